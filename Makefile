@@ -1,0 +1,53 @@
+# Makefile - the two commands of the README, and a few conveniences.
+#   make demo   install what is missing, build, run the main job on an embedded default
+#   make test   install what is missing, build, run the whole suite
+#               (unit + CLI tests, the unit tests again under ASan+UBSan,
+#                then every fuzz target for a bounded time)
+JOBS      ?= 2
+FUZZ_SECS ?= 20
+CMAKE_Q    = cmake -S . -Wno-dev
+
+.PHONY: all deps test-deps build build-asan build-fuzz test unit fuzz demo bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+test-deps:
+	@scripts/install-deps.sh --test
+
+build: deps
+	@$(CMAKE_Q) -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build build -j$(JOBS)
+
+build-asan: deps
+	@$(CMAKE_Q) -B build-asan -DCMAKE_BUILD_TYPE=Debug -DVF_SANITIZE=ON >/dev/null
+	@cmake --build build-asan -j$(JOBS)
+
+build-fuzz: deps
+	@CC=clang $(CMAKE_Q) -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DVF_FUZZ=ON >/dev/null
+	@cmake --build build-fuzz -j$(JOBS)
+
+unit: build
+	@ctest --test-dir build --output-on-failure -j$(JOBS)
+
+test: test-deps build build-asan build-fuzz
+	@echo "== tests (release build)"
+	@ctest --test-dir build --output-on-failure -j$(JOBS)
+	@echo "== unit tests under ASan+UBSan"
+	@ctest --test-dir build-asan --output-on-failure -j$(JOBS)
+	@echo "== fuzz targets ($(FUZZ_SECS) s each)"
+	@scripts/run-fuzz.sh build-fuzz $(FUZZ_SECS)
+
+fuzz: build-fuzz
+	@scripts/run-fuzz.sh build-fuzz $(FUZZ_SECS)
+
+demo: build
+	@scripts/demo.sh build/vramfit
+
+bench: build
+	@for b in build/bench/bench-*; do [ -x "$$b" ] && "$$b"; done; true
+
+clean:
+	rm -rf build build-asan build-fuzz

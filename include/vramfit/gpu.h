@@ -1,0 +1,74 @@
+/* gpu.h - the GPUs of this machine (NVML, nvidia-smi) or simulated ones, and
+ * the GPU catalog they are matched against.
+ *
+ * Unknown values: integers -1, strings empty. Nothing unknown is 0. */
+#ifndef VRAMFIT_GPU_H
+#define VRAMFIT_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vramfit/error.h"
+
+/* One catalog entry (data/gpus.json). */
+struct vf_gpu_spec {
+	char id[32];             /* stable lower-case id: "h100-80gb" */
+	char name[64];           /* marketing name: "NVIDIA H100 80GB HBM3" */
+	int64_t memory_mib;      /* what nvidia-smi reports as memory.total */
+	int nominal_gb;          /* the marketing size class */
+	double bf16_tflops;      /* dense tensor-core bf16, TFLOP/s (-1 unknown) */
+	double fp16_tflops;      /* dense tensor-core fp16, TFLOP/s */
+	double fp32_tflops;      /* non-tensor fp32, TFLOP/s */
+	double bandwidth_gbs;    /* memory bandwidth, GB/s */
+	double interconnect_gbs; /* per-GPU NVLink bandwidth GB/s, or PCIe when no NVLink */
+	bool nvlink;
+	double price_usd_hour;   /* indicative on-demand $/GPU-hour; -1 unknown */
+	char cc[8];              /* compute capability "9.0" */
+	char generation[24];     /* "volta", "ampere", "hopper", "ada", "blackwell"... */
+	bool common;             /* listed by estimate when no GPU is given */
+};
+
+enum vf_gpu_source { VF_GPU_NONE, VF_GPU_NVML, VF_GPU_SMI, VF_GPU_SIMULATED };
+
+struct vf_gpu {
+	int index;
+	char uuid[96];
+	char name[96];
+	char catalog_id[32];     /* empty when no entry matched */
+	int64_t memory_total_mib;
+	int64_t memory_used_mib;
+	int64_t memory_free_mib;
+	int nominal_gb;          /* -1 unknown */
+	char cc[8];              /* empty unknown */
+};
+
+struct vf_gpu_set {
+	enum vf_gpu_source source;
+	struct vf_gpu *gpus;     /* owned */
+	size_t count;
+	char driver_version[32];
+	char notes[8][256];      /* e.g. a device skipped for lack of permission */
+	int nnotes;
+};
+
+/* The GPU catalog: embedded data/gpus.json, or the user's override.
+ * Borrowed; valid for the life of the process. */
+const struct vf_gpu_spec *vf_gpu_catalog(size_t *count, struct vf_error *err);
+const struct vf_gpu_spec *vf_gpu_catalog_find(const char *id);
+/* Match a probed name ("NVIDIA H100 80GB HBM3") and MiB to an entry. */
+const struct vf_gpu_spec *vf_gpu_catalog_match(const char *name, int64_t memory_mib);
+
+void vf_gpu_set_init(struct vf_gpu_set *s);
+void vf_gpu_set_release(struct vf_gpu_set *s);
+
+/* Add simulated GPUs from a SPEC: "h100-80gb", "h100-80gb:8", "NAME=MiB". */
+vf_status vf_gpu_set_add_spec(struct vf_gpu_set *s, const char *spec, struct vf_error *err);
+
+/* Probe: NVML first, then nvidia-smi; CUDA_VISIBLE_DEVICES honoured.
+ * No GPU is not an error (source VF_GPU_NONE, count 0). */
+vf_status vf_gpu_probe(struct vf_gpu_set *s, struct vf_error *err);
+
+const char *vf_gpu_source_name(enum vf_gpu_source src);
+
+#endif

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# run-fuzz.sh BUILD_DIR SECONDS - run every fuzz target under ASan+UBSan for a
+# bounded time, seeded with its corpus (tests/fuzz/corpus/<name>/, real files).
+# Fails on any finding. New inputs go to a scratch copy, never the corpus.
+set -euo pipefail
+dir=${1:-build-fuzz}
+secs=${2:-20}
+root=$(cd "$(dirname "$0")/.." && pwd)
+shopt -s nullglob
+targets=("$dir"/fuzz/fuzz-*)
+if [ ${#targets[@]} -eq 0 ]; then
+  echo "0 passed, 0 failed (no fuzz targets built)"
+  exit 0
+fi
+pass=0 fail=0
+for t in "${targets[@]}"; do
+  name=$(basename "$t"); name=${name#fuzz-}
+  work=$(mktemp -d)
+  [ -d "$root/tests/fuzz/corpus/$name" ] && cp -r "$root/tests/fuzz/corpus/$name/." "$work/"
+  log=$(mktemp)
+  if (cd "$work" && "$t" -max_total_time="$secs" -max_len=65536 -timeout=10 \
+        -rss_limit_mb=2048 -artifact_prefix="$work/" "$work" >"$log" 2>&1); then
+    echo "fuzz $name: ok ($(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 || true)$(tail -1 "$log" | grep -o '#[0-9]*' | head -1) runs)"
+    pass=$((pass+1))
+  else
+    echo "fuzz $name: FAILED"; tail -40 "$log"
+    ls "$work"/crash-* "$work"/leak-* "$work"/timeout-* 2>/dev/null || true
+    fail=$((fail+1))
+  fi
+  rm -rf "$work" "$log"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,228 @@
+/* cli.c - shared CLI printing: errors, colour, JSON, units and tables. */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int vf_cli_fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "vramfit: error: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	return VF_EXIT_FAIL;
+}
+
+int vf_cli_fail_err(const struct vf_error *err)
+{
+	fprintf(stderr, "vramfit: error: %s\n", err->msg[0] ? err->msg : "unknown failure");
+	return err->code == VF_EUSAGE ? VF_EXIT_USAGE : VF_EXIT_FAIL;
+}
+
+int vf_cli_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "vramfit %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\nTry 'vramfit help %s'.\n", cmd);
+	va_end(ap);
+	return VF_EXIT_USAGE;
+}
+
+void vf_cli_note(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "vramfit: note: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+void vf_cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "vramfit: warning: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+bool vf_cli_color(FILE *f)
+{
+	const char *nc = getenv("NO_COLOR");
+	if (nc && *nc)
+		return false;
+	const char *term = getenv("TERM");
+	if (term && strcmp(term, "dumb") == 0)
+		return false;
+	return isatty(fileno(f));
+}
+
+const char *vf_cli_sgr(FILE *f, const char *code)
+{
+	if (!vf_cli_color(f))
+		return "";
+	if (strcmp(code, "reset") == 0)
+		return "\033[0m";
+	if (strcmp(code, "bold") == 0)
+		return "\033[1m";
+	if (strcmp(code, "red") == 0)
+		return "\033[31m";
+	if (strcmp(code, "green") == 0)
+		return "\033[32m";
+	if (strcmp(code, "yellow") == 0)
+		return "\033[33m";
+	if (strcmp(code, "dim") == 0)
+		return "\033[2m";
+	return "";
+}
+
+void vf_cli_print_json(const cJSON *root)
+{
+	char *s = cJSON_Print(root);
+	if (s) {
+		fputs(s, stdout);
+		fputc('\n', stdout);
+		free(s);
+	}
+}
+
+const char *vf_fmt_bytes(char *out, size_t n, double bytes)
+{
+	double gib = bytes / (1024.0 * 1024 * 1024);
+	if (gib >= 1.0 || gib <= -1.0)
+		snprintf(out, n, "%.2f GiB", gib);
+	else
+		snprintf(out, n, "%.0f MiB", bytes / (1024.0 * 1024));
+	return out;
+}
+
+const char *vf_fmt_seconds(char *out, size_t n, double s)
+{
+	if (s < 0)
+		snprintf(out, n, "-");
+	else if (s < 1.0)
+		snprintf(out, n, "%.0f ms", s * 1000);
+	else if (s < 120)
+		snprintf(out, n, "%.2f s", s);
+	else if (s < 7200)
+		snprintf(out, n, "%.1f min", s / 60);
+	else if (s < 3 * 86400)
+		snprintf(out, n, "%.1f h", s / 3600);
+	else
+		snprintf(out, n, "%.1f days", s / 86400);
+	return out;
+}
+
+void vf_table_init(struct vf_table *t, int ncol, const char *const *headers)
+{
+	memset(t, 0, sizeof *t);
+	t->ncol = ncol > VF_TABLE_MAXCOL ? VF_TABLE_MAXCOL : ncol;
+	vf_table_add(t, headers);
+}
+
+void vf_table_set_right(struct vf_table *t, int col, bool right)
+{
+	if (col >= 0 && col < t->ncol)
+		t->right[col] = right;
+}
+
+void vf_table_add(struct vf_table *t, const char *const *cells)
+{
+	if (t->nrow == t->alloc) {
+		int n = t->alloc ? t->alloc * 2 : 16;
+		char ***p = realloc(t->cells, (size_t)n * sizeof *p);
+		if (!p)
+			abort();
+		t->cells = p;
+		t->alloc = n;
+	}
+	char **row = calloc((size_t)t->ncol, sizeof *row);
+	if (!row)
+		abort();
+	for (int c = 0; c < t->ncol; c++)
+		row[c] = strdup(cells[c] ? cells[c] : "");
+	t->cells[t->nrow++] = row;
+}
+
+void vf_table_addf(struct vf_table *t, const char *fmt0, ...)
+{
+	const char *cells[VF_TABLE_MAXCOL];
+	va_list ap;
+	va_start(ap, fmt0);
+	cells[0] = fmt0;
+	for (int c = 1; c < t->ncol; c++)
+		cells[c] = va_arg(ap, const char *);
+	va_end(ap);
+	vf_table_add(t, cells);
+}
+
+/* Display width of UTF-8 text: count code points, not bytes. */
+static int utf8_width(const char *s)
+{
+	int w = 0;
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xC0) != 0x80)
+			w++;
+	return w;
+}
+
+void vf_table_print(const struct vf_table *t, FILE *f)
+{
+	int width[VF_TABLE_MAXCOL] = {0};
+	for (int r = 0; r < t->nrow; r++)
+		for (int c = 0; c < t->ncol; c++) {
+			int w = utf8_width(t->cells[r][c]);
+			if (w > width[c])
+				width[c] = w;
+		}
+	const char *bold = vf_cli_sgr(f, "bold"), *reset = vf_cli_sgr(f, "reset");
+	for (int r = 0; r < t->nrow; r++) {
+		if (r == 0)
+			fputs(bold, f);
+		for (int c = 0; c < t->ncol; c++) {
+			const char *s = t->cells[r][c];
+			int pad = width[c] - utf8_width(s);
+			if (c)
+				fputs("  ", f);
+			if (t->right[c])
+				fprintf(f, "%*s%s", pad, "", s);
+			else if (c == t->ncol - 1)
+				fputs(s, f);
+			else
+				fprintf(f, "%s%*s", s, pad, "");
+		}
+		if (r == 0)
+			fputs(reset, f);
+		fputc('\n', f);
+	}
+}
+
+void vf_table_release(struct vf_table *t)
+{
+	for (int r = 0; r < t->nrow; r++) {
+		for (int c = 0; c < t->ncol; c++)
+			free(t->cells[r][c]);
+		free(t->cells[r]);
+	}
+	free(t->cells);
+	memset(t, 0, sizeof *t);
+}
+
+bool vf_cli_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return true;
+	}
+	return false;
+}

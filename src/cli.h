@@ -1,0 +1,65 @@
+/* cli.h - what every subcommand shares: the command record, printing of
+ * errors in the one style, colour policy, JSON output and aligned tables.
+ * Only src/ prints; lib/ returns values. */
+#ifndef VF_CLI_H
+#define VF_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "vramfit/error.h"
+
+/* Exit codes (README, --help). */
+enum { VF_EXIT_OK = 0, VF_EXIT_FAIL = 1, VF_EXIT_USAGE = 2 };
+
+struct vf_cli_command {
+	const char *name;
+	const char *summary; /* one line for `vramfit --help` */
+	const char *usage;   /* full text for `vramfit help <name>` */
+	int (*run)(int argc, char **argv); /* argv[0] = the command name */
+};
+
+/* "vramfit: error: <msg>" on stderr; returns VF_EXIT_FAIL. */
+int vf_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print an error value; returns VF_EXIT_FAIL (VF_EXIT_USAGE for VF_EUSAGE). */
+int vf_cli_fail_err(const struct vf_error *err);
+/* "vramfit <cmd>: <msg>" + a hint to the help; returns VF_EXIT_USAGE. */
+int vf_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "vramfit: note: <msg>" / "vramfit: warning: <msg>" on stderr. */
+void vf_cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void vf_cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Colour only on a terminal, never with NO_COLOR or TERM=dumb. */
+bool vf_cli_color(FILE *f);
+/* ANSI sequences or "" when colour is off. */
+const char *vf_cli_sgr(FILE *f, const char *code);
+
+/* Print JSON (2-space indented) and a newline to stdout; frees nothing. */
+void vf_cli_print_json(const cJSON *root);
+
+/* Human units: "12.34 GiB", "512 MiB", "1.2 s", "$12.30". out >= 32 bytes. */
+const char *vf_fmt_bytes(char *out, size_t n, double bytes);
+const char *vf_fmt_seconds(char *out, size_t n, double s);
+
+/* Aligned tables: add rows of strings, print with column widths. */
+#define VF_TABLE_MAXCOL 16
+struct vf_table {
+	int ncol;
+	int nrow;
+	int alloc;
+	char ***cells;           /* [row][col], row 0 = header */
+	bool right[VF_TABLE_MAXCOL];
+};
+void vf_table_init(struct vf_table *t, int ncol, const char *const *headers);
+void vf_table_set_right(struct vf_table *t, int col, bool right);
+void vf_table_add(struct vf_table *t, const char *const *cells);
+void vf_table_addf(struct vf_table *t, const char *fmt0, ...); /* ncol strings as varargs */
+void vf_table_print(const struct vf_table *t, FILE *f);
+void vf_table_release(struct vf_table *t);
+
+/* True when argv has -h or --help (commands use it before parsing). */
+bool vf_cli_wants_help(int argc, char **argv);
+
+#endif

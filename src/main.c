@@ -1,0 +1,86 @@
+/* main.c - vramfit's entry point: the command table, global --help and
+ * --version, and dispatch to src/cmd-<verb>.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define VF_COMMAND(name) extern const struct vf_cli_command vf_cmd_##name;
+#include "commands.def"
+#undef VF_COMMAND
+
+static const struct vf_cli_command *const commands[] = {
+#define VF_COMMAND(name) &vf_cmd_##name,
+#include "commands.def"
+#undef VF_COMMAND
+	NULL,
+};
+
+static const struct vf_cli_command *find(const char *name)
+{
+	for (size_t i = 0; commands[i]; i++)
+		if (strcmp(commands[i]->name, name) == 0)
+			return commands[i];
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: vramfit <command> [options]\n"
+		"\n"
+		"Will this training run fit on these GPUs, with which settings, how fast,\n"
+		"at what cost? vramfit answers before a GPU-hour is spent.\n"
+		"\n"
+		"Commands:\n");
+	for (size_t i = 0; commands[i]; i++)
+		fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+	fprintf(f,
+		"\n"
+		"  vramfit help <command>    details of one command (also <command> --help)\n"
+		"  vramfit --version         the version\n"
+		"\n"
+		"Exit status: 0 success, 1 failure (the message says why), 2 usage error.\n"
+		"Environment: NO_COLOR disables colour; see README.md for the test hooks\n"
+		"(VRAMFIT_NVML_LIB, VRAMFIT_NVIDIA_SMI) and data overrides (VRAMFIT_DATA_DIR).\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return VF_EXIT_USAGE;
+	}
+	const char *verb = argv[1];
+	if (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0) {
+		usage(stdout);
+		return VF_EXIT_OK;
+	}
+	if (strcmp(verb, "--version") == 0 || strcmp(verb, "version") == 0) {
+		printf("vramfit %s\n", VF_VERSION);
+		return VF_EXIT_OK;
+	}
+	if (strcmp(verb, "help") == 0) {
+		if (argc < 3) {
+			usage(stdout);
+			return VF_EXIT_OK;
+		}
+		const struct vf_cli_command *c = find(argv[2]);
+		if (!c) {
+			fprintf(stderr, "vramfit: unknown command '%s'\nTry 'vramfit --help'.\n", argv[2]);
+			return VF_EXIT_USAGE;
+		}
+		fputs(c->usage, stdout);
+		return VF_EXIT_OK;
+	}
+	const struct vf_cli_command *c = find(verb);
+	if (!c) {
+		fprintf(stderr, "vramfit: unknown command '%s'\nTry 'vramfit --help'.\n", verb);
+		return VF_EXIT_USAGE;
+	}
+	if (vf_cli_wants_help(argc - 1, argv + 1)) {
+		fputs(c->usage, stdout);
+		return VF_EXIT_OK;
+	}
+	return c->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,82 @@
+/* test-buf.c - size-capped buffers, file reads, atomic writes, errors. */
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "vf_test.h"
+#include "vramfit/buf.h"
+#include "vramfit/data.h"
+#include "vramfit/json.h"
+
+static void test_append_and_cap(void)
+{
+	struct vf_buf b;
+	struct vf_error err = {0};
+	vf_buf_init(&b, 8);
+	CHECK(vf_buf_puts(&b, "abcd", &err) == VF_OK);
+	CHECK(vf_buf_printf(&b, &err, "%d", 12) == VF_OK);
+	CHECK_STR(b.data, "abcd12");
+	CHECK(vf_buf_puts(&b, "xyz", &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "limit of 8 bytes");
+	CHECK_STR(b.data, "abcd12");
+	vf_buf_release(&b);
+}
+
+static void test_read_file_limits(void)
+{
+	char dir[] = "/tmp/vf-test-buf-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char path[256];
+	snprintf(path, sizeof path, "%s/f.txt", dir);
+	struct vf_error err = {0};
+	CHECK(vf_write_file_atomic(path, "hello world", 11, &err) == VF_OK);
+	struct vf_buf b;
+	vf_buf_init(&b, 0);
+	CHECK(vf_buf_read_file(&b, path, 100, &err) == VF_OK);
+	CHECK_STR(b.data, "hello world");
+	vf_buf_reset(&b);
+	CHECK(vf_buf_read_file(&b, path, 5, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "f.txt");
+	CHECK_CONTAINS(err.msg, "limit");
+	vf_buf_reset(&b);
+	char missing[300];
+	snprintf(missing, sizeof missing, "%s/none", dir);
+	CHECK(vf_buf_read_file(&b, missing, 5, &err) == VF_ENOTFOUND);
+	CHECK_CONTAINS(err.msg, "No such file");
+	vf_buf_release(&b);
+	/* atomic write leaves no temp file behind */
+	unlink(path);
+	CHECK(rmdir(dir) == 0);
+}
+
+static void test_json_errors(void)
+{
+	cJSON *j = NULL;
+	struct vf_error err = {0};
+	CHECK(vf_json_parse("{\"a\": 1", 7, "x.json", &j, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "x.json: invalid JSON");
+	CHECK(vf_json_parse("{\"a\": 1.5, \"b\": 3, \"s\": \"t\"}", 28, "x.json", &j, &err) == VF_OK);
+	int64_t v;
+	CHECK(!vf_json_get_i64(j, "a", &v));
+	CHECK(vf_json_get_i64(j, "b", &v) && v == 3);
+	CHECK_STR(vf_json_get_str(j, "s"), "t");
+	cJSON_Delete(j);
+}
+
+static void test_embedded_data(void)
+{
+	CHECK(vf_data_embedded_name(0) != NULL);
+	size_t len = 0;
+	CHECK(vf_data_embedded(vf_data_embedded_name(0), &len) != NULL);
+	CHECK(len > 0);
+	CHECK(vf_data_embedded("no/such/file", NULL) == NULL);
+}
+
+int main(void)
+{
+	RUN(test_append_and_cap);
+	RUN(test_read_file_limits);
+	RUN(test_json_errors);
+	RUN(test_embedded_data);
+	return vf_test_done();
+}

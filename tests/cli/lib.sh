@@ -1,0 +1,52 @@
+# lib.sh - sourced by tests/cli/*.sh: run the built binary, check its output,
+# count results, print the closing "N passed, N failed" line.
+#   . "$(dirname "$0")/lib.sh"
+#   run probe --gpu h200 --json        # sets $out, $err, $rc
+#   expect_rc 0; expect_out '"80GB+ tier"'; expect_err 'error'
+#   finish
+set -u
+VRAMFIT=${VRAMFIT:?VRAMFIT must name the built binary}
+VF_SHARED_DIR=${VF_SHARED_DIR:-$(cd "$(dirname "$0")/../../../shared" && pwd)}
+VF_SOURCE_DIR=${VF_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+VF_BUILD_DIR=${VF_BUILD_DIR:-$(dirname "$VRAMFIT")}
+export NO_COLOR=1
+T_PASS=0 T_FAIL=0 T_NAME=""
+TMP=$(mktemp -d /tmp/vf-cli.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+out="" err="" rc=0
+
+# test NAME: start a named case (used in failure messages)
+test_case() { T_NAME="$1"; }
+
+# run ARGS...: run vramfit, capture stdout/stderr/exit code
+run() {
+  rc=0
+  "$VRAMFIT" "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+  out=$(cat "$TMP/out"); err=$(cat "$TMP/err")
+}
+
+_ok() { T_PASS=$((T_PASS + 1)); }
+_bad() {
+  T_FAIL=$((T_FAIL + 1))
+  echo "FAIL [$T_NAME] $*" >&2
+  echo "  rc=$rc" >&2
+  echo "  stdout: $(printf '%s' "$out" | head -c 1500)" >&2
+  echo "  stderr: $(printf '%s' "$err" | head -c 1500)" >&2
+}
+expect_rc() { [ "$rc" -eq "$1" ] && _ok || _bad "exit code $rc, expected $1"; }
+expect_out() { printf '%s' "$out" | grep -qF -- "$1" && _ok || _bad "stdout lacks: $1"; }
+expect_out_re() { printf '%s' "$out" | grep -qE -- "$1" && _ok || _bad "stdout lacks /$1/"; }
+expect_no_out() { printf '%s' "$out" | grep -qF -- "$1" && _bad "stdout has: $1" || _ok; }
+expect_err() { printf '%s' "$err" | grep -qF -- "$1" && _ok || _bad "stderr lacks: $1"; }
+expect_err_lines() { n=$(printf '%s\n' "$err" | grep -c .); [ "$n" -eq "$1" ] && _ok || _bad "stderr has $n lines, expected $1"; }
+# jq-free JSON check: python3 expression over `j` (the parsed stdout)
+expect_json() {
+  if printf '%s' "$out" | python3 -c "import json,sys; j=json.load(sys.stdin); sys.exit(0 if ($1) else 1)" 2>/dev/null
+  then _ok; else _bad "JSON check failed: $1"; fi
+}
+check() { if eval "$1"; then _ok; else _bad "check failed: $1"; fi; }
+
+finish() {
+  echo "$T_PASS passed, $T_FAIL failed"
+  [ "$T_FAIL" -eq 0 ]
+}

@@ -132,7 +132,7 @@ struct vf_trial {
 	int index;                 /* 1-based trial number */
 	char change[128];          /* "baseline", "quantization off", … */
 	char deltas[1024];         /* JSON object of dotted key -> value vs. the run's config */
-	char config_hash[65];      /* SHA-256 hex of the trial config's bytes */
+	char config_hash[65];      /* vf_store_hash(): the config bytes + trainer command */
 	enum vf_outcome outcome;
 	char evidence[VF_TRIAL_EVIDENCE_MAX];
 	int status;                /* exit code / 128+signal; -1 when not run */

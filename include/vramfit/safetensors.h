@@ -11,6 +11,7 @@
 #ifndef VRAMFIT_SAFETENSORS_H
 #define VRAMFIT_SAFETENSORS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 

@@ -27,7 +27,7 @@ static const char *const pass_names[] = {
 	"LD_LIBRARY_PATH", "VIRTUAL_ENV", "CUDA_HOME", NULL,
 };
 static const char *const pass_prefixes[] = {
-	"UV_", "HF_", "PYTORCH_", "NCCL_", "TORCH", "XDG_", "VRAMFIT_", NULL,
+	"UV_", "HF_", "PYTORCH_", "NCCL_", "TORCH", "XDG_", "VRAMFIT_", "OMP_", "MKL_", "OPENBLAS_", NULL,
 };
 
 void vf_proc_init(struct vf_proc *p)

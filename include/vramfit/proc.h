@@ -9,6 +9,7 @@
  *   passed through when set: PATH HOME USER LOGNAME SHELL LANG LC_ALL TZ
  *     TMPDIR LD_LIBRARY_PATH VIRTUAL_ENV CUDA_HOME, and every variable whose
  *     name starts with one of UV_ HF_ PYTORCH_ NCCL_ TORCH XDG_ VRAMFIT_
+ *     OMP_ MKL_ OPENBLAS_
  *   always set: COLUMNS=200 (Rich does not wrap), PYTHONUNBUFFERED=1,
  *     CUDA_DEVICE_ORDER=PCI_BUS_ID, TERM=dumb
  *   set when the caller names GPUs: CUDA_VISIBLE_DEVICES=<gpus>

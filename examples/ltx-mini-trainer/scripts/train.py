@@ -358,7 +358,7 @@ def main(argv):
     out_dir = get(cfg, "output_dir", "outputs")
     seed = int(get(cfg, "seed", 42))
 
-    dims = {"d_model": 256, "heads": 4, "ffn": 1024, "layers": 4, "seq_len": 64}
+    dims = {"d_model": 128, "heads": 4, "ffn": 512, "layers": 2, "seq_len": 16}
     model_path = get(cfg, "model.model_path", None)
     if isinstance(model_path, str) and model_path.endswith(".json") and os.path.exists(model_path):
         with open(model_path) as f:

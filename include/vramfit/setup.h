@@ -15,6 +15,7 @@
  *   --shard none|ddp|zero1|zero2|zero3|fsdp
  *   --attention sdpa|eager|flash    --context-mib N
  *   --video WxHxF  --audio / --no-audio  --text-encoder none|bf16|int8
+ *   --offload-optimizer (states to CPU during validation)
  * Each also accepts the --flag=value form. */
 #ifndef VRAMFIT_SETUP_H
 #define VRAMFIT_SETUP_H
@@ -106,6 +107,7 @@ enum {
 	VF_SETUP_G_VIDEO = 1u << 17,
 	VF_SETUP_G_AUDIO = 1u << 18,
 	VF_SETUP_G_TEXT_ENCODER = 1u << 19,
+	VF_SETUP_G_OFFLOAD = 1u << 20,
 };
 
 struct vf_setup {
@@ -132,6 +134,7 @@ struct vf_setup {
 	int video_frames;
 	bool audio;                        /* generate the audio stream; default true */
 	enum vf_text_encoder text_encoder; /* default bf16 for video DiTs */
+	bool offload_optimizer;            /* video DiTs: states to CPU during validation */
 	unsigned given;                    /* VF_SETUP_G_* the user set */
 };
 

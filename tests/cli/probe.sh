@@ -25,7 +25,7 @@ VRAMFIT_NVML_LIB=off VF_FAKE_SMI="$H200" run probe
 expect_rc 0
 expect_out_re '^0 +NVIDIA H200 +h200 +143771 MiB +141 GB +143156 MiB +9\.0$'
 expect_out 'Source: nvidia-smi, driver 580.159.04.'
-expect_out '80GB+ tier: the GPU, NVIDIA H200 (143771 MiB), is a 141 GB card (80 GB and up); start from t2v_lora.yaml.'
+expect_out '80GB+ tier: the GPU, NVIDIA H200 (143771 MiB), counts as 141 GB (80 GB and up); start from t2v_lora.yaml.'
 
 test_case "--gpu rtx-5090"
 run probe --gpu rtx-5090 --json
@@ -33,7 +33,7 @@ expect_rc 0
 expect_json 'j["source"] == "simulated" and j["gpus"][0]["memory_total_mib"] == 32607'
 expect_json 'j["tier"]["name"] == "32GB tier" and j["tier"]["config"] == "t2v_lora_low_vram.yaml"'
 run probe --gpu rtx-5090
-expect_out '32GB tier: the GPU, NVIDIA GeForce RTX 5090 (32607 MiB), is a 32 GB card'
+expect_out '32GB tier: the GPU, NVIDIA GeForce RTX 5090 (32607 MiB), counts as 32 GB'
 
 test_case "--gpu rtx-4090 is gated"
 run probe --gpu rtx-4090 --json
@@ -173,8 +173,8 @@ expect_json 'next(g for g in j["gpus"] if g["id"] == "v100-16gb")["bf16_tflops"]
 run gpus
 expect_rc 0
 expect_out_re '^h100-80gb \* +NVIDIA H100 80GB HBM3'
-expect_out 'GB/s'
-expect_out '$'
+expect_out 'MEM GB/s'
+expect_out_re '^h200 \* .* 4800 +900 NVLink +9\.0 +\$3\.59$'
 run gpus --common --json
 expect_json 'set(g["id"] for g in j["gpus"]) == {"rtx-4090", "rtx-5090", "l40s", "a100-40gb", "a100-80gb", "h100-80gb", "h200"}'
 run gpus --bogus

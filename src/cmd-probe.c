@@ -204,7 +204,7 @@ static int run(int argc, char **argv)
 		st = vf_tier_decide(&set, trainer, mode, &tier, &err);
 		have_tier = st == VF_OK;
 	}
-	if (st == VF_EUSAGE) {
+	if (st == VF_EUSAGE || st == VF_ENOTFOUND) { /* bad --mode or --trainer: nothing to show */
 		rc = vf_cli_fail_err(&err);
 		goto out;
 	}

@@ -97,6 +97,11 @@ expect_rc 2
 run probe --gpu h200 --mode v2v
 expect_rc 2
 expect_err "unknown mode 'v2v'"
+run probe --gpu h200 --trainer nosuch
+expect_rc 1
+expect_err "trainer profile 'nosuch' has no tiers part"
+expect_err_lines 1
+check '[ -z "$out" ]'
 
 test_case "no GPU"
 VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI=/nonexistent/nvidia-smi run probe --json

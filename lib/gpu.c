@@ -425,13 +425,13 @@ vf_status vf_gpu_set_add(struct vf_gpu_set *s, const struct vf_gpu *g, struct vf
 {
 	if (s->count >= VF_GPU_MAX_COUNT)
 		return vf_error_set(err, VF_ERR, "more than %d GPUs", VF_GPU_MAX_COUNT);
-	/* Grow in powers of two: count is a power of two exactly when full. */
-	if (s->count == 0 || (s->count & (s->count - 1)) == 0) {
-		size_t cap = s->count ? s->count * 2 : 1;
+	if (s->count == s->alloc) {
+		size_t cap = s->alloc ? s->alloc * 2 : 8;
 		struct vf_gpu *p = realloc(s->gpus, cap * sizeof *p);
 		if (!p)
 			return vf_error_set(err, VF_ENOMEM, "out of memory");
 		s->gpus = p;
+		s->alloc = cap;
 	}
 	s->gpus[s->count++] = *g;
 	return VF_OK;

@@ -506,6 +506,7 @@ vf_status vf__gpu_apply_visible(struct vf_gpu_set *s, const char *cvd, struct vf
 	free(s->gpus);
 	s->gpus = vis;
 	s->count = nvis;
+	s->alloc = total ? total : 1;
 	if (!*cvd)
 		vf_gpu_set_note(s, "CUDA_VISIBLE_DEVICES is empty: no GPU is visible");
 	else if (stopped || nvis < total)

@@ -8,13 +8,13 @@
 #include "vramfit/gpu.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "gpu_probe.h"
 #include "vramfit/data.h"
@@ -23,6 +23,7 @@
 #define CATALOG_MAX 1024      /* entries in gpus.json */
 #define CLASSES_MAX 64        /* nominal_classes_gb */
 #define MATCH_TOLERANCE 0.10  /* a probed MiB this far from an entry's MiB is another card */
+#define NOMINAL_TOLERANCE 0.10 /* default of gpus.json nominal_tolerance */
 #define CLASS_OVER 1.02       /* reported MiB may exceed the class by this factor (A100 80GB: 81920) */
 
 static struct {
@@ -208,7 +209,7 @@ static vf_status load(struct vf_error *err)
 	size_t n = 0;
 	int classes[CLASSES_MAX];
 	int nclasses = 0;
-	double tol = MATCH_TOLERANCE;
+	double tol = NOMINAL_TOLERANCE;
 
 	const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(root, "gpus");
 	if (!cJSON_IsArray(gpus)) {

@@ -50,7 +50,7 @@ static const char usage[] =
 	"Exit status: 0 estimated (whether or not it fits), 1 failure, 2 usage error.\n";
 
 struct assume {
-	char items[MAX_ASSUME][200];
+	char items[MAX_ASSUME][480];
 	int n;
 };
 
@@ -390,7 +390,12 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 	char setup[512];
 	size_t n = 0;
 	n += (size_t)snprintf(setup + n, sizeof setup - n, "%s", vf_mode_name(s->mode));
-	if (s->mode == VF_MODE_LORA)
+	if (s->mode == VF_MODE_LORA && tg->dit)
+		n += (size_t)snprintf(setup + n, sizeof setup - n, " r%d alpha %g on %s%s%s%s", s->lora_rank,
+				      s->lora_alpha, s->lora_targets & VF_LORA_Q ? "to_q " : "",
+				      s->lora_targets & VF_LORA_K ? "to_k " : "", s->lora_targets & VF_LORA_V ? "to_v " : "",
+				      s->lora_targets & VF_LORA_O ? "to_out.0" : "");
+	else if (s->mode == VF_MODE_LORA)
 		n += (size_t)snprintf(setup + n, sizeof setup - n, " r%d alpha %g on %s", s->lora_rank,
 				      s->lora_alpha, vf_lora_targets_format(s->lora_targets, b3, sizeof b3));
 	n += (size_t)snprintf(setup + n, sizeof setup - n, ", %s", vf_precision_name(s->precision));

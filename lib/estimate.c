@@ -56,7 +56,8 @@ struct shape {
 	double heads;
 	double L, Ld;             /* (encoder) layers, decoder layers (T5) */
 	double experts, topk;     /* MoE; 0 = dense */
-	bool gated, tied, layer_norm, fused_qkv, rotary, parallel;
+	bool gated, tied, layer_norm, fused_qkv, fused_gate_up, rotary, parallel, qk_norm;
+	double softcap_logits;    /* gemma2: tanh soft-capping of the logits */
 	double dropout;           /* hidden/attention dropout probability in training */
 	int norms_per_layer;
 	/* parameters */
@@ -116,6 +117,9 @@ static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 	s->layer_norm = a->layer_norm || s->fc == FC_GPT2 || s->fc == FC_NEOX || s->fc == FC_FALCON;
 	s->fused_qkv = s->fc == FC_GPT2 || s->fc == FC_NEOX || s->fc == FC_FALCON || s->fc == FC_PHI3;
 	s->rotary = !(s->fc == FC_GPT2 || s->fc == FC_T5);
+	s->fused_gate_up = s->fc == FC_PHI3;
+	s->qk_norm = a->qk_norm;
+	s->softcap_logits = fam_is(fam, "gemma2") ? 1 : 0;
 	s->parallel = a->parallel_attn;
 	s->norms_per_layer = a->norms_per_layer > 0 ? a->norms_per_layer : 2;
 	/* Configuration defaults of transformers: GPT2Config resid/embd/attn
@@ -275,6 +279,8 @@ static double layer_bytes(const struct shape *s, const struct dt *d)
 	else
 		total += C * (hq + 2 * hkv);                     /* rotated q, k and v kept by sdpa */
 	total += C * hq;                                         /* sdpa output (its backward needs it) */
+	if (s->qk_norm)
+		total += 4 * (hq + hkv) + (d->full ? 2 * (hq + hkv) : 0); /* q/k RMSNorm fp32 copies */
 	total += 4 * s->heads / 64;                              /* logsumexp, fp32 per head (tiny) */
 	total += lin_in(d, hq, C, 1, nl_o);                      /* o_proj input (contiguous copy) */
 	if (s->dropout > 0)
@@ -285,7 +291,13 @@ static double layer_bytes(const struct shape *s, const struct dt *d)
 		total += norm_bytes(s, d, &xb);                  /* post-attention norm */
 	else
 		total += s->layer_norm ? 4 * h * (d->R < 4 ? 1 : 0) : 0; /* 2nd LN of the same x */
-	total += lin_in(d, h, xb, s->gated ? 2 : 1, nl_in);      /* gate/up (fc) inputs */
+	/* post-attention / post-FFN norms (gemma2/3: four per layer) */
+	for (int k = 2; k < s->norms_per_layer; k++) {
+		double ob;
+		total += norm_bytes(s, d, &ob);
+	}
+	double mlp_total = total;
+	total += lin_in(d, h, xb, s->gated && !s->fused_gate_up ? 2 : 1, nl_in); /* gate/up (fc) inputs */
 	double ab = C;                                           /* act output width */
 	switch (s->act) {
 	case ACT_NATIVE:
@@ -312,6 +324,12 @@ static double layer_bytes(const struct shape *s, const struct dt *d)
 	total += lin_in(d, f, s->gated ? (ab > C ? ab : C) : ab, 1, nl_down); /* down input */
 	if (s->dropout > 0)
 		total += h;                                      /* dropout mask */
+	if (s->experts > 0) {
+		/* MoE: each token runs through topk experts; the router's
+		 * logits and softmax (fp32) are small */
+		double mlp = total - mlp_total;
+		total = mlp_total + mlp * s->topk + 8 * s->experts;
+	}
 	return total;
 }
 
@@ -738,8 +756,11 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	/* ---- activations ---- */
 	double per_layer_tok = d.train ? layer_bytes(&s, &d) : 0;
 	double scores = 0; /* eager attention's s^2 tensors per layer */
-	if (su->attention == VF_ATTN_EAGER || s.fc == FC_T5)
+	if (su->attention == VF_ATTN_EAGER || s.fc == FC_T5) {
 		scores = b * s.heads * sq * sq * score_bytes(&s, &d);
+		if (d.train)
+			scores += N * 2 * d.C * (s.hq - s.hkv); /* repeat_kv: k and v expanded to all heads */
+	}
 	double A_layer = N * per_layer_tok + scores;     /* one layer, all its saved tensors */
 	double ckpt_in = N * d.R * s.h;                   /* a checkpointed layer's input */
 	double emb_out = N * s.h * d.R + (s.dropout > 0 ? N * s.h : 0);
@@ -776,6 +797,10 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	if (d.C == 4)
 		logits_fwd = Nout * s.V * 8;
 	double logits_bwd = Nout * s.V * 12;
+	if (s.softcap_logits > 0) {
+		logits_fwd += Nout * s.V * d.C * 2; /* logits/cap and tanh output (kept) */
+		logits_bwd += Nout * s.V * d.C;
+	}
 
 	struct live ph[VF_PHASE_COUNT];
 	memset(ph, 0, sizeof ph);
@@ -843,19 +868,33 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	 * None after zero_grad(set_to_none=True) until the backward. */
 	double held_acts = su->grad_ckpt ? layers * ckpt_in : A_all;
 	/* forward end / loss forward: everything saved plus the loss tensors */
+	/* with checkpointing the autocast cache (leaf weights, full
+	 * fine-tuning) lives until the forward leaves autocast, before the
+	 * backward; frozen weights' copies are then made per layer only */
+	double AC_fwd = AC, AC_bwd = AC;
+	if (su->grad_ckpt) {
+		AC_bwd = 0;
+		if (!d.full)
+			AC_fwd = AC / (layers > 0 ? layers : 1);
+	}
 	struct live *lf = &ph[VF_PHASE_LOSS];
 	lf->w = W;
 	lf->o = S;
-	lf->ac = AC;
 	lf->act = held_acts + emb_out + final_norm + dequant;
-	lf->lg = logits_fwd > logits_bwd ? logits_fwd : logits_bwd;
+	if (AC_fwd + logits_fwd > AC_bwd + logits_bwd) {
+		lf->ac = AC_fwd;
+		lf->lg = logits_fwd;
+	} else {
+		lf->ac = AC_bwd;
+		lf->lg = logits_bwd;
+	}
 	/* the lm_head weight gradient appears as the logits' gradient is
 	 * consumed (full fine-tuning) */
 	/* forward, checkpointed: one layer's activations live while it runs */
 	struct live *fw = &ph[VF_PHASE_FORWARD];
 	fw->w = W;
 	fw->o = S;
-	fw->ac = AC;
+	fw->ac = AC_fwd;
 	fw->act = held_acts + emb_out + (su->grad_ckpt ? A_layer : 0) + dequant;
 	/* backward: with checkpointing the last layer is recomputed (its
 	 * activations and, under autocast, its weights' bf16 copies) while

@@ -37,6 +37,12 @@
  * PyTorch 2.11 / CUDA 13.0 on an H200 (groundtruth env.context_used_bytes). */
 #define CONTEXT_HOPPER_BYTES 552402944LL
 
+/* cuBLAS and cuBLASLt workspaces, allocated through the caching allocator
+ * at the first matmul and kept: the ground truth's alloc_after_steps exceeds
+ * weights + optimizer states by 65-70 MiB in every training record. Counted
+ * with the activations. */
+#define WORKSPACE_BYTES (66.0 * 1048576.0)
+
 /* ---- model shape ------------------------------------------------------- */
 
 enum fam_class { FC_LLAMA, FC_GEMMA, FC_GPT2, FC_NEOX, FC_FALCON, FC_PHI3, FC_T5 };
@@ -269,7 +275,7 @@ static double norm_bytes(const struct shape *s, const struct dt *d, double *out_
 
 /* Activation bytes saved per token by one decoder layer (sdpa/flash
  * attention; the s^2 scores of eager attention are added by the caller). */
-static double layer_bytes(const struct shape *s, const struct dt *d)
+static double layer_bytes(const struct shape *s, const struct dt *d, bool eager)
 {
 	double h = s->h, f = s->f, hq = s->hq, hkv = s->hkv, C = d->C;
 	unsigned t = d->lt;
@@ -290,10 +296,10 @@ static double layer_bytes(const struct shape *s, const struct dt *d)
 		total += C * (hq + 2 * hkv) + C * (hq + hkv);    /* qkv output (v view) + rotated q, k */
 	else
 		total += C * (hq + 2 * hkv);                     /* rotated q, k and v kept by sdpa */
-	total += C * hq;                                         /* sdpa output (its backward needs it) */
+	if (!eager)
+		total += C * hq + 4 * s->heads / 64;             /* sdpa output and logsumexp (its backward) */
 	if (s->qk_norm)
 		total += 4 * (hq + hkv) + (d->full ? 2 * (hq + hkv) : 0); /* q/k RMSNorm fp32 copies */
-	total += 4 * s->heads / 64;                              /* logsumexp, fp32 per head (tiny) */
 	total += lin_in(d, hq, C, 1, nl_o);                      /* o_proj input (contiguous copy) */
 	if (s->dropout > 0)
 		total += h;                                      /* dropout mask, 1 byte */
@@ -712,8 +718,9 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	/* ---- optimizer step temporaries ----
 	 * foreach AdamW: _foreach_sqrt(exp_avg_sq) makes one temporary as
 	 * large as the states of one kind (measured: l7-full-amp-b1s2048-gc,
-	 * 25.1 GiB for 25.1 GiB of fp32 parameters); Lion's foreach update the
-	 * same; for-loop: the largest tensor twice (sqrt, then divide); fused
+	 * 25.1 GiB for 25.1 GiB of fp32 parameters); for-loop: the largest
+	 * tensor twice (sqrt, then divide); Lion (lion-pytorch, per tensor:
+	 * clone and interpolation) the largest tensor twice; fused
 	 * and bitsandbytes 8-bit kernels: none; SGD momentum: in place;
 	 * Adafactor (per tensor): squared gradient, update and factored
 	 * estimate of the largest tensor. */
@@ -723,8 +730,10 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		if (largest > T)
 			largest = T;
 		switch (su->optimizer) {
-		case VF_OPT_ADAMW:
 		case VF_OPT_LION:
+			OT = 2 * largest * gb;
+			break;
+		case VF_OPT_ADAMW:
 			if (su->optimizer_impl == VF_OPTIMPL_FOREACH)
 				OT = T * gb;
 			else if (su->optimizer_impl == VF_OPTIMPL_FOR)
@@ -770,9 +779,10 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		AC += 2 * lora; /* adapters' bf16 copies */
 
 	/* ---- activations ---- */
-	double per_layer_tok = d.train ? layer_bytes(&s, &d) : 0;
+	bool eager = su->attention == VF_ATTN_EAGER || s.fc == FC_T5; /* T5: always explicit scores */
+	double per_layer_tok = d.train ? layer_bytes(&s, &d, eager) : 0;
 	double scores = 0; /* eager attention's s^2 tensors per layer */
-	if (su->attention == VF_ATTN_EAGER || s.fc == FC_T5) {
+	if (eager) {
 		scores = b * s.heads * sq * sq * score_bytes(&s, &d);
 		if (d.train)
 			scores += N * 2 * d.C * (s.hq - s.hkv); /* repeat_kv: k and v expanded to all heads */
@@ -797,6 +807,8 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		double cross_kv = N * (lin_in(&d, s.h, d.R, 2, 0) + 2 * d.C * s.hkv);
 		A_dec = Nt * per_layer_tok * 1.5 + dec_scores + cross_kv;
 		A_all = s.L * A_layer + s.Ld * A_dec;
+		/* relative position bias + mask, fp32, computed once per stack */
+		A_all += 4 * s.heads * (sq * sq + tq * tq + tq * sq);
 		layers = s.L + s.Ld;
 	} else {
 		A_all = s.L * A_layer;
@@ -862,6 +874,7 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		l->kv = kv;
 		l->lg = lg;
 		for (int i = VF_PHASE_FORWARD; i <= VF_PHASE_LOSS; i++) {
+			ph[i].act += WORKSPACE_BYTES;
 			double v = live_sum(&ph[i]);
 			if (v > best) {
 				best = v;
@@ -950,13 +963,15 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	op->ot = OT;
 
 	for (int i = 0; i < VF_PHASE_COUNT; i++) {
+		if (i <= VF_PHASE_OPTIMIZER)
+			ph[i].act += WORKSPACE_BYTES;
 		double v = live_sum(&ph[i]);
 		if (v > best) {
 			best = v;
 			bi = i;
 		}
 	}
-	e->activations_full = clamp64(held_acts + emb_out + final_norm);
+	e->activations_full = clamp64(held_acts + emb_out + final_norm + WORKSPACE_BYTES);
 
 	/* ---- allocator: reserved at the peak ----
 	 * (1) segment rounding of the parameter-sized tensors (weights,

@@ -413,8 +413,8 @@ static int64_t clamp64(double x)
 {
 	if (!(x > 0))
 		return 0;
-	if (x > 9.0e18)
-		return (int64_t)9.0e18;
+	if (x > 1.0e18) /* an exabyte: terms can be summed without overflow */
+		return (int64_t)1.0e18;
 	return (int64_t)(x + 0.5);
 }
 

@@ -55,6 +55,11 @@ vf_status vf_groundtruth_record(const cJSON *rec, const char *what, struct vf_ar
  * Caller owns r; vf_gt_report_release(). */
 vf_status vf_groundtruth_check(const char *path, struct vf_gt_report *r, struct vf_error *err);
 
+/* The same over text already in memory (not NUL-terminated); path names
+ * it in errors. */
+vf_status vf_groundtruth_check_text(const char *text, size_t len, const char *path,
+				    struct vf_gt_report *r, struct vf_error *err);
+
 void vf_gt_report_release(struct vf_gt_report *r);
 
 #endif

@@ -442,7 +442,8 @@ static vf_status adapter_from_tensors(struct vf_model *m, const struct headers *
 	}
 	if (any) {
 		m->has_adapter = true;
-		qsort(m->adapter.targets, m->adapter.ntargets, sizeof(char *), cmp_cstr);
+		if (m->adapter.ntargets > 1)
+			qsort(m->adapter.targets, m->adapter.ntargets, sizeof(char *), cmp_cstr);
 		m->adapter.params = m->params;
 	}
 	return VF_OK;
@@ -737,7 +738,7 @@ static vf_status list_dir(const char *dir, struct listing *l, struct vf_error *e
 		l->n++;
 	}
 	closedir(d);
-	if (st == VF_OK)
+	if (st == VF_OK && l->n > 1)
 		qsort(l->names, l->n, sizeof *l->names, cmp_cstr);
 	return st;
 }
@@ -758,7 +759,7 @@ static vf_status entry_stat(const char *dir, const char *name, struct stat *sb,
 
 static bool in_listing(const struct listing *l, const char *name)
 {
-	return bsearch(&name, l->names, l->n, sizeof *l->names, cmp_cstr) != NULL;
+	return l->n && bsearch(&name, l->names, l->n, sizeof *l->names, cmp_cstr) != NULL;
 }
 
 static vf_status load_adapter(struct vf_model *m, const char *dir, struct vf_error *err)
@@ -805,7 +806,9 @@ static vf_status load_adapter(struct vf_model *m, const char *dir, struct vf_err
 					break;
 				}
 			}
-			qsort(m->adapter.targets, m->adapter.ntargets, sizeof(char *), cmp_cstr);
+			if (m->adapter.ntargets > 1)
+				qsort(m->adapter.targets, m->adapter.ntargets, sizeof(char *),
+				      cmp_cstr);
 		} else if (st == VF_OK && tm && !cJSON_IsNull(tm)) {
 			st = vf_error_set(err, VF_ERR,
 					  "%s: field target_modules: expected a list or a string",

@@ -595,7 +595,9 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 		map[nmap].tensor = e->string;
 		map[nmap].file = f;
 		nmap++;
-		shards[nshards++] = (char *)f;
+		/* maps list a shard's tensors together: skip repeats cheaply */
+		if (nshards == 0 || strcmp(shards[nshards - 1], f) != 0)
+			shards[nshards++] = (char *)f;
 	}
 	qsort(map, nmap, sizeof *map, cmp_map);
 	for (size_t i = 1; i < nmap; i++)

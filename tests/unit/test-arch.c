@@ -202,6 +202,17 @@ static void test_published_totals(void)
 			   "\"num_layers\":6,\"num_heads\":8,\"vocab_size\":32128,"
 			   "\"feed_forward_proj\":\"relu\"}"),
 		  60506624LL);
+	/* Qwen3-8B: q/k norms, explicit head_dim, untied */
+	CHECK_INT(total_of("{\"model_type\":\"qwen3\",\"hidden_size\":4096,\"intermediate_size\":"
+			   "12288,\"num_hidden_layers\":36,\"num_attention_heads\":32,"
+			   "\"num_key_value_heads\":8,\"head_dim\":128,\"vocab_size\":151936,"
+			   "\"tie_word_embeddings\":false}"),
+		  8190735360LL);
+	/* Gemma 7B: head_dim 256 > hidden / heads, tied by default */
+	CHECK_INT(total_of("{\"model_type\":\"gemma\",\"hidden_size\":3072,\"intermediate_size\":"
+			   "24576,\"num_hidden_layers\":28,\"num_attention_heads\":16,"
+			   "\"num_key_value_heads\":16,\"head_dim\":256,\"vocab_size\":256000}"),
+		  8537680896LL);
 	/* GPT-2 XL */
 	CHECK_INT(total_of("{\"model_type\":\"gpt2\",\"n_embd\":1600,\"n_layer\":48,\"n_head\":25,"
 			   "\"vocab_size\":50257}"),

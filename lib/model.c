@@ -1041,6 +1041,13 @@ vf_status vf_model_load(const char *id_or_path, struct vf_model **out, struct vf
 		free(dir);
 	} else if (ends_with(id_or_path, ".json")) {
 		st = load_config_file(id_or_path, m, err);
+	} else if (ends_with(id_or_path, ".bin") || ends_with(id_or_path, ".pt") ||
+		   ends_with(id_or_path, ".pth") || ends_with(id_or_path, ".ckpt") ||
+		   ends_with(id_or_path, ".gguf")) {
+		st = vf_error_set(err, VF_ERR,
+				  "%s: not a safetensors file (pickle and GGUF checkpoints are not "
+				  "read; give its config.json or a catalog id)",
+				  id_or_path);
 	} else {
 		snprintf(m->format, sizeof m->format, "safetensors");
 		struct headers h = {0};

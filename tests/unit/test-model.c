@@ -398,6 +398,9 @@ static void test_dirs(void)
 	}
 	vf_model_free(m);
 
+	/* pickles are not read */
+	write_text(tmp("pytorch_model.bin"), "PK");
+	load_bad(tmp("pytorch_model.bin"), "pytorch_model.bin: not a safetensors file");
 	/* nothing to read; several files without an index; a missing adapter */
 	CHECK(mkdir(tmp("empty"), 0755) == 0);
 	load_bad(tmp("empty"), "no model files");

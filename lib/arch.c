@@ -474,11 +474,11 @@ vf_status vf_arch_from_config(const cJSON *cfg, const char *what, struct vf_arch
 		a->known |= VF_ARCH_F_HEAD_DIM;
 	}
 	if (!(a->known & VF_ARCH_F_HIDDEN))
-		return vf_error_set(err, VF_ERR,
+		return vf_error_set(err, VF_ENOTFOUND,
 				    "%s: no hidden size (expected hidden_size, d_model or n_embd)",
 				    what);
 	if (!(a->known & VF_ARCH_F_LAYERS))
-		return vf_error_set(err, VF_ERR,
+		return vf_error_set(err, VF_ENOTFOUND,
 				    "%s: no layer count (expected num_hidden_layers, num_layers or "
 				    "n_layer)",
 				    what);

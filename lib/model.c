@@ -505,11 +505,16 @@ static vf_status settle_arch(struct vf_model *m, const char *config, struct head
 			     struct vf_error *err)
 {
 	if (config) {
+		/* a config.json that is not a transformer's (a VAE's, a
+		 * scheduler's) leaves the architecture to the tensors */
 		vf_status st = read_config(config, &m->arch, err);
-		if (st != VF_OK)
+		if (st == VF_OK) {
+			m->has_arch = true;
+			return VF_OK;
+		}
+		if (st != VF_ENOTFOUND)
 			return st;
-		m->has_arch = true;
-		return VF_OK;
+		vf_error_clear(err);
 	}
 	if (m->metadata && arch_from_metadata(m->metadata, &m->arch)) {
 		m->has_arch = true;

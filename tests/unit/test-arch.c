@@ -244,7 +244,7 @@ static void test_gemma3_nested_and_errors(void)
 	CHECK_CONTAINS(err.msg, "bad.json: field hidden_size: expected an integer");
 	cJSON_Delete(j);
 	j = parse("{\"model_type\":\"llama\",\"num_hidden_layers\":2}");
-	CHECK(vf_arch_from_config(j, "nohidden.json", &a, &err) == VF_ERR);
+	CHECK(vf_arch_from_config(j, "nohidden.json", &a, &err) == VF_ENOTFOUND);
 	CHECK_CONTAINS(err.msg, "nohidden.json: no hidden size");
 	cJSON_Delete(j);
 	j = parse("[1,2]");

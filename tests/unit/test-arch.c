@@ -260,11 +260,31 @@ static void test_gemma3_nested_and_errors(void)
 	CHECK(!vf_arch_param_groups(&a, &g));
 	cJSON_Delete(j);
 	/* absurd sizes: no overflow, just no count */
-	j = parse("{\"model_type\":\"llama\",\"hidden_size\":4000000000000,\"num_hidden_layers\":"
-		  "4000000000,\"num_attention_heads\":1,\"intermediate_size\":4000000000000,"
-		  "\"vocab_size\":4000000000000}");
+	j = parse("{\"model_type\":\"llama\",\"hidden_size\":1099511627776,\"num_hidden_layers\":"
+		  "1099511627776,\"num_attention_heads\":1,\"intermediate_size\":1099511627776,"
+		  "\"vocab_size\":1099511627776}");
 	CHECK(vf_arch_from_config(j, "huge.json", &a, &err) == VF_OK);
 	CHECK(!vf_arch_param_groups(&a, &g));
+	cJSON_Delete(j);
+	static const char *const fams[] = {"t5", "gpt2", "gpt_neox", "falcon", "qwen2", "gemma3"};
+	for (size_t i = 0; i < sizeof fams / sizeof fams[0]; i++) {
+		char text[512];
+		snprintf(text, sizeof text,
+			 "{\"model_type\":\"%s\",\"hidden_size\":1099511627776,\"d_model\":"
+			 "1099511627776,\"n_embd\":1099511627776,\"num_hidden_layers\":1099511627776,"
+			 "\"num_layers\":1099511627776,\"n_layer\":1099511627776,\"d_kv\":"
+			 "1099511627776,\"num_heads\":1,\"n_head\":1,\"num_attention_heads\":1}",
+			 fams[i]);
+		j = parse(text);
+		CHECK(vf_arch_from_config(j, "huge.json", &a, &err) == VF_OK);
+		CHECK(!vf_arch_param_groups(&a, &g));
+		cJSON_Delete(j);
+	}
+	/* fuzz finding: a default ffn of 4 x a huge hidden size overflowed */
+	j = parse("{\"model_type\":\"gpt_neox\",\"hidden_size\":4099276460824143536,"
+		  "\"num_hidden_layers\":44}");
+	CHECK(vf_arch_from_config(j, "neox.json", &a, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "neox.json: field hidden_size: expected an integer from 1 to");
 	cJSON_Delete(j);
 }
 

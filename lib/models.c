@@ -136,13 +136,19 @@ static vf_status read_entry(const cJSON *j, const char *file, size_t idx,
 		char what[160];
 		snprintf(what, sizeof what, "%s: model %s: config", file, id);
 		vf_status st = vf_arch_from_config(cfg, what, &e->arch, err);
-		if (st != VF_OK)
+		/* other kinds may carry configs that are not a transformer's */
+		if (st == VF_ENOTFOUND && strcmp(e->kind, "llm") != 0) {
+			vf_error_clear(err);
+			vf_arch_init(&e->arch);
+		} else if (st != VF_OK) {
 			return st;
-		snprintf(e->arch.source, sizeof e->arch.source, "catalog");
-		e->has_arch = true;
-		e->has_groups = vf_arch_param_groups(&e->arch, &e->groups);
-		if (e->params < 0 && e->has_groups)
-			e->params = e->groups.total;
+		} else {
+			snprintf(e->arch.source, sizeof e->arch.source, "catalog");
+			e->has_arch = true;
+			e->has_groups = vf_arch_param_groups(&e->arch, &e->groups);
+			if (e->params < 0 && e->has_groups)
+				e->params = e->groups.total;
+		}
 	} else if (strcmp(e->kind, "llm") == 0) {
 		return vf_error_set(err, VF_ERR, "%s: model %s: field config: required for kind llm",
 				    file, id);

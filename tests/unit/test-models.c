@@ -94,7 +94,8 @@ static void test_overrides_and_errors(void)
 	snprintf(path, sizeof path, "%s/extra.json", sub);
 	struct vf_error err = {0};
 	const char *extra = "{\"models\":[{\"id\":\"my-dit\",\"kind\":\"dit\",\"params\":123,"
-			    "\"blocks\":48}]}";
+			    "\"blocks\":48},{\"id\":\"my-vae\",\"kind\":\"vae\",\"config\":"
+			    "{\"in_channels\":3}}]}";
 	CHECK(vf_write_file_atomic(path, extra, strlen(extra), &err) == VF_OK);
 	setenv("VRAMFIT_DATA_DIR", dir, 1);
 	CHECK(vf_models_load(&err) == VF_OK);
@@ -102,6 +103,8 @@ static void test_overrides_and_errors(void)
 	CHECK(e && e->params == 123 && !e->has_arch);
 	CHECK_STR(e ? e->kind : NULL, "dit");
 	CHECK(e && cJSON_GetObjectItem(e->raw, "blocks") != NULL);
+	e = vf_models_find("my-vae");
+	CHECK(e && !e->has_arch && e->params == -1);
 	CHECK(vf_models_find("llama2-7b") != NULL);
 	vf_models_release();
 

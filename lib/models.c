@@ -115,6 +115,16 @@ static vf_status read_entry(const cJSON *j, const char *file, size_t idx,
 					    "digits, '-', '.', '_'",
 					    file, id);
 	snprintf(e->id, sizeof e->id, "%s", id);
+	const cJSON *aliases = cJSON_GetObjectItemCaseSensitive(j, "aliases");
+	if (aliases) {
+		const cJSON *al;
+		bool ok = cJSON_IsArray(aliases);
+		cJSON_ArrayForEach(al, aliases) ok = ok && cJSON_IsString(al);
+		if (!ok)
+			return vf_error_set(err, VF_ERR,
+					    "%s: model %s: field aliases: expected a list of strings",
+					    file, id);
+	}
 	const char *name = vf_json_get_str(j, "name");
 	snprintf(e->name, sizeof e->name, "%s", name ? name : id);
 	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(j, "kind");
@@ -215,6 +225,12 @@ const struct vf_model_entry *vf_models_find(const char *id)
 	for (size_t i = 0; i < cat.n; i++)
 		if (strcasecmp(cat.entries[i].id, id) == 0)
 			return &cat.entries[i];
+	for (size_t i = 0; i < cat.n; i++) {
+		const cJSON *al;
+		cJSON_ArrayForEach(al, cJSON_GetObjectItemCaseSensitive(cat.entries[i].raw, "aliases"))
+			if (strcasecmp(al->valuestring, id) == 0)
+				return &cat.entries[i];
+	}
 	return NULL;
 }
 

@@ -601,7 +601,7 @@ static void finish_terms(struct vf_estimate *e, const struct live *pk, double re
  * with N the tokens per micro-batch and h the hidden size. */
 static void step_time(const struct shape *s, const struct vf_setup *su, const struct dt *d,
 		      const struct vf_gpu_spec *gpu, double T, double opt_traffic,
-		      double act_traffic, struct vf_estimate *e)
+		      double act_traffic, double comm_bytes, struct vf_estimate *e)
 {
 	double b = (double)su->batch, sq = (double)su->seq;
 	double tq = su->target_seq > 0 ? (double)su->target_seq : sq;
@@ -659,7 +659,15 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 		t_over += T_TENSOR_LOOP * layers * (s->fused_qkv ? 12 : 9);
 	double t_act = ga * ACT_PASSES * act_traffic / bw;
 	double t_mm = flops / (rate * 1e12 * u);
-	double t = t_mm + t_act + t_opt + t_over;
+	/* multi-GPU: ring all-reduce / reduce-scatter + all-gather traffic per
+	 * GPU over the interconnect (catalog figure is bidirectional), half of
+	 * it hidden behind the backward (assumed) */
+	double t_comm = 0;
+	if (comm_bytes > 0) {
+		double link = gpu && gpu->interconnect_gbs > 0 ? gpu->interconnect_gbs * 1e9 / 2 : 25e9;
+		t_comm = 0.5 * comm_bytes / link;
+	}
+	double t = t_mm + t_act + t_opt + t_over + t_comm;
 	e->utilisation = u;
 	e->optimizer_seconds = t_opt;
 	e->step_seconds = t;
@@ -764,8 +772,10 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	OT /= shard_o;
 	if (shard_w > 1)
 		W += 2 * s.layer_linear * d.P; /* one layer gathered (and the next prefetched) */
-	if (su->shard == VF_SHARD_DDP && ngpu > 1)
-		G += 25.0 * MIB * 2; /* DDP gradient buckets being reduced */
+	/* DDP (gradient_as_bucket_view=False, the default of PyTorch and
+	 * accelerate): flat buckets as large as the gradients, allocated once
+	 * and kept, so they are live in every phase */
+	double ddp_buckets = (su->shard == VF_SHARD_DDP && ngpu > 1) ? G : 0;
 
 	/* ---- autocast cache ----
 	 * fp32 weights under autocast: each linear weight is cast to bf16 once
@@ -888,7 +898,7 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		double reserved = best + segment_waste(kv / (2 * layers)) * 2 * layers +
 				  param_rounding(&s) * W + FRAG_INFER * (work + Nout * s.V * d.C);
 		finish_terms(e, &ph[bi], reserved, (enum vf_phase)bi);
-		step_time(&s, su, &d, gpu, 0, 0, 0, e);
+		step_time(&s, su, &d, gpu, 0, 0, 0, 0, e);
 		return;
 	}
 
@@ -906,9 +916,13 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		if (!d.full)
 			AC_fwd = AC / (layers > 0 ? layers : 1);
 	}
+	/* gradient accumulation: from the second micro-batch on, the forward
+	 * runs with the accumulated gradients held */
+	double G_fwd = (su->grad_accum > 1 ? G : 0) + ddp_buckets;
 	struct live *lf = &ph[VF_PHASE_LOSS];
 	lf->w = W;
 	lf->o = S;
+	lf->g = G_fwd;
 	lf->act = held_acts + emb_out + final_norm + dequant;
 	if (AC_fwd + logits_fwd > AC_bwd + logits_bwd) {
 		lf->ac = AC_fwd;
@@ -923,6 +937,7 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	struct live *fw = &ph[VF_PHASE_FORWARD];
 	fw->w = W;
 	fw->o = S;
+	fw->g = G_fwd;
 	fw->ac = AC_fwd;
 	fw->act = held_acts + emb_out + (su->grad_ckpt ? A_layer : 0) + dequant;
 	/* backward: with checkpointing the last layer is recomputed (its
@@ -955,10 +970,13 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		bw->act = A_layer + N * s.h * 4 + emb_out;
 		bw->ac = AC / (layers > 0 ? layers : 1);
 	}
+	if (su->grad_accum > 1 && bw->g < G)
+		bw->g = G; /* accumulated from the earlier micro-batches */
+	bw->g += ddp_buckets;
 	/* optimizer step */
 	struct live *op = &ph[VF_PHASE_OPTIMIZER];
 	op->w = W;
-	op->g = G;
+	op->g = G + ddp_buckets;
 	op->o = S;
 	op->ot = OT;
 
@@ -1008,7 +1026,14 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	case VF_OPT_ADAFACTOR: opt_traffic = T * gb * 10; break;
 	default: break;
 	}
-	step_time(&s, su, &d, gpu, T, opt_traffic, layers * A_layer + logits_bwd, e);
+	double comm = 0;
+	if (ngpu > 1 && su->shard != VF_SHARD_NONE) {
+		double ring = 2 * (ngpu - 1) / ngpu;
+		comm = ring * T * gb;                      /* gradients: all-reduce */
+		if (su->shard == VF_SHARD_ZERO3 || su->shard == VF_SHARD_FSDP)
+			comm += 2 * (ngpu - 1) / ngpu * P * d.P; /* weights gathered for forward and backward */
+	}
+	step_time(&s, su, &d, gpu, T, opt_traffic, layers * A_layer + logits_bwd, comm, e);
 }
 
 int64_t vf_estimate_max_batch(const struct vf_arch *arch, const struct vf_setup *setup,

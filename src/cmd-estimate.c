@@ -362,6 +362,39 @@ struct target {
 	char id[128];
 };
 
+/* Fill what a partial architecture (inferred from tensors) lacks with
+ * llama-like defaults, each listed as an assumption. */
+static void complete_arch(struct vf_arch *a, struct assume *as)
+{
+	if (!(a->known & VF_ARCH_F_HEADS) || a->heads <= 0) {
+		a->heads = a->hidden >= 128 ? a->hidden / 128 : 1;
+		a->known |= VF_ARCH_F_HEADS;
+		assume(as, "%" PRId64 " attention heads (not in the model files)", a->heads);
+	}
+	if (!(a->known & VF_ARCH_F_KV_HEADS) || a->kv_heads <= 0) {
+		a->kv_heads = a->heads;
+		a->known |= VF_ARCH_F_KV_HEADS;
+	}
+	if (!(a->known & VF_ARCH_F_HEAD_DIM) || a->head_dim <= 0) {
+		a->head_dim = a->hidden / a->heads > 0 ? a->hidden / a->heads : 1;
+		a->known |= VF_ARCH_F_HEAD_DIM;
+	}
+	if (!(a->known & VF_ARCH_F_FFN) || a->ffn < 0) {
+		a->ffn = a->gated_mlp ? (a->hidden * 8 / 3) : 4 * a->hidden;
+		a->known |= VF_ARCH_F_FFN;
+		assume(as, "MLP width %" PRId64 " (not in the model files)", a->ffn);
+	}
+	if (!(a->known & VF_ARCH_F_VOCAB) || a->vocab < 0) {
+		a->vocab = 32000;
+		a->known |= VF_ARCH_F_VOCAB;
+		assume(as, "vocabulary 32000 (not in the model files)");
+	}
+	if (!(a->known & VF_ARCH_F_TIED)) {
+		a->tied_embeddings = false;
+		a->known |= VF_ARCH_F_TIED;
+	}
+}
+
 static void run_one(const struct target *tg, const struct vf_setup *s, const struct vf_gpu_spec *g,
 		    struct vf_estimate *e)
 {
@@ -631,8 +664,17 @@ static int run(int argc, char **argv)
 			cJSON_ArrayForEach(it, list)
 			if (cJSON_IsString(it))
 				assume(&as, "%s (catalog)", it->valuestring);
-		} else if (m->has_arch) {
+		} else if (m->has_adapter && !(m->has_arch && (m->arch.known & VF_ARCH_F_HIDDEN) &&
+						(m->arch.known & VF_ARCH_F_VOCAB))) {
+			vf_model_free(m);
+			return vf_cli_fail("%s: a LoRA adapter without its base model's config: estimate the "
+					   "base model (a catalog id or its config.json) with --mode lora "
+					   "--lora-rank R --lora-targets LIST",
+					   model);
+		} else if (m->has_arch && (m->arch.known & VF_ARCH_F_HIDDEN) &&
+			   (m->arch.known & VF_ARCH_F_LAYERS)) {
 			tg.arch = m->arch;
+			complete_arch(&tg.arch, &as);
 			t5 = strcmp(m->arch.family, "t5") == 0;
 			if (!(m->arch.known & VF_ARCH_F_FAMILY))
 				assume(&as, "architecture family unknown: llama-like layers");

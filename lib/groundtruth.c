@@ -21,12 +21,13 @@ static const char *model_type_of(const char *arch)
 		const char *type;
 	} map[] = {
 		{"gpt-neox", "gpt_neox"}, {"gpt_neox", "gpt_neox"}, {"pythia", "gpt_neox"},
-		{"gpt2", "gpt2"},         {"gemma3", "gemma3"},     {"gemma2", "gemma2"},
-		{"gemma", "gemma"},       {"qwen3", "qwen3"},       {"qwen", "qwen2"},
+		{"gpt2", "gpt2"},         {"gemma-3", "gemma3"},    {"gemma3", "gemma3"},
+		{"gemma-2-", "gemma2"},   {"gemma2-", "gemma2"},    {"gemma", "gemma"},
+		{"qwen3", "qwen3"},       {"qwen-3", "qwen3"},      {"qwen", "qwen2"},
 		{"mistral", "mistral"},   {"mixtral", "mixtral"},   {"phi3", "phi3"},
 		{"phi-3", "phi3"},        {"falcon", "falcon"},     {"t5", "t5"},
-		{"flan-t5", "t5"},        {"llama", "llama"},       {"tinyllama", "llama"},
-		{"stories", "llama"},     {"smollm", "llama"},
+		{"flan-t5", "t5"},        {"mt5", "t5"},            {"llama", "llama"},
+		{"tinyllama", "llama"},   {"stories", "llama"},     {"smollm", "llama"},
 	};
 	if (!arch)
 		return NULL;
@@ -236,6 +237,11 @@ vf_status vf_groundtruth_check_text(const char *text, size_t textlen, const char
 			row->err_alloc = pa > 0 ? (double)e.peak_allocated_bytes / (double)pa - 1 : 0;
 			row->err_peak = (double)e.peak_bytes / (double)row->meas_peak - 1;
 			row->err_step = step > 0 && e.step_seconds > 0 ? e.step_seconds / step - 1 : NAN;
+			if (!row->scored) {
+				r->n_oom++;
+				if (!vf_estimate_fits(&e, h200, NULL))
+					r->n_oom_predicted++;
+			}
 			row->phase = e.peak_phase;
 			row->dominant = e.dominant;
 			r->n++;

@@ -224,6 +224,8 @@ static cJSON *gt_json(const struct vf_gt_report *r)
 	cJSON_AddNumberToObject(s, "peak_max_abs_error", r->max_peak);
 	cJSON_AddNumberToObject(s, "step_median_abs_error", r->med_step);
 	cJSON_AddNumberToObject(s, "step_max_abs_error", r->max_step);
+	cJSON_AddNumberToObject(s, "oom_records", (double)r->n_oom);
+	cJSON_AddNumberToObject(s, "oom_predicted", (double)r->n_oom_predicted);
 	cJSON_AddBoolToObject(s, "within_bounds",
 			      r->med_alloc <= 0.05 && r->max_alloc <= 0.12 && r->med_peak <= 0.05 &&
 				      r->max_peak <= 0.12 && r->med_step <= 0.20);
@@ -279,6 +281,8 @@ static int check_groundtruth(const char *path, bool json)
 	       100 * r.med_peak, 100 * r.max_peak);
 	printf("step time       |error| median %5.1f%%  max %5.1f%%   (bound 20%% median)\n",
 	       100 * r.med_step, 100 * r.max_step);
+	if (r.n_oom)
+		printf("out-of-memory records: %zu, predicted not to fit: %zu\n", r.n_oom, r.n_oom_predicted);
 	printf("%s\n", ok ? "within the accuracy bounds" : "OUTSIDE the accuracy bounds");
 	vf_gt_report_release(&r);
 	return VF_EXIT_OK;

@@ -42,6 +42,8 @@ struct vf_gt_report {
 	double med_peak, max_peak;
 	double med_step, max_step;
 	size_t n_step;              /* records with a measured and predicted step time */
+	size_t n_oom;               /* records that ran out of memory */
+	size_t n_oom_predicted;     /* ... whose predicted peak exceeds the H200 */
 };
 
 /* Map one record onto an architecture and a setup (model_type from the

@@ -732,12 +732,24 @@ static int run(int argc, char **argv)
 		free(rows);
 		return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg) : vf_cli_fail_err(&err);
 	}
+	bool multi = false;
 	for (int i = 0; i < nrows; i++) {
 		struct gpu_row *r = &rows[i];
-		run_one(&tg, &s, &r->spec, &r->est);
+		/* several GPUs of a kind and no --gpus: the run uses them all
+		 * (data parallel unless --shard says otherwise) */
+		struct vf_setup rs = s;
+		if (r->count > 1 && !(s.given & VF_SETUP_G_GPUS)) {
+			rs.gpus = r->count;
+			if (!(s.given & VF_SETUP_G_SHARD))
+				rs.shard = VF_SHARD_DDP;
+			multi = true;
+		}
+		run_one(&tg, &rs, &r->spec, &r->est);
 		r->fits = vf_estimate_fits(&r->est, &r->spec, &r->headroom);
-		r->max_batch = max_batch(&tg, &s, &r->spec);
+		r->max_batch = max_batch(&tg, &rs, &r->spec);
 	}
+	if (multi)
+		assume(&as, "GPUs of one kind given as ID:N run one data-parallel job over all N (--gpus, --shard)");
 	struct vf_estimate e0;
 	if (nrows)
 		e0 = rows[0].est;

@@ -113,7 +113,8 @@ static const char *remedy(enum vf_term t, const struct vf_setup *s)
 	}
 }
 
-static void setup_assumptions(const struct vf_setup *s, bool dit, bool t5, struct assume *a)
+static void setup_assumptions(const struct vf_setup *s, bool dit, bool t5, bool multi,
+			      struct assume *a)
 {
 	unsigned g = s->given;
 	char t[128];
@@ -152,7 +153,7 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool t5, struc
 		assume(a, "base weights not quantized (--quant)");
 	if (!dit && !(g & VF_SETUP_G_ATTENTION))
 		assume(a, "attention %s: no s x s score matrices (--attention)", vf_attention_name(s->attention));
-	if (!(g & VF_SETUP_G_GPUS))
+	if (!(g & VF_SETUP_G_GPUS) && !multi)
 		assume(a, "%d GPU per run (--gpus N --shard ...)", s->gpus);
 	if (s->mode == VF_MODE_INFER)
 		assume(a, "inference: one forward over the whole sequence with the KV cache (use_cache=True)");
@@ -755,7 +756,7 @@ static int run(int argc, char **argv)
 		e0 = rows[0].est;
 	else
 		run_one(&tg, &s, NULL, &e0);
-	setup_assumptions(&s, tg.dit, t5, &as);
+	setup_assumptions(&s, tg.dit, t5, multi, &as);
 	estimate_assumptions(&e0, &s, nrows ? &rows[0].spec : NULL, &as);
 	if (json) {
 		cJSON *o = to_json(&tg, &s, rows, nrows, &e0, &as);

@@ -763,7 +763,6 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		default: break;
 		}
 	}
-	double W_full = W;
 	W /= shard_w;
 	G /= shard_g;
 	S /= shard_o;
@@ -856,7 +855,6 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	e->logits_full = clamp64(logits_bwd);
 	e->layer_activations = clamp64(A_layer);
 	e->loss_transient = clamp64(Nout * s.V * d.C);
-	(void)W_full;
 
 	if (!d.train) {
 		/* ---- inference: weights + KV cache + one layer's working set ---- */

@@ -180,7 +180,10 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 	}
 	if (e->assumed & VF_ASSUME_GPU_RATE_UNKNOWN)
 		assume(a, "no dense tensor rate known for %s: no step time", gpu ? gpu->id : "the GPU");
-	(void)s;
+	if (s->quant != VF_QUANT_NONE)
+		assume(a, "quantized base: linear weights at %s with block scales, embeddings and norms in "
+			  "bf16; one linear dequantized at a time",
+		       vf_quant_name(s->quant));
 	assume(a, "PyTorch caching allocator without expandable segments; peak = steady-state step "
 		  "(optimizer states held from the previous step)");
 	assume(a, "step time: dense bf16 rate x utilisation fitted on H200 measurements (an estimate)");

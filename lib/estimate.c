@@ -621,19 +621,18 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 		head_f = 2 * N * s->V * s->h;
 	}
 	double fwd = lin_f + attn_f + head_f;
-	double flops;
+	double flops, model_flops; /* executed (with recompute) and model FLOPs */
 	if (!d->train) {
 		flops = fwd;
 	} else if (d->full) {
 		flops = 3 * fwd;
-		if (su->grad_ckpt)
-			flops += lin_f + attn_f;
 	} else {
 		/* frozen base: input gradients only; adapters are small */
 		flops = 2 * fwd + 6 * N * (T > 0 ? T : 0);
-		if (su->grad_ckpt)
-			flops += lin_f + attn_f;
 	}
+	model_flops = flops * (double)su->grad_accum;
+	if (d->train && su->grad_ckpt)
+		flops += lin_f + attn_f; /* the recomputed forward */
 	flops *= (double)su->grad_accum;
 	e->flops_per_step = flops;
 	double rate = gpu ? gpu->bf16_tflops : 989.5; /* H200 datasheet when no GPU */
@@ -672,7 +671,7 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 	e->optimizer_seconds = t_opt;
 	e->step_seconds = t;
 	e->tokens_per_second = b * sq * ga * su->gpus / t;
-	e->mfu = flops / (t * rate * 1e12);
+	e->mfu = model_flops / (t * rate * 1e12); /* recompute is not model work */
 }
 
 void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
@@ -1412,8 +1411,8 @@ void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
 	double lin_f = 2 * (Nv * per_v + Na * per_a);
 	double attn_f = 4 * L * (Nv * Nv * hv + Na * Na * ha + 2 * Nv * Na * (hv < ha ? hv : ha));
 	double fwd = lin_f + attn_f;
-	double flops = train ? (full ? 3 : 2) * fwd + (su->grad_ckpt ? fwd : 0) : fwd;
-	flops *= (double)su->grad_accum;
+	double model_flops = (train ? (full ? 3 : 2) * fwd : fwd) * (double)su->grad_accum;
+	double flops = model_flops + (train && su->grad_ckpt ? fwd * (double)su->grad_accum : 0);
 	e->flops_per_step = flops;
 	double rate = gpu ? gpu->bf16_tflops : 989.5;
 	if (gpu && !(rate > 0))
@@ -1435,7 +1434,7 @@ void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
 	e->optimizer_seconds = T * gb * 11 / (0.8 * bw_bytes);
 	e->step_seconds = t;
 	e->tokens_per_second = (Nv + Na) * (double)su->grad_accum * ngpu / t;
-	e->mfu = flops / (t * rate * 1e12);
+	e->mfu = model_flops / (t * rate * 1e12);
 }
 
 int64_t vf_estimate_dit_max_batch(const struct vf_dit *d, const struct vf_setup *setup,

@@ -101,10 +101,10 @@ struct vf_estimate {
 	enum vf_term dominant;     /* the largest term at the peak */
 
 	/* Time. Negative when unknown (no GPU, or no rate for it). */
-	double flops_per_step;     /* one optimizer step, per GPU */
+	double flops_per_step;     /* one optimizer step, per GPU, recompute included */
 	double step_seconds;       /* one optimizer step */
 	double tokens_per_second;  /* all GPUs */
-	double mfu;                /* model FLOPs / (time x dense bf16 rate) */
+	double mfu;                /* model FLOPs (no recompute) / (time x dense bf16 rate) */
 	double utilisation;        /* the fitted matmul utilisation used */
 	double optimizer_seconds;  /* memory-bound optimizer step share */
 

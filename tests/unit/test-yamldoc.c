@@ -329,6 +329,23 @@ static void test_plain_fallback_quotes(void)
 	vf_yamldoc_free(d);
 }
 
+static void test_set_str(void)
+{
+	struct vf_yamldoc *d = load("a: 'x'\nb: \"y\"\nc: z\n");
+	if (!d)
+		return;
+	struct vf_error err = {0};
+	CHECK_INT(vf_yamldoc_set_str(d, "a", "/p: q # r", &err), VF_OK);
+	CHECK_INT(vf_yamldoc_set_str(d, "b", "say \"hi\"", &err), VF_OK);
+	CHECK_INT(vf_yamldoc_set_str(d, "c", "/plain/path", &err), VF_OK);
+	CHECK_STR(text_of(d), "a: '/p: q # r'\nb: \"say \\\"hi\\\"\"\nc: /plain/path\n");
+	CHECK_INT(vf_yamldoc_set_str(d, "c", "null", &err), VF_OK);
+	CHECK_INT(vf_yamldoc_set_str(d, "e", "a: b", &err), VF_OK);
+	CHECK_INT(vf_yamldoc_set_str(d, "f", "", &err), VF_OK);
+	CHECK_STR(text_of(d), "a: '/p: q # r'\nb: \"say \\\"hi\\\"\"\nc: \"null\"\ne: \"a: b\"\nf: \"\"\n");
+	vf_yamldoc_free(d);
+}
+
 static void test_limits(void)
 {
 	struct vf_error err = {0};
@@ -490,6 +507,7 @@ int main(void)
 	RUN(test_crlf);
 	RUN(test_utf8_and_bom);
 	RUN(test_plain_fallback_quotes);
+	RUN(test_set_str);
 	RUN(test_limits);
 	RUN(test_file_roundtrip);
 	RUN(test_trainer_configs);

@@ -311,7 +311,7 @@ static vf_status choose(struct ctx *c, const char *given, const char *flag, cons
 {
 	if (given) {
 		if (vf_plan_is_url(given))
-			return vf_error_set(err, VF_EUSAGE,
+			return vf_error_set(err, VF_ERR,
 					    "%s %s: URLs are refused; the trainer needs a local %s "
 					    "(download it first, then pass its path)",
 					    flag, given, what);
@@ -862,8 +862,8 @@ static vf_status render(struct ctx *c, struct vf_error *err)
 	       "`%s/overfit/.precomputed`, 50 steps, validation at step 50, no intermediate "
 	       "checkpoints. Trial 1 is this config as planned; success means no OOM, no NaN loss, no "
 	       "crash, all 50 steps and the step-50 validation sample. Then at most 4 more trials, "
-	       "each the best so far plus one change (quantization off, then optimizer adamw, then a "
-	       "larger batch with accumulation scaled), stopping when the step time does not improve "
+	       "each the best so far plus one change (quantization off, then optimizer adamw; a "
+	       "larger batch with accumulation scaled is deferred, since one sample cannot measure it), stopping when the step time does not improve "
 	       "or a change runs out of memory. Resolution and text-encoder 8-bit loading are never "
 	       "swept%s. Each trial appends one line to `%s/autotune.log`; the winner's changes are "
 	       "patched into `config.yaml`.\n\n",

@@ -224,6 +224,8 @@ static int run(int argc, char **argv)
 				vf_cli_note("resume candidate: %s", p.resume[i]);
 		}
 		rc = vf_cli_fail("%s", p.block_msg);
+		if (p.block == VF_PLAN_GATED && !json)
+			vf_cli_note("--accept-risk (or --try-anyway) proceeds with the low-VRAM config");
 		vf_plan_release(&p);
 		return rc;
 	}

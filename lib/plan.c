@@ -1045,6 +1045,13 @@ vf_status vf_plan_make(const struct vf_plan_opts *o, const struct vf_gpu_set *gp
 	if (!o->mode)
 		ASSUME(&c, "Mode: `%s` (the trainer profile's default; --mode t2v|i2v).", p->mode);
 	describe_gpus(p, gpus);
+	for (size_t i = 1; i < gpus->count; i++)
+		if (strcmp(gpus->gpus[i].name, gpus->gpus[0].name) != 0) {
+			WARN(&c, "The GPUs are not all the same model: the smallest (%s, %dGB) decides the tier, "
+				 "and the plan treats all %d as that model.",
+			     p->gpu_name, p->gpu_gb, p->gpu_count);
+			break;
+		}
 	if (p->tier.gated && !o->accept_risk) {
 		p->block = VF_PLAN_GATED;
 		snprintf(p->block_msg, sizeof p->block_msg, "%s", p->tier.gate_message);

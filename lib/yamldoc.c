@@ -318,6 +318,13 @@ static vf_status build(const char *text, size_t len, const char *name, struct tr
 				n->value[n->vlen] = '\0';
 				bool str_tag = e.data.scalar.tag &&
 					       strcmp((const char *)e.data.scalar.tag, YAML_STR_TAG) == 0;
+				/* A block scalar's end mark lies past its trailing line
+				 * breaks (on the next line): end it at its last content
+				 * byte so a splice keeps the following lines intact. */
+				if (n->style == YAML_LITERAL_SCALAR_STYLE || n->style == YAML_FOLDED_SCALAR_STYLE)
+					while (n->end > n->start && (text[n->end - 1] == '\n' || text[n->end - 1] == '\r' ||
+								     text[n->end - 1] == ' ' || text[n->end - 1] == '\t'))
+						n->end--;
 				n->kind = (n->style == YAML_PLAIN_SCALAR_STYLE && !str_tag)
 						  ? resolve_plain(n->value)
 						  : VF_YAML_STR;

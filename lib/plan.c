@@ -735,6 +735,12 @@ static void make_estimate(struct ctx *c)
 		return;
 	}
 	p->has_estimate = true;
+	int64_t headroom = 0;
+	if (p->gpu_spec && !vf_estimate_fits(&p->estimate, p->gpu_spec, &headroom))
+		WARN(c, "The estimate puts the peak at %.1f GiB per GPU, %.1f GiB over the %s's memory: "
+			"the sanity check will tell; the OOM remedies are in the autotune order.",
+		     (double)p->estimate.peak_bytes / (1024.0 * 1024 * 1024),
+		     (double)-headroom / (1024.0 * 1024 * 1024), p->gpu_name);
 }
 
 /* ---- plan.md -------------------------------------------------------------- */

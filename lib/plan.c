@@ -305,7 +305,7 @@ static void join_list(const struct found *f, char *out, size_t n)
 	}
 }
 
-static vf_status choose(struct ctx *c, const char *given, const char *flag, const char *what,
+static vf_status choose(const char *given, const char *flag, const char *what,
 			const struct found *f, const char *searched, char *out, char *from, size_t fromn,
 			struct vf_error *err)
 {
@@ -328,7 +328,6 @@ static vf_status choose(struct ctx *c, const char *given, const char *flag, cons
 				    list, flag);
 	}
 	snprintf(from, fromn, "found in %s", searched);
-	(void)c;
 	return absolute(f->paths[0], out, VF_PLAN_PATH, err);
 }
 
@@ -355,10 +354,10 @@ static vf_status find_models(struct ctx *c, struct vf_error *err)
 		}
 	}
 	struct vf_plan *p = c->p;
-	vf_status st = choose(c, c->o->model, "--model", "LTX-2 checkpoint (.safetensors)", ck, searched,
+	vf_status st = choose(c->o->model, "--model", "LTX-2 checkpoint (.safetensors)", ck, searched,
 			      p->model, p->model_from, sizeof p->model_from, err);
 	if (st == VF_OK)
-		st = choose(c, c->o->text_encoder, "--text-encoder", "Gemma text encoder directory", te,
+		st = choose(c->o->text_encoder, "--text-encoder", "Gemma text encoder directory", te,
 			    searched, p->text_encoder, p->text_encoder_from, sizeof p->text_encoder_from,
 			    err);
 	free(ck);

@@ -46,7 +46,13 @@ check "grep -qF '80GB+ tier' '$run_dir/plan.md'"
 check "grep -qF 'uv run python scripts/train.py $abs/config.yaml --disable-progress-bars' '$run_dir/plan.md'"
 check "grep -qF '| optimizer | \`adamw\` |' '$run_dir/plan.md'"
 check "grep -qF '| LoRA rank | \`32\` |' '$run_dir/plan.md'"
-check "grep -qi 'estimate' <(sed -n '/^## Cost/,/^## Approve/p' '$run_dir/plan.md')"
+cost=$(sed -n '/^## Cost/,/^## Approve/p' "$run_dir/plan.md")
+check "printf '%s' \"\$cost\" | grep -qF '**Estimate** from vramfit'"
+check "printf '%s' \"\$cost\" | grep -qF 'replaced by the measured step time after the sanity check'"
+check "printf '%s' \"\$cost\" | grep -qE '^\| peak VRAM per GPU \| [0-9.]+ GiB of [0-9.]+ GiB \(fits\) \|'"
+check "printf '%s' \"\$cost\" | grep -qE '^\| step time \| [0-9.]+ s \|'"
+check "printf '%s' \"\$cost\" | grep -qE '^\| training time for 2000 steps \|'"
+check "printf '%s' \"\$cost\" | grep -qE '^\| cost \| \\\$[0-9.]+ '"
 check "sed -n '/^## Assumptions/,/^## Cost/p' '$run_dir/plan.md' | grep -q 'Mode: \`t2v\`'"
 check "sed -n '/^## Assumptions/,/^## Cost/p' '$run_dir/plan.md' | grep -q 'Steps: 2000'"
 # the run's config passes the self-check (data root pending)
@@ -99,6 +105,7 @@ expect_rc 0
 expect_json '"--config_file configs/accelerate/fsdp.yaml --num_processes 4" in j["launch"]["command"]'
 expect_json 'j["launch"]["command"].startswith("uv run accelerate launch")'
 expect_json 'j["warnings"] == []'
+expect_json 'j["estimate"]["available"] and j["estimate"]["is_estimate"] and j["estimate"]["step_seconds"] > 0'
 check "grep -q '^  offload_optimizer_during_validation: true' projects/full4/config.yaml"
 check "grep -q '^  quantization: null' projects/full4/config.yaml"
 check "grep -q '^  training_mode: \"full\"' projects/full4/config.yaml"

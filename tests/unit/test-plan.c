@@ -94,6 +94,9 @@ static void test_standard(void)
 	CHECK_CONTAINS(p.launch, "uv run python scripts/train.py ");
 	CHECK_CONTAINS(p.plan_md, "## Cost / Time Estimate");
 	CHECK_CONTAINS(p.plan_md, "x 1, 80GB");
+	CHECK(p.has_estimate);
+	CHECK(p.estimate.peak_bytes > 0 && p.estimate.step_seconds > 0);
+	CHECK_CONTAINS(p.plan_md, "**Estimate** from vramfit's model");
 	/* nothing was written by make */
 	CHECK(access(ws, F_OK) != 0);
 	CHECK_INT(vf_plan_write(&p, &err), VF_OK);
@@ -145,8 +148,9 @@ static void test_gate_and_full(void)
 	CHECK_INT(p.nwarnings, 0);
 	vf_plan_release(&p);
 	CHECK_INT(make(&o, "rtx-a6000", &p, &err), VF_OK);
-	CHECK_INT(p.nwarnings, 2);
-	CHECK_CONTAINS(p.warnings[1], "LoRA");
+	CHECK(p.nwarnings >= 2); /* + the estimate's "does not fit" */
+	CHECK_CONTAINS(p.warnings[0], "unlikely to fit");
+	CHECK_CONTAINS(p.warnings[1], "LoRA alternative");
 	CHECK_INT(vf_yaml_node_kind(vf_yamldoc_find(p.config, "acceleration.quantization")), VF_YAML_NULL);
 	vf_plan_release(&p);
 }

@@ -44,7 +44,7 @@ static const char usage[] =
 	"  --gpu SPEC            simulate GPUs instead of probing: h100-80gb,\n"
 	"                        h100-80gb:4, NAME=MiB (repeatable)\n"
 	"  --accept-risk         below 32 GB: proceed with the low-VRAM config at your\n"
-	"                        own risk (also --try-anyway)\n"
+	"                        own risk\n"
 	"  --reuse               plan into an existing run directory (config.yaml and\n"
 	"                        plan.md are rewritten; checkpoints are kept)\n"
 	"  --dry-run             print what would be written; create nothing\n"
@@ -126,7 +126,7 @@ static int run(int argc, char **argv)
 			dry = true;
 			continue;
 		}
-		if (strcmp(a, "--accept-risk") == 0 || strcmp(a, "--try-anyway") == 0) {
+		if (strcmp(a, "--accept-risk") == 0) {
 			o.accept_risk = true;
 			continue;
 		}
@@ -224,8 +224,6 @@ static int run(int argc, char **argv)
 				vf_cli_note("resume candidate: %s", p.resume[i]);
 		}
 		rc = vf_cli_fail("%s", p.block_msg);
-		if (p.block == VF_PLAN_GATED && !json)
-			vf_cli_note("--accept-risk (or --try-anyway) proceeds with the low-VRAM config");
 		vf_plan_release(&p);
 		return rc;
 	}

@@ -734,6 +734,11 @@ static void make_estimate(struct ctx *c)
 		return;
 	}
 	p->has_estimate = true;
+	ASSUME(c, "Estimate: the `%s` catalog model (from the checkpoint's name), the run config's "
+		  "values and validation video_dims as the training resolution%s%s.",
+	       p->model_id,
+	       p->estimate.assumed & VF_ASSUME_CONTEXT_DEFAULT ? "; CUDA context size from the GPU generation" : "",
+	       p->estimate.assumed & VF_ASSUME_GPU_RATE_UNKNOWN ? "; no step time (no compute rate for this GPU)" : "");
 	int64_t headroom = 0;
 	if (p->gpu_spec && !vf_estimate_fits(&p->estimate, p->gpu_spec, &headroom))
 		WARN(c, "The estimate puts the peak at %.1f GiB per GPU, %.1f GiB over the %s's memory: "

@@ -52,6 +52,12 @@ struct vf_arch {
 	bool learned_positions;   /* learned position embedding table (gpt2) */
 	bool parallel_attn;       /* attention and MLP in parallel (neox, falcon, phi) */
 	double rotary_pct;        /* fraction of head_dim rotated (neox); 1 by default */
+	bool qkv_bias;            /* q/k/v projections carry biases, o does not (qwen2) */
+	bool o_bias;              /* the attention output projection carries a bias */
+	bool mlp_bias;            /* MLP matrices carry biases */
+	bool qk_norm;             /* per-head RMSNorm of q and k (qwen3, gemma3) */
+	int norms_per_layer;      /* norm modules per decoder layer (2; gemma2/3: 4) */
+	int64_t rel_attn_buckets; /* T5 relative attention buckets; 0 = none */
 	unsigned known;           /* VF_ARCH_F_* with a value */
 	unsigned inferred;        /* VF_ARCH_F_* inferred from tensors */
 	char source[32];          /* "config.json", "metadata", "tensors", "catalog" */

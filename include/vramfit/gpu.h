@@ -11,6 +11,9 @@
 
 #include "vramfit/error.h"
 
+#define VF_GPU_MAX_MATCH 6
+#define VF_GPU_MAX_COUNT 1024 /* GPUs in one set (probed or simulated) */
+
 /* One catalog entry (data/gpus.json). */
 struct vf_gpu_spec {
 	char id[32];             /* stable lower-case id: "h100-80gb" */
@@ -27,6 +30,12 @@ struct vf_gpu_spec {
 	char cc[8];              /* compute capability "9.0" */
 	char generation[24];     /* "volta", "ampere", "hopper", "ada", "blackwell"... */
 	bool common;             /* listed by estimate when no GPU is given */
+	/* Added by the probe module (catalog details). */
+	char match[VF_GPU_MAX_MATCH][48]; /* normalised name patterns ("h100 80gb hbm3") */
+	int nmatch;
+	char interconnect[48];   /* "NVLink 4", "PCIe 5.0 x16" */
+	char form_factor[16];    /* "SXM5", "PCIe" */
+	char price_source[32];   /* key into the catalog's price_sources; empty unknown */
 };
 
 enum vf_gpu_source { VF_GPU_NONE, VF_GPU_NVML, VF_GPU_SMI, VF_GPU_SIMULATED };
@@ -58,9 +67,31 @@ const struct vf_gpu_spec *vf_gpu_catalog(size_t *count, struct vf_error *err);
 const struct vf_gpu_spec *vf_gpu_catalog_find(const char *id);
 /* Match a probed name ("NVIDIA H100 80GB HBM3") and MiB to an entry. */
 const struct vf_gpu_spec *vf_gpu_catalog_match(const char *name, int64_t memory_mib);
+/* Where the loaded catalog came from: a path or "embedded data/gpus.json".
+ * Borrowed; empty before the first successful load. */
+const char *vf_gpu_catalog_origin(void);
+/* Drop the loaded catalog so the next call reloads it (tests, overrides). */
+void vf_gpu_catalog_reset(void);
+/* The nominal (marketing) GB class of a card reporting memory_mib MiB, using
+ * the catalog's nominal_classes_gb and nominal_tolerance: 81559 -> 80,
+ * 65536 -> 64, 46068 -> 48. -1 when memory_mib <= 0 or no catalog. */
+int vf_gpu_nominal_gb(int64_t memory_mib);
+/* Normalise a GPU name for matching: lower case, punctuation to single
+ * spaces, vendor words (nvidia, geforce, tesla) dropped:
+ * "NVIDIA A100-SXM4-80GB" -> "a100 sxm4 80gb". */
+void vf_gpu_name_normalize(const char *name, char *out, size_t n);
 
 void vf_gpu_set_init(struct vf_gpu_set *s);
 void vf_gpu_set_release(struct vf_gpu_set *s);
+/* Append a copy of g (at most VF_GPU_MAX_COUNT GPUs). */
+vf_status vf_gpu_set_add(struct vf_gpu_set *s, const struct vf_gpu *g, struct vf_error *err);
+/* Add a note (at most 8 kept; later ones are dropped, the last says so). */
+void vf_gpu_set_note(struct vf_gpu_set *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* An unknown GPU: every value unknown (-1 / empty). */
+void vf_gpu_init(struct vf_gpu *g);
+/* Fill catalog_id and nominal_gb from the catalog (by name and memory). */
+void vf_gpu_identify(struct vf_gpu *g);
 
 /* Add simulated GPUs from a SPEC: "h100-80gb", "h100-80gb:8", "NAME=MiB". */
 vf_status vf_gpu_set_add_spec(struct vf_gpu_set *s, const char *spec, struct vf_error *err);

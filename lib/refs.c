@@ -329,10 +329,10 @@ vf_status vf_ref_evaluate(const struct vf_refs *set, const struct vf_ref *r,
 			fmt_count(c, sizeof c, out->tokens_at_hi));
 		if (r->alt_tokens > 0 && out->alt_gpus > 0 && k > 0 && (size_t)k < sizeof out->note)
 			snprintf(out->note + k, sizeof out->note - (size_t)k,
-				 "; the claim is consistent with ~%s tokens (%s) on ~%.0f %ss in %.3g h "
-				 "(on %d it would need %.0f%% MFU)",
+				 "; the claim is consistent with ~%s tokens (%s) run on ~%.0f %s GPUs "
+				 "(%.0f nodes of 8) in %.3g h; on %d GPUs it would need %.0f%% MFU",
 				 fmt_count(a, sizeof a, r->alt_tokens), r->alt_why, out->alt_gpus, r->gpu,
-				 r->hours, gp, 100 * out->alt_mfu);
+				 ceil(out->alt_gpus / 8), r->hours, gp, 100 * out->alt_mfu);
 		break;
 	}
 	default:
@@ -342,11 +342,25 @@ vf_status vf_ref_evaluate(const struct vf_refs *set, const struct vf_ref *r,
 				 "process about %s tokens",
 				 100 * pol->default_mfu, r->hours, gp, r->gpu,
 				 fmt_count(a, sizeof a, out->tokens_at_lo));
-		else
-			snprintf(out->note, sizeof out->note,
-				 "no MFU implied: %s not published",
-				 r->hours < 0 ? "the time" : r->params < 0 ? "the model size"
-				 : gp <= 0 || !published ? "the GPU" : "the amount of work");
+		else {
+			char why[160] = "";
+			size_t k = 0;
+			const char *parts[4];
+			int np = 0;
+			if (r->params < 0)
+				parts[np++] = "the model size";
+			if (gp <= 0 || !published)
+				parts[np++] = "the GPU";
+			if (r->hours < 0)
+				parts[np++] = "the time";
+			if (out->tokens < 0 && r->samples < 0)
+				parts[np++] = "the amount of work";
+			for (int i = 0; i < np && k < sizeof why; i++)
+				k += (size_t)snprintf(why + k, sizeof why - k, "%s%s",
+						      i == 0 ? "" : i == np - 1 ? " and " : ", ", parts[i]);
+			snprintf(out->note, sizeof out->note, "no MFU implied: %s %s not published",
+				 np ? why : "the work", np > 1 ? "are" : "is");
+		}
 		break;
 	}
 	return VF_OK;

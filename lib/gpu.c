@@ -597,3 +597,40 @@ vf_status vf_gpu_set_add_spec(struct vf_gpu_set *s, const char *spec, struct vf_
 	s->source = VF_GPU_SIMULATED;
 	return VF_OK;
 }
+
+/* --- probing ------------------------------------------------------------- */
+
+vf_status vf_gpu_probe(struct vf_gpu_set *s, struct vf_error *err)
+{
+	vf_gpu_set_release(s);
+	struct vf_error nerr = {0}, serr = {0};
+	vf_status nst = vf__gpu_nvml_probe(s, &nerr);
+	if (nst == VF_OK)
+		goto found;
+	/* NVML absent, disabled or failing: keep its reason, ask nvidia-smi. */
+	vf_gpu_set_release(s);
+	vf_status sst = vf__gpu_smi_probe(s, &serr);
+	if (sst == VF_OK) {
+		if (nerr.msg[0])
+			vf_gpu_set_note(s, "NVML not used: %s", nerr.msg);
+		goto found;
+	}
+	vf_gpu_set_release(s);
+	if (sst != VF_ENOTFOUND) /* nvidia-smi ran and failed: its message is the clearest */
+		return vf_error_set(err, sst, "%s", serr.msg);
+	if (nst != VF_ENOTFOUND) /* no nvidia-smi to ask; NVML's failure stands */
+		return vf_error_set(err, nst, "%s", nerr.msg);
+	/* Neither found a GPU: not an error. Say why. */
+	if (nerr.msg[0])
+		vf_gpu_set_note(s, "NVML: %s", nerr.msg);
+	if (serr.msg[0])
+		vf_gpu_set_note(s, "%s", serr.msg);
+	return VF_OK;
+found:
+	for (size_t i = 0; i < s->count; i++)
+		vf_gpu_identify(&s->gpus[i]);
+	vf_status st = vf__gpu_apply_visible(s, getenv("CUDA_VISIBLE_DEVICES"), err);
+	if (st == VF_OK && s->count == 0)
+		s->source = VF_GPU_NONE; /* nothing to report: "none", with the notes saying why */
+	return st;
+}

@@ -329,7 +329,7 @@ vf_status vf_tier_decide(const struct vf_gpu_set *gpus, const char *trainer, con
 		snprintf(mib, sizeof mib, " (%lld MiB)", (long long)g->memory_total_mib);
 	if (out->gated)
 		snprintf(out->reason, sizeof out->reason,
-			 "No tier: %s%s, is a %d GB card, %s, under the trainer's minimum; "
+			 "No tier: %s%s, is a %d GB card, %s (the trainer's minimum); "
 			 "stopping unless %s is given.",
 			 who, mib, gb, d->range, p.gate_flag);
 	else if (out->gap)

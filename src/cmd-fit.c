@@ -505,7 +505,7 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 	cJSON *arr = cJSON_AddArrayToObject(root, "rows");
 
 	bool have_run = a->tokens > 0 || a->steps > 0;
-	static const char *const hdr[] = {"GPU", "n", "fits", "settings needed", "max batch", "peak",
+	const char *const hdr[] = {"GPU", "n", "fits", "settings needed", "max batch", "peak",
 					  "step", "tokens/s", have_run ? "run time" : "$/Mtok",
 					  have_run ? "cost" : "$/h"};
 	struct vf_table t;

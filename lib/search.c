@@ -86,6 +86,7 @@ void vf_search_eval(const struct vf_arch *arch, const struct vf_setup *s,
 	out->tokens_per_second = -1;
 	out->cost_per_step = -1;
 	out->changes = 0;
+	out->invasiveness = 0;
 	if (!(e.step_seconds > 0))
 		return;
 	struct vf_comm_in ci = {
@@ -127,6 +128,29 @@ static int count_changes(const struct vf_setup *a, const struct vf_setup *b)
 	       (a->grad_ckpt != b->grad_ckpt) + (a->optimizer != b->optimizer) +
 	       (a->quant != b->quant) + (a->lora_rank != b->lora_rank) +
 	       (a->precision != b->precision) + (a->gpus != b->gpus) + shard_changed(a, b);
+}
+
+/* How invasive the changes are, for VF_SORT_CHANGES: knobs that only change
+ * how the same training runs (sharding, GPU count, checkpointing, micro-batch
+ * split) weigh 1; knobs that change the numerics (optimizer, quantization,
+ * precision, LoRA rank) weigh 3, milder choices first (int8 before nf4). */
+static double invasiveness(const struct vf_setup *a, const struct vf_setup *b)
+{
+	static const double quant_w[VF_QUANT_COUNT] = {0, 0.0, 0.1, 0.3, 0.2}; /* none int8 int4 nf4 fp8 */
+	static const double opt_w[VF_OPT_COUNT] = {0, 0.0, 0.1, 0.3, 0.2, 0}; /* adamw 8bit ada sgd lion */
+	static const double shard_w[VF_SHARD_COUNT] = {0, 0, 0.01, 0.02, 0.03, 0.03};
+	double w = 0;
+	w += (a->batch != b->batch || a->grad_accum != b->grad_accum);
+	w += (a->grad_ckpt != b->grad_ckpt);
+	w += (a->gpus != b->gpus);
+	if (shard_changed(a, b))
+		w += 1 + shard_w[b->shard];
+	if (a->optimizer != b->optimizer)
+		w += 3 + opt_w[b->optimizer];
+	if (a->quant != b->quant)
+		w += 3 + quant_w[b->quant];
+	w += 3 * (a->precision != b->precision) + 3 * (a->lora_rank != b->lora_rank);
+	return w;
 }
 
 int vf_search_diff(const struct vf_setup *a, const struct vf_setup *b, char *out, size_t n)
@@ -235,9 +259,9 @@ static int compare(const struct vf_search_result *a, const struct vf_search_resu
 		ka = (double)a->peak_bytes;
 		kb = (double)b->peak_bytes;
 		break;
-	case VF_SORT_CHANGES: /* fewest changes, then the fastest */
-		if (a->changes != b->changes)
-			return a->changes < b->changes ? -1 : 1;
+	case VF_SORT_CHANGES: /* least invasive changes, then the fastest */
+		if (a->invasiveness != b->invasiveness)
+			return a->invasiveness < b->invasiveness ? -1 : 1;
 		ka = time_key(a);
 		kb = time_key(b);
 		break;
@@ -380,8 +404,12 @@ vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start
 		if (g == 1) {
 			shard_v[ns++] = VF_SHARD_NONE;
 		} else if (k & VF_KNOB_BIT(VF_KNOB_SHARD)) {
-			for (int sh = VF_SHARD_DDP; sh < VF_SHARD_COUNT; sh++)
+			/* fsdp and zero3 are the same memory and traffic in the
+			 * model: search the one the start names (zero3 by default). */
+			for (int sh = VF_SHARD_DDP; sh <= VF_SHARD_ZERO2; sh++)
 				ns = add_unique(shard_v, ns, sh);
+			ns = add_unique(shard_v, ns,
+					st->shard == VF_SHARD_FSDP ? VF_SHARD_FSDP : VF_SHARD_ZERO3);
 		} else {
 			shard_v[ns++] = st->shard != VF_SHARD_NONE ? (int)st->shard : VF_SHARD_DDP;
 		}
@@ -419,6 +447,7 @@ vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start
 									}
 									out->fitting++;
 									r.changes = count_changes(st, &s);
+									r.invasiveness = invasiveness(st, &s);
 									keep(out, cap, &r, opts->sort);
 								}
 							}

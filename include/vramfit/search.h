@@ -34,7 +34,7 @@ enum vf_knob {
 	VF_KNOB_QUANT,     /* "quant": base weights none/int8/fp8/int4/nf4 (LoRA, inference) */
 	VF_KNOB_LORA_RANK, /* "lora-rank": 8..128 (LoRA; off unless allowed) */
 	VF_KNOB_PRECISION, /* "precision": amp or bf16 (off unless allowed) */
-	VF_KNOB_SHARD,     /* "shard": ddp, zero1, zero2, zero3, fsdp */
+	VF_KNOB_SHARD,     /* "shard": ddp, zero1, zero2, zero3 (fsdp: the same in the model) */
 	VF_KNOB_GPUS,      /* "gpus": 1, 2, 4, ... up to the GPUs given */
 	VF_KNOB_COUNT
 };
@@ -56,7 +56,8 @@ enum vf_search_sort {
 	VF_SORT_TIME,    /* shortest optimizer step (same work per step) */
 	VF_SORT_COST,    /* cheapest step: step time x GPUs x $/GPU-hour */
 	VF_SORT_VRAM,    /* smallest peak */
-	VF_SORT_CHANGES, /* fewest knobs changed from the start, then time */
+	VF_SORT_CHANGES, /* least invasive changes from the start (sharding, checkpointing,
+			    micro-batch split before optimizer, quantization, precision), then time */
 };
 
 struct vf_search_opts {
@@ -86,6 +87,7 @@ struct vf_search_result {
 	double tokens_per_second;
 	double cost_per_step;    /* $; < 0 unknown */
 	int changes;             /* knobs that differ from the start */
+	double invasiveness;     /* VF_SORT_CHANGES key: numerics-changing knobs weigh 3 */
 };
 
 struct vf_search {

@@ -466,7 +466,14 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 				r->best = s.results[0];
 				r->max_batch = vf_estimate_max_batch(arch, &r->best.setup, g,
 								     r->best.limit_bytes);
-				if (r->best.tokens_per_second > 0) {
+				struct vf_run run;
+				if (whole_run(a, &r->best, g, &run)) {
+					/* the whole run, steps rounded up */
+					r->time_key = run.seconds;
+					if (run.cost_usd >= 0)
+						r->cost_key = run.cost_usd;
+				} else if (r->best.tokens_per_second > 0) {
+					/* per token */
 					r->time_key = 1.0 / r->best.tokens_per_second;
 					double price = a->price >= 0 ? a->price : g->price_usd_hour;
 					if (price >= 0)
@@ -542,7 +549,7 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 				snprintf(c8, sizeof c8, "-");
 				snprintf(c9, sizeof c9, "-");
 			} else {
-				fmt_usd(c8, sizeof c8, isfinite(r->cost_key) ? r->cost_key * 1e6 : -1);
+				fmt_usd(c8, sizeof c8, isfinite(r->cost_key) ? r->cost_key * 1e6 : -1); /* $/Mtok */
 				fmt_usd(c9, sizeof c9, price >= 0 ? price * r->gpus : -1);
 			}
 			vf_table_addf(&t, r->gpu->id, n, "yes", set[0] ? set : "as given", mb, pk, stp, tps,

@@ -9,7 +9,10 @@
 #include <string.h>
 
 #include "vramfit/data.h"
+#include "vramfit/estimate.h"
 #include "vramfit/json.h"
+#include "vramfit/models.h"
+#include "vramfit/search.h"
 
 #define VF_REFS_MAX 256
 
@@ -366,6 +369,50 @@ vf_status vf_ref_evaluate(const struct vf_refs *set, const struct vf_ref *r,
 	return VF_OK;
 }
 
+void vf_ref_estimate(const struct vf_ref *r, const struct vf_gpu_spec *gpu,
+		     struct vf_ref_eval *e)
+{
+	e->est_known = false;
+	e->est_cost_usd = -1;
+	if (!r->catalog_id[0] || r->seq <= 0 || !(e->tokens > 0) || !gpu || e->gpus <= 0)
+		return;
+	struct vf_error err = {0};
+	if (vf_models_load(&err) != VF_OK)
+		return;
+	const struct vf_model_entry *m = vf_models_find(r->catalog_id);
+	if (!m || !m->has_arch)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.mode = r->coeff >= 6 ? VF_MODE_FULL : VF_MODE_LORA;
+	s.precision = r->coeff >= 6 ? VF_PREC_AMP : VF_PREC_BF16;
+	s.seq = r->seq;
+	s.gpus = e->gpus;
+	if (vf_setup_finish(&s, &err) != VF_OK)
+		return;
+	int64_t limit = (int64_t)(0.9 * (double)vf_estimate_gpu_bytes(gpu)); /* 10% margin */
+	int64_t b = vf_estimate_max_batch(&m->arch, &s, gpu, limit);
+	if (b < 1) {
+		s.grad_ckpt = true;
+		b = vf_estimate_max_batch(&m->arch, &s, gpu, limit);
+	}
+	if (b < 1)
+		return;
+	s.batch = b > 64 ? 64 : b;
+	struct vf_search_result res;
+	vf_search_eval(&m->arch, &s, gpu, 0.10, e->price_usd_hour, &res);
+	if (!(res.tokens_per_second > 0))
+		return;
+	e->est_known = true;
+	e->est_batch = s.batch;
+	e->est_grad_ckpt = s.grad_ckpt;
+	e->est_tokens_per_second = res.tokens_per_second;                /* tokens/s, all GPUs */
+	e->est_hours = e->tokens / res.tokens_per_second / 3600.0;       /* h */
+	e->est_mfu = vf_runcost_mfu(e->flops, e->gpus, gpu->bf16_tflops, e->est_hours * 3600.0);
+	if (e->price_usd_hour >= 0)
+		e->est_cost_usd = e->est_hours * e->gpus * e->price_usd_hour; /* $ */
+}
+
 static void add_num(cJSON *o, const char *k, double v)
 {
 	if (v >= 0)
@@ -414,6 +461,17 @@ cJSON *vf_ref_to_json(const struct vf_ref *r, const struct vf_ref_eval *e)
 	add_num(pr, "hours", e->predicted_hours);
 	add_num(pr, "price_usd_hour", e->price_usd_hour);
 	add_num(pr, "cost_usd", e->predicted_cost_usd);
+	if (e->est_known) {
+		cJSON *x = cJSON_AddObjectToObject(o, "estimator");
+		cJSON_AddNumberToObject(x, "batch", (double)e->est_batch);
+		cJSON_AddBoolToObject(x, "grad_ckpt", e->est_grad_ckpt);
+		cJSON_AddNumberToObject(x, "tokens_per_second", e->est_tokens_per_second);
+		add_num(x, "mfu", e->est_mfu);
+		cJSON_AddNumberToObject(x, "hours", e->est_hours);
+		add_num(x, "cost_usd", e->est_cost_usd);
+	} else {
+		cJSON_AddNullToObject(o, "estimator");
+	}
 	if (e->verdict == VF_VERDICT_TOO_HIGH || e->verdict == VF_VERDICT_TOO_LOW ||
 	    e->verdict == VF_VERDICT_BELOW_STACK) {
 		cJSON *c = cJSON_AddObjectToObject(o, "consistent_with");

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "vramfit/gpu.h"
+#include "vramfit/models.h"
 #include "vramfit/refs.h"
 
 static const char usage[] =
@@ -131,9 +132,9 @@ static int run(int argc, char **argv)
 	cJSON *arr = cJSON_AddArrayToObject(root, "refs");
 	struct vf_table t;
 	static const char *const hdr[] = {"run", "GPUs", "published", "implied MFU", "verdict",
-					  "predicted", "cost"};
-	vf_table_init(&t, 7, hdr);
-	for (int c = 2; c < 7; c++)
+					  "predicted", "cost", "estimator"};
+	vf_table_init(&t, 8, hdr);
+	for (int c = 2; c < 8; c++)
 		vf_table_set_right(&t, c, c != 4);
 	struct vf_ref_eval *evs = calloc(set.count ? set.count : 1, sizeof *evs);
 	if (!evs) {
@@ -150,8 +151,9 @@ static int run(int argc, char **argv)
 			rc = vf_cli_fail_err(&err);
 			goto out;
 		}
+		vf_ref_estimate(r, target ? target : pub, e);
 		cJSON_AddItemToArray(arr, vf_ref_to_json(r, e));
-		char g[64], ph[32], mfu[16], pr[32], cost[32];
+		char g[64], ph[32], mfu[16], pr[32], cost[32], est[48];
 		if (r->gpus > 0)
 			snprintf(g, sizeof g, "%dx %s", r->gpus, r->gpu[0] ? r->gpu : "?");
 		else
@@ -168,9 +170,16 @@ static int run(int argc, char **argv)
 			snprintf(tmp, sizeof tmp, "%s", pr);
 			snprintf(pr, sizeof pr, "%s on %dx %s", tmp, e->gpus, e->gpu);
 		}
+		if (e->est_known) {
+			char eh[32], em[16];
+			snprintf(est, sizeof est, "%s (%s MFU)", fmt_hours(eh, sizeof eh, e->est_hours),
+				 fmt_pct(em, sizeof em, e->est_mfu));
+		} else {
+			snprintf(est, sizeof est, "-");
+		}
 		vf_table_addf(&t, r->id, g, ph, fmt_pct(mfu, sizeof mfu, e->implied_mfu),
 			      vf_verdict_name(e->verdict), pr,
-			      fmt_usd(cost, sizeof cost, e->predicted_cost_usd));
+			      fmt_usd(cost, sizeof cost, e->predicted_cost_usd), est);
 	}
 	if (json) {
 		cJSON *p = cJSON_AddObjectToObject(root, "policy");
@@ -194,7 +203,9 @@ static int run(int argc, char **argv)
 		printf("\nMFU = model FLOPs / (GPUs x dense bf16 peak x seconds); FLOPs = 6 (4 for a "
 		       "frozen model\nunder a trained adapter) x params x tokens + attention. "
 		       "Predicted: the same work at the\npublished MFU (else the stack's, else "
-		       "%.0f%%); cost at the catalog $/GPU-hour%s.\n",
+		       "%.0f%%); cost at the catalog $/GPU-hour%s.\nEstimator: vramfit's own step-time "
+		       "model for the catalog architecture at the largest\nmicro-batch that fits, "
+		       "with data-parallel communication (no published MFU used).\n",
 		       100 * set.policy.default_mfu, price >= 0 ? " (--price)" : "");
 	}
 out:
@@ -202,6 +213,7 @@ out:
 	vf_table_release(&t);
 	cJSON_Delete(root);
 	vf_refs_release(&set);
+	vf_models_release();
 	return rc;
 }
 

@@ -94,6 +94,15 @@ struct vf_ref_eval {
 	double predicted_cost_usd; /* < 0 unknown */
 	double price_usd_hour;   /* used; < 0 unknown */
 	char note[1200];         /* the verdict in words */
+	/* The estimator's own prediction (vf_ref_estimate), independent of
+	 * any published MFU. */
+	bool est_known;
+	int64_t est_batch;       /* micro-batch: the largest that fits (<= 64) */
+	bool est_grad_ckpt;      /* needed for batch 1 to fit */
+	double est_tokens_per_second; /* all GPUs, communication included */
+	double est_mfu;          /* model FLOPs of the ref / (GPUs x peak x predicted time) */
+	double est_hours;
+	double est_cost_usd;     /* < 0 unknown */
 };
 
 /* Evaluate r. published: the catalog entry of r->gpu (NULL when unknown).
@@ -104,6 +113,16 @@ vf_status vf_ref_evaluate(const struct vf_refs *set, const struct vf_ref *r,
 			  const struct vf_gpu_spec *published, const struct vf_gpu_spec *target,
 			  int target_gpus, double price_usd_hour, struct vf_ref_eval *out,
 			  struct vf_error *err);
+
+/* Fill the est_* fields of e: the model's catalog architecture
+ * (r->catalog_id) through vf_estimate_run on e's target GPU and count at
+ * r->seq (full training for coeff 6; a frozen bf16 base with a small
+ * trainable adapter, as LoRA, for coeff 4), the largest micro-batch that
+ * fits with 10% margin, DDP communication (runcost.h). Needs
+ * vf_ref_evaluate first; leaves est_known false when the ref has no
+ * catalog model, sequence or token count, or nothing fits. */
+void vf_ref_estimate(const struct vf_ref *r, const struct vf_gpu_spec *gpu,
+		     struct vf_ref_eval *e);
 
 /* One ref and its evaluation as the object of the refs --json contract
  * ({"id", "published": {...}, "predicted": {...}, "implied_mfu",

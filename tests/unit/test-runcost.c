@@ -4,6 +4,7 @@
 
 #include "vf_test.h"
 #include "vramfit/gpu.h"
+#include "vramfit/models.h"
 #include "vramfit/refs.h"
 #include "vramfit/runcost.h"
 
@@ -151,8 +152,30 @@ static void test_refs_tinyllama(void)
 		CHECK(e.plausible);
 		CHECK(e.implied_mfu > 0.5 && e.implied_mfu < 0.65);
 		CHECK(e.predicted_cost_usd > 0);
+		/* The estimator's own prediction exists, at a sane MFU, and more
+		 * GPUs make it faster. */
+		vf_ref_estimate(r, vf_gpu_catalog_find(r->gpu), &e);
+		CHECK(e.est_known);
+		CHECK(e.est_batch >= 1 && e.est_batch <= 64);
+		CHECK(e.est_mfu > 0.05 && e.est_mfu < 0.7);
+		CHECK(fabs(e.est_hours * 3600 * e.est_tokens_per_second - 22e9) < 1e3);
+		double h8 = e.est_hours;
+		struct vf_ref_eval w;
+		const struct vf_gpu_spec *a100 = vf_gpu_catalog_find("a100-40gb");
+		CHECK(vf_ref_evaluate(&set, r, a100, a100, 16, -1, &w, &err) == VF_OK);
+		vf_ref_estimate(r, a100, &w);
+		CHECK(w.est_known && w.est_hours < h8);
+	}
+	/* No catalog model: nothing estimated. */
+	const struct vf_ref *m = vf_refs_find(&set, "mosaic-1.3b-1b-tokens");
+	if (m) {
+		CHECK(vf_ref_evaluate(&set, m, vf_gpu_catalog_find(m->gpu), NULL, 0, -1, &e, &err) ==
+		      VF_OK);
+		vf_ref_estimate(m, vf_gpu_catalog_find(m->gpu), &e);
+		CHECK(!e.est_known);
 	}
 	vf_refs_release(&set);
+	vf_models_release();
 }
 
 /* Acceptance: the 1.3B-on-1B-tokens claim implies an implausibly low MFU;

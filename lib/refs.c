@@ -22,6 +22,21 @@ static double num_or(const cJSON *o, const char *key, double dflt)
 	return o && vf_json_get_double(o, key, &v) ? v : dflt;
 }
 
+/* An optional whole number in [lo, hi]; *out = dflt when absent. */
+static bool int_in(const cJSON *o, const char *key, int64_t lo, int64_t hi, int64_t dflt,
+		   int64_t *out)
+{
+	const cJSON *n = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+	*out = dflt;
+	if (!n || cJSON_IsNull(n))
+		return true;
+	int64_t v;
+	if (!cJSON_IsNumber(n) || !vf_json_number_is_i64(n, &v) || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
 static void str_to(char *dst, size_t n, const cJSON *o, const char *key)
 {
 	const char *s = o ? vf_json_get_str(o, key) : NULL;
@@ -52,9 +67,12 @@ static vf_status parse_ref(const cJSON *e, const char *what, size_t idx, struct 
 	str_to(r->catalog_id, sizeof r->catalog_id, m, "catalog_id");
 	r->params = num_or(m, "params", -1);
 	r->coeff = num_or(m, "coeff", 6);
-	r->layers = (int64_t)num_or(m, "layers", -1);
-	r->hidden = (int64_t)num_or(m, "hidden", -1);
-	r->seq = (int64_t)num_or(m, "seq", -1);
+	if (!int_in(m, "layers", 1, 100000, -1, &r->layers) ||
+	    !int_in(m, "hidden", 1, 1000000, -1, &r->hidden) ||
+	    !int_in(m, "seq", 1, 100000000, -1, &r->seq))
+		return vf_error_set(err, VF_ERR,
+				    "%s: %s.model: layers, hidden and seq must be whole numbers "
+				    "(1-1e5, 1-1e6, 1-1e8)", what, r->id);
 	r->extra_flops_per_sample = num_or(m, "extra_flops_per_sample", 0);
 	if (!(r->coeff > 0 && r->coeff <= 8))
 		return vf_error_set(err, VF_ERR, "%s: %s.model.coeff: expected 2, 4 or 6", what, r->id);
@@ -71,12 +89,14 @@ static vf_status parse_ref(const cJSON *e, const char *what, size_t idx, struct 
 
 	const cJSON *h = cJSON_GetObjectItemCaseSensitive(e, "hardware");
 	str_to(r->gpu, sizeof r->gpu, h, "gpu");
-	r->gpus = (int)num_or(h, "gpus", 0);
+	int64_t gpus;
+	if (!int_in(h, "gpus", 0, 100000, 0, &gpus))
+		return vf_error_set(err, VF_ERR, "%s: %s.hardware.gpus: expected a whole number 0-100000",
+				    what, r->id);
+	r->gpus = (int)gpus;
 	bool ga = false;
 	if (h && vf_json_get_bool(h, "gpu_assumed", &ga))
 		r->gpu_assumed = ga;
-	if (r->gpus < 0 || r->gpus > 100000)
-		return vf_error_set(err, VF_ERR, "%s: %s.hardware.gpus: expected 0-100000", what, r->id);
 
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(e, "published");
 	if (p && !cJSON_IsObject(p))

@@ -261,6 +261,15 @@ static void test_refs_bad_input(void)
 	CHECK(vf_refs_parse(j, "refs.json", &set, &err) == VF_ERR);
 	CHECK_CONTAINS(err.msg, "duplicate id x");
 	cJSON_Delete(j);
+	/* Found by fuzz-refs: a huge layer count once overflowed a cast. */
+	j = cJSON_Parse("{\"refs\": [{\"id\": \"x\", \"model\": {\"layers\": 5e78}}]}");
+	CHECK(vf_refs_parse(j, "refs.json", &set, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "x.model: layers");
+	cJSON_Delete(j);
+	j = cJSON_Parse("{\"refs\": [{\"id\": \"x\", \"model\": {}, \"hardware\": {\"gpus\": 1e30}}]}");
+	CHECK(vf_refs_parse(j, "refs.json", &set, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "x.hardware.gpus");
+	cJSON_Delete(j);
 	j = cJSON_Parse("{\"nope\": 1}");
 	CHECK(vf_refs_parse(j, "r.json", &set, &err) == VF_ERR);
 	CHECK_CONTAINS(err.msg, "r.json: field refs");

@@ -315,6 +315,16 @@ static vf_status read_llama_like(const cJSON *cfg, enum fam fam, const char *wha
 	READ(KEYS("vocab_size"), 1, vocab, VF_ARCH_F_VOCAB);
 	READ(KEYS("max_position_embeddings", "n_positions", "max_seq_len"), 1, max_positions,
 	     VF_ARCH_F_MAX_POSITIONS);
+	/* diffusers transformers (DiTs): heads x attention_head_dim */
+	int64_t ahd = 0;
+	TRY(get_int(cfg, "attention_head_dim", 1, &ahd, &f, what, err));
+	if (f && !(a->known & VF_ARCH_F_HEAD_DIM)) {
+		a->head_dim = ahd;
+		a->known |= VF_ARCH_F_HEAD_DIM;
+	}
+	if (f && !(a->known & VF_ARCH_F_HIDDEN) && (a->known & VF_ARCH_F_HEADS) &&
+	    !__builtin_mul_overflow(a->heads, ahd, &a->hidden))
+		a->known |= VF_ARCH_F_HIDDEN;
 	if ((a->known & VF_ARCH_F_HEADS) && !(a->known & VF_ARCH_F_KV_HEADS)) {
 		a->kv_heads = a->heads;
 		a->known |= VF_ARCH_F_KV_HEADS;
@@ -397,6 +407,8 @@ vf_status vf_arch_from_config(const cJSON *cfg, const char *what, struct vf_arch
 	const char *mt = vf_json_get_str(cfg, "model_type");
 	if (!mt)
 		mt = family_from_classes(cfg);
+	if (!mt) /* diffusers configs name their class */
+		mt = vf_json_get_str(cfg, "_class_name");
 	/* Multimodal wrappers (gemma3): the language model is text_config. */
 	const cJSON *text = cJSON_GetObjectItemCaseSensitive(cfg, "text_config");
 	const cJSON *src = cfg;
@@ -445,6 +457,12 @@ vf_status vf_arch_from_config(const cJSON *cfg, const char *what, struct vf_arch
 	}
 	if (st != VF_OK)
 		return st;
+	/* The known families without experts are dense. */
+	if (fam != FAM_GENERIC && !(a->known & VF_ARCH_F_EXPERTS)) {
+		a->experts = 0;
+		a->experts_per_token = 0;
+		a->known |= VF_ARCH_F_EXPERTS | VF_ARCH_F_EXPERTS_PER_TOKEN;
+	}
 	/* Multi-head attention unless the family said otherwise. */
 	if ((a->known & VF_ARCH_F_HEADS) && !(a->known & VF_ARCH_F_KV_HEADS)) {
 		a->kv_heads = a->heads;

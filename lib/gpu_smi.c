@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -506,6 +507,7 @@ vf_status vf__gpu_apply_visible(struct vf_gpu_set *s, const char *cvd, struct vf
 	free(s->gpus);
 	s->gpus = vis;
 	s->count = nvis;
+	s->alloc = total ? total : 1;
 	if (!*cvd)
 		vf_gpu_set_note(s, "CUDA_VISIBLE_DEVICES is empty: no GPU is visible");
 	else if (stopped || nvis < total)

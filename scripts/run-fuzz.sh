@@ -3,7 +3,7 @@
 # bounded time, seeded with its corpus (tests/fuzz/corpus/<name>/, real files).
 # Fails on any finding. New inputs go to a scratch copy, never the corpus.
 set -euo pipefail
-dir=${1:-build-fuzz}
+dir=$(cd "${1:-build-fuzz}" && pwd)  # absolute: the targets run from a scratch dir
 secs=${2:-20}
 root=$(cd "$(dirname "$0")/.." && pwd)
 shopt -s nullglob

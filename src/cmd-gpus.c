@@ -91,12 +91,13 @@ static int run(int argc, char **argv)
 		cJSON_Delete(root);
 		return VF_EXIT_OK;
 	}
-	static const char *const hdr[] = {"ID",        "NAME",  "MEMORY",      "CLASS",
-					  "BF16",      "FP16",  "FP32",        "BANDWIDTH",
-					  "LINK",      "CC",    "PRICE"};
+	static const char *const hdr[] = {"ID",           "NAME",         "MEMORY",
+					  "CLASS",        "BF16 TFLOP/s", "FP16 TFLOP/s",
+					  "FP32 TFLOP/s", "MEM GB/s",     "LINK GB/s",
+					  "CC",           "$/GPU-HOUR"};
 	struct vf_table t;
 	vf_table_init(&t, 11, hdr);
-	for (int c = 2; c <= 7; c++)
+	for (int c = 2; c <= 8; c++)
 		vf_table_set_right(&t, c, true);
 	vf_table_set_right(&t, 10, true);
 	for (size_t i = 0; i < n; i++) {
@@ -106,24 +107,25 @@ static int run(int argc, char **argv)
 		char mem[32], cls[16], bf[24], fp[24], f32[24], bw[24], link[64], price[24];
 		snprintf(mem, sizeof mem, "%lld MiB", (long long)g->memory_mib);
 		snprintf(cls, sizeof cls, "%d GB", g->nominal_gb);
-		num_cell(bf, sizeof bf, g->bf16_tflops, "%.0f TFLOP/s");
-		num_cell(fp, sizeof fp, g->fp16_tflops, "%.0f TFLOP/s");
-		num_cell(f32, sizeof f32, g->fp32_tflops, "%.1f TFLOP/s");
-		num_cell(bw, sizeof bw, g->bandwidth_gbs, "%.0f GB/s");
+		num_cell(bf, sizeof bf, g->bf16_tflops, "%.0f");
+		num_cell(fp, sizeof fp, g->fp16_tflops, "%.0f");
+		num_cell(f32, sizeof f32, g->fp32_tflops, "%.1f");
+		num_cell(bw, sizeof bw, g->bandwidth_gbs, "%.0f");
 		if (g->interconnect_gbs >= 0)
-			snprintf(link, sizeof link, "%s %.0f GB/s", g->nvlink ? "NVLink" : "PCIe",
-				 g->interconnect_gbs);
+			snprintf(link, sizeof link, "%.0f %s", g->interconnect_gbs,
+				 g->nvlink ? "NVLink" : "PCIe  ");
 		else
 			snprintf(link, sizeof link, "-");
-		num_cell(price, sizeof price, g->price_usd_hour, "$%.2f/h");
+		num_cell(price, sizeof price, g->price_usd_hour, "$%.2f");
 		char id[40];
 		snprintf(id, sizeof id, "%s%s", g->id, g->common ? " *" : "");
 		vf_table_addf(&t, id, g->name, mem, cls, bf, fp, f32, bw, link, g->cc, price);
 	}
 	vf_table_print(&t, stdout);
 	vf_table_release(&t);
-	printf("\n* listed by default in estimates. TFLOP/s dense (no sparsity); prices are\n"
-	       "indicative on-demand $/GPU-hour (sources and date in the catalog's \"source\").\n"
+	printf("\n* listed by default in estimates. TFLOP/s are dense (no sparsity), tensor cores\n"
+	       "for bf16/fp16; '-' is unknown or unsupported. Prices are indicative on-demand\n"
+	       "$ per GPU-hour (sources and dates: the catalog's \"source\" and \"price_sources\").\n"
 	       "Catalog: %s.\n",
 	       vf_gpu_catalog_origin());
 	return VF_EXIT_OK;

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "vramfit/gpu.h"
+#include "vramfit/json.h"
 #include "vramfit/profile.h"
 #include "vramfit/tier.h"
 
@@ -43,19 +44,10 @@ static cJSON *gpu_json(const struct vf_gpu *g)
 	cJSON_AddItemToObject(o, "uuid", str_or_null(g->uuid));
 	cJSON_AddItemToObject(o, "name", str_or_null(g->name));
 	cJSON_AddItemToObject(o, "catalog_id", str_or_null(g->catalog_id));
-	cJSON_AddItemToObject(o, "memory_total_mib",
-			      g->memory_total_mib >= 0
-				      ? cJSON_CreateNumber((double)g->memory_total_mib)
-				      : cJSON_CreateNull());
-	cJSON_AddItemToObject(o, "memory_used_mib",
-			      g->memory_used_mib >= 0 ? cJSON_CreateNumber((double)g->memory_used_mib)
-						      : cJSON_CreateNull());
-	cJSON_AddItemToObject(o, "memory_free_mib",
-			      g->memory_free_mib >= 0 ? cJSON_CreateNumber((double)g->memory_free_mib)
-						      : cJSON_CreateNull());
-	cJSON_AddItemToObject(o, "nominal_gb",
-			      g->nominal_gb > 0 ? cJSON_CreateNumber(g->nominal_gb)
-						: cJSON_CreateNull());
+	vf_json_add_i64_or_null(o, "memory_total_mib", g->memory_total_mib, g->memory_total_mib >= 0);
+	vf_json_add_i64_or_null(o, "memory_used_mib", g->memory_used_mib, g->memory_used_mib >= 0);
+	vf_json_add_i64_or_null(o, "memory_free_mib", g->memory_free_mib, g->memory_free_mib >= 0);
+	vf_json_add_i64_or_null(o, "nominal_gb", g->nominal_gb, g->nominal_gb > 0);
 	cJSON_AddItemToObject(o, "compute_capability", str_or_null(g->cc));
 	return o;
 }
@@ -212,7 +204,7 @@ static int run(int argc, char **argv)
 		st = vf_tier_decide(&set, trainer, mode, &tier, &err);
 		have_tier = st == VF_OK;
 	}
-	if (st == VF_EUSAGE) {
+	if (st == VF_EUSAGE || st == VF_ENOTFOUND) { /* bad --mode or --trainer: nothing to show */
 		rc = vf_cli_fail_err(&err);
 		goto out;
 	}

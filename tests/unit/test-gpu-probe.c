@@ -184,6 +184,17 @@ static void test_cuda_visible_devices(void)
 	CHECK_INT(s.nnotes, 1);
 	CHECK_CONTAINS(s.notes[0], "shows 1 of 4 GPUs");
 	CHECK_CONTAINS(s.notes[0], "'x'");
+	/* The set stays usable: add after filtering. */
+	struct vf_gpu g;
+	vf_gpu_init(&g);
+	for (int i = 0; i < 20; i++)
+		CHECK_INT(vf_gpu_set_add(&s, &g, &err), VF_OK);
+	CHECK_INT(s.count, 21);
+	vf_gpu_set_release(&s);
+	make_set(&s, 3);
+	vf__gpu_apply_visible(&s, "0,1,2", &err);
+	CHECK_INT(vf_gpu_set_add(&s, &g, &err), VF_OK);
+	CHECK_INT(s.count, 4);
 	vf_gpu_set_release(&s);
 	make_set(&s, 4);
 	vf__gpu_apply_visible(&s, "", &err);

@@ -334,12 +334,39 @@ static double segment_waste(double bytes)
 	if (bytes <= 0)
 		return 0;
 	if (bytes <= (double)MIB)
-		return 0; /* packed into shared 2 MiB segments */
-	if (bytes < 10.0 * MIB)
-		return 0.5 * (20.0 * MIB - bytes) / ((20.0 * MIB) / bytes); /* share of a 20 MiB segment */
+		return ceil(bytes / 512.0) * 512.0 - bytes; /* packed into shared 2 MiB segments */
+	if (bytes < 10.0 * MIB) {
+		/* k blocks per 20 MiB segment; the tail is shared among them */
+		double k = floor(20.0 * MIB / bytes);
+		return (20.0 * MIB - k * bytes) / k;
+	}
 	double seg = ceil(bytes / (2.0 * MIB)) * 2.0 * MIB;
 	return seg - bytes;
 }
+
+/* Fraction of a parameter copy lost to segment rounding: each matrix
+ * larger than 10 MiB gets a segment rounded up to 2 MiB (fp32 sizes). */
+static double param_rounding(const struct shape *s)
+{
+	double h = s->h;
+	double mats[5] = {h * s->hq, h * s->hkv, h * s->f, s->V * h, 0};
+	double n[5] = {2, 2, s->gated ? 3 : 2, s->tied ? 1 : 2, 0};
+	double waste = 0, size = 0;
+	for (int i = 0; i < 4; i++) {
+		double bytes = mats[i] * 4;
+		double per = n[i] * (i == 3 ? 1 : s->L + s->Ld);
+		waste += per * segment_waste(bytes);
+		size += per * bytes;
+	}
+	return size > 0 ? waste / size : 0;
+}
+
+/* Allocator fragmentation coefficients, fitted on the ground truth (README:
+ * "How the allocator reserve was fitted"). */
+#define FRAG_LAYER 2.0    /* x one layer's activations */
+#define FRAG_LOGITS 0.8   /* x lm_head output not refilled by states */
+#define FRAG_AUTOCAST 0.8 /* x autocast copies, optimizer-step peaks */
+#define FRAG_INFER 1.75   /* x inference working set + logits */
 
 /* ---- the estimate -------------------------------------------------------- */
 
@@ -506,25 +533,39 @@ static void finish_terms(struct vf_estimate *e, const struct live *pk, double re
 	e->dominant = best;
 }
 
+/* Step-time constants, fitted on the 27 H200 step times of the ground truth
+ * (README "vramfit estimate": coordinate search minimising median + 0.2 x
+ * max relative error). */
+#define U_MAX 0.61          /* matmul share of the dense bf16 rate, large GEMMs */
+#define U_HIDDEN 500.0      /* hidden size at which GEMMs reach half of U_MAX's shape */
+#define U_TOKENS 400.0      /* tokens per micro-batch at which they do */
+#define ACT_PASSES 9.0      /* activation bytes read/written by elementwise kernels */
+#define T_STEP 0.005        /* s per step: Python, loss, zero_grad, launch latency */
+#define T_LAYER 0.001       /* s per layer per training step (kernel launches) */
+#define T_LAYER_CKPT 0.002  /* s per checkpointed layer (recompute hooks) */
+#define T_TENSOR_LOOP 1e-4  /* s per parameter tensor of a for-loop optimizer */
+
 /* Step time. Matmul FLOPs (2 per multiply-add) of the forward: every
  * linear a token passes through, the lm_head, and attention (QK^T and PV;
  * causal kernels skip half). Backward = 2x forward for trainable weights,
  * 1x (input gradients only) for frozen ones; checkpointing adds a forward.
- * Time = FLOPs / (rate x u) + optimizer bytes / bandwidth + launches, with
- * the utilisation u fitted on the ground truth (README: vramfit estimate). */
+ *   time = FLOPs / (rate x u)                       matmuls
+ *        + ACT_PASSES x activation bytes / bandwidth   elementwise kernels
+ *        + optimizer state traffic / bandwidth        memory-bound update
+ *        + T_STEP + T_LAYER x layers (+ checkpoint, for-loop overheads)
+ *   u    = U_MAX x h/(h + U_HIDDEN) x N/(N + U_TOKENS)
+ * with N the tokens per micro-batch and h the hidden size. */
 static void step_time(const struct shape *s, const struct vf_setup *su, const struct dt *d,
 		      const struct vf_gpu_spec *gpu, double T, double opt_traffic,
-		      struct vf_estimate *e)
+		      double act_traffic, struct vf_estimate *e)
 {
 	double b = (double)su->batch, sq = (double)su->seq;
 	double tq = su->target_seq > 0 ? (double)su->target_seq : sq;
 	double N = b * sq;
 	double lin_f, attn_f, head_f;
 	if (s->fc == FC_T5) {
-		double enc = s->L > 0 ? s->linear * s->L / (s->L + 2 * s->Ld) : 0;
-		(void)enc;
 		/* encoder tokens through encoder layers, decoder tokens through
-		 * the decoder (cross-attention k/v over the encoder tokens) */
+		 * the decoder (self + cross attention: 1.5x an encoder layer) */
 		double per_enc = s->layer_linear;
 		lin_f = 2 * (N * per_enc * s->L + b * tq * per_enc * 1.5 * s->Ld);
 		attn_f = 4 * s->hq * (b * sq * sq * s->L + b * tq * (tq + sq) * s->Ld);
@@ -552,34 +593,33 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 	flops *= (double)su->grad_accum;
 	e->flops_per_step = flops;
 	double rate = gpu ? gpu->bf16_tflops : 989.5; /* H200 datasheet when no GPU */
-	if (su->precision == VF_PREC_FP32 && gpu && gpu->fp32_tflops > 0)
-		rate = gpu->fp32_tflops * 2; /* TF32 off by default: plain fp32 at ~2x CUDA-core rate */
-	else if (su->precision == VF_PREC_FP32)
-		rate = 134;
+	if (gpu && !(rate > 0) && gpu->fp16_tflops > 0)
+		rate = gpu->fp16_tflops; /* no bf16 tensor cores (V100, T4): fp16 */
+	if (su->precision == VF_PREC_FP32)
+		rate = gpu && gpu->fp32_tflops > 0 ? 2 * gpu->fp32_tflops : 134;
 	if (!(rate > 0)) {
 		e->assumed |= VF_ASSUME_GPU_RATE_UNKNOWN;
 		e->step_seconds = e->tokens_per_second = e->mfu = e->utilisation = -1;
 		e->optimizer_seconds = -1;
 		return;
 	}
-	/* Utilisation of the dense rate by a matmul-heavy step: rises with
-	 * the tokens per micro-batch and the hidden size (bigger GEMMs), fitted
-	 * on the 27 H200 measurements (README). */
-	double u = 0.62 * (N / (N + 1800.0)) * (s->h / (s->h + 700.0));
-	if (u < 0.02)
-		u = 0.02;
+	double u = U_MAX * (s->h / (s->h + U_HIDDEN)) * (N / (N + U_TOKENS));
 	double bw = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
 	double t_opt = opt_traffic / (0.8 * bw);
-	/* kernel launches: ~25 kernels per layer forward, 2x in backward, at
-	 * about 6 us each when the GPU is starved */
 	double layers = s->L + s->Ld;
-	double t_launch = layers * 25 * 6e-6 * (d->train ? 3 : 1) * (double)su->grad_accum;
+	double ga = (double)su->grad_accum;
+	double t_over = T_STEP + ga * layers * (d->train ? T_LAYER : T_LAYER / 3);
+	if (su->grad_ckpt && d->train)
+		t_over += ga * layers * T_LAYER_CKPT;
+	if (d->train && (su->optimizer == VF_OPT_ADAFACTOR || su->optimizer_impl == VF_OPTIMPL_FOR))
+		t_over += T_TENSOR_LOOP * layers * (s->fused_qkv ? 12 : 9);
+	double t_act = ga * ACT_PASSES * act_traffic / bw;
 	double t_mm = flops / (rate * 1e12 * u);
-	double t = t_mm + t_opt + t_launch;
+	double t = t_mm + t_act + t_opt + t_over;
 	e->utilisation = u;
 	e->optimizer_seconds = t_opt;
 	e->step_seconds = t;
-	e->tokens_per_second = b * sq * (double)su->grad_accum * su->gpus / t;
+	e->tokens_per_second = b * sq * ga * su->gpus / t;
 	e->mfu = flops / (t * rate * 1e12);
 }
 
@@ -749,6 +789,8 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	e->optimizer_temp_full = clamp64(OT);
 	e->autocast_cache_full = clamp64(AC);
 	e->logits_full = clamp64(logits_bwd);
+	e->layer_activations = clamp64(A_layer);
+	e->loss_transient = clamp64(Nout * s.V * d.C);
 	(void)W_full;
 
 	if (!d.train) {
@@ -783,10 +825,12 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		}
 		e->kv_cache_full = clamp64(kv);
 		e->activations_full = clamp64(work);
+		/* the layer working set and the logits are freed and re-requested
+		 * at other sizes as the cache grows (fitted, README) */
 		double reserved = best + segment_waste(kv / (2 * layers)) * 2 * layers +
-				  0.15 * work;
+				  param_rounding(&s) * W + FRAG_INFER * (work + Nout * s.V * d.C);
 		finish_terms(e, &ph[bi], reserved, (enum vf_phase)bi);
-		step_time(&s, su, &d, gpu, 0, 0, e);
+		step_time(&s, su, &d, gpu, 0, 0, 0, e);
 		return;
 	}
 
@@ -855,23 +899,42 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	}
 	e->activations_full = clamp64(held_acts + emb_out + final_norm);
 
-	/* ---- allocator: reserved at the peak ---- */
-	double reserved = best;
+	/* ---- allocator: reserved at the peak ----
+	 * (1) segment rounding of the parameter-sized tensors (weights,
+	 * gradients, states, temporaries) live at the peak;
+	 * (2) blocks cached from earlier in the step that the peak's requests
+	 * cannot use: a layer's working set (its activations, and as much
+	 * again in activation gradients during its backward), the lm_head
+	 * output freed before the fp32 loss backward unless the step-1
+	 * gradients/states filled its block, and before an optimizer-step
+	 * peak the autocast copies (half the size of the fp32 requests).
+	 * Coefficients fitted on the 27 H200 records (README). */
+	double lc = e->loss_transient;
+	double frag;
+	if (bi == VF_PHASE_OPTIMIZER)
+		frag = FRAG_LAYER * A_layer + FRAG_AUTOCAST * AC;
+	else {
+		double spare = lc - (G + S + OT);
+		frag = FRAG_LAYER * A_layer + FRAG_LOGITS * (spare > 0 ? spare : 0);
+	}
+	const struct live *pk = &ph[bi];
+	double reserved = best + param_rounding(&s) * (pk->w + pk->g + pk->o + pk->ot) + frag;
 	finish_terms(e, &ph[bi], reserved, (enum vf_phase)bi);
 
 	double opt_traffic = 0;
 	switch (su->optimizer) {
 	case VF_OPT_ADAMW:
-		/* read param, grad, m, v; write param, m, v; + foreach temp w/r */
-		opt_traffic = T * gb * (7 + (su->optimizer_impl == VF_OPTIMPL_FUSED ? 0 : 4));
+		/* read param, grad, m, v; write param, m, v; the foreach
+		 * temporary written and read twice */
+		opt_traffic = T * gb * 11;
 		break;
-	case VF_OPT_ADAMW8BIT: opt_traffic = T * (2 * gb + 4 + gb); break;
+	case VF_OPT_ADAMW8BIT: opt_traffic = T * (3 * gb + 4); break;
 	case VF_OPT_SGD: opt_traffic = T * gb * 5; break;
 	case VF_OPT_LION: opt_traffic = T * gb * 6; break;
 	case VF_OPT_ADAFACTOR: opt_traffic = T * gb * 10; break;
 	default: break;
 	}
-	step_time(&s, su, &d, gpu, T, opt_traffic, e);
+	step_time(&s, su, &d, gpu, T, opt_traffic, layers * A_layer + logits_bwd, e);
 }
 
 int64_t vf_estimate_max_batch(const struct vf_arch *arch, const struct vf_setup *setup,

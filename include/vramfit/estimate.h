@@ -92,6 +92,8 @@ struct vf_estimate {
 	int64_t activations_full;
 	int64_t logits_full;
 	int64_t kv_cache_full;
+	int64_t layer_activations; /* one layer's saved activations (recompute working set) */
+	int64_t loss_transient;    /* logits in the compute dtype, freed before the loss backward */
 
 	enum vf_phase peak_phase;  /* where the peak happened */
 	enum vf_term dominant;     /* the largest term at the peak */

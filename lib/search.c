@@ -4,7 +4,10 @@
  *
  * Loop order: GPU count, sharding, precision, optimizer, quantization, LoRA
  * rank, checkpointing, then the micro-batch innermost and ascending, so the
- * batch-monotonicity pruning is a `break`. Nothing is allocated per
+ * pruning is a `break`: once the floor (context + peak allocated, which
+ * never decreases with the micro-batch) is over the limit, no larger
+ * micro-batch can fit. The reserved peak itself is not monotone in the
+ * batch (the allocator model's cached blocks), so it is not used to prune. Nothing is allocated per
  * configuration: the top-K list is allocated once. */
 #include "vramfit/search.h"
 
@@ -77,6 +80,7 @@ void vf_search_eval(const struct vf_arch *arch, const struct vf_setup *s,
 	out->gpu_bytes = vf_estimate_gpu_bytes(gpu);
 	out->limit_bytes = (int64_t)((1.0 - margin) * (double)out->gpu_bytes); /* bytes */
 	out->peak_bytes = e.peak_bytes;
+	out->floor_bytes = e.peak_allocated_bytes + e.context_bytes; /* <= peak_bytes */
 	out->fits = e.peak_bytes <= out->limit_bytes;
 	out->dominant = e.dominant;
 	out->tokens_per_step = e.tokens_per_step;
@@ -441,9 +445,10 @@ vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start
 										out->have_smallest = true;
 									}
 									if (!r.fits) {
-										if (opts->exhaustive)
-											continue;
-										break; /* larger b: larger peak */
+										if (!opts->exhaustive &&
+										    r.floor_bytes > r.limit_bytes)
+											break; /* larger b: larger floor */
+										continue;
 									}
 									out->fitting++;
 									r.changes = count_changes(st, &s);

@@ -6,10 +6,11 @@
  * communication (runcost.h); the best configurations that fit a GPU with a
  * safety margin, best first.
  *
- * Pruning is exact: the estimator's peak never decreases with the
- * micro-batch when every other knob is held (tests/unit/test-search.c
- * checks it and that a pruned search returns what an exhaustive one does),
- * so once micro-batch b does not fit, larger ones are not evaluated. */
+ * Pruning is exact: the estimator's allocated peak plus the CUDA context is
+ * a floor under its predicted peak and never decreases with the micro-batch
+ * when every other knob is held (tests/unit/test-search.c checks both and
+ * that a pruned search returns what an exhaustive one does), so once that
+ * floor is over the limit at micro-batch b, larger ones are not evaluated. */
 #ifndef VRAMFIT_SEARCH_H
 #define VRAMFIT_SEARCH_H
 
@@ -77,6 +78,7 @@ struct vf_search_result {
 	struct vf_setup setup;
 	bool fits;               /* peak_bytes <= (1 - margin) x GPU memory */
 	int64_t peak_bytes;      /* per GPU */
+	int64_t floor_bytes;     /* context + peak allocated: <= peak_bytes, monotone in batch */
 	int64_t limit_bytes;     /* (1 - margin) x GPU memory */
 	int64_t gpu_bytes;       /* the GPU's memory */
 	enum vf_term dominant;   /* largest term at the peak */

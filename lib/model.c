@@ -442,7 +442,8 @@ static vf_status adapter_from_tensors(struct vf_model *m, const struct headers *
 	}
 	if (any) {
 		m->has_adapter = true;
-		qsort(m->adapter.targets, m->adapter.ntargets, sizeof(char *), cmp_cstr);
+		if (m->adapter.ntargets > 1)
+			qsort(m->adapter.targets, m->adapter.ntargets, sizeof(char *), cmp_cstr);
 		m->adapter.params = m->params;
 	}
 	return VF_OK;
@@ -504,11 +505,16 @@ static vf_status settle_arch(struct vf_model *m, const char *config, struct head
 			     struct vf_error *err)
 {
 	if (config) {
+		/* a config.json that is not a transformer's (a VAE's, a
+		 * scheduler's) leaves the architecture to the tensors */
 		vf_status st = read_config(config, &m->arch, err);
-		if (st != VF_OK)
+		if (st == VF_OK) {
+			m->has_arch = true;
+			return VF_OK;
+		}
+		if (st != VF_ENOTFOUND)
 			return st;
-		m->has_arch = true;
-		return VF_OK;
+		vf_error_clear(err);
 	}
 	if (m->metadata && arch_from_metadata(m->metadata, &m->arch)) {
 		m->has_arch = true;
@@ -594,7 +600,9 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 		map[nmap].tensor = e->string;
 		map[nmap].file = f;
 		nmap++;
-		shards[nshards++] = (char *)f;
+		/* maps list a shard's tensors together: skip repeats cheaply */
+		if (nshards == 0 || strcmp(shards[nshards - 1], f) != 0)
+			shards[nshards++] = (char *)f;
 	}
 	qsort(map, nmap, sizeof *map, cmp_map);
 	for (size_t i = 1; i < nmap; i++)
@@ -737,7 +745,7 @@ static vf_status list_dir(const char *dir, struct listing *l, struct vf_error *e
 		l->n++;
 	}
 	closedir(d);
-	if (st == VF_OK)
+	if (st == VF_OK && l->n > 1)
 		qsort(l->names, l->n, sizeof *l->names, cmp_cstr);
 	return st;
 }
@@ -758,7 +766,7 @@ static vf_status entry_stat(const char *dir, const char *name, struct stat *sb,
 
 static bool in_listing(const struct listing *l, const char *name)
 {
-	return bsearch(&name, l->names, l->n, sizeof *l->names, cmp_cstr) != NULL;
+	return l->n && bsearch(&name, l->names, l->n, sizeof *l->names, cmp_cstr) != NULL;
 }
 
 static vf_status load_adapter(struct vf_model *m, const char *dir, struct vf_error *err)
@@ -805,7 +813,9 @@ static vf_status load_adapter(struct vf_model *m, const char *dir, struct vf_err
 					break;
 				}
 			}
-			qsort(m->adapter.targets, m->adapter.ntargets, sizeof(char *), cmp_cstr);
+			if (m->adapter.ntargets > 1)
+				qsort(m->adapter.targets, m->adapter.ntargets, sizeof(char *),
+				      cmp_cstr);
 		} else if (st == VF_OK && tm && !cJSON_IsNull(tm)) {
 			st = vf_error_set(err, VF_ERR,
 					  "%s: field target_modules: expected a list or a string",
@@ -1036,6 +1046,13 @@ vf_status vf_model_load(const char *id_or_path, struct vf_model **out, struct vf
 		free(dir);
 	} else if (ends_with(id_or_path, ".json")) {
 		st = load_config_file(id_or_path, m, err);
+	} else if (ends_with(id_or_path, ".bin") || ends_with(id_or_path, ".pt") ||
+		   ends_with(id_or_path, ".pth") || ends_with(id_or_path, ".ckpt") ||
+		   ends_with(id_or_path, ".gguf")) {
+		st = vf_error_set(err, VF_ERR,
+				  "%s: not a safetensors file (pickle and GGUF checkpoints are not "
+				  "read; give its config.json or a catalog id)",
+				  id_or_path);
 	} else {
 		snprintf(m->format, sizeof m->format, "safetensors");
 		struct headers h = {0};

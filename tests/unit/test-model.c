@@ -362,6 +362,7 @@ static void test_dirs(void)
 		 NULL);
 	write_st(tmp("diff/vae/diffusion_pytorch_model.safetensors"), "decoder.conv.weight:100",
 		 NULL);
+	write_text(tmp("diff/vae/config.json"), "{\"_class_name\":\"AutoencoderKL\",\"in_channels\":3}");
 	m = load_ok(tmp("diff"));
 	if (m) {
 		CHECK_STR(m->format, "diffusers");
@@ -376,6 +377,8 @@ static void test_dirs(void)
 		CHECK_INT(m->components[0]->groups.attention, 512);
 		CHECK_STR(m->components[1]->name, "vae");
 		CHECK_INT(m->components[1]->params, 100);
+		CHECK_STR(m->components[1]->format, "hf-dir");
+		CHECK_STR(m->components[1]->arch.source, "tensors");
 		cJSON *j = vf_model_to_json(m);
 		CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "components")), 2);
 		cJSON_Delete(j);
@@ -398,6 +401,9 @@ static void test_dirs(void)
 	}
 	vf_model_free(m);
 
+	/* pickles are not read */
+	write_text(tmp("pytorch_model.bin"), "PK");
+	load_bad(tmp("pytorch_model.bin"), "pytorch_model.bin: not a safetensors file");
 	/* nothing to read; several files without an index; a missing adapter */
 	CHECK(mkdir(tmp("empty"), 0755) == 0);
 	load_bad(tmp("empty"), "no model files");
@@ -408,6 +414,11 @@ static void test_dirs(void)
 	CHECK(mkdir(tmp("peft"), 0755) == 0);
 	write_text(tmp("peft/adapter_config.json"), "{\"r\":4,\"lora_alpha\":8}");
 	load_bad(tmp("peft"), "adapter_model.safetensors is missing");
+	/* a config.json with a wrong-typed field is an error, not a fallback */
+	CHECK(mkdir(tmp("badcfg"), 0755) == 0);
+	write_st(tmp("badcfg/model.safetensors"), "x:4", NULL);
+	write_text(tmp("badcfg/config.json"), "{\"model_type\":\"llama\",\"hidden_size\":\"x\"}");
+	load_bad(tmp("badcfg"), "badcfg/config.json: field hidden_size: expected an integer");
 	write_text(tmp("peft/adapter_config.json"), "{\"r\":\"four\"}");
 	load_bad(tmp("peft"), "adapter_config.json: field r: expected an integer");
 	/* a bad shard inside a directory names the shard */

@@ -249,6 +249,16 @@ static double time_key(const struct vf_search_result *r)
 	return r->step_seconds > 0 ? r->step_seconds : INFINITY;
 }
 
+/* Step times within VF_SEARCH_TIE (0.5%) of each other rank as equal (then
+ * the fewer and milder changes win): buckets of a log scale keep the order
+ * transitive. */
+double vf_search_time_bucket(double step_seconds)
+{
+	if (!(step_seconds > 0))
+		return INFINITY;
+	return floor(log(step_seconds) / log1p(VF_SEARCH_TIE));
+}
+
 /* < 0 when a ranks before b. */
 static int compare(const struct vf_search_result *a, const struct vf_search_result *b,
 		   enum vf_search_sort sort)
@@ -270,14 +280,17 @@ static int compare(const struct vf_search_result *a, const struct vf_search_resu
 		kb = time_key(b);
 		break;
 	default:
-		ka = time_key(a);
-		kb = time_key(b);
+		ka = vf_search_time_bucket(a->step_seconds);
+		kb = vf_search_time_bucket(b->step_seconds);
 		break;
 	}
 	if (ka != kb)
 		return ka < kb ? -1 : 1;
 	if (time_key(a) != time_key(b))
 		return time_key(a) < time_key(b) ? -1 : 1;
+	/* equally good: the fewer and milder changes first */
+	if (a->invasiveness != b->invasiveness)
+		return a->invasiveness < b->invasiveness ? -1 : 1;
 	if (a->peak_bytes != b->peak_bytes)
 		return a->peak_bytes < b->peak_bytes ? -1 : 1;
 	return 0;

@@ -625,11 +625,13 @@ static int hit_cmp(const void *x, const void *y)
 		ka = (double)a->r.peak_bytes;
 		kb = (double)b->r.peak_bytes;
 	} else {
-		ka = a->r.step_seconds > 0 ? a->r.step_seconds : INFINITY;
-		kb = b->r.step_seconds > 0 ? b->r.step_seconds : INFINITY;
+		ka = vf_search_time_bucket(a->r.step_seconds);
+		kb = vf_search_time_bucket(b->r.step_seconds);
 	}
 	if (ka != kb)
 		return ka < kb ? -1 : 1;
+	if (a->r.invasiveness != b->r.invasiveness)
+		return a->r.invasiveness < b->r.invasiveness ? -1 : 1;
 	return a->r.peak_bytes < b->r.peak_bytes ? -1 : a->r.peak_bytes > b->r.peak_bytes;
 }
 

@@ -54,7 +54,7 @@ const char *vf_knob_name(enum vf_knob k);
 vf_status vf_knobs_parse(const char *list, unsigned *bits, struct vf_error *err);
 
 enum vf_search_sort {
-	VF_SORT_TIME,    /* shortest optimizer step (same work per step) */
+	VF_SORT_TIME,    /* shortest optimizer step (same work per step), within VF_SEARCH_TIE */
 	VF_SORT_COST,    /* cheapest step: step time x GPUs x $/GPU-hour */
 	VF_SORT_VRAM,    /* smallest peak */
 	VF_SORT_CHANGES, /* least invasive changes from the start (sharding, checkpointing,
@@ -73,6 +73,12 @@ struct vf_search_opts {
 };
 
 void vf_search_opts_defaults(struct vf_search_opts *o);
+
+/* Sorting by time: step times within VF_SEARCH_TIE of each other rank as
+ * equal, then the fewer and milder changes from the start come first, then
+ * the exact time. vf_search_time_bucket() is that rank (a log-scale bucket). */
+#define VF_SEARCH_TIE 0.005
+double vf_search_time_bucket(double step_seconds);
 
 struct vf_search_result {
 	struct vf_setup setup;

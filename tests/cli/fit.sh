@@ -44,7 +44,7 @@ run fit llama2-7b --mode full --search --gpu rtx-4090:4 --json
 expect_rc 0
 expect_json 'len(j["results"]) > 0 and all(r["fits"] for r in j["results"])'
 expect_json 'all(r["peak_bytes"] < 0.9 * 24 * 1024**3 for r in j["results"])'
-expect_json '(lambda s: s == sorted(s))([r["step_seconds"] for r in j["results"]])'
+expect_json '(lambda s: all(b * 1.01 >= a for a, b in zip(s, s[1:])))([r["step_seconds"] for r in j["results"]])'
 expect_json 'j["search"]["evaluated"] > 0 and j["search"]["seconds"] >= 0 and j["search"]["space"] >= j["search"]["evaluated"] - 1'
 expect_json 'all("setup" in r and "changes" in r and r["gpu"] == "rtx-4090" for r in j["results"])'
 expect_json 'all(r["setup"]["batch"] * r["setup"]["grad_accum"] * r["setup"]["gpus"] == 4 for r in j["results"])'

@@ -149,8 +149,8 @@ static void test_search_rtx4090x4(void)
 		CHECK(x->fits);
 		CHECK(x->peak_bytes < (int64_t)(0.9 * 24564.0 * 1024 * 1024));
 		CHECK(x->setup.batch * x->setup.grad_accum * x->setup.gpus == r.effective_batch);
-		if (i)
-			CHECK(x->step_seconds >= r.results[i - 1].step_seconds);
+		if (i) /* fastest first, to within the tie tolerance */
+			CHECK(x->step_seconds * (1 + 2 * VF_SEARCH_TIE) >= r.results[i - 1].step_seconds);
 		/* The estimator agrees with what the search reports. */
 		struct vf_estimate e;
 		vf_estimate_run(a, &x->setup, g, &e);

@@ -23,6 +23,9 @@
  * the fit search. */
 #include "vramfit/estimate.h"
 
+#include "vramfit/json.h"
+#include "vramfit/models.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,7 +56,8 @@ struct shape {
 	double heads;
 	double L, Ld;             /* (encoder) layers, decoder layers (T5) */
 	double experts, topk;     /* MoE; 0 = dense */
-	bool gated, tied, layer_norm, fused_qkv, rotary, parallel;
+	bool gated, tied, layer_norm, fused_qkv, fused_gate_up, rotary, parallel, qk_norm;
+	double softcap_logits;    /* gemma2: tanh soft-capping of the logits */
 	double dropout;           /* hidden/attention dropout probability in training */
 	int norms_per_layer;
 	/* parameters */
@@ -113,6 +117,9 @@ static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 	s->layer_norm = a->layer_norm || s->fc == FC_GPT2 || s->fc == FC_NEOX || s->fc == FC_FALCON;
 	s->fused_qkv = s->fc == FC_GPT2 || s->fc == FC_NEOX || s->fc == FC_FALCON || s->fc == FC_PHI3;
 	s->rotary = !(s->fc == FC_GPT2 || s->fc == FC_T5);
+	s->fused_gate_up = s->fc == FC_PHI3;
+	s->qk_norm = a->qk_norm;
+	s->softcap_logits = fam_is(fam, "gemma2") ? 1 : 0;
 	s->parallel = a->parallel_attn;
 	s->norms_per_layer = a->norms_per_layer > 0 ? a->norms_per_layer : 2;
 	/* Configuration defaults of transformers: GPT2Config resid/embd/attn
@@ -272,6 +279,8 @@ static double layer_bytes(const struct shape *s, const struct dt *d)
 	else
 		total += C * (hq + 2 * hkv);                     /* rotated q, k and v kept by sdpa */
 	total += C * hq;                                         /* sdpa output (its backward needs it) */
+	if (s->qk_norm)
+		total += 4 * (hq + hkv) + (d->full ? 2 * (hq + hkv) : 0); /* q/k RMSNorm fp32 copies */
 	total += 4 * s->heads / 64;                              /* logsumexp, fp32 per head (tiny) */
 	total += lin_in(d, hq, C, 1, nl_o);                      /* o_proj input (contiguous copy) */
 	if (s->dropout > 0)
@@ -282,7 +291,13 @@ static double layer_bytes(const struct shape *s, const struct dt *d)
 		total += norm_bytes(s, d, &xb);                  /* post-attention norm */
 	else
 		total += s->layer_norm ? 4 * h * (d->R < 4 ? 1 : 0) : 0; /* 2nd LN of the same x */
-	total += lin_in(d, h, xb, s->gated ? 2 : 1, nl_in);      /* gate/up (fc) inputs */
+	/* post-attention / post-FFN norms (gemma2/3: four per layer) */
+	for (int k = 2; k < s->norms_per_layer; k++) {
+		double ob;
+		total += norm_bytes(s, d, &ob);
+	}
+	double mlp_total = total;
+	total += lin_in(d, h, xb, s->gated && !s->fused_gate_up ? 2 : 1, nl_in); /* gate/up (fc) inputs */
 	double ab = C;                                           /* act output width */
 	switch (s->act) {
 	case ACT_NATIVE:
@@ -309,6 +324,12 @@ static double layer_bytes(const struct shape *s, const struct dt *d)
 	total += lin_in(d, f, s->gated ? (ab > C ? ab : C) : ab, 1, nl_down); /* down input */
 	if (s->dropout > 0)
 		total += h;                                      /* dropout mask */
+	if (s->experts > 0) {
+		/* MoE: each token runs through topk experts; the router's
+		 * logits and softmax (fp32) are small */
+		double mlp = total - mlp_total;
+		total = mlp_total + mlp * s->topk + 8 * s->experts;
+	}
 	return total;
 }
 
@@ -411,7 +432,8 @@ bool vf_estimate_fits(const struct vf_estimate *e, const struct vf_gpu_spec *gpu
 	return vram > 0 && room >= 0;
 }
 
-static const char *const phase_names[] = {"forward", "loss", "backward", "optimizer"};
+static const char *const phase_names[] = {"forward",   "loss",       "backward",
+					   "optimizer", "validation", "text-encoder"};
 static const char *const term_names[] = {"weights",        "gradients",   "optimizer",
 					  "optimizer_temp", "autocast_cache", "activations",
 					  "logits",         "kv_cache",    "context",
@@ -734,8 +756,11 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	/* ---- activations ---- */
 	double per_layer_tok = d.train ? layer_bytes(&s, &d) : 0;
 	double scores = 0; /* eager attention's s^2 tensors per layer */
-	if (su->attention == VF_ATTN_EAGER || s.fc == FC_T5)
+	if (su->attention == VF_ATTN_EAGER || s.fc == FC_T5) {
 		scores = b * s.heads * sq * sq * score_bytes(&s, &d);
+		if (d.train)
+			scores += N * 2 * d.C * (s.hq - s.hkv); /* repeat_kv: k and v expanded to all heads */
+	}
 	double A_layer = N * per_layer_tok + scores;     /* one layer, all its saved tensors */
 	double ckpt_in = N * d.R * s.h;                   /* a checkpointed layer's input */
 	double emb_out = N * s.h * d.R + (s.dropout > 0 ? N * s.h : 0);
@@ -772,6 +797,10 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	if (d.C == 4)
 		logits_fwd = Nout * s.V * 8;
 	double logits_bwd = Nout * s.V * 12;
+	if (s.softcap_logits > 0) {
+		logits_fwd += Nout * s.V * d.C * 2; /* logits/cap and tanh output (kept) */
+		logits_bwd += Nout * s.V * d.C;
+	}
 
 	struct live ph[VF_PHASE_COUNT];
 	memset(ph, 0, sizeof ph);
@@ -839,19 +868,33 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	 * None after zero_grad(set_to_none=True) until the backward. */
 	double held_acts = su->grad_ckpt ? layers * ckpt_in : A_all;
 	/* forward end / loss forward: everything saved plus the loss tensors */
+	/* with checkpointing the autocast cache (leaf weights, full
+	 * fine-tuning) lives until the forward leaves autocast, before the
+	 * backward; frozen weights' copies are then made per layer only */
+	double AC_fwd = AC, AC_bwd = AC;
+	if (su->grad_ckpt) {
+		AC_bwd = 0;
+		if (!d.full)
+			AC_fwd = AC / (layers > 0 ? layers : 1);
+	}
 	struct live *lf = &ph[VF_PHASE_LOSS];
 	lf->w = W;
 	lf->o = S;
-	lf->ac = AC;
 	lf->act = held_acts + emb_out + final_norm + dequant;
-	lf->lg = logits_fwd > logits_bwd ? logits_fwd : logits_bwd;
+	if (AC_fwd + logits_fwd > AC_bwd + logits_bwd) {
+		lf->ac = AC_fwd;
+		lf->lg = logits_fwd;
+	} else {
+		lf->ac = AC_bwd;
+		lf->lg = logits_bwd;
+	}
 	/* the lm_head weight gradient appears as the logits' gradient is
 	 * consumed (full fine-tuning) */
 	/* forward, checkpointed: one layer's activations live while it runs */
 	struct live *fw = &ph[VF_PHASE_FORWARD];
 	fw->w = W;
 	fw->o = S;
-	fw->ac = AC;
+	fw->ac = AC_fwd;
 	fw->act = held_acts + emb_out + (su->grad_ckpt ? A_layer : 0) + dequant;
 	/* backward: with checkpointing the last layer is recomputed (its
 	 * activations and, under autocast, its weights' bf16 copies) while
@@ -1044,4 +1087,414 @@ cJSON *vf_estimate_time_json(const struct vf_estimate *e)
 		cJSON_AddNullToObject(o, "mfu");
 	}
 	return o;
+}
+
+/* ---- video diffusion transformers (LTX-2) --------------------------------- */
+
+vf_status vf_dit_from_json(const cJSON *entry, const char *what, struct vf_dit *d,
+			   struct vf_error *err)
+{
+	memset(d, 0, sizeof *d);
+	const cJSON *dit = cJSON_GetObjectItemCaseSensitive(entry, "dit");
+	if (!cJSON_IsObject(dit))
+		return vf_error_set(err, VF_ERR, "%s: field dit: expected an object", what);
+	struct {
+		const char *key;
+		int64_t *out;
+		bool required;
+	} f[] = {
+		{"layers", &d->layers, true},
+		{"video_hidden", &d->video_hidden, true},
+		{"video_heads", &d->video_heads, true},
+		{"video_ffn", &d->video_ffn, true},
+		{"audio_hidden", &d->audio_hidden, false},
+		{"audio_heads", &d->audio_heads, false},
+		{"audio_ffn", &d->audio_ffn, false},
+		{"text_tokens", &d->text_tokens, false},
+		{"text_dim", &d->text_dim, false},
+		{"latent_channels", &d->latent_channels, false},
+		{"vae_params", &d->vae_params, false},
+		{"vae_decoder_channels", &d->vae_decoder_channels, false},
+	};
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(dit, f[i].key);
+		if (!v) {
+			if (f[i].required)
+				return vf_error_set(err, VF_ERR, "%s: field dit.%s: required", what, f[i].key);
+			continue;
+		}
+		if (!vf_json_number_is_i64(v, f[i].out) || *f[i].out < 0 || *f[i].out > (1ll << 40))
+			return vf_error_set(err, VF_ERR, "%s: field dit.%s: expected a whole number >= 0",
+					    what, f[i].key);
+	}
+	if (d->layers < 1 || d->video_hidden < 1 || d->video_heads < 1)
+		return vf_error_set(err, VF_ERR, "%s: field dit: layers, video_hidden and video_heads must be >= 1",
+				    what);
+	int64_t sc = 32, tc = 8;
+	vf_json_get_i64(dit, "spatial_compression", &sc);
+	vf_json_get_i64(dit, "temporal_compression", &tc);
+	if (sc < 1 || sc > 1024 || tc < 1 || tc > 1024)
+		return vf_error_set(err, VF_ERR, "%s: field dit.spatial/temporal_compression: expected 1..1024",
+				    what);
+	d->spatial_compression = (int)sc;
+	d->temporal_compression = (int)tc;
+	d->fps = 24;
+	d->audio_tokens_per_second = 25;
+	vf_json_get_double(dit, "fps", &d->fps);
+	vf_json_get_double(dit, "audio_tokens_per_second", &d->audio_tokens_per_second);
+	if (!(d->fps > 0) || d->audio_tokens_per_second < 0)
+		return vf_error_set(err, VF_ERR, "%s: field dit.fps: expected a positive number", what);
+	if (!d->text_dim)
+		d->text_dim = d->video_hidden;
+	if (!d->vae_decoder_channels)
+		d->vae_decoder_channels = 128;
+	int64_t p = -1;
+	if (!vf_json_get_i64(entry, "params", &p) || p <= 0)
+		return vf_error_set(err, VF_ERR, "%s: field params: expected the transformer's parameters", what);
+	d->params = p;
+	const cJSON *te = cJSON_GetObjectItemCaseSensitive(entry, "text_encoder");
+	if (cJSON_IsObject(te)) {
+		vf_json_get_i64(te, "params", &d->text_encoder_params);
+		vf_json_get_i64(te, "embedding_params", &d->text_encoder_embedding);
+		if (d->text_encoder_params < 0 || d->text_encoder_embedding < 0 ||
+		    d->text_encoder_embedding > d->text_encoder_params)
+			return vf_error_set(err, VF_ERR, "%s: field text_encoder: bad parameter counts", what);
+	}
+	return VF_OK;
+}
+
+int64_t vf_dit_video_tokens(const struct vf_dit *d, int width, int height, int frames)
+{
+	if (width <= 0 || height <= 0 || frames <= 0)
+		return 0;
+	int64_t sc = d->spatial_compression > 0 ? d->spatial_compression : 32;
+	int64_t tc = d->temporal_compression > 0 ? d->temporal_compression : 8;
+	int64_t w = (width + sc - 1) / sc, h = (height + sc - 1) / sc;
+	int64_t t = 1 + (frames - 1 + tc - 1) / tc; /* the first frame, then tc frames per latent */
+	return w * h * t;
+}
+
+int64_t vf_dit_audio_tokens(const struct vf_dit *d, int frames)
+{
+	if (frames <= 0 || d->audio_hidden <= 0 || !(d->fps > 0))
+		return 0;
+	return (int64_t)ceil((double)frames / d->fps * d->audio_tokens_per_second);
+}
+
+/* LoRA parameters per block: r x (in + out) of each targeted projection in
+ * the six attentions of a block (video self, video<-text, audio self,
+ * audio<-text, video<-audio, audio<-video). */
+static double dit_lora_per_rank(const struct vf_dit *d, unsigned t)
+{
+	double hv = (double)d->video_hidden, ha = (double)d->audio_hidden, td = (double)d->text_dim;
+	struct {
+		double q_dim, kv_dim;
+	} attn[6] = {{hv, hv}, {hv, td}, {ha, ha}, {ha, td}, {hv, ha}, {ha, hv}};
+	double per = 0;
+	for (int i = 0; i < 6; i++) {
+		double q = attn[i].q_dim, kv = attn[i].kv_dim;
+		if (q <= 0)
+			continue;
+		if (t & VF_LORA_Q)
+			per += q + q;
+		if (t & VF_LORA_K)
+			per += kv + q;
+		if (t & VF_LORA_V)
+			per += kv + q;
+		if (t & VF_LORA_O)
+			per += q + q;
+	}
+	return per * (double)d->layers;
+}
+
+/* Saved bytes per token of one DiT block stream of width h (bf16, frozen
+ * base, LoRA on the attention projections): per sub-layer (self
+ * attention, text cross-attention, cross-stream attention, FFN) the
+ * AdaLN norm's fp32 copy (4h) and modulated bf16 output (2h); per
+ * self-attention q, k, v and output kept by the kernel (8h) and the fp32
+ * copies of the q/k RMSNorm (8h); per cross-attention q and output (4h)
+ * and the q norm copy (4h); each adapter's bf16 input (2h); the FFN's
+ * GELU input (2 x ffn). */
+static double dit_stream_bytes(double h, double ffn, double nlora)
+{
+	double norms = 4 * (4 + 2) * h;
+	double self = 8 * h + 8 * h;
+	double cross = 2 * (4 * h + 4 * h);
+	double lora = nlora * 2 * h * 3; /* the adapters of the three attentions */
+	return norms + self + cross + lora + 2 * ffn;
+}
+
+void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
+		     const struct vf_gpu_spec *gpu, struct vf_estimate *e)
+{
+	memset(e, 0, sizeof *e);
+	double b = (double)(su->batch > 0 ? su->batch : 1);
+	int vw = su->video_width > 0 ? su->video_width : 768;
+	int vh = su->video_height > 0 ? su->video_height : 512;
+	int vf = su->video_frames > 0 ? su->video_frames : 121;
+	double Nv = b * (double)vf_dit_video_tokens(dt, vw, vh, vf);
+	double Na = su->audio ? b * (double)vf_dit_audio_tokens(dt, vf) : 0;
+	double hv = (double)dt->video_hidden, ha = (double)dt->audio_hidden;
+	double L = (double)dt->layers;
+	double P = (double)dt->params;
+	bool train = su->mode != VF_MODE_INFER;
+	bool full = su->mode == VF_MODE_FULL;
+	double pb = su->precision == VF_PREC_BF16 || su->precision == VF_PREC_FP16 || !train ? 2 : 4;
+	double ngpu = su->gpus > 0 ? su->gpus : 1;
+	if (su->context_bytes < 0)
+		e->assumed |= VF_ASSUME_CONTEXT_DEFAULT;
+	if (!gpu)
+		e->assumed |= VF_ASSUME_NO_GPU;
+	e->context_bytes = su->context_bytes >= 0 ? su->context_bytes : vf_estimate_default_context(gpu);
+
+	/* parameters: the linear matrices are all but ~2% (norms, AdaLN tables,
+	 * patch embeddings, which quantizers leave in bf16) */
+	double linear = 0.98 * P;
+	double lora = su->mode == VF_MODE_LORA ? su->lora_rank * dit_lora_per_rank(dt, su->lora_targets) : 0;
+	double T = full ? P : lora;
+	e->params = clamp64(P);
+	e->trainable_params = clamp64(T);
+	e->tokens_per_step = clamp64((Nv + Na) * (double)su->grad_accum * ngpu);
+
+	double qb = quant_bytes(su->quant, pb);
+	double W = linear * qb + (P - linear) * pb + lora * 4;            /* bytes */
+	double gb = full ? pb : 4;
+	double G = train ? T * gb : 0;                                      /* gradients */
+	double S = 0, OT = 0;
+	if (train) {
+		struct shape none;
+		memset(&none, 0, sizeof none);
+		none.h = hv;
+		none.f = (double)dt->video_ffn;
+		none.linear = linear;
+		S = state_bytes(su, &none, T, gb, !full);                   /* optimizer states */
+		if ((su->optimizer == VF_OPT_ADAMW || su->optimizer == VF_OPT_LION) &&
+		    su->optimizer_impl == VF_OPTIMPL_FOREACH)
+			OT = T * gb;                                        /* foreach temporary */
+	}
+	if (ngpu > 1 && (su->shard == VF_SHARD_FSDP || su->shard == VF_SHARD_ZERO3)) {
+		W /= ngpu;
+		G /= ngpu;
+		S /= ngpu;
+		OT /= ngpu;
+		W += 2 * (linear / L) * pb;                                 /* gathered block */
+	}
+	/* quanto dequantizes one linear at a time to bf16 */
+	double dequant = su->quant != VF_QUANT_NONE ? 2 * hv * (double)dt->video_ffn : 0;
+	double AC = train ? 2 * lora : 0;                                   /* adapters' bf16 copies */
+
+	/* activations */
+	double nl = popcount(su->lora_targets & (VF_LORA_Q | VF_LORA_K | VF_LORA_V | VF_LORA_O));
+	if (full)
+		nl = 4; /* every projection input saved */
+	double A_block = Nv * dit_stream_bytes(hv, (double)dt->video_ffn, nl) +
+			 Na * dit_stream_bytes(ha, (double)dt->audio_ffn, nl);
+	double block_in = Nv * hv * 2 + Na * ha * 2;                        /* bf16 block inputs */
+	double held = su->grad_ckpt ? L * block_in : L * A_block;
+	double grad_stream = (Nv * hv + Na * ha) * 4;                        /* incoming gradient */
+
+	struct live ph[VF_PHASE_COUNT];
+	memset(ph, 0, sizeof ph);
+	/* forward; the text encoder has its own phase: it is loaded alone to
+	 * embed the validation prompts, then released before the transformer
+	 * is loaded */
+	struct live *fw = &ph[VF_PHASE_FORWARD];
+	fw->w = W;
+	fw->o = S;
+	fw->ac = AC;
+	fw->act = held + (su->grad_ckpt ? A_block : 0) + dequant;
+	if (su->text_encoder != VF_TE_NONE && dt->text_encoder_params > 0) {
+		double tp = (double)dt->text_encoder_params, emb = (double)dt->text_encoder_embedding;
+		/* LLM.int8: linear weights 1 byte + row scales; embeddings bf16 */
+		struct live *tx = &ph[VF_PHASE_TEXT_ENCODER];
+		tx->w = su->text_encoder == VF_TE_INT8 ? (tp - emb) * (1.0 + 4.0 / 4096) + emb * 2
+						       : tp * 2;
+		tx->act = (double)dt->text_tokens * (double)dt->text_dim * 2 * 16;
+	}
+	/* backward: inputs, the recomputed block, gradients */
+	struct live *bw = &ph[VF_PHASE_BACKWARD];
+	bw->w = W;
+	bw->o = S;
+	bw->g = G;
+	bw->ac = AC;
+	bw->act = held + (su->grad_ckpt ? A_block : 0) + grad_stream + dequant;
+	if (!train)
+		memset(bw, 0, sizeof *bw);
+	/* optimizer step */
+	struct live *op = &ph[VF_PHASE_OPTIMIZER];
+	op->w = W;
+	op->g = G;
+	op->o = S;
+	op->ot = OT;
+	/* validation: the VAE decoder's full-resolution stage, two bf16
+	 * tensors of channels x F x H x W */
+	struct live *va = &ph[VF_PHASE_VALIDATION];
+	va->w = W + (double)dt->vae_params * 2;
+	va->o = su->offload_optimizer ? 0 : S;
+	va->act = 2.0 * (double)dt->vae_decoder_channels * vf * (double)vw * vh * 2 * b;
+	double best = -1;
+	int bi = 0;
+	for (int i = 0; i < VF_PHASE_COUNT; i++) {
+		double v = live_sum(&ph[i]);
+		if (v > best) {
+			best = v;
+			bi = i;
+		}
+	}
+	e->weights_full = clamp64(W);
+	e->gradients_full = clamp64(G);
+	e->optimizer_full = clamp64(S);
+	e->optimizer_temp_full = clamp64(OT);
+	e->autocast_cache_full = clamp64(AC);
+	e->activations_full = clamp64(held);
+	e->layer_activations = clamp64(A_block);
+	double frag = bi == VF_PHASE_VALIDATION ? 0.1 * va->act
+		      : bi == VF_PHASE_TEXT_ENCODER ? 0 : FRAG_LAYER * A_block;
+	finish_terms(e, &ph[bi], best + frag, (enum vf_phase)bi);
+
+	/* time: linear FLOPs per token of each stream (~3/4 of the parameters
+	 * serve video tokens) and full (non-causal) attention */
+	double per_v = 0.75 * linear, per_a = 0.25 * linear;
+	double lin_f = 2 * (Nv * per_v + Na * per_a);
+	double attn_f = 4 * L * (Nv * Nv * hv + Na * Na * ha + 2 * Nv * Na * (hv < ha ? hv : ha));
+	double fwd = lin_f + attn_f;
+	double flops = train ? (full ? 3 : 2) * fwd + (su->grad_ckpt ? fwd : 0) : fwd;
+	flops *= (double)su->grad_accum;
+	e->flops_per_step = flops;
+	double rate = gpu ? gpu->bf16_tflops : 989.5;
+	if (gpu && !(rate > 0))
+		rate = gpu->fp16_tflops;
+	if (!(rate > 0)) {
+		e->assumed |= VF_ASSUME_GPU_RATE_UNKNOWN;
+		e->step_seconds = e->tokens_per_second = e->mfu = e->utilisation = -1;
+		e->optimizer_seconds = -1;
+		return;
+	}
+	double N = Nv + Na;
+	double u = U_MAX * (hv / (hv + U_HIDDEN)) * (N / (N + U_TOKENS));
+	if (su->quant != VF_QUANT_NONE)
+		u *= 0.7; /* dequantizing kernels (quanto) */
+	double bw_bytes = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
+	double t = flops / (rate * 1e12 * u) + (double)su->grad_accum * ACT_PASSES * L * A_block / bw_bytes +
+		   T * gb * 11 / (0.8 * bw_bytes) + T_STEP + L * (T_LAYER + (su->grad_ckpt ? T_LAYER_CKPT : 0));
+	e->utilisation = u;
+	e->optimizer_seconds = T * gb * 11 / (0.8 * bw_bytes);
+	e->step_seconds = t;
+	e->tokens_per_second = (Nv + Na) * (double)su->grad_accum * ngpu / t;
+	e->mfu = flops / (t * rate * 1e12);
+}
+
+int64_t vf_estimate_dit_max_batch(const struct vf_dit *d, const struct vf_setup *setup,
+				  const struct vf_gpu_spec *gpu, int64_t vram_bytes)
+{
+	if (vram_bytes <= 0)
+		vram_bytes = vf_estimate_gpu_bytes(gpu);
+	if (vram_bytes <= 0)
+		return 0;
+	struct vf_setup su = *setup;
+	struct vf_estimate e;
+	int64_t lo = 0;
+	for (int64_t b = 1; b <= 64; b++) {
+		su.batch = b;
+		vf_estimate_dit(d, &su, gpu, &e);
+		if (e.peak_bytes > vram_bytes)
+			break;
+		lo = b;
+	}
+	return lo;
+}
+
+vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
+			     struct vf_error *err)
+{
+	vf_setup_defaults(s);
+	vf_status st;
+	const char *mode = c->training_mode ? c->training_mode : "lora";
+	if (strcmp(mode, "lora") != 0 && strcmp(mode, "full") != 0)
+		return vf_error_set(err, VF_EUSAGE, "model.training_mode: expected lora or full, got '%s'", mode);
+	if ((st = vf_setup_set(s, "mode", mode, err)))
+		return st;
+	if (strcmp(mode, "lora") == 0) {
+		if (c->lora_rank < 1 || c->lora_rank > 65536)
+			return vf_error_set(err, VF_EUSAGE, "lora.rank: expected 1..65536, got %d", c->lora_rank);
+		s->lora_rank = c->lora_rank;
+		s->lora_alpha = c->lora_rank;
+		s->lora_targets = VF_LORA_Q | VF_LORA_K | VF_LORA_V | VF_LORA_O;
+		s->given |= VF_SETUP_G_LORA_RANK | VF_SETUP_G_LORA_TARGETS;
+	}
+	const char *opt = c->optimizer_type ? c->optimizer_type : "adamw";
+	if (strcmp(opt, "adamw") != 0 && strcmp(opt, "adamw8bit") != 0)
+		return vf_error_set(err, VF_EUSAGE,
+				    "optimization.optimizer_type: expected adamw or adamw8bit, got '%s'", opt);
+	if ((st = vf_setup_set(s, "optimizer", opt, err)))
+		return st;
+	if (c->batch_size < 1 || c->grad_accum < 1)
+		return vf_error_set(err, VF_EUSAGE,
+				    "optimization.batch_size / gradient_accumulation_steps: expected >= 1");
+	s->batch = c->batch_size;
+	s->grad_accum = c->grad_accum;
+	s->grad_ckpt = c->grad_ckpt;
+	s->given |= VF_SETUP_G_BATCH | VF_SETUP_G_GRAD_ACCUM | VF_SETUP_G_GRAD_CKPT;
+	const char *mp = c->mixed_precision_mode ? c->mixed_precision_mode : "bf16";
+	if (strcmp(mp, "bf16") == 0)
+		s->precision = VF_PREC_BF16; /* the trainer loads the transformer in bf16 */
+	else if (strcmp(mp, "fp16") == 0)
+		s->precision = VF_PREC_FP16;
+	else if (strcmp(mp, "no") == 0)
+		s->precision = VF_PREC_FP32;
+	else
+		return vf_error_set(err, VF_EUSAGE,
+				    "acceleration.mixed_precision_mode: expected no, fp16 or bf16, got '%s'", mp);
+	s->given |= VF_SETUP_G_PRECISION;
+	const char *q = c->quantization;
+	if (q && strcmp(q, "int2-quanto") == 0)
+		q = "int4-quanto"; /* no 2-bit term: counted as 4-bit (an over-estimate) */
+	if (q && !vf_quant_parse(q, &s->quant))
+		return vf_error_set(err, VF_EUSAGE,
+				    "acceleration.quantization: expected null, int8-quanto, int4-quanto, "
+				    "int2-quanto, fp8-quanto or fp8uz-quanto, got '%s'", q);
+	s->given |= VF_SETUP_G_QUANT;
+	s->text_encoder = c->load_text_encoder_in_8bit ? VF_TE_INT8 : VF_TE_BF16;
+	s->offload_optimizer = c->offload_optimizer_during_validation;
+	s->given |= VF_SETUP_G_TEXT_ENCODER | VF_SETUP_G_OFFLOAD;
+	int w = c->video_dims[0], h = c->video_dims[1], f = c->video_dims[2];
+	if (w < 32 || h < 32 || f < 1 || w % 32 || h % 32 || f % 8 != 1)
+		return vf_error_set(err, VF_EUSAGE,
+				    "validation.video_dims: expected [width, height, frames] with width and "
+				    "height divisible by 32 and frames %% 8 == 1, got [%d, %d, %d]", w, h, f);
+	s->video_width = w;
+	s->video_height = h;
+	s->video_frames = f;
+	s->given |= VF_SETUP_G_VIDEO;
+	s->gpus = c->gpus > 0 ? c->gpus : 1;
+	if (s->gpus > 1) {
+		s->shard = s->mode == VF_MODE_FULL ? VF_SHARD_FSDP : VF_SHARD_DDP;
+		s->given |= VF_SETUP_G_GPUS | VF_SETUP_G_SHARD;
+	}
+	return vf_setup_finish(s, err);
+}
+
+vf_status vf_estimate_ltx2(const char *model_id, const struct vf_ltx2_config *c,
+			   const struct vf_gpu_spec *gpu, struct vf_estimate *out,
+			   struct vf_error *err)
+{
+	vf_status st = vf_models_load(err);
+	if (st)
+		return st;
+	const struct vf_model_entry *m = vf_models_find(model_id ? model_id : "ltx-2-19b");
+	if (!m)
+		return vf_error_set(err, VF_ENOTFOUND, "model catalog: no model '%s'",
+				    model_id ? model_id : "ltx-2-19b");
+	if (strcmp(m->kind, "dit") != 0)
+		return vf_error_set(err, VF_EUSAGE, "%s: not a video DiT (kind %s)", m->id, m->kind);
+	struct vf_dit d;
+	char what[128];
+	snprintf(what, sizeof what, "%s: model %s", m->file, m->id);
+	if ((st = vf_dit_from_json(m->raw, what, &d, err)))
+		return st;
+	struct vf_setup s;
+	if ((st = vf_setup_from_ltx2(c, &s, err)))
+		return st;
+	vf_estimate_dit(&d, &s, gpu, out);
+	return VF_OK;
 }

@@ -46,7 +46,7 @@ expect_out 'This GPU has 24 GB; the LTX-2 trainer requires a minimum of 32 GB'
 expect_out 'packages/ltx-trainer/docs/quick-start.md'
 expect_out '(a) abort'
 expect_out '(b) try anyway with the low-VRAM config (t2v_lora_low_vram.yaml)'
-expect_out '--try-anyway'
+expect_out '--accept-risk'
 expect_no_out 'GB tier:'
 
 test_case "--gpu h100-80gb --gpu rtx-6000-ada"

@@ -358,6 +358,90 @@ static void test_generic_and_quant(void)
 	CHECK(z3.weights_full < one.weights_full / 4);
 }
 
+
+static void ltx2_configs(struct vf_ltx2_config *std, struct vf_ltx2_config *low)
+{
+	/* ../shared/ltx2/TRAINER.md section 2 */
+	*std = (struct vf_ltx2_config){.training_mode = "lora",
+				       .lora_rank = 32,
+				       .optimizer_type = "adamw",
+				       .batch_size = 1,
+				       .grad_accum = 1,
+				       .grad_ckpt = true,
+				       .mixed_precision_mode = "bf16",
+				       .quantization = NULL,
+				       .load_text_encoder_in_8bit = false,
+				       .video_dims = {960, 544, 89},
+				       .offload_optimizer_during_validation = false,
+				       .gpus = 1};
+	*low = *std;
+	low->lora_rank = 16;
+	low->optimizer_type = "adamw8bit";
+	low->quantization = "int8-quanto";
+	low->load_text_encoder_in_8bit = true;
+	low->video_dims[0] = 576;
+	low->video_dims[1] = 576;
+	low->video_dims[2] = 49;
+	low->offload_optimizer_during_validation = true;
+}
+
+static void test_ltx2(void)
+{
+	struct vf_ltx2_config std, low;
+	ltx2_configs(&std, &low);
+	const struct vf_gpu_spec *r5090 = vf_gpu_catalog_find("rtx-5090");
+	const struct vf_gpu_spec *a6000 = vf_gpu_catalog_find("rtx-6000-ada");
+	const struct vf_gpu_spec *a100 = vf_gpu_catalog_find("a100-80gb");
+	const struct vf_gpu_spec *h100 = vf_gpu_catalog_find("h100-80gb");
+	CHECK(r5090 && a6000 && a100 && h100);
+	if (!r5090 || !a6000 || !a100 || !h100)
+		return;
+	struct vf_estimate e;
+	struct vf_error err = {0};
+	/* the low-VRAM config fits a 32 GB card */
+	CHECK(vf_estimate_ltx2("ltx-2-19b", &low, r5090, &e, &err) == VF_OK);
+	fprintf(stderr, "  ltx-2-19b low-VRAM: peak %.2f GiB (%s), %.2f s/step on rtx-5090\n",
+		e.peak_bytes / GIB, vf_phase_name(e.peak_phase), e.step_seconds);
+	CHECK(vf_estimate_fits(&e, r5090, NULL));
+	CHECK(e.step_seconds > 0);
+	/* the standard config needs the 80 GB class */
+	CHECK(vf_estimate_ltx2("ltx-2-19b", &std, a100, &e, &err) == VF_OK);
+	fprintf(stderr, "  ltx-2-19b standard: peak %.2f GiB (%s), %.2f s/step on a100-80gb\n",
+		e.peak_bytes / GIB, vf_phase_name(e.peak_phase), e.step_seconds);
+	CHECK(vf_estimate_fits(&e, a100, NULL));
+	CHECK(vf_estimate_ltx2("ltx-2-19b", &std, h100, &e, &err) == VF_OK);
+	CHECK(vf_estimate_fits(&e, h100, NULL));
+	CHECK(vf_estimate_ltx2("ltx-2-19b", &std, a6000, &e, &err) == VF_OK);
+	CHECK(!vf_estimate_fits(&e, a6000, NULL));
+	CHECK(vf_estimate_ltx2("ltx-2-19b", &std, r5090, &e, &err) == VF_OK);
+	CHECK(!vf_estimate_fits(&e, r5090, NULL));
+	/* LoRA r32 on to_q/k/v/out.0 of the six attentions of 48 blocks */
+	CHECK(e.trainable_params > 150000000 && e.trainable_params < 300000000);
+	/* the 22B model needs more than the 19B */
+	struct vf_estimate e22;
+	CHECK(vf_estimate_ltx2("ltx-2.3-22b", &std, a100, &e22, &err) == VF_OK);
+	CHECK(e22.peak_bytes > e.peak_bytes);
+	/* tokens: 960/32 x 544/32 x (1 + 88/8) */
+	const struct vf_model_entry *m = vf_models_find("ltx-2-19b");
+	CHECK(m != NULL);
+	if (m) {
+		struct vf_dit d;
+		CHECK(vf_dit_from_json(m->raw, "ltx2", &d, &err) == VF_OK);
+		CHECK_INT(vf_dit_video_tokens(&d, 960, 544, 89), 30 * 17 * 12);
+		CHECK_INT(vf_dit_video_tokens(&d, 576, 576, 49), 18 * 18 * 7);
+		CHECK(vf_dit_audio_tokens(&d, 89) > 0);
+	}
+	/* bad trainer values are named */
+	low.video_dims[2] = 50;
+	CHECK(vf_estimate_ltx2("ltx-2-19b", &low, r5090, &e, &err) == VF_EUSAGE);
+	CHECK_CONTAINS(err.msg, "validation.video_dims");
+	low.video_dims[2] = 49;
+	low.quantization = "int3";
+	CHECK(vf_estimate_ltx2("ltx-2-19b", &low, r5090, &e, &err) == VF_EUSAGE);
+	CHECK_CONTAINS(err.msg, "acceleration.quantization");
+	CHECK(vf_estimate_ltx2("no-such-model", &std, r5090, &e, &err) == VF_ENOTFOUND);
+}
+
 int main(void)
 {
 	snprintf(gt_path, sizeof gt_path, "%s/groundtruth/calibration.jsonl",
@@ -374,6 +458,7 @@ int main(void)
 	RUN(test_acceptance_fits);
 	RUN(test_setup_flags);
 	RUN(test_generic_and_quant);
+	RUN(test_ltx2);
 	vf_models_release();
 	return vf_test_done();
 }

@@ -2,7 +2,11 @@
  * MFU a published run implies (runcost.h). Formulas one term per line. */
 #include "vramfit/runcost.h"
 
+#include <string.h>
+
+#include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 
 /* Ring collectives over N GPUs, B bytes (each GPU sends, and receives, the
  * same amount; nccl-tests' "bus bandwidth" is defined on these volumes):
@@ -99,6 +103,56 @@ double vf_runcost_param_elem_bytes(const struct vf_setup *s)
 	if (s->mode == VF_MODE_LORA || s->mode == VF_MODE_INFER)
 		return 2; /* a frozen bf16 base */
 	return s->precision == VF_PREC_BF16 ? 2 : 4;
+}
+
+double vf_runcost_step_seconds(const struct vf_estimate *e, const struct vf_setup *s,
+			       const struct vf_gpu_spec *gpu, struct vf_comm *comm)
+{
+	struct vf_comm c;
+	if (!comm)
+		comm = &c;
+	memset(comm, 0, sizeof *comm);
+	comm->known = true;
+	if (!(e->step_seconds > 0))
+		return -1;
+	struct vf_comm_in ci = {
+		.shard = s->shard,
+		.gpus = s->gpus,
+		.grad_accum = s->grad_accum,
+		.grad_bytes = (double)e->trainable_params * vf_runcost_grad_elem_bytes(s),
+		.param_bytes = (double)e->params * vf_runcost_param_elem_bytes(s),
+		.link_gbs = gpu ? gpu->interconnect_gbs : -1,
+		.compute_seconds = e->step_seconds,
+		.grad_ckpt = s->grad_ckpt,
+	};
+	if (s->mode == VF_MODE_INFER)
+		return e->step_seconds; /* no gradients to reduce */
+	vf_runcost_comm(&ci, comm);
+	return e->step_seconds + comm->exposed_seconds; /* s */
+}
+
+bool vf_runcost_parse_count(const char *s, double *out)
+{
+	char *end;
+	if (!s)
+		return false;
+	double v = strtod(s, &end);
+	if (end == s || !(v > 0))
+		return false;
+	double mul = 1;
+	if (*end) {
+		switch (toupper((unsigned char)*end)) {
+		case 'K': mul = 1e3; break;
+		case 'M': mul = 1e6; break;
+		case 'B': case 'G': mul = 1e9; break;
+		case 'T': mul = 1e12; break;
+		default: return false;
+		}
+		if (end[1])
+			return false;
+	}
+	*out = v * mul;
+	return *out < 1e18;
 }
 
 vf_status vf_runcost_run(const struct vf_run_in *in, struct vf_run *out, struct vf_error *err)

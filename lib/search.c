@@ -91,22 +91,12 @@ void vf_search_eval(const struct vf_arch *arch, const struct vf_setup *s,
 	out->cost_per_step = -1;
 	out->changes = 0;
 	out->invasiveness = 0;
-	if (!(e.step_seconds > 0))
-		return;
-	struct vf_comm_in ci = {
-		.shard = s->shard,
-		.gpus = s->gpus,
-		.grad_accum = s->grad_accum,
-		.grad_bytes = (double)e.trainable_params * vf_runcost_grad_elem_bytes(s),
-		.param_bytes = (double)e.params * vf_runcost_param_elem_bytes(s),
-		.link_gbs = gpu ? gpu->interconnect_gbs : -1,
-		.compute_seconds = e.step_seconds,
-		.grad_ckpt = s->grad_ckpt,
-	};
 	struct vf_comm c;
-	vf_runcost_comm(&ci, &c);
-	out->comm_seconds = c.exposed_seconds;                  /* s, exposed */
-	out->step_seconds = e.step_seconds + c.exposed_seconds; /* s */
+	double step = vf_runcost_step_seconds(&e, s, gpu, &c);
+	if (!(step > 0))
+		return;
+	out->comm_seconds = c.exposed_seconds; /* s, exposed */
+	out->step_seconds = step;              /* s */
 	out->tokens_per_second = (double)e.tokens_per_step / out->step_seconds;
 	double price = price_usd_hour >= 0 ? price_usd_hour : gpu ? gpu->price_usd_hour : -1;
 	if (price >= 0)

@@ -3,7 +3,6 @@
  * count); with --search, the fastest configurations that fit the given GPUs
  * over the whole knob space (lib/search.c), each with its predicted peak,
  * step time and the diff against the starting setup. */
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,29 +72,6 @@ struct fit_args {
 	size_t top;
 };
 
-/* "1e9", "22B", "500M", "3T", "1.5e10" -> tokens. */
-static bool parse_amount(const char *s, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || !(v > 0))
-		return false;
-	double mul = 1;
-	if (*end) {
-		switch (toupper((unsigned char)*end)) {
-		case 'K': mul = 1e3; break;
-		case 'M': mul = 1e6; break;
-		case 'B': case 'G': mul = 1e9; break;
-		case 'T': mul = 1e12; break;
-		default: return false;
-		}
-		if (end[1])
-			return false;
-	}
-	*out = v * mul;
-	return *out < 1e18;
-}
-
 static int parse_args(int argc, char **argv, struct fit_args *a)
 {
 	memset(a, 0, sizeof *a);
@@ -124,12 +100,12 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 		} else if (f[0] == '-' && f[1] == '-' && !v) {
 			return vf_cli_usage("fit", "%s: missing value (or unknown option)", f);
 		} else if (strcmp(f, "--tokens") == 0) {
-			if (!parse_amount(v, &a->tokens))
+			if (!vf_runcost_parse_count(v, &a->tokens))
 				return vf_cli_usage("fit", "--tokens %s: expected a positive count (1e9, 22B)", v);
 			i++;
 		} else if (strcmp(f, "--steps") == 0) {
 			double s;
-			if (!parse_amount(v, &s) || s != floor(s))
+			if (!vf_runcost_parse_count(v, &s) || s != floor(s))
 				return vf_cli_usage("fit", "--steps %s: expected a whole number of steps", v);
 			a->steps = (int64_t)s;
 			i++;

@@ -20,6 +20,8 @@
 #include <stdint.h>
 
 #include "vramfit/error.h"
+#include "vramfit/estimate.h"
+#include "vramfit/gpu.h"
 #include "vramfit/setup.h"
 
 /* Fraction of the catalog interconnect figure that NCCL collectives reach
@@ -67,6 +69,16 @@ void vf_runcost_comm(const struct vf_comm_in *in, struct vf_comm *out);
  * (int8, fp8) or 0.5 (int4, nf4) bytes. */
 double vf_runcost_grad_elem_bytes(const struct vf_setup *s);
 double vf_runcost_param_elem_bytes(const struct vf_setup *s);
+
+/* One optimizer step of an estimate on gpu with the setup's data-parallel
+ * communication: e->step_seconds + the exposed communication (comm may be
+ * NULL; filled when not). < 0 when the estimate has no step time. */
+double vf_runcost_step_seconds(const struct vf_estimate *e, const struct vf_setup *s,
+			       const struct vf_gpu_spec *gpu, struct vf_comm *comm);
+
+/* Parse a token or step count: "1e9", "22B", "500M", "3T", "2.5k". False
+ * when it is not a positive count below 1e18. */
+bool vf_runcost_parse_count(const char *s, double *out);
 
 /* A whole run. Give tokens or steps (steps wins when both are > 0). */
 struct vf_run_in {

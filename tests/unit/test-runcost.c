@@ -1,6 +1,7 @@
 /* test-runcost.c - whole-run time and cost, data-parallel communication,
  * implied MFU and the reference runs of data/refs.json. */
 #include <math.h>
+#include <string.h>
 
 #include "vf_test.h"
 #include "vramfit/gpu.h"
@@ -98,6 +99,39 @@ static void test_elem_bytes(void)
 	s.quant = VF_QUANT_NF4;
 	CHECK(vf_runcost_grad_elem_bytes(&s) == 4);
 	CHECK(vf_runcost_param_elem_bytes(&s) == 0.5);
+}
+
+static void test_parse_count_and_step(void)
+{
+	double v;
+	CHECK(vf_runcost_parse_count("1e9", &v) && v == 1e9);
+	CHECK(vf_runcost_parse_count("22B", &v) && v == 22e9);
+	CHECK(vf_runcost_parse_count("500M", &v) && v == 500e6);
+	CHECK(vf_runcost_parse_count("3T", &v) && v == 3e12);
+	CHECK(!vf_runcost_parse_count("lots", &v));
+	CHECK(!vf_runcost_parse_count("-5", &v));
+	CHECK(!vf_runcost_parse_count("5BB", &v));
+	CHECK(!vf_runcost_parse_count("1e30", &v));
+	CHECK(!vf_runcost_parse_count(NULL, &v));
+	/* Step time with communication: exposed time only adds. */
+	struct vf_estimate e;
+	memset(&e, 0, sizeof e);
+	e.step_seconds = 1.0;
+	e.params = 7000000000;
+	e.trainable_params = 7000000000;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	struct vf_gpu_spec g;
+	memset(&g, 0, sizeof g);
+	g.interconnect_gbs = 64;
+	struct vf_comm c;
+	CHECK(vf_runcost_step_seconds(&e, &s, &g, &c) == 1.0); /* one GPU */
+	s.gpus = 8;
+	s.shard = VF_SHARD_DDP;
+	double t = vf_runcost_step_seconds(&e, &s, &g, &c);
+	CHECK(c.exposed_seconds > 0 && NEAR(t, 1.0 + c.exposed_seconds, 1e-12));
+	e.step_seconds = -1;
+	CHECK(vf_runcost_step_seconds(&e, &s, &g, NULL) < 0);
 }
 
 static void test_mfu_and_verdicts(void)
@@ -282,6 +316,7 @@ int main(void)
 	RUN(test_comm_ddp_ring_allreduce);
 	RUN(test_comm_zero3_more_than_ddp);
 	RUN(test_elem_bytes);
+	RUN(test_parse_count_and_step);
 	RUN(test_mfu_and_verdicts);
 	RUN(test_refs_tinyllama);
 	RUN(test_refs_mosaic_flagged);

@@ -72,6 +72,24 @@ run fit llama2-7b --mode lora --precision bf16 --steps 1000 --gpu a100-80gb --pr
 expect_rc 0
 expect_json 'j["rows"][0]["run"]["steps"] == 1000 and abs(j["rows"][0]["run"]["cost_usd"] - 2 * j["rows"][0]["run"]["gpu_hours"]) < 1e-6'
 
+test_case "estimate --tokens/--steps/--price: whole-run time and cost"
+run estimate llama2-7b --mode lora --precision bf16 --batch 4 --grad-ckpt --gpus 4 --gpu rtx-4090 --gpu a100-80gb --tokens 1e9 --json
+expect_rc 0
+expect_json 'j["run"]["tokens"] == 1e9 and all(g["run"]["hours"] > 0 and g["run"]["cost_usd"] > 0 and g["run"]["steps"] == 30518 for g in j["gpus"])'
+expect_json 'any("all-reduce" in a for a in j["assumptions"])'
+run estimate llama2-7b --mode lora --precision bf16 --gpu a100-80gb --steps 100 --price 2 --json
+expect_rc 0
+expect_json 'j["gpus"][0]["run"]["steps"] == 100 and abs(j["gpus"][0]["run"]["cost_usd"] - 2 * j["gpus"][0]["run"]["gpu_hours"]) < 1e-9'
+run estimate llama2-7b --mode lora --precision bf16 --gpu a100-80gb --tokens 22B
+expect_rc 0
+expect_out "Whole run"
+expect_out_re '\$[0-9]+\.[0-9]{2}'
+run estimate llama2-7b --tokens 1e9 --steps 5
+expect_rc 2
+run estimate llama2-7b --tokens many
+expect_rc 2
+expect_err "--tokens many"
+
 test_case "fit: bad input"
 run fit
 expect_rc 2

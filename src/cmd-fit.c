@@ -51,9 +51,7 @@ static const char usage[] =
 	"  --all-gpus        every catalog GPU, not only the common ones\n"
 	"  --json            machine-readable output (README: vramfit fit)\n"
 	"\n"
-	"Setup flags are those of `vramfit estimate` (vramfit help estimate): --mode,\n"
-	"--precision, --optimizer, --batch, --seq, --grad-accum, --grad-ckpt, --lora-*,\n"
-	"--quant, --gpus, --shard, --attention, --context-mib.\n"
+	"\n" VF_SETUP_FLAGS_HELP "(video DiTs are not searched: use vramfit estimate)\n"
 	"\n"
 	"Exit status: 0 success (also when nothing fits), 1 failure, 2 usage error.\n";
 

@@ -229,17 +229,6 @@ static int gpu_groups_probed(struct gpu_group *out, int max, int *n)
 	return -1;
 }
 
-static const char *fmt_usd(char *o, size_t n, double v)
-{
-	if (v < 0)
-		snprintf(o, n, "-");
-	else if (v < 10)
-		snprintf(o, n, "$%.2f", v);
-	else
-		snprintf(o, n, "$%.0f", v);
-	return o;
-}
-
 static const char *fmt_rate(char *o, size_t n, double tps)
 {
 	if (tps < 0)
@@ -518,13 +507,13 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 			struct vf_run run;
 			if (have_run && whole_run(a, &r->best, r->gpu, &run)) {
 				vf_fmt_seconds(c8, sizeof c8, run.seconds);
-				fmt_usd(c9, sizeof c9, run.cost_usd);
+				vf_fmt_usd(c9, sizeof c9, run.cost_usd);
 			} else if (have_run) {
 				snprintf(c8, sizeof c8, "-");
 				snprintf(c9, sizeof c9, "-");
 			} else {
-				fmt_usd(c8, sizeof c8, isfinite(r->cost_key) ? r->cost_key * 1e6 : -1); /* $/Mtok */
-				fmt_usd(c9, sizeof c9, price >= 0 ? price * r->gpus : -1);
+				vf_fmt_usd(c8, sizeof c8, isfinite(r->cost_key) ? r->cost_key * 1e6 : -1); /* $/Mtok */
+				vf_fmt_usd(c9, sizeof c9, price >= 0 ? price * r->gpus : -1);
 			}
 			vf_table_addf(&t, r->gpu->id, n, "yes", set[0] ? set : "as given", mb, pk, stp, tps,
 				      c8, c9);
@@ -737,7 +726,7 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 		struct vf_run run;
 		if (whole_run(a, r, g, &run)) {
 			vf_fmt_seconds(rt, sizeof rt, run.seconds);
-			fmt_usd(cost, sizeof cost, run.cost_usd);
+			vf_fmt_usd(cost, sizeof cost, run.cost_usd);
 		} else {
 			snprintf(rt, sizeof rt, "-");
 			snprintf(cost, sizeof cost, "-");

@@ -38,28 +38,6 @@ static const char *fmt_pct(char *o, size_t n, double v)
 	return o;
 }
 
-static const char *fmt_hours(char *o, size_t n, double h)
-{
-	if (h < 0)
-		snprintf(o, n, "-");
-	else if (h < 1)
-		snprintf(o, n, "%.0f min", h * 60);
-	else
-		snprintf(o, n, "%.1f h", h);
-	return o;
-}
-
-static const char *fmt_usd(char *o, size_t n, double v)
-{
-	if (v < 0)
-		snprintf(o, n, "-");
-	else if (v < 100)
-		snprintf(o, n, "$%.2f", v);
-	else
-		snprintf(o, n, "$%.0f", v);
-	return o;
-}
-
 static int run(int argc, char **argv)
 {
 	bool json = false;
@@ -159,12 +137,12 @@ static int run(int argc, char **argv)
 		else
 			snprintf(g, sizeof g, "-");
 		if (r->hours > 0)
-			fmt_hours(ph, sizeof ph, r->hours);
+			vf_fmt_seconds(ph, sizeof ph, r->hours * 3600);
 		else if (r->gpu_hours > 0)
 			snprintf(ph, sizeof ph, "%.0f GPU-h", r->gpu_hours);
 		else
 			snprintf(ph, sizeof ph, "-");
-		fmt_hours(pr, sizeof pr, e->predicted_hours);
+		vf_fmt_seconds(pr, sizeof pr, e->predicted_hours < 0 ? -1 : e->predicted_hours * 3600);
 		if (target) {
 			char tmp[32];
 			snprintf(tmp, sizeof tmp, "%s", pr);
@@ -172,14 +150,14 @@ static int run(int argc, char **argv)
 		}
 		if (e->est_known) {
 			char eh[32], em[16];
-			snprintf(est, sizeof est, "%s (%s MFU)", fmt_hours(eh, sizeof eh, e->est_hours),
+			snprintf(est, sizeof est, "%s (%s MFU)", vf_fmt_seconds(eh, sizeof eh, e->est_hours * 3600),
 				 fmt_pct(em, sizeof em, e->est_mfu));
 		} else {
 			snprintf(est, sizeof est, "-");
 		}
 		vf_table_addf(&t, r->id, g, ph, fmt_pct(mfu, sizeof mfu, e->implied_mfu),
 			      vf_verdict_name(e->verdict), pr,
-			      fmt_usd(cost, sizeof cost, e->predicted_cost_usd), est);
+			      vf_fmt_usd(cost, sizeof cost, e->predicted_cost_usd), est);
 	}
 	if (json) {
 		cJSON *p = cJSON_AddObjectToObject(root, "policy");

@@ -161,6 +161,19 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 	return -1; /* parsed */
 }
 
+/* The user's setup on n GPUs: one GPU runs unsharded; several keep the
+ * --shard given, else DDP. */
+static struct vf_setup start_on(const struct vf_setup *user, int n)
+{
+	struct vf_setup st = *user;
+	st.gpus = n;
+	if (n == 1)
+		st.shard = VF_SHARD_NONE;
+	else if (st.shard == VF_SHARD_NONE)
+		st.shard = VF_SHARD_DDP;
+	return st;
+}
+
 /* One GPU type and how many of it. */
 struct gpu_group {
 	const struct vf_gpu_spec *spec;
@@ -400,12 +413,7 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 				counts[nc++] = counts_default[i];
 		for (int ci = 0; ci < nc; ci++) {
 			int n = counts[ci];
-			struct vf_setup st = a->setup;
-			st.gpus = n;
-			if (!(st.given & VF_SETUP_G_SHARD) || st.shard == VF_SHARD_NONE)
-				st.shard = n > 1 ? VF_SHARD_DDP : VF_SHARD_NONE;
-			if (n == 1)
-				st.shard = VF_SHARD_NONE;
+			struct vf_setup st = start_on(&a->setup, n);
 			struct vf_search_opts o;
 			vf_search_opts_defaults(&o);
 			o.knobs = a->knobs & ~VF_KNOB_BIT(VF_KNOB_GPUS);
@@ -488,12 +496,7 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 		cJSON *o = cJSON_CreateObject();
 		char n[16], mb[24], pk[32], stp[32], tps[32], c8[48], c9[48], set[512];
 		snprintf(n, sizeof n, "%d", r->gpus);
-		struct vf_setup st = a->setup;
-		st.gpus = r->gpus;
-		if (r->gpus == 1)
-			st.shard = VF_SHARD_NONE;
-		else if (!(st.given & VF_SETUP_G_SHARD) || st.shard == VF_SHARD_NONE)
-			st.shard = VF_SHARD_DDP;
+		struct vf_setup st = start_on(&a->setup, r->gpus);
 		double price = a->price >= 0 ? a->price : r->gpu->price_usd_hour;
 		if (r->fits) {
 			result_fields(o, a, &r->best, r->gpu, &st);
@@ -567,6 +570,7 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 struct hit {
 	struct vf_search_result r;
 	const struct vf_gpu_spec *gpu;
+	struct vf_setup start; /* the setup it is compared with */
 };
 
 static enum vf_search_sort sort_of(const char *s)
@@ -624,9 +628,9 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 	cJSON *nofit = cJSON_CreateArray();
 	for (int gi = 0; gi < ngroups; gi++) {
 		const struct vf_gpu_spec *g = groups[gi].spec;
-		struct vf_setup st = a->setup;
-		if (!(st.given & VF_SETUP_G_GPUS))
-			st.gpus = groups[gi].count;
+		struct vf_setup st = start_on(&a->setup, a->setup.given & VF_SETUP_G_GPUS
+								 ? a->setup.gpus
+								 : groups[gi].count);
 		if (st.gpus > groups[gi].count) {
 			cJSON_Delete(nofit);
 			cJSON_Delete(root);
@@ -634,10 +638,6 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 			return vf_cli_usage("fit", "--gpus %d: only %d %s given", st.gpus,
 					    groups[gi].count, g->id);
 		}
-		if (st.gpus > 1 && st.shard == VF_SHARD_NONE)
-			st.shard = VF_SHARD_DDP;
-		if (st.gpus == 1)
-			st.shard = VF_SHARD_NONE;
 		struct vf_search_opts o;
 		vf_search_opts_defaults(&o);
 		o.knobs = a->knobs;
@@ -659,7 +659,7 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 		fitting += s.fitting;
 		seconds += s.seconds;
 		for (size_t i = 0; i < s.count; i++)
-			hits[nh++] = (struct hit){s.results[i], g};
+			hits[nh++] = (struct hit){s.results[i], g, st};
 		cJSON *so = cJSON_CreateObject();
 		result_fields(so, a, &s.start, g, &st);
 		cJSON_AddNumberToObject(so, "effective_batch", (double)s.effective_batch);
@@ -707,14 +707,8 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 		const struct vf_search_result *r = &hits[i].r;
 		const struct vf_gpu_spec *g = hits[i].gpu;
 		cJSON *o = cJSON_CreateObject();
-		struct vf_setup st = a->setup;
-		if (!(st.given & VF_SETUP_G_GPUS))
-			for (int gi = 0; gi < ngroups; gi++)
-				if (groups[gi].spec == g)
-					st.gpus = groups[gi].count;
-		if (st.gpus > 1 && st.shard == VF_SHARD_NONE)
-			st.shard = VF_SHARD_DDP;
-		result_fields(o, a, r, g, &st);
+		const struct vf_setup *st = &hits[i].start;
+		result_fields(o, a, r, g, st);
 		cJSON_AddItemToArray(arr, o);
 		char idx[8], su[160], pk[32], stp[32], tps[32], rt[32], cost[32], d[512];
 		snprintf(idx, sizeof idx, "%zu", i + 1);
@@ -731,14 +725,13 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 			snprintf(rt, sizeof rt, "-");
 			snprintf(cost, sizeof cost, "-");
 		}
-		vf_search_diff(&st, &r->setup, d, sizeof d);
+		vf_search_diff(st, &r->setup, d, sizeof d);
 		vf_table_addf(&t, idx, su, pk, stp, tps, rt, cost, d[0] ? d : "as given");
 	}
 	add_assumptions(root, a, true);
 	if (a->json) {
 		vf_cli_print_json(root);
 	} else {
-		const cJSON *s0 = cJSON_GetArrayItem(starts, 0);
 		for (int gi = 0; gi < ngroups; gi++) {
 			const cJSON *sx = cJSON_GetArrayItem(starts, gi);
 			char pk[32], lim[32];
@@ -748,7 +741,6 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 			       groups[gi].spec->id, pk, lim,
 			       cJSON_IsTrue(cJSON_GetObjectItem(sx, "fits")) ? "fits" : "does not fit");
 		}
-		(void)s0;
 		printf("searched %llu configurations (%llu evaluated, the rest pruned exactly) in %.1f ms; "
 		       "%zu shown of %llu that fit\n\n",
 		       (unsigned long long)space, (unsigned long long)evaluated, seconds * 1e3, nh,

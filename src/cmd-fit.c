@@ -687,6 +687,7 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 	cJSON_AddNumberToObject(so, "seconds", seconds);
 	cJSON_AddNumberToObject(so, "space", (double)space);
 	cJSON_AddNumberToObject(so, "fitting", (double)fitting);
+	cJSON_AddNumberToObject(so, "pruned", (double)(space + (uint64_t)ngroups - evaluated));
 	cJSON_AddNumberToObject(so, "margin", a->margin);
 	cJSON_AddStringToObject(so, "sort", sort == VF_SORT_TIME ? "time"
 					    : sort == VF_SORT_COST ? "cost" : "vram");
@@ -741,10 +742,11 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 			       groups[gi].spec->id, pk, lim,
 			       cJSON_IsTrue(cJSON_GetObjectItem(sx, "fits")) ? "fits" : "does not fit");
 		}
-		printf("searched %llu configurations (%llu evaluated, the rest pruned exactly) in %.1f ms; "
-		       "%zu shown of %llu that fit\n\n",
-		       (unsigned long long)space, (unsigned long long)evaluated, seconds * 1e3, nh,
-		       (unsigned long long)fitting);
+		printf("searched %llu configurations in %.2f ms (%llu pruned exactly, %llu estimates "
+		       "with the start); %zu shown of %llu that fit\n\n",
+		       (unsigned long long)space, seconds * 1e3,
+		       (unsigned long long)(space + (uint64_t)ngroups - evaluated),
+		       (unsigned long long)evaluated, nh, (unsigned long long)fitting);
 		if (nh)
 			vf_table_print(&t, stdout);
 		const cJSON *x;
@@ -772,6 +774,11 @@ static int run(int argc, char **argv)
 	struct vf_model *m = NULL;
 	if (vf_model_load(a.model, &m, &err) != VF_OK)
 		return vf_cli_fail_err(&err);
+	if (!m->has_arch && m->entry && strcmp(m->entry->kind, "dit") == 0) {
+		vf_model_free(m);
+		return vf_cli_fail("%s: a video DiT; fit searches transformer LLMs (vramfit estimate "
+				   "%s gives its memory and step time)", a.model, a.model);
+	}
 	if (!m->has_arch) {
 		vf_model_free(m);
 		return vf_cli_fail("%s: no architecture to estimate from (need a config.json or a "

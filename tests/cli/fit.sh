@@ -45,7 +45,7 @@ expect_rc 0
 expect_json 'len(j["results"]) > 0 and all(r["fits"] for r in j["results"])'
 expect_json 'all(r["peak_bytes"] < 0.9 * 24 * 1024**3 for r in j["results"])'
 expect_json '(lambda s: all(b * 1.01 >= a for a, b in zip(s, s[1:])))([r["step_seconds"] for r in j["results"]])'
-expect_json 'j["search"]["evaluated"] > 0 and j["search"]["seconds"] >= 0 and j["search"]["space"] >= j["search"]["evaluated"] - 1'
+expect_json 'j["search"]["evaluated"] > 0 and j["search"]["seconds"] >= 0 and j["search"]["space"] + 1 == j["search"]["evaluated"] + j["search"]["pruned"]'
 expect_json 'all("setup" in r and "changes" in r and r["gpu"] == "rtx-4090" for r in j["results"])'
 expect_json 'all(r["setup"]["batch"] * r["setup"]["grad_accum"] * r["setup"]["gpus"] == 4 for r in j["results"])'
 expect_json 'j["start"][0]["fits"] is False'
@@ -108,6 +108,9 @@ expect_err "--margin"
 run fit no-such-model-xyz
 expect_rc 1
 expect_err_lines 1
+run fit ltx-2-19b
+expect_rc 1
+expect_err "video DiT"
 run fit llama2-7b --gpu not-a-gpu-9000
 check '[ "$rc" -ne 0 ]'
 expect_err "not-a-gpu-9000"

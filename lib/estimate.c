@@ -88,18 +88,30 @@ static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 	memset(s, 0, sizeof *s);
 	const char *fam = a->family;
 	s->fc = FC_LLAMA;
-	if (fam_is(fam, "gpt2"))
-		s->fc = FC_GPT2;
-	else if (fam_is(fam, "gpt_neox"))
-		s->fc = FC_NEOX;
-	else if (fam_is(fam, "falcon"))
-		s->fc = FC_FALCON;
-	else if (fam_is(fam, "t5"))
-		s->fc = FC_T5;
-	else if (fam_is(fam, "phi3"))
-		s->fc = FC_PHI3;
-	else if (strncmp(fam, "gemma", 5) == 0)
-		s->fc = FC_GEMMA;
+	switch (fam[0]) { /* first letter first: this runs millions of times */
+	case 'g':
+		if (fam_is(fam, "gpt2"))
+			s->fc = FC_GPT2;
+		else if (fam_is(fam, "gpt_neox"))
+			s->fc = FC_NEOX;
+		else if (strncmp(fam, "gemma", 5) == 0)
+			s->fc = FC_GEMMA;
+		break;
+	case 'f':
+		if (fam_is(fam, "falcon"))
+			s->fc = FC_FALCON;
+		break;
+	case 't':
+		if (fam_is(fam, "t5"))
+			s->fc = FC_T5;
+		break;
+	case 'p':
+		if (fam_is(fam, "phi3"))
+			s->fc = FC_PHI3;
+		break;
+	default:
+		break;
+	}
 
 	s->h = (double)(a->hidden > 0 ? a->hidden : 1);
 	s->heads = (double)(a->heads > 0 ? a->heads : 1);
@@ -407,13 +419,17 @@ int64_t vf_estimate_default_context(const struct vf_gpu_spec *gpu)
 	 * PyTorch's modules, dominated by kernel images. */
 	if (!gpu)
 		return CONTEXT_HOPPER_BYTES;
-	if (strcmp(gpu->generation, "blackwell") == 0)
+	switch (gpu->generation[0]) {
+	case 'b': /* blackwell: larger kernel images */
 		return 600 * MIB;
-	if (strcmp(gpu->generation, "ada") == 0 || strcmp(gpu->generation, "ampere") == 0)
+	case 'a': /* ada, ampere */
 		return 480 * MIB;
-	if (strcmp(gpu->generation, "volta") == 0 || strcmp(gpu->generation, "turing") == 0)
+	case 'v': /* volta */
+	case 't': /* turing */
 		return 420 * MIB;
-	return CONTEXT_HOPPER_BYTES;
+	default: /* hopper (measured) and unknown */
+		return CONTEXT_HOPPER_BYTES;
+	}
 }
 
 int64_t vf_estimate_gpu_bytes(const struct vf_gpu_spec *gpu)

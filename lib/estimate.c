@@ -37,6 +37,12 @@
  * PyTorch 2.11 / CUDA 13.0 on an H200 (groundtruth env.context_used_bytes). */
 #define CONTEXT_HOPPER_BYTES 552402944LL
 
+/* cuBLAS and cuBLASLt workspaces, allocated through the caching allocator
+ * at the first matmul and kept: the ground truth's alloc_after_steps exceeds
+ * weights + optimizer states by 65-70 MiB in every training record. Counted
+ * with the activations. */
+#define WORKSPACE_BYTES (66.0 * 1048576.0)
+
 /* ---- model shape ------------------------------------------------------- */
 
 enum fam_class { FC_LLAMA, FC_GEMMA, FC_GPT2, FC_NEOX, FC_FALCON, FC_PHI3, FC_T5 };
@@ -269,7 +275,7 @@ static double norm_bytes(const struct shape *s, const struct dt *d, double *out_
 
 /* Activation bytes saved per token by one decoder layer (sdpa/flash
  * attention; the s^2 scores of eager attention are added by the caller). */
-static double layer_bytes(const struct shape *s, const struct dt *d)
+static double layer_bytes(const struct shape *s, const struct dt *d, bool eager)
 {
 	double h = s->h, f = s->f, hq = s->hq, hkv = s->hkv, C = d->C;
 	unsigned t = d->lt;
@@ -290,10 +296,10 @@ static double layer_bytes(const struct shape *s, const struct dt *d)
 		total += C * (hq + 2 * hkv) + C * (hq + hkv);    /* qkv output (v view) + rotated q, k */
 	else
 		total += C * (hq + 2 * hkv);                     /* rotated q, k and v kept by sdpa */
-	total += C * hq;                                         /* sdpa output (its backward needs it) */
+	if (!eager)
+		total += C * hq + 4 * s->heads / 64;             /* sdpa output and logsumexp (its backward) */
 	if (s->qk_norm)
 		total += 4 * (hq + hkv) + (d->full ? 2 * (hq + hkv) : 0); /* q/k RMSNorm fp32 copies */
-	total += 4 * s->heads / 64;                              /* logsumexp, fp32 per head (tiny) */
 	total += lin_in(d, hq, C, 1, nl_o);                      /* o_proj input (contiguous copy) */
 	if (s->dropout > 0)
 		total += h;                                      /* dropout mask, 1 byte */
@@ -407,8 +413,8 @@ static int64_t clamp64(double x)
 {
 	if (!(x > 0))
 		return 0;
-	if (x > 9.0e18)
-		return (int64_t)9.0e18;
+	if (x > 1.0e18) /* an exabyte: terms can be summed without overflow */
+		return (int64_t)1.0e18;
 	return (int64_t)(x + 0.5);
 }
 
@@ -595,7 +601,7 @@ static void finish_terms(struct vf_estimate *e, const struct live *pk, double re
  * with N the tokens per micro-batch and h the hidden size. */
 static void step_time(const struct shape *s, const struct vf_setup *su, const struct dt *d,
 		      const struct vf_gpu_spec *gpu, double T, double opt_traffic,
-		      double act_traffic, struct vf_estimate *e)
+		      double act_traffic, double comm_bytes, struct vf_estimate *e)
 {
 	double b = (double)su->batch, sq = (double)su->seq;
 	double tq = su->target_seq > 0 ? (double)su->target_seq : sq;
@@ -653,7 +659,15 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 		t_over += T_TENSOR_LOOP * layers * (s->fused_qkv ? 12 : 9);
 	double t_act = ga * ACT_PASSES * act_traffic / bw;
 	double t_mm = flops / (rate * 1e12 * u);
-	double t = t_mm + t_act + t_opt + t_over;
+	/* multi-GPU: ring all-reduce / reduce-scatter + all-gather traffic per
+	 * GPU over the interconnect (catalog figure is bidirectional), half of
+	 * it hidden behind the backward (assumed) */
+	double t_comm = 0;
+	if (comm_bytes > 0) {
+		double link = gpu && gpu->interconnect_gbs > 0 ? gpu->interconnect_gbs * 1e9 / 2 : 25e9;
+		t_comm = 0.5 * comm_bytes / link;
+	}
+	double t = t_mm + t_act + t_opt + t_over + t_comm;
 	e->utilisation = u;
 	e->optimizer_seconds = t_opt;
 	e->step_seconds = t;
@@ -712,8 +726,9 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	/* ---- optimizer step temporaries ----
 	 * foreach AdamW: _foreach_sqrt(exp_avg_sq) makes one temporary as
 	 * large as the states of one kind (measured: l7-full-amp-b1s2048-gc,
-	 * 25.1 GiB for 25.1 GiB of fp32 parameters); Lion's foreach update the
-	 * same; for-loop: the largest tensor twice (sqrt, then divide); fused
+	 * 25.1 GiB for 25.1 GiB of fp32 parameters); for-loop: the largest
+	 * tensor twice (sqrt, then divide); Lion (lion-pytorch, per tensor:
+	 * clone and interpolation) the largest tensor twice; fused
 	 * and bitsandbytes 8-bit kernels: none; SGD momentum: in place;
 	 * Adafactor (per tensor): squared gradient, update and factored
 	 * estimate of the largest tensor. */
@@ -723,8 +738,10 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		if (largest > T)
 			largest = T;
 		switch (su->optimizer) {
-		case VF_OPT_ADAMW:
 		case VF_OPT_LION:
+			OT = 2 * largest * gb;
+			break;
+		case VF_OPT_ADAMW:
 			if (su->optimizer_impl == VF_OPTIMPL_FOREACH)
 				OT = T * gb;
 			else if (su->optimizer_impl == VF_OPTIMPL_FOR)
@@ -755,8 +772,10 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	OT /= shard_o;
 	if (shard_w > 1)
 		W += 2 * s.layer_linear * d.P; /* one layer gathered (and the next prefetched) */
-	if (su->shard == VF_SHARD_DDP && ngpu > 1)
-		G += 25.0 * MIB * 2; /* DDP gradient buckets being reduced */
+	/* DDP (gradient_as_bucket_view=False, the default of PyTorch and
+	 * accelerate): flat buckets as large as the gradients, allocated once
+	 * and kept, so they are live in every phase */
+	double ddp_buckets = (su->shard == VF_SHARD_DDP && ngpu > 1) ? G : 0;
 
 	/* ---- autocast cache ----
 	 * fp32 weights under autocast: each linear weight is cast to bf16 once
@@ -770,9 +789,10 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		AC += 2 * lora; /* adapters' bf16 copies */
 
 	/* ---- activations ---- */
-	double per_layer_tok = d.train ? layer_bytes(&s, &d) : 0;
+	bool eager = su->attention == VF_ATTN_EAGER || s.fc == FC_T5; /* T5: always explicit scores */
+	double per_layer_tok = d.train ? layer_bytes(&s, &d, eager) : 0;
 	double scores = 0; /* eager attention's s^2 tensors per layer */
-	if (su->attention == VF_ATTN_EAGER || s.fc == FC_T5) {
+	if (eager) {
 		scores = b * s.heads * sq * sq * score_bytes(&s, &d);
 		if (d.train)
 			scores += N * 2 * d.C * (s.hq - s.hkv); /* repeat_kv: k and v expanded to all heads */
@@ -797,6 +817,8 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		double cross_kv = N * (lin_in(&d, s.h, d.R, 2, 0) + 2 * d.C * s.hkv);
 		A_dec = Nt * per_layer_tok * 1.5 + dec_scores + cross_kv;
 		A_all = s.L * A_layer + s.Ld * A_dec;
+		/* relative position bias + mask, fp32, computed once per stack */
+		A_all += 4 * s.heads * (sq * sq + tq * tq + tq * sq);
 		layers = s.L + s.Ld;
 	} else {
 		A_all = s.L * A_layer;
@@ -862,6 +884,7 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		l->kv = kv;
 		l->lg = lg;
 		for (int i = VF_PHASE_FORWARD; i <= VF_PHASE_LOSS; i++) {
+			ph[i].act += WORKSPACE_BYTES;
 			double v = live_sum(&ph[i]);
 			if (v > best) {
 				best = v;
@@ -875,7 +898,7 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		double reserved = best + segment_waste(kv / (2 * layers)) * 2 * layers +
 				  param_rounding(&s) * W + FRAG_INFER * (work + Nout * s.V * d.C);
 		finish_terms(e, &ph[bi], reserved, (enum vf_phase)bi);
-		step_time(&s, su, &d, gpu, 0, 0, 0, e);
+		step_time(&s, su, &d, gpu, 0, 0, 0, 0, e);
 		return;
 	}
 
@@ -893,9 +916,13 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		if (!d.full)
 			AC_fwd = AC / (layers > 0 ? layers : 1);
 	}
+	/* gradient accumulation: from the second micro-batch on, the forward
+	 * runs with the accumulated gradients held */
+	double G_fwd = (su->grad_accum > 1 ? G : 0) + ddp_buckets;
 	struct live *lf = &ph[VF_PHASE_LOSS];
 	lf->w = W;
 	lf->o = S;
+	lf->g = G_fwd;
 	lf->act = held_acts + emb_out + final_norm + dequant;
 	if (AC_fwd + logits_fwd > AC_bwd + logits_bwd) {
 		lf->ac = AC_fwd;
@@ -910,6 +937,7 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	struct live *fw = &ph[VF_PHASE_FORWARD];
 	fw->w = W;
 	fw->o = S;
+	fw->g = G_fwd;
 	fw->ac = AC_fwd;
 	fw->act = held_acts + emb_out + (su->grad_ckpt ? A_layer : 0) + dequant;
 	/* backward: with checkpointing the last layer is recomputed (its
@@ -942,21 +970,26 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		bw->act = A_layer + N * s.h * 4 + emb_out;
 		bw->ac = AC / (layers > 0 ? layers : 1);
 	}
+	if (su->grad_accum > 1 && bw->g < G)
+		bw->g = G; /* accumulated from the earlier micro-batches */
+	bw->g += ddp_buckets;
 	/* optimizer step */
 	struct live *op = &ph[VF_PHASE_OPTIMIZER];
 	op->w = W;
-	op->g = G;
+	op->g = G + ddp_buckets;
 	op->o = S;
 	op->ot = OT;
 
 	for (int i = 0; i < VF_PHASE_COUNT; i++) {
+		if (i <= VF_PHASE_OPTIMIZER)
+			ph[i].act += WORKSPACE_BYTES;
 		double v = live_sum(&ph[i]);
 		if (v > best) {
 			best = v;
 			bi = i;
 		}
 	}
-	e->activations_full = clamp64(held_acts + emb_out + final_norm);
+	e->activations_full = clamp64(held_acts + emb_out + final_norm + WORKSPACE_BYTES);
 
 	/* ---- allocator: reserved at the peak ----
 	 * (1) segment rounding of the parameter-sized tensors (weights,
@@ -993,7 +1026,14 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	case VF_OPT_ADAFACTOR: opt_traffic = T * gb * 10; break;
 	default: break;
 	}
-	step_time(&s, su, &d, gpu, T, opt_traffic, layers * A_layer + logits_bwd, e);
+	double comm = 0;
+	if (ngpu > 1 && su->shard != VF_SHARD_NONE) {
+		double ring = 2 * (ngpu - 1) / ngpu;
+		comm = ring * T * gb;                      /* gradients: all-reduce */
+		if (su->shard == VF_SHARD_ZERO3 || su->shard == VF_SHARD_FSDP)
+			comm += 2 * (ngpu - 1) / ngpu * P * d.P; /* weights gathered for forward and backward */
+	}
+	step_time(&s, su, &d, gpu, T, opt_traffic, layers * A_layer + logits_bwd, comm, e);
 }
 
 int64_t vf_estimate_max_batch(const struct vf_arch *arch, const struct vf_setup *setup,

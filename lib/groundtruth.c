@@ -21,12 +21,13 @@ static const char *model_type_of(const char *arch)
 		const char *type;
 	} map[] = {
 		{"gpt-neox", "gpt_neox"}, {"gpt_neox", "gpt_neox"}, {"pythia", "gpt_neox"},
-		{"gpt2", "gpt2"},         {"gemma3", "gemma3"},     {"gemma2", "gemma2"},
-		{"gemma", "gemma"},       {"qwen3", "qwen3"},       {"qwen", "qwen2"},
+		{"gpt2", "gpt2"},         {"gemma-3", "gemma3"},    {"gemma3", "gemma3"},
+		{"gemma-2-", "gemma2"},   {"gemma2-", "gemma2"},    {"gemma", "gemma"},
+		{"qwen3", "qwen3"},       {"qwen-3", "qwen3"},      {"qwen", "qwen2"},
 		{"mistral", "mistral"},   {"mixtral", "mixtral"},   {"phi3", "phi3"},
 		{"phi-3", "phi3"},        {"falcon", "falcon"},     {"t5", "t5"},
-		{"flan-t5", "t5"},        {"llama", "llama"},       {"tinyllama", "llama"},
-		{"stories", "llama"},     {"smollm", "llama"},
+		{"flan-t5", "t5"},        {"mt5", "t5"},            {"llama", "llama"},
+		{"tinyllama", "llama"},   {"stories", "llama"},     {"smollm", "llama"},
 	};
 	if (!arch)
 		return NULL;
@@ -137,23 +138,32 @@ void vf_gt_report_release(struct vf_gt_report *r)
 vf_status vf_groundtruth_check(const char *path, struct vf_gt_report *r, struct vf_error *err)
 {
 	memset(r, 0, sizeof *r);
-	const struct vf_gpu_spec *h200 = vf_gpu_catalog_find("h200");
-	if (!h200)
-		return vf_error_set(err, VF_ERR, "GPU catalog: no entry h200 (needed for ground truth)");
 	struct vf_buf buf;
 	vf_buf_init(&buf, VF_GT_MAX_FILE);
 	vf_status st = vf_buf_read_file(&buf, path, VF_GT_MAX_FILE, err);
-	if (st) {
-		vf_buf_release(&buf);
-		return st;
-	}
+	if (st == VF_OK)
+		st = vf_groundtruth_check_text(buf.data ? buf.data : "", buf.len, path, r, err);
+	vf_buf_release(&buf);
+	return st;
+}
+
+vf_status vf_groundtruth_check_text(const char *text, size_t textlen, const char *path,
+				    struct vf_gt_report *r, struct vf_error *err)
+{
+	memset(r, 0, sizeof *r);
+	vf_status st = VF_OK;
+	const struct vf_gpu_spec *h200 = vf_gpu_catalog_find("h200");
+	if (!h200)
+		return vf_error_set(err, VF_ERR, "GPU catalog: no entry h200 (needed for ground truth)");
+	if (textlen > VF_GT_MAX_FILE)
+		return vf_error_set(err, VF_ERR, "%s: larger than %u bytes", path, VF_GT_MAX_FILE);
 	r->context_bytes = vf_estimate_default_context(h200);
 	size_t cap = 0;
-	char *line = buf.data;
+	const char *line = text, *end_all = text + textlen;
 	size_t lineno = 0;
-	while (line && *line) {
-		char *nl = strchr(line, '\n');
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+	while (line && line < end_all) {
+		const char *nl = memchr(line, '\n', (size_t)(end_all - line));
+		size_t len = nl ? (size_t)(nl - line) : (size_t)(end_all - line);
 		lineno++;
 		bool blank = true;
 		for (size_t i = 0; i < len; i++)
@@ -227,6 +237,11 @@ vf_status vf_groundtruth_check(const char *path, struct vf_gt_report *r, struct 
 			row->err_alloc = pa > 0 ? (double)e.peak_allocated_bytes / (double)pa - 1 : 0;
 			row->err_peak = (double)e.peak_bytes / (double)row->meas_peak - 1;
 			row->err_step = step > 0 && e.step_seconds > 0 ? e.step_seconds / step - 1 : NAN;
+			if (!row->scored) {
+				r->n_oom++;
+				if (!vf_estimate_fits(&e, h200, NULL))
+					r->n_oom_predicted++;
+			}
 			row->phase = e.peak_phase;
 			row->dominant = e.dominant;
 			r->n++;
@@ -234,7 +249,6 @@ vf_status vf_groundtruth_check(const char *path, struct vf_gt_report *r, struct 
 	next:
 		line = nl ? nl + 1 : NULL;
 	}
-	vf_buf_release(&buf);
 
 	/* summary over the scored records */
 	double *v = malloc((r->n ? r->n : 1) * sizeof *v);
@@ -274,7 +288,6 @@ vf_status vf_groundtruth_check(const char *path, struct vf_gt_report *r, struct 
 	free(v);
 	return VF_OK;
 fail:
-	vf_buf_release(&buf);
 	vf_gt_report_release(r);
 	return st;
 }

@@ -229,6 +229,8 @@ static cJSON *gt_json(const struct vf_gt_report *r)
 	cJSON_AddNumberToObject(s, "peak_max_abs_error", r->max_peak);
 	cJSON_AddNumberToObject(s, "step_median_abs_error", r->med_step);
 	cJSON_AddNumberToObject(s, "step_max_abs_error", r->max_step);
+	cJSON_AddNumberToObject(s, "oom_records", (double)r->n_oom);
+	cJSON_AddNumberToObject(s, "oom_predicted", (double)r->n_oom_predicted);
 	cJSON_AddBoolToObject(s, "within_bounds",
 			      r->med_alloc <= 0.05 && r->max_alloc <= 0.12 && r->med_peak <= 0.05 &&
 				      r->max_peak <= 0.12 && r->med_step <= 0.20);
@@ -284,6 +286,8 @@ static int check_groundtruth(const char *path, bool json)
 	       100 * r.med_peak, 100 * r.max_peak);
 	printf("step time       |error| median %5.1f%%  max %5.1f%%   (bound 20%% median)\n",
 	       100 * r.med_step, 100 * r.max_step);
+	if (r.n_oom)
+		printf("out-of-memory records: %zu, predicted not to fit: %zu\n", r.n_oom, r.n_oom_predicted);
 	printf("%s\n", ok ? "within the accuracy bounds" : "OUTSIDE the accuracy bounds");
 	vf_gt_report_release(&r);
 	return VF_EXIT_OK;
@@ -366,6 +370,39 @@ struct target {
 	struct vf_dit d;
 	char id[128];
 };
+
+/* Fill what a partial architecture (inferred from tensors) lacks with
+ * llama-like defaults, each listed as an assumption. */
+static void complete_arch(struct vf_arch *a, struct assume *as)
+{
+	if (!(a->known & VF_ARCH_F_HEADS) || a->heads <= 0) {
+		a->heads = a->hidden >= 128 ? a->hidden / 128 : 1;
+		a->known |= VF_ARCH_F_HEADS;
+		assume(as, "%" PRId64 " attention heads (not in the model files)", a->heads);
+	}
+	if (!(a->known & VF_ARCH_F_KV_HEADS) || a->kv_heads <= 0) {
+		a->kv_heads = a->heads;
+		a->known |= VF_ARCH_F_KV_HEADS;
+	}
+	if (!(a->known & VF_ARCH_F_HEAD_DIM) || a->head_dim <= 0) {
+		a->head_dim = a->hidden / a->heads > 0 ? a->hidden / a->heads : 1;
+		a->known |= VF_ARCH_F_HEAD_DIM;
+	}
+	if (!(a->known & VF_ARCH_F_FFN) || a->ffn < 0) {
+		a->ffn = a->gated_mlp ? (a->hidden * 8 / 3) : 4 * a->hidden;
+		a->known |= VF_ARCH_F_FFN;
+		assume(as, "MLP width %" PRId64 " (not in the model files)", a->ffn);
+	}
+	if (!(a->known & VF_ARCH_F_VOCAB) || a->vocab < 0) {
+		a->vocab = 32000;
+		a->known |= VF_ARCH_F_VOCAB;
+		assume(as, "vocabulary 32000 (not in the model files)");
+	}
+	if (!(a->known & VF_ARCH_F_TIED)) {
+		a->tied_embeddings = false;
+		a->known |= VF_ARCH_F_TIED;
+	}
+}
 
 static void run_one(const struct target *tg, const struct vf_setup *s, const struct vf_gpu_spec *g,
 		    struct vf_estimate *e)
@@ -764,8 +801,17 @@ static int run(int argc, char **argv)
 			cJSON_ArrayForEach(it, list)
 			if (cJSON_IsString(it))
 				assume(&as, "%s (catalog)", it->valuestring);
-		} else if (m->has_arch) {
+		} else if (m->has_adapter && !(m->has_arch && (m->arch.known & VF_ARCH_F_HIDDEN) &&
+						(m->arch.known & VF_ARCH_F_VOCAB))) {
+			vf_model_free(m);
+			return vf_cli_fail("%s: a LoRA adapter without its base model's config: estimate the "
+					   "base model (a catalog id or its config.json) with --mode lora "
+					   "--lora-rank R --lora-targets LIST",
+					   model);
+		} else if (m->has_arch && (m->arch.known & VF_ARCH_F_HIDDEN) &&
+			   (m->arch.known & VF_ARCH_F_LAYERS)) {
 			tg.arch = m->arch;
+			complete_arch(&tg.arch, &as);
 			t5 = strcmp(m->arch.family, "t5") == 0;
 			if (!(m->arch.known & VF_ARCH_F_FAMILY))
 				assume(&as, "architecture family unknown: llama-like layers");

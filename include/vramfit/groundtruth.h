@@ -42,6 +42,8 @@ struct vf_gt_report {
 	double med_peak, max_peak;
 	double med_step, max_step;
 	size_t n_step;              /* records with a measured and predicted step time */
+	size_t n_oom;               /* records that ran out of memory */
+	size_t n_oom_predicted;     /* ... whose predicted peak exceeds the H200 */
 };
 
 /* Map one record onto an architecture and a setup (model_type from the
@@ -54,6 +56,11 @@ vf_status vf_groundtruth_record(const cJSON *rec, const char *what, struct vf_ar
  * H200 with the file's CUDA context, compute errors and the summary.
  * Caller owns r; vf_gt_report_release(). */
 vf_status vf_groundtruth_check(const char *path, struct vf_gt_report *r, struct vf_error *err);
+
+/* The same over text already in memory (not NUL-terminated); path names
+ * it in errors. */
+vf_status vf_groundtruth_check_text(const char *text, size_t len, const char *path,
+				    struct vf_gt_report *r, struct vf_error *err);
 
 void vf_gt_report_release(struct vf_gt_report *r);
 

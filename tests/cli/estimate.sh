@@ -51,6 +51,18 @@ run estimate "$TMP/config.json" --gpu h100-80gb --json
 expect_rc 0
 expect_json 'j["model"]["params"] == 1100048384'
 
+test_case "model directories and files (../shared/fixtures/models)"
+M="$VF_SHARED_DIR/fixtures/models"
+run estimate "$M/tiny-llama-bf16" --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["model"]["params"] == 218944'
+run estimate "$M/tiny-t5-fp32" --gpu h100-80gb --seq 64 --json
+expect_rc 0
+expect_json 'j["model"]["params"] == 196864 and j["setup"]["target_seq"] == 64'
+run estimate "$M/tiny-llama-lora-r8"
+expect_rc 1
+expect_err 'without its base model'
+
 test_case "inference has a KV cache"
 run estimate gpt-neox-20b --mode infer --seq 2048 --gpu h200 --json
 expect_rc 0

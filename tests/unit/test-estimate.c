@@ -356,6 +356,29 @@ static void test_generic_and_quant(void)
 	vf_estimate_run(&a, &s, NULL, &z3);
 	CHECK(z3.optimizer_full * 7 < one.optimizer_full);
 	CHECK(z3.weights_full < one.weights_full / 4);
+	/* DDP keeps gradient buckets as large as the gradients in every phase;
+	 * the all-reduce costs time */
+	vf_setup_defaults(&s);
+	s.grad_ckpt = true;
+	struct vf_estimate ddp;
+	const struct vf_gpu_spec *h100 = vf_gpu_catalog_find("h100-80gb");
+	vf_estimate_run(&a, &s, h100, &one);
+	s.gpus = 8;
+	s.shard = VF_SHARD_DDP;
+	vf_estimate_run(&a, &s, h100, &ddp);
+	CHECK(ddp.peak_allocated_bytes > one.peak_allocated_bytes + one.gradients_full / 2);
+	CHECK(ddp.step_seconds > one.step_seconds);
+	/* gradient accumulation: later micro-batches run their forward with
+	 * the gradients held */
+	vf_setup_defaults(&s);
+	s.batch = 8;
+	s.seq = 4096;
+	struct vf_estimate ga1, ga4;
+	vf_estimate_run(&a, &s, h100, &ga1);
+	s.grad_accum = 4;
+	vf_estimate_run(&a, &s, h100, &ga4);
+	CHECK(ga4.peak_allocated_bytes > ga1.peak_allocated_bytes);
+	CHECK(fabs(ga4.flops_per_step / ga1.flops_per_step - 4) < 1e-9);
 }
 
 

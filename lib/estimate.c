@@ -687,9 +687,7 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	d.train = su->mode != VF_MODE_INFER;
 	d.full = su->mode == VF_MODE_FULL;
 	d.autocast = su->precision != VF_PREC_FP32;
-	d.P = su->precision == VF_PREC_BF16 ? 2 : 4;
-	if (su->mode == VF_MODE_INFER && su->precision != VF_PREC_FP32)
-		d.P = 2; /* inference loads bf16/fp16 weights */
+	d.P = su->precision == VF_PREC_BF16 ? 2 : 4; /* amp/fp16: fp32 weights under autocast */
 	d.R = d.P;
 	d.C = d.autocast ? 2 : 4;
 	d.lt = su->mode == VF_MODE_LORA ? su->lora_targets : 0;
@@ -765,7 +763,6 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		default: break;
 		}
 	}
-	double W_full = W;
 	W /= shard_w;
 	G /= shard_g;
 	S /= shard_o;
@@ -783,8 +780,8 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	 * for the backward otherwise), and the lm_head's (tied: the
 	 * embedding's). */
 	double AC = 0;
-	if (d.autocast && d.P == 4 && su->quant == VF_QUANT_NONE && d.train)
-		AC = 2 * (s.linear + s.V * s.h) / shard_w;
+	if (d.autocast && d.P == 4 && su->quant == VF_QUANT_NONE)
+		AC = 2 * (s.linear + s.V * s.h) / shard_w; /* also under no_grad: the params need grads */
 	if (d.autocast && su->mode == VF_MODE_LORA)
 		AC += 2 * lora; /* adapters' bf16 copies */
 
@@ -858,7 +855,6 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	e->logits_full = clamp64(logits_bwd);
 	e->layer_activations = clamp64(A_layer);
 	e->loss_transient = clamp64(Nout * s.V * d.C);
-	(void)W_full;
 
 	if (!d.train) {
 		/* ---- inference: weights + KV cache + one layer's working set ---- */
@@ -877,10 +873,12 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		double lg = Nout * s.V * d.C + Nout * s.h * d.C;
 		struct live *f = &ph[VF_PHASE_FORWARD];
 		f->w = W;
+		f->ac = AC;
 		f->kv = kv;
 		f->act = work + dequant;
 		struct live *l = &ph[VF_PHASE_LOSS];
 		l->w = W;
+		l->ac = AC;
 		l->kv = kv;
 		l->lg = lg;
 		for (int i = VF_PHASE_FORWARD; i <= VF_PHASE_LOSS; i++) {

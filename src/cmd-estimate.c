@@ -118,7 +118,8 @@ static const char *remedy(enum vf_term t, const struct vf_setup *s)
 	}
 }
 
-static void setup_assumptions(const struct vf_setup *s, bool dit, bool t5, struct assume *a)
+static void setup_assumptions(const struct vf_setup *s, bool dit, bool t5, bool multi,
+			      struct assume *a)
 {
 	unsigned g = s->given;
 	char t[128];
@@ -157,7 +158,7 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool t5, struc
 		assume(a, "base weights not quantized (--quant)");
 	if (!dit && !(g & VF_SETUP_G_ATTENTION))
 		assume(a, "attention %s: no s x s score matrices (--attention)", vf_attention_name(s->attention));
-	if (!(g & VF_SETUP_G_GPUS))
+	if (!(g & VF_SETUP_G_GPUS) && !multi)
 		assume(a, "%d GPU per run (--gpus N --shard ...)", s->gpus);
 	if (s->mode == VF_MODE_INFER)
 		assume(a, "inference: one forward over the whole sequence with the KV cache (use_cache=True)");
@@ -184,7 +185,10 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 	}
 	if (e->assumed & VF_ASSUME_GPU_RATE_UNKNOWN)
 		assume(a, "no dense tensor rate known for %s: no step time", gpu ? gpu->id : "the GPU");
-	(void)s;
+	if (s->quant != VF_QUANT_NONE)
+		assume(a, "quantized base: linear weights at %s with block scales, embeddings and norms in "
+			  "bf16; one linear dequantized at a time",
+		       vf_quant_name(s->quant));
 	assume(a, "PyTorch caching allocator without expandable segments; peak = steady-state step "
 		  "(optimizer states held from the previous step)");
 	assume(a, "step time: dense bf16 rate x utilisation fitted on H200 measurements (an estimate)");
@@ -865,18 +869,30 @@ static int run(int argc, char **argv)
 		free(rows);
 		return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg) : vf_cli_fail_err(&err);
 	}
+	bool multi = false;
 	for (int i = 0; i < nrows; i++) {
 		struct gpu_row *r = &rows[i];
-		run_one(&tg, &s, &r->spec, &r->est);
+		/* several GPUs of a kind and no --gpus: the run uses them all
+		 * (data parallel unless --shard says otherwise) */
+		struct vf_setup rs = s;
+		if (r->count > 1 && !(s.given & VF_SETUP_G_GPUS)) {
+			rs.gpus = r->count;
+			if (!(s.given & VF_SETUP_G_SHARD))
+				rs.shard = VF_SHARD_DDP;
+			multi = true;
+		}
+		run_one(&tg, &rs, &r->spec, &r->est);
 		r->fits = vf_estimate_fits(&r->est, &r->spec, &r->headroom);
-		r->max_batch = max_batch(&tg, &s, &r->spec);
+		r->max_batch = max_batch(&tg, &rs, &r->spec);
 	}
+	if (multi)
+		assume(&as, "GPUs of one kind given as ID:N run one data-parallel job over all N (--gpus, --shard)");
 	struct vf_estimate e0;
 	if (nrows)
 		e0 = rows[0].est;
 	else
 		run_one(&tg, &s, NULL, &e0);
-	setup_assumptions(&s, tg.dit, t5, &as);
+	setup_assumptions(&s, tg.dit, t5, multi, &as);
 	estimate_assumptions(&e0, &s, nrows ? &rows[0].spec : NULL, &as);
 	if (json) {
 		cJSON *o = to_json(&tg, &s, rows, nrows, &e0, &as);

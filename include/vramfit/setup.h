@@ -183,8 +183,9 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *value,
 vf_status vf_setup_parse_flag(struct vf_setup *s, int argc, char **argv, int *i, bool *matched,
 			      struct vf_error *err);
 
-/* Resolve what depends on other fields (infer -> optimizer none, gpus > 1
- * and shard none -> ddp, alpha = rank when not given) and check ranges.
+/* Resolve what depends on other fields (infer -> optimizer none and bf16
+ * unless given, a quantized base -> bf16 unless given, gpus > 1 and shard
+ * none -> ddp, alpha = rank when not given) and check ranges.
  * Fails with VF_EUSAGE naming the field. */
 vf_status vf_setup_finish(struct vf_setup *s, struct vf_error *err);
 

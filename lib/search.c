@@ -116,21 +116,31 @@ static bool shard_changed(const struct vf_setup *a, const struct vf_setup *b)
 	return true;
 }
 
+/* The precision differs because the quantized base forces bf16, not by
+ * choice. */
+static bool precision_changed(const struct vf_setup *a, const struct vf_setup *b)
+{
+	if (a->precision == b->precision)
+		return false;
+	return !(b->quant != VF_QUANT_NONE && !(a->given & VF_SETUP_G_PRECISION) &&
+		 b->precision == VF_PREC_BF16);
+}
+
 static int count_changes(const struct vf_setup *a, const struct vf_setup *b)
 {
 	return (a->batch != b->batch || a->grad_accum != b->grad_accum) +
 	       (a->grad_ckpt != b->grad_ckpt) + (a->optimizer != b->optimizer) +
 	       (a->quant != b->quant) + (a->lora_rank != b->lora_rank) +
-	       (a->precision != b->precision) + (a->gpus != b->gpus) + shard_changed(a, b);
+	       precision_changed(a, b) + (a->gpus != b->gpus) + shard_changed(a, b);
 }
 
 /* How invasive the changes are, for VF_SORT_CHANGES: knobs that only change
  * how the same training runs (sharding, GPU count, checkpointing, micro-batch
  * split) weigh 1; knobs that change the numerics (optimizer, quantization,
- * precision, LoRA rank) weigh 3, milder choices first (int8 before nf4). */
+ * precision, LoRA rank) weigh 3, milder choices first (int8, fp8, nf4, int4). */
 static double invasiveness(const struct vf_setup *a, const struct vf_setup *b)
 {
-	static const double quant_w[VF_QUANT_COUNT] = {0, 0.0, 0.1, 0.3, 0.2}; /* none int8 int4 nf4 fp8 */
+	static const double quant_w[VF_QUANT_COUNT] = {0, 0.0, 0.3, 0.2, 0.1}; /* none int8 int4 nf4 fp8 */
 	static const double opt_w[VF_OPT_COUNT] = {0, 0.0, 0.1, 0.3, 0.2, 0}; /* adamw 8bit ada sgd lion */
 	static const double shard_w[VF_SHARD_COUNT] = {0, 0, 0.01, 0.02, 0.03, 0.03};
 	double w = 0;
@@ -143,7 +153,7 @@ static double invasiveness(const struct vf_setup *a, const struct vf_setup *b)
 		w += 3 + opt_w[b->optimizer];
 	if (a->quant != b->quant)
 		w += 3 + quant_w[b->quant];
-	w += 3 * (a->precision != b->precision) + 3 * (a->lora_rank != b->lora_rank);
+	w += 3 * precision_changed(a, b) + 3 * (a->lora_rank != b->lora_rank);
 	return w;
 }
 
@@ -429,6 +439,14 @@ vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start
 					s.optimizer = (enum vf_optimizer)opt_v[oi];
 					for (int qi = 0; qi < nq; qi++) {
 						s.quant = (enum vf_quant)quant_v[qi];
+						/* a quantized base runs its other modules in bf16
+						 * unless a precision was given (vf_setup_finish) */
+						bool qbf16 = s.quant != VF_QUANT_NONE &&
+							     !(st->given & VF_SETUP_G_PRECISION);
+						if (qbf16 && pi > 0)
+							continue; /* the same configuration again */
+						s.precision = qbf16 ? VF_PREC_BF16
+								    : (enum vf_precision)prec_v[pi];
 						for (int ri = 0; ri < nr; ri++) {
 							s.lora_rank = rank_v[ri];
 							if (!(st->given & VF_SETUP_G_LORA_ALPHA))

@@ -4,7 +4,7 @@
 #               (unit + CLI tests, the unit tests again under ASan+UBSan,
 #                then every fuzz target for a bounded time)
 JOBS      ?= 2
-FUZZ_SECS ?= 20
+FUZZ_SECS ?= 30
 CMAKE_Q    = cmake -S . -Wno-dev
 
 .PHONY: all deps test-deps build build-asan build-fuzz test unit fuzz demo bench clean

@@ -81,6 +81,10 @@ static enum fam family_of(const char *name)
 	return FAM_GENERIC;
 }
 
+/* No dimension of a real model comes near this; bounding them keeps every
+ * product below in checked 64-bit arithmetic. */
+#define VF_ARCH_MAX_DIM ((int64_t)1 << 40)
+
 /* Read an integer field that, when present, must be a whole number >= min. */
 static vf_status get_int(const cJSON *cfg, const char *key, int64_t min, int64_t *out,
 			 bool *found, const char *what, struct vf_error *err)
@@ -90,9 +94,10 @@ static vf_status get_int(const cJSON *cfg, const char *key, int64_t min, int64_t
 	if (!n || cJSON_IsNull(n))
 		return VF_OK;
 	int64_t v;
-	if (!vf_json_number_is_i64(n, &v) || v < min)
-		return vf_error_set(err, VF_ERR, "%s: field %s: expected an integer >= %lld", what,
-				    key, (long long)min);
+	if (!vf_json_number_is_i64(n, &v) || v < min || v > VF_ARCH_MAX_DIM)
+		return vf_error_set(err, VF_ERR,
+				    "%s: field %s: expected an integer from %lld to %lld", what, key,
+				    (long long)min, (long long)VF_ARCH_MAX_DIM);
 	*out = v;
 	*found = true;
 	return VF_OK;
@@ -191,7 +196,7 @@ static vf_status read_gpt2(const cJSON *cfg, const char *what, struct vf_arch *a
 		a->known |= VF_ARCH_F_MAX_POSITIONS;
 	}
 	if (!(a->known & VF_ARCH_F_FFN) && (a->known & VF_ARCH_F_HIDDEN)) {
-		a->ffn = 4 * a->hidden;
+		a->ffn = 4 * a->hidden; /* hidden <= 2^40 */
 		a->known |= VF_ARCH_F_FFN;
 	}
 	/* GPT2LMHeadModel always ties lm_head to wte. */
@@ -232,7 +237,7 @@ static vf_status read_falcon(const cJSON *cfg, const char *what, struct vf_arch 
 		a->known |= VF_ARCH_F_KV_HEADS;
 	}
 	if (!(a->known & VF_ARCH_F_FFN) && (a->known & VF_ARCH_F_HIDDEN)) {
-		a->ffn = 4 * a->hidden;
+		a->ffn = 4 * a->hidden; /* hidden <= 2^40 */
 		a->known |= VF_ARCH_F_FFN;
 	}
 	if (!(a->known & VF_ARCH_F_VOCAB)) {
@@ -291,7 +296,7 @@ static vf_status read_neox(const cJSON *cfg, const char *what, struct vf_arch *a
 	a->layer_norm = true;
 	a->gated_mlp = false;
 	if (!(a->known & VF_ARCH_F_FFN) && (a->known & VF_ARCH_F_HIDDEN)) {
-		a->ffn = 4 * a->hidden;
+		a->ffn = 4 * a->hidden; /* hidden <= 2^40 */
 		a->known |= VF_ARCH_F_FFN;
 	}
 	return VF_OK;
@@ -315,6 +320,16 @@ static vf_status read_llama_like(const cJSON *cfg, enum fam fam, const char *wha
 	READ(KEYS("vocab_size"), 1, vocab, VF_ARCH_F_VOCAB);
 	READ(KEYS("max_position_embeddings", "n_positions", "max_seq_len"), 1, max_positions,
 	     VF_ARCH_F_MAX_POSITIONS);
+	/* diffusers transformers (DiTs): heads x attention_head_dim */
+	int64_t ahd = 0;
+	TRY(get_int(cfg, "attention_head_dim", 1, &ahd, &f, what, err));
+	if (f && !(a->known & VF_ARCH_F_HEAD_DIM)) {
+		a->head_dim = ahd;
+		a->known |= VF_ARCH_F_HEAD_DIM;
+	}
+	if (f && !(a->known & VF_ARCH_F_HIDDEN) && (a->known & VF_ARCH_F_HEADS) &&
+	    !__builtin_mul_overflow(a->heads, ahd, &a->hidden))
+		a->known |= VF_ARCH_F_HIDDEN;
 	if ((a->known & VF_ARCH_F_HEADS) && !(a->known & VF_ARCH_F_KV_HEADS)) {
 		a->kv_heads = a->heads;
 		a->known |= VF_ARCH_F_KV_HEADS;
@@ -397,6 +412,8 @@ vf_status vf_arch_from_config(const cJSON *cfg, const char *what, struct vf_arch
 	const char *mt = vf_json_get_str(cfg, "model_type");
 	if (!mt)
 		mt = family_from_classes(cfg);
+	if (!mt) /* diffusers configs name their class */
+		mt = vf_json_get_str(cfg, "_class_name");
 	/* Multimodal wrappers (gemma3): the language model is text_config. */
 	const cJSON *text = cJSON_GetObjectItemCaseSensitive(cfg, "text_config");
 	const cJSON *src = cfg;
@@ -445,6 +462,12 @@ vf_status vf_arch_from_config(const cJSON *cfg, const char *what, struct vf_arch
 	}
 	if (st != VF_OK)
 		return st;
+	/* The known families without experts are dense. */
+	if (fam != FAM_GENERIC && !(a->known & VF_ARCH_F_EXPERTS)) {
+		a->experts = 0;
+		a->experts_per_token = 0;
+		a->known |= VF_ARCH_F_EXPERTS | VF_ARCH_F_EXPERTS_PER_TOKEN;
+	}
 	/* Multi-head attention unless the family said otherwise. */
 	if ((a->known & VF_ARCH_F_HEADS) && !(a->known & VF_ARCH_F_KV_HEADS)) {
 		a->kv_heads = a->heads;
@@ -456,11 +479,11 @@ vf_status vf_arch_from_config(const cJSON *cfg, const char *what, struct vf_arch
 		a->known |= VF_ARCH_F_HEAD_DIM;
 	}
 	if (!(a->known & VF_ARCH_F_HIDDEN))
-		return vf_error_set(err, VF_ERR,
+		return vf_error_set(err, VF_ENOTFOUND,
 				    "%s: no hidden size (expected hidden_size, d_model or n_embd)",
 				    what);
 	if (!(a->known & VF_ARCH_F_LAYERS))
-		return vf_error_set(err, VF_ERR,
+		return vf_error_set(err, VF_ENOTFOUND,
 				    "%s: no layer count (expected num_hidden_layers, num_layers or "
 				    "n_layer)",
 				    what);
@@ -539,11 +562,17 @@ static bool groups_t5(const struct vf_arch *a, struct vf_param_groups *g)
 	/* MLP: wi (wi_0, wi_1 when gated) and wo */
 	int64_t mlp1;
 	P(mlp1, 3, (int64_t)(a->gated_mlp ? 3 : 2), H, F);
-	P(t, 2, mlp1, le + ld);
+	P(t, 3, mlp1, (int64_t)1, le);
+	ADD(g->mlp, t);
+	P(t, 2, mlp1, ld);
 	ADD(g->mlp, t);
 	/* T5LayerNorm (weight only): 2 per encoder block, 3 per decoder block,
 	 * and a final norm in each stack */
-	P(t, 2, 2 * le + 3 * ld + (le > 0) + (ld > 0), H);
+	P(t, 3, (int64_t)2, le, H);
+	ADD(g->norm, t);
+	P(t, 3, (int64_t)3, ld, H);
+	ADD(g->norm, t);
+	P(t, 2, (int64_t)((le > 0) + (ld > 0)), H);
 	ADD(g->norm, t);
 	return true;
 }
@@ -584,8 +613,11 @@ bool vf_arch_param_groups(const struct vf_arch *a, struct vf_param_groups *g)
 	ADD(per, t);
 	P(t, 2, q, H); /* o_proj */
 	ADD(per, t);
-	if (a->qkv_bias)
-		ADD(per, q + 2 * kv);
+	if (a->qkv_bias) {
+		ADD(per, q);
+		ADD(per, kv);
+		ADD(per, kv);
+	}
 	if (a->o_bias)
 		ADD(per, H);
 	P(t, 2, per, L);
@@ -595,8 +627,12 @@ bool vf_arch_param_groups(const struct vf_arch *a, struct vf_param_groups *g)
 	 * the router hidden -> experts) */
 	int64_t mlp1;
 	P(mlp1, 3, (int64_t)(a->gated_mlp ? 3 : 2), H, F);
-	if (a->mlp_bias)
-		ADD(mlp1, (a->gated_mlp ? 2 * F : F) + H);
+	if (a->mlp_bias) {
+		ADD(mlp1, F);
+		if (a->gated_mlp)
+			ADD(mlp1, F);
+		ADD(mlp1, H);
+	}
 	if (a->experts > 0) {
 		P(t, 2, mlp1, a->experts);
 		int64_t router;
@@ -611,7 +647,8 @@ bool vf_arch_param_groups(const struct vf_arch *a, struct vf_param_groups *g)
 
 	/* norms: per layer norms_per_layer of width H (LayerNorm has a bias),
 	 * per-head q/k norms, and the final norm */
-	int64_t w = a->layer_norm ? 2 * H : H;
+	int64_t w;
+	P(w, 2, (int64_t)(a->layer_norm ? 2 : 1), H);
 	P(t, 3, (int64_t)a->norms_per_layer, w, L);
 	ADD(g->norm, t);
 	if (a->qk_norm) {

@@ -8,13 +8,13 @@
 #include "vramfit/gpu.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "gpu_probe.h"
 #include "vramfit/data.h"
@@ -23,6 +23,7 @@
 #define CATALOG_MAX 1024      /* entries in gpus.json */
 #define CLASSES_MAX 64        /* nominal_classes_gb */
 #define MATCH_TOLERANCE 0.10  /* a probed MiB this far from an entry's MiB is another card */
+#define NOMINAL_TOLERANCE 0.10 /* default of gpus.json nominal_tolerance */
 #define CLASS_OVER 1.02       /* reported MiB may exceed the class by this factor (A100 80GB: 81920) */
 
 static struct {
@@ -208,7 +209,7 @@ static vf_status load(struct vf_error *err)
 	size_t n = 0;
 	int classes[CLASSES_MAX];
 	int nclasses = 0;
-	double tol = MATCH_TOLERANCE;
+	double tol = NOMINAL_TOLERANCE;
 
 	const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(root, "gpus");
 	if (!cJSON_IsArray(gpus)) {
@@ -425,13 +426,13 @@ vf_status vf_gpu_set_add(struct vf_gpu_set *s, const struct vf_gpu *g, struct vf
 {
 	if (s->count >= VF_GPU_MAX_COUNT)
 		return vf_error_set(err, VF_ERR, "more than %d GPUs", VF_GPU_MAX_COUNT);
-	/* Grow in powers of two: count is a power of two exactly when full. */
-	if (s->count == 0 || (s->count & (s->count - 1)) == 0) {
-		size_t cap = s->count ? s->count * 2 : 1;
+	if (s->count == s->alloc) {
+		size_t cap = s->alloc ? s->alloc * 2 : 8;
 		struct vf_gpu *p = realloc(s->gpus, cap * sizeof *p);
 		if (!p)
 			return vf_error_set(err, VF_ENOMEM, "out of memory");
 		s->gpus = p;
+		s->alloc = cap;
 	}
 	s->gpus[s->count++] = *g;
 	return VF_OK;
@@ -596,4 +597,41 @@ vf_status vf_gpu_set_add_spec(struct vf_gpu_set *s, const char *spec, struct vf_
 	}
 	s->source = VF_GPU_SIMULATED;
 	return VF_OK;
+}
+
+/* --- probing ------------------------------------------------------------- */
+
+vf_status vf_gpu_probe(struct vf_gpu_set *s, struct vf_error *err)
+{
+	vf_gpu_set_release(s);
+	struct vf_error nerr = {0}, serr = {0};
+	vf_status nst = vf__gpu_nvml_probe(s, &nerr);
+	if (nst == VF_OK)
+		goto found;
+	/* NVML absent, disabled or failing: keep its reason, ask nvidia-smi. */
+	vf_gpu_set_release(s);
+	vf_status sst = vf__gpu_smi_probe(s, &serr);
+	if (sst == VF_OK) {
+		if (nerr.msg[0])
+			vf_gpu_set_note(s, "NVML not used: %s", nerr.msg);
+		goto found;
+	}
+	vf_gpu_set_release(s);
+	if (sst != VF_ENOTFOUND) /* nvidia-smi ran and failed: its message is the clearest */
+		return vf_error_set(err, sst, "%s", serr.msg);
+	if (nst != VF_ENOTFOUND) /* no nvidia-smi to ask; NVML's failure stands */
+		return vf_error_set(err, nst, "%s", nerr.msg);
+	/* Neither found a GPU: not an error. Say why. */
+	if (nerr.msg[0])
+		vf_gpu_set_note(s, "NVML: %s", nerr.msg);
+	if (serr.msg[0])
+		vf_gpu_set_note(s, "%s", serr.msg);
+	return VF_OK;
+found:
+	for (size_t i = 0; i < s->count; i++)
+		vf_gpu_identify(&s->gpus[i]);
+	vf_status st = vf__gpu_apply_visible(s, getenv("CUDA_VISIBLE_DEVICES"), err);
+	if (st == VF_OK && s->count == 0)
+		s->source = VF_GPU_NONE; /* nothing to report: "none", with the notes saying why */
+	return st;
 }

@@ -31,7 +31,8 @@ vf_status vf__gpu_smi_parse(const char *text, size_t len, struct vf_gpu_set *s,
 			    struct vf_error *err);
 
 /* Apply CUDA_VISIBLE_DEVICES (NULL = unset: all GPUs) the way CUDA reads it:
- * comma-separated indices, GPU-<uuid> or unique UUID prefixes, in the order
+ * comma-separated indices (probe order: NVML / PCI bus, as with
+ * CUDA_DEVICE_ORDER=PCI_BUS_ID), GPU-<uuid> or unique UUID prefixes, in the order
  * given; the first invalid (or repeated) entry hides itself and everything
  * after it; "" hides every GPU. Adds a note when GPUs are hidden. */
 vf_status vf__gpu_apply_visible(struct vf_gpu_set *s, const char *cvd, struct vf_error *err);

@@ -115,6 +115,16 @@ static vf_status read_entry(const cJSON *j, const char *file, size_t idx,
 					    "digits, '-', '.', '_'",
 					    file, id);
 	snprintf(e->id, sizeof e->id, "%s", id);
+	const cJSON *aliases = cJSON_GetObjectItemCaseSensitive(j, "aliases");
+	if (aliases) {
+		const cJSON *al;
+		bool ok = cJSON_IsArray(aliases);
+		cJSON_ArrayForEach(al, aliases) ok = ok && cJSON_IsString(al);
+		if (!ok)
+			return vf_error_set(err, VF_ERR,
+					    "%s: model %s: field aliases: expected a list of strings",
+					    file, id);
+	}
 	const char *name = vf_json_get_str(j, "name");
 	snprintf(e->name, sizeof e->name, "%s", name ? name : id);
 	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(j, "kind");
@@ -136,13 +146,19 @@ static vf_status read_entry(const cJSON *j, const char *file, size_t idx,
 		char what[160];
 		snprintf(what, sizeof what, "%s: model %s: config", file, id);
 		vf_status st = vf_arch_from_config(cfg, what, &e->arch, err);
-		if (st != VF_OK)
+		/* other kinds may carry configs that are not a transformer's */
+		if (st == VF_ENOTFOUND && strcmp(e->kind, "llm") != 0) {
+			vf_error_clear(err);
+			vf_arch_init(&e->arch);
+		} else if (st != VF_OK) {
 			return st;
-		snprintf(e->arch.source, sizeof e->arch.source, "catalog");
-		e->has_arch = true;
-		e->has_groups = vf_arch_param_groups(&e->arch, &e->groups);
-		if (e->params < 0 && e->has_groups)
-			e->params = e->groups.total;
+		} else {
+			snprintf(e->arch.source, sizeof e->arch.source, "catalog");
+			e->has_arch = true;
+			e->has_groups = vf_arch_param_groups(&e->arch, &e->groups);
+			if (e->params < 0 && e->has_groups)
+				e->params = e->groups.total;
+		}
 	} else if (strcmp(e->kind, "llm") == 0) {
 		return vf_error_set(err, VF_ERR, "%s: model %s: field config: required for kind llm",
 				    file, id);
@@ -209,6 +225,12 @@ const struct vf_model_entry *vf_models_find(const char *id)
 	for (size_t i = 0; i < cat.n; i++)
 		if (strcasecmp(cat.entries[i].id, id) == 0)
 			return &cat.entries[i];
+	for (size_t i = 0; i < cat.n; i++) {
+		const cJSON *al;
+		cJSON_ArrayForEach(al, cJSON_GetObjectItemCaseSensitive(cat.entries[i].raw, "aliases"))
+			if (strcasecmp(al->valuestring, id) == 0)
+				return &cat.entries[i];
+	}
 	return NULL;
 }
 

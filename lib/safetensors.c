@@ -192,10 +192,19 @@ static vf_status read_tensor(const cJSON *j, const char *what, struct vf_tensor 
 	cJSON_ArrayForEach(d, shape)
 	{
 		uint64_t v;
-		if (!get_u64(d, &v))
-			return vf_error_set(err, VF_ERR,
-					    "%s: tensor '%s': field shape: expected integers >= 0",
-					    what, name);
+		if (!get_u64(d, &v)) {
+			/* whole numbers past 2^53 are not exact in JSON doubles:
+			 * they can only overflow the byte size */
+			double x = cJSON_IsNumber(d) ? d->valuedouble : -1;
+			if (!isfinite(x) || x < 0 || x != floor(x))
+				return vf_error_set(err, VF_ERR,
+						    "%s: tensor '%s': field shape: expected integers "
+						    ">= 0",
+						    what, name);
+			if (x >= 18446744073709551616.0)
+				overflow = true;
+			v = x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x;
+		}
 		t->shape[k++] = (int64_t)v;
 		if (!overflow && __builtin_mul_overflow(numel, v, &numel))
 			overflow = true;

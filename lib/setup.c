@@ -426,6 +426,10 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 	} else if (strcmp(name, "no-audio") == 0) {
 		s->audio = false;
 		s->given |= VF_SETUP_G_AUDIO;
+	} else if (strcmp(name, "offload-optimizer") == 0) {
+		if ((st = parse_bool(name, v, &s->offload_optimizer, err)))
+			return st;
+		s->given |= VF_SETUP_G_OFFLOAD;
 	} else if (strcmp(name, "text-encoder") == 0) {
 		if (!vf_text_encoder_parse(v, &s->text_encoder))
 			return BAD_ENUM(name, v, "none, bf16 or int8");
@@ -440,7 +444,8 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 static bool is_switch(const char *name)
 {
 	return strcmp(name, "grad-ckpt") == 0 || strcmp(name, "no-grad-ckpt") == 0 ||
-	       strcmp(name, "audio") == 0 || strcmp(name, "no-audio") == 0;
+	       strcmp(name, "audio") == 0 || strcmp(name, "no-audio") == 0 ||
+	       strcmp(name, "offload-optimizer") == 0;
 }
 
 static bool is_setup_flag(const char *name)
@@ -450,7 +455,7 @@ static bool is_setup_flag(const char *name)
 		"seq",        "target-seq",   "grad-accum", "grad-ckpt",      "no-grad-ckpt",
 		"lora-rank",  "lora-alpha",   "lora-targets", "quant",        "gpus",
 		"shard",      "attention",    "context-mib", "video",         "audio",
-		"no-audio",   "text-encoder",
+		"no-audio",   "text-encoder", "offload-optimizer",
 	};
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		if (strcmp(name, flags[i]) == 0)
@@ -519,6 +524,9 @@ vf_status vf_setup_finish(struct vf_setup *s, struct vf_error *err)
 				    vf_quant_name(s->quant));
 	if (s->target_seq < 0 || s->batch < 1 || s->seq < 1 || s->grad_accum < 1 || s->gpus < 1)
 		return vf_error_set(err, VF_EUSAGE, "setup: batch, seq, grad-accum and gpus must be >= 1");
+	/* a quantized base is loaded with its other modules in bf16 (QLoRA) */
+	if (s->quant != VF_QUANT_NONE && !(s->given & VF_SETUP_G_PRECISION))
+		s->precision = VF_PREC_BF16;
 	return VF_OK;
 }
 
@@ -558,29 +566,9 @@ cJSON *vf_setup_to_json(const struct vf_setup *s)
 		cJSON_AddStringToObject(o, "video", v);
 		cJSON_AddBoolToObject(o, "audio", s->audio);
 		cJSON_AddStringToObject(o, "text_encoder", vf_text_encoder_name(s->text_encoder));
+		cJSON_AddBoolToObject(o, "offload_optimizer", s->offload_optimizer);
 	}
 	return o;
 }
 
-const char vf_setup_flags_help[] =
-	"Setup:\n"
-	"  --mode full|lora|infer            what runs (default full)\n"
-	"  --precision amp|bf16|fp16|fp32    amp = fp32 weights under bf16 autocast (default);\n"
-	"                                    bf16 = weights stored in bf16; fp16 = fp16 autocast\n"
-	"  --optimizer adamw|adamw8bit|adafactor|sgd|lion   (default adamw)\n"
-	"  --optimizer-impl foreach|fused|for                (default foreach, PyTorch on CUDA)\n"
-	"  --batch N --seq N                 micro-batch per GPU and tokens per sample\n"
-	"                                    (default 1 x 2048)\n"
-	"  --target-seq N                    encoder-decoder: decoder length (default = seq)\n"
-	"  --grad-accum N                    micro-batches per optimizer step (default 1)\n"
-	"  --grad-ckpt | --no-grad-ckpt      activation checkpointing (default off)\n"
-	"  --lora-rank R --lora-alpha A      LoRA (default rank 16, alpha = rank)\n"
-	"  --lora-targets q_proj,v_proj|all-linear|LIST   (default q_proj,v_proj)\n"
-	"  --quant none|int8|int4|nf4|fp8    frozen base weights (default none)\n"
-	"  --gpus N --shard none|ddp|zero1|zero2|zero3|fsdp   (default 1, ddp when N > 1)\n"
-	"  --attention sdpa|eager|flash      (default sdpa)\n"
-	"  --context-mib N                   CUDA context (default by GPU generation;\n"
-	"                                    527 MiB measured for PyTorch 2.11 on an H200)\n"
-	"  --video WxHxF                     video DiTs: resolution and frames (960x544x89)\n"
-	"  --audio | --no-audio              video DiTs: the audio stream (default on)\n"
-	"  --text-encoder none|bf16|int8     video DiTs: text encoder kept for validation\n";
+const char vf_setup_flags_help[] = VF_SETUP_FLAGS_HELP;

@@ -329,17 +329,17 @@ vf_status vf_tier_decide(const struct vf_gpu_set *gpus, const char *trainer, con
 		snprintf(mib, sizeof mib, " (%lld MiB)", (long long)g->memory_total_mib);
 	if (out->gated)
 		snprintf(out->reason, sizeof out->reason,
-			 "No tier: %s%s, is a %d GB card, %s, under the trainer's minimum; "
+			 "No tier: %s%s, counts as %d GB, %s (the trainer's minimum); "
 			 "stopping unless %s is given.",
 			 who, mib, gb, d->range, p.gate_flag);
 	else if (out->gap)
 		snprintf(out->reason, sizeof out->reason,
-			 "%s: %s%s, is a %d GB card, between tiers, so it takes the lower one "
+			 "%s: %s%s, counts as %d GB, between tiers, so it takes the lower one "
 			 "(%s); start from %s.",
 			 d->name, who, mib, gb, d->range, out->config);
 	else
 		snprintf(out->reason, sizeof out->reason,
-			 "%s: %s%s, is a %d GB card (%s); start from %s.", d->name, who, mib, gb,
+			 "%s: %s%s, counts as %d GB (%s); start from %s.", d->name, who, mib, gb,
 			 d->range, out->config);
 	return VF_OK;
 }

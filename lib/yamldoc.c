@@ -318,6 +318,13 @@ static vf_status build(const char *text, size_t len, const char *name, struct tr
 				n->value[n->vlen] = '\0';
 				bool str_tag = e.data.scalar.tag &&
 					       strcmp((const char *)e.data.scalar.tag, YAML_STR_TAG) == 0;
+				/* A block scalar's end mark lies past its trailing line
+				 * breaks (on the next line): end it at its last content
+				 * byte so a splice keeps the following lines intact. */
+				if (n->style == YAML_LITERAL_SCALAR_STYLE || n->style == YAML_FOLDED_SCALAR_STYLE)
+					while (n->end > n->start && (text[n->end - 1] == '\n' || text[n->end - 1] == '\r' ||
+								     text[n->end - 1] == ' ' || text[n->end - 1] == '\t'))
+						n->end--;
 				n->kind = (n->style == YAML_PLAIN_SCALAR_STYLE && !str_tag)
 						  ? resolve_plain(n->value)
 						  : VF_YAML_STR;
@@ -1114,5 +1121,41 @@ vf_status vf_yamldoc_set(struct vf_yamldoc *doc, const char *path, const char *v
 	cJSON_Delete(expect);
 	free(plain);
 	free(v);
+	return st;
+}
+
+vf_status vf_yamldoc_set_str(struct vf_yamldoc *doc, const char *path, const char *s,
+			     struct vf_error *err)
+{
+	struct walk w;
+	if (!split_path(path, &w) || w.nseg == 0)
+		return vf_error_set(err, VF_EUSAGE, "%s: invalid key '%s' (expected a.b.c)", doc->name, path);
+	if (strchr(s, '\n') || strchr(s, '\r'))
+		return vf_error_set(err, VF_EUSAGE, "%s: key %s: the value must be one line", doc->name, path);
+	cJSON *expect = cJSON_CreateString(s);
+	if (!expect)
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	walk_tree(&doc->t, &w);
+	struct vf_buf q;
+	vf_buf_init(&q, 0);
+	vf_status st = VF_OK;
+	bool quoted = doc->t.root && w.found == w.nseg && is_quoted(w.slot);
+	if (quoted) {
+		char qc = w.slot->style == YAML_SINGLE_QUOTED_SCALAR_STYLE ? '\'' : '"';
+		st = quote(&q, s, qc, err);
+		if (st == VF_OK)
+			st = set_with(doc, path, &w, q.data, expect, err);
+	} else {
+		st = *s ? set_with(doc, path, &w, s, expect, err) : VF_ERR;
+		if (st != VF_OK && st != VF_ENOMEM) {
+			vf_buf_reset(&q);
+			st = quote(&q, s, '"', err);
+			walk_tree(&doc->t, &w);
+			if (st == VF_OK)
+				st = set_with(doc, path, &w, q.data, expect, err);
+		}
+	}
+	vf_buf_release(&q);
+	cJSON_Delete(expect);
 	return st;
 }

@@ -42,6 +42,8 @@ void vf_cli_print_json(const cJSON *root);
 /* Human units: "12.34 GiB", "512 MiB", "1.2 s", "$12.30". out >= 32 bytes. */
 const char *vf_fmt_bytes(char *out, size_t n, double bytes);
 const char *vf_fmt_seconds(char *out, size_t n, double s);
+/* Dollars: "$0.16", "$54", "-" when negative (unknown). */
+const char *vf_fmt_usd(char *out, size_t n, double usd);
 
 /* Aligned tables: add rows of strings, print with column widths. */
 #define VF_TABLE_MAXCOL 16

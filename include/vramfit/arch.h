@@ -79,8 +79,9 @@ void vf_arch_init(struct vf_arch *a);
 
 /* Read an architecture from a Hugging Face config object. `what` names the
  * source in errors (a path). Families not listed fall back to the common
- * keys (hidden_size, num_hidden_layers, ...). Fails when the object is not a
- * config (no hidden size or layer count), naming the missing field. */
+ * keys (hidden_size, num_hidden_layers, ...). Fails with VF_ENOTFOUND when
+ * the object is not a transformer config (no hidden size or layer count),
+ * naming the missing field; with VF_ERR on a field of the wrong type. */
 vf_status vf_arch_from_config(const cJSON *cfg, const char *what, struct vf_arch *a,
 			      struct vf_error *err);
 

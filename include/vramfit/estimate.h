@@ -33,6 +33,8 @@ enum vf_phase {
 	VF_PHASE_LOSS,      /* logits and the loss (fp32 upcast) */
 	VF_PHASE_BACKWARD,  /* backward pass (gradients growing) */
 	VF_PHASE_OPTIMIZER, /* optimizer step (temporaries) */
+	VF_PHASE_VALIDATION,   /* video DiTs: sampling and VAE decoding of a clip */
+	VF_PHASE_TEXT_ENCODER, /* video DiTs: the text encoder embedding prompts */
 	VF_PHASE_COUNT
 };
 
@@ -92,15 +94,17 @@ struct vf_estimate {
 	int64_t activations_full;
 	int64_t logits_full;
 	int64_t kv_cache_full;
+	int64_t layer_activations; /* one layer's saved activations (recompute working set) */
+	int64_t loss_transient;    /* logits in the compute dtype, freed before the loss backward */
 
 	enum vf_phase peak_phase;  /* where the peak happened */
 	enum vf_term dominant;     /* the largest term at the peak */
 
 	/* Time. Negative when unknown (no GPU, or no rate for it). */
-	double flops_per_step;     /* one optimizer step, per GPU */
+	double flops_per_step;     /* one optimizer step, per GPU, recompute included */
 	double step_seconds;       /* one optimizer step */
 	double tokens_per_second;  /* all GPUs */
-	double mfu;                /* model FLOPs / (time x dense bf16 rate) */
+	double mfu;                /* model FLOPs (no recompute) / (time x dense bf16 rate) */
 	double utilisation;        /* the fitted matmul utilisation used */
 	double optimizer_seconds;  /* memory-bound optimizer step share */
 
@@ -127,6 +131,8 @@ struct vf_dit {
 	double fps;                  /* frame rate for the audio length */
 	double audio_tokens_per_second; /* audio latent tokens per second */
 	int64_t vae_params;          /* video VAE decoder kept for validation */
+	int64_t vae_decoder_channels; /* channels of the decoder's full-resolution stage */
+	int64_t text_encoder_embedding; /* text encoder embedding parameters (kept bf16 in 8-bit) */
 };
 
 const char *vf_phase_name(enum vf_phase p);
@@ -183,6 +189,7 @@ struct vf_ltx2_config {
 	const char *quantization;         /* acceleration.quantization: NULL | "int8-quanto" ... */
 	bool load_text_encoder_in_8bit;   /* acceleration.load_text_encoder_in_8bit */
 	int video_dims[3];                /* validation.video_dims: width, height, frames */
+	bool offload_optimizer_during_validation; /* acceleration.offload_optimizer_during_validation */
 	int gpus;                         /* processes (1 = single GPU) */
 };
 

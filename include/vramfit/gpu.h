@@ -56,6 +56,7 @@ struct vf_gpu_set {
 	enum vf_gpu_source source;
 	struct vf_gpu *gpus;     /* owned */
 	size_t count;
+	size_t alloc;            /* allocated entries of gpus */
 	char driver_version[32];
 	char notes[8][256];      /* e.g. a device skipped for lack of permission */
 	int nnotes;

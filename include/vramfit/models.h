@@ -4,6 +4,7 @@
  *
  * Each file is {"models": [entry, ...]} (a bare array also works). An entry:
  *   "id"      lower-case, stable, unique over all files (required)
+ *   "aliases" other names vf_models_find accepts (optional; e.g. "gemma-3-12b")
  *   "name"    display name (default: the id)
  *   "kind"    "llm" (default), "dit", "text-encoder", ...
  *   "params"  exact total parameters, or null/absent (then computed from
@@ -40,7 +41,7 @@ struct vf_model_entry {
  * the entry and the field. */
 vf_status vf_models_load(struct vf_error *err);
 
-/* The entry with this id (case-insensitive), or NULL (also when the catalog
+/* The entry with this id or alias (case-insensitive), or NULL (also when the catalog
  * fails to load). Borrowed; valid until vf_models_release(). */
 const struct vf_model_entry *vf_models_find(const char *id);
 

@@ -15,6 +15,7 @@
  *   --shard none|ddp|zero1|zero2|zero3|fsdp
  *   --attention sdpa|eager|flash    --context-mib N
  *   --video WxHxF  --audio / --no-audio  --text-encoder none|bf16|int8
+ *   --offload-optimizer (states to CPU during validation)
  * Each also accepts the --flag=value form. */
 #ifndef VRAMFIT_SETUP_H
 #define VRAMFIT_SETUP_H
@@ -106,6 +107,7 @@ enum {
 	VF_SETUP_G_VIDEO = 1u << 17,
 	VF_SETUP_G_AUDIO = 1u << 18,
 	VF_SETUP_G_TEXT_ENCODER = 1u << 19,
+	VF_SETUP_G_OFFLOAD = 1u << 20,
 };
 
 struct vf_setup {
@@ -132,6 +134,7 @@ struct vf_setup {
 	int video_frames;
 	bool audio;                        /* generate the audio stream; default true */
 	enum vf_text_encoder text_encoder; /* default bf16 for video DiTs */
+	bool offload_optimizer;            /* video DiTs: states to CPU during validation */
 	unsigned given;                    /* VF_SETUP_G_* the user set */
 };
 
@@ -180,8 +183,9 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *value,
 vf_status vf_setup_parse_flag(struct vf_setup *s, int argc, char **argv, int *i, bool *matched,
 			      struct vf_error *err);
 
-/* Resolve what depends on other fields (infer -> optimizer none, gpus > 1
- * and shard none -> ddp, alpha = rank when not given) and check ranges.
+/* Resolve what depends on other fields (infer -> optimizer none and bf16
+ * unless given, a quantized base -> bf16 unless given, gpus > 1 and shard
+ * none -> ddp, alpha = rank when not given) and check ranges.
  * Fails with VF_EUSAGE naming the field. */
 vf_status vf_setup_finish(struct vf_setup *s, struct vf_error *err);
 
@@ -189,7 +193,31 @@ vf_status vf_setup_finish(struct vf_setup *s, struct vf_error *err);
  * resolved value). Caller owns; cJSON_Delete(). */
 cJSON *vf_setup_to_json(const struct vf_setup *s);
 
-/* The setup flags' help text, for the commands' usage strings. */
+/* The setup flags' help text, for the commands' usage strings (the macro
+ * concatenates into static usage text). */
+#define VF_SETUP_FLAGS_HELP \
+	"Setup:\n" \
+	"  --mode full|lora|infer            what runs (default full)\n" \
+	"  --precision amp|bf16|fp16|fp32    amp = fp32 weights under bf16 autocast (default);\n" \
+	"                                    bf16 = weights stored in bf16; fp16 = fp16 autocast\n" \
+	"  --optimizer adamw|adamw8bit|adafactor|sgd|lion   (default adamw)\n" \
+	"  --optimizer-impl foreach|fused|for                (default foreach, PyTorch on CUDA)\n" \
+	"  --batch N --seq N                 micro-batch per GPU and tokens per sample\n" \
+	"                                    (default 1 x 2048)\n" \
+	"  --target-seq N                    encoder-decoder: decoder length (default = seq)\n" \
+	"  --grad-accum N                    micro-batches per optimizer step (default 1)\n" \
+	"  --grad-ckpt | --no-grad-ckpt      activation checkpointing (default off)\n" \
+	"  --lora-rank R --lora-alpha A      LoRA (default rank 16, alpha = rank)\n" \
+	"  --lora-targets q_proj,v_proj|all-linear|LIST   (default q_proj,v_proj)\n" \
+	"  --quant none|int8|int4|nf4|fp8    frozen base weights (default none)\n" \
+	"  --gpus N --shard none|ddp|zero1|zero2|zero3|fsdp   (default 1, ddp when N > 1)\n" \
+	"  --attention sdpa|eager|flash      (default sdpa)\n" \
+	"  --context-mib N                   CUDA context (default by GPU generation;\n" \
+	"                                    527 MiB measured for PyTorch 2.11 on an H200)\n" \
+	"  --video WxHxF                     video DiTs: resolution and frames (960x544x89)\n" \
+	"  --audio | --no-audio              video DiTs: the audio stream (default on)\n" \
+	"  --text-encoder none|bf16|int8     video DiTs: text encoder for the validation prompts\n" \
+	"  --offload-optimizer               video DiTs: optimizer states on the CPU during validation\n"
 extern const char vf_setup_flags_help[];
 
 #endif

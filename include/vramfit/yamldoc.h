@@ -100,6 +100,12 @@ vf_status vf_yamldoc_get_bool(const struct vf_yamldoc *doc, const char *path, bo
 vf_status vf_yamldoc_set(struct vf_yamldoc *doc, const char *path, const char *value,
 			 struct vf_error *err);
 
+/* Set path to the string s (any bytes but NUL and line breaks): written in
+ * the original's quote style when it was quoted, else plain when that reads
+ * back as the same string, else double-quoted. */
+vf_status vf_yamldoc_set_str(struct vf_yamldoc *doc, const char *path, const char *s,
+			     struct vf_error *err);
+
 /* Write the current bytes to path atomically. */
 vf_status vf_yamldoc_save(const struct vf_yamldoc *doc, const char *path, struct vf_error *err);
 

@@ -202,6 +202,17 @@ static void test_published_totals(void)
 			   "\"num_layers\":6,\"num_heads\":8,\"vocab_size\":32128,"
 			   "\"feed_forward_proj\":\"relu\"}"),
 		  60506624LL);
+	/* Qwen3-8B: q/k norms, explicit head_dim, untied */
+	CHECK_INT(total_of("{\"model_type\":\"qwen3\",\"hidden_size\":4096,\"intermediate_size\":"
+			   "12288,\"num_hidden_layers\":36,\"num_attention_heads\":32,"
+			   "\"num_key_value_heads\":8,\"head_dim\":128,\"vocab_size\":151936,"
+			   "\"tie_word_embeddings\":false}"),
+		  8190735360LL);
+	/* Gemma 7B: head_dim 256 > hidden / heads, tied by default */
+	CHECK_INT(total_of("{\"model_type\":\"gemma\",\"hidden_size\":3072,\"intermediate_size\":"
+			   "24576,\"num_hidden_layers\":28,\"num_attention_heads\":16,"
+			   "\"num_key_value_heads\":16,\"head_dim\":256,\"vocab_size\":256000}"),
+		  8537680896LL);
 	/* GPT-2 XL */
 	CHECK_INT(total_of("{\"model_type\":\"gpt2\",\"n_embd\":1600,\"n_layer\":48,\"n_head\":25,"
 			   "\"vocab_size\":50257}"),
@@ -233,7 +244,7 @@ static void test_gemma3_nested_and_errors(void)
 	CHECK_CONTAINS(err.msg, "bad.json: field hidden_size: expected an integer");
 	cJSON_Delete(j);
 	j = parse("{\"model_type\":\"llama\",\"num_hidden_layers\":2}");
-	CHECK(vf_arch_from_config(j, "nohidden.json", &a, &err) == VF_ERR);
+	CHECK(vf_arch_from_config(j, "nohidden.json", &a, &err) == VF_ENOTFOUND);
 	CHECK_CONTAINS(err.msg, "nohidden.json: no hidden size");
 	cJSON_Delete(j);
 	j = parse("[1,2]");
@@ -249,11 +260,31 @@ static void test_gemma3_nested_and_errors(void)
 	CHECK(!vf_arch_param_groups(&a, &g));
 	cJSON_Delete(j);
 	/* absurd sizes: no overflow, just no count */
-	j = parse("{\"model_type\":\"llama\",\"hidden_size\":4000000000000,\"num_hidden_layers\":"
-		  "4000000000,\"num_attention_heads\":1,\"intermediate_size\":4000000000000,"
-		  "\"vocab_size\":4000000000000}");
+	j = parse("{\"model_type\":\"llama\",\"hidden_size\":1099511627776,\"num_hidden_layers\":"
+		  "1099511627776,\"num_attention_heads\":1,\"intermediate_size\":1099511627776,"
+		  "\"vocab_size\":1099511627776}");
 	CHECK(vf_arch_from_config(j, "huge.json", &a, &err) == VF_OK);
 	CHECK(!vf_arch_param_groups(&a, &g));
+	cJSON_Delete(j);
+	static const char *const fams[] = {"t5", "gpt2", "gpt_neox", "falcon", "qwen2", "gemma3"};
+	for (size_t i = 0; i < sizeof fams / sizeof fams[0]; i++) {
+		char text[512];
+		snprintf(text, sizeof text,
+			 "{\"model_type\":\"%s\",\"hidden_size\":1099511627776,\"d_model\":"
+			 "1099511627776,\"n_embd\":1099511627776,\"num_hidden_layers\":1099511627776,"
+			 "\"num_layers\":1099511627776,\"n_layer\":1099511627776,\"d_kv\":"
+			 "1099511627776,\"num_heads\":1,\"n_head\":1,\"num_attention_heads\":1}",
+			 fams[i]);
+		j = parse(text);
+		CHECK(vf_arch_from_config(j, "huge.json", &a, &err) == VF_OK);
+		CHECK(!vf_arch_param_groups(&a, &g));
+		cJSON_Delete(j);
+	}
+	/* fuzz finding: a default ffn of 4 x a huge hidden size overflowed */
+	j = parse("{\"model_type\":\"gpt_neox\",\"hidden_size\":4099276460824143536,"
+		  "\"num_hidden_layers\":44}");
+	CHECK(vf_arch_from_config(j, "neox.json", &a, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "neox.json: field hidden_size: expected an integer from 1 to");
 	cJSON_Delete(j);
 }
 

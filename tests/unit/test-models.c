@@ -53,6 +53,8 @@ static void test_catalog_ids(void)
 		CHECK(e != NULL);
 	}
 	CHECK(vf_models_find("no-such-model") == NULL);
+	CHECK(vf_models_find("gemma-3-12b") == vf_models_find("gemma3-12b"));
+	CHECK(vf_models_find("Llama-2-7B") == vf_models_find("llama2-7b"));
 	const struct vf_model_entry *e = vf_models_find("LLAMA2-7B");
 	CHECK(e && e->params == 6738415616LL);
 	CHECK(e && e->raw && cJSON_IsObject(e->raw));
@@ -94,7 +96,8 @@ static void test_overrides_and_errors(void)
 	snprintf(path, sizeof path, "%s/extra.json", sub);
 	struct vf_error err = {0};
 	const char *extra = "{\"models\":[{\"id\":\"my-dit\",\"kind\":\"dit\",\"params\":123,"
-			    "\"blocks\":48}]}";
+			    "\"blocks\":48},{\"id\":\"my-vae\",\"kind\":\"vae\",\"config\":"
+			    "{\"in_channels\":3}}]}";
 	CHECK(vf_write_file_atomic(path, extra, strlen(extra), &err) == VF_OK);
 	setenv("VRAMFIT_DATA_DIR", dir, 1);
 	CHECK(vf_models_load(&err) == VF_OK);
@@ -102,6 +105,8 @@ static void test_overrides_and_errors(void)
 	CHECK(e && e->params == 123 && !e->has_arch);
 	CHECK_STR(e ? e->kind : NULL, "dit");
 	CHECK(e && cJSON_GetObjectItem(e->raw, "blocks") != NULL);
+	e = vf_models_find("my-vae");
+	CHECK(e && !e->has_arch && e->params == -1);
 	CHECK(vf_models_find("llama2-7b") != NULL);
 	vf_models_release();
 
@@ -116,6 +121,12 @@ static void test_overrides_and_errors(void)
 	CHECK(vf_write_file_atomic(path, dup, strlen(dup), &err) == VF_OK);
 	CHECK(vf_models_load(&err) == VF_ERR);
 	CHECK_CONTAINS(err.msg, "id already used");
+	vf_models_release();
+
+	const char *badal = "[{\"id\":\"x\",\"kind\":\"dit\",\"aliases\":\"y\"}]";
+	CHECK(vf_write_file_atomic(path, badal, strlen(badal), &err) == VF_OK);
+	CHECK(vf_models_load(&err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "model x: field aliases: expected a list of strings");
 	vf_models_release();
 
 	const char *nocfg = "[{\"id\":\"nocfg\"}]";

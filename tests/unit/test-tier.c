@@ -121,7 +121,7 @@ static void test_gate(void)
 	CHECK_CONTAINS(t.gate_message, "(a) abort");
 	CHECK_CONTAINS(t.gate_message, "(b) try anyway with the low-VRAM config");
 	CHECK_CONTAINS(t.gate_message, t.gate_flag);
-	CHECK_STR(t.gate_flag, "--try-anyway");
+	CHECK_STR(t.gate_flag, "--accept-risk");
 	CHECK(strstr(t.name, "tier") == NULL); /* never a tier below 32 GB */
 	/* One small card gates a set of big ones. */
 	CHECK_INT(decide(NULL, &t, &err, "h200:7", "t4", NULL), VF_OK);

@@ -329,6 +329,23 @@ static void test_plain_fallback_quotes(void)
 	vf_yamldoc_free(d);
 }
 
+static void test_set_str(void)
+{
+	struct vf_yamldoc *d = load("a: 'x'\nb: \"y\"\nc: z\n");
+	if (!d)
+		return;
+	struct vf_error err = {0};
+	CHECK_INT(vf_yamldoc_set_str(d, "a", "/p: q # r", &err), VF_OK);
+	CHECK_INT(vf_yamldoc_set_str(d, "b", "say \"hi\"", &err), VF_OK);
+	CHECK_INT(vf_yamldoc_set_str(d, "c", "/plain/path", &err), VF_OK);
+	CHECK_STR(text_of(d), "a: '/p: q # r'\nb: \"say \\\"hi\\\"\"\nc: /plain/path\n");
+	CHECK_INT(vf_yamldoc_set_str(d, "c", "null", &err), VF_OK);
+	CHECK_INT(vf_yamldoc_set_str(d, "e", "a: b", &err), VF_OK);
+	CHECK_INT(vf_yamldoc_set_str(d, "f", "", &err), VF_OK);
+	CHECK_STR(text_of(d), "a: '/p: q # r'\nb: \"say \\\"hi\\\"\"\nc: \"null\"\ne: \"a: b\"\nf: \"\"\n");
+	vf_yamldoc_free(d);
+}
+
 static void test_limits(void)
 {
 	struct vf_error err = {0};
@@ -480,6 +497,170 @@ static void test_trainer_configs(void)
 	}
 }
 
+/* Every scalar leaf of every trainer config, set to a new string: the
+ * change is one splice (common prefix + common suffix cover all but the new
+ * value) and it reads back. */
+static void collect(const struct vf_yaml_node *n, char *path, size_t len, char (*out)[256], int *nout)
+{
+	enum vf_yaml_kind k = vf_yaml_node_kind(n);
+	if (k != VF_YAML_MAP && k != VF_YAML_SEQ) {
+		if (*nout < 400)
+			snprintf(out[(*nout)++], 256, "%s", path);
+		return;
+	}
+	for (size_t i = 0; i < vf_yaml_node_count(n); i++) {
+		char seg[64];
+		if (k == VF_YAML_MAP)
+			snprintf(seg, sizeof seg, "%s", vf_yaml_node_key(n, i));
+		else
+			snprintf(seg, sizeof seg, "%zu", i);
+		size_t l = strlen(path);
+		snprintf(path + l, len - l, "%s%s", l ? "." : "", seg);
+		collect(vf_yaml_node_child(n, i), path, len, out, nout);
+		path[l] = '\0';
+	}
+}
+
+/* Set each of paths[0..n) of orig to a new string, one at a time. */
+static int patch_leaves(const char *name, const char *orig, char (*paths)[256], int n)
+{
+	size_t olen = strlen(orig);
+	int done = 0;
+	struct vf_error err = {0};
+	for (int i = 0; i < n; i++) {
+		struct vf_yamldoc *c = load(orig);
+		if (!c)
+			continue;
+		done++;
+		if (vf_yamldoc_set_str(c, paths[i], "new value", &err) != VF_OK) {
+			fprintf(stderr, "  %s %s: %s\n", name, paths[i], err.msg);
+			CHECK(0);
+			vf_yamldoc_free(c);
+			continue;
+		}
+		const char *got = NULL;
+		CHECK_INT(vf_yamldoc_get_str(c, paths[i], &got, &err), VF_OK);
+		CHECK_STR(got, "new value");
+		size_t nlen;
+		const char *nt = vf_yamldoc_text(c, &nlen);
+		size_t pre = 0, suf = 0;
+		while (pre < olen && pre < nlen && orig[pre] == nt[pre])
+			pre++;
+		while (suf < olen - pre && suf < nlen - pre && orig[olen - 1 - suf] == nt[nlen - 1 - suf])
+			suf++;
+		if (nlen - pre - suf > strlen("\"new value\"") + 1) {
+			fprintf(stderr, "  %s %s: %zu bytes changed\n", name, paths[i], nlen - pre - suf);
+			CHECK(0);
+		}
+		vf_yamldoc_free(c);
+	}
+	return done;
+}
+
+static void test_every_leaf(void)
+{
+	const char *src = vf_test_env("VF_SOURCE_DIR", ".");
+	const char *names[] = {"t2v_lora.yaml", "i2v_lora_low_vram.yaml", "accelerate/fsdp.yaml"};
+	static char paths[400][256];
+	int total = 0;
+	for (int f = 0; f < 3; f++) {
+		char file[1024];
+		snprintf(file, sizeof file, "%s/tests/fixtures/ltx-trainer/configs/%s", src, names[f]);
+		struct vf_error err = {0};
+		struct vf_yamldoc *d = NULL;
+		if (vf_yamldoc_load_file(file, &d, &err) != VF_OK) {
+			CHECK(0);
+			continue;
+		}
+		int n = 0;
+		char path[256] = "";
+		collect(vf_yamldoc_root(d), path, sizeof path, paths, &n);
+		char *lf = strdup(vf_yamldoc_text(d, NULL));
+		char *crlf = to_crlf(lf);
+		total += patch_leaves(names[f], lf, paths, n);
+		total += patch_leaves(names[f], crlf, paths, n);
+		free(lf);
+		free(crlf);
+		vf_yamldoc_free(d);
+	}
+	fprintf(stderr, "  %d leaves patched (LF and CRLF)\n", total);
+	CHECK(total > 200);
+}
+
+static void collect_maps(const struct vf_yaml_node *n, char *path, size_t len, char (*out)[256],
+			 int *nout)
+{
+	enum vf_yaml_kind k = vf_yaml_node_kind(n);
+	if (k == VF_YAML_MAP && *nout < 100)
+		snprintf(out[(*nout)++], 256, "%s", path);
+	if (k != VF_YAML_MAP && k != VF_YAML_SEQ)
+		return;
+	for (size_t i = 0; i < vf_yaml_node_count(n); i++) {
+		char seg[64];
+		if (k == VF_YAML_MAP)
+			snprintf(seg, sizeof seg, "%s", vf_yaml_node_key(n, i));
+		else
+			snprintf(seg, sizeof seg, "%zu", i);
+		size_t l = strlen(path);
+		snprintf(path + l, len - l, "%s%s", l ? "." : "", seg);
+		collect_maps(vf_yaml_node_child(n, i), path, len, out, nout);
+		path[l] = '\0';
+	}
+}
+
+/* A key added to every mapping (block or flow) of the trainer configs: the
+ * new text is the old one plus one inserted line or flow entry. */
+static void test_insert_everywhere(void)
+{
+	const char *src = vf_test_env("VF_SOURCE_DIR", ".");
+	const char *names[] = {"t2v_lora.yaml", "i2v_lora.yaml", "accelerate/fsdp.yaml"};
+	static char maps[100][256];
+	int total = 0;
+	for (int f = 0; f < 3; f++) {
+		char file[1024];
+		snprintf(file, sizeof file, "%s/tests/fixtures/ltx-trainer/configs/%s", src, names[f]);
+		struct vf_error err = {0};
+		struct vf_yamldoc *d = NULL;
+		if (vf_yamldoc_load_file(file, &d, &err) != VF_OK) {
+			CHECK(0);
+			continue;
+		}
+		int n = 0;
+		char path[256] = "";
+		collect_maps(vf_yamldoc_root(d), path, sizeof path, maps, &n);
+		size_t olen;
+		const char *orig = vf_yamldoc_text(d, &olen);
+		for (int i = 0; i < n; i++) {
+			struct vf_yamldoc *c = load(orig);
+			if (!c)
+				continue;
+			char key[300];
+			snprintf(key, sizeof key, "%s%szz_new.leaf", maps[i], maps[i][0] ? "." : "");
+			total++;
+			if (vf_yamldoc_set(c, key, "17", &err) != VF_OK) {
+				fprintf(stderr, "  %s %s: %s\n", names[f], key, err.msg);
+				CHECK(0);
+				vf_yamldoc_free(c);
+				continue;
+			}
+			int64_t v = 0;
+			CHECK_INT(vf_yamldoc_get_int(c, key, &v, &err), VF_OK);
+			CHECK_INT(v, 17);
+			size_t nlen;
+			const char *nt = vf_yamldoc_text(c, &nlen);
+			size_t pre = 0, suf = 0;
+			while (pre < olen && orig[pre] == nt[pre])
+				pre++;
+			while (suf < olen - pre && orig[olen - 1 - suf] == nt[nlen - 1 - suf])
+				suf++;
+			CHECK(pre + suf == olen); /* a pure insertion */
+			vf_yamldoc_free(c);
+		}
+		vf_yamldoc_free(d);
+	}
+	CHECK(total > 20);
+}
+
 int main(void)
 {
 	RUN(test_lookup);
@@ -490,8 +671,11 @@ int main(void)
 	RUN(test_crlf);
 	RUN(test_utf8_and_bom);
 	RUN(test_plain_fallback_quotes);
+	RUN(test_set_str);
 	RUN(test_limits);
 	RUN(test_file_roundtrip);
 	RUN(test_trainer_configs);
+	RUN(test_every_leaf);
+	RUN(test_insert_everywhere);
 	return vf_test_done();
 }

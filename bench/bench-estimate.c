@@ -1,0 +1,69 @@
+/* bench-estimate.c - how fast vf_estimate_run is (the fit search calls it
+ * millions of times): configurations per second on one core, over a sweep
+ * of batch, sequence, mode and optimizer for llama2-7b. Prints figures;
+ * never a pass/fail test. */
+#include <stdio.h>
+#include <time.h>
+
+#include "vramfit/estimate.h"
+#include "vramfit/gpu.h"
+#include "vramfit/models.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(void)
+{
+	struct vf_error err = {0};
+	if (vf_models_load(&err) != VF_OK) {
+		fprintf(stderr, "bench-estimate: %s\n", err.msg);
+		return 1;
+	}
+	const struct vf_model_entry *m = vf_models_find("llama2-7b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("h100-80gb");
+	if (!m || !g) {
+		fprintf(stderr, "bench-estimate: llama2-7b or h100-80gb missing from the catalogs\n");
+		return 1;
+	}
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	struct vf_estimate e;
+	double sink = 0;
+	long n = 0;
+	double t0 = now();
+	for (int rep = 0; rep < 200; rep++)
+		for (int b = 1; b <= 32; b *= 2)
+			for (int64_t sq = 512; sq <= 8192; sq *= 2)
+				for (int mode = 0; mode < 2; mode++)
+					for (int opt = 0; opt < 4; opt++)
+						for (int ck = 0; ck < 2; ck++) {
+							s.batch = b;
+							s.seq = sq;
+							s.mode = mode ? VF_MODE_LORA : VF_MODE_FULL;
+							s.optimizer = (enum vf_optimizer)opt;
+							s.grad_ckpt = ck;
+							vf_estimate_run(&m->arch, &s, g, &e);
+							sink += (double)e.peak_bytes;
+							n++;
+						}
+	double dt = now() - t0;
+	printf("vf_estimate_run: %ld configurations in %.3f s: %.2f M/s per core, %.0f ns each "
+	       "(checksum %.3g)\n",
+	       n, dt, n / dt / 1e6, dt / n * 1e9, sink);
+	t0 = now();
+	long k = 0;
+	for (int rep = 0; rep < 2000; rep++) {
+		s.mode = VF_MODE_LORA;
+		s.seq = 2048;
+		sink += (double)vf_estimate_max_batch(&m->arch, &s, g, 0);
+		k++;
+	}
+	dt = now() - t0;
+	printf("vf_estimate_max_batch: %.1f us each\n", dt / k * 1e6);
+	vf_models_release();
+	return 0;
+}

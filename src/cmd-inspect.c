@@ -1,0 +1,266 @@
+/* cmd-inspect.c - `vramfit inspect PATH [--json]`: what a model on disk (or
+ * a catalog id) is: files, tensors, exact parameters by dtype and group,
+ * architecture, components, adapter. Reads headers only. */
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "vramfit/model.h"
+
+/* "218,944" */
+static const char *fmt_count(char *out, size_t n, int64_t v)
+{
+	char raw[32];
+	snprintf(raw, sizeof raw, "%" PRId64, v < 0 ? -v : v);
+	size_t len = strlen(raw), o = 0;
+	if (v < 0 && o < n - 1)
+		out[o++] = '-';
+	for (size_t i = 0; i < len && o < n - 1; i++) {
+		if (i && (len - i) % 3 == 0 && o < n - 1)
+			out[o++] = ',';
+		out[o++] = raw[i];
+	}
+	out[o] = 0;
+	return out;
+}
+
+/* Parameters in words: "218.9 K", "6.74 B". */
+static const char *fmt_params(char *out, size_t n, int64_t v)
+{
+	if (v >= 1000000000)
+		snprintf(out, n, "%.2f B", (double)v / 1e9);
+	else if (v >= 1000000)
+		snprintf(out, n, "%.1f M", (double)v / 1e6);
+	else if (v >= 1000)
+		snprintf(out, n, "%.1f K", (double)v / 1e3);
+	else
+		snprintf(out, n, "%" PRId64, v);
+	return out;
+}
+
+static const char *fmt_size(char *out, size_t n, int64_t b)
+{
+	if (b >= (int64_t)1 << 30)
+		return vf_fmt_bytes(out, n, (double)b);
+	if (b >= 1 << 20)
+		snprintf(out, n, "%.1f MiB", (double)b / (1 << 20));
+	else if (b >= 1 << 10)
+		snprintf(out, n, "%.1f KiB", (double)b / (1 << 10));
+	else
+		snprintf(out, n, "%" PRId64 " B", b);
+	return out;
+}
+
+static void row(struct vf_table *t, const char *k, const char *v)
+{
+	vf_table_addf(t, k, v);
+}
+
+static void print_arch(struct vf_table *t, const struct vf_arch *a)
+{
+	char line[512];
+	size_t o = 0;
+	o += (size_t)snprintf(line + o, sizeof line - o, "%s",
+			      (a->known & VF_ARCH_F_FAMILY) ? a->family : "unknown family");
+	static const struct {
+		unsigned bit;
+		const char *name;
+		size_t off;
+	} f[] = {
+		{VF_ARCH_F_HIDDEN, "hidden", offsetof(struct vf_arch, hidden)},
+		{VF_ARCH_F_LAYERS, "layers", offsetof(struct vf_arch, layers)},
+		{VF_ARCH_F_HEADS, "heads", offsetof(struct vf_arch, heads)},
+		{VF_ARCH_F_KV_HEADS, "kv_heads", offsetof(struct vf_arch, kv_heads)},
+		{VF_ARCH_F_HEAD_DIM, "head_dim", offsetof(struct vf_arch, head_dim)},
+		{VF_ARCH_F_FFN, "ffn", offsetof(struct vf_arch, ffn)},
+		{VF_ARCH_F_VOCAB, "vocab", offsetof(struct vf_arch, vocab)},
+		{VF_ARCH_F_EXPERTS, "experts", offsetof(struct vf_arch, experts)},
+		{VF_ARCH_F_MAX_POSITIONS, "max_positions", offsetof(struct vf_arch, max_positions)},
+	};
+	for (size_t i = 0; i < sizeof f / sizeof f[0] && o < sizeof line; i++) {
+		int64_t v = *(const int64_t *)((const char *)a + f[i].off);
+		if (f[i].bit == VF_ARCH_F_EXPERTS && v == 0)
+			continue;
+		if (a->known & f[i].bit)
+			o += (size_t)snprintf(line + o, sizeof line - o, ", %s %" PRId64 "%s",
+					      f[i].name, v, (a->inferred & f[i].bit) ? "*" : "");
+		else
+			o += (size_t)snprintf(line + o, sizeof line - o, ", %s ?", f[i].name);
+	}
+	if (o < sizeof line && (a->known & VF_ARCH_F_TIED))
+		o += (size_t)snprintf(line + o, sizeof line - o, ", %s%s",
+				      a->tied_embeddings ? "tied embeddings" : "untied embeddings",
+				      (a->inferred & VF_ARCH_F_TIED) ? "*" : "");
+	if (o < sizeof line)
+		snprintf(line + o, sizeof line - o, " (from %s%s)", a->source,
+			 a->inferred ? "; * inferred" : "");
+	row(t, "architecture", line);
+}
+
+static void print_model(const struct vf_model *m, int indent)
+{
+	struct vf_table t;
+	const char *hdr[] = {"", ""};
+	vf_table_init(&t, 2, hdr);
+	char a[128], b[128], line[512];
+	if (m->name[0])
+		row(&t, m->entry ? "id" : "component", m->name);
+	row(&t, "path", m->path);
+	row(&t, "format", m->format);
+	if (m->files >= 0) {
+		snprintf(line, sizeof line, "%" PRId64, m->files);
+		row(&t, "files", line);
+	}
+	if (m->tensors >= 0) {
+		snprintf(line, sizeof line, "%" PRId64, m->tensors);
+		row(&t, "tensors", line);
+	}
+	if (m->params >= 0) {
+		snprintf(line, sizeof line, "%s (%s)", fmt_count(a, sizeof a, m->params),
+			 fmt_params(b, sizeof b, m->params));
+		row(&t, "params", line);
+	}
+	if (m->bytes >= 0) {
+		snprintf(line, sizeof line, "%s (%s)", fmt_size(a, sizeof a, m->bytes),
+			 fmt_count(b, sizeof b, m->bytes));
+		row(&t, "bytes", line);
+		size_t o = 0;
+		line[0] = 0;
+		for (int d = 0; d < VF_DT_COUNT && o < sizeof line; d++)
+			if (m->dtype_params[d])
+				o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %s",
+						      o ? ", " : "", vf_dtype_name((enum vf_dtype)d),
+						      fmt_count(a, sizeof a, m->dtype_params[d]));
+		row(&t, "dtypes", o ? line : "none");
+	}
+	if (m->metadata && cJSON_GetArraySize(m->metadata) > 0) {
+		size_t o = 0;
+		const cJSON *v;
+		cJSON_ArrayForEach(v, m->metadata)
+		{
+			if (o >= sizeof line - 1)
+				break;
+			const char *s = cJSON_IsString(v) ? v->valuestring : "";
+			o += (size_t)snprintf(line + o, sizeof line - o, "%s%s=%.40s%s", o ? ", " : "",
+					      v->string, s, strlen(s) > 40 ? "..." : "");
+		}
+		row(&t, "metadata", line);
+	}
+	if (m->has_arch)
+		print_arch(&t, &m->arch);
+	if (m->has_groups) {
+		const struct vf_param_groups *g = &m->groups;
+		char e[40], at[40], ml[40], no[40], ex[40], ot[40];
+		snprintf(line, sizeof line,
+			 "embedding %s, attention %s, mlp %s, norm %s, experts %s, other %s (from %s)",
+			 fmt_count(e, sizeof e, g->embedding), fmt_count(at, sizeof at, g->attention),
+			 fmt_count(ml, sizeof ml, g->mlp), fmt_count(no, sizeof no, g->norm),
+			 fmt_count(ex, sizeof ex, g->experts), fmt_count(ot, sizeof ot, g->other),
+			 m->groups_source);
+		row(&t, "param groups", line);
+	}
+	if (m->has_adapter) {
+		size_t o = 0;
+		o += (size_t)snprintf(line + o, sizeof line - o, "rank ");
+		o += (size_t)snprintf(line + o, sizeof line - o,
+				      m->adapter.rank >= 0 ? "%" PRId64 : "?", m->adapter.rank);
+		if (m->adapter.alpha >= 0)
+			o += (size_t)snprintf(line + o, sizeof line - o, ", alpha %g",
+					      m->adapter.alpha);
+		else
+			o += (size_t)snprintf(line + o, sizeof line - o, ", alpha ?");
+		o += (size_t)snprintf(line + o, sizeof line - o, ", targets");
+		for (size_t i = 0; i < m->adapter.ntargets && o < sizeof line; i++)
+			o += (size_t)snprintf(line + o, sizeof line - o, "%s%s", i ? "," : " ",
+					      m->adapter.targets[i]);
+		if (o < sizeof line)
+			snprintf(line + o, sizeof line - o, ", %s params",
+				 fmt_count(a, sizeof a, m->adapter.params));
+		row(&t, "adapter", line);
+	}
+	/* print without the empty header row, indented */
+	struct vf_table body = t;
+	body.cells = t.cells + 1;
+	body.nrow = t.nrow - 1;
+	if (indent) {
+		for (int r = 0; r < body.nrow; r++) {
+			char *k = body.cells[r][0];
+			char *nk = malloc(strlen(k) + 3);
+			if (!nk)
+				continue;
+			sprintf(nk, "  %s", k);
+			free(k);
+			body.cells[r][0] = nk;
+		}
+	}
+	vf_table_print(&body, stdout);
+	vf_table_release(&t);
+	for (size_t i = 0; i < m->ncomponents; i++) {
+		printf("\n");
+		print_model(m->components[i], 1);
+	}
+}
+
+static int run(int argc, char **argv)
+{
+	bool json = false;
+	const char *path = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			json = true;
+		else if (argv[i][0] == '-' && argv[i][1])
+			return vf_cli_usage("inspect", "unknown option '%s'", argv[i]);
+		else if (path)
+			return vf_cli_usage("inspect", "one PATH only ('%s' and '%s')", path, argv[i]);
+		else
+			path = argv[i];
+	}
+	if (!path)
+		return vf_cli_usage("inspect", "missing PATH (a file, directory or catalog id)");
+	struct vf_model *m = NULL;
+	struct vf_error err = {0};
+	if (vf_model_load(path, &m, &err) != VF_OK)
+		return vf_cli_fail_err(&err);
+	if (json) {
+		cJSON *o = vf_model_to_json(m);
+		vf_cli_print_json(o);
+		cJSON_Delete(o);
+	} else {
+		print_model(m, 0);
+	}
+	vf_model_free(m);
+	return VF_EXIT_OK;
+}
+
+const struct vf_cli_command vf_cmd_inspect = {
+	.name = "inspect",
+	.summary = "parameters, dtypes and architecture of a model (headers only)",
+	.usage =
+		"usage: vramfit inspect PATH [--json]\n"
+		"\n"
+		"Read a model's safetensors headers (never the weights) and report its\n"
+		"files, tensors, exact parameter count by dtype and by group (embedding,\n"
+		"attention, mlp, norm, experts, other), bytes, __metadata__, and its\n"
+		"architecture (from config.json, the safetensors metadata, or inferred from\n"
+		"tensor names: inferred fields are marked *).\n"
+		"\n"
+		"PATH is one of:\n"
+		"  a .safetensors file\n"
+		"  a *.safetensors.index.json, or a directory holding one, with its shards\n"
+		"    (every shard must exist and agree with the index)\n"
+		"  a Hugging Face model directory (config.json + weights)\n"
+		"  a PEFT adapter directory (adapter_config.json + adapter_model.safetensors)\n"
+		"  a diffusers-style directory (components in subfolders): one report each\n"
+		"  a config.json (architecture and computed parameters only)\n"
+		"  a catalog id (see 'vramfit models')\n"
+		"\n"
+		"Options:\n"
+		"  --json    the JSON object of README 'vramfit inspect' (stable fields)\n"
+		"\n"
+		"Exit status: 0 ok, 1 the model could not be read (one line names the file\n"
+		"and the problem), 2 usage error.\n",
+	.run = run,
+};

@@ -1,0 +1,255 @@
+/* cmd-plan.c - `vramfit plan`: probe (or simulate) the GPUs, decide the
+ * tier, find the models, copy the trainer's shipped config into a new run
+ * directory and patch it byte-exactly, self-check it, and write plan.md for
+ * a person to approve (lib/plan.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "vramfit/gpu.h"
+#include "vramfit/plan.h"
+
+static const char usage[] =
+	"usage: vramfit plan [options]\n"
+	"\n"
+	"Plan an LTX-2 training run: probe the GPUs (or simulate them with --gpu),\n"
+	"decide the VRAM tier, find the model checkpoint and the Gemma text encoder,\n"
+	"copy the trainer's shipped config for the tier to RUN/config.yaml and patch\n"
+	"only model.model_path, model.text_encoder_path, data.preprocessed_data_root\n"
+	"(RUN/dataset/.precomputed) and output_dir (RUN/outputs) - plus what you ask\n"
+	"for (--steps, --training-mode) and what the rules require (full fine-tune:\n"
+	"offload_optimizer_during_validation true, quantization null) - byte-exactly;\n"
+	"self-check it (as `vramfit check`) and write RUN/plan.md to approve.\n"
+	"RUN = WORKSPACE/<mode>-<dataset>-<YYYYMMDD-HHMM>, with dataset/, outputs/,\n"
+	"logs/, overfit/. Nothing is created outside RUN (and the workspace root).\n"
+	"\n"
+	"Options:\n"
+	"  --trainer-dir DIR     the packages/ltx-trainer checkout (default\n"
+	"                        $LTX_TRAINER_DIR, ./packages/ltx-trainer, then . when\n"
+	"                        it holds configs/)\n"
+	"  --mode t2v|i2v        the shipped config family (default: the profile's, t2v)\n"
+	"  --dataset NAME        dataset name for the run name (default \"dataset\")\n"
+	"  --run-name NAME       the run directory's name\n"
+	"  --workspace DIR       workspace root (default: first writable of\n"
+	"                        $LTX_TRAININGS_DIR, /data/ltx-trainings,\n"
+	"                        /workspace/ltx-trainings, ./projects)\n"
+	"  --model PATH          LTX-2 .safetensors checkpoint (default: searched in\n"
+	"                        $LTX_MODELS_DIR, ~/models, /models for *ltx*2*); never a URL\n"
+	"  --text-encoder PATH   Gemma text encoder directory (default: searched likewise)\n"
+	"  --training-mode lora|full\n"
+	"  --steps N             training steps (default: the shipped config's)\n"
+	"  --goal TEXT           what the run is for (## Goal)\n"
+	"  --trigger WORD        the trigger word used in the captions\n"
+	"  --gpu SPEC            simulate GPUs instead of probing: h100-80gb,\n"
+	"                        h100-80gb:4, NAME=MiB (repeatable)\n"
+	"  --accept-risk         below 32 GB: proceed with the low-VRAM config at your\n"
+	"                        own risk\n"
+	"  --reuse               plan into an existing run directory (config.yaml and\n"
+	"                        plan.md are rewritten; checkpoints are kept)\n"
+	"  --dry-run             print what would be written; create nothing\n"
+	"  --json                the plan as JSON (status, tier, gpus, run_dir, config,\n"
+	"                        launch, patches, warnings, assumptions, check, estimate)\n"
+	"\n"
+	"Exit status: 0 planned, 1 stopped (GPU below the trainer's minimum without\n"
+	"--accept-risk, run directory exists, model not found or invalid, URL given),\n"
+	"2 usage.\n";
+
+static void print_summary(const struct vf_plan *p, bool dry)
+{
+	char buf[256];
+	printf("%s %s\n", dry ? "vramfit plan (dry run): would create" : "vramfit plan: created",
+	       p->run_dir);
+	printf("  %-10s %s (%s x %d, %dGB%s)\n", "tier", p->tier.name, p->gpu_name, p->gpu_count,
+	       p->gpu_gb, p->simulated ? ", simulated" : "");
+	printf("  %-10s %s (from %s; %d key%s patched)\n", "config", p->config_path, p->tier.config_path,
+	       p->npatches, p->npatches == 1 ? "" : "s");
+	printf("  %-10s %s\n", "plan", p->plan_path);
+	printf("  %-10s %s (%s)\n", "model", p->model, p->model_from);
+	printf("  %-10s %s (%s)\n", "encoder", p->text_encoder, p->text_encoder_from);
+	printf("  %-10s cd %s && %s\n", "launch", p->launch_cwd, p->launch);
+	printf("  %-10s %s (%zu failure%s, %zu pending)\n", "check",
+	       p->check.failures ? "FAILED" : "ok", p->check.failures, p->check.failures == 1 ? "" : "s",
+	       p->check.pending);
+	if (p->has_estimate) {
+		const struct vf_estimate *e = &p->estimate;
+		char pk[32], card[32] = "?", st[32] = "unknown";
+		vf_fmt_bytes(pk, sizeof pk, (double)e->peak_bytes);
+		if (p->gpu_spec)
+			vf_fmt_bytes(card, sizeof card, (double)vf_estimate_gpu_bytes(p->gpu_spec));
+		if (e->step_seconds > 0)
+			vf_fmt_seconds(st, sizeof st, e->step_seconds);
+		snprintf(buf, sizeof buf, "peak %s of %s per GPU, step %s", pk, card, st);
+		printf("  %-10s %s (an estimate; the sanity check measures it)\n", "estimate", buf);
+	} else {
+		printf("  %-10s %s\n", "estimate", p->estimate_note);
+	}
+	for (int i = 0; i < p->nwarnings; i++)
+		vf_cli_warn("%s", p->warnings[i]);
+	for (size_t i = 0; i < p->check.n; i++)
+		if (p->check.items[i].level == VF_CHECK_FAIL)
+			vf_cli_warn("check: %s: %s", p->check.items[i].key, p->check.items[i].rule);
+}
+
+static void print_dry(const struct vf_plan *p)
+{
+	printf("\nwould create:\n");
+	if (p->workspace_created)
+		printf("  %s/\n", p->workspace);
+	printf("  %s/\n", p->run_dir);
+	for (int i = 0; i < p->ndirs; i++)
+		printf("  %s/%s/\n", p->run_dir, p->dirs[i]);
+	printf("  %s\n  %s\n", p->config_path, p->plan_path);
+	printf("\nconfig.yaml = %s with:\n", p->shipped_config);
+	for (int i = 0; i < p->npatches; i++)
+		printf("  %s: %s -> %s (%s)\n", p->patches[i].key, p->patches[i].before, p->patches[i].after,
+		       p->patches[i].reason);
+	printf("\n--- plan.md ---\n");
+	fwrite(p->plan_md, 1, p->plan_md_len, stdout);
+}
+
+static int run(int argc, char **argv)
+{
+	struct vf_plan_opts o;
+	memset(&o, 0, sizeof o);
+	bool json = false, dry = false;
+	const char *specs[64];
+	int nspecs = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char **dst = NULL;
+		if (strcmp(a, "--json") == 0) {
+			json = true;
+			continue;
+		}
+		if (strcmp(a, "--dry-run") == 0) {
+			dry = true;
+			continue;
+		}
+		if (strcmp(a, "--accept-risk") == 0) {
+			o.accept_risk = true;
+			continue;
+		}
+		if (strcmp(a, "--reuse") == 0) {
+			o.reuse = true;
+			continue;
+		}
+		static const char *const names[] = {"--trainer-dir", "--mode", "--dataset", "--run-name",
+						    "--workspace", "--model", "--text-encoder",
+						    "--training-mode", "--steps", "--gpu", "--goal",
+						    "--trigger", "--trainer", NULL};
+		int k = -1;
+		const char *val = NULL;
+		for (int j = 0; names[j]; j++) {
+			size_t l = strlen(names[j]);
+			if (strcmp(a, names[j]) == 0) {
+				if (i + 1 >= argc)
+					return vf_cli_usage("plan", "%s needs a value", a);
+				k = j;
+				val = argv[++i];
+				break;
+			}
+			if (strncmp(a, names[j], l) == 0 && a[l] == '=') {
+				k = j;
+				val = a + l + 1;
+				break;
+			}
+		}
+		if (k < 0)
+			return vf_cli_usage("plan", "unknown option '%s'", a);
+		const char *steps = NULL;
+		switch (k) {
+		case 0: dst = &o.trainer_dir; break;
+		case 1: dst = &o.mode; break;
+		case 2: dst = &o.dataset; break;
+		case 3: dst = &o.run_name; break;
+		case 4: dst = &o.workspace; break;
+		case 5: dst = &o.model; break;
+		case 6: dst = &o.text_encoder; break;
+		case 7: dst = &o.training_mode; break;
+		case 8: steps = val; break;
+		case 9:
+			if (nspecs >= 64)
+				return vf_cli_usage("plan", "too many --gpu");
+			specs[nspecs++] = val;
+			break;
+		case 10: dst = &o.goal; break;
+		case 11: dst = &o.trigger; break;
+		case 12: dst = &o.trainer; break;
+		}
+		if (dst)
+			*dst = val;
+		if (steps) {
+			char *end;
+			long long n = strtoll(steps, &end, 10);
+			if (*end || n <= 0 || n > 100000000)
+				return vf_cli_usage("plan", "--steps '%s': expected a positive integer", steps);
+			o.steps = n;
+		}
+	}
+
+	struct vf_error err = {0};
+	struct vf_gpu_set gpus;
+	vf_gpu_set_init(&gpus);
+	vf_status st = VF_OK;
+	for (int i = 0; i < nspecs && st == VF_OK; i++)
+		st = vf_gpu_set_add_spec(&gpus, specs[i], &err);
+	if (st == VF_OK && nspecs == 0)
+		st = vf_gpu_probe(&gpus, &err);
+	o.simulated = nspecs > 0;
+	if (st != VF_OK) {
+		vf_gpu_set_release(&gpus);
+		return vf_cli_fail_err(&err);
+	}
+
+	struct vf_plan p;
+	vf_plan_init(&p);
+	st = vf_plan_make(&o, &gpus, &p, &err);
+	vf_gpu_set_release(&gpus);
+	if (st != VF_OK) {
+		vf_plan_release(&p);
+		return vf_cli_fail_err(&err);
+	}
+	int rc = VF_EXIT_OK;
+	if (p.block != VF_PLAN_GO) {
+		if (json) {
+			cJSON *j = vf_plan_to_json(&p);
+			vf_cli_print_json(j);
+			cJSON_Delete(j);
+		} else if (p.block == VF_PLAN_EXISTS) {
+			vf_cli_note("%s holds:", p.run_dir);
+			for (int i = 0; i < p.nexisting; i++)
+				vf_cli_note("  %s", p.existing[i]);
+			for (int i = 0; i < p.nresume; i++)
+				vf_cli_note("resume candidate: %s", p.resume[i]);
+		}
+		rc = vf_cli_fail("%s", p.block_msg);
+		vf_plan_release(&p);
+		return rc;
+	}
+	if (!dry && vf_plan_write(&p, &err) != VF_OK) {
+		vf_plan_release(&p);
+		return vf_cli_fail_err(&err);
+	}
+	if (json) {
+		cJSON *j = vf_plan_to_json(&p);
+		cJSON_AddBoolToObject(j, "dry_run", dry);
+		vf_cli_print_json(j);
+		cJSON_Delete(j);
+	} else {
+		print_summary(&p, dry);
+		if (dry)
+			print_dry(&p);
+		else
+			printf("\nReview %s and approve it before anything heavy runs.\n", p.plan_path);
+	}
+	vf_plan_release(&p);
+	return rc;
+}
+
+const struct vf_cli_command vf_cmd_plan = {
+	.name = "plan",
+	.summary = "plan an LTX-2 training run: tier, config, workspace, plan.md",
+	.usage = usage,
+	.run = run,
+};

@@ -1,0 +1,227 @@
+/* cmd-probe.c - `vramfit probe`: the GPUs of this machine (NVML, then
+ * nvidia-smi) or simulated ones (--gpu SPEC), and the trainer's VRAM tier
+ * they fall in. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "vramfit/gpu.h"
+#include "vramfit/json.h"
+#include "vramfit/profile.h"
+#include "vramfit/tier.h"
+
+static const char usage[] =
+	"usage: vramfit probe [--json] [--gpu SPEC]... [--mode MODE] [--trainer NAME]\n"
+	"\n"
+	"List the NVIDIA GPUs of this machine and place them in the trainer's VRAM\n"
+	"tiers (LTX-2: 32GB tier, 40\xe2\x80\x93" "60GB tier, 80GB+ tier; below 32 GB is gated).\n"
+	"The smallest GPU decides. GPUs are read through NVML (libnvidia-ml.so.1,\n"
+	"loaded at run time), else nvidia-smi; CUDA_VISIBLE_DEVICES is honoured.\n"
+	"\n"
+	"  --json          machine-readable output (fields: source, gpus, driver_version,\n"
+	"                  tier, notes; unknown values are null)\n"
+	"  --gpu SPEC      simulate GPUs instead of probing; repeatable. SPEC is a catalog\n"
+	"                  id (h100-80gb, h200, rtx-5090, ...; see `vramfit gpus`), with an\n"
+	"                  optional count (h100-80gb:8), or NAME=MiB for any card\n"
+	"                  (mycard=65536)\n"
+	"  --mode MODE     the training mode whose config is named (t2v, i2v; default t2v)\n"
+	"  --trainer NAME  trainer profile (default " VF_PROFILE_DEFAULT ")\n"
+	"\n"
+	"No GPU is not an error: it says so and exits 0.\n"
+	"Environment (tests): VRAMFIT_NVML_LIB=PATH|off, VRAMFIT_NVIDIA_SMI=PATH,\n"
+	"VRAMFIT_SMI_TIMEOUT=SECONDS (default 10).\n"
+	"Exit status: 0 success, 1 failure, 2 usage error.\n";
+
+static cJSON *str_or_null(const char *s)
+{
+	return s && *s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+static cJSON *gpu_json(const struct vf_gpu *g)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "index", g->index);
+	cJSON_AddItemToObject(o, "uuid", str_or_null(g->uuid));
+	cJSON_AddItemToObject(o, "name", str_or_null(g->name));
+	cJSON_AddItemToObject(o, "catalog_id", str_or_null(g->catalog_id));
+	vf_json_add_i64_or_null(o, "memory_total_mib", g->memory_total_mib, g->memory_total_mib >= 0);
+	vf_json_add_i64_or_null(o, "memory_used_mib", g->memory_used_mib, g->memory_used_mib >= 0);
+	vf_json_add_i64_or_null(o, "memory_free_mib", g->memory_free_mib, g->memory_free_mib >= 0);
+	vf_json_add_i64_or_null(o, "nominal_gb", g->nominal_gb, g->nominal_gb > 0);
+	cJSON_AddItemToObject(o, "compute_capability", str_or_null(g->cc));
+	return o;
+}
+
+static cJSON *tier_json(const struct vf_tier *t)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", t->name);
+	cJSON_AddNumberToObject(o, "per_gpu_gb", t->per_gpu_gb);
+	cJSON_AddNumberToObject(o, "gpu_count", t->gpu_count);
+	cJSON_AddBoolToObject(o, "gated", t->gated);
+	cJSON_AddStringToObject(o, "config", t->config);
+	cJSON_AddStringToObject(o, "note", t->note);
+	cJSON_AddStringToObject(o, "config_path", t->config_path);
+	cJSON_AddStringToObject(o, "mode", t->mode);
+	cJSON_AddBoolToObject(o, "gap", t->gap);
+	cJSON_AddItemToObject(o, "gate_message", t->gated ? cJSON_CreateString(t->gate_message)
+							   : cJSON_CreateNull());
+	cJSON_AddStringToObject(o, "gate_flag", t->gate_flag);
+	cJSON_AddStringToObject(o, "reason", t->reason);
+	return o;
+}
+
+static void print_json(const struct vf_gpu_set *s, const struct vf_tier *t, bool have_tier)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "source", vf_gpu_source_name(s->source));
+	cJSON *arr = cJSON_AddArrayToObject(root, "gpus");
+	for (size_t i = 0; i < s->count; i++)
+		cJSON_AddItemToArray(arr, gpu_json(&s->gpus[i]));
+	cJSON_AddItemToObject(root, "driver_version", str_or_null(s->driver_version));
+	cJSON_AddItemToObject(root, "tier", have_tier ? tier_json(t) : cJSON_CreateNull());
+	cJSON *notes = cJSON_AddArrayToObject(root, "notes");
+	for (int i = 0; i < s->nnotes; i++)
+		cJSON_AddItemToArray(notes, cJSON_CreateString(s->notes[i]));
+	vf_cli_print_json(root);
+	cJSON_Delete(root);
+}
+
+static void mib_cell(char *out, size_t n, int64_t mib)
+{
+	if (mib < 0)
+		snprintf(out, n, "unknown");
+	else
+		snprintf(out, n, "%lld MiB", (long long)mib);
+}
+
+static void print_human(const struct vf_gpu_set *s, const struct vf_tier *t, bool have_tier)
+{
+	FILE *f = stdout;
+	if (s->count == 0) {
+		printf("No NVIDIA GPU found.\n");
+	} else {
+		static const char *const hdr[] = {"GPU", "NAME", "CATALOG", "MEMORY", "CLASS", "FREE",
+						  "CC"};
+		struct vf_table tb;
+		vf_table_init(&tb, 7, hdr);
+		vf_table_set_right(&tb, 3, true);
+		vf_table_set_right(&tb, 4, true);
+		vf_table_set_right(&tb, 5, true);
+		for (size_t i = 0; i < s->count; i++) {
+			const struct vf_gpu *g = &s->gpus[i];
+			char idx[16], mem[32], cls[16], fr[32];
+			snprintf(idx, sizeof idx, "%d", g->index);
+			mib_cell(mem, sizeof mem, g->memory_total_mib);
+			mib_cell(fr, sizeof fr, g->memory_free_mib);
+			if (g->nominal_gb > 0)
+				snprintf(cls, sizeof cls, "%d GB", g->nominal_gb);
+			else
+				snprintf(cls, sizeof cls, "unknown");
+			vf_table_addf(&tb, idx, g->name, g->catalog_id[0] ? g->catalog_id : "-", mem,
+				      cls, fr, g->cc[0] ? g->cc : "-");
+		}
+		vf_table_print(&tb, f);
+		vf_table_release(&tb);
+		printf("\nSource: %s", vf_gpu_source_name(s->source));
+		if (s->driver_version[0])
+			printf(", driver %s", s->driver_version);
+		printf(".\n");
+	}
+	if (have_tier) {
+		const char *col = vf_cli_sgr(f, t->gated ? "red" : "green");
+		const char *bold = vf_cli_sgr(f, "bold"), *reset = vf_cli_sgr(f, "reset");
+		printf("%s%s%s%s\n", bold, col, t->reason, reset);
+		if (t->gated)
+			printf("%s\n", t->gate_message);
+		else
+			printf("Note: %s.\n", t->note);
+	}
+	for (int i = 0; i < s->nnotes; i++)
+		printf("Note: %s\n", s->notes[i]);
+	if (s->count == 0)
+		printf("Simulate GPUs with --gpu SPEC, e.g. `vramfit probe --gpu h100-80gb`"
+		       " (`vramfit gpus` lists the ids).\n");
+}
+
+static int run(int argc, char **argv)
+{
+	bool json = false;
+	const char *mode = NULL, *trainer = NULL;
+	struct vf_gpu_set set;
+	struct vf_error err = {0};
+	vf_gpu_set_init(&set);
+	int rc = VF_EXIT_OK;
+	bool simulated = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL;
+		if (strcmp(a, "--json") == 0) {
+			json = true;
+			continue;
+		}
+		static const char *const valued[] = {"--gpu", "--mode", "--trainer"};
+		int which = -1;
+		for (int k = 0; k < 3; k++) {
+			size_t l = strlen(valued[k]);
+			if (strcmp(a, valued[k]) == 0) {
+				if (i + 1 >= argc) {
+					rc = vf_cli_usage("probe", "%s needs a value", a);
+					goto out;
+				}
+				val = argv[++i];
+				which = k;
+			} else if (strncmp(a, valued[k], l) == 0 && a[l] == '=') {
+				val = a + l + 1;
+				which = k;
+			}
+			if (which >= 0)
+				break;
+		}
+		if (which < 0) {
+			rc = vf_cli_usage("probe", "unknown option '%s'", a);
+			goto out;
+		}
+		if (which == 0) {
+			if (vf_gpu_set_add_spec(&set, val, &err) != VF_OK) {
+				rc = vf_cli_fail_err(&err);
+				goto out;
+			}
+			simulated = true;
+		} else if (which == 1) {
+			mode = val;
+		} else {
+			trainer = val;
+		}
+	}
+	if (!simulated && vf_gpu_probe(&set, &err) != VF_OK) {
+		rc = vf_cli_fail_err(&err);
+		goto out;
+	}
+	struct vf_tier tier;
+	bool have_tier = false;
+	vf_status st = VF_OK;
+	if (set.count > 0) {
+		st = vf_tier_decide(&set, trainer, mode, &tier, &err);
+		have_tier = st == VF_OK;
+	}
+	if (st == VF_EUSAGE || st == VF_ENOTFOUND) { /* bad --mode or --trainer: nothing to show */
+		rc = vf_cli_fail_err(&err);
+		goto out;
+	}
+	if (json)
+		print_json(&set, &tier, have_tier);
+	else
+		print_human(&set, &tier, have_tier);
+	if (st != VF_OK)
+		rc = vf_cli_fail_err(&err);
+out:
+	vf_gpu_set_release(&set);
+	return rc;
+}
+
+const struct vf_cli_command vf_cmd_probe = {
+	.name = "probe",
+	.summary = "list this machine's GPUs (or simulated ones) and their VRAM tier",
+	.usage = usage,
+	.run = run,
+};

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# config.sh - end-to-end tests of `vramfit config get|set` (byte-exact
+# patching, atomic write, errors) and `vramfit check` (one line per failure
+# naming the key and the rule), on the test trainer's configs.
+. "$(dirname "$0")/lib.sh"
+
+TD="$VF_SOURCE_DIR/tests/fixtures/ltx-trainer"
+cp "$TD/configs/t2v_lora.yaml" "$TMP/c.yaml"
+
+test_case "config get"
+run config get "$TMP/c.yaml" model.training_mode
+expect_rc 0
+check '[ "$out" = lora ]'
+run config get "$TMP/c.yaml" validation.video_dims
+check '[ "$out" = "[960,544,89]" ]'
+run config get "$TMP/c.yaml" acceleration.quantization
+check '[ "$out" = null ]'
+run config get "$TMP/c.yaml" lora.target_modules.3 --json
+expect_json 'j["value"] == "to_out.0" and j["type"] == "string"'
+run config get "$TMP/c.yaml" lora.nope
+expect_rc 1
+expect_err "lora.nope: not found"
+run config get "$TMP/missing.yaml" seed
+expect_rc 1
+expect_err "missing.yaml"
+
+test_case "config set: byte-exact, several keys, insert"
+run config set "$TMP/c.yaml" optimization.steps=50 validation.interval=50 checkpoints.interval=null \
+  acceleration.quantization=int8-quanto data.preprocessed_data_root=/r/overfit/.precomputed
+expect_rc 0
+check "[ \$(diff '$TD/configs/t2v_lora.yaml' '$TMP/c.yaml' | grep -c '^>') -eq 5 ]"
+check "grep -q '^  steps: 50\$' '$TMP/c.yaml'"
+check "grep -q '^  interval: null   # null disables' '$TMP/c.yaml'"
+check "grep -qF '  preprocessed_data_root: \"/r/overfit/.precomputed\"' '$TMP/c.yaml'"
+run config set "$TMP/c.yaml" lora.new_key=1 --dry-run
+expect_rc 0
+expect_out "  new_key: 1"
+check "! grep -q new_key '$TMP/c.yaml'"
+run config set "$TMP/c.yaml" 'validation.video_dims=[576, 576, 49]' --json
+expect_rc 0
+expect_json 'j["set"]["validation.video_dims"] == [576, 576, 49]'
+check "grep -q '^  video_dims: \[576, 576, 49\]\$' '$TMP/c.yaml'"
+
+test_case "config set errors leave the file alone"
+cp "$TMP/c.yaml" "$TMP/c.before"
+run config set "$TMP/c.yaml" seed=1 'lora.rank=[1,'
+expect_rc 1
+check "cmp -s '$TMP/c.yaml' '$TMP/c.before'"
+run config set "$TMP/c.yaml" noequals
+expect_rc 2
+run config set "$TMP/c.yaml" seed.child=1
+expect_rc 1
+expect_err "not a mapping"
+
+test_case "alias bomb and 100 MB scalar are refused"
+python3 -c "
+import sys
+sys.stdout.write('a: &a x\nb: [' + ','.join(['*a'] * 1000000) + ']\n')" >"$TMP/bomb.yaml"
+run config get "$TMP/bomb.yaml" a
+expect_rc 1
+expect_err "bomb.yaml"
+expect_err "aliases"
+python3 -c "
+import sys
+sys.stdout.write('a: ' + 'x' * (100 << 20) + '\n')" >"$TMP/big.yaml"
+run config get "$TMP/big.yaml" a
+expect_rc 1
+expect_err "big.yaml"
+expect_err "over the limit"
+rm -f "$TMP/big.yaml" "$TMP/bomb.yaml"
+run check --config "$TMP/c.yaml"
+expect_rc 1
+
+test_case "check: one line per failure, naming the key and the rule"
+mkdir -p "$TMP/run/gemma"
+cp "$VF_SHARED_DIR/fixtures/models/lora_weights_step_00050.safetensors" "$TMP/run/ltx-2.safetensors"
+cp "$TD/configs/t2v_lora.yaml" "$TMP/run/config.yaml"
+run config set "$TMP/run/config.yaml" model.model_path="$TMP/run/ltx-2.safetensors" \
+  model.text_encoder_path="$TMP/run/gemma" data.preprocessed_data_root="$TMP/run/dataset/.precomputed"
+run check "$TMP/run"
+expect_rc 0
+expect_out "pending: data.preprocessed_data_root"
+run config set "$TMP/run/config.yaml" 'validation.video_dims=[961, 544, 88]' optimization.optimizer_type=sgd \
+  acceleration.quantization=int3-quanto acceleration.mixed_precision_mode=fp8 optimization.extra=1 \
+  training_strategy.video.is_generated=false training_strategy.audio.is_generated=false
+run check "$TMP/run"
+expect_rc 1
+expect_out "validation.video_dims: width 961 is not a positive multiple of 32"
+expect_out "validation.video_dims: frames 88"
+expect_out "optimization.optimizer_type: 'sgd' is not an allowed value (allowed: adamw, adamw8bit)"
+expect_out "acceleration.quantization: 'int3-quanto' is not an allowed value"
+expect_out "acceleration.mixed_precision_mode: 'fp8' is not an allowed value"
+expect_out "optimization.extra: unknown key"
+expect_out "at least one must be true"
+expect_err "7 checks failed"
+check "[ \$(printf '%s\n' \"\$out\" | grep -c '^$TMP/run/config.yaml:[0-9]*: ') -eq 8 ]"
+run check "$TMP/run" --json
+expect_rc 1
+expect_json 'j["ok"] is False and j["failures"] == 7 and j["pending"] == 1'
+run check "$TMP/nowhere"
+expect_rc 1
+expect_err "no run config"
+
+finish

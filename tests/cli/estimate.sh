@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# estimate.sh - `vramfit estimate` end to end: the acceptance setups of
+# issue 4 (7B LoRA fits an RTX 4090 and an A100; 7B full AdamW amp b4x2048
+# does not fit an H200, naming the term), the JSON contract, --params,
+# the ground-truth check, LTX-2's two shipped configs, errors.
+. "$(dirname "$0")/lib.sh"
+export XDG_CONFIG_HOME="$TMP/config"
+unset VRAMFIT_DATA_DIR || true
+export VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI="$TMP/no-such-smi"
+
+test_case "7B LoRA fits an RTX 4090 and an A100 80GB"
+run estimate llama2-7b --mode lora --lora-rank 16 --lora-targets q_proj,v_proj --batch 4 --seq 2048 --grad-ckpt --precision bf16 --gpu rtx-4090 --gpu a100-80gb
+expect_rc 0
+expect_out 'peak allocated'
+expect_out 'peak on device'
+expect_out_re '^rtx-4090 +[0-9.]+ GiB +yes'
+expect_out_re '^a100-80gb +[0-9.]+ GiB +yes'
+expect_out 'Assumptions'
+expect_out 'optimizer adamw (--optimizer)'
+run estimate llama2-7b --mode lora --lora-rank 16 --lora-targets q_proj,v_proj --batch 4 --seq 2048 --grad-ckpt --precision bf16 --gpu rtx-4090 --gpu a100-80gb --json
+expect_rc 0
+expect_json 'set(j) == {"model", "setup", "memory", "gpus", "time", "assumptions"}'
+expect_json 'j["model"]["id"] == "llama2-7b" and j["model"]["params"] == 6738415616 and j["model"]["trainable_params"] == 8388608'
+expect_json 'all(k in j["memory"] for k in ["weights_bytes","gradients_bytes","optimizer_bytes","optimizer_temp_bytes","autocast_cache_bytes","activations_bytes","logits_bytes","kv_cache_bytes","context_bytes","allocator_bytes","peak_allocated_bytes","peak_bytes"])'
+expect_json 'j["memory"]["peak_bytes"] == j["memory"]["context_bytes"] + j["memory"]["peak_allocated_bytes"] + j["memory"]["allocator_bytes"]'
+expect_json 'sum(j["memory"][k] for k in ["weights_bytes","gradients_bytes","optimizer_bytes","optimizer_temp_bytes","autocast_cache_bytes","activations_bytes","logits_bytes","kv_cache_bytes"]) == j["memory"]["peak_allocated_bytes"]'
+expect_json '[g["id"] for g in j["gpus"]] == ["rtx-4090", "a100-80gb"] and all(g["fits"] for g in j["gpus"])'
+expect_json 'all(g["headroom_bytes"] > 0 and g["max_batch"] >= 4 and g["vram_bytes"] > 0 for g in j["gpus"])'
+expect_json 'j["setup"]["mode"] == "lora" and j["setup"]["lora_rank"] == 16 and j["setup"]["lora_targets"] == "q_proj,v_proj" and j["setup"]["grad_ckpt"] is True and j["setup"]["precision"] == "bf16" and j["setup"]["optimizer_impl"] == "foreach"'
+expect_json 'j["time"]["flops_per_step"] > 0 and j["time"]["step_seconds"] > 0 and 0 < j["time"]["mfu"] < 1'
+expect_json 'isinstance(j["assumptions"], list) and len(j["assumptions"]) > 3'
+
+test_case "7B full AdamW amp b4x2048 does not fit an H200"
+run estimate llama2-7b --mode full --optimizer adamw --precision amp --batch 4 --seq 2048 --no-grad-ckpt --gpu h200
+expect_rc 0
+expect_out_re '^h200 +[0-9.]+ GiB +no'
+expect_out 'h200: does not fit'
+expect_out 'activations'
+expect_out '--grad-ckpt'
+run estimate llama2-7b --batch 4 --seq 2048 --gpu h200 --json
+expect_json 'j["gpus"][0]["fits"] is False and j["gpus"][0]["headroom_bytes"] < 0 and j["gpus"][0]["breaking_term"] == "activations"'
+
+test_case "--params alone and the common cards"
+run estimate --params 7B --mode lora --json
+expect_rc 0
+expect_json '6e9 < j["model"]["params"] < 8e9 and len(j["gpus"]) >= 3 and any("generic" in a for a in j["assumptions"])'
+
+test_case "a config.json"
+printf '{"model_type": "llama", "hidden_size": 2048, "intermediate_size": 5632, "num_hidden_layers": 22, "num_attention_heads": 32, "num_key_value_heads": 4, "vocab_size": 32000}' > "$TMP/config.json"
+run estimate "$TMP/config.json" --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["model"]["params"] == 1100048384'
+
+test_case "model directories and files (../shared/fixtures/models)"
+M="$VF_SHARED_DIR/fixtures/models"
+run estimate "$M/tiny-llama-bf16" --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["model"]["params"] == 218944'
+run estimate "$M/tiny-t5-fp32" --gpu h100-80gb --seq 64 --json
+expect_rc 0
+expect_json 'j["model"]["params"] == 196864 and j["setup"]["target_seq"] == 64'
+run estimate "$M/tiny-llama-lora-r8"
+expect_rc 1
+expect_err 'without its base model'
+
+test_case "inference has a KV cache"
+run estimate gpt-neox-20b --mode infer --seq 2048 --gpu h200 --json
+expect_rc 0
+expect_json 'j["memory"]["kv_cache_bytes"] > 0 and j["setup"]["optimizer"] == "none" and 43e9 < j["memory"]["peak_bytes"] < 47e9'
+
+test_case "ground truth check"
+run estimate --check-groundtruth "$VF_SHARED_DIR/groundtruth/calibration.jsonl"
+expect_rc 0
+expect_out 'l7-full-amp-b1s2048-gc'
+expect_out 'within the accuracy bounds'
+run estimate --check-groundtruth "$VF_SHARED_DIR/groundtruth/calibration.jsonl" --json
+expect_json 'len(j["records"]) == 27 and j["summary"]["within_bounds"] is True and j["summary"]["peak_median_abs_error"] <= 0.05'
+
+test_case "LTX-2: the low-VRAM config fits a 32 GB card, the standard one needs 80 GB"
+run estimate ltx-2-19b --video 576x576x49 --lora-rank 16 --optimizer adamw8bit --quant int8 --text-encoder int8 --offload-optimizer --grad-ckpt --gpu rtx-5090 --json
+expect_rc 0
+expect_json 'j["model"]["kind"] == "dit" and j["gpus"][0]["fits"] is True'
+run estimate ltx-2-19b --video 960x544x89 --lora-rank 32 --optimizer adamw --grad-ckpt --gpu rtx-5090 --gpu rtx-6000-ada --gpu a100-80gb --json
+expect_rc 0
+expect_json '[g["fits"] for g in j["gpus"]] == [False, False, True]'
+run estimate ltx-2-19b --video 960x544x89 --gpu a100-80gb
+expect_out 'to_q to_k to_v to_out.0'
+expect_out 'validation'
+
+test_case "errors"
+run estimate
+expect_rc 2
+expect_err 'expected a MODEL'
+run estimate llama2-7b --batch 0
+expect_rc 2
+expect_err '--batch'
+run estimate llama2-7b --frobnicate
+expect_rc 2
+expect_err "unknown option '--frobnicate'"
+run estimate no-such-model-anywhere
+expect_rc 1
+expect_err 'vramfit: error:'
+run estimate llama2-7b --gpu no-such-gpu
+expect_rc 2
+run estimate llama2-7b --video 960x544x89
+expect_rc 2
+expect_err 'video DiTs'
+run estimate --check-groundtruth "$TMP/missing.jsonl"
+expect_rc 1
+expect_err 'missing.jsonl'
+run help estimate
+expect_rc 0
+expect_out '--lora-targets'
+
+finish

@@ -1,0 +1,163 @@
+# inspect.sh - end-to-end: `vramfit inspect` on the fixture models (the
+# counts of ../shared/fixtures/models/EXPECTED.json), catalog ids, config
+# removed, every malformed file (exit 1, one line naming the file), symlink
+# loops, usage errors; `vramfit models`.
+. "$(dirname "$0")/lib.sh"
+FX=$VF_SHARED_DIR/fixtures/models
+
+test_case "hf dir, json contract"
+run inspect "$FX/tiny-llama-bf16" --json
+expect_rc 0
+expect_json 'j["format"] == "hf-dir" and j["files"] == 1 and j["tensors"] == 21'
+expect_json 'j["params"] == 218944 and j["dtypes"] == {"BF16": 218944} and j["bytes"] == 437888'
+expect_json 'j["metadata"] == {"format": "pt"}'
+a='j["architecture"]'
+expect_json "$a[\"family\"] == \"llama\" and $a[\"hidden\"] == 64 and $a[\"layers\"] == 2 and $a[\"heads\"] == 4 and $a[\"kv_heads\"] == 2 and $a[\"head_dim\"] == 16 and $a[\"ffn\"] == 172 and $a[\"vocab\"] == 1000 and $a[\"tied_embeddings\"] is False and $a[\"source\"] == \"config.json\""
+expect_json 'sum(j["param_groups"][k] for k in ("embedding","attention","mlp","norm","experts","other")) == 218944'
+expect_json '"adapter" not in j and "components" not in j'
+
+test_case "sharded directory"
+run inspect "$FX/small-llama-bf16-sharded" --json
+expect_rc 0
+expect_json 'j["format"] == "sharded" and j["files"] == 4 and j["tensors"] == 39 and j["params"] == 1840256 and j["bytes"] == 3680512'
+expect_json 'j["architecture"]["hidden"] == 128 and j["architecture"]["ffn"] == 344 and j["architecture"]["vocab"] == 4096'
+
+test_case "index file"
+run inspect "$FX/small-llama-bf16-sharded/model.safetensors.index.json" --json
+expect_rc 0
+expect_json 'j["format"] == "sharded" and j["params"] == 1840256 and j["architecture"]["source"] == "config.json"'
+
+test_case "gpt2 tied"
+run inspect "$FX/tiny-gpt2-fp32" --json
+expect_rc 0
+expect_json 'j["params"] == 172288 and j["dtypes"] == {"F32": 172288} and j["architecture"]["tied_embeddings"] is True'
+
+test_case "t5"
+run inspect "$FX/tiny-t5-fp32" --json
+expect_rc 0
+expect_json 'j["params"] == 196864 and j["architecture"]["family"] == "t5" and j["architecture"]["decoder_layers"] == 2'
+
+test_case "dtypes.safetensors"
+run inspect "$FX/dtypes.safetensors" --json
+expect_rc 0
+expect_json 'j["format"] == "safetensors" and j["tensors"] == 13 and j["params"] == 117'
+expect_json 'j["dtypes"] == {"BF16": 16, "BOOL": 3, "F16": 16, "F32": 16, "F64": 2, "F8_E4M3": 16, "F8_E5M2": 16, "I32": 6, "I64": 3, "I8": 16, "U8": 7}'
+expect_json 'j["metadata"] == {"note": "fixture", "format": "pt"}'
+
+test_case "peft adapter"
+run inspect "$FX/tiny-llama-lora-r8" --json
+expect_rc 0
+expect_json 'j["format"] == "peft-adapter" and j["adapter"] == {"rank": 8, "alpha": 16, "targets": ["q_proj", "v_proj"], "params": 3584}'
+
+test_case "human output"
+run inspect "$FX/tiny-llama-bf16"
+expect_rc 0
+expect_out "218,944"
+expect_out "BF16"
+expect_out "427.6 KiB"
+expect_out "(from config.json)"
+
+test_case "catalog id"
+run inspect mixtral-8x7b --json
+expect_rc 0
+expect_json 'j["format"] == "catalog" and j["params"] == 46702792704 and j["architecture"]["experts"] == 8 and j["architecture"]["experts_per_token"] == 2'
+
+test_case "config removed: inferred and marked"
+mkdir -p "$TMP/noconfig"
+cp "$FX/tiny-llama-bf16/model.safetensors" "$TMP/noconfig/"
+run inspect "$TMP/noconfig" --json
+expect_rc 0
+expect_json 'j["architecture"]["source"] == "tensors" and j["architecture"]["hidden"] == 64 and j["architecture"]["layers"] == 2 and j["architecture"]["vocab"] == 1000 and j["architecture"]["ffn"] == 172'
+expect_json 'set(["hidden","layers","vocab","ffn","tied_embeddings","family"]) <= set(j["architecture"]["inferred"]) and j["architecture"]["heads"] is None'
+run inspect "$TMP/noconfig"
+expect_out "hidden 64*"
+expect_out "inferred"
+
+# --- malformed files: exit 1, exactly one line naming the file ----------
+mk() { # mk NAME HEADER_TEXT DATA_LEN [LENGTH_OVERRIDE]
+  python3 - "$TMP/$1" "$2" "$3" "${4:-}" <<'PY'
+import struct, sys
+path, hdr, dlen, ovr = sys.argv[1], sys.argv[2].encode('latin-1'), int(sys.argv[3]), sys.argv[4]
+n = int(ovr) if ovr else len(hdr)
+open(path, 'wb').write(struct.pack('<Q', n) + hdr + b'\0' * dlen)
+PY
+}
+bad() { # bad FILE NEEDLE
+  test_case "malformed $1"
+  run inspect "$TMP/$1"
+  expect_rc 1
+  expect_err_lines 1
+  expect_err "vramfit: error: $TMP/$1"
+  expect_err "$2"
+  expect_no_out "params"
+}
+T='"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}'
+printf '\x10\x00' > "$TMP/trunc.safetensors"
+bad trunc.safetensors "truncated"
+mk big.safetensors "{$T}" 8 4096;             bad big.safetensors "exceeds the file size"
+mk huge.safetensors "{$T}" 8 9223372036854775808; bad huge.safetensors "exceeds the limit of 100000000 bytes"
+mk notjson.safetensors '{nope' 0;              bad notjson.safetensors "not valid JSON"
+mk array.safetensors '[1,2]' 0;               bad array.safetensors "not a JSON object"
+mk nodtype.safetensors '{"a":{"shape":[2],"data_offsets":[0,8]}}' 8; bad nodtype.safetensors "missing field dtype"
+mk shapetype.safetensors '{"a":{"dtype":"F32","shape":"x","data_offsets":[0,8]}}' 8; bad shapetype.safetensors "field shape"
+mk neg.safetensors '{"a":{"dtype":"F32","shape":[2],"data_offsets":[-1,7]}}' 8; bad neg.safetensors "integers >= 0"
+mk rev.safetensors '{"a":{"dtype":"F32","shape":[2],"data_offsets":[8,0]}}' 8; bad rev.safetensors "reversed"
+mk overlap.safetensors "{$T,\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[4,12]}}" 12; bad overlap.safetensors "overlap"
+mk gap.safetensors "{$T,\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[16,24]}}" 24; bad gap.safetensors "gap"
+mk size.safetensors '{"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}' 8; bad size.safetensors "needs 12"
+mk ovf.safetensors '{"a":{"dtype":"F32","shape":[4294967296,4294967296,16],"data_offsets":[0,8]}}' 8; bad ovf.safetensors "overflows"
+mk dtype.safetensors '{"a":{"dtype":"Q4","shape":[2],"data_offsets":[0,8]}}' 8; bad dtype.safetensors "unknown dtype 'Q4'"
+mk dup.safetensors "{$T,$T}" 8;               bad dup.safetensors "appears twice"
+mk tail.safetensors "{$T}" 12;                bad tail.safetensors "need exactly"
+
+test_case "index naming a missing shard"
+mkdir -p "$TMP/shards"
+cp "$FX/small-llama-bf16-sharded/"* "$TMP/shards/"
+chmod u+w "$TMP/shards/"*
+rm "$TMP/shards/model-00003-of-00004.safetensors"
+run inspect "$TMP/shards"
+expect_rc 1
+expect_err_lines 1
+expect_err "model.safetensors.index.json: names shard model-00003-of-00004.safetensors, which does not exist"
+
+test_case "symlink loop"
+mkdir -p "$TMP/loop"
+cp "$FX/tiny-llama-bf16/model.safetensors" "$TMP/loop/"
+ln -s b "$TMP/loop/a"; ln -s a "$TMP/loop/b"
+run inspect "$TMP/loop"
+expect_rc 1
+expect_err_lines 1
+expect_err "symlink loop"
+run inspect "$TMP/loop/a"
+expect_rc 1
+expect_err "$TMP/loop/a: symlink loop"
+
+test_case "not found, usage"
+run inspect no-such-model
+expect_rc 1
+expect_err "no-such-model: no such file, directory or catalog model"
+run inspect
+expect_rc 2
+run inspect a b
+expect_rc 2
+run inspect --bogus x
+expect_rc 2
+run inspect --help
+expect_rc 0
+expect_out "usage: vramfit inspect PATH"
+
+test_case "models"
+run models --json
+expect_rc 0
+expect_json 'len(j["models"]) >= 39'
+expect_json '[m for m in j["models"] if m["id"] == "gpt2-xl"][0]["params"] == 1557611200'
+expect_json '[m for m in j["models"] if m["id"] == "stories42m"][0]["architecture"]["hidden"] == 512'
+expect_json 'all(m["id"] == m["id"].lower() for m in j["models"])'
+run models
+expect_rc 0
+expect_out "tinyllama-1.1b"
+expect_out "6738415616"
+run models --bogus
+expect_rc 2
+
+finish

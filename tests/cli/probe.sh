@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# probe.sh - `vramfit probe` and `vramfit gpus` end to end: the acceptance
+# cases of issue 2 (H200 fixture through the nvidia-smi stand-in, simulated
+# GPUs and their tiers, the fake NVML, hostile nvidia-smi output).
+. "$(dirname "$0")/lib.sh"
+SMI="$VF_SOURCE_DIR/tests/helpers/fake-nvidia-smi"
+NVML="$VF_BUILD_DIR/helpers/libfakenvml.so"
+NVML1="$VF_BUILD_DIR/helpers/libfakenvmlv1.so"
+H200="csv:$VF_SHARED_DIR/fixtures/nvidia-smi/h200-02.txt"
+export XDG_CONFIG_HOME="$TMP/config"   # the embedded catalog, whatever is in ~/.config
+unset VRAMFIT_DATA_DIR CUDA_VISIBLE_DEVICES VF_FAKE_NVML VF_FAKE_SMI || true
+export VRAMFIT_NVIDIA_SMI="$SMI"
+EN=$'\xe2\x80\x93'  # en dash
+
+test_case "H200 fixture behind VRAMFIT_NVIDIA_SMI, NVML off"
+VRAMFIT_NVML_LIB=off VF_FAKE_SMI="$H200" run probe --json
+expect_rc 0
+expect_json 'j["source"] == "nvidia-smi"'
+expect_json 'len(j["gpus"]) == 1'
+expect_json 'j["gpus"][0] == {"index": 0, "uuid": "GPU-a7c75cc4-551d-aa3d-7f71-5c1970c087af", "name": "NVIDIA H200", "catalog_id": "h200", "memory_total_mib": 143771, "memory_used_mib": 0, "memory_free_mib": 143156, "nominal_gb": 141, "compute_capability": "9.0"}'
+expect_json 'j["driver_version"] == "580.159.04"'
+expect_json 'j["tier"]["name"] == "80GB+ tier" and j["tier"]["per_gpu_gb"] == 141 and j["tier"]["gpu_count"] == 1'
+expect_json 'j["tier"]["gated"] is False and j["tier"]["config"] == "t2v_lora.yaml" and isinstance(j["tier"]["note"], str)'
+VRAMFIT_NVML_LIB=off VF_FAKE_SMI="$H200" run probe
+expect_rc 0
+expect_out_re '^0 +NVIDIA H200 +h200 +143771 MiB +141 GB +143156 MiB +9\.0$'
+expect_out 'Source: nvidia-smi, driver 580.159.04.'
+expect_out '80GB+ tier: the GPU, NVIDIA H200 (143771 MiB), counts as 141 GB (80 GB and up); start from t2v_lora.yaml.'
+
+test_case "--gpu rtx-5090"
+run probe --gpu rtx-5090 --json
+expect_rc 0
+expect_json 'j["source"] == "simulated" and j["gpus"][0]["memory_total_mib"] == 32607'
+expect_json 'j["tier"]["name"] == "32GB tier" and j["tier"]["config"] == "t2v_lora_low_vram.yaml"'
+run probe --gpu rtx-5090
+expect_out '32GB tier: the GPU, NVIDIA GeForce RTX 5090 (32607 MiB), counts as 32 GB'
+
+test_case "--gpu rtx-4090 is gated"
+run probe --gpu rtx-4090 --json
+expect_rc 0
+expect_json 'j["tier"]["gated"] is True and j["tier"]["per_gpu_gb"] == 24'
+expect_json '"This GPU has 24 GB" in j["tier"]["gate_message"] and "(a) abort" in j["tier"]["gate_message"] and "(b) try anyway" in j["tier"]["gate_message"]'
+run probe --gpu rtx-4090
+expect_rc 0
+expect_out 'This GPU has 24 GB; the LTX-2 trainer requires a minimum of 32 GB'
+expect_out 'packages/ltx-trainer/docs/quick-start.md'
+expect_out '(a) abort'
+expect_out '(b) try anyway with the low-VRAM config (t2v_lora_low_vram.yaml)'
+expect_out '--accept-risk'
+expect_no_out 'GB tier:'
+
+test_case "--gpu h100-80gb --gpu rtx-6000-ada"
+run probe --gpu h100-80gb --gpu rtx-6000-ada --json
+expect_rc 0
+expect_json 'j["tier"]["name"] == "40'"$EN"'60GB tier" and j["tier"]["per_gpu_gb"] == 48 and j["tier"]["gpu_count"] == 2'
+expect_json '[g["catalog_id"] for g in j["gpus"]] == ["h100-80gb", "rtx-6000-ada"]'
+run probe --gpu h100-80gb --gpu rtx-6000-ada
+expect_out "40${EN}60GB tier: the smallest of the 2 GPUs, NVIDIA RTX 6000 Ada Generation (49140 MiB)"
+
+test_case "--gpu mycard=65536: gap rule"
+run probe --gpu mycard=65536 --json
+expect_rc 0
+expect_json 'j["tier"]["name"] == "40'"$EN"'60GB tier" and j["tier"]["gap"] is True and j["tier"]["per_gpu_gb"] == 64'
+expect_json '"autotune decides the rest" in j["tier"]["note"] and "64 GB lies between" in j["tier"]["note"]'
+expect_json 'j["gpus"][0]["name"] == "mycard" and j["gpus"][0]["catalog_id"] is None and j["gpus"][0]["uuid"] is None and j["gpus"][0]["compute_capability"] is None'
+run probe --gpu mycard=65536
+expect_out 'between tiers, so it takes the lower one'
+expect_out 'autotune decides the rest'
+
+test_case "--gpu h100-80gb:8"
+run probe --gpu h100-80gb:8 --json
+expect_rc 0
+expect_json 'len(j["gpus"]) == 8 and [g["index"] for g in j["gpus"]] == list(range(8))'
+expect_json 'j["tier"]["name"] == "80GB+ tier" and j["tier"]["gpu_count"] == 8'
+run probe --gpu h100-80gb:8
+expect_out '80GB+ tier: the smallest of the 8 GPUs'
+
+test_case "--gpu forms and mistakes"
+run probe --gpu=h200 --mode i2v --json
+expect_rc 0
+expect_json 'j["tier"]["config"] == "i2v_lora.yaml" and j["tier"]["mode"] == "i2v"'
+run probe --gpu nosuch
+expect_rc 2
+expect_err "vramfit: error: --gpu nosuch: unknown GPU id 'nosuch'"
+expect_err_lines 1
+run probe --gpu h100
+expect_rc 2
+expect_err 'did you mean h100-'
+run probe --gpu h100-80gb:0
+expect_rc 2
+run probe --gpu card=lots
+expect_rc 2
+run probe --gpu
+expect_rc 2
+run probe --bogus
+expect_rc 2
+run probe --gpu h200 --mode v2v
+expect_rc 2
+expect_err "unknown mode 'v2v'"
+run probe --gpu h200 --trainer nosuch
+expect_rc 1
+expect_err "trainer profile 'nosuch' has no tiers part"
+expect_err_lines 1
+check '[ -z "$out" ]'
+
+test_case "no GPU"
+VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI=/nonexistent/nvidia-smi run probe --json
+expect_rc 0
+expect_json 'j["source"] == "none" and j["gpus"] == [] and j["tier"] is None and j["driver_version"] is None'
+VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI=/nonexistent/nvidia-smi run probe
+expect_rc 0
+expect_out 'No NVIDIA GPU found.'
+expect_out '--gpu SPEC'
+VRAMFIT_NVML_LIB=off VF_FAKE_SMI=no-driver run probe
+expect_rc 0
+expect_out 'driver is not loaded'
+VRAMFIT_NVML_LIB=off VF_FAKE_SMI=no-devices run probe --json
+expect_rc 0
+expect_json 'j["gpus"] == [] and any("no NVIDIA GPU" in n for n in j["notes"])'
+
+test_case "CUDA_VISIBLE_DEVICES"
+CUDA_VISIBLE_DEVICES=2,0 VRAMFIT_NVML_LIB=off VF_FAKE_SMI="$H200:4" run probe --json
+expect_rc 0
+expect_json '[g["index"] for g in j["gpus"]] == [2, 0]'
+expect_json 'any("shows 2 of 4 GPUs" in n for n in j["notes"])'
+CUDA_VISIBLE_DEVICES=1,bogus,2 VRAMFIT_NVML_LIB=off VF_FAKE_SMI="$H200:4" run probe --json
+expect_json '[g["index"] for g in j["gpus"]] == [1]'
+CUDA_VISIBLE_DEVICES= VRAMFIT_NVML_LIB=off VF_FAKE_SMI="$H200:4" run probe --json
+expect_rc 0
+expect_json 'j["gpus"] == [] and j["source"] == "none"'
+
+test_case "fake NVML"
+VRAMFIT_NVML_LIB="$NVML" VF_FAKE_SMI=exit:9 run probe --json
+expect_rc 0
+expect_json 'j["source"] == "nvml" and j["gpus"][0]["catalog_id"] == "h200" and j["driver_version"] == "580.159.04"'
+VRAMFIT_NVML_LIB="$NVML" VF_FAKE_NVML='gpus=8;dev=NVIDIA H100 80GB HBM3:81559' run probe --json
+expect_json 'len(j["gpus"]) == 8 and j["tier"]["name"] == "80GB+ tier" and j["gpus"][0]["catalog_id"] == "h100-80gb"'
+VRAMFIT_NVML_LIB="$NVML1" VF_FAKE_NVML='dev=NVIDIA GeForce RTX 5090:32607' run probe --json
+expect_json 'j["source"] == "nvml" and j["gpus"][0]["uuid"] is None and j["gpus"][0]["compute_capability"] is None and j["tier"]["name"] == "32GB tier"'
+VRAMFIT_NVML_LIB="$NVML" VF_FAKE_NVML='gpus=0' run probe --json
+expect_json 'j["gpus"] == [] and j["source"] == "none"'
+VRAMFIT_NVML_LIB="$NVML" VF_FAKE_NVML='gpus=2;fail=nvmlDeviceGetHandleByIndex_v2@0:4' run probe
+expect_rc 0
+expect_out 'GPU 0: skipped, no permission'
+VRAMFIT_NVML_LIB="$NVML" VF_FAKE_NVML='fail=nvmlInit_v2:18' VF_FAKE_SMI=mismatch run probe
+expect_rc 1
+expect_err 'version mismatch'
+expect_err_lines 1
+VRAMFIT_NVML_LIB="$NVML" VF_FAKE_NVML='fail=nvmlInit_v2:9' VF_FAKE_SMI=no-driver run probe --json
+expect_rc 0
+expect_json 'j["gpus"] == [] and any("driver is not loaded" in n for n in j["notes"])'
+VRAMFIT_NVML_LIB=/nonexistent/libnvidia-ml.so.1 VF_FAKE_SMI="$H200" run probe --json
+expect_json 'j["source"] == "nvidia-smi"'
+
+test_case "hostile nvidia-smi output: one line, no crash, no hang"
+for mode in empty blank truncated garbage bigline exit:3 mismatch nvml-unknown; do
+  VRAMFIT_NVML_LIB=off VF_FAKE_SMI=$mode run probe
+  T_NAME="hostile $mode"
+  expect_rc 1
+  expect_err 'vramfit: error: '
+  expect_err_lines 1
+done
+T_NAME="hostile hang"
+start=$(date +%s)
+VRAMFIT_SMI_TIMEOUT=1 VRAMFIT_NVML_LIB=off VF_FAKE_SMI=hang run probe
+expect_rc 1
+expect_err 'did not finish within 1 s and was killed'
+expect_err_lines 1
+check '[ $(( $(date +%s) - start )) -lt 10 ]'
+
+test_case "vramfit gpus"
+run gpus --json
+expect_rc 0
+expect_json 'len(j["gpus"]) >= 30 and "gpus.json" in j["source"]'
+expect_json 'all(g["memory_mib"] > 0 and g["nominal_gb"] > 0 and g["fp16_tflops"] > 0 and g["bandwidth_gbs"] > 0 for g in j["gpus"])'
+expect_json '{"h100-80gb", "h200", "rtx-5090", "rtx-4090", "rtx-a6000", "rtx-6000-ada", "a100-40gb", "a100-80gb", "l40s", "b200", "v100-32gb", "t4"} <= {g["id"] for g in j["gpus"]}'
+expect_json 'next(g for g in j["gpus"] if g["id"] == "v100-16gb")["bf16_tflops"] is None'
+run gpus
+expect_rc 0
+expect_out_re '^h100-80gb \* +NVIDIA H100 80GB HBM3'
+expect_out 'MEM GB/s'
+expect_out_re '^h200 \* .* 4800 +900 NVLink +9\.0 +\$3\.59$'
+run gpus --common --json
+expect_json 'set(g["id"] for g in j["gpus"]) == {"rtx-4090", "rtx-5090", "l40s", "a100-40gb", "a100-80gb", "h100-80gb", "h200"}'
+run gpus --bogus
+expect_rc 2
+
+test_case "catalog override"
+mkdir -p "$TMP/config/vramfit"
+cat >"$TMP/config/vramfit/gpus.json" <<'JSON'
+{"gpus": [{"id": "my-gpu", "name": "My GPU", "memory_mib": 98304, "nominal_gb": 96,
+           "fp16_tflops": 500, "price_usd_hour": 1.25}]}
+JSON
+run gpus --json
+expect_json 'j["gpus"][0]["id"] == "my-gpu" and j["gpus"][0]["price_usd_hour"] == 1.25 and j["source"].endswith("vramfit/gpus.json")'
+run probe --gpu my-gpu --json
+expect_json 'j["tier"]["name"] == "80GB+ tier" and j["tier"]["per_gpu_gb"] == 96'
+echo '{"gpus": [{"id": "x"}]}' >"$TMP/config/vramfit/gpus.json"
+run gpus
+expect_rc 1
+expect_err 'gpus.json: gpus[0] (x): field name: expected a string'
+expect_err_lines 1
+rm -rf "$TMP/config/vramfit"
+
+test_case "help"
+run probe --help
+expect_rc 0
+expect_out 'usage: vramfit probe'
+run help gpus
+expect_out 'usage: vramfit gpus'
+
+finish

@@ -1,0 +1,30 @@
+/* fuzz-config.c - libFuzzer target for the config reader: JSON text ->
+ * vf_arch_from_config -> parameter groups -> JSON, as for a config.json, a
+ * catalog entry's "config", or a safetensors __metadata__ config. Corpus:
+ * tests/fuzz/corpus/config/ (the fixtures' config.json files and the
+ * catalog's configs). */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vramfit/arch.h"
+#include "vramfit/json.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	cJSON *cfg = NULL;
+	struct vf_error err = {0};
+	if (vf_json_parse((const char *)data, size, "fuzz/config.json", &cfg, &err) != VF_OK)
+		return 0;
+	struct vf_arch a;
+	if (vf_arch_from_config(cfg, "fuzz/config.json", &a, &err) == VF_OK) {
+		struct vf_param_groups g;
+		if (vf_arch_param_groups(&a, &g) && g.total < 0)
+			__builtin_trap(); /* counts never go negative */
+		cJSON *j = vf_arch_to_json(&a);
+		cJSON_Delete(j);
+	}
+	cJSON_Delete(cfg);
+	return 0;
+}

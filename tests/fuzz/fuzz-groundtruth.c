@@ -1,0 +1,25 @@
+/* fuzz-groundtruth.c - libFuzzer target for the ground-truth reader
+ * (vf_groundtruth_check_text): JSON lines -> architecture (vf_arch_from_config)
+ * -> setup -> vf_estimate_run on whatever it accepted, so the estimator sees
+ * hostile architectures too. Corpus: tests/fuzz/corpus/groundtruth/ (the real
+ * ../shared/groundtruth/calibration.jsonl and a two-record excerpt). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vramfit/groundtruth.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct vf_gt_report r;
+	struct vf_error err = {0};
+	if (vf_groundtruth_check_text((const char *)data, size, "fuzz.jsonl", &r, &err) == VF_OK) {
+		for (size_t i = 0; i < r.n; i++)
+			if (r.rows[i].pred_alloc < 0 || r.rows[i].pred_peak < r.rows[i].pred_alloc)
+				abort(); /* the peak on the device includes the tensors */
+		vf_gt_report_release(&r);
+	} else if (!err.msg[0] || strchr(err.msg, '\n')) {
+		abort(); /* every failure has a one-line message */
+	}
+	return 0;
+}

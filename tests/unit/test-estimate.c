@@ -1,0 +1,546 @@
+/* test-estimate.c - the estimator against the H200 ground truth (accuracy
+ * bounds of the issue), the seed's figures, the mechanisms one by one
+ * (phases, optimizer temporaries, LoRA counts, eager attention,
+ * checkpointing), max-batch search, setup flag parsing and LTX-2. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "vf_test.h"
+#include "vramfit/estimate.h"
+#include "vramfit/gpu.h"
+#include "vramfit/groundtruth.h"
+#include "vramfit/json.h"
+#include "vramfit/models.h"
+#include "vramfit/setup.h"
+
+#define GB 1e9
+#define GIB 1073741824.0
+
+static char gt_path[4096];
+
+static const struct vf_arch *catalog_arch(const char *id)
+{
+	const struct vf_model_entry *m = vf_models_find(id);
+	return m && m->has_arch ? &m->arch : NULL;
+}
+
+static void test_groundtruth_bounds(void)
+{
+	struct vf_gt_report r;
+	struct vf_error err = {0};
+	CHECK(vf_groundtruth_check(gt_path, &r, &err) == VF_OK);
+	if (err.msg[0]) {
+		fprintf(stderr, "  %s\n", err.msg);
+		return;
+	}
+	CHECK_INT(r.scored, 27);
+	CHECK_INT(r.context_bytes, 552402944);
+	fprintf(stderr,
+		"  peak_allocated: median %.1f%% max %.1f%%; peak: median %.1f%% max %.1f%%; "
+		"step: median %.1f%% max %.1f%% (%zu records)\n",
+		100 * r.med_alloc, 100 * r.max_alloc, 100 * r.med_peak, 100 * r.max_peak,
+		100 * r.med_step, 100 * r.max_step, r.scored);
+	CHECK(r.med_alloc <= 0.05);
+	CHECK(r.max_alloc <= 0.12);
+	CHECK(r.med_peak <= 0.05);
+	CHECK(r.max_peak <= 0.12);
+	CHECK(r.med_step <= 0.20);
+	CHECK_INT(r.n_step, 27);
+	for (size_t i = 0; i < r.n; i++)
+		if (fabs(r.rows[i].err_alloc) > 0.12 || fabs(r.rows[i].err_peak) > 0.12)
+			fprintf(stderr, "  outside bounds: %s alloc %+.1f%% peak %+.1f%%\n", r.rows[i].id,
+				100 * r.rows[i].err_alloc, 100 * r.rows[i].err_peak);
+	vf_gt_report_release(&r);
+}
+
+static void test_groundtruth_bad_file(void)
+{
+	struct vf_gt_report r;
+	struct vf_error err = {0};
+	CHECK(vf_groundtruth_check("/nonexistent/calibration.jsonl", &r, &err) != VF_OK);
+	CHECK_CONTAINS(err.msg, "/nonexistent/calibration.jsonl");
+	CHECK(r.rows == NULL);
+}
+
+/* A record of the ground truth, parsed from a literal. */
+static bool record(const char *json, struct vf_arch *a, struct vf_setup *s)
+{
+	cJSON *rec = cJSON_Parse(json);
+	struct vf_error err = {0};
+	bool ok = rec && vf_groundtruth_record(rec, "literal", a, s, &err) == VF_OK;
+	if (!ok)
+		fprintf(stderr, "  %s\n", err.msg);
+	cJSON_Delete(rec);
+	return ok;
+}
+
+#define L7_CFG                                                                              \
+	"\"arch\": \"llama2-7b\", \"arch_cfg\": {\"hidden_size\": 4096, \"intermediate_size\": " \
+	"11008, \"num_hidden_layers\": 32, \"num_attention_heads\": 32, "                     \
+	"\"num_key_value_heads\": 32, \"vocab_size\": 32000, \"max_position_embeddings\": 4096}"
+
+static void test_foreach_temporary_and_phases(void)
+{
+	/* l7-full-amp-b1s2048-gc: weights 25.1 + grads 25.1 + states 50.2 +
+	 * 25.1 foreach temporary = 125.6 GiB at the optimizer step */
+	struct vf_arch a;
+	struct vf_setup s;
+	CHECK(record("{\"id\": \"x\", " L7_CFG ", \"mode\": \"full\", \"precision\": \"amp\", "
+		     "\"optimizer\": \"adamw\", \"batch\": 1, \"seq\": 2048, \"grad_ckpt\": true}",
+		     &a, &s));
+	struct vf_estimate e;
+	vf_estimate_run(&a, &s, vf_gpu_catalog_find("h200"), &e);
+	CHECK_INT(e.params, 6738415616LL);
+	CHECK_INT(e.trainable_params, 6738415616LL);
+	CHECK(e.peak_phase == VF_PHASE_OPTIMIZER);
+	CHECK_INT(e.weights_bytes, 4 * 6738415616LL);
+	CHECK_INT(e.gradients_bytes, 4 * 6738415616LL);
+	CHECK_INT(e.optimizer_bytes, 8 * 6738415616LL);
+	CHECK_INT(e.optimizer_temp_bytes, 4 * 6738415616LL);
+	CHECK(fabs(e.peak_allocated_bytes / GIB - 125.58) < 0.5);
+	/* fused: no temporary, the peak moves out of the optimizer step */
+	s.optimizer_impl = VF_OPTIMPL_FUSED;
+	struct vf_estimate f;
+	vf_estimate_run(&a, &s, NULL, &f);
+	CHECK_INT(f.optimizer_temp_full, 0);
+	CHECK(f.peak_allocated_bytes < e.peak_allocated_bytes);
+	/* the terms add up to the peak; context + reserved to the device peak */
+	CHECK_INT(e.weights_bytes + e.gradients_bytes + e.optimizer_bytes + e.optimizer_temp_bytes +
+			  e.autocast_cache_bytes + e.activations_bytes + e.logits_bytes +
+			  e.kv_cache_bytes,
+		  e.peak_allocated_bytes);
+	CHECK_INT(e.context_bytes + e.peak_allocated_bytes + e.allocator_bytes, e.peak_bytes);
+	CHECK(e.dominant == VF_TERM_OPTIMIZER);
+}
+
+static void test_lora_counts(void)
+{
+	/* peft's trainable counts of the ground truth */
+	struct vf_arch a;
+	struct vf_setup s;
+	CHECK(record("{\"id\": \"x\", " L7_CFG ", \"mode\": \"lora\", \"precision\": \"bf16\", "
+		     "\"optimizer\": \"adamw\", \"batch\": 4, \"seq\": 2048, \"grad_ckpt\": true, "
+		     "\"lora_r\": 16, \"lora_targets\": [\"q_proj\", \"v_proj\"]}",
+		     &a, &s));
+	struct vf_estimate e;
+	vf_estimate_run(&a, &s, NULL, &e);
+	CHECK_INT(e.trainable_params, 8388608);
+	/* bf16 base + fp32 adapters */
+	CHECK_INT(e.weights_full, 2 * (6738415616LL) + 4 * 8388608LL);
+	s.lora_rank = 64;
+	s.lora_targets = VF_LORA_ALL;
+	vf_estimate_run(&a, &s, NULL, &e);
+	CHECK_INT(e.trainable_params, 159907840);
+}
+
+static void test_mechanisms(void)
+{
+	const struct vf_arch *a = catalog_arch("gpt2");
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.batch = 8;
+	s.seq = 1024;
+	struct vf_estimate sdpa, eager, ckpt;
+	vf_estimate_run(a, &s, NULL, &sdpa);
+	s.attention = VF_ATTN_EAGER;
+	vf_estimate_run(a, &s, NULL, &eager);
+	/* eager keeps the s x s scores: 7 bytes each (fp32 softmax, dropout
+	 * mask, bf16 probabilities) x 12 layers x 8 x 12 heads x 1024^2 */
+	double scores = 7.0 * 12 * 8 * 12 * 1024.0 * 1024.0;
+	CHECK(fabs((eager.activations_full - sdpa.activations_full) - scores) < 0.02 * scores);
+	s.attention = VF_ATTN_SDPA;
+	s.grad_ckpt = true;
+	vf_estimate_run(a, &s, NULL, &ckpt);
+	CHECK(ckpt.activations_full < sdpa.activations_full / 5);
+	CHECK(ckpt.flops_per_step > sdpa.flops_per_step);
+	/* logits: 12 bytes per logit at the loss backward (fp32 log_softmax
+	 * output, its gradient and the input gradient) */
+	CHECK_INT(sdpa.logits_full, (int64_t)(12.0 * 8 * 1024 * 50257));
+	/* memory grows with the batch; the time too */
+	struct vf_estimate b16;
+	s.grad_ckpt = false;
+	s.batch = 16;
+	vf_estimate_run(a, &s, vf_gpu_catalog_find("h200"), &b16);
+	CHECK(b16.peak_bytes > sdpa.peak_bytes);
+	CHECK(b16.step_seconds > 0);
+}
+
+static void test_seed_figures(void)
+{
+	/* a 3B model: AdamW states 8 bytes/param (24 GB), 8-bit AdamW 2
+	 * bytes/param (6 GB), Adafactor with fp32 weights slightly over
+	 * 4 bytes/param in all */
+	const struct vf_arch *a = catalog_arch("qwen2.5-3b");
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	struct vf_estimate e;
+	vf_estimate_run(a, &s, NULL, &e);
+	double P = (double)e.params;
+	CHECK(P > 2.9e9 && P < 3.2e9);
+	CHECK(fabs(e.optimizer_full / P - 8.0) < 1e-6);
+	CHECK(fabs(e.optimizer_full * 3e9 / P - 24 * GB) < 0.01 * GB);
+	s.optimizer = VF_OPT_ADAMW8BIT;
+	vf_estimate_run(a, &s, NULL, &e);
+	CHECK(e.optimizer_full / P >= 2.0 && e.optimizer_full / P < 2.1);
+	CHECK(fabs(e.optimizer_full * 3e9 / P - 6 * GB) < 0.25 * GB);
+	s.optimizer = VF_OPT_ADAFACTOR;
+	s.precision = VF_PREC_FP32;
+	vf_estimate_run(a, &s, NULL, &e);
+	double per = (e.weights_full + e.optimizer_full) / P;
+	CHECK(per > 4.0 && per < 4.1);
+
+	/* GPT-NeoX-20B: bf16 weights about 40 GB, inference about 45 GB
+	 * (ground truth 40.7 GiB allocated at batch 1 x 2048) */
+	a = catalog_arch("gpt-neox-20b");
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_INFER;
+	s.precision = VF_PREC_BF16;
+	s.seq = 2048;
+	struct vf_error err = {0};
+	CHECK(vf_setup_finish(&s, &err) == VF_OK);
+	vf_estimate_run(a, &s, vf_gpu_catalog_find("h200"), &e);
+	CHECK(e.weights_full > 39 * GB && e.weights_full < 42 * GB);
+	CHECK(e.peak_bytes > 43 * GB && e.peak_bytes < 47 * GB);
+	CHECK(fabs(e.peak_allocated_bytes / GIB - 40.7) < 0.05 * 40.7);
+	CHECK(e.kv_cache_bytes > 0);
+}
+
+static void test_acceptance_fits(void)
+{
+	/* llama2-7b LoRA r16 q,v, b4 x 2048, checkpointing, bf16: fits an RTX
+	 * 4090 and an A100 80GB */
+	const struct vf_arch *a = catalog_arch("llama2-7b");
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_LORA;
+	s.lora_rank = 16;
+	s.lora_targets = VF_LORA_Q | VF_LORA_V;
+	s.batch = 4;
+	s.seq = 2048;
+	s.grad_ckpt = true;
+	s.precision = VF_PREC_BF16;
+	struct vf_error err = {0};
+	CHECK(vf_setup_finish(&s, &err) == VF_OK);
+	const struct vf_gpu_spec *g4090 = vf_gpu_catalog_find("rtx-4090");
+	const struct vf_gpu_spec *a100 = vf_gpu_catalog_find("a100-80gb");
+	CHECK(g4090 && a100);
+	struct vf_estimate e;
+	int64_t room;
+	vf_estimate_run(a, &s, g4090, &e);
+	CHECK(vf_estimate_fits(&e, g4090, &room));
+	CHECK(room > 0);
+	vf_estimate_run(a, &s, a100, &e);
+	CHECK(vf_estimate_fits(&e, a100, NULL));
+	int64_t mb = vf_estimate_max_batch(a, &s, a100, 0);
+	CHECK(mb >= 4);
+	/* max batch: mb fits, mb + 1 does not */
+	s.batch = mb;
+	vf_estimate_run(a, &s, a100, &e);
+	CHECK(vf_estimate_fits(&e, a100, NULL));
+	s.batch = mb + 1;
+	vf_estimate_run(a, &s, a100, &e);
+	CHECK(!vf_estimate_fits(&e, a100, NULL));
+
+	/* 7B full fine-tune, AdamW, amp, b4 x 2048, no checkpointing, one H200:
+	 * does not fit; activations dominate */
+	vf_setup_defaults(&s);
+	s.batch = 4;
+	s.seq = 2048;
+	CHECK(vf_setup_finish(&s, &err) == VF_OK);
+	const struct vf_gpu_spec *h200 = vf_gpu_catalog_find("h200");
+	vf_estimate_run(a, &s, h200, &e);
+	CHECK(!vf_estimate_fits(&e, h200, &room));
+	CHECK(room < 0);
+	CHECK(e.dominant == VF_TERM_ACTIVATIONS);
+	mb = vf_estimate_max_batch(a, &s, h200, 0);
+	CHECK(mb >= 0 && mb < 4);
+}
+
+static void test_setup_flags(void)
+{
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	char *argv[] = {"estimate", "--mode",        "lora",        "--lora-targets=q_proj,v_proj",
+			"--grad-ckpt", "--batch",     "4",           "--precision",
+			"bf16",        "--optimizer", "adamw-fused", "--seq",
+			"4k",          "--gpus",      "2",           "MODEL"};
+	int argc = (int)(sizeof argv / sizeof argv[0]);
+	struct vf_error err = {0};
+	int i = 1;
+	int nonflag = 0;
+	while (i < argc) {
+		bool matched;
+		CHECK(vf_setup_parse_flag(&s, argc, argv, &i, &matched, &err) == VF_OK);
+		if (!matched) {
+			nonflag++;
+			i++;
+		}
+	}
+	CHECK_INT(nonflag, 1);
+	CHECK(vf_setup_finish(&s, &err) == VF_OK);
+	CHECK(s.mode == VF_MODE_LORA);
+	CHECK(s.lora_targets == (VF_LORA_Q | VF_LORA_V));
+	CHECK(s.grad_ckpt);
+	CHECK_INT(s.batch, 4);
+	CHECK_INT(s.seq, 4096);
+	CHECK(s.precision == VF_PREC_BF16);
+	CHECK(s.optimizer == VF_OPT_ADAMW && s.optimizer_impl == VF_OPTIMPL_FUSED);
+	CHECK(s.shard == VF_SHARD_DDP);
+	CHECK(s.lora_alpha == 16);
+	CHECK(s.given & VF_SETUP_G_BATCH);
+	CHECK(!(s.given & VF_SETUP_G_QUANT));
+
+	/* errors name the flag */
+	char *bad1[] = {"x", "--batch", "zero"};
+	i = 1;
+	bool m;
+	CHECK(vf_setup_parse_flag(&s, 3, bad1, &i, &m, &err) == VF_EUSAGE);
+	CHECK_CONTAINS(err.msg, "--batch");
+	char *bad2[] = {"x", "--optimizer"};
+	i = 1;
+	CHECK(vf_setup_parse_flag(&s, 2, bad2, &i, &m, &err) == VF_EUSAGE);
+	CHECK_CONTAINS(err.msg, "--optimizer");
+	char *bad3[] = {"x", "--lora-targets", "q_proj,nonsense"};
+	i = 1;
+	CHECK(vf_setup_parse_flag(&s, 3, bad3, &i, &m, &err) == VF_EUSAGE);
+	CHECK_CONTAINS(err.msg, "nonsense");
+	vf_setup_defaults(&s);
+	s.quant = VF_QUANT_NF4;
+	CHECK(vf_setup_finish(&s, &err) == VF_EUSAGE); /* quantized base needs lora/infer */
+
+	char buf[128];
+	CHECK_STR(vf_lora_targets_format(VF_LORA_ALL, buf, sizeof buf), "all-linear");
+	CHECK_STR(vf_lora_targets_format(VF_LORA_Q | VF_LORA_O, buf, sizeof buf), "q_proj,o_proj");
+	unsigned t;
+	CHECK(vf_lora_targets_parse("to_k,to_q,to_v,to_out.0", &t, &err) == VF_OK);
+	CHECK(t == (VF_LORA_Q | VF_LORA_K | VF_LORA_V | VF_LORA_O));
+	cJSON *j = vf_setup_to_json(&s);
+	CHECK(j != NULL);
+	CHECK_STR(vf_json_get_str(j, "precision"), "amp");
+	CHECK_STR(vf_json_get_str(j, "optimizer_impl"), "foreach");
+	cJSON_Delete(j);
+}
+
+static void test_generic_and_quant(void)
+{
+	struct vf_arch a;
+	vf_estimate_generic_arch(7000000000LL, &a);
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_LORA;
+	s.precision = VF_PREC_BF16;
+	struct vf_estimate bf, q4;
+	vf_estimate_run(&a, &s, NULL, &bf);
+	CHECK(bf.params > 6.0e9 && bf.params < 8.0e9);
+	s.quant = VF_QUANT_NF4;
+	vf_estimate_run(&a, &s, NULL, &q4);
+	CHECK(q4.weights_full < bf.weights_full / 3);
+	/* ZeRO-3 over 8 GPUs shards weights, gradients and states */
+	vf_setup_defaults(&s);
+	struct vf_estimate one, z3;
+	vf_estimate_run(&a, &s, NULL, &one);
+	s.gpus = 8;
+	s.shard = VF_SHARD_ZERO3;
+	vf_estimate_run(&a, &s, NULL, &z3);
+	CHECK(z3.optimizer_full * 7 < one.optimizer_full);
+	CHECK(z3.weights_full < one.weights_full / 4);
+	/* DDP keeps gradient buckets as large as the gradients in every phase;
+	 * the all-reduce costs time */
+	vf_setup_defaults(&s);
+	s.grad_ckpt = true;
+	struct vf_estimate ddp;
+	const struct vf_gpu_spec *h100 = vf_gpu_catalog_find("h100-80gb");
+	vf_estimate_run(&a, &s, h100, &one);
+	s.gpus = 8;
+	s.shard = VF_SHARD_DDP;
+	vf_estimate_run(&a, &s, h100, &ddp);
+	CHECK(ddp.peak_allocated_bytes > one.peak_allocated_bytes + one.gradients_full / 2);
+	CHECK(ddp.step_seconds > one.step_seconds);
+	/* gradient accumulation: later micro-batches run their forward with
+	 * the gradients held */
+	vf_setup_defaults(&s);
+	s.batch = 8;
+	s.seq = 4096;
+	struct vf_estimate ga1, ga4;
+	vf_estimate_run(&a, &s, h100, &ga1);
+	s.grad_accum = 4;
+	vf_estimate_run(&a, &s, h100, &ga4);
+	CHECK(ga4.peak_allocated_bytes > ga1.peak_allocated_bytes);
+	CHECK(fabs(ga4.flops_per_step / ga1.flops_per_step - 4) < 1e-9);
+}
+
+
+static void ltx2_configs(struct vf_ltx2_config *std, struct vf_ltx2_config *low)
+{
+	/* ../shared/ltx2/TRAINER.md section 2 */
+	*std = (struct vf_ltx2_config){.training_mode = "lora",
+				       .lora_rank = 32,
+				       .optimizer_type = "adamw",
+				       .batch_size = 1,
+				       .grad_accum = 1,
+				       .grad_ckpt = true,
+				       .mixed_precision_mode = "bf16",
+				       .quantization = NULL,
+				       .load_text_encoder_in_8bit = false,
+				       .video_dims = {960, 544, 89},
+				       .offload_optimizer_during_validation = false,
+				       .gpus = 1};
+	*low = *std;
+	low->lora_rank = 16;
+	low->optimizer_type = "adamw8bit";
+	low->quantization = "int8-quanto";
+	low->load_text_encoder_in_8bit = true;
+	low->video_dims[0] = 576;
+	low->video_dims[1] = 576;
+	low->video_dims[2] = 49;
+	low->offload_optimizer_during_validation = true;
+}
+
+static void test_ltx2(void)
+{
+	struct vf_ltx2_config std, low;
+	ltx2_configs(&std, &low);
+	const struct vf_gpu_spec *r5090 = vf_gpu_catalog_find("rtx-5090");
+	const struct vf_gpu_spec *a6000 = vf_gpu_catalog_find("rtx-6000-ada");
+	const struct vf_gpu_spec *a100 = vf_gpu_catalog_find("a100-80gb");
+	const struct vf_gpu_spec *h100 = vf_gpu_catalog_find("h100-80gb");
+	CHECK(r5090 && a6000 && a100 && h100);
+	if (!r5090 || !a6000 || !a100 || !h100)
+		return;
+	struct vf_estimate e;
+	struct vf_error err = {0};
+	/* the low-VRAM config fits a 32 GB card */
+	CHECK(vf_estimate_ltx2("ltx-2-19b", &low, r5090, &e, &err) == VF_OK);
+	fprintf(stderr, "  ltx-2-19b low-VRAM: peak %.2f GiB (%s), %.2f s/step on rtx-5090\n",
+		e.peak_bytes / GIB, vf_phase_name(e.peak_phase), e.step_seconds);
+	CHECK(vf_estimate_fits(&e, r5090, NULL));
+	CHECK(e.step_seconds > 0);
+	/* the standard config needs the 80 GB class */
+	CHECK(vf_estimate_ltx2("ltx-2-19b", &std, a100, &e, &err) == VF_OK);
+	fprintf(stderr, "  ltx-2-19b standard: peak %.2f GiB (%s), %.2f s/step on a100-80gb\n",
+		e.peak_bytes / GIB, vf_phase_name(e.peak_phase), e.step_seconds);
+	CHECK(vf_estimate_fits(&e, a100, NULL));
+	CHECK(vf_estimate_ltx2("ltx-2-19b", &std, h100, &e, &err) == VF_OK);
+	CHECK(vf_estimate_fits(&e, h100, NULL));
+	CHECK(vf_estimate_ltx2("ltx-2-19b", &std, a6000, &e, &err) == VF_OK);
+	CHECK(!vf_estimate_fits(&e, a6000, NULL));
+	CHECK(vf_estimate_ltx2("ltx-2-19b", &std, r5090, &e, &err) == VF_OK);
+	CHECK(!vf_estimate_fits(&e, r5090, NULL));
+	/* LoRA r32 on to_q/k/v/out.0 of the six attentions of 48 blocks */
+	CHECK(e.trainable_params > 150000000 && e.trainable_params < 300000000);
+	/* the 22B model needs more than the 19B */
+	struct vf_estimate e22;
+	CHECK(vf_estimate_ltx2("ltx-2.3-22b", &std, a100, &e22, &err) == VF_OK);
+	CHECK(e22.peak_bytes > e.peak_bytes);
+	/* tokens: 960/32 x 544/32 x (1 + 88/8) */
+	const struct vf_model_entry *m = vf_models_find("ltx-2-19b");
+	CHECK(m != NULL);
+	if (m) {
+		struct vf_dit d;
+		CHECK(vf_dit_from_json(m->raw, "ltx2", &d, &err) == VF_OK);
+		CHECK_INT(vf_dit_video_tokens(&d, 960, 544, 89), 30 * 17 * 12);
+		CHECK_INT(vf_dit_video_tokens(&d, 576, 576, 49), 18 * 18 * 7);
+		CHECK(vf_dit_audio_tokens(&d, 89) > 0);
+	}
+	/* bad trainer values are named */
+	low.video_dims[2] = 50;
+	CHECK(vf_estimate_ltx2("ltx-2-19b", &low, r5090, &e, &err) == VF_EUSAGE);
+	CHECK_CONTAINS(err.msg, "validation.video_dims");
+	low.video_dims[2] = 49;
+	low.quantization = "int3";
+	CHECK(vf_estimate_ltx2("ltx-2-19b", &low, r5090, &e, &err) == VF_EUSAGE);
+	CHECK_CONTAINS(err.msg, "acceleration.quantization");
+	CHECK(vf_estimate_ltx2("no-such-model", &std, r5090, &e, &err) == VF_ENOTFOUND);
+}
+
+/* The caching allocator never gives memory back within a step: a larger
+ * micro-batch can never need less device memory. Checked over models,
+ * modes, precisions, optimizers and checkpointing, batch 1..64. */
+static void test_peak_monotone_in_batch(void)
+{
+	static const char *const models[] = {"llama2-7b", "gpt2", "tinyllama-1.1b", "gemma2-2b",
+					     "qwen2.5-0.5b", "t5-base", "gpt-neox-20b"};
+	static const char *const modes[] = {"full", "lora", "infer"};
+	static const char *const precs[] = {"amp", "bf16"};
+	static const char *const opts[] = {"adamw", "adamw8bit", "adafactor", "sgd"};
+	const struct vf_gpu_spec *gpu = vf_gpu_catalog_find("h200");
+	CHECK(gpu != NULL);
+	int bad = 0, checked = 0;
+	for (size_t m = 0; m < sizeof models / sizeof *models; m++) {
+		const struct vf_arch *a = catalog_arch(models[m]);
+		CHECK(a != NULL);
+		if (!a)
+			continue;
+		for (size_t mo = 0; mo < 3; mo++)
+			for (size_t p = 0; p < 2; p++)
+				for (size_t o = 0; o < 4; o++)
+					for (int ck = 0; ck < 2; ck++) {
+						double prev_peak = 0, prev_alloc = 0;
+						for (int b = 1; b <= 64; b++) {
+							struct vf_setup s;
+							struct vf_error err = {0};
+							char bs[16];
+							snprintf(bs, sizeof bs, "%d", b);
+							vf_setup_defaults(&s);
+							vf_setup_set(&s, "mode", modes[mo], &err);
+							vf_setup_set(&s, "precision", precs[p], &err);
+							if (mo != 2)
+								vf_setup_set(&s, "optimizer", opts[o], &err);
+							vf_setup_set(&s, "grad-ckpt", ck ? "true" : "false", &err);
+							vf_setup_set(&s, "batch", bs, &err);
+							vf_setup_set(&s, "seq", "512", &err);
+							if (vf_setup_finish(&s, &err) != VF_OK)
+								break;
+							struct vf_estimate e;
+							vf_estimate_run(a, &s, gpu, &e);
+							checked++;
+							if ((double)e.peak_bytes < prev_peak ||
+							    (double)e.peak_allocated_bytes < prev_alloc) {
+								if (bad++ < 5)
+									fprintf(stderr,
+										"  %s %s %s %s ckpt=%d: batch %d peak %.3f GiB < %.3f GiB\n",
+										models[m], modes[mo], precs[p], opts[o], ck, b,
+										(double)e.peak_bytes / GIB, prev_peak / GIB);
+							}
+							prev_peak = (double)e.peak_bytes;
+							prev_alloc = (double)e.peak_allocated_bytes;
+						}
+					}
+	}
+	CHECK(checked > 10000);
+	CHECK_INT(bad, 0);
+}
+
+int main(void)
+{
+	snprintf(gt_path, sizeof gt_path, "%s/groundtruth/calibration.jsonl",
+		 vf_test_env("VF_SHARED_DIR", "../shared"));
+	struct vf_error err = {0};
+	if (vf_models_load(&err) != VF_OK)
+		fprintf(stderr, "catalog: %s\n", err.msg);
+	RUN(test_groundtruth_bounds);
+	RUN(test_groundtruth_bad_file);
+	RUN(test_foreach_temporary_and_phases);
+	RUN(test_lora_counts);
+	RUN(test_mechanisms);
+	RUN(test_seed_figures);
+	RUN(test_acceptance_fits);
+	RUN(test_setup_flags);
+	RUN(test_generic_and_quant);
+	RUN(test_ltx2);
+	RUN(test_peak_monotone_in_batch);
+	vf_models_release();
+	return vf_test_done();
+}

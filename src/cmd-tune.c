@@ -11,8 +11,13 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include <fnmatch.h>
+
 #include "vramfit/buf.h"
+#include "vramfit/estimate.h"
+#include "vramfit/gpu.h"
 #include "vramfit/json.h"
+#include "vramfit/tier.h"
 #include "vramfit/profile.h"
 #include "vramfit/trial.h"
 #include "vramfit/tune.h"
@@ -80,6 +85,66 @@ static void on_event(void *ctx, const struct vf_tune_event *ev)
 		break;
 	}
 	fflush(stderr);
+}
+
+/* Predicting a trial's peak with the estimate (lib/estimate.c): the model
+ * from the trial config's model_path (configs.json model_ids globs), the
+ * trainer's keys as plan reads them. */
+struct predict_ctx {
+	cJSON *configs;                   /* configs.json */
+	const struct vf_gpu_spec *spec;   /* the smallest GPU's catalog entry, or NULL */
+	int gpus;
+};
+
+static vf_status predict(void *ctx, const struct vf_yamldoc *d, int64_t *bytes, struct vf_error *err)
+{
+	struct predict_ctx *pc = ctx;
+	const char *path = NULL, *s = NULL;
+	if (vf_yamldoc_get_str(d, "model.model_path", &path, NULL) != VF_OK)
+		return VF_ENOTFOUND;
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *id = NULL;
+	const cJSON *m;
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(pc->configs, "model_ids"))
+	{
+		const char *g = vf_json_get_str(m, "glob");
+		if (g && fnmatch(g, base, FNM_CASEFOLD) == 0) {
+			id = vf_json_get_str(m, "id");
+			break;
+		}
+	}
+	if (!id)
+		return VF_ENOTFOUND;
+	struct vf_ltx2_config lc;
+	memset(&lc, 0, sizeof lc);
+	int64_t v;
+	bool b;
+	lc.training_mode = vf_yamldoc_get_str(d, "model.training_mode", &s, NULL) == VF_OK ? s : "lora";
+	lc.lora_rank = vf_yamldoc_get_int(d, "lora.rank", &v, NULL) == VF_OK ? (int)v : 0;
+	lc.optimizer_type = vf_yamldoc_get_str(d, "optimization.optimizer_type", &s, NULL) == VF_OK ? s : "adamw";
+	lc.batch_size = vf_yamldoc_get_int(d, "optimization.batch_size", &v, NULL) == VF_OK ? (int)v : 1;
+	lc.grad_accum = vf_yamldoc_get_int(d, "optimization.gradient_accumulation_steps", &v, NULL) == VF_OK
+				? (int)v
+				: 1;
+	lc.grad_ckpt = vf_yamldoc_get_bool(d, "optimization.enable_gradient_checkpointing", &b, NULL) == VF_OK
+			       ? b
+			       : true;
+	lc.mixed_precision_mode =
+		vf_yamldoc_get_str(d, "acceleration.mixed_precision_mode", &s, NULL) == VF_OK ? s : "bf16";
+	lc.quantization = vf_yamldoc_get_str(d, "acceleration.quantization", &s, NULL) == VF_OK ? s : NULL;
+	lc.load_text_encoder_in_8bit =
+		vf_yamldoc_get_bool(d, "acceleration.load_text_encoder_in_8bit", &b, NULL) == VF_OK && b;
+	const struct vf_yaml_node *vd = vf_yamldoc_find(d, "validation.video_dims");
+	for (int i = 0; i < 3; i++)
+		lc.video_dims[i] = vf_yaml_node_int(vf_yaml_node_child(vd, (size_t)i), &v) ? (int)v : 0;
+	lc.gpus = pc->gpus > 0 ? pc->gpus : 1;
+	struct vf_estimate e;
+	vf_status st = vf_estimate_ltx2(id, &lc, pc->spec, &e, err);
+	if (st)
+		return st;
+	*bytes = e.peak_bytes;
+	return VF_OK;
 }
 
 /* The run's tier: --tier, else the first tier name of the profile that
@@ -252,7 +317,7 @@ static int run(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	o.trainer = VF_PROFILE_DEFAULT;
 	bool json = false, quiet = false;
-	const char *tier = NULL;
+	const char *tier = NULL, *gpu_spec = NULL;
 	double v;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -293,6 +358,9 @@ static int run(int argc, char **argv)
 			o.num_gpus = 1;
 			for (const char *p = val; *p; p++)
 				o.num_gpus += *p == ',';
+		} else if (strcmp(a, "--gpu") == 0) {
+			NEED();
+			gpu_spec = val;
 		} else if (strcmp(a, "--history") == 0) {
 			NEED();
 			o.store_path = val;
@@ -336,22 +404,57 @@ static int run(int argc, char **argv)
 		return vf_cli_fail("%s: no such run directory", o.run_dir);
 	o.run_dir = abs_run;
 	o.tier = tier ? tier : find_tier(abs_run, o.trainer, tierbuf, sizeof tierbuf);
-	o.gpu_label = o.gpus ? o.gpus : "default device";
+
+	/* The GPUs: --gpu SPEC (simulated), else probed. They give the card
+	 * size for the predicted-OOM skip, the label in the history and, when
+	 * plan.md does not say, the tier. */
+	struct vf_error err = {0};
+	struct vf_gpu_set gs;
+	vf_gpu_set_init(&gs);
+	if (gpu_spec ? vf_gpu_set_add_spec(&gs, gpu_spec, &err) : vf_gpu_probe(&gs, &err)) {
+		vf_gpu_set_release(&gs);
+		return gpu_spec ? vf_cli_usage("tune", "--gpu: %s", err.msg) : vf_cli_fail_err(&err);
+	}
+	struct predict_ctx pc = {.gpus = (int)gs.count};
+	char label[160] = "cpu";
+	struct vf_tier tr;
+	if (gs.count > 0) {
+		const struct vf_gpu *small = &gs.gpus[0];
+		for (size_t i = 1; i < gs.count; i++)
+			if (gs.gpus[i].memory_total_mib < small->memory_total_mib)
+				small = &gs.gpus[i];
+		pc.spec = small->catalog_id[0] ? vf_gpu_catalog_find(small->catalog_id) : NULL;
+		if (small->memory_total_mib > 0)
+			o.card_bytes = small->memory_total_mib * 1024 * 1024;
+		snprintf(label, sizeof label, "%s x %zu", small->name, gs.count);
+		if (!o.tier && vf_tier_decide(&gs, o.trainer, NULL, &tr, NULL) == VF_OK && !tr.gated) {
+			snprintf(tierbuf, sizeof tierbuf, "%s", tr.name);
+			o.tier = tierbuf;
+		}
+	}
+	vf_gpu_set_release(&gs);
+	o.gpu_label = label;
+	if (vf_profile_part(o.trainer, "configs", &pc.configs, &err))
+		return vf_cli_fail_err(&err);
+	o.predict = predict;
+	o.predict_ctx = &pc;
 
 	struct ui u = {.quiet = quiet, .tty = isatty(2) && !getenv("NO_COLOR") ? true : isatty(2)};
 	o.on_event = on_event;
 	o.event_ctx = &u;
 
-	struct vf_error err = {0};
 	struct vf_trial_patterns *pat = NULL;
-	if (vf_trial_patterns_load(o.trainer, &pat, &err))
+	if (vf_trial_patterns_load(o.trainer, &pat, &err)) {
+		cJSON_Delete(pc.configs);
 		return vf_cli_fail_err(&err);
+	}
 	struct vf_tune *t = vf_tune_new();
 	struct vf_tune_result *res = calloc(1, sizeof *res);
 	if (!t || !res) {
 		vf_tune_free(t);
 		free(res);
 		vf_trial_patterns_free(pat);
+		cJSON_Delete(pc.configs);
 		return vf_cli_fail("out of memory");
 	}
 	g_tune = t;
@@ -381,6 +484,7 @@ static int run(int argc, char **argv)
 	vf_tune_free(t);
 	free(res);
 	vf_trial_patterns_free(pat);
+	cJSON_Delete(pc.configs);
 	return rc;
 }
 
@@ -416,6 +520,8 @@ const struct vf_cli_command vf_cmd_tune = {
 		"  --try-no-ckpt     also try gradient checkpointing off (80GB+ tier only)\n"
 		"  --tier NAME       the run's tier (default: read from RUN_DIR/plan.md)\n"
 		"  --gpus LIST       CUDA_VISIBLE_DEVICES for the trainer\n"
+		"  --gpu SPEC        the GPU to predict for (e.g. h100-80gb, h200:2), instead of\n"
+		"                    probing: sets the card size of the predicted-OOM skip\n"
 		"  --no-skip         run trials predicted to run out of memory anyway\n"
 		"  --fresh           forget this run's recorded trials and run them all again\n"
 		"  --history PATH    the history database (default $XDG_DATA_HOME/vramfit/history.db)\n"

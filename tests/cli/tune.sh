@@ -164,6 +164,17 @@ run tune "$R3" --fresh --trainer-dir "$TMP" --trainer-cmd "sh hang.sh {config}" 
 expect_json 'j["trials"][0]["outcome"] == "stalled"'
 check 'gp=$(cat "$TMP/hang.pid"); ! kill -0 $gp 2>/dev/null'
 
+test_case "predicted OOM: skipped before spending GPU time, unless --no-skip"
+R4=$(make_run predict mini)
+"$VRAMFIT" config set "$R4/config.yaml" 'model.model_path="/models/ltx-2-19b-dev.safetensors"' >/dev/null
+run tune "$R4" --gpu rtx-5090 --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" --json --quiet
+expect_rc 0
+expect_json 'j["trials"][0]["outcome"] == "ok" and j["trials"][0]["predicted_peak_bytes"] > 20 * 2**30'
+expect_json 'j["trials"][1]["outcome"] == "skipped" and j["trials"][1]["evidence"].startswith("predicted OOM: ")'
+expect_json 'len(j["trials"]) == 2 and j["patched"] is False'
+run tune "$R4" --fresh --no-skip --gpu rtx-5090 --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" --json --quiet
+expect_json 'j["trials"][1]["outcome"] == "ok" and j["trials"][1]["predicted_peak_bytes"] > 32 * 2**30'
+
 test_case "usage and errors"
 run tune; expect_rc 2
 run tune "$TMP/nope"; expect_rc 1; expect_err "no such run directory"

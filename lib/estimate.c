@@ -1009,8 +1009,13 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	double reserved = 0;
 	for (int i = 0; i < VF_PHASE_COUNT; i++) {
 		const struct live *l = &ph[i];
+		/* the optimizer step's new allocations (the foreach temporaries)
+		 * are fp32-sized and cannot reuse the bf16 autocast blocks cached
+		 * from the forward: the reserve grows by what does not fit, at
+		 * most the autocast copies, and not at all for optimizers that
+		 * allocate nothing large in their step (fused, 8-bit, SGD). */
 		double frag = FRAG_LAYER * A_layer +
-			      (i == VF_PHASE_OPTIMIZER ? FRAG_AUTOCAST * AC
+			      (i == VF_PHASE_OPTIMIZER ? FRAG_AUTOCAST * (AC < OT ? AC : OT)
 						       : FRAG_LOGITS * (spare > 0 ? spare : 0));
 		double r = live_sum(l) + rounding * (l->w + l->g + l->o + l->ot) + frag;
 		if (r > reserved)

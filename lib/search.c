@@ -141,7 +141,11 @@ static int count_changes(const struct vf_setup *a, const struct vf_setup *b)
 static double invasiveness(const struct vf_setup *a, const struct vf_setup *b)
 {
 	static const double quant_w[VF_QUANT_COUNT] = {0, 0.0, 0.3, 0.2, 0.1}; /* none int8 int4 nf4 fp8 */
-	static const double opt_w[VF_OPT_COUNT] = {0, 0.0, 0.1, 0.3, 0.2, 0}; /* adamw 8bit ada sgd lion */
+	/* 8-bit AdamW is the same algorithm with quantised states; Adafactor
+	 * (no first moment, factored second moment), Lion and SGD change the
+	 * update rule itself, so they rank behind 8-bit AdamW even when it
+	 * needs checkpointing as well (a weight-1 knob). */
+	static const double opt_w[VF_OPT_COUNT] = {0, 0.0, 1.5, 2.0, 1.5, 0}; /* adamw 8bit ada sgd lion */
 	static const double shard_w[VF_SHARD_COUNT] = {0, 0, 0.01, 0.02, 0.03, 0.03};
 	double w = 0;
 	w += (a->batch != b->batch || a->grad_accum != b->grad_accum);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "vramfit/buf.h"
+#include "vramfit/gpu.h"
 #include "vramfit/json.h"
 #include "vramfit/profile.h"
 #include "vramfit/store.h"
@@ -152,7 +153,34 @@ struct running {
 	int64_t mem_peak;
 	int64_t mem_now;
 	double eta_rest; /* seconds of the sweep after this trial, rough */
+	int64_t gpu_base[64]; /* used MiB per GPU before the trial; -1 unknown */
+	int ticks;
 };
+
+/* GPU memory used now above the idle baseline, the largest over the GPUs
+ * (bytes); -1 when unknown. Probing costs a few ms, so once a second. */
+static int64_t gpu_delta(const struct running *r, bool baseline, int64_t *base)
+{
+	struct vf_gpu_set gs;
+	vf_gpu_set_init(&gs);
+	int64_t best = -1;
+	if (vf_gpu_probe(&gs, NULL) == VF_OK) {
+		for (size_t i = 0; i < gs.count && i < 64; i++) {
+			int64_t used = gs.gpus[i].memory_used_mib;
+			if (baseline) {
+				base[i] = used;
+				continue;
+			}
+			if (used < 0 || r->gpu_base[i] < 0)
+				continue;
+			int64_t d = (used - r->gpu_base[i]) * 1024 * 1024;
+			if (d > best)
+				best = d;
+		}
+	}
+	vf_gpu_set_release(&gs);
+	return best;
+}
 
 static void on_line(void *ctx, enum vf_proc_stream stream, const char *line, size_t len,
 		    bool truncated)
@@ -235,7 +263,12 @@ static void on_tick(void *ctx, pid_t pgid, double elapsed)
 {
 	struct running *r = ctx;
 	(void)elapsed;
-	r->mem_now = group_rss(pgid);
+	if (r->opts->poll_gpu) {
+		if (r->ticks++ % 10 == 0)
+			r->mem_now = gpu_delta(r, false, NULL);
+	} else {
+		r->mem_now = group_rss(pgid);
+	}
 	if (r->mem_now > r->mem_peak)
 		r->mem_peak = r->mem_now;
 	emit(r, VF_TUNE_PROGRESS, false);
@@ -490,6 +523,10 @@ static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *
 	r.start = now_s();
 	r.mem_peak = r.mem_now = -1;
 	r.eta_rest = s->avg_trial_s > 0 ? s->avg_trial_s * remaining : 0;
+	for (int i = 0; i < 64; i++)
+		r.gpu_base[i] = -1;
+	if (s->o->poll_gpu)
+		gpu_delta(&r, true, r.gpu_base);
 	r.logf = fopen(logpath, "w");
 	if (!r.logf) {
 		vf_trial_log_release(&r.log);

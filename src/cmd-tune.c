@@ -427,6 +427,7 @@ static int run(int argc, char **argv)
 		if (small->memory_total_mib > 0)
 			o.card_bytes = small->memory_total_mib * 1024 * 1024;
 		snprintf(label, sizeof label, "%s x %zu", small->name, gs.count);
+		o.poll_gpu = gs.source == VF_GPU_NVML || gs.source == VF_GPU_SMI;
 		if (!o.tier && vf_tier_decide(&gs, o.trainer, NULL, &tr, NULL) == VF_OK && !tr.gated) {
 			snprintf(tierbuf, sizeof tierbuf, "%s", tr.name);
 			o.tier = tierbuf;

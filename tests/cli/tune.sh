@@ -12,6 +12,8 @@ PY=/usr/bin/python3
 TRAINER=$VF_SOURCE_DIR/examples/ltx-mini-trainer
 export XDG_DATA_HOME=$TMP/xdg
 export OMP_NUM_THREADS=1
+# The CPU sweeps must not see this machine's GPUs (a fake NVML below does).
+export VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI=/nonexistent/nvidia-smi
 CMD="$PY scripts/train.py {config} --disable-progress-bars"
 F=$VF_SHARED_DIR/fixtures/failures
 
@@ -174,6 +176,15 @@ expect_json 'j["trials"][1]["outcome"] == "skipped" and j["trials"][1]["evidence
 expect_json 'len(j["trials"]) == 2 and j["patched"] is False'
 run tune "$R4" --fresh --no-skip --gpu rtx-5090 --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" --json --quiet
 expect_json 'j["trials"][1]["outcome"] == "ok" and j["trials"][1]["predicted_peak_bytes"] > 32 * 2**30'
+
+test_case "GPUs from NVML: tier, label, GPU memory polling, --try-no-ckpt on the 80GB+ tier"
+R5=$(make_run nvml mini)
+VRAMFIT_NVML_LIB=$VF_BUILD_DIR/helpers/libfakenvml.so VF_FAKE_NVML='dev=NVIDIA H200:143771' \
+  run tune "$R5" --try-no-ckpt --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" --json --quiet
+expect_rc 0
+expect_json '[t["change"] for t in j["trials"]] == ["baseline", "quantization off", "optimizer adamw", "gradient checkpointing off"]'
+run history --run "$R5" --json
+expect_json 'j["trials"][0]["gpu"] == "NVIDIA H200 x 1"'
 
 test_case "usage and errors"
 run tune; expect_rc 2

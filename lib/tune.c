@@ -304,7 +304,7 @@ static bool sample_exists(const char *path_prefix, time_t since)
 }
 
 /* Split a command template on blanks, then put the config path in. */
-static vf_status build_argv(const char *tpl, const char *config, int num_gpus, char **store,
+static vf_status build_argv(const char *tpl, const char *config, const char *gpus_s, char **store,
 			    const char **argv, struct vf_error *err)
 {
 	char *copy = strdup(tpl);
@@ -312,8 +312,6 @@ static vf_status build_argv(const char *tpl, const char *config, int num_gpus, c
 		return vf_error_set(err, VF_ENOMEM, "out of memory");
 	*store = copy;
 	int n = 0;
-	static char gpus_s[16];
-	snprintf(gpus_s, sizeof gpus_s, "%d", num_gpus > 0 ? num_gpus : 1);
 	for (char *save = NULL, *tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
 		if (n >= MAX_ARGS - 1)
 			return vf_error_set(err, VF_EUSAGE, "trainer command: more than %d words", MAX_ARGS - 1);
@@ -534,9 +532,10 @@ static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *
 	}
 	emit(&r, VF_TUNE_TRIAL_START, false);
 
-	char *argstore = NULL;
+	char *argstore = NULL, gpus_s[16];
 	const char *argv[MAX_ARGS];
-	vf_status st = build_argv(s->cmd, config_path, s->o->num_gpus, &argstore, argv, err);
+	snprintf(gpus_s, sizeof gpus_s, "%d", s->o->num_gpus > 0 ? s->o->num_gpus : 1);
+	vf_status st = build_argv(s->cmd, config_path, gpus_s, &argstore, argv, err);
 	if (st) {
 		free(argstore);
 		fclose(r.logf);
@@ -936,7 +935,7 @@ vf_status vf_tune_run(struct vf_tune *t, const struct vf_tune_opts *o, struct vf
 			goto out;
 		}
 		res->ntrials = ++n;
-		if (tr->outcome == VF_OUTCOME_INTERRUPTED || t->interrupted) {
+		if (tr->outcome == VF_OUTCOME_INTERRUPTED) {
 			cJSON_Delete(cand);
 			vf_yamldoc_free(doc);
 			res->interrupted = true;
@@ -978,6 +977,12 @@ vf_status vf_tune_run(struct vf_tune *t, const struct vf_tune_opts *o, struct vf
 			break;
 	}
 
+	if (t->interrupted) { /* between trials: same as during one */
+		res->interrupted = true;
+		st = vf_error_set(err, VF_ERR, "interrupted after trial %d; config.yaml untouched; "
+				  "finished trials are recorded and the next tune resumes", n);
+		goto out;
+	}
 	/* Patch the winner's deltas into config.yaml, if it is unchanged. */
 	char *dj = cJSON_PrintUnformatted(best);
 	snprintf(res->winner_deltas, sizeof res->winner_deltas, "%s", dj ? dj : "{}");

@@ -440,7 +440,10 @@ static int run(int argc, char **argv)
 	o.predict = predict;
 	o.predict_ctx = &pc;
 
-	struct ui u = {.quiet = quiet, .tty = isatty(2) && !getenv("NO_COLOR") ? true : isatty(2)};
+	/* The status line redraws itself on a terminal (not colour: NO_COLOR
+	 * does not matter); plain lines otherwise. */
+	const char *term = getenv("TERM");
+	struct ui u = {.quiet = quiet, .tty = isatty(2) && !(term && strcmp(term, "dumb") == 0)};
 	o.on_event = on_event;
 	o.event_ctx = &u;
 

@@ -107,9 +107,22 @@ expect_json '[t["outcome"] for t in j["trials"]] == ["ok", "ok", "oom"]'
 run history
 expect_rc 0; expect_out "quantization off"; expect_out "estimator error"
 
-# --- SIGINT during a trial, then resume ---------------------------------------
+# --- SIGTERM, then SIGINT during a trial, then resume ---------------------------
 R2=$(make_run interrupt mini)
 cp "$R2/config.yaml" "$TMP/int.orig.yaml"
+"$VRAMFIT" tune "$R2" --trainer-dir "$TRAINER" --trainer-cmd "$CMD" --steps 200 --max-trials 2 \
+  >"$TMP/term.out" 2>"$TMP/term.err" &
+vf=$!
+for _ in $(seq 1 300); do grep -q '"step"' "$R2/logs/trial-1.log" 2>/dev/null && break; sleep 0.1; done
+kill -TERM $vf
+wait $vf; term_rc=$?
+test_case "SIGTERM during trial 1: exit 1, no trainer alive, config untouched, nothing recorded"
+check '[ $term_rc -eq 1 ]'
+check 'grep -q "interrupted during trial 1" "$TMP/term.err"'
+check '! pgrep -f "train.py $R2/overfit" >/dev/null'
+check 'cmp -s "$TMP/int.orig.yaml" "$R2/config.yaml"'
+run history --run "$R2" --json
+expect_json 'j["trials"] == []'
 "$VRAMFIT" tune "$R2" --trainer-dir "$TRAINER" --trainer-cmd "$CMD" --steps 200 --max-trials 2 \
   >"$TMP/int.out" 2>"$TMP/int.err" &
 vf=$!

@@ -100,6 +100,9 @@ static void on_event(void *ctx, const struct vf_tune_event *ev)
 	if (c && c->interrupt_trial && ev->kind == VF_TUNE_PROGRESS && ev->trial->index == c->interrupt_trial &&
 	    ev->elapsed_s > 0.2)
 		vf_tune_interrupt(c->t);
+	/* a negative trial number: interrupt between trials, after that one */
+	if (c && c->interrupt_trial < 0 && ev->kind == VF_TUNE_TRIAL_END && ev->trial->index == -c->interrupt_trial)
+		vf_tune_interrupt(c->t);
 }
 
 static vf_status sweep(const char *run, struct vf_tune_opts *o, struct vf_tune_result *r,
@@ -345,6 +348,25 @@ static void test_interrupt_then_resume(void)
 	free(before);
 }
 
+static void test_interrupt_between_trials(void)
+{
+	char run[128];
+	make_run(run, sizeof run, "1", "\"int8-quanto\"", true);
+	char *before = read_text(run, "config.yaml");
+	struct vf_tune_opts o = {0};
+	struct vf_tune_result r;
+	struct vf_error err = {0};
+	struct ev_ctx ec = {.interrupt_trial = -3};
+	CHECK(sweep(run, &o, &r, &err, &ec) == VF_ERR);
+	CHECK(r.interrupted);
+	CHECK(!r.patched);
+	CHECK_CONTAINS(err.msg, "interrupted after trial 3");
+	char *after = read_text(run, "config.yaml");
+	CHECK_STR(after, before);
+	free(after);
+	free(before);
+}
+
 int main(void)
 {
 	snprintf(root, sizeof root, "/tmp/vf-test-tune-XXXXXX");
@@ -360,6 +382,7 @@ int main(void)
 	RUN(test_predicted_oom_skipped);
 	RUN(test_baseline_failure_and_usage);
 	RUN(test_interrupt_then_resume);
+	RUN(test_interrupt_between_trials);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
 	sh(cmd);

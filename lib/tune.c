@@ -649,6 +649,8 @@ static vf_status do_trial(struct sweep *s, struct vf_trial *t, const cJSON *delt
 	struct vf_trial old;
 	if ((st = vf_store_find(s->store, t->config_hash, &old, &found, err)))
 		goto out;
+	if (found && old.outcome == VF_OUTCOME_SKIPPED && s->o->no_skip)
+		found = false; /* skipped on a prediction; --no-skip now asks to run it */
 	if (found) {
 		int idx = t->index;
 		char change[sizeof t->change];

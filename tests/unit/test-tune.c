@@ -277,8 +277,7 @@ static void test_predicted_oom_skipped(void)
 	CHECK_INT(r.trials[0].predicted_peak_bytes, 30ll << 30);
 	CHECK_STR(vf_outcome_name(r.trials[1].outcome), "skipped");
 	CHECK_STR(r.trials[1].evidence, "predicted OOM: 100.0 GiB > 80.0 GiB");
-	/* --no-skip runs it */
-	make_run(run, sizeof run, "1", "\"int8-quanto\"", true);
+	/* --no-skip runs it, even though the history has it as skipped */
 	o.no_skip = true;
 	CHECK(sweep(run, &o, &r, &err, NULL) == VF_OK);
 	CHECK_STR(vf_outcome_name(r.trials[1].outcome), "ok");

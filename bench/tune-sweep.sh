@@ -17,6 +17,7 @@ mkdir -p "$run/overfit/.precomputed"
 cp "$trainer/data/text.txt" "$run/overfit/.precomputed/"
 cp "$trainer/configs/t2v_lora_low_vram.yaml" "$run/config.yaml"
 "$VRAMFIT" config set "$run/config.yaml" "model.model_path=\"$trainer/models/mini.json\"" \
+  "model.text_encoder_path=\"$trainer/models\"" \
   optimization.gradient_accumulation_steps=4 >/dev/null
 export XDG_DATA_HOME=$tmp/xdg
 start=$(date +%s.%N)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "vramfit/buf.h"
+#include "vramfit/check.h"
 #include "vramfit/gpu.h"
 #include "vramfit/json.h"
 #include "vramfit/profile.h"
@@ -660,6 +661,30 @@ static vf_status do_trial(struct sweep *s, struct vf_trial *t, const cJSON *delt
 		snprintf(t->change, sizeof t->change, "%s", change);
 		st = record(s, t, true, err);
 		goto out;
+	}
+	if (s->o->self_check) {
+		struct vf_check chk;
+		vf_check_init(&chk);
+		st = vf_check_config(doc, s->o->trainer ? s->o->trainer : VF_PROFILE_DEFAULT, &chk, err);
+		if (st) {
+			vf_check_release(&chk);
+			goto out;
+		}
+		for (size_t i = 0; i < chk.n; i++) {
+			const struct vf_check_item *it = &chk.items[i];
+			if (it->level != VF_CHECK_FAIL)
+				continue;
+			t->outcome = VF_OUTCOME_CONFIG_ERROR;
+			snprintf(t->evidence, sizeof t->evidence, "self-check before launch: %s: %s%s", it->key,
+				 it->rule, chk.failures > 1 ? " (and more: vramfit check --config overfit/trial-N.yaml)" : "");
+			break;
+		}
+		vf_check_release(&chk);
+		if (t->outcome == VF_OUTCOME_CONFIG_ERROR) {
+			autotune_log(s, t, false); /* not in the history: re-checked next time */
+			end_event(s, t, false);
+			goto out;
+		}
 	}
 	if (s->o->predict) {
 		int64_t bytes = -1;

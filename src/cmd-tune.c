@@ -316,7 +316,7 @@ static int run(int argc, char **argv)
 	struct vf_tune_opts o;
 	memset(&o, 0, sizeof o);
 	o.trainer = VF_PROFILE_DEFAULT;
-	bool json = false, quiet = false;
+	bool json = false, quiet = false, no_check = false;
 	const char *tier = NULL, *gpu_spec = NULL;
 	double v;
 	for (int i = 1; i < argc; i++) {
@@ -340,6 +340,8 @@ static int run(int argc, char **argv)
 			o.no_skip = true;
 		else if (strcmp(a, "--fresh") == 0)
 			o.fresh = true;
+		else if (strcmp(a, "--no-check") == 0)
+			no_check = true;
 		else if (strcmp(a, "--trainer-cmd") == 0) {
 			NEED();
 			o.trainer_cmd = val;
@@ -399,6 +401,7 @@ static int run(int argc, char **argv)
 	}
 	if (!o.run_dir)
 		return vf_cli_usage("tune", "missing RUN_DIR (the run workspace made by vramfit plan)");
+	o.self_check = !no_check;
 	char abs_run[PATH_MAX], tierbuf[64];
 	if (!realpath(o.run_dir, abs_run))
 		return vf_cli_fail("%s: no such run directory", o.run_dir);
@@ -527,6 +530,8 @@ const struct vf_cli_command vf_cmd_tune = {
 		"  --gpu SPEC        the GPU to predict for (e.g. h100-80gb, h200:2), instead of\n"
 		"                    probing: sets the card size of the predicted-OOM skip\n"
 		"  --no-skip         run trials predicted to run out of memory anyway\n"
+		"  --no-check        skip the self-check of each trial config before launch\n"
+		"                    (paths exist, keys and values known: vramfit check)\n"
 		"  --fresh           forget this run's recorded trials and run them all again\n"
 		"  --history PATH    the history database (default $XDG_DATA_HOME/vramfit/history.db)\n"
 		"  --json            the summary as JSON: {\"trials\": [...], \"winner\", \"patched\", ...}\n"

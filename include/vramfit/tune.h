@@ -72,6 +72,10 @@ struct vf_tune_opts {
 	bool try_no_ckpt;
 	bool no_skip;             /* run trials predicted to OOM anyway */
 	bool fresh;               /* forget this run's recorded trials first */
+	bool self_check;          /* check each trial config (vf_check_config: paths exist,
+				     keys and values known to the profile) before launching
+				     it; a failure is a config-error trial, not run and not
+				     recorded in the history (fix it and run again) */
 	const char *gpus;         /* CUDA_VISIBLE_DEVICES for the trainer, or NULL */
 	int num_gpus;             /* for {num_gpus}; 0 = 1 */
 	const char *tier;         /* the run's tier label, or NULL when unknown */

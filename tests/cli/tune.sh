@@ -46,7 +46,8 @@ make_run() {
   mkdir -p "$r/overfit/.precomputed" "$r/dataset" "$r/outputs" "$r/logs"
   cp "$TRAINER/data/text.txt" "$r/overfit/.precomputed/sample.txt"
   cp "$TRAINER/configs/t2v_lora_low_vram.yaml" "$r/config.yaml"
-  "$VRAMFIT" config set "$r/config.yaml" "model.model_path=\"$TRAINER/models/$2.json\"" >/dev/null
+  "$VRAMFIT" config set "$r/config.yaml" "model.model_path=\"$TRAINER/models/$2.json\"" \
+    "model.text_encoder_path=\"$TRAINER/models\"" >/dev/null
   echo "$r"
 }
 
@@ -181,7 +182,8 @@ check 'gp=$(cat "$TMP/hang.pid"); ! kill -0 $gp 2>/dev/null'
 
 test_case "predicted OOM: skipped before spending GPU time, unless --no-skip"
 R4=$(make_run predict mini)
-"$VRAMFIT" config set "$R4/config.yaml" 'model.model_path="/models/ltx-2-19b-dev.safetensors"' >/dev/null
+: > "$TMP/ltx-2-19b-dev.safetensors"   # the self-check wants the file to exist
+"$VRAMFIT" config set "$R4/config.yaml" "model.model_path=\"$TMP/ltx-2-19b-dev.safetensors\"" >/dev/null
 run tune "$R4" --gpu rtx-5090 --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" --json --quiet
 expect_rc 0
 expect_json 'j["trials"][0]["outcome"] == "ok" and j["trials"][0]["predicted_peak_bytes"] > 20 * 2**30'
@@ -198,6 +200,15 @@ expect_rc 0
 expect_json '[t["change"] for t in j["trials"]] == ["baseline", "quantization off", "optimizer adamw", "gradient checkpointing off"]'
 run history --run "$R5" --json
 expect_json 'j["trials"][0]["gpu"] == "NVIDIA H200 x 1"'
+
+test_case "self-check before launch: a config error costs no trial"
+R6=$(make_run selfcheck mini)
+"$VRAMFIT" config set "$R6/config.yaml" 'model.text_encoder_path="/nonexistent/gemma"' >/dev/null
+run tune "$R6" --trainer-dir "$TRAINER" --trainer-cmd "$CMD" --json --quiet
+expect_rc 1
+expect_json 'j["baseline_failed"] and j["trials"][0]["outcome"] == "config-error" and "model.text_encoder_path" in j["trials"][0]["evidence"]'
+expect_json 'j["trials"][0]["exit"] is None and len(j["remedies"]) > 0'
+check '[ ! -e "$R6/logs/trial-1.log" ]'
 
 test_case "usage and errors"
 run tune; expect_rc 2

@@ -300,6 +300,15 @@ static void test_baseline_failure_and_usage(void)
 	struct vf_tune_opts o2 = {.try_no_ckpt = true, .tier = "32GB tier"};
 	CHECK(sweep(run, &o2, &r, &err, NULL) == VF_EUSAGE);
 	CHECK_CONTAINS(err.msg, "--try-no-ckpt is only allowed on the 80GB+ tier (this run: 32GB tier)");
+	/* the self-check: this config has no model paths, so trial 1 is a
+	 * config-error, not run and not in the history */
+	make_run(run, sizeof run, "1", "null", true);
+	struct vf_tune_opts o4 = {.self_check = true};
+	CHECK(sweep(run, &o4, &r, &err, NULL) == VF_OK);
+	CHECK(r.baseline_failed);
+	CHECK_STR(vf_outcome_name(r.trials[0].outcome), "config-error");
+	CHECK_CONTAINS(r.trials[0].evidence, "self-check before launch: model.model_path");
+	CHECK_INT(r.trials[0].status, -1);
 	/* no one-sample dataset */
 	make_run(run, sizeof run, "1", "null", false);
 	struct vf_tune_opts o3 = {0};

@@ -550,6 +550,9 @@ static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *
 	p.gpus = s->o->gpus;
 	p.timeout_s = s->o->timeout_s;
 	p.stall_s = s->o->stall_s;
+	double d;
+	if (p.stall_s <= 0 && vf_json_get_double(s->sweep, "stall_seconds", &d) && d > 0)
+		p.stall_s = d; /* the profile's default */
 	p.grace_s = s->o->grace_s;
 	p.mem_limit_bytes = s->o->mem_limit_bytes;
 	p.on_line = on_line;

@@ -65,7 +65,8 @@ struct vf_tune_opts {
 	int steps;                /* 0 = the profile's (50) */
 	int max_trials;           /* 0 = the profile's (5) */
 	double timeout_s;         /* per trial; 0 = none */
-	double stall_s;           /* no output for this long = stalled; 0 = none */
+	double stall_s;           /* no output for this long = stalled; 0 = the profile's
+				     stall_seconds (sweep.json), none when it has none */
 	double grace_s;           /* TERM -> KILL; 0 = 5 s */
 	uint64_t mem_limit_bytes; /* RLIMIT_DATA of the trainer; 0 = none */
 	bool sweep_batch;         /* the flags a change may require (sweep.json requires_flag) */

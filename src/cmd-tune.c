@@ -302,8 +302,16 @@ static void print_summary(const struct vf_tune_result *r, bool json, const char 
 			printf("; saves %s per step, %s over the planned %lld steps", b, c,
 			       (long long)r->planned_steps);
 		printf("\n");
-		if (r->patched)
-			printf("config.yaml: patched with %s\n", r->winner_deltas);
+		if (r->patched) {
+			printf("config.yaml: patched:");
+			cJSON *d = cJSON_Parse(r->winner_deltas);
+			const cJSON *kv;
+			cJSON_ArrayForEach(kv, d)
+				if (cJSON_IsString(kv))
+					printf("%s %s: %s", kv == d->child ? "" : ",", kv->string, kv->valuestring);
+			cJSON_Delete(d);
+			printf("\n");
+		}
 		else if (r->winner == 0)
 			printf("config.yaml: unchanged (the baseline is the fastest stable config)\n");
 	}

@@ -8,8 +8,18 @@
  * are required; nvmlDeviceGetUUID, nvmlDeviceGetCudaComputeCapability,
  * nvmlSystemGetDriverVersion, nvmlErrorString and nvmlShutdown are optional:
  * a missing one leaves its value unknown. Devices answering NO_PERMISSION are
- * skipped with a note. */
+ * skipped with a note.
+ *
+ * The sampler (vf_gpu_sampler_*, gpu.h) keeps the library loaded and reads
+ * used memory and the running compute processes per device. Process-list
+ * functions, each optional, newest first: nvmlDeviceGetComputeRunningProcesses_v3
+ * and _v2 fill nvmlProcessInfo_v2_t {pid, usedGpuMemory, gpuInstanceId,
+ * computeInstanceId} (24 bytes), the plain one nvmlProcessInfo_v1_t {pid,
+ * usedGpuMemory} (16 bytes). usedGpuMemory == NVML_VALUE_NOT_AVAILABLE
+ * (ULLONG_MAX) means NVML has no figure (e.g. no permission). */
 #include <dlfcn.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +34,7 @@ enum {
 	NVML_SUCCESS = 0,
 	NVML_ERROR_NOT_SUPPORTED = 3,
 	NVML_ERROR_NO_PERMISSION = 4,
+	NVML_ERROR_INSUFFICIENT_SIZE = 7,
 	NVML_ERROR_DRIVER_NOT_LOADED = 9,
 	NVML_ERROR_FUNCTION_NOT_FOUND = 13,
 	NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18,
@@ -38,6 +49,19 @@ typedef struct {
 } nvmlMemory_v2_t;
 #define NVML_MEMORY_V2_VERSION ((unsigned int)(sizeof(nvmlMemory_v2_t) | (2u << 24)))
 _Static_assert(sizeof(nvmlMemory_v2_t) == 40, "nvmlMemory_v2_t layout");
+
+typedef struct {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;
+} nvmlProcessInfo_v1_t;
+typedef struct {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;
+	unsigned int gpuInstanceId, computeInstanceId;
+} nvmlProcessInfo_v2_t;
+_Static_assert(sizeof(nvmlProcessInfo_v1_t) == 16, "nvmlProcessInfo_v1_t layout");
+_Static_assert(sizeof(nvmlProcessInfo_v2_t) == 24, "nvmlProcessInfo_v2_t layout");
+#define NVML_VALUE_NOT_AVAILABLE (~0ull)
 
 #define NAME_LEN 96   /* NVML_DEVICE_NAME_V2_BUFFER_SIZE */
 #define UUID_LEN 96   /* NVML_DEVICE_UUID_V2_BUFFER_SIZE */
@@ -298,4 +322,172 @@ vf_status vf__gpu_nvml_probe(struct vf_gpu_set *s, struct vf_error *err)
 out:
 	dlclose(n.lib);
 	return st;
+}
+
+/* --- the sampler ---------------------------------------------------------- */
+
+#define PROCS_START 64 /* entries first offered to the process-list call */
+#define PROCS_TRIES 4  /* INSUFFICIENT_SIZE retries (the list may grow meanwhile) */
+
+struct vf_gpu_sampler {
+	struct nvml n;
+	nvmlReturn_t (*procs)(nvmlDevice_t, unsigned int *, void *);
+	const char *procs_name;
+	size_t stride;          /* bytes per entry of procs: 24 (v2, v3) or 16 (v1) */
+	unsigned int ndev;
+	nvmlDevice_t dev[VF_GPU_SAMPLE_MAX];
+	bool have[VF_GPU_SAMPLE_MAX]; /* handle read */
+	unsigned char *buf;     /* cap entries of stride bytes */
+	unsigned int cap;
+};
+
+vf_status vf_gpu_sampler_open(struct vf_gpu_sampler **out, struct vf_error *err)
+{
+	*out = NULL;
+	struct vf_gpu_sampler *s = calloc(1, sizeof *s);
+	if (!s)
+		return vf_error_set(err, VF_ENOMEM, "NVML sampler: out of memory");
+	struct nvml *n = &s->n;
+	vf_status st = open_lib(n, err);
+	if (st) {
+		free(s);
+		return st;
+	}
+	if ((st = load_syms(n, err))) {
+		n->shutdown = NULL; /* not initialised: nothing to shut down */
+		vf_gpu_sampler_close(s);
+		return st;
+	}
+	static const struct {
+		const char *name;
+		size_t stride;
+	} fns[] = {{"nvmlDeviceGetComputeRunningProcesses_v3", sizeof(nvmlProcessInfo_v2_t)},
+		   {"nvmlDeviceGetComputeRunningProcesses_v2", sizeof(nvmlProcessInfo_v2_t)},
+		   {"nvmlDeviceGetComputeRunningProcesses", sizeof(nvmlProcessInfo_v1_t)}};
+	for (size_t i = 0; i < 3 && !s->procs; i++) {
+		LOAD(s->procs, fns[i].name);
+		s->procs_name = fns[i].name, s->stride = fns[i].stride;
+	}
+	if (!s->procs)
+		s->procs_name = "", s->stride = 0;
+	char eb[128];
+	nvmlReturn_t r = n->init();
+	if (r != NVML_SUCCESS) {
+		st = vf_error_set(err, r == NVML_ERROR_DRIVER_NOT_LOADED ? VF_ENOTFOUND : VF_ERR,
+				  "%s failed: %s", n->init_name, errname(n, r, eb, sizeof eb));
+		n->shutdown = NULL; /* not initialised: nothing to shut down */
+		vf_gpu_sampler_close(s);
+		return st;
+	}
+	unsigned int count = 0;
+	r = n->count(&count);
+	if (r != NVML_SUCCESS) {
+		st = vf_error_set(err, VF_ERR, "%s failed: %s", n->count_name, errname(n, r, eb, sizeof eb));
+		vf_gpu_sampler_close(s);
+		return st;
+	}
+	s->ndev = count < VF_GPU_SAMPLE_MAX ? count : VF_GPU_SAMPLE_MAX;
+	for (unsigned int i = 0; i < s->ndev; i++)
+		s->have[i] = n->handle(i, &s->dev[i]) == NVML_SUCCESS;
+	*out = s;
+	return VF_OK;
+}
+
+const char *vf_gpu_sampler_procs_api(const struct vf_gpu_sampler *s)
+{
+	return s && s->procs_name ? s->procs_name : "";
+}
+
+void vf_gpu_sampler_close(struct vf_gpu_sampler *s)
+{
+	if (!s)
+		return;
+	if (s->n.shutdown)
+		s->n.shutdown();
+	if (s->n.lib)
+		dlclose(s->n.lib);
+	free(s->buf);
+	free(s);
+}
+
+static bool grow(struct vf_gpu_sampler *s, unsigned int want)
+{
+	if (want <= s->cap)
+		return true;
+	if (want > VF_GPU_SAMPLE_MAX_PROCS)
+		return false;
+	unsigned char *b = realloc(s->buf, (size_t)want * s->stride);
+	if (!b)
+		return false;
+	s->buf = b;
+	s->cap = want;
+	return true;
+}
+
+/* The given processes' memory on device d: bytes, or -1 unknown. */
+static int64_t procs_on(struct vf_gpu_sampler *s, nvmlDevice_t d, const pid_t *pids, size_t npids,
+			int *found)
+{
+	*found = 0;
+	if (!s->procs || !grow(s, PROCS_START))
+		return -1;
+	unsigned int n = 0;
+	nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
+	for (int tries = 0; tries < PROCS_TRIES && r == NVML_ERROR_INSUFFICIENT_SIZE; tries++) {
+		n = s->cap;
+		memset(s->buf, 0, (size_t)s->cap * s->stride);
+		r = s->procs(d, &n, s->buf);
+		if (r == NVML_ERROR_INSUFFICIENT_SIZE) {
+			/* n is the count needed now; leave room for a few more. */
+			unsigned int want = n > s->cap ? n + n / 4 + 8 : s->cap * 2;
+			if (want > VF_GPU_SAMPLE_MAX_PROCS)
+				want = n > s->cap && n <= VF_GPU_SAMPLE_MAX_PROCS ? VF_GPU_SAMPLE_MAX_PROCS : 0;
+			if (!want || !grow(s, want))
+				return -1;
+		}
+	}
+	if (r != NVML_SUCCESS || n > s->cap)
+		return -1;
+	int64_t total = 0;
+	bool unknown = false;
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int pid;
+		unsigned long long used;
+		const unsigned char *e = s->buf + (size_t)i * s->stride;
+		/* Both layouts start with pid then usedGpuMemory (offset 8). */
+		memcpy(&pid, e + offsetof(nvmlProcessInfo_v1_t, pid), sizeof pid);
+		memcpy(&used, e + offsetof(nvmlProcessInfo_v1_t, usedGpuMemory), sizeof used);
+		bool ours = false;
+		for (size_t k = 0; k < npids && !ours; k++)
+			ours = pids[k] > 0 && (unsigned int)pids[k] == pid;
+		if (!ours)
+			continue;
+		++*found;
+		if (used == NVML_VALUE_NOT_AVAILABLE)
+			unknown = true;
+		else
+			total += (int64_t)used;
+	}
+	return unknown ? -1 : total;
+}
+
+vf_status vf_gpu_sampler_sample(struct vf_gpu_sampler *s, const pid_t *pids, size_t npids,
+				struct vf_gpu_sample *out, struct vf_error *err)
+{
+	memset(out, 0, sizeof *out);
+	if (!s)
+		return vf_error_set(err, VF_EUSAGE, "NVML sampler: not open");
+	out->count = s->ndev;
+	for (unsigned int i = 0; i < s->ndev; i++) {
+		struct vf_gpu_sample_dev *o = &out->dev[i];
+		o->used_bytes = o->procs_bytes = -1;
+		if (!s->have[i])
+			continue;
+		unsigned long long total = 0, used = 0, free_ = 0;
+		if (memory(&s->n, s->dev[i], &total, &used, &free_) == NVML_SUCCESS &&
+		    used != NVML_VALUE_NOT_AVAILABLE && used <= (unsigned long long)INT64_MAX)
+			o->used_bytes = (int64_t)used;
+		o->procs_bytes = procs_on(s, s->dev[i], pids, npids, &o->nprocs);
+	}
+	return VF_OK;
 }

@@ -6,6 +6,7 @@
  * grandchildren come back to us), then return. */
 #include "vramfit/proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -57,6 +58,88 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* --- the process tree ------------------------------------------------------ */
+
+struct pinfo {
+	pid_t pid, ppid, pgrp;
+	bool in;
+};
+
+/* pid, ppid and pgrp of /proc/<name>/stat; false when it is gone. */
+static bool read_stat(const char *name, struct pinfo *pi)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%.20s/stat", name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "pid (comm) state ppid pgrp ...": comm may hold spaces and ')'. */
+	char *rp = strrchr(buf, ')');
+	char state;
+	int pid, ppid, pgrp;
+	if (!rp || sscanf(buf, "%d", &pid) != 1 || sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) != 3)
+		return false;
+	pi->pid = pid, pi->ppid = ppid, pi->pgrp = pgrp, pi->in = false;
+	return true;
+}
+
+size_t vf_proc_pids(pid_t pgid, pid_t *pids, size_t max)
+{
+	if (pgid <= 0 || max == 0)
+		return 0;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	size_t cap = 256, n = 0;
+	struct pinfo *all = malloc(cap * sizeof *all);
+	struct dirent *e;
+	while (all && (e = readdir(d)) && n < VF_PROC_SCAN_MAX) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		if (n == cap) {
+			struct pinfo *a = realloc(all, 2 * cap * sizeof *all);
+			if (!a)
+				break;
+			all = a, cap *= 2;
+		}
+		if (read_stat(e->d_name, &all[n]))
+			n++;
+	}
+	closedir(d);
+	if (!all)
+		return 0;
+	/* The tree: the group, then descendants until nothing is added. It is
+	 * small (a trainer and its workers), so the members are kept in pids
+	 * and each process's parent is looked up there. */
+	size_t out = 0;
+	for (size_t i = 0; i < n && out < max; i++)
+		if (all[i].pid == pgid)
+			all[i].in = true, pids[out++] = all[i].pid;
+	for (size_t i = 0; i < n && out < max; i++)
+		if (all[i].pgrp == pgid && !all[i].in)
+			all[i].in = true, pids[out++] = all[i].pid;
+	for (bool added = true; added && out < max;) {
+		added = false;
+		for (size_t i = 0; i < n && out < max; i++) {
+			if (all[i].in)
+				continue;
+			for (size_t k = 0; k < out; k++)
+				if (pids[k] == all[i].ppid) {
+					all[i].in = added = true;
+					pids[out++] = all[i].pid;
+					break;
+				}
+		}
+	}
+	free(all);
+	return out;
 }
 
 /* --- environment ---------------------------------------------------------- */

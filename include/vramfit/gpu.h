@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "vramfit/error.h"
 
@@ -102,5 +103,44 @@ vf_status vf_gpu_set_add_spec(struct vf_gpu_set *s, const char *spec, struct vf_
 vf_status vf_gpu_probe(struct vf_gpu_set *s, struct vf_error *err);
 
 const char *vf_gpu_source_name(enum vf_gpu_source src);
+
+/* --- sampling GPU memory while a trainer runs (NVML only) ---------------
+ * A sampler keeps NVML loaded (dlopen once, VRAMFIT_NVML_LIB honoured,
+ * "off" included) so one sample costs a few NVML calls, not a probe.
+ * Per device it reads the used memory (nvmlDeviceGetMemoryInfo_v2, else v1)
+ * and the running compute processes (nvmlDeviceGetComputeRunningProcesses_v3,
+ * else _v2, else the plain one; each optional) and sums the memory of the
+ * processes asked about. Unknown is -1, never 0. */
+#define VF_GPU_SAMPLE_MAX 64        /* devices in one sample */
+#define VF_GPU_SAMPLE_MAX_PROCS 4096 /* processes read per device; more = unknown */
+
+struct vf_gpu_sample_dev {
+	int64_t used_bytes;  /* the device's used memory; -1 unknown */
+	int64_t procs_bytes; /* memory of the given processes on it; 0 when none of them
+				runs there; -1 unknown (no process list, or NVML has no
+				figure for one of them) */
+	int nprocs;          /* of the given processes found on it */
+};
+
+struct vf_gpu_sample {
+	size_t count;        /* devices sampled (NVML order, at most VF_GPU_SAMPLE_MAX) */
+	struct vf_gpu_sample_dev dev[VF_GPU_SAMPLE_MAX];
+};
+
+struct vf_gpu_sampler;
+
+/* Load NVML and read the device handles. VF_ENOTFOUND when there is no
+ * NVML (or VRAMFIT_NVML_LIB=off), VF_ERR when it is broken.
+ * Caller owns; vf_gpu_sampler_close(). */
+vf_status vf_gpu_sampler_open(struct vf_gpu_sampler **out, struct vf_error *err);
+/* Fill out for every device, with the memory of the npids processes in pids
+ * (npids 0: procs_bytes of each device is 0 when the list is readable).
+ * VF_ERR only when NVML cannot be asked at all. */
+vf_status vf_gpu_sampler_sample(struct vf_gpu_sampler *s, const pid_t *pids, size_t npids,
+				struct vf_gpu_sample *out, struct vf_error *err);
+/* The process-list function in use ("nvmlDeviceGetComputeRunningProcesses_v3",
+ * ...), or "" when the library has none. Borrowed; static. */
+const char *vf_gpu_sampler_procs_api(const struct vf_gpu_sampler *s);
+void vf_gpu_sampler_close(struct vf_gpu_sampler *s);
 
 #endif

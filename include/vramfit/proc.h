@@ -92,6 +92,15 @@ vf_status vf_proc_run(struct vf_proc *p, struct vf_error *err);
  * the grace period). Async-signal-safe: meant for SIGINT/SIGTERM handlers. */
 void vf_proc_interrupt(struct vf_proc *p);
 
+/* The processes of a child's tree, from /proc: every process whose process
+ * group is pgid, and every descendant of those (a grandchild that moved to
+ * its own group or session is still found through its parent). Writes at
+ * most max pids, the group leader first when alive; returns how many were
+ * written (0 when /proc cannot be read). At most VF_PROC_SCAN_MAX processes
+ * of the machine are looked at. */
+#define VF_PROC_SCAN_MAX 32768
+size_t vf_proc_pids(pid_t pgid, pid_t *pids, size_t max);
+
 /* "exited", "timeout", "stalled", "interrupted". Static string. */
 const char *vf_proc_end_name(enum vf_proc_end end);
 

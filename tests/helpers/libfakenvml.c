@@ -6,10 +6,24 @@
  *   driver=VERSION      driver version (default 580.159.04)
  *   fail=FUNC:CODE      FUNC returns CODE (repeatable)
  *   fail=FUNC@I:CODE    ... for device I only
+ *   used=MiB            device used memory besides the processes (default 1 MiB
+ *                       from ..._v2, 0 from the v1 call)
+ *   proc=I:PID:MiB      a compute process on device I (repeatable); MiB "na"
+ *                       = NVML_VALUE_NOT_AVAILABLE
+ *   fill=I:N:MiB        N more processes on device I, pids 3000000.. (growth tests)
+ *   procfile=PATH       more processes, re-read on every call: lines "I PID MiB|na"
+ *                       (a stand-in trainer registers its own pids there)
+ * A device's used memory is the base plus its processes' known MiB.
+ * Process lists: nvmlDeviceGetComputeRunningProcesses_v3 and _v2
+ * (nvmlProcessInfo_v2_t, 24 bytes) and the plain one (v1 layout, 16 bytes);
+ * too small a buffer gets INSUFFICIENT_SIZE (7) and the count needed.
+ * $VF_FAKE_NVML_CALLS, when set, names a file that gets one line per
+ * process-list call ("FUNC N") so tests can see which was used.
  * e.g. VF_FAKE_NVML='gpus=8;dev=NVIDIA H100 80GB HBM3:81559;fail=nvmlDeviceGetName@3:4'
  * Built a second time with VF_FAKE_V1_ONLY (libfakenvmlv1.so): only the
- * v1 symbols (nvmlInit, nvmlDeviceGetCount, ..._ByIndex, nvmlDeviceGetMemoryInfo)
- * and no optional ones. */
+ * v1 symbols (nvmlInit, nvmlDeviceGetCount, ..._ByIndex, nvmlDeviceGetMemoryInfo,
+ * nvmlDeviceGetComputeRunningProcesses) and no optional ones; and with
+ * VF_FAKE_NO_V3 (libfakenvmlv2.so): everything but ..._v3. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +31,8 @@
 
 #define MAXDEV 64
 #define MAXFAIL 16
+#define MAXPROC 64
+#define NA (~0ull)
 
 struct dev {
 	char name[96];
@@ -33,6 +49,22 @@ static struct {
 } fails[MAXFAIL];
 static int nfail;
 static int initialized;
+static long long used_base = -1; /* MiB; -1 = the defaults */
+struct fproc {
+	int dev;
+	unsigned int pid;
+	unsigned long long mib; /* NA = not available */
+};
+static struct fproc procs[MAXPROC];
+static int nproc;
+static int fill_dev = -1, fill_n;
+static unsigned long long fill_mib;
+static char procfile[1024];
+
+static unsigned long long parse_mib(const char *v)
+{
+	return strncmp(v, "na", 2) == 0 ? NA : strtoull(v, NULL, 10);
+}
 
 static void parse(void)
 {
@@ -63,6 +95,22 @@ static void parse(void)
 			sscanf(v, "%d.%d", &cc_major, &cc_minor);
 		} else if (strcmp(k, "driver") == 0) {
 			snprintf(driver, sizeof driver, "%s", v);
+		} else if (strcmp(k, "used") == 0) {
+			used_base = atoll(v);
+		} else if (strcmp(k, "proc") == 0 && nproc < MAXPROC) {
+			char *e1, *e2;
+			procs[nproc].dev = (int)strtol(v, &e1, 10);
+			if (*e1 != ':')
+				continue;
+			procs[nproc].pid = (unsigned int)strtoul(e1 + 1, &e2, 10);
+			if (*e2 != ':')
+				continue;
+			procs[nproc].mib = parse_mib(e2 + 1);
+			nproc++;
+		} else if (strcmp(k, "fill") == 0) {
+			sscanf(v, "%d:%d:%llu", &fill_dev, &fill_n, &fill_mib);
+		} else if (strcmp(k, "procfile") == 0) {
+			snprintf(procfile, sizeof procfile, "%s", v);
 		} else if (strcmp(k, "fail") == 0 && nfail < MAXFAIL) {
 			const char *colon = strrchr(v, ':');
 			if (!colon)
@@ -103,6 +151,92 @@ static int dev_index(void *h)
 {
 	long i = (long)(intptr_t)h - 1;
 	return i >= 0 && i < ndev ? (int)i : -1;
+}
+
+/* The processes on device i now: static ones, the fill, then procfile. */
+static int list_procs(int i, struct fproc *out, int max)
+{
+	int n = 0;
+	for (int k = 0; k < nproc; k++)
+		if (procs[k].dev == i && n < max)
+			out[n++] = procs[k];
+	for (int k = 0; i == fill_dev && k < fill_n && n < max; k++)
+		out[n++] = (struct fproc){i, 3000000u + (unsigned int)k, fill_mib};
+	if (procfile[0]) {
+		FILE *f = fopen(procfile, "r");
+		char line[256];
+		while (f && fgets(line, sizeof line, f) && n < max) {
+			int d;
+			unsigned int pid;
+			char mib[32];
+			if (sscanf(line, "%d %u %31s", &d, &pid, mib) == 3 && d == i)
+				out[n++] = (struct fproc){d, pid, parse_mib(mib)};
+		}
+		if (f)
+			fclose(f);
+	}
+	return n;
+}
+
+static unsigned long long used_bytes(int i, unsigned long long dflt_mib)
+{
+	static struct fproc l[8192];
+	int n = list_procs(i, l, 8192);
+	unsigned long long mib = used_base >= 0 ? (unsigned long long)used_base : dflt_mib;
+	for (int k = 0; k < n; k++)
+		if (l[k].mib != NA)
+			mib += l[k].mib;
+	return mib << 20;
+}
+
+typedef struct {
+	unsigned int pid;
+	unsigned long long used;
+} pinfo1_t;
+typedef struct {
+	unsigned int pid;
+	unsigned long long used;
+	unsigned int gi, ci;
+} pinfo2_t;
+
+static int running(const char *fn, void *h, unsigned int *count, void *infos, int v2)
+{
+	int i = dev_index(h), r = fail(fn, i);
+	const char *calls = getenv("VF_FAKE_NVML_CALLS");
+	if (calls) {
+		FILE *f = fopen(calls, "a");
+		if (f) {
+			fprintf(f, "%s %u\n", fn, count ? *count : 0);
+			fclose(f);
+		}
+	}
+	if (r)
+		return r;
+	if (i < 0 || !count)
+		return 2;
+	static struct fproc l[8192];
+	int n = list_procs(i, l, 8192);
+	if (*count < (unsigned int)n) {
+		*count = (unsigned int)n;
+		return 7; /* INSUFFICIENT_SIZE */
+	}
+	for (int k = 0; k < n; k++) {
+		if (v2) {
+			pinfo2_t *p = (pinfo2_t *)infos + k;
+			p->pid = l[k].pid, p->used = l[k].mib == NA ? NA : l[k].mib << 20;
+			p->gi = p->ci = 0xFFFFFFFFu;
+		} else {
+			pinfo1_t *p = (pinfo1_t *)infos + k;
+			p->pid = l[k].pid, p->used = l[k].mib == NA ? NA : l[k].mib << 20;
+		}
+	}
+	*count = (unsigned int)n;
+	return 0;
+}
+
+int nvmlDeviceGetComputeRunningProcesses(void *h, unsigned int *count, void *infos)
+{
+	return running("nvmlDeviceGetComputeRunningProcesses", h, count, infos, 0);
 }
 
 typedef struct {
@@ -168,8 +302,8 @@ int nvmlDeviceGetMemoryInfo(void *h, mem1_t *m)
 	if (i < 0)
 		return 2;
 	m->total = devs[i].mib << 20;
-	m->used = 0;
-	m->free = m->total;
+	m->used = used_bytes(i, 0);
+	m->free = m->total - m->used;
 	return 0;
 }
 
@@ -195,10 +329,22 @@ int nvmlDeviceGetMemoryInfo_v2(void *h, mem2_t *m)
 		return 25; /* ARGUMENT_VERSION_MISMATCH */
 	m->total = devs[i].mib << 20;
 	m->reserved = 616ull << 20;
-	m->used = 1ull << 20;
+	m->used = used_bytes(i, 1);
 	m->free = m->total - m->reserved - m->used;
 	return 0;
 }
+
+int nvmlDeviceGetComputeRunningProcesses_v2(void *h, unsigned int *count, void *infos)
+{
+	return running("nvmlDeviceGetComputeRunningProcesses_v2", h, count, infos, 1);
+}
+
+#ifndef VF_FAKE_NO_V3
+int nvmlDeviceGetComputeRunningProcesses_v3(void *h, unsigned int *count, void *infos)
+{
+	return running("nvmlDeviceGetComputeRunningProcesses_v3", h, count, infos, 1);
+}
+#endif
 
 int nvmlDeviceGetUUID(void *h, char *uuid, unsigned int len)
 {

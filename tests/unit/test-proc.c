@@ -272,6 +272,53 @@ static void test_memory_limit_torch(void)
 	vf_buf_release(&c.out);
 }
 
+/* vf_proc_pids from the tick: the shell, its background sleep (same group)
+ * and a setsid'd sleep (own group and session, found through its parent). */
+struct tree {
+	size_t most;
+	bool leader_first;
+	int other_group;
+};
+
+static void tree_tick(void *ctx, pid_t pgid, double elapsed)
+{
+	struct tree *t = ctx;
+	(void)elapsed;
+	pid_t pids[16];
+	size_t n = vf_proc_pids(pgid, pids, 16);
+	if (n > t->most) {
+		t->most = n;
+		t->leader_first = pids[0] == pgid;
+		t->other_group = 0;
+		for (size_t i = 0; i < n; i++)
+			if (getpgid(pids[i]) != pgid)
+				t->other_group++;
+	}
+}
+
+static void test_tree_pids(void)
+{
+	struct vf_proc p;
+	vf_proc_init(&p);
+	struct tree t = {0};
+	static const char *argv[] = {"sh", "-c", "sleep 0.6 & setsid sleep 0.6 & wait", NULL};
+	p.argv = argv;
+	p.on_tick = tree_tick;
+	p.ctx = &t;
+	p.tick_ms = 50;
+	struct vf_error err = {0};
+	CHECK_INT(vf_proc_run(&p, &err), VF_OK);
+	CHECK_INT(p.status, 0);
+	CHECK_INT(t.most, 3);
+	CHECK(t.leader_first);
+	CHECK_INT(t.other_group, 1);
+	/* Bounded by max; nothing for a group that does not exist. */
+	pid_t one[1];
+	CHECK_INT(vf_proc_pids(getpgid(0), one, 1), 1);
+	CHECK_INT(vf_proc_pids(0, one, 1), 0);
+	CHECK_INT(vf_proc_pids(getpgid(0), one, 0), 0);
+}
+
 int main(void)
 {
 	RUN(test_exit_codes);
@@ -286,5 +333,6 @@ int main(void)
 	RUN(test_clean_environment);
 	RUN(test_cannot_run);
 	RUN(test_memory_limit_torch);
+	RUN(test_tree_pids);
 	return vf_test_done();
 }

@@ -81,6 +81,8 @@ void vf_trial_init(struct vf_trial *t)
 	t->status = -1;
 	t->step_seconds = -1;
 	t->peak_bytes = -1;
+	t->peak_trainer_bytes = -1;
+	t->peak_polled_bytes = -1;
 	t->predicted_peak_bytes = -1;
 	strcpy(t->deltas, "{}");
 }

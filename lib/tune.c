@@ -151,15 +151,21 @@ struct running {
 	int max_trials;
 	double start;
 	double last_event;
-	int64_t mem_peak;
 	int64_t mem_now;
 	double eta_rest; /* seconds of the sweep after this trial, rough */
-	int64_t gpu_base[64]; /* used MiB per GPU before the trial; -1 unknown */
+	/* Measuring memory (see poll_mem): NVML sampler when there is one. */
+	struct vf_gpu_sampler *sampler;
+	int64_t base[VF_GPU_SAMPLE_MAX]; /* device used bytes before the trial; -1 unknown */
+	int64_t peak_proc;   /* largest per-process figure (bytes); -1 none yet */
+	int64_t peak_dev;    /* largest device-minus-baseline figure; -1 none yet */
+	int64_t peak_host;   /* largest resident memory of the tree (no GPU polling) */
+	int64_t gpu_base[64]; /* nvidia-smi path: used MiB per GPU before the trial */
 	int ticks;
 };
 
 /* GPU memory used now above the idle baseline, the largest over the GPUs
- * (bytes); -1 when unknown. Probing costs a few ms, so once a second. */
+ * (bytes); -1 when unknown. Without NVML (nvidia-smi) a probe costs tens of
+ * ms, so this path runs about once a second. */
 static int64_t gpu_delta(const struct running *r, bool baseline, int64_t *base)
 {
 	struct vf_gpu_set gs;
@@ -181,6 +187,50 @@ static int64_t gpu_delta(const struct running *r, bool baseline, int64_t *base)
 	}
 	vf_gpu_set_release(&gs);
 	return best;
+}
+
+#define TREE_MAX 256 /* processes of a trainer's tree asked about */
+
+/* One NVML sample of the trainer's tree (every tick, ~100 ms). The figure
+ * per GPU is the sum of the tree's processes there, and the trial's is the
+ * largest GPU (memory is per GPU, like the trainer's own figure). It counts
+ * when NVML lists at least one of the tree's processes with a known figure
+ * on every device where it found them; otherwise (no process list, figures
+ * not available, PIDs of another namespace) the device's used memory minus
+ * the baseline taken before the trial, largest GPU, is the fallback. */
+static int64_t sample_nvml(struct running *r, pid_t pgid)
+{
+	pid_t pids[TREE_MAX];
+	size_t n = vf_proc_pids(pgid, pids, TREE_MAX);
+	struct vf_gpu_sample g;
+	if (vf_gpu_sampler_sample(r->sampler, pids, n, &g, NULL) != VF_OK)
+		return -1;
+	int64_t proc = -1, dev = -1;
+	int found = 0;
+	bool unknown = false;
+	for (size_t i = 0; i < g.count; i++) {
+		const struct vf_gpu_sample_dev *d = &g.dev[i];
+		if (d->procs_bytes < 0)
+			unknown = true;
+		else if (d->procs_bytes > proc)
+			proc = d->procs_bytes;
+		found += d->nprocs;
+		if (d->used_bytes >= 0 && r->base[i] >= 0) {
+			int64_t delta = d->used_bytes - r->base[i];
+			if (delta < 0)
+				delta = 0; /* someone else freed memory */
+			if (delta > dev)
+				dev = delta;
+		}
+	}
+	if (dev > r->peak_dev)
+		r->peak_dev = dev;
+	if (found > 0 && !unknown && proc >= 0) {
+		if (proc > r->peak_proc)
+			r->peak_proc = proc;
+		return proc;
+	}
+	return dev;
 }
 
 static void on_line(void *ctx, enum vf_proc_stream stream, const char *line, size_t len,
@@ -264,15 +314,76 @@ static void on_tick(void *ctx, pid_t pgid, double elapsed)
 {
 	struct running *r = ctx;
 	(void)elapsed;
-	if (r->opts->poll_gpu) {
-		if (r->ticks++ % 10 == 0)
+	if (r->sampler) {
+		r->mem_now = sample_nvml(r, pgid);
+	} else if (r->opts->poll_gpu) {
+		if (r->ticks++ % 10 == 0) {
 			r->mem_now = gpu_delta(r, false, NULL);
+			if (r->mem_now > r->peak_dev)
+				r->peak_dev = r->mem_now;
+		}
 	} else {
 		r->mem_now = group_rss(pgid);
+		if (r->mem_now > r->peak_host)
+			r->peak_host = r->mem_now;
 	}
-	if (r->mem_now > r->mem_peak)
-		r->mem_peak = r->mem_now;
 	emit(r, VF_TUNE_PROGRESS, false);
+}
+
+/* Before the trial: open the NVML sampler and take the idle baseline
+ * (device used memory), or the nvidia-smi baseline without NVML. */
+static void poll_start(struct running *r)
+{
+	for (int i = 0; i < VF_GPU_SAMPLE_MAX; i++)
+		r->base[i] = -1;
+	for (int i = 0; i < 64; i++)
+		r->gpu_base[i] = -1;
+	r->peak_proc = r->peak_dev = r->peak_host = -1;
+	if (!r->opts->poll_gpu)
+		return;
+	struct vf_gpu_sample g;
+	if (vf_gpu_sampler_open(&r->sampler, NULL) == VF_OK &&
+	    vf_gpu_sampler_sample(r->sampler, NULL, 0, &g, NULL) == VF_OK) {
+		for (size_t i = 0; i < g.count; i++)
+			r->base[i] = g.dev[i].used_bytes;
+		return;
+	}
+	vf_gpu_sampler_close(r->sampler);
+	r->sampler = NULL;
+	gpu_delta(r, true, r->gpu_base);
+}
+
+/* "12.345 GiB", or "unknown". */
+static void gib(char out[32], int64_t bytes)
+{
+	if (bytes < 0)
+		snprintf(out, 32, "unknown");
+	else
+		snprintf(out, 32, "%.3f GiB", (double)bytes / (1u << 30));
+}
+
+/* The trial's peak: the larger of the trainer's own figure and the polled
+ * one, and which it was. */
+static void poll_finish(struct running *r, struct vf_trial *t)
+{
+	int64_t trainer = r->log.peak_bytes;
+	if (r->log.peak_gb >= 0 && (int64_t)(r->log.peak_gb * (1u << 30)) > trainer)
+		trainer = (int64_t)(r->log.peak_gb * (1u << 30));
+	int64_t polled = -1;
+	const char *src = "";
+	if (r->peak_proc >= 0)
+		polled = r->peak_proc, src = "nvml-process";
+	else if (r->peak_dev >= 0)
+		polled = r->peak_dev, src = r->sampler ? "nvml-device" : "smi-device";
+	else if (r->peak_host >= 0)
+		polled = r->peak_host, src = "host-rss";
+	t->peak_trainer_bytes = trainer >= 0 ? trainer : -1;
+	t->peak_polled_bytes = polled;
+	t->peak_bytes = polled > trainer ? polled : trainer;
+	snprintf(t->peak_source, sizeof t->peak_source, "%s",
+		 t->peak_bytes < 0 ? "" : polled > trainer ? src : "trainer");
+	vf_gpu_sampler_close(r->sampler);
+	r->sampler = NULL;
 }
 
 /* A file in dir whose name starts with prefix, modified at or after since. */
@@ -415,12 +526,14 @@ static void autotune_log(struct sweep *s, const struct vf_trial *t, bool resumed
 	struct tm tm;
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	char step[32], peak[32], pred[32];
+	char step[32], peak[64], pred[32];
 	if (t->step_seconds >= 0)
 		snprintf(step, sizeof step, "%.3f s", t->step_seconds);
 	else
 		snprintf(step, sizeof step, "-");
-	if (t->peak_bytes >= 0)
+	if (t->peak_bytes >= 0 && t->peak_source[0])
+		snprintf(peak, sizeof peak, "%.2f GiB (%s)", (double)t->peak_bytes / (1u << 30), t->peak_source);
+	else if (t->peak_bytes >= 0)
 		snprintf(peak, sizeof peak, "%.2f GiB", (double)t->peak_bytes / (1u << 30));
 	else
 		snprintf(peak, sizeof peak, "-");
@@ -520,18 +633,15 @@ static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *
 	r.trial = trial;
 	r.max_trials = s->max_trials;
 	r.start = now_s();
-	r.mem_peak = r.mem_now = -1;
+	r.mem_now = -1;
 	r.eta_rest = s->avg_trial_s > 0 ? s->avg_trial_s * remaining : 0;
-	for (int i = 0; i < 64; i++)
-		r.gpu_base[i] = -1;
-	if (s->o->poll_gpu)
-		gpu_delta(&r, true, r.gpu_base);
 	r.logf = fopen(logpath, "w");
 	if (!r.logf) {
 		vf_trial_log_release(&r.log);
 		return vf_error_set(err, VF_ERR, "%s: %s", logpath, strerror(errno));
 	}
 	emit(&r, VF_TUNE_TRIAL_START, false);
+	poll_start(&r);
 
 	char *argstore = NULL, gpus_s[16];
 	const char *argv[MAX_ARGS];
@@ -540,6 +650,7 @@ static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *
 	if (st) {
 		free(argstore);
 		fclose(r.logf);
+		poll_finish(&r, trial);
 		vf_trial_log_release(&r.log);
 		return st;
 	}
@@ -566,6 +677,7 @@ static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *
 	s->t->current = NULL;
 	free(argstore);
 	vf_trial_log_finish(&r.log);
+	poll_finish(&r, trial);
 	if (st) {
 		fclose(r.logf);
 		vf_trial_log_release(&r.log);
@@ -573,6 +685,12 @@ static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *
 	}
 	fprintf(r.logf, "[vramfit] trainer ended: %s, exit status %d, %.1f s%s\n", vf_proc_end_name(p.end),
 		p.status, p.wall_s, p.bytes_dropped ? " (over-long lines were cut)" : "");
+	char gb[3][32];
+	gib(gb[0], trial->peak_bytes);
+	gib(gb[1], trial->peak_trainer_bytes);
+	gib(gb[2], trial->peak_polled_bytes);
+	fprintf(r.logf, "[vramfit] peak memory: %s from %s (trainer's own: %s, polled: %s)\n", gb[0],
+		trial->peak_source[0] ? trial->peak_source : "nowhere", gb[1], gb[2]);
 	fclose(r.logf);
 
 	struct vf_trial_exit ex = {
@@ -589,12 +707,6 @@ static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *
 	trial->steps_done = r.log.last_step;
 	trial->step_seconds = vf_trial_log_step_seconds(&r.log);
 	trial->wall_seconds = p.wall_s;
-	int64_t peak = r.mem_peak;
-	if (r.log.peak_bytes > peak)
-		peak = r.log.peak_bytes;
-	if (r.log.peak_gb >= 0 && (int64_t)(r.log.peak_gb * (1u << 30)) > peak)
-		peak = (int64_t)(r.log.peak_gb * (1u << 30));
-	trial->peak_bytes = peak;
 	vf_trial_log_release(&r.log);
 	s->nrun++;
 	s->avg_trial_s += (p.wall_s - s->avg_trial_s) / s->nrun;

@@ -203,6 +203,13 @@ static cJSON *trial_json(const struct vf_trial *t)
 	else
 		cJSON_AddNullToObject(o, "step_seconds");
 	vf_json_add_i64_or_null(o, "peak_bytes", t->peak_bytes, t->peak_bytes >= 0);
+	if (t->peak_source[0])
+		cJSON_AddStringToObject(o, "peak_source", t->peak_source);
+	else
+		cJSON_AddNullToObject(o, "peak_source");
+	vf_json_add_i64_or_null(o, "peak_trainer_bytes", t->peak_trainer_bytes,
+				t->peak_trainer_bytes >= 0);
+	vf_json_add_i64_or_null(o, "peak_polled_bytes", t->peak_polled_bytes, t->peak_polled_bytes >= 0);
 	vf_json_add_i64_or_null(o, "predicted_peak_bytes", t->predicted_peak_bytes,
 				t->predicted_peak_bytes >= 0);
 	cJSON_AddNumberToObject(o, "wall_seconds", t->wall_seconds);

@@ -138,7 +138,12 @@ struct vf_trial {
 	int status;                /* exit code / 128+signal; -1 when not run */
 	int steps_done;
 	double step_seconds;       /* < 0 unknown */
-	int64_t peak_bytes;        /* measured; < 0 unknown */
+	int64_t peak_bytes;        /* measured: the larger of the two below; < 0 unknown */
+	int64_t peak_trainer_bytes; /* the trainer's own figure (Peak GPU memory, peak_bytes) */
+	int64_t peak_polled_bytes; /* vramfit's polling of the process tree; < 0 unknown */
+	char peak_source[16];      /* where peak_bytes came from: "trainer", "nvml-process"
+				      (per-process NVML), "nvml-device" (device used minus the
+				      idle baseline), "smi-device", "host-rss"; "" unknown */
 	int64_t predicted_peak_bytes; /* the estimate's; < 0 none */
 	double wall_seconds;
 };

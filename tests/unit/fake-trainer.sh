@@ -6,7 +6,12 @@
 # clean environment): VRAMFIT_FAKE_OOM=<optimizer|quant|batch2> fails that
 # trial with a CUDA OOM; VRAMFIT_FAKE_HANG=<same> hangs it;
 # VRAMFIT_FAKE_SAME=1 makes every config equally fast;
-# VRAMFIT_FAKE_COUNT=FILE gets one line per run.
+# VRAMFIT_FAKE_COUNT=FILE gets one line per run;
+# VRAMFIT_FAKE_GPU="FILE MiB|na" starts a worker (a grandchild in the
+# trainer's process group), lists it in FILE (the fake NVML's procfile) as
+# using MiB on GPU 0, with another process (pid 4100000, not ours) using
+# 1000 MiB, and waits 0.6 s for it; VRAMFIT_FAKE_PEAK_GB=G prints the
+# trainer's own "Peak GPU memory: G GB".
 cfg=$1
 val() { grep -E "^[[:space:]]*$1:" "$cfg" | head -1 | sed -e "s/^[^:]*:[[:space:]]*//" -e 's/[[:space:]]*#.*//' -e 's/"//g' -e "s/'//g"; }
 q=$(val quantization); opt=$(val optimizer_type); bs=$(val batch_size); steps=$(val steps)
@@ -34,11 +39,19 @@ if [ "$VRAMFIT_FAKE_HANG" = "$kind" ]; then
   wait
   exit 0
 fi
+if [ -n "$VRAMFIT_FAKE_GPU" ]; then
+  set -- $VRAMFIT_FAKE_GPU
+  sleep 0.6 &
+  echo "0 $! $2" >> "$1"
+  echo "0 4100000 1000" >> "$1"
+  wait $!
+fi
 i=1
 while [ $i -le 3 ]; do
   echo "{\"vramfit\": {\"step\": $i, \"total_steps\": $steps, \"loss\": 0.5, \"step_seconds\": $t}}"
   i=$((i + 1))
 done
 echo "[11/29/26 21:00:09] INFO     Step $steps/$steps - Loss: 0.5000, LR: 1.00e-04, Time/Step: ${t}s, Total Time: 0h 0m  trainer.py:412"
+[ -n "$VRAMFIT_FAKE_PEAK_GB" ] && echo " - Peak GPU memory: $VRAMFIT_FAKE_PEAK_GB GB"
 mkdir -p "$out/samples" && echo sample > "$out/samples/step_$(printf %06d "$steps")_0.txt"
 exit 0

@@ -375,6 +375,67 @@ static void test_interrupt_between_trials(void)
 	free(before);
 }
 
+/* GPU memory polling with the fake NVML: the stand-in trainer's worker
+ * (a grandchild) is listed with 3072 MiB while another process takes
+ * 1000 MiB; the trainer itself says 1.00 GB. */
+static void gpu_trial(const char *scenario, const char *mib, struct vf_tune_result *r)
+{
+	char run[128], procs[256], env[512], lib[1024];
+	make_run(run, sizeof run, "1", "\"int8-quanto\"", true);
+	snprintf(procs, sizeof procs, "%s/procs-%d", root, nrun);
+	snprintf(env, sizeof env, "procfile=%s;%s", procs, scenario);
+	snprintf(lib, sizeof lib, "%s/helpers/libfakenvml.so", vf_test_env("VF_BUILD_DIR", "build"));
+	char fg[300];
+	snprintf(fg, sizeof fg, "%s %s", procs, mib);
+	setenv("VRAMFIT_NVML_LIB", lib, 1);
+	setenv("VF_FAKE_NVML", env, 1);
+	setenv("VRAMFIT_FAKE_GPU", fg, 1);
+	setenv("VRAMFIT_FAKE_PEAK_GB", "1.00", 1);
+	struct vf_tune_opts o = {.poll_gpu = true, .max_trials = 1};
+	struct vf_error err = {0};
+	CHECK(sweep(run, &o, r, &err, NULL) == VF_OK);
+	unsetenv("VRAMFIT_NVML_LIB");
+	unsetenv("VF_FAKE_NVML");
+	unsetenv("VRAMFIT_FAKE_GPU");
+	unsetenv("VRAMFIT_FAKE_PEAK_GB");
+	CHECK_INT(r->ntrials, 1);
+	CHECK_STR(vf_outcome_name(r->trials[0].outcome), "ok");
+	CHECK_INT(r->trials[0].peak_trainer_bytes, 1ll << 30);
+	char *log = read_text(run, "logs/trial-1.log");
+	char want[128];
+	snprintf(want, sizeof want, "[vramfit] peak memory: %.3f GiB from %s", (double)r->trials[0].peak_bytes / (1u << 30),
+		 r->trials[0].peak_source);
+	CHECK_CONTAINS(log, want);
+	free(log);
+	log = read_text(run, "autotune.log");
+	snprintf(want, sizeof want, "(%s)", r->trials[0].peak_source);
+	CHECK_CONTAINS(log, want);
+	free(log);
+}
+
+static void test_gpu_polling(void)
+{
+	struct vf_tune_result r;
+	/* Per-process NVML: the worker's own 3072 MiB, not the device's 4072. */
+	gpu_trial("", "3072", &r);
+	CHECK_INT(r.trials[0].peak_bytes, 3072ll << 20);
+	CHECK_INT(r.trials[0].peak_polled_bytes, 3072ll << 20);
+	CHECK_STR(r.trials[0].peak_source, "nvml-process");
+	/* No process list: the device's used memory minus the idle baseline. */
+	gpu_trial("fail=nvmlDeviceGetComputeRunningProcesses_v3:3;"
+		  "fail=nvmlDeviceGetComputeRunningProcesses_v2:3;"
+		  "fail=nvmlDeviceGetComputeRunningProcesses:3",
+		  "3072", &r);
+	CHECK_INT(r.trials[0].peak_bytes, 4072ll << 20);
+	CHECK_STR(r.trials[0].peak_source, "nvml-device");
+	/* NVML has no figure for the worker: the device fallback sees only the
+	 * other 1000 MiB, below the trainer's own 1 GiB, which wins. */
+	gpu_trial("", "na", &r);
+	CHECK_INT(r.trials[0].peak_polled_bytes, 1000ll << 20);
+	CHECK_INT(r.trials[0].peak_bytes, 1ll << 30);
+	CHECK_STR(r.trials[0].peak_source, "trainer");
+}
+
 int main(void)
 {
 	snprintf(root, sizeof root, "/tmp/vf-test-tune-XXXXXX");
@@ -391,6 +452,7 @@ int main(void)
 	RUN(test_baseline_failure_and_usage);
 	RUN(test_interrupt_then_resume);
 	RUN(test_interrupt_between_trials);
+	RUN(test_gpu_polling);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
 	sh(cmd);

@@ -82,9 +82,11 @@ struct vf_tune_opts {
 	const char *tier;         /* the run's tier label, or NULL when unknown */
 	const char *gpu_label;    /* recorded with each trial ("NVIDIA H200 x 1", "cpu") */
 	int64_t card_bytes;       /* per-GPU memory for the predicted-OOM skip; <= 0 none */
-	bool poll_gpu;            /* measure GPU memory (device used minus the idle baseline
-				     before the trial, largest GPU, about once a second) instead
-				     of the host memory of the trainer's process tree */
+	bool poll_gpu;            /* measure GPU memory instead of the host memory of the
+				     trainer's process tree: with NVML, every tick (~100 ms)
+				     the tree's per-process memory (largest GPU), else the
+				     device used minus the idle baseline before the trial;
+				     with nvidia-smi only, the latter about once a second */
 	const char *store_path;   /* NULL = the default history database */
 	vf_tune_predict_fn predict;
 	void *predict_ctx;

@@ -194,10 +194,13 @@ expect_json 'j["trials"][1]["outcome"] == "ok" and j["trials"][1]["predicted_pea
 
 test_case "GPUs from NVML: tier, label, GPU memory polling, --try-no-ckpt on the 80GB+ tier"
 R5=$(make_run nvml mini)
-VRAMFIT_NVML_LIB=$VF_BUILD_DIR/helpers/libfakenvml.so VF_FAKE_NVML='dev=NVIDIA H200:143771' \
-  run tune "$R5" --try-no-ckpt --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" --json --quiet
+VRAMFIT_NVML_LIB=$VF_BUILD_DIR/helpers/libfakenvml.so VF_FAKE_NVML="dev=NVIDIA H200:143771;procfile=$TMP/nvml-procs" \
+  VRAMFIT_FAKE_GPU="$TMP/nvml-procs 3072" run tune "$R5" --try-no-ckpt --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" --json --quiet
 expect_rc 0
 expect_json '[t["change"] for t in j["trials"]] == ["baseline", "quantization off", "optimizer adamw", "gradient checkpointing off"]'
+# the trainer's worker is listed by the fake NVML with 3072 MiB (another process with 1000 MiB)
+expect_json 'all(t["peak_bytes"] == 3072 * 2**20 and t["peak_source"] == "nvml-process" for t in j["trials"])'
+check 'grep -q "peak: 3.00 GiB (nvml-process)" "$R5/autotune.log"'
 run history --run "$R5" --json
 expect_json 'j["trials"][0]["gpu"] == "NVIDIA H200 x 1"'
 

@@ -153,7 +153,8 @@ struct running {
 	double last_event;
 	int64_t mem_now;
 	double eta_rest; /* seconds of the sweep after this trial, rough */
-	/* Measuring memory (see poll_mem): NVML sampler when there is one. */
+	/* Measuring memory (poll_start, on_tick, poll_finish): the NVML sampler
+	 * when there is one, else nvidia-smi probes, else /proc. */
 	struct vf_gpu_sampler *sampler;
 	int64_t base[VF_GPU_SAMPLE_MAX]; /* device used bytes before the trial; -1 unknown */
 	int64_t peak_proc;   /* largest per-process figure (bytes); -1 none yet */
@@ -192,12 +193,14 @@ static int64_t gpu_delta(const struct running *r, bool baseline, int64_t *base)
 #define TREE_MAX 256 /* processes of a trainer's tree asked about */
 
 /* One NVML sample of the trainer's tree (every tick, ~100 ms). The figure
- * per GPU is the sum of the tree's processes there, and the trial's is the
+ * per GPU is the sum of the tree's processes there, and the sample's is the
  * largest GPU (memory is per GPU, like the trainer's own figure). It counts
- * when NVML lists at least one of the tree's processes with a known figure
- * on every device where it found them; otherwise (no process list, figures
- * not available, PIDs of another namespace) the device's used memory minus
- * the baseline taken before the trial, largest GPU, is the fallback. */
+ * when NVML lists at least one of the tree's processes and every GPU's
+ * figure is known; otherwise (no process list, a figure not available, the
+ * tree's PIDs absent as in another PID namespace) the GPU's used memory
+ * minus the baseline taken before the trial, largest GPU, stands in. The
+ * trial's polled peak is the largest per-process sample when there was
+ * one, else the largest fallback sample (poll_finish). */
 static int64_t sample_nvml(struct running *r, pid_t pgid)
 {
 	pid_t pids[TREE_MAX];

@@ -428,6 +428,11 @@ static void test_gpu_polling(void)
 		  "3072", &r);
 	CHECK_INT(r.trials[0].peak_bytes, 4072ll << 20);
 	CHECK_STR(r.trials[0].peak_source, "nvml-device");
+	/* The worker listed under another PID (a container's namespace): the
+	 * per-process figure finds nobody, the device fallback stands in. */
+	gpu_trial("", "3072 foreign", &r);
+	CHECK_INT(r.trials[0].peak_bytes, 4072ll << 20);
+	CHECK_STR(r.trials[0].peak_source, "nvml-device");
 	/* NVML has no figure for the worker: the device fallback sees only the
 	 * other 1000 MiB, below the trainer's own 1 GiB, which wins. */
 	gpu_trial("", "na", &r);

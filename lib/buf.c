@@ -110,16 +110,29 @@ char *vf_buf_detach(struct vf_buf *b, size_t *len)
 
 vf_status vf_buf_read_file(struct vf_buf *b, const char *path, size_t cap, struct vf_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO without a writer would block forever. Only
+	 * regular files are read (a device such as /dev/tty could block too). */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return vf_error_set(err, errno == ENOENT ? VF_ENOTFOUND : VF_ERR, "%s: %s", path,
 				    strerror(errno));
 	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(fd, &st) != 0) {
+		vf_error_set(err, VF_ERR, "%s: %s", path, strerror(errno));
+		close(fd);
+		return VF_ERR;
+	}
+	if (S_ISDIR(st.st_mode)) {
 		close(fd);
 		return vf_error_set(err, VF_ERR, "%s: is a directory", path);
 	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > cap) {
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return vf_error_set(err, VF_ERR, "%s: not a regular file (a pipe, socket or device)",
+				    path);
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	if ((uint64_t)st.st_size > cap) {
 		close(fd);
 		return vf_error_set(err, VF_ERR, "%s: file is %lld bytes, over the limit of %zu bytes",
 				    path, (long long)st.st_size, cap);

@@ -49,6 +49,29 @@ static void test_read_file_limits(void)
 	CHECK(rmdir(dir) == 0);
 }
 
+/* A FIFO (or any non-regular file) is refused at once instead of blocking
+ * in open() waiting for a writer; alarm() turns a hang into a failure. */
+static void test_read_file_not_regular(void)
+{
+	char dir[] = "/tmp/vf-test-buf-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char fifo[256];
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	struct vf_buf b;
+	struct vf_error err = {0};
+	vf_buf_init(&b, 0);
+	alarm(10);
+	CHECK(vf_buf_read_file(&b, fifo, 100, &err) == VF_ERR);
+	alarm(0);
+	CHECK_CONTAINS(err.msg, "fifo: not a regular file");
+	CHECK(vf_buf_read_file(&b, "/dev/zero", 100, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "/dev/zero: not a regular file");
+	vf_buf_release(&b);
+	unlink(fifo);
+	CHECK(rmdir(dir) == 0);
+}
+
 static void test_json_errors(void)
 {
 	cJSON *j = NULL;
@@ -76,6 +99,7 @@ int main(void)
 {
 	RUN(test_append_and_cap);
 	RUN(test_read_file_limits);
+	RUN(test_read_file_not_regular);
 	RUN(test_json_errors);
 	RUN(test_embedded_data);
 	return vf_test_done();

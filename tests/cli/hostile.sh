@@ -186,4 +186,31 @@ fails 1 "fifo" estimate --check-groundtruth "$H/fifo"
 fails 1 "fifo" inspect "$H/fifo"
 fails 1 "/dev/zero" config get /dev/zero a
 
+# --- broken data overrides: reported with the file, never silently ignored ----
+DD="$TMP/dd"
+for kind in empty garbage trunc dir big loop dangling; do
+  rm -rf "$DD"; mkdir -p "$DD/models"
+  case $kind in
+  empty) : >"$DD/gpus.json"; : >"$DD/models/llama.json" ;;
+  garbage) cp "$H/garbage.bin" "$DD/gpus.json"; cp "$H/garbage.bin" "$DD/models/llama.json" ;;
+  trunc) echo '{"gpus": [{"id": "x"' >"$DD/gpus.json"; echo '{"models": [' >"$DD/models/llama.json" ;;
+  dir) mkdir "$DD/gpus.json" "$DD/models/llama.json" ;;
+  big) cp "$H/big.json" "$DD/gpus.json"; cp "$H/big.json" "$DD/models/llama.json" ;;
+  loop) ln -s gpus.json "$DD/gpus.json.l"; ln -s gpus.json.l "$DD/gpus.json"
+        ln -s llama.json "$DD/models/l"; ln -s l "$DD/models/llama.json" ;;
+  dangling) ln -s nowhere "$DD/gpus.json"; ln -s nowhere "$DD/models/llama.json" ;;
+  esac
+  VRAMFIT_DATA_DIR="$DD" fails 1 "$DD/gpus.json" gpus
+  VRAMFIT_DATA_DIR="$DD" fails 1 "$DD/gpus.json" probe --gpu h200
+  VRAMFIT_DATA_DIR="$DD" fails 1 "$DD/models/llama.json" models
+  VRAMFIT_DATA_DIR="$DD" fails 1 "$DD/models/llama.json" estimate llama2-7b --gpu x=1000
+  VRAMFIT_DATA_DIR="$DD" fails 1 "$DD/models/llama.json" inspect llama2-7b
+done
+rm -rf "$DD"; mkdir -p "$DD/profiles/ltx2"
+cp "$H/garbage.bin" "$DD/profiles/ltx2/tiers.json"
+VRAMFIT_DATA_DIR="$DD" fails 1 "tiers.json" probe --gpu h200
+mkdir -p "$TMP/xdg/vramfit"; ln -s "$TMP/xdg/vramfit/gpus.json" "$TMP/xdg/vramfit/gpus.json"
+fails 1 "$TMP/xdg/vramfit/gpus.json" gpus
+rm -f "$TMP/xdg/vramfit/gpus.json"
+
 finish

@@ -213,4 +213,11 @@ mkdir -p "$TMP/xdg/vramfit"; ln -s "$TMP/xdg/vramfit/gpus.json" "$TMP/xdg/vramfi
 fails 1 "$TMP/xdg/vramfit/gpus.json" gpus
 rm -f "$TMP/xdg/vramfit/gpus.json"
 
+# --- probe: a bad --mode or --trainer fails with or without GPUs --------------
+fails 2 "unknown mode 'frob'" probe --mode frob
+fails 2 "unknown mode 'frob'" probe --gpu h200 --mode frob
+fails 1 "trainer profile 'frob'" probe --trainer frob
+fails 1 "trainer profile 'frob'" probe --trainer frob --json
+fails 2 "invalid trainer profile name" probe --trainer ../etc
+
 finish

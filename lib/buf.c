@@ -2,6 +2,7 @@
 #include "vramfit/buf.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -167,17 +168,43 @@ vf_status vf_buf_read_file(struct vf_buf *b, const char *path, size_t cap, struc
 
 vf_status vf_write_file_atomic(const char *path, const void *data, size_t len, struct vf_error *err)
 {
+	/* Replace what path names: through a symlink, the file it points to
+	 * (the link stays a link), keeping that file's permission bits. */
+	const char *shown = path;
+	char *real = NULL;
+	struct stat st;
+	bool exists = false;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		real = realpath(path, NULL);
+		if (!real)
+			return vf_error_set(err, VF_ERR, "%s: symlink to nothing writable: %s", path,
+					    strerror(errno));
+		path = real;
+	}
+	if (stat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode)) {
+			free(real);
+			return vf_error_set(err, VF_ERR, "%s: not a regular file", shown);
+		}
+		exists = true;
+	}
 	size_t pl = strlen(path);
 	char *tmp = malloc(pl + 32);
-	if (!tmp)
-		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
+	if (!tmp) {
+		free(real);
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", shown);
+	}
 	snprintf(tmp, pl + 32, "%s.tmp.%ld", path, (long)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		vf_error_set(err, VF_ERR, "%s: cannot create temp file: %s", path, strerror(errno));
+		vf_error_set(err, VF_ERR, "%s: cannot create temp file: %s", shown, strerror(errno));
 		free(tmp);
+		free(real);
 		return VF_ERR;
 	}
+	if (exists)
+		fchmod(fd, st.st_mode & 07777);
+	vf_status rc = VF_OK;
 	const char *p = data;
 	size_t left = len;
 	while (left) {
@@ -185,27 +212,27 @@ vf_status vf_write_file_atomic(const char *path, const void *data, size_t len, s
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			vf_error_set(err, VF_ERR, "%s: write: %s", path, strerror(errno));
+			rc = vf_error_set(err, VF_ERR, "%s: write: %s", shown, strerror(errno));
 			close(fd);
-			unlink(tmp);
-			free(tmp);
-			return VF_ERR;
+			goto fail;
 		}
 		p += n;
 		left -= (size_t)n;
 	}
-	if (fsync(fd) != 0 || close(fd) != 0) {
-		vf_error_set(err, VF_ERR, "%s: write: %s", path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return VF_ERR;
+	int synced = fsync(fd), closed = close(fd);
+	if (synced != 0 || closed != 0) {
+		rc = vf_error_set(err, VF_ERR, "%s: write: %s", shown, strerror(errno));
+		goto fail;
 	}
 	if (rename(tmp, path) != 0) {
-		vf_error_set(err, VF_ERR, "%s: rename: %s", path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return VF_ERR;
+		rc = vf_error_set(err, VF_ERR, "%s: rename: %s", shown, strerror(errno));
+		goto fail;
 	}
+	goto done;
+fail:
+	unlink(tmp);
+done:
 	free(tmp);
-	return VF_OK;
+	free(real);
+	return rc;
 }

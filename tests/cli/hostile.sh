@@ -220,4 +220,17 @@ fails 1 "trainer profile 'frob'" probe --trainer frob
 fails 1 "trainer profile 'frob'" probe --trainer frob --json
 fails 2 "invalid trainer profile name" probe --trainer ../etc
 
+# --- config set through a symlink: the target changes, the link and the
+# file's permissions stay ---------------------------------------------------
+cp "$TD/configs/t2v_lora.yaml" "$H/real.yaml"
+chmod 600 "$H/real.yaml"
+ln -s real.yaml "$H/link.yaml"
+test_case "config set via a symlink"
+hrun config set "$H/link.yaml" optimization.steps=7
+expect_rc 0
+check "[ -L '$H/link.yaml' ]"
+check "grep -q '^  steps: 7\$' '$H/real.yaml'"
+check "[ \$(stat -c %a '$H/real.yaml') = 600 ]"
+no_stray "$H/real.yaml"
+
 finish

@@ -72,6 +72,37 @@ static void test_read_file_not_regular(void)
 	CHECK(rmdir(dir) == 0);
 }
 
+/* Through a symlink the target is replaced (the link stays), and the
+ * file keeps its permission bits (a 0600 config stays private). */
+static void test_write_atomic_link_and_mode(void)
+{
+	char dir[] = "/tmp/vf-test-buf-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char file[256], link[256];
+	snprintf(file, sizeof file, "%s/real.yaml", dir);
+	snprintf(link, sizeof link, "%s/link.yaml", dir);
+	struct vf_error err = {0};
+	CHECK(vf_write_file_atomic(file, "a: 1\n", 5, &err) == VF_OK);
+	CHECK(chmod(file, 0600) == 0);
+	CHECK(symlink("real.yaml", link) == 0);
+	CHECK(vf_write_file_atomic(link, "a: 2\n", 5, &err) == VF_OK);
+	struct stat st;
+	CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+	CHECK(stat(file, &st) == 0 && (st.st_mode & 0777) == 0600);
+	struct vf_buf b;
+	vf_buf_init(&b, 0);
+	CHECK(vf_buf_read_file(&b, file, 100, &err) == VF_OK);
+	CHECK_STR(b.data, "a: 2\n");
+	vf_buf_release(&b);
+	unlink(link);
+	CHECK(symlink("no-such-dir/x", link) == 0);
+	CHECK(vf_write_file_atomic(link, "x", 1, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "link.yaml");
+	unlink(link);
+	unlink(file);
+	CHECK(rmdir(dir) == 0);
+}
+
 static void test_json_errors(void)
 {
 	cJSON *j = NULL;
@@ -100,6 +131,7 @@ int main(void)
 	RUN(test_append_and_cap);
 	RUN(test_read_file_limits);
 	RUN(test_read_file_not_regular);
+	RUN(test_write_atomic_link_and_mode);
 	RUN(test_json_errors);
 	RUN(test_embedded_data);
 	return vf_test_done();

@@ -233,4 +233,11 @@ check "grep -q '^  steps: 7\$' '$H/real.yaml'"
 check "[ \$(stat -c %a '$H/real.yaml') = 600 ]"
 no_stray "$H/real.yaml"
 
+# --- VRAMFIT_SMI_TIMEOUT that is not a number of seconds: an error, not the
+# default in silence -------------------------------------------------------
+smi 'exit 0'
+for v in abc -1 0 99999999999999999999 1e400 5s; do
+  VRAMFIT_SMI_TIMEOUT=$v VRAMFIT_NVIDIA_SMI="$SMI" fails 2 "VRAMFIT_SMI_TIMEOUT=$v" probe
+done
+
 finish

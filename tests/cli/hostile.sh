@@ -240,4 +240,27 @@ for v in abc -1 0 99999999999999999999 1e400 5s; do
   VRAMFIT_SMI_TIMEOUT=$v VRAMFIT_NVIDIA_SMI="$SMI" fails 2 "VRAMFIT_SMI_TIMEOUT=$v" probe
 done
 
+# --- plan: a broken shipped config is named (not the run's copy, which is
+# never written), and no run directory is left behind --------------------------
+mkdir -p "$TMP/m/gemma"
+echo '{}' >"$TMP/m/gemma/config.json"
+cp "$VF_SHARED_DIR/fixtures/models/lora_weights_step_00050.safetensors" "$TMP/m/ltx-2.safetensors"
+for kind in garbage trunc nul dir fifo loop dangling big; do
+  rm -rf "$TMP/t"; cp -r "$TD" "$TMP/t"
+  f="$TMP/t/configs/t2v_lora.yaml"; rm -f "$f"
+  case $kind in
+  garbage) cp "$H/garbage.bin" "$f"; want="t2v_lora.yaml:1:" ;;
+  trunc) printf 'model:\n  model_path: [1,\n' >"$f"; want="t2v_lora.yaml:3:1: invalid YAML" ;;
+  nul) printf 'model:\n  model_path: a\0b\n' >"$f"; want="t2v_lora.yaml:1:1: invalid YAML" ;;
+  dir) mkdir "$f"; want="t2v_lora.yaml: the shipped config for the 80GB+ tier (t2v) is a directory" ;;
+  fifo) mkfifo "$f"; want="t2v_lora.yaml: the shipped config for the 80GB+ tier (t2v) is not a regular file" ;;
+  loop) ln -s t2v_lora.yaml "$f"; want="t2v_lora.yaml: the shipped config for the 80GB+ tier (t2v) is a symlink loop" ;;
+  dangling) ln -s nowhere "$f"; want="t2v_lora.yaml: the shipped config for the 80GB+ tier (t2v) is missing" ;;
+  big) truncate -s 100M "$f"; want="t2v_lora.yaml: file is 104857600 bytes, over the limit" ;;
+  esac
+  fails 1 "$TMP/t/configs/$want" plan --trainer-dir "$TMP/t" --gpu h200 --model "$TMP/m/ltx-2.safetensors" \
+    --text-encoder "$TMP/m/gemma" --dataset cats --workspace "$TMP/ws-$kind"
+  check "[ -z \"\$(ls -A '$TMP/ws-$kind' 2>/dev/null)\" ]"
+done
+
 finish

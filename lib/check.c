@@ -336,6 +336,12 @@ vf_status vf_check_config(const struct vf_yamldoc *doc, const char *trainer, str
 vf_status vf_check_run(const char *run_dir, const char *trainer, struct vf_check *out,
 		       struct vf_error *err)
 {
+	struct stat sb;
+	if (stat(run_dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
+		return vf_error_set(err, VF_ERR,
+				    "%s: not a directory (expected a run directory; a config file "
+				    "is checked with --config FILE)",
+				    run_dir);
 	cJSON *configs = NULL;
 	vf_status st = vf_profile_part(trainer, "configs", &configs, err);
 	if (st != VF_OK)

@@ -263,4 +263,8 @@ for kind in garbage trunc nul dir fifo loop dangling big; do
   check "[ -z \"\$(ls -A '$TMP/ws-$kind' 2>/dev/null)\" ]"
 done
 
+# --- check RUN_DIR given a file: says so and points at --config ---------------
+fails 1 "empty.yaml: not a directory (expected a run directory; a config file is checked with --config FILE)" check "$H/empty.yaml"
+fails 1 "garbage.bin: not a directory" check "$H/garbage.bin"
+
 finish

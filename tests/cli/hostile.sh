@@ -267,4 +267,42 @@ done
 fails 1 "empty.yaml: not a directory (expected a run directory; a config file is checked with --config FILE)" check "$H/empty.yaml"
 fails 1 "garbage.bin: not a directory" check "$H/garbage.bin"
 
+# --- unreadable files and read-only directories (as root: run as nobody) ------
+AS=()
+if [ "$(id -u)" = 0 ]; then
+  if command -v setpriv >/dev/null; then AS=(setpriv --reuid=65534 --regid=65534 --clear-groups); else AS=(skip); fi
+fi
+if [ "${AS[0]:-}" != skip ]; then
+  chmod 755 "$TMP"
+  U="$TMP/u"; mkdir -p "$U/ro" "$U/dd" "$U/model"
+  cp "$TD/configs/t2v_lora.yaml" "$U/locked.yaml"; chmod 000 "$U/locked.yaml"
+  cp "$TD/configs/t2v_lora.yaml" "$U/ro/c.yaml"
+  cp "$VF_SHARED_DIR/fixtures/models/tiny-llama-bf16/config.json" "$U/model/config.json"
+  chmod 000 "$U/model/config.json"
+  echo '{}' >"$U/dd/gpus.json"; chmod 000 "$U/dd/gpus.json"
+  chmod 755 "$U" "$U/dd" "$U/model"; chmod 555 "$U/ro"; chmod 644 "$U/ro/c.yaml"
+  asrun() { # like fails, as the unprivileged user
+    local want=$1 word=$2; shift 2
+    test_case "as nobody: $*"
+    rc=0
+    timeout 30 "${AS[@]}" "$VRAMFIT" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null || rc=$?
+    out=$(cat "$TMP/out"); err=$(cat "$TMP/err")
+    expect_rc "$want"
+    expect_err_lines 1
+    expect_err "$word"
+  }
+  asrun 1 "locked.yaml: Permission denied" config get "$U/locked.yaml" model.model_path
+  asrun 1 "locked.yaml: Permission denied" config set "$U/locked.yaml" optimization.steps=5
+  asrun 1 "locked.yaml: Permission denied" check --config "$U/locked.yaml"
+  asrun 1 "locked.yaml" inspect "$U/locked.yaml"
+  asrun 1 "model/config.json: Permission denied" estimate "$U/model/config.json" --gpu h200
+  asrun 1 "model/config.json: Permission denied" inspect "$U/model"
+  snap "$U/ro/c.yaml"
+  asrun 1 "ro/c.yaml: cannot create temp file: Permission denied" config set "$U/ro/c.yaml" optimization.steps=5
+  unchanged "$U/ro/c.yaml"
+  no_stray "$U/ro/c.yaml"
+  VRAMFIT_DATA_DIR="$U/dd" asrun 1 "dd/gpus.json: Permission denied" gpus
+  chmod -R u+rwX "$U"
+fi
+
 finish

@@ -35,7 +35,7 @@ unit: build
 test: test-deps build build-asan build-fuzz
 	@echo "== tests (release build)"
 	@ctest --test-dir build --output-on-failure -j$(JOBS)
-	@echo "== unit tests under ASan+UBSan"
+	@echo "== unit and end-to-end tests under ASan+UBSan"
 	@ctest --test-dir build-asan --output-on-failure -j$(JOBS)
 	@echo "== fuzz targets ($(FUZZ_SECS) s each)"
 	@scripts/run-fuzz.sh build-fuzz $(FUZZ_SECS)

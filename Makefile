@@ -1,7 +1,7 @@
 # Makefile - the two commands of the README, and a few conveniences.
 #   make demo   install what is missing, build, run the main job on an embedded default
 #   make test   install what is missing, build, run the whole suite
-#               (unit + CLI tests, the unit tests again under ASan+UBSan,
+#               (unit + CLI tests, both again under ASan+UBSan,
 #                then every fuzz target for a bounded time)
 JOBS      ?= 2
 FUZZ_SECS ?= 30

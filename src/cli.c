@@ -104,6 +104,21 @@ const char *vf_fmt_bytes(char *out, size_t n, double bytes)
 	return out;
 }
 
+const char *vf_fmt_params(char *out, size_t n, int64_t v)
+{
+	if (v < 0)
+		snprintf(out, n, "?");
+	else if (v >= 1000000000)
+		snprintf(out, n, "%.2f B", (double)v / 1e9);
+	else if (v >= 1000000)
+		snprintf(out, n, "%.1f M", (double)v / 1e6);
+	else if (v >= 1000)
+		snprintf(out, n, "%.1f K", (double)v / 1e3);
+	else
+		snprintf(out, n, "%lld", (long long)v);
+	return out;
+}
+
 const char *vf_fmt_seconds(char *out, size_t n, double s)
 {
 	if (s < 0)

@@ -32,7 +32,10 @@ build-fuzz: deps
 unit: build
 	@ctest --test-dir build --output-on-failure -j$(JOBS)
 
+SHARED_DIR = $(or $(VF_SHARED_DIR),../shared)
+
 test: test-deps build build-asan build-fuzz
+	@test -d "$(SHARED_DIR)/fixtures" || { echo "make test: $(SHARED_DIR)/fixtures not found: the tests need the shared fixtures next to the repo (or VF_SHARED_DIR=/path/to/shared make test)" >&2; exit 1; }
 	@echo "== tests (release build)"
 	@ctest --test-dir build --output-on-failure -j$(JOBS)
 	@echo "== unit and end-to-end tests under ASan+UBSan"

@@ -7,7 +7,7 @@ JOBS      ?= 2
 FUZZ_SECS ?= 30
 CMAKE_Q    = cmake -S . -Wno-dev
 
-.PHONY: all deps test-deps build build-asan build-fuzz test unit fuzz demo bench clean
+.PHONY: all shared-check deps test-deps build build-asan build-fuzz test unit fuzz demo bench clean
 
 all: build
 
@@ -34,8 +34,10 @@ unit: build
 
 SHARED_DIR = $(or $(VF_SHARED_DIR),../shared)
 
-test: test-deps build build-asan build-fuzz
+shared-check:
 	@test -d "$(SHARED_DIR)/fixtures" || { echo "make test: $(SHARED_DIR)/fixtures not found: the tests need the shared fixtures next to the repo (or VF_SHARED_DIR=/path/to/shared make test)" >&2; exit 1; }
+
+test: shared-check test-deps build build-asan build-fuzz
 	@echo "== tests (release build)"
 	@ctest --test-dir build --output-on-failure -j$(JOBS)
 	@echo "== unit and end-to-end tests under ASan+UBSan"

@@ -556,13 +556,8 @@ static vf_status patch(struct ctx *c, const char *key, const char *value, bool i
 static vf_status make_config(struct ctx *c, struct vf_error *err)
 {
 	struct vf_plan *p = c->p;
-	struct vf_buf b;
-	vf_buf_init(&b, VF_YAMLDOC_MAX_BYTES);
-	vf_status st = vf_buf_read_file(&b, p->shipped_config, VF_YAMLDOC_MAX_BYTES, err);
-	if (st == VF_OK)
-		/* Parse errors are in the shipped file (the copy is not written yet). */
-		st = vf_yamldoc_load_mem(b.data ? b.data : "", b.len, p->shipped_config, &p->config, err);
-	vf_buf_release(&b);
+	/* Errors name the shipped file (the run's copy is not written yet). */
+	vf_status st = vf_yamldoc_load_file(p->shipped_config, &p->config, err);
 	if (st != VF_OK)
 		return st == VF_ENOTFOUND
 			       ? vf_error_set(err, VF_ERR, "%s: the shipped config for the %s (%s) is missing",

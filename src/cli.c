@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "vramfit/json.h"
+
 int vf_cli_fail(const char *fmt, ...)
 {
 	va_list ap;
@@ -86,7 +88,7 @@ const char *vf_cli_sgr(FILE *f, const char *code)
 
 void vf_cli_print_json(const cJSON *root)
 {
-	char *s = cJSON_Print(root);
+	char *s = vf_json_print(root);
 	if (s) {
 		fputs(s, stdout);
 		fputc('\n', stdout);

@@ -305,4 +305,21 @@ if [ "${AS[0]:-}" != skip ]; then
   chmod -R u+rwX "$U"
 fi
 
+# --- --json stays valid UTF-8 JSON when a name is not UTF-8 --------------------
+json_ok() { printf '%s' "$out" | python3 -c 'import json,sys; json.loads(sys.stdin.buffer.read().decode("utf-8"))' && _ok || _bad "--json output is not UTF-8 JSON"; }
+test_case "probe --gpu non-UTF-8 name --json"
+hrun probe --gpu "$(printf 'card\xff\xfe=65536')" --json
+expect_rc 0
+json_ok
+BADST="$H/$(printf 'm\xff.safetensors')"
+cp "$VF_SHARED_DIR/fixtures/models/tiny-llama-bf16/model.safetensors" "$BADST"
+test_case "inspect non-UTF-8 file name --json"
+hrun inspect "$BADST" --json
+expect_rc 0
+json_ok
+test_case "estimate non-UTF-8 file name --json"
+hrun estimate "$BADST" --gpu h200 --json
+expect_rc 0
+json_ok
+
 finish

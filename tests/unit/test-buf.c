@@ -1,5 +1,6 @@
 /* test-buf.c - size-capped buffers, file reads, atomic writes, errors. */
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -117,6 +118,24 @@ static void test_json_errors(void)
 	cJSON_Delete(j);
 }
 
+/* JSON output is valid UTF-8 even when a string is not (a file name). */
+static void test_json_print_utf8(void)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "a", "x\xff\xfey\xc3\xa9\xe2\x82");
+	char *s = vf_json_print(o);
+	CHECK(s != NULL);
+	if (s) {
+		CHECK_CONTAINS(s, "x\xef\xbf\xbd\xef\xbf\xbdy\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd");
+		CHECK(vf_utf8_check((const unsigned char *)s, strlen(s)) == strlen(s));
+	}
+	free(s);
+	cJSON_Delete(o);
+	CHECK(vf_utf8_check((const unsigned char *)"ok \xc3\xa9", 5) == 5);
+	CHECK(vf_utf8_check((const unsigned char *)"ab\xc0\xaf", 4) == 2); /* overlong */
+	CHECK(vf_utf8_check((const unsigned char *)"\xed\xa0\x80", 3) == 0); /* surrogate */
+}
+
 static void test_embedded_data(void)
 {
 	CHECK(vf_data_embedded_name(0) != NULL);
@@ -133,6 +152,7 @@ int main(void)
 	RUN(test_read_file_not_regular);
 	RUN(test_write_atomic_link_and_mode);
 	RUN(test_json_errors);
+	RUN(test_json_print_utf8);
 	RUN(test_embedded_data);
 	return vf_test_done();
 }

@@ -563,6 +563,13 @@ static vf_status make_config(struct ctx *c, struct vf_error *err)
 			       ? vf_error_set(err, VF_ERR, "%s: the shipped config for the %s (%s) is missing",
 					      p->shipped_config, p->tier.name, p->mode)
 			       : st;
+	/* An empty shipped config would become a run config of four keys. */
+	const struct vf_yaml_node *root = vf_yamldoc_root(p->config);
+	if (!root || vf_yaml_node_kind(root) != VF_YAML_MAP || vf_yaml_node_count(root) == 0)
+		return vf_error_set(err, VF_ERR,
+				    "%s: the shipped config for the %s (%s) is empty (expected the "
+				    "trainer's YAML mapping of settings)",
+				    p->shipped_config, p->tier.name, p->mode);
 
 	/* The four paths, absolute. */
 	const cJSON *pp;

@@ -245,7 +245,7 @@ done
 mkdir -p "$TMP/m/gemma"
 echo '{}' >"$TMP/m/gemma/config.json"
 cp "$VF_SHARED_DIR/fixtures/models/lora_weights_step_00050.safetensors" "$TMP/m/ltx-2.safetensors"
-for kind in garbage trunc nul dir fifo loop dangling big; do
+for kind in garbage trunc nul dir fifo loop dangling big empty comment; do
   rm -rf "$TMP/t"; cp -r "$TD" "$TMP/t"
   f="$TMP/t/configs/t2v_lora.yaml"; rm -f "$f"
   case $kind in
@@ -257,6 +257,8 @@ for kind in garbage trunc nul dir fifo loop dangling big; do
   loop) ln -s t2v_lora.yaml "$f"; want="t2v_lora.yaml: the shipped config for the 80GB+ tier (t2v) is a symlink loop" ;;
   dangling) ln -s nowhere "$f"; want="t2v_lora.yaml: the shipped config for the 80GB+ tier (t2v) is missing" ;;
   big) truncate -s 100M "$f"; want="t2v_lora.yaml: file is 104857600 bytes, over the limit" ;;
+  empty) : >"$f"; want="t2v_lora.yaml: the shipped config for the 80GB+ tier (t2v) is empty" ;;
+  comment) echo '# nothing here' >"$f"; want="t2v_lora.yaml: the shipped config for the 80GB+ tier (t2v) is empty" ;;
   esac
   fails 1 "$TMP/t/configs/$want" plan --trainer-dir "$TMP/t" --gpu h200 --model "$TMP/m/ltx-2.safetensors" \
     --text-encoder "$TMP/m/gemma" --dataset cats --workspace "$TMP/ws-$kind"

@@ -324,4 +324,18 @@ hrun estimate "$BADST" --gpu h200 --json
 expect_rc 0
 json_ok
 
+# --- output that cannot be written is a failure, not exit 0 --------------------
+if [ -w /dev/full ]; then
+  for args in "gpus" "gpus --json" "models" "probe --gpu h200" "estimate llama2-7b --gpu h200" "help estimate"; do
+    test_case "$args >/dev/full"
+    rc=0
+    # shellcheck disable=SC2086
+    timeout 30 "$VRAMFIT" $args >/dev/full 2>"$TMP/err" || rc=$?
+    err=$(cat "$TMP/err"); out=""
+    expect_rc 1
+    expect_err_lines 1
+    expect_err "vramfit: error: standard output: No space left on device"
+  done
+fi
+
 finish

@@ -55,7 +55,8 @@ size_t vf_data_override_dirs(char dirs[2][4096])
 /* 1 with out = the override of name, 0 when there is none. A path that is
  * there in any form (unreadable, a dangling link, a symlink loop) is the
  * override: reading it reports the problem instead of silently falling back
- * to the embedded copy. */
+ * to the embedded copy. A directory we may not search (another user's HOME
+ * under sudo) hides what is in it: no override. */
 static int override_path(const char *name, char *out, size_t n)
 {
 	char dirs[2][4096];
@@ -63,7 +64,8 @@ static int override_path(const char *name, char *out, size_t n)
 	for (size_t i = 0; i < nd; i++) {
 		snprintf(out, n, "%s/%s", dirs[i], name);
 		struct stat st;
-		if (lstat(out, &st) == 0 || (errno != ENOENT && errno != ENOTDIR))
+		if (lstat(out, &st) == 0 ||
+		    (errno != ENOENT && errno != ENOTDIR && errno != EACCES))
 			return 1;
 	}
 	return 0;

@@ -304,6 +304,14 @@ if [ "${AS[0]:-}" != skip ]; then
   unchanged "$U/ro/c.yaml"
   no_stray "$U/ro/c.yaml"
   VRAMFIT_DATA_DIR="$U/dd" asrun 1 "dd/gpus.json: Permission denied" gpus
+  # HOME not searchable (sudo keeping HOME=/root): no override, not an error.
+  mkdir -p "$U/home/.config/vramfit"; echo '{}' >"$U/home/.config/vramfit/gpus.json"; chmod 700 "$U/home"
+  test_case "as nobody: HOME not searchable"
+  rc=0
+  HOME="$U/home" XDG_CONFIG_HOME= timeout 30 "${AS[@]}" "$VRAMFIT" probe --gpu h200 >"$TMP/out" 2>"$TMP/err" </dev/null || rc=$?
+  out=$(cat "$TMP/out"); err=$(cat "$TMP/err")
+  expect_rc 0
+  expect_out "80GB+ tier"
   chmod -R u+rwX "$U"
 fi
 

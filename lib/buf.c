@@ -161,8 +161,8 @@ vf_status vf_buf_read_file(struct vf_buf *b, const char *path, size_t cap, struc
 	}
 	close(fd);
 	b->cap = saved;
-	if (!b->data)
-		grow(b, 0, NULL);
+	if (!b->data && grow(b, 0, NULL) == VF_OK)
+		b->data[0] = '\0'; /* an empty file reads as "" */
 	return VF_OK;
 }
 

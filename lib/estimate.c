@@ -997,17 +997,30 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	 * output freed before the fp32 loss backward unless the step-1
 	 * gradients/states filled its block, and before an optimizer-step
 	 * peak the autocast copies (half the size of the fp32 requests).
-	 * Coefficients fitted on the 27 H200 records (README). */
+	 * Coefficients fitted on the 27 H200 records (README).
+	 * The caching allocator never returns memory within a step, so what it
+	 * holds at the end is the largest of the phases' reserved sizes, not
+	 * the reserve at the allocated peak: a phase with less live memory but
+	 * more fragmentation can decide it (and the result then never shrinks
+	 * as the batch grows). */
 	double lc = e->loss_transient;
-	double frag;
-	if (bi == VF_PHASE_OPTIMIZER)
-		frag = FRAG_LAYER * A_layer + FRAG_AUTOCAST * AC;
-	else {
-		double spare = lc - (G + S + OT);
-		frag = FRAG_LAYER * A_layer + FRAG_LOGITS * (spare > 0 ? spare : 0);
+	double spare = lc - (G + S + OT);
+	double rounding = param_rounding(&s);
+	double reserved = 0;
+	for (int i = 0; i < VF_PHASE_COUNT; i++) {
+		const struct live *l = &ph[i];
+		/* the optimizer step's new allocations (the foreach temporaries)
+		 * are fp32-sized and cannot reuse the bf16 autocast blocks cached
+		 * from the forward: the reserve grows by what does not fit, at
+		 * most the autocast copies, and not at all for optimizers that
+		 * allocate nothing large in their step (fused, 8-bit, SGD). */
+		double frag = FRAG_LAYER * A_layer +
+			      (i == VF_PHASE_OPTIMIZER ? FRAG_AUTOCAST * (AC < OT ? AC : OT)
+						       : FRAG_LOGITS * (spare > 0 ? spare : 0));
+		double r = live_sum(l) + rounding * (l->w + l->g + l->o + l->ot) + frag;
+		if (r > reserved)
+			reserved = r;
 	}
-	const struct live *pk = &ph[bi];
-	double reserved = best + param_rounding(&s) * (pk->w + pk->g + pk->o + pk->ot) + frag;
 	finish_terms(e, &ph[bi], reserved, (enum vf_phase)bi);
 
 	double opt_traffic = 0;

@@ -138,6 +138,17 @@ const char *vf_fmt_seconds(char *out, size_t n, double s)
 	return out;
 }
 
+const char *vf_fmt_usd(char *out, size_t n, double usd)
+{
+	if (usd < 0)
+		snprintf(out, n, "-");
+	else if (usd < 100)
+		snprintf(out, n, "$%.2f", usd);
+	else
+		snprintf(out, n, "$%.0f", usd);
+	return out;
+}
+
 void vf_table_init(struct vf_table *t, int ncol, const char *const *headers)
 {
 	memset(t, 0, sizeof *t);

@@ -46,6 +46,8 @@ const char *vf_fmt_seconds(char *out, size_t n, double s);
 /* A parameter count in words: "6.74 B", "124.4 M", "218.9 K", "512"; "?"
  * when negative (unknown). */
 const char *vf_fmt_params(char *out, size_t n, int64_t v);
+/* Dollars: "$0.16", "$54", "-" when negative (unknown). */
+const char *vf_fmt_usd(char *out, size_t n, double usd);
 
 /* Aligned tables: add rows of strings, print with column widths. */
 #define VF_TABLE_MAXCOL 16

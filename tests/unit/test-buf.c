@@ -37,6 +37,17 @@ static void test_read_file_limits(void)
 	CHECK_STR(b.data, "hello world");
 	vf_buf_reset(&b);
 	CHECK(vf_buf_read_file(&b, path, 5, &err) == VF_ERR);
+	{ /* an empty file reads as a NUL-terminated "" */
+		char ep[256];
+		snprintf(ep, sizeof ep, "%s/empty.txt", dir);
+		CHECK(vf_write_file_atomic(ep, "", 0, &err) == VF_OK);
+		struct vf_buf e;
+		vf_buf_init(&e, 0);
+		CHECK(vf_buf_read_file(&e, ep, 100, &err) == VF_OK);
+		CHECK(e.data != NULL && e.len == 0 && e.data[0] == '\0');
+		vf_buf_release(&e);
+		unlink(ep);
+	}
 	CHECK_CONTAINS(err.msg, "f.txt");
 	CHECK_CONTAINS(err.msg, "limit");
 	vf_buf_reset(&b);

@@ -465,6 +465,64 @@ static void test_ltx2(void)
 	CHECK(vf_estimate_ltx2("no-such-model", &std, r5090, &e, &err) == VF_ENOTFOUND);
 }
 
+/* The caching allocator never gives memory back within a step: a larger
+ * micro-batch can never need less device memory. Checked over models,
+ * modes, precisions, optimizers and checkpointing, batch 1..64. */
+static void test_peak_monotone_in_batch(void)
+{
+	static const char *const models[] = {"llama2-7b", "gpt2", "tinyllama-1.1b", "gemma2-2b",
+					     "qwen2.5-0.5b", "t5-base", "gpt-neox-20b"};
+	static const char *const modes[] = {"full", "lora", "infer"};
+	static const char *const precs[] = {"amp", "bf16"};
+	static const char *const opts[] = {"adamw", "adamw8bit", "adafactor", "sgd"};
+	const struct vf_gpu_spec *gpu = vf_gpu_catalog_find("h200");
+	CHECK(gpu != NULL);
+	int bad = 0, checked = 0;
+	for (size_t m = 0; m < sizeof models / sizeof *models; m++) {
+		const struct vf_arch *a = catalog_arch(models[m]);
+		CHECK(a != NULL);
+		if (!a)
+			continue;
+		for (size_t mo = 0; mo < 3; mo++)
+			for (size_t p = 0; p < 2; p++)
+				for (size_t o = 0; o < 4; o++)
+					for (int ck = 0; ck < 2; ck++) {
+						double prev_peak = 0, prev_alloc = 0;
+						for (int b = 1; b <= 64; b++) {
+							struct vf_setup s;
+							struct vf_error err = {0};
+							char bs[16];
+							snprintf(bs, sizeof bs, "%d", b);
+							vf_setup_defaults(&s);
+							vf_setup_set(&s, "mode", modes[mo], &err);
+							vf_setup_set(&s, "precision", precs[p], &err);
+							if (mo != 2)
+								vf_setup_set(&s, "optimizer", opts[o], &err);
+							vf_setup_set(&s, "grad-ckpt", ck ? "true" : "false", &err);
+							vf_setup_set(&s, "batch", bs, &err);
+							vf_setup_set(&s, "seq", "512", &err);
+							if (vf_setup_finish(&s, &err) != VF_OK)
+								break;
+							struct vf_estimate e;
+							vf_estimate_run(a, &s, gpu, &e);
+							checked++;
+							if ((double)e.peak_bytes < prev_peak ||
+							    (double)e.peak_allocated_bytes < prev_alloc) {
+								if (bad++ < 5)
+									fprintf(stderr,
+										"  %s %s %s %s ckpt=%d: batch %d peak %.3f GiB < %.3f GiB\n",
+										models[m], modes[mo], precs[p], opts[o], ck, b,
+										(double)e.peak_bytes / GIB, prev_peak / GIB);
+							}
+							prev_peak = (double)e.peak_bytes;
+							prev_alloc = (double)e.peak_allocated_bytes;
+						}
+					}
+	}
+	CHECK(checked > 10000);
+	CHECK_INT(bad, 0);
+}
+
 int main(void)
 {
 	snprintf(gt_path, sizeof gt_path, "%s/groundtruth/calibration.jsonl",
@@ -482,6 +540,7 @@ int main(void)
 	RUN(test_setup_flags);
 	RUN(test_generic_and_quant);
 	RUN(test_ltx2);
+	RUN(test_peak_monotone_in_batch);
 	vf_models_release();
 	return vf_test_done();
 }

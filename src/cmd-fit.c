@@ -1,0 +1,830 @@
+/* cmd-fit.c - `vramfit fit`: which GPUs run this training, with which
+ * settings, how fast and at what cost (one row per catalog GPU and GPU
+ * count); with --search, the fastest configurations that fit the given GPUs
+ * over the whole knob space (lib/search.c), each with its predicted peak,
+ * step time and the diff against the starting setup. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "vramfit/estimate.h"
+#include "vramfit/gpu.h"
+#include "vramfit/model.h"
+#include "vramfit/runcost.h"
+#include "vramfit/search.h"
+#include "vramfit/setup.h"
+
+static const char usage[] =
+	"usage: vramfit fit MODEL [setup flags] [--tokens T | --steps S] [--gpu SPEC]...\n"
+	"                   [--search] [--sort time|cost|vram] [--price USD] [--margin F]\n"
+	"                   [--allow K,..] [--forbid K,..] [--top N] [--all-gpus] [--json]\n"
+	"\n"
+	"Which GPUs run this training, with which settings, how fast, at what cost.\n"
+	"MODEL is a catalog id (llama2-7b), a config.json or a model directory.\n"
+	"\n"
+	"Without --search: one row per GPU (the catalog's common cards, every card with\n"
+	"--all-gpus, or the --gpu cards) and GPU count (1, 2, 4, 8 unless --gpus or a\n"
+	"--gpu count fixes it): whether it fits, the settings it needs (the fewest\n"
+	"changes to your setup among the allowed knobs: checkpointing, 8-bit optimizer,\n"
+	"quantization, sharding, micro-batch x accumulation), the largest micro-batch,\n"
+	"step time, tokens/s, time and cost of the whole run. Rows with N GPUs keep the\n"
+	"micro-batch and accumulation per GPU (data parallel). Sorted by cost; cards that\n"
+	"fit at no setting come last with the reason.\n"
+	"\n"
+	"With --search: for the --gpu GPUs (else the probed ones), every combination of\n"
+	"the allowed knobs at the same effective batch (micro-batch x accumulation x\n"
+	"GPUs), evaluated with the estimator's full model plus data-parallel\n"
+	"communication; the configurations that fit, fastest first.\n"
+	"\n"
+	"  --tokens T        train T tokens (1e9, 22B, 500M); or --steps S optimizer steps\n"
+	"  --gpu SPEC        catalog id with an optional count: rtx-4090:4 (repeatable)\n"
+	"  --search          search the knob space on the given GPUs\n"
+	"  --sort KEY        time | cost | vram (default: cost; time with --search)\n"
+	"  --price USD       $/GPU-hour instead of the catalog's\n"
+	"  --margin F        fraction of each GPU's memory kept free (default 0.10)\n"
+	"  --allow K,..      knobs that may change (default: batch,grad-ckpt,optimizer,\n"
+	"                    quant,shard,gpus; also lora-rank, precision)\n"
+	"  --forbid K,..     knobs that must stay as given\n"
+	"  --top N           results kept with --search (default 10)\n"
+	"  --exhaustive      --search without pruning (same results, more evaluations)\n"
+	"  --all-gpus        every catalog GPU, not only the common ones\n"
+	"  --json            machine-readable output (README: vramfit fit)\n"
+	"\n"
+	"\n" VF_SETUP_FLAGS_HELP "(video DiTs are not searched: use vramfit estimate)\n"
+	"\n"
+	"Exit status: 0 success (also when nothing fits), 1 failure, 2 usage error.\n";
+
+struct fit_args {
+	const char *model;
+	struct vf_setup setup;
+	double tokens;
+	int64_t steps;
+	bool search, json, all_gpus, exhaustive;
+	const char *gpu_specs[16];
+	int ngpu_specs;
+	const char *sort;
+	double price;
+	double margin;
+	unsigned knobs;
+	size_t top;
+};
+
+static int parse_args(int argc, char **argv, struct fit_args *a)
+{
+	memset(a, 0, sizeof *a);
+	vf_setup_defaults(&a->setup);
+	a->price = -1;
+	a->margin = 0.10;
+	a->knobs = VF_KNOBS_DEFAULT;
+	a->top = 10;
+	struct vf_error err = {0};
+	for (int i = 1; i < argc;) {
+		bool matched = false;
+		if (vf_setup_parse_flag(&a->setup, argc, argv, &i, &matched, &err) != VF_OK)
+			return vf_cli_usage("fit", "%s", err.msg);
+		if (matched)
+			continue;
+		const char *f = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(f, "--json") == 0) {
+			a->json = true;
+		} else if (strcmp(f, "--search") == 0) {
+			a->search = true;
+		} else if (strcmp(f, "--all-gpus") == 0) {
+			a->all_gpus = true;
+		} else if (strcmp(f, "--exhaustive") == 0) {
+			a->exhaustive = true;
+		} else if (f[0] == '-' && f[1] == '-' && !v) {
+			return vf_cli_usage("fit", "%s: missing value (or unknown option)", f);
+		} else if (strcmp(f, "--tokens") == 0) {
+			if (!vf_runcost_parse_count(v, &a->tokens))
+				return vf_cli_usage("fit", "--tokens %s: expected a positive count (1e9, 22B)", v);
+			i++;
+		} else if (strcmp(f, "--steps") == 0) {
+			double s;
+			if (!vf_runcost_parse_count(v, &s) || s != floor(s))
+				return vf_cli_usage("fit", "--steps %s: expected a whole number of steps", v);
+			a->steps = (int64_t)s;
+			i++;
+		} else if (strcmp(f, "--gpu") == 0) {
+			if (a->ngpu_specs >= 16)
+				return vf_cli_usage("fit", "--gpu: at most 16 specs");
+			a->gpu_specs[a->ngpu_specs++] = v;
+			i++;
+		} else if (strcmp(f, "--sort") == 0) {
+			if (strcmp(v, "time") && strcmp(v, "cost") && strcmp(v, "vram"))
+				return vf_cli_usage("fit", "--sort %s: expected time, cost or vram", v);
+			a->sort = v;
+			i++;
+		} else if (strcmp(f, "--price") == 0) {
+			char *end;
+			a->price = strtod(v, &end);
+			if (*end || !(a->price >= 0) || a->price > 1e6)
+				return vf_cli_usage("fit", "--price %s: expected dollars per GPU-hour", v);
+			i++;
+		} else if (strcmp(f, "--margin") == 0) {
+			char *end;
+			a->margin = strtod(v, &end);
+			if (*end || !(a->margin >= 0 && a->margin < 1))
+				return vf_cli_usage("fit", "--margin %s: expected a fraction from 0 to 0.99", v);
+			i++;
+		} else if (strcmp(f, "--allow") == 0 || strcmp(f, "--forbid") == 0) {
+			unsigned bits;
+			if (vf_knobs_parse(v, &bits, &err) != VF_OK)
+				return vf_cli_usage("fit", "%s: %s", f, err.msg);
+			if (f[2] == 'a')
+				a->knobs |= bits;
+			else
+				a->knobs &= ~bits;
+			i++;
+		} else if (strcmp(f, "--top") == 0) {
+			char *end;
+			long n = strtol(v, &end, 10);
+			if (*end || n < 1 || n > 1000)
+				return vf_cli_usage("fit", "--top %s: expected 1 to 1000", v);
+			a->top = (size_t)n;
+			i++;
+		} else if (f[0] == '-' && f[1]) {
+			return vf_cli_usage("fit", "unknown option '%s'", f);
+		} else if (!a->model) {
+			a->model = f;
+		} else {
+			return vf_cli_usage("fit", "one MODEL only (got '%s' and '%s')", a->model, f);
+		}
+		i++;
+	}
+	if (!a->model)
+		return vf_cli_usage("fit", "missing MODEL");
+	if (a->tokens > 0 && a->steps > 0)
+		return vf_cli_usage("fit", "give --tokens or --steps, not both");
+	return -1; /* parsed */
+}
+
+/* The user's setup on n GPUs: one GPU runs unsharded; several keep the
+ * --shard given, else DDP. */
+static struct vf_setup start_on(const struct vf_setup *user, int n)
+{
+	struct vf_setup st = *user;
+	st.gpus = n;
+	if (n == 1)
+		st.shard = VF_SHARD_NONE;
+	else if (st.shard == VF_SHARD_NONE)
+		st.shard = VF_SHARD_DDP;
+	return st;
+}
+
+/* One GPU type and how many of it. */
+struct gpu_group {
+	const struct vf_gpu_spec *spec;
+	int count;
+};
+
+static int gpu_groups_from_specs(const struct fit_args *a, struct gpu_group *out, int max,
+				 int *n)
+{
+	struct vf_error err = {0};
+	*n = 0;
+	for (int i = 0; i < a->ngpu_specs; i++) {
+		struct vf_gpu_set gs;
+		vf_gpu_set_init(&gs);
+		if (vf_gpu_set_add_spec(&gs, a->gpu_specs[i], &err) != VF_OK) {
+			vf_gpu_set_release(&gs);
+			return vf_cli_fail_err(&err);
+		}
+		const struct vf_gpu_spec *sp =
+			gs.count ? vf_gpu_catalog_find(gs.gpus[0].catalog_id) : NULL;
+		int cnt = (int)gs.count;
+		vf_gpu_set_release(&gs);
+		if (!sp)
+			return vf_cli_usage("fit", "--gpu %s: not a catalog GPU (fit needs its rate "
+						   "and price; see vramfit probe --list)",
+					    a->gpu_specs[i]);
+		int k;
+		for (k = 0; k < *n; k++)
+			if (out[k].spec == sp)
+				break;
+		if (k < *n) {
+			out[k].count += cnt;
+		} else if (*n < max) {
+			out[*n].spec = sp;
+			out[*n].count = cnt;
+			(*n)++;
+		}
+	}
+	return -1;
+}
+
+static int gpu_groups_probed(struct gpu_group *out, int max, int *n)
+{
+	struct vf_error err = {0};
+	struct vf_gpu_set gs;
+	vf_gpu_set_init(&gs);
+	*n = 0;
+	if (vf_gpu_probe(&gs, &err) != VF_OK) {
+		vf_gpu_set_release(&gs);
+		return vf_cli_fail_err(&err);
+	}
+	for (size_t i = 0; i < gs.count; i++) {
+		const struct vf_gpu_spec *sp = vf_gpu_catalog_find(gs.gpus[i].catalog_id);
+		if (!sp)
+			continue;
+		int k;
+		for (k = 0; k < *n; k++)
+			if (out[k].spec == sp)
+				break;
+		if (k < *n)
+			out[k].count++;
+		else if (*n < max)
+			out[(*n)++] = (struct gpu_group){sp, 1};
+	}
+	vf_gpu_set_release(&gs);
+	return -1;
+}
+
+static const char *fmt_rate(char *o, size_t n, double tps)
+{
+	if (tps < 0)
+		snprintf(o, n, "-");
+	else if (tps >= 1e6)
+		snprintf(o, n, "%.2fM", tps / 1e6);
+	else if (tps >= 1e3)
+		snprintf(o, n, "%.1fk", tps / 1e3);
+	else
+		snprintf(o, n, "%.0f", tps);
+	return o;
+}
+
+/* The whole run for one configuration; false when no run was asked or the
+ * step time is unknown. */
+static bool whole_run(const struct fit_args *a, const struct vf_search_result *r,
+		      const struct vf_gpu_spec *g, struct vf_run *run)
+{
+	if (!(a->tokens > 0 || a->steps > 0) || !(r->step_seconds > 0))
+		return false;
+	struct vf_run_in in = {
+		.tokens = a->tokens,
+		.steps = a->steps,
+		.tokens_per_step = r->tokens_per_step,
+		.step_seconds = r->step_seconds,
+		.gpus = r->setup.gpus,
+		.price_usd_hour = a->price >= 0 ? a->price : g->price_usd_hour,
+	};
+	struct vf_error err = {0};
+	return vf_runcost_run(&in, run, &err) == VF_OK;
+}
+
+static cJSON *run_json(const struct fit_args *a, const struct vf_search_result *r,
+		       const struct vf_gpu_spec *g)
+{
+	struct vf_run run;
+	if (!whole_run(a, r, g, &run))
+		return cJSON_CreateNull();
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "steps", (double)run.steps);
+	cJSON_AddNumberToObject(o, "tokens", run.tokens);
+	cJSON_AddNumberToObject(o, "hours", run.hours);
+	cJSON_AddNumberToObject(o, "gpu_hours", run.gpu_hours);
+	if (run.cost_usd >= 0)
+		cJSON_AddNumberToObject(o, "cost_usd", run.cost_usd);
+	else
+		cJSON_AddNullToObject(o, "cost_usd");
+	return o;
+}
+
+static void result_fields(cJSON *o, const struct fit_args *a, const struct vf_search_result *r,
+			  const struct vf_gpu_spec *g, const struct vf_setup *start)
+{
+	cJSON_AddItemToObject(o, "setup", vf_setup_to_json(&r->setup));
+	cJSON_AddStringToObject(o, "gpu", g->id);
+	cJSON_AddNumberToObject(o, "gpus", r->setup.gpus);
+	cJSON_AddBoolToObject(o, "fits", r->fits);
+	cJSON_AddNumberToObject(o, "peak_bytes", (double)r->peak_bytes);
+	cJSON_AddNumberToObject(o, "limit_bytes", (double)r->limit_bytes);
+	cJSON_AddNumberToObject(o, "vram_bytes", (double)r->gpu_bytes);
+	cJSON_AddStringToObject(o, "dominant", vf_term_name(r->dominant));
+	if (r->step_seconds > 0) {
+		cJSON_AddNumberToObject(o, "step_seconds", r->step_seconds);
+		cJSON_AddNumberToObject(o, "comm_seconds", r->comm_seconds);
+		cJSON_AddNumberToObject(o, "tokens_per_second", r->tokens_per_second);
+	} else {
+		cJSON_AddNullToObject(o, "step_seconds");
+		cJSON_AddNullToObject(o, "comm_seconds");
+		cJSON_AddNullToObject(o, "tokens_per_second");
+	}
+	char d[512];
+	vf_search_diff(start, &r->setup, d, sizeof d);
+	cJSON_AddStringToObject(o, "settings", d[0] ? d : "as given");
+	cJSON_AddItemToObject(o, "changes", vf_search_diff_json(start, &r->setup));
+	cJSON_AddItemToObject(o, "run", run_json(a, r, g));
+}
+
+static void add_assumptions(cJSON *root, const struct fit_args *a, bool search)
+{
+	cJSON *as = cJSON_AddArrayToObject(root, "assumptions");
+	char b[256];
+	snprintf(b, sizeof b, "fits = predicted peak (CUDA context + allocator reserve) <= %.0f%% of "
+		 "the GPU's memory (--margin %.2f)", 100 * (1 - a->margin), a->margin);
+	cJSON_AddItemToArray(as, cJSON_CreateString(b));
+	if (!search)
+		cJSON_AddItemToArray(as, cJSON_CreateString(
+			"rows with N GPUs keep the micro-batch and accumulation per GPU (global batch x N); "
+			"the settings are the fewest changes to the given setup that fit"));
+	else
+		cJSON_AddItemToArray(as, cJSON_CreateString(
+			"the effective batch (micro-batch x accumulation x GPUs) is held; micro-batch "
+			"and accumulation vary over its divisors"));
+	cJSON_AddItemToArray(as, cJSON_CreateString(
+		"prices: the catalog's indicative on-demand $/GPU-hour unless --price"));
+	for (const char *const *p = vf_runcost_assumptions(); *p; p++)
+		cJSON_AddItemToArray(as, cJSON_CreateString(*p));
+}
+
+static void print_assumptions(const cJSON *root)
+{
+	const cJSON *as = cJSON_GetObjectItem(root, "assumptions"), *x;
+	printf("\nAssumptions:\n");
+	cJSON_ArrayForEach(x, as) printf("  - %s\n", x->valuestring);
+}
+
+/* --- fit: one row per GPU and count ---------------------------------------- */
+
+struct row {
+	const struct vf_gpu_spec *gpu;
+	int gpus;
+	bool fits;
+	struct vf_search_result best;     /* when fits */
+	struct vf_search_result smallest; /* when not */
+	int64_t max_batch;
+	double cost_key;                  /* $ per token; inf unknown */
+	double time_key;                  /* s per token */
+};
+
+static int row_cmp_sort;
+static int row_cmp(const void *x, const void *y)
+{
+	const struct row *a = x, *b = y;
+	if (a->fits != b->fits)
+		return a->fits ? -1 : 1;
+	double ka, kb;
+	if (!a->fits) {
+		ka = (double)a->smallest.peak_bytes / a->smallest.gpu_bytes;
+		kb = (double)b->smallest.peak_bytes / b->smallest.gpu_bytes;
+	} else if (row_cmp_sort == VF_SORT_TIME) {
+		ka = a->time_key;
+		kb = b->time_key;
+	} else if (row_cmp_sort == VF_SORT_VRAM) {
+		ka = (double)a->best.peak_bytes / a->best.gpu_bytes;
+		kb = (double)b->best.peak_bytes / b->best.gpu_bytes;
+	} else {
+		ka = a->cost_key;
+		kb = b->cost_key;
+		if (ka == kb) {
+			ka = a->time_key;
+			kb = b->time_key;
+		}
+	}
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	if (a->gpus != b->gpus)
+		return a->gpus < b->gpus ? -1 : 1;
+	return strcmp(a->gpu->id, b->gpu->id);
+}
+
+static int fit_table(const struct fit_args *a, const struct vf_model *m,
+		     const struct gpu_group *groups, int ngroups)
+{
+	struct vf_error err = {0};
+	const struct vf_arch *arch = &m->arch;
+	int counts_default[] = {1, 2, 4, 8};
+	struct row *rows = calloc((size_t)(ngroups > 0 ? ngroups : 1) * 4, sizeof *rows);
+	if (!rows)
+		return vf_cli_fail("out of memory");
+	int nrows = 0;
+	for (int gi = 0; gi < ngroups; gi++) {
+		const struct vf_gpu_spec *g = groups[gi].spec;
+		int counts[4], nc = 0;
+		if (groups[gi].count > 0)
+			counts[nc++] = groups[gi].count;
+		else if (a->setup.given & VF_SETUP_G_GPUS)
+			counts[nc++] = a->setup.gpus;
+		else
+			for (int i = 0; i < 4; i++)
+				counts[nc++] = counts_default[i];
+		for (int ci = 0; ci < nc; ci++) {
+			int n = counts[ci];
+			struct vf_setup st = start_on(&a->setup, n);
+			struct vf_search_opts o;
+			vf_search_opts_defaults(&o);
+			o.knobs = a->knobs & ~VF_KNOB_BIT(VF_KNOB_GPUS);
+			o.margin = a->margin;
+			o.max_gpus = n;
+			o.sort = VF_SORT_CHANGES;
+			o.top = 1;
+			o.price_usd_hour = a->price;
+			struct vf_search s;
+			if (vf_search_run(arch, &st, g, &o, &s, &err) != VF_OK) {
+				free(rows);
+				return vf_cli_fail_err(&err);
+			}
+			struct row *r = &rows[nrows++];
+			r->gpu = g;
+			r->gpus = n;
+			r->fits = s.count > 0;
+			r->smallest = s.have_smallest ? s.smallest : s.start;
+			r->cost_key = r->time_key = INFINITY;
+			if (r->fits) {
+				r->best = s.results[0];
+				r->max_batch = vf_estimate_max_batch(arch, &r->best.setup, g,
+								     r->best.limit_bytes);
+				struct vf_run run;
+				if (whole_run(a, &r->best, g, &run)) {
+					/* the whole run, steps rounded up */
+					r->time_key = run.seconds;
+					if (run.cost_usd >= 0)
+						r->cost_key = run.cost_usd;
+				} else if (r->best.tokens_per_second > 0) {
+					/* per token */
+					r->time_key = 1.0 / r->best.tokens_per_second;
+					double price = a->price >= 0 ? a->price : g->price_usd_hour;
+					if (price >= 0)
+						r->cost_key = n * price / 3600.0 / r->best.tokens_per_second;
+				}
+			}
+			vf_search_release(&s);
+		}
+	}
+	row_cmp_sort = !a->sort || strcmp(a->sort, "cost") == 0 ? VF_SORT_COST
+		       : strcmp(a->sort, "time") == 0            ? VF_SORT_TIME
+								 : VF_SORT_VRAM;
+	qsort(rows, (size_t)nrows, sizeof *rows, row_cmp);
+
+	cJSON *root = cJSON_CreateObject();
+	cJSON *mo = cJSON_AddObjectToObject(root, "model");
+	cJSON_AddStringToObject(mo, "id", a->model);
+	{
+		struct vf_estimate e;
+		vf_estimate_run(arch, &a->setup, NULL, &e);
+		cJSON_AddNumberToObject(mo, "params", (double)e.params);
+		cJSON_AddNumberToObject(mo, "trainable_params", (double)e.trainable_params);
+	}
+	cJSON_AddItemToObject(root, "setup", vf_setup_to_json(&a->setup));
+	cJSON *rq = cJSON_AddObjectToObject(root, "run");
+	if (a->tokens > 0)
+		cJSON_AddNumberToObject(rq, "tokens", a->tokens);
+	else
+		cJSON_AddNullToObject(rq, "tokens");
+	if (a->steps > 0)
+		cJSON_AddNumberToObject(rq, "steps", (double)a->steps);
+	else
+		cJSON_AddNullToObject(rq, "steps");
+	cJSON_AddStringToObject(root, "sort", a->sort ? a->sort : "cost");
+	cJSON_AddNumberToObject(root, "margin", a->margin);
+	cJSON *arr = cJSON_AddArrayToObject(root, "rows");
+
+	bool have_run = a->tokens > 0 || a->steps > 0;
+	const char *const hdr[] = {"GPU", "n", "fits", "settings needed", "max batch", "peak",
+					  "step", "tokens/s", have_run ? "run time" : "$/Mtok",
+					  have_run ? "cost" : "$/h"};
+	struct vf_table t;
+	vf_table_init(&t, 10, hdr);
+	for (int c = 4; c < 10; c++)
+		vf_table_set_right(&t, c, true);
+	vf_table_set_right(&t, 1, true);
+	for (int i = 0; i < nrows; i++) {
+		struct row *r = &rows[i];
+		cJSON *o = cJSON_CreateObject();
+		char n[16], mb[24], pk[32], stp[32], tps[32], c8[48], c9[48], set[512];
+		snprintf(n, sizeof n, "%d", r->gpus);
+		struct vf_setup st = start_on(&a->setup, r->gpus);
+		double price = a->price >= 0 ? a->price : r->gpu->price_usd_hour;
+		if (r->fits) {
+			result_fields(o, a, &r->best, r->gpu, &st);
+			cJSON_AddNumberToObject(o, "max_batch", (double)r->max_batch);
+			cJSON_AddNullToObject(o, "reason");
+			vf_search_diff(&st, &r->best.setup, set, sizeof set);
+			snprintf(mb, sizeof mb, "%lld", (long long)r->max_batch);
+			vf_fmt_bytes(pk, sizeof pk, (double)r->best.peak_bytes);
+			vf_fmt_seconds(stp, sizeof stp, r->best.step_seconds);
+			fmt_rate(tps, sizeof tps, r->best.tokens_per_second);
+			struct vf_run run;
+			if (have_run && whole_run(a, &r->best, r->gpu, &run)) {
+				vf_fmt_seconds(c8, sizeof c8, run.seconds);
+				vf_fmt_usd(c9, sizeof c9, run.cost_usd);
+			} else if (have_run) {
+				snprintf(c8, sizeof c8, "-");
+				snprintf(c9, sizeof c9, "-");
+			} else {
+				vf_fmt_usd(c8, sizeof c8, isfinite(r->cost_key) ? r->cost_key * 1e6 : -1); /* $/Mtok */
+				vf_fmt_usd(c9, sizeof c9, price >= 0 ? price * r->gpus : -1);
+			}
+			vf_table_addf(&t, r->gpu->id, n, "yes", set[0] ? set : "as given", mb, pk, stp, tps,
+				      c8, c9);
+		} else {
+			char why[256], lim[32];
+			vf_fmt_bytes(pk, sizeof pk, (double)r->smallest.peak_bytes);
+			vf_fmt_bytes(lim, sizeof lim, (double)r->smallest.limit_bytes);
+			snprintf(why, sizeof why, "smallest peak %s > %s usable (largest term: %s)", pk, lim,
+				 vf_term_name(r->smallest.dominant));
+			cJSON_AddStringToObject(o, "gpu", r->gpu->id);
+			cJSON_AddNumberToObject(o, "gpus", r->gpus);
+			cJSON_AddBoolToObject(o, "fits", false);
+			cJSON_AddNumberToObject(o, "peak_bytes", (double)r->smallest.peak_bytes);
+			cJSON_AddNumberToObject(o, "limit_bytes", (double)r->smallest.limit_bytes);
+			cJSON_AddNumberToObject(o, "vram_bytes", (double)r->smallest.gpu_bytes);
+			cJSON_AddStringToObject(o, "dominant", vf_term_name(r->smallest.dominant));
+			cJSON_AddItemToObject(o, "smallest_setup", vf_setup_to_json(&r->smallest.setup));
+			cJSON_AddStringToObject(o, "reason", why);
+			vf_table_addf(&t, r->gpu->id, n, "no", why, "-", "-", "-", "-", "-", "-");
+		}
+		if (price >= 0)
+			cJSON_AddNumberToObject(o, "price_usd_hour", price);
+		else
+			cJSON_AddNullToObject(o, "price_usd_hour");
+		cJSON_AddItemToArray(arr, o);
+	}
+	add_assumptions(root, a, false);
+	if (a->json) {
+		vf_cli_print_json(root);
+	} else {
+		char su[96] = "";
+		if (a->tokens > 0)
+			snprintf(su, sizeof su, ", %.3g tokens", a->tokens);
+		else if (a->steps > 0)
+			snprintf(su, sizeof su, ", %lld steps", (long long)a->steps);
+		printf("%s, %s %s, micro-batch %lld x %lld tokens, accumulation %lld%s\n\n", a->model,
+		       vf_mode_name(a->setup.mode), vf_precision_name(a->setup.precision),
+		       (long long)a->setup.batch, (long long)a->setup.seq,
+		       (long long)a->setup.grad_accum, su);
+		vf_table_print(&t, stdout);
+		print_assumptions(root);
+	}
+	vf_table_release(&t);
+	cJSON_Delete(root);
+	free(rows);
+	return VF_EXIT_OK;
+}
+
+/* --- fit --search ------------------------------------------------------------ */
+
+struct hit {
+	struct vf_search_result r;
+	const struct vf_gpu_spec *gpu;
+	struct vf_setup start; /* the setup it is compared with */
+};
+
+static enum vf_search_sort sort_of(const char *s)
+{
+	if (!s || strcmp(s, "time") == 0)
+		return VF_SORT_TIME;
+	return strcmp(s, "cost") == 0 ? VF_SORT_COST : VF_SORT_VRAM;
+}
+
+static int hit_sort;
+static int hit_cmp(const void *x, const void *y)
+{
+	const struct hit *a = x, *b = y;
+	double ka, kb;
+	if (hit_sort == VF_SORT_COST) {
+		ka = a->r.cost_per_step >= 0 ? a->r.cost_per_step : INFINITY;
+		kb = b->r.cost_per_step >= 0 ? b->r.cost_per_step : INFINITY;
+	} else if (hit_sort == VF_SORT_VRAM) {
+		ka = (double)a->r.peak_bytes;
+		kb = (double)b->r.peak_bytes;
+	} else {
+		ka = vf_search_time_bucket(a->r.step_seconds);
+		kb = vf_search_time_bucket(b->r.step_seconds);
+	}
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	if (a->r.invasiveness != b->r.invasiveness)
+		return a->r.invasiveness < b->r.invasiveness ? -1 : 1;
+	return a->r.peak_bytes < b->r.peak_bytes ? -1 : a->r.peak_bytes > b->r.peak_bytes;
+}
+
+static const char *setup_brief(char *o, size_t n, const struct vf_setup *s)
+{
+	snprintf(o, n, "%dx %s, b%lldx%lld, ckpt %s, %s%s%s", s->gpus, vf_shard_name(s->shard),
+		 (long long)s->batch, (long long)s->grad_accum, s->grad_ckpt ? "on" : "off",
+		 vf_optimizer_name(s->optimizer), s->quant ? ", " : "",
+		 s->quant ? vf_quant_name(s->quant) : "");
+	return o;
+}
+
+static int fit_search(const struct fit_args *a, const struct vf_model *m,
+		      const struct gpu_group *groups, int ngroups)
+{
+	struct vf_error err = {0};
+	enum vf_search_sort sort = sort_of(a->sort);
+	struct hit *hits = calloc((size_t)ngroups * a->top + 1, sizeof *hits);
+	if (!hits)
+		return vf_cli_fail("out of memory");
+	size_t nh = 0;
+	uint64_t space = 0, evaluated = 0, fitting = 0;
+	double seconds = 0;
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(root, "model"), "id", a->model);
+	cJSON *starts = cJSON_AddArrayToObject(root, "start");
+	cJSON *nofit = cJSON_CreateArray();
+	for (int gi = 0; gi < ngroups; gi++) {
+		const struct vf_gpu_spec *g = groups[gi].spec;
+		struct vf_setup st = start_on(&a->setup, a->setup.given & VF_SETUP_G_GPUS
+								 ? a->setup.gpus
+								 : groups[gi].count);
+		if (st.gpus > groups[gi].count) {
+			cJSON_Delete(nofit);
+			cJSON_Delete(root);
+			free(hits);
+			return vf_cli_usage("fit", "--gpus %d: only %d %s given", st.gpus,
+					    groups[gi].count, g->id);
+		}
+		struct vf_search_opts o;
+		vf_search_opts_defaults(&o);
+		o.knobs = a->knobs;
+		o.margin = a->margin;
+		o.max_gpus = groups[gi].count;
+		o.sort = sort;
+		o.top = a->top;
+		o.exhaustive = a->exhaustive;
+		o.price_usd_hour = a->price;
+		struct vf_search s;
+		if (vf_search_run(&m->arch, &st, g, &o, &s, &err) != VF_OK) {
+			cJSON_Delete(nofit);
+			cJSON_Delete(root);
+			free(hits);
+			return vf_cli_fail_err(&err);
+		}
+		space += s.space;
+		evaluated += s.evaluated;
+		fitting += s.fitting;
+		seconds += s.seconds;
+		for (size_t i = 0; i < s.count; i++)
+			hits[nh++] = (struct hit){s.results[i], g, st};
+		cJSON *so = cJSON_CreateObject();
+		result_fields(so, a, &s.start, g, &st);
+		cJSON_AddNumberToObject(so, "effective_batch", (double)s.effective_batch);
+		cJSON_AddItemToArray(starts, so);
+		if (!s.count && s.have_smallest) {
+			cJSON *x = cJSON_CreateObject();
+			char pk[32], lim[32], why[256];
+			vf_fmt_bytes(pk, sizeof pk, (double)s.smallest.peak_bytes);
+			vf_fmt_bytes(lim, sizeof lim, (double)s.smallest.limit_bytes);
+			snprintf(why, sizeof why,
+				 "nothing fits %dx %s: smallest peak %s > %s usable (largest term: %s)",
+				 groups[gi].count, g->id, pk, lim, vf_term_name(s.smallest.dominant));
+			cJSON_AddStringToObject(x, "gpu", g->id);
+			cJSON_AddStringToObject(x, "reason", why);
+			cJSON_AddItemToArray(nofit, x);
+		}
+		vf_search_release(&s);
+	}
+	hit_sort = (int)sort;
+	qsort(hits, nh, sizeof *hits, hit_cmp);
+	if (nh > a->top)
+		nh = a->top;
+	cJSON *so = cJSON_AddObjectToObject(root, "search");
+	cJSON_AddNumberToObject(so, "evaluated", (double)evaluated);
+	cJSON_AddNumberToObject(so, "seconds", seconds);
+	cJSON_AddNumberToObject(so, "space", (double)space);
+	cJSON_AddNumberToObject(so, "fitting", (double)fitting);
+	cJSON_AddNumberToObject(so, "pruned", (double)(space + (uint64_t)ngroups - evaluated));
+	cJSON_AddNumberToObject(so, "margin", a->margin);
+	cJSON_AddStringToObject(so, "sort", sort == VF_SORT_TIME ? "time"
+					    : sort == VF_SORT_COST ? "cost" : "vram");
+	cJSON *kn = cJSON_AddArrayToObject(so, "knobs");
+	for (int k = 0; k < VF_KNOB_COUNT; k++)
+		if (a->knobs & VF_KNOB_BIT(k))
+			cJSON_AddItemToArray(kn, cJSON_CreateString(vf_knob_name((enum vf_knob)k)));
+	cJSON *arr = cJSON_AddArrayToObject(root, "results");
+	cJSON_AddItemToObject(root, "not_fitting", nofit);
+
+	static const char *const hdr[] = {"#", "setup", "peak", "step", "tokens/s", "run time", "cost",
+					  "changes"};
+	struct vf_table t;
+	vf_table_init(&t, 8, hdr);
+	for (int c = 2; c < 7; c++)
+		vf_table_set_right(&t, c, true);
+	for (size_t i = 0; i < nh; i++) {
+		const struct vf_search_result *r = &hits[i].r;
+		const struct vf_gpu_spec *g = hits[i].gpu;
+		cJSON *o = cJSON_CreateObject();
+		const struct vf_setup *st = &hits[i].start;
+		result_fields(o, a, r, g, st);
+		cJSON_AddItemToArray(arr, o);
+		char idx[8], su[160], pk[32], stp[32], tps[32], rt[32], cost[32], d[512];
+		snprintf(idx, sizeof idx, "%zu", i + 1);
+		char brief[128];
+		snprintf(su, sizeof su, "%s %s", g->id, setup_brief(brief, sizeof brief, &r->setup));
+		vf_fmt_bytes(pk, sizeof pk, (double)r->peak_bytes);
+		vf_fmt_seconds(stp, sizeof stp, r->step_seconds);
+		fmt_rate(tps, sizeof tps, r->tokens_per_second);
+		struct vf_run run;
+		if (whole_run(a, r, g, &run)) {
+			vf_fmt_seconds(rt, sizeof rt, run.seconds);
+			vf_fmt_usd(cost, sizeof cost, run.cost_usd);
+		} else {
+			snprintf(rt, sizeof rt, "-");
+			snprintf(cost, sizeof cost, "-");
+		}
+		vf_search_diff(st, &r->setup, d, sizeof d);
+		vf_table_addf(&t, idx, su, pk, stp, tps, rt, cost, d[0] ? d : "as given");
+	}
+	add_assumptions(root, a, true);
+	if (a->json) {
+		vf_cli_print_json(root);
+	} else {
+		for (int gi = 0; gi < ngroups; gi++) {
+			const cJSON *sx = cJSON_GetArrayItem(starts, gi);
+			char pk[32], lim[32];
+			vf_fmt_bytes(pk, sizeof pk, cJSON_GetObjectItem(sx, "peak_bytes")->valuedouble);
+			vf_fmt_bytes(lim, sizeof lim, cJSON_GetObjectItem(sx, "limit_bytes")->valuedouble);
+			printf("start on %dx %s: peak %s of %s usable: %s\n", groups[gi].count,
+			       groups[gi].spec->id, pk, lim,
+			       cJSON_IsTrue(cJSON_GetObjectItem(sx, "fits")) ? "fits" : "does not fit");
+		}
+		printf("searched %llu configurations in %.2f ms (%llu pruned exactly, %llu estimates "
+		       "with the start); %zu shown of %llu that fit\n\n",
+		       (unsigned long long)space, seconds * 1e3,
+		       (unsigned long long)(space + (uint64_t)ngroups - evaluated),
+		       (unsigned long long)evaluated, nh, (unsigned long long)fitting);
+		if (nh)
+			vf_table_print(&t, stdout);
+		const cJSON *x;
+		cJSON_ArrayForEach(x, nofit) printf("%s\n", cJSON_GetObjectItem(x, "reason")->valuestring);
+		print_assumptions(root);
+	}
+	vf_table_release(&t);
+	cJSON_Delete(root);
+	free(hits);
+	return VF_EXIT_OK;
+}
+
+static int run(int argc, char **argv)
+{
+	struct fit_args a;
+	int rc = parse_args(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	struct vf_error err = {0};
+	if (vf_setup_finish(&a.setup, &err) != VF_OK)
+		return vf_cli_usage("fit", "%s", err.msg);
+	if (a.setup.video_width > 0)
+		return vf_cli_usage("fit", "--video: video DiTs are not searched yet; use vramfit "
+					   "estimate");
+	struct vf_model *m = NULL;
+	if (vf_model_load(a.model, &m, &err) != VF_OK)
+		return vf_cli_fail_err(&err);
+	if (!m->has_arch && m->entry && strcmp(m->entry->kind, "dit") == 0) {
+		vf_model_free(m);
+		return vf_cli_fail("%s: a video DiT; fit searches transformer LLMs (vramfit estimate "
+				   "%s gives its memory and step time)", a.model, a.model);
+	}
+	if (!m->has_arch) {
+		vf_model_free(m);
+		return vf_cli_fail("%s: no architecture to estimate from (need a config.json or a "
+				   "catalog LLM)", a.model);
+	}
+	size_t ncat = 0;
+	const struct vf_gpu_spec *cat = vf_gpu_catalog(&ncat, &err);
+	if (!cat) {
+		vf_model_free(m);
+		return vf_cli_fail_err(&err);
+	}
+	struct gpu_group groups[64];
+	int ng = 0;
+	if (a.ngpu_specs) {
+		rc = gpu_groups_from_specs(&a, groups, 64, &ng);
+		if (rc >= 0) {
+			vf_model_free(m);
+			return rc;
+		}
+	} else if (a.search) {
+		rc = gpu_groups_probed(groups, 64, &ng);
+		if (rc >= 0) {
+			vf_model_free(m);
+			return rc;
+		}
+		if (!ng) {
+			vf_model_free(m);
+			return vf_cli_usage("fit", "--search: no GPU found on this machine; give --gpu "
+						   "SPEC (e.g. --gpu rtx-4090:4)");
+		}
+	} else {
+		for (size_t i = 0; i < ncat && ng < 64; i++)
+			if ((a.all_gpus || cat[i].common) && cat[i].bf16_tflops > 0)
+				groups[ng++] = (struct gpu_group){&cat[i], 0};
+	}
+	if (a.search)
+		rc = fit_search(&a, m, groups, ng);
+	else
+		rc = fit_table(&a, m, groups, ng);
+	vf_model_free(m);
+	return rc;
+}
+
+const struct vf_cli_command vf_cmd_fit = {
+	.name = "fit",
+	.summary = "which GPUs and settings fit a training run, how long, at what cost",
+	.usage = usage,
+	.run = run,
+};

@@ -1,0 +1,141 @@
+/* cmd-triage.c - `vramfit triage LOG`: classify a run that already ended
+ * (ok, oom, nan, crash, incomplete, config-error) from its captured output,
+ * name the line that proves it, and list the profile's remedies, cheapest
+ * first. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "vramfit/json.h"
+#include "vramfit/profile.h"
+#include "vramfit/trial.h"
+
+static int run(int argc, char **argv)
+{
+	const char *path = NULL, *trainer = VF_PROFILE_DEFAULT;
+	int status = -1, steps = 0;
+	bool json = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--json") == 0) {
+			json = true;
+		} else if (strcmp(a, "--exit") == 0 || strcmp(a, "--steps") == 0 ||
+			   strcmp(a, "--trainer") == 0) {
+			if (i + 1 >= argc)
+				return vf_cli_usage("triage", "%s needs a value", a);
+			const char *v = argv[++i];
+			if (strcmp(a, "--trainer") == 0) {
+				trainer = v;
+				continue;
+			}
+			char *end;
+			long n = strtol(v, &end, 10);
+			if (*end || end == v || n < 0 || n > 100000000)
+				return vf_cli_usage("triage", "%s: '%s' is not a number >= 0", a, v);
+			if (strcmp(a, "--exit") == 0) {
+				if (n > 255)
+					return vf_cli_usage("triage", "--exit: '%s' is not an exit status 0-255", v);
+				status = (int)n;
+			} else {
+				steps = (int)n;
+			}
+		} else if (a[0] == '-' && a[1]) {
+			return vf_cli_usage("triage", "unknown option '%s'", a);
+		} else if (!path) {
+			path = a;
+		} else {
+			return vf_cli_usage("triage", "one LOG only (got '%s' and '%s')", path, a);
+		}
+	}
+	if (!path)
+		return vf_cli_usage("triage", "missing LOG (a file with the run's stdout and stderr, or -)");
+
+	struct vf_error err = {0};
+	struct vf_trial_patterns *pat = NULL;
+	if (vf_trial_patterns_load(trainer, &pat, &err))
+		return vf_cli_fail_err(&err);
+	struct vf_trial_log log;
+	vf_trial_log_init(&log, pat);
+	int rc = VF_EXIT_OK;
+	if (vf_trial_log_file(&log, path, &err)) {
+		rc = vf_cli_fail_err(&err);
+		goto out;
+	}
+	struct vf_trial_exit ex = {.status = status, .end = VF_PROC_EXITED, .expect_steps = steps,
+				   .sample = -1};
+	struct vf_trial_verdict v;
+	vf_trial_classify(&log, &ex, &v);
+	const cJSON *rem = vf_trial_remedies(pat, v.outcome), *it;
+	double secs = vf_trial_log_step_seconds(&log);
+	if (json) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "outcome", vf_outcome_name(v.outcome));
+		cJSON_AddStringToObject(o, "evidence", v.evidence);
+		cJSON *r = cJSON_AddArrayToObject(o, "remedies");
+		cJSON_ArrayForEach(it, rem)
+			cJSON_AddItemToArray(r, cJSON_CreateString(it->valuestring));
+		if (status >= 0)
+			cJSON_AddNumberToObject(o, "exit", status);
+		else
+			cJSON_AddNullToObject(o, "exit");
+		cJSON_AddNumberToObject(o, "last_step", log.last_step);
+		vf_json_add_i64_or_null(o, "total_steps", log.total_steps, log.total_steps > 0);
+		if (secs >= 0)
+			cJSON_AddNumberToObject(o, "step_seconds", secs);
+		else
+			cJSON_AddNullToObject(o, "step_seconds");
+		if (log.peak_gb >= 0)
+			cJSON_AddNumberToObject(o, "peak_gb", log.peak_gb);
+		else
+			cJSON_AddNullToObject(o, "peak_gb");
+		vf_cli_print_json(o);
+		cJSON_Delete(o);
+	} else {
+		const char *col = v.outcome == VF_OUTCOME_OK ? "green" : "red";
+		printf("outcome    %s%s%s\n", vf_cli_sgr(stdout, col), vf_outcome_name(v.outcome),
+		       vf_cli_sgr(stdout, "reset"));
+		printf("evidence   %s\n", v.evidence);
+		char b[32];
+		if (log.last_step > 0) {
+			if (log.total_steps > 0)
+				printf("last step  %d of %d\n", log.last_step, log.total_steps);
+			else
+				printf("last step  %d\n", log.last_step);
+		}
+		if (secs >= 0)
+			printf("step time  %s\n", vf_fmt_seconds(b, sizeof b, secs));
+		if (log.peak_gb >= 0)
+			printf("peak VRAM  %.2f GiB (the trainer's figure)\n", log.peak_gb);
+		if (rem) {
+			printf("remedies, cheapest first:\n");
+			int k = 1;
+			cJSON_ArrayForEach(it, rem)
+				printf("  %d. %s\n", k++, it->valuestring);
+		}
+	}
+out:
+	vf_trial_log_release(&log);
+	vf_trial_patterns_free(pat);
+	return rc;
+}
+
+const struct vf_cli_command vf_cmd_triage = {
+	.name = "triage",
+	.summary = "classify a finished run's log (oom, nan, crash, ...) and list remedies",
+	.usage = "usage: vramfit triage LOG [--exit N] [--steps N] [--trainer NAME] [--json]\n"
+		 "\n"
+		 "Read a trainer's captured stdout+stderr (LOG, or - for standard input) and\n"
+		 "say how the run ended: ok, oom, nan, crash, incomplete or config-error, with\n"
+		 "the line that proves it and the trainer profile's remedies, cheapest first.\n"
+		 "\n"
+		 "  --exit N      the run's exit status (137 = killed by SIGKILL); without it\n"
+		 "                the class comes from the text alone\n"
+		 "  --steps N     the steps a complete run reaches (default: T of `Step N/T`)\n"
+		 "  --trainer P   trainer profile (default ltx2: data/profiles/ltx2/logs.json)\n"
+		 "  --json        {\"outcome\", \"evidence\", \"remedies\": [...], \"exit\",\n"
+		 "                 \"last_step\", \"total_steps\", \"step_seconds\", \"peak_gb\"}\n"
+		 "\n"
+		 "Exit status: 0 when the log was read (whatever its class), 1 when it could\n"
+		 "not be read, 2 usage error.\n",
+	.run = run,
+};

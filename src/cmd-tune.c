@@ -1,0 +1,557 @@
+/* cmd-tune.c - `vramfit tune RUN_DIR`: the sanity run and the autotune
+ * sweep of the real trainer (lib/tune.c does the work). This file parses
+ * the options, finds the run's tier, installs the SIGINT/SIGTERM handler
+ * that ends the running trial's process tree, draws the status line on
+ * stderr and prints the summary. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include <fnmatch.h>
+
+#include "vramfit/buf.h"
+#include "vramfit/estimate.h"
+#include "vramfit/gpu.h"
+#include "vramfit/json.h"
+#include "vramfit/tier.h"
+#include "vramfit/profile.h"
+#include "vramfit/trial.h"
+#include "vramfit/tune.h"
+
+static struct vf_tune *g_tune; /* for the signal handler only */
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	vf_tune_interrupt(g_tune);
+}
+
+struct ui {
+	bool quiet;
+	bool tty;
+	double last_plain;
+	bool line_open;
+};
+
+static void clear_line(struct ui *u)
+{
+	if (u->line_open) {
+		fputs("\r\033[K", stderr);
+		u->line_open = false;
+	}
+}
+
+static void on_event(void *ctx, const struct vf_tune_event *ev)
+{
+	struct ui *u = ctx;
+	if (u->quiet)
+		return;
+	const struct vf_trial *t = ev->trial;
+	char a[32], b[32], m[32], e[32], eta[32];
+	vf_fmt_seconds(a, sizeof a, ev->step_seconds);
+	vf_fmt_seconds(b, sizeof b, ev->median_seconds);
+	vf_fmt_seconds(e, sizeof e, ev->elapsed_s);
+	vf_fmt_seconds(eta, sizeof eta, ev->sweep_eta_s);
+	if (ev->mem_bytes >= 0)
+		vf_fmt_bytes(m, sizeof m, (double)ev->mem_bytes);
+	else
+		snprintf(m, sizeof m, "-");
+	switch (ev->kind) {
+	case VF_TUNE_TRIAL_START:
+		clear_line(u);
+		fprintf(stderr, "vramfit: trial %d/%d (%s): starting\n", t->index, ev->max_trials, t->change);
+		u->last_plain = 0;
+		break;
+	case VF_TUNE_PROGRESS:
+		if (u->tty) {
+			fprintf(stderr, "\r\033[Ktrial %d/%d %s | step %d/%d | %s/step (median %s) | mem %s | %s | sweep ETA %s",
+				t->index, ev->max_trials, t->change, ev->step, ev->total_steps, a, b, m, e, eta);
+			u->line_open = true;
+		} else if (ev->elapsed_s - u->last_plain >= 10) {
+			u->last_plain = ev->elapsed_s;
+			fprintf(stderr, "vramfit: trial %d/%d (%s): step %d/%d, %s/step (median %s), mem %s, %s elapsed\n",
+				t->index, ev->max_trials, t->change, ev->step, ev->total_steps, a, b, m, e);
+		}
+		break;
+	case VF_TUNE_TRIAL_END:
+		clear_line(u);
+		fprintf(stderr, "vramfit: trial %d/%d (%s): %s%s, step time %s, %s\n", t->index, ev->max_trials,
+			t->change, vf_outcome_name(t->outcome), ev->resumed ? " (from history)" : "", b,
+			t->evidence);
+		break;
+	}
+	fflush(stderr);
+}
+
+/* Predicting a trial's peak with the estimate (lib/estimate.c): the model
+ * from the trial config's model_path (configs.json model_ids globs), the
+ * trainer's keys as plan reads them. */
+struct predict_ctx {
+	cJSON *configs;                   /* configs.json */
+	const struct vf_gpu_spec *spec;   /* the smallest GPU's catalog entry, or NULL */
+	int gpus;
+};
+
+static vf_status predict(void *ctx, const struct vf_yamldoc *d, int64_t *bytes, struct vf_error *err)
+{
+	struct predict_ctx *pc = ctx;
+	const char *path = NULL, *s = NULL;
+	if (vf_yamldoc_get_str(d, "model.model_path", &path, NULL) != VF_OK)
+		return VF_ENOTFOUND;
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *id = NULL;
+	const cJSON *m;
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(pc->configs, "model_ids"))
+	{
+		const char *g = vf_json_get_str(m, "glob");
+		if (g && fnmatch(g, base, FNM_CASEFOLD) == 0) {
+			id = vf_json_get_str(m, "id");
+			break;
+		}
+	}
+	if (!id)
+		return VF_ENOTFOUND;
+	struct vf_ltx2_config lc;
+	memset(&lc, 0, sizeof lc);
+	int64_t v;
+	bool b;
+	lc.training_mode = vf_yamldoc_get_str(d, "model.training_mode", &s, NULL) == VF_OK ? s : "lora";
+	lc.lora_rank = vf_yamldoc_get_int(d, "lora.rank", &v, NULL) == VF_OK ? (int)v : 0;
+	lc.optimizer_type = vf_yamldoc_get_str(d, "optimization.optimizer_type", &s, NULL) == VF_OK ? s : "adamw";
+	lc.batch_size = vf_yamldoc_get_int(d, "optimization.batch_size", &v, NULL) == VF_OK ? (int)v : 1;
+	lc.grad_accum = vf_yamldoc_get_int(d, "optimization.gradient_accumulation_steps", &v, NULL) == VF_OK
+				? (int)v
+				: 1;
+	lc.grad_ckpt = vf_yamldoc_get_bool(d, "optimization.enable_gradient_checkpointing", &b, NULL) == VF_OK
+			       ? b
+			       : true;
+	lc.mixed_precision_mode =
+		vf_yamldoc_get_str(d, "acceleration.mixed_precision_mode", &s, NULL) == VF_OK ? s : "bf16";
+	lc.quantization = vf_yamldoc_get_str(d, "acceleration.quantization", &s, NULL) == VF_OK ? s : NULL;
+	lc.load_text_encoder_in_8bit =
+		vf_yamldoc_get_bool(d, "acceleration.load_text_encoder_in_8bit", &b, NULL) == VF_OK && b;
+	const struct vf_yaml_node *vd = vf_yamldoc_find(d, "validation.video_dims");
+	for (int i = 0; i < 3; i++)
+		lc.video_dims[i] = vf_yaml_node_int(vf_yaml_node_child(vd, (size_t)i), &v) ? (int)v : 0;
+	lc.gpus = pc->gpus > 0 ? pc->gpus : 1;
+	struct vf_estimate e;
+	vf_status st = vf_estimate_ltx2(id, &lc, pc->spec, &e, err);
+	if (st)
+		return st;
+	*bytes = e.peak_bytes;
+	return VF_OK;
+}
+
+/* The run's tier: --tier, else the first tier name of the profile that
+ * plan.md mentions. NULL when unknown. */
+static const char *find_tier(const char *run, const char *trainer, char *out, size_t n)
+{
+	cJSON *tiers = NULL;
+	if (vf_profile_part(trainer, "tiers", &tiers, NULL))
+		return NULL;
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof path, "%s/plan.md", run);
+	struct vf_buf b;
+	vf_buf_init(&b, 1 << 20);
+	const char *found = NULL;
+	if (vf_buf_read_file(&b, path, 1 << 20, NULL) == VF_OK) {
+		const cJSON *it;
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(tiers, "tiers"))
+		{
+			const char *name = vf_json_get_str(it, "name");
+			if (name && strstr(b.data, name)) {
+				snprintf(out, n, "%s", name);
+				found = out;
+				break;
+			}
+		}
+	}
+	vf_buf_release(&b);
+	cJSON_Delete(tiers);
+	return found;
+}
+
+static bool parse_num(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= lo && v <= hi))
+		return false;
+	*out = v;
+	return true;
+}
+
+static cJSON *trial_json(const struct vf_trial *t)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "trial", t->index);
+	cJSON_AddStringToObject(o, "change", t->change);
+	cJSON_AddStringToObject(o, "outcome", vf_outcome_name(t->outcome));
+	cJSON_AddStringToObject(o, "evidence", t->evidence);
+	cJSON *d = cJSON_Parse(t->deltas);
+	cJSON_AddItemToObject(o, "deltas", d ? d : cJSON_CreateObject());
+	vf_json_add_i64_or_null(o, "exit", t->status, t->status >= 0);
+	cJSON_AddNumberToObject(o, "steps_done", t->steps_done);
+	if (t->step_seconds >= 0)
+		cJSON_AddNumberToObject(o, "step_seconds", t->step_seconds);
+	else
+		cJSON_AddNullToObject(o, "step_seconds");
+	vf_json_add_i64_or_null(o, "peak_bytes", t->peak_bytes, t->peak_bytes >= 0);
+	vf_json_add_i64_or_null(o, "predicted_peak_bytes", t->predicted_peak_bytes,
+				t->predicted_peak_bytes >= 0);
+	cJSON_AddNumberToObject(o, "wall_seconds", t->wall_seconds);
+	cJSON_AddStringToObject(o, "config_hash", t->config_hash);
+	return o;
+}
+
+static void print_summary(const struct vf_tune_result *r, bool json, const char *run,
+			  const struct vf_trial_patterns *pat)
+{
+	const struct vf_trial *base = r->ntrials > 0 ? &r->trials[0] : NULL;
+	const struct vf_trial *win = r->winner >= 0 ? &r->trials[r->winner] : NULL;
+	double save = (win && base && base->step_seconds > 0 && win->step_seconds > 0)
+			      ? base->step_seconds - win->step_seconds
+			      : 0;
+	const cJSON *rem = r->baseline_failed && base ? vf_trial_remedies(pat, base->outcome) : NULL, *it;
+	if (json) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "run_dir", run);
+		cJSON *arr = cJSON_AddArrayToObject(o, "trials");
+		for (int i = 0; i < r->ntrials; i++)
+			cJSON_AddItemToArray(arr, trial_json(&r->trials[i]));
+		cJSON_AddBoolToObject(o, "baseline_failed", r->baseline_failed);
+		if (win) {
+			cJSON *w = cJSON_AddObjectToObject(o, "winner");
+			cJSON_AddNumberToObject(w, "trial", win->index);
+			cJSON_AddStringToObject(w, "change", win->change);
+			cJSON *d = cJSON_Parse(r->winner_deltas);
+			cJSON_AddItemToObject(w, "deltas", d ? d : cJSON_CreateObject());
+			if (win->step_seconds >= 0)
+				cJSON_AddNumberToObject(w, "step_seconds", win->step_seconds);
+			else
+				cJSON_AddNullToObject(w, "step_seconds");
+			cJSON_AddNumberToObject(w, "saves_seconds_per_step", save);
+			cJSON_AddNumberToObject(w, "planned_steps", (double)r->planned_steps);
+			cJSON_AddNumberToObject(w, "saves_seconds_total", save * (double)r->planned_steps);
+		} else {
+			cJSON_AddNullToObject(o, "winner");
+		}
+		cJSON_AddBoolToObject(o, "patched", r->patched);
+		cJSON_AddStringToObject(o, "deferred", r->deferred);
+		cJSON_AddStringToObject(o, "note", r->note);
+		cJSON *ra = cJSON_AddArrayToObject(o, "remedies");
+		cJSON_ArrayForEach(it, rem)
+			cJSON_AddItemToArray(ra, cJSON_CreateString(it->valuestring));
+		vf_cli_print_json(o);
+		cJSON_Delete(o);
+		return;
+	}
+	static const char *const h[] = {"#", "change", "outcome", "step time", "peak mem", "predicted",
+					"wall", "evidence"};
+	struct vf_table tb;
+	vf_table_init(&tb, 8, h);
+	vf_table_set_right(&tb, 0, true);
+	for (int c = 3; c < 7; c++)
+		vf_table_set_right(&tb, c, true);
+	for (int i = 0; i < r->ntrials; i++) {
+		const struct vf_trial *t = &r->trials[i];
+		char idx[16], st[32], pk[32], pr[32], wl[32], ev[72];
+		snprintf(idx, sizeof idx, "%d%s", t->index, i == r->winner ? "*" : "");
+		vf_fmt_seconds(st, sizeof st, t->step_seconds);
+		if (t->peak_bytes >= 0)
+			vf_fmt_bytes(pk, sizeof pk, (double)t->peak_bytes);
+		else
+			snprintf(pk, sizeof pk, "-");
+		if (t->predicted_peak_bytes >= 0)
+			vf_fmt_bytes(pr, sizeof pr, (double)t->predicted_peak_bytes);
+		else
+			snprintf(pr, sizeof pr, "-");
+		if (t->outcome == VF_OUTCOME_NOOP || t->outcome == VF_OUTCOME_SKIPPED)
+			snprintf(wl, sizeof wl, "-");
+		else
+			vf_fmt_seconds(wl, sizeof wl, t->wall_seconds);
+		snprintf(ev, sizeof ev, "%.60s%s", t->evidence, strlen(t->evidence) > 60 ? "..." : "");
+		const char *cells[] = {idx, t->change, vf_outcome_name(t->outcome), st, pk, pr, wl, ev};
+		vf_table_add(&tb, cells);
+	}
+	vf_table_print(&tb, stdout);
+	vf_table_release(&tb);
+	if (r->deferred[0])
+		printf("not tried: %s\n", r->deferred);
+	if (r->baseline_failed && base) {
+		printf("\nThe baseline failed (%s): %s\nNothing was changed. Remedies, cheapest first:\n",
+		       vf_outcome_name(base->outcome), base->evidence);
+		int k = 1;
+		cJSON_ArrayForEach(it, rem)
+			printf("  %d. %s\n", k++, it->valuestring);
+		return;
+	}
+	if (win) {
+		char a[32], b[32], c[32];
+		vf_fmt_seconds(a, sizeof a, win->step_seconds);
+		vf_fmt_seconds(b, sizeof b, save);
+		vf_fmt_seconds(c, sizeof c, save * (double)r->planned_steps);
+		printf("\nwinner: trial %d (%s), %s per step", win->index, win->change, a);
+		if (r->winner > 0)
+			printf("; saves %s per step, %s over the planned %lld steps", b, c,
+			       (long long)r->planned_steps);
+		printf("\n");
+		if (r->patched) {
+			printf("config.yaml: patched:");
+			cJSON *d = cJSON_Parse(r->winner_deltas);
+			const cJSON *kv;
+			cJSON_ArrayForEach(kv, d)
+				if (cJSON_IsString(kv))
+					printf("%s %s: %s", kv == d->child ? "" : ",", kv->string, kv->valuestring);
+			cJSON_Delete(d);
+			printf("\n");
+		}
+		else if (r->winner == 0)
+			printf("config.yaml: unchanged (the baseline is the fastest stable config)\n");
+	}
+	if (r->note[0])
+		printf("note: %s\n", r->note);
+}
+
+static int run(int argc, char **argv)
+{
+	struct vf_tune_opts o;
+	memset(&o, 0, sizeof o);
+	o.trainer = VF_PROFILE_DEFAULT;
+	bool json = false, quiet = false, no_check = false;
+	const char *tier = NULL, *gpu_spec = NULL;
+	double v;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED()                                                              \
+	do {                                                                \
+		if (!val)                                                   \
+			return vf_cli_usage("tune", "%s needs a value", a); \
+		i++;                                                        \
+	} while (0)
+		if (strcmp(a, "--json") == 0)
+			json = true;
+		else if (strcmp(a, "--quiet") == 0)
+			quiet = true;
+		else if (strcmp(a, "--sweep-batch") == 0)
+			o.sweep_batch = true;
+		else if (strcmp(a, "--try-no-ckpt") == 0)
+			o.try_no_ckpt = true;
+		else if (strcmp(a, "--no-skip") == 0)
+			o.no_skip = true;
+		else if (strcmp(a, "--fresh") == 0)
+			o.fresh = true;
+		else if (strcmp(a, "--no-check") == 0)
+			no_check = true;
+		else if (strcmp(a, "--trainer-cmd") == 0) {
+			NEED();
+			o.trainer_cmd = val;
+		} else if (strcmp(a, "--trainer-dir") == 0) {
+			NEED();
+			o.trainer_dir = val;
+		} else if (strcmp(a, "--trainer") == 0) {
+			NEED();
+			o.trainer = val;
+		} else if (strcmp(a, "--tier") == 0) {
+			NEED();
+			tier = val;
+		} else if (strcmp(a, "--gpus") == 0) {
+			NEED();
+			o.gpus = val;
+			o.num_gpus = 1;
+			for (const char *p = val; *p; p++)
+				o.num_gpus += *p == ',';
+		} else if (strcmp(a, "--gpu") == 0) {
+			NEED();
+			gpu_spec = val;
+		} else if (strcmp(a, "--history") == 0) {
+			NEED();
+			o.store_path = val;
+		} else if (strcmp(a, "--steps") == 0 || strcmp(a, "--max-trials") == 0) {
+			NEED();
+			if (!parse_num(val, 1, strcmp(a, "--steps") == 0 ? 1e7 : VF_TUNE_MAX_TRIALS, &v) ||
+			    v != (int)v)
+				return vf_cli_usage("tune", "%s: '%s' is not a whole number in range", a, val);
+			if (strcmp(a, "--steps") == 0)
+				o.steps = (int)v;
+			else
+				o.max_trials = (int)v;
+		} else if (strcmp(a, "--timeout") == 0 || strcmp(a, "--stall") == 0 ||
+			   strcmp(a, "--grace") == 0) {
+			NEED();
+			if (!parse_num(val, 0.01, 1e7, &v))
+				return vf_cli_usage("tune", "%s: '%s' is not a number of seconds > 0", a, val);
+			if (a[2] == 't')
+				o.timeout_s = v;
+			else if (a[2] == 's')
+				o.stall_s = v;
+			else
+				o.grace_s = v;
+		} else if (strcmp(a, "--memory-limit") == 0) {
+			NEED();
+			if (!parse_num(val, 16, 1e9, &v))
+				return vf_cli_usage("tune", "--memory-limit: '%s' is not a number of MiB >= 16", val);
+			o.mem_limit_bytes = (uint64_t)(v * 1024 * 1024);
+		} else if (a[0] == '-')
+			return vf_cli_usage("tune", "unknown option '%s'", a);
+		else if (!o.run_dir)
+			o.run_dir = a;
+		else
+			return vf_cli_usage("tune", "one RUN_DIR only (got '%s' and '%s')", o.run_dir, a);
+#undef NEED
+	}
+	if (!o.run_dir)
+		return vf_cli_usage("tune", "missing RUN_DIR (the run workspace made by vramfit plan)");
+	o.self_check = !no_check;
+	char abs_run[PATH_MAX], tierbuf[64];
+	if (!realpath(o.run_dir, abs_run))
+		return vf_cli_fail("%s: no such run directory", o.run_dir);
+	o.run_dir = abs_run;
+	o.tier = tier ? tier : find_tier(abs_run, o.trainer, tierbuf, sizeof tierbuf);
+
+	/* The GPUs: --gpu SPEC (simulated), else probed. They give the card
+	 * size for the predicted-OOM skip, the label in the history and, when
+	 * plan.md does not say, the tier. */
+	struct vf_error err = {0};
+	struct vf_gpu_set gs;
+	vf_gpu_set_init(&gs);
+	if (gpu_spec ? vf_gpu_set_add_spec(&gs, gpu_spec, &err) : vf_gpu_probe(&gs, &err)) {
+		vf_gpu_set_release(&gs);
+		return gpu_spec ? vf_cli_usage("tune", "--gpu: %s", err.msg) : vf_cli_fail_err(&err);
+	}
+	struct predict_ctx pc = {.gpus = (int)gs.count};
+	char label[160] = "cpu";
+	struct vf_tier tr;
+	if (gs.count > 0) {
+		const struct vf_gpu *small = &gs.gpus[0];
+		for (size_t i = 1; i < gs.count; i++)
+			if (gs.gpus[i].memory_total_mib < small->memory_total_mib)
+				small = &gs.gpus[i];
+		pc.spec = small->catalog_id[0] ? vf_gpu_catalog_find(small->catalog_id) : NULL;
+		if (small->memory_total_mib > 0)
+			o.card_bytes = small->memory_total_mib * 1024 * 1024;
+		snprintf(label, sizeof label, "%s x %zu", small->name, gs.count);
+		o.poll_gpu = gs.source == VF_GPU_NVML || gs.source == VF_GPU_SMI;
+		if (!o.tier && vf_tier_decide(&gs, o.trainer, NULL, &tr, NULL) == VF_OK && !tr.gated) {
+			snprintf(tierbuf, sizeof tierbuf, "%s", tr.name);
+			o.tier = tierbuf;
+		}
+	}
+	vf_gpu_set_release(&gs);
+	o.gpu_label = label;
+	if (vf_profile_part(o.trainer, "configs", &pc.configs, &err))
+		return vf_cli_fail_err(&err);
+	o.predict = predict;
+	o.predict_ctx = &pc;
+
+	/* The status line redraws itself on a terminal (not colour: NO_COLOR
+	 * does not matter); plain lines otherwise. */
+	const char *term = getenv("TERM");
+	struct ui u = {.quiet = quiet, .tty = isatty(2) && !(term && strcmp(term, "dumb") == 0)};
+	o.on_event = on_event;
+	o.event_ctx = &u;
+
+	struct vf_trial_patterns *pat = NULL;
+	if (vf_trial_patterns_load(o.trainer, &pat, &err)) {
+		cJSON_Delete(pc.configs);
+		return vf_cli_fail_err(&err);
+	}
+	struct vf_tune *t = vf_tune_new();
+	struct vf_tune_result *res = calloc(1, sizeof *res);
+	if (!t || !res) {
+		vf_tune_free(t);
+		free(res);
+		vf_trial_patterns_free(pat);
+		cJSON_Delete(pc.configs);
+		return vf_cli_fail("out of memory");
+	}
+	g_tune = t;
+	struct sigaction sa, old_int, old_term;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
+	vf_status st = vf_tune_run(t, &o, res, &err);
+
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	g_tune = NULL;
+	clear_line(&u);
+	int rc;
+	if (st) {
+		rc = vf_cli_fail_err(&err);
+		if (res->interrupted && res->ntrials > 0 && !quiet)
+			fprintf(stderr, "vramfit: note: %d trial%s done before the interruption\n",
+				res->ntrials - 1, res->ntrials - 1 == 1 ? "" : "s");
+	} else {
+		print_summary(res, json, abs_run, pat);
+		rc = res->baseline_failed ? VF_EXIT_FAIL : VF_EXIT_OK;
+	}
+	vf_tune_free(t);
+	free(res);
+	vf_trial_patterns_free(pat);
+	cJSON_Delete(pc.configs);
+	return rc;
+}
+
+const struct vf_cli_command vf_cmd_tune = {
+	.name = "tune",
+	.summary = "sanity run + autotune sweep of the real trainer; patch the winner into config.yaml",
+	.usage =
+		"usage: vramfit tune RUN_DIR [options]\n"
+		"\n"
+		"Run the trainer for a few steps on one sample (RUN_DIR/overfit/.precomputed),\n"
+		"trial by trial: trial 1 is the run's config.yaml as planned, each later trial\n"
+		"the current best plus one change, in the profile's order (sweep.json:\n"
+		"quantization off, optimizer adamw, then the flag-gated ones). Each trial's\n"
+		"config is RUN_DIR/overfit/trial-N.yaml, its output RUN_DIR/logs/trial-N.log;\n"
+		"one line per trial goes to RUN_DIR/autotune.log and a record to the history\n"
+		"database. The fastest stable trial's deltas are patched into config.yaml\n"
+		"(atomically) at the end. A trial already recorded is not run again: after an\n"
+		"interruption, run the same command to resume.\n"
+		"\n"
+		"  --trainer-cmd T   launch command; {config} is the trial config (default: the\n"
+		"                    profile's `uv run python scripts/train.py {config}\n"
+		"                    --disable-progress-bars`), split on blanks, no shell\n"
+		"  --trainer-dir D   where the trainer runs (default $LTX_TRAINER_DIR, else .)\n"
+		"  --steps N         steps per trial (default 50)\n"
+		"  --max-trials N    trials in all, baseline included (default 5)\n"
+		"  --timeout S       per-trial wall-clock limit in seconds\n"
+		"  --stall S         end a trial that prints nothing for S seconds (default 600,\n"
+		"                    the profile's stall_seconds)\n"
+		"  --grace S         SIGTERM -> SIGKILL delay when ending a trial (default 5)\n"
+		"  --memory-limit M  limit each trainer's data memory to M MiB (RLIMIT_DATA):\n"
+		"                    a CPU trainer then hits a real out-of-memory\n"
+		"  --sweep-batch     also try batch size 2 then 4 (accumulation scaled to keep\n"
+		"                    the effective batch); deferred by default\n"
+		"  --try-no-ckpt     also try gradient checkpointing off (80GB+ tier only)\n"
+		"  --tier NAME       the run's tier (default: read from RUN_DIR/plan.md)\n"
+		"  --gpus LIST       CUDA_VISIBLE_DEVICES for the trainer\n"
+		"  --gpu SPEC        the GPU to predict for (e.g. h100-80gb, h200:2), instead of\n"
+		"                    probing: sets the card size of the predicted-OOM skip\n"
+		"  --no-skip         run trials predicted to run out of memory anyway\n"
+		"  --no-check        skip the self-check of each trial config before launch\n"
+		"                    (paths exist, keys and values known: vramfit check)\n"
+		"  --fresh           forget this run's recorded trials and run them all again\n"
+		"  --history PATH    the history database (default $XDG_DATA_HOME/vramfit/history.db)\n"
+		"  --json            the summary as JSON: {\"trials\": [...], \"winner\", \"patched\", ...}\n"
+		"  --quiet           no status line\n"
+		"\n"
+		"The trainer runs in its own process group with a clean environment (COLUMNS=200,\n"
+		"PYTHONUNBUFFERED=1, CUDA_DEVICE_ORDER=PCI_BUS_ID; see README). Ctrl-C or SIGTERM\n"
+		"ends the running trial's whole process tree, leaves config.yaml untouched and\n"
+		"keeps the finished trials recorded.\n"
+		"\n"
+		"Exit status: 0 the sweep ran (see the table), 1 the baseline failed, the sweep\n"
+		"could not start or was interrupted, 2 usage error.\n",
+	.run = run,
+};

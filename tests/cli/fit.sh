@@ -1,0 +1,144 @@
+# fit.sh - end to end: vramfit fit (table and --search) and vramfit refs,
+# one case per Acceptance bullet of the fit/refs issue, plus bad input.
+. "$(dirname "$0")/lib.sh"
+
+test_case "fit lora: every common card with fit, time and cost"
+run fit llama2-7b --mode lora --tokens 1e9 --json
+expect_rc 0
+expect_json 'len(j["rows"]) >= 20 and all("gpu" in r and "fits" in r for r in j["rows"])'
+expect_json 'any(r["fits"] and r["run"]["hours"] > 0 and r["run"]["cost_usd"] > 0 for r in j["rows"])'
+expect_json 'j["run"]["tokens"] == 1e9 and j["sort"] == "cost"'
+# sorted by cost: fitting rows first, cost of the whole run ascending
+expect_json '[r["fits"] for r in j["rows"]] == sorted([r["fits"] for r in j["rows"]], reverse=True)'
+expect_json '(lambda c: c == sorted(c))([r["run"]["cost_usd"] for r in j["rows"] if r["fits"] and r["run"] and r["run"]["cost_usd"] is not None])'
+run fit llama2-7b --mode lora --tokens 1e9
+expect_rc 0
+expect_out "run time"
+expect_out "rtx-4090"
+expect_out_re '\$[0-9]+'
+expect_out_re '[0-9.]+ (h|days)'
+
+test_case "fit full 7B: one 80 GB card needs the 8-bit optimizer (+ checkpointing at micro-batch 4), or sharding"
+run fit llama2-7b --mode full --batch 4 --forbid batch --tokens 1e9 --gpu h100-80gb --json
+expect_rc 0
+expect_json '(lambda r: r["fits"] and {c["knob"]: c["to"] for c in r["changes"]} == {"grad_ckpt": "true", "optimizer": "adamw8bit"} and r["run"]["cost_usd"] > 0)(j["rows"][0])'
+run fit llama2-7b --mode full --tokens 1e9 --gpu h100-80gb --gpu a100-80gb:2 --json
+expect_rc 0
+expect_json 'any(r["gpu"] == "h100-80gb" and r["gpus"] == 1 and r["fits"] and r["setup"]["optimizer"] == "adamw8bit" for r in j["rows"])'
+expect_json 'any(r["gpu"] == "a100-80gb" and r["gpus"] == 2 and r["fits"] and r["setup"]["shard"] in ("zero1", "zero2", "zero3", "fsdp") and r["setup"]["optimizer"] == "adamw" for r in j["rows"])'
+expect_json 'all(r["run"]["cost_usd"] > 0 for r in j["rows"] if r["fits"])'
+# AdamW itself never fits one 80 GB card: forbidding the optimizer leaves no setting
+run fit llama2-7b --mode full --forbid optimizer --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["rows"][0]["fits"] is False and "optimizer" in j["rows"][0]["reason"]'
+run fit llama2-7b --mode full --batch 4 --tokens 1e9
+expect_rc 0
+expect_out "optimizer adamw -> adamw8bit"
+expect_out "shard ddp -> zero"
+# cards that fit at no setting come last with the reason
+expect_out_re 'rtx-4090 +1 +no +smallest peak'
+check '[ "$(printf "%s\n" "$out" | grep -E "^[a-z0-9-]+ +[0-9]+ +(yes|no) " | awk "{print \$3}" | uniq | tr "\n" " ")" = "yes no " ]'
+
+test_case "fit --search on 4x RTX 4090: under 90% of 24 GB, fastest first"
+run fit llama2-7b --mode full --search --gpu rtx-4090:4 --json
+expect_rc 0
+expect_json 'len(j["results"]) > 0 and all(r["fits"] for r in j["results"])'
+expect_json 'all(r["peak_bytes"] < 0.9 * 24 * 1024**3 for r in j["results"])'
+expect_json '(lambda s: all(b * 1.01 >= a for a, b in zip(s, s[1:])))([r["step_seconds"] for r in j["results"]])'
+expect_json 'j["search"]["evaluated"] > 0 and j["search"]["seconds"] >= 0 and j["search"]["space"] + 1 == j["search"]["evaluated"] + j["search"]["pruned"]'
+expect_json 'all("setup" in r and "changes" in r and r["gpu"] == "rtx-4090" for r in j["results"])'
+expect_json 'all(r["setup"]["batch"] * r["setup"]["grad_accum"] * r["setup"]["gpus"] == 4 for r in j["results"])'
+expect_json 'j["start"][0]["fits"] is False'
+run fit llama2-7b --mode full --search --gpu rtx-4090:4
+expect_rc 0
+expect_out "does not fit"
+expect_out "searched"
+expect_out "zero3"
+
+test_case "fit --search: --forbid keeps knobs, --margin tightens, --sort vram"
+run fit llama2-7b --mode full --search --gpu rtx-4090:4 --forbid optimizer,grad-ckpt --json
+expect_rc 0
+expect_json 'all(r["setup"]["optimizer"] == "adamw" and r["setup"]["grad_ckpt"] is False for r in j["results"])'
+run fit llama2-7b --mode lora --precision bf16 --batch 8 --search --gpu rtx-4090:2 --margin 0.3 --sort vram --json
+expect_rc 0
+expect_json 'all(r["peak_bytes"] <= 0.7 * 24564 * 1024**2 for r in j["results"])'
+expect_json '(lambda s: s == sorted(s))([r["peak_bytes"] for r in j["results"]])'
+run fit llama2-7b --mode lora --search --gpu rtx-4090 --allow lora-rank --top 50 --json
+expect_rc 0
+expect_json 'len(set(r["setup"]["lora_rank"] for r in j["results"])) > 1'
+
+test_case "fit: --steps and --price"
+run fit llama2-7b --mode lora --precision bf16 --steps 1000 --gpu a100-80gb --price 2 --json
+expect_rc 0
+expect_json 'j["rows"][0]["run"]["steps"] == 1000 and abs(j["rows"][0]["run"]["cost_usd"] - 2 * j["rows"][0]["run"]["gpu_hours"]) < 1e-6'
+
+test_case "estimate --tokens/--steps/--price: whole-run time and cost"
+run estimate llama2-7b --mode lora --precision bf16 --batch 4 --grad-ckpt --gpus 4 --gpu rtx-4090 --gpu a100-80gb --tokens 1e9 --json
+expect_rc 0
+expect_json 'j["run"]["tokens"] == 1e9 and all(g["run"]["hours"] > 0 and g["run"]["cost_usd"] > 0 and g["run"]["steps"] == 30518 for g in j["gpus"])'
+expect_json 'any("all-reduce" in a for a in j["assumptions"])'
+run estimate llama2-7b --mode lora --precision bf16 --gpu a100-80gb --steps 100 --price 2 --json
+expect_rc 0
+expect_json 'j["gpus"][0]["run"]["steps"] == 100 and abs(j["gpus"][0]["run"]["cost_usd"] - 2 * j["gpus"][0]["run"]["gpu_hours"]) < 1e-9'
+run estimate llama2-7b --mode lora --precision bf16 --gpu a100-80gb --tokens 22B
+expect_rc 0
+expect_out "Whole run"
+expect_out_re '\$[0-9]+\.[0-9]{2}'
+run estimate llama2-7b --tokens 1e9 --steps 5
+expect_rc 2
+run estimate llama2-7b --tokens many
+expect_rc 2
+expect_err "--tokens many"
+
+test_case "fit: bad input"
+run fit
+expect_rc 2
+expect_err "missing MODEL"
+run fit llama2-7b --tokens lots
+expect_rc 2
+expect_err "--tokens lots"
+run fit llama2-7b --tokens 1e9 --steps 10
+expect_rc 2
+run fit llama2-7b --search --gpu rtx-4090 --allow warp-drive
+expect_rc 2
+expect_err "unknown knob 'warp-drive'"
+run fit llama2-7b --margin 2
+expect_rc 2
+expect_err "--margin"
+run fit no-such-model-xyz
+expect_rc 1
+expect_err_lines 1
+run fit ltx-2-19b
+expect_rc 1
+expect_err "video DiT"
+run fit llama2-7b --gpu not-a-gpu-9000
+check '[ "$rc" -ne 0 ]'
+expect_err "not-a-gpu-9000"
+
+test_case "refs: TinyLlama 32 h within 15% at the published MFU"
+run refs --json
+expect_rc 0
+expect_json '(lambda r: r["published"]["hours"] == 32 and abs(r["predicted"]["hours"] - 32) / 32 <= 0.15 and r["predicted"]["mfu_basis"] == "published" and r["plausible"])([x for x in j["refs"] if x["id"] == "tinyllama-1.1b"][0])'
+
+test_case "refs: the 1.3B-on-1B-tokens claim is flagged, consistent with ~26B tokens"
+expect_json '(lambda r: r["plausible"] is False and r["implied_mfu"] < 0.2 and "26B tokens" in r["note"] and r["consistent_with"]["alt_tokens"] == 26e9)([x for x in j["refs"] if x["id"] == "mosaic-1.3b-1b-tokens"][0])'
+expect_json 'len(j["refs"]) >= 13 and all(k in x for x in j["refs"] for k in ("id", "published", "predicted", "implied_mfu", "plausible", "note"))'
+run refs
+expect_rc 0
+expect_out "tinyllama-1.1b"
+expect_out "implausibly low MFU"
+expect_out "below-stack"
+
+test_case "refs --what-if: re-price on other hardware"
+run refs --what-if tinyllama-1.1b --gpu h100-80gb:8 --json
+expect_rc 0
+expect_json 'len(j["refs"]) == 1 and j["refs"][0]["predicted"]["gpu"] == "h100-80gb" and j["refs"][0]["predicted"]["gpus"] == 8 and j["refs"][0]["predicted"]["hours"] < 32'
+run refs --what-if nope --gpu h100-80gb
+expect_rc 2
+expect_err "no such run"
+run refs --gpu h100-80gb
+expect_rc 2
+run refs --what-if tinyllama-1.1b --gpu h100-80gb --price -3
+expect_rc 2
+
+finish

@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# tune.sh - vramfit tune end to end on CPU with the example trainer
+# (examples/ltx-mini-trainer, Debian's python3-torch as /usr/bin/python3):
+# a complete sweep where the adamw trial runs out of memory for real under
+# --memory-limit and is reverted, the winner patched into config.yaml with
+# only its keys, autotune.log and the history holding every trial; SIGINT
+# during a trial (no trainer left, config.yaml untouched, resume); trainers
+# that print a 10 MB line, never end, or fork a TERM-ignoring grandchild.
+# Also vramfit triage on the real failure fixtures, and vramfit history.
+. "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+TRAINER=$VF_SOURCE_DIR/examples/ltx-mini-trainer
+export XDG_DATA_HOME=$TMP/xdg
+export OMP_NUM_THREADS=1
+# The CPU sweeps must not see this machine's GPUs (a fake NVML below does).
+export VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI=/nonexistent/nvidia-smi
+CMD="$PY scripts/train.py {config} --disable-progress-bars"
+F=$VF_SHARED_DIR/fixtures/failures
+
+# --- triage on the real failure outputs --------------------------------------
+test_case "triage python oom"
+run triage "$F/oom-python.err" --exit 1 --json
+expect_rc 0; expect_json 'j["outcome"] == "oom" and "CUDA out of memory" in j["evidence"] and "gradient checkpointing" in j["remedies"][0]'
+test_case "triage torchrun / accelerate oom"
+run triage "$F/oom-torchrun.err" --exit 1 --json; expect_json 'j["outcome"] == "oom"'
+run triage "$F/oom-accelerate.err" --exit 1 --json; expect_json 'j["outcome"] == "oom"'
+test_case "triage caught oom exit 3"
+run triage "$F/oom-caught.err" --exit 3 --json; expect_json 'j["outcome"] == "oom" and j["exit"] == 3'
+test_case "triage nan"
+run triage "$F/nan-python.out" --exit 0; expect_rc 0; expect_out "outcome    nan"; expect_out "bf16"
+test_case "triage sigkill"
+run triage "$F/sigkill.out" --exit 137 --json; expect_json 'j["outcome"] == "crash" and "137" in j["evidence"]'
+test_case "triage usage"
+run triage; expect_rc 2
+run triage /nonexistent.log; expect_rc 1; expect_err "vramfit: error: /nonexistent.log"
+
+if ! $PY -c 'import torch, yaml' 2>/dev/null; then
+  echo "note: /usr/bin/python3 has no torch (make test installs python3-torch); tune cases not run" >&2
+  finish; exit $?
+fi
+
+# make_run NAME MODEL: a run workspace by hand, config.yaml from the
+# example's low-VRAM config, model_path pointed at models/MODEL.json.
+make_run() {
+  local r=$TMP/$1
+  mkdir -p "$r/overfit/.precomputed" "$r/dataset" "$r/outputs" "$r/logs"
+  cp "$TRAINER/data/text.txt" "$r/overfit/.precomputed/sample.txt"
+  cp "$TRAINER/configs/t2v_lora_low_vram.yaml" "$r/config.yaml"
+  "$VRAMFIT" config set "$r/config.yaml" "model.model_path=\"$TRAINER/models/$2.json\"" \
+    "model.text_encoder_path=\"$TRAINER/models\"" >/dev/null
+  echo "$r"
+}
+
+# --- a complete sweep with a real CPU out-of-memory ----------------------------
+R=$(make_run sweep oom-test)
+"$VRAMFIT" config set "$R/config.yaml" lora.rank=64 lora.alpha=64 >/dev/null
+cp "$R/config.yaml" "$TMP/sweep.orig.yaml"
+
+# Calibrate the limit: the peak data size of the trial-2 config (quantization
+# off, adamw8bit), polled from /proc; adamw's fp32 states add 6 bytes per
+# trainable parameter on top (models/oom-test.json with lora.rank 64: 8 layers
+# x 4 targets x 64 x 1024 = 2.1 M parameters, 12.6 MB), so a limit 6 MiB
+# above that peak lets trials 1 and 2 run and trial 3 OOM. The model is
+# frozen-weight heavy at one token a step, so dequantising int8 weights
+# costs 2-3x the step time and trial 2 wins by far more than the noise of
+# a loaded machine.
+"$VRAMFIT" config set "$TMP/sweep.orig.yaml" acceleration.quantization=null optimization.steps=3 \
+  validation.interval=3 checkpoints.interval=null "output_dir=\"$TMP/calib\"" \
+  "data.preprocessed_data_root=\"$R/overfit/.precomputed\"" --dry-run > "$TMP/calib.yaml"
+(cd "$TRAINER" && exec $PY scripts/train.py "$TMP/calib.yaml" --disable-progress-bars) >"$TMP/calib.log" 2>&1 &
+pid=$! peak=0
+while kill -0 $pid 2>/dev/null; do
+  while read -r k v _; do
+    [ "$k" = "VmData:" ] && { [ "$v" -gt "$peak" ] && peak=$v; break; }
+  done < /proc/$pid/status 2>/dev/null
+done
+wait $pid; calib_rc=$?
+test_case "calibration run"
+check '[ $calib_rc -eq 0 ] && [ $peak -gt 50000 ]'
+LIMIT=$(( peak / 1024 + 6 ))
+
+test_case "full sweep"
+start=$(date +%s)
+run tune "$R" --trainer-dir "$TRAINER" --trainer-cmd "$CMD" --steps 10 --memory-limit $LIMIT --json
+echo "sweep: $(( $(date +%s) - start )) s, limit $LIMIT MiB" >&2
+expect_rc 0
+expect_json '[t["outcome"] for t in j["trials"]] == ["ok", "ok", "oom"]'
+expect_json '"DefaultCPUAllocator: can'"'"'t allocate memory" in j["trials"][2]["evidence"]'
+expect_json 'j["winner"]["trial"] == 2 and j["winner"]["deltas"] == {"acceleration.quantization": "null"}'
+expect_json 'j["patched"] is True and j["trials"][0]["step_seconds"] > j["trials"][1]["step_seconds"]'
+test_case "winner patched: the diff is the winning key only"
+d=$(diff "$TMP/sweep.orig.yaml" "$R/config.yaml")
+check '[ "$d" = "52c52
+<   quantization: \"int8-quanto\"
+---
+>   quantization: null" ]'
+test_case "autotune.log and trial files"
+check '[ $(wc -l < "$R/autotune.log") -eq 3 ]'
+check 'grep -q "trial 3  change: optimizer adamw  outcome: oom" "$R/autotune.log"'
+check '[ -f "$R/overfit/trial-1.yaml" ] && [ -f "$R/logs/trial-3.log" ]'
+check 'grep -q "DefaultCPUAllocator" "$R/logs/trial-3.log"'
+check '[ -f "$R/overfit/trial-2/outputs/samples/step_000010_0.txt" ]'
+check '[ ! -e "$R/outputs/samples" ]'
+test_case "history holds every trial"
+run history --run "$R" --json
+expect_rc 0
+expect_json '[t["outcome"] for t in j["trials"]] == ["ok", "ok", "oom"]'
+run history
+expect_rc 0; expect_out "quantization off"; expect_out "estimator error"
+
+# --- SIGTERM, then SIGINT during a trial, then resume ---------------------------
+R2=$(make_run interrupt mini)
+cp "$R2/config.yaml" "$TMP/int.orig.yaml"
+"$VRAMFIT" tune "$R2" --trainer-dir "$TRAINER" --trainer-cmd "$CMD" --steps 200 --max-trials 2 \
+  >"$TMP/term.out" 2>"$TMP/term.err" &
+vf=$!
+for _ in $(seq 1 300); do grep -q '"step"' "$R2/logs/trial-1.log" 2>/dev/null && break; sleep 0.1; done
+kill -TERM $vf
+wait $vf; term_rc=$?
+test_case "SIGTERM during trial 1: exit 1, no trainer alive, config untouched, nothing recorded"
+check '[ $term_rc -eq 1 ]'
+check 'grep -q "interrupted during trial 1" "$TMP/term.err"'
+check '! pgrep -f "train.py $R2/overfit" >/dev/null'
+check 'cmp -s "$TMP/int.orig.yaml" "$R2/config.yaml"'
+run history --run "$R2" --json
+expect_json 'j["trials"] == []'
+"$VRAMFIT" tune "$R2" --trainer-dir "$TRAINER" --trainer-cmd "$CMD" --steps 200 --max-trials 2 \
+  >"$TMP/int.out" 2>"$TMP/int.err" &
+vf=$!
+for _ in $(seq 1 300); do grep -q '"step"' "$R2/logs/trial-2.log" 2>/dev/null && break; sleep 0.1; done
+sleep 0.5
+kill -INT $vf
+wait $vf; int_rc=$?
+test_case "interrupted: exit 1, no trainer alive, config untouched, trial 1 recorded"
+check '[ $int_rc -eq 1 ]'
+check 'grep -q "interrupted during trial 2" "$TMP/int.err"'
+check '! pgrep -f "train.py $R2/overfit" >/dev/null'
+check 'cmp -s "$TMP/int.orig.yaml" "$R2/config.yaml"'
+run history --run "$R2" --json
+expect_json '[t["trial"] for t in j["trials"]] == [1]'
+test_case "the next tune resumes"
+run tune "$R2" --trainer-dir "$TRAINER" --trainer-cmd "$CMD" --steps 200 --max-trials 2 --json
+expect_rc 0
+expect_json 'len(j["trials"]) == 2 and j["trials"][1]["outcome"] == "ok"'
+expect_err "trial 1/2 (baseline): ok (from history)"
+check 'grep -q "resumed from history" "$R2/autotune.log"'
+
+# --- containment: 10 MB line, never ending, TERM-ignoring grandchild ---------
+R3=$(make_run contain mini)
+cat > "$TMP/bigline.sh" <<'SH'
+head -c 10000000 /dev/zero | tr '\0' x; echo
+echo "Step 50/50 - Loss: 0.5, LR: 1e-4, Time/Step: 0.10s, Total Time: 0h 0m"
+exit 0
+SH
+test_case "a 10 MB line"
+run tune "$R3" --trainer-dir "$TMP" --trainer-cmd "sh bigline.sh {config}" --json --quiet
+expect_rc 1
+expect_json 'j["baseline_failed"] and j["trials"][0]["outcome"] == "incomplete"'
+check '[ $(stat -c %s "$R3/logs/trial-1.log") -lt 200000 ]'
+check 'grep -q "line cut by vramfit" "$R3/logs/trial-1.log"'
+
+cat > "$TMP/hang.sh" <<'SH'
+trap '' TERM
+sleep 1000 &
+echo $! > "$PIDFILE"
+echo "Step 1/50 - Loss: 0.5, LR: 1e-4, Time/Step: 0.10s, Total Time: calculating..."
+while :; do sleep 1; done
+SH
+test_case "never ends: timeout, grandchild ignoring TERM is killed"
+export VRAMFIT_PIDFILE=$TMP/hang.pid
+sed -i 's/\$PIDFILE/$VRAMFIT_PIDFILE/' "$TMP/hang.sh"
+start=$(date +%s)
+run tune "$R3" --fresh --trainer-dir "$TMP" --trainer-cmd "sh hang.sh {config}" --timeout 2 --grace 1 --json --quiet
+expect_rc 1
+expect_json 'j["trials"][0]["outcome"] == "timeout"'
+check '[ $(( $(date +%s) - start )) -lt 15 ]'
+check 'gp=$(cat "$TMP/hang.pid"); [ -n "$gp" ] && ! kill -0 $gp 2>/dev/null'
+test_case "stalled"
+run tune "$R3" --fresh --trainer-dir "$TMP" --trainer-cmd "sh hang.sh {config}" --stall 1 --grace 1 --json --quiet
+expect_json 'j["trials"][0]["outcome"] == "stalled"'
+check 'gp=$(cat "$TMP/hang.pid"); ! kill -0 $gp 2>/dev/null'
+
+test_case "predicted OOM: skipped before spending GPU time, unless --no-skip"
+R4=$(make_run predict mini)
+: > "$TMP/ltx-2-19b-dev.safetensors"   # the self-check wants the file to exist
+"$VRAMFIT" config set "$R4/config.yaml" "model.model_path=\"$TMP/ltx-2-19b-dev.safetensors\"" >/dev/null
+run tune "$R4" --gpu rtx-5090 --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" --json --quiet
+expect_rc 0
+expect_json 'j["trials"][0]["outcome"] == "ok" and j["trials"][0]["predicted_peak_bytes"] > 20 * 2**30'
+expect_json 'j["trials"][1]["outcome"] == "skipped" and j["trials"][1]["evidence"].startswith("predicted OOM: ")'
+expect_json 'len(j["trials"]) == 2 and j["patched"] is False'
+run tune "$R4" --fresh --no-skip --gpu rtx-5090 --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" --json --quiet
+expect_json 'j["trials"][1]["outcome"] == "ok" and j["trials"][1]["predicted_peak_bytes"] > 32 * 2**30'
+
+test_case "GPUs from NVML: tier, label, GPU memory polling, --try-no-ckpt on the 80GB+ tier"
+R5=$(make_run nvml mini)
+VRAMFIT_NVML_LIB=$VF_BUILD_DIR/helpers/libfakenvml.so VF_FAKE_NVML='dev=NVIDIA H200:143771' \
+  run tune "$R5" --try-no-ckpt --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" --json --quiet
+expect_rc 0
+expect_json '[t["change"] for t in j["trials"]] == ["baseline", "quantization off", "optimizer adamw", "gradient checkpointing off"]'
+run history --run "$R5" --json
+expect_json 'j["trials"][0]["gpu"] == "NVIDIA H200 x 1"'
+
+test_case "self-check before launch: a config error costs no trial"
+R6=$(make_run selfcheck mini)
+"$VRAMFIT" config set "$R6/config.yaml" 'model.text_encoder_path="/nonexistent/gemma"' >/dev/null
+run tune "$R6" --trainer-dir "$TRAINER" --trainer-cmd "$CMD" --json --quiet
+expect_rc 1
+expect_json 'j["baseline_failed"] and j["trials"][0]["outcome"] == "config-error" and "model.text_encoder_path" in j["trials"][0]["evidence"]'
+expect_json 'j["trials"][0]["exit"] is None and len(j["remedies"]) > 0'
+check '[ ! -e "$R6/logs/trial-1.log" ]'
+
+test_case "usage and errors"
+run tune; expect_rc 2
+run tune "$TMP/nope"; expect_rc 1; expect_err "no such run directory"
+run tune "$R3" --try-no-ckpt --tier "32GB tier" --trainer-dir "$TMP" --trainer-cmd "sh hang.sh {config}"
+expect_rc 2; expect_err "only allowed on the 80GB+ tier"
+run tune "$R3" --fresh --trainer-dir "$TMP" --trainer-cmd "/nonexistent/train {config}"
+expect_rc 1; expect_err "cannot run '/nonexistent/train'"
+finish

@@ -1,0 +1,290 @@
+/* test-proc.c - child supervision: exit codes, signals, line splitting,
+ * a 10 MB line, hangs, stalls, a grandchild that ignores SIGTERM, the
+ * clean environment, interrupts and the memory limit. */
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "vf_test.h"
+#include "vramfit/buf.h"
+#include "vramfit/proc.h"
+
+struct cap {
+	struct vf_buf out; /* lines joined with '\n', prefixed "1:" / "2:" */
+	int nlines;
+	int ntrunc;
+	size_t longest;
+	double interrupt_after;
+	struct vf_proc *p;
+};
+
+static void on_line(void *ctx, enum vf_proc_stream s, const char *line, size_t len, bool trunc)
+{
+	struct cap *c = ctx;
+	c->nlines++;
+	if (trunc)
+		c->ntrunc++;
+	if (len > c->longest)
+		c->longest = len;
+	if (len < 1000)
+		vf_buf_printf(&c->out, NULL, "%d:%s\n", (int)s, line);
+}
+
+static void on_tick(void *ctx, pid_t pgid, double elapsed)
+{
+	struct cap *c = ctx;
+	(void)pgid;
+	if (c->interrupt_after > 0 && elapsed >= c->interrupt_after)
+		vf_proc_interrupt(c->p);
+}
+
+static int run_sh(struct vf_proc *p, struct cap *c, const char *script)
+{
+	static const char *argv[4];
+	argv[0] = "sh";
+	argv[1] = "-c";
+	argv[2] = script;
+	argv[3] = NULL;
+	p->argv = argv;
+	p->on_line = on_line;
+	p->on_tick = on_tick;
+	p->ctx = c;
+	c->p = p;
+	struct vf_error err = {0};
+	vf_status st = vf_proc_run(p, &err);
+	if (st)
+		fprintf(stderr, "  proc error: %s\n", err.msg);
+	return st;
+}
+
+static void cap_init(struct cap *c)
+{
+	memset(c, 0, sizeof *c);
+	vf_buf_init(&c->out, 1 << 20);
+}
+
+static bool pid_alive(pid_t pid)
+{
+	return pid > 0 && kill(pid, 0) == 0;
+}
+
+static void test_exit_codes(void)
+{
+	struct vf_proc p;
+	struct cap c;
+	vf_proc_init(&p);
+	cap_init(&c);
+	CHECK(run_sh(&p, &c, "echo out; echo err >&2; exit 3") == VF_OK);
+	CHECK_INT(p.status, 3);
+	CHECK_INT(p.end, VF_PROC_EXITED);
+	CHECK_CONTAINS(c.out.data, "1:out\n");
+	CHECK_CONTAINS(c.out.data, "2:err\n");
+	vf_buf_reset(&c.out);
+	CHECK(run_sh(&p, &c, "exit 0") == VF_OK);
+	CHECK_INT(p.status, 0);
+	CHECK(!p.killed_group);
+	vf_buf_release(&c.out);
+}
+
+static void test_signal_status(void)
+{
+	struct vf_proc p;
+	struct cap c;
+	vf_proc_init(&p);
+	cap_init(&c);
+	CHECK(run_sh(&p, &c, "echo alive; kill -KILL $$") == VF_OK);
+	CHECK_INT(p.status, 137);
+	CHECK_INT(p.end, VF_PROC_EXITED);
+	CHECK(run_sh(&p, &c, "kill -SEGV $$") == VF_OK);
+	CHECK_INT(p.status, 128 + SIGSEGV);
+	vf_buf_release(&c.out);
+}
+
+static void test_line_splitting(void)
+{
+	struct vf_proc p;
+	struct cap c;
+	vf_proc_init(&p);
+	cap_init(&c);
+	CHECK(run_sh(&p, &c, "printf 'a\\nb\\r\\nc\\rd\\n\\nlast'") == VF_OK);
+	CHECK_STR(c.out.data, "1:a\n1:b\n1:c\n1:d\n1:\n1:last\n");
+	vf_buf_release(&c.out);
+}
+
+static void test_ten_megabyte_line(void)
+{
+	struct vf_proc p;
+	struct cap c;
+	vf_proc_init(&p);
+	cap_init(&c);
+	p.line_max = 4096;
+	CHECK(run_sh(&p, &c, "head -c 10000000 /dev/zero | tr '\\0' x; echo; echo end") == VF_OK);
+	CHECK_INT(p.status, 0);
+	CHECK_INT(c.ntrunc, 1);
+	CHECK_INT(c.longest, 4096);
+	CHECK_INT(p.bytes_dropped, 10000000 - 4096);
+	CHECK_CONTAINS(c.out.data, "1:end\n");
+	vf_buf_release(&c.out);
+}
+
+static void test_timeout_hang(void)
+{
+	struct vf_proc p;
+	struct cap c;
+	vf_proc_init(&p);
+	cap_init(&c);
+	p.timeout_s = 0.5;
+	p.grace_s = 0.5;
+	CHECK(run_sh(&p, &c, "sleep 100") == VF_OK);
+	CHECK_INT(p.end, VF_PROC_TIMEOUT);
+	CHECK_INT(p.status, 128 + SIGTERM);
+	CHECK(p.wall_s < 3.0);
+	CHECK(p.killed_group);
+	vf_buf_release(&c.out);
+}
+
+static void test_stall(void)
+{
+	struct vf_proc p;
+	struct cap c;
+	vf_proc_init(&p);
+	cap_init(&c);
+	p.stall_s = 0.6;
+	p.grace_s = 0.5;
+	CHECK(run_sh(&p, &c, "echo hi; sleep 0.3; echo again; sleep 100") == VF_OK);
+	CHECK_INT(p.end, VF_PROC_STALLED);
+	CHECK_CONTAINS(c.out.data, "1:again\n");
+	CHECK(p.wall_s >= 0.85 && p.wall_s < 3.0);
+	vf_buf_release(&c.out);
+}
+
+/* The grandchild's pid is printed first; both ignore SIGTERM. */
+static void test_grandchild_ignoring_term(void)
+{
+	struct vf_proc p;
+	struct cap c;
+	vf_proc_init(&p);
+	cap_init(&c);
+	p.timeout_s = 0.5;
+	p.grace_s = 0.5;
+	CHECK(run_sh(&p, &c, "trap '' TERM; sleep 1000 & echo $!; wait; sleep 1000") == VF_OK);
+	CHECK_INT(p.end, VF_PROC_TIMEOUT);
+	CHECK_INT(p.status, 137);
+	pid_t g = (pid_t)atoi(c.out.data + 2);
+	CHECK(g > 0);
+	CHECK(!pid_alive(g));
+	CHECK(p.wall_s < 4.0);
+	vf_buf_release(&c.out);
+}
+
+/* The child exits at once and leaves a TERM-ignoring grandchild behind,
+ * holding the pipes: it is ended too, and the exit code is the child's. */
+static void test_leftover_grandchild(void)
+{
+	struct vf_proc p;
+	struct cap c;
+	vf_proc_init(&p);
+	cap_init(&c);
+	p.grace_s = 0.3;
+	CHECK(run_sh(&p, &c, "trap '' TERM; sleep 1000 & echo $!; exit 4") == VF_OK);
+	CHECK_INT(p.status, 4);
+	CHECK_INT(p.end, VF_PROC_EXITED);
+	pid_t g = (pid_t)atoi(c.out.data + 2);
+	CHECK(g > 0 && !pid_alive(g));
+	CHECK(p.killed_group);
+	CHECK(p.wall_s < 3.0);
+	vf_buf_release(&c.out);
+}
+
+static void test_interrupt(void)
+{
+	struct vf_proc p;
+	struct cap c;
+	vf_proc_init(&p);
+	cap_init(&c);
+	c.interrupt_after = 0.3;
+	p.grace_s = 0.3;
+	CHECK(run_sh(&p, &c, "sleep 1000 & echo $!; wait") == VF_OK);
+	CHECK_INT(p.end, VF_PROC_INTERRUPTED);
+	pid_t g = (pid_t)atoi(c.out.data + 2);
+	CHECK(g > 0 && !pid_alive(g));
+	CHECK(p.wall_s < 3.0);
+	vf_buf_release(&c.out);
+}
+
+static void test_clean_environment(void)
+{
+	struct vf_proc p;
+	struct cap c;
+	vf_proc_init(&p);
+	cap_init(&c);
+	setenv("VF_TEST_SECRET", "leak", 1);
+	setenv("HF_HOME", "/tmp/hf", 1);
+	const char *extra[] = {"FOO=bar", "COLUMNS=300", NULL};
+	p.env_extra = extra;
+	p.gpus = "0,1";
+	p.cwd = "/tmp";
+	CHECK(run_sh(&p, &c,
+		     "echo \"$COLUMNS|$PYTHONUNBUFFERED|$CUDA_DEVICE_ORDER|$CUDA_VISIBLE_DEVICES|"
+		     "${VF_TEST_SECRET:-none}|$HF_HOME|$FOO|$(pwd)\"") == VF_OK);
+	CHECK_STR(c.out.data, "1:300|1|PCI_BUS_ID|0,1|none|/tmp/hf|bar|/tmp\n");
+	vf_buf_release(&c.out);
+}
+
+static void test_cannot_run(void)
+{
+	struct vf_proc p;
+	vf_proc_init(&p);
+	const char *argv[] = {"/nonexistent/trainer", NULL};
+	p.argv = argv;
+	struct vf_error err = {0};
+	CHECK(vf_proc_run(&p, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "cannot run '/nonexistent/trainer'");
+	CHECK_CONTAINS(err.msg, "No such file");
+}
+
+/* A real PyTorch CPU out-of-memory under the child's memory limit. */
+static void test_memory_limit_torch(void)
+{
+	if (access("/usr/bin/python3", X_OK) != 0 ||
+	    system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "  skip: /usr/bin/python3 has no torch\n");
+		return;
+	}
+	struct vf_proc p;
+	struct cap c;
+	vf_proc_init(&p);
+	cap_init(&c);
+	const char *argv[] = {"/usr/bin/python3", "-c",
+			      "import torch; x = torch.empty(3 * 2**30, dtype=torch.uint8); x.fill_(1); "
+			      "print('allocated')",
+			      NULL};
+	p.argv = argv;
+	p.on_line = on_line;
+	p.ctx = &c;
+	p.mem_limit_bytes = 1536ull << 20;
+	struct vf_error err = {0};
+	CHECK(vf_proc_run(&p, &err) == VF_OK);
+	CHECK_INT(p.status, 1);
+	CHECK_CONTAINS(c.out.data, "DefaultCPUAllocator: can't allocate memory");
+	CHECK(!strstr(c.out.data, "allocated\n"));
+	vf_buf_release(&c.out);
+}
+
+int main(void)
+{
+	RUN(test_exit_codes);
+	RUN(test_signal_status);
+	RUN(test_line_splitting);
+	RUN(test_ten_megabyte_line);
+	RUN(test_timeout_hang);
+	RUN(test_stall);
+	RUN(test_grandchild_ignoring_term);
+	RUN(test_leftover_grandchild);
+	RUN(test_interrupt);
+	RUN(test_clean_environment);
+	RUN(test_cannot_run);
+	RUN(test_memory_limit_torch);
+	return vf_test_done();
+}

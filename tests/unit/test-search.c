@@ -1,0 +1,280 @@
+/* test-search.c - the knob-space search: exact pruning (context + allocated
+ * peak never falls as the micro-batch grows and stays under the predicted
+ * peak; a pruned search returns what an exhaustive one does), margins,
+ * ordering, knob restrictions, diffs. */
+#include <math.h>
+
+#include "vf_test.h"
+#include "vramfit/estimate.h"
+#include "vramfit/gpu.h"
+#include "vramfit/models.h"
+#include "vramfit/search.h"
+
+static const struct vf_arch *llama7b(void)
+{
+	struct vf_error err = {0};
+	if (vf_models_load(&err) != VF_OK)
+		return NULL;
+	const struct vf_model_entry *e = vf_models_find("llama2-7b");
+	return e && e->has_arch ? &e->arch : NULL;
+}
+
+static struct vf_setup full_setup(int gpus)
+{
+	struct vf_setup s;
+	struct vf_error err = {0};
+	vf_setup_defaults(&s);
+	s.gpus = gpus;
+	vf_setup_finish(&s, &err);
+	return s;
+}
+
+/* The premises of the pruning, checked over a grid of the other knobs:
+ * context + allocated peak never decreases with the micro-batch and is a
+ * floor under the predicted peak. (The reserved peak itself is not
+ * monotone, so the search does not prune on it.) */
+static void test_floor_monotone_in_batch(void)
+{
+	const struct vf_arch *a = llama7b();
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-80gb");
+	CHECK(g != NULL);
+	int checked = 0;
+	for (int mode = 0; mode < 2; mode++)
+		for (int ck = 0; ck < 2; ck++)
+			for (int opt = 0; opt < 5; opt++)
+				for (int sh = 0; sh < VF_SHARD_COUNT; sh += 2)
+					for (int q = 0; q < (mode ? VF_QUANT_COUNT : 1); q++) {
+						struct vf_setup s = full_setup(sh ? 4 : 1);
+						s.mode = mode ? VF_MODE_LORA : VF_MODE_FULL;
+						s.grad_ckpt = ck;
+						s.optimizer = (enum vf_optimizer)opt;
+						s.shard = (enum vf_shard)sh;
+						s.quant = (enum vf_quant)q;
+						int64_t prev = 0;
+						for (int64_t b = 1; b <= 32; b++) {
+							struct vf_estimate e;
+							s.batch = b;
+							vf_estimate_run(a, &s, g, &e);
+							int64_t floor = e.peak_allocated_bytes + e.context_bytes;
+							CHECK(floor >= prev);
+							CHECK(e.peak_bytes >= floor);
+							prev = floor;
+							checked++;
+						}
+					}
+	CHECK(checked > 1000);
+}
+
+static bool same_result(const struct vf_search_result *x, const struct vf_search_result *y)
+{
+	return x->peak_bytes == y->peak_bytes && x->step_seconds == y->step_seconds &&
+	       x->setup.batch == y->setup.batch && x->setup.grad_accum == y->setup.grad_accum &&
+	       x->setup.gpus == y->setup.gpus && x->setup.shard == y->setup.shard &&
+	       x->setup.optimizer == y->setup.optimizer && x->setup.grad_ckpt == y->setup.grad_ckpt &&
+	       x->setup.quant == y->setup.quant && x->setup.lora_rank == y->setup.lora_rank;
+}
+
+static void test_pruned_equals_exhaustive(void)
+{
+	const struct vf_arch *a = llama7b();
+	if (!a)
+		return;
+	struct vf_error err = {0};
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-4090");
+	struct vf_setup s = full_setup(4);
+	s.mode = VF_MODE_LORA;
+	s.batch = 8;
+	s.grad_accum = 2;
+	CHECK(vf_setup_finish(&s, &err) == VF_OK);
+	struct vf_search_opts o;
+	vf_search_opts_defaults(&o);
+	o.knobs |= VF_KNOB_BIT(VF_KNOB_LORA_RANK);
+	o.max_gpus = 4;
+	o.top = 50;
+	struct vf_search p, x;
+	CHECK(vf_search_run(a, &s, g, &o, &p, &err) == VF_OK);
+	o.exhaustive = true;
+	CHECK(vf_search_run(a, &s, g, &o, &x, &err) == VF_OK);
+	CHECK(p.space == x.space);
+	CHECK(p.fitting == x.fitting);
+	CHECK(p.evaluated < x.evaluated); /* the pruning pruned */
+	CHECK(x.evaluated == x.space + 1);  /* + the start */
+	CHECK_INT(p.count, x.count);
+	for (size_t i = 0; i < p.count && i < x.count; i++)
+		CHECK(same_result(&p.results[i], &x.results[i]));
+	vf_search_release(&p);
+	vf_search_release(&x);
+	/* Full fine-tuning on one 80 GB card, micro-batch up to 32: the region
+	 * where the reserved peak is not monotone in the batch. */
+	const struct vf_gpu_spec *h = vf_gpu_catalog_find("a100-80gb");
+	struct vf_setup f = full_setup(1);
+	f.grad_accum = 32;
+	o.exhaustive = false;
+	o.knobs = VF_KNOBS_DEFAULT | VF_KNOB_BIT(VF_KNOB_PRECISION);
+	o.max_gpus = 1;
+	o.top = 200;
+	CHECK(vf_search_run(a, &f, h, &o, &p, &err) == VF_OK);
+	o.exhaustive = true;
+	CHECK(vf_search_run(a, &f, h, &o, &x, &err) == VF_OK);
+	CHECK(p.fitting == x.fitting && p.fitting > 0);
+	CHECK_INT(p.count, x.count);
+	for (size_t i = 0; i < p.count && i < x.count; i++)
+		CHECK(same_result(&p.results[i], &x.results[i]));
+	vf_search_release(&p);
+	vf_search_release(&x);
+}
+
+/* Acceptance: 7B full fine-tune on 4x RTX 4090: configurations whose peak
+ * stays under 90% of 24 GB, fastest first, each at the same effective batch. */
+static void test_search_rtx4090x4(void)
+{
+	const struct vf_arch *a = llama7b();
+	if (!a)
+		return;
+	struct vf_error err = {0};
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-4090");
+	struct vf_setup s = full_setup(4);
+	struct vf_search_opts o;
+	vf_search_opts_defaults(&o);
+	o.max_gpus = 4;
+	struct vf_search r;
+	CHECK(vf_search_run(a, &s, g, &o, &r, &err) == VF_OK);
+	CHECK(!r.start.fits);
+	CHECK(r.count > 0);
+	for (size_t i = 0; i < r.count; i++) {
+		const struct vf_search_result *x = &r.results[i];
+		CHECK(x->fits);
+		CHECK(x->peak_bytes < (int64_t)(0.9 * 24564.0 * 1024 * 1024));
+		CHECK(x->setup.batch * x->setup.grad_accum * x->setup.gpus == r.effective_batch);
+		if (i) /* fastest first, to within the tie tolerance */
+			CHECK(x->step_seconds * (1 + 2 * VF_SEARCH_TIE) >= r.results[i - 1].step_seconds);
+		/* The estimator agrees with what the search reports. */
+		struct vf_estimate e;
+		vf_estimate_run(a, &x->setup, g, &e);
+		CHECK(e.peak_bytes == x->peak_bytes);
+		CHECK(x->step_seconds >= e.step_seconds);
+	}
+	/* A tighter margin never admits more. */
+	struct vf_search t;
+	o.margin = 0.3;
+	CHECK(vf_search_run(a, &s, g, &o, &t, &err) == VF_OK);
+	CHECK(t.fitting <= r.fitting);
+	for (size_t i = 0; i < t.count; i++)
+		CHECK(t.results[i].peak_bytes <= (int64_t)(0.7 * 24564.0 * 1024 * 1024));
+	vf_search_release(&t);
+	vf_search_release(&r);
+}
+
+static void test_forbid_and_sort(void)
+{
+	const struct vf_arch *a = llama7b();
+	if (!a)
+		return;
+	struct vf_error err = {0};
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-4090");
+	struct vf_setup s = full_setup(4);
+	struct vf_search_opts o;
+	vf_search_opts_defaults(&o);
+	o.max_gpus = 4;
+	o.top = 100;
+	CHECK(vf_knobs_parse("optimizer,shard", &o.knobs, &err) == VF_OK);
+	o.knobs = VF_KNOBS_DEFAULT & ~o.knobs;
+	struct vf_search r;
+	CHECK(vf_search_run(a, &s, g, &o, &r, &err) == VF_OK);
+	/* AdamW over DDP on 24 GB cannot hold a 7B model: nothing fits. */
+	CHECK_INT(r.count, 0);
+	CHECK(r.have_smallest);
+	CHECK(!r.smallest.fits);
+	vf_search_release(&r);
+	o.knobs = VF_KNOBS_DEFAULT;
+	o.sort = VF_SORT_VRAM;
+	CHECK(vf_search_run(a, &s, g, &o, &r, &err) == VF_OK);
+	for (size_t i = 1; i < r.count; i++)
+		CHECK(r.results[i].peak_bytes >= r.results[i - 1].peak_bytes);
+	vf_search_release(&r);
+	o.sort = VF_SORT_COST;
+	CHECK(vf_search_run(a, &s, g, &o, &r, &err) == VF_OK);
+	for (size_t i = 1; i < r.count; i++)
+		CHECK(r.results[i].cost_per_step >= r.results[i - 1].cost_per_step);
+	vf_search_release(&r);
+	CHECK(vf_knobs_parse("batch,nope", &o.knobs, &err) == VF_EUSAGE);
+	CHECK_CONTAINS(err.msg, "unknown knob 'nope'");
+	CHECK(vf_knobs_parse("grad-accum", &o.knobs, &err) == VF_OK);
+	CHECK(o.knobs == VF_KNOB_BIT(VF_KNOB_BATCH));
+	o.margin = 1.5;
+	CHECK(vf_search_run(a, &s, g, &o, &r, &err) == VF_EUSAGE);
+	CHECK_CONTAINS(err.msg, "--margin");
+}
+
+static void test_lora_rank_only_when_allowed(void)
+{
+	const struct vf_arch *a = llama7b();
+	if (!a)
+		return;
+	struct vf_error err = {0};
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-80gb");
+	struct vf_setup s = full_setup(1);
+	s.mode = VF_MODE_LORA;
+	s.precision = VF_PREC_BF16;
+	CHECK(vf_setup_finish(&s, &err) == VF_OK);
+	struct vf_search_opts o;
+	vf_search_opts_defaults(&o);
+	o.top = 1000;
+	struct vf_search r;
+	CHECK(vf_search_run(a, &s, g, &o, &r, &err) == VF_OK);
+	CHECK(r.count > 0);
+	for (size_t i = 0; i < r.count; i++)
+		CHECK(r.results[i].setup.lora_rank == s.lora_rank);
+	uint64_t space = r.space;
+	vf_search_release(&r);
+	o.knobs |= VF_KNOB_BIT(VF_KNOB_LORA_RANK);
+	CHECK(vf_search_run(a, &s, g, &o, &r, &err) == VF_OK);
+	CHECK(r.space > space);
+	bool other = false;
+	for (size_t i = 0; i < r.count; i++)
+		other |= r.results[i].setup.lora_rank != s.lora_rank;
+	CHECK(other);
+	vf_search_release(&r);
+}
+
+static void test_diff(void)
+{
+	struct vf_setup a = full_setup(4), b = a;
+	char d[256];
+	CHECK_INT(vf_search_diff(&a, &b, d, sizeof d), 0);
+	CHECK_STR(d, "");
+	b.grad_ckpt = true;
+	b.optimizer = VF_OPT_ADAMW8BIT;
+	b.shard = VF_SHARD_ZERO3;
+	b.batch = 2;
+	b.grad_accum = 2;
+	CHECK_INT(vf_search_diff(&a, &b, d, sizeof d), 4);
+	CHECK_CONTAINS(d, "grad-ckpt on");
+	CHECK_CONTAINS(d, "optimizer adamw -> adamw8bit");
+	CHECK_CONTAINS(d, "shard ddp -> zero3");
+	CHECK_CONTAINS(d, "batch 1x1 -> 2x2");
+	cJSON *j = vf_search_diff_json(&a, &b);
+	CHECK(cJSON_GetArraySize(j) == 5); /* batch and grad_accum apart */
+	cJSON_Delete(j);
+	/* Going from 4 GPUs to 1 drops the shard without calling it a change. */
+	b = a;
+	b.gpus = 1;
+	b.shard = VF_SHARD_NONE;
+	CHECK_INT(vf_search_diff(&a, &b, d, sizeof d), 1);
+	CHECK_STR(d, "gpus 4 -> 1");
+}
+
+int main(void)
+{
+	RUN(test_floor_monotone_in_batch);
+	RUN(test_pruned_equals_exhaustive);
+	RUN(test_search_rtx4090x4);
+	RUN(test_forbid_and_sort);
+	RUN(test_lora_rank_only_when_allowed);
+	RUN(test_diff);
+	vf_models_release();
+	return vf_test_done();
+}

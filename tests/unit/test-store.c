@@ -1,0 +1,156 @@
+/* test-store.c - the SQLite trial history: schema, put/find/replace, NULLs
+ * for unknowns, listing, forgetting a run, a newer schema refused. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "vf_test.h"
+#include "vramfit/store.h"
+
+static char dir[64];
+
+static void test_default_path(void)
+{
+	char p[1024];
+	unsetenv("VRAMFIT_HISTORY");
+	setenv("XDG_DATA_HOME", "/tmp/xdg", 1);
+	CHECK_STR(vf_store_default_path(p, sizeof p), "/tmp/xdg/vramfit/history.db");
+	unsetenv("XDG_DATA_HOME");
+	setenv("HOME", "/home/u", 1);
+	CHECK_STR(vf_store_default_path(p, sizeof p), "/home/u/.local/share/vramfit/history.db");
+	setenv("VRAMFIT_HISTORY", "/x/h.db", 1);
+	CHECK_STR(vf_store_default_path(p, sizeof p), "/x/h.db");
+	unsetenv("VRAMFIT_HISTORY");
+}
+
+static void test_hash(void)
+{
+	char a[17], b[17], c[17];
+	vf_store_hash("abc", 3, "cmd", a);
+	vf_store_hash("abc", 3, "cmd", b);
+	vf_store_hash("abd", 3, "cmd", c);
+	CHECK_STR(a, b);
+	CHECK(strcmp(a, c) != 0);
+	vf_store_hash("abc", 3, "cmd2", c);
+	CHECK(strcmp(a, c) != 0);
+	CHECK_INT(strlen(a), 16);
+}
+
+static void test_put_find_list(void)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/sub/dir/history.db", dir);
+	struct vf_error err = {0};
+	struct vf_store *s = NULL;
+	CHECK(vf_store_open(path, &s, &err) == VF_OK);
+	if (!s) {
+		fprintf(stderr, "  %s\n", err.msg);
+		return;
+	}
+	struct vf_store_ctx ctx = {.run_dir = "/runs/a", .trainer = "ltx2", .gpu = "cpu", .tier = NULL};
+	struct vf_trial t;
+	vf_trial_init(&t);
+	t.index = 1;
+	snprintf(t.change, sizeof t.change, "baseline");
+	snprintf(t.config_hash, sizeof t.config_hash, "00000000000000aa");
+	t.outcome = VF_OUTCOME_OK;
+	t.status = 0;
+	t.steps_done = 50;
+	t.step_seconds = 0.25;
+	t.peak_bytes = 1000;
+	t.predicted_peak_bytes = 1100;
+	t.wall_seconds = 12.5;
+	CHECK(vf_store_put(s, &ctx, &t, &err) == VF_OK);
+	struct vf_trial u;
+	vf_trial_init(&u);
+	snprintf(u.config_hash, sizeof u.config_hash, "00000000000000bb");
+	u.index = 2;
+	snprintf(u.change, sizeof u.change, "quantization off");
+	snprintf(u.deltas, sizeof u.deltas, "{\"acceleration.quantization\": null}");
+	u.outcome = VF_OUTCOME_OOM;
+	snprintf(u.evidence, sizeof u.evidence, "CUDA out of memory");
+	CHECK(vf_store_put(s, &ctx, &u, &err) == VF_OK);
+
+	struct vf_trial got;
+	bool found = false;
+	CHECK(vf_store_find(s, "00000000000000bb", &got, &found, &err) == VF_OK);
+	CHECK(found);
+	CHECK_STR(vf_outcome_name(got.outcome), "oom");
+	CHECK_INT(got.status, -1);
+	CHECK(got.step_seconds < 0);
+	CHECK_INT(got.peak_bytes, -1);
+	CHECK_STR(got.deltas, "{\"acceleration.quantization\": null}");
+	CHECK(vf_store_find(s, "ffff", &got, &found, &err) == VF_OK);
+	CHECK(!found);
+
+	/* replace by hash */
+	u.outcome = VF_OUTCOME_OK;
+	CHECK(vf_store_put(s, &ctx, &u, &err) == VF_OK);
+	struct vf_store_row *rows;
+	size_t n;
+	CHECK(vf_store_list(s, "/runs/a", &rows, &n, &err) == VF_OK);
+	CHECK_INT(n, 2);
+	if (n == 2) {
+		CHECK_INT(rows[0].t.index, 1);
+		CHECK_INT(rows[0].t.predicted_peak_bytes, 1100);
+		CHECK(rows[0].t.step_seconds == 0.25);
+		CHECK_STR(rows[0].gpu, "cpu");
+		CHECK_STR(vf_outcome_name(rows[1].t.outcome), "ok");
+		CHECK_INT(strlen(rows[0].recorded_at), 20);
+	}
+	free(rows);
+	CHECK(vf_store_list(s, "/runs/other", &rows, &n, &err) == VF_OK);
+	CHECK_INT(n, 0);
+	free(rows);
+	CHECK(vf_store_forget_run(s, "/runs/a", &err) == VF_OK);
+	CHECK(vf_store_list(s, NULL, &rows, &n, &err) == VF_OK);
+	CHECK_INT(n, 0);
+	free(rows);
+	vf_store_close(s);
+
+	/* WAL is on */
+	sqlite3 *db;
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	sqlite3_stmt *st;
+	CHECK(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(st) == SQLITE_ROW);
+	CHECK_STR((const char *)sqlite3_column_text(st, 0), "wal");
+	sqlite3_finalize(st);
+	/* a newer schema is refused */
+	CHECK(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	CHECK(vf_store_open(path, &s, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "schema version 99 is newer");
+	CHECK(s == NULL);
+}
+
+static void test_not_a_database(void)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/junk.db", dir);
+	FILE *f = fopen(path, "w");
+	fputs("this is not sqlite, just text long enough to be a header........", f);
+	fclose(f);
+	struct vf_error err = {0};
+	struct vf_store *s = NULL;
+	CHECK(vf_store_open(path, &s, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "junk.db");
+	vf_store_close(s);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/vf-test-store-XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	RUN(test_default_path);
+	RUN(test_hash);
+	RUN(test_put_find_list);
+	RUN(test_not_a_database);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		return 1;
+	return vf_test_done();
+}

@@ -1,13 +1,13 @@
 # Makefile - the two commands of the README, and a few conveniences.
 #   make demo   install what is missing, build, run the main job on an embedded default
 #   make test   install what is missing, build, run the whole suite
-#               (unit + CLI tests, the unit tests again under ASan+UBSan,
+#               (unit + CLI tests, both again under ASan+UBSan,
 #                then every fuzz target for a bounded time)
 JOBS      ?= 2
 FUZZ_SECS ?= 30
 CMAKE_Q    = cmake -S . -Wno-dev
 
-.PHONY: all deps test-deps build build-asan build-fuzz test unit fuzz demo bench clean
+.PHONY: all shared-check deps test-deps build build-asan build-fuzz test unit fuzz demo bench clean
 
 all: build
 
@@ -32,10 +32,15 @@ build-fuzz: deps
 unit: build
 	@ctest --test-dir build --output-on-failure -j$(JOBS)
 
-test: test-deps build build-asan build-fuzz
+SHARED_DIR = $(or $(VF_SHARED_DIR),../shared)
+
+shared-check:
+	@test -d "$(SHARED_DIR)/fixtures" || { echo "make test: $(SHARED_DIR)/fixtures not found: the tests need the shared fixtures next to the repo (or VF_SHARED_DIR=/path/to/shared make test)" >&2; exit 1; }
+
+test: shared-check test-deps build build-asan build-fuzz
 	@echo "== tests (release build)"
 	@ctest --test-dir build --output-on-failure -j$(JOBS)
-	@echo "== unit tests under ASan+UBSan"
+	@echo "== unit and end-to-end tests under ASan+UBSan"
 	@ctest --test-dir build-asan --output-on-failure -j$(JOBS)
 	@echo "== fuzz targets ($(FUZZ_SECS) s each)"
 	@scripts/run-fuzz.sh build-fuzz $(FUZZ_SECS)

@@ -2,6 +2,7 @@
 #include "vramfit/buf.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -110,16 +111,29 @@ char *vf_buf_detach(struct vf_buf *b, size_t *len)
 
 vf_status vf_buf_read_file(struct vf_buf *b, const char *path, size_t cap, struct vf_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO without a writer would block forever. Only
+	 * regular files are read (a device such as /dev/tty could block too). */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return vf_error_set(err, errno == ENOENT ? VF_ENOTFOUND : VF_ERR, "%s: %s", path,
 				    strerror(errno));
 	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(fd, &st) != 0) {
+		vf_error_set(err, VF_ERR, "%s: %s", path, strerror(errno));
+		close(fd);
+		return VF_ERR;
+	}
+	if (S_ISDIR(st.st_mode)) {
 		close(fd);
 		return vf_error_set(err, VF_ERR, "%s: is a directory", path);
 	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > cap) {
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return vf_error_set(err, VF_ERR, "%s: not a regular file (a pipe, socket or device)",
+				    path);
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	if ((uint64_t)st.st_size > cap) {
 		close(fd);
 		return vf_error_set(err, VF_ERR, "%s: file is %lld bytes, over the limit of %zu bytes",
 				    path, (long long)st.st_size, cap);
@@ -154,17 +168,43 @@ vf_status vf_buf_read_file(struct vf_buf *b, const char *path, size_t cap, struc
 
 vf_status vf_write_file_atomic(const char *path, const void *data, size_t len, struct vf_error *err)
 {
+	/* Replace what path names: through a symlink, the file it points to
+	 * (the link stays a link), keeping that file's permission bits. */
+	const char *shown = path;
+	char *real = NULL;
+	struct stat st;
+	bool exists = false;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		real = realpath(path, NULL);
+		if (!real)
+			return vf_error_set(err, VF_ERR, "%s: symlink to nothing writable: %s", path,
+					    strerror(errno));
+		path = real;
+	}
+	if (stat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode)) {
+			free(real);
+			return vf_error_set(err, VF_ERR, "%s: not a regular file", shown);
+		}
+		exists = true;
+	}
 	size_t pl = strlen(path);
 	char *tmp = malloc(pl + 32);
-	if (!tmp)
-		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
+	if (!tmp) {
+		free(real);
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", shown);
+	}
 	snprintf(tmp, pl + 32, "%s.tmp.%ld", path, (long)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		vf_error_set(err, VF_ERR, "%s: cannot create temp file: %s", path, strerror(errno));
+		vf_error_set(err, VF_ERR, "%s: cannot create temp file: %s", shown, strerror(errno));
 		free(tmp);
+		free(real);
 		return VF_ERR;
 	}
+	if (exists)
+		fchmod(fd, st.st_mode & 07777);
+	vf_status rc = VF_OK;
 	const char *p = data;
 	size_t left = len;
 	while (left) {
@@ -172,27 +212,27 @@ vf_status vf_write_file_atomic(const char *path, const void *data, size_t len, s
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			vf_error_set(err, VF_ERR, "%s: write: %s", path, strerror(errno));
+			rc = vf_error_set(err, VF_ERR, "%s: write: %s", shown, strerror(errno));
 			close(fd);
-			unlink(tmp);
-			free(tmp);
-			return VF_ERR;
+			goto fail;
 		}
 		p += n;
 		left -= (size_t)n;
 	}
-	if (fsync(fd) != 0 || close(fd) != 0) {
-		vf_error_set(err, VF_ERR, "%s: write: %s", path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return VF_ERR;
+	int synced = fsync(fd), closed = close(fd);
+	if (synced != 0 || closed != 0) {
+		rc = vf_error_set(err, VF_ERR, "%s: write: %s", shown, strerror(errno));
+		goto fail;
 	}
 	if (rename(tmp, path) != 0) {
-		vf_error_set(err, VF_ERR, "%s: rename: %s", path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return VF_ERR;
+		rc = vf_error_set(err, VF_ERR, "%s: rename: %s", shown, strerror(errno));
+		goto fail;
 	}
+	goto done;
+fail:
+	unlink(tmp);
+done:
 	free(tmp);
-	return VF_OK;
+	free(real);
+	return rc;
 }

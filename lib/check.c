@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "vramfit/json.h"
+#include "vramfit/plan.h" /* vf_plan_is_url */
 #include "vramfit/profile.h"
 
 void vf_check_init(struct vf_check *c)
@@ -65,18 +66,6 @@ static const char *key_of(const cJSON *configs, const char *role, const char *fa
 
 /* ---- paths -------------------------------------------------------------- */
 
-static bool is_url(const char *s)
-{
-	const char *p = strstr(s, "://");
-	if (!p || p == s)
-		return false;
-	for (const char *q = s; q < p; q++)
-		if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
-		      *q == '+' || *q == '-' || *q == '.'))
-			return false;
-	return true;
-}
-
 static void check_path(const struct vf_yamldoc *doc, const char *key, bool want_dir, bool pending_ok,
 		       struct vf_check *c)
 {
@@ -92,7 +81,7 @@ static void check_path(const struct vf_yamldoc *doc, const char *key, bool want_
 		    vf_yaml_kind_name(vf_yaml_node_kind(n)));
 		return;
 	}
-	if (is_url(p)) {
+	if (vf_plan_is_url(p)) {
 		add(c, VF_CHECK_FAIL, key, n, "'%s' is a URL; the trainer needs a local path", p);
 		return;
 	}
@@ -336,6 +325,12 @@ vf_status vf_check_config(const struct vf_yamldoc *doc, const char *trainer, str
 vf_status vf_check_run(const char *run_dir, const char *trainer, struct vf_check *out,
 		       struct vf_error *err)
 {
+	struct stat sb;
+	if (stat(run_dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
+		return vf_error_set(err, VF_ERR,
+				    "%s: not a directory (expected a run directory; a config file "
+				    "is checked with --config FILE)",
+				    run_dir);
 	cJSON *configs = NULL;
 	vf_status st = vf_profile_part(trainer, "configs", &configs, err);
 	if (st != VF_OK)

@@ -1,9 +1,11 @@
 /* data.c - embedded data/ files (generated embedded-data.c) and overrides. */
 #include "vramfit/data.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "vramfit/json.h"
@@ -35,23 +37,38 @@ const char *vf_data_embedded_name(size_t i)
 	return NULL;
 }
 
-static int override_path(const char *name, char *out, size_t n)
+size_t vf_data_override_dirs(char dirs[2][4096])
 {
+	size_t n = 0;
 	const char *dir = getenv("VRAMFIT_DATA_DIR");
-	if (dir && *dir) {
-		snprintf(out, n, "%s/%s", dir, name);
-		if (access(out, R_OK) == 0)
-			return 1;
-	}
+	if (dir && *dir)
+		snprintf(dirs[n++], 4096, "%s", dir);
 	const char *xdg = getenv("XDG_CONFIG_HOME");
 	const char *home = getenv("HOME");
 	if (xdg && *xdg)
-		snprintf(out, n, "%s/vramfit/%s", xdg, name);
+		snprintf(dirs[n++], 4096, "%s/vramfit", xdg);
 	else if (home && *home)
-		snprintf(out, n, "%s/.config/vramfit/%s", home, name);
-	else
-		return 0;
-	return access(out, R_OK) == 0;
+		snprintf(dirs[n++], 4096, "%s/.config/vramfit", home);
+	return n;
+}
+
+/* 1 with out = the override of name, 0 when there is none. A path that is
+ * there in any form (unreadable, a dangling link, a symlink loop) is the
+ * override: reading it reports the problem instead of silently falling back
+ * to the embedded copy. A directory we may not search (another user's HOME
+ * under sudo) hides what is in it: no override. */
+static int override_path(const char *name, char *out, size_t n)
+{
+	char dirs[2][4096];
+	size_t nd = vf_data_override_dirs(dirs);
+	for (size_t i = 0; i < nd; i++) {
+		snprintf(out, n, "%s/%s", dirs[i], name);
+		struct stat st;
+		if (lstat(out, &st) == 0 ||
+		    (errno != ENOENT && errno != ENOTDIR && errno != EACCES))
+			return 1;
+	}
+	return 0;
 }
 
 vf_status vf_data_load_json(const char *name, cJSON **out, char *source, size_t source_len,

@@ -242,16 +242,23 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int64_t timeout_ms(void)
+/* VRAMFIT_SMI_TIMEOUT (seconds, > 0 and <= 3600), else the default.
+ * A value that is set but not such a number is an error, not ignored. */
+static vf_status timeout_ms(int64_t *ms, struct vf_error *err)
 {
 	const char *e = getenv("VRAMFIT_SMI_TIMEOUT");
-	if (e && *e) {
-		char *end;
-		double v = strtod(e, &end);
-		if (*end == '\0' && v > 0 && v <= 3600)
-			return (int64_t)(v * 1000);
-	}
-	return VF_SMI_TIMEOUT_MS;
+	*ms = VF_SMI_TIMEOUT_MS;
+	if (!e || !*e)
+		return VF_OK;
+	char *end;
+	double v = strtod(e, &end);
+	if (*end != '\0' || !(v > 0 && v <= 3600))
+		return vf_error_set(err, VF_EUSAGE,
+				    "VRAMFIT_SMI_TIMEOUT=%.40s: expected seconds, more than 0 and at "
+				    "most 3600",
+				    e);
+	*ms = (int64_t)(v * 1000);
+	return VF_OK;
 }
 
 /* Kill the group and reap the child. */
@@ -270,8 +277,8 @@ struct run_result {
 	int exec_errno;
 };
 
-static vf_status run(const char *prog, struct vf_buf *out, struct run_result *r,
-		     struct vf_error *err)
+static vf_status run(const char *prog, int64_t limit_ms, struct vf_buf *out,
+		     struct run_result *r, struct vf_error *err)
 {
 	int pfd[2], efd[2];
 	memset(r, 0, sizeof *r);
@@ -319,7 +326,7 @@ static vf_status run(const char *prog, struct vf_buf *out, struct run_result *r,
 		r->exec_errno = e;
 		return VF_OK;
 	}
-	int64_t deadline = now_ms() + timeout_ms();
+	int64_t deadline = now_ms() + limit_ms;
 	char chunk[4096];
 	vf_status st = VF_OK;
 	for (;;) {
@@ -387,7 +394,11 @@ vf_status vf__gpu_smi_probe(struct vf_gpu_set *s, struct vf_error *err)
 	struct vf_buf out;
 	vf_buf_init(&out, VF_SMI_MAX_OUTPUT);
 	struct run_result r;
-	vf_status st = run(prog, &out, &r, err);
+	int64_t limit_ms;
+	vf_status st = timeout_ms(&limit_ms, err);
+	if (st)
+		goto done;
+	st = run(prog, limit_ms, &out, &r, err);
 	if (st)
 		goto done;
 	if (r.exec_errno) {
@@ -404,7 +415,7 @@ vf_status vf__gpu_smi_probe(struct vf_gpu_set *s, struct vf_error *err)
 		st = vf_error_set(err, VF_ERR,
 				  "%s did not finish within %.0f s and was killed (a hung driver or "
 				  "GPU?)",
-				  prog, (double)timeout_ms() / 1000.0);
+				  prog, (double)limit_ms / 1000.0);
 		goto done;
 	}
 	if (r.toobig) {

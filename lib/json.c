@@ -78,9 +78,74 @@ const char *vf_json_get_str(const cJSON *obj, const char *key)
 	return cJSON_IsString(n) ? n->valuestring : NULL;
 }
 
+/* Strict UTF-8 (no overlongs, surrogates or code points past U+10FFFF),
+ * as Rust's str::from_utf8. Returns the offset of the first bad byte or
+ * len when valid. */
+size_t vf_utf8_check(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		unsigned c = s[i];
+		size_t n;
+		unsigned lo = 0x80, hi = 0xBF;
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if (c >= 0xC2 && c <= 0xDF) {
+			n = 1;
+		} else if (c >= 0xE0 && c <= 0xEF) {
+			n = 2;
+			if (c == 0xE0)
+				lo = 0xA0;
+			if (c == 0xED)
+				hi = 0x9F;
+		} else if (c >= 0xF0 && c <= 0xF4) {
+			n = 3;
+			if (c == 0xF0)
+				lo = 0x90;
+			if (c == 0xF4)
+				hi = 0x8F;
+		} else {
+			return i;
+		}
+		if (i + n >= len) /* needs bytes i+1 .. i+n */
+			return i;
+		if ((unsigned)s[i + 1] < lo || (unsigned)s[i + 1] > hi)
+			return i;
+		for (size_t k = 2; k <= n; k++)
+			if ((s[i + k] & 0xC0) != 0x80)
+				return i;
+		i += n + 1;
+	}
+	return len;
+}
+
 char *vf_json_print(const cJSON *root)
 {
-	return cJSON_Print(root);
+	char *s = cJSON_Print(root);
+	if (!s)
+		return NULL;
+	/* cJSON copies string bytes as they are: a name that is not UTF-8 (a
+	 * file name, a --gpu NAME) would make the output invalid JSON. Each
+	 * bad byte becomes U+FFFD. */
+	size_t len = strlen(s), bad = vf_utf8_check((const unsigned char *)s, len);
+	if (bad == len)
+		return s;
+	struct vf_buf b;
+	vf_buf_init(&b, 0);
+	size_t i = 0;
+	while (i < len) {
+		size_t ok = vf_utf8_check((const unsigned char *)s + i, len - i);
+		if (vf_buf_append(&b, s + i, ok, NULL) ||
+		    (i + ok < len && vf_buf_append(&b, "\xEF\xBF\xBD", 3, NULL))) {
+			vf_buf_release(&b);
+			free(s);
+			return NULL;
+		}
+		i += ok + (i + ok < len);
+	}
+	free(s);
+	return vf_buf_detach(&b, NULL);
 }
 
 cJSON *vf_json_add_i64_or_null(cJSON *obj, const char *key, int64_t v, bool known)

@@ -52,17 +52,11 @@ static size_t file_names(char names[MAX_FILES][64])
 		if (is_models_json(e) && strlen(e) < 64)
 			snprintf(names[n++], 64, "%s", e);
 	char dirs[2][4096];
-	int nd = 0;
-	const char *d = getenv("VRAMFIT_DATA_DIR");
-	if (d && *d)
-		snprintf(dirs[nd++], sizeof dirs[0], "%s/models", d);
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	if (xdg && *xdg)
-		snprintf(dirs[nd++], sizeof dirs[0], "%s/vramfit/models", xdg);
-	else if (home && *home)
-		snprintf(dirs[nd++], sizeof dirs[0], "%s/.config/vramfit/models", home);
-	for (int k = 0; k < nd; k++) {
-		DIR *dir = opendir(dirs[k]);
+	size_t nd = vf_data_override_dirs(dirs);
+	for (size_t k = 0; k < nd; k++) {
+		char sub[4200];
+		snprintf(sub, sizeof sub, "%s/models", dirs[k]);
+		DIR *dir = opendir(sub);
 		if (!dir)
 			continue;
 		struct dirent *de;

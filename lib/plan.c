@@ -556,17 +556,20 @@ static vf_status patch(struct ctx *c, const char *key, const char *value, bool i
 static vf_status make_config(struct ctx *c, struct vf_error *err)
 {
 	struct vf_plan *p = c->p;
-	struct vf_buf b;
-	vf_buf_init(&b, VF_YAMLDOC_MAX_BYTES);
-	vf_status st = vf_buf_read_file(&b, p->shipped_config, VF_YAMLDOC_MAX_BYTES, err);
-	if (st == VF_OK)
-		st = vf_yamldoc_load_mem(b.data ? b.data : "", b.len, p->config_path, &p->config, err);
-	vf_buf_release(&b);
+	/* Errors name the shipped file (the run's copy is not written yet). */
+	vf_status st = vf_yamldoc_load_file(p->shipped_config, &p->config, err);
 	if (st != VF_OK)
 		return st == VF_ENOTFOUND
 			       ? vf_error_set(err, VF_ERR, "%s: the shipped config for the %s (%s) is missing",
 					      p->shipped_config, p->tier.name, p->mode)
 			       : st;
+	/* An empty shipped config would become a run config of four keys. */
+	const struct vf_yaml_node *root = vf_yamldoc_root(p->config);
+	if (!root || vf_yaml_node_kind(root) != VF_YAML_MAP || vf_yaml_node_count(root) == 0)
+		return vf_error_set(err, VF_ERR,
+				    "%s: the shipped config for the %s (%s) is empty (expected the "
+				    "trainer's YAML mapping of settings)",
+				    p->shipped_config, p->tier.name, p->mode);
 
 	/* The four paths, absolute. */
 	const cJSON *pp;
@@ -1086,9 +1089,15 @@ vf_status vf_plan_make(const struct vf_plan_opts *o, const struct vf_gpu_set *gp
 	if (!o->trainer_dir)
 		ASSUME(&c, "Trainer directory: %s (%s; --trainer-dir DIR).", p->trainer_dir, p->trainer_dir_from);
 	snprintf(p->shipped_config, sizeof p->shipped_config, "%s/%s", p->trainer_dir, p->tier.config_path);
-	if (!is_file(p->shipped_config)) {
-		st = vf_error_set(err, VF_ERR, "%s: the shipped config for the %s (%s) is missing",
-				  p->shipped_config, p->tier.name, p->mode);
+	struct stat sst;
+	if (stat(p->shipped_config, &sst) != 0 || !S_ISREG(sst.st_mode)) {
+		int e = errno;
+		bool there = stat(p->shipped_config, &sst) == 0;
+		st = vf_error_set(err, VF_ERR, "%s: the shipped config for the %s (%s) %s",
+				  p->shipped_config, p->tier.name, p->mode,
+				  there ? (S_ISDIR(sst.st_mode) ? "is a directory" : "is not a regular file")
+				  : e == ENOENT ? "is missing"
+						: e == ELOOP ? "is a symlink loop" : "cannot be read");
 		goto out;
 	}
 	st = find_models(&c, err);

@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "vramfit/json.h"
+
 static const struct {
 	const char *name;
 	int bits;
@@ -64,48 +66,6 @@ void vf_safetensors_release(struct vf_safetensors *st)
 	cJSON_Delete(st->metadata);
 	free(st->path);
 	memset(st, 0, sizeof *st);
-}
-
-/* Strict UTF-8 (no overlongs, surrogates or code points past U+10FFFF),
- * as Rust's str::from_utf8. Returns the offset of the first bad byte or
- * len when valid. */
-static size_t utf8_check(const unsigned char *s, size_t len)
-{
-	size_t i = 0;
-	while (i < len) {
-		unsigned c = s[i];
-		size_t n;
-		unsigned lo = 0x80, hi = 0xBF;
-		if (c < 0x80) {
-			i++;
-			continue;
-		} else if (c >= 0xC2 && c <= 0xDF) {
-			n = 1;
-		} else if (c >= 0xE0 && c <= 0xEF) {
-			n = 2;
-			if (c == 0xE0)
-				lo = 0xA0;
-			if (c == 0xED)
-				hi = 0x9F;
-		} else if (c >= 0xF0 && c <= 0xF4) {
-			n = 3;
-			if (c == 0xF0)
-				lo = 0x90;
-			if (c == 0xF4)
-				hi = 0x8F;
-		} else {
-			return i;
-		}
-		if (i + n >= len) /* needs bytes i+1 .. i+n */
-			return i;
-		if ((unsigned)s[i + 1] < lo || (unsigned)s[i + 1] > hi)
-			return i;
-		for (size_t k = 2; k <= n; k++)
-			if ((s[i + k] & 0xC0) != 0x80)
-				return i;
-		i += n + 1;
-	}
-	return len;
 }
 
 /* A JSON number that is a whole number in [0, 2^53] (exact in a double). */
@@ -234,7 +194,7 @@ static vf_status read_tensor(const cJSON *j, const char *what, struct vf_tensor 
 static vf_status parse_json(const char *text, size_t n, const char *what,
 			    struct vf_safetensors *st, struct vf_error *err)
 {
-	size_t bad = utf8_check((const unsigned char *)text, n);
+	size_t bad = vf_utf8_check((const unsigned char *)text, n);
 	if (bad != n)
 		return vf_error_set(err, VF_ERR, "%s: header is not UTF-8 (byte %zu)", what, bad);
 	size_t lead = 0;

@@ -220,6 +220,32 @@ static int gpu_class(const struct vf_gpu *g)
 	return vf_gpu_nominal_gb(g->memory_total_mib);
 }
 
+/* Load trainer's policy and resolve mode (NULL = the default) against it. */
+static vf_status load_mode(const char *trainer, const char **mode, struct policy *p,
+			   struct vf_error *err)
+{
+	vf_status st = load_policy(trainer, p, err);
+	if (st)
+		return st;
+	if (!*mode)
+		*mode = p->default_mode;
+	for (int i = 0; i < p->nmodes; i++)
+		if (strcmp(p->modes[i], *mode) == 0)
+			return VF_OK;
+	char list[MAX_MODES * 18] = "";
+	for (int i = 0; i < p->nmodes; i++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+			 p->modes[i]);
+	return vf_error_set(err, VF_EUSAGE, "unknown mode '%.32s' (trainer profile %s has %s)",
+			    *mode, trainer, list);
+}
+
+vf_status vf_tier_check(const char *trainer, const char *mode, struct vf_error *err)
+{
+	struct policy p;
+	return load_mode(trainer ? trainer : VF_PROFILE_DEFAULT, &mode, &p, err);
+}
+
 vf_status vf_tier_decide(const struct vf_gpu_set *gpus, const char *trainer, const char *mode,
 			 struct vf_tier *out, struct vf_error *err)
 {
@@ -230,23 +256,10 @@ vf_status vf_tier_decide(const struct vf_gpu_set *gpus, const char *trainer, con
 	if (!gpus || gpus->count == 0)
 		return vf_error_set(err, VF_ENOTFOUND, "no GPU to place in a tier");
 	struct policy p;
-	vf_status st = load_policy(trainer, &p, err);
+	vf_status st = load_mode(trainer, &mode, &p, err);
 	if (st)
 		return st;
 	const char *file = p.file;
-	if (!mode)
-		mode = p.default_mode;
-	bool known = false;
-	for (int i = 0; i < p.nmodes; i++)
-		known |= strcmp(p.modes[i], mode) == 0;
-	if (!known) {
-		char list[MAX_MODES * 18] = "";
-		for (int i = 0; i < p.nmodes; i++)
-			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
-				 i ? ", " : "", p.modes[i]);
-		return vf_error_set(err, VF_EUSAGE, "unknown mode '%.32s' (trainer profile %s has %s)",
-				    mode, trainer, list);
-	}
 	snprintf(out->mode, sizeof out->mode, "%s", mode);
 
 	/* The smallest GPU decides. */

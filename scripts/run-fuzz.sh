@@ -19,8 +19,9 @@ for t in "${targets[@]}"; do
   [ -d "$root/tests/fuzz/corpus/$name" ] && cp -r "$root/tests/fuzz/corpus/$name/." "$work/"
   log=$(mktemp)
   if (cd "$work" && "$t" -max_total_time="$secs" -max_len=65536 -timeout=10 \
-        -rss_limit_mb=2048 -artifact_prefix="$work/" "$work" >"$log" 2>&1); then
-    echo "fuzz $name: ok ($(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 || true)$(tail -1 "$log" | grep -o '#[0-9]*' | head -1) runs)"
+        -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/" "$work" >"$log" 2>&1); then
+    runs=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$log" | tail -1)
+    echo "fuzz $name: ok (${runs:-?} runs in ${secs} s)"
     pass=$((pass+1))
   else
     echo "fuzz $name: FAILED"; tail -40 "$log"

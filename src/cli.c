@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "vramfit/json.h"
+
 int vf_cli_fail(const char *fmt, ...)
 {
 	va_list ap;
@@ -86,7 +88,7 @@ const char *vf_cli_sgr(FILE *f, const char *code)
 
 void vf_cli_print_json(const cJSON *root)
 {
-	char *s = cJSON_Print(root);
+	char *s = vf_json_print(root);
 	if (s) {
 		fputs(s, stdout);
 		fputc('\n', stdout);
@@ -101,6 +103,21 @@ const char *vf_fmt_bytes(char *out, size_t n, double bytes)
 		snprintf(out, n, "%.2f GiB", gib);
 	else
 		snprintf(out, n, "%.0f MiB", bytes / (1024.0 * 1024));
+	return out;
+}
+
+const char *vf_fmt_params(char *out, size_t n, int64_t v)
+{
+	if (v < 0)
+		snprintf(out, n, "?");
+	else if (v >= 1000000000)
+		snprintf(out, n, "%.2f B", (double)v / 1e9);
+	else if (v >= 1000000)
+		snprintf(out, n, "%.1f M", (double)v / 1e6);
+	else if (v >= 1000)
+		snprintf(out, n, "%.1f K", (double)v / 1e3);
+	else
+		snprintf(out, n, "%lld", (long long)v);
 	return out;
 }
 

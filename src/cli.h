@@ -5,6 +5,7 @@
 #define VF_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
@@ -42,6 +43,9 @@ void vf_cli_print_json(const cJSON *root);
 /* Human units: "12.34 GiB", "512 MiB", "1.2 s", "$12.30". out >= 32 bytes. */
 const char *vf_fmt_bytes(char *out, size_t n, double bytes);
 const char *vf_fmt_seconds(char *out, size_t n, double s);
+/* A parameter count in words: "6.74 B", "124.4 M", "218.9 K", "512"; "?"
+ * when negative (unknown). */
+const char *vf_fmt_params(char *out, size_t n, int64_t v);
 /* Dollars: "$0.16", "$54", "-" when negative (unknown). */
 const char *vf_fmt_usd(char *out, size_t n, double usd);
 

@@ -25,7 +25,7 @@ static const char usage[] =
 	"\n"
 	"Options:\n"
 	"  --dry-run   print the patched file to stdout instead of writing it\n"
-	"  --json      get: {\"file\",\"key\",\"value\"}; set: {\"file\",\"set\":{key: value}}\n"
+	"  --json      get: {\"file\",\"key\",\"type\",\"value\"}; set: {\"file\",\"set\":{key: value}}\n"
 	"\n"
 	"Limits: 16 MiB per file, 1000 aliases, 100 levels of nesting.\n"
 	"Exit status: 0 ok, 1 failure (key not found, invalid YAML...), 2 usage.\n";

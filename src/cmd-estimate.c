@@ -80,19 +80,6 @@ struct gpu_row {
 	int64_t max_batch;
 };
 
-static const char *fmt_params(char *out, size_t n, int64_t v)
-{
-	if (v >= 1000000000)
-		snprintf(out, n, "%.2f B", (double)v / 1e9);
-	else if (v >= 1000000)
-		snprintf(out, n, "%.2f M", (double)v / 1e6);
-	else if (v >= 1000)
-		snprintf(out, n, "%.1f K", (double)v / 1e3);
-	else
-		snprintf(out, n, "%" PRId64, v);
-	return out;
-}
-
 static const char *remedy(enum vf_term t, const struct vf_setup *s)
 {
 	switch (t) {
@@ -432,7 +419,7 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 	const char *bold = vf_cli_sgr(o, "1"), *red = vf_cli_sgr(o, "31"), *green = vf_cli_sgr(o, "32"),
 		   *off = vf_cli_sgr(o, "0");
 	fprintf(o, "%sModel%s  %s: %s parameters, %s trainable\n", bold, off, tg->id,
-		fmt_params(b1, sizeof b1, e0->params), fmt_params(b2, sizeof b2, e0->trainable_params));
+		vf_fmt_params(b1, sizeof b1, e0->params), vf_fmt_params(b2, sizeof b2, e0->trainable_params));
 	char setup[512];
 	size_t n = 0;
 	n += (size_t)snprintf(setup + n, sizeof setup - n, "%s", vf_mode_name(s->mode));

@@ -27,20 +27,6 @@ static const char *fmt_count(char *out, size_t n, int64_t v)
 	return out;
 }
 
-/* Parameters in words: "218.9 K", "6.74 B". */
-static const char *fmt_params(char *out, size_t n, int64_t v)
-{
-	if (v >= 1000000000)
-		snprintf(out, n, "%.2f B", (double)v / 1e9);
-	else if (v >= 1000000)
-		snprintf(out, n, "%.1f M", (double)v / 1e6);
-	else if (v >= 1000)
-		snprintf(out, n, "%.1f K", (double)v / 1e3);
-	else
-		snprintf(out, n, "%" PRId64, v);
-	return out;
-}
-
 static const char *fmt_size(char *out, size_t n, int64_t b)
 {
 	if (b >= (int64_t)1 << 30)
@@ -120,7 +106,7 @@ static void print_model(const struct vf_model *m, int indent)
 	}
 	if (m->params >= 0) {
 		snprintf(line, sizeof line, "%s (%s)", fmt_count(a, sizeof a, m->params),
-			 fmt_params(b, sizeof b, m->params));
+			 vf_fmt_params(b, sizeof b, m->params));
 		row(&t, "params", line);
 	}
 	if (m->bytes >= 0) {

@@ -26,19 +26,6 @@ static cJSON *entry_json(const struct vf_model_entry *e)
 	return o;
 }
 
-static const char *fmt_params(char *out, size_t n, int64_t v)
-{
-	if (v < 0)
-		snprintf(out, n, "?");
-	else if (v >= 1000000000)
-		snprintf(out, n, "%.2f B", (double)v / 1e9);
-	else if (v >= 1000000)
-		snprintf(out, n, "%.1f M", (double)v / 1e6);
-	else
-		snprintf(out, n, "%.1f K", (double)v / 1e3);
-	return out;
-}
-
 static const char *fmt_i(char *out, size_t n, int64_t v, bool known)
 {
 	if (known)
@@ -87,7 +74,7 @@ static int run(int argc, char **argv)
 			e->id,
 			e->kind,
 			(a->known & VF_ARCH_F_FAMILY) ? a->family : "-",
-			fmt_params(p, sizeof p, e->params),
+			vf_fmt_params(p, sizeof p, e->params),
 			e->params >= 0 ? ex : "-",
 			fmt_i(h, sizeof h, a->hidden, a->known & VF_ARCH_F_HIDDEN),
 			fmt_i(l, sizeof l, a->layers, a->known & VF_ARCH_F_LAYERS),

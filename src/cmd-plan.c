@@ -41,6 +41,7 @@ static const char usage[] =
 	"  --steps N             training steps (default: the shipped config's)\n"
 	"  --goal TEXT           what the run is for (## Goal)\n"
 	"  --trigger WORD        the trigger word used in the captions\n"
+	"  --trainer NAME        trainer profile (default ltx2)\n"
 	"  --gpu SPEC            simulate GPUs instead of probing: h100-80gb,\n"
 	"                        h100-80gb:4, NAME=MiB (repeatable)\n"
 	"  --accept-risk         below 32 GB: proceed with the low-VRAM config at your\n"

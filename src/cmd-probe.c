@@ -193,6 +193,11 @@ static int run(int argc, char **argv)
 			trainer = val;
 		}
 	}
+	/* A bad --mode or --trainer is an error even when there is no GPU. */
+	if (vf_tier_check(trainer, mode, &err) != VF_OK) {
+		rc = vf_cli_fail_err(&err);
+		goto out;
+	}
 	if (!simulated && vf_gpu_probe(&set, &err) != VF_OK) {
 		rc = vf_cli_fail_err(&err);
 		goto out;

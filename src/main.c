@@ -1,5 +1,6 @@
 /* main.c - vramfit's entry point: the command table, global --help and
  * --version, and dispatch to src/cmd-<verb>.c. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,7 +46,20 @@ static void usage(FILE *f)
 		"(VRAMFIT_NVML_LIB, VRAMFIT_NVIDIA_SMI) and data overrides (VRAMFIT_DATA_DIR).\n");
 }
 
-int main(int argc, char **argv)
+/* Output that could not be written (a full disk, a closed descriptor) is a
+ * failure, not a success with a truncated report. */
+static int finish(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		int e = errno;
+		fprintf(stderr, "vramfit: error: standard output: %s\n",
+			e ? strerror(e) : "write error");
+		return VF_EXIT_FAIL;
+	}
+	return rc;
+}
+
+static int dispatch(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
@@ -83,4 +97,9 @@ int main(int argc, char **argv)
 		return VF_EXIT_OK;
 	}
 	return c->run(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+	return finish(dispatch(argc, argv));
 }

@@ -18,6 +18,10 @@ const unsigned char *vf_data_embedded(const char *name, size_t *len);
 /* Iterate the embedded names: i = 0.. until NULL. */
 const char *vf_data_embedded_name(size_t i);
 
+/* The override directories, in order: $VRAMFIT_DATA_DIR, then
+ * $XDG_CONFIG_HOME/vramfit (default ~/.config/vramfit). Returns how many. */
+size_t vf_data_override_dirs(char dirs[2][4096]);
+
 /* Load data/<name> as JSON, honouring the overrides above. *source is set to
  * the path read or "embedded" (borrowed static string or caller's env).
  * Caller owns *out; cJSON_Delete(). */

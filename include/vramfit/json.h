@@ -31,7 +31,12 @@ const char *vf_json_get_str(const cJSON *obj, const char *key); /* Borrowed. */
 /* Whole-number check for a cJSON number (no fraction, within int64). */
 bool vf_json_number_is_i64(const cJSON *n, int64_t *out);
 
-/* Print to a malloc'd string (caller frees); formatted with 2-space indent. */
+/* Strict UTF-8 (no overlongs, surrogates or code points past U+10FFFF):
+ * the offset of the first bad byte, or len when s is valid. */
+size_t vf_utf8_check(const unsigned char *s, size_t len);
+
+/* Print to a malloc'd string (caller frees; NULL when out of memory),
+ * formatted; always valid UTF-8 (a bad byte in a string prints as U+FFFD). */
 char *vf_json_print(const cJSON *root);
 
 /* Add a number that may be unknown: NaN/negative sentinel (< 0) prints null. */

@@ -37,4 +37,10 @@ struct vf_tier {
 vf_status vf_tier_decide(const struct vf_gpu_set *gpus, const char *trainer, const char *mode,
 			 struct vf_tier *out, struct vf_error *err);
 
+/* Check that trainer's profile (NULL = VF_PROFILE_DEFAULT) loads and knows
+ * mode (NULL = its default), without any GPU: VF_EUSAGE for an unknown mode
+ * or an invalid name, VF_ENOTFOUND for a missing profile, VF_ERR for a
+ * malformed one. */
+vf_status vf_tier_check(const char *trainer, const char *mode, struct vf_error *err);
+
 #endif

@@ -1,5 +1,6 @@
 /* test-buf.c - size-capped buffers, file reads, atomic writes, errors. */
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,6 +61,60 @@ static void test_read_file_limits(void)
 	CHECK(rmdir(dir) == 0);
 }
 
+/* A FIFO (or any non-regular file) is refused at once instead of blocking
+ * in open() waiting for a writer; alarm() turns a hang into a failure. */
+static void test_read_file_not_regular(void)
+{
+	char dir[] = "/tmp/vf-test-buf-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char fifo[256];
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	struct vf_buf b;
+	struct vf_error err = {0};
+	vf_buf_init(&b, 0);
+	alarm(10);
+	CHECK(vf_buf_read_file(&b, fifo, 100, &err) == VF_ERR);
+	alarm(0);
+	CHECK_CONTAINS(err.msg, "fifo: not a regular file");
+	CHECK(vf_buf_read_file(&b, "/dev/zero", 100, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "/dev/zero: not a regular file");
+	vf_buf_release(&b);
+	unlink(fifo);
+	CHECK(rmdir(dir) == 0);
+}
+
+/* Through a symlink the target is replaced (the link stays), and the
+ * file keeps its permission bits (a 0600 config stays private). */
+static void test_write_atomic_link_and_mode(void)
+{
+	char dir[] = "/tmp/vf-test-buf-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char file[256], link[256];
+	snprintf(file, sizeof file, "%s/real.yaml", dir);
+	snprintf(link, sizeof link, "%s/link.yaml", dir);
+	struct vf_error err = {0};
+	CHECK(vf_write_file_atomic(file, "a: 1\n", 5, &err) == VF_OK);
+	CHECK(chmod(file, 0600) == 0);
+	CHECK(symlink("real.yaml", link) == 0);
+	CHECK(vf_write_file_atomic(link, "a: 2\n", 5, &err) == VF_OK);
+	struct stat st;
+	CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+	CHECK(stat(file, &st) == 0 && (st.st_mode & 0777) == 0600);
+	struct vf_buf b;
+	vf_buf_init(&b, 0);
+	CHECK(vf_buf_read_file(&b, file, 100, &err) == VF_OK);
+	CHECK_STR(b.data, "a: 2\n");
+	vf_buf_release(&b);
+	unlink(link);
+	CHECK(symlink("no-such-dir/x", link) == 0);
+	CHECK(vf_write_file_atomic(link, "x", 1, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "link.yaml");
+	unlink(link);
+	unlink(file);
+	CHECK(rmdir(dir) == 0);
+}
+
 static void test_json_errors(void)
 {
 	cJSON *j = NULL;
@@ -72,6 +127,24 @@ static void test_json_errors(void)
 	CHECK(vf_json_get_i64(j, "b", &v) && v == 3);
 	CHECK_STR(vf_json_get_str(j, "s"), "t");
 	cJSON_Delete(j);
+}
+
+/* JSON output is valid UTF-8 even when a string is not (a file name). */
+static void test_json_print_utf8(void)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "a", "x\xff\xfey\xc3\xa9\xe2\x82");
+	char *s = vf_json_print(o);
+	CHECK(s != NULL);
+	if (s) {
+		CHECK_CONTAINS(s, "x\xef\xbf\xbd\xef\xbf\xbdy\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd");
+		CHECK(vf_utf8_check((const unsigned char *)s, strlen(s)) == strlen(s));
+	}
+	free(s);
+	cJSON_Delete(o);
+	CHECK(vf_utf8_check((const unsigned char *)"ok \xc3\xa9", 5) == 5);
+	CHECK(vf_utf8_check((const unsigned char *)"ab\xc0\xaf", 4) == 2); /* overlong */
+	CHECK(vf_utf8_check((const unsigned char *)"\xed\xa0\x80", 3) == 0); /* surrogate */
 }
 
 static void test_embedded_data(void)
@@ -87,7 +160,10 @@ int main(void)
 {
 	RUN(test_append_and_cap);
 	RUN(test_read_file_limits);
+	RUN(test_read_file_not_regular);
+	RUN(test_write_atomic_link_and_mode);
 	RUN(test_json_errors);
+	RUN(test_json_print_utf8);
 	RUN(test_embedded_data);
 	return vf_test_done();
 }

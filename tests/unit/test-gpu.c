@@ -272,6 +272,25 @@ static void test_override(void)
 	CHECK_CONTAINS(err.msg, "invalid JSON");
 	CHECK(vf_gpu_catalog_find("h100-80gb") == NULL);
 
+	/* A broken override is reported, never silently replaced by the
+	 * embedded catalog: a symlink loop, a dangling link. */
+	unlink(path);
+	char loop[300];
+	snprintf(loop, sizeof loop, "%s/loop", dir);
+	CHECK(symlink("gpus.json", loop) == 0);
+	CHECK(symlink("loop", path) == 0);
+	vf_gpu_catalog_reset();
+	CHECK(vf_gpu_catalog(&n, &err) == NULL);
+	CHECK_CONTAINS(err.msg, path);
+	CHECK_CONTAINS(err.msg, "symbolic links");
+	unlink(path);
+	unlink(loop);
+	CHECK(symlink("no-such-file", path) == 0);
+	vf_gpu_catalog_reset();
+	CHECK(vf_gpu_catalog(&n, &err) == NULL);
+	CHECK_CONTAINS(err.msg, path);
+	CHECK_CONTAINS(err.msg, "No such file");
+
 	unlink(path);
 	rmdir(dir);
 	unsetenv("VRAMFIT_DATA_DIR");

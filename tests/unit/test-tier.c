@@ -159,6 +159,14 @@ static void test_modes_and_errors(void)
 	CHECK_CONTAINS(err.msg, "memory size unknown");
 	CHECK_INT(vf_tier_decide(&s, "no-such-trainer", NULL, &t, &err), VF_ENOTFOUND);
 	CHECK_INT(vf_tier_decide(&s, "../etc", NULL, &t, &err), VF_EUSAGE);
+	/* The same checks without any GPU. */
+	CHECK_INT(vf_tier_check(NULL, NULL, &err), VF_OK);
+	CHECK_INT(vf_tier_check(NULL, "i2v", &err), VF_OK);
+	CHECK_INT(vf_tier_check(NULL, "v2v", &err), VF_EUSAGE);
+	CHECK_CONTAINS(err.msg, "unknown mode 'v2v'");
+	CHECK_INT(vf_tier_check("no-such-trainer", NULL, &err), VF_ENOTFOUND);
+	CHECK_CONTAINS(err.msg, "no-such-trainer");
+	CHECK_INT(vf_tier_check("../etc", NULL, &err), VF_EUSAGE);
 	vf_gpu_set_release(&s);
 }
 

@@ -784,8 +784,10 @@ static vf_status load_adapter(struct vf_model *m, const char *dir, struct vf_err
 	if (st == VF_OK) {
 		m->has_adapter = true;
 		const cJSON *r = cJSON_GetObjectItemCaseSensitive(cfg, "r");
-		if (r && !vf_json_number_is_i64(r, &m->adapter.rank))
-			st = vf_error_set(err, VF_ERR, "%s: field r: expected an integer", cfgp);
+		if (r && (!vf_json_number_is_i64(r, &m->adapter.rank) || m->adapter.rank <= 0 ||
+			  m->adapter.rank > (1 << 20)))
+			st = vf_error_set(err, VF_ERR, "%s: field r: expected a positive integer rank",
+					  cfgp);
 		const cJSON *al = cJSON_GetObjectItemCaseSensitive(cfg, "lora_alpha");
 		if (st == VF_OK && al) {
 			if (cJSON_IsNumber(al))

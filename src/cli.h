@@ -37,7 +37,7 @@ bool vf_cli_color(FILE *f);
 /* ANSI sequences or "" when colour is off. */
 const char *vf_cli_sgr(FILE *f, const char *code);
 
-/* Print JSON (2-space indented) and a newline to stdout; frees nothing. */
+/* Print JSON (cJSON's formatted style, tab-indented) and a newline to stdout; frees nothing. */
 void vf_cli_print_json(const cJSON *root);
 
 /* Human units: "12.34 GiB", "512 MiB", "1.2 s", "$12.30". out >= 32 bytes. */

@@ -420,7 +420,11 @@ static void test_dirs(void)
 	write_text(tmp("badcfg/config.json"), "{\"model_type\":\"llama\",\"hidden_size\":\"x\"}");
 	load_bad(tmp("badcfg"), "badcfg/config.json: field hidden_size: expected an integer");
 	write_text(tmp("peft/adapter_config.json"), "{\"r\":\"four\"}");
-	load_bad(tmp("peft"), "adapter_config.json: field r: expected an integer");
+	load_bad(tmp("peft"), "adapter_config.json: field r: expected a positive integer rank");
+	write_text(tmp("peft/adapter_config.json"), "{\"r\":-1}");
+	load_bad(tmp("peft"), "adapter_config.json: field r: expected a positive integer rank");
+	write_text(tmp("peft/adapter_config.json"), "{\"r\":0}");
+	load_bad(tmp("peft"), "adapter_config.json: field r: expected a positive integer rank");
 	/* a bad shard inside a directory names the shard */
 	CHECK(mkdir(tmp("badfile"), 0755) == 0);
 	write_text(tmp("badfile/model.safetensors"), "\xff\xff\xff\xff\xff\xff\xff\x7f{}xx");

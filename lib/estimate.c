@@ -1046,37 +1046,52 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	step_time(&s, su, &d, gpu, T, opt_traffic, layers * A_layer + logits_bwd, comm, e);
 }
 
-int64_t vf_estimate_max_batch(const struct vf_arch *arch, const struct vf_setup *setup,
-			      const struct vf_gpu_spec *gpu, int64_t vram_bytes)
+/* The largest micro-batch whose predicted peak stays within vram_bytes:
+ * grow by doubling until it no longer fits, then bisect (the peak never
+ * shrinks as the batch grows: tests/unit/test-estimate.c). `peak` runs the
+ * model for one batch size; capped at `cap`. */
+static int64_t max_batch_search(int64_t (*peak)(const void *model, const struct vf_setup *,
+						const struct vf_gpu_spec *),
+				const void *model, const struct vf_setup *setup,
+				const struct vf_gpu_spec *gpu, int64_t vram_bytes, int64_t cap)
 {
 	if (vram_bytes <= 0)
 		vram_bytes = vf_estimate_gpu_bytes(gpu);
 	if (vram_bytes <= 0)
 		return 0;
 	struct vf_setup su = *setup;
-	struct vf_estimate e;
 	int64_t lo = 0, hi = 1;
-	/* grow until it no longer fits, then bisect; memory rises with batch */
 	for (;;) {
 		su.batch = hi;
-		vf_estimate_run(arch, &su, gpu, &e);
-		if (e.peak_bytes > vram_bytes)
+		if (peak(model, &su, gpu) > vram_bytes)
 			break;
 		lo = hi;
-		if (hi >= (1 << 20))
+		if (hi >= cap)
 			return lo;
-		hi *= 2;
+		hi = hi * 2 > cap ? cap : hi * 2;
 	}
 	while (hi - lo > 1) {
 		int64_t mid = lo + (hi - lo) / 2;
 		su.batch = mid;
-		vf_estimate_run(arch, &su, gpu, &e);
-		if (e.peak_bytes > vram_bytes)
+		if (peak(model, &su, gpu) > vram_bytes)
 			hi = mid;
 		else
 			lo = mid;
 	}
 	return lo;
+}
+
+static int64_t llm_peak(const void *arch, const struct vf_setup *su, const struct vf_gpu_spec *gpu)
+{
+	struct vf_estimate e;
+	vf_estimate_run(arch, su, gpu, &e);
+	return e.peak_bytes;
+}
+
+int64_t vf_estimate_max_batch(const struct vf_arch *arch, const struct vf_setup *setup,
+			      const struct vf_gpu_spec *gpu, int64_t vram_bytes)
+{
+	return max_batch_search(llm_peak, arch, setup, gpu, vram_bytes, 1 << 20);
 }
 
 void vf_estimate_generic_arch(int64_t params, struct vf_arch *a)
@@ -1450,24 +1465,17 @@ void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
 	e->mfu = model_flops / (t * rate * 1e12);
 }
 
+static int64_t dit_peak(const void *dit, const struct vf_setup *su, const struct vf_gpu_spec *gpu)
+{
+	struct vf_estimate e;
+	vf_estimate_dit(dit, su, gpu, &e);
+	return e.peak_bytes;
+}
+
 int64_t vf_estimate_dit_max_batch(const struct vf_dit *d, const struct vf_setup *setup,
 				  const struct vf_gpu_spec *gpu, int64_t vram_bytes)
 {
-	if (vram_bytes <= 0)
-		vram_bytes = vf_estimate_gpu_bytes(gpu);
-	if (vram_bytes <= 0)
-		return 0;
-	struct vf_setup su = *setup;
-	struct vf_estimate e;
-	int64_t lo = 0;
-	for (int64_t b = 1; b <= 64; b++) {
-		su.batch = b;
-		vf_estimate_dit(d, &su, gpu, &e);
-		if (e.peak_bytes > vram_bytes)
-			break;
-		lo = b;
-	}
-	return lo;
+	return max_batch_search(dit_peak, d, setup, gpu, vram_bytes, 64);
 }
 
 vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,

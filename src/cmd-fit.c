@@ -18,7 +18,8 @@
 static const char usage[] =
 	"usage: vramfit fit MODEL [setup flags] [--tokens T | --steps S] [--gpu SPEC]...\n"
 	"                   [--search] [--sort time|cost|vram] [--price USD] [--margin F]\n"
-	"                   [--allow K,..] [--forbid K,..] [--top N] [--all-gpus] [--json]\n"
+	"                   [--allow K,..] [--forbid K,..] [--top N] [--exhaustive]\n"
+	"                   [--all-gpus] [--json]\n"
 	"\n"
 	"Which GPUs run this training, with which settings, how fast, at what cost.\n"
 	"MODEL is a catalog id (llama2-7b), a config.json or a model directory.\n"
@@ -198,7 +199,7 @@ static int gpu_groups_from_specs(const struct fit_args *a, struct gpu_group *out
 		vf_gpu_set_release(&gs);
 		if (!sp)
 			return vf_cli_usage("fit", "--gpu %s: not a catalog GPU (fit needs its rate "
-						   "and price; see vramfit probe --list)",
+						   "and price; see vramfit gpus)",
 					    a->gpu_specs[i]);
 		int k;
 		for (k = 0; k < *n; k++)

@@ -88,7 +88,7 @@ static int run(int argc, char **argv)
 		vf_gpu_set_release(&gs);
 		if (!target) {
 			vf_refs_release(&set);
-			return vf_cli_usage("refs", "--gpu %s: not a catalog GPU (see vramfit probe --list)",
+			return vf_cli_usage("refs", "--gpu %s: not a catalog GPU (see vramfit gpus)",
 					    gpu_spec);
 		}
 	}

@@ -213,6 +213,15 @@ static vf_status env_build(struct envlist *e, const struct vf_proc *p, struct vf
 		char kv[512];
 		snprintf(kv, sizeof kv, "CUDA_VISIBLE_DEVICES=%s", p->gpus);
 		rc |= env_put(e, kv);
+	} else {
+		/* no GPUs named: the user's own choice of visible GPUs stands
+		 * (vramfit's probe honoured it too) */
+		const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+		if (cvd) {
+			char kv[512];
+			snprintf(kv, sizeof kv, "CUDA_VISIBLE_DEVICES=%s", cvd);
+			rc |= env_put(e, kv);
+		}
 	}
 	for (const char *const *x = p->env_extra; x && *x; x++) {
 		if (!strchr(*x, '=')) {

@@ -12,7 +12,8 @@
  *     OMP_ MKL_ OPENBLAS_
  *   always set: COLUMNS=200 (Rich does not wrap), PYTHONUNBUFFERED=1,
  *     CUDA_DEVICE_ORDER=PCI_BUS_ID, TERM=dumb
- *   set when the caller names GPUs: CUDA_VISIBLE_DEVICES=<gpus>
+ *   set when the caller names GPUs: CUDA_VISIBLE_DEVICES=<gpus>; otherwise
+ *   the user's CUDA_VISIBLE_DEVICES, when set, passes through
  *   then the caller's own "NAME=value" entries (env_extra), which win.
  *
  * The result is the exit code, or 128 + the signal number when the child

@@ -230,6 +230,27 @@ static void test_clean_environment(void)
 		     "${VF_TEST_SECRET:-none}|$HF_HOME|$FOO|$(pwd)\"") == VF_OK);
 	CHECK_STR(c.out.data, "1:300|1|PCI_BUS_ID|0,1|none|/tmp/hf|bar|/tmp\n");
 	vf_buf_release(&c.out);
+
+	/* The user's CUDA_VISIBLE_DEVICES passes through when the caller names
+	 * no GPUs (the trainer must not see GPUs the user hid); named GPUs win. */
+	setenv("CUDA_VISIBLE_DEVICES", "3", 1);
+	vf_proc_init(&p);
+	cap_init(&c);
+	CHECK(run_sh(&p, &c, "echo \"${CUDA_VISIBLE_DEVICES-unset}\"") == VF_OK);
+	CHECK_STR(c.out.data, "1:3\n");
+	vf_buf_release(&c.out);
+	vf_proc_init(&p);
+	cap_init(&c);
+	p.gpus = "0,1";
+	CHECK(run_sh(&p, &c, "echo \"${CUDA_VISIBLE_DEVICES-unset}\"") == VF_OK);
+	CHECK_STR(c.out.data, "1:0,1\n");
+	vf_buf_release(&c.out);
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	vf_proc_init(&p);
+	cap_init(&c);
+	CHECK(run_sh(&p, &c, "echo \"${CUDA_VISIBLE_DEVICES-unset}\"") == VF_OK);
+	CHECK_STR(c.out.data, "1:unset\n");
+	vf_buf_release(&c.out);
 }
 
 static void test_cannot_run(void)

@@ -52,7 +52,8 @@ demo: build
 	@scripts/demo.sh build/vramfit
 
 bench: build
-	@for b in build/bench/bench-*; do [ -x "$$b" ] && "$$b"; done; true
+	@set -e; for b in build/bench/bench-*; do echo "== $$b"; "$$b"; done
+	@set -e; for b in bench/*.sh; do echo "== $$b"; bash "$$b" build/vramfit; done
 
 clean:
 	rm -rf build build-asan build-fuzz

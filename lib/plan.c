@@ -27,6 +27,7 @@ struct ctx {
 	const struct vf_plan_opts *o;
 	struct vf_plan *p;
 	cJSON *cfg; /* configs.json */
+	cJSON *sweep; /* sweep.json: what tune will try, for plan.md */
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -786,6 +787,49 @@ static void row(struct vf_buf *b, const struct ctx *c, const char *label, const 
 	md(b, "| %s | `%s` | `%s` |\n", label, v, key);
 }
 
+/* plan.md's "Sanity Check + Autotune": what `vramfit tune` will do, read from
+ * the profile's sweep.json (the same data tune runs on). */
+static void sweep_section(const struct ctx *c, struct vf_buf *b)
+{
+	const struct vf_plan *p = c->p;
+	int64_t steps = 50, max_trials = 5;
+	vf_json_get_i64(c->sweep, "steps", &steps);
+	vf_json_get_i64(c->sweep, "max_trials", &max_trials);
+	md(b, "Before the full run, short trials of the real trainer on one sample at the target "
+	      "resolution (`vramfit tune %s`): each trial is this config with the data root "
+	      "`%s/overfit/.precomputed`, %lld steps, validation at step %lld, no intermediate "
+	      "checkpoints. Trial 1 is this config as planned; success means no OOM, no NaN loss, no "
+	      "crash, all %lld steps and the step-%lld validation sample. Then at most %lld more "
+	      "trials, each the best so far plus one change, in this order:\n\n",
+	   p->run_dir, p->run_dir, (long long)steps, (long long)steps, (long long)steps,
+	   (long long)steps, (long long)(max_trials - 1));
+	const cJSON *ch;
+	cJSON_ArrayForEach(ch, cJSON_GetObjectItemCaseSensitive(c->sweep, "changes"))
+	{
+		const char *name = vf_json_get_str(ch, "name");
+		if (!name)
+			continue;
+		const cJSON *tiers = cJSON_GetObjectItemCaseSensitive(ch, "tiers");
+		bool tier_ok = !cJSON_IsArray(tiers);
+		const cJSON *t;
+		cJSON_ArrayForEach(t, tiers)
+			if (cJSON_IsString(t) && strcmp(t->valuestring, p->tier.name) == 0)
+				tier_ok = true;
+		const char *flag = vf_json_get_str(ch, "requires_flag");
+		if (!tier_ok)
+			md(b, "- %s: not on the %s\n", name, p->tier.name);
+		else if (flag)
+			md(b, "- %s: only with `--%s`\n", name, flag);
+		else
+			md(b, "- %s\n", name);
+	}
+	md(b, "\nA trial whose change is already in effect is recorded as a no-op; the sweep stops "
+	      "when the step time does not improve or a change runs out of memory (the profile's "
+	      "rules per change). Each trial appends one line to `%s/autotune.log`; the winner's "
+	      "changes are patched into `config.yaml`.\n\n",
+	   p->run_dir);
+}
+
 static vf_status render(struct ctx *c, struct vf_error *err)
 {
 	struct vf_plan *p = c->p;
@@ -870,22 +914,7 @@ static vf_status render(struct ctx *c, struct vf_error *err)
 	   p->trainer_dir, p->launch_cwd, p->launch, p->run_dir);
 
 	md(&b, "## Sanity Check + Autotune\n\n");
-	md(&b, "Before the full run, short trials of the real trainer on one sample at the target "
-	       "resolution (`vramfit tune %s`): each trial is this config with the data root "
-	       "`%s/overfit/.precomputed`, 50 steps, validation at step 50, no intermediate "
-	       "checkpoints. Trial 1 is this config as planned; success means no OOM, no NaN loss, no "
-	       "crash, all 50 steps and the step-50 validation sample. Then at most 4 more trials, "
-	       "each the best so far plus one change (quantization off, then optimizer adamw; a "
-	       "larger batch with accumulation scaled is deferred, since one sample cannot measure it), stopping when the step time does not improve "
-	       "or a change runs out of memory. Resolution and text-encoder 8-bit loading are never "
-	       "swept%s. Each trial appends one line to `%s/autotune.log`; the winner's changes are "
-	       "patched into `config.yaml`.\n\n",
-	   p->run_dir, p->run_dir,
-	   strcmp(p->tier.name, "80GB+ tier") == 0
-		   ? "; gradient checkpointing may be tried off on this tier"
-		   : "; gradient checkpointing stays on",
-	   p->run_dir);
-
+	sweep_section(c, &b);
 	md(&b, "## Monitoring\n\n");
 	md(&b, "- Trainer log: `%s/logs/train.log` (run with `--disable-progress-bars`: a `Step N/M - "
 	       "Loss, LR, Time/Step` line every 20 steps)\n",
@@ -1017,13 +1046,18 @@ static void describe_gpus(struct vf_plan *p, const struct vf_gpu_set *gpus)
 vf_status vf_plan_make(const struct vf_plan_opts *o, const struct vf_gpu_set *gpus,
 		       struct vf_plan *p, struct vf_error *err)
 {
-	struct ctx c = {o, p, NULL};
+	struct ctx c = {o, p, NULL, NULL};
 	const char *trainer = o->trainer ? o->trainer : VF_PROFILE_DEFAULT;
 	snprintf(p->trainer, sizeof p->trainer, "%s", trainer);
 	p->simulated = o->simulated;
 	vf_status st = vf_profile_part(trainer, "configs", &c.cfg, err);
 	if (st != VF_OK)
 		return st;
+	if ((st = vf_profile_part(trainer, "sweep", &c.sweep, err)) != VF_OK) {
+		cJSON_Delete(c.cfg);
+	cJSON_Delete(c.sweep);
+		return st;
+	}
 
 	/* Names. */
 	if (o->dataset && !name_ok(o->dataset)) {

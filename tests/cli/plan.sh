@@ -46,6 +46,7 @@ check "grep -qF '80GB+ tier' '$run_dir/plan.md'"
 check "grep -qF 'uv run python scripts/train.py $abs/config.yaml --disable-progress-bars' '$run_dir/plan.md'"
 check "grep -qF '| optimizer | \`adamw\` |' '$run_dir/plan.md'"
 check "grep -qF '| LoRA rank | \`32\` |' '$run_dir/plan.md'"
+check "sed -n '/^## Sanity/,/^## Monitoring/p' '$run_dir/plan.md' | grep -qxF -- '- gradient checkpointing off: only with \`--try-no-ckpt\`'"
 cost=$(sed -n '/^## Cost/,/^## Approve/p' "$run_dir/plan.md")
 check "printf '%s' \"\$cost\" | grep -qF '**Estimate** from vramfit'"
 check "printf '%s' \"\$cost\" | grep -qF 'replaced by the measured step time after the sanity check'"
@@ -86,6 +87,9 @@ expect_rc 0
 expect_out "32GB tier"
 check "[ \$(difflines '$TD/configs/t2v_lora_low_vram.yaml' projects/r5090/config.yaml) -eq 4 ]"
 check "grep -qF \"quantization: \\\"int8-quanto\\\"\" projects/r5090/config.yaml"
+# the autotune list comes from sweep.json: checkpointing off is not tried on this tier
+check "sed -n '/^## Sanity/,/^## Monitoring/p' projects/r5090/plan.md | grep -qxF -- '- gradient checkpointing off: not on the 32GB tier'"
+check "sed -n '/^## Sanity/,/^## Monitoring/p' projects/r5090/plan.md | grep -qxF -- '- quantization off'"
 
 test_case "rtx-4090: the gate stops; --accept-risk proceeds and says so"
 run plan "${M[@]}" --gpu rtx-4090 --run-name r4090

@@ -1532,10 +1532,12 @@ vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
 	s->offload_optimizer = c->offload_optimizer_during_validation;
 	s->given |= VF_SETUP_G_TEXT_ENCODER | VF_SETUP_G_OFFLOAD;
 	int w = c->video_dims[0], h = c->video_dims[1], f = c->video_dims[2];
-	if (w < 32 || h < 32 || f < 1 || w % 32 || h % 32 || f % 8 != 1)
+	/* Only what the token count needs: the trainer's own rule (multiples of
+	 * 32, frames % 8 == 1) is the profile's, checked by `vramfit check`. */
+	if (w < 1 || h < 1 || f < 1)
 		return vf_error_set(err, VF_EUSAGE,
-				    "validation.video_dims: expected [width, height, frames] with width and "
-				    "height divisible by 32 and frames %% 8 == 1, got [%d, %d, %d]", w, h, f);
+				    "validation.video_dims: expected positive [width, height, frames], "
+				    "got [%d, %d, %d]", w, h, f);
 	s->video_width = w;
 	s->video_height = h;
 	s->video_frames = f;

@@ -455,9 +455,13 @@ static void test_ltx2(void)
 		CHECK(vf_dit_audio_tokens(&d, 89) > 0);
 	}
 	/* bad trainer values are named */
-	low.video_dims[2] = 50;
+	low.video_dims[2] = 0;
 	CHECK(vf_estimate_ltx2("ltx-2-19b", &low, r5090, &e, &err) == VF_EUSAGE);
 	CHECK_CONTAINS(err.msg, "validation.video_dims");
+	/* the trainer's divisibility rule is check's (configs.json), not the
+	 * estimator's: 50 frames still estimate */
+	low.video_dims[2] = 50;
+	CHECK(vf_estimate_ltx2("ltx-2-19b", &low, r5090, &e, &err) == VF_OK);
 	low.video_dims[2] = 49;
 	low.quantization = "int3";
 	CHECK(vf_estimate_ltx2("ltx-2-19b", &low, r5090, &e, &err) == VF_EUSAGE);

@@ -837,9 +837,10 @@ static vf_status render(struct ctx *c, struct vf_error *err)
 	struct vf_buf b;
 	vf_buf_init(&b, 1u << 20);
 	bool lora = strcmp(p->training_mode, "lora") == 0;
-	const char *mode_words = strcmp(p->mode, "t2v") == 0 ? "text-to-video"
-				 : strcmp(p->mode, "i2v") == 0 ? "image-to-video"
-							       : p->mode;
+	const char *mode_words =
+		vf_json_get_str(cJSON_GetObjectItemCaseSensitive(c->cfg, "mode_names"), p->mode);
+	if (!mode_words)
+		mode_words = p->mode;
 
 	md(&b, "# Training Plan — %s\n\n", p->run_name);
 

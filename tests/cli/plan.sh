@@ -43,6 +43,7 @@ check "[ '$sections' = '# Training Plan|## Goal|## Mode|## Dataset|## Preprocess
 check "grep -qF '# Training Plan — $(basename "$run_dir")' '$run_dir/plan.md'"
 check "grep -qF -- '- GPUs: NVIDIA H100 80GB HBM3' '$run_dir/plan.md' && grep -qE 'x 1, 80GB' '$run_dir/plan.md'"
 check "grep -qF '80GB+ tier' '$run_dir/plan.md'"
+check "grep -qF -- '- Mode: \`t2v\` (text-to-video)' '$run_dir/plan.md'"
 check "grep -qF 'uv run python scripts/train.py $abs/config.yaml --disable-progress-bars' '$run_dir/plan.md'"
 check "grep -qF '| optimizer | \`adamw\` |' '$run_dir/plan.md'"
 check "grep -qF '| LoRA rank | \`32\` |' '$run_dir/plan.md'"

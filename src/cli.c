@@ -1,6 +1,8 @@
 /* cli.c - shared CLI printing: errors, colour, JSON, units and tables. */
 #include "cli.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,6 +244,19 @@ void vf_table_release(struct vf_table *t)
 	}
 	free(t->cells);
 	memset(t, 0, sizeof *t);
+}
+
+bool vf_cli_number(const char *s, double lo, double hi, bool integer, double *out)
+{
+	if (!s || !*s)
+		return false;
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= lo && v <= hi) || (integer && v != floor(v)))
+		return false;
+	*out = v;
+	return true;
 }
 
 bool vf_cli_wants_help(int argc, char **argv)

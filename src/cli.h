@@ -65,6 +65,11 @@ void vf_table_addf(struct vf_table *t, const char *fmt0, ...); /* ncol strings a
 void vf_table_print(const struct vf_table *t, FILE *f);
 void vf_table_release(struct vf_table *t);
 
+/* A whole number text (strtod syntax, nothing trailing, not empty) within
+ * [lo, hi]; `integer` also requires no fraction. The one number parser of
+ * the command-line flags. */
+bool vf_cli_number(const char *s, double lo, double hi, bool integer, double *out);
+
 /* True when argv has -h or --help (commands use it before parsing). */
 bool vf_cli_wants_help(int argc, char **argv);
 

@@ -728,9 +728,7 @@ static int run(int argc, char **argv)
 				return vf_cli_usage("estimate", "%s: expected a value", a);
 			const char *val = argv[i + 1];
 			if (a[2] == 'p') {
-				char *end;
-				w.price = strtod(val, &end);
-				if (*end || !(w.price >= 0) || w.price > 1e6)
+				if (!vf_cli_number(val, 0, 1e6, false, &w.price))
 					return vf_cli_usage("estimate", "--price %s: expected dollars per GPU-hour", val);
 			} else if (!vf_runcost_parse_count(val, &v) || (a[2] == 's' && v != floor(v))) {
 				return vf_cli_usage("estimate", "%s %s: expected a positive count (1e9, 22B)", a, val);

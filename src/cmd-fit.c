@@ -119,15 +119,11 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 			a->sort = v;
 			i++;
 		} else if (strcmp(f, "--price") == 0) {
-			char *end;
-			a->price = strtod(v, &end);
-			if (*end || !(a->price >= 0) || a->price > 1e6)
+			if (!vf_cli_number(v, 0, 1e6, false, &a->price))
 				return vf_cli_usage("fit", "--price %s: expected dollars per GPU-hour", v);
 			i++;
 		} else if (strcmp(f, "--margin") == 0) {
-			char *end;
-			a->margin = strtod(v, &end);
-			if (*end || !(a->margin >= 0 && a->margin < 1))
+			if (!vf_cli_number(v, 0, 0.99, false, &a->margin))
 				return vf_cli_usage("fit", "--margin %s: expected a fraction from 0 to 0.99", v);
 			i++;
 		} else if (strcmp(f, "--allow") == 0 || strcmp(f, "--forbid") == 0) {
@@ -140,9 +136,8 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 				a->knobs &= ~bits;
 			i++;
 		} else if (strcmp(f, "--top") == 0) {
-			char *end;
-			long n = strtol(v, &end, 10);
-			if (*end || n < 1 || n > 1000)
+			double n;
+			if (!vf_cli_number(v, 1, 1000, true, &n))
 				return vf_cli_usage("fit", "--top %s: expected 1 to 1000", v);
 			a->top = (size_t)n;
 			i++;

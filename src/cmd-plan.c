@@ -181,11 +181,10 @@ static int run(int argc, char **argv)
 		if (dst)
 			*dst = val;
 		if (steps) {
-			char *end;
-			long long n = strtoll(steps, &end, 10);
-			if (*end || n <= 0 || n > 100000000)
+			double n;
+			if (!vf_cli_number(steps, 1, 1e8, true, &n))
 				return vf_cli_usage("plan", "--steps '%s': expected a positive integer", steps);
-			o.steps = n;
+			o.steps = (int64_t)n;
 		}
 	}
 

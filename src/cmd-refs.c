@@ -54,9 +54,7 @@ static int run(int argc, char **argv)
 				return vf_cli_usage("refs", "--gpu: give one GPU spec (ID or ID:N)");
 			gpu_spec = argv[++i];
 		} else if (strcmp(a, "--price") == 0 && i + 1 < argc) {
-			char *end;
-			price = strtod(argv[++i], &end);
-			if (*end || !(price >= 0) || price > 1e6)
+			if (!vf_cli_number(argv[++i], 0, 1e6, false, &price))
 				return vf_cli_usage("refs", "--price %s: expected dollars per GPU-hour",
 						    argv[i]);
 		} else {

@@ -28,10 +28,9 @@ static int run(int argc, char **argv)
 				trainer = v;
 				continue;
 			}
-			char *end;
-			long n = strtol(v, &end, 10);
-			if (*end || end == v || n < 0 || n > 100000000)
-				return vf_cli_usage("triage", "%s: '%s' is not a number >= 0", a, v);
+			double n;
+			if (!vf_cli_number(v, 0, 1e8, true, &n))
+				return vf_cli_usage("triage", "%s: '%s' is not a whole number >= 0", a, v);
 			if (strcmp(a, "--exit") == 0) {
 				if (n > 255)
 					return vf_cli_usage("triage", "--exit: '%s' is not an exit status 0-255", v);

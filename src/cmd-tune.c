@@ -176,17 +176,6 @@ static const char *find_tier(const char *run, const char *trainer, char *out, si
 	return found;
 }
 
-static bool parse_num(const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v <= hi))
-		return false;
-	*out = v;
-	return true;
-}
-
 static cJSON *trial_json(const struct vf_trial *t)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -383,8 +372,7 @@ static int run(int argc, char **argv)
 			o.store_path = val;
 		} else if (strcmp(a, "--steps") == 0 || strcmp(a, "--max-trials") == 0) {
 			NEED();
-			if (!parse_num(val, 1, strcmp(a, "--steps") == 0 ? 1e7 : VF_TUNE_MAX_TRIALS, &v) ||
-			    v != (int)v)
+			if (!vf_cli_number(val, 1, strcmp(a, "--steps") == 0 ? 1e7 : VF_TUNE_MAX_TRIALS, true, &v))
 				return vf_cli_usage("tune", "%s: '%s' is not a whole number in range", a, val);
 			if (strcmp(a, "--steps") == 0)
 				o.steps = (int)v;
@@ -393,7 +381,7 @@ static int run(int argc, char **argv)
 		} else if (strcmp(a, "--timeout") == 0 || strcmp(a, "--stall") == 0 ||
 			   strcmp(a, "--grace") == 0) {
 			NEED();
-			if (!parse_num(val, 0.01, 1e7, &v))
+			if (!vf_cli_number(val, 0.01, 1e7, false, &v))
 				return vf_cli_usage("tune", "%s: '%s' is not a number of seconds > 0", a, val);
 			if (a[2] == 't')
 				o.timeout_s = v;
@@ -403,7 +391,7 @@ static int run(int argc, char **argv)
 				o.grace_s = v;
 		} else if (strcmp(a, "--memory-limit") == 0) {
 			NEED();
-			if (!parse_num(val, 16, 1e9, &v))
+			if (!vf_cli_number(val, 16, 1e9, false, &v))
 				return vf_cli_usage("tune", "--memory-limit: '%s' is not a number of MiB >= 16", val);
 			o.mem_limit_bytes = (uint64_t)(v * 1024 * 1024);
 		} else if (a[0] == '-')

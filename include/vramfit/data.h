@@ -1,7 +1,7 @@
 /* data.h - the catalogs and trainer profiles embedded from data/ at build
  * time, with user overrides.
  *
- * vf_data_load("gpus.json") returns, first found:
+ * vf_data_load_json("gpus.json", ...) reads, first found:
  *   $VRAMFIT_DATA_DIR/gpus.json, then $XDG_CONFIG_HOME/vramfit/gpus.json
  *   (default ~/.config/vramfit/gpus.json), then the embedded copy. */
 #ifndef VRAMFIT_DATA_H

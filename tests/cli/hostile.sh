@@ -225,6 +225,15 @@ fails 2 "invalid trainer profile name" probe --trainer ../etc
 cp "$TD/configs/t2v_lora.yaml" "$H/real.yaml"
 chmod 600 "$H/real.yaml"
 ln -s real.yaml "$H/link.yaml"
+# numbers on the command line: empty, fractional where whole, out of range
+fails 2 "--price" estimate llama2-7b --gpu h200 --price ""
+fails 2 "--price" fit llama2-7b --price ""
+fails 2 "--price" refs --price ""
+fails 2 "--top" fit llama2-7b --top 2.5
+fails 2 "--steps" plan --steps 1e9
+fails 2 "--exit" triage /dev/null --exit ""
+fails 2 "--memory-limit" tune /tmp --memory-limit ""
+
 test_case "config set via a symlink"
 hrun config set "$H/link.yaml" optimization.steps=7
 expect_rc 0

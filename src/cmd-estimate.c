@@ -769,13 +769,8 @@ static int run(int argc, char **argv)
 	memset(&tg, 0, sizeof tg);
 	bool t5 = false;
 	if (params) {
-		char *end = NULL;
-		double p = strtod(params, &end);
-		if (end && (*end == 'B' || *end == 'b'))
-			p *= 1e9, end++;
-		else if (end && (*end == 'M' || *end == 'm'))
-			p *= 1e6, end++;
-		if (!end || *end || !(p >= 1e5) || p > 1e14)
+		double p;
+		if (!vf_runcost_parse_count(params, &p) || p < 1e5 || p > 1e14)
 			return vf_cli_usage("estimate", "--params: expected a parameter count (7e9, 7B, 350M), got '%s'",
 					    params);
 		vf_estimate_generic_arch((int64_t)p, &tg.arch);

@@ -1056,7 +1056,6 @@ vf_status vf_plan_make(const struct vf_plan_opts *o, const struct vf_gpu_set *gp
 		return st;
 	if ((st = vf_profile_part(trainer, "sweep", &c.sweep, err)) != VF_OK) {
 		cJSON_Delete(c.cfg);
-	cJSON_Delete(c.sweep);
 		return st;
 	}
 
@@ -1206,6 +1205,7 @@ vf_status vf_plan_make(const struct vf_plan_opts *o, const struct vf_gpu_set *gp
 	st = render(&c, err);
 out:
 	cJSON_Delete(c.cfg);
+	cJSON_Delete(c.sweep);
 	return st;
 }
 

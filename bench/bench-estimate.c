@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "vramfit/estimate.h"
-#include "vramfit/gpu.h"
-#include "vramfit/models.h"
+#include "vramfit/estimate/estimate.h"
+#include "vramfit/gpu/gpu.h"
+#include "vramfit/model/models.h"
 
 static double now(void)
 {

@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vramfit/buf.h"
-#include "vramfit/model.h"
+#include "vramfit/base/buf.h"
+#include "vramfit/model/model.h"
 
 static double now(void)
 {

@@ -17,10 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vramfit/estimate.h"
-#include "vramfit/gpu.h"
-#include "vramfit/models.h"
-#include "vramfit/search.h"
+#include "vramfit/estimate/estimate.h"
+#include "vramfit/gpu/gpu.h"
+#include "vramfit/model/models.h"
+#include "vramfit/estimate/search.h"
 
 static double now(void)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vramfit/json.h"
+#include "vramfit/base/json.h"
 
 int vf_cli_fail(const char *fmt, ...)
 {

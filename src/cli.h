@@ -10,7 +10,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "vramfit/error.h"
+#include "vramfit/base/error.h"
 
 /* Exit codes (README, --help). */
 enum { VF_EXIT_OK = 0, VF_EXIT_FAIL = 1, VF_EXIT_USAGE = 2 };

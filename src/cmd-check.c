@@ -1,12 +1,12 @@
 /* cmd-check.c - `vramfit check RUN_DIR`: the self-check of a run's
- * config.yaml before any launch (lib/check.c); one line per failure naming
+ * config.yaml before any launch (lib/trainer/check.c); one line per failure naming
  * the key and the rule. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
-#include "vramfit/check.h"
-#include "vramfit/profile.h"
+#include "vramfit/trainer/check.h"
+#include "vramfit/trainer/profile.h"
 
 static const char usage[] =
 	"usage: vramfit check RUN_DIR [--trainer NAME] [--json]\n"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "vramfit/yamldoc.h"
+#include "vramfit/base/yamldoc.h"
 
 static const char usage[] =
 	"usage: vramfit config get FILE KEY [--json]\n"

@@ -2,7 +2,7 @@
  * [--json]`: peak memory (breakdown by term, peak allocated, peak on
  * device), whether it fits each GPU, headroom, the largest micro-batch and
  * the step time; every assumption listed. Also `--check-groundtruth FILE`:
- * the estimator against measured runs (lib/groundtruth.c, the code the
+ * the estimator against measured runs (lib/estimate/groundtruth.c, the code the
  * unit test uses). */
 #include <inttypes.h>
 #include <math.h>
@@ -12,14 +12,14 @@
 #include <string.h>
 
 #include "cli.h"
-#include "vramfit/estimate.h"
-#include "vramfit/gpu.h"
-#include "vramfit/groundtruth.h"
-#include "vramfit/json.h"
-#include "vramfit/model.h"
-#include "vramfit/models.h"
-#include "vramfit/runcost.h"
-#include "vramfit/setup.h"
+#include "vramfit/estimate/estimate.h"
+#include "vramfit/gpu/gpu.h"
+#include "vramfit/estimate/groundtruth.h"
+#include "vramfit/base/json.h"
+#include "vramfit/model/model.h"
+#include "vramfit/model/models.h"
+#include "vramfit/estimate/runcost.h"
+#include "vramfit/estimate/setup.h"
 
 #define MAX_GPUS 64
 #define MAX_ASSUME 40
@@ -583,7 +583,7 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 	return o;
 }
 
-/* --- whole run (--tokens / --steps / --price; lib/runcost.c) --------------- */
+/* --- whole run (--tokens / --steps / --price; lib/estimate/runcost.c) --------------- */
 
 struct whole {
 	double tokens;

@@ -1,19 +1,19 @@
 /* cmd-fit.c - `vramfit fit`: which GPUs run this training, with which
  * settings, how fast and at what cost (one row per catalog GPU and GPU
  * count); with --search, the fastest configurations that fit the given GPUs
- * over the whole knob space (lib/search.c), each with its predicted peak,
+ * over the whole knob space (lib/estimate/search.c), each with its predicted peak,
  * step time and the diff against the starting setup. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "vramfit/estimate.h"
-#include "vramfit/gpu.h"
-#include "vramfit/model.h"
-#include "vramfit/runcost.h"
-#include "vramfit/search.h"
-#include "vramfit/setup.h"
+#include "vramfit/estimate/estimate.h"
+#include "vramfit/gpu/gpu.h"
+#include "vramfit/model/model.h"
+#include "vramfit/estimate/runcost.h"
+#include "vramfit/estimate/search.h"
+#include "vramfit/estimate/setup.h"
 
 static const char usage[] =
 	"usage: vramfit fit MODEL [setup flags] [--tokens T | --steps S] [--gpu SPEC]...\n"

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "vramfit/gpu.h"
+#include "vramfit/gpu/gpu.h"
 
 static const char usage[] =
 	"usage: vramfit gpus [--json] [--common]\n"

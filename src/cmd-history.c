@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "vramfit/json.h"
-#include "vramfit/store.h"
+#include "vramfit/base/json.h"
+#include "vramfit/tune/store.h"
 
 /* Percent error of the prediction against the measurement (positive =
  * over-predicted); false when either figure is missing. */

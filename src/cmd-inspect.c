@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "vramfit/model.h"
+#include "vramfit/model/model.h"
 
 /* "218,944" */
 static const char *fmt_count(char *out, size_t n, int64_t v)

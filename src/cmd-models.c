@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "vramfit/json.h"
-#include "vramfit/models.h"
+#include "vramfit/base/json.h"
+#include "vramfit/model/models.h"
 
 static cJSON *entry_json(const struct vf_model_entry *e)
 {

@@ -1,14 +1,14 @@
 /* cmd-plan.c - `vramfit plan`: probe (or simulate) the GPUs, decide the
  * tier, find the models, copy the trainer's shipped config into a new run
  * directory and patch it byte-exactly, self-check it, and write plan.md for
- * a person to approve (lib/plan.c). */
+ * a person to approve (lib/trainer/plan.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "vramfit/gpu.h"
-#include "vramfit/plan.h"
+#include "vramfit/gpu/gpu.h"
+#include "vramfit/trainer/plan.h"
 
 static const char usage[] =
 	"usage: vramfit plan [options]\n"

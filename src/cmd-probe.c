@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "cli.h"
-#include "vramfit/gpu.h"
-#include "vramfit/json.h"
-#include "vramfit/profile.h"
-#include "vramfit/tier.h"
+#include "vramfit/gpu/gpu.h"
+#include "vramfit/base/json.h"
+#include "vramfit/trainer/profile.h"
+#include "vramfit/trainer/tier.h"
 
 static const char usage[] =
 	"usage: vramfit probe [--json] [--gpu SPEC]... [--mode MODE] [--trainer NAME]\n"

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "vramfit/gpu.h"
-#include "vramfit/models.h"
-#include "vramfit/refs.h"
+#include "vramfit/gpu/gpu.h"
+#include "vramfit/model/models.h"
+#include "vramfit/estimate/refs.h"
 
 static const char usage[] =
 	"usage: vramfit refs [--json] [--what-if RUN --gpu SPEC] [--price USD]\n"

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "vramfit/json.h"
-#include "vramfit/profile.h"
-#include "vramfit/trial.h"
+#include "vramfit/base/json.h"
+#include "vramfit/trainer/profile.h"
+#include "vramfit/tune/trial.h"
 
 static int run(int argc, char **argv)
 {

@@ -1,5 +1,5 @@
 /* cmd-tune.c - `vramfit tune RUN_DIR`: the sanity run and the autotune
- * sweep of the real trainer (lib/tune.c does the work). This file parses
+ * sweep of the real trainer (lib/tune/tune.c does the work). This file parses
  * the options, finds the run's tier, installs the SIGINT/SIGTERM handler
  * that ends the running trial's process tree, draws the status line on
  * stderr and prints the summary. */
@@ -13,14 +13,14 @@
 #include "cli.h"
 #include <fnmatch.h>
 
-#include "vramfit/buf.h"
-#include "vramfit/estimate.h"
-#include "vramfit/gpu.h"
-#include "vramfit/json.h"
-#include "vramfit/tier.h"
-#include "vramfit/profile.h"
-#include "vramfit/trial.h"
-#include "vramfit/tune.h"
+#include "vramfit/base/buf.h"
+#include "vramfit/estimate/estimate.h"
+#include "vramfit/gpu/gpu.h"
+#include "vramfit/base/json.h"
+#include "vramfit/trainer/tier.h"
+#include "vramfit/trainer/profile.h"
+#include "vramfit/tune/trial.h"
+#include "vramfit/tune/tune.h"
 
 static struct vf_tune *g_tune; /* for the signal handler only */
 
@@ -87,7 +87,7 @@ static void on_event(void *ctx, const struct vf_tune_event *ev)
 	fflush(stderr);
 }
 
-/* Predicting a trial's peak with the estimate (lib/estimate.c): the model
+/* Predicting a trial's peak with the estimate (lib/estimate/estimate.c): the model
  * from the trial config's model_path (configs.json model_ids globs), the
  * trainer's keys as plan reads them. */
 struct predict_ctx {

@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vramfit/arch.h"
-#include "vramfit/json.h"
+#include "vramfit/model/arch.h"
+#include "vramfit/base/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vramfit/groundtruth.h"
+#include "vramfit/estimate/groundtruth.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "vramfit/json.h"
-#include "vramfit/refs.h"
+#include "vramfit/base/json.h"
+#include "vramfit/estimate/refs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

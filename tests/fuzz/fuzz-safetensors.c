@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vramfit/model.h"
-#include "vramfit/safetensors.h"
+#include "vramfit/model/model.h"
+#include "vramfit/model/safetensors.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/gpu_probe.h" /* internal: fuzz targets see only include/ */
+#include "../../lib/gpu/gpu_probe.h" /* internal: fuzz targets see only include/ */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

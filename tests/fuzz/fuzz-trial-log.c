@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vramfit/trial.h"
+#include "vramfit/tune/trial.h"
 
 static struct vf_trial_patterns *pat;
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "vramfit/yamldoc.h"
+#include "vramfit/base/yamldoc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

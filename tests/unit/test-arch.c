@@ -4,9 +4,9 @@
 #include <stdlib.h>
 
 #include "vf_test.h"
-#include "vramfit/arch.h"
-#include "vramfit/buf.h"
-#include "vramfit/json.h"
+#include "vramfit/model/arch.h"
+#include "vramfit/base/buf.h"
+#include "vramfit/base/json.h"
 
 static const char *shared(void)
 {

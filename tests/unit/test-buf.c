@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include "vf_test.h"
-#include "vramfit/buf.h"
-#include "vramfit/data.h"
-#include "vramfit/json.h"
+#include "vramfit/base/buf.h"
+#include "vramfit/base/data.h"
+#include "vramfit/base/json.h"
 
 static void test_append_and_cap(void)
 {

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "vf_test.h"
-#include "vramfit/check.h"
+#include "vramfit/trainer/check.h"
 
 static char dir[64];
 static char model[128], gemma[128], data[128];

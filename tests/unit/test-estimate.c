@@ -6,12 +6,12 @@
 #include <stdlib.h>
 
 #include "vf_test.h"
-#include "vramfit/estimate.h"
-#include "vramfit/gpu.h"
-#include "vramfit/groundtruth.h"
-#include "vramfit/json.h"
-#include "vramfit/models.h"
-#include "vramfit/setup.h"
+#include "vramfit/estimate/estimate.h"
+#include "vramfit/gpu/gpu.h"
+#include "vramfit/estimate/groundtruth.h"
+#include "vramfit/base/json.h"
+#include "vramfit/model/models.h"
+#include "vramfit/estimate/setup.h"
 
 #define GB 1e9
 #define GIB 1073741824.0

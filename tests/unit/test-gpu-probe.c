@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "gpu_probe.h"
+#include "gpu/gpu_probe.h"
 #include "vf_test.h"
-#include "vramfit/buf.h"
+#include "vramfit/base/buf.h"
 
 static char fixture_dir[1024], smi[1024], nvml[1024], nvml1[1024];
 static const char *const QUERY_H200 =

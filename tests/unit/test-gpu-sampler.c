@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "vf_test.h"
-#include "vramfit/buf.h"
-#include "vramfit/gpu.h"
+#include "vramfit/base/buf.h"
+#include "vramfit/gpu/gpu.h"
 
 #define MIB (1024ll * 1024)
 

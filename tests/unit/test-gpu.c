@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "vf_test.h"
-#include "vramfit/gpu.h"
+#include "vramfit/gpu/gpu.h"
 
 static void test_catalog_loads(void)
 {

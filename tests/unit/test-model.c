@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "vf_test.h"
-#include "vramfit/buf.h"
-#include "vramfit/json.h"
-#include "vramfit/model.h"
+#include "vramfit/base/buf.h"
+#include "vramfit/base/json.h"
+#include "vramfit/model/model.h"
 
 static char fixtures[1024];
 static char tmpdir[] = "/tmp/vf-test-model-XXXXXX";

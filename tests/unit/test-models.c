@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include "vf_test.h"
-#include "vramfit/buf.h"
-#include "vramfit/json.h"
-#include "vramfit/models.h"
+#include "vramfit/base/buf.h"
+#include "vramfit/base/json.h"
+#include "vramfit/model/models.h"
 
 static void test_catalog_loads(void)
 {

@@ -1,4 +1,4 @@
-/* test-plan.c - unit tests for the planner (lib/plan.c) under the
+/* test-plan.c - unit tests for the planner (lib/trainer/plan.c) under the
  * sanitizers: a plan on the test trainer with simulated GPUs, the gate,
  * an existing run directory, full fine-tune rules, model discovery and the
  * JSON contract. The end-to-end acceptance is tests/cli/plan.sh. */
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "vf_test.h"
-#include "vramfit/plan.h"
+#include "vramfit/trainer/plan.h"
 
 static char tmp[64], model[160], gemma[160], ws[160], trainer[1024];
 

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "vf_test.h"
-#include "vramfit/buf.h"
-#include "vramfit/proc.h"
+#include "vramfit/base/buf.h"
+#include "vramfit/tune/proc.h"
 
 struct cap {
 	struct vf_buf out; /* lines joined with '\n', prefixed "1:" / "2:" */

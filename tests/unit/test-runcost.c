@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "vf_test.h"
-#include "vramfit/gpu.h"
-#include "vramfit/models.h"
-#include "vramfit/refs.h"
-#include "vramfit/runcost.h"
+#include "vramfit/gpu/gpu.h"
+#include "vramfit/model/models.h"
+#include "vramfit/estimate/refs.h"
+#include "vramfit/estimate/runcost.h"
 
 #define NEAR(a, b, rel) (fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)))
 

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "vf_test.h"
-#include "vramfit/json.h"
-#include "vramfit/safetensors.h"
+#include "vramfit/base/json.h"
+#include "vramfit/model/safetensors.h"
 
 static char tmpdir[] = "/tmp/vf-test-st-XXXXXX";
 

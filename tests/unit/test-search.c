@@ -5,10 +5,10 @@
 #include <math.h>
 
 #include "vf_test.h"
-#include "vramfit/estimate.h"
-#include "vramfit/gpu.h"
-#include "vramfit/models.h"
-#include "vramfit/search.h"
+#include "vramfit/estimate/estimate.h"
+#include "vramfit/gpu/gpu.h"
+#include "vramfit/model/models.h"
+#include "vramfit/estimate/search.h"
 
 static const struct vf_arch *llama7b(void)
 {

@@ -6,7 +6,7 @@
 #include <sqlite3.h>
 
 #include "vf_test.h"
-#include "vramfit/store.h"
+#include "vramfit/tune/store.h"
 
 static char dir[64];
 

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "vf_test.h"
-#include "vramfit/tier.h"
+#include "vramfit/trainer/tier.h"
 
 /* Decide for a list of --gpu specs (NULL-terminated). */
 static vf_status decide(const char *mode, struct vf_tier *t, struct vf_error *err, ...)

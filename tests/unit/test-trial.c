@@ -4,8 +4,8 @@
 #include <stdlib.h>
 
 #include "vf_test.h"
-#include "vramfit/buf.h"
-#include "vramfit/trial.h"
+#include "vramfit/base/buf.h"
+#include "vramfit/tune/trial.h"
 
 static struct vf_trial_patterns *pat;
 

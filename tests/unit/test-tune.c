@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "vf_test.h"
-#include "vramfit/buf.h"
-#include "vramfit/store.h"
-#include "vramfit/tune.h"
+#include "vramfit/base/buf.h"
+#include "vramfit/tune/store.h"
+#include "vramfit/tune/tune.h"
 
 static const char config_text[] =
 	"# a run config (test)\n"

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "vf_test.h"
-#include "vramfit/yamldoc.h"
+#include "vramfit/base/yamldoc.h"
 
 static const char *SAMPLE =
 	"# LTX-2 sample config\n"

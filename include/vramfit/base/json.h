@@ -1,0 +1,45 @@
+/* json.h - JSON reading on cJSON, with size limits and typed lookups.
+ * All lookups take a "what" name used in error messages
+ * ("config.json: field hidden_size: expected an integer"). */
+#ifndef VRAMFIT_JSON_H
+#define VRAMFIT_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "vramfit/base/error.h"
+
+#define VF_JSON_MAX_FILE (64u << 20) /* 64 MiB: any JSON file vramfit reads */
+
+/* Parse text (not necessarily NUL-terminated). what names it in errors.
+ * Caller owns *out; cJSON_Delete(). */
+vf_status vf_json_parse(const char *text, size_t len, const char *what, cJSON **out,
+			struct vf_error *err);
+/* Read and parse a file of at most cap bytes (0 = VF_JSON_MAX_FILE). */
+vf_status vf_json_parse_file(const char *path, size_t cap, cJSON **out, struct vf_error *err);
+
+/* Typed getters: return true and set *out when key exists with that type.
+ * Integers must be whole numbers within range. */
+bool vf_json_get_i64(const cJSON *obj, const char *key, int64_t *out);
+bool vf_json_get_double(const cJSON *obj, const char *key, double *out);
+bool vf_json_get_bool(const cJSON *obj, const char *key, bool *out);
+const char *vf_json_get_str(const cJSON *obj, const char *key); /* Borrowed. */
+
+/* Whole-number check for a cJSON number (no fraction, within int64). */
+bool vf_json_number_is_i64(const cJSON *n, int64_t *out);
+
+/* Strict UTF-8 (no overlongs, surrogates or code points past U+10FFFF):
+ * the offset of the first bad byte, or len when s is valid. */
+size_t vf_utf8_check(const unsigned char *s, size_t len);
+
+/* Print to a malloc'd string (caller frees; NULL when out of memory),
+ * formatted; always valid UTF-8 (a bad byte in a string prints as U+FFFD). */
+char *vf_json_print(const cJSON *root);
+
+/* Add a number that may be unknown: NaN/negative sentinel (< 0) prints null. */
+cJSON *vf_json_add_i64_or_null(cJSON *obj, const char *key, int64_t v, bool known);
+
+#endif

@@ -1,0 +1,211 @@
+/* estimate.h - peak GPU memory and step time of a training or inference
+ * run, from a model's architecture and a setup, before any GPU time is
+ * spent.
+ *
+ * The memory model is mechanistic: each term (weights, gradients, optimizer
+ * states and the optimizer step's temporaries, autocast's weight copies,
+ * activations, logits and loss, KV cache) is computed from the architecture,
+ * the peak is found by walking the phases of a steady-state step (forward,
+ * loss, backward, optimizer step; the next forward with the optimizer states
+ * held) and the PyTorch caching allocator's rounding and segments turn the
+ * tensor peak into the reserved peak. The step time is FLOPs over the GPU's
+ * dense bf16 rate times a utilisation fitted on measured steps, plus the
+ * memory-bound optimizer step. lib/estimate/estimate.c documents every term.
+ *
+ * vf_estimate_run allocates nothing and takes about a microsecond: the fit
+ * search calls it millions of times. */
+#ifndef VRAMFIT_ESTIMATE_H
+#define VRAMFIT_ESTIMATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "vramfit/model/arch.h"
+#include "vramfit/base/error.h"
+#include "vramfit/gpu/gpu.h"
+#include "vramfit/estimate/setup.h"
+
+/* The phase of a step at which the allocated memory peaked. */
+enum vf_phase {
+	VF_PHASE_FORWARD,   /* forward pass (activations growing) */
+	VF_PHASE_LOSS,      /* logits and the loss (fp32 upcast) */
+	VF_PHASE_BACKWARD,  /* backward pass (gradients growing) */
+	VF_PHASE_OPTIMIZER, /* optimizer step (temporaries) */
+	VF_PHASE_VALIDATION,   /* video DiTs: sampling and VAE decoding of a clip */
+	VF_PHASE_TEXT_ENCODER, /* video DiTs: the text encoder embedding prompts */
+	VF_PHASE_COUNT
+};
+
+/* The memory terms, in the order of the JSON contract. */
+enum vf_term {
+	VF_TERM_WEIGHTS,
+	VF_TERM_GRADIENTS,
+	VF_TERM_OPTIMIZER,
+	VF_TERM_OPTIMIZER_TEMP,
+	VF_TERM_AUTOCAST_CACHE,
+	VF_TERM_ACTIVATIONS,
+	VF_TERM_LOGITS,
+	VF_TERM_KV_CACHE,
+	VF_TERM_CONTEXT,
+	VF_TERM_ALLOCATOR,
+	VF_TERM_COUNT
+};
+
+/* Assumptions the estimate made (bitmask in vf_estimate.assumed). */
+enum {
+	VF_ASSUME_CONTEXT_DEFAULT = 1u << 0,  /* CUDA context from the GPU generation */
+	VF_ASSUME_NO_GPU = 1u << 1,           /* no GPU given: no time, H200 context */
+	VF_ASSUME_GENERIC_ARCH = 1u << 2,     /* --params alone: a llama-like shape */
+	VF_ASSUME_GPU_RATE_UNKNOWN = 1u << 3, /* GPU without a bf16 rate: no time */
+};
+
+/* Every byte figure is per GPU. The terms are what is live at the peak
+ * (they add up to peak_allocated_bytes; context and allocator add up to
+ * peak_bytes); the *_full fields are each term's full size whenever it is
+ * live (e.g. gradients are freed before the forward that peaks). */
+struct vf_estimate {
+	int64_t params;            /* total parameters (tied embeddings once) */
+	int64_t trainable_params;  /* what the optimizer updates */
+	int64_t tokens_per_step;   /* batch x seq x grad_accum x gpus */
+
+	/* Live at the peak (bytes). */
+	int64_t weights_bytes;
+	int64_t gradients_bytes;
+	int64_t optimizer_bytes;
+	int64_t optimizer_temp_bytes;
+	int64_t autocast_cache_bytes;
+	int64_t activations_bytes;
+	int64_t logits_bytes;
+	int64_t kv_cache_bytes;
+	int64_t context_bytes;     /* CUDA context + framework */
+	int64_t allocator_bytes;   /* reserved - allocated at the peak */
+	int64_t peak_allocated_bytes; /* <-> torch.cuda.max_memory_allocated() */
+	int64_t peak_reserved_bytes;  /* <-> torch.cuda.max_memory_reserved() */
+	int64_t peak_bytes;        /* context + reserved: what nvidia-smi shows */
+
+	/* Each term's full size (bytes). */
+	int64_t weights_full;
+	int64_t gradients_full;
+	int64_t optimizer_full;
+	int64_t optimizer_temp_full;
+	int64_t autocast_cache_full;
+	int64_t activations_full;
+	int64_t logits_full;
+	int64_t kv_cache_full;
+	int64_t layer_activations; /* one layer's saved activations (recompute working set) */
+	int64_t loss_transient;    /* logits in the compute dtype, freed before the loss backward */
+
+	enum vf_phase peak_phase;  /* where the peak happened */
+	enum vf_term dominant;     /* the largest term at the peak */
+
+	/* Time. Negative when unknown (no GPU, or no rate for it). */
+	double flops_per_step;     /* one optimizer step, per GPU, recompute included */
+	double step_seconds;       /* one optimizer step */
+	double tokens_per_second;  /* all GPUs */
+	double mfu;                /* model FLOPs (no recompute) / (time x dense bf16 rate) */
+	double utilisation;        /* the fitted matmul utilisation used */
+	double optimizer_seconds;  /* memory-bound optimizer step share */
+
+	unsigned assumed;          /* VF_ASSUME_* */
+};
+
+/* A video diffusion transformer (catalog kind "dit", e.g. LTX-2): the
+ * fields the estimate needs, read from its catalog entry. */
+struct vf_dit {
+	int64_t params;              /* transformer parameters */
+	int64_t layers;              /* blocks (each has a video and an audio stream) */
+	int64_t video_hidden;
+	int64_t video_heads;
+	int64_t video_ffn;
+	int64_t audio_hidden;        /* 0 = no audio stream */
+	int64_t audio_heads;
+	int64_t audio_ffn;
+	int64_t text_tokens;         /* caption tokens attended by cross-attention */
+	int64_t text_dim;            /* caption embedding width fed to the DiT */
+	int64_t text_encoder_params; /* e.g. Gemma 3 12B */
+	int64_t latent_channels;     /* video VAE latent channels */
+	int spatial_compression;     /* video VAE: pixels per latent token side (32) */
+	int temporal_compression;    /* frames per latent frame after the first (8) */
+	double fps;                  /* frame rate for the audio length */
+	double audio_tokens_per_second; /* audio latent tokens per second */
+	int64_t vae_params;          /* video VAE decoder kept for validation */
+	int64_t vae_decoder_channels; /* channels of the decoder's full-resolution stage */
+	int64_t text_encoder_embedding; /* text encoder embedding parameters (kept bf16 in 8-bit) */
+};
+
+const char *vf_phase_name(enum vf_phase p);
+/* "weights", "gradients", ..., the JSON key without "_bytes". */
+const char *vf_term_name(enum vf_term t);
+/* The live-at-peak value of a term. */
+int64_t vf_estimate_term(const struct vf_estimate *e, enum vf_term t);
+
+/* Estimate one setup on one GPU (gpu may be NULL: memory only, H200
+ * context). Fills *out completely. Never allocates. */
+void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *setup,
+		     const struct vf_gpu_spec *gpu, struct vf_estimate *out);
+
+/* The largest micro-batch whose peak_bytes fits vram_bytes (vram_bytes
+ * <= 0: the GPU's memory). 0 when batch 1 does not fit. */
+int64_t vf_estimate_max_batch(const struct vf_arch *arch, const struct vf_setup *setup,
+			      const struct vf_gpu_spec *gpu, int64_t vram_bytes);
+
+/* The GPU's usable bytes (memory_mib x MiB) and whether e fits it; *headroom
+ * (may be NULL) = vram - peak_bytes, negative when it does not fit. */
+int64_t vf_estimate_gpu_bytes(const struct vf_gpu_spec *gpu);
+bool vf_estimate_fits(const struct vf_estimate *e, const struct vf_gpu_spec *gpu,
+		      int64_t *headroom);
+
+/* The CUDA context assumed for a GPU (NULL: the H200 measurement). */
+int64_t vf_estimate_default_context(const struct vf_gpu_spec *gpu);
+
+/* A generic decoder-only transformer of about `params` parameters
+ * (llama-like shape; --params N alone). */
+void vf_estimate_generic_arch(int64_t params, struct vf_arch *out);
+
+/* Video DiTs. */
+vf_status vf_dit_from_json(const cJSON *entry, const char *what, struct vf_dit *d,
+			   struct vf_error *err);
+/* Latent tokens of one sample: video (W/32 x H/32 x (1 + (F-1)/8)) and
+ * audio (F / fps x audio_tokens_per_second). */
+int64_t vf_dit_video_tokens(const struct vf_dit *d, int width, int height, int frames);
+int64_t vf_dit_audio_tokens(const struct vf_dit *d, int frames);
+void vf_estimate_dit(const struct vf_dit *d, const struct vf_setup *setup,
+		     const struct vf_gpu_spec *gpu, struct vf_estimate *out);
+int64_t vf_estimate_dit_max_batch(const struct vf_dit *d, const struct vf_setup *setup,
+				  const struct vf_gpu_spec *gpu, int64_t vram_bytes);
+
+/* An LTX-2 trainer config, in the trainer's own keys (the plan command maps
+ * a config.yaml onto this). Strings are borrowed. */
+struct vf_ltx2_config {
+	const char *training_mode;        /* model.training_mode: "lora" | "full" */
+	int lora_rank;                    /* lora.rank */
+	const char *optimizer_type;       /* optimization.optimizer_type: adamw | adamw8bit */
+	int batch_size;                   /* optimization.batch_size */
+	int grad_accum;                   /* optimization.gradient_accumulation_steps */
+	bool grad_ckpt;                   /* optimization.enable_gradient_checkpointing */
+	const char *mixed_precision_mode; /* acceleration.mixed_precision_mode: no|fp16|bf16 */
+	const char *quantization;         /* acceleration.quantization: NULL | "int8-quanto" ... */
+	bool load_text_encoder_in_8bit;   /* acceleration.load_text_encoder_in_8bit */
+	int video_dims[3];                /* validation.video_dims: width, height, frames */
+	bool offload_optimizer_during_validation; /* acceleration.offload_optimizer_during_validation */
+	int gpus;                         /* processes (1 = single GPU) */
+};
+
+/* Map an LTX-2 trainer config onto a setup (LoRA targets
+ * to_k,to_q,to_v,to_out.0). Fails naming the key with a bad value. */
+vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
+			     struct vf_error *err);
+/* Estimate an LTX-2 trainer config for model_id ("ltx-2-19b",
+ * "ltx-2.3-22b") on gpu (may be NULL). Reads the model catalog. */
+vf_status vf_estimate_ltx2(const char *model_id, const struct vf_ltx2_config *c,
+			   const struct vf_gpu_spec *gpu, struct vf_estimate *out,
+			   struct vf_error *err);
+
+/* The "memory" and "time" objects of the estimate --json contract.
+ * Caller owns; cJSON_Delete(). */
+cJSON *vf_estimate_memory_json(const struct vf_estimate *e);
+cJSON *vf_estimate_time_json(const struct vf_estimate *e);
+
+#endif

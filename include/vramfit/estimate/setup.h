@@ -1,0 +1,223 @@
+/* setup.h - a training or inference setup: every flag of `vramfit estimate`
+ * (mode, precision, optimizer, batch, sequence, checkpointing, LoRA,
+ * quantization, sharding, attention, CUDA context, video dimensions),
+ * resolved to plain values; the name tables of each enum; and the flag
+ * parser shared by the CLI commands (estimate, fit, plan).
+ *
+ * Flag names are a contract (README "vramfit estimate"):
+ *   --mode full|lora|infer          --precision amp|bf16|fp16|fp32
+ *   --optimizer adamw|adamw8bit|adafactor|sgd|lion
+ *   --optimizer-impl foreach|fused|for
+ *   --batch N --seq N --target-seq N --grad-accum N
+ *   --grad-ckpt / --no-grad-ckpt
+ *   --lora-rank R --lora-alpha A --lora-targets q_proj,v_proj|all-linear|LIST
+ *   --quant none|int8|int4|nf4|fp8  --gpus N
+ *   --shard none|ddp|zero1|zero2|zero3|fsdp
+ *   --attention sdpa|eager|flash    --context-mib N
+ *   --video WxHxF  --audio / --no-audio  --text-encoder none|bf16|int8
+ *   --offload-optimizer (states to CPU during validation)
+ * Each also accepts the --flag=value form. */
+#ifndef VRAMFIT_SETUP_H
+#define VRAMFIT_SETUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "vramfit/base/error.h"
+
+enum vf_mode { VF_MODE_FULL, VF_MODE_LORA, VF_MODE_INFER, VF_MODE_COUNT };
+
+/* amp: fp32 parameters under bf16 autocast; bf16: parameters stored in bf16
+ * (under autocast); fp16: fp32 parameters under fp16 autocast with a
+ * GradScaler (HF --fp16); fp32: no autocast. */
+enum vf_precision { VF_PREC_AMP, VF_PREC_BF16, VF_PREC_FP16, VF_PREC_FP32, VF_PREC_COUNT };
+
+/* VF_OPT_NONE only for --mode infer. */
+enum vf_optimizer {
+	VF_OPT_ADAMW,
+	VF_OPT_ADAMW8BIT,
+	VF_OPT_ADAFACTOR,
+	VF_OPT_SGD,
+	VF_OPT_LION,
+	VF_OPT_NONE,
+	VF_OPT_COUNT
+};
+
+/* PyTorch optimizer implementations: foreach (the default on CUDA),
+ * fused=True, or the per-tensor for-loop (foreach=False). */
+enum vf_optimizer_impl { VF_OPTIMPL_FOREACH, VF_OPTIMPL_FUSED, VF_OPTIMPL_FOR, VF_OPTIMPL_COUNT };
+
+/* Quantization of the frozen base weights. */
+enum vf_quant { VF_QUANT_NONE, VF_QUANT_INT8, VF_QUANT_INT4, VF_QUANT_NF4, VF_QUANT_FP8, VF_QUANT_COUNT };
+
+enum vf_shard {
+	VF_SHARD_NONE,
+	VF_SHARD_DDP,
+	VF_SHARD_ZERO1,
+	VF_SHARD_ZERO2,
+	VF_SHARD_ZERO3,
+	VF_SHARD_FSDP,
+	VF_SHARD_COUNT
+};
+
+enum vf_attention { VF_ATTN_SDPA, VF_ATTN_EAGER, VF_ATTN_FLASH, VF_ATTN_COUNT };
+
+/* Text encoder kept on the GPU (video DiTs: loaded for validation). */
+enum vf_text_encoder { VF_TE_NONE, VF_TE_BF16, VF_TE_INT8, VF_TE_COUNT };
+
+/* LoRA target roles (bitmask). Module names map onto roles:
+ * q_proj/to_q/q/query -> Q, k_proj/to_k -> K, v_proj/to_v -> V,
+ * o_proj/to_out.0/out_proj/dense -> O, gate_proj/w1 -> GATE,
+ * up_proj/w3/fc1/c_fc -> UP, down_proj/w2/fc2 -> DOWN,
+ * c_attn -> Q|K|V; all-linear -> every role. */
+enum {
+	VF_LORA_Q = 1u << 0,
+	VF_LORA_K = 1u << 1,
+	VF_LORA_V = 1u << 2,
+	VF_LORA_O = 1u << 3,
+	VF_LORA_GATE = 1u << 4,
+	VF_LORA_UP = 1u << 5,
+	VF_LORA_DOWN = 1u << 6,
+	VF_LORA_ALL = (1u << 7) - 1,
+};
+
+/* Which fields the user gave (the others are defaults, listed as
+ * assumptions). */
+enum {
+	VF_SETUP_G_MODE = 1u << 0,
+	VF_SETUP_G_PRECISION = 1u << 1,
+	VF_SETUP_G_OPTIMIZER = 1u << 2,
+	VF_SETUP_G_OPTIMIZER_IMPL = 1u << 3,
+	VF_SETUP_G_BATCH = 1u << 4,
+	VF_SETUP_G_SEQ = 1u << 5,
+	VF_SETUP_G_TARGET_SEQ = 1u << 6,
+	VF_SETUP_G_GRAD_ACCUM = 1u << 7,
+	VF_SETUP_G_GRAD_CKPT = 1u << 8,
+	VF_SETUP_G_LORA_RANK = 1u << 9,
+	VF_SETUP_G_LORA_ALPHA = 1u << 10,
+	VF_SETUP_G_LORA_TARGETS = 1u << 11,
+	VF_SETUP_G_QUANT = 1u << 12,
+	VF_SETUP_G_GPUS = 1u << 13,
+	VF_SETUP_G_SHARD = 1u << 14,
+	VF_SETUP_G_ATTENTION = 1u << 15,
+	VF_SETUP_G_CONTEXT = 1u << 16,
+	VF_SETUP_G_VIDEO = 1u << 17,
+	VF_SETUP_G_AUDIO = 1u << 18,
+	VF_SETUP_G_TEXT_ENCODER = 1u << 19,
+	VF_SETUP_G_OFFLOAD = 1u << 20,
+};
+
+struct vf_setup {
+	enum vf_mode mode;                 /* default full */
+	enum vf_precision precision;       /* default amp */
+	enum vf_optimizer optimizer;       /* default adamw (none for infer) */
+	enum vf_optimizer_impl optimizer_impl; /* default foreach */
+	int64_t batch;                     /* micro-batch per GPU; default 1 */
+	int64_t seq;                       /* tokens per sample; default 2048 */
+	int64_t target_seq;                /* encoder-decoder: decoder length; 0 = seq */
+	int64_t grad_accum;                /* default 1 */
+	bool grad_ckpt;                    /* default false */
+	int lora_rank;                     /* default 16 */
+	double lora_alpha;                 /* default = rank */
+	unsigned lora_targets;             /* VF_LORA_*; default Q|V */
+	enum vf_quant quant;               /* default none */
+	int gpus;                          /* default 1 */
+	enum vf_shard shard;               /* default none (ddp when gpus > 1) */
+	enum vf_attention attention;       /* default sdpa */
+	int64_t context_bytes;             /* CUDA context; -1 = by GPU generation */
+	/* Video DiTs (kind "dit"): latent tokens come from these. */
+	int video_width;                   /* pixels; 0 = not a video setup */
+	int video_height;
+	int video_frames;
+	bool audio;                        /* generate the audio stream; default true */
+	enum vf_text_encoder text_encoder; /* default bf16 for video DiTs */
+	bool offload_optimizer;            /* video DiTs: states to CPU during validation */
+	unsigned given;                    /* VF_SETUP_G_* the user set */
+};
+
+/* The defaults above. */
+void vf_setup_defaults(struct vf_setup *s);
+
+/* Name tables: the flag spelling of each value ("amp", "adamw8bit", ...).
+ * Return "?" for out-of-range values. */
+const char *vf_mode_name(enum vf_mode v);
+const char *vf_precision_name(enum vf_precision v);
+const char *vf_optimizer_name(enum vf_optimizer v);
+const char *vf_optimizer_impl_name(enum vf_optimizer_impl v);
+const char *vf_quant_name(enum vf_quant v);
+const char *vf_shard_name(enum vf_shard v);
+const char *vf_attention_name(enum vf_attention v);
+const char *vf_text_encoder_name(enum vf_text_encoder v);
+
+/* Parse one value by name (case-sensitive flag spelling; a few aliases such
+ * as "adamw-fused", "fp16amp", "bnb8bit", "int8-quanto" are accepted).
+ * Return false when the name is unknown. */
+bool vf_mode_parse(const char *s, enum vf_mode *out);
+bool vf_precision_parse(const char *s, enum vf_precision *out);
+bool vf_optimizer_parse(const char *s, enum vf_optimizer *out, enum vf_optimizer_impl *impl);
+bool vf_optimizer_impl_parse(const char *s, enum vf_optimizer_impl *out);
+bool vf_quant_parse(const char *s, enum vf_quant *out);
+bool vf_shard_parse(const char *s, enum vf_shard *out);
+bool vf_attention_parse(const char *s, enum vf_attention *out);
+bool vf_text_encoder_parse(const char *s, enum vf_text_encoder *out);
+
+/* Parse a LoRA target list ("q_proj,v_proj", "all-linear",
+ * "to_k,to_q,to_v,to_out.0") into VF_LORA_* bits. Fails naming the
+ * unknown module. */
+vf_status vf_lora_targets_parse(const char *s, unsigned *out, struct vf_error *err);
+/* Write the roles as module names ("q_proj,v_proj", "all-linear"). */
+const char *vf_lora_targets_format(unsigned targets, char *out, size_t n);
+
+/* Set one field by flag name without the dashes ("batch", "lora-targets",
+ * "grad-ckpt" with value "true"/"false"), marking it given. */
+vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *value,
+		       struct vf_error *err);
+
+/* Try argv[*i] as a setup flag ("--batch 4", "--batch=4", "--grad-ckpt").
+ * Returns VF_OK and advances *i past the flag and its value when it was
+ * one (*matched = true); VF_OK with *matched = false when argv[*i] is not a
+ * setup flag; VF_EUSAGE naming the flag when its value is missing or bad. */
+vf_status vf_setup_parse_flag(struct vf_setup *s, int argc, char **argv, int *i, bool *matched,
+			      struct vf_error *err);
+
+/* Resolve what depends on other fields (infer -> optimizer none and bf16
+ * unless given, a quantized base -> bf16 unless given, gpus > 1 and shard
+ * none -> ddp, alpha = rank when not given) and check ranges.
+ * Fails with VF_EUSAGE naming the field. */
+vf_status vf_setup_finish(struct vf_setup *s, struct vf_error *err);
+
+/* The "setup" object of the estimate --json contract (every flag's
+ * resolved value). Caller owns; cJSON_Delete(). */
+cJSON *vf_setup_to_json(const struct vf_setup *s);
+
+/* The setup flags' help text, for the commands' usage strings (the macro
+ * concatenates into static usage text). */
+#define VF_SETUP_FLAGS_HELP \
+	"Setup:\n" \
+	"  --mode full|lora|infer            what runs (default full)\n" \
+	"  --precision amp|bf16|fp16|fp32    amp = fp32 weights under bf16 autocast (default);\n" \
+	"                                    bf16 = weights stored in bf16; fp16 = fp16 autocast\n" \
+	"  --optimizer adamw|adamw8bit|adafactor|sgd|lion   (default adamw)\n" \
+	"  --optimizer-impl foreach|fused|for                (default foreach, PyTorch on CUDA)\n" \
+	"  --batch N --seq N                 micro-batch per GPU and tokens per sample\n" \
+	"                                    (default 1 x 2048)\n" \
+	"  --target-seq N                    encoder-decoder: decoder length (default = seq)\n" \
+	"  --grad-accum N                    micro-batches per optimizer step (default 1)\n" \
+	"  --grad-ckpt | --no-grad-ckpt      activation checkpointing (default off)\n" \
+	"  --lora-rank R --lora-alpha A      LoRA (default rank 16, alpha = rank)\n" \
+	"  --lora-targets q_proj,v_proj|all-linear|LIST   (default q_proj,v_proj)\n" \
+	"  --quant none|int8|int4|nf4|fp8    frozen base weights (default none)\n" \
+	"  --gpus N --shard none|ddp|zero1|zero2|zero3|fsdp   (default 1, ddp when N > 1)\n" \
+	"  --attention sdpa|eager|flash      (default sdpa)\n" \
+	"  --context-mib N                   CUDA context (default by GPU generation;\n" \
+	"                                    527 MiB measured for PyTorch 2.11 on an H200)\n" \
+	"  --video WxHxF                     video DiTs: resolution and frames (960x544x89)\n" \
+	"  --audio | --no-audio              video DiTs: the audio stream (default on)\n" \
+	"  --text-encoder none|bf16|int8     video DiTs: text encoder for the validation prompts\n" \
+	"  --offload-optimizer               video DiTs: optimizer states on the CPU during validation\n"
+extern const char vf_setup_flags_help[];
+
+#endif

@@ -1,0 +1,96 @@
+/* arch.h - a model's architecture: the fields the estimator needs, read from
+ * a Hugging Face config.json (or a catalog entry written in the same keys),
+ * or inferred from tensor names and shapes; and parameter counts by group
+ * computed from the architecture.
+ *
+ * Unknown integer fields are -1. `known` and `inferred` are bitmasks of
+ * VF_ARCH_F_* telling which fields have a value and which of those were
+ * inferred from tensors rather than read from a config. */
+#ifndef VRAMFIT_ARCH_H
+#define VRAMFIT_ARCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "vramfit/base/error.h"
+
+enum {
+	VF_ARCH_F_FAMILY = 1u << 0,
+	VF_ARCH_F_HIDDEN = 1u << 1,
+	VF_ARCH_F_LAYERS = 1u << 2,
+	VF_ARCH_F_HEADS = 1u << 3,
+	VF_ARCH_F_KV_HEADS = 1u << 4,
+	VF_ARCH_F_HEAD_DIM = 1u << 5,
+	VF_ARCH_F_FFN = 1u << 6,
+	VF_ARCH_F_VOCAB = 1u << 7,
+	VF_ARCH_F_TIED = 1u << 8,
+	VF_ARCH_F_EXPERTS = 1u << 9,
+	VF_ARCH_F_EXPERTS_PER_TOKEN = 1u << 10,
+	VF_ARCH_F_MAX_POSITIONS = 1u << 11,
+};
+
+struct vf_arch {
+	char family[32];          /* model_type: llama, mistral, mixtral, qwen2, qwen3, gemma,
+				     gemma2, gemma3, phi3, gpt2, gpt_neox, t5, falcon, ltx-dit... */
+	int64_t hidden;           /* d_model */
+	int64_t layers;           /* decoder layers (T5: encoder layers) */
+	int64_t decoder_layers;   /* T5: decoder layers; else 0 */
+	int64_t heads;            /* attention (query) heads */
+	int64_t kv_heads;         /* key/value heads (GQA/MQA); = heads for MHA */
+	int64_t head_dim;         /* per-head dimension (may differ from hidden/heads) */
+	int64_t ffn;              /* MLP intermediate size (per expert for MoE) */
+	int64_t vocab;
+	bool tied_embeddings;     /* lm_head shares the input embedding */
+	int64_t experts;          /* MoE experts per layer; 0 = dense */
+	int64_t experts_per_token;
+	int64_t max_positions;
+	bool gated_mlp;           /* SwiGLU/GeGLU: three MLP matrices (gate, up, down) */
+	bool linear_bias;         /* linear layers carry biases (gpt2, neox, falcon) */
+	bool layer_norm;          /* LayerNorm (weight+bias) rather than RMSNorm */
+	bool learned_positions;   /* learned position embedding table (gpt2) */
+	bool parallel_attn;       /* attention and MLP in parallel (neox, falcon, phi) */
+	double rotary_pct;        /* fraction of head_dim rotated (neox); 1 by default */
+	bool qkv_bias;            /* q/k/v projections carry biases, o does not (qwen2) */
+	bool o_bias;              /* the attention output projection carries a bias */
+	bool mlp_bias;            /* MLP matrices carry biases */
+	bool qk_norm;             /* per-head RMSNorm of q and k (qwen3, gemma3) */
+	int norms_per_layer;      /* norm modules per decoder layer (2; gemma2/3: 4) */
+	int64_t rel_attn_buckets; /* T5 relative attention buckets; 0 = none */
+	unsigned known;           /* VF_ARCH_F_* with a value */
+	unsigned inferred;        /* VF_ARCH_F_* inferred from tensors */
+	char source[32];          /* "config.json", "metadata", "tensors", "catalog" */
+};
+
+/* Parameter counts by group (elements, not bytes). */
+struct vf_param_groups {
+	int64_t embedding; /* token (+position) embeddings and an untied lm_head */
+	int64_t attention; /* q, k, v, o projections (+ biases) */
+	int64_t mlp;       /* dense MLP matrices (+ biases) */
+	int64_t norm;      /* norm weights (+ biases) */
+	int64_t experts;   /* MoE expert MLPs and routers */
+	int64_t other;     /* anything not above */
+	int64_t total;
+};
+
+/* Set every field unknown (-1 / false / empty). */
+void vf_arch_init(struct vf_arch *a);
+
+/* Read an architecture from a Hugging Face config object. `what` names the
+ * source in errors (a path). Families not listed fall back to the common
+ * keys (hidden_size, num_hidden_layers, ...). Fails with VF_ENOTFOUND when
+ * the object is not a transformer config (no hidden size or layer count),
+ * naming the missing field; with VF_ERR on a field of the wrong type. */
+vf_status vf_arch_from_config(const cJSON *cfg, const char *what, struct vf_arch *a,
+			      struct vf_error *err);
+
+/* Parameters of a model with this architecture, by group. Exact for the
+ * families above (matches the transformers implementation); returns false
+ * when fields needed are unknown. */
+bool vf_arch_param_groups(const struct vf_arch *a, struct vf_param_groups *g);
+
+/* Write the architecture as the JSON object of the inspect contract. */
+cJSON *vf_arch_to_json(const struct vf_arch *a);
+
+#endif

@@ -1,0 +1,54 @@
+/* models.h - the model catalog: every data/models/<name>.json (embedded,
+ * or overridden under $VRAMFIT_DATA_DIR/models/ or ~/.config/vramfit/models/),
+ * loaded once into one list.
+ *
+ * Each file is {"models": [entry, ...]} (a bare array also works). An entry:
+ *   "id"      lower-case, stable, unique over all files (required)
+ *   "aliases" other names vf_models_find accepts (optional; e.g. "gemma-3-12b")
+ *   "name"    display name (default: the id)
+ *   "kind"    "llm" (default), "dit", "text-encoder", ...
+ *   "params"  exact total parameters, or null/absent (then computed from
+ *             "config" when possible)
+ *   "config"  the architecture in Hugging Face config.json keys (optional
+ *             for kinds other than "llm")
+ * and any other fields, reachable through `raw`. */
+#ifndef VRAMFIT_MODELS_H
+#define VRAMFIT_MODELS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "vramfit/model/arch.h"
+#include "vramfit/base/error.h"
+
+struct vf_model_entry {
+	char id[48];
+	char name[96];
+	char kind[16];         /* "llm" | "dit" | ... */
+	char file[64];         /* the catalog file: "models/llm.json" */
+	bool has_arch;         /* "config" present and read */
+	struct vf_arch arch;   /* source "catalog"; vf_arch_init'd without a config */
+	bool has_groups;       /* groups computed from the architecture */
+	struct vf_param_groups groups;
+	int64_t params;        /* exact total; -1 unknown */
+	const cJSON *raw;      /* the entry (borrowed; valid until vf_models_release) */
+};
+
+/* Load the catalog if not loaded yet. Fails on a malformed file, naming it,
+ * the entry and the field. */
+vf_status vf_models_load(struct vf_error *err);
+
+/* The entry with this id or alias (case-insensitive), or NULL (also when the catalog
+ * fails to load). Borrowed; valid until vf_models_release(). */
+const struct vf_model_entry *vf_models_find(const char *id);
+
+/* All entries, in file order (files sorted by name). Borrowed; *n set. */
+const struct vf_model_entry *vf_models_list(size_t *n);
+
+/* Free the loaded catalog (tests; LeakSanitizer). */
+void vf_models_release(void);
+
+#endif

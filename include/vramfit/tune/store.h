@@ -1,0 +1,69 @@
+/* store.h - the trial history: one SQLite database per user at
+ * $XDG_DATA_HOME/vramfit/history.db (default ~/.local/share/vramfit/),
+ * or $VRAMFIT_HISTORY when set. Schema versioned (PRAGMA user_version),
+ * WAL journal, one transaction per trial, so an interrupted sweep loses
+ * nothing. Trials are keyed by the hash of their config (and trainer
+ * command): a re-run finds the result it already has and resumes.
+ * The estimate's predicted peak and the measured peak are stored side by
+ * side; vramfit history reports the estimator's error from them. */
+#ifndef VRAMFIT_STORE_H
+#define VRAMFIT_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "vramfit/base/error.h"
+#include "vramfit/tune/trial.h"
+
+#define VF_STORE_SCHEMA_VERSION 1
+
+struct vf_store; /* opaque */
+
+/* The default path: $VRAMFIT_HISTORY, else $XDG_DATA_HOME/vramfit/history.db,
+ * else $HOME/.local/share/vramfit/history.db. Returns out, or NULL when no
+ * location is known (no HOME). */
+const char *vf_store_default_path(char *out, size_t n);
+
+/* Open (creating the directory and the schema when missing). path NULL =
+ * the default. Fails on a database whose schema is newer than this build.
+ * Caller owns *out; vf_store_close(). */
+vf_status vf_store_open(const char *path, struct vf_store **out, struct vf_error *err);
+void vf_store_close(struct vf_store *s);
+
+/* The hash that keys a trial: FNV-1a 64 over the config's bytes, a NUL and
+ * the trainer command; 16 hex digits. out >= 17 bytes. */
+void vf_store_hash(const void *config, size_t len, const char *trainer_cmd, char *out);
+
+/* What a trial was run for (recorded with it). All borrowed. */
+struct vf_store_ctx {
+	const char *run_dir;
+	const char *trainer; /* profile name */
+	const char *gpu;     /* "NVIDIA H200 x 1" or "cpu" */
+	const char *tier;    /* tier label or NULL */
+};
+
+/* Record one trial (insert or replace by config hash) in one transaction. */
+vf_status vf_store_put(struct vf_store *s, const struct vf_store_ctx *ctx, const struct vf_trial *t,
+		       struct vf_error *err);
+/* Look a trial up by config hash; *found false when absent. */
+vf_status vf_store_find(struct vf_store *s, const char *config_hash, struct vf_trial *out,
+			bool *found, struct vf_error *err);
+/* Forget every trial of a run (tune --fresh). */
+vf_status vf_store_forget_run(struct vf_store *s, const char *run_dir, struct vf_error *err);
+
+/* One stored trial with its context. */
+struct vf_store_row {
+	struct vf_trial t;
+	char run_dir[1024];
+	char trainer[64];
+	char gpu[128];
+	char tier[64];
+	char recorded_at[32]; /* UTC, ISO 8601 */
+};
+
+/* Every stored trial, oldest first; run_dir NULL = all runs. Caller owns
+ * *rows; free(). */
+vf_status vf_store_list(struct vf_store *s, const char *run_dir, struct vf_store_row **rows,
+			size_t *n, struct vf_error *err);
+
+#endif

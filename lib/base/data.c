@@ -1,0 +1,92 @@
+/* data.c - embedded data/ files (generated embedded-data.c) and overrides. */
+#include "vramfit/base/data.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "vramfit/base/json.h"
+
+struct vf__embedded {
+	const char *name;
+	const unsigned char *data;
+	size_t len;
+};
+extern const struct vf__embedded vf__embedded_files[];
+
+const unsigned char *vf_data_embedded(const char *name, size_t *len)
+{
+	for (const struct vf__embedded *e = vf__embedded_files; e->name; e++) {
+		if (strcmp(e->name, name) == 0) {
+			if (len)
+				*len = e->len;
+			return e->data;
+		}
+	}
+	return NULL;
+}
+
+const char *vf_data_embedded_name(size_t i)
+{
+	for (size_t k = 0; vf__embedded_files[k].name; k++)
+		if (k == i)
+			return vf__embedded_files[k].name;
+	return NULL;
+}
+
+size_t vf_data_override_dirs(char dirs[2][4096])
+{
+	size_t n = 0;
+	const char *dir = getenv("VRAMFIT_DATA_DIR");
+	if (dir && *dir)
+		snprintf(dirs[n++], 4096, "%s", dir);
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+	if (xdg && *xdg)
+		snprintf(dirs[n++], 4096, "%s/vramfit", xdg);
+	else if (home && *home)
+		snprintf(dirs[n++], 4096, "%s/.config/vramfit", home);
+	return n;
+}
+
+/* 1 with out = the override of name, 0 when there is none. A path that is
+ * there in any form (unreadable, a dangling link, a symlink loop) is the
+ * override: reading it reports the problem instead of silently falling back
+ * to the embedded copy. A directory we may not search (another user's HOME
+ * under sudo) hides what is in it: no override. */
+static int override_path(const char *name, char *out, size_t n)
+{
+	char dirs[2][4096];
+	size_t nd = vf_data_override_dirs(dirs);
+	for (size_t i = 0; i < nd; i++) {
+		snprintf(out, n, "%s/%s", dirs[i], name);
+		struct stat st;
+		if (lstat(out, &st) == 0 ||
+		    (errno != ENOENT && errno != ENOTDIR && errno != EACCES))
+			return 1;
+	}
+	return 0;
+}
+
+vf_status vf_data_load_json(const char *name, cJSON **out, char *source, size_t source_len,
+			    struct vf_error *err)
+{
+	char path[4096];
+	if (override_path(name, path, sizeof path)) {
+		if (source)
+			snprintf(source, source_len, "%s", path);
+		return vf_json_parse_file(path, 0, out, err);
+	}
+	size_t len;
+	const unsigned char *d = vf_data_embedded(name, &len);
+	if (!d)
+		return vf_error_set(err, VF_ENOTFOUND, "data/%s: not embedded in this build", name);
+	if (source)
+		snprintf(source, source_len, "embedded data/%s", name);
+	char what[256];
+	snprintf(what, sizeof what, "embedded data/%s", name);
+	return vf_json_parse((const char *)d, len, what, out, err);
+}

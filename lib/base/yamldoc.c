@@ -1,0 +1,1161 @@
+/* yamldoc.c - a YAML document as source bytes plus a node tree built from
+ * libyaml's events, each node knowing its byte span in the source; dotted-path
+ * lookup and byte-exact patching by splicing over those spans (see yamldoc.h).
+ *
+ * libyaml 0.2.x counts marks in characters (a CRLF is two), not bytes; the
+ * tree builder maps them to byte offsets with a moving UTF-8 cursor. */
+#include "vramfit/base/yamldoc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "vramfit/base/buf.h"
+
+enum { N_SCALAR, N_SEQ, N_MAP, N_ALIAS };
+
+struct vf_yaml_node {
+	int type;
+	enum vf_yaml_kind kind;      /* scalars: resolved type */
+	int style;                   /* scalars: yaml_scalar_style_t */
+	bool flow;                   /* collections: flow style */
+	bool anchored;
+	size_t start, end;           /* byte span in the source */
+	size_t line;                 /* 1-based */
+	size_t col;                  /* 0-based character column of start */
+	char *value;                 /* scalars: NUL-terminated */
+	size_t vlen;
+	struct vf_yaml_node **items; /* seq: elements; map: key, value, key, value... */
+	size_t n, alloc;
+	struct vf_yaml_node *target; /* alias: the anchored node */
+};
+
+struct tree {
+	struct vf_yaml_node **nodes; /* every node, owned */
+	size_t nnodes, anodes;
+	struct vf_yaml_node *root;   /* NULL for an empty stream */
+	int step;                    /* indentation step of nested block mappings */
+};
+
+struct vf_yamldoc {
+	char *text;
+	size_t len;
+	char *name;
+	bool crlf;
+	struct tree t;
+};
+
+/* ---- scalars ------------------------------------------------------------ */
+
+static bool is_one_of(const char *s, const char *const *list)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (strcmp(s, list[i]) == 0)
+			return true;
+	return false;
+}
+
+static const char *const nulls[] = {"", "~", "null", "Null", "NULL", NULL};
+static const char *const trues[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", NULL};
+static const char *const falses[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", NULL};
+
+static bool match_int(const char *s)
+{
+	const char *p = s;
+	if (*p == '-' || *p == '+')
+		p++;
+	if (!(*p >= '0' && *p <= '9'))
+		return false;
+	for (; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	return true;
+}
+
+static bool match_float(const char *s)
+{
+	const char *p = s;
+	if (*p == '-' || *p == '+')
+		p++;
+	if (strcmp(p, ".inf") == 0 || strcmp(p, ".Inf") == 0 || strcmp(p, ".INF") == 0)
+		return true;
+	if (p == s && (strcmp(p, ".nan") == 0 || strcmp(p, ".NaN") == 0 || strcmp(p, ".NAN") == 0))
+		return true;
+	bool digits = false, dot = false, exp = false;
+	for (; *p >= '0' && *p <= '9'; p++)
+		digits = true;
+	for (; *p == '_' || (*p >= '0' && *p <= '9'); p++)
+		;
+	if (*p == '.') {
+		dot = true;
+		p++;
+		for (; *p == '_' || (*p >= '0' && *p <= '9'); p++)
+			digits = true;
+	}
+	if (!digits)
+		return false;
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '-' || *p == '+')
+			p++;
+		if (!(*p >= '0' && *p <= '9'))
+			return false;
+		for (; *p >= '0' && *p <= '9'; p++)
+			;
+		exp = true;
+	}
+	return *p == '\0' && (dot || exp);
+}
+
+static enum vf_yaml_kind resolve_plain(const char *s)
+{
+	if (is_one_of(s, nulls))
+		return VF_YAML_NULL;
+	if (is_one_of(s, trues) || is_one_of(s, falses))
+		return VF_YAML_BOOL;
+	if (match_int(s))
+		return VF_YAML_INT;
+	if (match_float(s))
+		return VF_YAML_FLOAT;
+	return VF_YAML_STR;
+}
+
+/* Copy of s without '_' (YAML 1.1 digit separators), into out of n bytes. */
+static void strip_underscores(const char *s, char *out, size_t n)
+{
+	size_t j = 0;
+	for (; *s && j + 1 < n; s++)
+		if (*s != '_')
+			out[j++] = *s;
+	out[j] = '\0';
+}
+
+/* ---- tree --------------------------------------------------------------- */
+
+static void tree_release(struct tree *t)
+{
+	for (size_t i = 0; i < t->nnodes; i++) {
+		free(t->nodes[i]->value);
+		free(t->nodes[i]->items);
+		free(t->nodes[i]);
+	}
+	free(t->nodes);
+	memset(t, 0, sizeof *t);
+}
+
+static struct vf_yaml_node *tree_new(struct tree *t)
+{
+	if (t->nnodes == t->anodes) {
+		size_t na = t->anodes ? t->anodes * 2 : 64;
+		struct vf_yaml_node **nn = realloc(t->nodes, na * sizeof *nn);
+		if (!nn)
+			return NULL;
+		t->nodes = nn;
+		t->anodes = na;
+	}
+	struct vf_yaml_node *n = calloc(1, sizeof *n);
+	if (!n)
+		return NULL;
+	t->nodes[t->nnodes++] = n;
+	return n;
+}
+
+static bool node_push(struct vf_yaml_node *parent, struct vf_yaml_node *child)
+{
+	if (parent->n == parent->alloc) {
+		size_t na = parent->alloc ? parent->alloc * 2 : 8;
+		struct vf_yaml_node **ni = realloc(parent->items, na * sizeof *ni);
+		if (!ni)
+			return false;
+		parent->items = ni;
+		parent->alloc = na;
+	}
+	parent->items[parent->n++] = child;
+	return true;
+}
+
+/* Character index -> byte offset, with a cursor that moves either way. */
+struct cursor {
+	const unsigned char *s;
+	size_t len;
+	size_t ci, bi;
+};
+
+static size_t utf8_width(unsigned char c)
+{
+	if (c < 0x80)
+		return 1;
+	if ((c & 0xE0) == 0xC0)
+		return 2;
+	if ((c & 0xF0) == 0xE0)
+		return 3;
+	if ((c & 0xF8) == 0xF0)
+		return 4;
+	return 1;
+}
+
+static size_t cursor_to(struct cursor *c, size_t ci)
+{
+	while (c->ci < ci && c->bi < c->len) {
+		c->bi += utf8_width(c->s[c->bi]);
+		if (c->bi > c->len)
+			c->bi = c->len;
+		c->ci++;
+	}
+	while (c->ci > ci && c->bi > 0) {
+		c->bi--;
+		while (c->bi > 0 && (c->s[c->bi] & 0xC0) == 0x80)
+			c->bi--;
+		c->ci--;
+	}
+	return c->bi;
+}
+
+struct anchor {
+	char *name;
+	struct vf_yaml_node *node;
+};
+
+static vf_status parser_error(const yaml_parser_t *p, const char *name, struct vf_error *err)
+{
+	if (p->error == YAML_MEMORY_ERROR)
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory parsing YAML", name);
+	if (p->context)
+		return vf_error_set(err, VF_ERR, "%s:%zu:%zu: invalid YAML: %s %s", name,
+				    p->problem_mark.line + 1, p->problem_mark.column + 1,
+				    p->problem ? p->problem : "error", p->context);
+	return vf_error_set(err, VF_ERR, "%s:%zu:%zu: invalid YAML: %s", name,
+			    p->problem_mark.line + 1, p->problem_mark.column + 1,
+			    p->problem ? p->problem : "error");
+}
+
+static size_t node_end(const struct vf_yaml_node *n)
+{
+	return n->end;
+}
+
+/* Build the tree of text. On failure t is released. */
+static vf_status build(const char *text, size_t len, const char *name, struct tree *t,
+		       struct vf_error *err)
+{
+	memset(t, 0, sizeof *t);
+	t->step = 0;
+	if (len > VF_YAMLDOC_MAX_BYTES)
+		return vf_error_set(err, VF_ERR, "%s: document is %zu bytes, over the limit of %u bytes",
+				    name, len, VF_YAMLDOC_MAX_BYTES);
+	size_t base = 0;
+	if (len >= 2 && (((unsigned char)text[0] == 0xFE && (unsigned char)text[1] == 0xFF) ||
+			 ((unsigned char)text[0] == 0xFF && (unsigned char)text[1] == 0xFE)))
+		return vf_error_set(err, VF_ERR, "%s: UTF-16 YAML is not supported (expected UTF-8)", name);
+	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+		base = 3;
+
+	yaml_parser_t p;
+	if (!yaml_parser_initialize(&p))
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", name);
+	yaml_parser_set_input_string(&p, (const unsigned char *)text + base, len - base);
+	yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING);
+
+	struct cursor cur = {(const unsigned char *)text + base, len - base, 0, 0};
+	struct vf_yaml_node *stack[VF_YAMLDOC_MAX_DEPTH];
+	int sp = 0;
+	struct anchor *anchors = NULL;
+	size_t nanchors = 0, aanchors = 0, naliases = 0;
+	int ndocs = 0;
+	vf_status st = VF_OK;
+	bool done = false;
+
+	while (!done && st == VF_OK) {
+		yaml_event_t e;
+		if (!yaml_parser_parse(&p, &e)) {
+			st = parser_error(&p, name, err);
+			break;
+		}
+		struct vf_yaml_node *n = NULL;
+		const char *anchor = NULL;
+		switch (e.type) {
+		case YAML_STREAM_END_EVENT:
+			done = true;
+			break;
+		case YAML_DOCUMENT_START_EVENT:
+			if (++ndocs > 1)
+				st = vf_error_set(err, VF_ERR,
+						  "%s:%zu: more than one YAML document (expected one)", name,
+						  e.start_mark.line + 1);
+			break;
+		case YAML_SCALAR_EVENT:
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+		case YAML_ALIAS_EVENT:
+			if (t->nnodes >= VF_YAMLDOC_MAX_NODES) {
+				st = vf_error_set(err, VF_ERR, "%s:%zu: more than %d YAML nodes", name,
+						  e.start_mark.line + 1, VF_YAMLDOC_MAX_NODES);
+				break;
+			}
+			n = tree_new(t);
+			if (!n) {
+				st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", name);
+				break;
+			}
+			n->start = base + cursor_to(&cur, e.start_mark.index);
+			n->end = base + cursor_to(&cur, e.end_mark.index);
+			n->line = e.start_mark.line + 1;
+			n->col = e.start_mark.column;
+			if (e.type == YAML_SCALAR_EVENT) {
+				n->type = N_SCALAR;
+				n->style = e.data.scalar.style;
+				n->vlen = e.data.scalar.length;
+				n->value = malloc(n->vlen + 1);
+				if (!n->value) {
+					st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", name);
+					break;
+				}
+				memcpy(n->value, e.data.scalar.value, n->vlen);
+				n->value[n->vlen] = '\0';
+				bool str_tag = e.data.scalar.tag &&
+					       strcmp((const char *)e.data.scalar.tag, YAML_STR_TAG) == 0;
+				/* A block scalar's end mark lies past its trailing line
+				 * breaks (on the next line): end it at its last content
+				 * byte so a splice keeps the following lines intact. */
+				if (n->style == YAML_LITERAL_SCALAR_STYLE || n->style == YAML_FOLDED_SCALAR_STYLE)
+					while (n->end > n->start && (text[n->end - 1] == '\n' || text[n->end - 1] == '\r' ||
+								     text[n->end - 1] == ' ' || text[n->end - 1] == '\t'))
+						n->end--;
+				n->kind = (n->style == YAML_PLAIN_SCALAR_STYLE && !str_tag)
+						  ? resolve_plain(n->value)
+						  : VF_YAML_STR;
+				anchor = (const char *)e.data.scalar.anchor;
+			} else if (e.type == YAML_ALIAS_EVENT) {
+				n->type = N_ALIAS;
+				if (++naliases > VF_YAMLDOC_MAX_ALIASES) {
+					st = vf_error_set(err, VF_ERR,
+							  "%s:%zu: more than %d YAML aliases (refusing a "
+							  "possible alias bomb)",
+							  name, n->line, VF_YAMLDOC_MAX_ALIASES);
+					break;
+				}
+				const char *a = (const char *)e.data.alias.anchor;
+				for (size_t i = nanchors; i-- > 0;)
+					if (strcmp(anchors[i].name, a) == 0) {
+						n->target = anchors[i].node;
+						break;
+					}
+				if (!n->target) {
+					st = vf_error_set(err, VF_ERR, "%s:%zu: unknown alias *%s", name,
+							  n->line, a);
+					break;
+				}
+			} else {
+				bool seq = e.type == YAML_SEQUENCE_START_EVENT;
+				n->type = seq ? N_SEQ : N_MAP;
+				n->kind = seq ? VF_YAML_SEQ : VF_YAML_MAP;
+				n->flow = seq ? e.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
+					      : e.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
+				anchor = seq ? (const char *)e.data.sequence_start.anchor
+					     : (const char *)e.data.mapping_start.anchor;
+			}
+			if (anchor) {
+				n->anchored = true;
+				if (nanchors == aanchors) {
+					size_t na = aanchors ? aanchors * 2 : 8;
+					struct anchor *an = realloc(anchors, na * sizeof *an);
+					if (!an) {
+						st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", name);
+						break;
+					}
+					anchors = an;
+					aanchors = na;
+				}
+				anchors[nanchors].name = strdup(anchor);
+				anchors[nanchors].node = n;
+				if (!anchors[nanchors].name) {
+					st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", name);
+					break;
+				}
+				nanchors++;
+			}
+			if (sp > 0) {
+				if (!node_push(stack[sp - 1], n)) {
+					st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", name);
+					break;
+				}
+			} else {
+				t->root = n;
+			}
+			if (n->type == N_SEQ || n->type == N_MAP) {
+				if (sp >= VF_YAMLDOC_MAX_DEPTH) {
+					st = vf_error_set(err, VF_ERR, "%s:%zu: nesting deeper than %d levels",
+							  name, n->line, VF_YAMLDOC_MAX_DEPTH);
+					break;
+				}
+				stack[sp++] = n;
+			}
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			if (sp > 0) {
+				n = stack[--sp];
+				if (n->flow)
+					n->end = base + cursor_to(&cur, e.end_mark.index);
+				else
+					n->end = n->n ? node_end(n->items[n->n - 1]) : n->start;
+				if (!n->flow && n->type == N_MAP && n->n >= 1) {
+					n->start = n->start < n->items[0]->start ? n->start : n->items[0]->start;
+				}
+			}
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&e);
+	}
+	yaml_parser_delete(&p);
+	for (size_t i = 0; i < nanchors; i++)
+		free(anchors[i].name);
+	free(anchors);
+	if (st != VF_OK) {
+		tree_release(t);
+		return st;
+	}
+	/* Indentation step: the first block mapping nested in a block mapping. */
+	for (size_t i = 0; i < t->nnodes && !t->step; i++) {
+		const struct vf_yaml_node *m = t->nodes[i];
+		if (m->type != N_MAP || m->flow || m->n < 2)
+			continue;
+		for (size_t k = 1; k < m->n; k += 2) {
+			const struct vf_yaml_node *v = m->items[k];
+			if (v->type == N_MAP && !v->flow && v->n >= 2 &&
+			    v->items[0]->col > m->items[0]->col) {
+				t->step = (int)(v->items[0]->col - m->items[0]->col);
+				break;
+			}
+		}
+	}
+	if (!t->step)
+		t->step = 2;
+	return VF_OK;
+}
+
+/* ---- documents ---------------------------------------------------------- */
+
+static bool detect_crlf(const char *text, size_t len)
+{
+	const char *nl = memchr(text, '\n', len);
+	return nl && nl > text && nl[-1] == '\r';
+}
+
+vf_status vf_yamldoc_load_mem(const char *text, size_t len, const char *name,
+			      struct vf_yamldoc **out, struct vf_error *err)
+{
+	*out = NULL;
+	if (!name)
+		name = "<yaml>";
+	if (len > VF_YAMLDOC_MAX_BYTES)
+		return vf_error_set(err, VF_ERR, "%s: document is %zu bytes, over the limit of %u bytes",
+				    name, len, VF_YAMLDOC_MAX_BYTES);
+	struct vf_yamldoc *d = calloc(1, sizeof *d);
+	if (!d)
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", name);
+	d->text = malloc(len + 1);
+	d->name = strdup(name);
+	if (!d->text || !d->name) {
+		vf_yamldoc_free(d);
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", name);
+	}
+	memcpy(d->text, text, len);
+	d->text[len] = '\0';
+	d->len = len;
+	d->crlf = detect_crlf(text, len);
+	vf_status st = build(d->text, d->len, d->name, &d->t, err);
+	if (st != VF_OK) {
+		vf_yamldoc_free(d);
+		return st;
+	}
+	*out = d;
+	return VF_OK;
+}
+
+vf_status vf_yamldoc_load_file(const char *path, struct vf_yamldoc **out, struct vf_error *err)
+{
+	*out = NULL;
+	struct vf_buf b;
+	vf_buf_init(&b, VF_YAMLDOC_MAX_BYTES);
+	vf_status st = vf_buf_read_file(&b, path, VF_YAMLDOC_MAX_BYTES, err);
+	if (st == VF_OK)
+		st = vf_yamldoc_load_mem(b.data ? b.data : "", b.len, path, out, err);
+	vf_buf_release(&b);
+	return st;
+}
+
+void vf_yamldoc_free(struct vf_yamldoc *doc)
+{
+	if (!doc)
+		return;
+	tree_release(&doc->t);
+	free(doc->text);
+	free(doc->name);
+	free(doc);
+}
+
+const char *vf_yamldoc_text(const struct vf_yamldoc *doc, size_t *len)
+{
+	if (len)
+		*len = doc->len;
+	return doc->text;
+}
+
+const char *vf_yamldoc_name(const struct vf_yamldoc *doc)
+{
+	return doc->name;
+}
+
+bool vf_yamldoc_crlf(const struct vf_yamldoc *doc)
+{
+	return doc->crlf;
+}
+
+vf_status vf_yamldoc_save(const struct vf_yamldoc *doc, const char *path, struct vf_error *err)
+{
+	return vf_write_file_atomic(path, doc->text, doc->len, err);
+}
+
+/* ---- lookup ------------------------------------------------------------- */
+
+static const struct vf_yaml_node *deref(const struct vf_yaml_node *n)
+{
+	return n && n->type == N_ALIAS ? n->target : n;
+}
+
+/* The child slot of n named by seg (seg_len bytes), or NULL. Slots are
+ * unresolved (an alias stays an alias). */
+static struct vf_yaml_node *child_slot(const struct vf_yaml_node *n, const char *seg, size_t seg_len)
+{
+	n = deref(n);
+	if (!n)
+		return NULL;
+	if (n->type == N_MAP) {
+		for (size_t i = 0; i + 1 < n->n; i += 2) {
+			const struct vf_yaml_node *k = deref(n->items[i]);
+			if (k->type == N_SCALAR && k->vlen == seg_len && memcmp(k->value, seg, seg_len) == 0)
+				return n->items[i + 1];
+		}
+		return NULL;
+	}
+	if (n->type == N_SEQ) {
+		if (seg_len == 0 || seg_len > 9)
+			return NULL;
+		size_t idx = 0;
+		for (size_t i = 0; i < seg_len; i++) {
+			if (seg[i] < '0' || seg[i] > '9')
+				return NULL;
+			idx = idx * 10 + (size_t)(seg[i] - '0');
+		}
+		return idx < n->n ? n->items[idx] : NULL;
+	}
+	return NULL;
+}
+
+struct walk {
+	struct vf_yaml_node *slot;   /* deepest slot found (unresolved); NULL = root absent */
+	struct vf_yaml_node *parent; /* mapping holding slot (resolved), or NULL for the root */
+	size_t found;                /* segments found */
+	size_t nseg;
+	const char *seg[64];
+	size_t seglen[64];
+};
+
+static bool split_path(const char *path, struct walk *w)
+{
+	w->nseg = 0;
+	if (!*path)
+		return true;
+	const char *p = path;
+	for (;;) {
+		const char *dot = strchr(p, '.');
+		size_t l = dot ? (size_t)(dot - p) : strlen(p);
+		if (l == 0 || w->nseg >= 64)
+			return false;
+		w->seg[w->nseg] = p;
+		w->seglen[w->nseg] = l;
+		w->nseg++;
+		if (!dot)
+			return true;
+		p = dot + 1;
+	}
+}
+
+static void walk_tree(const struct tree *t, struct walk *w)
+{
+	w->slot = t->root;
+	w->parent = NULL;
+	w->found = 0;
+	if (!t->root)
+		return;
+	for (size_t i = 0; i < w->nseg; i++) {
+		struct vf_yaml_node *c = child_slot(w->slot, w->seg[i], w->seglen[i]);
+		if (!c)
+			return;
+		w->parent = (struct vf_yaml_node *)deref(w->slot);
+		w->slot = c;
+		w->found++;
+	}
+}
+
+static const struct vf_yaml_node *find_in(const struct tree *t, const char *path)
+{
+	struct walk w;
+	if (!split_path(path, &w))
+		return NULL;
+	walk_tree(t, &w);
+	if (!t->root || w.found != w.nseg)
+		return NULL;
+	return deref(w.slot);
+}
+
+const struct vf_yaml_node *vf_yamldoc_find(const struct vf_yamldoc *doc, const char *path)
+{
+	return find_in(&doc->t, path);
+}
+
+const struct vf_yaml_node *vf_yamldoc_root(const struct vf_yamldoc *doc)
+{
+	return doc->t.root;
+}
+
+enum vf_yaml_kind vf_yaml_node_kind(const struct vf_yaml_node *n)
+{
+	n = deref(n);
+	return n ? n->kind : VF_YAML_NULL;
+}
+
+const char *vf_yaml_kind_name(enum vf_yaml_kind k)
+{
+	switch (k) {
+	case VF_YAML_NULL: return "null";
+	case VF_YAML_BOOL: return "boolean";
+	case VF_YAML_INT: return "integer";
+	case VF_YAML_FLOAT: return "number";
+	case VF_YAML_STR: return "string";
+	case VF_YAML_SEQ: return "sequence";
+	case VF_YAML_MAP: return "mapping";
+	}
+	return "?";
+}
+
+const char *vf_yaml_node_str(const struct vf_yaml_node *n)
+{
+	n = deref(n);
+	return n && n->type == N_SCALAR ? n->value : NULL;
+}
+
+bool vf_yaml_node_bool(const struct vf_yaml_node *n, bool *out)
+{
+	n = deref(n);
+	if (!n || n->kind != VF_YAML_BOOL)
+		return false;
+	*out = is_one_of(n->value, trues);
+	return true;
+}
+
+bool vf_yaml_node_int(const struct vf_yaml_node *n, int64_t *out)
+{
+	n = deref(n);
+	if (!n || n->kind != VF_YAML_INT)
+		return false;
+	char buf[64];
+	if (n->vlen >= sizeof buf)
+		return false;
+	strip_underscores(n->value, buf, sizeof buf);
+	errno = 0;
+	char *end;
+	long long v = strtoll(buf, &end, 10);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool vf_yaml_node_double(const struct vf_yaml_node *n, double *out)
+{
+	n = deref(n);
+	if (!n || (n->kind != VF_YAML_INT && n->kind != VF_YAML_FLOAT))
+		return false;
+	char buf[128];
+	if (n->vlen >= sizeof buf)
+		return false;
+	strip_underscores(n->value, buf, sizeof buf);
+	const char *p = buf;
+	bool neg = false;
+	if (*p == '-' || *p == '+')
+		neg = *p++ == '-';
+	if (strcasecmp(p, ".inf") == 0) {
+		*out = neg ? -INFINITY : INFINITY;
+		return true;
+	}
+	if (strcasecmp(p, ".nan") == 0) {
+		*out = NAN;
+		return true;
+	}
+	char *end;
+	double v = strtod(buf, &end);
+	if (*end)
+		return false;
+	*out = v;
+	return true;
+}
+
+size_t vf_yaml_node_count(const struct vf_yaml_node *n)
+{
+	n = deref(n);
+	if (!n)
+		return 0;
+	return n->type == N_MAP ? n->n / 2 : n->type == N_SEQ ? n->n : 0;
+}
+
+const char *vf_yaml_node_key(const struct vf_yaml_node *n, size_t i)
+{
+	n = deref(n);
+	if (!n || n->type != N_MAP || 2 * i + 1 >= n->n)
+		return NULL;
+	return vf_yaml_node_str(n->items[2 * i]);
+}
+
+const struct vf_yaml_node *vf_yaml_node_child(const struct vf_yaml_node *n, size_t i)
+{
+	n = deref(n);
+	if (!n)
+		return NULL;
+	if (n->type == N_MAP)
+		return 2 * i + 1 < n->n ? deref(n->items[2 * i + 1]) : NULL;
+	if (n->type == N_SEQ)
+		return i < n->n ? deref(n->items[i]) : NULL;
+	return NULL;
+}
+
+size_t vf_yaml_node_line(const struct vf_yaml_node *n)
+{
+	return n ? n->line : 0;
+}
+
+static cJSON *to_json(const struct vf_yaml_node *n, size_t *budget, int depth)
+{
+	n = deref(n);
+	if (!n || *budget == 0 || depth > 2 * VF_YAMLDOC_MAX_DEPTH)
+		return NULL;
+	(*budget)--;
+	switch (n->kind) {
+	case VF_YAML_NULL:
+		return cJSON_CreateNull();
+	case VF_YAML_BOOL:
+		return cJSON_CreateBool(is_one_of(n->value, trues));
+	case VF_YAML_INT:
+	case VF_YAML_FLOAT: {
+		double d;
+		if (vf_yaml_node_double(n, &d) && isfinite(d))
+			return cJSON_CreateNumber(d);
+		return cJSON_CreateString(n->value);
+	}
+	case VF_YAML_STR:
+		return cJSON_CreateString(n->value);
+	case VF_YAML_SEQ: {
+		cJSON *a = cJSON_CreateArray();
+		for (size_t i = 0; a && i < n->n; i++) {
+			cJSON *c = to_json(n->items[i], budget, depth + 1);
+			if (!c) {
+				cJSON_Delete(a);
+				return NULL;
+			}
+			cJSON_AddItemToArray(a, c);
+		}
+		return a;
+	}
+	case VF_YAML_MAP: {
+		cJSON *o = cJSON_CreateObject();
+		for (size_t i = 0; o && i + 1 < n->n; i += 2) {
+			const char *k = vf_yaml_node_str(n->items[i]);
+			cJSON *c = to_json(n->items[i + 1], budget, depth + 1);
+			if (!c) {
+				cJSON_Delete(o);
+				return NULL;
+			}
+			cJSON_AddItemToObject(o, k ? k : "?", c);
+		}
+		return o;
+	}
+	}
+	return NULL;
+}
+
+cJSON *vf_yaml_node_to_json(const struct vf_yaml_node *n)
+{
+	size_t budget = VF_YAMLDOC_MAX_NODES;
+	return to_json(n, &budget, 0);
+}
+
+static vf_status get_node(const struct vf_yamldoc *doc, const char *path,
+			  const struct vf_yaml_node **n, struct vf_error *err)
+{
+	*n = vf_yamldoc_find(doc, path);
+	if (!*n)
+		return vf_error_set(err, VF_ENOTFOUND, "%s: key %s: not found", doc->name, path);
+	return VF_OK;
+}
+
+vf_status vf_yamldoc_get_str(const struct vf_yamldoc *doc, const char *path, const char **out,
+			     struct vf_error *err)
+{
+	const struct vf_yaml_node *n;
+	vf_status st = get_node(doc, path, &n, err);
+	if (st)
+		return st;
+	if (n->kind != VF_YAML_STR)
+		return vf_error_set(err, VF_ERR, "%s:%zu: key %s: expected a string, found %s",
+				    doc->name, n->line, path, vf_yaml_kind_name(n->kind));
+	*out = n->value;
+	return VF_OK;
+}
+
+vf_status vf_yamldoc_get_int(const struct vf_yamldoc *doc, const char *path, int64_t *out,
+			     struct vf_error *err)
+{
+	const struct vf_yaml_node *n;
+	vf_status st = get_node(doc, path, &n, err);
+	if (st)
+		return st;
+	if (!vf_yaml_node_int(n, out))
+		return vf_error_set(err, VF_ERR, "%s:%zu: key %s: expected an integer, found %s",
+				    doc->name, n->line, path, vf_yaml_kind_name(n->kind));
+	return VF_OK;
+}
+
+vf_status vf_yamldoc_get_bool(const struct vf_yamldoc *doc, const char *path, bool *out,
+			      struct vf_error *err)
+{
+	const struct vf_yaml_node *n;
+	vf_status st = get_node(doc, path, &n, err);
+	if (st)
+		return st;
+	if (!vf_yaml_node_bool(n, out))
+		return vf_error_set(err, VF_ERR, "%s:%zu: key %s: expected true or false, found %s",
+				    doc->name, n->line, path, vf_yaml_kind_name(n->kind));
+	return VF_OK;
+}
+
+/* ---- patching ----------------------------------------------------------- */
+
+/* Quote s in YAML double-quoted style ('"') or single-quoted ('\''). */
+static vf_status quote(struct vf_buf *b, const char *s, char q, struct vf_error *err)
+{
+	vf_status st = vf_buf_append(b, &q, 1, err);
+	for (; *s && st == VF_OK; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (q == '\'') {
+			st = c == '\'' ? vf_buf_puts(b, "''", err) : vf_buf_append(b, s, 1, err);
+		} else if (c == '"' || c == '\\') {
+			char esc[2] = {'\\', (char)c};
+			st = vf_buf_append(b, esc, 2, err);
+		} else if (c < 0x20) {
+			st = vf_buf_printf(b, err, "\\x%02x", c);
+		} else {
+			st = vf_buf_append(b, s, 1, err);
+		}
+	}
+	if (st == VF_OK)
+		st = vf_buf_append(b, &q, 1, err);
+	return st;
+}
+
+/* Start of the line after the one holding byte pos (pos itself when it
+ * already starts a line), or the end of the text. */
+static size_t after_line(const char *text, size_t len, size_t pos)
+{
+	if (pos > 0 && pos <= len && text[pos - 1] == '\n')
+		return pos;
+	const char *nl = memchr(text + pos, '\n', len - pos);
+	return nl ? (size_t)(nl - text) + 1 : len;
+}
+
+/* Replace [start, end) of doc's text with ins, re-parse, and check that path
+ * reads back as expect. On success the document takes the new text. */
+static vf_status try_commit(struct vf_yamldoc *doc, size_t start, size_t end, const char *ins,
+			    size_t ins_len, const char *path, const cJSON *expect,
+			    struct vf_error *err)
+{
+	size_t nlen = doc->len - (end - start) + ins_len;
+	if (nlen > VF_YAMLDOC_MAX_BYTES)
+		return vf_error_set(err, VF_ERR, "%s: document would exceed %u bytes", doc->name,
+				    VF_YAMLDOC_MAX_BYTES);
+	char *nt = malloc(nlen + 1);
+	if (!nt)
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", doc->name);
+	memcpy(nt, doc->text, start);
+	memcpy(nt + start, ins, ins_len);
+	memcpy(nt + start + ins_len, doc->text + end, doc->len - end);
+	nt[nlen] = '\0';
+	struct tree t;
+	vf_status st = build(nt, nlen, doc->name, &t, err);
+	if (st != VF_OK) {
+		free(nt);
+		return vf_error_prefix(err, "setting it would make the document invalid");
+	}
+	const struct vf_yaml_node *n = find_in(&t, path);
+	cJSON *got = n ? vf_yaml_node_to_json(n) : NULL;
+	bool same = got && cJSON_Compare(got, expect, true);
+	cJSON_Delete(got);
+	if (!same) {
+		tree_release(&t);
+		free(nt);
+		return vf_error_set(err, VF_ERR, "%s: key %s: the new value does not read back as written",
+				    doc->name, path);
+	}
+	tree_release(&doc->t);
+	free(doc->text);
+	doc->t = t;
+	doc->text = nt;
+	doc->len = nlen;
+	return VF_OK;
+}
+
+static bool is_quoted(const struct vf_yaml_node *n)
+{
+	return n->type == N_SCALAR &&
+	       (n->style == YAML_SINGLE_QUOTED_SCALAR_STYLE || n->style == YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+}
+
+/* The text to insert for segments [k, nseg) under a block mapping whose keys
+ * sit at column col (value = v). */
+static vf_status block_insert_text(struct vf_buf *b, const struct walk *w, size_t k, size_t col,
+				   int step, const char *v, const char *eol, struct vf_error *err)
+{
+	vf_status st = VF_OK;
+	for (size_t i = k; i < w->nseg && st == VF_OK; i++) {
+		size_t ind = col + (i - k) * (size_t)step;
+		for (size_t s = 0; s < ind && st == VF_OK; s++)
+			st = vf_buf_append(b, " ", 1, err);
+		if (st == VF_OK)
+			st = vf_buf_append(b, w->seg[i], w->seglen[i], err);
+		if (st == VF_OK)
+			st = vf_buf_puts(b, ":", err);
+		if (st == VF_OK && i + 1 == w->nseg)
+			st = vf_buf_printf(b, err, " %s", v);
+		if (st == VF_OK)
+			st = vf_buf_puts(b, eol, err);
+	}
+	return st;
+}
+
+static vf_status flow_insert_text(struct vf_buf *b, const struct walk *w, size_t k, const char *v,
+				  struct vf_error *err)
+{
+	vf_status st = VF_OK;
+	for (size_t i = k; i < w->nseg && st == VF_OK; i++) {
+		if (i > k)
+			st = vf_buf_puts(b, "{", err);
+		if (st == VF_OK)
+			st = vf_buf_append(b, w->seg[i], w->seglen[i], err);
+		if (st == VF_OK)
+			st = vf_buf_puts(b, ": ", err);
+	}
+	if (st == VF_OK)
+		st = vf_buf_puts(b, v, err);
+	for (size_t i = k + 1; i < w->nseg && st == VF_OK; i++)
+		st = vf_buf_puts(b, "}", err);
+	return st;
+}
+
+/* Try one rendering v of the value at the place the walk found. */
+static vf_status set_with(struct vf_yamldoc *doc, const char *path, struct walk *w, const char *v,
+			  const cJSON *expect, struct vf_error *err)
+{
+	struct vf_buf b;
+	vf_buf_init(&b, VF_YAMLDOC_MAX_BYTES);
+	vf_status st = VF_OK;
+	const char *eol = doc->crlf ? "\r\n" : "\n";
+	size_t start, end;
+
+	if (doc->t.root && w->found == w->nseg) {
+		struct vf_yaml_node *slot = w->slot;
+		if (slot->anchored) {
+			vf_buf_release(&b);
+			return vf_error_set(err, VF_ERR,
+					    "%s:%zu: key %s carries an anchor (&); edit it by hand",
+					    doc->name, slot->line, path);
+		}
+		start = slot->start;
+		end = slot->end;
+		if (start == end && start > 0 && doc->text[start - 1] != ' ' && doc->text[start - 1] != '\t')
+			st = vf_buf_puts(&b, " ", err);
+		if (st == VF_OK)
+			st = vf_buf_puts(&b, v, err);
+	} else if (!doc->t.root) {
+		start = end = doc->len;
+		if (doc->len > 0 && doc->text[doc->len - 1] != '\n')
+			st = vf_buf_puts(&b, eol, err);
+		if (st == VF_OK)
+			st = block_insert_text(&b, w, 0, 0, doc->t.step, v, eol, err);
+	} else {
+		const struct vf_yaml_node *m = deref(w->slot);
+		size_t k = w->found;
+		if (m->type == N_MAP && m->flow) {
+			start = end = m->end - 1;
+			if (m->end == 0 || doc->text[start] != '}') {
+				vf_buf_release(&b);
+				return vf_error_set(err, VF_ERR, "%s:%zu: cannot add key %s to this mapping",
+						    doc->name, m->line, path);
+			}
+			if (m->n > 0)
+				st = vf_buf_puts(&b, ", ", err);
+			if (st == VF_OK)
+				st = flow_insert_text(&b, w, k, v, err);
+		} else if (m->type == N_MAP && m->n >= 2) {
+			start = end = after_line(doc->text, doc->len, m->end);
+			if (start == doc->len && doc->len > 0 && doc->text[doc->len - 1] != '\n')
+				st = vf_buf_puts(&b, eol, err);
+			if (st == VF_OK)
+				st = block_insert_text(&b, w, k, m->items[0]->col, doc->t.step, v, eol, err);
+		} else if (m->type == N_SCALAR && m->kind == VF_YAML_NULL && m->start == m->end &&
+			   w->parent && w->parent->type == N_MAP && !w->parent->flow && k > 0) {
+			/* "parent:" with nothing after it: the new mapping goes below */
+			start = end = after_line(doc->text, doc->len, m->start);
+			if (start == doc->len && doc->len > 0 && doc->text[doc->len - 1] != '\n')
+				st = vf_buf_puts(&b, eol, err);
+			if (st == VF_OK)
+				st = block_insert_text(&b, w, k, w->parent->items[0]->col + (size_t)doc->t.step,
+						       doc->t.step, v, eol, err);
+		} else {
+			char where[256];
+			size_t wl = k ? (size_t)(w->seg[k - 1] + w->seglen[k - 1] - w->seg[0]) : 0;
+			snprintf(where, sizeof where, "%.*s", (int)wl, w->seg[0]);
+			vf_buf_release(&b);
+			return vf_error_set(err, VF_ERR, "%s:%zu: cannot add key %s: %s is not a mapping (found %s)",
+					    doc->name, m->line, path, k ? where : "the document",
+					    vf_yaml_kind_name(m->kind));
+		}
+	}
+	if (st == VF_OK)
+		st = try_commit(doc, start, end, b.data ? b.data : "", b.len, path, expect, err);
+	vf_buf_release(&b);
+	return st;
+}
+
+vf_status vf_yamldoc_set(struct vf_yamldoc *doc, const char *path, const char *value,
+			 struct vf_error *err)
+{
+	struct walk w;
+	if (!split_path(path, &w) || w.nseg == 0)
+		return vf_error_set(err, VF_EUSAGE, "%s: invalid key '%s' (expected a.b.c)", doc->name, path);
+	/* The value on its own: one line, a scalar or a flow collection. */
+	while (*value == ' ' || *value == '\t')
+		value++;
+	size_t vl = strlen(value);
+	while (vl && (value[vl - 1] == ' ' || value[vl - 1] == '\t'))
+		vl--;
+	if (vl == 0)
+		return vf_error_set(err, VF_EUSAGE, "%s: key %s: empty value (write null for none)",
+				    doc->name, path);
+	if (memchr(value, '\n', vl) || memchr(value, '\r', vl))
+		return vf_error_set(err, VF_EUSAGE, "%s: key %s: the value must be one line", doc->name, path);
+	char *v = strndup(value, vl);
+	if (!v)
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	struct tree vt;
+	vf_status st = build(v, vl, "value", &vt, err);
+	if (st != VF_OK) {
+		free(v);
+		return vf_error_prefix(err, doc->name);
+	}
+	const struct vf_yaml_node *vr = vt.root;
+	if (!vr || vr->type == N_ALIAS || vr->anchored ||
+	    ((vr->type == N_MAP || vr->type == N_SEQ) && !vr->flow) ||
+	    (vr->type == N_SCALAR && vr->style != YAML_PLAIN_SCALAR_STYLE &&
+	     vr->style != YAML_SINGLE_QUOTED_SCALAR_STYLE && vr->style != YAML_DOUBLE_QUOTED_SCALAR_STYLE) ||
+	    vr->end - vr->start != vl) {
+		tree_release(&vt);
+		free(v);
+		return vf_error_set(err, VF_EUSAGE,
+				    "%s: key %s: '%s' is not a YAML scalar or flow collection "
+				    "(quote strings that contain ': ' or ' #')",
+				    doc->name, path, value);
+	}
+	cJSON *expect = vf_yaml_node_to_json(vr);
+	bool plain_str = vr->type == N_SCALAR && vr->style == YAML_PLAIN_SCALAR_STYLE &&
+			 vr->kind == VF_YAML_STR;
+	char *plain = plain_str ? strdup(vr->value) : NULL;
+	tree_release(&vt);
+	if (!expect || (plain_str && !plain)) {
+		cJSON_Delete(expect);
+		free(plain);
+		free(v);
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	}
+
+	walk_tree(&doc->t, &w);
+	struct vf_buf q;
+	vf_buf_init(&q, 0);
+	const char *first = v;
+	/* A quoted original keeps its quote style for a string. */
+	if (plain_str && doc->t.root && w.found == w.nseg && is_quoted(w.slot)) {
+		char qc = w.slot->style == YAML_SINGLE_QUOTED_SCALAR_STYLE ? '\'' : '"';
+		st = quote(&q, plain, qc, err);
+		first = q.data;
+	}
+	if (st == VF_OK)
+		st = set_with(doc, path, &w, first, expect, err);
+	if (st != VF_OK && st != VF_ENOMEM && plain_str && first == v) {
+		/* A plain string that does not read back in place: double-quote it. */
+		struct vf_error e2;
+		vf_buf_reset(&q);
+		if (quote(&q, plain, '"', &e2) == VF_OK) {
+			walk_tree(&doc->t, &w);
+			if (set_with(doc, path, &w, q.data, expect, &e2) == VF_OK) {
+				vf_error_clear(err);
+				st = VF_OK;
+			}
+		}
+	}
+	vf_buf_release(&q);
+	cJSON_Delete(expect);
+	free(plain);
+	free(v);
+	return st;
+}
+
+vf_status vf_yamldoc_set_str(struct vf_yamldoc *doc, const char *path, const char *s,
+			     struct vf_error *err)
+{
+	struct walk w;
+	if (!split_path(path, &w) || w.nseg == 0)
+		return vf_error_set(err, VF_EUSAGE, "%s: invalid key '%s' (expected a.b.c)", doc->name, path);
+	if (strchr(s, '\n') || strchr(s, '\r'))
+		return vf_error_set(err, VF_EUSAGE, "%s: key %s: the value must be one line", doc->name, path);
+	cJSON *expect = cJSON_CreateString(s);
+	if (!expect)
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	walk_tree(&doc->t, &w);
+	struct vf_buf q;
+	vf_buf_init(&q, 0);
+	vf_status st = VF_OK;
+	bool quoted = doc->t.root && w.found == w.nseg && is_quoted(w.slot);
+	if (quoted) {
+		char qc = w.slot->style == YAML_SINGLE_QUOTED_SCALAR_STYLE ? '\'' : '"';
+		st = quote(&q, s, qc, err);
+		if (st == VF_OK)
+			st = set_with(doc, path, &w, q.data, expect, err);
+	} else {
+		st = *s ? set_with(doc, path, &w, s, expect, err) : VF_ERR;
+		if (st != VF_OK && st != VF_ENOMEM) {
+			vf_buf_reset(&q);
+			st = quote(&q, s, '"', err);
+			walk_tree(&doc->t, &w);
+			if (st == VF_OK)
+				st = set_with(doc, path, &w, q.data, expect, err);
+		}
+	}
+	vf_buf_release(&q);
+	cJSON_Delete(expect);
+	return st;
+}

@@ -1,0 +1,293 @@
+/* groundtruth.c - run the estimator over measured records and score it
+ * (groundtruth.h). Record fields: ../shared/groundtruth/README.md. */
+#include "vramfit/estimate/groundtruth.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vramfit/base/buf.h"
+#include "vramfit/gpu/gpu.h"
+#include "vramfit/base/json.h"
+
+/* The public architecture a record names -> the transformers model_type
+ * (arch_cfg carries the config values but not always the model_type). */
+static const char *model_type_of(const char *arch)
+{
+	static const struct {
+		const char *prefix;
+		const char *type;
+	} map[] = {
+		{"gpt-neox", "gpt_neox"}, {"gpt_neox", "gpt_neox"}, {"pythia", "gpt_neox"},
+		{"gpt2", "gpt2"},         {"gemma-3", "gemma3"},    {"gemma3", "gemma3"},
+		{"gemma-2-", "gemma2"},   {"gemma2-", "gemma2"},    {"gemma", "gemma"},
+		{"qwen3", "qwen3"},       {"qwen-3", "qwen3"},      {"qwen", "qwen2"},
+		{"mistral", "mistral"},   {"mixtral", "mixtral"},   {"phi3", "phi3"},
+		{"phi-3", "phi3"},        {"falcon", "falcon"},     {"t5", "t5"},
+		{"flan-t5", "t5"},        {"mt5", "t5"},            {"llama", "llama"},
+		{"tinyllama", "llama"},   {"stories", "llama"},     {"smollm", "llama"},
+	};
+	if (!arch)
+		return NULL;
+	char low[64];
+	size_t i = 0;
+	for (; arch[i] && i + 1 < sizeof low; i++)
+		low[i] = (char)tolower((unsigned char)arch[i]);
+	low[i] = 0;
+	for (size_t k = 0; k < sizeof map / sizeof map[0]; k++)
+		if (strncmp(low, map[k].prefix, strlen(map[k].prefix)) == 0)
+			return map[k].type;
+	return NULL;
+}
+
+vf_status vf_groundtruth_record(const cJSON *rec, const char *what, struct vf_arch *arch,
+				struct vf_setup *su, struct vf_error *err)
+{
+	const char *id = vf_json_get_str(rec, "id");
+	char where[160];
+	snprintf(where, sizeof where, "%s: record %s", what, id ? id : "(no id)");
+	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(rec, "arch_cfg");
+	if (!cJSON_IsObject(cfg))
+		return vf_error_set(err, VF_ERR, "%s: field arch_cfg: expected an object", where);
+	cJSON *copy = cJSON_Duplicate(cfg, 1);
+	if (!copy)
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", where);
+	const char *mt = model_type_of(vf_json_get_str(rec, "arch"));
+	if (mt && !cJSON_GetObjectItemCaseSensitive(copy, "model_type"))
+		cJSON_AddStringToObject(copy, "model_type", mt);
+	vf_status st = vf_arch_from_config(copy, where, arch, err);
+	cJSON_Delete(copy);
+	if (st)
+		return st;
+
+	vf_setup_defaults(su);
+	const char *v;
+	struct {
+		const char *key, *flag;
+	} strs[] = {{"mode", "mode"},
+		    {"precision", "precision"},
+		    {"attention", "attention"}};
+	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+		if ((v = vf_json_get_str(rec, strs[i].key)) && (st = vf_setup_set(su, strs[i].flag, v, err)))
+			return vf_error_prefix(err, where);
+	v = vf_json_get_str(rec, "optimizer");
+	if (v && strcmp(v, "none") != 0 && (st = vf_setup_set(su, "optimizer", v, err)))
+		return vf_error_prefix(err, where);
+	int64_t x;
+	if (!vf_json_get_i64(rec, "batch", &x) || x < 1)
+		return vf_error_set(err, VF_ERR, "%s: field batch: expected a positive integer", where);
+	su->batch = x;
+	if (!vf_json_get_i64(rec, "seq", &x) || x < 1)
+		return vf_error_set(err, VF_ERR, "%s: field seq: expected a positive integer", where);
+	su->seq = x;
+	if (vf_json_get_i64(rec, "target_seq", &x) && x > 0)
+		su->target_seq = x;
+	else if (strcmp(arch->family, "t5") == 0)
+		su->target_seq = 128; /* README: T5 decoder labels of length 128 */
+	bool b;
+	if (vf_json_get_bool(rec, "grad_ckpt", &b))
+		su->grad_ckpt = b;
+	if (vf_json_get_i64(rec, "lora_r", &x) && x > 0) {
+		su->lora_rank = (int)x;
+		su->lora_alpha = (double)x;
+		su->given |= VF_SETUP_G_LORA_RANK | VF_SETUP_G_LORA_ALPHA;
+	}
+	const cJSON *targets = cJSON_GetObjectItemCaseSensitive(rec, "lora_targets");
+	if (cJSON_IsArray(targets)) {
+		unsigned bits = 0;
+		const cJSON *t;
+		cJSON_ArrayForEach(t, targets)
+		{
+			unsigned one;
+			if (!cJSON_IsString(t) || vf_lora_targets_parse(t->valuestring, &one, err))
+				return vf_error_prefix(err, where);
+			bits |= one;
+		}
+		if (bits)
+			su->lora_targets = bits;
+	}
+	if ((st = vf_setup_finish(su, err)))
+		return vf_error_prefix(err, where);
+	return VF_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void vf_gt_report_release(struct vf_gt_report *r)
+{
+	if (!r)
+		return;
+	free(r->rows);
+	memset(r, 0, sizeof *r);
+}
+
+vf_status vf_groundtruth_check(const char *path, struct vf_gt_report *r, struct vf_error *err)
+{
+	memset(r, 0, sizeof *r);
+	struct vf_buf buf;
+	vf_buf_init(&buf, VF_GT_MAX_FILE);
+	vf_status st = vf_buf_read_file(&buf, path, VF_GT_MAX_FILE, err);
+	if (st == VF_OK)
+		st = vf_groundtruth_check_text(buf.data ? buf.data : "", buf.len, path, r, err);
+	vf_buf_release(&buf);
+	return st;
+}
+
+vf_status vf_groundtruth_check_text(const char *text, size_t textlen, const char *path,
+				    struct vf_gt_report *r, struct vf_error *err)
+{
+	memset(r, 0, sizeof *r);
+	vf_status st = VF_OK;
+	const struct vf_gpu_spec *h200 = vf_gpu_catalog_find("h200");
+	if (!h200)
+		return vf_error_set(err, VF_ERR, "GPU catalog: no entry h200 (needed for ground truth)");
+	if (textlen > VF_GT_MAX_FILE)
+		return vf_error_set(err, VF_ERR, "%s: larger than %u bytes", path, VF_GT_MAX_FILE);
+	r->context_bytes = vf_estimate_default_context(h200);
+	size_t cap = 0;
+	const char *line = text, *end_all = text + textlen;
+	size_t lineno = 0;
+	while (line && line < end_all) {
+		const char *nl = memchr(line, '\n', (size_t)(end_all - line));
+		size_t len = nl ? (size_t)(nl - line) : (size_t)(end_all - line);
+		lineno++;
+		bool blank = true;
+		for (size_t i = 0; i < len; i++)
+			if (!isspace((unsigned char)line[i]))
+				blank = false;
+		if (!blank) {
+			char what[300];
+			snprintf(what, sizeof what, "%s:%zu", path, lineno);
+			cJSON *rec = NULL;
+			if ((st = vf_json_parse(line, len, what, &rec, err)))
+				goto fail;
+			const cJSON *env = cJSON_GetObjectItemCaseSensitive(rec, "env");
+			if (cJSON_IsObject(env)) {
+				int64_t c;
+				if (vf_json_get_i64(env, "context_used_bytes", &c) && c > 0)
+					r->context_bytes = c;
+				cJSON_Delete(rec);
+				goto next;
+			}
+			if (r->n >= VF_GT_MAX_RECORDS) {
+				cJSON_Delete(rec);
+				st = vf_error_set(err, VF_ERR, "%s: more than %d records", path,
+						  VF_GT_MAX_RECORDS);
+				goto fail;
+			}
+			if (r->n == cap) {
+				size_t nc = cap ? cap * 2 : 32;
+				struct vf_gt_row *nr = realloc(r->rows, nc * sizeof *nr);
+				if (!nr) {
+					cJSON_Delete(rec);
+					st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
+					goto fail;
+				}
+				r->rows = nr;
+				cap = nc;
+			}
+			struct vf_gt_row *row = &r->rows[r->n];
+			memset(row, 0, sizeof *row);
+			struct vf_arch arch;
+			struct vf_setup su;
+			if ((st = vf_groundtruth_record(rec, what, &arch, &su, err))) {
+				cJSON_Delete(rec);
+				goto fail;
+			}
+			snprintf(row->id, sizeof row->id, "%s",
+				 vf_json_get_str(rec, "id") ? vf_json_get_str(rec, "id") : "?");
+			const char *status = vf_json_get_str(rec, "status");
+			snprintf(row->status, sizeof row->status, "%s", status ? status : "ok");
+			int64_t pa = 0, pr = 0;
+			double step = -1;
+			if (!vf_json_get_i64(rec, "peak_alloc", &pa) ||
+			    !vf_json_get_i64(rec, "peak_reserved", &pr)) {
+				cJSON_Delete(rec);
+				st = vf_error_set(err, VF_ERR,
+						  "%s: fields peak_alloc, peak_reserved: expected integers",
+						  what);
+				goto fail;
+			}
+			vf_json_get_double(rec, "step_median_s", &step);
+			cJSON_Delete(rec);
+			su.context_bytes = r->context_bytes;
+			struct vf_estimate e;
+			vf_estimate_run(&arch, &su, h200, &e);
+			row->scored = strcmp(row->status, "ok") == 0;
+			row->meas_alloc = pa;
+			row->pred_alloc = e.peak_allocated_bytes;
+			row->meas_peak = r->context_bytes + pr;
+			row->pred_peak = e.peak_bytes;
+			row->meas_step = step;
+			row->pred_step = e.step_seconds;
+			row->err_alloc = pa > 0 ? (double)e.peak_allocated_bytes / (double)pa - 1 : 0;
+			row->err_peak = (double)e.peak_bytes / (double)row->meas_peak - 1;
+			row->err_step = step > 0 && e.step_seconds > 0 ? e.step_seconds / step - 1 : NAN;
+			if (!row->scored) {
+				r->n_oom++;
+				if (!vf_estimate_fits(&e, h200, NULL))
+					r->n_oom_predicted++;
+			}
+			row->phase = e.peak_phase;
+			row->dominant = e.dominant;
+			r->n++;
+		}
+	next:
+		line = nl ? nl + 1 : NULL;
+	}
+
+	/* summary over the scored records */
+	double *v = malloc((r->n ? r->n : 1) * sizeof *v);
+	if (!v) {
+		vf_gt_report_release(r);
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->rows[i].scored)
+			v[k++] = fabs(r->rows[i].err_alloc);
+	r->scored = k;
+	r->max_alloc = 0;
+	for (size_t i = 0; i < k; i++)
+		if (v[i] > r->max_alloc)
+			r->max_alloc = v[i];
+	r->med_alloc = median(v, k);
+	k = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->rows[i].scored)
+			v[k++] = fabs(r->rows[i].err_peak);
+	r->max_peak = 0;
+	for (size_t i = 0; i < k; i++)
+		if (v[i] > r->max_peak)
+			r->max_peak = v[i];
+	r->med_peak = median(v, k);
+	k = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->rows[i].scored && !isnan(r->rows[i].err_step))
+			v[k++] = fabs(r->rows[i].err_step);
+	r->n_step = k;
+	r->max_step = 0;
+	for (size_t i = 0; i < k; i++)
+		if (v[i] > r->max_step)
+			r->max_step = v[i];
+	r->med_step = median(v, k);
+	free(v);
+	return VF_OK;
+fail:
+	vf_gt_report_release(r);
+	return st;
+}

@@ -1,0 +1,271 @@
+/* runcost.c - whole-run time and cost, data-parallel communication, and the
+ * MFU a published run implies (runcost.h). Formulas one term per line. */
+#include "vramfit/estimate/runcost.h"
+
+#include <string.h>
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+
+/* Ring collectives over N GPUs, B bytes (each GPU sends, and receives, the
+ * same amount; nccl-tests' "bus bandwidth" is defined on these volumes):
+ *   all-reduce      2 (N-1)/N x B
+ *   reduce-scatter    (N-1)/N x B
+ *   all-gather        (N-1)/N x B */
+static double ring_factor(int n) { return n > 1 ? (double)(n - 1) / n : 0.0; }
+
+/* Backward share of a training step's compute: backward = 2 x forward
+ * (weight and activation gradients), so 2/3 of the step; with gradient
+ * checkpointing the recompute forward runs inside the backward: 3/4. */
+static double backward_share(bool grad_ckpt) { return grad_ckpt ? 0.75 : 2.0 / 3.0; }
+
+void vf_runcost_comm(const struct vf_comm_in *in, struct vf_comm *out)
+{
+	out->bytes_per_gpu = 0;
+	out->seconds = 0;
+	out->hidden_seconds = 0;
+	out->exposed_seconds = 0;
+	out->known = true;
+	int n = in->gpus;
+	if (n <= 1 || in->shard == VF_SHARD_NONE)
+		return;
+	if (in->link_gbs <= 0) {
+		out->known = false;
+		return;
+	}
+	double r = ring_factor(n);
+	int64_t accum = in->grad_accum > 0 ? in->grad_accum : 1;
+	double bus = in->link_gbs * 1e9 * VF_RUNCOST_BUS_EFFICIENCY; /* bytes/s */
+	double micro = in->compute_seconds / (double)accum;             /* s per micro-step */
+	double window, tail;
+	switch (in->shard) {
+	case VF_SHARD_ZERO3:
+	case VF_SHARD_FSDP:
+		/* Every micro-step: parameters gathered for the forward and again
+		 * for the backward, gradients reduce-scattered. Prefetch hides them
+		 * behind the micro-step's whole compute. */
+		out->bytes_per_gpu = (double)accum * (r * in->param_bytes   /* forward all-gather */
+						      + r * in->param_bytes /* backward all-gather */
+						      + r * in->grad_bytes); /* reduce-scatter */
+		window = in->compute_seconds;
+		tail = 0;
+		break;
+	case VF_SHARD_ZERO1:
+	case VF_SHARD_ZERO2:
+		/* Once per optimizer step: gradients reduce-scattered during the
+		 * last micro-step's backward, updated parameters all-gathered after
+		 * the optimizer step (not hidden). */
+		out->bytes_per_gpu = r * in->grad_bytes   /* reduce-scatter */
+				     + r * in->param_bytes; /* all-gather of updated shards */
+		window = micro * backward_share(in->grad_ckpt);
+		tail = r * in->param_bytes / bus;
+		break;
+	default: /* DDP: all-reduce once per optimizer step (no_sync before) */
+		out->bytes_per_gpu = 2.0 * r * in->grad_bytes; /* ring all-reduce */
+		window = micro * backward_share(in->grad_ckpt);
+		{
+			double last = in->grad_bytes < VF_RUNCOST_DDP_BUCKET_BYTES
+					      ? in->grad_bytes
+					      : VF_RUNCOST_DDP_BUCKET_BYTES;
+			tail = 2.0 * r * last / bus; /* the last bucket, after backward */
+		}
+		break;
+	}
+	out->seconds = out->bytes_per_gpu / bus;
+	double hideable = out->seconds - tail;
+	double hidden = fmin(hideable, VF_RUNCOST_OVERLAP * window);
+	if (hidden < 0)
+		hidden = 0;
+	out->hidden_seconds = hidden;
+	out->exposed_seconds = out->seconds - hidden;
+}
+
+double vf_runcost_grad_elem_bytes(const struct vf_setup *s)
+{
+	if (s->mode == VF_MODE_LORA)
+		return 4; /* peft keeps adapters (and their gradients) in fp32 */
+	return s->precision == VF_PREC_BF16 ? 2 : 4;
+}
+
+double vf_runcost_param_elem_bytes(const struct vf_setup *s)
+{
+	switch (s->quant) {
+	case VF_QUANT_INT8:
+	case VF_QUANT_FP8:
+		return 1;
+	case VF_QUANT_INT4:
+	case VF_QUANT_NF4:
+		return 0.5;
+	default:
+		break;
+	}
+	if (s->mode == VF_MODE_LORA || s->mode == VF_MODE_INFER)
+		return 2; /* a frozen bf16 base */
+	return s->precision == VF_PREC_BF16 ? 2 : 4;
+}
+
+double vf_runcost_step_seconds(const struct vf_estimate *e, const struct vf_setup *s,
+			       const struct vf_gpu_spec *gpu, struct vf_comm *comm)
+{
+	struct vf_comm c;
+	if (!comm)
+		comm = &c;
+	memset(comm, 0, sizeof *comm);
+	comm->known = true;
+	if (!(e->step_seconds > 0))
+		return -1;
+	struct vf_comm_in ci = {
+		.shard = s->shard,
+		.gpus = s->gpus,
+		.grad_accum = s->grad_accum,
+		.grad_bytes = (double)e->trainable_params * vf_runcost_grad_elem_bytes(s),
+		.param_bytes = (double)e->params * vf_runcost_param_elem_bytes(s),
+		.link_gbs = gpu ? gpu->interconnect_gbs : -1,
+		.compute_seconds = e->step_seconds,
+		.grad_ckpt = s->grad_ckpt,
+	};
+	if (s->mode == VF_MODE_INFER)
+		return e->step_seconds; /* no gradients to reduce */
+	vf_runcost_comm(&ci, comm);
+	return e->step_seconds + comm->exposed_seconds; /* s */
+}
+
+bool vf_runcost_parse_count(const char *s, double *out)
+{
+	char *end;
+	if (!s)
+		return false;
+	double v = strtod(s, &end);
+	if (end == s || !(v > 0))
+		return false;
+	double mul = 1;
+	if (*end) {
+		switch (toupper((unsigned char)*end)) {
+		case 'K': mul = 1e3; break;
+		case 'M': mul = 1e6; break;
+		case 'B': case 'G': mul = 1e9; break;
+		case 'T': mul = 1e12; break;
+		default: return false;
+		}
+		if (end[1])
+			return false;
+	}
+	*out = v * mul;
+	return *out < 1e18;
+}
+
+vf_status vf_runcost_run(const struct vf_run_in *in, struct vf_run *out, struct vf_error *err)
+{
+	out->steps = 0;
+	out->tokens = 0;
+	out->seconds = out->hours = out->gpu_hours = 0;
+	out->cost_usd = -1;
+	if (in->tokens_per_step <= 0)
+		return vf_error_set(err, VF_EUSAGE, "run: a step processes no tokens");
+	if (!(in->step_seconds > 0))
+		return vf_error_set(err, VF_EUSAGE, "run: step time unknown");
+	if (in->steps > 0) {
+		out->steps = in->steps;
+	} else if (in->tokens > 0) {
+		double st = ceil(in->tokens / (double)in->tokens_per_step);
+		if (st > 9e18)
+			return vf_error_set(err, VF_EUSAGE, "--tokens %.3g: too many steps", in->tokens);
+		out->steps = (int64_t)st;
+	} else {
+		return vf_error_set(err, VF_EUSAGE, "run: give --tokens T or --steps S");
+	}
+	int gpus = in->gpus > 0 ? in->gpus : 1;
+	out->tokens = (double)out->steps * (double)in->tokens_per_step; /* tokens */
+	out->seconds = (double)out->steps * in->step_seconds;           /* s */
+	out->hours = out->seconds / 3600.0;                              /* h */
+	out->gpu_hours = out->hours * gpus;                              /* GPU-h */
+	if (in->price_usd_hour >= 0)
+		out->cost_usd = out->gpu_hours * in->price_usd_hour;     /* $ */
+	return VF_OK;
+}
+
+double vf_runcost_flops_per_token(double params, double coeff, int64_t layers, int64_t hidden,
+				  int64_t seq)
+{
+	double f = coeff * params; /* matmuls: 2 FLOPs per weight, x3 with backward */
+	if (layers > 0 && hidden > 0 && seq > 0)
+		f += 2.0 * coeff * (double)layers * (double)hidden * (double)seq; /* QK^T and AV */
+	return f;
+}
+
+double vf_runcost_mfu(double flops, int gpus, double peak_tflops, double seconds)
+{
+	if (!(flops > 0) || gpus <= 0 || !(peak_tflops > 0) || !(seconds > 0))
+		return -1;
+	return flops / ((double)gpus * peak_tflops * 1e12 * seconds);
+}
+
+double vf_runcost_seconds_at_mfu(double flops, int gpus, double peak_tflops, double mfu)
+{
+	if (!(flops > 0) || gpus <= 0 || !(peak_tflops > 0) || !(mfu > 0))
+		return -1;
+	return flops / ((double)gpus * peak_tflops * 1e12 * mfu);
+}
+
+double vf_runcost_tokens_at_mfu(double mfu, int gpus, double peak_tflops, double seconds,
+				double flops_per_token)
+{
+	if (!(mfu > 0) || gpus <= 0 || !(peak_tflops > 0) || !(seconds > 0) ||
+	    !(flops_per_token > 0))
+		return -1;
+	return mfu * (double)gpus * peak_tflops * 1e12 * seconds / flops_per_token;
+}
+
+void vf_mfu_policy_defaults(struct vf_mfu_policy *p)
+{
+	p->max_mfu = 0.70;
+	p->min_mfu = 0.05;
+	p->tuned_floor_fraction = 0.5;
+	p->default_mfu = 0.40;
+}
+
+enum vf_verdict vf_runcost_judge(double mfu, double expected_lo, const struct vf_mfu_policy *p)
+{
+	if (!(mfu > 0))
+		return VF_VERDICT_UNKNOWN;
+	if (mfu > p->max_mfu)
+		return VF_VERDICT_TOO_HIGH;
+	if (mfu < p->min_mfu)
+		return VF_VERDICT_TOO_LOW;
+	if (expected_lo > 0 && mfu < p->tuned_floor_fraction * expected_lo)
+		return VF_VERDICT_BELOW_STACK;
+	return VF_VERDICT_PLAUSIBLE;
+}
+
+const char *vf_verdict_name(enum vf_verdict v)
+{
+	switch (v) {
+	case VF_VERDICT_PLAUSIBLE:
+		return "plausible";
+	case VF_VERDICT_TOO_HIGH:
+		return "too-high";
+	case VF_VERDICT_TOO_LOW:
+		return "too-low";
+	case VF_VERDICT_BELOW_STACK:
+		return "below-stack";
+	default:
+		return "unknown";
+	}
+}
+
+static const char *const assumptions[] = {
+	"multi-GPU: data-parallel communication over the catalog interconnect (NVLink or PCIe) "
+	"at 40% of its figure (nccl-tests bus bandwidth on DGX A100/H100)",
+	"DDP: ring all-reduce of the gradients, 2(N-1)/N x gradient bytes, once per optimizer "
+	"step, hidden behind up to 80% of the last micro-step's backward except the last 25 MiB "
+	"bucket",
+	"ZeRO-1/2: gradients reduce-scattered and updated parameters all-gathered once per step; "
+	"ZeRO-3/FSDP: parameters all-gathered twice and gradients reduce-scattered every "
+	"micro-step, hidden behind up to 80% of compute",
+	"whole run: steps = tokens / (batch x seq x grad-accum x GPUs), rounded up; cost = "
+	"$/GPU-hour x GPUs x hours (no start-up, evaluation or checkpoint time)",
+	NULL,
+};
+
+const char *const *vf_runcost_assumptions(void) { return assumptions; }

@@ -1,0 +1,502 @@
+/* search.c - the knob-space search (search.h): enumerate the allowed
+ * knobs, evaluate each configuration with the estimator's full model plus
+ * data-parallel communication, keep the best that fit.
+ *
+ * Loop order: GPU count, sharding, precision, optimizer, quantization, LoRA
+ * rank, checkpointing, then the micro-batch innermost and ascending, so the
+ * pruning is a `break`: once the floor (context + peak allocated, which
+ * never decreases with the micro-batch) is over the limit, no larger
+ * micro-batch can fit. The reserved peak itself is not monotone in the
+ * batch (the allocator model's cached blocks), so it is not used to prune. Nothing is allocated per
+ * configuration: the top-K list is allocated once. */
+#include "vramfit/estimate/search.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const knob_names[VF_KNOB_COUNT] = {
+	"batch", "grad-ckpt", "optimizer", "quant", "lora-rank", "precision", "shard", "gpus",
+};
+
+const char *vf_knob_name(enum vf_knob k)
+{
+	return (unsigned)k < VF_KNOB_COUNT ? knob_names[k] : "?";
+}
+
+vf_status vf_knobs_parse(const char *list, unsigned *bits, struct vf_error *err)
+{
+	*bits = 0;
+	if (!list)
+		return VF_OK;
+	const char *p = list;
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		int found = -1;
+		for (int k = 0; k < VF_KNOB_COUNT; k++)
+			if (strlen(knob_names[k]) == len && strncmp(p, knob_names[k], len) == 0)
+				found = k;
+		/* Aliases: the flag names the knob moves. */
+		if (found < 0 && len == 10 && strncmp(p, "grad-accum", len) == 0)
+			found = VF_KNOB_BATCH;
+		if (found < 0) {
+			char names[160] = "";
+			size_t k = 0;
+			for (int i = 0; i < VF_KNOB_COUNT; i++)
+				k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", i ? "," : "",
+						      knob_names[i]);
+			return vf_error_set(err, VF_EUSAGE, "unknown knob '%.*s' (knobs: %s)",
+					    (int)(len > 40 ? 40 : len), p, names);
+		}
+		*bits |= VF_KNOB_BIT(found);
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return VF_OK;
+}
+
+void vf_search_opts_defaults(struct vf_search_opts *o)
+{
+	o->knobs = VF_KNOBS_DEFAULT;
+	o->margin = 0.10;
+	o->max_gpus = 1;
+	o->sort = VF_SORT_TIME;
+	o->top = 10;
+	o->exhaustive = false;
+	o->price_usd_hour = -1;
+}
+
+void vf_search_eval(const struct vf_arch *arch, const struct vf_setup *s,
+		    const struct vf_gpu_spec *gpu, double margin, double price_usd_hour,
+		    struct vf_search_result *out)
+{
+	struct vf_estimate e;
+	vf_estimate_run(arch, s, gpu, &e);
+	out->setup = *s;
+	out->gpu_bytes = vf_estimate_gpu_bytes(gpu);
+	out->limit_bytes = (int64_t)((1.0 - margin) * (double)out->gpu_bytes); /* bytes */
+	out->peak_bytes = e.peak_bytes;
+	out->floor_bytes = e.peak_allocated_bytes + e.context_bytes; /* <= peak_bytes */
+	out->fits = e.peak_bytes <= out->limit_bytes;
+	out->dominant = e.dominant;
+	out->tokens_per_step = e.tokens_per_step;
+	out->compute_seconds = e.step_seconds;
+	out->comm_seconds = 0;
+	out->step_seconds = -1;
+	out->tokens_per_second = -1;
+	out->cost_per_step = -1;
+	out->changes = 0;
+	out->invasiveness = 0;
+	struct vf_comm c;
+	double step = vf_runcost_step_seconds(&e, s, gpu, &c);
+	if (!(step > 0))
+		return;
+	out->comm_seconds = c.exposed_seconds; /* s, exposed */
+	out->step_seconds = step;              /* s */
+	out->tokens_per_second = (double)e.tokens_per_step / out->step_seconds;
+	double price = price_usd_hour >= 0 ? price_usd_hour : gpu ? gpu->price_usd_hour : -1;
+	if (price >= 0)
+		out->cost_per_step = out->step_seconds * s->gpus * price / 3600.0; /* $ */
+}
+
+/* Knobs changed between two setups (micro-batch and accumulation are one
+ * knob; the shard that merely follows the GPU count is not a change). */
+static bool shard_changed(const struct vf_setup *a, const struct vf_setup *b)
+{
+	if (a->shard == b->shard)
+		return false;
+	if (b->gpus == 1 && b->shard == VF_SHARD_NONE)
+		return false;
+	if (a->gpus == 1 && a->shard == VF_SHARD_NONE && b->shard == VF_SHARD_DDP)
+		return false;
+	return true;
+}
+
+/* The precision differs because the quantized base forces bf16, not by
+ * choice. */
+static bool precision_changed(const struct vf_setup *a, const struct vf_setup *b)
+{
+	if (a->precision == b->precision)
+		return false;
+	return !(b->quant != VF_QUANT_NONE && !(a->given & VF_SETUP_G_PRECISION) &&
+		 b->precision == VF_PREC_BF16);
+}
+
+static int count_changes(const struct vf_setup *a, const struct vf_setup *b)
+{
+	return (a->batch != b->batch || a->grad_accum != b->grad_accum) +
+	       (a->grad_ckpt != b->grad_ckpt) + (a->optimizer != b->optimizer) +
+	       (a->quant != b->quant) + (a->lora_rank != b->lora_rank) +
+	       precision_changed(a, b) + (a->gpus != b->gpus) + shard_changed(a, b);
+}
+
+/* How invasive the changes are, for VF_SORT_CHANGES: knobs that only change
+ * how the same training runs (sharding, GPU count, checkpointing, micro-batch
+ * split) weigh 1; knobs that change the numerics (optimizer, quantization,
+ * precision, LoRA rank) weigh 3, milder choices first (int8, fp8, nf4, int4). */
+static double invasiveness(const struct vf_setup *a, const struct vf_setup *b)
+{
+	static const double quant_w[VF_QUANT_COUNT] = {0, 0.0, 0.3, 0.2, 0.1}; /* none int8 int4 nf4 fp8 */
+	/* 8-bit AdamW is the same algorithm with quantised states; Adafactor
+	 * (no first moment, factored second moment), Lion and SGD change the
+	 * update rule itself, so they rank behind 8-bit AdamW even when it
+	 * needs checkpointing as well (a weight-1 knob). */
+	static const double opt_w[VF_OPT_COUNT] = {0, 0.0, 1.5, 2.0, 1.5, 0}; /* adamw 8bit ada sgd lion */
+	static const double shard_w[VF_SHARD_COUNT] = {0, 0, 0.01, 0.02, 0.03, 0.03};
+	double w = 0;
+	w += (a->batch != b->batch || a->grad_accum != b->grad_accum);
+	w += (a->grad_ckpt != b->grad_ckpt);
+	w += (a->gpus != b->gpus);
+	if (shard_changed(a, b))
+		w += 1 + shard_w[b->shard];
+	if (a->optimizer != b->optimizer)
+		w += 3 + opt_w[b->optimizer];
+	if (a->quant != b->quant)
+		w += 3 + quant_w[b->quant];
+	w += 3 * precision_changed(a, b) + 3 * (a->lora_rank != b->lora_rank);
+	return w;
+}
+
+int vf_search_diff(const struct vf_setup *a, const struct vf_setup *b, char *out, size_t n)
+{
+	size_t k = 0;
+	int c = 0;
+	if (n)
+		out[0] = '\0';
+#define ADD(...)                                                                        \
+	do {                                                                            \
+		if (k < n)                                                              \
+			k += (size_t)snprintf(out + k, n - k, "%s", c ? ", " : "");     \
+		if (k < n)                                                              \
+			k += (size_t)snprintf(out + k, n - k, __VA_ARGS__);             \
+		c++;                                                                    \
+	} while (0)
+	if (a->batch != b->batch || a->grad_accum != b->grad_accum)
+		ADD("batch %lldx%lld -> %lldx%lld", (long long)a->batch, (long long)a->grad_accum,
+		    (long long)b->batch, (long long)b->grad_accum);
+	if (a->grad_ckpt != b->grad_ckpt)
+		ADD("grad-ckpt %s", b->grad_ckpt ? "on" : "off");
+	if (a->optimizer != b->optimizer)
+		ADD("optimizer %s -> %s", vf_optimizer_name(a->optimizer), vf_optimizer_name(b->optimizer));
+	if (a->quant != b->quant)
+		ADD("quant %s -> %s", vf_quant_name(a->quant), vf_quant_name(b->quant));
+	if (a->lora_rank != b->lora_rank)
+		ADD("lora-rank %d -> %d", a->lora_rank, b->lora_rank);
+	if (a->precision != b->precision)
+		ADD("precision %s -> %s", vf_precision_name(a->precision), vf_precision_name(b->precision));
+	if (a->gpus != b->gpus)
+		ADD("gpus %d -> %d", a->gpus, b->gpus);
+	if (shard_changed(a, b))
+		ADD("shard %s -> %s", vf_shard_name(a->shard), vf_shard_name(b->shard));
+#undef ADD
+	if (k >= n && n > 4)
+		memcpy(out + n - 4, "...", 4);
+	return c;
+}
+
+static void diff_item(cJSON *arr, const char *knob, const char *from, const char *to)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "knob", knob);
+	cJSON_AddStringToObject(o, "from", from);
+	cJSON_AddStringToObject(o, "to", to);
+	cJSON_AddItemToArray(arr, o);
+}
+
+cJSON *vf_search_diff_json(const struct vf_setup *a, const struct vf_setup *b)
+{
+	cJSON *arr = cJSON_CreateArray();
+	char x[48], y[48];
+	if (!arr)
+		return NULL;
+	if (a->batch != b->batch) {
+		snprintf(x, sizeof x, "%lld", (long long)a->batch);
+		snprintf(y, sizeof y, "%lld", (long long)b->batch);
+		diff_item(arr, "batch", x, y);
+	}
+	if (a->grad_accum != b->grad_accum) {
+		snprintf(x, sizeof x, "%lld", (long long)a->grad_accum);
+		snprintf(y, sizeof y, "%lld", (long long)b->grad_accum);
+		diff_item(arr, "grad_accum", x, y);
+	}
+	if (a->grad_ckpt != b->grad_ckpt)
+		diff_item(arr, "grad_ckpt", a->grad_ckpt ? "true" : "false", b->grad_ckpt ? "true" : "false");
+	if (a->optimizer != b->optimizer)
+		diff_item(arr, "optimizer", vf_optimizer_name(a->optimizer), vf_optimizer_name(b->optimizer));
+	if (a->quant != b->quant)
+		diff_item(arr, "quant", vf_quant_name(a->quant), vf_quant_name(b->quant));
+	if (a->lora_rank != b->lora_rank) {
+		snprintf(x, sizeof x, "%d", a->lora_rank);
+		snprintf(y, sizeof y, "%d", b->lora_rank);
+		diff_item(arr, "lora_rank", x, y);
+	}
+	if (a->precision != b->precision)
+		diff_item(arr, "precision", vf_precision_name(a->precision), vf_precision_name(b->precision));
+	if (a->gpus != b->gpus) {
+		snprintf(x, sizeof x, "%d", a->gpus);
+		snprintf(y, sizeof y, "%d", b->gpus);
+		diff_item(arr, "gpus", x, y);
+	}
+	if (a->shard != b->shard)
+		diff_item(arr, "shard", vf_shard_name(a->shard), vf_shard_name(b->shard));
+	return arr;
+}
+
+/* --- ordering of results ---------------------------------------------------- */
+
+static double time_key(const struct vf_search_result *r)
+{
+	return r->step_seconds > 0 ? r->step_seconds : INFINITY;
+}
+
+/* Step times within VF_SEARCH_TIE (0.5%) of each other rank as equal (then
+ * the fewer and milder changes win): buckets of a log scale keep the order
+ * transitive. */
+double vf_search_time_bucket(double step_seconds)
+{
+	if (!(step_seconds > 0))
+		return INFINITY;
+	return floor(log(step_seconds) / log1p(VF_SEARCH_TIE));
+}
+
+/* < 0 when a ranks before b. */
+static int compare(const struct vf_search_result *a, const struct vf_search_result *b,
+		   enum vf_search_sort sort)
+{
+	double ka = 0, kb = 0;
+	switch (sort) {
+	case VF_SORT_COST:
+		ka = a->cost_per_step >= 0 ? a->cost_per_step : INFINITY;
+		kb = b->cost_per_step >= 0 ? b->cost_per_step : INFINITY;
+		break;
+	case VF_SORT_VRAM:
+		ka = (double)a->peak_bytes;
+		kb = (double)b->peak_bytes;
+		break;
+	case VF_SORT_CHANGES: /* least invasive changes, then the fastest */
+		if (a->invasiveness != b->invasiveness)
+			return a->invasiveness < b->invasiveness ? -1 : 1;
+		ka = time_key(a);
+		kb = time_key(b);
+		break;
+	default:
+		ka = vf_search_time_bucket(a->step_seconds);
+		kb = vf_search_time_bucket(b->step_seconds);
+		break;
+	}
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	if (time_key(a) != time_key(b))
+		return time_key(a) < time_key(b) ? -1 : 1;
+	/* equally good: the fewer and milder changes first */
+	if (a->invasiveness != b->invasiveness)
+		return a->invasiveness < b->invasiveness ? -1 : 1;
+	if (a->peak_bytes != b->peak_bytes)
+		return a->peak_bytes < b->peak_bytes ? -1 : 1;
+	return 0;
+}
+
+/* Insert into the sorted top-K list (stable: after equals). */
+static void keep(struct vf_search *s, size_t cap, const struct vf_search_result *r,
+		 enum vf_search_sort sort)
+{
+	size_t n = s->count;
+	if (n == cap && compare(r, &s->results[n - 1], sort) >= 0)
+		return;
+	size_t pos = n;
+	while (pos > 0 && compare(r, &s->results[pos - 1], sort) < 0)
+		pos--;
+	if (n == cap)
+		n--; /* drop the last */
+	memmove(&s->results[pos + 1], &s->results[pos], (n - pos) * sizeof *s->results);
+	s->results[pos] = *r;
+	s->count = n + 1;
+}
+
+/* --- the space ------------------------------------------------------------- */
+
+#define MAXV 16
+
+static int add_unique(int *v, int n, int x)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] == x)
+			return n;
+	if (n < MAXV)
+		v[n++] = x;
+	return n;
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start,
+			const struct vf_gpu_spec *gpu, const struct vf_search_opts *opts,
+			struct vf_search *out, struct vf_error *err)
+{
+	memset(out, 0, sizeof *out);
+	if (!gpu)
+		return vf_error_set(err, VF_EUSAGE, "search: no GPU to fit");
+	if (!(opts->margin >= 0 && opts->margin < 1))
+		return vf_error_set(err, VF_EUSAGE, "--margin %g: expected a fraction from 0 to 0.99",
+				    opts->margin);
+	double t0 = now_seconds();
+	size_t cap = opts->top ? opts->top : 1;
+	out->results = calloc(cap, sizeof *out->results);
+	if (!out->results)
+		return vf_error_set(err, VF_ENOMEM, "search: out of memory");
+	unsigned k = opts->knobs;
+	const struct vf_setup *st = start;
+	int64_t eff = st->batch * st->grad_accum * st->gpus; /* samples per optimizer step */
+	out->effective_batch = eff;
+	double price = opts->price_usd_hour;
+
+	vf_search_eval(arch, st, gpu, opts->margin, price, &out->start);
+	out->evaluated++;
+
+	/* Value lists. */
+	int gpus_v[MAXV], ng = 0;
+	int maxg = opts->max_gpus > 0 ? opts->max_gpus : st->gpus;
+	if (k & VF_KNOB_BIT(VF_KNOB_GPUS)) {
+		for (int g = 1; g <= maxg && ng < MAXV; g *= 2)
+			ng = add_unique(gpus_v, ng, g);
+		ng = add_unique(gpus_v, ng, maxg);
+	} else {
+		ng = add_unique(gpus_v, ng, st->gpus);
+	}
+	int prec_v[MAXV], npr = 0;
+	npr = add_unique(prec_v, npr, st->precision);
+	if ((k & VF_KNOB_BIT(VF_KNOB_PRECISION)) && st->mode != VF_MODE_INFER) {
+		npr = add_unique(prec_v, npr, VF_PREC_AMP);
+		npr = add_unique(prec_v, npr, VF_PREC_BF16);
+	}
+	int opt_v[MAXV], no = 0;
+	no = add_unique(opt_v, no, st->optimizer);
+	if ((k & VF_KNOB_BIT(VF_KNOB_OPTIMIZER)) && st->mode != VF_MODE_INFER) {
+		static const int cand[] = {VF_OPT_ADAMW, VF_OPT_ADAMW8BIT, VF_OPT_ADAFACTOR, VF_OPT_LION};
+		for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++)
+			no = add_unique(opt_v, no, cand[i]);
+	}
+	int quant_v[MAXV], nq = 0;
+	nq = add_unique(quant_v, nq, st->quant);
+	if ((k & VF_KNOB_BIT(VF_KNOB_QUANT)) && st->mode != VF_MODE_FULL)
+		for (int q = 0; q < VF_QUANT_COUNT; q++)
+			nq = add_unique(quant_v, nq, q);
+	int rank_v[MAXV], nr = 0;
+	nr = add_unique(rank_v, nr, st->lora_rank);
+	if ((k & VF_KNOB_BIT(VF_KNOB_LORA_RANK)) && st->mode == VF_MODE_LORA) {
+		static const int cand[] = {8, 16, 32, 64, 128};
+		for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++)
+			nr = add_unique(rank_v, nr, cand[i]);
+	}
+	int ckpt_v[2], nc = 0;
+	ckpt_v[nc++] = st->grad_ckpt;
+	if ((k & VF_KNOB_BIT(VF_KNOB_GRAD_CKPT)) && st->mode != VF_MODE_INFER)
+		ckpt_v[nc++] = !st->grad_ckpt;
+
+	struct vf_setup s = *st;
+	struct vf_search_result r;
+	for (int gi = 0; gi < ng; gi++) {
+		int g = gpus_v[gi];
+		if (eff % g)
+			continue; /* the effective batch cannot be split over g GPUs */
+		int64_t per_gpu = eff / g;
+		/* Micro-batches: divisors of the per-GPU samples, ascending. */
+		int64_t bs[64];
+		int nb = 0;
+		if (k & VF_KNOB_BIT(VF_KNOB_BATCH)) {
+			for (int64_t b = 1; b <= per_gpu && nb < 64; b++)
+				if (per_gpu % b == 0)
+					bs[nb++] = b;
+		} else if (per_gpu % st->batch == 0) {
+			bs[nb++] = st->batch;
+		}
+		if (!nb)
+			continue;
+		int shard_v[MAXV], ns = 0;
+		if (g == 1) {
+			shard_v[ns++] = VF_SHARD_NONE;
+		} else if (k & VF_KNOB_BIT(VF_KNOB_SHARD)) {
+			/* fsdp and zero3 are the same memory and traffic in the
+			 * model: search the one the start names (zero3 by default). */
+			for (int sh = VF_SHARD_DDP; sh <= VF_SHARD_ZERO2; sh++)
+				ns = add_unique(shard_v, ns, sh);
+			ns = add_unique(shard_v, ns,
+					st->shard == VF_SHARD_FSDP ? VF_SHARD_FSDP : VF_SHARD_ZERO3);
+		} else {
+			shard_v[ns++] = st->shard != VF_SHARD_NONE ? (int)st->shard : VF_SHARD_DDP;
+		}
+		s.gpus = g;
+		for (int si = 0; si < ns; si++) {
+			s.shard = (enum vf_shard)shard_v[si];
+			for (int pi = 0; pi < npr; pi++) {
+				s.precision = (enum vf_precision)prec_v[pi];
+				for (int oi = 0; oi < no; oi++) {
+					s.optimizer = (enum vf_optimizer)opt_v[oi];
+					for (int qi = 0; qi < nq; qi++) {
+						s.quant = (enum vf_quant)quant_v[qi];
+						/* a quantized base runs its other modules in bf16
+						 * unless a precision was given (vf_setup_finish) */
+						bool qbf16 = s.quant != VF_QUANT_NONE &&
+							     !(st->given & VF_SETUP_G_PRECISION);
+						if (qbf16 && pi > 0)
+							continue; /* the same configuration again */
+						s.precision = qbf16 ? VF_PREC_BF16
+								    : (enum vf_precision)prec_v[pi];
+						for (int ri = 0; ri < nr; ri++) {
+							s.lora_rank = rank_v[ri];
+							if (!(st->given & VF_SETUP_G_LORA_ALPHA))
+								s.lora_alpha = s.lora_rank;
+							for (int ci = 0; ci < nc; ci++) {
+								s.grad_ckpt = ckpt_v[ci];
+								out->space += (uint64_t)nb;
+								for (int bi = 0; bi < nb; bi++) {
+									s.batch = bs[bi];
+									s.grad_accum = per_gpu / bs[bi];
+									vf_search_eval(arch, &s, gpu, opts->margin,
+										       price, &r);
+									out->evaluated++;
+									if (!out->have_smallest ||
+									    r.peak_bytes < out->smallest.peak_bytes) {
+										out->smallest = r;
+										out->have_smallest = true;
+									}
+									if (!r.fits) {
+										if (!opts->exhaustive &&
+										    r.floor_bytes > r.limit_bytes)
+											break; /* larger b: larger floor */
+										continue;
+									}
+									out->fitting++;
+									r.changes = count_changes(st, &s);
+									r.invasiveness = invasiveness(st, &s);
+									keep(out, cap, &r, opts->sort);
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	out->start.changes = 0;
+	out->seconds = now_seconds() - t0;
+	return VF_OK;
+}
+
+void vf_search_release(struct vf_search *s)
+{
+	if (!s)
+		return;
+	free(s->results);
+	s->results = NULL;
+	s->count = 0;
+}

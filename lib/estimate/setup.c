@@ -1,0 +1,574 @@
+/* setup.c - the setup of a run (setup.h): defaults, the name tables of each
+ * enum, the flag parser shared by estimate/fit/plan, and the JSON form. */
+#include "vramfit/estimate/setup.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const mode_names[] = {"full", "lora", "infer"};
+static const char *const precision_names[] = {"amp", "bf16", "fp16", "fp32"};
+static const char *const optimizer_names[] = {"adamw", "adamw8bit", "adafactor",
+					      "sgd",   "lion",      "none"};
+static const char *const impl_names[] = {"foreach", "fused", "for"};
+static const char *const quant_names[] = {"none", "int8", "int4", "nf4", "fp8"};
+static const char *const shard_names[] = {"none", "ddp", "zero1", "zero2", "zero3", "fsdp"};
+static const char *const attention_names[] = {"sdpa", "eager", "flash"};
+static const char *const te_names[] = {"none", "bf16", "int8"};
+
+#define NAME(tab, v) ((unsigned)(v) < sizeof(tab) / sizeof(tab[0]) ? tab[v] : "?")
+
+const char *vf_mode_name(enum vf_mode v) { return NAME(mode_names, v); }
+const char *vf_precision_name(enum vf_precision v) { return NAME(precision_names, v); }
+const char *vf_optimizer_name(enum vf_optimizer v) { return NAME(optimizer_names, v); }
+const char *vf_optimizer_impl_name(enum vf_optimizer_impl v) { return NAME(impl_names, v); }
+const char *vf_quant_name(enum vf_quant v) { return NAME(quant_names, v); }
+const char *vf_shard_name(enum vf_shard v) { return NAME(shard_names, v); }
+const char *vf_attention_name(enum vf_attention v) { return NAME(attention_names, v); }
+const char *vf_text_encoder_name(enum vf_text_encoder v) { return NAME(te_names, v); }
+
+static int lookup(const char *s, const char *const *tab, int n)
+{
+	if (!s)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (strcmp(s, tab[i]) == 0)
+			return i;
+	return -1;
+}
+
+#define LOOKUP(s, tab) lookup(s, tab, (int)(sizeof(tab) / sizeof(tab[0])))
+
+bool vf_mode_parse(const char *s, enum vf_mode *out)
+{
+	int i = LOOKUP(s, mode_names);
+	if (i < 0 && s && (strcmp(s, "inference") == 0 || strcmp(s, "eval") == 0))
+		i = VF_MODE_INFER;
+	if (i < 0)
+		return false;
+	*out = (enum vf_mode)i;
+	return true;
+}
+
+bool vf_precision_parse(const char *s, enum vf_precision *out)
+{
+	int i = LOOKUP(s, precision_names);
+	if (i < 0 && s) {
+		if (strcmp(s, "fp16amp") == 0 || strcmp(s, "fp16-amp") == 0)
+			i = VF_PREC_FP16;
+		else if (strcmp(s, "bf16amp") == 0 || strcmp(s, "bf16-amp") == 0 ||
+			 strcmp(s, "mixed") == 0)
+			i = VF_PREC_AMP;
+		else if (strcmp(s, "no") == 0)
+			i = VF_PREC_FP32;
+	}
+	if (i < 0)
+		return false;
+	*out = (enum vf_precision)i;
+	return true;
+}
+
+bool vf_optimizer_parse(const char *s, enum vf_optimizer *out, enum vf_optimizer_impl *impl)
+{
+	if (!s)
+		return false;
+	int i = LOOKUP(s, optimizer_names);
+	if (i >= 0) {
+		*out = (enum vf_optimizer)i;
+		return true;
+	}
+	/* Aliases: the ground truth's "adamw-fused"/"adamw-for", bitsandbytes and
+	 * transformers spellings. */
+	static const struct {
+		const char *name;
+		enum vf_optimizer opt;
+		int impl; /* -1: unchanged */
+	} alias[] = {
+		{"adamw-fused", VF_OPT_ADAMW, VF_OPTIMPL_FUSED},
+		{"adamw-foreach", VF_OPT_ADAMW, VF_OPTIMPL_FOREACH},
+		{"adamw-for", VF_OPT_ADAMW, VF_OPTIMPL_FOR},
+		{"adamw_torch", VF_OPT_ADAMW, -1},
+		{"adamw_torch_fused", VF_OPT_ADAMW, VF_OPTIMPL_FUSED},
+		{"adam", VF_OPT_ADAMW, -1},
+		{"adamw-8bit", VF_OPT_ADAMW8BIT, -1},
+		{"adamw_8bit", VF_OPT_ADAMW8BIT, -1},
+		{"adamw_bnb_8bit", VF_OPT_ADAMW8BIT, -1},
+		{"paged_adamw_8bit", VF_OPT_ADAMW8BIT, -1},
+		{"sgd-momentum", VF_OPT_SGD, -1},
+	};
+	for (size_t k = 0; k < sizeof(alias) / sizeof(alias[0]); k++)
+		if (strcmp(s, alias[k].name) == 0) {
+			*out = alias[k].opt;
+			if (impl && alias[k].impl >= 0)
+				*impl = (enum vf_optimizer_impl)alias[k].impl;
+			return true;
+		}
+	return false;
+}
+
+bool vf_optimizer_impl_parse(const char *s, enum vf_optimizer_impl *out)
+{
+	int i = LOOKUP(s, impl_names);
+	if (i < 0 && s && strcmp(s, "foreach=false") == 0)
+		i = VF_OPTIMPL_FOR;
+	if (i < 0)
+		return false;
+	*out = (enum vf_optimizer_impl)i;
+	return true;
+}
+
+bool vf_quant_parse(const char *s, enum vf_quant *out)
+{
+	int i = LOOKUP(s, quant_names);
+	if (i < 0 && s) {
+		/* The LTX-2 trainer's spellings (acceleration.quantization). */
+		if (strcmp(s, "null") == 0 || strcmp(s, "no") == 0)
+			i = VF_QUANT_NONE;
+		else if (strcmp(s, "int8-quanto") == 0 || strcmp(s, "8bit") == 0 ||
+			 strcmp(s, "llm.int8") == 0)
+			i = VF_QUANT_INT8;
+		else if (strcmp(s, "int4-quanto") == 0 || strcmp(s, "4bit") == 0)
+			i = VF_QUANT_INT4;
+		else if (strcmp(s, "fp8-quanto") == 0 || strcmp(s, "fp8uz-quanto") == 0)
+			i = VF_QUANT_FP8;
+	}
+	if (i < 0)
+		return false;
+	*out = (enum vf_quant)i;
+	return true;
+}
+
+bool vf_shard_parse(const char *s, enum vf_shard *out)
+{
+	int i = LOOKUP(s, shard_names);
+	if (i < 0)
+		return false;
+	*out = (enum vf_shard)i;
+	return true;
+}
+
+bool vf_attention_parse(const char *s, enum vf_attention *out)
+{
+	int i = LOOKUP(s, attention_names);
+	if (i < 0 && s && (strcmp(s, "flash_attention_2") == 0 || strcmp(s, "fa2") == 0 ||
+			   strcmp(s, "fa3") == 0))
+		i = VF_ATTN_FLASH;
+	if (i < 0)
+		return false;
+	*out = (enum vf_attention)i;
+	return true;
+}
+
+bool vf_text_encoder_parse(const char *s, enum vf_text_encoder *out)
+{
+	int i = LOOKUP(s, te_names);
+	if (i < 0 && s && (strcmp(s, "8bit") == 0 || strcmp(s, "int8-quanto") == 0))
+		i = VF_TE_INT8;
+	if (i < 0)
+		return false;
+	*out = (enum vf_text_encoder)i;
+	return true;
+}
+
+/* Module names -> roles. */
+static const struct {
+	const char *name;
+	unsigned bits;
+} lora_names[] = {
+	{"q_proj", VF_LORA_Q},       {"k_proj", VF_LORA_K},     {"v_proj", VF_LORA_V},
+	{"o_proj", VF_LORA_O},       {"gate_proj", VF_LORA_GATE}, {"up_proj", VF_LORA_UP},
+	{"down_proj", VF_LORA_DOWN}, {"q", VF_LORA_Q},          {"k", VF_LORA_K},
+	{"v", VF_LORA_V},            {"o", VF_LORA_O},          {"gate", VF_LORA_GATE},
+	{"up", VF_LORA_UP},          {"down", VF_LORA_DOWN},    {"to_q", VF_LORA_Q},
+	{"to_k", VF_LORA_K},         {"to_v", VF_LORA_V},       {"to_out.0", VF_LORA_O},
+	{"to_out", VF_LORA_O},       {"query", VF_LORA_Q},      {"key", VF_LORA_K},
+	{"value", VF_LORA_V},        {"out_proj", VF_LORA_O},   {"dense", VF_LORA_O},
+	{"w1", VF_LORA_GATE},        {"w3", VF_LORA_UP},        {"w2", VF_LORA_DOWN},
+	{"fc1", VF_LORA_UP},         {"fc2", VF_LORA_DOWN},     {"c_fc", VF_LORA_UP},
+	{"c_attn", VF_LORA_Q | VF_LORA_K | VF_LORA_V},
+	{"query_key_value", VF_LORA_Q | VF_LORA_K | VF_LORA_V},
+	{"dense_h_to_4h", VF_LORA_UP}, {"dense_4h_to_h", VF_LORA_DOWN},
+	{"wi", VF_LORA_UP},          {"wo", VF_LORA_DOWN},      {"all-linear", VF_LORA_ALL},
+	{"all_linear", VF_LORA_ALL}, {"all", VF_LORA_ALL},
+};
+
+vf_status vf_lora_targets_parse(const char *s, unsigned *out, struct vf_error *err)
+{
+	unsigned bits = 0;
+	if (!s || !*s)
+		return vf_error_set(err, VF_EUSAGE, "--lora-targets: expected a module list");
+	const char *p = s;
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		while (n && (*p == ' ' || *p == '[' || *p == '"' || *p == '\'')) {
+			p++;
+			n--;
+		}
+		while (n && (p[n - 1] == ' ' || p[n - 1] == ']' || p[n - 1] == '"' ||
+			     p[n - 1] == '\''))
+			n--;
+		if (n) {
+			bool found = false;
+			for (size_t k = 0; k < sizeof(lora_names) / sizeof(lora_names[0]); k++)
+				if (strlen(lora_names[k].name) == n &&
+				    memcmp(lora_names[k].name, p, n) == 0) {
+					bits |= lora_names[k].bits;
+					found = true;
+					break;
+				}
+			if (!found)
+				return vf_error_set(err, VF_EUSAGE,
+						    "--lora-targets: unknown module '%.*s' (expected "
+						    "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,"
+						    "down_proj, to_q/to_k/to_v/to_out.0 or all-linear)",
+						    (int)n, p);
+		}
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	if (!bits)
+		return vf_error_set(err, VF_EUSAGE, "--lora-targets: expected a module list");
+	*out = bits;
+	return VF_OK;
+}
+
+const char *vf_lora_targets_format(unsigned t, char *out, size_t n)
+{
+	static const char *const role[] = {"q_proj",    "k_proj",  "v_proj",   "o_proj",
+					   "gate_proj", "up_proj", "down_proj"};
+	if (!out || !n)
+		return "";
+	out[0] = 0;
+	if ((t & VF_LORA_ALL) == VF_LORA_ALL) {
+		snprintf(out, n, "all-linear");
+		return out;
+	}
+	size_t len = 0;
+	for (int i = 0; i < 7; i++)
+		if (t & (1u << i)) {
+			int w = snprintf(out + len, n - len, "%s%s", len ? "," : "", role[i]);
+			if (w < 0 || (size_t)w >= n - len)
+				break;
+			len += (size_t)w;
+		}
+	return out;
+}
+
+void vf_setup_defaults(struct vf_setup *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->mode = VF_MODE_FULL;
+	s->precision = VF_PREC_AMP;
+	s->optimizer = VF_OPT_ADAMW;
+	s->optimizer_impl = VF_OPTIMPL_FOREACH;
+	s->batch = 1;
+	s->seq = 2048;
+	s->target_seq = 0;
+	s->grad_accum = 1;
+	s->grad_ckpt = false;
+	s->lora_rank = 16;
+	s->lora_alpha = 16;
+	s->lora_targets = VF_LORA_Q | VF_LORA_V;
+	s->quant = VF_QUANT_NONE;
+	s->gpus = 1;
+	s->shard = VF_SHARD_NONE;
+	s->attention = VF_ATTN_SDPA;
+	s->context_bytes = -1;
+	s->audio = true;
+	s->text_encoder = VF_TE_BF16;
+	s->given = 0;
+}
+
+static vf_status parse_i64(const char *flag, const char *v, int64_t lo, int64_t hi, int64_t *out,
+			   struct vf_error *err)
+{
+	if (!v || !*v)
+		return vf_error_set(err, VF_EUSAGE, "--%s: expected a number", flag);
+	errno = 0;
+	char *end = NULL;
+	long long x = strtoll(v, &end, 10);
+	/* Accept k/K suffixes for sequence lengths ("4k" = 4096). */
+	if (end && (*end == 'k' || *end == 'K') && end[1] == 0 && x < (1ll << 40)) {
+		x *= 1024;
+		end++;
+	}
+	if (errno || !end || *end || x < lo || x > hi)
+		return vf_error_set(err, VF_EUSAGE, "--%s: expected a whole number in %lld..%lld, got '%s'",
+				    flag, (long long)lo, (long long)hi, v);
+	*out = x;
+	return VF_OK;
+}
+
+static vf_status parse_bool(const char *flag, const char *v, bool *out, struct vf_error *err)
+{
+	if (!v || strcmp(v, "true") == 0 || strcmp(v, "1") == 0 || strcmp(v, "yes") == 0 ||
+	    strcmp(v, "on") == 0) {
+		*out = true;
+		return VF_OK;
+	}
+	if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0 || strcmp(v, "no") == 0 ||
+	    strcmp(v, "off") == 0) {
+		*out = false;
+		return VF_OK;
+	}
+	return vf_error_set(err, VF_EUSAGE, "--%s: expected true or false, got '%s'", flag, v);
+}
+
+#define BAD_ENUM(flag, v, list) \
+	vf_error_set(err, VF_EUSAGE, "--%s: expected %s, got '%s'", flag, list, v ? v : "")
+
+vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, struct vf_error *err)
+{
+	int64_t x = 0;
+	vf_status st;
+	if (strcmp(name, "mode") == 0) {
+		if (!vf_mode_parse(v, &s->mode))
+			return BAD_ENUM(name, v, "full, lora or infer");
+		s->given |= VF_SETUP_G_MODE;
+	} else if (strcmp(name, "precision") == 0) {
+		if (!vf_precision_parse(v, &s->precision))
+			return BAD_ENUM(name, v, "amp, bf16, fp16 or fp32");
+		s->given |= VF_SETUP_G_PRECISION;
+	} else if (strcmp(name, "optimizer") == 0) {
+		enum vf_optimizer_impl impl = s->optimizer_impl;
+		if (!vf_optimizer_parse(v, &s->optimizer, &impl))
+			return BAD_ENUM(name, v, "adamw, adamw8bit, adafactor, sgd or lion");
+		if (impl != s->optimizer_impl) {
+			s->optimizer_impl = impl;
+			s->given |= VF_SETUP_G_OPTIMIZER_IMPL;
+		}
+		s->given |= VF_SETUP_G_OPTIMIZER;
+	} else if (strcmp(name, "optimizer-impl") == 0) {
+		if (!vf_optimizer_impl_parse(v, &s->optimizer_impl))
+			return BAD_ENUM(name, v, "foreach, fused or for");
+		s->given |= VF_SETUP_G_OPTIMIZER_IMPL;
+	} else if (strcmp(name, "batch") == 0) {
+		if ((st = parse_i64(name, v, 1, 1 << 20, &s->batch, err)))
+			return st;
+		s->given |= VF_SETUP_G_BATCH;
+	} else if (strcmp(name, "seq") == 0) {
+		if ((st = parse_i64(name, v, 1, 1 << 24, &s->seq, err)))
+			return st;
+		s->given |= VF_SETUP_G_SEQ;
+	} else if (strcmp(name, "target-seq") == 0) {
+		if ((st = parse_i64(name, v, 1, 1 << 24, &s->target_seq, err)))
+			return st;
+		s->given |= VF_SETUP_G_TARGET_SEQ;
+	} else if (strcmp(name, "grad-accum") == 0) {
+		if ((st = parse_i64(name, v, 1, 1 << 20, &s->grad_accum, err)))
+			return st;
+		s->given |= VF_SETUP_G_GRAD_ACCUM;
+	} else if (strcmp(name, "grad-ckpt") == 0) {
+		if ((st = parse_bool(name, v, &s->grad_ckpt, err)))
+			return st;
+		s->given |= VF_SETUP_G_GRAD_CKPT;
+	} else if (strcmp(name, "no-grad-ckpt") == 0) {
+		s->grad_ckpt = false;
+		s->given |= VF_SETUP_G_GRAD_CKPT;
+	} else if (strcmp(name, "lora-rank") == 0) {
+		if ((st = parse_i64(name, v, 1, 65536, &x, err)))
+			return st;
+		s->lora_rank = (int)x;
+		s->given |= VF_SETUP_G_LORA_RANK;
+	} else if (strcmp(name, "lora-alpha") == 0) {
+		char *end = NULL;
+		double a = v ? strtod(v, &end) : 0;
+		if (!v || !*v || !end || *end || !(a > 0) || a > 1e6)
+			return vf_error_set(err, VF_EUSAGE, "--lora-alpha: expected a positive number, got '%s'",
+					    v ? v : "");
+		s->lora_alpha = a;
+		s->given |= VF_SETUP_G_LORA_ALPHA;
+	} else if (strcmp(name, "lora-targets") == 0) {
+		if ((st = vf_lora_targets_parse(v, &s->lora_targets, err)))
+			return st;
+		s->given |= VF_SETUP_G_LORA_TARGETS;
+	} else if (strcmp(name, "quant") == 0) {
+		if (!vf_quant_parse(v, &s->quant))
+			return BAD_ENUM(name, v, "none, int8, int4, nf4 or fp8");
+		s->given |= VF_SETUP_G_QUANT;
+	} else if (strcmp(name, "gpus") == 0) {
+		if ((st = parse_i64(name, v, 1, 4096, &x, err)))
+			return st;
+		s->gpus = (int)x;
+		s->given |= VF_SETUP_G_GPUS;
+	} else if (strcmp(name, "shard") == 0) {
+		if (!vf_shard_parse(v, &s->shard))
+			return BAD_ENUM(name, v, "none, ddp, zero1, zero2, zero3 or fsdp");
+		s->given |= VF_SETUP_G_SHARD;
+	} else if (strcmp(name, "attention") == 0) {
+		if (!vf_attention_parse(v, &s->attention))
+			return BAD_ENUM(name, v, "sdpa, eager or flash");
+		s->given |= VF_SETUP_G_ATTENTION;
+	} else if (strcmp(name, "context-mib") == 0) {
+		if ((st = parse_i64(name, v, 0, 1 << 20, &x, err)))
+			return st;
+		s->context_bytes = x << 20;
+		s->given |= VF_SETUP_G_CONTEXT;
+	} else if (strcmp(name, "video") == 0) {
+		int w = 0, h = 0, f = 0;
+		char tail = 0;
+		if (!v || sscanf(v, "%dx%dx%d%c", &w, &h, &f, &tail) != 3 || w < 32 || h < 32 ||
+		    f < 1 || w > 16384 || h > 16384 || f > 100000)
+			return vf_error_set(err, VF_EUSAGE,
+					    "--video: expected WIDTHxHEIGHTxFRAMES (e.g. 960x544x89), got '%s'",
+					    v ? v : "");
+		s->video_width = w;
+		s->video_height = h;
+		s->video_frames = f;
+		s->given |= VF_SETUP_G_VIDEO;
+	} else if (strcmp(name, "audio") == 0) {
+		if ((st = parse_bool(name, v, &s->audio, err)))
+			return st;
+		s->given |= VF_SETUP_G_AUDIO;
+	} else if (strcmp(name, "no-audio") == 0) {
+		s->audio = false;
+		s->given |= VF_SETUP_G_AUDIO;
+	} else if (strcmp(name, "offload-optimizer") == 0) {
+		if ((st = parse_bool(name, v, &s->offload_optimizer, err)))
+			return st;
+		s->given |= VF_SETUP_G_OFFLOAD;
+	} else if (strcmp(name, "text-encoder") == 0) {
+		if (!vf_text_encoder_parse(v, &s->text_encoder))
+			return BAD_ENUM(name, v, "none, bf16 or int8");
+		s->given |= VF_SETUP_G_TEXT_ENCODER;
+	} else {
+		return vf_error_set(err, VF_EUSAGE, "unknown setup flag --%s", name);
+	}
+	return VF_OK;
+}
+
+/* Flags without a value. */
+static bool is_switch(const char *name)
+{
+	return strcmp(name, "grad-ckpt") == 0 || strcmp(name, "no-grad-ckpt") == 0 ||
+	       strcmp(name, "audio") == 0 || strcmp(name, "no-audio") == 0 ||
+	       strcmp(name, "offload-optimizer") == 0;
+}
+
+static bool is_setup_flag(const char *name)
+{
+	static const char *const flags[] = {
+		"mode",       "precision",    "optimizer",  "optimizer-impl", "batch",
+		"seq",        "target-seq",   "grad-accum", "grad-ckpt",      "no-grad-ckpt",
+		"lora-rank",  "lora-alpha",   "lora-targets", "quant",        "gpus",
+		"shard",      "attention",    "context-mib", "video",         "audio",
+		"no-audio",   "text-encoder", "offload-optimizer",
+	};
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (strcmp(name, flags[i]) == 0)
+			return true;
+	return false;
+}
+
+vf_status vf_setup_parse_flag(struct vf_setup *s, int argc, char **argv, int *i, bool *matched,
+			      struct vf_error *err)
+{
+	*matched = false;
+	if (*i >= argc)
+		return VF_OK;
+	const char *a = argv[*i];
+	if (strncmp(a, "--", 2) != 0)
+		return VF_OK;
+	char name[32];
+	const char *eq = strchr(a + 2, '=');
+	size_t n = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
+	if (n == 0 || n >= sizeof(name))
+		return VF_OK;
+	memcpy(name, a + 2, n);
+	name[n] = 0;
+	if (!is_setup_flag(name))
+		return VF_OK;
+	*matched = true;
+	const char *value = NULL;
+	int used = 1;
+	if (eq) {
+		value = eq + 1;
+	} else if (!is_switch(name)) {
+		if (*i + 1 >= argc)
+			return vf_error_set(err, VF_EUSAGE, "--%s: expected a value", name);
+		value = argv[*i + 1];
+		used = 2;
+	}
+	if (eq && (strcmp(name, "no-grad-ckpt") == 0 || strcmp(name, "no-audio") == 0))
+		return vf_error_set(err, VF_EUSAGE, "--%s takes no value", name);
+	vf_status st = vf_setup_set(s, name, value, err);
+	if (st)
+		return st;
+	*i += used;
+	return VF_OK;
+}
+
+vf_status vf_setup_finish(struct vf_setup *s, struct vf_error *err)
+{
+	if (s->mode == VF_MODE_INFER) {
+		if ((s->given & VF_SETUP_G_OPTIMIZER) && s->optimizer != VF_OPT_NONE)
+			return vf_error_set(err, VF_EUSAGE,
+					    "--optimizer: --mode infer takes no optimizer");
+		s->optimizer = VF_OPT_NONE;
+		s->grad_ckpt = false;
+		if (!(s->given & VF_SETUP_G_PRECISION))
+			s->precision = VF_PREC_BF16;
+	} else if (s->optimizer == VF_OPT_NONE) {
+		return vf_error_set(err, VF_EUSAGE, "--optimizer: training needs an optimizer");
+	}
+	if (s->gpus > 1 && s->shard == VF_SHARD_NONE && !(s->given & VF_SETUP_G_SHARD))
+		s->shard = VF_SHARD_DDP;
+	if (!(s->given & VF_SETUP_G_LORA_ALPHA))
+		s->lora_alpha = s->lora_rank;
+	if (s->quant != VF_QUANT_NONE && s->mode == VF_MODE_FULL)
+		return vf_error_set(err, VF_EUSAGE,
+				    "--quant %s: quantized base weights need --mode lora or infer",
+				    vf_quant_name(s->quant));
+	if (s->target_seq < 0 || s->batch < 1 || s->seq < 1 || s->grad_accum < 1 || s->gpus < 1)
+		return vf_error_set(err, VF_EUSAGE, "setup: batch, seq, grad-accum and gpus must be >= 1");
+	/* a quantized base is loaded with its other modules in bf16 (QLoRA) */
+	if (s->quant != VF_QUANT_NONE && !(s->given & VF_SETUP_G_PRECISION))
+		s->precision = VF_PREC_BF16;
+	return VF_OK;
+}
+
+cJSON *vf_setup_to_json(const struct vf_setup *s)
+{
+	char targets[128];
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "mode", vf_mode_name(s->mode));
+	cJSON_AddStringToObject(o, "precision", vf_precision_name(s->precision));
+	cJSON_AddStringToObject(o, "optimizer", vf_optimizer_name(s->optimizer));
+	cJSON_AddStringToObject(o, "optimizer_impl", vf_optimizer_impl_name(s->optimizer_impl));
+	cJSON_AddNumberToObject(o, "batch", (double)s->batch);
+	cJSON_AddNumberToObject(o, "seq", (double)s->seq);
+	cJSON_AddNumberToObject(o, "target_seq", (double)(s->target_seq ? s->target_seq : s->seq));
+	cJSON_AddNumberToObject(o, "grad_accum", (double)s->grad_accum);
+	cJSON_AddBoolToObject(o, "grad_ckpt", s->grad_ckpt);
+	if (s->mode == VF_MODE_LORA) {
+		cJSON_AddNumberToObject(o, "lora_rank", s->lora_rank);
+		cJSON_AddNumberToObject(o, "lora_alpha", s->lora_alpha);
+		cJSON_AddStringToObject(o, "lora_targets",
+					vf_lora_targets_format(s->lora_targets, targets, sizeof(targets)));
+	} else {
+		cJSON_AddNullToObject(o, "lora_rank");
+		cJSON_AddNullToObject(o, "lora_alpha");
+		cJSON_AddNullToObject(o, "lora_targets");
+	}
+	cJSON_AddStringToObject(o, "quant", vf_quant_name(s->quant));
+	cJSON_AddNumberToObject(o, "gpus", s->gpus);
+	cJSON_AddStringToObject(o, "shard", vf_shard_name(s->shard));
+	cJSON_AddStringToObject(o, "attention", vf_attention_name(s->attention));
+	cJSON_AddNumberToObject(o, "context_mib", (double)(s->context_bytes >> 20));
+	if (s->video_width > 0) {
+		char v[64];
+		snprintf(v, sizeof(v), "%dx%dx%d", s->video_width, s->video_height, s->video_frames);
+		cJSON_AddStringToObject(o, "video", v);
+		cJSON_AddBoolToObject(o, "audio", s->audio);
+		cJSON_AddStringToObject(o, "text_encoder", vf_text_encoder_name(s->text_encoder));
+		cJSON_AddBoolToObject(o, "offload_optimizer", s->offload_optimizer);
+	}
+	return o;
+}
+
+const char vf_setup_flags_help[] = VF_SETUP_FLAGS_HELP;

@@ -1,0 +1,1140 @@
+/* model.c - resolve a model (catalog id, config.json, safetensors file,
+ * sharded index, HF / PEFT / diffusers directory) into the inspect result:
+ * files, tensors, parameters, bytes, dtypes, architecture, parameter
+ * groups, components and adapter. Reads headers only. */
+#include "vramfit/model/model.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "vramfit/base/json.h"
+
+#define MAX_CONFIG (16u << 20)  /* config.json, adapter_config.json, index */
+#define MAX_COMPONENTS 32
+#define MAX_SHARDS 100000
+
+static struct vf_model *model_new(const char *path, struct vf_error *err)
+{
+	struct vf_model *m = calloc(1, sizeof *m);
+	if (m)
+		m->path = strdup(path);
+	if (!m || !m->path) {
+		free(m);
+		vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
+		return NULL;
+	}
+	m->files = m->tensors = m->params = m->bytes = -1;
+	m->adapter.rank = -1;
+	m->adapter.alpha = -1;
+	vf_arch_init(&m->arch);
+	return m;
+}
+
+void vf_model_free(struct vf_model *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->ncomponents; i++)
+		vf_model_free(m->components[i]);
+	free(m->components);
+	for (size_t i = 0; i < m->adapter.ntargets; i++)
+		free(m->adapter.targets[i]);
+	free(m->adapter.targets);
+	cJSON_Delete(m->metadata);
+	free(m->path);
+	free(m);
+}
+
+static void set_groups_from_arch(struct vf_model *m)
+{
+	if (m->has_arch && vf_arch_param_groups(&m->arch, &m->groups)) {
+		m->has_groups = true;
+		snprintf(m->groups_source, sizeof m->groups_source, "architecture");
+	}
+}
+
+/* ---- catalog ids and config.json --------------------------------------- */
+
+static vf_status load_catalog(const struct vf_model_entry *e, struct vf_model *m)
+{
+	snprintf(m->format, sizeof m->format, "catalog");
+	snprintf(m->name, sizeof m->name, "%s", e->id);
+	m->entry = e;
+	m->params = e->params;
+	if (e->has_arch) {
+		m->has_arch = true;
+		m->arch = e->arch;
+	}
+	if (e->has_groups) {
+		m->has_groups = true;
+		m->groups = e->groups;
+		snprintf(m->groups_source, sizeof m->groups_source, "architecture");
+	}
+	return VF_OK;
+}
+
+static vf_status read_config(const char *path, struct vf_arch *a, struct vf_error *err)
+{
+	cJSON *cfg = NULL;
+	vf_status st = vf_json_parse_file(path, MAX_CONFIG, &cfg, err);
+	if (st == VF_OK)
+		st = vf_arch_from_config(cfg, path, a, err);
+	cJSON_Delete(cfg);
+	return st;
+}
+
+static vf_status load_config_file(const char *path, struct vf_model *m, struct vf_error *err)
+{
+	snprintf(m->format, sizeof m->format, "config");
+	vf_status st = read_config(path, &m->arch, err);
+	if (st != VF_OK)
+		return st;
+	m->has_arch = true;
+	set_groups_from_arch(m);
+	if (m->has_groups)
+		m->params = m->groups.total;
+	return VF_OK;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static char *path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+	if (p)
+		snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+static vf_status stat_error(const char *path, int e, struct vf_error *err)
+{
+	return vf_error_set(err, e == ENOENT ? VF_ENOTFOUND : VF_ERR, "%s: %s", path,
+			    e == ELOOP ? "symlink loop (too many levels of symbolic links)"
+				       : strerror(e));
+}
+
+/* ---- parameter groups and architecture from tensor names --------------- */
+
+static bool has(const char *lower, const char *needle)
+{
+	return strstr(lower, needle) != NULL;
+}
+
+void vf_model_group_tensor(const char *name, int64_t numel, struct vf_param_groups *g)
+{
+	char low[512];
+	size_t i = 0;
+	for (; name[i] && i < sizeof low - 1; i++)
+		low[i] = (char)tolower((unsigned char)name[i]);
+	low[i] = 0;
+	int64_t *slot = &g->other;
+	if (has(low, ".experts.") || has(low, "block_sparse_moe") || has(low, ".moe.") ||
+	    has(low, "mlp.gate.weight") || has(low, "router"))
+		slot = &g->experts;
+	else if (has(low, "norm") || has(low, "ln_") || has(low, "ln.") ||
+		 has(low, "layernorm") || has(low, "layer_norm"))
+		slot = &g->norm;
+	else if (has(low, "embed") || has(low, "lm_head") || has(low, "wte.") ||
+		 has(low, "wpe.") || strcmp(low, "shared.weight") == 0 ||
+		 strcmp(low, "output.weight") == 0 || has(low, "word_embeddings"))
+		slot = &g->embedding;
+	else if (has(low, "attn") || has(low, "attention") || has(low, "q_proj") ||
+		 has(low, "k_proj") || has(low, "v_proj") || has(low, "o_proj") ||
+		 has(low, "qkv") || has(low, ".to_q") || has(low, ".to_k") ||
+		 has(low, ".to_v") || has(low, ".to_out"))
+		slot = &g->attention;
+	else if (has(low, "mlp") || has(low, "ffn") || has(low, "feed_forward") ||
+		 has(low, "densereludense") || has(low, ".ff.") || has(low, "gate_proj") ||
+		 has(low, "up_proj") || has(low, "down_proj") || has(low, "fc1") ||
+		 has(low, "fc2") || has(low, "dense_h_to_4h") || has(low, "dense_4h_to_h"))
+		slot = &g->mlp;
+	*slot += numel;
+	g->total += numel;
+}
+
+/* Index of the first "<layers|h|blocks|transformer_blocks|block|layer>.<N>."
+ * in a dotted name, or -1. */
+static long layer_index(const char *name)
+{
+	static const char *const words[] = {"layers", "h", "blocks", "transformer_blocks",
+					     "block", "layer", "single_transformer_blocks"};
+	const char *p = name;
+	while (*p) {
+		const char *dot = strchr(p, '.');
+		if (!dot)
+			break;
+		size_t wl = (size_t)(dot - p);
+		for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
+			if (strlen(words[w]) == wl && strncmp(p, words[w], wl) == 0 &&
+			    isdigit((unsigned char)dot[1])) {
+				char *end;
+				long v = strtol(dot + 1, &end, 10);
+				if (*end == '.' && v >= 0 && v < 1000000)
+					return v;
+			}
+		}
+		p = dot + 1;
+	}
+	return -1;
+}
+
+static long index_after(const char *name, const char *word)
+{
+	const char *p = strstr(name, word);
+	if (!p)
+		return -1;
+	p += strlen(word);
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	char *end;
+	long v = strtol(p, &end, 10);
+	return (*end == '.' && v < 1000000) ? v : -1;
+}
+
+#define SET(field, bit, v)                       \
+	do {                                     \
+		a->field = (v);                  \
+		a->known |= (bit);               \
+		a->inferred |= (bit);            \
+	} while (0)
+
+void vf_model_infer_arch(const struct vf_safetensors *const *files, size_t nfiles,
+			 struct vf_arch *a)
+{
+	vf_arch_init(a);
+	snprintf(a->source, sizeof a->source, "tensors");
+	long max_layer = -1, max_dec = -1, max_expert = -1;
+	bool neox = false, gpt2 = false, falcon = false, t5enc = false, t5dec = false,
+	     moe = false, qproj = false, qnorm = false, qbias = false, prefn = false,
+	     qkvproj = false, dit = false, lm_head = false, lora = false;
+	const struct vf_tensor *emb = NULL, *wpe = NULL, *ffn = NULL, *relb = NULL,
+			       *qn = NULL, *q = NULL, *k = NULL;
+	bool ffn_conv1d = false, ffn_fused = false;
+	for (size_t f = 0; f < nfiles; f++) {
+		for (size_t i = 0; i < files[f]->ntensors; i++) {
+			const struct vf_tensor *t = &files[f]->tensors[i];
+			const char *n = t->name;
+			long li = layer_index(n);
+			bool dec = strncmp(n, "decoder.", 8) == 0;
+			if (dec && li > max_dec)
+				max_dec = li;
+			else if (!dec && li > max_layer)
+				max_layer = li;
+			long ei = index_after(n, "experts.");
+			if (ei > max_expert)
+				max_expert = ei;
+			if (strstr(n, "lora_A") || strstr(n, "lora_B"))
+				lora = true;
+			neox |= strncmp(n, "gpt_neox.", 9) == 0;
+			gpt2 |= strstr(n, ".c_attn.") != NULL;
+			falcon |= strstr(n, "self_attention.query_key_value") != NULL;
+			t5enc |= strncmp(n, "encoder.block.", 14) == 0;
+			t5dec |= strncmp(n, "decoder.block.", 14) == 0;
+			moe |= strstr(n, "block_sparse_moe") != NULL;
+			qnorm |= strstr(n, "q_norm.weight") != NULL;
+			prefn |= strstr(n, "pre_feedforward_layernorm") != NULL;
+			qkvproj |= strstr(n, "self_attn.qkv_proj") != NULL;
+			dit |= strncmp(n, "transformer_blocks.", 19) == 0 ||
+			       strstr(n, ".transformer_blocks.") != NULL;
+			if (strstr(n, "self_attn.q_proj.weight"))
+				qproj = true;
+			if (strstr(n, "self_attn.q_proj.bias"))
+				qbias = true;
+			if (ends_with(n, "lm_head.weight") || ends_with(n, "embed_out.weight") ||
+			    strcmp(n, "output.weight") == 0)
+				lm_head = true;
+			if (t->ndim == 2 && !emb &&
+			    (ends_with(n, "embed_tokens.weight") || ends_with(n, "wte.weight") ||
+			     ends_with(n, "embed_in.weight") ||
+			     ends_with(n, "word_embeddings.weight") ||
+			     strcmp(n, "shared.weight") == 0 ||
+			     ends_with(n, "tok_embeddings.weight")))
+				emb = t;
+			if (t->ndim == 2 && ends_with(n, "wpe.weight"))
+				wpe = t;
+			if (t->ndim == 2 && !relb && strstr(n, "relative_attention_bias.weight"))
+				relb = t;
+			if (li == 0 && t->ndim == 1 && !qn && strstr(n, "q_norm.weight"))
+				qn = t;
+			if (li == 0 && !dec && t->ndim == 2 && !q &&
+			    (ends_with(n, "q_proj.weight") || ends_with(n, "SelfAttention.q.weight")))
+				q = t;
+			if (li == 0 && !dec && t->ndim == 2 && !k &&
+			    (ends_with(n, "k_proj.weight") || ends_with(n, "SelfAttention.k.weight")))
+				k = t;
+			if (li == 0 && t->ndim == 2 && !ffn) {
+				if (ends_with(n, "mlp.c_fc.weight")) {
+					ffn = t;
+					ffn_conv1d = true;
+				} else if (ends_with(n, "mlp.gate_up_proj.weight")) {
+					ffn = t;
+					ffn_fused = true;
+				} else if (ends_with(n, "mlp.gate_proj.weight") ||
+					   ends_with(n, "mlp.up_proj.weight") ||
+					   ends_with(n, "mlp.dense_h_to_4h.weight") ||
+					   ends_with(n, "DenseReluDense.wi.weight") ||
+					   ends_with(n, "DenseReluDense.wi_0.weight") ||
+					   ends_with(n, "mlp.fc1.weight") ||
+					   ends_with(n, "feed_forward.w1.weight") ||
+					   strstr(n, "experts.0.w1.weight") ||
+					   strstr(n, "experts.0.gate_proj.weight")) {
+					ffn = t;
+				}
+			}
+		}
+	}
+	(void)lora;
+	const char *fam = NULL;
+	if (neox)
+		fam = "gpt_neox";
+	else if (falcon)
+		fam = "falcon";
+	else if (gpt2)
+		fam = "gpt2";
+	else if (t5enc && t5dec)
+		fam = "t5";
+	else if (moe)
+		fam = "mixtral";
+	else if (qkvproj)
+		fam = "phi3";
+	else if (qproj)
+		fam = prefn ? (qnorm ? "gemma3" : "gemma2") : qnorm ? "qwen3" : qbias ? "qwen2" : "llama";
+	else if (dit)
+		fam = "dit";
+	if (fam) {
+		snprintf(a->family, sizeof a->family, "%s", fam);
+		a->known |= VF_ARCH_F_FAMILY;
+		a->inferred |= VF_ARCH_F_FAMILY;
+	}
+	if (max_layer >= 0)
+		SET(layers, VF_ARCH_F_LAYERS, max_layer + 1);
+	if (max_dec >= 0)
+		a->decoder_layers = max_dec + 1;
+	if (emb) {
+		SET(vocab, VF_ARCH_F_VOCAB, emb->shape[0]);
+		SET(hidden, VF_ARCH_F_HIDDEN, emb->shape[1]);
+		SET(tied_embeddings, VF_ARCH_F_TIED, !lm_head);
+	} else if (q && q->shape[1] > 0) {
+		SET(hidden, VF_ARCH_F_HIDDEN, q->shape[1]);
+	}
+	if (wpe) {
+		SET(max_positions, VF_ARCH_F_MAX_POSITIONS, wpe->shape[0]);
+		a->learned_positions = true;
+	}
+	if (ffn) {
+		int64_t v = ffn_conv1d ? ffn->shape[1] : ffn->shape[0];
+		if (ffn_fused)
+			v /= 2;
+		SET(ffn, VF_ARCH_F_FFN, v);
+	}
+	if (max_expert >= 0) {
+		SET(experts, VF_ARCH_F_EXPERTS, max_expert + 1);
+	} else if (fam && strcmp(fam, "dit") != 0) {
+		SET(experts, VF_ARCH_F_EXPERTS, 0);
+	}
+	/* heads: T5's relative bias table is [buckets, heads]; q_norm gives
+	 * head_dim, then q and k rows give heads and kv heads */
+	if (relb) {
+		SET(heads, VF_ARCH_F_HEADS, relb->shape[1]);
+		a->rel_attn_buckets = relb->shape[0];
+		if (q && relb->shape[1] > 0 && q->shape[0] % relb->shape[1] == 0)
+			SET(head_dim, VF_ARCH_F_HEAD_DIM, q->shape[0] / relb->shape[1]);
+		SET(kv_heads, VF_ARCH_F_KV_HEADS, relb->shape[1]);
+	} else if (qn && qn->shape[0] > 0) {
+		int64_t hd = qn->shape[0];
+		SET(head_dim, VF_ARCH_F_HEAD_DIM, hd);
+		if (q && q->shape[0] % hd == 0)
+			SET(heads, VF_ARCH_F_HEADS, q->shape[0] / hd);
+		if (k && k->shape[0] % hd == 0)
+			SET(kv_heads, VF_ARCH_F_KV_HEADS, k->shape[0] / hd);
+	}
+}
+
+/* ---- reading safetensors files into a model ---------------------------- */
+
+struct headers {
+	struct vf_safetensors *st;
+	size_t n;
+};
+
+static void headers_release(struct headers *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		vf_safetensors_release(&h->st[i]);
+	free(h->st);
+	h->st = NULL;
+	h->n = 0;
+}
+
+static vf_status headers_read(struct headers *h, char *const *paths, size_t n,
+			      struct vf_error *err)
+{
+	h->st = calloc(n ? n : 1, sizeof *h->st);
+	h->n = 0;
+	if (!h->st)
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		vf_status st = vf_safetensors_read(paths[i], &h->st[i], err);
+		h->n = i + 1;
+		if (st != VF_OK)
+			return st;
+	}
+	return VF_OK;
+}
+
+static bool add_target(struct vf_adapter *ad, const char *t, size_t len)
+{
+	for (size_t i = 0; i < ad->ntargets; i++)
+		if (strlen(ad->targets[i]) == len && strncmp(ad->targets[i], t, len) == 0)
+			return true;
+	char **g = realloc(ad->targets, (ad->ntargets + 1) * sizeof *g);
+	if (!g)
+		return false;
+	ad->targets = g;
+	ad->targets[ad->ntargets] = strndup(t, len);
+	if (!ad->targets[ad->ntargets])
+		return false;
+	ad->ntargets++;
+	return true;
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* LoRA tensors ("<module>.lora_A.weight"): rank from lora_A's first dim,
+ * targets = the module names. */
+static vf_status adapter_from_tensors(struct vf_model *m, const struct headers *h,
+				      bool set_targets, struct vf_error *err)
+{
+	bool any = false;
+	for (size_t f = 0; f < h->n; f++) {
+		for (size_t i = 0; i < h->st[f].ntensors; i++) {
+			const struct vf_tensor *t = &h->st[f].tensors[i];
+			const char *p = strstr(t->name, ".lora_A");
+			if (!p && !strstr(t->name, ".lora_B") && !strstr(t->name, "lora_embedding"))
+				continue;
+			any = true;
+			if (!p)
+				continue;
+			if (m->adapter.rank < 0 && t->ndim == 2)
+				m->adapter.rank = t->shape[0];
+			if (set_targets) {
+				const char *s = p;
+				while (s > t->name && s[-1] != '.')
+					s--;
+				if (!add_target(&m->adapter, s, (size_t)(p - s)))
+					return vf_error_set(err, VF_ENOMEM, "out of memory");
+			}
+		}
+	}
+	if (any) {
+		m->has_adapter = true;
+		if (m->adapter.ntargets > 1)
+			qsort(m->adapter.targets, m->adapter.ntargets, sizeof(char *), cmp_cstr);
+		m->adapter.params = m->params;
+	}
+	return VF_OK;
+}
+
+/* Architecture from __metadata__: a value holding a JSON config (LTX-2
+ * stores the model config as a JSON string; its transformer part, when
+ * present, is the architecture). */
+static bool arch_from_metadata(const cJSON *meta, struct vf_arch *a)
+{
+	const cJSON *v;
+	cJSON_ArrayForEach(v, meta)
+	{
+		if (!cJSON_IsString(v) || v->valuestring[0] != '{')
+			continue;
+		cJSON *j = cJSON_Parse(v->valuestring);
+		if (!cJSON_IsObject(j)) {
+			cJSON_Delete(j);
+			continue;
+		}
+		const cJSON *src = cJSON_GetObjectItemCaseSensitive(j, "transformer");
+		if (!cJSON_IsObject(src))
+			src = j;
+		bool ok = vf_arch_from_config(src, "metadata", a, NULL) == VF_OK;
+		cJSON_Delete(j);
+		if (ok) {
+			snprintf(a->source, sizeof a->source, "metadata");
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Totals, dtypes, metadata and groups of a set of headers. */
+static vf_status absorb(struct vf_model *m, struct headers *h)
+{
+	m->files = (int64_t)h->n;
+	m->tensors = m->params = m->bytes = 0;
+	memset(&m->groups, 0, sizeof m->groups);
+	for (size_t f = 0; f < h->n; f++) {
+		const struct vf_safetensors *s = &h->st[f];
+		m->tensors += (int64_t)s->ntensors;
+		m->params += s->params;
+		m->bytes += (int64_t)s->data_bytes;
+		for (int d = 0; d < VF_DT_COUNT; d++)
+			m->dtype_params[d] += s->dtype_params[d];
+		for (size_t i = 0; i < s->ntensors; i++)
+			vf_model_group_tensor(s->tensors[i].name, s->tensors[i].numel, &m->groups);
+		if (!m->metadata && s->metadata)
+			m->metadata = cJSON_Duplicate(s->metadata, 1);
+	}
+	m->has_groups = true;
+	snprintf(m->groups_source, sizeof m->groups_source, "tensors");
+	return VF_OK;
+}
+
+/* Architecture: config.json when given, else __metadata__, else inferred. */
+static vf_status settle_arch(struct vf_model *m, const char *config, struct headers *h,
+			     struct vf_error *err)
+{
+	if (config) {
+		/* a config.json that is not a transformer's (a VAE's, a
+		 * scheduler's) leaves the architecture to the tensors */
+		vf_status st = read_config(config, &m->arch, err);
+		if (st == VF_OK) {
+			m->has_arch = true;
+			return VF_OK;
+		}
+		if (st != VF_ENOTFOUND)
+			return st;
+		vf_error_clear(err);
+	}
+	if (m->metadata && arch_from_metadata(m->metadata, &m->arch)) {
+		m->has_arch = true;
+		return VF_OK;
+	}
+	const struct vf_safetensors **list = malloc((h->n ? h->n : 1) * sizeof *list);
+	if (!list)
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	for (size_t i = 0; i < h->n; i++)
+		list[i] = &h->st[i];
+	vf_model_infer_arch(list, h->n, &m->arch);
+	free(list);
+	m->has_arch = m->arch.known != 0;
+	return VF_OK;
+}
+
+static vf_status load_files(struct vf_model *m, char *const *paths, size_t n,
+			    const char *config, struct headers *h, struct vf_error *err)
+{
+	vf_status st = headers_read(h, paths, n, err);
+	if (st == VF_OK)
+		st = absorb(m, h);
+	if (st == VF_OK)
+		st = settle_arch(m, config, h, err);
+	if (st == VF_OK && !m->has_adapter)
+		st = adapter_from_tensors(m, h, true, err);
+	return st;
+}
+
+/* ---- sharded checkpoints: the index and its cross-checks ---------------- */
+
+struct map_ent {
+	const char *tensor;
+	const char *file;
+	bool seen;
+};
+
+static int cmp_map(const void *a, const void *b)
+{
+	return strcmp(((const struct map_ent *)a)->tensor, ((const struct map_ent *)b)->tensor);
+}
+
+static vf_status load_index(struct vf_model *m, const char *index, const char *dir,
+			    const char *config, struct vf_error *err)
+{
+	cJSON *root = NULL;
+	vf_status st = vf_json_parse_file(index, VF_JSON_MAX_FILE, &root, err);
+	if (st != VF_OK)
+		return st;
+	struct map_ent *map = NULL;
+	char **shards = NULL, **paths = NULL;
+	size_t nmap = 0, nshards = 0;
+	struct headers h = {0};
+	const cJSON *wm = cJSON_GetObjectItemCaseSensitive(root, "weight_map");
+	if (!cJSON_IsObject(wm)) {
+		st = vf_error_set(err, VF_ERR, "%s: field weight_map: expected an object", index);
+		goto out;
+	}
+	size_t count = (size_t)cJSON_GetArraySize(wm);
+	map = calloc(count ? count : 1, sizeof *map);
+	shards = calloc(count ? count : 1, sizeof *shards);
+	if (!map || !shards) {
+		st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", index);
+		goto out;
+	}
+	const cJSON *e;
+	cJSON_ArrayForEach(e, wm)
+	{
+		if (!cJSON_IsString(e)) {
+			st = vf_error_set(err, VF_ERR,
+					  "%s: weight_map['%.128s']: expected a file name", index,
+					  e->string);
+			goto out;
+		}
+		const char *f = e->valuestring;
+		if (!*f || strchr(f, '/') || strcmp(f, "..") == 0 || strcmp(f, ".") == 0) {
+			st = vf_error_set(err, VF_ERR,
+					  "%s: weight_map['%.128s']: '%.128s' is not a file name in "
+					  "the index's folder",
+					  index, e->string, f);
+			goto out;
+		}
+		map[nmap].tensor = e->string;
+		map[nmap].file = f;
+		nmap++;
+		/* maps list a shard's tensors together: skip repeats cheaply */
+		if (nshards == 0 || strcmp(shards[nshards - 1], f) != 0)
+			shards[nshards++] = (char *)f;
+	}
+	qsort(map, nmap, sizeof *map, cmp_map);
+	for (size_t i = 1; i < nmap; i++)
+		if (strcmp(map[i - 1].tensor, map[i].tensor) == 0) {
+			st = vf_error_set(err, VF_ERR, "%s: weight_map names tensor '%.128s' twice",
+					  index, map[i].tensor);
+			goto out;
+		}
+	qsort(shards, nshards, sizeof *shards, cmp_cstr);
+	size_t u = 0;
+	for (size_t i = 0; i < nshards; i++)
+		if (u == 0 || strcmp(shards[u - 1], shards[i]) != 0)
+			shards[u++] = shards[i];
+	nshards = u;
+	if (nshards == 0) {
+		st = vf_error_set(err, VF_ERR, "%s: weight_map is empty", index);
+		goto out;
+	}
+	if (nshards > MAX_SHARDS) {
+		st = vf_error_set(err, VF_ERR, "%s: %zu shards exceed the limit of %d", index,
+				  nshards, MAX_SHARDS);
+		goto out;
+	}
+	paths = calloc(nshards, sizeof *paths);
+	if (!paths) {
+		st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", index);
+		goto out;
+	}
+	for (size_t i = 0; i < nshards; i++) {
+		paths[i] = path_join(dir, shards[i]);
+		if (!paths[i]) {
+			st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", index);
+			goto out;
+		}
+		struct stat sb;
+		if (stat(paths[i], &sb) != 0) {
+			int en = errno;
+			if (en == ENOENT)
+				st = vf_error_set(err, VF_ERR,
+						  "%s: names shard %s, which does not exist", index,
+						  shards[i]);
+			else
+				st = stat_error(paths[i], en, err);
+			goto out;
+		}
+	}
+	st = load_files(m, paths, nshards, config, &h, err);
+	if (st != VF_OK)
+		goto out;
+	/* every tensor of every shard is in the map, pointing at that shard */
+	for (size_t f = 0; f < h.n; f++) {
+		for (size_t i = 0; i < h.st[f].ntensors; i++) {
+			struct map_ent key = {.tensor = h.st[f].tensors[i].name};
+			struct map_ent *hit = bsearch(&key, map, nmap, sizeof *map, cmp_map);
+			if (!hit) {
+				st = vf_error_set(err, VF_ERR,
+						  "%s: shard %s holds tensor '%.128s', which the index "
+						  "does not list",
+						  index, shards[f], key.tensor);
+				goto out;
+			}
+			if (strcmp(hit->file, shards[f]) != 0) {
+				st = vf_error_set(err, VF_ERR,
+						  "%s: maps tensor '%.128s' to %s, but it is in %s",
+						  index, key.tensor, hit->file, shards[f]);
+				goto out;
+			}
+			hit->seen = true;
+		}
+	}
+	for (size_t i = 0; i < nmap; i++)
+		if (!map[i].seen) {
+			st = vf_error_set(err, VF_ERR,
+					  "%s: maps tensor '%.128s' to %s, which has no such tensor",
+					  index, map[i].tensor, map[i].file);
+			goto out;
+		}
+out:
+	headers_release(&h);
+	if (paths)
+		for (size_t i = 0; i < nshards; i++)
+			free(paths[i]);
+	free(paths);
+	free(shards);
+	free(map);
+	cJSON_Delete(root);
+	return st;
+}
+
+/* ---- directories -------------------------------------------------------- */
+
+struct listing {
+	char **names; /* sorted */
+	size_t n;
+};
+
+static void listing_release(struct listing *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->names[i]);
+	free(l->names);
+	l->names = NULL;
+	l->n = 0;
+}
+
+#define MAX_DIR_ENTRIES 100000
+
+static vf_status list_dir(const char *dir, struct listing *l, struct vf_error *err)
+{
+	l->names = NULL;
+	l->n = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return stat_error(dir, errno, err);
+	size_t alloc = 0;
+	struct dirent *de;
+	vf_status st = VF_OK;
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (l->n >= MAX_DIR_ENTRIES) {
+			st = vf_error_set(err, VF_ERR, "%s: more than %d entries", dir,
+					  MAX_DIR_ENTRIES);
+			break;
+		}
+		if (l->n == alloc) {
+			alloc = alloc ? alloc * 2 : 32;
+			char **g = realloc(l->names, alloc * sizeof *g);
+			if (!g) {
+				st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", dir);
+				break;
+			}
+			l->names = g;
+		}
+		l->names[l->n] = strdup(de->d_name);
+		if (!l->names[l->n]) {
+			st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", dir);
+			break;
+		}
+		l->n++;
+	}
+	closedir(d);
+	if (st == VF_OK && l->n > 1)
+		qsort(l->names, l->n, sizeof *l->names, cmp_cstr);
+	return st;
+}
+
+/* stat an entry; a symlink loop or other failure is an error naming it. */
+static vf_status entry_stat(const char *dir, const char *name, struct stat *sb,
+			    struct vf_error *err)
+{
+	char *p = path_join(dir, name);
+	if (!p)
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	vf_status st = VF_OK;
+	if (stat(p, sb) != 0)
+		st = stat_error(p, errno, err);
+	free(p);
+	return st;
+}
+
+static bool in_listing(const struct listing *l, const char *name)
+{
+	return l->n && bsearch(&name, l->names, l->n, sizeof *l->names, cmp_cstr) != NULL;
+}
+
+static vf_status load_adapter(struct vf_model *m, const char *dir, struct vf_error *err)
+{
+	snprintf(m->format, sizeof m->format, "peft-adapter");
+	char *cfgp = path_join(dir, "adapter_config.json");
+	char *wp = path_join(dir, "adapter_model.safetensors");
+	cJSON *cfg = NULL;
+	struct headers h = {0};
+	vf_status st = (cfgp && wp) ? VF_OK : vf_error_set(err, VF_ENOMEM, "out of memory");
+	if (st == VF_OK)
+		st = vf_json_parse_file(cfgp, MAX_CONFIG, &cfg, err);
+	if (st == VF_OK && !cJSON_IsObject(cfg))
+		st = vf_error_set(err, VF_ERR, "%s: expected a JSON object", cfgp);
+	if (st == VF_OK) {
+		m->has_adapter = true;
+		const cJSON *r = cJSON_GetObjectItemCaseSensitive(cfg, "r");
+		if (r && (!vf_json_number_is_i64(r, &m->adapter.rank) || m->adapter.rank <= 0 ||
+			  m->adapter.rank > (1 << 20)))
+			st = vf_error_set(err, VF_ERR, "%s: field r: expected a positive integer rank",
+					  cfgp);
+		const cJSON *al = cJSON_GetObjectItemCaseSensitive(cfg, "lora_alpha");
+		if (st == VF_OK && al) {
+			if (cJSON_IsNumber(al))
+				m->adapter.alpha = al->valuedouble;
+			else
+				st = vf_error_set(err, VF_ERR, "%s: field lora_alpha: expected a number",
+						  cfgp);
+		}
+		const cJSON *tm = cJSON_GetObjectItemCaseSensitive(cfg, "target_modules");
+		if (st == VF_OK && cJSON_IsString(tm)) {
+			if (!add_target(&m->adapter, tm->valuestring, strlen(tm->valuestring)))
+				st = vf_error_set(err, VF_ENOMEM, "out of memory");
+		} else if (st == VF_OK && cJSON_IsArray(tm)) {
+			const cJSON *t;
+			cJSON_ArrayForEach(t, tm)
+			{
+				if (!cJSON_IsString(t)) {
+					st = vf_error_set(err, VF_ERR,
+							  "%s: field target_modules: expected strings",
+							  cfgp);
+					break;
+				}
+				if (!add_target(&m->adapter, t->valuestring, strlen(t->valuestring))) {
+					st = vf_error_set(err, VF_ENOMEM, "out of memory");
+					break;
+				}
+			}
+			if (m->adapter.ntargets > 1)
+				qsort(m->adapter.targets, m->adapter.ntargets, sizeof(char *),
+				      cmp_cstr);
+		} else if (st == VF_OK && tm && !cJSON_IsNull(tm)) {
+			st = vf_error_set(err, VF_ERR,
+					  "%s: field target_modules: expected a list or a string",
+					  cfgp);
+		}
+	}
+	if (st == VF_OK) {
+		struct stat sb;
+		if (stat(wp, &sb) != 0)
+			st = errno == ENOENT
+				     ? vf_error_set(err, VF_ERR,
+						    "%s: adapter_model.safetensors is missing "
+						    "(adapter_model.bin is not read)",
+						    dir)
+				     : stat_error(wp, errno, err);
+	}
+	if (st == VF_OK)
+		st = headers_read(&h, &wp, 1, err);
+	if (st == VF_OK)
+		st = absorb(m, &h);
+	if (st == VF_OK) {
+		m->adapter.params = m->params;
+		if (m->adapter.rank < 0 || m->adapter.ntargets == 0)
+			st = adapter_from_tensors(m, &h, m->adapter.ntargets == 0, err);
+		m->adapter.params = m->params;
+	}
+	headers_release(&h);
+	cJSON_Delete(cfg);
+	free(cfgp);
+	free(wp);
+	return st;
+}
+
+static vf_status load_dir(struct vf_model *m, const char *dir, int depth, struct vf_error *err);
+
+/* A folder of components (diffusers): each subfolder with weights. */
+static vf_status load_components(struct vf_model *m, const char *dir, const struct listing *l,
+				 struct vf_error *err)
+{
+	snprintf(m->format, sizeof m->format, "diffusers");
+	m->files = m->tensors = m->params = m->bytes = 0;
+	m->components = calloc(MAX_COMPONENTS, sizeof *m->components);
+	if (!m->components)
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	memset(&m->groups, 0, sizeof m->groups);
+	for (size_t i = 0; i < l->n; i++) {
+		struct stat sb;
+		vf_status st = entry_stat(dir, l->names[i], &sb, err);
+		if (st != VF_OK)
+			return st;
+		if (!S_ISDIR(sb.st_mode) || l->names[i][0] == '.')
+			continue;
+		char *sub = path_join(dir, l->names[i]);
+		if (!sub)
+			return vf_error_set(err, VF_ENOMEM, "out of memory");
+		struct listing sl;
+		st = list_dir(sub, &sl, err);
+		bool weights = false;
+		for (size_t k = 0; st == VF_OK && k < sl.n; k++)
+			weights = weights || ends_with(sl.names[k], ".safetensors") ||
+				  ends_with(sl.names[k], ".safetensors.index.json");
+		listing_release(&sl);
+		if (st != VF_OK || !weights) {
+			free(sub);
+			if (st != VF_OK)
+				return st;
+			continue;
+		}
+		if (m->ncomponents == MAX_COMPONENTS) {
+			free(sub);
+			return vf_error_set(err, VF_ERR, "%s: more than %d components", dir,
+					    MAX_COMPONENTS);
+		}
+		struct vf_model *c = model_new(sub, err);
+		free(sub);
+		if (!c)
+			return VF_ENOMEM;
+		m->components[m->ncomponents++] = c;
+		snprintf(c->name, sizeof c->name, "%s", l->names[i]);
+		st = load_dir(c, c->path, 1, err);
+		if (st != VF_OK)
+			return st;
+		m->files += c->files;
+		m->tensors += c->tensors;
+		m->params += c->params;
+		m->bytes += c->bytes;
+		for (int d = 0; d < VF_DT_COUNT; d++)
+			m->dtype_params[d] += c->dtype_params[d];
+		m->groups.embedding += c->groups.embedding;
+		m->groups.attention += c->groups.attention;
+		m->groups.mlp += c->groups.mlp;
+		m->groups.norm += c->groups.norm;
+		m->groups.experts += c->groups.experts;
+		m->groups.other += c->groups.other;
+		m->groups.total += c->groups.total;
+	}
+	if (m->ncomponents == 0)
+		return vf_error_set(err, VF_ERR, "%s: no component folder holds .safetensors weights",
+				    dir);
+	m->has_groups = true;
+	snprintf(m->groups_source, sizeof m->groups_source, "tensors");
+	return VF_OK;
+}
+
+static vf_status load_dir(struct vf_model *m, const char *dir, int depth, struct vf_error *err)
+{
+	struct listing l;
+	vf_status st = list_dir(dir, &l, err);
+	if (st != VF_OK)
+		return st;
+	/* every entry must be reachable: a symlink loop is an error */
+	for (size_t i = 0; i < l.n && st == VF_OK; i++) {
+		struct stat sb;
+		st = entry_stat(dir, l.names[i], &sb, err);
+	}
+	char *config = NULL, *index = NULL, *single = NULL;
+	size_t nsafe = 0, nindex = 0;
+	if (st != VF_OK)
+		goto out;
+	if (in_listing(&l, "adapter_config.json")) {
+		st = load_adapter(m, dir, err);
+		goto out;
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		if (ends_with(l.names[i], ".safetensors.index.json")) {
+			nindex++;
+			if (!index || strcmp(l.names[i], "model.safetensors.index.json") == 0 ||
+			    strcmp(l.names[i], "diffusion_pytorch_model.safetensors.index.json") == 0) {
+				free(index);
+				index = path_join(dir, l.names[i]);
+			}
+		} else if (ends_with(l.names[i], ".safetensors")) {
+			nsafe++;
+			if (!single || strcmp(l.names[i], "model.safetensors") == 0 ||
+			    strcmp(l.names[i], "diffusion_pytorch_model.safetensors") == 0) {
+				free(single);
+				single = path_join(dir, l.names[i]);
+			}
+		}
+	}
+	if (in_listing(&l, "config.json"))
+		config = path_join(dir, "config.json");
+	if (index) {
+		snprintf(m->format, sizeof m->format, "sharded");
+		st = load_index(m, index, dir, config, err);
+	} else if (nsafe == 1 || (nsafe > 1 && single &&
+				    (ends_with(single, "/model.safetensors") ||
+				     ends_with(single, "/diffusion_pytorch_model.safetensors")))) {
+		snprintf(m->format, sizeof m->format, "%s", config ? "hf-dir" : "safetensors");
+		struct headers h = {0};
+		st = load_files(m, &single, 1, config, &h, err);
+		headers_release(&h);
+	} else if (nsafe > 1) {
+		st = vf_error_set(err, VF_ERR,
+				  "%s: %zu .safetensors files and no *.safetensors.index.json; name "
+				  "one file",
+				  dir, nsafe);
+	} else if (depth == 0 && (in_listing(&l, "model_index.json") || !config)) {
+		st = load_components(m, dir, &l, err);
+		if (st != VF_OK && m->ncomponents == 0 && !in_listing(&l, "model_index.json") &&
+		    strstr(err ? err->msg : "", "no component folder"))
+			vf_error_set(err, VF_ERR,
+				     "%s: no model files (expected config.json, *.safetensors, an "
+				     "index, adapter_config.json or component folders)",
+				     dir);
+	} else if (config) {
+		st = load_config_file(config, m, err);
+	} else {
+		st = vf_error_set(err, VF_ERR, "%s: no .safetensors weights", dir);
+	}
+	(void)nindex;
+out:
+	free(config);
+	free(index);
+	free(single);
+	listing_release(&l);
+	return st;
+}
+
+vf_status vf_model_load(const char *id_or_path, struct vf_model **out, struct vf_error *err)
+{
+	*out = NULL;
+	if (!id_or_path || !*id_or_path)
+		return vf_error_set(err, VF_EUSAGE, "no model given (a catalog id, file or directory)");
+	struct vf_model *m = model_new(id_or_path, err);
+	if (!m)
+		return VF_ENOMEM;
+	vf_status st;
+	struct stat sb;
+	if (stat(id_or_path, &sb) != 0) {
+		int e = errno;
+		if (e == ENOENT && !strchr(id_or_path, '/')) {
+			vf_status lst = vf_models_load(err);
+			if (lst != VF_OK) {
+				vf_model_free(m);
+				return lst;
+			}
+			const struct vf_model_entry *ent = vf_models_find(id_or_path);
+			if (ent) {
+				load_catalog(ent, m);
+				*out = m;
+				return VF_OK;
+			}
+			vf_model_free(m);
+			return vf_error_set(err, VF_ENOTFOUND,
+					    "%s: no such file, directory or catalog model (see "
+					    "'vramfit models')",
+					    id_or_path);
+		}
+		vf_model_free(m);
+		return stat_error(id_or_path, e, err);
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		st = load_dir(m, id_or_path, 0, err);
+	} else if (!S_ISREG(sb.st_mode)) {
+		st = vf_error_set(err, VF_ERR, "%s: not a regular file or directory", id_or_path);
+	} else if (ends_with(id_or_path, ".index.json")) {
+		snprintf(m->format, sizeof m->format, "sharded");
+		char *dir = strdup(id_or_path);
+		char *slash = dir ? strrchr(dir, '/') : NULL;
+		const char *d = dir ? (slash ? (*slash = 0, dir[0] ? dir : "/") : ".") : NULL;
+		char *config = d ? path_join(d, "config.json") : NULL;
+		struct stat cs;
+		bool has_cfg = config && stat(config, &cs) == 0 && S_ISREG(cs.st_mode);
+		st = d ? load_index(m, id_or_path, d, has_cfg ? config : NULL, err)
+		       : vf_error_set(err, VF_ENOMEM, "out of memory");
+		free(config);
+		free(dir);
+	} else if (ends_with(id_or_path, ".json")) {
+		st = load_config_file(id_or_path, m, err);
+	} else if (ends_with(id_or_path, ".bin") || ends_with(id_or_path, ".pt") ||
+		   ends_with(id_or_path, ".pth") || ends_with(id_or_path, ".ckpt") ||
+		   ends_with(id_or_path, ".gguf")) {
+		st = vf_error_set(err, VF_ERR,
+				  "%s: not a safetensors file (pickle and GGUF checkpoints are not "
+				  "read; give its config.json or a catalog id)",
+				  id_or_path);
+	} else {
+		snprintf(m->format, sizeof m->format, "safetensors");
+		struct headers h = {0};
+		char *p = m->path;
+		st = load_files(m, &p, 1, NULL, &h, err);
+		headers_release(&h);
+	}
+	if (st != VF_OK) {
+		vf_model_free(m);
+		return st;
+	}
+	*out = m;
+	return VF_OK;
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+static cJSON *groups_json(const struct vf_param_groups *g)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "embedding", (double)g->embedding);
+	cJSON_AddNumberToObject(o, "attention", (double)g->attention);
+	cJSON_AddNumberToObject(o, "mlp", (double)g->mlp);
+	cJSON_AddNumberToObject(o, "norm", (double)g->norm);
+	cJSON_AddNumberToObject(o, "experts", (double)g->experts);
+	cJSON_AddNumberToObject(o, "other", (double)g->other);
+	return o;
+}
+
+cJSON *vf_model_to_json(const struct vf_model *m)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	if (m->name[0])
+		cJSON_AddStringToObject(o, m->entry ? "id" : "name", m->name);
+	cJSON_AddStringToObject(o, "path", m->path);
+	cJSON_AddStringToObject(o, "format", m->format);
+	vf_json_add_i64_or_null(o, "files", m->files, m->files >= 0);
+	vf_json_add_i64_or_null(o, "tensors", m->tensors, m->tensors >= 0);
+	vf_json_add_i64_or_null(o, "params", m->params, m->params >= 0);
+	vf_json_add_i64_or_null(o, "bytes", m->bytes, m->bytes >= 0);
+	if (m->files >= 0) {
+		cJSON *d = cJSON_AddObjectToObject(o, "dtypes");
+		for (int i = 0; i < VF_DT_COUNT; i++)
+			if (m->dtype_params[i])
+				cJSON_AddNumberToObject(d, vf_dtype_name((enum vf_dtype)i),
+							(double)m->dtype_params[i]);
+		if (m->metadata)
+			cJSON_AddItemToObject(o, "metadata", cJSON_Duplicate(m->metadata, 1));
+		else
+			cJSON_AddObjectToObject(o, "metadata");
+	}
+	if (m->has_arch)
+		cJSON_AddItemToObject(o, "architecture", vf_arch_to_json(&m->arch));
+	else
+		cJSON_AddNullToObject(o, "architecture");
+	if (m->has_groups) {
+		cJSON *g = groups_json(&m->groups);
+		cJSON_AddStringToObject(g, "source", m->groups_source);
+		cJSON_AddItemToObject(o, "param_groups", g);
+	} else {
+		cJSON_AddNullToObject(o, "param_groups");
+	}
+	if (m->ncomponents || strcmp(m->format, "diffusers") == 0) {
+		cJSON *c = cJSON_AddArrayToObject(o, "components");
+		for (size_t i = 0; i < m->ncomponents; i++)
+			cJSON_AddItemToArray(c, vf_model_to_json(m->components[i]));
+	}
+	if (m->has_adapter) {
+		cJSON *a = cJSON_AddObjectToObject(o, "adapter");
+		vf_json_add_i64_or_null(a, "rank", m->adapter.rank, m->adapter.rank >= 0);
+		if (m->adapter.alpha >= 0)
+			cJSON_AddNumberToObject(a, "alpha", m->adapter.alpha);
+		else
+			cJSON_AddNullToObject(a, "alpha");
+		cJSON *t = cJSON_AddArrayToObject(a, "targets");
+		for (size_t i = 0; i < m->adapter.ntargets; i++)
+			cJSON_AddItemToArray(t, cJSON_CreateString(m->adapter.targets[i]));
+		cJSON_AddNumberToObject(a, "params", (double)m->adapter.params);
+	}
+	return o;
+}

@@ -1,0 +1,238 @@
+/* models.c - the model catalog: every models/<name>.json data file (embedded or
+ * overridden), entries read generically into one list. */
+#include "vramfit/model/models.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "vramfit/base/data.h"
+#include "vramfit/base/json.h"
+
+#define MAX_FILES 64
+
+static struct {
+	bool loaded;
+	cJSON *roots[MAX_FILES];
+	size_t nroots;
+	struct vf_model_entry *entries;
+	size_t n;
+} cat;
+
+void vf_models_release(void)
+{
+	for (size_t i = 0; i < cat.nroots; i++)
+		cJSON_Delete(cat.roots[i]);
+	free(cat.entries);
+	memset(&cat, 0, sizeof cat);
+}
+
+static bool is_models_json(const char *name)
+{
+	size_t n = strlen(name);
+	return strncmp(name, "models/", 7) == 0 && n > 12 && strcmp(name + n - 5, ".json") == 0 &&
+	       !strchr(name + 7, '/');
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names "models/x.json": embedded ones plus those only present in an
+ * override directory. Sorted, unique. */
+static size_t file_names(char names[MAX_FILES][64])
+{
+	size_t n = 0;
+	const char *e;
+	for (size_t i = 0; (e = vf_data_embedded_name(i)) && n < MAX_FILES; i++)
+		if (is_models_json(e) && strlen(e) < 64)
+			snprintf(names[n++], 64, "%s", e);
+	char dirs[2][4096];
+	size_t nd = vf_data_override_dirs(dirs);
+	for (size_t k = 0; k < nd; k++) {
+		char sub[4200];
+		snprintf(sub, sizeof sub, "%s/models", dirs[k]);
+		DIR *dir = opendir(sub);
+		if (!dir)
+			continue;
+		struct dirent *de;
+		while ((de = readdir(dir)) && n < MAX_FILES) {
+			char name[64];
+			if (strlen(de->d_name) + 8 > sizeof name)
+				continue;
+			snprintf(name, sizeof name, "models/%s", de->d_name);
+			if (!is_models_json(name))
+				continue;
+			bool dup = false;
+			for (size_t i = 0; i < n; i++)
+				dup = dup || strcmp(names[i], name) == 0;
+			if (!dup)
+				snprintf(names[n++], 64, "%s", name);
+		}
+		closedir(dir);
+	}
+	char *ptrs[MAX_FILES];
+	char sorted[MAX_FILES][64];
+	for (size_t i = 0; i < n; i++)
+		ptrs[i] = names[i];
+	qsort(ptrs, n, sizeof ptrs[0], cmp_str);
+	for (size_t i = 0; i < n; i++)
+		memcpy(sorted[i], ptrs[i], 64);
+	memcpy(names, sorted, n * 64);
+	return n;
+}
+
+static vf_status read_entry(const cJSON *j, const char *file, size_t idx,
+			    struct vf_model_entry *e, struct vf_error *err)
+{
+	memset(e, 0, sizeof *e);
+	snprintf(e->file, sizeof e->file, "%s", file);
+	e->raw = j;
+	e->params = -1;
+	vf_arch_init(&e->arch);
+	if (!cJSON_IsObject(j))
+		return vf_error_set(err, VF_ERR, "%s: models[%zu]: expected an object", file, idx);
+	const char *id = vf_json_get_str(j, "id");
+	if (!id || !*id || strlen(id) >= sizeof e->id)
+		return vf_error_set(err, VF_ERR,
+				    "%s: models[%zu]: field id: expected a string of 1 to %zu "
+				    "characters",
+				    file, idx, sizeof e->id - 1);
+	for (const char *p = id; *p; p++)
+		if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || strchr("-._", *p)))
+			return vf_error_set(err, VF_ERR,
+					    "%s: model %s: field id: expected lower-case letters, "
+					    "digits, '-', '.', '_'",
+					    file, id);
+	snprintf(e->id, sizeof e->id, "%s", id);
+	const cJSON *aliases = cJSON_GetObjectItemCaseSensitive(j, "aliases");
+	if (aliases) {
+		const cJSON *al;
+		bool ok = cJSON_IsArray(aliases);
+		cJSON_ArrayForEach(al, aliases) ok = ok && cJSON_IsString(al);
+		if (!ok)
+			return vf_error_set(err, VF_ERR,
+					    "%s: model %s: field aliases: expected a list of strings",
+					    file, id);
+	}
+	const char *name = vf_json_get_str(j, "name");
+	snprintf(e->name, sizeof e->name, "%s", name ? name : id);
+	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(j, "kind");
+	if (kind && !cJSON_IsString(kind))
+		return vf_error_set(err, VF_ERR, "%s: model %s: field kind: expected a string", file,
+				    id);
+	snprintf(e->kind, sizeof e->kind, "%s", kind ? kind->valuestring : "llm");
+
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "params");
+	if (p && !cJSON_IsNull(p)) {
+		if (!vf_json_number_is_i64(p, &e->params) || e->params < 0)
+			return vf_error_set(err, VF_ERR,
+					    "%s: model %s: field params: expected a whole number >= 0 "
+					    "or null",
+					    file, id);
+	}
+	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(j, "config");
+	if (cfg && !cJSON_IsNull(cfg)) {
+		char what[160];
+		snprintf(what, sizeof what, "%s: model %s: config", file, id);
+		vf_status st = vf_arch_from_config(cfg, what, &e->arch, err);
+		/* other kinds may carry configs that are not a transformer's */
+		if (st == VF_ENOTFOUND && strcmp(e->kind, "llm") != 0) {
+			vf_error_clear(err);
+			vf_arch_init(&e->arch);
+		} else if (st != VF_OK) {
+			return st;
+		} else {
+			snprintf(e->arch.source, sizeof e->arch.source, "catalog");
+			e->has_arch = true;
+			e->has_groups = vf_arch_param_groups(&e->arch, &e->groups);
+			if (e->params < 0 && e->has_groups)
+				e->params = e->groups.total;
+		}
+	} else if (strcmp(e->kind, "llm") == 0) {
+		return vf_error_set(err, VF_ERR, "%s: model %s: field config: required for kind llm",
+				    file, id);
+	}
+	return VF_OK;
+}
+
+static vf_status load_file(const char *name, struct vf_error *err)
+{
+	cJSON *root = NULL;
+	char source[4200];
+	vf_status st = vf_data_load_json(name, &root, source, sizeof source, err);
+	if (st != VF_OK)
+		return st;
+	cat.roots[cat.nroots++] = root;
+	const cJSON *list = cJSON_IsArray(root) ? root
+						: cJSON_GetObjectItemCaseSensitive(root, "models");
+	if (!cJSON_IsArray(list))
+		return vf_error_set(err, VF_ERR, "%s: expected {\"models\": [...]} or an array",
+				    source);
+	size_t n = (size_t)cJSON_GetArraySize(list);
+	struct vf_model_entry *grown = realloc(cat.entries, (cat.n + n + 1) * sizeof *grown);
+	if (!grown)
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", source);
+	cat.entries = grown;
+	size_t i = 0;
+	const cJSON *j;
+	cJSON_ArrayForEach(j, list)
+	{
+		struct vf_model_entry *e = &cat.entries[cat.n];
+		st = read_entry(j, name, i++, e, err);
+		if (st != VF_OK)
+			return st;
+		for (size_t k = 0; k < cat.n; k++)
+			if (strcasecmp(cat.entries[k].id, e->id) == 0)
+				return vf_error_set(err, VF_ERR, "%s: model %s: id already used in %s",
+						    name, e->id, cat.entries[k].file);
+		cat.n++;
+	}
+	return VF_OK;
+}
+
+vf_status vf_models_load(struct vf_error *err)
+{
+	if (cat.loaded)
+		return VF_OK;
+	char names[MAX_FILES][64];
+	size_t n = file_names(names);
+	for (size_t i = 0; i < n; i++) {
+		vf_status st = load_file(names[i], err);
+		if (st != VF_OK) {
+			vf_models_release();
+			return st;
+		}
+	}
+	cat.loaded = true;
+	return VF_OK;
+}
+
+const struct vf_model_entry *vf_models_find(const char *id)
+{
+	if (!id || vf_models_load(NULL) != VF_OK)
+		return NULL;
+	for (size_t i = 0; i < cat.n; i++)
+		if (strcasecmp(cat.entries[i].id, id) == 0)
+			return &cat.entries[i];
+	for (size_t i = 0; i < cat.n; i++) {
+		const cJSON *al;
+		cJSON_ArrayForEach(al, cJSON_GetObjectItemCaseSensitive(cat.entries[i].raw, "aliases"))
+			if (strcasecmp(al->valuestring, id) == 0)
+				return &cat.entries[i];
+	}
+	return NULL;
+}
+
+const struct vf_model_entry *vf_models_list(size_t *n)
+{
+	*n = 0;
+	if (vf_models_load(NULL) != VF_OK)
+		return NULL;
+	*n = cat.n;
+	return cat.entries;
+}

@@ -1,0 +1,375 @@
+/* store.c - the SQLite trial history (see store.h).
+ * Schema version 1:
+ *   trials(config_hash TEXT PRIMARY KEY, run_dir, trainer, gpu, tier,
+ *          trial_index, change, deltas, outcome, evidence, exit_status,
+ *          steps_done, step_seconds, peak_bytes, predicted_peak_bytes,
+ *          wall_seconds, recorded_at)
+ * Unknown numbers are stored as NULL, never as 0. */
+#include "vramfit/tune/store.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+struct vf_store {
+	sqlite3 *db;
+	char path[1024];
+};
+
+static const char schema_v1[] =
+	"CREATE TABLE IF NOT EXISTS trials ("
+	" config_hash TEXT PRIMARY KEY,"
+	" run_dir TEXT NOT NULL,"
+	" trainer TEXT, gpu TEXT, tier TEXT,"
+	" trial_index INTEGER NOT NULL,"
+	" change TEXT NOT NULL,"
+	" deltas TEXT NOT NULL,"
+	" outcome TEXT NOT NULL,"
+	" evidence TEXT,"
+	" exit_status INTEGER,"
+	" steps_done INTEGER,"
+	" step_seconds REAL,"
+	" peak_bytes INTEGER,"
+	" predicted_peak_bytes INTEGER,"
+	" wall_seconds REAL,"
+	" recorded_at TEXT NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS trials_run ON trials(run_dir, trial_index);";
+
+const char *vf_store_default_path(char *out, size_t n)
+{
+	const char *h = getenv("VRAMFIT_HISTORY");
+	if (h && *h) {
+		snprintf(out, n, "%s", h);
+		return out;
+	}
+	const char *x = getenv("XDG_DATA_HOME");
+	if (x && *x == '/') {
+		snprintf(out, n, "%s/vramfit/history.db", x);
+		return out;
+	}
+	const char *home = getenv("HOME");
+	if (!home || !*home)
+		return NULL;
+	snprintf(out, n, "%s/.local/share/vramfit/history.db", home);
+	return out;
+}
+
+/* mkdir -p of the directory holding path. */
+static vf_status mkdirs_for(const char *path, struct vf_error *err)
+{
+	char dir[1024];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return VF_OK;
+	*slash = '\0';
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+			return vf_error_set(err, VF_ERR, "%s: cannot create directory: %s", dir, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return vf_error_set(err, VF_ERR, "%s: cannot create directory: %s", dir, strerror(errno));
+	return VF_OK;
+}
+
+static vf_status db_fail(struct vf_store *s, const char *what, struct vf_error *err)
+{
+	return vf_error_set(err, VF_ERR, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+}
+
+static vf_status exec(struct vf_store *s, const char *sql, struct vf_error *err)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		vf_error_set(err, VF_ERR, "%s: %s", s->path, msg ? msg : sqlite3_errmsg(s->db));
+		sqlite3_free(msg);
+		return VF_ERR;
+	}
+	return VF_OK;
+}
+
+static int user_version(struct vf_store *s)
+{
+	sqlite3_stmt *st;
+	int v = -1;
+	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			v = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	return v;
+}
+
+void vf_store_close(struct vf_store *s)
+{
+	if (!s)
+		return;
+	sqlite3_close(s->db);
+	free(s);
+}
+
+vf_status vf_store_open(const char *path, struct vf_store **out, struct vf_error *err)
+{
+	*out = NULL;
+	char def[1024];
+	if (!path && !(path = vf_store_default_path(def, sizeof def)))
+		return vf_error_set(err, VF_ERR,
+				    "history: no location for history.db (set XDG_DATA_HOME or HOME)");
+	vf_status st = mkdirs_for(path, err);
+	if (st)
+		return st;
+	struct vf_store *s = calloc(1, sizeof *s);
+	if (!s)
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
+	snprintf(s->path, sizeof s->path, "%s", path);
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		st = db_fail(s, "cannot open", err);
+		goto fail;
+	}
+	sqlite3_busy_timeout(s->db, 5000);
+	if ((st = exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err)))
+		goto fail;
+	int v = user_version(s);
+	if (v < 0) {
+		st = db_fail(s, "not a history database", err);
+		goto fail;
+	}
+	if (v > VF_STORE_SCHEMA_VERSION) {
+		st = vf_error_set(err, VF_ERR, "%s: schema version %d is newer than this vramfit's (%d)", path,
+				  v, VF_STORE_SCHEMA_VERSION);
+		goto fail;
+	}
+	if (v < 1) {
+		if ((st = exec(s, "BEGIN IMMEDIATE", err)))
+			goto fail;
+		if ((st = exec(s, schema_v1, err)) || (st = exec(s, "PRAGMA user_version = 1", err))) {
+			exec(s, "ROLLBACK", NULL);
+			goto fail;
+		}
+		if ((st = exec(s, "COMMIT", err)))
+			goto fail;
+	}
+	*out = s;
+	return VF_OK;
+fail:
+	vf_store_close(s);
+	return st;
+}
+
+void vf_store_hash(const void *config, size_t len, const char *trainer_cmd, char *out)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	const unsigned char *p = config;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	h = (h ^ 0) * 0x100000001b3ull;
+	for (const unsigned char *c = (const unsigned char *)(trainer_cmd ? trainer_cmd : ""); *c; c++)
+		h = (h ^ *c) * 0x100000001b3ull;
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_real_or_null(sqlite3_stmt *st, int i, double v)
+{
+	if (v >= 0)
+		sqlite3_bind_double(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_i64_or_null(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v >= 0)
+		sqlite3_bind_int64(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+vf_status vf_store_put(struct vf_store *s, const struct vf_store_ctx *ctx, const struct vf_trial *t,
+		       struct vf_error *err)
+{
+	static const char sql[] =
+		"INSERT OR REPLACE INTO trials (config_hash, run_dir, trainer, gpu, tier, trial_index,"
+		" change, deltas, outcome, evidence, exit_status, steps_done, step_seconds, peak_bytes,"
+		" predicted_peak_bytes, wall_seconds, recorded_at)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?, strftime('%Y-%m-%dT%H:%M:%SZ','now'))";
+	vf_status rc = exec(s, "BEGIN IMMEDIATE", err);
+	if (rc)
+		return rc;
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = db_fail(s, "prepare", err);
+		goto fail;
+	}
+	bind_text(st, 1, t->config_hash);
+	bind_text(st, 2, ctx->run_dir);
+	bind_text(st, 3, ctx->trainer);
+	bind_text(st, 4, ctx->gpu);
+	bind_text(st, 5, ctx->tier);
+	sqlite3_bind_int(st, 6, t->index);
+	bind_text(st, 7, t->change);
+	bind_text(st, 8, t->deltas);
+	bind_text(st, 9, vf_outcome_name(t->outcome));
+	bind_text(st, 10, t->evidence);
+	if (t->status >= 0)
+		sqlite3_bind_int(st, 11, t->status);
+	else
+		sqlite3_bind_null(st, 11);
+	sqlite3_bind_int(st, 12, t->steps_done);
+	bind_real_or_null(st, 13, t->step_seconds);
+	bind_i64_or_null(st, 14, t->peak_bytes);
+	bind_i64_or_null(st, 15, t->predicted_peak_bytes);
+	bind_real_or_null(st, 16, t->wall_seconds);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		rc = db_fail(s, "insert", err);
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	return exec(s, "COMMIT", err);
+fail:
+	sqlite3_finalize(st);
+	exec(s, "ROLLBACK", NULL);
+	return rc;
+}
+
+static void col_text(sqlite3_stmt *st, int i, char *out, size_t n)
+{
+	const unsigned char *v = sqlite3_column_text(st, i);
+	snprintf(out, n, "%s", v ? (const char *)v : "");
+}
+
+static double col_real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_double(st, i);
+}
+
+static int64_t col_i64(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
+#define ROW_COLS                                                                                  \
+	"config_hash, run_dir, trainer, gpu, tier, trial_index, change, deltas, outcome, evidence," \
+	" exit_status, steps_done, step_seconds, peak_bytes, predicted_peak_bytes, wall_seconds,"    \
+	" recorded_at"
+
+static void read_row(sqlite3_stmt *st, struct vf_store_row *r)
+{
+	memset(r, 0, sizeof *r);
+	vf_trial_init(&r->t);
+	col_text(st, 0, r->t.config_hash, sizeof r->t.config_hash);
+	col_text(st, 1, r->run_dir, sizeof r->run_dir);
+	col_text(st, 2, r->trainer, sizeof r->trainer);
+	col_text(st, 3, r->gpu, sizeof r->gpu);
+	col_text(st, 4, r->tier, sizeof r->tier);
+	r->t.index = sqlite3_column_int(st, 5);
+	col_text(st, 6, r->t.change, sizeof r->t.change);
+	col_text(st, 7, r->t.deltas, sizeof r->t.deltas);
+	char oc[32];
+	col_text(st, 8, oc, sizeof oc);
+	if (!vf_outcome_parse(oc, &r->t.outcome))
+		r->t.outcome = VF_OUTCOME_CRASH;
+	col_text(st, 9, r->t.evidence, sizeof r->t.evidence);
+	r->t.status = (int)col_i64(st, 10);
+	r->t.steps_done = sqlite3_column_int(st, 11);
+	r->t.step_seconds = col_real(st, 12);
+	r->t.peak_bytes = col_i64(st, 13);
+	r->t.predicted_peak_bytes = col_i64(st, 14);
+	r->t.wall_seconds = col_real(st, 15);
+	col_text(st, 16, r->recorded_at, sizeof r->recorded_at);
+}
+
+vf_status vf_store_find(struct vf_store *s, const char *config_hash, struct vf_trial *out,
+			bool *found, struct vf_error *err)
+{
+	*found = false;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "SELECT " ROW_COLS " FROM trials WHERE config_hash = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return db_fail(s, "prepare", err);
+	bind_text(st, 1, config_hash);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		struct vf_store_row *r = malloc(sizeof *r);
+		if (!r) {
+			sqlite3_finalize(st);
+			return vf_error_set(err, VF_ENOMEM, "%s: out of memory", s->path);
+		}
+		read_row(st, r);
+		*out = r->t;
+		free(r);
+		*found = true;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(s, "select", err);
+	return VF_OK;
+}
+
+vf_status vf_store_forget_run(struct vf_store *s, const char *run_dir, struct vf_error *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "DELETE FROM trials WHERE run_dir = ?", -1, &st, NULL) != SQLITE_OK)
+		return db_fail(s, "prepare", err);
+	bind_text(st, 1, run_dir);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? VF_OK : db_fail(s, "delete", err);
+}
+
+vf_status vf_store_list(struct vf_store *s, const char *run_dir, struct vf_store_row **rows,
+			size_t *n, struct vf_error *err)
+{
+	*rows = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	const char *sql = run_dir ? "SELECT " ROW_COLS " FROM trials WHERE run_dir = ?"
+				    " ORDER BY recorded_at, run_dir, trial_index"
+				  : "SELECT " ROW_COLS " FROM trials ORDER BY recorded_at, run_dir, trial_index";
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_fail(s, "prepare", err);
+	if (run_dir)
+		bind_text(st, 1, run_dir);
+	size_t alloc = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == alloc) {
+			size_t na = alloc ? alloc * 2 : 16;
+			struct vf_store_row *r = realloc(*rows, na * sizeof *r);
+			if (!r) {
+				sqlite3_finalize(st);
+				free(*rows);
+				*rows = NULL;
+				*n = 0;
+				return vf_error_set(err, VF_ENOMEM, "%s: out of memory", s->path);
+			}
+			*rows = r;
+			alloc = na;
+		}
+		read_row(st, &(*rows)[(*n)++]);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*rows);
+		*rows = NULL;
+		*n = 0;
+		return db_fail(s, "select", err);
+	}
+	return VF_OK;
+}

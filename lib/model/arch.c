@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "vramfit/base/json.h"
+#include "arch-internal.h"
 
 void vf_arch_init(struct vf_arch *a)
 {
@@ -29,65 +30,14 @@ void vf_arch_init(struct vf_arch *a)
 	a->max_positions = -1;
 	a->rotary_pct = 1.0;
 	a->norms_per_layer = 2;
+	a->moe_layers = -1;
+	a->norm_affine = -1;
+	a->params_exact = -1;
 }
-
-/* The families we know how their modules are built. */
-enum fam {
-	FAM_GENERIC, /* llama-like layout on the common keys */
-	FAM_LLAMA,
-	FAM_MISTRAL,
-	FAM_MIXTRAL,
-	FAM_QWEN2,
-	FAM_QWEN3,
-	FAM_GEMMA,
-	FAM_GEMMA2,
-	FAM_GEMMA3,
-	FAM_PHI3,
-	FAM_GPT2,
-	FAM_NEOX,
-	FAM_T5,
-	FAM_FALCON,
-};
-
-static const struct {
-	const char *name;
-	enum fam fam;
-} families[] = {
-	{"llama", FAM_LLAMA},    {"mistral", FAM_MISTRAL}, {"mixtral", FAM_MIXTRAL},
-	{"qwen2", FAM_QWEN2},    {"qwen3", FAM_QWEN3},     {"gemma", FAM_GEMMA},
-	{"gemma2", FAM_GEMMA2},  {"gemma3", FAM_GEMMA3},   {"gemma3_text", FAM_GEMMA3},
-	{"phi3", FAM_PHI3},      {"gpt2", FAM_GPT2},       {"gpt_neox", FAM_NEOX},
-	{"t5", FAM_T5},          {"falcon", FAM_FALCON},   {"RefinedWeb", FAM_FALCON},
-	{"RefinedWebModel", FAM_FALCON},
-};
-
-/* architectures[0] class-name prefixes, for configs without model_type. */
-static const struct {
-	const char *prefix;
-	const char *family;
-} arch_classes[] = {
-	{"Llama", "llama"},   {"Mistral", "mistral"}, {"Mixtral", "mixtral"},
-	{"Qwen2", "qwen2"},   {"Qwen3", "qwen3"},     {"Gemma3", "gemma3"},
-	{"Gemma2", "gemma2"}, {"Gemma", "gemma"},     {"Phi3", "phi3"},
-	{"GPT2", "gpt2"},     {"GPTNeoX", "gpt_neox"}, {"T5", "t5"},
-	{"Falcon", "falcon"},
-};
-
-static enum fam family_of(const char *name)
-{
-	for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-		if (strcmp(families[i].name, name) == 0)
-			return families[i].fam;
-	return FAM_GENERIC;
-}
-
-/* No dimension of a real model comes near this; bounding them keeps every
- * product below in checked 64-bit arithmetic. */
-#define VF_ARCH_MAX_DIM ((int64_t)1 << 40)
 
 /* Read an integer field that, when present, must be a whole number >= min. */
-static vf_status get_int(const cJSON *cfg, const char *key, int64_t min, int64_t *out,
-			 bool *found, const char *what, struct vf_error *err)
+vf_status vf__arch_get_int(const cJSON *cfg, const char *key, int64_t min, int64_t *out,
+			   bool *found, const char *what, struct vf_error *err)
 {
 	const cJSON *n = cJSON_GetObjectItemCaseSensitive(cfg, key);
 	*found = false;
@@ -104,20 +54,20 @@ static vf_status get_int(const cJSON *cfg, const char *key, int64_t min, int64_t
 }
 
 /* First of keys[] present; *out untouched when none. */
-static vf_status get_int_any(const cJSON *cfg, const char *const *keys, int64_t min,
-			     int64_t *out, bool *found, const char *what, struct vf_error *err)
+vf_status vf__arch_get_int_any(const cJSON *cfg, const char *const *keys, int64_t min,
+			       int64_t *out, bool *found, const char *what, struct vf_error *err)
 {
 	*found = false;
 	for (size_t i = 0; keys[i]; i++) {
-		vf_status st = get_int(cfg, keys[i], min, out, found, what, err);
+		vf_status st = vf__arch_get_int(cfg, keys[i], min, out, found, what, err);
 		if (st != VF_OK || *found)
 			return st;
 	}
 	return VF_OK;
 }
 
-static vf_status get_bool(const cJSON *cfg, const char *key, bool *out, const char *what,
-			  struct vf_error *err)
+vf_status vf__arch_get_bool(const cJSON *cfg, const char *key, bool *out, const char *what,
+			    struct vf_error *err)
 {
 	const cJSON *n = cJSON_GetObjectItemCaseSensitive(cfg, key);
 	if (!n || cJSON_IsNull(n))
@@ -128,27 +78,18 @@ static vf_status get_bool(const cJSON *cfg, const char *key, bool *out, const ch
 	return VF_OK;
 }
 
-#define TRY(x)                               \
-	do {                                 \
-		vf_status st_ = (x);         \
-		if (st_ != VF_OK)            \
-			return st_;          \
-	} while (0)
+#define TRY VF_TRY
+#define KEYS VF_KEYS
+#define READ VF_READ
+#define get_int vf__arch_get_int
+#define get_int_any vf__arch_get_int_any
+#define get_bool vf__arch_get_bool
 
-#define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
-
-/* Read one integer field into a->field, setting the known bit. */
-#define READ(keys, min, field, bit)                                                  \
-	do {                                                                         \
-		bool f_;                                                             \
-		TRY(get_int_any(cfg, keys, min, &a->field, &f_, what, err));         \
-		if (f_)                                                              \
-			a->known |= (bit);                                           \
-	} while (0)
-
-static vf_status read_t5(const cJSON *cfg, const char *what, struct vf_arch *a,
+static vf_status read_t5(const cJSON *cfg, const char *family, const char *what,
+			 struct vf_arch *a,
 			 struct vf_error *err)
 {
+	(void)family;
 	bool f;
 	READ(KEYS("d_model"), 1, hidden, VF_ARCH_F_HIDDEN);
 	READ(KEYS("num_layers"), 0, layers, VF_ARCH_F_LAYERS);
@@ -176,9 +117,11 @@ static vf_status read_t5(const cJSON *cfg, const char *what, struct vf_arch *a,
 	return VF_OK;
 }
 
-static vf_status read_gpt2(const cJSON *cfg, const char *what, struct vf_arch *a,
+static vf_status read_gpt2(const cJSON *cfg, const char *family, const char *what,
+			 struct vf_arch *a,
 			   struct vf_error *err)
 {
+	(void)family;
 	READ(KEYS("n_embd", "hidden_size"), 1, hidden, VF_ARCH_F_HIDDEN);
 	READ(KEYS("n_layer", "num_hidden_layers"), 0, layers, VF_ARCH_F_LAYERS);
 	READ(KEYS("n_head", "num_attention_heads"), 1, heads, VF_ARCH_F_HEADS);
@@ -209,7 +152,8 @@ static vf_status read_gpt2(const cJSON *cfg, const char *what, struct vf_arch *a
 	return VF_OK;
 }
 
-static vf_status read_falcon(const cJSON *cfg, const char *what, struct vf_arch *a,
+static vf_status read_falcon(const cJSON *cfg, const char *family, const char *what,
+			 struct vf_arch *a,
 			     struct vf_error *err)
 {
 	bool f;
@@ -221,6 +165,14 @@ static vf_status read_falcon(const cJSON *cfg, const char *what, struct vf_arch 
 	READ(KEYS("max_position_embeddings"), 1, max_positions, VF_ARCH_F_MAX_POSITIONS);
 	READ(KEYS("head_dim"), 1, head_dim, VF_ARCH_F_HEAD_DIM);
 	bool new_arch = false, multi_query = true, parallel = true, bias = false;
+	/* The legacy RW configs of the 40B generation (model_type RefinedWeb)
+	 * carry n_head_kv: their code is the new decoder architecture
+	 * (grouped k/v, ln_attn + ln_mlp); the 7B generation's (RefinedWebModel)
+	 * is multi-query with one norm. */
+	(void)family;
+	if (cJSON_GetObjectItemCaseSensitive(cfg, "n_head_kv") &&
+	    !cJSON_GetObjectItemCaseSensitive(cfg, "new_decoder_architecture"))
+		new_arch = true;
 	TRY(get_bool(cfg, "new_decoder_architecture", &new_arch, what, err));
 	TRY(get_bool(cfg, "multi_query", &multi_query, what, err));
 	TRY(get_bool(cfg, "parallel_attn", &parallel, what, err));
@@ -265,9 +217,11 @@ static vf_status read_falcon(const cJSON *cfg, const char *what, struct vf_arch 
 	return VF_OK;
 }
 
-static vf_status read_neox(const cJSON *cfg, const char *what, struct vf_arch *a,
+static vf_status read_neox(const cJSON *cfg, const char *family, const char *what,
+			 struct vf_arch *a,
 			   struct vf_error *err)
 {
+	(void)family;
 	READ(KEYS("hidden_size"), 1, hidden, VF_ARCH_F_HIDDEN);
 	READ(KEYS("num_hidden_layers"), 0, layers, VF_ARCH_F_LAYERS);
 	READ(KEYS("num_attention_heads"), 1, heads, VF_ARCH_F_HEADS);
@@ -302,9 +256,55 @@ static vf_status read_neox(const cJSON *cfg, const char *what, struct vf_arch *a
 	return VF_OK;
 }
 
-/* llama and the families built like it: RMSNorm, gated MLP, rotary. */
-static vf_status read_llama_like(const cJSON *cfg, enum fam fam, const char *what,
-				 struct vf_arch *a, struct vf_error *err)
+/* The llama-like families: RMSNorm, gated MLP, rotary; what differs is
+ * data (each config class's defaults and the modules its decoder layer
+ * builds). */
+static const struct llama_like {
+	const char *name;
+	int64_t head_dim;   /* default head_dim; 0: hidden / heads */
+	int64_t vocab;      /* default vocab_size; 0: none */
+	bool tied;          /* default tie_word_embeddings */
+	bool qkv_bias;      /* default attention bias on q, k, v (o: attention_bias o_bias) */
+	bool qkv_forced;    /* q/k/v biases whatever attention_bias says, o without (qwen2) */
+	bool o_bias;        /* o_proj bias follows attention_bias */
+	int norms;          /* norm modules per decoder layer */
+	int norm_affine;    /* 1 weight (RMSNorm), 0 no parameters (olmo) */
+	int qk_norm;        /* 0 none, 1 one head_dim weight each, 2 full width (heads*hd) */
+	bool parallel;      /* attention and MLP read the same normed input (cohere) */
+	bool moe;           /* num_local_experts / num_experts_per_tok (mixtral) */
+} llama_likes[] = {
+	/* name         hd   vocab   tied   qkvb   forced ob     n  aff qk par    moe */
+	{"llama",       0,   32000,  false, false, false, true,  2, 1, 0, false, false},
+	{"mistral",     0,   32000,  false, false, false, true,  2, 1, 0, false, false},
+	{"mixtral",     0,   32000,  false, false, false, true,  2, 1, 0, false, true},
+	{"qwen2",       0,   151936, false, true,  true,  false, 2, 1, 0, false, false},
+	{"qwen3",       128, 151936, false, false, false, true,  2, 1, 1, false, false},
+	{"gemma",       256, 256000, true,  false, false, true,  2, 1, 0, false, false},
+	{"gemma2",      256, 256000, true,  false, false, true,  4, 1, 0, false, false},
+	{"gemma3",      256, 262208, true,  false, false, true,  4, 1, 1, false, false},
+	{"gemma3_text", 256, 262208, true,  false, false, true,  4, 1, 1, false, false},
+	{"phi3",        0,   32064,  false, false, false, true,  2, 1, 0, false, false},
+	{"granite",     0,   32000,  false, false, false, true,  2, 1, 0, false, false},
+	{"olmo",        0,   50304,  false, false, false, true,  2, 0, 0, false, false},
+	{"olmo2",       0,   50304,  false, false, false, true,  2, 1, 2, false, false},
+	{"cohere",      0,   256000, true,  false, false, true,  1, 1, 0, true,  false},
+	{"glm",         128, 151552, false, true,  false, false, 2, 1, 0, false, false},
+	{"glm4",        128, 151552, false, true,  false, false, 4, 1, 0, false, false},
+	{"",            0,   0,      false, false, false, true,  2, 1, 0, false, false},
+};
+
+static const struct llama_like *llama_like_of(const char *family)
+{
+	size_t n = sizeof llama_likes / sizeof llama_likes[0];
+	for (size_t i = 0; i + 1 < n; i++)
+		if (strcmp(llama_likes[i].name, family) == 0)
+			return &llama_likes[i];
+	return &llama_likes[n - 1];
+}
+
+/* The keys every llama-like config names its sizes with. */
+static vf_status read_common_sizes(const cJSON *cfg, const char *what, struct vf_arch *a,
+				   struct vf_error *err)
 {
 	bool f;
 	READ(KEYS("hidden_size", "d_model", "n_embd", "dim"), 1, hidden, VF_ARCH_F_HIDDEN);
@@ -334,59 +334,168 @@ static vf_status read_llama_like(const cJSON *cfg, enum fam fam, const char *wha
 		a->kv_heads = a->heads;
 		a->known |= VF_ARCH_F_KV_HEADS;
 	}
-	/* Default head_dim: gemma* 256, qwen3 128 (their config classes);
-	 * otherwise hidden / heads. */
+	return VF_OK;
+}
+
+vf_status vf__arch_read_sliding(const cJSON *cfg, const char *what, struct vf_arch *a,
+				struct vf_error *err)
+{
+	bool f, use = true;
+	TRY(get_bool(cfg, "use_sliding_window", &use, what, err));
+	TRY(get_int(cfg, "sliding_window", 0, &a->sliding_window, &f, what, err));
+	if (!f || !use) {
+		a->sliding_window = 0;
+		return VF_OK;
+	}
+	const cJSON *types = cJSON_GetObjectItemCaseSensitive(cfg, "layer_types");
+	const cJSON *t;
+	a->sliding_layers = 0;
+	if (cJSON_IsArray(types)) {
+		cJSON_ArrayForEach(t, types)
+		if (cJSON_IsString(t) && strcmp(t->valuestring, "sliding_attention") == 0)
+			a->sliding_layers++;
+	} else if (a->known & VF_ARCH_F_LAYERS) {
+		a->sliding_layers = a->layers;
+	}
+	return VF_OK;
+}
+
+vf_status vf__arch_read_llama_like(const cJSON *cfg, const char *family, const char *what,
+				   struct vf_arch *a, struct vf_error *err)
+{
+	const struct llama_like *ll = llama_like_of(family);
+	bool f;
+	TRY(read_common_sizes(cfg, what, a, err));
 	if (!(a->known & VF_ARCH_F_HEAD_DIM)) {
-		if (fam == FAM_GEMMA || fam == FAM_GEMMA2 || fam == FAM_GEMMA3)
-			a->head_dim = 256;
-		else if (fam == FAM_QWEN3)
-			a->head_dim = 128;
+		if (ll->head_dim)
+			a->head_dim = ll->head_dim;
 		else if ((a->known & VF_ARCH_F_HIDDEN) && (a->known & VF_ARCH_F_HEADS))
 			a->head_dim = a->hidden / a->heads;
 		if (a->head_dim > 0)
 			a->known |= VF_ARCH_F_HEAD_DIM;
 	}
+	if (ll->vocab)
+		VF_DEFAULT(vocab, VF_ARCH_F_VOCAB, ll->vocab);
 	a->gated_mlp = true;
-	a->tied_embeddings = fam == FAM_GEMMA || fam == FAM_GEMMA2 || fam == FAM_GEMMA3;
+	a->tied_embeddings = ll->tied;
 	TRY(get_bool(cfg, "tie_word_embeddings", &a->tied_embeddings, what, err));
 	a->known |= VF_ARCH_F_TIED;
 
-	bool attn_bias = false;
+	bool attn_bias = ll->qkv_bias;
 	TRY(get_bool(cfg, "attention_bias", &attn_bias, what, err));
-	a->qkv_bias = a->o_bias = attn_bias;
-	if (fam == FAM_QWEN2) { /* Qwen2Attention: q/k/v biases, o without */
-		a->qkv_bias = true;
-		a->o_bias = false;
-	}
+	a->qkv_bias = ll->qkv_forced || attn_bias;
+	a->o_bias = ll->o_bias && attn_bias;
 	TRY(get_bool(cfg, "mlp_bias", &a->mlp_bias, what, err));
 	a->linear_bias = a->qkv_bias && a->o_bias && a->mlp_bias;
-	a->qk_norm = fam == FAM_QWEN3 || fam == FAM_GEMMA3;
-	a->norms_per_layer = (fam == FAM_GEMMA2 || fam == FAM_GEMMA3) ? 4 : 2;
+	a->norms_per_layer = ll->norms;
+	a->norm_affine = ll->norm_affine;
+	a->parallel_attn = ll->parallel;
+	a->qk_norm = ll->qk_norm != 0;
+	a->qk_norm_full = ll->qk_norm == 2;
+	if (strcmp(family, "cohere") == 0) {
+		TRY(get_bool(cfg, "use_qk_norm", &a->qk_norm, what, err));
+		a->qk_norm_full = a->qk_norm;
+	}
+	vf_json_get_double(cfg, "partial_rotary_factor", &a->rotary_pct);
+	TRY(vf__arch_read_sliding(cfg, what, a, err));
 
-	if (fam == FAM_MIXTRAL) {
+	a->experts = 0;
+	a->experts_per_token = 0;
+	if (ll->moe) {
 		a->experts = 8;
 		a->experts_per_token = 2;
 		TRY(get_int(cfg, "num_local_experts", 1, &a->experts, &f, what, err));
 		TRY(get_int(cfg, "num_experts_per_tok", 1, &a->experts_per_token, &f, what, err));
-		a->known |= VF_ARCH_F_EXPERTS | VF_ARCH_F_EXPERTS_PER_TOKEN;
-	} else if (fam != FAM_GENERIC) {
-		a->experts = 0;
-		a->experts_per_token = 0;
-		a->known |= VF_ARCH_F_EXPERTS | VF_ARCH_F_EXPERTS_PER_TOKEN;
-	} else {
-		/* Generic: MoE keys when present. */
-		bool fe = false, fk = false;
-		TRY(get_int_any(cfg, KEYS("num_local_experts", "num_experts"), 0, &a->experts, &fe,
+	} else if (!ll->name[0]) {
+		/* an unknown family: MoE keys when present (named approximate by
+		 * the key check) */
+		TRY(get_int_any(cfg, KEYS("num_local_experts", "num_experts"), 0, &a->experts, &f,
 				what, err));
-		TRY(get_int(cfg, "num_experts_per_tok", 0, &a->experts_per_token, &fk, what, err));
-		if (!fe)
-			a->experts = 0;
-		if (!fk)
-			a->experts_per_token = 0;
-		a->known |= VF_ARCH_F_EXPERTS | VF_ARCH_F_EXPERTS_PER_TOKEN;
+		TRY(get_int(cfg, "num_experts_per_tok", 0, &a->experts_per_token, &f, what, err));
 	}
+	a->known |= VF_ARCH_F_EXPERTS | VF_ARCH_F_EXPERTS_PER_TOKEN;
 	return VF_OK;
 }
+
+static vf_status read_llama_like(const cJSON *cfg, const char *family, const char *what,
+				 struct vf_arch *a, struct vf_error *err)
+{
+	return vf__arch_read_llama_like(cfg, family, what, a, err);
+}
+
+/* Every family with a reader: model_type -> reader and reported family. */
+static const struct {
+	const char *model_type;
+	const char *family; /* as reported (NULL: model_type) */
+	vf__arch_reader read;
+} families[] = {
+	{"t5", NULL, read_t5},
+	{"gpt2", NULL, read_gpt2},
+	{"gpt_neox", NULL, read_neox},
+	{"falcon", NULL, read_falcon},
+	{"RefinedWeb", "falcon", read_falcon},
+	{"RefinedWebModel", "falcon", read_falcon},
+	{"llama", NULL, read_llama_like},
+	{"mistral", NULL, read_llama_like},
+	{"mixtral", NULL, read_llama_like},
+	{"qwen2", NULL, read_llama_like},
+	{"qwen3", NULL, read_llama_like},
+	{"gemma", NULL, read_llama_like},
+	{"gemma2", NULL, read_llama_like},
+	{"gemma3", NULL, read_llama_like},
+	{"gemma3_text", "gemma3", read_llama_like},
+	{"phi3", NULL, read_llama_like},
+	{"granite", NULL, read_llama_like},
+	{"olmo", NULL, read_llama_like},
+	{"olmo2", NULL, read_llama_like},
+	{"cohere", NULL, read_llama_like},
+	{"glm", NULL, read_llama_like},
+	{"glm4", NULL, read_llama_like},
+	{"qwen2_moe", NULL, vf__arch_read_qwen_moe},
+	{"qwen3_moe", NULL, vf__arch_read_qwen_moe},
+	{"deepseek_v2", NULL, vf__arch_read_deepseek},
+	{"deepseek_v3", NULL, vf__arch_read_deepseek},
+	{"gpt_oss", NULL, vf__arch_read_gpt_oss},
+	{"llama4", "llama4", vf__arch_read_llama4},
+	{"llama4_text", "llama4", vf__arch_read_llama4},
+	{"granitemoe", NULL, vf__arch_read_granitemoe},
+	{"granitemoeshared", NULL, vf__arch_read_granitemoe},
+	{"phi", NULL, vf__arch_read_phi},
+	{"phi-msft", "phi", vf__arch_read_phi},
+	{"mixformer-sequential", "phi", vf__arch_read_phi},
+	{"stablelm", NULL, vf__arch_read_stablelm},
+	{"stablelm_epoch", "stablelm", vf__arch_read_stablelm},
+	{"bloom", NULL, vf__arch_read_bloom},
+	{"bert", NULL, vf__arch_read_bert},
+	{"roberta", NULL, vf__arch_read_bert},
+	{"xlm-roberta", NULL, vf__arch_read_bert},
+	{"deberta-v2", NULL, vf__arch_read_bert},
+};
+
+static int family_index(const char *model_type)
+{
+	for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+		if (strcmp(families[i].model_type, model_type) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* architectures[0] class-name prefixes, for configs without model_type. */
+static const struct {
+	const char *prefix;
+	const char *family;
+} arch_classes[] = {
+	{"Llama4", "llama4"},     {"Llama", "llama"},       {"Mistral", "mistral"},
+	{"Mixtral", "mixtral"},   {"Qwen2Moe", "qwen2_moe"}, {"Qwen3Moe", "qwen3_moe"},
+	{"Qwen2", "qwen2"},       {"Qwen3", "qwen3"},       {"Gemma3", "gemma3"},
+	{"Gemma2", "gemma2"},     {"Gemma", "gemma"},       {"Phi3", "phi3"},
+	{"PhiForCausal", "phi"},  {"MixFormer", "mixformer-sequential"},
+	{"GPT2", "gpt2"},         {"GPTNeoX", "gpt_neox"},  {"T5", "t5"},
+	{"Falcon", "falcon"},     {"RWFor", "RefinedWeb"},  {"Bloom", "bloom"},
+	{"DeepseekV3", "deepseek_v3"}, {"DeepseekV2", "deepseek_v2"},
+	{"GptOss", "gpt_oss"},    {"StableLm", "stablelm"},  {"StableLMEpoch", "stablelm_epoch"},
+	{"Bert", "bert"},         {"Roberta", "roberta"},   {"DebertaV2", "deberta-v2"},
+};
 
 static const char *family_from_classes(const cJSON *cfg)
 {
@@ -401,26 +510,23 @@ static const char *family_from_classes(const cJSON *cfg)
 	return NULL;
 }
 
-vf_status vf_arch_from_config(const cJSON *cfg, const char *what, struct vf_arch *a,
-			      struct vf_error *err)
+/* The model_type, and the object holding the language model's sizes: a
+ * multimodal wrapper (gemma3, llama4) nests it in text_config. */
+static const char *model_type_of(const cJSON *cfg, const cJSON **src)
 {
-	vf_arch_init(a);
-	snprintf(a->source, sizeof a->source, "config.json");
-	if (!cJSON_IsObject(cfg))
-		return vf_error_set(err, VF_ERR, "%s: expected a JSON object (a model config)", what);
-
 	const char *mt = vf_json_get_str(cfg, "model_type");
 	if (!mt)
 		mt = family_from_classes(cfg);
 	if (!mt) /* diffusers configs name their class */
 		mt = vf_json_get_str(cfg, "_class_name");
-	/* Multimodal wrappers (gemma3): the language model is text_config. */
 	const cJSON *text = cJSON_GetObjectItemCaseSensitive(cfg, "text_config");
-	const cJSON *src = cfg;
+	*src = cfg;
 	if (cJSON_IsObject(text) && !cJSON_GetObjectItemCaseSensitive(cfg, "hidden_size")) {
-		src = text;
+		*src = text;
 		const char *tmt = vf_json_get_str(text, "model_type");
-		if (!mt && tmt)
+		if (tmt && family_index(tmt) >= 0)
+			mt = tmt;
+		else if (!mt)
 			mt = tmt;
 	}
 	if (!mt) {
@@ -433,42 +539,12 @@ vf_status vf_arch_from_config(const cJSON *cfg, const char *what, struct vf_arch
 		else if (cJSON_GetObjectItemCaseSensitive(cfg, "rotary_pct"))
 			mt = "gpt_neox";
 	}
-	enum fam fam = mt ? family_of(mt) : FAM_GENERIC;
-	if (mt) {
-		snprintf(a->family, sizeof a->family, "%s",
-			 strcmp(mt, "gemma3_text") == 0 ? "gemma3" : mt);
-		if (fam == FAM_FALCON)
-			snprintf(a->family, sizeof a->family, "falcon");
-		a->known |= VF_ARCH_F_FAMILY;
-	}
+	return mt;
+}
 
-	vf_status st;
-	switch (fam) {
-	case FAM_T5:
-		st = read_t5(src, what, a, err);
-		break;
-	case FAM_GPT2:
-		st = read_gpt2(src, what, a, err);
-		break;
-	case FAM_NEOX:
-		st = read_neox(src, what, a, err);
-		break;
-	case FAM_FALCON:
-		st = read_falcon(src, what, a, err);
-		break;
-	default:
-		st = read_llama_like(src, fam, what, a, err);
-		break;
-	}
-	if (st != VF_OK)
-		return st;
-	/* The known families without experts are dense. */
-	if (fam != FAM_GENERIC && !(a->known & VF_ARCH_F_EXPERTS)) {
-		a->experts = 0;
-		a->experts_per_token = 0;
-		a->known |= VF_ARCH_F_EXPERTS | VF_ARCH_F_EXPERTS_PER_TOKEN;
-	}
-	/* Multi-head attention unless the family said otherwise. */
+/* What every family leaves to the common rules, and the checks. */
+static vf_status settle(struct vf_arch *a, const char *what, struct vf_error *err)
+{
 	if ((a->known & VF_ARCH_F_HEADS) && !(a->known & VF_ARCH_F_KV_HEADS)) {
 		a->kv_heads = a->heads;
 		a->known |= VF_ARCH_F_KV_HEADS;
@@ -478,6 +554,10 @@ vf_status vf_arch_from_config(const cJSON *cfg, const char *what, struct vf_arch
 		a->head_dim = a->hidden / a->heads;
 		a->known |= VF_ARCH_F_HEAD_DIM;
 	}
+	if (a->experts > 0 && a->moe_ffn <= 0 && (a->known & VF_ARCH_F_FFN))
+		a->moe_ffn = a->ffn;
+	if (a->experts > 0 && a->moe_layers < 0 && (a->known & VF_ARCH_F_LAYERS))
+		a->moe_layers = a->layers;
 	if (!(a->known & VF_ARCH_F_HIDDEN))
 		return vf_error_set(err, VF_ENOTFOUND,
 				    "%s: no hidden size (expected hidden_size, d_model or n_embd)",
@@ -493,6 +573,43 @@ vf_status vf_arch_from_config(const cJSON *cfg, const char *what, struct vf_arch
 				    "%s: %lld attention heads are not a multiple of %lld key/value "
 				    "heads",
 				    what, (long long)a->heads, (long long)a->kv_heads);
+	return VF_OK;
+}
+
+vf_status vf_arch_from_config(const cJSON *cfg, const char *what, struct vf_arch *a,
+			      struct vf_error *err)
+{
+	vf_arch_init(a);
+	snprintf(a->source, sizeof a->source, "config.json");
+	if (!cJSON_IsObject(cfg))
+		return vf_error_set(err, VF_ERR, "%s: expected a JSON object (a model config)", what);
+	const cJSON *src = cfg;
+	const char *mt = model_type_of(cfg, &src);
+	int fi = mt ? family_index(mt) : -1;
+	const char *family = fi >= 0 ? (families[fi].family ? families[fi].family : mt) : "";
+	if (mt) {
+		snprintf(a->family, sizeof a->family, "%s", fi >= 0 ? family : mt);
+		a->known |= VF_ARCH_F_FAMILY;
+	}
+	vf_status st = fi >= 0 ? families[fi].read(src, mt, what, a, err)
+			       : read_llama_like(src, "", what, a, err);
+	if (st != VF_OK)
+		return st;
+	st = settle(a, what, err);
+	if (st != VF_OK)
+		return st;
+	if (fi < 0) {
+		char note[96];
+		snprintf(note, sizeof note, "model_type %s", mt ? mt : "(none)");
+		vf_arch_not_understood(a, note);
+	}
+	const char *table = fi >= 0 ? families[fi].model_type : "";
+	if (src != cfg) {
+		vf_arch_check_keys(cfg, table, "", a);
+		vf_arch_check_keys(src, table, "text_config.", a);
+	} else {
+		vf_arch_check_keys(cfg, table, "", a);
+	}
 	return VF_OK;
 }
 
@@ -577,36 +694,41 @@ static bool groups_t5(const struct vf_arch *a, struct vf_param_groups *g)
 	return true;
 }
 
-bool vf_arch_param_groups(const struct vf_arch *a, struct vf_param_groups *g)
+/* Parameters of one attention block: standard (q, k, v, o with biases,
+ * gpt-oss sinks) or multi-head latent attention. Norms inside the block
+ * (MLA's q_a / kv_a norms) go to *norms. */
+static bool attn_params(const struct vf_arch *a, int64_t *out, int64_t *norms)
 {
-	memset(g, 0, sizeof *g);
-	if (!NEED(VF_ARCH_F_HIDDEN | VF_ARCH_F_LAYERS | VF_ARCH_F_HEADS | VF_ARCH_F_KV_HEADS |
-		  VF_ARCH_F_HEAD_DIM | VF_ARCH_F_FFN | VF_ARCH_F_VOCAB | VF_ARCH_F_TIED))
-		return false;
-	if (a->hidden <= 0 || a->heads <= 0 || a->kv_heads <= 0 || a->head_dim <= 0 ||
-	    a->ffn < 0 || a->vocab < 0 || a->layers < 0)
-		return false;
-	if (strcmp(a->family, "t5") == 0) {
-		if (!groups_t5(a, g))
-			return false;
-		goto total;
+	int64_t H = a->hidden, N = a->heads, q, kv, t, per;
+	*norms = 0;
+	if (a->kv_lora_rank > 0) {
+		int64_t qk = a->qk_nope_dim + a->qk_rope_dim, qr = a->q_lora_rank;
+		int64_t kvl = a->kv_lora_rank;
+		if (qr > 0) { /* q_a_proj, q_a_layernorm, q_b_proj */
+			P(per, 2, H, qr);
+			P(t, 3, qr, N, qk);
+			ADD(per, t);
+			*norms = qr;
+			if (a->o_bias)
+				ADD(per, qr);
+		} else { /* q_proj */
+			P(per, 3, H, N, qk);
+		}
+		P(t, 2, H, kvl + a->qk_rope_dim); /* kv_a_proj_with_mqa */
+		ADD(per, t);
+		if (a->o_bias)
+			ADD(per, kvl + a->qk_rope_dim);
+		ADD(*norms, kvl); /* kv_a_layernorm */
+		P(t, 3, kvl, N, a->qk_nope_dim + a->v_head_dim); /* kv_b_proj */
+		ADD(per, t);
+		P(t, 3, N, a->v_head_dim, H); /* o_proj */
+		ADD(per, t);
+		if (a->o_bias)
+			ADD(per, H);
+		*out = per;
+		return true;
 	}
-	int64_t H = a->hidden, L = a->layers, V = a->vocab, F = a->ffn;
-	int64_t q, kv, t, per;
-
-	/* embedding: token table, a learned position table, an untied lm_head */
-	P(g->embedding, 2, V, H);
-	if (!a->tied_embeddings)
-		ADD(g->embedding, g->embedding);
-	if (a->learned_positions) {
-		if (a->max_positions < 0)
-			return false;
-		P(t, 2, a->max_positions, H);
-		ADD(g->embedding, t);
-	}
-
-	/* attention per layer: q (heads*hd), k and v (kv_heads*hd), o */
-	P(q, 2, a->heads, a->head_dim);
+	P(q, 2, N, a->head_dim);
 	P(kv, 2, a->kv_heads, a->head_dim);
 	P(per, 2, H, q);            /* q_proj */
 	P(t, 3, (int64_t)2, H, kv); /* k_proj, v_proj */
@@ -620,44 +742,162 @@ bool vf_arch_param_groups(const struct vf_arch *a, struct vf_param_groups *g)
 	}
 	if (a->o_bias)
 		ADD(per, H);
-	P(t, 2, per, L);
-	ADD(g->attention, t);
+	if (a->attn_sinks)
+		ADD(per, N);
+	*out = per;
+	return true;
+}
 
-	/* MLP per layer (dense) or experts (MoE: each expert a gated MLP, plus
-	 * the router hidden -> experts) */
-	int64_t mlp1;
-	P(mlp1, 3, (int64_t)(a->gated_mlp ? 3 : 2), H, F);
-	if (a->mlp_bias) {
-		ADD(mlp1, F);
+/* One MLP of width F: (gate,) up, down (+ biases). */
+static bool mlp_params(const struct vf_arch *a, int64_t F, bool bias, int64_t *out)
+{
+	int64_t m;
+	P(m, 3, (int64_t)(a->gated_mlp ? 3 : 2), a->hidden, F);
+	if (bias) {
+		ADD(m, F);
 		if (a->gated_mlp)
-			ADD(mlp1, F);
-		ADD(mlp1, H);
+			ADD(m, F);
+		ADD(m, a->hidden);
 	}
-	if (a->experts > 0) {
-		P(t, 2, mlp1, a->experts);
-		int64_t router;
-		P(router, 2, H, a->experts);
-		ADD(t, router);
-		P(t, 2, t, L);
-		ADD(g->experts, t);
-	} else {
-		P(t, 2, mlp1, L);
-		ADD(g->mlp, t);
-	}
+	*out = m;
+	return true;
+}
 
-	/* norms: per layer norms_per_layer of width H (LayerNorm has a bias),
-	 * per-head q/k norms, and the final norm */
-	int64_t w;
-	P(w, 2, (int64_t)(a->layer_norm ? 2 : 1), H);
+/* Dense MLPs into g->mlp; routed experts and routers into g->experts;
+ * shared experts (always on) into g->mlp. */
+static bool ffn_groups(const struct vf_arch *a, struct vf_param_groups *g)
+{
+	int64_t L = a->layers, dense_l = L, t, m;
+	if (a->experts > 0) {
+		int64_t ml = a->moe_layers >= 0 && a->moe_layers <= L ? a->moe_layers : L;
+		int64_t ef = a->moe_ffn > 0 ? a->moe_ffn : a->ffn;
+		dense_l = L - ml;
+		if (!mlp_params(a, ef, a->expert_bias, &m))
+			return false;
+		int64_t per;
+		P(per, 2, m, a->experts);
+		P(t, 2, a->hidden, a->experts); /* router */
+		ADD(per, t);
+		if (a->router_bias)
+			ADD(per, a->experts);
+		P(t, 2, per, ml);
+		ADD(g->experts, t);
+		if (a->shared_ffn > 0) {
+			if (!mlp_params(a, a->shared_ffn, false, &m))
+				return false;
+			if (a->shared_expert_gate)
+				ADD(m, a->hidden);
+			P(t, 2, m, ml);
+			ADD(g->mlp, t);
+		}
+	}
+	if (!mlp_params(a, a->ffn, a->mlp_bias, &m))
+		return false;
+	P(t, 2, m, dense_l);
+	ADD(g->mlp, t);
+	return true;
+}
+
+/* Norm weights: per layer, per-head q/k norms, the embedding and final
+ * norms. */
+static bool norm_groups(const struct vf_arch *a, int64_t attn_norms, struct vf_param_groups *g)
+{
+	int64_t H = a->hidden, L = a->layers, w, t;
+	int64_t aff = a->norm_affine >= 0 ? a->norm_affine : (a->layer_norm ? 2 : 1);
+	P(w, 2, aff, H);
 	P(t, 3, (int64_t)a->norms_per_layer, w, L);
 	ADD(g->norm, t);
-	if (a->qk_norm) {
-		P(t, 3, (int64_t)2, a->head_dim, L);
+	if (a->qk_norm && a->qk_norm_full) {
+		P(t, 3, a->heads + a->kv_heads, a->head_dim, L);
+		ADD(g->norm, t);
+	} else if (a->qk_norm) {
+		P(t, 3, (int64_t)2 * (a->layer_norm ? 2 : 1), a->head_dim, L);
 		ADD(g->norm, t);
 	}
-	ADD(g->norm, w);
+	P(t, 2, attn_norms, L);
+	ADD(g->norm, t);
+	if (a->emb_norm)
+		ADD(g->norm, 2 * H);
+	ADD(g->norm, w); /* final norm */
+	return true;
+}
 
-total:
+/* Encoders (bert, roberta, deberta-v2): the base model. Embeddings (word,
+ * absolute positions, token types, LayerNorm; deberta's relative position
+ * table and its LayerNorm), per layer q/k/v/o with biases, the attention
+ * output LayerNorm, intermediate and output dense with biases and the
+ * output LayerNorm; bert and roberta add the pooler (dense H -> H). */
+static bool groups_encoder(const struct vf_arch *a, struct vf_param_groups *g)
+{
+	int64_t H = a->hidden, L = a->layers, F = a->ffn, t, per;
+	P(g->embedding, 2, a->vocab, H);
+	if (a->learned_positions) {
+		P(t, 2, a->max_positions, H);
+		ADD(g->embedding, t);
+	}
+	P(t, 2, a->type_vocab, H);
+	ADD(g->embedding, t);
+	P(t, 2, a->rel_positions, H);
+	ADD(g->other, t);
+	P(per, 2, (int64_t)4, H * H + H); /* H <= 2^40: H*H checked below */
+	if (H > ((int64_t)1 << 31))
+		return false;
+	P(t, 2, per, L);
+	ADD(g->attention, t);
+	int64_t m;
+	if (!mlp_params(a, F, true, &m))
+		return false;
+	P(t, 2, m, L);
+	ADD(g->mlp, t);
+	P(t, 3, (int64_t)4, H, L); /* two LayerNorms per layer */
+	ADD(g->norm, t);
+	ADD(g->norm, 2 * H); /* embedding LayerNorm */
+	if (a->rel_positions > 0 && a->emb_norm)
+		ADD(g->norm, 2 * H); /* deberta: LayerNorm of the relative table */
+	if (a->linear_bias) { /* the pooler */
+		ADD(g->other, H * H);
+		ADD(g->other, H);
+	}
+	return true;
+}
+
+bool vf_arch_param_groups(const struct vf_arch *a, struct vf_param_groups *g)
+{
+	memset(g, 0, sizeof *g);
+	if (!NEED(VF_ARCH_F_HIDDEN | VF_ARCH_F_LAYERS | VF_ARCH_F_HEADS | VF_ARCH_F_KV_HEADS |
+		  VF_ARCH_F_HEAD_DIM | VF_ARCH_F_FFN | VF_ARCH_F_VOCAB | VF_ARCH_F_TIED))
+		return false;
+	if (a->hidden <= 0 || a->heads <= 0 || a->kv_heads <= 0 || a->head_dim <= 0 ||
+	    a->ffn < 0 || a->vocab < 0 || a->layers < 0)
+		return false;
+	if (strcmp(a->family, "t5") == 0) {
+		if (!groups_t5(a, g))
+			return false;
+	} else if (a->encoder) {
+		if (!groups_encoder(a, g))
+			return false;
+	} else {
+		int64_t H = a->hidden, t, per, attn_norms;
+		/* embedding: token table, a learned position table, an untied
+		 * lm_head (with its bias: phi) */
+		P(g->embedding, 2, a->vocab, H);
+		if (!a->tied_embeddings)
+			ADD(g->embedding, g->embedding);
+		if (a->lm_head_bias)
+			ADD(g->embedding, a->vocab);
+		if (a->learned_positions) {
+			if (a->max_positions < 0)
+				return false;
+			P(t, 2, a->max_positions, H);
+			ADD(g->embedding, t);
+		}
+		if (!attn_params(a, &per, &attn_norms))
+			return false;
+		P(t, 2, per, a->layers);
+		ADD(g->attention, t);
+		if (!ffn_groups(a, g) || !norm_groups(a, attn_norms, g))
+			return false;
+	}
 	g->total = 0;
 	ADD(g->total, g->embedding);
 	ADD(g->total, g->attention);
@@ -666,6 +906,26 @@ total:
 	ADD(g->total, g->experts);
 	ADD(g->total, g->other);
 	return true;
+}
+
+int64_t vf_arch_mtp_params(const struct vf_arch *a)
+{
+	if (a->mtp_layers <= 0)
+		return 0;
+	struct vf_arch one = *a;
+	struct vf_param_groups g;
+	one.layers = 1;
+	one.moe_layers = a->experts > 0 ? 1 : 0;
+	one.tied_embeddings = false; /* its own embedding and shared head */
+	if (!vf_arch_param_groups(&one, &g))
+		return 0;
+	int64_t per = g.total, H = a->hidden, t;
+	/* + enorm, hnorm, eh_proj (2H -> H); the final norm counted above is
+	 * the shared head's norm */
+	if (!add(&per, 2 * H) || !prod(&t, 3, (int64_t)2, H, H) || !add(&per, t) ||
+	    !mul(&per, a->mtp_layers))
+		return 0;
+	return per;
 }
 
 static const struct {
@@ -685,6 +945,66 @@ static const struct {
 	{VF_ARCH_F_EXPERTS_PER_TOKEN, "experts_per_token"},
 	{VF_ARCH_F_MAX_POSITIONS, "max_positions"},
 };
+
+void vf_arch_not_understood(struct vf_arch *a, const char *what)
+{
+	size_t n = strlen(a->not_understood), cap = sizeof a->not_understood;
+	a->approximate = true;
+	if (n + 2 + strlen(what) + 4 >= cap) {
+		if (n + 4 < cap && (n < 3 || strcmp(a->not_understood + n - 3, "...") != 0))
+			snprintf(a->not_understood + n, cap - n, "%s...", n ? ", " : "");
+		return;
+	}
+	snprintf(a->not_understood + n, cap - n, "%s%s", n ? ", " : "", what);
+}
+
+/* "a, b, c" -> ["a", "b", "c"] */
+static void add_list(cJSON *arr, const char *list)
+{
+	const char *p = list;
+	while (*p) {
+		const char *e = strstr(p, ", ");
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char item[256];
+		snprintf(item, sizeof item, "%.*s", (int)len, p);
+		cJSON_AddItemToArray(arr, cJSON_CreateString(item));
+		p += len + (e ? 2 : 0);
+	}
+}
+
+/* The mixture-of-experts and latent-attention fields, when the model has
+ * them. */
+static void add_moe_mla_json(cJSON *o, const struct vf_arch *a)
+{
+	if (a->experts > 0) {
+		cJSON *m = cJSON_AddObjectToObject(o, "moe");
+		cJSON_AddNumberToObject(m, "expert_ffn", (double)(a->moe_ffn > 0 ? a->moe_ffn : a->ffn));
+		cJSON_AddNumberToObject(m, "moe_layers", (double)(a->moe_layers >= 0 ? a->moe_layers : a->layers));
+		cJSON_AddNumberToObject(m, "shared_ffn", (double)a->shared_ffn);
+		cJSON_AddBoolToObject(m, "router_bias", a->router_bias);
+		cJSON_AddBoolToObject(m, "expert_bias", a->expert_bias);
+	}
+	if (a->kv_lora_rank > 0) {
+		cJSON *m = cJSON_AddObjectToObject(o, "mla");
+		cJSON_AddNumberToObject(m, "q_lora_rank", (double)a->q_lora_rank);
+		cJSON_AddNumberToObject(m, "kv_lora_rank", (double)a->kv_lora_rank);
+		cJSON_AddNumberToObject(m, "qk_nope_head_dim", (double)a->qk_nope_dim);
+		cJSON_AddNumberToObject(m, "qk_rope_head_dim", (double)a->qk_rope_dim);
+		cJSON_AddNumberToObject(m, "v_head_dim", (double)a->v_head_dim);
+	}
+	if (a->mtp_layers > 0) {
+		cJSON_AddNumberToObject(o, "mtp_layers", (double)a->mtp_layers);
+		cJSON_AddNumberToObject(o, "mtp_params", (double)vf_arch_mtp_params(a));
+	}
+	if (a->sliding_window > 0) {
+		cJSON_AddNumberToObject(o, "sliding_window", (double)a->sliding_window);
+		cJSON_AddNumberToObject(o, "sliding_layers", (double)a->sliding_layers);
+	}
+	if (a->attn_sinks)
+		cJSON_AddBoolToObject(o, "attention_sinks", true);
+	if (a->encoder)
+		cJSON_AddBoolToObject(o, "encoder", true);
+}
 
 cJSON *vf_arch_to_json(const struct vf_arch *a)
 {
@@ -718,6 +1038,10 @@ cJSON *vf_arch_to_json(const struct vf_arch *a)
 	cJSON_AddBoolToObject(o, "layer_norm", a->layer_norm);
 	if (a->rotary_pct != 1.0)
 		cJSON_AddNumberToObject(o, "rotary_pct", a->rotary_pct);
+	add_moe_mla_json(o, a);
+	cJSON_AddBoolToObject(o, "approximate", a->approximate);
+	cJSON *nu = cJSON_AddArrayToObject(o, "not_understood");
+	add_list(nu, a->not_understood);
 	if (a->inferred) {
 		cJSON *inf = cJSON_AddArrayToObject(o, "inferred");
 		for (size_t i = 0; i < sizeof field_names / sizeof field_names[0]; i++)

@@ -58,6 +58,37 @@ struct vf_arch {
 	bool qk_norm;             /* per-head RMSNorm of q and k (qwen3, gemma3) */
 	int norms_per_layer;      /* norm modules per decoder layer (2; gemma2/3: 4) */
 	int64_t rel_attn_buckets; /* T5 relative attention buckets; 0 = none */
+	/* Mixture of experts (arch-moe.c). experts > 0: moe_layers of the
+	 * layers hold `experts` routed expert MLPs of width moe_ffn, a router
+	 * hidden -> experts, and shared experts of total width shared_ffn;
+	 * the other layers hold a dense MLP of width ffn. */
+	int64_t moe_ffn;          /* intermediate size of one routed expert */
+	int64_t moe_layers;       /* layers with experts; -1 = all */
+	int64_t shared_ffn;       /* always-on shared expert MLP width (0 = none) */
+	bool shared_expert_gate;  /* qwen2_moe: sigmoid gate hidden -> 1 on the shared expert */
+	bool router_bias;         /* router bias (gpt-oss) or score correction bias (deepseek v3) */
+	bool expert_bias;         /* expert matrices carry biases (gpt-oss) */
+	/* Multi-head latent attention (deepseek v2/v3); kv_lora_rank 0 = none */
+	int64_t q_lora_rank;      /* 0: q projected directly */
+	int64_t kv_lora_rank;     /* compressed k/v width (what an MLA cache holds) */
+	int64_t qk_nope_dim, qk_rope_dim, v_head_dim;
+	int64_t mtp_layers;       /* deepseek v3 multi-token-prediction modules the checkpoint
+				     holds and transformers does not build (not in the count) */
+	bool attn_sinks;          /* gpt-oss: one learned sink logit per head */
+	bool qk_norm_full;        /* q/k norms of width heads*hd and kv_heads*hd (olmo2,
+				     cohere, stablelm) rather than one head_dim each */
+	int norm_affine;          /* elements per norm per width: -1 from layer_norm (2 / 1),
+				     0 none (olmo), 1 weight only (cohere) */
+	bool emb_norm;            /* bloom, bert: a LayerNorm right after the embedding */
+	bool lm_head_bias;        /* phi: the lm_head carries a bias */
+	bool encoder;             /* bert-like encoder (bert, roberta, deberta-v2) */
+	int64_t type_vocab;       /* bert token types (0 = none) */
+	int64_t rel_positions;    /* deberta-v2: relative position embeddings rows (0 = none) */
+	int64_t sliding_window;   /* tokens; 0 = full attention everywhere */
+	int64_t sliding_layers;   /* layers with the sliding window (of `layers`) */
+	int64_t params_exact;     /* the safetensors header count when files were read; -1 */
+	bool approximate;         /* some size-bearing config keys were not understood */
+	char not_understood[256]; /* those keys, comma-separated ("kv_lora_rank, ...") */
 	unsigned known;           /* VF_ARCH_F_* with a value */
 	unsigned inferred;        /* VF_ARCH_F_* inferred from tensors */
 	char source[32];          /* "config.json", "metadata", "tensors", "catalog" */
@@ -89,6 +120,20 @@ vf_status vf_arch_from_config(const cJSON *cfg, const char *what, struct vf_arch
  * families above (matches the transformers implementation); returns false
  * when fields needed are unknown. */
 bool vf_arch_param_groups(const struct vf_arch *a, struct vf_param_groups *g);
+
+/* Parameters of the deepseek v3 MTP modules the checkpoint holds beyond the
+ * count (each: two norms, the 2H -> H projection, one MoE decoder layer, its
+ * own embedding, head and norm); 0 when none. */
+int64_t vf_arch_mtp_params(const struct vf_arch *a);
+
+/* Mark the architecture approximate, naming what was not understood
+ * (appended to not_understood, comma-separated, truncated with "..."). */
+void vf_arch_not_understood(struct vf_arch *a, const char *what);
+
+/* Name in `a` every key of cfg that bears on size (arch-keys.c: patterns)
+ * and that the family reader did not understand (its table). */
+void vf_arch_check_keys(const cJSON *cfg, const char *family, const char *prefix,
+			struct vf_arch *a);
 
 /* Write the architecture as the JSON object of the inspect contract. */
 cJSON *vf_arch_to_json(const struct vf_arch *a);

@@ -1,0 +1,85 @@
+/* arch-internal.h - helpers shared by the config readers of arch.c (the
+ * common families), arch-families.c (MoE, MLA, legacy and encoder families)
+ * and arch-keys.c (size-bearing keys not understood). Not installed. */
+#ifndef VRAMFIT_ARCH_INTERNAL_H
+#define VRAMFIT_ARCH_INTERNAL_H
+
+#include "vramfit/model/arch.h"
+
+/* No dimension of a real model comes near this; bounding them keeps every
+ * product in checked 64-bit arithmetic. */
+#define VF_ARCH_MAX_DIM ((int64_t)1 << 40)
+
+/* A family reader: fills `a` from cfg (defaults of its config class). */
+typedef vf_status (*vf__arch_reader)(const cJSON *cfg, const char *family, const char *what,
+				     struct vf_arch *a, struct vf_error *err);
+
+/* An integer field that, when present and not null, must be a whole number
+ * from min to VF_ARCH_MAX_DIM. */
+vf_status vf__arch_get_int(const cJSON *cfg, const char *key, int64_t min, int64_t *out,
+			   bool *found, const char *what, struct vf_error *err);
+/* First of keys[] (NULL-terminated) present; *out untouched when none. */
+vf_status vf__arch_get_int_any(const cJSON *cfg, const char *const *keys, int64_t min,
+			       int64_t *out, bool *found, const char *what, struct vf_error *err);
+/* A boolean field; *out untouched when absent or null. */
+vf_status vf__arch_get_bool(const cJSON *cfg, const char *key, bool *out, const char *what,
+			    struct vf_error *err);
+
+/* The llama-like reader (arch.c): the common keys with the defaults of
+ * the family's row in its table. */
+vf_status vf__arch_read_llama_like(const cJSON *cfg, const char *family, const char *what,
+				   struct vf_arch *a, struct vf_error *err);
+
+/* Readers of arch-families.c. */
+vf_status vf__arch_read_qwen_moe(const cJSON *, const char *, const char *, struct vf_arch *,
+				 struct vf_error *);
+vf_status vf__arch_read_deepseek(const cJSON *, const char *, const char *, struct vf_arch *,
+				 struct vf_error *);
+vf_status vf__arch_read_gpt_oss(const cJSON *, const char *, const char *, struct vf_arch *,
+				struct vf_error *);
+vf_status vf__arch_read_llama4(const cJSON *, const char *, const char *, struct vf_arch *,
+			       struct vf_error *);
+vf_status vf__arch_read_granitemoe(const cJSON *, const char *, const char *, struct vf_arch *,
+				   struct vf_error *);
+vf_status vf__arch_read_phi(const cJSON *, const char *, const char *, struct vf_arch *,
+			    struct vf_error *);
+vf_status vf__arch_read_stablelm(const cJSON *, const char *, const char *, struct vf_arch *,
+				 struct vf_error *);
+vf_status vf__arch_read_bloom(const cJSON *, const char *, const char *, struct vf_arch *,
+			      struct vf_error *);
+vf_status vf__arch_read_bert(const cJSON *, const char *, const char *, struct vf_arch *,
+			     struct vf_error *);
+
+/* Sliding-window layers from layer_types (["sliding_attention", ...]) or
+ * a sliding_window with every layer sliding. */
+vf_status vf__arch_read_sliding(const cJSON *cfg, const char *what, struct vf_arch *a,
+				struct vf_error *err);
+
+#define VF_TRY(x)                            \
+	do {                                 \
+		vf_status st_ = (x);         \
+		if (st_ != VF_OK)            \
+			return st_;          \
+	} while (0)
+
+#define VF_KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* Read one integer field into a->field, setting the known bit. */
+#define VF_READ(keys, min, field, bit)                                                  \
+	do {                                                                            \
+		bool f_;                                                                \
+		VF_TRY(vf__arch_get_int_any(cfg, keys, min, &a->field, &f_, what, err)); \
+		if (f_)                                                                 \
+			a->known |= (bit);                                              \
+	} while (0)
+
+/* Set a field to a default when unknown. */
+#define VF_DEFAULT(field, bit, value)          \
+	do {                                   \
+		if (!(a->known & (bit))) {     \
+			a->field = (value);    \
+			a->known |= (bit);     \
+		}                              \
+	} while (0)
+
+#endif

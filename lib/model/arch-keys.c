@@ -1,0 +1,202 @@
+/* arch-keys.c - no silent wrong count: every key of a config.json that
+ * bears on a model's size is either understood by its family's reader or
+ * named, and the architecture marked approximate.
+ *
+ * Data, not code: `size_patterns` says which key names bear on size
+ * (experts, ranks, head dims, rotary fractions, biases, layer patterns,
+ * windows, sub-configs, ...); `not_size` lists the names matching a
+ * pattern that change no parameter count nor memory term (epsilons,
+ * dropouts, token ids, routing policy); `understood` is, per family, the
+ * size-bearing keys its reader reads. A key of a new release (or of a
+ * family read as llama-like) that matches a pattern and is in neither
+ * list is named. */
+#include <stdio.h>
+#include <string.h>
+
+#include "arch-internal.h"
+
+static const char *const size_patterns[] = {
+	"expert", "lora", "rank", "head", "dim", "rotary", "rope_pct", "partial", "bias",
+	"layer", "window", "_config", "shared", "moe", "sparse", "dense", "nextn", "interleave",
+	"chunk", "intermediate", "ffn", "hidden_size", "embd", "embed", "vocab", "d_model",
+	"d_ff", "d_kv", "kv", "tie_", "parallel", "router", "proj", "sink", "inner", "position",
+	"gate", "block", "alibi", "qkv", "qk_", "norm", "architecture", "n_", "num_", "_size",
+	"mlp", "attn", "attention", "group", "width", "bucket", "conv", "relative", "pooler",
+	"multi_query", "decoder", "encoder", "mtp", "mamba", "ssm", "state", "adapter", "mm_",
+	"vision", "image", "patch", "audio",
+};
+
+/* Names (exact) or suffixes (leading '*') that match a pattern and change
+ * no size. */
+static const char *const not_size[] = {
+	"*_eps", "*_epsilon", "*dropout", "*_pdrop", "*_prob", "*_coef", "*_range", "*_theta",
+	"*_token_id", "*_token_ids", "*_multiplier", "*softcapping", "*_scalar", "*_act",
+	"*_fn", "*_func", "*_method", "*_type", "*_version", "*_map", "architectures",
+	"rope_scaling", "routed_scaling_factor", "rotary_scaling_factor", "rotary_emb_base",
+	"n_group", "topk_group", "ep_size", "pretraining_tp", "output_router_logits",
+	"router_jitter_noise", "initializer_range", "hidden_act", "hidden_activation",
+	"activation_function", "attention_softmax_in_fp32", "apply_residual_connection_post_layernorm",
+	"slow_but_exact", "masked_softmax_fusion", "is_encoder_decoder", "is_decoder",
+	"n_ctx", "task_specific_params", "reorder_and_upcast_attn", "scale_attn_weights",
+	"scale_attn_by_inverse_layer_idx", "summary_first_dropout", "summary_proj_to_labels",
+	"summary_use_proj", "summary_activation", "relative_attention_max_distance",
+	"is_gated_act", "original_max_position_embeddings", "initial_context_length",
+	"flash_rotary", "fused_dense", "attention_chunk_size", "attn_temperature_tuning",
+	"floor_scale", "attn_scale", "no_rope_layers", "norm_topk_prob", "use_qk_norm_in_l2",
+	"max_window_layers", "use_sliding_window", "attention_dropout", "clip_qkv",
+	"logits_scaling", "layer_norm_eps", "rms_norm_eps", "norm_eps", "layer_norm_epsilon",
+	"quantization_config", "use_cache", "torch_dtype", "dtype", "gradient_checkpointing",
+	"num_labels", "id2label", "label2id", "decoder_start_token_id", "attention_multiplier",
+	"embedding_multiplier", "residual_multiplier", "use_mrope", "pos_att_type",
+	"swiglu_limit", "attention_window_size", "use_bidirectional_attention",
+	"final_logit_softcapping", "attn_logit_softcapping", "query_pre_attn_scalar",
+	"boi_token_index", "eoi_token_index", "image_token_index", "mm_tokens_per_image",
+	"output_hidden_states", "output_attentions", "position_embedding_type",
+};
+
+/* Per family: the size-bearing keys its reader reads. */
+#define LL "hidden_size num_hidden_layers num_attention_heads num_key_value_heads head_dim " \
+	   "intermediate_size vocab_size max_position_embeddings tie_word_embeddings "       \
+	   "attention_bias mlp_bias sliding_window layer_types partial_rotary_factor "        \
+	   "attention_head_dim "
+static const struct {
+	const char *family;
+	const char *keys; /* space-separated */
+} understood[] = {
+	{"llama", LL},
+	{"mistral", LL},
+	{"mixtral", LL "num_local_experts num_experts_per_tok"},
+	{"qwen2", LL},
+	{"qwen3", LL},
+	{"gemma", LL},
+	{"gemma2", LL},
+	{"gemma3", LL "text_config"},
+	{"gemma3_text", LL},
+	{"phi3", LL},
+	{"granite", LL},
+	{"olmo", LL},
+	{"olmo2", LL},
+	{"cohere", LL "use_qk_norm"},
+	{"glm", LL},
+	{"glm4", LL},
+	{"qwen2_moe", LL "num_experts num_experts_per_tok moe_intermediate_size "
+		      "decoder_sparse_step mlp_only_layers shared_expert_intermediate_size"},
+	{"qwen3_moe", LL "num_experts num_experts_per_tok moe_intermediate_size "
+		      "decoder_sparse_step mlp_only_layers"},
+	{"deepseek_v2", LL "q_lora_rank kv_lora_rank qk_nope_head_dim qk_rope_head_dim "
+			"v_head_dim n_routed_experts num_experts_per_tok moe_intermediate_size "
+			"n_shared_experts first_k_dense_replace moe_layer_freq topk_method "
+			"num_nextn_predict_layers"},
+	{"deepseek_v3", LL "q_lora_rank kv_lora_rank qk_nope_head_dim qk_rope_head_dim "
+			"v_head_dim n_routed_experts num_experts_per_tok moe_intermediate_size "
+			"n_shared_experts first_k_dense_replace moe_layer_freq topk_method "
+			"num_nextn_predict_layers"},
+	{"gpt_oss", LL "num_local_experts num_experts_per_tok experts_per_token"},
+	{"llama4", LL "text_config num_local_experts num_experts_per_tok intermediate_size_mlp "
+		   "interleave_moe_layer_step moe_layers use_qk_norm"},
+	{"llama4_text", LL "num_local_experts num_experts_per_tok intermediate_size_mlp "
+			"interleave_moe_layer_step moe_layers use_qk_norm"},
+	{"granitemoe", LL "num_local_experts num_experts_per_tok"},
+	{"granitemoeshared", LL "num_local_experts num_experts_per_tok shared_intermediate_size"},
+	{"phi", "hidden_size num_hidden_layers num_attention_heads num_key_value_heads "
+		"intermediate_size vocab_size max_position_embeddings partial_rotary_factor "
+		"qk_layernorm tie_word_embeddings"},
+	{"phi-msft", "n_embd n_layer n_head n_head_kv n_inner vocab_size n_positions rotary_dim "
+		     "tie_word_embeddings"},
+	{"mixformer-sequential", "n_embd n_layer n_head n_head_kv n_inner vocab_size n_positions "
+				 "rotary_dim tie_word_embeddings architecture"},
+	{"stablelm", LL "use_qkv_bias qk_layernorm use_parallel_residual"},
+	{"stablelm_epoch", LL "num_heads rope_pct use_qkv_bias qk_layernorm "
+			   "use_parallel_residual"},
+	{"bloom", "hidden_size n_embed n_layer num_hidden_layers num_attention_heads n_head "
+		  "vocab_size tie_word_embeddings"},
+	{"falcon", "hidden_size num_hidden_layers num_attention_heads num_kv_heads n_head_kv "
+		   "ffn_hidden_size vocab_size max_position_embeddings head_dim "
+		   "new_decoder_architecture multi_query parallel_attn bias tie_word_embeddings "
+		   "num_ln_in_parallel_attn alibi n_layer n_head"},
+	{"RefinedWeb", "hidden_size n_layer n_head n_head_kv vocab_size multi_query "
+		       "parallel_attn bias alibi tie_word_embeddings new_decoder_architecture"},
+	{"RefinedWebModel", "hidden_size n_layer n_head n_head_kv vocab_size multi_query "
+			    "parallel_attn bias alibi tie_word_embeddings"},
+	{"gpt2", "n_embd n_layer n_head n_positions n_inner vocab_size hidden_size "
+		 "num_hidden_layers num_attention_heads max_position_embeddings"},
+	{"gpt_neox", "hidden_size num_hidden_layers num_attention_heads intermediate_size "
+		     "vocab_size max_position_embeddings rotary_pct partial_rotary_factor "
+		     "use_parallel_residual tie_word_embeddings attention_bias"},
+	{"t5", "d_model num_layers num_heads d_kv d_ff vocab_size n_positions "
+	       "num_decoder_layers relative_attention_num_buckets tie_word_embeddings "
+	       "feed_forward_proj"},
+	{"bert", "hidden_size num_hidden_layers num_attention_heads intermediate_size vocab_size "
+		 "max_position_embeddings type_vocab_size"},
+	{"roberta", "hidden_size num_hidden_layers num_attention_heads intermediate_size "
+		    "vocab_size max_position_embeddings type_vocab_size"},
+	{"xlm-roberta", "hidden_size num_hidden_layers num_attention_heads intermediate_size "
+			"vocab_size max_position_embeddings type_vocab_size"},
+	{"deberta-v2", "hidden_size num_hidden_layers num_attention_heads intermediate_size "
+		       "vocab_size max_position_embeddings type_vocab_size position_biased_input "
+		       "relative_attention share_att_key position_buckets max_relative_positions "
+		       "norm_rel_ebd conv_kernel_size embedding_size"},
+};
+
+static bool word_in(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0))
+			return true;
+	return false;
+}
+
+static bool bears_on_size(const char *key)
+{
+	bool match = false;
+	for (size_t i = 0; i < sizeof size_patterns / sizeof size_patterns[0] && !match; i++)
+		match = strstr(key, size_patterns[i]) != NULL;
+	if (!match)
+		return false;
+	size_t n = strlen(key);
+	for (size_t i = 0; i < sizeof not_size / sizeof not_size[0]; i++) {
+		const char *e = not_size[i];
+		if (e[0] == '*') {
+			size_t k = strlen(e + 1);
+			if (n >= k && strcmp(key + n - k, e + 1) == 0)
+				return false;
+		} else if (strcmp(key, e) == 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* null, false, 0, "", [] and {} add nothing whatever the key means. */
+static bool is_empty(const cJSON *v)
+{
+	if (cJSON_IsNull(v) || cJSON_IsFalse(v))
+		return true;
+	if (cJSON_IsNumber(v))
+		return v->valuedouble == 0;
+	if (cJSON_IsString(v))
+		return v->valuestring[0] == 0;
+	if (cJSON_IsArray(v) || cJSON_IsObject(v))
+		return v->child == NULL;
+	return false;
+}
+
+void vf_arch_check_keys(const cJSON *cfg, const char *family, const char *prefix,
+			struct vf_arch *a)
+{
+	const char *keys = "";
+	for (size_t i = 0; i < sizeof understood / sizeof understood[0]; i++)
+		if (strcmp(understood[i].family, family) == 0)
+			keys = understood[i].keys;
+	const cJSON *v;
+	cJSON_ArrayForEach(v, cfg)
+	{
+		if (!v->string || is_empty(v) || !bears_on_size(v->string) ||
+		    word_in(keys, v->string))
+			continue;
+		char name[128];
+		snprintf(name, sizeof name, "%s%s", prefix, v->string);
+		vf_arch_not_understood(a, name);
+	}
+}

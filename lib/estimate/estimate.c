@@ -24,6 +24,7 @@
 #include "vramfit/estimate/estimate.h"
 
 #include "vramfit/base/json.h"
+#include "vramfit/estimate/moe.h"
 #include "vramfit/model/models.h"
 
 #include <math.h>
@@ -74,6 +75,7 @@ struct shape {
 	double norm;
 	double largest;           /* elements of the largest parameter tensor */
 	double layer_linear;      /* linear parameters of one layer (for recompute) */
+	struct vf_moe_terms mt;   /* experts, latent attention, sliding windows (moe.c) */
 };
 
 static bool fam_is(const char *fam, const char *name)
@@ -164,16 +166,27 @@ static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 		s->norm = (2 * s->L + 1) * s->h;
 		s->params = s->emb + s->linear + s->norm;
 	}
+	/* the safetensors header count, when files were read, is the count:
+	 * what the architecture does not explain is taken as linear weights */
+	if (a->params_exact > 0 && (double)a->params_exact != s->params) {
+		s->linear += (double)a->params_exact - s->params;
+		if (s->linear < 0)
+			s->linear = 0;
+		s->params = (double)a->params_exact;
+	}
+	vf_moe_terms(a, &s->mt);
+	s->mt.dense_ffn = s->f;
+	if (!s->mt.mla)
+		s->mt.kv_width = 2 * s->hkv;
 	double layers = s->L + s->Ld;
 	s->layer_linear = layers > 0 ? s->linear / layers : s->linear;
-	if (s->experts > 0) {
-		double dense_part = s->linear - s->L * s->experts * mlp1;
-		s->active_linear = dense_part + s->L * s->topk * mlp1;
-		if (s->active_linear < 0)
-			s->active_linear = s->linear;
-	} else {
+	s->active_linear = s->linear;
+	if (s->experts > 0 && a->moe_ffn > 0)
+		s->active_linear = s->linear - s->mt.idle_params; /* routed experts a token skips */
+	else if (s->experts > 0)
+		s->active_linear = s->linear - s->L * (s->experts - s->topk) * mlp1;
+	if (s->active_linear < 0)
 		s->active_linear = s->linear;
-	}
 	double big = s->V * s->h;
 	if (s->h * s->f > big)
 		big = s->h * s->f;
@@ -273,11 +286,56 @@ static double norm_bytes(const struct shape *s, const struct dt *d, double *out_
 	return saved;
 }
 
+struct mlp_ctx {
+	const struct shape *s;
+	const struct dt *d;
+	double xb, nl_in, nl_down; /* normed input bytes; LoRA adapters on gate/up, down */
+};
+
+/* Bytes one MLP of width f saves per token: gate/up (fc) inputs, the
+ * activation, down input, dropout masks. */
+static double mlp_bytes(const void *ctx, double f)
+{
+	const struct mlp_ctx *m = ctx;
+	const struct shape *s = m->s;
+	const struct dt *d = m->d;
+	double h = s->h, C = d->C, xb = m->xb, nl_in = m->nl_in, nl_down = m->nl_down;
+	double total = 0;
+	total += lin_in(d, h, xb, s->gated && !s->fused_gate_up ? 2 : 1, nl_in); /* gate/up (fc) inputs */
+	double ab = C;                                           /* act output width */
+	switch (s->act) {
+	case ACT_NATIVE:
+		total += C * f;                                  /* act input */
+		break;
+	case ACT_RELU:
+		total += C * f;                                  /* relu output */
+		break;
+	case ACT_GELU_PY:
+		/* 0.5*x*(1+tanh(c*(x+0.044715*pow(x,3)))): pow runs in fp32 under
+		 * autocast and saves its fp32 input; tanh saves its fp32 output;
+		 * the final product saves 0.5*x and (1+tanh) */
+		if (d->autocast)
+			total += (4 + 4 + 2 + 4) * f;
+		else
+			total += 16 * f;
+		ab = 4;
+		break;
+	}
+	if (s->gated)
+		total += ab * f + C * f;                         /* act output and up, kept by the product */
+	if (s->dropout > 0 && s->fc == FC_T5)
+		total += f;                                      /* dropout inside the T5 FF */
+	total += lin_in(d, f, s->gated ? (ab > C ? ab : C) : ab, 1, nl_down); /* down input */
+	if (s->dropout > 0)
+		total += h;                                      /* dropout mask */
+	return total;
+}
+
 /* Activation bytes saved per token by one decoder layer (sdpa/flash
  * attention; the s^2 scores of eager attention are added by the caller). */
 static double layer_bytes(const struct shape *s, const struct dt *d, bool eager)
 {
-	double h = s->h, f = s->f, hq = s->hq, hkv = s->hkv, C = d->C;
+	double h = s->h, hq = s->hq, hkv = s->hkv, C = d->C;
 	unsigned t = d->lt;
 	double xb, total = 0;
 	double nl_qkv = s->fused_qkv ? ((t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V)) ? 1 : 0)
@@ -314,40 +372,9 @@ static double layer_bytes(const struct shape *s, const struct dt *d, bool eager)
 		double ob;
 		total += norm_bytes(s, d, &ob);
 	}
-	double mlp_total = total;
-	total += lin_in(d, h, xb, s->gated && !s->fused_gate_up ? 2 : 1, nl_in); /* gate/up (fc) inputs */
-	double ab = C;                                           /* act output width */
-	switch (s->act) {
-	case ACT_NATIVE:
-		total += C * f;                                  /* act input */
-		break;
-	case ACT_RELU:
-		total += C * f;                                  /* relu output */
-		break;
-	case ACT_GELU_PY:
-		/* 0.5*x*(1+tanh(c*(x+0.044715*pow(x,3)))): pow runs in fp32 under
-		 * autocast and saves its fp32 input; tanh saves its fp32 output;
-		 * the final product saves 0.5*x and (1+tanh) */
-		if (d->autocast)
-			total += (4 + 4 + 2 + 4) * f;
-		else
-			total += 16 * f;
-		ab = 4;
-		break;
-	}
-	if (s->gated)
-		total += ab * f + C * f;                         /* act output and up, kept by the product */
-	if (s->dropout > 0 && s->fc == FC_T5)
-		total += f;                                      /* dropout inside the T5 FF */
-	total += lin_in(d, f, s->gated ? (ab > C ? ab : C) : ab, 1, nl_down); /* down input */
-	if (s->dropout > 0)
-		total += h;                                      /* dropout mask */
-	if (s->experts > 0) {
-		/* MoE: each token runs through topk experts; the router's
-		 * logits and softmax (fp32) are small */
-		double mlp = total - mlp_total;
-		total = mlp_total + mlp * s->topk + 8 * s->experts;
-	}
+	struct mlp_ctx mc = {s, d, xb, nl_in, nl_down};
+	total += vf_moe_saved_per_token(&s->mt, mlp_bytes, &mc, h, C); /* MLP or experts */
+	total += vf_moe_mla_extra_saved(&s->mt, C);                      /* latent attention */
 	return total;
 }
 
@@ -588,6 +615,8 @@ static void finish_terms(struct vf_estimate *e, const struct live *pk, double re
 #define T_LAYER 0.001       /* s per layer per training step (kernel launches) */
 #define T_LAYER_CKPT 0.002  /* s per checkpointed layer (recompute hooks) */
 #define T_TENSOR_LOOP 1e-4  /* s per parameter tensor of a for-loop optimizer */
+#define T_LAUNCH 5e-6       /* s per kernel launch, assumed (CUDA launch + PyTorch
+			       dispatch of a small op; not measured here: no MoE record) */
 
 /* Step time. Matmul FLOPs (2 per multiply-add) of the forward: every
  * linear a token passes through, the lm_head, and attention (QK^T and PV;
@@ -599,6 +628,13 @@ static void finish_terms(struct vf_estimate *e, const struct live *pk, double re
  *        + T_STEP + T_LAYER x layers (+ checkpoint, for-loop overheads)
  *   u    = U_MAX x h/(h + U_HIDDEN) x N/(N + U_TOKENS)
  * with N the tokens per micro-batch and h the hidden size. */
+/* The utilisation model below at n tokens (GEMM rows). */
+static double util_at(const void *shape, double n)
+{
+	const struct shape *s = shape;
+	return U_MAX * (s->h / (s->h + U_HIDDEN)) * (n / (n + U_TOKENS));
+}
+
 static void step_time(const struct shape *s, const struct vf_setup *su, const struct dt *d,
 		      const struct vf_gpu_spec *gpu, double T, double opt_traffic,
 		      double act_traffic, double comm_bytes, struct vf_estimate *e)
@@ -615,7 +651,9 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 		attn_f = 4 * s->hq * (b * sq * sq * s->L + b * tq * (tq + sq) * s->Ld);
 		head_f = 2 * b * tq * s->V * s->h;
 	} else {
-		lin_f = 2 * N * s->active_linear;
+		/* routed experts run as GEMMs of N x topk / experts rows (moe.c) */
+		double slow = vf_moe_expert_slowdown(&s->mt, N, util_at, s);
+		lin_f = 2 * N * (s->active_linear + (slow - 1) * s->mt.routed_active);
 		double causal = su->attention == VF_ATTN_EAGER ? 1.0 : 0.5;
 		attn_f = 4 * N * sq * s->hq * s->L * causal;
 		head_f = 2 * N * s->V * s->h;
@@ -654,6 +692,7 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 	double t_over = T_STEP + ga * layers * (d->train ? T_LAYER : T_LAYER / 3);
 	if (su->grad_ckpt && d->train)
 		t_over += ga * layers * T_LAYER_CKPT;
+	t_over += ga * vf_moe_loop_launches(&s->mt, d->train) * T_LAUNCH; /* eager expert loop */
 	if (d->train && (su->optimizer == VF_OPT_ADAFACTOR || su->optimizer_impl == VF_OPTIMPL_FOR))
 		t_over += T_TENSOR_LOOP * layers * (s->fused_qkv ? 12 : 9);
 	double t_act = ga * ACT_PASSES * act_traffic / bw;
@@ -858,7 +897,7 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	if (!d.train) {
 		/* ---- inference: weights + KV cache + one layer's working set ---- */
 		double kvb = d.C;
-		double kv = 2 * layers * s.hkv * N * kvb;
+		double kv = vf_moe_kv_elements(&s.mt, b, sq) * kvb; /* MLA, sliding windows: moe.c */
 		if (s.fc == FC_T5)
 			kv = 2 * s.Ld * s.hkv * (b * tq + N) * kvb;
 		/* working set at the MLP of the last layer: residual, normed

@@ -418,8 +418,9 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 	FILE *o = stdout;
 	const char *bold = vf_cli_sgr(o, "1"), *red = vf_cli_sgr(o, "31"), *green = vf_cli_sgr(o, "32"),
 		   *off = vf_cli_sgr(o, "0");
-	fprintf(o, "%sModel%s  %s: %s parameters, %s trainable\n", bold, off, tg->id,
-		vf_fmt_params(b1, sizeof b1, e0->params), vf_fmt_params(b2, sizeof b2, e0->trainable_params));
+	fprintf(o, "%sModel%s  %s: %s parameters, %s trainable%s\n", bold, off, tg->id,
+		vf_fmt_params(b1, sizeof b1, e0->params), vf_fmt_params(b2, sizeof b2, e0->trainable_params),
+		!tg->dit && tg->arch.approximate ? " (approximate: see Assumptions)" : "");
 	char setup[512];
 	size_t n = 0;
 	n += (size_t)snprintf(setup + n, sizeof setup - n, "%s", vf_mode_name(s->mode));
@@ -537,6 +538,16 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 	cJSON_AddStringToObject(m, "kind", tg->dit ? "dit" : "llm");
 	cJSON_AddNumberToObject(m, "params", (double)e0->params);
 	cJSON_AddNumberToObject(m, "trainable_params", (double)e0->trainable_params);
+	cJSON_AddBoolToObject(m, "approximate", !tg->dit && tg->arch.approximate);
+	cJSON *nu = cJSON_AddArrayToObject(m, "not_understood");
+	for (const char *p = tg->dit ? "" : tg->arch.not_understood; *p;) {
+		const char *e = strstr(p, ", ");
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char item[256];
+		snprintf(item, sizeof item, "%.*s", (int)len, p);
+		cJSON_AddItemToArray(nu, cJSON_CreateString(item));
+		p += len + (e ? 2 : 0);
+	}
 	cJSON *sj = vf_setup_to_json(s);
 	cJSON_ReplaceItemInObjectCaseSensitive(sj, "context_mib",
 					       cJSON_CreateNumber((double)(e0->context_bytes >> 20)));
@@ -808,6 +819,10 @@ static int run(int argc, char **argv)
 			   (m->arch.known & VF_ARCH_F_LAYERS)) {
 			tg.arch = m->arch;
 			complete_arch(&tg.arch, &as);
+			if (m->arch.approximate)
+				assume(&as, "not understood: %s; %s", m->arch.not_understood,
+				       m->files >= 0 ? "parameters from the files, memory terms approximate"
+						     : "count is approximate");
 			t5 = strcmp(m->arch.family, "t5") == 0;
 			if (!(m->arch.known & VF_ARCH_F_FAMILY))
 				assume(&as, "architecture family unknown: llama-like layers");

@@ -137,6 +137,21 @@ static void print_model(const struct vf_model *m, int indent)
 	}
 	if (m->has_arch)
 		print_arch(&t, &m->arch);
+	if (m->has_arch && m->arch.approximate) {
+		snprintf(line, sizeof line, "not understood: %s; %s", m->arch.not_understood,
+			 m->files >= 0 || m->entry ? "the count is the files', the architecture approximate"
+						   : "count is approximate");
+		row(&t, "approximate", line);
+	}
+	if (m->has_arch && m->arch.mtp_layers > 0) {
+		int64_t mtp = vf_arch_mtp_params(&m->arch);
+		snprintf(line, sizeof line,
+			 "%" PRId64 " MTP module(s), %s parameters in the checkpoint, not built by "
+			 "transformers: not in the count (count + MTP = %s)",
+			 m->arch.mtp_layers, fmt_count(a, sizeof a, mtp),
+			 fmt_count(b, sizeof b, m->groups.total + mtp));
+		row(&t, "mtp", line);
+	}
 	if (m->has_groups) {
 		const struct vf_param_groups *g = &m->groups;
 		char e[40], at[40], ml[40], no[40], ex[40], ot[40];

@@ -58,7 +58,7 @@ static const char *const not_size[] = {
 #define LL "hidden_size num_hidden_layers num_attention_heads num_key_value_heads head_dim " \
 	   "intermediate_size vocab_size max_position_embeddings tie_word_embeddings "       \
 	   "attention_bias mlp_bias sliding_window layer_types partial_rotary_factor "        \
-	   "attention_head_dim "
+	   "attention_head_dim text_config "
 static const struct {
 	const char *family;
 	const char *keys; /* space-separated */
@@ -185,7 +185,7 @@ static bool is_empty(const cJSON *v)
 void vf_arch_check_keys(const cJSON *cfg, const char *family, const char *prefix,
 			struct vf_arch *a)
 {
-	const char *keys = "";
+	const char *keys = LL; /* an unknown family is read as llama-like */
 	for (size_t i = 0; i < sizeof understood / sizeof understood[0]; i++)
 		if (strcmp(understood[i].family, family) == 0)
 			keys = understood[i].keys;

@@ -500,26 +500,8 @@ static vf_status absorb(struct vf_model *m, struct headers *h)
 	return VF_OK;
 }
 
-/* Architecture: config.json when given, else __metadata__, else inferred. */
-static vf_status settle_arch(struct vf_model *m, const char *config, struct headers *h,
-			     struct vf_error *err)
+static vf_status infer_from_tensors(struct vf_model *m, struct headers *h, struct vf_error *err)
 {
-	if (config) {
-		/* a config.json that is not a transformer's (a VAE's, a
-		 * scheduler's) leaves the architecture to the tensors */
-		vf_status st = read_config(config, &m->arch, err);
-		if (st == VF_OK) {
-			m->has_arch = true;
-			return VF_OK;
-		}
-		if (st != VF_ENOTFOUND)
-			return st;
-		vf_error_clear(err);
-	}
-	if (m->metadata && arch_from_metadata(m->metadata, &m->arch)) {
-		m->has_arch = true;
-		return VF_OK;
-	}
 	const struct vf_safetensors **list = malloc((h->n ? h->n : 1) * sizeof *list);
 	if (!list)
 		return vf_error_set(err, VF_ENOMEM, "out of memory");
@@ -528,7 +510,77 @@ static vf_status settle_arch(struct vf_model *m, const char *config, struct head
 	vf_model_infer_arch(list, h->n, &m->arch);
 	free(list);
 	m->has_arch = m->arch.known != 0;
+	m->arch.params_exact = m->params;
 	return VF_OK;
+}
+
+/* A config whose model_type no reader knows (arch.c names it first). */
+static bool unknown_family(const struct vf_arch *a)
+{
+	return strncmp(a->not_understood, "model_type ", 11) == 0;
+}
+
+/* The files hold parameters the architecture does not explain (or lack
+ * some): name the difference; the count stays the files'. */
+static void note_count_mismatch(struct vf_arch *a, int64_t files)
+{
+	struct vf_param_groups g;
+	if (files < 0 || !vf_arch_param_groups(a, &g) || g.total == files)
+		return;
+	char note[96];
+	snprintf(note, sizeof note, "the config counts %lld parameters, the files %lld",
+		 (long long)g.total, (long long)files);
+	if (a->mtp_layers > 0 && files > g.total)
+		return; /* deepseek v3: the MTP modules (and fp8 scales) are in the files */
+	vf_arch_not_understood(a, note);
+}
+
+/* An unknown model_type with files: the architecture is inferred from the
+ * tensors (marked inferred), the count is the headers', and what the
+ * config said that was not understood stays named. */
+static vf_status infer_unknown_family(struct vf_model *m, struct headers *h, struct vf_error *err)
+{
+	char family[sizeof m->arch.family], notes[sizeof m->arch.not_understood];
+	snprintf(family, sizeof family, "%s", m->arch.family);
+	snprintf(notes, sizeof notes, "%s", m->arch.not_understood);
+	vf_status st = infer_from_tensors(m, h, err);
+	if (st != VF_OK)
+		return st;
+	snprintf(m->arch.family, sizeof m->arch.family, "%s", family);
+	m->arch.known |= VF_ARCH_F_FAMILY;
+	m->arch.inferred |= VF_ARCH_F_FAMILY;
+	snprintf(m->arch.not_understood, sizeof m->arch.not_understood, "%s", notes);
+	m->arch.approximate = true;
+	m->has_arch = true;
+	return VF_OK;
+}
+
+/* Architecture: config.json when given, else __metadata__, else inferred. */
+static vf_status settle_arch(struct vf_model *m, const char *config, struct headers *h,
+			     struct vf_error *err)
+{
+	if (config) {
+		/* a config.json that is not a transformer's (a VAE's, a
+		 * scheduler's) leaves the architecture to the tensors */
+		vf_status st = read_config(config, &m->arch, err);
+		if (st == VF_OK && !unknown_family(&m->arch)) {
+			m->has_arch = true;
+			m->arch.params_exact = m->params;
+			note_count_mismatch(&m->arch, m->params);
+			return VF_OK;
+		}
+		if (st == VF_OK)
+			return infer_unknown_family(m, h, err);
+		if (st != VF_ENOTFOUND)
+			return st;
+		vf_error_clear(err);
+	}
+	if (m->metadata && arch_from_metadata(m->metadata, &m->arch)) {
+		m->has_arch = true;
+		m->arch.params_exact = m->params;
+		return VF_OK;
+	}
+	return infer_from_tensors(m, h, err);
 }
 
 static vf_status load_files(struct vf_model *m, char *const *paths, size_t n,
@@ -1108,6 +1160,12 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 		else
 			cJSON_AddObjectToObject(o, "metadata");
 	}
+	/* the count is exact from files (or a catalog entry); from a config it
+	 * is as exact as the architecture was understood */
+	bool from_arch = m->files < 0 && !m->entry;
+	cJSON_AddBoolToObject(o, "params_approximate",
+			      from_arch && m->has_arch && m->arch.approximate);
+	cJSON_AddBoolToObject(o, "approximate", m->has_arch && m->arch.approximate);
 	if (m->has_arch)
 		cJSON_AddItemToObject(o, "architecture", vf_arch_to_json(&m->arch));
 	else

@@ -535,22 +535,36 @@ static void note_count_mismatch(struct vf_arch *a, int64_t files)
 	vf_arch_not_understood(a, note);
 }
 
-/* An unknown model_type with files: the architecture is inferred from the
- * tensors (marked inferred), the count is the headers', and what the
+/* An unknown model_type with files: the count is the headers'; the
+ * architecture is the config's common keys (read llama-like) completed by
+ * what the tensors say, the layout marked inferred (family), and what the
  * config said that was not understood stays named. */
 static vf_status infer_unknown_family(struct vf_model *m, struct headers *h, struct vf_error *err)
 {
-	char family[sizeof m->arch.family], notes[sizeof m->arch.not_understood];
-	snprintf(family, sizeof family, "%s", m->arch.family);
-	snprintf(notes, sizeof notes, "%s", m->arch.not_understood);
+	struct vf_arch cfg = m->arch;
 	vf_status st = infer_from_tensors(m, h, err);
 	if (st != VF_OK)
 		return st;
-	snprintf(m->arch.family, sizeof m->arch.family, "%s", family);
-	m->arch.known |= VF_ARCH_F_FAMILY;
+	struct vf_arch t = m->arch;
+	m->arch = cfg;
+	static const unsigned bits[] = {VF_ARCH_F_HIDDEN, VF_ARCH_F_LAYERS, VF_ARCH_F_HEADS,
+					VF_ARCH_F_KV_HEADS, VF_ARCH_F_HEAD_DIM, VF_ARCH_F_FFN,
+					VF_ARCH_F_VOCAB, VF_ARCH_F_TIED};
+	int64_t *cf[] = {&m->arch.hidden, &m->arch.layers, &m->arch.heads, &m->arch.kv_heads,
+			 &m->arch.head_dim, &m->arch.ffn, &m->arch.vocab, NULL};
+	const int64_t tf[] = {t.hidden, t.layers, t.heads, t.kv_heads, t.head_dim, t.ffn, t.vocab, 0};
+	for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++) {
+		if ((m->arch.known & bits[i]) || !(t.known & bits[i]))
+			continue;
+		if (cf[i])
+			*cf[i] = tf[i];
+		else
+			m->arch.tied_embeddings = t.tied_embeddings;
+		m->arch.known |= bits[i];
+		m->arch.inferred |= bits[i];
+	}
 	m->arch.inferred |= VF_ARCH_F_FAMILY;
-	snprintf(m->arch.not_understood, sizeof m->arch.not_understood, "%s", notes);
-	m->arch.approximate = true;
+	m->arch.params_exact = m->params;
 	m->has_arch = true;
 	return VF_OK;
 }

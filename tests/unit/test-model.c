@@ -51,7 +51,7 @@ static void write_text(const char *path, const char *text)
 /* A valid safetensors file of F32 tensors "name:n,name:n,..." (1-D). */
 static void write_st(const char *path, const char *spec, const char *metadata_json)
 {
-	char hdr[8192];
+	static char hdr[65536];
 	size_t o = 0;
 	uint64_t off = 0;
 	o += (size_t)snprintf(hdr + o, sizeof hdr - o, "{");
@@ -432,6 +432,148 @@ static void test_dirs(void)
 				 "exceeds the limit");
 }
 
+/* ---- generated checkpoints of MoE and MLA layouts ------------------------
+ * The tensors the transformers modeling code of each family builds (names
+ * and element counts), written as a safetensors header next to a
+ * config.json: the header count must equal the config count. */
+
+static char spec_buf[32768];
+static size_t spec_len;
+
+static void t_add(const char *name, long n)
+{
+	spec_len += (size_t)snprintf(spec_buf + spec_len, sizeof spec_buf - spec_len, "%s%s:%ld",
+				     spec_len ? "," : "", name, n);
+}
+
+static void t_addf(long n, const char *fmt, int i, int j)
+{
+	char name[160];
+	snprintf(name, sizeof name, fmt, i, j);
+	t_add(name, n);
+}
+
+/* Qwen3-MoE: H 32, 2 layers, 4 heads / 2 kv of head_dim 8, 4 experts of
+ * width 16, layer 1 dense (mlp_only_layers) of width 48, vocab 50. */
+static void gen_qwen3_moe(void)
+{
+	const long H = 32, V = 50, E = 4, FE = 16, F = 48, HD = 8;
+	spec_len = 0;
+	t_add("model.embed_tokens.weight", V * H);
+	t_add("lm_head.weight", V * H);
+	t_add("model.norm.weight", H);
+	for (int l = 0; l < 2; l++) {
+		t_addf(H * 4 * HD, "model.layers.%d.self_attn.q_proj.weight", l, 0);
+		t_addf(H * 2 * HD, "model.layers.%d.self_attn.k_proj.weight", l, 0);
+		t_addf(H * 2 * HD, "model.layers.%d.self_attn.v_proj.weight", l, 0);
+		t_addf(4 * HD * H, "model.layers.%d.self_attn.o_proj.weight", l, 0);
+		t_addf(HD, "model.layers.%d.self_attn.q_norm.weight", l, 0);
+		t_addf(HD, "model.layers.%d.self_attn.k_norm.weight", l, 0);
+		t_addf(H, "model.layers.%d.input_layernorm.weight", l, 0);
+		t_addf(H, "model.layers.%d.post_attention_layernorm.weight", l, 0);
+		if (l == 1) {
+			t_addf(H * F, "model.layers.%d.mlp.gate_proj.weight", l, 0);
+			t_addf(H * F, "model.layers.%d.mlp.up_proj.weight", l, 0);
+			t_addf(F * H, "model.layers.%d.mlp.down_proj.weight", l, 0);
+			continue;
+		}
+		t_addf(E * H, "model.layers.%d.mlp.gate.weight", l, 0);
+		for (int e = 0; e < E; e++) {
+			t_addf(H * FE, "model.layers.%d.mlp.experts.%d.gate_proj.weight", l, e);
+			t_addf(H * FE, "model.layers.%d.mlp.experts.%d.up_proj.weight", l, e);
+			t_addf(FE * H, "model.layers.%d.mlp.experts.%d.down_proj.weight", l, e);
+		}
+	}
+}
+
+/* DeepSeek-V3: H 32, 3 layers (first dense), 2 heads, q_lora 12, kv_lora
+ * 8, nope 6, rope 4, v 6; 4 routed experts of 8 + 1 shared; router with
+ * its score correction bias; dense width 40; vocab 50. */
+static void gen_deepseek_v3(void)
+{
+	const long H = 32, V = 50, N = 2, QR = 12, KR = 8, NO = 6, RO = 4, VD = 6, E = 4, FE = 8,
+		   F = 40;
+	spec_len = 0;
+	t_add("model.embed_tokens.weight", V * H);
+	t_add("lm_head.weight", V * H);
+	t_add("model.norm.weight", H);
+	for (int l = 0; l < 3; l++) {
+		t_addf(H * QR, "model.layers.%d.self_attn.q_a_proj.weight", l, 0);
+		t_addf(QR, "model.layers.%d.self_attn.q_a_layernorm.weight", l, 0);
+		t_addf(QR * N * (NO + RO), "model.layers.%d.self_attn.q_b_proj.weight", l, 0);
+		t_addf(H * (KR + RO), "model.layers.%d.self_attn.kv_a_proj_with_mqa.weight", l, 0);
+		t_addf(KR, "model.layers.%d.self_attn.kv_a_layernorm.weight", l, 0);
+		t_addf(KR * N * (NO + VD), "model.layers.%d.self_attn.kv_b_proj.weight", l, 0);
+		t_addf(N * VD * H, "model.layers.%d.self_attn.o_proj.weight", l, 0);
+		t_addf(H, "model.layers.%d.input_layernorm.weight", l, 0);
+		t_addf(H, "model.layers.%d.post_attention_layernorm.weight", l, 0);
+		if (l == 0) {
+			t_addf(H * F, "model.layers.%d.mlp.gate_proj.weight", l, 0);
+			t_addf(H * F, "model.layers.%d.mlp.up_proj.weight", l, 0);
+			t_addf(F * H, "model.layers.%d.mlp.down_proj.weight", l, 0);
+			continue;
+		}
+		t_addf(E * H, "model.layers.%d.mlp.gate.weight", l, 0);
+		t_addf(E, "model.layers.%d.mlp.gate.e_score_correction_bias", l, 0);
+		for (int e = 0; e < E; e++) {
+			t_addf(H * FE, "model.layers.%d.mlp.experts.%d.gate_proj.weight", l, e);
+			t_addf(H * FE, "model.layers.%d.mlp.experts.%d.up_proj.weight", l, e);
+			t_addf(FE * H, "model.layers.%d.mlp.experts.%d.down_proj.weight", l, e);
+		}
+		t_addf(H * FE, "model.layers.%d.mlp.shared_experts.gate_proj.weight", l, 0);
+		t_addf(H * FE, "model.layers.%d.mlp.shared_experts.up_proj.weight", l, 0);
+		t_addf(FE * H, "model.layers.%d.mlp.shared_experts.down_proj.weight", l, 0);
+	}
+}
+
+static void check_generated(const char *dir, const char *config)
+{
+	char rel[256], path[1024], cfgp[1100], stp[1100];
+	CHECK(mkdir(tmp(dir), 0755) == 0);
+	snprintf(rel, sizeof rel, "%s/config.json", dir);
+	snprintf(cfgp, sizeof cfgp, "%s", tmp(rel));
+	snprintf(rel, sizeof rel, "%s/model.safetensors", dir);
+	snprintf(stp, sizeof stp, "%s", tmp(rel));
+	snprintf(path, sizeof path, "%s", cfgp);
+	*strrchr(path, '/') = 0;
+	write_text(cfgp, config);
+	write_st(stp, spec_buf, NULL);
+	struct vf_model *files = load_ok(path), *cfg = load_ok(cfgp);
+	if (!files || !cfg) {
+		vf_model_free(files);
+		vf_model_free(cfg);
+		return;
+	}
+	/* header count == config count; nothing left not understood */
+	CHECK_INT(files->params, cfg->params);
+	CHECK(!files->arch.approximate && !cfg->arch.approximate);
+	CHECK_INT(files->arch.params_exact, files->params);
+	/* the tensor groups put the routed experts and router in "experts" */
+	CHECK(files->groups.experts > 0);
+	vf_model_free(files);
+	vf_model_free(cfg);
+}
+
+static void test_generated_moe_mla(void)
+{
+	gen_qwen3_moe();
+	check_generated("gen-qwen3-moe",
+			"{\"model_type\":\"qwen3_moe\",\"hidden_size\":32,\"num_hidden_layers\":2,"
+			"\"num_attention_heads\":4,\"num_key_value_heads\":2,\"head_dim\":8,"
+			"\"intermediate_size\":48,\"moe_intermediate_size\":16,\"num_experts\":4,"
+			"\"num_experts_per_tok\":2,\"decoder_sparse_step\":1,\"mlp_only_layers\":[1],"
+			"\"vocab_size\":50,\"tie_word_embeddings\":false,\"norm_topk_prob\":true}");
+	gen_deepseek_v3();
+	check_generated("gen-deepseek-v3",
+			"{\"model_type\":\"deepseek_v3\",\"hidden_size\":32,\"num_hidden_layers\":3,"
+			"\"num_attention_heads\":2,\"num_key_value_heads\":2,\"intermediate_size\":40,"
+			"\"q_lora_rank\":12,\"kv_lora_rank\":8,\"qk_nope_head_dim\":6,"
+			"\"qk_rope_head_dim\":4,\"v_head_dim\":6,\"n_routed_experts\":4,"
+			"\"n_shared_experts\":1,\"num_experts_per_tok\":2,\"moe_intermediate_size\":8,"
+			"\"first_k_dense_replace\":1,\"moe_layer_freq\":1,\"vocab_size\":50,"
+			"\"tie_word_embeddings\":false,\"num_nextn_predict_layers\":0}");
+}
+
 int main(void)
 {
 	snprintf(fixtures, sizeof fixtures, "%s/fixtures/models",
@@ -445,6 +587,7 @@ int main(void)
 	RUN(test_inferred);
 	RUN(test_index_errors);
 	RUN(test_dirs);
+	RUN(test_generated_moe_mla);
 	vf_models_release();
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

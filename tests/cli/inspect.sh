@@ -146,6 +146,42 @@ run inspect --help
 expect_rc 0
 expect_out "usage: vramfit inspect PATH"
 
+test_case "real configs: exact or approximate, never silent (issue 11)"
+RC=$VF_SHARED_DIR/realconfigs
+run inspect "$RC/qwen3-30b-a3b/config.json" --json
+expect_rc 0
+expect_json 'j["params"] == 30532122624 and j["approximate"] is False and j["params_approximate"] is False'
+expect_json 'j["architecture"]["moe"]["expert_ffn"] == 768 and j["architecture"]["not_understood"] == []'
+run inspect "$RC/deepseek-v3/config.json"
+expect_rc 0
+expect_out "671,026,419,200"
+expect_out "MTP module(s), 13,463,426,304 parameters"
+run inspect "$RC/bloom-176b/config.json" --json
+expect_json 'j["params"] == 176247271424 and j["architecture"]["family"] == "bloom"'
+run inspect "$RC/phi-2-mixformer-legacy/config.json" --json
+expect_json 'j["params"] == 2779683840 and j["architecture"]["family"] == "phi"'
+T=$(mktemp -d)
+printf '%s' '{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":128,"vocab_size":100,"kv_lora_rank":16,"n_routed_experts":8}' > "$T/config.json"
+run inspect "$T/config.json" --json
+expect_rc 0
+expect_json 'j["approximate"] is True and j["params_approximate"] is True and j["architecture"]["not_understood"] == ["kv_lora_rank", "n_routed_experts"]'
+run inspect "$T/config.json"
+expect_out "not understood: kv_lora_rank, n_routed_experts; count is approximate"
+run estimate "$T/config.json" --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["model"]["approximate"] is True and j["model"]["not_understood"] == ["kv_lora_rank", "n_routed_experts"]'
+run estimate "$T/config.json" --gpu h100-80gb
+expect_out "(approximate: see Assumptions)"
+expect_out "not understood: kv_lora_rank, n_routed_experts"
+rm -rf "$T"
+
+test_case "inspect and estimate agree on a model's files"
+run inspect "$FX/tiny-llama-bf16" --json
+p1=$(printf '%s' "$out" | python3 -c 'import sys,json; print(json.load(sys.stdin)["params"])')
+run estimate "$FX/tiny-llama-bf16" --gpu h100-80gb --json
+expect_rc 0
+expect_json "j['model']['params'] == $p1"
+
 test_case "models"
 run models --json
 expect_rc 0

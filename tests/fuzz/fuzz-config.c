@@ -1,8 +1,9 @@
 /* fuzz-config.c - libFuzzer target for the config reader: JSON text ->
  * vf_arch_from_config -> parameter groups -> JSON, as for a config.json, a
  * catalog entry's "config", or a safetensors __metadata__ config. Corpus:
- * tests/fuzz/corpus/config/ (the fixtures' config.json files and the
- * catalog's configs). */
+ * tests/fuzz/corpus/config/ (the fixtures' config.json files, the
+ * catalog's configs, and the 33 public configs of ../shared/realconfigs as
+ * real-*.json: MoE, MLA, legacy and multimodal formats). */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct vf_param_groups g;
 		if (vf_arch_param_groups(&a, &g) && g.total < 0)
 			__builtin_trap(); /* counts never go negative */
+		if (vf_arch_mtp_params(&a) < 0)
+			__builtin_trap();
+		if (a.approximate != (a.not_understood[0] != 0))
+			__builtin_trap(); /* approximate exactly when something is named */
 		cJSON *j = vf_arch_to_json(&a);
 		cJSON_Delete(j);
 	}

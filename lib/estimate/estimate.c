@@ -196,11 +196,36 @@ static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 }
 
 /* LoRA adapter parameters: r x (in + out) per targeted matrix. */
+struct lora_mlp_ctx {
+	const struct shape *s;
+	unsigned t;
+	double r;
+};
+
+/* LoRA parameters on one MLP of width f (the targeted gate/up/down). */
+static double lora_mlp(const void *ctx, double f)
+{
+	const struct lora_mlp_ctx *c = ctx;
+	double h = c->s->h, r = c->r, mlp = 0;
+	unsigned t = c->t;
+	if (c->s->gated) {
+		if (t & VF_LORA_GATE)
+			mlp += r * (h + f);
+		if (t & VF_LORA_UP)
+			mlp += r * (h + f);
+	} else if (t & (VF_LORA_UP | VF_LORA_GATE)) {
+		mlp += r * (h + f);
+	}
+	if (t & VF_LORA_DOWN)
+		mlp += r * (f + h);
+	return mlp;
+}
+
+/* LoRA adapter parameters: r x (in + out) per targeted matrix. */
 static double lora_params(const struct shape *s, unsigned t, double r)
 {
-	double per = 0; /* per layer of one attention + one MLP */
-	double h = s->h, f = s->f;
-	double mlp_mult = s->experts > 0 ? s->experts : 1;
+	double per = 0; /* per layer of one attention */
+	double h = s->h;
 	if (s->fused_qkv) {
 		/* c_attn / query_key_value / qkv_proj: one matrix h -> hq + 2 hkv */
 		if (t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V))
@@ -215,23 +240,14 @@ static double lora_params(const struct shape *s, unsigned t, double r)
 	}
 	if (t & VF_LORA_O)
 		per += r * (s->hq + h);
-	double mlp = 0;
-	if (s->gated) {
-		if (t & VF_LORA_GATE)
-			mlp += r * (h + f);
-		if (t & VF_LORA_UP)
-			mlp += r * (h + f);
-	} else if (t & (VF_LORA_UP | VF_LORA_GATE)) {
-		mlp += r * (h + f);
-	}
-	if (t & VF_LORA_DOWN)
-		mlp += r * (f + h);
+	struct lora_mlp_ctx c = {s, t, r};
 	if (s->fc == FC_T5) {
 		/* encoder: self-attention; decoder: self + cross attention */
-		double attn = per;
+		double attn = per, mlp = lora_mlp(&c, s->f);
 		return s->L * (attn + mlp) + s->Ld * (2 * attn + mlp);
 	}
-	return s->L * (per + mlp * mlp_mult);
+	/* dense layers, each routed expert and the shared experts (moe.c) */
+	return s->L * per + vf_moe_lora_mlp(&s->mt, lora_mlp, &c);
 }
 
 /* ---- the setup resolved to dtypes -------------------------------------- */

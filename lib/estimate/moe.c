@@ -108,3 +108,16 @@ double vf_moe_loop_launches(const struct vf_moe_terms *t, bool train)
 	double passes = train ? 3 : 1; /* backward launches about twice the forward's */
 	return t->moe_layers * t->experts * per_expert * passes;
 }
+
+double vf_moe_lora_mlp(const struct vf_moe_terms *t, double (*per_mlp)(const void *, double),
+		       const void *ctx)
+{
+	double total = t->dense_layers * per_mlp(ctx, t->dense_ffn);
+	if (t->experts > 0) {
+		double layer = t->experts * per_mlp(ctx, t->expert_ffn);
+		if (t->shared_ffn > 0)
+			layer += per_mlp(ctx, t->shared_ffn);
+		total += t->moe_layers * layer;
+	}
+	return total;
+}

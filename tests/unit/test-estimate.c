@@ -4,12 +4,14 @@
  * checkpointing), max-batch search, setup flag parsing and LTX-2. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "vf_test.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/estimate/groundtruth.h"
 #include "vramfit/base/json.h"
+#include "vramfit/model/arch.h"
 #include "vramfit/model/models.h"
 #include "vramfit/estimate/setup.h"
 
@@ -166,6 +168,64 @@ static void test_mechanisms(void)
 	vf_estimate_run(a, &s, vf_gpu_catalog_find("h200"), &b16);
 	CHECK(b16.peak_bytes > sdpa.peak_bytes);
 	CHECK(b16.step_seconds > 0);
+}
+
+static bool arch_of(const char *text, struct vf_arch *a)
+{
+	cJSON *j = NULL;
+	struct vf_error err = {0};
+	bool ok = vf_json_parse(text, strlen(text), "t", &j, &err) == VF_OK &&
+		  vf_arch_from_config(j, "t.json", a, &err) == VF_OK;
+	cJSON_Delete(j);
+	return ok;
+}
+
+/* MoE and MLA: LoRA on every expert at the expert width; active
+ * parameters (FLOPs) skip the idle experts; the MLA cache holds the
+ * decompressed k and v per head. */
+static void test_moe_mla(void)
+{
+	struct vf_arch a;
+	CHECK(arch_of("{\"model_type\":\"qwen3_moe\",\"hidden_size\":256,\"num_hidden_layers\":4,"
+		      "\"num_attention_heads\":4,\"num_key_value_heads\":2,\"head_dim\":64,"
+		      "\"intermediate_size\":1024,\"moe_intermediate_size\":128,\"num_experts\":8,"
+		      "\"num_experts_per_tok\":2,\"mlp_only_layers\":[0],\"vocab_size\":1000}",
+		      &a));
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_LORA;
+	s.lora_rank = 8;
+	s.lora_targets = VF_LORA_ALL;
+	s.batch = 2;
+	s.seq = 512;
+	struct vf_estimate e;
+	vf_estimate_run(&a, &s, NULL, &e);
+	double h = 256, r = 8;
+	double attn = r * (h + 256) + 2 * r * (h + 128) + r * (256 + h);
+	double mlp_dense = 3 * r * (h + 1024), mlp_exp = 3 * r * (h + 128);
+	CHECK_INT(e.trainable_params, (int64_t)(4 * attn + mlp_dense + 3 * 8 * mlp_exp));
+	/* FLOPs: 2 of 8 experts per token; the expert loop only adds work */
+	struct vf_arch dense = a;
+	dense.experts = dense.experts_per_token = 0;
+	s.mode = VF_MODE_INFER;
+	struct vf_estimate moe_inf;
+	vf_estimate_run(&a, &s, vf_gpu_catalog_find("h200"), &moe_inf);
+	CHECK(moe_inf.flops_per_step > 0);
+	double active = e.params - 3 * 6 * 3 * h * 128; /* idle experts in 3 MoE layers */
+	double lin_min = 2.0 * 1024 * (active - 2 * 1000 * h); /* 2 N x active linear, at least */
+	CHECK(moe_inf.flops_per_step > lin_min * 0.5);
+	CHECK(moe_inf.flops_per_step < 2.0 * 1024 * e.params * 2);
+	/* MLA: the cache holds heads x (nope + rope + v) per token per layer */
+	CHECK(arch_of("{\"model_type\":\"deepseek_v3\",\"hidden_size\":256,\"num_hidden_layers\":2,"
+		      "\"num_attention_heads\":4,\"intermediate_size\":512,\"vocab_size\":1000,"
+		      "\"q_lora_rank\":64,\"kv_lora_rank\":32,\"qk_nope_head_dim\":32,"
+		      "\"qk_rope_head_dim\":16,\"v_head_dim\":32,\"n_routed_experts\":4,"
+		      "\"num_experts_per_tok\":2,\"moe_intermediate_size\":64,\"n_shared_experts\":1,"
+		      "\"first_k_dense_replace\":1}",
+		      &a));
+	s.precision = VF_PREC_BF16;
+	vf_estimate_run(&a, &s, NULL, &e);
+	CHECK_INT(e.kv_cache_bytes, (int64_t)(2.0 * 512 * 2 * 4 * (48 + 32) * 2));
 }
 
 static void test_seed_figures(void)
@@ -539,6 +599,7 @@ int main(void)
 	RUN(test_foreach_temporary_and_phases);
 	RUN(test_lora_counts);
 	RUN(test_mechanisms);
+	RUN(test_moe_mla);
 	RUN(test_seed_figures);
 	RUN(test_acceptance_fits);
 	RUN(test_setup_flags);

@@ -77,4 +77,11 @@ double vf_moe_expert_slowdown(const struct vf_moe_terms *t, double N,
  * not gated), activation, scale, index_add; forward and backward). */
 double vf_moe_loop_launches(const struct vf_moe_terms *t, bool train);
 
+/* Adapter parameters over every MLP module of the model, given per_mlp(f)
+ * = a LoRA's parameters on one MLP of width f: dense layers, each routed
+ * expert (peft wraps each expert's nn.Linear the target names match) and
+ * the shared experts. */
+double vf_moe_lora_mlp(const struct vf_moe_terms *t, double (*per_mlp)(const void *, double),
+		       const void *ctx);
+
 #endif

@@ -209,142 +209,185 @@ static long index_after(const char *name, const char *word)
 		a->inferred |= (bit);            \
 	} while (0)
 
-void vf_model_infer_arch(const struct vf_safetensors *const *files, size_t nfiles,
-			 struct vf_arch *a)
+/* What the tensor names say, collected over every file: flags, the
+ * largest layer / expert indices, and the tensors whose shapes give the
+ * sizes. */
+enum {
+	SC_NEOX = 1u << 0,
+	SC_GPT2 = 1u << 1,
+	SC_FALCON = 1u << 2,
+	SC_T5ENC = 1u << 3,
+	SC_T5DEC = 1u << 4,
+	SC_MIXTRAL = 1u << 5,
+	SC_QNORM = 1u << 6,
+	SC_PREFN = 1u << 7,
+	SC_QKVPROJ = 1u << 8,
+	SC_DIT = 1u << 9,
+	SC_QPROJ = 1u << 10,
+	SC_QBIAS = 1u << 11,
+	SC_MLA = 1u << 12,
+	SC_EXPERTS = 1u << 13,
+	SC_SHARED1 = 1u << 14, /* qwen2_moe: one shared_expert */
+	SC_SINKS = 1u << 15,
+	SC_LMHEAD = 1u << 16,
+};
+
+/* Name fragments -> flags ('^': prefix, '$': suffix, else substring). */
+static const struct {
+	const char *pat;
+	unsigned flag;
+} name_flags[] = {
+	{"^gpt_neox.", SC_NEOX},
+	{".c_attn.", SC_GPT2},
+	{"self_attention.query_key_value", SC_FALCON},
+	{"^encoder.block.", SC_T5ENC},
+	{"^decoder.block.", SC_T5DEC},
+	{"block_sparse_moe", SC_MIXTRAL},
+	{"q_norm.weight", SC_QNORM},
+	{"pre_feedforward_layernorm", SC_PREFN},
+	{"self_attn.qkv_proj", SC_QKVPROJ},
+	{"^transformer_blocks.", SC_DIT},
+	{".transformer_blocks.", SC_DIT},
+	{"self_attn.q_proj.weight", SC_QPROJ},
+	{"self_attn.q_proj.bias", SC_QBIAS},
+	{"kv_a_proj_with_mqa", SC_MLA},
+	{"mlp.experts.", SC_EXPERTS},
+	{"mlp.shared_expert.", SC_SHARED1},
+	{"self_attn.sinks", SC_SINKS},
+	{"$lm_head.weight", SC_LMHEAD},
+	{"$embed_out.weight", SC_LMHEAD},
+};
+
+/* Families by the flags their tensors raise: first row whose flags are
+ * all present. */
+static const struct {
+	unsigned need;
+	const char *family;
+} family_rules[] = {
+	{SC_NEOX, "gpt_neox"},
+	{SC_FALCON, "falcon"},
+	{SC_GPT2, "gpt2"},
+	{SC_T5ENC | SC_T5DEC, "t5"},
+	{SC_MLA, "deepseek_v3"},
+	{SC_SINKS, "gpt_oss"},
+	{SC_MIXTRAL, "mixtral"},
+	{SC_EXPERTS | SC_SHARED1, "qwen2_moe"},
+	{SC_EXPERTS | SC_QNORM, "qwen3_moe"},
+	{SC_QKVPROJ, "phi3"},
+	{SC_QPROJ | SC_PREFN | SC_QNORM, "gemma3"},
+	{SC_QPROJ | SC_PREFN, "gemma2"},
+	{SC_QPROJ | SC_QNORM, "qwen3"},
+	{SC_QPROJ | SC_QBIAS, "qwen2"},
+	{SC_QPROJ, "llama"},
+	{SC_DIT, "dit"},
+};
+
+struct scan {
+	unsigned flags;
+	long max_layer, max_dec, max_expert;
+	const struct vf_tensor *emb, *wpe, *ffn, *expert_ffn, *relb, *qn, *q, *k;
+	const struct vf_tensor *q_a_norm, *kv_a_norm, *kv_a, *q_b, *kv_b, *o;
+	bool ffn_conv1d, ffn_fused;
+};
+
+static bool name_matches(const char *n, const char *pat)
 {
-	vf_arch_init(a);
-	snprintf(a->source, sizeof a->source, "tensors");
-	long max_layer = -1, max_dec = -1, max_expert = -1;
-	bool neox = false, gpt2 = false, falcon = false, t5enc = false, t5dec = false,
-	     moe = false, qproj = false, qnorm = false, qbias = false, prefn = false,
-	     qkvproj = false, dit = false, lm_head = false, lora = false;
-	const struct vf_tensor *emb = NULL, *wpe = NULL, *ffn = NULL, *relb = NULL,
-			       *qn = NULL, *q = NULL, *k = NULL;
-	bool ffn_conv1d = false, ffn_fused = false;
-	for (size_t f = 0; f < nfiles; f++) {
-		for (size_t i = 0; i < files[f]->ntensors; i++) {
-			const struct vf_tensor *t = &files[f]->tensors[i];
-			const char *n = t->name;
-			long li = layer_index(n);
-			bool dec = strncmp(n, "decoder.", 8) == 0;
-			if (dec && li > max_dec)
-				max_dec = li;
-			else if (!dec && li > max_layer)
-				max_layer = li;
-			long ei = index_after(n, "experts.");
-			if (ei > max_expert)
-				max_expert = ei;
-			if (strstr(n, "lora_A") || strstr(n, "lora_B"))
-				lora = true;
-			neox |= strncmp(n, "gpt_neox.", 9) == 0;
-			gpt2 |= strstr(n, ".c_attn.") != NULL;
-			falcon |= strstr(n, "self_attention.query_key_value") != NULL;
-			t5enc |= strncmp(n, "encoder.block.", 14) == 0;
-			t5dec |= strncmp(n, "decoder.block.", 14) == 0;
-			moe |= strstr(n, "block_sparse_moe") != NULL;
-			qnorm |= strstr(n, "q_norm.weight") != NULL;
-			prefn |= strstr(n, "pre_feedforward_layernorm") != NULL;
-			qkvproj |= strstr(n, "self_attn.qkv_proj") != NULL;
-			dit |= strncmp(n, "transformer_blocks.", 19) == 0 ||
-			       strstr(n, ".transformer_blocks.") != NULL;
-			if (strstr(n, "self_attn.q_proj.weight"))
-				qproj = true;
-			if (strstr(n, "self_attn.q_proj.bias"))
-				qbias = true;
-			if (ends_with(n, "lm_head.weight") || ends_with(n, "embed_out.weight") ||
-			    strcmp(n, "output.weight") == 0)
-				lm_head = true;
-			if (t->ndim == 2 && !emb &&
-			    (ends_with(n, "embed_tokens.weight") || ends_with(n, "wte.weight") ||
-			     ends_with(n, "embed_in.weight") ||
-			     ends_with(n, "word_embeddings.weight") ||
-			     strcmp(n, "shared.weight") == 0 ||
-			     ends_with(n, "tok_embeddings.weight")))
-				emb = t;
-			if (t->ndim == 2 && ends_with(n, "wpe.weight"))
-				wpe = t;
-			if (t->ndim == 2 && !relb && strstr(n, "relative_attention_bias.weight"))
-				relb = t;
-			if (li == 0 && t->ndim == 1 && !qn && strstr(n, "q_norm.weight"))
-				qn = t;
-			if (li == 0 && !dec && t->ndim == 2 && !q &&
-			    (ends_with(n, "q_proj.weight") || ends_with(n, "SelfAttention.q.weight")))
-				q = t;
-			if (li == 0 && !dec && t->ndim == 2 && !k &&
-			    (ends_with(n, "k_proj.weight") || ends_with(n, "SelfAttention.k.weight")))
-				k = t;
-			if (li == 0 && t->ndim == 2 && !ffn) {
-				if (ends_with(n, "mlp.c_fc.weight")) {
-					ffn = t;
-					ffn_conv1d = true;
-				} else if (ends_with(n, "mlp.gate_up_proj.weight")) {
-					ffn = t;
-					ffn_fused = true;
-				} else if (ends_with(n, "mlp.gate_proj.weight") ||
-					   ends_with(n, "mlp.up_proj.weight") ||
-					   ends_with(n, "mlp.dense_h_to_4h.weight") ||
-					   ends_with(n, "DenseReluDense.wi.weight") ||
-					   ends_with(n, "DenseReluDense.wi_0.weight") ||
-					   ends_with(n, "mlp.fc1.weight") ||
-					   ends_with(n, "feed_forward.w1.weight") ||
-					   strstr(n, "experts.0.w1.weight") ||
-					   strstr(n, "experts.0.gate_proj.weight")) {
-					ffn = t;
-				}
-			}
-		}
+	if (pat[0] == '^')
+		return strncmp(n, pat + 1, strlen(pat + 1)) == 0;
+	if (pat[0] == '$')
+		return ends_with(n, pat + 1) || strcmp(n, "output.weight") == 0;
+	return strstr(n, pat) != NULL;
+}
+
+/* The first layer's MLP input matrix (dense) and an expert's. */
+static void scan_ffn(struct scan *sc, const struct vf_tensor *t, long li)
+{
+	const char *n = t->name;
+	if (t->ndim != 2)
+		return;
+	if (!sc->expert_ffn && (strstr(n, "experts.0.gate_proj.weight") ||
+				strstr(n, "experts.0.w1.weight")))
+		sc->expert_ffn = t;
+	if (li != 0 || sc->ffn)
+		return;
+	if (ends_with(n, "mlp.c_fc.weight")) {
+		sc->ffn = t;
+		sc->ffn_conv1d = true;
+	} else if (ends_with(n, "mlp.gate_up_proj.weight")) {
+		sc->ffn = t;
+		sc->ffn_fused = true;
+	} else if (ends_with(n, "mlp.gate_proj.weight") || ends_with(n, "mlp.up_proj.weight") ||
+		   ends_with(n, "mlp.dense_h_to_4h.weight") ||
+		   ends_with(n, "DenseReluDense.wi.weight") ||
+		   ends_with(n, "DenseReluDense.wi_0.weight") || ends_with(n, "mlp.fc1.weight") ||
+		   ends_with(n, "feed_forward.w1.weight") || strstr(n, "experts.0.w1.weight") ||
+		   strstr(n, "experts.0.gate_proj.weight")) {
+		sc->ffn = t;
 	}
-	(void)lora;
-	const char *fam = NULL;
-	if (neox)
-		fam = "gpt_neox";
-	else if (falcon)
-		fam = "falcon";
-	else if (gpt2)
-		fam = "gpt2";
-	else if (t5enc && t5dec)
-		fam = "t5";
-	else if (moe)
-		fam = "mixtral";
-	else if (qkvproj)
-		fam = "phi3";
-	else if (qproj)
-		fam = prefn ? (qnorm ? "gemma3" : "gemma2") : qnorm ? "qwen3" : qbias ? "qwen2" : "llama";
-	else if (dit)
-		fam = "dit";
-	if (fam) {
-		snprintf(a->family, sizeof a->family, "%s", fam);
-		a->known |= VF_ARCH_F_FAMILY;
-		a->inferred |= VF_ARCH_F_FAMILY;
-	}
-	if (max_layer >= 0)
-		SET(layers, VF_ARCH_F_LAYERS, max_layer + 1);
-	if (max_dec >= 0)
-		a->decoder_layers = max_dec + 1;
-	if (emb) {
-		SET(vocab, VF_ARCH_F_VOCAB, emb->shape[0]);
-		SET(hidden, VF_ARCH_F_HIDDEN, emb->shape[1]);
-		SET(tied_embeddings, VF_ARCH_F_TIED, !lm_head);
-	} else if (q && q->shape[1] > 0) {
-		SET(hidden, VF_ARCH_F_HIDDEN, q->shape[1]);
-	}
-	if (wpe) {
-		SET(max_positions, VF_ARCH_F_MAX_POSITIONS, wpe->shape[0]);
-		a->learned_positions = true;
-	}
-	if (ffn) {
-		int64_t v = ffn_conv1d ? ffn->shape[1] : ffn->shape[0];
-		if (ffn_fused)
-			v /= 2;
-		SET(ffn, VF_ARCH_F_FFN, v);
-	}
-	if (max_expert >= 0) {
-		SET(experts, VF_ARCH_F_EXPERTS, max_expert + 1);
-	} else if (fam && strcmp(fam, "dit") != 0) {
-		SET(experts, VF_ARCH_F_EXPERTS, 0);
-	}
-	/* heads: T5's relative bias table is [buckets, heads]; q_norm gives
-	 * head_dim, then q and k rows give heads and kv heads */
+}
+
+/* The tensors of layer 0 whose shapes give heads and MLA ranks. */
+static void scan_attention(struct scan *sc, const struct vf_tensor *t, long li, bool dec)
+{
+	const char *n = t->name;
+	if (t->ndim == 2 && !sc->relb && strstr(n, "relative_attention_bias.weight"))
+		sc->relb = t;
+	if (li != 0 || dec)
+		return;
+	const struct vf_tensor **slot = NULL;
+	if (t->ndim == 1 && strstr(n, "q_norm.weight"))
+		slot = &sc->qn;
+	else if (t->ndim == 1 && ends_with(n, "q_a_layernorm.weight"))
+		slot = &sc->q_a_norm;
+	else if (t->ndim == 1 && ends_with(n, "kv_a_layernorm.weight"))
+		slot = &sc->kv_a_norm;
+	else if (t->ndim == 2 && ends_with(n, "kv_a_proj_with_mqa.weight"))
+		slot = &sc->kv_a;
+	else if (t->ndim == 2 && ends_with(n, "q_b_proj.weight"))
+		slot = &sc->q_b;
+	else if (t->ndim == 2 && ends_with(n, "kv_b_proj.weight"))
+		slot = &sc->kv_b;
+	else if (t->ndim == 2 && ends_with(n, "self_attn.o_proj.weight"))
+		slot = &sc->o;
+	else if (t->ndim == 2 && (ends_with(n, "q_proj.weight") || ends_with(n, "SelfAttention.q.weight")))
+		slot = &sc->q;
+	else if (t->ndim == 2 && (ends_with(n, "k_proj.weight") || ends_with(n, "SelfAttention.k.weight")))
+		slot = &sc->k;
+	if (slot && !*slot)
+		*slot = t;
+}
+
+static void scan_tensor(struct scan *sc, const struct vf_tensor *t)
+{
+	const char *n = t->name;
+	long li = layer_index(n);
+	bool dec = strncmp(n, "decoder.", 8) == 0;
+	if (dec && li > sc->max_dec)
+		sc->max_dec = li;
+	else if (!dec && li > sc->max_layer)
+		sc->max_layer = li;
+	long ei = index_after(n, "experts.");
+	if (ei > sc->max_expert)
+		sc->max_expert = ei;
+	for (size_t i = 0; i < sizeof name_flags / sizeof name_flags[0]; i++)
+		if (name_matches(n, name_flags[i].pat))
+			sc->flags |= name_flags[i].flag;
+	if (t->ndim == 2 && !sc->emb &&
+	    (ends_with(n, "embed_tokens.weight") || ends_with(n, "wte.weight") ||
+	     ends_with(n, "embed_in.weight") || ends_with(n, "word_embeddings.weight") ||
+	     strcmp(n, "shared.weight") == 0 || ends_with(n, "tok_embeddings.weight")))
+		sc->emb = t;
+	if (t->ndim == 2 && ends_with(n, "wpe.weight"))
+		sc->wpe = t;
+	scan_ffn(sc, t, li);
+	scan_attention(sc, t, li, dec);
+}
+
+/* Heads from shapes: T5's relative bias table is [buckets, heads]; a
+ * q_norm gives head_dim, then q and k rows give heads and kv heads. */
+static void infer_heads(const struct scan *sc, struct vf_arch *a)
+{
+	const struct vf_tensor *relb = sc->relb, *qn = sc->qn, *q = sc->q, *k = sc->k;
 	if (relb) {
 		SET(heads, VF_ARCH_F_HEADS, relb->shape[1]);
 		a->rel_attn_buckets = relb->shape[0];
@@ -359,6 +402,90 @@ void vf_model_infer_arch(const struct vf_safetensors *const *files, size_t nfile
 		if (k && k->shape[0] % hd == 0)
 			SET(kv_heads, VF_ARCH_F_KV_HEADS, k->shape[0] / hd);
 	}
+}
+
+/* MLA from shapes: kv_a_layernorm = kv_lora_rank, kv_a rows = rank +
+ * rope, q_a_layernorm = q_lora_rank; with A = kv_b rows = heads (nope + v),
+ * B = q_b rows = heads (nope + rope), C = o columns = heads x v:
+ * heads = (B - A + C) / rope. */
+static void infer_mla(const struct scan *sc, struct vf_arch *a)
+{
+	const struct vf_tensor *qb = sc->q_b ? sc->q_b : sc->q; /* q_proj when no q rank */
+	if (!sc->kv_a_norm || !sc->kv_a || !sc->kv_b || !qb || !sc->o)
+		return;
+	int64_t kvl = sc->kv_a_norm->shape[0], rope = sc->kv_a->shape[0] - kvl;
+	int64_t A = sc->kv_b->shape[0], B = qb->shape[0], C = sc->o->shape[1];
+	if (kvl <= 0 || rope <= 0 || (B - A + C) <= 0 || (B - A + C) % rope != 0)
+		return;
+	int64_t heads = (B - A + C) / rope;
+	if (heads <= 0 || C % heads != 0 || (A - C) % heads != 0)
+		return;
+	a->kv_lora_rank = kvl;
+	a->q_lora_rank = sc->q_a_norm ? sc->q_a_norm->shape[0] : 0;
+	a->qk_rope_dim = rope;
+	a->v_head_dim = C / heads;
+	a->qk_nope_dim = (A - C) / heads;
+	SET(heads, VF_ARCH_F_HEADS, heads);
+	SET(kv_heads, VF_ARCH_F_KV_HEADS, heads);
+	SET(head_dim, VF_ARCH_F_HEAD_DIM, a->qk_nope_dim + rope);
+}
+
+/* Sizes from the collected shapes. */
+static void infer_sizes(const struct scan *sc, struct vf_arch *a, const char *fam)
+{
+	if (sc->max_layer >= 0)
+		SET(layers, VF_ARCH_F_LAYERS, sc->max_layer + 1);
+	if (sc->max_dec >= 0)
+		a->decoder_layers = sc->max_dec + 1;
+	if (sc->emb) {
+		SET(vocab, VF_ARCH_F_VOCAB, sc->emb->shape[0]);
+		SET(hidden, VF_ARCH_F_HIDDEN, sc->emb->shape[1]);
+		SET(tied_embeddings, VF_ARCH_F_TIED, !(sc->flags & SC_LMHEAD));
+	} else if (sc->q && sc->q->shape[1] > 0) {
+		SET(hidden, VF_ARCH_F_HIDDEN, sc->q->shape[1]);
+	}
+	if (sc->wpe) {
+		SET(max_positions, VF_ARCH_F_MAX_POSITIONS, sc->wpe->shape[0]);
+		a->learned_positions = true;
+	}
+	if (sc->ffn) {
+		int64_t v = sc->ffn_conv1d ? sc->ffn->shape[1] : sc->ffn->shape[0];
+		if (sc->ffn_fused)
+			v /= 2;
+		SET(ffn, VF_ARCH_F_FFN, v);
+	}
+	if (sc->max_expert >= 0) {
+		SET(experts, VF_ARCH_F_EXPERTS, sc->max_expert + 1);
+		if (sc->expert_ffn)
+			a->moe_ffn = sc->expert_ffn->shape[0];
+	} else if (fam && strcmp(fam, "dit") != 0) {
+		SET(experts, VF_ARCH_F_EXPERTS, 0);
+	}
+}
+
+void vf_model_infer_arch(const struct vf_safetensors *const *files, size_t nfiles,
+			 struct vf_arch *a)
+{
+	vf_arch_init(a);
+	snprintf(a->source, sizeof a->source, "tensors");
+	struct scan sc;
+	memset(&sc, 0, sizeof sc);
+	sc.max_layer = sc.max_dec = sc.max_expert = -1;
+	for (size_t f = 0; f < nfiles; f++)
+		for (size_t i = 0; i < files[f]->ntensors; i++)
+			scan_tensor(&sc, &files[f]->tensors[i]);
+	const char *fam = NULL;
+	for (size_t i = 0; i < sizeof family_rules / sizeof family_rules[0] && !fam; i++)
+		if ((sc.flags & family_rules[i].need) == family_rules[i].need)
+			fam = family_rules[i].family;
+	if (fam) {
+		snprintf(a->family, sizeof a->family, "%s", fam);
+		a->known |= VF_ARCH_F_FAMILY;
+		a->inferred |= VF_ARCH_F_FAMILY;
+	}
+	infer_sizes(&sc, a, fam);
+	infer_heads(&sc, a);
+	infer_mla(&sc, a);
 }
 
 /* ---- reading safetensors files into a model ---------------------------- */

@@ -48,7 +48,8 @@ static void write_text(const char *path, const char *text)
 	CHECK(vf_write_file_atomic(path, text, strlen(text), &err) == VF_OK);
 }
 
-/* A valid safetensors file of F32 tensors "name:n,name:n,..." (1-D). */
+/* A valid safetensors file of F32 tensors "name:n,name:rows:cols,..." (1-D
+ * or 2-D). */
 static void write_st(const char *path, const char *spec, const char *metadata_json)
 {
 	static char hdr[65536];
@@ -62,11 +63,21 @@ static void write_st(const char *path, const char *spec, const char *metadata_js
 	for (char *tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *colon = strchr(tok, ':');
 		*colon = 0;
-		long n = atol(colon + 1);
+		long n = atol(colon + 1), cols = 0; /* "name:rows:cols" is 2-D */
+		char *second = strchr(colon + 1, ':');
+		char shape[64];
+		if (second)
+			cols = atol(second + 1);
+		if (cols > 0)
+			snprintf(shape, sizeof shape, "%ld,%ld", n, cols);
+		else
+			snprintf(shape, sizeof shape, "%ld", n);
+		if (cols > 0)
+			n *= cols;
 		o += (size_t)snprintf(hdr + o, sizeof hdr - o,
-				      "\"%s\":{\"dtype\":\"F32\",\"shape\":[%ld],\"data_offsets\":[%llu,"
+				      "\"%s\":{\"dtype\":\"F32\",\"shape\":[%s],\"data_offsets\":[%llu,"
 				      "%llu]},",
-				      tok, n, (unsigned long long)off,
+				      tok, shape, (unsigned long long)off,
 				      (unsigned long long)(off + 4 * (uint64_t)n));
 		off += 4 * (uint64_t)n;
 	}
@@ -440,17 +451,18 @@ static void test_dirs(void)
 static char spec_buf[32768];
 static size_t spec_len;
 
-static void t_add(const char *name, long n)
+/* A tensor [rows, cols] (cols 0: 1-D [rows]); weights are [out, in]. */
+static void t_add(const char *name, long rows, long cols)
 {
-	spec_len += (size_t)snprintf(spec_buf + spec_len, sizeof spec_buf - spec_len, "%s%s:%ld",
-				     spec_len ? "," : "", name, n);
+	spec_len += (size_t)snprintf(spec_buf + spec_len, sizeof spec_buf - spec_len, "%s%s:%ld:%ld",
+				     spec_len ? "," : "", name, rows, cols);
 }
 
-static void t_addf(long n, const char *fmt, int i, int j)
+static void t_addf(long rows, long cols, const char *fmt, int i, int j)
 {
 	char name[160];
 	snprintf(name, sizeof name, fmt, i, j);
-	t_add(name, n);
+	t_add(name, rows, cols);
 }
 
 /* Qwen3-MoE: H 32, 2 layers, 4 heads / 2 kv of head_dim 8, 4 experts of
@@ -459,29 +471,29 @@ static void gen_qwen3_moe(void)
 {
 	const long H = 32, V = 50, E = 4, FE = 16, F = 48, HD = 8;
 	spec_len = 0;
-	t_add("model.embed_tokens.weight", V * H);
-	t_add("lm_head.weight", V * H);
-	t_add("model.norm.weight", H);
+	t_add("model.embed_tokens.weight", V, H);
+	t_add("lm_head.weight", V, H);
+	t_add("model.norm.weight", H, 0);
 	for (int l = 0; l < 2; l++) {
-		t_addf(H * 4 * HD, "model.layers.%d.self_attn.q_proj.weight", l, 0);
-		t_addf(H * 2 * HD, "model.layers.%d.self_attn.k_proj.weight", l, 0);
-		t_addf(H * 2 * HD, "model.layers.%d.self_attn.v_proj.weight", l, 0);
-		t_addf(4 * HD * H, "model.layers.%d.self_attn.o_proj.weight", l, 0);
-		t_addf(HD, "model.layers.%d.self_attn.q_norm.weight", l, 0);
-		t_addf(HD, "model.layers.%d.self_attn.k_norm.weight", l, 0);
-		t_addf(H, "model.layers.%d.input_layernorm.weight", l, 0);
-		t_addf(H, "model.layers.%d.post_attention_layernorm.weight", l, 0);
+		t_addf(4 * HD, H, "model.layers.%d.self_attn.q_proj.weight", l, 0);
+		t_addf(2 * HD, H, "model.layers.%d.self_attn.k_proj.weight", l, 0);
+		t_addf(2 * HD, H, "model.layers.%d.self_attn.v_proj.weight", l, 0);
+		t_addf(H, 4 * HD, "model.layers.%d.self_attn.o_proj.weight", l, 0);
+		t_addf(HD, 0, "model.layers.%d.self_attn.q_norm.weight", l, 0);
+		t_addf(HD, 0, "model.layers.%d.self_attn.k_norm.weight", l, 0);
+		t_addf(H, 0, "model.layers.%d.input_layernorm.weight", l, 0);
+		t_addf(H, 0, "model.layers.%d.post_attention_layernorm.weight", l, 0);
 		if (l == 1) {
-			t_addf(H * F, "model.layers.%d.mlp.gate_proj.weight", l, 0);
-			t_addf(H * F, "model.layers.%d.mlp.up_proj.weight", l, 0);
-			t_addf(F * H, "model.layers.%d.mlp.down_proj.weight", l, 0);
+			t_addf(F, H, "model.layers.%d.mlp.gate_proj.weight", l, 0);
+			t_addf(F, H, "model.layers.%d.mlp.up_proj.weight", l, 0);
+			t_addf(H, F, "model.layers.%d.mlp.down_proj.weight", l, 0);
 			continue;
 		}
-		t_addf(E * H, "model.layers.%d.mlp.gate.weight", l, 0);
+		t_addf(E, H, "model.layers.%d.mlp.gate.weight", l, 0);
 		for (int e = 0; e < E; e++) {
-			t_addf(H * FE, "model.layers.%d.mlp.experts.%d.gate_proj.weight", l, e);
-			t_addf(H * FE, "model.layers.%d.mlp.experts.%d.up_proj.weight", l, e);
-			t_addf(FE * H, "model.layers.%d.mlp.experts.%d.down_proj.weight", l, e);
+			t_addf(FE, H, "model.layers.%d.mlp.experts.%d.gate_proj.weight", l, e);
+			t_addf(FE, H, "model.layers.%d.mlp.experts.%d.up_proj.weight", l, e);
+			t_addf(H, FE, "model.layers.%d.mlp.experts.%d.down_proj.weight", l, e);
 		}
 	}
 }
@@ -494,35 +506,35 @@ static void gen_deepseek_v3(void)
 	const long H = 32, V = 50, N = 2, QR = 12, KR = 8, NO = 6, RO = 4, VD = 6, E = 4, FE = 8,
 		   F = 40;
 	spec_len = 0;
-	t_add("model.embed_tokens.weight", V * H);
-	t_add("lm_head.weight", V * H);
-	t_add("model.norm.weight", H);
+	t_add("model.embed_tokens.weight", V, H);
+	t_add("lm_head.weight", V, H);
+	t_add("model.norm.weight", H, 0);
 	for (int l = 0; l < 3; l++) {
-		t_addf(H * QR, "model.layers.%d.self_attn.q_a_proj.weight", l, 0);
-		t_addf(QR, "model.layers.%d.self_attn.q_a_layernorm.weight", l, 0);
-		t_addf(QR * N * (NO + RO), "model.layers.%d.self_attn.q_b_proj.weight", l, 0);
-		t_addf(H * (KR + RO), "model.layers.%d.self_attn.kv_a_proj_with_mqa.weight", l, 0);
-		t_addf(KR, "model.layers.%d.self_attn.kv_a_layernorm.weight", l, 0);
-		t_addf(KR * N * (NO + VD), "model.layers.%d.self_attn.kv_b_proj.weight", l, 0);
-		t_addf(N * VD * H, "model.layers.%d.self_attn.o_proj.weight", l, 0);
-		t_addf(H, "model.layers.%d.input_layernorm.weight", l, 0);
-		t_addf(H, "model.layers.%d.post_attention_layernorm.weight", l, 0);
+		t_addf(QR, H, "model.layers.%d.self_attn.q_a_proj.weight", l, 0);
+		t_addf(QR, 0, "model.layers.%d.self_attn.q_a_layernorm.weight", l, 0);
+		t_addf(N * (NO + RO), QR, "model.layers.%d.self_attn.q_b_proj.weight", l, 0);
+		t_addf(KR + RO, H, "model.layers.%d.self_attn.kv_a_proj_with_mqa.weight", l, 0);
+		t_addf(KR, 0, "model.layers.%d.self_attn.kv_a_layernorm.weight", l, 0);
+		t_addf(N * (NO + VD), KR, "model.layers.%d.self_attn.kv_b_proj.weight", l, 0);
+		t_addf(H, N * VD, "model.layers.%d.self_attn.o_proj.weight", l, 0);
+		t_addf(H, 0, "model.layers.%d.input_layernorm.weight", l, 0);
+		t_addf(H, 0, "model.layers.%d.post_attention_layernorm.weight", l, 0);
 		if (l == 0) {
-			t_addf(H * F, "model.layers.%d.mlp.gate_proj.weight", l, 0);
-			t_addf(H * F, "model.layers.%d.mlp.up_proj.weight", l, 0);
-			t_addf(F * H, "model.layers.%d.mlp.down_proj.weight", l, 0);
+			t_addf(F, H, "model.layers.%d.mlp.gate_proj.weight", l, 0);
+			t_addf(F, H, "model.layers.%d.mlp.up_proj.weight", l, 0);
+			t_addf(H, F, "model.layers.%d.mlp.down_proj.weight", l, 0);
 			continue;
 		}
-		t_addf(E * H, "model.layers.%d.mlp.gate.weight", l, 0);
-		t_addf(E, "model.layers.%d.mlp.gate.e_score_correction_bias", l, 0);
+		t_addf(E, H, "model.layers.%d.mlp.gate.weight", l, 0);
+		t_addf(E, 0, "model.layers.%d.mlp.gate.e_score_correction_bias", l, 0);
 		for (int e = 0; e < E; e++) {
-			t_addf(H * FE, "model.layers.%d.mlp.experts.%d.gate_proj.weight", l, e);
-			t_addf(H * FE, "model.layers.%d.mlp.experts.%d.up_proj.weight", l, e);
-			t_addf(FE * H, "model.layers.%d.mlp.experts.%d.down_proj.weight", l, e);
+			t_addf(FE, H, "model.layers.%d.mlp.experts.%d.gate_proj.weight", l, e);
+			t_addf(FE, H, "model.layers.%d.mlp.experts.%d.up_proj.weight", l, e);
+			t_addf(H, FE, "model.layers.%d.mlp.experts.%d.down_proj.weight", l, e);
 		}
-		t_addf(H * FE, "model.layers.%d.mlp.shared_experts.gate_proj.weight", l, 0);
-		t_addf(H * FE, "model.layers.%d.mlp.shared_experts.up_proj.weight", l, 0);
-		t_addf(FE * H, "model.layers.%d.mlp.shared_experts.down_proj.weight", l, 0);
+		t_addf(FE, H, "model.layers.%d.mlp.shared_experts.gate_proj.weight", l, 0);
+		t_addf(FE, H, "model.layers.%d.mlp.shared_experts.up_proj.weight", l, 0);
+		t_addf(H, FE, "model.layers.%d.mlp.shared_experts.down_proj.weight", l, 0);
 	}
 }
 
@@ -550,6 +562,21 @@ static void check_generated(const char *dir, const char *config)
 	CHECK_INT(files->arch.params_exact, files->params);
 	/* the tensor groups put the routed experts and router in "experts" */
 	CHECK(files->groups.experts > 0);
+	/* without the config: the layout inferred from the names and shapes */
+	struct vf_model *alone = load_ok(stp);
+	if (alone) {
+		CHECK_STR(alone->arch.family, cfg->arch.family);
+		CHECK(alone->arch.inferred & VF_ARCH_F_FAMILY);
+		CHECK_INT(alone->arch.experts, cfg->arch.experts);
+		CHECK_INT(alone->arch.moe_ffn, cfg->arch.moe_ffn);
+		CHECK_INT(alone->arch.heads, cfg->arch.heads);
+		CHECK_INT(alone->arch.kv_lora_rank, cfg->arch.kv_lora_rank);
+		CHECK_INT(alone->arch.q_lora_rank, cfg->arch.q_lora_rank);
+		CHECK_INT(alone->arch.qk_nope_dim, cfg->arch.qk_nope_dim);
+		CHECK_INT(alone->arch.v_head_dim, cfg->arch.v_head_dim);
+		CHECK_INT(alone->params, files->params);
+	}
+	vf_model_free(alone);
 	vf_model_free(files);
 	vf_model_free(cfg);
 }

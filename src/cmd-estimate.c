@@ -819,6 +819,11 @@ static int run(int argc, char **argv)
 			   (m->arch.known & VF_ARCH_F_LAYERS)) {
 			tg.arch = m->arch;
 			complete_arch(&tg.arch, &as);
+			if (m->arch.encoder)
+				assume(&as, "an encoder (%s): estimated with the decoder's per-layer "
+					    "mechanisms and a vocabulary-wide head; attention is "
+					    "bidirectional, the task head smaller",
+				       m->arch.family);
 			if (m->arch.approximate)
 				assume(&as, "not understood: %s; %s", m->arch.not_understood,
 				       m->files >= 0 ? "parameters from the files, memory terms approximate"

@@ -52,6 +52,7 @@ static const char *const not_size[] = {
 	"final_logit_softcapping", "attn_logit_softcapping", "query_pre_attn_scalar",
 	"boi_token_index", "eoi_token_index", "image_token_index", "mm_tokens_per_image",
 	"output_hidden_states", "output_attentions", "position_embedding_type",
+	"scale_decoder_outputs",
 };
 
 /* Per family: the size-bearing keys its reader reads. */
@@ -119,7 +120,8 @@ static const struct {
 	{"RefinedWebModel", "hidden_size n_layer n_head n_head_kv vocab_size multi_query "
 			    "parallel_attn bias alibi tie_word_embeddings"},
 	{"gpt2", "n_embd n_layer n_head n_positions n_inner vocab_size hidden_size "
-		 "num_hidden_layers num_attention_heads max_position_embeddings"},
+		 "num_hidden_layers num_attention_heads max_position_embeddings "
+		 "tie_word_embeddings"},
 	{"gpt_neox", "hidden_size num_hidden_layers num_attention_heads intermediate_size "
 		     "vocab_size max_position_embeddings rotary_pct partial_rotary_factor "
 		     "use_parallel_residual tie_word_embeddings attention_bias"},

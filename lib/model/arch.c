@@ -142,8 +142,9 @@ static vf_status read_gpt2(const cJSON *cfg, const char *family, const char *wha
 		a->ffn = 4 * a->hidden; /* hidden <= 2^40 */
 		a->known |= VF_ARCH_F_FFN;
 	}
-	/* GPT2LMHeadModel always ties lm_head to wte. */
+	/* GPT2LMHeadModel ties lm_head to wte unless the config says not */
 	a->tied_embeddings = true;
+	TRY(get_bool(cfg, "tie_word_embeddings", &a->tied_embeddings, what, err));
 	a->known |= VF_ARCH_F_TIED;
 	a->learned_positions = true;
 	a->linear_bias = a->qkv_bias = a->o_bias = a->mlp_bias = true;

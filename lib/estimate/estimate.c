@@ -76,6 +76,7 @@ struct shape {
 	double largest;           /* elements of the largest parameter tensor */
 	double layer_linear;      /* linear parameters of one layer (for recompute) */
 	struct vf_moe_terms mt;   /* experts, latent attention, sliding windows (moe.c) */
+	bool eager_attn;          /* explicit s x s attention whatever the setup says */
 };
 
 static bool fam_is(const char *fam, const char *name)
@@ -135,10 +136,12 @@ static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 	s->gated = a->gated_mlp;
 	s->tied = a->tied_embeddings;
 	s->layer_norm = a->layer_norm || s->fc == FC_GPT2 || s->fc == FC_NEOX || s->fc == FC_FALCON;
-	s->fused_qkv = s->fc == FC_GPT2 || s->fc == FC_NEOX || s->fc == FC_FALCON || s->fc == FC_PHI3;
-	s->rotary = !(s->fc == FC_GPT2 || s->fc == FC_T5);
+	s->fused_qkv = s->fc == FC_GPT2 || s->fc == FC_NEOX || s->fc == FC_FALCON || s->fc == FC_PHI3 ||
+		       fam_is(fam, "bloom"); /* query_key_value */
+	s->rotary = !(s->fc == FC_GPT2 || s->fc == FC_T5) && a->rotary_pct > 0; /* ALiBi, bert: none */
 	s->fused_gate_up = s->fc == FC_PHI3;
 	s->qk_norm = a->qk_norm;
+	s->eager_attn = a->eager_attention || s->fc == FC_T5; /* bloom, deberta; T5 */
 	s->softcap_logits = fam_is(fam, "gemma2") ? 1 : 0;
 	s->parallel = a->parallel_attn;
 	s->norms_per_layer = a->norms_per_layer > 0 ? a->norms_per_layer : 2;
@@ -149,6 +152,8 @@ static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 		s->act = ACT_GELU_PY; /* activation_function gelu_new */
 	else if (s->fc == FC_T5)
 		s->act = s->gated ? ACT_GELU_PY : ACT_RELU; /* gated-gelu (v1.1) or relu */
+	else if (a->act_gelu_python)
+		s->act = ACT_GELU_PY; /* phi: gelu_new */
 	else
 		s->act = ACT_NATIVE;
 
@@ -670,7 +675,7 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 		/* routed experts run as GEMMs of N x topk / experts rows (moe.c) */
 		double slow = vf_moe_expert_slowdown(&s->mt, N, util_at, s);
 		lin_f = 2 * N * (s->active_linear + (slow - 1) * s->mt.routed_active);
-		double causal = su->attention == VF_ATTN_EAGER ? 1.0 : 0.5;
+		double causal = su->attention == VF_ATTN_EAGER || s->eager_attn ? 1.0 : 0.5;
 		attn_f = 4 * N * sq * s->hq * s->L * causal;
 		head_f = 2 * N * s->V * s->h;
 	}
@@ -840,7 +845,7 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		AC += 2 * lora; /* adapters' bf16 copies */
 
 	/* ---- activations ---- */
-	bool eager = su->attention == VF_ATTN_EAGER || s.fc == FC_T5; /* T5: always explicit scores */
+	bool eager = su->attention == VF_ATTN_EAGER || s.eager_attn; /* T5, bloom: explicit scores */
 	double per_layer_tok = d.train ? layer_bytes(&s, &d, eager) : 0;
 	double scores = 0; /* eager attention's s^2 tensors per layer */
 	if (eager) {

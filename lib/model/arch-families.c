@@ -249,6 +249,10 @@ vf_status vf__arch_read_phi(const cJSON *cfg, const char *family, const char *wh
 	a->linear_bias = a->qkv_bias = a->o_bias = a->mlp_bias = true;
 	a->lm_head_bias = true;
 	a->gated_mlp = false;
+	const char *act = vf_json_get_str(cfg, "hidden_act");
+	if (!act)
+		act = vf_json_get_str(cfg, "activation_function");
+	a->act_gelu_python = !act || strcmp(act, "gelu_new") == 0; /* PhiConfig default */
 	if (strcmp(family, "mixformer-sequential") == 0) {
 		/* the block layout named in "architecture": only the parallel
 		 * block with a two-layer MLP is the layout counted here */
@@ -317,6 +321,7 @@ vf_status vf__arch_read_bloom(const cJSON *cfg, const char *family, const char *
 	a->linear_bias = a->qkv_bias = a->o_bias = a->mlp_bias = true;
 	a->gated_mlp = false;
 	a->rotary_pct = 0; /* ALiBi */
+	a->eager_attention = true;
 	return VF_OK;
 }
 
@@ -358,6 +363,7 @@ vf_status vf__arch_read_bert(const cJSON *cfg, const char *family, const char *w
 		vf_arch_not_understood(a, "position_embedding_type");
 	if (!deberta)
 		return VF_OK;
+	a->eager_attention = true; /* disentangled attention: explicit scores */
 	TRY(vf__arch_get_bool(cfg, "position_biased_input", &a->learned_positions, what, err));
 	bool rel = false, share = false;
 	TRY(vf__arch_get_bool(cfg, "relative_attention", &rel, what, err));

@@ -226,6 +226,29 @@ static void test_moe_mla(void)
 	s.precision = VF_PREC_BF16;
 	vf_estimate_run(&a, &s, NULL, &e);
 	CHECK_INT(e.kv_cache_bytes, (int64_t)(2.0 * 512 * 2 * 4 * (48 + 32) * 2));
+	/* BLOOM's attention is explicit (ALiBi through baddbmm) whatever
+	 * --attention says: its s x s scores are saved as eager's are */
+	CHECK(arch_of("{\"model_type\":\"bloom\",\"n_embed\":256,\"n_layer\":2,"
+		      "\"num_attention_heads\":4,\"vocab_size\":1000}", &a));
+	vf_setup_defaults(&s);
+	s.batch = 2;
+	s.seq = 512;
+	struct vf_estimate sdpa_like, bloom;
+	vf_estimate_run(&a, &s, NULL, &bloom);
+	struct vf_arch b = a;
+	b.eager_attention = false;
+	vf_estimate_run(&b, &s, NULL, &sdpa_like);
+	CHECK(bloom.activations_full > sdpa_like.activations_full + 2.0 * 4 * 512 * 512 * 2);
+	/* phi's gelu_new runs in Python and saves more than a fused GELU */
+	CHECK(arch_of("{\"model_type\":\"phi\",\"hidden_size\":256,\"num_hidden_layers\":2,"
+		      "\"num_attention_heads\":4,\"intermediate_size\":1024,\"vocab_size\":1000}",
+		      &a));
+	CHECK(a.act_gelu_python);
+	b = a;
+	b.act_gelu_python = false;
+	vf_estimate_run(&a, &s, NULL, &bloom);
+	vf_estimate_run(&b, &s, NULL, &sdpa_like);
+	CHECK(bloom.activations_full > sdpa_like.activations_full);
 }
 
 static void test_seed_figures(void)

@@ -86,6 +86,9 @@ struct vf_arch {
 	int64_t rel_positions;    /* deberta-v2: relative position embeddings rows (0 = none) */
 	int64_t sliding_window;   /* tokens; 0 = full attention everywhere */
 	int64_t sliding_layers;   /* layers with the sliding window (of `layers`) */
+	bool act_gelu_python;     /* hidden_act gelu_new: transformers' NewGELUActivation (phi) */
+	bool eager_attention;     /* the modeling code has only explicit s x s attention
+				     (bloom: ALiBi through baddbmm; deberta-v2) */
 	int64_t params_exact;     /* the safetensors header count when files were read; -1 */
 	bool approximate;         /* some size-bearing config keys were not understood */
 	char not_understood[256]; /* those keys, comma-separated ("kv_lora_rank, ...") */

@@ -245,6 +245,15 @@ static double lora_params(const struct shape *s, unsigned t, double r)
 	}
 	if (t & VF_LORA_O)
 		per += r * (s->hq + h);
+	if (s->mt.mla) {
+		/* MLA has no k_proj / v_proj; q_proj only without a q rank
+		 * (q_a_proj / q_b_proj otherwise); o_proj reads heads x v */
+		per = 0;
+		if ((t & VF_LORA_Q) && s->mt.q_rank <= 0)
+			per += r * (h + s->hq);
+		if (t & VF_LORA_O)
+			per += r * (s->mt.heads * s->mt.v_dim + h);
+	}
 	struct lora_mlp_ctx c = {s, t, r};
 	if (s->fc == FC_T5) {
 		/* encoder: self-attention; decoder: self + cross attention */

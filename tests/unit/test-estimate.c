@@ -226,6 +226,13 @@ static void test_moe_mla(void)
 	s.precision = VF_PREC_BF16;
 	vf_estimate_run(&a, &s, NULL, &e);
 	CHECK_INT(e.kv_cache_bytes, (int64_t)(2.0 * 512 * 2 * 4 * (48 + 32) * 2));
+	/* LoRA on q, v, o of MLA: q_proj and v_proj do not exist (q_a/q_b,
+	 * kv_a/kv_b), o_proj reads 4 x 32; the MLP targets match nothing here */
+	s.mode = VF_MODE_LORA;
+	s.lora_rank = 4;
+	s.lora_targets = VF_LORA_Q | VF_LORA_V | VF_LORA_O;
+	vf_estimate_run(&a, &s, NULL, &e);
+	CHECK_INT(e.trainable_params, 2 * 4 * (4 * 32 + 256));
 	/* BLOOM's attention is explicit (ALiBi through baddbmm) whatever
 	 * --attention says: its s x s scores are saved as eager's are */
 	CHECK(arch_of("{\"model_type\":\"bloom\",\"n_embed\":256,\"n_layer\":2,"

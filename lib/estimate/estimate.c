@@ -200,7 +200,7 @@ static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 	s->largest = big;
 }
 
-/* LoRA adapter parameters: r x (in + out) per targeted matrix. */
+/* What lora_mlp needs: the shape, the LoRA targets and the rank. */
 struct lora_mlp_ctx {
 	const struct shape *s;
 	unsigned t;

@@ -648,6 +648,13 @@ static void finish_terms(struct vf_estimate *e, const struct live *pk, double re
 #define T_LAUNCH 5e-6       /* s per kernel launch, assumed (CUDA launch + PyTorch
 			       dispatch of a small op; not measured here: no MoE record) */
 
+/* The utilisation model of step_time (u below) at n tokens (GEMM rows). */
+static double util_at(const void *shape, double n)
+{
+	const struct shape *s = shape;
+	return U_MAX * (s->h / (s->h + U_HIDDEN)) * (n / (n + U_TOKENS));
+}
+
 /* Step time. Matmul FLOPs (2 per multiply-add) of the forward: every
  * linear a token passes through, the lm_head, and attention (QK^T and PV;
  * causal kernels skip half). Backward = 2x forward for trainable weights,
@@ -658,13 +665,6 @@ static void finish_terms(struct vf_estimate *e, const struct live *pk, double re
  *        + T_STEP + T_LAYER x layers (+ checkpoint, for-loop overheads)
  *   u    = U_MAX x h/(h + U_HIDDEN) x N/(N + U_TOKENS)
  * with N the tokens per micro-batch and h the hidden size. */
-/* The utilisation model below at n tokens (GEMM rows). */
-static double util_at(const void *shape, double n)
-{
-	const struct shape *s = shape;
-	return U_MAX * (s->h / (s->h + U_HIDDEN)) * (n / (n + U_TOKENS));
-}
-
 static void step_time(const struct shape *s, const struct vf_setup *su, const struct dt *d,
 		      const struct vf_gpu_spec *gpu, double T, double opt_traffic,
 		      double act_traffic, double comm_bytes, struct vf_estimate *e)

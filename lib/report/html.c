@@ -29,7 +29,7 @@ static const char css[] =
 	"svg .cl{font-size:11.5px;font-weight:600}svg .nt{font-size:12px;font-weight:700}\n"
 	"svg .pt{stroke:var(--bg);stroke-width:1}svg .mk{stroke:var(--bg);stroke-width:1}\n"
 	"svg .id{stroke:var(--ax);stroke-width:1.5;stroke-dasharray:5 4;fill:none}\n"
-	"svg .cell{stroke:var(--bg);stroke-width:2}svg .ct{font-size:11px;text-anchor:middle}\n"
+	"svg .cell{stroke:var(--bg);stroke-width:2}svg .ct{font-size:11px;text-anchor:middle}svg text.inv{fill:#fff}\n"
 	".f0{fill:var(--c0)}.f1{fill:var(--c1)}.f2{fill:var(--c2)}.f3{fill:var(--c3)}.f4{fill:var(--c4)}"
 	".f5{fill:var(--c5)}.f6{fill:var(--c6)}.f7{fill:var(--c7)}.f8{fill:var(--c8)}.f9{fill:var(--c9)}\n"
 	".k0{stroke:var(--c0)}.k1{stroke:var(--c1)}.k2{stroke:var(--c2)}.k3{stroke:var(--c3)}.k4{stroke:var(--c4)}"

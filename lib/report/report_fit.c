@@ -163,11 +163,12 @@ static void grid_cell(struct vf_w *w, const struct fit *f, const struct cand *c,
 	vf_w_puts(w, "</title></rect>");
 	double cx = x + cw / 2;
 	if (c->fits) {
-		vf_w_printf(w, "<text class=\"ct\" x=\"%.1f\" y=\"%.1f\" font-weight=\"700\">batch &#8804; %.0f%s</text>", cx,
-			    y + 16, c->max_batch, c->chosen ? " &#9733;" : "");
-		vf_w_printf(w, "<text class=\"ct\" x=\"%.1f\" y=\"%.1f\">", cx, y + 30);
+		const char *ct = op > 0.6 ? "ct inv" : "ct"; /* light text on the dark cells */
+		vf_w_printf(w, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\" font-weight=\"700\">batch &#8804; %.0f%s</text>", ct,
+			    cx, y + 16, c->max_batch, c->chosen ? " &#9733;" : "");
+		vf_w_printf(w, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\">", ct, cx, y + 30);
 		vf_w_esc(w, t1);
-		vf_w_printf(w, "</text><text class=\"ct\" x=\"%.1f\" y=\"%.1f\">", cx, y + 43);
+		vf_w_printf(w, "</text><text class=\"%s\" x=\"%.1f\" y=\"%.1f\">", ct, cx, y + 43);
 		vf_w_esc(w, t2);
 		vf_w_puts(w, "</text>");
 	} else {

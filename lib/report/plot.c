@@ -293,7 +293,7 @@ void vf_chart_stack(const struct vf_chart *c, struct vf_w *w, int band, int n, c
 		double y0 = vf_scale_map(&c->y, base), y1 = vf_scale_map(&c->y, base + vals[k]);
 		base += vals[k];
 		open_mark(w, "rect", series ? series[k] : NULL);
-		vf_w_printf(w, "class=\"f%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">", colors[k] % 10,
+		vf_w_printf(w, "class=\"f%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">", colors[k] % 11,
 			    x - bw / 2, y1, bw, y0 - y1 > 0 ? y0 - y1 : 0);
 		tip(w, tips ? tips[k] : NULL);
 		vf_w_puts(w, "</rect>");
@@ -307,7 +307,7 @@ void vf_chart_line(const struct vf_chart *c, struct vf_w *w, int n, const double
 	vf_w_puts(w, "<g ");
 	vf_w_printf(w, "data-s=\"");
 	vf_w_esc(w, series ? series : "");
-	vf_w_printf(w, "\" class=\"k%d\">", color % 10);
+	vf_w_printf(w, "\" class=\"k%d\">", color % 11);
 	bool open = false;
 	for (int i = 0; i < n; i++) {
 		if (!isfinite(ys[i]) || !isfinite(xs[i])) {
@@ -328,7 +328,7 @@ void vf_chart_line(const struct vf_chart *c, struct vf_w *w, int n, const double
 	for (int i = 0; markers && i < n; i++) {
 		if (!isfinite(ys[i]) || !isfinite(xs[i]))
 			continue;
-		vf_w_printf(w, "<circle class=\"mk f%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\">", color % 10,
+		vf_w_printf(w, "<circle class=\"mk f%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\">", color % 11,
 			    vf_scale_map(&c->x, xs[i]), vf_scale_map(&c->y, ys[i]));
 		tip(w, tips ? tips[i] : NULL);
 		vf_w_puts(w, "</circle>");
@@ -343,7 +343,7 @@ void vf_chart_points(const struct vf_chart *c, struct vf_w *w, int n, const doub
 		if (!isfinite(ys[i]) || !isfinite(xs[i]))
 			continue;
 		open_mark(w, "circle", series);
-		vf_w_printf(w, "class=\"pt f%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\">", color % 10,
+		vf_w_printf(w, "class=\"pt f%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\">", color % 11,
 			    vf_scale_map(&c->x, xs[i]), vf_scale_map(&c->y, ys[i]));
 		tip(w, tips ? tips[i] : NULL);
 		vf_w_puts(w, "</circle>");
@@ -356,9 +356,9 @@ void vf_chart_hline(const struct vf_chart *c, struct vf_w *w, double y, int colo
 	double py = vf_scale_map(&c->y, y);
 	open_mark(w, "g", series);
 	vf_w_printf(w, "class=\"k%d\"><line class=\"cap\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\">",
-		    color % 10, c->ml, c->w - c->mr, py, py);
+		    color % 11, c->ml, c->w - c->mr, py, py);
 	tip(w, label);
-	vf_w_printf(w, "</line><text class=\"cl f%d\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", color % 10,
+	vf_w_printf(w, "</line><text class=\"cl f%d\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", color % 11,
 		    c->w - c->mr - 4, py - 5);
 	vf_w_esc(w, label);
 	vf_w_puts(w, "</text></g>");
@@ -382,7 +382,7 @@ void vf_plot_legend(struct vf_w *w, const char *chart_id, int n, const char *con
 		vf_w_puts(w, "<li><button type=\"button\" data-s=\"");
 		vf_w_esc(w, names[k]);
 		vf_w_printf(w, "\"><span class=\"sw %s%d\"></span>", dashed && dashed[k] ? "dl k" : "f",
-			    colors[k] % 10);
+			    colors[k] % 11);
 		vf_w_esc(w, names[k]);
 		vf_w_puts(w, "</button></li>");
 	}

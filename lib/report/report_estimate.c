@@ -21,6 +21,7 @@
 #define MAXP 128 /* batch points */
 
 static const int gpu_colors[MAXG] = {0, 5, 2, 3, 1, 4, 8, 9};
+#define NEUTRAL 10 /* the text colour: capacity lines over the term colours */
 
 /* A GPU's display name: short catalog name, else its id. */
 static const char *gname(const cJSON *g, char *out, size_t n)
@@ -91,7 +92,7 @@ void vf__phase_figure(struct vf_w *w, const cJSON *phases, const cJSON *gpus, co
 		if (gi >= MAXG)
 			break;
 		snprintf(lab, sizeof lab, "%s %s", gname(g, gn, sizeof gn), vf__gib(gb, sizeof gb, vf__num(g, "vram_bytes")));
-		vf_chart_hline(&c, w, vf__num(g, "vram_bytes") / GIB, gpu_colors[gi], gn, lab);
+		vf_chart_hline(&c, w, vf__num(g, "vram_bytes") / GIB, NEUTRAL, gn, lab);
 		gi++;
 	}
 	double px = peak + 0.5;
@@ -110,7 +111,8 @@ void vf__phase_figure(struct vf_w *w, const cJSON *phases, const cJSON *gpus, co
 		if (gi >= MAXG)
 			break;
 		ln[nl] = gname(g, gnames[gi], sizeof gnames[gi]);
-		lc[nl] = gpu_colors[gi++], dash[nl++] = true;
+		lc[nl] = NEUTRAL, dash[nl++] = true;
+		gi++;
 	}
 	vf_plot_legend(w, "phases", nl, ln, lc, dash);
 	vf_html_figure_table(w);

@@ -38,8 +38,10 @@ char *vf__secs(char *out, size_t n, double s)
 		snprintf(out, n, "-");
 	else if (s < 10)
 		snprintf(out, n, "%.3g s", s);
-	else if (s < 3600)
+	else if (s < 600)
 		snprintf(out, n, "%.1f s", s);
+	else if (s < 7200)
+		snprintf(out, n, "%.1f min", s / 60);
 	else
 		snprintf(out, n, "%.1f h", s / 3600);
 	return out;

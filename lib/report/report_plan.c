@@ -42,7 +42,8 @@ static void decisions(struct vf_w *w, const cJSON *d)
 		{"shipped config", vf__str(d, "shipped_config", "?")},
 		{"run directory", vf__str(d, "run_dir", "?")},
 		{"training mode", vf__str(d, "training_mode", "?")},
-		{"launch", vf__str(d, "launch", "?")},
+		{"launch", vf__str(cJSON_GetObjectItemCaseSensitive(d, "launch"), "command", "")},
+		{"launch directory", vf__str(cJSON_GetObjectItemCaseSensitive(d, "launch"), "cwd", "")},
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
 		if (rows[i][1][0])

@@ -70,6 +70,21 @@ check 'page_json fit.html "j[\"report\"] == \"fit\" and j[\"mode\"] == \"table\"
 run fit llama3-8b --mode lora --gpu a100-80gb:4 --search --tokens 1e9 --html fits.html
 expect_rc 0; check 'self_contained fits.html && page_json fits.html "j[\"mode\"] == \"search\" and len(j[\"results\"]) >= 1"'
 
+# --- plan writes plan.html beside plan.md (the plan tests' trainer fixture) --------
+test_case "plan writes plan.html: decisions, the estimate's phases against the GPU"
+TD="$VF_SOURCE_DIR/tests/fixtures/ltx-trainer"
+mkdir -p "$TMP/models/gemma-3-12b-it" "$TMP/work"
+echo '{"model_type": "gemma3"}' >"$TMP/models/gemma-3-12b-it/config.json"
+cp "$VF_SHARED_DIR/fixtures/models/lora_weights_step_00050.safetensors" "$TMP/models/ltx-2-19b-dev.safetensors"
+(cd "$TMP/work" && LTX_TRAININGS_DIR= LTX_TRAINER_DIR= LTX_MODELS_DIR= HOME="$TMP/home" "$VRAMFIT" plan \
+  --trainer-dir "$TD" --model "$TMP/models/ltx-2-19b-dev.safetensors" \
+  --text-encoder "$TMP/models/gemma-3-12b-it" --gpu h100-80gb --dataset cats >/dev/null 2>&1)
+P=$(ls -d "$TMP"/work/projects/t2v-cats-*/ 2>/dev/null | head -1)
+check '[ -n "$P" ] && [ -f "$P/plan.md" ] && self_contained "$P/plan.html"'
+check 'page_json "$P/plan.html" "j[\"report\"] == \"plan\" and j[\"tier\"][\"name\"] and len(j[\"phases\"]) >= 3"'
+check 'grep -q "data-chart=\"phases\"" "$P/plan.html" && grep -q "<h2>The plan&#39;s decisions</h2>" "$P/plan.html"'
+cd "$TMP" || exit 1
+
 # --- usage and errors ------------------------------------------------------------
 test_case "report usage"
 run report; expect_rc 2
@@ -210,6 +225,7 @@ if [ -n "${R:-}" ]; then
   check_page "$R/report.html" run "Trial 2 (quantization off) wins" "time since the trial started (s)" \
     "trial 3: optimizer adamw (out of memory)" "step time (s)" "DefaultCPUAllocator"
 fi
+[ -n "${P:-}" ] && check_page "$P/plan.html" plan "Plan for" "phase of the training step" "memory per GPU (GiB)"
 check_page hist-fix.html history "off by 4.0% (median)" "predicted peak (GiB)" "measured peak (GiB)" "peak error (%)" \
   "llama-lora" "quantization off" "+10.0%"
 finish

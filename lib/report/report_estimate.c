@@ -33,24 +33,9 @@ static const char *gname(const cJSON *g, char *out, size_t n)
 	return out;
 }
 
-void vf__phase_figure(struct vf_w *w, const cJSON *phases, const cJSON *gpus, const char *title)
+/* The terms that appear at any phase (legend entries and table rows). */
+static int phase_terms(const cJSON *phases, int np, const char **keys)
 {
-	int np = cJSON_GetArraySize(phases);
-	if (np <= 0)
-		return;
-	const char *labels[VF_PHASE_COUNT];
-	double top = 0;
-	int peak = 0;
-	for (int p = 0; p < np && p < VF_PHASE_COUNT; p++) {
-		const cJSON *ph = cJSON_GetArrayItem(phases, p);
-		labels[p] = vf__str(ph, "phase", "?");
-		double t = vf__num(ph, "total_bytes") / GIB;
-		if (t > top)
-			top = t, peak = p;
-	}
-	np = np > VF_PHASE_COUNT ? VF_PHASE_COUNT : np;
-	/* which terms appear anywhere (legend and table rows) */
-	const char *keys[VF_TERM_COUNT];
 	int nk = 0;
 	for (int k = 0; k < VF_TERM_COUNT; k++) {
 		const char *key = vf_term_name((enum vf_term)k);
@@ -60,22 +45,18 @@ void vf__phase_figure(struct vf_w *w, const cJSON *phases, const cJSON *gpus, co
 				break;
 			}
 	}
-	const cJSON *g;
-	cJSON_ArrayForEach(g, gpus) if (vf__num(g, "vram_bytes") / GIB > top) top = vf__num(g, "vram_bytes") / GIB;
-	struct vf_chart c;
-	vf_chart_init(&c, "phases", "memory at each phase of a step, stacked by term, with each GPU's capacity",
-		      "phase of the training step", "memory per GPU (GiB)");
-	vf_chart_xbands(&c, np, labels);
-	vf_chart_ydomain(&c, 0, top * 1.04);
-	vf_html_figure_begin(w, "phases", title);
-	vf_chart_begin(&c, w);
+	return nk;
+}
+
+static void phase_bars(const struct vf_chart *c, struct vf_w *w, const cJSON *phases, int np, const char **keys,
+		       int nk, const char *const *labels)
+{
 	for (int p = 0; p < np; p++) {
 		const cJSON *t = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(phases, p), "terms");
 		double v[VF_TERM_COUNT];
 		int col[VF_TERM_COUNT];
-		const char *names[VF_TERM_COUNT];
+		const char *names[VF_TERM_COUNT], *tp[VF_TERM_COUNT];
 		char tips[VF_TERM_COUNT][96], gb[32];
-		const char *tp[VF_TERM_COUNT];
 		for (int k = 0; k < nk; k++) {
 			v[k] = vf__num(t, keys[k]) / GIB;
 			col[k] = vf__term_color(keys[k]);
@@ -83,29 +64,20 @@ void vf__phase_figure(struct vf_w *w, const cJSON *phases, const cJSON *gpus, co
 			snprintf(tips[k], sizeof tips[k], "%s, %s: %s", labels[p], names[k], vf__gib(gb, sizeof gb, v[k] * GIB));
 			tp[k] = tips[k];
 		}
-		vf_chart_stack(&c, w, p, nk, v, col, names, tp);
+		vf_chart_stack(c, w, p, nk, v, col, names, tp);
 	}
-	int gi = 0;
-	char gn[64], lab[96], gb[32];
-	cJSON_ArrayForEach(g, gpus)
-	{
-		if (gi >= MAXG)
-			break;
-		snprintf(lab, sizeof lab, "%s %s", gname(g, gn, sizeof gn), vf__gib(gb, sizeof gb, vf__num(g, "vram_bytes")));
-		vf_chart_hline(&c, w, vf__num(g, "vram_bytes") / GIB, NEUTRAL, gn, lab);
-		gi++;
-	}
-	double px = peak + 0.5;
-	vf_chart_note(&c, w, px - 0.45, top > 0 ? vf__num(cJSON_GetArrayItem(phases, peak), "total_bytes") / GIB : 0, "peak");
-	vf_chart_end(&c, w);
+}
+
+static void phase_legend(struct vf_w *w, const cJSON *gpus, const char **keys, int nk)
+{
 	const char *ln[VF_TERM_COUNT + MAXG];
 	int lc[VF_TERM_COUNT + MAXG];
 	bool dash[VF_TERM_COUNT + MAXG];
 	char gnames[MAXG][64];
-	int nl = 0;
+	int nl = 0, gi = 0;
 	for (int k = 0; k < nk; k++, nl++)
 		ln[nl] = vf__term_label(keys[k]), lc[nl] = vf__term_color(keys[k]), dash[nl] = false;
-	gi = 0;
+	const cJSON *g;
 	cJSON_ArrayForEach(g, gpus)
 	{
 		if (gi >= MAXG)
@@ -115,7 +87,11 @@ void vf__phase_figure(struct vf_w *w, const cJSON *phases, const cJSON *gpus, co
 		gi++;
 	}
 	vf_plot_legend(w, "phases", nl, ln, lc, dash);
-	vf_html_figure_table(w);
+}
+
+static void phase_table(struct vf_w *w, const cJSON *phases, int np, const char **keys, int nk,
+			const char *const *labels)
+{
 	const char *hdr[1 + VF_PHASE_COUNT];
 	hdr[0] = "term (GiB)";
 	for (int p = 0; p < np; p++)
@@ -135,6 +111,49 @@ void vf__phase_figure(struct vf_w *w, const cJSON *phases, const cJSON *gpus, co
 		vf_html_row(w, 1 + np, row);
 	}
 	vf_html_table_end(w);
+}
+
+void vf__phase_figure(struct vf_w *w, const cJSON *phases, const cJSON *gpus, const char *title)
+{
+	int np = cJSON_GetArraySize(phases);
+	if (np <= 0)
+		return;
+	np = np > VF_PHASE_COUNT ? VF_PHASE_COUNT : np;
+	const char *labels[VF_PHASE_COUNT], *keys[VF_TERM_COUNT];
+	double top = 0;
+	int peak = 0;
+	for (int p = 0; p < np; p++) {
+		const cJSON *ph = cJSON_GetArrayItem(phases, p);
+		labels[p] = vf__str(ph, "phase", "?");
+		double t = vf__num(ph, "total_bytes") / GIB;
+		if (t > top)
+			top = t, peak = p;
+	}
+	int nk = phase_terms(phases, np, keys);
+	const cJSON *g;
+	cJSON_ArrayForEach(g, gpus) if (vf__num(g, "vram_bytes") / GIB > top) top = vf__num(g, "vram_bytes") / GIB;
+	struct vf_chart c;
+	vf_chart_init(&c, "phases", "memory at each phase of a step, stacked by term, with each GPU's capacity",
+		      "phase of the training step", "memory per GPU (GiB)");
+	vf_chart_xbands(&c, np, labels);
+	vf_chart_ydomain(&c, 0, top * 1.04);
+	vf_html_figure_begin(w, "phases", title);
+	vf_chart_begin(&c, w);
+	phase_bars(&c, w, phases, np, keys, nk, labels);
+	int gi = 0;
+	char gn[64], lab[96], gb[32];
+	cJSON_ArrayForEach(g, gpus)
+	{
+		if (gi++ >= MAXG)
+			break;
+		snprintf(lab, sizeof lab, "%s %s", gname(g, gn, sizeof gn), vf__gib(gb, sizeof gb, vf__num(g, "vram_bytes")));
+		vf_chart_hline(&c, w, vf__num(g, "vram_bytes") / GIB, NEUTRAL, gn, lab);
+	}
+	vf_chart_note(&c, w, peak + 0.05, vf__num(cJSON_GetArrayItem(phases, peak), "total_bytes") / GIB, "peak");
+	vf_chart_end(&c, w);
+	phase_legend(w, gpus, keys, nk);
+	vf_html_figure_table(w);
+	phase_table(w, phases, np, keys, nk, labels);
 	vf_html_p(w, "note", "The allocator reserve is computed at the peak phase only; the CUDA context "
 			     "is held at every phase.");
 	vf_html_figure_end(w);
@@ -289,6 +308,42 @@ static void batch_figure(struct vf_w *w, const struct sweep *s)
 	vf_html_figure_end(w);
 }
 
+/* The numbers of a time figure: ys[i][k] per sweep GPU and point. */
+static void time_table(struct vf_w *w, const struct sweep *s, double ys[][MAXP], int which)
+{
+	const char *hdr[1 + MAXG];
+	char hn[MAXG][80];
+	hdr[0] = "batch";
+	for (int i = 0; i < s->ng; i++) {
+		snprintf(hn[i], sizeof hn[i], "%s %s", s->name[i], which ? "tokens/s" : "step (s)");
+		hdr[1 + i] = hn[i];
+	}
+	vf_html_table_begin(w, which ? "Predicted throughput; - = does not fit" : "Predicted step time; - = does not fit",
+			    1 + s->ng, hdr, false);
+	int L = longest(s);
+	for (int k = 0; k < s->np[L]; k++) {
+		char cells[1 + MAXG][32];
+		const char *row[1 + MAXG];
+		snprintf(cells[0], sizeof cells[0], "%.0f", s->b[L][k]);
+		row[0] = cells[0];
+		for (int i = 0; i < s->ng; i++) {
+			double v = NAN;
+			for (int j = 0; j < s->np[i]; j++)
+				if (s->b[i][j] == s->b[L][k])
+					v = ys[i][j];
+			if (which)
+				vf__count(cells[1 + i], sizeof cells[1 + i], v);
+			else if (isfinite(v))
+				snprintf(cells[1 + i], sizeof cells[1 + i], "%.3g", v);
+			else
+				snprintf(cells[1 + i], sizeof cells[1 + i], "-");
+			row[1 + i] = cells[1 + i];
+		}
+		vf_html_row(w, 1 + s->ng, row);
+	}
+	vf_html_table_end(w);
+}
+
 /* Step time (which == 0) or tokens/s (1) against the batch, fitting points only. */
 static void time_figure(struct vf_w *w, const struct sweep *s, int which)
 {
@@ -345,37 +400,7 @@ static void time_figure(struct vf_w *w, const struct sweep *s, int which)
 	vf_chart_end(&c, w);
 	sweep_legend(w, id, s, false);
 	vf_html_figure_table(w);
-	const char *hdr[1 + MAXG];
-	char hn[MAXG][80];
-	hdr[0] = "batch";
-	for (int i = 0; i < s->ng; i++) {
-		snprintf(hn[i], sizeof hn[i], "%s %s", s->name[i], which ? "tokens/s" : "step (s)");
-		hdr[1 + i] = hn[i];
-	}
-	vf_html_table_begin(w, which ? "Predicted throughput; - = does not fit" : "Predicted step time; - = does not fit",
-			    1 + s->ng, hdr, false);
-	int L = longest(s);
-	for (int k = 0; k < s->np[L]; k++) {
-		char cells[1 + MAXG][32];
-		const char *row[1 + MAXG];
-		snprintf(cells[0], sizeof cells[0], "%.0f", s->b[L][k]);
-		row[0] = cells[0];
-		for (int i = 0; i < s->ng; i++) {
-			double v = NAN;
-			for (int j = 0; j < s->np[i]; j++)
-				if (s->b[i][j] == s->b[L][k])
-					v = ys[i][j];
-			if (which)
-				vf__count(cells[1 + i], sizeof cells[1 + i], v);
-			else if (isfinite(v))
-				snprintf(cells[1 + i], sizeof cells[1 + i], "%.3g", v);
-			else
-				snprintf(cells[1 + i], sizeof cells[1 + i], "-");
-			row[1 + i] = cells[1 + i];
-		}
-		vf_html_row(w, 1 + s->ng, row);
-	}
-	vf_html_table_end(w);
+	time_table(w, s, ys, which);
 	vf_html_figure_end(w);
 }
 

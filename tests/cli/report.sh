@@ -49,6 +49,9 @@ check 'page_json r.html "[p[\"phase\"] for p in j[\"phases\"]] == [\"forward\", 
 check 'page_json r.html "sum(j[\"phases\"][1][\"terms\"].values()) == j[\"memory\"][\"peak_bytes\"]"'
 check 'page_json r.html "[g[\"gpu\"] for g in j[\"batch_sweep\"]] == [\"rtx-4090\", \"a100-80gb\"] and all(len(g[\"points\"]) >= 2 for g in j[\"batch_sweep\"])"'
 check 'page_json r.html "j[\"batch_sweep\"][1][\"points\"][-1][\"batch\"] == j[\"gpus\"][1][\"max_batch\"] + 1 and not j[\"batch_sweep\"][1][\"points\"][-1][\"fits\"]"'
+test_case "report --open without a display says where the page is"
+DISPLAY= WAYLAND_DISPLAY= run report estimate llama3-8b --mode lora --gpu rtx-4090 -o o.html --open
+expect_rc 0; expect_err "no display: open o.html in a browser"
 test_case "estimate --html writes the same page; the text output is unchanged"
 run estimate llama3-8b --mode lora --gpu rtx-4090 --gpu a100-80gb --html e.html
 expect_rc 0; expect_out "Memory at the peak"

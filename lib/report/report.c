@@ -25,7 +25,7 @@ char *vf__gib(char *out, size_t n, double bytes)
 {
 	if (!isfinite(bytes))
 		snprintf(out, n, "-");
-	else if (fabs(bytes) < 0.1 * GIB && bytes != 0)
+	else if (fabs(bytes) < GIB && bytes != 0)
 		snprintf(out, n, "%.0f MiB", bytes / (1024.0 * 1024.0));
 	else
 		snprintf(out, n, "%.1f GiB", bytes / GIB);

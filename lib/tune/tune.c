@@ -333,7 +333,7 @@ static void on_tick(void *ctx, pid_t pgid, double elapsed)
 		if (r->mem_now > r->peak_host)
 			r->peak_host = r->mem_now;
 	}
-	if (fresh && r->samplesf && r->mem_now >= 0)
+	if (fresh && r->samplesf && r->mem_now > 0) /* 0: the tree is exiting */
 		fprintf(r->samplesf, "%.3f %lld\n", now_s() - r->start, (long long)r->mem_now);
 	emit(r, VF_TUNE_PROGRESS, false);
 }

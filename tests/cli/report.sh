@@ -223,6 +223,9 @@ check_page() {
 
 check_page r.html estimate "does not fit RTX 4090" "memory per GPU (GiB)" "micro-batch (samples per GPU)" \
   ">weights</button>" ">RTX 4090</button>" ">A100 SXM4 80GB</button>" "Assumptions" "57.92"
+test_case "browser: the estimate page prints on A4 (@page size)"
+browse "$TMP/pdf.out" --no-pdf-header-footer --print-to-pdf="$TMP/r.pdf" "file://$TMP/r.html"
+check 'grep -a -q "MediaBox \[0 0 594.9" "$TMP/r.pdf" && ! grep -a "MediaBox" "$TMP/r.pdf" | grep -vq "594.9"'
 check_page fit.html fit "GPU configurations fit" "time of the whole run (h)" "cost of the whole run ($)" "Pareto front"
 if [ -n "${R:-}" ]; then
   check_page "$R/report.html" run "Trial 2 (quantization off) wins" "time since the trial started (s)" \

@@ -135,10 +135,13 @@ if $PY -c 'import torch, yaml' 2>/dev/null; then
   check 'grep -q "Trial 2 (quantization off) wins" "$R/report.html"'
   check 'grep -q "trial 3: optimizer adamw (out of memory)" "$R/report.html"'
   check 'grep -q "ran out of memory at" "$R/report.html"'
-  test_case "report RUN_DIR replays the winner rule and agrees with tune"
+  test_case "report RUN_DIR replays the winner rule and agrees with tune; plan.md's decisions listed"
+  printf '# Training Plan\n\n- Tier: `32GB tier` (cpu)\n- Steps: 2000 (as shipped)\nnot a bullet\n' > "$R/plan.md"
   run report "$R" -o run2.html
   expect_rc 0
   check 'page_json run2.html "j[\"winner\"][\"trial\"] == 2 and len(j[\"trials\"]) == 3"'
+  check 'page_json run2.html "j[\"plan\"][\"decisions\"] == [\"Tier: 32GB tier (cpu)\", \"Steps: 2000 (as shipped)\"]"'
+  check 'grep -q "<li>Tier: 32GB tier (cpu)</li>" run2.html'
   test_case "report history over the recorded trials"
   run report history -o hist.html
   expect_rc 0; check 'self_contained hist.html && page_json hist.html "len(j[\"trials\"]) == 3"'

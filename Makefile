@@ -1,5 +1,6 @@
 # Makefile - the two commands of the README, and a few conveniences.
 #   make demo   install what is missing, build, run the main job on an embedded default
+#   make docs   the report screenshots in docs/ (tests/cli/report.sh in headless Chromium)
 #   make test   install what is missing, build, run the whole suite
 #               (unit + CLI tests, both again under ASan+UBSan,
 #                then every fuzz target for a bounded time)
@@ -7,7 +8,7 @@ JOBS      ?= 2
 FUZZ_SECS ?= 30
 CMAKE_Q    = cmake -S . -Wno-dev
 
-.PHONY: all shared-check deps test-deps build build-asan build-fuzz test unit fuzz demo bench clean
+.PHONY: all shared-check deps test-deps build build-asan build-fuzz test unit fuzz demo bench docs clean
 
 all: build
 
@@ -54,6 +55,12 @@ demo: build
 bench: build
 	@set -e; for b in build/bench/bench-*; do echo "== $$b"; "$$b"; done
 	@set -e; for b in bench/*.sh; do echo "== $$b"; bash "$$b" build/vramfit; done
+
+# The README's report screenshots: the report test writes its 1280x800 shots there.
+docs: shared-check test-deps build
+	@VF_DOCS_DIR=$(CURDIR)/docs VRAMFIT=$(CURDIR)/build/vramfit VF_SHARED_DIR=$(abspath $(SHARED_DIR)) \
+	  bash tests/cli/report.sh
+	@ls -l docs/report-*.png
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -13,12 +13,21 @@ done
 if [ "${1:-}" = "--test" ]; then
   # The example trainer the tune tests drive (CPU PyTorch, Debian's build).
   have_pkg python3-torch || need+=(python3-torch)
+  # The report tests render each page in a real browser (tests/cli/report.sh);
+  # installed on its own below: without it those checks are skipped, not failed.
+  have_pkg chromium-headless-shell || have_pkg chromium || browser=chromium-headless-shell
+fi
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+if [ -n "${browser:-}" ]; then
+  echo "install-deps: installing $browser (browser checks of the HTML reports)" >&2
+  { $SUDO apt-get -o DPkg::Lock::Timeout=900 update -qq &&
+    $SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "$browser" >&2; } ||
+    echo "install-deps: $browser could not be installed: the browser checks of tests/cli/report.sh will be skipped" >&2
 fi
 [ ${#need[@]} -eq 0 ] && exit 0
 
 echo "install-deps: installing ${need[*]}" >&2
-SUDO=""
-[ "$(id -u)" -ne 0 ] && SUDO="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
+$SUDO apt-get -o DPkg::Lock::Timeout=900 update -qq
+$SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${need[@]}" >&2

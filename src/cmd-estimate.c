@@ -18,6 +18,7 @@
 #include "vramfit/base/json.h"
 #include "vramfit/model/model.h"
 #include "vramfit/model/models.h"
+#include "vramfit/report/report.h"
 #include "vramfit/estimate/runcost.h"
 #include "vramfit/estimate/setup.h"
 
@@ -26,7 +27,7 @@
 
 static const char usage[] =
 	"usage: vramfit estimate MODEL [setup flags] [--gpu SPEC]... [--tokens T | --steps S]\n"
-	"                        [--price USD] [--json]\n"
+	"                        [--price USD] [--json] [--html FILE]\n"
 	"       vramfit estimate --params N [setup flags] [--gpu SPEC]... [--json]\n"
 	"       vramfit estimate --check-groundtruth FILE [--json]\n"
 	"\n"
@@ -47,6 +48,8 @@ static const char usage[] =
 	"\n"
 	"Other:\n"
 	"  --json                     the JSON contract (README: vramfit estimate)\n"
+	"  --html FILE                also write the HTML report (vramfit report estimate):\n"
+	"                             memory by phase, peak, step time and tokens/s vs batch\n"
 	"  --check-groundtruth FILE   compare with measured runs (calibration.jsonl format)\n"
 	"  --tokens T | --steps S     whole run per GPU: steps, hours and cost (1e9, 22B),\n"
 	"                             with data-parallel communication for --gpus N\n"
@@ -700,6 +703,116 @@ static void whole_run_print(const struct whole *w, const struct vf_setup *s,
 	       w->price >= 0 ? "--price" : "catalog prices");
 }
 
+/* --- the HTML report (lib/report): the --json object plus each phase's
+ * terms and the batch sweep ------------------------------------------------ */
+
+#define SWEEP_POINTS 48
+
+/* The setup a GPU row runs: ID:N without --gpus runs on all N. */
+static struct vf_setup row_setup(const struct vf_setup *s, const struct gpu_row *r)
+{
+	struct vf_setup rs = *s;
+	if (r->count > 1 && !(s->given & VF_SETUP_G_GPUS)) {
+		rs.gpus = r->count;
+		if (!(s->given & VF_SETUP_G_SHARD))
+			rs.shard = VF_SHARD_DDP;
+	}
+	return rs;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Batches 1 .. the largest that fits + 1 over the GPUs: all of them up to
+ * SWEEP_POINTS, else a geometric ladder plus each GPU's limit and the
+ * batch after it. Returns the count (sorted, unique). */
+static int sweep_batches(const struct gpu_row *rows, int nrows, int64_t *out, int max)
+{
+	int64_t top = 1;
+	for (int i = 0; i < nrows; i++)
+		if (rows[i].max_batch + 1 > top)
+			top = rows[i].max_batch + 1;
+	if (top < 2)
+		top = 2; /* a line, even where batch 1 does not fit */
+	if (top > 1 << 16)
+		top = 1 << 16;
+	int n = 0;
+	if (top <= SWEEP_POINTS) {
+		for (int64_t b = 1; b <= top; b++)
+			out[n++] = b;
+		return n;
+	}
+	for (int k = 0; k < SWEEP_POINTS; k++)
+		out[n++] = (int64_t)llround(exp(log((double)top) * k / (SWEEP_POINTS - 1)));
+	for (int i = 0; i < nrows && n + 2 <= max; i++)
+		if (rows[i].max_batch > 0) {
+			out[n++] = rows[i].max_batch;
+			out[n++] = rows[i].max_batch + 1;
+		}
+	qsort(out, (size_t)n, sizeof *out, cmp_i64);
+	int u = 0;
+	for (int i = 0; i < n; i++)
+		if (u == 0 || out[i] != out[u - 1])
+			out[u++] = out[i];
+	return u;
+}
+
+static cJSON *batch_sweep(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
+			  int nrows)
+{
+	int64_t bs[SWEEP_POINTS + 2 * MAX_GPUS];
+	int nb = sweep_batches(rows, nrows, bs, (int)(sizeof bs / sizeof bs[0]));
+	cJSON *arr = cJSON_CreateArray();
+	for (int i = 0; i < nrows && arr; i++) {
+		const struct gpu_row *r = &rows[i];
+		struct vf_setup rs = row_setup(s, r);
+		cJSON *g = cJSON_CreateObject();
+		cJSON_AddStringToObject(g, "gpu", r->spec.id);
+		cJSON_AddStringToObject(g, "name", r->spec.name[0] ? r->spec.name : r->spec.id);
+		cJSON_AddNumberToObject(g, "vram_bytes", (double)vf_estimate_gpu_bytes(&r->spec));
+		cJSON_AddNumberToObject(g, "max_batch", (double)r->max_batch);
+		cJSON *pts = cJSON_AddArrayToObject(g, "points");
+		for (int k = 0; k < nb && bs[k] <= (r->max_batch > 0 ? r->max_batch + 1 : 2); k++) {
+			struct vf_estimate e;
+			rs.batch = bs[k];
+			run_one(tg, &rs, &r->spec, &e);
+			cJSON *p = cJSON_CreateObject();
+			cJSON_AddNumberToObject(p, "batch", (double)bs[k]);
+			cJSON_AddNumberToObject(p, "peak_bytes", (double)e.peak_bytes);
+			cJSON_AddBoolToObject(p, "fits", vf_estimate_fits(&e, &r->spec, NULL));
+			if (e.step_seconds > 0) {
+				cJSON_AddNumberToObject(p, "step_seconds", e.step_seconds);
+				cJSON_AddNumberToObject(p, "tokens_per_second", e.tokens_per_second);
+			} else {
+				cJSON_AddNullToObject(p, "step_seconds");
+				cJSON_AddNullToObject(p, "tokens_per_second");
+			}
+			cJSON_AddItemToArray(pts, p);
+		}
+		cJSON_AddItemToArray(arr, g);
+	}
+	return arr;
+}
+
+static int write_html(const char *path, cJSON *o, const struct target *tg, const struct vf_setup *s,
+		      const struct gpu_row *rows, int nrows, const struct vf_estimate *e0)
+{
+	cJSON_AddStringToObject(o, "report", "estimate");
+	cJSON *gs = cJSON_GetObjectItemCaseSensitive(o, "gpus");
+	for (int i = 0; i < nrows; i++)
+		cJSON_AddStringToObject(cJSON_GetArrayItem(gs, i), "name",
+					rows[i].spec.name[0] ? rows[i].spec.name : rows[i].spec.id);
+	cJSON_AddItemToObject(o, "phases", vf_report_phases_json(e0));
+	cJSON_AddItemToObject(o, "batch_sweep", batch_sweep(tg, s, rows, nrows));
+	struct vf_error err = {0};
+	if (vf_report_write(o, path, &err))
+		return vf_cli_fail_err(&err);
+	return VF_EXIT_OK;
+}
+
 static int run(int argc, char **argv)
 {
 	if (vf_cli_wants_help(argc, argv)) {
@@ -710,7 +823,7 @@ static int run(int argc, char **argv)
 	vf_setup_defaults(&s);
 	struct vf_error err = {0};
 	bool json = false;
-	const char *model = NULL, *gt = NULL, *params = NULL;
+	const char *model = NULL, *gt = NULL, *params = NULL, *html = NULL;
 	char *specs[MAX_GPUS];
 	int nspecs = 0;
 	struct whole w = {.tokens = 0, .steps = 0, .price = -1};
@@ -748,6 +861,11 @@ static int run(int argc, char **argv)
 			} else {
 				w.steps = (int64_t)v;
 			}
+			i += 2;
+		} else if (strcmp(a, "--html") == 0) {
+			if (i + 1 >= argc || !argv[i + 1][0])
+				return vf_cli_usage("estimate", "--html: expected a file name");
+			html = argv[i + 1];
 			i += 2;
 		} else if (strcmp(a, "--params") == 0 || strcmp(a, "--check-groundtruth") == 0) {
 			if (i + 1 >= argc)
@@ -886,13 +1004,9 @@ static int run(int argc, char **argv)
 		struct gpu_row *r = &rows[i];
 		/* several GPUs of a kind and no --gpus: the run uses them all
 		 * (data parallel unless --shard says otherwise) */
-		struct vf_setup rs = s;
-		if (r->count > 1 && !(s.given & VF_SETUP_G_GPUS)) {
-			rs.gpus = r->count;
-			if (!(s.given & VF_SETUP_G_SHARD))
-				rs.shard = VF_SHARD_DDP;
+		struct vf_setup rs = row_setup(&s, r);
+		if (r->count > 1 && !(s.given & VF_SETUP_G_GPUS))
 			multi = true;
-		}
 		run_one(&tg, &rs, &r->spec, &r->est);
 		r->fits = vf_estimate_fits(&r->est, &r->spec, &r->headroom);
 		r->max_batch = max_batch(&tg, &rs, &r->spec);
@@ -906,6 +1020,18 @@ static int run(int argc, char **argv)
 		run_one(&tg, &s, NULL, &e0);
 	setup_assumptions(&s, tg.dit, t5, multi, &as);
 	estimate_assumptions(&e0, &s, nrows ? &rows[0].spec : NULL, &as);
+	int rc = VF_EXIT_OK;
+	if (html) {
+		cJSON *o = to_json(&tg, &s, rows, nrows, &e0, &as);
+		if (w.tokens > 0 || w.steps > 0)
+			whole_run_json(o, &w, &s, rows, nrows);
+		rc = write_html(html, o, &tg, &s, rows, nrows, &e0);
+		cJSON_Delete(o);
+		if (rc) {
+			free(rows);
+			return rc;
+		}
+	}
 	if (json) {
 		cJSON *o = to_json(&tg, &s, rows, nrows, &e0, &as);
 		if (w.tokens > 0 || w.steps > 0)

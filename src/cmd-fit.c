@@ -14,12 +14,13 @@
 #include "vramfit/estimate/runcost.h"
 #include "vramfit/estimate/search.h"
 #include "vramfit/estimate/setup.h"
+#include "vramfit/report/report.h"
 
 static const char usage[] =
 	"usage: vramfit fit MODEL [setup flags] [--tokens T | --steps S] [--gpu SPEC]...\n"
 	"                   [--search] [--sort time|cost|vram] [--price USD] [--margin F]\n"
 	"                   [--allow K,..] [--forbid K,..] [--top N] [--exhaustive]\n"
-	"                   [--all-gpus] [--json]\n"
+	"                   [--all-gpus] [--json] [--html FILE]\n"
 	"\n"
 	"Which GPUs run this training, with which settings, how fast, at what cost.\n"
 	"MODEL is a catalog id (llama2-7b), a config.json or a model directory.\n"
@@ -51,6 +52,8 @@ static const char usage[] =
 	"  --exhaustive      --search without pruning (same results, more evaluations)\n"
 	"  --all-gpus        every catalog GPU, not only the common ones\n"
 	"  --json            machine-readable output (README: vramfit fit)\n"
+	"  --html FILE       also write the HTML report (vramfit report fit): the GPU x\n"
+	"                    count grid and the cost-time Pareto front\n"
 	"\n"
 	"\n" VF_SETUP_FLAGS_HELP "(video DiTs are not searched: use vramfit estimate)\n"
 	"\n"
@@ -65,6 +68,7 @@ struct fit_args {
 	const char *gpu_specs[16];
 	int ngpu_specs;
 	const char *sort;
+	const char *html;
 	double price;
 	double margin;
 	unsigned knobs;
@@ -112,6 +116,11 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 			if (a->ngpu_specs >= 16)
 				return vf_cli_usage("fit", "--gpu: at most 16 specs");
 			a->gpu_specs[a->ngpu_specs++] = v;
+			i++;
+		} else if (strcmp(f, "--html") == 0) {
+			if (!v[0])
+				return vf_cli_usage("fit", "--html: expected a file name");
+			a->html = v;
 			i++;
 		} else if (strcmp(f, "--sort") == 0) {
 			if (strcmp(v, "time") && strcmp(v, "cost") && strcmp(v, "vram"))
@@ -387,6 +396,20 @@ static int row_cmp(const void *x, const void *y)
 	return strcmp(a->gpu->id, b->gpu->id);
 }
 
+/* The HTML report of a fit (lib/report/report_fit.c): the --json object
+ * with its kind and mode. 0 when written (or not asked for). */
+static int write_html(const struct fit_args *a, cJSON *root, const char *mode)
+{
+	if (!a->html)
+		return 0;
+	cJSON_AddStringToObject(root, "report", "fit");
+	cJSON_AddStringToObject(root, "mode", mode);
+	struct vf_error err = {0};
+	if (vf_report_write(root, a->html, &err))
+		return vf_cli_fail_err(&err);
+	return 0;
+}
+
 static int fit_table(const struct fit_args *a, const struct vf_model *m,
 		     const struct gpu_group *groups, int ngroups)
 {
@@ -540,6 +563,13 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 		cJSON_AddItemToArray(arr, o);
 	}
 	add_assumptions(root, a, false);
+	int hrc = write_html(a, root, "table");
+	if (hrc) {
+		vf_table_release(&t);
+		cJSON_Delete(root);
+		free(rows);
+		return hrc;
+	}
 	if (a->json) {
 		vf_cli_print_json(root);
 	} else {
@@ -706,6 +736,12 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 		cJSON *o = cJSON_CreateObject();
 		const struct vf_setup *st = &hits[i].start;
 		result_fields(o, a, r, g, st);
+		if (a->html) {
+			double price = a->price >= 0 ? a->price : g->price_usd_hour;
+			if (price >= 0)
+				cJSON_AddNumberToObject(o, "price_usd_hour", price);
+			cJSON_AddNumberToObject(o, "max_batch", (double)vf_estimate_max_batch(&m->arch, &r->setup, g, r->limit_bytes));
+		}
 		cJSON_AddItemToArray(arr, o);
 		char idx[8], su[160], pk[32], stp[32], tps[32], rt[32], cost[32], d[512];
 		snprintf(idx, sizeof idx, "%zu", i + 1);
@@ -726,6 +762,13 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 		vf_table_addf(&t, idx, su, pk, stp, tps, rt, cost, d[0] ? d : "as given");
 	}
 	add_assumptions(root, a, true);
+	int hrc = write_html(a, root, "search");
+	if (hrc) {
+		vf_table_release(&t);
+		cJSON_Delete(root);
+		free(hits);
+		return hrc;
+	}
 	if (a->json) {
 		vf_cli_print_json(root);
 	} else {

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "vramfit/gpu/gpu.h"
+#include "vramfit/report/report.h"
 #include "vramfit/trainer/plan.h"
 
 static const char usage[] =
@@ -107,6 +108,36 @@ static void print_dry(const struct vf_plan *p)
 		       p->patches[i].reason);
 	printf("\n--- plan.md ---\n");
 	fwrite(p->plan_md, 1, p->plan_md_len, stdout);
+}
+
+/* plan.html beside plan.md (lib/report/report_plan.c): the plan --json
+ * object, the estimate's memory at each phase and the GPU's capacity. A
+ * failure only costs the page (warned). */
+static void write_plan_html(const struct vf_plan *p)
+{
+	cJSON *d = vf_plan_to_json(p);
+	if (!d)
+		return;
+	cJSON_AddStringToObject(d, "report", "plan");
+	if (p->has_estimate) {
+		cJSON_AddItemToObject(d, "phases", vf_report_phases_json(&p->estimate));
+		cJSON *e = cJSON_GetObjectItemCaseSensitive(d, "estimate");
+		if (e)
+			cJSON_AddStringToObject(e, "peak_phase", vf_phase_name(p->estimate.peak_phase));
+	}
+	cJSON *cap = cJSON_AddArrayToObject(d, "capacity");
+	if (p->gpu_spec) {
+		cJSON *g = cJSON_CreateObject();
+		cJSON_AddStringToObject(g, "name", p->gpu_spec->name);
+		cJSON_AddNumberToObject(g, "vram_bytes", (double)vf_estimate_gpu_bytes(p->gpu_spec));
+		cJSON_AddItemToArray(cap, g);
+	}
+	char path[sizeof p->run_dir + 16];
+	snprintf(path, sizeof path, "%s/plan.html", p->run_dir);
+	struct vf_error err = {0};
+	if (vf_report_write(d, path, &err))
+		vf_cli_warn("plan.html not written: %s", err.msg);
+	cJSON_Delete(d);
 }
 
 static int run(int argc, char **argv)
@@ -231,6 +262,8 @@ static int run(int argc, char **argv)
 		vf_plan_release(&p);
 		return vf_cli_fail_err(&err);
 	}
+	if (!dry)
+		write_plan_html(&p);
 	if (json) {
 		cJSON *j = vf_plan_to_json(&p);
 		cJSON_AddBoolToObject(j, "dry_run", dry);

@@ -17,6 +17,7 @@
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/base/json.h"
+#include "vramfit/report/report.h"
 #include "vramfit/trainer/tier.h"
 #include "vramfit/trainer/profile.h"
 #include "vramfit/tune/trial.h"
@@ -315,6 +316,21 @@ static void print_summary(const struct vf_tune_result *r, bool json, const char 
 		printf("note: %s\n", r->note);
 }
 
+/* RUN_DIR/report.html at the end of a sweep (lib/report): every trial
+ * recorded for the run, the winner as the sweep decided it. A failure only
+ * costs the page (warned). */
+static void write_report(const char *run, const char *store, const struct vf_tune_result *res)
+{
+	cJSON *d = NULL;
+	struct vf_error err = {0};
+	int winner = res->winner >= 0 && res->winner < res->ntrials ? res->trials[res->winner].index : -1;
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof path, "%s/report.html", run);
+	if (vf_report_run_data(run, store, winner, &d, &err) || vf_report_write(d, path, &err))
+		vf_cli_warn("report.html not written: %s", err.msg);
+	cJSON_Delete(d);
+}
+
 static int run(int argc, char **argv)
 {
 	struct vf_tune_opts o;
@@ -489,6 +505,7 @@ static int run(int argc, char **argv)
 				res->ntrials - 1, res->ntrials - 1 == 1 ? "" : "s");
 	} else {
 		print_summary(res, json, abs_run, pat);
+		write_report(abs_run, o.store_path, res);
 		rc = res->baseline_failed ? VF_EXIT_FAIL : VF_EXIT_OK;
 	}
 	vf_tune_free(t);

@@ -607,9 +607,35 @@ static double state_bytes(const struct vf_setup *su, const struct shape *s, doub
 	}
 }
 
-static void finish_terms(struct vf_estimate *e, const struct live *pk, double reserved,
-			 enum vf_phase ph)
+/* Each phase's live terms (vf_estimate.phase_bytes); called by
+ * finish_terms once the context and the peak's reserve are known. */
+static void record_phases(struct vf_estimate *e, const struct live ph[VF_PHASE_COUNT])
 {
+	e->phases = 0;
+	for (int i = 0; i < VF_PHASE_COUNT; i++) {
+		const struct live *l = &ph[i];
+		int64_t *t = e->phase_bytes[i];
+		if (live_sum(l) <= 0)
+			continue;
+		e->phases |= 1u << i;
+		t[VF_TERM_WEIGHTS] = clamp64(l->w);
+		t[VF_TERM_GRADIENTS] = clamp64(l->g);
+		t[VF_TERM_OPTIMIZER] = clamp64(l->o);
+		t[VF_TERM_OPTIMIZER_TEMP] = clamp64(l->ot);
+		t[VF_TERM_AUTOCAST_CACHE] = clamp64(l->ac);
+		t[VF_TERM_ACTIVATIONS] = clamp64(l->act);
+		t[VF_TERM_LOGITS] = clamp64(l->lg);
+		t[VF_TERM_KV_CACHE] = clamp64(l->kv);
+		t[VF_TERM_CONTEXT] = e->context_bytes;
+		t[VF_TERM_ALLOCATOR] = i == (int)e->peak_phase ? e->allocator_bytes : 0;
+	}
+}
+
+static void finish_terms(struct vf_estimate *e, const struct live ph[VF_PHASE_COUNT], double reserved,
+			 enum vf_phase bi)
+{
+	const struct live *pk = &ph[bi];
+	enum vf_phase ph_peak = bi;
 	e->weights_bytes = clamp64(pk->w);
 	e->gradients_bytes = clamp64(pk->g);
 	e->optimizer_bytes = clamp64(pk->o);
@@ -626,7 +652,8 @@ static void finish_terms(struct vf_estimate *e, const struct live *pk, double re
 		e->peak_reserved_bytes = e->peak_allocated_bytes;
 	e->allocator_bytes = e->peak_reserved_bytes - e->peak_allocated_bytes;
 	e->peak_bytes = e->context_bytes + e->peak_reserved_bytes;
-	e->peak_phase = ph;
+	e->peak_phase = ph_peak;
+	record_phases(e, ph);
 	enum vf_term best = VF_TERM_WEIGHTS;
 	for (int t = VF_TERM_WEIGHTS; t <= VF_TERM_KV_CACHE; t++)
 		if (vf_estimate_term(e, (enum vf_term)t) > vf_estimate_term(e, best))
@@ -963,7 +990,7 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		 * at other sizes as the cache grows (fitted, README) */
 		double reserved = best + segment_waste(kv / (2 * layers)) * 2 * layers +
 				  param_rounding(&s) * W + FRAG_INFER * (work + Nout * s.V * d.C);
-		finish_terms(e, &ph[bi], reserved, (enum vf_phase)bi);
+		finish_terms(e, ph, reserved, (enum vf_phase)bi);
 		step_time(&s, su, &d, gpu, 0, 0, 0, 0, e);
 		return;
 	}
@@ -1090,7 +1117,7 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		if (r > reserved)
 			reserved = r;
 	}
-	finish_terms(e, &ph[bi], reserved, (enum vf_phase)bi);
+	finish_terms(e, ph, reserved, (enum vf_phase)bi);
 
 	double opt_traffic = 0;
 	switch (su->optimizer) {
@@ -1500,7 +1527,7 @@ void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
 	e->layer_activations = clamp64(A_block);
 	double frag = bi == VF_PHASE_VALIDATION ? 0.1 * va->act
 		      : bi == VF_PHASE_TEXT_ENCODER ? 0 : FRAG_LAYER * A_block;
-	finish_terms(e, &ph[bi], best + frag, (enum vf_phase)bi);
+	finish_terms(e, ph, best + frag, (enum vf_phase)bi);
 
 	/* time: linear FLOPs per token of each stream (~3/4 of the parameters
 	 * serve video tokens) and full (non-causal) attention */

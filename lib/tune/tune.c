@@ -146,6 +146,7 @@ static bool already_in_effect(const struct vf_yamldoc *doc, const cJSON *set)
 struct running {
 	struct vf_trial_log log;
 	FILE *logf;
+	FILE *samplesf; /* RUN/logs/trial-N.samples: "SECONDS BYTES" per poll (report.h) */
 	const struct vf_tune_opts *opts;
 	struct vf_trial *trial;
 	int max_trials;
@@ -317,10 +318,12 @@ static void on_tick(void *ctx, pid_t pgid, double elapsed)
 {
 	struct running *r = ctx;
 	(void)elapsed;
+	bool fresh = true;
 	if (r->sampler) {
 		r->mem_now = sample_nvml(r, pgid);
 	} else if (r->opts->poll_gpu) {
-		if (r->ticks++ % 10 == 0) {
+		fresh = r->ticks++ % 10 == 0;
+		if (fresh) {
 			r->mem_now = gpu_delta(r, false, NULL);
 			if (r->mem_now > r->peak_dev)
 				r->peak_dev = r->mem_now;
@@ -330,6 +333,8 @@ static void on_tick(void *ctx, pid_t pgid, double elapsed)
 		if (r->mem_now > r->peak_host)
 			r->peak_host = r->mem_now;
 	}
+	if (fresh && r->samplesf && r->mem_now > 0) /* 0: the tree is exiting */
+		fprintf(r->samplesf, "%.3f %lld\n", now_s() - r->start, (long long)r->mem_now);
 	emit(r, VF_TUNE_PROGRESS, false);
 }
 
@@ -615,6 +620,31 @@ out:
 	return st;
 }
 
+/* The memory samples beside the trial's log (trial-N.log -> trial-N.samples),
+ * for the run report's peak-memory timeline. A file that cannot be opened
+ * only loses the timeline. */
+static FILE *open_samples(const char *logpath, const struct running *r)
+{
+	char path[PATH_MAX + 80];
+	size_t n = strlen(logpath);
+	if (n > 4 && strcmp(logpath + n - 4, ".log") == 0)
+		n -= 4;
+	snprintf(path, sizeof path, "%.*s.samples", (int)n, logpath);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return NULL;
+	const char *src = r->sampler ? "nvml" : r->opts->poll_gpu ? "smi-device" : "host-rss";
+	fprintf(f, "# vramfit memory samples v1 source=%s\n", src);
+	return f;
+}
+
+static void close_samples(struct running *r)
+{
+	if (r->samplesf)
+		fclose(r->samplesf);
+	r->samplesf = NULL;
+}
+
 static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *config_path,
 			   const char *sample_prefix, int remaining, struct vf_error *err)
 {
@@ -645,6 +675,7 @@ static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *
 	}
 	emit(&r, VF_TUNE_TRIAL_START, false);
 	poll_start(&r);
+	r.samplesf = open_samples(logpath, &r);
 
 	char *argstore = NULL, gpus_s[16];
 	const char *argv[MAX_ARGS];
@@ -653,6 +684,7 @@ static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *
 	if (st) {
 		free(argstore);
 		fclose(r.logf);
+		close_samples(&r);
 		poll_finish(&r, trial);
 		vf_trial_log_release(&r.log);
 		return st;
@@ -680,6 +712,7 @@ static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *
 	s->t->current = NULL;
 	free(argstore);
 	vf_trial_log_finish(&r.log);
+	close_samples(&r);
 	poll_finish(&r, trial);
 	if (st) {
 		fclose(r.logf);

@@ -113,6 +113,22 @@ static void test_foreach_temporary_and_phases(void)
 		  e.peak_allocated_bytes);
 	CHECK_INT(e.context_bytes + e.peak_allocated_bytes + e.allocator_bytes, e.peak_bytes);
 	CHECK(e.dominant == VF_TERM_OPTIMIZER);
+	/* per phase: the peak phase's terms add up to the device peak; the
+	 * forward holds no gradients (set_to_none) and no temporaries; a
+	 * training step has the four phases and no video ones */
+	int64_t sum = 0;
+	for (int t = 0; t < VF_TERM_COUNT; t++)
+		sum += e.phase_bytes[VF_PHASE_OPTIMIZER][t];
+	CHECK_INT(sum, e.peak_bytes);
+	CHECK_INT(e.phases, 0xF);
+	CHECK_INT(e.phase_bytes[VF_PHASE_FORWARD][VF_TERM_GRADIENTS], 0);
+	CHECK_INT(e.phase_bytes[VF_PHASE_FORWARD][VF_TERM_OPTIMIZER_TEMP], 0);
+	CHECK_INT(e.phase_bytes[VF_PHASE_BACKWARD][VF_TERM_OPTIMIZER], e.optimizer_bytes);
+	CHECK_INT(e.phase_bytes[VF_PHASE_FORWARD][VF_TERM_ALLOCATOR], 0);
+	CHECK_INT(e.phase_bytes[VF_PHASE_FORWARD][VF_TERM_CONTEXT], e.context_bytes);
+	for (int p = 0; p < VF_PHASE_COUNT; p++)
+		for (int t = 0; t < VF_TERM_COUNT; t++)
+			CHECK(e.phase_bytes[p][t] >= 0);
 }
 
 static void test_lora_counts(void)

@@ -109,6 +109,15 @@ struct vf_estimate {
 	double optimizer_seconds;  /* memory-bound optimizer step share */
 
 	unsigned assumed;          /* VF_ASSUME_* */
+
+	/* Live memory at each phase of the step, by term (bytes): the tensors
+	 * the phase holds, the CUDA context at every phase, and the allocator
+	 * reserve at the peak phase only (the reserve is computed for the
+	 * peak). Bit 1 << p of `phases` is set for each phase this run goes
+	 * through (inference: forward and loss; video DiTs add validation and
+	 * the text encoder). phase_bytes[peak_phase] adds up to peak_bytes. */
+	int64_t phase_bytes[VF_PHASE_COUNT][VF_TERM_COUNT];
+	unsigned phases;
 };
 
 /* A video diffusion transformer (catalog kind "dit", e.g. LTX-2): the

@@ -1,0 +1,390 @@
+/* plot.c - the SVG plotting kit of the HTML reports (plot.h): escaping,
+ * scales, nice ticks, axes, stacked bars, lines, points, reference lines,
+ * legends. Output is plain text into a vf_buf; numbers are written with
+ * one decimal (SVG user units), which keeps a page small. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vramfit/report/plot.h"
+
+/* ---- the writer ------------------------------------------------------------ */
+
+void vf_w_init(struct vf_w *w, struct vf_buf *b, struct vf_error *err)
+{
+	w->b = b;
+	w->st = VF_OK;
+	w->err = err;
+}
+
+void vf_w_puts(struct vf_w *w, const char *s)
+{
+	if (!w->st)
+		w->st = vf_buf_puts(w->b, s, w->err);
+}
+
+void vf_w_printf(struct vf_w *w, const char *fmt, ...)
+{
+	if (w->st)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	w->st = vf_buf_vprintf(w->b, w->err, fmt, ap);
+	va_end(ap);
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), 0 when invalid. */
+static int utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+	int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+	if (n == 0 || (n == 2 && c < 0xC2) || (n == 4 && c > 0xF4))
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+	if (n == 3 && ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] >= 0xA0)))
+		return 0; /* overlong, surrogates */
+	if (n == 4 && ((c == 0xF0 && s[1] < 0x90) || (c == 0xF4 && s[1] >= 0x90)))
+		return 0;
+	return n;
+}
+
+void vf_w_esc(struct vf_w *w, const char *s)
+{
+	if (!s)
+		return;
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p && !w->st) {
+		const unsigned char *run = p;
+		while (*p && *p >= 0x20 && *p < 0x80 && !strchr("&<>\"'", *p))
+			p++;
+		if (p > run)
+			w->st = vf_buf_append(w->b, run, (size_t)(p - run), w->err);
+		if (!*p || w->st)
+			break;
+		const char *rep = NULL;
+		switch (*p) {
+		case '&': rep = "&amp;"; break;
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\'': rep = "&#39;"; break;
+		case '\t': rep = "\t"; break;
+		case '\n': rep = "\n"; break;
+		default: break;
+		}
+		int n = rep ? 1 : *p >= 0x80 ? utf8_len(p) : 0;
+		if (rep)
+			vf_w_puts(w, rep);
+		else if (n > 0)
+			w->st = vf_buf_append(w->b, p, (size_t)n, w->err);
+		else
+			vf_w_puts(w, "\xEF\xBF\xBD"); /* U+FFFD */
+		p += n > 0 ? n : 1;
+	}
+}
+
+/* ---- scales and ticks ------------------------------------------------------ */
+
+double vf_scale_map(const struct vf_scale *s, double v)
+{
+	double span = s->d1 - s->d0;
+	if (span == 0 || !isfinite(span))
+		return (s->r0 + s->r1) / 2;
+	return s->r0 + (v - s->d0) / span * (s->r1 - s->r0);
+}
+
+static double nice_step(double span, int target)
+{
+	double raw = span / (target > 0 ? target : 1);
+	double mag = pow(10, floor(log10(raw)));
+	double f = raw / mag;
+	double nice = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
+	return nice * mag;
+}
+
+int vf_plot_ticks(double *lo, double *hi, int target, double *ticks, int max, double *step)
+{
+	double a = *lo, b = *hi;
+	if (!isfinite(a) || !isfinite(b))
+		a = 0, b = 1;
+	if (a > b) {
+		double t = a;
+		a = b, b = t;
+	}
+	if (b - a < 1e-12 * (fabs(a) + fabs(b)) || b == a) {
+		double d = a == 0 ? 1 : fabs(a) * 0.1;
+		a -= d, b += d;
+	}
+	double st = nice_step(b - a, target);
+	a = floor(a / st + 1e-9) * st;
+	b = ceil(b / st - 1e-9) * st;
+	int n = 0;
+	for (int k = 0; n < max; k++) {
+		double v = a + k * st;
+		if (v > b + st * 1e-9)
+			break;
+		ticks[n++] = fabs(v) < st * 1e-9 ? 0 : v;
+	}
+	*lo = a, *hi = b;
+	if (step)
+		*step = st;
+	return n;
+}
+
+void vf_plot_fmt_tick(double v, double step, char *out, size_t n)
+{
+	if (fabs(v) >= 1e6 || (v != 0 && fabs(v) < 1e-4)) {
+		snprintf(out, n, "%.3g", v);
+		return;
+	}
+	int dec = 0;
+	if (step > 0 && step < 1)
+		dec = (int)ceil(-log10(step) - 1e-9);
+	if (dec > 6)
+		dec = 6;
+	snprintf(out, n, "%.*f", dec, v);
+}
+
+/* ---- charts ---------------------------------------------------------------- */
+
+void vf_chart_init(struct vf_chart *c, const char *id, const char *label, const char *xlabel,
+		   const char *ylabel)
+{
+	memset(c, 0, sizeof *c);
+	c->id = id;
+	c->label = label;
+	c->xlabel = xlabel;
+	c->ylabel = ylabel;
+	c->w = 640, c->h = 360;
+	c->ml = 64, c->mr = 16, c->mt = 14, c->mb = 50;
+	vf_chart_xdomain(c, 0, 1);
+	vf_chart_ydomain(c, 0, 1);
+}
+
+void vf_chart_xdomain(struct vf_chart *c, double lo, double hi)
+{
+	c->nbands = 0;
+	c->nxt = vf_plot_ticks(&lo, &hi, 8, c->xt, VF_CHART_MAX_TICKS, &c->xstep);
+	if (c->xint && c->xstep < 1) { /* whole numbers only: 1, 2, 3 ... */
+		lo = floor(lo), hi = ceil(hi);
+		c->xstep = 1;
+		c->nxt = 0;
+		for (double v = lo; v <= hi && c->nxt < VF_CHART_MAX_TICKS; v++)
+			c->xt[c->nxt++] = v;
+	}
+	c->x = (struct vf_scale){lo, hi, c->ml, c->w - c->mr};
+}
+
+void vf_chart_xbands(struct vf_chart *c, int n, const char *const *labels)
+{
+	c->nbands = n > VF_CHART_MAX_BANDS ? VF_CHART_MAX_BANDS : n;
+	c->bands = labels;
+	c->nxt = 0;
+	c->x = (struct vf_scale){0, c->nbands > 0 ? c->nbands : 1, c->ml, c->w - c->mr};
+}
+
+void vf_chart_ydomain(struct vf_chart *c, double lo, double hi)
+{
+	c->nyt = vf_plot_ticks(&lo, &hi, 6, c->yt, VF_CHART_MAX_TICKS, &c->ystep);
+	c->y = (struct vf_scale){lo, hi, c->h - c->mb, c->mt};
+}
+
+double vf_chart_band_x(const struct vf_chart *c, int i, double *width)
+{
+	double bw = vf_scale_map(&c->x, 1) - vf_scale_map(&c->x, 0);
+	if (width)
+		*width = bw * 0.62;
+	return vf_scale_map(&c->x, i + 0.5);
+}
+
+static void axis_x(const struct vf_chart *c, struct vf_w *w)
+{
+	double y0 = c->h - c->mb;
+	char t[48];
+	if (c->nbands) {
+		for (int i = 0; i < c->nbands; i++) {
+			double x = vf_chart_band_x(c, i, NULL);
+			vf_w_printf(w, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x, y0 + 16);
+			vf_w_esc(w, c->bands[i]);
+			vf_w_puts(w, "</text>");
+		}
+	}
+	for (int i = 0; i < c->nxt; i++) {
+		if (c->xint && c->xt[i] != floor(c->xt[i]))
+			continue;
+		double x = vf_scale_map(&c->x, c->xt[i]);
+		vf_plot_fmt_tick(c->xt[i], c->xstep, t, sizeof t);
+		vf_w_printf(w, "<line class=\"gr\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x, x, c->mt, y0);
+		vf_w_printf(w, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>", x,
+			    y0 + 16, t);
+	}
+	vf_w_printf(w, "<line class=\"ax\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", c->ml,
+		    c->w - c->mr, y0, y0);
+	vf_w_printf(w, "<text class=\"at\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+		    (c->ml + c->w - c->mr) / 2, c->h - 10);
+	vf_w_esc(w, c->xlabel);
+	vf_w_puts(w, "</text>");
+}
+
+static void axis_y(const struct vf_chart *c, struct vf_w *w)
+{
+	char t[48];
+	for (int i = 0; i < c->nyt; i++) {
+		double y = vf_scale_map(&c->y, c->yt[i]);
+		vf_plot_fmt_tick(c->yt[i], c->ystep, t, sizeof t);
+		vf_w_printf(w, "<line class=\"gr\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", c->ml,
+			    c->w - c->mr, y, y);
+		vf_w_printf(w, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>", c->ml - 6,
+			    y + 4, t);
+	}
+	vf_w_printf(w, "<line class=\"ax\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", c->ml, c->ml,
+		    c->mt, c->h - c->mb);
+	double cy = (c->mt + c->h - c->mb) / 2;
+	vf_w_printf(w, "<text class=\"at\" transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\">", cy);
+	vf_w_esc(w, c->ylabel);
+	vf_w_puts(w, "</text>");
+}
+
+void vf_chart_begin(const struct vf_chart *c, struct vf_w *w)
+{
+	vf_w_printf(w, "<svg class=\"chart\" data-chart=\"");
+	vf_w_esc(w, c->id);
+	vf_w_printf(w, "\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"", c->w, c->h);
+	vf_w_esc(w, c->label);
+	vf_w_puts(w, "\" xmlns=\"http://www.w3.org/2000/svg\">");
+	vf_w_printf(w, "<rect class=\"bg\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\"/>", c->w, c->h);
+	axis_y(c, w);
+	axis_x(c, w);
+}
+
+void vf_chart_end(const struct vf_chart *c, struct vf_w *w)
+{
+	(void)c;
+	vf_w_puts(w, "</svg>");
+}
+
+static void open_mark(struct vf_w *w, const char *tag, const char *series)
+{
+	vf_w_printf(w, "<%s data-s=\"", tag);
+	vf_w_esc(w, series ? series : "");
+	vf_w_puts(w, "\" ");
+}
+
+static void tip(struct vf_w *w, const char *t)
+{
+	if (!t || !*t)
+		return;
+	vf_w_puts(w, "<title>");
+	vf_w_esc(w, t);
+	vf_w_puts(w, "</title>");
+}
+
+void vf_chart_stack(const struct vf_chart *c, struct vf_w *w, int band, int n, const double *vals,
+		    const int *colors, const char *const *series, const char *const *tips)
+{
+	double bw, x = vf_chart_band_x(c, band, &bw);
+	double base = 0;
+	for (int k = 0; k < n; k++) {
+		if (!(vals[k] > 0))
+			continue;
+		double y0 = vf_scale_map(&c->y, base), y1 = vf_scale_map(&c->y, base + vals[k]);
+		base += vals[k];
+		open_mark(w, "rect", series ? series[k] : NULL);
+		vf_w_printf(w, "class=\"f%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">", colors[k] % 11,
+			    x - bw / 2, y1, bw, y0 - y1 > 0 ? y0 - y1 : 0);
+		tip(w, tips ? tips[k] : NULL);
+		vf_w_puts(w, "</rect>");
+	}
+}
+
+void vf_chart_line(const struct vf_chart *c, struct vf_w *w, int n, const double *xs,
+		   const double *ys, int color, const char *series, bool dashed, bool markers,
+		   const char *const *tips)
+{
+	vf_w_puts(w, "<g ");
+	vf_w_printf(w, "data-s=\"");
+	vf_w_esc(w, series ? series : "");
+	vf_w_printf(w, "\" class=\"k%d\">", color % 11);
+	bool open = false;
+	for (int i = 0; i < n; i++) {
+		if (!isfinite(ys[i]) || !isfinite(xs[i])) {
+			if (open)
+				vf_w_puts(w, "\"/>");
+			open = false;
+			continue;
+		}
+		double x = vf_scale_map(&c->x, xs[i]), y = vf_scale_map(&c->y, ys[i]);
+		if (!open)
+			vf_w_printf(w, "<path class=\"ln%s\" d=\"M%.1f %.1f", dashed ? " da" : "", x, y);
+		else
+			vf_w_printf(w, "L%.1f %.1f", x, y);
+		open = true;
+	}
+	if (open)
+		vf_w_puts(w, "\"/>");
+	for (int i = 0; markers && i < n; i++) {
+		if (!isfinite(ys[i]) || !isfinite(xs[i]))
+			continue;
+		vf_w_printf(w, "<circle class=\"mk f%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\">", color % 11,
+			    vf_scale_map(&c->x, xs[i]), vf_scale_map(&c->y, ys[i]));
+		tip(w, tips ? tips[i] : NULL);
+		vf_w_puts(w, "</circle>");
+	}
+	vf_w_puts(w, "</g>");
+}
+
+void vf_chart_points(const struct vf_chart *c, struct vf_w *w, int n, const double *xs,
+		     const double *ys, int color, const char *series, const char *const *tips)
+{
+	for (int i = 0; i < n; i++) {
+		if (!isfinite(ys[i]) || !isfinite(xs[i]))
+			continue;
+		open_mark(w, "circle", series);
+		vf_w_printf(w, "class=\"pt f%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\">", color % 11,
+			    vf_scale_map(&c->x, xs[i]), vf_scale_map(&c->y, ys[i]));
+		tip(w, tips ? tips[i] : NULL);
+		vf_w_puts(w, "</circle>");
+	}
+}
+
+void vf_chart_hline(const struct vf_chart *c, struct vf_w *w, double y, int color,
+		    const char *series, const char *label)
+{
+	double py = vf_scale_map(&c->y, y);
+	open_mark(w, "g", series);
+	vf_w_printf(w, "class=\"k%d\"><line class=\"cap\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\">",
+		    color % 11, c->ml, c->w - c->mr, py, py);
+	tip(w, label);
+	vf_w_printf(w, "</line><text class=\"cl f%d\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", color % 11,
+		    c->w - c->mr - 4, py - 5);
+	vf_w_esc(w, label);
+	vf_w_puts(w, "</text></g>");
+}
+
+void vf_chart_note(const struct vf_chart *c, struct vf_w *w, double x, double y, const char *text)
+{
+	vf_w_printf(w, "<text class=\"nt\" x=\"%.1f\" y=\"%.1f\">", vf_scale_map(&c->x, x) + 7,
+		    vf_scale_map(&c->y, y) - 7);
+	vf_w_esc(w, text);
+	vf_w_puts(w, "</text>");
+}
+
+void vf_plot_legend(struct vf_w *w, const char *chart_id, int n, const char *const *names,
+		    const int *colors, const bool *dashed)
+{
+	vf_w_puts(w, "<ul class=\"legend\" data-for=\"");
+	vf_w_esc(w, chart_id);
+	vf_w_puts(w, "\">");
+	for (int k = 0; k < n; k++) {
+		vf_w_puts(w, "<li><button type=\"button\" data-s=\"");
+		vf_w_esc(w, names[k]);
+		vf_w_printf(w, "\"><span class=\"sw %s%d\"></span>", dashed && dashed[k] ? "dl k" : "f",
+			    colors[k] % 11);
+		vf_w_esc(w, names[k]);
+		vf_w_puts(w, "</button></li>");
+	}
+	vf_w_puts(w, "</ul>");
+}

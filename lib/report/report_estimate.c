@@ -1,0 +1,523 @@
+/* report_estimate.c - the estimate report: the memory at each phase of a
+ * step stacked by term with each GPU's capacity as a line, the peak against
+ * the micro-batch per GPU, step time and tokens/s against the micro-batch,
+ * the GPU table and every assumption.
+ *
+ * Reads an estimate --json object plus:
+ *   "phases":      [{"phase", "peak", "terms": {term: bytes}, "total_bytes"}]
+ *   "batch_sweep": [{"gpu", "name", "vram_bytes", "max_batch",
+ *                    "points": [{"batch", "peak_bytes", "step_seconds",
+ *                                "tokens_per_second"}]}]
+ *   "gpus"[i].name, "title" (optional headline override). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "vramfit/report/report.h"
+
+#define MAXG 8   /* GPUs drawn (the tables list them all) */
+#define MAXP 128 /* batch points */
+
+static const int gpu_colors[MAXG] = {0, 5, 2, 3, 1, 4, 8, 9};
+#define NEUTRAL 10 /* the text colour: capacity lines over the term colours */
+
+/* A GPU's display name: short catalog name, else its id. */
+static const char *gname(const cJSON *g, char *out, size_t n)
+{
+	const char *name = vf__str(g, "name", NULL);
+	if (name)
+		return vf__gpu_short(name, out, n);
+	snprintf(out, n, "%s", vf__str(g, "id", vf__str(g, "gpu", "GPU")));
+	return out;
+}
+
+/* The terms that appear at any phase (legend entries and table rows). */
+static int phase_terms(const cJSON *phases, int np, const char **keys)
+{
+	int nk = 0;
+	for (int k = 0; k < VF_TERM_COUNT; k++) {
+		const char *key = vf_term_name((enum vf_term)k);
+		for (int p = 0; p < np; p++)
+			if (vf__num(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(phases, p), "terms"), key) > 0) {
+				keys[nk++] = key;
+				break;
+			}
+	}
+	return nk;
+}
+
+static void phase_bars(const struct vf_chart *c, struct vf_w *w, const cJSON *phases, int np, const char **keys,
+		       int nk, const char *const *labels)
+{
+	for (int p = 0; p < np; p++) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(phases, p), "terms");
+		double v[VF_TERM_COUNT];
+		int col[VF_TERM_COUNT];
+		const char *names[VF_TERM_COUNT], *tp[VF_TERM_COUNT];
+		char tips[VF_TERM_COUNT][96], gb[32];
+		for (int k = 0; k < nk; k++) {
+			v[k] = vf__num(t, keys[k]) / GIB;
+			col[k] = vf__term_color(keys[k]);
+			names[k] = vf__term_label(keys[k]);
+			snprintf(tips[k], sizeof tips[k], "%s, %s: %s", labels[p], names[k], vf__gib(gb, sizeof gb, v[k] * GIB));
+			tp[k] = tips[k];
+		}
+		vf_chart_stack(c, w, p, nk, v, col, names, tp);
+	}
+}
+
+static void phase_legend(struct vf_w *w, const cJSON *gpus, const char **keys, int nk)
+{
+	const char *ln[VF_TERM_COUNT + MAXG];
+	int lc[VF_TERM_COUNT + MAXG];
+	bool dash[VF_TERM_COUNT + MAXG];
+	char gnames[MAXG][64];
+	int nl = 0, gi = 0;
+	for (int k = 0; k < nk; k++, nl++)
+		ln[nl] = vf__term_label(keys[k]), lc[nl] = vf__term_color(keys[k]), dash[nl] = false;
+	const cJSON *g;
+	cJSON_ArrayForEach(g, gpus)
+	{
+		if (gi >= MAXG)
+			break;
+		ln[nl] = gname(g, gnames[gi], sizeof gnames[gi]);
+		lc[nl] = NEUTRAL, dash[nl++] = true;
+		gi++;
+	}
+	vf_plot_legend(w, "phases", nl, ln, lc, dash);
+}
+
+static void phase_table(struct vf_w *w, const cJSON *phases, int np, const char **keys, int nk,
+			const char *const *labels)
+{
+	const char *hdr[1 + VF_PHASE_COUNT];
+	hdr[0] = "term (GiB)";
+	for (int p = 0; p < np; p++)
+		hdr[1 + p] = labels[p];
+	vf_html_table_begin(w, "Live memory at each phase, per GPU", 1 + np, hdr, false);
+	char cells[1 + VF_PHASE_COUNT][32];
+	const char *row[1 + VF_PHASE_COUNT];
+	for (int k = 0; k <= nk; k++) {
+		row[0] = k < nk ? vf__term_label(keys[k]) : "total";
+		for (int p = 0; p < np; p++) {
+			const cJSON *ph = cJSON_GetArrayItem(phases, p);
+			double v = k < nk ? vf__num(cJSON_GetObjectItemCaseSensitive(ph, "terms"), keys[k])
+					  : vf__num(ph, "total_bytes");
+			snprintf(cells[p], sizeof cells[p], "%.2f", v / GIB);
+			row[1 + p] = cells[p];
+		}
+		vf_html_row(w, 1 + np, row);
+	}
+	vf_html_table_end(w);
+}
+
+void vf__phase_figure(struct vf_w *w, const cJSON *phases, const cJSON *gpus, const char *title)
+{
+	int np = cJSON_GetArraySize(phases);
+	if (np <= 0)
+		return;
+	np = np > VF_PHASE_COUNT ? VF_PHASE_COUNT : np;
+	const char *labels[VF_PHASE_COUNT], *keys[VF_TERM_COUNT];
+	double top = 0;
+	int peak = 0;
+	for (int p = 0; p < np; p++) {
+		const cJSON *ph = cJSON_GetArrayItem(phases, p);
+		labels[p] = vf__str(ph, "phase", "?");
+		double t = vf__num(ph, "total_bytes") / GIB;
+		if (t > top)
+			top = t, peak = p;
+	}
+	int nk = phase_terms(phases, np, keys);
+	const cJSON *g;
+	cJSON_ArrayForEach(g, gpus) if (vf__num(g, "vram_bytes") / GIB > top) top = vf__num(g, "vram_bytes") / GIB;
+	struct vf_chart c;
+	vf_chart_init(&c, "phases", "memory at each phase of a step, stacked by term, with each GPU's capacity",
+		      "phase of the training step", "memory per GPU (GiB)");
+	vf_chart_xbands(&c, np, labels);
+	vf_chart_ydomain(&c, 0, top * 1.04);
+	vf_html_figure_begin(w, "phases", title);
+	vf_chart_begin(&c, w);
+	phase_bars(&c, w, phases, np, keys, nk, labels);
+	int gi = 0;
+	char gn[64], lab[96], gb[32];
+	cJSON_ArrayForEach(g, gpus)
+	{
+		if (gi++ >= MAXG)
+			break;
+		snprintf(lab, sizeof lab, "%s %s", gname(g, gn, sizeof gn), vf__gib(gb, sizeof gb, vf__num(g, "vram_bytes")));
+		vf_chart_hline(&c, w, vf__num(g, "vram_bytes") / GIB, NEUTRAL, gn, lab);
+	}
+	vf_chart_note(&c, w, peak + 0.05, vf__num(cJSON_GetArrayItem(phases, peak), "total_bytes") / GIB, "peak");
+	vf_chart_end(&c, w);
+	phase_legend(w, gpus, keys, nk);
+	vf_html_figure_table(w);
+	phase_table(w, phases, np, keys, nk, labels);
+	vf_html_p(w, "note", "The allocator reserve is computed at the peak phase only; the CUDA context "
+			     "is held at every phase.");
+	vf_html_figure_end(w);
+}
+
+/* ---- the batch sweep --------------------------------------------------------- */
+
+struct sweep {
+	int ng;
+	char name[MAXG][64];
+	double vram[MAXG];
+	int maxb[MAXG];
+	int np[MAXG];
+	double b[MAXG][MAXP], peak[MAXG][MAXP], step[MAXG][MAXP], tps[MAXG][MAXP];
+	double bmax, ymax;
+	bool timed;
+};
+
+static void read_sweep(const cJSON *d, struct sweep *s)
+{
+	memset(s, 0, sizeof *s);
+	const cJSON *g;
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(d, "batch_sweep"))
+	{
+		if (s->ng >= MAXG)
+			break;
+		int i = s->ng++;
+		gname(g, s->name[i], sizeof s->name[i]);
+		s->vram[i] = vf__num(g, "vram_bytes") / GIB;
+		s->maxb[i] = (int)vf__num(g, "max_batch");
+		if (s->vram[i] > s->ymax)
+			s->ymax = s->vram[i];
+		const cJSON *p;
+		cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(g, "points"))
+		{
+			if (s->np[i] >= MAXP)
+				break;
+			int k = s->np[i]++;
+			s->b[i][k] = vf__num(p, "batch");
+			s->peak[i][k] = vf__num(p, "peak_bytes") / GIB;
+			s->step[i][k] = vf__num(p, "step_seconds");
+			s->tps[i][k] = vf__num(p, "tokens_per_second");
+			if (isfinite(s->step[i][k]))
+				s->timed = true;
+			if (s->b[i][k] > s->bmax)
+				s->bmax = s->b[i][k];
+			if (s->peak[i][k] > s->ymax)
+				s->ymax = s->peak[i][k];
+		}
+	}
+}
+
+/* The peak at batch b on sweep GPU i; NAN when not swept. */
+static double sweep_peak(const struct sweep *s, int i, double b)
+{
+	for (int k = 0; i < s->ng && k < s->np[i]; k++)
+		if (s->b[i][k] == b)
+			return s->peak[i][k];
+	return NAN;
+}
+
+/* The sweep GPU with the most points (its batches are the table's rows). */
+static int longest(const struct sweep *s)
+{
+	int L = 0;
+	for (int i = 1; i < s->ng; i++)
+		if (s->np[i] > s->np[L])
+			L = i;
+	return L;
+}
+
+static void sweep_legend(struct vf_w *w, const char *id, const struct sweep *s, bool caps)
+{
+	const char *n[2 * MAXG];
+	int col[2 * MAXG];
+	bool da[2 * MAXG];
+	char capn[MAXG][80];
+	int k = 0;
+	for (int i = 0; i < s->ng; i++) {
+		n[k] = s->name[i], col[k] = gpu_colors[i], da[k++] = false;
+		if (caps) {
+			snprintf(capn[i], sizeof capn[i], "%s capacity", s->name[i]);
+			n[k] = capn[i], col[k] = gpu_colors[i], da[k++] = true;
+		}
+	}
+	vf_plot_legend(w, id, k, n, col, da);
+}
+
+static void batch_figure(struct vf_w *w, const struct sweep *s)
+{
+	char title[512], gb[32];
+	size_t o;
+	o = (size_t)snprintf(title, sizeof title, "Peak memory vs micro-batch:");
+	for (int i = 0; i < s->ng && o < sizeof title; i++) {
+		if (s->maxb[i] > 0)
+			o += (size_t)snprintf(title + o, sizeof title - o, "%s %s fits up to batch %d", i ? ";" : "",
+					      s->name[i], s->maxb[i]);
+		else
+			o += (size_t)snprintf(title + o, sizeof title - o, "%s %s does not fit batch 1", i ? ";" : "",
+					      s->name[i]);
+	}
+	struct vf_chart c;
+	vf_chart_init(&c, "batch", "predicted peak memory per GPU against the micro-batch, with each GPU's capacity",
+		      "micro-batch (samples per GPU)", "peak memory per GPU (GiB)");
+	c.xint = true;
+	vf_chart_xdomain(&c, 1, s->bmax > 1 ? s->bmax : 2);
+	vf_chart_ydomain(&c, 0, s->ymax * 1.04);
+	vf_html_figure_begin(w, "batch", title);
+	vf_chart_begin(&c, w);
+	for (int i = 0; i < s->ng; i++) {
+		char tips[MAXP][96];
+		const char *tp[MAXP];
+		for (int k = 0; k < s->np[i]; k++) {
+			snprintf(tips[k], sizeof tips[k], "%s, batch %.0f: %s%s", s->name[i], s->b[i][k],
+				 vf__gib(gb, sizeof gb, s->peak[i][k] * GIB), s->peak[i][k] > s->vram[i] ? " (does not fit)" : "");
+			tp[k] = tips[k];
+		}
+		char lab[96], capn[80];
+		snprintf(capn, sizeof capn, "%s capacity", s->name[i]);
+		snprintf(lab, sizeof lab, "%s %s", s->name[i], vf__gib(gb, sizeof gb, s->vram[i] * GIB));
+		vf_chart_hline(&c, w, s->vram[i], gpu_colors[i], capn, lab);
+		vf_chart_line(&c, w, s->np[i], s->b[i], s->peak[i], gpu_colors[i], s->name[i], false, true, tp);
+	}
+	vf_chart_end(&c, w);
+	sweep_legend(w, "batch", s, true);
+	vf_html_figure_table(w);
+	const char *hdr[1 + MAXG];
+	hdr[0] = "batch";
+	char hn[MAXG][80];
+	for (int i = 0; i < s->ng; i++) {
+		snprintf(hn[i], sizeof hn[i], "%s peak (GiB)", s->name[i]);
+		hdr[1 + i] = hn[i];
+	}
+	vf_html_table_begin(w, "Predicted peak per GPU; * = over the GPU's memory", 1 + s->ng, hdr, false);
+	int L = longest(s);
+	for (int k = 0; k < s->np[L]; k++) {
+		char cells[1 + MAXG][32];
+		const char *row[1 + MAXG];
+		snprintf(cells[0], sizeof cells[0], "%.0f", s->b[L][k]);
+		row[0] = cells[0];
+		for (int i = 0; i < s->ng; i++) {
+			double v = sweep_peak(s, i, s->b[L][k]);
+			if (isfinite(v))
+				snprintf(cells[1 + i], sizeof cells[1 + i], "%.2f%s", v, v > s->vram[i] ? " *" : "");
+			else
+				snprintf(cells[1 + i], sizeof cells[1 + i], "-");
+			row[1 + i] = cells[1 + i];
+		}
+		vf_html_row(w, 1 + s->ng, row);
+	}
+	vf_html_table_end(w);
+	vf_html_figure_end(w);
+}
+
+/* The numbers of a time figure: ys[i][k] per sweep GPU and point. */
+static void time_table(struct vf_w *w, const struct sweep *s, double ys[][MAXP], int which)
+{
+	const char *hdr[1 + MAXG];
+	char hn[MAXG][80];
+	hdr[0] = "batch";
+	for (int i = 0; i < s->ng; i++) {
+		snprintf(hn[i], sizeof hn[i], "%s %s", s->name[i], which ? "tokens/s" : "step (s)");
+		hdr[1 + i] = hn[i];
+	}
+	vf_html_table_begin(w, which ? "Predicted throughput; - = does not fit" : "Predicted step time; - = does not fit",
+			    1 + s->ng, hdr, false);
+	int L = longest(s);
+	for (int k = 0; k < s->np[L]; k++) {
+		char cells[1 + MAXG][32];
+		const char *row[1 + MAXG];
+		snprintf(cells[0], sizeof cells[0], "%.0f", s->b[L][k]);
+		row[0] = cells[0];
+		for (int i = 0; i < s->ng; i++) {
+			double v = NAN;
+			for (int j = 0; j < s->np[i]; j++)
+				if (s->b[i][j] == s->b[L][k])
+					v = ys[i][j];
+			if (which)
+				vf__count(cells[1 + i], sizeof cells[1 + i], v);
+			else if (isfinite(v))
+				snprintf(cells[1 + i], sizeof cells[1 + i], "%.3g", v);
+			else
+				snprintf(cells[1 + i], sizeof cells[1 + i], "-");
+			row[1 + i] = cells[1 + i];
+		}
+		vf_html_row(w, 1 + s->ng, row);
+	}
+	vf_html_table_end(w);
+}
+
+/* Step time (which == 0) or tokens/s (1) against the batch, fitting points only. */
+static void time_figure(struct vf_w *w, const struct sweep *s, int which)
+{
+	double ys[MAXG][MAXP], top = 0, bmax = 1;
+	char title[512], v1[32], v2[32];
+	size_t o = (size_t)snprintf(title, sizeof title, "%s", which ? "Throughput vs micro-batch:" : "Step time vs micro-batch:");
+	for (int i = 0, shown = 0; i < s->ng; i++) {
+		int last = -1;
+		for (int k = 0; k < s->np[i]; k++) {
+			bool fits = s->peak[i][k] <= s->vram[i];
+			double v = which ? s->tps[i][k] : s->step[i][k];
+			ys[i][k] = fits && isfinite(v) && v > 0 ? v : NAN;
+			if (isfinite(ys[i][k])) {
+				last = k;
+				top = ys[i][k] > top ? ys[i][k] : top;
+				bmax = s->b[i][k] > bmax ? s->b[i][k] : bmax;
+			}
+		}
+		if (last >= 0 && o < sizeof title) {
+			if (which)
+				o += (size_t)snprintf(title + o, sizeof title - o, "%s %s %s tokens/s at batch %.0f", shown++ ? ";" : "",
+						      s->name[i], vf__count(v1, sizeof v1, ys[i][last]), s->b[i][last]);
+			else
+				o += (size_t)snprintf(title + o, sizeof title - o, "%s %s %s per step at batch 1, %s at batch %.0f",
+						      shown++ ? ";" : "", s->name[i], vf__secs(v1, sizeof v1, ys[i][0]),
+						      vf__secs(v2, sizeof v2, ys[i][last]), s->b[i][last]);
+		}
+	}
+	const char *id = which ? "throughput" : "steptime";
+	struct vf_chart c;
+	vf_chart_init(&c, id, which ? "predicted tokens per second against the micro-batch, per GPU"
+				    : "predicted step time against the micro-batch, per GPU",
+		      "micro-batch (samples per GPU)", which ? "throughput (tokens/s, all GPUs)" : "step time (s)");
+	c.xint = true;
+	c.ml = 72;
+	vf_chart_xdomain(&c, 1, bmax > 1 ? bmax : 2);
+	vf_chart_ydomain(&c, 0, top * 1.05);
+	vf_html_figure_begin(w, id, title);
+	vf_chart_begin(&c, w);
+	for (int i = 0; i < s->ng; i++) {
+		char tips[MAXP][96];
+		const char *tp[MAXP];
+		for (int k = 0; k < s->np[i]; k++) {
+			if (which)
+				snprintf(tips[k], sizeof tips[k], "%s, batch %.0f: %s tokens/s", s->name[i], s->b[i][k],
+					 vf__count(v1, sizeof v1, ys[i][k]));
+			else
+				snprintf(tips[k], sizeof tips[k], "%s, batch %.0f: %s per step", s->name[i], s->b[i][k],
+					 vf__secs(v1, sizeof v1, ys[i][k]));
+			tp[k] = tips[k];
+		}
+		vf_chart_line(&c, w, s->np[i], s->b[i], ys[i], gpu_colors[i], s->name[i], false, true, tp);
+	}
+	vf_chart_end(&c, w);
+	sweep_legend(w, id, s, false);
+	vf_html_figure_table(w);
+	time_table(w, s, ys, which);
+	vf_html_figure_end(w);
+}
+
+/* ---- headline, GPU table, page ---------------------------------------------- */
+
+static void headline(const cJSON *d, const struct sweep *s, char *t, size_t n)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(d, "model");
+	const cJSON *su = cJSON_GetObjectItemCaseSensitive(d, "setup");
+	double batch = vf__num(su, "batch");
+	size_t o = (size_t)snprintf(t, n, "%s %s:", vf__str(m, "id", "model"), vf__str(su, "mode", ""));
+	const cJSON *g;
+	int i = 0;
+	char gn[64], a[32], b[32];
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(d, "gpus"))
+	{
+		if (o >= n)
+			break;
+		gname(g, gn, sizeof gn);
+		double mb = vf__num(g, "max_batch");
+		const char *sep = i++ ? ";" : "";
+		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "fits"))) {
+			o += (size_t)snprintf(t + o, n - o, "%s does not fit %s: needs %s of %s", sep, gn,
+					      vf__gib(a, sizeof a, vf__num(g, "peak_bytes")),
+					      vf__gib(b, sizeof b, vf__num(g, "vram_bytes")));
+			continue;
+		}
+		o += (size_t)snprintf(t + o, n - o, "%s fits %s with %s to spare at batch %.0f", sep, gn,
+				      vf__gib(a, sizeof a, vf__num(g, "headroom_bytes")), batch);
+		double next = sweep_peak(s, i - 1, mb + 1) * GIB;
+		if (o < n && mb > batch)
+			o += (size_t)snprintf(t + o, n - o, ", up to batch %.0f", mb);
+		if (o < n && isfinite(next))
+			o += (size_t)snprintf(t + o, n - o, mb > batch ? " (batch %.0f needs %s)" : "; batch %.0f needs %s",
+					      mb + 1, vf__gib(b, sizeof b, next));
+	}
+	if (i == 0 && o < n)
+		snprintf(t + o, n - o, " peak %s", vf__gib(a, sizeof a, vf__num(cJSON_GetObjectItemCaseSensitive(d, "memory"), "peak_bytes")));
+}
+
+static void gpu_table(struct vf_w *w, const cJSON *d)
+{
+	const char *hdr[] = {"GPU", "memory", "fits", "headroom", "max batch", "step", "tokens/s"};
+	vf_html_section_begin(w, "gpus", "Each GPU at the given setup");
+	vf_html_table_begin(w, NULL, 7, hdr, false);
+	const cJSON *g;
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(d, "gpus"))
+	{
+		char c[7][64];
+		gname(g, c[0], sizeof c[0]);
+		if (vf__num(g, "count") > 1) {
+			size_t l = strlen(c[0]);
+			snprintf(c[0] + l, sizeof c[0] - l, " x%.0f", vf__num(g, "count"));
+		}
+		vf__gib(c[1], sizeof c[1], vf__num(g, "vram_bytes"));
+		snprintf(c[2], sizeof c[2], "%s", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "fits")) ? "yes" : "no");
+		vf__gib(c[3], sizeof c[3], vf__num(g, "headroom_bytes"));
+		snprintf(c[4], sizeof c[4], "%.0f", vf__num(g, "max_batch"));
+		vf__secs(c[5], sizeof c[5], vf__num(g, "step_seconds"));
+		vf__count(c[6], sizeof c[6], vf__num(g, "tokens_per_second"));
+		const char *row[7] = {c[0], c[1], c[2], c[3], c[4], c[5], c[6]};
+		vf_html_row(w, 7, row);
+	}
+	vf_html_table_end(w);
+	vf_html_section_end(w);
+}
+
+/* The list of strings d[key] as an escaped bulleted list. */
+static void string_list(struct vf_w *w, const cJSON *arr)
+{
+	vf_w_puts(w, "<ul class=\"plain\">");
+	const cJSON *it;
+	cJSON_ArrayForEach(it, arr) if (cJSON_IsString(it))
+	{
+		vf_w_puts(w, "<li>");
+		vf_w_esc(w, it->valuestring);
+		vf_w_puts(w, "</li>");
+	}
+	vf_w_puts(w, "</ul>\n");
+}
+
+void vf__report_estimate(struct vf_w *w, const cJSON *d)
+{
+	struct sweep *s = calloc(1, sizeof *s);
+	if (!s) {
+		w->st = vf_error_set(w->err, VF_ENOMEM, "report: out of memory");
+		return;
+	}
+	read_sweep(d, s);
+	char title[1024], sub[512], a[32], b[32], c[32];
+	headline(d, s, title, sizeof title);
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(d, "model");
+	const cJSON *mem = cJSON_GetObjectItemCaseSensitive(d, "memory");
+	snprintf(sub, sizeof sub, "Estimate before any GPU time: %s parameters, %s trainable; peak %s at the %s phase.",
+		 vf__count(a, sizeof a, vf__num(m, "params")), vf__count(b, sizeof b, vf__num(m, "trainable_params")),
+		 vf__gib(c, sizeof c, vf__num(mem, "peak_bytes")), vf__str(mem, "peak_phase", "?"));
+	vf_html_begin(w, "estimate", title, sub);
+	char pt[256], gn[64];
+	const cJSON *g0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "gpus"), 0);
+	snprintf(pt, sizeof pt, "Memory at each phase%s%s: the peak is the %s phase at %s, %s the largest term",
+		 g0 ? " on " : "", g0 ? gname(g0, gn, sizeof gn) : "", vf__str(mem, "peak_phase", "?"),
+		 vf__gib(a, sizeof a, vf__num(mem, "peak_bytes")), vf__term_label(vf__str(mem, "dominant_term", "?")));
+	vf__phase_figure(w, cJSON_GetObjectItemCaseSensitive(d, "phases"), cJSON_GetObjectItemCaseSensitive(d, "gpus"), pt);
+	if (s->ng) {
+		batch_figure(w, s);
+		if (s->timed) {
+			time_figure(w, s, 0);
+			time_figure(w, s, 1);
+		} else {
+			vf_html_p(w, "note", "No step time: no GPU with a known dense bf16 rate was given.");
+		}
+	}
+	gpu_table(w, d);
+	vf_html_section_begin(w, "assumptions", "Assumptions");
+	string_list(w, cJSON_GetObjectItemCaseSensitive(d, "assumptions"));
+	vf_html_section_end(w);
+	vf_html_data(w, d);
+	vf_html_end(w);
+	free(s);
+}

@@ -1,0 +1,359 @@
+/* report_fit.c - the fit report: GPUs x GPU counts as a grid coloured by
+ * whether the run fits and the largest micro-batch, with time and cost in
+ * each cell; the cost-time Pareto front of the candidates with the chosen
+ * settings (the top of fit's sorted list) labelled; the numbers as tables.
+ *
+ * Reads a fit --json object plus "report": "fit" and "mode": "table"
+ * (candidates in "rows", one per GPU and count) or "search" (candidates in
+ * "results", the grid then shows the search's best per GPU and count).
+ * Each candidate: gpu, gpus, fits, max_batch, settings, step_seconds,
+ * tokens_per_second, run {hours, cost_usd} or null, price_usd_hour. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "vramfit/report/report.h"
+
+#define MAXC 256
+#define MAXR 24 /* grid rows (GPUs) */
+#define MAXK 8  /* grid columns (counts) */
+
+struct cand {
+	const cJSON *j;
+	char gpu[32];
+	int n;
+	bool fits;
+	double time, cost; /* hours and $ of the run, or s and $ per million tokens */
+	double max_batch;
+	bool front, chosen;
+};
+
+struct fit {
+	struct cand c[MAXC];
+	int nc;
+	bool whole; /* time/cost of the whole run (--tokens/--steps) */
+	char gpus[MAXR][32];
+	int ng, counts[MAXK], nk;
+	int chosen;
+};
+
+static void candidate(struct fit *f, const cJSON *j)
+{
+	if (f->nc >= MAXC)
+		return;
+	struct cand *c = &f->c[f->nc++];
+	memset(c, 0, sizeof *c);
+	c->j = j;
+	snprintf(c->gpu, sizeof c->gpu, "%s", vf__str(j, "gpu", "?"));
+	c->n = (int)vf__num(j, "gpus");
+	c->fits = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "fits"));
+	c->max_batch = vf__num(j, "max_batch");
+	const cJSON *run = cJSON_GetObjectItemCaseSensitive(j, "run");
+	double tps = vf__num(j, "tokens_per_second"), price = vf__num(j, "price_usd_hour");
+	c->time = c->cost = NAN;
+	if (cJSON_IsObject(run)) {
+		f->whole = true;
+		c->time = vf__num(run, "hours");
+		c->cost = vf__num(run, "cost_usd");
+	} else if (tps > 0) {
+		c->time = 1e6 / tps;
+		if (price >= 0)
+			c->cost = c->n * price / 3600.0 * 1e6 / tps;
+	}
+}
+
+static void read_fit(const cJSON *d, struct fit *f)
+{
+	memset(f, 0, sizeof *f);
+	f->chosen = -1;
+	const cJSON *j;
+	const char *mode = vf__str(d, "mode", "table");
+	cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(d, strcmp(mode, "search") == 0 ? "results" : "rows"))
+		candidate(f, j);
+	for (int i = 0; i < f->nc; i++) {
+		struct cand *c = &f->c[i];
+		if (c->fits && f->chosen < 0)
+			f->chosen = i, c->chosen = true;
+		int g, k;
+		for (g = 0; g < f->ng && strcmp(f->gpus[g], c->gpu); g++)
+			;
+		if (g == f->ng && f->ng < MAXR)
+			snprintf(f->gpus[f->ng++], sizeof f->gpus[0], "%s", c->gpu);
+		for (k = 0; k < f->nk && f->counts[k] != c->n; k++)
+			;
+		if (k == f->nk && f->nk < MAXK)
+			f->counts[f->nk++] = c->n;
+	}
+	for (int a = 0; a < f->nk; a++) /* counts ascending */
+		for (int b = a + 1; b < f->nk; b++)
+			if (f->counts[b] < f->counts[a]) {
+				int t = f->counts[a];
+				f->counts[a] = f->counts[b], f->counts[b] = t;
+			}
+	/* the Pareto front: fitting candidates no other beats on both */
+	for (int i = 0; i < f->nc; i++) {
+		struct cand *c = &f->c[i];
+		if (!c->fits || !isfinite(c->time) || !isfinite(c->cost))
+			continue;
+		c->front = true;
+		for (int k = 0; k < f->nc && c->front; k++) {
+			const struct cand *o = &f->c[k];
+			if (k != i && o->fits && isfinite(o->time) && isfinite(o->cost) && o->time <= c->time &&
+			    o->cost <= c->cost && (o->time < c->time || o->cost < c->cost))
+				c->front = false;
+		}
+	}
+}
+
+/* The best candidate (first in fit's order) for a GPU and count. */
+static const struct cand *cell(const struct fit *f, const char *gpu, int n)
+{
+	const struct cand *any = NULL;
+	for (int i = 0; i < f->nc; i++)
+		if (f->c[i].n == n && strcmp(f->c[i].gpu, gpu) == 0) {
+			if (f->c[i].fits)
+				return &f->c[i];
+			if (!any)
+				any = &f->c[i];
+		}
+	return any;
+}
+
+static void fmt_time(const struct fit *f, double v, char *o, size_t n)
+{
+	if (!isfinite(v))
+		snprintf(o, n, "-");
+	else if (f->whole)
+		snprintf(o, n, v < 10 ? "%.2f h" : "%.0f h", v);
+	else
+		snprintf(o, n, "%.3g s/Mtok", v);
+}
+
+static void fmt_cost(const struct fit *f, double v, char *o, size_t n)
+{
+	if (!isfinite(v))
+		snprintf(o, n, "-");
+	else
+		snprintf(o, n, f->whole ? "$%.0f" : "$%.2f/Mtok", v);
+}
+
+static void grid_cell(struct vf_w *w, const struct fit *f, const struct cand *c, double x, double y,
+		      double cw, double ch, double bmax)
+{
+	char t1[32], t2[32], tip[256];
+	if (!c) {
+		vf_w_printf(w, "<rect class=\"cell\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			       "fill=\"none\"/>", x, y, cw, ch);
+		return;
+	}
+	double op = c->fits ? 0.25 + 0.75 * log2(1 + (c->max_batch > 0 ? c->max_batch : 1)) / log2(1 + bmax) : 1;
+	fmt_time(f, c->time, t1, sizeof t1);
+	fmt_cost(f, c->cost, t2, sizeof t2);
+	if (c->fits)
+		snprintf(tip, sizeof tip, "%s x%d fits: batch up to %.0f, %s, %s; settings: %s", c->gpu, c->n,
+			 c->max_batch, t1, t2, vf__str(c->j, "settings", "as given"));
+	else
+		snprintf(tip, sizeof tip, "%s x%d does not fit: %s", c->gpu, c->n, vf__str(c->j, "reason", ""));
+	vf_w_printf(w, "<g data-s=\"%s\"><rect class=\"cell %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		       "height=\"%.1f\" fill-opacity=\"%.2f\"><title>",
+		    c->fits ? "fits" : "does not fit", c->fits ? "f0" : "f7", x, y, cw, ch, c->fits ? op : 0.35);
+	vf_w_esc(w, tip);
+	vf_w_puts(w, "</title></rect>");
+	double cx = x + cw / 2;
+	if (c->fits) {
+		const char *ct = op > 0.6 ? "ct inv" : "ct"; /* light text on the dark cells */
+		vf_w_printf(w, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\" font-weight=\"700\">batch &#8804; %.0f%s</text>", ct,
+			    cx, y + 16, c->max_batch, c->chosen ? " &#9733;" : "");
+		vf_w_printf(w, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\">", ct, cx, y + 30);
+		vf_w_esc(w, t1);
+		vf_w_printf(w, "</text><text class=\"%s\" x=\"%.1f\" y=\"%.1f\">", ct, cx, y + 43);
+		vf_w_esc(w, t2);
+		vf_w_puts(w, "</text>");
+	} else {
+		vf_w_printf(w, "<text class=\"ct\" x=\"%.1f\" y=\"%.1f\">does not fit</text>", cx, y + ch / 2 + 4);
+	}
+	vf_w_puts(w, "</g>");
+}
+
+static void grid(struct vf_w *w, const struct fit *f)
+{
+	double lw = 120, cw = 128, ch = 52, top = 26;
+	double W = lw + cw * f->nk + 8, H = top + ch * f->ng + 6, bmax = 1;
+	for (int i = 0; i < f->nc; i++)
+		if (f->c[i].fits && f->c[i].max_batch > bmax)
+			bmax = f->c[i].max_batch;
+	vf_w_printf(w, "<svg class=\"chart\" data-chart=\"grid\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+		       "aria-label=\"GPUs by GPU count: fits, largest micro-batch, time and cost\" "
+		       "xmlns=\"http://www.w3.org/2000/svg\" style=\"max-width:%.0fpx\">"
+		       "<rect class=\"bg\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\"/>", W, H, W * 1.4, W, H);
+	for (int k = 0; k < f->nk; k++)
+		vf_w_printf(w, "<text class=\"at\" x=\"%.1f\" y=\"17\" text-anchor=\"middle\">%d GPU%s</text>",
+			    lw + cw * k + cw / 2, f->counts[k], f->counts[k] > 1 ? "s" : "");
+	for (int g = 0; g < f->ng; g++) {
+		double y = top + ch * g;
+		vf_w_printf(w, "<text class=\"at\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", lw - 8, y + ch / 2 + 4);
+		vf_w_esc(w, f->gpus[g]);
+		vf_w_puts(w, "</text>");
+		for (int k = 0; k < f->nk; k++)
+			grid_cell(w, f, cell(f, f->gpus[g], f->counts[k]), lw + cw * k, y, cw, ch, bmax);
+	}
+	vf_w_puts(w, "</svg>");
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+	const struct cand *x = *(const struct cand *const *)a, *y = *(const struct cand *const *)b;
+	return (x->time > y->time) - (x->time < y->time);
+}
+
+static void front_figure(struct vf_w *w, const struct fit *f, const char *title)
+{
+	double xs[MAXC], ys[MAXC], fx[MAXC], fy[MAXC], xmax = 0, ymax = 0;
+	char tips[MAXC][160], t1[32], t2[32];
+	const char *tp[MAXC], *ftp[MAXC];
+	const struct cand *fr[MAXC];
+	int n = 0, nf = 0;
+	for (int i = 0; i < f->nc; i++) {
+		const struct cand *c = &f->c[i];
+		if (!c->fits || !isfinite(c->time) || !isfinite(c->cost))
+			continue;
+		fmt_time(f, c->time, t1, sizeof t1);
+		fmt_cost(f, c->cost, t2, sizeof t2);
+		snprintf(tips[n], sizeof tips[n], "%s x%d (%s): %s, %s", c->gpu, c->n,
+			 vf__str(c->j, "settings", "as given"), t1, t2);
+		xs[n] = c->time, ys[n] = c->cost, tp[n] = tips[n];
+		xmax = c->time > xmax ? c->time : xmax;
+		ymax = c->cost > ymax ? c->cost : ymax;
+		n++;
+		if (c->front)
+			fr[nf++] = c;
+	}
+	qsort(fr, (size_t)nf, sizeof fr[0], cmp_time);
+	for (int i = 0; i < nf; i++) {
+		fx[i] = fr[i]->time, fy[i] = fr[i]->cost;
+		ftp[i] = NULL;
+	}
+	struct vf_chart c;
+	vf_chart_init(&c, "front", "cost against time of every configuration that fits; the Pareto front joined",
+		      f->whole ? "time of the whole run (h)" : "time per million tokens (s)",
+		      f->whole ? "cost of the whole run ($)" : "cost per million tokens ($)");
+	vf_chart_xdomain(&c, 0, xmax * 1.05);
+	vf_chart_ydomain(&c, 0, ymax * 1.08);
+	vf_html_figure_begin(w, "front", title);
+	vf_chart_begin(&c, w);
+	vf_chart_points(&c, w, n, xs, ys, 7, "configurations", tp);
+	vf_chart_line(&c, w, nf, fx, fy, 0, "Pareto front", false, true, ftp);
+	if (f->chosen >= 0 && isfinite(f->c[f->chosen].time) && isfinite(f->c[f->chosen].cost)) {
+		const struct cand *ch = &f->c[f->chosen];
+		char lab[96];
+		snprintf(lab, sizeof lab, "chosen: %s x%d", ch->gpu, ch->n);
+		double cx = ch->time, cy = ch->cost;
+		vf_chart_points(&c, w, 1, &cx, &cy, 5, "chosen", NULL);
+		vf_chart_note(&c, w, cx, cy, lab);
+	}
+	vf_chart_end(&c, w);
+	const char *ln[] = {"configurations", "Pareto front", "chosen"};
+	int lc[] = {7, 0, 5};
+	vf_plot_legend(w, "front", 3, ln, lc, NULL);
+	vf_html_figure_table(w);
+	const char *hdr[] = {"on the front", "settings", "time", "cost"};
+	vf_html_table_begin(w, "Configurations no other beats on both time and cost", 4, hdr, false);
+	for (int i = 0; i < nf; i++) {
+		char g[64];
+		snprintf(g, sizeof g, "%s x%d%s", fr[i]->gpu, fr[i]->n, fr[i]->chosen ? " (chosen)" : "");
+		fmt_time(f, fr[i]->time, t1, sizeof t1);
+		fmt_cost(f, fr[i]->cost, t2, sizeof t2);
+		const char *row[] = {g, vf__str(fr[i]->j, "settings", "as given"), t1, t2};
+		vf_html_row(w, 4, row);
+	}
+	vf_html_table_end(w);
+	vf_html_figure_end(w);
+}
+
+static void candidates_table(struct vf_w *w, const struct fit *f)
+{
+	const char *hdr[] = {"GPU", "count", "fits", "settings needed", "max batch", "step", "time", "cost"};
+	vf_html_section_begin(w, "rows", "Every GPU and count, in fit's order");
+	vf_html_table_begin(w, NULL, 8, hdr, false);
+	for (int i = 0; i < f->nc; i++) {
+		const struct cand *c = &f->c[i];
+		char n[16], mb[16], st[32], t1[32], t2[32];
+		snprintf(n, sizeof n, "%d", c->n);
+		snprintf(mb, sizeof mb, c->fits ? "%.0f" : "-", c->max_batch);
+		vf__secs(st, sizeof st, vf__num(c->j, "step_seconds"));
+		fmt_time(f, c->time, t1, sizeof t1);
+		fmt_cost(f, c->cost, t2, sizeof t2);
+		const char *row[] = {c->gpu, n, c->fits ? "yes" : "no",
+				     c->fits ? vf__str(c->j, "settings", "as given") : vf__str(c->j, "reason", ""),
+				     mb, st, t1, t2};
+		vf_html_row(w, 8, row);
+	}
+	vf_html_table_end(w);
+	vf_html_section_end(w);
+}
+
+static void assumptions(struct vf_w *w, const cJSON *d)
+{
+	vf_html_section_begin(w, "assumptions", "Assumptions");
+	vf_w_puts(w, "<ul class=\"plain\">");
+	const cJSON *it;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(d, "assumptions")) if (cJSON_IsString(it))
+	{
+		vf_w_puts(w, "<li>");
+		vf_w_esc(w, it->valuestring);
+		vf_w_puts(w, "</li>");
+	}
+	vf_w_puts(w, "</ul>");
+	vf_html_section_end(w);
+}
+
+void vf__report_fit(struct vf_w *w, const cJSON *d)
+{
+	struct fit *f = calloc(1, sizeof *f);
+	if (!f) {
+		w->st = vf_error_set(w->err, VF_ENOMEM, "report: out of memory");
+		return;
+	}
+	read_fit(d, f);
+	const char *model = vf__str(cJSON_GetObjectItemCaseSensitive(d, "model"), "id", "model");
+	char title[512], t1[32], t2[32];
+	int nfit = 0, nfront = 0;
+	for (int i = 0; i < f->nc; i++)
+		nfit += f->c[i].fits, nfront += f->c[i].front;
+	if (f->chosen >= 0) {
+		const struct cand *c = &f->c[f->chosen];
+		fmt_time(f, c->time, t1, sizeof t1);
+		fmt_cost(f, c->cost, t2, sizeof t2);
+		snprintf(title, sizeof title, "%s: %d of %d GPU configurations fit; chosen %s x%d (%s): %s, %s", model,
+			 nfit, f->nc, c->gpu, c->n, vf__str(c->j, "settings", "as given"), t1, t2);
+	} else {
+		snprintf(title, sizeof title, "%s: none of the %d GPU configurations fits", model, f->nc);
+	}
+	vf_html_begin(w, "fit", title, f->whole ? "Time and cost of the whole run (--tokens/--steps)."
+						: "Time and cost per million tokens (give --tokens or --steps for the whole run).");
+	char gt[256];
+	snprintf(gt, sizeof gt, "Which GPUs fit, and how: %d of %d cells fit (darker = larger micro-batch; \xE2\x98\x85 = chosen)",
+		 nfit, f->nc);
+	vf_html_section_begin(w, "grid", gt);
+	vf_w_puts(w, "<div class=\"plot\">");
+	grid(w, f);
+	vf_w_puts(w, "</div>");
+	const char *ln[] = {"fits", "does not fit"};
+	int lc[] = {0, 7};
+	vf_plot_legend(w, "grid", 2, ln, lc, NULL);
+	vf_html_section_end(w);
+	if (nfront) {
+		snprintf(gt, sizeof gt, "Cost against time: %d configuration%s on the Pareto front, chosen labelled", nfront,
+			 nfront > 1 ? "s" : "");
+		front_figure(w, f, gt);
+	} else {
+		vf_html_p(w, "note", "No cost-time front: no configuration that fits has both a step time and a price.");
+	}
+	candidates_table(w, f);
+	assumptions(w, d);
+	vf_html_data(w, d);
+	vf_html_end(w);
+	free(f);
+}

@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# report.sh - vramfit report end to end: every report kind (estimate, fit,
+# a tune run directory after a real CPU sweep with an out-of-memory trial,
+# history, plan.html) is one self-contained page under 2 MB whose embedded
+# JSON reads back; then, in a real browser (Debian's chromium headless
+# shell, installed by scripts/install-deps.sh --test), each page renders
+# without console errors, the DOM after its script holds the titles, axis
+# labels, series and numbers, and a 1280-wide screenshot has ink inside
+# every chart's box, with JavaScript on and off. With VF_DOCS_DIR set
+# (make docs) the 1280x800 screenshots are written there.
+. "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+export XDG_DATA_HOME=$TMP/xdg OMP_NUM_THREADS=1
+export VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI=/nonexistent/nvidia-smi
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+# page_json FILE EXPR: the page's embedded data object satisfies a python expression over j
+page_json() {
+  $PY - "$1" "$2" <<'EOF'
+import json, re, sys
+html = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r'<script type="application/json" id="vramfit-data">(.*?)</script>', html, re.S)
+j = json.loads(m.group(1))
+sys.exit(0 if eval(sys.argv[2]) else 1)
+EOF
+}
+# self_contained FILE: no network reference of any kind, under 2 MB
+self_contained() {
+  local f=$1
+  [ -s "$f" ] && [ "$(stat -c %s "$f")" -lt 2000000 ] &&
+    ! grep -qiE '(src|href)="(https?:)?//|@import|url\(|<link ' "$f"
+}
+
+# --- estimate ------------------------------------------------------------------
+cd "$TMP" || exit 1
+test_case "report estimate: the acceptance command"
+run report estimate llama3-8b --mode lora --gpu rtx-4090 --gpu a100-80gb -o r.html
+expect_rc 0; expect_out "wrote r.html"
+check 'self_contained r.html'
+check 'grep -q "data-chart=\"phases\"" r.html && grep -q "data-chart=\"batch\"" r.html'
+check 'grep -q ">forward</text>" r.html && grep -q ">backward</text>" r.html && grep -q ">optimizer</text>" r.html'
+check 'grep -q "RTX 4090 capacity" r.html && grep -q "A100 SXM4 80GB capacity" r.html'
+check 'grep -q "<h2>Assumptions</h2>" r.html && grep -q "LoRA rank 16 (--lora-rank)" r.html'
+check 'grep -q "does not fit RTX 4090: needs" r.html'
+test_case "report estimate: the embedded JSON is the estimate --json object plus the charts' data"
+"$VRAMFIT" estimate llama3-8b --mode lora --gpu rtx-4090 --gpu a100-80gb --json > est.json
+check 'page_json r.html "j[\"report\"] == \"estimate\" and j[\"memory\"] == json.load(open(\"est.json\"))[\"memory\"]"'
+check 'page_json r.html "[p[\"phase\"] for p in j[\"phases\"]] == [\"forward\", \"loss\", \"backward\", \"optimizer\"]"'
+check 'page_json r.html "sum(j[\"phases\"][1][\"terms\"].values()) == j[\"memory\"][\"peak_bytes\"]"'
+check 'page_json r.html "[g[\"gpu\"] for g in j[\"batch_sweep\"]] == [\"rtx-4090\", \"a100-80gb\"] and all(len(g[\"points\"]) >= 2 for g in j[\"batch_sweep\"])"'
+check 'page_json r.html "j[\"batch_sweep\"][1][\"points\"][-1][\"batch\"] == j[\"gpus\"][1][\"max_batch\"] + 1 and not j[\"batch_sweep\"][1][\"points\"][-1][\"fits\"]"'
+test_case "report --open without a display says where the page is"
+DISPLAY= WAYLAND_DISPLAY= run report estimate llama3-8b --mode lora --gpu rtx-4090 -o o.html --open
+expect_rc 0; expect_err "no display: open o.html in a browser"
+test_case "estimate --html writes the same page; the text output is unchanged"
+run estimate llama3-8b --mode lora --gpu rtx-4090 --gpu a100-80gb --html e.html
+expect_rc 0; expect_out "Memory at the peak"
+check 'cmp -s e.html r.html'
+test_case "report estimate: default name, a model that fits with room, a video DiT"
+run report estimate qwen2.5-1.5b --mode lora --gpu rtx-5090
+expect_rc 0; check '[ -f qwen2.5-1.5b.html ]'
+check 'grep -q "fits RTX 5090 with [0-9.]* GiB to spare at batch 1, up to batch [0-9]* (batch [0-9]* needs" qwen2.5-1.5b.html'
+run report estimate ltx-2-19b --gpu h100-80gb -o dit.html
+expect_rc 0; check 'self_contained dit.html && page_json dit.html "j[\"model\"][\"kind\"] == \"dit\""'
+
+# --- fit -------------------------------------------------------------------------
+test_case "report fit: the grid and the Pareto front"
+run report fit llama3-8b --mode lora --tokens 1e9 -o fit.html
+expect_rc 0
+check 'self_contained fit.html && grep -q "data-chart=\"grid\"" fit.html && grep -q "data-chart=\"front\"" fit.html'
+check 'grep -q ">1 GPU</text>" fit.html && grep -q ">8 GPUs</text>" fit.html && grep -q "chosen: " fit.html'
+check 'page_json fit.html "j[\"report\"] == \"fit\" and j[\"mode\"] == \"table\" and sorted(set(r[\"gpus\"] for r in j[\"rows\"])) == [1, 2, 4, 8]"'
+run fit llama3-8b --mode lora --gpu a100-80gb:4 --search --tokens 1e9 --html fits.html
+expect_rc 0; check 'self_contained fits.html && page_json fits.html "j[\"mode\"] == \"search\" and len(j[\"results\"]) >= 1"'
+
+# --- plan writes plan.html beside plan.md (the plan tests' trainer fixture) --------
+test_case "plan writes plan.html: decisions, the estimate's phases against the GPU"
+TD="$VF_SOURCE_DIR/tests/fixtures/ltx-trainer"
+mkdir -p "$TMP/models/gemma-3-12b-it" "$TMP/work"
+echo '{"model_type": "gemma3"}' >"$TMP/models/gemma-3-12b-it/config.json"
+cp "$VF_SHARED_DIR/fixtures/models/lora_weights_step_00050.safetensors" "$TMP/models/ltx-2-19b-dev.safetensors"
+(cd "$TMP/work" && LTX_TRAININGS_DIR= LTX_TRAINER_DIR= LTX_MODELS_DIR= HOME="$TMP/home" "$VRAMFIT" plan \
+  --trainer-dir "$TD" --model "$TMP/models/ltx-2-19b-dev.safetensors" \
+  --text-encoder "$TMP/models/gemma-3-12b-it" --gpu h100-80gb --dataset cats >/dev/null 2>&1)
+P=$(ls -d "$TMP"/work/projects/t2v-cats-*/ 2>/dev/null | head -1)
+check '[ -n "$P" ] && [ -f "$P/plan.md" ] && self_contained "$P/plan.html"'
+check 'page_json "$P/plan.html" "j[\"report\"] == \"plan\" and j[\"tier\"][\"name\"] and len(j[\"phases\"]) >= 3"'
+check 'grep -q "data-chart=\"phases\"" "$P/plan.html" && grep -q "<h2>The plan&#39;s decisions</h2>" "$P/plan.html"'
+cd "$TMP" || exit 1
+
+# --- usage and errors ------------------------------------------------------------
+test_case "report usage"
+run report; expect_rc 2
+run report nowhere; expect_rc 2; expect_err "nowhere: not estimate, fit, history or a run directory"
+run report estimate --params 7B; expect_rc 2; expect_err "give MODEL first, or -o FILE"
+run report estimate nosuchmodel -o x.html; expect_rc 1; check '[ ! -e x.html ]'
+mkdir -p empty-run
+run report empty-run; expect_rc 1; expect_err "no trials recorded for this run"
+run report history -o h0.html; expect_rc 0
+check 'grep -q "0 trials recorded" h0.html'
+
+# --- a tune run: the CPU sweep of tests/cli/tune.sh ----------------------------------
+TRAINER=$VF_SOURCE_DIR/examples/ltx-mini-trainer
+CMD="$PY scripts/train.py {config} --disable-progress-bars"
+pages="r.html fit.html"
+if $PY -c 'import torch, yaml' 2>/dev/null; then
+  R=$TMP/sweep
+  mkdir -p "$R/overfit/.precomputed" "$R/dataset" "$R/outputs" "$R/logs"
+  cp "$TRAINER/data/text.txt" "$R/overfit/.precomputed/sample.txt"
+  cp "$TRAINER/configs/t2v_lora_low_vram.yaml" "$R/config.yaml"
+  "$VRAMFIT" config set "$R/config.yaml" "model.model_path=\"$TRAINER/models/oom-test.json\"" \
+    "model.text_encoder_path=\"$TRAINER/models\"" lora.rank=64 lora.alpha=64 >/dev/null
+  # the limit: trial 2's peak data size + 6 MiB (tune.sh explains the margin)
+  "$VRAMFIT" config set "$R/config.yaml" acceleration.quantization=null optimization.steps=3 \
+    validation.interval=3 checkpoints.interval=null "output_dir=\"$TMP/calib\"" \
+    "data.preprocessed_data_root=\"$R/overfit/.precomputed\"" --dry-run > "$TMP/calib.yaml"
+  (cd "$TRAINER" && exec $PY scripts/train.py "$TMP/calib.yaml" --disable-progress-bars) >"$TMP/calib.log" 2>&1 &
+  pid=$! peak=0
+  while kill -0 $pid 2>/dev/null; do
+    while read -r k v _; do
+      [ "$k" = "VmData:" ] && { [ "$v" -gt "$peak" ] && peak=$v; break; }
+    done < /proc/$pid/status 2>/dev/null
+  done
+  wait $pid
+  test_case "tune writes RUN_DIR/report.html with every trial, the reverted OOM one included"
+  run tune "$R" --trainer-dir "$TRAINER" --trainer-cmd "$CMD" --steps 10 --memory-limit $(( peak / 1024 + 6 )) --json
+  expect_rc 0
+  expect_json '[t["outcome"] for t in j["trials"]] == ["ok", "ok", "oom"]'
+  check 'self_contained "$R/report.html"'
+  check '[ "$(head -n 1 "$R/logs/trial-3.samples")" = "# vramfit memory samples v1 source=host-rss" ]'
+  check 'page_json "$R/report.html" "[t[\"outcome\"] for t in j[\"trials\"]] == [\"ok\", \"ok\", \"oom\"]"'
+  check 'page_json "$R/report.html" "all(t[\"samples\"] and len(t[\"samples\"][\"t\"]) >= 2 for t in j[\"trials\"])"'
+  check 'page_json "$R/report.html" "len(j[\"trials\"][0][\"step_times\"]) == 10 and j[\"winner\"][\"trial\"] == 2"'
+  check 'page_json "$R/report.html" "j[\"winner\"][\"saving_seconds_per_step\"] > 0 and j[\"planned_steps\"] > 0"'
+  check 'grep -q "Trial 2 (quantization off) wins" "$R/report.html"'
+  check 'grep -q "trial 3: optimizer adamw (out of memory)" "$R/report.html"'
+  check 'grep -q "ran out of memory at" "$R/report.html"'
+  test_case "report RUN_DIR replays the winner rule and agrees with tune; plan.md's decisions listed"
+  printf '# Training Plan\n\n- Tier: `32GB tier` (cpu)\n- Steps: 2000 (as shipped)\nnot a bullet\n' > "$R/plan.md"
+  run report "$R" -o run2.html
+  expect_rc 0
+  check 'page_json run2.html "j[\"winner\"][\"trial\"] == 2 and len(j[\"trials\"]) == 3"'
+  check 'page_json run2.html "j[\"plan\"][\"decisions\"] == [\"Tier: 32GB tier (cpu)\", \"Steps: 2000 (as shipped)\"]"'
+  check 'grep -q "<li>Tier: 32GB tier (cpu)</li>" run2.html'
+  test_case "report history over the recorded trials"
+  run report history -o hist.html
+  expect_rc 0; check 'self_contained hist.html && page_json hist.html "len(j[\"trials\"]) == 3"'
+  pages="$pages $R/report.html hist.html"
+else
+  echo "note: /usr/bin/python3 has no torch (make test installs python3-torch); the tune sweep is not run" >&2
+fi
+
+# --- history: records with both a prediction and a measurement -------------------
+# (a fixture database: the schema made by vramfit itself, six trials of two
+# runs inserted with sqlite3; peak errors +5, -3, +10 and +2, -1, -8 percent)
+test_case "report history: predicted vs measured, error by run and by change"
+H=$TMP/hist.db
+"$VRAMFIT" history --db "$H" --json >/dev/null
+ins() { # run index change measured_GiB predicted_GiB step_s
+  sqlite3 "$H" "INSERT INTO trials (config_hash, run_dir, trainer, gpu, tier, trial_index, change, deltas,
+    outcome, evidence, exit_status, steps_done, step_seconds, peak_bytes, predicted_peak_bytes, wall_seconds,
+    recorded_at) VALUES ('h$1$2', '/runs/$1', 'ltx2', 'NVIDIA H100 80GB HBM3 x 1', '80GB+', $2, '$3', '{}', 'ok',
+    '', 0, 50, $6, CAST($4 * 1073741824 AS INTEGER), CAST($5 * 1073741824 AS INTEGER), 60, '2026-11-0${2}T10:00:00Z')"
+}
+ins llama-lora 1 baseline 40 42 0.9; ins llama-lora 2 "quantization off" 50 48.5 0.7; ins llama-lora 3 "batch size 2" 60 66 1.3
+ins ltx-lora 1 baseline 70 71.4 2.1; ins ltx-lora 2 "quantization off" 72 71.28 1.8; ins ltx-lora 3 "optimizer adamw" 75 69 1.9
+run report history --history "$H" -o hist-fix.html
+expect_rc 0
+check 'grep -q "Over 6 trials with both figures the peak estimate was off by 4.0% (median), 10.0% at most; it over-predicted 3 of 6" hist-fix.html'
+check 'grep -q "data-chart=\"peaks\"" hist-fix.html && grep -q "data-chart=\"byrun\"" hist-fix.html && grep -q "data-chart=\"bychange\"" hist-fix.html'
+check 'page_json hist-fix.html "len(j[\"trials\"]) == 6 and sorted(round(t[\"peak_error_pct\"], 6) for t in j[\"trials\"]) == [-8, -3, -1, 2, 5, 10]"'
+pages="$pages hist-fix.html"
+
+# --- in a real browser -------------------------------------------------------------
+BROWSER=""
+for b in /usr/lib/chromium/chromium-headless-shell /usr/bin/chromium-headless-shell /usr/lib/chromium/chromium /usr/bin/chromium; do
+  [ -x "$b" ] && { BROWSER=$b; break; }
+done
+if [ -z "$BROWSER" ]; then
+  echo "note: browser checks skipped: no chromium (scripts/install-deps.sh --test installs chromium-headless-shell)" >&2
+  finish; exit $?
+fi
+HEADLESS=""
+case "$BROWSER" in *headless-shell) ;; *) HEADLESS=--headless ;; esac
+n_prof=0
+# browse OUT ARGS...: run the browser on a page (fresh profile, no network), stdout to OUT, stderr to OUT.err
+browse() {
+  local o=$1; shift
+  n_prof=$((n_prof + 1))
+  timeout 120 "$BROWSER" $HEADLESS --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
+    --user-data-dir="$TMP/prof$n_prof" "$@" >"$o" 2>"$o.err"
+}
+# boxes DOM: the data-box of every chart, one per argument
+boxes() { grep -o 'data-box="[0-9,]*"' "$1" | sed 's/data-box="\(.*\)"/\1/'; }
+
+check_page() {
+  local page=$1 name=$2 first=$3; shift 2
+  local url="file://$(realpath "$page")"
+  test_case "browser: $name renders without console errors, DOM holds the content"
+  browse "$TMP/$name.dom" --enable-logging=stderr --v=0 --virtual-time-budget=2000 --window-size=1280,800 --dump-dom "$url"
+  check '[ -s "$TMP/$name.dom" ] && grep -q "data-ready=\"1\"" "$TMP/$name.dom"'
+  check '! grep -qE "Uncaught|Page load failed|ERR_FILE_NOT_FOUND|:CONSOLE.*(rror|arning)" "$TMP/$name.dom.err"'
+  for want in "$@"; do check 'grep -qF -- "$want" "$TMP/$name.dom"'; done
+  local height nb
+  height=$(grep -o 'data-height="[0-9]*"' "$TMP/$name.dom" | grep -o '[0-9]*')
+  nb=$(grep -c . <(boxes "$TMP/$name.dom"))
+  check '[ "${height:-0}" -gt 400 ] && [ "$nb" -ge 1 ]'
+  test_case "browser: $name, every chart has ink in its box (1280 wide, JavaScript on)"
+  browse "$TMP/$name.out" --window-size=1280,"$height" --screenshot="$TMP/$name.png" "$url"
+  check '$PY "$HERE/png_boxes.py" "$TMP/$name.png" $(boxes "$TMP/$name.dom") >"$TMP/$name.px"'
+  # JavaScript off: the headless shell needs scripting for --dump-dom and
+  # --screenshot, so the page's own scripts are refused by a Content-Security-Policy
+  # (script-src 'none') in a copy; data-ready absent proves they did not run
+  test_case "browser: $name with JavaScript disabled still shows every chart"
+  sed '0,/<head>/s//<head><meta http-equiv="Content-Security-Policy" content="script-src '"'none'"'">/' "$page" > "$TMP/$name-nojs.html"
+  browse "$TMP/$name.nojs" --window-size=1280,"$height" --dump-dom "file://$TMP/$name-nojs.html"
+  check 'grep -q "script-src" "$TMP/$name.nojs" && ! grep -q "data-ready=\"1\"" "$TMP/$name.nojs"'
+  check '[ "$(grep -o "<svg class=\"chart\"" "$TMP/$name.nojs" | wc -l)" -eq "$nb" ] && grep -qF -- "$first" "$TMP/$name.nojs"'
+  browse "$TMP/$name.out2" --window-size=1280,"$height" --screenshot="$TMP/$name-nojs.png" "file://$TMP/$name-nojs.html"
+  check '$PY "$HERE/png_boxes.py" "$TMP/$name-nojs.png" $(boxes "$TMP/$name.dom") >"$TMP/$name-nojs.px"'
+  if [ -n "${VF_DOCS_DIR:-}" ]; then
+    browse "$TMP/$name.out3" --window-size=1280,800 --screenshot="$VF_DOCS_DIR/report-$name.png" "$url"
+  fi
+}
+
+check_page r.html estimate "does not fit RTX 4090" "memory per GPU (GiB)" "micro-batch (samples per GPU)" \
+  ">weights</button>" ">RTX 4090</button>" ">A100 SXM4 80GB</button>" "Assumptions" "57.92"
+test_case "browser: the estimate page prints on A4 (@page size)"
+browse "$TMP/pdf.out" --no-pdf-header-footer --print-to-pdf="$TMP/r.pdf" "file://$TMP/r.html"
+check 'grep -a -q "MediaBox \[0 0 594.9" "$TMP/r.pdf" && ! grep -a "MediaBox" "$TMP/r.pdf" | grep -vq "594.9"'
+check_page fit.html fit "GPU configurations fit" "time of the whole run (h)" "cost of the whole run ($)" "Pareto front"
+if [ -n "${R:-}" ]; then
+  check_page "$R/report.html" run "Trial 2 (quantization off) wins" "time since the trial started (s)" \
+    "trial 3: optimizer adamw (out of memory)" "step time (s)" "DefaultCPUAllocator"
+fi
+[ -n "${P:-}" ] && check_page "$P/plan.html" plan "Plan for" "phase of the training step" "memory per GPU (GiB)"
+check_page hist-fix.html history "off by 4.0% (median)" "predicted peak (GiB)" "measured peak (GiB)" "peak error (%)" \
+  "llama-lora" "quantization off" "+10.0%"
+finish

@@ -199,11 +199,11 @@ static double link_bytes_per_s(const struct vf_gpu_spec *gpu, int span)
 }
 
 /* The budget each GPU of a layer split is filled under, as accelerate's
- * get_balanced_memory sets it for device_map="auto": the model's size
- * over the GPUs plus a buffer of one decoder layer (the largest block
- * that is never split), for every GPU but the last; each at most its
- * free memory (the GPU's memory less the CUDA context: its reserve) and
- * its --max-memory. */
+ * get_balanced_memory sets it for device_map="auto" (transformers uses
+ * it for "auto" and "balanced"): the model's size over the GPUs plus a
+ * buffer of 1.25 x the largest block that is never split (a decoder
+ * layer), for every GPU but the last; each at most its free memory (the
+ * GPU's memory less the CUDA context: its reserve) and its --max-memory. */
 static double layer_budget(const struct vf_setup *s, const struct vf_gpu_spec *gpu, int g, int n,
 			   double total, double layer_w)
 {
@@ -213,8 +213,8 @@ static double layer_budget(const struct vf_setup *s, const struct vf_gpu_spec *g
 		free_b = (double)mem - (double)(s->context_bytes >= 0 ? s->context_bytes
 								      : vf_estimate_default_context(gpu));
 	double b = free_b;
-	if (g < n - 1 && total / n + layer_w < b)
-		b = total / n + layer_w;
+	if (g < n - 1 && total / n + 1.25 * layer_w < b)
+		b = total / n + 1.25 * layer_w;
 	for (int i = 0; i < s->max_memory_n; i++)
 		if (s->max_memory_gpu[i] == g && s->max_memory_gib[i] * 1073741824.0 < b)
 			b = s->max_memory_gib[i] * 1073741824.0;
@@ -236,7 +236,8 @@ static int place_layers(const struct vf_arch *a, const struct vf_setup *su,
 	vf_estimate_run(&two, su, gpu, &e2);
 	double wl = (double)(e2.weights_full - e1.weights_full);
 	double we = embedding_elems(a, 1) * param_bytes(su);
-	double wh = a->tied_embeddings ? 0 : (double)a->vocab * (double)a->hidden * param_bytes(su);
+	double wh = ((a->tied_embeddings ? 0 : (double)a->vocab) + (a->layer_norm ? 2 : 1)) *
+		    (double)a->hidden * param_bytes(su); /* lm_head and the final norm */
 	double total = we + (double)a->layers * wl + wh;
 	int g = 0;
 	double used = we;

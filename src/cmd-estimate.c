@@ -446,7 +446,7 @@ static vf_status split_row(const struct target *tg, const struct vf_setup *rs, s
 	r->est = r->split->total;
 	r->fits = r->split->fits;
 	r->headroom = r->split->gpu[r->split->limiting].headroom;
-	r->max_batch = vf_split_max_batch(&tg->arch, rs, &r->spec);
+	r->max_batch = vf_split_max_batch(&tg->arch, rs, &r->spec, 0);
 	return VF_OK;
 }
 

@@ -39,6 +39,8 @@
  * nodes of 8 GPUs (HGX/DGX) NETWORK_GBS. */
 #include "vramfit/estimate/split.h"
 
+#include "vramfit/estimate/search.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -186,6 +188,8 @@ static void stage_run(const struct vf_arch *a, const struct vf_setup *su, const 
 	}
 	resum(e);
 }
+
+static bool all_under(const struct vf_split *sp, int64_t limit);
 
 /* One direction of the link between the GPUs of a group of `span` GPUs:
  * the catalog's interconnect inside a node, the network across nodes. */
@@ -451,16 +455,26 @@ vf_status vf_split_run(const struct vf_arch *arch, const struct vf_setup *s,
 	return VF_OK;
 }
 
-int64_t vf_split_max_batch(const struct vf_arch *arch, const struct vf_setup *s,
-			   const struct vf_gpu_spec *gpu)
+static bool split_within(const struct vf_arch *arch, const struct vf_setup *s,
+			 const struct vf_gpu_spec *gpu, int64_t vram, struct vf_split *sp)
 {
+	struct vf_error err = {0};
+	return vf_split_run(arch, s, gpu, sp, &err) == VF_OK && all_under(sp, vram);
+}
+
+int64_t vf_split_max_batch(const struct vf_arch *arch, const struct vf_setup *s,
+			   const struct vf_gpu_spec *gpu, int64_t vram)
+{
+	if (vram <= 0)
+		vram = vf_estimate_gpu_bytes(gpu);
 	static struct vf_split sp; /* large: not on the stack (CLI use only) */
 	struct vf_setup su = *s;
-	struct vf_error err = {0};
 	int64_t lo = 0, hi = 1, cap = 1 << 16;
+	if (vram <= 0)
+		return 0;
 	for (;;) {
 		su.batch = hi;
-		if (vf_split_run(arch, &su, gpu, &sp, &err) || !sp.fits)
+		if (!split_within(arch, &su, gpu, vram, &sp))
 			break;
 		lo = hi;
 		if (hi >= cap)
@@ -470,7 +484,7 @@ int64_t vf_split_max_batch(const struct vf_arch *arch, const struct vf_setup *s,
 	while (hi - lo > 1) {
 		int64_t mid = lo + (hi - lo) / 2;
 		su.batch = mid;
-		if (vf_split_run(arch, &su, gpu, &sp, &err) || !sp.fits)
+		if (!split_within(arch, &su, gpu, vram, &sp))
 			hi = mid;
 		else
 			lo = mid;
@@ -570,4 +584,153 @@ cJSON *vf_split_to_json(const struct vf_split *sp)
 	for (int i = 0; i < sp->ngpus; i++)
 		cJSON_AddItemToArray(gs, gpu_json(sp, &sp->gpu[i]));
 	return o;
+}
+
+static bool all_under(const struct vf_split *sp, int64_t limit)
+{
+	for (int i = 0; i < sp->ngpus; i++)
+		if (sp->gpu[i].est.peak_bytes > limit)
+			return false;
+	return true;
+}
+
+/* A layer split on n GPUs under `limit`: when a GPU before the last passes
+ * it, its --max-memory is lowered by the excess (its layers move on), at
+ * most n times. */
+static bool layers_under(const struct vf_arch *a, struct vf_setup *s, const struct vf_gpu_spec *gpu,
+			 int64_t limit, struct vf_split *sp)
+{
+	struct vf_error err = {0};
+	for (int iter = 0; iter <= s->gpus; iter++) {
+		if (vf_split_run(a, s, gpu, sp, &err))
+			return false;
+		int g = 0;
+		while (g < sp->ngpus && sp->gpu[g].est.peak_bytes <= limit)
+			g++;
+		if (g == sp->ngpus)
+			return true;
+		if (sp->gpu[g].head || g == sp->ngpus - 1)
+			return false; /* accelerate caps the earlier GPUs at the balanced share */
+		double excess = (double)(sp->gpu[g].est.peak_bytes - limit);
+		double gib = floor(((double)sp->gpu[g].est.weights_full - excess) / 1073741824.0 * 100) / 100;
+		if (!(gib > 0))
+			return false;
+		int k = 0;
+		while (k < s->max_memory_n && s->max_memory_gpu[k] != g)
+			k++;
+		if (k == s->max_memory_n) {
+			if (k >= VF_SETUP_MAX_MEMORY)
+				return false;
+			s->max_memory_n++;
+		}
+		s->max_memory_gpu[k] = g;
+		s->max_memory_gib[k] = gib;
+		s->split_given |= VF_SPLIT_G_MAX_MEMORY;
+	}
+	return false;
+}
+
+static bool mp_under(const struct vf_arch *a, struct vf_setup *s, const struct vf_gpu_spec *gpu,
+		     int64_t limit, struct vf_split *sp)
+{
+	struct vf_error err = {0};
+	s->gpus = s->tp * s->pp;
+	s->shard = VF_SHARD_NONE;
+	return vf_split_run(a, s, gpu, sp, &err) == VF_OK && all_under(sp, limit);
+}
+
+bool vf_split_offer(const struct vf_arch *arch, const struct vf_setup *user,
+		    const struct vf_gpu_spec *gpu, double margin, int max_gpus, struct vf_setup *out,
+		    struct vf_split *sp)
+{
+	int64_t mem = vf_estimate_gpu_bytes(gpu);
+	struct vf_error err = {0};
+	if (mem <= 0 || split_check(arch, user, &err) != VF_OK)
+		return false;
+	int64_t limit = (int64_t)((1 - margin) * (double)mem);
+	if (max_gpus > VF_SPLIT_MAX_GPUS)
+		max_gpus = VF_SPLIT_MAX_GPUS;
+	struct vf_setup s = *user;
+	s.split = VF_SPLIT_NONE;
+	s.tp = s.pp = 1;
+	s.max_memory_n = 0;
+	s.sequence_parallel = false;
+	s.micro_batches = 0;
+	if (!gpu->nvlink) {
+		s.split = VF_SPLIT_LAYERS;
+		s.shard = VF_SHARD_NONE;
+		for (int n = 2; n <= max_gpus && n <= arch->layers; n++) {
+			s.gpus = n;
+			s.max_memory_n = 0;
+			if (layers_under(arch, &s, gpu, limit, sp)) {
+				*out = s;
+				return true;
+			}
+		}
+		return false;
+	}
+	for (s.tp = 2; s.tp <= 8 && s.tp <= max_gpus; s.tp *= 2)
+		if (arch->heads % s.tp == 0 && mp_under(arch, &s, gpu, limit, sp)) {
+			*out = s;
+			return true;
+		}
+	for (s.tp = 8; s.tp > 1 && arch->heads % s.tp; s.tp /= 2)
+		;
+	int64_t ga = user->grad_accum;
+	for (s.pp = 2; s.tp * s.pp <= max_gpus && s.pp <= arch->layers; s.pp *= 2) {
+		s.micro_batches = s.grad_accum = ga > s.pp ? ga : s.pp;
+		if (mp_under(arch, &s, gpu, limit, sp)) {
+			*out = s;
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *vf_split_setup_words(const struct vf_setup *s, char *out, size_t n)
+{
+	size_t k = 0;
+	out[0] = 0;
+	if (s->split == VF_SPLIT_LAYERS) {
+		k += (size_t)snprintf(out, n, "layer split over %d GPUs", s->gpus);
+		for (int i = 0; i < s->max_memory_n && k < n; i++)
+			k += (size_t)snprintf(out + k, n - k, "%s%d=%.2f", i ? "," : ", --max-memory ",
+					      s->max_memory_gpu[i], s->max_memory_gib[i]);
+		return out;
+	}
+	if (s->tp > 1)
+		k += (size_t)snprintf(out, n, "tp %d", s->tp);
+	if (s->pp > 1 && k < n)
+		k += (size_t)snprintf(out + k, n - k, "%spp %d, %lld micro-batches", k ? " x " : "", s->pp,
+				      (long long)s->micro_batches);
+	if (s->sequence_parallel && k < n)
+		snprintf(out + k, n - k, ", sequence parallel");
+	return out;
+}
+
+void vf_split_search_result(const struct vf_split *sp, const struct vf_setup *s,
+			    const struct vf_gpu_spec *gpu, double margin, double price,
+			    struct vf_search_result *r)
+{
+	memset(r, 0, sizeof *r);
+	const struct vf_estimate *e = &sp->gpu[sp->limiting].est;
+	r->setup = *s;
+	r->gpu_bytes = vf_estimate_gpu_bytes(gpu);
+	r->limit_bytes = (int64_t)((1 - margin) * (double)r->gpu_bytes);
+	r->peak_bytes = e->peak_bytes;
+	r->floor_bytes = e->context_bytes + e->peak_allocated_bytes;
+	r->fits = r->gpu_bytes > 0 && all_under(sp, r->limit_bytes);
+	r->dominant = e->dominant;
+	r->step_seconds = r->compute_seconds = sp->step_seconds;
+	r->comm_seconds = sp->step_seconds > 0 ? sp->tp_comm_seconds + sp->p2p_seconds : 0;
+	if (r->comm_seconds > 0)
+		r->compute_seconds -= r->comm_seconds;
+	r->tokens_per_step = sp->total.tokens_per_step;
+	r->tokens_per_second = sp->total.tokens_per_second;
+	if (price < 0 && gpu)
+		price = gpu->price_usd_hour;
+	int gpus = s->split == VF_SPLIT_LAYERS ? sp->ngpus : sp->ngpus * sp->dp;
+	r->cost_per_step = price >= 0 && sp->step_seconds > 0 ? sp->step_seconds * gpus * price / 3600 : -1;
+	r->changes = 1;
+	r->invasiveness = 1;
 }

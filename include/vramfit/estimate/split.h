@@ -88,9 +88,33 @@ bool vf_split_active(const struct vf_setup *s);
 vf_status vf_split_run(const struct vf_arch *arch, const struct vf_setup *s,
 		       const struct vf_gpu_spec *gpu, struct vf_split *out, struct vf_error *err);
 
-/* The largest micro-batch with which every GPU of the split fits (0: none). */
+/* The largest micro-batch with which every GPU of the split peaks within
+ * vram_bytes (<= 0: the GPU's memory); 0: none. */
 int64_t vf_split_max_batch(const struct vf_arch *arch, const struct vf_setup *s,
-			   const struct vf_gpu_spec *gpu);
+			   const struct vf_gpu_spec *gpu, int64_t vram_bytes);
+
+struct vf_search_result;
+/* The split as one result of the fit search: the limiting GPU's peak
+ * against (1 - margin) x its memory, the whole step's time, its cost
+ * (price < 0: the catalog's). */
+void vf_split_search_result(const struct vf_split *sp, const struct vf_setup *s,
+			    const struct vf_gpu_spec *gpu, double margin, double price_usd_hour,
+			    struct vf_search_result *out);
+
+/* The cheapest split of the model on GPUs of kind `gpu` (fewest GPUs)
+ * whose every GPU peaks at most (1 - margin) x its memory, the user's
+ * other settings kept: a layer split for cards without NVLink (consumer
+ * cards; --max-memory lowered on a GPU that passes the limit, as a user
+ * would), tensor parallel 2, 4, 8 within an NVLink node, then pipeline
+ * stages of TP=8 across nodes. At most max_gpus GPUs. Fills *out (the
+ * setup) and *sp; false when nothing fits or the model does not split. */
+bool vf_split_offer(const struct vf_arch *arch, const struct vf_setup *user,
+		    const struct vf_gpu_spec *gpu, double margin, int max_gpus, struct vf_setup *out,
+		    struct vf_split *sp);
+
+/* "layer split over 2 GPUs, --max-memory 0=19.35", "tp 8 x pp 2": the
+ * split settings in words. Returns out. */
+const char *vf_split_setup_words(const struct vf_setup *s, char *out, size_t n);
 
 /* What GPU g holds, in words: "layers 0-22, embeddings", "stage 2: layers
  * 40-59, 1/4 of each matrix". Returns out. */

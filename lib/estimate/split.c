@@ -718,7 +718,11 @@ void vf_split_search_result(const struct vf_split *sp, const struct vf_setup *s,
 	r->gpu_bytes = vf_estimate_gpu_bytes(gpu);
 	r->limit_bytes = (int64_t)((1 - margin) * (double)r->gpu_bytes);
 	r->peak_bytes = e->peak_bytes;
-	r->floor_bytes = e->context_bytes + e->peak_allocated_bytes;
+	for (int i = 0; i < sp->ngpus; i++) { /* the largest floor: monotone in the batch */
+		const struct vf_estimate *x = &sp->gpu[i].est;
+		if (x->context_bytes + x->peak_allocated_bytes > r->floor_bytes)
+			r->floor_bytes = x->context_bytes + x->peak_allocated_bytes;
+	}
 	r->fits = r->gpu_bytes > 0 && all_under(sp, r->limit_bytes);
 	r->dominant = e->dominant;
 	r->step_seconds = r->compute_seconds = sp->step_seconds;

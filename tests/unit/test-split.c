@@ -10,6 +10,7 @@
 
 #include "vf_test.h"
 #include "vramfit/estimate/estimate.h"
+#include "vramfit/estimate/search.h"
 #include "vramfit/estimate/setup.h"
 #include "vramfit/estimate/split.h"
 #include "vramfit/gpu/gpu.h"
@@ -342,6 +343,55 @@ static void test_flags(void)
 	CHECK_CONTAINS(err.msg, "64 attention heads");
 }
 
+/* fit --search: 70B bf16 inference on 8 H100s without quantization fits
+ * no single card (141 GB of weights); the split knob finds tp/pp layouts,
+ * and pruning returns what the exhaustive search does. */
+static void test_search_split_knob(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-70b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("h100-80gb");
+	if (!a || !g) {
+		CHECK(0);
+		return;
+	}
+	struct vf_setup s;
+	const char *f[] = {"--mode", "infer", "--gpus", "8", NULL};
+	CHECK(setup_of(&s, f) == VF_OK);
+	struct vf_search_opts o;
+	vf_search_opts_defaults(&o);
+	o.knobs = VF_KNOB_BIT(VF_KNOB_BATCH) | VF_KNOB_BIT(VF_KNOB_GPUS) | VF_KNOB_BIT(VF_KNOB_SPLIT);
+	o.max_gpus = 8;
+	o.top = 50;
+	o.sort = VF_SORT_VRAM;
+	struct vf_search p, x;
+	struct vf_error err = {0};
+	CHECK(vf_search_run(a, &s, g, &o, &p, &err) == VF_OK);
+	o.exhaustive = true;
+	CHECK(vf_search_run(a, &s, g, &o, &x, &err) == VF_OK);
+	CHECK(p.count > 0);
+	CHECK_INT(p.count, x.count);
+	CHECK_INT(p.space, x.space);
+	CHECK(p.evaluated <= x.evaluated);
+	bool tp8 = false;
+	for (size_t i = 0; i < p.count; i++) {
+		CHECK(vf_split_active(&p.results[i].setup)); /* nothing fits unsplit */
+		CHECK(p.results[i].peak_bytes == x.results[i].peak_bytes);
+		tp8 |= p.results[i].setup.tp == 8;
+	}
+	CHECK(tp8);
+	char d[256];
+	CHECK(vf_search_diff(&s, &p.results[0].setup, d, sizeof d) >= 1);
+	CHECK(strstr(d, "tp ") || strstr(d, "pp "));
+	vf_search_release(&p);
+	vf_search_release(&x);
+	/* without the knob: nothing fits */
+	o.knobs &= ~VF_KNOB_BIT(VF_KNOB_SPLIT);
+	o.exhaustive = false;
+	CHECK(vf_search_run(a, &s, g, &o, &p, &err) == VF_OK);
+	CHECK_INT(p.count, 0);
+	vf_search_release(&p);
+}
+
 int main(void)
 {
 	struct vf_error err = {0};
@@ -357,6 +407,7 @@ int main(void)
 	RUN(test_pipeline_4_stages);
 	RUN(test_invariants);
 	RUN(test_flags);
+	RUN(test_search_split_knob);
 	vf_models_release();
 	return vf_test_done();
 }

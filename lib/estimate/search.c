@@ -424,7 +424,7 @@ static void search_layout(const struct vf_arch *arch, const struct vf_setup *st,
 				s.batch = b;
 				s.grad_accum = per / b;
 				s.micro_batches = l->pp > 1 ? s.grad_accum : 0;
-				if (vf_split_run(arch, &s, gpu, sp, &err) != VF_OK)
+				if (vf__split_run(arch, &s, gpu, false, sp, &err) != VF_OK)
 					return;
 				vf_split_search_result(sp, &s, gpu, opts->margin, opts->price_usd_hour, &r);
 				out->evaluated++;
@@ -456,7 +456,7 @@ static void search_split(const struct vf_arch *arch, const struct vf_setup *st,
 	probe.split = VF_SPLIT_LAYERS;
 	probe.gpus = 1;
 	struct vf_split *sp = malloc(sizeof *sp);
-	if (!sp || vf_split_run(arch, &probe, gpu, sp, &err) != VF_OK) { /* does it split at all */
+	if (!sp || vf__split_run(arch, &probe, gpu, false, sp, &err) != VF_OK) { /* does it split at all */
 		free(sp);
 		return;
 	}

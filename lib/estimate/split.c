@@ -145,11 +145,11 @@ static void resum(struct vf_estimate *e)
 	e->dominant = best;
 }
 
-/* The estimate of one GPU: `layers` layers at 1/tp, with or without the
- * embedding and the head, holding `in_flight` micro-batches. su is the
+/* The estimate of one GPU before its micro-batches in flight: `layers`
+ * layers at 1/tp, with or without the embedding and the head. su is the
  * per-replica setup (gpus = dp). */
-static void stage_run(const struct vf_arch *a, const struct vf_setup *su, const struct vf_gpu_spec *gpu,
-		      const struct vf_split_gpu *g, int dp, struct vf_estimate *e)
+static void stage_base(const struct vf_arch *a, const struct vf_setup *su, const struct vf_gpu_spec *gpu,
+		       const struct vf_split_gpu *g, int dp, struct vf_estimate *e)
 {
 	struct vf_arch sl;
 	int layers = g->last_layer - g->first_layer + 1;
@@ -160,8 +160,6 @@ static void stage_run(const struct vf_arch *a, const struct vf_setup *su, const 
 		adjust_embedding(e, su, emb, +1, dp);
 	else if (!g->embedding && g->head && !a->tied_embeddings)
 		adjust_embedding(e, su, emb, -1, dp);
-	double N = (double)su->batch * (double)su->seq;
-	double R = param_bytes(su);
 	if (su->sequence_parallel && g->tp > 1) {
 		/* every activation 1/tp: the whole stage's, split */
 		struct vf_arch whole;
@@ -174,12 +172,19 @@ static void stage_run(const struct vf_arch *a, const struct vf_setup *su, const 
 			e->activations_full = ew.activations_full / g->tp;
 		if (ew.layer_activations / g->tp < e->layer_activations)
 			e->layer_activations = ew.layer_activations / g->tp;
-		R /= g->tp;
 	}
+}
+
+/* 1F1B: the saved activations of in_flight micro-batches (each: its
+ * layers' saved tensors, or their inputs when checkpointed, and the
+ * stage's input); then the peak summed again. */
+static void stage_in_flight(const struct vf_arch *a, const struct vf_setup *su,
+			    const struct vf_split_gpu *g, struct vf_estimate *e)
+{
 	if (g->in_flight > 1 && su->mode != VF_MODE_INFER) {
-		/* 1F1B: the saved activations of in_flight micro-batches (each:
-		 * its layers' saved tensors, or their inputs when checkpointed,
-		 * and the stage's input) */
+		double N = (double)su->batch * (double)su->seq;
+		double R = param_bytes(su) / (su->sequence_parallel && g->tp > 1 ? g->tp : 1);
+		int layers = g->last_layer - g->first_layer + 1;
 		double per_layer = su->grad_ckpt ? N * R * (double)a->hidden : (double)e->layer_activations;
 		double held = layers * per_layer + N * R * (double)a->hidden;
 		double extra = (g->in_flight - 1) * held;
@@ -379,30 +384,33 @@ static void split_time(const struct vf_arch *a, const struct vf_setup *su,
 	sp->step_seconds = sp->compute_seconds + sp->tp_comm_seconds + sp->p2p_seconds + sp->bubble_seconds;
 }
 
-/* The limiting GPU's memory with the whole step's time and the whole
- * model's counts (the unsplit model on gpus = dp for FLOPs and MFU). */
+/* The limiting GPU's memory with the whole step's time. With `whole`, the
+ * whole model's counts, FLOPs and MFU from the unsplit model on gpus = dp
+ * (one more estimate; the search goes without). */
 static void split_total(const struct vf_arch *a, const struct vf_setup *su,
-			const struct vf_gpu_spec *gpu, struct vf_split *sp)
+			const struct vf_gpu_spec *gpu, bool whole, struct vf_split *sp)
 {
-	struct vf_estimate whole;
-	vf_estimate_run(a, su, gpu, &whole);
 	struct vf_estimate *t = &sp->total;
 	*t = sp->gpu[sp->limiting].est;
-	t->params = whole.params;
-	t->trainable_params = whole.trainable_params;
-	t->tokens_per_step = whole.tokens_per_step;
-	t->flops_per_step = whole.flops_per_step / sp->ngpus;
-	if (sp->step_seconds > 0 && whole.step_seconds > 0) {
+	t->tokens_per_step = i64((double)su->batch * (double)su->seq * (double)su->grad_accum * sp->dp);
+	t->step_seconds = t->tokens_per_second = t->mfu = -1;
+	if (sp->step_seconds > 0) {
 		t->step_seconds = sp->step_seconds;
-		t->tokens_per_second = (double)whole.tokens_per_step / sp->step_seconds;
-		t->mfu = whole.mfu * whole.step_seconds / (sp->step_seconds * sp->ngpus);
-	} else {
-		t->step_seconds = t->tokens_per_second = t->mfu = -1;
+		t->tokens_per_second = (double)t->tokens_per_step / sp->step_seconds;
 	}
+	if (!whole)
+		return;
+	struct vf_estimate w;
+	vf_estimate_run(a, su, gpu, &w);
+	t->params = w.params;
+	t->trainable_params = w.trainable_params;
+	t->flops_per_step = w.flops_per_step / sp->ngpus;
+	if (sp->step_seconds > 0 && w.step_seconds > 0)
+		t->mfu = w.mfu * w.step_seconds / (sp->step_seconds * sp->ngpus);
 }
 
-vf_status vf_split_run(const struct vf_arch *arch, const struct vf_setup *s,
-		       const struct vf_gpu_spec *gpu, struct vf_split *sp, struct vf_error *err)
+vf_status vf__split_run(const struct vf_arch *arch, const struct vf_setup *s,
+			const struct vf_gpu_spec *gpu, bool whole, struct vf_split *sp, struct vf_error *err)
 {
 	vf_status st = split_check(arch, s, err);
 	if (st)
@@ -429,17 +437,25 @@ vf_status vf_split_run(const struct vf_arch *arch, const struct vf_setup *s,
 		place_stages(arch, s, sp);
 	int64_t worst = INT64_MAX;
 	sp->fits = true;
+	struct vf_estimate base; /* stages of the same shape share it (TP ranks, middle stages) */
+	int base_layers = -1;
+	bool base_emb = false, base_head = false;
 	for (int i = 0; i < n; i++) {
 		struct vf_split_gpu *g = &sp->gpu[i];
-		if (g->last_layer < g->first_layer) {
+		int k = g->last_layer - g->first_layer + 1;
+		if (k <= 0) {
 			g->fits = true; /* holds nothing */
 			g->headroom = vf_estimate_gpu_bytes(gpu);
 			continue;
 		}
-		if (i > 0 && !layers && g->stage == sp->gpu[i - 1].stage)
-			g->est = sp->gpu[i - 1].est; /* the other TP ranks of a stage */
-		else
-			stage_run(arch, &su, gpu, g, sp->dp, &g->est);
+		if (k != base_layers || g->embedding != base_emb || g->head != base_head) {
+			stage_base(arch, &su, gpu, g, sp->dp, &base);
+			base_layers = k;
+			base_emb = g->embedding;
+			base_head = g->head;
+		}
+		g->est = base;
+		stage_in_flight(arch, &su, g, &g->est);
 		g->send_bytes = g->head ? 0 : i64((double)s->batch * (double)s->seq * (double)arch->hidden *
 						  hidden_bytes(s));
 		g->fits = vf_estimate_fits(&g->est, gpu, &g->headroom);
@@ -451,15 +467,21 @@ vf_status vf_split_run(const struct vf_arch *arch, const struct vf_setup *s,
 		}
 	}
 	split_time(arch, &su, gpu, used, sp);
-	split_total(arch, &su, gpu, sp);
+	split_total(arch, &su, gpu, whole, sp);
 	return VF_OK;
+}
+
+vf_status vf_split_run(const struct vf_arch *arch, const struct vf_setup *s,
+		       const struct vf_gpu_spec *gpu, struct vf_split *sp, struct vf_error *err)
+{
+	return vf__split_run(arch, s, gpu, true, sp, err);
 }
 
 static bool split_within(const struct vf_arch *arch, const struct vf_setup *s,
 			 const struct vf_gpu_spec *gpu, int64_t vram, struct vf_split *sp)
 {
 	struct vf_error err = {0};
-	return vf_split_run(arch, s, gpu, sp, &err) == VF_OK && all_under(sp, vram);
+	return vf__split_run(arch, s, gpu, false, sp, &err) == VF_OK && all_under(sp, vram);
 }
 
 int64_t vf_split_max_batch(const struct vf_arch *arch, const struct vf_setup *s,
@@ -602,7 +624,7 @@ static bool layers_under(const struct vf_arch *a, struct vf_setup *s, const stru
 {
 	struct vf_error err = {0};
 	for (int iter = 0; iter <= s->gpus; iter++) {
-		if (vf_split_run(a, s, gpu, sp, &err))
+		if (vf__split_run(a, s, gpu, false, sp, &err))
 			return false;
 		int g = 0;
 		while (g < sp->ngpus && sp->gpu[g].est.peak_bytes <= limit)
@@ -636,7 +658,7 @@ static bool mp_under(const struct vf_arch *a, struct vf_setup *s, const struct v
 	struct vf_error err = {0};
 	s->gpus = s->tp * s->pp;
 	s->shard = VF_SHARD_NONE;
-	return vf_split_run(a, s, gpu, sp, &err) == VF_OK && all_under(sp, limit);
+	return vf__split_run(a, s, gpu, false, sp, &err) == VF_OK && all_under(sp, limit);
 }
 
 bool vf_split_offer(const struct vf_arch *arch, const struct vf_setup *user,

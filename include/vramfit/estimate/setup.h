@@ -91,7 +91,7 @@ enum {
 enum vf_split_kind { VF_SPLIT_NONE, VF_SPLIT_LAYERS, VF_SPLIT_COUNT };
 
 /* --max-memory entries kept (GPU indexes 0..VF_SETUP_MAX_MEMORY-1). */
-#define VF_SETUP_MAX_MEMORY 64
+#define VF_SETUP_MAX_MEMORY 16
 
 /* Which split fields the user gave (vf_setup.split_given). */
 enum {

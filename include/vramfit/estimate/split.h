@@ -88,6 +88,12 @@ bool vf_split_active(const struct vf_setup *s);
 vf_status vf_split_run(const struct vf_arch *arch, const struct vf_setup *s,
 		       const struct vf_gpu_spec *gpu, struct vf_split *out, struct vf_error *err);
 
+/* The same without the whole model's FLOPs, MFU and parameter counts in
+ * sp->total (one estimate less; the search and the fit offers use it). */
+vf_status vf__split_run(const struct vf_arch *arch, const struct vf_setup *s,
+			const struct vf_gpu_spec *gpu, bool whole, struct vf_split *sp,
+			struct vf_error *err);
+
 /* The largest micro-batch with which every GPU of the split peaks within
  * vram_bytes (<= 0: the GPU's memory); 0: none. */
 int64_t vf_split_max_batch(const struct vf_arch *arch, const struct vf_setup *s,

@@ -437,7 +437,7 @@ static vf_status split_row(const struct target *tg, const struct vf_setup *rs, s
 {
 	if (tg->dit)
 		return vf_error_set(err, VF_EUSAGE, "--split/--tp/--pp: video DiTs are not split (LLMs only)");
-	r->split = malloc(sizeof *r->split);
+	r->split = calloc(1, sizeof *r->split);
 	if (!r->split)
 		return vf_error_set(err, VF_ENOMEM, "out of memory");
 	vf_status st = vf_split_run(&tg->arch, rs, &r->spec, r->split, err);

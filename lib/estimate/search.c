@@ -455,7 +455,7 @@ static void search_split(const struct vf_arch *arch, const struct vf_setup *st,
 	struct vf_setup probe = *st;
 	probe.split = VF_SPLIT_LAYERS;
 	probe.gpus = 1;
-	struct vf_split *sp = malloc(sizeof *sp);
+	struct vf_split *sp = calloc(1, sizeof *sp);
 	if (!sp || vf__split_run(arch, &probe, gpu, false, sp, &err) != VF_OK) { /* does it split at all */
 		free(sp);
 		return;

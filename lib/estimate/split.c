@@ -230,6 +230,30 @@ static double layer_budget(const struct vf_setup *s, const struct vf_gpu_spec *g
 	return b;
 }
 
+/* One decoder layer's weights as stored: the estimator's weights with two
+ * layers less those with one (quantization, LoRA adapters included). */
+static double layer_weights(const struct vf_arch *a, const struct vf_setup *su,
+			    const struct vf_gpu_spec *gpu, struct vf_split *sp)
+{
+	if (sp->cache.arch == a && sp->cache.precision == (int)su->precision &&
+	    sp->cache.quant == (int)su->quant && sp->cache.mode == (int)su->mode &&
+	    sp->cache.lora_rank == su->lora_rank && sp->cache.lora_targets == su->lora_targets)
+		return sp->cache.layer_weights;
+	struct vf_arch one, two;
+	struct vf_estimate e1, e2;
+	slice_arch(a, 1, 1, false, &one);
+	slice_arch(a, 1, 2, false, &two);
+	vf_estimate_run(&one, su, gpu, &e1);
+	vf_estimate_run(&two, su, gpu, &e2);
+	sp->cache.arch = a;
+	sp->cache.precision = (int)su->precision;
+	sp->cache.quant = (int)su->quant;
+	sp->cache.mode = (int)su->mode;
+	sp->cache.lora_rank = su->lora_rank;
+	sp->cache.lora_targets = su->lora_targets;
+	return sp->cache.layer_weights = (double)(e2.weights_full - e1.weights_full);
+}
+
 /* Place the embedding, the layers in order and the head on n GPUs, each
  * filled with whole layers (by their weights, as accelerate counts module
  * sizes) until the next one would pass its budget. GPUs past the last one
@@ -237,13 +261,7 @@ static double layer_budget(const struct vf_setup *s, const struct vf_gpu_spec *g
 static int place_layers(const struct vf_arch *a, const struct vf_setup *su,
 			const struct vf_gpu_spec *gpu, int n, struct vf_split *sp)
 {
-	struct vf_arch one, two;
-	struct vf_estimate e1, e2;
-	slice_arch(a, 1, 1, false, &one);
-	slice_arch(a, 1, 2, false, &two);
-	vf_estimate_run(&one, su, gpu, &e1);
-	vf_estimate_run(&two, su, gpu, &e2);
-	double wl = (double)(e2.weights_full - e1.weights_full);
+	double wl = layer_weights(a, su, gpu, sp);
 	double we = embedding_elems(a, 1) * param_bytes(su);
 	double wh = ((a->tied_embeddings ? 0 : (double)a->vocab) + (a->layer_norm ? 2 : 1)) *
 		    (double)a->hidden * param_bytes(su); /* lm_head and the final norm */

@@ -74,6 +74,15 @@ struct vf_split {
 	const char *link;        /* "NVLink 4", "PCIe 4.0 x16" (borrowed from the GPU spec) */
 	struct vf_estimate total; /* the limiting GPU's memory with the whole step's time */
 	struct vf_split_gpu gpu[VF_SPLIT_MAX_GPUS];
+	/* A layer's weights, kept between calls for the same model and
+	 * numerics (the search varies the batch): zero the struct once before
+	 * the first call (calloc, static). */
+	struct {
+		const struct vf_arch *arch;
+		int precision, quant, mode, lora_rank;
+		unsigned lora_targets;
+		double layer_weights;
+	} cache;
 };
 
 /* Whether the setup splits the model (--split layers, --tp or --pp > 1). */

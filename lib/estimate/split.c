@@ -102,9 +102,13 @@ static double embedding_elems(const struct vf_arch *a, int tp)
 	return e;
 }
 
+/* Bytes as an integer, clamped to [0, 1e18] (an unknown GPU's budget is
+ * unbounded). */
 static int64_t i64(double x)
 {
-	return x > 0 ? (int64_t)(x + 0.5) : 0;
+	if (!(x > 0))
+		return 0;
+	return x < 1e18 ? (int64_t)(x + 0.5) : (int64_t)1e18;
 }
 
 /* Add (sign +1) or remove (-1) the embedding's weights and, when it

@@ -455,7 +455,7 @@ static void split_assumptions(const struct vf_setup *s, struct assume *a)
 	if (s->split == VF_SPLIT_LAYERS) {
 		assume(a, "layer split as accelerate's device_map=\"auto\" places modules: embeddings first, "
 			  "whole layers in order, each GPU but the last filled by weights up to the model's size "
-			  "over the GPUs plus one layer (get_balanced_memory), at most its memory less the CUDA "
+			  "over the GPUs plus 1.25 layers (get_balanced_memory), at most its memory less the CUDA "
 			  "context (--max-memory GPU=GiB); KV cache and activations stay with their layers");
 		assume(a, "one GPU works at a time: step = sum of the GPUs' steps + hidden states handed "
 			  "over the link (half the catalog's bidirectional interconnect)");
@@ -706,12 +706,18 @@ static bool whole_run(const struct whole *w, const struct vf_setup *s, const str
 		      struct vf_run *run, struct vf_comm *comm)
 {
 	double step = vf_runcost_step_seconds(&r->est, s, &r->spec, comm);
+	if (r->split) { /* the split's own step: stages, all-reduces, hand-overs, bubble */
+		memset(comm, 0, sizeof *comm);
+		comm->known = true;
+		step = r->split->step_seconds;
+		comm->exposed_seconds = step > 0 ? r->split->tp_comm_seconds + r->split->p2p_seconds : 0;
+	}
 	struct vf_run_in in = {
 		.tokens = w->tokens,
 		.steps = w->steps,
 		.tokens_per_step = r->est.tokens_per_step,
 		.step_seconds = step,
-		.gpus = s->gpus,
+		.gpus = r->split ? r->split->ngpus * r->split->dp : s->gpus,
 		.price_usd_hour = w->price >= 0 ? w->price : r->spec.price_usd_hour,
 	};
 	struct vf_error err = {0};

@@ -467,7 +467,8 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 			struct vf_setup st = start_on(&a->setup, n);
 			struct vf_search_opts o;
 			vf_search_opts_defaults(&o);
-			o.knobs = a->knobs & ~VF_KNOB_BIT(VF_KNOB_GPUS);
+			/* the split has a row of its own (split_rows) */
+			o.knobs = a->knobs & ~(VF_KNOB_BIT(VF_KNOB_GPUS) | VF_KNOB_BIT(VF_KNOB_SPLIT));
 			o.margin = a->margin;
 			o.max_gpus = n;
 			o.sort = VF_SORT_CHANGES;
@@ -677,10 +678,15 @@ static int hit_cmp(const void *x, const void *y)
 
 static const char *setup_brief(char *o, size_t n, const struct vf_setup *s)
 {
-	snprintf(o, n, "%dx %s, b%lldx%lld, ckpt %s, %s%s%s", s->gpus, vf_shard_name(s->shard),
-		 (long long)s->batch, (long long)s->grad_accum, s->grad_ckpt ? "on" : "off",
-		 vf_optimizer_name(s->optimizer), s->quant ? ", " : "",
-		 s->quant ? vf_quant_name(s->quant) : "");
+	int k = snprintf(o, n, "%dx %s, b%lldx%lld, ckpt %s, %s%s%s", s->gpus, vf_shard_name(s->shard),
+			 (long long)s->batch, (long long)s->grad_accum, s->grad_ckpt ? "on" : "off",
+			 vf_optimizer_name(s->optimizer), s->quant ? ", " : "",
+			 s->quant ? vf_quant_name(s->quant) : "");
+	if (vf_split_active(s) && k > 0 && (size_t)k + 2 < n) {
+		o[k] = ',';
+		o[k + 1] = ' ';
+		vf_split_setup_words(s, o + k + 2, n - (size_t)k - 2);
+	}
 	return o;
 }
 
@@ -786,7 +792,7 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 		cJSON_AddItemToArray(arr, o);
 		char idx[8], su[160], pk[32], stp[32], tps[32], rt[32], cost[32], d[512];
 		snprintf(idx, sizeof idx, "%zu", i + 1);
-		char brief[128];
+		char brief[192];
 		snprintf(su, sizeof su, "%s %s", g->id, setup_brief(brief, sizeof brief, &r->setup));
 		vf_fmt_bytes(pk, sizeof pk, (double)r->peak_bytes);
 		vf_fmt_seconds(stp, sizeof stp, r->step_seconds);

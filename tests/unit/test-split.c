@@ -10,6 +10,7 @@
 
 #include "vf_test.h"
 #include "vramfit/estimate/estimate.h"
+#include "vramfit/estimate/groundtruth.h"
 #include "vramfit/estimate/search.h"
 #include "vramfit/estimate/setup.h"
 #include "vramfit/estimate/split.h"
@@ -392,6 +393,39 @@ static void test_search_split_knob(void)
 	vf_search_release(&p);
 }
 
+/* A measured record with tp/gpus/shard is checked against the GPU of the
+ * split that limits (--check-groundtruth; published multi-GPU runs). */
+static void test_groundtruth_record_split(void)
+{
+	static const char text[] =
+		"{\"env\": {\"context_used_bytes\": 552402944}}\n"
+		"{\"id\": \"tp8\", \"status\": \"ok\", \"arch\": \"llama3-70b\", \"arch_cfg\": "
+		"{\"hidden_size\": 8192, \"intermediate_size\": 28672, \"num_hidden_layers\": 80, "
+		"\"num_attention_heads\": 64, \"num_key_value_heads\": 8, \"vocab_size\": 128256}, "
+		"\"mode\": \"full\", \"precision\": \"amp\", \"optimizer\": \"adamw\", \"batch\": 1, "
+		"\"seq\": 8192, \"grad_ckpt\": true, \"gpus\": 64, \"shard\": \"fsdp\", \"tp\": 8, "
+		"\"peak_alloc\": 60000000000, \"peak_reserved\": 70000000000}\n";
+	struct vf_gt_report r;
+	struct vf_error err = {0};
+	CHECK(vf_groundtruth_check_text(text, sizeof text - 1, "t.jsonl", &r, &err) == VF_OK);
+	if (err.msg[0]) {
+		fprintf(stderr, "  %s\n", err.msg);
+		return;
+	}
+	CHECK_INT(r.n, 1);
+	const struct vf_arch *a = catalog_arch("llama3.1-70b");
+	struct vf_setup s;
+	const char *f[] = {"--mode", "full", "--tp", "8", "--gpus", "64", "--shard", "fsdp", "--seq", "8192",
+			   "--grad-ckpt", "--context-mib", "0", NULL};
+	CHECK(setup_of(&s, f) == VF_OK);
+	s.context_bytes = 552402944;
+	CHECK(a && vf_split_run(a, &s, vf_gpu_catalog_find("h200"), &sp, &err) == VF_OK);
+	/* the same model (llama3-70b's config) split the same way */
+	CHECK_INT(r.rows[0].pred_peak, sp.total.peak_bytes);
+	CHECK(r.rows[0].pred_peak < 80 * GIB);
+	vf_gt_report_release(&r);
+}
+
 int main(void)
 {
 	struct vf_error err = {0};
@@ -408,6 +442,7 @@ int main(void)
 	RUN(test_invariants);
 	RUN(test_flags);
 	RUN(test_search_split_knob);
+	RUN(test_groundtruth_record_split);
 	vf_models_release();
 	return vf_test_done();
 }

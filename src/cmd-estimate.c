@@ -480,17 +480,21 @@ static void print_split(FILE *o, const struct gpu_row *r)
 	fprintf(o, "\n%s%s x%d%s: %s\n", vf_cli_sgr(o, "1"), r->spec.id, sp->ngpus, vf_cli_sgr(o, "0"),
 		sp->kind == VF_SPLIT_LAYERS ? "layer split (accelerate device_map=\"auto\"), one GPU at a time"
 					    : "tensor x pipeline parallel replica (Megatron-style)");
-	const char *hdr[] = {"GPU", "holds", "weights", "KV cache", "activations", "peak", "fits"};
+	const char *hdr[] = {"GPU", "holds", "weights", "grads + states", "KV cache", "activations",
+			     "peak", "fits"};
 	struct vf_table t;
-	vf_table_init(&t, 7, hdr);
-	for (int c = 2; c < 7; c++)
+	vf_table_init(&t, 8, hdr);
+	for (int c = 2; c < 8; c++)
 		vf_table_set_right(&t, c, true);
 	for (int i = 0; i < sp->ngpus; i++) {
 		const struct vf_split_gpu *g = &sp->gpu[i];
 		char id[16];
 		snprintf(id, sizeof id, "%d%s", i, i == sp->limiting ? " *" : "");
+		char st[32] = "-";
+		if (g->est.gradients_full + g->est.optimizer_full > 0)
+			vf_fmt_bytes(st, sizeof st, (double)(g->est.gradients_full + g->est.optimizer_full));
 		vf_table_addf(&t, id, vf_split_describe(sp, g, d, sizeof d),
-			      vf_fmt_bytes(b1, sizeof b1, (double)g->est.weights_full),
+			      vf_fmt_bytes(b1, sizeof b1, (double)g->est.weights_full), st,
 			      vf_fmt_bytes(b2, sizeof b2, (double)g->est.kv_cache_full),
 			      vf_fmt_bytes(b3, sizeof b3, (double)g->est.activations_bytes),
 			      vf_fmt_bytes(b4, sizeof b4, (double)g->est.peak_bytes), g->fits ? "yes" : "no");

@@ -234,14 +234,33 @@ static double layer_budget(const struct vf_setup *s, const struct vf_gpu_spec *g
 	return b;
 }
 
+/* What a layer's weights depend on: the layer's shape and the numerics. */
+static void layer_key(const struct vf_arch *a, const struct vf_setup *su, int64_t key[12])
+{
+	key[0] = a->hidden;
+	key[1] = a->ffn;
+	key[2] = a->heads;
+	key[3] = a->kv_heads;
+	key[4] = a->head_dim;
+	key[5] = a->experts;
+	key[6] = (int64_t)a->gated_mlp | a->linear_bias << 1 | a->layer_norm << 2 | a->mlp_bias << 3 |
+		 a->qkv_bias << 4 | a->o_bias << 5 | a->qk_norm << 6 | (int64_t)a->family[0] << 8;
+	key[7] = a->norms_per_layer;
+	key[8] = su->precision | su->quant << 4 | su->mode << 8;
+	key[9] = su->lora_rank;
+	key[10] = su->lora_targets;
+	key[11] = 1; /* set */
+}
+
 /* One decoder layer's weights as stored: the estimator's weights with two
- * layers less those with one (quantization, LoRA adapters included). */
+ * layers less those with one (quantization, LoRA adapters included); kept
+ * in sp for the next call with the same key. */
 static double layer_weights(const struct vf_arch *a, const struct vf_setup *su,
 			    const struct vf_gpu_spec *gpu, struct vf_split *sp)
 {
-	if (sp->cache.arch == a && sp->cache.precision == (int)su->precision &&
-	    sp->cache.quant == (int)su->quant && sp->cache.mode == (int)su->mode &&
-	    sp->cache.lora_rank == su->lora_rank && sp->cache.lora_targets == su->lora_targets)
+	int64_t key[12];
+	layer_key(a, su, key);
+	if (memcmp(key, sp->cache.key, sizeof key) == 0)
 		return sp->cache.layer_weights;
 	struct vf_arch one, two;
 	struct vf_estimate e1, e2;
@@ -249,12 +268,7 @@ static double layer_weights(const struct vf_arch *a, const struct vf_setup *su,
 	slice_arch(a, 1, 2, false, &two);
 	vf_estimate_run(&one, su, gpu, &e1);
 	vf_estimate_run(&two, su, gpu, &e2);
-	sp->cache.arch = a;
-	sp->cache.precision = (int)su->precision;
-	sp->cache.quant = (int)su->quant;
-	sp->cache.mode = (int)su->mode;
-	sp->cache.lora_rank = su->lora_rank;
-	sp->cache.lora_targets = su->lora_targets;
+	memcpy(sp->cache.key, key, sizeof key);
 	return sp->cache.layer_weights = (double)(e2.weights_full - e1.weights_full);
 }
 
@@ -303,7 +317,8 @@ static int place_layers(const struct vf_arch *a, const struct vf_setup *su,
 }
 
 /* Pipeline stages: pp stages of whole layers (the remainder one more
- * layer on the stages after the first, which holds the most micro-batches),
+ * layer on the last stages, away from the first, which holds the most
+ * micro-batches),
  * tp ranks each, 1F1B in-flight counts. */
 static void place_stages(const struct vf_arch *a, const struct vf_setup *s, struct vf_split *sp)
 {

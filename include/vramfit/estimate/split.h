@@ -74,13 +74,11 @@ struct vf_split {
 	const char *link;        /* "NVLink 4", "PCIe 4.0 x16" (borrowed from the GPU spec) */
 	struct vf_estimate total; /* the limiting GPU's memory with the whole step's time */
 	struct vf_split_gpu gpu[VF_SPLIT_MAX_GPUS];
-	/* A layer's weights, kept between calls for the same model and
+	/* A layer's weights, kept between calls for the same layer shape and
 	 * numerics (the search varies the batch): zero the struct once before
 	 * the first call (calloc, static). */
 	struct {
-		const struct vf_arch *arch;
-		int precision, quant, mode, lora_rank;
-		unsigned lora_targets;
+		int64_t key[12];
 		double layer_weights;
 	} cache;
 };

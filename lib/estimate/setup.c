@@ -402,9 +402,11 @@ static vf_status split_set(struct vf_setup *s, const char *name, const char *v, 
  * given, else one per stage). */
 static vf_status split_finish(struct vf_setup *s, struct vf_error *err)
 {
+	if (s->tp < 1) /* a setup built without vf_setup_defaults: no split */
+		s->tp = 1;
+	if (s->pp < 1)
+		s->pp = 1;
 	int64_t mp = (int64_t)s->tp * s->pp;
-	if (s->tp < 1 || s->pp < 1)
-		return vf_error_set(err, VF_EUSAGE, "--tp and --pp must be >= 1");
 	if (s->split == VF_SPLIT_LAYERS && mp > 1)
 		return vf_error_set(err, VF_EUSAGE,
 				    "--split layers places whole layers (accelerate); --tp/--pp are Megatron-style: "

@@ -426,7 +426,7 @@ static void split_setup_words(const struct vf_setup *s, const struct vf_split *s
 	if (k < n && s->sequence_parallel)
 		k += (size_t)snprintf(o + k, n - k, ", sequence parallel");
 	if (k < n && s->pp > 1)
-		k += (size_t)snprintf(o + k, n - k, ", %" PRId64 " micro-batches (1F1B)", s->micro_batches);
+		k += (size_t)snprintf(o + k, n - k, ", %d micro-batches (1F1B)", (int)s->micro_batches);
 	if (k < n && dp > 1)
 		snprintf(o + k, n - k, ", %s", vf_shard_name(s->shard));
 }
@@ -467,10 +467,10 @@ static void split_assumptions(const struct vf_setup *s, struct assume *a)
 			  "attention and MLP (x2 in training), not overlapped",
 		       s->tp, s->sequence_parallel ? " but split over the sequence (--sequence-parallel)" : "");
 	if (s->pp > 1)
-		assume(a, "pipeline 1F1B: stage i holds the activations of min(%d - i, %" PRId64 ") micro-batches; "
+		assume(a, "pipeline 1F1B: stage i holds the activations of min(%d - i, %d) micro-batches; "
 			  "bubble = (stages - 1) micro-batch slots; stages of 8 GPUs per node, 50 GB/s "
 			  "between nodes",
-		       s->pp, s->micro_batches);
+		       s->pp, (int)s->micro_batches);
 }
 
 static void print_split(FILE *o, const struct gpu_row *r)

@@ -402,7 +402,7 @@ static void search_layout(const struct vf_arch *arch, const struct vf_setup *st,
 	s.tp = l->tp;
 	s.pp = l->pp;
 	s.gpus = g;
-	s.max_memory_n = 0;
+	memset(s.max_memory_cgib, 0, sizeof s.max_memory_cgib);
 	s.sequence_parallel = false;
 	int shard_v[2] = {l->dp > 1 ? (st->shard != VF_SHARD_NONE ? (int)st->shard : VF_SHARD_DDP)
 				    : VF_SHARD_NONE, VF_SHARD_ZERO3};

@@ -333,7 +333,14 @@ const char *vf_split_kind_name(enum vf_split_kind v)
 	return (unsigned)v < VF_SPLIT_COUNT ? split_names[v] : "?";
 }
 
-/* "0=20,1=22.5" (GPU index = GiB), appended to s->max_memory_*. */
+int64_t vf_setup_max_memory_bytes(const struct vf_setup *s, int g)
+{
+	if (g < 0 || g >= VF_SETUP_MAX_MEMORY)
+		return 0;
+	return (int64_t)s->max_memory_cgib[g] * 1073741824LL / 100;
+}
+
+/* "0=20,1=22.5" (GPU index = GiB) into s->max_memory_cgib. */
 static vf_status max_memory_parse(struct vf_setup *s, const char *v, struct vf_error *err)
 {
 	const char *p = v ? v : "";
@@ -345,24 +352,21 @@ static vf_status max_memory_parse(struct vf_setup *s, const char *v, struct vf_e
 			goto bad;
 		p = end + 1;
 		gib = strtod(p, &end);
-		if (end == p || !(gib > 0) || gib > 1e6)
+		if (end == p || !(gib >= 0.01) || gib > 655.35)
 			goto bad;
 		if (*end == 'G' || *end == 'g') /* "20GiB", "20GB" read as GiB */
 			end += (end[1] == 'i' || end[1] == 'I') ? 3 : 2;
 		if (*end && *end != ',')
 			goto bad;
-		if (s->max_memory_n >= VF_SETUP_MAX_MEMORY)
-			return vf_error_set(err, VF_EUSAGE, "--max-memory: at most %d entries",
-					    VF_SETUP_MAX_MEMORY);
-		s->max_memory_gpu[s->max_memory_n] = (int)g;
-		s->max_memory_gib[s->max_memory_n++] = gib;
+		s->max_memory_cgib[g] = (uint16_t)(gib * 100 + 0.5);
 		p = *end ? end + 1 : end;
 	} while (*p);
 	s->split_given |= VF_SPLIT_G_MAX_MEMORY;
 	return VF_OK;
 bad:
 	return vf_error_set(err, VF_EUSAGE,
-			    "--max-memory: expected GPU=GiB[,GPU=GiB...] with GPU 0..%d (0=20,1=22), got '%s'",
+			    "--max-memory: expected GPU=GiB[,GPU=GiB...] with GPU 0..%d and 0.01..655 GiB "
+			    "(0=20,1=22), got '%s'",
 			    VF_SETUP_MAX_MEMORY - 1, v ? v : "");
 }
 
@@ -379,11 +383,12 @@ static vf_status split_set(struct vf_setup *s, const char *name, const char *v, 
 	} else if (strcmp(name, "tp") == 0 || strcmp(name, "pp") == 0) {
 		if ((st = parse_i64(name, v, 1, 1024, &x, err)))
 			return st;
-		*(name[0] == 't' ? &s->tp : &s->pp) = (int)x;
+		*(name[0] == 't' ? &s->tp : &s->pp) = (int16_t)x;
 		s->split_given |= name[0] == 't' ? VF_SPLIT_G_TP : VF_SPLIT_G_PP;
 	} else if (strcmp(name, "micro-batches") == 0) {
-		if ((st = parse_i64(name, v, 1, 1 << 20, &s->micro_batches, err)))
+		if ((st = parse_i64(name, v, 1, 1 << 20, &x, err)))
 			return st;
+		s->micro_batches = (int32_t)x;
 		s->split_given |= VF_SPLIT_G_MICRO;
 	} else if (strcmp(name, "sequence-parallel") == 0) {
 		if ((st = parse_bool(name, v, &s->sequence_parallel, err)))
@@ -431,7 +436,9 @@ static vf_status split_finish(struct vf_setup *s, struct vf_error *err)
 		s->shard = VF_SHARD_NONE;
 	if (s->pp > 1) {
 		if (!(s->split_given & VF_SPLIT_G_MICRO))
-			s->micro_batches = (s->given & VF_SETUP_G_GRAD_ACCUM) ? s->grad_accum : s->pp;
+			s->micro_batches = (s->given & VF_SETUP_G_GRAD_ACCUM)
+						   ? (int32_t)(s->grad_accum < (1 << 20) ? s->grad_accum : 1 << 20)
+						   : s->pp;
 		if ((s->given & VF_SETUP_G_GRAD_ACCUM) && s->grad_accum != s->micro_batches)
 			return vf_error_set(err, VF_EUSAGE,
 					    "--micro-batches %lld and --grad-accum %lld: with --pp the micro-batches "
@@ -452,14 +459,14 @@ static void split_to_json(const struct vf_setup *s, cJSON *o)
 	cJSON_AddNumberToObject(o, "dp", s->split == VF_SPLIT_LAYERS ? 1 : s->gpus / (s->tp * s->pp));
 	cJSON_AddNumberToObject(o, "micro_batches", (double)(s->pp > 1 ? s->micro_batches : 0));
 	cJSON_AddBoolToObject(o, "sequence_parallel", s->sequence_parallel);
-	if (s->max_memory_n) {
+	if (s->split_given & VF_SPLIT_G_MAX_MEMORY) {
 		cJSON *m = cJSON_AddObjectToObject(o, "max_memory_gib");
-		for (int i = 0; i < s->max_memory_n; i++) {
-			char k[16];
-			snprintf(k, sizeof k, "%d", s->max_memory_gpu[i]);
-			cJSON_DeleteItemFromObjectCaseSensitive(m, k);
-			cJSON_AddNumberToObject(m, k, s->max_memory_gib[i]);
-		}
+		for (int i = 0; i < VF_SETUP_MAX_MEMORY; i++)
+			if (s->max_memory_cgib[i]) {
+				char k[16];
+				snprintf(k, sizeof k, "%d", i);
+				cJSON_AddNumberToObject(m, k, s->max_memory_cgib[i] / 100.0);
+			}
 	}
 }
 

@@ -228,9 +228,9 @@ static double layer_budget(const struct vf_setup *s, const struct vf_gpu_spec *g
 	double b = free_b;
 	if (g < n - 1 && total / n + 1.25 * layer_w < b)
 		b = total / n + 1.25 * layer_w;
-	for (int i = 0; i < s->max_memory_n; i++)
-		if (s->max_memory_gpu[i] == g && s->max_memory_gib[i] * 1073741824.0 < b)
-			b = s->max_memory_gib[i] * 1073741824.0;
+	int64_t mm = vf_setup_max_memory_bytes(s, g);
+	if (mm > 0 && (double)mm < b)
+		b = (double)mm;
 	return b;
 }
 
@@ -672,18 +672,11 @@ static bool layers_under(const struct vf_arch *a, struct vf_setup *s, const stru
 			return false; /* accelerate caps the earlier GPUs at the balanced share */
 		double excess = (double)(sp->gpu[g].est.peak_bytes - limit);
 		double gib = floor(((double)sp->gpu[g].est.weights_full - excess) / 1073741824.0 * 100) / 100;
-		if (!(gib > 0))
+		if (!(gib >= 0.01))
 			return false;
-		int k = 0;
-		while (k < s->max_memory_n && s->max_memory_gpu[k] != g)
-			k++;
-		if (k == s->max_memory_n) {
-			if (k >= VF_SETUP_MAX_MEMORY)
-				return false;
-			s->max_memory_n++;
-		}
-		s->max_memory_gpu[k] = g;
-		s->max_memory_gib[k] = gib;
+		if (g >= VF_SETUP_MAX_MEMORY || gib > 655.35)
+			return false;
+		s->max_memory_cgib[g] = (uint16_t)(gib * 100);
 		s->split_given |= VF_SPLIT_G_MAX_MEMORY;
 	}
 	return false;
@@ -712,7 +705,8 @@ bool vf_split_offer(const struct vf_arch *arch, const struct vf_setup *user,
 	struct vf_setup s = *user;
 	s.split = VF_SPLIT_NONE;
 	s.tp = s.pp = 1;
-	s.max_memory_n = 0;
+	memset(s.max_memory_cgib, 0, sizeof s.max_memory_cgib);
+	s.split_given &= (uint8_t)~VF_SPLIT_G_MAX_MEMORY;
 	s.sequence_parallel = false;
 	s.micro_batches = 0;
 	if (!gpu->nvlink) {
@@ -720,7 +714,7 @@ bool vf_split_offer(const struct vf_arch *arch, const struct vf_setup *user,
 		s.shard = VF_SHARD_NONE;
 		for (int n = 2; n <= max_gpus && n <= arch->layers; n++) {
 			s.gpus = n;
-			s.max_memory_n = 0;
+			memset(s.max_memory_cgib, 0, sizeof s.max_memory_cgib);
 			if (layers_under(arch, &s, gpu, limit, sp)) {
 				*out = s;
 				return true;
@@ -752,9 +746,11 @@ const char *vf_split_setup_words(const struct vf_setup *s, char *out, size_t n)
 	out[0] = 0;
 	if (s->split == VF_SPLIT_LAYERS) {
 		k += (size_t)snprintf(out, n, "layer split over %d GPUs", s->gpus);
-		for (int i = 0; i < s->max_memory_n && k < n; i++)
-			k += (size_t)snprintf(out + k, n - k, "%s%d=%.2f", i ? "," : ", --max-memory ",
-					      s->max_memory_gpu[i], s->max_memory_gib[i]);
+		int c = 0;
+		for (int i = 0; i < VF_SETUP_MAX_MEMORY && k < n; i++)
+			if (s->max_memory_cgib[i])
+				k += (size_t)snprintf(out + k, n - k, "%s%d=%.2f", c++ ? "," : ", --max-memory ",
+						      i, s->max_memory_cgib[i] / 100.0);
 		return out;
 	}
 	if (s->tp > 1)

@@ -327,9 +327,11 @@ static void test_flags(void)
 	CHECK(setup_of(&s, bad5) == VF_EUSAGE);
 	const char *ok[] = {"--split=layers", "--max-memory", "0=20GiB,1=22.5", "--max-memory", "3=8", NULL};
 	CHECK(setup_of(&s, ok) == VF_OK);
-	CHECK_INT(s.max_memory_n, 3);
-	CHECK_INT(s.max_memory_gpu[1], 1);
-	CHECK(s.max_memory_gib[1] == 22.5 && s.max_memory_gib[0] == 20);
+	CHECK_INT(s.max_memory_cgib[0], 2000);
+	CHECK_INT(s.max_memory_cgib[1], 2250);
+	CHECK_INT(s.max_memory_cgib[2], 0);
+	CHECK_INT(s.max_memory_cgib[3], 800);
+	CHECK_INT(vf_setup_max_memory_bytes(&s, 1), 22.5 * GIB);
 	const char *pp[] = {"--pp", "4", "--tp", "2", "--gpus", "16", NULL};
 	CHECK(setup_of(&s, pp) == VF_OK);
 	CHECK_INT(s.micro_batches, 4); /* one per stage by default */

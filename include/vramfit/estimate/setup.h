@@ -90,7 +90,9 @@ enum {
  * placed on the GPUs in order as accelerate's device_map="auto" does. */
 enum vf_split_kind { VF_SPLIT_NONE, VF_SPLIT_LAYERS, VF_SPLIT_COUNT };
 
-/* --max-memory entries kept (GPU indexes 0..VF_SETUP_MAX_MEMORY-1). */
+/* --max-memory: GPU indexes 0..VF_SETUP_MAX_MEMORY-1, budgets in
+ * hundredths of a GiB (0.01..655.35 GiB) to keep the setup small (the
+ * search copies it per configuration). */
 #define VF_SETUP_MAX_MEMORY 16
 
 /* Which split fields the user gave (vf_setup.split_given). */
@@ -158,15 +160,16 @@ struct vf_setup {
 	/* One model across several GPUs (lib/estimate/split.c). gpus is
 	 * dp x tp x pp; with --split layers it is the GPUs the layers go on. */
 	enum vf_split_kind split;          /* default none */
-	int tp;                            /* tensor-parallel degree; default 1 */
-	int pp;                            /* pipeline stages; default 1 */
-	int64_t micro_batches;             /* pipeline micro-batches per step (its grad-accum) */
+	int16_t tp;                        /* tensor-parallel degree; default 1 */
+	int16_t pp;                        /* pipeline stages; default 1 */
+	int32_t micro_batches;             /* pipeline micro-batches per step (its grad-accum) */
 	bool sequence_parallel;            /* Megatron sequence parallelism with --tp */
-	int max_memory_n;                  /* --max-memory entries */
-	int max_memory_gpu[VF_SETUP_MAX_MEMORY];     /* GPU index of each entry */
-	double max_memory_gib[VF_SETUP_MAX_MEMORY];  /* its budget, GiB */
-	unsigned split_given;              /* VF_SPLIT_G_* the user set */
+	uint8_t split_given;               /* VF_SPLIT_G_* the user set */
+	uint16_t max_memory_cgib[VF_SETUP_MAX_MEMORY]; /* --max-memory per GPU, GiB/100; 0 none */
 };
+
+/* GPU g's --max-memory in bytes; 0 when none. */
+int64_t vf_setup_max_memory_bytes(const struct vf_setup *s, int g);
 
 /* The defaults above. */
 void vf_setup_defaults(struct vf_setup *s);

@@ -428,6 +428,80 @@ static void test_groundtruth_record_split(void)
 	vf_gt_report_release(&r);
 }
 
+/* Training with a layer split (naive model parallel): llama2-7b, full
+ * fine-tuning in bf16 with AdamW over 4 GPUs. Each GPU holds the gradients
+ * of its parameters (bf16: as large as its weights) and AdamW's two states
+ * (bf16: twice its weights); over the GPUs they add up to the model's
+ * 6,738,415,616 params x 2 B and x 4 B. */
+static void test_layer_split_training(void)
+{
+	const struct vf_arch *a = catalog_arch("llama2-7b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-4090");
+	if (!a || !g) {
+		CHECK(0);
+		return;
+	}
+	struct vf_setup s;
+	const char *f[] = {"--mode", "full", "--precision", "bf16", "--split", "layers", "--gpus", "4", NULL};
+	CHECK(setup_of(&s, f) == VF_OK);
+	struct vf_error err = {0};
+	CHECK(vf_split_run(a, &s, g, &sp, &err) == VF_OK);
+	double w = 0, gr = 0, st = 0;
+	for (int i = 0; i < sp.ngpus; i++) {
+		const struct vf_estimate *e = &sp.gpu[i].est;
+		CHECK(near((double)e->gradients_full, (double)e->weights_full, 65536));
+		CHECK(near((double)e->optimizer_full, 2.0 * (double)e->weights_full, 131072));
+		w += (double)e->weights_full;
+		gr += (double)e->gradients_full;
+		st += (double)e->optimizer_full;
+	}
+	CHECK(near(w, 6738415616.0 * 2, 4 * 65536.0));
+	CHECK(near(gr, 6738415616.0 * 2, 4 * 65536.0));
+	CHECK(near(st, 6738415616.0 * 4, 4 * 131072.0));
+	CHECK(sp.fits);
+	/* one GPU at a time: the step is the sum of the GPUs' steps + hand-overs */
+	double sum = 0;
+	for (int i = 0; i < sp.ngpus; i++)
+		sum += sp.gpu[i].est.step_seconds;
+	CHECK(near(sp.step_seconds, sum + sp.p2p_seconds, 1e-9));
+	/* hand-overs: 3 boundaries x (activation + its gradient), 2048 x 4096 x 2 B each
+	 * way, over PCIe 4.0 x16 (32 GB/s each way) */
+	CHECK(near(sp.p2p_seconds, 3 * 2 * 2048.0 * 4096 * 2 / 32e9, 1e-9));
+}
+
+/* Sequence parallelism: every activation of a TP rank is 1/N of the
+ * unsplit model's (Megatron: sbh(34/t + 5as/(ht)) with SP against
+ * sbh(10 + 24/t + ...) without), so never more than without it. */
+static void test_sequence_parallel(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-70b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("h100-80gb");
+	if (!a || !g) {
+		CHECK(0);
+		return;
+	}
+	struct vf_setup s;
+	struct vf_error err = {0};
+	const char *f[] = {"--mode", "full", "--tp", "8", "--gpus", "64", "--shard", "fsdp", "--seq", "8192", NULL};
+	CHECK(setup_of(&s, f) == VF_OK);
+	CHECK(vf_split_run(a, &s, g, &sp, &err) == VF_OK);
+	int64_t no_sp = sp.gpu[0].est.activations_full;
+	const char *f2[] = {"--mode", "full", "--tp", "8", "--gpus", "64", "--shard", "fsdp", "--seq", "8192",
+			    "--sequence-parallel", NULL};
+	CHECK(setup_of(&s, f2) == VF_OK);
+	CHECK(vf_split_run(a, &s, g, &sp, &err) == VF_OK);
+	int64_t with_sp = sp.gpu[0].est.activations_full;
+	CHECK(with_sp < no_sp);
+	/* the unsplit model's activations on the same data-parallel ranks, / 8 */
+	struct vf_setup u = s;
+	u.tp = 1;
+	u.gpus = 8;
+	u.sequence_parallel = false;
+	struct vf_estimate e;
+	vf_estimate_run(a, &u, g, &e);
+	CHECK(near((double)with_sp, (double)e.activations_full / 8, 8));
+}
+
 int main(void)
 {
 	struct vf_error err = {0};
@@ -445,6 +519,8 @@ int main(void)
 	RUN(test_flags);
 	RUN(test_search_split_knob);
 	RUN(test_groundtruth_record_split);
+	RUN(test_layer_split_training);
+	RUN(test_sequence_parallel);
 	vf_models_release();
 	return vf_test_done();
 }

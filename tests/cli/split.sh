@@ -69,6 +69,9 @@ expect_err '--max-memory'
 run estimate ltx-2-19b --tp 2 --gpu h100-80gb:2
 expect_rc 2
 expect_err 'video DiTs'
+run estimate llama2-7b --tp 2 --pp 4 --gpu a100-80gb:4
+expect_rc 2
+expect_err 'one replica needs 8 GPUs'
 run fit llama2-7b --tp 2
 expect_rc 2
 expect_err 'fit offers the split itself'

@@ -990,13 +990,13 @@ static int run(int argc, char **argv)
 		struct vf_setup rs = s;
 		if (vf_split_active(&s)) {
 			int mp = s.tp * s.pp;
-			if (r->count > 1 && r->count < mp) {
+			int need = s.split == VF_SPLIT_LAYERS && (s.given & VF_SETUP_G_GPUS) ? s.gpus : mp;
+			if (r->count > 1 && r->count < need) {
 				for (int k = 0; k <= i; k++)
 					free(rows[k].split);
 				free(rows);
-				return vf_cli_usage("estimate", "--tp %d --pp %d: one replica needs %d GPUs, %s:%d "
-							       "gives %d", s.tp, s.pp, mp, r->spec.id, r->count,
-						    r->count);
+				return vf_cli_usage("estimate", "one replica needs %d GPUs, %s:%d gives %d", need,
+						    r->spec.id, r->count, r->count);
 			}
 			if (r->count > 1 && !(s.given & VF_SETUP_G_GPUS) &&
 			    (s.split == VF_SPLIT_LAYERS || r->count % mp == 0)) {

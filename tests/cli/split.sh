@@ -72,6 +72,9 @@ expect_err 'video DiTs'
 run estimate llama2-7b --tp 2 --pp 4 --gpu a100-80gb:4
 expect_rc 2
 expect_err 'one replica needs 8 GPUs'
+run estimate gpt-neox-20b --mode infer --split layers --gpus 3 --gpu rtx-3090:2
+expect_rc 2
+expect_err 'one replica needs 3 GPUs'
 run fit llama2-7b --tp 2
 expect_rc 2
 expect_err 'fit offers the split itself'

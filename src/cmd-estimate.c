@@ -992,11 +992,14 @@ static int run(int argc, char **argv)
 			int mp = s.tp * s.pp;
 			int need = s.split == VF_SPLIT_LAYERS && (s.given & VF_SETUP_G_GPUS) ? s.gpus : mp;
 			if (r->count > 1 && r->count < need) {
+				char id[64];
+				int have = r->count;
+				snprintf(id, sizeof id, "%s", r->spec.id);
 				for (int k = 0; k <= i; k++)
 					free(rows[k].split);
 				free(rows);
-				return vf_cli_usage("estimate", "one replica needs %d GPUs, %s:%d gives %d", need,
-						    r->spec.id, r->count, r->count);
+				return vf_cli_usage("estimate", "one replica needs %d GPUs, %s:%d gives %d", need, id,
+						    have, have);
 			}
 			if (r->count > 1 && !(s.given & VF_SETUP_G_GPUS) &&
 			    (s.split == VF_SPLIT_LAYERS || r->count % mp == 0)) {

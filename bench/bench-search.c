@@ -9,7 +9,10 @@
  *   3. end to end: vf_search_run over the default space of
  *      `fit llama2-7b --mode full --search --gpu rtx-4090:4` and over a wide
  *      space (every knob allowed, LoRA, 8 GPUs, effective batch 64), pruned
- *      and exhaustive; and the whole `vramfit fit --search` process.
+ *      and exhaustive; and the whole `vramfit fit --search` process;
+ *   4. splitting (split.h): vf_split_run for a TP=8 and a layer split of
+ *      Llama-3.1-70B, and the search of a space only splits fit (70B bf16
+ *      inference on 8x h100-80gb: tp x pp x dp layouts) in configurations/s.
  * Prints figures; asserts nothing (README: vramfit fit). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +24,7 @@
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/model/models.h"
 #include "vramfit/estimate/search.h"
+#include "vramfit/estimate/split.h"
 
 static double now(void)
 {
@@ -172,6 +176,58 @@ int main(int argc, char **argv)
 		       ex ? ", exhaustive" : ", pruned", (unsigned long long)r.space,
 		       (unsigned long long)r.evaluated, (unsigned long long)r.fitting,
 		       t / reps * 1e3);
+		vf_search_release(&r);
+	}
+
+	/* 4. splitting */
+	const struct vf_model_entry *big = vf_models_find("llama3.1-70b");
+	const struct vf_gpu_spec *h100 = vf_gpu_catalog_find("h100-80gb");
+	if (big && big->has_arch && h100) {
+		static struct vf_split sp;
+		struct vf_setup ss;
+		vf_setup_defaults(&ss);
+		ss.mode = VF_MODE_INFER;
+		const char *names[2] = {"tp 8", "layer split over 8 GPUs"};
+		for (int kind = 0; kind < 2; kind++) {
+			ss.tp = kind ? 1 : 8;
+			ss.split = kind ? VF_SPLIT_LAYERS : VF_SPLIT_NONE;
+			ss.gpus = 8;
+			reps = 0;
+			t0 = now();
+			do {
+				for (int i = 0; i < 1000; i++) {
+					vf_split_run(&big->arch, &ss, h100, &sp, &err);
+					sink += sp.gpu[sp.limiting].est.peak_bytes;
+				}
+				reps += 1000;
+				t = now() - t0;
+			} while (t < 0.5);
+			printf("vf_split_run (llama3.1-70b inference, %s): %.0fk splits/s (%.1f us each)\n",
+			       names[kind], reps / t / 1e3, t / reps * 1e6);
+		}
+		struct vf_setup inf;
+		vf_setup_defaults(&inf);
+		inf.mode = VF_MODE_INFER;
+		inf.gpus = 8;
+		inf.batch = 8;
+		vf_setup_finish(&inf, &err);
+		o.knobs = VF_KNOBS_DEFAULT;
+		o.max_gpus = 8;
+		o.exhaustive = false;
+		reps = 0;
+		t0 = now();
+		do {
+			vf_search_run(&big->arch, &inf, h100, &o, &r, &err);
+			vf_search_release(&r);
+			reps++;
+			t = now() - t0;
+		} while (t < 0.5);
+		vf_search_run(&big->arch, &inf, h100, &o, &r, &err);
+		printf("split space (llama3.1-70b inference, 8x h100-80gb, effective batch 64, default "
+		       "knobs): %llu configurations, %llu evaluated, %llu fit, %.2f ms per search: "
+		       "%.2fM configurations/s\n",
+		       (unsigned long long)r.space, (unsigned long long)r.evaluated,
+		       (unsigned long long)r.fitting, t / reps * 1e3, r.space / (t / reps) / 1e6);
 		vf_search_release(&r);
 	}
 

@@ -21,6 +21,7 @@
 #include "vramfit/report/report.h"
 #include "vramfit/estimate/runcost.h"
 #include "vramfit/estimate/setup.h"
+#include "vramfit/estimate/split.h"
 
 #define MAX_GPUS 64
 #define MAX_ASSUME 40
@@ -81,6 +82,7 @@ struct gpu_row {
 	bool fits;
 	int64_t headroom;
 	int64_t max_batch;
+	struct vf_split *split;  /* --split/--tp/--pp: what each GPU holds (owned) */
 };
 
 static const char *remedy(enum vf_term t, const struct vf_setup *s)
@@ -413,6 +415,108 @@ static int64_t max_batch(const struct target *tg, const struct vf_setup *s, cons
 		       : vf_estimate_max_batch(&tg->arch, s, g, 0);
 }
 
+/* --- one model across GPUs (--split layers, --tp, --pp; split.h) ---------- */
+
+static void split_setup_words(const struct vf_setup *s, const struct vf_split *sp, char *o, size_t n)
+{
+	if (s->split == VF_SPLIT_LAYERS) {
+		snprintf(o, n, ", layer split over %d GPUs", sp ? sp->ngpus : s->gpus);
+		return;
+	}
+	int dp = sp ? sp->dp : s->gpus / (s->tp * s->pp);
+	size_t k = (size_t)snprintf(o, n, ", %d GPUs: tp %d x pp %d x dp %d", dp * s->tp * s->pp, s->tp,
+				    s->pp, dp);
+	if (k < n && s->sequence_parallel)
+		k += (size_t)snprintf(o + k, n - k, ", sequence parallel");
+	if (k < n && s->pp > 1)
+		k += (size_t)snprintf(o + k, n - k, ", %d micro-batches (1F1B)", (int)s->micro_batches);
+	if (k < n && dp > 1)
+		snprintf(o + k, n - k, ", %s", vf_shard_name(s->shard));
+}
+
+/* Run the split for a row; VF_EUSAGE when the model does not split so. */
+static vf_status split_row(const struct target *tg, const struct vf_setup *rs, struct gpu_row *r,
+			   struct vf_error *err)
+{
+	if (tg->dit)
+		return vf_error_set(err, VF_EUSAGE, "--split/--tp/--pp: video DiTs are not split (LLMs only)");
+	r->split = calloc(1, sizeof *r->split);
+	if (!r->split)
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	vf_status st = vf_split_run(&tg->arch, rs, &r->spec, r->split, err);
+	if (st)
+		return st;
+	r->est = r->split->total;
+	r->fits = r->split->fits;
+	r->headroom = r->split->gpu[r->split->limiting].headroom;
+	r->max_batch = vf_split_max_batch(&tg->arch, rs, &r->spec, 0);
+	return VF_OK;
+}
+
+static void split_assumptions(const struct vf_setup *s, struct assume *a)
+{
+	if (s->split == VF_SPLIT_LAYERS) {
+		assume(a, "layer split as accelerate's device_map=\"auto\" places modules: embeddings first, "
+			  "whole layers in order, each GPU but the last filled by weights up to the model's size "
+			  "over the GPUs plus 1.25 layers (get_balanced_memory), at most its memory less the CUDA "
+			  "context (--max-memory GPU=GiB); KV cache and activations stay with their layers");
+		assume(a, "one GPU works at a time: step = sum of the GPUs' steps + hidden states handed "
+			  "over the link (half the catalog's bidirectional interconnect)");
+		return;
+	}
+	if (s->tp > 1)
+		assume(a, "tensor parallel (Megatron): heads, KV heads, MLP width and vocabulary 1/%d per GPU, "
+			  "norms and the residual stream replicated%s; ring all-reduce of the hidden state after "
+			  "attention and MLP (x2 in training), not overlapped",
+		       s->tp, s->sequence_parallel ? " but split over the sequence (--sequence-parallel)" : "");
+	if (s->pp > 1)
+		assume(a, "pipeline 1F1B: stage i holds the activations of min(%d - i, %d) micro-batches; "
+			  "bubble = (stages - 1) micro-batch slots; stages of 8 GPUs per node, 50 GB/s "
+			  "between nodes",
+		       s->pp, (int)s->micro_batches);
+}
+
+static void print_split(FILE *o, const struct gpu_row *r)
+{
+	const struct vf_split *sp = r->split;
+	char b1[32], b2[32], b3[32], b4[32], b5[32], d[160];
+	fprintf(o, "\n%s%s x%d%s: %s\n", vf_cli_sgr(o, "1"), r->spec.id, sp->ngpus, vf_cli_sgr(o, "0"),
+		sp->kind == VF_SPLIT_LAYERS ? "layer split (accelerate device_map=\"auto\"), one GPU at a time"
+					    : "tensor x pipeline parallel replica (Megatron-style)");
+	const char *hdr[] = {"GPU", "holds", "weights", "grads + states", "KV cache", "activations",
+			     "peak", "fits"};
+	struct vf_table t;
+	vf_table_init(&t, 8, hdr);
+	for (int c = 2; c < 8; c++)
+		vf_table_set_right(&t, c, true);
+	for (int i = 0; i < sp->ngpus; i++) {
+		const struct vf_split_gpu *g = &sp->gpu[i];
+		char id[16];
+		snprintf(id, sizeof id, "%d%s", i, i == sp->limiting ? " *" : "");
+		char st[32] = "-";
+		if (g->est.gradients_full + g->est.optimizer_full > 0)
+			vf_fmt_bytes(st, sizeof st, (double)(g->est.gradients_full + g->est.optimizer_full));
+		vf_table_addf(&t, id, vf_split_describe(sp, g, d, sizeof d),
+			      vf_fmt_bytes(b1, sizeof b1, (double)g->est.weights_full), st,
+			      vf_fmt_bytes(b2, sizeof b2, (double)g->est.kv_cache_full),
+			      vf_fmt_bytes(b3, sizeof b3, (double)g->est.activations_bytes),
+			      vf_fmt_bytes(b4, sizeof b4, (double)g->est.peak_bytes), g->fits ? "yes" : "no");
+	}
+	vf_table_print(&t, o);
+	vf_table_release(&t);
+	fprintf(o, "* GPU %d decides the verdict (least headroom: %s)\n", sp->limiting,
+		vf_fmt_bytes(b1, sizeof b1, (double)sp->gpu[sp->limiting].headroom));
+	if (sp->step_seconds > 0)
+		fprintf(o, "step %s = compute %s + tensor-parallel all-reduces %s + hand-overs %s + "
+			   "pipeline bubble %s (link %s, %.0f GB/s each way%s)\n",
+			vf_fmt_seconds(b1, sizeof b1, sp->step_seconds),
+			vf_fmt_seconds(b2, sizeof b2, sp->compute_seconds),
+			vf_fmt_seconds(b3, sizeof b3, sp->tp_comm_seconds),
+			vf_fmt_seconds(b4, sizeof b4, sp->p2p_seconds),
+			vf_fmt_seconds(b5, sizeof b5, sp->bubble_seconds), sp->link && *sp->link ? sp->link : "?",
+			sp->link_gbs, sp->network_gbs > 0 ? "; 50 GB/s between nodes" : "");
+}
+
 static void print_human(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
 			int nrows, const char *gsource, const struct vf_estimate *e0,
 			const struct assume *a)
@@ -451,12 +555,18 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 		n += (size_t)snprintf(setup + n, sizeof setup - n, ", accumulation %" PRId64, s->grad_accum);
 	if (s->mode != VF_MODE_INFER)
 		n += (size_t)snprintf(setup + n, sizeof setup - n, ", checkpointing %s", s->grad_ckpt ? "on" : "off");
-	if (s->gpus > 1 && n < sizeof setup)
+	if (vf_split_active(s) && n < sizeof setup)
+		split_setup_words(s, nrows ? rows[0].split : NULL, setup + n, sizeof setup - n);
+	else if (s->gpus > 1 && n < sizeof setup)
 		snprintf(setup + n, sizeof setup - n, ", %d GPUs %s", s->gpus, vf_shard_name(s->shard));
 	fprintf(o, "%sSetup%s  %s\n\n", bold, off, setup);
 
-	fprintf(o, "%sMemory at the peak%s (%s phase%s%s)\n", bold, off, vf_phase_name(e0->peak_phase),
-		nrows ? ", on " : "", nrows ? rows[0].spec.id : "");
+	if (nrows && rows[0].split)
+		fprintf(o, "%sMemory at the peak%s (%s phase, on %s GPU %d of the split: the one that limits)\n",
+			bold, off, vf_phase_name(e0->peak_phase), rows[0].spec.id, rows[0].split->limiting);
+	else
+		fprintf(o, "%sMemory at the peak%s (%s phase%s%s)\n", bold, off, vf_phase_name(e0->peak_phase),
+			nrows ? ", on " : "", nrows ? rows[0].spec.id : "");
 	const char *hdr[] = {"term", "size", "% of peak"};
 	struct vf_table t;
 	vf_table_init(&t, 3, hdr);
@@ -527,6 +637,9 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 			100.0 * term / (double)r->est.peak_bytes, vf_phase_name(r->est.peak_phase),
 			remedy(r->est.dominant, s));
 	}
+	for (int i = 0; i < nrows; i++)
+		if (rows[i].split)
+			print_split(o, &rows[i]);
 	fprintf(o, "\n%sAssumptions%s\n", bold, off);
 	for (int i = 0; i < a->n; i++)
 		fprintf(o, "  - %s\n", a->items[i]);
@@ -581,6 +694,8 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 		cJSON_AddNumberToObject(g, "peak_bytes", (double)r->est.peak_bytes);
 		if (!r->fits)
 			cJSON_AddStringToObject(g, "breaking_term", vf_term_name(r->est.dominant));
+		if (r->split)
+			cJSON_AddItemToObject(g, "split", vf_split_to_json(r->split));
 		if (r->est.step_seconds > 0) {
 			cJSON_AddNumberToObject(g, "step_seconds", r->est.step_seconds);
 			cJSON_AddNumberToObject(g, "tokens_per_second", r->est.tokens_per_second);
@@ -609,12 +724,18 @@ static bool whole_run(const struct whole *w, const struct vf_setup *s, const str
 		      struct vf_run *run, struct vf_comm *comm)
 {
 	double step = vf_runcost_step_seconds(&r->est, s, &r->spec, comm);
+	if (r->split) { /* the split's own step: stages, all-reduces, hand-overs, bubble */
+		memset(comm, 0, sizeof *comm);
+		comm->known = true;
+		step = r->split->step_seconds;
+		comm->exposed_seconds = step > 0 ? r->split->tp_comm_seconds + r->split->p2p_seconds : 0;
+	}
 	struct vf_run_in in = {
 		.tokens = w->tokens,
 		.steps = w->steps,
 		.tokens_per_step = r->est.tokens_per_step,
 		.step_seconds = step,
-		.gpus = s->gpus,
+		.gpus = r->split ? r->split->ngpus * r->split->dp : s->gpus,
 		.price_usd_hour = w->price >= 0 ? w->price : r->spec.price_usd_hour,
 	};
 	struct vf_error err = {0};
@@ -1004,7 +1125,36 @@ static int run(int argc, char **argv)
 		struct gpu_row *r = &rows[i];
 		/* several GPUs of a kind and no --gpus: the run uses them all
 		 * (data parallel unless --shard says otherwise) */
-		struct vf_setup rs = row_setup(&s, r);
+		struct vf_setup rs = s;
+		if (vf_split_active(&s)) {
+			int mp = s.tp * s.pp;
+			int need = s.split == VF_SPLIT_LAYERS && (s.given & VF_SETUP_G_GPUS) ? s.gpus : mp;
+			if (r->count > 1 && r->count < need) {
+				char id[64];
+				int have = r->count;
+				snprintf(id, sizeof id, "%s", r->spec.id);
+				for (int k = 0; k <= i; k++)
+					free(rows[k].split);
+				free(rows);
+				return vf_cli_usage("estimate", "one replica needs %d GPUs, %s:%d gives %d", need, id,
+						    have, have);
+			}
+			if (r->count > 1 && !(s.given & VF_SETUP_G_GPUS) &&
+			    (s.split == VF_SPLIT_LAYERS || r->count % mp == 0)) {
+				rs.gpus = r->count;
+				if (s.split != VF_SPLIT_LAYERS && rs.gpus > mp && !(s.given & VF_SETUP_G_SHARD))
+					rs.shard = VF_SHARD_DDP;
+			}
+			if (split_row(&tg, &rs, r, &err)) {
+				for (int k = 0; k <= i; k++)
+					free(rows[k].split);
+				free(rows);
+				return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg)
+							     : vf_cli_fail_err(&err);
+			}
+			continue;
+		}
+		rs = row_setup(&s, r);
 		if (r->count > 1 && !(s.given & VF_SETUP_G_GPUS))
 			multi = true;
 		run_one(&tg, &rs, &r->spec, &r->est);
@@ -1014,13 +1164,25 @@ static int run(int argc, char **argv)
 	if (multi)
 		assume(&as, "GPUs of one kind given as ID:N run one data-parallel job over all N (--gpus, --shard)");
 	struct vf_estimate e0;
-	if (nrows)
+	if (nrows) {
 		e0 = rows[0].est;
-	else
+	} else if (vf_split_active(&s)) {
+		free(rows);
+		return vf_cli_usage("estimate", "--split/--tp/--pp: give the GPUs (--gpu ID:N)");
+	} else {
 		run_one(&tg, &s, NULL, &e0);
-	setup_assumptions(&s, tg.dit, t5, multi, &as);
+	}
+	setup_assumptions(&s, tg.dit, t5, multi || vf_split_active(&s), &as);
+	if (vf_split_active(&s))
+		split_assumptions(&s, &as);
 	estimate_assumptions(&e0, &s, nrows ? &rows[0].spec : NULL, &as);
 	int rc = VF_EXIT_OK;
+	if (html && vf_split_active(&s)) {
+		for (int i = 0; i < nrows; i++)
+			free(rows[i].split);
+		free(rows);
+		return vf_cli_usage("estimate", "--html does not draw a model split over GPUs yet (--split/--tp/--pp); use --json");
+	}
 	if (html) {
 		cJSON *o = to_json(&tg, &s, rows, nrows, &e0, &as);
 		if (w.tokens > 0 || w.steps > 0)
@@ -1043,6 +1205,8 @@ static int run(int argc, char **argv)
 		if (w.tokens > 0 || w.steps > 0)
 			whole_run_print(&w, &s, rows, nrows);
 	}
+	for (int i = 0; i < nrows; i++)
+		free(rows[i].split);
 	free(rows);
 	return VF_EXIT_OK;
 }

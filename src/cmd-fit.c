@@ -14,6 +14,7 @@
 #include "vramfit/estimate/runcost.h"
 #include "vramfit/estimate/search.h"
 #include "vramfit/estimate/setup.h"
+#include "vramfit/estimate/split.h"
 #include "vramfit/report/report.h"
 
 static const char usage[] =
@@ -32,7 +33,10 @@ static const char usage[] =
 	"quantization, sharding, micro-batch x accumulation), the largest micro-batch,\n"
 	"step time, tokens/s, time and cost of the whole run. Rows with N GPUs keep the\n"
 	"micro-batch and accumulation per GPU (data parallel). Sorted by cost; cards that\n"
-	"fit at no setting come last with the reason.\n"
+	"fit at no setting come last with the reason. A GPU kind one card of which\n"
+	"does not hold the model also gets the cheapest split that fits (a layer split\n"
+	"on cards without NVLink, tp in a node, tp x pp across nodes), and one on fewer\n"
+	"GPUs marked tight when it fits only inside the margin.\n"
 	"\n"
 	"With --search: for the --gpu GPUs (else the probed ones), every combination of\n"
 	"the allowed knobs at the same effective batch (micro-batch x accumulation x\n"
@@ -46,7 +50,7 @@ static const char usage[] =
 	"  --price USD       $/GPU-hour instead of the catalog's\n"
 	"  --margin F        fraction of each GPU's memory kept free (default 0.10)\n"
 	"  --allow K,..      knobs that may change (default: batch,grad-ckpt,optimizer,\n"
-	"                    quant,shard,gpus; also lora-rank, precision)\n"
+	"                    quant,shard,gpus,split; also lora-rank, precision)\n"
 	"  --forbid K,..     knobs that must stay as given\n"
 	"  --top N           results kept with --search (default 10)\n"
 	"  --exhaustive      --search without pruning (same results, more evaluations)\n"
@@ -363,6 +367,7 @@ struct row {
 	int64_t max_batch;
 	double cost_key;                  /* $ per token; inf unknown */
 	double time_key;                  /* s per token */
+	bool split;                       /* one model split over the GPUs (split.h) */
 };
 
 static int row_cmp_sort;
@@ -410,13 +415,66 @@ static int write_html(const struct fit_args *a, cJSON *root, const char *mode)
 	return 0;
 }
 
+/* The row of a split (split.h) of the model over GPUs of grp's kind. */
+static void split_fill(const struct fit_args *a, const struct vf_arch *arch, const struct vf_gpu_spec *g,
+		       const struct vf_split *sp, const struct vf_setup *s, struct row *r)
+{
+	memset(r, 0, sizeof *r);
+	r->gpu = g;
+	r->split = true;
+	vf_split_search_result(sp, s, g, a->margin, a->price, &r->best);
+	r->fits = r->best.fits;
+	r->smallest = r->best;
+	r->gpus = r->best.setup.gpus;
+	r->max_batch = vf_split_max_batch(arch, s, g, r->best.limit_bytes);
+	r->cost_key = r->time_key = INFINITY;
+	struct vf_run run;
+	if (whole_run(a, &r->best, g, &run)) {
+		r->time_key = run.seconds;
+		if (run.cost_usd >= 0)
+			r->cost_key = run.cost_usd;
+	} else if (r->best.tokens_per_second > 0) {
+		r->time_key = 1.0 / r->best.tokens_per_second;
+		double price = a->price >= 0 ? a->price : g->price_usd_hour;
+		if (price >= 0)
+			r->cost_key = r->gpus * price / 3600.0 / r->best.tokens_per_second;
+	}
+}
+
+/* A kind of GPU that one card does not hold with the given setup: the
+ * cheapest split of the model over several that fits under the margin
+ * (split.h), as a row of its own; and when fewer GPUs hold it only inside
+ * the margin, that split too, marked "tight" (not fitting by the rule).
+ * Returns the rows added (0-2). */
+static int split_rows(const struct fit_args *a, const struct vf_arch *arch,
+		      const struct gpu_group *grp, struct row *r)
+{
+	static struct vf_split sp; /* large */
+	const struct vf_gpu_spec *g = grp->spec;
+	struct vf_setup one = start_on(&a->setup, 1);
+	struct vf_search_result x;
+	vf_search_eval(arch, &one, g, a->margin, a->price, &x);
+	if (x.fits)
+		return 0;
+	int max = grp->count > 0 ? grp->count : g->nvlink ? VF_SPLIT_MAX_GPUS : 8;
+	struct vf_setup s;
+	int n = 0;
+	if (vf_split_offer(arch, &a->setup, g, a->margin, max, &s, &sp)) {
+		split_fill(a, arch, g, &sp, &s, &r[n++]);
+		max = r[0].gpus - 1;
+	}
+	if (a->margin > 0 && vf_split_offer(arch, &a->setup, g, 0, max, &s, &sp))
+		split_fill(a, arch, g, &sp, &s, &r[n++]);
+	return n;
+}
+
 static int fit_table(const struct fit_args *a, const struct vf_model *m,
 		     const struct gpu_group *groups, int ngroups)
 {
 	struct vf_error err = {0};
 	const struct vf_arch *arch = &m->arch;
 	int counts_default[] = {1, 2, 4, 8};
-	struct row *rows = calloc((size_t)(ngroups > 0 ? ngroups : 1) * 4, sizeof *rows);
+	struct row *rows = calloc((size_t)(ngroups > 0 ? ngroups : 1) * 6, sizeof *rows);
 	if (!rows)
 		return vf_cli_fail("out of memory");
 	int nrows = 0;
@@ -435,7 +493,8 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 			struct vf_setup st = start_on(&a->setup, n);
 			struct vf_search_opts o;
 			vf_search_opts_defaults(&o);
-			o.knobs = a->knobs & ~VF_KNOB_BIT(VF_KNOB_GPUS);
+			/* the split has a row of its own (split_rows) */
+			o.knobs = a->knobs & ~(VF_KNOB_BIT(VF_KNOB_GPUS) | VF_KNOB_BIT(VF_KNOB_SPLIT));
 			o.margin = a->margin;
 			o.max_gpus = n;
 			o.sort = VF_SORT_CHANGES;
@@ -472,6 +531,7 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 			}
 			vf_search_release(&s);
 		}
+		nrows += split_rows(a, arch, &groups[gi], &rows[nrows]);
 	}
 	row_cmp_sort = !a->sort || strcmp(a->sort, "cost") == 0 ? VF_SORT_COST
 		       : strcmp(a->sort, "time") == 0            ? VF_SORT_TIME
@@ -537,8 +597,29 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 				vf_fmt_usd(c8, sizeof c8, isfinite(r->cost_key) ? r->cost_key * 1e6 : -1); /* $/Mtok */
 				vf_fmt_usd(c9, sizeof c9, price >= 0 ? price * r->gpus : -1);
 			}
+			if (r->split) {
+				vf_split_setup_words(&r->best.setup, set, sizeof set);
+				cJSON_AddStringToObject(o, "split", set);
+				cJSON_ReplaceItemInObjectCaseSensitive(o, "settings", cJSON_CreateString(set));
+			}
 			vf_table_addf(&t, r->gpu->id, n, "yes", set[0] ? set : "as given", mb, pk, stp, tps,
 				      c8, c9);
+		} else if (r->split) {
+			/* holds the model, but inside the margin */
+			char why[256], lim[32];
+			result_fields(o, a, &r->best, r->gpu, &st);
+			vf_split_setup_words(&r->best.setup, set, sizeof set);
+			cJSON_AddStringToObject(o, "split", set);
+			vf_fmt_bytes(pk, sizeof pk, (double)r->best.peak_bytes);
+			vf_fmt_bytes(lim, sizeof lim, (double)r->best.limit_bytes);
+			snprintf(why, sizeof why, "%s: peak %s fits the cards, not %s usable (--margin)", set, pk,
+				 lim);
+			cJSON_AddNumberToObject(o, "max_batch", (double)r->max_batch);
+			cJSON_AddStringToObject(o, "reason", why);
+			cJSON_AddBoolToObject(o, "fits_memory", true);
+			vf_fmt_seconds(stp, sizeof stp, r->best.step_seconds);
+			fmt_rate(tps, sizeof tps, r->best.tokens_per_second);
+			vf_table_addf(&t, r->gpu->id, n, "tight", why, "-", pk, stp, tps, "-", "-");
 		} else {
 			char why[256], lim[32];
 			vf_fmt_bytes(pk, sizeof pk, (double)r->smallest.peak_bytes);
@@ -630,10 +711,15 @@ static int hit_cmp(const void *x, const void *y)
 
 static const char *setup_brief(char *o, size_t n, const struct vf_setup *s)
 {
-	snprintf(o, n, "%dx %s, b%lldx%lld, ckpt %s, %s%s%s", s->gpus, vf_shard_name(s->shard),
-		 (long long)s->batch, (long long)s->grad_accum, s->grad_ckpt ? "on" : "off",
-		 vf_optimizer_name(s->optimizer), s->quant ? ", " : "",
-		 s->quant ? vf_quant_name(s->quant) : "");
+	int k = snprintf(o, n, "%dx %s, b%lldx%lld, ckpt %s, %s%s%s", s->gpus, vf_shard_name(s->shard),
+			 (long long)s->batch, (long long)s->grad_accum, s->grad_ckpt ? "on" : "off",
+			 vf_optimizer_name(s->optimizer), s->quant ? ", " : "",
+			 s->quant ? vf_quant_name(s->quant) : "");
+	if (vf_split_active(s) && k > 0 && (size_t)k + 2 < n) {
+		o[k] = ',';
+		o[k + 1] = ' ';
+		vf_split_setup_words(s, o + k + 2, n - (size_t)k - 2);
+	}
 	return o;
 }
 
@@ -745,7 +831,7 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 		cJSON_AddItemToArray(arr, o);
 		char idx[8], su[160], pk[32], stp[32], tps[32], rt[32], cost[32], d[512];
 		snprintf(idx, sizeof idx, "%zu", i + 1);
-		char brief[128];
+		char brief[192];
 		snprintf(su, sizeof su, "%s %s", g->id, setup_brief(brief, sizeof brief, &r->setup));
 		vf_fmt_bytes(pk, sizeof pk, (double)r->peak_bytes);
 		vf_fmt_seconds(stp, sizeof stp, r->step_seconds);
@@ -807,6 +893,9 @@ static int run(int argc, char **argv)
 	struct vf_error err = {0};
 	if (vf_setup_finish(&a.setup, &err) != VF_OK)
 		return vf_cli_usage("fit", "%s", err.msg);
+	if (vf_split_active(&a.setup))
+		return vf_cli_usage("fit", "--split/--tp/--pp: fit offers the split itself (a row per GPU "
+					   "kind that one card does not hold); use vramfit estimate to check one");
 	if (a.setup.video_width > 0)
 		return vf_cli_usage("fit", "--video: video DiTs are not searched yet; use vramfit "
 					   "estimate");

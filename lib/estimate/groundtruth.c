@@ -1,6 +1,7 @@
 /* groundtruth.c - run the estimator over measured records and score it
  * (groundtruth.h). Record fields: ../shared/groundtruth/README.md. */
 #include "vramfit/estimate/groundtruth.h"
+#include "vramfit/estimate/split.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -40,6 +41,35 @@ static const char *model_type_of(const char *arch)
 		if (strncmp(low, map[k].prefix, strlen(map[k].prefix)) == 0)
 			return map[k].type;
 	return NULL;
+}
+
+/* Optional multi-GPU fields of a record (published runs): gpus, shard,
+ * grad_accum, and one model across GPUs (split.h): split, tp, pp,
+ * micro_batches, sequence_parallel - the setup flags of the same names. */
+static vf_status record_parallel(const cJSON *rec, struct vf_setup *su, struct vf_error *err)
+{
+	static const char *const ints[][2] = {{"gpus", "gpus"}, {"grad_accum", "grad-accum"},
+					       {"tp", "tp"}, {"pp", "pp"},
+					       {"micro_batches", "micro-batches"}};
+	static const char *const strs[][2] = {{"shard", "shard"}, {"split", "split"}};
+	vf_status st;
+	int64_t x;
+	char v[32];
+	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+		if (vf_json_get_i64(rec, ints[i][0], &x)) {
+			snprintf(v, sizeof v, "%lld", (long long)x);
+			if ((st = vf_setup_set(su, ints[i][1], v, err)))
+				return st;
+		}
+	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+		const char *s = vf_json_get_str(rec, strs[i][0]);
+		if (s && (st = vf_setup_set(su, strs[i][1], s, err)))
+			return st;
+	}
+	bool b;
+	if (vf_json_get_bool(rec, "sequence_parallel", &b))
+		return vf_setup_set(su, "sequence-parallel", b ? "true" : "false", err);
+	return VF_OK;
 }
 
 vf_status vf_groundtruth_record(const cJSON *rec, const char *what, struct vf_arch *arch,
@@ -108,6 +138,8 @@ vf_status vf_groundtruth_record(const cJSON *rec, const char *what, struct vf_ar
 		if (bits)
 			su->lora_targets = bits;
 	}
+	if ((st = record_parallel(rec, su, err)))
+		return vf_error_prefix(err, where);
 	if ((st = vf_setup_finish(su, err)))
 		return vf_error_prefix(err, where);
 	return VF_OK;
@@ -158,6 +190,7 @@ vf_status vf_groundtruth_check_text(const char *text, size_t textlen, const char
 	if (textlen > VF_GT_MAX_FILE)
 		return vf_error_set(err, VF_ERR, "%s: larger than %u bytes", path, VF_GT_MAX_FILE);
 	r->context_bytes = vf_estimate_default_context(h200);
+	struct vf_split *sp = NULL; /* records split over GPUs (tp, pp, layers) */
 	size_t cap = 0;
 	const char *line = text, *end_all = text + textlen;
 	size_t lineno = 0;
@@ -226,7 +259,19 @@ vf_status vf_groundtruth_check_text(const char *text, size_t textlen, const char
 			cJSON_Delete(rec);
 			su.context_bytes = r->context_bytes;
 			struct vf_estimate e;
-			vf_estimate_run(&arch, &su, h200, &e);
+			if (vf_split_active(&su)) { /* the GPU of the split that limits */
+				if (!sp && !(sp = calloc(1, sizeof *sp))) {
+					st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
+					goto fail;
+				}
+				if ((st = vf_split_run(&arch, &su, h200, sp, err))) {
+					vf_error_prefix(err, what);
+					goto fail;
+				}
+				e = sp->total;
+			} else {
+				vf_estimate_run(&arch, &su, h200, &e);
+			}
 			row->scored = strcmp(row->status, "ok") == 0;
 			row->meas_alloc = pa;
 			row->pred_alloc = e.peak_allocated_bytes;
@@ -251,6 +296,8 @@ vf_status vf_groundtruth_check_text(const char *text, size_t textlen, const char
 	}
 
 	/* summary over the scored records */
+	free(sp);
+	sp = NULL;
 	double *v = malloc((r->n ? r->n : 1) * sizeof *v);
 	if (!v) {
 		vf_gt_report_release(r);
@@ -288,6 +335,7 @@ vf_status vf_groundtruth_check_text(const char *text, size_t textlen, const char
 	free(v);
 	return VF_OK;
 fail:
+	free(sp);
 	vf_gt_report_release(r);
 	return st;
 }

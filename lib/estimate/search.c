@@ -10,6 +10,7 @@
  * batch (the allocator model's cached blocks), so it is not used to prune. Nothing is allocated per
  * configuration: the top-K list is allocated once. */
 #include "vramfit/estimate/search.h"
+#include "vramfit/estimate/split.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 
 static const char *const knob_names[VF_KNOB_COUNT] = {
 	"batch", "grad-ckpt", "optimizer", "quant", "lora-rank", "precision", "shard", "gpus",
+	"split",
 };
 
 const char *vf_knob_name(enum vf_knob k)
@@ -126,9 +128,15 @@ static bool precision_changed(const struct vf_setup *a, const struct vf_setup *b
 		 b->precision == VF_PREC_BF16);
 }
 
+/* The model split differently over the GPUs (split.h). */
+static bool split_changed(const struct vf_setup *a, const struct vf_setup *b)
+{
+	return a->split != b->split || a->tp != b->tp || a->pp != b->pp;
+}
+
 static int count_changes(const struct vf_setup *a, const struct vf_setup *b)
 {
-	return (a->batch != b->batch || a->grad_accum != b->grad_accum) +
+	return split_changed(a, b) + (a->batch != b->batch || a->grad_accum != b->grad_accum) +
 	       (a->grad_ckpt != b->grad_ckpt) + (a->optimizer != b->optimizer) +
 	       (a->quant != b->quant) + (a->lora_rank != b->lora_rank) +
 	       precision_changed(a, b) + (a->gpus != b->gpus) + shard_changed(a, b);
@@ -151,6 +159,7 @@ static double invasiveness(const struct vf_setup *a, const struct vf_setup *b)
 	w += (a->batch != b->batch || a->grad_accum != b->grad_accum);
 	w += (a->grad_ckpt != b->grad_ckpt);
 	w += (a->gpus != b->gpus);
+	w += split_changed(a, b); /* how it runs, not the numerics */
 	if (shard_changed(a, b))
 		w += 1 + shard_w[b->shard];
 	if (a->optimizer != b->optimizer)
@@ -192,6 +201,11 @@ int vf_search_diff(const struct vf_setup *a, const struct vf_setup *b, char *out
 		ADD("gpus %d -> %d", a->gpus, b->gpus);
 	if (shard_changed(a, b))
 		ADD("shard %s -> %s", vf_shard_name(a->shard), vf_shard_name(b->shard));
+	if (split_changed(a, b)) {
+		char w[160];
+		ADD("%s", b->split == VF_SPLIT_NONE && b->tp == 1 && b->pp == 1
+				  ? "no split" : vf_split_setup_words(b, w, sizeof w));
+	}
 #undef ADD
 	if (k >= n && n > 4)
 		memcpy(out + n - 4, "...", 4);
@@ -243,6 +257,11 @@ cJSON *vf_search_diff_json(const struct vf_setup *a, const struct vf_setup *b)
 	}
 	if (a->shard != b->shard)
 		diff_item(arr, "shard", vf_shard_name(a->shard), vf_shard_name(b->shard));
+	if (split_changed(a, b)) {
+		vf_split_setup_words(a, x, sizeof x);
+		vf_split_setup_words(b, y, sizeof y);
+		diff_item(arr, "split", x[0] ? x : "none", y[0] ? y : "none");
+	}
 	return arr;
 }
 
@@ -336,6 +355,127 @@ static double now_seconds(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* --- one model over several GPUs (split.h) -----------------------------------
+ * The layouts for g GPUs: a layer split over all g on cards without NVLink;
+ * tp x pp (tp, pp in 1, 2, 4, 8, tp dividing the heads) with the rest data
+ * parallel on NVLink cards. The numerics (precision, optimizer,
+ * quantization, rank) stay the start's: a split is the alternative to
+ * changing them; micro-batch, checkpointing and sharding vary. Pruned like
+ * the main loop: the floor (the largest context + allocated peak of the
+ * GPUs) never decreases with the micro-batch. */
+struct layout {
+	enum vf_split_kind kind;
+	int tp, pp, dp;
+};
+
+static int layouts_for(const struct vf_arch *a, const struct vf_gpu_spec *gpu, int g,
+		       struct layout *v, int max)
+{
+	int n = 0;
+	if (!gpu->nvlink) {
+		if (g <= VF_SPLIT_MAX_GPUS && g <= a->layers)
+			v[n++] = (struct layout){VF_SPLIT_LAYERS, 1, 1, 1};
+		return n;
+	}
+	for (int tp = 1; tp <= 8; tp *= 2)
+		for (int pp = 1; pp <= 8 && n < max; pp *= 2) {
+			if (tp * pp == 1 || g % (tp * pp) || a->heads % tp || pp > a->layers)
+				continue;
+			v[n++] = (struct layout){VF_SPLIT_NONE, tp, pp, g / (tp * pp)};
+		}
+	return n;
+}
+
+static void search_layout(const struct vf_arch *arch, const struct vf_setup *st,
+			  const struct vf_gpu_spec *gpu, const struct vf_search_opts *opts, int g,
+			  const struct layout *l, struct vf_split *sp, struct vf_search *out, size_t cap)
+{
+	unsigned k = opts->knobs;
+	int64_t eff = st->batch * st->grad_accum * st->gpus;
+	if (eff % l->dp)
+		return;
+	int64_t per = eff / l->dp;
+	struct vf_setup s = *st;
+	s.split = l->kind;
+	s.tp = l->tp;
+	s.pp = l->pp;
+	s.gpus = g;
+	memset(s.max_memory_cgib, 0, sizeof s.max_memory_cgib);
+	s.sequence_parallel = false;
+	int shard_v[2] = {l->dp > 1 ? (st->shard != VF_SHARD_NONE ? (int)st->shard : VF_SHARD_DDP)
+				    : VF_SHARD_NONE, VF_SHARD_ZERO3};
+	int ns = l->dp > 1 && (k & VF_KNOB_BIT(VF_KNOB_SHARD)) && shard_v[0] != VF_SHARD_ZERO3 ? 2 : 1;
+	int nc = (k & VF_KNOB_BIT(VF_KNOB_GRAD_CKPT)) && st->mode != VF_MODE_INFER ? 2 : 1;
+	struct vf_search_result r;
+	struct vf_error err = {0};
+	uint64_t nb = 0; /* micro-batches per (shard, checkpointing): the space counts them all */
+	for (int64_t b = 1; b <= per; b++)
+		nb += per % b == 0 && ((k & VF_KNOB_BIT(VF_KNOB_BATCH)) || b == st->batch);
+	for (int si = 0; si < ns; si++)
+		for (int ci = 0; ci < nc; ci++) {
+			out->space += nb;
+			s.shard = (enum vf_shard)shard_v[si];
+			s.grad_ckpt = ci ? !st->grad_ckpt : st->grad_ckpt;
+			for (int64_t b = 1; b <= per; b++) {
+				if (per % b || (!(k & VF_KNOB_BIT(VF_KNOB_BATCH)) && b != st->batch))
+					continue;
+				s.batch = b;
+				s.grad_accum = per / b;
+				s.micro_batches = l->pp > 1 ? s.grad_accum : 0;
+				if (vf__split_run(arch, &s, gpu, false, sp, &err) != VF_OK)
+					return;
+				vf_split_search_result(sp, &s, gpu, opts->margin, opts->price_usd_hour, &r);
+				out->evaluated++;
+				if (!out->have_smallest || r.peak_bytes < out->smallest.peak_bytes) {
+					out->smallest = r;
+					out->have_smallest = true;
+				}
+				if (!r.fits) {
+					if (!opts->exhaustive && r.floor_bytes > r.limit_bytes)
+						break;
+					continue;
+				}
+				out->fitting++;
+				r.changes = count_changes(st, &s);
+				r.invasiveness = invasiveness(st, &s);
+				keep(out, cap, &r, opts->sort);
+			}
+		}
+}
+
+static void search_split(const struct vf_arch *arch, const struct vf_setup *st,
+			 const struct vf_gpu_spec *gpu, const struct vf_search_opts *opts, int maxg,
+			 struct vf_search *out, size_t cap)
+{
+	if (!(opts->knobs & VF_KNOB_BIT(VF_KNOB_SPLIT)) || vf_split_active(st))
+		return;
+	struct vf_error err = {0};
+	struct vf_setup probe = *st;
+	probe.split = VF_SPLIT_LAYERS;
+	probe.gpus = 1;
+	struct vf_split *sp = calloc(1, sizeof *sp);
+	if (!sp || vf__split_run(arch, &probe, gpu, false, sp, &err) != VF_OK) { /* does it split at all */
+		free(sp);
+		return;
+	}
+	int gs[MAXV], ng = 0;
+	if (opts->knobs & VF_KNOB_BIT(VF_KNOB_GPUS)) {
+		for (int g = 2; g <= maxg && ng < MAXV; g *= 2)
+			ng = add_unique(gs, ng, g);
+		if (maxg > 1)
+			ng = add_unique(gs, ng, maxg);
+	} else if (st->gpus > 1) {
+		ng = add_unique(gs, ng, st->gpus);
+	}
+	for (int gi = 0; gi < ng; gi++) {
+		struct layout v[16];
+		int nl = layouts_for(arch, gpu, gs[gi], v, 16);
+		for (int li = 0; li < nl; li++)
+			search_layout(arch, st, gpu, opts, gs[gi], &v[li], sp, out, cap);
+	}
+	free(sp);
 }
 
 vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start,
@@ -487,6 +627,7 @@ vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start
 			}
 		}
 	}
+	search_split(arch, st, gpu, opts, maxg, out, cap);
 	out->start.changes = 0;
 	out->seconds = now_seconds() - t0;
 	return VF_OK;

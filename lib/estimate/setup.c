@@ -280,6 +280,8 @@ void vf_setup_defaults(struct vf_setup *s)
 	s->audio = true;
 	s->text_encoder = VF_TE_BF16;
 	s->given = 0;
+	s->tp = 1;
+	s->pp = 1;
 }
 
 static vf_status parse_i64(const char *flag, const char *v, int64_t lo, int64_t hi, int64_t *out,
@@ -319,6 +321,154 @@ static vf_status parse_bool(const char *flag, const char *v, bool *out, struct v
 
 #define BAD_ENUM(flag, v, list) \
 	vf_error_set(err, VF_EUSAGE, "--%s: expected %s, got '%s'", flag, list, v ? v : "")
+
+/* ---- one model across several GPUs (split.h, lib/estimate/split.c) ---- */
+
+static const char *const split_names[] = {"none", "layers"};
+static const char *const split_flags[] = {"split", "tp", "pp", "micro-batches",
+					  "sequence-parallel", "max-memory"};
+
+const char *vf_split_kind_name(enum vf_split_kind v)
+{
+	return (unsigned)v < VF_SPLIT_COUNT ? split_names[v] : "?";
+}
+
+int64_t vf_setup_max_memory_bytes(const struct vf_setup *s, int g)
+{
+	if (g < 0 || g >= VF_SETUP_MAX_MEMORY)
+		return 0;
+	return (int64_t)s->max_memory_cgib[g] * 1073741824LL / 100;
+}
+
+/* "0=20,1=22.5" (GPU index = GiB) into s->max_memory_cgib. */
+static vf_status max_memory_parse(struct vf_setup *s, const char *v, struct vf_error *err)
+{
+	const char *p = v ? v : "";
+	do {
+		char *end = NULL;
+		long g = strtol(p, &end, 10);
+		double gib = 0;
+		if (end == p || *end != '=' || g < 0 || g >= VF_SETUP_MAX_MEMORY)
+			goto bad;
+		p = end + 1;
+		gib = strtod(p, &end);
+		if (end == p || !(gib >= 0.01) || gib > 655.35)
+			goto bad;
+		if (*end == 'G' || *end == 'g') /* "20GiB", "20GB" read as GiB */
+			end += (end[1] == 'i' || end[1] == 'I') ? 3 : 2;
+		if (*end && *end != ',')
+			goto bad;
+		s->max_memory_cgib[g] = (uint16_t)(gib * 100 + 0.5);
+		p = *end ? end + 1 : end;
+	} while (*p);
+	s->split_given |= VF_SPLIT_G_MAX_MEMORY;
+	return VF_OK;
+bad:
+	return vf_error_set(err, VF_EUSAGE,
+			    "--max-memory: expected GPU=GiB[,GPU=GiB...] with GPU 0..%d and 0.01..655 GiB "
+			    "(0=20,1=22), got '%s'",
+			    VF_SETUP_MAX_MEMORY - 1, v ? v : "");
+}
+
+static vf_status split_set(struct vf_setup *s, const char *name, const char *v, struct vf_error *err)
+{
+	int64_t x = 0;
+	vf_status st;
+	if (strcmp(name, "split") == 0) {
+		int k = lookup(v, split_names, VF_SPLIT_COUNT);
+		if (k < 0)
+			return BAD_ENUM(name, v, "none or layers");
+		s->split = (enum vf_split_kind)k;
+		s->split_given |= VF_SPLIT_G_SPLIT;
+	} else if (strcmp(name, "tp") == 0 || strcmp(name, "pp") == 0) {
+		if ((st = parse_i64(name, v, 1, 1024, &x, err)))
+			return st;
+		*(name[0] == 't' ? &s->tp : &s->pp) = (int16_t)x;
+		s->split_given |= name[0] == 't' ? VF_SPLIT_G_TP : VF_SPLIT_G_PP;
+	} else if (strcmp(name, "micro-batches") == 0) {
+		if ((st = parse_i64(name, v, 1, 1 << 20, &x, err)))
+			return st;
+		s->micro_batches = (int32_t)x;
+		s->split_given |= VF_SPLIT_G_MICRO;
+	} else if (strcmp(name, "sequence-parallel") == 0) {
+		if ((st = parse_bool(name, v, &s->sequence_parallel, err)))
+			return st;
+		s->split_given |= VF_SPLIT_G_SEQ_PAR;
+	} else if (strcmp(name, "max-memory") == 0) {
+		return max_memory_parse(s, v, err);
+	} else {
+		return vf_error_set(err, VF_EUSAGE, "unknown setup flag --%s", name);
+	}
+	return VF_OK;
+}
+
+/* gpus = dp x tp x pp (tp x pp when --gpus is not given); the pipeline's
+ * micro-batches are its gradient accumulation (default: --grad-accum when
+ * given, else one per stage). */
+static vf_status split_finish(struct vf_setup *s, struct vf_error *err)
+{
+	if (s->tp < 1) /* a setup built without vf_setup_defaults: no split */
+		s->tp = 1;
+	if (s->pp < 1)
+		s->pp = 1;
+	int64_t mp = (int64_t)s->tp * s->pp;
+	if (s->split == VF_SPLIT_LAYERS && mp > 1)
+		return vf_error_set(err, VF_EUSAGE,
+				    "--split layers places whole layers (accelerate); --tp/--pp are Megatron-style: "
+				    "use one or the other");
+	if (s->sequence_parallel && s->tp < 2)
+		return vf_error_set(err, VF_EUSAGE, "--sequence-parallel needs --tp N (N >= 2)");
+	if ((s->split_given & VF_SPLIT_G_MICRO) && s->pp < 2)
+		return vf_error_set(err, VF_EUSAGE, "--micro-batches needs --pp N (N >= 2)");
+	if ((s->split_given & VF_SPLIT_G_MAX_MEMORY) && s->split != VF_SPLIT_LAYERS)
+		return vf_error_set(err, VF_EUSAGE, "--max-memory applies to --split layers");
+	if (mp > 1) {
+		if (!(s->given & VF_SETUP_G_GPUS))
+			s->gpus = (int)(mp < 4096 ? mp : 4096);
+		if (s->gpus % mp)
+			return vf_error_set(err, VF_EUSAGE,
+					    "--gpus %d: must be data parallel x tp x pp, a multiple of %lld",
+					    s->gpus, (long long)mp);
+		if (s->gpus == mp && !(s->given & VF_SETUP_G_SHARD))
+			s->shard = VF_SHARD_NONE; /* one replica: nothing data parallel */
+	}
+	if (s->split == VF_SPLIT_LAYERS && !(s->given & VF_SETUP_G_SHARD))
+		s->shard = VF_SHARD_NONE;
+	if (s->pp > 1) {
+		if (!(s->split_given & VF_SPLIT_G_MICRO))
+			s->micro_batches = (s->given & VF_SETUP_G_GRAD_ACCUM)
+						   ? (int32_t)(s->grad_accum < (1 << 20) ? s->grad_accum : 1 << 20)
+						   : s->pp;
+		if ((s->given & VF_SETUP_G_GRAD_ACCUM) && s->grad_accum != s->micro_batches)
+			return vf_error_set(err, VF_EUSAGE,
+					    "--micro-batches %lld and --grad-accum %lld: with --pp the micro-batches "
+					    "are the accumulation; give one",
+					    (long long)s->micro_batches, (long long)s->grad_accum);
+		s->grad_accum = s->micro_batches;
+	}
+	return VF_OK;
+}
+
+static void split_to_json(const struct vf_setup *s, cJSON *o)
+{
+	if (s->split == VF_SPLIT_NONE && s->tp == 1 && s->pp == 1)
+		return;
+	cJSON_AddStringToObject(o, "split", vf_split_kind_name(s->split));
+	cJSON_AddNumberToObject(o, "tp", s->tp);
+	cJSON_AddNumberToObject(o, "pp", s->pp);
+	cJSON_AddNumberToObject(o, "dp", s->split == VF_SPLIT_LAYERS ? 1 : s->gpus / (s->tp * s->pp));
+	cJSON_AddNumberToObject(o, "micro_batches", (double)(s->pp > 1 ? s->micro_batches : 0));
+	cJSON_AddBoolToObject(o, "sequence_parallel", s->sequence_parallel);
+	if (s->split_given & VF_SPLIT_G_MAX_MEMORY) {
+		cJSON *m = cJSON_AddObjectToObject(o, "max_memory_gib");
+		for (int i = 0; i < VF_SETUP_MAX_MEMORY; i++)
+			if (s->max_memory_cgib[i]) {
+				char k[16];
+				snprintf(k, sizeof k, "%d", i);
+				cJSON_AddNumberToObject(m, k, s->max_memory_cgib[i] / 100.0);
+			}
+	}
+}
 
 vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, struct vf_error *err)
 {
@@ -435,7 +585,7 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 			return BAD_ENUM(name, v, "none, bf16 or int8");
 		s->given |= VF_SETUP_G_TEXT_ENCODER;
 	} else {
-		return vf_error_set(err, VF_EUSAGE, "unknown setup flag --%s", name);
+		return split_set(s, name, v, err);
 	}
 	return VF_OK;
 }
@@ -445,7 +595,7 @@ static bool is_switch(const char *name)
 {
 	return strcmp(name, "grad-ckpt") == 0 || strcmp(name, "no-grad-ckpt") == 0 ||
 	       strcmp(name, "audio") == 0 || strcmp(name, "no-audio") == 0 ||
-	       strcmp(name, "offload-optimizer") == 0;
+	       strcmp(name, "offload-optimizer") == 0 || strcmp(name, "sequence-parallel") == 0;
 }
 
 static bool is_setup_flag(const char *name)
@@ -459,6 +609,9 @@ static bool is_setup_flag(const char *name)
 	};
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		if (strcmp(name, flags[i]) == 0)
+			return true;
+	for (size_t i = 0; i < sizeof(split_flags) / sizeof(split_flags[0]); i++)
+		if (strcmp(name, split_flags[i]) == 0)
 			return true;
 	return false;
 }
@@ -527,7 +680,7 @@ vf_status vf_setup_finish(struct vf_setup *s, struct vf_error *err)
 	/* a quantized base is loaded with its other modules in bf16 (QLoRA) */
 	if (s->quant != VF_QUANT_NONE && !(s->given & VF_SETUP_G_PRECISION))
 		s->precision = VF_PREC_BF16;
-	return VF_OK;
+	return split_finish(s, err);
 }
 
 cJSON *vf_setup_to_json(const struct vf_setup *s)
@@ -568,6 +721,7 @@ cJSON *vf_setup_to_json(const struct vf_setup *s)
 		cJSON_AddStringToObject(o, "text_encoder", vf_text_encoder_name(s->text_encoder));
 		cJSON_AddBoolToObject(o, "offload_optimizer", s->offload_optimizer);
 	}
+	split_to_json(s, o);
 	return o;
 }
 

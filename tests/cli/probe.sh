@@ -181,7 +181,7 @@ expect_out_re '^h100-80gb \* +NVIDIA H100 80GB HBM3'
 expect_out 'MEM GB/s'
 expect_out_re '^h200 \* .* 4800 +900 NVLink +9\.0 +\$3\.59$'
 run gpus --common --json
-expect_json 'set(g["id"] for g in j["gpus"]) == {"rtx-4090", "rtx-5090", "l40s", "a100-40gb", "a100-80gb", "h100-80gb", "h200"}'
+expect_json 'set(g["id"] for g in j["gpus"]) == {"rtx-3090", "rtx-4090", "rtx-5090", "l40s", "a100-40gb", "a100-80gb", "h100-80gb", "h200"}'
 run gpus --bogus
 expect_rc 2
 

@@ -37,6 +37,8 @@ enum vf_knob {
 	VF_KNOB_PRECISION, /* "precision": amp or bf16 (off unless allowed) */
 	VF_KNOB_SHARD,     /* "shard": ddp, zero1, zero2, zero3 (fsdp: the same in the model) */
 	VF_KNOB_GPUS,      /* "gpus": 1, 2, 4, ... up to the GPUs given */
+	VF_KNOB_SPLIT,     /* "split": one model over several GPUs (split.h): a layer split on
+			      cards without NVLink, tp x pp (x dp) on NVLink cards */
 	VF_KNOB_COUNT
 };
 
@@ -46,7 +48,7 @@ enum vf_knob {
 #define VF_KNOBS_DEFAULT                                                                   \
 	(VF_KNOB_BIT(VF_KNOB_BATCH) | VF_KNOB_BIT(VF_KNOB_GRAD_CKPT) |                     \
 	 VF_KNOB_BIT(VF_KNOB_OPTIMIZER) | VF_KNOB_BIT(VF_KNOB_QUANT) |                     \
-	 VF_KNOB_BIT(VF_KNOB_SHARD) | VF_KNOB_BIT(VF_KNOB_GPUS))
+	 VF_KNOB_BIT(VF_KNOB_SHARD) | VF_KNOB_BIT(VF_KNOB_GPUS) | VF_KNOB_BIT(VF_KNOB_SPLIT))
 
 const char *vf_knob_name(enum vf_knob k);
 /* Parse "batch,grad-ckpt,optimizer" into knob bits. Fails (VF_EUSAGE)

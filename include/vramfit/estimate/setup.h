@@ -16,6 +16,8 @@
  *   --attention sdpa|eager|flash    --context-mib N
  *   --video WxHxF  --audio / --no-audio  --text-encoder none|bf16|int8
  *   --offload-optimizer (states to CPU during validation)
+ *   --split none|layers  --max-memory GPU=GiB[,GPU=GiB...]
+ *   --tp N --pp N --micro-batches M --sequence-parallel (lib/estimate/split.c)
  * Each also accepts the --flag=value form. */
 #ifndef VRAMFIT_SETUP_H
 #define VRAMFIT_SETUP_H
@@ -84,6 +86,25 @@ enum {
 	VF_LORA_ALL = (1u << 7) - 1,
 };
 
+/* One model across several GPUs (split.h): none, or whole decoder layers
+ * placed on the GPUs in order as accelerate's device_map="auto" does. */
+enum vf_split_kind { VF_SPLIT_NONE, VF_SPLIT_LAYERS, VF_SPLIT_COUNT };
+
+/* --max-memory: GPU indexes 0..VF_SETUP_MAX_MEMORY-1, budgets in
+ * hundredths of a GiB (0.01..655.35 GiB) to keep the setup small (the
+ * search copies it per configuration). */
+#define VF_SETUP_MAX_MEMORY 16
+
+/* Which split fields the user gave (vf_setup.split_given). */
+enum {
+	VF_SPLIT_G_SPLIT = 1u << 0,
+	VF_SPLIT_G_TP = 1u << 1,
+	VF_SPLIT_G_PP = 1u << 2,
+	VF_SPLIT_G_MICRO = 1u << 3,
+	VF_SPLIT_G_SEQ_PAR = 1u << 4,
+	VF_SPLIT_G_MAX_MEMORY = 1u << 5,
+};
+
 /* Which fields the user gave (the others are defaults, listed as
  * assumptions). */
 enum {
@@ -136,7 +157,19 @@ struct vf_setup {
 	enum vf_text_encoder text_encoder; /* default bf16 for video DiTs */
 	bool offload_optimizer;            /* video DiTs: states to CPU during validation */
 	unsigned given;                    /* VF_SETUP_G_* the user set */
+	/* One model across several GPUs (lib/estimate/split.c). gpus is
+	 * dp x tp x pp; with --split layers it is the GPUs the layers go on. */
+	enum vf_split_kind split;          /* default none */
+	int16_t tp;                        /* tensor-parallel degree; default 1 */
+	int16_t pp;                        /* pipeline stages; default 1 */
+	int32_t micro_batches;             /* pipeline micro-batches per step (its grad-accum) */
+	bool sequence_parallel;            /* Megatron sequence parallelism with --tp */
+	uint8_t split_given;               /* VF_SPLIT_G_* the user set */
+	uint16_t max_memory_cgib[VF_SETUP_MAX_MEMORY]; /* --max-memory per GPU, GiB/100; 0 none */
 };
+
+/* GPU g's --max-memory in bytes; 0 when none. */
+int64_t vf_setup_max_memory_bytes(const struct vf_setup *s, int g);
 
 /* The defaults above. */
 void vf_setup_defaults(struct vf_setup *s);
@@ -151,6 +184,7 @@ const char *vf_quant_name(enum vf_quant v);
 const char *vf_shard_name(enum vf_shard v);
 const char *vf_attention_name(enum vf_attention v);
 const char *vf_text_encoder_name(enum vf_text_encoder v);
+const char *vf_split_kind_name(enum vf_split_kind v);
 
 /* Parse one value by name (case-sensitive flag spelling; a few aliases such
  * as "adamw-fused", "fp16amp", "bnb8bit", "int8-quanto" are accepted).
@@ -217,7 +251,14 @@ cJSON *vf_setup_to_json(const struct vf_setup *s);
 	"  --video WxHxF                     video DiTs: resolution and frames (960x544x89)\n" \
 	"  --audio | --no-audio              video DiTs: the audio stream (default on)\n" \
 	"  --text-encoder none|bf16|int8     video DiTs: text encoder for the validation prompts\n" \
-	"  --offload-optimizer               video DiTs: optimizer states on the CPU during validation\n"
+	"  --offload-optimizer               video DiTs: optimizer states on the CPU during validation\n" \
+	"One model across GPUs (--gpus = data parallel x tp x pp):\n" \
+	"  --split none|layers               layers: whole decoder layers on the GPUs in order\n" \
+	"                                    (accelerate device_map=\"auto\")\n" \
+	"  --max-memory GPU=GiB[,...]        layer split: budget per GPU (accelerate max_memory)\n" \
+	"  --tp N                            tensor parallel: heads, MLP, vocabulary split N ways\n" \
+	"  --sequence-parallel               with --tp: norms and dropout split over the sequence\n" \
+	"  --pp N --micro-batches M          pipeline: N stages, M micro-batches per step (1F1B)\n"
 extern const char vf_setup_flags_help[];
 
 #endif

@@ -1,0 +1,95 @@
+# split.sh - end to end: one model across several GPUs (--split layers,
+# --tp, --pp) in estimate and fit; the acceptance examples of the issue.
+. "$(dirname "$0")/lib.sh"
+
+test_case "NeoX-20B on 2 x RTX 3090, layer split: fits, half the weights on each, KV with its layers"
+run estimate gpt-neox-20b --mode infer --precision bf16 --gpu rtx-3090:2
+expect_rc 0
+expect_out 'does not fit'
+run estimate gpt-neox-20b --mode infer --precision bf16 --split layers --gpu rtx-3090:2
+expect_rc 0
+expect_out 'layers 0-22, embeddings'
+expect_out 'layers 23-43, head'
+expect_out 'GPU 0 decides the verdict'
+expect_no_out 'does not fit'
+run estimate gpt-neox-20b --mode infer --precision bf16 --split layers --gpu rtx-3090:2 --json
+expect_rc 0
+expect_json 'j["gpus"][0]["fits"] and j["gpus"][0]["split"]["kind"] == "layers"'
+expect_json 'len(j["gpus"][0]["split"]["gpus"]) == 2 and j["gpus"][0]["split"]["limiting_gpu"] == 0'
+# 41,109,135,360 B of bf16 weights: each card between 45% and 55%
+expect_json 'all(0.45 < g["memory"]["weights_bytes"] / 41109135360 < 0.55 for g in j["gpus"][0]["split"]["gpus"])'
+# KV cache 2 x 6144 x 2048 x 2 B = 50,331,648 B per layer, on the GPU of the layer
+expect_json '[g["memory"]["kv_cache_bytes"] for g in j["gpus"][0]["split"]["gpus"]] == [23 * 50331648, 21 * 50331648]'
+expect_json '[g["layers"] for g in j["gpus"][0]["split"]["gpus"]] == [[0, 22], [23, 43]]'
+expect_json 'j["setup"]["split"] == "layers"'
+
+test_case "--max-memory moves layers on (accelerate max_memory)"
+run estimate gpt-neox-20b --mode infer --precision bf16 --split layers --max-memory 0=12 --gpu rtx-3090:3 --json
+expect_rc 0
+expect_json 'j["gpus"][0]["split"]["gpus"][0]["layers"] == [0, 12]'
+
+test_case "Llama-3.1-70B inference --tp 4 on four 80 GB cards: a quarter of the weights each"
+run estimate llama3.1-70b --mode infer --tp 4 --gpu h100-80gb:4 --json
+expect_rc 0
+expect_json 'j["gpus"][0]["fits"] and j["gpus"][0]["split"]["tp"] == 4'
+# 141,107,412,992 B / 4 + 3/4 of the replicated norms (1,978,368 B)
+expect_json 'all(g["memory"]["weights_bytes"] == 35278831616 for g in j["gpus"][0]["split"]["gpus"])'
+expect_json 'j["gpus"][0]["split"]["tp_comm_seconds"] > 0'
+run estimate llama3.1-70b --mode infer --tp 4 --gpu h100-80gb:4
+expect_out '1/4 of each matrix'
+
+test_case "training: FSDP x TP=8 over 64 GPUs fits an 80 GB card"
+run estimate llama3.1-70b --mode full --tp 8 --gpus 64 --shard fsdp --seq 8192 --grad-ckpt --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["gpus"][0]["fits"] and j["gpus"][0]["split"]["dp"] == 8'
+expect_json '20 * 2**30 < j["gpus"][0]["peak_bytes"] < 80 * 2**30'
+
+test_case "a 4-stage pipeline: stage 0 holds 4 micro-batches, the bubble is in the step"
+run estimate llama2-7b --mode full --pp 4 --micro-batches 4 --grad-ckpt --gpu a100-80gb:4 --json
+expect_rc 0
+expect_json '[g["micro_batches_in_flight"] for g in j["gpus"][0]["split"]["gpus"]] == [4, 3, 2, 1]'
+expect_json 'j["gpus"][0]["split"]["bubble_seconds"] > 0'
+run estimate llama2-7b --mode full --pp 4 --micro-batches 4 --gpu a100-80gb:4
+expect_out 'stage 0: layers 0-7, embeddings, 4 micro-batches in flight'
+expect_out 'pipeline bubble'
+
+test_case "bad splits are usage errors"
+run estimate llama3.1-70b --mode infer --tp 3 --gpu h100-80gb:3
+expect_rc 2
+expect_err '64 attention heads do not split 3 ways'
+run estimate llama2-7b --split layers --tp 2 --gpu h100-80gb:2
+expect_rc 2
+expect_err 'one or the other'
+run estimate llama2-7b --tp 4 --gpus 6 --gpu h100-80gb
+expect_rc 2
+expect_err 'multiple of 4'
+run estimate llama2-7b --split layers --max-memory 0=lots --gpu rtx-3090:2
+expect_rc 2
+expect_err '--max-memory'
+run estimate ltx-2-19b --tp 2 --gpu h100-80gb:2
+expect_rc 2
+expect_err 'video DiTs'
+run estimate llama2-7b --tp 2 --pp 4 --gpu a100-80gb:4
+expect_rc 2
+expect_err 'one replica needs 8 GPUs'
+run estimate gpt-neox-20b --mode infer --split layers --gpus 3 --gpu rtx-3090:2
+expect_rc 2
+expect_err 'one replica needs 3 GPUs'
+run fit llama2-7b --tp 2
+expect_rc 2
+expect_err 'fit offers the split itself'
+
+test_case "fit offers the cheapest split of a model that one card does not hold"
+run fit gpt-neox-20b --mode infer --json
+expect_rc 0
+# 2 x RTX 3090 hold it (22.24 GiB of 24 GiB on GPU 0) inside the 10% margin: tight; 3 fit
+expect_json 'any(r["gpu"] == "rtx-3090" and r["gpus"] == 2 and r.get("split", "").startswith("layer split") and r["fits_memory"] for r in j["rows"])'
+expect_json 'any(r["gpu"] == "rtx-3090" and r["gpus"] == 3 and r["fits"] and r.get("split", "").startswith("layer split") for r in j["rows"])'
+expect_json 'any(r["gpu"] == "a100-40gb" and r["fits"] and r.get("split") == "tp 2" for r in j["rows"])'
+run fit gpt-neox-20b --mode infer
+expect_out_re 'rtx-3090 +2 +tight +layer split over 2 GPUs'
+run fit gpt-neox-20b --mode infer --margin 0.05 --gpu rtx-3090:2 --json
+expect_rc 0
+expect_json 'any(r["gpus"] == 2 and r["fits"] and r.get("split", "").startswith("layer split over 2 GPUs") for r in j["rows"])'
+
+finish

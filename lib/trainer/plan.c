@@ -1196,7 +1196,7 @@ vf_status vf_plan_make(const struct vf_plan_opts *o, const struct vf_gpu_set *gp
 	       p->tier.config_path);
 	if (!o->trigger)
 		ASSUME(&c, "Trigger word: none (the captions are used as they are).");
-	st = vf_check_config(p->config, trainer, &p->check, err);
+	st = vf_check_config(p->config, trainer, p->trainer_dir, &p->check, err);
 	if (st != VF_OK)
 		goto out;
 	make_estimate(&c);

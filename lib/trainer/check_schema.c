@@ -103,6 +103,23 @@ static bool literal_ok(const struct vf_pytype *t, const struct vf_yaml_node *n)
 	return false;
 }
 
+/* The allowed values of a Literal, or of a union of Literals and None, as
+ * the config spells them: adamw, adamw8bit; null. */
+static void allowed(const struct vf_pytype *t, char *out, size_t n)
+{
+	size_t l = strlen(out);
+	if (t->kind == VF_PY_NONE) {
+		snprintf(out + l, n - l, "%snull", l ? ", " : "");
+	} else if (t->kind == VF_PY_LITERAL) {
+		for (size_t i = 0; i < t->nliterals && l < n; i++, l = strlen(out))
+			snprintf(out + l, n - l, "%s%s", l ? ", " : "",
+				 t->literals[i].kind == VF_PY_NONE ? "null" : t->literals[i].text);
+	} else if (t->kind == VF_PY_UNION) {
+		for (size_t i = 0; i < t->nargs; i++)
+			allowed(t->args[i], out, n);
+	}
+}
+
 /* ---- models -------------------------------------------------------------------- */
 
 static void join(char *out, size_t n, const char *prefix, const char *key)
@@ -264,9 +281,12 @@ static void walk_union(struct walk *w, const struct vf_yaml_node *n, const char 
 	if (unk)
 		emit(w, VF_CHECK_UNCHECKED, path, n, "not checked: the type %s is not understood by vramfit's reader",
 		     tt);
-	else if (literals && k != VF_YAML_MAP && k != VF_YAML_SEQ)
+	else if (literals && k != VF_YAML_MAP && k != VF_YAML_SEQ) {
+		char list[256] = "";
+		allowed(t, list, sizeof list);
 		emit(w, VF_CHECK_FAIL, path, n, "'%s' is not an allowed value (allowed: %s)",
-		     vf_yaml_node_str(n) ? vf_yaml_node_str(n) : "null", tt);
+		     vf_yaml_node_str(n) ? vf_yaml_node_str(n) : "null", list);
+	}
 	else if (fitting == 1 || (keyed && best))
 		walk_value(w, n, path, best, depth + 1);
 	else
@@ -329,7 +349,8 @@ static void walk_value(struct walk *w, const struct vf_yaml_node *n, const char 
 		return;
 	case VF_PY_LITERAL:
 		if (!literal_ok(t, n)) {
-			vf_pytype_text(t, tt, sizeof tt);
+			tt[0] = '\0';
+			allowed(t, tt, sizeof tt);
 			emit(w, VF_CHECK_FAIL, path, n, "'%s' is not an allowed value (allowed: %s)",
 			     k == VF_YAML_NULL ? "null" : vf_yaml_node_str(n) ? vf_yaml_node_str(n) : vf_yaml_kind_name(k),
 			     tt);

@@ -4,19 +4,43 @@
 #include "vramfit/trainer/checkout.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "vramfit/base/json.h"
+
+/* fopen for reading, only for a regular file (never blocks on a FIFO). */
+FILE *vf__fopen_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = 0;
+		return NULL;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	FILE *f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
 
 /* ---- version ------------------------------------------------------------- */
 
 /* First line of path into out (trailing blanks cut); false when unreadable. */
 static bool first_line(const char *path, char *out, size_t n)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = vf__fopen_regular(path);
 	if (!f)
 		return false;
 	bool ok = fgets(out, (int)n, f) != NULL;
@@ -32,7 +56,7 @@ static bool git_dir(const char *dir, char *out, size_t n)
 {
 	char cur[1024];
 	snprintf(cur, sizeof cur, "%s", dir);
-	for (int up = 0; up <= 8; up++) {
+	for (int up = 0; up <= 2; up++) { /* the checkout, or its monorepo two up (packages/<name>) */
 		char g[1100];
 		struct stat st;
 		snprintf(g, sizeof g, "%s/.git", cur);
@@ -74,7 +98,7 @@ static bool resolve_ref(const char *gd, const char *ref, char *sha, size_t n)
 		}
 	}
 	snprintf(path, sizeof path, "%s/packed-refs", common);
-	FILE *f = fopen(path, "r");
+	FILE *f = vf__fopen_regular(path);
 	bool found = false;
 	while (f && !found && fgets(line, sizeof line, f)) {
 		line[strcspn(line, "\r\n")] = '\0';
@@ -117,7 +141,7 @@ static bool pyproject_version(const char *dir, char *out, size_t n)
 {
 	char path[1100], line[512];
 	snprintf(path, sizeof path, "%s/pyproject.toml", dir);
-	FILE *f = fopen(path, "r");
+	FILE *f = vf__fopen_regular(path);
 	if (!f)
 		return false;
 	bool in_project = false, found = false;
@@ -200,7 +224,7 @@ static struct vf_trainer_mode *mode_slot(struct vf_trainer_modes *m, size_t *all
 /* The first comment line of the file's header that says something. */
 static void header_comment(const char *path, char *out, size_t n)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = vf__fopen_regular(path);
 	char line[512];
 	out[0] = '\0';
 	for (int i = 0; f && !out[0] && i < 40 && fgets(line, sizeof line, f); i++) {
@@ -226,7 +250,10 @@ static void strategy_summary(const char *path, const cJSON *sk, char *out, size_
 	struct vf_error e = {0};
 	out[0] = '\0';
 	const char *key = vf_json_get_str(sk, "key");
-	if (!key || vf_yamldoc_load_file(path, &d, &e) != VF_OK)
+	FILE *f = vf__fopen_regular(path);
+	if (f)
+		fclose(f);
+	if (!key || !f || vf_yamldoc_load_file(path, &d, &e) != VF_OK)
 		return;
 	const struct vf_yaml_node *ts = vf_yamldoc_find(d, key);
 	const char *nm = vf_json_get_str(sk, "name"), *gen = vf_json_get_str(sk, "generated");

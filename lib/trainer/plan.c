@@ -19,6 +19,7 @@
 #include "vramfit/base/buf.h"
 #include "vramfit/base/json.h"
 #include "vramfit/trainer/profile.h"
+#include "plan_internal.h"
 #include "vramfit/model/safetensors.h"
 
 #define MAX_SCAN 20000 /* directory entries looked at during model discovery */
@@ -586,6 +587,15 @@ static vf_status make_config(struct ctx *c, struct vf_error *err)
 			return st;
 	}
 
+	/* The trainer's low-VRAM choices, where this mode's config has the key. */
+	for (int i = 0; i < p->ndeltas; i++) {
+		const struct vf_delta *d = &p->deltas[i];
+		p->delta_applied[i] = vf_yamldoc_find(p->config, d->key) != NULL;
+		if (p->delta_applied[i] &&
+		    (st = patch(c, d->key, d->value, d->is_string, "trainer's low-VRAM choice", err)) != VF_OK)
+			return st;
+	}
+
 	/* What the user asked for. */
 	const char *kmode = key_of(c, "training_mode", "model.training_mode");
 	const char *ksteps = key_of(c, "steps", "optimization.steps");
@@ -840,7 +850,7 @@ static vf_status render(struct ctx *c, struct vf_error *err)
 	const char *mode_words =
 		vf_json_get_str(cJSON_GetObjectItemCaseSensitive(c->cfg, "mode_names"), p->mode);
 	if (!mode_words)
-		mode_words = p->mode;
+		mode_words = p->mode_what[0] ? p->mode_what : p->mode;
 
 	md(&b, "# Training Plan — %s\n\n", p->run_name);
 
@@ -858,6 +868,7 @@ static vf_status render(struct ctx *c, struct vf_error *err)
 	md(&b, "- Training mode: `%s`\n", p->training_mode);
 	md(&b, "- Starting config: `%s` (the %s's shipped config, copied to `%s`)\n", p->shipped_config,
 	   p->tier.name, p->config_path);
+	vf__plan_md_trainer(&b, p);
 	for (int i = 0; i < p->nwarnings; i++)
 		md(&b, "- **Warning:** %s\n", p->warnings[i]);
 	md(&b, "\n");
@@ -867,8 +878,10 @@ static vf_status render(struct ctx *c, struct vf_error *err)
 	md(&b, "- Raw clips and captions go in `%s/dataset/`\n", p->run_dir);
 	char root[VF_PLAN_PATH];
 	value_text(p->config, key_of(c, "data_root", "data.preprocessed_data_root"), root, sizeof root);
-	md(&b, "- Preprocessed latents and text embeddings: `%s` (not there yet: pending preprocessing)\n\n",
+	md(&b, "- Preprocessed latents and text embeddings: `%s` (not there yet: pending preprocessing)\n",
 	   root);
+	vf__plan_md_data(&b, p);
+	md(&b, "\n");
 
 	md(&b, "## Preprocessing\n\n");
 	char dims[64];
@@ -1090,7 +1103,8 @@ vf_status vf_plan_make(const struct vf_plan_opts *o, const struct vf_gpu_set *gp
 		goto out;
 	snprintf(p->mode, sizeof p->mode, "%s", p->tier.mode[0] ? p->tier.mode : (o->mode ? o->mode : "t2v"));
 	if (!o->mode)
-		ASSUME(&c, "Mode: `%s` (the trainer profile's default; --mode t2v|i2v).", p->mode);
+		ASSUME(&c, "Mode: `%s` (the trainer profile's default; --mode MODE, one of the checkout's "
+			   "config families: vramfit plan --list-modes).", p->mode);
 	describe_gpus(p, gpus);
 	for (size_t i = 1; i < gpus->count; i++)
 		if (strcmp(gpus->gpus[i].name, gpus->gpus[0].name) != 0) {
@@ -1122,7 +1136,13 @@ vf_status vf_plan_make(const struct vf_plan_opts *o, const struct vf_gpu_set *gp
 		goto out;
 	if (!o->trainer_dir)
 		ASSUME(&c, "Trainer directory: %s (%s; --trainer-dir DIR).", p->trainer_dir, p->trainer_dir_from);
-	snprintf(p->shipped_config, sizeof p->shipped_config, "%s/%s", p->trainer_dir, p->tier.config_path);
+	st = vf__plan_choose_config(p, c.cfg, err);
+	if (st != VF_OK)
+		goto out;
+	if (p->ndeltas)
+		ASSUME(&c, "The checkout ships no %s for the %s: starting from %s with the trainer's own "
+			   "low-VRAM choices (%s), applied where the key exists.",
+		       p->tier.config, p->tier.name, strrchr(p->shipped_config, '/') + 1, p->deltas_from);
 	struct stat sst;
 	if (stat(p->shipped_config, &sst) != 0 || !S_ISREG(sst.st_mode)) {
 		int e = errno;
@@ -1191,9 +1211,12 @@ vf_status vf_plan_make(const struct vf_plan_opts *o, const struct vf_gpu_set *gp
 	if (st != VF_OK)
 		goto out;
 	make_launch(&c);
+	p->ndata_dirs = (int)vf_checkout_data_dirs(p->config, c.cfg, p->data_dirs, 16);
+	for (int i = 0; i < p->ndata_dirs; i++)
+		p->data_dirs[i].node = NULL; /* the document changes no more, but keep nothing borrowed */
 	ASSUME(&c, "Every other setting as shipped in %s (optimizer, precision, quantization, LoRA, "
 		   "validation): autotune may change them after the sanity check.",
-	       p->tier.config_path);
+	       strrchr(p->shipped_config, '/') + 1);
 	if (!o->trigger)
 		ASSUME(&c, "Trigger word: none (the captions are used as they are).");
 	st = vf_check_config(p->config, trainer, p->trainer_dir, &p->check, err);
@@ -1206,6 +1229,26 @@ vf_status vf_plan_make(const struct vf_plan_opts *o, const struct vf_gpu_set *gp
 out:
 	cJSON_Delete(c.cfg);
 	cJSON_Delete(c.sweep);
+	return st;
+}
+
+vf_status vf_plan_list_modes(const struct vf_plan_opts *o, struct vf_trainer_modes *out, char *dir, size_t n,
+			     struct vf_error *err)
+{
+	memset(out, 0, sizeof *out);
+	struct vf_plan *p = calloc(1, sizeof *p);
+	if (!p)
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	struct ctx c = {o, p, NULL, NULL};
+	vf_status st = vf_profile_part(o->trainer ? o->trainer : VF_PROFILE_DEFAULT, "configs", &c.cfg, err);
+	if (st == VF_OK)
+		st = find_trainer_dir(&c, err);
+	if (st == VF_OK) {
+		snprintf(dir, n, "%s", p->trainer_dir);
+		st = vf_checkout_modes(p->trainer_dir, c.cfg, out, err);
+	}
+	cJSON_Delete(c.cfg);
+	free(p);
 	return st;
 }
 
@@ -1316,6 +1359,7 @@ cJSON *vf_plan_to_json(const struct vf_plan *p)
 	for (int i = 0; i < p->nassumptions; i++)
 		cJSON_AddItemToArray(as, cJSON_CreateString(p->assumptions[i]));
 	cJSON_AddItemToObject(o, "check", vf_check_to_json(&p->check));
+	vf__plan_json_trainer(o, p);
 	cJSON *e = cJSON_AddObjectToObject(o, "estimate");
 	cJSON_AddBoolToObject(e, "available", p->has_estimate);
 	cJSON_AddBoolToObject(e, "is_estimate", true);

@@ -5,6 +5,7 @@
  * root class so that only what the schema reaches is built. Every allocation
  * lives in the schema's list and is freed with it. */
 #include "vramfit/trainer/schema.h"
+#include "vramfit/trainer/checkout.h" /* vf__fopen_regular */
 
 #include <ctype.h>
 #include <errno.h>
@@ -372,10 +373,10 @@ static bool parse_number(const struct toks *ts, size_t at, double *out)
 
 static vf_status read_file(const char *path, char **out, size_t *len, struct vf_error *err)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = vf__fopen_regular(path);
 	if (!f)
 		return vf_error_set(err, errno == ENOENT ? VF_ENOTFOUND : VF_ERR, "%s: %s", path,
-				    strerror(errno));
+				    errno ? strerror(errno) : "not a regular file");
 	char *buf = malloc(VF_SCHEMA_MAX_BYTES + 1);
 	if (!buf) {
 		fclose(f);

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -19,8 +20,9 @@
 
 /* The trainer's version in words: "git 400fd31 (branch main)",
  * "git 400fd31 (detached)", "pyproject 2.0.1", or "unknown (no .git, no
- * pyproject.toml version)". Looks for .git in dir and up to 8 parents
- * (a monorepo's packages/ltx-trainer); follows `gitdir:` files, refs/ and
+ * pyproject.toml version)". Looks for .git in dir and up to 2 parents
+ * (a monorepo's packages/ltx-trainer, no further: a checkout copied into
+ * some other repository is not that repository's commit); follows `gitdir:` files, refs/ and
  * packed-refs. Never fails. */
 void vf_checkout_version(const char *dir, char *out, size_t n);
 
@@ -82,5 +84,9 @@ struct vf_delta {
  * Writes up to max deltas to out; returns how many. */
 size_t vf_checkout_deltas(const struct vf_yamldoc *standard, const struct vf_yamldoc *low, const cJSON *configs,
 			  struct vf_delta *out, size_t max);
+
+/* fopen(path, "r") for a regular file only (never blocks on a FIFO);
+ * NULL otherwise. Internal to lib/trainer. */
+FILE *vf__fopen_regular(const char *path);
 
 #endif

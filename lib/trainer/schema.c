@@ -42,6 +42,13 @@ struct built {
 	struct vf_pymodel *model;
 };
 
+/* A name resolved in a module (aliases are parsed once: no blow-up). */
+struct named {
+	const struct pymod *mod;
+	const char *name;
+	struct vf_pytype *type; /* NULL: unknown, or being resolved (a cycle) */
+};
+
 struct vf_schema {
 	void **allocs;
 	size_t nallocs, aallocs;
@@ -51,6 +58,8 @@ struct vf_schema {
 	size_t nmods;
 	struct built *built;
 	size_t nbuilt, abuilt;
+	struct named *names;
+	size_t nnames, anames;
 	struct vf_pymodel *root;
 	bool oom;
 };
@@ -253,10 +262,13 @@ static size_t scan_string(const char *p)
 static bool tokenize(const char *p, struct toks *ts)
 {
 	ts->n = ts->i = 0;
-	ts->v = malloc(MAX_TOKENS * sizeof *ts->v);
+	size_t cap = strlen(p) + 2; /* a token takes at least one byte */
+	if (cap > MAX_TOKENS)
+		cap = MAX_TOKENS;
+	ts->v = malloc(cap * sizeof *ts->v);
 	if (!ts->v)
 		return false;
-	while (*p && ts->n < MAX_TOKENS - 1) {
+	while (*p && ts->n < cap - 1) {
 		if (*p == ' ') {
 			p++;
 			continue;
@@ -555,11 +567,33 @@ static struct vf_pytype *alias_type(struct vf_schema *s, const struct pymod *m, 
 	return t;
 }
 
-/* Resolve a (possibly dotted) name in module m to a type. NULL when unknown. */
+static struct vf_pytype *resolve_uncached(struct vf_schema *s, const struct pymod *m, const char *name,
+					  int depth);
+
+/* Resolve a (possibly dotted) name in module m to a type, once per module
+ * and name. NULL when unknown. */
 static struct vf_pytype *resolve(struct vf_schema *s, const struct pymod *m, const char *name, int depth)
 {
 	if (depth > VF_SCHEMA_MAX_DEPTH || !m)
 		return NULL;
+	for (size_t i = 0; i < s->nnames; i++)
+		if (s->names[i].mod == m && strcmp(s->names[i].name, name) == 0)
+			return s->names[i].type;
+	struct named *nn = agrow(s, s->names, &s->anames, s->nnames, sizeof *nn);
+	const char *copy = adup(s, name, strlen(name));
+	if (!nn || !copy)
+		return NULL;
+	s->names = nn;
+	size_t at = s->nnames++;
+	s->names[at] = (struct named){m, copy, NULL};
+	struct vf_pytype *t = resolve_uncached(s, m, name, depth);
+	s->names[at].type = t;
+	return t;
+}
+
+static struct vf_pytype *resolve_uncached(struct vf_schema *s, const struct pymod *m, const char *name,
+					  int depth)
+{
 	size_t at;
 	bool is_class;
 	if (!strchr(name, '.') && find_def(m, name, &at, &is_class)) {
@@ -643,8 +677,9 @@ static void annotated_meta(struct vf_schema *s, struct vf_pytype *t, struct toks
 				t->discriminator = str_value(s, &ts->v[ts->i + 2]);
 			}
 			skip_expr(ts);
-			if (is_op(peek(ts), ','))
-				ts->i++;
+			if (!is_op(peek(ts), ','))
+				break; /* a ']' or '}' out of place: stop here */
+			ts->i++;
 		}
 		if (is_op(peek(ts), ')'))
 			ts->i++;
@@ -699,8 +734,10 @@ static struct vf_pytype *subscript(struct vf_schema *s, const struct pymod *m, c
 			ts->i++;
 		} else {
 			struct vf_pytype *a = parse_type(s, m, ts, depth + 1);
+			if (annotated && a && (first = mktype(s, a->kind)))
+				*first = *a; /* a copy: a cached alias is shared, its tag is not */
 			if (annotated)
-				first = a, ok = a != NULL;
+				ok = first != NULL;
 			else if (k != VF_PY_DICT && k != VF_PY_UNKNOWN)
 				ok = add_arg(s, t, a, &alloc);
 		}
@@ -866,8 +903,9 @@ static bool bases(struct vf_schema *s, const struct pymod *m, struct vf_pymodel 
 			}
 		}
 		skip_expr(&ts);
-		if (is_op(peek(&ts), ','))
-			ts.i++;
+		if (!is_op(peek(&ts), ','))
+			break;
+		ts.i++;
 	}
 	free(ts.v);
 	return model || md->open;
@@ -900,8 +938,9 @@ static void field_args(struct vf_schema *s, struct vf_pyfield *f, struct toks *t
 			f->required = a->k == T_ELLIPSIS;
 		}
 		skip_expr(ts);
-		if (is_op(peek(ts), ','))
-			ts->i++;
+		if (!is_op(peek(ts), ','))
+			break;
+		ts->i++;
 	}
 }
 

@@ -42,7 +42,11 @@ static const char usage[] =
 	"                        /workspace/ltx-trainings, ./projects)\n"
 	"  --model PATH          LTX-2 .safetensors checkpoint (default: searched in\n"
 	"                        $LTX_MODELS_DIR, ~/models, /models for *ltx*2*); never a URL\n"
-	"  --text-encoder PATH   Gemma text encoder directory (default: searched likewise)\n"
+	"  --text-encoder PATH   Gemma text encoder directory, or the packed text-encoder\n"
+	"                        .safetensors of a split pack (default: searched likewise)\n"
+	"  --video-vae PATH      split pack: the video VAE file (default: the one beside\n"
+	"                        a transformer-only --model, found by its tensors)\n"
+	"  --audio-vae PATH      split pack: the audio VAE file (default: likewise)\n"
 	"  --training-mode lora|full\n"
 	"  --steps N             training steps (default: the shipped config's)\n"
 	"  --goal TEXT           what the run is for (## Goal)\n"
@@ -57,7 +61,7 @@ static const char usage[] =
 	"  --dry-run             print what would be written; create nothing\n"
 	"  --json                the plan as JSON (status, tier, gpus, run_dir, config,\n"
 	"                        launch, patches, warnings, assumptions, check, estimate,\n"
-	"                        trainer_checkout, low_vram_deltas, data_dirs)\n"
+	"                        trainer_checkout, model_files, low_vram_deltas, data_dirs)\n"
 	"\n"
 	"Exit status: 0 planned, 1 stopped (GPU below the trainer's minimum without\n"
 	"--accept-risk, run directory exists, model not found or invalid, URL given),\n"
@@ -184,7 +188,7 @@ static int run(int argc, char **argv)
 		static const char *const names[] = {"--trainer-dir", "--mode", "--dataset", "--run-name",
 						    "--workspace", "--model", "--text-encoder",
 						    "--training-mode", "--steps", "--gpu", "--goal",
-						    "--trigger", "--trainer", NULL};
+						    "--trigger", "--trainer", "--video-vae", "--audio-vae", NULL};
 		int k = -1;
 		const char *val = NULL;
 		for (int j = 0; names[j]; j++) {
@@ -223,6 +227,8 @@ static int run(int argc, char **argv)
 		case 10: dst = &o.goal; break;
 		case 11: dst = &o.trigger; break;
 		case 12: dst = &o.trainer; break;
+		case 13: dst = &o.video_vae; break;
+		case 14: dst = &o.audio_vae; break;
 		}
 		if (dst)
 			*dst = val;

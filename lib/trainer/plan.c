@@ -21,6 +21,7 @@
 #include "vramfit/trainer/profile.h"
 #include "plan_internal.h"
 #include "vramfit/model/safetensors.h"
+#include "vramfit/trainer/ckpt.h"
 
 #define MAX_SCAN 20000 /* directory entries looked at during model discovery */
 
@@ -333,6 +334,133 @@ static vf_status choose(const char *given, const char *flag, const char *what,
 	return absolute(f->paths[0], out, VF_PLAN_PATH, err);
 }
 
+/* The checkpoint offered as the model: a valid safetensors file holding a
+ * transformer (a VAE file is refused), its version from the metadata. */
+static vf_status read_model(struct ctx *c, struct vf_ckpt *ck, struct vf_error *err)
+{
+	struct vf_plan *p = c->p;
+	if (!is_file(p->model))
+		return vf_error_set(err, VF_ERR, "%s: %s", p->model,
+				    access(p->model, F_OK) == 0 ? "not a regular file" : "no such file");
+	const cJSON *rules = cJSON_GetObjectItemCaseSensitive(c->cfg, "checkpoint");
+	if (vf_ckpt_read(p->model, rules, ck, err) != VF_OK)
+		return vf_error_prefix(err, "--model");
+	if (vf_ckpt_is_vae_only(ck))
+		return vf_error_set(err, VF_ERR,
+				    "--model %s: this file holds only the %s (no transformer tensors): it is a "
+				    "part of a split pack, not the model; pass the transformer or the unified "
+				    "checkpoint",
+				    p->model, ck->has[VF_CKPT_VIDEO_VAE] ? "video VAE" : "audio VAE");
+	p->model_params = ck->params;
+	p->model_bytes = ck->data_bytes;
+	p->split_pack = ck->has[VF_CKPT_TRANSFORMER] && !(ck->has[VF_CKPT_VIDEO_VAE] && ck->has[VF_CKPT_AUDIO_VAE]);
+	return VF_OK;
+}
+
+/* One part of a split pack beside the transformer: given, or the single
+ * file in its directory that holds that part and no transformer. */
+static vf_status split_part(struct ctx *c, enum vf_ckpt_part part, const char *given, const char *flag, char *out,
+			    struct vf_error *err)
+{
+	struct vf_plan *p = c->p;
+	const cJSON *rules = cJSON_GetObjectItemCaseSensitive(c->cfg, "checkpoint");
+	if (given)
+		return absolute(given, out, VF_PLAN_PATH, err);
+	char dir[VF_PLAN_PATH];
+	snprintf(dir, sizeof dir, "%s", p->model);
+	*strrchr(dir, '/') = '\0';
+	DIR *d = opendir(dir);
+	int n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char path[VF_PLAN_PATH * 2];
+		struct vf_ckpt ck;
+		struct vf_error ign = {0};
+		size_t l = strlen(e->d_name);
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (l < 12 || strcmp(e->d_name + l - 12, ".safetensors") != 0 || strcmp(path, p->model) == 0 ||
+		    !is_file(path) || vf_ckpt_read(path, rules, &ck, &ign) != VF_OK)
+			continue;
+		if (ck.has[part] && !ck.has[VF_CKPT_TRANSFORMER] && n++ == 0)
+			snprintf(out, VF_PLAN_PATH, "%s", path);
+	}
+	if (d)
+		closedir(d);
+	if (n == 1)
+		return VF_OK;
+	out[0] = '\0';
+	return vf_error_set(err, VF_ERR, "%s holds only the transformer (a split pack) and %s %s file%s in %s; "
+			    "pass %s PATH", p->model, n ? "several" : "no", vf_ckpt_part_name(part),
+			    n ? "s" : "", dir, flag);
+}
+
+static vf_status split_parts(struct ctx *c, struct vf_error *err)
+{
+	struct vf_plan *p = c->p;
+	if (!p->split_pack)
+		return VF_OK;
+	vf_status st = split_part(c, VF_CKPT_VIDEO_VAE, c->o->video_vae, "--video-vae", p->video_vae, err);
+	if (st == VF_OK)
+		st = split_part(c, VF_CKPT_AUDIO_VAE, c->o->audio_vae, "--audio-vae", p->audio_vae, err);
+	if (st == VF_OK && !c->o->video_vae)
+		ASSUME(c, "Split pack: video VAE %s, audio VAE %s (found beside the transformer by their "
+			  "tensors; --video-vae, --audio-vae to choose).", p->video_vae, p->audio_vae);
+	return st;
+}
+
+static vf_status check_text_encoder(struct ctx *c, struct vf_error *err)
+{
+	struct vf_plan *p = c->p;
+	const char *te = p->text_encoder;
+	size_t l = strlen(te);
+	if (is_file(te) && l > 12 && strcmp(te + l - 12, ".safetensors") == 0) {
+		struct vf_safetensors sf;
+		memset(&sf, 0, sizeof sf);
+		vf_status st = vf_safetensors_read(te, &sf, err);
+		vf_safetensors_release(&sf);
+		return st == VF_OK ? VF_OK : vf_error_prefix(err, "--text-encoder");
+	}
+	if (!is_dir(te))
+		return vf_error_set(err, VF_ERR, "%s: %s (expected the Gemma text encoder directory, or the packed "
+				    "text-encoder .safetensors of a split pack)", te,
+				    access(te, F_OK) == 0 ? "not a directory" : "no such directory");
+	char cj[VF_PLAN_PATH + 16];
+	snprintf(cj, sizeof cj, "%s/config.json", te);
+	if (!is_file(cj))
+		WARN(c, "The text encoder directory %s has no config.json; check that it is the Gemma "
+			"text encoder.", te);
+	return VF_OK;
+}
+
+/* Which model it is: the version in the checkpoint's metadata, else the
+ * profile's file-name globs (labelled as such). */
+static void model_identity(struct ctx *c, const struct vf_ckpt *ck)
+{
+	struct vf_plan *p = c->p;
+	if (ck->model_id[0]) {
+		snprintf(p->model_id, sizeof p->model_id, "%s", ck->model_id);
+		snprintf(p->model_version, sizeof p->model_version, "%s %s", ck->model_name, ck->version);
+		snprintf(p->model_version_from, sizeof p->model_version_from, "%s", ck->version_from);
+		return;
+	}
+	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(c->cfg, "model_ids");
+	const char *base = strrchr(p->model, '/');
+	base = base ? base + 1 : p->model;
+	const cJSON *m;
+	cJSON_ArrayForEach(m, ids)
+	{
+		const char *g = vf_json_get_str(m, "glob"), *id = vf_json_get_str(m, "id");
+		if (g && id && fnmatch(g, base, FNM_CASEFOLD) == 0) {
+			snprintf(p->model_id, sizeof p->model_id, "%s", id);
+			break;
+		}
+	}
+	snprintf(p->model_version, sizeof p->model_version, "%s", p->model_id[0] ? p->model_id : "unknown");
+	snprintf(p->model_version_from, sizeof p->model_version_from, "%s%s",
+		 ck->version[0] ? "unmapped version in the metadata; " : "no version in the checkpoint's metadata; ",
+		 p->model_id[0] ? "guessed from the file name" : "not identified");
+}
+
 static vf_status find_models(struct ctx *c, struct vf_error *err)
 {
 	const cJSON *md = cJSON_GetObjectItemCaseSensitive(c->cfg, "model_discovery");
@@ -356,6 +484,7 @@ static vf_status find_models(struct ctx *c, struct vf_error *err)
 		}
 	}
 	struct vf_plan *p = c->p;
+	struct vf_ckpt info;
 	vf_status st = choose(c->o->model, "--model", "LTX-2 checkpoint (.safetensors)", ck, searched,
 			      p->model, p->model_from, sizeof p->model_from, err);
 	if (st == VF_OK)
@@ -371,44 +500,10 @@ static vf_status find_models(struct ctx *c, struct vf_error *err)
 	if (!c->o->text_encoder)
 		ASSUME(c, "Text encoder: %s (%s; pass --text-encoder to choose another).", p->text_encoder,
 		       p->text_encoder_from);
-
-	/* The checkpoint must be a valid safetensors file. */
-	if (!is_file(p->model))
-		return vf_error_set(err, VF_ERR, "%s: %s", p->model,
-				    access(p->model, F_OK) == 0 ? "not a regular file" : "no such file");
-	struct vf_safetensors sf;
-	memset(&sf, 0, sizeof sf);
-	st = vf_safetensors_read(p->model, &sf, err);
-	if (st != VF_OK) {
-		vf_safetensors_release(&sf);
-		return vf_error_prefix(err, "--model");
-	}
-	p->model_params = sf.params;
-	p->model_bytes = (int64_t)sf.data_bytes;
-	vf_safetensors_release(&sf);
-	if (!is_dir(p->text_encoder))
-		return vf_error_set(err, VF_ERR, "%s: %s (expected the Gemma text encoder directory)",
-				    p->text_encoder,
-				    access(p->text_encoder, F_OK) == 0 ? "not a directory" : "no such directory");
-	char cj[VF_PLAN_PATH + 16];
-	snprintf(cj, sizeof cj, "%s/config.json", p->text_encoder);
-	if (!is_file(cj))
-		WARN(c, "The text encoder directory %s has no config.json; check that it is the Gemma "
-			"text encoder.", p->text_encoder);
-
-	/* Which catalog model the estimate uses. */
-	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(c->cfg, "model_ids");
-	const char *base = strrchr(p->model, '/');
-	base = base ? base + 1 : p->model;
-	const cJSON *m;
-	cJSON_ArrayForEach(m, ids)
-	{
-		const char *g = vf_json_get_str(m, "glob"), *id = vf_json_get_str(m, "id");
-		if (g && id && fnmatch(g, base, FNM_CASEFOLD) == 0) {
-			snprintf(p->model_id, sizeof p->model_id, "%s", id);
-			break;
-		}
-	}
+	if ((st = read_model(c, &info, err)) != VF_OK || (st = split_parts(c, err)) != VF_OK ||
+	    (st = check_text_encoder(c, err)) != VF_OK)
+		return st;
+	model_identity(c, &info);
 	return VF_OK;
 }
 
@@ -586,6 +681,15 @@ static vf_status make_config(struct ctx *c, struct vf_error *err)
 		if (st != VF_OK)
 			return st;
 	}
+
+	/* A split pack: the VAE files (a unified checkpoint needs neither key). */
+	const cJSON *ps = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c->cfg, "checkpoint"),
+							   "patch_when_split");
+	const char *kv = vf_json_get_str(ps, "video_vae"), *ka_ = vf_json_get_str(ps, "audio_vae");
+	if (p->split_pack && kv && ka_ &&
+	    ((st = patch(c, kv, p->video_vae, true, "path: split pack", err)) != VF_OK ||
+	     (st = patch(c, ka_, p->audio_vae, true, "path: split pack", err)) != VF_OK))
+		return st;
 
 	/* The trainer's low-VRAM choices, where this mode's config has the key. */
 	for (int i = 0; i < p->ndeltas; i++) {

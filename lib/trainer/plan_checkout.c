@@ -88,6 +88,13 @@ vf_status vf__plan_choose_config(struct vf_plan *p, const cJSON *cfg, struct vf_
 
 void vf__plan_md_trainer(struct vf_buf *b, const struct vf_plan *p)
 {
+	vf_buf_printf(b, NULL, "- Model: %s (%s)\n", p->model_version, p->model_version_from);
+	if (p->split_pack)
+		vf_buf_printf(b, NULL, "- Checkpoint: a split pack: transformer `%s`, video VAE `%s`, audio VAE `%s`, "
+				       "text encoder `%s`\n", p->model, p->video_vae, p->audio_vae, p->text_encoder);
+	else
+		vf_buf_printf(b, NULL, "- Checkpoint: unified (`%s` holds the transformer and both VAEs)\n",
+			      p->model);
 	vf_buf_printf(b, NULL, "- Trainer: `%s` (%s; read from it this time)\n", p->trainer_dir,
 		      p->trainer_version);
 	if (p->mode_what[0])
@@ -124,6 +131,14 @@ void vf__plan_json_trainer(cJSON *o, const struct vf_plan *p)
 	cJSON_AddStringToObject(t, "version", p->trainer_version);
 	cJSON_AddStringToObject(t, "mode_what", p->mode_what);
 	cJSON_AddStringToObject(t, "mode_strategy", p->mode_strategy);
+	cJSON *m = cJSON_AddObjectToObject(o, "model_files");
+	cJSON_AddStringToObject(m, "layout", p->split_pack ? "split" : "unified");
+	cJSON_AddStringToObject(m, "model", p->model);
+	cJSON_AddStringToObject(m, "video_vae", p->video_vae);
+	cJSON_AddStringToObject(m, "audio_vae", p->audio_vae);
+	cJSON_AddStringToObject(m, "text_encoder", p->text_encoder);
+	cJSON_AddStringToObject(m, "version", p->model_version);
+	cJSON_AddStringToObject(m, "version_from", p->model_version_from);
 	cJSON *d = cJSON_AddArrayToObject(o, "low_vram_deltas");
 	for (int i = 0; i < p->ndeltas; i++) {
 		cJSON *e = cJSON_CreateObject();

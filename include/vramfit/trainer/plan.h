@@ -40,7 +40,9 @@ struct vf_plan_opts {
 	const char *run_name;      /* NULL: <mode>-<dataset>-<YYYYMMDD-HHMM> */
 	const char *workspace;     /* NULL: the first writable profile root */
 	const char *model;         /* NULL: discovered */
-	const char *text_encoder;  /* NULL: discovered */
+	const char *text_encoder;  /* NULL: discovered; a directory or a packed .safetensors */
+	const char *video_vae;     /* split pack; NULL: the video VAE file beside the transformer */
+	const char *audio_vae;     /* split pack; NULL: the audio VAE file beside the transformer */
 	const char *training_mode; /* lora | full; NULL = the shipped config's */
 	int64_t steps;             /* 0 = the shipped config's */
 	const char *goal;          /* free text for ## Goal; NULL = none given */
@@ -99,6 +101,11 @@ struct vf_plan {
 	int64_t model_params;              /* from the safetensors header */
 	int64_t model_bytes;
 	char model_id[32];                 /* catalog id for the estimate */
+	char model_version[128];           /* "LTX-2.3 2.3.0" */
+	char model_version_from[160];      /* "__metadata__ model_version", or why not */
+	bool split_pack;                   /* transformer-only file: VAE files patched in */
+	char video_vae[VF_PLAN_PATH];
+	char audio_vae[VF_PLAN_PATH];
 
 	/* The trainer checkout, as read this time. */
 	char trainer_version[160];         /* "git 400fd31 (branch main)", "pyproject 1.2.0" */

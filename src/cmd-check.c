@@ -9,8 +9,8 @@
 #include "vramfit/trainer/profile.h"
 
 static const char usage[] =
-	"usage: vramfit check RUN_DIR [--trainer-dir DIR] [--trainer NAME] [--json]\n"
-	"       vramfit check --config FILE [--trainer-dir DIR] [--trainer NAME] [--json]\n"
+	"usage: vramfit check RUN_DIR [--trainer-dir DIR] [--trainer-validate] [--trainer NAME] [--json]\n"
+	"       vramfit check --config FILE [--trainer-dir DIR] [--trainer-validate] [--trainer NAME] [--json]\n"
 	"\n"
 	"Check a run's config.yaml (as written by `vramfit plan`) before launching\n"
 	"the trainer:\n"
@@ -35,6 +35,10 @@ static const char usage[] =
 	"  --config FILE   check this config file instead of RUN_DIR/config.yaml\n"
 	"  --trainer-dir DIR  the trainer checkout whose schema is read (default\n"
 	"                  $LTX_TRAINER_DIR, ./packages/ltx-trainer, then .)\n"
+	"  --trainer-validate  also run the trainer's own validation (its config class\n"
+	"                  on the file) with the checkout's environment (.venv), in a\n"
+	"                  supervised child with a timeout; its errors are reported on\n"
+	"                  the keys they name. Without an environment: \"not checked\"\n"
 	"  --trainer NAME  trainer profile (default ltx2)\n"
 	"  --json          {\"config\",\"ok\",\"failures\",\"pending\",\"unchecked\",\"trainer\":{...},\n"
 	"                  \"items\":[{\"level\",\"key\",\"line\",\"rule\"}]}\n"
@@ -45,10 +49,12 @@ static const char usage[] =
 static int run(int argc, char **argv)
 {
 	const char *dir = NULL, *config = NULL, *trainer = VF_PROFILE_DEFAULT, *tdir = NULL;
-	bool json = false;
+	bool json = false, validate = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
 			json = true;
+		} else if (strcmp(argv[i], "--trainer-validate") == 0) {
+			validate = true;
 		} else if (strcmp(argv[i], "--trainer-dir") == 0) {
 			if (i + 1 >= argc)
 				return vf_cli_usage("check", "%s needs a value", argv[i]);
@@ -74,7 +80,9 @@ static int run(int argc, char **argv)
 	struct vf_check c;
 	vf_check_init(&c);
 	vf_status st;
+	char path[4096];
 	if (config) {
+		snprintf(path, sizeof path, "%s", config);
 		struct vf_yamldoc *doc = NULL;
 		st = vf_yamldoc_load_file(config, &doc, &err);
 		if (st == VF_OK)
@@ -82,6 +90,14 @@ static int run(int argc, char **argv)
 		vf_yamldoc_free(doc);
 	} else {
 		st = vf_check_run(dir, trainer, tdir, &c, &err);
+		snprintf(path, sizeof path, "%s", c.config);
+	}
+	if (st == VF_OK && validate) {
+		struct vf_yamldoc *doc = NULL;
+		st = vf_yamldoc_load_file(path, &doc, &err);
+		if (st == VF_OK)
+			st = vf_check_trainer_validate(path, doc, trainer, tdir, &c, &err);
+		vf_yamldoc_free(doc);
 	}
 	if (st != VF_OK) {
 		vf_check_release(&c);
@@ -93,8 +109,9 @@ static int run(int argc, char **argv)
 		cJSON_Delete(o);
 	} else {
 		if (c.trainer_dir[0])
-			printf("%s: trainer %s (%s)%s%s\n", c.config, c.trainer_dir, c.trainer_version,
-			       c.schema_file[0] ? ", schema from " : "", c.schema_file);
+			printf("%s: trainer %s (%s)%s%s%s\n", c.config, c.trainer_dir, c.trainer_version,
+			       c.schema_file[0] ? ", schema from " : "", c.schema_file,
+			       c.trainer_validated ? ", validated by the trainer itself" : "");
 		for (size_t i = 0; i < c.n; i++) {
 			const struct vf_check_item *it = &c.items[i];
 			char line[32] = "";

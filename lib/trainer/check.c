@@ -384,6 +384,8 @@ cJSON *vf_check_to_json(const struct vf_check *c)
 	cJSON_AddNumberToObject(t, "fields", (double)c->schema_fields);
 	cJSON_AddNumberToObject(t, "files", (double)c->schema_files);
 	cJSON_AddStringToObject(t, "note", c->schema_note);
+	cJSON_AddBoolToObject(t, "validated", c->trainer_validated);
+	cJSON_AddStringToObject(t, "validate_note", c->trainer_validate_note);
 	cJSON *a = cJSON_AddArrayToObject(o, "items");
 	for (size_t i = 0; i < c->n; i++) {
 		cJSON *it = cJSON_CreateObject();

@@ -128,4 +128,53 @@ for f in "$TD"/configs/*.yaml; do
   expect_json 'j["check"]["failures"] == 0'
 done
 
+test_case "--trainer-validate: no environment in the checkout is 'not checked', never a failure"
+cp "$TD/configs/t2v_lora.yaml" "$TMP/v.yaml"
+run config set "$TMP/v.yaml" model.model_path="$TMP/uni/ltx-2-19b-dev.safetensors" model.text_encoder_path="$TMP/m/gemma"
+run check --config "$TMP/v.yaml" --trainer-dir "$TD" --trainer-validate --json
+expect_rc 0
+expect_json 'j["trainer"]["validated"] is False and "no trainer environment" in j["trainer"]["validate_note"] and j["failures"] == 0'
+
+test_case "--trainer-validate: the trainer's errors, supervised and mapped to keys (a stand-in environment)"
+trainer_copy "$TMP/t6"
+mkdir -p "$TMP/t6/.venv/bin"
+cat >"$TMP/t6/.venv/bin/python" <<'PY'
+#!/bin/sh
+# stand-in for the trainer's environment: checks how it is called, answers like the script
+[ "$1" = -c ] && [ "$4" = ltx_trainer.config ] && [ "$5" = LtxTrainerConfig ] || { echo "bad call: $*" >&2; exit 9; }
+case $(cat "$3") in
+*broken*) printf 'VF-ERR\ttraining_strategy.flexible.video.latents_dir\tField required\n'
+          printf 'VF-ERR\tdata.preprocessed_data_root\tValue error, Dataset path does not exist: /nowhere/pre\n'; exit 3 ;;
+*noimport*) echo "ModuleNotFoundError: No module named 'ltx_trainer'" >&2; exit 1 ;;
+*) echo VF-OK ;;
+esac
+PY
+chmod +x "$TMP/t6/.venv/bin/python"
+run check --config "$TMP/v.yaml" --trainer-dir "$TMP/t6" --trainer-validate --json
+expect_json 'j["trainer"]["validated"] is True and j["failures"] == 0'
+run config set "$TMP/v.yaml" seed=broken data.preprocessed_data_root=/nowhere/pre
+run check --config "$TMP/v.yaml" --trainer-dir "$TMP/t6" --trainer-validate
+expect_out "training_strategy.video.latents_dir: the trainer's own validation: Field required"
+expect_out "pending: data.preprocessed_data_root: the trainer's own validation: Value error, Dataset path does not exist"
+run config set "$TMP/v.yaml" seed=noimport
+run check --config "$TMP/v.yaml" --trainer-dir "$TMP/t6" --trainer-validate
+expect_out "not checked: the trainer's own validation did not run"
+expect_out "No module named 'ltx_trainer'"
+
+test_case "--trainer-validate with a real pydantic 2 on the fixture's config.py (skipped without one)"
+if python3 -c 'import sys, pydantic, yaml; sys.exit(not pydantic.VERSION.startswith("2"))' 2>/dev/null; then
+  trainer_copy "$TMP/t7"
+  mkdir -p "$TMP/t7/.venv/bin"
+  printf '#!/bin/sh\nPYTHONPATH="%s/src" exec python3 "$@"\n' "$TMP/t7" >"$TMP/t7/.venv/bin/python"
+  chmod +x "$TMP/t7/.venv/bin/python"
+  cp "$TD/configs/t2v_lora.yaml" "$TMP/r.yaml"
+  run config set "$TMP/r.yaml" lora.rank=0 optimization.optimizer_type=sgd
+  run check --config "$TMP/r.yaml" --trainer-dir "$TMP/t7" --trainer-validate
+  expect_out "lora.rank: the trainer's own validation: Input should be greater than or equal to 1"
+  expect_out "optimization.optimizer_type: the trainer's own validation: Input should be 'adamw' or 'adamw8bit'"
+  expect_no_out "validation.guidance_scale: the trainer's own validation"
+else
+  echo "skipped: no pydantic 2 with PyYAML in python3 (the stand-in environment above still ran)" >&2
+fi
+
 finish

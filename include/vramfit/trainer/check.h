@@ -39,6 +39,8 @@ struct vf_check {
 	char schema_file[256];       /* "src/ltx_trainer/config.py", "" when not read */
 	char schema_note[512];       /* why no schema was read */
 	size_t schema_models, schema_fields, schema_files;
+	bool trainer_validated;      /* --trainer-validate ran the trainer's own validation */
+	char trainer_validate_note[256];
 };
 
 void vf_check_init(struct vf_check *c);
@@ -57,6 +59,18 @@ vf_status vf_check_config(const struct vf_yamldoc *doc, const char *trainer, con
  * Errors: no config there, invalid YAML. */
 vf_status vf_check_run(const char *run_dir, const char *trainer, const char *trainer_dir,
 		       struct vf_check *out, struct vf_error *err);
+
+/* The trainer's own validation (--trainer-validate): when trainer_dir has an
+ * environment (the profile's "trainer_validate" pythons, e.g. .venv/bin/python)
+ * run its schema class on config_path in a supervised child (proc: own
+ * process group, timeout, line cap) and add each error it reports as an
+ * item on the key it names (pending when it is about a path our check found
+ * pending, e.g. the data root before preprocessing). No environment, or a
+ * child that cannot import the trainer: one "not checked" item, never a
+ * failure. out->trainer_validated says whether it ran. Errors: the profile
+ * is unreadable. */
+vf_status vf_check_trainer_validate(const char *config_path, const struct vf_yamldoc *doc, const char *trainer,
+				    const char *trainer_dir, struct vf_check *out, struct vf_error *err);
 
 /* {"config", "ok", "failures", "pending", "unchecked", "trainer": {"dir",
  * "version", "schema", "models", "fields", "files", "note"},

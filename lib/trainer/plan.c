@@ -1102,8 +1102,6 @@ static void md_hardware(struct ctx *c, struct vf_buf *b)
 /* plan.md: ## Sanity Check + Autotune */
 static void md_sanity(struct ctx *c, struct vf_buf *b)
 {
-	struct vf_plan *p = c->p;
-	(void)p;
 	md(b, "## Sanity Check + Autotune\n\n");
 	sweep_section(c, b);
 }
@@ -1359,8 +1357,6 @@ static vf_status plan_trainer(struct ctx *c, const struct vf_gpu_set *gpus, stru
 {
 	const struct vf_plan_opts *o = c->o;
 	struct vf_plan *p = c->p;
-	const char *trainer = o->trainer ? o->trainer : VF_PROFILE_DEFAULT;
-	(void)trainer;
 	vf_status st = VF_OK;
 	(void)gpus;
 	/* Trainer, shipped config, models. */

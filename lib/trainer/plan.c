@@ -1034,7 +1034,7 @@ static void md_dataset(struct ctx *c, struct vf_buf *b)
 	value_text(p->config, key_of(c, "data_root", "data.preprocessed_data_root"), root, sizeof root);
 	md(b, "- Preprocessed latents and text embeddings: `%s` (not there yet: pending preprocessing)\n",
 	   root);
-	vf__plan_md_data(b, p);
+	vf__plan_md_data(b, p, c->cfg);
 	md(b, "\n");
 }
 

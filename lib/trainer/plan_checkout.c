@@ -113,15 +113,27 @@ void vf__plan_md_trainer(struct vf_buf *b, const struct vf_plan *p)
 			      p->delta_applied[i] ? "" : " (not applied: the key is not in this mode's config)");
 }
 
-void vf__plan_md_data(struct vf_buf *b, const struct vf_plan *p)
+void vf__plan_md_data(struct vf_buf *b, const struct vf_plan *p, const cJSON *cfg)
 {
-	if (!p->ndata_dirs)
-		return;
-	vf_buf_printf(b, NULL, "- Directories the `%s` training strategy reads under the preprocessed data "
-			       "root (pending until preprocessing):\n", p->mode);
+	if (p->ndata_dirs)
+		vf_buf_printf(b, NULL, "- Directories the `%s` training strategy reads under the preprocessed "
+				       "data root (pending until preprocessing):\n", p->mode);
 	for (int i = 0; i < p->ndata_dirs; i++)
 		vf_buf_printf(b, NULL, "  - `%s/` (%s)\n", p->data_dirs[i].value,
 			      strcmp(p->data_dirs[i].key, "(always)") == 0 ? "always" : p->data_dirs[i].key);
+	const cJSON *e;
+	bool first = true;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(cfg, "validation_media"))
+	{
+		struct vf_found_value f[16];
+		size_t n = cJSON_IsString(e) ? vf_checkout_collect(p->config, e->valuestring, f, 16) : 0;
+		for (size_t i = 0; i < n; i++, first = false)
+			vf_buf_printf(b, NULL, "%s  - `%s`: `%s`\n",
+				      first ? "- Media the validation samples need (reference videos, images, "
+					      "audio; replace the shipped placeholders with your own):\n"
+					    : "",
+				      f[i].key, f[i].value);
+	}
 }
 
 void vf__plan_json_trainer(cJSON *o, const struct vf_plan *p)

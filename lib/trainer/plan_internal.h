@@ -17,7 +17,7 @@ vf_status vf__plan_choose_config(struct vf_plan *p, const cJSON *cfg, struct vf_
 /* plan.md lines about the trainer checkout, the low-VRAM deltas and the
  * mode's data directories. */
 void vf__plan_md_trainer(struct vf_buf *b, const struct vf_plan *p);
-void vf__plan_md_data(struct vf_buf *b, const struct vf_plan *p);
+void vf__plan_md_data(struct vf_buf *b, const struct vf_plan *p, const cJSON *cfg);
 
 /* The --json parts about the checkout. */
 void vf__plan_json_trainer(cJSON *o, const struct vf_plan *p);

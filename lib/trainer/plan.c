@@ -487,6 +487,18 @@ static vf_status find_models(struct ctx *c, struct vf_error *err)
 	struct vf_ckpt info;
 	vf_status st = choose(c->o->model, "--model", "LTX-2 checkpoint (.safetensors)", ck, searched,
 			      p->model, p->model_from, sizeof p->model_from, err);
+	if (st == VF_OK && !c->o->model)
+		ASSUME(c, "Model checkpoint: %s (%s; pass --model to choose another).", p->model,
+		       p->model_from);
+	if (st == VF_OK && (st = read_model(c, &info, err)) == VF_OK)
+		st = split_parts(c, err);
+	/* a split pack's packed text encoder beside the transformer, when no directory was found */
+	struct vf_error ign = {0};
+	if (st == VF_OK && p->split_pack && !c->o->text_encoder && te->n == 0 &&
+	    split_part(c, VF_CKPT_TEXT_ENCODER, NULL, "--text-encoder", te->paths[0], &ign) == VF_OK) {
+		te->n = 1;
+		snprintf(searched, sizeof searched, "the split pack's directory");
+	}
 	if (st == VF_OK)
 		st = choose(c->o->text_encoder, "--text-encoder", "Gemma text encoder directory", te,
 			    searched, p->text_encoder, p->text_encoder_from, sizeof p->text_encoder_from,
@@ -494,14 +506,10 @@ static vf_status find_models(struct ctx *c, struct vf_error *err)
 	free(ck);
 	if (st != VF_OK)
 		return st;
-	if (!c->o->model)
-		ASSUME(c, "Model checkpoint: %s (%s; pass --model to choose another).", p->model,
-		       p->model_from);
 	if (!c->o->text_encoder)
 		ASSUME(c, "Text encoder: %s (%s; pass --text-encoder to choose another).", p->text_encoder,
 		       p->text_encoder_from);
-	if ((st = read_model(c, &info, err)) != VF_OK || (st = split_parts(c, err)) != VF_OK ||
-	    (st = check_text_encoder(c, err)) != VF_OK)
+	if ((st = check_text_encoder(c, err)) != VF_OK)
 		return st;
 	model_identity(c, &info);
 	return VF_OK;

@@ -109,6 +109,11 @@ check "grep -qF 'Model: LTX-2.3 2.3.1 (__metadata__ model_version)' '$TMP/ws/spl
 run check "$TMP/ws/split" --trainer-dir "$TD"
 expect_rc 0
 
+test_case "checkpoints: a split pack's packed text encoder is found beside the transformer"
+run plan --trainer-dir "$TD" --model "$TMP/split/transformer.safetensors" --workspace "$TMP/ws" --gpu h100-80gb --run-name split2 --json
+expect_rc 0
+expect_json 'j["model_files"]["text_encoder"] == "'"$TMP"'/split/text-encoder.safetensors" and j["check"]["failures"] == 0'
+
 test_case "checkpoints: a VAE file offered as the model is refused"
 run plan --trainer-dir "$TD" --model "$TMP/split/video-vae.safetensors" --text-encoder "$TMP/m/gemma" \
   --workspace "$TMP/ws" --gpu h100-80gb --run-name vae

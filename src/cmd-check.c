@@ -9,8 +9,8 @@
 #include "vramfit/trainer/profile.h"
 
 static const char usage[] =
-	"usage: vramfit check RUN_DIR [--trainer NAME] [--json]\n"
-	"       vramfit check --config FILE [--trainer NAME] [--json]\n"
+	"usage: vramfit check RUN_DIR [--trainer-dir DIR] [--trainer-validate] [--trainer NAME] [--json]\n"
+	"       vramfit check --config FILE [--trainer-dir DIR] [--trainer-validate] [--trainer NAME] [--json]\n"
 	"\n"
 	"Check a run's config.yaml (as written by `vramfit plan`) before launching\n"
 	"the trainer:\n"
@@ -20,26 +20,45 @@ static const char usage[] =
 	"  - validation.video_dims: width and height multiples of 32, frames % 8 == 1\n"
 	"  - at least one of video and audio is generated (training_strategy.*.is_generated)\n"
 	"  - a LoRA run has its lora block; full training has no quantization\n"
-	"  - every key is known to the trainer profile's schema (the trainer forbids\n"
-	"    extra keys) and holds an allowed value (optimizer, quantization, mixed\n"
-	"    precision, training mode, ...)\n"
+	"  - every key is a field of the trainer's own schema, read from the checkout's\n"
+	"    src/ltx_trainer/config.py (pydantic models: nested models, Literal values,\n"
+	"    None, lists, tuples, ge/gt/le/lt bounds, discriminated unions; the trainer\n"
+	"    forbids extra keys), with a value of the field's type; what vramfit's\n"
+	"    reader does not understand is \"not checked\", never a failure\n"
+	"  - the data directories the training strategy reads, and validation media\n"
+	"    (pending until preprocessing)\n"
+	"  - drift: the trainer's commit or version is named, and a key vramfit's\n"
+	"    profile uses that the schema no longer has is reported\n"
 	"Each failure is one line: FILE:LINE: KEY: RULE.\n"
 	"\n"
 	"Options:\n"
 	"  --config FILE   check this config file instead of RUN_DIR/config.yaml\n"
+	"  --trainer-dir DIR  the trainer checkout whose schema is read (default\n"
+	"                  $LTX_TRAINER_DIR, ./packages/ltx-trainer, then .)\n"
+	"  --trainer-validate  also run the trainer's own validation (its config class\n"
+	"                  on the file) with the checkout's environment (.venv), in a\n"
+	"                  supervised child with a timeout; its errors are reported on\n"
+	"                  the keys they name. Without an environment: \"not checked\"\n"
 	"  --trainer NAME  trainer profile (default ltx2)\n"
-	"  --json          {\"config\",\"ok\",\"failures\",\"pending\",\"items\":[{\"level\",\"key\",\"line\",\"rule\"}]}\n"
+	"  --json          {\"config\",\"ok\",\"failures\",\"pending\",\"unchecked\",\"trainer\":{...},\n"
+	"                  \"items\":[{\"level\",\"key\",\"line\",\"rule\"}]}\n"
 	"\n"
 	"Exit status: 0 every check passed (pending items allowed), 1 a check failed\n"
 	"or the config could not be read, 2 usage.\n";
 
 static int run(int argc, char **argv)
 {
-	const char *dir = NULL, *config = NULL, *trainer = VF_PROFILE_DEFAULT;
-	bool json = false;
+	const char *dir = NULL, *config = NULL, *trainer = VF_PROFILE_DEFAULT, *tdir = NULL;
+	bool json = false, validate = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
 			json = true;
+		} else if (strcmp(argv[i], "--trainer-validate") == 0) {
+			validate = true;
+		} else if (strcmp(argv[i], "--trainer-dir") == 0) {
+			if (i + 1 >= argc)
+				return vf_cli_usage("check", "%s needs a value", argv[i]);
+			tdir = argv[++i];
 		} else if (strcmp(argv[i], "--config") == 0 || strcmp(argv[i], "--trainer") == 0) {
 			if (i + 1 >= argc)
 				return vf_cli_usage("check", "%s needs a value", argv[i]);
@@ -61,14 +80,24 @@ static int run(int argc, char **argv)
 	struct vf_check c;
 	vf_check_init(&c);
 	vf_status st;
+	char path[4096];
 	if (config) {
+		snprintf(path, sizeof path, "%s", config);
 		struct vf_yamldoc *doc = NULL;
 		st = vf_yamldoc_load_file(config, &doc, &err);
 		if (st == VF_OK)
-			st = vf_check_config(doc, trainer, &c, &err);
+			st = vf_check_config(doc, trainer, tdir, &c, &err);
 		vf_yamldoc_free(doc);
 	} else {
-		st = vf_check_run(dir, trainer, &c, &err);
+		st = vf_check_run(dir, trainer, tdir, &c, &err);
+		snprintf(path, sizeof path, "%s", c.config);
+	}
+	if (st == VF_OK && validate) {
+		struct vf_yamldoc *doc = NULL;
+		st = vf_yamldoc_load_file(path, &doc, &err);
+		if (st == VF_OK)
+			st = vf_check_trainer_validate(path, doc, trainer, tdir, &c, &err);
+		vf_yamldoc_free(doc);
 	}
 	if (st != VF_OK) {
 		vf_check_release(&c);
@@ -79,16 +108,20 @@ static int run(int argc, char **argv)
 		vf_cli_print_json(o);
 		cJSON_Delete(o);
 	} else {
+		if (c.trainer_dir[0])
+			printf("%s: trainer %s (%s)%s%s%s\n", c.config, c.trainer_dir, c.trainer_version,
+			       c.schema_file[0] ? ", schema from " : "", c.schema_file,
+			       c.trainer_validated ? ", validated by the trainer itself" : "");
 		for (size_t i = 0; i < c.n; i++) {
 			const struct vf_check_item *it = &c.items[i];
 			char line[32] = "";
 			if (it->line)
 				snprintf(line, sizeof line, ":%zu", it->line);
 			printf("%s%s: %s%s: %s\n", c.config, line,
-				it->level == VF_CHECK_FAIL ? "" : "pending: ", it->key, it->rule);
+				it->level == VF_CHECK_PENDING ? "pending: " : "", it->key, it->rule);
 		}
 		if (c.failures == 0)
-			printf("%s: ok (%zu pending)\n", c.config, c.pending);
+			printf("%s: ok (%zu pending, %zu not checked)\n", c.config, c.pending, c.unchecked);
 		else
 			fprintf(stderr, "vramfit: error: %s: %zu check%s failed\n", c.config, c.failures,
 				c.failures == 1 ? "" : "s");

@@ -29,7 +29,13 @@ static const char usage[] =
 	"  --trainer-dir DIR     the packages/ltx-trainer checkout (default\n"
 	"                        $LTX_TRAINER_DIR, ./packages/ltx-trainer, then . when\n"
 	"                        it holds configs/)\n"
-	"  --mode t2v|i2v        the shipped config family (default: the profile's, t2v)\n"
+	"  --mode MODE           the config family of the checkout: every shipped\n"
+	"                        configs/<mode>_lora.yaml is a mode (t2v, i2v, v2v_ic,\n"
+	"                        ...; default t2v); a tier whose <mode>_lora_low_vram.yaml\n"
+	"                        does not ship gets the trainer's own low-VRAM deltas\n"
+	"                        (t2v_lora.yaml vs t2v_lora_low_vram.yaml of the checkout)\n"
+	"  --list-modes          list the checkout's modes (config, low-VRAM file, what\n"
+	"                        each trains, its training_strategy) and exit\n"
 	"  --dataset NAME        dataset name for the run name (default \"dataset\")\n"
 	"  --run-name NAME       the run directory's name\n"
 	"  --workspace DIR       workspace root (default: first writable of\n"
@@ -37,7 +43,11 @@ static const char usage[] =
 	"                        /workspace/ltx-trainings, ./projects)\n"
 	"  --model PATH          LTX-2 .safetensors checkpoint (default: searched in\n"
 	"                        $LTX_MODELS_DIR, ~/models, /models for *ltx*2*); never a URL\n"
-	"  --text-encoder PATH   Gemma text encoder directory (default: searched likewise)\n"
+	"  --text-encoder PATH   Gemma text encoder directory, or the packed text-encoder\n"
+	"                        .safetensors of a split pack (default: searched likewise)\n"
+	"  --video-vae PATH      split pack: the video VAE file (default: the one beside\n"
+	"                        a transformer-only --model, found by its tensors)\n"
+	"  --audio-vae PATH      split pack: the audio VAE file (default: likewise)\n"
 	"  --training-mode lora|full\n"
 	"  --steps N             training steps (default: the shipped config's)\n"
 	"  --goal TEXT           what the run is for (## Goal)\n"
@@ -51,11 +61,47 @@ static const char usage[] =
 	"                        plan.md are rewritten; checkpoints are kept)\n"
 	"  --dry-run             print what would be written; create nothing\n"
 	"  --json                the plan as JSON (status, tier, gpus, run_dir, config,\n"
-	"                        launch, patches, warnings, assumptions, check, estimate)\n"
+	"                        launch, patches, warnings, assumptions, check, estimate,\n"
+	"                        trainer_checkout, model_files, low_vram_deltas, data_dirs)\n"
 	"\n"
 	"Exit status: 0 planned, 1 stopped (GPU below the trainer's minimum without\n"
 	"--accept-risk, run directory exists, model not found or invalid, URL given),\n"
 	"2 usage.\n";
+
+/* --list-modes: the checkout's config families. */
+static int print_modes(const struct vf_plan_opts *o, bool json)
+{
+	struct vf_trainer_modes m;
+	struct vf_error err = {0};
+	char dir[VF_PLAN_PATH];
+	if (vf_plan_list_modes(o, &m, dir, sizeof dir, &err) != VF_OK)
+		return vf_cli_fail_err(&err);
+	if (json) {
+		cJSON *a = cJSON_CreateArray();
+		for (size_t i = 0; i < m.n; i++) {
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "mode", m.v[i].name);
+			cJSON_AddStringToObject(e, "config", m.v[i].config);
+			cJSON_AddStringToObject(e, "low_vram", m.v[i].low_vram);
+			cJSON_AddStringToObject(e, "what", m.v[i].what);
+			cJSON_AddStringToObject(e, "strategy", m.v[i].strategy);
+			cJSON_AddItemToArray(a, e);
+		}
+		cJSON *o2 = cJSON_CreateObject();
+		cJSON_AddStringToObject(o2, "trainer_dir", dir);
+		cJSON_AddItemToObject(o2, "modes", a);
+		vf_cli_print_json(o2);
+		cJSON_Delete(o2);
+	} else {
+		printf("%zu modes in %s/configs:\n", m.n, dir);
+		for (size_t i = 0; i < m.n; i++)
+			printf("  %-18s %-26s %-28s %s [%s]\n", m.v[i].name, m.v[i].config[0] ? m.v[i].config : "-",
+			       m.v[i].low_vram[0] ? m.v[i].low_vram : "(low-VRAM: trainer's deltas)", m.v[i].what,
+			       m.v[i].strategy);
+	}
+	vf_modes_release(&m);
+	return VF_EXIT_OK;
+}
 
 static void print_summary(const struct vf_plan *p, bool dry)
 {
@@ -144,7 +190,7 @@ static int run(int argc, char **argv)
 {
 	struct vf_plan_opts o;
 	memset(&o, 0, sizeof o);
-	bool json = false, dry = false;
+	bool json = false, dry = false, list_modes = false;
 	const char *specs[64];
 	int nspecs = 0;
 	for (int i = 1; i < argc; i++) {
@@ -166,10 +212,14 @@ static int run(int argc, char **argv)
 			o.reuse = true;
 			continue;
 		}
+		if (strcmp(a, "--list-modes") == 0) {
+			list_modes = true;
+			continue;
+		}
 		static const char *const names[] = {"--trainer-dir", "--mode", "--dataset", "--run-name",
 						    "--workspace", "--model", "--text-encoder",
 						    "--training-mode", "--steps", "--gpu", "--goal",
-						    "--trigger", "--trainer", NULL};
+						    "--trigger", "--trainer", "--video-vae", "--audio-vae", NULL};
 		int k = -1;
 		const char *val = NULL;
 		for (int j = 0; names[j]; j++) {
@@ -208,6 +258,8 @@ static int run(int argc, char **argv)
 		case 10: dst = &o.goal; break;
 		case 11: dst = &o.trigger; break;
 		case 12: dst = &o.trainer; break;
+		case 13: dst = &o.video_vae; break;
+		case 14: dst = &o.audio_vae; break;
 		}
 		if (dst)
 			*dst = val;
@@ -219,6 +271,8 @@ static int run(int argc, char **argv)
 		}
 	}
 
+	if (list_modes)
+		return print_modes(&o, json);
 	struct vf_error err = {0};
 	struct vf_gpu_set gpus;
 	vf_gpu_set_init(&gpus);

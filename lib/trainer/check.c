@@ -1,6 +1,7 @@
 /* check.c - the self-check of a trainer run config (see check.h). The key
- * names come from the profile's configs.json "keys", the known keys and
- * allowed values from schema.json; this file holds only the rule logic. */
+ * names and documented rules come from the profile's configs.json; the
+ * schema (known keys, types, allowed values) is read from the trainer
+ * checkout by schema.c and walked by check_schema.c. */
 #include "vramfit/trainer/check.h"
 
 #include <math.h>
@@ -9,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "vramfit/base/json.h"
 #include "vramfit/trainer/plan.h" /* vf_plan_is_url */
 #include "vramfit/trainer/profile.h"
+#include "vramfit/trainer/checkout.h"
+#include "check_internal.h"
 
 void vf_check_init(struct vf_check *c)
 {
@@ -27,10 +31,9 @@ void vf_check_release(struct vf_check *c)
 	memset(c, 0, sizeof *c);
 }
 
-static void add(struct vf_check *c, enum vf_check_level level, const char *key,
-		const struct vf_yaml_node *n, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+#define add vf__check_add
 
-static void add(struct vf_check *c, enum vf_check_level level, const char *key,
+void vf__check_add(struct vf_check *c, enum vf_check_level level, const char *key,
 		const struct vf_yaml_node *n, const char *fmt, ...)
 {
 	if (c->n == c->alloc) {
@@ -53,8 +56,10 @@ static void add(struct vf_check *c, enum vf_check_level level, const char *key,
 	}
 	if (level == VF_CHECK_FAIL)
 		c->failures++;
-	else
+	else if (level == VF_CHECK_PENDING)
 		c->pending++;
+	else
+		c->unchecked++;
 }
 
 /* The dotted key the profile gives for a role ("model_path"), or fallback. */
@@ -171,159 +176,171 @@ static void check_mode(const struct vf_yamldoc *doc, const cJSON *configs, struc
 	}
 }
 
-/* ---- schema -------------------------------------------------------------- */
+/* ---- the trainer checkout -------------------------------------------------- */
 
-static bool type_ok(enum vf_yaml_kind k, const char *t)
+static bool is_dir(const char *p)
 {
-	switch (k) {
-	case VF_YAML_NULL: return strcmp(t, "null") == 0;
-	case VF_YAML_BOOL: return strcmp(t, "boolean") == 0;
-	case VF_YAML_INT: return strcmp(t, "integer") == 0 || strcmp(t, "number") == 0;
-	case VF_YAML_FLOAT: return strcmp(t, "number") == 0;
-	case VF_YAML_STR: return strcmp(t, "string") == 0;
-	case VF_YAML_SEQ: return strcmp(t, "sequence") == 0;
-	case VF_YAML_MAP: return strcmp(t, "mapping") == 0;
+	struct stat st;
+	return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The trainer directory: given, $LTX_TRAINER_DIR, or a profile candidate
+ * (relative to the working directory) that has the schema file. */
+static bool find_trainer(const char *given, const cJSON *configs, const char *schema_file, char *out, size_t n)
+{
+	const cJSON *td = cJSON_GetObjectItemCaseSensitive(configs, "trainer_dir"), *cand;
+	const char *env = getenv(vf_json_get_str(td, "env") ? vf_json_get_str(td, "env") : "LTX_TRAINER_DIR");
+	if (given || (env && *env)) {
+		snprintf(out, n, "%s", given ? given : env);
+		return true;
+	}
+	cJSON_ArrayForEach(cand, cJSON_GetObjectItemCaseSensitive(td, "candidates"))
+	{
+		char f[1400];
+		if (!cJSON_IsString(cand))
+			continue;
+		snprintf(f, sizeof f, "%s/%s", cand->valuestring, schema_file);
+		if (access(f, R_OK) == 0) {
+			snprintf(out, n, "%s", cand->valuestring);
+			return true;
+		}
 	}
 	return false;
 }
 
-/* True when kind matches spec's "type" (a string or a list). Writes the
- * expected types to want. */
-static bool types_match(const cJSON *type, enum vf_yaml_kind k, char *want, size_t wn)
+/* Read the schema from the checkout; NULL (with out->schema_note) when not. */
+static struct vf_schema *load_schema(const char *given, const cJSON *configs, struct vf_check *out)
 {
-	want[0] = '\0';
-	if (cJSON_IsString(type)) {
-		snprintf(want, wn, "%s", type->valuestring);
-		return type_ok(k, type->valuestring);
+	const cJSON *sc = cJSON_GetObjectItemCaseSensitive(configs, "schema");
+	const char *file = vf_json_get_str(sc, "file"), *cls = vf_json_get_str(sc, "class");
+	if (!file || !cls) {
+		snprintf(out->schema_note, sizeof out->schema_note, "the trainer profile names no schema source");
+		return NULL;
 	}
-	if (!cJSON_IsArray(type))
-		return true;
-	bool ok = false;
-	const cJSON *t;
-	cJSON_ArrayForEach(t, type)
-	{
-		if (!cJSON_IsString(t))
-			continue;
-		size_t l = strlen(want);
-		snprintf(want + l, wn - l, "%s%s", l ? " or " : "", t->valuestring);
-		ok = ok || type_ok(k, t->valuestring);
+	if (!find_trainer(given, configs, file, out->trainer_dir, sizeof out->trainer_dir)) {
+		snprintf(out->schema_note, sizeof out->schema_note,
+			 "no trainer checkout found (--trainer-dir DIR or $LTX_TRAINER_DIR)");
+		return NULL;
 	}
-	return ok;
+	vf_checkout_version(out->trainer_dir, out->trainer_version, sizeof out->trainer_version);
+	struct vf_schema *s = NULL;
+	struct vf_error e = {0};
+	if (vf_schema_load(out->trainer_dir, file, cls, &s, &e) != VF_OK) {
+		snprintf(out->schema_note, sizeof out->schema_note, "%s", e.msg);
+		return NULL;
+	}
+	snprintf(out->schema_file, sizeof out->schema_file, "%s", file);
+	vf_schema_stats(s, &out->schema_models, &out->schema_fields, &out->schema_files);
+	return s;
 }
 
-static void enum_list(const cJSON *en, char *out, size_t n)
+/* Drift: every key the profile names must still exist in the schema. */
+static void check_profile_keys(const cJSON *configs, const struct vf_schema *s, struct vf_check *c)
 {
-	out[0] = '\0';
-	const cJSON *e;
-	cJSON_ArrayForEach(e, en)
-	{
-		size_t l = strlen(out);
-		snprintf(out + l, n - l, "%s%s", l ? ", " : "", cJSON_IsString(e) ? e->valuestring : "null");
-	}
-}
-
-static void check_value(const struct vf_yaml_node *n, const char *path, const cJSON *spec,
-			struct vf_check *c)
-{
-	enum vf_yaml_kind k = vf_yaml_node_kind(n);
-	char want[128];
-	if (!types_match(cJSON_GetObjectItemCaseSensitive(spec, "type"), k, want, sizeof want)) {
-		add(c, VF_CHECK_FAIL, path, n, "expected %s, found %s", want, vf_yaml_kind_name(k));
-		return;
-	}
-	const cJSON *en = cJSON_GetObjectItemCaseSensitive(spec, "enum");
-	if (cJSON_IsArray(en) && k != VF_YAML_SEQ && k != VF_YAML_MAP) {
-		cJSON *v = vf_yaml_node_to_json(n);
-		bool found = false;
+	static const char *const parts[] = {"keys", "patched_paths", NULL};
+	for (int p = 0; parts[p]; p++) {
 		const cJSON *e;
-		cJSON_ArrayForEach(e, en) found = found || (v && cJSON_Compare(v, e, true));
-		cJSON_Delete(v);
-		if (!found) {
-			char list[256];
-			enum_list(en, list, sizeof list);
-			add(c, VF_CHECK_FAIL, path, n, "'%s' is not an allowed value (allowed: %s)",
-			    k == VF_YAML_NULL ? "null" : vf_yaml_node_str(n), list);
-		}
-	}
-	double d, lim;
-	if ((k == VF_YAML_INT || k == VF_YAML_FLOAT) && vf_yaml_node_double(n, &d)) {
-		if (vf_json_get_double(spec, "min", &lim) && !(d >= lim))
-			add(c, VF_CHECK_FAIL, path, n, "%s is below the minimum %g", vf_yaml_node_str(n), lim);
-		if (vf_json_get_double(spec, "max", &lim) && !(d <= lim))
-			add(c, VF_CHECK_FAIL, path, n, "%s is above the maximum %g", vf_yaml_node_str(n), lim);
-	}
-	if (k == VF_YAML_SEQ) {
-		int64_t len;
-		if (vf_json_get_i64(spec, "length", &len) && (int64_t)vf_yaml_node_count(n) != len)
-			add(c, VF_CHECK_FAIL, path, n, "expected %lld elements, found %zu", (long long)len,
-			    vf_yaml_node_count(n));
-		const char *it = vf_json_get_str(spec, "items");
-		for (size_t i = 0; it && i < vf_yaml_node_count(n); i++) {
-			const struct vf_yaml_node *e = vf_yaml_node_child(n, i);
-			if (!type_ok(vf_yaml_node_kind(e), it)) {
-				add(c, VF_CHECK_FAIL, path, e, "element %zu: expected %s, found %s", i, it,
-				    vf_yaml_kind_name(vf_yaml_node_kind(e)));
-				break;
-			}
+		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(configs, parts[p]))
+		{
+			const char *key = p == 0 ? (cJSON_IsString(e) ? e->valuestring : NULL) : e->string;
+			if (key && !vf_schema_has_path(s, key))
+				add(c, VF_CHECK_UNCHECKED, key, NULL,
+				    "not checked: the trainer profile (configs.json %s) names this key, but the "
+				    "trainer's schema has no such field: vramfit's rule for it is not applied",
+				    parts[p]);
 		}
 	}
 }
 
-static void check_schema(const struct vf_yaml_node *map, const char *prefix, const cJSON *keys,
-			 struct vf_check *c, int depth)
+/* ---- mode data -------------------------------------------------------------- */
+
+/* Each directory the config's strategy reads under the data root. */
+static void check_data_dirs(const struct vf_yamldoc *doc, const cJSON *configs, struct vf_check *c)
 {
-	if (depth > 16)
+	const char *kroot = key_of(configs, "data_root", "data.preprocessed_data_root");
+	const char *root = NULL;
+	if (vf_yamldoc_get_str(doc, kroot, &root, NULL) != VF_OK || !root || !*root)
 		return;
-	for (size_t i = 0; i < vf_yaml_node_count(map); i++) {
-		const char *k = vf_yaml_node_key(map, i);
-		const struct vf_yaml_node *v = vf_yaml_node_child(map, i);
-		char path[512];
-		snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", k ? k : "?");
-		const cJSON *spec = k ? cJSON_GetObjectItemCaseSensitive(keys, path) : NULL;
-		if (!spec) {
-			add(c, VF_CHECK_FAIL, path, v,
-			    "unknown key: the trainer's schema forbids keys it does not define");
-			continue;
-		}
-		check_value(v, path, spec, c);
-		if (vf_yaml_node_kind(v) == VF_YAML_MAP &&
-		    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spec, "open")))
-			check_schema(v, path, keys, c, depth + 1);
+	struct vf_found_value d[16];
+	size_t n = vf_checkout_data_dirs(doc, configs, d, 16);
+	for (size_t i = 0; i < n; i++) {
+		char path[1400];
+		snprintf(path, sizeof path, "%s/%s", root, d[i].value);
+		if (!is_dir(path))
+			add(c, VF_CHECK_PENDING, d[i].node ? d[i].key : kroot, d[i].node,
+			    "%s does not exist yet: the training strategy reads it (pending preprocessing of the "
+			    "dataset)", path);
 	}
 }
 
-vf_status vf_check_config(const struct vf_yamldoc *doc, const char *trainer, struct vf_check *out,
-			  struct vf_error *err)
+/* Media the validation samples name (reference videos, images, audio). */
+static void check_validation_media(const struct vf_yamldoc *doc, const cJSON *configs, struct vf_check *c)
 {
-	cJSON *configs = NULL, *schema = NULL;
-	vf_status st = vf_profile_part(trainer, "configs", &configs, err);
-	if (st == VF_OK)
-		st = vf_profile_part(trainer, "schema", &schema, err);
-	if (st != VF_OK) {
-		cJSON_Delete(configs);
-		return st;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(configs, "validation_media"))
+	{
+		struct vf_found_value f[16];
+		size_t n = cJSON_IsString(e) ? vf_checkout_collect(doc, e->valuestring, f, 16) : 0;
+		for (size_t i = 0; i < n; i++)
+			if (access(f[i].value, F_OK) != 0)
+				add(c, VF_CHECK_PENDING, f[i].key, f[i].node,
+				    "%s does not exist yet: validation reads it (put your own media there before "
+				    "launch)", f[i].value);
 	}
+}
+
+static void check_model_paths(const struct vf_yamldoc *doc, const cJSON *configs, struct vf_check *c)
+{
+	check_path(doc, key_of(configs, "model_path", "model.model_path"), false, false, c);
+	const char *kte = key_of(configs, "text_encoder_path", "model.text_encoder_path");
+	const char *te = NULL;
+	bool packed = vf_yamldoc_get_str(doc, kte, &te, NULL) == VF_OK && te && !is_dir(te) &&
+		      strstr(te, ".safetensors");
+	check_path(doc, kte, !packed, false, c);
+	const char *comps[] = {"video_vae_path", "audio_vae_path", NULL};
+	for (int i = 0; comps[i]; i++) {
+		const char *k = key_of(configs, comps[i], NULL);
+		const struct vf_yaml_node *n = k ? vf_yamldoc_find(doc, k) : NULL;
+		if (n && vf_yaml_node_kind(n) != VF_YAML_NULL)
+			check_path(doc, k, false, false, c);
+	}
+}
+
+vf_status vf_check_config(const struct vf_yamldoc *doc, const char *trainer, const char *trainer_dir,
+			  struct vf_check *out, struct vf_error *err)
+{
+	cJSON *configs = NULL;
+	vf_status st = vf_profile_part(trainer, "configs", &configs, err);
+	if (st != VF_OK)
+		return st;
 	snprintf(out->config, sizeof out->config, "%s", vf_yamldoc_name(doc));
+	struct vf_schema *schema = load_schema(trainer_dir, configs, out);
 	const struct vf_yaml_node *root = vf_yamldoc_root(doc);
 	if (vf_yaml_node_kind(root) != VF_YAML_MAP || !root) {
 		add(out, VF_CHECK_FAIL, "(document)", root, "expected a mapping of settings");
 	} else {
-		check_path(doc, key_of(configs, "model_path", "model.model_path"), false, false, out);
-		check_path(doc, key_of(configs, "text_encoder_path", "model.text_encoder_path"), true, false,
-			   out);
+		check_model_paths(doc, configs, out);
 		check_path(doc, key_of(configs, "data_root", "data.preprocessed_data_root"), true, true, out);
+		check_data_dirs(doc, configs, out);
+		check_validation_media(doc, configs, out);
 		check_dims(doc, configs, out);
 		check_generated(doc, configs, out);
 		check_mode(doc, configs, out);
-		check_schema(root, "", cJSON_GetObjectItemCaseSensitive(schema, "keys"), out, 0);
+		if (schema) {
+			vf__check_schema(root, schema, out);
+			check_profile_keys(configs, schema, out);
+		} else {
+			add(out, VF_CHECK_UNCHECKED, "(schema)", NULL,
+			    "not checked: keys and values against the trainer's schema: %s", out->schema_note);
+		}
 	}
+	vf_schema_free(schema);
 	cJSON_Delete(configs);
-	cJSON_Delete(schema);
 	return VF_OK;
 }
 
-vf_status vf_check_run(const char *run_dir, const char *trainer, struct vf_check *out,
-		       struct vf_error *err)
+vf_status vf_check_run(const char *run_dir, const char *trainer, const char *trainer_dir,
+		       struct vf_check *out, struct vf_error *err)
 {
 	struct stat sb;
 	if (stat(run_dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
@@ -346,7 +363,7 @@ vf_status vf_check_run(const char *run_dir, const char *trainer, struct vf_check
 				    path, run_dir);
 	if (st != VF_OK)
 		return st;
-	st = vf_check_config(doc, trainer, out, err);
+	st = vf_check_config(doc, trainer, trainer_dir, out, err);
 	vf_yamldoc_free(doc);
 	return st;
 }
@@ -358,10 +375,23 @@ cJSON *vf_check_to_json(const struct vf_check *c)
 	cJSON_AddBoolToObject(o, "ok", c->failures == 0);
 	cJSON_AddNumberToObject(o, "failures", (double)c->failures);
 	cJSON_AddNumberToObject(o, "pending", (double)c->pending);
+	cJSON_AddNumberToObject(o, "unchecked", (double)c->unchecked);
+	cJSON *t = cJSON_AddObjectToObject(o, "trainer");
+	cJSON_AddStringToObject(t, "dir", c->trainer_dir);
+	cJSON_AddStringToObject(t, "version", c->trainer_version);
+	cJSON_AddStringToObject(t, "schema", c->schema_file);
+	cJSON_AddNumberToObject(t, "models", (double)c->schema_models);
+	cJSON_AddNumberToObject(t, "fields", (double)c->schema_fields);
+	cJSON_AddNumberToObject(t, "files", (double)c->schema_files);
+	cJSON_AddStringToObject(t, "note", c->schema_note);
+	cJSON_AddBoolToObject(t, "validated", c->trainer_validated);
+	cJSON_AddStringToObject(t, "validate_note", c->trainer_validate_note);
 	cJSON *a = cJSON_AddArrayToObject(o, "items");
 	for (size_t i = 0; i < c->n; i++) {
 		cJSON *it = cJSON_CreateObject();
-		cJSON_AddStringToObject(it, "level", c->items[i].level == VF_CHECK_FAIL ? "fail" : "pending");
+		cJSON_AddStringToObject(it, "level", c->items[i].level == VF_CHECK_FAIL      ? "fail"
+					: c->items[i].level == VF_CHECK_PENDING ? "pending"
+										: "unchecked");
 		cJSON_AddStringToObject(it, "key", c->items[i].key);
 		vf_json_add_i64_or_null(it, "line", (int64_t)c->items[i].line, c->items[i].line > 0);
 		cJSON_AddStringToObject(it, "rule", c->items[i].rule);

@@ -19,7 +19,9 @@
 #include "vramfit/base/buf.h"
 #include "vramfit/base/json.h"
 #include "vramfit/trainer/profile.h"
+#include "plan_internal.h"
 #include "vramfit/model/safetensors.h"
+#include "vramfit/trainer/ckpt.h"
 
 #define MAX_SCAN 20000 /* directory entries looked at during model discovery */
 
@@ -332,6 +334,133 @@ static vf_status choose(const char *given, const char *flag, const char *what,
 	return absolute(f->paths[0], out, VF_PLAN_PATH, err);
 }
 
+/* The checkpoint offered as the model: a valid safetensors file holding a
+ * transformer (a VAE file is refused), its version from the metadata. */
+static vf_status read_model(struct ctx *c, struct vf_ckpt *ck, struct vf_error *err)
+{
+	struct vf_plan *p = c->p;
+	if (!is_file(p->model))
+		return vf_error_set(err, VF_ERR, "%s: %s", p->model,
+				    access(p->model, F_OK) == 0 ? "not a regular file" : "no such file");
+	const cJSON *rules = cJSON_GetObjectItemCaseSensitive(c->cfg, "checkpoint");
+	if (vf_ckpt_read(p->model, rules, ck, err) != VF_OK)
+		return vf_error_prefix(err, "--model");
+	if (vf_ckpt_is_vae_only(ck))
+		return vf_error_set(err, VF_ERR,
+				    "--model %s: this file holds only the %s (no transformer tensors): it is a "
+				    "part of a split pack, not the model; pass the transformer or the unified "
+				    "checkpoint",
+				    p->model, ck->has[VF_CKPT_VIDEO_VAE] ? "video VAE" : "audio VAE");
+	p->model_params = ck->params;
+	p->model_bytes = ck->data_bytes;
+	p->split_pack = ck->has[VF_CKPT_TRANSFORMER] && !(ck->has[VF_CKPT_VIDEO_VAE] && ck->has[VF_CKPT_AUDIO_VAE]);
+	return VF_OK;
+}
+
+/* One part of a split pack beside the transformer: given, or the single
+ * file in its directory that holds that part and no transformer. */
+static vf_status split_part(struct ctx *c, enum vf_ckpt_part part, const char *given, const char *flag, char *out,
+			    struct vf_error *err)
+{
+	struct vf_plan *p = c->p;
+	const cJSON *rules = cJSON_GetObjectItemCaseSensitive(c->cfg, "checkpoint");
+	if (given)
+		return absolute(given, out, VF_PLAN_PATH, err);
+	char dir[VF_PLAN_PATH];
+	snprintf(dir, sizeof dir, "%s", p->model);
+	*strrchr(dir, '/') = '\0';
+	DIR *d = opendir(dir);
+	int n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char path[VF_PLAN_PATH * 2];
+		struct vf_ckpt ck;
+		struct vf_error ign = {0};
+		size_t l = strlen(e->d_name);
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (l < 12 || strcmp(e->d_name + l - 12, ".safetensors") != 0 || strcmp(path, p->model) == 0 ||
+		    !is_file(path) || vf_ckpt_read(path, rules, &ck, &ign) != VF_OK)
+			continue;
+		if (ck.has[part] && !ck.has[VF_CKPT_TRANSFORMER] && n++ == 0)
+			snprintf(out, VF_PLAN_PATH, "%s", path);
+	}
+	if (d)
+		closedir(d);
+	if (n == 1)
+		return VF_OK;
+	out[0] = '\0';
+	return vf_error_set(err, VF_ERR, "%s holds only the transformer (a split pack) and %s %s file%s in %s; "
+			    "pass %s PATH", p->model, n ? "several" : "no", vf_ckpt_part_name(part),
+			    n ? "s" : "", dir, flag);
+}
+
+static vf_status split_parts(struct ctx *c, struct vf_error *err)
+{
+	struct vf_plan *p = c->p;
+	if (!p->split_pack)
+		return VF_OK;
+	vf_status st = split_part(c, VF_CKPT_VIDEO_VAE, c->o->video_vae, "--video-vae", p->video_vae, err);
+	if (st == VF_OK)
+		st = split_part(c, VF_CKPT_AUDIO_VAE, c->o->audio_vae, "--audio-vae", p->audio_vae, err);
+	if (st == VF_OK && !c->o->video_vae)
+		ASSUME(c, "Split pack: video VAE %s, audio VAE %s (found beside the transformer by their "
+			  "tensors; --video-vae, --audio-vae to choose).", p->video_vae, p->audio_vae);
+	return st;
+}
+
+static vf_status check_text_encoder(struct ctx *c, struct vf_error *err)
+{
+	struct vf_plan *p = c->p;
+	const char *te = p->text_encoder;
+	size_t l = strlen(te);
+	if (is_file(te) && l > 12 && strcmp(te + l - 12, ".safetensors") == 0) {
+		struct vf_safetensors sf;
+		memset(&sf, 0, sizeof sf);
+		vf_status st = vf_safetensors_read(te, &sf, err);
+		vf_safetensors_release(&sf);
+		return st == VF_OK ? VF_OK : vf_error_prefix(err, "--text-encoder");
+	}
+	if (!is_dir(te))
+		return vf_error_set(err, VF_ERR, "%s: %s (expected the Gemma text encoder directory, or the packed "
+				    "text-encoder .safetensors of a split pack)", te,
+				    access(te, F_OK) == 0 ? "not a directory" : "no such directory");
+	char cj[VF_PLAN_PATH + 16];
+	snprintf(cj, sizeof cj, "%s/config.json", te);
+	if (!is_file(cj))
+		WARN(c, "The text encoder directory %s has no config.json; check that it is the Gemma "
+			"text encoder.", te);
+	return VF_OK;
+}
+
+/* Which model it is: the version in the checkpoint's metadata, else the
+ * profile's file-name globs (labelled as such). */
+static void model_identity(struct ctx *c, const struct vf_ckpt *ck)
+{
+	struct vf_plan *p = c->p;
+	if (ck->model_id[0]) {
+		snprintf(p->model_id, sizeof p->model_id, "%s", ck->model_id);
+		snprintf(p->model_version, sizeof p->model_version, "%s %s", ck->model_name, ck->version);
+		snprintf(p->model_version_from, sizeof p->model_version_from, "%s", ck->version_from);
+		return;
+	}
+	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(c->cfg, "model_ids");
+	const char *base = strrchr(p->model, '/');
+	base = base ? base + 1 : p->model;
+	const cJSON *m;
+	cJSON_ArrayForEach(m, ids)
+	{
+		const char *g = vf_json_get_str(m, "glob"), *id = vf_json_get_str(m, "id");
+		if (g && id && fnmatch(g, base, FNM_CASEFOLD) == 0) {
+			snprintf(p->model_id, sizeof p->model_id, "%s", id);
+			break;
+		}
+	}
+	snprintf(p->model_version, sizeof p->model_version, "%s", p->model_id[0] ? p->model_id : "unknown");
+	snprintf(p->model_version_from, sizeof p->model_version_from, "%s%s",
+		 ck->version[0] ? "unmapped version in the metadata; " : "no version in the checkpoint's metadata; ",
+		 p->model_id[0] ? "guessed from the file name" : "not identified");
+}
+
 static vf_status find_models(struct ctx *c, struct vf_error *err)
 {
 	const cJSON *md = cJSON_GetObjectItemCaseSensitive(c->cfg, "model_discovery");
@@ -355,8 +484,21 @@ static vf_status find_models(struct ctx *c, struct vf_error *err)
 		}
 	}
 	struct vf_plan *p = c->p;
+	struct vf_ckpt info;
 	vf_status st = choose(c->o->model, "--model", "LTX-2 checkpoint (.safetensors)", ck, searched,
 			      p->model, p->model_from, sizeof p->model_from, err);
+	if (st == VF_OK && !c->o->model)
+		ASSUME(c, "Model checkpoint: %s (%s; pass --model to choose another).", p->model,
+		       p->model_from);
+	if (st == VF_OK && (st = read_model(c, &info, err)) == VF_OK)
+		st = split_parts(c, err);
+	/* a split pack's packed text encoder beside the transformer, when no directory was found */
+	struct vf_error ign = {0};
+	if (st == VF_OK && p->split_pack && !c->o->text_encoder && te->n == 0 &&
+	    split_part(c, VF_CKPT_TEXT_ENCODER, NULL, "--text-encoder", te->paths[0], &ign) == VF_OK) {
+		te->n = 1;
+		snprintf(searched, sizeof searched, "the split pack's directory");
+	}
 	if (st == VF_OK)
 		st = choose(c->o->text_encoder, "--text-encoder", "Gemma text encoder directory", te,
 			    searched, p->text_encoder, p->text_encoder_from, sizeof p->text_encoder_from,
@@ -364,50 +506,12 @@ static vf_status find_models(struct ctx *c, struct vf_error *err)
 	free(ck);
 	if (st != VF_OK)
 		return st;
-	if (!c->o->model)
-		ASSUME(c, "Model checkpoint: %s (%s; pass --model to choose another).", p->model,
-		       p->model_from);
 	if (!c->o->text_encoder)
 		ASSUME(c, "Text encoder: %s (%s; pass --text-encoder to choose another).", p->text_encoder,
 		       p->text_encoder_from);
-
-	/* The checkpoint must be a valid safetensors file. */
-	if (!is_file(p->model))
-		return vf_error_set(err, VF_ERR, "%s: %s", p->model,
-				    access(p->model, F_OK) == 0 ? "not a regular file" : "no such file");
-	struct vf_safetensors sf;
-	memset(&sf, 0, sizeof sf);
-	st = vf_safetensors_read(p->model, &sf, err);
-	if (st != VF_OK) {
-		vf_safetensors_release(&sf);
-		return vf_error_prefix(err, "--model");
-	}
-	p->model_params = sf.params;
-	p->model_bytes = (int64_t)sf.data_bytes;
-	vf_safetensors_release(&sf);
-	if (!is_dir(p->text_encoder))
-		return vf_error_set(err, VF_ERR, "%s: %s (expected the Gemma text encoder directory)",
-				    p->text_encoder,
-				    access(p->text_encoder, F_OK) == 0 ? "not a directory" : "no such directory");
-	char cj[VF_PLAN_PATH + 16];
-	snprintf(cj, sizeof cj, "%s/config.json", p->text_encoder);
-	if (!is_file(cj))
-		WARN(c, "The text encoder directory %s has no config.json; check that it is the Gemma "
-			"text encoder.", p->text_encoder);
-
-	/* Which catalog model the estimate uses. */
-	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(c->cfg, "model_ids");
-	const char *base = strrchr(p->model, '/');
-	base = base ? base + 1 : p->model;
-	const cJSON *m;
-	cJSON_ArrayForEach(m, ids)
-	{
-		const char *g = vf_json_get_str(m, "glob"), *id = vf_json_get_str(m, "id");
-		if (g && id && fnmatch(g, base, FNM_CASEFOLD) == 0) {
-			snprintf(p->model_id, sizeof p->model_id, "%s", id);
-			break;
-		}
-	}
+	if ((st = check_text_encoder(c, err)) != VF_OK)
+		return st;
+	model_identity(c, &info);
 	return VF_OK;
 }
 
@@ -554,24 +658,10 @@ static vf_status patch(struct ctx *c, const char *key, const char *value, bool i
 	return VF_OK;
 }
 
-static vf_status make_config(struct ctx *c, struct vf_error *err)
+static vf_status config_paths(struct ctx *c, struct vf_error *err)
 {
 	struct vf_plan *p = c->p;
-	/* Errors name the shipped file (the run's copy is not written yet). */
-	vf_status st = vf_yamldoc_load_file(p->shipped_config, &p->config, err);
-	if (st != VF_OK)
-		return st == VF_ENOTFOUND
-			       ? vf_error_set(err, VF_ERR, "%s: the shipped config for the %s (%s) is missing",
-					      p->shipped_config, p->tier.name, p->mode)
-			       : st;
-	/* An empty shipped config would become a run config of four keys. */
-	const struct vf_yaml_node *root = vf_yamldoc_root(p->config);
-	if (!root || vf_yaml_node_kind(root) != VF_YAML_MAP || vf_yaml_node_count(root) == 0)
-		return vf_error_set(err, VF_ERR,
-				    "%s: the shipped config for the %s (%s) is empty (expected the "
-				    "trainer's YAML mapping of settings)",
-				    p->shipped_config, p->tier.name, p->mode);
-
+	vf_status st = VF_OK;
 	/* The four paths, absolute. */
 	const cJSON *pp;
 	cJSON_ArrayForEach(pp, cJSON_GetObjectItemCaseSensitive(c->cfg, "patched_paths"))
@@ -585,7 +675,43 @@ static vf_status make_config(struct ctx *c, struct vf_error *err)
 		if (st != VF_OK)
 			return st;
 	}
+	return VF_OK;
+}
 
+static vf_status config_split_pack(struct ctx *c, struct vf_error *err)
+{
+	struct vf_plan *p = c->p;
+	vf_status st = VF_OK;
+	/* A split pack: the VAE files (a unified checkpoint needs neither key). */
+	const cJSON *ps = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c->cfg, "checkpoint"),
+							   "patch_when_split");
+	const char *kv = vf_json_get_str(ps, "video_vae"), *ka_ = vf_json_get_str(ps, "audio_vae");
+	if (p->split_pack && kv && ka_ &&
+	    ((st = patch(c, kv, p->video_vae, true, "path: split pack", err)) != VF_OK ||
+	     (st = patch(c, ka_, p->audio_vae, true, "path: split pack", err)) != VF_OK))
+		return st;
+	return VF_OK;
+}
+
+static vf_status config_low_vram(struct ctx *c, struct vf_error *err)
+{
+	struct vf_plan *p = c->p;
+	vf_status st = VF_OK;
+	/* The trainer's low-VRAM choices, where this mode's config has the key. */
+	for (int i = 0; i < p->ndeltas; i++) {
+		const struct vf_delta *d = &p->deltas[i];
+		p->delta_applied[i] = vf_yamldoc_find(p->config, d->key) != NULL;
+		if (p->delta_applied[i] &&
+		    (st = patch(c, d->key, d->value, d->is_string, "trainer's low-VRAM choice", err)) != VF_OK)
+			return st;
+	}
+	return VF_OK;
+}
+
+static vf_status config_asked(struct ctx *c, struct vf_error *err)
+{
+	struct vf_plan *p = c->p;
+	vf_status st = VF_OK;
 	/* What the user asked for. */
 	const char *kmode = key_of(c, "training_mode", "model.training_mode");
 	const char *ksteps = key_of(c, "steps", "optimization.steps");
@@ -611,7 +737,13 @@ static vf_status make_config(struct ctx *c, struct vf_error *err)
 	vf_yamldoc_get_int(p->config, ksteps, &p->steps, NULL);
 	if (c->o->steps <= 0)
 		ASSUME(c, "Steps: %lld (as shipped; --steps N).", (long long)p->steps);
+	return VF_OK;
+}
 
+static vf_status config_full_finetune(struct ctx *c, struct vf_error *err)
+{
+	struct vf_plan *p = c->p;
+	vf_status st = VF_OK;
 	/* Rules: full fine-tune. */
 	const cJSON *ff = cJSON_GetObjectItemCaseSensitive(c->cfg, "full_finetune");
 	if (strcmp(p->training_mode, "full") == 0) {
@@ -642,7 +774,13 @@ static vf_status make_config(struct ctx *c, struct vf_error *err)
 			WARN(c, "LoRA alternative: %s.", alt);
 		}
 	}
+	return VF_OK;
+}
 
+static vf_status config_effective_batch(struct ctx *c, struct vf_error *err)
+{
+	struct vf_plan *p = c->p;
+	vf_status st = VF_OK;
 	/* Rules: effective batch across GPUs. */
 	const char *kb = key_of(c, "batch_size", "optimization.batch_size");
 	const char *ka = key_of(c, "gradient_accumulation_steps", "optimization.gradient_accumulation_steps");
@@ -671,6 +809,29 @@ static vf_status make_config(struct ctx *c, struct vf_error *err)
 		       (long long)p->effective_batch, (long long)p->batch_size, (long long)p->grad_accum,
 		       p->gpu_count, (long long)planned);
 	return VF_OK;
+}
+
+static vf_status make_config(struct ctx *c, struct vf_error *err)
+{
+	struct vf_plan *p = c->p;
+	/* Errors name the shipped file (the run's copy is not written yet). */
+	vf_status st = vf_yamldoc_load_file(p->shipped_config, &p->config, err);
+	if (st != VF_OK)
+		return st == VF_ENOTFOUND
+			       ? vf_error_set(err, VF_ERR, "%s: the shipped config for the %s (%s) is missing",
+					      p->shipped_config, p->tier.name, p->mode)
+			       : st;
+	/* An empty shipped config would become a run config of four keys. */
+	const struct vf_yaml_node *root = vf_yamldoc_root(p->config);
+	if (!root || vf_yaml_node_kind(root) != VF_YAML_MAP || vf_yaml_node_count(root) == 0)
+		return vf_error_set(err, VF_ERR,
+				    "%s: the shipped config for the %s (%s) is empty (expected the "
+				    "trainer's YAML mapping of settings)",
+				    p->shipped_config, p->tier.name, p->mode);
+	if ((st = config_paths(c, err)) || (st = config_split_pack(c, err)) || (st = config_low_vram(c, err)) ||
+	    (st = config_asked(c, err)) || (st = config_full_finetune(c, err)))
+		return st;
+	return config_effective_batch(c, err);
 }
 
 static void make_launch(struct ctx *c)
@@ -830,179 +991,261 @@ static void sweep_section(const struct ctx *c, struct vf_buf *b)
 	   p->run_dir);
 }
 
-static vf_status render(struct ctx *c, struct vf_error *err)
+/* The mode in words: the profile's name for it, else the config's header. */
+static const char *plan_mode_words(const struct ctx *c)
+{
+	const char *w = vf_json_get_str(cJSON_GetObjectItemCaseSensitive(c->cfg, "mode_names"), c->p->mode);
+	return w ? w : c->p->mode_what[0] ? c->p->mode_what : c->p->mode;
+}
+
+/* plan.md: ## Goal */
+static void md_goal(struct ctx *c, struct vf_buf *b)
 {
 	struct vf_plan *p = c->p;
 	const struct vf_plan_opts *o = c->o;
-	struct vf_buf b;
-	vf_buf_init(&b, 1u << 20);
 	bool lora = strcmp(p->training_mode, "lora") == 0;
-	const char *mode_words =
-		vf_json_get_str(cJSON_GetObjectItemCaseSensitive(c->cfg, "mode_names"), p->mode);
-	if (!mode_words)
-		mode_words = p->mode;
-
-	md(&b, "# Training Plan — %s\n\n", p->run_name);
-
-	md(&b, "## Goal\n\n");
+	const char *mode_words = plan_mode_words(c);
+	md(b, "## Goal\n\n");
 	if (o->goal)
-		md(&b, "%s\n\n", o->goal);
-	md(&b, "Fine-tune LTX-2 for %s (%s) with %s on the dataset `%s`, in the run directory `%s`.",
+		md(b, "%s\n\n", o->goal);
+	md(b, "Fine-tune LTX-2 for %s (%s) with %s on the dataset `%s`, in the run directory `%s`.",
 	   mode_words, p->mode, lora ? "a LoRA adapter" : "full fine-tuning", p->dataset, p->run_dir);
 	if (!o->goal)
-		md(&b, " (No goal was stated beyond this; see Assumptions.)");
-	md(&b, "\n\n");
+		md(b, " (No goal was stated beyond this; see Assumptions.)");
+	md(b, "\n\n");
+}
 
-	md(&b, "## Mode\n\n");
-	md(&b, "- Mode: `%s` (%s)\n", p->mode, mode_words);
-	md(&b, "- Training mode: `%s`\n", p->training_mode);
-	md(&b, "- Starting config: `%s` (the %s's shipped config, copied to `%s`)\n", p->shipped_config,
+/* plan.md: ## Mode */
+static void md_mode(struct ctx *c, struct vf_buf *b)
+{
+	struct vf_plan *p = c->p;
+	const char *mode_words = plan_mode_words(c);
+	md(b, "## Mode\n\n");
+	md(b, "- Mode: `%s` (%s)\n", p->mode, mode_words);
+	md(b, "- Training mode: `%s`\n", p->training_mode);
+	md(b, "- Starting config: `%s` (the %s's shipped config, copied to `%s`)\n", p->shipped_config,
 	   p->tier.name, p->config_path);
+	vf__plan_md_trainer(b, p);
 	for (int i = 0; i < p->nwarnings; i++)
-		md(&b, "- **Warning:** %s\n", p->warnings[i]);
-	md(&b, "\n");
+		md(b, "- **Warning:** %s\n", p->warnings[i]);
+	md(b, "\n");
+}
 
-	md(&b, "## Dataset\n\n");
-	md(&b, "- Name: `%s`\n", p->dataset);
-	md(&b, "- Raw clips and captions go in `%s/dataset/`\n", p->run_dir);
+/* plan.md: ## Dataset */
+static void md_dataset(struct ctx *c, struct vf_buf *b)
+{
+	struct vf_plan *p = c->p;
+	md(b, "## Dataset\n\n");
+	md(b, "- Name: `%s`\n", p->dataset);
+	md(b, "- Raw clips and captions go in `%s/dataset/`\n", p->run_dir);
 	char root[VF_PLAN_PATH];
 	value_text(p->config, key_of(c, "data_root", "data.preprocessed_data_root"), root, sizeof root);
-	md(&b, "- Preprocessed latents and text embeddings: `%s` (not there yet: pending preprocessing)\n\n",
+	md(b, "- Preprocessed latents and text embeddings: `%s` (not there yet: pending preprocessing)\n",
 	   root);
+	vf__plan_md_data(b, p, c->cfg);
+	md(b, "\n");
+}
 
-	md(&b, "## Preprocessing\n\n");
-	char dims[64];
+/* plan.md: ## Preprocessing */
+static void md_preprocessing(struct ctx *c, struct vf_buf *b)
+{
+	struct vf_plan *p = c->p;
+	md(b, "## Preprocessing\n\n");
+	char root[VF_PLAN_PATH], dims[64];
+	value_text(p->config, key_of(c, "data_root", "data.preprocessed_data_root"), root, sizeof root);
 	value_text(p->config, key_of(c, "video_dims", "validation.video_dims"), dims, sizeof dims);
-	md(&b, "Encode the dataset once with the trainer's preprocessing script (in `%s`): video latents,"
+	md(b, "Encode the dataset once with the trainer's preprocessing script (in `%s`): video latents,"
 	       " audio latents where audio is trained, and caption embeddings from the text encoder, "
 	       "written to `%s`. Clip resolution and frame count follow the trainer's rules (width and "
 	       "height multiples of 32, frames %% 8 == 1; validation renders at `%s`). The sanity check "
 	       "uses one sample preprocessed the same way into `%s/overfit/.precomputed`. Nothing has "
 	       "been preprocessed yet: no heavy work runs before this plan is approved.\n\n",
 	   p->trainer_dir, root, dims, p->run_dir);
+}
 
-	md(&b, "## Training Config\n\n");
-	md(&b, "From `%s` as written (every other value as shipped).\n\n", p->config_path);
-	md(&b, "| setting | value | key |\n|---|---|---|\n");
-	row(&b, c, "optimizer", "optimizer_type", "optimization.optimizer_type");
-	row(&b, c, "mixed precision", "mixed_precision", "acceleration.mixed_precision_mode");
-	row(&b, c, "quantization", "quantization", "acceleration.quantization");
-	row(&b, c, "gradient checkpointing", "gradient_checkpointing", "optimization.enable_gradient_checkpointing");
-	row(&b, c, "batch size (per GPU)", "batch_size", "optimization.batch_size");
-	row(&b, c, "gradient accumulation", "gradient_accumulation_steps", "optimization.gradient_accumulation_steps");
-	md(&b, "| effective batch | `%lld` | batch x accumulation x %d GPU%s |\n", (long long)p->effective_batch,
+/* plan.md: ## Training Config */
+static void md_training_config(struct ctx *c, struct vf_buf *b)
+{
+	struct vf_plan *p = c->p;
+	const struct vf_plan_opts *o = c->o;
+	md(b, "## Training Config\n\n");
+	md(b, "From `%s` as written (every other value as shipped).\n\n", p->config_path);
+	md(b, "| setting | value | key |\n|---|---|---|\n");
+	row(b, c, "optimizer", "optimizer_type", "optimization.optimizer_type");
+	row(b, c, "mixed precision", "mixed_precision", "acceleration.mixed_precision_mode");
+	row(b, c, "quantization", "quantization", "acceleration.quantization");
+	row(b, c, "gradient checkpointing", "gradient_checkpointing", "optimization.enable_gradient_checkpointing");
+	row(b, c, "batch size (per GPU)", "batch_size", "optimization.batch_size");
+	row(b, c, "gradient accumulation", "gradient_accumulation_steps", "optimization.gradient_accumulation_steps");
+	md(b, "| effective batch | `%lld` | batch x accumulation x %d GPU%s |\n", (long long)p->effective_batch,
 	   p->gpu_count, p->gpu_count == 1 ? "" : "s");
-	row(&b, c, "steps", "steps", "optimization.steps");
-	row(&b, c, "learning rate", "learning_rate", "optimization.learning_rate");
-	row(&b, c, "LoRA rank", "lora_rank", "lora.rank");
-	row(&b, c, "LoRA alpha", "lora_alpha", "lora.alpha");
-	row(&b, c, "LoRA target modules", "lora_target_modules", "lora.target_modules");
-	md(&b, "| trigger word | `%s` | (in the captions) |\n", o->trigger ? o->trigger : "none");
-	row(&b, c, "validation interval", "validation_interval", "validation.interval");
-	row(&b, c, "checkpoint interval", "checkpoint_interval", "checkpoints.interval");
-	row(&b, c, "offload optimizer during validation", "offload_optimizer", "acceleration.offload_optimizer_during_validation");
-	md(&b, "\nPatched from the shipped config:\n\n");
+	row(b, c, "steps", "steps", "optimization.steps");
+	row(b, c, "learning rate", "learning_rate", "optimization.learning_rate");
+	row(b, c, "LoRA rank", "lora_rank", "lora.rank");
+	row(b, c, "LoRA alpha", "lora_alpha", "lora.alpha");
+	row(b, c, "LoRA target modules", "lora_target_modules", "lora.target_modules");
+	md(b, "| trigger word | `%s` | (in the captions) |\n", o->trigger ? o->trigger : "none");
+	row(b, c, "validation interval", "validation_interval", "validation.interval");
+	row(b, c, "checkpoint interval", "checkpoint_interval", "checkpoints.interval");
+	row(b, c, "offload optimizer during validation", "offload_optimizer", "acceleration.offload_optimizer_during_validation");
+	md(b, "\nPatched from the shipped config:\n\n");
 	for (int i = 0; i < p->npatches; i++)
-		md(&b, "- `%s`: `%s` → `%s` (%s)\n", p->patches[i].key, p->patches[i].before,
+		md(b, "- `%s`: `%s` → `%s` (%s)\n", p->patches[i].key, p->patches[i].before,
 		   p->patches[i].after, p->patches[i].reason);
-	md(&b, "\n");
+	md(b, "\n");
+}
 
-	md(&b, "## Hardware\n\n");
-	md(&b, "- GPUs: %s x %d, %dGB (%s)\n", p->gpu_name, p->gpu_count, p->gpu_gb,
+/* plan.md: ## Hardware */
+static void md_hardware(struct ctx *c, struct vf_buf *b)
+{
+	struct vf_plan *p = c->p;
+	md(b, "## Hardware\n\n");
+	md(b, "- GPUs: %s x %d, %dGB (%s)\n", p->gpu_name, p->gpu_count, p->gpu_gb,
 	   p->simulated ? "simulated with --gpu: no GPU was probed" : "probed");
-	md(&b, "- Tier: %s — %s\n", p->tier.name, p->tier.note);
-	md(&b, "- Launch (from `%s`):\n\n  ```\n  cd %s && %s > %s/logs/train.log 2>&1\n  ```\n\n",
+	md(b, "- Tier: %s — %s\n", p->tier.name, p->tier.note);
+	md(b, "- Launch (from `%s`):\n\n  ```\n  cd %s && %s > %s/logs/train.log 2>&1\n  ```\n\n",
 	   p->trainer_dir, p->launch_cwd, p->launch, p->run_dir);
+}
 
-	md(&b, "## Sanity Check + Autotune\n\n");
-	sweep_section(c, &b);
-	md(&b, "## Monitoring\n\n");
-	md(&b, "- Trainer log: `%s/logs/train.log` (run with `--disable-progress-bars`: a `Step N/M - "
+/* plan.md: ## Sanity Check + Autotune */
+static void md_sanity(struct ctx *c, struct vf_buf *b)
+{
+	md(b, "## Sanity Check + Autotune\n\n");
+	sweep_section(c, b);
+}
+
+/* plan.md: ## Monitoring */
+static void md_monitoring(struct ctx *c, struct vf_buf *b)
+{
+	struct vf_plan *p = c->p;
+	md(b, "## Monitoring\n\n");
+	md(b, "- Trainer log: `%s/logs/train.log` (run with `--disable-progress-bars`: a `Step N/M - "
 	       "Loss, LR, Time/Step` line every 20 steps)\n",
 	   p->run_dir);
-	md(&b, "- GPU memory: polled with NVML / nvidia-smi during the run (the trainer samples peak "
+	md(b, "- GPU memory: polled with NVML / nvidia-smi during the run (the trainer samples peak "
 	       "memory only every 200 steps)\n");
 	char vi[32], ci[32];
 	value_text(p->config, key_of(c, "validation_interval", "validation.interval"), vi, sizeof vi);
 	value_text(p->config, key_of(c, "checkpoint_interval", "checkpoints.interval"), ci, sizeof ci);
-	md(&b, "- Validation samples every %s steps in `%s/outputs/samples/`; checkpoints every %s steps "
+	md(b, "- Validation samples every %s steps in `%s/outputs/samples/`; checkpoints every %s steps "
 	       "in `%s/outputs/checkpoints/`\n\n",
 	   vi, p->run_dir, ci, p->run_dir);
+}
 
-	md(&b, "## Outputs\n\n");
-	md(&b, "- `%s/` — the run directory:\n", p->run_dir);
-	md(&b, "  - `plan.md` (this plan), `config.yaml` (the run config), `autotune.log`\n");
+/* plan.md: ## Outputs */
+static void md_outputs(struct ctx *c, struct vf_buf *b)
+{
+	struct vf_plan *p = c->p;
+	bool lora = strcmp(p->training_mode, "lora") == 0;
+	md(b, "## Outputs\n\n");
+	md(b, "- `%s/` — the run directory:\n", p->run_dir);
+	md(b, "  - `plan.md` (this plan), `config.yaml` (the run config), `autotune.log`\n");
 	for (int i = 0; i < p->ndirs; i++)
-		md(&b, "  - `%s/`\n", p->dirs[i]);
-	md(&b, "- %s: `%s/outputs/checkpoints/%s_weights_step_NNNNN.safetensors`\n",
+		md(b, "  - `%s/`\n", p->dirs[i]);
+	md(b, "- %s: `%s/outputs/checkpoints/%s_weights_step_NNNNN.safetensors`\n",
 	   lora ? "LoRA weights" : "Model weights", p->run_dir, lora ? "lora" : "model");
 	if (p->nresume) {
-		md(&b, "- Resume candidates already in the run directory (set `model.load_checkpoint` to "
+		md(b, "- Resume candidates already in the run directory (set `model.load_checkpoint` to "
 		       "resume):\n");
 		for (int i = 0; i < p->nresume; i++)
-			md(&b, "  - `%s`\n", p->resume[i]);
+			md(b, "  - `%s`\n", p->resume[i]);
 	}
-	md(&b, "- Nothing is created, changed or deleted outside `%s/` without approval.\n\n", p->run_dir);
+	md(b, "- Nothing is created, changed or deleted outside `%s/` without approval.\n\n", p->run_dir);
+}
 
-	md(&b, "## Assumptions\n\n");
+/* plan.md: ## Assumptions */
+static void md_assumptions(struct ctx *c, struct vf_buf *b)
+{
+	struct vf_plan *p = c->p;
+	md(b, "## Assumptions\n\n");
 	for (int i = 0; i < p->nassumptions; i++)
-		md(&b, "- %s\n", p->assumptions[i]);
+		md(b, "- %s\n", p->assumptions[i]);
 	if (p->nassumptions == 0)
-		md(&b, "- None: every choice above was asked for.\n");
-	md(&b, "\n");
+		md(b, "- None: every choice above was asked for.\n");
+	md(b, "\n");
+}
 
-	md(&b, "## Cost / Time Estimate\n\n");
+/* plan.md: ## Cost / Time Estimate */
+static void md_estimate(struct ctx *c, struct vf_buf *b)
+{
+	struct vf_plan *p = c->p;
+	md(b, "## Cost / Time Estimate\n\n");
 	if (p->has_estimate) {
 		const struct vf_estimate *e = &p->estimate;
 		char pk[32], card[32], st[32], tot[32];
 		gib(pk, sizeof pk, e->peak_bytes);
-		md(&b, "**Estimate** from vramfit's model (`%s`), not a measurement: it is replaced by the "
+		md(b, "**Estimate** from vramfit's model (`%s`), not a measurement: it is replaced by the "
 		       "measured step time after the sanity check.\n\n",
 		   p->model_id);
-		md(&b, "| | estimate |\n|---|---|\n");
+		md(b, "| | estimate |\n|---|---|\n");
 		if (p->gpu_spec) {
 			gib(card, sizeof card, vf_estimate_gpu_bytes(p->gpu_spec));
-			md(&b, "| peak VRAM per GPU | %s of %s (%s) |\n", pk, card,
+			md(b, "| peak VRAM per GPU | %s of %s (%s) |\n", pk, card,
 			   vf_estimate_fits(e, p->gpu_spec, NULL) ? "fits" : "does not fit");
 		} else {
-			md(&b, "| peak VRAM per GPU | %s (card not in the catalog) |\n", pk);
+			md(b, "| peak VRAM per GPU | %s (card not in the catalog) |\n", pk);
 		}
 		if (e->step_seconds > 0) {
 			duration(st, sizeof st, e->step_seconds);
 			double total = e->step_seconds * (double)p->steps;
 			duration(tot, sizeof tot, total);
-			md(&b, "| step time | %s |\n", st);
-			md(&b, "| training time for %lld steps | %s (validation and checkpoints extra) |\n",
+			md(b, "| step time | %s |\n", st);
+			md(b, "| training time for %lld steps | %s (validation and checkpoints extra) |\n",
 			   (long long)p->steps, tot);
 			if (p->gpu_spec && p->gpu_spec->price_usd_hour > 0)
-				md(&b, "| cost | $%.2f (%d GPU%s x $%.2f/GPU-hour, indicative) |\n",
+				md(b, "| cost | $%.2f (%d GPU%s x $%.2f/GPU-hour, indicative) |\n",
 				   total / 3600.0 * p->gpu_spec->price_usd_hour * p->gpu_count, p->gpu_count,
 				   p->gpu_count == 1 ? "" : "s", p->gpu_spec->price_usd_hour);
 			else
-				md(&b, "| cost | unknown (no price for this GPU in the catalog) |\n");
+				md(b, "| cost | unknown (no price for this GPU in the catalog) |\n");
 		} else {
-			md(&b, "| step time | unknown (no compute rate for this GPU) |\n");
+			md(b, "| step time | unknown (no compute rate for this GPU) |\n");
 		}
-		md(&b, "\n");
+		md(b, "\n");
 	} else {
-		md(&b, "**Estimate:** none (%s). The sanity check measures the step time and peak VRAM.\n\n",
+		md(b, "**Estimate:** none (%s). The sanity check measures the step time and peak VRAM.\n\n",
 		   p->estimate_note);
 	}
+}
 
-	md(&b, "## Approve to Proceed\n\n");
-	md(&b, "Self-check of `config.yaml`: %zu failure%s, %zu pending.\n\n", p->check.failures,
+/* plan.md: ## Approve to Proceed */
+static void md_approve(struct ctx *c, struct vf_buf *b)
+{
+	struct vf_plan *p = c->p;
+	md(b, "## Approve to Proceed\n\n");
+	md(b, "Self-check of `config.yaml`: %zu failure%s, %zu pending.\n\n", p->check.failures,
 	   p->check.failures == 1 ? "" : "s", p->check.pending);
 	for (size_t i = 0; i < p->check.n; i++)
-		md(&b, "- %s`%s`: %s\n", p->check.items[i].level == VF_CHECK_FAIL ? "**fails** " : "pending: ",
+		md(b, "- %s`%s`: %s\n", p->check.items[i].level == VF_CHECK_FAIL ? "**fails** " : "pending: ",
 		   p->check.items[i].key, p->check.items[i].rule);
 	if (p->check.n)
-		md(&b, "\n");
-	md(&b, "Nothing heavy has run. Approving this plan means, in order: preprocess the dataset into "
+		md(b, "\n");
+	md(b, "Nothing heavy has run. Approving this plan means, in order: preprocess the dataset into "
 	       "the run directory, run the sanity check and autotune trials, then launch the training "
 	       "run above. Review the Assumptions and the estimate; change any choice with "
 	       "`vramfit config set %s KEY=VALUE` or re-plan with other flags. The plan makes no claim "
 	       "about how well the trained model will turn out.\n",
 	   p->config_path);
+}
+
+static vf_status render(struct ctx *c, struct vf_error *err)
+{
+	struct vf_plan *p = c->p;
+	struct vf_buf b;
+	vf_buf_init(&b, 1u << 20);
+	md(&b, "# Training Plan — %s\n\n", p->run_name);
+	md_goal(c, &b);
+	md_mode(c, &b);
+	md_dataset(c, &b);
+	md_preprocessing(c, &b);
+	md_training_config(c, &b);
+	md_hardware(c, &b);
+	md_sanity(c, &b);
+	md_monitoring(c, &b);
+	md_outputs(c, &b);
+	md_assumptions(c, &b);
+	md_estimate(c, &b);
+	md_approve(c, &b);
 
 	if (b.len == 0 && b.cap) {
 		vf_buf_release(&b);
@@ -1044,6 +1287,202 @@ static void describe_gpus(struct vf_plan *p, const struct vf_gpu_set *gpus)
 	p->gpu_spec = g->catalog_id[0] ? vf_gpu_catalog_find(g->catalog_id) : NULL;
 }
 
+static vf_status plan_names(struct ctx *c, const struct vf_gpu_set *gpus, struct vf_error *err)
+{
+	const struct vf_plan_opts *o = c->o;
+	struct vf_plan *p = c->p;
+	vf_status st = VF_OK;
+	(void)gpus;
+	/* Names. */
+	if (o->dataset && !name_ok(o->dataset)) {
+		st = vf_error_set(err, VF_EUSAGE, "--dataset '%s': use letters, digits, '-', '_' and '.'",
+				  o->dataset);
+		return st;
+	}
+	if (o->run_name && !name_ok(o->run_name)) {
+		st = vf_error_set(err, VF_EUSAGE, "--run-name '%s': use letters, digits, '-', '_' and '.'",
+				  o->run_name);
+		return st;
+	}
+	if (o->training_mode && strcmp(o->training_mode, "lora") != 0 && strcmp(o->training_mode, "full") != 0) {
+		st = vf_error_set(err, VF_EUSAGE, "--training-mode '%s': expected lora or full", o->training_mode);
+		return st;
+	}
+	const char *ds = o->dataset ? o->dataset : vf_json_get_str(c->cfg, "default_dataset");
+	snprintf(p->dataset, sizeof p->dataset, "%s", ds ? ds : "dataset");
+	if (!o->dataset)
+		ASSUME(c, "Dataset name: `%s` (none given; --dataset NAME names the run).", p->dataset);
+	return st;
+}
+
+static vf_status plan_tier(struct ctx *c, const struct vf_gpu_set *gpus, struct vf_error *err)
+{
+	const struct vf_plan_opts *o = c->o;
+	struct vf_plan *p = c->p;
+	const char *trainer = o->trainer ? o->trainer : VF_PROFILE_DEFAULT;
+	vf_status st = VF_OK;
+	/* GPUs and tier. */
+	if (!gpus || gpus->count == 0) {
+		st = vf_error_set(err, VF_ERR, "no GPU found to plan for; pass --gpu SPEC (e.g. h100-80gb, "
+					       "rtx-5090:2) to plan for GPUs that are not here");
+		return st;
+	}
+	st = vf_tier_decide(gpus, trainer, o->mode, &p->tier, err);
+	if (st != VF_OK)
+		return st;
+	snprintf(p->mode, sizeof p->mode, "%s", p->tier.mode[0] ? p->tier.mode : (o->mode ? o->mode : "t2v"));
+	if (!o->mode)
+		ASSUME(c, "Mode: `%s` (the trainer profile's default; --mode MODE, one of the checkout's "
+			   "config families: vramfit plan --list-modes).", p->mode);
+	describe_gpus(p, gpus);
+	for (size_t i = 1; i < gpus->count; i++)
+		if (strcmp(gpus->gpus[i].name, gpus->gpus[0].name) != 0) {
+			WARN(c, "The GPUs are not all the same model: the smallest (%s, %dGB) decides the tier, "
+				 "and the plan treats all %d as that model.",
+			     p->gpu_name, p->gpu_gb, p->gpu_count);
+			break;
+		}
+	if (p->tier.gated && !o->accept_risk) {
+		p->block = VF_PLAN_GATED;
+		snprintf(p->block_msg, sizeof p->block_msg, "%s", p->tier.gate_message);
+		st = VF_OK;
+		return st;
+	}
+	if (p->tier.gated)
+		ASSUME(c, "Below the trainer's 32 GB minimum (%s x %d, %dGB): proceeding anyway with the "
+			   "low-VRAM config at your own risk (--accept-risk); it may run out of memory, and no "
+			   "tested config exists below 32 GB.",
+		       p->gpu_name, p->gpu_count, p->gpu_gb);
+	if (p->tier.gap)
+		ASSUME(c, "%s", p->tier.note);
+	if (p->simulated)
+		ASSUME(c, "GPUs: simulated (%s x %d) with --gpu; nothing was probed.", p->gpu_name,
+		       p->gpu_count);
+	return st;
+}
+
+static vf_status plan_trainer(struct ctx *c, const struct vf_gpu_set *gpus, struct vf_error *err)
+{
+	const struct vf_plan_opts *o = c->o;
+	struct vf_plan *p = c->p;
+	vf_status st = VF_OK;
+	(void)gpus;
+	/* Trainer, shipped config, models. */
+	st = find_trainer_dir(c, err);
+	if (st != VF_OK)
+		return st;
+	if (!o->trainer_dir)
+		ASSUME(c, "Trainer directory: %s (%s; --trainer-dir DIR).", p->trainer_dir, p->trainer_dir_from);
+	st = vf__plan_choose_config(p, c->cfg, err);
+	if (st != VF_OK)
+		return st;
+	if (p->ndeltas)
+		ASSUME(c, "The checkout ships no %s for the %s: starting from %s with the trainer's own "
+			   "low-VRAM choices (%s), applied where the key exists.",
+		       p->tier.config, p->tier.name, strrchr(p->shipped_config, '/') + 1, p->deltas_from);
+	struct stat sst;
+	if (stat(p->shipped_config, &sst) != 0 || !S_ISREG(sst.st_mode)) {
+		int e = errno;
+		bool there = stat(p->shipped_config, &sst) == 0;
+		st = vf_error_set(err, VF_ERR, "%s: the shipped config for the %s (%s) %s",
+				  p->shipped_config, p->tier.name, p->mode,
+				  there ? (S_ISDIR(sst.st_mode) ? "is a directory" : "is not a regular file")
+				  : e == ENOENT ? "is missing"
+						: e == ELOOP ? "is a symlink loop" : "cannot be read");
+		return st;
+	}
+	st = find_models(c, err);
+	if (st != VF_OK)
+		return st;
+	return st;
+}
+
+static vf_status plan_run_dir(struct ctx *c, const struct vf_gpu_set *gpus, struct vf_error *err)
+{
+	const struct vf_plan_opts *o = c->o;
+	struct vf_plan *p = c->p;
+	vf_status st = VF_OK;
+	(void)gpus;
+	/* Workspace and run directory. */
+	st = choose_workspace(c, err);
+	if (st != VF_OK)
+		return st;
+	if (o->run_name) {
+		snprintf(p->run_name, sizeof p->run_name, "%s", o->run_name);
+	} else {
+		time_t now = o->now ? o->now : time(NULL);
+		struct tm tm;
+		localtime_r(&now, &tm);
+		char stamp[32];
+		strftime(stamp, sizeof stamp, "%Y%m%d-%H%M", &tm);
+		const char *pat = vf_json_get_str(c->cfg, "run_name");
+		const char *pairs[] = {"mode", p->mode, "dataset", p->dataset, "YYYYMMDD-HHMM", stamp, NULL};
+		subst(pat ? pat : "{mode}-{dataset}-{YYYYMMDD-HHMM}", p->run_name, sizeof p->run_name, pairs);
+		ASSUME(c, "Run name: `%s` (<mode>-<dataset>-<YYYYMMDD-HHMM>; --run-name NAME).", p->run_name);
+	}
+	snprintf(p->run_dir, sizeof p->run_dir, "%.*s/%s", VF_PLAN_PATH - 130, p->workspace, p->run_name);
+	const cJSON *files = cJSON_GetObjectItemCaseSensitive(c->cfg, "run_files");
+	const char *cfgname = vf_json_get_str(files, "config"), *planname = vf_json_get_str(files, "plan");
+	snprintf(p->config_path, sizeof p->config_path, "%.*s/%s", VF_PLAN_PATH - 64, p->run_dir,
+		 cfgname ? cfgname : "config.yaml");
+	snprintf(p->plan_path, sizeof p->plan_path, "%.*s/%s", VF_PLAN_PATH - 64, p->run_dir,
+		 planname ? planname : "plan.md");
+	const cJSON *dirs;
+	cJSON_ArrayForEach(dirs, cJSON_GetObjectItemCaseSensitive(c->cfg, "run_dirs"))
+	{
+		if (cJSON_IsString(dirs) && p->ndirs < 8 && name_ok(dirs->valuestring))
+			snprintf(p->dirs[p->ndirs++], 64, "%s", dirs->valuestring);
+	}
+	if (access(p->run_dir, F_OK) == 0) {
+		p->exists = true;
+		survey_existing(c);
+		if (!o->reuse) {
+			p->block = VF_PLAN_EXISTS;
+			snprintf(p->block_msg, sizeof p->block_msg,
+				 "%s already exists (%d entr%s%s); it is never overwritten: choose another "
+				 "--run-name, or pass --reuse to plan into it",
+				 p->run_dir, p->nexisting, p->nexisting == 1 ? "y" : "ies",
+				 p->nresume ? ", with checkpoints to resume from" : "");
+			st = VF_OK;
+			return st;
+		}
+		ASSUME(c, "Reusing the existing run directory %s (--reuse): config.yaml and plan.md are "
+			   "rewritten, everything else there is kept.",
+		       p->run_dir);
+	}
+	return st;
+}
+
+static vf_status plan_config(struct ctx *c, const struct vf_gpu_set *gpus, struct vf_error *err)
+{
+	const struct vf_plan_opts *o = c->o;
+	struct vf_plan *p = c->p;
+	const char *trainer = o->trainer ? o->trainer : VF_PROFILE_DEFAULT;
+	vf_status st = VF_OK;
+	(void)gpus;
+	/* The run config, rules, launch, check, estimate. */
+	st = make_config(c, err);
+	if (st != VF_OK)
+		return st;
+	make_launch(c);
+	p->ndata_dirs = (int)vf_checkout_data_dirs(p->config, c->cfg, p->data_dirs, 16);
+	for (int i = 0; i < p->ndata_dirs; i++)
+		p->data_dirs[i].node = NULL; /* the document changes no more, but keep nothing borrowed */
+	ASSUME(c, "Every other setting as shipped in %s (optimizer, precision, quantization, LoRA, "
+		   "validation): autotune may change them after the sanity check.",
+	       strrchr(p->shipped_config, '/') + 1);
+	if (!o->trigger)
+		ASSUME(c, "Trigger word: none (the captions are used as they are).");
+	st = vf_check_config(p->config, trainer, p->trainer_dir, &p->check, err);
+	if (st != VF_OK)
+		return st;
+	make_estimate(c);
+	if (p->has_estimate && !p->gpu_spec)
+		snprintf(p->estimate_note, sizeof p->estimate_note, "the GPU is not in the catalog");
+	st = render(c, err);
+	return st;
+}
+
 vf_status vf_plan_make(const struct vf_plan_opts *o, const struct vf_gpu_set *gpus,
 		       struct vf_plan *p, struct vf_error *err)
 {
@@ -1058,154 +1497,32 @@ vf_status vf_plan_make(const struct vf_plan_opts *o, const struct vf_gpu_set *gp
 		cJSON_Delete(c.cfg);
 		return st;
 	}
-
-	/* Names. */
-	if (o->dataset && !name_ok(o->dataset)) {
-		st = vf_error_set(err, VF_EUSAGE, "--dataset '%s': use letters, digits, '-', '_' and '.'",
-				  o->dataset);
-		goto out;
-	}
-	if (o->run_name && !name_ok(o->run_name)) {
-		st = vf_error_set(err, VF_EUSAGE, "--run-name '%s': use letters, digits, '-', '_' and '.'",
-				  o->run_name);
-		goto out;
-	}
-	if (o->training_mode && strcmp(o->training_mode, "lora") != 0 && strcmp(o->training_mode, "full") != 0) {
-		st = vf_error_set(err, VF_EUSAGE, "--training-mode '%s': expected lora or full", o->training_mode);
-		goto out;
-	}
-	const char *ds = o->dataset ? o->dataset : vf_json_get_str(c.cfg, "default_dataset");
-	snprintf(p->dataset, sizeof p->dataset, "%s", ds ? ds : "dataset");
-	if (!o->dataset)
-		ASSUME(&c, "Dataset name: `%s` (none given; --dataset NAME names the run).", p->dataset);
-
-	/* GPUs and tier. */
-	if (!gpus || gpus->count == 0) {
-		st = vf_error_set(err, VF_ERR, "no GPU found to plan for; pass --gpu SPEC (e.g. h100-80gb, "
-					       "rtx-5090:2) to plan for GPUs that are not here");
-		goto out;
-	}
-	st = vf_tier_decide(gpus, trainer, o->mode, &p->tier, err);
-	if (st != VF_OK)
-		goto out;
-	snprintf(p->mode, sizeof p->mode, "%s", p->tier.mode[0] ? p->tier.mode : (o->mode ? o->mode : "t2v"));
-	if (!o->mode)
-		ASSUME(&c, "Mode: `%s` (the trainer profile's default; --mode t2v|i2v).", p->mode);
-	describe_gpus(p, gpus);
-	for (size_t i = 1; i < gpus->count; i++)
-		if (strcmp(gpus->gpus[i].name, gpus->gpus[0].name) != 0) {
-			WARN(&c, "The GPUs are not all the same model: the smallest (%s, %dGB) decides the tier, "
-				 "and the plan treats all %d as that model.",
-			     p->gpu_name, p->gpu_gb, p->gpu_count);
-			break;
-		}
-	if (p->tier.gated && !o->accept_risk) {
-		p->block = VF_PLAN_GATED;
-		snprintf(p->block_msg, sizeof p->block_msg, "%s", p->tier.gate_message);
-		st = VF_OK;
-		goto out;
-	}
-	if (p->tier.gated)
-		ASSUME(&c, "Below the trainer's 32 GB minimum (%s x %d, %dGB): proceeding anyway with the "
-			   "low-VRAM config at your own risk (--accept-risk); it may run out of memory, and no "
-			   "tested config exists below 32 GB.",
-		       p->gpu_name, p->gpu_count, p->gpu_gb);
-	if (p->tier.gap)
-		ASSUME(&c, "%s", p->tier.note);
-	if (p->simulated)
-		ASSUME(&c, "GPUs: simulated (%s x %d) with --gpu; nothing was probed.", p->gpu_name,
-		       p->gpu_count);
-
-	/* Trainer, shipped config, models. */
-	st = find_trainer_dir(&c, err);
-	if (st != VF_OK)
-		goto out;
-	if (!o->trainer_dir)
-		ASSUME(&c, "Trainer directory: %s (%s; --trainer-dir DIR).", p->trainer_dir, p->trainer_dir_from);
-	snprintf(p->shipped_config, sizeof p->shipped_config, "%s/%s", p->trainer_dir, p->tier.config_path);
-	struct stat sst;
-	if (stat(p->shipped_config, &sst) != 0 || !S_ISREG(sst.st_mode)) {
-		int e = errno;
-		bool there = stat(p->shipped_config, &sst) == 0;
-		st = vf_error_set(err, VF_ERR, "%s: the shipped config for the %s (%s) %s",
-				  p->shipped_config, p->tier.name, p->mode,
-				  there ? (S_ISDIR(sst.st_mode) ? "is a directory" : "is not a regular file")
-				  : e == ENOENT ? "is missing"
-						: e == ELOOP ? "is a symlink loop" : "cannot be read");
-		goto out;
-	}
-	st = find_models(&c, err);
-	if (st != VF_OK)
-		goto out;
-
-	/* Workspace and run directory. */
-	st = choose_workspace(&c, err);
-	if (st != VF_OK)
-		goto out;
-	if (o->run_name) {
-		snprintf(p->run_name, sizeof p->run_name, "%s", o->run_name);
-	} else {
-		time_t now = o->now ? o->now : time(NULL);
-		struct tm tm;
-		localtime_r(&now, &tm);
-		char stamp[32];
-		strftime(stamp, sizeof stamp, "%Y%m%d-%H%M", &tm);
-		const char *pat = vf_json_get_str(c.cfg, "run_name");
-		const char *pairs[] = {"mode", p->mode, "dataset", p->dataset, "YYYYMMDD-HHMM", stamp, NULL};
-		subst(pat ? pat : "{mode}-{dataset}-{YYYYMMDD-HHMM}", p->run_name, sizeof p->run_name, pairs);
-		ASSUME(&c, "Run name: `%s` (<mode>-<dataset>-<YYYYMMDD-HHMM>; --run-name NAME).", p->run_name);
-	}
-	snprintf(p->run_dir, sizeof p->run_dir, "%.*s/%s", VF_PLAN_PATH - 130, p->workspace, p->run_name);
-	const cJSON *files = cJSON_GetObjectItemCaseSensitive(c.cfg, "run_files");
-	const char *cfgname = vf_json_get_str(files, "config"), *planname = vf_json_get_str(files, "plan");
-	snprintf(p->config_path, sizeof p->config_path, "%.*s/%s", VF_PLAN_PATH - 64, p->run_dir,
-		 cfgname ? cfgname : "config.yaml");
-	snprintf(p->plan_path, sizeof p->plan_path, "%.*s/%s", VF_PLAN_PATH - 64, p->run_dir,
-		 planname ? planname : "plan.md");
-	const cJSON *dirs;
-	cJSON_ArrayForEach(dirs, cJSON_GetObjectItemCaseSensitive(c.cfg, "run_dirs"))
-	{
-		if (cJSON_IsString(dirs) && p->ndirs < 8 && name_ok(dirs->valuestring))
-			snprintf(p->dirs[p->ndirs++], 64, "%s", dirs->valuestring);
-	}
-	if (access(p->run_dir, F_OK) == 0) {
-		p->exists = true;
-		survey_existing(&c);
-		if (!o->reuse) {
-			p->block = VF_PLAN_EXISTS;
-			snprintf(p->block_msg, sizeof p->block_msg,
-				 "%s already exists (%d entr%s%s); it is never overwritten: choose another "
-				 "--run-name, or pass --reuse to plan into it",
-				 p->run_dir, p->nexisting, p->nexisting == 1 ? "y" : "ies",
-				 p->nresume ? ", with checkpoints to resume from" : "");
-			st = VF_OK;
-			goto out;
-		}
-		ASSUME(&c, "Reusing the existing run directory %s (--reuse): config.yaml and plan.md are "
-			   "rewritten, everything else there is kept.",
-		       p->run_dir);
-	}
-
-	/* The run config, rules, launch, check, estimate. */
-	st = make_config(&c, err);
-	if (st != VF_OK)
-		goto out;
-	make_launch(&c);
-	ASSUME(&c, "Every other setting as shipped in %s (optimizer, precision, quantization, LoRA, "
-		   "validation): autotune may change them after the sanity check.",
-	       p->tier.config_path);
-	if (!o->trigger)
-		ASSUME(&c, "Trigger word: none (the captions are used as they are).");
-	st = vf_check_config(p->config, trainer, &p->check, err);
-	if (st != VF_OK)
-		goto out;
-	make_estimate(&c);
-	if (p->has_estimate && !p->gpu_spec)
-		snprintf(p->estimate_note, sizeof p->estimate_note, "the GPU is not in the catalog");
-	st = render(&c, err);
-out:
+	static vf_status (*const stages[])(struct ctx *, const struct vf_gpu_set *, struct vf_error *) = {
+		plan_names, plan_tier, plan_trainer, plan_run_dir, plan_config};
+	for (size_t i = 0; i < sizeof stages / sizeof stages[0] && st == VF_OK && p->block == VF_PLAN_GO; i++)
+		st = stages[i](&c, gpus, err);
 	cJSON_Delete(c.cfg);
 	cJSON_Delete(c.sweep);
+	return st;
+}
+
+vf_status vf_plan_list_modes(const struct vf_plan_opts *o, struct vf_trainer_modes *out, char *dir, size_t n,
+			     struct vf_error *err)
+{
+	memset(out, 0, sizeof *out);
+	struct vf_plan *p = calloc(1, sizeof *p);
+	if (!p)
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	struct ctx c = {o, p, NULL, NULL};
+	vf_status st = vf_profile_part(o->trainer ? o->trainer : VF_PROFILE_DEFAULT, "configs", &c.cfg, err);
+	if (st == VF_OK)
+		st = find_trainer_dir(&c, err);
+	if (st == VF_OK) {
+		snprintf(dir, n, "%s", p->trainer_dir);
+		st = vf_checkout_modes(p->trainer_dir, c.cfg, out, err);
+	}
+	cJSON_Delete(c.cfg);
+	free(p);
 	return st;
 }
 
@@ -1316,6 +1633,7 @@ cJSON *vf_plan_to_json(const struct vf_plan *p)
 	for (int i = 0; i < p->nassumptions; i++)
 		cJSON_AddItemToArray(as, cJSON_CreateString(p->assumptions[i]));
 	cJSON_AddItemToObject(o, "check", vf_check_to_json(&p->check));
+	vf__plan_json_trainer(o, p);
 	cJSON *e = cJSON_AddObjectToObject(o, "estimate");
 	cJSON_AddBoolToObject(e, "available", p->has_estimate);
 	cJSON_AddBoolToObject(e, "is_estimate", true);

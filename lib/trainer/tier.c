@@ -147,13 +147,16 @@ static vf_status load_policy(const char *trainer, struct policy *p, struct vf_er
 	    (st = str_field(file, root, "gap_note", "gap_note", p->gap_note, sizeof p->gap_note, err)))
 		goto out;
 	const cJSON *modes = cJSON_GetObjectItemCaseSensitive(root, "modes"), *m;
-	if (!cJSON_IsArray(modes) || cJSON_GetArraySize(modes) < 1 ||
+	if (cJSON_IsString(modes) && strcmp(modes->valuestring, "from_checkout") == 0) {
+		p->nmodes = 0; /* every configs/ family of the checkout is a mode (plan checks) */
+	} else if (!cJSON_IsArray(modes) || cJSON_GetArraySize(modes) < 1 ||
 	    cJSON_GetArraySize(modes) > MAX_MODES) {
 		st = vf_error_set(err, VF_ERR, "%s: field modes: expected 1 to %d mode names",
 				  file, MAX_MODES);
 		goto out;
 	}
-	cJSON_ArrayForEach(m, modes)
+	const cJSON *mlist = cJSON_IsArray(modes) ? modes : NULL;
+	cJSON_ArrayForEach(m, mlist)
 	{
 		if (!cJSON_IsString(m) || !*m->valuestring ||
 		    strlen(m->valuestring) >= sizeof p->modes[0]) {
@@ -229,6 +232,16 @@ static vf_status load_mode(const char *trainer, const char **mode, struct policy
 		return st;
 	if (!*mode)
 		*mode = p->default_mode;
+	if (p->nmodes == 0) { /* modes from the checkout: any plain name here */
+		size_t l = strlen(*mode);
+		if (l && l < VF_TIER_MODE_MAX && strspn(*mode, "abcdefghijklmnopqrstuvwxyz"
+							     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == l)
+			return VF_OK;
+		return vf_error_set(err, VF_EUSAGE,
+				    "invalid mode name '%.32s' (a config family of the trainer checkout, "
+				    "e.g. t2v; vramfit plan --list-modes lists them)",
+				    *mode);
+	}
 	for (int i = 0; i < p->nmodes; i++)
 		if (strcmp(p->modes[i], *mode) == 0)
 			return VF_OK;

@@ -816,7 +816,10 @@ static vf_status do_trial(struct sweep *s, struct vf_trial *t, const cJSON *delt
 	if (s->o->self_check) {
 		struct vf_check chk;
 		vf_check_init(&chk);
-		st = vf_check_config(doc, s->o->trainer ? s->o->trainer : VF_PROFILE_DEFAULT, &chk, err);
+		const char *prof = s->o->trainer ? s->o->trainer : VF_PROFILE_DEFAULT;
+		st = vf_check_config(doc, prof, s->trainer_dir, &chk, err);
+		if (st == VF_OK && t->index == 1) /* the trainer's own validation, once, before trial 1 */
+			st = vf_check_trainer_validate(config_path, doc, prof, s->trainer_dir, &chk, err);
 		if (st) {
 			vf_check_release(&chk);
 			goto out;

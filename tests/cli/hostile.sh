@@ -214,8 +214,8 @@ fails 1 "$TMP/xdg/vramfit/gpus.json" gpus
 rm -f "$TMP/xdg/vramfit/gpus.json"
 
 # --- probe: a bad --mode or --trainer fails with or without GPUs --------------
-fails 2 "unknown mode 'frob'" probe --mode frob
-fails 2 "unknown mode 'frob'" probe --gpu h200 --mode frob
+fails 2 "invalid mode name 'fr ob'" probe --mode 'fr ob'
+fails 2 "invalid mode name 'fr/ob'" probe --gpu h200 --mode fr/ob
 fails 1 "trainer profile 'frob'" probe --trainer frob
 fails 1 "trainer profile 'frob'" probe --trainer frob --json
 fails 2 "invalid trainer profile name" probe --trainer ../etc

@@ -94,9 +94,9 @@ run probe --gpu
 expect_rc 2
 run probe --bogus
 expect_rc 2
-run probe --gpu h200 --mode v2v
+run probe --gpu h200 --mode 'v2v/../x'
 expect_rc 2
-expect_err "unknown mode 'v2v'"
+expect_err "invalid mode name 'v2v/../x'"
 run probe --gpu h200 --trainer nosuch
 expect_rc 1
 expect_err "trainer profile 'nosuch' has no tiers part"

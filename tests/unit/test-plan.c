@@ -90,7 +90,7 @@ static void test_standard(void)
 	CHECK(strncmp(p.run_name, "t2v-cats-2025", 13) == 0 && strlen(p.run_name) == 22);
 	CHECK_INT(p.npatches, 4);
 	CHECK_INT(p.check.failures, 0);
-	CHECK_INT(p.check.pending, 1);
+	CHECK_INT(p.check.pending, 4); /* the data root, and conditions/, latents/, audio_latents/ under it */
 	CHECK_CONTAINS(p.launch, "uv run python scripts/train.py ");
 	CHECK_CONTAINS(p.plan_md, "## Cost / Time Estimate");
 	CHECK_CONTAINS(p.plan_md, "x 1, 80GB");

@@ -18,6 +18,7 @@
 enum vf_check_level {
 	VF_CHECK_FAIL,    /* the trainer would refuse or crash: fix before launch */
 	VF_CHECK_PENDING, /* not there yet, expected later (preprocessed data) */
+	VF_CHECK_UNCHECKED, /* not checked: vramfit could not read the rule (never a failure) */
 };
 
 struct vf_check_item {
@@ -30,25 +31,50 @@ struct vf_check_item {
 struct vf_check {
 	struct vf_check_item *items; /* owned */
 	size_t n, alloc;
-	size_t failures, pending;
+	size_t failures, pending, unchecked;
 	char config[1024];           /* the file checked */
+	/* What was read from the trainer checkout (drift is visible). */
+	char trainer_dir[1024];      /* "" when none was found */
+	char trainer_version[160];   /* vf_checkout_version() */
+	char schema_file[256];       /* "src/ltx_trainer/config.py", "" when not read */
+	char schema_note[512];       /* why no schema was read */
+	size_t schema_models, schema_fields, schema_files;
+	bool trainer_validated;      /* --trainer-validate ran the trainer's own validation */
+	char trainer_validate_note[256];
 };
 
 void vf_check_init(struct vf_check *c);
 void vf_check_release(struct vf_check *c);
 
-/* Check a loaded config against the trainer profile. Failures are items,
- * not errors: VF_OK means the check ran. Errors: the profile is unreadable,
- * out of memory. */
-vf_status vf_check_config(const struct vf_yamldoc *doc, const char *trainer, struct vf_check *out,
-			  struct vf_error *err);
+/* Check a loaded config against the trainer profile's rules and the schema
+ * read from trainer_dir's source (NULL: $LTX_TRAINER_DIR, then the profile's
+ * candidates from the working directory). Without a readable schema every
+ * key is one "not checked" item, never a failure. Failures are items, not
+ * errors: VF_OK means the check ran. Errors: the profile is unreadable, out
+ * of memory. */
+vf_status vf_check_config(const struct vf_yamldoc *doc, const char *trainer, const char *trainer_dir,
+			  struct vf_check *out, struct vf_error *err);
 
 /* Load RUN_DIR/config.yaml (the name from the profile) and check it.
  * Errors: no config there, invalid YAML. */
-vf_status vf_check_run(const char *run_dir, const char *trainer, struct vf_check *out,
-		       struct vf_error *err);
+vf_status vf_check_run(const char *run_dir, const char *trainer, const char *trainer_dir,
+		       struct vf_check *out, struct vf_error *err);
 
-/* {"config", "ok", "failures", "pending", "items":[{"level","key","line","rule"}]}.
+/* The trainer's own validation (--trainer-validate): when trainer_dir has an
+ * environment (the profile's "trainer_validate" pythons, e.g. .venv/bin/python)
+ * run its schema class on config_path in a supervised child (proc: own
+ * process group, timeout, line cap) and add each error it reports as an
+ * item on the key it names (pending when it is about a path our check found
+ * pending, e.g. the data root before preprocessing). No environment, or a
+ * child that cannot import the trainer: one "not checked" item, never a
+ * failure. out->trainer_validated says whether it ran. Errors: the profile
+ * is unreadable. */
+vf_status vf_check_trainer_validate(const char *config_path, const struct vf_yamldoc *doc, const char *trainer,
+				    const char *trainer_dir, struct vf_check *out, struct vf_error *err);
+
+/* {"config", "ok", "failures", "pending", "unchecked", "trainer": {"dir",
+ * "version", "schema", "models", "fields", "files", "note"},
+ * "items":[{"level","key","line","rule"}]} (level fail, pending, unchecked).
  * Caller owns; cJSON_Delete(). */
 cJSON *vf_check_to_json(const struct vf_check *c);
 

@@ -21,6 +21,7 @@
 #include <cjson/cJSON.h>
 
 #include "vramfit/trainer/check.h"
+#include "vramfit/trainer/checkout.h"
 #include "vramfit/base/error.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
@@ -33,12 +34,15 @@
 struct vf_plan_opts {
 	const char *trainer;       /* profile; NULL = VF_PROFILE_DEFAULT */
 	const char *trainer_dir;   /* NULL: $LTX_TRAINER_DIR, ./packages/ltx-trainer, . */
-	const char *mode;          /* t2v, i2v; NULL = the profile's default */
+	const char *mode;          /* a config family of the checkout (t2v, i2v, v2v_ic, ...);
+				    * NULL = the profile's default */
 	const char *dataset;       /* for the run name; NULL = the profile's default */
 	const char *run_name;      /* NULL: <mode>-<dataset>-<YYYYMMDD-HHMM> */
 	const char *workspace;     /* NULL: the first writable profile root */
 	const char *model;         /* NULL: discovered */
-	const char *text_encoder;  /* NULL: discovered */
+	const char *text_encoder;  /* NULL: discovered; a directory or a packed .safetensors */
+	const char *video_vae;     /* split pack; NULL: the video VAE file beside the transformer */
+	const char *audio_vae;     /* split pack; NULL: the audio VAE file beside the transformer */
 	const char *training_mode; /* lora | full; NULL = the shipped config's */
 	int64_t steps;             /* 0 = the shipped config's */
 	const char *goal;          /* free text for ## Goal; NULL = none given */
@@ -68,7 +72,7 @@ struct vf_plan {
 	char block_msg[1024];
 
 	char trainer[32];
-	char mode[16];
+	char mode[VF_TIER_MODE_MAX];
 	char dataset[64];
 	char run_name[128];
 	char workspace[VF_PLAN_PATH];      /* absolute root */
@@ -97,6 +101,22 @@ struct vf_plan {
 	int64_t model_params;              /* from the safetensors header */
 	int64_t model_bytes;
 	char model_id[32];                 /* catalog id for the estimate */
+	char model_version[128];           /* "LTX-2.3 2.3.0" */
+	char model_version_from[160];      /* "__metadata__ model_version", or why not */
+	bool split_pack;                   /* transformer-only file: VAE files patched in */
+	char video_vae[VF_PLAN_PATH];
+	char audio_vae[VF_PLAN_PATH];
+
+	/* The trainer checkout, as read this time. */
+	char trainer_version[160];         /* "git 400fd31 (branch main)", "pyproject 1.2.0" */
+	char mode_what[256];               /* the mode config's header comment */
+	char mode_strategy[256];           /* its training_strategy in words */
+	struct vf_delta deltas[VF_PLAN_MAXLIST]; /* the trainer's low-VRAM choices, when used */
+	bool delta_applied[VF_PLAN_MAXLIST];     /* false: the key is not in this mode's config */
+	int ndeltas;
+	char deltas_from[256];             /* "t2v_lora.yaml -> t2v_lora_low_vram.yaml" */
+	struct vf_found_value data_dirs[16]; /* under the data root (node pointers cleared) */
+	int ndata_dirs;
 
 	/* The run config. */
 	struct vf_yamldoc *config;         /* patched copy (owned) */
@@ -149,6 +169,12 @@ vf_status vf_plan_write(const struct vf_plan *p, struct vf_error *err);
 
 /* The plan --json object. Caller owns; cJSON_Delete(). */
 cJSON *vf_plan_to_json(const struct vf_plan *p);
+
+/* The config families of the trainer checkout o->trainer_dir (or found as
+ * plan finds it); *dir gets the directory read. Caller owns *out;
+ * vf_modes_release(). */
+vf_status vf_plan_list_modes(const struct vf_plan_opts *o, struct vf_trainer_modes *out, char *dir, size_t n,
+			     struct vf_error *err);
 
 /* True when s looks like a URL (scheme://...). */
 bool vf_plan_is_url(const char *s);

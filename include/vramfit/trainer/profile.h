@@ -2,8 +2,9 @@
  * A profile is a directory data/profiles/<trainer>/ of JSON parts, each read
  * by the module it concerns:
  *   tiers.json   VRAM tiers and the gate (tier.c)
- *   configs.json shipped config names, patched keys, launch commands (plan.c)
- *   schema.json  the config schema: known keys and allowed values (plan.c)
+ *   configs.json config families, patched keys, launch commands, where the
+ *                schema is read in the checkout, the version written against
+ *                (plan.c, check.c, checkout.c)
  *   sweep.json   autotune order, changes and stop rules (tune.c)
  *   logs.json    log patterns, outcome classes and remedies (trial.c)
  * A second trainer is a new directory, not new code. */

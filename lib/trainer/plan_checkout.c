@@ -1,0 +1,167 @@
+/* plan_checkout.c - the parts of a plan read from the user's trainer
+ * checkout (see plan.h): which config family file the tier starts from, the
+ * trainer's own low-VRAM deltas when a mode ships no low-VRAM file, the
+ * mode's data directories, the trainer version; and their plan.md and
+ * --json lines. The file patterns come from the profile (configs.json
+ * "families"); nothing here lists modes or keys. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "plan_internal.h"
+#include "vramfit/base/json.h"
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static void mode_list(const struct vf_trainer_modes *m, char *out, size_t n)
+{
+	out[0] = '\0';
+	for (size_t i = 0; i < m->n; i++) {
+		size_t l = strlen(out);
+		snprintf(out + l, n - l, "%s%s", i ? ", " : "", m->v[i].name);
+	}
+}
+
+/* The trainer's low-VRAM deltas: its delta_base mode's standard config
+ * against its low-VRAM config, in this checkout. */
+static vf_status load_deltas(struct vf_plan *p, const cJSON *cfg, const struct vf_trainer_modes *modes,
+			     const char *cdir, struct vf_error *err)
+{
+	const char *base = vf_json_get_str(cJSON_GetObjectItemCaseSensitive(cfg, "families"), "delta_base");
+	const struct vf_trainer_mode *b = vf_modes_find(modes, base ? base : "t2v");
+	if (!b || !b->config[0] || !b->low_vram[0])
+		return vf_error_set(err, VF_ERR,
+				    "%s: the checkout ships no low-VRAM config for %s and no %s pair to take the "
+				    "trainer's low-VRAM choices from",
+				    cdir, p->mode, base ? base : "t2v");
+	char a[VF_PLAN_PATH * 2], l[VF_PLAN_PATH * 2];
+	snprintf(a, sizeof a, "%s/%s", cdir, b->config);
+	snprintf(l, sizeof l, "%s/%s", cdir, b->low_vram);
+	struct vf_yamldoc *da = NULL, *dl = NULL;
+	vf_status st = vf_yamldoc_load_file(a, &da, err);
+	if (st == VF_OK)
+		st = vf_yamldoc_load_file(l, &dl, err);
+	if (st == VF_OK) {
+		p->ndeltas = (int)vf_checkout_deltas(da, dl, cfg, p->deltas, VF_PLAN_MAXLIST);
+		snprintf(p->deltas_from, sizeof p->deltas_from, "%s -> %s", b->config, b->low_vram);
+	}
+	vf_yamldoc_free(da);
+	vf_yamldoc_free(dl);
+	return st;
+}
+
+vf_status vf__plan_choose_config(struct vf_plan *p, const cJSON *cfg, struct vf_error *err)
+{
+	vf_checkout_version(p->trainer_dir, p->trainer_version, sizeof p->trainer_version);
+	struct vf_trainer_modes modes;
+	vf_status st = vf_checkout_modes(p->trainer_dir, cfg, &modes, err);
+	if (st != VF_OK)
+		return st;
+	const char *cd = vf_json_get_str(cJSON_GetObjectItemCaseSensitive(cfg, "families"), "dir");
+	char cdir[VF_PLAN_PATH + 64];
+	snprintf(cdir, sizeof cdir, "%s/%s", p->trainer_dir, cd ? cd : "configs");
+	const struct vf_trainer_mode *m = vf_modes_find(&modes, p->mode);
+	if (!m) {
+		char list[1024];
+		mode_list(&modes, list, sizeof list);
+		st = vf_error_set(err, VF_EUSAGE, "--mode %s: the trainer checkout ships no such config family in %s "
+				  "(its modes: %s)", p->mode, cdir, modes.n ? list : "none");
+		vf_modes_release(&modes);
+		return st;
+	}
+	snprintf(p->mode_what, sizeof p->mode_what, "%s", m->what);
+	snprintf(p->mode_strategy, sizeof p->mode_strategy, "%s", m->strategy);
+	snprintf(p->shipped_config, sizeof p->shipped_config, "%s/%s", cdir, p->tier.config);
+	if (!is_file(p->shipped_config) && m->config[0] && strcmp(p->tier.config, m->config) != 0) {
+		/* The tier wants a low-VRAM file this mode does not ship. */
+		st = load_deltas(p, cfg, &modes, cdir, err);
+		snprintf(p->shipped_config, sizeof p->shipped_config, "%s/%s", cdir, m->config);
+	}
+	vf_modes_release(&modes);
+	return st;
+}
+
+void vf__plan_md_trainer(struct vf_buf *b, const struct vf_plan *p)
+{
+	vf_buf_printf(b, NULL, "- Model: %s (%s)\n", p->model_version, p->model_version_from);
+	if (p->split_pack)
+		vf_buf_printf(b, NULL, "- Checkpoint: a split pack: transformer `%s`, video VAE `%s`, audio VAE `%s`, "
+				       "text encoder `%s`\n", p->model, p->video_vae, p->audio_vae, p->text_encoder);
+	else
+		vf_buf_printf(b, NULL, "- Checkpoint: unified (`%s` holds the transformer and both VAEs)\n",
+			      p->model);
+	vf_buf_printf(b, NULL, "- Trainer: `%s` (%s; read from it this time)\n", p->trainer_dir,
+		      p->trainer_version);
+	if (p->mode_what[0])
+		vf_buf_printf(b, NULL, "- What the `%s` config trains: %s (training_strategy %s)\n", p->mode,
+			      p->mode_what, p->mode_strategy[0] ? p->mode_strategy : "as shipped");
+	if (p->check.schema_file[0])
+		vf_buf_printf(b, NULL, "- Schema: `%s` (%zu models, %zu fields, %zu source files read)\n",
+			      p->check.schema_file, p->check.schema_models, p->check.schema_fields,
+			      p->check.schema_files);
+	if (!p->ndeltas)
+		return;
+	vf_buf_printf(b, NULL, "- No low-VRAM file ships for `%s`: applied the trainer's low-VRAM choices "
+			       "(%s in this checkout):\n", p->mode, p->deltas_from);
+	for (int i = 0; i < p->ndeltas; i++)
+		vf_buf_printf(b, NULL, "  - `%s`: `%s`%s\n", p->deltas[i].key, p->deltas[i].value,
+			      p->delta_applied[i] ? "" : " (not applied: the key is not in this mode's config)");
+}
+
+void vf__plan_md_data(struct vf_buf *b, const struct vf_plan *p, const cJSON *cfg)
+{
+	if (p->ndata_dirs)
+		vf_buf_printf(b, NULL, "- Directories the `%s` training strategy reads under the preprocessed "
+				       "data root (pending until preprocessing):\n", p->mode);
+	for (int i = 0; i < p->ndata_dirs; i++)
+		vf_buf_printf(b, NULL, "  - `%s/` (%s)\n", p->data_dirs[i].value,
+			      strcmp(p->data_dirs[i].key, "(always)") == 0 ? "always" : p->data_dirs[i].key);
+	const cJSON *e;
+	bool first = true;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(cfg, "validation_media"))
+	{
+		struct vf_found_value f[16];
+		size_t n = cJSON_IsString(e) ? vf_checkout_collect(p->config, e->valuestring, f, 16) : 0;
+		for (size_t i = 0; i < n; i++, first = false)
+			vf_buf_printf(b, NULL, "%s  - `%s`: `%s`\n",
+				      first ? "- Media the validation samples need (reference videos, images, "
+					      "audio; replace the shipped placeholders with your own):\n"
+					    : "",
+				      f[i].key, f[i].value);
+	}
+}
+
+void vf__plan_json_trainer(cJSON *o, const struct vf_plan *p)
+{
+	cJSON *t = cJSON_AddObjectToObject(o, "trainer_checkout");
+	cJSON_AddStringToObject(t, "dir", p->trainer_dir);
+	cJSON_AddStringToObject(t, "version", p->trainer_version);
+	cJSON_AddStringToObject(t, "mode_what", p->mode_what);
+	cJSON_AddStringToObject(t, "mode_strategy", p->mode_strategy);
+	cJSON *m = cJSON_AddObjectToObject(o, "model_files");
+	cJSON_AddStringToObject(m, "layout", p->split_pack ? "split" : "unified");
+	cJSON_AddStringToObject(m, "model", p->model);
+	cJSON_AddStringToObject(m, "video_vae", p->video_vae);
+	cJSON_AddStringToObject(m, "audio_vae", p->audio_vae);
+	cJSON_AddStringToObject(m, "text_encoder", p->text_encoder);
+	cJSON_AddStringToObject(m, "version", p->model_version);
+	cJSON_AddStringToObject(m, "version_from", p->model_version_from);
+	cJSON *d = cJSON_AddArrayToObject(o, "low_vram_deltas");
+	for (int i = 0; i < p->ndeltas; i++) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "key", p->deltas[i].key);
+		cJSON_AddStringToObject(e, "value", p->deltas[i].value);
+		cJSON_AddStringToObject(e, "standard", p->deltas[i].standard);
+		cJSON_AddBoolToObject(e, "applied", p->delta_applied[i]);
+		cJSON_AddStringToObject(e, "from", p->deltas_from);
+		cJSON_AddItemToArray(d, e);
+	}
+	cJSON *dd = cJSON_AddArrayToObject(o, "data_dirs");
+	for (int i = 0; i < p->ndata_dirs; i++)
+		cJSON_AddItemToArray(dd, cJSON_CreateString(p->data_dirs[i].value));
+}

@@ -1,0 +1,25 @@
+/* plan_internal.h - what plan.c shares with plan_checkout.c (not public). */
+#ifndef VRAMFIT_PLAN_INTERNAL_H
+#define VRAMFIT_PLAN_INTERNAL_H
+
+#include <cjson/cJSON.h>
+
+#include "vramfit/base/buf.h"
+#include "vramfit/trainer/plan.h"
+
+/* Pick the mode's config file in the checkout for p->tier: the tier's own
+ * file when it ships, else the mode's standard file plus the trainer's
+ * low-VRAM deltas (p->deltas). Sets p->shipped_config, p->mode_what,
+ * p->mode_strategy, p->trainer_version. VF_EUSAGE for a mode the checkout
+ * does not ship (the message lists the modes). */
+vf_status vf__plan_choose_config(struct vf_plan *p, const cJSON *cfg, struct vf_error *err);
+
+/* plan.md lines about the trainer checkout, the low-VRAM deltas and the
+ * mode's data directories. */
+void vf__plan_md_trainer(struct vf_buf *b, const struct vf_plan *p);
+void vf__plan_md_data(struct vf_buf *b, const struct vf_plan *p, const cJSON *cfg);
+
+/* The --json parts about the checkout. */
+void vf__plan_json_trainer(cJSON *o, const struct vf_plan *p);
+
+#endif

@@ -205,6 +205,7 @@ PY
 
 check_probe_fakes() {
   local t=$(now) d=$WORK/probe-fakes
+  budget_ok 5 || { record probe-fakes cpu skipped "$t" "$(no_budget 5)"; return; }
   local lib=${VF_PROOF_FAKE_NVML:-$BUILD/helpers/libfakenvml.so}
   local smi=${VF_PROOF_FAKE_SMI:-$ROOT/tests/helpers/fake-nvidia-smi}
   if [ ! -f "$lib" ] || [ ! -x "$smi" ]; then
@@ -223,6 +224,7 @@ check_probe_fakes() {
 check_probe_gpu() {
   local t=$(now) d=$WORK/probe-gpu
   if [ "$GPU_N" -eq 0 ]; then record probe-gpu gpu skipped "$t" "$GPU_REASON"; return; fi
+  budget_ok 10 || { record probe-gpu gpu skipped "$t" "$(no_budget 10)"; return; }
   probe_paths "$d" "${VRAMFIT_NVML_LIB:-}" "${VRAMFIT_NVIDIA_SMI:-}"
   $CHECK probe "$d" >"$d/detail.json"
   judge $? probe-gpu gpu "$t" "$d/detail.json"
@@ -231,6 +233,7 @@ check_probe_gpu() {
 # --- estimate on every ground-truth configuration --------------------------------
 check_estimates() {
   local t=$(now) d=$WORK/estimates id
+  budget_ok 10 || { record estimate-configs cpu skipped "$t" "$(no_budget 10)"; return; }
   if ! $PY3 "$MEASURE" configs "$d" 2>>"$LOG"; then
     record estimate-configs cpu failed "$t" "measure.py configs failed"; return
   fi
@@ -247,6 +250,7 @@ check_estimates() {
 # --- measure.py: compiles, self-test ------------------------------------------------
 check_selftest() {
   local t=$(now) py=${PYTORCH:-$PY3}
+  budget_ok 15 || { record measure-selftest cpu skipped "$t" "$(no_budget 15)"; return; }
   if ! $PY3 -m py_compile "$MEASURE" "$ROOT/scripts/gpu-proof-check.py" 2>>"$LOG"; then
     record measure-selftest cpu failed "$t" "py_compile failed (see gpu-proof.log)"; return
   fi
@@ -514,6 +518,7 @@ PY
 
 # --- the run ---------------------------------------------------------------------------
 say "budget $BUDGET s; results in $OUT"
+echo "gpu-proof: work directory $WORK (removed at the end, packed into artifacts.tar.gz)" >>"$LOG"
 GPU_N=0 GPU_REASON="vramfit did not build" CUDA_OK=0 CUDA_REASON="vramfit did not build"
 PYTORCH="" TORCH_REASON="vramfit did not build" TRANSFORMERS_OK=0 GPU_SUMMARY="unknown"
 if build_vramfit; then

@@ -59,6 +59,7 @@ LOG=$OUT/gpu-proof.log RESULTS=$WORK/results.jsonl
 rm -f "$OUT/gpu-proof.json" "$OUT/gpu-proof.md" "$OUT/groundtruth.jsonl" "$OUT/artifacts.tar.gz"
 T0=$(date +%s.%N)
 CUR=""          # the running step (a `timeout` whose process group holds it)
+RESERVE=25      # seconds kept for estimate-errors, gpu-clean and the report
 
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
@@ -66,23 +67,35 @@ left() { awk -v t="$T0" -v n="$(now)" -v b="$BUDGET" 'BEGIN { printf "%d", b - (
 say() { echo "gpu-proof: $*" | tee -a "$LOG" >&2; }
 
 # run_to FILE SECONDS CMD...: stdout to FILE, stderr to the log, killed with
-# its whole process group after SECONDS (SIGTERM, SIGKILL 10 s later) or
-# when this script ends.
+# its whole process group after SECONDS (SIGTERM, SIGKILL 30 s later: time
+# for vramfit and measure.py to end their own children's groups) or when
+# this script ends.
 run_to() {
   local out=$1 t=$2; shift 2
   [ "$t" -ge 1 ] 2>/dev/null || t=1
   echo "\$ $*" >>"$LOG"
-  timeout -k 10 "$t" "$@" >"$out" 2>>"$LOG" &
+  timeout -k 30 "$t" "$@" >"$out" 2>>"$LOG" &
   CUR=$!
   wait "$CUR"; local rc=$?
   CUR=""
   return $rc
 }
 
+# Every process whose command line names this run's work directory (a
+# trainer on a trial config, a measurement), by pid: the last safety net.
+kill_leftovers() {
+  local p
+  for p in /proc/[0-9]*; do
+    [ "${p#/proc/}" = "$$" ] && continue
+    { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -qF "$WORK" && kill -KILL "${p#/proc/}" 2>/dev/null
+  done
+}
+
 finish() {
   local rc=$?
   trap - EXIT INT TERM
   if [ -n "$CUR" ]; then kill -TERM "$CUR" 2>/dev/null; wait "$CUR" 2>/dev/null; fi
+  kill_leftovers
   tar -czf "$OUT/artifacts.tar.gz" -C "$WORK" --exclude='*.safetensors' . 2>>"$LOG"
   rm -rf "$WORK"
   exit $rc
@@ -103,6 +116,9 @@ judge() {
   if [ "$rc" -eq 0 ]; then record "$name" "$kind" passed "$start" "" "$detail"
   else record "$name" "$kind" failed "$start" "" "$detail"; fi
 }
+# cap SECONDS: SECONDS, or less when the budget (minus the reserve for the
+# last checks) ends sooner; at least 1.
+cap() { local l=$(( $(left) - RESERVE )); [ "$l" -lt "$1" ] && echo $(( l > 1 ? l : 1 )) || echo "$1"; }
 # budget_ok SECONDS: is there time for a step of about SECONDS (+30 %)?
 budget_ok() { [ "$(left)" -ge $(( $1 * 13 / 10 )) ]; }
 no_budget() { echo "budget: $(left) s left of $BUDGET, the step needs about $1 s"; }
@@ -293,8 +309,9 @@ cal_config() {
 # what RLIMIT_DATA limits) of the baseline config, plus 6 MiB; adamw's fp32
 # states need 12.6 MB more than adamw8bit's (models/oom-test.json, rank 64).
 calibrate_cpu() {
-  local r=$1 peak=0 pid k v
-  cal_config "$r" 3 "$WORK/cal-cpu.yaml" cal-cpu
+  local r=$1 peak=0 pid k v s
+  cal_config "$r" 6 "$WORK/cal-cpu.yaml" cal-cpu
+  s=$(now)
   "$PYTORCH" "$EX/scripts/train.py" "$WORK/cal-cpu.yaml" --disable-progress-bars >>"$LOG" 2>&1 &
   pid=$! CUR=$!
   while kill -0 "$pid" 2>/dev/null; do
@@ -307,7 +324,8 @@ calibrate_cpu() {
   CUR=""
   [ $rc -eq 0 ] && [ "$peak" -gt 50000 ] || return 1
   TUNE_FLAGS=(--memory-limit $(( peak / 1024 + 6 )))
-  printf '{"device": "cpu", "vmdata_peak_kib": %d, "memory_limit_mib": %d}\n' "$peak" $(( peak / 1024 + 6 )) >"$r/calibration.json"
+  printf '{"device": "cpu", "vmdata_peak_kib": %d, "memory_limit_mib": %d, "run_seconds": [%s]}\n' \
+    "$peak" $(( peak / 1024 + 6 )) "$(since "$s")" >"$r/calibration.json"
 }
 
 # The CUDA cap: the baseline and the adamw configs run uncapped once; the cap
@@ -320,11 +338,11 @@ calibrate_cuda() {
   cal_config "$r" "$steps" "$WORK/cal-base.yaml" cal-base
   cal_config "$r" "$steps" "$WORK/cal-adamw.yaml" cal-adamw 'optimization.optimizer_type="adamw"'
   local s=$(now)
-  run_to "$WORK/cal-base.out" 180 "$PYTORCH" "$EX/scripts/train.py" "$WORK/cal-base.yaml" --disable-progress-bars || return 1
+  run_to "$WORK/cal-base.out" "$(cap 180)" "$PYTORCH" "$EX/scripts/train.py" "$WORK/cal-base.yaml" --disable-progress-bars || return 1
   local w2; w2=$(since "$s"); s=$(now)
-  run_to "$WORK/cal-adamw.out" 180 "$PYTORCH" "$EX/scripts/train.py" "$WORK/cal-adamw.yaml" --disable-progress-bars || return 1
+  run_to "$WORK/cal-adamw.out" "$(cap 180)" "$PYTORCH" "$EX/scripts/train.py" "$WORK/cal-adamw.yaml" --disable-progress-bars || return 1
   local w3; w3=$(since "$s")
-  run_to "$WORK/context.json" 120 "$PYTORCH" "$MEASURE" context || return 1
+  run_to "$WORK/context.json" "$(cap 120)" "$PYTORCH" "$MEASURE" context || return 1
   $PY3 - "$WORK" "$r/calibration.json" "$w2" "$w3" <<'PY' || return 1
 import json, sys
 work, out, w2, w3 = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
@@ -378,14 +396,18 @@ check_tune() {
     fi
     capenv=(VRAMFIT_EXAMPLE_CUDA_MEMORY_CAP="$($PY3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cap_bytes"])' "$r/calibration.json")")
   fi
-  # the sweep: three trainer runs; not started unless the time left covers them
-  est=$($PY3 -c 'import json,sys; c=json.load(open(sys.argv[1])); print(int(3*max(c.get("run_seconds",[10]))+15))' "$r/calibration.json" 2>/dev/null || echo 45)
+  # the sweep: two trainer runs of about a calibration run's time each (the
+  # no-op runs nothing); not started unless the time left covers them; a
+  # trial gets twice a calibration run's time (+30 s) before it is killed
+  local run_s
+  run_s=$($PY3 -c 'import json,sys; print(int(max(json.load(open(sys.argv[1])).get("run_seconds", [20])) + 1))' "$r/calibration.json" 2>/dev/null || echo 20)
+  est=$(( 2 * run_s + 15 ))
   budget_ok "$est" || { record "$name" "$kind" skipped "$t" "$(no_budget "$est") (after calibration)"; return; }
   local envs=(env XDG_DATA_HOME="$WORK/xdg-$dev" "${capenv[@]}")
   [ "$dev" = cpu ] && envs+=(OMP_NUM_THREADS=1 VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI=/nonexistent/nvidia-smi)
-  run_to "$r/tune.json" $(( est * 3 + 60 )) "${envs[@]}" "$VRAMFIT" tune "$r" --trainer-dir "$EX" \
+  run_to "$r/tune.json" "$(cap $(( est * 2 + 30 )))" "${envs[@]}" "$VRAMFIT" tune "$r" --trainer-dir "$EX" \
     --trainer-cmd "$PYTORCH scripts/train.py {config} --disable-progress-bars" --steps "$steps" \
-    --timeout 300 --json --quiet "${TUNE_FLAGS[@]}"
+    --timeout $(( 2 * run_s + 30 )) --grace 5 --json --quiet "${TUNE_FLAGS[@]}"
   run_to "$r/history.json" 30 "${envs[@]}" "$VRAMFIT" history --run "$r" --json
   diff "$r/config.orig.yaml" "$r/config.yaml" >"$r/config.diff"
   $CHECK tune "$r" "$dev" >"$r/detail.json"
@@ -393,7 +415,6 @@ check_tune() {
 }
 
 # --- ground truth ---------------------------------------------------------------
-RESERVE=25     # seconds kept for estimate-errors, gpu-clean and the report
 check_groundtruth() {
   local t=$(now) gt_budget
   if [ "$CUDA_OK" != 1 ]; then record groundtruth gpu skipped "$t" "$CUDA_REASON"; return; fi

@@ -419,6 +419,11 @@ def build_model(c, torch, transformers, device="cuda"):
             model = cls.from_config(hf, dtype=dtype, attn_implementation=c["attention"])
         except TypeError:   # transformers before 4.56 names it torch_dtype
             model = cls.from_config(hf, torch_dtype=dtype, attn_implementation=c["attention"])
+    where = {p.device.type for p in model.parameters()}
+    if where == {"meta"} or "meta" in where:
+        raise RuntimeError("transformers built the model on the meta device: no weights to measure")
+    if where != {device}:
+        model.to(device)
     model.to(dtype)
     if c.get("quant") == "nf4":
         quantize_nf4(model, torch)
@@ -446,8 +451,8 @@ def quantize_nf4(model, torch):
                 continue
             q = bnb.nn.Linear4bit(child.in_features, child.out_features, bias=child.bias is not None,
                                   compute_dtype=torch.bfloat16, quant_type="nf4")
-            q.weight = bnb.nn.Params4bit(child.weight.data.to("cpu"), requires_grad=False,
-                                         quant_type="nf4")
+            # moving a Params4bit to CUDA quantizes it (the bf16 copy is freed)
+            q.weight = bnb.nn.Params4bit(child.weight.data, requires_grad=False, quant_type="nf4")
             if child.bias is not None:
                 q.bias = torch.nn.Parameter(child.bias.data, requires_grad=False)
             setattr(mod, child_name, q.to("cuda"))
@@ -642,6 +647,18 @@ def on_signal(sig, _frame):
     sys.exit(128 + sig)
 
 
+def die_with_parent():
+    """(child) SIGKILL when the parent dies, even by SIGKILL: a run never
+    outlives the measurement that started it, holding the GPU."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:   # the parent was already gone
+        os._exit(1)
+
+
 def run_child(c, timeout, log):
     """Run `one` for c in its own process group; (record or None, note, wall)."""
     env = dict(os.environ)
@@ -660,7 +677,8 @@ def run_child(c, timeout, log):
         note = None if proc.returncode == 0 else f"exit {proc.returncode}"
     except subprocess.TimeoutExpired:
         kill_group(proc)
-        out, note = proc.stdout.read() if proc.stdout else "", f"killed after {timeout:.0f} s (timeout)"
+        out, _ = proc.communicate()
+        note = f"killed after {timeout:.0f} s (timeout)"
     finally:
         kill_group(proc)   # whatever it left in its group
         _current["proc"] = None
@@ -996,6 +1014,7 @@ def main(argv):
     cmd, opts_rest = argv[0], parse_opts(argv[1:])
     opts, rest = opts_rest
     if cmd == "one":
+        die_with_parent()
         c = json.loads(rest[0])
         rec = measure_one(c)
         print(RECORD_TAG + json.dumps(rec), flush=True)

@@ -85,6 +85,66 @@ if [ $TORCH = 1 ]; then
 fi
 jcheck "$O2/gpu-proof.json" "j['budget_s'] == 30 and len(j['checks']) == 10"
 
+# --- the judging of the GPU checks, on outputs shaped like a real run's ------------
+CHK="python3 $VF_SOURCE_DIR/scripts/gpu-proof-check.py"
+# cuda_run DIR POLLED_EXTRA_MIB OUTCOME3: a tune-cuda directory as a run on an
+# H200 leaves it (trainer reserved 5 GiB, context 500 MiB, NVML polled
+# reserved + context + POLLED_EXTRA_MIB)
+cuda_run() {
+  mkdir -p "$1"
+  python3 - "$@" <<'PY'
+import json, sys
+d, extra, out3 = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+G, M = 2**30, 2**20
+oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB. GPU 0 has a total capacity of 139.81 GiB"
+t = [{"trial": 1, "change": "baseline", "outcome": "ok", "evidence": "completed 100 steps", "step_seconds": 0.02,
+      "peak_bytes": 5 * G + 500 * M + extra * M, "peak_source": "nvml-process", "peak_trainer_bytes": 5 * G,
+      "peak_polled_bytes": 5 * G + 500 * M + extra * M, "wall_seconds": 9.0},
+     {"trial": 2, "change": "quantization off", "outcome": "no-op", "evidence": "already in effect",
+      "step_seconds": None, "peak_bytes": None, "peak_source": None, "peak_trainer_bytes": None,
+      "peak_polled_bytes": None, "wall_seconds": 0},
+     {"trial": 3, "change": "optimizer adamw", "outcome": out3, "evidence": oom if out3 == "oom" else "completed",
+      "step_seconds": None, "peak_bytes": 6 * G, "peak_source": "nvml-process", "peak_trainer_bytes": None,
+      "peak_polled_bytes": 6 * G, "wall_seconds": 5.0}]
+json.dump({"trials": t, "winner": {"trial": 1, "deltas": {}}, "patched": False}, open(f"{d}/tune.json", "w"))
+json.dump({"trials": [{"outcome": "ok"}, {"outcome": out3}]}, open(f"{d}/history.json", "w"))
+json.dump({"device": "cuda", "context_bytes": 500 * M, "cap_bytes": 5 * G + 200 * M}, open(f"{d}/calibration.json", "w"))
+open(f"{d}/autotune.log", "w").write("t  trial 1  outcome: ok\nt  trial 2  outcome: no-op\nt  trial 3  outcome: " + out3 + "\n")
+open(f"{d}/config.diff", "w").write("")
+PY
+}
+test_case "judging tune-cuda: a good run passes, NVML vs reserved + context computed"
+cuda_run "$TMP/c1" 40 oom
+$CHK tune "$TMP/c1" cuda >"$TMP/c1.json"; c1=$?
+check '[ $c1 -eq 0 ]'
+jcheck "$TMP/c1.json" "j['problems'] == [] and j['nvml_vs_trainer'][0]['diff_mib'] == 40.0 and j['nvml_vs_trainer'][0]['source'] == 'nvml-process'"
+test_case "judging tune-cuda: NVML 2 GiB above reserved + context fails"
+cuda_run "$TMP/c2" 2048 oom
+$CHK tune "$TMP/c2" cuda >"$TMP/c2.json"; c2=$?
+check '[ $c2 -eq 1 ]'
+jcheck "$TMP/c2.json" "any('NVML' in p for p in j['problems'])"
+test_case "judging tune-cuda: no out-of-memory fails"
+cuda_run "$TMP/c3" 0 ok
+$CHK tune "$TMP/c3" cuda >"$TMP/c3.json"; c3=$?
+check '[ $c3 -eq 1 ]'
+jcheck "$TMP/c3.json" "any('expected' in p and 'oom' in p for p in j['problems']) and any('CUDA out of memory' in p for p in j['problems'])"
+test_case "judging probe: a driver or UUID mismatch between the paths fails"
+P=$TMP/p; mkdir -p "$P"
+python3 - "$P" <<'PY'
+import json, sys
+d = sys.argv[1]
+g = {"index": 0, "name": "NVIDIA H200", "memory_total_mib": 143771, "uuid": "GPU-a", "compute_capability": "9.0"}
+json.dump({"source": "nvml", "driver_version": "580.1", "gpus": [g]}, open(f"{d}/nvml.json", "w"))
+json.dump({"source": "nvidia-smi", "driver_version": "580.2", "gpus": [dict(g, uuid="GPU-b")]}, open(f"{d}/smi.json", "w"))
+PY
+$CHK probe "$P" >"$TMP/p.json"; pr=$?
+check '[ $pr -eq 1 ]'
+jcheck "$TMP/p.json" "any('driver' in p for p in j['problems']) and any('uuid' in p for p in j['problems'])"
+test_case "judging the error table: no measured record fails"
+echo '{"rows": [], "summary": {}}' >"$TMP/e.json"
+$CHK errors "$TMP/e.json" >"$TMP/e-out.json"; er=$?
+check '[ $er -eq 1 ]'
+
 test_case "usage"
 proof "$TMP/u" --budget abc; expect_rc 2; expect_err "a whole number of seconds"
 proof "$TMP/u" --budget 10; expect_rc 2; expect_err "at least 30 s"

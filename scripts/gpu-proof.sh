@@ -25,6 +25,12 @@
 # Exit 0 when no check failed (skipped ones are not failures), 1 otherwise,
 # 2 on a usage error.
 #
+# On a lent GPU machine: build here (make gpu-proof), carry build-release/,
+# run `scripts/gpu-proof.sh "$OUT"`: a carried build is used as it is (its
+# cJSON/libyaml/SQLite libraries in build-release/lib/), OUT_DIR holds the
+# five files to bring back, and the default budget keeps the call under 8
+# minutes of wall time.
+#
 # Environment: VRAMFIT (a built binary: no build), PYTHON (the python with
 # PyTorch; default the first of python3, /usr/bin/python3 that imports torch
 # and yaml), VRAMFIT_NVML_LIB / VRAMFIT_NVIDIA_SMI (the GPU checks' NVML and

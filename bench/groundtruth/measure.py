@@ -319,7 +319,7 @@ def rel_err(pred, meas):
     return pred / meas - 1
 
 
-def error_table(records, estimates, card_bytes=None):
+def error_table(records, estimates):
     """Measured records x `vramfit estimate` output -> rows and a summary.
     estimates: {id: {"peak_allocated_bytes", "peak_bytes", "step_seconds",
     "fits"}}. The peak on the device is the record's own context (else the

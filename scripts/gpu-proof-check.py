@@ -54,8 +54,7 @@ def cmd_probe(d):
     capability) and driver; CUDA_VISIBLE_DEVICES by index and by UUID
     prefix selects the same single GPU on both."""
     nv, smi = load(f"{d}/nvml.json"), load(f"{d}/smi.json")
-    timing = load(f"{d}/timing.json", {})
-    det = {"problems": [], "timing_ms": timing}
+    det = {"problems": [], "timing_ms": load(f"{d}/timing.json", {}), "mig": load(f"{d}/mig.json", {})}
     if not nv or not smi:
         det["problems"].append("a probe printed no JSON (see the log)")
         print(json.dumps(det))
@@ -92,8 +91,6 @@ def cmd_probe(d):
             if not ok:
                 det["problems"].append(f"CUDA_VISIBLE_DEVICES={sel.get(label)} ({label}) through {path}: "
                                        f"GPUs {got}, expected [{want}]")
-    mig = load(f"{d}/mig.json", {})
-    det["mig"] = mig
     print(json.dumps(det))
     return 1 if det["problems"] else 0
 
@@ -284,7 +281,7 @@ def cmd_report(results, meta_path, out):
                       "|---:|---|---|---:|---:|---|---:|---:|"]
             for t in c["detail"]["trials"]:
                 lines.append(f"| {t['trial']} | {t['change']} | {t['outcome']} | {t['step_seconds'] or 0:.3f} | "
-                             f"{gib(t['peak_bytes'])} | {t['peak_source']} | {gib(t['peak_trainer_bytes'])} | "
+                             f"{gib(t['peak_bytes'])} | {t['peak_source'] or '-'} | {gib(t['peak_trainer_bytes'])} | "
                              f"{gib(t['peak_polled_bytes'])} |")
             for r in c["detail"].get("nvml_vs_trainer", []):
                 lines.append(f"- trial {r['trial']}: NVML per process minus (reserved + context) = "

@@ -176,7 +176,7 @@ build_vramfit() {
 # probe_paths DIR NVML_LIB SMI: NVML_LIB/SMI empty = vramfit's defaults (the
 # real libnvidia-ml.so.1, nvidia-smi on PATH). Writes DIR/*.json.
 probe_paths() {
-  local d=$1 lib=$2 smi=$3 runs=3 i s e
+  local d=$1 lib=$2 smi=$3 runs=3 s e
   mkdir -p "$d"
   # env takes its -u options before any NAME=VALUE
   local nvml_env=(env) smi_env=(env)
@@ -185,7 +185,7 @@ probe_paths() {
   nvml_env+=(VRAMFIT_NVIDIA_SMI=/nonexistent/nvidia-smi)   # NVML alone, no fallback
   smi_env+=(VRAMFIT_NVML_LIB=off)
   local tn=() ts=()
-  for i in $(seq 1 $runs); do
+  for _ in $(seq 1 $runs); do
     s=$(date +%s%N); run_to "$d/nvml.json" 30 "${nvml_env[@]}" "$VRAMFIT" probe --json; e=$(date +%s%N)
     tn+=($(( (e - s) / 1000000 )))
     s=$(date +%s%N); run_to "$d/smi.json" 30 "${smi_env[@]}" "$VRAMFIT" probe --json; e=$(date +%s%N)

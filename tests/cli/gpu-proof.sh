@@ -85,6 +85,29 @@ if [ $TORCH = 1 ]; then
 fi
 jcheck "$O2/gpu-proof.json" "j['budget_s'] == 30 and len(j['checks']) == 10"
 
+# --- the GPU checks on a simulated GPU: the fake NVML (2 H200s, processes from a
+# procfile), the nvidia-smi stand-in on PATH too, and tests/helpers/fake-cuda-python
+# as "python with PyTorch on CUDA" (its trainer obeys the memory cap, lists
+# itself in the procfile; its measure.py run writes two records)
+test_case "simulated GPU: every GPU check runs and passes, tune-cpu gives way to tune-cuda"
+mkdir -p "$TMP/bin"; ln -sf "$VF_SOURCE_DIR/tests/helpers/fake-nvidia-smi" "$TMP/bin/nvidia-smi"
+: >"$TMP/procs"
+O3=$TMP/proof-sim
+PATH=$TMP/bin:$PATH PYTHON=$VF_SOURCE_DIR/tests/helpers/fake-cuda-python VRAMFIT_FAKE_CUDA_PROCFILE=$TMP/procs \
+  VF_FAKE_NVML="gpus=2;procfile=$TMP/procs" VF_FAKE_SMI="csv:$VF_SHARED_DIR/fixtures/nvidia-smi/h200-02.txt:2" \
+  proof "$O3"
+expect_rc 0
+J3=$O3/gpu-proof.json
+jcheck "$J3" "[(c['check'], c['status']) for c in j['checks']] == [('build', 'passed'), ('probe-fakes', 'passed'), ('probe-gpu', 'passed'), ('estimate-configs', 'passed'), ('measure-selftest', 'passed'), ('tune-cpu', 'skipped'), ('tune-cuda', 'passed'), ('groundtruth', 'passed'), ('estimate-errors', 'passed'), ('gpu-clean', 'passed')]"
+jcheck "$J3" "j['gpu'] is True and 'NVIDIA H200' in j['gpu_summary'] and j['summary'] == {'passed': 9, 'failed': 0, 'skipped': 1}"
+test_case "simulated GPU: the cap lies between the baseline's reserved and adamw's allocated peak; the OOM is the trainer's"
+jcheck "$J3" "(lambda c: c['baseline_reserved_bytes'] < c['cap_bytes'] < c['adamw_allocated_bytes'] and c['context_bytes'] == 532 * 2**20)([c for c in j['checks'] if c['check'] == 'tune-cuda'][0]['detail']['calibration'])"
+jcheck "$J3" "(lambda d: [t['outcome'] for t in d['trials']] == ['ok', 'no-op', 'oom'] and 'CUDA out of memory' in d['trials'][2]['evidence'] and abs(d['nvml_vs_trainer'][0]['diff_mib']) < 1 and d['nvml_vs_trainer'][0]['source'] == 'nvml-process')([c for c in j['checks'] if c['check'] == 'tune-cuda'][0]['detail'])"
+test_case "simulated GPU: groundtruth.jsonl comes back, the error table joins it with the estimates"
+check '[ -s "$O3/groundtruth.jsonl" ] && [ $(ls "$O3" | wc -l) -le 8 ]'
+jcheck "$J3" "j['measured_errors']['oom'] == {'n': 1, 'predicted': 1} and j['measured_errors']['peak']['n'] == 1 and j['measured_errors']['peak']['max_abs'] < 0.05"
+check 'grep -q "^## Estimator vs measured" "$O3/gpu-proof.md"'
+
 # --- the judging of the GPU checks, on outputs shaped like a real run's ------------
 CHK="python3 $VF_SOURCE_DIR/scripts/gpu-proof-check.py"
 # cuda_run DIR POLLED_EXTRA_MIB OUTCOME3: a tune-cuda directory as a run on an

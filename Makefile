@@ -4,11 +4,13 @@
 #   make test   install what is missing, build, run the whole suite
 #               (unit + CLI tests, both again under ASan+UBSan,
 #                then every fuzz target for a bounded time)
+#   make gpu-proof  scripts/gpu-proof.sh: every GPU path on this machine's GPU
+#               (skipped with the reason where there is none) + the CPU parts
 JOBS      ?= 2
 FUZZ_SECS ?= 30
 CMAKE_Q    = cmake -S . -Wno-dev
 
-.PHONY: all shared-check deps test-deps build build-asan build-fuzz test unit fuzz demo bench docs clean
+.PHONY: all shared-check deps test-deps build build-asan build-fuzz test unit fuzz demo bench docs gpu-proof clean
 
 all: build
 
@@ -62,5 +64,11 @@ docs: shared-check test-deps build
 	  bash tests/cli/report.sh
 	@ls -l docs/report-*.png
 
+# OUT_DIR and --budget: GPU_PROOF_OUT=dir GPU_PROOF_BUDGET=seconds (default
+# build-release/gpu-proof, 420 s). On a machine without network (a lent GPU
+# machine) run scripts/gpu-proof.sh directly: this target installs packages.
+gpu-proof: test-deps
+	@scripts/gpu-proof.sh $(GPU_PROOF_OUT) $(if $(GPU_PROOF_BUDGET),--budget $(GPU_PROOF_BUDGET))
+
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-release

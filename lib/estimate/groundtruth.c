@@ -98,7 +98,8 @@ vf_status vf_groundtruth_record(const cJSON *rec, const char *what, struct vf_ar
 		const char *key, *flag;
 	} strs[] = {{"mode", "mode"},
 		    {"precision", "precision"},
-		    {"attention", "attention"}};
+		    {"attention", "attention"},
+		    {"quant", "quant"}}; /* QLoRA records (bench/groundtruth/measure.py) */
 	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
 		if ((v = vf_json_get_str(rec, strs[i].key)) && (st = vf_setup_set(su, strs[i].flag, v, err)))
 			return vf_error_prefix(err, where);

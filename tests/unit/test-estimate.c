@@ -131,6 +131,31 @@ static void test_foreach_temporary_and_phases(void)
 			CHECK(e.phase_bytes[p][t] >= 0);
 }
 
+static void test_record_quant(void)
+{
+	/* a QLoRA record of bench/groundtruth/measure.py: "quant": "nf4" is the
+	 * base's storage; without the field the base is not quantized */
+	struct vf_arch a;
+	struct vf_setup s;
+	CHECK(record("{\"id\": \"q\", " L7_CFG ", \"mode\": \"lora\", \"precision\": \"bf16\", "
+		     "\"optimizer\": \"adamw\", \"batch\": 4, \"seq\": 2048, \"grad_ckpt\": true, "
+		     "\"lora_r\": 16, \"lora_targets\": [\"q_proj\", \"v_proj\"], \"quant\": \"nf4\"}",
+		     &a, &s));
+	CHECK(s.quant == VF_QUANT_NF4);
+	struct vf_estimate q, b;
+	vf_estimate_run(&a, &s, vf_gpu_catalog_find("h200"), &q);
+	CHECK(record("{\"id\": \"b\", " L7_CFG ", \"mode\": \"lora\", \"precision\": \"bf16\", "
+		     "\"optimizer\": \"adamw\", \"batch\": 4, \"seq\": 2048, \"grad_ckpt\": true, "
+		     "\"lora_r\": 16, \"lora_targets\": [\"q_proj\", \"v_proj\"]}",
+		     &a, &s));
+	CHECK(s.quant == VF_QUANT_NONE);
+	vf_estimate_run(&a, &s, vf_gpu_catalog_find("h200"), &b);
+	CHECK(q.weights_bytes < b.weights_bytes / 2);
+	CHECK(!record("{\"id\": \"x\", " L7_CFG ", \"mode\": \"lora\", \"batch\": 1, \"seq\": 8, "
+		      "\"quant\": \"int3\"}",
+		      &a, &s));
+}
+
 static void test_lora_counts(void)
 {
 	/* peft's trainable counts of the ground truth */
@@ -643,6 +668,7 @@ int main(void)
 	RUN(test_groundtruth_bounds);
 	RUN(test_groundtruth_bad_file);
 	RUN(test_foreach_temporary_and_phases);
+	RUN(test_record_quant);
 	RUN(test_lora_counts);
 	RUN(test_mechanisms);
 	RUN(test_moe_mla);

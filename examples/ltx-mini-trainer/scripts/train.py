@@ -232,6 +232,7 @@ class MiniModel(nn.Module):
 
 BLOCK = 256      # values per quantisation block (one fp32 absmax each)
 CHUNK = 1 << 16  # parameters updated at a time: bounds the fp32 temporaries
+CHUNK_CUDA = 1 << 22  # on a GPU: 16 MiB temporaries, few kernel launches
 
 
 def q8(x, signed):
@@ -253,8 +254,8 @@ class AdamW8bit(torch.optim.Optimizer):
     an fp32 absmax per 256, instead of 8 bytes): the first moment as int8,
     the square root of the second as uint8 (floored at half a quantisation
     step so a rounded-away moment never divides by eps). Updated CHUNK
-    parameters at a time, as bitsandbytes' fused kernel keeps temporaries
-    small."""
+    parameters at a time (CHUNK_CUDA on a GPU), as bitsandbytes' fused
+    kernel keeps temporaries small."""
 
     def __init__(self, params, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01):
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
@@ -280,8 +281,9 @@ class AdamW8bit(torch.optim.Optimizer):
                 bc1 = 1 - b1 ** st["step"]
                 bc2 = 1 - b2 ** st["step"]
                 flat, grad = p.view(-1), p.grad.view(-1)
-                for lo in range(0, n, CHUNK):
-                    hi = min(n, lo + CHUNK)
+                chunk = CHUNK_CUDA if p.is_cuda else CHUNK
+                for lo in range(0, n, chunk):
+                    hi = min(n, lo + chunk)
                     blo, bhi = lo // BLOCK, (hi + BLOCK - 1) // BLOCK
                     g = grad[lo:hi]
                     m = dq8(st["m"][blo:bhi], st["m_max"][blo:bhi], hi - lo, True)
@@ -315,6 +317,55 @@ def save_safetensors(path, tensors):
         for b in blobs:
             f.write(b)
     os.replace(tmp, path)
+
+
+CAP_ENV = "VRAMFIT_EXAMPLE_CUDA_MEMORY_CAP"
+
+
+def parse_cap(text, total):
+    """$VRAMFIT_EXAMPLE_CUDA_MEMORY_CAP: a fraction of the device (0 < f <= 1)
+    or a size (bytes, or with a KiB/MiB/GiB suffix) -> the fraction for
+    torch.cuda.set_per_process_memory_fraction. None when unset or empty."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    units = {"kib": 2**10, "mib": 2**20, "gib": 2**30, "b": 1}
+    low = text.lower()
+    mult = 0
+    for suffix, m in units.items():
+        if low.endswith(suffix):
+            low, mult = low[:-len(suffix)].strip(), m
+            break
+    try:
+        value = float(low)
+    except ValueError:
+        value = -1.0
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{CAP_ENV}={text!r}: expected a fraction in (0, 1] or a size such as 4096MiB")
+    if mult == 0 and value <= 1:
+        return value
+    frac = value * (mult or 1) / total
+    if frac > 1:
+        raise ValueError(f"{CAP_ENV}={text!r}: more than the device's {total} bytes")
+    return frac
+
+
+def apply_memory_cap():
+    """Cap this process's CUDA caching allocator (PyTorch's own limit on the
+    memory it reserves): past it, an allocation raises the real
+    torch.OutOfMemoryError ("CUDA out of memory") as a full card would.
+    Returns the cap in bytes, or None."""
+    text = os.environ.get(CAP_ENV, "")
+    total = torch.cuda.mem_get_info()[1]  # the total the allocator compares with
+    try:
+        frac = parse_cap(text, total)
+    except ValueError as e:
+        print(f"Error: {e}", file=sys.stderr)
+        sys.exit(2)
+    if frac is None:
+        return None
+    torch.cuda.set_per_process_memory_fraction(frac)
+    return int(frac * total)
 
 
 def fmt_total(seconds):
@@ -383,6 +434,12 @@ def main(argv):
             ctypes.CDLL("libc.so.6").mallopt(-3, 65536)  # M_MMAP_THRESHOLD
         except OSError:
             pass
+        if os.environ.get(CAP_ENV):
+            log("WARNING", f"{CAP_ENV} applies to CUDA only; ignored on the CPU", "trainer.py:85")
+    else:
+        cap = apply_memory_cap()
+        if cap is not None:
+            log("INFO", f"CUDA memory cap ({CAP_ENV}): {cap / 2**20:.0f} MiB", "trainer.py:84")
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     log("INFO", f"Loading model ({dims['layers']} layers, d={dims['d_model']}, "
@@ -480,7 +537,10 @@ def main(argv):
         print(f" - Peak GPU memory: {peak / 2**30:.2f} GB")
     # vramfit's JSON-lines protocol: the peak of the device trained on (on a
     # CPU: the process's peak resident memory).
-    print(json.dumps({"vramfit": {"step": steps, "total_steps": steps, "peak_bytes": int(peak)}}), flush=True)
+    final = {"step": steps, "total_steps": steps, "peak_bytes": int(peak)}
+    if device == "cuda":  # the tensors' own peak too (extra keys are ignored by readers)
+        final["peak_allocated_bytes"] = int(torch.cuda.max_memory_allocated())
+    print(json.dumps({"vramfit": final}), flush=True)
     return 0
 
 

@@ -1,7 +1,7 @@
 /* groundtruth.h - check the estimator against measured runs: a JSON-lines
  * file like ../shared/groundtruth/calibration.jsonl (first line `env`, then
  * one record per measured step: arch_cfg, mode, precision, optimizer, batch,
- * seq, grad_ckpt, lora_r, lora_targets, attention; peak_alloc,
+ * seq, grad_ckpt, lora_r, lora_targets, attention, quant; peak_alloc,
  * peak_reserved, step_median_s). The unit test and
  * `vramfit estimate --check-groundtruth FILE` share this code. */
 #ifndef VRAMFIT_GROUNDTRUTH_H

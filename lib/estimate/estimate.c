@@ -25,9 +25,11 @@
 
 #include "vramfit/base/json.h"
 #include "vramfit/model/models.h"
+#include "steptrace.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MIB ((int64_t)1 << 20)
@@ -362,6 +364,247 @@ static double score_bytes(const struct shape *s, const struct dt *d)
 	return 4 + d->C;
 }
 
+/* ---- the step's tensors, for the allocator simulation (steptrace.c) ---- */
+
+static void tl_add(struct vf__tensors *t, double bytes)
+{
+	if (bytes > 0 && t->n < VF__MAX_TENSORS)
+		t->bytes[t->n++] = bytes;
+}
+
+/* One layer's linear weight tensors (elements), as transformers stores
+ * them: separate q/k/v unless fused, gate/up unless fused; MoE experts as
+ * transformers 5 stores them (one gate_up and one down tensor per layer)
+ * plus the router. Scaled so that all layers add up to s->linear. */
+static void layer_linear_elems(const struct shape *s, struct vf__tensors *t)
+{
+	double h = s->h, f = s->f;
+	t->n = 0;
+	if (s->fused_qkv) {
+		tl_add(t, h * (s->hq + 2 * s->hkv));
+	} else {
+		tl_add(t, h * s->hq);
+		tl_add(t, h * s->hkv);
+		tl_add(t, h * s->hkv);
+	}
+	tl_add(t, s->hq * h);
+	if (s->experts > 0) {
+		tl_add(t, s->experts * h * f * (s->gated ? 2 : 1));
+		tl_add(t, s->experts * f * h);
+		tl_add(t, s->experts * h);
+	} else {
+		if (s->gated && !s->fused_gate_up) {
+			tl_add(t, h * f);
+			tl_add(t, h * f);
+		} else {
+			tl_add(t, h * f * (s->gated ? 2 : 1));
+		}
+		tl_add(t, f * h);
+	}
+	double sum = 0;
+	for (int i = 0; i < t->n; i++)
+		sum += t->bytes[i];
+	double layers = s->L + s->Ld;
+	double want = s->linear / (layers > 0 ? layers : 1);
+	for (int i = 0; sum > 0 && i < t->n; i++)
+		t->bytes[i] *= want / sum;
+}
+
+/* LoRA adapter tensors of one layer (elements): A (r x in) and B
+ * (out x r) per targeted matrix, scaled to lora / layers. */
+static void layer_lora_elems(const struct shape *s, unsigned t, double r, double lora,
+			     struct vf__tensors *o)
+{
+	o->n = 0;
+	double h = s->h, f = s->f;
+	double in[7] = {h, h, h, s->hq, h, h, f};
+	double out[7] = {s->hq, s->hkv, s->hkv, h, f, f, h};
+	for (int k = 0; k < 7; k++) {
+		if (!(t & (1u << k)))
+			continue;
+		tl_add(o, r * in[k]);
+		tl_add(o, r * out[k]);
+	}
+	double sum = 0;
+	for (int i = 0; i < o->n; i++)
+		sum += o->bytes[i];
+	double layers = s->L + s->Ld;
+	double want = lora / (layers > 0 ? layers : 1);
+	for (int i = 0; sum > 0 && i < o->n; i++)
+		o->bytes[i] *= want / sum;
+}
+
+/* One layer's saved activations as tensors: the eager score tensors, the
+ * MLP's N x f tensors (activation input/output, up, down input; the
+ * Python GELU's fp32 intermediates), the fp32 norm inputs, then the rest
+ * (attention inputs and outputs, dropout masks) as one block. Replaying
+ * the rest as separate N x h tensors lets the optimizer states created in
+ * the first step settle in their blocks and displace the next step's
+ * activations into the logits' blocks (q05-full-amp-b8s2048: +16 %
+ * reserved, not measured), so they are kept together. */
+static void layer_act_tensors(const struct shape *s, const struct dt *d, double N, double total,
+			      double scores, struct vf__tensors *t)
+{
+	t->n = 0;
+	double left = total;
+	if (scores > 0) {
+		tl_add(t, scores * 4 / (4 + d->C));
+		tl_add(t, scores * d->C / (4 + d->C));
+		left -= scores;
+	}
+	double mult = s->experts > 0 ? s->topk : 1;
+	double nf = ((s->gated ? 3 : 1) + (d->full || (d->lt & VF_LORA_DOWN) ? 1 : 0)) * mult;
+	double fb = N * s->f * d->C;
+	if (s->act == ACT_GELU_PY && d->autocast) {
+		for (int i = 0; i < 3 * (int)mult && left > N * s->f * 4 * 1.5; i++) {
+			tl_add(t, N * s->f * 4); /* pow input, tanh output, 1 + tanh */
+			left -= N * s->f * 4;
+		}
+	}
+	for (int i = 0; i < (int)nf && left > fb * 1.5 && t->n < 16; i++) {
+		tl_add(t, fb);
+		left -= fb;
+	}
+	double nb = N * s->h * 4;
+	for (int i = 0; i < s->norms_per_layer && left > nb * 1.5; i++) {
+		tl_add(t, nb);
+		left -= nb;
+	}
+	tl_add(t, left);
+}
+
+/* One layer's forward transients (made and freed within the layer; not
+ * saved): the norm's fp32 square, rotary's rotate_half and products, the
+ * attention output made contiguous, the o_proj and down_proj outputs and
+ * the two residual sums. */
+static void layer_tmp_tensors(const struct shape *s, const struct dt *d, double N,
+			      struct vf__tensors *t)
+{
+	t->n = 0;
+	tl_add(t, N * s->h * 4);
+	if (s->rotary) {
+		tl_add(t, N * s->hq * d->C);
+		tl_add(t, N * s->hkv * d->C);
+	}
+	tl_add(t, N * s->hq * d->C);
+	tl_add(t, N * s->h * d->C);
+	tl_add(t, N * s->h * d->R);
+	tl_add(t, N * s->h * 4);
+	tl_add(t, N * s->h * d->C);
+	tl_add(t, N * s->h * d->R);
+}
+
+/* The tensors the training phases of vf_estimate_run sized (its locals,
+ * passed through). */
+struct step_in {
+	double W_other, qb, gb, T, lora, S, OT, AC, A_layer, scores, ckpt_in, emb_out,
+		final_norm, Nout, dequant, ddp, bias, shard_w, shard_o, layers;
+};
+
+static void fill_params(const struct shape *s, const struct vf_setup *su, const struct dt *d,
+			const struct step_in *in, struct vf__step *st)
+{
+	struct vf__tensors lin;
+	layer_linear_elems(s, &lin);
+	double layers = in->layers > 0 ? in->layers : 1;
+	double norms = s->norm > s->h ? (s->norm - s->h) / layers : 0;
+	st->layer_w.n = st->layer_ac.n = st->layer_train.n = 0;
+	for (int i = 0; i < lin.n; i++) {
+		tl_add(&st->layer_w, lin.bytes[i] * in->qb / in->shard_w);
+		if (in->AC > 0 && d->P == 4)
+			tl_add(&st->layer_ac, lin.bytes[i] * 2 / in->shard_w);
+		if (d->full)
+			tl_add(&st->layer_train, lin.bytes[i] * in->gb / in->shard_w);
+	}
+	for (int k = 0; k < s->norms_per_layer; k++) {
+		tl_add(&st->layer_w, norms / s->norms_per_layer * d->P);
+		if (d->full)
+			tl_add(&st->layer_train, norms / s->norms_per_layer * in->gb);
+	}
+	if (su->mode == VF_MODE_LORA) {
+		struct vf__tensors ad;
+		layer_lora_elems(s, d->lt, d->rank, in->lora, &ad);
+		for (int i = 0; i < ad.n; i++) {
+			tl_add(&st->layer_train, ad.bytes[i] * 4);
+			if (d->autocast)
+				tl_add(&st->layer_ac, ad.bytes[i] * 2);
+		}
+	}
+	/* embedding (with what else is outside the layers), final norm, head */
+	double head = s->tied ? 0 : s->V * s->h;
+	double emb = s->params - s->linear - s->norm - head;
+	st->other_w.n = st->other_train.n = 0;
+	double el[3] = {emb, s->h, head};
+	for (int i = 0; i < 3; i++) {
+		tl_add(&st->other_w, el[i] * d->P / in->shard_w);
+		if (d->full)
+			tl_add(&st->other_train, el[i] * in->gb / in->shard_w);
+	}
+	st->head_ac = in->AC > 0 && d->P == 4 ? s->V * s->h * 2 : 0;
+	st->tied = s->tied;
+	st->nstates = su->optimizer == VF_OPT_ADAMW || su->optimizer == VF_OPT_ADAMW8BIT ? 2 : 1;
+	st->state_ratio = in->T > 0 ? in->S / (in->T * in->gb) / st->nstates : 0;
+}
+
+static void fill_step(const struct shape *s, const struct vf_setup *su, const struct dt *d,
+		      const struct step_in *in, struct vf__step *st)
+{
+	double N = (double)su->batch * (double)su->seq;
+	memset(st, 0, sizeof *st);
+	st->train = d->train;
+	st->full = d->full;
+	st->ckpt = su->grad_ckpt && d->train;
+	st->ac_cached = d->full;
+	st->layers = (int)(in->layers > 0 ? in->layers : 1);
+	st->micro = su->grad_accum > 1 ? 2 : 1;
+	fill_params(s, su, d, in, st);
+	st->ot = VF__OT_NONE;
+	st->ot_ratio = 1;
+	if (su->optimizer == VF_OPT_ADAMW && su->optimizer_impl == VF_OPTIMPL_FOREACH) {
+		st->ot = VF__OT_FOREACH;
+	} else if ((su->optimizer == VF_OPT_ADAMW && su->optimizer_impl == VF_OPTIMPL_FOR) ||
+		   su->optimizer == VF_OPT_LION) {
+		st->ot = VF__OT_PER_TENSOR;
+		st->ot_count = 2;
+	} else if (su->optimizer == VF_OPT_ADAFACTOR) {
+		st->ot = VF__OT_PER_TENSOR;
+		st->ot_count = 3;
+		st->ot_ratio = 4 / in->gb;
+	}
+	if (in->shard_o > 1)
+		st->ot_ratio /= in->shard_o;
+	layer_act_tensors(s, d, N, in->A_layer, in->scores, &st->layer_act);
+	layer_tmp_tensors(s, d, N, &st->layer_tmp);
+	st->ckpt_in = in->ckpt_in;
+	st->emb_out = in->emb_out;
+	st->final_norm = in->final_norm;
+	double NV = in->Nout * s->V;
+	st->lm_out = NV * d->C;
+	st->lm_up = d->C == 4 ? 0 : NV * 4;
+	st->lm_lsm = NV * 4;
+	st->lm_extra = s->softcap_logits > 0 ? NV * d->C * 2 : 0;
+	st->grad_hidden = N * s->h * 4;
+	st->workspace = WORKSPACE_BYTES;
+	st->dequant = in->dequant;
+	st->ddp_bucket = in->ddp;
+	st->bias = in->bias;
+}
+
+static void fill_infer(const struct shape *s, const struct vf_setup *su, const struct dt *d,
+		       const struct step_in *in, double kv, struct vf__step *st)
+{
+	double b = (double)su->batch, sq = (double)su->seq, N = b * sq;
+	fill_step(s, su, d, in, st);
+	st->kv_layer = kv / (2 * (in->layers > 0 ? in->layers : 1));
+	st->inf_h = N * s->h * d->C;
+	st->inf_q = N * s->hq * d->C;
+	st->inf_kv = N * s->hkv * d->C;
+	st->inf_f = N * s->f * d->C;
+	st->inf_scores = su->attention == VF_ATTN_EAGER ? b * s->heads * sq * sq * (4 + d->C) : 0;
+	st->inf_logits = in->Nout * s->V * d->C;
+	st->inf_head_in = in->Nout * s->h * d->C;
+}
+
 /* ---- allocator ----------------------------------------------------------- */
 
 /* PyTorch's caching allocator rounds every block to 512 bytes; requests up to
@@ -451,7 +694,7 @@ bool vf_estimate_fits(const struct vf_estimate *e, const struct vf_gpu_spec *gpu
 	int64_t room = vram - e->peak_bytes;
 	if (headroom)
 		*headroom = room;
-	return vram > 0 && room >= 0;
+	return vram > 0 && room >= 0 && !e->sim_oom;
 }
 
 static const char *const phase_names[] = {"forward",   "loss",       "backward",
@@ -674,8 +917,10 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 	e->mfu = model_flops / (t * rate * 1e12); /* recompute is not model work */
 }
 
-void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
-		     const struct vf_gpu_spec *gpu, struct vf_estimate *e)
+/* vf_estimate_run; st (may be NULL) receives the step's tensors for the
+ * allocator simulation. */
+static void llm_run(const struct vf_arch *arch, const struct vf_setup *su,
+		    const struct vf_gpu_spec *gpu, struct vf_estimate *e, struct vf__step *st)
 {
 	memset(e, 0, sizeof *e);
 	struct shape s;
@@ -892,6 +1137,12 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		e->activations_full = clamp64(work);
 		/* the layer working set and the logits are freed and re-requested
 		 * at other sizes as the cache grows (fitted, README) */
+		if (st) {
+			struct step_in in = {.qb = qb, .gb = gb, .T = T, .lora = lora, .AC = AC,
+					     .Nout = Nout, .dequant = dequant, .shard_w = shard_w,
+					     .shard_o = shard_o, .layers = layers};
+			fill_infer(&s, su, &d, &in, kv, st);
+		}
 		double reserved = best + segment_waste(kv / (2 * layers)) * 2 * layers +
 				  param_rounding(&s) * W + FRAG_INFER * (work + Nout * s.V * d.C);
 		finish_terms(e, &ph[bi], reserved, (enum vf_phase)bi);
@@ -987,6 +1238,18 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		}
 	}
 	e->activations_full = clamp64(held_acts + emb_out + final_norm + WORKSPACE_BYTES);
+	if (st) {
+		struct step_in in = {.qb = qb, .gb = gb, .T = T, .lora = lora, .S = S, .OT = OT,
+				     .AC = AC, .A_layer = s.fc == FC_T5 ? A_all / layers : A_layer,
+				     .scores = s.fc == FC_T5 ? 0 : scores, .ckpt_in = ckpt_in,
+				     .emb_out = emb_out, .final_norm = final_norm, .Nout = Nout,
+				     .dequant = dequant, .ddp = ddp_buckets,
+				     .bias = s.fc == FC_T5 ? 4 * s.heads * (sq * sq + tq * tq + tq * sq) : 0,
+				     .shard_w = shard_w, .shard_o = shard_o, .layers = layers};
+		if (s.fc == FC_T5)
+			in.A_layer -= in.bias / layers;
+		fill_step(&s, su, &d, &in, st);
+	}
 
 	/* ---- allocator: reserved at the peak ----
 	 * (1) segment rounding of the parameter-sized tensors (weights,
@@ -1044,6 +1307,54 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 			comm += 2 * (ngpu - 1) / ngpu * P * d.P; /* weights gathered for forward and backward */
 	}
 	step_time(&s, su, &d, gpu, T, opt_traffic, layers * A_layer + logits_bwd, comm, e);
+}
+
+void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
+		     const struct vf_gpu_spec *gpu, struct vf_estimate *e)
+{
+	llm_run(arch, su, gpu, e, NULL);
+}
+
+vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup *su,
+			       const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+			       struct vf_estimate *e, struct vf_alloc **sim, struct vf_error *err)
+{
+	struct vf__step *st = malloc(sizeof *st);
+	if (!st)
+		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
+	llm_run(arch, su, gpu, e, st);
+	struct vf_alloc_config c = cfg ? *cfg : (struct vf_alloc_config){0};
+	int64_t vram = vf_estimate_gpu_bytes(gpu);
+	if (c.capacity_bytes <= 0 && vram > 0)
+		c.capacity_bytes = vram - e->context_bytes; /* full: the cache is released and retried */
+	struct vf_alloc *a = NULL;
+	vf_status rc = vf__step_simulate(st, &c, &a, err);
+	if (rc == VF_OK && vf_alloc_oom(a)) {
+		/* out of memory even after releasing the cache: report the
+		 * reserve the step would need */
+		vf_alloc_free(a);
+		a = NULL;
+		c.capacity_bytes = 0;
+		rc = vf__step_simulate(st, &c, &a, err);
+		e->sim_oom = true;
+	}
+	free(st);
+	if (rc != VF_OK)
+		return rc;
+	e->analytic_reserved_bytes = e->peak_reserved_bytes;
+	int64_t reserved = vf_alloc_peak_reserved(a);
+	e->sim_allocated_bytes = vf_alloc_peak_allocated(a);
+	if (reserved < e->peak_allocated_bytes)
+		reserved = e->peak_allocated_bytes;
+	e->peak_reserved_bytes = reserved;
+	e->allocator_bytes = reserved - e->peak_allocated_bytes;
+	e->peak_bytes = e->context_bytes + reserved;
+	e->simulated = true;
+	if (sim)
+		*sim = a;
+	else
+		vf_alloc_free(a);
+	return VF_OK;
 }
 
 /* The largest micro-batch whose predicted peak stays within vram_bytes:

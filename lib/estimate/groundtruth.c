@@ -226,7 +226,10 @@ vf_status vf_groundtruth_check_text(const char *text, size_t textlen, const char
 			cJSON_Delete(rec);
 			su.context_bytes = r->context_bytes;
 			struct vf_estimate e;
-			vf_estimate_run(&arch, &su, h200, &e);
+			st = vf_estimate_simulate(&arch, &su, h200, NULL, &e, NULL, err);
+			if (st != VF_OK)
+				goto fail;
+			row->pred_peak_fast = e.context_bytes + e.analytic_reserved_bytes;
 			row->scored = strcmp(row->status, "ok") == 0;
 			row->meas_alloc = pa;
 			row->pred_alloc = e.peak_allocated_bytes;
@@ -290,4 +293,11 @@ vf_status vf_groundtruth_check_text(const char *text, size_t textlen, const char
 fail:
 	vf_gt_report_release(r);
 	return st;
+}
+
+bool vf_gt_within_bounds(const struct vf_gt_report *r)
+{
+	return r->med_alloc <= VF_GT_ALLOC_MEDIAN && r->max_alloc <= VF_GT_ALLOC_MAX &&
+	       r->med_peak <= VF_GT_PEAK_MEDIAN && r->max_peak <= VF_GT_PEAK_MAX &&
+	       r->med_step <= VF_GT_STEP_MEDIAN && r->max_step <= VF_GT_STEP_MAX;
 }

@@ -40,14 +40,16 @@ static void test_groundtruth_bounds(void)
 		"step: median %.1f%% max %.1f%% (%zu records)\n",
 		100 * r.med_alloc, 100 * r.max_alloc, 100 * r.med_peak, 100 * r.max_peak,
 		100 * r.med_step, 100 * r.max_step, r.scored);
-	CHECK(r.med_alloc <= 0.05);
-	CHECK(r.max_alloc <= 0.12);
-	CHECK(r.med_peak <= 0.05);
-	CHECK(r.max_peak <= 0.12);
-	CHECK(r.med_step <= 0.20);
+	CHECK(r.med_alloc <= VF_GT_ALLOC_MEDIAN);
+	CHECK(r.max_alloc <= VF_GT_ALLOC_MAX);
+	CHECK(r.med_peak <= VF_GT_PEAK_MEDIAN);
+	CHECK(r.max_peak <= VF_GT_PEAK_MAX);
+	CHECK(r.med_step <= VF_GT_STEP_MEDIAN);
+	CHECK(r.max_step <= VF_GT_STEP_MAX);
+	CHECK(vf_gt_within_bounds(&r));
 	CHECK_INT(r.n_step, 27);
 	for (size_t i = 0; i < r.n; i++)
-		if (fabs(r.rows[i].err_alloc) > 0.12 || fabs(r.rows[i].err_peak) > 0.12)
+		if (fabs(r.rows[i].err_alloc) > VF_GT_ALLOC_MAX || fabs(r.rows[i].err_peak) > VF_GT_PEAK_MAX)
 			fprintf(stderr, "  outside bounds: %s alloc %+.1f%% peak %+.1f%%\n", r.rows[i].id,
 				100 * r.rows[i].err_alloc, 100 * r.rows[i].err_peak);
 	vf_gt_report_release(&r);

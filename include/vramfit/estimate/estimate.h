@@ -26,6 +26,7 @@
 #include "vramfit/base/error.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/estimate/setup.h"
+#include "vramfit/estimate/alloc.h"
 
 /* The phase of a step at which the allocated memory peaked. */
 enum vf_phase {
@@ -109,6 +110,12 @@ struct vf_estimate {
 	double optimizer_seconds;  /* memory-bound optimizer step share */
 
 	unsigned assumed;          /* VF_ASSUME_* */
+
+	/* The allocator simulation (vf_estimate_simulate); zero otherwise. */
+	bool simulated;            /* peak_reserved_bytes came from the simulation */
+	bool sim_oom;              /* the device ran out even after releasing the cache */
+	int64_t analytic_reserved_bytes; /* the fast path's reserved peak */
+	int64_t sim_allocated_bytes;     /* the simulation's own allocated peak (blocks) */
 };
 
 /* A video diffusion transformer (catalog kind "dit", e.g. LTX-2): the
@@ -145,6 +152,17 @@ int64_t vf_estimate_term(const struct vf_estimate *e, enum vf_term t);
  * context). Fills *out completely. Never allocates. */
 void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *setup,
 		     const struct vf_gpu_spec *gpu, struct vf_estimate *out);
+
+/* vf_estimate_run, then the step's tensors replayed through the caching
+ * allocator simulation (alloc.h; cfg may be NULL: PyTorch's defaults; its
+ * capacity defaults to the GPU's memory less the context): the simulated
+ * reserved peak replaces the fast path's (kept in analytic_reserved_bytes)
+ * and decides peak_bytes and the fit. *sim (may be NULL) receives the
+ * simulation for its segments at the peak; caller owns, vf_alloc_free().
+ * Allocates; fails only when the host runs out of memory. */
+vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup *setup,
+			       const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+			       struct vf_estimate *e, struct vf_alloc **sim, struct vf_error *err);
 
 /* The largest micro-batch whose peak_bytes fits vram_bytes (vram_bytes
  * <= 0: the GPU's memory). 0 when batch 1 does not fit. */

@@ -51,6 +51,9 @@ static const char usage[] =
 	"  --tokens T | --steps S     whole run per GPU: steps, hours and cost (1e9, 22B),\n"
 	"                             with data-parallel communication for --gpus N\n"
 	"  --price USD                $/GPU-hour instead of the catalog's\n"
+	"  --allocator default|expandable   PyTorch's caching allocator mode (default: from\n"
+	"                             PYTORCH_CUDA_ALLOC_CONF, else cudaMalloc segments)\n"
+	"  --explain                  the allocator's segments at the peak\n"
 	"\n"
 	"Exit status: 0 estimated (whether or not it fits), 1 failure, 2 usage error.\n";
 
@@ -176,8 +179,13 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 		assume(a, "quantized base: linear weights at %s with block scales, embeddings and norms in "
 			  "bf16; one linear dequantized at a time",
 		       vf_quant_name(s->quant));
-	assume(a, "PyTorch caching allocator without expandable segments; peak = steady-state step "
-		  "(optimizer states held from the previous step)");
+	if (e->simulated)
+		assume(a, "device peak: PyTorch's caching allocator (2.9-2.11 rules) simulated over the model "
+			  "load and two steps (optimizer states created in the first); --allocator, "
+			  "PYTORCH_CUDA_ALLOC_CONF");
+	else
+		assume(a, "PyTorch caching allocator without expandable segments; peak = steady-state step "
+			  "(optimizer states held from the previous step)");
 	assume(a, "step time: dense bf16 rate x utilisation fitted on H200 measurements (an estimate)");
 }
 
@@ -358,6 +366,7 @@ struct target {
 	struct vf_arch arch;
 	struct vf_dit d;
 	char id[128];
+	struct vf_alloc_config alloc; /* PYTORCH_CUDA_ALLOC_CONF, --allocator */
 };
 
 /* Fill what a partial architecture (inferred from tensors) lacks with
@@ -393,19 +402,62 @@ static void complete_arch(struct vf_arch *a, struct assume *as)
 	}
 }
 
-static void run_one(const struct target *tg, const struct vf_setup *s, const struct vf_gpu_spec *g,
-		    struct vf_estimate *e)
+/* LLMs: the step replayed through the caching allocator simulation
+ * decides the device peak (*sim, may be NULL, keeps it for --explain). */
+static vf_status run_one(const struct target *tg, const struct vf_setup *s,
+			 const struct vf_gpu_spec *g, struct vf_estimate *e, struct vf_alloc **sim,
+			 struct vf_error *err)
 {
-	if (tg->dit)
+	if (tg->dit) {
 		vf_estimate_dit(&tg->d, s, g, e);
-	else
-		vf_estimate_run(&tg->arch, s, g, e);
+		return VF_OK;
+	}
+	return vf_estimate_simulate(&tg->arch, s, g, &tg->alloc, e, sim, err);
 }
 
 static int64_t max_batch(const struct target *tg, const struct vf_setup *s, const struct vf_gpu_spec *g)
 {
 	return tg->dit ? vf_estimate_dit_max_batch(&tg->d, s, g, 0)
-		       : vf_estimate_max_batch(&tg->arch, s, g, 0);
+		       : vf_estimate_max_batch_simulated(&tg->arch, s, g, &tg->alloc);
+}
+
+/* --explain: the caching allocator's segments at the reserved peak. */
+static void print_segments(const struct vf_alloc *a, const struct vf_estimate *e,
+			   const struct vf_alloc_config *cfg)
+{
+	int n = 0, total = 0;
+	const struct vf_alloc_segment *sg = vf_alloc_peak_segments(a, &n, &total);
+	char b1[32], b2[32], b3[32];
+	int64_t small = 0, small_used = 0, large = 0, large_used = 0;
+	int nsmall = 0;
+	for (int i = 0; i < n; i++) {
+		if (sg[i].small) {
+			small += sg[i].size, small_used += sg[i].used, nsmall++;
+		} else {
+			large += sg[i].size, large_used += sg[i].used;
+		}
+	}
+	printf("\nCaching allocator at the reserved peak (%s%s; simulated over load + 2 steps):\n",
+	       cfg->expandable ? "expandable_segments:True" : "cudaMalloc segments",
+	       cfg->max_split_bytes > 0 ? ", max_split_size_mb set" : "");
+	printf("  reserved %s = allocated %s + unused %s; fast path %s\n",
+	       vf_fmt_bytes(b1, sizeof b1, (double)vf_alloc_peak_reserved(a)),
+	       vf_fmt_bytes(b2, sizeof b2, (double)(small_used + large_used)),
+	       vf_fmt_bytes(b3, sizeof b3, (double)(small + large - small_used - large_used)),
+	       vf_fmt_bytes((char[32]){0}, 32, (double)e->analytic_reserved_bytes));
+	printf("  small pool: %d segments of 2 MiB, %s used of %s\n", nsmall,
+	       vf_fmt_bytes(b1, sizeof b1, (double)small_used), vf_fmt_bytes(b2, sizeof b2, (double)small));
+	printf("  large pool: %d segments, %s used of %s; the largest:\n", total - nsmall,
+	       vf_fmt_bytes(b1, sizeof b1, (double)large_used), vf_fmt_bytes(b2, sizeof b2, (double)large));
+	printf("    %12s %12s %12s %7s\n", "segment", "allocated", "unused", "blocks");
+	for (int i = 0, shown = 0; i < n && shown < 12; i++) {
+		if (sg[i].small)
+			continue;
+		printf("    %12s %12s %12s %7d\n", vf_fmt_bytes(b1, sizeof b1, (double)sg[i].size),
+		       vf_fmt_bytes(b2, sizeof b2, (double)sg[i].used),
+		       vf_fmt_bytes(b3, sizeof b3, (double)(sg[i].size - sg[i].used)), sg[i].blocks);
+		shown++;
+	}
 }
 
 static void print_human(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
@@ -701,6 +753,11 @@ static int run(int argc, char **argv)
 	char *specs[MAX_GPUS];
 	int nspecs = 0;
 	struct whole w = {.tokens = 0, .steps = 0, .price = -1};
+	bool explain = false;
+	struct vf_alloc_config acfg = {0};
+	const char *conf = getenv("PYTORCH_CUDA_ALLOC_CONF");
+	if (conf && vf_alloc_config_parse(conf, &acfg, &err))
+		return vf_cli_usage("estimate", "%s", err.msg);
 	for (int i = 1; i < argc;) {
 		bool matched = false;
 		if (vf_setup_parse_flag(&s, argc, argv, &i, &matched, &err))
@@ -708,9 +765,18 @@ static int run(int argc, char **argv)
 		if (matched)
 			continue;
 		const char *a = argv[i];
-		if (strcmp(a, "--json") == 0) {
-			json = true;
+		if (strcmp(a, "--json") == 0 || strcmp(a, "--explain") == 0) {
+			if (a[2] == 'j')
+				json = true;
+			else
+				explain = true;
 			i++;
+		} else if (strcmp(a, "--allocator") == 0 || strncmp(a, "--allocator=", 12) == 0) {
+			const char *v = a[11] == '=' ? a + 12 : (i + 1 < argc ? argv[i + 1] : NULL);
+			if (!v || (strcmp(v, "default") != 0 && strcmp(v, "expandable") != 0))
+				return vf_cli_usage("estimate", "--allocator: expected default or expandable");
+			acfg.expandable = v[0] == 'e';
+			i += a[11] == '=' ? 1 : 2;
 		} else if (strcmp(a, "--gpu") == 0 || strncmp(a, "--gpu=", 6) == 0) {
 			const char *v = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[i + 1] : NULL);
 			if (!v)
@@ -765,6 +831,7 @@ static int run(int argc, char **argv)
 	struct assume as = {0};
 	struct target tg;
 	memset(&tg, 0, sizeof tg);
+	tg.alloc = acfg;
 	bool t5 = false;
 	if (params) {
 		double p;
@@ -871,17 +938,32 @@ static int run(int argc, char **argv)
 				rs.shard = VF_SHARD_DDP;
 			multi = true;
 		}
-		run_one(&tg, &rs, &r->spec, &r->est);
+		if (run_one(&tg, &rs, &r->spec, &r->est, NULL, &err)) {
+			free(rows);
+			return vf_cli_fail_err(&err);
+		}
 		r->fits = vf_estimate_fits(&r->est, &r->spec, &r->headroom);
 		r->max_batch = max_batch(&tg, &rs, &r->spec);
 	}
 	if (multi)
 		assume(&as, "GPUs of one kind given as ID:N run one data-parallel job over all N (--gpus, --shard)");
 	struct vf_estimate e0;
-	if (nrows)
+	struct vf_alloc *sim = NULL;
+	if (nrows && !(explain && !json && !tg.dit)) {
 		e0 = rows[0].est;
-	else
-		run_one(&tg, &s, NULL, &e0);
+	} else {
+		struct vf_setup s0 = s;
+		if (nrows && rows[0].count > 1 && !(s.given & VF_SETUP_G_GPUS)) {
+			s0.gpus = rows[0].count;
+			if (!(s.given & VF_SETUP_G_SHARD))
+				s0.shard = VF_SHARD_DDP;
+		}
+		if (run_one(&tg, &s0, nrows ? &rows[0].spec : NULL, &e0,
+			    explain && !json ? &sim : NULL, &err)) {
+			free(rows);
+			return vf_cli_fail_err(&err);
+		}
+	}
 	setup_assumptions(&s, tg.dit, t5, multi, &as);
 	estimate_assumptions(&e0, &s, nrows ? &rows[0].spec : NULL, &as);
 	if (json) {
@@ -894,7 +976,12 @@ static int run(int argc, char **argv)
 		print_human(&tg, &s, rows, nrows, gsource, &e0, &as);
 		if (w.tokens > 0 || w.steps > 0)
 			whole_run_print(&w, &s, rows, nrows);
+		if (sim)
+			print_segments(sim, &e0, &tg.alloc);
+		else if (explain && tg.dit)
+			printf("\n--explain: the allocator simulation covers LLMs; video DiTs use the fast path\n");
 	}
+	vf_alloc_free(sim);
 	free(rows);
 	return VF_EXIT_OK;
 }

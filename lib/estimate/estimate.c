@@ -1405,6 +1405,46 @@ int64_t vf_estimate_max_batch(const struct vf_arch *arch, const struct vf_setup 
 	return max_batch_search(llm_peak, arch, setup, gpu, vram_bytes, 1 << 20);
 }
 
+/* 1 fits, 0 does not, -1 simulation failed. */
+static int sim_fits(const struct vf_arch *arch, const struct vf_setup *su, int64_t batch,
+		    const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg)
+{
+	struct vf_setup s = *su;
+	s.batch = batch;
+	struct vf_estimate e;
+	struct vf_error err = {0};
+	if (vf_estimate_simulate(arch, &s, gpu, cfg, &e, NULL, &err) != VF_OK)
+		return -1;
+	return vf_estimate_fits(&e, gpu, NULL) ? 1 : 0;
+}
+
+int64_t vf_estimate_max_batch_simulated(const struct vf_arch *arch, const struct vf_setup *setup,
+					const struct vf_gpu_spec *gpu,
+					const struct vf_alloc_config *cfg)
+{
+	int64_t b = vf_estimate_max_batch(arch, setup, gpu, 0);
+	if (vf_estimate_gpu_bytes(gpu) <= 0)
+		return b;
+	int64_t lo = b, step = b > 8 ? b / 8 : 1;
+	for (int i = 0; i < 8 && lo > 0; i++) { /* down while the simulation says no */
+		int f = sim_fits(arch, setup, lo, gpu, cfg);
+		if (f < 0)
+			return -1;
+		if (f)
+			break;
+		lo = lo > step ? lo - step : 0;
+	}
+	for (int i = 0; i < 8; i++) { /* up while it says yes */
+		int f = sim_fits(arch, setup, lo + 1, gpu, cfg);
+		if (f < 0)
+			return -1;
+		if (!f)
+			break;
+		lo++;
+	}
+	return lo;
+}
+
 void vf_estimate_generic_arch(int64_t params, struct vf_arch *a)
 {
 	/* A llama-like decoder: h chosen so that 12.6 h^2 L ~ params with

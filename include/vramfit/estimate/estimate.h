@@ -169,6 +169,14 @@ vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup
 int64_t vf_estimate_max_batch(const struct vf_arch *arch, const struct vf_setup *setup,
 			      const struct vf_gpu_spec *gpu, int64_t vram_bytes);
 
+/* The same decided by the allocator simulation: the fast path's answer,
+ * then checked (and moved by at most a few batches) with
+ * vf_estimate_simulate. 0 when batch 1 does not fit; -1 when the host
+ * ran out of memory. */
+int64_t vf_estimate_max_batch_simulated(const struct vf_arch *arch, const struct vf_setup *setup,
+					const struct vf_gpu_spec *gpu,
+					const struct vf_alloc_config *cfg);
+
 /* The GPU's usable bytes (memory_mib x MiB) and whether e fits it; *headroom
  * (may be NULL) = vram - peak_bytes, negative when it does not fit. */
 int64_t vf_estimate_gpu_bytes(const struct vf_gpu_spec *gpu);

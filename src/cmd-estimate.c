@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "vramfit/estimate/advice.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/estimate/groundtruth.h"
@@ -19,6 +20,7 @@
 #include "vramfit/model/model.h"
 #include "vramfit/model/models.h"
 #include "vramfit/estimate/runcost.h"
+#include "vramfit/estimate/search.h"
 #include "vramfit/estimate/setup.h"
 
 #define MAX_GPUS 64
@@ -77,6 +79,8 @@ static void assume(struct assume *a, const char *fmt, ...)
 struct gpu_row {
 	struct vf_gpu_spec spec;
 	int count;
+	struct vf_setup setup;   /* the setup run on it (ID:N: data parallel over N) */
+	struct vf_advice advice; /* when it does not fit: the cheapest changes that do */
 	struct vf_estimate est;
 	bool fits;
 	int64_t headroom;
@@ -566,12 +570,19 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 		if (r->fits)
 			continue;
 		int64_t term = vf_estimate_term(&r->est, r->est.dominant);
-		fprintf(o, "%s: does not fit: needs %s of %s; %s (%s, %.0f%% of the peak, %s phase) breaks it: try %s\n",
+		fprintf(o, "%s: does not fit: needs %s of %s; %s (%s, %.0f%% of the peak, %s phase) dominates\n",
 			r->spec.id, vf_fmt_bytes(b1, sizeof b1, (double)r->est.peak_bytes),
 			vf_fmt_bytes(b2, sizeof b2, (double)vf_estimate_gpu_bytes(&r->spec)),
 			vf_term_name(r->est.dominant), vf_fmt_bytes(b4, sizeof b4, (double)term),
-			100.0 * term / (double)r->est.peak_bytes, vf_phase_name(r->est.peak_phase),
-			remedy(r->est.dominant, s));
+			100.0 * term / (double)r->est.peak_bytes, vf_phase_name(r->est.peak_phase));
+		if (r->advice.n == 0)
+			fprintf(o, "  no change of batch split, checkpointing, optimizer, quantization or "
+				   "precision fits it: try %s\n", remedy(r->est.dominant, s));
+		for (int k = 0; k < r->advice.n; k++)
+			fprintf(o, "  %s cheapest change that fits: %s (peak %s, %s to spare)\n",
+				k == 0 ? "the" : "next", r->advice.item[k].changes,
+				vf_fmt_bytes(b1, sizeof b1, (double)r->advice.item[k].peak_bytes),
+				vf_fmt_bytes(b2, sizeof b2, (double)r->advice.item[k].headroom_bytes));
 	}
 	fprintf(o, "\n%sAssumptions%s\n", bold, off);
 	for (int i = 0; i < a->n; i++)
@@ -614,6 +625,18 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 		cJSON_AddBoolToObject(g, "fits", r->fits);
 		cJSON_AddNumberToObject(g, "headroom_bytes", (double)r->headroom);
 		cJSON_AddNumberToObject(g, "max_batch", (double)r->max_batch);
+		if (!r->fits && !tg->dit) {
+			cJSON *adv = cJSON_AddArrayToObject(g, "advice");
+			for (int k = 0; adv && k < r->advice.n; k++) {
+				cJSON *it = cJSON_CreateObject();
+				cJSON_AddItemToObject(it, "changes",
+						      vf_search_diff_json(s, &r->advice.item[k].setup));
+				cJSON_AddNumberToObject(it, "peak_bytes", (double)r->advice.item[k].peak_bytes);
+				cJSON_AddNumberToObject(it, "headroom_bytes",
+							(double)r->advice.item[k].headroom_bytes);
+				cJSON_AddItemToArray(adv, it);
+			}
+		}
 		cJSON_AddNumberToObject(g, "peak_bytes", (double)r->est.peak_bytes);
 		if (!r->fits)
 			cJSON_AddStringToObject(g, "breaking_term", vf_term_name(r->est.dominant));
@@ -943,6 +966,12 @@ static int run(int argc, char **argv)
 			return vf_cli_fail_err(&err);
 		}
 		r->fits = vf_estimate_fits(&r->est, &r->spec, &r->headroom);
+		r->setup = rs;
+		if (!r->fits && !tg.dit && vf_advice_run(&tg.arch, &rs, &r->spec, &tg.alloc,
+							 &r->advice, &err)) {
+			free(rows);
+			return vf_cli_fail_err(&err);
+		}
 		r->max_batch = max_batch(&tg, &rs, &r->spec);
 	}
 	if (multi)

@@ -524,8 +524,12 @@ vf_status vf_setup_finish(struct vf_setup *s, struct vf_error *err)
 				    vf_quant_name(s->quant));
 	if (s->target_seq < 0 || s->batch < 1 || s->seq < 1 || s->grad_accum < 1 || s->gpus < 1)
 		return vf_error_set(err, VF_EUSAGE, "setup: batch, seq, grad-accum and gpus must be >= 1");
-	/* a quantized base is loaded with its other modules in bf16 (QLoRA) */
-	if (s->quant != VF_QUANT_NONE && !(s->given & VF_SETUP_G_PRECISION))
+	/* a quantized base is loaded with its other modules in bf16 (QLoRA);
+	 * LoRA on transformers + peft loads the frozen base in bf16
+	 * (torch_dtype=bfloat16) with fp32 adapters; full fine-tuning keeps
+	 * fp32 master weights under bf16 autocast (amp, the default) */
+	if ((s->quant != VF_QUANT_NONE || s->mode == VF_MODE_LORA) &&
+	    !(s->given & VF_SETUP_G_PRECISION))
 		s->precision = VF_PREC_BF16;
 	return VF_OK;
 }

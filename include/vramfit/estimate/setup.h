@@ -112,7 +112,7 @@ enum {
 
 struct vf_setup {
 	enum vf_mode mode;                 /* default full */
-	enum vf_precision precision;       /* default amp */
+	enum vf_precision precision;       /* default amp (full); bf16 for lora, infer, quant */
 	enum vf_optimizer optimizer;       /* default adamw (none for infer) */
 	enum vf_optimizer_impl optimizer_impl; /* default foreach */
 	int64_t batch;                     /* micro-batch per GPU; default 1 */
@@ -198,8 +198,9 @@ cJSON *vf_setup_to_json(const struct vf_setup *s);
 #define VF_SETUP_FLAGS_HELP \
 	"Setup:\n" \
 	"  --mode full|lora|infer            what runs (default full)\n" \
-	"  --precision amp|bf16|fp16|fp32    amp = fp32 weights under bf16 autocast (default);\n" \
-	"                                    bf16 = weights stored in bf16; fp16 = fp16 autocast\n" \
+	"  --precision amp|bf16|fp16|fp32    amp = fp32 weights under bf16 autocast (default of\n" \
+	"                                    full); bf16 = weights stored in bf16 (default of lora,\n" \
+	"                                    infer and a quantized base); fp16 = fp16 autocast\n" \
 	"  --optimizer adamw|adamw8bit|adafactor|sgd|lion   (default adamw)\n" \
 	"  --optimizer-impl foreach|fused|for                (default foreach, PyTorch on CUDA)\n" \
 	"  --batch N --seq N                 micro-batch per GPU and tokens per sample\n" \

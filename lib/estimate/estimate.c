@@ -26,6 +26,7 @@
 #include "vramfit/base/json.h"
 #include "vramfit/model/models.h"
 #include "steptrace.h"
+#include "steptime.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -820,9 +821,10 @@ static void finish_terms(struct vf_estimate *e, const struct live *pk, double re
 	e->dominant = best;
 }
 
-/* Step-time constants, fitted on the 27 H200 step times of the ground truth
- * (README "vramfit estimate": coordinate search minimising median + 0.2 x
- * max relative error). */
+/* The video DiT step time (vf_estimate_dit) keeps the FLOP-rate model:
+ * constants fitted on the 27 H200 step times of the ground truth (README
+ * "vramfit estimate": coordinate search minimising median + 0.2 x max
+ * relative error). LLMs use the per-kernel model below. */
 #define U_MAX 0.61          /* matmul share of the dense bf16 rate, large GEMMs */
 #define U_HIDDEN 500.0      /* hidden size at which GEMMs reach half of U_MAX's shape */
 #define U_TOKENS 400.0      /* tokens per micro-batch at which they do */
@@ -830,91 +832,162 @@ static void finish_terms(struct vf_estimate *e, const struct live *pk, double re
 #define T_STEP 0.005        /* s per step: Python, loss, zero_grad, launch latency */
 #define T_LAYER 0.001       /* s per layer per training step (kernel launches) */
 #define T_LAYER_CKPT 0.002  /* s per checkpointed layer (recompute hooks) */
-#define T_TENSOR_LOOP 1e-4  /* s per parameter tensor of a for-loop optimizer */
 
-/* Step time. Matmul FLOPs (2 per multiply-add) of the forward: every
- * linear a token passes through, the lm_head, and attention (QK^T and PV;
- * causal kernels skip half). Backward = 2x forward for trainable weights,
- * 1x (input gradients only) for frozen ones; checkpointing adds a forward.
- *   time = FLOPs / (rate x u)                       matmuls
- *        + ACT_PASSES x activation bytes / bandwidth   elementwise kernels
- *        + optimizer state traffic / bandwidth        memory-bound update
- *        + T_STEP + T_LAYER x layers (+ checkpoint, for-loop overheads)
- *   u    = U_MAX x h/(h + U_HIDDEN) x N/(N + U_TOKENS)
- * with N the tokens per micro-batch and h the hidden size. */
+/* ---- step time, kernel by kernel (steptime.c) -------------------------- */
+
+static void gemm_add(struct vf__layer_work *l, double m, double k, double n, double count,
+		     bool wgrad, bool igrad)
+{
+	if (l->ngemm < VF__MAX_GEMMS && m > 0 && k > 0 && n > 0 && count > 0)
+		l->gemm[l->ngemm++] = (struct vf__gemm){m, k, n, count, wgrad, igrad};
+}
+
+/* A linear of in -> out features over m tokens; a LoRA adapter on it adds
+ * its two rank-r products and three small kernels (dropout, scale, add). */
+static void linear_add(struct vf__layer_work *l, const struct dt *d, double m, double in,
+		       double out, double count, bool lora)
+{
+	gemm_add(l, m, in, out, count, d->full, d->train);
+	l->kernels += count * (d->autocast && d->P == 4 ? 2 : 1); /* + the weight's cast */
+	if (lora) {
+		gemm_add(l, m, in, d->rank, count, true, true);
+		gemm_add(l, m, d->rank, out, count, true, true);
+		l->kernels += count * 5;
+	}
+}
+
+/* One decoder (or encoder) layer's forward work over m tokens. */
+static void layer_work(const struct shape *s, const struct dt *d, double m,
+		       struct vf__layer_work *l)
+{
+	unsigned t = d->lt;
+	double h = s->h, f = s->f, C = d->C, R = d->R;
+	if (s->fused_qkv) {
+		linear_add(l, d, m, h, s->hq + 2 * s->hkv, 1, t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V));
+	} else {
+		linear_add(l, d, m, h, s->hq, 1, t & VF_LORA_Q);
+		linear_add(l, d, m, h, s->hkv, 1, t & VF_LORA_K);
+		linear_add(l, d, m, h, s->hkv, 1, t & VF_LORA_V);
+	}
+	linear_add(l, d, m, s->hq, h, 1, t & VF_LORA_O);
+	double fm = m, mlp_count = 1;
+	if (s->experts > 0) { /* the expert loop: tokens routed to each expert */
+		linear_add(l, d, m, h, s->experts, 1, false); /* router */
+		fm = m * s->topk / s->experts;
+		mlp_count = s->experts;
+		l->experts = s->experts;
+		l->expert_kernels = 10; /* where, index, 3 GEMMs, act, mul, routing weight, index_add */
+	}
+	if (s->gated && !s->fused_gate_up) {
+		linear_add(l, d, fm, h, f, mlp_count, t & VF_LORA_GATE);
+		linear_add(l, d, fm, h, f, mlp_count, t & VF_LORA_UP);
+	} else {
+		linear_add(l, d, fm, h, f * (s->gated ? 2 : 1), mlp_count, t & (VF_LORA_UP | VF_LORA_GATE));
+	}
+	linear_add(l, d, fm, f, h, mlp_count, t & VF_LORA_DOWN);
+	/* memory-bound kernels, bytes read + written per token */
+	double norm = s->layer_norm ? (R + 4) * h * 2 : 24 * h;  /* LayerNorm fused; RMSNorm in Python */
+	double e = s->norms_per_layer * norm;
+	e += 6 * h * R;                                           /* two residual adds */
+	if (s->rotary)
+		e += 8 * (s->hq + s->hkv) * C;                    /* rotate_half, cat, mul, add */
+	e += 4 * s->hq * C;                                       /* transposes made contiguous */
+	/* the activation: native kernels read and write the f-wide tensors
+	 * once; transformers' Python GELU (gelu_new) runs nine kernels, under
+	 * autocast in fp32 (cast, pow, two scales, add, tanh, add one, half x,
+	 * product: ~70 bytes per element) and the down projection casts back */
+	double act = s->act == ACT_GELU_PY ? (d->autocast ? 76 : 72) * f : (s->gated ? 5 : 2) * f * C;
+	e += act * (s->experts > 0 ? s->topk : 1);
+	e += s->dropout > 0 ? 2 * (2 * R + 1) * h : 0;          /* residual dropouts: mask + product */
+	l->elem_bytes = m * e;
+	l->kernels += s->norms_per_layer * (s->layer_norm ? 2 : 8) + (s->rotary ? 10 : 0) + 4 + 2 +
+		      (s->act == ACT_GELU_PY ? 10 : s->gated ? 2 : 1) + (s->dropout > 0 ? 4 : 0) +
+		      (s->qk_norm ? 16 : 0);
+}
+
+/* Step time: the step's work described kernel by kernel (steptime.c),
+ * plus data-parallel communication (ring all-reduce / gathers over the
+ * interconnect, half hidden behind the backward: assumed). */
 static void step_time(const struct shape *s, const struct vf_setup *su, const struct dt *d,
 		      const struct vf_gpu_spec *gpu, double T, double opt_traffic,
-		      double act_traffic, double comm_bytes, struct vf_estimate *e)
+		      double comm_bytes, struct vf_estimate *e)
 {
 	double b = (double)su->batch, sq = (double)su->seq;
 	double tq = su->target_seq > 0 ? (double)su->target_seq : sq;
 	double N = b * sq;
-	double lin_f, attn_f, head_f;
+	struct vf__step_work w;
+	memset(&w, 0, sizeof w);
+	w.train = d->train;
+	w.ckpt = su->grad_ckpt && d->train;
+	w.micro = (double)su->grad_accum;
+	w.attn = su->attention == VF_ATTN_EAGER || s->fc == FC_T5 ? VF__ATTN_EAGER : VF__ATTN_FLASH;
+	bool eager = w.attn == VF__ATTN_EAGER;
+	struct vf__layer_work *enc = &w.kind[0];
+	layer_work(s, d, N, enc);
+	enc->count = s->L;
+	enc->attn_flops = 4 * b * sq * sq * s->hq * (eager || s->fc == FC_T5 ? 1.0 : 0.5);
+	enc->score_elems = eager ? b * s->heads * sq * sq : 0;
+	enc->score_passes = 3 + (s->fc == FC_T5 ? 2 : 0) + (s->dropout > 0 ? 2 : 0);
+	enc->kernels += eager ? 3 + (s->fc == FC_T5 ? 1 : 0) + (s->dropout > 0 ? 2 : 0) : 0;
+	w.nkinds = 1;
+	double Nout = N;
 	if (s->fc == FC_T5) {
-		/* encoder tokens through encoder layers, decoder tokens through
-		 * the decoder (self + cross attention: 1.5x an encoder layer) */
-		double per_enc = s->layer_linear;
-		lin_f = 2 * (N * per_enc * s->L + b * tq * per_enc * 1.5 * s->Ld);
-		attn_f = 4 * s->hq * (b * sq * sq * s->L + b * tq * (tq + sq) * s->Ld);
-		head_f = 2 * b * tq * s->V * s->h;
-	} else {
-		lin_f = 2 * N * s->active_linear;
-		double causal = su->attention == VF_ATTN_EAGER ? 1.0 : 0.5;
-		attn_f = 4 * N * sq * s->hq * s->L * causal;
-		head_f = 2 * N * s->V * s->h;
+		/* decoder: self-attention, cross-attention over the encoder
+		 * tokens (q/o on the target, k/v on the source), FF */
+		double Nt = b * tq;
+		struct vf__layer_work *dec = &w.kind[1];
+		layer_work(s, d, Nt, dec);
+		linear_add(dec, d, Nt, s->h, s->hq, 1, d->lt & VF_LORA_Q);
+		linear_add(dec, d, N, s->h, s->hkv, 2, d->lt & (VF_LORA_K | VF_LORA_V));
+		linear_add(dec, d, Nt, s->hq, s->h, 1, d->lt & VF_LORA_O);
+		dec->count = s->Ld;
+		dec->attn_flops = 4 * b * tq * (tq + sq) * s->hq;
+		dec->score_elems = b * s->heads * tq * (tq + sq);
+		dec->score_passes = enc->score_passes;
+		dec->kernels += 2 * (3 + 1 + (s->dropout > 0 ? 2 : 0));
+		dec->elem_bytes *= 1.5;
+		dec->kernels *= 1.5;
+		w.nkinds = 2;
+		Nout = Nt;
 	}
-	double fwd = lin_f + attn_f + head_f;
-	double flops, model_flops; /* executed (with recompute) and model FLOPs */
-	if (!d->train) {
-		flops = fwd;
-	} else if (d->full) {
-		flops = 3 * fwd;
-	} else {
-		/* frozen base: input gradients only; adapters are small */
-		flops = 2 * fwd + 6 * N * (T > 0 ? T : 0);
-	}
-	model_flops = flops * (double)su->grad_accum;
-	if (d->train && su->grad_ckpt)
-		flops += lin_f + attn_f; /* the recomputed forward */
-	flops *= (double)su->grad_accum;
-	e->flops_per_step = flops;
+	w.head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true};
+	w.loss_bytes = d->train ? Nout * s->V * (3 * d->C + 36) : Nout * s->V * d->C;
+	w.opt_bytes = opt_traffic;
+	double per_layer = (s->fused_qkv ? 2 : 4) + (s->gated && !s->fused_gate_up ? 3 : 2) +
+			   s->norms_per_layer;
+	w.opt_tensors = su->mode == VF_MODE_LORA ? 2 * popcount(d->lt) * (s->L + s->Ld)
+						 : per_layer * (s->L + s->Ld) + 3;
+	w.opt_per_tensor = su->optimizer_impl == VF_OPTIMPL_FOR || su->optimizer == VF_OPT_ADAFACTOR ||
+			   su->optimizer == VF_OPT_LION;
 	double rate = gpu ? gpu->bf16_tflops : 989.5; /* H200 datasheet when no GPU */
 	if (gpu && !(rate > 0) && gpu->fp16_tflops > 0)
 		rate = gpu->fp16_tflops; /* no bf16 tensor cores (V100, T4): fp16 */
 	if (su->precision == VF_PREC_FP32)
-		rate = gpu && gpu->fp32_tflops > 0 ? 2 * gpu->fp32_tflops : 134;
-	if (!(rate > 0)) {
+		rate = gpu && gpu->fp32_tflops > 0 ? 2 * gpu->fp32_tflops : 134; /* TF32 */
+	w.rate_tflops = rate;
+	struct vf__steptime_out o;
+	vf__steptime(&w, gpu, &o);
+	if (!(o.seconds > 0)) {
 		e->assumed |= VF_ASSUME_GPU_RATE_UNKNOWN;
 		e->step_seconds = e->tokens_per_second = e->mfu = e->utilisation = -1;
 		e->optimizer_seconds = -1;
 		return;
 	}
-	double u = U_MAX * (s->h / (s->h + U_HIDDEN)) * (N / (N + U_TOKENS));
-	double bw = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
-	double t_opt = opt_traffic / (0.8 * bw);
-	double layers = s->L + s->Ld;
-	double ga = (double)su->grad_accum;
-	double t_over = T_STEP + ga * layers * (d->train ? T_LAYER : T_LAYER / 3);
-	if (su->grad_ckpt && d->train)
-		t_over += ga * layers * T_LAYER_CKPT;
-	if (d->train && (su->optimizer == VF_OPT_ADAFACTOR || su->optimizer_impl == VF_OPTIMPL_FOR))
-		t_over += T_TENSOR_LOOP * layers * (s->fused_qkv ? 12 : 9);
-	double t_act = ga * ACT_PASSES * act_traffic / bw;
-	double t_mm = flops / (rate * 1e12 * u);
-	/* multi-GPU: ring all-reduce / reduce-scatter + all-gather traffic per
-	 * GPU over the interconnect (catalog figure is bidirectional), half of
-	 * it hidden behind the backward (assumed) */
+	/* model FLOPs (no recompute): forward x (3 full | 2 frozen) + adapters */
+	double fwd = 2 * N * s->active_linear + 2 * Nout * s->V * s->h + enc->attn_flops * s->L;
+	double model_flops = (!d->train ? fwd : d->full ? 3 * fwd : 2 * fwd + 6 * N * T) * w.micro;
+	e->flops_per_step = model_flops + (w.ckpt ? fwd * w.micro : 0);
 	double t_comm = 0;
 	if (comm_bytes > 0) {
 		double link = gpu && gpu->interconnect_gbs > 0 ? gpu->interconnect_gbs * 1e9 / 2 : 25e9;
 		t_comm = 0.5 * comm_bytes / link;
 	}
-	double t = t_mm + t_act + t_opt + t_over + t_comm;
-	e->utilisation = u;
-	e->optimizer_seconds = t_opt;
+	double t = o.seconds + t_comm;
+	e->utilisation = o.utilisation;
+	e->optimizer_seconds = o.opt_s;
 	e->step_seconds = t;
-	e->tokens_per_second = b * sq * ga * su->gpus / t;
-	e->mfu = model_flops / (t * rate * 1e12); /* recompute is not model work */
+	e->tokens_per_second = b * sq * w.micro * su->gpus / t;
+	e->mfu = model_flops / (t * rate * 1e12);
 }
 
 /* vf_estimate_run; st (may be NULL) receives the step's tensors for the
@@ -1146,7 +1219,7 @@ static void llm_run(const struct vf_arch *arch, const struct vf_setup *su,
 		double reserved = best + segment_waste(kv / (2 * layers)) * 2 * layers +
 				  param_rounding(&s) * W + FRAG_INFER * (work + Nout * s.V * d.C);
 		finish_terms(e, &ph[bi], reserved, (enum vf_phase)bi);
-		step_time(&s, su, &d, gpu, 0, 0, 0, 0, e);
+		step_time(&s, su, &d, gpu, 0, 0, 0, e);
 		return;
 	}
 
@@ -1306,7 +1379,7 @@ static void llm_run(const struct vf_arch *arch, const struct vf_setup *su,
 		if (su->shard == VF_SHARD_ZERO3 || su->shard == VF_SHARD_FSDP)
 			comm += 2 * (ngpu - 1) / ngpu * P * d.P; /* weights gathered for forward and backward */
 	}
-	step_time(&s, su, &d, gpu, T, opt_traffic, layers * A_layer + logits_bwd, comm, e);
+	step_time(&s, su, &d, gpu, T, opt_traffic, comm, e);
 }
 
 void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,

@@ -236,6 +236,7 @@ struct dt {
 	double nlora;     /* adapters per layer input point, see layer_bytes */
 	unsigned lt;      /* LoRA targets (0 unless lora) */
 	double rank;
+	bool compile;     /* torch.compile: inductor recomputes cheap elementwise ops */
 };
 
 /* Bytes saved for backward at one linear-layer input of n features per
@@ -270,7 +271,7 @@ static double norm_bytes(const struct shape *s, const struct dt *d, double *out_
 	/* RMSNorm: x.to(fp32) saved by pow and rsqrt-mul; weight * x saves x
 	 * (llama: x cast back to the input dtype; gemma: kept in fp32) */
 	*out_bytes = d->R;
-	double saved = 4 * h;
+	double saved = d->compile ? d->R * h : 4 * h; /* compiled: the fp32 copy is recomputed */
 	if (d->full)
 		saved += (s->fc == FC_GEMMA ? 4 : d->R) * h;
 	return saved;
@@ -332,7 +333,7 @@ static double layer_bytes(const struct shape *s, const struct dt *d, bool eager)
 		 * autocast and saves its fp32 input; tanh saves its fp32 output;
 		 * the final product saves 0.5*x and (1+tanh) */
 		if (d->autocast)
-			total += (4 + 4 + 2 + 4) * f;
+			total += d->compile ? 2 * f : (4 + 4 + 2 + 4) * f; /* compiled: its input only */
 		else
 			total += 16 * f;
 		ab = 4;
@@ -583,6 +584,19 @@ static void fill_step(const struct shape *s, const struct vf_setup *su, const st
 	st->lm_out = NV * d->C;
 	st->lm_up = d->C == 4 ? 0 : NV * 4;
 	st->lm_lsm = NV * 4;
+	st->lm_grad = NV * 4;
+	if (su->loss == VF_LOSS_CHUNKED) { /* one chunk upcast at a time; log_softmax kept whole */
+		double k = su->loss_chunks > 0 ? su->loss_chunks : 8;
+		st->lm_up = NV * 4 / k;
+		st->lm_grad = NV * 4 / k;
+	} else if (su->loss == VF_LOSS_FUSED_LINEAR) { /* one chunk of tokens at a time */
+		double chunks = ceil(s->V / s->h);
+		double c = NV / (chunks > 1 ? chunks : 1);
+		st->lm_out = c * d->C;
+		st->lm_up = st->lm_lsm = st->lm_grad = c * 4;
+	}
+	st->offload = su->activation_offload;
+	st->oib = su->optimizer_in_backward;
 	st->lm_extra = s->softcap_logits > 0 ? NV * d->C * 2 : 0;
 	st->grad_hidden = N * s->h * 4;
 	st->workspace = WORKSPACE_BYTES;
@@ -695,7 +709,7 @@ bool vf_estimate_fits(const struct vf_estimate *e, const struct vf_gpu_spec *gpu
 	int64_t room = vram - e->peak_bytes;
 	if (headroom)
 		*headroom = room;
-	return vram > 0 && room >= 0 && !e->sim_oom;
+	return vram > 0 && room + e->evictable_bytes >= 0 && !e->sim_oom;
 }
 
 static const char *const phase_names[] = {"forward",   "loss",       "backward",
@@ -741,6 +755,32 @@ struct live {
 static double live_sum(const struct live *l)
 {
 	return l->w + l->g + l->o + l->ot + l->ac + l->act + l->lg + l->kv;
+}
+
+/* The loss of a stack other than HF's full upcast (the caller set that):
+ *  chunked:k (torchtune CEWithChunkedOutputLoss): the logits kept whole in
+ *    the compute dtype, each chunk upcast alone, every chunk's log_softmax
+ *    output saved; backward one chunk at a time into a compute-dtype
+ *    gradient of the logits;
+ *  fused-linear: lm_head and cross-entropy per chunk of tokens (about
+ *    V/h chunks), gradients computed in the forward: one chunk's logits,
+ *    its fp32 copy and gradient, the hidden-state gradient, and the
+ *    lm_head's fp32 gradient accumulator when it trains. */
+static void loss_bytes(const struct shape *s, const struct vf_setup *su, const struct dt *d,
+		       double Nout, double *fwd, double *bwd)
+{
+	double NV = Nout * s->V;
+	if (!d->train || su->loss == VF_LOSS_FULL)
+		return;
+	if (su->loss == VF_LOSS_CHUNKED) {
+		double k = su->loss_chunks > 0 ? su->loss_chunks : 8;
+		*fwd = NV * (d->C + 4) + 4 * NV / k;
+		*bwd = NV * (4 + d->C) + 8 * NV / k;
+		return;
+	}
+	double chunks = ceil(s->V / s->h);
+	double chunk = NV / (chunks > 1 ? chunks : 1);
+	*fwd = *bwd = chunk * (d->C + 8) + Nout * s->h * d->C + (d->full ? s->V * s->h * 4 : 0);
 }
 
 /* Quantized bytes per parameter of the frozen base linear weights
@@ -903,6 +943,10 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	l->kernels += s->norms_per_layer * (s->layer_norm ? 2 : 8) + (s->rotary ? 10 : 0) + 4 + 2 +
 		      (s->act == ACT_GELU_PY ? 10 : s->gated ? 2 : 1) + (s->dropout > 0 ? 4 : 0) +
 		      (s->qk_norm ? 16 : 0);
+	if (d->compile) { /* inductor fuses the elementwise chains: fewer launches and passes */
+		l->elem_bytes *= 0.5;
+		l->kernels *= 0.25;
+	}
 }
 
 /* Step time: the step's work described kernel by kernel (steptime.c),
@@ -990,6 +1034,25 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 	e->mfu = model_flops / (t * rate * 1e12);
 }
 
+/* Optimizer in backward (torchtune optimizer_in_bwd): each parameter is
+ * stepped in its post-accumulate-grad hook and its gradient freed, so
+ * gradients never pile up (one layer's at a time, or the largest
+ * tensor's) and there is no optimizer phase with a foreach temporary. */
+static void optimizer_in_backward(const struct shape *s, const struct vf_setup *su, double T,
+				  double gb, struct live *ph)
+{
+	double layers = s->L + s->Ld > 0 ? s->L + s->Ld : 1;
+	double one = su->mode == VF_MODE_LORA ? T / layers : s->largest;
+	if (one > T)
+		one = T;
+	double g = one * gb;
+	for (int i = VF_PHASE_FORWARD; i <= VF_PHASE_BACKWARD; i++)
+		if (ph[i].g > g)
+			ph[i].g = g;
+	ph[VF_PHASE_BACKWARD].ot = su->optimizer == VF_OPT_ADAMW ? g : 0;
+	memset(&ph[VF_PHASE_OPTIMIZER], 0, sizeof ph[VF_PHASE_OPTIMIZER]);
+}
+
 /* vf_estimate_run; st (may be NULL) receives the step's tensors for the
  * allocator simulation. */
 static void llm_run(const struct vf_arch *arch, const struct vf_setup *su,
@@ -1009,6 +1072,7 @@ static void llm_run(const struct vf_arch *arch, const struct vf_setup *su,
 	d.C = d.autocast ? 2 : 4;
 	d.lt = su->mode == VF_MODE_LORA ? su->lora_targets : 0;
 	d.rank = su->lora_rank;
+	d.compile = su->compile;
 
 	double b = (double)su->batch, sq = (double)su->seq;
 	double tq = su->target_seq > 0 ? (double)su->target_seq : sq;
@@ -1029,12 +1093,17 @@ static void llm_run(const struct vf_arch *arch, const struct vf_setup *su,
 	e->tokens_per_step = clamp64(N * (double)su->grad_accum * ngpu);
 
 	/* ---- weights (bytes) ---- */
-	double qb = quant_bytes(su->quant, d.P);
+	double qb = su->quant == VF_QUANT_NF4 && !su->nf4_double_quant
+			    ? 0.5 + 4.0 / 64 /* bitsandbytes NF4: blocks of 64, fp32 absmax each */
+			    : quant_bytes(su->quant, d.P);
+	double ab = su->adapter_bf16 ? 2 : 4;        /* adapter dtype (peft: fp32; torchtune, litgpt: bf16) */
+	double rest = su->quant != VF_QUANT_NONE && su->kbit_fp32_rest ? 4 : d.P;
 	double W = (s.linear) * qb                   /* linear matrices (quantized when asked) */
-		   + (P - s.linear) * d.P            /* embeddings, norms: stored dtype */
-		   + lora * 4;                       /* peft keeps adapters in fp32 */
+		   + (P - s.linear) * rest           /* embeddings, norms: stored dtype (peft's
+						      * prepare_model_for_kbit_training: fp32) */
+		   + lora * ab;                      /* adapters */
 	/* ---- gradients (bytes): in the parameter's dtype ---- */
-	double gb = su->mode == VF_MODE_LORA ? 4 : d.P;
+	double gb = su->mode == VF_MODE_LORA ? ab : d.P;
 	double G = d.train ? T * gb : 0;
 	/* ---- optimizer states ---- */
 	double S = d.train ? state_bytes(su, &s, T, gb, su->mode == VF_MODE_LORA) : 0;
@@ -1099,8 +1168,10 @@ static void llm_run(const struct vf_arch *arch, const struct vf_setup *su,
 	double AC = 0;
 	if (d.autocast && d.P == 4 && su->quant == VF_QUANT_NONE)
 		AC = 2 * (s.linear + s.V * s.h) / shard_w; /* also under no_grad: the params need grads */
-	if (d.autocast && su->mode == VF_MODE_LORA)
+	if (d.autocast && su->mode == VF_MODE_LORA && !su->adapter_bf16)
 		AC += 2 * lora; /* adapters' bf16 copies */
+	if (d.autocast && su->quant != VF_QUANT_NONE && su->kbit_fp32_rest)
+		AC += 2 * s.V * s.h; /* the fp32 lm_head's bf16 copy, saved for the backward */
 
 	/* ---- activations ---- */
 	bool eager = su->attention == VF_ATTN_EAGER || s.fc == FC_T5; /* T5: always explicit scores */
@@ -1149,6 +1220,7 @@ static void llm_run(const struct vf_arch *arch, const struct vf_setup *su,
 	if (d.C == 4)
 		logits_fwd = Nout * s.V * 8;
 	double logits_bwd = Nout * s.V * 12;
+	loss_bytes(&s, su, &d, Nout, &logits_fwd, &logits_bwd);
 	if (s.softcap_logits > 0) {
 		logits_fwd += Nout * s.V * d.C * 2; /* logits/cap and tanh output (kept) */
 		logits_bwd += Nout * s.V * d.C;
@@ -1227,6 +1299,14 @@ static void llm_run(const struct vf_arch *arch, const struct vf_setup *su,
 	 * Optimizer states S are held from the previous step; gradients are
 	 * None after zero_grad(set_to_none=True) until the backward. */
 	double held_acts = su->grad_ckpt ? layers * ckpt_in : A_all;
+	/* activation offload (torchtune OffloadActivations): saved tensors go
+	 * to the CPU as they are made; the GPU keeps the layer in flight and
+	 * the one being copied (prefetched again for the backward) */
+	if (su->activation_offload && d.train) {
+		double on_gpu = 2 * (su->grad_ckpt ? ckpt_in : A_layer);
+		if (on_gpu < held_acts)
+			held_acts = on_gpu;
+	}
 	/* forward end / loss forward: everything saved plus the loss tensors */
 	/* with checkpointing the autocast cache (leaf weights, full
 	 * fine-tuning) lives until the forward leaves autocast, before the
@@ -1300,6 +1380,8 @@ static void llm_run(const struct vf_arch *arch, const struct vf_setup *su,
 	op->g = G + ddp_buckets;
 	op->o = S;
 	op->ot = OT;
+	if (su->optimizer_in_backward)
+		optimizer_in_backward(&s, su, T, gb, ph);
 
 	for (int i = 0; i < VF_PHASE_COUNT; i++) {
 		if (i <= VF_PHASE_OPTIMIZER)
@@ -1358,6 +1440,8 @@ static void llm_run(const struct vf_arch *arch, const struct vf_setup *su,
 			reserved = r;
 	}
 	finish_terms(e, &ph[bi], reserved, (enum vf_phase)bi);
+	if (su->paged_optimizer) /* bitsandbytes paged states: evicted under pressure */
+		e->evictable_bytes = e->optimizer_bytes;
 
 	double opt_traffic = 0;
 	switch (su->optimizer) {

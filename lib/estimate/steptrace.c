@@ -96,6 +96,9 @@ static void forward_layer(struct replay *r, int l)
 			fr(r, &tac[i]);
 	} else {
 		make_saved(r, &LAYER(r->act, l, 0));
+		if (s->offload && l >= 2) /* copied to the CPU: layer l-2's tensors leave */
+			for (int i = 0; i < s->layer_act.n; i++)
+				fr(r, &LAYER(r->act, l - 2, i));
 	}
 	fr(r, &dq);
 }
@@ -124,7 +127,7 @@ static int loss(struct replay *r, int *fnorm, bool first)
 				fr(r, &LAYER(r->ac, l, i));
 	fr(r, &up);
 	fr(r, &out); /* the model's output logits: dropped after the forward */
-	int g1 = al(r, s->lm_lsm), g2 = al(r, s->lm_lsm);
+	int g1 = al(r, s->lm_grad), g2 = al(r, s->lm_grad);
 	fr(r, &g1);
 	fr(r, &lsm);
 	int g3 = al(r, s->lm_out);
@@ -140,6 +143,20 @@ static int loss(struct replay *r, int *fnorm, bool first)
 	return gh;
 }
 
+/* Optimizer in backward: the parameter's step runs in its gradient hook
+ * (states created on the first step; AdamW's sqrt temporary), then the
+ * gradient is freed. */
+static void step_in_backward(struct replay *r, int *g, double bytes)
+{
+	const struct vf__step *s = r->s;
+	if (!r->states)
+		for (int k = 0; k < s->nstates; k++)
+			al(r, bytes * s->state_ratio);
+	int t = s->ot == VF__OT_NONE ? -1 : al(r, bytes * s->ot_ratio);
+	fr(r, &t);
+	fr(r, g);
+}
+
 static void backward_layer(struct replay *r, int l, int *gh, bool first)
 {
 	const struct vf__step *s = r->s;
@@ -149,9 +166,15 @@ static void backward_layer(struct replay *r, int l, int *gh, bool first)
 		for (int i = 0; i < s->layer_ac.n; i++)
 			tac[i] = al(r, s->layer_ac.bytes[i]);
 		make_saved(r, &LAYER(r->act, l, 0));
+	} else if (s->offload && l < s->layers - 2) { /* prefetched back from the CPU */
+		for (int i = 0; i < s->layer_act.n; i++)
+			LAYER(r->act, l, i) = al(r, s->layer_act.bytes[i]);
 	}
-	for (int i = 0; i < s->layer_train.n; i++)
+	for (int i = 0; i < s->layer_train.n; i++) {
 		grad(r, &LAYER(r->g, l, i), s->layer_train.bytes[i], first);
+		if (s->oib) /* its optimizer hook: states on the first step, the update, freed */
+			step_in_backward(r, &LAYER(r->g, l, i), s->layer_train.bytes[i]);
+	}
 	int prev = -1;
 	for (int i = s->layer_act.n - 1; i >= 0; i--) {
 		int gi = al(r, s->layer_act.bytes[i]); /* the saved tensor's gradient */
@@ -197,6 +220,12 @@ static void optimizer_step(struct replay *r)
 {
 	const struct vf__step *s = r->s;
 	size_t nt = (size_t)s->layers * (size_t)s->layer_train.n + (size_t)s->other_train.n;
+	if (s->oib) { /* the layers were stepped in the backward; the rest here */
+		for (int i = 0; i < s->other_train.n && i < VF__MAX_TENSORS; i++)
+			step_in_backward(r, &r->og[i], s->other_train.bytes[i]);
+		r->states = true;
+		return;
+	}
 	if (!r->states) {
 		for (int l = 0; l < s->layers; l++)
 			for (int i = 0; i < s->layer_train.n; i++)

@@ -50,7 +50,10 @@ struct vf__step {
 	double emb_out;        /* embedding output (and its dropout mask) */
 	double final_norm;     /* final norm's saved tensors and the lm_head input */
 	double lm_out, lm_up, lm_lsm;   /* logits, fp32 upcast, log_softmax output */
+	double lm_grad;        /* the loss backward's fp32 gradients (a chunk's when chunked) */
 	double lm_extra;       /* soft-capping: tensors kept for its backward */
+	bool offload;          /* activation offload: saved tensors of earlier layers on the CPU */
+	bool oib;              /* optimizer in backward: step and free each gradient at once */
 	double grad_hidden;    /* the hidden-state gradient flowing back */
 	double workspace;      /* cuBLAS workspaces */
 	double dequant;        /* quantized base: one layer's dequantized weights */

@@ -116,6 +116,8 @@ struct vf_estimate {
 	bool sim_oom;              /* the device ran out even after releasing the cache */
 	int64_t analytic_reserved_bytes; /* the fast path's reserved peak */
 	int64_t sim_allocated_bytes;     /* the simulation's own allocated peak (blocks) */
+	int64_t evictable_bytes;   /* paged optimizer states (unified memory): counted in the
+	                            * peak, evicted to the host before an out-of-memory */
 };
 
 /* A video diffusion transformer (catalog kind "dit", e.g. LTX-2): the

@@ -65,6 +65,21 @@ enum vf_shard {
 
 enum vf_attention { VF_ATTN_SDPA, VF_ATTN_EAGER, VF_ATTN_FLASH, VF_ATTN_COUNT };
 
+/* The loss: HF's (logits upcast to fp32 whole), chunked (torchtune's
+ * CEWithChunkedOutputLoss: one chunk upcast at a time), or a fused
+ * linear + cross-entropy (Liger-style: logits never materialised whole). */
+enum vf_loss { VF_LOSS_FULL, VF_LOSS_CHUNKED, VF_LOSS_FUSED_LINEAR, VF_LOSS_COUNT };
+
+/* Stack mechanisms set by a flag (the stack profile leaves them alone). */
+enum {
+	VF_STACK_G_ADAPTER = 1u << 0,
+	VF_STACK_G_LOSS = 1u << 1,
+	VF_STACK_G_COMPILE = 1u << 2,
+	VF_STACK_G_OFFLOAD = 1u << 3,
+	VF_STACK_G_OIB = 1u << 4,
+	VF_STACK_G_PAGED = 1u << 5,
+};
+
 /* Text encoder kept on the GPU (video DiTs: loaded for validation). */
 enum vf_text_encoder { VF_TE_NONE, VF_TE_BF16, VF_TE_INT8, VF_TE_COUNT };
 
@@ -136,6 +151,19 @@ struct vf_setup {
 	enum vf_text_encoder text_encoder; /* default bf16 for video DiTs */
 	bool offload_optimizer;            /* video DiTs: states to CPU during validation */
 	unsigned given;                    /* VF_SETUP_G_* the user set */
+	/* The training stack (data/stacks/<stack>.json) and its mechanisms;
+	 * a flag overrides the profile (stack_given). */
+	char stack[16];                    /* hf (default), torchtune, litgpt, ltx */
+	bool adapter_bf16;                 /* LoRA adapters in bf16 (peft: fp32) */
+	enum vf_loss loss;
+	int loss_chunks;                   /* chunked:N */
+	bool compile;                      /* torch.compile (inductor) */
+	bool activation_offload;           /* saved activations to the CPU */
+	bool optimizer_in_backward;        /* each parameter stepped as its gradient lands */
+	bool paged_optimizer;              /* bitsandbytes paged states (unified memory) */
+	bool kbit_fp32_rest;               /* quantized base: norms, embeddings, head upcast to fp32 */
+	bool nf4_double_quant;             /* NF4 absmax double-quantized */
+	unsigned stack_given;              /* VF_STACK_G_* */
 };
 
 /* The defaults above. */
@@ -151,6 +179,7 @@ const char *vf_quant_name(enum vf_quant v);
 const char *vf_shard_name(enum vf_shard v);
 const char *vf_attention_name(enum vf_attention v);
 const char *vf_text_encoder_name(enum vf_text_encoder v);
+const char *vf_loss_name(enum vf_loss v);
 
 /* Parse one value by name (case-sensitive flag spelling; a few aliases such
  * as "adamw-fused", "fp16amp", "bnb8bit", "int8-quanto" are accepted).
@@ -218,7 +247,12 @@ cJSON *vf_setup_to_json(const struct vf_setup *s);
 	"  --video WxHxF                     video DiTs: resolution and frames (960x544x89)\n" \
 	"  --audio | --no-audio              video DiTs: the audio stream (default on)\n" \
 	"  --text-encoder none|bf16|int8     video DiTs: text encoder for the validation prompts\n" \
-	"  --offload-optimizer               video DiTs: optimizer states on the CPU during validation\n"
+	"  --offload-optimizer               video DiTs: optimizer states on the CPU during validation\n" \
+	"Training stack (data/stacks/NAME.json sets the mechanisms; flags override):\n" \
+	"  --stack hf|torchtune|litgpt|ltx   (default hf: transformers + peft + torch optimizers)\n" \
+	"  --loss full|chunked:N|fused-linear   --compile | --no-compile\n" \
+	"  --activation-offload | --no-activation-offload   --optimizer-in-backward\n" \
+	"  --adapter-dtype fp32|bf16         --optimizer paged-adamw|paged-adamw8bit\n"
 extern const char vf_setup_flags_help[];
 
 #endif

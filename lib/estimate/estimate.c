@@ -1582,22 +1582,43 @@ int64_t vf_estimate_max_batch_simulated(const struct vf_arch *arch, const struct
 	int64_t b = vf_estimate_max_batch(arch, setup, gpu, 0);
 	if (vf_estimate_gpu_bytes(gpu) <= 0)
 		return b;
-	int64_t lo = b, step = b > 8 ? b / 8 : 1;
-	for (int i = 0; i < 8 && lo > 0; i++) { /* down while the simulation says no */
-		int f = sim_fits(arch, setup, lo, gpu, cfg);
-		if (f < 0)
-			return -1;
-		if (f)
-			break;
-		lo = lo > step ? lo - step : 0;
+	int f = b > 0 ? sim_fits(arch, setup, b, gpu, cfg) : 1;
+	if (f < 0)
+		return -1;
+	if (f) { /* the simulation may allow a few more */
+		for (int i = 0; i < 8; i++) {
+			int g = sim_fits(arch, setup, b + 1, gpu, cfg);
+			if (g < 0)
+				return -1;
+			if (!g)
+				break;
+			b++;
+		}
+		return b;
 	}
-	for (int i = 0; i < 8; i++) { /* up while it says yes */
-		int f = sim_fits(arch, setup, lo + 1, gpu, cfg);
-		if (f < 0)
-			return -1;
-		if (!f)
+	/* the simulation says no at b: step down until it fits, then bisect */
+	int64_t hi = b, lo = b, step = 1;
+	for (;;) {
+		lo = hi > step ? hi - step : 0;
+		if (lo == 0)
 			break;
-		lo++;
+		int g = sim_fits(arch, setup, lo, gpu, cfg);
+		if (g < 0)
+			return -1;
+		if (g)
+			break;
+		hi = lo;
+		step *= 2;
+	}
+	while (hi - lo > 1) {
+		int64_t mid = lo + (hi - lo) / 2;
+		int g = sim_fits(arch, setup, mid, gpu, cfg);
+		if (g < 0)
+			return -1;
+		if (g)
+			lo = mid;
+		else
+			hi = mid;
 	}
 	return lo;
 }

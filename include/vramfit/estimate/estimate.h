@@ -172,9 +172,9 @@ int64_t vf_estimate_max_batch(const struct vf_arch *arch, const struct vf_setup 
 			      const struct vf_gpu_spec *gpu, int64_t vram_bytes);
 
 /* The same decided by the allocator simulation: the fast path's answer,
- * then checked (and moved by at most a few batches) with
- * vf_estimate_simulate. 0 when batch 1 does not fit; -1 when the host
- * ran out of memory. */
+ * checked with vf_estimate_simulate, raised by up to 8 while it still
+ * fits, or lowered (step down, then bisect) until it does. 0 when batch 1
+ * does not fit; -1 when the host ran out of memory. */
 int64_t vf_estimate_max_batch_simulated(const struct vf_arch *arch, const struct vf_setup *setup,
 					const struct vf_gpu_spec *gpu,
 					const struct vf_alloc_config *cfg);

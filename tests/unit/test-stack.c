@@ -168,11 +168,11 @@ static void test_mechanisms_move_the_estimate(void)
 	est("llama3-8b", fused, &c);
 	CHECK(b.logits_full < a.logits_full && c.logits_full < b.logits_full);
 	CHECK(b.peak_allocated_bytes < a.peak_allocated_bytes);
-	const char *off[] = {"mode", "lora", "batch", "4", "activation-offload", NULL};
+	const char *off[] = {"mode", "lora", "batch", "4", "activation-offload", "", NULL};
 	est("llama3-8b", off, &b);
 	CHECK(b.activations_full < a.activations_full / 4);
 	const char *full[] = {"mode", "full", "batch", "1", "seq", "512", NULL};
-	const char *oib[] = {"mode", "full", "batch", "1", "seq", "512", "optimizer-in-backward", NULL};
+	const char *oib[] = {"mode", "full", "batch", "1", "seq", "512", "optimizer-in-backward", "", NULL};
 	const char *paged[] = {"mode", "full", "batch", "1", "seq", "512", "optimizer", "paged-adamw", NULL};
 	est("llama2-7b", full, &a);
 	est("llama2-7b", oib, &b);
@@ -186,7 +186,7 @@ static void test_mechanisms_move_the_estimate(void)
 	/* hf: NF4 with an fp32 absmax per 64 (0.5625 B) and the rest in fp32;
 	 * torchtune: double-quantized absmax and the rest in bf16 */
 	CHECK(a.weights_full > b.weights_full);
-	const char *comp[] = {"mode", "full", "batch", "1", "seq", "512", "compile", NULL};
+	const char *comp[] = {"mode", "full", "batch", "1", "seq", "512", "compile", "", NULL};
 	est("llama2-7b", comp, &b);
 	CHECK(b.activations_full < a.activations_full);
 }

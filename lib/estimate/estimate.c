@@ -29,6 +29,7 @@
 #include "steptime.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -902,6 +903,9 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 {
 	unsigned t = d->lt;
 	double h = s->h, f = s->f, C = d->C, R = d->R;
+	memset(l, 0, offsetof(struct vf__layer_work, gemm)); /* gemm[] filled up to ngemm */
+	l->experts = l->expert_kernels = l->attn_flops = l->score_elems = l->score_passes = 0;
+	l->elem_bytes = l->kernels = 0;
 	if (s->fused_qkv) {
 		linear_add(l, d, m, h, s->hq + 2 * s->hkv, 1, t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V));
 	} else {
@@ -960,7 +964,8 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 	double tq = su->target_seq > 0 ? (double)su->target_seq : sq;
 	double N = b * sq;
 	struct vf__step_work w;
-	memset(&w, 0, sizeof w);
+	memset(&w, 0, offsetof(struct vf__step_work, kind)); /* the layer kinds: layer_work */
+	memset(&w.head, 0, sizeof w - offsetof(struct vf__step_work, head));
 	w.train = d->train;
 	w.ckpt = su->grad_ckpt && d->train;
 	w.micro = (double)su->grad_accum;
@@ -1056,7 +1061,8 @@ static void optimizer_in_backward(const struct shape *s, const struct vf_setup *
 /* vf_estimate_run; st (may be NULL) receives the step's tensors for the
  * allocator simulation. */
 static void llm_run(const struct vf_arch *arch, const struct vf_setup *su,
-		    const struct vf_gpu_spec *gpu, struct vf_estimate *e, struct vf__step *st)
+		    const struct vf_gpu_spec *gpu, struct vf_estimate *e, struct vf__step *st,
+		    bool timed)
 {
 	memset(e, 0, sizeof *e);
 	struct shape s;
@@ -1291,7 +1297,8 @@ static void llm_run(const struct vf_arch *arch, const struct vf_setup *su,
 		double reserved = best + segment_waste(kv / (2 * layers)) * 2 * layers +
 				  param_rounding(&s) * W + FRAG_INFER * (work + Nout * s.V * d.C);
 		finish_terms(e, &ph[bi], reserved, (enum vf_phase)bi);
-		step_time(&s, su, &d, gpu, 0, 0, 0, e);
+		if (timed)
+			step_time(&s, su, &d, gpu, 0, 0, 0, e);
 		return;
 	}
 
@@ -1463,13 +1470,14 @@ static void llm_run(const struct vf_arch *arch, const struct vf_setup *su,
 		if (su->shard == VF_SHARD_ZERO3 || su->shard == VF_SHARD_FSDP)
 			comm += 2 * (ngpu - 1) / ngpu * P * d.P; /* weights gathered for forward and backward */
 	}
-	step_time(&s, su, &d, gpu, T, opt_traffic, comm, e);
+	if (timed)
+		step_time(&s, su, &d, gpu, T, opt_traffic, comm, e);
 }
 
 void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		     const struct vf_gpu_spec *gpu, struct vf_estimate *e)
 {
-	llm_run(arch, su, gpu, e, NULL);
+	llm_run(arch, su, gpu, e, NULL, true);
 }
 
 vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup *su,
@@ -1479,7 +1487,7 @@ vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup
 	struct vf__step *st = malloc(sizeof *st);
 	if (!st)
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
-	llm_run(arch, su, gpu, e, st);
+	llm_run(arch, su, gpu, e, st, true);
 	struct vf_alloc_config c = cfg ? *cfg : (struct vf_alloc_config){0};
 	int64_t vram = vf_estimate_gpu_bytes(gpu);
 	if (c.capacity_bytes <= 0 && vram > 0)
@@ -1552,7 +1560,7 @@ static int64_t max_batch_search(int64_t (*peak)(const void *model, const struct 
 static int64_t llm_peak(const void *arch, const struct vf_setup *su, const struct vf_gpu_spec *gpu)
 {
 	struct vf_estimate e;
-	vf_estimate_run(arch, su, gpu, &e);
+	llm_run(arch, su, gpu, &e, NULL, false); /* memory only */
 	return e.peak_bytes;
 }
 

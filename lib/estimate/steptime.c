@@ -86,15 +86,16 @@ static double gen_eff(const struct vf_gpu_spec *gpu)
 
 struct hw {
 	double rate, bw, eff;
+	double inv_rate_eff, inv_bw; /* 1 / (rate x eff), 1 / bandwidth */
 };
 
 /* One GEMM of m x k by k x n (2-byte operands), device seconds. */
 static double gemm_s(const struct hw *h, double m, double k, double n, double *flops)
 {
-	double f = 2 * m * k * n;
 	double mn = m * n;
-	double t_c = f / (h->rate * h->eff * mn / (mn + K.gemm_tile));
-	double t_m = 2 * (m * k + k * n + m * n) / h->bw;
+	double f = 2 * mn * k;
+	double t_c = 2 * k * (mn + K.gemm_tile) * h->inv_rate_eff; /* f / (rate eff mn/(mn+tile)) */
+	double t_m = 2 * (m * k + k * n + mn) * h->inv_bw;
 	*flops += f;
 	return (t_c > t_m ? t_c : t_m) + K.kernel_gpu_s;
 }
@@ -176,12 +177,23 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		o->seconds = -1;
 		return;
 	}
+	h.inv_rate_eff = 1 / (h.rate * h.eff);
+	h.inv_bw = 1 / h.bw;
 	double flops = 0, t = 0;
-	t += layers_pass(&h, w, false, o, &flops);                 /* forward */
+	struct vf__steptime_out f0 = *o;
+	double fwd = layers_pass(&h, w, false, o, &flops);        /* forward */
+	t += fwd;
 	double head = gemm_s(&h, w->head.m, w->head.k, w->head.n, &flops);
 	if (w->train) {
-		if (w->ckpt)
-			t += layers_pass(&h, w, false, o, &flops);         /* recompute */
+		if (w->ckpt) { /* recompute: the forward again */
+			t += fwd;
+			o->gemm_s += o->gemm_s - f0.gemm_s;
+			o->attn_s += o->attn_s - f0.attn_s;
+			o->elem_s += o->elem_s - f0.elem_s;
+			o->launch_s += o->launch_s - f0.launch_s;
+			o->moe_s += o->moe_s - f0.moe_s;
+			flops *= 2;
+		}
 		t += layers_pass(&h, w, true, o, &flops);              /* backward */
 		double fl2 = 0;
 		head += gemm_s(&h, w->head.m, w->head.n, w->head.k, &fl2);

@@ -100,29 +100,6 @@ static double gemm_s(const struct hw *h, double m, double k, double n, double *f
 	return (t_c > t_m ? t_c : t_m) + K.kernel_gpu_s;
 }
 
-/* Forward (bwd = false) or backward of one layer: device seconds of its
- * GEMMs (into *g) and attention (into *a); its elementwise traffic. */
-static void layer_gemms(const struct hw *h, const struct vf__layer_work *l, bool bwd,
-			double *g, double *moe, double *flops)
-{
-	for (int i = 0; i < l->ngemm; i++) {
-		const struct vf__gemm *x = &l->gemm[i];
-		double t = 0;
-		if (!bwd) {
-			t = gemm_s(h, x->m, x->k, x->n, flops);
-		} else {
-			if (x->input_grad)
-				t += gemm_s(h, x->m, x->n, x->k, flops);  /* dX = dY W^T */
-			if (x->weight_grad)
-				t += gemm_s(h, x->k, x->m, x->n, flops);  /* dW = X^T dY */
-		}
-		if (l->experts > 0 && x->count >= l->experts)
-			*moe += t * x->count;
-		else
-			*g += t * x->count;
-	}
-}
-
 static double attention_s(const struct hw *h, const struct vf__step_work *w,
 			  const struct vf__layer_work *l, bool bwd, double *elem)
 {
@@ -130,39 +107,68 @@ static double attention_s(const struct hw *h, const struct vf__step_work *w,
 	if (w->attn == VF__ATTN_FLASH || w->attn == VF__ATTN_MEM_EFFICIENT)
 		return mult * l->attn_flops / (h->rate * K.attn_eff);
 	/* eager / math: QK^T and PV as batched GEMMs at the GEMM efficiency,
-	 * softmax (+ mask, dropout) reading and writing fp32 scores */
+	 * softmax (+ position bias, dropout) reading and writing fp32 scores */
 	*elem += (bwd ? 2 : 1) * l->score_elems * 4 * l->score_passes;
-	return mult * l->attn_flops / (h->rate * h->eff);
+	return mult * l->attn_flops * h->inv_rate_eff;
 }
 
-/* One pass (forward, or backward with recompute) over all layers:
- * max(device, host) with the MoE loop's synchronised part added. */
-static double layers_pass(const struct hw *h, const struct vf__step_work *w, bool bwd,
-			  struct vf__steptime_out *o, double *flops)
+/* One layer kind, forward and backward in one pass over its GEMMs:
+ * device seconds of the dense part (*dev_f, *dev_b), the MoE expert part
+ * (*moe_f, *moe_b) and the FLOPs of each direction. */
+struct kind_t {
+	double dev_f, dev_b, moe_f, moe_b, flops_f, flops_b, host_f, host_b, moe_host_f, moe_host_b;
+};
+
+static void kind_times(const struct hw *h, const struct vf__step_work *w,
+		       const struct vf__layer_work *l, struct kind_t *k)
 {
-	double dev = 0, host = 0, moe_dev = 0, moe_host = 0, elem = 0;
-	for (int i = 0; i < w->nkinds; i++) {
-		const struct vf__layer_work *l = &w->kind[i];
-		double g = 0, moe = 0, e = bwd ? 2 * l->elem_bytes : l->elem_bytes;
-		layer_gemms(h, l, bwd, &g, &moe, flops);
-		double a = attention_s(h, w, l, bwd, &e);
-		double kern = l->kernels * (bwd ? K.bwd_kernels : 1);
-		dev += l->count * (g + a + e / h->bw);
-		o->gemm_s += l->count * g;
-		o->attn_s += l->count * a;
-		o->elem_s += l->count * e / h->bw;
-		elem += l->count * e;
-		host += l->count * kern * K.launch_s;
-		if (l->experts > 0) {
-			double ek = l->expert_kernels * (bwd ? K.bwd_kernels : 1);
-			moe_dev += l->count * moe;
-			moe_host += l->count * l->experts * (ek * K.launch_s + K.sync_s);
+	memset(k, 0, sizeof *k);
+	double gf = 0, gb = 0, mf = 0, mb = 0;
+	for (int i = 0; i < l->ngemm; i++) {
+		const struct vf__gemm *x = &l->gemm[i];
+		double tf = gemm_s(h, x->m, x->k, x->n, &k->flops_f);
+		double tb = 0;
+		if (w->train) {
+			if (x->input_grad)
+				tb += gemm_s(h, x->m, x->n, x->k, &k->flops_b);  /* dX = dY W^T */
+			if (x->weight_grad)
+				tb += gemm_s(h, x->k, x->m, x->n, &k->flops_b);  /* dW = X^T dY */
+		}
+		if (l->experts > 0 && x->count >= l->experts) {
+			mf += tf * x->count;
+			mb += tb * x->count;
+		} else {
+			gf += tf * x->count;
+			gb += tb * x->count;
 		}
 	}
-	(void)elem;
-	o->launch_s += host > dev ? host - dev : 0;
-	o->moe_s += moe_dev + moe_host;
-	return (dev > host ? dev : host) + moe_dev + moe_host;
+	double ef = l->elem_bytes, eb = 2 * l->elem_bytes;
+	double af = attention_s(h, w, l, false, &ef);
+	double ab = w->train ? attention_s(h, w, l, true, &eb) : 0;
+	k->dev_f = gf + af + ef * h->inv_bw;
+	k->dev_b = gb + ab + eb * h->inv_bw;
+	k->moe_f = mf;
+	k->moe_b = mb;
+	k->host_f = l->kernels * K.launch_s;
+	k->host_b = l->kernels * K.bwd_kernels * K.launch_s;
+	if (l->experts > 0) {
+		k->moe_host_f = l->experts * (l->expert_kernels * K.launch_s + K.sync_s);
+		k->moe_host_b = l->experts * (l->expert_kernels * K.bwd_kernels * K.launch_s + K.sync_s);
+	}
+}
+
+/* A pass over all layers: max(device, host), the MoE loop's synchronised
+ * part added. */
+static double pass_s(const struct vf__step_work *w, const struct kind_t *k, bool bwd)
+{
+	double dev = 0, host = 0, moe = 0;
+	for (int i = 0; i < w->nkinds; i++) {
+		double c = w->kind[i].count;
+		dev += c * (bwd ? k[i].dev_b : k[i].dev_f);
+		host += c * (bwd ? k[i].host_b : k[i].host_f);
+		moe += c * (bwd ? k[i].moe_b + k[i].moe_host_b : k[i].moe_f + k[i].moe_host_f);
+	}
+	return (dev > host ? dev : host) + moe;
 }
 
 void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
@@ -179,47 +185,35 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 	}
 	h.inv_rate_eff = 1 / (h.rate * h.eff);
 	h.inv_bw = 1 / h.bw;
-	double flops = 0, t = 0;
-	struct vf__steptime_out f0 = *o;
-	double fwd = layers_pass(&h, w, false, o, &flops);        /* forward */
-	t += fwd;
+	struct kind_t k[2];
+	double flops = 0;
+	for (int i = 0; i < w->nkinds && i < 2; i++) {
+		kind_times(&h, w, &w->kind[i], &k[i]);
+		/* FLOPs per layer of this kind (the counts of repeated GEMMs
+		 * are in their times; MFU uses the model's own FLOPs) */
+		flops += w->kind[i].count * (k[i].flops_f * (w->ckpt ? 2 : 1) + k[i].flops_b);
+	}
+	double fwd = pass_s(w, k, false);
+	double t = fwd;
 	double head = gemm_s(&h, w->head.m, w->head.k, w->head.n, &flops);
 	if (w->train) {
-		if (w->ckpt) { /* recompute: the forward again */
-			t += fwd;
-			o->gemm_s += o->gemm_s - f0.gemm_s;
-			o->attn_s += o->attn_s - f0.attn_s;
-			o->elem_s += o->elem_s - f0.elem_s;
-			o->launch_s += o->launch_s - f0.launch_s;
-			o->moe_s += o->moe_s - f0.moe_s;
-			flops *= 2;
-		}
-		t += layers_pass(&h, w, true, o, &flops);              /* backward */
-		double fl2 = 0;
-		head += gemm_s(&h, w->head.m, w->head.n, w->head.k, &fl2);
+		if (w->ckpt)
+			t += fwd;                                          /* recompute */
+		t += pass_s(w, k, true);                                   /* backward */
+		head += gemm_s(&h, w->head.m, w->head.n, w->head.k, &flops);
 		if (w->head.weight_grad)
-			head += gemm_s(&h, w->head.k, w->head.m, w->head.n, &fl2);
-		flops += fl2;
+			head += gemm_s(&h, w->head.k, w->head.m, w->head.n, &flops);
 	}
-	double loss = w->loss_bytes / h.bw;
-	o->gemm_s += head;
-	o->elem_s += loss;
-	t += head + loss;
+	t += head + w->loss_bytes * h.inv_bw;
 	t *= w->micro;
-	o->gemm_s *= w->micro;
-	o->attn_s *= w->micro;
-	o->elem_s *= w->micro;
-	o->launch_s *= w->micro;
-	o->moe_s *= w->micro;
 	flops *= w->micro;
 	if (w->train) {
-		double opt_dev = w->opt_bytes / h.bw;
+		double opt_dev = w->opt_bytes * h.inv_bw;
 		double opt_host = w->opt_per_tensor ? w->opt_tensors * 12 * K.launch_s
 						    : 12 * (1 + w->opt_tensors / 512) * K.launch_s;
 		o->opt_s = opt_dev > opt_host ? opt_dev : opt_host;
 		t += o->opt_s;
 	}
-	o->fixed_s = K.step_s;
 	t += K.step_s;
 	o->seconds = t;
 	o->utilisation = t > 0 ? flops / (t * h.rate) : 0;

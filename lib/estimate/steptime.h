@@ -55,8 +55,8 @@ struct vf__step_work {
 
 struct vf__steptime_out {
 	double seconds;        /* one optimizer step */
-	double gemm_s, attn_s, elem_s, launch_s, opt_s, moe_s, fixed_s; /* shares */
-	double utilisation;    /* matmul efficiency achieved, FLOP-weighted */
+	double opt_s;          /* the optimizer step's share */
+	double utilisation;    /* GEMM FLOPs executed / (seconds x dense rate) */
 };
 
 /* The constants of data/estimate/steptime.json (loaded once). */

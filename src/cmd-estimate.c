@@ -183,6 +183,21 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 		assume(a, "quantized base: linear weights at %s with block scales, embeddings and norms in "
 			  "bf16; one linear dequantized at a time",
 		       vf_quant_name(s->quant));
+	if (s->mode != VF_MODE_INFER) {
+		assume(a, "training stack %s (data/stacks/%s.json: adapters %s, loss %s%s; --stack and "
+			  "its override flags)",
+		       s->stack, s->stack, s->adapter_bf16 ? "bf16" : "fp32", vf_loss_name(s->loss),
+		       s->loss == VF_LOSS_CHUNKED ? " in chunks" : "");
+		if (s->compile)
+			assume(a, "--compile: elementwise passes halved and launches quartered, cheap fp32 "
+				  "intermediates recomputed (not measured)");
+		if (s->activation_offload)
+			assume(a, "--activation-offload: two layers' saved tensors on the GPU, the copies "
+				  "hidden behind compute (not measured)");
+		if (s->paged_optimizer)
+			assume(a, "paged optimizer: its states are in the peak but evicted to the host "
+				  "before an out-of-memory, so they do not decide the fit");
+	}
 	if (e->simulated)
 		assume(a, "device peak: PyTorch's caching allocator (2.9-2.11 rules) simulated over the model "
 			  "load and two steps (optimizer states created in the first); --allocator, "
@@ -190,7 +205,8 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 	else
 		assume(a, "PyTorch caching allocator without expandable segments; peak = steady-state step "
 			  "(optimizer states held from the previous step)");
-	assume(a, "step time: dense bf16 rate x utilisation fitted on H200 measurements (an estimate)");
+	assume(a, "step time (an estimate): LLMs kernel by kernel, constants fitted on H200 measurements "
+		  "(data/estimate/steptime.json); video DiTs dense bf16 rate x fitted utilisation");
 }
 
 static cJSON *gt_json(const struct vf_gt_report *r)

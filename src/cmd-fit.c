@@ -498,7 +498,7 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 			o.margin = a->margin;
 			o.max_gpus = n;
 			o.sort = VF_SORT_CHANGES;
-			o.top = 1;
+			o.top = 16; /* fallbacks for when the simulation rejects the first */
 			o.price_usd_hour = a->price;
 			struct vf_search s;
 			if (vf_search_run(arch, &st, g, &o, &s, &err) != VF_OK) {
@@ -508,11 +508,26 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 			struct row *r = &rows[nrows++];
 			r->gpu = g;
 			r->gpus = n;
-			r->fits = s.count > 0;
 			r->smallest = s.have_smallest ? s.smallest : s.start;
 			r->cost_key = r->time_key = INFINITY;
+			/* the search ranks on the fast path; the allocator simulation
+			 * decides: the best result whose simulated peak fits */
+			size_t pick = s.count;
+			for (size_t k = 0; k < s.count && k < 16 && pick == s.count; k++) {
+				struct vf_estimate e;
+				if (vf_estimate_simulate(arch, &s.results[k].setup, g, NULL, &e, NULL, &err)) {
+					vf_search_release(&s);
+					free(rows);
+					return vf_cli_fail_err(&err);
+				}
+				if (e.peak_bytes <= s.results[k].limit_bytes && !e.sim_oom) {
+					pick = k;
+					s.results[k].peak_bytes = e.peak_bytes;
+				}
+			}
+			r->fits = pick < s.count;
 			if (r->fits) {
-				r->best = s.results[0];
+				r->best = s.results[pick];
 				r->max_batch = vf_estimate_max_batch(arch, &r->best.setup, g,
 								     r->best.limit_bytes);
 				struct vf_run run;
@@ -770,8 +785,22 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 		evaluated += s.evaluated;
 		fitting += s.fitting;
 		seconds += s.seconds;
-		for (size_t i = 0; i < s.count; i++)
+		for (size_t i = 0; i < s.count; i++) {
+			/* the shown results are confirmed by the allocator
+			 * simulation (the search ranks on the fast path) */
+			struct vf_estimate e;
+			if (vf_estimate_simulate(&m->arch, &s.results[i].setup, g, NULL, &e, NULL, &err)) {
+				vf_search_release(&s);
+				cJSON_Delete(nofit);
+				cJSON_Delete(root);
+				free(hits);
+				return vf_cli_fail_err(&err);
+			}
+			if (e.sim_oom || e.peak_bytes > s.results[i].limit_bytes)
+				continue;
+			s.results[i].peak_bytes = e.peak_bytes;
 			hits[nh++] = (struct hit){s.results[i], g, st};
+		}
 		cJSON *so = cJSON_CreateObject();
 		result_fields(so, a, &s.start, g, &st);
 		cJSON_AddNumberToObject(so, "effective_batch", (double)s.effective_batch);

@@ -26,9 +26,13 @@
 #include "vramfit/base/json.h"
 #include "vramfit/estimate/moe.h"
 #include "vramfit/model/models.h"
+#include "steptrace.h"
+#include "steptime.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MIB ((int64_t)1 << 20)
@@ -276,6 +280,7 @@ struct dt {
 	double nlora;     /* adapters per layer input point, see layer_bytes */
 	unsigned lt;      /* LoRA targets (0 unless lora) */
 	double rank;
+	bool compile;     /* torch.compile: inductor recomputes cheap elementwise ops */
 };
 
 /* Bytes saved for backward at one linear-layer input of n features per
@@ -310,7 +315,7 @@ static double norm_bytes(const struct shape *s, const struct dt *d, double *out_
 	/* RMSNorm: x.to(fp32) saved by pow and rsqrt-mul; weight * x saves x
 	 * (llama: x cast back to the input dtype; gemma: kept in fp32) */
 	*out_bytes = d->R;
-	double saved = 4 * h;
+	double saved = d->compile ? d->R * h : 4 * h; /* compiled: the fp32 copy is recomputed */
 	if (d->full)
 		saved += (s->fc == FC_GEMMA ? 4 : d->R) * h;
 	return saved;
@@ -345,7 +350,7 @@ static double mlp_bytes(const void *ctx, double f)
 		 * autocast and saves its fp32 input; tanh saves its fp32 output;
 		 * the final product saves 0.5*x and (1+tanh) */
 		if (d->autocast)
-			total += (4 + 4 + 2 + 4) * f;
+			total += d->compile ? 2 * f : (4 + 4 + 2 + 4) * f; /* compiled: its input only */
 		else
 			total += 16 * f;
 		ab = 4;
@@ -417,6 +422,261 @@ static double score_bytes(const struct shape *s, const struct dt *d)
 	if (s->dropout > 0)
 		return 4 + 1 + d->C;
 	return 4 + d->C;
+}
+
+/* ---- the step's tensors, for the allocator simulation (steptrace.c) ---- */
+
+static void tl_add(struct vf__tensors *t, double bytes)
+{
+	if (bytes > 0 && t->n < VF__MAX_TENSORS)
+		t->bytes[t->n++] = bytes;
+}
+
+/* One layer's linear weight tensors (elements), as transformers stores
+ * them: separate q/k/v unless fused, gate/up unless fused; MoE experts as
+ * transformers 5 stores them (one gate_up and one down tensor per layer)
+ * plus the router. Scaled so that all layers add up to s->linear. */
+static void layer_linear_elems(const struct shape *s, struct vf__tensors *t)
+{
+	double h = s->h, f = s->f;
+	double fe = s->mt.expert_ffn > 0 ? s->mt.expert_ffn : f; /* a routed expert's width */
+	t->n = 0;
+	if (s->fused_qkv) {
+		tl_add(t, h * (s->hq + 2 * s->hkv));
+	} else {
+		tl_add(t, h * s->hq);
+		tl_add(t, h * s->hkv);
+		tl_add(t, h * s->hkv);
+	}
+	tl_add(t, s->hq * h);
+	if (s->experts > 0) {
+		tl_add(t, s->experts * h * fe * (s->gated ? 2 : 1));
+		tl_add(t, s->experts * fe * h);
+		tl_add(t, s->experts * h);
+	} else {
+		if (s->gated && !s->fused_gate_up) {
+			tl_add(t, h * f);
+			tl_add(t, h * f);
+		} else {
+			tl_add(t, h * f * (s->gated ? 2 : 1));
+		}
+		tl_add(t, f * h);
+	}
+	double sum = 0;
+	for (int i = 0; i < t->n; i++)
+		sum += t->bytes[i];
+	double layers = s->L + s->Ld;
+	double want = s->linear / (layers > 0 ? layers : 1);
+	for (int i = 0; sum > 0 && i < t->n; i++)
+		t->bytes[i] *= want / sum;
+}
+
+/* LoRA adapter tensors of one layer (elements): A (r x in) and B
+ * (out x r) per targeted matrix, scaled to lora / layers. */
+static void layer_lora_elems(const struct shape *s, unsigned t, double r, double lora,
+			     struct vf__tensors *o)
+{
+	o->n = 0;
+	double h = s->h, f = s->f;
+	double in[7] = {h, h, h, s->hq, h, h, f};
+	double out[7] = {s->hq, s->hkv, s->hkv, h, f, f, h};
+	for (int k = 0; k < 7; k++) {
+		if (!(t & (1u << k)))
+			continue;
+		tl_add(o, r * in[k]);
+		tl_add(o, r * out[k]);
+	}
+	double sum = 0;
+	for (int i = 0; i < o->n; i++)
+		sum += o->bytes[i];
+	double layers = s->L + s->Ld;
+	double want = lora / (layers > 0 ? layers : 1);
+	for (int i = 0; sum > 0 && i < o->n; i++)
+		o->bytes[i] *= want / sum;
+}
+
+/* One layer's saved activations as tensors: the eager score tensors, the
+ * MLP's N x f tensors (activation input/output, up, down input; the
+ * Python GELU's fp32 intermediates), the fp32 norm inputs, then the rest
+ * (attention inputs and outputs, dropout masks) as one block. Replaying
+ * the rest as separate N x h tensors lets the optimizer states created in
+ * the first step settle in their blocks and displace the next step's
+ * activations into the logits' blocks (q05-full-amp-b8s2048: +16 %
+ * reserved, not measured), so they are kept together. */
+static void layer_act_tensors(const struct shape *s, const struct dt *d, double N, double total,
+			      double scores, struct vf__tensors *t)
+{
+	t->n = 0;
+	double left = total;
+	if (scores > 0) {
+		tl_add(t, scores * 4 / (4 + d->C));
+		tl_add(t, scores * d->C / (4 + d->C));
+		left -= scores;
+	}
+	double mult = s->experts > 0 ? s->topk : 1;
+	double nf = ((s->gated ? 3 : 1) + (d->full || (d->lt & VF_LORA_DOWN) ? 1 : 0)) * mult;
+	double fb = N * s->f * d->C;
+	if (s->act == ACT_GELU_PY && d->autocast) {
+		for (int i = 0; i < 3 * (int)mult && left > N * s->f * 4 * 1.5; i++) {
+			tl_add(t, N * s->f * 4); /* pow input, tanh output, 1 + tanh */
+			left -= N * s->f * 4;
+		}
+	}
+	for (int i = 0; i < (int)nf && left > fb * 1.5 && t->n < 16; i++) {
+		tl_add(t, fb);
+		left -= fb;
+	}
+	double nb = N * s->h * 4;
+	for (int i = 0; i < s->norms_per_layer && left > nb * 1.5; i++) {
+		tl_add(t, nb);
+		left -= nb;
+	}
+	tl_add(t, left);
+}
+
+/* One layer's forward transients (made and freed within the layer; not
+ * saved): the norm's fp32 square, rotary's rotate_half and products, the
+ * attention output made contiguous, the o_proj and down_proj outputs and
+ * the two residual sums. */
+static void layer_tmp_tensors(const struct shape *s, const struct dt *d, double N,
+			      struct vf__tensors *t)
+{
+	t->n = 0;
+	tl_add(t, N * s->h * 4);
+	if (s->rotary) {
+		tl_add(t, N * s->hq * d->C);
+		tl_add(t, N * s->hkv * d->C);
+	}
+	tl_add(t, N * s->hq * d->C);
+	tl_add(t, N * s->h * d->C);
+	tl_add(t, N * s->h * d->R);
+	tl_add(t, N * s->h * 4);
+	tl_add(t, N * s->h * d->C);
+	tl_add(t, N * s->h * d->R);
+}
+
+/* The tensors the training phases of vf_estimate_run sized (its locals,
+ * passed through). */
+struct step_in {
+	double W_other, qb, gb, T, lora, S, OT, AC, A_layer, scores, ckpt_in, emb_out,
+		final_norm, Nout, dequant, ddp, bias, shard_w, shard_o, layers;
+};
+
+static void fill_params(const struct shape *s, const struct vf_setup *su, const struct dt *d,
+			const struct step_in *in, struct vf__step *st)
+{
+	struct vf__tensors lin;
+	layer_linear_elems(s, &lin);
+	double layers = in->layers > 0 ? in->layers : 1;
+	double norms = s->norm > s->h ? (s->norm - s->h) / layers : 0;
+	st->layer_w.n = st->layer_ac.n = st->layer_train.n = 0;
+	for (int i = 0; i < lin.n; i++) {
+		tl_add(&st->layer_w, lin.bytes[i] * in->qb / in->shard_w);
+		if (in->AC > 0 && d->P == 4)
+			tl_add(&st->layer_ac, lin.bytes[i] * 2 / in->shard_w);
+		if (d->full)
+			tl_add(&st->layer_train, lin.bytes[i] * in->gb / in->shard_w);
+	}
+	for (int k = 0; k < s->norms_per_layer; k++) {
+		tl_add(&st->layer_w, norms / s->norms_per_layer * d->P);
+		if (d->full)
+			tl_add(&st->layer_train, norms / s->norms_per_layer * in->gb);
+	}
+	if (su->mode == VF_MODE_LORA) {
+		struct vf__tensors ad;
+		layer_lora_elems(s, d->lt, d->rank, in->lora, &ad);
+		for (int i = 0; i < ad.n; i++) {
+			tl_add(&st->layer_train, ad.bytes[i] * 4);
+			if (d->autocast)
+				tl_add(&st->layer_ac, ad.bytes[i] * 2);
+		}
+	}
+	/* embedding (with what else is outside the layers), final norm, head */
+	double head = s->tied ? 0 : s->V * s->h;
+	double emb = s->params - s->linear - s->norm - head;
+	st->other_w.n = st->other_train.n = 0;
+	double el[3] = {emb, s->h, head};
+	for (int i = 0; i < 3; i++) {
+		tl_add(&st->other_w, el[i] * d->P / in->shard_w);
+		if (d->full)
+			tl_add(&st->other_train, el[i] * in->gb / in->shard_w);
+	}
+	st->head_ac = in->AC > 0 && d->P == 4 ? s->V * s->h * 2 : 0;
+	st->tied = s->tied;
+	st->nstates = su->optimizer == VF_OPT_ADAMW || su->optimizer == VF_OPT_ADAMW8BIT ? 2 : 1;
+	st->state_ratio = in->T > 0 ? in->S / (in->T * in->gb) / st->nstates : 0;
+}
+
+static void fill_step(const struct shape *s, const struct vf_setup *su, const struct dt *d,
+		      const struct step_in *in, struct vf__step *st)
+{
+	double N = (double)su->batch * (double)su->seq;
+	memset(st, 0, sizeof *st);
+	st->train = d->train;
+	st->full = d->full;
+	st->ckpt = su->grad_ckpt && d->train;
+	st->ac_cached = d->full;
+	st->layers = (int)(in->layers > 0 ? in->layers : 1);
+	st->micro = su->grad_accum > 1 ? 2 : 1;
+	fill_params(s, su, d, in, st);
+	st->ot = VF__OT_NONE;
+	st->ot_ratio = 1;
+	if (su->optimizer == VF_OPT_ADAMW && su->optimizer_impl == VF_OPTIMPL_FOREACH) {
+		st->ot = VF__OT_FOREACH;
+	} else if ((su->optimizer == VF_OPT_ADAMW && su->optimizer_impl == VF_OPTIMPL_FOR) ||
+		   su->optimizer == VF_OPT_LION) {
+		st->ot = VF__OT_PER_TENSOR;
+		st->ot_count = 2;
+	} else if (su->optimizer == VF_OPT_ADAFACTOR) {
+		st->ot = VF__OT_PER_TENSOR;
+		st->ot_count = 3;
+		st->ot_ratio = 4 / in->gb;
+	}
+	if (in->shard_o > 1)
+		st->ot_ratio /= in->shard_o;
+	layer_act_tensors(s, d, N, in->A_layer, in->scores, &st->layer_act);
+	layer_tmp_tensors(s, d, N, &st->layer_tmp);
+	st->ckpt_in = in->ckpt_in;
+	st->emb_out = in->emb_out;
+	st->final_norm = in->final_norm;
+	double NV = in->Nout * s->V;
+	st->lm_out = NV * d->C;
+	st->lm_up = d->C == 4 ? 0 : NV * 4;
+	st->lm_lsm = NV * 4;
+	st->lm_grad = NV * 4;
+	if (su->loss == VF_LOSS_CHUNKED) { /* one chunk upcast at a time; log_softmax kept whole */
+		double k = su->loss_chunks > 0 ? su->loss_chunks : 8;
+		st->lm_up = NV * 4 / k;
+		st->lm_grad = NV * 4 / k;
+	} else if (su->loss == VF_LOSS_FUSED_LINEAR) { /* one chunk of tokens at a time */
+		double chunks = ceil(s->V / s->h);
+		double c = NV / (chunks > 1 ? chunks : 1);
+		st->lm_out = c * d->C;
+		st->lm_up = st->lm_lsm = st->lm_grad = c * 4;
+	}
+	st->offload = su->activation_offload;
+	st->oib = su->optimizer_in_backward;
+	st->lm_extra = s->softcap_logits > 0 ? NV * d->C * 2 : 0;
+	st->grad_hidden = N * s->h * 4;
+	st->workspace = WORKSPACE_BYTES;
+	st->dequant = in->dequant;
+	st->ddp_bucket = in->ddp;
+	st->bias = in->bias;
+}
+
+static void fill_infer(const struct shape *s, const struct vf_setup *su, const struct dt *d,
+		       const struct step_in *in, double kv, struct vf__step *st)
+{
+	double b = (double)su->batch, sq = (double)su->seq, N = b * sq;
+	fill_step(s, su, d, in, st);
+	st->kv_layer = kv / (2 * (in->layers > 0 ? in->layers : 1));
+	st->inf_h = N * s->h * d->C;
+	st->inf_q = N * s->hq * d->C;
+	st->inf_kv = N * s->hkv * d->C;
+	st->inf_f = N * s->f * d->C;
+	st->inf_scores = su->attention == VF_ATTN_EAGER ? b * s->heads * sq * sq * (4 + d->C) : 0;
+	st->inf_logits = in->Nout * s->V * d->C;
+	st->inf_head_in = in->Nout * s->h * d->C;
 }
 
 /* ---- allocator ----------------------------------------------------------- */
@@ -508,7 +768,7 @@ bool vf_estimate_fits(const struct vf_estimate *e, const struct vf_gpu_spec *gpu
 	int64_t room = vram - e->peak_bytes;
 	if (headroom)
 		*headroom = room;
-	return vram > 0 && room >= 0;
+	return vram > 0 && room + e->evictable_bytes >= 0 && !e->sim_oom;
 }
 
 static const char *const phase_names[] = {"forward",   "loss",       "backward",
@@ -554,6 +814,32 @@ struct live {
 static double live_sum(const struct live *l)
 {
 	return l->w + l->g + l->o + l->ot + l->ac + l->act + l->lg + l->kv;
+}
+
+/* The loss of a stack other than HF's full upcast (the caller set that):
+ *  chunked:k (torchtune CEWithChunkedOutputLoss): the logits kept whole in
+ *    the compute dtype, each chunk upcast alone, every chunk's log_softmax
+ *    output saved; backward one chunk at a time into a compute-dtype
+ *    gradient of the logits;
+ *  fused-linear: lm_head and cross-entropy per chunk of tokens (about
+ *    V/h chunks), gradients computed in the forward: one chunk's logits,
+ *    its fp32 copy and gradient, the hidden-state gradient, and the
+ *    lm_head's fp32 gradient accumulator when it trains. */
+static void loss_bytes(const struct shape *s, const struct vf_setup *su, const struct dt *d,
+		       double Nout, double *fwd, double *bwd)
+{
+	double NV = Nout * s->V;
+	if (!d->train || su->loss == VF_LOSS_FULL)
+		return;
+	if (su->loss == VF_LOSS_CHUNKED) {
+		double k = su->loss_chunks > 0 ? su->loss_chunks : 8;
+		*fwd = NV * (d->C + 4) + 4 * NV / k;
+		*bwd = NV * (4 + d->C) + 8 * NV / k;
+		return;
+	}
+	double chunks = ceil(s->V / s->h);
+	double chunk = NV / (chunks > 1 ? chunks : 1);
+	*fwd = *bwd = chunk * (d->C + 8) + Nout * s->h * d->C + (d->full ? s->V * s->h * 4 : 0);
 }
 
 /* Quantized bytes per parameter of the frozen base linear weights
@@ -661,9 +947,10 @@ static void finish_terms(struct vf_estimate *e, const struct live ph[VF_PHASE_CO
 	e->dominant = best;
 }
 
-/* Step-time constants, fitted on the 27 H200 step times of the ground truth
- * (README "vramfit estimate": coordinate search minimising median + 0.2 x
- * max relative error). */
+/* The video DiT step time (vf_estimate_dit) keeps the FLOP-rate model:
+ * constants fitted on the 27 H200 step times of the ground truth (README
+ * "vramfit estimate": coordinate search minimising median + 0.2 x max
+ * relative error). LLMs use the per-kernel model below. */
 #define U_MAX 0.61          /* matmul share of the dense bf16 rate, large GEMMs */
 #define U_HIDDEN 500.0      /* hidden size at which GEMMs reach half of U_MAX's shape */
 #define U_TOKENS 400.0      /* tokens per micro-batch at which they do */
@@ -671,107 +958,225 @@ static void finish_terms(struct vf_estimate *e, const struct live ph[VF_PHASE_CO
 #define T_STEP 0.005        /* s per step: Python, loss, zero_grad, launch latency */
 #define T_LAYER 0.001       /* s per layer per training step (kernel launches) */
 #define T_LAYER_CKPT 0.002  /* s per checkpointed layer (recompute hooks) */
-#define T_TENSOR_LOOP 1e-4  /* s per parameter tensor of a for-loop optimizer */
-#define T_LAUNCH 5e-6       /* s per kernel launch, assumed (CUDA launch + PyTorch
-			       dispatch of a small op; not measured here: no MoE record) */
 
-/* The utilisation model of step_time (u below) at n tokens (GEMM rows). */
-static double util_at(const void *shape, double n)
+/* ---- step time, kernel by kernel (steptime.c) -------------------------- */
+
+static void gemm_add(struct vf__layer_work *l, double m, double k, double n, double count,
+		     bool wgrad, bool igrad)
 {
-	const struct shape *s = shape;
-	return U_MAX * (s->h / (s->h + U_HIDDEN)) * (n / (n + U_TOKENS));
+	if (l->ngemm < VF__MAX_GEMMS && m > 0 && k > 0 && n > 0 && count > 0)
+		l->gemm[l->ngemm++] = (struct vf__gemm){m, k, n, count, wgrad, igrad};
 }
 
-/* Step time. Matmul FLOPs (2 per multiply-add) of the forward: every
- * linear a token passes through, the lm_head, and attention (QK^T and PV;
- * causal kernels skip half). Backward = 2x forward for trainable weights,
- * 1x (input gradients only) for frozen ones; checkpointing adds a forward.
- *   time = FLOPs / (rate x u)                       matmuls
- *        + ACT_PASSES x activation bytes / bandwidth   elementwise kernels
- *        + optimizer state traffic / bandwidth        memory-bound update
- *        + T_STEP + T_LAYER x layers (+ checkpoint, for-loop overheads)
- *   u    = U_MAX x h/(h + U_HIDDEN) x N/(N + U_TOKENS)
- * with N the tokens per micro-batch and h the hidden size. */
+/* A linear of in -> out features over m tokens; a LoRA adapter on it adds
+ * its two rank-r products and three small kernels (dropout, scale, add). */
+static void linear_add(struct vf__layer_work *l, const struct dt *d, double m, double in,
+		       double out, double count, bool lora)
+{
+	gemm_add(l, m, in, out, count, d->full, d->train);
+	l->kernels += count * (d->autocast && d->P == 4 ? 2 : 1); /* + the weight's cast */
+	if (lora) {
+		gemm_add(l, m, in, d->rank, count, true, true);
+		gemm_add(l, m, d->rank, out, count, true, true);
+		l->kernels += count * 5;
+	}
+}
+
+/* The feed-forward GEMMs of an average layer over m tokens (moe.c's
+ * terms): a dense MLP of width f; or, in transformers' eager expert loop,
+ * the router, each routed expert on about m x topk / experts tokens, the
+ * shared experts and the dense layers (first_k_dense...) at their own
+ * widths, weighted by the share of layers of each kind. Returns the
+ * activation width a token passes through (for the elementwise kernels). */
+static double mlp_work(const struct shape *s, const struct dt *d, double m, struct vf__layer_work *l)
+{
+	unsigned t = d->lt;
+	const struct vf_moe_terms *mt = &s->mt;
+	double h = s->h;
+	double layers = mt->layers > 0 ? mt->layers : s->L;
+	double moe = s->experts > 0 ? (mt->moe_layers > 0 ? mt->moe_layers / layers : 1) : 0;
+	double dense = s->experts > 0 ? (mt->moe_layers > 0 ? mt->dense_layers / layers : 0) : 1;
+	double fe = mt->expert_ffn > 0 ? mt->expert_ffn : s->f;
+	double fd = mt->dense_ffn > 0 ? mt->dense_ffn : s->f;
+	double width = 0;
+	struct { double rows, f, count; } part[3] = {
+		{m, fd, dense},                                           /* dense MLP */
+		{s->experts > 0 ? m * s->topk / s->experts : 0, fe, moe * s->experts}, /* routed */
+		{m, mt->shared_ffn, moe},                                 /* shared experts */
+	};
+	if (moe > 0) { /* the expert loop: tokens routed to each expert */
+		linear_add(l, d, m, h, s->experts, moe, false);          /* router */
+		l->experts = s->experts * moe;
+		l->expert_kernels = 10; /* where, index, 3 GEMMs, act, mul, routing weight, index_add */
+		width += moe * s->topk * fe;
+	}
+	width += dense * fd + moe * mt->shared_ffn;
+	for (int k = 0; k < 3; k++) {
+		double fm = part[k].rows, f = part[k].f, n = part[k].count;
+		if (!(fm > 0 && f > 0 && n > 0))
+			continue;
+		if (s->gated && !s->fused_gate_up) {
+			linear_add(l, d, fm, h, f, n, t & VF_LORA_GATE);
+			linear_add(l, d, fm, h, f, n, t & VF_LORA_UP);
+		} else {
+			linear_add(l, d, fm, h, f * (s->gated ? 2 : 1), n, t & (VF_LORA_UP | VF_LORA_GATE));
+		}
+		linear_add(l, d, fm, f, h, n, t & VF_LORA_DOWN);
+	}
+	return width;
+}
+
+/* One decoder (or encoder) layer's forward work over m tokens. */
+static void layer_work(const struct shape *s, const struct dt *d, double m,
+		       struct vf__layer_work *l)
+{
+	unsigned t = d->lt;
+	double h = s->h, C = d->C, R = d->R;
+	memset(l, 0, offsetof(struct vf__layer_work, gemm)); /* gemm[] filled up to ngemm */
+	l->experts = l->expert_kernels = l->attn_flops = l->score_elems = l->score_passes = 0;
+	l->elem_bytes = l->kernels = 0;
+	if (s->fused_qkv) {
+		linear_add(l, d, m, h, s->hq + 2 * s->hkv, 1, t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V));
+	} else {
+		linear_add(l, d, m, h, s->hq, 1, t & VF_LORA_Q);
+		linear_add(l, d, m, h, s->hkv, 1, t & VF_LORA_K);
+		linear_add(l, d, m, h, s->hkv, 1, t & VF_LORA_V);
+	}
+	linear_add(l, d, m, s->hq, h, 1, t & VF_LORA_O);
+	double act_width = mlp_work(s, d, m, l); /* MLP, or router + experts (+ shared, dense) */
+	/* memory-bound kernels, bytes read + written per token */
+	double norm = s->layer_norm ? (R + 4) * h * 2 : 24 * h;  /* LayerNorm fused; RMSNorm in Python */
+	double e = s->norms_per_layer * norm;
+	e += 6 * h * R;                                           /* two residual adds */
+	if (s->rotary)
+		e += 8 * (s->hq + s->hkv) * C;                    /* rotate_half, cat, mul, add */
+	e += 4 * s->hq * C;                                       /* transposes made contiguous */
+	/* the activation: native kernels read and write the f-wide tensors
+	 * once; transformers' Python GELU (gelu_new) runs nine kernels, under
+	 * autocast in fp32 (cast, pow, two scales, add, tanh, add one, half x,
+	 * product: ~70 bytes per element) and the down projection casts back */
+	e += s->act == ACT_GELU_PY ? (d->autocast ? 76 : 72) * act_width : (s->gated ? 5 : 2) * act_width * C;
+	e += s->dropout > 0 ? 2 * (2 * R + 1) * h : 0;          /* residual dropouts: mask + product */
+	l->elem_bytes = m * e;
+	l->kernels += s->norms_per_layer * (s->layer_norm ? 2 : 8) + (s->rotary ? 10 : 0) + 4 + 2 +
+		      (s->act == ACT_GELU_PY ? 10 : s->gated ? 2 : 1) + (s->dropout > 0 ? 4 : 0) +
+		      (s->qk_norm ? 16 : 0);
+	if (d->compile) { /* inductor fuses the elementwise chains: fewer launches and passes */
+		l->elem_bytes *= 0.5;
+		l->kernels *= 0.25;
+	}
+}
+
+/* Step time: the step's work described kernel by kernel (steptime.c),
+ * plus data-parallel communication (ring all-reduce / gathers over the
+ * interconnect, half hidden behind the backward: assumed). */
 static void step_time(const struct shape *s, const struct vf_setup *su, const struct dt *d,
 		      const struct vf_gpu_spec *gpu, double T, double opt_traffic,
-		      double act_traffic, double comm_bytes, struct vf_estimate *e)
+		      double comm_bytes, struct vf_estimate *e)
 {
 	double b = (double)su->batch, sq = (double)su->seq;
 	double tq = su->target_seq > 0 ? (double)su->target_seq : sq;
 	double N = b * sq;
-	double lin_f, attn_f, head_f;
+	struct vf__step_work w;
+	memset(&w, 0, offsetof(struct vf__step_work, kind)); /* the layer kinds: layer_work */
+	memset(&w.head, 0, sizeof w - offsetof(struct vf__step_work, head));
+	w.train = d->train;
+	w.ckpt = su->grad_ckpt && d->train;
+	w.micro = (double)su->grad_accum;
+	w.attn = su->attention == VF_ATTN_EAGER || s->eager_attn ? VF__ATTN_EAGER : VF__ATTN_FLASH;
+	bool eager = w.attn == VF__ATTN_EAGER;
+	struct vf__layer_work *enc = &w.kind[0];
+	layer_work(s, d, N, enc);
+	enc->count = s->L;
+	enc->attn_flops = 4 * b * sq * sq * s->hq * (eager || s->fc == FC_T5 ? 1.0 : 0.5);
+	enc->score_elems = eager ? b * s->heads * sq * sq : 0;
+	enc->score_passes = 3 + (s->fc == FC_T5 ? 2 : 0) + (s->dropout > 0 ? 2 : 0);
+	enc->kernels += eager ? 3 + (s->fc == FC_T5 ? 1 : 0) + (s->dropout > 0 ? 2 : 0) : 0;
+	w.nkinds = 1;
+	double Nout = N;
 	if (s->fc == FC_T5) {
-		/* encoder tokens through encoder layers, decoder tokens through
-		 * the decoder (self + cross attention: 1.5x an encoder layer) */
-		double per_enc = s->layer_linear;
-		lin_f = 2 * (N * per_enc * s->L + b * tq * per_enc * 1.5 * s->Ld);
-		attn_f = 4 * s->hq * (b * sq * sq * s->L + b * tq * (tq + sq) * s->Ld);
-		head_f = 2 * b * tq * s->V * s->h;
-	} else {
-		/* routed experts run as GEMMs of N x topk / experts rows (moe.c) */
-		double slow = vf_moe_expert_slowdown(&s->mt, N, util_at, s);
-		lin_f = 2 * N * (s->active_linear + (slow - 1) * s->mt.routed_active);
-		double causal = su->attention == VF_ATTN_EAGER || s->eager_attn ? 1.0 : 0.5;
-		attn_f = 4 * N * sq * s->hq * s->L * causal;
-		head_f = 2 * N * s->V * s->h;
+		/* decoder: self-attention, cross-attention over the encoder
+		 * tokens (q/o on the target, k/v on the source), FF */
+		double Nt = b * tq;
+		struct vf__layer_work *dec = &w.kind[1];
+		layer_work(s, d, Nt, dec);
+		linear_add(dec, d, Nt, s->h, s->hq, 1, d->lt & VF_LORA_Q);
+		linear_add(dec, d, N, s->h, s->hkv, 2, d->lt & (VF_LORA_K | VF_LORA_V));
+		linear_add(dec, d, Nt, s->hq, s->h, 1, d->lt & VF_LORA_O);
+		dec->count = s->Ld;
+		dec->attn_flops = 4 * b * tq * (tq + sq) * s->hq;
+		dec->score_elems = b * s->heads * tq * (tq + sq);
+		dec->score_passes = enc->score_passes;
+		dec->kernels += 2 * (3 + 1 + (s->dropout > 0 ? 2 : 0));
+		dec->elem_bytes *= 1.5;
+		dec->kernels *= 1.5;
+		w.nkinds = 2;
+		Nout = Nt;
 	}
-	double fwd = lin_f + attn_f + head_f;
-	double flops, model_flops; /* executed (with recompute) and model FLOPs */
-	if (!d->train) {
-		flops = fwd;
-	} else if (d->full) {
-		flops = 3 * fwd;
-	} else {
-		/* frozen base: input gradients only; adapters are small */
-		flops = 2 * fwd + 6 * N * (T > 0 ? T : 0);
-	}
-	model_flops = flops * (double)su->grad_accum;
-	if (d->train && su->grad_ckpt)
-		flops += lin_f + attn_f; /* the recomputed forward */
-	flops *= (double)su->grad_accum;
-	e->flops_per_step = flops;
+	w.head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true};
+	w.loss_bytes = d->train ? Nout * s->V * (3 * d->C + 36) : Nout * s->V * d->C;
+	w.opt_bytes = opt_traffic;
+	double per_layer = (s->fused_qkv ? 2 : 4) + (s->gated && !s->fused_gate_up ? 3 : 2) +
+			   s->norms_per_layer;
+	w.opt_tensors = su->mode == VF_MODE_LORA ? 2 * popcount(d->lt) * (s->L + s->Ld)
+						 : per_layer * (s->L + s->Ld) + 3;
+	w.opt_per_tensor = su->optimizer_impl == VF_OPTIMPL_FOR || su->optimizer == VF_OPT_ADAFACTOR ||
+			   su->optimizer == VF_OPT_LION;
 	double rate = gpu ? gpu->bf16_tflops : 989.5; /* H200 datasheet when no GPU */
 	if (gpu && !(rate > 0) && gpu->fp16_tflops > 0)
 		rate = gpu->fp16_tflops; /* no bf16 tensor cores (V100, T4): fp16 */
 	if (su->precision == VF_PREC_FP32)
-		rate = gpu && gpu->fp32_tflops > 0 ? 2 * gpu->fp32_tflops : 134;
-	if (!(rate > 0)) {
+		rate = gpu && gpu->fp32_tflops > 0 ? 2 * gpu->fp32_tflops : 134; /* TF32 */
+	w.rate_tflops = rate;
+	struct vf__steptime_out o;
+	vf__steptime(&w, gpu, &o);
+	if (!(o.seconds > 0)) {
 		e->assumed |= VF_ASSUME_GPU_RATE_UNKNOWN;
 		e->step_seconds = e->tokens_per_second = e->mfu = e->utilisation = -1;
 		e->optimizer_seconds = -1;
 		return;
 	}
-	double u = U_MAX * (s->h / (s->h + U_HIDDEN)) * (N / (N + U_TOKENS));
-	double bw = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
-	double t_opt = opt_traffic / (0.8 * bw);
-	double layers = s->L + s->Ld;
-	double ga = (double)su->grad_accum;
-	double t_over = T_STEP + ga * layers * (d->train ? T_LAYER : T_LAYER / 3);
-	if (su->grad_ckpt && d->train)
-		t_over += ga * layers * T_LAYER_CKPT;
-	t_over += ga * vf_moe_loop_launches(&s->mt, d->train) * T_LAUNCH; /* eager expert loop */
-	if (d->train && (su->optimizer == VF_OPT_ADAFACTOR || su->optimizer_impl == VF_OPTIMPL_FOR))
-		t_over += T_TENSOR_LOOP * layers * (s->fused_qkv ? 12 : 9);
-	double t_act = ga * ACT_PASSES * act_traffic / bw;
-	double t_mm = flops / (rate * 1e12 * u);
-	/* multi-GPU: ring all-reduce / reduce-scatter + all-gather traffic per
-	 * GPU over the interconnect (catalog figure is bidirectional), half of
-	 * it hidden behind the backward (assumed) */
+	/* model FLOPs (no recompute): forward x (3 full | 2 frozen) + adapters */
+	double fwd = 2 * N * s->active_linear + 2 * Nout * s->V * s->h + enc->attn_flops * s->L;
+	double model_flops = (!d->train ? fwd : d->full ? 3 * fwd : 2 * fwd + 6 * N * T) * w.micro;
+	e->flops_per_step = model_flops + (w.ckpt ? fwd * w.micro : 0);
 	double t_comm = 0;
 	if (comm_bytes > 0) {
 		double link = gpu && gpu->interconnect_gbs > 0 ? gpu->interconnect_gbs * 1e9 / 2 : 25e9;
 		t_comm = 0.5 * comm_bytes / link;
 	}
-	double t = t_mm + t_act + t_opt + t_over + t_comm;
-	e->utilisation = u;
-	e->optimizer_seconds = t_opt;
+	double t = o.seconds + t_comm;
+	e->utilisation = o.utilisation;
+	e->optimizer_seconds = o.opt_s;
 	e->step_seconds = t;
-	e->tokens_per_second = b * sq * ga * su->gpus / t;
-	e->mfu = model_flops / (t * rate * 1e12); /* recompute is not model work */
+	e->tokens_per_second = b * sq * w.micro * su->gpus / t;
+	e->mfu = model_flops / (t * rate * 1e12);
 }
 
-void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
-		     const struct vf_gpu_spec *gpu, struct vf_estimate *e)
+/* Optimizer in backward (torchtune optimizer_in_bwd): each parameter is
+ * stepped in its post-accumulate-grad hook and its gradient freed, so
+ * gradients never pile up (one layer's at a time, or the largest
+ * tensor's) and there is no optimizer phase with a foreach temporary. */
+static void optimizer_in_backward(const struct shape *s, const struct vf_setup *su, double T,
+				  double gb, struct live *ph)
+{
+	double layers = s->L + s->Ld > 0 ? s->L + s->Ld : 1;
+	double one = su->mode == VF_MODE_LORA ? T / layers : s->largest;
+	if (one > T)
+		one = T;
+	double g = one * gb;
+	for (int i = VF_PHASE_FORWARD; i <= VF_PHASE_BACKWARD; i++)
+		if (ph[i].g > g)
+			ph[i].g = g;
+	ph[VF_PHASE_BACKWARD].ot = su->optimizer == VF_OPT_ADAMW ? g : 0;
+	memset(&ph[VF_PHASE_OPTIMIZER], 0, sizeof ph[VF_PHASE_OPTIMIZER]);
+}
+
+/* vf_estimate_run; st (may be NULL) receives the step's tensors for the
+ * allocator simulation. */
+static void llm_run(const struct vf_arch *arch, const struct vf_setup *su,
+		    const struct vf_gpu_spec *gpu, struct vf_estimate *e, struct vf__step *st,
+		    bool timed)
 {
 	memset(e, 0, sizeof *e);
 	struct shape s;
@@ -787,6 +1192,7 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	d.C = d.autocast ? 2 : 4;
 	d.lt = su->mode == VF_MODE_LORA ? su->lora_targets : 0;
 	d.rank = su->lora_rank;
+	d.compile = su->compile;
 
 	double b = (double)su->batch, sq = (double)su->seq;
 	double tq = su->target_seq > 0 ? (double)su->target_seq : sq;
@@ -807,12 +1213,17 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	e->tokens_per_step = clamp64(N * (double)su->grad_accum * ngpu);
 
 	/* ---- weights (bytes) ---- */
-	double qb = quant_bytes(su->quant, d.P);
+	double qb = su->quant == VF_QUANT_NF4 && !su->nf4_double_quant
+			    ? 0.5 + 4.0 / 64 /* bitsandbytes NF4: blocks of 64, fp32 absmax each */
+			    : quant_bytes(su->quant, d.P);
+	double ab = su->adapter_bf16 ? 2 : 4;        /* adapter dtype (peft: fp32; torchtune, litgpt: bf16) */
+	double rest = su->quant != VF_QUANT_NONE && su->kbit_fp32_rest ? 4 : d.P;
 	double W = (s.linear) * qb                   /* linear matrices (quantized when asked) */
-		   + (P - s.linear) * d.P            /* embeddings, norms: stored dtype */
-		   + lora * 4;                       /* peft keeps adapters in fp32 */
+		   + (P - s.linear) * rest           /* embeddings, norms: stored dtype (peft's
+						      * prepare_model_for_kbit_training: fp32) */
+		   + lora * ab;                      /* adapters */
 	/* ---- gradients (bytes): in the parameter's dtype ---- */
-	double gb = su->mode == VF_MODE_LORA ? 4 : d.P;
+	double gb = su->mode == VF_MODE_LORA ? ab : d.P;
 	double G = d.train ? T * gb : 0;
 	/* ---- optimizer states ---- */
 	double S = d.train ? state_bytes(su, &s, T, gb, su->mode == VF_MODE_LORA) : 0;
@@ -877,8 +1288,10 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	double AC = 0;
 	if (d.autocast && d.P == 4 && su->quant == VF_QUANT_NONE)
 		AC = 2 * (s.linear + s.V * s.h) / shard_w; /* also under no_grad: the params need grads */
-	if (d.autocast && su->mode == VF_MODE_LORA)
+	if (d.autocast && su->mode == VF_MODE_LORA && !su->adapter_bf16)
 		AC += 2 * lora; /* adapters' bf16 copies */
+	if (d.autocast && su->quant != VF_QUANT_NONE && su->kbit_fp32_rest)
+		AC += 2 * s.V * s.h; /* the fp32 lm_head's bf16 copy, saved for the backward */
 
 	/* ---- activations ---- */
 	bool eager = su->attention == VF_ATTN_EAGER || s.eager_attn; /* T5, bloom: explicit scores */
@@ -927,6 +1340,7 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	if (d.C == 4)
 		logits_fwd = Nout * s.V * 8;
 	double logits_bwd = Nout * s.V * 12;
+	loss_bytes(&s, su, &d, Nout, &logits_fwd, &logits_bwd);
 	if (s.softcap_logits > 0) {
 		logits_fwd += Nout * s.V * d.C * 2; /* logits/cap and tanh output (kept) */
 		logits_bwd += Nout * s.V * d.C;
@@ -988,10 +1402,17 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		e->activations_full = clamp64(work);
 		/* the layer working set and the logits are freed and re-requested
 		 * at other sizes as the cache grows (fitted, README) */
+		if (st) {
+			struct step_in in = {.qb = qb, .gb = gb, .T = T, .lora = lora, .AC = AC,
+					     .Nout = Nout, .dequant = dequant, .shard_w = shard_w,
+					     .shard_o = shard_o, .layers = layers};
+			fill_infer(&s, su, &d, &in, kv, st);
+		}
 		double reserved = best + segment_waste(kv / (2 * layers)) * 2 * layers +
 				  param_rounding(&s) * W + FRAG_INFER * (work + Nout * s.V * d.C);
 		finish_terms(e, ph, reserved, (enum vf_phase)bi);
-		step_time(&s, su, &d, gpu, 0, 0, 0, 0, e);
+		if (timed)
+			step_time(&s, su, &d, gpu, 0, 0, 0, e);
 		return;
 	}
 
@@ -999,6 +1420,14 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	 * Optimizer states S are held from the previous step; gradients are
 	 * None after zero_grad(set_to_none=True) until the backward. */
 	double held_acts = su->grad_ckpt ? layers * ckpt_in : A_all;
+	/* activation offload (torchtune OffloadActivations): saved tensors go
+	 * to the CPU as they are made; the GPU keeps the layer in flight and
+	 * the one being copied (prefetched again for the backward) */
+	if (su->activation_offload && d.train) {
+		double on_gpu = 2 * (su->grad_ckpt ? ckpt_in : A_layer);
+		if (on_gpu < held_acts)
+			held_acts = on_gpu;
+	}
 	/* forward end / loss forward: everything saved plus the loss tensors */
 	/* with checkpointing the autocast cache (leaf weights, full
 	 * fine-tuning) lives until the forward leaves autocast, before the
@@ -1072,6 +1501,8 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	op->g = G + ddp_buckets;
 	op->o = S;
 	op->ot = OT;
+	if (su->optimizer_in_backward)
+		optimizer_in_backward(&s, su, T, gb, ph);
 
 	for (int i = 0; i < VF_PHASE_COUNT; i++) {
 		if (i <= VF_PHASE_OPTIMIZER)
@@ -1083,6 +1514,18 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		}
 	}
 	e->activations_full = clamp64(held_acts + emb_out + final_norm + WORKSPACE_BYTES);
+	if (st) {
+		struct step_in in = {.qb = qb, .gb = gb, .T = T, .lora = lora, .S = S, .OT = OT,
+				     .AC = AC, .A_layer = s.fc == FC_T5 ? A_all / layers : A_layer,
+				     .scores = s.fc == FC_T5 ? 0 : scores, .ckpt_in = ckpt_in,
+				     .emb_out = emb_out, .final_norm = final_norm, .Nout = Nout,
+				     .dequant = dequant, .ddp = ddp_buckets,
+				     .bias = s.fc == FC_T5 ? 4 * s.heads * (sq * sq + tq * tq + tq * sq) : 0,
+				     .shard_w = shard_w, .shard_o = shard_o, .layers = layers};
+		if (s.fc == FC_T5)
+			in.A_layer -= in.bias / layers;
+		fill_step(&s, su, &d, &in, st);
+	}
 
 	/* ---- allocator: reserved at the peak ----
 	 * (1) segment rounding of the parameter-sized tensors (weights,
@@ -1118,6 +1561,8 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 			reserved = r;
 	}
 	finish_terms(e, ph, reserved, (enum vf_phase)bi);
+	if (su->paged_optimizer) /* bitsandbytes paged states: evicted under pressure */
+		e->evictable_bytes = e->optimizer_bytes;
 
 	double opt_traffic = 0;
 	switch (su->optimizer) {
@@ -1139,7 +1584,56 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		if (su->shard == VF_SHARD_ZERO3 || su->shard == VF_SHARD_FSDP)
 			comm += 2 * (ngpu - 1) / ngpu * P * d.P; /* weights gathered for forward and backward */
 	}
-	step_time(&s, su, &d, gpu, T, opt_traffic, layers * A_layer + logits_bwd, comm, e);
+	if (timed)
+		step_time(&s, su, &d, gpu, T, opt_traffic, comm, e);
+}
+
+void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
+		     const struct vf_gpu_spec *gpu, struct vf_estimate *e)
+{
+	llm_run(arch, su, gpu, e, NULL, true);
+}
+
+vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup *su,
+			       const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+			       struct vf_estimate *e, struct vf_alloc **sim, struct vf_error *err)
+{
+	struct vf__step *st = malloc(sizeof *st);
+	if (!st)
+		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
+	llm_run(arch, su, gpu, e, st, true);
+	struct vf_alloc_config c = cfg ? *cfg : (struct vf_alloc_config){0};
+	int64_t vram = vf_estimate_gpu_bytes(gpu);
+	if (c.capacity_bytes <= 0 && vram > 0)
+		c.capacity_bytes = vram - e->context_bytes; /* full: the cache is released and retried */
+	struct vf_alloc *a = NULL;
+	vf_status rc = vf__step_simulate(st, &c, &a, err);
+	if (rc == VF_OK && vf_alloc_oom(a)) {
+		/* out of memory even after releasing the cache: report the
+		 * reserve the step would need */
+		vf_alloc_free(a);
+		a = NULL;
+		c.capacity_bytes = 0;
+		rc = vf__step_simulate(st, &c, &a, err);
+		e->sim_oom = true;
+	}
+	free(st);
+	if (rc != VF_OK)
+		return rc;
+	e->analytic_reserved_bytes = e->peak_reserved_bytes;
+	int64_t reserved = vf_alloc_peak_reserved(a);
+	e->sim_allocated_bytes = vf_alloc_peak_allocated(a);
+	if (reserved < e->peak_allocated_bytes)
+		reserved = e->peak_allocated_bytes;
+	e->peak_reserved_bytes = reserved;
+	e->allocator_bytes = reserved - e->peak_allocated_bytes;
+	e->peak_bytes = e->context_bytes + reserved;
+	e->simulated = true;
+	if (sim)
+		*sim = a;
+	else
+		vf_alloc_free(a);
+	return VF_OK;
 }
 
 /* The largest micro-batch whose predicted peak stays within vram_bytes:
@@ -1180,7 +1674,7 @@ static int64_t max_batch_search(int64_t (*peak)(const void *model, const struct 
 static int64_t llm_peak(const void *arch, const struct vf_setup *su, const struct vf_gpu_spec *gpu)
 {
 	struct vf_estimate e;
-	vf_estimate_run(arch, su, gpu, &e);
+	llm_run(arch, su, gpu, &e, NULL, false); /* memory only */
 	return e.peak_bytes;
 }
 
@@ -1188,6 +1682,67 @@ int64_t vf_estimate_max_batch(const struct vf_arch *arch, const struct vf_setup 
 			      const struct vf_gpu_spec *gpu, int64_t vram_bytes)
 {
 	return max_batch_search(llm_peak, arch, setup, gpu, vram_bytes, 1 << 20);
+}
+
+/* 1 fits, 0 does not, -1 simulation failed. */
+static int sim_fits(const struct vf_arch *arch, const struct vf_setup *su, int64_t batch,
+		    const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg)
+{
+	struct vf_setup s = *su;
+	s.batch = batch;
+	struct vf_estimate e;
+	struct vf_error err = {0};
+	if (vf_estimate_simulate(arch, &s, gpu, cfg, &e, NULL, &err) != VF_OK)
+		return -1;
+	return vf_estimate_fits(&e, gpu, NULL) ? 1 : 0;
+}
+
+int64_t vf_estimate_max_batch_simulated(const struct vf_arch *arch, const struct vf_setup *setup,
+					const struct vf_gpu_spec *gpu,
+					const struct vf_alloc_config *cfg)
+{
+	int64_t b = vf_estimate_max_batch(arch, setup, gpu, 0);
+	if (vf_estimate_gpu_bytes(gpu) <= 0)
+		return b;
+	int f = b > 0 ? sim_fits(arch, setup, b, gpu, cfg) : 1;
+	if (f < 0)
+		return -1;
+	if (f) { /* the simulation may allow a few more */
+		for (int i = 0; i < 8; i++) {
+			int g = sim_fits(arch, setup, b + 1, gpu, cfg);
+			if (g < 0)
+				return -1;
+			if (!g)
+				break;
+			b++;
+		}
+		return b;
+	}
+	/* the simulation says no at b: step down until it fits, then bisect */
+	int64_t hi = b, lo = b, step = 1;
+	for (;;) {
+		lo = hi > step ? hi - step : 0;
+		if (lo == 0)
+			break;
+		int g = sim_fits(arch, setup, lo, gpu, cfg);
+		if (g < 0)
+			return -1;
+		if (g)
+			break;
+		hi = lo;
+		step *= 2;
+	}
+	while (hi - lo > 1) {
+		int64_t mid = lo + (hi - lo) / 2;
+		int g = sim_fits(arch, setup, mid, gpu, cfg);
+		if (g < 0)
+			return -1;
+		if (g)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 void vf_estimate_generic_arch(int64_t params, struct vf_arch *a)

@@ -270,8 +270,12 @@ vf_status vf_groundtruth_check_text(const char *text, size_t textlen, const char
 					goto fail;
 				}
 				e = sp->total;
+				row->pred_peak_fast = e.peak_bytes;
 			} else {
-				vf_estimate_run(&arch, &su, h200, &e);
+				st = vf_estimate_simulate(&arch, &su, h200, NULL, &e, NULL, err);
+				if (st != VF_OK)
+					goto fail;
+				row->pred_peak_fast = e.context_bytes + e.analytic_reserved_bytes;
 			}
 			row->scored = strcmp(row->status, "ok") == 0;
 			row->meas_alloc = pa;
@@ -339,4 +343,11 @@ fail:
 	free(sp);
 	vf_gt_report_release(r);
 	return st;
+}
+
+bool vf_gt_within_bounds(const struct vf_gt_report *r)
+{
+	return r->med_alloc <= VF_GT_ALLOC_MEDIAN && r->max_alloc <= VF_GT_ALLOC_MAX &&
+	       r->med_peak <= VF_GT_PEAK_MEDIAN && r->max_peak <= VF_GT_PEAK_MAX &&
+	       r->med_step <= VF_GT_STEP_MEDIAN && r->max_step <= VF_GT_STEP_MAX;
 }

@@ -90,25 +90,6 @@ double vf_moe_kv_elements(const struct vf_moe_terms *t, double b, double tokens)
 	return b * t->kv_width * (full_layers * tokens + t->window_layers * kept);
 }
 
-double vf_moe_expert_slowdown(const struct vf_moe_terms *t, double N,
-			      double (*util)(const void *, double), const void *ctx)
-{
-	if (t->experts <= 0 || N <= 0)
-		return 1;
-	double rows = N * t->topk / t->experts; /* tokens per expert, on average */
-	double u_n = util(ctx, N), u_e = util(ctx, rows < 1 ? 1 : rows);
-	return u_e > 0 && u_n > u_e ? u_n / u_e : 1;
-}
-
-double vf_moe_loop_launches(const struct vf_moe_terms *t, bool train)
-{
-	if (t->experts <= 0)
-		return 0;
-	double per_expert = 8;  /* where, gather, gate/up (2) or fc, act, down, scale, index_add */
-	double passes = train ? 3 : 1; /* backward launches about twice the forward's */
-	return t->moe_layers * t->experts * per_expert * passes;
-}
-
 double vf_moe_lora_mlp(const struct vf_moe_terms *t, double (*per_mlp)(const void *, double),
 		       const void *ctx)
 {

@@ -1,6 +1,7 @@
 /* setup.c - the setup of a run (setup.h): defaults, the name tables of each
  * enum, the flag parser shared by estimate/fit/plan, and the JSON form. */
 #include "vramfit/estimate/setup.h"
+#include "vramfit/estimate/stack.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +28,8 @@ const char *vf_quant_name(enum vf_quant v) { return NAME(quant_names, v); }
 const char *vf_shard_name(enum vf_shard v) { return NAME(shard_names, v); }
 const char *vf_attention_name(enum vf_attention v) { return NAME(attention_names, v); }
 const char *vf_text_encoder_name(enum vf_text_encoder v) { return NAME(te_names, v); }
+static const char *const loss_names[] = {"full", "chunked", "fused-linear"};
+const char *vf_loss_name(enum vf_loss v) { return NAME(loss_names, v); }
 
 static int lookup(const char *s, const char *const *tab, int n)
 {
@@ -282,6 +285,13 @@ void vf_setup_defaults(struct vf_setup *s)
 	s->given = 0;
 	s->tp = 1;
 	s->pp = 1;
+	snprintf(s->stack, sizeof s->stack, "hf");
+	s->adapter_bf16 = false;
+	s->loss = VF_LOSS_FULL;
+	s->loss_chunks = 8;
+	s->compile = s->activation_offload = s->optimizer_in_backward = false;
+	s->paged_optimizer = s->kbit_fp32_rest = s->nf4_double_quant = false;
+	s->stack_given = 0;
 }
 
 static vf_status parse_i64(const char *flag, const char *v, int64_t lo, int64_t hi, int64_t *out,
@@ -484,6 +494,14 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 		s->given |= VF_SETUP_G_PRECISION;
 	} else if (strcmp(name, "optimizer") == 0) {
 		enum vf_optimizer_impl impl = s->optimizer_impl;
+		if (v && strncmp(v, "paged", 5) == 0 && (v[5] == '-' || v[5] == '_')) {
+			v += 6; /* bitsandbytes paged states: paged-adamw, paged-adamw8bit */
+			s->paged_optimizer = true;
+			s->stack_given |= VF_STACK_G_PAGED;
+			if (strcmp(v, "adamw") != 0 && strcmp(v, "adamw8bit") != 0 &&
+			    strcmp(v, "adamw_8bit") != 0 && strcmp(v, "adamw-8bit") != 0)
+				return BAD_ENUM(name, v, "paged-adamw or paged-adamw8bit");
+		}
 		if (!vf_optimizer_parse(v, &s->optimizer, &impl))
 			return BAD_ENUM(name, v, "adamw, adamw8bit, adafactor, sgd or lion");
 		if (impl != s->optimizer_impl) {
@@ -580,6 +598,12 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 		if ((st = parse_bool(name, v, &s->offload_optimizer, err)))
 			return st;
 		s->given |= VF_SETUP_G_OFFLOAD;
+	} else if (strcmp(name, "stack") == 0 || strcmp(name, "loss") == 0 ||
+		   strcmp(name, "adapter-dtype") == 0 || strcmp(name, "compile") == 0 ||
+		   strcmp(name, "no-compile") == 0 || strcmp(name, "activation-offload") == 0 ||
+		   strcmp(name, "no-activation-offload") == 0 ||
+		   strcmp(name, "optimizer-in-backward") == 0) {
+		return vf_stack_set(s, name, v, err);
 	} else if (strcmp(name, "text-encoder") == 0) {
 		if (!vf_text_encoder_parse(v, &s->text_encoder))
 			return BAD_ENUM(name, v, "none, bf16 or int8");
@@ -595,7 +619,10 @@ static bool is_switch(const char *name)
 {
 	return strcmp(name, "grad-ckpt") == 0 || strcmp(name, "no-grad-ckpt") == 0 ||
 	       strcmp(name, "audio") == 0 || strcmp(name, "no-audio") == 0 ||
-	       strcmp(name, "offload-optimizer") == 0 || strcmp(name, "sequence-parallel") == 0;
+	       strcmp(name, "offload-optimizer") == 0 ||
+	       strcmp(name, "sequence-parallel") == 0 || strcmp(name, "compile") == 0 ||
+	       strcmp(name, "no-compile") == 0 || strcmp(name, "activation-offload") == 0 ||
+	       strcmp(name, "no-activation-offload") == 0 || strcmp(name, "optimizer-in-backward") == 0;
 }
 
 static bool is_setup_flag(const char *name)
@@ -606,6 +633,8 @@ static bool is_setup_flag(const char *name)
 		"lora-rank",  "lora-alpha",   "lora-targets", "quant",        "gpus",
 		"shard",      "attention",    "context-mib", "video",         "audio",
 		"no-audio",   "text-encoder", "offload-optimizer",
+		"stack", "loss", "adapter-dtype", "compile", "no-compile", "activation-offload",
+		"no-activation-offload", "optimizer-in-backward",
 	};
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		if (strcmp(name, flags[i]) == 0)
@@ -677,9 +706,11 @@ vf_status vf_setup_finish(struct vf_setup *s, struct vf_error *err)
 				    vf_quant_name(s->quant));
 	if (s->target_seq < 0 || s->batch < 1 || s->seq < 1 || s->grad_accum < 1 || s->gpus < 1)
 		return vf_error_set(err, VF_EUSAGE, "setup: batch, seq, grad-accum and gpus must be >= 1");
-	/* a quantized base is loaded with its other modules in bf16 (QLoRA) */
-	if (s->quant != VF_QUANT_NONE && !(s->given & VF_SETUP_G_PRECISION))
-		s->precision = VF_PREC_BF16;
+	/* the stack's defaults (data/stacks/<stack>.json): precision of LoRA
+	 * and full fine-tuning, adapter dtype, loss, compile, offload... */
+	vf_status st = vf_stack_apply(s, err);
+	if (st != VF_OK)
+		return st;
 	return split_finish(s, err);
 }
 
@@ -722,6 +753,7 @@ cJSON *vf_setup_to_json(const struct vf_setup *s)
 		cJSON_AddBoolToObject(o, "offload_optimizer", s->offload_optimizer);
 	}
 	split_to_json(s, o);
+	vf_stack_to_json(s, o);
 	return o;
 }
 

@@ -36,7 +36,38 @@ expect_rc 0
 expect_out_re '^h200 +[0-9.]+ GiB +no'
 expect_out 'h200: does not fit'
 expect_out 'activations'
-expect_out '--grad-ckpt'
+expect_out 'the cheapest change that fits: batch 4x1 -> 1x4'
+expect_out 'grad-ckpt on'
+
+test_case "LoRA loads the base in bf16 (hf stack); advice is the cheapest change that fits, from the search"
+run estimate llama3-8b --mode lora --gpu rtx-4090
+expect_rc 0
+expect_out 'Setup  lora r16 alpha 16 on q_proj,v_proj, bf16'
+expect_out 'rtx-4090: does not fit'
+expect_out 'the cheapest change that fits: grad-ckpt on'
+run estimate llama3-8b --mode lora --gpu rtx-4090 --json
+expect_json 'j["setup"]["precision"] == "bf16" and j["gpus"][0]["advice"][0]["changes"] == [{"knob": "grad_ckpt", "from": "false", "to": "true"}] and j["gpus"][0]["advice"][0]["headroom_bytes"] > 0'
+run estimate llama3-8b --mode lora --precision amp --gpu rtx-4090 --json
+expect_json 'any(c["knob"] == "precision" for a in j["gpus"][0]["advice"] for c in a["changes"])'
+
+test_case "the allocator simulation: --explain, --allocator expandable, PYTORCH_CUDA_ALLOC_CONF"
+run estimate llama2-7b --mode lora --batch 4 --seq 2048 --gpu h200 --explain
+expect_rc 0
+expect_out 'Caching allocator at the reserved peak (cudaMalloc segments'
+expect_out 'small pool:'
+expect_out 'large pool:'
+run estimate llama2-7b --mode lora --batch 4 --seq 2048 --gpu h200 --explain --allocator expandable
+expect_out 'expandable_segments:True'
+export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
+run estimate llama2-7b --mode lora --batch 4 --seq 2048 --gpu h200 --explain
+expect_out 'expandable_segments:True'
+export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:maybe
+run estimate llama2-7b --gpu h200
+expect_rc 2
+expect_err 'PYTORCH_CUDA_ALLOC_CONF: expandable_segments'
+unset PYTORCH_CUDA_ALLOC_CONF
+run estimate llama2-7b --allocator sometimes
+expect_rc 2
 run estimate llama2-7b --batch 4 --seq 2048 --gpu h200 --json
 expect_json 'j["gpus"][0]["fits"] is False and j["gpus"][0]["headroom_bytes"] < 0 and j["gpus"][0]["breaking_term"] == "activations"'
 

@@ -244,10 +244,11 @@ static void test_pipeline_4_stages(void)
 	CHECK(near(d01, 301989888.0, 1024));
 	CHECK(near(d12, 301989888.0, 1024));
 	double work = sp.compute_seconds - sp.gpu[0].est.optimizer_seconds;
-	(void)work;
 	CHECK(sp.bubble_seconds > 0);
-	double ratio = sp.bubble_seconds / (sp.compute_seconds + sp.p2p_seconds);
-	CHECK(ratio > 0.70 && ratio < 0.76); /* 3 slots of 4, less the optimizer step */
+	double ratio = sp.bubble_seconds / (work + sp.p2p_seconds);
+	fprintf(stderr, "  bubble %.4f s, compute %.4f s (optimizer %.4f s), p2p %.4f s: ratio %.3f\n",
+		sp.bubble_seconds, sp.compute_seconds, sp.gpu[0].est.optimizer_seconds, sp.p2p_seconds, ratio);
+	CHECK(ratio > 0.70 && ratio <= 0.75 + 1e-9); /* 3 slots against 4 of work (the optimizer step is not in the bubble) */
 	CHECK(near(sp.step_seconds, sp.compute_seconds + sp.p2p_seconds + sp.bubble_seconds +
 					    sp.tp_comm_seconds, 1e-12));
 }

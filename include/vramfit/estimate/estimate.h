@@ -26,6 +26,7 @@
 #include "vramfit/base/error.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/estimate/setup.h"
+#include "vramfit/estimate/alloc.h"
 
 /* The phase of a step at which the allocated memory peaked. */
 enum vf_phase {
@@ -118,6 +119,13 @@ struct vf_estimate {
 	 * the text encoder). phase_bytes[peak_phase] adds up to peak_bytes. */
 	int64_t phase_bytes[VF_PHASE_COUNT][VF_TERM_COUNT];
 	unsigned phases;
+	/* The allocator simulation (vf_estimate_simulate); zero otherwise. */
+	bool simulated;            /* peak_reserved_bytes came from the simulation */
+	bool sim_oom;              /* the device ran out even after releasing the cache */
+	int64_t analytic_reserved_bytes; /* the fast path's reserved peak */
+	int64_t sim_allocated_bytes;     /* the simulation's own allocated peak (blocks) */
+	int64_t evictable_bytes;   /* paged optimizer states (unified memory): counted in the
+	                            * peak, evicted to the host before an out-of-memory */
 };
 
 /* A video diffusion transformer (catalog kind "dit", e.g. LTX-2): the
@@ -155,10 +163,29 @@ int64_t vf_estimate_term(const struct vf_estimate *e, enum vf_term t);
 void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *setup,
 		     const struct vf_gpu_spec *gpu, struct vf_estimate *out);
 
+/* vf_estimate_run, then the step's tensors replayed through the caching
+ * allocator simulation (alloc.h; cfg may be NULL: PyTorch's defaults; its
+ * capacity defaults to the GPU's memory less the context): the simulated
+ * reserved peak replaces the fast path's (kept in analytic_reserved_bytes)
+ * and decides peak_bytes and the fit. *sim (may be NULL) receives the
+ * simulation for its segments at the peak; caller owns, vf_alloc_free().
+ * Allocates; fails only when the host runs out of memory. */
+vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup *setup,
+			       const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+			       struct vf_estimate *e, struct vf_alloc **sim, struct vf_error *err);
+
 /* The largest micro-batch whose peak_bytes fits vram_bytes (vram_bytes
  * <= 0: the GPU's memory). 0 when batch 1 does not fit. */
 int64_t vf_estimate_max_batch(const struct vf_arch *arch, const struct vf_setup *setup,
 			      const struct vf_gpu_spec *gpu, int64_t vram_bytes);
+
+/* The same decided by the allocator simulation: the fast path's answer,
+ * checked with vf_estimate_simulate, raised by up to 8 while it still
+ * fits, or lowered (step down, then bisect) until it does. 0 when batch 1
+ * does not fit; -1 when the host ran out of memory. */
+int64_t vf_estimate_max_batch_simulated(const struct vf_arch *arch, const struct vf_setup *setup,
+					const struct vf_gpu_spec *gpu,
+					const struct vf_alloc_config *cfg);
 
 /* The GPU's usable bytes (memory_mib x MiB) and whether e fits it; *headroom
  * (may be NULL) = vram - peak_bytes, negative when it does not fit. */

@@ -64,19 +64,6 @@ double vf_moe_mla_extra_saved(const struct vf_moe_terms *t, double C);
  * sliding-window layers keep at most `window` tokens. */
 double vf_moe_kv_elements(const struct vf_moe_terms *t, double b, double tokens);
 
-/* FLOPs-weighted slowdown of the routed experts' GEMMs: in the eager loop
- * each expert's GEMMs have about N x topk / experts rows, so they reach the
- * utilisation of that many tokens, not of N. util(n) is the caller's
- * utilisation model; returns the factor (>= 1) on the routed experts'
- * FLOPs. 1 for dense models. */
-double vf_moe_expert_slowdown(const struct vf_moe_terms *t, double N,
-			      double (*util)(const void *, double), const void *ctx);
-
-/* Kernel launches per training step the eager expert loop adds beyond a
- * dense layer's (per MoE layer, per expert: where, gather, 3 GEMMs (2 when
- * not gated), activation, scale, index_add; forward and backward). */
-double vf_moe_loop_launches(const struct vf_moe_terms *t, bool train);
-
 /* Adapter parameters over every MLP module of the model, given per_mlp(f)
  * = a LoRA's parameters on one MLP of width f: dense layers, each routed
  * expert (peft wraps each expert's nn.Linear the target names match) and

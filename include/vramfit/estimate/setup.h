@@ -67,6 +67,21 @@ enum vf_shard {
 
 enum vf_attention { VF_ATTN_SDPA, VF_ATTN_EAGER, VF_ATTN_FLASH, VF_ATTN_COUNT };
 
+/* The loss: HF's (logits upcast to fp32 whole), chunked (torchtune's
+ * CEWithChunkedOutputLoss: one chunk upcast at a time), or a fused
+ * linear + cross-entropy (Liger-style: logits never materialised whole). */
+enum vf_loss { VF_LOSS_FULL, VF_LOSS_CHUNKED, VF_LOSS_FUSED_LINEAR, VF_LOSS_COUNT };
+
+/* Stack mechanisms set by a flag (the stack profile leaves them alone). */
+enum {
+	VF_STACK_G_ADAPTER = 1u << 0,
+	VF_STACK_G_LOSS = 1u << 1,
+	VF_STACK_G_COMPILE = 1u << 2,
+	VF_STACK_G_OFFLOAD = 1u << 3,
+	VF_STACK_G_OIB = 1u << 4,
+	VF_STACK_G_PAGED = 1u << 5,
+};
+
 /* Text encoder kept on the GPU (video DiTs: loaded for validation). */
 enum vf_text_encoder { VF_TE_NONE, VF_TE_BF16, VF_TE_INT8, VF_TE_COUNT };
 
@@ -133,7 +148,7 @@ enum {
 
 struct vf_setup {
 	enum vf_mode mode;                 /* default full */
-	enum vf_precision precision;       /* default amp */
+	enum vf_precision precision;       /* default amp (full); bf16 for lora, infer, quant */
 	enum vf_optimizer optimizer;       /* default adamw (none for infer) */
 	enum vf_optimizer_impl optimizer_impl; /* default foreach */
 	int64_t batch;                     /* micro-batch per GPU; default 1 */
@@ -166,6 +181,19 @@ struct vf_setup {
 	bool sequence_parallel;            /* Megatron sequence parallelism with --tp */
 	uint8_t split_given;               /* VF_SPLIT_G_* the user set */
 	uint16_t max_memory_cgib[VF_SETUP_MAX_MEMORY]; /* --max-memory per GPU, GiB/100; 0 none */
+	/* The training stack (data/stacks/<stack>.json) and its mechanisms;
+	 * a flag overrides the profile (stack_given). */
+	char stack[16];                    /* hf (default), torchtune, litgpt, ltx */
+	bool adapter_bf16;                 /* LoRA adapters in bf16 (peft: fp32) */
+	enum vf_loss loss;
+	int loss_chunks;                   /* chunked:N */
+	bool compile;                      /* torch.compile (inductor) */
+	bool activation_offload;           /* saved activations to the CPU */
+	bool optimizer_in_backward;        /* each parameter stepped as its gradient lands */
+	bool paged_optimizer;              /* bitsandbytes paged states (unified memory) */
+	bool kbit_fp32_rest;               /* quantized base: norms, embeddings, head upcast to fp32 */
+	bool nf4_double_quant;             /* NF4 absmax double-quantized */
+	unsigned stack_given;              /* VF_STACK_G_* */
 };
 
 /* GPU g's --max-memory in bytes; 0 when none. */
@@ -185,6 +213,7 @@ const char *vf_shard_name(enum vf_shard v);
 const char *vf_attention_name(enum vf_attention v);
 const char *vf_text_encoder_name(enum vf_text_encoder v);
 const char *vf_split_kind_name(enum vf_split_kind v);
+const char *vf_loss_name(enum vf_loss v);
 
 /* Parse one value by name (case-sensitive flag spelling; a few aliases such
  * as "adamw-fused", "fp16amp", "bnb8bit", "int8-quanto" are accepted).
@@ -232,8 +261,9 @@ cJSON *vf_setup_to_json(const struct vf_setup *s);
 #define VF_SETUP_FLAGS_HELP \
 	"Setup:\n" \
 	"  --mode full|lora|infer            what runs (default full)\n" \
-	"  --precision amp|bf16|fp16|fp32    amp = fp32 weights under bf16 autocast (default);\n" \
-	"                                    bf16 = weights stored in bf16; fp16 = fp16 autocast\n" \
+	"  --precision amp|bf16|fp16|fp32    amp = fp32 weights under bf16 autocast (default of\n" \
+	"                                    full); bf16 = weights stored in bf16 (default of lora,\n" \
+	"                                    infer and a quantized base); fp16 = fp16 autocast\n" \
 	"  --optimizer adamw|adamw8bit|adafactor|sgd|lion   (default adamw)\n" \
 	"  --optimizer-impl foreach|fused|for                (default foreach, PyTorch on CUDA)\n" \
 	"  --batch N --seq N                 micro-batch per GPU and tokens per sample\n" \
@@ -258,7 +288,12 @@ cJSON *vf_setup_to_json(const struct vf_setup *s);
 	"  --max-memory GPU=GiB[,...]        layer split: budget per GPU (accelerate max_memory)\n" \
 	"  --tp N                            tensor parallel: heads, MLP, vocabulary split N ways\n" \
 	"  --sequence-parallel               with --tp: norms and dropout split over the sequence\n" \
-	"  --pp N --micro-batches M          pipeline: N stages, M micro-batches per step (1F1B)\n"
+	"  --pp N --micro-batches M          pipeline: N stages, M micro-batches per step (1F1B)\n" \
+	"Training stack (data/stacks/NAME.json sets the mechanisms; flags override):\n" \
+	"  --stack hf|torchtune|litgpt|ltx   (default hf: transformers + peft + torch optimizers)\n" \
+	"  --loss full|chunked:N|fused-linear   --compile | --no-compile\n" \
+	"  --activation-offload | --no-activation-offload   --optimizer-in-backward\n" \
+	"  --adapter-dtype fp32|bf16         --optimizer paged-adamw|paged-adamw8bit\n"
 extern const char vf_setup_flags_help[];
 
 #endif

@@ -1,0 +1,36 @@
+/* advice.h - when a setup does not fit a GPU: the cheapest changes that
+ * make it fit, found with the knob search (search.h, sorted by how
+ * invasive the change is: micro-batch split, checkpointing, optimizer,
+ * quantization, precision) and each confirmed by the allocator
+ * simulation (vf_estimate_simulate), cheapest first. */
+#ifndef VRAMFIT_ADVICE_H
+#define VRAMFIT_ADVICE_H
+
+#include <stdint.h>
+
+#include "vramfit/base/error.h"
+#include "vramfit/estimate/estimate.h"
+#include "vramfit/estimate/setup.h"
+
+#define VF_ADVICE_MAX 3
+
+struct vf_advice_item {
+	struct vf_setup setup;   /* the changed setup */
+	char changes[256];       /* "grad-ckpt off -> on, batch 8 -> 4 x grad-accum 2" */
+	int64_t peak_bytes;      /* simulated device peak */
+	int64_t headroom_bytes;  /* GPU memory - peak */
+};
+
+struct vf_advice {
+	int n;                   /* 0: no allowed change fits this GPU */
+	struct vf_advice_item item[VF_ADVICE_MAX];
+	uint64_t evaluated;      /* configurations the search evaluated */
+};
+
+/* The cheapest changes of `start` (one GPU count, as given) that fit gpu.
+ * Allocates while it runs; fails only when the host runs out of memory. */
+vf_status vf_advice_run(const struct vf_arch *arch, const struct vf_setup *start,
+			const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+			struct vf_advice *out, struct vf_error *err);
+
+#endif

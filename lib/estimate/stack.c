@@ -1,0 +1,186 @@
+/* stack.c - training stacks as profiles (stack.h): data/stacks/<name>.json
+ * sets the mechanisms a stack turns on by default; flags override them. */
+#include "vramfit/estimate/stack.h"
+
+#include "vramfit/base/data.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static vf_status bad(struct vf_error *err, const char *flag, const char *v, const char *want)
+{
+	return vf_error_set(err, VF_EUSAGE, "--%s: expected %s, got '%s'", flag, want, v ? v : "");
+}
+
+/* "full", "chunked" (8 chunks), "chunked:N", "fused-linear". */
+static bool parse_loss(const char *v, enum vf_loss *loss, int *chunks)
+{
+	if (!v)
+		return false;
+	if (strcmp(v, "full") == 0) {
+		*loss = VF_LOSS_FULL;
+	} else if (strcmp(v, "fused-linear") == 0 || strcmp(v, "fused") == 0) {
+		*loss = VF_LOSS_FUSED_LINEAR;
+	} else if (strncmp(v, "chunked", 7) == 0) {
+		int n = 8;
+		if (v[7] == ':') {
+			char *end = NULL;
+			long x = strtol(v + 8, &end, 10);
+			if (!end || *end || end == v + 8 || x < 1 || x > 65536)
+				return false;
+			n = (int)x;
+		} else if (v[7]) {
+			return false;
+		}
+		*loss = VF_LOSS_CHUNKED;
+		*chunks = n;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+vf_status vf_stack_set(struct vf_setup *s, const char *name, const char *v, struct vf_error *err)
+{
+	if (strcmp(name, "stack") == 0) {
+		if (!v || !*v || strlen(v) >= sizeof s->stack || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(v))
+			return bad(err, name, v, "hf, torchtune, litgpt or ltx");
+		snprintf(s->stack, sizeof s->stack, "%s", v);
+	} else if (strcmp(name, "loss") == 0) {
+		if (!parse_loss(v, &s->loss, &s->loss_chunks))
+			return bad(err, name, v, "full, chunked:N or fused-linear");
+		s->stack_given |= VF_STACK_G_LOSS;
+	} else if (strcmp(name, "adapter-dtype") == 0) {
+		if (!v || (strcmp(v, "fp32") != 0 && strcmp(v, "bf16") != 0))
+			return bad(err, name, v, "fp32 or bf16");
+		s->adapter_bf16 = v[0] == 'b';
+		s->stack_given |= VF_STACK_G_ADAPTER;
+	} else if (strcmp(name, "compile") == 0 || strcmp(name, "no-compile") == 0) {
+		s->compile = name[0] == 'c';
+		s->stack_given |= VF_STACK_G_COMPILE;
+	} else if (strcmp(name, "activation-offload") == 0 ||
+		   strcmp(name, "no-activation-offload") == 0) {
+		s->activation_offload = name[0] == 'a';
+		s->stack_given |= VF_STACK_G_OFFLOAD;
+	} else if (strcmp(name, "optimizer-in-backward") == 0) {
+		s->optimizer_in_backward = true;
+		s->stack_given |= VF_STACK_G_OIB;
+	} else {
+		return vf_error_set(err, VF_EUSAGE, "unknown stack flag --%s", name);
+	}
+	return VF_OK;
+}
+
+/* The "value" of mechanism `key`, or NULL when the profile has none. */
+static const cJSON *mech(const cJSON *profile, const char *key)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(profile, "mechanisms");
+	return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, key), "value");
+}
+
+static vf_status get_bool(const cJSON *p, const char *key, const char *what, bool given, bool *out,
+			  struct vf_error *err)
+{
+	const cJSON *v = mech(p, key);
+	if (!v)
+		return VF_OK;
+	if (!cJSON_IsBool(v))
+		return vf_error_set(err, VF_ERR, "%s: mechanisms.%s.value: expected true or false", what, key);
+	if (!given)
+		*out = cJSON_IsTrue(v);
+	return VF_OK;
+}
+
+static const char *const known[] = {"lora_precision", "full_precision", "adapter_dtype", "loss",
+				    "compile", "checkpointing", "optimizer_in_backward",
+				    "activation_offload", "kbit_fp32_rest", "nf4_double_quant",
+				    "paged_optimizer", "empty_cache", "base_quant", "optimizer"};
+
+static vf_status check_keys(const cJSON *p, const char *what, struct vf_error *err)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(p, "mechanisms");
+	if (!cJSON_IsObject(m))
+		return vf_error_set(err, VF_ERR, "%s: mechanisms: expected an object", what);
+	const cJSON *it;
+	cJSON_ArrayForEach(it, m)
+	{
+		bool ok = false;
+		for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+			ok = ok || strcmp(it->string, known[i]) == 0;
+		if (!ok)
+			return vf_error_set(err, VF_ERR, "%s: mechanisms.%s: unknown mechanism", what, it->string);
+		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(it, "source")))
+			return vf_error_set(err, VF_ERR, "%s: mechanisms.%s.source: expected the source file it was read from",
+					    what, it->string);
+	}
+	return VF_OK;
+}
+
+vf_status vf_stack_apply_json(struct vf_setup *s, const cJSON *p, const char *what,
+			      struct vf_error *err)
+{
+	vf_status st = check_keys(p, what, err);
+	if (st != VF_OK)
+		return st;
+	const char *pkey = s->mode == VF_MODE_FULL ? "full_precision" : "lora_precision";
+	const cJSON *v = mech(p, pkey);
+	if (v && s->mode != VF_MODE_INFER && !(s->given & VF_SETUP_G_PRECISION) &&
+	    !vf_precision_parse(cJSON_GetStringValue(v), &s->precision))
+		return vf_error_set(err, VF_ERR, "%s: mechanisms.%s.value: expected amp, bf16, fp16 or fp32", what, pkey);
+	v = mech(p, "adapter_dtype");
+	if (v && !(s->stack_given & VF_STACK_G_ADAPTER)) {
+		const char *a = cJSON_GetStringValue(v);
+		if (!a || (strcmp(a, "fp32") != 0 && strcmp(a, "bf16") != 0))
+			return vf_error_set(err, VF_ERR, "%s: mechanisms.adapter_dtype.value: expected fp32 or bf16", what);
+		s->adapter_bf16 = a[0] == 'b';
+	}
+	v = mech(p, "loss");
+	if (v && !(s->stack_given & VF_STACK_G_LOSS) &&
+	    !parse_loss(cJSON_GetStringValue(v), &s->loss, &s->loss_chunks))
+		return vf_error_set(err, VF_ERR, "%s: mechanisms.loss.value: expected full, chunked:N or fused-linear", what);
+	if ((st = get_bool(p, "compile", what, s->stack_given & VF_STACK_G_COMPILE, &s->compile, err)) ||
+	    (st = get_bool(p, "activation_offload", what, s->stack_given & VF_STACK_G_OFFLOAD,
+			   &s->activation_offload, err)) ||
+	    (st = get_bool(p, "optimizer_in_backward", what, s->stack_given & VF_STACK_G_OIB,
+			   &s->optimizer_in_backward, err)) ||
+	    (st = get_bool(p, "paged_optimizer", what, s->stack_given & VF_STACK_G_PAGED,
+			   &s->paged_optimizer, err)) ||
+	    (st = get_bool(p, "kbit_fp32_rest", what, false, &s->kbit_fp32_rest, err)) ||
+	    (st = get_bool(p, "nf4_double_quant", what, false, &s->nf4_double_quant, err)))
+		return st;
+	if (s->optimizer_in_backward && s->grad_accum > 1)
+		return vf_error_set(err, VF_EUSAGE,
+				    "--optimizer-in-backward: steps each parameter in its backward, so --grad-accum must be 1");
+	return VF_OK;
+}
+
+vf_status vf_stack_apply(struct vf_setup *s, struct vf_error *err)
+{
+	char name[64], src[256];
+	snprintf(name, sizeof name, "stacks/%s.json", s->stack);
+	cJSON *root = NULL;
+	vf_status st = vf_data_load_json(name, &root, src, sizeof src, err);
+	if (st != VF_OK) {
+		if (st == VF_ENOTFOUND)
+			return vf_error_set(err, VF_EUSAGE, "--stack %s: no such stack (hf, torchtune, litgpt, ltx)",
+					    s->stack);
+		return st;
+	}
+	st = vf_stack_apply_json(s, root, src, err);
+	cJSON_Delete(root);
+	return st;
+}
+
+void vf_stack_to_json(const struct vf_setup *s, cJSON *o)
+{
+	cJSON_AddStringToObject(o, "stack", s->stack);
+	cJSON_AddStringToObject(o, "adapter_dtype", s->adapter_bf16 ? "bf16" : "fp32");
+	cJSON_AddStringToObject(o, "loss", vf_loss_name(s->loss));
+	if (s->loss == VF_LOSS_CHUNKED)
+		cJSON_AddNumberToObject(o, "loss_chunks", s->loss_chunks);
+	cJSON_AddBoolToObject(o, "compile", s->compile);
+	cJSON_AddBoolToObject(o, "activation_offload", s->activation_offload);
+	cJSON_AddBoolToObject(o, "optimizer_in_backward", s->optimizer_in_backward);
+	cJSON_AddBoolToObject(o, "paged_optimizer", s->paged_optimizer);
+}

@@ -1,0 +1,351 @@
+/* steptrace.c - replay the tensors of a step (steptrace.h) through the
+ * caching allocator simulation, in the order PyTorch allocates and frees
+ * them:
+ *   load       every parameter tensor (layers in order, then embedding,
+ *              norm, head), LoRA adapters after the base, DDP buckets;
+ *   forward    per layer: autocast copies of its weights, its saved
+ *              tensors (checkpointing: only its input, the rest freed at
+ *              the layer's end), a quantized base's dequantized weights;
+ *   loss       logits, their fp32 upcast and log_softmax; the upcast and
+ *              logits freed, then the loss backward's fp32 gradients;
+ *   backward   per layer in reverse: recompute (checkpointing), gradients
+ *              of its trainable tensors (first micro-batch only), the
+ *              gradient of each saved tensor as it is consumed, then the
+ *              saved tensors and copies freed;
+ *   optimizer  states created in the first step (per tensor, in order),
+ *              the step's temporaries; zero_grad(set_to_none) frees the
+ *              gradients.
+ * Inference: load, then one forward whose working tensors are freed as
+ * the next ones are made, the KV cache kept, the logits last. */
+#include "steptrace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct replay {
+	struct vf_alloc *a;
+	const struct vf__step *s;
+	int *w, *g, *st, *ac, *act, *ck; /* handles */
+	int ow[VF__MAX_TENSORS], og[VF__MAX_TENSORS], ost[2 * VF__MAX_TENSORS];
+	bool states;
+};
+
+static int al(struct replay *r, double bytes)
+{
+	if (!(bytes >= 1))
+		return -1;
+	return vf_alloc_malloc(r->a, (int64_t)bytes);
+}
+
+static void fr(struct replay *r, int *h)
+{
+	vf_alloc_release(r->a, *h);
+	*h = -1;
+}
+
+#define LAYER(p, l, i) ((p)[(size_t)(l) * VF__MAX_TENSORS + (size_t)(i)])
+
+static void load(struct replay *r)
+{
+	const struct vf__step *s = r->s;
+	if (s->other_w.n > 0)
+		r->ow[0] = al(r, s->other_w.bytes[0]); /* embedding first */
+	for (int l = 0; l < s->layers; l++)
+		for (int i = 0; i < s->layer_w.n; i++)
+			LAYER(r->w, l, i) = al(r, s->layer_w.bytes[i]);
+	for (int i = 1; i < s->other_w.n; i++)
+		r->ow[i] = al(r, s->other_w.bytes[i]);
+	if (!s->full) /* adapters: own tensors, created after the base */
+		for (int l = 0; l < s->layers; l++)
+			for (int i = 0; i < s->layer_train.n; i++)
+				al(r, s->layer_train.bytes[i] * (s->train ? 1 : 0));
+	for (double left = s->ddp_bucket; left >= 1; left -= 25.0 * 1048576)
+		al(r, left < 25.0 * 1048576 ? left : 25.0 * 1048576);
+}
+
+/* One layer's forward: its saved tensors into h[], each made next to
+ * the transient the operation before it produced (freed once used). */
+static void make_saved(struct replay *r, int *h)
+{
+	const struct vf__step *s = r->s;
+	int n = s->layer_act.n > s->layer_tmp.n ? s->layer_act.n : s->layer_tmp.n;
+	for (int i = 0; i < n; i++) {
+		int t = i < s->layer_tmp.n ? al(r, s->layer_tmp.bytes[i]) : -1;
+		if (i < s->layer_act.n)
+			h[i] = al(r, s->layer_act.bytes[i]);
+		fr(r, &t);
+	}
+}
+
+static void forward_layer(struct replay *r, int l)
+{
+	const struct vf__step *s = r->s;
+	if (!s->ckpt || s->ac_cached)
+		for (int i = 0; i < s->layer_ac.n; i++)
+			LAYER(r->ac, l, i) = al(r, s->layer_ac.bytes[i]);
+	int dq = al(r, s->dequant);
+	if (s->ckpt) {
+		LAYER(r->ck, l, 0) = al(r, s->ckpt_in);
+		int tmp[VF__MAX_TENSORS], tac[VF__MAX_TENSORS];
+		for (int i = 0; i < s->layer_ac.n; i++)
+			tac[i] = s->ac_cached ? -1 : al(r, s->layer_ac.bytes[i]);
+		make_saved(r, tmp);
+		for (int i = 0; i < s->layer_act.n; i++)
+			fr(r, &tmp[i]);
+		for (int i = 0; i < s->layer_ac.n; i++)
+			fr(r, &tac[i]);
+	} else {
+		make_saved(r, &LAYER(r->act, l, 0));
+		if (s->offload && l >= 2) /* copied to the CPU: layer l-2's tensors leave */
+			for (int i = 0; i < s->layer_act.n; i++)
+				fr(r, &LAYER(r->act, l - 2, i));
+	}
+	fr(r, &dq);
+}
+
+/* A trainable tensor's gradient: kept by AccumulateGrad in the first
+ * micro-batch; from the second on made, added into the held one, freed. */
+static void grad(struct replay *r, int *held, double bytes, bool first)
+{
+	if (first) {
+		*held = al(r, bytes);
+	} else {
+		int n = al(r, bytes);
+		fr(r, &n);
+	}
+}
+
+/* Loss forward and backward; returns the hidden-state gradient. */
+static int loss(struct replay *r, int *fnorm, bool first)
+{
+	const struct vf__step *s = r->s;
+	int out = al(r, s->lm_out), up = al(r, s->lm_up), lsm = al(r, s->lm_lsm);
+	int extra = al(r, s->lm_extra);
+	if (s->ckpt && s->ac_cached) /* the forward leaves autocast: its cache goes */
+		for (int l = 0; l < s->layers; l++)
+			for (int i = 0; i < s->layer_ac.n; i++)
+				fr(r, &LAYER(r->ac, l, i));
+	fr(r, &up);
+	fr(r, &out); /* the model's output logits: dropped after the forward */
+	int g1 = al(r, s->lm_grad), g2 = al(r, s->lm_grad);
+	fr(r, &g1);
+	fr(r, &lsm);
+	int g3 = al(r, s->lm_out);
+	fr(r, &g2);
+	fr(r, &extra);
+	int gh = al(r, s->grad_hidden);
+	if (s->full && s->tied) /* lm_head's contribution to the embedding gradient */
+		grad(r, &r->og[0], s->other_train.bytes[0], first);
+	else if (s->full && s->other_train.n > 2) /* lm_head */
+		grad(r, &r->og[2], s->other_train.bytes[2], first);
+	fr(r, &g3);
+	fr(r, fnorm);
+	return gh;
+}
+
+/* Optimizer in backward: the parameter's step runs in its gradient hook
+ * (states created on the first step; AdamW's sqrt temporary), then the
+ * gradient is freed. */
+static void step_in_backward(struct replay *r, int *g, double bytes)
+{
+	const struct vf__step *s = r->s;
+	if (!r->states)
+		for (int k = 0; k < s->nstates; k++)
+			al(r, bytes * s->state_ratio);
+	int t = s->ot == VF__OT_NONE ? -1 : al(r, bytes * s->ot_ratio);
+	fr(r, &t);
+	fr(r, g);
+}
+
+static void backward_layer(struct replay *r, int l, int *gh, bool first)
+{
+	const struct vf__step *s = r->s;
+	int tac[VF__MAX_TENSORS];
+	int dq = al(r, s->dequant);
+	if (s->ckpt) {
+		for (int i = 0; i < s->layer_ac.n; i++)
+			tac[i] = al(r, s->layer_ac.bytes[i]);
+		make_saved(r, &LAYER(r->act, l, 0));
+	} else if (s->offload && l < s->layers - 2) { /* prefetched back from the CPU */
+		for (int i = 0; i < s->layer_act.n; i++)
+			LAYER(r->act, l, i) = al(r, s->layer_act.bytes[i]);
+	}
+	for (int i = 0; i < s->layer_train.n; i++) {
+		grad(r, &LAYER(r->g, l, i), s->layer_train.bytes[i], first);
+		if (s->oib) /* its optimizer hook: states on the first step, the update, freed */
+			step_in_backward(r, &LAYER(r->g, l, i), s->layer_train.bytes[i]);
+	}
+	int prev = -1;
+	for (int i = s->layer_act.n - 1; i >= 0; i--) {
+		int gi = al(r, s->layer_act.bytes[i]); /* the saved tensor's gradient */
+		fr(r, &prev);
+		fr(r, &LAYER(r->act, l, i));
+		prev = gi;
+	}
+	int ngh = al(r, s->grad_hidden);
+	fr(r, &prev);
+	fr(r, gh);
+	*gh = ngh;
+	for (int i = 0; i < s->layer_ac.n; i++)
+		fr(r, s->ckpt ? &tac[i] : &LAYER(r->ac, l, i));
+	fr(r, &LAYER(r->ck, l, 0));
+	fr(r, &dq);
+}
+
+static void micro_batch(struct replay *r, bool first)
+{
+	const struct vf__step *s = r->s;
+	int bias = al(r, s->bias);
+	int emb = al(r, s->emb_out);
+	for (int l = 0; l < s->layers; l++)
+		forward_layer(r, l);
+	int fnorm = al(r, s->final_norm);
+	int gh = loss(r, &fnorm, first);
+	for (int l = s->layers - 1; l >= 0; l--)
+		backward_layer(r, l, &gh, first);
+	if (s->full) { /* final norm (order of autograd: before the layers in fact, small) and embedding */
+		if (s->other_train.n > 1)
+			grad(r, &r->og[1], s->other_train.bytes[1], first);
+		if (s->tied) /* the second contribution: made, added, freed */
+			grad(r, &(int){-1}, s->other_train.bytes[0], false);
+		else if (s->other_train.n > 0)
+			grad(r, &r->og[0], s->other_train.bytes[0], first);
+	}
+	fr(r, &gh);
+	fr(r, &emb);
+	fr(r, &bias);
+}
+
+static void optimizer_step(struct replay *r)
+{
+	const struct vf__step *s = r->s;
+	size_t nt = (size_t)s->layers * (size_t)s->layer_train.n + (size_t)s->other_train.n;
+	if (s->oib) { /* the layers were stepped in the backward; the rest here */
+		for (int i = 0; i < s->other_train.n && i < VF__MAX_TENSORS; i++)
+			step_in_backward(r, &r->og[i], s->other_train.bytes[i]);
+		r->states = true;
+		return;
+	}
+	if (!r->states) {
+		for (int l = 0; l < s->layers; l++)
+			for (int i = 0; i < s->layer_train.n; i++)
+				for (int k = 0; k < s->nstates; k++)
+					al(r, s->layer_train.bytes[i] * s->state_ratio);
+		for (int i = 0; i < s->other_train.n; i++)
+			for (int k = 0; k < s->nstates; k++)
+				al(r, s->other_train.bytes[i] * s->state_ratio);
+		r->states = true;
+	}
+	if (s->ot == VF__OT_FOREACH) {
+		int *t = calloc(nt ? nt : 1, sizeof *t);
+		if (!t)
+			return;
+		size_t k = 0;
+		for (int l = 0; l < s->layers; l++)
+			for (int i = 0; i < s->layer_train.n; i++)
+				t[k++] = al(r, s->layer_train.bytes[i] * s->ot_ratio);
+		for (int i = 0; i < s->other_train.n; i++)
+			t[k++] = al(r, s->other_train.bytes[i] * s->ot_ratio);
+		for (size_t i = 0; i < k; i++)
+			vf_alloc_release(r->a, t[i]);
+		free(t);
+	} else if (s->ot == VF__OT_PER_TENSOR) {
+		for (size_t j = 0; j < nt; j++) {
+			double b = j < (size_t)s->layers * (size_t)s->layer_train.n
+					   ? s->layer_train.bytes[j % (size_t)s->layer_train.n]
+					   : s->other_train.bytes[j - (size_t)s->layers * (size_t)s->layer_train.n];
+			b *= s->ot_ratio;
+			if (s->ot_cap > 0 && b > s->ot_cap)
+				b = s->ot_cap;
+			int h[4] = {-1, -1, -1, -1};
+			for (int k = 0; k < s->ot_count && k < 4; k++)
+				h[k] = al(r, b);
+			for (int k = 0; k < 4; k++)
+				fr(r, &h[k]);
+		}
+	}
+	/* zero_grad(set_to_none=True) */
+	for (size_t i = 0; i < (size_t)s->layers * VF__MAX_TENSORS; i++)
+		fr(r, &r->g[i]);
+	for (int i = 0; i < VF__MAX_TENSORS; i++)
+		fr(r, &r->og[i]);
+}
+
+static void inference(struct replay *r)
+{
+	const struct vf__step *s = r->s;
+	int hid = al(r, s->inf_h);
+	for (int l = 0; l < s->layers; l++) {
+		int x = al(r, s->inf_h), q = al(r, s->inf_q), k = al(r, s->inf_kv);
+		int v = al(r, s->kv_layer), qr = al(r, s->inf_q);
+		al(r, s->kv_layer); /* rotated k, kept by the cache with v */
+		fr(r, &q);
+		fr(r, &k);
+		int sc = al(r, s->inf_scores);
+		int at = al(r, s->inf_q);
+		fr(r, &sc);
+		fr(r, &qr);
+		fr(r, &x);
+		int o = al(r, s->inf_h), h2 = al(r, s->inf_h);
+		fr(r, &o);
+		fr(r, &hid);
+		(void)v;
+		fr(r, &at);
+		x = al(r, s->inf_h);
+		int gt = al(r, s->inf_f), up = al(r, s->inf_f), ac = al(r, s->inf_f);
+		fr(r, &gt);
+		int pr = al(r, s->inf_f);
+		fr(r, &ac);
+		fr(r, &up);
+		int dn = al(r, s->inf_h);
+		fr(r, &pr);
+		fr(r, &x);
+		hid = al(r, s->inf_h);
+		fr(r, &dn);
+		fr(r, &h2);
+		int dq = al(r, s->dequant);
+		fr(r, &dq);
+	}
+	int n = al(r, s->inf_head_in);
+	fr(r, &hid);
+	int lg = al(r, s->inf_logits);
+	fr(r, &n);
+	fr(r, &lg);
+}
+
+vf_status vf__step_simulate(const struct vf__step *s, const struct vf_alloc_config *cfg,
+			    struct vf_alloc **out, struct vf_error *err)
+{
+	struct replay r;
+	memset(&r, 0, sizeof r);
+	r.s = s;
+	vf_status st = vf_alloc_new(cfg, &r.a, err);
+	if (st != VF_OK)
+		return st;
+	size_t n = (size_t)(s->layers > 0 ? s->layers : 1) * VF__MAX_TENSORS;
+	int *all = malloc(6 * n * sizeof *all);
+	if (!all) {
+		vf_alloc_free(r.a);
+		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
+	}
+	for (size_t i = 0; i < 6 * n; i++)
+		all[i] = -1;
+	r.w = all, r.g = all + n, r.st = all + 2 * n, r.ac = all + 3 * n, r.act = all + 4 * n,
+	r.ck = all + 5 * n;
+	for (int i = 0; i < VF__MAX_TENSORS; i++)
+		r.ow[i] = r.og[i] = -1;
+	load(&r);
+	al(&r, s->workspace);
+	if (!s->train) {
+		inference(&r);
+	} else {
+		for (int step = 0; step < 2; step++) {
+			for (int m = 0; m < s->micro; m++)
+				micro_batch(&r, m == 0);
+			optimizer_step(&r);
+		}
+	}
+	free(all);
+	*out = r.a;
+	return VF_OK;
+}

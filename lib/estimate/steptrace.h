@@ -1,0 +1,74 @@
+/* steptrace.h - internal: the tensors of one training or inference step
+ * as estimate.c sizes them, and the allocation sequence that replays them
+ * through the caching allocator simulation (alloc.h): model load, then
+ * two steady-state steps (forward, loss, backward, optimizer step,
+ * zero_grad), the first creating the optimizer states. */
+#ifndef VRAMFIT_STEPTRACE_H
+#define VRAMFIT_STEPTRACE_H
+
+#include <stdbool.h>
+
+#include "vramfit/estimate/alloc.h"
+
+#define VF__MAX_TENSORS 32
+
+/* A list of tensor sizes (bytes). */
+struct vf__tensors {
+	int n;
+	double bytes[VF__MAX_TENSORS];
+};
+
+enum vf__opt_temp {
+	VF__OT_NONE,       /* fused, 8-bit, SGD: nothing large */
+	VF__OT_FOREACH,    /* one temporary per trainable tensor, all live at once */
+	VF__OT_PER_TENSOR, /* for-loop kernels: a few temporaries per tensor, freed at once */
+};
+
+struct vf__step {
+	bool train;
+	bool full;             /* the base weights train (their own gradients) */
+	bool ckpt;             /* activation checkpointing */
+	bool ac_cached;        /* autocast copies kept for the whole forward (leaf weights) */
+	int layers;            /* transformer layers (encoder + decoder) */
+	int micro;             /* micro-batches replayed per step (1, or 2 with accumulation) */
+	struct vf__tensors layer_w;     /* one layer's parameters as stored */
+	struct vf__tensors other_w;     /* embedding, final norm, untied lm_head */
+	struct vf__tensors layer_train; /* one layer's trainable tensors (gradient bytes) */
+	struct vf__tensors other_train; /* the other trainable tensors */
+	bool tied;             /* the lm_head is the embedding: two gradient contributions */
+	int nstates;           /* optimizer state tensors per trainable tensor */
+	double state_ratio;    /* bytes of one state tensor per gradient byte */
+	enum vf__opt_temp ot;
+	double ot_ratio;       /* temporary bytes per gradient byte */
+	int ot_count;          /* per-tensor temporaries (VF__OT_PER_TENSOR) */
+	double ot_cap;         /* per-tensor temporaries: at most this many bytes each */
+	struct vf__tensors layer_ac;    /* autocast bf16 copies of one layer's weights */
+	double head_ac;        /* the lm_head's copy */
+	struct vf__tensors layer_act;   /* one layer's tensors saved for backward */
+	struct vf__tensors layer_tmp;   /* one layer's forward transients, in order */
+	double ckpt_in;        /* a checkpointed layer's input */
+	double emb_out;        /* embedding output (and its dropout mask) */
+	double final_norm;     /* final norm's saved tensors and the lm_head input */
+	double lm_out, lm_up, lm_lsm;   /* logits, fp32 upcast, log_softmax output */
+	double lm_grad;        /* the loss backward's fp32 gradients (a chunk's when chunked) */
+	double lm_extra;       /* soft-capping: tensors kept for its backward */
+	bool offload;          /* activation offload: saved tensors of earlier layers on the CPU */
+	bool oib;              /* optimizer in backward: step and free each gradient at once */
+	double grad_hidden;    /* the hidden-state gradient flowing back */
+	double workspace;      /* cuBLAS workspaces */
+	double dequant;        /* quantized base: one layer's dequantized weights */
+	double ddp_bucket;     /* DDP gradient buckets, in all */
+	double bias;           /* T5: position bias and mask (per stack) */
+	/* inference */
+	double kv_layer;       /* K (and V) cache of one layer, each */
+	double inf_h, inf_q, inf_kv, inf_f, inf_scores; /* working tensors (bytes) */
+	double inf_logits;     /* the logits of the last forward */
+	double inf_head_in;    /* final norm output */
+};
+
+/* Replay s through a new allocator configured by cfg. Caller owns *out
+ * (vf_alloc_free); it holds the peaks and the segments at the peak. */
+vf_status vf__step_simulate(const struct vf__step *s, const struct vf_alloc_config *cfg,
+			    struct vf_alloc **out, struct vf_error *err);
+
+#endif

@@ -1,0 +1,204 @@
+/* test-alloc.c - the caching allocator simulation against traces whose
+ * reserved bytes are derived by hand, one per pool rule of
+ * CUDACachingAllocator.cpp (include/vramfit/estimate/alloc.h). */
+#include "vf_test.h"
+#include "vramfit/estimate/alloc.h"
+
+#define KiB ((int64_t)1 << 10)
+#define MiB ((int64_t)1 << 20)
+
+static struct vf_alloc *mk(bool expandable, int64_t max_split, int64_t capacity)
+{
+	struct vf_alloc_config c = {.expandable = expandable, .max_split_bytes = max_split,
+				    .capacity_bytes = capacity};
+	struct vf_alloc *a = NULL;
+	struct vf_error err = {0};
+	if (vf_alloc_new(&c, &a, &err) != VF_OK)
+		return NULL;
+	return a;
+}
+
+/* 100 B -> 512 B in a 2 MiB small segment; 1 MiB still fits that segment
+ * (2 MiB - 512 left); a second 1 MiB does not (1 MiB - 512 left): a new
+ * 2 MiB segment. */
+static void test_small_pool(void)
+{
+	struct vf_alloc *a = mk(false, 0, 0);
+	CHECK(a != NULL);
+	vf_alloc_malloc(a, 100);
+	CHECK_INT(vf_alloc_allocated(a), 512);
+	CHECK_INT(vf_alloc_reserved(a), 2 * MiB);
+	vf_alloc_malloc(a, MiB);
+	CHECK_INT(vf_alloc_reserved(a), 2 * MiB);
+	vf_alloc_malloc(a, MiB);
+	CHECK_INT(vf_alloc_reserved(a), 4 * MiB);
+	CHECK_INT(vf_alloc_allocated(a), 512 + 2 * MiB);
+	vf_alloc_free(a);
+}
+
+/* 1-10 MiB requests share 20 MiB segments: six 3 MiB blocks fill 18 MiB
+ * (each split leaves > 1 MiB), the seventh needs a second segment. */
+static void test_large_pool_shared_segments(void)
+{
+	struct vf_alloc *a = mk(false, 0, 0);
+	for (int i = 0; i < 6; i++)
+		vf_alloc_malloc(a, 3 * MiB);
+	CHECK_INT(vf_alloc_reserved(a), 20 * MiB);
+	vf_alloc_malloc(a, 3 * MiB);
+	CHECK_INT(vf_alloc_reserved(a), 40 * MiB);
+	CHECK_INT(vf_alloc_allocated(a), 21 * MiB);
+	vf_alloc_free(a);
+}
+
+/* A split leaving <= 1 MiB in the large pool is not made: 9.5 MiB splits
+ * a 20 MiB segment (10.5 MiB left); 9.75 MiB then takes the whole 10.5 MiB
+ * block (0.75 MiB would remain) and counts as 10.5 MiB allocated. */
+static void test_large_pool_no_small_split(void)
+{
+	struct vf_alloc *a = mk(false, 0, 0);
+	vf_alloc_malloc(a, 9 * MiB + 512 * KiB);
+	vf_alloc_malloc(a, 9 * MiB + 768 * KiB);
+	CHECK_INT(vf_alloc_reserved(a), 20 * MiB);
+	CHECK_INT(vf_alloc_allocated(a), 20 * MiB);
+	vf_alloc_free(a);
+}
+
+/* >= 10 MiB: its own segment rounded up to 2 MiB (11 MiB + 1 B -> 12 MiB);
+ * once freed it is split for a 5 MiB request (7 MiB left > 1 MiB) and
+ * the 7 MiB rest serves a 6 MiB one: nothing new reserved. */
+static void test_large_own_segment_and_reuse(void)
+{
+	struct vf_alloc *a = mk(false, 0, 0);
+	int h = vf_alloc_malloc(a, 11 * MiB + 1);
+	CHECK_INT(vf_alloc_reserved(a), 12 * MiB);
+	CHECK_INT(vf_alloc_allocated(a), 12 * MiB); /* 1 MiB - 512 left: not split, counted whole */
+	vf_alloc_release(a, h);
+	vf_alloc_malloc(a, 5 * MiB);
+	vf_alloc_malloc(a, 6 * MiB);
+	CHECK_INT(vf_alloc_reserved(a), 12 * MiB);
+	vf_alloc_malloc(a, 2 * MiB); /* the 7 MiB rest went whole to 6 MiB: a new 20 MiB one */
+	CHECK_INT(vf_alloc_reserved(a), 32 * MiB);
+	vf_alloc_free(a);
+}
+
+/* Best fit: 30 and 40 MiB cached; 25 MiB takes the 30 (not the first or
+ * the largest), 35 MiB the 40; nothing new. A freed block merges with its
+ * free neighbours: 25 + 5 rest back into 30, which then holds 30 MiB. */
+static void test_best_fit_and_merge(void)
+{
+	struct vf_alloc *a = mk(false, 0, 0);
+	int x = vf_alloc_malloc(a, 40 * MiB);
+	int y = vf_alloc_malloc(a, 30 * MiB);
+	vf_alloc_release(a, x);
+	vf_alloc_release(a, y);
+	int p = vf_alloc_malloc(a, 25 * MiB);
+	int q = vf_alloc_malloc(a, 35 * MiB);
+	CHECK_INT(vf_alloc_reserved(a), 70 * MiB);
+	vf_alloc_release(a, p);
+	vf_alloc_malloc(a, 30 * MiB);
+	CHECK_INT(vf_alloc_reserved(a), 70 * MiB);
+	vf_alloc_release(a, q);
+	vf_alloc_malloc(a, 41 * MiB); /* no cached block holds it */
+	CHECK_INT(vf_alloc_reserved(a), 112 * MiB);
+	vf_alloc_free(a);
+}
+
+/* max_split_size_mb:32: a cached 40 MiB block is oversize: a 5 MiB request
+ * may not split it (new 20 MiB segment), a 35 MiB one takes it whole
+ * (35 >= 32 and 40 < 35 + 20) and counts 40 MiB allocated; 36 MiB may
+ * not take a cached 60 MiB block (60 >= 36 + 20): its own 36 MiB. */
+static void test_max_split_size(void)
+{
+	struct vf_alloc *a = mk(false, 32 * MiB, 0);
+	int h = vf_alloc_malloc(a, 40 * MiB);
+	vf_alloc_release(a, h);
+	vf_alloc_malloc(a, 5 * MiB);
+	CHECK_INT(vf_alloc_reserved(a), 60 * MiB);
+	vf_alloc_malloc(a, 35 * MiB);
+	CHECK_INT(vf_alloc_reserved(a), 60 * MiB);
+	CHECK_INT(vf_alloc_allocated(a), 45 * MiB);
+	int g = vf_alloc_malloc(a, 60 * MiB);
+	vf_alloc_release(a, g);
+	vf_alloc_malloc(a, 36 * MiB); /* 60 >= 36 + 20: not this block */
+	CHECK_INT(vf_alloc_reserved(a), 156 * MiB);
+	vf_alloc_free(a);
+}
+
+/* expandable_segments:True: 3 MiB maps a 20 MiB page of the large pool's
+ * segment; 30 MiB extends the 17 MiB free tail by 13 -> 20 MiB: 40 MiB in
+ * all (cudaMalloc segments: 20 + 30 = 50). */
+static void test_expandable(void)
+{
+	struct vf_alloc *a = mk(true, 0, 0);
+	vf_alloc_malloc(a, 3 * MiB);
+	vf_alloc_malloc(a, 30 * MiB);
+	CHECK_INT(vf_alloc_reserved(a), 40 * MiB);
+	vf_alloc_free(a);
+	a = mk(false, 0, 0);
+	vf_alloc_malloc(a, 3 * MiB);
+	vf_alloc_malloc(a, 30 * MiB);
+	CHECK_INT(vf_alloc_reserved(a), 50 * MiB);
+	vf_alloc_free(a);
+}
+
+/* Nothing is returned within a step; empty_cache returns unsplit free
+ * segments (the peak stays); a full device releases the cache and
+ * retries before failing. */
+static void test_empty_cache_and_capacity(void)
+{
+	struct vf_alloc *a = mk(false, 0, 50 * MiB);
+	int h = vf_alloc_malloc(a, 30 * MiB);
+	vf_alloc_release(a, h);
+	CHECK_INT(vf_alloc_reserved(a), 30 * MiB);
+	vf_alloc_malloc(a, 40 * MiB); /* 70 > 50: the cached 30 is released first */
+	CHECK_INT(vf_alloc_reserved(a), 40 * MiB);
+	CHECK(!vf_alloc_oom(a));
+	CHECK(vf_alloc_malloc(a, 20 * MiB) < 0);
+	CHECK(vf_alloc_oom(a));
+	CHECK_INT(vf_alloc_peak_reserved(a), 40 * MiB);
+	vf_alloc_free(a);
+
+	a = mk(false, 0, 0);
+	h = vf_alloc_malloc(a, 30 * MiB);
+	int k = vf_alloc_malloc(a, 100);
+	vf_alloc_release(a, h);
+	vf_alloc_empty_cache(a);
+	CHECK_INT(vf_alloc_reserved(a), 2 * MiB);
+	CHECK_INT(vf_alloc_peak_reserved(a), 32 * MiB);
+	int n = 0, total = 0;
+	const struct vf_alloc_segment *s = vf_alloc_peak_segments(a, &n, &total);
+	CHECK_INT(total, 2);
+	CHECK(n == 2 && s[0].size == 30 * MiB && s[0].used == 30 * MiB && !s[0].small);
+	CHECK(n == 2 && s[1].size == 2 * MiB && s[1].used == 512 && s[1].small);
+	vf_alloc_release(a, k);
+	vf_alloc_free(a);
+}
+
+static void test_config_parse(void)
+{
+	struct vf_alloc_config c = {0};
+	struct vf_error err = {0};
+	CHECK(vf_alloc_config_parse("expandable_segments:True,max_split_size_mb:128", &c, &err) ==
+	      VF_OK);
+	CHECK(c.expandable);
+	CHECK_INT(c.max_split_bytes, 128 * MiB);
+	CHECK(vf_alloc_config_parse("garbage_collection_threshold:0.6", &c, &err) == VF_OK);
+	CHECK(vf_alloc_config_parse("expandable_segments:yes", &c, &err) == VF_EUSAGE);
+	CHECK_CONTAINS(err.msg, "expandable_segments");
+	CHECK(vf_alloc_config_parse("max_split_size_mb:12x", &c, &err) == VF_EUSAGE);
+	CHECK(vf_alloc_config_parse("", &c, &err) == VF_OK);
+}
+
+int main(void)
+{
+	RUN(test_small_pool);
+	RUN(test_large_pool_shared_segments);
+	RUN(test_large_pool_no_small_split);
+	RUN(test_large_own_segment_and_reuse);
+	RUN(test_best_fit_and_merge);
+	RUN(test_max_split_size);
+	RUN(test_expandable);
+	RUN(test_empty_cache_and_capacity);
+	RUN(test_config_parse);
+	return vf_test_done();
+}

@@ -1,0 +1,202 @@
+/* test-stack.c - training stacks as profiles (data/stacks/NAME.json): each
+ * profile changes exactly the mechanisms it names relative to hf, flags
+ * override profiles, bad profiles fail naming the file and field, and
+ * each mechanism moves the estimate the way it should. */
+#include <math.h>
+
+#include "vf_test.h"
+#include "vramfit/base/data.h"
+#include "vramfit/base/json.h"
+#include "vramfit/estimate/estimate.h"
+#include "vramfit/estimate/stack.h"
+#include "vramfit/model/models.h"
+
+static bool setup_for(const char *stack, enum vf_mode mode, struct vf_setup *s)
+{
+	struct vf_error err = {0};
+	vf_setup_defaults(s);
+	s->mode = mode;
+	if (vf_setup_set(s, "stack", stack, &err) != VF_OK)
+		return false;
+	return vf_setup_finish(s, &err) == VF_OK;
+}
+
+/* The mechanisms of a profile whose value differs from hf's. */
+static bool differs(const cJSON *a, const cJSON *b, const char *key)
+{
+	const cJSON *va = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(a, "mechanisms"), key), "value");
+	const cJSON *vb = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(b, "mechanisms"), key), "value");
+	return !cJSON_Compare(va, vb, true);
+}
+
+static cJSON *profile(const char *name)
+{
+	char file[64], src[256];
+	snprintf(file, sizeof file, "stacks/%s.json", name);
+	cJSON *p = NULL;
+	struct vf_error err = {0};
+	if (vf_data_load_json(file, &p, src, sizeof src, &err) != VF_OK)
+		return NULL;
+	return p;
+}
+
+/* Each stack against hf: a setup field differs exactly when the profile's
+ * mechanism for it differs. */
+static void test_each_profile_changes_what_it_names(void)
+{
+	const char *stacks[] = {"torchtune", "litgpt", "ltx"};
+	cJSON *hf = profile("hf");
+	CHECK(hf != NULL);
+	for (size_t i = 0; i < 3; i++) {
+		cJSON *p = profile(stacks[i]);
+		CHECK(p != NULL);
+		for (int m = 0; m < 2; m++) {
+			enum vf_mode mode = m ? VF_MODE_LORA : VF_MODE_FULL;
+			struct vf_setup a, b;
+			CHECK(setup_for("hf", mode, &a));
+			CHECK(setup_for(stacks[i], mode, &b));
+			const char *pk = m ? "lora_precision" : "full_precision";
+			CHECK((a.precision != b.precision) == differs(hf, p, pk));
+			CHECK((a.adapter_bf16 != b.adapter_bf16) == differs(hf, p, "adapter_dtype"));
+			CHECK((a.loss != b.loss || (a.loss == VF_LOSS_CHUNKED && a.loss_chunks != b.loss_chunks)) ==
+			      differs(hf, p, "loss"));
+			CHECK((a.compile != b.compile) == differs(hf, p, "compile"));
+			CHECK((a.activation_offload != b.activation_offload) == differs(hf, p, "activation_offload"));
+			CHECK((a.optimizer_in_backward != b.optimizer_in_backward) ==
+			      differs(hf, p, "optimizer_in_backward"));
+			CHECK((a.kbit_fp32_rest != b.kbit_fp32_rest) == differs(hf, p, "kbit_fp32_rest"));
+			CHECK((a.paged_optimizer != b.paged_optimizer) == differs(hf, p, "paged_optimizer"));
+			/* nothing outside the stack's mechanisms moves */
+			CHECK(a.batch == b.batch && a.seq == b.seq && a.optimizer == b.optimizer &&
+			      a.grad_ckpt == b.grad_ckpt && a.quant == b.quant && a.lora_rank == b.lora_rank);
+		}
+		cJSON_Delete(p);
+	}
+	cJSON_Delete(hf);
+}
+
+static void test_hf_defaults(void)
+{
+	struct vf_setup s;
+	CHECK(setup_for("hf", VF_MODE_LORA, &s));
+	CHECK(s.precision == VF_PREC_BF16 && !s.adapter_bf16 && s.loss == VF_LOSS_FULL);
+	CHECK(setup_for("hf", VF_MODE_FULL, &s));
+	CHECK(s.precision == VF_PREC_AMP);
+	CHECK(setup_for("torchtune", VF_MODE_LORA, &s));
+	CHECK(s.adapter_bf16 && s.loss == VF_LOSS_CHUNKED && s.loss_chunks == 8);
+}
+
+static void test_flags_override(void)
+{
+	struct vf_setup s;
+	struct vf_error err = {0};
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_LORA;
+	CHECK(vf_setup_set(&s, "stack", "torchtune", &err) == VF_OK);
+	CHECK(vf_setup_set(&s, "loss", "full", &err) == VF_OK);
+	CHECK(vf_setup_set(&s, "adapter-dtype", "fp32", &err) == VF_OK);
+	CHECK(vf_setup_set(&s, "precision", "amp", &err) == VF_OK);
+	CHECK(vf_setup_finish(&s, &err) == VF_OK);
+	CHECK(s.loss == VF_LOSS_FULL && !s.adapter_bf16 && s.precision == VF_PREC_AMP);
+	CHECK(vf_setup_set(&s, "loss", "chunked:0", &err) == VF_EUSAGE);
+	CHECK(vf_setup_set(&s, "loss", "chunky", &err) == VF_EUSAGE);
+	CHECK(vf_setup_set(&s, "optimizer", "paged-adamw8bit", &err) == VF_OK);
+	CHECK(s.paged_optimizer && s.optimizer == VF_OPT_ADAMW8BIT);
+	CHECK(vf_setup_set(&s, "optimizer", "paged-sgd", &err) == VF_EUSAGE);
+	vf_setup_defaults(&s);
+	CHECK(vf_setup_set(&s, "stack", "nosuch", &err) == VF_OK);
+	CHECK(vf_setup_finish(&s, &err) == VF_EUSAGE);
+	CHECK_CONTAINS(err.msg, "--stack nosuch");
+	vf_setup_defaults(&s);
+	CHECK(vf_setup_set(&s, "optimizer-in-backward", NULL, &err) == VF_OK);
+	CHECK(vf_setup_set(&s, "grad-accum", "4", &err) == VF_OK);
+	CHECK(vf_setup_finish(&s, &err) == VF_EUSAGE);
+}
+
+static void test_bad_profiles(void)
+{
+	struct vf_setup s;
+	struct vf_error err = {0};
+	const char *bad[] = {
+		"{\"mechanisms\": {\"warp_drive\": {\"value\": true, \"source\": \"x\"}}}",
+		"{\"mechanisms\": {\"compile\": {\"value\": true}}}",
+		"{\"mechanisms\": {\"compile\": {\"value\": \"yes\", \"source\": \"x\"}}}",
+		"{\"mechanisms\": {\"loss\": {\"value\": \"chunked:x\", \"source\": \"x\"}}}",
+		"{\"mechanisms\": 3}",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cJSON *p = cJSON_Parse(bad[i]);
+		vf_setup_defaults(&s);
+		CHECK(vf_stack_apply_json(&s, p, "stacks/bad.json", &err) != VF_OK);
+		CHECK_CONTAINS(err.msg, "stacks/bad.json: mechanisms");
+		cJSON_Delete(p);
+	}
+}
+
+static void est(const char *model, const char *flags[], struct vf_estimate *e)
+{
+	struct vf_setup s;
+	struct vf_error err = {0};
+	vf_setup_defaults(&s);
+	for (int i = 0; flags[i]; i += 2)
+		vf_setup_set(&s, flags[i], flags[i + 1], &err);
+	CHECK(vf_setup_finish(&s, &err) == VF_OK);
+	const struct vf_model_entry *m = vf_models_find(model);
+	CHECK(m && m->has_arch);
+	if (m && m->has_arch)
+		vf_estimate_run(&m->arch, &s, NULL, e);
+}
+
+/* Each mechanism moves the term it acts on. */
+static void test_mechanisms_move_the_estimate(void)
+{
+	struct vf_estimate a, b;
+	const char *lora[] = {"mode", "lora", "lora-targets", "all-linear", "lora-rank", "64", NULL};
+	const char *lora_bf16[] = {"mode", "lora", "lora-targets", "all-linear", "lora-rank", "64",
+				   "adapter-dtype", "bf16", NULL};
+	est("llama2-7b", lora, &a);
+	est("llama2-7b", lora_bf16, &b);
+	CHECK(b.weights_full < a.weights_full && b.gradients_full * 2 == a.gradients_full);
+	const char *full_loss[] = {"mode", "lora", "batch", "4", NULL};
+	const char *chunked[] = {"mode", "lora", "batch", "4", "loss", "chunked:8", NULL};
+	const char *fused[] = {"mode", "lora", "batch", "4", "loss", "fused-linear", NULL};
+	struct vf_estimate c;
+	est("llama3-8b", full_loss, &a);
+	est("llama3-8b", chunked, &b);
+	est("llama3-8b", fused, &c);
+	CHECK(b.logits_full < a.logits_full && c.logits_full < b.logits_full);
+	CHECK(b.peak_allocated_bytes < a.peak_allocated_bytes);
+	const char *off[] = {"mode", "lora", "batch", "4", "activation-offload", "", NULL};
+	est("llama3-8b", off, &b);
+	CHECK(b.activations_full < a.activations_full / 4);
+	const char *full[] = {"mode", "full", "batch", "1", "seq", "512", NULL};
+	const char *oib[] = {"mode", "full", "batch", "1", "seq", "512", "optimizer-in-backward", "", NULL};
+	const char *paged[] = {"mode", "full", "batch", "1", "seq", "512", "optimizer", "paged-adamw", NULL};
+	est("llama2-7b", full, &a);
+	est("llama2-7b", oib, &b);
+	CHECK(b.peak_allocated_bytes < a.peak_allocated_bytes - a.gradients_full / 2);
+	est("llama2-7b", paged, &c);
+	CHECK(c.evictable_bytes == c.optimizer_bytes && c.evictable_bytes > 0 && a.evictable_bytes == 0);
+	const char *q[] = {"mode", "lora", "quant", "nf4", NULL};
+	const char *qtt[] = {"mode", "lora", "quant", "nf4", "stack", "torchtune", NULL};
+	est("llama2-7b", q, &a);
+	est("llama2-7b", qtt, &b);
+	/* hf: NF4 with an fp32 absmax per 64 (0.5625 B) and the rest in fp32;
+	 * torchtune: double-quantized absmax and the rest in bf16 */
+	CHECK(a.weights_full > b.weights_full);
+	const char *comp[] = {"mode", "full", "batch", "1", "seq", "512", "compile", "", NULL};
+	est("llama2-7b", comp, &b);
+	CHECK(b.activations_full < a.activations_full);
+}
+
+int main(void)
+{
+	RUN(test_hf_defaults);
+	RUN(test_each_profile_changes_what_it_names);
+	RUN(test_flags_override);
+	RUN(test_bad_profiles);
+	RUN(test_mechanisms_move_the_estimate);
+	return vf_test_done();
+}

@@ -1628,6 +1628,8 @@ vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup
 	e->peak_reserved_bytes = reserved;
 	e->allocator_bytes = reserved - e->peak_allocated_bytes;
 	e->peak_bytes = e->context_bytes + reserved;
+	if (e->phases & (1u << e->peak_phase)) /* the peak phase's reserve is the simulation's */
+		e->phase_bytes[e->peak_phase][VF_TERM_ALLOCATOR] = e->allocator_bytes;
 	e->simulated = true;
 	if (sim)
 		*sim = a;

@@ -86,6 +86,39 @@ static void print_arch(struct vf_table *t, const struct vf_arch *a)
 	row(t, "architecture", line);
 }
 
+/* An LTX video DiT: its streams, and whether the layout the config
+ * describes counts the parameters the file holds. */
+static void print_ltx(struct vf_table *t, const struct vf_ltx_arch *a, int64_t params)
+{
+	char line[512], c[64];
+	size_t o = (size_t)snprintf(line, sizeof line,
+				    "LTX video DiT: %" PRId64 " blocks, video %" PRId64 " (%" PRId64
+				    " heads), text cross-attention %" PRId64,
+				    a->layers, a->heads * a->head_dim, a->heads, a->cross_dim);
+	if (a->audio && o < sizeof line)
+		o += (size_t)snprintf(line + o, sizeof line - o, ", audio %" PRId64 " (%" PRId64 " heads)",
+				      a->audio_heads * a->audio_head_dim, a->audio_heads);
+	if (o < sizeof line)
+		snprintf(line + o, sizeof line - o, "%s%s%s (from %s)",
+			 a->gated_attention ? ", gated attention" : "",
+			 a->cross_attention_adaln ? ", cross-attention AdaLN" : "",
+			 a->ff_bias ? "" : ", FFN without bias", a->source);
+	row(t, "architecture", line);
+	int64_t lp = vf_ltx_params(a);
+	snprintf(line, sizeof line, "%s%s", fmt_count(c, sizeof c, lp),
+		 params >= 0 && lp != params ? " (differs from the tensors: approximate layout)"
+					     : " (equals the tensors)");
+	row(t, "layout params", line);
+	if (a->unknown[0]) {
+		snprintf(line, sizeof line, "not understood: %s; layout approximate", a->unknown);
+		row(t, "warning", line);
+	}
+	if (a->assumed[0]) {
+		snprintf(line, sizeof line, "%s (not in the file)", a->assumed);
+		row(t, "assumed", line);
+	}
+}
+
 static void print_model(const struct vf_model *m, int indent)
 {
 	struct vf_table t;
@@ -135,7 +168,9 @@ static void print_model(const struct vf_model *m, int indent)
 		}
 		row(&t, "metadata", line);
 	}
-	if (m->has_arch)
+	if (m->has_ltx)
+		print_ltx(&t, &m->ltx, m->params);
+	else if (m->has_arch)
 		print_arch(&t, &m->arch);
 	if (m->has_groups) {
 		const struct vf_param_groups *g = &m->groups;

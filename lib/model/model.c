@@ -500,6 +500,32 @@ static vf_status absorb(struct vf_model *m, struct headers *h)
 	return VF_OK;
 }
 
+/* An LTX DiT: the transformer config in __metadata__ (the streams present
+ * from the tensors), else the tensors alone. No file names are read. */
+static bool ltx_arch(struct vf_model *m, const struct headers *h)
+{
+	size_t n = h->n;
+	const struct vf_safetensors **list = malloc((n ? n : 1) * sizeof *list);
+	if (!list)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		list[i] = &h->st[i];
+	bool tensors = n && vf_ltx_tensors_are(list, n);
+	if (m->metadata && vf_ltx_from_metadata(m->metadata, &m->ltx)) {
+		if (tensors) {
+			struct vf_ltx_arch t;
+			vf_ltx_from_tensors(list, n, &t);
+			m->ltx.audio = t.audio;
+		}
+		m->has_ltx = true;
+	} else if (tensors) {
+		vf_ltx_from_tensors(list, n, &m->ltx);
+		m->has_ltx = true;
+	}
+	free(list);
+	return m->has_ltx;
+}
+
 /* Architecture: config.json when given, else __metadata__, else inferred. */
 static vf_status settle_arch(struct vf_model *m, const char *config, struct headers *h,
 			     struct vf_error *err)
@@ -516,6 +542,8 @@ static vf_status settle_arch(struct vf_model *m, const char *config, struct head
 			return st;
 		vf_error_clear(err);
 	}
+	if (ltx_arch(m, h))
+		return VF_OK;
 	if (m->metadata && arch_from_metadata(m->metadata, &m->arch)) {
 		m->has_arch = true;
 		return VF_OK;
@@ -1108,7 +1136,10 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 		else
 			cJSON_AddObjectToObject(o, "metadata");
 	}
-	if (m->has_arch)
+	if (m->has_ltx) {
+		cJSON_AddStringToObject(o, "kind", "dit");
+		cJSON_AddItemToObject(o, "architecture", vf_ltx_to_json(&m->ltx));
+	} else if (m->has_arch)
 		cJSON_AddItemToObject(o, "architecture", vf_arch_to_json(&m->arch));
 	else
 		cJSON_AddNullToObject(o, "architecture");

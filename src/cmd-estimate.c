@@ -395,6 +395,39 @@ static void complete_arch(struct vf_arch *a, struct assume *as)
 	}
 }
 
+/* An LTX DiT file: its layout from its own config (or tensors), its
+ * parameters from the header; what the transformer file cannot say from
+ * the catalog's ltx-2-19b entry, each listed as an assumption. */
+static vf_status ltx_target(const struct vf_model *m, struct target *tg, struct assume *as,
+			    struct vf_error *err)
+{
+	vf_status st = vf_models_load(err);
+	if (st)
+		return st;
+	const struct vf_model_entry *def = vf_models_find("ltx-2-19b");
+	if ((st = vf_dit_from_ltx(&m->ltx, m->params, def ? def->raw : NULL, &tg->d, err)))
+		return st;
+	tg->dit = true;
+	tg->d.from_file = true;
+	assume(as, "LTX video DiT from the file's %s; parameters from its header",
+	       strcmp(m->ltx.source, "metadata") == 0 ? "transformer config (__metadata__)"
+						      : "tensor names and shapes");
+	if (m->ltx.assumed[0])
+		assume(as, "not in the file: %s", m->ltx.assumed);
+	if (m->ltx.unknown[0])
+		assume(as, "not understood: %s; the layout (activations, LoRA) is approximate", m->ltx.unknown);
+	if (vf_ltx_params(&m->ltx) != m->params)
+		assume(as, "the layout counts %" PRId64 " parameters, the header %" PRId64
+			   ": activations and LoRA are approximate", vf_ltx_params(&m->ltx), m->params);
+	const cJSON *list = def ? cJSON_GetObjectItemCaseSensitive(def->raw, "assumptions") : NULL;
+	const cJSON *it;
+	int i = 0;
+	cJSON_ArrayForEach(it, list)
+	if (cJSON_IsString(it) && i++ > 0) /* the first is the catalog's own layout */
+		assume(as, "%s (catalog defaults)", it->valuestring);
+	return VF_OK;
+}
+
 static void run_one(const struct target *tg, const struct vf_setup *s, const struct vf_gpu_spec *g,
 		    struct vf_estimate *e)
 {
@@ -438,8 +471,12 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 		n += (size_t)snprintf(setup + n, sizeof setup - n, ", %s (%s)", vf_optimizer_name(s->optimizer),
 				      vf_optimizer_impl_name(s->optimizer_impl));
 	if (tg->dit)
-		n += (size_t)snprintf(setup + n, sizeof setup - n, ", batch %" PRId64 " x %dx%dx%d video",
-				      s->batch, s->video_width, s->video_height, s->video_frames);
+		n += (size_t)snprintf(setup + n, sizeof setup - n,
+				      ", batch %" PRId64 " x %dx%dx%d video (%" PRId64 " video + %" PRId64
+				      " audio tokens)",
+				      s->batch, s->video_width, s->video_height, s->video_frames,
+				      vf_dit_video_tokens(&tg->d, s->video_width, s->video_height, s->video_frames),
+				      s->audio ? vf_dit_audio_tokens(&tg->d, s->video_frames) : 0);
 	else
 		n += (size_t)snprintf(setup + n, sizeof setup - n, ", batch %" PRId64 " x %" PRId64 " tokens",
 				      s->batch, s->seq);
@@ -537,6 +574,17 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 	cJSON_AddStringToObject(m, "kind", tg->dit ? "dit" : "llm");
 	cJSON_AddNumberToObject(m, "params", (double)e0->params);
 	cJSON_AddNumberToObject(m, "trainable_params", (double)e0->trainable_params);
+	if (tg->dit) {
+		/* per sample: latent tokens of the video and audio streams */
+		cJSON_AddStringToObject(m, "source", tg->d.from_file ? "file" : "catalog");
+		cJSON_AddNumberToObject(m, "layers", (double)tg->d.layers);
+		cJSON_AddNumberToObject(m, "video_hidden", (double)tg->d.video_hidden);
+		cJSON_AddNumberToObject(m, "audio_hidden", (double)tg->d.audio_hidden);
+		cJSON_AddNumberToObject(m, "video_tokens", (double)vf_dit_video_tokens(&tg->d, s->video_width,
+										      s->video_height, s->video_frames));
+		cJSON_AddNumberToObject(m, "audio_tokens",
+					s->audio ? (double)vf_dit_audio_tokens(&tg->d, s->video_frames) : 0);
+	}
 	cJSON *sj = vf_setup_to_json(s);
 	cJSON_ReplaceItemInObjectCaseSensitive(sj, "context_mib",
 					       cJSON_CreateNumber((double)(e0->context_bytes >> 20)));
@@ -797,6 +845,11 @@ static int run(int argc, char **argv)
 			cJSON_ArrayForEach(it, list)
 			if (cJSON_IsString(it))
 				assume(&as, "%s (catalog)", it->valuestring);
+		} else if (m->has_ltx) {
+			if (ltx_target(m, &tg, &as, &err)) {
+				vf_model_free(m);
+				return vf_cli_fail_err(&err);
+			}
 		} else if (m->has_adapter && !(m->has_arch && (m->arch.known & VF_ARCH_F_HIDDEN) &&
 						(m->arch.known & VF_ARCH_F_VOCAB))) {
 			vf_model_free(m);

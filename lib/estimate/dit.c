@@ -14,13 +14,73 @@
 
 /* ---- video diffusion transformers (LTX-2) --------------------------------- */
 
-vf_status vf_dit_from_json(const cJSON *entry, const char *what, struct vf_dit *d,
+/* What a transformer's layout does not say, from a catalog entry's "dit"
+ * and "text_encoder" objects (absent: the public defaults below). */
+static vf_status dit_facts(const cJSON *entry, const char *what, struct vf_dit *d,
 			   struct vf_error *err)
 {
+	const cJSON *dit = entry ? cJSON_GetObjectItemCaseSensitive(entry, "dit") : NULL;
+	int64_t *opt[] = {&d->text_tokens, &d->vae_params, &d->vae_decoder_channels};
+	const char *names[] = {"text_tokens", "vae_params", "vae_decoder_channels"};
+	for (size_t i = 0; i < 3; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(dit, names[i]);
+		if (v && (!vf_json_number_is_i64(v, opt[i]) || *opt[i] < 0 || *opt[i] > (1ll << 40)))
+			return vf_error_set(err, VF_ERR, "%s: field dit.%s: expected a whole number >= 0",
+					    what, names[i]);
+	}
+	int64_t sc = 32, tc = 8;
+	vf_json_get_i64(dit, "spatial_compression", &sc);
+	vf_json_get_i64(dit, "temporal_compression", &tc);
+	if (sc < 1 || sc > 1024 || tc < 1 || tc > 1024)
+		return vf_error_set(err, VF_ERR, "%s: field dit.spatial/temporal_compression: expected 1..1024",
+				    what);
+	d->spatial_compression = (int)sc;
+	d->temporal_compression = (int)tc;
+	d->fps = 24;
+	d->audio_tokens_per_second = 25;
+	vf_json_get_double(dit, "fps", &d->fps);
+	vf_json_get_double(dit, "audio_tokens_per_second", &d->audio_tokens_per_second);
+	if (!(d->fps > 0) || d->audio_tokens_per_second < 0)
+		return vf_error_set(err, VF_ERR, "%s: field dit.fps: expected a positive number", what);
+	if (!d->vae_decoder_channels)
+		d->vae_decoder_channels = 128;
+	const cJSON *te = entry ? cJSON_GetObjectItemCaseSensitive(entry, "text_encoder") : NULL;
+	if (cJSON_IsObject(te)) {
+		vf_json_get_i64(te, "params", &d->text_encoder_params);
+		vf_json_get_i64(te, "embedding_params", &d->text_encoder_embedding);
+		if (d->text_encoder_params < 0 || d->text_encoder_embedding < 0 ||
+		    d->text_encoder_embedding > d->text_encoder_params)
+			return vf_error_set(err, VF_ERR, "%s: field text_encoder: bad parameter counts", what);
+	}
+	return VF_OK;
+}
+
+vf_status vf_dit_from_ltx(const struct vf_ltx_arch *a, int64_t params, const cJSON *defaults,
+			  struct vf_dit *d, struct vf_error *err)
+{
 	memset(d, 0, sizeof *d);
-	const cJSON *dit = cJSON_GetObjectItemCaseSensitive(entry, "dit");
-	if (!cJSON_IsObject(dit))
-		return vf_error_set(err, VF_ERR, "%s: field dit: expected an object", what);
+	if (a->layers < 1 || a->heads < 1 || a->head_dim < 1 || params <= 0)
+		return vf_error_set(err, VF_ERR, "LTX transformer: no blocks, heads or parameters");
+	d->params = params;
+	d->layers = a->layers;
+	d->video_heads = a->heads;
+	d->video_hidden = a->heads * a->head_dim;
+	d->video_ffn = 4 * d->video_hidden;                 /* FeedForward mult 4 */
+	if (a->audio) {
+		d->audio_heads = a->audio_heads;
+		d->audio_hidden = a->audio_heads * a->audio_head_dim;
+		d->audio_ffn = 4 * d->audio_hidden;
+		d->audio_inner = d->audio_hidden;
+		d->audio_text_dim = a->audio_cross_dim;
+	}
+	d->text_dim = a->cross_dim;
+	d->latent_channels = a->in_channels;
+	return dit_facts(defaults, "model catalog defaults", d, err);
+}
+
+/* The arch fields of an entry without a "transformer" config. */
+static vf_status dit_shape(const cJSON *dit, const char *what, struct vf_dit *d, struct vf_error *err)
+{
 	struct {
 		const char *key;
 		int64_t *out;
@@ -33,11 +93,9 @@ vf_status vf_dit_from_json(const cJSON *entry, const char *what, struct vf_dit *
 		{"audio_hidden", &d->audio_hidden, false},
 		{"audio_heads", &d->audio_heads, false},
 		{"audio_ffn", &d->audio_ffn, false},
-		{"text_tokens", &d->text_tokens, false},
 		{"text_dim", &d->text_dim, false},
+		{"audio_text_dim", &d->audio_text_dim, false},
 		{"latent_channels", &d->latent_channels, false},
-		{"vae_params", &d->vae_params, false},
-		{"vae_decoder_channels", &d->vae_decoder_channels, false},
 	};
 	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(dit, f[i].key);
@@ -53,36 +111,47 @@ vf_status vf_dit_from_json(const cJSON *entry, const char *what, struct vf_dit *
 	if (d->layers < 1 || d->video_hidden < 1 || d->video_heads < 1)
 		return vf_error_set(err, VF_ERR, "%s: field dit: layers, video_hidden and video_heads must be >= 1",
 				    what);
-	int64_t sc = 32, tc = 8;
-	vf_json_get_i64(dit, "spatial_compression", &sc);
-	vf_json_get_i64(dit, "temporal_compression", &tc);
-	if (sc < 1 || sc > 1024 || tc < 1 || tc > 1024)
-		return vf_error_set(err, VF_ERR, "%s: field dit.spatial/temporal_compression: expected 1..1024",
-				    what);
-	d->spatial_compression = (int)sc;
-	d->temporal_compression = (int)tc;
-	d->fps = 24;
-	d->audio_tokens_per_second = 25;
-	vf_json_get_double(dit, "fps", &d->fps);
-	vf_json_get_double(dit, "audio_tokens_per_second", &d->audio_tokens_per_second);
-	if (!(d->fps > 0) || d->audio_tokens_per_second < 0)
-		return vf_error_set(err, VF_ERR, "%s: field dit.fps: expected a positive number", what);
 	if (!d->text_dim)
 		d->text_dim = d->video_hidden;
-	if (!d->vae_decoder_channels)
-		d->vae_decoder_channels = 128;
+	return VF_OK;
+}
+
+vf_status vf_dit_from_json(const cJSON *entry, const char *what, struct vf_dit *d,
+			   struct vf_error *err)
+{
+	memset(d, 0, sizeof *d);
+	const cJSON *dit = cJSON_GetObjectItemCaseSensitive(entry, "dit");
+	if (!cJSON_IsObject(dit))
+		return vf_error_set(err, VF_ERR, "%s: field dit: expected an object", what);
 	int64_t p = -1;
-	if (!vf_json_get_i64(entry, "params", &p) || p <= 0)
+	bool has_p = vf_json_get_i64(entry, "params", &p);
+	if (has_p && p <= 0)
 		return vf_error_set(err, VF_ERR, "%s: field params: expected the transformer's parameters", what);
-	d->params = p;
-	const cJSON *te = cJSON_GetObjectItemCaseSensitive(entry, "text_encoder");
-	if (cJSON_IsObject(te)) {
-		vf_json_get_i64(te, "params", &d->text_encoder_params);
-		vf_json_get_i64(te, "embedding_params", &d->text_encoder_embedding);
-		if (d->text_encoder_params < 0 || d->text_encoder_embedding < 0 ||
-		    d->text_encoder_embedding > d->text_encoder_params)
-			return vf_error_set(err, VF_ERR, "%s: field text_encoder: bad parameter counts", what);
+	const cJSON *tr = cJSON_GetObjectItemCaseSensitive(entry, "transformer");
+	vf_status st;
+	if (tr) {
+		/* the layout from a transformer config: the public code's defaults
+		 * for every key it leaves out */
+		struct vf_ltx_arch a;
+		char w2[200];
+		snprintf(w2, sizeof w2, "%s: field transformer", what);
+		if ((st = vf_ltx_from_config(tr, w2, &a, err)))
+			return st;
+		if (a.unknown[0])
+			return vf_error_set(err, VF_ERR, "%s: not understood: %s", w2, a.unknown);
+		int64_t lp = vf_ltx_params(&a);
+		if (has_p && p != lp)
+			return vf_error_set(err, VF_ERR, "%s: field params: %lld, but the layout counts %lld",
+					    what, (long long)p, (long long)lp);
+		if ((st = vf_dit_from_ltx(&a, lp, entry, d, err)))
+			return st;
+		return VF_OK;
 	}
+	if (!has_p)
+		return vf_error_set(err, VF_ERR, "%s: field params: expected the transformer's parameters", what);
+	if ((st = dit_shape(dit, what, d, err)) || (st = dit_facts(entry, what, d, err)))
+		return st;
+	d->params = p;
 	return VF_OK;
 }
 
@@ -104,28 +173,32 @@ int64_t vf_dit_audio_tokens(const struct vf_dit *d, int frames)
 	return (int64_t)ceil((double)frames / d->fps * d->audio_tokens_per_second);
 }
 
-/* LoRA parameters per block: r x (in + out) of each targeted projection in
+/* LoRA parameters per rank: r x (in + out) of each targeted projection in
  * the six attentions of a block (video self, video<-text, audio self,
- * audio<-text, video<-audio, audio<-video). */
+ * audio<-text, video<-audio, audio<-video), by query width q, context
+ * width c and inner width i (the audio<->video attentions run at the audio
+ * inner width: ltx-core transformer.py). */
 static double dit_lora_per_rank(const struct vf_dit *d, unsigned t)
 {
 	double hv = (double)d->video_hidden, ha = (double)d->audio_hidden, td = (double)d->text_dim;
+	double atd = d->audio_text_dim > 0 ? (double)d->audio_text_dim : td;
+	double ai = d->audio_inner > 0 ? (double)d->audio_inner : ha;
 	struct {
-		double q_dim, kv_dim;
-	} attn[6] = {{hv, hv}, {hv, td}, {ha, ha}, {ha, td}, {hv, ha}, {ha, hv}};
+		double q, c, i;
+	} attn[6] = {{hv, hv, hv}, {hv, td, hv}, {ha, ha, ha}, {ha, atd, ha}, {hv, ha, ai}, {ha, hv, ai}};
 	double per = 0;
-	for (int i = 0; i < 6; i++) {
-		double q = attn[i].q_dim, kv = attn[i].kv_dim;
-		if (q <= 0)
+	for (int k = 0; k < 6; k++) {
+		double q = attn[k].q, c = attn[k].c, i = attn[k].i;
+		if (q <= 0 || i <= 0)
 			continue;
 		if (t & VF_LORA_Q)
-			per += q + q;
+			per += q + i;
 		if (t & VF_LORA_K)
-			per += kv + q;
+			per += c + i;
 		if (t & VF_LORA_V)
-			per += kv + q;
+			per += c + i;
 		if (t & VF_LORA_O)
-			per += q + q;
+			per += i + q;
 	}
 	return per * (double)d->layers;
 }

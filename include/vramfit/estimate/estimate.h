@@ -23,6 +23,7 @@
 #include <cjson/cJSON.h>
 
 #include "vramfit/model/arch.h"
+#include "vramfit/model/ltx.h"
 #include "vramfit/base/error.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/estimate/setup.h"
@@ -133,6 +134,10 @@ struct vf_dit {
 	int64_t vae_params;          /* video VAE decoder kept for validation */
 	int64_t vae_decoder_channels; /* channels of the decoder's full-resolution stage */
 	int64_t text_encoder_embedding; /* text encoder embedding parameters (kept bf16 in 8-bit) */
+	int64_t audio_text_dim;      /* audio text cross-attention context width (0: text_dim) */
+	int64_t audio_inner;         /* audio heads x head dim: the inner width of the
+					audio<->video attentions (0: audio_hidden) */
+	bool from_file;              /* the layout came from the model file, params from its header */
 };
 
 const char *vf_phase_name(enum vf_phase p);
@@ -165,6 +170,12 @@ int64_t vf_estimate_default_context(const struct vf_gpu_spec *gpu);
 void vf_estimate_generic_arch(int64_t params, struct vf_arch *out);
 
 /* Video DiTs. */
+/* An LTX DiT from its layout (lib/model/ltx.h) and its exact parameter
+ * count; what a transformer file does not say (VAE, text encoder, caption
+ * tokens, frame rate, compression) comes from `defaults`, a catalog entry's
+ * object (NULL: none), and each such value is then an assumption. */
+vf_status vf_dit_from_ltx(const struct vf_ltx_arch *a, int64_t params, const cJSON *defaults,
+			  struct vf_dit *d, struct vf_error *err);
 vf_status vf_dit_from_json(const cJSON *entry, const char *what, struct vf_dit *d,
 			   struct vf_error *err);
 /* Latent tokens of one sample: video (W/32 x H/32 x (1 + (F-1)/8)) and

@@ -79,12 +79,19 @@ static vf_status load_catalog(const struct vf_model_entry *e, struct vf_model *m
 	return VF_OK;
 }
 
-static vf_status read_config(const char *path, struct vf_arch *a, struct vf_error *err)
+/* A config.json: a vision or diffusion transformer's (vision.h) into
+ * m->vision, else a language model's into *a. */
+static vf_status read_config(const char *path, struct vf_model *m, struct vf_arch *a,
+			     struct vf_error *err)
 {
 	cJSON *cfg = NULL;
 	vf_status st = vf_json_parse_file(path, MAX_CONFIG, &cfg, err);
-	if (st == VF_OK)
+	if (st == VF_OK && vf_vision_config_is(cfg)) {
+		st = vf_vision_from_config(cfg, path, &m->vision, err);
+		m->has_vision = st == VF_OK;
+	} else if (st == VF_OK) {
 		st = vf_arch_from_config(cfg, path, a, err);
+	}
 	cJSON_Delete(cfg);
 	return st;
 }
@@ -92,9 +99,13 @@ static vf_status read_config(const char *path, struct vf_arch *a, struct vf_erro
 static vf_status load_config_file(const char *path, struct vf_model *m, struct vf_error *err)
 {
 	snprintf(m->format, sizeof m->format, "config");
-	vf_status st = read_config(path, &m->arch, err);
+	vf_status st = read_config(path, m, &m->arch, err);
 	if (st != VF_OK)
 		return st;
+	if (m->has_vision) {
+		m->params = m->vision.params;
+		return VF_OK;
+	}
 	m->has_arch = true;
 	set_groups_from_arch(m);
 	if (m->has_groups)
@@ -533,9 +544,9 @@ static vf_status settle_arch(struct vf_model *m, const char *config, struct head
 	if (config) {
 		/* a config.json that is not a transformer's (a VAE's, a
 		 * scheduler's) leaves the architecture to the tensors */
-		vf_status st = read_config(config, &m->arch, err);
+		vf_status st = read_config(config, m, &m->arch, err);
 		if (st == VF_OK) {
-			m->has_arch = true;
+			m->has_arch = !m->has_vision;
 			return VF_OK;
 		}
 		if (st != VF_ENOTFOUND)
@@ -1136,7 +1147,10 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 		else
 			cJSON_AddObjectToObject(o, "metadata");
 	}
-	if (m->has_ltx) {
+	if (m->has_vision) {
+		cJSON_AddStringToObject(o, "kind", m->vision.kind);
+		cJSON_AddItemToObject(o, "architecture", vf_vision_to_json(&m->vision));
+	} else if (m->has_ltx) {
 		cJSON_AddStringToObject(o, "kind", "dit");
 		cJSON_AddItemToObject(o, "architecture", vf_ltx_to_json(&m->ltx));
 	} else if (m->has_arch)

@@ -357,6 +357,7 @@ static vf_status collect_gpus(char **specs, int nspecs, struct gpu_row *rows, in
 
 struct target {
 	bool dit;
+	int image_size, frames; /* a diffusers DiT's default sample; 0 = LTX-2's */
 	struct vf_arch arch;
 	struct vf_dit d;
 	char id[128];
@@ -425,6 +426,40 @@ static vf_status ltx_target(const struct vf_model *m, struct target *tg, struct 
 	cJSON_ArrayForEach(it, list)
 	if (cJSON_IsString(it) && i++ > 0) /* the first is the catalog's own layout */
 		assume(as, "%s (catalog defaults)", it->valuestring);
+	return VF_OK;
+}
+
+/* A vision or video model's config.json (or its files): diffusion
+ * transformers are estimated as DiTs; the others are counted by inspect
+ * but their training is not modelled here. */
+static vf_status vision_target(const struct vf_model *m, struct target *tg, struct assume *as,
+			       struct vf_error *err)
+{
+	const struct vf_vision *v = &m->vision;
+	if (strcmp(v->kind, "dit") != 0)
+		return vf_error_set(err, VF_ERR,
+				    "%s: a %s %s model: its training memory is not modelled yet ('vramfit inspect' "
+				    "counts it exactly; --params N gives a generic estimate)",
+				    m->path, v->family, v->kind);
+	const char *about;
+	vf_status st = vf_dit_from_vision(v, m->params, &tg->d, &about, err);
+	if (st)
+		return st;
+	tg->dit = true;
+	tg->image_size = (int)v->image_size;
+	tg->frames = (int)v->frames;
+	assume(as, "%s diffusion transformer from its config.json: %" PRId64 " blocks of %" PRId64
+		   ", parameters counted from the layout%s",
+	       v->family, v->dit_layers, v->parts[0].hidden,
+	       m->files > 0 ? " (the header's count used)" : "");
+	if (about[0])
+		assume(as, "%s", about);
+	if (v->assumed[0])
+		assume(as, "not in the config: %s", v->assumed);
+	if (v->unknown[0])
+		assume(as, "not understood: %s; the count is approximate", v->unknown);
+	assume(as, "activations per token: the DiT block mechanism of LTX-2 without its audio stream "
+		   "(self-attention, text cross-attention, GELU FFN)");
 	return VF_OK;
 }
 
@@ -845,6 +880,11 @@ static int run(int argc, char **argv)
 			cJSON_ArrayForEach(it, list)
 			if (cJSON_IsString(it))
 				assume(&as, "%s (catalog)", it->valuestring);
+		} else if (m->has_vision) {
+			if (vision_target(m, &tg, &as, &err)) {
+				vf_model_free(m);
+				return vf_cli_fail_err(&err);
+			}
 		} else if (m->has_ltx) {
 			if (ltx_target(m, &tg, &as, &err)) {
 				vf_model_free(m);
@@ -892,7 +932,10 @@ static int run(int argc, char **argv)
 			s.lora_targets = VF_LORA_Q | VF_LORA_K | VF_LORA_V | VF_LORA_O;
 		if (!(s.given & VF_SETUP_G_GRAD_CKPT))
 			s.grad_ckpt = true;
-		if (!(s.given & VF_SETUP_G_VIDEO)) {
+		if (!(s.given & VF_SETUP_G_VIDEO) && tg.image_size > 0) {
+			s.video_width = s.video_height = tg.image_size;
+			s.video_frames = tg.frames > 0 ? tg.frames : 1;
+		} else if (!(s.given & VF_SETUP_G_VIDEO)) {
 			s.video_width = 960;
 			s.video_height = 544;
 			s.video_frames = 89;

@@ -78,6 +78,57 @@ vf_status vf_dit_from_ltx(const struct vf_ltx_arch *a, int64_t params, const cJS
 	return dit_facts(defaults, "model catalog defaults", d, err);
 }
 
+/* What a diffusers DiT's transformer config does not say: its pipeline's
+ * text encoder and VAE decoder (public model cards; sizes rounded where
+ * marked "about"). */
+static const struct {
+	const char *family;
+	int64_t te_params, te_embedding; /* T5-v1.1-XXL encoder: about 4.76B, embedding 32128 x 4096 */
+	int64_t vae_params;              /* VAE decoder kept for validation */
+	const char *about;
+} dit_pipelines[] = {
+	{"pixart", 4762310656LL, 131596288LL, 49490199LL,
+	 "pipeline: T5-v1.1-XXL encoder (about 4.76B), SD VAE decoder (about 49M)"},
+	{"latte", 4762310656LL, 131596288LL, 49490199LL,
+	 "pipeline: T5-v1.1-XXL encoder (about 4.76B), SD VAE decoder (about 49M), frames decoded together"},
+	{"flux", 4762310656LL + 123060480LL, 131596288LL + 37945344LL, 49842099LL,
+	 "pipeline: T5-v1.1-XXL encoder and CLIP-L text (about 4.9B), Flux VAE decoder (about 50M); the 512 text tokens "
+	 "also pass the blocks (joint attention), counted here as cross-attention context only"},
+	{"ltx-video", 4762310656LL, 131596288LL, 500000000LL,
+	 "pipeline: T5-v1.1-XXL encoder (about 4.76B), video VAE decoder assumed 0.5B"},
+};
+
+vf_status vf_dit_from_vision(const struct vf_vision *v, int64_t params, struct vf_dit *d,
+			     const char **about, struct vf_error *err)
+{
+	memset(d, 0, sizeof *d);
+	*about = "";
+	if (strcmp(v->kind, "dit") != 0 || v->nparts < 1 || params <= 0)
+		return vf_error_set(err, VF_EUSAGE, "%s: not a diffusion transformer", v->family);
+	const struct vf_vision_part *t = &v->parts[0];
+	d->params = params;
+	d->layers = v->dit_layers;
+	d->video_hidden = t->hidden;
+	d->video_heads = t->heads;
+	d->video_ffn = t->ffn;
+	d->text_dim = v->text_dim;
+	d->text_tokens = v->text_tokens;
+	d->latent_channels = v->in_channels;
+	d->spatial_compression = v->spatial_compression;
+	d->temporal_compression = v->temporal_compression;
+	d->fps = 24;
+	d->vae_decoder_channels = 128;
+	d->from_file = true;
+	for (size_t i = 0; i < sizeof dit_pipelines / sizeof dit_pipelines[0]; i++)
+		if (strcmp(v->family, dit_pipelines[i].family) == 0) {
+			d->text_encoder_params = dit_pipelines[i].te_params;
+			d->text_encoder_embedding = dit_pipelines[i].te_embedding;
+			d->vae_params = dit_pipelines[i].vae_params;
+			*about = dit_pipelines[i].about;
+		}
+	return VF_OK;
+}
+
 /* The arch fields of an entry without a "transformer" config. */
 static vf_status dit_shape(const cJSON *dit, const char *what, struct vf_dit *d, struct vf_error *err)
 {

@@ -309,7 +309,10 @@ static void read_llava(struct rd *x, const cJSON *cfg)
 	if (sel && strcmp(sel, "full") != 0 && strcmp(sel, "default") != 0)
 		add_name(v->unknown, sizeof v->unknown, "", "vision_feature_select_strategy");
 	if (v->class_token && (!sel || strcmp(sel, "default") == 0))
+	{
 		v->image_tokens -= 1; /* "default" drops the class token */
+		v->class_token = false;
+	}
 	const char *const gelu[] = {"gelu", NULL};
 	gs_fixed(x, cfg, "projector_hidden_act", gelu);
 	bool pbias = gb(x, cfg, "multimodal_projector_bias", true);

@@ -24,6 +24,7 @@
 
 #include "vramfit/model/arch.h"
 #include "vramfit/model/ltx.h"
+#include "vramfit/model/vision.h"
 #include "vramfit/base/error.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/estimate/setup.h"
@@ -176,6 +177,11 @@ void vf_estimate_generic_arch(int64_t params, struct vf_arch *out);
  * object (NULL: none), and each such value is then an assumption. */
 vf_status vf_dit_from_ltx(const struct vf_ltx_arch *a, int64_t params, const cJSON *defaults,
 			  struct vf_dit *d, struct vf_error *err);
+/* A diffusers DiT (PixArt, Latte, Flux, LTX-Video; lib/model/vision.h)
+ * with its exact parameter count; *about names the pipeline parts
+ * assumed (text encoder, VAE). */
+vf_status vf_dit_from_vision(const struct vf_vision *v, int64_t params, struct vf_dit *d,
+			     const char **about, struct vf_error *err);
 vf_status vf_dit_from_json(const cJSON *entry, const char *what, struct vf_dit *d,
 			   struct vf_error *err);
 /* Latent tokens of one sample: video (W/32 x H/32 x (1 + (F-1)/8)) and

@@ -59,8 +59,8 @@ vf_status vf_dit_from_ltx(const struct vf_ltx_arch *a, int64_t params, const cJS
 			  struct vf_dit *d, struct vf_error *err)
 {
 	memset(d, 0, sizeof *d);
-	if (a->layers < 1 || a->heads < 1 || a->head_dim < 1 || params <= 0)
-		return vf_error_set(err, VF_ERR, "LTX transformer: no blocks, heads or parameters");
+	if (a->layers < 1 || a->heads < 1 || a->head_dim < 1 || params <= 0 || vf_ltx_params(a) < 0)
+		return vf_error_set(err, VF_ERR, "LTX transformer: no blocks, heads or parameters, or sizes out of range");
 	d->params = params;
 	d->layers = a->layers;
 	d->video_heads = a->heads;

@@ -11,6 +11,8 @@
 
 #include "vramfit/base/json.h"
 
+static bool ltx_sane(const struct vf_ltx_arch *a);
+
 static void ltx_defaults(struct vf_ltx_arch *a)
 {
 	memset(a, 0, sizeof *a);
@@ -183,6 +185,9 @@ vf_status vf_ltx_from_config(const cJSON *t, const char *what, struct vf_ltx_arc
 		if (!known)
 			add_name(a->unknown, sizeof a->unknown, v->string);
 	}
+	if (!ltx_sane(a))
+		return vf_error_set(err, VF_ERR, "%s: transformer config: widths above 262144 or more than "
+				    "16384 layers", what);
 	return VF_OK;
 }
 
@@ -334,8 +339,26 @@ static int64_t stream_params(const struct vf_ltx_arch *a, int64_t d, int64_t in,
 	       2 * d + d * out + out;
 }
 
+/* Whether every product below stays far inside int64: widths <= 2^18,
+ * layers <= 2^14. */
+static bool ltx_sane(const struct vf_ltx_arch *a)
+{
+	const int64_t W = 1 << 18;
+	int64_t dv = a->heads * a->head_dim, da = a->audio_heads * a->audio_head_dim;
+	return a->layers >= 0 && a->layers <= (1 << 14) && a->heads > 0 && a->heads <= W &&
+	       a->head_dim > 0 && a->head_dim <= W && dv <= W && a->audio_heads >= 0 &&
+	       a->audio_heads <= W && a->audio_head_dim >= 0 && a->audio_head_dim <= W && da <= W &&
+	       a->in_channels >= 0 && a->in_channels <= W && a->out_channels >= 0 && a->out_channels <= W &&
+	       a->audio_in_channels >= 0 && a->audio_in_channels <= W && a->audio_out_channels >= 0 &&
+	       a->audio_out_channels <= W && a->cross_dim >= 0 && a->cross_dim <= W &&
+	       a->audio_cross_dim >= 0 && a->audio_cross_dim <= W && a->caption_channels >= 0 &&
+	       a->caption_channels <= W;
+}
+
 int64_t vf_ltx_params(const struct vf_ltx_arch *a)
 {
+	if (!ltx_sane(a))
+		return -1;
 	int64_t dv = a->heads * a->head_dim, da = a->audio ? a->audio_heads * a->audio_head_dim : 0;
 	int64_t k = a->cross_attention_adaln ? 9 : 6;
 	bool g = a->gated_attention;

@@ -52,18 +52,49 @@ static void seen(struct rd *x, const char *key)
 		x->seen[x->nseen++] = key;
 }
 
-/* A whole number >= 1, or dflt when absent or null (named as assumed). */
+/* Limits that keep every product of the counts inside int64: widths,
+ * channels and image sizes <= 2^18, vocabularies and positions <= 2^24,
+ * patches <= 1024, layers <= 2^14 (checked again on the derived widths). */
+#define W_MAX (1LL << 18)
+
+static int64_t gi_max(struct rd *x, const cJSON *c, const char *key, int64_t dflt, int64_t max);
+
 static int64_t gi(struct rd *x, const cJSON *c, const char *key, int64_t dflt)
+{
+	int64_t max = W_MAX;
+	if (strstr(key, "vocab") || strstr(key, "position") || strstr(key, "caption") ||
+	    strstr(key, "joint") || strstr(key, "pooled"))
+		max = 1LL << 24;
+	else if (strstr(key, "patch"))
+		max = 1024;
+	else if (strstr(key, "layers") || strcmp(key, "video_length") == 0)
+		max = 1LL << 14;
+	return gi_max(x, c, key, dflt, max);
+}
+
+/* The product of two widths, which must stay a width. */
+static int64_t width(struct rd *x, int64_t a, int64_t b, const char *what)
+{
+	if (a * b <= W_MAX)
+		return a * b;
+	if (!x->st)
+		x->st = vf_error_set(x->err, VF_ERR, "%s: %s%s above %lld", x->what, x->prefix, what,
+				     (long long)W_MAX);
+	return 1;
+}
+
+/* A whole number 1..max, or dflt when absent or null. */
+static int64_t gi_max(struct rd *x, const cJSON *c, const char *key, int64_t dflt, int64_t max)
 {
 	seen(x, key);
 	const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, key);
 	if (!n || cJSON_IsNull(n))
 		return dflt;
 	int64_t v;
-	if (!vf_json_number_is_i64(n, &v) || v < 1 || v > (1LL << 24)) {
+	if (!vf_json_number_is_i64(n, &v) || v < 1 || v > max) {
 		if (!x->st)
-			x->st = vf_error_set(x->err, VF_ERR, "%s: field %s%s: expected a whole number 1-16777216",
-					     x->what, x->prefix, key);
+			x->st = vf_error_set(x->err, VF_ERR, "%s: field %s%s: expected a whole number 1-%lld",
+					     x->what, x->prefix, key, (long long)max);
 		return dflt;
 	}
 	return v;
@@ -151,6 +182,9 @@ static void vit_vision(struct rd *x, const cJSON *c, bool siglip, struct vf_visi
 	int64_t ch = gi(x, c, "num_channels", 3);
 	bool head = siglip && gb(x, c, "vision_use_head", true);
 	int64_t n = (img / patch) * (img / patch);
+	if (patch > img)
+		x->st = x->st ? x->st : vf_error_set(x->err, VF_ERR, "%s: %spatch_size above image_size",
+						     x->what, x->prefix);
 	int64_t cls = siglip ? 0 : 1;
 	snprintf(p->name, sizeof p->name, "vision_tower");
 	p->params = ch * patch * patch * h + (siglip ? h : 0) /* patch embedding */
@@ -322,6 +356,9 @@ static void read_llava(struct rd *x, const cJSON *cfg)
 	struct vf_vision_part *pp = &v->parts[v->nparts];
 	v->nparts += 2;
 	int64_t vh = pv->hidden, th = pl->hidden;
+	if (!x->st && (th < 1 || th > W_MAX))
+		x->st = vf_error_set(x->err, VF_ERR, "%s: text_config: hidden size above %lld", x->what,
+				     (long long)W_MAX);
 	snprintf(pp->name, sizeof pp->name, "projector");
 	pp->params = vh * th + th * th + (pbias ? 2 * th : 0); /* linear_1, linear_2 */
 	pp->tokens = pv->tokens = pl->tokens = v->image_tokens;
@@ -383,7 +420,7 @@ static void read_pixart(struct rd *x, const cJSON *c, bool latte)
 {
 	struct vf_vision *v = x->v;
 	int64_t heads = gi(x, c, "num_attention_heads", 16), hd = gi(x, c, "attention_head_dim", 88);
-	int64_t D = heads * hd;
+	int64_t D = width(x, heads, hd, "heads x head dim");
 	int64_t in = gi(x, c, "in_channels", 4), out = gi(x, c, "out_channels", in);
 	int64_t L = gi(x, c, "num_layers", 28), p = gi(x, c, "patch_size", 2);
 	int64_t cross = gi(x, c, "cross_attention_dim", D), cc = gi(x, c, "caption_channels", 4096);
@@ -423,7 +460,7 @@ static void read_flux(struct rd *x, const cJSON *c)
 {
 	struct vf_vision *v = x->v;
 	int64_t heads = gi(x, c, "num_attention_heads", 24), hd = gi(x, c, "attention_head_dim", 128);
-	int64_t D = heads * hd;
+	int64_t D = width(x, heads, hd, "heads x head dim");
 	int64_t in = gi(x, c, "in_channels", 64), out = gi(x, c, "out_channels", in);
 	int64_t p = gi(x, c, "patch_size", 1);
 	int64_t L2 = gi(x, c, "num_layers", 19), L1 = gi(x, c, "num_single_layers", 38);
@@ -463,7 +500,7 @@ static void read_ltx_video(struct rd *x, const cJSON *c)
 {
 	struct vf_vision *v = x->v;
 	int64_t heads = gi(x, c, "num_attention_heads", 32), hd = gi(x, c, "attention_head_dim", 64);
-	int64_t D = heads * hd;
+	int64_t D = width(x, heads, hd, "heads x head dim");
 	int64_t in = gi(x, c, "in_channels", 128), out = gi(x, c, "out_channels", 128);
 	int64_t L = gi(x, c, "num_layers", 28), cross = gi(x, c, "cross_attention_dim", 2048);
 	int64_t cc = gi(x, c, "caption_channels", 4096);

@@ -105,7 +105,7 @@ static const char *remedy(enum vf_term t, const struct vf_setup *s)
 	}
 }
 
-static void setup_assumptions(const struct vf_setup *s, bool dit, bool t5, bool multi,
+static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, bool t5, bool multi,
 			      struct assume *a)
 {
 	unsigned g = s->given;
@@ -129,7 +129,7 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool t5, bool 
 	}
 	if (!(g & VF_SETUP_G_BATCH))
 		assume(a, "micro-batch %" PRId64 " per GPU (--batch)", s->batch);
-	if (!dit && !(g & VF_SETUP_G_SEQ))
+	if (!dit && !images && !(g & VF_SETUP_G_SEQ))
 		assume(a, "%" PRId64 " tokens per sample (--seq)", s->seq);
 	if (t5 && !(g & VF_SETUP_G_TARGET_SEQ))
 		assume(a, "decoder length %" PRId64 " (--target-seq)", s->target_seq ? s->target_seq : s->seq);
@@ -357,6 +357,8 @@ static vf_status collect_gpus(char **specs, int nspecs, struct gpu_row *rows, in
 
 struct target {
 	bool dit;
+	bool vision;            /* a CLIP / ViT / VLM config (vit.c) */
+	struct vf_vision vis;
 	int image_size, frames; /* a diffusers DiT's default sample; 0 = LTX-2's */
 	struct vf_arch arch;
 	struct vf_dit d;
@@ -436,11 +438,28 @@ static vf_status vision_target(const struct vf_model *m, struct target *tg, stru
 			       struct vf_error *err)
 {
 	const struct vf_vision *v = &m->vision;
-	if (strcmp(v->kind, "dit") != 0)
-		return vf_error_set(err, VF_ERR,
-				    "%s: a %s %s model: its training memory is not modelled yet ('vramfit inspect' "
-				    "counts it exactly; --params N gives a generic estimate)",
-				    m->path, v->family, v->kind);
+	if (v->unknown[0])
+		assume(as, "not understood: %s; the count is approximate", v->unknown);
+	if (v->assumed[0])
+		assume(as, "not in the config: %s", v->assumed);
+	if (strcmp(v->kind, "dit") != 0) {
+		tg->vision = true;
+		tg->vis = *v;
+		tg->vis.params = m->params;
+		tg->image_size = (int)v->image_size;
+		if (strcmp(v->kind, "vlm") == 0)
+			assume(as, "%s VLM, stage 2 (fine-tuning): the language model trained as --mode says over "
+				   "text + %" PRId64 " image tokens, the vision tower frozen (bf16, no autograd), the "
+				   "projector trained; stage 1 (projector only) needs less (frozen language model)",
+			       v->family, v->image_tokens);
+		else
+			assume(as, "%s contrastive training of %s; images of %" PRId64 " px in the config (%" PRId64
+				   " tokens; --video WxHx1 for another size)%s; activations by mechanism (not measured "
+				   "on vision runs)",
+			       v->family, v->nparts > 1 ? "both towers" : "one tower", v->image_size, v->image_tokens,
+			       v->nparts > 1 ? " and full-length captions; batch-squared similarity logits" : "");
+		return VF_OK;
+	}
 	const char *about;
 	vf_status st = vf_dit_from_vision(v, m->params, &tg->d, &about, err);
 	if (st)
@@ -454,10 +473,6 @@ static vf_status vision_target(const struct vf_model *m, struct target *tg, stru
 	       m->files > 0 ? " (the header's count used)" : "");
 	if (about[0])
 		assume(as, "%s", about);
-	if (v->assumed[0])
-		assume(as, "not in the config: %s", v->assumed);
-	if (v->unknown[0])
-		assume(as, "not understood: %s; the count is approximate", v->unknown);
 	assume(as, "activations per token: the DiT block mechanism of LTX-2 without its audio stream "
 		   "(self-attention, text cross-attention, GELU FFN)");
 	return VF_OK;
@@ -466,7 +481,11 @@ static vf_status vision_target(const struct vf_model *m, struct target *tg, stru
 static void run_one(const struct target *tg, const struct vf_setup *s, const struct vf_gpu_spec *g,
 		    struct vf_estimate *e)
 {
-	if (tg->dit)
+	if (tg->vision && strcmp(tg->vis.kind, "vlm") == 0)
+		vf_estimate_vlm(&tg->vis, s, g, e);
+	else if (tg->vision)
+		vf_estimate_vit(&tg->vis, s, g, e);
+	else if (tg->dit)
 		vf_estimate_dit(&tg->d, s, g, e);
 	else
 		vf_estimate_run(&tg->arch, s, g, e);
@@ -474,6 +493,8 @@ static void run_one(const struct target *tg, const struct vf_setup *s, const str
 
 static int64_t max_batch(const struct target *tg, const struct vf_setup *s, const struct vf_gpu_spec *g)
 {
+	if (tg->vision)
+		return vf_estimate_vision_max_batch(&tg->vis, s, g, 0);
 	return tg->dit ? vf_estimate_dit_max_batch(&tg->d, s, g, 0)
 		       : vf_estimate_max_batch(&tg->arch, s, g, 0);
 }
@@ -512,6 +533,15 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 				      s->batch, s->video_width, s->video_height, s->video_frames,
 				      vf_dit_video_tokens(&tg->d, s->video_width, s->video_height, s->video_frames),
 				      s->audio ? vf_dit_audio_tokens(&tg->d, s->video_frames) : 0);
+	else if (tg->vision && strcmp(tg->vis.kind, "vlm") == 0)
+		n += (size_t)snprintf(setup + n, sizeof setup - n,
+				      ", batch %" PRId64 " x (%" PRId64 " text + %" PRId64 " image tokens)", s->batch,
+				      s->seq, vf_vision_tokens(&tg->vis, s->video_width, s->video_height, 0));
+	else if (tg->vision)
+		n += (size_t)snprintf(setup + n, sizeof setup - n,
+				      ", batch %" PRId64 " x %dx%d images (%" PRId64 " tokens each)", s->batch,
+				      s->video_width, s->video_height,
+				      vf_vision_tokens(&tg->vis, s->video_width, s->video_height, 0));
 	else
 		n += (size_t)snprintf(setup + n, sizeof setup - n, ", batch %" PRId64 " x %" PRId64 " tokens",
 				      s->batch, s->seq);
@@ -606,7 +636,12 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 	cJSON *o = cJSON_CreateObject();
 	cJSON *m = cJSON_AddObjectToObject(o, "model");
 	cJSON_AddStringToObject(m, "id", tg->id);
-	cJSON_AddStringToObject(m, "kind", tg->dit ? "dit" : "llm");
+	cJSON_AddStringToObject(m, "kind", tg->vision ? tg->vis.kind : tg->dit ? "dit" : "llm");
+	if (tg->vision) {
+		cJSON_AddStringToObject(m, "family", tg->vis.family);
+		cJSON_AddNumberToObject(m, "image_tokens",
+					(double)vf_vision_tokens(&tg->vis, s->video_width, s->video_height, 0));
+	}
 	cJSON_AddNumberToObject(m, "params", (double)e0->params);
 	cJSON_AddNumberToObject(m, "trainable_params", (double)e0->trainable_params);
 	if (tg->dit) {
@@ -940,6 +975,17 @@ static int run(int argc, char **argv)
 			s.video_height = 544;
 			s.video_frames = 89;
 		}
+	} else if (tg.vision) {
+		if (!(s.given & VF_SETUP_G_VIDEO)) {
+			s.video_width = s.video_height = tg.image_size;
+			s.video_frames = 1;
+		}
+		if (strcmp(tg.vis.kind, "vlm") == 0 && !(s.given & VF_SETUP_G_SEQ)) {
+			int64_t img = vf_vision_tokens(&tg.vis, s.video_width, s.video_height, 0);
+			s.seq = img < 2048 - 64 ? 2048 - img : 64;
+			assume(&as, "%" PRId64 " text tokens per sample: a 2048-token context with the image (--seq)",
+			       s.seq);
+		}
 	} else if (s.given & (VF_SETUP_G_VIDEO | VF_SETUP_G_TEXT_ENCODER)) {
 		return vf_cli_usage("estimate", "--video and --text-encoder apply to video DiTs (e.g. ltx-2-19b)");
 	}
@@ -980,7 +1026,7 @@ static int run(int argc, char **argv)
 		e0 = rows[0].est;
 	else
 		run_one(&tg, &s, NULL, &e0);
-	setup_assumptions(&s, tg.dit, t5, multi, &as);
+	setup_assumptions(&s, tg.dit, tg.vision && strcmp(tg.vis.kind, "vlm") != 0, t5, multi, &as);
 	estimate_assumptions(&e0, &s, nrows ? &rows[0].spec : NULL, &as);
 	if (json) {
 		cJSON *o = to_json(&tg, &s, rows, nrows, &e0, &as);

@@ -52,11 +52,28 @@ run estimate "$TMP/flux" --mode full --json
 expect_rc 0
 expect_json 'j["model"]["params"] == 11901408320 and j["model"]["trainable_params"] == 11901408320'
 
-test_case "CLIP and VLM training: named as not modelled, not guessed"
-run estimate "$VC/clip-l14.json"
-expect_rc 1
-expect_err "not modelled"
-expect_err_lines 1
+test_case "CLIP / SigLIP training estimates: both towers, image tokens from the resolution"
+run estimate "$VC/clip-l14.json" --mode full --precision bf16 --batch 32 --gpu a100-80gb --json
+expect_rc 0
+expect_json 'j["model"]["kind"] == "clip" and j["model"]["params"] == 427616513 and j["model"]["trainable_params"] == 427616513 and j["model"]["image_tokens"] == 257'
+expect_json 'j["memory"]["weights_bytes"] == 2 * 427616513'
+p32=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["memory"]["peak_bytes"])')
+run estimate "$VC/clip-l14.json" --mode full --precision bf16 --batch 64 --gpu a100-80gb --json
+expect_json 'j["memory"]["peak_bytes"] > '"$p32"
+run estimate "$VC/clip-l14.json" --video 336x336x1 --json
+expect_json 'j["model"]["image_tokens"] == 577'
+run estimate "$VC/siglip-so400m.json" --json
+expect_rc 0
+expect_json 'j["model"]["kind"] == "clip" and j["model"]["family"] == "siglip" and j["model"]["image_tokens"] == 729'
+
+test_case "LLaVA stage 2: language model over text + image tokens, frozen tower, trained projector"
+run estimate "$VC/llava15-7b.json" --mode full --precision bf16 --seq 1024 --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["model"]["kind"] == "vlm" and j["model"]["params"] == 7063427072 and j["model"]["trainable_params"] == 6738939904 + 20979712 and j["model"]["image_tokens"] == 576'
+expect_json 'any("stage 2" in a for a in j["assumptions"])'
+run estimate "$VC/llava15-7b.json" --mode lora --grad-ckpt
+expect_rc 0
+expect_out "text + 576 image tokens"
 
 test_case "a size key not understood is named and the count marked approximate"
 python3 - "$VC/pixart.json" "$TMP/odd.json" <<'PY'

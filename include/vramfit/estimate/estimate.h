@@ -170,6 +170,18 @@ int64_t vf_estimate_default_context(const struct vf_gpu_spec *gpu);
  * (llama-like shape; --params N alone). */
 void vf_estimate_generic_arch(int64_t params, struct vf_arch *out);
 
+/* Vision models (lib/estimate/vit.c): CLIP / SigLIP contrastive training
+ * of both towers (or one ViT tower) over setup->video_width x height
+ * images; LLaVA-style VLMs in stage 2 (the language model over setup->seq
+ * text tokens + the image tokens, the frozen vision tower, the trained
+ * projector). */
+void vf_estimate_vit(const struct vf_vision *v, const struct vf_setup *setup,
+		     const struct vf_gpu_spec *gpu, struct vf_estimate *out);
+void vf_estimate_vlm(const struct vf_vision *v, const struct vf_setup *setup,
+		     const struct vf_gpu_spec *gpu, struct vf_estimate *out);
+int64_t vf_estimate_vision_max_batch(const struct vf_vision *v, const struct vf_setup *setup,
+				     const struct vf_gpu_spec *gpu, int64_t vram_bytes);
+
 /* Video DiTs. */
 /* An LTX DiT from its layout (lib/model/ltx.h) and its exact parameter
  * count; what a transformer file does not say (VAE, text encoder, caption

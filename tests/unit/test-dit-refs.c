@@ -12,6 +12,7 @@
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/model/ltx.h"
 #include "vramfit/model/models.h"
+#include "vramfit/model/vision.h"
 
 static int64_t count_of(const char *json, struct vf_ltx_arch *a)
 {
@@ -141,8 +142,81 @@ static void test_refs_seed_figures(void)
 	vf_refs_release(&set);
 }
 
+static vf_status vision_of(const char *json, struct vf_vision *v)
+{
+	struct vf_error err = {0};
+	cJSON *j = cJSON_Parse(json);
+	vf_status st = vf_vision_from_config(j, "config.json", v, &err);
+	cJSON_Delete(j);
+	return st;
+}
+
+/* Counts by hand from the layouts (published totals in tests/cli/vision.sh). */
+static void test_vision_counts(void)
+{
+	struct vf_vision v;
+	/* CLIP ViT-B/32 with the library defaults */
+	CHECK(vision_of("{\"model_type\": \"clip\"}", &v) == VF_OK);
+	int64_t h = 768, f = 3072, vl = 4 * (h * h + h) + 4 * h + 2 * h * f + f + h;
+	int64_t vision = 3 * 32 * 32 * h + h + 50 * h + 2 * h + 12 * vl + 2 * h + h * 512;
+	int64_t th = 512, tf = 2048, tl = 4 * (th * th + th) + 4 * th + 2 * th * tf + tf + th;
+	int64_t text = 49408 * th + 77 * th + 12 * tl + 2 * th + th * 512 + 1;
+	CHECK_INT(v.params, vision + text);
+	CHECK_INT(v.params, 151277313);
+	CHECK_INT(v.image_tokens, 50);
+	CHECK_INT(vf_vision_tokens(&v, 448, 448, 0), 14 * 14 + 1);
+	/* PixArt-alpha 1024: 28 blocks of 1152, additional conditions */
+	CHECK(vision_of("{\"_class_name\": \"PixArtTransformer2DModel\", \"num_attention_heads\": 16, "
+			"\"attention_head_dim\": 72, \"out_channels\": 8, \"cross_attention_dim\": 1152, "
+			"\"sample_size\": 128}", &v) == VF_OK);
+	int64_t D = 1152;
+	int64_t block = 2 * (4 * (D * D + D)) + 2 * 4 * D * D + 5 * D + 6 * D;
+	int64_t emb = (256 * D + D + D * D + D) + 6 * D * D + 6 * D + 2 * (256 * 384 + 384 + 384 * 384 + 384);
+	int64_t top = 4 * 4 * D + D + emb + 4096 * D + D + D * D + D + 2 * D + D * 32 + 32;
+	CHECK_INT(v.params, 28 * block + top);
+	CHECK_INT(v.params, 611349152);
+	CHECK_INT(vf_vision_tokens(&v, 0, 0, 0), 64 * 64);
+	/* Latte: frames x patches; LTX-Video: the first frame, then 8 per latent */
+	CHECK(vision_of("{\"_class_name\": \"LatteTransformer3DModel\", \"num_attention_heads\": 16, "
+			"\"attention_head_dim\": 72}", &v) == VF_OK);
+	CHECK_INT(vf_vision_tokens(&v, 256, 256, 16), 16 * 16 * 16);
+	CHECK_INT(v.dit_layers, 56);
+	CHECK(vision_of("{\"_class_name\": \"LTXVideoTransformer3DModel\"}", &v) == VF_OK);
+	CHECK_INT(vf_vision_tokens(&v, 768, 512, 121), 24 * 16 * 16);
+	/* a width product past the limit is an error, not an overflow */
+	CHECK(vision_of("{\"_class_name\": \"FluxTransformer2DModel\", \"num_attention_heads\": 200000, "
+			"\"attention_head_dim\": 200000}", &v) == VF_ERR);
+	/* not a vision config */
+	CHECK(vision_of("{\"model_type\": \"llama\"}", &v) == VF_ENOTFOUND);
+}
+
+/* The CLIP estimate grows with the batch and counts what it trains. */
+static void test_vision_estimate(void)
+{
+	struct vf_vision v;
+	CHECK(vision_of("{\"model_type\": \"clip\"}", &v) == VF_OK);
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_FULL;
+	s.precision = VF_PREC_BF16;
+	s.video_width = s.video_height = 224;
+	struct vf_estimate a, b;
+	s.batch = 64;
+	vf_estimate_vit(&v, &s, NULL, &a);
+	s.batch = 128;
+	vf_estimate_vit(&v, &s, NULL, &b);
+	CHECK(b.peak_bytes > a.peak_bytes);
+	CHECK_INT(a.weights_full, 2 * 151277313LL);
+	CHECK_INT(a.trainable_params, 151277313LL);
+	s.mode = VF_MODE_INFER;
+	vf_estimate_vit(&v, &s, NULL, &b);
+	CHECK(b.peak_bytes < a.peak_bytes && b.gradients_bytes == 0);
+}
+
 int main(void)
 {
+	RUN(test_vision_counts);
+	RUN(test_vision_estimate);
 	RUN(test_ltx_counts);
 	RUN(test_ltx_dit_from_catalog);
 	RUN(test_refs_seed_figures);

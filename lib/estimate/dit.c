@@ -4,6 +4,7 @@
 #include "vramfit/estimate/estimate.h"
 
 #include "vramfit/base/json.h"
+#include "vramfit/model/model.h"
 #include "vramfit/model/models.h"
 
 #include "estimate_internal.h"
@@ -535,4 +536,31 @@ vf_status vf_estimate_ltx2(const char *model_id, const struct vf_ltx2_config *c,
 		return st;
 	vf_estimate_dit(&d, &s, gpu, out);
 	return VF_OK;
+}
+
+vf_status vf_estimate_ltx2_file(const char *path, const struct vf_ltx2_config *c,
+				const struct vf_gpu_spec *gpu, struct vf_estimate *out,
+				struct vf_error *err)
+{
+	struct vf_model *m = NULL;
+	vf_status st = vf_model_load(path, &m, err);
+	if (st)
+		return st;
+	if (!m->has_ltx) {
+		vf_model_free(m);
+		return vf_error_set(err, VF_ENOTFOUND, "%s: not an LTX transformer checkpoint", path);
+	}
+	const struct vf_model_entry *def = NULL;
+	if ((st = vf_models_load(err)) == VF_OK)
+		def = vf_models_find("ltx-2-19b");
+	struct vf_dit d;
+	struct vf_setup s;
+	if (st == VF_OK)
+		st = vf_dit_from_ltx(&m->ltx, m->params, def ? def->raw : NULL, &d, err);
+	vf_model_free(m);
+	if (st == VF_OK)
+		st = vf_setup_from_ltx2(c, &s, err);
+	if (st == VF_OK)
+		vf_estimate_dit(&d, &s, gpu, out);
+	return st;
 }

@@ -228,6 +228,11 @@ vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
 			     struct vf_error *err);
 /* Estimate an LTX-2 trainer config for model_id ("ltx-2-19b",
  * "ltx-2.3-22b") on gpu (may be NULL). Reads the model catalog. */
+/* The same from the checkpoint itself: its transformer config and header
+ * (lib/model/ltx.h); VF_ENOTFOUND when the file is not an LTX transformer. */
+vf_status vf_estimate_ltx2_file(const char *path, const struct vf_ltx2_config *c,
+				const struct vf_gpu_spec *gpu, struct vf_estimate *out,
+				struct vf_error *err);
 vf_status vf_estimate_ltx2(const char *model_id, const struct vf_ltx2_config *c,
 			   const struct vf_gpu_spec *gpu, struct vf_estimate *out,
 			   struct vf_error *err);

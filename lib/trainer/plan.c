@@ -700,11 +700,6 @@ static void make_launch(struct ctx *c)
 static void make_estimate(struct ctx *c)
 {
 	struct vf_plan *p = c->p;
-	if (!p->model_id[0]) {
-		snprintf(p->estimate_note, sizeof p->estimate_note,
-			 "no estimate: the checkpoint's name matches no catalog model");
-		return;
-	}
 	struct vf_ltx2_config lc;
 	memset(&lc, 0, sizeof lc);
 	const struct vf_yamldoc *d = p->config;
@@ -738,6 +733,11 @@ static void make_estimate(struct ctx *c)
 	vf_status fst = vf_estimate_ltx2_file(p->model, &lc, p->gpu_spec, &p->estimate, &err);
 	bool from_file = fst == VF_OK;
 	vf_error_clear(&err);
+	if (!from_file && !p->model_id[0]) {
+		snprintf(p->estimate_note, sizeof p->estimate_note,
+			 "no estimate: the checkpoint's name matches no catalog model");
+		return;
+	}
 	if (!from_file && vf_estimate_ltx2(p->model_id, &lc, p->gpu_spec, &p->estimate, &err) != VF_OK) {
 		snprintf(p->estimate_note, sizeof p->estimate_note, "no estimate: %s", err.msg);
 		return;

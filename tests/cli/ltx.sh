@@ -78,4 +78,17 @@ run estimate "$TMP/u.safetensors"
 expect_rc 0
 expect_out "not understood: share_ff, moe_experts"
 
+test_case "plan: an LTX checkpoint under any name is estimated from its own header"
+TD="$VF_SOURCE_DIR/tests/fixtures/ltx-trainer"
+unset LTX_TRAININGS_DIR LTX_TRAINER_DIR LTX_MODELS_DIR
+export HOME="$TMP/home"
+mkdir -p "$HOME" "$TMP/te/gemma-3-12b-it" "$TMP/work" "$TMP/ck"
+echo '{"model_type": "gemma3"}' >"$TMP/te/gemma-3-12b-it/config.json"
+python3 "$GEN" "$TMP/ck/my-finetune.safetensors" '{"apply_gated_attention": true, "cross_attention_adaln": true, "caption_proj_before_connector": true, "ff_bias": false, "audio_ff_bias": false}'
+cd "$TMP/work"
+run plan --trainer-dir "$TD" --model "$TMP/ck/my-finetune.safetensors" --text-encoder "$TMP/te/gemma-3-12b-it" --gpu h100-80gb --json
+expect_rc 0
+expect_out "checkpoint's own config and header"
+cd - >/dev/null
+
 finish

@@ -371,9 +371,11 @@ static void test_dirs(void)
 		CHECK_INT(m->files, 2);
 		CHECK_STR(m->components[0]->name, "transformer");
 		CHECK_INT(m->components[0]->params, 528);
-		CHECK_INT(m->components[0]->arch.hidden, 16);
-		CHECK_INT(m->components[0]->arch.layers, 2);
-		CHECK_STR(m->components[0]->arch.family, "LTXVideoTransformer3DModel");
+		/* a diffusers DiT config (issue 11): the vision/DiT reader, not an LLM */
+		CHECK(m->components[0]->has_vision && !m->components[0]->has_arch);
+		CHECK_STR(m->components[0]->vision.family, "ltx-video");
+		CHECK_INT(m->components[0]->vision.parts[0].hidden, 16);
+		CHECK_INT(m->components[0]->vision.dit_layers, 2);
 		CHECK_INT(m->components[0]->groups.attention, 512);
 		CHECK_STR(m->components[1]->name, "vae");
 		CHECK_INT(m->components[1]->params, 100);

@@ -527,6 +527,11 @@ static bool ltx_arch(struct vf_model *m, const struct headers *h)
 			struct vf_ltx_arch t;
 			vf_ltx_from_tensors(list, n, &t);
 			m->ltx.audio = t.audio;
+			if (t.caption_projection && strstr(m->ltx.assumed, "caption_channels")) {
+				/* the config leaves it out; the projection's shape says it */
+				m->ltx.caption_channels = t.caption_channels;
+				m->ltx.assumed[0] = 0;
+			}
 		}
 		m->has_ltx = true;
 	} else if (tensors) {

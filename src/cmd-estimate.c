@@ -807,6 +807,42 @@ static void whole_run_print(const struct whole *w, const struct vf_setup *s,
 	       w->price >= 0 ? "--price" : "catalog prices");
 }
 
+/* The setup defaults of a DiT (LoRA on the attention projections, bf16,
+ * checkpointing, the model's own sample or the LTX-2 trainer's video) and
+ * of a vision model (its image size; a VLM's text length). */
+static void dit_vision_defaults(const struct target *tg, struct vf_setup *s, struct assume *as)
+{
+	if (tg->dit) {
+		if (!(s->given & VF_SETUP_G_MODE))
+			s->mode = VF_MODE_LORA;
+		if (!(s->given & VF_SETUP_G_PRECISION))
+			s->precision = VF_PREC_BF16;
+		if (!(s->given & VF_SETUP_G_LORA_TARGETS))
+			s->lora_targets = VF_LORA_Q | VF_LORA_K | VF_LORA_V | VF_LORA_O;
+		if (!(s->given & VF_SETUP_G_GRAD_CKPT))
+			s->grad_ckpt = true;
+		if (!(s->given & VF_SETUP_G_VIDEO) && tg->image_size > 0) {
+			s->video_width = s->video_height = tg->image_size;
+			s->video_frames = tg->frames > 0 ? tg->frames : 1;
+		} else if (!(s->given & VF_SETUP_G_VIDEO)) {
+			s->video_width = 960;
+			s->video_height = 544;
+			s->video_frames = 89;
+		}
+	} else if (tg->vision) {
+		if (!(s->given & VF_SETUP_G_VIDEO)) {
+			s->video_width = s->video_height = tg->image_size;
+			s->video_frames = 1;
+		}
+		if (strcmp(tg->vis.kind, "vlm") == 0 && !(s->given & VF_SETUP_G_SEQ)) {
+			int64_t img = vf_vision_tokens(&tg->vis, s->video_width, s->video_height, 0);
+			s->seq = img < 2048 - 64 ? 2048 - img : 64;
+			assume(as, "%" PRId64 " text tokens per sample: a 2048-token context with the image (--seq)",
+			       s->seq);
+		}
+	}
+}
+
 static int run(int argc, char **argv)
 {
 	if (vf_cli_wants_help(argc, argv)) {
@@ -958,37 +994,10 @@ static int run(int argc, char **argv)
 		}
 		vf_model_free(m);
 	}
-	if (tg.dit) {
-		if (!(s.given & VF_SETUP_G_MODE))
-			s.mode = VF_MODE_LORA;
-		if (!(s.given & VF_SETUP_G_PRECISION))
-			s.precision = VF_PREC_BF16;
-		if (!(s.given & VF_SETUP_G_LORA_TARGETS))
-			s.lora_targets = VF_LORA_Q | VF_LORA_K | VF_LORA_V | VF_LORA_O;
-		if (!(s.given & VF_SETUP_G_GRAD_CKPT))
-			s.grad_ckpt = true;
-		if (!(s.given & VF_SETUP_G_VIDEO) && tg.image_size > 0) {
-			s.video_width = s.video_height = tg.image_size;
-			s.video_frames = tg.frames > 0 ? tg.frames : 1;
-		} else if (!(s.given & VF_SETUP_G_VIDEO)) {
-			s.video_width = 960;
-			s.video_height = 544;
-			s.video_frames = 89;
-		}
-	} else if (tg.vision) {
-		if (!(s.given & VF_SETUP_G_VIDEO)) {
-			s.video_width = s.video_height = tg.image_size;
-			s.video_frames = 1;
-		}
-		if (strcmp(tg.vis.kind, "vlm") == 0 && !(s.given & VF_SETUP_G_SEQ)) {
-			int64_t img = vf_vision_tokens(&tg.vis, s.video_width, s.video_height, 0);
-			s.seq = img < 2048 - 64 ? 2048 - img : 64;
-			assume(&as, "%" PRId64 " text tokens per sample: a 2048-token context with the image (--seq)",
-			       s.seq);
-		}
-	} else if (s.given & (VF_SETUP_G_VIDEO | VF_SETUP_G_TEXT_ENCODER)) {
+	if (tg.dit || tg.vision)
+		dit_vision_defaults(&tg, &s, &as);
+	else if (s.given & (VF_SETUP_G_VIDEO | VF_SETUP_G_TEXT_ENCODER))
 		return vf_cli_usage("estimate", "--video and --text-encoder apply to video DiTs (e.g. ltx-2-19b)");
-	}
 	if (t5 && !s.target_seq)
 		s.target_seq = s.seq;
 	if (vf_setup_finish(&s, &err))

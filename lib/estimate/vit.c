@@ -42,6 +42,41 @@ static double tower_tokens(const struct vf_vision *v, const struct vf_vision_par
 	return (double)p->tokens; /* text: the context the tower is built for */
 }
 
+/* Step time: matmul FLOPs at the fitted utilisation, elementwise traffic,
+ * the optimizer's memory-bound update, launch overheads (estimate.c). */
+static void vit_time(const struct vf_vision *v, const struct vf_setup *su, const struct vf_gpu_spec *gpu,
+		     double fwd, double tokens, double hmax, double A, double T, double gb,
+		     struct vf_estimate *e)
+{
+	bool train = su->mode != VF_MODE_INFER, full = su->mode == VF_MODE_FULL;
+	bool lora = su->mode == VF_MODE_LORA;
+	double ngpu = su->gpus > 0 ? su->gpus : 1;
+	/* forward x (3 trained, 2 frozen with adapters, 1 inference) */
+	double model_flops = (full ? 3 : lora ? 2 : 1) * fwd * (double)su->grad_accum;
+	double flops = model_flops + (train && su->grad_ckpt ? fwd * (double)su->grad_accum : 0);
+	e->flops_per_step = flops;
+	double rate = gpu ? (gpu->bf16_tflops > 0 ? gpu->bf16_tflops : gpu->fp16_tflops) : 989.5;
+	if (!(rate > 0)) {
+		e->assumed |= VF_ASSUME_GPU_RATE_UNKNOWN;
+		e->step_seconds = e->tokens_per_second = e->mfu = e->utilisation = -1;
+		e->optimizer_seconds = -1;
+		return;
+	}
+	double u = U_MAX * (hmax / (hmax + U_HIDDEN)) * (tokens / (tokens + U_TOKENS));
+	double bw = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
+	double opt = T * gb * 11 / (0.8 * bw);
+	double layers = 0;
+	for (int i = 0; i < v->nparts; i++)
+		layers += (double)v->parts[i].layers;
+	double t = flops / (rate * 1e12 * u) + (double)su->grad_accum * ACT_PASSES * A / bw + opt + T_STEP +
+		   layers * (T_LAYER + (su->grad_ckpt ? T_LAYER_CKPT : 0));
+	e->utilisation = u;
+	e->optimizer_seconds = opt;
+	e->step_seconds = t;
+	e->tokens_per_second = tokens * (double)su->grad_accum * ngpu / t;
+	e->mfu = model_flops / (t * rate * 1e12);
+}
+
 void vf_estimate_vit(const struct vf_vision *v, const struct vf_setup *su, const struct vf_gpu_spec *gpu,
 		     struct vf_estimate *e)
 {
@@ -110,30 +145,7 @@ void vf_estimate_vit(const struct vf_vision *v, const struct vf_setup *su, const
 	e->layer_activations = vf__estimate_clamp64(layer_max);
 	vf__estimate_finish_terms(e, &ph[bi], best + FRAG_LAYER * layer_max, (enum vf_phase)bi);
 
-	/* time: forward x (3 trained, 2 frozen with adapters, 1 inference) */
-	double model_flops = (full ? 3 : lora ? 2 : 1) * fwd * (double)su->grad_accum;
-	double flops = model_flops + (train && su->grad_ckpt ? fwd * (double)su->grad_accum : 0);
-	e->flops_per_step = flops;
-	double rate = gpu ? (gpu->bf16_tflops > 0 ? gpu->bf16_tflops : gpu->fp16_tflops) : 989.5;
-	if (!(rate > 0)) {
-		e->assumed |= VF_ASSUME_GPU_RATE_UNKNOWN;
-		e->step_seconds = e->tokens_per_second = e->mfu = e->utilisation = -1;
-		e->optimizer_seconds = -1;
-		return;
-	}
-	double u = U_MAX * (hmax / (hmax + U_HIDDEN)) * (tokens / (tokens + U_TOKENS));
-	double bw = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
-	double opt = T * gb * 11 / (0.8 * bw);
-	double layers = 0;
-	for (int i = 0; i < v->nparts; i++)
-		layers += (double)v->parts[i].layers;
-	double t = flops / (rate * 1e12 * u) + (double)su->grad_accum * ACT_PASSES * A / bw + opt + T_STEP +
-		   layers * (T_LAYER + (su->grad_ckpt ? T_LAYER_CKPT : 0));
-	e->utilisation = u;
-	e->optimizer_seconds = opt;
-	e->step_seconds = t;
-	e->tokens_per_second = tokens * (double)su->grad_accum * ngpu / t;
-	e->mfu = model_flops / (t * rate * 1e12);
+	vit_time(v, su, gpu, fwd, tokens, hmax, A, T, gb, e);
 }
 
 /* A LLaVA-style VLM, stage 2: the language model over text + image tokens

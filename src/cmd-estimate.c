@@ -431,6 +431,17 @@ static vf_status ltx_target(const struct vf_model *m, struct target *tg, struct 
 	return VF_OK;
 }
 
+/* A diffusers pipeline: its "transformer" component when that is a DiT
+ * (the part that trains); else the model itself. */
+static const struct vf_model *dit_part(const struct vf_model *m)
+{
+	for (size_t i = 0; i < m->ncomponents; i++)
+		if (strcmp(m->components[i]->name, "transformer") == 0 &&
+		    (m->components[i]->has_vision || m->components[i]->has_ltx))
+			return m->components[i];
+	return m;
+}
+
 /* A vision or video model's config.json (or its files): diffusion
  * transformers are estimated as DiTs; the others are counted by inspect
  * but their training is not modelled here. */
@@ -951,13 +962,17 @@ static int run(int argc, char **argv)
 			cJSON_ArrayForEach(it, list)
 			if (cJSON_IsString(it))
 				assume(&as, "%s (catalog)", it->valuestring);
-		} else if (m->has_vision) {
-			if (vision_target(m, &tg, &as, &err)) {
+		} else if (dit_part(m)->has_vision) {
+			if (dit_part(m) != m)
+				assume(&as, "the pipeline's transformer component (%s)", dit_part(m)->path);
+			if (vision_target(dit_part(m), &tg, &as, &err)) {
 				vf_model_free(m);
 				return vf_cli_fail_err(&err);
 			}
-		} else if (m->has_ltx) {
-			if (ltx_target(m, &tg, &as, &err)) {
+		} else if (dit_part(m)->has_ltx) {
+			if (dit_part(m) != m)
+				assume(&as, "the pipeline's transformer component (%s)", dit_part(m)->path);
+			if (ltx_target(dit_part(m), &tg, &as, &err)) {
 				vf_model_free(m);
 				return vf_cli_fail_err(&err);
 			}

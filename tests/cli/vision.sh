@@ -52,6 +52,18 @@ run estimate "$TMP/flux" --mode full --json
 expect_rc 0
 expect_json 'j["model"]["params"] == 11901408320 and j["model"]["trainable_params"] == 11901408320'
 
+test_case "a diffusers pipeline folder: its transformer component is the DiT estimated"
+mkdir -p "$TMP/pipe"
+cp -r "$TMP/pixart" "$TMP/pipe/transformer"
+echo '{"_class_name": "PixArtAlphaPipeline"}' >"$TMP/pipe/model_index.json"
+run inspect "$TMP/pipe" --json
+expect_rc 0
+expect_json 'j["format"] == "diffusers" and j["components"][0]["architecture"]["family"] == "pixart"'
+run estimate "$TMP/pipe" --json
+expect_rc 0
+expect_json 'j["model"]["kind"] == "dit" and j["model"]["params"] == 611349152'
+expect_json 'any("transformer component" in a for a in j["assumptions"])'
+
 test_case "CLIP / SigLIP training estimates: both towers, image tokens from the resolution"
 run estimate "$VC/clip-l14.json" --mode full --precision bf16 --batch 32 --gpu a100-80gb --json
 expect_rc 0

@@ -117,7 +117,7 @@ static const char *remedy(enum vf_term t, const struct vf_setup *s)
 	}
 }
 
-static void setup_assumptions(const struct vf_setup *s, bool dit, bool t5, bool multi,
+static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, bool t5, bool multi,
 			      struct assume *a)
 {
 	unsigned g = s->given;
@@ -141,7 +141,7 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool t5, bool 
 	}
 	if (!(g & VF_SETUP_G_BATCH))
 		assume(a, "micro-batch %" PRId64 " per GPU (--batch)", s->batch);
-	if (!dit && !(g & VF_SETUP_G_SEQ))
+	if (!dit && !images && !(g & VF_SETUP_G_SEQ))
 		assume(a, "%" PRId64 " tokens per sample (--seq)", s->seq);
 	if (t5 && !(g & VF_SETUP_G_TARGET_SEQ))
 		assume(a, "decoder length %" PRId64 " (--target-seq)", s->target_seq ? s->target_seq : s->seq);
@@ -388,6 +388,9 @@ static vf_status collect_gpus(char **specs, int nspecs, struct gpu_row *rows, in
 
 struct target {
 	bool dit;
+	bool vision;            /* a CLIP / ViT / VLM config (vit.c) */
+	struct vf_vision vis;
+	int image_size, frames; /* a diffusers DiT's default sample; 0 = LTX-2's */
 	struct vf_arch arch;
 	struct vf_dit d;
 	char id[128];
@@ -427,12 +430,112 @@ static void complete_arch(struct vf_arch *a, struct assume *as)
 	}
 }
 
+/* An LTX DiT file: its layout from its own config (or tensors), its
+ * parameters from the header; what the transformer file cannot say from
+ * the catalog's ltx-2-19b entry, each listed as an assumption. */
+static vf_status ltx_target(const struct vf_model *m, struct target *tg, struct assume *as,
+			    struct vf_error *err)
+{
+	vf_status st = vf_models_load(err);
+	if (st)
+		return st;
+	const struct vf_model_entry *def = vf_models_find("ltx-2-19b");
+	if ((st = vf_dit_from_ltx(&m->ltx, m->params, def ? def->raw : NULL, &tg->d, err)))
+		return st;
+	tg->dit = true;
+	tg->d.from_file = true;
+	assume(as, "LTX video DiT from the file's %s; parameters from its header",
+	       strcmp(m->ltx.source, "metadata") == 0 ? "transformer config (__metadata__)"
+						      : "tensor names and shapes");
+	if (m->ltx.assumed[0])
+		assume(as, "not in the file: %s", m->ltx.assumed);
+	if (m->ltx.unknown[0])
+		assume(as, "not understood: %s; the layout (activations, LoRA) is approximate", m->ltx.unknown);
+	if (vf_ltx_params(&m->ltx) != m->params)
+		assume(as, "the layout counts %" PRId64 " parameters, the header %" PRId64
+			   ": activations and LoRA are approximate", vf_ltx_params(&m->ltx), m->params);
+	const cJSON *list = def ? cJSON_GetObjectItemCaseSensitive(def->raw, "assumptions") : NULL;
+	const cJSON *it;
+	int i = 0;
+	cJSON_ArrayForEach(it, list)
+	if (cJSON_IsString(it) && i++ > 0) /* the first is the catalog's own layout */
+		assume(as, "%s (catalog defaults)", it->valuestring);
+	return VF_OK;
+}
+
+/* A diffusers pipeline: its "transformer" component when that is a DiT
+ * (the part that trains); else the model itself. */
+static const struct vf_model *dit_part(const struct vf_model *m)
+{
+	for (size_t i = 0; i < m->ncomponents; i++)
+		if (strcmp(m->components[i]->name, "transformer") == 0 &&
+		    (m->components[i]->has_vision || m->components[i]->has_ltx))
+			return m->components[i];
+	return m;
+}
+
+/* A vision or video model's config.json (or its files): diffusion
+ * transformers are estimated as DiTs; the others are counted by inspect
+ * but their training is not modelled here. */
+static vf_status vision_target(const struct vf_model *m, struct target *tg, struct assume *as,
+			       struct vf_error *err)
+{
+	const struct vf_vision *v = &m->vision;
+	if (v->unknown[0])
+		assume(as, "not understood: %s; the count is approximate", v->unknown);
+	if (v->assumed[0])
+		assume(as, "not in the config: %s", v->assumed);
+	if (strcmp(v->kind, "dit") != 0) {
+		tg->vision = true;
+		tg->vis = *v;
+		tg->vis.params = m->params;
+		tg->image_size = (int)v->image_size;
+		if (strcmp(v->kind, "vlm") == 0)
+			assume(as, "%s VLM, stage 2 (fine-tuning): the language model trained as --mode says over "
+				   "text + %" PRId64 " image tokens, the vision tower frozen (bf16, no autograd), the "
+				   "projector trained; stage 1 (projector only) needs less (frozen language model)",
+			       v->family, v->image_tokens);
+		else
+			assume(as, "%s contrastive training of %s; images of %" PRId64 " px in the config (%" PRId64
+				   " tokens; --video WxHx1 for another size)%s; activations by mechanism (not measured "
+				   "on vision runs)",
+			       v->family, v->nparts > 1 ? "both towers" : "one tower", v->image_size, v->image_tokens,
+			       v->nparts > 1 ? " and full-length captions; batch-squared similarity logits" : "");
+		return VF_OK;
+	}
+	const char *about;
+	vf_status st = vf_dit_from_vision(v, m->params, &tg->d, &about, err);
+	if (st)
+		return st;
+	tg->dit = true;
+	tg->image_size = (int)v->image_size;
+	tg->frames = (int)v->frames;
+	assume(as, "%s diffusion transformer from its config.json: %" PRId64 " blocks of %" PRId64
+		   ", parameters counted from the layout%s",
+	       v->family, v->dit_layers, v->parts[0].hidden,
+	       m->files > 0 ? " (the header's count used)" : "");
+	if (about[0])
+		assume(as, "%s", about);
+	assume(as, "activations per token: the DiT block mechanism of LTX-2 without its audio stream "
+		   "(self-attention, text cross-attention, GELU FFN)");
+	return VF_OK;
+}
+
 /* LLMs: the step replayed through the caching allocator simulation
- * decides the device peak (*sim, may be NULL, keeps it for --explain). */
+ * decides the device peak (*sim, may be NULL, keeps it for --explain);
+ * vision models and DiTs: their analytic estimators. */
 static vf_status run_one(const struct target *tg, const struct vf_setup *s,
 			 const struct vf_gpu_spec *g, struct vf_estimate *e, struct vf_alloc **sim,
 			 struct vf_error *err)
 {
+	if (tg->vision && strcmp(tg->vis.kind, "vlm") == 0) {
+		vf_estimate_vlm(&tg->vis, s, g, e);
+		return VF_OK;
+	}
+	if (tg->vision) {
+		vf_estimate_vit(&tg->vis, s, g, e);
+		return VF_OK;
+	}
 	if (tg->dit) {
 		vf_estimate_dit(&tg->d, s, g, e);
 		return VF_OK;
@@ -442,6 +545,8 @@ static vf_status run_one(const struct target *tg, const struct vf_setup *s,
 
 static int64_t max_batch(const struct target *tg, const struct vf_setup *s, const struct vf_gpu_spec *g)
 {
+	if (tg->vision)
+		return vf_estimate_vision_max_batch(&tg->vis, s, g, 0);
 	return tg->dit ? vf_estimate_dit_max_batch(&tg->d, s, g, 0)
 		       : vf_estimate_max_batch_simulated(&tg->arch, s, g, &tg->alloc);
 }
@@ -616,8 +721,21 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 		n += (size_t)snprintf(setup + n, sizeof setup - n, ", %s (%s)", vf_optimizer_name(s->optimizer),
 				      vf_optimizer_impl_name(s->optimizer_impl));
 	if (tg->dit)
-		n += (size_t)snprintf(setup + n, sizeof setup - n, ", batch %" PRId64 " x %dx%dx%d video",
-				      s->batch, s->video_width, s->video_height, s->video_frames);
+		n += (size_t)snprintf(setup + n, sizeof setup - n,
+				      ", batch %" PRId64 " x %dx%dx%d video (%" PRId64 " video + %" PRId64
+				      " audio tokens)",
+				      s->batch, s->video_width, s->video_height, s->video_frames,
+				      vf_dit_video_tokens(&tg->d, s->video_width, s->video_height, s->video_frames),
+				      s->audio ? vf_dit_audio_tokens(&tg->d, s->video_frames) : 0);
+	else if (tg->vision && strcmp(tg->vis.kind, "vlm") == 0)
+		n += (size_t)snprintf(setup + n, sizeof setup - n,
+				      ", batch %" PRId64 " x (%" PRId64 " text + %" PRId64 " image tokens)", s->batch,
+				      s->seq, vf_vision_tokens(&tg->vis, s->video_width, s->video_height, 0));
+	else if (tg->vision)
+		n += (size_t)snprintf(setup + n, sizeof setup - n,
+				      ", batch %" PRId64 " x %dx%d images (%" PRId64 " tokens each)", s->batch,
+				      s->video_width, s->video_height,
+				      vf_vision_tokens(&tg->vis, s->video_width, s->video_height, 0));
 	else
 		n += (size_t)snprintf(setup + n, sizeof setup - n, ", batch %" PRId64 " x %" PRId64 " tokens",
 				      s->batch, s->seq);
@@ -728,18 +846,35 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 	cJSON *o = cJSON_CreateObject();
 	cJSON *m = cJSON_AddObjectToObject(o, "model");
 	cJSON_AddStringToObject(m, "id", tg->id);
-	cJSON_AddStringToObject(m, "kind", tg->dit ? "dit" : "llm");
+	cJSON_AddStringToObject(m, "kind", tg->vision ? tg->vis.kind : tg->dit ? "dit" : "llm");
+	if (tg->vision) {
+		cJSON_AddStringToObject(m, "family", tg->vis.family);
+		cJSON_AddNumberToObject(m, "image_tokens",
+					(double)vf_vision_tokens(&tg->vis, s->video_width, s->video_height, 0));
+	}
 	cJSON_AddNumberToObject(m, "params", (double)e0->params);
 	cJSON_AddNumberToObject(m, "trainable_params", (double)e0->trainable_params);
-	cJSON_AddBoolToObject(m, "approximate", !tg->dit && tg->arch.approximate);
+	const char *unk = tg->vision ? tg->vis.unknown : tg->dit ? "" : tg->arch.not_understood;
+	cJSON_AddBoolToObject(m, "approximate", unk[0] || (!tg->vision && !tg->dit && tg->arch.approximate));
 	cJSON *nu = cJSON_AddArrayToObject(m, "not_understood");
-	for (const char *p = tg->dit ? "" : tg->arch.not_understood; *p;) {
+	for (const char *p = unk; *p;) {
 		const char *e = strstr(p, ", ");
 		size_t len = e ? (size_t)(e - p) : strlen(p);
 		char item[256];
 		snprintf(item, sizeof item, "%.*s", (int)len, p);
 		cJSON_AddItemToArray(nu, cJSON_CreateString(item));
 		p += len + (e ? 2 : 0);
+	}
+	if (tg->dit) {
+		/* per sample: latent tokens of the video and audio streams */
+		cJSON_AddStringToObject(m, "source", tg->d.from_file ? "file" : "catalog");
+		cJSON_AddNumberToObject(m, "layers", (double)tg->d.layers);
+		cJSON_AddNumberToObject(m, "video_hidden", (double)tg->d.video_hidden);
+		cJSON_AddNumberToObject(m, "audio_hidden", (double)tg->d.audio_hidden);
+		cJSON_AddNumberToObject(m, "video_tokens", (double)vf_dit_video_tokens(&tg->d, s->video_width,
+										      s->video_height, s->video_frames));
+		cJSON_AddNumberToObject(m, "audio_tokens",
+					s->audio ? (double)vf_dit_audio_tokens(&tg->d, s->video_frames) : 0);
 	}
 	cJSON *sj = vf_setup_to_json(s);
 	cJSON_ReplaceItemInObjectCaseSensitive(sj, "context_mib",
@@ -1028,6 +1163,42 @@ static int write_html(const char *path, cJSON *o, const struct target *tg, const
 	return VF_EXIT_OK;
 }
 
+/* The setup defaults of a DiT (LoRA on the attention projections, bf16,
+ * checkpointing, the model's own sample or the LTX-2 trainer's video) and
+ * of a vision model (its image size; a VLM's text length). */
+static void dit_vision_defaults(const struct target *tg, struct vf_setup *s, struct assume *as)
+{
+	if (tg->dit) {
+		if (!(s->given & VF_SETUP_G_MODE))
+			s->mode = VF_MODE_LORA;
+		if (!(s->given & VF_SETUP_G_PRECISION))
+			s->precision = VF_PREC_BF16;
+		if (!(s->given & VF_SETUP_G_LORA_TARGETS))
+			s->lora_targets = VF_LORA_Q | VF_LORA_K | VF_LORA_V | VF_LORA_O;
+		if (!(s->given & VF_SETUP_G_GRAD_CKPT))
+			s->grad_ckpt = true;
+		if (!(s->given & VF_SETUP_G_VIDEO) && tg->image_size > 0) {
+			s->video_width = s->video_height = tg->image_size;
+			s->video_frames = tg->frames > 0 ? tg->frames : 1;
+		} else if (!(s->given & VF_SETUP_G_VIDEO)) {
+			s->video_width = 960;
+			s->video_height = 544;
+			s->video_frames = 89;
+		}
+	} else if (tg->vision) {
+		if (!(s->given & VF_SETUP_G_VIDEO)) {
+			s->video_width = s->video_height = tg->image_size;
+			s->video_frames = 1;
+		}
+		if (strcmp(tg->vis.kind, "vlm") == 0 && !(s->given & VF_SETUP_G_SEQ)) {
+			int64_t img = vf_vision_tokens(&tg->vis, s->video_width, s->video_height, 0);
+			s->seq = img < 2048 - 64 ? 2048 - img : 64;
+			assume(as, "%" PRId64 " text tokens per sample: a 2048-token context with the image (--seq)",
+			       s->seq);
+		}
+	}
+}
+
 static int run(int argc, char **argv)
 {
 	if (vf_cli_wants_help(argc, argv)) {
@@ -1156,6 +1327,20 @@ static int run(int argc, char **argv)
 			cJSON_ArrayForEach(it, list)
 			if (cJSON_IsString(it))
 				assume(&as, "%s (catalog)", it->valuestring);
+		} else if (dit_part(m)->has_vision) {
+			if (dit_part(m) != m)
+				assume(&as, "the pipeline's transformer component (%s)", dit_part(m)->path);
+			if (vision_target(dit_part(m), &tg, &as, &err)) {
+				vf_model_free(m);
+				return vf_cli_fail_err(&err);
+			}
+		} else if (dit_part(m)->has_ltx) {
+			if (dit_part(m) != m)
+				assume(&as, "the pipeline's transformer component (%s)", dit_part(m)->path);
+			if (ltx_target(dit_part(m), &tg, &as, &err)) {
+				vf_model_free(m);
+				return vf_cli_fail_err(&err);
+			}
 		} else if (m->has_adapter && !(m->has_arch && (m->arch.known & VF_ARCH_F_HIDDEN) &&
 						(m->arch.known & VF_ARCH_F_VOCAB))) {
 			vf_model_free(m);
@@ -1198,23 +1383,10 @@ static int run(int argc, char **argv)
 		}
 		vf_model_free(m);
 	}
-	if (tg.dit) {
-		if (!(s.given & VF_SETUP_G_MODE))
-			s.mode = VF_MODE_LORA;
-		if (!(s.given & VF_SETUP_G_PRECISION))
-			s.precision = VF_PREC_BF16;
-		if (!(s.given & VF_SETUP_G_LORA_TARGETS))
-			s.lora_targets = VF_LORA_Q | VF_LORA_K | VF_LORA_V | VF_LORA_O;
-		if (!(s.given & VF_SETUP_G_GRAD_CKPT))
-			s.grad_ckpt = true;
-		if (!(s.given & VF_SETUP_G_VIDEO)) {
-			s.video_width = 960;
-			s.video_height = 544;
-			s.video_frames = 89;
-		}
-	} else if (s.given & (VF_SETUP_G_VIDEO | VF_SETUP_G_TEXT_ENCODER)) {
+	if (tg.dit || tg.vision)
+		dit_vision_defaults(&tg, &s, &as);
+	else if (s.given & (VF_SETUP_G_VIDEO | VF_SETUP_G_TEXT_ENCODER))
 		return vf_cli_usage("estimate", "--video and --text-encoder apply to video DiTs (e.g. ltx-2-19b)");
-	}
 	if (t5 && !s.target_seq)
 		s.target_seq = s.seq;
 	if (vf_setup_finish(&s, &err))
@@ -1300,7 +1472,8 @@ static int run(int argc, char **argv)
 			return vf_cli_fail_err(&err);
 		}
 	}
-	setup_assumptions(&s, tg.dit, t5, multi || vf_split_active(&s), &as);
+	setup_assumptions(&s, tg.dit, tg.vision && strcmp(tg.vis.kind, "vlm") != 0, t5,
+			  multi || vf_split_active(&s), &as);
 	if (vf_split_active(&s))
 		split_assumptions(&s, &as);
 	estimate_assumptions(&e0, &s, nrows ? &rows[0].spec : NULL, &as);

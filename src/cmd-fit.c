@@ -931,10 +931,10 @@ static int run(int argc, char **argv)
 	struct vf_model *m = NULL;
 	if (vf_model_load(a.model, &m, &err) != VF_OK)
 		return vf_cli_fail_err(&err);
-	if (!m->has_arch && m->entry && strcmp(m->entry->kind, "dit") == 0) {
+	if (!m->has_arch && (m->has_ltx || m->has_vision || (m->entry && strcmp(m->entry->kind, "dit") == 0))) {
 		vf_model_free(m);
-		return vf_cli_fail("%s: a video DiT; fit searches transformer LLMs (vramfit estimate "
-				   "%s gives its memory and step time)", a.model, a.model);
+		return vf_cli_fail("%s: a video DiT or vision model; fit searches transformer LLMs "
+				   "(vramfit estimate %s gives its memory and step time)", a.model, a.model);
 	}
 	if (!m->has_arch) {
 		vf_model_free(m);

@@ -86,6 +86,83 @@ static void print_arch(struct vf_table *t, const struct vf_arch *a)
 	row(t, "architecture", line);
 }
 
+/* An LTX video DiT: its streams, and whether the layout the config
+ * describes counts the parameters the file holds. */
+static void print_ltx(struct vf_table *t, const struct vf_ltx_arch *a, int64_t params)
+{
+	char line[512], c[64];
+	size_t o = (size_t)snprintf(line, sizeof line,
+				    "LTX video DiT: %" PRId64 " blocks, video %" PRId64 " (%" PRId64
+				    " heads), text cross-attention %" PRId64,
+				    a->layers, a->heads * a->head_dim, a->heads, a->cross_dim);
+	if (a->audio && o < sizeof line)
+		o += (size_t)snprintf(line + o, sizeof line - o, ", audio %" PRId64 " (%" PRId64 " heads)",
+				      a->audio_heads * a->audio_head_dim, a->audio_heads);
+	if (o < sizeof line)
+		snprintf(line + o, sizeof line - o, "%s%s%s (from %s)",
+			 a->gated_attention ? ", gated attention" : "",
+			 a->cross_attention_adaln ? ", cross-attention AdaLN" : "",
+			 a->ff_bias ? "" : ", FFN without bias", a->source);
+	row(t, "architecture", line);
+	int64_t lp = vf_ltx_params(a);
+	snprintf(line, sizeof line, "%s%s", fmt_count(c, sizeof c, lp),
+		 params >= 0 && lp != params ? " (differs from the tensors: approximate layout)"
+					     : " (equals the tensors)");
+	row(t, "layout params", line);
+	if (a->unknown[0]) {
+		snprintf(line, sizeof line, "not understood: %s; layout approximate", a->unknown);
+		row(t, "warning", line);
+	}
+	if (a->assumed[0]) {
+		snprintf(line, sizeof line, "%s (not in the file)", a->assumed);
+		row(t, "assumed", line);
+	}
+}
+
+/* A ViT / CLIP / VLM / diffusers DiT: its parts, what each stage trains,
+ * the tokens of one input. */
+static void print_vision(struct vf_table *t, const struct vf_vision *v, int64_t file_params)
+{
+	char line[512], c[64];
+	if (strcmp(v->kind, "dit") == 0)
+		snprintf(line, sizeof line,
+			 "%s diffusion transformer: %" PRId64 " blocks of %" PRId64 " (%" PRId64
+			 " heads); %" PRId64 " tokens per %" PRId64 " px sample%s (1 token per %d px%s)",
+			 v->family, v->dit_layers, v->parts[0].hidden, v->parts[0].heads,
+			 vf_vision_tokens(v, 0, 0, 0), v->image_size, v->frames > 1 ? " clip" : "",
+			 v->spatial_compression, v->temporal_compression > 1 ? ", 8 frames per latent" : "");
+	else
+		snprintf(line, sizeof line, "%s %s: %" PRId64 " px images, patch %" PRId64 ", %" PRId64
+					    " tokens per image%s",
+			 v->family, v->kind, v->image_size, v->patch_size, v->image_tokens,
+			 v->class_token ? " (class token included)" : "");
+	row(t, "architecture", line);
+	for (int i = 0; i < v->nparts; i++) {
+		const struct vf_vision_part *p = &v->parts[i];
+		size_t o = (size_t)snprintf(line, sizeof line, "%s", fmt_count(c, sizeof c, p->params));
+		if (p->layers && o < sizeof line)
+			o += (size_t)snprintf(line + o, sizeof line - o, ", %" PRId64 " layers x %" PRId64,
+					      p->layers, p->hidden);
+		if (v->stages == 2 && o < sizeof line)
+			snprintf(line + o, sizeof line - o, "; stage 1 %s, stage 2 %s",
+				 p->trained[0] ? "trained" : "frozen", p->trained[1] ? "trained" : "frozen");
+		row(t, p->name, line);
+	}
+	snprintf(line, sizeof line, "%s%s", fmt_count(c, sizeof c, v->params),
+		 file_params < 0 ? " (counted from the config)"
+		 : file_params == v->params ? " (equals the tensors)"
+					     : " (differs from the tensors: approximate layout)");
+	row(t, "layout params", line);
+	if (v->unknown[0]) {
+		snprintf(line, sizeof line, "not understood: %s; count approximate", v->unknown);
+		row(t, "warning", line);
+	}
+	if (v->assumed[0]) {
+		snprintf(line, sizeof line, "%s (not in the config)", v->assumed);
+		row(t, "assumed", line);
+	}
+}
+
 static void print_model(const struct vf_model *m, int indent)
 {
 	struct vf_table t;
@@ -135,7 +212,11 @@ static void print_model(const struct vf_model *m, int indent)
 		}
 		row(&t, "metadata", line);
 	}
-	if (m->has_arch)
+	if (m->has_vision)
+		print_vision(&t, &m->vision, m->files > 0 ? m->params : -1);
+	else if (m->has_ltx)
+		print_ltx(&t, &m->ltx, m->params);
+	else if (m->has_arch)
 		print_arch(&t, &m->arch);
 	if (m->has_arch && m->arch.approximate) {
 		snprintf(line, sizeof line, "not understood: %s; %s", m->arch.not_understood,

@@ -29,6 +29,8 @@
 #include "steptrace.h"
 #include "steptime.h"
 
+#include "estimate_internal.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -717,12 +719,6 @@ static double param_rounding(const struct shape *s)
 	return size > 0 ? waste / size : 0;
 }
 
-/* Allocator fragmentation coefficients, fitted on the ground truth (README:
- * "How the allocator reserve was fitted"). */
-#define FRAG_LAYER 2.0    /* x one layer's activations */
-#define FRAG_LOGITS 0.8   /* x lm_head output not refilled by states */
-#define FRAG_AUTOCAST 0.8 /* x autocast copies, optimizer-step peaks */
-#define FRAG_INFER 1.75   /* x inference working set + logits */
 
 /* ---- the estimate -------------------------------------------------------- */
 
@@ -805,11 +801,6 @@ int64_t vf_estimate_term(const struct vf_estimate *e, enum vf_term t)
 	}
 }
 
-/* One phase's live memory (bytes), by term. */
-struct live {
-	double w, g, o, ot, ac, act, lg, kv;
-	double frag; /* allocator: reserved but not allocated, at this phase */
-};
 
 static double live_sum(const struct live *l)
 {
@@ -947,17 +938,6 @@ static void finish_terms(struct vf_estimate *e, const struct live ph[VF_PHASE_CO
 	e->dominant = best;
 }
 
-/* The video DiT step time (vf_estimate_dit) keeps the FLOP-rate model:
- * constants fitted on the 27 H200 step times of the ground truth (README
- * "vramfit estimate": coordinate search minimising median + 0.2 x max
- * relative error). LLMs use the per-kernel model below. */
-#define U_MAX 0.61          /* matmul share of the dense bf16 rate, large GEMMs */
-#define U_HIDDEN 500.0      /* hidden size at which GEMMs reach half of U_MAX's shape */
-#define U_TOKENS 400.0      /* tokens per micro-batch at which they do */
-#define ACT_PASSES 9.0      /* activation bytes read/written by elementwise kernels */
-#define T_STEP 0.005        /* s per step: Python, loss, zero_grad, launch latency */
-#define T_LAYER 0.001       /* s per layer per training step (kernel launches) */
-#define T_LAYER_CKPT 0.002  /* s per checkpointed layer (recompute hooks) */
 
 /* ---- step time, kernel by kernel (steptime.c) -------------------------- */
 
@@ -1823,407 +1803,49 @@ cJSON *vf_estimate_time_json(const struct vf_estimate *e)
 	return o;
 }
 
-/* ---- video diffusion transformers (LTX-2) --------------------------------- */
+/* ---- shared with dit.c (estimate_internal.h) ------------------------------ */
 
-vf_status vf_dit_from_json(const cJSON *entry, const char *what, struct vf_dit *d,
-			   struct vf_error *err)
+int64_t vf__estimate_clamp64(double x)
 {
-	memset(d, 0, sizeof *d);
-	const cJSON *dit = cJSON_GetObjectItemCaseSensitive(entry, "dit");
-	if (!cJSON_IsObject(dit))
-		return vf_error_set(err, VF_ERR, "%s: field dit: expected an object", what);
-	struct {
-		const char *key;
-		int64_t *out;
-		bool required;
-	} f[] = {
-		{"layers", &d->layers, true},
-		{"video_hidden", &d->video_hidden, true},
-		{"video_heads", &d->video_heads, true},
-		{"video_ffn", &d->video_ffn, true},
-		{"audio_hidden", &d->audio_hidden, false},
-		{"audio_heads", &d->audio_heads, false},
-		{"audio_ffn", &d->audio_ffn, false},
-		{"text_tokens", &d->text_tokens, false},
-		{"text_dim", &d->text_dim, false},
-		{"latent_channels", &d->latent_channels, false},
-		{"vae_params", &d->vae_params, false},
-		{"vae_decoder_channels", &d->vae_decoder_channels, false},
-	};
-	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(dit, f[i].key);
-		if (!v) {
-			if (f[i].required)
-				return vf_error_set(err, VF_ERR, "%s: field dit.%s: required", what, f[i].key);
-			continue;
-		}
-		if (!vf_json_number_is_i64(v, f[i].out) || *f[i].out < 0 || *f[i].out > (1ll << 40))
-			return vf_error_set(err, VF_ERR, "%s: field dit.%s: expected a whole number >= 0",
-					    what, f[i].key);
-	}
-	if (d->layers < 1 || d->video_hidden < 1 || d->video_heads < 1)
-		return vf_error_set(err, VF_ERR, "%s: field dit: layers, video_hidden and video_heads must be >= 1",
-				    what);
-	int64_t sc = 32, tc = 8;
-	vf_json_get_i64(dit, "spatial_compression", &sc);
-	vf_json_get_i64(dit, "temporal_compression", &tc);
-	if (sc < 1 || sc > 1024 || tc < 1 || tc > 1024)
-		return vf_error_set(err, VF_ERR, "%s: field dit.spatial/temporal_compression: expected 1..1024",
-				    what);
-	d->spatial_compression = (int)sc;
-	d->temporal_compression = (int)tc;
-	d->fps = 24;
-	d->audio_tokens_per_second = 25;
-	vf_json_get_double(dit, "fps", &d->fps);
-	vf_json_get_double(dit, "audio_tokens_per_second", &d->audio_tokens_per_second);
-	if (!(d->fps > 0) || d->audio_tokens_per_second < 0)
-		return vf_error_set(err, VF_ERR, "%s: field dit.fps: expected a positive number", what);
-	if (!d->text_dim)
-		d->text_dim = d->video_hidden;
-	if (!d->vae_decoder_channels)
-		d->vae_decoder_channels = 128;
-	int64_t p = -1;
-	if (!vf_json_get_i64(entry, "params", &p) || p <= 0)
-		return vf_error_set(err, VF_ERR, "%s: field params: expected the transformer's parameters", what);
-	d->params = p;
-	const cJSON *te = cJSON_GetObjectItemCaseSensitive(entry, "text_encoder");
-	if (cJSON_IsObject(te)) {
-		vf_json_get_i64(te, "params", &d->text_encoder_params);
-		vf_json_get_i64(te, "embedding_params", &d->text_encoder_embedding);
-		if (d->text_encoder_params < 0 || d->text_encoder_embedding < 0 ||
-		    d->text_encoder_embedding > d->text_encoder_params)
-			return vf_error_set(err, VF_ERR, "%s: field text_encoder: bad parameter counts", what);
-	}
-	return VF_OK;
+	return clamp64(x);
 }
 
-int64_t vf_dit_video_tokens(const struct vf_dit *d, int width, int height, int frames)
+double vf__estimate_popcount(unsigned x)
 {
-	if (width <= 0 || height <= 0 || frames <= 0)
-		return 0;
-	int64_t sc = d->spatial_compression > 0 ? d->spatial_compression : 32;
-	int64_t tc = d->temporal_compression > 0 ? d->temporal_compression : 8;
-	int64_t w = (width + sc - 1) / sc, h = (height + sc - 1) / sc;
-	int64_t t = 1 + (frames - 1 + tc - 1) / tc; /* the first frame, then tc frames per latent */
-	return w * h * t;
+	return popcount(x);
 }
 
-int64_t vf_dit_audio_tokens(const struct vf_dit *d, int frames)
+double vf__estimate_live_sum(const struct live *l)
 {
-	if (frames <= 0 || d->audio_hidden <= 0 || !(d->fps > 0))
-		return 0;
-	return (int64_t)ceil((double)frames / d->fps * d->audio_tokens_per_second);
+	return live_sum(l);
 }
 
-/* LoRA parameters per block: r x (in + out) of each targeted projection in
- * the six attentions of a block (video self, video<-text, audio self,
- * audio<-text, video<-audio, audio<-video). */
-static double dit_lora_per_rank(const struct vf_dit *d, unsigned t)
+double vf__estimate_quant_bytes(enum vf_quant q, double P)
 {
-	double hv = (double)d->video_hidden, ha = (double)d->audio_hidden, td = (double)d->text_dim;
-	struct {
-		double q_dim, kv_dim;
-	} attn[6] = {{hv, hv}, {hv, td}, {ha, ha}, {ha, td}, {hv, ha}, {ha, hv}};
-	double per = 0;
-	for (int i = 0; i < 6; i++) {
-		double q = attn[i].q_dim, kv = attn[i].kv_dim;
-		if (q <= 0)
-			continue;
-		if (t & VF_LORA_Q)
-			per += q + q;
-		if (t & VF_LORA_K)
-			per += kv + q;
-		if (t & VF_LORA_V)
-			per += kv + q;
-		if (t & VF_LORA_O)
-			per += q + q;
-	}
-	return per * (double)d->layers;
+	return quant_bytes(q, P);
 }
 
-/* Saved bytes per token of one DiT block stream of width h (bf16, frozen
- * base, LoRA on the attention projections): per sub-layer (self
- * attention, text cross-attention, cross-stream attention, FFN) the
- * AdaLN norm's fp32 copy (4h) and modulated bf16 output (2h); per
- * self-attention q, k, v and output kept by the kernel (8h) and the fp32
- * copies of the q/k RMSNorm (8h); per cross-attention q and output (4h)
- * and the q norm copy (4h); each adapter's bf16 input (2h); the FFN's
- * GELU input (2 x ffn). */
-static double dit_stream_bytes(double h, double ffn, double nlora)
+double vf__estimate_state_bytes(const struct vf_setup *su, double h, double f, double linear,
+				double T, double pb, bool lora)
 {
-	double norms = 4 * (4 + 2) * h;
-	double self = 8 * h + 8 * h;
-	double cross = 2 * (4 * h + 4 * h);
-	double lora = nlora * 2 * h * 3; /* the adapters of the three attentions */
-	return norms + self + cross + lora + 2 * ffn;
+	struct shape s;
+	memset(&s, 0, sizeof s);
+	s.h = h;
+	s.f = f;
+	s.linear = linear;
+	return state_bytes(su, &s, T, pb, lora);
 }
 
-void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
-		     const struct vf_gpu_spec *gpu, struct vf_estimate *e)
+void vf__estimate_finish_terms(struct vf_estimate *e, const struct live ph[VF_PHASE_COUNT], double reserved,
+			       enum vf_phase bi)
 {
-	memset(e, 0, sizeof *e);
-	double b = (double)(su->batch > 0 ? su->batch : 1);
-	int vw = su->video_width > 0 ? su->video_width : 768;
-	int vh = su->video_height > 0 ? su->video_height : 512;
-	int vf = su->video_frames > 0 ? su->video_frames : 121;
-	double Nv = b * (double)vf_dit_video_tokens(dt, vw, vh, vf);
-	double Na = su->audio ? b * (double)vf_dit_audio_tokens(dt, vf) : 0;
-	double hv = (double)dt->video_hidden, ha = (double)dt->audio_hidden;
-	double L = (double)dt->layers;
-	double P = (double)dt->params;
-	bool train = su->mode != VF_MODE_INFER;
-	bool full = su->mode == VF_MODE_FULL;
-	double pb = su->precision == VF_PREC_BF16 || su->precision == VF_PREC_FP16 || !train ? 2 : 4;
-	double ngpu = su->gpus > 0 ? su->gpus : 1;
-	if (su->context_bytes < 0)
-		e->assumed |= VF_ASSUME_CONTEXT_DEFAULT;
-	if (!gpu)
-		e->assumed |= VF_ASSUME_NO_GPU;
-	e->context_bytes = su->context_bytes >= 0 ? su->context_bytes : vf_estimate_default_context(gpu);
-
-	/* parameters: the linear matrices are all but ~2% (norms, AdaLN tables,
-	 * patch embeddings, which quantizers leave in bf16) */
-	double linear = 0.98 * P;
-	double lora = su->mode == VF_MODE_LORA ? su->lora_rank * dit_lora_per_rank(dt, su->lora_targets) : 0;
-	double T = full ? P : lora;
-	e->params = clamp64(P);
-	e->trainable_params = clamp64(T);
-	e->tokens_per_step = clamp64((Nv + Na) * (double)su->grad_accum * ngpu);
-
-	double qb = quant_bytes(su->quant, pb);
-	double W = linear * qb + (P - linear) * pb + lora * 4;            /* bytes */
-	double gb = full ? pb : 4;
-	double G = train ? T * gb : 0;                                      /* gradients */
-	double S = 0, OT = 0;
-	if (train) {
-		struct shape none;
-		memset(&none, 0, sizeof none);
-		none.h = hv;
-		none.f = (double)dt->video_ffn;
-		none.linear = linear;
-		S = state_bytes(su, &none, T, gb, !full);                   /* optimizer states */
-		if ((su->optimizer == VF_OPT_ADAMW || su->optimizer == VF_OPT_LION) &&
-		    su->optimizer_impl == VF_OPTIMPL_FOREACH)
-			OT = T * gb;                                        /* foreach temporary */
-	}
-	if (ngpu > 1 && (su->shard == VF_SHARD_FSDP || su->shard == VF_SHARD_ZERO3)) {
-		W /= ngpu;
-		G /= ngpu;
-		S /= ngpu;
-		OT /= ngpu;
-		W += 2 * (linear / L) * pb;                                 /* gathered block */
-	}
-	/* quanto dequantizes one linear at a time to bf16 */
-	double dequant = su->quant != VF_QUANT_NONE ? 2 * hv * (double)dt->video_ffn : 0;
-	double AC = train ? 2 * lora : 0;                                   /* adapters' bf16 copies */
-
-	/* activations */
-	double nl = popcount(su->lora_targets & (VF_LORA_Q | VF_LORA_K | VF_LORA_V | VF_LORA_O));
-	if (full)
-		nl = 4; /* every projection input saved */
-	double A_block = Nv * dit_stream_bytes(hv, (double)dt->video_ffn, nl) +
-			 Na * dit_stream_bytes(ha, (double)dt->audio_ffn, nl);
-	double block_in = Nv * hv * 2 + Na * ha * 2;                        /* bf16 block inputs */
-	double held = su->grad_ckpt ? L * block_in : L * A_block;
-	double grad_stream = (Nv * hv + Na * ha) * 4;                        /* incoming gradient */
-
-	struct live ph[VF_PHASE_COUNT];
-	memset(ph, 0, sizeof ph);
-	/* forward; the text encoder has its own phase: it is loaded alone to
-	 * embed the validation prompts, then released before the transformer
-	 * is loaded */
-	struct live *fw = &ph[VF_PHASE_FORWARD];
-	fw->w = W;
-	fw->o = S;
-	fw->ac = AC;
-	fw->act = held + (su->grad_ckpt ? A_block : 0) + dequant;
-	if (su->text_encoder != VF_TE_NONE && dt->text_encoder_params > 0) {
-		double tp = (double)dt->text_encoder_params, emb = (double)dt->text_encoder_embedding;
-		/* LLM.int8: linear weights 1 byte + row scales; embeddings bf16 */
-		struct live *tx = &ph[VF_PHASE_TEXT_ENCODER];
-		tx->w = su->text_encoder == VF_TE_INT8 ? (tp - emb) * (1.0 + 4.0 / 4096) + emb * 2
-						       : tp * 2;
-		tx->act = (double)dt->text_tokens * (double)dt->text_dim * 2 * 16;
-	}
-	/* backward: inputs, the recomputed block, gradients */
-	struct live *bw = &ph[VF_PHASE_BACKWARD];
-	bw->w = W;
-	bw->o = S;
-	bw->g = G;
-	bw->ac = AC;
-	bw->act = held + (su->grad_ckpt ? A_block : 0) + grad_stream + dequant;
-	if (!train)
-		memset(bw, 0, sizeof *bw);
-	/* optimizer step */
-	struct live *op = &ph[VF_PHASE_OPTIMIZER];
-	op->w = W;
-	op->g = G;
-	op->o = S;
-	op->ot = OT;
-	/* validation: the VAE decoder's full-resolution stage, two bf16
-	 * tensors of channels x F x H x W */
-	struct live *va = &ph[VF_PHASE_VALIDATION];
-	va->w = W + (double)dt->vae_params * 2;
-	va->o = su->offload_optimizer ? 0 : S;
-	va->act = 2.0 * (double)dt->vae_decoder_channels * vf * (double)vw * vh * 2 * b;
-	double best = -1;
-	int bi = 0;
-	for (int i = 0; i < VF_PHASE_COUNT; i++) {
-		double v = live_sum(&ph[i]);
-		if (v > best) {
-			best = v;
-			bi = i;
-		}
-	}
-	e->weights_full = clamp64(W);
-	e->gradients_full = clamp64(G);
-	e->optimizer_full = clamp64(S);
-	e->optimizer_temp_full = clamp64(OT);
-	e->autocast_cache_full = clamp64(AC);
-	e->activations_full = clamp64(held);
-	e->layer_activations = clamp64(A_block);
-	double frag = bi == VF_PHASE_VALIDATION ? 0.1 * va->act
-		      : bi == VF_PHASE_TEXT_ENCODER ? 0 : FRAG_LAYER * A_block;
-	finish_terms(e, ph, best + frag, (enum vf_phase)bi);
-
-	/* time: linear FLOPs per token of each stream (~3/4 of the parameters
-	 * serve video tokens) and full (non-causal) attention */
-	double per_v = 0.75 * linear, per_a = 0.25 * linear;
-	double lin_f = 2 * (Nv * per_v + Na * per_a);
-	double attn_f = 4 * L * (Nv * Nv * hv + Na * Na * ha + 2 * Nv * Na * (hv < ha ? hv : ha));
-	double fwd = lin_f + attn_f;
-	double model_flops = (train ? (full ? 3 : 2) * fwd : fwd) * (double)su->grad_accum;
-	double flops = model_flops + (train && su->grad_ckpt ? fwd * (double)su->grad_accum : 0);
-	e->flops_per_step = flops;
-	double rate = gpu ? gpu->bf16_tflops : 989.5;
-	if (gpu && !(rate > 0))
-		rate = gpu->fp16_tflops;
-	if (!(rate > 0)) {
-		e->assumed |= VF_ASSUME_GPU_RATE_UNKNOWN;
-		e->step_seconds = e->tokens_per_second = e->mfu = e->utilisation = -1;
-		e->optimizer_seconds = -1;
-		return;
-	}
-	double N = Nv + Na;
-	double u = U_MAX * (hv / (hv + U_HIDDEN)) * (N / (N + U_TOKENS));
-	if (su->quant != VF_QUANT_NONE)
-		u *= 0.7; /* dequantizing kernels (quanto) */
-	double bw_bytes = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
-	double t = flops / (rate * 1e12 * u) + (double)su->grad_accum * ACT_PASSES * L * A_block / bw_bytes +
-		   T * gb * 11 / (0.8 * bw_bytes) + T_STEP + L * (T_LAYER + (su->grad_ckpt ? T_LAYER_CKPT : 0));
-	e->utilisation = u;
-	e->optimizer_seconds = T * gb * 11 / (0.8 * bw_bytes);
-	e->step_seconds = t;
-	e->tokens_per_second = (Nv + Na) * (double)su->grad_accum * ngpu / t;
-	e->mfu = model_flops / (t * rate * 1e12);
+	finish_terms(e, ph, reserved, bi);
 }
 
-static int64_t dit_peak(const void *dit, const struct vf_setup *su, const struct vf_gpu_spec *gpu)
+int64_t vf__estimate_max_batch_search(int64_t (*peak)(const void *model, const struct vf_setup *,
+						      const struct vf_gpu_spec *),
+				      const void *model, const struct vf_setup *setup,
+				      const struct vf_gpu_spec *gpu, int64_t vram_bytes, int64_t cap)
 {
-	struct vf_estimate e;
-	vf_estimate_dit(dit, su, gpu, &e);
-	return e.peak_bytes;
-}
-
-int64_t vf_estimate_dit_max_batch(const struct vf_dit *d, const struct vf_setup *setup,
-				  const struct vf_gpu_spec *gpu, int64_t vram_bytes)
-{
-	return max_batch_search(dit_peak, d, setup, gpu, vram_bytes, 64);
-}
-
-vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
-			     struct vf_error *err)
-{
-	vf_setup_defaults(s);
-	vf_status st;
-	const char *mode = c->training_mode ? c->training_mode : "lora";
-	if (strcmp(mode, "lora") != 0 && strcmp(mode, "full") != 0)
-		return vf_error_set(err, VF_EUSAGE, "model.training_mode: expected lora or full, got '%s'", mode);
-	if ((st = vf_setup_set(s, "mode", mode, err)))
-		return st;
-	if (strcmp(mode, "lora") == 0) {
-		if (c->lora_rank < 1 || c->lora_rank > 65536)
-			return vf_error_set(err, VF_EUSAGE, "lora.rank: expected 1..65536, got %d", c->lora_rank);
-		s->lora_rank = c->lora_rank;
-		s->lora_alpha = c->lora_rank;
-		s->lora_targets = VF_LORA_Q | VF_LORA_K | VF_LORA_V | VF_LORA_O;
-		s->given |= VF_SETUP_G_LORA_RANK | VF_SETUP_G_LORA_TARGETS;
-	}
-	const char *opt = c->optimizer_type ? c->optimizer_type : "adamw";
-	if (strcmp(opt, "adamw") != 0 && strcmp(opt, "adamw8bit") != 0)
-		return vf_error_set(err, VF_EUSAGE,
-				    "optimization.optimizer_type: expected adamw or adamw8bit, got '%s'", opt);
-	if ((st = vf_setup_set(s, "optimizer", opt, err)))
-		return st;
-	if (c->batch_size < 1 || c->grad_accum < 1)
-		return vf_error_set(err, VF_EUSAGE,
-				    "optimization.batch_size / gradient_accumulation_steps: expected >= 1");
-	s->batch = c->batch_size;
-	s->grad_accum = c->grad_accum;
-	s->grad_ckpt = c->grad_ckpt;
-	s->given |= VF_SETUP_G_BATCH | VF_SETUP_G_GRAD_ACCUM | VF_SETUP_G_GRAD_CKPT;
-	const char *mp = c->mixed_precision_mode ? c->mixed_precision_mode : "bf16";
-	if (strcmp(mp, "bf16") == 0)
-		s->precision = VF_PREC_BF16; /* the trainer loads the transformer in bf16 */
-	else if (strcmp(mp, "fp16") == 0)
-		s->precision = VF_PREC_FP16;
-	else if (strcmp(mp, "no") == 0)
-		s->precision = VF_PREC_FP32;
-	else
-		return vf_error_set(err, VF_EUSAGE,
-				    "acceleration.mixed_precision_mode: expected no, fp16 or bf16, got '%s'", mp);
-	s->given |= VF_SETUP_G_PRECISION;
-	const char *q = c->quantization;
-	if (q && strcmp(q, "int2-quanto") == 0)
-		q = "int4-quanto"; /* no 2-bit term: counted as 4-bit (an over-estimate) */
-	if (q && !vf_quant_parse(q, &s->quant))
-		return vf_error_set(err, VF_EUSAGE,
-				    "acceleration.quantization: expected null, int8-quanto, int4-quanto, "
-				    "int2-quanto, fp8-quanto or fp8uz-quanto, got '%s'", q);
-	s->given |= VF_SETUP_G_QUANT;
-	s->text_encoder = c->load_text_encoder_in_8bit ? VF_TE_INT8 : VF_TE_BF16;
-	s->offload_optimizer = c->offload_optimizer_during_validation;
-	s->given |= VF_SETUP_G_TEXT_ENCODER | VF_SETUP_G_OFFLOAD;
-	int w = c->video_dims[0], h = c->video_dims[1], f = c->video_dims[2];
-	/* Only what the token count needs: the trainer's own rule (multiples of
-	 * 32, frames % 8 == 1) is the profile's, checked by `vramfit check`. */
-	if (w < 1 || h < 1 || f < 1)
-		return vf_error_set(err, VF_EUSAGE,
-				    "validation.video_dims: expected positive [width, height, frames], "
-				    "got [%d, %d, %d]", w, h, f);
-	s->video_width = w;
-	s->video_height = h;
-	s->video_frames = f;
-	s->given |= VF_SETUP_G_VIDEO;
-	s->gpus = c->gpus > 0 ? c->gpus : 1;
-	if (s->gpus > 1) {
-		s->shard = s->mode == VF_MODE_FULL ? VF_SHARD_FSDP : VF_SHARD_DDP;
-		s->given |= VF_SETUP_G_GPUS | VF_SETUP_G_SHARD;
-	}
-	return vf_setup_finish(s, err);
-}
-
-vf_status vf_estimate_ltx2(const char *model_id, const struct vf_ltx2_config *c,
-			   const struct vf_gpu_spec *gpu, struct vf_estimate *out,
-			   struct vf_error *err)
-{
-	vf_status st = vf_models_load(err);
-	if (st)
-		return st;
-	const struct vf_model_entry *m = vf_models_find(model_id ? model_id : "ltx-2-19b");
-	if (!m)
-		return vf_error_set(err, VF_ENOTFOUND, "model catalog: no model '%s'",
-				    model_id ? model_id : "ltx-2-19b");
-	if (strcmp(m->kind, "dit") != 0)
-		return vf_error_set(err, VF_EUSAGE, "%s: not a video DiT (kind %s)", m->id, m->kind);
-	struct vf_dit d;
-	char what[128];
-	snprintf(what, sizeof what, "%s: model %s", m->file, m->id);
-	if ((st = vf_dit_from_json(m->raw, what, &d, err)))
-		return st;
-	struct vf_setup s;
-	if ((st = vf_setup_from_ltx2(c, &s, err)))
-		return st;
-	vf_estimate_dit(&d, &s, gpu, out);
-	return VF_OK;
+	return max_batch_search(peak, model, setup, gpu, vram_bytes, cap);
 }

@@ -74,6 +74,10 @@ static vf_status parse_ref(const cJSON *e, const char *what, size_t idx, struct 
 				    "%s: %s.model: layers, hidden and seq must be whole numbers "
 				    "(1-1e5, 1-1e6, 1-1e8)", what, r->id);
 	r->extra_flops_per_sample = num_or(m, "extra_flops_per_sample", 0);
+	r->flops_per_sample = num_or(m, "flops_per_sample", 0);
+	if (!(r->flops_per_sample >= 0 && r->flops_per_sample < 1e18))
+		return vf_error_set(err, VF_ERR, "%s: %s.model.flops_per_sample: expected 0-1e18",
+				    what, r->id);
 	if (!(r->coeff > 0 && r->coeff <= 8))
 		return vf_error_set(err, VF_ERR, "%s: %s.model.coeff: expected 2, 4 or 6", what, r->id);
 
@@ -231,7 +235,14 @@ static const char *fmt_count(char *o, size_t n, double v)
 	return o;
 }
 
-static double peak_of(const struct vf_gpu_spec *g) { return g ? g->bf16_tflops : -1; }
+/* The dense half-precision peak: bf16, else fp16 (V100-class GPUs train
+ * with fp16 autocast). */
+static double peak_of(const struct vf_gpu_spec *g)
+{
+	if (!g)
+		return -1;
+	return g->bf16_tflops > 0 ? g->bf16_tflops : g->fp16_tflops;
+}
 
 vf_status vf_ref_evaluate(const struct vf_refs *set, const struct vf_ref *r,
 			  const struct vf_gpu_spec *published, const struct vf_gpu_spec *target,
@@ -262,6 +273,8 @@ vf_status vf_ref_evaluate(const struct vf_refs *set, const struct vf_ref *r,
 				out->flops += r->samples * r->extra_flops_per_sample; /* frozen encoders */
 		}
 	}
+	if (r->flops_per_sample > 0 && r->samples > 0)
+		out->flops = r->samples * r->flops_per_sample; /* FLOPs */
 	double ppeak = peak_of(published);
 	out->implied_mfu = vf_runcost_mfu(out->flops, r->gpus, ppeak, out->seconds);
 	out->verdict = vf_runcost_judge(out->implied_mfu, r->expected_lo, pol);
@@ -291,7 +304,7 @@ vf_status vf_ref_evaluate(const struct vf_refs *set, const struct vf_ref *r,
 	/* The prediction: on the target (what-if) or the published hardware. */
 	const struct vf_gpu_spec *tg = target ? target : published;
 	int tgpus = target ? (target_gpus > 0 ? target_gpus : (r->gpus > 0 ? r->gpus : 1)) : r->gpus;
-	if (target && !(target->bf16_tflops > 0))
+	if (target && !(peak_of(target) > 0))
 		return vf_error_set(err, VF_EUSAGE, "--gpu %s: the catalog has no bf16 rate for it",
 				    target->id);
 	snprintf(out->gpu, sizeof out->gpu, "%s", tg ? tg->id : r->gpu);
@@ -428,7 +441,7 @@ void vf_ref_estimate(const struct vf_ref *r, const struct vf_gpu_spec *gpu,
 	e->est_grad_ckpt = s.grad_ckpt;
 	e->est_tokens_per_second = res.tokens_per_second;                /* tokens/s, all GPUs */
 	e->est_hours = e->tokens / res.tokens_per_second / 3600.0;       /* h */
-	e->est_mfu = vf_runcost_mfu(e->flops, e->gpus, gpu->bf16_tflops, e->est_hours * 3600.0);
+	e->est_mfu = vf_runcost_mfu(e->flops, e->gpus, peak_of(gpu), e->est_hours * 3600.0);
 	if (e->price_usd_hour >= 0)
 		e->est_cost_usd = e->est_hours * e->gpus * e->price_usd_hour; /* $ */
 }

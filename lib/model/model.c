@@ -79,12 +79,19 @@ static vf_status load_catalog(const struct vf_model_entry *e, struct vf_model *m
 	return VF_OK;
 }
 
-static vf_status read_config(const char *path, struct vf_arch *a, struct vf_error *err)
+/* A config.json: a vision or diffusion transformer's (vision.h) into
+ * m->vision, else a language model's into *a. */
+static vf_status read_config(const char *path, struct vf_model *m, struct vf_arch *a,
+			     struct vf_error *err)
 {
 	cJSON *cfg = NULL;
 	vf_status st = vf_json_parse_file(path, MAX_CONFIG, &cfg, err);
-	if (st == VF_OK)
+	if (st == VF_OK && vf_vision_config_is(cfg)) {
+		st = vf_vision_from_config(cfg, path, &m->vision, err);
+		m->has_vision = st == VF_OK;
+	} else if (st == VF_OK) {
 		st = vf_arch_from_config(cfg, path, a, err);
+	}
 	cJSON_Delete(cfg);
 	return st;
 }
@@ -92,9 +99,13 @@ static vf_status read_config(const char *path, struct vf_arch *a, struct vf_erro
 static vf_status load_config_file(const char *path, struct vf_model *m, struct vf_error *err)
 {
 	snprintf(m->format, sizeof m->format, "config");
-	vf_status st = read_config(path, &m->arch, err);
+	vf_status st = read_config(path, m, &m->arch, err);
 	if (st != VF_OK)
 		return st;
+	if (m->has_vision) {
+		m->params = m->vision.params;
+		return VF_OK;
+	}
 	m->has_arch = true;
 	set_groups_from_arch(m);
 	if (m->has_groups)
@@ -627,6 +638,37 @@ static vf_status absorb(struct vf_model *m, struct headers *h)
 	return VF_OK;
 }
 
+/* An LTX DiT: the transformer config in __metadata__ (the streams present
+ * from the tensors), else the tensors alone. No file names are read. */
+static bool ltx_arch(struct vf_model *m, const struct headers *h)
+{
+	size_t n = h->n;
+	const struct vf_safetensors **list = malloc((n ? n : 1) * sizeof *list);
+	if (!list)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		list[i] = &h->st[i];
+	bool tensors = n && vf_ltx_tensors_are(list, n);
+	if (m->metadata && vf_ltx_from_metadata(m->metadata, &m->ltx)) {
+		if (tensors) {
+			struct vf_ltx_arch t;
+			vf_ltx_from_tensors(list, n, &t);
+			m->ltx.audio = t.audio;
+			if (t.caption_projection && strstr(m->ltx.assumed, "caption_channels")) {
+				/* the config leaves it out; the projection's shape says it */
+				m->ltx.caption_channels = t.caption_channels;
+				m->ltx.assumed[0] = 0;
+			}
+		}
+		m->has_ltx = true;
+	} else if (tensors) {
+		vf_ltx_from_tensors(list, n, &m->ltx);
+		m->has_ltx = true;
+	}
+	free(list);
+	return m->has_ltx;
+}
+
 static vf_status infer_from_tensors(struct vf_model *m, struct headers *h, struct vf_error *err)
 {
 	const struct vf_safetensors **list = malloc((h->n ? h->n : 1) * sizeof *list);
@@ -697,13 +739,18 @@ static vf_status infer_unknown_family(struct vf_model *m, struct headers *h, str
 }
 
 /* Architecture: config.json when given, else __metadata__, else inferred. */
+/* Architecture: config.json when given (a vision or video config keeps
+ * its own description), else an LTX DiT's own header, else __metadata__,
+ * else inferred from the tensors. */
 static vf_status settle_arch(struct vf_model *m, const char *config, struct headers *h,
 			     struct vf_error *err)
 {
 	if (config) {
 		/* a config.json that is not a transformer's (a VAE's, a
 		 * scheduler's) leaves the architecture to the tensors */
-		vf_status st = read_config(config, &m->arch, err);
+		vf_status st = read_config(config, m, &m->arch, err);
+		if (st == VF_OK && m->has_vision)
+			return VF_OK;
 		if (st == VF_OK && !unknown_family(&m->arch)) {
 			m->has_arch = true;
 			m->arch.params_exact = m->params;
@@ -716,6 +763,8 @@ static vf_status settle_arch(struct vf_model *m, const char *config, struct head
 			return st;
 		vf_error_clear(err);
 	}
+	if (ltx_arch(m, h))
+		return VF_OK;
 	if (m->metadata && arch_from_metadata(m->metadata, &m->arch)) {
 		m->has_arch = true;
 		m->arch.params_exact = m->params;
@@ -1303,11 +1352,18 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 	}
 	/* the count is exact from files (or a catalog entry); from a config it
 	 * is as exact as the architecture was understood */
+	bool approx = (m->has_vision && m->vision.unknown[0]) || (m->has_ltx && m->ltx.unknown[0]) ||
+		      (!m->has_vision && !m->has_ltx && m->has_arch && m->arch.approximate);
 	bool from_arch = m->files < 0 && !m->entry;
-	cJSON_AddBoolToObject(o, "params_approximate",
-			      from_arch && m->has_arch && m->arch.approximate);
-	cJSON_AddBoolToObject(o, "approximate", m->has_arch && m->arch.approximate);
-	if (m->has_arch)
+	cJSON_AddBoolToObject(o, "params_approximate", from_arch && approx);
+	cJSON_AddBoolToObject(o, "approximate", approx);
+	if (m->has_vision) {
+		cJSON_AddStringToObject(o, "kind", m->vision.kind);
+		cJSON_AddItemToObject(o, "architecture", vf_vision_to_json(&m->vision));
+	} else if (m->has_ltx) {
+		cJSON_AddStringToObject(o, "kind", "dit");
+		cJSON_AddItemToObject(o, "architecture", vf_ltx_to_json(&m->ltx));
+	} else if (m->has_arch)
 		cJSON_AddItemToObject(o, "architecture", vf_arch_to_json(&m->arch));
 	else
 		cJSON_AddNullToObject(o, "architecture");

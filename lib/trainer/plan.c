@@ -861,11 +861,6 @@ static void make_launch(struct ctx *c)
 static void make_estimate(struct ctx *c)
 {
 	struct vf_plan *p = c->p;
-	if (!p->model_id[0]) {
-		snprintf(p->estimate_note, sizeof p->estimate_note,
-			 "no estimate: the checkpoint's name matches no catalog model");
-		return;
-	}
 	struct vf_ltx2_config lc;
 	memset(&lc, 0, sizeof lc);
 	const struct vf_yamldoc *d = p->config;
@@ -894,14 +889,25 @@ static void make_estimate(struct ctx *c)
 		lc.video_dims[i] = vf_yaml_node_int(vf_yaml_node_child(vd, (size_t)i), &v) ? (int)v : 0;
 	lc.gpus = p->gpu_count > 0 ? p->gpu_count : 1;
 	struct vf_error err = {0};
-	if (vf_estimate_ltx2(p->model_id, &lc, p->gpu_spec, &p->estimate, &err) != VF_OK) {
+	/* the checkpoint's own transformer config and header when it is one;
+	 * else the catalog model its name matches */
+	vf_status fst = vf_estimate_ltx2_file(p->model, &lc, p->gpu_spec, &p->estimate, &err);
+	bool from_file = fst == VF_OK;
+	vf_error_clear(&err);
+	if (!from_file && !p->model_id[0]) {
+		snprintf(p->estimate_note, sizeof p->estimate_note,
+			 "no estimate: the checkpoint's name matches no catalog model");
+		return;
+	}
+	if (!from_file && vf_estimate_ltx2(p->model_id, &lc, p->gpu_spec, &p->estimate, &err) != VF_OK) {
 		snprintf(p->estimate_note, sizeof p->estimate_note, "no estimate: %s", err.msg);
 		return;
 	}
 	p->has_estimate = true;
-	ASSUME(c, "Estimate: the `%s` catalog model (from the checkpoint's name), the run config's "
-		  "values and validation video_dims as the training resolution%s%s.",
-	       p->model_id,
+	ASSUME(c, "Estimate: %s%s%s, the run config's values and validation video_dims as the training "
+		  "resolution%s%s.",
+	       from_file ? "the LTX transformer from the checkpoint's own config and header" : "the `",
+	       from_file ? "" : p->model_id, from_file ? "" : "` catalog model (from the checkpoint's name)",
 	       p->estimate.assumed & VF_ASSUME_CONTEXT_DEFAULT ? "; CUDA context size from the GPU generation" : "",
 	       p->estimate.assumed & VF_ASSUME_GPU_RATE_UNKNOWN ? "; no step time (no compute rate for this GPU)" : "");
 	int64_t headroom = 0;

@@ -382,9 +382,11 @@ static void test_dirs(void)
 		CHECK_INT(m->files, 2);
 		CHECK_STR(m->components[0]->name, "transformer");
 		CHECK_INT(m->components[0]->params, 528);
-		CHECK_INT(m->components[0]->arch.hidden, 16);
-		CHECK_INT(m->components[0]->arch.layers, 2);
-		CHECK_STR(m->components[0]->arch.family, "LTXVideoTransformer3DModel");
+		/* a diffusers DiT config (issue 11): the vision/DiT reader, not an LLM */
+		CHECK(m->components[0]->has_vision && !m->components[0]->has_arch);
+		CHECK_STR(m->components[0]->vision.family, "ltx-video");
+		CHECK_INT(m->components[0]->vision.parts[0].hidden, 16);
+		CHECK_INT(m->components[0]->vision.dit_layers, 2);
 		CHECK_INT(m->components[0]->groups.attention, 512);
 		CHECK_STR(m->components[1]->name, "vae");
 		CHECK_INT(m->components[1]->params, 100);
@@ -404,10 +406,12 @@ static void test_dirs(void)
 		 "48}}\"}");
 	m = load_ok(tmp("ltx.safetensors"));
 	if (m) {
-		CHECK_STR(m->arch.source, "metadata");
-		CHECK_INT(m->arch.hidden, 4096);
-		CHECK_INT(m->arch.layers, 48);
-		CHECK_INT(m->arch.heads, 32);
+		/* an LTX DiT (issue 11), not a language model */
+		CHECK(m->has_ltx && !m->has_arch);
+		CHECK_STR(m->ltx.source, "metadata");
+		CHECK_INT(m->ltx.heads * m->ltx.head_dim, 4096);
+		CHECK_INT(m->ltx.layers, 48);
+		CHECK_INT(m->ltx.heads, 32);
 		CHECK_INT(m->params, 128);
 	}
 	vf_model_free(m);

@@ -23,6 +23,8 @@
 #include <cjson/cJSON.h>
 
 #include "vramfit/model/arch.h"
+#include "vramfit/model/ltx.h"
+#include "vramfit/model/vision.h"
 #include "vramfit/base/error.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/estimate/setup.h"
@@ -150,6 +152,10 @@ struct vf_dit {
 	int64_t vae_params;          /* video VAE decoder kept for validation */
 	int64_t vae_decoder_channels; /* channels of the decoder's full-resolution stage */
 	int64_t text_encoder_embedding; /* text encoder embedding parameters (kept bf16 in 8-bit) */
+	int64_t audio_text_dim;      /* audio text cross-attention context width (0: text_dim) */
+	int64_t audio_inner;         /* audio heads x head dim: the inner width of the
+					audio<->video attentions (0: audio_hidden) */
+	bool from_file;              /* the layout came from the model file, params from its header */
 };
 
 const char *vf_phase_name(enum vf_phase p);
@@ -200,7 +206,30 @@ int64_t vf_estimate_default_context(const struct vf_gpu_spec *gpu);
  * (llama-like shape; --params N alone). */
 void vf_estimate_generic_arch(int64_t params, struct vf_arch *out);
 
+/* Vision models (lib/estimate/vit.c): CLIP / SigLIP contrastive training
+ * of both towers (or one ViT tower) over setup->video_width x height
+ * images; LLaVA-style VLMs in stage 2 (the language model over setup->seq
+ * text tokens + the image tokens, the frozen vision tower, the trained
+ * projector). */
+void vf_estimate_vit(const struct vf_vision *v, const struct vf_setup *setup,
+		     const struct vf_gpu_spec *gpu, struct vf_estimate *out);
+void vf_estimate_vlm(const struct vf_vision *v, const struct vf_setup *setup,
+		     const struct vf_gpu_spec *gpu, struct vf_estimate *out);
+int64_t vf_estimate_vision_max_batch(const struct vf_vision *v, const struct vf_setup *setup,
+				     const struct vf_gpu_spec *gpu, int64_t vram_bytes);
+
 /* Video DiTs. */
+/* An LTX DiT from its layout (lib/model/ltx.h) and its exact parameter
+ * count; what a transformer file does not say (VAE, text encoder, caption
+ * tokens, frame rate, compression) comes from `defaults`, a catalog entry's
+ * object (NULL: none), and each such value is then an assumption. */
+vf_status vf_dit_from_ltx(const struct vf_ltx_arch *a, int64_t params, const cJSON *defaults,
+			  struct vf_dit *d, struct vf_error *err);
+/* A diffusers DiT (PixArt, Latte, Flux, LTX-Video; lib/model/vision.h)
+ * with its exact parameter count; *about names the pipeline parts
+ * assumed (text encoder, VAE). */
+vf_status vf_dit_from_vision(const struct vf_vision *v, int64_t params, struct vf_dit *d,
+			     const char **about, struct vf_error *err);
 vf_status vf_dit_from_json(const cJSON *entry, const char *what, struct vf_dit *d,
 			   struct vf_error *err);
 /* Latent tokens of one sample: video (W/32 x H/32 x (1 + (F-1)/8)) and
@@ -235,6 +264,11 @@ vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
 			     struct vf_error *err);
 /* Estimate an LTX-2 trainer config for model_id ("ltx-2-19b",
  * "ltx-2.3-22b") on gpu (may be NULL). Reads the model catalog. */
+/* The same from the checkpoint itself: its transformer config and header
+ * (lib/model/ltx.h); VF_ENOTFOUND when the file is not an LTX transformer. */
+vf_status vf_estimate_ltx2_file(const char *path, const struct vf_ltx2_config *c,
+				const struct vf_gpu_spec *gpu, struct vf_estimate *out,
+				struct vf_error *err);
 vf_status vf_estimate_ltx2(const char *model_id, const struct vf_ltx2_config *c,
 			   const struct vf_gpu_spec *gpu, struct vf_estimate *out,
 			   struct vf_error *err);

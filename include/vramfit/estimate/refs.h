@@ -29,6 +29,9 @@ struct vf_ref {
 	double coeff;               /* FLOPs per parameter per token (6 train, 4 frozen) */
 	int64_t layers, hidden, seq;/* for the attention FLOPs; -1 unknown */
 	double extra_flops_per_sample; /* frozen encoders, forward only; 0 none */
+	double flops_per_sample;    /* model FLOPs of one training sample, forward and
+				       backward, where they are not coeff x params x
+				       tokens (two-tower, convolutional); 0 none */
 	double tokens;              /* training tokens (given, or samples x tokens/sample) */
 	double samples;
 	double tokens_per_sample;

@@ -16,8 +16,10 @@
 
 #include "vramfit/model/arch.h"
 #include "vramfit/base/error.h"
+#include "vramfit/model/ltx.h"
 #include "vramfit/model/models.h"
 #include "vramfit/model/safetensors.h"
+#include "vramfit/model/vision.h"
 
 /* A PEFT (LoRA) adapter. */
 struct vf_adapter {
@@ -42,6 +44,12 @@ struct vf_model {
 	cJSON *metadata;        /* __metadata__ of the (first) file, owned, or NULL */
 	bool has_arch;
 	struct vf_arch arch;    /* source: "config.json", "metadata", "tensors", "catalog" */
+	bool has_ltx;           /* an LTX video DiT (its config in __metadata__, or its tensors);
+				   has_arch is then false: no language-model architecture */
+	struct vf_ltx_arch ltx;
+	bool has_vision;        /* a ViT / CLIP / VLM / diffusers DiT config.json (vision.h);
+				   has_arch is then false */
+	struct vf_vision vision;
 	bool has_groups;
 	struct vf_param_groups groups; /* from tensor names when files were read,
 					  else from the architecture */

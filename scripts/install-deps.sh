@@ -13,6 +13,9 @@ done
 if [ "${1:-}" = "--test" ]; then
   # The example trainer the tune tests drive (CPU PyTorch, Debian's build).
   have_pkg python3-torch || need+=(python3-torch)
+  # A private single-node Slurm cluster for tests/cli/slurm.sh (daemons are
+  # started by the test under a temp dir, never as services).
+  for p in slurmctld slurmd slurm-client; do have_pkg "$p" || need+=("$p"); done
 fi
 [ ${#need[@]} -eq 0 ] && exit 0
 
@@ -21,4 +24,4 @@ SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
+$SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${need[@]}" >&2

@@ -95,7 +95,7 @@ static vf_status run_round(struct sweep *s, struct vf_tune_backend *be, struct p
 	}
 	if (k == 0)
 		return VF_OK;
-	struct vf_tune_launch l = {.cmd = s->cmd, .trainer_dir = s->trainer_dir,
+	struct vf_tune_launch l = {.run_dir = s->run, .cmd = s->cmd, .trainer_dir = s->trainer_dir,
 				   .num_gpus = s->o->num_gpus > 0 ? s->o->num_gpus : 1,
 				   .timeout_s = s->o->timeout_s, .stall_s = s->o->stall_s,
 				   .grace_s = s->o->grace_s, .mem_limit_bytes = s->o->mem_limit_bytes};

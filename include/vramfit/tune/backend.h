@@ -36,6 +36,7 @@ typedef void (*vf_tune_task_done_fn)(void *ctx, struct vf_tune_task *task);
 /* What both backends are given to run a trial: the trainer command
  * template ({config}, {num_gpus}) and its directory. */
 struct vf_tune_launch {
+	const char *run_dir;      /* the run workspace (absolute): scripts under overfit/, logs/ */
 	const char *cmd;          /* template, blank-separated words */
 	const char *trainer_dir;
 	int num_gpus;             /* GPUs per trial */

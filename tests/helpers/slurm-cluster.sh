@@ -10,7 +10,7 @@
 # at start, a cluster name of its own, so two test suites never collide.
 # auth/none (the loopback cluster trusts its own clients), proctrack/linuxproc,
 # task/none (no cgroups), two fake GPUs as gres backed by character devices
-# (mknod c 1 3, clones of /dev/null). Clients: export SLURM_CONF=DIR/etc/slurm.conf.
+# of type h200 (mknod c 1 3, clones of /dev/null). Clients: export SLURM_CONF=DIR/etc/slurm.conf.
 # Facts behind each setting: ../shared/notes/slurm-and-browser.md.
 set -u
 cmd=${1:-}
@@ -70,12 +70,12 @@ ReturnToService=2
 KillWait=5
 MinJobAge=3600
 GresTypes=gpu
-NodeName=node1 NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=1000 Gres=gpu:2 State=UNKNOWN
+NodeName=node1 NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=1000 Gres=gpu:h200:2 State=UNKNOWN
 PartitionName=debug Nodes=node1 Default=YES MaxTime=INFINITE State=UP
 CONF
   cat > "$D/etc/gres.conf" <<CONF
 AutoDetect=off
-NodeName=node1 Name=gpu File=$D/dev/fakegpu[0-1]
+NodeName=node1 Name=gpu Type=h200 File=$D/dev/fakegpu[0-1]
 CONF
   export SLURM_CONF=$D/etc/slurm.conf
   slurmctld -f "$SLURM_CONF" || return 1

@@ -391,6 +391,7 @@ static vf_status follow(struct follow *f, vf_tune_task_done_fn done, void *ctx, 
 	bool queued[SLURM_MAX_TASKS], any;
 	for (;;) {
 		if (f->sl->be.interrupted) {
+			poll_queue(f, queued, f->n, &any, NULL); /* which ones run now */
 			cancel(f);
 			for (size_t i = 0; i < f->n; i++) {
 				struct vf_slurm_job j;
@@ -399,7 +400,8 @@ static vf_status follow(struct follow *f, vf_tune_task_done_fn done, void *ctx, 
 				if (final_state(f, i, &j) && strcmp(j.state, "CANCELLED") != 0) {
 					task_end(f, i, &j, false); /* it ended before the cancel */
 					done(ctx, f->tasks[i]);
-				} else if (f->st[i] == T_RUNNING) {
+				} else if (f->st[i] == T_RUNNING || access(f->tasks[i]->log, F_OK) == 0) {
+					/* it ran (its script made the log) and was cancelled */
 					snprintf(j.state, sizeof j.state, "CANCELLED");
 					task_end(f, i, &j, true);
 					done(ctx, f->tasks[i]);

@@ -179,7 +179,12 @@ ex_run() {
     "model.text_encoder_path=\"$TRAINER/models\"" >/dev/null
   echo "$r"
 }
-test_case "example trainer: the --slurm sweep (2 slots) finds the local sweep's winner; wall times reported"
+# The real trainer's step times are measured on a shared CPU: which trial is
+# faster can flip with the machine's load (the sequential sweep's trials run
+# at different times, a round's at the same time), so the two winners and the
+# strategies' cost are printed as measurements; the fake trainer's cases
+# above assert the same winner where step times are exact.
+test_case "example trainer: a --slurm sweep with 2 slots runs every trial through Slurm and records it"
 EL=$(ex_run ex-local); ES=$(ex_run ex-slurm)
 CMD="$PY scripts/train.py {config} --disable-progress-bars"
 run tune "$EL" --trainer-dir "$TRAINER" --trainer-cmd "$CMD" --steps 30 --json --quiet
@@ -187,8 +192,9 @@ expect_rc 0
 WANT_DELTAS=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["winner"]["deltas"], sort_keys=True))')
 run tune "$ES" --slurm --max-parallel 2 --trainer-dir "$TRAINER" --trainer-cmd "$CMD" --steps 30 --json --quiet
 expect_rc 0
-expect_json 'json.dumps(j["winner"]["deltas"], sort_keys=True) == __import__("os").environ["WANT_DELTAS"]'
-expect_json 'all(t["outcome"] in ("ok", "no-op") for t in j["trials"])'
+expect_json 'all(t["outcome"] in ("ok", "no-op") for t in j["trials"]) and len(j["trials"]) >= 3'
+SLURM_DELTAS=$(printf '%s' "$out" | python3 -c 'import json,sys; w=json.load(sys.stdin)["winner"]; print(json.dumps(w["deltas"] if w else None, sort_keys=True))')
+echo "  measured: winner of the local sweep: $WANT_DELTAS; of the --slurm sweep: $SLURM_DELTAS ($([ "$WANT_DELTAS" = "$SLURM_DELTAS" ] && echo same || echo different))"
 run history --run "$ES" --json
 expect_json 'len(j["trials"]) == len([l for l in open("'"$ES"'/autotune.log") if "  trial " in l])'
 # figures, not assertions (tests never assert timings): the strategies' cost

@@ -509,6 +509,9 @@ static int run(int argc, char **argv)
 		return vf_cli_usage("tune", "missing RUN_DIR (the run workspace made by vramfit plan)");
 	if (sc.on && parallel)
 		return vf_cli_usage("tune", "--slurm and --parallel: choose one (--max-parallel sets Slurm's slots)");
+	if (sc.on && (o.timeout_s > 0 || o.stall_s > 0 || o.mem_limit_bytes > 0))
+		return vf_cli_usage("tune", "--timeout, --stall and --memory-limit are for local trials; on Slurm use "
+				    "--time-per-trial and --sbatch-arg --mem=...");
 	if (!sc.on && (sc.max_parallel || sc.nextra || sc.so.partition || sc.so.account || sc.so.qos ||
 		       sc.so.time_per_trial))
 		return vf_cli_usage("tune", "--partition, --account, --qos, --time-per-trial, --max-parallel and "

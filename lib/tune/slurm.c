@@ -346,7 +346,6 @@ static vf_status poll_queue(struct follow *f, bool *queued, size_t nq, bool *any
 		if (strcmp(state, "RUNNING") == 0 && f->st[k] == T_PENDING) {
 			f->st[k] = T_RUNNING;
 			f->seen_running[k] = vf__now_s();
-			f->tasks[k]->started = (double)time(NULL);
 		}
 	}
 	if (st == VF_OK && o.data && strchr(o.data, '['))
@@ -457,6 +456,10 @@ static vf_status slurm_run(struct vf_tune_backend *be, const struct vf_tune_laun
 			tmp[i] = *batch[i];
 		char script[4200];
 		struct follow f = {.sl = sl, .tasks = batch, .n = nb};
+		/* a lower bound of each task's start: its validation sample must
+		 * be newer (an older one is a previous run's) */
+		for (size_t i = 0; i < nb; i++)
+			batch[i]->started = (double)time(NULL);
 		vf_status st = write_script(sl, l, tmp, nb, script, sizeof script, err);
 		if (st || (st = submit(sl, l, script, nb, &f.job, err)))
 			return st;

@@ -125,6 +125,7 @@ test_case "usage"
 run tune "$R" --partition debug; expect_rc 2; expect_err "go with --slurm"
 run tune "$R" --slurm --parallel 2; expect_rc 2
 run tune "$R" --slurm --max-parallel 0; expect_rc 2
+run tune "$R" --slurm --timeout 5; expect_rc 2; expect_err "--time-per-trial"
 
 # --- plan --slurm: launch.sbatch through sbatch --wait ------------------------
 test_case "plan --slurm writes a launch.sbatch that sbatch --wait runs with a stand-in launcher"

@@ -6,6 +6,7 @@
  * (real outputs of Debian 12's Slurm 22.05 on the test cluster, and a
  * launch.sbatch written by plan --slurm). */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -181,9 +181,10 @@ static void test_stall(void)
 	c.go_file = go;
 	/* "again" comes 1 s after "hi" (the test says when, through go):
 	 * the stall clock restarts at "again", so the end comes stall_s after
-	 * it, not after "hi" (that would be 1 s earlier) */
+	 * it, not after "hi" (that would be 1 s earlier); stall_s leaves the
+	 * shell 5 s to notice go and print "again" on a loaded machine */
 	snprintf(script, sizeof script, "echo hi; until [ -e %s ]; do sleep 0.02; done; echo again; sleep 100", go);
-	p.stall_s = 3.0;
+	p.stall_s = 6.0;
 	p.grace_s = 0.5;
 	CHECK(run_sh(&p, &c, script) == VF_OK);
 	double end = now_s();

@@ -16,6 +16,9 @@ if [ "${1:-}" = "--test" ]; then
   # The report tests render each page in a real browser (tests/cli/report.sh);
   # installed on its own below: without it those checks are skipped, not failed.
   have_pkg chromium-headless-shell || have_pkg chromium || browser=chromium-headless-shell
+  # A private single-node Slurm cluster for tests/cli/slurm.sh (daemons are
+  # started by the test under a temp dir, never as services).
+  for p in slurmctld slurmd slurm-client; do have_pkg "$p" || need+=("$p"); done
 fi
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"

@@ -29,6 +29,14 @@ static const char usage[] =
 	"    (pending until preprocessing)\n"
 	"  - drift: the trainer's commit or version is named, and a key vramfit's\n"
 	"    profile uses that the schema no longer has is reported\n"
+	"  - every key is known to the trainer profile's schema (the trainer forbids\n"
+	"    extra keys) and holds an allowed value (optimizer, quantization, mixed\n"
+	"    precision, training mode, ...)\n"
+	"  - RUN_DIR/launch.sbatch, when `vramfit plan --slurm` wrote one: #SBATCH\n"
+	"    --nodes, --gres=gpu:N, --time (pending when absent), --output into\n"
+	"    RUN_DIR/logs/, RUN_DIR and TRAINER_DIR it names exist, one launcher per\n"
+	"    node via srun with the rank from $SLURM_NODEID and the main address from\n"
+	"    $SLURM_JOB_NODELIST (lines: RUN_DIR/launch.sbatch:LINE: sbatch: RULE)\n"
 	"Each failure is one line: FILE:LINE: KEY: RULE.\n"
 	"\n"
 	"Options:\n"
@@ -117,8 +125,13 @@ static int run(int argc, char **argv)
 			char line[32] = "";
 			if (it->line)
 				snprintf(line, sizeof line, ":%zu", it->line);
-			printf("%s%s: %s%s: %s\n", c.config, line,
-				it->level == VF_CHECK_PENDING ? "pending: " : "", it->key, it->rule);
+			char file[1100];
+			if (strcmp(it->key, "launch.sbatch") == 0 && dir) /* the run's Slurm script */
+				snprintf(file, sizeof file, "%s/launch.sbatch", dir);
+			else
+				snprintf(file, sizeof file, "%s", c.config);
+			printf("%s%s: %s%s: %s\n", file, line, it->level == VF_CHECK_PENDING ? "pending: " : "",
+			       strcmp(it->key, "launch.sbatch") == 0 ? "sbatch" : it->key, it->rule);
 		}
 		if (c.failures == 0)
 			printf("%s: ok (%zu pending, %zu not checked)\n", c.config, c.pending, c.unchecked);

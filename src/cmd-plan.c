@@ -10,6 +10,7 @@
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/report/report.h"
 #include "vramfit/trainer/plan.h"
+#include "vramfit/trainer/sbatch.h"
 
 static const char usage[] =
 	"usage: vramfit plan [options]\n"
@@ -59,6 +60,17 @@ static const char usage[] =
 	"                        own risk\n"
 	"  --reuse               plan into an existing run directory (config.yaml and\n"
 	"                        plan.md are rewritten; checkpoints are kept)\n"
+	"  --slurm               also write RUN/launch.sbatch: --nodes and --gres=gpu:N\n"
+	"                        from the GPUs planned for, --time from the estimate\n"
+	"                        (steps x step time + 25 %% + 20 min start-up: the\n"
+	"                        profile's launch.slurm), logs into RUN/logs/, one\n"
+	"                        accelerate launcher per node via srun (rank from\n"
+	"                        $SLURM_NODEID, main address from $SLURM_JOB_NODELIST);\n"
+	"                        $VRAMFIT_LAUNCH replaces the launcher at run time\n"
+	"  --gpus-per-node N     with --slurm: GPUs per node (default: the planned GPUs,\n"
+	"                        at most 8)\n"
+	"  --partition P, --account A, --qos Q\n"
+	"                        with --slurm: written as #SBATCH lines\n"
 	"  --dry-run             print what would be written; create nothing\n"
 	"  --json                the plan as JSON (status, tier, gpus, run_dir, config,\n"
 	"                        launch, patches, warnings, assumptions, check, estimate,\n"
@@ -190,7 +202,9 @@ static int run(int argc, char **argv)
 {
 	struct vf_plan_opts o;
 	memset(&o, 0, sizeof o);
-	bool json = false, dry = false, list_modes = false;
+	bool json = false, dry = false, list_modes = false, slurm = false;
+	struct vf_sbatch_opts so;
+	memset(&so, 0, sizeof so);
 	const char *specs[64];
 	int nspecs = 0;
 	for (int i = 1; i < argc; i++) {
@@ -216,10 +230,15 @@ static int run(int argc, char **argv)
 			list_modes = true;
 			continue;
 		}
+		if (strcmp(a, "--slurm") == 0) {
+			slurm = true;
+			continue;
+		}
 		static const char *const names[] = {"--trainer-dir", "--mode", "--dataset", "--run-name",
 						    "--workspace", "--model", "--text-encoder",
 						    "--training-mode", "--steps", "--gpu", "--goal",
-						    "--trigger", "--trainer", "--video-vae", "--audio-vae", NULL};
+						    "--trigger", "--trainer", "--video-vae", "--audio-vae",
+						    "--gpus-per-node", "--partition", "--account", "--qos", NULL};
 		int k = -1;
 		const char *val = NULL;
 		for (int j = 0; names[j]; j++) {
@@ -260,6 +279,16 @@ static int run(int argc, char **argv)
 		case 12: dst = &o.trainer; break;
 		case 13: dst = &o.video_vae; break;
 		case 14: dst = &o.audio_vae; break;
+		case 15: {
+			double n;
+			if (!vf_cli_number(val, 1, 1024, true, &n))
+				return vf_cli_usage("plan", "--gpus-per-node '%s': expected a positive integer", val);
+			so.gpus_per_node = (int)n;
+			break;
+		}
+		case 16: dst = &so.partition; break;
+		case 17: dst = &so.account; break;
+		case 18: dst = &so.qos; break;
 		}
 		if (dst)
 			*dst = val;
@@ -273,6 +302,8 @@ static int run(int argc, char **argv)
 
 	if (list_modes)
 		return print_modes(&o, json);
+	if (!slurm && (so.gpus_per_node || so.partition || so.account || so.qos))
+		return vf_cli_usage("plan", "--gpus-per-node, --partition, --account and --qos go with --slurm");
 	struct vf_error err = {0};
 	struct vf_gpu_set gpus;
 	vf_gpu_set_init(&gpus);
@@ -316,20 +347,47 @@ static int run(int argc, char **argv)
 		vf_plan_release(&p);
 		return vf_cli_fail_err(&err);
 	}
+	struct vf_sbatch_info si = {0};
+	struct vf_buf script;
+	vf_buf_init(&script, VF_SBATCH_MAX_BYTES);
+	if (slurm && (dry ? vf_sbatch_render(&p, &so, &script, &si, &err) : vf_sbatch_write(&p, &so, &si, &err))) {
+		vf_buf_release(&script);
+		vf_plan_release(&p);
+		return vf_cli_fail_err(&err);
+	}
 	if (!dry)
 		write_plan_html(&p);
 	if (json) {
 		cJSON *j = vf_plan_to_json(&p);
 		cJSON_AddBoolToObject(j, "dry_run", dry);
+		if (slurm) {
+			cJSON *sj = cJSON_AddObjectToObject(j, "slurm");
+			char sp[VF_PLAN_PATH + 32];
+			snprintf(sp, sizeof sp, "%s/launch.sbatch", p.run_dir);
+			cJSON_AddStringToObject(sj, "script", sp);
+			cJSON_AddNumberToObject(sj, "nodes", si.nodes);
+			cJSON_AddNumberToObject(sj, "gpus_per_node", si.gpus_per_node);
+			if (si.time_s > 0)
+				cJSON_AddNumberToObject(sj, "time_limit_s", si.time_s);
+			else
+				cJSON_AddNullToObject(sj, "time_limit_s");
+			cJSON_AddStringToObject(sj, "time_note", si.time_note);
+		}
 		vf_cli_print_json(j);
 		cJSON_Delete(j);
 	} else {
 		print_summary(&p, dry);
 		if (dry)
 			print_dry(&p);
-		else
+		if (slurm && dry)
+			printf("\n--- %s/launch.sbatch ---\n%s", p.run_dir, script.data ? script.data : "");
+		else if (slurm)
+			printf("\nlaunch.sbatch: %s/launch.sbatch (%d node%s x %d GPU%s; %s)\n", p.run_dir, si.nodes,
+			       si.nodes > 1 ? "s" : "", si.gpus_per_node, si.gpus_per_node > 1 ? "s" : "", si.time_note);
+		if (!dry)
 			printf("\nReview %s and approve it before anything heavy runs.\n", p.plan_path);
 	}
+	vf_buf_release(&script);
 	vf_plan_release(&p);
 	return rc;
 }

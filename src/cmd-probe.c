@@ -9,9 +9,12 @@
 #include "vramfit/base/json.h"
 #include "vramfit/trainer/profile.h"
 #include "vramfit/trainer/tier.h"
+#include "vramfit/gpu/slurm_inventory.h"
+#include "vramfit/base/buf.h"
+#include "vramfit/tune/slurm.h"
 
 static const char usage[] =
-	"usage: vramfit probe [--json] [--gpu SPEC]... [--mode MODE] [--trainer NAME]\n"
+	"usage: vramfit probe [--json] [--gpu SPEC]... [--slurm] [--mode MODE] [--trainer NAME]\n"
 	"\n"
 	"List the NVIDIA GPUs of this machine and place them in the trainer's VRAM\n"
 	"tiers (LTX-2: 32GB tier, 40\xe2\x80\x93" "60GB tier, 80GB+ tier; below 32 GB is gated).\n"
@@ -24,6 +27,12 @@ static const char usage[] =
 	"                  id (h100-80gb, h200, rtx-5090, ...; see `vramfit gpus`), with an\n"
 	"                  optional count (h100-80gb:8), or NAME=MiB for any card\n"
 	"                  (mycard=65536)\n"
+	"  --slurm         the GPUs of the Slurm cluster instead (scontrol -o show node):\n"
+	"                  per partition its nodes, GPUs per node, GPU type (the gres type,\n"
+	"                  gpu:TYPE:N; its memory from the catalog when TYPE names an\n"
+	"                  entry), node memory, and the tier; JSON fields: source \"slurm\",\n"
+	"                  partitions [{name, nodes, gpu_nodes, gpus_per_node, gpus_total,\n"
+	"                  gpu_type, gpu_types, gpu_memory_mib, node_memory_mib, tier}], notes\n"
 	"  --mode MODE     the training mode whose config is named (t2v, i2v; default t2v)\n"
 	"  --trainer NAME  trainer profile (default " VF_PROFILE_DEFAULT ")\n"
 	"\n"
@@ -144,9 +153,97 @@ static void print_human(const struct vf_gpu_set *s, const struct vf_tier *t, boo
 		       " (`vramfit gpus` lists the ids).\n");
 }
 
+/* One partition's tier: its smallest GPU set, from the catalog by type. */
+static void part_tier(const struct vf_slurm_partition *p, const char *trainer, const char *mode, cJSON *o,
+		      char *tier, size_t tl, char *mem, size_t ml)
+{
+	snprintf(tier, tl, "unknown");
+	snprintf(mem, ml, "unknown");
+	cJSON_AddItemToObject(o, "tier", cJSON_CreateNull());
+	if (p->gpus_per_node <= 0) {
+		snprintf(tier, tl, "no GPUs");
+		cJSON_AddNullToObject(o, "gpu_memory_mib");
+		return;
+	}
+	char spec[64];
+	snprintf(spec, sizeof spec, "%s:%d", p->gpu_type, p->gpus_per_node);
+	struct vf_gpu_set set;
+	vf_gpu_set_init(&set);
+	struct vf_tier t;
+	if (p->gpu_type[0] && vf_gpu_set_add_spec(&set, spec, NULL) == VF_OK && set.count > 0) {
+		snprintf(mem, ml, "%.0f GiB", set.gpus[0].memory_total_mib / 1024.0);
+		cJSON_AddNumberToObject(o, "gpu_memory_mib", (double)set.gpus[0].memory_total_mib);
+		if (vf_tier_decide(&set, trainer, mode, &t, NULL) == VF_OK) {
+			snprintf(tier, tl, "%s", t.name);
+			cJSON_ReplaceItemInObject(o, "tier", cJSON_CreateString(t.name));
+		}
+	} else {
+		cJSON_AddNullToObject(o, "gpu_memory_mib");
+		snprintf(tier, tl, "unknown: %s", p->gpu_type[0] ? "GPU type not in the catalog" : "untyped gres");
+	}
+	vf_gpu_set_release(&set);
+}
+
+/* probe --slurm: the cluster's GPUs per partition. */
+static int probe_slurm(bool json, const char *trainer, const char *mode)
+{
+	const char *argv[] = {"scontrol", "-o", "show", "node", NULL};
+	struct vf_buf out;
+	vf_buf_init(&out, 64u << 20);
+	struct vf_error err = {0};
+	struct vf_slurm_inventory inv;
+	if (vf_slurm_run(argv, &out, &err) != VF_OK ||
+	    vf_slurm_inventory_parse(out.data ? out.data : "", out.len, &inv, &err) != VF_OK) {
+		vf_buf_release(&out);
+		return vf_cli_fail_err(&err);
+	}
+	vf_buf_release(&out);
+	cJSON *root = cJSON_CreateObject(), *parts = cJSON_AddArrayToObject(root, "partitions");
+	cJSON *notes = cJSON_CreateArray();
+	cJSON_AddStringToObject(root, "source", "slurm");
+	if (!json)
+		printf("%-16s %5s %9s %-10s %10s %11s  %s\n", "partition", "nodes", "GPUs/node", "GPU type",
+		       "GPU memory", "node memory", "tier");
+	for (size_t i = 0; i < inv.nparts; i++) {
+		const struct vf_slurm_partition *p = &inv.parts[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", p->name);
+		cJSON_AddNumberToObject(o, "nodes", p->nodes);
+		cJSON_AddNumberToObject(o, "gpu_nodes", p->gpu_nodes);
+		cJSON_AddNumberToObject(o, "gpus_per_node", p->gpus_per_node);
+		cJSON_AddNumberToObject(o, "gpus_total", p->gpus_total);
+		cJSON_AddItemToObject(o, "gpu_type", str_or_null(p->gpu_type));
+		cJSON_AddStringToObject(o, "gpu_types", p->gpu_types);
+		vf_json_add_i64_or_null(o, "node_memory_mib", p->node_memory_mib, p->node_memory_mib >= 0);
+		char tier[96], mem[32], nm[32];
+		part_tier(p, trainer, mode, o, tier, sizeof tier, mem, sizeof mem);
+		cJSON_AddItemToArray(parts, o);
+		if (p->gpus_per_node > 0 && !p->gpu_type[0]) {
+			char n[160];
+			snprintf(n, sizeof n, "partition %s: its gres names no GPU type (gpu:N), so GPU memory and tier "
+				 "are unknown; pass --gpu SPEC to plan for a known card", p->name);
+			cJSON_AddItemToArray(notes, cJSON_CreateString(n));
+		}
+		if (!json) {
+			snprintf(nm, sizeof nm, p->node_memory_mib >= 0 ? "%.0f GiB" : "unknown", p->node_memory_mib / 1024.0);
+			printf("%-16s %5d %9d %-10s %10s %11s  %s\n", p->name, p->nodes, p->gpus_per_node,
+			       p->gpu_type[0] ? p->gpu_type : p->gpus_per_node ? "(untyped)" : "-", mem, nm, tier);
+		}
+	}
+	cJSON_AddItemToObject(root, "notes", notes);
+	if (json)
+		vf_cli_print_json(root);
+	else
+		for (int i = 0; i < cJSON_GetArraySize(notes); i++)
+			printf("note: %s\n", cJSON_GetArrayItem(notes, i)->valuestring);
+	cJSON_Delete(root);
+	vf_slurm_inventory_release(&inv);
+	return VF_EXIT_OK;
+}
+
 static int run(int argc, char **argv)
 {
-	bool json = false;
+	bool json = false, slurm = false;
 	const char *mode = NULL, *trainer = NULL;
 	struct vf_gpu_set set;
 	struct vf_error err = {0};
@@ -157,6 +254,10 @@ static int run(int argc, char **argv)
 		const char *a = argv[i], *val = NULL;
 		if (strcmp(a, "--json") == 0) {
 			json = true;
+			continue;
+		}
+		if (strcmp(a, "--slurm") == 0) {
+			slurm = true;
 			continue;
 		}
 		static const char *const valued[] = {"--gpu", "--mode", "--trainer"};
@@ -196,6 +297,10 @@ static int run(int argc, char **argv)
 	/* A bad --mode or --trainer is an error even when there is no GPU. */
 	if (vf_tier_check(trainer, mode, &err) != VF_OK) {
 		rc = vf_cli_fail_err(&err);
+		goto out;
+	}
+	if (slurm) {
+		rc = simulated ? vf_cli_usage("probe", "--slurm and --gpu: choose one") : probe_slurm(json, trainer, mode);
 		goto out;
 	}
 	if (!simulated && vf_gpu_probe(&set, &err) != VF_OK) {

@@ -21,6 +21,7 @@
 #include "vramfit/trainer/tier.h"
 #include "vramfit/trainer/profile.h"
 #include "vramfit/tune/trial.h"
+#include "vramfit/tune/slurm.h"
 #include "vramfit/tune/tune.h"
 
 static struct vf_tune *g_tune; /* for the signal handler only */
@@ -331,6 +332,95 @@ static void write_report(const char *run, const char *store, const struct vf_tun
 	cJSON_Delete(d);
 }
 
+/* --slurm and its options; unset ones are left to sbatch (SBATCH_*). */
+struct slurm_cli {
+	bool on;
+	int max_parallel;
+	struct vf_slurm_opts so;
+	const char *extra[33];
+	int nextra;
+};
+
+/* Parse one --slurm option at argv[*i]; 0 not one of them, 1 taken, 2 usage error (printed). */
+static int slurm_option(struct slurm_cli *sc, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
+	static const char *const names[] = {"--partition", "--account", "--qos", "--time-per-trial",
+					    "--max-parallel", "--sbatch-arg", NULL};
+	if (strcmp(a, "--slurm") == 0) {
+		sc->on = true;
+		return 1;
+	}
+	int k = 0;
+	while (names[k] && strcmp(a, names[k]) != 0)
+		k++;
+	if (!names[k])
+		return 0;
+	if (!val) {
+		vf_cli_usage("tune", "%s needs a value", a);
+		return 2;
+	}
+	++*i;
+	double v;
+	switch (k) {
+	case 0: sc->so.partition = val; break;
+	case 1: sc->so.account = val; break;
+	case 2: sc->so.qos = val; break;
+	case 3: sc->so.time_per_trial = val; break;
+	case 4:
+		if (!vf_cli_number(val, 1, VF_TUNE_MAX_TRIALS, true, &v)) {
+			vf_cli_usage("tune", "--max-parallel: '%s' is not a whole number from 1 to %d", val,
+				     VF_TUNE_MAX_TRIALS);
+			return 2;
+		}
+		sc->max_parallel = (int)v;
+		break;
+	default:
+		if (sc->nextra >= 32) {
+			vf_cli_usage("tune", "--sbatch-arg: at most 32");
+			return 2;
+		}
+		sc->extra[sc->nextra++] = val;
+	}
+	return 1;
+}
+
+/* --parallel K: split the GPUs (--gpus LIST, else 0..count-1) into K equal
+ * sets, one per slot; none when there are no GPUs. */
+static int local_sets(struct vf_tune_opts *o, int k, size_t probed, char sets[][128], const char **ptrs)
+{
+	char all[64][16];
+	int n = 0;
+	if (o->gpus) {
+		char copy[1024];
+		snprintf(copy, sizeof copy, "%s", o->gpus);
+		for (char *sv = NULL, *w = strtok_r(copy, ",", &sv); w && n < 64; w = strtok_r(NULL, ",", &sv))
+			snprintf(all[n++], sizeof all[0], "%s", w);
+	} else {
+		for (size_t i = 0; i < probed && n < 64; i++)
+			snprintf(all[n++], sizeof all[0], "%zu", i);
+	}
+	if (n == 0)
+		return 0;
+	if (n % k != 0)
+		return vf_cli_usage("tune", "--parallel %d: %d GPU%s cannot be split into %d equal sets", k, n,
+				    n > 1 ? "s" : "", k);
+	int per = n / k;
+	for (int i = 0; i < k; i++) {
+		sets[i][0] = '\0';
+		for (int j = 0; j < per; j++) {
+			size_t l = strlen(sets[i]);
+			snprintf(sets[i] + l, 128 - l, "%s%s", j ? "," : "", all[i * per + j]);
+		}
+		ptrs[i] = sets[i];
+	}
+	ptrs[k] = NULL;
+	o->gpu_sets = ptrs;
+	o->num_gpus = per;
+	o->gpus = NULL;
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
 	struct vf_tune_opts o;
@@ -339,7 +429,15 @@ static int run(int argc, char **argv)
 	bool json = false, quiet = false, no_check = false;
 	const char *tier = NULL, *gpu_spec = NULL;
 	double v;
+	struct slurm_cli sc;
+	memset(&sc, 0, sizeof sc);
+	int parallel = 0;
 	for (int i = 1; i < argc; i++) {
+		int so = slurm_option(&sc, argc, argv, &i);
+		if (so == 2)
+			return 2;
+		if (so == 1)
+			continue;
 		const char *a = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 #define NEED()                                                              \
@@ -405,6 +503,11 @@ static int run(int argc, char **argv)
 				o.stall_s = v;
 			else
 				o.grace_s = v;
+		} else if (strcmp(a, "--parallel") == 0) {
+			NEED();
+			if (!vf_cli_number(val, 1, 16, true, &v))
+				return vf_cli_usage("tune", "--parallel: '%s' is not a whole number from 1 to 16", val);
+			parallel = (int)v;
 		} else if (strcmp(a, "--memory-limit") == 0) {
 			NEED();
 			if (!vf_cli_number(val, 16, 1e9, false, &v))
@@ -420,6 +523,15 @@ static int run(int argc, char **argv)
 	}
 	if (!o.run_dir)
 		return vf_cli_usage("tune", "missing RUN_DIR (the run workspace made by vramfit plan)");
+	if (sc.on && parallel)
+		return vf_cli_usage("tune", "--slurm and --parallel: choose one (--max-parallel sets Slurm's slots)");
+	if (sc.on && (o.timeout_s > 0 || o.stall_s > 0 || o.mem_limit_bytes > 0))
+		return vf_cli_usage("tune", "--timeout, --stall and --memory-limit are for local trials; on Slurm use "
+				    "--time-per-trial and --sbatch-arg --mem=...");
+	if (!sc.on && (sc.max_parallel || sc.nextra || sc.so.partition || sc.so.account || sc.so.qos ||
+		       sc.so.time_per_trial))
+		return vf_cli_usage("tune", "--partition, --account, --qos, --time-per-trial, --max-parallel and "
+				    "--sbatch-arg go with --slurm");
 	o.self_check = !no_check;
 	char abs_run[PATH_MAX], tierbuf[64];
 	if (!realpath(o.run_dir, abs_run))
@@ -455,8 +567,32 @@ static int run(int argc, char **argv)
 			o.tier = tierbuf;
 		}
 	}
+	size_t probed = gs.count;
 	vf_gpu_set_release(&gs);
 	o.gpu_label = label;
+	char sets[16][128];
+	const char *set_ptrs[17];
+	if (parallel > 1) {
+		if (local_sets(&o, parallel, gpu_spec ? 0 : probed, sets, set_ptrs))
+			return 2;
+		o.parallel = parallel;
+	}
+	struct vf_tune_backend *slurm = NULL;
+	if (sc.on) {
+		/* one trial = the run's GPUs: --gpus LIST, else the GPUs given or probed */
+		if (!o.gpus)
+			o.num_gpus = probed > 0 ? (int)probed : 1;
+		o.gpus = NULL;
+		sc.extra[sc.nextra] = NULL;
+		sc.so.sbatch_args = sc.extra;
+		slurm = vf_tune_backend_slurm(sc.max_parallel > 0 ? sc.max_parallel : 2, &sc.so);
+		if (!slurm)
+			return vf_cli_fail("out of memory");
+		o.backend = slurm;
+		snprintf(label + strlen(label), sizeof label - strlen(label), " (slurm%s%s)",
+			 sc.so.partition || getenv("SBATCH_PARTITION") ? ": " : "",
+			 sc.so.partition ? sc.so.partition : getenv("SBATCH_PARTITION") ? getenv("SBATCH_PARTITION") : "");
+	}
 	if (vf_profile_part(o.trainer, "configs", &pc.configs, &err))
 		return vf_cli_fail_err(&err);
 	o.predict = predict;
@@ -472,6 +608,7 @@ static int run(int argc, char **argv)
 	struct vf_trial_patterns *pat = NULL;
 	if (vf_trial_patterns_load(o.trainer, &pat, &err)) {
 		cJSON_Delete(pc.configs);
+		vf_tune_backend_free(slurm);
 		return vf_cli_fail_err(&err);
 	}
 	struct vf_tune *t = vf_tune_new();
@@ -481,6 +618,7 @@ static int run(int argc, char **argv)
 		free(res);
 		vf_trial_patterns_free(pat);
 		cJSON_Delete(pc.configs);
+		vf_tune_backend_free(slurm);
 		return vf_cli_fail("out of memory");
 	}
 	g_tune = t;
@@ -512,6 +650,7 @@ static int run(int argc, char **argv)
 	free(res);
 	vf_trial_patterns_free(pat);
 	cJSON_Delete(pc.configs);
+	vf_tune_backend_free(slurm);
 	return rc;
 }
 
@@ -553,10 +692,21 @@ const struct vf_cli_command vf_cmd_tune = {
 		"  --gpu SPEC        the GPU to predict for (e.g. h100-80gb, h200:2), instead of\n"
 		"                    probing: sets the card size of the predicted-OOM skip\n"
 		"  --no-skip         run trials predicted to run out of memory anyway\n"
+		"  --parallel K      the parallel strategy on K local GPU sets (the GPUs, --gpus\n"
+		"                    LIST or probed, split in K equal sets): round 1 runs the\n"
+		"                    baseline and every single change at once, round 2 the\n"
+		"                    combination of the changes that improved (estimator-checked)\n"
+		"  --slurm           the parallel strategy on Slurm: one job array per round, a\n"
+		"                    task per trial with --gres=gpu:N (N = the run's GPUs: --gpus,\n"
+		"                    --gpu SPEC or probed); followed with squeue, final states from\n"
+		"                    the job-completion record or scontrol; Ctrl-C runs scancel\n"
+		"  --partition P, --account A, --qos Q\n"
+		"                    passed to sbatch (default: sbatch's, e.g. $SBATCH_PARTITION)\n"
+		"  --time-per-trial T  sbatch --time of each task (default $SBATCH_TIMELIMIT or the\n"
+		"                    partition's); a task Slurm kills at its limit is a timeout\n"
+		"  --max-parallel K  Slurm tasks at once (default 2)\n"
+		"  --sbatch-arg ARG  one more sbatch argument (repeatable), e.g. --sbatch-arg --mem=64G\n"
 		"  --no-check        skip the self-check of each trial config before launch\n"
-		"                    (and the trainer's own validation, run before trial 1\n"
-		"                    when the checkout has its environment, as check\n"
-		"                    --trainer-validate)\n"
 		"                    (paths exist, keys and values known: vramfit check), and\n"
 		"                    the trainer's own validation before trial 1 (check\n"
 		"                    --trainer-validate, when the checkout has its .venv)\n"

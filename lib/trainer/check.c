@@ -3,7 +3,11 @@
  * schema (known keys, types, allowed values) is read from the trainer
  * checkout by schema.c and walked by check_schema.c. */
 #include "vramfit/trainer/check.h"
+#include "vramfit/trainer/sbatch.h"
+#include "vramfit/base/buf.h"
+#include <unistd.h>
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,6 +64,20 @@ void vf__check_add(struct vf_check *c, enum vf_check_level level, const char *ke
 		c->pending++;
 	else
 		c->unchecked++;
+}
+
+void vf_check_add_line(struct vf_check *c, enum vf_check_level level, const char *key, size_t line,
+		       const char *fmt, ...)
+{
+	char rule[384];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(rule, sizeof rule, fmt, ap);
+	va_end(ap);
+	size_t n0 = c->n;
+	add(c, level, key, NULL, "%s", rule);
+	if (c->n > n0)
+		c->items[c->n - 1].line = line;
 }
 
 /* The dotted key the profile gives for a role ("model_path"), or fallback. */
@@ -365,6 +383,17 @@ vf_status vf_check_run(const char *run_dir, const char *trainer, const char *tra
 		return st;
 	st = vf_check_config(doc, trainer, trainer_dir, out, err);
 	vf_yamldoc_free(doc);
+	/* The Slurm launch script, when plan --slurm wrote one. */
+	snprintf(path, sizeof path, "%s/launch.sbatch", run_dir);
+	struct vf_buf b;
+	vf_buf_init(&b, VF_SBATCH_MAX_BYTES);
+	char abs[PATH_MAX];
+	if (st == VF_OK && vf_buf_read_file(&b, path, VF_SBATCH_MAX_BYTES, NULL) == VF_OK)
+		vf_sbatch_check_text(b.data ? b.data : "", b.len, realpath(run_dir, abs) ? abs : run_dir, out);
+	else if (st == VF_OK && access(path, F_OK) == 0)
+		vf_check_add_line(out, VF_CHECK_FAIL, "launch.sbatch", 0, "%s: unreadable or larger than %u bytes",
+				  path, VF_SBATCH_MAX_BYTES);
+	vf_buf_release(&b);
 	return st;
 }
 

@@ -24,13 +24,8 @@
 #include "vramfit/base/json.h"
 #include "vramfit/trainer/profile.h"
 #include "vramfit/tune/store.h"
+#include "sweep.h"
 
-#define MAX_ARGS 64
-
-struct vf_tune {
-	volatile sig_atomic_t interrupted;
-	struct vf_proc *volatile current;
-};
 
 struct vf_tune *vf_tune_new(void)
 {
@@ -50,9 +45,12 @@ void vf_tune_interrupt(struct vf_tune *t)
 	struct vf_proc *p = t->current;
 	if (p)
 		vf_proc_interrupt(p);
+	struct vf_tune_backend *be = t->backend;
+	if (be && be->interrupt)
+		be->interrupt(be);
 }
 
-static double now_s(void)
+double vf__now_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -303,7 +301,7 @@ static void emit(const struct running *r, enum vf_tune_event_kind kind, bool res
 		.step_seconds = r->log.nreports ? r->log.reports[r->log.nreports - 1] : -1,
 		.median_seconds = vf_trial_log_step_seconds(&r->log),
 		.mem_bytes = r->mem_now,
-		.elapsed_s = now_s() - r->start,
+		.elapsed_s = vf__now_s() - r->start,
 		.sweep_eta_s = -1,
 		.resumed = resumed,
 	};
@@ -334,7 +332,7 @@ static void on_tick(void *ctx, pid_t pgid, double elapsed)
 			r->peak_host = r->mem_now;
 	}
 	if (fresh && r->samplesf && r->mem_now > 0) /* 0: the tree is exiting */
-		fprintf(r->samplesf, "%.3f %lld\n", now_s() - r->start, (long long)r->mem_now);
+		fprintf(r->samplesf, "%.3f %lld\n", vf__now_s() - r->start, (long long)r->mem_now);
 	emit(r, VF_TUNE_PROGRESS, false);
 }
 
@@ -424,7 +422,7 @@ static bool sample_exists(const char *path_prefix, time_t since)
 }
 
 /* Split a command template on blanks, then put the config path in. */
-static vf_status build_argv(const char *tpl, const char *config, const char *gpus_s, char **store,
+vf_status vf__build_argv(const char *tpl, const char *config, const char *gpus_s, char **store,
 			    const char **argv, struct vf_error *err)
 {
 	char *copy = strdup(tpl);
@@ -454,28 +452,6 @@ static vf_status build_argv(const char *tpl, const char *config, const char *gpu
 }
 
 /* --- the sweep ------------------------------------------------------------ */
-
-struct sweep {
-	struct vf_tune *t;
-	const struct vf_tune_opts *o;
-	struct vf_tune_result *res;
-	cJSON *sweep;     /* sweep.json */
-	cJSON *configs;   /* configs.json (launch command, trainer dir) */
-	struct vf_trial_patterns *pat;
-	struct vf_store *store;
-	struct vf_store_ctx sctx;
-	char run[PATH_MAX];
-	char trainer_dir[PATH_MAX];
-	char cmd[1024];
-	char base_text_hash[17];
-	char *base_text;  /* config.yaml as read at the start */
-	size_t base_len;
-	int steps;
-	int max_trials;
-	double min_pct;
-	double avg_trial_s; /* for the ETA */
-	int nrun;
-};
 
 static vf_status sweep_load(struct sweep *s, struct vf_error *err)
 {
@@ -520,12 +496,30 @@ static vf_status sweep_load(struct sweep *s, struct vf_error *err)
 	return VF_OK;
 }
 
-/* Append one line to RUN/autotune.log. */
-static void autotune_log(struct sweep *s, const struct vf_trial *t, bool resumed)
+/* RUN/autotune.log (the profile may rename it). */
+static void autotune_path(const struct sweep *s, char *path, size_t n)
 {
 	const char *name = vf_json_get_str(s->sweep, "autotune_log");
+	snprintf(path, n, "%s/%s", s->run, name ? name : "autotune.log");
+}
+
+/* Append a line of its own (the strategy summary) to autotune.log. */
+void vf__autotune_note(struct sweep *s, const char *line)
+{
 	char path[PATH_MAX + 64];
-	snprintf(path, sizeof path, "%s/%s", s->run, name ? name : "autotune.log");
+	autotune_path(s, path, sizeof path);
+	FILE *f = fopen(path, "a");
+	if (!f)
+		return;
+	fprintf(f, "%s\n", line);
+	fclose(f);
+}
+
+/* Append one line to RUN/autotune.log. */
+void vf__autotune_log(struct sweep *s, const struct vf_trial *t, bool resumed)
+{
+	char path[PATH_MAX + 64];
+	autotune_path(s, path, sizeof path);
 	FILE *f = fopen(path, "a");
 	if (!f)
 		return;
@@ -645,19 +639,25 @@ static void close_samples(struct running *r)
 	r->samplesf = NULL;
 }
 
-static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *config_path,
-			   const char *sample_prefix, int remaining, struct vf_error *err)
+/* RUN/logs/trial-N.log (the profile's "log" template). */
+static void trial_log_path(const struct sweep *s, int n, char *path, size_t len)
 {
-	char logpath[PATH_MAX + 64];
 	const char *logt = vf_json_get_str(s->sweep, "log");
 	char nbuf[16];
-	snprintf(nbuf, sizeof nbuf, "%d", trial->index);
+	snprintf(nbuf, sizeof nbuf, "%d", n);
 	const char *vars[] = {"n", nbuf, NULL};
 	struct vf_buf b;
 	vf_buf_init(&b, 4096);
 	expand(logt ? logt : "logs/trial-{n}.log", vars, &b, NULL);
-	snprintf(logpath, sizeof logpath, "%s/%s", s->run, b.data ? b.data : "trial.log");
+	snprintf(path, len, "%s/%s", s->run, b.data ? b.data : "trial.log");
 	vf_buf_release(&b);
+}
+
+static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *config_path,
+			   const char *sample_prefix, int remaining, struct vf_error *err)
+{
+	char logpath[PATH_MAX + 64];
+	trial_log_path(s, trial->index, logpath, sizeof logpath);
 
 	struct running r;
 	memset(&r, 0, sizeof r);
@@ -665,7 +665,7 @@ static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *
 	r.opts = s->o;
 	r.trial = trial;
 	r.max_trials = s->max_trials;
-	r.start = now_s();
+	r.start = vf__now_s();
 	r.mem_now = -1;
 	r.eta_rest = s->avg_trial_s > 0 ? s->avg_trial_s * remaining : 0;
 	r.logf = fopen(logpath, "w");
@@ -680,7 +680,7 @@ static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *
 	char *argstore = NULL, gpus_s[16];
 	const char *argv[MAX_ARGS];
 	snprintf(gpus_s, sizeof gpus_s, "%d", s->o->num_gpus > 0 ? s->o->num_gpus : 1);
-	vf_status st = build_argv(s->cmd, config_path, gpus_s, &argstore, argv, err);
+	vf_status st = vf__build_argv(s->cmd, config_path, gpus_s, &argstore, argv, err);
 	if (st) {
 		free(argstore);
 		fclose(r.logf);
@@ -746,10 +746,11 @@ static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *
 	vf_trial_log_release(&r.log);
 	s->nrun++;
 	s->avg_trial_s += (p.wall_s - s->avg_trial_s) / s->nrun;
+	s->gpu_s += p.wall_s * (s->o->num_gpus > 0 ? s->o->num_gpus : 1);
 	return VF_OK;
 }
 
-static void end_event(struct sweep *s, struct vf_trial *t, bool resumed)
+void vf__end_event(struct sweep *s, struct vf_trial *t, bool resumed)
 {
 	if (!s->o->on_event)
 		return;
@@ -761,85 +762,49 @@ static void end_event(struct sweep *s, struct vf_trial *t, bool resumed)
 	s->o->on_event(s->o->event_ctx, &ev);
 }
 
-/* Record a finished trial: history (one transaction) and autotune.log. */
-static vf_status record(struct sweep *s, struct vf_trial *t, bool resumed, struct vf_error *err)
+vf_status vf__record(struct sweep *s, struct vf_trial *t, bool resumed, struct vf_error *err)
 {
 	if (!resumed) {
 		vf_status st = vf_store_put(s->store, &s->sctx, t, err);
 		if (st)
 			return st;
 	}
-	autotune_log(s, t, resumed);
-	end_event(s, t, resumed);
+	vf__autotune_log(s, t, resumed);
+	vf__end_event(s, t, resumed);
 	return VF_OK;
 }
 
-/* Evaluate one trial: no-op / resumed / skipped / run. */
-static vf_status do_trial(struct sweep *s, struct vf_trial *t, const cJSON *deltas,
-			  const cJSON *change_set, const struct vf_yamldoc *best_doc, int remaining,
-			  struct vf_yamldoc **doc_out, struct vf_error *err)
+/* The self-check before launch: a failing config is a config-error trial
+ * (logged, not recorded: re-checked next time). */
+static vf_status self_check(struct sweep *s, struct vf_trial *t, const struct vf_yamldoc *doc,
+			    const char *config_path, struct vf_error *err)
 {
-	char config_path[PATH_MAX + 128], sample_prefix[PATH_MAX + 256];
-	struct vf_yamldoc *doc = NULL;
-	*doc_out = NULL;
-	char *dj = cJSON_PrintUnformatted(deltas);
-	snprintf(t->deltas, sizeof t->deltas, "%s", dj ? dj : "{}");
-	free(dj);
-	if (change_set && best_doc && already_in_effect(best_doc, change_set)) {
-		t->outcome = VF_OUTCOME_NOOP;
-		snprintf(t->evidence, sizeof t->evidence, "already in effect in the current best config");
-		snprintf(t->config_hash, sizeof t->config_hash, "noop-%d", t->index);
-		autotune_log(s, t, false);
-		end_event(s, t, false);
-		return VF_OK;
+	struct vf_check chk;
+	vf_check_init(&chk);
+	const char *prof = s->o->trainer ? s->o->trainer : VF_PROFILE_DEFAULT;
+	vf_status st = vf_check_config(doc, prof, s->trainer_dir, &chk, err);
+	if (st == VF_OK && t->index == 1) /* the trainer's own validation, once, before trial 1 */
+		st = vf_check_trainer_validate(config_path, doc, prof, s->trainer_dir, &chk, err);
+	for (size_t i = 0; st == VF_OK && i < chk.n; i++) {
+		const struct vf_check_item *it = &chk.items[i];
+		if (it->level != VF_CHECK_FAIL)
+			continue;
+		t->outcome = VF_OUTCOME_CONFIG_ERROR;
+		snprintf(t->evidence, sizeof t->evidence, "self-check before launch: %s: %s%s", it->key, it->rule,
+			 chk.failures > 1 ? " (and more: vramfit check --config overfit/trial-N.yaml)" : "");
+		break;
 	}
-	vf_status st = build_trial(s, t->index, deltas, t, config_path, sizeof config_path, sample_prefix,
-				   sizeof sample_prefix, &doc, err);
-	if (st)
-		return st;
-	bool found = false;
-	struct vf_trial old;
-	if ((st = vf_store_find(s->store, t->config_hash, &old, &found, err)))
-		goto out;
-	if (found && old.outcome == VF_OUTCOME_SKIPPED && s->o->no_skip)
-		found = false; /* skipped on a prediction; --no-skip now asks to run it */
-	if (found) {
-		int idx = t->index;
-		char change[sizeof t->change];
-		snprintf(change, sizeof change, "%s", t->change);
-		*t = old;
-		t->index = idx;
-		snprintf(t->change, sizeof t->change, "%s", change);
-		st = record(s, t, true, err);
-		goto out;
+	vf_check_release(&chk);
+	if (st == VF_OK && t->outcome == VF_OUTCOME_CONFIG_ERROR) {
+		vf__autotune_log(s, t, false);
+		vf__end_event(s, t, false);
 	}
-	if (s->o->self_check) {
-		struct vf_check chk;
-		vf_check_init(&chk);
-		const char *prof = s->o->trainer ? s->o->trainer : VF_PROFILE_DEFAULT;
-		st = vf_check_config(doc, prof, s->trainer_dir, &chk, err);
-		if (st == VF_OK && t->index == 1) /* the trainer's own validation, once, before trial 1 */
-			st = vf_check_trainer_validate(config_path, doc, prof, s->trainer_dir, &chk, err);
-		if (st) {
-			vf_check_release(&chk);
-			goto out;
-		}
-		for (size_t i = 0; i < chk.n; i++) {
-			const struct vf_check_item *it = &chk.items[i];
-			if (it->level != VF_CHECK_FAIL)
-				continue;
-			t->outcome = VF_OUTCOME_CONFIG_ERROR;
-			snprintf(t->evidence, sizeof t->evidence, "self-check before launch: %s: %s%s", it->key,
-				 it->rule, chk.failures > 1 ? " (and more: vramfit check --config overfit/trial-N.yaml)" : "");
-			break;
-		}
-		vf_check_release(&chk);
-		if (t->outcome == VF_OUTCOME_CONFIG_ERROR) {
-			autotune_log(s, t, false); /* not in the history: re-checked next time */
-			end_event(s, t, false);
-			goto out;
-		}
-	}
+	return st;
+}
+
+/* The estimator's prediction; true when it says the trial cannot fit. */
+static bool predicted_oom(struct sweep *s, struct vf_trial *t, const struct vf_yamldoc *doc)
+{
 	if (s->o->predict) {
 		int64_t bytes = -1;
 		struct vf_error perr = {0};
@@ -849,21 +814,69 @@ static vf_status do_trial(struct sweep *s, struct vf_trial *t, const cJSON *delt
 	double margin = 5.0, d;
 	if (vf_json_get_double(s->sweep, "skip_margin_pct", &d))
 		margin = d;
-	if (!s->o->no_skip && t->predicted_peak_bytes >= 0 && s->o->card_bytes > 0 &&
-	    (double)t->predicted_peak_bytes > (double)s->o->card_bytes * (1 + margin / 100)) {
-		t->outcome = VF_OUTCOME_SKIPPED;
-		snprintf(t->evidence, sizeof t->evidence, "predicted OOM: %.1f GiB > %.1f GiB",
-			 (double)t->predicted_peak_bytes / (1u << 30), (double)s->o->card_bytes / (1u << 30));
-		st = record(s, t, false, err);
+	if (s->o->no_skip || t->predicted_peak_bytes < 0 || s->o->card_bytes <= 0 ||
+	    (double)t->predicted_peak_bytes <= (double)s->o->card_bytes * (1 + margin / 100))
+		return false;
+	t->outcome = VF_OUTCOME_SKIPPED;
+	snprintf(t->evidence, sizeof t->evidence, "predicted OOM: %.1f GiB > %.1f GiB",
+		 (double)t->predicted_peak_bytes / (1u << 30), (double)s->o->card_bytes / (1u << 30));
+	return true;
+}
+
+/* The history's record of this config, taken over as trial t. */
+static vf_status from_history(struct sweep *s, struct vf_trial *t, bool *found, struct vf_error *err)
+{
+	struct vf_trial old;
+	vf_status st = vf_store_find(s->store, t->config_hash, &old, found, err);
+	if (st || !*found)
+		return st;
+	if (old.outcome == VF_OUTCOME_SKIPPED && s->o->no_skip) {
+		*found = false; /* skipped on a prediction; --no-skip now asks to run it */
+		return VF_OK;
+	}
+	int idx = t->index;
+	char change[sizeof t->change];
+	snprintf(change, sizeof change, "%s", t->change);
+	*t = old;
+	t->index = idx;
+	snprintf(t->change, sizeof t->change, "%s", change);
+	return vf__record(s, t, true, err);
+}
+
+vf_status vf__trial_prepare(struct sweep *s, struct vf_trial *t, const cJSON *deltas,
+			    const cJSON *change_set, const struct vf_yamldoc *best_doc,
+			    struct vf__trial_files *files, bool *must_run, struct vf_yamldoc **doc_out,
+			    struct vf_error *err)
+{
+	struct vf_yamldoc *doc = NULL;
+	*doc_out = NULL;
+	*must_run = false;
+	char *dj = cJSON_PrintUnformatted(deltas);
+	snprintf(t->deltas, sizeof t->deltas, "%s", dj ? dj : "{}");
+	free(dj);
+	if (change_set && best_doc && already_in_effect(best_doc, change_set)) {
+		t->outcome = VF_OUTCOME_NOOP;
+		snprintf(t->evidence, sizeof t->evidence, "already in effect in the current best config");
+		snprintf(t->config_hash, sizeof t->config_hash, "noop-%d", t->index);
+		vf__autotune_log(s, t, false);
+		vf__end_event(s, t, false);
+		return VF_OK;
+	}
+	vf_status st = build_trial(s, t->index, deltas, t, files->config, sizeof files->config,
+				   files->sample_prefix, sizeof files->sample_prefix, &doc, err);
+	if (st)
+		return st;
+	trial_log_path(s, t->index, files->log, sizeof files->log);
+	bool found = false;
+	if ((st = from_history(s, t, &found, err)) || found)
+		goto out;
+	if (s->o->self_check && ((st = self_check(s, t, doc, files->config, err)) || t->outcome == VF_OUTCOME_CONFIG_ERROR))
+		goto out;
+	if (predicted_oom(s, t, doc)) {
+		st = vf__record(s, t, false, err);
 		goto out;
 	}
-	if ((st = run_trial(s, t, config_path, sample_prefix, remaining, err)))
-		goto out;
-	if (t->outcome == VF_OUTCOME_INTERRUPTED) {
-		autotune_log(s, t, false);
-		goto out;
-	}
-	st = record(s, t, false, err);
+	*must_run = true;
 out:
 	if (st == VF_OK)
 		*doc_out = doc;
@@ -872,7 +885,63 @@ out:
 	return st;
 }
 
-static bool flag_given(const struct vf_tune_opts *o, const char *flag)
+void vf__trial_finish(struct sweep *s, struct vf_trial *t, const struct vf__trial_files *files,
+		      const struct vf_tune_task *task)
+{
+	struct vf_trial_log log;
+	vf_trial_log_init(&log, s->pat);
+	vf_trial_log_file(&log, files->log, NULL); /* a missing log reads as empty */
+	struct vf_trial_exit ex = {
+		.status = task->status,
+		.end = task->end,
+		.expect_steps = s->steps,
+		.sample = sample_exists(files->sample_prefix, task->started > 0 ? (time_t)task->started - 1 : 0),
+	};
+	struct vf_trial_verdict v;
+	vf_trial_classify(&log, &ex, &v);
+	t->outcome = v.outcome;
+	snprintf(t->evidence, sizeof t->evidence, "%s%s%s", v.evidence, task->note[0] ? "; " : "", task->note);
+	t->status = task->status;
+	t->steps_done = log.last_step;
+	t->step_seconds = vf_trial_log_step_seconds(&log);
+	t->wall_seconds = task->wall_s;
+	int64_t trainer = log.peak_bytes;
+	if (log.peak_gb >= 0 && (int64_t)(log.peak_gb * (1u << 30)) > trainer)
+		trainer = (int64_t)(log.peak_gb * (1u << 30));
+	t->peak_trainer_bytes = t->peak_bytes = trainer >= 0 ? trainer : -1;
+	snprintf(t->peak_source, sizeof t->peak_source, "%s", trainer >= 0 ? "trainer" : "");
+	vf_trial_log_release(&log);
+	if (task->end != VF_PROC_INTERRUPTED) {
+		s->nrun++;
+		s->gpu_s += task->wall_s * (s->o->num_gpus > 0 ? s->o->num_gpus : 1);
+	}
+}
+
+/* Evaluate one trial here and now: no-op / resumed / skipped / run. */
+static vf_status do_trial(struct sweep *s, struct vf_trial *t, const cJSON *deltas,
+			  const cJSON *change_set, const struct vf_yamldoc *best_doc, int remaining,
+			  struct vf_yamldoc **doc_out, struct vf_error *err)
+{
+	struct vf__trial_files f;
+	bool must_run;
+	vf_status st = vf__trial_prepare(s, t, deltas, change_set, best_doc, &f, &must_run, doc_out, err);
+	if (st || !must_run)
+		return st;
+	if ((st = run_trial(s, t, f.config, f.sample_prefix, remaining, err)))
+		goto fail;
+	if (t->outcome == VF_OUTCOME_INTERRUPTED) {
+		vf__autotune_log(s, t, false);
+		return VF_OK;
+	}
+	if ((st = vf__record(s, t, false, err)) == VF_OK)
+		return VF_OK;
+fail:
+	vf_yamldoc_free(*doc_out);
+	*doc_out = NULL;
+	return st;
+}
+
+bool vf__flag_given(const struct vf_tune_opts *o, const char *flag)
 {
 	if (!flag)
 		return true;
@@ -883,7 +952,7 @@ static bool flag_given(const struct vf_tune_opts *o, const char *flag)
 	return false;
 }
 
-static bool tier_allowed(const cJSON *change, const char *tier)
+bool vf__tier_allowed(const cJSON *change, const char *tier)
 {
 	const cJSON *tiers = cJSON_GetObjectItemCaseSensitive(change, "tiers"), *it;
 	if (!tiers)
@@ -909,9 +978,9 @@ static bool batch_change(const cJSON *batch, const struct vf_yamldoc *doc, cJSON
 	vf_yamldoc_get_int(doc, bk, &bs, NULL);
 	vf_yamldoc_get_int(doc, gk, &ga, NULL);
 	int64_t eff = bs * ga;
+	char v[32];
+	snprintf(v, sizeof v, "%lld", (long long)to);
 	if (to == bs) {
-		char v[32];
-		snprintf(v, sizeof v, "%lld", (long long)to);
 		cJSON_AddStringToObject(set, bk, v);
 		return true;
 	}
@@ -920,12 +989,34 @@ static bool batch_change(const cJSON *batch, const struct vf_yamldoc *doc, cJSON
 			 (long long)eff, bk, (long long)bs, gk, (long long)ga, (long long)to);
 		return false;
 	}
-	char v[32];
-	snprintf(v, sizeof v, "%lld", (long long)to);
 	cJSON_AddStringToObject(set, bk, v);
 	snprintf(v, sizeof v, "%lld", (long long)(eff / to));
 	cJSON_AddStringToObject(set, gk, v);
 	return true;
+}
+
+bool vf__change_set(const cJSON *c, const struct vf_yamldoc *best_doc, cJSON *set, char *why, size_t wl)
+{
+	const cJSON *batch = cJSON_GetObjectItemCaseSensitive(c, "batch");
+	if (batch)
+		return batch_change(batch, best_doc, set, why, wl);
+	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(c, "set"), *kv;
+	cJSON_ArrayForEach(kv, cs)
+		if (cJSON_IsString(kv))
+			cJSON_AddStringToObject(set, kv->string, kv->valuestring);
+	return true;
+}
+
+cJSON *vf__candidate(const cJSON *best, const cJSON *set)
+{
+	cJSON *cand = cJSON_Duplicate(best, 1);
+	const cJSON *kv;
+	cJSON_ArrayForEach(kv, set)
+	{
+		cJSON_DeleteItemFromObjectCaseSensitive(cand, kv->string);
+		cJSON_AddStringToObject(cand, kv->string, kv->valuestring);
+	}
+	return cand;
 }
 
 static void sweep_release(struct sweep *s)
@@ -935,6 +1026,281 @@ static void sweep_release(struct sweep *s)
 	vf_trial_patterns_free(s->pat);
 	vf_store_close(s->store);
 	free(s->base_text);
+}
+
+/* --- the phases of vf_tune_run -------------------------------------------- */
+
+/* Refuse flags the profile does not allow on this tier. */
+static vf_status check_flags(struct sweep *s, struct vf_error *err)
+{
+	const cJSON *changes = cJSON_GetObjectItemCaseSensitive(s->sweep, "changes"), *c;
+	cJSON_ArrayForEach(c, changes)
+	{
+		const char *flag = vf_json_get_str(c, "requires_flag");
+		if (flag && vf__flag_given(s->o, flag) && !vf__tier_allowed(c, s->o->tier))
+			return vf_error_set(err, VF_EUSAGE, "--%s is only allowed on the %s (this run: %s)", flag,
+					    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c, "tiers"), 0)->valuestring,
+					    s->o->tier ? s->o->tier : "tier unknown; pass --tier");
+	}
+	return VF_OK;
+}
+
+/* config.yaml as it is now: its text, hash and planned steps. */
+static vf_status read_base(struct sweep *s, struct vf_error *err)
+{
+	snprintf(s->config_path, sizeof s->config_path, "%s/config.yaml", s->run);
+	struct vf_buf b;
+	vf_buf_init(&b, VF_YAMLDOC_MAX_BYTES);
+	vf_status st = vf_buf_read_file(&b, s->config_path, VF_YAMLDOC_MAX_BYTES, err);
+	if (st) {
+		vf_buf_release(&b);
+		return st;
+	}
+	s->base_text = vf_buf_detach(&b, &s->base_len);
+	vf_store_hash(s->base_text, s->base_len, "", s->base_text_hash);
+	struct vf_yamldoc *d = NULL;
+	if ((st = vf_yamldoc_load_mem(s->base_text, s->base_len, s->config_path, &d, err)))
+		return st;
+	int64_t ps = 0;
+	if (vf_yamldoc_get_int(d, "optimization.steps", &ps, NULL) == VF_OK)
+		s->res->planned_steps = ps;
+	vf_yamldoc_free(d);
+	return VF_OK;
+}
+
+/* The one-sample dataset and the directories trials write to. */
+static vf_status prepare_dirs(struct sweep *s, struct vf_error *err)
+{
+	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(s->sweep, "trial_config");
+	const char *dr = vf_json_get_str(tc, "data_root");
+	if (dr) {
+		struct vf_buf e;
+		vf_buf_init(&e, PATH_MAX);
+		const char *vars[] = {"run", s->run, NULL};
+		expand(dr, vars, &e, NULL);
+		struct stat sb;
+		bool ok = e.data && stat(e.data, &sb) == 0 && S_ISDIR(sb.st_mode);
+		vf_status st = VF_OK;
+		if (!ok)
+			st = vf_error_set(err, VF_ERR,
+					  "%s: missing: the sanity run trains on one preprocessed sample there "
+					  "(TRAINER.md section 5); preprocess one sample into it first",
+					  e.data ? e.data : dr);
+		vf_buf_release(&e);
+		if (st)
+			return st;
+	}
+	char dir[PATH_MAX + 32];
+	snprintf(dir, sizeof dir, "%s/logs", s->run);
+	mkdir(dir, 0755);
+	const char *od = vf_json_get_str(tc, "dir");
+	snprintf(dir, sizeof dir, "%s/%s", s->run, od ? od : "overfit");
+	mkdir(dir, 0755);
+	return VF_OK;
+}
+
+/* Everything before the first trial. */
+static vf_status sweep_open(struct sweep *s, struct vf_error *err)
+{
+	const struct vf_tune_opts *o = s->o;
+	if (!o->run_dir || !realpath(o->run_dir, s->run))
+		return vf_error_set(err, VF_ERR, "%s: no such run directory", o->run_dir ? o->run_dir : "(none)");
+	vf_status st;
+	if ((st = sweep_load(s, err)) || (st = check_flags(s, err)) || (st = read_base(s, err)) ||
+	    (st = prepare_dirs(s, err)) || (st = vf_store_open(o->store_path, &s->store, err)))
+		return st;
+	s->sctx.run_dir = s->run;
+	s->sctx.trainer = o->trainer ? o->trainer : VF_PROFILE_DEFAULT;
+	s->sctx.gpu = o->gpu_label ? o->gpu_label : "unknown";
+	s->sctx.tier = o->tier;
+	if (o->fresh && (st = vf_store_forget_run(s->store, s->run, err)))
+		return st;
+	return VF_OK;
+}
+
+/* Which later changes a change needs (requires_adopted) and flags; false
+ * when c is not tried in this sweep (deferred ones are listed). */
+static bool change_eligible(struct sweep *s, const cJSON *c, const cJSON *adopted)
+{
+	const char *name = vf_json_get_str(c, "name");
+	const char *flag = vf_json_get_str(c, "requires_flag");
+	const char *need = vf_json_get_str(c, "requires_adopted");
+	struct vf_tune_result *res = s->res;
+	if (!vf__flag_given(s->o, flag)) {
+		size_t l = strlen(res->deferred);
+		snprintf(res->deferred + l, sizeof res->deferred - l, "%s%s (--%s)", l ? ", " : "",
+			 name ? name : "?", flag);
+		return false;
+	}
+	if (!vf__tier_allowed(c, s->o->tier))
+		return false;
+	if (!need)
+		return true;
+	const cJSON *a;
+	cJSON_ArrayForEach(a, adopted)
+		if (strcmp(a->valuestring, need) == 0)
+			return true;
+	return false;
+}
+
+/* The sequential sweep's state: the best config so far. */
+struct seq {
+	cJSON *best;
+	struct vf_yamldoc *best_doc;
+	double best_time;
+	cJSON *adopted;
+	int n;
+};
+
+/* One change of the sequential sweep: run best + change, adopt it when
+ * faster. *go_on: false when the change's rule says stop. */
+static vf_status seq_change(struct sweep *s, struct seq *q, const cJSON *c, bool *go_on, struct vf_error *err)
+{
+	struct vf_tune_result *res = s->res;
+	const char *name = vf_json_get_str(c, "name"), *id = vf_json_get_str(c, "id");
+	struct vf_trial *tr = &res->trials[q->n];
+	vf_trial_init(tr);
+	tr->index = q->n + 1;
+	snprintf(tr->change, sizeof tr->change, "%s", name ? name : "?");
+	cJSON *set = cJSON_CreateObject();
+	char why[256] = "";
+	bool possible = vf__change_set(c, q->best_doc, set, why, sizeof why);
+	cJSON *cand = vf__candidate(q->best, set);
+	struct vf_yamldoc *doc = NULL;
+	vf_status st = VF_OK;
+	if (!possible) {
+		tr->outcome = VF_OUTCOME_SKIPPED;
+		snprintf(tr->evidence, sizeof tr->evidence, "%s", why);
+		char *dj = cJSON_PrintUnformatted(cand);
+		snprintf(tr->deltas, sizeof tr->deltas, "%s", dj ? dj : "{}");
+		free(dj);
+		vf__autotune_log(s, tr, false);
+		vf__end_event(s, tr, false);
+	} else {
+		st = do_trial(s, tr, cand, set, q->best_doc, s->max_trials - q->n - 1, &doc, err);
+	}
+	cJSON_Delete(set);
+	*go_on = true;
+	if (st == VF_OK)
+		res->ntrials = ++q->n;
+	bool better = st == VF_OK && tr->outcome == VF_OUTCOME_OK && q->best_time > 0 && tr->step_seconds > 0 &&
+		      tr->step_seconds <= q->best_time * (1 - s->min_pct / 100);
+	if (better) {
+		cJSON_Delete(q->best);
+		q->best = cand;
+		vf_yamldoc_free(q->best_doc);
+		q->best_doc = doc;
+		q->best_time = tr->step_seconds;
+		res->winner = q->n - 1;
+		if (id)
+			cJSON_AddItemToArray(q->adopted, cJSON_CreateString(id));
+		return VF_OK;
+	}
+	cJSON_Delete(cand);
+	vf_yamldoc_free(doc);
+	if (st || tr->outcome == VF_OUTCOME_NOOP)
+		return st;
+	if (tr->outcome == VF_OUTCOME_INTERRUPTED) {
+		res->interrupted = true;
+		return vf_error_set(err, VF_ERR, "interrupted during trial %d; config.yaml untouched; "
+				    "finished trials are recorded and the next tune resumes", tr->index);
+	}
+	const char *rule = vf_json_get_str(c, tr->outcome != VF_OUTCOME_OK ? "on_failure" : "on_no_improvement");
+	*go_on = rule && strcmp(rule, "continue") == 0;
+	return VF_OK;
+}
+
+/* The sequential sweep: the baseline, then best + one change at a time. */
+static vf_status sweep_sequential(struct sweep *s, cJSON **best_out, struct vf_error *err)
+{
+	struct vf_tune_result *res = s->res;
+	struct seq q = {.best = cJSON_CreateObject(), .best_time = -1, .adopted = cJSON_CreateArray()};
+	struct vf_trial *tr = &res->trials[0];
+	vf_trial_init(tr);
+	tr->index = 1;
+	snprintf(tr->change, sizeof tr->change, "baseline");
+	vf_status st = do_trial(s, tr, q.best, NULL, NULL, s->max_trials - 1, &q.best_doc, err);
+	if (st)
+		goto out;
+	res->ntrials = q.n = 1;
+	if (tr->outcome == VF_OUTCOME_INTERRUPTED) {
+		res->interrupted = true;
+		st = vf_error_set(err, VF_ERR, "interrupted during trial 1; config.yaml untouched");
+		goto out;
+	}
+	if (tr->outcome != VF_OUTCOME_OK) {
+		res->baseline_failed = true;
+		goto out;
+	}
+	res->winner = 0;
+	q.best_time = tr->step_seconds;
+	const cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(s->sweep, "changes"))
+	{
+		if (!change_eligible(s, c, q.adopted))
+			continue;
+		if (q.n >= s->max_trials || s->t->interrupted)
+			break;
+		bool go_on;
+		if ((st = seq_change(s, &q, c, &go_on, err)) || !go_on)
+			break;
+	}
+out:
+	*best_out = q.best;
+	cJSON_Delete(q.adopted);
+	vf_yamldoc_free(q.best_doc);
+	return st;
+}
+
+/* Patch the winner's deltas into config.yaml, if it is unchanged. */
+static vf_status patch_winner(struct sweep *s, const cJSON *best, struct vf_error *err)
+{
+	struct vf_tune_result *res = s->res;
+	char *dj = cJSON_PrintUnformatted(best);
+	snprintf(res->winner_deltas, sizeof res->winner_deltas, "%s", dj ? dj : "{}");
+	free(dj);
+	if (cJSON_GetArraySize(best) == 0)
+		return VF_OK;
+	struct vf_buf now;
+	vf_buf_init(&now, VF_YAMLDOC_MAX_BYTES);
+	char h[17] = "";
+	if (vf_buf_read_file(&now, s->config_path, VF_YAMLDOC_MAX_BYTES, NULL) == VF_OK)
+		vf_store_hash(now.data, now.len, "", h);
+	vf_buf_release(&now);
+	if (strcmp(h, s->base_text_hash) != 0) {
+		snprintf(res->note, sizeof res->note,
+			 "config.yaml changed during the sweep: the winner's deltas were not applied: %s",
+			 res->winner_deltas);
+		return VF_OK;
+	}
+	struct vf_yamldoc *d = NULL;
+	vf_status st;
+	if ((st = vf_yamldoc_load_mem(s->base_text, s->base_len, s->config_path, &d, err)) == VF_OK &&
+	    (st = apply_deltas(d, best, err)) == VF_OK && (st = vf_yamldoc_save(d, s->config_path, err)) == VF_OK)
+		res->patched = true;
+	vf_yamldoc_free(d);
+	return st;
+}
+
+/* The strategy's cost, last line of the sweep in autotune.log. */
+static void strategy_note(struct sweep *s, const struct vf_tune_backend *be)
+{
+	char line[512], when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	int gpus = s->o->num_gpus > 0 ? s->o->num_gpus : 1;
+	if (be)
+		snprintf(line, sizeof line, "%s  strategy: parallel (%s, %d slots, %d GPU%s per trial)", when,
+			 be->name, be->slots, gpus, gpus > 1 ? "s" : "");
+	else
+		snprintf(line, sizeof line, "%s  strategy: sequential (local, %d GPU%s per trial)", when, gpus,
+			 gpus > 1 ? "s" : "");
+	size_t l = strlen(line);
+	snprintf(line + l, sizeof line - l, "  trials run: %d  wall: %.1f s  GPU time: %.1f GPU-s%s", s->nrun,
+		 vf__now_s() - s->started, s->gpu_s, s->res->interrupted ? "  (interrupted)" : "");
+	vf__autotune_note(s, line);
 }
 
 vf_status vf_tune_run(struct vf_tune *t, const struct vf_tune_opts *o, struct vf_tune_result *res,
@@ -948,253 +1314,29 @@ vf_status vf_tune_run(struct vf_tune *t, const struct vf_tune_opts *o, struct vf
 	s.t = t;
 	s.o = o;
 	s.res = res;
-	vf_status st;
-	cJSON *best = cJSON_CreateObject();
-	struct vf_yamldoc *best_doc = NULL;
-	double best_time = -1;
-	cJSON *adopted = cJSON_CreateArray();
-
-	if (!o->run_dir || !realpath(o->run_dir, s.run)) {
-		st = vf_error_set(err, VF_ERR, "%s: no such run directory", o->run_dir ? o->run_dir : "(none)");
-		goto out;
-	}
-	if ((st = sweep_load(&s, err)))
-		goto out;
-	/* Refuse flags the profile does not allow on this tier. */
-	const cJSON *changes = cJSON_GetObjectItemCaseSensitive(s.sweep, "changes"), *c;
-	cJSON_ArrayForEach(c, changes)
-	{
-		const char *flag = vf_json_get_str(c, "requires_flag");
-		if (flag && flag_given(o, flag) && !tier_allowed(c, o->tier)) {
-			st = vf_error_set(err, VF_EUSAGE, "--%s is only allowed on the %s (this run: %s)", flag,
-					  cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c, "tiers"), 0)->valuestring,
-					  o->tier ? o->tier : "tier unknown; pass --tier");
-			goto out;
-		}
-	}
-	char path[PATH_MAX + 64];
-	snprintf(path, sizeof path, "%s/config.yaml", s.run);
-	struct vf_buf b;
-	vf_buf_init(&b, VF_YAMLDOC_MAX_BYTES);
-	if ((st = vf_buf_read_file(&b, path, VF_YAMLDOC_MAX_BYTES, err))) {
-		vf_buf_release(&b);
-		goto out;
-	}
-	s.base_text = vf_buf_detach(&b, &s.base_len);
-	vf_store_hash(s.base_text, s.base_len, "", s.base_text_hash);
-	{
-		struct vf_yamldoc *d = NULL;
-		if ((st = vf_yamldoc_load_mem(s.base_text, s.base_len, path, &d, err)))
-			goto out;
-		int64_t ps = 0;
-		if (vf_yamldoc_get_int(d, "optimization.steps", &ps, NULL) == VF_OK)
-			res->planned_steps = ps;
-		vf_yamldoc_free(d);
-	}
-	/* The one-sample dataset and the directories trials write to. */
-	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(s.sweep, "trial_config");
-	const char *dr = vf_json_get_str(tc, "data_root");
-	if (dr) {
-		struct vf_buf e;
-		vf_buf_init(&e, PATH_MAX);
-		const char *vars[] = {"run", s.run, NULL};
-		expand(dr, vars, &e, NULL);
-		struct stat sb;
-		bool ok = e.data && stat(e.data, &sb) == 0 && S_ISDIR(sb.st_mode);
-		if (!ok)
-			st = vf_error_set(err, VF_ERR,
-					  "%s: missing: the sanity run trains on one preprocessed sample there "
-					  "(TRAINER.md section 5); preprocess one sample into it first",
-					  e.data ? e.data : dr);
-		vf_buf_release(&e);
-		if (!ok)
-			goto out;
-	}
-	char dir[PATH_MAX + 32];
-	snprintf(dir, sizeof dir, "%s/logs", s.run);
-	mkdir(dir, 0755);
-	snprintf(dir, sizeof dir, "%s/%s", s.run, vf_json_get_str(tc, "dir") ? vf_json_get_str(tc, "dir") : "overfit");
-	mkdir(dir, 0755);
-
-	if ((st = vf_store_open(o->store_path, &s.store, err)))
-		goto out;
-	s.sctx.run_dir = s.run;
-	s.sctx.trainer = o->trainer ? o->trainer : VF_PROFILE_DEFAULT;
-	s.sctx.gpu = o->gpu_label ? o->gpu_label : "unknown";
-	s.sctx.tier = o->tier;
-	if (o->fresh && (st = vf_store_forget_run(s.store, s.run, err)))
-		goto out;
-
-	/* Trial 1: the baseline. */
-	int n = 0;
-	struct vf_trial *tr = &res->trials[n];
-	vf_trial_init(tr);
-	tr->index = 1;
-	snprintf(tr->change, sizeof tr->change, "baseline");
-	if ((st = do_trial(&s, tr, best, NULL, NULL, s.max_trials - 1, &best_doc, err)))
-		goto out;
-	res->ntrials = ++n;
-	if (tr->outcome == VF_OUTCOME_INTERRUPTED) {
-		res->interrupted = true;
-		st = vf_error_set(err, VF_ERR, "interrupted during trial 1; config.yaml untouched");
-		goto out;
-	}
-	if (tr->outcome != VF_OUTCOME_OK) {
-		res->baseline_failed = true;
-		st = VF_OK;
-		goto out;
-	}
-	res->winner = 0;
-	best_time = tr->step_seconds;
-
-	cJSON_ArrayForEach(c, changes)
-	{
-		const char *name = vf_json_get_str(c, "name");
-		const char *id = vf_json_get_str(c, "id");
-		const char *flag = vf_json_get_str(c, "requires_flag");
-		const char *need = vf_json_get_str(c, "requires_adopted");
-		if (!flag_given(o, flag)) {
-			size_t l = strlen(res->deferred);
-			snprintf(res->deferred + l, sizeof res->deferred - l, "%s%s (--%s)", l ? ", " : "",
-				 name ? name : "?", flag);
-			continue;
-		}
-		if (!tier_allowed(c, o->tier))
-			continue;
-		if (need) {
-			bool ok = false;
-			const cJSON *a;
-			cJSON_ArrayForEach(a, adopted)
-				ok |= strcmp(a->valuestring, need) == 0;
-			if (!ok)
-				continue;
-		}
-		if (n >= s.max_trials)
-			break;
-		if (t->interrupted)
-			break;
-		tr = &res->trials[n];
-		vf_trial_init(tr);
-		tr->index = n + 1;
-		snprintf(tr->change, sizeof tr->change, "%s", name ? name : "?");
-		cJSON *set = cJSON_CreateObject();
-		const cJSON *batch = cJSON_GetObjectItemCaseSensitive(c, "batch");
-		char why[256] = "";
-		bool possible = true;
-		if (batch)
-			possible = batch_change(batch, best_doc, set, why, sizeof why);
-		else {
-			const cJSON *cs = cJSON_GetObjectItemCaseSensitive(c, "set"), *kv;
-			cJSON_ArrayForEach(kv, cs)
-				if (cJSON_IsString(kv))
-					cJSON_AddStringToObject(set, kv->string, kv->valuestring);
-		}
-		cJSON *cand = cJSON_Duplicate(best, 1);
-		const cJSON *kv;
-		cJSON_ArrayForEach(kv, set)
-		{
-			cJSON_DeleteItemFromObjectCaseSensitive(cand, kv->string);
-			cJSON_AddStringToObject(cand, kv->string, kv->valuestring);
-		}
-		struct vf_yamldoc *doc = NULL;
-		if (!possible) {
-			tr->outcome = VF_OUTCOME_SKIPPED;
-			snprintf(tr->evidence, sizeof tr->evidence, "%s", why);
-			char *dj = cJSON_PrintUnformatted(cand);
-			snprintf(tr->deltas, sizeof tr->deltas, "%s", dj ? dj : "{}");
-			free(dj);
-			autotune_log(&s, tr, false);
-			end_event(&s, tr, false);
-			st = VF_OK;
-		} else {
-			st = do_trial(&s, tr, cand, set, best_doc, s.max_trials - n - 1, &doc, err);
-		}
-		cJSON_Delete(set);
-		if (st) {
-			cJSON_Delete(cand);
-			vf_yamldoc_free(doc);
-			goto out;
-		}
-		res->ntrials = ++n;
-		if (tr->outcome == VF_OUTCOME_INTERRUPTED) {
-			cJSON_Delete(cand);
-			vf_yamldoc_free(doc);
+	s.started = vf__now_s();
+	cJSON *best = NULL;
+	struct vf_tune_backend *be = o->backend;
+	if (!be && o->parallel > 1)
+		be = vf_tune_backend_local(o->parallel, o->gpu_sets);
+	vf_status st = sweep_open(&s, err);
+	if (st == VF_OK) {
+		t->backend = be;
+		st = be ? vf__sweep_parallel(&s, be, &best, err) : sweep_sequential(&s, &best, err);
+		t->backend = NULL;
+		if (st == VF_OK && t->interrupted) { /* between trials: same as during one */
 			res->interrupted = true;
-			st = vf_error_set(err, VF_ERR, "interrupted during trial %d; config.yaml untouched; "
-					  "finished trials are recorded and the next tune resumes", tr->index);
-			goto out;
+			st = vf_error_set(err, VF_ERR, "interrupted after trial %d; config.yaml untouched; "
+					  "finished trials are recorded and the next tune resumes", res->ntrials);
 		}
-		if (tr->outcome == VF_OUTCOME_NOOP) {
-			cJSON_Delete(cand);
-			vf_yamldoc_free(doc);
-			continue;
-		}
-		const char *rule;
-		if (tr->outcome != VF_OUTCOME_OK) {
-			rule = vf_json_get_str(c, "on_failure");
-			cJSON_Delete(cand);
-			vf_yamldoc_free(doc);
-			if (!rule || strcmp(rule, "continue") != 0)
-				break;
-			continue;
-		}
-		bool better = best_time > 0 && tr->step_seconds > 0 &&
-			      tr->step_seconds <= best_time * (1 - s.min_pct / 100);
-		if (better) {
-			cJSON_Delete(best);
-			best = cand;
-			vf_yamldoc_free(best_doc);
-			best_doc = doc;
-			best_time = tr->step_seconds;
-			res->winner = n - 1;
-			if (id)
-				cJSON_AddItemToArray(adopted, cJSON_CreateString(id));
-			continue;
-		}
-		cJSON_Delete(cand);
-		vf_yamldoc_free(doc);
-		rule = vf_json_get_str(c, "on_no_improvement");
-		if (!rule || strcmp(rule, "continue") != 0)
-			break;
+		if (s.nrun > 0 || res->interrupted)
+			strategy_note(&s, be);
 	}
-
-	if (t->interrupted) { /* between trials: same as during one */
-		res->interrupted = true;
-		st = vf_error_set(err, VF_ERR, "interrupted after trial %d; config.yaml untouched; "
-				  "finished trials are recorded and the next tune resumes", n);
-		goto out;
-	}
-	/* Patch the winner's deltas into config.yaml, if it is unchanged. */
-	char *dj = cJSON_PrintUnformatted(best);
-	snprintf(res->winner_deltas, sizeof res->winner_deltas, "%s", dj ? dj : "{}");
-	free(dj);
-	if (cJSON_GetArraySize(best) > 0) {
-		struct vf_buf now;
-		vf_buf_init(&now, VF_YAMLDOC_MAX_BYTES);
-		char h[17] = "";
-		if (vf_buf_read_file(&now, path, VF_YAMLDOC_MAX_BYTES, NULL) == VF_OK)
-			vf_store_hash(now.data, now.len, "", h);
-		vf_buf_release(&now);
-		if (strcmp(h, s.base_text_hash) != 0) {
-			snprintf(res->note, sizeof res->note,
-				 "config.yaml changed during the sweep: the winner's deltas were not applied: %s",
-				 res->winner_deltas);
-		} else {
-			struct vf_yamldoc *d = NULL;
-			if ((st = vf_yamldoc_load_mem(s.base_text, s.base_len, path, &d, err)) ||
-			    (st = apply_deltas(d, best, err)) || (st = vf_yamldoc_save(d, path, err))) {
-				vf_yamldoc_free(d);
-				goto out;
-			}
-			vf_yamldoc_free(d);
-			res->patched = true;
-		}
-	}
-	st = VF_OK;
-out:
+	if (st == VF_OK && !res->baseline_failed && best)
+		st = patch_winner(&s, best, err);
 	cJSON_Delete(best);
-	cJSON_Delete(adopted);
-	vf_yamldoc_free(best_doc);
+	if (be != o->backend)
+		vf_tune_backend_free(be);
 	sweep_release(&s);
 	return st;
 }

@@ -161,12 +161,12 @@ for mode in empty blank truncated garbage bigline exit:3 mismatch nvml-unknown; 
   expect_err_lines 1
 done
 T_NAME="hostile hang"
-start=$(date +%s)
+# the message proves the 1 s timeout fired and the kill worked (a hang would
+# be stopped by ctest's timeout); no wall-time assertion (busy machines)
 VRAMFIT_SMI_TIMEOUT=1 VRAMFIT_NVML_LIB=off VF_FAKE_SMI=hang run probe
 expect_rc 1
 expect_err 'did not finish within 1 s and was killed'
 expect_err_lines 1
-check '[ $(( $(date +%s) - start )) -lt 10 ]'
 
 test_case "vramfit gpus"
 run gpus --json

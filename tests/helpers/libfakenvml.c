@@ -12,7 +12,9 @@
  *                       = NVML_VALUE_NOT_AVAILABLE
  *   fill=I:N:MiB        N more processes on device I, pids 3000000.. (growth tests)
  *   procfile=PATH       more processes, re-read on every call: lines "I PID MiB|na"
- *                       (a stand-in trainer registers its own pids there)
+ *                       (a stand-in trainer registers its own pids there); every
+ *                       read that finds a line appends one to PATH.seen, so the
+ *                       stand-in can wait until it has been polled
  * A device's used memory is the base plus its processes' known MiB.
  * Process lists: nvmlDeviceGetComputeRunningProcesses_v3 and _v2
  * (nvmlProcessInfo_v2_t, 24 bytes) and the plain one (v1 layout, 16 bytes);
@@ -153,6 +155,18 @@ static int dev_index(void *h)
 	return i >= 0 && i < ndev ? (int)i : -1;
 }
 
+/* One line in procfile.seen: the procfile was read while it listed someone. */
+static void mark_seen(void)
+{
+	char seen[1100];
+	snprintf(seen, sizeof seen, "%s.seen", procfile);
+	FILE *f = fopen(seen, "a");
+	if (f) {
+		fputs("read\n", f);
+		fclose(f);
+	}
+}
+
 /* The processes on device i now: static ones, the fill, then procfile. */
 static int list_procs(int i, struct fproc *out, int max)
 {
@@ -165,15 +179,19 @@ static int list_procs(int i, struct fproc *out, int max)
 	if (procfile[0]) {
 		FILE *f = fopen(procfile, "r");
 		char line[256];
+		int lines = 0;
 		while (f && fgets(line, sizeof line, f) && n < max) {
 			int d;
 			unsigned int pid;
 			char mib[32];
+			lines++;
 			if (sscanf(line, "%d %u %31s", &d, &pid, mib) == 3 && d == i)
 				out[n++] = (struct fproc){d, pid, parse_mib(mib)};
 		}
 		if (f)
 			fclose(f);
+		if (lines)
+			mark_seen();
 	}
 	return n;
 }

@@ -10,8 +10,9 @@
 # VRAMFIT_FAKE_GPU="FILE MiB|na" starts a worker (a grandchild in the
 # trainer's process group), lists it in FILE (the fake NVML's procfile) as
 # using MiB on GPU 0, with another process (pid 4100000, not ours) using
-# 1000 MiB, and waits 0.6 s for it ("FILE MiB foreign": listed under a PID
-# that is not the worker's); VRAMFIT_FAKE_PEAK_GB=G prints the
+# 1000 MiB; the worker lives until the fake NVML has read FILE 8 more
+# times (FILE.seen: at least two polling ticks saw it; bounded at 60 s)
+# ("FILE MiB foreign": listed under a PID that is not the worker's); VRAMFIT_FAKE_PEAK_GB=G prints the
 # trainer's own "Peak GPU memory: G GB".
 cfg=$1
 val() { grep -E "^[[:space:]]*$1:" "$cfg" | head -1 | sed -e "s/^[^:]*:[[:space:]]*//" -e 's/[[:space:]]*#.*//' -e 's/"//g' -e "s/'//g"; }
@@ -42,7 +43,9 @@ if [ "$VRAMFIT_FAKE_HANG" = "$kind" ]; then
 fi
 if [ -n "$VRAMFIT_FAKE_GPU" ]; then
   set -- $VRAMFIT_FAKE_GPU
-  sleep 0.6 &
+  seen0=$(cat "$1.seen" 2>/dev/null | wc -l)
+  sh -c 'n=0; while [ $(cat "$1.seen" 2>/dev/null | wc -l) -lt $(($2 + 8)) ] && [ $n -lt 1200 ]; do
+           sleep 0.05; n=$((n + 1)); done' worker "$1" "$seen0" &
   pid=$!
   [ "$3" = foreign ] && pid=4100001 # as NVML shows it from outside a PID namespace
   echo "0 $pid $2" >> "$1"

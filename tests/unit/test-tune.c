@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "vf_test.h"
@@ -92,13 +93,46 @@ static int count_lines(const char *s)
 struct ev_ctx {
 	struct vf_tune *t;
 	int interrupt_trial;
+	const char *ready_file; /* interrupt only once this file holds a pid */
 };
+
+/* The state the interrupt needs: the trainer has started its child and
+ * written its pid (not a time: on a busy machine that can take long). */
+static bool holds_pid(const char *path)
+{
+	FILE *f = path ? fopen(path, "r") : NULL;
+	int pid = 0;
+	if (f) {
+		if (fscanf(f, "%d", &pid) != 1)
+			pid = 0;
+		fclose(f);
+	}
+	return pid > 0;
+}
+
+/* Poll (bounded: 60 s) until kill(pid, 0) fails. */
+static struct vf_tune *g_interrupt_tune;
+static void on_usr1(int sig)
+{
+	(void)sig;
+	vf_tune_interrupt(g_interrupt_tune);
+}
+
+static bool gone_within(pid_t pid)
+{
+	for (int i = 0; i < 6000; i++) {
+		if (kill(pid, 0) != 0)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
 
 static void on_event(void *ctx, const struct vf_tune_event *ev)
 {
 	struct ev_ctx *c = ctx;
-	if (c && c->interrupt_trial && ev->kind == VF_TUNE_PROGRESS && ev->trial->index == c->interrupt_trial &&
-	    ev->elapsed_s > 0.2)
+	if (c && c->interrupt_trial > 0 && ev->kind == VF_TUNE_PROGRESS && ev->trial->index == c->interrupt_trial &&
+	    (!c->ready_file || holds_pid(c->ready_file)))
 		vf_tune_interrupt(c->t);
 	/* a negative trial number: interrupt between trials, after that one */
 	if (c && c->interrupt_trial < 0 && ev->kind == VF_TUNE_TRIAL_END && ev->trial->index == -c->interrupt_trial)
@@ -153,8 +187,9 @@ static void test_full_sweep_patches_winner(void)
 				       strlen("adamw8bit") + strlen("adamw"));
 	free(cfg);
 	char *log = read_text(run, "autotune.log");
-	CHECK_INT(count_lines(log), 3);
+	CHECK_INT(count_lines(log), 4); /* three trials and the strategy's cost */
 	CHECK_CONTAINS(log, "trial 3  change: optimizer adamw  outcome: ok");
+	CHECK_CONTAINS(log, "strategy: sequential (local, 1 GPU per trial)  trials run: 3  wall: ");
 	free(log);
 	/* the trial config: the overrides of TRAINER.md section 5 */
 	char *t1 = read_text(run, "overfit/trial-1.yaml");
@@ -318,16 +353,17 @@ static void test_baseline_failure_and_usage(void)
 
 static void test_interrupt_then_resume(void)
 {
-	char run[128], count[256];
+	char run[128], count[256], pidfile[300];
 	make_run(run, sizeof run, "1", "\"int8-quanto\"", true);
 	snprintf(count, sizeof count, "%s/count", run);
+	snprintf(pidfile, sizeof pidfile, "%s.pid", count);
 	setenv("VRAMFIT_FAKE_COUNT", count, 1);
 	setenv("VRAMFIT_FAKE_HANG", "optimizer", 1);
 	char *before = read_text(run, "config.yaml");
 	struct vf_tune_opts o = {0};
 	struct vf_tune_result r;
 	struct vf_error err = {0};
-	struct ev_ctx ec = {.interrupt_trial = 3};
+	struct ev_ctx ec = {.interrupt_trial = 3, .ready_file = pidfile};
 	CHECK(sweep(run, &o, &r, &err, &ec) == VF_ERR);
 	CHECK(r.interrupted);
 	CHECK_CONTAINS(err.msg, "interrupted during trial 3");
@@ -335,12 +371,11 @@ static void test_interrupt_then_resume(void)
 	CHECK_STR(after, before);
 	free(after);
 	unsetenv("VRAMFIT_FAKE_HANG");
-	/* the hung trainer's child is gone */
-	char pidfile[300];
-	snprintf(pidfile, sizeof pidfile, "count.pid");
-	char *pid = read_text(run, pidfile);
+	/* the hung trainer's child is gone (vf_proc_run reaps the tree before
+	 * it returns; the bound only covers a slow kernel) */
+	char *pid = read_text(run, "count.pid");
 	CHECK(atoi(pid) > 0);
-	CHECK(atoi(pid) > 0 && kill(atoi(pid), 0) != 0);
+	CHECK(atoi(pid) > 0 && gone_within(atoi(pid)));
 	free(pid);
 	struct vf_tune_opts o2 = {0};
 	CHECK(sweep(run, &o2, &r, &err, NULL) == VF_OK);
@@ -373,6 +408,112 @@ static void test_interrupt_between_trials(void)
 	CHECK_STR(after, before);
 	free(after);
 	free(before);
+}
+
+/* The parallel strategy on 2 local slots: round 1 = baseline, quantization
+ * off, optimizer adamw at once; round 2 = both (the fake trainer: 0.6 s);
+ * the same winner and patch as the sequential sweep. */
+static void test_parallel_same_winner(void)
+{
+	char run[128];
+	make_run(run, sizeof run, "1", "\"int8-quanto\"", true);
+	const char *sets[] = {"0", "1", NULL};
+	struct vf_tune_opts o = {.parallel = 2, .gpu_sets = sets};
+	struct vf_tune_result r;
+	struct vf_error err = {0};
+	CHECK(sweep(run, &o, &r, &err, NULL) == VF_OK);
+	CHECK_INT(r.ntrials, 4);
+	CHECK_STR(r.trials[1].change, "quantization off");
+	CHECK_STR(r.trials[2].change, "optimizer adamw");
+	CHECK_CONTAINS(r.trials[2].deltas, "optimizer_type");
+	CHECK(!strstr(r.trials[2].deltas, "quantization"));
+	CHECK_STR(r.trials[3].change, "combination: quantization off + optimizer adamw");
+	CHECK_INT(r.winner, 3);
+	CHECK(r.patched);
+	char *cfg = read_text(run, "config.yaml");
+	CHECK_CONTAINS(cfg, "  optimizer_type: \"adamw\" # adamw | adamw8bit\n");
+	CHECK_CONTAINS(cfg, "  quantization: null\n");
+	free(cfg);
+	char *log = read_text(run, "autotune.log");
+	CHECK_CONTAINS(log, "strategy: parallel (local, 2 slots, 1 GPU per trial)  trials run: 4");
+	free(log);
+	/* each slot had its own GPU set */
+	char *l2 = read_text(run, "logs/trial-2.log");
+	CHECK_CONTAINS(l2, "[vramfit] trainer ended: exited, exit status 0");
+	free(l2);
+	/* a re-run starts from the patched config: both changes are no-ops */
+	CHECK(sweep(run, &o, &r, &err, NULL) == VF_OK);
+	CHECK_INT(r.ntrials, 3);
+	CHECK_STR(vf_outcome_name(r.trials[1].outcome), "no-op");
+	CHECK_STR(vf_outcome_name(r.trials[2].outcome), "no-op");
+}
+
+/* Parallel with an OOM in round 1: quantization off fails, its on_failure
+ * rule is stop, so optimizer adamw (run at the same time) is not adopted. */
+static void test_parallel_stop_rule(void)
+{
+	char run[128];
+	make_run(run, sizeof run, "1", "\"int8-quanto\"", true);
+	setenv("VRAMFIT_FAKE_OOM", "quant", 1);
+	struct vf_tune_opts o = {.parallel = 3};
+	struct vf_tune_result r;
+	struct vf_error err = {0};
+	CHECK(sweep(run, &o, &r, &err, NULL) == VF_OK);
+	unsetenv("VRAMFIT_FAKE_OOM");
+	CHECK_INT(r.ntrials, 3);
+	CHECK_STR(vf_outcome_name(r.trials[1].outcome), "oom");
+	CHECK_STR(vf_outcome_name(r.trials[2].outcome), "ok");
+	CHECK_INT(r.winner, 0);
+	CHECK(!r.patched);
+	char *log = read_text(run, "autotune.log");
+	CHECK_CONTAINS(log, "changes after trial 2 (quantization off) are not adopted");
+	free(log);
+}
+
+/* Interrupting a parallel round: both running trainers end, nothing of
+ * theirs is recorded, config.yaml untouched; the next run resumes. */
+static void test_parallel_interrupt(void)
+{
+	char run[128], count[256], pidfile[300];
+	make_run(run, sizeof run, "1", "\"int8-quanto\"", true);
+	snprintf(count, sizeof count, "%s/count", run);
+	snprintf(pidfile, sizeof pidfile, "%s.pid", count);
+	setenv("VRAMFIT_FAKE_COUNT", count, 1);
+	setenv("VRAMFIT_FAKE_HANG", "optimizer", 1);
+	struct vf_tune_opts o = {.parallel = 3};
+	struct vf_tune_result r;
+	struct vf_error err = {0};
+	struct vf_tune *t = vf_tune_new();
+	char hist[256];
+	snprintf(hist, sizeof hist, "%s/history.db", root);
+	o.run_dir = run, o.trainer_dir = root, o.trainer_cmd = fake, o.steps = 50, o.store_path = hist;
+	o.grace_s = 0.3, o.gpu_label = "test";
+	/* interrupt from another process once the hanging trial wrote its pid */
+	pid_t killer = fork();
+	if (killer == 0) {
+		for (int i = 0; i < 6000 && !holds_pid(pidfile); i++)
+			usleep(10000);
+		kill(getppid(), SIGUSR1);
+		_exit(0);
+	}
+	g_interrupt_tune = t;
+	signal(SIGUSR1, on_usr1);
+	CHECK(vf_tune_run(t, &o, &r, &err) == VF_ERR);
+	signal(SIGUSR1, SIG_DFL);
+	waitpid(killer, NULL, 0);
+	vf_tune_free(t);
+	CHECK(r.interrupted);
+	/* trial 3 hangs; 1 and 2 may still have been running alongside */
+	CHECK_CONTAINS(err.msg, "interrupted during trial");
+	CHECK_CONTAINS(err.msg, "3; config.yaml untouched");
+	char *pid = read_text(run, "count.pid");
+	CHECK(atoi(pid) > 0 && gone_within(atoi(pid)));
+	free(pid);
+	unsetenv("VRAMFIT_FAKE_HANG");
+	CHECK(sweep(run, &o, &r, &err, NULL) == VF_OK);
+	CHECK_INT(r.ntrials, 4);
+	CHECK(r.patched);
+	unsetenv("VRAMFIT_FAKE_COUNT");
 }
 
 /* GPU memory polling with the fake NVML: the stand-in trainer's worker
@@ -458,6 +599,9 @@ int main(void)
 	RUN(test_interrupt_then_resume);
 	RUN(test_interrupt_between_trials);
 	RUN(test_gpu_polling);
+	RUN(test_parallel_same_winner);
+	RUN(test_parallel_stop_rule);
+	RUN(test_parallel_interrupt);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
 	sh(cmd);

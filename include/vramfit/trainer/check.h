@@ -45,6 +45,9 @@ struct vf_check {
 
 void vf_check_init(struct vf_check *c);
 void vf_check_release(struct vf_check *c);
+/* Add an item (line: in the checked file, 0 none). */
+void vf_check_add_line(struct vf_check *c, enum vf_check_level level, const char *key, size_t line,
+		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* Check a loaded config against the trainer profile's rules and the schema
  * read from trainer_dir's source (NULL: $LTX_TRAINER_DIR, then the profile's

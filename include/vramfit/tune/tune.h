@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "vramfit/base/error.h"
+#include "vramfit/tune/backend.h"
 #include "vramfit/tune/proc.h"
 #include "vramfit/tune/trial.h"
 #include "vramfit/base/yamldoc.h"
@@ -88,6 +89,13 @@ struct vf_tune_opts {
 				     device used minus the idle baseline before the trial;
 				     with nvidia-smi only, the latter about once a second */
 	const char *store_path;   /* NULL = the default history database */
+	/* The parallel strategy (round 1: baseline + every single change at
+	 * once; round 2: the combination of the changes that improved), on
+	 * backend when given (e.g. vf_tune_backend_slurm), else on parallel
+	 * local slots when parallel > 1 (gpu_sets[i]: slot i's GPUs). */
+	struct vf_tune_backend *backend; /* Borrowed */
+	int parallel;
+	const char *const *gpu_sets;
 	vf_tune_predict_fn predict;
 	void *predict_ctx;
 	vf_tune_event_fn on_event;

@@ -138,8 +138,9 @@ def cmd_tune(d, device):
     except OSError:
         alog = []
     det["autotune_log"] = alog
-    if len(alog) != 3 or "outcome: oom" not in (alog[2] if len(alog) == 3 else ""):
-        det["problems"].append(f"autotune.log: {len(alog)} lines, expected 3 with trial 3 'outcome: oom'")
+    tl = [l for l in alog if "  strategy: " not in l]   # the sweep's closing strategy line is not a trial
+    if len(tl) != 3 or "outcome: oom" not in (tl[2] if len(tl) == 3 else ""):
+        det["problems"].append(f"autotune.log: {len(tl)} trial lines, expected 3 with trial 3 'outcome: oom'")
     h = [t.get("outcome") for t in (hist or {}).get("trials", [])]
     det["history"] = h
     ran = [o for o in outcomes if o != "no-op"]   # a no-op runs nothing and is not recorded

@@ -856,15 +856,7 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 	cJSON_AddNumberToObject(m, "trainable_params", (double)e0->trainable_params);
 	const char *unk = tg->vision ? tg->vis.unknown : tg->dit ? "" : tg->arch.not_understood;
 	cJSON_AddBoolToObject(m, "approximate", unk[0] || (!tg->vision && !tg->dit && tg->arch.approximate));
-	cJSON *nu = cJSON_AddArrayToObject(m, "not_understood");
-	for (const char *p = unk; *p;) {
-		const char *e = strstr(p, ", ");
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		char item[256];
-		snprintf(item, sizeof item, "%.*s", (int)len, p);
-		cJSON_AddItemToArray(nu, cJSON_CreateString(item));
-		p += len + (e ? 2 : 0);
-	}
+	vf_json_add_list(m, "not_understood", unk);
 	if (tg->dit) {
 		/* per sample: latent tokens of the video and audio streams */
 		cJSON_AddStringToObject(m, "source", tg->d.from_file ? "file" : "catalog");

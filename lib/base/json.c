@@ -3,6 +3,7 @@
 #include "vramfit/base/json.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,6 +147,20 @@ char *vf_json_print(const cJSON *root)
 	}
 	free(s);
 	return vf_buf_detach(&b, NULL);
+}
+
+cJSON *vf_json_add_list(cJSON *obj, const char *key, const char *list)
+{
+	cJSON *arr = cJSON_AddArrayToObject(obj, key);
+	for (const char *p = list; arr && p && *p;) {
+		const char *e = strstr(p, ", ");
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char item[256];
+		snprintf(item, sizeof item, "%.*s", (int)len, p);
+		cJSON_AddItemToArray(arr, cJSON_CreateString(item));
+		p += len + (e ? 2 : 0);
+	}
+	return arr;
 }
 
 cJSON *vf_json_add_i64_or_null(cJSON *obj, const char *key, int64_t v, bool known)

@@ -959,20 +959,6 @@ void vf_arch_not_understood(struct vf_arch *a, const char *what)
 	snprintf(a->not_understood + n, cap - n, "%s%s", n ? ", " : "", what);
 }
 
-/* "a, b, c" -> ["a", "b", "c"] */
-static void add_list(cJSON *arr, const char *list)
-{
-	const char *p = list;
-	while (*p) {
-		const char *e = strstr(p, ", ");
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		char item[256];
-		snprintf(item, sizeof item, "%.*s", (int)len, p);
-		cJSON_AddItemToArray(arr, cJSON_CreateString(item));
-		p += len + (e ? 2 : 0);
-	}
-}
-
 /* The mixture-of-experts and latent-attention fields, when the model has
  * them. */
 static void add_moe_mla_json(cJSON *o, const struct vf_arch *a)
@@ -1041,8 +1027,7 @@ cJSON *vf_arch_to_json(const struct vf_arch *a)
 		cJSON_AddNumberToObject(o, "rotary_pct", a->rotary_pct);
 	add_moe_mla_json(o, a);
 	cJSON_AddBoolToObject(o, "approximate", a->approximate);
-	cJSON *nu = cJSON_AddArrayToObject(o, "not_understood");
-	add_list(nu, a->not_understood);
+	vf_json_add_list(o, "not_understood", a->not_understood);
 	if (a->inferred) {
 		cJSON *inf = cJSON_AddArrayToObject(o, "inferred");
 		for (size_t i = 0; i < sizeof field_names / sizeof field_names[0]; i++)

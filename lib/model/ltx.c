@@ -404,15 +404,7 @@ cJSON *vf_ltx_to_json(const struct vf_ltx_arch *a)
 	cJSON_AddBoolToObject(o, "caption_projection", a->caption_projection);
 	cJSON_AddBoolToObject(o, "ff_bias", a->ff_bias);
 	cJSON_AddNumberToObject(o, "params_from_layout", (double)vf_ltx_params(a));
-	cJSON *u = cJSON_AddArrayToObject(o, "not_understood");
-	for (const char *s = a->unknown; *s;) {
-		size_t len = strcspn(s, ",");
-		char name[128];
-		snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), s);
-		cJSON_AddItemToArray(u, cJSON_CreateString(name));
-		s += len;
-		s += strspn(s, ", ");
-	}
+	vf_json_add_list(o, "not_understood", a->unknown);
 	cJSON_AddStringToObject(o, "assumed", a->assumed);
 	return o;
 }

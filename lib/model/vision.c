@@ -647,15 +647,7 @@ cJSON *vf_vision_to_json(const struct vf_vision *v)
 			cJSON_AddItemToArray(st, cJSON_CreateBool(p->trained[s]));
 		cJSON_AddItemToArray(parts, j);
 	}
-	cJSON *u = cJSON_AddArrayToObject(o, "not_understood");
-	for (const char *s = v->unknown; *s;) {
-		size_t len = strcspn(s, ",");
-		char name[128];
-		snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), s);
-		cJSON_AddItemToArray(u, cJSON_CreateString(name));
-		s += len;
-		s += strspn(s, ", ");
-	}
+	vf_json_add_list(o, "not_understood", v->unknown);
 	cJSON_AddBoolToObject(o, "approximate", v->unknown[0] != 0);
 	cJSON_AddStringToObject(o, "assumed", v->assumed);
 	return o;

@@ -42,4 +42,8 @@ char *vf_json_print(const cJSON *root);
 /* Add a number that may be unknown: NaN/negative sentinel (< 0) prints null. */
 cJSON *vf_json_add_i64_or_null(cJSON *obj, const char *key, int64_t v, bool known);
 
+/* Add obj[key] = the items of a ", "-joined list ("a, b" -> ["a", "b"];
+ * "" -> []), each item cut at 255 bytes. Returns the array (NULL: no memory). */
+cJSON *vf_json_add_list(cJSON *obj, const char *key, const char *list);
+
 #endif

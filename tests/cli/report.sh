@@ -110,6 +110,10 @@ if $PY -c 'import torch, yaml' 2>/dev/null; then
   cp "$TRAINER/configs/t2v_lora_low_vram.yaml" "$R/config.yaml"
   "$VRAMFIT" config set "$R/config.yaml" "model.model_path=\"$TRAINER/models/oom-test.json\"" \
     "model.text_encoder_path=\"$TRAINER/models\"" lora.rank=64 lora.alpha=64 >/dev/null
+  # quantization already off in the run's config: trial 2 ("quantization off")
+  # is a no-op and trial 3 (adamw) always runs, whatever a busy machine does to
+  # the measured step times (no decision of this test depends on them)
+  "$VRAMFIT" config set "$R/config.yaml" acceleration.quantization=null >/dev/null
   # the limit: trial 2's peak data size + 6 MiB (tune.sh explains the margin)
   "$VRAMFIT" config set "$R/config.yaml" acceleration.quantization=null optimization.steps=3 \
     validation.interval=3 checkpoints.interval=null "output_dir=\"$TMP/calib\"" \
@@ -125,26 +129,26 @@ if $PY -c 'import torch, yaml' 2>/dev/null; then
   test_case "tune writes RUN_DIR/report.html with every trial, the reverted OOM one included"
   run tune "$R" --trainer-dir "$TRAINER" --trainer-cmd "$CMD" --steps 10 --memory-limit $(( peak / 1024 + 6 )) --json
   expect_rc 0
-  expect_json '[t["outcome"] for t in j["trials"]] == ["ok", "ok", "oom"]'
+  expect_json '[t["outcome"] for t in j["trials"]] == ["ok", "no-op", "oom"]'
   check 'self_contained "$R/report.html"'
   check '[ "$(head -n 1 "$R/logs/trial-3.samples")" = "# vramfit memory samples v1 source=host-rss" ]'
-  check 'page_json "$R/report.html" "[t[\"outcome\"] for t in j[\"trials\"]] == [\"ok\", \"ok\", \"oom\"]"'
+  check 'page_json "$R/report.html" "[(t[\"index\"], t[\"outcome\"]) for t in j[\"trials\"]] == [(1, \"ok\"), (3, \"oom\")]"'
   check 'page_json "$R/report.html" "all(t[\"samples\"] and len(t[\"samples\"][\"t\"]) >= 2 for t in j[\"trials\"])"'
-  check 'page_json "$R/report.html" "len(j[\"trials\"][0][\"step_times\"]) == 10 and j[\"winner\"][\"trial\"] == 2"'
-  check 'page_json "$R/report.html" "j[\"winner\"][\"saving_seconds_per_step\"] > 0 and j[\"planned_steps\"] > 0"'
-  check 'grep -q "Trial 2 (quantization off) wins" "$R/report.html"'
+  check 'page_json "$R/report.html" "len(j[\"trials\"][0][\"step_times\"]) == 10 and j[\"winner\"][\"trial\"] == 1"'
+  check 'page_json "$R/report.html" "j[\"planned_steps\"] > 0"'
+  check 'grep -q "The planned config is the fastest stable one" "$R/report.html"'
   check 'grep -q "trial 3: optimizer adamw (out of memory)" "$R/report.html"'
   check 'grep -q "ran out of memory at" "$R/report.html"'
   test_case "report RUN_DIR replays the winner rule and agrees with tune; plan.md's decisions listed"
   printf '# Training Plan\n\n- Tier: `32GB tier` (cpu)\n- Steps: 2000 (as shipped)\nnot a bullet\n' > "$R/plan.md"
   run report "$R" -o run2.html
   expect_rc 0
-  check 'page_json run2.html "j[\"winner\"][\"trial\"] == 2 and len(j[\"trials\"]) == 3"'
+  check 'page_json run2.html "j[\"winner\"][\"trial\"] == 1 and len(j[\"trials\"]) == 2"'
   check 'page_json run2.html "j[\"plan\"][\"decisions\"] == [\"Tier: 32GB tier (cpu)\", \"Steps: 2000 (as shipped)\"]"'
   check 'grep -q "<li>Tier: 32GB tier (cpu)</li>" run2.html'
   test_case "report history over the recorded trials"
   run report history -o hist.html
-  expect_rc 0; check 'self_contained hist.html && page_json hist.html "len(j[\"trials\"]) == 3"'
+  expect_rc 0; check 'self_contained hist.html && page_json hist.html "len(j[\"trials\"]) == 2"'
   pages="$pages $R/report.html hist.html"
 else
   echo "note: /usr/bin/python3 has no torch (make test installs python3-torch); the tune sweep is not run" >&2
@@ -233,7 +237,7 @@ browse "$TMP/pdf.out" --no-pdf-header-footer --print-to-pdf="$TMP/r.pdf" "file:/
 check 'grep -a -q "MediaBox \[0 0 594.9" "$TMP/r.pdf" && ! grep -a "MediaBox" "$TMP/r.pdf" | grep -vq "594.9"'
 check_page fit.html fit "GPU configurations fit" "time of the whole run (h)" "cost of the whole run ($)" "Pareto front"
 if [ -n "${R:-}" ]; then
-  check_page "$R/report.html" run "Trial 2 (quantization off) wins" "time since the trial started (s)" \
+  check_page "$R/report.html" run "The planned config is the fastest stable one" "time since the trial started (s)" \
     "trial 3: optimizer adamw (out of memory)" "step time (s)" "DefaultCPUAllocator"
 fi
 [ -n "${P:-}" ] && check_page "$P/plan.html" plan "Plan for" "phase of the training step" "memory per GPU (GiB)"

@@ -28,14 +28,9 @@ static double pct_err(const struct vf_trial *t)
 
 vf_status vf_report_history_data(const char *store_path, cJSON **out, struct vf_error *err)
 {
-	struct vf_store *st = NULL;
-	vf_status s = vf_store_open(store_path, &st, err);
-	if (s)
-		return s;
 	struct vf_store_row *rows = NULL;
 	size_t n = 0;
-	s = vf_store_list(st, NULL, &rows, &n, err);
-	vf_store_close(st);
+	vf_status s = vf_store_list_at(store_path, NULL, &rows, &n, err);
 	if (s)
 		return s;
 	cJSON *o = cJSON_CreateObject();

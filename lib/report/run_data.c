@@ -200,14 +200,9 @@ vf_status vf_report_run_data(const char *run_dir, const char *store_path, int wi
 	char run[PATH_MAX];
 	if (!run_dir || !realpath(run_dir, run))
 		return vf_error_set(err, VF_ERR, "%s: no such run directory", run_dir ? run_dir : "(none)");
-	struct vf_store *st = NULL;
-	vf_status s = vf_store_open(store_path, &st, err);
-	if (s)
-		return s;
 	struct vf_store_row *rows = NULL;
 	size_t n = 0;
-	s = vf_store_list(st, run, &rows, &n, err);
-	vf_store_close(st);
+	vf_status s = vf_store_list_at(store_path, run, &rows, &n, err);
 	if (s)
 		return s;
 	if (n == 0) {

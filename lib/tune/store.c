@@ -373,3 +373,15 @@ vf_status vf_store_list(struct vf_store *s, const char *run_dir, struct vf_store
 	}
 	return VF_OK;
 }
+
+vf_status vf_store_list_at(const char *path, const char *run_dir, struct vf_store_row **rows, size_t *n,
+			   struct vf_error *err)
+{
+	struct vf_store *st = NULL;
+	vf_status s = vf_store_open(path, &st, err);
+	if (s)
+		return s;
+	s = vf_store_list(st, run_dir, rows, n, err);
+	vf_store_close(st);
+	return s;
+}

@@ -66,4 +66,9 @@ struct vf_store_row {
 vf_status vf_store_list(struct vf_store *s, const char *run_dir, struct vf_store_row **rows,
 			size_t *n, struct vf_error *err);
 
+/* The same from the database at path (NULL = the default): opened, listed,
+ * closed. Caller owns *rows; free(). */
+vf_status vf_store_list_at(const char *path, const char *run_dir, struct vf_store_row **rows, size_t *n,
+			   struct vf_error *err);
+
 #endif

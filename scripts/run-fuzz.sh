@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run-fuzz.sh BUILD_DIR SECONDS - run every fuzz target under ASan+UBSan for a
-# bounded time, seeded with its corpus (tests/fuzz/corpus/<name>/, real files).
+# bounded time, seeded with its corpus (tests/fuzz/corpus/<name>/, real files)
+# and the files tests/fuzz/seeds/<name> names.
 # Fails on any finding. New inputs go to a scratch copy, never the corpus.
 set -euo pipefail
 dir=$(cd "${1:-build-fuzz}" && pwd)  # absolute: the targets run from a scratch dir
@@ -17,6 +18,13 @@ for t in "${targets[@]}"; do
   name=$(basename "$t"); name=${name#fuzz-}
   work=$(mktemp -d)
   [ -d "$root/tests/fuzz/corpus/$name" ] && cp -r "$root/tests/fuzz/corpus/$name/." "$work/"
+  # tests/fuzz/seeds/<name>: more real files, one path (from the repo root) a
+  # line, used where they are (fixtures) instead of copies in the corpus
+  if [ -f "$root/tests/fuzz/seeds/$name" ]; then
+    while read -r f; do
+      [ -n "$f" ] && [ -f "$root/$f" ] && cp "$root/$f" "$work/seed-$(echo "$f" | tr / _)"
+    done < "$root/tests/fuzz/seeds/$name"
+  fi
   log=$(mktemp)
   if (cd "$work" && "$t" -max_total_time="$secs" -max_len=65536 -timeout=10 \
         -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/" "$work" >"$log" 2>&1); then

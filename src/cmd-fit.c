@@ -415,6 +415,23 @@ static int write_html(const struct fit_args *a, cJSON *root, const char *mode)
 	return 0;
 }
 
+/* The row's time and cost keys for --sort: the whole run (steps rounded
+ * up) when --tokens/--steps say how long, else per token on n GPUs. */
+static void sort_keys(const struct fit_args *a, const struct vf_gpu_spec *g, int n, struct row *r)
+{
+	struct vf_run run;
+	if (whole_run(a, &r->best, g, &run)) {
+		r->time_key = run.seconds;
+		if (run.cost_usd >= 0)
+			r->cost_key = run.cost_usd;
+	} else if (r->best.tokens_per_second > 0) {
+		r->time_key = 1.0 / r->best.tokens_per_second;
+		double price = a->price >= 0 ? a->price : g->price_usd_hour;
+		if (price >= 0)
+			r->cost_key = n * price / 3600.0 / r->best.tokens_per_second;
+	}
+}
+
 /* The row of a split (split.h) of the model over GPUs of grp's kind. */
 static void split_fill(const struct fit_args *a, const struct vf_arch *arch, const struct vf_gpu_spec *g,
 		       const struct vf_split *sp, const struct vf_setup *s, struct row *r)
@@ -428,17 +445,7 @@ static void split_fill(const struct fit_args *a, const struct vf_arch *arch, con
 	r->gpus = r->best.setup.gpus;
 	r->max_batch = vf_split_max_batch(arch, s, g, r->best.limit_bytes);
 	r->cost_key = r->time_key = INFINITY;
-	struct vf_run run;
-	if (whole_run(a, &r->best, g, &run)) {
-		r->time_key = run.seconds;
-		if (run.cost_usd >= 0)
-			r->cost_key = run.cost_usd;
-	} else if (r->best.tokens_per_second > 0) {
-		r->time_key = 1.0 / r->best.tokens_per_second;
-		double price = a->price >= 0 ? a->price : g->price_usd_hour;
-		if (price >= 0)
-			r->cost_key = r->gpus * price / 3600.0 / r->best.tokens_per_second;
-	}
+	sort_keys(a, g, r->gpus, r);
 }
 
 /* A kind of GPU that one card does not hold with the given setup: the
@@ -530,19 +537,7 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 				r->best = s.results[pick];
 				r->max_batch = vf_estimate_max_batch(arch, &r->best.setup, g,
 								     r->best.limit_bytes);
-				struct vf_run run;
-				if (whole_run(a, &r->best, g, &run)) {
-					/* the whole run, steps rounded up */
-					r->time_key = run.seconds;
-					if (run.cost_usd >= 0)
-						r->cost_key = run.cost_usd;
-				} else if (r->best.tokens_per_second > 0) {
-					/* per token */
-					r->time_key = 1.0 / r->best.tokens_per_second;
-					double price = a->price >= 0 ? a->price : g->price_usd_hour;
-					if (price >= 0)
-						r->cost_key = n * price / 3600.0 / r->best.tokens_per_second;
-				}
+				sort_keys(a, g, n, r);
 			}
 			vf_search_release(&s);
 		}

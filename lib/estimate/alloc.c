@@ -3,9 +3,15 @@
  *
  * Segments and blocks live in two growable arrays; blocks of a segment
  * form a list in address order (prev/next), so a freed block merges with
- * its free neighbours. Best fit is a linear scan of the pool's free
- * blocks: a step has a few thousand live blocks and the simulation runs
- * once per estimate, not in the search. */
+ * its free neighbours. As in the allocator it models, the free blocks of
+ * each pool are kept ordered by (size, address): here a treap (a binary
+ * search tree balanced by random priorities), so best fit, insertion and
+ * removal cost O(log n) and a replay of n calls O(n log n). Each segment
+ * knows its last block (expandable segments grow there); segments that
+ * are one free block are kept on a list (empty_cache releases exactly
+ * those), and segments changed since the last reserved peak on another
+ * (the snapshot at a new peak copies only them). Every call is O(log n)
+ * amortised. */
 #include "vramfit/estimate/alloc.h"
 
 #include <stdlib.h>
@@ -21,13 +27,25 @@
 struct blk {
 	int64_t addr, size;
 	int seg, prev, next;
+	int left, right;         /* the pool's free-block tree (free blocks only) */
+	uint32_t prio;           /* treap priority (heap-ordered, max at the root) */
 	bool used, live;
 };
 
 struct seg {
 	int64_t addr, size, used;
+	int64_t count;           /* > 1: this many identical segments, each one used
+				  * block never freed (vf_alloc_malloc_repeat) */
 	int nblocks;
-	bool small, live;
+	int last;                /* its block at the highest address */
+	int empty_prev, empty_next; /* the list of segments that are one free block */
+	bool small, live, empty, dirty;
+};
+
+struct snapent {
+	struct vf_alloc_segment seg;
+	int64_t count;
+	bool live;
 };
 
 struct vf_alloc {
@@ -36,13 +54,20 @@ struct vf_alloc {
 	int nb, capb, free_slot; /* free_slot: a recycled block index chain via .next */
 	struct seg *s;
 	int ns, caps;
+	int root[2];             /* free-block trees of the large [0] and small [1] pool */
+	uint32_t rng;            /* treap priorities: xorshift32 */
+	int empty_head;          /* first segment on the empty list, -1 when none */
+	int *dirty;              /* segments changed since the last snapshot */
+	int ndirty, capdirty;
 	int64_t next_addr;
 	int64_t allocated, reserved, peak_alloc, peak_reserved;
 	int expand_seg[2];       /* expandable: the segment of the large [0] and small [1] pool */
 	bool oom;
 	bool peak_pending;       /* the reserved peak grew: snapshot after this malloc */
-	struct vf_alloc_segment *snap;
-	int nsnap, capsnap;
+	struct snapent *snap;    /* per segment index, as at the last reserved peak */
+	int nsnap, capsnap;      /* nsnap: segments that existed then */
+	struct vf_alloc_segment *out;  /* vf_alloc_peak_segments' sorted copy */
+	int capout;
 };
 
 static int64_t round_up(int64_t x, int64_t m)
@@ -60,6 +85,9 @@ vf_status vf_alloc_new(const struct vf_alloc_config *cfg, struct vf_alloc **out,
 		a->cfg = *cfg;
 	a->free_slot = -1;
 	a->expand_seg[0] = a->expand_seg[1] = -1;
+	a->root[0] = a->root[1] = -1;
+	a->empty_head = -1;
+	a->rng = 2463534242u;
 	a->next_addr = 1 << 21;
 	*out = a;
 	return VF_OK;
@@ -71,7 +99,9 @@ void vf_alloc_free(struct vf_alloc *a)
 		return;
 	free(a->b);
 	free(a->s);
+	free(a->dirty);
 	free(a->snap);
+	free(a->out);
 	free(a);
 }
 
@@ -88,6 +118,126 @@ static bool grow(void **p, int *cap, int need, size_t elem)
 	*p = q;
 	*cap = n;
 	return true;
+}
+
+/* ---- the free-block trees: ordered by (size, address) ---- */
+
+static bool before(const struct blk *x, int64_t size, int64_t addr)
+{
+	return x->size < size || (x->size == size && x->addr < addr);
+}
+
+/* Split tree t into the blocks before (size, addr) (*l) and the rest (*r). */
+static void tsplit(struct vf_alloc *a, int t, int64_t size, int64_t addr, int *l, int *r)
+{
+	if (t < 0) {
+		*l = *r = -1;
+		return;
+	}
+	struct blk *k = &a->b[t];
+	if (before(k, size, addr)) {
+		tsplit(a, k->right, size, addr, &a->b[t].right, r);
+		*l = t;
+	} else {
+		tsplit(a, k->left, size, addr, l, &a->b[t].left);
+		*r = t;
+	}
+}
+
+/* Join two trees, every key of l before every key of r. */
+static int tmerge(struct vf_alloc *a, int l, int r)
+{
+	if (l < 0)
+		return r;
+	if (r < 0)
+		return l;
+	if (a->b[l].prio > a->b[r].prio) {
+		a->b[l].right = tmerge(a, a->b[l].right, r);
+		return l;
+	}
+	a->b[r].left = tmerge(a, l, a->b[r].left);
+	return r;
+}
+
+static int *pool_root(struct vf_alloc *a, int i)
+{
+	return &a->root[a->s[a->b[i].seg].small];
+}
+
+/* Block i became free (or changed size while free): into its pool's tree. */
+static void tree_add(struct vf_alloc *a, int i)
+{
+	int *root = pool_root(a, i), l, r;
+	a->rng ^= a->rng << 13;
+	a->rng ^= a->rng >> 17;
+	a->rng ^= a->rng << 5;
+	a->b[i].prio = a->rng;
+	a->b[i].left = a->b[i].right = -1;
+	tsplit(a, *root, a->b[i].size, a->b[i].addr, &l, &r);
+	*root = tmerge(a, tmerge(a, l, i), r);
+}
+
+/* Free block i leaves its pool's tree (before it is used or resized). */
+static void tree_remove(struct vf_alloc *a, int i)
+{
+	int *root = pool_root(a, i), l, m, r;
+	tsplit(a, *root, a->b[i].size, a->b[i].addr, &l, &m);
+	tsplit(a, m, a->b[i].size, a->b[i].addr + 1, &m, &r); /* m is block i alone */
+	*root = tmerge(a, l, r);
+}
+
+/* The first free block of the pool not before (size, 0): the smallest
+ * that holds size, the lowest address among equals; -1 when none. */
+static int lower_bound(const struct vf_alloc *a, bool small, int64_t size)
+{
+	int t = a->root[small], best = -1;
+	while (t >= 0) {
+		if (a->b[t].size >= size) {
+			best = t;
+			t = a->b[t].left;
+		} else {
+			t = a->b[t].right;
+		}
+	}
+	return best;
+}
+
+/* ---- segment bookkeeping: the empty list and the changes since the peak ---- */
+
+static void empty_unlink(struct vf_alloc *a, int si)
+{
+	struct seg *g = &a->s[si];
+	if (g->empty_prev >= 0)
+		a->s[g->empty_prev].empty_next = g->empty_next;
+	else
+		a->empty_head = g->empty_next;
+	if (g->empty_next >= 0)
+		a->s[g->empty_next].empty_prev = g->empty_prev;
+	g->empty = false;
+}
+
+/* Segment si changed: note it for the next snapshot and keep the empty
+ * list (live segments that are one free block) up to date. */
+static void seg_touch(struct vf_alloc *a, int si)
+{
+	struct seg *g = &a->s[si];
+	if (!g->dirty && grow((void **)&a->dirty, &a->capdirty, a->ndirty + 1, sizeof *a->dirty)) {
+		g->dirty = true;
+		a->dirty[a->ndirty++] = si;
+	}
+	bool empty = g->live && g->nblocks == 1 && g->used == 0;
+	if (empty == g->empty)
+		return;
+	if (!empty) {
+		empty_unlink(a, si);
+		return;
+	}
+	g->empty = true;
+	g->empty_prev = -1;
+	g->empty_next = a->empty_head;
+	if (a->empty_head >= 0)
+		a->s[a->empty_head].empty_prev = si;
+	a->empty_head = si;
 }
 
 static int new_block(struct vf_alloc *a)
@@ -109,29 +259,37 @@ static void drop_block(struct vf_alloc *a, int i)
 	a->free_slot = i;
 }
 
+/* The reserved peak grew: the snapshot takes the segments changed since
+ * the last one (every segment is changed when it is made, so each of the
+ * first ns entries has been written). */
 static void snapshot(struct vf_alloc *a)
 {
-	int n = 0;
-	for (int i = 0; i < a->ns; i++)
-		n += a->s[i].live;
-	if (!grow((void **)&a->snap, &a->capsnap, n, sizeof *a->snap)) {
-		a->nsnap = 0;
+	if (!grow((void **)&a->snap, &a->capsnap, a->ns, sizeof *a->snap))
 		return;
+	for (int k = 0; k < a->ndirty; k++) {
+		int si = a->dirty[k];
+		const struct seg *g = &a->s[si];
+		a->snap[si] = (struct snapent){
+			.seg = {.small = g->small, .size = g->size, .used = g->used,
+				.blocks = g->nblocks},
+			.count = g->count, .live = g->live};
+		a->s[si].dirty = false;
 	}
-	a->nsnap = 0;
-	for (int i = 0; i < a->ns; i++) {
-		const struct seg *g = &a->s[i];
-		if (!g->live)
-			continue;
-		struct vf_alloc_segment *o = &a->snap[a->nsnap++];
-		o->small = g->small;
-		o->size = g->size;
-		o->used = g->used;
-		o->blocks = g->nblocks;
+	a->ndirty = 0;
+	a->nsnap = a->ns;
+}
+
+static void reserve(struct vf_alloc *a, int64_t bytes)
+{
+	a->reserved += bytes;
+	if (a->reserved > a->peak_reserved) {
+		a->peak_reserved = a->reserved;
+		a->peak_pending = true;
 	}
 }
 
-/* A new segment of `size` bytes holding one free block; -1 on failure. */
+/* A new segment of `size` bytes holding one free block, not yet in the
+ * pool's tree (the request it was made for takes it); -1 on failure. */
 static int new_segment(struct vf_alloc *a, int64_t size, bool small)
 {
 	if (!grow((void **)&a->s, &a->caps, a->ns + 1, sizeof *a->s))
@@ -140,34 +298,33 @@ static int new_segment(struct vf_alloc *a, int64_t size, bool small)
 	if (bi < 0)
 		return -1;
 	int si = a->ns++;
-	a->s[si] = (struct seg){.addr = a->next_addr, .size = size, .nblocks = 1, .small = small,
-				.live = true};
+	a->s[si] = (struct seg){.addr = a->next_addr, .size = size, .count = 1, .nblocks = 1,
+				.last = bi,
+				.small = small, .live = true, .empty_prev = -1, .empty_next = -1};
 	a->next_addr += size + (1 << 21);
 	a->b[bi] = (struct blk){.addr = a->s[si].addr, .size = size, .seg = si, .prev = -1,
 				.next = -1, .live = true};
-	a->reserved += size;
-	if (a->reserved > a->peak_reserved) {
-		a->peak_reserved = a->reserved;
-		a->peak_pending = true;
-	}
+	seg_touch(a, si);
+	reserve(a, size);
 	return bi;
 }
 
 /* Return every segment that is one free block (release_cached_blocks). */
 void vf_alloc_empty_cache(struct vf_alloc *a)
 {
-	for (int i = 0; i < a->nb; i++) {
-		struct blk *k = &a->b[i];
-		if (!k->live || k->used || k->prev >= 0 || k->next >= 0)
-			continue;
-		struct seg *g = &a->s[k->seg];
+	while (a->empty_head >= 0) {
+		int si = a->empty_head;
+		struct seg *g = &a->s[si];
+		int bi = g->last;
+		tree_remove(a, bi);
 		a->reserved -= g->size;
 		g->live = false;
-		if (a->expand_seg[0] == k->seg)
+		seg_touch(a, si); /* off the empty list */
+		if (a->expand_seg[0] == si)
 			a->expand_seg[0] = -1;
-		if (a->expand_seg[1] == k->seg)
+		if (a->expand_seg[1] == si)
 			a->expand_seg[1] = -1;
-		drop_block(a, i);
+		drop_block(a, bi);
 	}
 }
 
@@ -175,22 +332,17 @@ void vf_alloc_empty_cache(struct vf_alloc *a)
 static int best_fit(const struct vf_alloc *a, int64_t size, bool small)
 {
 	int64_t msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
-	int best = -1;
-	for (int i = 0; i < a->nb; i++) {
-		const struct blk *k = &a->b[i];
-		if (!k->live || k->used || k->size < size || a->s[k->seg].small != small)
-			continue;
-		if (!a->cfg.expandable) {
-			if (size < msplit && k->size >= msplit)
-				continue; /* oversize blocks serve only large requests */
-			if (size >= msplit && k->size >= size + LARGE_BUFFER)
-				continue;
-		}
-		if (best < 0 || k->size < a->b[best].size ||
-		    (k->size == a->b[best].size && k->addr < a->b[best].addr))
-			best = i;
-	}
-	return best;
+	int k = lower_bound(a, small, size);
+	if (k < 0 || a->cfg.expandable)
+		return k;
+	/* oversize blocks (>= max_split) serve only large requests, and those
+	 * only within kLargeBuffer of the request: the smallest candidate is
+	 * the only one that can qualify */
+	if (size < msplit && a->b[k].size >= msplit)
+		return -1;
+	if (size >= msplit && a->b[k].size >= size + LARGE_BUFFER)
+		return -1;
+	return k;
 }
 
 /* Expandable segments: map pages at the pool segment's end so that its
@@ -208,23 +360,18 @@ static int expand(struct vf_alloc *a, int64_t size, bool small)
 			a->expand_seg[small] = a->b[bi].seg;
 		return bi;
 	}
-	int last = -1;
-	for (int i = 0; i < a->nb; i++)
-		if (a->b[i].live && a->b[i].seg == si && a->b[i].next < 0)
-			last = i;
-	bool tail_free = last >= 0 && !a->b[last].used;
+	int last = a->s[si].last;
+	bool tail_free = !a->b[last].used;
 	int64_t want = round_up(size - (tail_free ? a->b[last].size : 0), page);
 	if (a->cfg.capacity_bytes > 0 && a->reserved + want > a->cfg.capacity_bytes)
 		return -1;
 	struct seg *g = &a->s[si];
-	a->reserved += want;
 	g->size += want;
-	if (a->reserved > a->peak_reserved) {
-		a->peak_reserved = a->reserved;
-		a->peak_pending = true;
-	}
-	if (tail_free) {
+	reserve(a, want);
+	if (tail_free) { /* leaves the tree: the request takes it */
+		tree_remove(a, last);
 		a->b[last].size += want;
+		seg_touch(a, si);
 		return last;
 	}
 	int bi = new_block(a);
@@ -234,18 +381,19 @@ static int expand(struct vf_alloc *a, int64_t size, bool small)
 	a->b[bi] = (struct blk){.addr = l->addr + l->size, .size = want, .seg = si, .prev = last,
 				.next = -1, .live = true};
 	a->b[last].next = bi;
-	g->nblocks++;
+	a->s[si].last = bi;
+	a->s[si].nblocks++;
+	seg_touch(a, si);
 	return bi;
 }
 
 /* A new block for a request nothing cached holds (PyTorch's alloc_block,
- * with the release of the cache and a retry when the device is full). */
+ * with the release of the cache and a retry when the device is full);
+ * free and outside the pool's tree. */
 static int fresh_block(struct vf_alloc *a, int64_t size, bool small)
 {
-	if (a->cfg.expandable) {
-		int bi = expand(a, size, small);
-		return bi;
-	}
+	if (a->cfg.expandable)
+		return expand(a, size, small);
 	int64_t seg = small ? SMALL_BUFFER
 		      : size < MIN_LARGE_ALLOC ? LARGE_BUFFER : round_up(size, ROUND_LARGE);
 	if (a->cfg.capacity_bytes > 0 && a->reserved + seg > a->cfg.capacity_bytes) {
@@ -269,10 +417,14 @@ int vf_alloc_malloc(struct vf_alloc *a, int64_t bytes)
 {
 	if (bytes <= 0)
 		bytes = 1;
+	if (bytes > VF_ALLOC_MAX_REQUEST)
+		bytes = VF_ALLOC_MAX_REQUEST;
 	int64_t size = round_up(bytes, MIN_BLOCK);
 	bool small = size <= SMALL_SIZE;
 	int bi = best_fit(a, size, small);
-	if (bi < 0)
+	if (bi >= 0)
+		tree_remove(a, bi);
+	else
 		bi = fresh_block(a, size, small);
 	if (bi < 0) {
 		a->oom = true;
@@ -281,6 +433,7 @@ int vf_alloc_malloc(struct vf_alloc *a, int64_t bytes)
 	if (should_split(a, &a->b[bi], size)) {
 		int ri = new_block(a);
 		if (ri < 0) {
+			tree_add(a, bi);
 			a->oom = true;
 			return -1;
 		}
@@ -289,13 +442,17 @@ int vf_alloc_malloc(struct vf_alloc *a, int64_t bytes)
 					.prev = bi, .next = k->next, .live = true};
 		if (k->next >= 0)
 			a->b[k->next].prev = ri;
+		else
+			a->s[k->seg].last = ri;
 		k->next = ri;
 		k->size = size;
 		a->s[k->seg].nblocks++;
+		tree_add(a, ri);
 	}
 	struct blk *k = &a->b[bi];
 	k->used = true;
 	a->s[k->seg].used += k->size;
+	seg_touch(a, k->seg);
 	a->allocated += k->size; /* an unsplit block counts whole, as in PyTorch's stats */
 	if (a->allocated > a->peak_alloc)
 		a->peak_alloc = a->allocated;
@@ -306,7 +463,61 @@ int vf_alloc_malloc(struct vf_alloc *a, int64_t bytes)
 	return bi;
 }
 
-/* Merge block j (free, right after i) into i. */
+/* n requests of `bytes` that each take a new large segment of their own
+ * with nothing split off (so the next one finds no free block either):
+ * made at once as one segment record of count n. */
+static int64_t repeat_segments(struct vf_alloc *a, int64_t size, int64_t n)
+{
+	int64_t seg = size < MIN_LARGE_ALLOC ? LARGE_BUFFER : round_up(size, ROUND_LARGE);
+	int64_t msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
+	if (a->cfg.expandable || size <= SMALL_SIZE || best_fit(a, size, false) >= 0 ||
+	    (size < msplit && seg - size > SMALL_SIZE))
+		return 0;
+	if (a->cfg.capacity_bytes > 0) { /* as many as fit without releasing the cache */
+		int64_t room = a->cfg.capacity_bytes - a->reserved;
+		if (room / seg < n)
+			n = room > 0 ? room / seg : 0;
+	}
+	if (n < 2)
+		return 0;
+	int bi = new_segment(a, seg, false);
+	if (bi < 0)
+		return 0;
+	int si = a->b[bi].seg;
+	a->s[si].count = n;
+	a->next_addr += (n - 1) * (seg + (1 << 21));
+	reserve(a, (n - 1) * seg);
+	a->b[bi].used = true;
+	a->s[si].used = seg;
+	seg_touch(a, si);
+	a->allocated += n * seg;
+	if (a->allocated > a->peak_alloc)
+		a->peak_alloc = a->allocated;
+	snapshot(a);
+	a->peak_pending = false;
+	return n;
+}
+
+int64_t vf_alloc_malloc_repeat(struct vf_alloc *a, int64_t bytes, int64_t n)
+{
+	if (bytes <= 0)
+		bytes = 1;
+	if (bytes > VF_ALLOC_MAX_REQUEST)
+		bytes = VF_ALLOC_MAX_REQUEST;
+	int64_t done = 0;
+	while (done < n) {
+		int64_t k = repeat_segments(a, round_up(bytes, MIN_BLOCK), n - done);
+		if (k == 0) {
+			if (vf_alloc_malloc(a, bytes) < 0)
+				break;
+			k = 1;
+		}
+		done += k;
+	}
+	return done;
+}
+
+/* Merge block j (free, right after i, out of the tree) into i. */
 static void merge_next(struct vf_alloc *a, int i)
 {
 	int j = a->b[i].next;
@@ -314,6 +525,8 @@ static void merge_next(struct vf_alloc *a, int i)
 	a->b[i].next = a->b[j].next;
 	if (a->b[j].next >= 0)
 		a->b[a->b[j].next].prev = i;
+	else
+		a->s[a->b[i].seg].last = i;
 	a->s[a->b[i].seg].nblocks--;
 	drop_block(a, j);
 }
@@ -326,10 +539,18 @@ void vf_alloc_release(struct vf_alloc *a, int h)
 	k->used = false;
 	a->allocated -= k->size;
 	a->s[k->seg].used -= k->size;
-	if (k->next >= 0 && !a->b[k->next].used)
+	int n = k->next, p = k->prev;
+	if (n >= 0 && !a->b[n].used) {
+		tree_remove(a, n);
 		merge_next(a, h);
-	if (a->b[h].prev >= 0 && !a->b[a->b[h].prev].used)
-		merge_next(a, a->b[h].prev);
+	}
+	if (p >= 0 && !a->b[p].used) {
+		tree_remove(a, p);
+		merge_next(a, p);
+		h = p;
+	}
+	tree_add(a, h);
+	seg_touch(a, a->b[h].seg);
 }
 
 int64_t vf_alloc_allocated(const struct vf_alloc *a) { return a->allocated; }
@@ -347,10 +568,22 @@ static int seg_cmp(const void *x, const void *y)
 const struct vf_alloc_segment *vf_alloc_peak_segments(const struct vf_alloc *a, int *n,
 						      int *total)
 {
-	qsort(a->snap, (size_t)a->nsnap, sizeof *a->snap, seg_cmp);
-	*total = a->nsnap;
-	*n = a->nsnap < VF_ALLOC_MAX_SNAPSHOT ? a->nsnap : VF_ALLOC_MAX_SNAPSHOT;
-	return a->snap;
+	struct vf_alloc *m = (struct vf_alloc *)a; /* the sorted copy is a cache */
+	int64_t live = 0;
+	for (int i = 0; i < a->nsnap; i++)
+		live += a->snap[i].live ? a->snap[i].count : 0;
+	*n = *total = 0;
+	if (live == 0 || live > INT32_MAX ||
+	    !grow((void **)&m->out, &m->capout, (int)live, sizeof *m->out))
+		return m->out;
+	int k = 0;
+	for (int i = 0; i < a->nsnap; i++)
+		for (int64_t c = 0; a->snap[i].live && c < a->snap[i].count; c++)
+			m->out[k++] = a->snap[i].seg;
+	qsort(m->out, (size_t)k, sizeof *m->out, seg_cmp);
+	*total = k;
+	*n = k < VF_ALLOC_MAX_SNAPSHOT ? k : VF_ALLOC_MAX_SNAPSHOT;
+	return m->out;
 }
 
 /* One "key:value" item of PYTORCH_CUDA_ALLOC_CONF. */

@@ -1582,6 +1582,11 @@ vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup
 	if (!st)
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
 	llm_run(arch, su, gpu, e, st, true);
+	if (e->peak_allocated_bytes > VF_ALLOC_MAX_REQUEST) {
+		/* beyond 1 PiB no device holds it: the analytic reserve stands */
+		free(st);
+		return VF_OK;
+	}
 	struct vf_alloc_config c = cfg ? *cfg : (struct vf_alloc_config){0};
 	int64_t vram = vf_estimate_gpu_bytes(gpu);
 	if (c.capacity_bytes <= 0 && vram > 0)

@@ -19,6 +19,7 @@
  * the next ones are made, the KV cache kept, the logits last. */
 #include "steptrace.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,8 @@ static int al(struct replay *r, double bytes)
 {
 	if (!(bytes >= 1))
 		return -1;
+	if (bytes > (double)VF_ALLOC_MAX_REQUEST)
+		bytes = (double)VF_ALLOC_MAX_REQUEST;
 	return vf_alloc_malloc(r->a, (int64_t)bytes);
 }
 
@@ -59,8 +62,11 @@ static void load(struct replay *r)
 		for (int l = 0; l < s->layers; l++)
 			for (int i = 0; i < s->layer_train.n; i++)
 				al(r, s->layer_train.bytes[i] * (s->train ? 1 : 0));
-	for (double left = s->ddp_bucket; left >= 1; left -= 25.0 * 1048576)
-		al(r, left < 25.0 * 1048576 ? left : 25.0 * 1048576);
+	/* DDP's 25 MiB buckets, the last one partial: the full ones at once */
+	double left = fmod(s->ddp_bucket, 25.0 * 1048576); /* exact, as subtracting them one by one */
+	vf_alloc_malloc_repeat(r->a, 25 * 1048576, (int64_t)((s->ddp_bucket - left) / (25.0 * 1048576)));
+	if (left >= 1)
+		al(r, left);
 }
 
 /* One layer's forward: its saved tensors into h[], each made next to

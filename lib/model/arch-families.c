@@ -5,6 +5,7 @@
  * the encoders (bert, roberta, deberta-v2). Each reads the keys its
  * transformers configuration class (or the remote code the config names)
  * reads, with that class's defaults; arch.c counts the parameters. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "arch-internal.h"
@@ -28,16 +29,17 @@ static int64_t count_indices(const cJSON *list, int64_t layers)
 	return n;
 }
 
-static bool in_list(const cJSON *list, int64_t i)
+/* Mark the entries of a JSON array of layer indices in [0, layers) in
+ * mark[] (layers entries): one pass over the list, whatever its length. */
+static void mark_indices(const cJSON *list, int64_t layers, bool *mark)
 {
 	const cJSON *it;
 	cJSON_ArrayForEach(it, list)
 	{
 		int64_t v;
-		if (vf_json_number_is_i64(it, &v) && v == i)
-			return true;
+		if (vf_json_number_is_i64(it, &v) && v >= 0 && v < layers)
+			mark[v] = true;
 	}
-	return false;
 }
 
 /* Qwen2-MoE / Qwen3-MoE: layer i is sparse when it is not in
@@ -65,9 +67,16 @@ vf_status vf__arch_read_qwen_moe(const cJSON *cfg, const char *family, const cha
 	}
 	const cJSON *only = cJSON_GetObjectItemCaseSensitive(cfg, "mlp_only_layers");
 	a->moe_layers = 0;
-	for (int64_t i = 0; a->experts > 0 && i < a->layers; i++)
-		if (!in_list(only, i) && (i + 1) % step == 0)
+	if (a->experts <= 0 || a->layers <= 0)
+		return VF_OK;
+	bool *dense = calloc((size_t)a->layers, sizeof *dense); /* layers <= VF_ARCH_MAX_LAYERS */
+	if (!dense)
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", what);
+	mark_indices(only, a->layers, dense);
+	for (int64_t i = 0; i < a->layers; i++)
+		if (!dense[i] && (i + 1) % step == 0)
 			a->moe_layers++;
+	free(dense);
 	return VF_OK;
 }
 

@@ -9,13 +9,21 @@
 /* No dimension of a real model comes near this; bounding them keeps every
  * product in checked 64-bit arithmetic. */
 #define VF_ARCH_MAX_DIM ((int64_t)1 << 40)
+/* Counts that loops run over (vf__arch_bound): layers (as vision.c and
+ * ltx.c bound theirs) and experts. */
+#define VF_ARCH_MAX_LAYERS ((int64_t)1 << 14)
+#define VF_ARCH_MAX_EXPERTS ((int64_t)1 << 16)
+
+/* The bound of the integer field `key`: VF_ARCH_MAX_LAYERS for layer
+ * counts, VF_ARCH_MAX_EXPERTS for expert counts, else VF_ARCH_MAX_DIM. */
+int64_t vf__arch_bound(const char *key);
 
 /* A family reader: fills `a` from cfg (defaults of its config class). */
 typedef vf_status (*vf__arch_reader)(const cJSON *cfg, const char *family, const char *what,
 				     struct vf_arch *a, struct vf_error *err);
 
 /* An integer field that, when present and not null, must be a whole number
- * from min to VF_ARCH_MAX_DIM. */
+ * from min to its bound (vf__arch_bound). */
 vf_status vf__arch_get_int(const cJSON *cfg, const char *key, int64_t min, int64_t *out,
 			   bool *found, const char *what, struct vf_error *err);
 /* First of keys[] (NULL-terminated) present; *out untouched when none. */

@@ -35,7 +35,22 @@ void vf_arch_init(struct vf_arch *a)
 	a->params_exact = -1;
 }
 
-/* Read an integer field that, when present, must be a whole number >= min. */
+/* The bound of an integer field, by what it counts: loops run over
+ * layers and experts, so those get bounds far above any real model
+ * (DeepSeek-V3: 61 layers, 256 experts) but small enough that the work
+ * they drive stays in milliseconds; widths only keep products in range. */
+int64_t vf__arch_bound(const char *key)
+{
+	if (strstr(key, "layer") && !strstr(key, "norm") && !strstr(key, "eps") &&
+	    !strstr(key, "scale"))
+		return VF_ARCH_MAX_LAYERS;
+	if (strstr(key, "experts"))
+		return VF_ARCH_MAX_EXPERTS;
+	return VF_ARCH_MAX_DIM;
+}
+
+/* Read an integer field that, when present, must be a whole number from
+ * min to the field's bound (vf__arch_bound). */
 vf_status vf__arch_get_int(const cJSON *cfg, const char *key, int64_t min, int64_t *out,
 			   bool *found, const char *what, struct vf_error *err)
 {
@@ -43,11 +58,11 @@ vf_status vf__arch_get_int(const cJSON *cfg, const char *key, int64_t min, int64
 	*found = false;
 	if (!n || cJSON_IsNull(n))
 		return VF_OK;
-	int64_t v;
-	if (!vf_json_number_is_i64(n, &v) || v < min || v > VF_ARCH_MAX_DIM)
+	int64_t v, max = vf__arch_bound(key);
+	if (!vf_json_number_is_i64(n, &v) || v < min || v > max)
 		return vf_error_set(err, VF_ERR,
 				    "%s: field %s: expected an integer from %lld to %lld", what, key,
-				    (long long)min, (long long)VF_ARCH_MAX_DIM);
+				    (long long)min, (long long)max);
 	*out = v;
 	*found = true;
 	return VF_OK;

@@ -4,6 +4,8 @@
 #include "vf_test.h"
 #include "vramfit/estimate/alloc.h"
 
+#include "alloc-ref.h"
+
 #define KiB ((int64_t)1 << 10)
 #define MiB ((int64_t)1 << 20)
 
@@ -174,6 +176,136 @@ static void test_empty_cache_and_capacity(void)
 	vf_alloc_free(a);
 }
 
+
+/* The ordered free blocks against the reference (alloc-ref.h: the linear
+ * scans they replaced) on random traces of every pool rule: sizes from
+ * 1 B to 300 MiB (small, shared large, own segment, oversize), frees of
+ * random live handles, empty_cache, with and without expandable segments,
+ * max_split_size and a capacity. After every call the counters agree;
+ * at the end the segments at the peak agree, one by one. */
+static uint64_t rnd_state = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static int64_t rnd_size(void)
+{
+	switch (rnd() % 6) {
+	case 0: return 1 + (int64_t)(rnd() % 4096);             /* tiny */
+	case 1: return (int64_t)(rnd() % MiB) + 1;              /* small pool */
+	case 2: return MiB + (int64_t)(rnd() % (9 * MiB));      /* shared 20 MiB segments */
+	case 3: return 10 * MiB + (int64_t)(rnd() % (90 * MiB)); /* own segment */
+	case 4: return 25 * MiB;                                  /* repeated sizes: ties */
+	default: return (int64_t)(rnd() % (300 * MiB)) + 1;
+	}
+}
+
+static void differential(bool expandable, int64_t max_split, int64_t capacity, int ops)
+{
+	struct vf_alloc_config c = {.expandable = expandable, .max_split_bytes = max_split,
+				    .capacity_bytes = capacity};
+	struct vf_alloc *a = NULL;
+	struct ref_alloc *r = NULL;
+	struct vf_error err = {0};
+	CHECK(vf_alloc_new(&c, &a, &err) == VF_OK && ref_alloc_new(&c, &r, &err) == VF_OK);
+	enum { LIVE = 512 };
+	int ha[LIVE], hr[LIVE], n = 0, bad = 0;
+	for (int op = 0; op < ops && !bad; op++) {
+		uint64_t k = rnd() % 100;
+		if (k < 55 || n == 0) {
+			int64_t b = rnd_size();
+			int x = vf_alloc_malloc(a, b), y = ref_alloc_malloc(r, b);
+			bad += (x < 0) != (y < 0);
+			if (x >= 0 && y >= 0 && n < LIVE)
+				ha[n] = x, hr[n] = y, n++;
+		} else if (k < 97) {
+			int i = (int)(rnd() % (uint64_t)n);
+			vf_alloc_release(a, ha[i]);
+			ref_alloc_release(r, hr[i]);
+			ha[i] = ha[n - 1], hr[i] = hr[n - 1], n--;
+		} else {
+			vf_alloc_empty_cache(a);
+			ref_alloc_empty_cache(r);
+		}
+		bad += vf_alloc_allocated(a) != ref_alloc_allocated(r);
+		bad += vf_alloc_reserved(a) != ref_alloc_reserved(r);
+		bad += vf_alloc_peak_reserved(a) != ref_alloc_peak_reserved(r);
+		bad += vf_alloc_peak_allocated(a) != ref_alloc_peak_allocated(r);
+		bad += vf_alloc_oom(a) != ref_alloc_oom(r);
+	}
+	CHECK_INT(bad, 0);
+	int na = 0, ta = 0, nr = 0, tr = 0;
+	const struct vf_alloc_segment *sa = vf_alloc_peak_segments(a, &na, &ta);
+	const struct vf_alloc_segment *sr = ref_alloc_peak_segments(r, &nr, &tr);
+	CHECK_INT(ta, tr);
+	CHECK_INT(na, nr);
+	for (int i = 0; i < na && i < nr; i++) /* same sizes in order; the rest of a tie may differ */
+		bad += sa[i].size != sr[i].size || sa[i].small != sr[i].small;
+	int64_t ua = 0, ur = 0, ba = 0, br = 0;
+	for (int i = 0; i < na; i++)
+		ua += sa[i].used, ba += sa[i].blocks;
+	for (int i = 0; i < nr; i++)
+		ur += sr[i].used, br += sr[i].blocks;
+	CHECK_INT(ua, ur);
+	CHECK_INT(ba, br);
+	CHECK_INT(bad, 0);
+	vf_alloc_free(a);
+	ref_alloc_free(r);
+}
+
+static void test_differential(void)
+{
+	for (int round = 0; round < 8; round++) {
+		differential(false, 0, 0, 6000);
+		differential(false, 128 * MiB, 0, 6000);
+		differential(false, 64 * MiB, 0, 6000);
+		differential(true, 0, 0, 6000);
+		differential(false, 0, 2048 * MiB, 6000);
+		differential(false, 80 * MiB, 1536 * MiB, 6000);
+		differential(true, 0, 2048 * MiB, 6000);
+	}
+}
+
+/* n identical allocations at once (the DDP buckets) = n calls, the
+ * segments at the peak included; with a capacity, the ones that fit are
+ * made at once and the next one releases the cache and fails as a call
+ * would. */
+static void test_repeat(void)
+{
+	for (int cap = 0; cap < 2; cap++) {
+		struct vf_alloc *a = mk(false, 0, cap ? 1000 * MiB : 0);
+		struct vf_alloc *b = mk(false, 0, cap ? 1000 * MiB : 0);
+		int h1 = vf_alloc_malloc(a, 30 * MiB), h2 = vf_alloc_malloc(b, 30 * MiB);
+		vf_alloc_release(a, h1);
+		vf_alloc_release(b, h2);
+		vf_alloc_malloc(a, 3 * MiB);
+		vf_alloc_malloc(b, 3 * MiB);
+		int64_t made = vf_alloc_malloc_repeat(a, 25 * MiB, 100);
+		int64_t calls = 0;
+		for (int i = 0; i < 100; i++)
+			calls += vf_alloc_malloc(b, 25 * MiB) >= 0;
+		CHECK_INT(made, calls);
+		CHECK(cap ? made < 100 : made == 100); /* 1000 MiB hold fewer */
+		CHECK_INT(vf_alloc_reserved(a), vf_alloc_reserved(b));
+		CHECK_INT(vf_alloc_allocated(a), vf_alloc_allocated(b));
+		CHECK_INT(vf_alloc_peak_reserved(a), vf_alloc_peak_reserved(b));
+		CHECK(vf_alloc_oom(a) == vf_alloc_oom(b));
+		int na, ta, nb, tb;
+		const struct vf_alloc_segment *sa = vf_alloc_peak_segments(a, &na, &ta);
+		const struct vf_alloc_segment *sb = vf_alloc_peak_segments(b, &nb, &tb);
+		CHECK_INT(ta, tb);
+		for (int i = 0; i < na && i < nb; i++)
+			CHECK(sa[i].size == sb[i].size && sa[i].used == sb[i].used &&
+			      sa[i].blocks == sb[i].blocks);
+		vf_alloc_free(a);
+		vf_alloc_free(b);
+	}
+}
+
 static void test_config_parse(void)
 {
 	struct vf_alloc_config c = {0};
@@ -199,6 +331,8 @@ int main(void)
 	RUN(test_max_split_size);
 	RUN(test_expandable);
 	RUN(test_empty_cache_and_capacity);
+	RUN(test_differential);
+	RUN(test_repeat);
 	RUN(test_config_parse);
 	return vf_test_done();
 }

@@ -46,6 +46,10 @@ struct vf_alloc_segment {
 
 #define VF_ALLOC_MAX_SNAPSHOT 4096
 
+/* A request above this (1 PiB) is simulated as this many bytes: no device
+ * holds it, and the sums stay far inside 64 bits. */
+#define VF_ALLOC_MAX_REQUEST ((int64_t)1 << 50)
+
 struct vf_alloc;
 
 /* Caller owns; vf_alloc_free(). Fails only on out-of-memory of the host. */
@@ -62,6 +66,11 @@ vf_status vf_alloc_config_parse(const char *conf, struct vf_alloc_config *cfg,
 /* Allocate `bytes` (> 0); returns a handle >= 0, or -1 when the device is
  * full (capacity reached after releasing the cache: PyTorch's OOM). */
 int vf_alloc_malloc(struct vf_alloc *a, int64_t bytes);
+/* n allocations of `bytes` that are never freed, with the same effect as
+ * n calls of vf_alloc_malloc: runs of requests that each take a segment of
+ * their own are made at once (one record of count n), so the cost does not
+ * grow with n. Returns how many were made (fewer than n: out of memory). */
+int64_t vf_alloc_malloc_repeat(struct vf_alloc *a, int64_t bytes, int64_t n);
 /* Free a handle from vf_alloc_malloc (negative handles are ignored). */
 void vf_alloc_release(struct vf_alloc *a, int handle);
 /* torch.cuda.empty_cache(): return every free, unsplit segment. */

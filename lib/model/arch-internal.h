@@ -9,9 +9,10 @@
 /* No dimension of a real model comes near this; bounding them keeps every
  * product in checked 64-bit arithmetic. */
 #define VF_ARCH_MAX_DIM ((int64_t)1 << 40)
-/* Counts that loops run over (vf__arch_bound): layers (as vision.c and
- * ltx.c bound theirs) and experts. */
-#define VF_ARCH_MAX_LAYERS ((int64_t)1 << 14)
+/* Counts that loops run over (vf__arch_bound): layers (the deepest public
+ * LLM has 126; 4096 keeps a whole-catalog estimate under a second)
+ * and experts. */
+#define VF_ARCH_MAX_LAYERS ((int64_t)1 << 12)
 #define VF_ARCH_MAX_EXPERTS ((int64_t)1 << 16)
 
 /* The bound of the integer field `key`: VF_ARCH_MAX_LAYERS for layer

@@ -261,7 +261,7 @@ static void test_gemma3_nested_and_errors(void)
 	cJSON_Delete(j);
 	/* absurd sizes: no overflow, just no count */
 	j = parse("{\"model_type\":\"llama\",\"hidden_size\":1099511627776,\"num_hidden_layers\":"
-		  "16384,\"num_attention_heads\":1,\"intermediate_size\":1099511627776,"
+		  "4096,\"num_attention_heads\":1,\"intermediate_size\":1099511627776,"
 		  "\"vocab_size\":1099511627776}");
 	CHECK(vf_arch_from_config(j, "huge.json", &a, &err) == VF_OK);
 	CHECK(!vf_arch_param_groups(&a, &g));
@@ -271,8 +271,8 @@ static void test_gemma3_nested_and_errors(void)
 		char text[512];
 		snprintf(text, sizeof text,
 			 "{\"model_type\":\"%s\",\"hidden_size\":1099511627776,\"d_model\":"
-			 "1099511627776,\"n_embd\":1099511627776,\"num_hidden_layers\":16384,"
-			 "\"num_layers\":16384,\"n_layer\":16384,\"d_kv\":"
+			 "1099511627776,\"n_embd\":1099511627776,\"num_hidden_layers\":4096,"
+			 "\"num_layers\":4096,\"n_layer\":4096,\"d_kv\":"
 			 "1099511627776,\"num_heads\":1,\"n_head\":1,\"num_attention_heads\":1}",
 			 fams[i]);
 		j = parse(text);
@@ -285,11 +285,11 @@ static void test_gemma3_nested_and_errors(void)
 	 * spun for minutes counting its sparse layers) */
 	j = parse("{\"architectures\":[\"Qwen2MoeForCausalLM\"],\"n_layer\":666660128023}");
 	CHECK(vf_arch_from_config(j, "moe.json", &a, &err) == VF_ERR);
-	CHECK_CONTAINS(err.msg, "moe.json: field n_layer: expected an integer from 0 to 16384");
+	CHECK_CONTAINS(err.msg, "moe.json: field n_layer: expected an integer from 0 to 4096");
 	cJSON_Delete(j);
-	j = parse("{\"model_type\":\"llama\",\"hidden_size\":64,\"num_hidden_layers\":16385}");
+	j = parse("{\"model_type\":\"llama\",\"hidden_size\":64,\"num_hidden_layers\":4097}");
 	CHECK(vf_arch_from_config(j, "deep.json", &a, &err) == VF_ERR);
-	CHECK_CONTAINS(err.msg, "deep.json: field num_hidden_layers: expected an integer from 0 to 16384");
+	CHECK_CONTAINS(err.msg, "deep.json: field num_hidden_layers: expected an integer from 0 to 4096");
 	cJSON_Delete(j);
 	j = parse("{\"model_type\":\"deepseek_v3\",\"hidden_size\":64,\"num_hidden_layers\":4,"
 		  "\"n_routed_experts\":1000000}");

@@ -127,7 +127,7 @@ static void print_summary(const struct vf_plan *p, bool dry)
 	printf("  %-10s %s\n", "plan", p->plan_path);
 	printf("  %-10s %s (%s)\n", "model", p->model, p->model_from);
 	printf("  %-10s %s (%s)\n", "encoder", p->text_encoder, p->text_encoder_from);
-	printf("  %-10s cd %s && %s\n", "launch", p->launch_cwd, p->launch);
+	printf("  %-10s %s\n", "launch", p->launch_line);
 	printf("  %-10s %s (%zu failure%s, %zu pending)\n", "check",
 	       p->check.failures ? "FAILED" : "ok", p->check.failures, p->check.failures == 1 ? "" : "s",
 	       p->check.pending);

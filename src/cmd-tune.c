@@ -13,6 +13,7 @@
 #include "cli.h"
 #include <fnmatch.h>
 
+#include "vramfit/base/rundir.h"
 #include "vramfit/base/buf.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
@@ -534,6 +535,12 @@ static int run(int argc, char **argv)
 				    "--sbatch-arg go with --slurm");
 	o.self_check = !no_check;
 	char abs_run[PATH_MAX], tierbuf[64];
+	struct vf_rundir rd;
+	struct vf_error rerr = {0};
+	vf_status rst = vf_rundir_open(&rd, o.run_dir, 0, &rerr); /* never a link: its files land where named */
+	vf_rundir_close(&rd);
+	if (rst == VF_ERR)
+		return vf_cli_fail_err(&rerr);
 	if (!realpath(o.run_dir, abs_run))
 		return vf_cli_fail("%s: no such run directory", o.run_dir);
 	o.run_dir = abs_run;

@@ -18,7 +18,8 @@
  * a backslash takes the next byte as it is, anywhere; '...' or "..." group
  * (spaces included), the other quote and # inside being plain; an unquoted
  * # ends the line. A line cannot hold a newline. So a value goes in double
- * quotes with \ before every \ and ". In a file-name pattern (--output) %
+ * quotes with \ before every \ and " (one with nothing special in it goes
+ * as it is). In a file-name pattern (--output) %
  * is written %%, and a \ in the name would turn every %j off: refused. */
 static vf_status sbatch_arg(struct vf_buf *b, const char *opt, const char *val, bool pattern, const char *what,
 			    struct vf_error *err)
@@ -33,7 +34,11 @@ static vf_status sbatch_arg(struct vf_buf *b, const char *opt, const char *val, 
 					    "(a \\ in the file name turns sbatch's %%j off); choose a path without it",
 					    what, val, opt);
 	}
-	vf_buf_printf(b, NULL, "#SBATCH --%s=\"", opt);
+	bool plain = true; /* nothing sbatch reads specially: written as it is */
+	for (const char *c = val; *c && plain; c++)
+		plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+			strchr("_-./:=@%+,", *c);
+	vf_buf_printf(b, NULL, "#SBATCH --%s=%s", opt, plain ? "" : "\"");
 	for (const char *c = val; *c; c++) {
 		if (*c == '\\' || *c == '"')
 			vf_buf_puts(b, "\\", NULL);
@@ -41,7 +46,9 @@ static vf_status sbatch_arg(struct vf_buf *b, const char *opt, const char *val, 
 		if (pattern && *c == '%')
 			vf_buf_puts(b, "%", NULL);
 	}
-	return vf_buf_puts(b, pattern ? "/logs/slurm-%j.out\"\n" : "\"\n", NULL);
+	if (pattern)
+		vf_buf_puts(b, "/logs/slurm-%j.out", NULL);
+	return vf_buf_puts(b, plain ? "\n" : "\"\n", NULL);
 }
 
 /* The value of an #SBATCH argument as sbatch reads it (the reverse of

@@ -326,9 +326,7 @@ static void write_report(const char *run, const char *store, const struct vf_tun
 	cJSON *d = NULL;
 	struct vf_error err = {0};
 	int winner = res->winner >= 0 && res->winner < res->ntrials ? res->trials[res->winner].index : -1;
-	char path[PATH_MAX + 16];
-	snprintf(path, sizeof path, "%s/report.html", run);
-	if (vf_report_run_data(run, store, winner, &d, &err) || vf_report_write(d, path, &err))
+	if (vf_report_run_data(run, store, winner, &d, &err) || vf_report_write_run(d, run, "report.html", &err))
 		vf_cli_warn("report.html not written: %s", err.msg);
 	cJSON_Delete(d);
 }

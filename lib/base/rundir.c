@@ -251,3 +251,18 @@ vf_status vf_rundir_write_file(const char *run_dir, const char *name, const void
 	vf_rundir_close(&rd);
 	return st;
 }
+
+FILE *vf_rundir_fopen_path(const char *run_dir, const char *path, const char *mode, struct vf_error *err)
+{
+	size_t n = strlen(run_dir);
+	if (strncmp(path, run_dir, n) != 0 || path[n] != '/') {
+		vf_error_set(err, VF_EUSAGE, "%s: not inside the run directory %s", path, run_dir);
+		return NULL;
+	}
+	struct vf_rundir rd;
+	FILE *f = NULL;
+	if (vf_rundir_open(&rd, run_dir, 0, err) == VF_OK)
+		f = vf_rundir_fopen(&rd, path + n + 1, mode, err);
+	vf_rundir_close(&rd);
+	return f;
+}

@@ -127,7 +127,7 @@ static void print_summary(const struct vf_plan *p, bool dry)
 	printf("  %-10s %s\n", "plan", p->plan_path);
 	printf("  %-10s %s (%s)\n", "model", p->model, p->model_from);
 	printf("  %-10s %s (%s)\n", "encoder", p->text_encoder, p->text_encoder_from);
-	printf("  %-10s cd %s && %s\n", "launch", p->launch_cwd, p->launch);
+	printf("  %-10s %s\n", "launch", p->launch_line);
 	printf("  %-10s %s (%zu failure%s, %zu pending)\n", "check",
 	       p->check.failures ? "FAILED" : "ok", p->check.failures, p->check.failures == 1 ? "" : "s",
 	       p->check.pending);
@@ -190,10 +190,8 @@ static void write_plan_html(const struct vf_plan *p)
 		cJSON_AddNumberToObject(g, "vram_bytes", (double)vf_estimate_gpu_bytes(p->gpu_spec));
 		cJSON_AddItemToArray(cap, g);
 	}
-	char path[sizeof p->run_dir + 16];
-	snprintf(path, sizeof path, "%s/plan.html", p->run_dir);
 	struct vf_error err = {0};
-	if (vf_report_write(d, path, &err))
+	if (vf_report_write_run(d, p->run_dir, "plan.html", &err))
 		vf_cli_warn("plan.html not written: %s", err.msg);
 	cJSON_Delete(d);
 }

@@ -108,7 +108,7 @@ static void model_name(const char *model, const char *suffix, char *out, size_t 
 }
 
 /* The report of a run directory or of the history. */
-static int stored_report(const char *run_dir, const char *db, const char *out)
+static int stored_report(const char *run_dir, const char *db, const char *out, bool out_named)
 {
 	struct vf_error err = {0};
 	cJSON *data = NULL;
@@ -116,7 +116,9 @@ static int stored_report(const char *run_dir, const char *db, const char *out)
 			       : vf_report_history_data(db, &data, &err);
 	if (st)
 		return vf_cli_fail_err(&err);
-	st = vf_report_write(data, out, &err);
+	/* the default, RUN/report.html, never through a link; a file named
+	 * with -o is the user's choice */
+	st = run_dir && !out_named ? vf_report_write_run(data, run_dir, "report.html", &err) : vf_report_write(data, out, &err);
 	cJSON_Delete(data);
 	return st ? vf_cli_fail_err(&err) : VF_EXIT_OK;
 }
@@ -160,7 +162,7 @@ static int run(int argc, char **argv)
 			model_name(rest[0], kind[0] == 'f' ? "-fit" : "", name, sizeof name);
 		rc = run_with_html(kind[0] == 'e' ? &vf_cmd_estimate : &vf_cmd_fit, nrest, rest, out ? out : name);
 	} else if (strcmp(kind, "history") == 0) {
-		rc = stored_report(NULL, db, out ? out : "history.html");
+		rc = stored_report(NULL, db, out ? out : "history.html", true);
 	} else {
 		struct stat sb;
 		if (kind[0] == '-')
@@ -169,7 +171,7 @@ static int run(int argc, char **argv)
 			return vf_cli_usage("report", "%s: not estimate, fit, history or a run directory", kind);
 		if (!out)
 			snprintf(name, sizeof name, "%s/report.html", kind);
-		rc = stored_report(kind, db, out ? out : name);
+		rc = stored_report(kind, db, out ? out : name, out != NULL);
 	}
 	if (rc)
 		return rc;

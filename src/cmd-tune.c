@@ -13,6 +13,7 @@
 #include "cli.h"
 #include <fnmatch.h>
 
+#include "vramfit/base/rundir.h"
 #include "vramfit/base/buf.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
@@ -325,9 +326,7 @@ static void write_report(const char *run, const char *store, const struct vf_tun
 	cJSON *d = NULL;
 	struct vf_error err = {0};
 	int winner = res->winner >= 0 && res->winner < res->ntrials ? res->trials[res->winner].index : -1;
-	char path[PATH_MAX + 16];
-	snprintf(path, sizeof path, "%s/report.html", run);
-	if (vf_report_run_data(run, store, winner, &d, &err) || vf_report_write(d, path, &err))
+	if (vf_report_run_data(run, store, winner, &d, &err) || vf_report_write_run(d, run, "report.html", &err))
 		vf_cli_warn("report.html not written: %s", err.msg);
 	cJSON_Delete(d);
 }
@@ -534,6 +533,12 @@ static int run(int argc, char **argv)
 				    "--sbatch-arg go with --slurm");
 	o.self_check = !no_check;
 	char abs_run[PATH_MAX], tierbuf[64];
+	struct vf_rundir rd;
+	struct vf_error rerr = {0};
+	vf_status rst = vf_rundir_open(&rd, o.run_dir, 0, &rerr); /* never a link: its files land where named */
+	vf_rundir_close(&rd);
+	if (rst == VF_ERR)
+		return vf_cli_fail_err(&rerr);
 	if (!realpath(o.run_dir, abs_run))
 		return vf_cli_fail("%s: no such run directory", o.run_dir);
 	o.run_dir = abs_run;

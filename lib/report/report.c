@@ -8,6 +8,7 @@
 
 #include "common.h"
 #include "vramfit/report/report.h"
+#include "vramfit/base/rundir.h"
 
 double vf__num(const cJSON *obj, const char *key)
 {
@@ -165,6 +166,17 @@ vf_status vf_report_render(const cJSON *data, struct vf_buf *out, struct vf_erro
 		return vf_error_set(err, VF_ERR, "report: the page would be %zu bytes, over the %u-byte limit",
 				    out->len - start, VF_REPORT_MAX_BYTES);
 	return VF_OK;
+}
+
+vf_status vf_report_write_run(const cJSON *data, const char *run_dir, const char *name, struct vf_error *err)
+{
+	struct vf_buf b;
+	vf_buf_init(&b, 4 * VF_REPORT_MAX_BYTES);
+	vf_status st = vf_report_render(data, &b, err);
+	if (!st)
+		st = vf_rundir_write_file(run_dir, name, b.data, b.len, 0644, err);
+	vf_buf_release(&b);
+	return st;
 }
 
 vf_status vf_report_write(const cJSON *data, const char *path, struct vf_error *err)

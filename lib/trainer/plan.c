@@ -18,6 +18,8 @@
 
 #include "vramfit/base/buf.h"
 #include "vramfit/base/json.h"
+#include "vramfit/base/rundir.h"
+#include "vramfit/base/shquote.h"
 #include "vramfit/trainer/profile.h"
 #include "plan_internal.h"
 #include "vramfit/model/safetensors.h"
@@ -834,7 +836,7 @@ static vf_status make_config(struct ctx *c, struct vf_error *err)
 	return config_effective_batch(c, err);
 }
 
-static void make_launch(struct ctx *c)
+static vf_status make_launch(struct ctx *c, struct vf_error *err)
 {
 	struct vf_plan *p = c->p;
 	const cJSON *l = cJSON_GetObjectItemCaseSensitive(c->cfg, "launch");
@@ -842,11 +844,17 @@ static void make_launch(struct ctx *c)
 			    : strcmp(p->training_mode, "full") == 0 ? "multi_gpu_full"
 								  : "multi_gpu_lora";
 	const char *t = vf_json_get_str(l, which);
-	char n[16];
+	char n[16], cfg[VF_PLAN_PATH * 5], cwd[VF_PLAN_PATH * 5];
 	snprintf(n, sizeof n, "%d", p->gpu_count);
-	const char *pairs[] = {"config", p->config_path, "num_gpus", n, NULL};
+	vf_shell_quote_to(cfg, sizeof cfg, p->config_path); /* fits: at most 4 bytes per byte + 2 */
+	vf_shell_quote_to(cwd, sizeof cwd, p->trainer_dir);
+	const char *pairs[] = {"config", cfg, "num_gpus", n, NULL};
 	subst(t ? t : "uv run python scripts/train.py {config}", p->launch, sizeof p->launch, pairs);
 	snprintf(p->launch_cwd, sizeof p->launch_cwd, "%s", p->trainer_dir);
+	if (strlen(p->launch) + 1 >= sizeof p->launch ||
+	    (size_t)snprintf(p->launch_line, sizeof p->launch_line, "cd %s && %s", cwd, p->launch) >= sizeof p->launch_line)
+		return vf_error_set(err, VF_ERR, "%s: the launch command is longer than %zu bytes once its paths are "
+				    "quoted", p->config_path, sizeof p->launch);
 	const char *fsdp = vf_json_get_str(l, "fsdp_config");
 	if (strcmp(which, "multi_gpu_full") == 0 && fsdp) {
 		char path[VF_PLAN_PATH * 2];
@@ -854,6 +862,7 @@ static void make_launch(struct ctx *c)
 		if (!is_file(path))
 			WARN(c, "The FSDP launch config %s is missing from the trainer directory.", path);
 	}
+	return VF_OK;
 }
 
 /* ---- estimate ------------------------------------------------------------- */
@@ -1109,8 +1118,10 @@ static void md_hardware(struct ctx *c, struct vf_buf *b)
 	md(b, "- GPUs: %s x %d, %dGB (%s)\n", p->gpu_name, p->gpu_count, p->gpu_gb,
 	   p->simulated ? "simulated with --gpu: no GPU was probed" : "probed");
 	md(b, "- Tier: %s — %s\n", p->tier.name, p->tier.note);
-	md(b, "- Launch (from `%s`):\n\n  ```\n  cd %s && %s > %s/logs/train.log 2>&1\n  ```\n\n",
-	   p->trainer_dir, p->launch_cwd, p->launch, p->run_dir);
+	char log[VF_PLAN_PATH + 32], qlog[VF_PLAN_PATH * 5];
+	snprintf(log, sizeof log, "%s/logs/train.log", p->run_dir);
+	vf_shell_quote_to(qlog, sizeof qlog, log);
+	md(b, "- Launch (from `%s`):\n\n  ```\n  %s > %s 2>&1\n  ```\n\n", p->trainer_dir, p->launch_line, qlog);
 }
 
 /* plan.md: ## Sanity Check + Autotune */
@@ -1439,6 +1450,11 @@ static vf_status plan_run_dir(struct ctx *c, const struct vf_gpu_set *gpus, stru
 		if (cJSON_IsString(dirs) && p->ndirs < 8 && name_ok(dirs->valuestring))
 			snprintf(p->dirs[p->ndirs++], 64, "%s", dirs->valuestring);
 	}
+	struct stat lst;
+	if (lstat(p->run_dir, &lst) == 0 && S_ISLNK(lst.st_mode))
+		return vf_error_set(err, VF_ERR, "%s: the run directory is a symbolic link; vramfit writes only inside "
+				    "a real run directory: choose another --run-name, or remove the link",
+				    p->run_dir);
 	if (access(p->run_dir, F_OK) == 0) {
 		p->exists = true;
 		survey_existing(c);
@@ -1470,7 +1486,8 @@ static vf_status plan_config(struct ctx *c, const struct vf_gpu_set *gpus, struc
 	st = make_config(c, err);
 	if (st != VF_OK)
 		return st;
-	make_launch(c);
+	if ((st = make_launch(c, err)) != VF_OK)
+		return st;
 	p->ndata_dirs = (int)vf_checkout_data_dirs(p->config, c->cfg, p->data_dirs, 16);
 	for (int i = 0; i < p->ndata_dirs; i++)
 		p->data_dirs[i].node = NULL; /* the document changes no more, but keep nothing borrowed */
@@ -1552,23 +1569,20 @@ vf_status vf_plan_write(const struct vf_plan *p, struct vf_error *err)
 		st = mkdir_one(p->workspace, err);
 	if (st != VF_OK)
 		return st;
-	if (mkdir(p->run_dir, 0755) != 0) {
-		if (!(errno == EEXIST && p->exists))
-			return vf_error_set(err, VF_ERR, "%s: %s", p->run_dir,
-					    errno == EEXIST ? "appeared meanwhile; it is never overwritten"
-							    : strerror(errno));
-	}
-	for (int i = 0; i < p->ndirs && st == VF_OK; i++) {
-		char d[VF_PLAN_PATH + 80];
-		snprintf(d, sizeof d, "%s/%s", p->run_dir, p->dirs[i]);
-		st = mkdir_one(d, err);
-	}
+	/* the run directory is made here and never followed when a link;
+	 * every file in it opened relative to it (lib/base/rundir.c) */
+	struct vf_rundir rd;
+	st = vf_rundir_open(&rd, p->run_dir, VF_RUNDIR_CREATE | (p->exists ? VF_RUNDIR_EXIST_OK : 0), err);
+	for (int i = 0; i < p->ndirs && st == VF_OK; i++)
+		st = vf_rundir_mkdir(&rd, p->dirs[i], err);
 	size_t len;
 	const char *text = vf_yamldoc_text(p->config, &len);
 	if (st == VF_OK)
-		st = vf_write_file_atomic(p->config_path, text, len, err);
+		st = vf_rundir_write_atomic(&rd, strrchr(p->config_path, '/') + 1, text, len, 0644, err);
 	if (st == VF_OK)
-		st = vf_write_file_atomic(p->plan_path, p->plan_md, p->plan_md_len, err);
+		st = vf_rundir_write_atomic(&rd, strrchr(p->plan_path, '/') + 1, p->plan_md, p->plan_md_len,
+					    0644, err);
+	vf_rundir_close(&rd);
 	return st;
 }
 
@@ -1623,6 +1637,7 @@ cJSON *vf_plan_to_json(const struct vf_plan *p)
 	cJSON *l = cJSON_AddObjectToObject(o, "launch");
 	cJSON_AddStringToObject(l, "cwd", p->launch_cwd);
 	cJSON_AddStringToObject(l, "command", p->launch);
+	cJSON_AddStringToObject(l, "line", p->launch_line);
 	cJSON *pa = cJSON_AddArrayToObject(o, "patches");
 	for (int i = 0; i < p->npatches; i++) {
 		cJSON *x = cJSON_CreateObject();

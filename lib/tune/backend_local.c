@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "vramfit/base/rundir.h"
 #include "sweep.h"
 
 #define LOCAL_MAX_SLOTS 16
@@ -57,7 +58,7 @@ static void child_run(const struct vf_tune_launch *l, const struct vf_tune_task 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	struct result res = {.status = -1, .end = VF_PROC_EXITED};
-	FILE *f = fopen(task->log, "w");
+	FILE *f = vf_rundir_fopen_path(l->run_dir, task->log, "w", NULL); /* never through a link */
 	char *store = NULL, ngpus[16];
 	const char *argv[MAX_ARGS];
 	snprintf(ngpus, sizeof ngpus, "%d", l->num_gpus);

@@ -13,6 +13,7 @@
 
 #include "sweep.h"
 #include "vramfit/base/buf.h"
+#include "vramfit/base/rundir.h"
 
 #define SLURM_OUT_MAX (4u << 20)
 #define SLURM_MAX_TASKS VF_TUNE_MAX_TRIALS
@@ -186,7 +187,7 @@ static vf_status write_script(struct slurm *sl, const struct vf_tune_launch *l, 
 			"echo \"$rc $(( (t1 - t0) / 1000000 ))\" > \"$log.exit.tmp\" && mv \"$log.exit.tmp\" \"$log.exit\"\n"
 			"exit $rc\n", NULL);
 	snprintf(path, pl, "%s/overfit/slurm-round-%d.sbatch", l->run_dir, ++sl->round);
-	vf_status st = b.data ? vf_write_file_atomic(path, b.data, b.len, err)
+	vf_status st = b.data ? vf_rundir_write_file(l->run_dir, path + strlen(l->run_dir) + 1, b.data, b.len, 0644, err)
 			      : vf_error_set(err, VF_ENOMEM, "out of memory");
 	vf_buf_release(&b);
 	return st;

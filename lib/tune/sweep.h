@@ -9,6 +9,7 @@
 #include <limits.h>
 
 #include "vramfit/base/json.h"
+#include "vramfit/base/rundir.h"
 #include "vramfit/tune/backend.h"
 #include "vramfit/tune/store.h"
 #include "vramfit/tune/tune.h"
@@ -29,6 +30,7 @@ struct sweep {
 	struct vf_store *store;
 	struct vf_store_ctx sctx;
 	char run[PATH_MAX];
+	struct vf_rundir rd;             /* run: every file of the sweep opened in it */
 	char config_path[PATH_MAX + 64]; /* RUN/config.yaml */
 	char trainer_dir[PATH_MAX];
 	char cmd[1024];

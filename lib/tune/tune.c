@@ -503,12 +503,42 @@ static void autotune_path(const struct sweep *s, char *path, size_t n)
 	snprintf(path, n, "%s/%s", s->run, name ? name : "autotune.log");
 }
 
+/* path's name inside the run directory ("logs/trial-1.log"); NULL when
+ * path is not below it. */
+static const char *in_run(const struct sweep *s, const char *path)
+{
+	size_t n = strlen(s->run);
+	return strncmp(path, s->run, n) == 0 && path[n] == '/' ? path + n + 1 : NULL;
+}
+
+/* fopen of a file of the run, never through a link (lib/base/rundir.c). */
+static FILE *run_fopen(const struct sweep *s, const char *path, const char *mode, struct vf_error *err)
+{
+	const char *name = in_run(s, path);
+	if (!name) {
+		vf_error_set(err, VF_ERR, "%s: not inside the run directory %s", path, s->run);
+		return NULL;
+	}
+	return vf_rundir_fopen(&s->rd, name, mode, err);
+}
+
+/* Save doc as a file of the run, atomically and never through a link. */
+static vf_status run_save(const struct sweep *s, const struct vf_yamldoc *doc, const char *path, struct vf_error *err)
+{
+	const char *name = in_run(s, path);
+	size_t len;
+	const char *text = vf_yamldoc_text(doc, &len);
+	if (!name)
+		return vf_error_set(err, VF_ERR, "%s: not inside the run directory %s", path, s->run);
+	return vf_rundir_write_atomic(&s->rd, name, text, len, 0644, err);
+}
+
 /* Append a line of its own (the strategy summary) to autotune.log. */
 void vf__autotune_note(struct sweep *s, const char *line)
 {
 	char path[PATH_MAX + 64];
 	autotune_path(s, path, sizeof path);
-	FILE *f = fopen(path, "a");
+	FILE *f = run_fopen(s, path, "a", NULL);
 	if (!f)
 		return;
 	fprintf(f, "%s\n", line);
@@ -520,7 +550,7 @@ void vf__autotune_log(struct sweep *s, const struct vf_trial *t, bool resumed)
 {
 	char path[PATH_MAX + 64];
 	autotune_path(s, path, sizeof path);
-	FILE *f = fopen(path, "a");
+	FILE *f = run_fopen(s, path, "a", NULL);
 	if (!f)
 		return;
 	char when[32];
@@ -586,7 +616,7 @@ static vf_status build_trial(struct sweep *s, int n, const cJSON *deltas, struct
 	if ((st = expand(name ? name : "trial-{n}.yaml", vars, &b, err)))
 		goto out;
 	snprintf(config_path, cp_len, "%s/%s/%s", s->run, dir ? dir : "overfit", b.data);
-	if ((st = vf_yamldoc_save(doc, config_path, err)))
+	if ((st = run_save(s, doc, config_path, err)))
 		goto out;
 	size_t len;
 	const char *text = vf_yamldoc_text(doc, &len);
@@ -617,14 +647,14 @@ out:
 /* The memory samples beside the trial's log (trial-N.log -> trial-N.samples),
  * for the run report's peak-memory timeline. A file that cannot be opened
  * only loses the timeline. */
-static FILE *open_samples(const char *logpath, const struct running *r)
+static FILE *open_samples(const struct sweep *s, const char *logpath, const struct running *r)
 {
 	char path[PATH_MAX + 80];
 	size_t n = strlen(logpath);
 	if (n > 4 && strcmp(logpath + n - 4, ".log") == 0)
 		n -= 4;
 	snprintf(path, sizeof path, "%.*s.samples", (int)n, logpath);
-	FILE *f = fopen(path, "w");
+	FILE *f = run_fopen(s, path, "w", NULL);
 	if (!f)
 		return NULL;
 	const char *src = r->sampler ? "nvml" : r->opts->poll_gpu ? "smi-device" : "host-rss";
@@ -668,14 +698,14 @@ static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *
 	r.start = vf__now_s();
 	r.mem_now = -1;
 	r.eta_rest = s->avg_trial_s > 0 ? s->avg_trial_s * remaining : 0;
-	r.logf = fopen(logpath, "w");
+	r.logf = run_fopen(s, logpath, "w", err);
 	if (!r.logf) {
 		vf_trial_log_release(&r.log);
-		return vf_error_set(err, VF_ERR, "%s: %s", logpath, strerror(errno));
+		return err ? err->code : VF_ERR;
 	}
 	emit(&r, VF_TUNE_TRIAL_START, false);
 	poll_start(&r);
-	r.samplesf = open_samples(logpath, &r);
+	r.samplesf = open_samples(s, logpath, &r);
 
 	char *argstore = NULL, gpus_s[16];
 	const char *argv[MAX_ARGS];
@@ -1026,6 +1056,7 @@ static void sweep_release(struct sweep *s)
 	vf_trial_patterns_free(s->pat);
 	vf_store_close(s->store);
 	free(s->base_text);
+	vf_rundir_close(&s->rd);
 }
 
 /* --- the phases of vf_tune_run -------------------------------------------- */
@@ -1090,22 +1121,26 @@ static vf_status prepare_dirs(struct sweep *s, struct vf_error *err)
 		if (st)
 			return st;
 	}
-	char dir[PATH_MAX + 32];
-	snprintf(dir, sizeof dir, "%s/logs", s->run);
-	mkdir(dir, 0755);
 	const char *od = vf_json_get_str(tc, "dir");
-	snprintf(dir, sizeof dir, "%s/%s", s->run, od ? od : "overfit");
-	mkdir(dir, 0755);
-	return VF_OK;
+	vf_status st = vf_rundir_mkdir(&s->rd, "logs", err);
+	return st ? st : vf_rundir_mkdir(&s->rd, od ? od : "overfit", err);
 }
 
 /* Everything before the first trial. */
 static vf_status sweep_open(struct sweep *s, struct vf_error *err)
 {
 	const struct vf_tune_opts *o = s->o;
-	if (!o->run_dir || !realpath(o->run_dir, s->run))
-		return vf_error_set(err, VF_ERR, "%s: no such run directory", o->run_dir ? o->run_dir : "(none)");
-	vf_status st;
+	/* RUN as named must be a real directory, not a link; then its
+	 * absolute path, and every file in it opened relative to it */
+	vf_status st = o->run_dir ? vf_rundir_open(&s->rd, o->run_dir, 0, err)
+				  : vf_error_set(err, VF_ERR, "(none): no such run directory");
+	if (st)
+		return st;
+	vf_rundir_close(&s->rd);
+	if (!realpath(o->run_dir, s->run))
+		return vf_error_set(err, VF_ERR, "%s: no such run directory", o->run_dir);
+	if ((st = vf_rundir_open(&s->rd, s->run, 0, err)))
+		return st;
 	if ((st = sweep_load(s, err)) || (st = check_flags(s, err)) || (st = read_base(s, err)) ||
 	    (st = prepare_dirs(s, err)) || (st = vf_store_open(o->store_path, &s->store, err)))
 		return st;
@@ -1276,7 +1311,7 @@ static vf_status patch_winner(struct sweep *s, const cJSON *best, struct vf_erro
 	struct vf_yamldoc *d = NULL;
 	vf_status st;
 	if ((st = vf_yamldoc_load_mem(s->base_text, s->base_len, s->config_path, &d, err)) == VF_OK &&
-	    (st = apply_deltas(d, best, err)) == VF_OK && (st = vf_yamldoc_save(d, s->config_path, err)) == VF_OK)
+	    (st = apply_deltas(d, best, err)) == VF_OK && (st = run_save(s, d, s->config_path, err)) == VF_OK)
 		res->patched = true;
 	vf_yamldoc_free(d);
 	return st;
@@ -1311,6 +1346,7 @@ vf_status vf_tune_run(struct vf_tune *t, const struct vf_tune_opts *o, struct vf
 	snprintf(res->winner_deltas, sizeof res->winner_deltas, "{}");
 	struct sweep s;
 	memset(&s, 0, sizeof s);
+	s.rd.fd = -1;
 	s.t = t;
 	s.o = o;
 	s.res = res;

@@ -7,7 +7,9 @@
 # recorded), an out-of-memory trial, a task killed by Slurm's time limit, an
 # interrupt (scancel: no job left in squeue) and the resume; a --slurm sweep
 # of the example trainer (CPU PyTorch) against the local sweep; plan --slurm
-# and its launch.sbatch run by sbatch --wait with a stand-in launcher.
+# and its launch.sbatch run by sbatch --wait with a stand-in launcher, also
+# for a run path holding a space, ', $(...), a backtick and # (sbatch
+# --test-only and --wait accept it, its logs land in RUN/logs).
 # Without root or the Slurm packages it says why and skips (CI has both).
 . "$(dirname "$0")/lib.sh"
 CLUSTER=$VF_SOURCE_DIR/tests/helpers/slurm-cluster.sh
@@ -158,6 +160,21 @@ VRAMFIT_LAUNCH="sh $TMP/standin.sh" sbatch --wait "$S" >"$TMP/sb.out" 2>&1; sb_r
 check '[ $sb_rc -eq 0 ]'
 check 'grep -q "standin: machines=1 rank=0 ip=node1 processes=2 gpus=0,1 config=$TMP/ws/sb/config.yaml" "$TMP"/ws/sb/logs/train-*-node0.log'
 check 'ls "$TMP"/ws/sb/logs/slurm-*.out >/dev/null'
+test_case "a run path with a space, ', \$(...), a backtick and #: sbatch --test-only accepts launch.sbatch, its log lands in RUN/logs"
+WQ="$TMP/ws a'b\$(touch PWNED)c\`touch PWNED2\`d #e"
+mkdir -p "$WQ"
+HOME=$TMP run plan --trainer-dir "$TD" --model "$TMP/models/ltx-2-19b-dev.safetensors" \
+  --text-encoder "$TMP/models/gemma-3-12b-it" --gpu h200:2 --workspace "$WQ" --run-name sb --slurm --partition debug
+expect_rc 0
+SQ=$WQ/sb/launch.sbatch
+sbatch --test-only "$SQ" >"$TMP/sbq.out" 2>&1; sbq_rc=$?
+check '[ $sbq_rc -eq 0 ] && ! grep -qi "error" "$TMP/sbq.out"'
+run check "$WQ/sb"
+expect_rc 0
+VRAMFIT_LAUNCH="sh $TMP/standin.sh" sbatch --wait "$SQ" >"$TMP/sbq.out" 2>&1; sbq_rc=$?
+check '[ $sbq_rc -eq 0 ]'
+check 'ls "$WQ"/sb/logs/slurm-*.out >/dev/null && grep -q "config=$WQ/sb/config.yaml" "$WQ"/sb/logs/train-*-node0.log'
+check '[ ! -e PWNED ] && [ ! -e PWNED2 ] && [ ! -e "$TMP/ws/sb/PWNED" ]'
 test_case "check: a launch.sbatch without GPUs fails"
 sed -i '/^#SBATCH --gres/d' "$S"
 run check "$TMP/ws/sb"

@@ -29,6 +29,9 @@
 vf_status vf_report_render(const cJSON *data, struct vf_buf *out, struct vf_error *err);
 /* Render and write to path atomically (temp file + rename). */
 vf_status vf_report_write(const cJSON *data, const char *path, struct vf_error *err);
+/* The same as RUN/name of a run directory: opened relative to it, never
+ * through a link (lib/base/rundir.h). */
+vf_status vf_report_write_run(const cJSON *data, const char *run_dir, const char *name, struct vf_error *err);
 
 /* The "phases" array of an estimate: each phase the step goes through with
  * its live bytes by term (vf_estimate.phase_bytes). Caller owns. */

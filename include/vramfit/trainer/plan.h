@@ -125,8 +125,9 @@ struct vf_plan {
 	char training_mode[16];
 	int64_t steps;
 	int64_t batch_size, grad_accum, effective_batch;
-	char launch[2048];
+	char launch[VF_PLAN_PATH * 6];      /* the command, each path in it shell-quoted */
 	char launch_cwd[VF_PLAN_PATH];
+	char launch_line[VF_PLAN_PATH * 12]; /* cd 'launch_cwd' && launch: pastes as it is */
 
 	/* The existing run directory, when there is one. */
 	bool exists;

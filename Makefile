@@ -3,7 +3,8 @@
 #   make docs   the report screenshots in docs/ (tests/cli/report.sh in headless Chromium)
 #   make test   install what is missing, build, run the whole suite
 #               (unit + CLI tests, both again under ASan+UBSan,
-#                then every fuzz target for a bounded time)
+#                then every fuzz target for a bounded time; fails when a
+#                test changed or left a file in the checkout)
 #   make gpu-proof  scripts/gpu-proof.sh: every GPU path on this machine's GPU
 #               (skipped with the reason where there is none) + the CPU parts
 JOBS      ?= 2
@@ -41,12 +42,15 @@ shared-check:
 	@test -d "$(SHARED_DIR)/fixtures" || { echo "make test: $(SHARED_DIR)/fixtures not found: the tests need the shared fixtures next to the repo (or VF_SHARED_DIR=/path/to/shared make test)" >&2; exit 1; }
 
 test: shared-check test-deps build build-asan build-fuzz
+	@scripts/checkout-state.sh save build/checkout-state.before
 	@echo "== tests (release build)"
 	@ctest --test-dir build --output-on-failure -j$(JOBS)
 	@echo "== unit and end-to-end tests under ASan+UBSan"
 	@ctest --test-dir build-asan --output-on-failure -j$(JOBS)
 	@echo "== fuzz targets ($(FUZZ_SECS) s each)"
 	@scripts/run-fuzz.sh build-fuzz $(FUZZ_SECS)
+	@echo "== the checkout after the suite"
+	@scripts/checkout-state.sh check build/checkout-state.before
 
 fuzz: build-fuzz
 	@scripts/run-fuzz.sh build-fuzz $(FUZZ_SECS)

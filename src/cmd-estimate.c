@@ -207,6 +207,9 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 		assume(a, "device peak: PyTorch's caching allocator (2.9-2.11 rules) simulated over the model "
 			  "load and two steps (optimizer states created in the first); --allocator, "
 			  "PYTORCH_CUDA_ALLOC_CONF");
+	else if (e->sim_skipped)
+		assume(a, "device peak: analytic allocator reserve (%s); the peak is approximate",
+		       e->sim_skipped);
 	else
 		assume(a, "PyTorch caching allocator without expandable segments; peak = steady-state step "
 			  "(optimizer states held from the previous step)");

@@ -164,26 +164,56 @@ static int *pool_root(struct vf_alloc *a, int i)
 	return &a->root[a->s[a->b[i].seg].small];
 }
 
+/* Insert block i into tree t: down to where its priority beats the
+ * node's, then split that subtree around it; returns the new root. */
+static int tinsert(struct vf_alloc *a, int t, int i)
+{
+	struct blk *k = &a->b[i];
+	if (t < 0)
+		return i;
+	if (k->prio > a->b[t].prio) {
+		tsplit(a, t, k->size, k->addr, &k->left, &k->right);
+		return i;
+	}
+	if (before(k, a->b[t].size, a->b[t].addr))
+		a->b[t].left = tinsert(a, a->b[t].left, i);
+	else
+		a->b[t].right = tinsert(a, a->b[t].right, i);
+	return t;
+}
+
+/* Remove block i from tree t: found by its key, replaced by the join of
+ * its subtrees; returns the new root. */
+static int terase(struct vf_alloc *a, int t, int i)
+{
+	if (t == i)
+		return tmerge(a, a->b[i].left, a->b[i].right);
+	if (t < 0)
+		return t;
+	if (before(&a->b[i], a->b[t].size, a->b[t].addr))
+		a->b[t].left = terase(a, a->b[t].left, i);
+	else
+		a->b[t].right = terase(a, a->b[t].right, i);
+	return t;
+}
+
 /* Block i became free (or changed size while free): into its pool's tree. */
 static void tree_add(struct vf_alloc *a, int i)
 {
-	int *root = pool_root(a, i), l, r;
+	int *root = pool_root(a, i);
 	a->rng ^= a->rng << 13;
 	a->rng ^= a->rng >> 17;
 	a->rng ^= a->rng << 5;
 	a->b[i].prio = a->rng;
 	a->b[i].left = a->b[i].right = -1;
-	tsplit(a, *root, a->b[i].size, a->b[i].addr, &l, &r);
-	*root = tmerge(a, tmerge(a, l, i), r);
+	*root = tinsert(a, *root, i);
 }
 
 /* Free block i leaves its pool's tree (before it is used or resized). */
 static void tree_remove(struct vf_alloc *a, int i)
 {
-	int *root = pool_root(a, i), l, m, r;
-	tsplit(a, *root, a->b[i].size, a->b[i].addr, &l, &m);
-	tsplit(a, m, a->b[i].size, a->b[i].addr + 1, &m, &r); /* m is block i alone */
-	*root = tmerge(a, l, r);
+	int *root = pool_root(a, i);
+	*root = terase(a, *root, i);
 }
 
 /* The first free block of the pool not before (size, 0): the smallest

@@ -1582,8 +1582,13 @@ vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup
 	if (!st)
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
 	llm_run(arch, su, gpu, e, st, true);
-	if (e->peak_allocated_bytes > VF_ALLOC_MAX_REQUEST) {
-		/* beyond 1 PiB no device holds it: the analytic reserve stands */
+	/* The replay's work grows with the layers (each is replayed); no public
+	 * model has over 126, so past 512 (and past 1 PiB, which no device
+	 * holds) the analytic reserve stands and the output says so. */
+	if (st->layers > VF_ESTIMATE_SIM_MAX_LAYERS || e->peak_allocated_bytes > VF_ALLOC_MAX_REQUEST) {
+		e->sim_skipped = st->layers > VF_ESTIMATE_SIM_MAX_LAYERS
+					 ? "over 512 layers: the allocator is not replayed"
+					 : "over 1 PiB: the allocator is not replayed";
 		free(st);
 		return VF_OK;
 	}
@@ -1787,6 +1792,8 @@ cJSON *vf_estimate_memory_json(const struct vf_estimate *e)
 	cJSON_AddNumberToObject(o, "peak_bytes", (double)e->peak_bytes);
 	cJSON_AddStringToObject(o, "peak_phase", vf_phase_name(e->peak_phase));
 	cJSON_AddStringToObject(o, "dominant_term", vf_term_name(e->dominant));
+	if (e->sim_skipped) /* only then: every other estimate's JSON as it was */
+		cJSON_AddStringToObject(o, "allocator_not_simulated", e->sim_skipped);
 	return o;
 }
 

@@ -28,6 +28,10 @@
 #include "vramfit/base/error.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/estimate/setup.h"
+
+/* vf_estimate_simulate replays models of at most this many layers (the
+ * analytic reserve stands beyond, with e->sim_skipped saying so). */
+#define VF_ESTIMATE_SIM_MAX_LAYERS 512
 #include "vramfit/estimate/alloc.h"
 
 /* The phase of a step at which the allocated memory peaked. */
@@ -124,6 +128,8 @@ struct vf_estimate {
 	/* The allocator simulation (vf_estimate_simulate); zero otherwise. */
 	bool simulated;            /* peak_reserved_bytes came from the simulation */
 	bool sim_oom;              /* the device ran out even after releasing the cache */
+	const char *sim_skipped;   /* why the simulation was not run (static text; the
+	                            * analytic reserve stands), NULL otherwise */
 	int64_t analytic_reserved_bytes; /* the fast path's reserved peak */
 	int64_t sim_allocated_bytes;     /* the simulation's own allocated peak (blocks) */
 	int64_t evictable_bytes;   /* paged optimizer states (unified memory): counted in the

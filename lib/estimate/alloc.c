@@ -26,6 +26,7 @@
 
 struct blk {
 	int64_t addr, size;
+	int64_t req;             /* used: the request it serves (rounded to 512 B) */
 	int seg, prev, next;
 	int left, right;         /* the pool's free-block tree (free blocks only) */
 	uint32_t prio;           /* treap priority (heap-ordered, max at the root) */
@@ -61,6 +62,7 @@ struct vf_alloc {
 	int ndirty, capdirty;
 	int64_t next_addr;
 	int64_t allocated, reserved, peak_alloc, peak_reserved;
+	int64_t requested, peak_requested; /* live requests (rounded), their peak */
 	int expand_seg[2];       /* expandable: the segment of the large [0] and small [1] pool */
 	bool oom;
 	bool peak_pending;       /* the reserved peak grew: snapshot after this malloc */
@@ -481,6 +483,10 @@ int vf_alloc_malloc(struct vf_alloc *a, int64_t bytes)
 	}
 	struct blk *k = &a->b[bi];
 	k->used = true;
+	k->req = size;
+	a->requested += size;
+	if (a->requested > a->peak_requested)
+		a->peak_requested = a->requested;
 	a->s[k->seg].used += k->size;
 	seg_touch(a, k->seg);
 	a->allocated += k->size; /* an unsplit block counts whole, as in PyTorch's stats */
@@ -523,6 +529,10 @@ static int64_t repeat_segments(struct vf_alloc *a, int64_t size, int64_t n)
 	a->allocated += n * seg;
 	if (a->allocated > a->peak_alloc)
 		a->peak_alloc = a->allocated;
+	a->b[bi].req = size;
+	a->requested += n * size;
+	if (a->requested > a->peak_requested)
+		a->peak_requested = a->requested;
 	snapshot(a);
 	a->peak_pending = false;
 	return n;
@@ -567,6 +577,7 @@ void vf_alloc_release(struct vf_alloc *a, int h)
 		return;
 	struct blk *k = &a->b[h];
 	k->used = false;
+	a->requested -= k->req;
 	a->allocated -= k->size;
 	a->s[k->seg].used -= k->size;
 	int n = k->next, p = k->prev;
@@ -587,6 +598,7 @@ int64_t vf_alloc_allocated(const struct vf_alloc *a) { return a->allocated; }
 int64_t vf_alloc_reserved(const struct vf_alloc *a) { return a->reserved; }
 int64_t vf_alloc_peak_allocated(const struct vf_alloc *a) { return a->peak_alloc; }
 int64_t vf_alloc_peak_reserved(const struct vf_alloc *a) { return a->peak_reserved; }
+int64_t vf_alloc_peak_requested(const struct vf_alloc *a) { return a->peak_requested; }
 bool vf_alloc_oom(const struct vf_alloc *a) { return a->oom; }
 
 static int seg_cmp(const void *x, const void *y)

@@ -1596,16 +1596,31 @@ vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup
 	int64_t vram = vf_estimate_gpu_bytes(gpu);
 	if (c.capacity_bytes <= 0 && vram > 0)
 		c.capacity_bytes = vram - e->context_bytes; /* full: the cache is released and retried */
+	/* Replayed without a capacity first. A capacity at or above that
+	 * peak never comes into play (the same replay); one below the peak of
+	 * the live requests runs out of memory whatever the cache holds; in
+	 * between the replay with the capacity decides (the cache released
+	 * and retried). Out of memory: the reserve the step would need is
+	 * the one without a capacity. */
+	int64_t cap = c.capacity_bytes;
+	c.capacity_bytes = 0;
 	struct vf_alloc *a = NULL;
 	vf_status rc = vf__step_simulate(st, &c, &a, err);
-	if (rc == VF_OK && vf_alloc_oom(a)) {
-		/* out of memory even after releasing the cache: report the
-		 * reserve the step would need */
-		vf_alloc_free(a);
-		a = NULL;
-		c.capacity_bytes = 0;
-		rc = vf__step_simulate(st, &c, &a, err);
-		e->sim_oom = true;
+	if (rc == VF_OK && cap > 0 && vf_alloc_peak_reserved(a) > cap) {
+		if (vf_alloc_peak_requested(a) > cap) {
+			e->sim_oom = true;
+		} else {
+			struct vf_alloc *b = NULL;
+			c.capacity_bytes = cap;
+			rc = vf__step_simulate(st, &c, &b, err);
+			if (rc == VF_OK && vf_alloc_oom(b)) {
+				e->sim_oom = true;
+				vf_alloc_free(b);
+			} else if (rc == VF_OK) {
+				vf_alloc_free(a);
+				a = b;
+			}
+		}
 	}
 	free(st);
 	if (rc != VF_OK)

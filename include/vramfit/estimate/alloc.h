@@ -80,6 +80,10 @@ int64_t vf_alloc_allocated(const struct vf_alloc *a);      /* memory_allocated *
 int64_t vf_alloc_reserved(const struct vf_alloc *a);       /* memory_reserved */
 int64_t vf_alloc_peak_allocated(const struct vf_alloc *a); /* max_memory_allocated */
 int64_t vf_alloc_peak_reserved(const struct vf_alloc *a);  /* max_memory_reserved */
+/* The peak of the live requests (each rounded to 512 B), whatever blocks
+ * served them: a lower bound of any allocator's peak for the same trace,
+ * so a capacity below it runs out of memory. */
+int64_t vf_alloc_peak_requested(const struct vf_alloc *a);
 bool vf_alloc_oom(const struct vf_alloc *a);               /* a malloc returned -1 */
 
 /* The segments held when the reserved peak was last reached, largest

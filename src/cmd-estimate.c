@@ -936,10 +936,11 @@ struct whole {
 	double price; /* < 0: catalog */
 };
 
-static bool whole_run(const struct whole *w, const struct vf_setup *s, const struct gpu_row *r,
-		      struct vf_run *run, struct vf_comm *comm)
+/* A row's whole run on the setup it ran (r->setup: its GPUs, its shard). */
+static bool whole_run(const struct whole *w, const struct gpu_row *r, struct vf_run *run,
+		      struct vf_comm *comm)
 {
-	double step = vf_runcost_step_seconds(&r->est, s, &r->spec, comm);
+	double step = vf_runcost_step_seconds(&r->est, &r->setup, &r->spec, comm);
 	if (r->split) { /* the split's own step: stages, all-reduces, hand-overs, bubble */
 		memset(comm, 0, sizeof *comm);
 		comm->known = true;
@@ -951,15 +952,14 @@ static bool whole_run(const struct whole *w, const struct vf_setup *s, const str
 		.steps = w->steps,
 		.tokens_per_step = r->est.tokens_per_step,
 		.step_seconds = step,
-		.gpus = r->split ? r->split->ngpus * r->split->dp : s->gpus,
+		.gpus = r->split ? r->split->ngpus * r->split->dp : r->setup.gpus,
 		.price_usd_hour = w->price >= 0 ? w->price : r->spec.price_usd_hour,
 	};
 	struct vf_error err = {0};
 	return r->fits && vf_runcost_run(&in, run, &err) == VF_OK;
 }
 
-static void whole_run_json(cJSON *o, const struct whole *w, const struct vf_setup *s,
-			   const struct gpu_row *rows, int nrows)
+static void whole_run_json(cJSON *o, const struct whole *w, const struct gpu_row *rows, int nrows)
 {
 	cJSON *rq = cJSON_AddObjectToObject(o, "run");
 	if (w->tokens > 0)
@@ -977,7 +977,7 @@ static void whole_run_json(cJSON *o, const struct whole *w, const struct vf_setu
 		struct vf_comm comm;
 		if (!g)
 			break;
-		if (!whole_run(w, s, &rows[i], &run, &comm)) {
+		if (!whole_run(w, &rows[i], &run, &comm)) {
 			cJSON_AddNullToObject(g, "run");
 			continue;
 		}
@@ -998,16 +998,31 @@ static void whole_run_json(cJSON *o, const struct whole *w, const struct vf_setu
 		cJSON_AddItemToArray(as, cJSON_CreateString(*p));
 }
 
-static void whole_run_print(const struct whole *w, const struct vf_setup *s,
-			    const struct gpu_row *rows, int nrows)
+/* The GPUs of the whole run's heading: the rows' own count and shard when
+ * they share one, else "the GPUs of each row". */
+static void whole_run_gpus(char *o, size_t n, const struct gpu_row *rows, int nrows)
 {
-	char b1[32], b2[32], b3[32], b4[32], b5[32];
-	if (w->tokens > 0)
-		printf("\nWhole run (%.3g tokens, %d GPU%s %s)\n", w->tokens, s->gpus,
-		       s->gpus > 1 ? "s" : "", s->gpus > 1 ? vf_shard_name(s->shard) : "");
+	int g = nrows ? rows[0].setup.gpus : 1;
+	enum vf_shard sh = nrows ? rows[0].setup.shard : VF_SHARD_NONE;
+	for (int i = 1; i < nrows; i++)
+		if (rows[i].setup.gpus != g || rows[i].setup.shard != sh)
+			g = 0;
+	if (g == 0)
+		snprintf(o, n, "the GPUs of each row");
+	else if (g == 1)
+		snprintf(o, n, "1 GPU");
 	else
-		printf("\nWhole run (%lld steps, %d GPU%s %s)\n", (long long)w->steps, s->gpus,
-		       s->gpus > 1 ? "s" : "", s->gpus > 1 ? vf_shard_name(s->shard) : "");
+		snprintf(o, n, "%d GPUs %s", g, vf_shard_name(sh));
+}
+
+static void whole_run_print(const struct whole *w, const struct gpu_row *rows, int nrows)
+{
+	char b1[32], b2[32], b3[32], b4[32], b5[32], gp[64];
+	whole_run_gpus(gp, sizeof gp, rows, nrows);
+	if (w->tokens > 0)
+		printf("\nWhole run (%.3g tokens, %s)\n", w->tokens, gp);
+	else
+		printf("\nWhole run (%lld steps, %s)\n", (long long)w->steps, gp);
 	const char *hdr[] = {"GPU", "steps", "step + comm", "time", "GPU-hours", "cost"};
 	struct vf_table t;
 	vf_table_init(&t, 6, hdr);
@@ -1016,7 +1031,7 @@ static void whole_run_print(const struct whole *w, const struct vf_setup *s,
 	for (int i = 0; i < nrows; i++) {
 		struct vf_run run;
 		struct vf_comm comm;
-		if (!whole_run(w, s, &rows[i], &run, &comm)) {
+		if (!whole_run(w, &rows[i], &run, &comm)) {
 			vf_table_addf(&t, rows[i].spec.id, "-", rows[i].fits ? "-" : "does not fit", "-", "-",
 				      "-");
 			continue;
@@ -1381,8 +1396,6 @@ static int run(int argc, char **argv)
 		return vf_cli_usage("estimate", "--video and --text-encoder apply to video DiTs (e.g. ltx-2-19b)");
 	if (t5 && !s.target_seq)
 		s.target_seq = s.seq;
-	if (vf_setup_finish(&s, &err))
-		return vf_cli_usage("estimate", "%s", err.msg);
 
 	struct gpu_row *rows = calloc(MAX_GPUS, sizeof *rows);
 	if (!rows)
@@ -1393,6 +1406,39 @@ static int run(int argc, char **argv)
 		free(rows);
 		return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg) : vf_cli_fail_err(&err);
 	}
+	if (vf_split_active(&s)) { /* a replica on fewer GPUs than listed */
+		int64_t need = s.split == VF_SPLIT_LAYERS && (s.given & VF_SETUP_G_GPUS)
+				       ? s.gpus
+				       : (int64_t)(s.tp > 1 ? s.tp : 1) * (s.pp > 1 ? s.pp : 1);
+		for (int i = 0; i < nrows; i++)
+			if (rows[i].count > 1 && rows[i].count < need) {
+				char id[64];
+				int have = rows[i].count;
+				snprintf(id, sizeof id, "%s", rows[i].spec.id);
+				free(rows);
+				return vf_cli_usage("estimate", "one replica needs %" PRId64 " GPUs, %s:%d gives %d",
+						    need, id, have, have);
+			}
+	}
+	if (nspecs) { /* --gpu ID:N is --gpu ID --gpus N */
+		const char *ids[MAX_GPUS];
+		int counts[MAX_GPUS];
+		for (int i = 0; i < nrows; i++) {
+			ids[i] = rows[i].spec.id;
+			counts[i] = rows[i].count;
+		}
+		int urc = vf_cli_gpu_counts("estimate", ids, counts, nrows, &s);
+		if (urc >= 0) {
+			free(rows);
+			return urc;
+		}
+		for (int i = 0; i < nrows; i++)
+			rows[i].count = counts[i];
+	}
+	if (vf_setup_finish(&s, &err)) {
+		free(rows);
+		return vf_cli_usage("estimate", "%s", err.msg);
+	}
 	bool multi = false;
 	for (int i = 0; i < nrows; i++) {
 		struct gpu_row *r = &rows[i];
@@ -1401,23 +1447,13 @@ static int run(int argc, char **argv)
 		struct vf_setup rs = s;
 		if (vf_split_active(&s)) {
 			int mp = s.tp * s.pp;
-			int need = s.split == VF_SPLIT_LAYERS && (s.given & VF_SETUP_G_GPUS) ? s.gpus : mp;
-			if (r->count > 1 && r->count < need) {
-				char id[64];
-				int have = r->count;
-				snprintf(id, sizeof id, "%s", r->spec.id);
-				for (int k = 0; k <= i; k++)
-					free(rows[k].split);
-				free(rows);
-				return vf_cli_usage("estimate", "one replica needs %d GPUs, %s:%d gives %d", need, id,
-						    have, have);
-			}
 			if (r->count > 1 && !(s.given & VF_SETUP_G_GPUS) &&
 			    (s.split == VF_SPLIT_LAYERS || r->count % mp == 0)) {
 				rs.gpus = r->count;
 				if (s.split != VF_SPLIT_LAYERS && rs.gpus > mp && !(s.given & VF_SETUP_G_SHARD))
 					rs.shard = VF_SHARD_DDP;
 			}
+			r->setup = rs;
 			if (split_row(&tg, &rs, r, &err)) {
 				for (int k = 0; k <= i; k++)
 					free(rows[k].split);
@@ -1480,7 +1516,7 @@ static int run(int argc, char **argv)
 	if (html) {
 		cJSON *o = to_json(&tg, &s, rows, nrows, &e0, &as);
 		if (w.tokens > 0 || w.steps > 0)
-			whole_run_json(o, &w, &s, rows, nrows);
+			whole_run_json(o, &w, rows, nrows);
 		rc = write_html(html, o, &tg, &s, rows, nrows, &e0);
 		cJSON_Delete(o);
 		if (rc) {
@@ -1494,13 +1530,13 @@ static int run(int argc, char **argv)
 	if (json) {
 		cJSON *o = to_json(&tg, &s, rows, nrows, &e0, &as);
 		if (w.tokens > 0 || w.steps > 0)
-			whole_run_json(o, &w, &s, rows, nrows);
+			whole_run_json(o, &w, rows, nrows);
 		vf_cli_print_json(o);
 		cJSON_Delete(o);
 	} else {
 		print_human(&tg, &s, rows, nrows, gsource, &e0, &as);
 		if (w.tokens > 0 || w.steps > 0)
-			whole_run_print(&w, &s, rows, nrows);
+			whole_run_print(&w, rows, nrows);
 		if (sim)
 			print_segments(sim, &e0, &tg.alloc);
 		else if (explain && tg.dit)

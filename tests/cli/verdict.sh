@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# verdict.sh - one verdict (issue 19, item 5): the two spellings of a GPU
+# count (--gpu ID:N, --gpu ID --gpus N) give the same setup, text, JSON and
+# cost; advice keeps fit's margin; remedies and hints never suggest what is
+# already set; labels and counts agree with what they count.
+. "$(dirname "$0")/lib.sh"
+export XDG_CONFIG_HOME="$TMP/config"
+unset VRAMFIT_DATA_DIR || true
+export VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI="$TMP/no-such-smi"
+
+# same OUTFILE CMD...: run vramfit, keep stdout in OUTFILE
+keep() { f=$1; shift; run "$@"; printf '%s\n' "$out" >"$TMP/$f"; }
+
+test_case "estimate: --gpu ID:N and --gpus N are one run (text, JSON, cost)"
+keep a.json estimate qwen2.5-0.5b --gpu rtx-4090:8 --tokens 100M --json
+expect_rc 0
+keep b.json estimate qwen2.5-0.5b --gpu rtx-4090 --gpus 8 --tokens 100M --json
+expect_rc 0
+check 'cmp -s "$TMP/a.json" "$TMP/b.json"'
+expect_json 'j["setup"]["gpus"] == 8 and j["gpus"][0]["count"] == 8'
+# the run's cost is 8 GPUs' worth: GPU-hours = 8 x hours
+expect_json 'abs(j["gpus"][0]["run"]["gpu_hours"] - 8 * j["gpus"][0]["run"]["hours"]) < 1e-9'
+keep a.txt estimate qwen2.5-0.5b --gpu rtx-4090:8 --tokens 100M
+keep b.txt estimate qwen2.5-0.5b --gpu rtx-4090 --gpus 8 --tokens 100M
+check 'cmp -s "$TMP/a.txt" "$TMP/b.txt"'
+expect_out 'Whole run (1e+08 tokens, 8 GPUs ddp)'
+expect_out '8 GPUs ddp'
+run estimate qwen2.5-0.5b --gpu rtx-4090:4 --gpus 8
+expect_rc 2
+expect_err '--gpus 8: only 4 rtx-4090 given'
+
+test_case "fit: --gpu ID:N and --gpus N are one run"
+keep a.json fit qwen2.5-0.5b --gpu rtx-4090:8 --tokens 100M --json
+expect_rc 0
+keep b.json fit qwen2.5-0.5b --gpu rtx-4090 --gpus 8 --tokens 100M --json
+expect_rc 0
+check 'cmp -s "$TMP/a.json" "$TMP/b.json"'
+keep a.json fit qwen2.5-0.5b --gpu rtx-4090:8 --tokens 100M --search --json
+keep b.json fit qwen2.5-0.5b --gpu rtx-4090 --gpus 8 --tokens 100M --search --json
+expect_rc 0
+expect_json 'j["start"][0]["gpus"] == 8 and j["results"]'
+# the same search but for how long it took
+check 'python3 -c "import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); [x[\"search\"].pop(\"seconds\") for x in (a,b)]; sys.exit(a!=b)" "$TMP/a.json" "$TMP/b.json"'
+
+finish

@@ -30,7 +30,7 @@
 
 static const char usage[] =
 	"usage: vramfit estimate MODEL [setup flags] [--gpu SPEC]... [--tokens T | --steps S]\n"
-	"                        [--price USD] [--json] [--html FILE]\n"
+	"                        [--price USD] [--margin F] [--json] [--html FILE]\n"
 	"       vramfit estimate --params N [setup flags] [--gpu SPEC]... [--json]\n"
 	"       vramfit estimate --check-groundtruth FILE [--json]\n"
 	"\n"
@@ -57,6 +57,8 @@ static const char usage[] =
 	"  --tokens T | --steps S     whole run per GPU: steps, hours and cost (1e9, 22B),\n"
 	"                             with data-parallel communication for --gpus N\n"
 	"  --price USD                $/GPU-hour instead of the catalog's\n"
+	"  --margin F                 fraction of each GPU's memory the advice keeps free\n"
+	"                             (default 0.10, as vramfit fit)\n"
 	"  --allocator default|expandable   PyTorch's caching allocator mode (default: from\n"
 	"                             PYTORCH_CUDA_ALLOC_CONF, else cudaMalloc segments)\n"
 	"  --explain                  the allocator's segments at the peak\n"
@@ -694,9 +696,10 @@ static void print_split(FILE *o, const struct gpu_row *r)
 
 static void print_human(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
 			int nrows, const char *gsource, const struct vf_estimate *e0,
-			const struct assume *a)
+			const struct assume *a, double margin)
 {
-	char b1[64], b2[64], b3[64], b4[64];
+	char b1[64], b2[64], b3[64], b4[64], margin_note[64];
+	snprintf(margin_note, sizeof margin_note, "; %.0f%% of the GPU kept free, --margin", 100 * margin);
 	FILE *o = stdout;
 	const char *bold = vf_cli_sgr(o, "1"), *red = vf_cli_sgr(o, "31"), *green = vf_cli_sgr(o, "32"),
 		   *off = vf_cli_sgr(o, "0");
@@ -827,10 +830,11 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 			fprintf(o, "  no change of batch split, checkpointing, optimizer, quantization or "
 				   "precision fits it: try %s\n", remedy(r->est.dominant, s));
 		for (int k = 0; k < r->advice.n; k++)
-			fprintf(o, "  %s cheapest change that fits: %s (peak %s, %s to spare)\n",
+			fprintf(o, "  %s cheapest change that fits: %s (peak %s, %s to spare%s)\n",
 				k == 0 ? "the" : "next", r->advice.item[k].changes,
 				vf_fmt_bytes(b1, sizeof b1, (double)r->advice.item[k].peak_bytes),
-				vf_fmt_bytes(b2, sizeof b2, (double)r->advice.item[k].headroom_bytes));
+				vf_fmt_bytes(b2, sizeof b2, (double)r->advice.item[k].headroom_bytes),
+				k == 0 ? margin_note : "");
 	}
 	for (int i = 0; i < nrows; i++)
 		if (rows[i].split)
@@ -1220,6 +1224,7 @@ static int run(int argc, char **argv)
 	char *specs[MAX_GPUS];
 	int nspecs = 0;
 	struct whole w = {.tokens = 0, .steps = 0, .price = -1};
+	double margin = VF_ADVICE_MARGIN;
 	bool explain = false;
 	struct vf_alloc_config acfg = {0};
 	const char *conf = getenv("PYTORCH_CUDA_ALLOC_CONF");
@@ -1268,6 +1273,11 @@ static int run(int argc, char **argv)
 			} else {
 				w.steps = (int64_t)v;
 			}
+			i += 2;
+		} else if (strcmp(a, "--margin") == 0) {
+			if (i + 1 >= argc || !vf_cli_number(argv[i + 1], 0, 0.99, false, &margin))
+				return vf_cli_usage("estimate", "--margin %s: expected a fraction from 0 to 0.99",
+						    i + 1 < argc ? argv[i + 1] : "");
 			i += 2;
 		} else if (strcmp(a, "--html") == 0) {
 			if (i + 1 >= argc || !argv[i + 1][0])
@@ -1475,7 +1485,7 @@ static int run(int argc, char **argv)
 		r->fits = vf_estimate_fits(&r->est, &r->spec, &r->headroom);
 		r->setup = rs;
 		if (!r->fits && !tg.dit && vf_advice_run(&tg.arch, &rs, &r->spec, &tg.alloc,
-							 &r->advice, &err)) {
+							 margin, &r->advice, &err)) {
 			free(rows);
 			return vf_cli_fail_err(&err);
 		}
@@ -1534,7 +1544,7 @@ static int run(int argc, char **argv)
 		vf_cli_print_json(o);
 		cJSON_Delete(o);
 	} else {
-		print_human(&tg, &s, rows, nrows, gsource, &e0, &as);
+		print_human(&tg, &s, rows, nrows, gsource, &e0, &as, margin);
 		if (w.tokens > 0 || w.steps > 0)
 			whole_run_print(&w, rows, nrows);
 		if (sim)

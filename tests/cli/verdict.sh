@@ -42,4 +42,19 @@ expect_json 'j["start"][0]["gpus"] == 8 and j["results"]'
 # the same search but for how long it took
 check 'python3 -c "import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); [x[\"search\"].pop(\"seconds\") for x in (a,b)]; sys.exit(a!=b)" "$TMP/a.json" "$TMP/b.json"'
 
+test_case "advice keeps fit's margin (default 10 %, --margin)"
+# on an 80 GB card: without a margin batch 2x2 fits with 1.8 GiB to spare
+run estimate llama2-7b --gpu h100-80gb --batch 4 --json
+expect_rc 0
+expect_json 'j["gpus"][0]["advice"] and all(a["peak_bytes"] <= 0.9 * j["gpus"][0]["vram_bytes"] for a in j["gpus"][0]["advice"])'
+run estimate llama2-7b --gpu h100-80gb --batch 4 --margin 0.3 --json
+expect_json 'j["gpus"][0]["advice"] and all(a["peak_bytes"] <= 0.7 * j["gpus"][0]["vram_bytes"] for a in j["gpus"][0]["advice"])'
+run estimate llama2-7b --gpu h100-80gb --batch 4 --margin 0 --json
+expect_json 'any(a["peak_bytes"] > 0.9 * j["gpus"][0]["vram_bytes"] for a in j["gpus"][0]["advice"])'
+run estimate llama2-7b --gpu h100-80gb --batch 4
+expect_out '10% of the GPU kept free, --margin'
+run estimate llama2-7b --gpu h100-80gb --margin 1.5
+expect_rc 2
+expect_err '--margin 1.5: expected a fraction'
+
 finish

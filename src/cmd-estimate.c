@@ -92,31 +92,125 @@ struct gpu_row {
 	int64_t headroom;
 	int64_t max_batch;
 	struct vf_split *split;  /* --split/--tp/--pp: what each GPU holds (owned) */
+	char split_hint[192];    /* inference too big for one: the split that fits */
 };
 
-static const char *remedy(enum vf_term t, const struct vf_setup *s)
+/* "a, b or c": the remedy's parts joined into o (n bytes). */
+static void join_parts(char *o, size_t n, const char *const *part, int np)
 {
+	size_t k = 0;
+	o[0] = '\0';
+	for (int i = 0; i < np && k < n; i++)
+		k += (size_t)snprintf(o + k, n - k, "%s%s", i == 0 ? "" : i == np - 1 ? ", or " : ", ",
+				      part[i]);
+}
+
+/* What to try when no allowed change fits: for the dominant term, only
+ * what the setup does not already have, then the split that fits
+ * (split_hint, tried by split_fits), then a smaller model. */
+static const char *remedy(char *o, size_t n, enum vf_term t, const struct vf_setup *s,
+			  const char *split_hint)
+{
+	const char *part[8];
+	int np = 0;
+	bool sharded = s->shard == VF_SHARD_ZERO3 || s->shard == VF_SHARD_FSDP;
+	bool infer = s->mode == VF_MODE_INFER;
 	switch (t) {
 	case VF_TERM_ACTIVATIONS:
-		return s->grad_ckpt ? "a smaller --batch or --seq" : "--grad-ckpt, or a smaller --batch or --seq";
+		if (!s->grad_ckpt && !infer)
+			part[np++] = "--grad-ckpt";
+		part[np++] = "a smaller --batch or --seq";
+		break;
 	case VF_TERM_OPTIMIZER:
-		return "--optimizer adamw8bit, --shard zero1/zero2 over several GPUs, or --mode lora";
+		if (s->optimizer != VF_OPT_ADAMW8BIT && s->optimizer != VF_OPT_SGD)
+			part[np++] = "--optimizer adamw8bit";
+		if (s->shard == VF_SHARD_NONE || s->shard == VF_SHARD_DDP)
+			part[np++] = "--shard zero1/zero2 over several GPUs";
+		if (s->mode == VF_MODE_FULL)
+			part[np++] = "--mode lora";
+		break;
 	case VF_TERM_OPTIMIZER_TEMP:
-		return "--optimizer-impl fused (no foreach temporary)";
+		if (s->optimizer_impl != VF_OPTIMPL_FUSED)
+			part[np++] = "--optimizer-impl fused (no foreach temporary)";
+		break;
 	case VF_TERM_WEIGHTS:
-		return s->mode == VF_MODE_FULL ? "--mode lora with --quant int8/nf4, or --shard fsdp"
-					       : "--quant int8 or nf4, or a smaller model";
+		if (s->mode == VF_MODE_FULL) {
+			part[np++] = "--mode lora with --quant int8/nf4";
+			if (!sharded)
+				part[np++] = "--shard fsdp";
+		} else if (s->quant == VF_QUANT_NONE) {
+			part[np++] = "--quant int8 or nf4";
+		} else if (s->quant == VF_QUANT_INT8 || s->quant == VF_QUANT_FP8) {
+			part[np++] = "--quant nf4";
+		}
+		break;
 	case VF_TERM_GRADIENTS:
-		return "--mode lora, or --shard zero2/fsdp over several GPUs";
+		if (s->mode == VF_MODE_FULL)
+			part[np++] = "--mode lora";
+		if (s->shard != VF_SHARD_ZERO2 && !sharded)
+			part[np++] = "--shard zero2/fsdp over several GPUs";
+		break;
 	case VF_TERM_AUTOCAST_CACHE:
-		return "--precision bf16 (no fp32 master weights to cast)";
+		if (s->precision != VF_PREC_BF16)
+			part[np++] = "--precision bf16 (no fp32 master weights to cast)";
+		break;
 	case VF_TERM_LOGITS:
-		return "a smaller --batch or --seq (the loss holds fp32 logits)";
+		part[np++] = "a smaller --batch or --seq (the loss holds fp32 logits)";
+		break;
 	case VF_TERM_KV_CACHE:
-		return "a smaller --batch or --seq";
+		part[np++] = "a smaller --batch or --seq";
+		break;
 	default:
-		return "a smaller setup";
+		break;
 	}
+	if (split_hint && split_hint[0])
+		part[np++] = split_hint;
+	part[np++] = "a smaller model";
+	join_parts(o, n, part, np);
+	return o;
+}
+
+/* An inference that one GPU does not hold: the fewest GPUs of this kind
+ * (2, 4, 8) over which a layer split or tensor parallelism fits, each
+ * checked by running the split's estimate. "" when none fits. */
+static void split_fits(const struct vf_arch *arch, const struct vf_setup *s,
+		       const struct vf_gpu_spec *gpu, char *o, size_t n)
+{
+	o[0] = '\0';
+	if (s->mode != VF_MODE_INFER || vf_split_active(s))
+		return;
+	struct vf_split *sp = calloc(1, sizeof *sp);
+	if (!sp)
+		return;
+	for (int g = 2; g <= 8 && !o[0]; g *= 2) {
+		const char *part[2];
+		char buf[2][96];
+		int np = 0;
+		for (int k = 0; k < 2; k++) {
+			struct vf_setup t = *s;
+			struct vf_error err = {0};
+			t.gpus = g;
+			t.given |= VF_SETUP_G_GPUS;
+			t.shard = VF_SHARD_NONE;
+			if (k == 0)
+				t.split = VF_SPLIT_LAYERS;
+			else
+				t.tp = g;
+			if (vf__split_run(arch, &t, gpu, false, sp, &err) == VF_OK && sp->fits) {
+				if (k == 0)
+					snprintf(buf[np], sizeof buf[np], "--gpu %s:%d --split layers", gpu->id, g);
+				else
+					snprintf(buf[np], sizeof buf[np], "--gpu %s:%d --tp %d", gpu->id, g, g);
+				part[np] = buf[np];
+				np++;
+			}
+		}
+		if (np == 2)
+			snprintf(o, n, "%s or %s (both fit)", part[0], part[1]);
+		else if (np == 1)
+			snprintf(o, n, "%s (fits)", part[0]);
+	}
+	free(sp);
 }
 
 static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, bool t5, bool multi,
@@ -698,7 +792,7 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 			int nrows, const char *gsource, const struct vf_estimate *e0,
 			const struct assume *a, double margin)
 {
-	char b1[64], b2[64], b3[64], b4[64], margin_note[64];
+	char b1[64], b2[64], b3[64], b4[64], margin_note[64], rem[512];
 	snprintf(margin_note, sizeof margin_note, "; %.0f%% of the GPU kept free, --margin", 100 * margin);
 	FILE *o = stdout;
 	const char *bold = vf_cli_sgr(o, "1"), *red = vf_cli_sgr(o, "31"), *green = vf_cli_sgr(o, "32"),
@@ -754,9 +848,9 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 
 	if (nrows && rows[0].split)
 		fprintf(o, "%sMemory at the peak%s (%s phase, on %s GPU %d of the split: the one that limits)\n",
-			bold, off, vf_phase_name(e0->peak_phase), rows[0].spec.id, rows[0].split->limiting);
+			bold, off, vf_estimate_phase_name(e0, e0->peak_phase), rows[0].spec.id, rows[0].split->limiting);
 	else
-		fprintf(o, "%sMemory at the peak%s (%s phase%s%s)\n", bold, off, vf_phase_name(e0->peak_phase),
+		fprintf(o, "%sMemory at the peak%s (%s phase%s%s)\n", bold, off, vf_estimate_phase_name(e0, e0->peak_phase),
 			nrows ? ", on " : "", nrows ? rows[0].spec.id : "");
 	const char *hdr[] = {"term", "size", "% of peak"};
 	struct vf_table t;
@@ -825,10 +919,11 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 			r->spec.id, vf_fmt_bytes(b1, sizeof b1, (double)r->est.peak_bytes),
 			vf_fmt_bytes(b2, sizeof b2, (double)vf_estimate_gpu_bytes(&r->spec)),
 			vf_term_name(r->est.dominant), vf_fmt_bytes(b4, sizeof b4, (double)term),
-			100.0 * term / (double)r->est.peak_bytes, vf_phase_name(r->est.peak_phase));
+			100.0 * term / (double)r->est.peak_bytes, vf_estimate_phase_name(&r->est, r->est.peak_phase));
 		if (r->advice.n == 0)
 			fprintf(o, "  no change of batch split, checkpointing, optimizer, quantization or "
-				   "precision fits it: try %s\n", remedy(r->est.dominant, s));
+				   "precision fits it: try %s\n",
+				remedy(rem, sizeof rem, r->est.dominant, &r->setup, r->split_hint));
 		for (int k = 0; k < r->advice.n; k++)
 			fprintf(o, "  %s cheapest change that fits: %s (peak %s, %s to spare%s)\n",
 				k == 0 ? "the" : "next", r->advice.item[k].changes,
@@ -1490,6 +1585,8 @@ static int run(int argc, char **argv)
 			return vf_cli_fail_err(&err);
 		}
 		r->max_batch = max_batch(&tg, &rs, &r->spec);
+		if (!r->fits && !tg.dit)
+			split_fits(&tg.arch, &rs, &r->spec, r->split_hint, sizeof r->split_hint);
 	}
 	if (multi)
 		assume(&as, "GPUs of one kind given as ID:N run one data-parallel job over all N (--gpus, --shard)");

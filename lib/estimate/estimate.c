@@ -779,6 +779,11 @@ const char *vf_phase_name(enum vf_phase p)
 	return (unsigned)p < VF_PHASE_COUNT ? phase_names[p] : "?";
 }
 
+const char *vf_estimate_phase_name(const struct vf_estimate *e, enum vf_phase p)
+{
+	return e->inference && p == VF_PHASE_LOSS ? "logits" : vf_phase_name(p);
+}
+
 const char *vf_term_name(enum vf_term t)
 {
 	return (unsigned)t < VF_TERM_COUNT ? term_names[t] : "?";
@@ -1159,6 +1164,7 @@ static void llm_run(const struct vf_arch *arch, const struct vf_setup *su,
 		    bool timed)
 {
 	memset(e, 0, sizeof *e);
+	e->inference = su->mode == VF_MODE_INFER;
 	struct shape s;
 	shape_from_arch(arch, &s);
 
@@ -1780,7 +1786,7 @@ cJSON *vf_estimate_memory_json(const struct vf_estimate *e)
 	cJSON_AddNumberToObject(o, "allocator_bytes", (double)e->allocator_bytes);
 	cJSON_AddNumberToObject(o, "peak_allocated_bytes", (double)e->peak_allocated_bytes);
 	cJSON_AddNumberToObject(o, "peak_bytes", (double)e->peak_bytes);
-	cJSON_AddStringToObject(o, "peak_phase", vf_phase_name(e->peak_phase));
+	cJSON_AddStringToObject(o, "peak_phase", vf_estimate_phase_name(e, e->peak_phase));
 	cJSON_AddStringToObject(o, "dominant_term", vf_term_name(e->dominant));
 	return o;
 }

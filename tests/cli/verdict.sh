@@ -57,4 +57,32 @@ run estimate llama2-7b --gpu h100-80gb --margin 1.5
 expect_rc 2
 expect_err '--margin 1.5: expected a fraction'
 
+test_case "estimate's hints never suggest what is set; inference hints the split that fits"
+run estimate llama2-70b --mode infer --quant nf4 --gpu rtx-4090
+expect_rc 0
+expect_out 'rtx-4090: does not fit'
+expect_no_out '--quant nf4'
+expect_out '--gpu rtx-4090:2 --split layers'
+expect_out '--gpu rtx-4090:2 --tp 2'
+# the hinted splits fit when run
+run estimate llama2-70b --mode infer --quant nf4 --gpu rtx-4090:2 --split layers --json
+expect_json 'all(g["fits"] for g in j["gpus"])'
+run estimate llama2-70b --mode infer --quant nf4 --gpu rtx-4090:2 --tp 2 --json
+expect_json 'all(g["fits"] for g in j["gpus"])'
+run estimate llama2-70b --mode infer --quant int8 --gpu rtx-4090
+expect_out 'try --quant nf4,'
+expect_no_out 'int8 or nf4'
+run estimate llama2-7b --mode full --optimizer adamw8bit --gpu rtx-4090
+expect_out 'rtx-4090: does not fit'
+expect_no_out '--optimizer adamw8bit'
+
+test_case "an inference estimate names its phases (no loss phase)"
+run estimate qwen2.5-0.5b --mode infer --gpu h100-80gb
+expect_out 'Memory at the peak (logits phase'
+expect_no_out 'loss phase'
+run estimate qwen2.5-0.5b --mode infer --gpu h100-80gb --json
+expect_json 'j["memory"]["peak_phase"] == "logits"'
+run estimate qwen2.5-0.5b --gpu h100-80gb --json
+expect_json 'j["memory"]["peak_phase"] != "logits"'
+
 finish

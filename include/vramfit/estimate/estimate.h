@@ -69,6 +69,7 @@ enum {
  * peak_bytes); the *_full fields are each term's full size whenever it is
  * live (e.g. gradients are freed before the forward that peaks). */
 struct vf_estimate {
+	bool inference;            /* --mode infer: no loss; its VF_PHASE_LOSS is the logits */
 	int64_t params;            /* total parameters (tied embeddings once) */
 	int64_t trainable_params;  /* what the optimizer updates */
 	int64_t tokens_per_step;   /* batch x seq x grad_accum x gpus */
@@ -159,6 +160,9 @@ struct vf_dit {
 };
 
 const char *vf_phase_name(enum vf_phase p);
+/* The name of phase p in this estimate: an inference has no loss, its
+ * VF_PHASE_LOSS is the output head's "logits". */
+const char *vf_estimate_phase_name(const struct vf_estimate *e, enum vf_phase p);
 /* "weights", "gradients", ..., the JSON key without "_bytes". */
 const char *vf_term_name(enum vf_term t);
 /* The live-at-peak value of a term. */

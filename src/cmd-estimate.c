@@ -1415,11 +1415,14 @@ static int run(int argc, char **argv)
 		if (!vf_runcost_parse_count(params, &p) || p < 1e5 || p > 1e14)
 			return vf_cli_usage("estimate", "--params: expected a parameter count (7e9, 7B, 350M), got '%s'",
 					    params);
-		vf_estimate_generic_arch((int64_t)p, &tg.arch);
+		int64_t got = vf_estimate_generic_arch((int64_t)p, &tg.arch);
+		if ((double)got > 1.5 * p)
+			return vf_cli_usage("estimate", "--params %s: smaller than the smallest generic transformer "
+							"(%" PRId64 " parameters)", params, got);
 		snprintf(tg.id, sizeof tg.id, "generic-%s", params);
 		assume(&as, "a generic llama-like transformer: hidden %" PRId64 ", %" PRId64
-			    " layers, SwiGLU MLP %" PRId64 ", vocabulary 32000",
-		       tg.arch.hidden, tg.arch.layers, tg.arch.ffn);
+			    " layers, SwiGLU MLP %" PRId64 ", vocabulary %" PRId64,
+		       tg.arch.hidden, tg.arch.layers, tg.arch.ffn, tg.arch.vocab);
 	} else {
 		struct vf_model *m = NULL;
 		if (vf_model_load(model, &m, &err))
@@ -1486,9 +1489,17 @@ static int run(int argc, char **argv)
 				}
 			}
 		} else if (m->params > 0) {
-			vf_estimate_generic_arch(m->params, &tg.arch);
-			assume(&as, "no architecture found: a generic llama-like transformer of %" PRId64 " parameters",
-			       m->params);
+			int64_t got = vf_estimate_generic_arch(m->params, &tg.arch), have = m->params;
+			if ((double)got > 1.5 * (double)have) {
+				vf_model_free(m);
+				return vf_cli_fail("%s: %" PRId64 " parameters and no architecture: smaller than the "
+						   "smallest generic transformer (%" PRId64 " parameters); nothing to "
+						   "estimate (give its config.json)",
+						   model, have, got);
+			}
+			assume(&as, "no architecture found: a generic llama-like transformer of %" PRId64
+				    " parameters (hidden %" PRId64 ", %" PRId64 " layers, vocabulary %" PRId64 ")",
+			       m->params, tg.arch.hidden, tg.arch.layers, tg.arch.vocab);
 		} else {
 			vf_model_free(m);
 			return vf_cli_fail("%s: no architecture or parameter count to estimate from", model);

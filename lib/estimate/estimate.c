@@ -1733,7 +1733,7 @@ int64_t vf_estimate_max_batch_simulated(const struct vf_arch *arch, const struct
 	return lo;
 }
 
-void vf_estimate_generic_arch(int64_t params, struct vf_arch *a)
+int64_t vf_estimate_generic_arch(int64_t params, struct vf_arch *a)
 {
 	/* A llama-like decoder: h chosen so that 12.6 h^2 L ~ params with
 	 * L = h / 128 (the shape of 1B-70B llamas), vocab 32000. */
@@ -1754,7 +1754,14 @@ void vf_estimate_generic_arch(int64_t params, struct vf_arch *a)
 	a->kv_heads = a->heads;
 	a->head_dim = hh / a->heads;
 	a->ffn = (int64_t)(2.6875 * (double)hh / 256 + 0.5) * 256;
-	a->vocab = 32000;
+	/* parameters: embeddings and head 2 V h, per layer attention 4 h^2,
+	 * SwiGLU 3 h ffn and two norms, one final norm */
+	double layer = 4.0 * (double)hh * (double)hh + 3.0 * (double)hh * (double)a->ffn + 2.0 * (double)hh;
+	double body = (double)L * layer + (double)hh;
+	double vocab = 32000;
+	if (2 * vocab * (double)hh + body > p) /* a small model: a smaller vocabulary */
+		vocab = (p - body) / (2.0 * (double)hh) < 256 ? 256 : floor((p - body) / (2.0 * (double)hh));
+	a->vocab = (int64_t)vocab;
 	a->tied_embeddings = false;
 	a->experts = 0;
 	a->experts_per_token = 0;
@@ -1767,6 +1774,7 @@ void vf_estimate_generic_arch(int64_t params, struct vf_arch *a)
 		   VF_ARCH_F_KV_HEADS | VF_ARCH_F_HEAD_DIM | VF_ARCH_F_FFN | VF_ARCH_F_VOCAB |
 		   VF_ARCH_F_TIED;
 	snprintf(a->source, sizeof a->source, "params");
+	return (int64_t)(2 * vocab * (double)hh + body);
 }
 
 cJSON *vf_estimate_memory_json(const struct vf_estimate *e)

@@ -85,4 +85,47 @@ expect_json 'j["memory"]["peak_phase"] == "logits"'
 run estimate qwen2.5-0.5b --gpu h100-80gb --json
 expect_json 'j["memory"]["peak_phase"] != "logits"'
 
+test_case "help texts print no printf escapes (help plan said '25 %% + 20 min')"
+for c in $("$VRAMFIT" --help | awk '/^  [a-z]/{print $1}'); do
+  run help "$c"
+  expect_no_out '%%'
+done
+run help plan
+expect_out '25 % + 20 min'
+
+test_case "a safetensors file without architecture: the estimate is of its header's count"
+python3 "$VF_SOURCE_DIR/tests/helpers/mk-safetensors.py" "$TMP/four.safetensors" a. b.
+run estimate "$TMP/four.safetensors" --gpu h100-80gb
+expect_rc 1
+expect_err 'four.safetensors: 4 parameters and no architecture: smaller than the smallest generic transformer'
+expect_no_out '17.2 M'
+python3 - "$TMP/fifty.safetensors" <<'PY'
+import json, struct, sys
+h = json.dumps({"w": {"dtype": "BF16", "shape": [5000, 10000], "data_offsets": [0, 100000000]}}).encode()
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<Q", len(h))); f.write(h); f.truncate(8 + len(h) + 100000000)
+PY
+run estimate "$TMP/fifty.safetensors" --gpu h100-80gb --json
+expect_rc 0
+expect_json 'abs(j["model"]["params"] - 50000000) < 0.01 * 50000000'
+expect_json 'any("transformer of 50000000 parameters" in a for a in j["assumptions"])'
+run estimate --params 1e5
+expect_rc 2
+expect_err 'smaller than the smallest generic transformer'
+run estimate --params 10M --json
+expect_json 'abs(j["model"]["params"] - 1e7) < 0.01 * 1e7'
+
+test_case "the fit page counts the cells its grid shows"
+run fit llama2-7b --html "$TMP/fit.html"
+expect_rc 0
+check 'python3 - "$TMP/fit.html" <<'"'"'PY'"'"'
+import re, sys
+t = open(sys.argv[1], encoding="utf-8").read()
+svg = re.search(r"<svg[^>]*data-chart=\"grid\".*?</svg>", t, re.S).group(0)
+fit = len(re.findall(r"class=\"cell f0\"", svg))
+cells = len(re.findall(r"class=\"cell[ \"]", svg))
+m = re.search(r"(\d+) of (\d+) cells fit", t)
+sys.exit(not (m and int(m.group(1)) == fit and int(m.group(2)) == cells))
+PY'
+
 finish

@@ -207,8 +207,11 @@ bool vf_estimate_fits(const struct vf_estimate *e, const struct vf_gpu_spec *gpu
 int64_t vf_estimate_default_context(const struct vf_gpu_spec *gpu);
 
 /* A generic decoder-only transformer of about `params` parameters
- * (llama-like shape; --params N alone). */
-void vf_estimate_generic_arch(int64_t params, struct vf_arch *out);
+ * (llama-like shape; --params N alone; a vocabulary below 32000 for a
+ * small model). Returns the shape's own parameter count: above `params`
+ * when no transformer is that small (callers refuse rather than estimate
+ * another size). */
+int64_t vf_estimate_generic_arch(int64_t params, struct vf_arch *out);
 
 /* Vision models (lib/estimate/vit.c): CLIP / SigLIP contrastive training
  * of both towers (or one ViT tower) over setup->video_width x height

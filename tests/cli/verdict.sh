@@ -128,4 +128,47 @@ m = re.search(r"(\d+) of (\d+) cells fit", t)
 sys.exit(not (m and int(m.group(1)) == fit and int(m.group(2)) == cells))
 PY'
 
+test_case "triage: remedies never suggest what the config already has"
+F=$VF_SHARED_DIR/fixtures/failures
+cat >"$TMP/set.yaml" <<'YAML'
+model:
+  training_mode: "lora"
+lora:
+  rank: 8
+optimization:
+  batch_size: 1
+  optimizer_type: "adamw8bit"
+  enable_gradient_checkpointing: true
+acceleration:
+  quantization: "int8-quanto"
+YAML
+run triage "$F/oom-python.err" --exit 1 --config "$TMP/set.yaml" --json
+expect_rc 0
+expect_json 'j["outcome"] == "oom" and len(j["remedies"]) >= 1'
+expect_json 'not any(w in r for r in j["remedies"] for w in ["checkpointing", "adamw8bit", "int8-quanto", "LoRA rank", "batch_size: 1"])'
+sed -e 's/rank: 8/rank: 32/' -e 's/true/false/' -e 's/"adamw8bit"/"adamw"/' -e 's/"int8-quanto"/null/' -e 's/batch_size: 1/batch_size: 2/' \
+  "$TMP/set.yaml" >"$TMP/std.yaml"
+run triage "$F/oom-python.err" --exit 1 --config "$TMP/std.yaml" --json
+expect_json 'sum(w in r for r in j["remedies"] for w in ["checkpointing", "adamw8bit", "int8-quanto", "batch_size: 1"]) == 4'
+expect_json 'any("LoRA rank 32 -> 16 " in r for r in j["remedies"])'
+run triage "$F/oom-python.err" --exit 1 --config "$TMP/missing.yaml"
+expect_rc 1
+expect_err 'missing.yaml'
+
+test_case "tune: a failed baseline's remedies leave out what its config.yaml has"
+TRAINER=$VF_SOURCE_DIR/examples/ltx-mini-trainer
+R=$TMP/run-oom
+mkdir -p "$R/overfit/.precomputed" "$R/dataset" "$R/outputs" "$R/logs"
+cp "$TRAINER/data/text.txt" "$R/overfit/.precomputed/sample.txt"
+cp "$TRAINER/configs/t2v_lora_low_vram.yaml" "$R/config.yaml"
+"$VRAMFIT" config set "$R/config.yaml" "model.model_path=\"$TRAINER/models/mini.json\"" \
+  "model.text_encoder_path=\"$TRAINER/models\"" >/dev/null
+VRAMFIT_FAKE_OOM=base XDG_DATA_HOME=$TMP/xdg run tune "$R" --trainer-dir "$VF_SOURCE_DIR" \
+  --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" --json --quiet
+expect_rc 1
+expect_json 'j["baseline_failed"] and j["trials"][0]["outcome"] == "oom"'
+# the low-VRAM config has checkpointing, batch 1, adamw8bit, int8-quanto, rank 16
+expect_json 'not any(w in r for r in j["remedies"] for w in ["checkpointing", "adamw8bit", "int8-quanto", "batch_size: 1"])'
+expect_json 'any("LoRA rank 16 -> 8 " in r for r in j["remedies"])'
+
 finish

@@ -62,6 +62,7 @@ run estimate llama2-70b --mode infer --quant nf4 --gpu rtx-4090
 expect_rc 0
 expect_out 'rtx-4090: does not fit'
 expect_no_out '--quant nf4'
+expect_no_out 'int8 or nf4'
 expect_out '--gpu rtx-4090:2 --split layers'
 expect_out '--gpu rtx-4090:2 --tp 2'
 # the hinted splits fit when run

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "vramfit/base/json.h"
+#include "vramfit/estimate/setup.h"
 
 int vf_cli_fail(const char *fmt, ...)
 {
@@ -268,4 +269,28 @@ bool vf_cli_wants_help(int argc, char **argv)
 			return true;
 	}
 	return false;
+}
+
+int vf_cli_gpu_counts(const char *cmd, const char *const *ids, int *counts, int n,
+		      struct vf_setup *s)
+{
+	if (s->given & VF_SETUP_G_GPUS) {
+		for (int i = 0; i < n; i++) {
+			if (counts[i] > 1 && counts[i] < s->gpus)
+				return vf_cli_usage(cmd, "--gpus %d: only %d %s given", s->gpus, counts[i],
+						    ids[i]);
+			if (counts[i] > 0)
+				counts[i] = s->gpus;
+		}
+		return -1;
+	}
+	int same = n > 0 ? counts[0] : 0;
+	for (int i = 1; i < n; i++)
+		if (counts[i] != same)
+			same = 0;
+	if (same > 1) {
+		s->gpus = same;
+		s->given |= VF_SETUP_G_GPUS;
+	}
+	return -1;
 }

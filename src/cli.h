@@ -73,4 +73,15 @@ bool vf_cli_number(const char *s, double lo, double hi, bool integer, double *ou
 /* True when argv has -h or --help (commands use it before parsing). */
 bool vf_cli_wants_help(int argc, char **argv);
 
+/* --gpu ID:N and --gpu ID --gpus N are one setup, decided here for every
+ * verb: counts[i] is how many GPUs of kind ids[i] were listed (0: none
+ * named, the verb picks). With --gpus M each listed kind runs M (a kind
+ * listed with a count above 1 must have at least M); without, kinds that
+ * all give the same count N > 1 set --gpus N. Call before
+ * vf_setup_finish(). Returns -1, else the exit code of the usage error
+ * printed. */
+struct vf_setup;
+int vf_cli_gpu_counts(const char *cmd, const char *const *ids, int *counts, int n,
+		      struct vf_setup *s);
+
 #endif

@@ -30,7 +30,7 @@
 
 static const char usage[] =
 	"usage: vramfit estimate MODEL [setup flags] [--gpu SPEC]... [--tokens T | --steps S]\n"
-	"                        [--price USD] [--json] [--html FILE]\n"
+	"                        [--price USD] [--margin F] [--json] [--html FILE]\n"
 	"       vramfit estimate --params N [setup flags] [--gpu SPEC]... [--json]\n"
 	"       vramfit estimate --check-groundtruth FILE [--json]\n"
 	"\n"
@@ -57,6 +57,8 @@ static const char usage[] =
 	"  --tokens T | --steps S     whole run per GPU: steps, hours and cost (1e9, 22B),\n"
 	"                             with data-parallel communication for --gpus N\n"
 	"  --price USD                $/GPU-hour instead of the catalog's\n"
+	"  --margin F                 fraction of each GPU's memory the advice keeps free\n"
+	"                             (default 0.10, as vramfit fit)\n"
 	"  --allocator default|expandable   PyTorch's caching allocator mode (default: from\n"
 	"                             PYTORCH_CUDA_ALLOC_CONF, else cudaMalloc segments)\n"
 	"  --explain                  the allocator's segments at the peak\n"
@@ -90,31 +92,125 @@ struct gpu_row {
 	int64_t headroom;
 	int64_t max_batch;
 	struct vf_split *split;  /* --split/--tp/--pp: what each GPU holds (owned) */
+	char split_hint[192];    /* inference too big for one: the split that fits */
 };
 
-static const char *remedy(enum vf_term t, const struct vf_setup *s)
+/* "a, b or c": the remedy's parts joined into o (n bytes). */
+static void join_parts(char *o, size_t n, const char *const *part, int np)
 {
+	size_t k = 0;
+	o[0] = '\0';
+	for (int i = 0; i < np && k < n; i++)
+		k += (size_t)snprintf(o + k, n - k, "%s%s", i == 0 ? "" : i == np - 1 ? ", or " : ", ",
+				      part[i]);
+}
+
+/* What to try when no allowed change fits: for the dominant term, only
+ * what the setup does not already have, then the split that fits
+ * (split_hint, tried by split_fits), then a smaller model. */
+static const char *remedy(char *o, size_t n, enum vf_term t, const struct vf_setup *s,
+			  const char *split_hint)
+{
+	const char *part[8];
+	int np = 0;
+	bool sharded = s->shard == VF_SHARD_ZERO3 || s->shard == VF_SHARD_FSDP;
+	bool infer = s->mode == VF_MODE_INFER;
 	switch (t) {
 	case VF_TERM_ACTIVATIONS:
-		return s->grad_ckpt ? "a smaller --batch or --seq" : "--grad-ckpt, or a smaller --batch or --seq";
+		if (!s->grad_ckpt && !infer)
+			part[np++] = "--grad-ckpt";
+		part[np++] = "a smaller --batch or --seq";
+		break;
 	case VF_TERM_OPTIMIZER:
-		return "--optimizer adamw8bit, --shard zero1/zero2 over several GPUs, or --mode lora";
+		if (s->optimizer != VF_OPT_ADAMW8BIT && s->optimizer != VF_OPT_SGD)
+			part[np++] = "--optimizer adamw8bit";
+		if (s->shard == VF_SHARD_NONE || s->shard == VF_SHARD_DDP)
+			part[np++] = "--shard zero1/zero2 over several GPUs";
+		if (s->mode == VF_MODE_FULL)
+			part[np++] = "--mode lora";
+		break;
 	case VF_TERM_OPTIMIZER_TEMP:
-		return "--optimizer-impl fused (no foreach temporary)";
+		if (s->optimizer_impl != VF_OPTIMPL_FUSED)
+			part[np++] = "--optimizer-impl fused (no foreach temporary)";
+		break;
 	case VF_TERM_WEIGHTS:
-		return s->mode == VF_MODE_FULL ? "--mode lora with --quant int8/nf4, or --shard fsdp"
-					       : "--quant int8 or nf4, or a smaller model";
+		if (s->mode == VF_MODE_FULL) {
+			part[np++] = "--mode lora with --quant int8/nf4";
+			if (!sharded)
+				part[np++] = "--shard fsdp";
+		} else if (s->quant == VF_QUANT_NONE) {
+			part[np++] = "--quant int8 or nf4";
+		} else if (s->quant == VF_QUANT_INT8 || s->quant == VF_QUANT_FP8) {
+			part[np++] = "--quant nf4";
+		}
+		break;
 	case VF_TERM_GRADIENTS:
-		return "--mode lora, or --shard zero2/fsdp over several GPUs";
+		if (s->mode == VF_MODE_FULL)
+			part[np++] = "--mode lora";
+		if (s->shard != VF_SHARD_ZERO2 && !sharded)
+			part[np++] = "--shard zero2/fsdp over several GPUs";
+		break;
 	case VF_TERM_AUTOCAST_CACHE:
-		return "--precision bf16 (no fp32 master weights to cast)";
+		if (s->precision != VF_PREC_BF16)
+			part[np++] = "--precision bf16 (no fp32 master weights to cast)";
+		break;
 	case VF_TERM_LOGITS:
-		return "a smaller --batch or --seq (the loss holds fp32 logits)";
+		part[np++] = "a smaller --batch or --seq (the loss holds fp32 logits)";
+		break;
 	case VF_TERM_KV_CACHE:
-		return "a smaller --batch or --seq";
+		part[np++] = "a smaller --batch or --seq";
+		break;
 	default:
-		return "a smaller setup";
+		break;
 	}
+	if (split_hint && split_hint[0])
+		part[np++] = split_hint;
+	part[np++] = "a smaller model";
+	join_parts(o, n, part, np);
+	return o;
+}
+
+/* An inference that one GPU does not hold: the fewest GPUs of this kind
+ * (2, 4, 8) over which a layer split or tensor parallelism fits, each
+ * checked by running the split's estimate. "" when none fits. */
+static void split_fits(const struct vf_arch *arch, const struct vf_setup *s,
+		       const struct vf_gpu_spec *gpu, char *o, size_t n)
+{
+	o[0] = '\0';
+	if (s->mode != VF_MODE_INFER || vf_split_active(s))
+		return;
+	struct vf_split *sp = calloc(1, sizeof *sp);
+	if (!sp)
+		return;
+	for (int g = 2; g <= 8 && !o[0]; g *= 2) {
+		const char *part[2];
+		char buf[2][96];
+		int np = 0;
+		for (int k = 0; k < 2; k++) {
+			struct vf_setup t = *s;
+			struct vf_error err = {0};
+			t.gpus = g;
+			t.given |= VF_SETUP_G_GPUS;
+			t.shard = VF_SHARD_NONE;
+			if (k == 0)
+				t.split = VF_SPLIT_LAYERS;
+			else
+				t.tp = g;
+			if (vf__split_run(arch, &t, gpu, false, sp, &err) == VF_OK && sp->fits) {
+				if (k == 0)
+					snprintf(buf[np], sizeof buf[np], "--gpu %s:%d --split layers", gpu->id, g);
+				else
+					snprintf(buf[np], sizeof buf[np], "--gpu %s:%d --tp %d", gpu->id, g, g);
+				part[np] = buf[np];
+				np++;
+			}
+		}
+		if (np == 2)
+			snprintf(o, n, "%s or %s (both fit)", part[0], part[1]);
+		else if (np == 1)
+			snprintf(o, n, "%s (fits)", part[0]);
+	}
+	free(sp);
 }
 
 static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, bool t5, bool multi,
@@ -697,9 +793,10 @@ static void print_split(FILE *o, const struct gpu_row *r)
 
 static void print_human(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
 			int nrows, const char *gsource, const struct vf_estimate *e0,
-			const struct assume *a)
+			const struct assume *a, double margin)
 {
-	char b1[64], b2[64], b3[64], b4[64];
+	char b1[64], b2[64], b3[64], b4[64], margin_note[64], rem[512];
+	snprintf(margin_note, sizeof margin_note, "; %.0f%% of the GPU kept free, --margin", 100 * margin);
 	FILE *o = stdout;
 	const char *bold = vf_cli_sgr(o, "1"), *red = vf_cli_sgr(o, "31"), *green = vf_cli_sgr(o, "32"),
 		   *off = vf_cli_sgr(o, "0");
@@ -754,9 +851,9 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 
 	if (nrows && rows[0].split)
 		fprintf(o, "%sMemory at the peak%s (%s phase, on %s GPU %d of the split: the one that limits)\n",
-			bold, off, vf_phase_name(e0->peak_phase), rows[0].spec.id, rows[0].split->limiting);
+			bold, off, vf_estimate_phase_name(e0, e0->peak_phase), rows[0].spec.id, rows[0].split->limiting);
 	else
-		fprintf(o, "%sMemory at the peak%s (%s phase%s%s)\n", bold, off, vf_phase_name(e0->peak_phase),
+		fprintf(o, "%sMemory at the peak%s (%s phase%s%s)\n", bold, off, vf_estimate_phase_name(e0, e0->peak_phase),
 			nrows ? ", on " : "", nrows ? rows[0].spec.id : "");
 	const char *hdr[] = {"term", "size", "% of peak"};
 	struct vf_table t;
@@ -825,15 +922,17 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 			r->spec.id, vf_fmt_bytes(b1, sizeof b1, (double)r->est.peak_bytes),
 			vf_fmt_bytes(b2, sizeof b2, (double)vf_estimate_gpu_bytes(&r->spec)),
 			vf_term_name(r->est.dominant), vf_fmt_bytes(b4, sizeof b4, (double)term),
-			100.0 * term / (double)r->est.peak_bytes, vf_phase_name(r->est.peak_phase));
+			100.0 * term / (double)r->est.peak_bytes, vf_estimate_phase_name(&r->est, r->est.peak_phase));
 		if (r->advice.n == 0)
 			fprintf(o, "  no change of batch split, checkpointing, optimizer, quantization or "
-				   "precision fits it: try %s\n", remedy(r->est.dominant, s));
+				   "precision fits it: try %s\n",
+				remedy(rem, sizeof rem, r->est.dominant, &r->setup, r->split_hint));
 		for (int k = 0; k < r->advice.n; k++)
-			fprintf(o, "  %s cheapest change that fits: %s (peak %s, %s to spare)\n",
+			fprintf(o, "  %s cheapest change that fits: %s (peak %s, %s to spare%s)\n",
 				k == 0 ? "the" : "next", r->advice.item[k].changes,
 				vf_fmt_bytes(b1, sizeof b1, (double)r->advice.item[k].peak_bytes),
-				vf_fmt_bytes(b2, sizeof b2, (double)r->advice.item[k].headroom_bytes));
+				vf_fmt_bytes(b2, sizeof b2, (double)r->advice.item[k].headroom_bytes),
+				k == 0 ? margin_note : "");
 	}
 	for (int i = 0; i < nrows; i++)
 		if (rows[i].split)
@@ -939,10 +1038,11 @@ struct whole {
 	double price; /* < 0: catalog */
 };
 
-static bool whole_run(const struct whole *w, const struct vf_setup *s, const struct gpu_row *r,
-		      struct vf_run *run, struct vf_comm *comm)
+/* A row's whole run on the setup it ran (r->setup: its GPUs, its shard). */
+static bool whole_run(const struct whole *w, const struct gpu_row *r, struct vf_run *run,
+		      struct vf_comm *comm)
 {
-	double step = vf_runcost_step_seconds(&r->est, s, &r->spec, comm);
+	double step = vf_runcost_step_seconds(&r->est, &r->setup, &r->spec, comm);
 	if (r->split) { /* the split's own step: stages, all-reduces, hand-overs, bubble */
 		memset(comm, 0, sizeof *comm);
 		comm->known = true;
@@ -954,15 +1054,14 @@ static bool whole_run(const struct whole *w, const struct vf_setup *s, const str
 		.steps = w->steps,
 		.tokens_per_step = r->est.tokens_per_step,
 		.step_seconds = step,
-		.gpus = r->split ? r->split->ngpus * r->split->dp : s->gpus,
+		.gpus = r->split ? r->split->ngpus * r->split->dp : r->setup.gpus,
 		.price_usd_hour = w->price >= 0 ? w->price : r->spec.price_usd_hour,
 	};
 	struct vf_error err = {0};
 	return r->fits && vf_runcost_run(&in, run, &err) == VF_OK;
 }
 
-static void whole_run_json(cJSON *o, const struct whole *w, const struct vf_setup *s,
-			   const struct gpu_row *rows, int nrows)
+static void whole_run_json(cJSON *o, const struct whole *w, const struct gpu_row *rows, int nrows)
 {
 	cJSON *rq = cJSON_AddObjectToObject(o, "run");
 	if (w->tokens > 0)
@@ -980,7 +1079,7 @@ static void whole_run_json(cJSON *o, const struct whole *w, const struct vf_setu
 		struct vf_comm comm;
 		if (!g)
 			break;
-		if (!whole_run(w, s, &rows[i], &run, &comm)) {
+		if (!whole_run(w, &rows[i], &run, &comm)) {
 			cJSON_AddNullToObject(g, "run");
 			continue;
 		}
@@ -1001,16 +1100,31 @@ static void whole_run_json(cJSON *o, const struct whole *w, const struct vf_setu
 		cJSON_AddItemToArray(as, cJSON_CreateString(*p));
 }
 
-static void whole_run_print(const struct whole *w, const struct vf_setup *s,
-			    const struct gpu_row *rows, int nrows)
+/* The GPUs of the whole run's heading: the rows' own count and shard when
+ * they share one, else "the GPUs of each row". */
+static void whole_run_gpus(char *o, size_t n, const struct gpu_row *rows, int nrows)
 {
-	char b1[32], b2[32], b3[32], b4[32], b5[32];
-	if (w->tokens > 0)
-		printf("\nWhole run (%.3g tokens, %d GPU%s %s)\n", w->tokens, s->gpus,
-		       s->gpus > 1 ? "s" : "", s->gpus > 1 ? vf_shard_name(s->shard) : "");
+	int g = nrows ? rows[0].setup.gpus : 1;
+	enum vf_shard sh = nrows ? rows[0].setup.shard : VF_SHARD_NONE;
+	for (int i = 1; i < nrows; i++)
+		if (rows[i].setup.gpus != g || rows[i].setup.shard != sh)
+			g = 0;
+	if (g == 0)
+		snprintf(o, n, "the GPUs of each row");
+	else if (g == 1)
+		snprintf(o, n, "1 GPU");
 	else
-		printf("\nWhole run (%lld steps, %d GPU%s %s)\n", (long long)w->steps, s->gpus,
-		       s->gpus > 1 ? "s" : "", s->gpus > 1 ? vf_shard_name(s->shard) : "");
+		snprintf(o, n, "%d GPUs %s", g, vf_shard_name(sh));
+}
+
+static void whole_run_print(const struct whole *w, const struct gpu_row *rows, int nrows)
+{
+	char b1[32], b2[32], b3[32], b4[32], b5[32], gp[64];
+	whole_run_gpus(gp, sizeof gp, rows, nrows);
+	if (w->tokens > 0)
+		printf("\nWhole run (%.3g tokens, %s)\n", w->tokens, gp);
+	else
+		printf("\nWhole run (%lld steps, %s)\n", (long long)w->steps, gp);
 	const char *hdr[] = {"GPU", "steps", "step + comm", "time", "GPU-hours", "cost"};
 	struct vf_table t;
 	vf_table_init(&t, 6, hdr);
@@ -1019,7 +1133,7 @@ static void whole_run_print(const struct whole *w, const struct vf_setup *s,
 	for (int i = 0; i < nrows; i++) {
 		struct vf_run run;
 		struct vf_comm comm;
-		if (!whole_run(w, s, &rows[i], &run, &comm)) {
+		if (!whole_run(w, &rows[i], &run, &comm)) {
 			vf_table_addf(&t, rows[i].spec.id, "-", rows[i].fits ? "-" : "does not fit", "-", "-",
 				      "-");
 			continue;
@@ -1208,6 +1322,7 @@ static int run(int argc, char **argv)
 	char *specs[MAX_GPUS];
 	int nspecs = 0;
 	struct whole w = {.tokens = 0, .steps = 0, .price = -1};
+	double margin = VF_ADVICE_MARGIN;
 	bool explain = false;
 	struct vf_alloc_config acfg = {0};
 	const char *conf = getenv("PYTORCH_CUDA_ALLOC_CONF");
@@ -1257,6 +1372,11 @@ static int run(int argc, char **argv)
 				w.steps = (int64_t)v;
 			}
 			i += 2;
+		} else if (strcmp(a, "--margin") == 0) {
+			if (i + 1 >= argc || !vf_cli_number(argv[i + 1], 0, 0.99, false, &margin))
+				return vf_cli_usage("estimate", "--margin %s: expected a fraction from 0 to 0.99",
+						    i + 1 < argc ? argv[i + 1] : "");
+			i += 2;
 		} else if (strcmp(a, "--html") == 0) {
 			if (i + 1 >= argc || !argv[i + 1][0])
 				return vf_cli_usage("estimate", "--html: expected a file name");
@@ -1298,11 +1418,14 @@ static int run(int argc, char **argv)
 		if (!vf_runcost_parse_count(params, &p) || p < 1e5 || p > 1e14)
 			return vf_cli_usage("estimate", "--params: expected a parameter count (7e9, 7B, 350M), got '%s'",
 					    params);
-		vf_estimate_generic_arch((int64_t)p, &tg.arch);
+		int64_t got = vf_estimate_generic_arch((int64_t)p, &tg.arch);
+		if ((double)got > 1.5 * p)
+			return vf_cli_usage("estimate", "--params %s: smaller than the smallest generic transformer "
+							"(%" PRId64 " parameters)", params, got);
 		snprintf(tg.id, sizeof tg.id, "generic-%s", params);
 		assume(&as, "a generic llama-like transformer: hidden %" PRId64 ", %" PRId64
-			    " layers, SwiGLU MLP %" PRId64 ", vocabulary 32000",
-		       tg.arch.hidden, tg.arch.layers, tg.arch.ffn);
+			    " layers, SwiGLU MLP %" PRId64 ", vocabulary %" PRId64,
+		       tg.arch.hidden, tg.arch.layers, tg.arch.ffn, tg.arch.vocab);
 	} else {
 		struct vf_model *m = NULL;
 		if (vf_model_load(model, &m, &err))
@@ -1369,9 +1492,17 @@ static int run(int argc, char **argv)
 				}
 			}
 		} else if (m->params > 0) {
-			vf_estimate_generic_arch(m->params, &tg.arch);
-			assume(&as, "no architecture found: a generic llama-like transformer of %" PRId64 " parameters",
-			       m->params);
+			int64_t got = vf_estimate_generic_arch(m->params, &tg.arch), have = m->params;
+			if ((double)got > 1.5 * (double)have) {
+				vf_model_free(m);
+				return vf_cli_fail("%s: %" PRId64 " parameters and no architecture: smaller than the "
+						   "smallest generic transformer (%" PRId64 " parameters); nothing to "
+						   "estimate (give its config.json)",
+						   model, have, got);
+			}
+			assume(&as, "no architecture found: a generic llama-like transformer of %" PRId64
+				    " parameters (hidden %" PRId64 ", %" PRId64 " layers, vocabulary %" PRId64 ")",
+			       m->params, tg.arch.hidden, tg.arch.layers, tg.arch.vocab);
 		} else {
 			vf_model_free(m);
 			return vf_cli_fail("%s: no architecture or parameter count to estimate from", model);
@@ -1384,8 +1515,6 @@ static int run(int argc, char **argv)
 		return vf_cli_usage("estimate", "--video and --text-encoder apply to video DiTs (e.g. ltx-2-19b)");
 	if (t5 && !s.target_seq)
 		s.target_seq = s.seq;
-	if (vf_setup_finish(&s, &err))
-		return vf_cli_usage("estimate", "%s", err.msg);
 
 	struct gpu_row *rows = calloc(MAX_GPUS, sizeof *rows);
 	if (!rows)
@@ -1396,6 +1525,39 @@ static int run(int argc, char **argv)
 		free(rows);
 		return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg) : vf_cli_fail_err(&err);
 	}
+	if (vf_split_active(&s)) { /* a replica on fewer GPUs than listed */
+		int64_t need = s.split == VF_SPLIT_LAYERS && (s.given & VF_SETUP_G_GPUS)
+				       ? s.gpus
+				       : (int64_t)(s.tp > 1 ? s.tp : 1) * (s.pp > 1 ? s.pp : 1);
+		for (int i = 0; i < nrows; i++)
+			if (rows[i].count > 1 && rows[i].count < need) {
+				char id[64];
+				int have = rows[i].count;
+				snprintf(id, sizeof id, "%s", rows[i].spec.id);
+				free(rows);
+				return vf_cli_usage("estimate", "one replica needs %" PRId64 " GPUs, %s:%d gives %d",
+						    need, id, have, have);
+			}
+	}
+	if (nspecs) { /* --gpu ID:N is --gpu ID --gpus N */
+		const char *ids[MAX_GPUS];
+		int counts[MAX_GPUS];
+		for (int i = 0; i < nrows; i++) {
+			ids[i] = rows[i].spec.id;
+			counts[i] = rows[i].count;
+		}
+		int urc = vf_cli_gpu_counts("estimate", ids, counts, nrows, &s);
+		if (urc >= 0) {
+			free(rows);
+			return urc;
+		}
+		for (int i = 0; i < nrows; i++)
+			rows[i].count = counts[i];
+	}
+	if (vf_setup_finish(&s, &err)) {
+		free(rows);
+		return vf_cli_usage("estimate", "%s", err.msg);
+	}
 	bool multi = false;
 	for (int i = 0; i < nrows; i++) {
 		struct gpu_row *r = &rows[i];
@@ -1404,23 +1566,13 @@ static int run(int argc, char **argv)
 		struct vf_setup rs = s;
 		if (vf_split_active(&s)) {
 			int mp = s.tp * s.pp;
-			int need = s.split == VF_SPLIT_LAYERS && (s.given & VF_SETUP_G_GPUS) ? s.gpus : mp;
-			if (r->count > 1 && r->count < need) {
-				char id[64];
-				int have = r->count;
-				snprintf(id, sizeof id, "%s", r->spec.id);
-				for (int k = 0; k <= i; k++)
-					free(rows[k].split);
-				free(rows);
-				return vf_cli_usage("estimate", "one replica needs %d GPUs, %s:%d gives %d", need, id,
-						    have, have);
-			}
 			if (r->count > 1 && !(s.given & VF_SETUP_G_GPUS) &&
 			    (s.split == VF_SPLIT_LAYERS || r->count % mp == 0)) {
 				rs.gpus = r->count;
 				if (s.split != VF_SPLIT_LAYERS && rs.gpus > mp && !(s.given & VF_SETUP_G_SHARD))
 					rs.shard = VF_SHARD_DDP;
 			}
+			r->setup = rs;
 			if (split_row(&tg, &rs, r, &err)) {
 				for (int k = 0; k <= i; k++)
 					free(rows[k].split);
@@ -1442,11 +1594,13 @@ static int run(int argc, char **argv)
 		r->fits = vf_estimate_fits(&r->est, &r->spec, &r->headroom);
 		r->setup = rs;
 		if (!r->fits && !tg.dit && vf_advice_run(&tg.arch, &rs, &r->spec, &tg.alloc,
-							 &r->advice, &err)) {
+							 margin, &r->advice, &err)) {
 			free(rows);
 			return vf_cli_fail_err(&err);
 		}
 		r->max_batch = max_batch(&tg, &rs, &r->spec);
+		if (!r->fits && !tg.dit)
+			split_fits(&tg.arch, &rs, &r->spec, r->split_hint, sizeof r->split_hint);
 	}
 	if (multi)
 		assume(&as, "GPUs of one kind given as ID:N run one data-parallel job over all N (--gpus, --shard)");
@@ -1483,7 +1637,7 @@ static int run(int argc, char **argv)
 	if (html) {
 		cJSON *o = to_json(&tg, &s, rows, nrows, &e0, &as);
 		if (w.tokens > 0 || w.steps > 0)
-			whole_run_json(o, &w, &s, rows, nrows);
+			whole_run_json(o, &w, rows, nrows);
 		rc = write_html(html, o, &tg, &s, rows, nrows, &e0);
 		cJSON_Delete(o);
 		if (rc) {
@@ -1497,13 +1651,13 @@ static int run(int argc, char **argv)
 	if (json) {
 		cJSON *o = to_json(&tg, &s, rows, nrows, &e0, &as);
 		if (w.tokens > 0 || w.steps > 0)
-			whole_run_json(o, &w, &s, rows, nrows);
+			whole_run_json(o, &w, rows, nrows);
 		vf_cli_print_json(o);
 		cJSON_Delete(o);
 	} else {
-		print_human(&tg, &s, rows, nrows, gsource, &e0, &as);
+		print_human(&tg, &s, rows, nrows, gsource, &e0, &as, margin);
 		if (w.tokens > 0 || w.steps > 0)
-			whole_run_print(&w, &s, rows, nrows);
+			whole_run_print(&w, rows, nrows);
 		if (sim)
 			print_segments(sim, &e0, &tg.alloc);
 		else if (explain && tg.dit)

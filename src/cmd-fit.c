@@ -915,6 +915,24 @@ static int run(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	struct vf_error err = {0};
+	struct gpu_group groups[64];
+	int ng = 0;
+	if (a.ngpu_specs) { /* --gpu ID:N is --gpu ID --gpus N */
+		rc = gpu_groups_from_specs(&a, groups, 64, &ng);
+		if (rc >= 0)
+			return rc;
+		const char *ids[64];
+		int counts[64];
+		for (int i = 0; i < ng; i++) {
+			ids[i] = groups[i].spec->id;
+			counts[i] = groups[i].count;
+		}
+		rc = vf_cli_gpu_counts("fit", ids, counts, ng, &a.setup);
+		if (rc >= 0)
+			return rc;
+		for (int i = 0; i < ng; i++)
+			groups[i].count = counts[i];
+	}
 	if (vf_setup_finish(&a.setup, &err) != VF_OK)
 		return vf_cli_usage("fit", "%s", err.msg);
 	if (vf_split_active(&a.setup))
@@ -942,14 +960,8 @@ static int run(int argc, char **argv)
 		vf_model_free(m);
 		return vf_cli_fail_err(&err);
 	}
-	struct gpu_group groups[64];
-	int ng = 0;
 	if (a.ngpu_specs) {
-		rc = gpu_groups_from_specs(&a, groups, 64, &ng);
-		if (rc >= 0) {
-			vf_model_free(m);
-			return rc;
-		}
+		/* the groups are made above */
 	} else if (a.search) {
 		rc = gpu_groups_probed(groups, 64, &ng);
 		if (rc >= 0) {

@@ -62,7 +62,7 @@ static const char usage[] =
 	"                        plan.md are rewritten; checkpoints are kept)\n"
 	"  --slurm               also write RUN/launch.sbatch: --nodes and --gres=gpu:N\n"
 	"                        from the GPUs planned for, --time from the estimate\n"
-	"                        (steps x step time + 25 %% + 20 min start-up: the\n"
+	"                        (steps x step time + 25 % + 20 min start-up: the\n"
 	"                        profile's launch.slurm), logs into RUN/logs/, one\n"
 	"                        accelerate launcher per node via srun (rank from\n"
 	"                        $SLURM_NODEID, main address from $SLURM_JOB_NODELIST);\n"

@@ -7,12 +7,13 @@
 
 #include "cli.h"
 #include "vramfit/base/json.h"
+#include "vramfit/base/yamldoc.h"
 #include "vramfit/trainer/profile.h"
 #include "vramfit/tune/trial.h"
 
 static int run(int argc, char **argv)
 {
-	const char *path = NULL, *trainer = VF_PROFILE_DEFAULT;
+	const char *path = NULL, *trainer = VF_PROFILE_DEFAULT, *config = NULL;
 	int status = -1, steps = 0;
 	bool json = false;
 	for (int i = 1; i < argc; i++) {
@@ -20,12 +21,12 @@ static int run(int argc, char **argv)
 		if (strcmp(a, "--json") == 0) {
 			json = true;
 		} else if (strcmp(a, "--exit") == 0 || strcmp(a, "--steps") == 0 ||
-			   strcmp(a, "--trainer") == 0) {
+			   strcmp(a, "--trainer") == 0 || strcmp(a, "--config") == 0) {
 			if (i + 1 >= argc)
 				return vf_cli_usage("triage", "%s needs a value", a);
 			const char *v = argv[++i];
-			if (strcmp(a, "--trainer") == 0) {
-				trainer = v;
+			if (strcmp(a, "--trainer") == 0 || strcmp(a, "--config") == 0) {
+				*(a[2] == 't' ? &trainer : &config) = v;
 				continue;
 			}
 			double n;
@@ -50,9 +51,14 @@ static int run(int argc, char **argv)
 		return vf_cli_usage("triage", "missing LOG (a file with the run's stdout and stderr, or -)");
 
 	struct vf_error err = {0};
-	struct vf_trial_patterns *pat = NULL;
-	if (vf_trial_patterns_load(trainer, &pat, &err))
+	struct vf_yamldoc *cfg = NULL;
+	if (config && vf_yamldoc_load_file(config, &cfg, &err))
 		return vf_cli_fail_err(&err);
+	struct vf_trial_patterns *pat = NULL;
+	if (vf_trial_patterns_load(trainer, &pat, &err)) {
+		vf_yamldoc_free(cfg);
+		return vf_cli_fail_err(&err);
+	}
 	struct vf_trial_log log;
 	vf_trial_log_init(&log, pat);
 	int rc = VF_EXIT_OK;
@@ -64,7 +70,8 @@ static int run(int argc, char **argv)
 				   .sample = -1};
 	struct vf_trial_verdict v;
 	vf_trial_classify(&log, &ex, &v);
-	const cJSON *rem = vf_trial_remedies(pat, v.outcome), *it;
+	cJSON *rem = vf_trial_remedies(pat, v.outcome, cfg); /* less what cfg has */
+	const cJSON *it;
 	double secs = vf_trial_log_step_seconds(&log);
 	if (json) {
 		cJSON *o = cJSON_CreateObject();
@@ -112,16 +119,19 @@ static int run(int argc, char **argv)
 				printf("  %d. %s\n", k++, it->valuestring);
 		}
 	}
+	cJSON_Delete(rem);
 out:
 	vf_trial_log_release(&log);
 	vf_trial_patterns_free(pat);
+	vf_yamldoc_free(cfg);
 	return rc;
 }
 
 const struct vf_cli_command vf_cmd_triage = {
 	.name = "triage",
 	.summary = "classify a finished run's log (oom, nan, crash, ...) and list remedies",
-	.usage = "usage: vramfit triage LOG [--exit N] [--steps N] [--trainer NAME] [--json]\n"
+	.usage = "usage: vramfit triage LOG [--exit N] [--steps N] [--trainer NAME] [--config FILE]\n"
+		 "                     [--json]\n"
 		 "\n"
 		 "Read a trainer's captured stdout+stderr (LOG, or - for standard input) and\n"
 		 "say how the run ended: ok, oom, nan, crash, incomplete or config-error, with\n"
@@ -131,6 +141,8 @@ const struct vf_cli_command vf_cmd_triage = {
 		 "                the class comes from the text alone\n"
 		 "  --steps N     the steps a complete run reaches (default: T of `Step N/T`)\n"
 		 "  --trainer P   trainer profile (default ltx2: data/profiles/ltx2/logs.json)\n"
+		 "  --config FILE the run's config.yaml: remedies it already applies are left\n"
+		 "                out (checkpointing on, adamw8bit, quantization, a low rank)\n"
 		 "  --json        {\"outcome\", \"evidence\", \"remedies\": [...], \"exit\",\n"
 		 "                 \"last_step\", \"total_steps\", \"step_seconds\", \"peak_gb\"}\n"
 		 "\n"

@@ -209,15 +209,15 @@ static cJSON *trial_json(const struct vf_trial *t)
 	return o;
 }
 
-static void print_summary(const struct vf_tune_result *r, bool json, const char *run,
-			  const struct vf_trial_patterns *pat)
+static void print_results(const struct vf_tune_result *r, bool json, const char *run,
+			  const cJSON *rem)
 {
 	const struct vf_trial *base = r->ntrials > 0 ? &r->trials[0] : NULL;
 	const struct vf_trial *win = r->winner >= 0 ? &r->trials[r->winner] : NULL;
 	double save = (win && base && base->step_seconds > 0 && win->step_seconds > 0)
 			      ? base->step_seconds - win->step_seconds
 			      : 0;
-	const cJSON *rem = r->baseline_failed && base ? vf_trial_remedies(pat, base->outcome) : NULL, *it;
+	const cJSON *it;
 	if (json) {
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "run_dir", run);
@@ -316,6 +316,27 @@ static void print_summary(const struct vf_tune_result *r, bool json, const char 
 	}
 	if (r->note[0])
 		printf("note: %s\n", r->note);
+}
+
+/* The summary, with the remedies the run's config.yaml (the baseline,
+ * unchanged) does not already apply when the baseline failed. */
+static void print_summary(const struct vf_tune_result *r, bool json, const char *run,
+			  const struct vf_trial_patterns *pat)
+{
+	const struct vf_trial *base = r->ntrials > 0 ? &r->trials[0] : NULL;
+	cJSON *rem = NULL;
+	if (r->baseline_failed && base) {
+		char path[4096];
+		struct vf_error err = {0};
+		struct vf_yamldoc *cfg = NULL;
+		snprintf(path, sizeof path, "%s/config.yaml", run);
+		if (vf_yamldoc_load_file(path, &cfg, &err) != VF_OK)
+			cfg = NULL; /* unread: every remedy */
+		rem = vf_trial_remedies(pat, base->outcome, cfg);
+		vf_yamldoc_free(cfg);
+	}
+	print_results(r, json, run, rem);
+	cJSON_Delete(rem);
 }
 
 /* RUN_DIR/report.html at the end of a sweep (lib/report): every trial

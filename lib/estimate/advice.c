@@ -9,14 +9,14 @@
 
 vf_status vf_advice_run(const struct vf_arch *arch, const struct vf_setup *start,
 			const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
-			struct vf_advice *out, struct vf_error *err)
+			double margin, struct vf_advice *out, struct vf_error *err)
 {
 	memset(out, 0, sizeof *out);
 	struct vf_search_opts o;
 	vf_search_opts_defaults(&o);
 	o.knobs = (VF_KNOBS_DEFAULT | VF_KNOB_BIT(VF_KNOB_PRECISION)) &
 		  ~(VF_KNOB_BIT(VF_KNOB_GPUS) | VF_KNOB_BIT(VF_KNOB_SHARD));
-	o.margin = 0;
+	o.margin = margin;
 	o.max_gpus = start->gpus;
 	o.sort = VF_SORT_CHANGES;
 	o.top = 64;
@@ -32,8 +32,8 @@ vf_status vf_advice_run(const struct vf_arch *arch, const struct vf_setup *start
 		if (st != VF_OK)
 			break;
 		int64_t room;
-		if (!vf_estimate_fits(&e, gpu, &room))
-			continue;
+		if (!vf_estimate_fits(&e, gpu, &room) || e.sim_oom || e.peak_bytes > r->limit_bytes)
+			continue; /* fit's rule: the margin kept free (r->limit_bytes) */
 		struct vf_advice_item *it = &out->item[out->n++];
 		it->setup = r->setup;
 		vf_search_diff(start, &r->setup, it->changes, sizeof it->changes);

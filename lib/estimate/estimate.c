@@ -779,6 +779,11 @@ const char *vf_phase_name(enum vf_phase p)
 	return (unsigned)p < VF_PHASE_COUNT ? phase_names[p] : "?";
 }
 
+const char *vf_estimate_phase_name(const struct vf_estimate *e, enum vf_phase p)
+{
+	return e->inference && p == VF_PHASE_LOSS ? "logits" : vf_phase_name(p);
+}
+
 const char *vf_term_name(enum vf_term t)
 {
 	return (unsigned)t < VF_TERM_COUNT ? term_names[t] : "?";
@@ -1159,6 +1164,7 @@ static void llm_run(const struct vf_arch *arch, const struct vf_setup *su,
 		    bool timed)
 {
 	memset(e, 0, sizeof *e);
+	e->inference = su->mode == VF_MODE_INFER;
 	struct shape s;
 	shape_from_arch(arch, &s);
 
@@ -1752,7 +1758,7 @@ int64_t vf_estimate_max_batch_simulated(const struct vf_arch *arch, const struct
 	return lo;
 }
 
-void vf_estimate_generic_arch(int64_t params, struct vf_arch *a)
+int64_t vf_estimate_generic_arch(int64_t params, struct vf_arch *a)
 {
 	/* A llama-like decoder: h chosen so that 12.6 h^2 L ~ params with
 	 * L = h / 128 (the shape of 1B-70B llamas), vocab 32000. */
@@ -1773,7 +1779,14 @@ void vf_estimate_generic_arch(int64_t params, struct vf_arch *a)
 	a->kv_heads = a->heads;
 	a->head_dim = hh / a->heads;
 	a->ffn = (int64_t)(2.6875 * (double)hh / 256 + 0.5) * 256;
-	a->vocab = 32000;
+	/* parameters: embeddings and head 2 V h, per layer attention 4 h^2,
+	 * SwiGLU 3 h ffn and two norms, one final norm */
+	double layer = 4.0 * (double)hh * (double)hh + 3.0 * (double)hh * (double)a->ffn + 2.0 * (double)hh;
+	double body = (double)L * layer + (double)hh;
+	double vocab = 32000;
+	if (2 * vocab * (double)hh + body > p) /* a small model: a smaller vocabulary */
+		vocab = (p - body) / (2.0 * (double)hh) < 256 ? 256 : floor((p - body) / (2.0 * (double)hh));
+	a->vocab = (int64_t)vocab;
 	a->tied_embeddings = false;
 	a->experts = 0;
 	a->experts_per_token = 0;
@@ -1786,6 +1799,7 @@ void vf_estimate_generic_arch(int64_t params, struct vf_arch *a)
 		   VF_ARCH_F_KV_HEADS | VF_ARCH_F_HEAD_DIM | VF_ARCH_F_FFN | VF_ARCH_F_VOCAB |
 		   VF_ARCH_F_TIED;
 	snprintf(a->source, sizeof a->source, "params");
+	return (int64_t)(2 * vocab * (double)hh + body);
 }
 
 cJSON *vf_estimate_memory_json(const struct vf_estimate *e)
@@ -1805,7 +1819,7 @@ cJSON *vf_estimate_memory_json(const struct vf_estimate *e)
 	cJSON_AddNumberToObject(o, "allocator_bytes", (double)e->allocator_bytes);
 	cJSON_AddNumberToObject(o, "peak_allocated_bytes", (double)e->peak_allocated_bytes);
 	cJSON_AddNumberToObject(o, "peak_bytes", (double)e->peak_bytes);
-	cJSON_AddStringToObject(o, "peak_phase", vf_phase_name(e->peak_phase));
+	cJSON_AddStringToObject(o, "peak_phase", vf_estimate_phase_name(e, e->peak_phase));
 	cJSON_AddStringToObject(o, "dominant_term", vf_term_name(e->dominant));
 	if (e->sim_skipped) /* only then: every other estimate's JSON as it was */
 		cJSON_AddStringToObject(o, "allocator_not_simulated", e->sim_skipped);

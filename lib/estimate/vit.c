@@ -81,6 +81,7 @@ void vf_estimate_vit(const struct vf_vision *v, const struct vf_setup *su, const
 		     struct vf_estimate *e)
 {
 	memset(e, 0, sizeof *e);
+	e->inference = su->mode == VF_MODE_INFER;
 	double b = (double)(su->batch > 0 ? su->batch : 1), ngpu = su->gpus > 0 ? su->gpus : 1;
 	bool train = su->mode != VF_MODE_INFER, full = su->mode == VF_MODE_FULL;
 	bool lora = su->mode == VF_MODE_LORA;

@@ -119,7 +119,7 @@ cJSON *vf_report_phases_json(const struct vf_estimate *e)
 		if (!(e->phases & (1u << p)))
 			continue;
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "phase", vf_phase_name((enum vf_phase)p));
+		cJSON_AddStringToObject(o, "phase", vf_estimate_phase_name(e, (enum vf_phase)p));
 		cJSON_AddBoolToObject(o, "peak", p == (int)e->peak_phase);
 		cJSON *t = cJSON_AddObjectToObject(o, "terms");
 		int64_t sum = 0;

@@ -333,9 +333,18 @@ void vf__report_fit(struct vf_w *w, const cJSON *d)
 	}
 	vf_html_begin(w, "fit", title, f->whole ? "Time and cost of the whole run (--tokens/--steps)."
 						: "Time and cost per million tokens (give --tokens or --steps for the whole run).");
+	/* the grid's own count: its cells (GPU x count), not the candidates
+	 * behind them (a cell may hold a split or tight row as well) */
+	int ncell = 0, ncell_fit = 0;
+	for (int g = 0; g < f->ng; g++)
+		for (int k = 0; k < f->nk; k++) {
+			const struct cand *c = cell(f, f->gpus[g], f->counts[k]);
+			ncell++;
+			ncell_fit += c && c->fits;
+		}
 	char gt[256];
 	snprintf(gt, sizeof gt, "Which GPUs fit, and how: %d of %d cells fit (darker = larger micro-batch; \xE2\x98\x85 = chosen)",
-		 nfit, f->nc);
+		 ncell_fit, ncell);
 	vf_html_section_begin(w, "grid", gt);
 	vf_w_puts(w, "<div class=\"plot\">");
 	grid(w, f);

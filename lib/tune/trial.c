@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <regex.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "vramfit/base/json.h"
+#include "vramfit/base/yamldoc.h"
 #include "vramfit/trainer/profile.h"
 
 #define MAX_STATS 8
@@ -292,13 +294,103 @@ vf_status vf_trial_patterns_load(const char *trainer, struct vf_trial_patterns *
 	return st;
 }
 
-const cJSON *vf_trial_remedies(const struct vf_trial_patterns *p, enum vf_outcome o)
+/* A JSON scalar as the text a YAML scalar would hold ("true", "16",
+ * "adamw8bit"); "" for null. */
+static void scalar_text(const cJSON *v, char *o, size_t n)
+{
+	if (cJSON_IsString(v))
+		snprintf(o, n, "%s", v->valuestring);
+	else if (cJSON_IsBool(v))
+		snprintf(o, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
+	else if (cJSON_IsNumber(v))
+		snprintf(o, n, "%.17g", v->valuedouble);
+	else
+		o[0] = '\0';
+}
+
+/* One "unless" condition: true when the config already has it. */
+static bool remedy_applied(const cJSON *c, const struct vf_yamldoc *cfg)
+{
+	const char *key = vf_json_get_str(c, "key");
+	if (!key)
+		return false;
+	const struct vf_yaml_node *nd = vf_yamldoc_find(cfg, key);
+	char have[128];
+	if (nd && vf_yaml_node_kind(nd) != VF_YAML_NULL && vf_yaml_node_str(nd))
+		snprintf(have, sizeof have, "%s", vf_yaml_node_str(nd));
+	else
+		have[0] = '\0'; /* absent or null */
+	const cJSON *v;
+	cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(c, "in"))
+	{
+		char want[128];
+		scalar_text(v, want, sizeof want);
+		if (strcmp(want, have) == 0)
+			return true;
+	}
+	double most, x;
+	char *end;
+	if (vf_json_get_double(c, "at_most", &most) && have[0]) {
+		x = strtod(have, &end);
+		if (!*end && x <= most)
+			return true;
+	}
+	return false;
+}
+
+/* "text_value" with {value} and {half} replaced by v and v / 2. */
+static void remedy_render(const char *t, int64_t v, char *o, size_t n)
+{
+	size_t k = 0;
+	while (*t && k + 1 < n) {
+		int w = 0;
+		if (strncmp(t, "{value}", 7) == 0)
+			w = snprintf(o + k, n - k, "%" PRId64, v), t += 7;
+		else if (strncmp(t, "{half}", 6) == 0)
+			w = snprintf(o + k, n - k, "%" PRId64, v / 2), t += 6;
+		else
+			o[k++] = *t++;
+		if (w > 0)
+			k += (size_t)w < n - k ? (size_t)w : n - k - 1;
+	}
+	o[k] = '\0';
+}
+
+cJSON *vf_trial_remedies(const struct vf_trial_patterns *p, enum vf_outcome o,
+			 const struct vf_yamldoc *cfg)
 {
 	if (!p)
 		return NULL;
 	const cJSON *r = cJSON_GetObjectItemCaseSensitive(p->root, "remedies");
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(r, vf_outcome_name(o));
-	return cJSON_IsArray(a) ? a : NULL;
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(r, vf_outcome_name(o)), *it;
+	if (!cJSON_IsArray(a))
+		return NULL;
+	cJSON *out = cJSON_CreateArray();
+	cJSON_ArrayForEach(it, a)
+	{
+		if (cJSON_IsString(it)) {
+			cJSON_AddItemToArray(out, cJSON_CreateString(it->valuestring));
+			continue;
+		}
+		const char *text = vf_json_get_str(it, "text");
+		if (!text)
+			continue;
+		bool skip = false;
+		const cJSON *c;
+		cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(it, "unless"))
+			skip = skip || (cfg && remedy_applied(c, cfg));
+		if (skip)
+			continue;
+		const char *tv = vf_json_get_str(it, "text_value"), *key = vf_json_get_str(it, "key");
+		int64_t v;
+		char buf[512];
+		if (cfg && tv && key && vf_yamldoc_get_int(cfg, key, &v, NULL) == VF_OK) {
+			remedy_render(tv, v, buf, sizeof buf);
+			text = buf;
+		}
+		cJSON_AddItemToArray(out, cJSON_CreateString(text));
+	}
+	return out;
 }
 
 /* --- parsing -------------------------------------------------------------- */

@@ -211,12 +211,14 @@ static void test_classes(void)
 
 static void test_remedies_and_names(void)
 {
-	const cJSON *r = vf_trial_remedies(pat, VF_OUTCOME_OOM);
+	cJSON *r = vf_trial_remedies(pat, VF_OUTCOME_OOM, NULL);
 	CHECK(cJSON_GetArraySize(r) >= 5);
 	CHECK_CONTAINS(cJSON_GetArrayItem(r, 0)->valuestring, "gradient checkpointing");
-	r = vf_trial_remedies(pat, VF_OUTCOME_NAN);
+	cJSON_Delete(r);
+	r = vf_trial_remedies(pat, VF_OUTCOME_NAN, NULL);
 	CHECK_CONTAINS(cJSON_GetArrayItem(r, 0)->valuestring, "bf16");
-	CHECK(vf_trial_remedies(pat, VF_OUTCOME_OK) == NULL);
+	cJSON_Delete(r);
+	CHECK(vf_trial_remedies(pat, VF_OUTCOME_OK, NULL) == NULL);
 	for (int i = 0; i < VF_OUTCOME__COUNT; i++) {
 		enum vf_outcome o;
 		CHECK(vf_outcome_parse(vf_outcome_name((enum vf_outcome)i), &o) && (int)o == i);

@@ -27,10 +27,14 @@ struct vf_advice {
 	uint64_t evaluated;      /* configurations the search evaluated */
 };
 
-/* The cheapest changes of `start` (one GPU count, as given) that fit gpu.
- * Allocates while it runs; fails only when the host runs out of memory. */
+/* The cheapest changes of `start` (one GPU count, as given) that fit gpu
+ * with `margin` of its memory kept free (the rule of vramfit fit, whose
+ * default is VF_ADVICE_MARGIN): the simulated peak is at most (1 - margin)
+ * x the GPU's memory. Allocates while it runs; fails only when the host
+ * runs out of memory. */
+#define VF_ADVICE_MARGIN 0.10
 vf_status vf_advice_run(const struct vf_arch *arch, const struct vf_setup *start,
 			const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
-			struct vf_advice *out, struct vf_error *err);
+			double margin, struct vf_advice *out, struct vf_error *err);
 
 #endif

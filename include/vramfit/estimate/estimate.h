@@ -73,6 +73,7 @@ enum {
  * peak_bytes); the *_full fields are each term's full size whenever it is
  * live (e.g. gradients are freed before the forward that peaks). */
 struct vf_estimate {
+	bool inference;            /* --mode infer: no loss; its VF_PHASE_LOSS is the logits */
 	int64_t params;            /* total parameters (tied embeddings once) */
 	int64_t trainable_params;  /* what the optimizer updates */
 	int64_t tokens_per_step;   /* batch x seq x grad_accum x gpus */
@@ -165,6 +166,9 @@ struct vf_dit {
 };
 
 const char *vf_phase_name(enum vf_phase p);
+/* The name of phase p in this estimate: an inference has no loss, its
+ * VF_PHASE_LOSS is the output head's "logits". */
+const char *vf_estimate_phase_name(const struct vf_estimate *e, enum vf_phase p);
 /* "weights", "gradients", ..., the JSON key without "_bytes". */
 const char *vf_term_name(enum vf_term t);
 /* The live-at-peak value of a term. */
@@ -209,8 +213,11 @@ bool vf_estimate_fits(const struct vf_estimate *e, const struct vf_gpu_spec *gpu
 int64_t vf_estimate_default_context(const struct vf_gpu_spec *gpu);
 
 /* A generic decoder-only transformer of about `params` parameters
- * (llama-like shape; --params N alone). */
-void vf_estimate_generic_arch(int64_t params, struct vf_arch *out);
+ * (llama-like shape; --params N alone; a vocabulary below 32000 for a
+ * small model). Returns the shape's own parameter count: above `params`
+ * when no transformer is that small (callers refuse rather than estimate
+ * another size). */
+int64_t vf_estimate_generic_arch(int64_t params, struct vf_arch *out);
 
 /* Vision models (lib/estimate/vit.c): CLIP / SigLIP contrastive training
  * of both towers (or one ViT tower) over setup->video_width x height

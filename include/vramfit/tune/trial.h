@@ -62,10 +62,15 @@ vf_status vf_trial_patterns_from_json(const cJSON *logs, const char *what,
 vf_status vf_trial_patterns_load(const char *trainer, struct vf_trial_patterns **out,
 				 struct vf_error *err);
 void vf_trial_patterns_free(struct vf_trial_patterns *p);
-/* The remedies for an outcome, cheapest first: a cJSON array of strings, or
- * NULL when the profile lists none. Borrowed; valid until
- * vf_trial_patterns_free(). */
-const cJSON *vf_trial_remedies(const struct vf_trial_patterns *p, enum vf_outcome o);
+/* The remedies for an outcome, cheapest first, as a cJSON array of
+ * strings; NULL when the profile lists none. A remedy is a string, or
+ * {"text", "unless": [{"key", "in": [values], "at_most": N}], "key",
+ *  "text_value"}: with a config (cfg, may be NULL) a remedy whose "unless"
+ * holds (the config already has it; null for an absent key) is left out, and "text_value" is the text with {value} and
+ * {half} as the config's integer at "key". Caller owns; cJSON_Delete(). */
+struct vf_yamldoc;
+cJSON *vf_trial_remedies(const struct vf_trial_patterns *p, enum vf_outcome o,
+			 const struct vf_yamldoc *cfg);
 
 /* What was read from one trial's output. Feed lines as they come. */
 struct vf_trial_log {

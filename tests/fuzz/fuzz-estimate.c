@@ -30,6 +30,10 @@ static void one(const struct vf_arch *a, const struct vf_setup *s)
 	if (vf_estimate_simulate(a, s, g, NULL, &e, &sim, &err) == VF_OK) {
 		if (e.peak_bytes < 0 || e.allocator_bytes < 0)
 			__builtin_trap();
+		if ((sim == NULL) != (e.sim_skipped != NULL))
+			__builtin_trap(); /* replayed, or said why not */
+	}
+	if (sim) {
 		int n = 0, total = 0;
 		vf_alloc_peak_segments(sim, &n, &total);
 		if (n < 0 || total < n)

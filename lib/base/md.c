@@ -54,9 +54,24 @@ static vf_status prose(struct vf_buf *b, const char *s, bool keep_ticks)
 			p += d;
 		}
 	}
+	/* keep_ticks: single backticks pair left to right as Markdown pairs
+	 * them (text between is a code span, left as it is); longer runs and a
+	 * last unpaired one are escaped, so no span is left open. */
+	const char *last_single = NULL;
+	size_t singles = 0;
+	for (const char *q = p; keep_ticks && *q; q++)
+		if (*q == '`' && q[1] != '`' && (q == t.data || q[-1] != '`')) {
+			singles++;
+			last_single = q;
+		}
+	bool in_span = false;
 	for (; !st && *p; p++) {
-		if (strchr("\\*_[]<>&|#~!", *p) || (*p == '`' && !keep_ticks))
+		bool single = *p == '`' && p[1] != '`' && (p == t.data || p[-1] != '`');
+		if (keep_ticks && single && !(singles % 2 && p == last_single)) {
+			in_span = !in_span;
+		} else if (!in_span && (strchr("\\*_[]<>&|#~!", *p) || *p == '`')) {
 			st = vf_buf_append(b, "\\", 1, NULL);
+		}
 		if (!st)
 			st = vf_buf_append(b, p, 1, NULL);
 	}

@@ -20,6 +20,14 @@ static void vprint_safe(const char *prefix, const char *fmt, va_list ap)
 	fprintf(stderr, "%s%s\n", prefix, vf_term_safe(clean, sizeof clean, msg));
 }
 
+const char *vf_cli_safe(const char *s)
+{
+	static char ring[8][4 * 4096];
+	static unsigned next;
+	char *out = ring[next++ % 8];
+	return vf_term_safe(out, sizeof ring[0], s);
+}
+
 int vf_cli_fail(const char *fmt, ...)
 {
 	va_list ap;

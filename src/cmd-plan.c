@@ -121,15 +121,16 @@ static void print_summary(const struct vf_plan *p, bool dry)
 {
 	char buf[256];
 	printf("%s %s\n", dry ? "vramfit plan (dry run): would create" : "vramfit plan: created",
-	       p->run_dir);
+	       vf_cli_safe(p->run_dir));
 	printf("  %-10s %s (%s x %d, %dGB%s)\n", "tier", p->tier.name, p->gpu_name, p->gpu_count,
 	       p->gpu_gb, p->simulated ? ", simulated" : "");
-	printf("  %-10s %s (from %s; %d key%s patched)\n", "config", p->config_path, p->tier.config_path,
-	       p->npatches, p->npatches == 1 ? "" : "s");
-	printf("  %-10s %s\n", "plan", p->plan_path);
-	printf("  %-10s %s (%s)\n", "model", p->model, p->model_from);
-	printf("  %-10s %s (%s)\n", "encoder", p->text_encoder, p->text_encoder_from);
-	printf("  %-10s cd %s && %s\n", "launch", p->launch_cwd, p->launch);
+	printf("  %-10s %s (from %s; %d key%s patched)\n", "config", vf_cli_safe(p->config_path),
+	       vf_cli_safe(p->tier.config_path), p->npatches, p->npatches == 1 ? "" : "s");
+	printf("  %-10s %s\n", "plan", vf_cli_safe(p->plan_path));
+	printf("  %-10s %s (%s)\n", "model", vf_cli_safe(p->model), vf_cli_safe(p->model_from));
+	printf("  %-10s %s (%s)\n", "encoder", vf_cli_safe(p->text_encoder),
+	       vf_cli_safe(p->text_encoder_from));
+	printf("  %-10s cd %s && %s\n", "launch", vf_cli_safe(p->launch_cwd), vf_cli_safe(p->launch));
 	printf("  %-10s %s (%zu failure%s, %zu pending, %zu not checked)\n", "check",
 	       p->check.failures ? "FAILED" : "ok", p->check.failures, p->check.failures == 1 ? "" : "s",
 	       p->check.pending, p->check.unchecked);
@@ -159,10 +160,8 @@ static void print_failures(const struct vf_plan *p)
 	       p->check.failures == 1 ? "" : "s");
 	for (size_t i = 0; i < p->check.n; i++) {
 		const struct vf_check_item *it = &p->check.items[i];
-		char key[4 * sizeof it->key], rule[4 * sizeof it->rule];
 		if (it->level == VF_CHECK_FAIL)
-			printf("  fails: %s: %s\n", vf_term_safe(key, sizeof key, it->key),
-			       vf_term_safe(rule, sizeof rule, it->rule));
+			printf("  fails: %s: %s\n", vf_cli_safe(it->key), vf_cli_safe(it->rule));
 	}
 	printf("\n");
 }

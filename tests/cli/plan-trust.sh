@@ -102,7 +102,7 @@ count_items() {
   sed -n '/^## Approve to Proceed/,$p' "$1" | grep -E '^- ' | case $2 in
     fail) grep -c '^- \*\*fails\*\* ' ;;
     pending) grep -c '^- pending: ' ;;
-    unchecked) grep -vcE '^- (\*\*fails\*\*|pending:) ' ;;
+    unchecked) grep -c '^- not checked: ' ;;
   esac
 }
 for td in "$TD0" "$OLD" "$BAD"; do
@@ -114,9 +114,11 @@ for td in "$TD0" "$OLD" "$BAD"; do
     expect_json 'j["check"]["pending"] == sum(i["level"] == "pending" for i in j["check"]["items"])'
     expect_json 'j["check"]["unchecked"] == sum(i["level"] == "unchecked" for i in j["check"]["items"])'
     line=$(grep '^Self-check of `config.yaml`:' "$P")
+    all=$(sed -n '/^## Approve to Proceed/,$p' "$P" | grep -c '^- ')
     f=$(count_items "$P" fail); pe=$(count_items "$P" pending); u=$(count_items "$P" unchecked)
     check "[ '$line' = 'Self-check of \`config.yaml\`: $f failure$([ "$f" = 1 ] || echo s), $pe pending, $u not checked.' ]"
     expect_json "j['check']['failures'] == $f and j['check']['pending'] == $pe and j['check']['unchecked'] == $u"
+    check "[ \$(($f + $pe + $u)) -eq $all ]"
     check '! sed -n "/^## Approve to Proceed/,\$p" "$P" | grep -q "^- pending: .*not checked"'
   done
 done

@@ -10,32 +10,51 @@
 
 #include "vramfit/base/json.h"
 #include "vramfit/estimate/setup.h"
+#include "vramfit/base/term.h"
+
+/* "<prefix><message>\n" on stderr, the message through the terminal filter
+ * (term.h): it may quote a file name, a key or a trainer's line. */
+static void vprint_safe(const char *prefix, const char *fmt, va_list ap)
+{
+	char msg[VF_ERROR_MAX + 512], clean[4 * sizeof msg];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	fprintf(stderr, "%s%s\n", prefix, vf_term_safe(clean, sizeof clean, msg));
+}
+
+const char *vf_cli_safe(const char *s)
+{
+	static char ring[8][4 * 4096];
+	static unsigned next;
+	char *out = ring[next++ % 8];
+	return vf_term_safe(out, sizeof ring[0], s);
+}
 
 int vf_cli_fail(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "vramfit: error: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vprint_safe("vramfit: error: ", fmt, ap);
 	va_end(ap);
 	return VF_EXIT_FAIL;
 }
 
 int vf_cli_fail_err(const struct vf_error *err)
 {
-	fprintf(stderr, "vramfit: error: %s\n", err->msg[0] ? err->msg : "unknown failure");
+	char clean[4 * VF_ERROR_MAX];
+	fprintf(stderr, "vramfit: error: %s\n",
+		err->msg[0] ? vf_term_safe(clean, sizeof clean, err->msg) : "unknown failure");
 	return err->code == VF_EUSAGE ? VF_EXIT_USAGE : VF_EXIT_FAIL;
 }
 
 int vf_cli_usage(const char *cmd, const char *fmt, ...)
 {
+	char prefix[64];
+	snprintf(prefix, sizeof prefix, "vramfit %s: ", cmd);
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "vramfit %s: ", cmd);
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\nTry 'vramfit help %s'.\n", cmd);
+	vprint_safe(prefix, fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "Try 'vramfit help %s'.\n", cmd);
 	return VF_EXIT_USAGE;
 }
 
@@ -43,9 +62,7 @@ void vf_cli_note(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "vramfit: note: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vprint_safe("vramfit: note: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -53,9 +70,7 @@ void vf_cli_warn(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "vramfit: warning: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vprint_safe("vramfit: warning: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -178,8 +193,14 @@ void vf_table_add(struct vf_table *t, const char *const *cells)
 	char **row = calloc((size_t)t->ncol, sizeof *row);
 	if (!row)
 		abort();
-	for (int c = 0; c < t->ncol; c++)
-		row[c] = strdup(cells[c] ? cells[c] : "");
+	for (int c = 0; c < t->ncol; c++) { /* cells may quote names from files */
+		struct vf_buf b;
+		vf_buf_init(&b, 0);
+		const char *v = cells[c] ? cells[c] : "";
+		if (vf_term_sanitize_buf(&b, v, strlen(v), NULL) != VF_OK)
+			abort();
+		row[c] = vf_buf_detach(&b, NULL);
+	}
 	t->cells[t->nrow++] = row;
 }
 

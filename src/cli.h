@@ -31,6 +31,10 @@ int vf_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(pr
 /* "vramfit: note: <msg>" / "vramfit: warning: <msg>" on stderr. */
 void vf_cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vf_cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* s through the terminal filter (term.h), for printing a name read from
+ * outside (a path, a key). Borrowed: one of 8 static buffers, reused in turn;
+ * long text is cut. */
+const char *vf_cli_safe(const char *s);
 
 /* Colour only on a terminal, never with NO_COLOR or TERM=dumb. */
 bool vf_cli_color(FILE *f);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "vramfit/base/term.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/report/report.h"
 #include "vramfit/trainer/plan.h"
@@ -77,8 +78,9 @@ static const char usage[] =
 	"                        trainer_checkout, model_files, low_vram_deltas, data_dirs)\n"
 	"\n"
 	"Exit status: 0 planned, 1 stopped (GPU below the trainer's minimum without\n"
-	"--accept-risk, run directory exists, model not found or invalid, URL given),\n"
-	"2 usage.\n";
+	"--accept-risk, run directory exists, model not found or invalid, URL given)\n"
+	"or not go (the self-check of the written config fails: the failures are\n"
+	"listed first, status \"check-failed\" in --json), 2 usage.\n";
 
 /* --list-modes: the checkout's config families. */
 static int print_modes(const struct vf_plan_opts *o, bool json)
@@ -119,18 +121,19 @@ static void print_summary(const struct vf_plan *p, bool dry)
 {
 	char buf[256];
 	printf("%s %s\n", dry ? "vramfit plan (dry run): would create" : "vramfit plan: created",
-	       p->run_dir);
+	       vf_cli_safe(p->run_dir));
 	printf("  %-10s %s (%s x %d, %dGB%s)\n", "tier", p->tier.name, p->gpu_name, p->gpu_count,
 	       p->gpu_gb, p->simulated ? ", simulated" : "");
-	printf("  %-10s %s (from %s; %d key%s patched)\n", "config", p->config_path, p->tier.config_path,
-	       p->npatches, p->npatches == 1 ? "" : "s");
-	printf("  %-10s %s\n", "plan", p->plan_path);
-	printf("  %-10s %s (%s)\n", "model", p->model, p->model_from);
-	printf("  %-10s %s (%s)\n", "encoder", p->text_encoder, p->text_encoder_from);
-	printf("  %-10s %s\n", "launch", p->launch_line);
-	printf("  %-10s %s (%zu failure%s, %zu pending)\n", "check",
+	printf("  %-10s %s (from %s; %d key%s patched)\n", "config", vf_cli_safe(p->config_path),
+	       vf_cli_safe(p->tier.config_path), p->npatches, p->npatches == 1 ? "" : "s");
+	printf("  %-10s %s\n", "plan", vf_cli_safe(p->plan_path));
+	printf("  %-10s %s (%s)\n", "model", vf_cli_safe(p->model), vf_cli_safe(p->model_from));
+	printf("  %-10s %s (%s)\n", "encoder", vf_cli_safe(p->text_encoder),
+	       vf_cli_safe(p->text_encoder_from));
+	printf("  %-10s %s\n", "launch", vf_cli_safe(p->launch_line));
+	printf("  %-10s %s (%zu failure%s, %zu pending, %zu not checked)\n", "check",
 	       p->check.failures ? "FAILED" : "ok", p->check.failures, p->check.failures == 1 ? "" : "s",
-	       p->check.pending);
+	       p->check.pending, p->check.unchecked);
 	if (p->has_estimate) {
 		const struct vf_estimate *e = &p->estimate;
 		char pk[32], card[32] = "?", st[32] = "unknown";
@@ -146,9 +149,21 @@ static void print_summary(const struct vf_plan *p, bool dry)
 	}
 	for (int i = 0; i < p->nwarnings; i++)
 		vf_cli_warn("%s", p->warnings[i]);
-	for (size_t i = 0; i < p->check.n; i++)
-		if (p->check.items[i].level == VF_CHECK_FAIL)
-			vf_cli_warn("check: %s: %s", p->check.items[i].key, p->check.items[i].rule);
+}
+
+/* A failing self-check, first of all: the plan is not go. */
+static void print_failures(const struct vf_plan *p)
+{
+	if (!p->check.failures)
+		return;
+	printf("self-check FAILED (%zu failure%s): this plan is not go\n", p->check.failures,
+	       p->check.failures == 1 ? "" : "s");
+	for (size_t i = 0; i < p->check.n; i++) {
+		const struct vf_check_item *it = &p->check.items[i];
+		if (it->level == VF_CHECK_FAIL)
+			printf("  fails: %s: %s\n", vf_cli_safe(it->key), vf_cli_safe(it->rule));
+	}
+	printf("\n");
 }
 
 static void print_dry(const struct vf_plan *p)
@@ -374,6 +389,7 @@ static int run(int argc, char **argv)
 		vf_cli_print_json(j);
 		cJSON_Delete(j);
 	} else {
+		print_failures(&p);
 		print_summary(&p, dry);
 		if (dry)
 			print_dry(&p);
@@ -382,9 +398,13 @@ static int run(int argc, char **argv)
 		else if (slurm)
 			printf("\nlaunch.sbatch: %s/launch.sbatch (%d node%s x %d GPU%s; %s)\n", p.run_dir, si.nodes,
 			       si.nodes > 1 ? "s" : "", si.gpus_per_node, si.gpus_per_node > 1 ? "s" : "", si.time_note);
-		if (!dry)
+		if (!dry && !p.check.failures)
 			printf("\nReview %s and approve it before anything heavy runs.\n", p.plan_path);
 	}
+	if (p.check.failures)
+		rc = vf_cli_fail("the self-check of %s fails (%zu failure%s): the plan is not go; fix the "
+				 "config (vramfit config set) and run vramfit check %s",
+				 p.config_path, p.check.failures, p.check.failures == 1 ? "" : "s", p.run_dir);
 	vf_buf_release(&script);
 	vf_plan_release(&p);
 	return rc;

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "vramfit/base/json.h"
 #include "vramfit/base/yamldoc.h"
+#include "vramfit/base/term.h"
 #include "vramfit/trainer/profile.h"
 #include "vramfit/tune/trial.h"
 
@@ -100,7 +101,8 @@ static int run(int argc, char **argv)
 		const char *col = v.outcome == VF_OUTCOME_OK ? "green" : "red";
 		printf("outcome    %s%s%s\n", vf_cli_sgr(stdout, col), vf_outcome_name(v.outcome),
 		       vf_cli_sgr(stdout, "reset"));
-		printf("evidence   %s\n", v.evidence);
+		char safe[4 * sizeof v.evidence]; /* the trainer's line, through the terminal filter */
+		printf("evidence   %s\n", vf_term_safe(safe, sizeof safe, v.evidence));
 		char b[32];
 		if (log.last_step > 0) {
 			if (log.total_steps > 0)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "vramfit/base/term.h"
 #include <fnmatch.h>
 
 #include "vramfit/base/rundir.h"
@@ -54,7 +55,7 @@ static void on_event(void *ctx, const struct vf_tune_event *ev)
 	if (u->quiet)
 		return;
 	const struct vf_trial *t = ev->trial;
-	char a[32], b[32], m[32], e[32], eta[32];
+	char a[32], b[32], m[32], e[32], eta[32], safe[4 * sizeof t->evidence];
 	vf_fmt_seconds(a, sizeof a, ev->step_seconds);
 	vf_fmt_seconds(b, sizeof b, ev->median_seconds);
 	vf_fmt_seconds(e, sizeof e, ev->elapsed_s);
@@ -84,7 +85,7 @@ static void on_event(void *ctx, const struct vf_tune_event *ev)
 		clear_line(u);
 		fprintf(stderr, "vramfit: trial %d/%d (%s): %s%s, step time %s, %s\n", t->index, ev->max_trials,
 			t->change, vf_outcome_name(t->outcome), ev->resumed ? " (from history)" : "", b,
-			t->evidence);
+			vf_term_safe(safe, sizeof safe, t->evidence)); /* quotes the trainer */
 		break;
 	}
 	fflush(stderr);
@@ -284,8 +285,9 @@ static void print_results(const struct vf_tune_result *r, bool json, const char 
 	if (r->deferred[0])
 		printf("not tried: %s\n", r->deferred);
 	if (r->baseline_failed && base) {
+		char safe[4 * sizeof base->evidence];
 		printf("\nThe baseline failed (%s): %s\nNothing was changed. Remedies, cheapest first:\n",
-		       vf_outcome_name(base->outcome), base->evidence);
+		       vf_outcome_name(base->outcome), vf_term_safe(safe, sizeof safe, base->evidence));
 		int k = 1;
 		cJSON_ArrayForEach(it, rem)
 			printf("  %d. %s\n", k++, it->valuestring);
@@ -314,8 +316,10 @@ static void print_results(const struct vf_tune_result *r, bool json, const char 
 		else if (r->winner == 0)
 			printf("config.yaml: unchanged (the baseline is the fastest stable config)\n");
 	}
-	if (r->note[0])
-		printf("note: %s\n", r->note);
+	if (r->note[0]) {
+		char safe[4 * sizeof r->note];
+		printf("note: %s\n", vf_term_safe(safe, sizeof safe, r->note));
+	}
 }
 
 /* The summary, with the remedies the run's config.yaml (the baseline,

@@ -20,10 +20,12 @@
 #include "vramfit/base/json.h"
 #include "vramfit/base/rundir.h"
 #include "vramfit/base/shquote.h"
+#include "vramfit/base/md.h"
 #include "vramfit/trainer/profile.h"
 #include "plan_internal.h"
 #include "vramfit/model/safetensors.h"
 #include "vramfit/trainer/ckpt.h"
+#include "vramfit/trainer/schema.h"
 
 #define MAX_SCAN 20000 /* directory entries looked at during model discovery */
 
@@ -742,6 +744,23 @@ static vf_status config_asked(struct ctx *c, struct vf_error *err)
 	return VF_OK;
 }
 
+/* A rule adds a key the config lacks only where the checkout's schema has
+ * that field (older trainers lack newer keys); *s is loaded on first need
+ * (NULL when the schema cannot be read: then nothing is added). */
+static bool rule_may_add(struct ctx *c, const char *key, struct vf_schema **s, bool *loaded)
+{
+	if (vf_yamldoc_find(c->p->config, key))
+		return true;
+	if (!*loaded) {
+		*loaded = true;
+		const cJSON *sc = cJSON_GetObjectItemCaseSensitive(c->cfg, "schema");
+		const char *file = vf_json_get_str(sc, "file"), *cls = vf_json_get_str(sc, "class");
+		if (file && cls && vf_schema_load(c->p->trainer_dir, file, cls, s, NULL) != VF_OK)
+			*s = NULL;
+	}
+	return *s && vf_schema_has_path(*s, key);
+}
+
 static vf_status config_full_finetune(struct ctx *c, struct vf_error *err)
 {
 	struct vf_plan *p = c->p;
@@ -750,14 +769,24 @@ static vf_status config_full_finetune(struct ctx *c, struct vf_error *err)
 	const cJSON *ff = cJSON_GetObjectItemCaseSensitive(c->cfg, "full_finetune");
 	if (strcmp(p->training_mode, "full") == 0) {
 		const cJSON *s;
+		struct vf_schema *schema = NULL;
+		bool loaded = false;
 		cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(ff, "set"))
 		{
 			if (!cJSON_IsString(s))
 				continue;
+			if (!rule_may_add(c, s->string, &schema, &loaded)) {
+				WARN(c, "Full fine-tune rule not applied: %s = %s (this trainer's schema has no "
+					"such field, so it is not added).", s->string, s->valuestring);
+				continue;
+			}
 			st = patch(c, s->string, s->valuestring, false, "rule: full fine-tune", err);
 			if (st != VF_OK)
-				return st;
+				break;
 		}
+		vf_schema_free(schema);
+		if (st != VF_OK)
+			return st;
 		int64_t min_gpus = 2, min_gb = 80;
 		vf_json_get_i64(ff, "min_gpus", &min_gpus);
 		vf_json_get_i64(ff, "min_gpu_gb", &min_gb);
@@ -935,7 +964,7 @@ static void md(struct vf_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vf_buf_vprintf(b, NULL, fmt, ap);
+	vf_md_vprintf(b, fmt, ap); /* every %s argument stays text (md.h) */
 	va_end(ap);
 }
 
@@ -1041,8 +1070,11 @@ static void md_mode(struct ctx *c, struct vf_buf *b)
 	md(b, "- Starting config: `%s` (the %s's shipped config, copied to `%s`)\n", p->shipped_config,
 	   p->tier.name, p->config_path);
 	vf__plan_md_trainer(b, p);
-	for (int i = 0; i < p->nwarnings; i++)
-		md(b, "- **Warning:** %s\n", p->warnings[i]);
+	for (int i = 0; i < p->nwarnings; i++) {
+		md(b, "- **Warning:** ");
+		vf_md_prose(b, p->warnings[i]);
+		md(b, "\n");
+	}
 	md(b, "\n");
 }
 
@@ -1175,8 +1207,11 @@ static void md_assumptions(struct ctx *c, struct vf_buf *b)
 {
 	struct vf_plan *p = c->p;
 	md(b, "## Assumptions\n\n");
-	for (int i = 0; i < p->nassumptions; i++)
-		md(b, "- %s\n", p->assumptions[i]);
+	for (int i = 0; i < p->nassumptions; i++) {
+		md(b, "- ");
+		vf_md_prose(b, p->assumptions[i]);
+		md(b, "\n");
+	}
 	if (p->nassumptions == 0)
 		md(b, "- None: every choice above was asked for.\n");
 	md(b, "\n");
@@ -1225,18 +1260,60 @@ static void md_estimate(struct ctx *c, struct vf_buf *b)
 	}
 }
 
-/* plan.md: ## Approve to Proceed */
+/* plan.md: the self-check's items of one level, each under its own label. */
+static void md_check_items(struct vf_buf *b, const struct vf_check *ck, enum vf_check_level level)
+{
+	static const char said[] = "not checked: "; /* most such rules open with it */
+	for (size_t i = 0; i < ck->n; i++) {
+		const struct vf_check_item *it = &ck->items[i];
+		const char *rule = it->rule;
+		if (it->level != level)
+			continue;
+		if (level == VF_CHECK_FAIL) {
+			md(b, "- **fails** `%s`: ", it->key);
+		} else if (level == VF_CHECK_PENDING) {
+			md(b, "- pending: `%s`: ", it->key);
+		} else {
+			md(b, "- not checked: `%s`: ", it->key);
+			if (strncmp(rule, said, sizeof said - 1) == 0)
+				rule += sizeof said - 1;
+		}
+		vf_md_prose(b, rule);
+		md(b, "\n");
+	}
+}
+
+/* plan.md, first of all when the self-check fails: the plan is not go. */
+static void md_not_ready(struct ctx *c, struct vf_buf *b)
+{
+	const struct vf_plan *p = c->p;
+	if (!p->check.failures)
+		return;
+	md(b, "## Not Ready: the Self-Check Fails\n\n");
+	md(b, "The self-check of `%s` finds %zu failure%s: the trainer would refuse this config or "
+	      "crash. Do not approve this plan; fix them (`vramfit config set %s KEY=VALUE`, then "
+	      "`vramfit check %s`) or re-plan.\n\n",
+	   p->config_path, p->check.failures, p->check.failures == 1 ? "" : "s", p->config_path, p->run_dir);
+	md_check_items(b, &p->check, VF_CHECK_FAIL);
+	md(b, "\n");
+}
+
+/* plan.md: ## Approve to Proceed. The counts are of the items listed under
+ * them, one group each: failures, pending, not checked. */
 static void md_approve(struct ctx *c, struct vf_buf *b)
 {
 	struct vf_plan *p = c->p;
+	const struct vf_check *ck = &p->check;
 	md(b, "## Approve to Proceed\n\n");
-	md(b, "Self-check of `config.yaml`: %zu failure%s, %zu pending.\n\n", p->check.failures,
-	   p->check.failures == 1 ? "" : "s", p->check.pending);
-	for (size_t i = 0; i < p->check.n; i++)
-		md(b, "- %s`%s`: %s\n", p->check.items[i].level == VF_CHECK_FAIL ? "**fails** " : "pending: ",
-		   p->check.items[i].key, p->check.items[i].rule);
-	if (p->check.n)
+	md(b, "Self-check of `config.yaml`: %zu failure%s, %zu pending, %zu not checked.\n\n", ck->failures,
+	   ck->failures == 1 ? "" : "s", ck->pending, ck->unchecked);
+	static const enum vf_check_level order[] = {VF_CHECK_FAIL, VF_CHECK_PENDING, VF_CHECK_UNCHECKED};
+	for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
+		md_check_items(b, ck, order[k]);
+	if (ck->n)
 		md(b, "\n");
+	if (ck->failures)
+		md(b, "**Not ready:** the self-check fails (above); this plan cannot be approved as it is.\n\n");
 	md(b, "Nothing heavy has run. Approving this plan means, in order: preprocess the dataset into "
 	       "the run directory, run the sanity check and autotune trials, then launch the training "
 	       "run above. Review the Assumptions and the estimate; change any choice with "
@@ -1251,6 +1328,7 @@ static vf_status render(struct ctx *c, struct vf_error *err)
 	struct vf_buf b;
 	vf_buf_init(&b, 1u << 20);
 	md(&b, "# Training Plan — %s\n\n", p->run_name);
+	md_not_ready(c, &b);
 	md_goal(c, &b);
 	md_mode(c, &b);
 	md_dataset(c, &b);
@@ -1590,9 +1668,28 @@ cJSON *vf_plan_to_json(const struct vf_plan *p)
 {
 	cJSON *o = cJSON_CreateObject();
 	static const char *const blocks[] = {"go", "gated", "exists"};
-	cJSON_AddStringToObject(o, "status", blocks[p->block]);
+	bool check_failed = p->block == VF_PLAN_GO && p->check.failures > 0;
+	/* A plan whose self-check fails is never go: the failures come first. */
+	cJSON_AddStringToObject(o, "status", check_failed ? "check-failed" : blocks[p->block]);
 	if (p->block != VF_PLAN_GO)
 		cJSON_AddStringToObject(o, "message", p->block_msg);
+	if (check_failed) {
+		char m[256];
+		snprintf(m, sizeof m, "the self-check of %s fails (%zu failure%s): the plan is not go",
+			 p->config_path, p->check.failures, p->check.failures == 1 ? "" : "s");
+		cJSON_AddStringToObject(o, "message", m);
+		cJSON *f = cJSON_AddArrayToObject(o, "check_failures");
+		for (size_t i = 0; i < p->check.n; i++) {
+			const struct vf_check_item *it = &p->check.items[i];
+			if (it->level != VF_CHECK_FAIL)
+				continue;
+			cJSON *x = cJSON_CreateObject();
+			cJSON_AddStringToObject(x, "key", it->key);
+			cJSON_AddNumberToObject(x, "line", (double)it->line);
+			cJSON_AddStringToObject(x, "rule", it->rule);
+			cJSON_AddItemToArray(f, x);
+		}
+	}
 	cJSON_AddStringToObject(o, "trainer", p->trainer);
 	cJSON_AddStringToObject(o, "mode", p->mode);
 	cJSON_AddStringToObject(o, "dataset", p->dataset);

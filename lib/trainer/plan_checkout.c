@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "plan_internal.h"
+#include "vramfit/base/md.h"
 #include "vramfit/base/json.h"
 
 static bool is_file(const char *p)
@@ -88,51 +89,54 @@ vf_status vf__plan_choose_config(struct vf_plan *p, const cJSON *cfg, struct vf_
 
 void vf__plan_md_trainer(struct vf_buf *b, const struct vf_plan *p)
 {
-	vf_buf_printf(b, NULL, "- Model: %s (%s)\n", p->model_version, p->model_version_from);
+	vf_md_printf(b, "- Model: %s (%s)\n", p->model_version, p->model_version_from);
 	if (p->split_pack)
-		vf_buf_printf(b, NULL, "- Checkpoint: a split pack: transformer `%s`, video VAE `%s`, audio VAE `%s`, "
+		vf_md_printf(b, "- Checkpoint: a split pack: transformer `%s`, video VAE `%s`, audio VAE `%s`, "
 				       "text encoder `%s`\n", p->model, p->video_vae, p->audio_vae, p->text_encoder);
 	else
-		vf_buf_printf(b, NULL, "- Checkpoint: unified (`%s` holds the transformer and both VAEs)\n",
+		vf_md_printf(b, "- Checkpoint: unified (`%s` holds the transformer and both VAEs)\n",
 			      p->model);
-	vf_buf_printf(b, NULL, "- Trainer: `%s` (%s; read from it this time)\n", p->trainer_dir,
+	vf_md_printf(b, "- Trainer: `%s` (%s; read from it this time)\n", p->trainer_dir,
 		      p->trainer_version);
 	if (p->mode_what[0])
-		vf_buf_printf(b, NULL, "- What the `%s` config trains: %s (training_strategy %s)\n", p->mode,
+		vf_md_printf(b, "- What the `%s` config trains: %s (training_strategy %s)\n", p->mode,
 			      p->mode_what, p->mode_strategy[0] ? p->mode_strategy : "as shipped");
 	if (p->check.schema_file[0])
-		vf_buf_printf(b, NULL, "- Schema: `%s` (%zu models, %zu fields, %zu source files read)\n",
+		vf_md_printf(b, "- Schema: `%s` (%zu models, %zu fields, %zu source files read)\n",
 			      p->check.schema_file, p->check.schema_models, p->check.schema_fields,
 			      p->check.schema_files);
 	if (!p->ndeltas)
 		return;
-	vf_buf_printf(b, NULL, "- No low-VRAM file ships for `%s`: applied the trainer's low-VRAM choices "
+	vf_md_printf(b, "- No low-VRAM file ships for `%s`: applied the trainer's low-VRAM choices "
 			       "(%s in this checkout):\n", p->mode, p->deltas_from);
 	for (int i = 0; i < p->ndeltas; i++)
-		vf_buf_printf(b, NULL, "  - `%s`: `%s`%s\n", p->deltas[i].key, p->deltas[i].value,
+		vf_md_printf(b, "  - `%s`: `%s`%s\n", p->deltas[i].key, p->deltas[i].value,
 			      p->delta_applied[i] ? "" : " (not applied: the key is not in this mode's config)");
 }
 
 void vf__plan_md_data(struct vf_buf *b, const struct vf_plan *p, const cJSON *cfg)
 {
 	if (p->ndata_dirs)
-		vf_buf_printf(b, NULL, "- Directories the `%s` training strategy reads under the preprocessed "
+		vf_md_printf(b, "- Directories the `%s` training strategy reads under the preprocessed "
 				       "data root (pending until preprocessing):\n", p->mode);
-	for (int i = 0; i < p->ndata_dirs; i++)
-		vf_buf_printf(b, NULL, "  - `%s/` (%s)\n", p->data_dirs[i].value,
-			      strcmp(p->data_dirs[i].key, "(always)") == 0 ? "always" : p->data_dirs[i].key);
+	for (int i = 0; i < p->ndata_dirs; i++) {
+		if (strcmp(p->data_dirs[i].key, "(always)") == 0)
+			vf_md_printf(b, "  - `%s/` (always)\n", p->data_dirs[i].value);
+		else
+			vf_md_printf(b, "  - `%s/` (`%s`)\n", p->data_dirs[i].value, p->data_dirs[i].key);
+	}
 	const cJSON *e;
 	bool first = true;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(cfg, "validation_media"))
 	{
 		struct vf_found_value f[16];
 		size_t n = cJSON_IsString(e) ? vf_checkout_collect(p->config, e->valuestring, f, 16) : 0;
-		for (size_t i = 0; i < n; i++, first = false)
-			vf_buf_printf(b, NULL, "%s  - `%s`: `%s`\n",
-				      first ? "- Media the validation samples need (reference videos, images, "
-					      "audio; replace the shipped placeholders with your own):\n"
-					    : "",
-				      f[i].key, f[i].value);
+		for (size_t i = 0; i < n; i++, first = false) {
+			if (first)
+				vf_md_printf(b, "- Media the validation samples need (reference videos, images, "
+						"audio; replace the shipped placeholders with your own):\n");
+			vf_md_printf(b, "  - `%s`: `%s`\n", f[i].key, f[i].value);
+		}
 	}
 }
 

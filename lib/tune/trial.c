@@ -1,6 +1,7 @@
 /* trial.c - parse a trainer's output and classify a trial (see trial.h).
  * Patterns are POSIX EREs from the profile's logs.json, compiled once.
- * Physical lines are cleaned (ANSI escapes, `[rank N] `, the right-hand
+ * Physical lines are cleaned (the terminal filter of term.h: escape
+ * sequences and control bytes; `[rank N] `, the right-hand
  * `file.py:NN` column), Rich's wrapped continuation lines are joined into
  * one logical line, and each logical line is matched against the step,
  * progress, statistics and outcome patterns. */
@@ -18,6 +19,7 @@
 
 #include "vramfit/base/json.h"
 #include "vramfit/base/yamldoc.h"
+#include "vramfit/base/term.h"
 #include "vramfit/trainer/profile.h"
 
 #define MAX_STATS 8
@@ -420,7 +422,7 @@ static void set_evidence(char *dst, const char *line)
 {
 	while (*line == ' ' || *line == '\t')
 		line++;
-	snprintf(dst, VF_TRIAL_EVIDENCE_MAX, "%s", line);
+	vf_term_safe(dst, VF_TRIAL_EVIDENCE_MAX, line); /* cut at a character, never inside one */
 }
 
 static void add_report(struct vf_trial_log *log, double secs)
@@ -564,35 +566,25 @@ static void process(struct vf_trial_log *log, const char *s)
 	}
 }
 
-/* Remove ANSI CSI sequences in place; returns the new length. */
-static size_t strip_ansi(char *s, size_t n)
-{
-	size_t o = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '\x1b' && i + 1 < n && s[i + 1] == '[') {
-			i += 2;
-			while (i < n && !((unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7e))
-				i++;
-			continue;
-		}
-		if (s[i] == '\0')
-			continue;
-		s[o++] = s[i];
-	}
-	s[o] = '\0';
-	return o;
-}
-
 void vf_trial_log_line(struct vf_trial_log *log, const char *line, size_t len)
 {
 	if (len > VF_TRIAL_LINE_MAX)
 		len = VF_TRIAL_LINE_MAX;
-	char *s = malloc(len + 1);
-	if (!s)
+	/* The one terminal filter (term.h): what is matched, and so every
+	 * evidence line shown or logged, holds no escape sequence or control. */
+	struct vf_buf clean;
+	vf_buf_init(&clean, 0);
+	if (vf_term_sanitize_buf(&clean, line, len, NULL) != VF_OK) {
+		vf_buf_release(&clean);
 		return;
-	memcpy(s, line, len);
-	s[len] = '\0';
-	len = strip_ansi(s, len);
+	}
+	if (clean.len > VF_TRIAL_LINE_MAX) { /* escapes made it longer: cut at a character */
+		size_t cut = VF_TRIAL_LINE_MAX;
+		while (cut > 0 && ((unsigned char)clean.data[cut] & 0xc0) == 0x80)
+			cut--;
+		clean.data[cut] = '\0';
+	}
+	char *s = clean.data;
 	const struct vf_trial_patterns *p = log->pat;
 	char *body = s;
 	regmatch_t m[1];
@@ -615,7 +607,7 @@ void vf_trial_log_line(struct vf_trial_log *log, const char *line, size_t len)
 		vf_buf_reset(&log->pending);
 		vf_buf_append(&log->pending, body, strlen(body), NULL);
 	}
-	free(s);
+	vf_buf_release(&clean);
 }
 
 void vf_trial_log_text(struct vf_trial_log *log, const char *text, size_t len)

@@ -22,6 +22,7 @@
 #include "vramfit/trainer/check.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/base/json.h"
+#include "vramfit/base/term.h"
 #include "vramfit/trainer/profile.h"
 #include "vramfit/tune/store.h"
 #include "sweep.h"
@@ -533,26 +534,36 @@ static vf_status run_save(const struct sweep *s, const struct vf_yamldoc *doc, c
 	return vf_rundir_write_atomic(&s->rd, name, text, len, 0644, err);
 }
 
-/* Append a line of its own (the strategy summary) to autotune.log. */
-void vf__autotune_note(struct sweep *s, const char *line)
+/* Append one line to autotune.log through the terminal filter (term.h):
+ * evidence quotes the trainer's output, keys and paths come from files;
+ * never through a link (run_fopen). */
+static void autotune_append(struct sweep *s, const char *line)
 {
 	char path[PATH_MAX + 64];
 	autotune_path(s, path, sizeof path);
-	FILE *f = run_fopen(s, path, "a", NULL);
-	if (!f)
-		return;
-	fprintf(f, "%s\n", line);
-	fclose(f);
+	struct vf_buf clean;
+	vf_buf_init(&clean, 0);
+	if (vf_term_sanitize_buf(&clean, line, strlen(line), NULL) == VF_OK) {
+		for (char *nl = strchr(clean.data, '\n'); nl; nl = strchr(nl, '\n'))
+			*nl = ' '; /* one record a line */
+		FILE *f = run_fopen(s, path, "a", NULL);
+		if (f) {
+			fprintf(f, "%s\n", clean.data);
+			fclose(f);
+		}
+	}
+	vf_buf_release(&clean);
+}
+
+/* Append a line of its own (the strategy summary) to autotune.log. */
+void vf__autotune_note(struct sweep *s, const char *line)
+{
+	autotune_append(s, line);
 }
 
 /* Append one line to RUN/autotune.log. */
 void vf__autotune_log(struct sweep *s, const struct vf_trial *t, bool resumed)
 {
-	char path[PATH_MAX + 64];
-	autotune_path(s, path, sizeof path);
-	FILE *f = run_fopen(s, path, "a", NULL);
-	if (!f)
-		return;
 	char when[32];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -573,12 +584,16 @@ void vf__autotune_log(struct sweep *s, const struct vf_trial *t, bool resumed)
 		snprintf(pred, sizeof pred, "%.2f GiB", (double)t->predicted_peak_bytes / (1u << 30));
 	else
 		snprintf(pred, sizeof pred, "-");
-	fprintf(f,
-		"%s  trial %d  change: %s  outcome: %s  step time: %s  peak: %s  predicted: %s  "
-		"wall: %.1f s%s  deltas: %s  evidence: %s\n",
-		when, t->index, t->change, vf_outcome_name(t->outcome), step, peak, pred, t->wall_seconds,
-		resumed ? " (resumed from history)" : "", t->deltas, t->evidence);
-	fclose(f);
+	struct vf_buf line;
+	vf_buf_init(&line, 0);
+	if (vf_buf_printf(&line, NULL,
+			  "%s  trial %d  change: %s  outcome: %s  step time: %s  peak: %s  predicted: %s  "
+			  "wall: %.1f s%s  deltas: %s  evidence: %s",
+			  when, t->index, t->change, vf_outcome_name(t->outcome), step, peak, pred,
+			  t->wall_seconds, resumed ? " (resumed from history)" : "", t->deltas,
+			  t->evidence) == VF_OK)
+		autotune_append(s, line.data);
+	vf_buf_release(&line);
 }
 
 /* Build trial n's config from the base text + deltas + overrides; write it

@@ -48,7 +48,7 @@ expect_json '{d["key"]: d["value"] for d in j["low_vram_deltas"]} == {"lora.rank
 expect_json 'all(d["applied"] and d["from"] == "t2v_lora.yaml -> t2v_lora_low_vram.yaml" for d in j["low_vram_deltas"])'
 expect_json '"ref_latents" in j["data_dirs"] and "conditions" in j["data_dirs"]'
 check "grep -q '^  rank: 16' '$TMP/ws/ic/config.yaml' && grep -q 'applied the trainer.s low-VRAM choices' '$TMP/ws/ic/plan.md'"
-check "grep -qF -- '- \`ref_latents/\` (training_strategy.video.conditions.0.latents_dir)' '$TMP/ws/ic/plan.md'"
+check "grep -qF -- '- \`ref_latents/\` (\`training_strategy.video.conditions.0.latents_dir\`)' '$TMP/ws/ic/plan.md'"
 run plan --trainer-dir "$TMP/t1" "${U[@]}" --mode nope --gpu h100-80gb --run-name nope
 expect_rc 2
 expect_err "--mode nope: the trainer checkout ships no such config family"
@@ -105,7 +105,7 @@ run plan --trainer-dir "$TD" --model "$TMP/split/transformer.safetensors" --text
 expect_rc 0
 expect_json '{p["key"]: p["after"] for p in j["patches"] if p["key"].startswith("model.")} == {"model.model_path": "'"$TMP"'/split/transformer.safetensors", "model.text_encoder_path": "'"$TMP"'/split/text-encoder.safetensors", "model.video_vae_path": "'"$TMP"'/split/video-vae.safetensors", "model.audio_vae_path": "'"$TMP"'/split/audio-vae.safetensors"}'
 expect_json 'j["model_files"]["layout"] == "split" and j["model_files"]["version"] == "LTX-2.3 2.3.1" and j["check"]["failures"] == 0'
-check "grep -qF 'Model: LTX-2.3 2.3.1 (__metadata__ model_version)' '$TMP/ws/split/plan.md'"
+check "grep -qF 'Model: LTX-2.3 2.3.1 (\\_\\_metadata\\_\\_ model\\_version)' '$TMP/ws/split/plan.md'"
 run check "$TMP/ws/split" --trainer-dir "$TD"
 expect_rc 0
 

@@ -1,6 +1,7 @@
 /* fuzz-trial-log.c - libFuzzer target: any bytes as a trainer's output,
  * through the line parser (as one text and as a stream of lines), the
- * step-time rule and the classifier under every exit status class.
+ * step-time rule and the classifier under every exit status class; the
+ * evidence never holds a terminal control.
  * Corpus: tests/fuzz/corpus/trial-log/ (the real failure outputs). */
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +29,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		vf_trial_classify(&log, &ex, &v);
 		if (!vf_outcome_name(v.outcome) || strlen(v.evidence) >= VF_TRIAL_EVIDENCE_MAX)
 			abort();
+		/* The evidence went through the terminal filter: no ESC, no
+		 * control but \t, no DEL (term.h). */
+		for (const unsigned char *e = (const unsigned char *)v.evidence; *e; e++)
+			if ((*e < 0x20 && *e != '\t') || *e == 0x7f)
+				abort();
 	}
 	vf_trial_log_release(&log);
 

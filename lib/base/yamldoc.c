@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <yaml.h>
 
@@ -32,6 +33,11 @@ struct vf_yaml_node {
 	struct vf_yaml_node **items; /* seq: elements; map: key, value, key, value... */
 	size_t n, alloc;
 	struct vf_yaml_node *target; /* alias: the anchored node */
+	/* map with merge keys (<<): the entries PyYAML's safe_load sees, as
+	 * key, value pairs (borrowed nodes); NULL when the map has none */
+	struct vf_yaml_node **eff;
+	size_t neff;
+	int merge_state;             /* 0 not flattened, 1 in progress, 2 done */
 };
 
 struct tree {
@@ -63,52 +69,103 @@ static const char *const nulls[] = {"", "~", "null", "Null", "NULL", NULL};
 static const char *const trues[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", NULL};
 static const char *const falses[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", NULL};
 
+/* Plain scalars resolve the way PyYAML's safe_load resolves them (its
+ * Resolver's YAML 1.1 implicit patterns, checked against PyYAML 6.0):
+ *   bool  yes/Yes/YES, no, true, false, on, off in those three casings only
+ *         (`y`, `n`, `tRue` stay strings);
+ *   int   [-+]?0b[01_]+ | [-+]?0[0-7_]+ (octal) | [-+]?(0|[1-9][0-9_]*) |
+ *         [-+]?0x[0-9a-fA-F_]+ | [-+]?[1-9][0-9_]*(:[0-5]?[0-9])+ (base 60);
+ *         `0o17` and `09` are strings;
+ *   float [-+]?[0-9][0-9_]*\.[0-9_]*([eE][-+][0-9]+)? | \.[0-9][0-9_]*(...)? |
+ *         [-+]?[0-9][0-9_]*(:[0-5]?[0-9])+\.[0-9_]* | [-+]?\.inf | \.nan:
+ *         a float needs a dot and an exponent needs a sign, so `1e3`,
+ *         `1e-4` and `1.0e5` are strings (pydantic then parses the string).
+ * Timestamps (2024-01-01) are not resolved: they read as strings here. */
+static bool digits_of(const char **p, const char *set, bool first_required)
+{
+	const char *s = *p;
+	if (first_required && !(**p && strchr(set, **p) && **p != '_'))
+		return false;
+	while (**p && strchr(set, **p))
+		(*p)++;
+	return *p > s;
+}
+
+/* (:[0-5]?[0-9])+ */
+static bool sexagesimal_tail(const char **p)
+{
+	bool any = false;
+	while (**p == ':') {
+		const char *q = *p + 1;
+		if (*q >= '0' && *q <= '5' && q[1] >= '0' && q[1] <= '9')
+			q += 2;
+		else if (*q >= '0' && *q <= '9')
+			q += 1;
+		else
+			return false;
+		*p = q;
+		any = true;
+	}
+	return any;
+}
+
 static bool match_int(const char *s)
 {
 	const char *p = s;
 	if (*p == '-' || *p == '+')
 		p++;
-	if (!(*p >= '0' && *p <= '9'))
+	if (p[0] == '0' && p[1] == 'b')
+		return p += 2, digits_of(&p, "01_", false) && !*p;
+	if (p[0] == '0' && p[1] == 'x')
+		return p += 2, digits_of(&p, "0123456789abcdefABCDEF_", false) && !*p;
+	if (p[0] == '0')
+		return p++, !*p || (digits_of(&p, "01234567_", false) && !*p);
+	if (!(*p >= '1' && *p <= '9'))
 		return false;
-	for (; *p; p++)
-		if (!((*p >= '0' && *p <= '9') || *p == '_'))
-			return false;
-	return true;
+	digits_of(&p, "0123456789_", false);
+	return !*p || (sexagesimal_tail(&p) && !*p);
+}
+
+static bool exponent(const char **p)
+{
+	if (**p != 'e' && **p != 'E')
+		return true;
+	(*p)++;
+	if (**p != '-' && **p != '+')
+		return false;
+	(*p)++;
+	return digits_of(p, "0123456789", false);
 }
 
 static bool match_float(const char *s)
 {
 	const char *p = s;
+	if (strcmp(s, ".nan") == 0 || strcmp(s, ".NaN") == 0 || strcmp(s, ".NAN") == 0)
+		return true;
+	if (*p == '.' && p[1] >= '0' && p[1] <= '9') {
+		p++;
+		digits_of(&p, "0123456789_", false);
+		return exponent(&p) && !*p;
+	}
 	if (*p == '-' || *p == '+')
 		p++;
 	if (strcmp(p, ".inf") == 0 || strcmp(p, ".Inf") == 0 || strcmp(p, ".INF") == 0)
 		return true;
-	if (p == s && (strcmp(p, ".nan") == 0 || strcmp(p, ".NaN") == 0 || strcmp(p, ".NAN") == 0))
-		return true;
-	bool digits = false, dot = false, exp = false;
-	for (; *p >= '0' && *p <= '9'; p++)
-		digits = true;
-	for (; *p == '_' || (*p >= '0' && *p <= '9'); p++)
-		;
-	if (*p == '.') {
-		dot = true;
-		p++;
-		for (; *p == '_' || (*p >= '0' && *p <= '9'); p++)
-			digits = true;
-	}
-	if (!digits)
+	if (!(*p >= '0' && *p <= '9'))
 		return false;
-	if (*p == 'e' || *p == 'E') {
-		p++;
-		if (*p == '-' || *p == '+')
-			p++;
-		if (!(*p >= '0' && *p <= '9'))
+	digits_of(&p, "0123456789_", false);
+	if (*p == ':') {
+		if (!sexagesimal_tail(&p) || *p != '.')
 			return false;
-		for (; *p >= '0' && *p <= '9'; p++)
-			;
-		exp = true;
+		p++;
+		digits_of(&p, "0123456789_", false);
+		return !*p;
 	}
-	return *p == '\0' && (dot || exp);
+	if (*p != '.')
+		return false;
+	p++;
+	digits_of(&p, "0123456789_", false);
+	return exponent(&p) && !*p;
 }
 
 static enum vf_yaml_kind resolve_plain(const char *s)
@@ -124,15 +181,105 @@ static enum vf_yaml_kind resolve_plain(const char *s)
 	return VF_YAML_STR;
 }
 
-/* Copy of s without '_' (YAML 1.1 digit separators), into out of n bytes. */
-static void strip_underscores(const char *s, char *out, size_t n)
+/* The value of a resolved int, as PyYAML's constructor computes it:
+ * underscores dropped, then 0b binary, 0x hex, a leading 0 octal, colons
+ * base 60. False when it does not fit in 64 bits (or, like `0b_`, has no
+ * digits: PyYAML itself fails on those). */
+static bool int_value(const char *s, int64_t *out)
 {
+	char buf[96];
 	size_t j = 0;
-	for (; *s && j + 1 < n; s++)
+	for (; *s && j + 1 < sizeof buf; s++)
 		if (*s != '_')
-			out[j++] = *s;
-	out[j] = '\0';
+			buf[j++] = *s;
+	if (*s)
+		return false;
+	buf[j] = '\0';
+	const char *p = buf;
+	int sign = 1;
+	if (*p == '-' || *p == '+')
+		sign = *p++ == '-' ? -1 : 1;
+	int base = 10;
+	if (p[0] == '0' && (p[1] == 'b' || p[1] == 'x'))
+		base = p[1] == 'b' ? 2 : 16, p += 2;
+	else if (p[0] == '0' && p[1])
+		base = 8, p++;
+	if (!*p)
+		return false;
+	uint64_t v = 0;
+	for (; *p; p++) {
+		uint64_t d;
+		if (*p == ':') {
+			/* base 60: every colon-separated part is one digit */
+			uint64_t part = 0;
+			const char *q = p + 1;
+			for (; *q >= '0' && *q <= '9'; q++)
+				part = part * 10 + (uint64_t)(*q - '0');
+			if (v > (UINT64_MAX - part) / 60)
+				return false;
+			v = v * 60 + part;
+			p = q - 1;
+			continue;
+		}
+		if (*p >= '0' && *p <= '9')
+			d = (uint64_t)(*p - '0');
+		else if (*p >= 'a' && *p <= 'f')
+			d = (uint64_t)(*p - 'a' + 10);
+		else if (*p >= 'A' && *p <= 'F')
+			d = (uint64_t)(*p - 'A' + 10);
+		else
+			return false;
+		if (d >= (uint64_t)base || v > (UINT64_MAX - d) / (uint64_t)base)
+			return false;
+		v = v * (uint64_t)base + d;
+	}
+	if (v > (uint64_t)INT64_MAX + (sign < 0))
+		return false;
+	*out = sign < 0 ? (int64_t)(0 - v) : (int64_t)v;
+	return true;
 }
+
+/* The value of a resolved float: underscores dropped, .inf/.nan, base 60
+ * before the dot (1:30.5 = 90.5). */
+static bool float_value(const char *s, double *out)
+{
+	char buf[128];
+	size_t j = 0;
+	for (; *s && j + 1 < sizeof buf; s++)
+		if (*s != '_')
+			buf[j++] = *s;
+	if (*s)
+		return false;
+	buf[j] = '\0';
+	const char *p = buf;
+	double sign = 1;
+	if (*p == '-' || *p == '+')
+		sign = *p++ == '-' ? -1 : 1;
+	if (strcasecmp(p, ".inf") == 0)
+		return *out = sign * INFINITY, true;
+	if (strcasecmp(p, ".nan") == 0)
+		return *out = NAN, true;
+	if (strchr(p, ':')) {
+		double v = 0;
+		while (strchr(p, ':')) {
+			char *end;
+			v = v * 60 + (double)strtoull(p, &end, 10);
+			p = end + 1;
+		}
+		char *end;
+		double last = strtod(p, &end);
+		if (*end)
+			return false;
+		return *out = sign * (v * 60 + last), true;
+	}
+	char *end;
+	double v = strtod(p, &end);
+	if (*end)
+		return false;
+	*out = sign * v;
+	return true;
+}
+
 
 /* ---- tree --------------------------------------------------------------- */
 
@@ -141,6 +288,7 @@ static void tree_release(struct tree *t)
 	for (size_t i = 0; i < t->nnodes; i++) {
 		free(t->nodes[i]->value);
 		free(t->nodes[i]->items);
+		free(t->nodes[i]->eff);
 		free(t->nodes[i]);
 	}
 	free(t->nodes);
@@ -236,6 +384,136 @@ static vf_status parser_error(const yaml_parser_t *p, const char *name, struct v
 static size_t node_end(const struct vf_yaml_node *n)
 {
 	return n->end;
+}
+
+/* ---- merge keys ---------------------------------------------------------- */
+
+/* PyYAML's safe_load merges `<<: *base` (a plain `<<` key whose value is a
+ * mapping, or a sequence of mappings) into the mapping that holds it
+ * (SafeConstructor.flatten_mapping): the merged entries come first, the
+ * mapping's own entries after them, and the last occurrence of a key wins,
+ * so an explicit key overrides a merged one, a later `<<` overrides an
+ * earlier one, and in `<<: [*a, *b]` the first mapping (a) wins (the list
+ * is merged in reverse). Checked against PyYAML 6.0. eff holds the result
+ * with each key once, at its last position. */
+static bool is_merge_key(const struct vf_yaml_node *k)
+{
+	return k->type == N_SCALAR && k->style == YAML_PLAIN_SCALAR_STYLE && strcmp(k->value, "<<") == 0;
+}
+
+static bool same_key(const struct vf_yaml_node *a, const struct vf_yaml_node *b)
+{
+	a = a->type == N_ALIAS ? a->target : a;
+	b = b->type == N_ALIAS ? b->target : b;
+	return a == b || (a->type == N_SCALAR && b->type == N_SCALAR && strcmp(a->value, b->value) == 0);
+}
+
+struct pairs {
+	struct vf_yaml_node **v;
+	size_t n, alloc;
+};
+
+static bool pairs_push(struct pairs *p, struct vf_yaml_node *k, struct vf_yaml_node *v)
+{
+	if (p->n + 2 > p->alloc) {
+		size_t na = p->alloc ? p->alloc * 2 : 16;
+		struct vf_yaml_node **nv = realloc(p->v, na * sizeof *nv);
+		if (!nv)
+			return false;
+		p->v = nv;
+		p->alloc = na;
+	}
+	p->v[p->n++] = k;
+	p->v[p->n++] = v;
+	return true;
+}
+
+static vf_status flatten(struct vf_yaml_node *m, const char *name, size_t *budget, int depth,
+			 struct vf_error *err);
+
+/* Append the entries of merge source src (a mapping) to p. */
+static vf_status merge_from(struct pairs *p, struct vf_yaml_node *src, const char *name, size_t *budget,
+			    int depth, struct vf_error *err)
+{
+	src = src && src->type == N_ALIAS ? src->target : src;
+	if (!src || src->type != N_MAP)
+		return vf_error_set(err, VF_ERR, "%s:%zu: a merge key (<<) takes a mapping or a list of mappings",
+				    name, src ? src->line : 0);
+	vf_status st = flatten(src, name, budget, depth + 1, err);
+	if (st != VF_OK)
+		return st;
+	struct vf_yaml_node **it = src->eff ? src->eff : src->items;
+	size_t n = src->eff ? src->neff : src->n;
+	if (n / 2 > *budget)
+		return vf_error_set(err, VF_ERR, "%s:%zu: merge keys expand past %d entries", name, src->line,
+				    VF_YAMLDOC_MAX_NODES);
+	*budget -= n / 2;
+	for (size_t i = 0; i + 1 < n; i += 2)
+		if (!pairs_push(p, it[i], it[i + 1]))
+			return vf_error_set(err, VF_ENOMEM, "%s: out of memory", name);
+	return VF_OK;
+}
+
+static vf_status flatten(struct vf_yaml_node *m, const char *name, size_t *budget, int depth,
+			 struct vf_error *err)
+{
+	if (m->merge_state == 2)
+		return VF_OK;
+	if (m->merge_state == 1 || depth > VF_YAMLDOC_MAX_DEPTH)
+		return vf_error_set(err, VF_ERR, "%s:%zu: a merge key (<<) includes its own mapping", name, m->line);
+	bool any = false;
+	for (size_t i = 0; i + 1 < m->n && !any; i += 2)
+		any = is_merge_key(m->items[i]);
+	if (!any) {
+		m->merge_state = 2;
+		return VF_OK;
+	}
+	m->merge_state = 1;
+	struct pairs p = {0};
+	vf_status st = VF_OK;
+	for (size_t i = 0; i + 1 < m->n && st == VF_OK; i += 2) {
+		if (!is_merge_key(m->items[i]))
+			continue;
+		struct vf_yaml_node *v = m->items[i + 1]->type == N_ALIAS ? m->items[i + 1]->target : m->items[i + 1];
+		if (v->type == N_SEQ)
+			for (size_t j = v->n; j-- > 0 && st == VF_OK;) /* reversed: the first wins */
+				st = merge_from(&p, v->items[j], name, budget, depth, err);
+		else
+			st = merge_from(&p, v, name, budget, depth, err);
+	}
+	for (size_t i = 0; i + 1 < m->n && st == VF_OK; i += 2)
+		if (!is_merge_key(m->items[i]) && !pairs_push(&p, m->items[i], m->items[i + 1]))
+			st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", name);
+	if (st != VF_OK) {
+		free(p.v);
+		return st;
+	}
+	/* keep each key's last occurrence only */
+	size_t o = 0;
+	for (size_t i = 0; i + 1 < p.n; i += 2) {
+		bool later = false;
+		for (size_t j = i + 2; j + 1 < p.n && !later; j += 2)
+			later = same_key(p.v[i], p.v[j]);
+		if (!later) {
+			p.v[o++] = p.v[i];
+			p.v[o++] = p.v[i + 1];
+		}
+	}
+	m->eff = p.v;
+	m->neff = o;
+	m->merge_state = 2;
+	return VF_OK;
+}
+
+static vf_status flatten_all(struct tree *t, const char *name, struct vf_error *err)
+{
+	size_t budget = VF_YAMLDOC_MAX_NODES;
+	for (size_t i = 0; i < t->nnodes; i++) {
+		vf_status st = t->nodes[i]->type == N_MAP ? flatten(t->nodes[i], name, &budget, 0, err) : VF_OK;
+		if (st != VF_OK)
+			return st;
+	}
+	return VF_OK;
 }
 
 /* Build the tree of text. On failure t is released. */
@@ -417,6 +695,8 @@ static vf_status build(const char *text, size_t len, const char *name, struct tr
 	for (size_t i = 0; i < nanchors; i++)
 		free(anchors[i].name);
 	free(anchors);
+	if (st == VF_OK)
+		st = flatten_all(t, name, err);
 	if (st != VF_OK) {
 		tree_release(t);
 		return st;
@@ -538,10 +818,12 @@ static struct vf_yaml_node *child_slot(const struct vf_yaml_node *n, const char 
 	if (!n)
 		return NULL;
 	if (n->type == N_MAP) {
-		for (size_t i = 0; i + 1 < n->n; i += 2) {
-			const struct vf_yaml_node *k = deref(n->items[i]);
+		struct vf_yaml_node *const *it = n->eff ? n->eff : n->items;
+		size_t cnt = n->eff ? n->neff : n->n;
+		for (size_t i = 0; i + 1 < cnt; i += 2) {
+			const struct vf_yaml_node *k = deref(it[i]);
 			if (k->type == N_SCALAR && k->vlen == seg_len && memcmp(k->value, seg, seg_len) == 0)
-				return n->items[i + 1];
+				return it[i + 1];
 		}
 		return NULL;
 	}
@@ -563,6 +845,7 @@ struct walk {
 	struct vf_yaml_node *slot;   /* deepest slot found (unresolved); NULL = root absent */
 	struct vf_yaml_node *parent; /* mapping holding slot (resolved), or NULL for the root */
 	size_t found;                /* segments found */
+	bool merged;                 /* a segment was found through a merge key */
 	size_t nseg;
 	const char *seg[64];
 	size_t seglen[64];
@@ -593,6 +876,7 @@ static void walk_tree(const struct tree *t, struct walk *w)
 	w->slot = t->root;
 	w->parent = NULL;
 	w->found = 0;
+	w->merged = false;
 	if (!t->root)
 		return;
 	for (size_t i = 0; i < w->nseg; i++) {
@@ -600,6 +884,11 @@ static void walk_tree(const struct tree *t, struct walk *w)
 		if (!c)
 			return;
 		w->parent = (struct vf_yaml_node *)deref(w->slot);
+		bool own = false;
+		for (size_t k = 1; k < w->parent->n && !own && w->parent->eff; k += 2)
+			own = w->parent->items[k] == c;
+		if (w->parent->eff && !own)
+			w->merged = true;
 		w->slot = c;
 		w->found++;
 	}
@@ -664,48 +953,18 @@ bool vf_yaml_node_bool(const struct vf_yaml_node *n, bool *out)
 bool vf_yaml_node_int(const struct vf_yaml_node *n, int64_t *out)
 {
 	n = deref(n);
-	if (!n || n->kind != VF_YAML_INT)
-		return false;
-	char buf[64];
-	if (n->vlen >= sizeof buf)
-		return false;
-	strip_underscores(n->value, buf, sizeof buf);
-	errno = 0;
-	char *end;
-	long long v = strtoll(buf, &end, 10);
-	if (errno || *end)
-		return false;
-	*out = v;
-	return true;
+	return n && n->kind == VF_YAML_INT && int_value(n->value, out);
 }
 
 bool vf_yaml_node_double(const struct vf_yaml_node *n, double *out)
 {
 	n = deref(n);
-	if (!n || (n->kind != VF_YAML_INT && n->kind != VF_YAML_FLOAT))
+	if (!n)
 		return false;
-	char buf[128];
-	if (n->vlen >= sizeof buf)
-		return false;
-	strip_underscores(n->value, buf, sizeof buf);
-	const char *p = buf;
-	bool neg = false;
-	if (*p == '-' || *p == '+')
-		neg = *p++ == '-';
-	if (strcasecmp(p, ".inf") == 0) {
-		*out = neg ? -INFINITY : INFINITY;
-		return true;
-	}
-	if (strcasecmp(p, ".nan") == 0) {
-		*out = NAN;
-		return true;
-	}
-	char *end;
-	double v = strtod(buf, &end);
-	if (*end)
-		return false;
-	*out = v;
-	return true;
+	int64_t i;
+	if (n->kind == VF_YAML_INT && int_value(n->value, &i))
+		return *out = (double)i, true;
+	return n->kind == VF_YAML_FLOAT && float_value(n->value, out);
 }
 
 size_t vf_yaml_node_count(const struct vf_yaml_node *n)
@@ -713,15 +972,15 @@ size_t vf_yaml_node_count(const struct vf_yaml_node *n)
 	n = deref(n);
 	if (!n)
 		return 0;
-	return n->type == N_MAP ? n->n / 2 : n->type == N_SEQ ? n->n : 0;
+	return n->type == N_MAP ? (n->eff ? n->neff : n->n) / 2 : n->type == N_SEQ ? n->n : 0;
 }
 
 const char *vf_yaml_node_key(const struct vf_yaml_node *n, size_t i)
 {
 	n = deref(n);
-	if (!n || n->type != N_MAP || 2 * i + 1 >= n->n)
+	if (!n || n->type != N_MAP || 2 * i + 1 >= (n->eff ? n->neff : n->n))
 		return NULL;
-	return vf_yaml_node_str(n->items[2 * i]);
+	return vf_yaml_node_str((n->eff ? n->eff : n->items)[2 * i]);
 }
 
 const struct vf_yaml_node *vf_yaml_node_child(const struct vf_yaml_node *n, size_t i)
@@ -730,7 +989,7 @@ const struct vf_yaml_node *vf_yaml_node_child(const struct vf_yaml_node *n, size
 	if (!n)
 		return NULL;
 	if (n->type == N_MAP)
-		return 2 * i + 1 < n->n ? deref(n->items[2 * i + 1]) : NULL;
+		return 2 * i + 1 < (n->eff ? n->neff : n->n) ? deref((n->eff ? n->eff : n->items)[2 * i + 1]) : NULL;
 	if (n->type == N_SEQ)
 		return i < n->n ? deref(n->items[i]) : NULL;
 	return NULL;
@@ -775,9 +1034,11 @@ static cJSON *to_json(const struct vf_yaml_node *n, size_t *budget, int depth)
 	}
 	case VF_YAML_MAP: {
 		cJSON *o = cJSON_CreateObject();
-		for (size_t i = 0; o && i + 1 < n->n; i += 2) {
-			const char *k = vf_yaml_node_str(n->items[i]);
-			cJSON *c = to_json(n->items[i + 1], budget, depth + 1);
+		struct vf_yaml_node *const *it = n->eff ? n->eff : n->items;
+		size_t cnt = n->eff ? n->neff : n->n;
+		for (size_t i = 0; o && i + 1 < cnt; i += 2) {
+			const char *k = vf_yaml_node_str(it[i]);
+			cJSON *c = to_json(it[i + 1], budget, depth + 1);
 			if (!c) {
 				cJSON_Delete(o);
 				return NULL;
@@ -977,6 +1238,12 @@ static vf_status set_with(struct vf_yamldoc *doc, const char *path, struct walk 
 	const char *eol = doc->crlf ? "\r\n" : "\n";
 	size_t start, end;
 
+	if (doc->t.root && w->merged) {
+		vf_buf_release(&b);
+		return vf_error_set(err, VF_ERR,
+				    "%s: key %s comes from a merge key (<<: *anchor); set it in its own mapping by hand",
+				    doc->name, path);
+	}
 	if (doc->t.root && w->found == w->nseg) {
 		struct vf_yaml_node *slot = w->slot;
 		if (slot->anchored) {

@@ -245,6 +245,9 @@ static struct vf_schema *load_schema(const char *given, const cJSON *configs, st
 	struct vf_error e = {0};
 	if (vf_schema_load(out->trainer_dir, file, cls, &s, &e) != VF_OK) {
 		snprintf(out->schema_note, sizeof out->schema_note, "%s", e.msg);
+		/* the trainer cannot import its own config module: it will fail */
+		if (strstr(e.msg, VF_SCHEMA_SYNTAX_MARK))
+			add(out, VF_CHECK_FAIL, "(schema)", NULL, "the trainer's %s: the trainer cannot start", e.msg);
 		return NULL;
 	}
 	snprintf(out->schema_file, sizeof out->schema_file, "%s", file);
@@ -347,7 +350,7 @@ vf_status vf_check_config(const struct vf_yamldoc *doc, const char *trainer, con
 		if (schema) {
 			vf__check_schema(root, schema, out);
 			check_profile_keys(configs, schema, out);
-		} else {
+		} else if (!strstr(out->schema_note, VF_SCHEMA_SYNTAX_MARK)) {
 			add(out, VF_CHECK_UNCHECKED, "(schema)", NULL,
 			    "not checked: keys and values against the trainer's schema: %s", out->schema_note);
 		}

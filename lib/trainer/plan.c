@@ -1575,6 +1575,8 @@ static vf_status plan_config(struct ctx *c, const struct vf_gpu_set *gpus, struc
 	if (!o->trigger)
 		ASSUME(c, "Trigger word: none (the captions are used as they are).");
 	st = vf_check_config(p->config, trainer, p->trainer_dir, &p->check, err);
+	/* what is checked is the run's config.yaml, not the shipped file it came from */
+	snprintf(p->check.config, sizeof p->check.config, "%s", p->config_path);
 	if (st != VF_OK)
 		return st;
 	make_estimate(c);
@@ -1700,7 +1702,12 @@ cJSON *vf_plan_to_json(const struct vf_plan *p)
 	cJSON_AddStringToObject(t, "name", p->tier.name);
 	cJSON_AddBoolToObject(t, "gated", p->tier.gated);
 	cJSON_AddNumberToObject(t, "per_gpu_gb", p->tier.per_gpu_gb);
-	cJSON_AddStringToObject(t, "config", p->tier.config_path);
+	/* the file the plan started from (issue 22): the tier's wish when the
+	 * checkout ships it, else the mode's standard config the deltas went into */
+	cJSON_AddStringToObject(t, "config", p->shipped_config[0] ? p->shipped_config : p->tier.config_path);
+	cJSON_AddStringToObject(t, "wanted", p->tier.config);
+	if (p->ndeltas)
+		cJSON_AddStringToObject(t, "low_vram_from", p->deltas_from);
 	cJSON_AddStringToObject(t, "note", p->tier.note);
 	cJSON *g = cJSON_AddObjectToObject(o, "gpus");
 	cJSON_AddStringToObject(g, "name", p->gpu_name);

@@ -62,6 +62,7 @@ struct vf_schema {
 	size_t nnames, anames;
 	struct vf_pymodel *root;
 	bool oom;
+	char syntax[512]; /* the first file that does not parse: "file:line: why" */
 };
 
 /* ---- memory --------------------------------------------------------------- */
@@ -193,8 +194,156 @@ static size_t line_at(const char *t, size_t upto)
 	return n;
 }
 
+/* ---- syntax ------------------------------------------------------------------ */
+
+/* The first error Python's own parser would stop at, for the mistakes an
+ * edit makes: an unclosed or mismatched bracket, an unterminated string, a
+ * block opener (a line ending in ':') with no indented body, an unexpected
+ * indent, an unindent to no enclosing level. Line numbers and wording follow
+ * CPython 3.11's SyntaxError / IndentationError. False with msg set. */
+struct pysyn {
+	size_t indents[VF_SCHEMA_MAX_DEPTH * 4];
+	size_t nind;
+	bool opener;        /* the last logical line ended with ':' */
+	size_t opener_line;
+};
+
+static bool syn_line(struct pysyn *p, size_t indent, size_t line, char *msg, size_t n)
+{
+	if (p->opener) {
+		if (indent <= p->indents[p->nind - 1]) {
+			snprintf(msg, n, "%zu: expected an indented block after line %zu", line, p->opener_line);
+			return false;
+		}
+		if (p->nind == sizeof p->indents / sizeof p->indents[0]) {
+			snprintf(msg, n, "%zu: too many levels of indentation", line);
+			return false;
+		}
+		p->indents[p->nind++] = indent;
+		return true;
+	}
+	if (indent > p->indents[p->nind - 1]) {
+		snprintf(msg, n, "%zu: unexpected indent", line);
+		return false;
+	}
+	while (p->nind > 1 && indent < p->indents[p->nind - 1])
+		p->nind--;
+	if (indent != p->indents[p->nind - 1]) {
+		snprintf(msg, n, "%zu: unindent does not match any outer indentation level", line);
+		return false;
+	}
+	return true;
+}
+
+static bool py_syntax(const char *t, size_t len, char *msg, size_t n)
+{
+	struct pysyn p = {.nind = 1};
+	char br[256];
+	size_t brline[256], depth = 0, line = 1, i = 0;
+	bool at_start = true; /* at the start of a logical line */
+	char last = 0;        /* last significant character of the logical line */
+	while (i < len) {
+		char c = t[i];
+		if (at_start) {
+			size_t indent = 0;
+			while (i < len && (t[i] == ' ' || t[i] == '\t' || t[i] == '\f'))
+				indent = t[i++] == '\t' ? (indent / 8 + 1) * 8 : indent + 1;
+			if (i < len && (t[i] == '\n' || t[i] == '\r' || t[i] == '#'))
+				goto rest; /* blank or comment-only: no indentation rule */
+			if (i >= len)
+				break;
+			if (!syn_line(&p, indent, line, msg, n))
+				return false;
+			p.opener = false;
+			at_start = false;
+			last = 0;
+			continue;
+		}
+	rest:
+		c = i < len ? t[i] : 0;
+		if (c == '#') {
+			while (i < len && t[i] != '\n')
+				i++;
+		} else if (c == '"' || c == '\'') {
+			bool triple = i + 2 < len && t[i + 1] == c && t[i + 2] == c;
+			size_t start = line;
+			i += triple ? 3 : 1;
+			for (;;) {
+				if (i >= len || (!triple && t[i] == '\n')) {
+					snprintf(msg, n, "%zu: unterminated %sstring literal", start,
+						 triple ? "triple-quoted " : "");
+					return false;
+				}
+				if (t[i] == '\\' && i + 1 < len) {
+					line += t[i + 1] == '\n';
+					i += 2;
+					continue;
+				}
+				if (t[i] == c && (!triple || (i + 2 < len && t[i + 1] == c && t[i + 2] == c))) {
+					i += triple ? 3 : 1;
+					break;
+				}
+				line += t[i] == '\n';
+				i++;
+			}
+			last = c;
+		} else if (c == '\\' && i + 1 < len && t[i + 1] == '\n') {
+			i += 2;
+			line++;
+		} else if (c == '\n') {
+			i++;
+			line++;
+			if (depth == 0 && !at_start) {
+				p.opener = last == ':';
+				if (p.opener)
+					p.opener_line = line - 1;
+				at_start = true;
+			} else if (at_start) {
+				/* a blank line: stays at the start */
+			}
+		} else {
+			if (c == '(' || c == '[' || c == '{') {
+				if (depth == sizeof br) {
+					snprintf(msg, n, "%zu: too many nested parentheses", line);
+					return false;
+				}
+				br[depth] = c;
+				brline[depth++] = line;
+			} else if (c == ')' || c == ']' || c == '}') {
+				char want = c == ')' ? '(' : c == ']' ? '[' : '{';
+				if (!depth) {
+					snprintf(msg, n, "%zu: unmatched '%c'", line, c);
+					return false;
+				}
+				if (br[depth - 1] != want) {
+					snprintf(msg, n, "%zu: closing parenthesis '%c' does not match opening parenthesis '%c'%s",
+						 line, c, br[depth - 1], brline[depth - 1] != line ? " on an earlier line" : "");
+					return false;
+				}
+				depth--;
+			}
+			if (c != ' ' && c != '\t' && c != '\r' && c != '\f')
+				last = c;
+			i++;
+		}
+	}
+	if (depth) {
+		snprintf(msg, n, "%zu: '%c' was never closed", brline[depth - 1], br[depth - 1]);
+		return false;
+	}
+	if ((p.opener || (!at_start && last == ':'))) {
+		snprintf(msg, n, "%zu: expected an indented block after line %zu", line + (at_start ? 0 : 1),
+			 p.opener ? p.opener_line : line);
+		return false;
+	}
+	return true;
+}
+
 static vf_status split_lines(struct vf_schema *s, struct pymod *m, const char *t, size_t len)
 {
+	char why[400];
+	if (!s->syntax[0] && !py_syntax(t, len, why, sizeof why))
+		snprintf(s->syntax, sizeof s->syntax, "%s:%s (" VF_SCHEMA_SYNTAX_MARK ")", m->file ? m->file : "?", why);
 	char *buf = malloc(MAX_LINE);
 	if (!buf)
 		return VF_ENOMEM;
@@ -507,6 +656,7 @@ static struct pymod *module(struct vf_schema *s, const char *name)
 /* ---- names ------------------------------------------------------------------- */
 
 static struct vf_pymodel *build_class(struct vf_schema *s, const struct pymod *m, size_t at, int depth);
+static bool add_literal(struct vf_schema *s, struct vf_pytype *t, struct toks *ts, size_t *alloc);
 static struct vf_pytype *parse_type(struct vf_schema *s, const struct pymod *m, struct toks *ts, int depth);
 
 /* The line index of `class name` or `name = ...` at the top of m. */
@@ -591,6 +741,53 @@ static struct vf_pytype *resolve(struct vf_schema *s, const struct pymod *m, con
 	return t;
 }
 
+/* `class Q(str, Enum):` (Enum, StrEnum, IntEnum, enum.Enum as a base). */
+static bool is_enum_class(const char *hdr)
+{
+	const char *open = strchr(hdr, '('), *close = open ? strchr(open, ')') : NULL;
+	struct toks ts;
+	if (!open || !close || !tokenize(open + 1, &ts))
+		return false;
+	bool e = false;
+	for (size_t i = 0; i < ts.n && !is_op(&ts.v[i], ')'); i++)
+		e = e || name_is(&ts.v[i], "Enum") || name_is(&ts.v[i], "StrEnum") || name_is(&ts.v[i], "IntEnum");
+	free(ts.v);
+	return e;
+}
+
+/* An Enum field takes a member's value (pydantic v2 validates an Enum by
+ * value: Q("a"), never by the member's name): a Literal of the values,
+ * carrying the class name. A member whose value is not a literal (auto(),
+ * an expression) makes the type unknown. */
+static struct vf_pytype *enum_type(struct vf_schema *s, const struct pymod *m, size_t at)
+{
+	const char *hdr = m->lines[at].text + 6;
+	size_t nl = strcspn(hdr, "(:");
+	struct vf_pytype *t = mktype(s, VF_PY_LITERAL);
+	if (!t)
+		return NULL;
+	t->text = adup(s, hdr, nl);
+	size_t alloc = 0;
+	for (size_t i = at + 1; i < m->nlines && m->lines[i].indent > m->lines[at].indent; i++) {
+		struct toks ts;
+		if (!tokenize(m->lines[i].text, &ts))
+			return NULL;
+		bool member = ts.n >= 3 && ts.v[0].k == T_NAME && is_op(&ts.v[1], '=') && ts.v[0].s[0] != '_' &&
+			      !(ts.v[1].n > 1);
+		if (member) {
+			ts.i = 2;
+			if (!add_literal(s, t, &ts, &alloc) || peek(&ts)->k != T_END) {
+				free(ts.v);
+				char why[300];
+				snprintf(why, sizeof why, "%s (an Enum whose values are not all literals)", t->text);
+				return unknown(s, why, strlen(why));
+			}
+		}
+		free(ts.v);
+	}
+	return t;
+}
+
 static struct vf_pytype *resolve_uncached(struct vf_schema *s, const struct pymod *m, const char *name,
 					  int depth)
 {
@@ -599,6 +796,8 @@ static struct vf_pytype *resolve_uncached(struct vf_schema *s, const struct pymo
 	if (!strchr(name, '.') && find_def(m, name, &at, &is_class)) {
 		if (!is_class)
 			return alias_type(s, m, at, depth);
+		if (is_enum_class(m->lines[at].text))
+			return enum_type(s, m, at);
 		struct vf_pytype *t = mktype(s, VF_PY_MODEL);
 		if (t && !(t->model = build_class(s, m, at, depth + 1)))
 			return NULL;
@@ -661,20 +860,116 @@ static bool add_literal(struct vf_schema *s, struct vf_pytype *t, struct toks *t
 	return true;
 }
 
-/* Annotated's metadata: Field(discriminator="k"), Tag("x"); the rest is skipped. */
-static void annotated_meta(struct vf_schema *s, struct vf_pytype *t, struct toks *ts)
+/* One constraint keyword (name=value at ts->v[v]) into b; false when name
+ * is not a constraint. pydantic v2 applies these after lax-mode coercion:
+ * ge/gt/le/lt and multiple_of to the number, min_length/max_length to a
+ * string's or a collection's length, strict=True turns coercion off,
+ * allow_inf_nan=False refuses inf and nan. min_items/max_items are the v1
+ * spellings of the lengths. */
+static bool bounds_kw(struct vf_schema *s, struct vf_pybounds *b, const struct tok *a, struct toks *ts,
+		      size_t v)
+{
+	double d;
+	bool num = parse_number(ts, v, &d);
+	if (is_name(a, "ge") && num)
+		b->has_ge = true, b->ge = d;
+	else if (is_name(a, "gt") && num)
+		b->has_gt = true, b->gt = d;
+	else if (is_name(a, "le") && num)
+		b->has_le = true, b->le = d;
+	else if (is_name(a, "lt") && num)
+		b->has_lt = true, b->lt = d;
+	else if (is_name(a, "multiple_of") && num && d != 0)
+		b->has_multiple_of = true, b->multiple_of = d;
+	else if ((is_name(a, "min_length") || is_name(a, "min_items") || is_name(a, "min_len")) && num)
+		b->has_min_len = true, b->min_len = d;
+	else if ((is_name(a, "max_length") || is_name(a, "max_items") || is_name(a, "max_len")) && num)
+		b->has_max_len = true, b->max_len = d;
+	else if (is_name(a, "strict"))
+		b->strict = is_name(&ts->v[v], "True");
+	else if (is_name(a, "allow_inf_nan"))
+		b->finite = is_name(&ts->v[v], "False");
+	else if ((is_name(a, "pattern") || is_name(a, "regex")) && ts->v[v].k == T_STR)
+		b->pattern = str_value(s, &ts->v[v]);
+	else
+		return false;
+	return true;
+}
+
+/* The keyword arguments of a call, ts just past its '(' (left past ')'):
+ * constraints into b, positional arguments counted in *npos (the first
+ * positional number in *first when given). */
+static void call_kwargs(struct vf_schema *s, struct vf_pybounds *b, struct toks *ts, double *first, bool *has_first)
+{
+	int n = 0;
+	while (peek(ts)->k != T_END && !is_op(peek(ts), ')')) {
+		const struct tok *a = peek(ts);
+		double d;
+		if (a->k == T_NAME && is_op(&ts->v[ts->i + 1], '=')) {
+			bounds_kw(s, b, a, ts, ts->i + 2);
+			ts->i += 2;
+		} else if (n == 0 && first && parse_number(ts, ts->i, &d)) {
+			*first = d;
+			*has_first = true;
+		}
+		n++;
+		skip_expr(ts);
+		if (!is_op(peek(ts), ','))
+			break;
+		ts->i++;
+	}
+	if (is_op(peek(ts), ')'))
+		ts->i++;
+}
+
+/* An Annotated validator (BeforeValidator(f) ...), recorded on the type. */
+static const struct vf_pyvalidator *annotated_validator(struct vf_schema *s, const struct pymod *m,
+							const struct tok *h, struct toks *ts)
+{
+	static const char *const kinds[] = {"BeforeValidator", "before", "AfterValidator", "after",
+					    "PlainValidator", "plain", "WrapValidator", "wrap", NULL};
+	for (int i = 0; kinds[i]; i += 2) {
+		if (!name_is(h, kinds[i]))
+			continue;
+		struct vf_pyvalidator *v = anew(s, sizeof *v);
+		if (!v)
+			return NULL;
+		const struct tok *f = &ts->v[ts->i + 2];
+		v->name = f->k == T_NAME ? adup(s, f->s, f->n) : adup(s, kinds[i], strlen(kinds[i]));
+		v->mode = kinds[i + 1];
+		v->file = m->file;
+		v->line = 0;
+		return v;
+	}
+	return NULL;
+}
+
+/* Annotated's metadata: Field(discriminator=, constraints), Tag("x"),
+ * annotated_types markers (Gt(0), Ge, Lt, Le, MultipleOf, MinLen, MaxLen,
+ * Len(a, b), Interval(...)), pydantic's Strict() and AllowInfNan(False),
+ * StringConstraints(...), and Before/After/Plain/WrapValidator(f); the rest
+ * is skipped. */
+static void annotated_meta(struct vf_schema *s, const struct pymod *m, struct vf_pytype *t, struct toks *ts)
 {
 	const struct tok *h = peek(ts);
-	bool field = name_is(h, "Field"), tag = name_is(h, "Tag");
-	if ((field || tag) && is_op(&ts->v[ts->i + 1], '(')) {
+	struct vf_pybounds *b = &t->bounds;
+	bool call = is_op(&ts->v[ts->i + 1], '(');
+	const struct vf_pyvalidator *val = call ? annotated_validator(s, m, h, ts) : NULL;
+	if (val) {
+		t->validator = val;
+	} else if (call && name_is(h, "Tag")) {
+		if (ts->v[ts->i + 2].k == T_STR)
+			t->tag = str_value(s, &ts->v[ts->i + 2]);
+	} else if (call && name_is(h, "Field")) {
 		ts->i += 2;
 		while (peek(ts)->k != T_END && !is_op(peek(ts), ')')) {
 			const struct tok *a = peek(ts);
-			if (tag && a->k == T_STR) {
-				t->tag = str_value(s, a);
-			} else if (field && is_name(a, "discriminator") && is_op(&ts->v[ts->i + 1], '=') &&
-				   ts->v[ts->i + 2].k == T_STR) {
-				t->discriminator = str_value(s, &ts->v[ts->i + 2]);
+			if (a->k == T_NAME && is_op(&ts->v[ts->i + 1], '=')) {
+				if (is_name(a, "discriminator") && ts->v[ts->i + 2].k == T_STR)
+					t->discriminator = str_value(s, &ts->v[ts->i + 2]);
+				else
+					bounds_kw(s, b, a, ts, ts->i + 2);
+				ts->i += 2;
 			}
 			skip_expr(ts);
 			if (!is_op(peek(ts), ','))
@@ -684,6 +979,56 @@ static void annotated_meta(struct vf_schema *s, struct vf_pytype *t, struct toks
 		if (is_op(peek(ts), ')'))
 			ts->i++;
 		return;
+	} else if (call) {
+		static const char *const one[] = {"Gt", "gt", "Ge", "ge", "Lt", "lt", "Le", "le", "MultipleOf",
+						  "multiple_of", "MinLen", "min_length", "MaxLen", "max_length", NULL};
+		for (int i = 0; one[i]; i += 2)
+			if (name_is(h, one[i])) {
+				struct tok kw = {T_NAME, one[i + 1], strlen(one[i + 1])};
+				ts->i += 2;
+				if (parse_number(ts, ts->i, &(double){0}))
+					bounds_kw(s, b, &kw, ts, ts->i);
+				skip_expr(ts);
+				if (is_op(peek(ts), ')'))
+					ts->i++;
+				return;
+			}
+		if (name_is(h, "Len")) {
+			double lo = 0;
+			bool has = false;
+			ts->i += 2;
+			size_t at = ts->i;
+			call_kwargs(s, b, ts, &lo, &has);
+			if (has)
+				b->has_min_len = true, b->min_len = lo;
+			/* Len(a, b): the second positional is the maximum */
+			struct toks sub = *ts;
+			sub.i = at;
+			skip_expr(&sub);
+			double hi;
+			if (is_op(peek(&sub), ',') && parse_number(&sub, sub.i + 1, &hi))
+				b->has_max_len = true, b->max_len = hi;
+			return;
+		}
+		if (name_is(h, "Interval") || name_is(h, "StringConstraints") || name_is(h, "Strict") ||
+		    name_is(h, "AllowInfNan")) {
+			bool strict = name_is(h, "Strict"), inf = name_is(h, "AllowInfNan");
+			ts->i += 2;
+			if ((strict || inf) && is_op(peek(ts), ')')) {
+				b->strict = b->strict || strict; /* Strict() is Strict(True) */
+				ts->i++;
+				return;
+			}
+			if (strict || inf) {
+				bool v = is_name(peek(ts), "True");
+				if (strict)
+					b->strict = v;
+				else
+					b->finite = !v;
+			}
+			call_kwargs(s, b, ts, NULL, NULL);
+			return;
+		}
 	}
 	skip_expr(ts);
 }
@@ -728,7 +1073,7 @@ static struct vf_pytype *subscript(struct vf_schema *s, const struct pymod *m, c
 		if (k == VF_PY_LITERAL) {
 			ok = add_literal(s, t, ts, &lalloc);
 		} else if (annotated && n > 0) {
-			annotated_meta(s, first, ts);
+			annotated_meta(s, m, first, ts);
 		} else if (k == VF_PY_TUPLE && peek(ts)->k == T_ELLIPSIS) {
 			t->variadic = true;
 			ts->i++;
@@ -775,10 +1120,78 @@ static struct vf_pytype *named(struct vf_schema *s, const struct pymod *m, const
 				t->variadic = true;
 			return t;
 		}
+	/* pydantic.types: PositiveInt is conint(gt=0) and so on; Strict* turn
+	 * coercion off; FilePath / DirectoryPath must exist (not checked) */
+	static const struct {
+		const char *name;
+		enum vf_pytype_kind kind;
+		char op; /* '>' gt 0, 'g' ge 0, '<' lt 0, 'l' le 0, 's' strict, 'f' finite, 'e' exists */
+	} typed[] = {
+		{"PositiveInt", VF_PY_INT, '>'},     {"NegativeInt", VF_PY_INT, '<'},
+		{"NonNegativeInt", VF_PY_INT, 'g'},  {"NonPositiveInt", VF_PY_INT, 'l'},
+		{"PositiveFloat", VF_PY_FLOAT, '>'}, {"NegativeFloat", VF_PY_FLOAT, '<'},
+		{"NonNegativeFloat", VF_PY_FLOAT, 'g'}, {"NonPositiveFloat", VF_PY_FLOAT, 'l'},
+		{"FiniteFloat", VF_PY_FLOAT, 'f'},   {"StrictInt", VF_PY_INT, 's'},
+		{"StrictFloat", VF_PY_FLOAT, 's'},   {"StrictStr", VF_PY_STR, 's'},
+		{"StrictBool", VF_PY_BOOL, 's'},     {"FilePath", VF_PY_STR, 'e'},
+		{"DirectoryPath", VF_PY_STR, 'e'},   {"NewPath", VF_PY_STR, 0},
+		{"SocketPath", VF_PY_STR, 0},
+	};
+	for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++) {
+		if (!name_is(h, typed[i].name))
+			continue;
+		struct vf_pytype *t = mktype(s, typed[i].kind);
+		if (!t)
+			return NULL;
+		struct vf_pybounds *b = &t->bounds;
+		switch (typed[i].op) {
+		case '>': b->has_gt = true; break;
+		case '<': b->has_lt = true; break;
+		case 'g': b->has_ge = true; break;
+		case 'l': b->has_le = true; break;
+		case 's': b->strict = true; break;
+		case 'f': b->finite = true; break;
+		case 'e': b->must_exist = typed[i].name[0] == 'F' ? "a file (FilePath)" : "a directory (DirectoryPath)"; break;
+		}
+		return t;
+	}
 	char name[256];
 	snprintf(name, sizeof name, "%.*s", (int)(h->n < 255 ? h->n : 255), h->s);
 	struct vf_pytype *t = resolve(s, m, name, depth + 1);
 	return t ? t : unknown(s, h->s, h->n);
+}
+
+/* conint(...), confloat(...), constr(...), conlist(item, ...), conset(...):
+ * pydantic's constrained-type functions, as the type they constrain. NULL
+ * (ts unchanged) for any other call. */
+static struct vf_pytype *constrained_call(struct vf_schema *s, const struct pymod *m, struct toks *ts, int depth)
+{
+	static const struct {
+		const char *name;
+		enum vf_pytype_kind kind;
+	} cons[] = {{"conint", VF_PY_INT},   {"confloat", VF_PY_FLOAT}, {"constr", VF_PY_STR},
+		    {"conlist", VF_PY_LIST}, {"conset", VF_PY_LIST},    {"confrozenset", VF_PY_LIST},
+		    {"condecimal", VF_PY_FLOAT}};
+	const struct tok *h = peek(ts);
+	for (size_t i = 0; i < sizeof cons / sizeof cons[0]; i++) {
+		if (!name_is(h, cons[i].name))
+			continue;
+		struct vf_pytype *t = mktype(s, cons[i].kind);
+		if (!t)
+			return NULL;
+		ts->i += 2;
+		if (t->kind == VF_PY_LIST && !is_op(peek(ts), ')') &&
+		    !(peek(ts)->k == T_NAME && is_op(&ts->v[ts->i + 1], '='))) {
+			size_t alloc = 0;
+			if (!add_arg(s, t, parse_type(s, m, ts, depth + 1), &alloc))
+				return NULL;
+			if (is_op(peek(ts), ','))
+				ts->i++;
+		}
+		call_kwargs(s, &t->bounds, ts, NULL, NULL);
+		return t;
+	}
+	return NULL;
 }
 
 static struct vf_pytype *primary(struct vf_schema *s, const struct pymod *m, struct toks *ts, int depth)
@@ -795,6 +1208,19 @@ static struct vf_pytype *primary(struct vf_schema *s, const struct pymod *m, str
 			t = unknown(s, inner, strlen(inner));
 		free(it.v);
 		return t;
+	}
+	if (is_op(h, '(')) { /* a parenthesised (often multi-line) annotation */
+		ts->i++;
+		struct vf_pytype *t = parse_type(s, m, ts, depth + 1);
+		if (!t || !is_op(peek(ts), ')'))
+			return NULL;
+		ts->i++;
+		return t;
+	}
+	if (h->k == T_NAME && is_op(&ts->v[ts->i + 1], '(')) {
+		struct vf_pytype *t = constrained_call(s, m, ts, depth);
+		if (t)
+			return t;
 	}
 	if (h->k != T_NAME) {
 		size_t start = ts->i;
@@ -859,6 +1285,69 @@ static void add_consumed(struct vf_schema *s, struct vf_pymodel *md, const char 
 	md->consumed[md->nconsumed++] = key;
 }
 
+static void add_validator(struct vf_schema *s, struct vf_pymodel *md, const struct vf_pyvalidator *v)
+{
+	for (size_t i = 0; i < md->nvalidators; i++)
+		if (strcmp(md->validators[i].name, v->name) == 0) { /* a subclass redefines it */
+			md->validators[i] = *v;
+			return;
+		}
+	struct vf_pyvalidator *nv = agrow(s, md->validators, &md->valloc_, md->nvalidators, sizeof *nv);
+	if (!nv)
+		return;
+	md->validators = nv;
+	md->validators[md->nvalidators++] = *v;
+}
+
+/* A decorator line: @field_validator("a", "b", mode="before"),
+ * @model_validator(mode="after"), v1 @validator("a", pre=True) and
+ * @root_validator(pre=True). pydantic's defaults: field_validator and
+ * validator run after the type check, model_validator needs its mode,
+ * root_validator runs after unless pre=True. False when not a validator. */
+static bool decorator(struct vf_schema *s, const char *text, struct vf_pyvalidator *v)
+{
+	struct toks ts;
+	if (!tokenize(text + 1, &ts))
+		return false;
+	const struct tok *h = &ts.v[0];
+	bool field = name_is(h, "field_validator") || name_is(h, "validator");
+	bool model = name_is(h, "model_validator") || name_is(h, "root_validator");
+	if (!field && !model) {
+		free(ts.v);
+		return false;
+	}
+	memset(v, 0, sizeof *v);
+	v->mode = "after";
+	size_t alloc = 0;
+	for (size_t i = 1; i < ts.n; i++) {
+		const struct tok *t = &ts.v[i];
+		if (t->k == T_NAME && is_op(&ts.v[i + 1], '=') && ts.v[i + 2].k != T_END) {
+			const struct tok *val = &ts.v[i + 2];
+			if (is_name(t, "mode") && val->k == T_STR)
+				v->mode = str_value(s, val);
+			else if (is_name(t, "pre") && is_name(val, "True"))
+				v->mode = "before";
+			i += 2;
+		} else if (field && t->k == T_STR) {
+			const char **nf = agrow(s, v->fields, &alloc, v->nfields, sizeof *nf);
+			char *name = str_value(s, t);
+			if (nf && name) {
+				v->fields = nf;
+				v->fields[v->nfields++] = name;
+			}
+		}
+	}
+	free(ts.v);
+	if (!v->mode)
+		v->mode = "after";
+	if (field && !v->nfields) { /* @validator without names: cannot tell which */
+		static const char *all[] = {"*"};
+		v->fields = all;
+		v->nfields = 1;
+	}
+	return true;
+}
+
 static void inherit(struct vf_schema *s, struct vf_pymodel *md, const struct vf_pymodel *base)
 {
 	for (size_t i = 0; i < base->nfields; i++) {
@@ -868,6 +1357,9 @@ static void inherit(struct vf_schema *s, struct vf_pymodel *md, const struct vf_
 	}
 	for (size_t i = 0; i < base->nconsumed; i++)
 		add_consumed(s, md, base->consumed[i]);
+	for (size_t i = 0; i < base->nvalidators; i++)
+		add_validator(s, md, &base->validators[i]);
+	md->by_name = md->by_name || base->by_name;
 	md->forbid = md->forbid || base->forbid;
 	if (base->open) {
 		md->open = true;
@@ -911,28 +1403,61 @@ static bool bases(struct vf_schema *s, const struct pymod *m, struct vf_pymodel 
 	return model || md->open;
 }
 
-/* Field(...) arguments: required or not, bounds, discriminator. */
+static void add_alias(struct vf_schema *s, struct vf_pyfield *f, const struct tok *t, size_t *alloc)
+{
+	const char **na = agrow(s, f->aliases, alloc, f->naliases, sizeof *na);
+	char *v = str_value(s, t);
+	if (!na || !v)
+		return;
+	f->aliases = na;
+	f->aliases[f->naliases++] = v;
+}
+
+/* alias="k" / validation_alias="k" | AliasChoices("a", "b"): the keys a
+ * config may use for the field (pydantic v2: with an alias the field's own
+ * name is accepted only under populate_by_name / validate_by_name). An
+ * AliasPath or anything else is not understood. */
+static void alias_arg(struct vf_schema *s, struct vf_pyfield *f, struct toks *ts, size_t v, bool validation,
+		      size_t *alloc)
+{
+	const struct tok *t = &ts->v[v];
+	if (validation && f->naliases)
+		f->naliases = 0; /* validation_alias wins over alias for input */
+	if (t->k == T_STR) {
+		add_alias(s, f, t, alloc);
+	} else if (name_is(t, "AliasChoices") && is_op(&ts->v[v + 1], '(')) {
+		for (size_t k = v + 2; ts->v[k].k != T_END && !is_op(&ts->v[k], ')'); k++) {
+			if (ts->v[k].k == T_STR)
+				add_alias(s, f, &ts->v[k], alloc);
+			else if (!is_op(&ts->v[k], ','))
+				f->alias_unknown = true; /* an AliasPath among the choices */
+		}
+	} else if (!is_name(t, "None")) {
+		f->alias_unknown = true;
+	}
+}
+
+/* Field(...) arguments: required or not, constraints, aliases, discriminator. */
 static void field_args(struct vf_schema *s, struct vf_pyfield *f, struct toks *ts)
 {
 	f->required = true;
+	size_t alloc = 0;
+	bool has_validation_alias = false;
 	for (int n = 0; peek(ts)->k != T_END && !is_op(peek(ts), ')'); n++) {
 		const struct tok *a = peek(ts);
 		const struct tok *nx = &ts->v[ts->i + 1];
 		if (a->k == T_NAME && is_op(nx, '=')) {
 			size_t v = ts->i + 2;
-			double d;
 			if (is_name(a, "default") || is_name(a, "default_factory"))
 				f->required = is_name(a, "default") && ts->v[v].k == T_ELLIPSIS;
-			else if (is_name(a, "ge") && parse_number(ts, v, &d))
-				f->has_ge = true, f->ge = d;
-			else if (is_name(a, "gt") && parse_number(ts, v, &d))
-				f->has_gt = true, f->gt = d;
-			else if (is_name(a, "le") && parse_number(ts, v, &d))
-				f->has_le = true, f->le = d;
-			else if (is_name(a, "lt") && parse_number(ts, v, &d))
-				f->has_lt = true, f->lt = d;
 			else if (is_name(a, "discriminator") && ts->v[v].k == T_STR && f->type)
 				f->type->discriminator = str_value(s, &ts->v[v]);
+			else if (is_name(a, "validation_alias"))
+				alias_arg(s, f, ts, v, true, &alloc), has_validation_alias = true;
+			else if (is_name(a, "alias") && !has_validation_alias)
+				alias_arg(s, f, ts, v, false, &alloc);
+			else
+				bounds_kw(s, &f->b, a, ts, v);
 			ts->i = v;
 		} else if (n == 0) {
 			f->required = a->k == T_ELLIPSIS;
@@ -986,6 +1511,20 @@ static void field_line(struct vf_schema *s, const struct pymod *m, struct vf_pym
 /* model_config = ConfigDict(extra="...") or class Config: extra = "..." */
 static void extra_setting(struct vf_schema *s, struct vf_pymodel *md, const char *text)
 {
+	/* populate_by_name=True (validate_by_name=True since pydantic 2.11;
+	 * allow_population_by_field_name in v1): a field is found by its name
+	 * as well as by its alias */
+	const char *const by_name[] = {"populate_by_name", "validate_by_name", "allow_population_by_field_name", NULL};
+	for (int i = 0; by_name[i]; i++) {
+		const char *p = strstr(text, by_name[i]);
+		if (p && strstr(p, "True") && (!strchr(p, ',') || strstr(p, "True") < strchr(p, ',')))
+			md->by_name = true;
+	}
+	if (strstr(text, "alias_generator") && !strstr(text, "alias_generator=None") &&
+	    !strstr(text, "alias_generator = None")) {
+		md->open = true;
+		md->open_why = adup(s, "alias_generator: keys are renamed by code", 39);
+	}
 	const char *e = strstr(text, "extra");
 	if (!e)
 		return;
@@ -1030,18 +1569,30 @@ static void class_body(struct vf_schema *s, const struct pymod *m, struct vf_pym
 	if (end == at + 1)
 		return;
 	size_t body = m->lines[at + 1].indent;
-	bool before = false;
+	bool before = false, pending = false;
+	struct vf_pyvalidator v;
 	for (size_t i = at + 1; i < end; i++) {
 		const struct lline *l = &m->lines[i];
 		if (l->indent != body)
 			continue;
 		if (l->text[0] == '@') {
-			before = before || (strstr(l->text, "model_validator") && strstr(l->text, "before")) ||
-				 (strstr(l->text, "root_validator") && strstr(l->text, "pre=True"));
+			struct vf_pyvalidator d;
+			if (decorator(s, l->text, &d)) {
+				v = d;
+				pending = true;
+				before = before || (!d.nfields && strcmp(d.mode, "after") != 0);
+			}
 		} else if (strncmp(l->text, "def ", 4) == 0 || strncmp(l->text, "async def ", 10) == 0) {
 			if (before)
 				before_validator(s, m, md, i, end);
-			before = false;
+			if (pending) {
+				const char *nm = l->text + (l->text[0] == 'a' ? 10 : 4);
+				v.name = adup(s, nm, strcspn(nm, "( :"));
+				v.file = m->file;
+				v.line = l->line;
+				add_validator(s, md, &v);
+			}
+			before = pending = false;
 		} else if (strncmp(l->text, "model_config", 12) == 0) {
 			extra_setting(s, md, l->text);
 		} else if (strncmp(l->text, "class Config", 12) == 0) {
@@ -1086,12 +1637,16 @@ static vf_status build_root(struct vf_schema *s, struct pymod *m, const char *ro
 {
 	size_t at;
 	bool is_class;
+	if (s->syntax[0])
+		return vf_error_set(err, VF_ERR, "%s", s->syntax);
 	if (!find_def(m, root_class, &at, &is_class) || !is_class)
 		return vf_error_set(err, VF_ERR, "%s: no class %s (expected the trainer's config model)", m->file,
 				    root_class);
 	s->root = build_class(s, m, at, 0);
 	if (s->oom)
 		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	if (s->syntax[0]) /* Python would stop importing here: so does the trainer */
+		return vf_error_set(err, VF_ERR, "%s", s->syntax);
 	if (!s->root)
 		return vf_error_set(err, VF_ERR, "%s: class %s is not a pydantic model (no BaseModel base)",
 				    m->file, root_class);
@@ -1206,6 +1761,22 @@ const struct vf_pyfield *vf_pymodel_field(const struct vf_pymodel *m, const char
 	return NULL;
 }
 
+bool vf_pyfield_accepts(const struct vf_pymodel *m, const struct vf_pyfield *f, const char *key)
+{
+	for (size_t i = 0; i < f->naliases; i++)
+		if (strcmp(f->aliases[i], key) == 0)
+			return true;
+	return (!f->naliases || (m && m->by_name)) && strcmp(f->name, key) == 0;
+}
+
+const struct vf_pyfield *vf_pymodel_field_for_key(const struct vf_pymodel *m, const char *key)
+{
+	for (size_t i = 0; m && i < m->nfields; i++)
+		if (vf_pyfield_accepts(m, &m->fields[i], key))
+			return &m->fields[i];
+	return NULL;
+}
+
 bool vf_pymodel_consumes(const struct vf_pymodel *m, const char *key)
 {
 	for (size_t i = 0; m && i < m->nconsumed; i++)
@@ -1271,10 +1842,10 @@ static bool model_has_path(const struct vf_pymodel *m, const char *path, int dep
 	if (m->open)
 		return true;
 	size_t l = strcspn(path, ".");
-	for (size_t i = 0; i < m->nfields; i++)
-		if (strlen(m->fields[i].name) == l && strncmp(m->fields[i].name, path, l) == 0)
-			return !path[l] || type_has_path(m->fields[i].type, path + l + 1, depth + 1);
-	return false;
+	char key[256];
+	snprintf(key, sizeof key, "%.*s", (int)(l < sizeof key ? l : sizeof key - 1), path);
+	const struct vf_pyfield *f = vf_pymodel_field_for_key(m, key);
+	return f && (!path[l] || type_has_path(f->type, path + l + 1, depth + 1));
 }
 
 static bool type_has_path(const struct vf_pytype *t, const char *path, int depth)

@@ -94,8 +94,9 @@ expect_out "optimization.extra: unknown key"
 expect_out "at least one must be true"
 expect_err "7 checks failed"
 # with a line: 7 failures, 3 pending (the data root; latents/, audio_latents/ under it) and
-# 3 not checked (the fixture's legacy validation keys its before-validator takes)
-check "[ \$(printf '%s\n' \"\$out\" | grep -c '^$TMP/run/config.yaml:[0-9]*: ') -eq 13 ]"
+# 3 not checked (the fixture's legacy validation keys its before-validator takes) and
+# 4 validators that may reject (not_a_url, something_generated, old_names, lora_needs_block)
+check "[ \$(printf '%s\n' \"\$out\" | grep -c '^$TMP/run/config.yaml:[0-9]*: ') -eq 17 ]"
 expect_out "optimization.extra: unknown key: OptimSection"
 run check "$TMP/run" --json --trainer-dir "$TD"
 expect_rc 1

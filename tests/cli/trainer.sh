@@ -47,6 +47,11 @@ expect_json 'j["shipped_config"].endswith("/v2v_ic_lora.yaml") and j["check"]["f
 expect_json '{d["key"]: d["value"] for d in j["low_vram_deltas"]} == {"lora.rank": "16", "lora.alpha": "16", "optimization.optimizer_type": "adamw8bit", "acceleration.quantization": "int8-quanto", "acceleration.load_text_encoder_in_8bit": "true", "acceleration.offload_optimizer_during_validation": "true", "validation.video_dims": "[576,576,49]"}'
 expect_json 'all(d["applied"] and d["from"] == "t2v_lora.yaml -> t2v_lora_low_vram.yaml" for d in j["low_vram_deltas"])'
 expect_json '"ref_latents" in j["data_dirs"] and "conditions" in j["data_dirs"]'
+# issue 22: the JSON names the files used: the shipped v2v_ic_lora.yaml (not a
+# v2v_ic_lora_low_vram.yaml that does not exist), RUN/config.yaml as checked
+expect_json 'j["tier"]["config"].endswith("/v2v_ic_lora.yaml") and j["tier"]["wanted"] == "v2v_ic_lora_low_vram.yaml"'
+expect_json 'j["tier"]["low_vram_from"] == "t2v_lora.yaml -> t2v_lora_low_vram.yaml"'
+expect_json 'j["check"]["config"] == j["config"] and j["config"].endswith("/ic/config.yaml")'
 check "grep -q '^  rank: 16' '$TMP/ws/ic/config.yaml' && grep -q 'applied the trainer.s low-VRAM choices' '$TMP/ws/ic/plan.md'"
 check "grep -qF -- '- \`ref_latents/\` (\`training_strategy.video.conditions.0.latents_dir\`)' '$TMP/ws/ic/plan.md'"
 run plan --trainer-dir "$TMP/t1" "${U[@]}" --mode nope --gpu h100-80gb --run-name nope

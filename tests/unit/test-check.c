@@ -162,7 +162,7 @@ static void test_schema(void)
 	const char *const s5[] = {"optimization.bogus_key", "1", NULL};
 	expect_one(s5, "optimization.bogus_key", "unknown key");
 	const char *const s6[] = {"lora.rank", "\"many\"", NULL};
-	expect_one(s6, "lora.rank", "expected int, found string");
+	expect_one(s6, "lora.rank", "expected int, found the string 'many'");
 	const char *const s7[] = {"optimization.steps", "0", NULL};
 	expect_one(s7, "optimization.steps", "below the minimum");
 	const char *const s8[] = {"extra_top", "{a: 1}", NULL};

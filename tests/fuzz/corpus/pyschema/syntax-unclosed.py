@@ -1,0 +1,4 @@
+from pydantic import BaseModel
+class Root(BaseModel):
+    x: int = Field(
+        default=1,

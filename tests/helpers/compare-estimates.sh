@@ -28,7 +28,8 @@ cases=$tmp/cases
 # the same for both binaries.
 add() { printf '%s\n' "$*" >>"$cases"; }
 
-models=$("$old" models | awk 'NR > 1 && NF > 3 { print $1 }')
+# the table's rows: id, kind, family, params (the footer line is not one)
+models=$("$old" models | awk 'NR > 1 && $2 ~ /^[a-z]+$/ && $4 ~ /^[0-9.]+$/ { print $1 }')
 [ -n "$models" ] || { echo "compare-estimates: $old models listed nothing" >&2; exit 1; }
 for m in $models; do
 	for mode in "--mode full" "--mode lora" "--mode lora --quant nf4" "--mode infer"; do

@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "vramfit/base/proc.h"
 #include "vramfit/gpu/gpu.h"
-#include "vramfit/tune/proc.h"
 
 static double now(void)
 {

@@ -1157,399 +1157,516 @@ static void optimizer_in_backward(const struct shape *s, const struct vf_setup *
 	memset(&ph[VF_PHASE_OPTIMIZER], 0, sizeof ph[VF_PHASE_OPTIMIZER]);
 }
 
-/* vf_estimate_run; st (may be NULL) receives the step's tensors for the
- * allocator simulation. */
-static void llm_run(const struct vf_arch *arch, const struct vf_setup *su,
-		    const struct vf_gpu_spec *gpu, struct vf_estimate *e, struct vf__step *st,
-		    bool timed)
-{
-	memset(e, 0, sizeof *e);
-	e->inference = su->mode == VF_MODE_INFER;
+/* ---- the LLM estimate, one term group at a time ------------------------- */
+
+/* One estimate's setup and terms, filled group by group in the order of
+ * estimate_llm, each group reading only the earlier ones (bytes unless
+ * said). */
+struct llm {
+	const struct vf_setup *su;
 	struct shape s;
-	shape_from_arch(arch, &s);
-
 	struct dt d;
-	memset(&d, 0, sizeof d);
-	d.train = su->mode != VF_MODE_INFER;
-	d.full = su->mode == VF_MODE_FULL;
-	d.autocast = su->precision != VF_PREC_FP32;
-	d.P = su->precision == VF_PREC_BF16 ? 2 : 4; /* amp/fp16: fp32 weights under autocast */
-	d.R = d.P;
-	d.C = d.autocast ? 2 : 4;
-	d.lt = su->mode == VF_MODE_LORA ? su->lora_targets : 0;
-	d.rank = su->lora_rank;
-	d.compile = su->compile;
+	double b, sq, tq;     /* micro-batch, tokens per sample, decoder length (T5) */
+	double N, Nout;       /* tokens per micro-batch, tokens with logits */
+	double ngpu;
+	double P, T, lora;    /* parameters (counts): all, trainable, LoRA adapters */
+	double qb, ab;        /* bytes per base linear weight, per adapter weight */
+	double W;             /* weights */
+	double gb, G;         /* bytes per gradient element; gradients */
+	double S, OT;         /* optimizer states, optimizer-step temporaries */
+	double shard_w, shard_g, shard_o; /* ways the weights, gradients, states are split */
+	double ddp_buckets;   /* DDP's flat gradient buckets */
+	double AC;            /* autocast copies */
+	double A_layer;       /* one layer, all its saved tensors */
+	double A_all;         /* every layer's */
+	double scores;        /* eager attention's s^2 tensors per layer */
+	double ckpt_in;       /* a checkpointed layer's input */
+	double emb_out, final_norm, dequant;
+	double layers;        /* layers with activations (T5: encoder + decoder) */
+	double logits_fwd, logits_bwd;
+};
 
-	double b = (double)su->batch, sq = (double)su->seq;
-	double tq = su->target_seq > 0 ? (double)su->target_seq : sq;
-	double N = b * sq;                       /* tokens per micro-batch */
-	double Nout = s.fc == FC_T5 ? b * tq : N; /* tokens with logits */
-	double ngpu = su->gpus > 0 ? su->gpus : 1;
+/* The setup's dtypes, micro-batch and token counts. */
+static void llm_setup(const struct vf_arch *arch, const struct vf_setup *su, struct llm *m)
+{
+	memset(m, 0, sizeof *m);
+	m->su = su;
+	shape_from_arch(arch, &m->s);
+	struct dt *d = &m->d;
+	d->train = su->mode != VF_MODE_INFER;
+	d->full = su->mode == VF_MODE_FULL;
+	d->autocast = su->precision != VF_PREC_FP32;
+	d->P = su->precision == VF_PREC_BF16 ? 2 : 4; /* amp/fp16: fp32 weights under autocast */
+	d->R = d->P;
+	d->C = d->autocast ? 2 : 4;
+	d->lt = su->mode == VF_MODE_LORA ? su->lora_targets : 0;
+	d->rank = su->lora_rank;
+	d->compile = su->compile;
+	m->b = (double)su->batch;
+	m->sq = (double)su->seq;
+	m->tq = su->target_seq > 0 ? (double)su->target_seq : m->sq;
+	m->N = m->b * m->sq;
+	m->Nout = m->s.fc == FC_T5 ? m->b * m->tq : m->N;
+	m->ngpu = su->gpus > 0 ? su->gpus : 1;
+}
 
-	/* ---- parameters ---- */
-	double P = s.params;
-	double T = 0;                            /* trainable parameters */
-	double lora = 0;
+/* Parameters: all, trainable (all in full fine-tuning, the adapters in
+ * LoRA, none in inference), and the tokens of one optimizer step. */
+static void count_parameters(struct llm *m, struct vf_estimate *e)
+{
+	const struct vf_setup *su = m->su;
+	m->P = m->s.params;
+	m->T = 0;
+	m->lora = 0;
 	if (su->mode == VF_MODE_FULL)
-		T = P;
+		m->T = m->P;
 	else if (su->mode == VF_MODE_LORA)
-		T = lora = lora_params(&s, su->lora_targets, su->lora_rank);
-	e->params = clamp64(P);
-	e->trainable_params = clamp64(T);
-	e->tokens_per_step = clamp64(N * (double)su->grad_accum * ngpu);
+		m->T = m->lora = lora_params(&m->s, su->lora_targets, su->lora_rank);
+	e->params = clamp64(m->P);
+	e->trainable_params = clamp64(m->T);
+	e->tokens_per_step = clamp64(m->N * (double)su->grad_accum * m->ngpu);
+}
 
-	/* ---- weights (bytes) ---- */
-	double qb = su->quant == VF_QUANT_NF4 && !su->nf4_double_quant
-			    ? 0.5 + 4.0 / 64 /* bitsandbytes NF4: blocks of 64, fp32 absmax each */
-			    : quant_bytes(su->quant, d.P);
-	double ab = su->adapter_bf16 ? 2 : 4;        /* adapter dtype (peft: fp32; torchtune, litgpt: bf16) */
-	double rest = su->quant != VF_QUANT_NONE && su->kbit_fp32_rest ? 4 : d.P;
-	double W = (s.linear) * qb                   /* linear matrices (quantized when asked) */
-		   + (P - s.linear) * rest           /* embeddings, norms: stored dtype (peft's
-						      * prepare_model_for_kbit_training: fp32) */
-		   + lora * ab;                      /* adapters */
-	/* ---- gradients (bytes): in the parameter's dtype ---- */
-	double gb = su->mode == VF_MODE_LORA ? ab : d.P;
-	double G = d.train ? T * gb : 0;
-	/* ---- optimizer states ---- */
-	double S = d.train ? state_bytes(su, &s, T, gb, su->mode == VF_MODE_LORA) : 0;
-	/* ---- optimizer step temporaries ----
-	 * foreach AdamW: _foreach_sqrt(exp_avg_sq) makes one temporary as
-	 * large as the states of one kind (measured: l7-full-amp-b1s2048-gc,
-	 * 25.1 GiB for 25.1 GiB of fp32 parameters); for-loop: the largest
-	 * tensor twice (sqrt, then divide); Lion (lion-pytorch, per tensor:
-	 * clone and interpolation) the largest tensor twice; fused
-	 * and bitsandbytes 8-bit kernels: none; SGD momentum: in place;
-	 * Adafactor (per tensor): squared gradient, update and factored
-	 * estimate of the largest tensor. */
-	double OT = 0;
-	if (d.train) {
-		double largest = su->mode == VF_MODE_LORA ? T / (s.L > 0 ? s.L : 1) : s.largest;
-		if (largest > T)
-			largest = T;
-		switch (su->optimizer) {
-		case VF_OPT_LION:
-			OT = 2 * largest * gb;
-			break;
-		case VF_OPT_ADAMW:
-			if (su->optimizer_impl == VF_OPTIMPL_FOREACH)
-				OT = T * gb;
-			else if (su->optimizer_impl == VF_OPTIMPL_FOR)
-				OT = 2 * largest * gb;
-			break;
-		case VF_OPT_ADAFACTOR:
-			OT = 3 * largest * 4;
-			break;
-		default:
-			break;
-		}
+/* Weights: the linear matrices (quantized when asked), embeddings and
+ * norms in their stored dtype (peft's prepare_model_for_kbit_training:
+ * fp32), the adapters in theirs (peft: fp32; torchtune, litgpt: bf16). */
+static void weights_term(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	m->qb = su->quant == VF_QUANT_NF4 && !su->nf4_double_quant
+			? 0.5 + 4.0 / 64 /* bitsandbytes NF4: blocks of 64, fp32 absmax each */
+			: quant_bytes(su->quant, m->d.P);
+	m->ab = su->adapter_bf16 ? 2 : 4;
+	double rest = su->quant != VF_QUANT_NONE && su->kbit_fp32_rest ? 4 : m->d.P;
+	m->W = (m->s.linear) * m->qb + (m->P - m->s.linear) * rest + m->lora * m->ab;
+}
+
+/* Gradients: in the trainable parameters' dtype. */
+static void gradients_term(struct llm *m)
+{
+	m->gb = m->su->mode == VF_MODE_LORA ? m->ab : m->d.P;
+	m->G = m->d.train ? m->T * m->gb : 0;
+}
+
+/* Optimizer states (state_bytes). */
+static void states_term(struct llm *m)
+{
+	m->S = m->d.train ? state_bytes(m->su, &m->s, m->T, m->gb, m->su->mode == VF_MODE_LORA) : 0;
+}
+
+/* Optimizer step temporaries. foreach AdamW: _foreach_sqrt(exp_avg_sq)
+ * makes one temporary as large as the states of one kind (measured:
+ * l7-full-amp-b1s2048-gc, 25.1 GiB for 25.1 GiB of fp32 parameters);
+ * for-loop: the largest tensor twice (sqrt, then divide); Lion
+ * (lion-pytorch, per tensor: clone and interpolation) the largest tensor
+ * twice; fused and bitsandbytes 8-bit kernels: none; SGD momentum: in
+ * place; Adafactor (per tensor): squared gradient, update and factored
+ * estimate of the largest tensor. */
+static void optimizer_temp_term(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	double T = m->T, gb = m->gb;
+	m->OT = 0;
+	if (!m->d.train)
+		return;
+	double largest = su->mode == VF_MODE_LORA ? T / (m->s.L > 0 ? m->s.L : 1) : m->s.largest;
+	if (largest > T)
+		largest = T;
+	switch (su->optimizer) {
+	case VF_OPT_LION:
+		m->OT = 2 * largest * gb;
+		break;
+	case VF_OPT_ADAMW:
+		if (su->optimizer_impl == VF_OPTIMPL_FOREACH)
+			m->OT = T * gb;
+		else if (su->optimizer_impl == VF_OPTIMPL_FOR)
+			m->OT = 2 * largest * gb;
+		break;
+	case VF_OPT_ADAFACTOR:
+		m->OT = 3 * largest * 4;
+		break;
+	default:
+		break;
 	}
-	/* ---- sharding: per-GPU shares (ZeRO/FSDP) ---- */
-	double shard_w = 1, shard_g = 1, shard_o = 1;
+}
+
+/* Sharding: the per-GPU shares of weights, gradients and states
+ * (ZeRO/FSDP), one layer gathered (and the next prefetched) when the
+ * weights are sharded. DDP (gradient_as_bucket_view=False, the default of
+ * PyTorch and accelerate): flat buckets as large as the gradients,
+ * allocated once and kept, so they are live in every phase. */
+static void sharding(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	double ngpu = m->ngpu;
+	m->shard_w = m->shard_g = m->shard_o = 1;
 	if (ngpu > 1) {
 		switch (su->shard) {
-		case VF_SHARD_ZERO1: shard_o = ngpu; break;
-		case VF_SHARD_ZERO2: shard_o = shard_g = ngpu; break;
+		case VF_SHARD_ZERO1: m->shard_o = ngpu; break;
+		case VF_SHARD_ZERO2: m->shard_o = m->shard_g = ngpu; break;
 		case VF_SHARD_ZERO3:
-		case VF_SHARD_FSDP: shard_o = shard_g = shard_w = ngpu; break;
+		case VF_SHARD_FSDP: m->shard_o = m->shard_g = m->shard_w = ngpu; break;
 		default: break;
 		}
 	}
-	W /= shard_w;
-	G /= shard_g;
-	S /= shard_o;
-	OT /= shard_o;
-	if (shard_w > 1)
-		W += 2 * s.layer_linear * d.P; /* one layer gathered (and the next prefetched) */
-	/* DDP (gradient_as_bucket_view=False, the default of PyTorch and
-	 * accelerate): flat buckets as large as the gradients, allocated once
-	 * and kept, so they are live in every phase */
-	double ddp_buckets = (su->shard == VF_SHARD_DDP && ngpu > 1) ? G : 0;
+	m->W /= m->shard_w;
+	m->G /= m->shard_g;
+	m->S /= m->shard_o;
+	m->OT /= m->shard_o;
+	if (m->shard_w > 1)
+		m->W += 2 * m->s.layer_linear * m->d.P;
+	m->ddp_buckets = (su->shard == VF_SHARD_DDP && ngpu > 1) ? m->G : 0;
+}
 
-	/* ---- autocast cache ----
-	 * fp32 weights under autocast: each linear weight is cast to bf16 once
-	 * per forward (cached for leaf tensors that need a gradient; saved
-	 * for the backward otherwise), and the lm_head's (tied: the
-	 * embedding's). */
-	double AC = 0;
-	if (d.autocast && d.P == 4 && su->quant == VF_QUANT_NONE)
-		AC = 2 * (s.linear + s.V * s.h) / shard_w; /* also under no_grad: the params need grads */
-	if (d.autocast && su->mode == VF_MODE_LORA && !su->adapter_bf16)
-		AC += 2 * lora; /* adapters' bf16 copies */
-	if (d.autocast && su->quant != VF_QUANT_NONE && su->kbit_fp32_rest)
-		AC += 2 * s.V * s.h; /* the fp32 lm_head's bf16 copy, saved for the backward */
+/* Autocast cache: fp32 weights under autocast, each linear weight cast to
+ * bf16 once per forward (cached for leaf tensors that need a gradient;
+ * saved for the backward otherwise), and the lm_head's (tied: the
+ * embedding's). */
+static void autocast_term(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	const struct dt *d = &m->d;
+	const struct shape *s = &m->s;
+	m->AC = 0;
+	if (d->autocast && d->P == 4 && su->quant == VF_QUANT_NONE)
+		m->AC = 2 * (s->linear + s->V * s->h) / m->shard_w; /* also under no_grad: the params need grads */
+	if (d->autocast && su->mode == VF_MODE_LORA && !su->adapter_bf16)
+		m->AC += 2 * m->lora; /* adapters' bf16 copies */
+	if (d->autocast && su->quant != VF_QUANT_NONE && su->kbit_fp32_rest)
+		m->AC += 2 * s->V * s->h; /* the fp32 lm_head's bf16 copy, saved for the backward */
+}
 
-	/* ---- activations ---- */
-	bool eager = su->attention == VF_ATTN_EAGER || s.eager_attn; /* T5, bloom: explicit scores */
-	double per_layer_tok = d.train ? layer_bytes(&s, &d, eager) : 0;
-	double scores = 0; /* eager attention's s^2 tensors per layer */
+/* Activations: one layer's saved tensors, every layer's (T5: encoder and
+ * decoder stacks), a checkpointed layer's input, the embedding output and
+ * the final norm; a quantized base adds the dequantized weight of one
+ * linear at a time. */
+static void activations_term(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	const struct dt *d = &m->d;
+	const struct shape *s = &m->s;
+	double b = m->b, sq = m->sq, tq = m->tq, N = m->N;
+	bool eager = su->attention == VF_ATTN_EAGER || s->eager_attn; /* T5, bloom: explicit scores */
+	double per_layer_tok = d->train ? layer_bytes(s, d, eager) : 0;
+	m->scores = 0;
 	if (eager) {
-		scores = b * s.heads * sq * sq * score_bytes(&s, &d);
-		if (d.train)
-			scores += N * 2 * d.C * (s.hq - s.hkv); /* repeat_kv: k and v expanded to all heads */
+		m->scores = b * s->heads * sq * sq * score_bytes(s, d);
+		if (d->train)
+			m->scores += N * 2 * d->C * (s->hq - s->hkv); /* repeat_kv: k and v expanded to all heads */
 	}
-	double A_layer = N * per_layer_tok + scores;     /* one layer, all its saved tensors */
-	double ckpt_in = N * d.R * s.h;                   /* a checkpointed layer's input */
-	double emb_out = N * s.h * d.R + (s.dropout > 0 ? N * s.h : 0);
-	double final_norm = 0;
-	{
-		double xb;
-		final_norm = d.train ? N * norm_bytes(&s, &d, &xb) : 0;
-		if (d.train && d.full)
-			final_norm += N * s.h * 2; /* lm_head input (bf16 cast) */
-	}
-	double layers = s.L;
-	double A_all, A_dec = 0;
-	if (s.fc == FC_T5) {
+	m->A_layer = N * per_layer_tok + m->scores;
+	m->ckpt_in = N * d->R * s->h;
+	m->emb_out = N * s->h * d->R + (s->dropout > 0 ? N * s->h : 0);
+	double xb;
+	m->final_norm = d->train ? N * norm_bytes(s, d, &xb) : 0;
+	if (d->train && d->full)
+		m->final_norm += N * s->h * 2; /* lm_head input (bf16 cast) */
+	m->layers = s->L;
+	if (s->fc == FC_T5) {
 		/* decoder layers: self-attention + cross-attention + FF over the
 		 * target tokens; cross k/v projections over the encoder tokens */
 		double Nt = b * tq;
-		double dec_scores = b * s.heads * (tq * tq + tq * sq) * score_bytes(&s, &d);
-		double cross_kv = N * (lin_in(&d, s.h, d.R, 2, 0) + 2 * d.C * s.hkv);
-		A_dec = Nt * per_layer_tok * 1.5 + dec_scores + cross_kv;
-		A_all = s.L * A_layer + s.Ld * A_dec;
+		double dec_scores = b * s->heads * (tq * tq + tq * sq) * score_bytes(s, d);
+		double cross_kv = N * (lin_in(d, s->h, d->R, 2, 0) + 2 * d->C * s->hkv);
+		double A_dec = Nt * per_layer_tok * 1.5 + dec_scores + cross_kv;
+		m->A_all = s->L * m->A_layer + s->Ld * A_dec;
 		/* relative position bias + mask, fp32, computed once per stack */
-		A_all += 4 * s.heads * (sq * sq + tq * tq + tq * sq);
-		layers = s.L + s.Ld;
+		m->A_all += 4 * s->heads * (sq * sq + tq * tq + tq * sq);
+		m->layers = s->L + s->Ld;
 	} else {
-		A_all = s.L * A_layer;
+		m->A_all = s->L * m->A_layer;
 	}
-	/* quantized base: the dequantized weight of one linear at a time */
-	double dequant = su->quant != VF_QUANT_NONE ? 2 * s.layer_linear / 3 : 0;
+	m->dequant = su->quant != VF_QUANT_NONE ? 2 * s->layer_linear / 3 : 0;
+}
 
-	/* ---- logits and loss ----
-	 * lm_head output in the compute dtype, upcast to fp32 by the HF loss,
-	 * log_softmax output fp32; in the backward of the loss: log_softmax
-	 * output, the incoming gradient and the input gradient, all fp32
-	 * (12 bytes per logit: gpt2 and gemma-2b records). */
-	double logits_fwd = Nout * s.V * (d.C + 4 + 4);
-	if (d.C == 4)
-		logits_fwd = Nout * s.V * 8;
-	double logits_bwd = Nout * s.V * 12;
-	loss_bytes(&s, su, &d, Nout, &logits_fwd, &logits_bwd);
-	if (s.softcap_logits > 0) {
-		logits_fwd += Nout * s.V * d.C * 2; /* logits/cap and tanh output (kept) */
-		logits_bwd += Nout * s.V * d.C;
+/* Logits and loss: the lm_head output in the compute dtype, upcast to fp32
+ * by the HF loss, log_softmax output fp32; in the backward of the loss:
+ * log_softmax output, the incoming gradient and the input gradient, all
+ * fp32 (12 bytes per logit: gpt2 and gemma-2b records). Other losses:
+ * loss_bytes. */
+static void logits_term(struct llm *m)
+{
+	const struct shape *s = &m->s;
+	const struct dt *d = &m->d;
+	double Nout = m->Nout;
+	m->logits_fwd = Nout * s->V * (d->C + 4 + 4);
+	if (d->C == 4)
+		m->logits_fwd = Nout * s->V * 8;
+	m->logits_bwd = Nout * s->V * 12;
+	loss_bytes(s, m->su, d, Nout, &m->logits_fwd, &m->logits_bwd);
+	if (s->softcap_logits > 0) {
+		m->logits_fwd += Nout * s->V * d->C * 2; /* logits/cap and tanh output (kept) */
+		m->logits_bwd += Nout * s->V * d->C;
 	}
+}
 
-	struct live ph[VF_PHASE_COUNT];
-	memset(ph, 0, sizeof ph);
-	double best = -1;
-	int bi = VF_PHASE_FORWARD;
+/* The CUDA context (and the defaults assumed) and each term whole,
+ * whatever the phase (vf_estimate's *_full). */
+static void record_whole_terms(const struct llm *m, const struct vf_gpu_spec *gpu,
+			       struct vf_estimate *e)
+{
+	const struct vf_setup *su = m->su;
 	e->context_bytes = su->context_bytes >= 0 ? su->context_bytes : vf_estimate_default_context(gpu);
 	if (su->context_bytes < 0)
 		e->assumed |= VF_ASSUME_CONTEXT_DEFAULT;
 	if (!gpu)
 		e->assumed |= VF_ASSUME_NO_GPU;
+	e->weights_full = clamp64(m->W);
+	e->gradients_full = clamp64(m->G);
+	e->optimizer_full = clamp64(m->S);
+	e->optimizer_temp_full = clamp64(m->OT);
+	e->autocast_cache_full = clamp64(m->AC);
+	e->logits_full = clamp64(m->logits_bwd);
+	e->layer_activations = clamp64(m->A_layer);
+	e->loss_transient = clamp64(m->Nout * m->s.V * m->d.C);
+}
 
-	e->weights_full = clamp64(W);
-	e->gradients_full = clamp64(G);
-	e->optimizer_full = clamp64(S);
-	e->optimizer_temp_full = clamp64(OT);
-	e->autocast_cache_full = clamp64(AC);
-	e->logits_full = clamp64(logits_bwd);
-	e->layer_activations = clamp64(A_layer);
-	e->loss_transient = clamp64(Nout * s.V * d.C);
-
-	if (!d.train) {
-		/* ---- inference: weights + KV cache + one layer's working set ---- */
-		double kvb = d.C;
-		double kv = vf_moe_kv_elements(&s.mt, b, sq) * kvb; /* MLA, sliding windows: moe.c */
-		if (s.fc == FC_T5)
-			kv = 2 * s.Ld * s.hkv * (b * tq + N) * kvb;
-		/* working set at the MLP of the last layer: residual, normed
-		 * input, act, up and product (gated) or input/output (plain) */
-		double work = N * (2 * s.h * d.C + (s.gated ? 3 : 2) * s.f * d.C);
-		double attn_work = N * (3 * s.h + 3 * s.hq + 2 * s.hkv) * d.C;
-		if (su->attention == VF_ATTN_EAGER)
-			attn_work += b * s.heads * sq * sq * (4 + d.C);
-		if (attn_work > work)
-			work = attn_work;
-		double lg = Nout * s.V * d.C + Nout * s.h * d.C;
-		struct live *f = &ph[VF_PHASE_FORWARD];
-		f->w = W;
-		f->ac = AC;
-		f->kv = kv;
-		f->act = work + dequant;
-		struct live *l = &ph[VF_PHASE_LOSS];
-		l->w = W;
-		l->ac = AC;
-		l->kv = kv;
-		l->lg = lg;
-		for (int i = VF_PHASE_FORWARD; i <= VF_PHASE_LOSS; i++) {
+/* The phase with the most live memory, from the forward to `last`, after
+ * adding the cuBLAS workspaces to each phase of the step; its live bytes
+ * in *best. */
+static int peak_phase(struct live *ph, int last, double *best)
+{
+	double top = -1;
+	int bi = VF_PHASE_FORWARD;
+	for (int i = VF_PHASE_FORWARD; i <= last; i++) {
+		if (i <= VF_PHASE_OPTIMIZER)
 			ph[i].act += WORKSPACE_BYTES;
-			double v = live_sum(&ph[i]);
-			if (v > best) {
-				best = v;
-				bi = i;
-			}
+		double v = live_sum(&ph[i]);
+		if (v > top) {
+			top = v;
+			bi = i;
 		}
-		e->kv_cache_full = clamp64(kv);
-		e->activations_full = clamp64(work);
-		/* the layer working set and the logits are freed and re-requested
-		 * at other sizes as the cache grows (fitted, README) */
-		if (st) {
-			struct step_in in = {.qb = qb, .gb = gb, .T = T, .lora = lora, .AC = AC,
-					     .Nout = Nout, .dequant = dequant, .shard_w = shard_w,
-					     .shard_o = shard_o, .layers = layers};
-			fill_infer(&s, su, &d, &in, kv, st);
-		}
-		double reserved = best + segment_waste(kv / (2 * layers)) * 2 * layers +
-				  param_rounding(&s) * W + FRAG_INFER * (work + Nout * s.V * d.C);
-		finish_terms(e, ph, reserved, (enum vf_phase)bi);
-		if (timed)
-			step_time(&s, su, &d, gpu, 0, 0, 0, e);
-		return;
 	}
+	*best = top;
+	return bi;
+}
 
-	/* ---- training: the phases of a steady-state step ----
-	 * Optimizer states S are held from the previous step; gradients are
-	 * None after zero_grad(set_to_none=True) until the backward. */
-	double held_acts = su->grad_ckpt ? layers * ckpt_in : A_all;
-	/* activation offload (torchtune OffloadActivations): saved tensors go
-	 * to the CPU as they are made; the GPU keeps the layer in flight and
-	 * the one being copied (prefetched again for the backward) */
-	if (su->activation_offload && d.train) {
-		double on_gpu = 2 * (su->grad_ckpt ? ckpt_in : A_layer);
+/* Inference: weights + KV cache + one layer's working set, at the MLP of
+ * the last layer (residual, normed input, act, up and product (gated) or
+ * input/output (plain)) or in its attention, then the logits. The layer
+ * working set and the logits are freed and re-requested at other sizes as
+ * the cache grows (the reserve's FRAG_INFER, fitted: README). */
+static void infer_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
+			   struct vf_estimate *e, struct vf__step *st, bool timed)
+{
+	const struct shape *s = &m->s;
+	const struct dt *d = &m->d;
+	const struct vf_setup *su = m->su;
+	double b = m->b, sq = m->sq, N = m->N, Nout = m->Nout, layers = m->layers;
+	double kvb = d->C;
+	double kv = vf_moe_kv_elements(&s->mt, b, sq) * kvb; /* MLA, sliding windows: moe.c */
+	if (s->fc == FC_T5)
+		kv = 2 * s->Ld * s->hkv * (b * m->tq + N) * kvb;
+	double work = N * (2 * s->h * d->C + (s->gated ? 3 : 2) * s->f * d->C);
+	double attn_work = N * (3 * s->h + 3 * s->hq + 2 * s->hkv) * d->C;
+	if (su->attention == VF_ATTN_EAGER)
+		attn_work += b * s->heads * sq * sq * (4 + d->C);
+	if (attn_work > work)
+		work = attn_work;
+	struct live ph[VF_PHASE_COUNT];
+	memset(ph, 0, sizeof ph);
+	struct live *f = &ph[VF_PHASE_FORWARD];
+	f->w = m->W;
+	f->ac = m->AC;
+	f->kv = kv;
+	f->act = work + m->dequant;
+	struct live *l = &ph[VF_PHASE_LOSS];
+	l->w = m->W;
+	l->ac = m->AC;
+	l->kv = kv;
+	l->lg = Nout * s->V * d->C + Nout * s->h * d->C;
+	double best;
+	int bi = peak_phase(ph, VF_PHASE_LOSS, &best);
+	e->kv_cache_full = clamp64(kv);
+	e->activations_full = clamp64(work);
+	if (st) {
+		struct step_in in = {.qb = m->qb, .gb = m->gb, .T = m->T, .lora = m->lora, .AC = m->AC,
+				     .Nout = Nout, .dequant = m->dequant, .shard_w = m->shard_w,
+				     .shard_o = m->shard_o, .layers = layers};
+		fill_infer(s, su, d, &in, kv, st);
+	}
+	double reserved = best + segment_waste(kv / (2 * layers)) * 2 * layers +
+			  param_rounding(s) * m->W + FRAG_INFER * (work + Nout * s->V * d->C);
+	finish_terms(e, ph, reserved, (enum vf_phase)bi);
+	if (timed)
+		step_time(s, su, d, gpu, 0, 0, 0, e);
+}
+
+/* Activations held through a training step's forward: every layer's, or
+ * with checkpointing each layer's input. Activation offload (torchtune
+ * OffloadActivations): saved tensors go to the CPU as they are made; the
+ * GPU keeps the layer in flight and the one being copied (prefetched again
+ * for the backward). */
+static double held_activations(const struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	double held_acts = su->grad_ckpt ? m->layers * m->ckpt_in : m->A_all;
+	if (su->activation_offload && m->d.train) {
+		double on_gpu = 2 * (su->grad_ckpt ? m->ckpt_in : m->A_layer);
 		if (on_gpu < held_acts)
 			held_acts = on_gpu;
 	}
-	/* forward end / loss forward: everything saved plus the loss tensors */
-	/* with checkpointing the autocast cache (leaf weights, full
-	 * fine-tuning) lives until the forward leaves autocast, before the
-	 * backward; frozen weights' copies are then made per layer only */
-	double AC_fwd = AC, AC_bwd = AC;
+	return held_acts;
+}
+
+/* Training, forward and loss: optimizer states held from the previous
+ * step; gradients None after zero_grad(set_to_none=True), except with
+ * gradient accumulation, where from the second micro-batch on the forward
+ * runs with the accumulated gradients held. At the loss, everything saved
+ * plus the loss tensors; with checkpointing the autocast cache (leaf
+ * weights, full fine-tuning) lives until the forward leaves autocast,
+ * before the backward, and frozen weights' copies are then made per layer
+ * only. The forward, checkpointed: one layer's activations live while it
+ * runs. */
+static void forward_phases(const struct llm *m, double held_acts, struct live ph[VF_PHASE_COUNT])
+{
+	const struct vf_setup *su = m->su;
+	double layers = m->layers;
+	double AC_fwd = m->AC, AC_bwd = m->AC;
 	if (su->grad_ckpt) {
 		AC_bwd = 0;
-		if (!d.full)
-			AC_fwd = AC / (layers > 0 ? layers : 1);
+		if (!m->d.full)
+			AC_fwd = m->AC / (layers > 0 ? layers : 1);
 	}
-	/* gradient accumulation: from the second micro-batch on, the forward
-	 * runs with the accumulated gradients held */
-	double G_fwd = (su->grad_accum > 1 ? G : 0) + ddp_buckets;
+	double G_fwd = (su->grad_accum > 1 ? m->G : 0) + m->ddp_buckets;
 	struct live *lf = &ph[VF_PHASE_LOSS];
-	lf->w = W;
-	lf->o = S;
+	lf->w = m->W;
+	lf->o = m->S;
 	lf->g = G_fwd;
-	lf->act = held_acts + emb_out + final_norm + dequant;
-	if (AC_fwd + logits_fwd > AC_bwd + logits_bwd) {
+	lf->act = held_acts + m->emb_out + m->final_norm + m->dequant;
+	if (AC_fwd + m->logits_fwd > AC_bwd + m->logits_bwd) {
 		lf->ac = AC_fwd;
-		lf->lg = logits_fwd;
+		lf->lg = m->logits_fwd;
 	} else {
 		lf->ac = AC_bwd;
-		lf->lg = logits_bwd;
+		lf->lg = m->logits_bwd;
 	}
-	/* the lm_head weight gradient appears as the logits' gradient is
-	 * consumed (full fine-tuning) */
-	/* forward, checkpointed: one layer's activations live while it runs */
 	struct live *fw = &ph[VF_PHASE_FORWARD];
-	fw->w = W;
-	fw->o = S;
+	fw->w = m->W;
+	fw->o = m->S;
 	fw->g = G_fwd;
 	fw->ac = AC_fwd;
-	fw->act = held_acts + emb_out + (su->grad_ckpt ? A_layer : 0) + dequant;
-	/* backward: with checkpointing the last layer is recomputed (its
-	 * activations and, under autocast, its weights' bf16 copies) while
-	 * gradients accumulate; the autocast cache was dropped when the
-	 * forward left autocast. Without checkpointing activations are freed
-	 * layer by layer as weight gradients appear: the peak is at the start
-	 * (the loss phase) or at the end (all gradients, first layers' inputs). */
-	struct live *bw = &ph[VF_PHASE_BACKWARD];
-	bw->w = W;
-	bw->o = S;
+	fw->act = held_acts + m->emb_out + (su->grad_ckpt ? m->A_layer : 0) + m->dequant;
+}
+
+/* Training, backward: with checkpointing the last layer is recomputed (its
+ * activations and, under autocast, its weights' bf16 copies) while
+ * gradients accumulate (the lm_head weight gradient first, in full
+ * fine-tuning); the autocast cache was dropped when the forward left
+ * autocast. Without checkpointing activations are freed layer by layer as
+ * weight gradients appear: the peak is at the start (the loss phase) or at
+ * the end (all gradients, first layers' inputs). */
+static void backward_phase(const struct llm *m, struct live *bw)
+{
+	const struct vf_setup *su = m->su;
+	const struct shape *s = &m->s;
+	bool full = m->d.full;
+	double layers = m->layers, AC = m->AC, G = m->G, gb = m->gb;
+	double A_layer = m->A_layer, ckpt_in = m->ckpt_in;
+	bw->w = m->W;
+	bw->o = m->S;
 	if (su->grad_ckpt) {
 		double rec_ac = AC > 0 ? AC / (layers > 0 ? layers : 1) : 0;
 		/* the gradient grows to G while the inputs shrink: the larger end */
-		double start = layers * ckpt_in + (s.tied || !d.full ? 0 : s.V * s.h * gb) + A_layer +
+		double start = layers * ckpt_in + (s->tied || !full ? 0 : s->V * s->h * gb) + A_layer +
 			       rec_ac;
 		double end = G + A_layer + rec_ac + ckpt_in;
 		if (start >= end) {
-			bw->act = layers * ckpt_in + A_layer + dequant;
+			bw->act = layers * ckpt_in + A_layer + m->dequant;
 			bw->ac = rec_ac;
-			bw->g = d.full ? (s.tied ? 0 : s.V * s.h * gb) : 0;
+			bw->g = full ? (s->tied ? 0 : s->V * s->h * gb) : 0;
 		} else {
-			bw->act = A_layer + ckpt_in + dequant;
+			bw->act = A_layer + ckpt_in + m->dequant;
 			bw->ac = rec_ac;
 			bw->g = G;
 		}
-		bw->act += N * s.h * 4; /* the incoming hidden-state gradient */
+		bw->act += m->N * s->h * 4; /* the incoming hidden-state gradient */
 	} else {
 		bw->g = G;
-		bw->act = A_layer + N * s.h * 4 + emb_out;
+		bw->act = A_layer + m->N * s->h * 4 + m->emb_out;
 		bw->ac = AC / (layers > 0 ? layers : 1);
 	}
 	if (su->grad_accum > 1 && bw->g < G)
 		bw->g = G; /* accumulated from the earlier micro-batches */
-	bw->g += ddp_buckets;
-	/* optimizer step */
+	bw->g += m->ddp_buckets;
+}
+
+/* Training, optimizer step: weights, gradients, states and the step's
+ * temporaries (none of them with the optimizer in the backward). */
+static void optimizer_phase(const struct llm *m, struct live ph[VF_PHASE_COUNT])
+{
 	struct live *op = &ph[VF_PHASE_OPTIMIZER];
-	op->w = W;
-	op->g = G + ddp_buckets;
-	op->o = S;
-	op->ot = OT;
-	if (su->optimizer_in_backward)
-		optimizer_in_backward(&s, su, T, gb, ph);
+	op->w = m->W;
+	op->g = m->G + m->ddp_buckets;
+	op->o = m->S;
+	op->ot = m->OT;
+	if (m->su->optimizer_in_backward)
+		optimizer_in_backward(&m->s, m->su, m->T, m->gb, ph);
+}
 
-	for (int i = 0; i < VF_PHASE_COUNT; i++) {
-		if (i <= VF_PHASE_OPTIMIZER)
-			ph[i].act += WORKSPACE_BYTES;
-		double v = live_sum(&ph[i]);
-		if (v > best) {
-			best = v;
-			bi = i;
-		}
-	}
-	e->activations_full = clamp64(held_acts + emb_out + final_norm + WORKSPACE_BYTES);
-	if (st) {
-		struct step_in in = {.qb = qb, .gb = gb, .T = T, .lora = lora, .S = S, .OT = OT,
-				     .AC = AC, .A_layer = s.fc == FC_T5 ? A_all / layers : A_layer,
-				     .scores = s.fc == FC_T5 ? 0 : scores, .ckpt_in = ckpt_in,
-				     .emb_out = emb_out, .final_norm = final_norm, .Nout = Nout,
-				     .dequant = dequant, .ddp = ddp_buckets,
-				     .bias = s.fc == FC_T5 ? 4 * s.heads * (sq * sq + tq * tq + tq * sq) : 0,
-				     .shard_w = shard_w, .shard_o = shard_o, .layers = layers};
-		if (s.fc == FC_T5)
-			in.A_layer -= in.bias / layers;
-		fill_step(&s, su, &d, &in, st);
-	}
+/* The training step's tensors, for the allocator replay (fill_step). */
+static void train_trace(const struct llm *m, struct vf__step *st)
+{
+	const struct shape *s = &m->s;
+	bool t5 = s->fc == FC_T5;
+	double sq = m->sq, tq = m->tq, layers = m->layers;
+	struct step_in in = {.qb = m->qb, .gb = m->gb, .T = m->T, .lora = m->lora, .S = m->S,
+			     .OT = m->OT, .AC = m->AC, .A_layer = t5 ? m->A_all / layers : m->A_layer,
+			     .scores = t5 ? 0 : m->scores, .ckpt_in = m->ckpt_in,
+			     .emb_out = m->emb_out, .final_norm = m->final_norm, .Nout = m->Nout,
+			     .dequant = m->dequant, .ddp = m->ddp_buckets,
+			     .bias = t5 ? 4 * s->heads * (sq * sq + tq * tq + tq * sq) : 0,
+			     .shard_w = m->shard_w, .shard_o = m->shard_o, .layers = layers};
+	if (t5)
+		in.A_layer -= in.bias / layers;
+	fill_step(s, m->su, &m->d, &in, st);
+}
 
-	/* ---- allocator: reserved at the peak ----
-	 * (1) segment rounding of the parameter-sized tensors (weights,
-	 * gradients, states, temporaries) live at the peak;
-	 * (2) blocks cached from earlier in the step that the peak's requests
-	 * cannot use: a layer's working set (its activations, and as much
-	 * again in activation gradients during its backward), the lm_head
-	 * output freed before the fp32 loss backward unless the step-1
-	 * gradients/states filled its block, and before an optimizer-step
-	 * peak the autocast copies (half the size of the fp32 requests).
-	 * Coefficients fitted on the 27 H200 records (README).
-	 * The caching allocator never returns memory within a step, so what it
-	 * holds at the end is the largest of the phases' reserved sizes, not
-	 * the reserve at the allocated peak: a phase with less live memory but
-	 * more fragmentation can decide it (and the result then never shrinks
-	 * as the batch grows). */
+/* Allocator: reserved at the peak.
+ * (1) segment rounding of the parameter-sized tensors (weights,
+ * gradients, states, temporaries) live at the peak;
+ * (2) blocks cached from earlier in the step that the peak's requests
+ * cannot use: a layer's working set (its activations, and as much
+ * again in activation gradients during its backward), the lm_head
+ * output freed before the fp32 loss backward unless the step-1
+ * gradients/states filled its block, and before an optimizer-step
+ * peak the autocast copies (half the size of the fp32 requests).
+ * Coefficients fitted on the 27 H200 records (README).
+ * The caching allocator never returns memory within a step, so what it
+ * holds at the end is the largest of the phases' reserved sizes, not
+ * the reserve at the allocated peak: a phase with less live memory but
+ * more fragmentation can decide it (and the result then never shrinks
+ * as the batch grows). The optimizer step's new allocations (the foreach
+ * temporaries) are fp32-sized and cannot reuse the bf16 autocast blocks
+ * cached from the forward: the reserve grows by what does not fit, at
+ * most the autocast copies, and not at all for optimizers that allocate
+ * nothing large in their step (fused, 8-bit, SGD). */
+static double train_reserve(const struct llm *m, const struct vf_estimate *e,
+			    const struct live ph[VF_PHASE_COUNT])
+{
 	double lc = e->loss_transient;
-	double spare = lc - (G + S + OT);
-	double rounding = param_rounding(&s);
+	double spare = lc - (m->G + m->S + m->OT);
+	double rounding = param_rounding(&m->s);
+	double AC = m->AC, OT = m->OT;
 	double reserved = 0;
 	for (int i = 0; i < VF_PHASE_COUNT; i++) {
 		const struct live *l = &ph[i];
-		/* the optimizer step's new allocations (the foreach temporaries)
-		 * are fp32-sized and cannot reuse the bf16 autocast blocks cached
-		 * from the forward: the reserve grows by what does not fit, at
-		 * most the autocast copies, and not at all for optimizers that
-		 * allocate nothing large in their step (fused, 8-bit, SGD). */
-		double frag = FRAG_LAYER * A_layer +
+		double frag = FRAG_LAYER * m->A_layer +
 			      (i == VF_PHASE_OPTIMIZER ? FRAG_AUTOCAST * (AC < OT ? AC : OT)
 						       : FRAG_LOGITS * (spare > 0 ? spare : 0));
 		double r = live_sum(l) + rounding * (l->w + l->g + l->o + l->ot) + frag;
 		if (r > reserved)
 			reserved = r;
 	}
-	finish_terms(e, ph, reserved, (enum vf_phase)bi);
-	if (su->paged_optimizer) /* bitsandbytes paged states: evicted under pressure */
-		e->evictable_bytes = e->optimizer_bytes;
+	return reserved;
+}
 
+/* A training step's time (step_time), with the optimizer step's memory
+ * traffic and the data-parallel communication. */
+static void train_time(const struct llm *m, const struct vf_gpu_spec *gpu, struct vf_estimate *e)
+{
+	const struct vf_setup *su = m->su;
+	double T = m->T, gb = m->gb, ngpu = m->ngpu;
 	double opt_traffic = 0;
 	switch (su->optimizer) {
 	case VF_OPT_ADAMW:
@@ -1568,16 +1685,65 @@ static void llm_run(const struct vf_arch *arch, const struct vf_setup *su,
 		double ring = 2 * (ngpu - 1) / ngpu;
 		comm = ring * T * gb;                      /* gradients: all-reduce */
 		if (su->shard == VF_SHARD_ZERO3 || su->shard == VF_SHARD_FSDP)
-			comm += 2 * (ngpu - 1) / ngpu * P * d.P; /* weights gathered for forward and backward */
+			comm += 2 * (ngpu - 1) / ngpu * m->P * m->d.P; /* weights gathered for forward and backward */
 	}
+	step_time(&m->s, su, &m->d, gpu, T, opt_traffic, comm, e);
+}
+
+/* Training: the phases of a steady-state step, the peak among them, the
+ * allocator's reserve and the step time. */
+static void train_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
+			   struct vf_estimate *e, struct vf__step *st, bool timed)
+{
+	struct live ph[VF_PHASE_COUNT];
+	memset(ph, 0, sizeof ph);
+	double held_acts = held_activations(m);
+	forward_phases(m, held_acts, ph);
+	backward_phase(m, &ph[VF_PHASE_BACKWARD]);
+	optimizer_phase(m, ph);
+	double best;
+	int bi = peak_phase(ph, VF_PHASE_COUNT - 1, &best);
+	e->activations_full = clamp64(held_acts + m->emb_out + m->final_norm + WORKSPACE_BYTES);
+	if (st)
+		train_trace(m, st);
+	finish_terms(e, ph, train_reserve(m, e, ph), (enum vf_phase)bi);
+	if (m->su->paged_optimizer) /* bitsandbytes paged states: evicted under pressure */
+		e->evictable_bytes = e->optimizer_bytes;
 	if (timed)
-		step_time(&s, su, &d, gpu, T, opt_traffic, comm, e);
+		train_time(m, gpu, e);
+}
+
+/* vf_estimate_run: the terms group by group, then the phases of an
+ * inference or training step. st (may be NULL) receives the step's
+ * tensors for the allocator simulation; timed: also the step time. */
+static void estimate_llm(const struct vf_arch *arch, const struct vf_setup *su,
+			 const struct vf_gpu_spec *gpu, struct vf_estimate *e, struct vf__step *st,
+			 bool timed)
+{
+	struct llm m;
+	memset(e, 0, sizeof *e);
+	e->inference = su->mode == VF_MODE_INFER;
+	llm_setup(arch, su, &m);
+	count_parameters(&m, e);
+	weights_term(&m);
+	gradients_term(&m);
+	states_term(&m);
+	optimizer_temp_term(&m);
+	sharding(&m);
+	autocast_term(&m);
+	activations_term(&m);
+	logits_term(&m);
+	record_whole_terms(&m, gpu, e);
+	if (m.d.train)
+		train_estimate(&m, gpu, e, st, timed);
+	else
+		infer_estimate(&m, gpu, e, st, timed);
 }
 
 void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		     const struct vf_gpu_spec *gpu, struct vf_estimate *e)
 {
-	llm_run(arch, su, gpu, e, NULL, true);
+	estimate_llm(arch, su, gpu, e, NULL, true);
 }
 
 vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup *su,
@@ -1587,7 +1753,7 @@ vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup
 	struct vf__step *st = malloc(sizeof *st);
 	if (!st)
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
-	llm_run(arch, su, gpu, e, st, true);
+	estimate_llm(arch, su, gpu, e, st, true);
 	/* The replay's work grows with the layers (each is replayed); no public
 	 * model has over 126, so past 512 (and past 1 PiB, which no device
 	 * holds) the analytic reserve stands and the output says so. */
@@ -1687,7 +1853,7 @@ static int64_t max_batch_search(int64_t (*peak)(const void *model, const struct 
 static int64_t llm_peak(const void *arch, const struct vf_setup *su, const struct vf_gpu_spec *gpu)
 {
 	struct vf_estimate e;
-	llm_run(arch, su, gpu, &e, NULL, false); /* memory only */
+	estimate_llm(arch, su, gpu, &e, NULL, false); /* memory only */
 	return e.peak_bytes;
 }
 

@@ -6,7 +6,7 @@
  * in its own process group with a timeout ($VRAMFIT_SMI_TIMEOUT seconds,
  * default 10) and reads at most VF_SMI_MAX_OUTPUT bytes of its output; on
  * timeout or overflow the whole group is killed. The subprocess is kept
- * simple on purpose: one pipe, poll, kill; lib/tune/proc.c is the general one. */
+ * simple on purpose: one pipe, poll, kill; lib/base/proc.c is the general one. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>

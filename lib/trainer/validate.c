@@ -12,8 +12,8 @@
 
 #include "check_internal.h"
 #include "vramfit/base/json.h"
+#include "vramfit/base/proc.h"
 #include "vramfit/trainer/profile.h"
-#include "vramfit/tune/proc.h"
 
 #define MAX_ERRORS 64
 

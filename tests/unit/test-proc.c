@@ -12,7 +12,7 @@
 
 #include "vf_test.h"
 #include "vramfit/base/buf.h"
-#include "vramfit/tune/proc.h"
+#include "vramfit/base/proc.h"
 
 struct cap {
 	struct vf_buf out; /* lines joined with '\n', prefixed "1:" / "2:" */

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 
 #include "vramfit/base/error.h"
-#include "vramfit/tune/proc.h"
+#include "vramfit/base/proc.h"
 
 /* One trial to run. The backend writes the trainer's output to log. */
 struct vf_tune_task {

@@ -24,7 +24,7 @@
 
 #include "vramfit/base/buf.h"
 #include "vramfit/base/error.h"
-#include "vramfit/tune/proc.h"
+#include "vramfit/base/proc.h"
 
 #define VF_TRIAL_EVIDENCE_MAX 512   /* evidence lines are cut to this */
 #define VF_TRIAL_LINE_MAX (64u << 10) /* a logical (joined) line is cut to this */

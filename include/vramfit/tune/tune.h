@@ -26,10 +26,10 @@
 #include <stdint.h>
 
 #include "vramfit/base/error.h"
-#include "vramfit/tune/backend.h"
-#include "vramfit/tune/proc.h"
-#include "vramfit/tune/trial.h"
+#include "vramfit/base/proc.h"
 #include "vramfit/base/yamldoc.h"
+#include "vramfit/tune/backend.h"
+#include "vramfit/tune/trial.h"
 
 #define VF_TUNE_MAX_TRIALS 16
 

@@ -4,7 +4,7 @@
  * always the same: SIGTERM to the group, SIGKILL after the grace period,
  * reap everything of the group (we are a child subreaper, so orphaned
  * grandchildren come back to us), then return. */
-#include "vramfit/tune/proc.h"
+#include "vramfit/base/proc.h"
 
 #include <dirent.h>
 #include <errno.h>

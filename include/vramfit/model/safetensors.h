@@ -54,10 +54,10 @@ int vf_dtype_bits(enum vf_dtype d);
 bool vf_dtype_from_name(const char *name, enum vf_dtype *out);
 
 struct vf_tensor {
-	char *name;        /* owned by the header's arena */
+	char *name;        /* in the header's names arena (vf_safetensors.names) */
 	enum vf_dtype dtype;
 	int ndim;
-	int64_t *shape;    /* ndim dims (NULL for a scalar) */
+	int64_t *shape;    /* ndim dims in vf_safetensors.dims (NULL for a scalar) */
 	int64_t numel;     /* product of shape (1 for a scalar) */
 	uint64_t begin;    /* data_offsets, relative to the data section */
 	uint64_t end;
@@ -71,6 +71,8 @@ struct vf_safetensors {
 	size_t ntensors;
 	struct vf_tensor *tensors; /* in header order */
 	cJSON *metadata;         /* __metadata__ (owned) or NULL */
+	char *names;             /* every tensor's name, NUL-terminated (owned) */
+	int64_t *dims;           /* every tensor's shape, in order (owned) */
 	int64_t params;          /* sum of numel */
 	int64_t dtype_params[VF_DT_COUNT];
 };

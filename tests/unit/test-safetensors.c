@@ -361,7 +361,7 @@ static void test_scanner_accepts(void)
 static void test_long_header(void)
 {
 	size_t n = 4000;
-	char *h = malloc(n * 80 + 16);
+	char *h = malloc(n * 128 + 16);
 	size_t len = 0;
 	h[len++] = '{';
 	for (size_t i = 0; i < n; i++)

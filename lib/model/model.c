@@ -142,41 +142,57 @@ static bool has(const char *lower, const char *needle)
 	return strstr(lower, needle) != NULL;
 }
 
-void vf_model_group_tensor(const char *name, int64_t numel, struct vf_param_groups *g)
+enum { G_OTHER, G_EXPERTS, G_NORM, G_EMBEDDING, G_ATTENTION, G_MLP };
+
+static int group_of(const char *name)
 {
 	char low[512];
 	size_t i = 0;
 	for (; name[i] && i < sizeof low - 1; i++)
 		low[i] = (char)tolower((unsigned char)name[i]);
 	low[i] = 0;
-	int64_t *slot = &g->other;
 	if (has(low, ".experts.") || has(low, "block_sparse_moe") || has(low, ".moe.") ||
 	    has(low, "mlp.gate.weight") || has(low, "router"))
-		slot = &g->experts;
-	else if (has(low, "norm") || has(low, "ln_") || has(low, "ln.") ||
-		 has(low, "layernorm") || has(low, "layer_norm"))
-		slot = &g->norm;
-	else if (has(low, "embed") || has(low, "lm_head") || has(low, "wte.") ||
-		 has(low, "wpe.") || strcmp(low, "shared.weight") == 0 ||
-		 strcmp(low, "output.weight") == 0 || has(low, "word_embeddings"))
-		slot = &g->embedding;
-	else if (has(low, "attn") || has(low, "attention") || has(low, "q_proj") ||
-		 has(low, "k_proj") || has(low, "v_proj") || has(low, "o_proj") ||
-		 has(low, "qkv") || has(low, ".to_q") || has(low, ".to_k") ||
-		 has(low, ".to_v") || has(low, ".to_out"))
-		slot = &g->attention;
-	else if (has(low, "mlp") || has(low, "ffn") || has(low, "feed_forward") ||
-		 has(low, "densereludense") || has(low, ".ff.") || has(low, "gate_proj") ||
-		 has(low, "up_proj") || has(low, "down_proj") || has(low, "fc1") ||
-		 has(low, "fc2") || has(low, "dense_h_to_4h") || has(low, "dense_4h_to_h"))
-		slot = &g->mlp;
+		return G_EXPERTS;
+	if (has(low, "norm") || has(low, "ln_") || has(low, "ln.") || has(low, "layernorm") ||
+	    has(low, "layer_norm"))
+		return G_NORM;
+	if (has(low, "embed") || has(low, "lm_head") || has(low, "wte.") || has(low, "wpe.") ||
+	    strcmp(low, "shared.weight") == 0 || strcmp(low, "output.weight") == 0 ||
+	    has(low, "word_embeddings"))
+		return G_EMBEDDING;
+	if (has(low, "attn") || has(low, "attention") || has(low, "q_proj") ||
+	    has(low, "k_proj") || has(low, "v_proj") || has(low, "o_proj") || has(low, "qkv") ||
+	    has(low, ".to_q") || has(low, ".to_k") || has(low, ".to_v") || has(low, ".to_out"))
+		return G_ATTENTION;
+	if (has(low, "mlp") || has(low, "ffn") || has(low, "feed_forward") ||
+	    has(low, "densereludense") || has(low, ".ff.") || has(low, "gate_proj") ||
+	    has(low, "up_proj") || has(low, "down_proj") || has(low, "fc1") || has(low, "fc2") ||
+	    has(low, "dense_h_to_4h") || has(low, "dense_4h_to_h"))
+		return G_MLP;
+	return G_OTHER;
+}
+
+static void group_add(struct vf_param_groups *g, int group, int64_t numel)
+{
+	int64_t *slot = group == G_EXPERTS	? &g->experts
+			: group == G_NORM	? &g->norm
+			: group == G_EMBEDDING	? &g->embedding
+			: group == G_ATTENTION	? &g->attention
+			: group == G_MLP	? &g->mlp
+						: &g->other;
 	*slot += numel;
 	g->total += numel;
 }
 
+void vf_model_group_tensor(const char *name, int64_t numel, struct vf_param_groups *g)
+{
+	group_add(g, group_of(name), numel);
+}
+
 /* Index of the first "<layers|h|blocks|transformer_blocks|block|layer>.<N>."
- * in a dotted name, or -1. */
-static long layer_index(const char *name)
+ * in a dotted name, or -1; *at / *len: where its digits are. */
+static long layer_span(const char *name, size_t *at, size_t *len)
 {
 	static const char *const words[] = {"layers", "h", "blocks", "transformer_blocks",
 					     "block", "layer", "single_transformer_blocks"};
@@ -191,13 +207,111 @@ static long layer_index(const char *name)
 			    isdigit((unsigned char)dot[1])) {
 				char *end;
 				long v = strtol(dot + 1, &end, 10);
-				if (*end == '.' && v >= 0 && v < 1000000)
+				if (*end == '.' && v >= 0 && v < 1000000) {
+					*at = (size_t)(dot + 1 - name);
+					*len = (size_t)(end - (dot + 1));
 					return v;
+				}
 			}
 		}
 		p = dot + 1;
 	}
 	return -1;
+}
+
+static long layer_index(const char *name)
+{
+	size_t at, len;
+	return layer_span(name, &at, &len);
+}
+
+/* ---- names seen before ---------------------------------------------------
+ * A checkpoint repeats its names layer after layer, and what a name says
+ * (its parameter group, what the inference reads from it) does not depend
+ * on its layer index: no pattern here spans one (an index sits between
+ * "<layers|h|blocks|...>." and ".", and the patterns with digits are
+ * "fc1", "fc2", "4h", "wi_0", "experts.0."). So it is worked out once per
+ * name with the index blanked ("model.layers.#.mlp.up_proj.weight") and
+ * ndim. Names of 500 bytes or more (group_of reads 511) are not kept. */
+struct memo_ent {
+	char *key;
+	int ndim;
+	int value;
+};
+
+struct memo {
+	struct memo_ent *e;
+	size_t cap, n;
+};
+
+static void memo_release(struct memo *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->e[i].key);
+	free(m->e);
+	memset(m, 0, sizeof *m);
+}
+
+static uint64_t memo_hash(const char *key, int ndim)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)(unsigned)ndim; /* FNV-1a */
+	for (; *key; key++)
+		h = (h ^ (unsigned char)*key) * 1099511628211ull;
+	return h;
+}
+
+/* name with its layer index blanked into key (room for 512); false when
+ * the name is too long to keep. *li: the layer index. */
+static bool memo_key(const char *name, char *key, long *li)
+{
+	size_t n = strlen(name), at = 0, len = 0;
+	if (n >= 500)
+		return false;
+	*li = layer_span(name, &at, &len);
+	if (*li < 0) {
+		memcpy(key, name, n + 1);
+		return true;
+	}
+	memcpy(key, name, at);
+	key[at] = '#';
+	memcpy(key + at + 1, name + at + len, n - at - len + 1);
+	return true;
+}
+
+/* The entry for (key, ndim): *found says whether it was there; a new one
+ * has value -1. NULL when memory runs out (the caller works it out). */
+static struct memo_ent *memo_get(struct memo *m, const char *key, int ndim, bool *found)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 256;
+		struct memo_ent *e = calloc(cap, sizeof *e);
+		if (!e)
+			return NULL;
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->e[i].key)
+				continue;
+			size_t h = (size_t)memo_hash(m->e[i].key, m->e[i].ndim) & (cap - 1);
+			while (e[h].key)
+				h = (h + 1) & (cap - 1);
+			e[h] = m->e[i];
+		}
+		free(m->e);
+		m->e = e;
+		m->cap = cap;
+	}
+	size_t h = (size_t)memo_hash(key, ndim) & (m->cap - 1);
+	while (m->e[h].key && (m->e[h].ndim != ndim || strcmp(m->e[h].key, key) != 0))
+		h = (h + 1) & (m->cap - 1);
+	*found = m->e[h].key != NULL;
+	if (!*found) {
+		m->e[h].key = strdup(key);
+		if (!m->e[h].key)
+			return NULL;
+		m->e[h].ndim = ndim;
+		m->e[h].value = -1;
+		m->n++;
+	}
+	return &m->e[h];
 }
 
 static long index_after(const char *name, const char *word)
@@ -482,9 +596,34 @@ void vf_model_infer_arch(const struct vf_safetensors *const *files, size_t nfile
 	struct scan sc;
 	memset(&sc, 0, sizeof sc);
 	sc.max_layer = sc.max_dec = sc.max_expert = -1;
+	/* a name seen before (index blanked, same ndim) past layer 0 changes
+	 * only the largest layer index and, for a wpe, the last wpe: every
+	 * other slot takes the first tensor that fits, and its first
+	 * occurrence settled that */
+	struct memo memo = {0};
+	char key[512];
 	for (size_t f = 0; f < nfiles; f++)
-		for (size_t i = 0; i < files[f]->ntensors; i++)
-			scan_tensor(&sc, &files[f]->tensors[i]);
+		for (size_t i = 0; i < files[f]->ntensors; i++) {
+			const struct vf_tensor *t = &files[f]->tensors[i];
+			long li;
+			bool found = false;
+			struct memo_ent *e = memo_key(t->name, key, &li)
+						     ? memo_get(&memo, key, t->ndim, &found)
+						     : NULL;
+			if (e && found && li > 0) {
+				bool dec = strncmp(t->name, "decoder.", 8) == 0;
+				long *max = dec ? &sc.max_dec : &sc.max_layer;
+				if (li > *max)
+					*max = li;
+				if (e->value)
+					sc.wpe = t;
+				continue;
+			}
+			scan_tensor(&sc, t);
+			if (e && !found)
+				e->value = t->ndim == 2 && ends_with(t->name, "wpe.weight");
+		}
+	memo_release(&memo);
 	const char *fam = NULL;
 	for (size_t i = 0; i < sizeof family_rules / sizeof family_rules[0] && !fam; i++)
 		if ((sc.flags & family_rules[i].need) == family_rules[i].need)
@@ -621,6 +760,8 @@ static vf_status absorb(struct vf_model *m, struct headers *h)
 	m->files = (int64_t)h->n;
 	m->tensors = m->params = m->bytes = 0;
 	memset(&m->groups, 0, sizeof m->groups);
+	struct memo memo = {0}; /* a name's group, once per name (index blanked) */
+	char key[512];
 	for (size_t f = 0; f < h->n; f++) {
 		const struct vf_safetensors *s = &h->st[f];
 		m->tensors += (int64_t)s->ntensors;
@@ -628,11 +769,21 @@ static vf_status absorb(struct vf_model *m, struct headers *h)
 		m->bytes += (int64_t)s->data_bytes;
 		for (int d = 0; d < VF_DT_COUNT; d++)
 			m->dtype_params[d] += s->dtype_params[d];
-		for (size_t i = 0; i < s->ntensors; i++)
-			vf_model_group_tensor(s->tensors[i].name, s->tensors[i].numel, &m->groups);
+		for (size_t i = 0; i < s->ntensors; i++) {
+			const struct vf_tensor *t = &s->tensors[i];
+			long li;
+			bool found = false;
+			struct memo_ent *e = memo_key(t->name, key, &li)
+						     ? memo_get(&memo, key, 0, &found)
+						     : NULL;
+			if (e && !found)
+				e->value = group_of(t->name);
+			group_add(&m->groups, e ? e->value : group_of(t->name), t->numel);
+		}
 		if (!m->metadata && s->metadata)
 			m->metadata = cJSON_Duplicate(s->metadata, 1);
 	}
+	memo_release(&memo);
 	m->has_groups = true;
 	snprintf(m->groups_source, sizeof m->groups_source, "tensors");
 	return VF_OK;
@@ -794,9 +945,18 @@ struct map_ent {
 	bool seen;
 };
 
-static int cmp_map(const void *a, const void *b)
+/* The slot of tensor name in a table of map indices + 1 (open addressing,
+ * cap a power of two): its entry, or the empty slot where it would go. */
+static size_t map_slot(const size_t *table, size_t cap, const struct map_ent *map,
+		       const char *name)
 {
-	return strcmp(((const struct map_ent *)a)->tensor, ((const struct map_ent *)b)->tensor);
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (const char *p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	size_t k = (size_t)h & (cap - 1);
+	while (table[k] && strcmp(map[table[k] - 1].tensor, name) != 0)
+		k = (k + 1) & (cap - 1);
+	return k;
 }
 
 static vf_status load_index(struct vf_model *m, const char *index, const char *dir,
@@ -808,7 +968,7 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 		return st;
 	struct map_ent *map = NULL;
 	char **shards = NULL, **paths = NULL;
-	size_t nmap = 0, nshards = 0;
+	size_t nmap = 0, nshards = 0, tcap = 0, *table = NULL;
 	struct headers h = {0};
 	const cJSON *wm = cJSON_GetObjectItemCaseSensitive(root, "weight_map");
 	if (!cJSON_IsObject(wm)) {
@@ -846,13 +1006,29 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 		if (nshards == 0 || strcmp(shards[nshards - 1], f) != 0)
 			shards[nshards++] = (char *)f;
 	}
-	qsort(map, nmap, sizeof *map, cmp_map);
-	for (size_t i = 1; i < nmap; i++)
-		if (strcmp(map[i - 1].tensor, map[i].tensor) == 0) {
-			st = vf_error_set(err, VF_ERR, "%s: weight_map names tensor '%.128s' twice",
-					  index, map[i].tensor);
-			goto out;
-		}
+	/* the map by tensor name: a hash table of map indices + 1 (the
+	 * messages name the first tensor in name order, as a sorted scan did) */
+	tcap = 16;
+	while (tcap < 2 * nmap)
+		tcap *= 2;
+	table = calloc(tcap, sizeof *table);
+	if (!table) {
+		st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", index);
+		goto out;
+	}
+	const char *twice = NULL;
+	for (size_t i = 0; i < nmap; i++) {
+		size_t k = map_slot(table, tcap, map, map[i].tensor);
+		if (!table[k])
+			table[k] = i + 1;
+		else if (!twice || strcmp(map[i].tensor, twice) < 0)
+			twice = map[i].tensor;
+	}
+	if (twice) {
+		st = vf_error_set(err, VF_ERR, "%s: weight_map names tensor '%.128s' twice", index,
+				  twice);
+		goto out;
+	}
 	qsort(shards, nshards, sizeof *shards, cmp_cstr);
 	size_t u = 0;
 	for (size_t i = 0; i < nshards; i++)
@@ -898,7 +1074,8 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 	for (size_t f = 0; f < h.n; f++) {
 		for (size_t i = 0; i < h.st[f].ntensors; i++) {
 			struct map_ent key = {.tensor = h.st[f].tensors[i].name};
-			struct map_ent *hit = bsearch(&key, map, nmap, sizeof *map, cmp_map);
+			size_t k = map_slot(table, tcap, map, key.tensor);
+			struct map_ent *hit = table[k] ? &map[table[k] - 1] : NULL;
 			if (!hit) {
 				st = vf_error_set(err, VF_ERR,
 						  "%s: shard %s holds tensor '%.128s', which the index "
@@ -915,14 +1092,16 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 			hit->seen = true;
 		}
 	}
+	const struct map_ent *unseen = NULL;
 	for (size_t i = 0; i < nmap; i++)
-		if (!map[i].seen) {
-			st = vf_error_set(err, VF_ERR,
-					  "%s: maps tensor '%.128s' to %s, which has no such tensor",
-					  index, map[i].tensor, map[i].file);
-			goto out;
-		}
+		if (!map[i].seen && (!unseen || strcmp(map[i].tensor, unseen->tensor) < 0))
+			unseen = &map[i];
+	if (unseen)
+		st = vf_error_set(err, VF_ERR,
+				  "%s: maps tensor '%.128s' to %s, which has no such tensor", index,
+				  unseen->tensor, unseen->file);
 out:
+	free(table);
 	headers_release(&h);
 	if (paths)
 		for (size_t i = 0; i < nshards; i++)

@@ -323,6 +323,16 @@ static void test_index_errors(void)
 		   "{\"weight_map\":{\"x\":\"a.safetensors\",\"y\":\"a.safetensors\","
 		   "\"z\":\"b.safetensors\",\"w\":\"b.safetensors\"}}");
 	load_bad(tmp("idx"), "maps tensor 'w' to b.safetensors, which has no such tensor");
+	/* several: the first in name order is named, whatever the map's order */
+	write_text(tmp("idx/model.safetensors.index.json"),
+		   "{\"weight_map\":{\"x\":\"a.safetensors\",\"y\":\"a.safetensors\","
+		   "\"z\":\"b.safetensors\",\"w\":\"b.safetensors\",\"v\":\"b.safetensors\"}}");
+	load_bad(tmp("idx"), "maps tensor 'v' to b.safetensors, which has no such tensor");
+	/* a tensor named twice (the first in name order) */
+	write_text(tmp("idx/model.safetensors.index.json"),
+		   "{\"weight_map\":{\"z\":\"b.safetensors\",\"y\":\"a.safetensors\","
+		   "\"x\":\"a.safetensors\",\"z\":\"b.safetensors\",\"x\":\"a.safetensors\"}}");
+	load_bad(tmp("idx"), "weight_map names tensor 'x' twice");
 	/* paths outside the folder, bad shapes */
 	write_text(tmp("idx/model.safetensors.index.json"),
 		   "{\"weight_map\":{\"x\":\"../a.safetensors\"}}");
@@ -585,6 +595,45 @@ static void check_generated(const char *dir, const char *config)
 	vf_model_free(cfg);
 }
 
+/* Names repeated layer after layer are worked out once (index blanked):
+ * the largest layer still counts, the last wpe still wins, and a name
+ * first seen past layer 0 still fills the layer-0 slots when layer 0
+ * comes later. */
+static void test_repeated_names(void)
+{
+	static int64_t sh_wpe1[] = {1024, 64}, sh_wpe2[] = {2048, 64}, sh_q[] = {64, 64},
+		       sh_k[] = {32, 64}, sh_qn[] = {16}, sh_emb[] = {100, 64};
+	struct vf_tensor t[] = {
+		{.name = "model.layers.7.self_attn.q_proj.weight", .ndim = 2, .shape = sh_q},
+		{.name = "model.layers.3.self_attn.q_proj.weight", .ndim = 2, .shape = sh_q},
+		{.name = "model.layers.0.self_attn.q_norm.weight", .ndim = 1, .shape = sh_qn},
+		{.name = "model.layers.0.self_attn.q_proj.weight", .ndim = 2, .shape = sh_q},
+		{.name = "model.layers.0.self_attn.k_proj.weight", .ndim = 2, .shape = sh_k},
+		{.name = "model.layers.12.self_attn.q_proj.weight", .ndim = 2, .shape = sh_q},
+		{.name = "model.embed_tokens.weight", .ndim = 2, .shape = sh_emb},
+		{.name = "x.layers.1.wpe.weight", .ndim = 2, .shape = sh_wpe1},
+		{.name = "x.layers.2.wpe.weight", .ndim = 2, .shape = sh_wpe2},
+	};
+	struct vf_safetensors st = {.ntensors = sizeof t / sizeof t[0], .tensors = t};
+	const struct vf_safetensors *list[1] = {&st};
+	struct vf_arch a;
+	vf_model_infer_arch(list, 1, &a);
+	CHECK_INT(a.layers, 13);
+	CHECK_INT(a.head_dim, 16);
+	CHECK_INT(a.heads, 4);
+	CHECK_INT(a.kv_heads, 2);
+	CHECK_INT(a.max_positions, 2048);
+	CHECK_STR(a.family, "qwen3");
+	/* the groups: one per name, whatever its layer */
+	struct vf_param_groups g = {0};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		vf_model_group_tensor(t[i].name, 10, &g);
+	CHECK_INT(g.attention, 50);
+	CHECK_INT(g.norm, 10);
+	CHECK_INT(g.embedding, 30);
+	CHECK_INT(g.total, 90);
+}
+
 static void test_generated_moe_mla(void)
 {
 	gen_qwen3_moe();
@@ -619,6 +668,7 @@ int main(void)
 	RUN(test_index_errors);
 	RUN(test_dirs);
 	RUN(test_generated_moe_mla);
+	RUN(test_repeated_names);
 	vf_models_release();
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

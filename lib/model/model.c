@@ -7,12 +7,17 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "vramfit/base/buf.h"
+#include "vramfit/base/hash.h"
 #include "vramfit/base/json.h"
 
 #define MAX_CONFIG (16u << 20)  /* config.json, adapter_config.json, index */
@@ -254,10 +259,7 @@ static void memo_release(struct memo *m)
 
 static uint64_t memo_hash(const char *key, int ndim)
 {
-	uint64_t h = 1469598103934665603ull ^ (uint64_t)(unsigned)ndim; /* FNV-1a */
-	for (; *key; key++)
-		h = (h ^ (unsigned char)*key) * 1099511628211ull;
-	return h;
+	return vf_hash_bytes(key, strlen(key), (uint64_t)(unsigned)ndim);
 }
 
 /* name with its layer index blanked into key (room for 512); false when
@@ -654,6 +656,45 @@ static void headers_release(struct headers *h)
 	h->n = 0;
 }
 
+/* Shards are read by up to READERS threads when there are at least
+ * MIN_PARALLEL of them (each header is an open, one or two preads and a
+ * scan: independent work); the first error in file order is the one
+ * reported, as when they were read one after the other. */
+#define READERS 4
+#define MIN_PARALLEL 4
+
+struct reader_job {
+	struct headers *h;
+	char *const *paths;
+	struct vf_error *errs;
+	vf_status *rcs;
+	size_t n;
+	atomic_size_t next;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader_job *j = arg;
+	for (;;) {
+		size_t i = atomic_fetch_add(&j->next, 1);
+		if (i >= j->n)
+			break;
+		j->rcs[i] = vf_safetensors_read(j->paths[i], &j->h->st[i], &j->errs[i]);
+	}
+	return NULL;
+}
+
+static int readers(size_t n)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t r = cpus > 1 ? (size_t)cpus : 1;
+	if (r > READERS)
+		r = READERS;
+	if (r > n)
+		r = n;
+	return n >= MIN_PARALLEL ? (int)r : 1;
+}
+
 static vf_status headers_read(struct headers *h, char *const *paths, size_t n,
 			      struct vf_error *err)
 {
@@ -661,6 +702,34 @@ static vf_status headers_read(struct headers *h, char *const *paths, size_t n,
 	h->n = 0;
 	if (!h->st)
 		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	int nt = readers(n);
+	struct vf_error *errs = nt > 1 ? calloc(n, sizeof *errs) : NULL;
+	vf_status *rcs = nt > 1 ? calloc(n, sizeof *rcs) : NULL;
+	if (nt > 1 && errs && rcs) {
+		struct reader_job job = {.h = h, .paths = paths, .errs = errs, .rcs = rcs, .n = n};
+		atomic_init(&job.next, 0);
+		pthread_t tid[READERS];
+		int started = 0;
+		for (int t = 1; t < nt; t++)
+			if (pthread_create(&tid[started], NULL, reader_main, &job) == 0)
+				started++;
+		reader_main(&job); /* this thread reads too (alone if none started) */
+		for (int t = 0; t < started; t++)
+			pthread_join(tid[t], NULL);
+		h->n = n;
+		vf_status st = VF_OK;
+		for (size_t i = 0; i < n && st == VF_OK; i++)
+			if (rcs[i] != VF_OK) {
+				st = rcs[i];
+				if (err)
+					*err = errs[i];
+			}
+		free(errs);
+		free(rcs);
+		return st;
+	}
+	free(errs);
+	free(rcs);
 	for (size_t i = 0; i < n; i++) {
 		vf_status st = vf_safetensors_read(paths[i], &h->st[i], err);
 		h->n = i + 1;
@@ -950,10 +1019,7 @@ struct map_ent {
 static size_t map_slot(const size_t *table, size_t cap, const struct map_ent *map,
 		       const char *name)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (const char *p = name; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	size_t k = (size_t)h & (cap - 1);
+	size_t k = (size_t)vf_hash_str(name) & (cap - 1);
 	while (table[k] && strcmp(map[table[k] - 1].tensor, name) != 0)
 		k = (k + 1) & (cap - 1);
 	return k;
@@ -962,44 +1028,40 @@ static size_t map_slot(const size_t *table, size_t cap, const struct map_ent *ma
 static vf_status load_index(struct vf_model *m, const char *index, const char *dir,
 			    const char *config, struct vf_error *err)
 {
-	cJSON *root = NULL;
-	vf_status st = vf_json_parse_file(index, VF_JSON_MAX_FILE, &root, err);
-	if (st != VF_OK)
+	struct vf_buf text;
+	vf_buf_init(&text, 0);
+	struct vf_safetensors_index ix;
+	memset(&ix, 0, sizeof ix);
+	vf_status st = vf_buf_read_file(&text, index, VF_JSON_MAX_FILE, err);
+	if (st == VF_OK)
+		st = vf_safetensors_index_parse(text.data, text.len, index, &ix, err);
+	vf_buf_release(&text);
+	if (st != VF_OK) {
+		vf_safetensors_index_release(&ix);
 		return st;
+	}
 	struct map_ent *map = NULL;
 	char **shards = NULL, **paths = NULL;
 	size_t nmap = 0, nshards = 0, tcap = 0, *table = NULL;
 	struct headers h = {0};
-	const cJSON *wm = cJSON_GetObjectItemCaseSensitive(root, "weight_map");
-	if (!cJSON_IsObject(wm)) {
-		st = vf_error_set(err, VF_ERR, "%s: field weight_map: expected an object", index);
-		goto out;
-	}
-	size_t count = (size_t)cJSON_GetArraySize(wm);
+	size_t count = ix.n;
 	map = calloc(count ? count : 1, sizeof *map);
 	shards = calloc(count ? count : 1, sizeof *shards);
 	if (!map || !shards) {
 		st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", index);
 		goto out;
 	}
-	const cJSON *e;
-	cJSON_ArrayForEach(e, wm)
-	{
-		if (!cJSON_IsString(e)) {
-			st = vf_error_set(err, VF_ERR,
-					  "%s: weight_map['%.128s']: expected a file name", index,
-					  e->string);
-			goto out;
-		}
-		const char *f = e->valuestring;
+	for (size_t i = 0; i < ix.n; i++) {
+		const char *tensor = ix.tensors[i];
+		const char *f = ix.files[i];
 		if (!*f || strchr(f, '/') || strcmp(f, "..") == 0 || strcmp(f, ".") == 0) {
 			st = vf_error_set(err, VF_ERR,
 					  "%s: weight_map['%.128s']: '%.128s' is not a file name in "
 					  "the index's folder",
-					  index, e->string, f);
+					  index, tensor, f);
 			goto out;
 		}
-		map[nmap].tensor = e->string;
+		map[nmap].tensor = tensor;
 		map[nmap].file = f;
 		nmap++;
 		/* maps list a shard's tensors together: skip repeats cheaply */
@@ -1109,7 +1171,7 @@ out:
 	free(paths);
 	free(shards);
 	free(map);
-	cJSON_Delete(root);
+	vf_safetensors_index_release(&ix);
 	return st;
 }
 

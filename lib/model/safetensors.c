@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "vramfit/base/hash.h"
 #include "vramfit/base/json.h"
 
 static const struct {
@@ -961,14 +962,6 @@ static int cmp_offset(const void *a, const void *b)
 	return 0;
 }
 
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 /* Names unique (a hash set; the message names the first duplicate in
  * name order, as a sorted scan would); offsets tile [0, end) exactly
  * (sorted by begin: header order when it already is, as writers do). */
@@ -986,7 +979,7 @@ static vf_status check_layout(const char *what, struct vf_safetensors *st, struc
 	const char *dup = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const char *name = st->tensors[i].name;
-		size_t h = (size_t)name_hash(name) & (cap - 1);
+		size_t h = (size_t)vf_hash_str(name) & (cap - 1);
 		while (slot[h] && strcmp(st->tensors[slot[h] - 1].name, name) != 0)
 			h = (h + 1) & (cap - 1);
 		if (!slot[h])
@@ -1165,6 +1158,152 @@ out:
 	free(buf);
 	close(fd);
 	return rc;
+}
+
+/* ---- the index of a sharded checkpoint ----------------------------------
+ * model.safetensors.index.json: {"metadata": {...}, "weight_map": {tensor:
+ * file}}. Scanned like a header: the map's pairs kept in order, the rest
+ * checked as JSON and skipped. */
+
+static bool index_map(struct scanner *sc, struct vf_safetensors_index *ix, char **arena,
+		      size_t *cap)
+{
+	if (peek(sc) != '{') {
+		problem(sc, VF_ERR, "field weight_map: expected an object");
+		return skip_value(sc, 1);
+	}
+	ix->have_map = true;
+	sc->p++;
+	ws(sc);
+	if (sc->p < sc->e && *sc->p == '}') {
+		sc->p++;
+		return true;
+	}
+	for (;;) {
+		const char *raw;
+		size_t rawlen, len;
+		bool esc;
+		char *key = *arena, *at = (char *)sc->p;
+		if (!string(sc, NULL, &raw, &rawlen, &esc, &len))
+			return false;
+		sc->p = at;
+		string(sc, key, &raw, &rawlen, &esc, &len);
+		*arena += len + 1;
+		if (!expect(sc, ':', "expected ':'"))
+			return false;
+		if (peek(sc) != '"') {
+			problem(sc, VF_ERR, "weight_map['%.128s']: expected a file name", key);
+			if (!skip_value(sc, 2))
+				return false;
+		} else {
+			char *file = *arena;
+			at = (char *)sc->p;
+			if (!string(sc, NULL, &raw, &rawlen, &esc, &len))
+				return false;
+			sc->p = at;
+			string(sc, file, &raw, &rawlen, &esc, &len);
+			*arena += len + 1;
+			if (ix->n == *cap) {
+				size_t c = *cap ? 2 * *cap : 256;
+				const char **t = realloc(ix->tensors, c * sizeof *t);
+				if (t)
+					ix->tensors = t;
+				const char **f = t ? realloc(ix->files, c * sizeof *f) : NULL;
+				if (f)
+					ix->files = f;
+				if (!t || !f) {
+					problem(sc, VF_ENOMEM, "out of memory");
+					return false;
+				}
+				*cap = c;
+			}
+			ix->tensors[ix->n] = key;
+			ix->files[ix->n] = file;
+			ix->n++;
+		}
+		ws(sc);
+		if (sc->p < sc->e && *sc->p == ',') {
+			sc->p++;
+			continue;
+		}
+		return expect(sc, '}', "expected ',' or '}'");
+	}
+}
+
+vf_status vf_safetensors_index_parse(const char *text, size_t len, const char *what,
+				     struct vf_safetensors_index *ix, struct vf_error *err)
+{
+	memset(ix, 0, sizeof *ix);
+	struct scanner sc = {.s = text, .p = text, .e = text + len, .what = what, .err = err};
+	ix->arena = malloc(len + 1); /* decoded strings never outgrow their quotes */
+	if (!ix->arena)
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", what);
+	char *arena = ix->arena;
+	size_t cap = 0;
+	bool ok;
+	if (peek(&sc) != '{') {
+		ok = skip_value(&sc, 0);
+	} else {
+		sc.p++;
+		ws(&sc);
+		ok = true;
+		if (sc.p < sc.e && *sc.p == '}') {
+			sc.p++;
+		} else {
+			for (;;) {
+				const char *raw;
+				size_t rawlen, n;
+				bool esc;
+				char key[16];
+				const char *at = sc.p;
+				ok = string(&sc, NULL, &raw, &rawlen, &esc, &n);
+				if (ok && rawlen < sizeof key) {
+					sc.p = at;
+					string(&sc, key, &raw, &rawlen, &esc, &n);
+				}
+				bool wm = ok && rawlen < sizeof key && n == 10 &&
+					  memcmp(key, "weight_map", 10) == 0 && !ix->have_map &&
+					  sc.problem == VF_OK;
+				ok = ok && expect(&sc, ':', "expected ':'") &&
+				     (wm ? index_map(&sc, ix, &arena, &cap) : skip_value(&sc, 1));
+				if (!ok)
+					break;
+				ws(&sc);
+				if (sc.p < sc.e && *sc.p == ',') {
+					sc.p++;
+					continue;
+				}
+				ok = expect(&sc, '}', "expected ',' or '}'");
+				break;
+			}
+		}
+	}
+	if (ok) { /* only whitespace may follow */
+		ws(&sc);
+		if (sc.p < sc.e)
+			ok = syntax(&sc, "data after the JSON value");
+	}
+	if (!ok && !sc.syntax) /* out of memory */
+		return sc.problem != VF_OK ? sc.problem
+					   : vf_error_set(err, VF_ENOMEM, "%s: out of memory", what);
+	if (!ok)
+		return vf_error_set(err, VF_ERR, "%s: invalid JSON near byte %zu (%s)", what,
+				    sc.syntax_at, sc.syntax);
+	if (sc.problem != VF_OK)
+		return sc.problem;
+	if (!ix->have_map)
+		return vf_error_set(err, VF_ERR, "%s: field weight_map: expected an object", what);
+	return VF_OK;
+}
+
+void vf_safetensors_index_release(struct vf_safetensors_index *ix)
+{
+	if (!ix)
+		return;
+	free(ix->tensors);
+	free(ix->files);
+	free(ix->arena);
+	memset(ix, 0, sizeof *ix);
 }
 
 const struct vf_tensor *vf_safetensors_find(const struct vf_safetensors *st, const char *name)

@@ -343,6 +343,24 @@ static void test_index_errors(void)
 	load_bad(tmp("idx"), "weight_map['x']: expected a file name");
 	write_text(tmp("idx/model.safetensors.index.json"), "{\"weight_map\":");
 	load_bad(tmp("idx"), "model.safetensors.index.json: invalid JSON");
+	/* the index is scanned, not parsed into a tree: escapes decoded, other
+	 * fields skipped, the first weight_map read, nothing after the object */
+	write_text(tmp("idx/model.safetensors.index.json"),
+		   "{\"metadata\":{\"total_size\":36,\"x\":[1,{\"y\":null}]},\"weight_map\":"
+		   "{\"\\u0078\":\"a.safe\\u0074ensors\",\"y\":\"a.safetensors\","
+		   "\"z\":\"b.safetensors\"},\"weight_map\":{}} \n");
+	struct vf_model *m2 = load_ok(tmp("idx"));
+	CHECK(m2 && m2->params == 9 && m2->files == 2);
+	vf_model_free(m2);
+	write_text(tmp("idx/model.safetensors.index.json"),
+		   "{\"weight_map\":{\"x\":\"a.safetensors\",\"y\":\"a.safetensors\","
+		   "\"z\":\"b.safetensors\"}} x");
+	load_bad(tmp("idx"), "model.safetensors.index.json: invalid JSON near byte 77 (data after");
+	write_text(tmp("idx/model.safetensors.index.json"), "[1]");
+	load_bad(tmp("idx"), "field weight_map: expected an object");
+	write_text(tmp("idx/model.safetensors.index.json"),
+		   "{\"weight_map\":{\"x\":1,\"y\":[}}");
+	load_bad(tmp("idx"), "model.safetensors.index.json: invalid JSON");
 }
 
 /* Directories: symlink loops, diffusers components, metadata architecture,

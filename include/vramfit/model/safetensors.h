@@ -93,4 +93,23 @@ const struct vf_tensor *vf_safetensors_find(const struct vf_safetensors *st, con
 
 void vf_safetensors_release(struct vf_safetensors *st);
 
+/* A sharded checkpoint's index (model.safetensors.index.json): the pairs
+ * of its weight_map, in order. */
+struct vf_safetensors_index {
+	size_t n;
+	const char **tensors; /* tensor names (in arena) */
+	const char **files;   /* the file each is in (in arena) */
+	char *arena;          /* owned */
+	bool have_map;
+};
+
+/* Scan an index's JSON text (len bytes; what names it in errors): strict
+ * JSON, a weight_map object of strings ("<what>: field weight_map: expected
+ * an object", "<what>: weight_map['t']: expected a file name", "<what>:
+ * invalid JSON near byte N (why)"). No check of the names themselves.
+ * Caller owns *ix; vf_safetensors_index_release(). */
+vf_status vf_safetensors_index_parse(const char *text, size_t len, const char *what,
+				     struct vf_safetensors_index *ix, struct vf_error *err);
+void vf_safetensors_index_release(struct vf_safetensors_index *ix);
+
 #endif

@@ -16,6 +16,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "vramfit/base/hash.h"
 #include "vramfit/base/json.h"
@@ -165,9 +168,10 @@ static int hex4(const char *p)
 }
 
 /* A string at sc->p (after whitespace). Its text without escapes is
- * [*raw, *raw + *rawlen) when *escaped is false; with escapes it is
- * decoded into out (room for rawlen + 1 bytes, decoded text is never
- * longer) when out is not NULL. *len: decoded length. */
+ * [*raw, *raw + *rawlen) when *escaped is false. When out is not NULL the
+ * text is copied there, escapes decoded, NUL-terminated: out needs room for
+ * rawlen + 1 bytes (callers give it the rest of an arena as long as the
+ * text: a decoded string never outgrows its quotes). *len: decoded length. */
 static bool string(struct scanner *sc, char *out, const char **raw, size_t *rawlen,
 		   bool *escaped, size_t *len)
 {
@@ -177,6 +181,22 @@ static bool string(struct scanner *sc, char *out, const char **raw, size_t *rawl
 	const char *a = ++sc->p, *p = a, *e = sc->e;
 	bool esc = false;
 	for (;;) {
+#ifdef __SSE2__
+		while (e - p >= 16) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+			__m128i hit = _mm_or_si128(
+				_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+					     _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+				/* bytes < 0x20 (unsigned): min(x, 0x1f) == x */
+				_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x));
+			int mask = _mm_movemask_epi8(hit);
+			if (mask) {
+				p += __builtin_ctz((unsigned)mask);
+				break;
+			}
+			p += 16;
+		}
+#endif
 		while (e - p >= 8) {
 			uint64_t x;
 			memcpy(&x, p, 8);
@@ -854,16 +874,8 @@ static bool header_entry(struct scanner *sc, bool *have_meta)
 	size_t rawlen, len;
 	bool esc;
 	char *name = st->names + sc->names_len;
-	const char *at = sc->p;
-	if (!string(sc, NULL, &raw, &rawlen, &esc, &len))
+	if (!string(sc, name, &raw, &rawlen, &esc, &len))
 		return false;
-	if (!esc) {
-		memcpy(name, raw, rawlen);
-		name[rawlen] = 0;
-	} else {
-		sc->p = at;
-		string(sc, name, &raw, &rawlen, &esc, &len);
-	}
 	if (!expect(sc, ':', "expected ':'"))
 		return false;
 	if (len == 12 && memcmp(name, "__metadata__", 12) == 0) {
@@ -1183,11 +1195,9 @@ static bool index_map(struct scanner *sc, struct vf_safetensors_index *ix, char 
 		const char *raw;
 		size_t rawlen, len;
 		bool esc;
-		char *key = *arena, *at = (char *)sc->p;
-		if (!string(sc, NULL, &raw, &rawlen, &esc, &len))
+		char *key = *arena;
+		if (!string(sc, key, &raw, &rawlen, &esc, &len))
 			return false;
-		sc->p = at;
-		string(sc, key, &raw, &rawlen, &esc, &len);
 		*arena += len + 1;
 		if (!expect(sc, ':', "expected ':'"))
 			return false;
@@ -1197,11 +1207,8 @@ static bool index_map(struct scanner *sc, struct vf_safetensors_index *ix, char 
 				return false;
 		} else {
 			char *file = *arena;
-			at = (char *)sc->p;
-			if (!string(sc, NULL, &raw, &rawlen, &esc, &len))
+			if (!string(sc, file, &raw, &rawlen, &esc, &len))
 				return false;
-			sc->p = at;
-			string(sc, file, &raw, &rawlen, &esc, &len);
 			*arena += len + 1;
 			if (ix->n == *cap) {
 				size_t c = *cap ? 2 * *cap : 256;

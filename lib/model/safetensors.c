@@ -4,7 +4,9 @@
  * (huggingface/safetensors, Metadata::validate): header length bounded
  * and within the file, a UTF-8 JSON object, tensors sorted by offset must
  * tile [0, end) exactly, each tensor's bytes = numel x bits / 8 with
- * overflow checks, and the file ends exactly at 8 + N + end. */
+ * overflow checks, and the file ends exactly at 8 + N + end. The JSON is
+ * scanned in one pass for what a tensor needs (no tree is built); the same
+ * scanner reads a sharded checkpoint's index. */
 #include "vramfit/model/safetensors.h"
 
 #include <errno.h>

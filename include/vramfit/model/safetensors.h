@@ -77,8 +77,10 @@ struct vf_safetensors {
 	int64_t dtype_params[VF_DT_COUNT];
 };
 
-/* Read and validate the header of path (pread of 8 + N bytes, nothing
- * else). Errors name the file: "<path>: header length ... exceeds ...".
+/* Read and validate the header of path: one pread of the first 128 KiB
+ * (a second for the rest of a longer header), nothing past 8 + N when the
+ * file is that long. Errors name the file: "<path>: header length ...
+ * exceeds ...".
  * Caller owns *st contents; vf_safetensors_release(). */
 vf_status vf_safetensors_read(const char *path, struct vf_safetensors *st,
 			      struct vf_error *err);

@@ -77,9 +77,9 @@ struct vf_safetensors {
 	int64_t dtype_params[VF_DT_COUNT];
 };
 
-/* Read and validate the header of path: one pread of the first 128 KiB
- * (a second for the rest of a longer header), nothing past 8 + N when the
- * file is that long. Errors name the file: "<path>: header length ...
+/* Read and validate the header of path: one pread of its first 128 KiB
+ * (the whole file when shorter; a second pread for the rest of a longer
+ * header); the tensor data is never looked at. Errors name the file: "<path>: header length ...
  * exceeds ...".
  * Caller owns *st contents; vf_safetensors_release(). */
 vf_status vf_safetensors_read(const char *path, struct vf_safetensors *st,

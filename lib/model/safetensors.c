@@ -125,7 +125,7 @@ static bool problem(struct scanner *sc, vf_status code, const char *fmt, ...)
 	return false;
 }
 
-static void ws(struct scanner *sc)
+static inline void ws(struct scanner *sc)
 {
 	while (sc->p < sc->e &&
 	       (*sc->p == ' ' || *sc->p == '\n' || *sc->p == '\r' || *sc->p == '\t'))
@@ -133,7 +133,7 @@ static void ws(struct scanner *sc)
 }
 
 /* The next byte after whitespace is c: consume it. */
-static bool expect(struct scanner *sc, char c, const char *why)
+static inline bool expect(struct scanner *sc, char c, const char *why)
 {
 	ws(sc);
 	if (sc->p >= sc->e || *sc->p != c)
@@ -365,11 +365,17 @@ static bool number(struct scanner *sc, struct number *nb)
 	if (*p == '0') {
 		p++;
 	} else {
-		while (p < e && *p >= '0' && *p <= '9') {
-			if (__builtin_mul_overflow(u, 10, &u) ||
-			    __builtin_add_overflow(u, (uint64_t)(*p - '0'), &u))
-				big = true;
+		const char *d = p;
+		while (p < e && (unsigned)(*p - '0') < 10)
 			p++;
+		if (p - d <= 19) { /* below 10^19: no overflow to check */
+			for (; d < p; d++)
+				u = u * 10 + (uint64_t)(*d - '0');
+		} else {
+			for (; d < p; d++)
+				if (__builtin_mul_overflow(u, 10, &u) ||
+				    __builtin_add_overflow(u, (uint64_t)(*d - '0'), &u))
+					big = true;
 		}
 	}
 	bool frac = false;
@@ -498,7 +504,7 @@ static bool skip_value(struct scanner *sc, int depth)
 /* The kind of the value at sc->p, after whitespace: '{', '[', '"', 'n'
  * (null), 'b' (true/false), ']' or '}' (a container ends), '0' (anything
  * else: a number, or a syntax error number() reports), or 0 at the end. */
-static char peek(struct scanner *sc)
+static inline char peek(struct scanner *sc)
 {
 	ws(sc);
 	if (sc->p >= sc->e)

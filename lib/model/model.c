@@ -666,20 +666,37 @@ static void headers_release(struct headers *h)
 struct reader_job {
 	struct headers *h;
 	char *const *paths;
-	struct vf_error *errs;
-	vf_status *rcs;
 	size_t n;
 	atomic_size_t next;
+	/* each reader's first failure (its files come in increasing order, so
+	 * the first failure overall is the smallest of these) */
+	struct {
+		size_t first; /* n when none */
+		vf_status rc;
+		struct vf_error err;
+	} fail[READERS];
+};
+
+struct reader_arg {
+	struct reader_job *job;
+	int k;
 };
 
 static void *reader_main(void *arg)
 {
-	struct reader_job *j = arg;
+	struct reader_job *j = ((struct reader_arg *)arg)->job;
+	int k = ((struct reader_arg *)arg)->k;
+	struct vf_error err;
 	for (;;) {
 		size_t i = atomic_fetch_add(&j->next, 1);
 		if (i >= j->n)
 			break;
-		j->rcs[i] = vf_safetensors_read(j->paths[i], &j->h->st[i], &j->errs[i]);
+		vf_status rc = vf_safetensors_read(j->paths[i], &j->h->st[i], &err);
+		if (rc != VF_OK && i < j->fail[k].first) {
+			j->fail[k].first = i;
+			j->fail[k].rc = rc;
+			j->fail[k].err = err;
+		}
 	}
 	return NULL;
 }
@@ -703,33 +720,41 @@ static vf_status headers_read(struct headers *h, char *const *paths, size_t n,
 	if (!h->st)
 		return vf_error_set(err, VF_ENOMEM, "out of memory");
 	int nt = readers(n);
-	struct vf_error *errs = nt > 1 ? calloc(n, sizeof *errs) : NULL;
-	vf_status *rcs = nt > 1 ? calloc(n, sizeof *rcs) : NULL;
-	if (nt > 1 && errs && rcs) {
-		struct reader_job job = {.h = h, .paths = paths, .errs = errs, .rcs = rcs, .n = n};
-		atomic_init(&job.next, 0);
+	if (nt > 1) {
+		struct reader_job *job = calloc(1, sizeof *job);
+		if (!job)
+			return vf_error_set(err, VF_ENOMEM, "out of memory");
+		job->h = h;
+		job->paths = paths;
+		job->n = n;
+		atomic_init(&job->next, 0);
+		struct reader_arg args[READERS];
 		pthread_t tid[READERS];
 		int started = 0;
-		for (int t = 1; t < nt; t++)
-			if (pthread_create(&tid[started], NULL, reader_main, &job) == 0)
+		for (int k = 0; k < nt; k++) {
+			job->fail[k].first = n;
+			args[k] = (struct reader_arg){job, k};
+		}
+		for (int k = 1; k < nt; k++)
+			if (pthread_create(&tid[started], NULL, reader_main, &args[k]) == 0)
 				started++;
-		reader_main(&job); /* this thread reads too (alone if none started) */
+		reader_main(&args[0]); /* this thread reads too (alone if none started) */
 		for (int t = 0; t < started; t++)
 			pthread_join(tid[t], NULL);
 		h->n = n;
+		int worst = 0;
+		for (int k = 1; k < nt; k++)
+			if (job->fail[k].first < job->fail[worst].first)
+				worst = k;
 		vf_status st = VF_OK;
-		for (size_t i = 0; i < n && st == VF_OK; i++)
-			if (rcs[i] != VF_OK) {
-				st = rcs[i];
-				if (err)
-					*err = errs[i];
-			}
-		free(errs);
-		free(rcs);
+		if (job->fail[worst].first < n) {
+			st = job->fail[worst].rc;
+			if (err)
+				*err = job->fail[worst].err;
+		}
+		free(job);
 		return st;
 	}
-	free(errs);
-	free(rcs);
 	for (size_t i = 0; i < n; i++) {
 		vf_status st = vf_safetensors_read(paths[i], &h->st[i], err);
 		h->n = i + 1;

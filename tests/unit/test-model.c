@@ -356,6 +356,26 @@ static void test_index_errors(void)
 		   "{\"weight_map\":{\"x\":\"a.safetensors\",\"y\":\"a.safetensors\","
 		   "\"z\":\"b.safetensors\"}} x");
 	load_bad(tmp("idx"), "model.safetensors.index.json: invalid JSON near byte 77 (data after");
+	/* many shards (read by several threads): the whole model, and of two
+	 * broken shards the first in file order is named */
+	CHECK(mkdir(tmp("many"), 0755) == 0);
+	char spec[32], name[64], map[4096] = "{\"weight_map\":{";
+	for (int i = 0; i < 12; i++) {
+		snprintf(spec, sizeof spec, "t%02d:%d", i, i + 1);
+		snprintf(name, sizeof name, "many/s%02d.safetensors", i);
+		write_st(tmp(name), spec, NULL);
+		snprintf(map + strlen(map), sizeof map - strlen(map),
+			 "%s\"t%02d\":\"s%02d.safetensors\"", i ? "," : "", i, i);
+	}
+	strcat(map, "}}");
+	write_text(tmp("many/model.safetensors.index.json"), map);
+	struct vf_model *m3 = load_ok(tmp("many"));
+	CHECK(m3 && m3->files == 12 && m3->tensors == 12 && m3->params == 78);
+	vf_model_free(m3);
+	write_text(tmp("many/s09.safetensors"), "not a header");
+	write_text(tmp("many/s05.safetensors"), "not a header either");
+	for (int r = 0; r < 20; r++) /* whichever thread gets there first */
+		load_bad(tmp("many"), "s05.safetensors: header length");
 	write_text(tmp("idx/model.safetensors.index.json"), "[1]");
 	load_bad(tmp("idx"), "field weight_map: expected an object");
 	write_text(tmp("idx/model.safetensors.index.json"),

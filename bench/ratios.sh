@@ -5,9 +5,11 @@
 # back, and the figure is the median over rounds of command / yardstick, so
 # it means the same on a busy and an idle machine. Milliseconds are printed
 # too. With LLM_ANALYSIS_DIR pointing at a checkout of llm-analysis, its CLI
-# answers a comparable question (llama-2-7b training memory on an A100-40GB,
-# batch 4, sequence 2048; LLM_ANALYSIS_ARGS overrides the arguments) in the
-# same rounds; without it that row is skipped with a note.
+# answers a comparable question (`train` of its NousResearch_Llama-2-7b-hf
+# config on an a100-sxm-40gb, batch 4 per GPU, sequence 2048;
+# LLM_ANALYSIS_ARGS overrides the arguments; it needs its `fire` package) in
+# the same rounds, and each vramfit command is also given as a ratio to it;
+# without LLM_ANALYSIS_DIR that row is skipped with a note.
 #   ROUNDS=9 (paired rounds; a command slower than 1 s gets 3, slower than
 #   10 s one)
 # A figure, not a test: `make bench` runs it.
@@ -35,9 +37,8 @@ cmds = [
 note = None
 if lla_dir:
     args = shlex.split(lla_args) if lla_args else [
-        "train", "--model_name", "upstage/Llama-2-70b-instruct-v2", "--gpu_name", "a100-sxm-40gb",
-        "--batch_size_per_gpu", "4", "--seq_len", "2048", "--total_num_tokens", "1e9",
-        "--output_dir", os.environ.get("TMPDIR", "/tmp")]
+        "train", "--model_name", "NousResearch_Llama-2-7b-hf", "--gpu_name", "a100-sxm-40gb",
+        "--batch_size_per_gpu", "4", "--seq_len", "2048", "--total_num_tokens", "1e9"]
     env = dict(os.environ, PYTHONPATH=lla_dir + os.pathsep + os.environ.get("PYTHONPATH", ""))
     cmds.append(("llm-analysis train (its CLI, comparable question)",
                  ["python3", "-m", "llm_analysis.analysis"] + args, (lla_dir, env)))
@@ -90,7 +91,8 @@ lla = [p[0] for p in plan if p[0].startswith("llm-analysis")]
 if lla and vf:
     for name in vf:
         pairs = [a / b for a, b in zip(times[name], times[lla[0]])]
-        print(f"  {name} / llm-analysis: {med(pairs):.3f} (paired, median)")
+        how = "paired, median" if len(pairs) > 1 else "one run, against round 1's"
+        print(f"  {name} / llm-analysis: {med(pairs):.3f} ({how})")
 if note:
     print("  " + note)
 PY

@@ -5,6 +5,9 @@
 #               (unit + CLI tests, both again under ASan+UBSan,
 #                then every fuzz target for a bounded time; fails when a
 #                test changed or left a file in the checkout)
+#   make bench  every bench/bench-*.c and bench/*.sh; the figures come as
+#               ratios to `python3 -c pass` timed in the same run (and to
+#               llm-analysis's CLI with LLM_ANALYSIS_DIR=checkout), and in ms
 #   make gpu-proof  scripts/gpu-proof.sh: every GPU path on this machine's GPU
 #               (skipped with the reason where there is none) + the CPU parts
 JOBS      ?= 2

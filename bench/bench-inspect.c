@@ -1,9 +1,12 @@
 /* bench-inspect.c - time `inspect` of a large sharded checkpoint: 30 shards
  * of 1,000 BF16 tensors each (30,000 tensors, 480 GiB of tensor data) with
  * an index, generated in a temp dir: headers written, data sparse
- * (ftruncate), so only the headers exist on disk. Prints the figures.
+ * (ftruncate), so only the headers exist on disk. Prints the figures, and
+ * the inspect time as a ratio to `python3 -c pass` timed next to each run
+ * (yardstick.h): the median of the paired ratios.
  *   build/bench/bench-inspect [shards] [tensors-per-shard] [repeats] */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +15,7 @@
 
 #include "vramfit/base/buf.h"
 #include "vramfit/model/model.h"
+#include "yardstick.h"
 
 static double now(void)
 {
@@ -96,9 +100,14 @@ int main(int argc, char **argv)
 
 	double *times = calloc((size_t)reps, sizeof *times);
 	double *cpus = calloc((size_t)reps, sizeof *cpus);
+	double *ratios = calloc((size_t)reps, sizeof *ratios);
+	double *yards = calloc((size_t)reps, sizeof *yards);
+	bool have_yard = true;
 	int64_t params = 0, tensors = 0, data = 0;
 	for (int r = 0; r < reps; r++) {
 		struct vf_model *m = NULL;
+		yards[r] = yardstick_ms();
+		have_yard = have_yard && yards[r] > 0;
 		double a = now(), c = cpu();
 		if (vf_model_load(dir, &m, &err) != VF_OK) {
 			fprintf(stderr, "bench-inspect: %s\n", err.msg);
@@ -108,6 +117,7 @@ int main(int argc, char **argv)
 		times[r] = now() - a;
 		cpus[r] = cpu() - c;
 		cJSON_Delete(j);
+		ratios[r] = have_yard ? times[r] * 1e3 / yards[r] : 0;
 		params = m->params;
 		tensors = m->tensors;
 		data = m->bytes;
@@ -115,6 +125,8 @@ int main(int argc, char **argv)
 	}
 	qsort(times, (size_t)reps, sizeof *times, cmp_double);
 	qsort(cpus, (size_t)reps, sizeof *cpus, cmp_double);
+	qsort(ratios, (size_t)reps, sizeof *ratios, cmp_double);
+	qsort(yards, (size_t)reps, sizeof *yards, cmp_double);
 	printf("bench-inspect: %d shards x %d tensors = %lld tensors, %lld params, %.0f GiB of "
 	       "(sparse) tensor data\n",
 	       shards, per, (long long)tensors, (long long)params, (double)data / (1u << 30));
@@ -128,8 +140,16 @@ int main(int argc, char **argv)
 	       cpus[reps / 2] * 1e3, cpus[0] * 1e3);
 	printf("  throughput       %.0f tensors/ms of wall time\n",
 	       (double)tensors / (times[reps / 2] * 1e3));
+	if (have_yard)
+		printf("  x yardstick      %.3f (median of paired runs; `python3 -c pass` median %.1f "
+		       "ms)\n",
+		       ratios[reps / 2], yards[reps / 2]);
+	else
+		printf("  x yardstick      (python3 did not run: no ratio)\n");
 	free(times);
 	free(cpus);
+	free(ratios);
+	free(yards);
 	vf_buf_release(&hdr);
 	vf_buf_release(&idx);
 	char cmd[300];

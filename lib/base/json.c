@@ -3,6 +3,7 @@
 #include "vramfit/base/json.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,16 @@ size_t vf_utf8_check(const unsigned char *s, size_t len)
 {
 	size_t i = 0;
 	while (i < len) {
+		/* ASCII runs 8 bytes at a time */
+		while (len - i >= 8) {
+			uint64_t w;
+			memcpy(&w, s + i, 8);
+			if (w & 0x8080808080808080ull)
+				break;
+			i += 8;
+		}
+		if (i >= len)
+			break;
 		unsigned c = s[i];
 		size_t n;
 		unsigned lo = 0x80, hi = 0xBF;

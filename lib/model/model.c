@@ -7,12 +7,17 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "vramfit/base/buf.h"
+#include "vramfit/base/hash.h"
 #include "vramfit/base/json.h"
 
 #define MAX_CONFIG (16u << 20)  /* config.json, adapter_config.json, index */
@@ -142,41 +147,57 @@ static bool has(const char *lower, const char *needle)
 	return strstr(lower, needle) != NULL;
 }
 
-void vf_model_group_tensor(const char *name, int64_t numel, struct vf_param_groups *g)
+enum { G_OTHER, G_EXPERTS, G_NORM, G_EMBEDDING, G_ATTENTION, G_MLP };
+
+static int group_of(const char *name)
 {
 	char low[512];
 	size_t i = 0;
 	for (; name[i] && i < sizeof low - 1; i++)
 		low[i] = (char)tolower((unsigned char)name[i]);
 	low[i] = 0;
-	int64_t *slot = &g->other;
 	if (has(low, ".experts.") || has(low, "block_sparse_moe") || has(low, ".moe.") ||
 	    has(low, "mlp.gate.weight") || has(low, "router"))
-		slot = &g->experts;
-	else if (has(low, "norm") || has(low, "ln_") || has(low, "ln.") ||
-		 has(low, "layernorm") || has(low, "layer_norm"))
-		slot = &g->norm;
-	else if (has(low, "embed") || has(low, "lm_head") || has(low, "wte.") ||
-		 has(low, "wpe.") || strcmp(low, "shared.weight") == 0 ||
-		 strcmp(low, "output.weight") == 0 || has(low, "word_embeddings"))
-		slot = &g->embedding;
-	else if (has(low, "attn") || has(low, "attention") || has(low, "q_proj") ||
-		 has(low, "k_proj") || has(low, "v_proj") || has(low, "o_proj") ||
-		 has(low, "qkv") || has(low, ".to_q") || has(low, ".to_k") ||
-		 has(low, ".to_v") || has(low, ".to_out"))
-		slot = &g->attention;
-	else if (has(low, "mlp") || has(low, "ffn") || has(low, "feed_forward") ||
-		 has(low, "densereludense") || has(low, ".ff.") || has(low, "gate_proj") ||
-		 has(low, "up_proj") || has(low, "down_proj") || has(low, "fc1") ||
-		 has(low, "fc2") || has(low, "dense_h_to_4h") || has(low, "dense_4h_to_h"))
-		slot = &g->mlp;
+		return G_EXPERTS;
+	if (has(low, "norm") || has(low, "ln_") || has(low, "ln.") || has(low, "layernorm") ||
+	    has(low, "layer_norm"))
+		return G_NORM;
+	if (has(low, "embed") || has(low, "lm_head") || has(low, "wte.") || has(low, "wpe.") ||
+	    strcmp(low, "shared.weight") == 0 || strcmp(low, "output.weight") == 0 ||
+	    has(low, "word_embeddings"))
+		return G_EMBEDDING;
+	if (has(low, "attn") || has(low, "attention") || has(low, "q_proj") ||
+	    has(low, "k_proj") || has(low, "v_proj") || has(low, "o_proj") || has(low, "qkv") ||
+	    has(low, ".to_q") || has(low, ".to_k") || has(low, ".to_v") || has(low, ".to_out"))
+		return G_ATTENTION;
+	if (has(low, "mlp") || has(low, "ffn") || has(low, "feed_forward") ||
+	    has(low, "densereludense") || has(low, ".ff.") || has(low, "gate_proj") ||
+	    has(low, "up_proj") || has(low, "down_proj") || has(low, "fc1") || has(low, "fc2") ||
+	    has(low, "dense_h_to_4h") || has(low, "dense_4h_to_h"))
+		return G_MLP;
+	return G_OTHER;
+}
+
+static void group_add(struct vf_param_groups *g, int group, int64_t numel)
+{
+	int64_t *slot = group == G_EXPERTS	? &g->experts
+			: group == G_NORM	? &g->norm
+			: group == G_EMBEDDING	? &g->embedding
+			: group == G_ATTENTION	? &g->attention
+			: group == G_MLP	? &g->mlp
+						: &g->other;
 	*slot += numel;
 	g->total += numel;
 }
 
+void vf_model_group_tensor(const char *name, int64_t numel, struct vf_param_groups *g)
+{
+	group_add(g, group_of(name), numel);
+}
+
 /* Index of the first "<layers|h|blocks|transformer_blocks|block|layer>.<N>."
- * in a dotted name, or -1. */
-static long layer_index(const char *name)
+ * in a dotted name, or -1; *at / *len: where its digits are. */
+static long layer_span(const char *name, size_t *at, size_t *len)
 {
 	static const char *const words[] = {"layers", "h", "blocks", "transformer_blocks",
 					     "block", "layer", "single_transformer_blocks"};
@@ -191,13 +212,108 @@ static long layer_index(const char *name)
 			    isdigit((unsigned char)dot[1])) {
 				char *end;
 				long v = strtol(dot + 1, &end, 10);
-				if (*end == '.' && v >= 0 && v < 1000000)
+				if (*end == '.' && v >= 0 && v < 1000000) {
+					*at = (size_t)(dot + 1 - name);
+					*len = (size_t)(end - (dot + 1));
 					return v;
+				}
 			}
 		}
 		p = dot + 1;
 	}
 	return -1;
+}
+
+static long layer_index(const char *name)
+{
+	size_t at, len;
+	return layer_span(name, &at, &len);
+}
+
+/* ---- names seen before ---------------------------------------------------
+ * A checkpoint repeats its names layer after layer, and what a name says
+ * (its parameter group, what the inference reads from it) does not depend
+ * on its layer index: no pattern here spans one (an index sits between
+ * "<layers|h|blocks|...>." and ".", and the patterns with digits are
+ * "fc1", "fc2", "4h", "wi_0", "experts.0."). So it is worked out once per
+ * name with the index blanked ("model.layers.#.mlp.up_proj.weight") and
+ * ndim. Names of 500 bytes or more (group_of reads 511) are not kept. */
+struct memo_ent {
+	char *key;
+	int ndim;
+	int value;
+};
+
+struct memo {
+	struct memo_ent *e;
+	size_t cap, n;
+};
+
+static void memo_release(struct memo *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->e[i].key);
+	free(m->e);
+	memset(m, 0, sizeof *m);
+}
+
+static uint64_t memo_hash(const char *key, int ndim)
+{
+	return vf_hash_bytes(key, strlen(key), (uint64_t)(unsigned)ndim);
+}
+
+/* name with its layer index blanked into key (room for 512); false when
+ * the name is too long to keep. *li: the layer index. */
+static bool memo_key(const char *name, char *key, long *li)
+{
+	size_t n = strlen(name), at = 0, len = 0;
+	if (n >= 500)
+		return false;
+	*li = layer_span(name, &at, &len);
+	if (*li < 0) {
+		memcpy(key, name, n + 1);
+		return true;
+	}
+	memcpy(key, name, at);
+	key[at] = '#';
+	memcpy(key + at + 1, name + at + len, n - at - len + 1);
+	return true;
+}
+
+/* The entry for (key, ndim): *found says whether it was there; a new one
+ * has value -1. NULL when memory runs out (the caller works it out). */
+static struct memo_ent *memo_get(struct memo *m, const char *key, int ndim, bool *found)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 256;
+		struct memo_ent *e = calloc(cap, sizeof *e);
+		if (!e)
+			return NULL;
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->e[i].key)
+				continue;
+			size_t h = (size_t)memo_hash(m->e[i].key, m->e[i].ndim) & (cap - 1);
+			while (e[h].key)
+				h = (h + 1) & (cap - 1);
+			e[h] = m->e[i];
+		}
+		free(m->e);
+		m->e = e;
+		m->cap = cap;
+	}
+	size_t h = (size_t)memo_hash(key, ndim) & (m->cap - 1);
+	while (m->e[h].key && (m->e[h].ndim != ndim || strcmp(m->e[h].key, key) != 0))
+		h = (h + 1) & (m->cap - 1);
+	*found = m->e[h].key != NULL;
+	if (!*found) {
+		m->e[h].key = strdup(key);
+		if (!m->e[h].key)
+			return NULL;
+		m->e[h].ndim = ndim;
+		m->e[h].value = -1;
+		m->n++;
+	}
+	return &m->e[h];
 }
 
 static long index_after(const char *name, const char *word)
@@ -482,9 +598,34 @@ void vf_model_infer_arch(const struct vf_safetensors *const *files, size_t nfile
 	struct scan sc;
 	memset(&sc, 0, sizeof sc);
 	sc.max_layer = sc.max_dec = sc.max_expert = -1;
+	/* a name seen before (index blanked, same ndim) past layer 0 changes
+	 * only the largest layer index and, for a wpe, the last wpe: every
+	 * other slot takes the first tensor that fits, and its first
+	 * occurrence settled that */
+	struct memo memo = {0};
+	char key[512];
 	for (size_t f = 0; f < nfiles; f++)
-		for (size_t i = 0; i < files[f]->ntensors; i++)
-			scan_tensor(&sc, &files[f]->tensors[i]);
+		for (size_t i = 0; i < files[f]->ntensors; i++) {
+			const struct vf_tensor *t = &files[f]->tensors[i];
+			long li;
+			bool found = false;
+			struct memo_ent *e = memo_key(t->name, key, &li)
+						     ? memo_get(&memo, key, t->ndim, &found)
+						     : NULL;
+			if (e && found && li > 0) {
+				bool dec = strncmp(t->name, "decoder.", 8) == 0;
+				long *max = dec ? &sc.max_dec : &sc.max_layer;
+				if (li > *max)
+					*max = li;
+				if (e->value)
+					sc.wpe = t;
+				continue;
+			}
+			scan_tensor(&sc, t);
+			if (e && !found)
+				e->value = t->ndim == 2 && ends_with(t->name, "wpe.weight");
+		}
+	memo_release(&memo);
 	const char *fam = NULL;
 	for (size_t i = 0; i < sizeof family_rules / sizeof family_rules[0] && !fam; i++)
 		if ((sc.flags & family_rules[i].need) == family_rules[i].need)
@@ -515,6 +656,62 @@ static void headers_release(struct headers *h)
 	h->n = 0;
 }
 
+/* Shards are read by up to READERS threads when there are at least
+ * MIN_PARALLEL of them (each header is an open, one or two preads and a
+ * scan: independent work); the first error in file order is the one
+ * reported, as when they were read one after the other. */
+#define READERS 4
+#define MIN_PARALLEL 4
+
+struct reader_job {
+	struct headers *h;
+	char *const *paths;
+	size_t n;
+	atomic_size_t next;
+	/* each reader's first failure (its files come in increasing order, so
+	 * the first failure overall is the smallest of these) */
+	struct {
+		size_t first; /* n when none */
+		vf_status rc;
+		struct vf_error err;
+	} fail[READERS];
+};
+
+struct reader_arg {
+	struct reader_job *job;
+	int k;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader_job *j = ((struct reader_arg *)arg)->job;
+	int k = ((struct reader_arg *)arg)->k;
+	struct vf_error err;
+	for (;;) {
+		size_t i = atomic_fetch_add(&j->next, 1);
+		if (i >= j->n)
+			break;
+		vf_status rc = vf_safetensors_read(j->paths[i], &j->h->st[i], &err);
+		if (rc != VF_OK && i < j->fail[k].first) {
+			j->fail[k].first = i;
+			j->fail[k].rc = rc;
+			j->fail[k].err = err;
+		}
+	}
+	return NULL;
+}
+
+static int readers(size_t n)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t r = cpus > 1 ? (size_t)cpus : 1;
+	if (r > READERS)
+		r = READERS;
+	if (r > n)
+		r = n;
+	return n >= MIN_PARALLEL ? (int)r : 1;
+}
+
 static vf_status headers_read(struct headers *h, char *const *paths, size_t n,
 			      struct vf_error *err)
 {
@@ -522,6 +719,42 @@ static vf_status headers_read(struct headers *h, char *const *paths, size_t n,
 	h->n = 0;
 	if (!h->st)
 		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	int nt = readers(n);
+	if (nt > 1) {
+		struct reader_job *job = calloc(1, sizeof *job);
+		if (!job)
+			return vf_error_set(err, VF_ENOMEM, "out of memory");
+		job->h = h;
+		job->paths = paths;
+		job->n = n;
+		atomic_init(&job->next, 0);
+		struct reader_arg args[READERS];
+		pthread_t tid[READERS];
+		int started = 0;
+		for (int k = 0; k < nt; k++) {
+			job->fail[k].first = n;
+			args[k] = (struct reader_arg){job, k};
+		}
+		for (int k = 1; k < nt; k++)
+			if (pthread_create(&tid[started], NULL, reader_main, &args[k]) == 0)
+				started++;
+		reader_main(&args[0]); /* this thread reads too (alone if none started) */
+		for (int t = 0; t < started; t++)
+			pthread_join(tid[t], NULL);
+		h->n = n;
+		int worst = 0;
+		for (int k = 1; k < nt; k++)
+			if (job->fail[k].first < job->fail[worst].first)
+				worst = k;
+		vf_status st = VF_OK;
+		if (job->fail[worst].first < n) {
+			st = job->fail[worst].rc;
+			if (err)
+				*err = job->fail[worst].err;
+		}
+		free(job);
+		return st;
+	}
 	for (size_t i = 0; i < n; i++) {
 		vf_status st = vf_safetensors_read(paths[i], &h->st[i], err);
 		h->n = i + 1;
@@ -621,6 +854,8 @@ static vf_status absorb(struct vf_model *m, struct headers *h)
 	m->files = (int64_t)h->n;
 	m->tensors = m->params = m->bytes = 0;
 	memset(&m->groups, 0, sizeof m->groups);
+	struct memo memo = {0}; /* a name's group, once per name (index blanked) */
+	char key[512];
 	for (size_t f = 0; f < h->n; f++) {
 		const struct vf_safetensors *s = &h->st[f];
 		m->tensors += (int64_t)s->ntensors;
@@ -628,11 +863,21 @@ static vf_status absorb(struct vf_model *m, struct headers *h)
 		m->bytes += (int64_t)s->data_bytes;
 		for (int d = 0; d < VF_DT_COUNT; d++)
 			m->dtype_params[d] += s->dtype_params[d];
-		for (size_t i = 0; i < s->ntensors; i++)
-			vf_model_group_tensor(s->tensors[i].name, s->tensors[i].numel, &m->groups);
+		for (size_t i = 0; i < s->ntensors; i++) {
+			const struct vf_tensor *t = &s->tensors[i];
+			long li;
+			bool found = false;
+			struct memo_ent *e = memo_key(t->name, key, &li)
+						     ? memo_get(&memo, key, 0, &found)
+						     : NULL;
+			if (e && !found)
+				e->value = group_of(t->name);
+			group_add(&m->groups, e ? e->value : group_of(t->name), t->numel);
+		}
 		if (!m->metadata && s->metadata)
 			m->metadata = cJSON_Duplicate(s->metadata, 1);
 	}
+	memo_release(&memo);
 	m->has_groups = true;
 	snprintf(m->groups_source, sizeof m->groups_source, "tensors");
 	return VF_OK;
@@ -794,65 +1039,83 @@ struct map_ent {
 	bool seen;
 };
 
-static int cmp_map(const void *a, const void *b)
+/* The slot of tensor name in a table of map indices + 1 (open addressing,
+ * cap a power of two): its entry, or the empty slot where it would go. */
+static size_t map_slot(const size_t *table, size_t cap, const struct map_ent *map,
+		       const char *name)
 {
-	return strcmp(((const struct map_ent *)a)->tensor, ((const struct map_ent *)b)->tensor);
+	size_t k = (size_t)vf_hash_str(name) & (cap - 1);
+	while (table[k] && strcmp(map[table[k] - 1].tensor, name) != 0)
+		k = (k + 1) & (cap - 1);
+	return k;
 }
 
 static vf_status load_index(struct vf_model *m, const char *index, const char *dir,
 			    const char *config, struct vf_error *err)
 {
-	cJSON *root = NULL;
-	vf_status st = vf_json_parse_file(index, VF_JSON_MAX_FILE, &root, err);
-	if (st != VF_OK)
+	struct vf_buf text;
+	vf_buf_init(&text, 0);
+	struct vf_safetensors_index ix;
+	memset(&ix, 0, sizeof ix);
+	vf_status st = vf_buf_read_file(&text, index, VF_JSON_MAX_FILE, err);
+	if (st == VF_OK)
+		st = vf_safetensors_index_parse(text.data, text.len, index, &ix, err);
+	vf_buf_release(&text);
+	if (st != VF_OK) {
+		vf_safetensors_index_release(&ix);
 		return st;
+	}
 	struct map_ent *map = NULL;
 	char **shards = NULL, **paths = NULL;
-	size_t nmap = 0, nshards = 0;
+	size_t nmap = 0, nshards = 0, tcap = 0, *table = NULL;
 	struct headers h = {0};
-	const cJSON *wm = cJSON_GetObjectItemCaseSensitive(root, "weight_map");
-	if (!cJSON_IsObject(wm)) {
-		st = vf_error_set(err, VF_ERR, "%s: field weight_map: expected an object", index);
-		goto out;
-	}
-	size_t count = (size_t)cJSON_GetArraySize(wm);
+	size_t count = ix.n;
 	map = calloc(count ? count : 1, sizeof *map);
 	shards = calloc(count ? count : 1, sizeof *shards);
 	if (!map || !shards) {
 		st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", index);
 		goto out;
 	}
-	const cJSON *e;
-	cJSON_ArrayForEach(e, wm)
-	{
-		if (!cJSON_IsString(e)) {
-			st = vf_error_set(err, VF_ERR,
-					  "%s: weight_map['%.128s']: expected a file name", index,
-					  e->string);
-			goto out;
-		}
-		const char *f = e->valuestring;
+	for (size_t i = 0; i < ix.n; i++) {
+		const char *tensor = ix.tensors[i];
+		const char *f = ix.files[i];
 		if (!*f || strchr(f, '/') || strcmp(f, "..") == 0 || strcmp(f, ".") == 0) {
 			st = vf_error_set(err, VF_ERR,
 					  "%s: weight_map['%.128s']: '%.128s' is not a file name in "
 					  "the index's folder",
-					  index, e->string, f);
+					  index, tensor, f);
 			goto out;
 		}
-		map[nmap].tensor = e->string;
+		map[nmap].tensor = tensor;
 		map[nmap].file = f;
 		nmap++;
 		/* maps list a shard's tensors together: skip repeats cheaply */
 		if (nshards == 0 || strcmp(shards[nshards - 1], f) != 0)
 			shards[nshards++] = (char *)f;
 	}
-	qsort(map, nmap, sizeof *map, cmp_map);
-	for (size_t i = 1; i < nmap; i++)
-		if (strcmp(map[i - 1].tensor, map[i].tensor) == 0) {
-			st = vf_error_set(err, VF_ERR, "%s: weight_map names tensor '%.128s' twice",
-					  index, map[i].tensor);
-			goto out;
-		}
+	/* the map by tensor name: a hash table of map indices + 1 (the
+	 * messages name the first tensor in name order, as a sorted scan did) */
+	tcap = 16;
+	while (tcap < 2 * nmap)
+		tcap *= 2;
+	table = calloc(tcap, sizeof *table);
+	if (!table) {
+		st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", index);
+		goto out;
+	}
+	const char *twice = NULL;
+	for (size_t i = 0; i < nmap; i++) {
+		size_t k = map_slot(table, tcap, map, map[i].tensor);
+		if (!table[k])
+			table[k] = i + 1;
+		else if (!twice || strcmp(map[i].tensor, twice) < 0)
+			twice = map[i].tensor;
+	}
+	if (twice) {
+		st = vf_error_set(err, VF_ERR, "%s: weight_map names tensor '%.128s' twice", index,
+				  twice);
+		goto out;
+	}
 	qsort(shards, nshards, sizeof *shards, cmp_cstr);
 	size_t u = 0;
 	for (size_t i = 0; i < nshards; i++)
@@ -898,7 +1161,8 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 	for (size_t f = 0; f < h.n; f++) {
 		for (size_t i = 0; i < h.st[f].ntensors; i++) {
 			struct map_ent key = {.tensor = h.st[f].tensors[i].name};
-			struct map_ent *hit = bsearch(&key, map, nmap, sizeof *map, cmp_map);
+			size_t k = map_slot(table, tcap, map, key.tensor);
+			struct map_ent *hit = table[k] ? &map[table[k] - 1] : NULL;
 			if (!hit) {
 				st = vf_error_set(err, VF_ERR,
 						  "%s: shard %s holds tensor '%.128s', which the index "
@@ -915,14 +1179,16 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 			hit->seen = true;
 		}
 	}
+	const struct map_ent *unseen = NULL;
 	for (size_t i = 0; i < nmap; i++)
-		if (!map[i].seen) {
-			st = vf_error_set(err, VF_ERR,
-					  "%s: maps tensor '%.128s' to %s, which has no such tensor",
-					  index, map[i].tensor, map[i].file);
-			goto out;
-		}
+		if (!map[i].seen && (!unseen || strcmp(map[i].tensor, unseen->tensor) < 0))
+			unseen = &map[i];
+	if (unseen)
+		st = vf_error_set(err, VF_ERR,
+				  "%s: maps tensor '%.128s' to %s, which has no such tensor", index,
+				  unseen->tensor, unseen->file);
 out:
+	free(table);
 	headers_release(&h);
 	if (paths)
 		for (size_t i = 0; i < nshards; i++)
@@ -930,7 +1196,7 @@ out:
 	free(paths);
 	free(shards);
 	free(map);
-	cJSON_Delete(root);
+	vf_safetensors_index_release(&ix);
 	return st;
 }
 

@@ -4,18 +4,25 @@
  * (huggingface/safetensors, Metadata::validate): header length bounded
  * and within the file, a UTF-8 JSON object, tensors sorted by offset must
  * tile [0, end) exactly, each tensor's bytes = numel x bits / 8 with
- * overflow checks, and the file ends exactly at 8 + N + end. */
+ * overflow checks, and the file ends exactly at 8 + N + end. The JSON is
+ * scanned in one pass for what a tensor needs (no tree is built); the same
+ * scanner reads a sharded checkpoint's index. */
 #include "vramfit/model/safetensors.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
+#include "vramfit/base/hash.h"
 #include "vramfit/base/json.h"
 
 static const struct {
@@ -58,33 +65,910 @@ void vf_safetensors_release(struct vf_safetensors *st)
 {
 	if (!st)
 		return;
-	for (size_t i = 0; i < st->ntensors; i++) {
-		free(st->tensors[i].name);
-		free(st->tensors[i].shape);
-	}
 	free(st->tensors);
+	free(st->names);
+	free(st->dims);
 	cJSON_Delete(st->metadata);
 	free(st->path);
 	memset(st, 0, sizeof *st);
 }
 
-/* A JSON number that is a whole number in [0, 2^53] (exact in a double). */
-static bool get_u64(const cJSON *n, uint64_t *out)
+/* ---- the header scanner -------------------------------------------------
+ * One pass over the JSON text that keeps only what a tensor needs (name,
+ * dtype, shape, data_offsets) and __metadata__, with no tree in between.
+ * The syntax is strict JSON (RFC 8259, as the reference's serde_json):
+ * whitespace is space, tab, CR, LF; strings hold no raw control
+ * characters; escapes are the JSON ones, \uXXXX with surrogate pairs;
+ * numbers follow the JSON grammar; nesting stops at VF_ST_MAX_DEPTH.
+ * A syntax error anywhere wins over a problem with a tensor (as when the
+ * whole text was parsed first): the first tensor problem is kept aside
+ * and the scan goes on checking the syntax only. */
+
+#define VF_ST_MAX_DEPTH 128
+
+struct scanner {
+	const char *s, *p, *e; /* text, position, end */
+	const char *what;
+	struct vf_error *err;
+	const char *syntax;   /* why the text is not JSON, or NULL */
+	size_t syntax_at;     /* byte of it */
+	vf_status problem;    /* the first tensor / metadata problem (in err) */
+	struct vf_safetensors *st;
+	size_t cap;           /* tensors allocated */
+	size_t ndims, dims_cap;
+	size_t names_len;     /* bytes used in st->names */
+};
+
+/* Remember the first syntax error; false, to return from the caller. */
+static bool syntax(struct scanner *sc, const char *why)
 {
-	if (!cJSON_IsNumber(n))
+	if (!sc->syntax) {
+		sc->syntax = why;
+		sc->syntax_at = (size_t)(sc->p - sc->s);
+	}
+	return false;
+}
+
+/* The first problem with a tensor or the metadata; later ones are not news. */
+static bool problem(struct scanner *sc, vf_status code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static bool problem(struct scanner *sc, vf_status code, const char *fmt, ...)
+{
+	if (sc->problem != VF_OK)
 		return false;
-	double d = n->valuedouble;
+	char msg[VF_ERROR_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	sc->problem = vf_error_set(sc->err, code, "%s: %s", sc->what, msg);
+	return false;
+}
+
+static inline void ws(struct scanner *sc)
+{
+	while (sc->p < sc->e &&
+	       (*sc->p == ' ' || *sc->p == '\n' || *sc->p == '\r' || *sc->p == '\t'))
+		sc->p++;
+}
+
+/* The next byte after whitespace is c: consume it. */
+static inline bool expect(struct scanner *sc, char c, const char *why)
+{
+	ws(sc);
+	if (sc->p >= sc->e || *sc->p != c)
+		return syntax(sc, why);
+	sc->p++;
+	return true;
+}
+
+/* 8 bytes at a time: does any byte need a look (a quote, a backslash, a
+ * control character)? */
+static inline bool word_special(uint64_t x)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+	uint64_t hq = (q - ones) & ~q, hb = (b - ones) & ~b;
+	uint64_t ctl = (x - ones * 0x20) & ~x;
+	return ((hq | hb | ctl) & high) != 0;
+}
+
+static int hex4(const char *p)
+{
+	int v = 0;
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+		int d = c >= '0' && c <= '9'   ? c - '0'
+			: c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10
+					       : -1;
+		if (d < 0)
+			return -1;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
+/* A string at sc->p (after whitespace). Its text without escapes is
+ * [*raw, *raw + *rawlen) when *escaped is false. When out is not NULL the
+ * text is copied there, escapes decoded, NUL-terminated: out needs room for
+ * rawlen + 1 bytes (callers give it the rest of an arena as long as the
+ * text: a decoded string never outgrows its quotes). *len: decoded length. */
+static bool string(struct scanner *sc, char *out, const char **raw, size_t *rawlen,
+		   bool *escaped, size_t *len)
+{
+	ws(sc);
+	if (sc->p >= sc->e || *sc->p != '"')
+		return syntax(sc, "expected a string");
+	const char *a = ++sc->p, *p = a, *e = sc->e;
+	bool esc = false;
+	for (;;) {
+#ifdef __SSE2__
+		while (e - p >= 16) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+			__m128i hit = _mm_or_si128(
+				_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+					     _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+				/* bytes < 0x20 (unsigned): min(x, 0x1f) == x */
+				_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x));
+			int mask = _mm_movemask_epi8(hit);
+			if (mask) {
+				p += __builtin_ctz((unsigned)mask);
+				break;
+			}
+			p += 16;
+		}
+#endif
+		while (e - p >= 8) {
+			uint64_t x;
+			memcpy(&x, p, 8);
+			if (word_special(x))
+				break;
+			p += 8;
+		}
+		if (p >= e) {
+			sc->p = p;
+			return syntax(sc, "unterminated string");
+		}
+		unsigned char c = (unsigned char)*p;
+		if (c == '"')
+			break;
+		if (c < 0x20) {
+			sc->p = p;
+			return syntax(sc, "control character in a string");
+		}
+		if (c == '\\') {
+			esc = true;
+			if (e - p < 2) {
+				sc->p = p;
+				return syntax(sc, "unterminated string");
+			}
+			p += 2; /* the escape's letter is checked when decoding */
+			continue;
+		}
+		p++;
+	}
+	*raw = a;
+	*rawlen = (size_t)(p - a);
+	*escaped = esc;
+	*len = *rawlen;
+	sc->p = p + 1;
+	if (!esc) {
+		if (out) {
+			memcpy(out, a, *rawlen);
+			out[*rawlen] = 0;
+		}
+		return true;
+	}
+	/* decode (and check) the escapes */
+	char tmp[8];
+	size_t n = 0;
+	for (const char *q = a; q < p;) {
+		if (*q != '\\') {
+			if (out)
+				out[n] = *q;
+			n++;
+			q++;
+			continue;
+		}
+		const char *at = q;
+		q++;
+		unsigned cp;
+		switch (*q++) {
+		case '"': cp = '"'; break;
+		case '\\': cp = '\\'; break;
+		case '/': cp = '/'; break;
+		case 'b': cp = '\b'; break;
+		case 'f': cp = '\f'; break;
+		case 'n': cp = '\n'; break;
+		case 'r': cp = '\r'; break;
+		case 't': cp = '\t'; break;
+		case 'u': {
+			int h = p - q >= 4 ? hex4(q) : -1;
+			if (h < 0) {
+				sc->p = at;
+				return syntax(sc, "bad \\u escape");
+			}
+			q += 4;
+			cp = (unsigned)h;
+			if (cp >= 0xDC00 && cp <= 0xDFFF) {
+				sc->p = at;
+				return syntax(sc, "lone low surrogate in a \\u escape");
+			}
+			if (cp >= 0xD800 && cp <= 0xDBFF) {
+				int l = p - q >= 6 && q[0] == '\\' && q[1] == 'u' ? hex4(q + 2) : -1;
+				if (l < 0xDC00 || l > 0xDFFF) {
+					sc->p = at;
+					return syntax(sc, "lone high surrogate in a \\u escape");
+				}
+				q += 6;
+				cp = 0x10000 + ((cp - 0xD800) << 10) + ((unsigned)l - 0xDC00);
+			}
+			if (cp == 0) {
+				sc->p = at;
+				return syntax(sc, "\\u0000 in a string (names are C strings)");
+			}
+			break;
+		}
+		default:
+			sc->p = at;
+			return syntax(sc, "bad escape in a string");
+		}
+		size_t k;
+		if (cp < 0x80) {
+			tmp[0] = (char)cp;
+			k = 1;
+		} else if (cp < 0x800) {
+			tmp[0] = (char)(0xC0 | (cp >> 6));
+			tmp[1] = (char)(0x80 | (cp & 0x3F));
+			k = 2;
+		} else if (cp < 0x10000) {
+			tmp[0] = (char)(0xE0 | (cp >> 12));
+			tmp[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+			tmp[2] = (char)(0x80 | (cp & 0x3F));
+			k = 3;
+		} else {
+			tmp[0] = (char)(0xF0 | (cp >> 18));
+			tmp[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+			tmp[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+			tmp[3] = (char)(0x80 | (cp & 0x3F));
+			k = 4;
+		}
+		if (out)
+			memcpy(out + n, tmp, k);
+		n += k;
+	}
+	if (out)
+		out[n] = 0;
+	*len = n;
+	return true;
+}
+
+/* A string decoded into a malloc'd C string (NULL with a problem set when
+ * memory runs out, or after a syntax error). */
+static char *string_dup(struct scanner *sc)
+{
+	const char *raw;
+	size_t rawlen, len;
+	bool esc;
+	const char *at = sc->p;
+	if (!string(sc, NULL, &raw, &rawlen, &esc, &len))
+		return NULL;
+	char *s = malloc(rawlen + 1);
+	if (!s) {
+		problem(sc, VF_ENOMEM, "out of memory");
+		return NULL;
+	}
+	sc->p = at;
+	string(sc, s, &raw, &rawlen, &esc, &len);
+	return s;
+}
+
+/* A JSON number: plain (digits only) with its value, or not (a sign, a
+ * fraction, an exponent, more than 64 bits): then *d holds it as a double. */
+struct number {
+	bool plain, big;
+	uint64_t u;
+	double d;
+};
+
+static bool number(struct scanner *sc, struct number *nb)
+{
+	const char *a = sc->p, *p = a, *e = sc->e;
+	bool neg = p < e && *p == '-';
+	if (neg)
+		p++;
+	if (p >= e || *p < '0' || *p > '9')
+		return syntax(sc, "bad number");
+	uint64_t u = 0;
+	bool big = false;
+	if (*p == '0') {
+		p++;
+	} else {
+		const char *d = p;
+		while (p < e && (unsigned)(*p - '0') < 10)
+			p++;
+		if (p - d <= 19) { /* below 10^19: no overflow to check */
+			for (; d < p; d++)
+				u = u * 10 + (uint64_t)(*d - '0');
+		} else {
+			for (; d < p; d++)
+				if (__builtin_mul_overflow(u, 10, &u) ||
+				    __builtin_add_overflow(u, (uint64_t)(*d - '0'), &u))
+					big = true;
+		}
+	}
+	bool frac = false;
+	if (p < e && *p == '.') {
+		p++;
+		if (p >= e || *p < '0' || *p > '9') {
+			sc->p = p;
+			return syntax(sc, "bad number");
+		}
+		while (p < e && *p >= '0' && *p <= '9')
+			p++;
+		frac = true;
+	}
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < e && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= e || *p < '0' || *p > '9') {
+			sc->p = p;
+			return syntax(sc, "bad number");
+		}
+		while (p < e && *p >= '0' && *p <= '9')
+			p++;
+		frac = true;
+	}
+	sc->p = p;
+	nb->plain = !neg && !frac && !big;
+	nb->big = big;
+	nb->u = u;
+	nb->d = 0;
+	if (!nb->plain) {
+		char buf[64];
+		size_t n = (size_t)(p - a);
+		if (n < sizeof buf) {
+			memcpy(buf, a, n);
+			buf[n] = 0;
+			nb->d = strtod(buf, NULL);
+		} else { /* a long literal: its value needs the whole text */
+			char *t = strndup(a, n);
+			nb->d = t ? strtod(t, NULL) : NAN;
+			free(t);
+		}
+	}
+	return true;
+}
+
+static bool skip_value(struct scanner *sc, int depth);
+
+static bool skip_object(struct scanner *sc, int depth)
+{
+	sc->p++; /* '{' */
+	ws(sc);
+	if (sc->p < sc->e && *sc->p == '}') {
+		sc->p++;
+		return true;
+	}
+	for (;;) {
+		const char *raw;
+		size_t rawlen, len;
+		bool esc;
+		if (!string(sc, NULL, &raw, &rawlen, &esc, &len) ||
+		    !expect(sc, ':', "expected ':'") || !skip_value(sc, depth))
+			return false;
+		ws(sc);
+		if (sc->p < sc->e && *sc->p == ',') {
+			sc->p++;
+			continue;
+		}
+		return expect(sc, '}', "expected ',' or '}'");
+	}
+}
+
+static bool skip_array(struct scanner *sc, int depth)
+{
+	sc->p++; /* '[' */
+	ws(sc);
+	if (sc->p < sc->e && *sc->p == ']') {
+		sc->p++;
+		return true;
+	}
+	for (;;) {
+		if (!skip_value(sc, depth))
+			return false;
+		ws(sc);
+		if (sc->p < sc->e && *sc->p == ',') {
+			sc->p++;
+			continue;
+		}
+		return expect(sc, ']', "expected ',' or ']'");
+	}
+}
+
+static bool literal(struct scanner *sc, const char *word)
+{
+	size_t n = strlen(word);
+	if ((size_t)(sc->e - sc->p) < n || memcmp(sc->p, word, n) != 0)
+		return syntax(sc, "expected a value");
+	sc->p += n;
+	return true;
+}
+
+/* Any value at sc->p (after whitespace); depth: containers around it. */
+static bool skip_value(struct scanner *sc, int depth)
+{
+	ws(sc);
+	if (sc->p >= sc->e)
+		return syntax(sc, "expected a value");
+	const char *raw;
+	size_t rawlen, len;
+	bool esc;
+	struct number nb;
+	switch (*sc->p) {
+	case '{':
+	case '[':
+		if (depth + 1 > VF_ST_MAX_DEPTH)
+			return syntax(sc, "nested deeper than 128");
+		return *sc->p == '{' ? skip_object(sc, depth + 1) : skip_array(sc, depth + 1);
+	case '"': return string(sc, NULL, &raw, &rawlen, &esc, &len);
+	case 't': return literal(sc, "true");
+	case 'f': return literal(sc, "false");
+	case 'n': return literal(sc, "null");
+	default: return number(sc, &nb);
+	}
+}
+
+/* The kind of the value at sc->p, after whitespace: '{', '[', '"', 'n'
+ * (null), 'b' (true/false), ']' or '}' (a container ends), '0' (anything
+ * else: a number, or a syntax error number() reports), or 0 at the end. */
+static inline char peek(struct scanner *sc)
+{
+	ws(sc);
+	if (sc->p >= sc->e)
+		return 0;
+	char c = *sc->p;
+	if (c == '{' || c == '[' || c == '"' || c == 'n' || c == ']' || c == '}')
+		return c;
+	if (c == 't' || c == 'f')
+		return 'b';
+	return '0';
+}
+
+/* An offset: a whole number in [0, 2^53] (exact in a double, as the
+ * previous cJSON reading took it). */
+static bool offset_value(const struct number *nb, uint64_t *out)
+{
+	if (nb->plain) {
+		if (nb->u > 9007199254740992ull)
+			return false;
+		*out = nb->u;
+		return true;
+	}
+	double d = nb->d;
 	if (!isfinite(d) || d < 0 || d != floor(d) || d > 9007199254740992.0)
 		return false;
 	*out = (uint64_t)d;
 	return true;
 }
 
-static int cmp_name(const void *a, const void *b)
+/* A dimension: a whole number >= 0; *big when it does not fit 64 bits. */
+static bool dim_value(const struct number *nb, uint64_t *out, bool *big)
 {
-	const struct vf_tensor *x = *(const struct vf_tensor *const *)a;
-	const struct vf_tensor *y = *(const struct vf_tensor *const *)b;
-	return strcmp(x->name, y->name);
+	*big = false;
+	if (nb->plain) {
+		*out = nb->u;
+		return true;
+	}
+	double d = nb->d;
+	if (!isfinite(d) || d < 0 || d != floor(d))
+		return false;
+	if (d >= 18446744073709551616.0) {
+		*big = true;
+		*out = UINT64_MAX;
+		return true;
+	}
+	*out = (uint64_t)d;
+	return true;
+}
+
+static bool push_dim(struct scanner *sc, int64_t v)
+{
+	struct vf_safetensors *st = sc->st;
+	if (sc->ndims == sc->dims_cap) {
+		size_t cap = sc->dims_cap ? 2 * sc->dims_cap : 1024;
+		int64_t *d = realloc(st->dims, cap * sizeof *d);
+		if (!d)
+			return false;
+		st->dims = d;
+		sc->dims_cap = cap;
+	}
+	st->dims[sc->ndims++] = v;
+	return true;
+}
+
+/* What one tensor's object said, checked once it is closed (in the order
+ * the fields were checked when they came from a tree). */
+struct fields {
+	char dtype[40];
+	bool has_dtype, dtype_str, dtype_long;
+	bool has_shape, shape_arr, shape_bad, overflow;
+	bool has_offs, offs_arr, offs_bad;
+	int noffs;
+	uint64_t numel, off[2];
+	int ndim;
+};
+
+/* "shape": [dims] */
+static bool read_shape(struct scanner *sc, struct fields *f, int depth)
+{
+	f->has_shape = true;
+	if (peek(sc) != '[')
+		return skip_value(sc, depth);
+	f->shape_arr = true;
+	f->numel = 1;
+	sc->p++;
+	if (peek(sc) == ']') {
+		sc->p++;
+		return true;
+	}
+	for (;;) {
+		if (peek(sc) == '0') {
+			struct number nb;
+			if (!number(sc, &nb))
+				return false;
+			uint64_t v;
+			bool big;
+			if (!dim_value(&nb, &v, &big)) {
+				f->shape_bad = true;
+			} else {
+				if (big)
+					f->overflow = true;
+				if (!f->overflow && __builtin_mul_overflow(f->numel, v, &f->numel))
+					f->overflow = true;
+				if (sc->problem == VF_OK && !push_dim(sc, (int64_t)v)) {
+					problem(sc, VF_ENOMEM, "out of memory");
+					return false;
+				}
+				if (f->ndim < INT32_MAX)
+					f->ndim++;
+			}
+		} else {
+			f->shape_bad = true;
+			if (!skip_value(sc, depth + 1))
+				return false;
+		}
+		ws(sc);
+		if (sc->p < sc->e && *sc->p == ',') {
+			sc->p++;
+			continue;
+		}
+		return expect(sc, ']', "expected ',' or ']'");
+	}
+}
+
+/* "data_offsets": [begin, end] */
+static bool read_offsets(struct scanner *sc, struct fields *f, int depth)
+{
+	f->has_offs = true;
+	if (peek(sc) != '[')
+		return skip_value(sc, depth);
+	f->offs_arr = true;
+	sc->p++;
+	if (peek(sc) == ']') {
+		sc->p++;
+		return true;
+	}
+	for (;;) {
+		if (peek(sc) == '0') {
+			struct number nb;
+			if (!number(sc, &nb))
+				return false;
+			if (f->noffs < 2 && !offset_value(&nb, &f->off[f->noffs]))
+				f->offs_bad = true;
+		} else {
+			if (f->noffs < 2)
+				f->offs_bad = true;
+			if (!skip_value(sc, depth + 1))
+				return false;
+		}
+		if (f->noffs < 3)
+			f->noffs++;
+		ws(sc);
+		if (sc->p < sc->e && *sc->p == ',') {
+			sc->p++;
+			continue;
+		}
+		return expect(sc, ']', "expected ',' or ']'");
+	}
+}
+
+/* "dtype": "BF16" */
+static bool read_dtype(struct scanner *sc, struct fields *f, int depth)
+{
+	f->has_dtype = true;
+	if (peek(sc) != '"')
+		return skip_value(sc, depth);
+	f->dtype_str = true;
+	const char *raw;
+	size_t rawlen, len;
+	bool esc;
+	const char *at = sc->p;
+	if (!string(sc, NULL, &raw, &rawlen, &esc, &len))
+		return false;
+	if (rawlen < sizeof f->dtype) {
+		sc->p = at;
+		string(sc, f->dtype, &raw, &rawlen, &esc, &len);
+	} else { /* no dtype is that long: keep its start for the message */
+		f->dtype_long = true;
+		memcpy(f->dtype, raw, sizeof f->dtype - 1);
+		f->dtype[sizeof f->dtype - 1] = 0;
+	}
+	return true;
+}
+
+/* The checks on one tensor's fields, in the order of the tree reading. */
+static bool check_tensor(struct scanner *sc, struct vf_tensor *t, struct fields *f)
+{
+	const char *name = t->name;
+	if (!f->has_dtype)
+		return problem(sc, VF_ERR, "tensor '%s': missing field dtype", name);
+	if (!f->dtype_str)
+		return problem(sc, VF_ERR, "tensor '%s': field dtype: expected a string", name);
+	if (f->dtype_long || !vf_dtype_from_name(f->dtype, &t->dtype))
+		return problem(sc, VF_ERR, "tensor '%s': unknown dtype '%.32s'", name, f->dtype);
+	if (!f->has_shape)
+		return problem(sc, VF_ERR, "tensor '%s': missing field shape", name);
+	if (!f->shape_arr)
+		return problem(sc, VF_ERR, "tensor '%s': field shape: expected an array of integers",
+			       name);
+	if (!f->has_offs)
+		return problem(sc, VF_ERR, "tensor '%s': missing field data_offsets", name);
+	if (!f->offs_arr || f->noffs != 2)
+		return problem(sc, VF_ERR, "tensor '%s': field data_offsets: expected [begin, end]",
+			       name);
+	if (f->offs_bad)
+		return problem(sc, VF_ERR,
+			       "tensor '%s': field data_offsets: expected two integers >= 0", name);
+	t->begin = f->off[0];
+	t->end = f->off[1];
+	if (t->end < t->begin)
+		return problem(sc, VF_ERR, "tensor '%s': data_offsets [%llu, %llu] are reversed",
+			       name, (unsigned long long)t->begin, (unsigned long long)t->end);
+	if (f->shape_bad)
+		return problem(sc, VF_ERR, "tensor '%s': field shape: expected integers >= 0", name);
+	t->ndim = f->ndim;
+	uint64_t bits = 0, numel = f->numel;
+	if (f->overflow || numel > INT64_MAX ||
+	    __builtin_mul_overflow(numel, (uint64_t)vf_dtype_bits(t->dtype), &bits))
+		return problem(sc, VF_ERR, "tensor '%s': shape product overflows 64 bits", name);
+	if (bits % 8 != 0)
+		return problem(sc, VF_ERR,
+			       "tensor '%s': %llu elements of %s are not a whole number of bytes",
+			       name, (unsigned long long)numel, f->dtype);
+	t->numel = (int64_t)numel;
+	if (t->end - t->begin != bits / 8)
+		return problem(sc, VF_ERR,
+			       "tensor '%s': data_offsets [%llu, %llu] hold %llu bytes, dtype %s x "
+			       "shape needs %llu",
+			       name, (unsigned long long)t->begin, (unsigned long long)t->end,
+			       (unsigned long long)(t->end - t->begin), f->dtype,
+			       (unsigned long long)(bits / 8));
+	return true;
+}
+
+/* A key inside a tensor's object: which field it names (0 none). */
+static int field_key(struct scanner *sc)
+{
+	const char *raw;
+	size_t rawlen, len;
+	bool esc;
+	const char *at = sc->p;
+	if (!string(sc, NULL, &raw, &rawlen, &esc, &len))
+		return -1;
+	char buf[16];
+	const char *k = raw;
+	if (esc) {
+		if (rawlen >= sizeof buf)
+			return 0;
+		sc->p = at;
+		string(sc, buf, &raw, &rawlen, &esc, &len);
+		k = buf;
+	}
+	if (len == 5 && memcmp(k, "dtype", 5) == 0)
+		return 1;
+	if (len == 5 && memcmp(k, "shape", 5) == 0)
+		return 2;
+	if (len == 12 && memcmp(k, "data_offsets", 12) == 0)
+		return 3;
+	return 0;
+}
+
+/* One tensor: its object at sc->p (depth 1: inside the header). */
+static bool read_tensor(struct scanner *sc, struct vf_tensor *t)
+{
+	if (peek(sc) != '{') {
+		problem(sc, VF_ERR, "tensor '%s': expected an object", t->name);
+		return skip_value(sc, 1);
+	}
+	sc->p++;
+	struct fields f;
+	memset(&f, 0, sizeof f);
+	static const char *const names[] = {"", "dtype", "shape", "data_offsets"};
+	bool seen[4] = {false, false, false, false};
+	ws(sc);
+	if (sc->p < sc->e && *sc->p == '}') {
+		sc->p++;
+	} else {
+		for (;;) {
+			int k = field_key(sc);
+			if (k < 0 || !expect(sc, ':', "expected ':'"))
+				return false;
+			if (k > 0 && seen[k])
+				problem(sc, VF_ERR, "tensor '%s': field %s appears twice", t->name,
+					names[k]);
+			bool ok = k == 0 || seen[k] ? skip_value(sc, 2)
+				  : k == 1	     ? read_dtype(sc, &f, 2)
+				  : k == 2	     ? read_shape(sc, &f, 2)
+						     : read_offsets(sc, &f, 2);
+			if (!ok)
+				return false;
+			if (k > 0)
+				seen[k] = true;
+			ws(sc);
+			if (sc->p < sc->e && *sc->p == ',') {
+				sc->p++;
+				continue;
+			}
+			if (!expect(sc, '}', "expected ',' or '}'"))
+				return false;
+			break;
+		}
+	}
+	if (sc->problem == VF_OK)
+		check_tensor(sc, t, &f);
+	return true;
+}
+
+/* "__metadata__": null or an object of strings, kept as a small cJSON. */
+static bool read_metadata(struct scanner *sc)
+{
+	char c = peek(sc);
+	if (c == 'n')
+		return literal(sc, "null");
+	if (c != '{') {
+		problem(sc, VF_ERR, "__metadata__: expected an object of strings");
+		return skip_value(sc, 1);
+	}
+	cJSON *meta = sc->problem == VF_OK ? cJSON_CreateObject() : NULL;
+	if (sc->problem == VF_OK && !meta)
+		problem(sc, VF_ENOMEM, "out of memory");
+	sc->p++;
+	ws(sc);
+	bool ok = true;
+	if (sc->p < sc->e && *sc->p == '}') {
+		sc->p++;
+	} else {
+		for (;;) {
+			char *key = string_dup(sc);
+			if (!key || !expect(sc, ':', "expected ':'")) {
+				free(key);
+				ok = false;
+				break;
+			}
+			if (peek(sc) != '"') {
+				problem(sc, VF_ERR, "__metadata__: value of '%.64s' is not a string",
+					key);
+				ok = skip_value(sc, 2);
+			} else {
+				char *val = string_dup(sc);
+				ok = val != NULL;
+				if (ok && sc->problem == VF_OK) {
+					cJSON *s = cJSON_CreateString(val);
+					if (s)
+						cJSON_AddItemToObject(meta, key, s);
+					else
+						problem(sc, VF_ENOMEM, "out of memory");
+				}
+				free(val);
+			}
+			free(key);
+			if (!ok)
+				break;
+			ws(sc);
+			if (sc->p < sc->e && *sc->p == ',') {
+				sc->p++;
+				continue;
+			}
+			ok = expect(sc, '}', "expected ',' or '}'");
+			break;
+		}
+	}
+	if (ok && sc->problem == VF_OK) {
+		sc->st->metadata = meta;
+		return true;
+	}
+	cJSON_Delete(meta);
+	return ok;
+}
+
+static bool header_entry(struct scanner *sc, bool *have_meta)
+{
+	struct vf_safetensors *st = sc->st;
+	/* the key, decoded straight into the names arena */
+	const char *raw;
+	size_t rawlen, len;
+	bool esc;
+	char *name = st->names + sc->names_len;
+	if (!string(sc, name, &raw, &rawlen, &esc, &len))
+		return false;
+	if (!expect(sc, ':', "expected ':'"))
+		return false;
+	if (len == 12 && memcmp(name, "__metadata__", 12) == 0) {
+		if (*have_meta)
+			problem(sc, VF_ERR, "__metadata__ appears twice");
+		if (*have_meta || sc->problem != VF_OK)
+			return skip_value(sc, 1);
+		*have_meta = true;
+		return read_metadata(sc);
+	}
+	if (sc->problem != VF_OK)
+		return skip_value(sc, 1);
+	if (st->ntensors == sc->cap) {
+		size_t cap = sc->cap ? 2 * sc->cap : 64;
+		struct vf_tensor *t = realloc(st->tensors, cap * sizeof *t);
+		if (!t) {
+			problem(sc, VF_ENOMEM, "out of memory");
+			return skip_value(sc, 1);
+		}
+		st->tensors = t;
+		sc->cap = cap;
+	}
+	struct vf_tensor *t = &st->tensors[st->ntensors++];
+	memset(t, 0, sizeof *t);
+	t->name = name;
+	sc->names_len += len + 1;
+	return read_tensor(sc, t);
+}
+
+static vf_status parse_json(const char *text, size_t n, const char *what,
+			    struct vf_safetensors *st, struct vf_error *err)
+{
+	size_t bad = vf_utf8_check((const unsigned char *)text, n);
+	if (bad != n)
+		return vf_error_set(err, VF_ERR, "%s: header is not UTF-8 (byte %zu)", what, bad);
+	struct scanner sc = {.s = text, .p = text, .e = text + n, .what = what, .err = err,
+			     .st = st};
+	ws(&sc);
+	if (sc.p == sc.e || *sc.p != '{')
+		return vf_error_set(err, VF_ERR, "%s: header is not a JSON object", what);
+	/* decoded names are never longer than their quoted text */
+	st->names = malloc(n + 1);
+	if (!st->names)
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", what);
+	bool have_meta = false, ok = true;
+	sc.p++;
+	ws(&sc);
+	if (sc.p < sc.e && *sc.p == '}') {
+		sc.p++;
+	} else {
+		for (;;) {
+			if (!header_entry(&sc, &have_meta)) {
+				ok = false;
+				break;
+			}
+			ws(&sc);
+			if (sc.p < sc.e && *sc.p == ',') {
+				sc.p++;
+				continue;
+			}
+			ok = expect(&sc, '}', "expected ',' or '}'");
+			break;
+		}
+	}
+	if (!ok && !sc.syntax) /* out of memory */
+		return sc.problem != VF_OK ? sc.problem
+					   : vf_error_set(err, VF_ENOMEM, "%s: out of memory", what);
+	if (!ok)
+		return vf_error_set(err, VF_ERR, "%s: header is not valid JSON (near byte %zu: %s)",
+				    what, sc.syntax_at, sc.syntax);
+	/* only whitespace may follow the object (writers pad with spaces) */
+	ws(&sc);
+	if (sc.p < sc.e)
+		return vf_error_set(err, VF_ERR, "%s: header has data after its JSON object (byte %zu)",
+				    what, (size_t)(sc.p - text));
+	if (sc.problem != VF_OK)
+		return sc.problem;
+	/* every tensor's dims were pushed in order: point at them */
+	size_t d = 0;
+	for (size_t i = 0; i < st->ntensors; i++) {
+		struct vf_tensor *t = &st->tensors[i];
+		t->shape = t->ndim ? st->dims + d : NULL;
+		d += (size_t)t->ndim;
+	}
+	return VF_OK;
 }
 
 static int cmp_offset(const void *a, const void *b)
@@ -98,225 +982,71 @@ static int cmp_offset(const void *a, const void *b)
 	return 0;
 }
 
-static vf_status read_tensor(const cJSON *j, const char *what, struct vf_tensor *t,
-			     struct vf_error *err)
-{
-	const char *name = j->string;
-	if (!cJSON_IsObject(j))
-		return vf_error_set(err, VF_ERR, "%s: tensor '%s': expected an object", what, name);
-	const cJSON *dt = cJSON_GetObjectItemCaseSensitive(j, "dtype");
-	const cJSON *shape = cJSON_GetObjectItemCaseSensitive(j, "shape");
-	const cJSON *offs = cJSON_GetObjectItemCaseSensitive(j, "data_offsets");
-	if (!dt)
-		return vf_error_set(err, VF_ERR, "%s: tensor '%s': missing field dtype", what, name);
-	if (!cJSON_IsString(dt))
-		return vf_error_set(err, VF_ERR, "%s: tensor '%s': field dtype: expected a string",
-				    what, name);
-	if (!vf_dtype_from_name(dt->valuestring, &t->dtype))
-		return vf_error_set(err, VF_ERR, "%s: tensor '%s': unknown dtype '%.32s'", what, name,
-				    dt->valuestring);
-	if (!shape)
-		return vf_error_set(err, VF_ERR, "%s: tensor '%s': missing field shape", what, name);
-	if (!cJSON_IsArray(shape))
-		return vf_error_set(err, VF_ERR,
-				    "%s: tensor '%s': field shape: expected an array of integers",
-				    what, name);
-	if (!offs)
-		return vf_error_set(err, VF_ERR, "%s: tensor '%s': missing field data_offsets", what,
-				    name);
-	if (!cJSON_IsArray(offs) || cJSON_GetArraySize(offs) != 2)
-		return vf_error_set(err, VF_ERR,
-				    "%s: tensor '%s': field data_offsets: expected [begin, end]",
-				    what, name);
-	if (!get_u64(cJSON_GetArrayItem(offs, 0), &t->begin) ||
-	    !get_u64(cJSON_GetArrayItem(offs, 1), &t->end))
-		return vf_error_set(err, VF_ERR,
-				    "%s: tensor '%s': field data_offsets: expected two integers >= 0",
-				    what, name);
-	if (t->end < t->begin)
-		return vf_error_set(err, VF_ERR,
-				    "%s: tensor '%s': data_offsets [%llu, %llu] are reversed", what,
-				    name, (unsigned long long)t->begin, (unsigned long long)t->end);
-	int nd = cJSON_GetArraySize(shape);
-	t->ndim = nd;
-	if (nd > 0) {
-		t->shape = calloc((size_t)nd, sizeof *t->shape);
-		if (!t->shape)
-			return vf_error_set(err, VF_ENOMEM, "%s: out of memory", what);
-	}
-	/* numel with overflow checks, in u64 like the reference's usize */
-	uint64_t numel = 1;
-	int k = 0;
-	const cJSON *d;
-	bool overflow = false;
-	cJSON_ArrayForEach(d, shape)
-	{
-		uint64_t v;
-		if (!get_u64(d, &v)) {
-			/* whole numbers past 2^53 are not exact in JSON doubles:
-			 * they can only overflow the byte size */
-			double x = cJSON_IsNumber(d) ? d->valuedouble : -1;
-			if (!isfinite(x) || x < 0 || x != floor(x))
-				return vf_error_set(err, VF_ERR,
-						    "%s: tensor '%s': field shape: expected integers "
-						    ">= 0",
-						    what, name);
-			if (x >= 18446744073709551616.0)
-				overflow = true;
-			v = x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x;
-		}
-		t->shape[k++] = (int64_t)v;
-		if (!overflow && __builtin_mul_overflow(numel, v, &numel))
-			overflow = true;
-	}
-	uint64_t bits = 0;
-	if (overflow || numel > INT64_MAX ||
-	    __builtin_mul_overflow(numel, (uint64_t)vf_dtype_bits(t->dtype), &bits))
-		return vf_error_set(err, VF_ERR,
-				    "%s: tensor '%s': shape product overflows 64 bits", what, name);
-	if (bits % 8 != 0)
-		return vf_error_set(err, VF_ERR,
-				    "%s: tensor '%s': %llu elements of %s are not a whole number of "
-				    "bytes",
-				    what, name, (unsigned long long)numel, dt->valuestring);
-	t->numel = (int64_t)numel;
-	if (t->end - t->begin != bits / 8)
-		return vf_error_set(err, VF_ERR,
-				    "%s: tensor '%s': data_offsets [%llu, %llu] hold %llu bytes, "
-				    "dtype %s x shape needs %llu",
-				    what, name, (unsigned long long)t->begin,
-				    (unsigned long long)t->end,
-				    (unsigned long long)(t->end - t->begin), dt->valuestring,
-				    (unsigned long long)(bits / 8));
-	return VF_OK;
-}
-
-static vf_status parse_json(const char *text, size_t n, const char *what,
-			    struct vf_safetensors *st, struct vf_error *err)
-{
-	size_t bad = vf_utf8_check((const unsigned char *)text, n);
-	if (bad != n)
-		return vf_error_set(err, VF_ERR, "%s: header is not UTF-8 (byte %zu)", what, bad);
-	size_t lead = 0;
-	while (lead < n && (text[lead] == ' ' || text[lead] == '\t' || text[lead] == '\n' ||
-			    text[lead] == '\r'))
-		lead++;
-	if (lead == n || text[lead] != '{')
-		return vf_error_set(err, VF_ERR, "%s: header is not a JSON object", what);
-	const char *end = NULL;
-	cJSON *root = cJSON_ParseWithLengthOpts(text, n, &end, 0);
-	if (!root) {
-		size_t off = end && end >= text && (size_t)(end - text) <= n ? (size_t)(end - text) : 0;
-		return vf_error_set(err, VF_ERR, "%s: header is not valid JSON (near byte %zu)", what,
-				    off);
-	}
-	/* only whitespace may follow the object (writers pad with spaces) */
-	for (size_t i = (size_t)(end - text); i < n; i++) {
-		char c = text[i];
-		if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-			cJSON_Delete(root);
-			return vf_error_set(err, VF_ERR,
-					    "%s: header has data after its JSON object (byte %zu)",
-					    what, i);
-		}
-	}
-	size_t count = 0;
-	const cJSON *j;
-	cJSON_ArrayForEach(j, root) count++;
-	st->tensors = calloc(count ? count : 1, sizeof *st->tensors);
-	if (!st->tensors) {
-		cJSON_Delete(root);
-		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", what);
-	}
-	vf_status rc = VF_OK;
-	bool have_meta = false;
-	cJSON_ArrayForEach(j, root)
-	{
-		if (strcmp(j->string, "__metadata__") == 0) {
-			if (have_meta) {
-				rc = vf_error_set(err, VF_ERR, "%s: __metadata__ appears twice", what);
-				break;
-			}
-			have_meta = true;
-			if (cJSON_IsNull(j))
-				continue;
-			if (!cJSON_IsObject(j)) {
-				rc = vf_error_set(err, VF_ERR,
-						  "%s: __metadata__: expected an object of strings",
-						  what);
-				break;
-			}
-			const cJSON *v;
-			cJSON_ArrayForEach(v, j) if (!cJSON_IsString(v))
-			{
-				rc = vf_error_set(err, VF_ERR,
-						  "%s: __metadata__: value of '%.64s' is not a string",
-						  what, v->string);
-				break;
-			}
-			if (rc != VF_OK)
-				break;
-			st->metadata = cJSON_Duplicate(j, 1);
-			continue;
-		}
-		struct vf_tensor *t = &st->tensors[st->ntensors];
-		t->name = strdup(j->string);
-		if (!t->name) {
-			rc = vf_error_set(err, VF_ENOMEM, "%s: out of memory", what);
-			break;
-		}
-		st->ntensors++;
-		rc = read_tensor(j, what, t, err);
-		if (rc != VF_OK)
-			break;
-	}
-	cJSON_Delete(root);
-	return rc;
-}
-
-/* Names unique; offsets tile [0, end) exactly (sorted by begin). */
+/* Names unique (a hash set; the message names the first duplicate in
+ * name order, as a sorted scan would); offsets tile [0, end) exactly
+ * (sorted by begin: header order when it already is, as writers do). */
 static vf_status check_layout(const char *what, struct vf_safetensors *st, struct vf_error *err)
 {
 	size_t n = st->ntensors;
 	if (n == 0)
 		return VF_OK;
-	struct vf_tensor **p = malloc(n * sizeof *p);
-	if (!p)
+	size_t cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	size_t *slot = calloc(cap, sizeof *slot); /* tensor index + 1, 0 empty */
+	if (!slot)
 		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", what);
-	for (size_t i = 0; i < n; i++)
-		p[i] = &st->tensors[i];
-	vf_status rc = VF_OK;
-	qsort(p, n, sizeof *p, cmp_name);
-	for (size_t i = 1; i < n && rc == VF_OK; i++)
-		if (strcmp(p[i - 1]->name, p[i]->name) == 0)
-			rc = vf_error_set(err, VF_ERR, "%s: tensor '%s' appears twice", what,
-					  p[i]->name);
-	if (rc == VF_OK) {
-		qsort(p, n, sizeof *p, cmp_offset);
-		uint64_t pos = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (p[i]->begin > pos) {
-				rc = vf_error_set(err, VF_ERR,
-						  "%s: tensor '%s': data_offsets [%llu, %llu] leave a "
-						  "gap after byte %llu",
-						  what, p[i]->name, (unsigned long long)p[i]->begin,
-						  (unsigned long long)p[i]->end,
-						  (unsigned long long)pos);
-				break;
-			}
-			if (p[i]->begin < pos) {
-				rc = vf_error_set(err, VF_ERR,
-						  "%s: tensor '%s': data_offsets [%llu, %llu] overlap "
-						  "the previous tensor (ends at %llu)",
-						  what, p[i]->name, (unsigned long long)p[i]->begin,
-						  (unsigned long long)p[i]->end,
-						  (unsigned long long)pos);
-				break;
-			}
-			pos = p[i]->end;
-		}
-		st->data_bytes = pos;
+	const char *dup = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = st->tensors[i].name;
+		size_t h = (size_t)vf_hash_str(name) & (cap - 1);
+		while (slot[h] && strcmp(st->tensors[slot[h] - 1].name, name) != 0)
+			h = (h + 1) & (cap - 1);
+		if (!slot[h])
+			slot[h] = i + 1;
+		else if (!dup || strcmp(name, dup) < 0)
+			dup = name;
 	}
+	free(slot);
+	if (dup)
+		return vf_error_set(err, VF_ERR, "%s: tensor '%s' appears twice", what, dup);
+	bool sorted = true;
+	for (size_t i = 1; i < n && sorted; i++) {
+		const struct vf_tensor *a = &st->tensors[i - 1], *b = &st->tensors[i];
+		sorted = cmp_offset(&a, &b) <= 0;
+	}
+	struct vf_tensor **p = NULL;
+	if (!sorted) {
+		p = malloc(n * sizeof *p);
+		if (!p)
+			return vf_error_set(err, VF_ENOMEM, "%s: out of memory", what);
+		for (size_t i = 0; i < n; i++)
+			p[i] = &st->tensors[i];
+		qsort(p, n, sizeof *p, cmp_offset);
+	}
+	vf_status rc = VF_OK;
+	uint64_t pos = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct vf_tensor *t = p ? p[i] : &st->tensors[i];
+		if (t->begin > pos) {
+			rc = vf_error_set(err, VF_ERR,
+					  "%s: tensor '%s': data_offsets [%llu, %llu] leave a gap after "
+					  "byte %llu",
+					  what, t->name, (unsigned long long)t->begin,
+					  (unsigned long long)t->end, (unsigned long long)pos);
+			break;
+		}
+		if (t->begin < pos) {
+			rc = vf_error_set(err, VF_ERR,
+					  "%s: tensor '%s': data_offsets [%llu, %llu] overlap the "
+					  "previous tensor (ends at %llu)",
+					  what, t->name, (unsigned long long)t->begin,
+					  (unsigned long long)t->end, (unsigned long long)pos);
+			break;
+		}
+		pos = t->end;
+	}
+	st->data_bytes = pos;
 	free(p);
 	return rc;
 }
@@ -387,6 +1117,10 @@ static vf_status pread_all(int fd, void *buf, size_t n, off_t off, const char *p
 	return VF_OK;
 }
 
+/* The first read: most headers (a shard of a 7B model: ~30 KiB) fit, so a
+ * file costs one pread; a longer header takes a second for the rest. */
+#define FIRST_READ (128u << 10)
+
 vf_status vf_safetensors_read(const char *path, struct vf_safetensors *st,
 			      struct vf_error *err)
 {
@@ -411,30 +1145,180 @@ vf_status vf_safetensors_read(const char *path, struct vf_safetensors *st,
 		rc = vf_safetensors_parse(head, 0, size, path, st, err);
 		goto out;
 	}
-	rc = pread_all(fd, head, 8, 0, path, err);
+	size_t first = size < FIRST_READ ? (size_t)size : FIRST_READ;
+	buf = malloc(first);
+	if (!buf) {
+		rc = vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	rc = pread_all(fd, buf, first, 0, path, err);
 	if (rc != VF_OK)
 		goto out;
 	uint64_t n = 0;
 	for (int i = 7; i >= 0; i--)
-		n = (n << 8) | head[i];
+		n = (n << 8) | (unsigned char)buf[i];
 	if (n > VF_SAFETENSORS_MAX_HEADER || n > size - 8) {
-		rc = vf_safetensors_parse(head, 8, size, path, st, err); /* the length error */
+		rc = vf_safetensors_parse(buf, 8, size, path, st, err); /* the length error */
 		goto out;
 	}
-	buf = malloc(8 + (size_t)n + 1);
-	if (!buf) {
-		rc = vf_error_set(err, VF_ENOMEM, "%s: out of memory for a %llu-byte header", path,
-				  (unsigned long long)n);
-		goto out;
+	if (8 + n > first) {
+		char *b = realloc(buf, 8 + (size_t)n);
+		if (!b) {
+			rc = vf_error_set(err, VF_ENOMEM, "%s: out of memory for a %llu-byte header",
+					  path, (unsigned long long)n);
+			goto out;
+		}
+		buf = b;
+		rc = pread_all(fd, buf + first, 8 + (size_t)n - first, (off_t)first, path, err);
+		if (rc != VF_OK)
+			goto out;
 	}
-	memcpy(buf, head, 8);
-	rc = pread_all(fd, buf + 8, (size_t)n, 8, path, err);
-	if (rc == VF_OK)
-		rc = vf_safetensors_parse(buf, 8 + (size_t)n, size, path, st, err);
+	rc = vf_safetensors_parse(buf, 8 + (size_t)n, size, path, st, err);
 out:
 	free(buf);
 	close(fd);
 	return rc;
+}
+
+/* ---- the index of a sharded checkpoint ----------------------------------
+ * model.safetensors.index.json: {"metadata": {...}, "weight_map": {tensor:
+ * file}}. Scanned like a header: the map's pairs kept in order, the rest
+ * checked as JSON and skipped. */
+
+static bool index_map(struct scanner *sc, struct vf_safetensors_index *ix, char **arena,
+		      size_t *cap)
+{
+	if (peek(sc) != '{') {
+		problem(sc, VF_ERR, "field weight_map: expected an object");
+		return skip_value(sc, 1);
+	}
+	ix->have_map = true;
+	sc->p++;
+	ws(sc);
+	if (sc->p < sc->e && *sc->p == '}') {
+		sc->p++;
+		return true;
+	}
+	for (;;) {
+		const char *raw;
+		size_t rawlen, len;
+		bool esc;
+		char *key = *arena;
+		if (!string(sc, key, &raw, &rawlen, &esc, &len))
+			return false;
+		*arena += len + 1;
+		if (!expect(sc, ':', "expected ':'"))
+			return false;
+		if (peek(sc) != '"') {
+			problem(sc, VF_ERR, "weight_map['%.128s']: expected a file name", key);
+			if (!skip_value(sc, 2))
+				return false;
+		} else {
+			char *file = *arena;
+			if (!string(sc, file, &raw, &rawlen, &esc, &len))
+				return false;
+			*arena += len + 1;
+			if (ix->n == *cap) {
+				size_t c = *cap ? 2 * *cap : 256;
+				const char **t = realloc(ix->tensors, c * sizeof *t);
+				if (t)
+					ix->tensors = t;
+				const char **f = t ? realloc(ix->files, c * sizeof *f) : NULL;
+				if (f)
+					ix->files = f;
+				if (!t || !f) {
+					problem(sc, VF_ENOMEM, "out of memory");
+					return false;
+				}
+				*cap = c;
+			}
+			ix->tensors[ix->n] = key;
+			ix->files[ix->n] = file;
+			ix->n++;
+		}
+		ws(sc);
+		if (sc->p < sc->e && *sc->p == ',') {
+			sc->p++;
+			continue;
+		}
+		return expect(sc, '}', "expected ',' or '}'");
+	}
+}
+
+vf_status vf_safetensors_index_parse(const char *text, size_t len, const char *what,
+				     struct vf_safetensors_index *ix, struct vf_error *err)
+{
+	memset(ix, 0, sizeof *ix);
+	struct scanner sc = {.s = text, .p = text, .e = text + len, .what = what, .err = err};
+	ix->arena = malloc(len + 1); /* decoded strings never outgrow their quotes */
+	if (!ix->arena)
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", what);
+	char *arena = ix->arena;
+	size_t cap = 0;
+	bool ok;
+	if (peek(&sc) != '{') {
+		ok = skip_value(&sc, 0);
+	} else {
+		sc.p++;
+		ws(&sc);
+		ok = true;
+		if (sc.p < sc.e && *sc.p == '}') {
+			sc.p++;
+		} else {
+			for (;;) {
+				const char *raw;
+				size_t rawlen, n;
+				bool esc;
+				char key[16];
+				const char *at = sc.p;
+				ok = string(&sc, NULL, &raw, &rawlen, &esc, &n);
+				if (ok && rawlen < sizeof key) {
+					sc.p = at;
+					string(&sc, key, &raw, &rawlen, &esc, &n);
+				}
+				bool wm = ok && rawlen < sizeof key && n == 10 &&
+					  memcmp(key, "weight_map", 10) == 0 && !ix->have_map &&
+					  sc.problem == VF_OK;
+				ok = ok && expect(&sc, ':', "expected ':'") &&
+				     (wm ? index_map(&sc, ix, &arena, &cap) : skip_value(&sc, 1));
+				if (!ok)
+					break;
+				ws(&sc);
+				if (sc.p < sc.e && *sc.p == ',') {
+					sc.p++;
+					continue;
+				}
+				ok = expect(&sc, '}', "expected ',' or '}'");
+				break;
+			}
+		}
+	}
+	if (ok) { /* only whitespace may follow */
+		ws(&sc);
+		if (sc.p < sc.e)
+			ok = syntax(&sc, "data after the JSON value");
+	}
+	if (!ok && !sc.syntax) /* out of memory */
+		return sc.problem != VF_OK ? sc.problem
+					   : vf_error_set(err, VF_ENOMEM, "%s: out of memory", what);
+	if (!ok)
+		return vf_error_set(err, VF_ERR, "%s: invalid JSON near byte %zu (%s)", what,
+				    sc.syntax_at, sc.syntax);
+	if (sc.problem != VF_OK)
+		return sc.problem;
+	if (!ix->have_map)
+		return vf_error_set(err, VF_ERR, "%s: field weight_map: expected an object", what);
+	return VF_OK;
+}
+
+void vf_safetensors_index_release(struct vf_safetensors_index *ix)
+{
+	if (!ix)
+		return;
+	free(ix->tensors);
+	free(ix->files);
+	free(ix->arena);
+	memset(ix, 0, sizeof *ix);
 }
 
 const struct vf_tensor *vf_safetensors_find(const struct vf_safetensors *st, const char *name)

@@ -1,8 +1,9 @@
 /* fuzz-safetensors.c - libFuzzer target for the safetensors header reader:
  * the input is a whole file (its size is the file size); a header that
  * validates is then grouped by tensor names and its architecture inferred,
- * as inspect does. Corpus: tests/fuzz/corpus/safetensors/ (real files from
- * ../shared/fixtures/models). */
+ * as inspect does. The same bytes, from byte 8 on, are also read as a
+ * sharded checkpoint's index (the same scanner). Corpus:
+ * tests/fuzz/corpus/safetensors/ (real files from ../shared/fixtures/models). */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,5 +27,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cJSON_Delete(j);
 	}
 	vf_safetensors_release(&st);
+	if (size >= 8) {
+		struct vf_safetensors_index ix;
+		if (vf_safetensors_index_parse((const char *)data + 8, size - 8, "fuzz.index.json", &ix,
+					       &err) == VF_OK)
+			for (size_t i = 0; i < ix.n; i++)
+				if (!ix.tensors[i] || !ix.files[i])
+					__builtin_trap();
+		vf_safetensors_index_release(&ix);
+	}
 	return 0;
 }

@@ -323,6 +323,16 @@ static void test_index_errors(void)
 		   "{\"weight_map\":{\"x\":\"a.safetensors\",\"y\":\"a.safetensors\","
 		   "\"z\":\"b.safetensors\",\"w\":\"b.safetensors\"}}");
 	load_bad(tmp("idx"), "maps tensor 'w' to b.safetensors, which has no such tensor");
+	/* several: the first in name order is named, whatever the map's order */
+	write_text(tmp("idx/model.safetensors.index.json"),
+		   "{\"weight_map\":{\"x\":\"a.safetensors\",\"y\":\"a.safetensors\","
+		   "\"z\":\"b.safetensors\",\"w\":\"b.safetensors\",\"v\":\"b.safetensors\"}}");
+	load_bad(tmp("idx"), "maps tensor 'v' to b.safetensors, which has no such tensor");
+	/* a tensor named twice (the first in name order) */
+	write_text(tmp("idx/model.safetensors.index.json"),
+		   "{\"weight_map\":{\"z\":\"b.safetensors\",\"y\":\"a.safetensors\","
+		   "\"x\":\"a.safetensors\",\"z\":\"b.safetensors\",\"x\":\"a.safetensors\"}}");
+	load_bad(tmp("idx"), "weight_map names tensor 'x' twice");
 	/* paths outside the folder, bad shapes */
 	write_text(tmp("idx/model.safetensors.index.json"),
 		   "{\"weight_map\":{\"x\":\"../a.safetensors\"}}");
@@ -332,6 +342,44 @@ static void test_index_errors(void)
 	write_text(tmp("idx/model.safetensors.index.json"), "{\"weight_map\":{\"x\":1}}");
 	load_bad(tmp("idx"), "weight_map['x']: expected a file name");
 	write_text(tmp("idx/model.safetensors.index.json"), "{\"weight_map\":");
+	load_bad(tmp("idx"), "model.safetensors.index.json: invalid JSON");
+	/* the index is scanned, not parsed into a tree: escapes decoded, other
+	 * fields skipped, the first weight_map read, nothing after the object */
+	write_text(tmp("idx/model.safetensors.index.json"),
+		   "{\"metadata\":{\"total_size\":36,\"x\":[1,{\"y\":null}]},\"weight_map\":"
+		   "{\"\\u0078\":\"a.safe\\u0074ensors\",\"y\":\"a.safetensors\","
+		   "\"z\":\"b.safetensors\"},\"weight_map\":{}} \n");
+	struct vf_model *m2 = load_ok(tmp("idx"));
+	CHECK(m2 && m2->params == 9 && m2->files == 2);
+	vf_model_free(m2);
+	write_text(tmp("idx/model.safetensors.index.json"),
+		   "{\"weight_map\":{\"x\":\"a.safetensors\",\"y\":\"a.safetensors\","
+		   "\"z\":\"b.safetensors\"}} x");
+	load_bad(tmp("idx"), "model.safetensors.index.json: invalid JSON near byte 77 (data after");
+	/* many shards (read by several threads): the whole model, and of two
+	 * broken shards the first in file order is named */
+	CHECK(mkdir(tmp("many"), 0755) == 0);
+	char spec[32], name[64], map[4096] = "{\"weight_map\":{";
+	for (int i = 0; i < 12; i++) {
+		snprintf(spec, sizeof spec, "t%02d:%d", i, i + 1);
+		snprintf(name, sizeof name, "many/s%02d.safetensors", i);
+		write_st(tmp(name), spec, NULL);
+		snprintf(map + strlen(map), sizeof map - strlen(map),
+			 "%s\"t%02d\":\"s%02d.safetensors\"", i ? "," : "", i, i);
+	}
+	strcat(map, "}}");
+	write_text(tmp("many/model.safetensors.index.json"), map);
+	struct vf_model *m3 = load_ok(tmp("many"));
+	CHECK(m3 && m3->files == 12 && m3->tensors == 12 && m3->params == 78);
+	vf_model_free(m3);
+	write_text(tmp("many/s09.safetensors"), "not a header");
+	write_text(tmp("many/s05.safetensors"), "not a header either");
+	for (int r = 0; r < 20; r++) /* whichever thread gets there first */
+		load_bad(tmp("many"), "s05.safetensors: header length");
+	write_text(tmp("idx/model.safetensors.index.json"), "[1]");
+	load_bad(tmp("idx"), "field weight_map: expected an object");
+	write_text(tmp("idx/model.safetensors.index.json"),
+		   "{\"weight_map\":{\"x\":1,\"y\":[}}");
 	load_bad(tmp("idx"), "model.safetensors.index.json: invalid JSON");
 }
 
@@ -585,6 +633,45 @@ static void check_generated(const char *dir, const char *config)
 	vf_model_free(cfg);
 }
 
+/* Names repeated layer after layer are worked out once (index blanked):
+ * the largest layer still counts, the last wpe still wins, and a name
+ * first seen past layer 0 still fills the layer-0 slots when layer 0
+ * comes later. */
+static void test_repeated_names(void)
+{
+	static int64_t sh_wpe1[] = {1024, 64}, sh_wpe2[] = {2048, 64}, sh_q[] = {64, 64},
+		       sh_k[] = {32, 64}, sh_qn[] = {16}, sh_emb[] = {100, 64};
+	struct vf_tensor t[] = {
+		{.name = "model.layers.7.self_attn.q_proj.weight", .ndim = 2, .shape = sh_q},
+		{.name = "model.layers.3.self_attn.q_proj.weight", .ndim = 2, .shape = sh_q},
+		{.name = "model.layers.0.self_attn.q_norm.weight", .ndim = 1, .shape = sh_qn},
+		{.name = "model.layers.0.self_attn.q_proj.weight", .ndim = 2, .shape = sh_q},
+		{.name = "model.layers.0.self_attn.k_proj.weight", .ndim = 2, .shape = sh_k},
+		{.name = "model.layers.12.self_attn.q_proj.weight", .ndim = 2, .shape = sh_q},
+		{.name = "model.embed_tokens.weight", .ndim = 2, .shape = sh_emb},
+		{.name = "x.layers.1.wpe.weight", .ndim = 2, .shape = sh_wpe1},
+		{.name = "x.layers.2.wpe.weight", .ndim = 2, .shape = sh_wpe2},
+	};
+	struct vf_safetensors st = {.ntensors = sizeof t / sizeof t[0], .tensors = t};
+	const struct vf_safetensors *list[1] = {&st};
+	struct vf_arch a;
+	vf_model_infer_arch(list, 1, &a);
+	CHECK_INT(a.layers, 13);
+	CHECK_INT(a.head_dim, 16);
+	CHECK_INT(a.heads, 4);
+	CHECK_INT(a.kv_heads, 2);
+	CHECK_INT(a.max_positions, 2048);
+	CHECK_STR(a.family, "qwen3");
+	/* the groups: one per name, whatever its layer */
+	struct vf_param_groups g = {0};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		vf_model_group_tensor(t[i].name, 10, &g);
+	CHECK_INT(g.attention, 50);
+	CHECK_INT(g.norm, 10);
+	CHECK_INT(g.embedding, 30);
+	CHECK_INT(g.total, 90);
+}
+
 static void test_generated_moe_mla(void)
 {
 	gen_qwen3_moe();
@@ -619,6 +706,7 @@ int main(void)
 	RUN(test_index_errors);
 	RUN(test_dirs);
 	RUN(test_generated_moe_mla);
+	RUN(test_repeated_names);
 	vf_models_release();
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

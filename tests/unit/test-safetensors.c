@@ -277,6 +277,224 @@ static void test_malformed(void)
 	expect_bad(path, "symlink loop");
 }
 
+/* A header that must read: returns the parsed file (release it). */
+static void expect_ok(const char *name, const char *header, size_t data_len,
+		      struct vf_safetensors *st)
+{
+	const char *p = write_st(name, header, UINT64_MAX, data_len);
+	struct vf_error err = {0};
+	vf_status rc = vf_safetensors_read(p, st, &err);
+	if (rc != VF_OK)
+		fprintf(stderr, "  %s: %s\n", name, err.msg);
+	CHECK(rc == VF_OK);
+}
+
+/* The scanner: escapes in names, whitespace, key order, fields it skips,
+ * metadata anywhere. */
+static void test_scanner_accepts(void)
+{
+	struct vf_safetensors st;
+	/* escapes: quote, backslash, slash, \n, a 2-byte and a 3-byte code
+	 * point, a surrogate pair (U+1F600), raw UTF-8 */
+	expect_ok("esc.safetensors",
+		  "{\"a\\\"b\\\\c\\/d\\ne\\u00e9\\u20AC\\ud83d\\ude00\xc3\xa9\":"
+		  "{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}",
+		  8, &st);
+	CHECK_INT(st.ntensors, 1);
+	CHECK_STR(st.tensors[0].name, "a\"b\\c/d\ne\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xc3\xa9");
+	CHECK(vf_safetensors_find(&st, "a\"b\\c/d\ne\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xc3\xa9"));
+	vf_safetensors_release(&st);
+	/* escaped field names and dtype; whitespace everywhere; fields in any
+	 * order; unknown fields (nested) skipped; metadata first, escaped */
+	expect_ok("ws.safetensors",
+		  " \r\n\t{ \"__metadata__\" : { \"k\\u0031\" : \"v\\t1\" , \"format\":\"pt\" } ,\n"
+		  "  \"b\" : { \"data_offsets\" : [ 8 , 20 ] , \"extra\" : {\"x\":[1,{\"y\":null}],"
+		  "\"z\":true} , \"sh\\u0061pe\" : [ 3 ] , \"dtype\" : \"F\\u00332\" } ,\n"
+		  "  \"a\":{\"shape\":[2],\"dtype\":\"I32\",\"data_offsets\":[0,8]}\n} \n ",
+		  20, &st);
+	CHECK_INT(st.ntensors, 2);
+	CHECK_STR(st.tensors[0].name, "b");
+	CHECK(st.tensors[0].dtype == VF_DT_F32 && st.tensors[0].ndim == 1 &&
+	      st.tensors[0].shape[0] == 3 && st.tensors[0].begin == 8);
+	CHECK_STR(st.tensors[1].name, "a");
+	CHECK(st.tensors[1].dtype == VF_DT_I32 && st.tensors[1].end == 8);
+	CHECK_INT(st.data_bytes, 20);
+	CHECK_STR(vf_json_get_str(st.metadata, "k1"), "v\t1");
+	CHECK_STR(vf_json_get_str(st.metadata, "format"), "pt");
+	CHECK_INT(cJSON_GetArraySize(st.metadata), 2);
+	vf_safetensors_release(&st);
+	/* metadata last, null metadata, an empty metadata object */
+	expect_ok("metalast.safetensors", T1(",\"__metadata__\":{\"x\":\"\\u00fc\"}"), 8, &st);
+	CHECK_STR(vf_json_get_str(st.metadata, "x"), "\xc3\xbc");
+	vf_safetensors_release(&st);
+	expect_ok("metanull.safetensors", T1(",\"__metadata__\":null"), 8, &st);
+	CHECK(st.metadata == NULL);
+	vf_safetensors_release(&st);
+	expect_ok("metaempty.safetensors", T1(",\"__metadata__\":{}"), 8, &st);
+	CHECK(st.metadata && cJSON_GetArraySize(st.metadata) == 0);
+	vf_safetensors_release(&st);
+	/* numbers written as whole doubles (8.0, 2e0) read as before; a
+	 * scalar, a zero-sized dimension, dims in order across tensors */
+	expect_ok("doubles.safetensors",
+		  "{\"a\":{\"dtype\":\"F32\",\"shape\":[2.0],\"data_offsets\":[0,8e0]},"
+		  "\"s\":{\"dtype\":\"U8\",\"shape\":[],\"data_offsets\":[8,9]},"
+		  "\"z\":{\"dtype\":\"F16\",\"shape\":[0,7,3],\"data_offsets\":[9,9]},"
+		  "\"m\":{\"dtype\":\"BF16\",\"shape\":[2,3],\"data_offsets\":[9,21]}}",
+		  21, &st);
+	CHECK_INT(st.ntensors, 4);
+	CHECK(st.tensors[0].numel == 2 && st.tensors[0].shape[0] == 2);
+	CHECK(st.tensors[1].ndim == 0 && st.tensors[1].shape == NULL && st.tensors[1].numel == 1);
+	CHECK(st.tensors[2].ndim == 3 && st.tensors[2].shape[1] == 7 && st.tensors[2].numel == 0);
+	CHECK(st.tensors[3].ndim == 2 && st.tensors[3].shape[0] == 2 && st.tensors[3].shape[1] == 3);
+	CHECK_INT(st.params, 2 + 1 + 0 + 6);
+	vf_safetensors_release(&st);
+	/* tensors out of offset order are sorted for the layout check */
+	expect_ok("unsorted.safetensors",
+		  "{\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,16]},"
+		  "\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}",
+		  16, &st);
+	CHECK_INT(st.data_bytes, 16);
+	vf_safetensors_release(&st);
+}
+
+/* A header longer than the first read (128 KiB): a second pread, same result. */
+static void test_long_header(void)
+{
+	size_t n = 4000;
+	char *h = malloc(n * 128 + 16);
+	size_t len = 0;
+	h[len++] = '{';
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)sprintf(h + len,
+				       "%s\"model.layers.%zu.weight\":{\"dtype\":\"U8\",\"shape\":[1],"
+				       "\"data_offsets\":[%zu,%zu]}",
+				       i ? "," : "", i, i, i + 1);
+	h[len++] = '}';
+	h[len] = 0;
+	CHECK(len > (128u << 10));
+	struct vf_safetensors st;
+	expect_ok("long.safetensors", h, n, &st);
+	CHECK_INT(st.ntensors, n);
+	CHECK_INT(st.header_len, len);
+	CHECK_STR(st.tensors[n - 1].name, "model.layers.3999.weight");
+	CHECK_INT(st.params, n);
+	vf_safetensors_release(&st);
+	/* the same, cut short: the file ends inside the header */
+	const char *p = write_st("longcut.safetensors", h, len + 10, 0);
+	expect_bad(p, "header length");
+	free(h);
+}
+
+/* Not JSON, however close: each names the problem and where. */
+static void test_scanner_rejects(void)
+{
+	static const struct {
+		const char *header, *what;
+	} bad[] = {
+		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},}", "not valid JSON"},
+		{"{\"a\" {\"dtype\":\"F32\"}}", "expected ':'"},
+		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}", "not valid JSON"},
+		{"{\"a\":{\"dtype\":\"F32", "unterminated string"},
+		{"{\"a\\", "unterminated string"},
+		{"{\"a\\x\":1}", "bad escape"},
+		{"{\"a\\u12G4\":1}", "bad \\u escape"},
+		{"{\"a\\u12\"}", "bad \\u escape"},
+		{"{\"a\\ud83d\":1}", "lone high surrogate"},
+		{"{\"a\\ud83d\\u0041\":1}", "lone high surrogate"},
+		{"{\"a\\ude00\":1}", "lone low surrogate"},
+		{"{\"a\\u0000b\":1}", "\\u0000"},
+		{"{\"a\tb\":1}", "control character"},
+		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[02],\"data_offsets\":[0,8]}}", "not valid JSON"},
+		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[2.],\"data_offsets\":[0,8]}}", "bad number"},
+		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[-],\"data_offsets\":[0,8]}}", "bad number"},
+		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[+2],\"data_offsets\":[0,8]}}", "bad number"},
+		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[1e],\"data_offsets\":[0,8]}}", "bad number"},
+		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8],\"x\":tru}}",
+		 "expected a value"},
+		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8],\"x\":nul}}",
+		 "expected a value"},
+		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}\x0c", "data after"},
+		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}} {}", "data after"},
+		{"\x0c{}", "not a JSON object"},
+		{"", "not a JSON object"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "syntax%zu.safetensors", i);
+		expect_bad(write_st(name, bad[i].header, UINT64_MAX, 8), bad[i].what);
+	}
+	/* nesting: 128 levels is the limit (in a field the scanner skips) */
+	char deep[1200];
+	size_t k = (size_t)sprintf(deep, "{\"a\":{\"x\":");
+	for (int i = 0; i < 200; i++)
+		deep[k++] = '[';
+	for (int i = 0; i < 200; i++)
+		deep[k++] = ']';
+	strcpy(deep + k, ",\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}");
+	expect_bad(write_st("deep.safetensors", deep, UINT64_MAX, 8), "nested deeper than 128");
+	k = (size_t)sprintf(deep, "{\"a\":{\"x\":");
+	for (int i = 0; i < 120; i++)
+		deep[k++] = '[';
+	for (int i = 0; i < 120; i++)
+		deep[k++] = ']';
+	strcpy(deep + k, ",\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}");
+	struct vf_safetensors st;
+	expect_ok("deepok.safetensors", deep, 8, &st);
+	vf_safetensors_release(&st);
+	/* a syntax error after a tensor problem: the syntax error is named,
+	 * as when the whole text was parsed before any tensor was looked at */
+	expect_bad(write_st("order.safetensors",
+			    "{\"a\":{\"shape\":[2],\"data_offsets\":[0,8]},\"b\":[1,]}", UINT64_MAX, 8),
+		   "not valid JSON");
+	/* a field given twice (the reference's reader refuses it too) */
+	expect_bad(write_st("twice.safetensors",
+			    "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8],"
+			    "\"dtype\":\"F16\"}}",
+			    UINT64_MAX, 8),
+		   "tensor 'a': field dtype appears twice");
+	/* a second problem does not replace the first */
+	expect_bad(write_st("first.safetensors",
+			    "{\"a\":{\"dtype\":\"F99\",\"shape\":[2],\"data_offsets\":[0,8]},"
+			    "\"b\":{\"shape\":[2],\"data_offsets\":[8,16]}}",
+			    UINT64_MAX, 16),
+		   "tensor 'a': unknown dtype 'F99'");
+	/* an escaped name in an error comes out decoded */
+	expect_bad(write_st("escname.safetensors",
+			    "{\"\\u0041\\u00e9\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}}",
+			    UINT64_MAX, 8),
+		   "tensor 'A\xc3\xa9': data_offsets [0, 8] hold 8 bytes");
+	/* duplicates: the first in name order is named, whatever the header order */
+	expect_bad(write_st("dup2.safetensors",
+			    "{\"z\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]},"
+			    "\"z\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[1,2]},"
+			    "\"b\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[2,3]},"
+			    "\"b\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[3,4]}}",
+			    UINT64_MAX, 4),
+		   "tensor 'b' appears twice");
+	/* offsets past 2^53 are refused, whole numbers past 2^64 in a shape overflow */
+	expect_bad(write_st("bigoff.safetensors",
+			    "{\"a\":{\"dtype\":\"U8\",\"shape\":[1],"
+			    "\"data_offsets\":[0,9007199254740993]}}",
+			    UINT64_MAX, 1),
+		   "expected two integers >= 0");
+	expect_bad(write_st("bigdim.safetensors",
+			    "{\"a\":{\"dtype\":\"U8\",\"shape\":[1,123456789012345678901234],"
+			    "\"data_offsets\":[0,1]}}",
+			    UINT64_MAX, 1),
+		   "shape product overflows");
+	expect_bad(write_st("negzero.safetensors",
+			    "{\"a\":{\"dtype\":\"U8\",\"shape\":[-1],\"data_offsets\":[0,1]}}",
+			    UINT64_MAX, 1),
+		   "expected integers >= 0");
+	/* metadata: a value that is not a string, twice, a problem inside it */
+	expect_bad(write_st("metatwice.safetensors",
+			    T1(",\"__metadata__\":{},\"__metadata__\":{}"), UINT64_MAX, 8),
+		   "__metadata__ appears twice");
+	expect_bad(write_st("metanest.safetensors",
+			    T1(",\"__metadata__\":{\"a\":\"x\",\"b\":{\"c\":\"d\"}}"), UINT64_MAX, 8),
+		   "__metadata__: value of 'b' is not a string");
+}
+
 /* parse from memory (the fuzz entry point) never reads past len */
 static void test_parse_memory(void)
 {
@@ -304,6 +522,9 @@ int main(void)
 	RUN(test_dtypes);
 	RUN(test_malformed);
 	RUN(test_parse_memory);
+	RUN(test_scanner_accepts);
+	RUN(test_long_header);
+	RUN(test_scanner_rejects);
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)

@@ -54,10 +54,10 @@ int vf_dtype_bits(enum vf_dtype d);
 bool vf_dtype_from_name(const char *name, enum vf_dtype *out);
 
 struct vf_tensor {
-	char *name;        /* owned by the header's arena */
+	char *name;        /* in the header's names arena (vf_safetensors.names) */
 	enum vf_dtype dtype;
 	int ndim;
-	int64_t *shape;    /* ndim dims (NULL for a scalar) */
+	int64_t *shape;    /* ndim dims in vf_safetensors.dims (NULL for a scalar) */
 	int64_t numel;     /* product of shape (1 for a scalar) */
 	uint64_t begin;    /* data_offsets, relative to the data section */
 	uint64_t end;
@@ -71,12 +71,16 @@ struct vf_safetensors {
 	size_t ntensors;
 	struct vf_tensor *tensors; /* in header order */
 	cJSON *metadata;         /* __metadata__ (owned) or NULL */
+	char *names;             /* every tensor's name, NUL-terminated (owned) */
+	int64_t *dims;           /* every tensor's shape, in order (owned) */
 	int64_t params;          /* sum of numel */
 	int64_t dtype_params[VF_DT_COUNT];
 };
 
-/* Read and validate the header of path (pread of 8 + N bytes, nothing
- * else). Errors name the file: "<path>: header length ... exceeds ...".
+/* Read and validate the header of path: one pread of its first 128 KiB
+ * (the whole file when shorter; a second pread for the rest of a longer
+ * header); the tensor data is never looked at. Errors name the file: "<path>: header length ...
+ * exceeds ...".
  * Caller owns *st contents; vf_safetensors_release(). */
 vf_status vf_safetensors_read(const char *path, struct vf_safetensors *st,
 			      struct vf_error *err);
@@ -90,5 +94,24 @@ vf_status vf_safetensors_parse(const void *buf, size_t len, uint64_t file_bytes,
 const struct vf_tensor *vf_safetensors_find(const struct vf_safetensors *st, const char *name);
 
 void vf_safetensors_release(struct vf_safetensors *st);
+
+/* A sharded checkpoint's index (model.safetensors.index.json): the pairs
+ * of its weight_map, in order. */
+struct vf_safetensors_index {
+	size_t n;
+	const char **tensors; /* tensor names (in arena) */
+	const char **files;   /* the file each is in (in arena) */
+	char *arena;          /* owned */
+	bool have_map;
+};
+
+/* Scan an index's JSON text (len bytes; what names it in errors): strict
+ * JSON, a weight_map object of strings ("<what>: field weight_map: expected
+ * an object", "<what>: weight_map['t']: expected a file name", "<what>:
+ * invalid JSON near byte N (why)"). No check of the names themselves.
+ * Caller owns *ix; vf_safetensors_index_release(). */
+vf_status vf_safetensors_index_parse(const char *text, size_t len, const char *what,
+				     struct vf_safetensors_index *ix, struct vf_error *err);
+void vf_safetensors_index_release(struct vf_safetensors_index *ix);
 
 #endif

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# ratios.sh [VRAMFIT] - whole-process wall time of a few vramfit commands as
+# ratios to a yardstick every machine has (`python3 -c pass`), measured in
+# the same run: each round times the yardstick and then each command back to
+# back, and the figure is the median over rounds of command / yardstick, so
+# it means the same on a busy and an idle machine. Milliseconds are printed
+# too. With LLM_ANALYSIS_DIR pointing at a checkout of llm-analysis, its CLI
+# answers a comparable question (`train` of its NousResearch_Llama-2-7b-hf
+# config on an a100-sxm-40gb, batch 4 per GPU, sequence 2048;
+# LLM_ANALYSIS_ARGS overrides the arguments; it needs its `fire` package) in
+# the same rounds, and each vramfit command is also given as a ratio to it;
+# without LLM_ANALYSIS_DIR that row is skipped with a note.
+#   ROUNDS=9 (paired rounds; a command slower than 1 s gets 3, slower than
+#   10 s one)
+# A figure, not a test: `make bench` runs it.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+VRAMFIT=${1:-$root/build/vramfit}
+ROUNDS=${ROUNDS:-9}
+tmp=$(mktemp -d /tmp/vf-bench-ratios.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export XDG_DATA_HOME=$tmp/xdg XDG_CACHE_HOME=$tmp/cache HOME=$tmp
+python3 - "$VRAMFIT" "$ROUNDS" "${LLM_ANALYSIS_DIR:-}" "${LLM_ANALYSIS_ARGS:-}" <<'PY'
+import os, shlex, statistics, subprocess, sys, time
+
+vramfit, rounds, lla_dir, lla_args = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+yard = ["python3", "-c", "pass"]
+cmds = [
+    ("estimate llama3-8b full b4 s2048 (whole catalog)",
+     [vramfit, "estimate", "llama3-8b", "--mode", "full", "--batch", "4", "--seq", "2048"], None),
+    ("estimate llama3-8b full b4 s2048 --gpu a100-40gb",
+     [vramfit, "estimate", "llama3-8b", "--mode", "full", "--batch", "4", "--seq", "2048",
+      "--gpu", "a100-40gb"], None),
+    ("estimate deepseek-v3 full --gpu h100-80gb:8",
+     [vramfit, "estimate", "deepseek-v3", "--mode", "full", "--gpu", "h100-80gb:8"], None),
+]
+note = None
+if lla_dir:
+    args = shlex.split(lla_args) if lla_args else [
+        "train", "--model_name", "NousResearch_Llama-2-7b-hf", "--gpu_name", "a100-sxm-40gb",
+        "--batch_size_per_gpu", "4", "--seq_len", "2048", "--total_num_tokens", "1e9"]
+    env = dict(os.environ, PYTHONPATH=lla_dir + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    cmds.append(("llm-analysis train (its CLI, comparable question)",
+                 ["python3", "-m", "llm_analysis.analysis"] + args, (lla_dir, env)))
+else:
+    note = "llm-analysis: skipped (set LLM_ANALYSIS_DIR to a checkout of llm-analysis to compare)"
+
+def run(argv, where=None):
+    cwd, env = where if where else (None, None)
+    t = time.perf_counter()
+    r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd, env=env)
+    dt = (time.perf_counter() - t) * 1e3
+    return dt, r.returncode, r.stderr.decode(errors="replace").strip().splitlines()
+
+# the first call of each warms the page cache and says how many rounds it
+# gets: all under 1 s, 3 under 10 s, else that first call is the figure
+# (paired with a yardstick run right after it)
+plan, times, ratios = [], {}, {}
+for name, argv, where in cmds:
+    dt, rc, err = run(argv, where)
+    if rc != 0:
+        print(f"  {name}: failed (exit {rc}): {err[-1] if err else ''}")
+        continue
+    n = rounds if dt < 1000 else min(rounds, 3) if dt < 10000 else 0
+    plan.append((name, argv, where, n))
+    times[name], ratios[name] = [], []
+    if n == 0:
+        y, _, _ = run(yard)
+        times[name].append(dt)
+        ratios[name].append(dt / y)
+run(yard)
+yard_ms = []
+for r in range(rounds):
+    y, _, _ = run(yard)
+    yard_ms.append(y)
+    for name, argv, where, n in plan:
+        if r >= n:
+            continue
+        dt, _, _ = run(argv, where)
+        times[name].append(dt)
+        ratios[name].append(dt / y)
+med = statistics.median
+print(f"yardstick `python3 -c pass`: median {med(yard_ms):.1f} ms over {rounds} rounds "
+      f"(min {min(yard_ms):.1f}, max {max(yard_ms):.1f})")
+print(f"  {'command':<52} {'x yardstick':>11} {'median ms':>10} {'min ms':>8} {'rounds':>6}")
+for name, argv, where, n in plan:
+    print(f"  {name:<52} {med(ratios[name]):>11.3f} {med(times[name]):>10.1f} "
+          f"{min(times[name]):>8.1f} {len(times[name]):>6}")
+vf = [p[0] for p in plan if not p[0].startswith("llm-analysis")]
+lla = [p[0] for p in plan if p[0].startswith("llm-analysis")]
+if lla and vf:
+    for name in vf:
+        pairs = [a / b for a, b in zip(times[name], times[lla[0]])]
+        how = "paired, median" if len(pairs) > 1 else "one run, against round 1's"
+        print(f"  {name} / llm-analysis: {med(pairs):.3f} ({how})")
+if note:
+    print("  " + note)
+PY

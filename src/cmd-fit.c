@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opt-setup.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/model/model.h"
@@ -41,27 +42,7 @@ static const char usage[] =
 	"With --search: for the --gpu GPUs (else the probed ones), every combination of\n"
 	"the allowed knobs at the same effective batch (micro-batch x accumulation x\n"
 	"GPUs), evaluated with the estimator's full model plus data-parallel\n"
-	"communication; the configurations that fit, fastest first.\n"
-	"\n"
-	"  --tokens T        train T tokens (1e9, 22B, 500M); or --steps S optimizer steps\n"
-	"  --gpu SPEC        catalog id with an optional count: rtx-4090:4 (repeatable)\n"
-	"  --search          search the knob space on the given GPUs\n"
-	"  --sort KEY        time | cost | vram (default: cost; time with --search)\n"
-	"  --price USD       $/GPU-hour instead of the catalog's\n"
-	"  --margin F        fraction of each GPU's memory kept free (default 0.10)\n"
-	"  --allow K,..      knobs that may change (default: batch,grad-ckpt,optimizer,\n"
-	"                    quant,shard,gpus,split; also lora-rank, precision)\n"
-	"  --forbid K,..     knobs that must stay as given\n"
-	"  --top N           results kept with --search (default 10)\n"
-	"  --exhaustive      --search without pruning (same results, more evaluations)\n"
-	"  --all-gpus        every catalog GPU, not only the common ones\n"
-	"  --json            machine-readable output (README: vramfit fit)\n"
-	"  --html FILE       also write the HTML report (vramfit report fit): the GPU x\n"
-	"                    count grid and the cost-time Pareto front\n"
-	"\n"
-	"\n" VF_SETUP_FLAGS_HELP "(video DiTs are not searched: use vramfit estimate)\n"
-	"\n"
-	"Exit status: 0 success (also when nothing fits), 1 failure, 2 usage error.\n";
+	"communication; the configurations that fit, fastest first.\n";
 
 struct fit_args {
 	const char *model;
@@ -69,15 +50,61 @@ struct fit_args {
 	double tokens;
 	int64_t steps;
 	bool search, json, all_gpus, exhaustive;
-	const char *gpu_specs[16];
-	int ngpu_specs;
+	struct vf_opt_list gpu;
 	const char *sort;
 	const char *html;
 	double price;
 	double margin;
 	unsigned knobs;
-	size_t top;
+	int64_t top;
 };
+
+/* --allow K,.. and --forbid K,..: knobs that may change, in order given. */
+static vf_status allow_cb(const struct vf_option *o, const char *v, void *base, struct vf_error *err)
+{
+	unsigned bits;
+	struct vf_error e = {0};
+	if (vf_knobs_parse(v, &bits, &e) != VF_OK)
+		return vf_error_set(err, VF_EUSAGE, "--%s: %s", o->name, e.msg);
+	*(unsigned *)((char *)base + o->off) |= bits;
+	return VF_OK;
+}
+
+static vf_status forbid_cb(const struct vf_option *o, const char *v, void *base, struct vf_error *err)
+{
+	unsigned bits;
+	struct vf_error e = {0};
+	if (vf_knobs_parse(v, &bits, &e) != VF_OK)
+		return vf_error_set(err, VF_EUSAGE, "--%s: %s", o->name, e.msg);
+	*(unsigned *)((char *)base + o->off) &= ~bits;
+	return VF_OK;
+}
+
+#define OPT_T struct fit_args
+static const char *const sorts[] = {"time", "cost", "vram", NULL};
+static const struct vf_option options[] = {
+	OPT_CALLBACK_F("tokens", "T", tokens, vf_opt_count, "train T tokens (1e9, 22B, 500M)"),
+	OPT_CALLBACK_F("steps", "S", steps, vf_opt_steps, "or S optimizer steps"),
+	OPT_LIST("gpu", "SPEC", gpu, "catalog id with an optional count: rtx-4090:4 (repeatable)"),
+	OPT_BOOL("search", search, "search the knob space on the given GPUs"),
+	OPT_CHOICE("sort", sort, sorts, "(default: cost; time with --search)"),
+	OPT_DOUBLE("price", "USD", price, 0, 1e6, "$/GPU-hour instead of the catalog's"),
+	OPT_DOUBLE("margin", "F", margin, 0, 0.99, "fraction of each GPU's memory kept free (default 0.10)"),
+	OPT_CALLBACK_F("allow", "K,..", knobs, allow_cb,
+		       "knobs that may change (default: batch,grad-ckpt,optimizer,\n"
+		       "quant,shard,gpus,split; also lora-rank, precision)"),
+	OPT_CALLBACK_F("forbid", "K,..", knobs, forbid_cb, "knobs that must stay as given"),
+	OPT_INT("top", "N", top, 1, 1000, "results kept with --search (default 10)"),
+	OPT_BOOL("exhaustive", exhaustive, "--search without pruning (same results, more evaluations)"),
+	OPT_BOOL("all-gpus", all_gpus, "every catalog GPU, not only the common ones"),
+	OPT_BOOL("json", json, "machine-readable output (README: vramfit fit)"),
+	OPT_FILE("html", "FILE", html,
+		 "also write the HTML report (vramfit report fit): the GPU x\n"
+		 "count grid and the cost-time Pareto front"),
+	OPT_INCLUDE(vf_setup_options, setup),
+	OPT_END(),
+};
+#undef OPT_T
 
 static int parse_args(int argc, char **argv, struct fit_args *a)
 {
@@ -87,91 +114,19 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 	a->margin = 0.10;
 	a->knobs = VF_KNOBS_DEFAULT;
 	a->top = 10;
-	struct vf_error err = {0};
-	for (int i = 1; i < argc;) {
-		bool matched = false;
-		if (vf_setup_parse_flag(&a->setup, argc, argv, &i, &matched, &err) != VF_OK)
-			return vf_cli_usage("fit", "%s", err.msg);
-		if (matched)
-			continue;
-		const char *f = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(f, "--json") == 0) {
-			a->json = true;
-		} else if (strcmp(f, "--search") == 0) {
-			a->search = true;
-		} else if (strcmp(f, "--all-gpus") == 0) {
-			a->all_gpus = true;
-		} else if (strcmp(f, "--exhaustive") == 0) {
-			a->exhaustive = true;
-		} else if (f[0] == '-' && f[1] == '-' && !v) {
-			return vf_cli_usage("fit", "%s: missing value (or unknown option)", f);
-		} else if (strcmp(f, "--tokens") == 0) {
-			if (!vf_runcost_parse_count(v, &a->tokens))
-				return vf_cli_usage("fit", "--tokens %s: expected a positive count (1e9, 22B)", v);
-			i++;
-		} else if (strcmp(f, "--steps") == 0) {
-			double s;
-			if (!vf_runcost_parse_count(v, &s) || s != floor(s))
-				return vf_cli_usage("fit", "--steps %s: expected a whole number of steps", v);
-			a->steps = (int64_t)s;
-			i++;
-		} else if (strcmp(f, "--gpu") == 0) {
-			if (a->ngpu_specs >= 16)
-				return vf_cli_usage("fit", "--gpu: at most 16 specs");
-			a->gpu_specs[a->ngpu_specs++] = v;
-			i++;
-		} else if (strcmp(f, "--html") == 0) {
-			if (!v[0])
-				return vf_cli_usage("fit", "--html: expected a file name");
-			a->html = v;
-			i++;
-		} else if (strcmp(f, "--sort") == 0) {
-			if (strcmp(v, "time") && strcmp(v, "cost") && strcmp(v, "vram"))
-				return vf_cli_usage("fit", "--sort %s: expected time, cost or vram", v);
-			a->sort = v;
-			i++;
-		} else if (strcmp(f, "--price") == 0) {
-			if (!vf_cli_number(v, 0, 1e6, false, &a->price))
-				return vf_cli_usage("fit", "--price %s: expected dollars per GPU-hour", v);
-			i++;
-		} else if (strcmp(f, "--margin") == 0) {
-			if (!vf_cli_number(v, 0, 0.99, false, &a->margin))
-				return vf_cli_usage("fit", "--margin %s: expected a fraction from 0 to 0.99", v);
-			i++;
-		} else if (strcmp(f, "--allow") == 0 || strcmp(f, "--forbid") == 0) {
-			unsigned bits;
-			if (vf_knobs_parse(v, &bits, &err) != VF_OK)
-				return vf_cli_usage("fit", "%s: %s", f, err.msg);
-			if (f[2] == 'a')
-				a->knobs |= bits;
-			else
-				a->knobs &= ~bits;
-			i++;
-		} else if (strcmp(f, "--top") == 0) {
-			double n;
-			if (!vf_cli_number(v, 1, 1000, true, &n))
-				return vf_cli_usage("fit", "--top %s: expected 1 to 1000", v);
-			a->top = (size_t)n;
-			i++;
-		} else if (f[0] == '-' && f[1]) {
-			return vf_cli_usage("fit", "unknown option '%s'", f);
-		} else if (!a->model) {
-			a->model = f;
-		} else {
-			return vf_cli_usage("fit", "one MODEL only (got '%s' and '%s')", a->model, f);
-		}
-		i++;
-	}
-	if (!a->model)
+	int n, rc = vf_opt_parse("fit", options, a, argc, argv, 0, &n);
+	if (rc >= 0)
+		return rc;
+	if (n > 1)
+		return vf_cli_usage("fit", "one MODEL only (got '%s' and '%s')", argv[0], argv[1]);
+	if (n == 0)
 		return vf_cli_usage("fit", "missing MODEL");
+	a->model = argv[0];
 	if (a->tokens > 0 && a->steps > 0)
 		return vf_cli_usage("fit", "give --tokens or --steps, not both");
 	return -1; /* parsed */
 }
 
-/* The user's setup on n GPUs: one GPU runs unsharded; several keep the
- * --shard given, else DDP. */
 static struct vf_setup start_on(const struct vf_setup *user, int n)
 {
 	struct vf_setup st = *user;
@@ -194,10 +149,10 @@ static int gpu_groups_from_specs(const struct fit_args *a, struct gpu_group *out
 {
 	struct vf_error err = {0};
 	*n = 0;
-	for (int i = 0; i < a->ngpu_specs; i++) {
+	for (int i = 0; i < a->gpu.n; i++) {
 		struct vf_gpu_set gs;
 		vf_gpu_set_init(&gs);
-		if (vf_gpu_set_add_spec(&gs, a->gpu_specs[i], &err) != VF_OK) {
+		if (vf_gpu_set_add_spec(&gs, a->gpu.v[i], &err) != VF_OK) {
 			vf_gpu_set_release(&gs);
 			return vf_cli_fail_err(&err);
 		}
@@ -208,7 +163,7 @@ static int gpu_groups_from_specs(const struct fit_args *a, struct gpu_group *out
 		if (!sp)
 			return vf_cli_usage("fit", "--gpu %s: not a catalog GPU (fit needs its rate "
 						   "and price; see vramfit gpus)",
-					    a->gpu_specs[i]);
+					    a->gpu.v[i]);
 		int k;
 		for (k = 0; k < *n; k++)
 			if (out[k].spec == sp)
@@ -816,8 +771,8 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 	}
 	hit_sort = (int)sort;
 	qsort(hits, nh, sizeof *hits, hit_cmp);
-	if (nh > a->top)
-		nh = a->top;
+	if (nh > (size_t)a->top)
+		nh = (size_t)a->top;
 	cJSON *so = cJSON_AddObjectToObject(root, "search");
 	cJSON_AddNumberToObject(so, "evaluated", (double)evaluated);
 	cJSON_AddNumberToObject(so, "seconds", seconds);
@@ -917,7 +872,7 @@ static int run(int argc, char **argv)
 	struct vf_error err = {0};
 	struct gpu_group groups[64];
 	int ng = 0;
-	if (a.ngpu_specs) { /* --gpu ID:N is --gpu ID --gpus N */
+	if (a.gpu.n) { /* --gpu ID:N is --gpu ID --gpus N */
 		rc = gpu_groups_from_specs(&a, groups, 64, &ng);
 		if (rc >= 0)
 			return rc;
@@ -960,7 +915,7 @@ static int run(int argc, char **argv)
 		vf_model_free(m);
 		return vf_cli_fail_err(&err);
 	}
-	if (a.ngpu_specs) {
+	if (a.gpu.n) {
 		/* the groups are made above */
 	} else if (a.search) {
 		rc = gpu_groups_probed(groups, 64, &ng);
@@ -990,5 +945,9 @@ const struct vf_cli_command vf_cmd_fit = {
 	.name = "fit",
 	.summary = "which GPUs and settings fit a training run, how long, at what cost",
 	.usage = usage,
+	.options = options,
+	.tail = "(video DiTs are not searched: use vramfit estimate)\n"
+		"\n"
+		"Exit status: 0 success (also when nothing fits), 1 failure, 2 usage error.\n",
 	.run = run,
 };

@@ -329,8 +329,3 @@ void vf_cli_print_help(FILE *f, const struct vf_cli_command *c)
 		fputs(c->tail, f);
 	}
 }
-
-int vf_cli_parse(const struct vf_cli_command *c, void *base, int argc, char **argv, int *nargs)
-{
-	return vf_opt_parse(c->name, c->options, base, argc, argv, 0, nargs);
-}

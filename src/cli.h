@@ -27,9 +27,6 @@ struct vf_cli_command {
 
 /* `vramfit help <name>`: usage, the option list from the table, tail. */
 void vf_cli_print_help(FILE *f, const struct vf_cli_command *c);
-/* Parse argv with the command's table into base (parse-options.h);
- * the arguments left are argv[0..*nargs). Returns -1 or the exit code. */
-int vf_cli_parse(const struct vf_cli_command *c, void *base, int argc, char **argv, int *nargs);
 
 /* "vramfit: error: <msg>" on stderr; returns VF_EXIT_FAIL. */
 int vf_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "parse-options.h"
 #include "vramfit/base/json.h"
 #include "vramfit/tune/store.h"
 
@@ -19,21 +20,34 @@ static bool pct_error(const struct vf_trial *t, double *out)
 	return true;
 }
 
+struct history_args {
+	const char *run_dir, *db;
+	bool json;
+};
+
+#define OPT_T struct history_args
+static const struct vf_option options[] = {
+	OPT_DIR("run", "DIR", run_dir, "only the trials of one run directory"),
+	OPT_FILE("db", "PATH", db, "another history database"),
+	OPT_BOOL("json", json,
+		 "{\"db\", \"trials\": [{\"run_dir\", \"trial\", \"change\", \"outcome\",\n"
+		 "\"step_seconds\", \"peak_bytes\", \"predicted_peak_bytes\",\n"
+		 "\"error_pct\", ...}], \"estimator\": {\"trials_compared\",\n"
+		 "\"mean_abs_error_pct\", \"mean_error_pct\"}}"),
+	OPT_END(),
+};
+#undef OPT_T
+
 static int run(int argc, char **argv)
 {
-	const char *run_dir = NULL, *db = NULL;
-	bool json = false;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = true;
-		else if ((strcmp(argv[i], "--run") == 0 || strcmp(argv[i], "--db") == 0) && i + 1 < argc) {
-			if (strcmp(argv[i], "--run") == 0)
-				run_dir = argv[++i];
-			else
-				db = argv[++i];
-		} else
-			return vf_cli_usage("history", "unknown or incomplete option '%s'", argv[i]);
-	}
+	struct history_args a = {0};
+	int nargs, prc = vf_opt_parse("history", options, &a, argc, argv, 0, &nargs);
+	if (prc >= 0)
+		return prc;
+	if (nargs)
+		return vf_cli_usage("history", "unexpected argument '%s'", argv[0]);
+	const char *run_dir = a.run_dir, *db = a.db;
+	bool json = a.json;
 	char abs_run[4096];
 	if (run_dir) {
 		if (!realpath(run_dir, abs_run))
@@ -155,15 +169,8 @@ const struct vf_cli_command vf_cmd_history = {
 		 "List every trial vramfit tune has recorded for you (SQLite at\n"
 		 "$XDG_DATA_HOME/vramfit/history.db, default ~/.local/share/vramfit/, or\n"
 		 "$VRAMFIT_HISTORY), with the estimate's predicted peak beside the measured\n"
-		 "peak, and the estimator's error over all of them.\n"
-		 "\n"
-		 "  --run DIR   only the trials of one run directory\n"
-		 "  --db PATH   another history database\n"
-		 "  --json      {\"db\", \"trials\": [{\"run_dir\", \"trial\", \"change\", \"outcome\",\n"
-		 "               \"step_seconds\", \"peak_bytes\", \"predicted_peak_bytes\",\n"
-		 "               \"error_pct\", ...}], \"estimator\": {\"trials_compared\",\n"
-		 "               \"mean_abs_error_pct\", \"mean_error_pct\"}}\n"
-		 "\n"
-		 "Exit status: 0 ok, 1 the database cannot be read, 2 usage error.\n",
+		 "peak, and the estimator's error over all of them.\n",
+	.options = options,
+	.tail = "Exit status: 0 ok, 1 the database cannot be read, 2 usage error.\n",
 	.run = run,
 };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "parse-options.h"
 #include "vramfit/model/model.h"
 
 /* "218,944" */
@@ -286,22 +287,29 @@ static void print_model(const struct vf_model *m, int indent)
 	}
 }
 
+struct inspect_args {
+	bool json;
+};
+
+#define OPT_T struct inspect_args
+static const struct vf_option options[] = {
+	OPT_BOOL("json", json, "the JSON object of README 'vramfit inspect' (stable fields)"),
+	OPT_END(),
+};
+#undef OPT_T
+
 static int run(int argc, char **argv)
 {
-	bool json = false;
-	const char *path = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = true;
-		else if (argv[i][0] == '-' && argv[i][1])
-			return vf_cli_usage("inspect", "unknown option '%s'", argv[i]);
-		else if (path)
-			return vf_cli_usage("inspect", "one PATH only ('%s' and '%s')", path, argv[i]);
-		else
-			path = argv[i];
-	}
-	if (!path)
+	struct inspect_args a = {0};
+	int n, rc = vf_opt_parse("inspect", options, &a, argc, argv, 0, &n);
+	if (rc >= 0)
+		return rc;
+	if (n > 1)
+		return vf_cli_usage("inspect", "one PATH only ('%s' and '%s')", argv[0], argv[1]);
+	if (n == 0)
 		return vf_cli_usage("inspect", "missing PATH (a file, directory or catalog id)");
+	const char *path = argv[0];
+	bool json = a.json;
 	struct vf_model *m = NULL;
 	struct vf_error err = {0};
 	if (vf_model_load(path, &m, &err) != VF_OK)
@@ -337,12 +345,9 @@ const struct vf_cli_command vf_cmd_inspect = {
 		"  a PEFT adapter directory (adapter_config.json + adapter_model.safetensors)\n"
 		"  a diffusers-style directory (components in subfolders): one report each\n"
 		"  a config.json (architecture and computed parameters only)\n"
-		"  a catalog id (see 'vramfit models')\n"
-		"\n"
-		"Options:\n"
-		"  --json    the JSON object of README 'vramfit inspect' (stable fields)\n"
-		"\n"
-		"Exit status: 0 ok, 1 the model could not be read (one line names the file\n"
+		"  a catalog id (see 'vramfit models')\n",
+	.options = options,
+	.tail = "Exit status: 0 ok, 1 the model could not be read (one line names the file\n"
 		"and the problem), 2 usage error.\n",
 	.run = run,
 };

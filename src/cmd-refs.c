@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "parse-options.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/model/models.h"
 #include "vramfit/estimate/refs.h"
@@ -19,14 +20,27 @@ static const char usage[] =
 	"below half of the MFU the same software stack publishes is flagged too), with\n"
 	"what would make an implausible claim consistent. 'predicted' is the time for\n"
 	"the same work at the published MFU (else the stack's, else 40%) and its cost\n"
-	"at the catalog $/GPU-hour.\n"
-	"\n"
-	"  --what-if RUN   re-price one run on other hardware (needs --gpu)\n"
-	"  --gpu SPEC      catalog id with an optional count: h100-80gb:8\n"
-	"  --price USD     $/GPU-hour instead of the catalog's\n"
-	"  --json          {\"refs\": [{\"id\", \"published\": {...}, \"predicted\": {...},\n"
-	"                   \"implied_mfu\", \"plausible\", \"note\", ...}]}\n"
-	"\n"
+	"at the catalog $/GPU-hour.\n";
+
+struct refs_args {
+	const char *what_if, *gpu;
+	double price;
+	bool json;
+};
+
+#define OPT_T struct refs_args
+static const struct vf_option options[] = {
+	OPT_STRING("what-if", "RUN", what_if, "re-price one run on other hardware (needs --gpu)"),
+	OPT_STRING("gpu", "SPEC", gpu, "catalog id with an optional count: h100-80gb:8"),
+	OPT_DOUBLE("price", "USD", price, 0, 1e6, "$/GPU-hour instead of the catalog's"),
+	OPT_BOOL("json", json,
+		 "{\"refs\": [{\"id\", \"published\": {...}, \"predicted\": {...},\n"
+		 "\"implied_mfu\", \"plausible\", \"note\", ...}]}"),
+	OPT_END(),
+};
+#undef OPT_T
+
+static const char tail[] =
 	"Exit status: 0 success, 1 failure, 2 usage error.\n";
 
 static const char *fmt_pct(char *o, size_t n, double v)
@@ -40,27 +54,15 @@ static const char *fmt_pct(char *o, size_t n, double v)
 
 static int run(int argc, char **argv)
 {
-	bool json = false;
-	const char *what_if = NULL, *gpu_spec = NULL;
-	double price = -1;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--json") == 0) {
-			json = true;
-		} else if (strcmp(a, "--what-if") == 0 && i + 1 < argc) {
-			what_if = argv[++i];
-		} else if (strcmp(a, "--gpu") == 0 && i + 1 < argc) {
-			if (gpu_spec)
-				return vf_cli_usage("refs", "--gpu: give one GPU spec (ID or ID:N)");
-			gpu_spec = argv[++i];
-		} else if (strcmp(a, "--price") == 0 && i + 1 < argc) {
-			if (!vf_cli_number(argv[++i], 0, 1e6, false, &price))
-				return vf_cli_usage("refs", "--price %s: expected dollars per GPU-hour",
-						    argv[i]);
-		} else {
-			return vf_cli_usage("refs", "unknown or incomplete option '%s'", a);
-		}
-	}
+	struct refs_args a = {.price = -1};
+	int nargs, prc = vf_opt_parse("refs", options, &a, argc, argv, 0, &nargs);
+	if (prc >= 0)
+		return prc;
+	if (nargs)
+		return vf_cli_usage("refs", "unexpected argument '%s'", argv[0]);
+	bool json = a.json;
+	const char *what_if = a.what_if, *gpu_spec = a.gpu;
+	double price = a.price;
 	if (gpu_spec && !what_if)
 		return vf_cli_usage("refs", "--gpu needs --what-if RUN");
 	if (what_if && !gpu_spec)
@@ -197,5 +199,7 @@ const struct vf_cli_command vf_cmd_refs = {
 	.name = "refs",
 	.summary = "published training runs: implied MFU, plausibility, re-pricing",
 	.usage = usage,
+	.options = options,
+	.tail = tail,
 	.run = run,
 };

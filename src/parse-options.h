@@ -75,6 +75,9 @@ struct vf_option {
 #define OPT_STRING(n, a, field, h) \
 	{.type = VF_OPT_STRING, .name = (n), .argh = (a), .help = (h), \
 	 .off = offsetof(OPT_T, field), .flags = VF_OPTF_NONEMPTY}
+/* A string that may be empty (free text, or checked by the library). */
+#define OPT_TEXT(n, a, field, h) \
+	{.type = VF_OPT_STRING, .name = (n), .argh = (a), .help = (h), .off = offsetof(OPT_T, field)}
 #define OPT_FILE(n, a, field, h) \
 	{.type = VF_OPT_STRING, .name = (n), .argh = (a), .help = (h), \
 	 .off = offsetof(OPT_T, field), .flags = VF_OPTF_NONEMPTY, .complete = "file"}

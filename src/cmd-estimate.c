@@ -1320,8 +1320,8 @@ static const struct vf_option options[] = {
 		       "whole run per GPU: steps, hours and cost (1e9, 22B),\n"
 		       "with data-parallel communication for --gpus N"),
 	OPT_CALLBACK_F("steps", "S", w.steps, vf_opt_steps, "whole run of S optimizer steps (or --tokens)"),
-	OPT_DOUBLE("price", "USD", w.price, 0, 1e6, "$/GPU-hour instead of the catalog's"),
-	OPT_DOUBLE("margin", "F", margin, 0, 0.99,
+	OPT_DOUBLE_X("price", "USD", w.price, 0, 1e6, "dollars per GPU-hour", "$/GPU-hour instead of the catalog's"),
+	OPT_DOUBLE_X("margin", "F", margin, 0, 0.99, "a fraction from 0 to 0.99",
 		   "fraction of each GPU's memory the advice keeps free\n(default 0.10, as vramfit fit)"),
 	OPT_CHOICE("allocator", allocator, allocators,
 		   "PyTorch's caching allocator mode (default: from\n"

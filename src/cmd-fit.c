@@ -88,8 +88,8 @@ static const struct vf_option options[] = {
 	OPT_LIST("gpu", "SPEC", gpu, "catalog id with an optional count: rtx-4090:4 (repeatable)"),
 	OPT_BOOL("search", search, "search the knob space on the given GPUs"),
 	OPT_CHOICE("sort", sort, sorts, "(default: cost; time with --search)"),
-	OPT_DOUBLE("price", "USD", price, 0, 1e6, "$/GPU-hour instead of the catalog's"),
-	OPT_DOUBLE("margin", "F", margin, 0, 0.99, "fraction of each GPU's memory kept free (default 0.10)"),
+	OPT_DOUBLE_X("price", "USD", price, 0, 1e6, "dollars per GPU-hour", "$/GPU-hour instead of the catalog's"),
+	OPT_DOUBLE_X("margin", "F", margin, 0, 0.99, "a fraction from 0 to 0.99", "fraction of each GPU's memory kept free (default 0.10)"),
 	OPT_CALLBACK_F("allow", "K,..", knobs, allow_cb,
 		       "knobs that may change (default: batch,grad-ckpt,optimizer,\n"
 		       "quant,shard,gpus,split; also lora-rank, precision)"),

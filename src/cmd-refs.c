@@ -32,7 +32,7 @@ struct refs_args {
 static const struct vf_option options[] = {
 	OPT_STRING("what-if", "RUN", what_if, "re-price one run on other hardware (needs --gpu)"),
 	OPT_STRING("gpu", "SPEC", gpu, "catalog id with an optional count: h100-80gb:8"),
-	OPT_DOUBLE("price", "USD", price, 0, 1e6, "$/GPU-hour instead of the catalog's"),
+	OPT_DOUBLE_X("price", "USD", price, 0, 1e6, "dollars per GPU-hour", "$/GPU-hour instead of the catalog's"),
 	OPT_BOOL("json", json,
 		 "{\"refs\": [{\"id\", \"published\": {...}, \"predicted\": {...},\n"
 		 "\"implied_mfu\", \"plausible\", \"note\", ...}]}"),

@@ -176,6 +176,8 @@ static int set_number(const char *cmd, const struct vf_option *o, const char *v,
 {
 	double x;
 	bool whole = o->type == VF_OPT_INT;
+	if (!vf_cli_number(v, o->lo, o->hi, whole, &x) && o->expect)
+		return vf_cli_usage(cmd, "--%s %s: expected %s", o->name, v, o->expect);
 	if (!vf_cli_number(v, o->lo, o->hi, whole, &x))
 		return vf_cli_usage(cmd, "--%s %s: expected a %s from %.15g to %.15g", o->name, v,
 				    whole ? "whole number" : "number", o->lo, o->hi);

@@ -63,6 +63,7 @@ struct vf_option {
 	const struct vf_option *sub; /* VF_OPT_INCLUDE */
 	unsigned flags;
 	const char *complete; /* completion of the value: "file", "dir", or NULL */
+	const char *expect;   /* a bad value's error: "expected <expect>" (default from lo, hi) */
 };
 
 /* Table rows; OPT_T names the verb's argument struct (#define it before). */
@@ -90,12 +91,15 @@ struct vf_option {
 #define OPT_DOUBLE(n, a, field, l, u, h) \
 	{.type = VF_OPT_DOUBLE, .name = (n), .argh = (a), .help = (h), \
 	 .off = offsetof(OPT_T, field), .lo = (l), .hi = (u)}
+/* A number whose error says what it is ("a fraction from 0 to 0.99"). */
+#define OPT_DOUBLE_X(n, a, field, l, u, what, h) \
+	{.type = VF_OPT_DOUBLE, .name = (n), .argh = (a), .help = (h), \
+	 .off = offsetof(OPT_T, field), .lo = (l), .hi = (u), .expect = (what)}
 #define OPT_CHOICE(n, field, list, h) \
 	{.type = VF_OPT_CHOICE, .name = (n), .help = (h), .off = offsetof(OPT_T, field), \
 	 .choices = (list)}
 #define OPT_LIST(n, a, field, h) \
-	{.type = VF_OPT_LIST, .name = (n), .argh = (a), .help = (h), \
-	 .off = offsetof(OPT_T, field), .flags = VF_OPTF_NONEMPTY}
+	{.type = VF_OPT_LIST, .name = (n), .argh = (a), .help = (h), .off = offsetof(OPT_T, field)}
 #define OPT_CALLBACK(n, a, f, h) {.type = VF_OPT_CALLBACK, .name = (n), .argh = (a), .help = (h), .cb = (f)}
 /* A callback that sets field (at base + o->off). */
 #define OPT_CALLBACK_F(n, a, field, f, h) \

@@ -776,64 +776,61 @@ static void print_split(FILE *o, const struct gpu_row *r)
 			sp->link_gbs, sp->network_gbs > 0 ? "; 50 GB/s between nodes" : "");
 }
 
-static void print_human(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
-			int nrows, const char *gsource, const struct vf_estimate *e0,
-			const struct assume *a, double margin)
+/* The setup in words: "lora r16 alpha 16 on q_proj,v_proj, bf16, ...". */
+static void setup_words(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
+			int nrows, char *setup, size_t size)
 {
-	char b1[64], b2[64], b3[64], b4[64], margin_note[64], rem[512];
-	snprintf(margin_note, sizeof margin_note, "; %.0f%% of the GPU kept free, --margin", 100 * margin);
-	FILE *o = stdout;
-	const char *bold = vf_cli_sgr(o, "1"), *red = vf_cli_sgr(o, "31"), *green = vf_cli_sgr(o, "32"),
-		   *off = vf_cli_sgr(o, "0");
-	fprintf(o, "%sModel%s  %s: %s parameters, %s trainable%s\n", bold, off, tg->id,
-		vf_fmt_params(b1, sizeof b1, e0->params), vf_fmt_params(b2, sizeof b2, e0->trainable_params),
-		!tg->dit && tg->arch.approximate ? " (approximate: see Assumptions)" : "");
-	char setup[512];
+	char b3[64];
 	size_t n = 0;
-	n += (size_t)snprintf(setup + n, sizeof setup - n, "%s", vf_mode_name(s->mode));
+	n += (size_t)snprintf(setup + n, size - n, "%s", vf_mode_name(s->mode));
 	if (s->mode == VF_MODE_LORA && tg->dit)
-		n += (size_t)snprintf(setup + n, sizeof setup - n, " r%d alpha %g on %s%s%s%s", s->lora_rank,
+		n += (size_t)snprintf(setup + n, size - n, " r%d alpha %g on %s%s%s%s", s->lora_rank,
 				      s->lora_alpha, s->lora_targets & VF_LORA_Q ? "to_q " : "",
 				      s->lora_targets & VF_LORA_K ? "to_k " : "", s->lora_targets & VF_LORA_V ? "to_v " : "",
 				      s->lora_targets & VF_LORA_O ? "to_out.0" : "");
 	else if (s->mode == VF_MODE_LORA)
-		n += (size_t)snprintf(setup + n, sizeof setup - n, " r%d alpha %g on %s", s->lora_rank,
+		n += (size_t)snprintf(setup + n, size - n, " r%d alpha %g on %s", s->lora_rank,
 				      s->lora_alpha, vf_lora_targets_format(s->lora_targets, b3, sizeof b3));
-	n += (size_t)snprintf(setup + n, sizeof setup - n, ", %s", vf_precision_name(s->precision));
+	n += (size_t)snprintf(setup + n, size - n, ", %s", vf_precision_name(s->precision));
 	if (s->quant != VF_QUANT_NONE)
-		n += (size_t)snprintf(setup + n, sizeof setup - n, ", %s base", vf_quant_name(s->quant));
+		n += (size_t)snprintf(setup + n, size - n, ", %s base", vf_quant_name(s->quant));
 	if (s->mode != VF_MODE_INFER)
-		n += (size_t)snprintf(setup + n, sizeof setup - n, ", %s (%s)", vf_optimizer_name(s->optimizer),
+		n += (size_t)snprintf(setup + n, size - n, ", %s (%s)", vf_optimizer_name(s->optimizer),
 				      vf_optimizer_impl_name(s->optimizer_impl));
 	if (tg->dit)
-		n += (size_t)snprintf(setup + n, sizeof setup - n,
+		n += (size_t)snprintf(setup + n, size - n,
 				      ", batch %" PRId64 " x %dx%dx%d video (%" PRId64 " video + %" PRId64
 				      " audio tokens)",
 				      s->batch, s->video_width, s->video_height, s->video_frames,
 				      vf_dit_video_tokens(&tg->d, s->video_width, s->video_height, s->video_frames),
 				      s->audio ? vf_dit_audio_tokens(&tg->d, s->video_frames) : 0);
 	else if (tg->vision && strcmp(tg->vis.kind, "vlm") == 0)
-		n += (size_t)snprintf(setup + n, sizeof setup - n,
+		n += (size_t)snprintf(setup + n, size - n,
 				      ", batch %" PRId64 " x (%" PRId64 " text + %" PRId64 " image tokens)", s->batch,
 				      s->seq, vf_vision_tokens(&tg->vis, s->video_width, s->video_height, 0));
 	else if (tg->vision)
-		n += (size_t)snprintf(setup + n, sizeof setup - n,
+		n += (size_t)snprintf(setup + n, size - n,
 				      ", batch %" PRId64 " x %dx%d images (%" PRId64 " tokens each)", s->batch,
 				      s->video_width, s->video_height,
 				      vf_vision_tokens(&tg->vis, s->video_width, s->video_height, 0));
 	else
-		n += (size_t)snprintf(setup + n, sizeof setup - n, ", batch %" PRId64 " x %" PRId64 " tokens",
+		n += (size_t)snprintf(setup + n, size - n, ", batch %" PRId64 " x %" PRId64 " tokens",
 				      s->batch, s->seq);
 	if (s->grad_accum > 1)
-		n += (size_t)snprintf(setup + n, sizeof setup - n, ", accumulation %" PRId64, s->grad_accum);
+		n += (size_t)snprintf(setup + n, size - n, ", accumulation %" PRId64, s->grad_accum);
 	if (s->mode != VF_MODE_INFER)
-		n += (size_t)snprintf(setup + n, sizeof setup - n, ", checkpointing %s", s->grad_ckpt ? "on" : "off");
-	if (vf_split_active(s) && n < sizeof setup)
-		split_setup_words(s, nrows ? rows[0].split : NULL, setup + n, sizeof setup - n);
-	else if (s->gpus > 1 && n < sizeof setup)
-		snprintf(setup + n, sizeof setup - n, ", %d GPUs %s", s->gpus, vf_shard_name(s->shard));
-	fprintf(o, "%sSetup%s  %s\n\n", bold, off, setup);
+		n += (size_t)snprintf(setup + n, size - n, ", checkpointing %s", s->grad_ckpt ? "on" : "off");
+	if (vf_split_active(s) && n < size)
+		split_setup_words(s, nrows ? rows[0].split : NULL, setup + n, size - n);
+	else if (s->gpus > 1 && n < size)
+		snprintf(setup + n, size - n, ", %d GPUs %s", s->gpus, vf_shard_name(s->shard));
+}
 
+/* The memory terms at the peak, as a table. */
+static void print_terms(FILE *o, const struct vf_estimate *e0, const struct gpu_row *rows, int nrows)
+{
+	char b1[64], b2[64];
+	const char *bold = vf_cli_sgr(o, "1"), *off = vf_cli_sgr(o, "0");
 	if (nrows && rows[0].split)
 		fprintf(o, "%sMemory at the peak%s (%s phase, on %s GPU %d of the split: the one that limits)\n",
 			bold, off, vf_estimate_phase_name(e0, e0->peak_phase), rows[0].spec.id, rows[0].split->limiting);
@@ -869,6 +866,15 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 			vf_fmt_bytes(b1, sizeof b1, (double)e0->gradients_full),
 			vf_fmt_bytes(b2, sizeof b2, (double)e0->optimizer_temp_full));
 
+}
+
+/* One row per GPU kind: fits, headroom, largest micro-batch, speed. */
+static void print_gpus(FILE *o, const struct gpu_row *rows, int nrows, const char *gsource)
+{
+	char b1[64], b2[64], b3[64];
+	const char *bold = vf_cli_sgr(o, "1"), *red = vf_cli_sgr(o, "31"), *green = vf_cli_sgr(o, "32"),
+		   *off = vf_cli_sgr(o, "0");
+	struct vf_table t;
 	fprintf(o, "\n%sGPUs%s (%s)\n", bold, off,
 		strcmp(gsource, "given") == 0 ? "as given" : strcmp(gsource, "probed") == 0 ? "this machine" : "common cards: none given or found");
 	const char *gh[] = {"GPU", "VRAM", "fits", "headroom", "max batch", "step", "tokens/s", "MFU"};
@@ -898,6 +904,13 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 	}
 	vf_table_print(&t, o);
 	vf_table_release(&t);
+}
+
+/* Each GPU it does not fit: why, and the cheapest changes that fit. */
+static void print_advice(FILE *o, const struct gpu_row *rows, int nrows, double margin)
+{
+	char b1[64], b2[64], b4[64], margin_note[64], rem[512];
+	snprintf(margin_note, sizeof margin_note, "; %.0f%% of the GPU kept free, --margin", 100 * margin);
 	for (int i = 0; i < nrows; i++) {
 		const struct gpu_row *r = &rows[i];
 		if (r->fits)
@@ -919,12 +932,66 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 				vf_fmt_bytes(b2, sizeof b2, (double)r->advice.item[k].headroom_bytes),
 				k == 0 ? margin_note : "");
 	}
+}
+
+static void print_human(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
+			int nrows, const char *gsource, const struct vf_estimate *e0,
+			const struct assume *a, double margin)
+{
+	char b1[64], b2[64], setup[512];
+	FILE *o = stdout;
+	const char *bold = vf_cli_sgr(o, "1"), *off = vf_cli_sgr(o, "0");
+	fprintf(o, "%sModel%s  %s: %s parameters, %s trainable%s\n", bold, off, tg->id,
+		vf_fmt_params(b1, sizeof b1, e0->params), vf_fmt_params(b2, sizeof b2, e0->trainable_params),
+		!tg->dit && tg->arch.approximate ? " (approximate: see Assumptions)" : "");
+	setup_words(tg, s, rows, nrows, setup, sizeof setup);
+	fprintf(o, "%sSetup%s  %s\n\n", bold, off, setup);
+	print_terms(o, e0, rows, nrows);
+	print_gpus(o, rows, nrows, gsource);
+	print_advice(o, rows, nrows, margin);
 	for (int i = 0; i < nrows; i++)
 		if (rows[i].split)
 			print_split(o, &rows[i]);
 	fprintf(o, "\n%sAssumptions%s\n", bold, off);
 	for (int i = 0; i < a->n; i++)
 		fprintf(o, "  - %s\n", a->items[i]);
+}
+
+/* One GPU row of the --json contract. */
+static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const struct gpu_row *r)
+{
+	cJSON *g = cJSON_CreateObject();
+	cJSON_AddStringToObject(g, "id", r->spec.id);
+	cJSON_AddNumberToObject(g, "count", r->count);
+	cJSON_AddNumberToObject(g, "vram_bytes", (double)vf_estimate_gpu_bytes(&r->spec));
+	cJSON_AddBoolToObject(g, "fits", r->fits);
+	cJSON_AddNumberToObject(g, "headroom_bytes", (double)r->headroom);
+	cJSON_AddNumberToObject(g, "max_batch", (double)r->max_batch);
+	if (!r->fits && !tg->dit) {
+		cJSON *adv = cJSON_AddArrayToObject(g, "advice");
+		for (int k = 0; adv && k < r->advice.n; k++) {
+			cJSON *it = cJSON_CreateObject();
+			cJSON_AddItemToObject(it, "changes",
+					      vf_search_diff_json(s, &r->advice.item[k].setup));
+			cJSON_AddNumberToObject(it, "peak_bytes", (double)r->advice.item[k].peak_bytes);
+			cJSON_AddNumberToObject(it, "headroom_bytes",
+						(double)r->advice.item[k].headroom_bytes);
+			cJSON_AddItemToArray(adv, it);
+		}
+	}
+	cJSON_AddNumberToObject(g, "peak_bytes", (double)r->est.peak_bytes);
+	if (!r->fits)
+		cJSON_AddStringToObject(g, "breaking_term", vf_term_name(r->est.dominant));
+	if (r->split)
+		cJSON_AddItemToObject(g, "split", vf_split_to_json(r->split));
+	if (r->est.step_seconds > 0) {
+		cJSON_AddNumberToObject(g, "step_seconds", r->est.step_seconds);
+		cJSON_AddNumberToObject(g, "tokens_per_second", r->est.tokens_per_second);
+	} else {
+		cJSON_AddNullToObject(g, "step_seconds");
+		cJSON_AddNullToObject(g, "tokens_per_second");
+	}
+	return g;
 }
 
 static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
@@ -973,41 +1040,8 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 	cJSON_AddItemToObject(o, "setup", sj);
 	cJSON_AddItemToObject(o, "memory", vf_estimate_memory_json(e0));
 	cJSON *gs = cJSON_AddArrayToObject(o, "gpus");
-	for (int i = 0; i < nrows; i++) {
-		const struct gpu_row *r = &rows[i];
-		cJSON *g = cJSON_CreateObject();
-		cJSON_AddStringToObject(g, "id", r->spec.id);
-		cJSON_AddNumberToObject(g, "count", r->count);
-		cJSON_AddNumberToObject(g, "vram_bytes", (double)vf_estimate_gpu_bytes(&r->spec));
-		cJSON_AddBoolToObject(g, "fits", r->fits);
-		cJSON_AddNumberToObject(g, "headroom_bytes", (double)r->headroom);
-		cJSON_AddNumberToObject(g, "max_batch", (double)r->max_batch);
-		if (!r->fits && !tg->dit) {
-			cJSON *adv = cJSON_AddArrayToObject(g, "advice");
-			for (int k = 0; adv && k < r->advice.n; k++) {
-				cJSON *it = cJSON_CreateObject();
-				cJSON_AddItemToObject(it, "changes",
-						      vf_search_diff_json(s, &r->advice.item[k].setup));
-				cJSON_AddNumberToObject(it, "peak_bytes", (double)r->advice.item[k].peak_bytes);
-				cJSON_AddNumberToObject(it, "headroom_bytes",
-							(double)r->advice.item[k].headroom_bytes);
-				cJSON_AddItemToArray(adv, it);
-			}
-		}
-		cJSON_AddNumberToObject(g, "peak_bytes", (double)r->est.peak_bytes);
-		if (!r->fits)
-			cJSON_AddStringToObject(g, "breaking_term", vf_term_name(r->est.dominant));
-		if (r->split)
-			cJSON_AddItemToObject(g, "split", vf_split_to_json(r->split));
-		if (r->est.step_seconds > 0) {
-			cJSON_AddNumberToObject(g, "step_seconds", r->est.step_seconds);
-			cJSON_AddNumberToObject(g, "tokens_per_second", r->est.tokens_per_second);
-		} else {
-			cJSON_AddNullToObject(g, "step_seconds");
-			cJSON_AddNullToObject(g, "tokens_per_second");
-		}
-		cJSON_AddItemToArray(gs, g);
-	}
+	for (int i = 0; i < nrows; i++)
+		cJSON_AddItemToArray(gs, row_json(tg, s, &rows[i]));
 	cJSON_AddItemToObject(o, "time", vf_estimate_time_json(e0));
 	cJSON *as = cJSON_AddArrayToObject(o, "assumptions");
 	for (int i = 0; i < a->n; i++)

@@ -20,6 +20,100 @@ static bool pct_error(const struct vf_trial *t, double *out)
 	return true;
 }
 
+/* The estimator's error over the trials that have both peaks. */
+struct stats {
+	size_t ne;
+	double sum_abs, sum;
+};
+
+static void print_json_rows(const char *db, const struct vf_store_row *rows, size_t n,
+			    const struct stats *st)
+{
+	size_t ne = st->ne;
+	double sum_abs = st->sum_abs, sum = st->sum, e;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "db", db);
+	cJSON *arr = cJSON_AddArrayToObject(o, "trials");
+	for (size_t i = 0; i < n; i++) {
+		const struct vf_store_row *r = &rows[i];
+		cJSON *t = cJSON_CreateObject();
+		cJSON_AddStringToObject(t, "run_dir", r->run_dir);
+		cJSON_AddNumberToObject(t, "trial", r->t.index);
+		cJSON_AddStringToObject(t, "change", r->t.change);
+		cJSON_AddStringToObject(t, "outcome", vf_outcome_name(r->t.outcome));
+		cJSON_AddStringToObject(t, "evidence", r->t.evidence);
+		cJSON_AddStringToObject(t, "gpu", r->gpu);
+		cJSON_AddStringToObject(t, "config_hash", r->t.config_hash);
+		if (r->t.step_seconds >= 0)
+			cJSON_AddNumberToObject(t, "step_seconds", r->t.step_seconds);
+		else
+			cJSON_AddNullToObject(t, "step_seconds");
+		vf_json_add_i64_or_null(t, "peak_bytes", r->t.peak_bytes, r->t.peak_bytes >= 0);
+		vf_json_add_i64_or_null(t, "predicted_peak_bytes", r->t.predicted_peak_bytes,
+					r->t.predicted_peak_bytes >= 0);
+		if (pct_error(&r->t, &e))
+			cJSON_AddNumberToObject(t, "error_pct", e);
+		else
+			cJSON_AddNullToObject(t, "error_pct");
+		cJSON_AddStringToObject(t, "recorded_at", r->recorded_at);
+		cJSON_AddItemToArray(arr, t);
+	}
+	cJSON *est = cJSON_AddObjectToObject(o, "estimator");
+	cJSON_AddNumberToObject(est, "trials_compared", (double)ne);
+	if (ne) {
+		cJSON_AddNumberToObject(est, "mean_abs_error_pct", sum_abs / (double)ne);
+		cJSON_AddNumberToObject(est, "mean_error_pct", sum / (double)ne);
+	} else {
+		cJSON_AddNullToObject(est, "mean_abs_error_pct");
+		cJSON_AddNullToObject(est, "mean_error_pct");
+	}
+	vf_cli_print_json(o);
+	cJSON_Delete(o);
+}
+
+static void print_table(const struct vf_store_row *rows, size_t n, const struct stats *st)
+{
+	size_t ne = st->ne;
+	double sum_abs = st->sum_abs, sum = st->sum, e;
+	static const char *const h[] = {"recorded (UTC)", "run", "#", "change", "outcome",
+					"step time", "peak", "predicted", "error"};
+	struct vf_table tb;
+	vf_table_init(&tb, 9, h);
+	for (int c = 2; c < 9; c++)
+		if (c != 3 && c != 4)
+			vf_table_set_right(&tb, c, true);
+	for (size_t i = 0; i < n; i++) {
+		const struct vf_store_row *r = &rows[i];
+		char idx[16], st[32], pk[32], pr[32], er[32];
+		const char *base = strrchr(r->run_dir, '/');
+		snprintf(idx, sizeof idx, "%d", r->t.index);
+		vf_fmt_seconds(st, sizeof st, r->t.step_seconds);
+		if (r->t.peak_bytes >= 0)
+			vf_fmt_bytes(pk, sizeof pk, (double)r->t.peak_bytes);
+		else
+			snprintf(pk, sizeof pk, "-");
+		if (r->t.predicted_peak_bytes >= 0)
+			vf_fmt_bytes(pr, sizeof pr, (double)r->t.predicted_peak_bytes);
+		else
+			snprintf(pr, sizeof pr, "-");
+		if (pct_error(&r->t, &e))
+			snprintf(er, sizeof er, "%+.1f %%", e);
+		else
+			snprintf(er, sizeof er, "-");
+		const char *cells[] = {r->recorded_at, base ? base + 1 : r->run_dir, idx, r->t.change,
+				       vf_outcome_name(r->t.outcome), st, pk, pr, er};
+		vf_table_add(&tb, cells);
+	}
+	vf_table_print(&tb, stdout);
+	vf_table_release(&tb);
+	if (ne)
+		printf("\nestimator error on your runs: %zu trial%s compared, mean |error| %.1f %%, "
+		       "mean error %+.1f %% (positive = over-predicted)\n",
+		       ne, ne == 1 ? "" : "s", sum_abs / (double)ne, sum / (double)ne);
+	else
+		printf("\nestimator error on your runs: no trial has both a prediction and a measured peak\n");
+}
+
 struct history_args {
 	const char *run_dir, *db;
 	bool json;
@@ -76,86 +170,13 @@ static int run(int argc, char **argv)
 			sum_abs += fabs(e);
 		}
 
-	if (json) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "db", db);
-		cJSON *arr = cJSON_AddArrayToObject(o, "trials");
-		for (size_t i = 0; i < n; i++) {
-			const struct vf_store_row *r = &rows[i];
-			cJSON *t = cJSON_CreateObject();
-			cJSON_AddStringToObject(t, "run_dir", r->run_dir);
-			cJSON_AddNumberToObject(t, "trial", r->t.index);
-			cJSON_AddStringToObject(t, "change", r->t.change);
-			cJSON_AddStringToObject(t, "outcome", vf_outcome_name(r->t.outcome));
-			cJSON_AddStringToObject(t, "evidence", r->t.evidence);
-			cJSON_AddStringToObject(t, "gpu", r->gpu);
-			cJSON_AddStringToObject(t, "config_hash", r->t.config_hash);
-			if (r->t.step_seconds >= 0)
-				cJSON_AddNumberToObject(t, "step_seconds", r->t.step_seconds);
-			else
-				cJSON_AddNullToObject(t, "step_seconds");
-			vf_json_add_i64_or_null(t, "peak_bytes", r->t.peak_bytes, r->t.peak_bytes >= 0);
-			vf_json_add_i64_or_null(t, "predicted_peak_bytes", r->t.predicted_peak_bytes,
-						r->t.predicted_peak_bytes >= 0);
-			if (pct_error(&r->t, &e))
-				cJSON_AddNumberToObject(t, "error_pct", e);
-			else
-				cJSON_AddNullToObject(t, "error_pct");
-			cJSON_AddStringToObject(t, "recorded_at", r->recorded_at);
-			cJSON_AddItemToArray(arr, t);
-		}
-		cJSON *est = cJSON_AddObjectToObject(o, "estimator");
-		cJSON_AddNumberToObject(est, "trials_compared", (double)ne);
-		if (ne) {
-			cJSON_AddNumberToObject(est, "mean_abs_error_pct", sum_abs / (double)ne);
-			cJSON_AddNumberToObject(est, "mean_error_pct", sum / (double)ne);
-		} else {
-			cJSON_AddNullToObject(est, "mean_abs_error_pct");
-			cJSON_AddNullToObject(est, "mean_error_pct");
-		}
-		vf_cli_print_json(o);
-		cJSON_Delete(o);
-	} else if (n == 0) {
+	struct stats st = {ne, sum_abs, sum};
+	if (json)
+		print_json_rows(db, rows, n, &st);
+	else if (n == 0)
 		printf("no trials recorded yet in %s (vramfit tune records them)\n", db);
-	} else {
-		static const char *const h[] = {"recorded (UTC)", "run", "#", "change", "outcome",
-						"step time", "peak", "predicted", "error"};
-		struct vf_table tb;
-		vf_table_init(&tb, 9, h);
-		for (int c = 2; c < 9; c++)
-			if (c != 3 && c != 4)
-				vf_table_set_right(&tb, c, true);
-		for (size_t i = 0; i < n; i++) {
-			const struct vf_store_row *r = &rows[i];
-			char idx[16], st[32], pk[32], pr[32], er[32];
-			const char *base = strrchr(r->run_dir, '/');
-			snprintf(idx, sizeof idx, "%d", r->t.index);
-			vf_fmt_seconds(st, sizeof st, r->t.step_seconds);
-			if (r->t.peak_bytes >= 0)
-				vf_fmt_bytes(pk, sizeof pk, (double)r->t.peak_bytes);
-			else
-				snprintf(pk, sizeof pk, "-");
-			if (r->t.predicted_peak_bytes >= 0)
-				vf_fmt_bytes(pr, sizeof pr, (double)r->t.predicted_peak_bytes);
-			else
-				snprintf(pr, sizeof pr, "-");
-			if (pct_error(&r->t, &e))
-				snprintf(er, sizeof er, "%+.1f %%", e);
-			else
-				snprintf(er, sizeof er, "-");
-			const char *cells[] = {r->recorded_at, base ? base + 1 : r->run_dir, idx, r->t.change,
-					       vf_outcome_name(r->t.outcome), st, pk, pr, er};
-			vf_table_add(&tb, cells);
-		}
-		vf_table_print(&tb, stdout);
-		vf_table_release(&tb);
-		if (ne)
-			printf("\nestimator error on your runs: %zu trial%s compared, mean |error| %.1f %%, "
-			       "mean error %+.1f %% (positive = over-predicted)\n",
-			       ne, ne == 1 ? "" : "s", sum_abs / (double)ne, sum / (double)ne);
-		else
-			printf("\nestimator error on your runs: no trial has both a prediction and a measured peak\n");
-	}
+	else
+		print_table(rows, n, &st);
 	free(rows);
 	vf_store_close(s);
 	return VF_EXIT_OK;

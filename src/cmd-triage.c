@@ -13,6 +13,64 @@
 #include "vramfit/trainer/profile.h"
 #include "vramfit/tune/trial.h"
 
+/* The verdict as the --json object. */
+static void print_json_verdict(const struct vf_trial_verdict *v, const cJSON *rem, int status,
+			       const struct vf_trial_log *log, double secs)
+{
+	const cJSON *it;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "outcome", vf_outcome_name(v->outcome));
+	cJSON_AddStringToObject(o, "evidence", v->evidence);
+	cJSON *r = cJSON_AddArrayToObject(o, "remedies");
+	cJSON_ArrayForEach(it, rem)
+		cJSON_AddItemToArray(r, cJSON_CreateString(it->valuestring));
+	if (status >= 0)
+		cJSON_AddNumberToObject(o, "exit", status);
+	else
+		cJSON_AddNullToObject(o, "exit");
+	cJSON_AddNumberToObject(o, "last_step", log->last_step);
+	vf_json_add_i64_or_null(o, "total_steps", log->total_steps, log->total_steps > 0);
+	if (secs >= 0)
+		cJSON_AddNumberToObject(o, "step_seconds", secs);
+	else
+		cJSON_AddNullToObject(o, "step_seconds");
+	if (log->peak_gb >= 0)
+		cJSON_AddNumberToObject(o, "peak_gb", log->peak_gb);
+	else
+		cJSON_AddNullToObject(o, "peak_gb");
+	vf_cli_print_json(o);
+	cJSON_Delete(o);
+}
+
+/* The verdict for a person: outcome, evidence, progress, remedies. */
+static void print_verdict(const struct vf_trial_verdict *v, const cJSON *rem,
+			  const struct vf_trial_log *log, double secs)
+{
+	const cJSON *it;
+	const char *col = v->outcome == VF_OUTCOME_OK ? "green" : "red";
+	printf("outcome    %s%s%s\n", vf_cli_sgr(stdout, col), vf_outcome_name(v->outcome),
+	       vf_cli_sgr(stdout, "reset"));
+	char safe[4 * sizeof v->evidence]; /* the trainer's line, through the terminal filter */
+	printf("evidence   %s\n", vf_term_safe(safe, sizeof safe, v->evidence));
+	char b[32];
+	if (log->last_step > 0) {
+		if (log->total_steps > 0)
+			printf("last step  %d of %d\n", log->last_step, log->total_steps);
+		else
+			printf("last step  %d\n", log->last_step);
+	}
+	if (secs >= 0)
+		printf("step time  %s\n", vf_fmt_seconds(b, sizeof b, secs));
+	if (log->peak_gb >= 0)
+		printf("peak VRAM  %.2f GiB (the trainer's figure)\n", log->peak_gb);
+	if (rem) {
+		printf("remedies, cheapest first:\n");
+		int k = 1;
+		cJSON_ArrayForEach(it, rem)
+			printf("  %d. %s\n", k++, it->valuestring);
+	}
+}
+
 struct triage_args {
 	const char *trainer, *config;
 	int64_t exit, steps;
@@ -71,55 +129,11 @@ static int run(int argc, char **argv)
 	struct vf_trial_verdict v;
 	vf_trial_classify(&log, &ex, &v);
 	cJSON *rem = vf_trial_remedies(pat, v.outcome, cfg); /* less what cfg has */
-	const cJSON *it;
 	double secs = vf_trial_log_step_seconds(&log);
-	if (json) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "outcome", vf_outcome_name(v.outcome));
-		cJSON_AddStringToObject(o, "evidence", v.evidence);
-		cJSON *r = cJSON_AddArrayToObject(o, "remedies");
-		cJSON_ArrayForEach(it, rem)
-			cJSON_AddItemToArray(r, cJSON_CreateString(it->valuestring));
-		if (status >= 0)
-			cJSON_AddNumberToObject(o, "exit", status);
-		else
-			cJSON_AddNullToObject(o, "exit");
-		cJSON_AddNumberToObject(o, "last_step", log.last_step);
-		vf_json_add_i64_or_null(o, "total_steps", log.total_steps, log.total_steps > 0);
-		if (secs >= 0)
-			cJSON_AddNumberToObject(o, "step_seconds", secs);
-		else
-			cJSON_AddNullToObject(o, "step_seconds");
-		if (log.peak_gb >= 0)
-			cJSON_AddNumberToObject(o, "peak_gb", log.peak_gb);
-		else
-			cJSON_AddNullToObject(o, "peak_gb");
-		vf_cli_print_json(o);
-		cJSON_Delete(o);
-	} else {
-		const char *col = v.outcome == VF_OUTCOME_OK ? "green" : "red";
-		printf("outcome    %s%s%s\n", vf_cli_sgr(stdout, col), vf_outcome_name(v.outcome),
-		       vf_cli_sgr(stdout, "reset"));
-		char safe[4 * sizeof v.evidence]; /* the trainer's line, through the terminal filter */
-		printf("evidence   %s\n", vf_term_safe(safe, sizeof safe, v.evidence));
-		char b[32];
-		if (log.last_step > 0) {
-			if (log.total_steps > 0)
-				printf("last step  %d of %d\n", log.last_step, log.total_steps);
-			else
-				printf("last step  %d\n", log.last_step);
-		}
-		if (secs >= 0)
-			printf("step time  %s\n", vf_fmt_seconds(b, sizeof b, secs));
-		if (log.peak_gb >= 0)
-			printf("peak VRAM  %.2f GiB (the trainer's figure)\n", log.peak_gb);
-		if (rem) {
-			printf("remedies, cheapest first:\n");
-			int k = 1;
-			cJSON_ArrayForEach(it, rem)
-				printf("  %d. %s\n", k++, it->valuestring);
-		}
-	}
+	if (json)
+		print_json_verdict(&v, rem, status, &log, secs);
+	else
+		print_verdict(&v, rem, &log, secs);
 	cJSON_Delete(rem);
 out:
 	vf_trial_log_release(&log);

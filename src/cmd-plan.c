@@ -239,6 +239,63 @@ static void write_plan_html(const struct vf_plan *p)
 	cJSON_Delete(d);
 }
 
+/* A plan that stopped: its JSON, or what the existing run holds; the
+ * reason as the error. */
+static int print_blocked(const struct vf_plan *p, bool json)
+{
+	int rc;
+	if (json) {
+		cJSON *j = vf_plan_to_json(p);
+		vf_cli_print_json(j);
+		cJSON_Delete(j);
+	} else if (p->block == VF_PLAN_EXISTS) {
+		vf_cli_note("%s holds:", p->run_dir);
+		for (int i = 0; i < p->nexisting; i++)
+			vf_cli_note("  %s", p->existing[i]);
+		for (int i = 0; i < p->nresume; i++)
+			vf_cli_note("resume candidate: %s", p->resume[i]);
+	}
+	rc = vf_cli_fail("%s", p->block_msg);
+	return rc;
+}
+
+static void print_json_plan(const struct vf_plan *p, bool dry, bool slurm, const struct vf_sbatch_info *si)
+{
+	cJSON *j = vf_plan_to_json(p);
+	cJSON_AddBoolToObject(j, "dry_run", dry);
+	if (slurm) {
+		cJSON *sj = cJSON_AddObjectToObject(j, "slurm");
+		char sp[VF_PLAN_PATH + 32];
+		snprintf(sp, sizeof sp, "%s/launch.sbatch", p->run_dir);
+		cJSON_AddStringToObject(sj, "script", sp);
+		cJSON_AddNumberToObject(sj, "nodes", si->nodes);
+		cJSON_AddNumberToObject(sj, "gpus_per_node", si->gpus_per_node);
+		if (si->time_s > 0)
+			cJSON_AddNumberToObject(sj, "time_limit_s", si->time_s);
+		else
+			cJSON_AddNullToObject(sj, "time_limit_s");
+		cJSON_AddStringToObject(sj, "time_note", si->time_note);
+	}
+	vf_cli_print_json(j);
+	cJSON_Delete(j);
+}
+
+static void print_plan(const struct vf_plan *p, bool dry, bool slurm, const struct vf_sbatch_info *si,
+		       const struct vf_buf *script)
+{
+	print_failures(p);
+	print_summary(p, dry);
+	if (dry)
+		print_dry(p);
+	if (slurm && dry)
+		printf("\n--- %s/launch.sbatch ---\n%s", p->run_dir, script->data ? script->data : "");
+	else if (slurm)
+		printf("\nlaunch.sbatch: %s/launch.sbatch (%d node%s x %d GPU%s; %s)\n", p->run_dir, si->nodes,
+		       si->nodes > 1 ? "s" : "", si->gpus_per_node, si->gpus_per_node > 1 ? "s" : "", si->time_note);
+	if (!dry && !p->check.failures)
+		printf("\nReview %s and approve it before anything heavy runs.\n", p->plan_path);
+}
+
 static int run(int argc, char **argv)
 {
 	struct plan_args pa;
@@ -283,18 +340,7 @@ static int run(int argc, char **argv)
 	}
 	int rc = VF_EXIT_OK;
 	if (p.block != VF_PLAN_GO) {
-		if (json) {
-			cJSON *j = vf_plan_to_json(&p);
-			vf_cli_print_json(j);
-			cJSON_Delete(j);
-		} else if (p.block == VF_PLAN_EXISTS) {
-			vf_cli_note("%s holds:", p.run_dir);
-			for (int i = 0; i < p.nexisting; i++)
-				vf_cli_note("  %s", p.existing[i]);
-			for (int i = 0; i < p.nresume; i++)
-				vf_cli_note("resume candidate: %s", p.resume[i]);
-		}
-		rc = vf_cli_fail("%s", p.block_msg);
+		rc = print_blocked(&p, json);
 		vf_plan_release(&p);
 		return rc;
 	}
@@ -312,37 +358,10 @@ static int run(int argc, char **argv)
 	}
 	if (!dry)
 		write_plan_html(&p);
-	if (json) {
-		cJSON *j = vf_plan_to_json(&p);
-		cJSON_AddBoolToObject(j, "dry_run", dry);
-		if (slurm) {
-			cJSON *sj = cJSON_AddObjectToObject(j, "slurm");
-			char sp[VF_PLAN_PATH + 32];
-			snprintf(sp, sizeof sp, "%s/launch.sbatch", p.run_dir);
-			cJSON_AddStringToObject(sj, "script", sp);
-			cJSON_AddNumberToObject(sj, "nodes", si.nodes);
-			cJSON_AddNumberToObject(sj, "gpus_per_node", si.gpus_per_node);
-			if (si.time_s > 0)
-				cJSON_AddNumberToObject(sj, "time_limit_s", si.time_s);
-			else
-				cJSON_AddNullToObject(sj, "time_limit_s");
-			cJSON_AddStringToObject(sj, "time_note", si.time_note);
-		}
-		vf_cli_print_json(j);
-		cJSON_Delete(j);
-	} else {
-		print_failures(&p);
-		print_summary(&p, dry);
-		if (dry)
-			print_dry(&p);
-		if (slurm && dry)
-			printf("\n--- %s/launch.sbatch ---\n%s", p.run_dir, script.data ? script.data : "");
-		else if (slurm)
-			printf("\nlaunch.sbatch: %s/launch.sbatch (%d node%s x %d GPU%s; %s)\n", p.run_dir, si.nodes,
-			       si.nodes > 1 ? "s" : "", si.gpus_per_node, si.gpus_per_node > 1 ? "s" : "", si.time_note);
-		if (!dry && !p.check.failures)
-			printf("\nReview %s and approve it before anything heavy runs.\n", p.plan_path);
-	}
+	if (json)
+		print_json_plan(&p, dry, slurm, &si);
+	else
+		print_plan(&p, dry, slurm, &si, &script);
 	if (p.check.failures)
 		rc = vf_cli_fail("the self-check of %s fails (%zu failure%s): the plan is not go; fix the "
 				 "config (vramfit config set) and run vramfit check %s",

@@ -211,48 +211,46 @@ static cJSON *trial_json(const struct vf_trial *t)
 	return o;
 }
 
-static void print_results(const struct vf_tune_result *r, bool json, const char *run,
-			  const cJSON *rem)
+/* The summary as the --json object. */
+static void print_results_json(const struct vf_tune_result *r, const char *run, const cJSON *rem,
+			       const struct vf_trial *win, double save)
 {
-	const struct vf_trial *base = r->ntrials > 0 ? &r->trials[0] : NULL;
-	const struct vf_trial *win = r->winner >= 0 ? &r->trials[r->winner] : NULL;
-	double save = (win && base && base->step_seconds > 0 && win->step_seconds > 0)
-			      ? base->step_seconds - win->step_seconds
-			      : 0;
 	const cJSON *it;
-	if (json) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "run_dir", run);
-		cJSON *arr = cJSON_AddArrayToObject(o, "trials");
-		for (int i = 0; i < r->ntrials; i++)
-			cJSON_AddItemToArray(arr, trial_json(&r->trials[i]));
-		cJSON_AddBoolToObject(o, "baseline_failed", r->baseline_failed);
-		if (win) {
-			cJSON *w = cJSON_AddObjectToObject(o, "winner");
-			cJSON_AddNumberToObject(w, "trial", win->index);
-			cJSON_AddStringToObject(w, "change", win->change);
-			cJSON *d = cJSON_Parse(r->winner_deltas);
-			cJSON_AddItemToObject(w, "deltas", d ? d : cJSON_CreateObject());
-			if (win->step_seconds >= 0)
-				cJSON_AddNumberToObject(w, "step_seconds", win->step_seconds);
-			else
-				cJSON_AddNullToObject(w, "step_seconds");
-			cJSON_AddNumberToObject(w, "saves_seconds_per_step", save);
-			cJSON_AddNumberToObject(w, "planned_steps", (double)r->planned_steps);
-			cJSON_AddNumberToObject(w, "saves_seconds_total", save * (double)r->planned_steps);
-		} else {
-			cJSON_AddNullToObject(o, "winner");
-		}
-		cJSON_AddBoolToObject(o, "patched", r->patched);
-		cJSON_AddStringToObject(o, "deferred", r->deferred);
-		cJSON_AddStringToObject(o, "note", r->note);
-		cJSON *ra = cJSON_AddArrayToObject(o, "remedies");
-		cJSON_ArrayForEach(it, rem)
-			cJSON_AddItemToArray(ra, cJSON_CreateString(it->valuestring));
-		vf_cli_print_json(o);
-		cJSON_Delete(o);
-		return;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "run_dir", run);
+	cJSON *arr = cJSON_AddArrayToObject(o, "trials");
+	for (int i = 0; i < r->ntrials; i++)
+		cJSON_AddItemToArray(arr, trial_json(&r->trials[i]));
+	cJSON_AddBoolToObject(o, "baseline_failed", r->baseline_failed);
+	if (win) {
+		cJSON *w = cJSON_AddObjectToObject(o, "winner");
+		cJSON_AddNumberToObject(w, "trial", win->index);
+		cJSON_AddStringToObject(w, "change", win->change);
+		cJSON *d = cJSON_Parse(r->winner_deltas);
+		cJSON_AddItemToObject(w, "deltas", d ? d : cJSON_CreateObject());
+		if (win->step_seconds >= 0)
+			cJSON_AddNumberToObject(w, "step_seconds", win->step_seconds);
+		else
+			cJSON_AddNullToObject(w, "step_seconds");
+		cJSON_AddNumberToObject(w, "saves_seconds_per_step", save);
+		cJSON_AddNumberToObject(w, "planned_steps", (double)r->planned_steps);
+		cJSON_AddNumberToObject(w, "saves_seconds_total", save * (double)r->planned_steps);
+	} else {
+		cJSON_AddNullToObject(o, "winner");
 	}
+	cJSON_AddBoolToObject(o, "patched", r->patched);
+	cJSON_AddStringToObject(o, "deferred", r->deferred);
+	cJSON_AddStringToObject(o, "note", r->note);
+	cJSON *ra = cJSON_AddArrayToObject(o, "remedies");
+	cJSON_ArrayForEach(it, rem)
+		cJSON_AddItemToArray(ra, cJSON_CreateString(it->valuestring));
+	vf_cli_print_json(o);
+	cJSON_Delete(o);
+}
+
+/* One row per trial. */
+static void print_trials(const struct vf_tune_result *r)
+{
 	static const char *const h[] = {"#", "change", "outcome", "step time", "peak mem", "predicted",
 					"wall", "evidence"};
 	struct vf_table tb;
@@ -283,6 +281,22 @@ static void print_results(const struct vf_tune_result *r, bool json, const char 
 	}
 	vf_table_print(&tb, stdout);
 	vf_table_release(&tb);
+}
+
+static void print_results(const struct vf_tune_result *r, bool json, const char *run,
+			  const cJSON *rem)
+{
+	const struct vf_trial *base = r->ntrials > 0 ? &r->trials[0] : NULL;
+	const struct vf_trial *win = r->winner >= 0 ? &r->trials[r->winner] : NULL;
+	double save = (win && base && base->step_seconds > 0 && win->step_seconds > 0)
+			      ? base->step_seconds - win->step_seconds
+			      : 0;
+	const cJSON *it;
+	if (json) {
+		print_results_json(r, run, rem, win, save);
+		return;
+	}
+	print_trials(r);
 	if (r->deferred[0])
 		printf("not tried: %s\n", r->deferred);
 	if (r->baseline_failed && base) {
@@ -512,6 +526,106 @@ static int local_sets(struct vf_tune_opts *o, int k, size_t probed, char sets[][
 	return 0;
 }
 
+/* The GPUs: --gpu SPEC (simulated), else probed. They give the card
+ * size for the predicted-OOM skip, the label in the history and, when
+ * plan.md does not say, the tier. Returns -1 or the exit code. */
+static int use_gpus(struct vf_tune_opts *o, struct predict_ctx *pc, const char *gpu_spec, char *label,
+		    size_t nlabel, char *tierbuf, size_t ntier, size_t *probed)
+{
+	struct vf_error err = {0};
+	struct vf_gpu_set gs;
+	vf_gpu_set_init(&gs);
+	if (gpu_spec ? vf_gpu_set_add_spec(&gs, gpu_spec, &err) : vf_gpu_probe(&gs, &err)) {
+		vf_gpu_set_release(&gs);
+		return gpu_spec ? vf_cli_usage("tune", "--gpu: %s", err.msg) : vf_cli_fail_err(&err);
+	}
+	pc->gpus = (int)gs.count;
+	struct vf_tier tr;
+	if (gs.count > 0) {
+		const struct vf_gpu *small = &gs.gpus[0];
+		for (size_t i = 1; i < gs.count; i++)
+			if (gs.gpus[i].memory_total_mib < small->memory_total_mib)
+				small = &gs.gpus[i];
+		pc->spec = small->catalog_id[0] ? vf_gpu_catalog_find(small->catalog_id) : NULL;
+		if (small->memory_total_mib > 0)
+			o->card_bytes = small->memory_total_mib * 1024 * 1024;
+		snprintf(label, nlabel, "%s x %zu", small->name, gs.count);
+		o->poll_gpu = gs.source == VF_GPU_NVML || gs.source == VF_GPU_SMI;
+		if (!o->tier && vf_tier_decide(&gs, o->trainer, NULL, &tr, NULL) == VF_OK && !tr.gated) {
+			snprintf(tierbuf, ntier, "%s", tr.name);
+			o->tier = tierbuf;
+		}
+	}
+	*probed = gs.count;
+	vf_gpu_set_release(&gs);
+	return -1;
+}
+
+/* --slurm: the backend that runs each round as a job array; one trial =
+ * the run's GPUs (--gpus LIST, else the GPUs given or probed). */
+static struct vf_tune_backend *slurm_backend(struct vf_tune_opts *o, struct slurm_cli *sc, size_t probed,
+					     char *label, size_t nlabel)
+{
+	struct vf_tune_backend *slurm;
+	/* one trial = the run's GPUs: --gpus LIST, else the GPUs given or probed */
+	if (!o->gpus)
+		o->num_gpus = probed > 0 ? (int)probed : 1;
+	o->gpus = NULL;
+	sc->extra[sc->nextra] = NULL;
+	sc->so.sbatch_args = sc->extra;
+	slurm = vf_tune_backend_slurm(sc->max_parallel > 0 ? sc->max_parallel : 2, &sc->so);
+	if (!slurm)
+		return NULL;
+	o->backend = slurm;
+	snprintf(label + strlen(label), nlabel - strlen(label), " (slurm%s%s)",
+		 sc->so.partition || getenv("SBATCH_PARTITION") ? ": " : "",
+		 sc->so.partition ? sc->so.partition : getenv("SBATCH_PARTITION") ? getenv("SBATCH_PARTITION") : "");
+	return slurm;
+}
+
+/* The sweep, Ctrl-C and SIGTERM ending the running trial; then the
+ * summary and the report. Returns the exit code. */
+static int sweep(struct vf_tune_opts *o, struct ui *u, struct vf_trial_patterns *pat, bool json,
+		 const char *abs_run)
+{
+	struct vf_error err = {0};
+	struct vf_tune *t = vf_tune_new();
+	struct vf_tune_result *res = calloc(1, sizeof *res);
+	if (!t || !res) {
+		vf_tune_free(t);
+		free(res);
+		return vf_cli_fail("out of memory");
+	}
+	g_tune = t;
+	struct sigaction sa, old_int, old_term;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
+	vf_status st = vf_tune_run(t, o, res, &err);
+
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	g_tune = NULL;
+	clear_line(u);
+	int rc;
+	if (st) {
+		rc = vf_cli_fail_err(&err);
+		if (res->interrupted && res->ntrials > 0 && !u->quiet)
+			fprintf(stderr, "vramfit: note: %d trial%s done before the interruption\n",
+				res->ntrials - 1, res->ntrials - 1 == 1 ? "" : "s");
+	} else {
+		print_summary(res, json, abs_run, pat);
+		write_report(abs_run, o->store_path, res);
+		rc = res->baseline_failed ? VF_EXIT_FAIL : VF_EXIT_OK;
+	}
+	vf_tune_free(t);
+	free(res);
+	return rc;
+}
+
 static int run(int argc, char **argv)
 {
 	struct tune_args ta;
@@ -539,36 +653,12 @@ static int run(int argc, char **argv)
 	o.run_dir = abs_run;
 	o.tier = tier ? tier : find_tier(abs_run, o.trainer, tierbuf, sizeof tierbuf);
 
-	/* The GPUs: --gpu SPEC (simulated), else probed. They give the card
-	 * size for the predicted-OOM skip, the label in the history and, when
-	 * plan.md does not say, the tier. */
-	struct vf_error err = {0};
-	struct vf_gpu_set gs;
-	vf_gpu_set_init(&gs);
-	if (gpu_spec ? vf_gpu_set_add_spec(&gs, gpu_spec, &err) : vf_gpu_probe(&gs, &err)) {
-		vf_gpu_set_release(&gs);
-		return gpu_spec ? vf_cli_usage("tune", "--gpu: %s", err.msg) : vf_cli_fail_err(&err);
-	}
-	struct predict_ctx pc = {.gpus = (int)gs.count};
+	struct predict_ctx pc = {0};
 	char label[160] = "cpu";
-	struct vf_tier tr;
-	if (gs.count > 0) {
-		const struct vf_gpu *small = &gs.gpus[0];
-		for (size_t i = 1; i < gs.count; i++)
-			if (gs.gpus[i].memory_total_mib < small->memory_total_mib)
-				small = &gs.gpus[i];
-		pc.spec = small->catalog_id[0] ? vf_gpu_catalog_find(small->catalog_id) : NULL;
-		if (small->memory_total_mib > 0)
-			o.card_bytes = small->memory_total_mib * 1024 * 1024;
-		snprintf(label, sizeof label, "%s x %zu", small->name, gs.count);
-		o.poll_gpu = gs.source == VF_GPU_NVML || gs.source == VF_GPU_SMI;
-		if (!o.tier && vf_tier_decide(&gs, o.trainer, NULL, &tr, NULL) == VF_OK && !tr.gated) {
-			snprintf(tierbuf, sizeof tierbuf, "%s", tr.name);
-			o.tier = tierbuf;
-		}
-	}
-	size_t probed = gs.count;
-	vf_gpu_set_release(&gs);
+	size_t probed = 0;
+	int grc = use_gpus(&o, &pc, gpu_spec, label, sizeof label, tierbuf, sizeof tierbuf, &probed);
+	if (grc >= 0)
+		return grc;
 	o.gpu_label = label;
 	char sets[16][128];
 	const char *set_ptrs[17];
@@ -578,21 +668,9 @@ static int run(int argc, char **argv)
 		o.parallel = parallel;
 	}
 	struct vf_tune_backend *slurm = NULL;
-	if (sc.on) {
-		/* one trial = the run's GPUs: --gpus LIST, else the GPUs given or probed */
-		if (!o.gpus)
-			o.num_gpus = probed > 0 ? (int)probed : 1;
-		o.gpus = NULL;
-		sc.extra[sc.nextra] = NULL;
-		sc.so.sbatch_args = sc.extra;
-		slurm = vf_tune_backend_slurm(sc.max_parallel > 0 ? sc.max_parallel : 2, &sc.so);
-		if (!slurm)
-			return vf_cli_fail("out of memory");
-		o.backend = slurm;
-		snprintf(label + strlen(label), sizeof label - strlen(label), " (slurm%s%s)",
-			 sc.so.partition || getenv("SBATCH_PARTITION") ? ": " : "",
-			 sc.so.partition ? sc.so.partition : getenv("SBATCH_PARTITION") ? getenv("SBATCH_PARTITION") : "");
-	}
+	if (sc.on && !(slurm = slurm_backend(&o, &sc, probed, label, sizeof label)))
+		return vf_cli_fail("out of memory");
+	struct vf_error err = {0};
 	if (vf_profile_part(o.trainer, "configs", &pc.configs, &err))
 		return vf_cli_fail_err(&err);
 	o.predict = predict;
@@ -611,43 +689,7 @@ static int run(int argc, char **argv)
 		vf_tune_backend_free(slurm);
 		return vf_cli_fail_err(&err);
 	}
-	struct vf_tune *t = vf_tune_new();
-	struct vf_tune_result *res = calloc(1, sizeof *res);
-	if (!t || !res) {
-		vf_tune_free(t);
-		free(res);
-		vf_trial_patterns_free(pat);
-		cJSON_Delete(pc.configs);
-		vf_tune_backend_free(slurm);
-		return vf_cli_fail("out of memory");
-	}
-	g_tune = t;
-	struct sigaction sa, old_int, old_term;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-
-	vf_status st = vf_tune_run(t, &o, res, &err);
-
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	g_tune = NULL;
-	clear_line(&u);
-	int rc;
-	if (st) {
-		rc = vf_cli_fail_err(&err);
-		if (res->interrupted && res->ntrials > 0 && !quiet)
-			fprintf(stderr, "vramfit: note: %d trial%s done before the interruption\n",
-				res->ntrials - 1, res->ntrials - 1 == 1 ? "" : "s");
-	} else {
-		print_summary(res, json, abs_run, pat);
-		write_report(abs_run, o.store_path, res);
-		rc = res->baseline_failed ? VF_EXIT_FAIL : VF_EXIT_OK;
-	}
-	vf_tune_free(t);
-	free(res);
+	int rc = sweep(&o, &u, pat, json, abs_run);
 	vf_trial_patterns_free(pat);
 	cJSON_Delete(pc.configs);
 	vf_tune_backend_free(slurm);

@@ -430,79 +430,138 @@ static int split_rows(const struct fit_args *a, const struct vf_arch *arch,
 	return n;
 }
 
-static int fit_table(const struct fit_args *a, const struct vf_model *m,
-		     const struct gpu_group *groups, int ngroups)
+/* The row of n GPUs of kind g: the fewest changes that fit, checked by the
+ * allocator simulation. Returns -1 or the exit code. */
+static int search_row(const struct fit_args *a, const struct vf_arch *arch, const struct vf_gpu_spec *g,
+		      int n, struct row *r)
 {
 	struct vf_error err = {0};
-	const struct vf_arch *arch = &m->arch;
-	int counts_default[] = {1, 2, 4, 8};
-	struct row *rows = calloc((size_t)(ngroups > 0 ? ngroups : 1) * 6, sizeof *rows);
-	if (!rows)
-		return vf_cli_fail("out of memory");
-	int nrows = 0;
-	for (int gi = 0; gi < ngroups; gi++) {
-		const struct vf_gpu_spec *g = groups[gi].spec;
-		int counts[4], nc = 0;
-		if (groups[gi].count > 0)
-			counts[nc++] = groups[gi].count;
-		else if (a->setup.given & VF_SETUP_G_GPUS)
-			counts[nc++] = a->setup.gpus;
-		else
-			for (int i = 0; i < 4; i++)
-				counts[nc++] = counts_default[i];
-		for (int ci = 0; ci < nc; ci++) {
-			int n = counts[ci];
-			struct vf_setup st = start_on(&a->setup, n);
-			struct vf_search_opts o;
-			vf_search_opts_defaults(&o);
-			/* the split has a row of its own (split_rows) */
-			o.knobs = a->knobs & ~(VF_KNOB_BIT(VF_KNOB_GPUS) | VF_KNOB_BIT(VF_KNOB_SPLIT));
-			o.margin = a->margin;
-			o.max_gpus = n;
-			o.sort = VF_SORT_CHANGES;
-			o.top = 16; /* fallbacks for when the simulation rejects the first */
-			o.price_usd_hour = a->price;
-			struct vf_search s;
-			if (vf_search_run(arch, &st, g, &o, &s, &err) != VF_OK) {
-				free(rows);
-				return vf_cli_fail_err(&err);
-			}
-			struct row *r = &rows[nrows++];
-			r->gpu = g;
-			r->gpus = n;
-			r->smallest = s.have_smallest ? s.smallest : s.start;
-			r->cost_key = r->time_key = INFINITY;
-			/* the search ranks on the fast path; the allocator simulation
-			 * decides: the best result whose simulated peak fits */
-			size_t pick = s.count;
-			for (size_t k = 0; k < s.count && k < 16 && pick == s.count; k++) {
-				struct vf_estimate e;
-				if (vf_estimate_simulate(arch, &s.results[k].setup, g, NULL, &e, NULL, &err)) {
-					vf_search_release(&s);
-					free(rows);
-					return vf_cli_fail_err(&err);
-				}
-				if (e.peak_bytes <= s.results[k].limit_bytes && !e.sim_oom) {
-					pick = k;
-					s.results[k].peak_bytes = e.peak_bytes;
-				}
-			}
-			r->fits = pick < s.count;
-			if (r->fits) {
-				r->best = s.results[pick];
-				r->max_batch = vf_estimate_max_batch(arch, &r->best.setup, g,
-								     r->best.limit_bytes);
-				sort_keys(a, g, n, r);
-			}
+	struct vf_setup st = start_on(&a->setup, n);
+	struct vf_search_opts o;
+	vf_search_opts_defaults(&o);
+	/* the split has a row of its own (split_rows) */
+	o.knobs = a->knobs & ~(VF_KNOB_BIT(VF_KNOB_GPUS) | VF_KNOB_BIT(VF_KNOB_SPLIT));
+	o.margin = a->margin;
+	o.max_gpus = n;
+	o.sort = VF_SORT_CHANGES;
+	o.top = 16; /* fallbacks for when the simulation rejects the first */
+	o.price_usd_hour = a->price;
+	struct vf_search s;
+	if (vf_search_run(arch, &st, g, &o, &s, &err) != VF_OK)
+		return vf_cli_fail_err(&err);
+	r->gpu = g;
+	r->gpus = n;
+	r->smallest = s.have_smallest ? s.smallest : s.start;
+	r->cost_key = r->time_key = INFINITY;
+	/* the search ranks on the fast path; the allocator simulation
+	 * decides: the best result whose simulated peak fits */
+	size_t pick = s.count;
+	for (size_t k = 0; k < s.count && k < 16 && pick == s.count; k++) {
+		struct vf_estimate e;
+		if (vf_estimate_simulate(arch, &s.results[k].setup, g, NULL, &e, NULL, &err)) {
 			vf_search_release(&s);
+			return vf_cli_fail_err(&err);
 		}
-		nrows += split_rows(a, arch, &groups[gi], &rows[nrows]);
+		if (e.peak_bytes <= s.results[k].limit_bytes && !e.sim_oom) {
+			pick = k;
+			s.results[k].peak_bytes = e.peak_bytes;
+		}
 	}
-	row_cmp_sort = !a->sort || strcmp(a->sort, "cost") == 0 ? VF_SORT_COST
-		       : strcmp(a->sort, "time") == 0            ? VF_SORT_TIME
-								 : VF_SORT_VRAM;
-	qsort(rows, (size_t)nrows, sizeof *rows, row_cmp);
+	r->fits = pick < s.count;
+	if (r->fits) {
+		r->best = s.results[pick];
+		r->max_batch = vf_estimate_max_batch(arch, &r->best.setup, g,
+						     r->best.limit_bytes);
+		sort_keys(a, g, n, r);
+	}
+	vf_search_release(&s);
+	return -1;
+}
 
+/* A row that fits: the settings it needs, speed, time and cost. */
+static void fits_row(struct vf_table *t, cJSON *o, const struct fit_args *a, const struct row *r,
+		     const struct vf_setup *st_, bool have_run)
+{
+	char n[16], mb[24], pk[32], stp[32], tps[32], c8[48], c9[48], set[512];
+	const struct vf_setup st = *st_;
+	double price = a->price >= 0 ? a->price : r->gpu->price_usd_hour;
+	snprintf(n, sizeof n, "%d", r->gpus);
+	result_fields(o, a, &r->best, r->gpu, &st);
+	cJSON_AddNumberToObject(o, "max_batch", (double)r->max_batch);
+	cJSON_AddNullToObject(o, "reason");
+	vf_search_diff(&st, &r->best.setup, set, sizeof set);
+	snprintf(mb, sizeof mb, "%lld", (long long)r->max_batch);
+	vf_fmt_bytes(pk, sizeof pk, (double)r->best.peak_bytes);
+	vf_fmt_seconds(stp, sizeof stp, r->best.step_seconds);
+	fmt_rate(tps, sizeof tps, r->best.tokens_per_second);
+	struct vf_run run;
+	if (have_run && whole_run(a, &r->best, r->gpu, &run)) {
+		vf_fmt_seconds(c8, sizeof c8, run.seconds);
+		vf_fmt_usd(c9, sizeof c9, run.cost_usd);
+	} else if (have_run) {
+		snprintf(c8, sizeof c8, "-");
+		snprintf(c9, sizeof c9, "-");
+	} else {
+		vf_fmt_usd(c8, sizeof c8, isfinite(r->cost_key) ? r->cost_key * 1e6 : -1); /* $/Mtok */
+		vf_fmt_usd(c9, sizeof c9, price >= 0 ? price * r->gpus : -1);
+	}
+	if (r->split) {
+		vf_split_setup_words(&r->best.setup, set, sizeof set);
+		cJSON_AddStringToObject(o, "split", set);
+		cJSON_ReplaceItemInObjectCaseSensitive(o, "settings", cJSON_CreateString(set));
+	}
+	vf_table_addf(t, r->gpu->id, n, "yes", set[0] ? set : "as given", mb, pk, stp, tps,
+		      c8, c9);
+}
+
+/* A split that holds the model, but inside the margin. */
+static void tight_row(struct vf_table *t, cJSON *o, const struct fit_args *a, const struct row *r,
+		      const struct vf_setup *st_)
+{
+	char n[16], pk[32], stp[32], tps[32], set[512];
+	const struct vf_setup st = *st_;
+	snprintf(n, sizeof n, "%d", r->gpus);
+	char why[256], lim[32];
+	result_fields(o, a, &r->best, r->gpu, &st);
+	vf_split_setup_words(&r->best.setup, set, sizeof set);
+	cJSON_AddStringToObject(o, "split", set);
+	vf_fmt_bytes(pk, sizeof pk, (double)r->best.peak_bytes);
+	vf_fmt_bytes(lim, sizeof lim, (double)r->best.limit_bytes);
+	snprintf(why, sizeof why, "%s: peak %s fits the cards, not %s usable (--margin)", set, pk,
+		 lim);
+	cJSON_AddNumberToObject(o, "max_batch", (double)r->max_batch);
+	cJSON_AddStringToObject(o, "reason", why);
+	cJSON_AddBoolToObject(o, "fits_memory", true);
+	vf_fmt_seconds(stp, sizeof stp, r->best.step_seconds);
+	fmt_rate(tps, sizeof tps, r->best.tokens_per_second);
+	vf_table_addf(t, r->gpu->id, n, "tight", why, "-", pk, stp, tps, "-", "-");
+}
+
+/* A row that fits at no setting: why. */
+static void nofit_row(struct vf_table *t, cJSON *o, const struct row *r)
+{
+	char n[16], pk[32];
+	snprintf(n, sizeof n, "%d", r->gpus);
+	char why[256], lim[32];
+	vf_fmt_bytes(pk, sizeof pk, (double)r->smallest.peak_bytes);
+	vf_fmt_bytes(lim, sizeof lim, (double)r->smallest.limit_bytes);
+	snprintf(why, sizeof why, "smallest peak %s > %s usable (largest term: %s)", pk, lim,
+		 vf_term_name(r->smallest.dominant));
+	cJSON_AddStringToObject(o, "gpu", r->gpu->id);
+	cJSON_AddNumberToObject(o, "gpus", r->gpus);
+	cJSON_AddBoolToObject(o, "fits", false);
+	cJSON_AddNumberToObject(o, "peak_bytes", (double)r->smallest.peak_bytes);
+	cJSON_AddNumberToObject(o, "limit_bytes", (double)r->smallest.limit_bytes);
+	cJSON_AddNumberToObject(o, "vram_bytes", (double)r->smallest.gpu_bytes);
+	cJSON_AddStringToObject(o, "dominant", vf_term_name(r->smallest.dominant));
+	cJSON_AddItemToObject(o, "smallest_setup", vf_setup_to_json(&r->smallest.setup));
+	cJSON_AddStringToObject(o, "reason", why);
+	vf_table_addf(t, r->gpu->id, n, "no", why, "-", "-", "-", "-", "-", "-");
+}
+
+/* The --json object's head: model, setup, run, sort, margin. */
+static cJSON *table_root(const struct fit_args *a, const struct vf_arch *arch)
+{
 	cJSON *root = cJSON_CreateObject();
 	cJSON *mo = cJSON_AddObjectToObject(root, "model");
 	cJSON_AddStringToObject(mo, "id", a->model);
@@ -524,98 +583,12 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 		cJSON_AddNullToObject(rq, "steps");
 	cJSON_AddStringToObject(root, "sort", a->sort ? a->sort : "cost");
 	cJSON_AddNumberToObject(root, "margin", a->margin);
-	cJSON *arr = cJSON_AddArrayToObject(root, "rows");
+	return root;
+}
 
-	bool have_run = a->tokens > 0 || a->steps > 0;
-	const char *const hdr[] = {"GPU", "n", "fits", "settings needed", "max batch", "peak",
-					  "step", "tokens/s", have_run ? "run time" : "$/Mtok",
-					  have_run ? "cost" : "$/h"};
-	struct vf_table t;
-	vf_table_init(&t, 10, hdr);
-	for (int c = 4; c < 10; c++)
-		vf_table_set_right(&t, c, true);
-	vf_table_set_right(&t, 1, true);
-	for (int i = 0; i < nrows; i++) {
-		struct row *r = &rows[i];
-		cJSON *o = cJSON_CreateObject();
-		char n[16], mb[24], pk[32], stp[32], tps[32], c8[48], c9[48], set[512];
-		snprintf(n, sizeof n, "%d", r->gpus);
-		struct vf_setup st = start_on(&a->setup, r->gpus);
-		double price = a->price >= 0 ? a->price : r->gpu->price_usd_hour;
-		if (r->fits) {
-			result_fields(o, a, &r->best, r->gpu, &st);
-			cJSON_AddNumberToObject(o, "max_batch", (double)r->max_batch);
-			cJSON_AddNullToObject(o, "reason");
-			vf_search_diff(&st, &r->best.setup, set, sizeof set);
-			snprintf(mb, sizeof mb, "%lld", (long long)r->max_batch);
-			vf_fmt_bytes(pk, sizeof pk, (double)r->best.peak_bytes);
-			vf_fmt_seconds(stp, sizeof stp, r->best.step_seconds);
-			fmt_rate(tps, sizeof tps, r->best.tokens_per_second);
-			struct vf_run run;
-			if (have_run && whole_run(a, &r->best, r->gpu, &run)) {
-				vf_fmt_seconds(c8, sizeof c8, run.seconds);
-				vf_fmt_usd(c9, sizeof c9, run.cost_usd);
-			} else if (have_run) {
-				snprintf(c8, sizeof c8, "-");
-				snprintf(c9, sizeof c9, "-");
-			} else {
-				vf_fmt_usd(c8, sizeof c8, isfinite(r->cost_key) ? r->cost_key * 1e6 : -1); /* $/Mtok */
-				vf_fmt_usd(c9, sizeof c9, price >= 0 ? price * r->gpus : -1);
-			}
-			if (r->split) {
-				vf_split_setup_words(&r->best.setup, set, sizeof set);
-				cJSON_AddStringToObject(o, "split", set);
-				cJSON_ReplaceItemInObjectCaseSensitive(o, "settings", cJSON_CreateString(set));
-			}
-			vf_table_addf(&t, r->gpu->id, n, "yes", set[0] ? set : "as given", mb, pk, stp, tps,
-				      c8, c9);
-		} else if (r->split) {
-			/* holds the model, but inside the margin */
-			char why[256], lim[32];
-			result_fields(o, a, &r->best, r->gpu, &st);
-			vf_split_setup_words(&r->best.setup, set, sizeof set);
-			cJSON_AddStringToObject(o, "split", set);
-			vf_fmt_bytes(pk, sizeof pk, (double)r->best.peak_bytes);
-			vf_fmt_bytes(lim, sizeof lim, (double)r->best.limit_bytes);
-			snprintf(why, sizeof why, "%s: peak %s fits the cards, not %s usable (--margin)", set, pk,
-				 lim);
-			cJSON_AddNumberToObject(o, "max_batch", (double)r->max_batch);
-			cJSON_AddStringToObject(o, "reason", why);
-			cJSON_AddBoolToObject(o, "fits_memory", true);
-			vf_fmt_seconds(stp, sizeof stp, r->best.step_seconds);
-			fmt_rate(tps, sizeof tps, r->best.tokens_per_second);
-			vf_table_addf(&t, r->gpu->id, n, "tight", why, "-", pk, stp, tps, "-", "-");
-		} else {
-			char why[256], lim[32];
-			vf_fmt_bytes(pk, sizeof pk, (double)r->smallest.peak_bytes);
-			vf_fmt_bytes(lim, sizeof lim, (double)r->smallest.limit_bytes);
-			snprintf(why, sizeof why, "smallest peak %s > %s usable (largest term: %s)", pk, lim,
-				 vf_term_name(r->smallest.dominant));
-			cJSON_AddStringToObject(o, "gpu", r->gpu->id);
-			cJSON_AddNumberToObject(o, "gpus", r->gpus);
-			cJSON_AddBoolToObject(o, "fits", false);
-			cJSON_AddNumberToObject(o, "peak_bytes", (double)r->smallest.peak_bytes);
-			cJSON_AddNumberToObject(o, "limit_bytes", (double)r->smallest.limit_bytes);
-			cJSON_AddNumberToObject(o, "vram_bytes", (double)r->smallest.gpu_bytes);
-			cJSON_AddStringToObject(o, "dominant", vf_term_name(r->smallest.dominant));
-			cJSON_AddItemToObject(o, "smallest_setup", vf_setup_to_json(&r->smallest.setup));
-			cJSON_AddStringToObject(o, "reason", why);
-			vf_table_addf(&t, r->gpu->id, n, "no", why, "-", "-", "-", "-", "-", "-");
-		}
-		if (price >= 0)
-			cJSON_AddNumberToObject(o, "price_usd_hour", price);
-		else
-			cJSON_AddNullToObject(o, "price_usd_hour");
-		cJSON_AddItemToArray(arr, o);
-	}
-	add_assumptions(root, a, false);
-	int hrc = write_html(a, root, "table");
-	if (hrc) {
-		vf_table_release(&t);
-		cJSON_Delete(root);
-		free(rows);
-		return hrc;
-	}
+/* --json, or the table under a line saying what was fitted. */
+static void print_fit_table(const struct fit_args *a, const cJSON *root, const struct vf_table *t)
+{
 	if (a->json) {
 		vf_cli_print_json(root);
 	} else {
@@ -628,10 +601,83 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 		       vf_mode_name(a->setup.mode), vf_precision_name(a->setup.precision),
 		       (long long)a->setup.batch, (long long)a->setup.seq,
 		       (long long)a->setup.grad_accum, su);
-		vf_table_print(&t, stdout);
+		vf_table_print(t, stdout);
 		print_assumptions(root);
 	}
-	vf_table_release(&t);
+}
+
+static int fit_table(const struct fit_args *a, const struct vf_model *m,
+		     const struct gpu_group *groups, int ngroups)
+{
+	const struct vf_arch *arch = &m->arch;
+	int counts_default[] = {1, 2, 4, 8};
+	struct row *rows = calloc((size_t)(ngroups > 0 ? ngroups : 1) * 6, sizeof *rows);
+	if (!rows)
+		return vf_cli_fail("out of memory");
+	int nrows = 0;
+	for (int gi = 0; gi < ngroups; gi++) {
+		const struct vf_gpu_spec *g = groups[gi].spec;
+		int counts[4], nc = 0;
+		if (groups[gi].count > 0)
+			counts[nc++] = groups[gi].count;
+		else if (a->setup.given & VF_SETUP_G_GPUS)
+			counts[nc++] = a->setup.gpus;
+		else
+			for (int i = 0; i < 4; i++)
+				counts[nc++] = counts_default[i];
+		for (int ci = 0; ci < nc; ci++) {
+			int rc = search_row(a, arch, g, counts[ci], &rows[nrows++]);
+			if (rc >= 0) {
+				free(rows);
+				return rc;
+			}
+		}
+		nrows += split_rows(a, arch, &groups[gi], &rows[nrows]);
+	}
+	row_cmp_sort = !a->sort || strcmp(a->sort, "cost") == 0 ? VF_SORT_COST
+		       : strcmp(a->sort, "time") == 0            ? VF_SORT_TIME
+								 : VF_SORT_VRAM;
+	qsort(rows, (size_t)nrows, sizeof *rows, row_cmp);
+
+	cJSON *root = table_root(a, arch);
+	cJSON *arr = cJSON_AddArrayToObject(root, "rows");
+
+	bool have_run = a->tokens > 0 || a->steps > 0;
+	const char *const hdr[] = {"GPU", "n", "fits", "settings needed", "max batch", "peak",
+					  "step", "tokens/s", have_run ? "run time" : "$/Mtok",
+					  have_run ? "cost" : "$/h"};
+	struct vf_table tt, *t = &tt;
+	vf_table_init(t, 10, hdr);
+	for (int c = 4; c < 10; c++)
+		vf_table_set_right(t, c, true);
+	vf_table_set_right(t, 1, true);
+	for (int i = 0; i < nrows; i++) {
+		struct row *r = &rows[i];
+		cJSON *o = cJSON_CreateObject();
+		struct vf_setup st = start_on(&a->setup, r->gpus);
+		double price = a->price >= 0 ? a->price : r->gpu->price_usd_hour;
+		if (r->fits)
+			fits_row(t, o, a, r, &st, have_run);
+		else if (r->split)
+			tight_row(t, o, a, r, &st);
+		else
+			nofit_row(t, o, r);
+		if (price >= 0)
+			cJSON_AddNumberToObject(o, "price_usd_hour", price);
+		else
+			cJSON_AddNullToObject(o, "price_usd_hour");
+		cJSON_AddItemToArray(arr, o);
+	}
+	add_assumptions(root, a, false);
+	int hrc = write_html(a, root, "table");
+	if (hrc) {
+		vf_table_release(t);
+		cJSON_Delete(root);
+		free(rows);
+		return hrc;
+	}
+	print_fit_table(a, root, t);
+	vf_table_release(t);
 	cJSON_Delete(root);
 	free(rows);
 	return VF_EXIT_OK;

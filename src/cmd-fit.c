@@ -734,97 +734,86 @@ static const char *setup_brief(char *o, size_t n, const struct vf_setup *s)
 	return o;
 }
 
-static int fit_search(const struct fit_args *a, const struct vf_model *m,
-		      const struct gpu_group *groups, int ngroups)
+/* What the searches of all GPU kinds looked at. */
+struct tally {
+	uint64_t space, evaluated, fitting;
+	double seconds;
+};
+
+/* One GPU kind: its start, the configurations that fit (confirmed by the
+ * allocator simulation) into hits, or why nothing does into nofit.
+ * Returns -1 or the exit code. */
+static int search_group(const struct fit_args *a, const struct vf_model *m, const struct gpu_group *grp,
+			enum vf_search_sort sort, struct hit *hits, size_t *nh, struct tally *ty,
+			cJSON *starts, cJSON *nofit)
 {
 	struct vf_error err = {0};
-	enum vf_search_sort sort = sort_of(a->sort);
-	struct hit *hits = calloc((size_t)ngroups * a->top + 1, sizeof *hits);
-	if (!hits)
-		return vf_cli_fail("out of memory");
-	size_t nh = 0;
-	uint64_t space = 0, evaluated = 0, fitting = 0;
-	double seconds = 0;
-	cJSON *root = cJSON_CreateObject();
-	cJSON_AddStringToObject(cJSON_AddObjectToObject(root, "model"), "id", a->model);
-	cJSON *starts = cJSON_AddArrayToObject(root, "start");
-	cJSON *nofit = cJSON_CreateArray();
-	for (int gi = 0; gi < ngroups; gi++) {
-		const struct vf_gpu_spec *g = groups[gi].spec;
-		struct vf_setup st = start_on(&a->setup, a->setup.given & VF_SETUP_G_GPUS
-								 ? a->setup.gpus
-								 : groups[gi].count);
-		if (st.gpus > groups[gi].count) {
-			cJSON_Delete(nofit);
-			cJSON_Delete(root);
-			free(hits);
-			return vf_cli_usage("fit", "--gpus %d: only %d %s given", st.gpus,
-					    groups[gi].count, g->id);
-		}
-		struct vf_search_opts o;
-		vf_search_opts_defaults(&o);
-		o.knobs = a->knobs;
-		o.margin = a->margin;
-		o.max_gpus = groups[gi].count;
-		o.sort = sort;
-		o.top = a->top;
-		o.exhaustive = a->exhaustive;
-		o.price_usd_hour = a->price;
-		struct vf_search s;
-		if (vf_search_run(&m->arch, &st, g, &o, &s, &err) != VF_OK) {
-			cJSON_Delete(nofit);
-			cJSON_Delete(root);
-			free(hits);
+	const struct vf_gpu_spec *g = grp->spec;
+	struct vf_setup st = start_on(&a->setup, a->setup.given & VF_SETUP_G_GPUS
+							 ? a->setup.gpus
+							 : grp->count);
+	if (st.gpus > grp->count)
+		return vf_cli_usage("fit", "--gpus %d: only %d %s given", st.gpus,
+				    grp->count, g->id);
+	struct vf_search_opts o;
+	vf_search_opts_defaults(&o);
+	o.knobs = a->knobs;
+	o.margin = a->margin;
+	o.max_gpus = grp->count;
+	o.sort = sort;
+	o.top = a->top;
+	o.exhaustive = a->exhaustive;
+	o.price_usd_hour = a->price;
+	struct vf_search s;
+	if (vf_search_run(&m->arch, &st, g, &o, &s, &err) != VF_OK)
+		return vf_cli_fail_err(&err);
+	ty->space += s.space;
+	ty->evaluated += s.evaluated;
+	ty->fitting += s.fitting;
+	ty->seconds += s.seconds;
+	for (size_t i = 0; i < s.count; i++) {
+		/* the shown results are confirmed by the allocator
+		 * simulation (the search ranks on the fast path) */
+		struct vf_estimate e;
+		if (vf_estimate_simulate(&m->arch, &s.results[i].setup, g, NULL, &e, NULL, &err)) {
+			vf_search_release(&s);
 			return vf_cli_fail_err(&err);
 		}
-		space += s.space;
-		evaluated += s.evaluated;
-		fitting += s.fitting;
-		seconds += s.seconds;
-		for (size_t i = 0; i < s.count; i++) {
-			/* the shown results are confirmed by the allocator
-			 * simulation (the search ranks on the fast path) */
-			struct vf_estimate e;
-			if (vf_estimate_simulate(&m->arch, &s.results[i].setup, g, NULL, &e, NULL, &err)) {
-				vf_search_release(&s);
-				cJSON_Delete(nofit);
-				cJSON_Delete(root);
-				free(hits);
-				return vf_cli_fail_err(&err);
-			}
-			if (e.sim_oom || e.peak_bytes > s.results[i].limit_bytes)
-				continue;
-			s.results[i].peak_bytes = e.peak_bytes;
-			hits[nh++] = (struct hit){s.results[i], g, st};
-		}
-		cJSON *so = cJSON_CreateObject();
-		result_fields(so, a, &s.start, g, &st);
-		cJSON_AddNumberToObject(so, "effective_batch", (double)s.effective_batch);
-		cJSON_AddItemToArray(starts, so);
-		if (!s.count && s.have_smallest) {
-			cJSON *x = cJSON_CreateObject();
-			char pk[32], lim[32], why[256];
-			vf_fmt_bytes(pk, sizeof pk, (double)s.smallest.peak_bytes);
-			vf_fmt_bytes(lim, sizeof lim, (double)s.smallest.limit_bytes);
-			snprintf(why, sizeof why,
-				 "nothing fits %dx %s: smallest peak %s > %s usable (largest term: %s)",
-				 groups[gi].count, g->id, pk, lim, vf_term_name(s.smallest.dominant));
-			cJSON_AddStringToObject(x, "gpu", g->id);
-			cJSON_AddStringToObject(x, "reason", why);
-			cJSON_AddItemToArray(nofit, x);
-		}
-		vf_search_release(&s);
+		if (e.sim_oom || e.peak_bytes > s.results[i].limit_bytes)
+			continue;
+		s.results[i].peak_bytes = e.peak_bytes;
+		hits[(*nh)++] = (struct hit){s.results[i], g, st};
 	}
-	hit_sort = (int)sort;
-	qsort(hits, nh, sizeof *hits, hit_cmp);
-	if (nh > (size_t)a->top)
-		nh = (size_t)a->top;
+	cJSON *so = cJSON_CreateObject();
+	result_fields(so, a, &s.start, g, &st);
+	cJSON_AddNumberToObject(so, "effective_batch", (double)s.effective_batch);
+	cJSON_AddItemToArray(starts, so);
+	if (!s.count && s.have_smallest) {
+		cJSON *x = cJSON_CreateObject();
+		char pk[32], lim[32], why[256];
+		vf_fmt_bytes(pk, sizeof pk, (double)s.smallest.peak_bytes);
+		vf_fmt_bytes(lim, sizeof lim, (double)s.smallest.limit_bytes);
+		snprintf(why, sizeof why,
+			 "nothing fits %dx %s: smallest peak %s > %s usable (largest term: %s)",
+			 grp->count, g->id, pk, lim, vf_term_name(s.smallest.dominant));
+		cJSON_AddStringToObject(x, "gpu", g->id);
+		cJSON_AddStringToObject(x, "reason", why);
+		cJSON_AddItemToArray(nofit, x);
+	}
+	vf_search_release(&s);
+	return -1;
+}
+
+/* The "search" object: what was searched, how. */
+static void search_json(cJSON *root, const struct fit_args *a, enum vf_search_sort sort,
+			const struct tally *ty, int ngroups)
+{
 	cJSON *so = cJSON_AddObjectToObject(root, "search");
-	cJSON_AddNumberToObject(so, "evaluated", (double)evaluated);
-	cJSON_AddNumberToObject(so, "seconds", seconds);
-	cJSON_AddNumberToObject(so, "space", (double)space);
-	cJSON_AddNumberToObject(so, "fitting", (double)fitting);
-	cJSON_AddNumberToObject(so, "pruned", (double)(space + (uint64_t)ngroups - evaluated));
+	cJSON_AddNumberToObject(so, "evaluated", (double)ty->evaluated);
+	cJSON_AddNumberToObject(so, "seconds", ty->seconds);
+	cJSON_AddNumberToObject(so, "space", (double)ty->space);
+	cJSON_AddNumberToObject(so, "fitting", (double)ty->fitting);
+	cJSON_AddNumberToObject(so, "pruned", (double)(ty->space + (uint64_t)ngroups - ty->evaluated));
 	cJSON_AddNumberToObject(so, "margin", a->margin);
 	cJSON_AddStringToObject(so, "sort", sort == VF_SORT_TIME ? "time"
 					    : sort == VF_SORT_COST ? "cost" : "vram");
@@ -832,54 +821,48 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 	for (int k = 0; k < VF_KNOB_COUNT; k++)
 		if (a->knobs & VF_KNOB_BIT(k))
 			cJSON_AddItemToArray(kn, cJSON_CreateString(vf_knob_name((enum vf_knob)k)));
-	cJSON *arr = cJSON_AddArrayToObject(root, "results");
-	cJSON_AddItemToObject(root, "not_fitting", nofit);
+}
 
-	static const char *const hdr[] = {"#", "setup", "peak", "step", "tokens/s", "run time", "cost",
-					  "changes"};
-	struct vf_table t;
-	vf_table_init(&t, 8, hdr);
-	for (int c = 2; c < 7; c++)
-		vf_table_set_right(&t, c, true);
-	for (size_t i = 0; i < nh; i++) {
-		const struct vf_search_result *r = &hits[i].r;
-		const struct vf_gpu_spec *g = hits[i].gpu;
-		cJSON *o = cJSON_CreateObject();
-		const struct vf_setup *st = &hits[i].start;
-		result_fields(o, a, r, g, st);
-		if (a->html) {
-			double price = a->price >= 0 ? a->price : g->price_usd_hour;
-			if (price >= 0)
-				cJSON_AddNumberToObject(o, "price_usd_hour", price);
-			cJSON_AddNumberToObject(o, "max_batch", (double)vf_estimate_max_batch(&m->arch, &r->setup, g, r->limit_bytes));
-		}
-		cJSON_AddItemToArray(arr, o);
-		char idx[8], su[160], pk[32], stp[32], tps[32], rt[32], cost[32], d[512];
-		snprintf(idx, sizeof idx, "%zu", i + 1);
-		char brief[192];
-		snprintf(su, sizeof su, "%s %s", g->id, setup_brief(brief, sizeof brief, &r->setup));
-		vf_fmt_bytes(pk, sizeof pk, (double)r->peak_bytes);
-		vf_fmt_seconds(stp, sizeof stp, r->step_seconds);
-		fmt_rate(tps, sizeof tps, r->tokens_per_second);
-		struct vf_run run;
-		if (whole_run(a, r, g, &run)) {
-			vf_fmt_seconds(rt, sizeof rt, run.seconds);
-			vf_fmt_usd(cost, sizeof cost, run.cost_usd);
-		} else {
-			snprintf(rt, sizeof rt, "-");
-			snprintf(cost, sizeof cost, "-");
-		}
-		vf_search_diff(st, &r->setup, d, sizeof d);
-		vf_table_addf(&t, idx, su, pk, stp, tps, rt, cost, d[0] ? d : "as given");
+/* Result i: its JSON and its table row. */
+static void hit_row(struct vf_table *t, cJSON *arr, const struct fit_args *a, const struct vf_model *m,
+		    const struct hit *h, size_t i)
+{
+	const struct vf_search_result *r = &h->r;
+	const struct vf_gpu_spec *g = h->gpu;
+	cJSON *o = cJSON_CreateObject();
+	const struct vf_setup *st = &h->start;
+	result_fields(o, a, r, g, st);
+	if (a->html) {
+		double price = a->price >= 0 ? a->price : g->price_usd_hour;
+		if (price >= 0)
+			cJSON_AddNumberToObject(o, "price_usd_hour", price);
+		cJSON_AddNumberToObject(o, "max_batch", (double)vf_estimate_max_batch(&m->arch, &r->setup, g, r->limit_bytes));
 	}
-	add_assumptions(root, a, true);
-	int hrc = write_html(a, root, "search");
-	if (hrc) {
-		vf_table_release(&t);
-		cJSON_Delete(root);
-		free(hits);
-		return hrc;
+	cJSON_AddItemToArray(arr, o);
+	char idx[8], su[160], pk[32], stp[32], tps[32], rt[32], cost[32], d[512];
+	snprintf(idx, sizeof idx, "%zu", i + 1);
+	char brief[192];
+	snprintf(su, sizeof su, "%s %s", g->id, setup_brief(brief, sizeof brief, &r->setup));
+	vf_fmt_bytes(pk, sizeof pk, (double)r->peak_bytes);
+	vf_fmt_seconds(stp, sizeof stp, r->step_seconds);
+	fmt_rate(tps, sizeof tps, r->tokens_per_second);
+	struct vf_run run;
+	if (whole_run(a, r, g, &run)) {
+		vf_fmt_seconds(rt, sizeof rt, run.seconds);
+		vf_fmt_usd(cost, sizeof cost, run.cost_usd);
+	} else {
+		snprintf(rt, sizeof rt, "-");
+		snprintf(cost, sizeof cost, "-");
 	}
+	vf_search_diff(st, &r->setup, d, sizeof d);
+	vf_table_addf(t, idx, su, pk, stp, tps, rt, cost, d[0] ? d : "as given");
+}
+
+/* --json, or each start, what was searched, the table and why nothing fits. */
+static void print_search(const struct fit_args *a, const cJSON *root, const struct vf_table *t,
+			 const struct gpu_group *groups, int ngroups, const cJSON *starts,
+			 const cJSON *nofit, const struct tally *ty, size_t nh)
+{
 	if (a->json) {
 		vf_cli_print_json(root);
 	} else {
@@ -894,16 +877,66 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 		}
 		printf("searched %llu configurations in %.2f ms (%llu pruned exactly, %llu estimates "
 		       "with the start); %zu shown of %llu that fit\n\n",
-		       (unsigned long long)space, seconds * 1e3,
-		       (unsigned long long)(space + (uint64_t)ngroups - evaluated),
-		       (unsigned long long)evaluated, nh, (unsigned long long)fitting);
+		       (unsigned long long)ty->space, ty->seconds * 1e3,
+		       (unsigned long long)(ty->space + (uint64_t)ngroups - ty->evaluated),
+		       (unsigned long long)ty->evaluated, nh, (unsigned long long)ty->fitting);
 		if (nh)
-			vf_table_print(&t, stdout);
+			vf_table_print(t, stdout);
 		const cJSON *x;
 		cJSON_ArrayForEach(x, nofit) printf("%s\n", cJSON_GetObjectItem(x, "reason")->valuestring);
 		print_assumptions(root);
 	}
-	vf_table_release(&t);
+}
+
+static int fit_search(const struct fit_args *a, const struct vf_model *m,
+		      const struct gpu_group *groups, int ngroups)
+{
+	enum vf_search_sort sort = sort_of(a->sort);
+	struct hit *hits = calloc((size_t)ngroups * a->top + 1, sizeof *hits);
+	if (!hits)
+		return vf_cli_fail("out of memory");
+	size_t nh = 0;
+	struct tally ty = {0, 0, 0, 0};
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(root, "model"), "id", a->model);
+	cJSON *starts = cJSON_AddArrayToObject(root, "start");
+	cJSON *nofit = cJSON_CreateArray();
+	for (int gi = 0; gi < ngroups; gi++) {
+		int rc = search_group(a, m, &groups[gi], sort, hits, &nh, &ty, starts, nofit);
+		if (rc >= 0) {
+			cJSON_Delete(nofit);
+			cJSON_Delete(root);
+			free(hits);
+			return rc;
+		}
+	}
+	hit_sort = (int)sort;
+	qsort(hits, nh, sizeof *hits, hit_cmp);
+	if (nh > (size_t)a->top)
+		nh = (size_t)a->top;
+	search_json(root, a, sort, &ty, ngroups);
+	cJSON *arr = cJSON_AddArrayToObject(root, "results");
+	cJSON_AddItemToObject(root, "not_fitting", nofit);
+
+	static const char *const hdr[] = {"#", "setup", "peak", "step", "tokens/s", "run time", "cost",
+					  "changes"};
+	struct vf_table tt, *t = &tt;
+	vf_table_init(t, 8, hdr);
+	for (int c = 2; c < 7; c++)
+		vf_table_set_right(t, c, true);
+	for (size_t i = 0; i < nh; i++) {
+		hit_row(t, arr, a, m, &hits[i], i);
+	}
+	add_assumptions(root, a, true);
+	int hrc = write_html(a, root, "search");
+	if (hrc) {
+		vf_table_release(t);
+		cJSON_Delete(root);
+		free(hits);
+		return hrc;
+	}
+	print_search(a, root, t, groups, ngroups, starts, nofit, &ty, nh);
+	vf_table_release(t);
 	cJSON_Delete(root);
 	free(hits);
 	return VF_EXIT_OK;

@@ -146,7 +146,7 @@ static int run(int argc, char **argv)
 		return VF_EXIT_OK;
 	}
 	const char *kind = argv[1];
-	bool passthrough = strcmp(kind, "estimate") == 0 || strcmp(kind, "fit") == 0;
+	bool fit = strcmp(kind, "fit") == 0, passthrough = fit || strcmp(kind, "estimate") == 0;
 	struct report_args ra = {0};
 	int nrest, prc = vf_opt_parse("report", options, &ra, argc - 1, argv + 1,
 				      passthrough ? VF_PARSE_KEEP_UNKNOWN : 0, &nrest);
@@ -167,8 +167,8 @@ static int run(int argc, char **argv)
 		if (!out && (nrest == 0 || rest[0][0] == '-'))
 			return vf_cli_usage("report", "%s: give MODEL first, or -o FILE", kind);
 		if (!out)
-			model_name(rest[0], kind[0] == 'f' ? "-fit" : "", name, sizeof name);
-		rc = run_with_html(kind[0] == 'e' ? &vf_cmd_estimate : &vf_cmd_fit, nrest, rest, out ? out : name);
+			model_name(rest[0], fit ? "-fit" : "", name, sizeof name);
+		rc = run_with_html(fit ? &vf_cmd_fit : &vf_cmd_estimate, nrest, rest, out ? out : name);
 	} else if (strcmp(kind, "history") == 0) {
 		rc = stored_report(NULL, db, out ? out : "history.html", true);
 	} else {

@@ -1,6 +1,8 @@
 # Makefile - the two commands of the README, and a few conveniences.
 #   make demo   install what is missing, build, run the main job on an embedded default
-#   make docs   the report screenshots in docs/ (tests/cli/report.sh in headless Chromium)
+#   make docs   the man page's OPTIONS section from the option tables
+#               (vramfit help --man into docs/vramfit.1) and the report
+#               screenshots in docs/ (tests/cli/report.sh in headless Chromium)
 #   make test   install what is missing, build, run the whole suite
 #               (unit + CLI tests, both again under ASan+UBSan,
 #                then every fuzz target for a bounded time; fails when a
@@ -67,6 +69,7 @@ bench: build
 
 # The README's report screenshots: the report test writes its 1280x800 shots there.
 docs: shared-check test-deps build
+	@scripts/man-options.sh build/vramfit docs/vramfit.1
 	@VF_DOCS_DIR=$(CURDIR)/docs VRAMFIT=$(CURDIR)/build/vramfit VF_SHARED_DIR=$(abspath $(SHARED_DIR)) \
 	  bash tests/cli/report.sh
 	@ls -l docs/report-*.png

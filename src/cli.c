@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "parse-options.h"
 #include "vramfit/base/json.h"
 #include "vramfit/estimate/setup.h"
 #include "vramfit/base/term.h"
@@ -314,4 +315,17 @@ int vf_cli_gpu_counts(const char *cmd, const char *const *ids, int *counts, int 
 		s->given |= VF_SETUP_G_GPUS;
 	}
 	return -1;
+}
+
+void vf_cli_print_help(FILE *f, const struct vf_cli_command *c)
+{
+	fputs(c->usage, f);
+	if (c->options) {
+		fputc('\n', f);
+		vf_opt_print_help(f, c->options);
+	}
+	if (c->tail) {
+		fputc('\n', f);
+		fputs(c->tail, f);
+	}
 }

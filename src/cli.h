@@ -15,12 +15,18 @@
 /* Exit codes (README, --help). */
 enum { VF_EXIT_OK = 0, VF_EXIT_FAIL = 1, VF_EXIT_USAGE = 2 };
 
+struct vf_option;
 struct vf_cli_command {
 	const char *name;
 	const char *summary; /* one line for `vramfit --help` */
-	const char *usage;   /* full text for `vramfit help <name>` */
+	const char *usage;   /* synopsis and prose of `vramfit help <name>` */
+	const struct vf_option *options; /* the option table (parse-options.h) */
+	const char *tail;    /* after the option list: the exit status */
 	int (*run)(int argc, char **argv); /* argv[0] = the command name */
 };
+
+/* `vramfit help <name>`: usage, the option list from the table, tail. */
+void vf_cli_print_help(FILE *f, const struct vf_cli_command *c);
 
 /* "vramfit: error: <msg>" on stderr; returns VF_EXIT_FAIL. */
 int vf_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -74,7 +80,7 @@ void vf_table_release(struct vf_table *t);
  * the command-line flags. */
 bool vf_cli_number(const char *s, double lo, double hi, bool integer, double *out);
 
-/* True when argv has -h or --help (commands use it before parsing). */
+/* True when argv has -h or --help before any "--" (main.c asks it). */
 bool vf_cli_wants_help(int argc, char **argv);
 
 /* --gpu ID:N and --gpu ID --gpus N are one setup, decided here for every

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "parse-options.h"
 #include "vramfit/trainer/check.h"
 #include "vramfit/trainer/profile.h"
 
@@ -37,51 +38,47 @@ static const char usage[] =
 	"    RUN_DIR/logs/, RUN_DIR and TRAINER_DIR it names exist, one launcher per\n"
 	"    node via srun with the rank from $SLURM_NODEID and the main address from\n"
 	"    $SLURM_JOB_NODELIST (lines: RUN_DIR/launch.sbatch:LINE: sbatch: RULE)\n"
-	"Each failure is one line: FILE:LINE: KEY: RULE.\n"
-	"\n"
-	"Options:\n"
-	"  --config FILE   check this config file instead of RUN_DIR/config.yaml\n"
-	"  --trainer-dir DIR  the trainer checkout whose schema is read (default\n"
-	"                  $LTX_TRAINER_DIR, ./packages/ltx-trainer, then .)\n"
-	"  --trainer-validate  also run the trainer's own validation (its config class\n"
-	"                  on the file) with the checkout's environment (.venv), in a\n"
-	"                  supervised child with a timeout; its errors are reported on\n"
-	"                  the keys they name. Without an environment: \"not checked\"\n"
-	"  --trainer NAME  trainer profile (default ltx2)\n"
-	"  --json          {\"config\",\"ok\",\"failures\",\"pending\",\"unchecked\",\"trainer\":{...},\n"
-	"                  \"items\":[{\"level\",\"key\",\"line\",\"rule\"}]}\n"
-	"\n"
+	"Each failure is one line: FILE:LINE: KEY: RULE.\n";
+
+struct check_args {
+	const char *config, *trainer, *trainer_dir;
+	bool json, validate;
+};
+
+#define OPT_T struct check_args
+static const struct vf_option options[] = {
+	OPT_FILE("config", "FILE", config, "check this config file instead of RUN_DIR/config.yaml"),
+	OPT_DIR("trainer-dir", "DIR", trainer_dir,
+		"the trainer checkout whose schema is read (default\n"
+		"$LTX_TRAINER_DIR, ./packages/ltx-trainer, then .)"),
+	OPT_BOOL("trainer-validate", validate,
+		 "also run the trainer's own validation (its config class\n"
+		 "on the file) with the checkout's environment (.venv), in a\n"
+		 "supervised child with a timeout; its errors are reported on\n"
+		 "the keys they name. Without an environment: \"not checked\""),
+	OPT_STRING("trainer", "NAME", trainer, "trainer profile (default ltx2)"),
+	OPT_BOOL("json", json,
+		 "{\"config\",\"ok\",\"failures\",\"pending\",\"unchecked\",\"trainer\":{...},\n"
+		 "\"items\":[{\"level\",\"key\",\"line\",\"rule\"}]}"),
+	OPT_END(),
+};
+#undef OPT_T
+
+static const char tail[] =
 	"Exit status: 0 every check passed (pending items allowed), 1 a check failed\n"
 	"or the config could not be read, 2 usage.\n";
 
 static int run(int argc, char **argv)
 {
-	const char *dir = NULL, *config = NULL, *trainer = VF_PROFILE_DEFAULT, *tdir = NULL;
-	bool json = false, validate = false;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0) {
-			json = true;
-		} else if (strcmp(argv[i], "--trainer-validate") == 0) {
-			validate = true;
-		} else if (strcmp(argv[i], "--trainer-dir") == 0) {
-			if (i + 1 >= argc)
-				return vf_cli_usage("check", "%s needs a value", argv[i]);
-			tdir = argv[++i];
-		} else if (strcmp(argv[i], "--config") == 0 || strcmp(argv[i], "--trainer") == 0) {
-			if (i + 1 >= argc)
-				return vf_cli_usage("check", "%s needs a value", argv[i]);
-			if (argv[i][2] == 'c')
-				config = argv[++i];
-			else
-				trainer = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return vf_cli_usage("check", "unknown option '%s'", argv[i]);
-		} else if (!dir) {
-			dir = argv[i];
-		} else {
-			return vf_cli_usage("check", "one RUN_DIR only");
-		}
-	}
+	struct check_args a = {.trainer = VF_PROFILE_DEFAULT};
+	int nargs, prc = vf_opt_parse("check", options, &a, argc, argv, 0, &nargs);
+	if (prc >= 0)
+		return prc;
+	if (nargs > 1)
+		return vf_cli_usage("check", "one RUN_DIR only");
+	const char *dir = nargs ? argv[0] : NULL, *config = a.config, *trainer = a.trainer,
+		   *tdir = a.trainer_dir;
+	bool json = a.json, validate = a.validate;
 	if (!dir == !config)
 		return vf_cli_usage("check", "expected RUN_DIR or --config FILE");
 	struct vf_error err = {0};
@@ -148,5 +145,7 @@ const struct vf_cli_command vf_cmd_check = {
 	.name = "check",
 	.summary = "self-check a run's trainer config before launch",
 	.usage = usage,
+	.options = options,
+	.tail = tail,
 	.run = run,
 };

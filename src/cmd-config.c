@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "parse-options.h"
 #include "vramfit/base/yamldoc.h"
 
 static const char usage[] =
@@ -21,12 +22,21 @@ static const char usage[] =
 	"CRLF/LF stay as they were; a quoted value keeps its quotes. A missing key\n"
 	"is added at the end of its mapping with the file's indentation (missing\n"
 	"parent mappings too). All changes are applied, then the file is replaced\n"
-	"atomically; on any error nothing is written.\n"
-	"\n"
-	"Options:\n"
-	"  --dry-run   print the patched file to stdout instead of writing it\n"
-	"  --json      get: {\"file\",\"key\",\"type\",\"value\"}; set: {\"file\",\"set\":{key: value}}\n"
-	"\n"
+	"atomically; on any error nothing is written.\n";
+
+struct config_args {
+	bool json, dry;
+};
+
+#define OPT_T struct config_args
+static const struct vf_option options[] = {
+	OPT_BOOL("dry-run", dry, "print the patched file to stdout instead of writing it"),
+	OPT_BOOL("json", json, "get: {\"file\",\"key\",\"type\",\"value\"}; set: {\"file\",\"set\":{key: value}}"),
+	OPT_END(),
+};
+#undef OPT_T
+
+static const char tail[] =
 	"Limits: 16 MiB per file, 1000 aliases, 100 levels of nesting.\n"
 	"Exit status: 0 ok, 1 failure (key not found, invalid YAML...), 2 usage.\n";
 
@@ -123,21 +133,14 @@ static int do_set(int argc, char **argv, bool json, bool dry)
 
 static int run(int argc, char **argv)
 {
-	bool json = false, dry = false;
-	char *args[256];
-	int n = 0;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = true;
-		else if (strcmp(argv[i], "--dry-run") == 0)
-			dry = true;
-		else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2])
-			return vf_cli_usage("config", "unknown option '%s'", argv[i]);
-		else if (n < 256)
-			args[n++] = argv[i];
-		else
-			return vf_cli_usage("config", "too many arguments");
-	}
+	struct config_args a = {0};
+	int n, rc = vf_opt_parse("config", options, &a, argc, argv, 0, &n);
+	if (rc >= 0)
+		return rc;
+	if (n > 256)
+		return vf_cli_usage("config", "too many arguments");
+	char **args = argv;
+	bool json = a.json, dry = a.dry;
 	if (n == 0)
 		return vf_cli_usage("config", "expected get or set");
 	if (strcmp(args[0], "get") == 0) {
@@ -154,5 +157,7 @@ const struct vf_cli_command vf_cmd_config = {
 	.name = "config",
 	.summary = "read or patch a YAML config by key, byte-exactly",
 	.usage = usage,
+	.options = options,
+	.tail = tail,
 	.run = run,
 };

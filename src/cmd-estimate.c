@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opt-setup.h"
 #include "vramfit/estimate/advice.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
@@ -46,24 +47,8 @@ static const char usage[] =
 	"llama-like transformer of N parameters.\n"
 	"\n"
 	"GPUs: --gpu ID | ID:N | NAME=MiB (repeatable; `vramfit gpus` lists the ids);\n"
-	"without --gpu the GPUs of this machine, and with none the catalog's common cards.\n"
-	"\n" VF_SETUP_FLAGS_HELP
-	"\n"
-	"Other:\n"
-	"  --json                     the JSON contract (README: vramfit estimate)\n"
-	"  --html FILE                also write the HTML report (vramfit report estimate):\n"
-	"                             memory by phase, peak, step time and tokens/s vs batch\n"
-	"  --check-groundtruth FILE   compare with measured runs (calibration.jsonl format)\n"
-	"  --tokens T | --steps S     whole run per GPU: steps, hours and cost (1e9, 22B),\n"
-	"                             with data-parallel communication for --gpus N\n"
-	"  --price USD                $/GPU-hour instead of the catalog's\n"
-	"  --margin F                 fraction of each GPU's memory the advice keeps free\n"
-	"                             (default 0.10, as vramfit fit)\n"
-	"  --allocator default|expandable   PyTorch's caching allocator mode (default: from\n"
-	"                             PYTORCH_CUDA_ALLOC_CONF, else cudaMalloc segments)\n"
-	"  --explain                  the allocator's segments at the peak\n"
-	"\n"
-	"Exit status: 0 estimated (whether or not it fits), 1 failure, 2 usage error.\n";
+	"without --gpu the GPUs of this machine, and with none the catalog's common cards.\n";
+
 
 struct assume {
 	char items[MAX_ASSUME][480];
@@ -791,64 +776,61 @@ static void print_split(FILE *o, const struct gpu_row *r)
 			sp->link_gbs, sp->network_gbs > 0 ? "; 50 GB/s between nodes" : "");
 }
 
-static void print_human(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
-			int nrows, const char *gsource, const struct vf_estimate *e0,
-			const struct assume *a, double margin)
+/* The setup in words: "lora r16 alpha 16 on q_proj,v_proj, bf16, ...". */
+static void setup_words(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
+			int nrows, char *setup, size_t size)
 {
-	char b1[64], b2[64], b3[64], b4[64], margin_note[64], rem[512];
-	snprintf(margin_note, sizeof margin_note, "; %.0f%% of the GPU kept free, --margin", 100 * margin);
-	FILE *o = stdout;
-	const char *bold = vf_cli_sgr(o, "1"), *red = vf_cli_sgr(o, "31"), *green = vf_cli_sgr(o, "32"),
-		   *off = vf_cli_sgr(o, "0");
-	fprintf(o, "%sModel%s  %s: %s parameters, %s trainable%s\n", bold, off, tg->id,
-		vf_fmt_params(b1, sizeof b1, e0->params), vf_fmt_params(b2, sizeof b2, e0->trainable_params),
-		!tg->dit && tg->arch.approximate ? " (approximate: see Assumptions)" : "");
-	char setup[512];
+	char b3[64];
 	size_t n = 0;
-	n += (size_t)snprintf(setup + n, sizeof setup - n, "%s", vf_mode_name(s->mode));
+	n += (size_t)snprintf(setup + n, size - n, "%s", vf_mode_name(s->mode));
 	if (s->mode == VF_MODE_LORA && tg->dit)
-		n += (size_t)snprintf(setup + n, sizeof setup - n, " r%d alpha %g on %s%s%s%s", s->lora_rank,
+		n += (size_t)snprintf(setup + n, size - n, " r%d alpha %g on %s%s%s%s", s->lora_rank,
 				      s->lora_alpha, s->lora_targets & VF_LORA_Q ? "to_q " : "",
 				      s->lora_targets & VF_LORA_K ? "to_k " : "", s->lora_targets & VF_LORA_V ? "to_v " : "",
 				      s->lora_targets & VF_LORA_O ? "to_out.0" : "");
 	else if (s->mode == VF_MODE_LORA)
-		n += (size_t)snprintf(setup + n, sizeof setup - n, " r%d alpha %g on %s", s->lora_rank,
+		n += (size_t)snprintf(setup + n, size - n, " r%d alpha %g on %s", s->lora_rank,
 				      s->lora_alpha, vf_lora_targets_format(s->lora_targets, b3, sizeof b3));
-	n += (size_t)snprintf(setup + n, sizeof setup - n, ", %s", vf_precision_name(s->precision));
+	n += (size_t)snprintf(setup + n, size - n, ", %s", vf_precision_name(s->precision));
 	if (s->quant != VF_QUANT_NONE)
-		n += (size_t)snprintf(setup + n, sizeof setup - n, ", %s base", vf_quant_name(s->quant));
+		n += (size_t)snprintf(setup + n, size - n, ", %s base", vf_quant_name(s->quant));
 	if (s->mode != VF_MODE_INFER)
-		n += (size_t)snprintf(setup + n, sizeof setup - n, ", %s (%s)", vf_optimizer_name(s->optimizer),
+		n += (size_t)snprintf(setup + n, size - n, ", %s (%s)", vf_optimizer_name(s->optimizer),
 				      vf_optimizer_impl_name(s->optimizer_impl));
 	if (tg->dit)
-		n += (size_t)snprintf(setup + n, sizeof setup - n,
+		n += (size_t)snprintf(setup + n, size - n,
 				      ", batch %" PRId64 " x %dx%dx%d video (%" PRId64 " video + %" PRId64
 				      " audio tokens)",
 				      s->batch, s->video_width, s->video_height, s->video_frames,
 				      vf_dit_video_tokens(&tg->d, s->video_width, s->video_height, s->video_frames),
 				      s->audio ? vf_dit_audio_tokens(&tg->d, s->video_frames) : 0);
 	else if (tg->vision && strcmp(tg->vis.kind, "vlm") == 0)
-		n += (size_t)snprintf(setup + n, sizeof setup - n,
+		n += (size_t)snprintf(setup + n, size - n,
 				      ", batch %" PRId64 " x (%" PRId64 " text + %" PRId64 " image tokens)", s->batch,
 				      s->seq, vf_vision_tokens(&tg->vis, s->video_width, s->video_height, 0));
 	else if (tg->vision)
-		n += (size_t)snprintf(setup + n, sizeof setup - n,
+		n += (size_t)snprintf(setup + n, size - n,
 				      ", batch %" PRId64 " x %dx%d images (%" PRId64 " tokens each)", s->batch,
 				      s->video_width, s->video_height,
 				      vf_vision_tokens(&tg->vis, s->video_width, s->video_height, 0));
 	else
-		n += (size_t)snprintf(setup + n, sizeof setup - n, ", batch %" PRId64 " x %" PRId64 " tokens",
+		n += (size_t)snprintf(setup + n, size - n, ", batch %" PRId64 " x %" PRId64 " tokens",
 				      s->batch, s->seq);
 	if (s->grad_accum > 1)
-		n += (size_t)snprintf(setup + n, sizeof setup - n, ", accumulation %" PRId64, s->grad_accum);
+		n += (size_t)snprintf(setup + n, size - n, ", accumulation %" PRId64, s->grad_accum);
 	if (s->mode != VF_MODE_INFER)
-		n += (size_t)snprintf(setup + n, sizeof setup - n, ", checkpointing %s", s->grad_ckpt ? "on" : "off");
-	if (vf_split_active(s) && n < sizeof setup)
-		split_setup_words(s, nrows ? rows[0].split : NULL, setup + n, sizeof setup - n);
-	else if (s->gpus > 1 && n < sizeof setup)
-		snprintf(setup + n, sizeof setup - n, ", %d GPUs %s", s->gpus, vf_shard_name(s->shard));
-	fprintf(o, "%sSetup%s  %s\n\n", bold, off, setup);
+		n += (size_t)snprintf(setup + n, size - n, ", checkpointing %s", s->grad_ckpt ? "on" : "off");
+	if (vf_split_active(s) && n < size)
+		split_setup_words(s, nrows ? rows[0].split : NULL, setup + n, size - n);
+	else if (s->gpus > 1 && n < size)
+		snprintf(setup + n, size - n, ", %d GPUs %s", s->gpus, vf_shard_name(s->shard));
+}
 
+/* The memory terms at the peak, as a table. */
+static void print_terms(FILE *o, const struct vf_estimate *e0, const struct gpu_row *rows, int nrows)
+{
+	char b1[64], b2[64];
+	const char *bold = vf_cli_sgr(o, "1"), *off = vf_cli_sgr(o, "0");
 	if (nrows && rows[0].split)
 		fprintf(o, "%sMemory at the peak%s (%s phase, on %s GPU %d of the split: the one that limits)\n",
 			bold, off, vf_estimate_phase_name(e0, e0->peak_phase), rows[0].spec.id, rows[0].split->limiting);
@@ -884,6 +866,15 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 			vf_fmt_bytes(b1, sizeof b1, (double)e0->gradients_full),
 			vf_fmt_bytes(b2, sizeof b2, (double)e0->optimizer_temp_full));
 
+}
+
+/* One row per GPU kind: fits, headroom, largest micro-batch, speed. */
+static void print_gpus(FILE *o, const struct gpu_row *rows, int nrows, const char *gsource)
+{
+	char b1[64], b2[64], b3[64];
+	const char *bold = vf_cli_sgr(o, "1"), *red = vf_cli_sgr(o, "31"), *green = vf_cli_sgr(o, "32"),
+		   *off = vf_cli_sgr(o, "0");
+	struct vf_table t;
 	fprintf(o, "\n%sGPUs%s (%s)\n", bold, off,
 		strcmp(gsource, "given") == 0 ? "as given" : strcmp(gsource, "probed") == 0 ? "this machine" : "common cards: none given or found");
 	const char *gh[] = {"GPU", "VRAM", "fits", "headroom", "max batch", "step", "tokens/s", "MFU"};
@@ -913,6 +904,13 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 	}
 	vf_table_print(&t, o);
 	vf_table_release(&t);
+}
+
+/* Each GPU it does not fit: why, and the cheapest changes that fit. */
+static void print_advice(FILE *o, const struct gpu_row *rows, int nrows, double margin)
+{
+	char b1[64], b2[64], b4[64], margin_note[64], rem[512];
+	snprintf(margin_note, sizeof margin_note, "; %.0f%% of the GPU kept free, --margin", 100 * margin);
 	for (int i = 0; i < nrows; i++) {
 		const struct gpu_row *r = &rows[i];
 		if (r->fits)
@@ -934,12 +932,66 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 				vf_fmt_bytes(b2, sizeof b2, (double)r->advice.item[k].headroom_bytes),
 				k == 0 ? margin_note : "");
 	}
+}
+
+static void print_human(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
+			int nrows, const char *gsource, const struct vf_estimate *e0,
+			const struct assume *a, double margin)
+{
+	char b1[64], b2[64], setup[512];
+	FILE *o = stdout;
+	const char *bold = vf_cli_sgr(o, "1"), *off = vf_cli_sgr(o, "0");
+	fprintf(o, "%sModel%s  %s: %s parameters, %s trainable%s\n", bold, off, tg->id,
+		vf_fmt_params(b1, sizeof b1, e0->params), vf_fmt_params(b2, sizeof b2, e0->trainable_params),
+		!tg->dit && tg->arch.approximate ? " (approximate: see Assumptions)" : "");
+	setup_words(tg, s, rows, nrows, setup, sizeof setup);
+	fprintf(o, "%sSetup%s  %s\n\n", bold, off, setup);
+	print_terms(o, e0, rows, nrows);
+	print_gpus(o, rows, nrows, gsource);
+	print_advice(o, rows, nrows, margin);
 	for (int i = 0; i < nrows; i++)
 		if (rows[i].split)
 			print_split(o, &rows[i]);
 	fprintf(o, "\n%sAssumptions%s\n", bold, off);
 	for (int i = 0; i < a->n; i++)
 		fprintf(o, "  - %s\n", a->items[i]);
+}
+
+/* One GPU row of the --json contract. */
+static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const struct gpu_row *r)
+{
+	cJSON *g = cJSON_CreateObject();
+	cJSON_AddStringToObject(g, "id", r->spec.id);
+	cJSON_AddNumberToObject(g, "count", r->count);
+	cJSON_AddNumberToObject(g, "vram_bytes", (double)vf_estimate_gpu_bytes(&r->spec));
+	cJSON_AddBoolToObject(g, "fits", r->fits);
+	cJSON_AddNumberToObject(g, "headroom_bytes", (double)r->headroom);
+	cJSON_AddNumberToObject(g, "max_batch", (double)r->max_batch);
+	if (!r->fits && !tg->dit) {
+		cJSON *adv = cJSON_AddArrayToObject(g, "advice");
+		for (int k = 0; adv && k < r->advice.n; k++) {
+			cJSON *it = cJSON_CreateObject();
+			cJSON_AddItemToObject(it, "changes",
+					      vf_search_diff_json(s, &r->advice.item[k].setup));
+			cJSON_AddNumberToObject(it, "peak_bytes", (double)r->advice.item[k].peak_bytes);
+			cJSON_AddNumberToObject(it, "headroom_bytes",
+						(double)r->advice.item[k].headroom_bytes);
+			cJSON_AddItemToArray(adv, it);
+		}
+	}
+	cJSON_AddNumberToObject(g, "peak_bytes", (double)r->est.peak_bytes);
+	if (!r->fits)
+		cJSON_AddStringToObject(g, "breaking_term", vf_term_name(r->est.dominant));
+	if (r->split)
+		cJSON_AddItemToObject(g, "split", vf_split_to_json(r->split));
+	if (r->est.step_seconds > 0) {
+		cJSON_AddNumberToObject(g, "step_seconds", r->est.step_seconds);
+		cJSON_AddNumberToObject(g, "tokens_per_second", r->est.tokens_per_second);
+	} else {
+		cJSON_AddNullToObject(g, "step_seconds");
+		cJSON_AddNullToObject(g, "tokens_per_second");
+	}
+	return g;
 }
 
 static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
@@ -988,41 +1040,8 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 	cJSON_AddItemToObject(o, "setup", sj);
 	cJSON_AddItemToObject(o, "memory", vf_estimate_memory_json(e0));
 	cJSON *gs = cJSON_AddArrayToObject(o, "gpus");
-	for (int i = 0; i < nrows; i++) {
-		const struct gpu_row *r = &rows[i];
-		cJSON *g = cJSON_CreateObject();
-		cJSON_AddStringToObject(g, "id", r->spec.id);
-		cJSON_AddNumberToObject(g, "count", r->count);
-		cJSON_AddNumberToObject(g, "vram_bytes", (double)vf_estimate_gpu_bytes(&r->spec));
-		cJSON_AddBoolToObject(g, "fits", r->fits);
-		cJSON_AddNumberToObject(g, "headroom_bytes", (double)r->headroom);
-		cJSON_AddNumberToObject(g, "max_batch", (double)r->max_batch);
-		if (!r->fits && !tg->dit) {
-			cJSON *adv = cJSON_AddArrayToObject(g, "advice");
-			for (int k = 0; adv && k < r->advice.n; k++) {
-				cJSON *it = cJSON_CreateObject();
-				cJSON_AddItemToObject(it, "changes",
-						      vf_search_diff_json(s, &r->advice.item[k].setup));
-				cJSON_AddNumberToObject(it, "peak_bytes", (double)r->advice.item[k].peak_bytes);
-				cJSON_AddNumberToObject(it, "headroom_bytes",
-							(double)r->advice.item[k].headroom_bytes);
-				cJSON_AddItemToArray(adv, it);
-			}
-		}
-		cJSON_AddNumberToObject(g, "peak_bytes", (double)r->est.peak_bytes);
-		if (!r->fits)
-			cJSON_AddStringToObject(g, "breaking_term", vf_term_name(r->est.dominant));
-		if (r->split)
-			cJSON_AddItemToObject(g, "split", vf_split_to_json(r->split));
-		if (r->est.step_seconds > 0) {
-			cJSON_AddNumberToObject(g, "step_seconds", r->est.step_seconds);
-			cJSON_AddNumberToObject(g, "tokens_per_second", r->est.tokens_per_second);
-		} else {
-			cJSON_AddNullToObject(g, "step_seconds");
-			cJSON_AddNullToObject(g, "tokens_per_second");
-		}
-		cJSON_AddItemToArray(gs, g);
-	}
+	for (int i = 0; i < nrows; i++)
+		cJSON_AddItemToArray(gs, row_json(tg, s, &rows[i]));
 	cJSON_AddItemToObject(o, "time", vf_estimate_time_json(e0));
 	cJSON *as = cJSON_AddArrayToObject(o, "assumptions");
 	for (int i = 0; i < a->n; i++)
@@ -1308,371 +1327,434 @@ static void dit_vision_defaults(const struct target *tg, struct vf_setup *s, str
 	}
 }
 
-static int run(int argc, char **argv)
+/* --- the command line (parse-options.h) ------------------------------------- */
+
+struct est_args {
+	struct vf_setup setup;
+	bool json, explain;
+	const char *model, *html, *gt, *params, *allocator;
+	struct vf_opt_list gpu;
+	struct whole w;
+	double margin;
+};
+
+#define OPT_T struct est_args
+static const char *const allocators[] = {"default", "expandable", NULL};
+static const struct vf_option options[] = {
+	OPT_INCLUDE(vf_setup_options, setup),
+	OPT_GROUP("Other:"),
+	OPT_LIST("gpu", "SPEC", gpu, "ID | ID:N | NAME=MiB (repeatable; `vramfit gpus` lists the ids)"),
+	OPT_STRING("params", "N", params, "a generic llama-like transformer of N parameters (7e9, 7B)"),
+	OPT_BOOL("json", json, "the JSON contract (README: vramfit estimate)"),
+	OPT_FILE("html", "FILE", html,
+		 "also write the HTML report (vramfit report estimate):\n"
+		 "memory by phase, peak, step time and tokens/s vs batch"),
+	OPT_FILE("check-groundtruth", "FILE", gt, "compare with measured runs (calibration.jsonl format)"),
+	OPT_CALLBACK_F("tokens", "T", w.tokens, vf_opt_count,
+		       "whole run per GPU: steps, hours and cost (1e9, 22B),\n"
+		       "with data-parallel communication for --gpus N"),
+	OPT_CALLBACK_F("steps", "S", w.steps, vf_opt_steps, "whole run of S optimizer steps (or --tokens)"),
+	OPT_DOUBLE_X("price", "USD", w.price, 0, 1e6, "dollars per GPU-hour", "$/GPU-hour instead of the catalog's"),
+	OPT_DOUBLE_X("margin", "F", margin, 0, 0.99, "a fraction from 0 to 0.99",
+		   "fraction of each GPU's memory the advice keeps free\n(default 0.10, as vramfit fit)"),
+	OPT_CHOICE("allocator", allocator, allocators,
+		   "PyTorch's caching allocator mode (default: from\n"
+		   "PYTORCH_CUDA_ALLOC_CONF, else cudaMalloc segments)"),
+	OPT_BOOL("explain", explain, "the allocator's segments at the peak"),
+	OPT_END(),
+};
+#undef OPT_T
+
+/* Reads the command line into a and the allocator's mode into tg. Returns -1
+ * or the exit code. */
+static int parse(int argc, char **argv, struct est_args *a, struct target *tg)
 {
-	if (vf_cli_wants_help(argc, argv)) {
-		fputs(usage, stdout);
-		return VF_EXIT_OK;
-	}
-	struct vf_setup s;
-	vf_setup_defaults(&s);
+	memset(a, 0, sizeof *a);
+	memset(tg, 0, sizeof *tg);
+	vf_setup_defaults(&a->setup);
+	a->w.price = -1;
+	a->margin = VF_ADVICE_MARGIN;
 	struct vf_error err = {0};
-	bool json = false;
-	const char *model = NULL, *gt = NULL, *params = NULL, *html = NULL;
-	char *specs[MAX_GPUS];
-	int nspecs = 0;
-	struct whole w = {.tokens = 0, .steps = 0, .price = -1};
-	double margin = VF_ADVICE_MARGIN;
-	bool explain = false;
-	struct vf_alloc_config acfg = {0};
 	const char *conf = getenv("PYTORCH_CUDA_ALLOC_CONF");
-	if (conf && vf_alloc_config_parse(conf, &acfg, &err))
+	if (conf && vf_alloc_config_parse(conf, &tg->alloc, &err))
 		return vf_cli_usage("estimate", "%s", err.msg);
-	for (int i = 1; i < argc;) {
-		bool matched = false;
-		if (vf_setup_parse_flag(&s, argc, argv, &i, &matched, &err))
-			return vf_cli_usage("estimate", "%s", err.msg);
-		if (matched)
-			continue;
-		const char *a = argv[i];
-		if (strcmp(a, "--json") == 0 || strcmp(a, "--explain") == 0) {
-			if (a[2] == 'j')
-				json = true;
-			else
-				explain = true;
-			i++;
-		} else if (strcmp(a, "--allocator") == 0 || strncmp(a, "--allocator=", 12) == 0) {
-			const char *v = a[11] == '=' ? a + 12 : (i + 1 < argc ? argv[i + 1] : NULL);
-			if (!v || (strcmp(v, "default") != 0 && strcmp(v, "expandable") != 0))
-				return vf_cli_usage("estimate", "--allocator: expected default or expandable");
-			acfg.expandable = v[0] == 'e';
-			i += a[11] == '=' ? 1 : 2;
-		} else if (strcmp(a, "--gpu") == 0 || strncmp(a, "--gpu=", 6) == 0) {
-			const char *v = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[i + 1] : NULL);
-			if (!v)
-				return vf_cli_usage("estimate", "--gpu: expected a GPU id (vramfit gpus)");
-			if (nspecs >= MAX_GPUS)
-				return vf_cli_usage("estimate", "--gpu: at most %d", MAX_GPUS);
-			specs[nspecs++] = (char *)v;
-			i += a[5] == '=' ? 1 : 2;
-		} else if (strcmp(a, "--tokens") == 0 || strcmp(a, "--steps") == 0 ||
-			   strcmp(a, "--price") == 0) {
-			double v;
-			if (i + 1 >= argc)
-				return vf_cli_usage("estimate", "%s: expected a value", a);
-			const char *val = argv[i + 1];
-			if (a[2] == 'p') {
-				if (!vf_cli_number(val, 0, 1e6, false, &w.price))
-					return vf_cli_usage("estimate", "--price %s: expected dollars per GPU-hour", val);
-			} else if (!vf_runcost_parse_count(val, &v) || (a[2] == 's' && v != floor(v))) {
-				return vf_cli_usage("estimate", "%s %s: expected a positive count (1e9, 22B)", a, val);
-			} else if (a[2] == 't') {
-				w.tokens = v;
-			} else {
-				w.steps = (int64_t)v;
-			}
-			i += 2;
-		} else if (strcmp(a, "--margin") == 0) {
-			if (i + 1 >= argc || !vf_cli_number(argv[i + 1], 0, 0.99, false, &margin))
-				return vf_cli_usage("estimate", "--margin %s: expected a fraction from 0 to 0.99",
-						    i + 1 < argc ? argv[i + 1] : "");
-			i += 2;
-		} else if (strcmp(a, "--html") == 0) {
-			if (i + 1 >= argc || !argv[i + 1][0])
-				return vf_cli_usage("estimate", "--html: expected a file name");
-			html = argv[i + 1];
-			i += 2;
-		} else if (strcmp(a, "--params") == 0 || strcmp(a, "--check-groundtruth") == 0) {
-			if (i + 1 >= argc)
-				return vf_cli_usage("estimate", "%s: expected a value", a);
-			if (a[2] == 'p')
-				params = argv[i + 1];
-			else
-				gt = argv[i + 1];
-			i += 2;
-		} else if (a[0] == '-' && a[1]) {
-			return vf_cli_usage("estimate", "unknown option '%s'", a);
-		} else {
-			if (model)
-				return vf_cli_usage("estimate", "one MODEL only (got '%s' and '%s')", model, a);
-			model = a;
-			i++;
+	int n, rc = vf_opt_parse("estimate", options, a, argc, argv, 0, &n);
+	if (rc >= 0)
+		return rc;
+	if (n > 1)
+		return vf_cli_usage("estimate", "one MODEL only (got '%s' and '%s')", argv[0], argv[1]);
+	a->model = n ? argv[0] : NULL;
+	if (a->allocator)
+		tg->alloc.expandable = a->allocator[0] == 'e';
+	if (a->gt)
+		return -1;
+	if (!a->model && !a->params)
+		return vf_cli_usage("estimate", "expected a MODEL or --params N");
+	if (a->model && a->params)
+		return vf_cli_usage("estimate", "give a MODEL or --params N, not both");
+	if (a->w.tokens > 0 && a->w.steps > 0)
+		return vf_cli_usage("estimate", "give --tokens or --steps, not both");
+	return -1;
+}
+
+/* --params N: a generic llama-like transformer. */
+static int params_target(const char *params, struct target *tg, struct assume *as)
+{
+	double p;
+	if (!vf_runcost_parse_count(params, &p) || p < 1e5 || p > 1e14)
+		return vf_cli_usage("estimate", "--params: expected a parameter count (7e9, 7B, 350M), got '%s'",
+				    params);
+	int64_t got = vf_estimate_generic_arch((int64_t)p, &tg->arch);
+	if ((double)got > 1.5 * p)
+		return vf_cli_usage("estimate", "--params %s: smaller than the smallest generic transformer "
+						"(%" PRId64 " parameters)", params, got);
+	snprintf(tg->id, sizeof tg->id, "generic-%s", params);
+	assume(as, "a generic llama-like transformer: hidden %" PRId64 ", %" PRId64
+		   " layers, SwiGLU MLP %" PRId64 ", vocabulary %" PRId64,
+	       tg->arch.hidden, tg->arch.layers, tg->arch.ffn, tg->arch.vocab);
+	return -1;
+}
+
+/* A catalog DiT (ltx-2-19b, ...): its figures and listed assumptions. */
+static int catalog_dit_target(const struct vf_model *m, struct target *tg, struct assume *as)
+{
+	struct vf_error err = {0};
+	char what[200];
+	snprintf(what, sizeof what, "%s: model %s", m->entry->file, m->entry->id);
+	if (vf_dit_from_json(m->entry->raw, what, &tg->d, &err))
+		return vf_cli_fail_err(&err);
+	tg->dit = true;
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(m->entry->raw, "assumptions");
+	const cJSON *it;
+	cJSON_ArrayForEach(it, list)
+	if (cJSON_IsString(it))
+		assume(as, "%s (catalog)", it->valuestring);
+	return -1;
+}
+
+/* A language model's architecture (config.json or tensors); an adapter's
+ * rank sets --mode lora unless given. */
+static void arch_target(const struct vf_model *m, struct vf_setup *s, struct target *tg,
+			struct assume *as, bool *t5)
+{
+	tg->arch = m->arch;
+	complete_arch(&tg->arch, as);
+	if (m->arch.encoder)
+		assume(as, "an encoder (%s): estimated with the decoder's per-layer "
+			   "mechanisms and a vocabulary-wide head; attention is "
+			   "bidirectional, the task head smaller",
+		       m->arch.family);
+	if (m->arch.approximate)
+		assume(as, "not understood: %s; %s", m->arch.not_understood,
+		       m->files >= 0 ? "parameters from the files, memory terms approximate"
+				     : "count is approximate");
+	*t5 = strcmp(m->arch.family, "t5") == 0;
+	if (!(m->arch.known & VF_ARCH_F_FAMILY))
+		assume(as, "architecture family unknown: llama-like layers");
+	if (m->has_adapter && !(s->given & VF_SETUP_G_MODE)) {
+		s->mode = VF_MODE_LORA;
+		s->given |= VF_SETUP_G_MODE;
+		assume(as, "a PEFT adapter: --mode lora with its rank and targets");
+		if (m->adapter.rank > 0 && !(s->given & VF_SETUP_G_LORA_RANK)) {
+			s->lora_rank = (int)m->adapter.rank;
+			s->given |= VF_SETUP_G_LORA_RANK;
 		}
 	}
-	if (gt)
-		return check_groundtruth(gt, json);
-	if (!model && !params)
-		return vf_cli_usage("estimate", "expected a MODEL or --params N");
-	if (model && params)
-		return vf_cli_usage("estimate", "give a MODEL or --params N, not both");
-	if (w.tokens > 0 && w.steps > 0)
-		return vf_cli_usage("estimate", "give --tokens or --steps, not both");
+}
 
-	struct assume as = {0};
-	struct target tg;
-	memset(&tg, 0, sizeof tg);
-	tg.alloc = acfg;
-	bool t5 = false;
-	if (params) {
-		double p;
-		if (!vf_runcost_parse_count(params, &p) || p < 1e5 || p > 1e14)
-			return vf_cli_usage("estimate", "--params: expected a parameter count (7e9, 7B, 350M), got '%s'",
-					    params);
-		int64_t got = vf_estimate_generic_arch((int64_t)p, &tg.arch);
-		if ((double)got > 1.5 * p)
-			return vf_cli_usage("estimate", "--params %s: smaller than the smallest generic transformer "
-							"(%" PRId64 " parameters)", params, got);
-		snprintf(tg.id, sizeof tg.id, "generic-%s", params);
-		assume(&as, "a generic llama-like transformer: hidden %" PRId64 ", %" PRId64
-			    " layers, SwiGLU MLP %" PRId64 ", vocabulary %" PRId64,
-		       tg.arch.hidden, tg.arch.layers, tg.arch.ffn, tg.arch.vocab);
+/* Only a parameter count: a generic transformer of that size. */
+static int count_target(const struct vf_model *m, const char *model, struct target *tg,
+			struct assume *as)
+{
+	int64_t got = vf_estimate_generic_arch(m->params, &tg->arch), have = m->params;
+	if ((double)got > 1.5 * (double)have)
+		return vf_cli_fail("%s: %" PRId64 " parameters and no architecture: smaller than the "
+				   "smallest generic transformer (%" PRId64 " parameters); nothing to "
+				   "estimate (give its config.json)",
+				   model, have, got);
+	assume(as, "no architecture found: a generic llama-like transformer of %" PRId64
+		   " parameters (hidden %" PRId64 ", %" PRId64 " layers, vocabulary %" PRId64 ")",
+	       m->params, tg->arch.hidden, tg->arch.layers, tg->arch.vocab);
+	return -1;
+}
+
+/* A loaded model as what the estimator runs on. Returns -1 or an exit code. */
+static int model_kind_target(const struct vf_model *m, const char *model, struct vf_setup *s,
+			     struct target *tg, struct assume *as, bool *t5)
+{
+	struct vf_error err = {0};
+	bool lm = m->has_arch && (m->arch.known & VF_ARCH_F_HIDDEN);
+	if (m->entry && strcmp(m->entry->kind, "dit") == 0)
+		return catalog_dit_target(m, tg, as);
+	if (dit_part(m)->has_vision || dit_part(m)->has_ltx) {
+		if (dit_part(m) != m)
+			assume(as, "the pipeline's transformer component (%s)", dit_part(m)->path);
+		vf_status st = dit_part(m)->has_vision ? vision_target(dit_part(m), tg, as, &err)
+						       : ltx_target(dit_part(m), tg, as, &err);
+		return st ? vf_cli_fail_err(&err) : -1;
+	}
+	if (m->has_adapter && !(lm && (m->arch.known & VF_ARCH_F_VOCAB)))
+		return vf_cli_fail("%s: a LoRA adapter without its base model's config: estimate the "
+				   "base model (a catalog id or its config.json) with --mode lora "
+				   "--lora-rank R --lora-targets LIST",
+				   model);
+	if (lm && (m->arch.known & VF_ARCH_F_LAYERS)) {
+		arch_target(m, s, tg, as, t5);
+		return -1;
+	}
+	if (m->params > 0)
+		return count_target(m, model, tg, as);
+	return vf_cli_fail("%s: no architecture or parameter count to estimate from", model);
+}
+
+/* MODEL or --params N as what the estimator runs on, with the video and
+ * encoder-decoder defaults. Returns -1 or an exit code. */
+static int load_target(const struct est_args *a, struct vf_setup *s, struct target *tg,
+		       struct assume *as, bool *t5)
+{
+	int rc;
+	*t5 = false;
+	if (a->params) {
+		rc = params_target(a->params, tg, as);
 	} else {
 		struct vf_model *m = NULL;
-		if (vf_model_load(model, &m, &err))
+		struct vf_error err = {0};
+		if (vf_model_load(a->model, &m, &err))
 			return vf_cli_fail_err(&err);
-		snprintf(tg.id, sizeof tg.id, "%s", m->entry ? m->entry->id : model);
-		if (m->entry && strcmp(m->entry->kind, "dit") == 0) {
-			char what[200];
-			snprintf(what, sizeof what, "%s: model %s", m->entry->file, m->entry->id);
-			vf_status st = vf_dit_from_json(m->entry->raw, what, &tg.d, &err);
-			if (st) {
-				vf_model_free(m);
-				return vf_cli_fail_err(&err);
-			}
-			tg.dit = true;
-			const cJSON *list = cJSON_GetObjectItemCaseSensitive(m->entry->raw, "assumptions");
-			const cJSON *it;
-			cJSON_ArrayForEach(it, list)
-			if (cJSON_IsString(it))
-				assume(&as, "%s (catalog)", it->valuestring);
-		} else if (dit_part(m)->has_vision) {
-			if (dit_part(m) != m)
-				assume(&as, "the pipeline's transformer component (%s)", dit_part(m)->path);
-			if (vision_target(dit_part(m), &tg, &as, &err)) {
-				vf_model_free(m);
-				return vf_cli_fail_err(&err);
-			}
-		} else if (dit_part(m)->has_ltx) {
-			if (dit_part(m) != m)
-				assume(&as, "the pipeline's transformer component (%s)", dit_part(m)->path);
-			if (ltx_target(dit_part(m), &tg, &as, &err)) {
-				vf_model_free(m);
-				return vf_cli_fail_err(&err);
-			}
-		} else if (m->has_adapter && !(m->has_arch && (m->arch.known & VF_ARCH_F_HIDDEN) &&
-						(m->arch.known & VF_ARCH_F_VOCAB))) {
-			vf_model_free(m);
-			return vf_cli_fail("%s: a LoRA adapter without its base model's config: estimate the "
-					   "base model (a catalog id or its config.json) with --mode lora "
-					   "--lora-rank R --lora-targets LIST",
-					   model);
-		} else if (m->has_arch && (m->arch.known & VF_ARCH_F_HIDDEN) &&
-			   (m->arch.known & VF_ARCH_F_LAYERS)) {
-			tg.arch = m->arch;
-			complete_arch(&tg.arch, &as);
-			if (m->arch.encoder)
-				assume(&as, "an encoder (%s): estimated with the decoder's per-layer "
-					    "mechanisms and a vocabulary-wide head; attention is "
-					    "bidirectional, the task head smaller",
-				       m->arch.family);
-			if (m->arch.approximate)
-				assume(&as, "not understood: %s; %s", m->arch.not_understood,
-				       m->files >= 0 ? "parameters from the files, memory terms approximate"
-						     : "count is approximate");
-			t5 = strcmp(m->arch.family, "t5") == 0;
-			if (!(m->arch.known & VF_ARCH_F_FAMILY))
-				assume(&as, "architecture family unknown: llama-like layers");
-			if (m->has_adapter && !(s.given & VF_SETUP_G_MODE)) {
-				s.mode = VF_MODE_LORA;
-				s.given |= VF_SETUP_G_MODE;
-				assume(&as, "a PEFT adapter: --mode lora with its rank and targets");
-				if (m->adapter.rank > 0 && !(s.given & VF_SETUP_G_LORA_RANK)) {
-					s.lora_rank = (int)m->adapter.rank;
-					s.given |= VF_SETUP_G_LORA_RANK;
-				}
-			}
-		} else if (m->params > 0) {
-			int64_t got = vf_estimate_generic_arch(m->params, &tg.arch), have = m->params;
-			if ((double)got > 1.5 * (double)have) {
-				vf_model_free(m);
-				return vf_cli_fail("%s: %" PRId64 " parameters and no architecture: smaller than the "
-						   "smallest generic transformer (%" PRId64 " parameters); nothing to "
-						   "estimate (give its config.json)",
-						   model, have, got);
-			}
-			assume(&as, "no architecture found: a generic llama-like transformer of %" PRId64
-				    " parameters (hidden %" PRId64 ", %" PRId64 " layers, vocabulary %" PRId64 ")",
-			       m->params, tg.arch.hidden, tg.arch.layers, tg.arch.vocab);
-		} else {
-			vf_model_free(m);
-			return vf_cli_fail("%s: no architecture or parameter count to estimate from", model);
-		}
+		snprintf(tg->id, sizeof tg->id, "%s", m->entry ? m->entry->id : a->model);
+		rc = model_kind_target(m, a->model, s, tg, as, t5);
 		vf_model_free(m);
 	}
-	if (tg.dit || tg.vision)
-		dit_vision_defaults(&tg, &s, &as);
-	else if (s.given & (VF_SETUP_G_VIDEO | VF_SETUP_G_TEXT_ENCODER))
+	if (rc >= 0)
+		return rc;
+	if (tg->dit || tg->vision)
+		dit_vision_defaults(tg, s, as);
+	else if (s->given & (VF_SETUP_G_VIDEO | VF_SETUP_G_TEXT_ENCODER))
 		return vf_cli_usage("estimate", "--video and --text-encoder apply to video DiTs (e.g. ltx-2-19b)");
-	if (t5 && !s.target_seq)
-		s.target_seq = s.seq;
+	if (*t5 && !s->target_seq)
+		s->target_seq = s->seq;
+	return -1;
+}
 
-	struct gpu_row *rows = calloc(MAX_GPUS, sizeof *rows);
+static void free_rows(struct gpu_row *rows)
+{
 	if (!rows)
-		return vf_cli_fail("out of memory");
-	int nrows = 0;
-	const char *gsource = "";
-	if (collect_gpus(specs, nspecs, rows, &nrows, &gsource, &err)) {
-		free(rows);
+		return;
+	for (int i = 0; i < MAX_GPUS; i++)
+		free(rows[i].split);
+	free(rows);
+}
+
+/* A model split needs a replica's GPUs in every listed kind. */
+static int check_replica(const struct vf_setup *s, const struct gpu_row *rows, int nrows)
+{
+	if (!vf_split_active(s))
+		return -1;
+	int64_t need = s->split == VF_SPLIT_LAYERS && (s->given & VF_SETUP_G_GPUS)
+			       ? s->gpus
+			       : (int64_t)(s->tp > 1 ? s->tp : 1) * (s->pp > 1 ? s->pp : 1);
+	for (int i = 0; i < nrows; i++)
+		if (rows[i].count > 1 && rows[i].count < need)
+			return vf_cli_usage("estimate", "one replica needs %" PRId64 " GPUs, %s:%d gives %d",
+					    need, rows[i].spec.id, rows[i].count, rows[i].count);
+	return -1;
+}
+
+/* The GPU rows (--gpu, probed or common) and the finished setup. Returns -1
+ * or an exit code. */
+static int make_rows(const struct est_args *a, struct vf_setup *s, struct gpu_row *rows,
+		     int *nrows, const char **gsource)
+{
+	struct vf_error err = {0};
+	if (collect_gpus((char **)a->gpu.v, a->gpu.n, rows, nrows, gsource, &err))
 		return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg) : vf_cli_fail_err(&err);
-	}
-	if (vf_split_active(&s)) { /* a replica on fewer GPUs than listed */
-		int64_t need = s.split == VF_SPLIT_LAYERS && (s.given & VF_SETUP_G_GPUS)
-				       ? s.gpus
-				       : (int64_t)(s.tp > 1 ? s.tp : 1) * (s.pp > 1 ? s.pp : 1);
-		for (int i = 0; i < nrows; i++)
-			if (rows[i].count > 1 && rows[i].count < need) {
-				char id[64];
-				int have = rows[i].count;
-				snprintf(id, sizeof id, "%s", rows[i].spec.id);
-				free(rows);
-				return vf_cli_usage("estimate", "one replica needs %" PRId64 " GPUs, %s:%d gives %d",
-						    need, id, have, have);
-			}
-	}
-	if (nspecs) { /* --gpu ID:N is --gpu ID --gpus N */
+	int rc = check_replica(s, rows, *nrows);
+	if (rc >= 0)
+		return rc;
+	if (a->gpu.n) { /* --gpu ID:N is --gpu ID --gpus N */
 		const char *ids[MAX_GPUS];
 		int counts[MAX_GPUS];
-		for (int i = 0; i < nrows; i++) {
+		for (int i = 0; i < *nrows; i++) {
 			ids[i] = rows[i].spec.id;
 			counts[i] = rows[i].count;
 		}
-		int urc = vf_cli_gpu_counts("estimate", ids, counts, nrows, &s);
-		if (urc >= 0) {
-			free(rows);
+		int urc = vf_cli_gpu_counts("estimate", ids, counts, *nrows, s);
+		if (urc >= 0)
 			return urc;
-		}
-		for (int i = 0; i < nrows; i++)
+		for (int i = 0; i < *nrows; i++)
 			rows[i].count = counts[i];
 	}
-	if (vf_setup_finish(&s, &err)) {
-		free(rows);
+	if (vf_setup_finish(s, &err))
 		return vf_cli_usage("estimate", "%s", err.msg);
+	return -1;
+}
+
+/* One row with a model split: several GPUs of a kind and no --gpus run
+ * them all (data parallel over the replicas unless --shard says otherwise). */
+static int split_one(const struct target *tg, const struct vf_setup *s, struct gpu_row *r)
+{
+	struct vf_error err = {0};
+	struct vf_setup rs = *s;
+	int mp = s->tp * s->pp;
+	if (r->count > 1 && !(s->given & VF_SETUP_G_GPUS) &&
+	    (s->split == VF_SPLIT_LAYERS || r->count % mp == 0)) {
+		rs.gpus = r->count;
+		if (s->split != VF_SPLIT_LAYERS && rs.gpus > mp && !(s->given & VF_SETUP_G_SHARD))
+			rs.shard = VF_SHARD_DDP;
 	}
-	bool multi = false;
+	r->setup = rs;
+	if (split_row(tg, &rs, r, &err))
+		return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg) : vf_cli_fail_err(&err);
+	return -1;
+}
+
+/* Estimate each row: fits, headroom, advice, largest micro-batch. *multi:
+ * a kind given as ID:N ran data parallel over N. */
+static int estimate_rows(const struct target *tg, const struct vf_setup *s, struct gpu_row *rows,
+			 int nrows, double margin, bool *multi)
+{
+	struct vf_error err = {0};
+	*multi = false;
 	for (int i = 0; i < nrows; i++) {
 		struct gpu_row *r = &rows[i];
-		/* several GPUs of a kind and no --gpus: the run uses them all
-		 * (data parallel unless --shard says otherwise) */
-		struct vf_setup rs = s;
-		if (vf_split_active(&s)) {
-			int mp = s.tp * s.pp;
-			if (r->count > 1 && !(s.given & VF_SETUP_G_GPUS) &&
-			    (s.split == VF_SPLIT_LAYERS || r->count % mp == 0)) {
-				rs.gpus = r->count;
-				if (s.split != VF_SPLIT_LAYERS && rs.gpus > mp && !(s.given & VF_SETUP_G_SHARD))
-					rs.shard = VF_SHARD_DDP;
-			}
-			r->setup = rs;
-			if (split_row(&tg, &rs, r, &err)) {
-				for (int k = 0; k <= i; k++)
-					free(rows[k].split);
-				free(rows);
-				return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg)
-							     : vf_cli_fail_err(&err);
-			}
+		if (vf_split_active(s)) {
+			int rc = split_one(tg, s, r);
+			if (rc >= 0)
+				return rc;
 			continue;
 		}
-		rs = row_setup(&s, r);
-		if (r->count > 1 && !(s.given & VF_SETUP_G_GPUS))
-			multi = true;
-		if (run_one(&tg, &rs, &r->spec, &r->est, NULL, &err)) {
-			for (int k = 0; k < i; k++)
-				free(rows[k].split);
-			free(rows);
+		struct vf_setup rs = row_setup(s, r);
+		if (r->count > 1 && !(s->given & VF_SETUP_G_GPUS))
+			*multi = true;
+		if (run_one(tg, &rs, &r->spec, &r->est, NULL, &err))
 			return vf_cli_fail_err(&err);
-		}
 		r->fits = vf_estimate_fits(&r->est, &r->spec, &r->headroom);
 		r->setup = rs;
-		if (!r->fits && !tg.dit && vf_advice_run(&tg.arch, &rs, &r->spec, &tg.alloc,
-							 margin, &r->advice, &err)) {
-			free(rows);
+		if (!r->fits && !tg->dit && vf_advice_run(&tg->arch, &rs, &r->spec, &tg->alloc,
+							  margin, &r->advice, &err))
 			return vf_cli_fail_err(&err);
-		}
-		r->max_batch = max_batch(&tg, &rs, &r->spec);
-		if (!r->fits && !tg.dit)
-			split_fits(&tg.arch, &rs, &r->spec, r->split_hint, sizeof r->split_hint);
+		r->max_batch = max_batch(tg, &rs, &r->spec);
+		if (!r->fits && !tg->dit)
+			split_fits(&tg->arch, &rs, &r->spec, r->split_hint, sizeof r->split_hint);
 	}
-	if (multi)
-		assume(&as, "GPUs of one kind given as ID:N run one data-parallel job over all N (--gpus, --shard)");
-	struct vf_estimate e0;
-	struct vf_alloc *sim = NULL;
-	if (nrows && (vf_split_active(&s) || !(explain && !json && !tg.dit))) {
-		e0 = rows[0].est;
-	} else if (vf_split_active(&s)) {
-		free(rows);
+	return -1;
+}
+
+/* The estimate the breakdown shows: the first row's, or (--explain, or no
+ * GPU) one run with the allocator simulation kept in *sim. */
+static int first_estimate(const struct est_args *a, const struct target *tg, const struct vf_setup *s,
+			  const struct gpu_row *rows, int nrows, struct vf_estimate *e0,
+			  struct vf_alloc **sim)
+{
+	struct vf_error err = {0};
+	bool explain = a->explain && !a->json;
+	if (nrows && (vf_split_active(s) || !(explain && !tg->dit))) {
+		*e0 = rows[0].est;
+		return -1;
+	}
+	if (vf_split_active(s))
 		return vf_cli_usage("estimate", "--split/--tp/--pp: give the GPUs (--gpu ID:N)");
-	} else {
-		struct vf_setup s0 = nrows ? row_setup(&s, &rows[0]) : s;
-		if (run_one(&tg, &s0, nrows ? &rows[0].spec : NULL, &e0,
-			    explain && !json ? &sim : NULL, &err)) {
-			for (int k = 0; k < nrows; k++)
-				free(rows[k].split);
-			free(rows);
-			return vf_cli_fail_err(&err);
-		}
-	}
-	setup_assumptions(&s, tg.dit, tg.vision && strcmp(tg.vis.kind, "vlm") != 0, t5,
-			  multi || vf_split_active(&s), &as);
-	if (vf_split_active(&s))
-		split_assumptions(&s, &as);
-	estimate_assumptions(&e0, &s, nrows ? &rows[0].spec : NULL, &as);
-	int rc = VF_EXIT_OK;
-	if (html && vf_split_active(&s)) {
-		for (int i = 0; i < nrows; i++)
-			free(rows[i].split);
-		free(rows);
-		vf_alloc_free(sim);
+	struct vf_setup s0 = nrows ? row_setup(s, &rows[0]) : *s;
+	if (run_one(tg, &s0, nrows ? &rows[0].spec : NULL, e0, explain ? sim : NULL, &err))
+		return vf_cli_fail_err(&err);
+	return -1;
+}
+
+struct result {
+	struct target tg;
+	struct vf_setup s;
+	struct gpu_row *rows;
+	int nrows;
+	const char *gsource;
+	struct vf_estimate e0;
+	struct vf_alloc *sim;
+	struct assume as;
+};
+
+/* --html, --json or the tables. Returns the exit code. */
+static int output(const struct est_args *a, struct result *r)
+{
+	bool whole = a->w.tokens > 0 || a->w.steps > 0;
+	if (a->html && vf_split_active(&r->s))
 		return vf_cli_usage("estimate", "--html does not draw a model split over GPUs yet (--split/--tp/--pp); use --json");
-	}
-	if (html) {
-		cJSON *o = to_json(&tg, &s, rows, nrows, &e0, &as);
-		if (w.tokens > 0 || w.steps > 0)
-			whole_run_json(o, &w, rows, nrows);
-		rc = write_html(html, o, &tg, &s, rows, nrows, &e0);
+	if (a->html) {
+		cJSON *o = to_json(&r->tg, &r->s, r->rows, r->nrows, &r->e0, &r->as);
+		if (whole)
+			whole_run_json(o, &a->w, r->rows, r->nrows);
+		int rc = write_html(a->html, o, &r->tg, &r->s, r->rows, r->nrows, &r->e0);
 		cJSON_Delete(o);
-		if (rc) {
-			for (int i = 0; i < nrows; i++)
-				free(rows[i].split);
-			free(rows);
-			vf_alloc_free(sim);
+		if (rc)
 			return rc;
-		}
 	}
-	if (json) {
-		cJSON *o = to_json(&tg, &s, rows, nrows, &e0, &as);
-		if (w.tokens > 0 || w.steps > 0)
-			whole_run_json(o, &w, rows, nrows);
+	if (a->json) {
+		cJSON *o = to_json(&r->tg, &r->s, r->rows, r->nrows, &r->e0, &r->as);
+		if (whole)
+			whole_run_json(o, &a->w, r->rows, r->nrows);
 		vf_cli_print_json(o);
 		cJSON_Delete(o);
-	} else {
-		print_human(&tg, &s, rows, nrows, gsource, &e0, &as, margin);
-		if (w.tokens > 0 || w.steps > 0)
-			whole_run_print(&w, rows, nrows);
-		if (sim)
-			print_segments(sim, &e0, &tg.alloc);
-		else if (explain && tg.dit)
-			printf("\n--explain: the allocator simulation covers LLMs; video DiTs use the fast path\n");
+		return VF_EXIT_OK;
 	}
-	for (int i = 0; i < nrows; i++)
-		free(rows[i].split);
-	vf_alloc_free(sim);
-	free(rows);
+	print_human(&r->tg, &r->s, r->rows, r->nrows, r->gsource, &r->e0, &r->as, a->margin);
+	if (whole)
+		whole_run_print(&a->w, r->rows, r->nrows);
+	if (r->sim)
+		print_segments(r->sim, &r->e0, &r->tg.alloc);
+	else if (a->explain && r->tg.dit)
+		printf("\n--explain: the allocator simulation covers LLMs; video DiTs use the fast path\n");
 	return VF_EXIT_OK;
+}
+
+/* The target's estimate on every row, then the output. */
+static int estimate(const struct est_args *a, struct result *r, bool t5)
+{
+	bool multi;
+	int rc = make_rows(a, &r->s, r->rows, &r->nrows, &r->gsource);
+	if (rc < 0)
+		rc = estimate_rows(&r->tg, &r->s, r->rows, r->nrows, a->margin, &multi);
+	if (rc >= 0)
+		return rc;
+	if (multi)
+		assume(&r->as, "GPUs of one kind given as ID:N run one data-parallel job over all N (--gpus, --shard)");
+	rc = first_estimate(a, &r->tg, &r->s, r->rows, r->nrows, &r->e0, &r->sim);
+	if (rc >= 0)
+		return rc;
+	bool split = vf_split_active(&r->s);
+	setup_assumptions(&r->s, r->tg.dit, r->tg.vision && strcmp(r->tg.vis.kind, "vlm") != 0, t5,
+			  multi || split, &r->as);
+	if (split)
+		split_assumptions(&r->s, &r->as);
+	estimate_assumptions(&r->e0, &r->s, r->nrows ? &r->rows[0].spec : NULL, &r->as);
+	return output(a, r);
+}
+
+static int run(int argc, char **argv)
+{
+	struct est_args a;
+	struct result *r = calloc(1, sizeof *r);
+	if (!r)
+		return vf_cli_fail("out of memory");
+	int rc = parse(argc, argv, &a, &r->tg);
+	if (rc < 0 && a.gt)
+		rc = check_groundtruth(a.gt, a.json);
+	bool t5;
+	r->s = a.setup;
+	if (rc < 0)
+		rc = load_target(&a, &r->s, &r->tg, &r->as, &t5);
+	if (rc < 0 && !(r->rows = calloc(MAX_GPUS, sizeof *r->rows)))
+		rc = vf_cli_fail("out of memory");
+	if (rc < 0)
+		rc = estimate(&a, r, t5);
+	free_rows(r->rows);
+	vf_alloc_free(r->sim);
+	free(r);
+	return rc;
 }
 
 const struct vf_cli_command vf_cmd_estimate = {
 	.name = "estimate",
 	.summary = "peak memory and step time of a run; whether it fits each GPU",
 	.usage = usage,
+	.options = options,
+	.tail = "Exit status: 0 estimated (whether or not it fits), 1 failure, 2 usage error.\n",
 	.run = run,
 };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opt-setup.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/model/model.h"
@@ -41,27 +42,7 @@ static const char usage[] =
 	"With --search: for the --gpu GPUs (else the probed ones), every combination of\n"
 	"the allowed knobs at the same effective batch (micro-batch x accumulation x\n"
 	"GPUs), evaluated with the estimator's full model plus data-parallel\n"
-	"communication; the configurations that fit, fastest first.\n"
-	"\n"
-	"  --tokens T        train T tokens (1e9, 22B, 500M); or --steps S optimizer steps\n"
-	"  --gpu SPEC        catalog id with an optional count: rtx-4090:4 (repeatable)\n"
-	"  --search          search the knob space on the given GPUs\n"
-	"  --sort KEY        time | cost | vram (default: cost; time with --search)\n"
-	"  --price USD       $/GPU-hour instead of the catalog's\n"
-	"  --margin F        fraction of each GPU's memory kept free (default 0.10)\n"
-	"  --allow K,..      knobs that may change (default: batch,grad-ckpt,optimizer,\n"
-	"                    quant,shard,gpus,split; also lora-rank, precision)\n"
-	"  --forbid K,..     knobs that must stay as given\n"
-	"  --top N           results kept with --search (default 10)\n"
-	"  --exhaustive      --search without pruning (same results, more evaluations)\n"
-	"  --all-gpus        every catalog GPU, not only the common ones\n"
-	"  --json            machine-readable output (README: vramfit fit)\n"
-	"  --html FILE       also write the HTML report (vramfit report fit): the GPU x\n"
-	"                    count grid and the cost-time Pareto front\n"
-	"\n"
-	"\n" VF_SETUP_FLAGS_HELP "(video DiTs are not searched: use vramfit estimate)\n"
-	"\n"
-	"Exit status: 0 success (also when nothing fits), 1 failure, 2 usage error.\n";
+	"communication; the configurations that fit, fastest first.\n";
 
 struct fit_args {
 	const char *model;
@@ -69,15 +50,61 @@ struct fit_args {
 	double tokens;
 	int64_t steps;
 	bool search, json, all_gpus, exhaustive;
-	const char *gpu_specs[16];
-	int ngpu_specs;
+	struct vf_opt_list gpu;
 	const char *sort;
 	const char *html;
 	double price;
 	double margin;
 	unsigned knobs;
-	size_t top;
+	int64_t top;
 };
+
+/* --allow K,.. and --forbid K,..: knobs that may change, in order given. */
+static vf_status allow_cb(const struct vf_option *o, const char *v, void *base, struct vf_error *err)
+{
+	unsigned bits;
+	struct vf_error e = {0};
+	if (vf_knobs_parse(v, &bits, &e) != VF_OK)
+		return vf_error_set(err, VF_EUSAGE, "--%s: %s", o->name, e.msg);
+	*(unsigned *)((char *)base + o->off) |= bits;
+	return VF_OK;
+}
+
+static vf_status forbid_cb(const struct vf_option *o, const char *v, void *base, struct vf_error *err)
+{
+	unsigned bits;
+	struct vf_error e = {0};
+	if (vf_knobs_parse(v, &bits, &e) != VF_OK)
+		return vf_error_set(err, VF_EUSAGE, "--%s: %s", o->name, e.msg);
+	*(unsigned *)((char *)base + o->off) &= ~bits;
+	return VF_OK;
+}
+
+#define OPT_T struct fit_args
+static const char *const sorts[] = {"time", "cost", "vram", NULL};
+static const struct vf_option options[] = {
+	OPT_CALLBACK_F("tokens", "T", tokens, vf_opt_count, "train T tokens (1e9, 22B, 500M)"),
+	OPT_CALLBACK_F("steps", "S", steps, vf_opt_steps, "or S optimizer steps"),
+	OPT_LIST("gpu", "SPEC", gpu, "catalog id with an optional count: rtx-4090:4 (repeatable)"),
+	OPT_BOOL("search", search, "search the knob space on the given GPUs"),
+	OPT_CHOICE("sort", sort, sorts, "(default: cost; time with --search)"),
+	OPT_DOUBLE_X("price", "USD", price, 0, 1e6, "dollars per GPU-hour", "$/GPU-hour instead of the catalog's"),
+	OPT_DOUBLE_X("margin", "F", margin, 0, 0.99, "a fraction from 0 to 0.99", "fraction of each GPU's memory kept free (default 0.10)"),
+	OPT_CALLBACK_F("allow", "K,..", knobs, allow_cb,
+		       "knobs that may change (default: batch,grad-ckpt,optimizer,\n"
+		       "quant,shard,gpus,split; also lora-rank, precision)"),
+	OPT_CALLBACK_F("forbid", "K,..", knobs, forbid_cb, "knobs that must stay as given"),
+	OPT_INT("top", "N", top, 1, 1000, "results kept with --search (default 10)"),
+	OPT_BOOL("exhaustive", exhaustive, "--search without pruning (same results, more evaluations)"),
+	OPT_BOOL("all-gpus", all_gpus, "every catalog GPU, not only the common ones"),
+	OPT_BOOL("json", json, "machine-readable output (README: vramfit fit)"),
+	OPT_FILE("html", "FILE", html,
+		 "also write the HTML report (vramfit report fit): the GPU x\n"
+		 "count grid and the cost-time Pareto front"),
+	OPT_INCLUDE(vf_setup_options, setup),
+	OPT_END(),
+};
+#undef OPT_T
 
 static int parse_args(int argc, char **argv, struct fit_args *a)
 {
@@ -87,91 +114,19 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 	a->margin = 0.10;
 	a->knobs = VF_KNOBS_DEFAULT;
 	a->top = 10;
-	struct vf_error err = {0};
-	for (int i = 1; i < argc;) {
-		bool matched = false;
-		if (vf_setup_parse_flag(&a->setup, argc, argv, &i, &matched, &err) != VF_OK)
-			return vf_cli_usage("fit", "%s", err.msg);
-		if (matched)
-			continue;
-		const char *f = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(f, "--json") == 0) {
-			a->json = true;
-		} else if (strcmp(f, "--search") == 0) {
-			a->search = true;
-		} else if (strcmp(f, "--all-gpus") == 0) {
-			a->all_gpus = true;
-		} else if (strcmp(f, "--exhaustive") == 0) {
-			a->exhaustive = true;
-		} else if (f[0] == '-' && f[1] == '-' && !v) {
-			return vf_cli_usage("fit", "%s: missing value (or unknown option)", f);
-		} else if (strcmp(f, "--tokens") == 0) {
-			if (!vf_runcost_parse_count(v, &a->tokens))
-				return vf_cli_usage("fit", "--tokens %s: expected a positive count (1e9, 22B)", v);
-			i++;
-		} else if (strcmp(f, "--steps") == 0) {
-			double s;
-			if (!vf_runcost_parse_count(v, &s) || s != floor(s))
-				return vf_cli_usage("fit", "--steps %s: expected a whole number of steps", v);
-			a->steps = (int64_t)s;
-			i++;
-		} else if (strcmp(f, "--gpu") == 0) {
-			if (a->ngpu_specs >= 16)
-				return vf_cli_usage("fit", "--gpu: at most 16 specs");
-			a->gpu_specs[a->ngpu_specs++] = v;
-			i++;
-		} else if (strcmp(f, "--html") == 0) {
-			if (!v[0])
-				return vf_cli_usage("fit", "--html: expected a file name");
-			a->html = v;
-			i++;
-		} else if (strcmp(f, "--sort") == 0) {
-			if (strcmp(v, "time") && strcmp(v, "cost") && strcmp(v, "vram"))
-				return vf_cli_usage("fit", "--sort %s: expected time, cost or vram", v);
-			a->sort = v;
-			i++;
-		} else if (strcmp(f, "--price") == 0) {
-			if (!vf_cli_number(v, 0, 1e6, false, &a->price))
-				return vf_cli_usage("fit", "--price %s: expected dollars per GPU-hour", v);
-			i++;
-		} else if (strcmp(f, "--margin") == 0) {
-			if (!vf_cli_number(v, 0, 0.99, false, &a->margin))
-				return vf_cli_usage("fit", "--margin %s: expected a fraction from 0 to 0.99", v);
-			i++;
-		} else if (strcmp(f, "--allow") == 0 || strcmp(f, "--forbid") == 0) {
-			unsigned bits;
-			if (vf_knobs_parse(v, &bits, &err) != VF_OK)
-				return vf_cli_usage("fit", "%s: %s", f, err.msg);
-			if (f[2] == 'a')
-				a->knobs |= bits;
-			else
-				a->knobs &= ~bits;
-			i++;
-		} else if (strcmp(f, "--top") == 0) {
-			double n;
-			if (!vf_cli_number(v, 1, 1000, true, &n))
-				return vf_cli_usage("fit", "--top %s: expected 1 to 1000", v);
-			a->top = (size_t)n;
-			i++;
-		} else if (f[0] == '-' && f[1]) {
-			return vf_cli_usage("fit", "unknown option '%s'", f);
-		} else if (!a->model) {
-			a->model = f;
-		} else {
-			return vf_cli_usage("fit", "one MODEL only (got '%s' and '%s')", a->model, f);
-		}
-		i++;
-	}
-	if (!a->model)
+	int n, rc = vf_opt_parse("fit", options, a, argc, argv, 0, &n);
+	if (rc >= 0)
+		return rc;
+	if (n > 1)
+		return vf_cli_usage("fit", "one MODEL only (got '%s' and '%s')", argv[0], argv[1]);
+	if (n == 0)
 		return vf_cli_usage("fit", "missing MODEL");
+	a->model = argv[0];
 	if (a->tokens > 0 && a->steps > 0)
 		return vf_cli_usage("fit", "give --tokens or --steps, not both");
 	return -1; /* parsed */
 }
 
-/* The user's setup on n GPUs: one GPU runs unsharded; several keep the
- * --shard given, else DDP. */
 static struct vf_setup start_on(const struct vf_setup *user, int n)
 {
 	struct vf_setup st = *user;
@@ -194,10 +149,10 @@ static int gpu_groups_from_specs(const struct fit_args *a, struct gpu_group *out
 {
 	struct vf_error err = {0};
 	*n = 0;
-	for (int i = 0; i < a->ngpu_specs; i++) {
+	for (int i = 0; i < a->gpu.n; i++) {
 		struct vf_gpu_set gs;
 		vf_gpu_set_init(&gs);
-		if (vf_gpu_set_add_spec(&gs, a->gpu_specs[i], &err) != VF_OK) {
+		if (vf_gpu_set_add_spec(&gs, a->gpu.v[i], &err) != VF_OK) {
 			vf_gpu_set_release(&gs);
 			return vf_cli_fail_err(&err);
 		}
@@ -208,7 +163,7 @@ static int gpu_groups_from_specs(const struct fit_args *a, struct gpu_group *out
 		if (!sp)
 			return vf_cli_usage("fit", "--gpu %s: not a catalog GPU (fit needs its rate "
 						   "and price; see vramfit gpus)",
-					    a->gpu_specs[i]);
+					    a->gpu.v[i]);
 		int k;
 		for (k = 0; k < *n; k++)
 			if (out[k].spec == sp)
@@ -475,79 +430,138 @@ static int split_rows(const struct fit_args *a, const struct vf_arch *arch,
 	return n;
 }
 
-static int fit_table(const struct fit_args *a, const struct vf_model *m,
-		     const struct gpu_group *groups, int ngroups)
+/* The row of n GPUs of kind g: the fewest changes that fit, checked by the
+ * allocator simulation. Returns -1 or the exit code. */
+static int search_row(const struct fit_args *a, const struct vf_arch *arch, const struct vf_gpu_spec *g,
+		      int n, struct row *r)
 {
 	struct vf_error err = {0};
-	const struct vf_arch *arch = &m->arch;
-	int counts_default[] = {1, 2, 4, 8};
-	struct row *rows = calloc((size_t)(ngroups > 0 ? ngroups : 1) * 6, sizeof *rows);
-	if (!rows)
-		return vf_cli_fail("out of memory");
-	int nrows = 0;
-	for (int gi = 0; gi < ngroups; gi++) {
-		const struct vf_gpu_spec *g = groups[gi].spec;
-		int counts[4], nc = 0;
-		if (groups[gi].count > 0)
-			counts[nc++] = groups[gi].count;
-		else if (a->setup.given & VF_SETUP_G_GPUS)
-			counts[nc++] = a->setup.gpus;
-		else
-			for (int i = 0; i < 4; i++)
-				counts[nc++] = counts_default[i];
-		for (int ci = 0; ci < nc; ci++) {
-			int n = counts[ci];
-			struct vf_setup st = start_on(&a->setup, n);
-			struct vf_search_opts o;
-			vf_search_opts_defaults(&o);
-			/* the split has a row of its own (split_rows) */
-			o.knobs = a->knobs & ~(VF_KNOB_BIT(VF_KNOB_GPUS) | VF_KNOB_BIT(VF_KNOB_SPLIT));
-			o.margin = a->margin;
-			o.max_gpus = n;
-			o.sort = VF_SORT_CHANGES;
-			o.top = 16; /* fallbacks for when the simulation rejects the first */
-			o.price_usd_hour = a->price;
-			struct vf_search s;
-			if (vf_search_run(arch, &st, g, &o, &s, &err) != VF_OK) {
-				free(rows);
-				return vf_cli_fail_err(&err);
-			}
-			struct row *r = &rows[nrows++];
-			r->gpu = g;
-			r->gpus = n;
-			r->smallest = s.have_smallest ? s.smallest : s.start;
-			r->cost_key = r->time_key = INFINITY;
-			/* the search ranks on the fast path; the allocator simulation
-			 * decides: the best result whose simulated peak fits */
-			size_t pick = s.count;
-			for (size_t k = 0; k < s.count && k < 16 && pick == s.count; k++) {
-				struct vf_estimate e;
-				if (vf_estimate_simulate(arch, &s.results[k].setup, g, NULL, &e, NULL, &err)) {
-					vf_search_release(&s);
-					free(rows);
-					return vf_cli_fail_err(&err);
-				}
-				if (e.peak_bytes <= s.results[k].limit_bytes && !e.sim_oom) {
-					pick = k;
-					s.results[k].peak_bytes = e.peak_bytes;
-				}
-			}
-			r->fits = pick < s.count;
-			if (r->fits) {
-				r->best = s.results[pick];
-				r->max_batch = vf_estimate_max_batch(arch, &r->best.setup, g,
-								     r->best.limit_bytes);
-				sort_keys(a, g, n, r);
-			}
+	struct vf_setup st = start_on(&a->setup, n);
+	struct vf_search_opts o;
+	vf_search_opts_defaults(&o);
+	/* the split has a row of its own (split_rows) */
+	o.knobs = a->knobs & ~(VF_KNOB_BIT(VF_KNOB_GPUS) | VF_KNOB_BIT(VF_KNOB_SPLIT));
+	o.margin = a->margin;
+	o.max_gpus = n;
+	o.sort = VF_SORT_CHANGES;
+	o.top = 16; /* fallbacks for when the simulation rejects the first */
+	o.price_usd_hour = a->price;
+	struct vf_search s;
+	if (vf_search_run(arch, &st, g, &o, &s, &err) != VF_OK)
+		return vf_cli_fail_err(&err);
+	r->gpu = g;
+	r->gpus = n;
+	r->smallest = s.have_smallest ? s.smallest : s.start;
+	r->cost_key = r->time_key = INFINITY;
+	/* the search ranks on the fast path; the allocator simulation
+	 * decides: the best result whose simulated peak fits */
+	size_t pick = s.count;
+	for (size_t k = 0; k < s.count && k < 16 && pick == s.count; k++) {
+		struct vf_estimate e;
+		if (vf_estimate_simulate(arch, &s.results[k].setup, g, NULL, &e, NULL, &err)) {
 			vf_search_release(&s);
+			return vf_cli_fail_err(&err);
 		}
-		nrows += split_rows(a, arch, &groups[gi], &rows[nrows]);
+		if (e.peak_bytes <= s.results[k].limit_bytes && !e.sim_oom) {
+			pick = k;
+			s.results[k].peak_bytes = e.peak_bytes;
+		}
 	}
-	row_cmp_sort = !a->sort || strcmp(a->sort, "cost") == 0 ? VF_SORT_COST
-		       : strcmp(a->sort, "time") == 0            ? VF_SORT_TIME
-								 : VF_SORT_VRAM;
-	qsort(rows, (size_t)nrows, sizeof *rows, row_cmp);
+	r->fits = pick < s.count;
+	if (r->fits) {
+		r->best = s.results[pick];
+		r->max_batch = vf_estimate_max_batch(arch, &r->best.setup, g,
+						     r->best.limit_bytes);
+		sort_keys(a, g, n, r);
+	}
+	vf_search_release(&s);
+	return -1;
+}
 
+/* A row that fits: the settings it needs, speed, time and cost. */
+static void fits_row(struct vf_table *t, cJSON *o, const struct fit_args *a, const struct row *r,
+		     const struct vf_setup *st_, bool have_run)
+{
+	char n[16], mb[24], pk[32], stp[32], tps[32], c8[48], c9[48], set[512];
+	const struct vf_setup st = *st_;
+	double price = a->price >= 0 ? a->price : r->gpu->price_usd_hour;
+	snprintf(n, sizeof n, "%d", r->gpus);
+	result_fields(o, a, &r->best, r->gpu, &st);
+	cJSON_AddNumberToObject(o, "max_batch", (double)r->max_batch);
+	cJSON_AddNullToObject(o, "reason");
+	vf_search_diff(&st, &r->best.setup, set, sizeof set);
+	snprintf(mb, sizeof mb, "%lld", (long long)r->max_batch);
+	vf_fmt_bytes(pk, sizeof pk, (double)r->best.peak_bytes);
+	vf_fmt_seconds(stp, sizeof stp, r->best.step_seconds);
+	fmt_rate(tps, sizeof tps, r->best.tokens_per_second);
+	struct vf_run run;
+	if (have_run && whole_run(a, &r->best, r->gpu, &run)) {
+		vf_fmt_seconds(c8, sizeof c8, run.seconds);
+		vf_fmt_usd(c9, sizeof c9, run.cost_usd);
+	} else if (have_run) {
+		snprintf(c8, sizeof c8, "-");
+		snprintf(c9, sizeof c9, "-");
+	} else {
+		vf_fmt_usd(c8, sizeof c8, isfinite(r->cost_key) ? r->cost_key * 1e6 : -1); /* $/Mtok */
+		vf_fmt_usd(c9, sizeof c9, price >= 0 ? price * r->gpus : -1);
+	}
+	if (r->split) {
+		vf_split_setup_words(&r->best.setup, set, sizeof set);
+		cJSON_AddStringToObject(o, "split", set);
+		cJSON_ReplaceItemInObjectCaseSensitive(o, "settings", cJSON_CreateString(set));
+	}
+	vf_table_addf(t, r->gpu->id, n, "yes", set[0] ? set : "as given", mb, pk, stp, tps,
+		      c8, c9);
+}
+
+/* A split that holds the model, but inside the margin. */
+static void tight_row(struct vf_table *t, cJSON *o, const struct fit_args *a, const struct row *r,
+		      const struct vf_setup *st_)
+{
+	char n[16], pk[32], stp[32], tps[32], set[512];
+	const struct vf_setup st = *st_;
+	snprintf(n, sizeof n, "%d", r->gpus);
+	char why[256], lim[32];
+	result_fields(o, a, &r->best, r->gpu, &st);
+	vf_split_setup_words(&r->best.setup, set, sizeof set);
+	cJSON_AddStringToObject(o, "split", set);
+	vf_fmt_bytes(pk, sizeof pk, (double)r->best.peak_bytes);
+	vf_fmt_bytes(lim, sizeof lim, (double)r->best.limit_bytes);
+	snprintf(why, sizeof why, "%s: peak %s fits the cards, not %s usable (--margin)", set, pk,
+		 lim);
+	cJSON_AddNumberToObject(o, "max_batch", (double)r->max_batch);
+	cJSON_AddStringToObject(o, "reason", why);
+	cJSON_AddBoolToObject(o, "fits_memory", true);
+	vf_fmt_seconds(stp, sizeof stp, r->best.step_seconds);
+	fmt_rate(tps, sizeof tps, r->best.tokens_per_second);
+	vf_table_addf(t, r->gpu->id, n, "tight", why, "-", pk, stp, tps, "-", "-");
+}
+
+/* A row that fits at no setting: why. */
+static void nofit_row(struct vf_table *t, cJSON *o, const struct row *r)
+{
+	char n[16], pk[32];
+	snprintf(n, sizeof n, "%d", r->gpus);
+	char why[256], lim[32];
+	vf_fmt_bytes(pk, sizeof pk, (double)r->smallest.peak_bytes);
+	vf_fmt_bytes(lim, sizeof lim, (double)r->smallest.limit_bytes);
+	snprintf(why, sizeof why, "smallest peak %s > %s usable (largest term: %s)", pk, lim,
+		 vf_term_name(r->smallest.dominant));
+	cJSON_AddStringToObject(o, "gpu", r->gpu->id);
+	cJSON_AddNumberToObject(o, "gpus", r->gpus);
+	cJSON_AddBoolToObject(o, "fits", false);
+	cJSON_AddNumberToObject(o, "peak_bytes", (double)r->smallest.peak_bytes);
+	cJSON_AddNumberToObject(o, "limit_bytes", (double)r->smallest.limit_bytes);
+	cJSON_AddNumberToObject(o, "vram_bytes", (double)r->smallest.gpu_bytes);
+	cJSON_AddStringToObject(o, "dominant", vf_term_name(r->smallest.dominant));
+	cJSON_AddItemToObject(o, "smallest_setup", vf_setup_to_json(&r->smallest.setup));
+	cJSON_AddStringToObject(o, "reason", why);
+	vf_table_addf(t, r->gpu->id, n, "no", why, "-", "-", "-", "-", "-", "-");
+}
+
+/* The --json object's head: model, setup, run, sort, margin. */
+static cJSON *table_root(const struct fit_args *a, const struct vf_arch *arch)
+{
 	cJSON *root = cJSON_CreateObject();
 	cJSON *mo = cJSON_AddObjectToObject(root, "model");
 	cJSON_AddStringToObject(mo, "id", a->model);
@@ -569,98 +583,12 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 		cJSON_AddNullToObject(rq, "steps");
 	cJSON_AddStringToObject(root, "sort", a->sort ? a->sort : "cost");
 	cJSON_AddNumberToObject(root, "margin", a->margin);
-	cJSON *arr = cJSON_AddArrayToObject(root, "rows");
+	return root;
+}
 
-	bool have_run = a->tokens > 0 || a->steps > 0;
-	const char *const hdr[] = {"GPU", "n", "fits", "settings needed", "max batch", "peak",
-					  "step", "tokens/s", have_run ? "run time" : "$/Mtok",
-					  have_run ? "cost" : "$/h"};
-	struct vf_table t;
-	vf_table_init(&t, 10, hdr);
-	for (int c = 4; c < 10; c++)
-		vf_table_set_right(&t, c, true);
-	vf_table_set_right(&t, 1, true);
-	for (int i = 0; i < nrows; i++) {
-		struct row *r = &rows[i];
-		cJSON *o = cJSON_CreateObject();
-		char n[16], mb[24], pk[32], stp[32], tps[32], c8[48], c9[48], set[512];
-		snprintf(n, sizeof n, "%d", r->gpus);
-		struct vf_setup st = start_on(&a->setup, r->gpus);
-		double price = a->price >= 0 ? a->price : r->gpu->price_usd_hour;
-		if (r->fits) {
-			result_fields(o, a, &r->best, r->gpu, &st);
-			cJSON_AddNumberToObject(o, "max_batch", (double)r->max_batch);
-			cJSON_AddNullToObject(o, "reason");
-			vf_search_diff(&st, &r->best.setup, set, sizeof set);
-			snprintf(mb, sizeof mb, "%lld", (long long)r->max_batch);
-			vf_fmt_bytes(pk, sizeof pk, (double)r->best.peak_bytes);
-			vf_fmt_seconds(stp, sizeof stp, r->best.step_seconds);
-			fmt_rate(tps, sizeof tps, r->best.tokens_per_second);
-			struct vf_run run;
-			if (have_run && whole_run(a, &r->best, r->gpu, &run)) {
-				vf_fmt_seconds(c8, sizeof c8, run.seconds);
-				vf_fmt_usd(c9, sizeof c9, run.cost_usd);
-			} else if (have_run) {
-				snprintf(c8, sizeof c8, "-");
-				snprintf(c9, sizeof c9, "-");
-			} else {
-				vf_fmt_usd(c8, sizeof c8, isfinite(r->cost_key) ? r->cost_key * 1e6 : -1); /* $/Mtok */
-				vf_fmt_usd(c9, sizeof c9, price >= 0 ? price * r->gpus : -1);
-			}
-			if (r->split) {
-				vf_split_setup_words(&r->best.setup, set, sizeof set);
-				cJSON_AddStringToObject(o, "split", set);
-				cJSON_ReplaceItemInObjectCaseSensitive(o, "settings", cJSON_CreateString(set));
-			}
-			vf_table_addf(&t, r->gpu->id, n, "yes", set[0] ? set : "as given", mb, pk, stp, tps,
-				      c8, c9);
-		} else if (r->split) {
-			/* holds the model, but inside the margin */
-			char why[256], lim[32];
-			result_fields(o, a, &r->best, r->gpu, &st);
-			vf_split_setup_words(&r->best.setup, set, sizeof set);
-			cJSON_AddStringToObject(o, "split", set);
-			vf_fmt_bytes(pk, sizeof pk, (double)r->best.peak_bytes);
-			vf_fmt_bytes(lim, sizeof lim, (double)r->best.limit_bytes);
-			snprintf(why, sizeof why, "%s: peak %s fits the cards, not %s usable (--margin)", set, pk,
-				 lim);
-			cJSON_AddNumberToObject(o, "max_batch", (double)r->max_batch);
-			cJSON_AddStringToObject(o, "reason", why);
-			cJSON_AddBoolToObject(o, "fits_memory", true);
-			vf_fmt_seconds(stp, sizeof stp, r->best.step_seconds);
-			fmt_rate(tps, sizeof tps, r->best.tokens_per_second);
-			vf_table_addf(&t, r->gpu->id, n, "tight", why, "-", pk, stp, tps, "-", "-");
-		} else {
-			char why[256], lim[32];
-			vf_fmt_bytes(pk, sizeof pk, (double)r->smallest.peak_bytes);
-			vf_fmt_bytes(lim, sizeof lim, (double)r->smallest.limit_bytes);
-			snprintf(why, sizeof why, "smallest peak %s > %s usable (largest term: %s)", pk, lim,
-				 vf_term_name(r->smallest.dominant));
-			cJSON_AddStringToObject(o, "gpu", r->gpu->id);
-			cJSON_AddNumberToObject(o, "gpus", r->gpus);
-			cJSON_AddBoolToObject(o, "fits", false);
-			cJSON_AddNumberToObject(o, "peak_bytes", (double)r->smallest.peak_bytes);
-			cJSON_AddNumberToObject(o, "limit_bytes", (double)r->smallest.limit_bytes);
-			cJSON_AddNumberToObject(o, "vram_bytes", (double)r->smallest.gpu_bytes);
-			cJSON_AddStringToObject(o, "dominant", vf_term_name(r->smallest.dominant));
-			cJSON_AddItemToObject(o, "smallest_setup", vf_setup_to_json(&r->smallest.setup));
-			cJSON_AddStringToObject(o, "reason", why);
-			vf_table_addf(&t, r->gpu->id, n, "no", why, "-", "-", "-", "-", "-", "-");
-		}
-		if (price >= 0)
-			cJSON_AddNumberToObject(o, "price_usd_hour", price);
-		else
-			cJSON_AddNullToObject(o, "price_usd_hour");
-		cJSON_AddItemToArray(arr, o);
-	}
-	add_assumptions(root, a, false);
-	int hrc = write_html(a, root, "table");
-	if (hrc) {
-		vf_table_release(&t);
-		cJSON_Delete(root);
-		free(rows);
-		return hrc;
-	}
+/* --json, or the table under a line saying what was fitted. */
+static void print_fit_table(const struct fit_args *a, const cJSON *root, const struct vf_table *t)
+{
 	if (a->json) {
 		vf_cli_print_json(root);
 	} else {
@@ -673,10 +601,83 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 		       vf_mode_name(a->setup.mode), vf_precision_name(a->setup.precision),
 		       (long long)a->setup.batch, (long long)a->setup.seq,
 		       (long long)a->setup.grad_accum, su);
-		vf_table_print(&t, stdout);
+		vf_table_print(t, stdout);
 		print_assumptions(root);
 	}
-	vf_table_release(&t);
+}
+
+static int fit_table(const struct fit_args *a, const struct vf_model *m,
+		     const struct gpu_group *groups, int ngroups)
+{
+	const struct vf_arch *arch = &m->arch;
+	int counts_default[] = {1, 2, 4, 8};
+	struct row *rows = calloc((size_t)(ngroups > 0 ? ngroups : 1) * 6, sizeof *rows);
+	if (!rows)
+		return vf_cli_fail("out of memory");
+	int nrows = 0;
+	for (int gi = 0; gi < ngroups; gi++) {
+		const struct vf_gpu_spec *g = groups[gi].spec;
+		int counts[4], nc = 0;
+		if (groups[gi].count > 0)
+			counts[nc++] = groups[gi].count;
+		else if (a->setup.given & VF_SETUP_G_GPUS)
+			counts[nc++] = a->setup.gpus;
+		else
+			for (int i = 0; i < 4; i++)
+				counts[nc++] = counts_default[i];
+		for (int ci = 0; ci < nc; ci++) {
+			int rc = search_row(a, arch, g, counts[ci], &rows[nrows++]);
+			if (rc >= 0) {
+				free(rows);
+				return rc;
+			}
+		}
+		nrows += split_rows(a, arch, &groups[gi], &rows[nrows]);
+	}
+	row_cmp_sort = !a->sort || strcmp(a->sort, "cost") == 0 ? VF_SORT_COST
+		       : strcmp(a->sort, "time") == 0            ? VF_SORT_TIME
+								 : VF_SORT_VRAM;
+	qsort(rows, (size_t)nrows, sizeof *rows, row_cmp);
+
+	cJSON *root = table_root(a, arch);
+	cJSON *arr = cJSON_AddArrayToObject(root, "rows");
+
+	bool have_run = a->tokens > 0 || a->steps > 0;
+	const char *const hdr[] = {"GPU", "n", "fits", "settings needed", "max batch", "peak",
+					  "step", "tokens/s", have_run ? "run time" : "$/Mtok",
+					  have_run ? "cost" : "$/h"};
+	struct vf_table tt, *t = &tt;
+	vf_table_init(t, 10, hdr);
+	for (int c = 4; c < 10; c++)
+		vf_table_set_right(t, c, true);
+	vf_table_set_right(t, 1, true);
+	for (int i = 0; i < nrows; i++) {
+		struct row *r = &rows[i];
+		cJSON *o = cJSON_CreateObject();
+		struct vf_setup st = start_on(&a->setup, r->gpus);
+		double price = a->price >= 0 ? a->price : r->gpu->price_usd_hour;
+		if (r->fits)
+			fits_row(t, o, a, r, &st, have_run);
+		else if (r->split)
+			tight_row(t, o, a, r, &st);
+		else
+			nofit_row(t, o, r);
+		if (price >= 0)
+			cJSON_AddNumberToObject(o, "price_usd_hour", price);
+		else
+			cJSON_AddNullToObject(o, "price_usd_hour");
+		cJSON_AddItemToArray(arr, o);
+	}
+	add_assumptions(root, a, false);
+	int hrc = write_html(a, root, "table");
+	if (hrc) {
+		vf_table_release(t);
+		cJSON_Delete(root);
+		free(rows);
+		return hrc;
+	}
+	print_fit_table(a, root, t);
+	vf_table_release(t);
 	cJSON_Delete(root);
 	free(rows);
 	return VF_EXIT_OK;
@@ -733,97 +734,86 @@ static const char *setup_brief(char *o, size_t n, const struct vf_setup *s)
 	return o;
 }
 
-static int fit_search(const struct fit_args *a, const struct vf_model *m,
-		      const struct gpu_group *groups, int ngroups)
+/* What the searches of all GPU kinds looked at. */
+struct tally {
+	uint64_t space, evaluated, fitting;
+	double seconds;
+};
+
+/* One GPU kind: its start, the configurations that fit (confirmed by the
+ * allocator simulation) into hits, or why nothing does into nofit.
+ * Returns -1 or the exit code. */
+static int search_group(const struct fit_args *a, const struct vf_model *m, const struct gpu_group *grp,
+			enum vf_search_sort sort, struct hit *hits, size_t *nh, struct tally *ty,
+			cJSON *starts, cJSON *nofit)
 {
 	struct vf_error err = {0};
-	enum vf_search_sort sort = sort_of(a->sort);
-	struct hit *hits = calloc((size_t)ngroups * a->top + 1, sizeof *hits);
-	if (!hits)
-		return vf_cli_fail("out of memory");
-	size_t nh = 0;
-	uint64_t space = 0, evaluated = 0, fitting = 0;
-	double seconds = 0;
-	cJSON *root = cJSON_CreateObject();
-	cJSON_AddStringToObject(cJSON_AddObjectToObject(root, "model"), "id", a->model);
-	cJSON *starts = cJSON_AddArrayToObject(root, "start");
-	cJSON *nofit = cJSON_CreateArray();
-	for (int gi = 0; gi < ngroups; gi++) {
-		const struct vf_gpu_spec *g = groups[gi].spec;
-		struct vf_setup st = start_on(&a->setup, a->setup.given & VF_SETUP_G_GPUS
-								 ? a->setup.gpus
-								 : groups[gi].count);
-		if (st.gpus > groups[gi].count) {
-			cJSON_Delete(nofit);
-			cJSON_Delete(root);
-			free(hits);
-			return vf_cli_usage("fit", "--gpus %d: only %d %s given", st.gpus,
-					    groups[gi].count, g->id);
-		}
-		struct vf_search_opts o;
-		vf_search_opts_defaults(&o);
-		o.knobs = a->knobs;
-		o.margin = a->margin;
-		o.max_gpus = groups[gi].count;
-		o.sort = sort;
-		o.top = a->top;
-		o.exhaustive = a->exhaustive;
-		o.price_usd_hour = a->price;
-		struct vf_search s;
-		if (vf_search_run(&m->arch, &st, g, &o, &s, &err) != VF_OK) {
-			cJSON_Delete(nofit);
-			cJSON_Delete(root);
-			free(hits);
+	const struct vf_gpu_spec *g = grp->spec;
+	struct vf_setup st = start_on(&a->setup, a->setup.given & VF_SETUP_G_GPUS
+							 ? a->setup.gpus
+							 : grp->count);
+	if (st.gpus > grp->count)
+		return vf_cli_usage("fit", "--gpus %d: only %d %s given", st.gpus,
+				    grp->count, g->id);
+	struct vf_search_opts o;
+	vf_search_opts_defaults(&o);
+	o.knobs = a->knobs;
+	o.margin = a->margin;
+	o.max_gpus = grp->count;
+	o.sort = sort;
+	o.top = a->top;
+	o.exhaustive = a->exhaustive;
+	o.price_usd_hour = a->price;
+	struct vf_search s;
+	if (vf_search_run(&m->arch, &st, g, &o, &s, &err) != VF_OK)
+		return vf_cli_fail_err(&err);
+	ty->space += s.space;
+	ty->evaluated += s.evaluated;
+	ty->fitting += s.fitting;
+	ty->seconds += s.seconds;
+	for (size_t i = 0; i < s.count; i++) {
+		/* the shown results are confirmed by the allocator
+		 * simulation (the search ranks on the fast path) */
+		struct vf_estimate e;
+		if (vf_estimate_simulate(&m->arch, &s.results[i].setup, g, NULL, &e, NULL, &err)) {
+			vf_search_release(&s);
 			return vf_cli_fail_err(&err);
 		}
-		space += s.space;
-		evaluated += s.evaluated;
-		fitting += s.fitting;
-		seconds += s.seconds;
-		for (size_t i = 0; i < s.count; i++) {
-			/* the shown results are confirmed by the allocator
-			 * simulation (the search ranks on the fast path) */
-			struct vf_estimate e;
-			if (vf_estimate_simulate(&m->arch, &s.results[i].setup, g, NULL, &e, NULL, &err)) {
-				vf_search_release(&s);
-				cJSON_Delete(nofit);
-				cJSON_Delete(root);
-				free(hits);
-				return vf_cli_fail_err(&err);
-			}
-			if (e.sim_oom || e.peak_bytes > s.results[i].limit_bytes)
-				continue;
-			s.results[i].peak_bytes = e.peak_bytes;
-			hits[nh++] = (struct hit){s.results[i], g, st};
-		}
-		cJSON *so = cJSON_CreateObject();
-		result_fields(so, a, &s.start, g, &st);
-		cJSON_AddNumberToObject(so, "effective_batch", (double)s.effective_batch);
-		cJSON_AddItemToArray(starts, so);
-		if (!s.count && s.have_smallest) {
-			cJSON *x = cJSON_CreateObject();
-			char pk[32], lim[32], why[256];
-			vf_fmt_bytes(pk, sizeof pk, (double)s.smallest.peak_bytes);
-			vf_fmt_bytes(lim, sizeof lim, (double)s.smallest.limit_bytes);
-			snprintf(why, sizeof why,
-				 "nothing fits %dx %s: smallest peak %s > %s usable (largest term: %s)",
-				 groups[gi].count, g->id, pk, lim, vf_term_name(s.smallest.dominant));
-			cJSON_AddStringToObject(x, "gpu", g->id);
-			cJSON_AddStringToObject(x, "reason", why);
-			cJSON_AddItemToArray(nofit, x);
-		}
-		vf_search_release(&s);
+		if (e.sim_oom || e.peak_bytes > s.results[i].limit_bytes)
+			continue;
+		s.results[i].peak_bytes = e.peak_bytes;
+		hits[(*nh)++] = (struct hit){s.results[i], g, st};
 	}
-	hit_sort = (int)sort;
-	qsort(hits, nh, sizeof *hits, hit_cmp);
-	if (nh > a->top)
-		nh = a->top;
+	cJSON *so = cJSON_CreateObject();
+	result_fields(so, a, &s.start, g, &st);
+	cJSON_AddNumberToObject(so, "effective_batch", (double)s.effective_batch);
+	cJSON_AddItemToArray(starts, so);
+	if (!s.count && s.have_smallest) {
+		cJSON *x = cJSON_CreateObject();
+		char pk[32], lim[32], why[256];
+		vf_fmt_bytes(pk, sizeof pk, (double)s.smallest.peak_bytes);
+		vf_fmt_bytes(lim, sizeof lim, (double)s.smallest.limit_bytes);
+		snprintf(why, sizeof why,
+			 "nothing fits %dx %s: smallest peak %s > %s usable (largest term: %s)",
+			 grp->count, g->id, pk, lim, vf_term_name(s.smallest.dominant));
+		cJSON_AddStringToObject(x, "gpu", g->id);
+		cJSON_AddStringToObject(x, "reason", why);
+		cJSON_AddItemToArray(nofit, x);
+	}
+	vf_search_release(&s);
+	return -1;
+}
+
+/* The "search" object: what was searched, how. */
+static void search_json(cJSON *root, const struct fit_args *a, enum vf_search_sort sort,
+			const struct tally *ty, int ngroups)
+{
 	cJSON *so = cJSON_AddObjectToObject(root, "search");
-	cJSON_AddNumberToObject(so, "evaluated", (double)evaluated);
-	cJSON_AddNumberToObject(so, "seconds", seconds);
-	cJSON_AddNumberToObject(so, "space", (double)space);
-	cJSON_AddNumberToObject(so, "fitting", (double)fitting);
-	cJSON_AddNumberToObject(so, "pruned", (double)(space + (uint64_t)ngroups - evaluated));
+	cJSON_AddNumberToObject(so, "evaluated", (double)ty->evaluated);
+	cJSON_AddNumberToObject(so, "seconds", ty->seconds);
+	cJSON_AddNumberToObject(so, "space", (double)ty->space);
+	cJSON_AddNumberToObject(so, "fitting", (double)ty->fitting);
+	cJSON_AddNumberToObject(so, "pruned", (double)(ty->space + (uint64_t)ngroups - ty->evaluated));
 	cJSON_AddNumberToObject(so, "margin", a->margin);
 	cJSON_AddStringToObject(so, "sort", sort == VF_SORT_TIME ? "time"
 					    : sort == VF_SORT_COST ? "cost" : "vram");
@@ -831,54 +821,48 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 	for (int k = 0; k < VF_KNOB_COUNT; k++)
 		if (a->knobs & VF_KNOB_BIT(k))
 			cJSON_AddItemToArray(kn, cJSON_CreateString(vf_knob_name((enum vf_knob)k)));
-	cJSON *arr = cJSON_AddArrayToObject(root, "results");
-	cJSON_AddItemToObject(root, "not_fitting", nofit);
+}
 
-	static const char *const hdr[] = {"#", "setup", "peak", "step", "tokens/s", "run time", "cost",
-					  "changes"};
-	struct vf_table t;
-	vf_table_init(&t, 8, hdr);
-	for (int c = 2; c < 7; c++)
-		vf_table_set_right(&t, c, true);
-	for (size_t i = 0; i < nh; i++) {
-		const struct vf_search_result *r = &hits[i].r;
-		const struct vf_gpu_spec *g = hits[i].gpu;
-		cJSON *o = cJSON_CreateObject();
-		const struct vf_setup *st = &hits[i].start;
-		result_fields(o, a, r, g, st);
-		if (a->html) {
-			double price = a->price >= 0 ? a->price : g->price_usd_hour;
-			if (price >= 0)
-				cJSON_AddNumberToObject(o, "price_usd_hour", price);
-			cJSON_AddNumberToObject(o, "max_batch", (double)vf_estimate_max_batch(&m->arch, &r->setup, g, r->limit_bytes));
-		}
-		cJSON_AddItemToArray(arr, o);
-		char idx[8], su[160], pk[32], stp[32], tps[32], rt[32], cost[32], d[512];
-		snprintf(idx, sizeof idx, "%zu", i + 1);
-		char brief[192];
-		snprintf(su, sizeof su, "%s %s", g->id, setup_brief(brief, sizeof brief, &r->setup));
-		vf_fmt_bytes(pk, sizeof pk, (double)r->peak_bytes);
-		vf_fmt_seconds(stp, sizeof stp, r->step_seconds);
-		fmt_rate(tps, sizeof tps, r->tokens_per_second);
-		struct vf_run run;
-		if (whole_run(a, r, g, &run)) {
-			vf_fmt_seconds(rt, sizeof rt, run.seconds);
-			vf_fmt_usd(cost, sizeof cost, run.cost_usd);
-		} else {
-			snprintf(rt, sizeof rt, "-");
-			snprintf(cost, sizeof cost, "-");
-		}
-		vf_search_diff(st, &r->setup, d, sizeof d);
-		vf_table_addf(&t, idx, su, pk, stp, tps, rt, cost, d[0] ? d : "as given");
+/* Result i: its JSON and its table row. */
+static void hit_row(struct vf_table *t, cJSON *arr, const struct fit_args *a, const struct vf_model *m,
+		    const struct hit *h, size_t i)
+{
+	const struct vf_search_result *r = &h->r;
+	const struct vf_gpu_spec *g = h->gpu;
+	cJSON *o = cJSON_CreateObject();
+	const struct vf_setup *st = &h->start;
+	result_fields(o, a, r, g, st);
+	if (a->html) {
+		double price = a->price >= 0 ? a->price : g->price_usd_hour;
+		if (price >= 0)
+			cJSON_AddNumberToObject(o, "price_usd_hour", price);
+		cJSON_AddNumberToObject(o, "max_batch", (double)vf_estimate_max_batch(&m->arch, &r->setup, g, r->limit_bytes));
 	}
-	add_assumptions(root, a, true);
-	int hrc = write_html(a, root, "search");
-	if (hrc) {
-		vf_table_release(&t);
-		cJSON_Delete(root);
-		free(hits);
-		return hrc;
+	cJSON_AddItemToArray(arr, o);
+	char idx[8], su[160], pk[32], stp[32], tps[32], rt[32], cost[32], d[512];
+	snprintf(idx, sizeof idx, "%zu", i + 1);
+	char brief[192];
+	snprintf(su, sizeof su, "%s %s", g->id, setup_brief(brief, sizeof brief, &r->setup));
+	vf_fmt_bytes(pk, sizeof pk, (double)r->peak_bytes);
+	vf_fmt_seconds(stp, sizeof stp, r->step_seconds);
+	fmt_rate(tps, sizeof tps, r->tokens_per_second);
+	struct vf_run run;
+	if (whole_run(a, r, g, &run)) {
+		vf_fmt_seconds(rt, sizeof rt, run.seconds);
+		vf_fmt_usd(cost, sizeof cost, run.cost_usd);
+	} else {
+		snprintf(rt, sizeof rt, "-");
+		snprintf(cost, sizeof cost, "-");
 	}
+	vf_search_diff(st, &r->setup, d, sizeof d);
+	vf_table_addf(t, idx, su, pk, stp, tps, rt, cost, d[0] ? d : "as given");
+}
+
+/* --json, or each start, what was searched, the table and why nothing fits. */
+static void print_search(const struct fit_args *a, const cJSON *root, const struct vf_table *t,
+			 const struct gpu_group *groups, int ngroups, const cJSON *starts,
+			 const cJSON *nofit, const struct tally *ty, size_t nh)
+{
 	if (a->json) {
 		vf_cli_print_json(root);
 	} else {
@@ -893,16 +877,66 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 		}
 		printf("searched %llu configurations in %.2f ms (%llu pruned exactly, %llu estimates "
 		       "with the start); %zu shown of %llu that fit\n\n",
-		       (unsigned long long)space, seconds * 1e3,
-		       (unsigned long long)(space + (uint64_t)ngroups - evaluated),
-		       (unsigned long long)evaluated, nh, (unsigned long long)fitting);
+		       (unsigned long long)ty->space, ty->seconds * 1e3,
+		       (unsigned long long)(ty->space + (uint64_t)ngroups - ty->evaluated),
+		       (unsigned long long)ty->evaluated, nh, (unsigned long long)ty->fitting);
 		if (nh)
-			vf_table_print(&t, stdout);
+			vf_table_print(t, stdout);
 		const cJSON *x;
 		cJSON_ArrayForEach(x, nofit) printf("%s\n", cJSON_GetObjectItem(x, "reason")->valuestring);
 		print_assumptions(root);
 	}
-	vf_table_release(&t);
+}
+
+static int fit_search(const struct fit_args *a, const struct vf_model *m,
+		      const struct gpu_group *groups, int ngroups)
+{
+	enum vf_search_sort sort = sort_of(a->sort);
+	struct hit *hits = calloc((size_t)ngroups * a->top + 1, sizeof *hits);
+	if (!hits)
+		return vf_cli_fail("out of memory");
+	size_t nh = 0;
+	struct tally ty = {0, 0, 0, 0};
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(root, "model"), "id", a->model);
+	cJSON *starts = cJSON_AddArrayToObject(root, "start");
+	cJSON *nofit = cJSON_CreateArray();
+	for (int gi = 0; gi < ngroups; gi++) {
+		int rc = search_group(a, m, &groups[gi], sort, hits, &nh, &ty, starts, nofit);
+		if (rc >= 0) {
+			cJSON_Delete(nofit);
+			cJSON_Delete(root);
+			free(hits);
+			return rc;
+		}
+	}
+	hit_sort = (int)sort;
+	qsort(hits, nh, sizeof *hits, hit_cmp);
+	if (nh > (size_t)a->top)
+		nh = (size_t)a->top;
+	search_json(root, a, sort, &ty, ngroups);
+	cJSON *arr = cJSON_AddArrayToObject(root, "results");
+	cJSON_AddItemToObject(root, "not_fitting", nofit);
+
+	static const char *const hdr[] = {"#", "setup", "peak", "step", "tokens/s", "run time", "cost",
+					  "changes"};
+	struct vf_table tt, *t = &tt;
+	vf_table_init(t, 8, hdr);
+	for (int c = 2; c < 7; c++)
+		vf_table_set_right(t, c, true);
+	for (size_t i = 0; i < nh; i++) {
+		hit_row(t, arr, a, m, &hits[i], i);
+	}
+	add_assumptions(root, a, true);
+	int hrc = write_html(a, root, "search");
+	if (hrc) {
+		vf_table_release(t);
+		cJSON_Delete(root);
+		free(hits);
+		return hrc;
+	}
+	print_search(a, root, t, groups, ngroups, starts, nofit, &ty, nh);
+	vf_table_release(t);
 	cJSON_Delete(root);
 	free(hits);
 	return VF_EXIT_OK;
@@ -917,7 +951,7 @@ static int run(int argc, char **argv)
 	struct vf_error err = {0};
 	struct gpu_group groups[64];
 	int ng = 0;
-	if (a.ngpu_specs) { /* --gpu ID:N is --gpu ID --gpus N */
+	if (a.gpu.n) { /* --gpu ID:N is --gpu ID --gpus N */
 		rc = gpu_groups_from_specs(&a, groups, 64, &ng);
 		if (rc >= 0)
 			return rc;
@@ -960,7 +994,7 @@ static int run(int argc, char **argv)
 		vf_model_free(m);
 		return vf_cli_fail_err(&err);
 	}
-	if (a.ngpu_specs) {
+	if (a.gpu.n) {
 		/* the groups are made above */
 	} else if (a.search) {
 		rc = gpu_groups_probed(groups, 64, &ng);
@@ -990,5 +1024,9 @@ const struct vf_cli_command vf_cmd_fit = {
 	.name = "fit",
 	.summary = "which GPUs and settings fit a training run, how long, at what cost",
 	.usage = usage,
+	.options = options,
+	.tail = "(video DiTs are not searched: use vramfit estimate)\n"
+		"\n"
+		"Exit status: 0 success (also when nothing fits), 1 failure, 2 usage error.\n",
 	.run = run,
 };

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "parse-options.h"
 #include "vramfit/gpu/gpu.h"
 
 static const char usage[] =
@@ -11,11 +12,21 @@ static const char usage[] =
 	"List the GPU catalog: the memory nvidia-smi reports (MiB) and its nominal size,\n"
 	"dense bf16/fp16 tensor and fp32 TFLOP/s, memory bandwidth, interconnect,\n"
 	"compute capability and an indicative on-demand cloud price per GPU-hour.\n"
-	"The ids are what `vramfit probe --gpu ID` accepts.\n"
-	"\n"
-	"  --json     machine-readable output (unknown values are null)\n"
-	"  --common   only the cards estimates list by default\n"
-	"\n"
+	"The ids are what `vramfit probe --gpu ID` accepts.\n";
+
+struct gpus_args {
+	bool json, common;
+};
+
+#define OPT_T struct gpus_args
+static const struct vf_option options[] = {
+	OPT_BOOL("json", json, "machine-readable output (unknown values are null)"),
+	OPT_BOOL("common", common, "only the cards estimates list by default"),
+	OPT_END(),
+};
+#undef OPT_T
+
+static const char tail[] =
 	"The catalog is embedded; ~/.config/vramfit/gpus.json ($XDG_CONFIG_HOME/vramfit/)\n"
 	"or $VRAMFIT_DATA_DIR/gpus.json replaces it (same format: data/gpus.json).\n"
 	"Exit status: 0 success, 1 failure, 2 usage error.\n";
@@ -66,15 +77,13 @@ static void num_cell(char *out, size_t n, double v, const char *fmt)
 
 static int run(int argc, char **argv)
 {
-	bool json = false, common = false;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = true;
-		else if (strcmp(argv[i], "--common") == 0)
-			common = true;
-		else
-			return vf_cli_usage("gpus", "unknown option '%s'", argv[i]);
-	}
+	struct gpus_args a = {0};
+	int nargs, rc = vf_opt_parse("gpus", options, &a, argc, argv, 0, &nargs);
+	if (rc >= 0)
+		return rc;
+	if (nargs)
+		return vf_cli_usage("gpus", "unexpected argument '%s'", argv[0]);
+	bool json = a.json, common = a.common;
 	struct vf_error err = {0};
 	size_t n = 0;
 	const struct vf_gpu_spec *s = vf_gpu_catalog(&n, &err);
@@ -135,5 +144,7 @@ const struct vf_cli_command vf_cmd_gpus = {
 	.name = "gpus",
 	.summary = "list the GPU catalog (memory, TFLOP/s, bandwidth, price)",
 	.usage = usage,
+	.options = options,
+	.tail = tail,
 	.run = run,
 };

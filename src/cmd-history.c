@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "parse-options.h"
 #include "vramfit/base/json.h"
 #include "vramfit/tune/store.h"
 
@@ -19,21 +20,128 @@ static bool pct_error(const struct vf_trial *t, double *out)
 	return true;
 }
 
+/* The estimator's error over the trials that have both peaks. */
+struct stats {
+	size_t ne;
+	double sum_abs, sum;
+};
+
+static void print_json_rows(const char *db, const struct vf_store_row *rows, size_t n,
+			    const struct stats *st)
+{
+	size_t ne = st->ne;
+	double sum_abs = st->sum_abs, sum = st->sum, e;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "db", db);
+	cJSON *arr = cJSON_AddArrayToObject(o, "trials");
+	for (size_t i = 0; i < n; i++) {
+		const struct vf_store_row *r = &rows[i];
+		cJSON *t = cJSON_CreateObject();
+		cJSON_AddStringToObject(t, "run_dir", r->run_dir);
+		cJSON_AddNumberToObject(t, "trial", r->t.index);
+		cJSON_AddStringToObject(t, "change", r->t.change);
+		cJSON_AddStringToObject(t, "outcome", vf_outcome_name(r->t.outcome));
+		cJSON_AddStringToObject(t, "evidence", r->t.evidence);
+		cJSON_AddStringToObject(t, "gpu", r->gpu);
+		cJSON_AddStringToObject(t, "config_hash", r->t.config_hash);
+		if (r->t.step_seconds >= 0)
+			cJSON_AddNumberToObject(t, "step_seconds", r->t.step_seconds);
+		else
+			cJSON_AddNullToObject(t, "step_seconds");
+		vf_json_add_i64_or_null(t, "peak_bytes", r->t.peak_bytes, r->t.peak_bytes >= 0);
+		vf_json_add_i64_or_null(t, "predicted_peak_bytes", r->t.predicted_peak_bytes,
+					r->t.predicted_peak_bytes >= 0);
+		if (pct_error(&r->t, &e))
+			cJSON_AddNumberToObject(t, "error_pct", e);
+		else
+			cJSON_AddNullToObject(t, "error_pct");
+		cJSON_AddStringToObject(t, "recorded_at", r->recorded_at);
+		cJSON_AddItemToArray(arr, t);
+	}
+	cJSON *est = cJSON_AddObjectToObject(o, "estimator");
+	cJSON_AddNumberToObject(est, "trials_compared", (double)ne);
+	if (ne) {
+		cJSON_AddNumberToObject(est, "mean_abs_error_pct", sum_abs / (double)ne);
+		cJSON_AddNumberToObject(est, "mean_error_pct", sum / (double)ne);
+	} else {
+		cJSON_AddNullToObject(est, "mean_abs_error_pct");
+		cJSON_AddNullToObject(est, "mean_error_pct");
+	}
+	vf_cli_print_json(o);
+	cJSON_Delete(o);
+}
+
+static void print_table(const struct vf_store_row *rows, size_t n, const struct stats *st)
+{
+	size_t ne = st->ne;
+	double sum_abs = st->sum_abs, sum = st->sum, e;
+	static const char *const h[] = {"recorded (UTC)", "run", "#", "change", "outcome",
+					"step time", "peak", "predicted", "error"};
+	struct vf_table tb;
+	vf_table_init(&tb, 9, h);
+	for (int c = 2; c < 9; c++)
+		if (c != 3 && c != 4)
+			vf_table_set_right(&tb, c, true);
+	for (size_t i = 0; i < n; i++) {
+		const struct vf_store_row *r = &rows[i];
+		char idx[16], st[32], pk[32], pr[32], er[32];
+		const char *base = strrchr(r->run_dir, '/');
+		snprintf(idx, sizeof idx, "%d", r->t.index);
+		vf_fmt_seconds(st, sizeof st, r->t.step_seconds);
+		if (r->t.peak_bytes >= 0)
+			vf_fmt_bytes(pk, sizeof pk, (double)r->t.peak_bytes);
+		else
+			snprintf(pk, sizeof pk, "-");
+		if (r->t.predicted_peak_bytes >= 0)
+			vf_fmt_bytes(pr, sizeof pr, (double)r->t.predicted_peak_bytes);
+		else
+			snprintf(pr, sizeof pr, "-");
+		if (pct_error(&r->t, &e))
+			snprintf(er, sizeof er, "%+.1f %%", e);
+		else
+			snprintf(er, sizeof er, "-");
+		const char *cells[] = {r->recorded_at, base ? base + 1 : r->run_dir, idx, r->t.change,
+				       vf_outcome_name(r->t.outcome), st, pk, pr, er};
+		vf_table_add(&tb, cells);
+	}
+	vf_table_print(&tb, stdout);
+	vf_table_release(&tb);
+	if (ne)
+		printf("\nestimator error on your runs: %zu trial%s compared, mean |error| %.1f %%, "
+		       "mean error %+.1f %% (positive = over-predicted)\n",
+		       ne, ne == 1 ? "" : "s", sum_abs / (double)ne, sum / (double)ne);
+	else
+		printf("\nestimator error on your runs: no trial has both a prediction and a measured peak\n");
+}
+
+struct history_args {
+	const char *run_dir, *db;
+	bool json;
+};
+
+#define OPT_T struct history_args
+static const struct vf_option options[] = {
+	OPT_DIR("run", "DIR", run_dir, "only the trials of one run directory"),
+	OPT_FILE("db", "PATH", db, "another history database"),
+	OPT_BOOL("json", json,
+		 "{\"db\", \"trials\": [{\"run_dir\", \"trial\", \"change\", \"outcome\",\n"
+		 "\"step_seconds\", \"peak_bytes\", \"predicted_peak_bytes\",\n"
+		 "\"error_pct\", ...}], \"estimator\": {\"trials_compared\",\n"
+		 "\"mean_abs_error_pct\", \"mean_error_pct\"}}"),
+	OPT_END(),
+};
+#undef OPT_T
+
 static int run(int argc, char **argv)
 {
-	const char *run_dir = NULL, *db = NULL;
-	bool json = false;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = true;
-		else if ((strcmp(argv[i], "--run") == 0 || strcmp(argv[i], "--db") == 0) && i + 1 < argc) {
-			if (strcmp(argv[i], "--run") == 0)
-				run_dir = argv[++i];
-			else
-				db = argv[++i];
-		} else
-			return vf_cli_usage("history", "unknown or incomplete option '%s'", argv[i]);
-	}
+	struct history_args a = {0};
+	int nargs, prc = vf_opt_parse("history", options, &a, argc, argv, 0, &nargs);
+	if (prc >= 0)
+		return prc;
+	if (nargs)
+		return vf_cli_usage("history", "unexpected argument '%s'", argv[0]);
+	const char *run_dir = a.run_dir, *db = a.db;
+	bool json = a.json;
 	char abs_run[4096];
 	if (run_dir) {
 		if (!realpath(run_dir, abs_run))
@@ -62,86 +170,13 @@ static int run(int argc, char **argv)
 			sum_abs += fabs(e);
 		}
 
-	if (json) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "db", db);
-		cJSON *arr = cJSON_AddArrayToObject(o, "trials");
-		for (size_t i = 0; i < n; i++) {
-			const struct vf_store_row *r = &rows[i];
-			cJSON *t = cJSON_CreateObject();
-			cJSON_AddStringToObject(t, "run_dir", r->run_dir);
-			cJSON_AddNumberToObject(t, "trial", r->t.index);
-			cJSON_AddStringToObject(t, "change", r->t.change);
-			cJSON_AddStringToObject(t, "outcome", vf_outcome_name(r->t.outcome));
-			cJSON_AddStringToObject(t, "evidence", r->t.evidence);
-			cJSON_AddStringToObject(t, "gpu", r->gpu);
-			cJSON_AddStringToObject(t, "config_hash", r->t.config_hash);
-			if (r->t.step_seconds >= 0)
-				cJSON_AddNumberToObject(t, "step_seconds", r->t.step_seconds);
-			else
-				cJSON_AddNullToObject(t, "step_seconds");
-			vf_json_add_i64_or_null(t, "peak_bytes", r->t.peak_bytes, r->t.peak_bytes >= 0);
-			vf_json_add_i64_or_null(t, "predicted_peak_bytes", r->t.predicted_peak_bytes,
-						r->t.predicted_peak_bytes >= 0);
-			if (pct_error(&r->t, &e))
-				cJSON_AddNumberToObject(t, "error_pct", e);
-			else
-				cJSON_AddNullToObject(t, "error_pct");
-			cJSON_AddStringToObject(t, "recorded_at", r->recorded_at);
-			cJSON_AddItemToArray(arr, t);
-		}
-		cJSON *est = cJSON_AddObjectToObject(o, "estimator");
-		cJSON_AddNumberToObject(est, "trials_compared", (double)ne);
-		if (ne) {
-			cJSON_AddNumberToObject(est, "mean_abs_error_pct", sum_abs / (double)ne);
-			cJSON_AddNumberToObject(est, "mean_error_pct", sum / (double)ne);
-		} else {
-			cJSON_AddNullToObject(est, "mean_abs_error_pct");
-			cJSON_AddNullToObject(est, "mean_error_pct");
-		}
-		vf_cli_print_json(o);
-		cJSON_Delete(o);
-	} else if (n == 0) {
+	struct stats st = {ne, sum_abs, sum};
+	if (json)
+		print_json_rows(db, rows, n, &st);
+	else if (n == 0)
 		printf("no trials recorded yet in %s (vramfit tune records them)\n", db);
-	} else {
-		static const char *const h[] = {"recorded (UTC)", "run", "#", "change", "outcome",
-						"step time", "peak", "predicted", "error"};
-		struct vf_table tb;
-		vf_table_init(&tb, 9, h);
-		for (int c = 2; c < 9; c++)
-			if (c != 3 && c != 4)
-				vf_table_set_right(&tb, c, true);
-		for (size_t i = 0; i < n; i++) {
-			const struct vf_store_row *r = &rows[i];
-			char idx[16], st[32], pk[32], pr[32], er[32];
-			const char *base = strrchr(r->run_dir, '/');
-			snprintf(idx, sizeof idx, "%d", r->t.index);
-			vf_fmt_seconds(st, sizeof st, r->t.step_seconds);
-			if (r->t.peak_bytes >= 0)
-				vf_fmt_bytes(pk, sizeof pk, (double)r->t.peak_bytes);
-			else
-				snprintf(pk, sizeof pk, "-");
-			if (r->t.predicted_peak_bytes >= 0)
-				vf_fmt_bytes(pr, sizeof pr, (double)r->t.predicted_peak_bytes);
-			else
-				snprintf(pr, sizeof pr, "-");
-			if (pct_error(&r->t, &e))
-				snprintf(er, sizeof er, "%+.1f %%", e);
-			else
-				snprintf(er, sizeof er, "-");
-			const char *cells[] = {r->recorded_at, base ? base + 1 : r->run_dir, idx, r->t.change,
-					       vf_outcome_name(r->t.outcome), st, pk, pr, er};
-			vf_table_add(&tb, cells);
-		}
-		vf_table_print(&tb, stdout);
-		vf_table_release(&tb);
-		if (ne)
-			printf("\nestimator error on your runs: %zu trial%s compared, mean |error| %.1f %%, "
-			       "mean error %+.1f %% (positive = over-predicted)\n",
-			       ne, ne == 1 ? "" : "s", sum_abs / (double)ne, sum / (double)ne);
-		else
-			printf("\nestimator error on your runs: no trial has both a prediction and a measured peak\n");
-	}
+	else
+		print_table(rows, n, &st);
 	free(rows);
 	vf_store_close(s);
 	return VF_EXIT_OK;
@@ -155,15 +190,8 @@ const struct vf_cli_command vf_cmd_history = {
 		 "List every trial vramfit tune has recorded for you (SQLite at\n"
 		 "$XDG_DATA_HOME/vramfit/history.db, default ~/.local/share/vramfit/, or\n"
 		 "$VRAMFIT_HISTORY), with the estimate's predicted peak beside the measured\n"
-		 "peak, and the estimator's error over all of them.\n"
-		 "\n"
-		 "  --run DIR   only the trials of one run directory\n"
-		 "  --db PATH   another history database\n"
-		 "  --json      {\"db\", \"trials\": [{\"run_dir\", \"trial\", \"change\", \"outcome\",\n"
-		 "               \"step_seconds\", \"peak_bytes\", \"predicted_peak_bytes\",\n"
-		 "               \"error_pct\", ...}], \"estimator\": {\"trials_compared\",\n"
-		 "               \"mean_abs_error_pct\", \"mean_error_pct\"}}\n"
-		 "\n"
-		 "Exit status: 0 ok, 1 the database cannot be read, 2 usage error.\n",
+		 "peak, and the estimator's error over all of them.\n",
+	.options = options,
+	.tail = "Exit status: 0 ok, 1 the database cannot be read, 2 usage error.\n",
 	.run = run,
 };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "parse-options.h"
 #include "vramfit/model/model.h"
 
 /* "218,944" */
@@ -163,6 +164,81 @@ static void print_vision(struct vf_table *t, const struct vf_vision *v, int64_t 
 	}
 }
 
+/* __metadata__ as "key=value, ..." (values cut at 40 characters). */
+static void row_metadata(struct vf_table *tb, const cJSON *metadata)
+{
+	char line[512];
+	size_t o = 0;
+	const cJSON *v;
+	cJSON_ArrayForEach(v, metadata)
+	{
+		if (o >= sizeof line - 1)
+			break;
+		const char *s = cJSON_IsString(v) ? v->valuestring : "";
+		o += (size_t)snprintf(line + o, sizeof line - o, "%s%s=%.40s%s", o ? ", " : "",
+				      v->string, s, strlen(s) > 40 ? "..." : "");
+	}
+	row(tb, "metadata", line);
+}
+
+/* The parameters by group: embedding, attention, mlp, norm, experts, other. */
+static void row_groups(struct vf_table *tb, const struct vf_model *m)
+{
+	char line[512];
+	const struct vf_param_groups *g = &m->groups;
+	char e[40], at[40], ml[40], no[40], ex[40], ot[40];
+	snprintf(line, sizeof line,
+		 "embedding %s, attention %s, mlp %s, norm %s, experts %s, other %s (from %s)",
+		 fmt_count(e, sizeof e, g->embedding), fmt_count(at, sizeof at, g->attention),
+		 fmt_count(ml, sizeof ml, g->mlp), fmt_count(no, sizeof no, g->norm),
+		 fmt_count(ex, sizeof ex, g->experts), fmt_count(ot, sizeof ot, g->other),
+		 m->groups_source);
+	row(tb, "param groups", line);
+}
+
+/* A PEFT adapter: rank, alpha, targets, parameters. */
+static void row_adapter(struct vf_table *tb, const struct vf_model *m)
+{
+	char a[128], line[512];
+	size_t o = 0;
+	o += (size_t)snprintf(line + o, sizeof line - o, "rank ");
+	o += (size_t)snprintf(line + o, sizeof line - o,
+			      m->adapter.rank >= 0 ? "%" PRId64 : "?", m->adapter.rank);
+	if (m->adapter.alpha >= 0)
+		o += (size_t)snprintf(line + o, sizeof line - o, ", alpha %g",
+				      m->adapter.alpha);
+	else
+		o += (size_t)snprintf(line + o, sizeof line - o, ", alpha ?");
+	o += (size_t)snprintf(line + o, sizeof line - o, ", targets");
+	for (size_t i = 0; i < m->adapter.ntargets && o < sizeof line; i++)
+		o += (size_t)snprintf(line + o, sizeof line - o, "%s%s", i ? "," : " ",
+				      m->adapter.targets[i]);
+	if (o < sizeof line)
+		snprintf(line + o, sizeof line - o, ", %s params",
+			 fmt_count(a, sizeof a, m->adapter.params));
+	row(tb, "adapter", line);
+}
+
+/* The rows without the empty header row, indented for a component. */
+static void print_rows(struct vf_table *t, int indent)
+{
+	struct vf_table body = *t;
+	body.cells = t->cells + 1;
+	body.nrow = t->nrow - 1;
+	if (indent) {
+		for (int r = 0; r < body.nrow; r++) {
+			char *k = body.cells[r][0];
+			char *nk = malloc(strlen(k) + 3);
+			if (!nk)
+				continue;
+			sprintf(nk, "  %s", k);
+			free(k);
+			body.cells[r][0] = nk;
+		}
+	}
+	vf_table_print(&body, stdout);
+}
+
 static void print_model(const struct vf_model *m, int indent)
 {
 	struct vf_table t;
@@ -199,19 +275,8 @@ static void print_model(const struct vf_model *m, int indent)
 						      fmt_count(a, sizeof a, m->dtype_params[d]));
 		row(&t, "dtypes", o ? line : "none");
 	}
-	if (m->metadata && cJSON_GetArraySize(m->metadata) > 0) {
-		size_t o = 0;
-		const cJSON *v;
-		cJSON_ArrayForEach(v, m->metadata)
-		{
-			if (o >= sizeof line - 1)
-				break;
-			const char *s = cJSON_IsString(v) ? v->valuestring : "";
-			o += (size_t)snprintf(line + o, sizeof line - o, "%s%s=%.40s%s", o ? ", " : "",
-					      v->string, s, strlen(s) > 40 ? "..." : "");
-		}
-		row(&t, "metadata", line);
-	}
+	if (m->metadata && cJSON_GetArraySize(m->metadata) > 0)
+		row_metadata(&t, m->metadata);
 	if (m->has_vision)
 		print_vision(&t, &m->vision, m->files > 0 ? m->params : -1);
 	else if (m->has_ltx)
@@ -233,52 +298,11 @@ static void print_model(const struct vf_model *m, int indent)
 			 fmt_count(b, sizeof b, m->groups.total + mtp));
 		row(&t, "mtp", line);
 	}
-	if (m->has_groups) {
-		const struct vf_param_groups *g = &m->groups;
-		char e[40], at[40], ml[40], no[40], ex[40], ot[40];
-		snprintf(line, sizeof line,
-			 "embedding %s, attention %s, mlp %s, norm %s, experts %s, other %s (from %s)",
-			 fmt_count(e, sizeof e, g->embedding), fmt_count(at, sizeof at, g->attention),
-			 fmt_count(ml, sizeof ml, g->mlp), fmt_count(no, sizeof no, g->norm),
-			 fmt_count(ex, sizeof ex, g->experts), fmt_count(ot, sizeof ot, g->other),
-			 m->groups_source);
-		row(&t, "param groups", line);
-	}
-	if (m->has_adapter) {
-		size_t o = 0;
-		o += (size_t)snprintf(line + o, sizeof line - o, "rank ");
-		o += (size_t)snprintf(line + o, sizeof line - o,
-				      m->adapter.rank >= 0 ? "%" PRId64 : "?", m->adapter.rank);
-		if (m->adapter.alpha >= 0)
-			o += (size_t)snprintf(line + o, sizeof line - o, ", alpha %g",
-					      m->adapter.alpha);
-		else
-			o += (size_t)snprintf(line + o, sizeof line - o, ", alpha ?");
-		o += (size_t)snprintf(line + o, sizeof line - o, ", targets");
-		for (size_t i = 0; i < m->adapter.ntargets && o < sizeof line; i++)
-			o += (size_t)snprintf(line + o, sizeof line - o, "%s%s", i ? "," : " ",
-					      m->adapter.targets[i]);
-		if (o < sizeof line)
-			snprintf(line + o, sizeof line - o, ", %s params",
-				 fmt_count(a, sizeof a, m->adapter.params));
-		row(&t, "adapter", line);
-	}
-	/* print without the empty header row, indented */
-	struct vf_table body = t;
-	body.cells = t.cells + 1;
-	body.nrow = t.nrow - 1;
-	if (indent) {
-		for (int r = 0; r < body.nrow; r++) {
-			char *k = body.cells[r][0];
-			char *nk = malloc(strlen(k) + 3);
-			if (!nk)
-				continue;
-			sprintf(nk, "  %s", k);
-			free(k);
-			body.cells[r][0] = nk;
-		}
-	}
-	vf_table_print(&body, stdout);
+	if (m->has_groups)
+		row_groups(&t, m);
+	if (m->has_adapter)
+		row_adapter(&t, m);
+	print_rows(&t, indent);
 	vf_table_release(&t);
 	for (size_t i = 0; i < m->ncomponents; i++) {
 		printf("\n");
@@ -286,22 +310,29 @@ static void print_model(const struct vf_model *m, int indent)
 	}
 }
 
+struct inspect_args {
+	bool json;
+};
+
+#define OPT_T struct inspect_args
+static const struct vf_option options[] = {
+	OPT_BOOL("json", json, "the JSON object of README 'vramfit inspect' (stable fields)"),
+	OPT_END(),
+};
+#undef OPT_T
+
 static int run(int argc, char **argv)
 {
-	bool json = false;
-	const char *path = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = true;
-		else if (argv[i][0] == '-' && argv[i][1])
-			return vf_cli_usage("inspect", "unknown option '%s'", argv[i]);
-		else if (path)
-			return vf_cli_usage("inspect", "one PATH only ('%s' and '%s')", path, argv[i]);
-		else
-			path = argv[i];
-	}
-	if (!path)
+	struct inspect_args a = {0};
+	int n, rc = vf_opt_parse("inspect", options, &a, argc, argv, 0, &n);
+	if (rc >= 0)
+		return rc;
+	if (n > 1)
+		return vf_cli_usage("inspect", "one PATH only ('%s' and '%s')", argv[0], argv[1]);
+	if (n == 0)
 		return vf_cli_usage("inspect", "missing PATH (a file, directory or catalog id)");
+	const char *path = argv[0];
+	bool json = a.json;
 	struct vf_model *m = NULL;
 	struct vf_error err = {0};
 	if (vf_model_load(path, &m, &err) != VF_OK)
@@ -337,12 +368,9 @@ const struct vf_cli_command vf_cmd_inspect = {
 		"  a PEFT adapter directory (adapter_config.json + adapter_model.safetensors)\n"
 		"  a diffusers-style directory (components in subfolders): one report each\n"
 		"  a config.json (architecture and computed parameters only)\n"
-		"  a catalog id (see 'vramfit models')\n"
-		"\n"
-		"Options:\n"
-		"  --json    the JSON object of README 'vramfit inspect' (stable fields)\n"
-		"\n"
-		"Exit status: 0 ok, 1 the model could not be read (one line names the file\n"
+		"  a catalog id (see 'vramfit models')\n",
+	.options = options,
+	.tail = "Exit status: 0 ok, 1 the model could not be read (one line names the file\n"
 		"and the problem), 2 usage error.\n",
 	.run = run,
 };

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "parse-options.h"
 #include "vramfit/base/json.h"
 #include "vramfit/model/models.h"
 
@@ -35,15 +36,26 @@ static const char *fmt_i(char *out, size_t n, int64_t v, bool known)
 	return out;
 }
 
+struct models_args {
+	bool json;
+};
+
+#define OPT_T struct models_args
+static const struct vf_option options[] = {
+	OPT_BOOL("json", json, "{\"models\": [{id, name, kind, params, architecture, file, hf}]}"),
+	OPT_END(),
+};
+#undef OPT_T
+
 static int run(int argc, char **argv)
 {
-	bool json = false;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = true;
-		else
-			return vf_cli_usage("models", "unknown argument '%s'", argv[i]);
-	}
+	struct models_args a = {0};
+	int nargs, rc = vf_opt_parse("models", options, &a, argc, argv, 0, &nargs);
+	if (rc >= 0)
+		return rc;
+	if (nargs)
+		return vf_cli_usage("models", "unknown argument '%s'", argv[0]);
+	bool json = a.json;
 	struct vf_error err = {0};
 	if (vf_models_load(&err) != VF_OK)
 		return vf_cli_fail_err(&err);
@@ -104,11 +116,8 @@ const struct vf_cli_command vf_cmd_models = {
 		 "name under $VRAMFIT_DATA_DIR/models/ or ~/.config/vramfit/models/ replaces\n"
 		 "or adds to it): id, kind, family, exact parameters (tied embeddings once)\n"
 		 "and the architecture fields. Any command that takes a model takes an id\n"
-		 "from this list, a file or a directory ('vramfit inspect ID' for details).\n"
-		 "\n"
-		 "Options:\n"
-		 "  --json    {\"models\": [{id, name, kind, params, architecture, file, hf}]}\n"
-		 "\n"
-		 "Exit status: 0 ok, 1 a catalog file is malformed, 2 usage error.\n",
+		 "from this list, a file or a directory ('vramfit inspect ID' for details).\n",
+	.options = options,
+	.tail =	 "Exit status: 0 ok, 1 a catalog file is malformed, 2 usage error.\n",
 	.run = run,
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "parse-options.h"
 #include "vramfit/base/term.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/report/report.h"
@@ -25,58 +26,85 @@ static const char usage[] =
 	"offload_optimizer_during_validation true, quantization null) - byte-exactly;\n"
 	"self-check it (as `vramfit check`) and write RUN/plan.md to approve.\n"
 	"RUN = WORKSPACE/<mode>-<dataset>-<YYYYMMDD-HHMM>, with dataset/, outputs/,\n"
-	"logs/, overfit/. Nothing is created outside RUN (and the workspace root).\n"
-	"\n"
-	"Options:\n"
-	"  --trainer-dir DIR     the packages/ltx-trainer checkout (default\n"
-	"                        $LTX_TRAINER_DIR, ./packages/ltx-trainer, then . when\n"
-	"                        it holds configs/)\n"
-	"  --mode MODE           the config family of the checkout: every shipped\n"
-	"                        configs/<mode>_lora.yaml is a mode (t2v, i2v, v2v_ic,\n"
-	"                        ...; default t2v); a tier whose <mode>_lora_low_vram.yaml\n"
-	"                        does not ship gets the trainer's own low-VRAM deltas\n"
-	"                        (t2v_lora.yaml vs t2v_lora_low_vram.yaml of the checkout)\n"
-	"  --list-modes          list the checkout's modes (config, low-VRAM file, what\n"
-	"                        each trains, its training_strategy) and exit\n"
-	"  --dataset NAME        dataset name for the run name (default \"dataset\")\n"
-	"  --run-name NAME       the run directory's name\n"
-	"  --workspace DIR       workspace root (default: first writable of\n"
-	"                        $LTX_TRAININGS_DIR, /data/ltx-trainings,\n"
-	"                        /workspace/ltx-trainings, ./projects)\n"
-	"  --model PATH          LTX-2 .safetensors checkpoint (default: searched in\n"
-	"                        $LTX_MODELS_DIR, ~/models, /models for *ltx*2*); never a URL\n"
-	"  --text-encoder PATH   Gemma text encoder directory, or the packed text-encoder\n"
-	"                        .safetensors of a split pack (default: searched likewise)\n"
-	"  --video-vae PATH      split pack: the video VAE file (default: the one beside\n"
-	"                        a transformer-only --model, found by its tensors)\n"
-	"  --audio-vae PATH      split pack: the audio VAE file (default: likewise)\n"
-	"  --training-mode lora|full\n"
-	"  --steps N             training steps (default: the shipped config's)\n"
-	"  --goal TEXT           what the run is for (## Goal)\n"
-	"  --trigger WORD        the trigger word used in the captions\n"
-	"  --trainer NAME        trainer profile (default ltx2)\n"
-	"  --gpu SPEC            simulate GPUs instead of probing: h100-80gb,\n"
-	"                        h100-80gb:4, NAME=MiB (repeatable)\n"
-	"  --accept-risk         below 32 GB: proceed with the low-VRAM config at your\n"
-	"                        own risk\n"
-	"  --reuse               plan into an existing run directory (config.yaml and\n"
-	"                        plan.md are rewritten; checkpoints are kept)\n"
-	"  --slurm               also write RUN/launch.sbatch: --nodes and --gres=gpu:N\n"
-	"                        from the GPUs planned for, --time from the estimate\n"
-	"                        (steps x step time + 25 % + 20 min start-up: the\n"
-	"                        profile's launch.slurm), logs into RUN/logs/, one\n"
-	"                        accelerate launcher per node via srun (rank from\n"
-	"                        $SLURM_NODEID, main address from $SLURM_JOB_NODELIST);\n"
-	"                        $VRAMFIT_LAUNCH replaces the launcher at run time\n"
-	"  --gpus-per-node N     with --slurm: GPUs per node (default: the planned GPUs,\n"
-	"                        at most 8)\n"
-	"  --partition P, --account A, --qos Q\n"
-	"                        with --slurm: written as #SBATCH lines\n"
-	"  --dry-run             print what would be written; create nothing\n"
-	"  --json                the plan as JSON (status, tier, gpus, run_dir, config,\n"
-	"                        launch, patches, warnings, assumptions, check, estimate,\n"
-	"                        trainer_checkout, model_files, low_vram_deltas, data_dirs)\n"
-	"\n"
+	"logs/, overfit/. Nothing is created outside RUN (and the workspace root).\n";
+
+struct plan_args {
+	struct vf_plan_opts o;
+	struct vf_sbatch_opts so;
+	int64_t gpus_per_node;
+	bool json, dry, list_modes, slurm;
+	struct vf_opt_list gpu;
+};
+
+#define OPT_T struct plan_args
+static const struct vf_option options[] = {
+	OPT_DIR("trainer-dir", "DIR", o.trainer_dir,
+		"the packages/ltx-trainer checkout (default\n"
+		"$LTX_TRAINER_DIR, ./packages/ltx-trainer, then . when\n"
+		"it holds configs/)"),
+	OPT_TEXT("mode", "MODE", o.mode,
+		 "the config family of the checkout: every shipped\n"
+		 "configs/<mode>_lora.yaml is a mode (t2v, i2v, v2v_ic,\n"
+		 "...; default t2v); a tier whose <mode>_lora_low_vram.yaml\n"
+		 "does not ship gets the trainer's own low-VRAM deltas\n"
+		 "(t2v_lora.yaml vs t2v_lora_low_vram.yaml of the checkout)"),
+	OPT_BOOL("list-modes", list_modes,
+		 "list the checkout's modes (config, low-VRAM file, what\n"
+		 "each trains, its training_strategy) and exit"),
+	OPT_TEXT("dataset", "NAME", o.dataset, "dataset name for the run name (default \"dataset\")"),
+	OPT_TEXT("run-name", "NAME", o.run_name, "the run directory's name"),
+	OPT_TEXT("workspace", "DIR", o.workspace,
+		 "workspace root (default: first writable of\n"
+		 "$LTX_TRAININGS_DIR, /data/ltx-trainings,\n"
+		 "/workspace/ltx-trainings, ./projects)"),
+	OPT_TEXT("model", "PATH", o.model,
+		 "LTX-2 .safetensors checkpoint (default: searched in\n"
+		 "$LTX_MODELS_DIR, ~/models, /models for *ltx*2*); never a URL"),
+	OPT_TEXT("text-encoder", "PATH", o.text_encoder,
+		 "Gemma text encoder directory, or the packed text-encoder\n"
+		 ".safetensors of a split pack (default: searched likewise)"),
+	OPT_TEXT("video-vae", "PATH", o.video_vae,
+		 "split pack: the video VAE file (default: the one beside\n"
+		 "a transformer-only --model, found by its tensors)"),
+	OPT_TEXT("audio-vae", "PATH", o.audio_vae, "split pack: the audio VAE file (default: likewise)"),
+	OPT_TEXT("training-mode", "lora|full", o.training_mode, "LoRA or full fine-tuning (default: the shipped config's)"),
+	OPT_INT("steps", "N", o.steps, 1, 1e8, "training steps (default: the shipped config's)"),
+	OPT_TEXT("goal", "TEXT", o.goal, "what the run is for (## Goal)"),
+	OPT_TEXT("trigger", "WORD", o.trigger, "the trigger word used in the captions"),
+	OPT_TEXT("trainer", "NAME", o.trainer, "trainer profile (default ltx2)"),
+	OPT_LIST("gpu", "SPEC", gpu,
+		 "simulate GPUs instead of probing: h100-80gb,\n"
+		 "h100-80gb:4, NAME=MiB (repeatable)"),
+	OPT_BOOL("accept-risk", o.accept_risk,
+		 "below 32 GB: proceed with the low-VRAM config at your\n"
+		 "own risk"),
+	OPT_BOOL("reuse", o.reuse,
+		 "plan into an existing run directory (config.yaml and\n"
+		 "plan.md are rewritten; checkpoints are kept)"),
+	OPT_BOOL("slurm", slurm,
+		 "also write RUN/launch.sbatch: --nodes and --gres=gpu:N\n"
+		 "from the GPUs planned for, --time from the estimate\n"
+		 "(steps x step time + 25 % + 20 min start-up: the\n"
+		 "profile's launch.slurm), logs into RUN/logs/, one\n"
+		 "accelerate launcher per node via srun (rank from\n"
+		 "$SLURM_NODEID, main address from $SLURM_JOB_NODELIST);\n"
+		 "$VRAMFIT_LAUNCH replaces the launcher at run time"),
+	OPT_INT("gpus-per-node", "N", gpus_per_node, 1, 1024,
+		"with --slurm: GPUs per node (default: the planned GPUs,\n"
+		"at most 8)"),
+	OPT_TEXT("partition", "P", so.partition, "with --slurm: written as an #SBATCH line"),
+	OPT_TEXT("account", "A", so.account, "with --slurm: written as an #SBATCH line"),
+	OPT_TEXT("qos", "Q", so.qos, "with --slurm: written as an #SBATCH line"),
+	OPT_BOOL("dry-run", dry, "print what would be written; create nothing"),
+	OPT_BOOL("json", json,
+		 "the plan as JSON (status, tier, gpus, run_dir, config,\n"
+		 "launch, patches, warnings, assumptions, check, estimate,\n"
+		 "trainer_checkout, model_files, low_vram_deltas, data_dirs)"),
+	OPT_END(),
+};
+#undef OPT_T
+
+static const char tail[] =
 	"Exit status: 0 planned, 1 stopped (GPU below the trainer's minimum without\n"
 	"--accept-risk, run directory exists, model not found or invalid, URL given)\n"
 	"or not go (the self-check of the written config fails: the failures are\n"
@@ -211,107 +239,78 @@ static void write_plan_html(const struct vf_plan *p)
 	cJSON_Delete(d);
 }
 
+/* A plan that stopped: its JSON, or what the existing run holds; the
+ * reason as the error. */
+static int print_blocked(const struct vf_plan *p, bool json)
+{
+	int rc;
+	if (json) {
+		cJSON *j = vf_plan_to_json(p);
+		vf_cli_print_json(j);
+		cJSON_Delete(j);
+	} else if (p->block == VF_PLAN_EXISTS) {
+		vf_cli_note("%s holds:", p->run_dir);
+		for (int i = 0; i < p->nexisting; i++)
+			vf_cli_note("  %s", p->existing[i]);
+		for (int i = 0; i < p->nresume; i++)
+			vf_cli_note("resume candidate: %s", p->resume[i]);
+	}
+	rc = vf_cli_fail("%s", p->block_msg);
+	return rc;
+}
+
+static void print_json_plan(const struct vf_plan *p, bool dry, bool slurm, const struct vf_sbatch_info *si)
+{
+	cJSON *j = vf_plan_to_json(p);
+	cJSON_AddBoolToObject(j, "dry_run", dry);
+	if (slurm) {
+		cJSON *sj = cJSON_AddObjectToObject(j, "slurm");
+		char sp[VF_PLAN_PATH + 32];
+		snprintf(sp, sizeof sp, "%s/launch.sbatch", p->run_dir);
+		cJSON_AddStringToObject(sj, "script", sp);
+		cJSON_AddNumberToObject(sj, "nodes", si->nodes);
+		cJSON_AddNumberToObject(sj, "gpus_per_node", si->gpus_per_node);
+		if (si->time_s > 0)
+			cJSON_AddNumberToObject(sj, "time_limit_s", si->time_s);
+		else
+			cJSON_AddNullToObject(sj, "time_limit_s");
+		cJSON_AddStringToObject(sj, "time_note", si->time_note);
+	}
+	vf_cli_print_json(j);
+	cJSON_Delete(j);
+}
+
+static void print_plan(const struct vf_plan *p, bool dry, bool slurm, const struct vf_sbatch_info *si,
+		       const struct vf_buf *script)
+{
+	print_failures(p);
+	print_summary(p, dry);
+	if (dry)
+		print_dry(p);
+	if (slurm && dry)
+		printf("\n--- %s/launch.sbatch ---\n%s", p->run_dir, script->data ? script->data : "");
+	else if (slurm)
+		printf("\nlaunch.sbatch: %s/launch.sbatch (%d node%s x %d GPU%s; %s)\n", p->run_dir, si->nodes,
+		       si->nodes > 1 ? "s" : "", si->gpus_per_node, si->gpus_per_node > 1 ? "s" : "", si->time_note);
+	if (!dry && !p->check.failures)
+		printf("\nReview %s and approve it before anything heavy runs.\n", p->plan_path);
+}
+
 static int run(int argc, char **argv)
 {
-	struct vf_plan_opts o;
-	memset(&o, 0, sizeof o);
-	bool json = false, dry = false, list_modes = false, slurm = false;
-	struct vf_sbatch_opts so;
-	memset(&so, 0, sizeof so);
-	const char *specs[64];
-	int nspecs = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char **dst = NULL;
-		if (strcmp(a, "--json") == 0) {
-			json = true;
-			continue;
-		}
-		if (strcmp(a, "--dry-run") == 0) {
-			dry = true;
-			continue;
-		}
-		if (strcmp(a, "--accept-risk") == 0) {
-			o.accept_risk = true;
-			continue;
-		}
-		if (strcmp(a, "--reuse") == 0) {
-			o.reuse = true;
-			continue;
-		}
-		if (strcmp(a, "--list-modes") == 0) {
-			list_modes = true;
-			continue;
-		}
-		if (strcmp(a, "--slurm") == 0) {
-			slurm = true;
-			continue;
-		}
-		static const char *const names[] = {"--trainer-dir", "--mode", "--dataset", "--run-name",
-						    "--workspace", "--model", "--text-encoder",
-						    "--training-mode", "--steps", "--gpu", "--goal",
-						    "--trigger", "--trainer", "--video-vae", "--audio-vae",
-						    "--gpus-per-node", "--partition", "--account", "--qos", NULL};
-		int k = -1;
-		const char *val = NULL;
-		for (int j = 0; names[j]; j++) {
-			size_t l = strlen(names[j]);
-			if (strcmp(a, names[j]) == 0) {
-				if (i + 1 >= argc)
-					return vf_cli_usage("plan", "%s needs a value", a);
-				k = j;
-				val = argv[++i];
-				break;
-			}
-			if (strncmp(a, names[j], l) == 0 && a[l] == '=') {
-				k = j;
-				val = a + l + 1;
-				break;
-			}
-		}
-		if (k < 0)
-			return vf_cli_usage("plan", "unknown option '%s'", a);
-		const char *steps = NULL;
-		switch (k) {
-		case 0: dst = &o.trainer_dir; break;
-		case 1: dst = &o.mode; break;
-		case 2: dst = &o.dataset; break;
-		case 3: dst = &o.run_name; break;
-		case 4: dst = &o.workspace; break;
-		case 5: dst = &o.model; break;
-		case 6: dst = &o.text_encoder; break;
-		case 7: dst = &o.training_mode; break;
-		case 8: steps = val; break;
-		case 9:
-			if (nspecs >= 64)
-				return vf_cli_usage("plan", "too many --gpu");
-			specs[nspecs++] = val;
-			break;
-		case 10: dst = &o.goal; break;
-		case 11: dst = &o.trigger; break;
-		case 12: dst = &o.trainer; break;
-		case 13: dst = &o.video_vae; break;
-		case 14: dst = &o.audio_vae; break;
-		case 15: {
-			double n;
-			if (!vf_cli_number(val, 1, 1024, true, &n))
-				return vf_cli_usage("plan", "--gpus-per-node '%s': expected a positive integer", val);
-			so.gpus_per_node = (int)n;
-			break;
-		}
-		case 16: dst = &so.partition; break;
-		case 17: dst = &so.account; break;
-		case 18: dst = &so.qos; break;
-		}
-		if (dst)
-			*dst = val;
-		if (steps) {
-			double n;
-			if (!vf_cli_number(steps, 1, 1e8, true, &n))
-				return vf_cli_usage("plan", "--steps '%s': expected a positive integer", steps);
-			o.steps = (int64_t)n;
-		}
-	}
+	struct plan_args pa;
+	memset(&pa, 0, sizeof pa);
+	int nargs, prc = vf_opt_parse("plan", options, &pa, argc, argv, 0, &nargs);
+	if (prc >= 0)
+		return prc;
+	if (nargs)
+		return vf_cli_usage("plan", "unknown option '%s'", argv[0]);
+	struct vf_plan_opts o = pa.o;
+	struct vf_sbatch_opts so = pa.so;
+	so.gpus_per_node = (int)pa.gpus_per_node;
+	bool json = pa.json, dry = pa.dry, list_modes = pa.list_modes, slurm = pa.slurm;
+	const char *const *specs = pa.gpu.v;
+	int nspecs = pa.gpu.n;
 
 	if (list_modes)
 		return print_modes(&o, json);
@@ -341,18 +340,7 @@ static int run(int argc, char **argv)
 	}
 	int rc = VF_EXIT_OK;
 	if (p.block != VF_PLAN_GO) {
-		if (json) {
-			cJSON *j = vf_plan_to_json(&p);
-			vf_cli_print_json(j);
-			cJSON_Delete(j);
-		} else if (p.block == VF_PLAN_EXISTS) {
-			vf_cli_note("%s holds:", p.run_dir);
-			for (int i = 0; i < p.nexisting; i++)
-				vf_cli_note("  %s", p.existing[i]);
-			for (int i = 0; i < p.nresume; i++)
-				vf_cli_note("resume candidate: %s", p.resume[i]);
-		}
-		rc = vf_cli_fail("%s", p.block_msg);
+		rc = print_blocked(&p, json);
 		vf_plan_release(&p);
 		return rc;
 	}
@@ -370,37 +358,10 @@ static int run(int argc, char **argv)
 	}
 	if (!dry)
 		write_plan_html(&p);
-	if (json) {
-		cJSON *j = vf_plan_to_json(&p);
-		cJSON_AddBoolToObject(j, "dry_run", dry);
-		if (slurm) {
-			cJSON *sj = cJSON_AddObjectToObject(j, "slurm");
-			char sp[VF_PLAN_PATH + 32];
-			snprintf(sp, sizeof sp, "%s/launch.sbatch", p.run_dir);
-			cJSON_AddStringToObject(sj, "script", sp);
-			cJSON_AddNumberToObject(sj, "nodes", si.nodes);
-			cJSON_AddNumberToObject(sj, "gpus_per_node", si.gpus_per_node);
-			if (si.time_s > 0)
-				cJSON_AddNumberToObject(sj, "time_limit_s", si.time_s);
-			else
-				cJSON_AddNullToObject(sj, "time_limit_s");
-			cJSON_AddStringToObject(sj, "time_note", si.time_note);
-		}
-		vf_cli_print_json(j);
-		cJSON_Delete(j);
-	} else {
-		print_failures(&p);
-		print_summary(&p, dry);
-		if (dry)
-			print_dry(&p);
-		if (slurm && dry)
-			printf("\n--- %s/launch.sbatch ---\n%s", p.run_dir, script.data ? script.data : "");
-		else if (slurm)
-			printf("\nlaunch.sbatch: %s/launch.sbatch (%d node%s x %d GPU%s; %s)\n", p.run_dir, si.nodes,
-			       si.nodes > 1 ? "s" : "", si.gpus_per_node, si.gpus_per_node > 1 ? "s" : "", si.time_note);
-		if (!dry && !p.check.failures)
-			printf("\nReview %s and approve it before anything heavy runs.\n", p.plan_path);
-	}
+	if (json)
+		print_json_plan(&p, dry, slurm, &si);
+	else
+		print_plan(&p, dry, slurm, &si, &script);
 	if (p.check.failures)
 		rc = vf_cli_fail("the self-check of %s fails (%zu failure%s): the plan is not go; fix the "
 				 "config (vramfit config set) and run vramfit check %s",
@@ -414,5 +375,7 @@ const struct vf_cli_command vf_cmd_plan = {
 	.name = "plan",
 	.summary = "plan an LTX-2 training run: tier, config, workspace, plan.md",
 	.usage = usage,
+	.options = options,
+	.tail = tail,
 	.run = run,
 };

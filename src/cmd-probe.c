@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "parse-options.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/base/json.h"
 #include "vramfit/trainer/profile.h"
@@ -19,23 +20,38 @@ static const char usage[] =
 	"List the NVIDIA GPUs of this machine and place them in the trainer's VRAM\n"
 	"tiers (LTX-2: 32GB tier, 40\xe2\x80\x93" "60GB tier, 80GB+ tier; below 32 GB is gated).\n"
 	"The smallest GPU decides. GPUs are read through NVML (libnvidia-ml.so.1,\n"
-	"loaded at run time), else nvidia-smi; CUDA_VISIBLE_DEVICES is honoured.\n"
-	"\n"
-	"  --json          machine-readable output (fields: source, gpus, driver_version,\n"
-	"                  tier, notes; unknown values are null)\n"
-	"  --gpu SPEC      simulate GPUs instead of probing; repeatable. SPEC is a catalog\n"
-	"                  id (h100-80gb, h200, rtx-5090, ...; see `vramfit gpus`), with an\n"
-	"                  optional count (h100-80gb:8), or NAME=MiB for any card\n"
-	"                  (mycard=65536)\n"
-	"  --slurm         the GPUs of the Slurm cluster instead (scontrol -o show node):\n"
-	"                  per partition its nodes, GPUs per node, GPU type (the gres type,\n"
-	"                  gpu:TYPE:N; its memory from the catalog when TYPE names an\n"
-	"                  entry), node memory, and the tier; JSON fields: source \"slurm\",\n"
-	"                  partitions [{name, nodes, gpu_nodes, gpus_per_node, gpus_total,\n"
-	"                  gpu_type, gpu_types, gpu_memory_mib, node_memory_mib, tier}], notes\n"
-	"  --mode MODE     the training mode whose config is named (t2v, i2v; default t2v)\n"
-	"  --trainer NAME  trainer profile (default " VF_PROFILE_DEFAULT ")\n"
-	"\n"
+	"loaded at run time), else nvidia-smi; CUDA_VISIBLE_DEVICES is honoured.\n";
+
+struct probe_args {
+	bool json, slurm;
+	const char *mode, *trainer;
+	struct vf_opt_list gpu;
+};
+
+#define OPT_T struct probe_args
+static const struct vf_option options[] = {
+	OPT_BOOL("json", json,
+		 "machine-readable output (fields: source, gpus, driver_version,\n"
+		 "tier, notes; unknown values are null)"),
+	OPT_LIST("gpu", "SPEC", gpu,
+		 "simulate GPUs instead of probing; repeatable. SPEC is a catalog\n"
+		 "id (h100-80gb, h200, rtx-5090, ...; see `vramfit gpus`), with an\n"
+		 "optional count (h100-80gb:8), or NAME=MiB for any card\n"
+		 "(mycard=65536)"),
+	OPT_BOOL("slurm", slurm,
+		 "the GPUs of the Slurm cluster instead (scontrol -o show node):\n"
+		 "per partition its nodes, GPUs per node, GPU type (the gres type,\n"
+		 "gpu:TYPE:N; its memory from the catalog when TYPE names an\n"
+		 "entry), node memory, and the tier; JSON fields: source \"slurm\",\n"
+		 "partitions [{name, nodes, gpu_nodes, gpus_per_node, gpus_total,\n"
+		 "gpu_type, gpu_types, gpu_memory_mib, node_memory_mib, tier}], notes"),
+	OPT_STRING("mode", "MODE", mode, "the training mode whose config is named (t2v, i2v; default t2v)"),
+	OPT_STRING("trainer", "NAME", trainer, "trainer profile (default " VF_PROFILE_DEFAULT ")"),
+	OPT_END(),
+};
+#undef OPT_T
+
+static const char tail[] =
 	"No GPU is not an error: it says so and exits 0.\n"
 	"Environment (tests): VRAMFIT_NVML_LIB=PATH|off, VRAMFIT_NVIDIA_SMI=PATH,\n"
 	"VRAMFIT_SMI_TIMEOUT=SECONDS (default 10).\n"
@@ -243,57 +259,24 @@ static int probe_slurm(bool json, const char *trainer, const char *mode)
 
 static int run(int argc, char **argv)
 {
-	bool json = false, slurm = false;
-	const char *mode = NULL, *trainer = NULL;
+	struct probe_args a = {0};
+	int nargs, prc = vf_opt_parse("probe", options, &a, argc, argv, 0, &nargs);
+	if (prc >= 0)
+		return prc;
+	if (nargs)
+		return vf_cli_usage("probe", "unknown option '%s'", argv[0]);
+	bool json = a.json, slurm = a.slurm;
+	const char *mode = a.mode, *trainer = a.trainer;
 	struct vf_gpu_set set;
 	struct vf_error err = {0};
 	vf_gpu_set_init(&set);
 	int rc = VF_EXIT_OK;
-	bool simulated = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = NULL;
-		if (strcmp(a, "--json") == 0) {
-			json = true;
-			continue;
-		}
-		if (strcmp(a, "--slurm") == 0) {
-			slurm = true;
-			continue;
-		}
-		static const char *const valued[] = {"--gpu", "--mode", "--trainer"};
-		int which = -1;
-		for (int k = 0; k < 3; k++) {
-			size_t l = strlen(valued[k]);
-			if (strcmp(a, valued[k]) == 0) {
-				if (i + 1 >= argc) {
-					rc = vf_cli_usage("probe", "%s needs a value", a);
-					goto out;
-				}
-				val = argv[++i];
-				which = k;
-			} else if (strncmp(a, valued[k], l) == 0 && a[l] == '=') {
-				val = a + l + 1;
-				which = k;
-			}
-			if (which >= 0)
-				break;
-		}
-		if (which < 0) {
-			rc = vf_cli_usage("probe", "unknown option '%s'", a);
+	bool simulated = a.gpu.n > 0;
+	for (int i = 0; i < a.gpu.n; i++)
+		if (vf_gpu_set_add_spec(&set, a.gpu.v[i], &err) != VF_OK) {
+			rc = vf_cli_fail_err(&err);
 			goto out;
 		}
-		if (which == 0) {
-			if (vf_gpu_set_add_spec(&set, val, &err) != VF_OK) {
-				rc = vf_cli_fail_err(&err);
-				goto out;
-			}
-			simulated = true;
-		} else if (which == 1) {
-			mode = val;
-		} else {
-			trainer = val;
-		}
-	}
 	/* A bad --mode or --trainer is an error even when there is no GPU. */
 	if (vf_tier_check(trainer, mode, &err) != VF_OK) {
 		rc = vf_cli_fail_err(&err);
@@ -333,5 +316,7 @@ const struct vf_cli_command vf_cmd_probe = {
 	.name = "probe",
 	.summary = "list this machine's GPUs (or simulated ones) and their VRAM tier",
 	.usage = usage,
+	.options = options,
+	.tail = tail,
 	.run = run,
 };

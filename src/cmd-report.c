@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "parse-options.h"
 #include "vramfit/report/report.h"
 
 extern const struct vf_cli_command vf_cmd_estimate, vf_cmd_fit;
@@ -47,12 +48,25 @@ static const char usage[] =
 	"                  writes it at the end of a sweep)\n"
 	"  history         predicted vs measured peak over all recorded trials, the error\n"
 	"                  by run and by setup change, measured step times.\n"
-	"                  Default FILE: history.html\n"
-	"\n"
-	"  -o FILE         where to write the page (written atomically)\n"
-	"  --open          open it with xdg-open when a display is available\n"
-	"  --history PATH  the history database (default as vramfit history)\n"
-	"\n"
+	"                  Default FILE: history.html\n";
+
+struct report_args {
+	const char *output, *history;
+	bool open;
+};
+
+#define OPT_T struct report_args
+static const struct vf_option options[] = {
+	{.type = VF_OPT_STRING, .name = "output", .short_name = 'o', .argh = "FILE",
+	 .help = "where to write the page (written atomically)", .off = offsetof(OPT_T, output),
+	 .flags = VF_OPTF_NONEMPTY, .complete = "file"},
+	OPT_BOOL("open", open, "open it with xdg-open when a display is available"),
+	OPT_FILE("history", "PATH", history, "the history database (default as vramfit history)"),
+	OPT_END(),
+};
+#undef OPT_T
+
+static const char tail[] =
 	"Exit status: 0 written, 1 failure (e.g. no trials recorded), 2 usage error.\n";
 
 /* Run an estimate/fit command with --html, its stdout silenced. */
@@ -131,36 +145,30 @@ static int run(int argc, char **argv)
 		fputs(usage, stdout);
 		return VF_EXIT_OK;
 	}
-	const char *kind = argv[1], *out = NULL, *db = NULL;
-	bool open = false, passthrough = strcmp(kind, "estimate") == 0 || strcmp(kind, "fit") == 0;
-	char *rest[MAX_ARGS];
-	int nrest = 0;
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-			if (i + 1 >= argc || !argv[i + 1][0])
-				return vf_cli_usage("report", "%s: expected a file name", a);
-			out = argv[++i];
-		} else if (strcmp(a, "--open") == 0) {
-			open = true;
-		} else if (!passthrough && strcmp(a, "--history") == 0) {
-			if (i + 1 >= argc)
-				return vf_cli_usage("report", "--history: expected a database path");
-			db = argv[++i];
-		} else if (passthrough && nrest < MAX_ARGS) {
-			rest[nrest++] = argv[i];
-		} else {
-			return vf_cli_usage("report", "unknown option '%s'", a);
-		}
-	}
+	const char *kind = argv[1];
+	bool fit = strcmp(kind, "fit") == 0, passthrough = fit || strcmp(kind, "estimate") == 0;
+	struct report_args ra = {0};
+	int nrest, prc = vf_opt_parse("report", options, &ra, argc - 1, argv + 1,
+				      passthrough ? VF_PARSE_KEEP_UNKNOWN : 0, &nrest);
+	if (prc >= 0)
+		return prc;
+	if (nrest > MAX_ARGS)
+		return vf_cli_usage("report", "too many arguments");
+	if (!passthrough && nrest)
+		return vf_cli_usage("report", "unexpected argument '%s'", argv[1]);
+	if (passthrough && ra.history)
+		return vf_cli_usage("report", "--history goes with a RUN_DIR or history");
+	char **rest = argv + 1;
+	const char *out = ra.output, *db = ra.history;
+	bool open = ra.open;
 	char name[PATH_MAX];
 	int rc;
 	if (passthrough) {
 		if (!out && (nrest == 0 || rest[0][0] == '-'))
 			return vf_cli_usage("report", "%s: give MODEL first, or -o FILE", kind);
 		if (!out)
-			model_name(rest[0], kind[0] == 'f' ? "-fit" : "", name, sizeof name);
-		rc = run_with_html(kind[0] == 'e' ? &vf_cmd_estimate : &vf_cmd_fit, nrest, rest, out ? out : name);
+			model_name(rest[0], fit ? "-fit" : "", name, sizeof name);
+		rc = run_with_html(fit ? &vf_cmd_fit : &vf_cmd_estimate, nrest, rest, out ? out : name);
 	} else if (strcmp(kind, "history") == 0) {
 		rc = stored_report(NULL, db, out ? out : "history.html", true);
 	} else {
@@ -186,5 +194,7 @@ const struct vf_cli_command vf_cmd_report = {
 	.name = "report",
 	.summary = "one self-contained HTML page with charts: estimate, fit, a tune run, the history",
 	.usage = usage,
+	.options = options,
+	.tail = tail,
 	.run = run,
 };

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "parse-options.h"
 #include "vramfit/base/term.h"
 #include <fnmatch.h>
 
@@ -210,48 +211,46 @@ static cJSON *trial_json(const struct vf_trial *t)
 	return o;
 }
 
-static void print_results(const struct vf_tune_result *r, bool json, const char *run,
-			  const cJSON *rem)
+/* The summary as the --json object. */
+static void print_results_json(const struct vf_tune_result *r, const char *run, const cJSON *rem,
+			       const struct vf_trial *win, double save)
 {
-	const struct vf_trial *base = r->ntrials > 0 ? &r->trials[0] : NULL;
-	const struct vf_trial *win = r->winner >= 0 ? &r->trials[r->winner] : NULL;
-	double save = (win && base && base->step_seconds > 0 && win->step_seconds > 0)
-			      ? base->step_seconds - win->step_seconds
-			      : 0;
 	const cJSON *it;
-	if (json) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "run_dir", run);
-		cJSON *arr = cJSON_AddArrayToObject(o, "trials");
-		for (int i = 0; i < r->ntrials; i++)
-			cJSON_AddItemToArray(arr, trial_json(&r->trials[i]));
-		cJSON_AddBoolToObject(o, "baseline_failed", r->baseline_failed);
-		if (win) {
-			cJSON *w = cJSON_AddObjectToObject(o, "winner");
-			cJSON_AddNumberToObject(w, "trial", win->index);
-			cJSON_AddStringToObject(w, "change", win->change);
-			cJSON *d = cJSON_Parse(r->winner_deltas);
-			cJSON_AddItemToObject(w, "deltas", d ? d : cJSON_CreateObject());
-			if (win->step_seconds >= 0)
-				cJSON_AddNumberToObject(w, "step_seconds", win->step_seconds);
-			else
-				cJSON_AddNullToObject(w, "step_seconds");
-			cJSON_AddNumberToObject(w, "saves_seconds_per_step", save);
-			cJSON_AddNumberToObject(w, "planned_steps", (double)r->planned_steps);
-			cJSON_AddNumberToObject(w, "saves_seconds_total", save * (double)r->planned_steps);
-		} else {
-			cJSON_AddNullToObject(o, "winner");
-		}
-		cJSON_AddBoolToObject(o, "patched", r->patched);
-		cJSON_AddStringToObject(o, "deferred", r->deferred);
-		cJSON_AddStringToObject(o, "note", r->note);
-		cJSON *ra = cJSON_AddArrayToObject(o, "remedies");
-		cJSON_ArrayForEach(it, rem)
-			cJSON_AddItemToArray(ra, cJSON_CreateString(it->valuestring));
-		vf_cli_print_json(o);
-		cJSON_Delete(o);
-		return;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "run_dir", run);
+	cJSON *arr = cJSON_AddArrayToObject(o, "trials");
+	for (int i = 0; i < r->ntrials; i++)
+		cJSON_AddItemToArray(arr, trial_json(&r->trials[i]));
+	cJSON_AddBoolToObject(o, "baseline_failed", r->baseline_failed);
+	if (win) {
+		cJSON *w = cJSON_AddObjectToObject(o, "winner");
+		cJSON_AddNumberToObject(w, "trial", win->index);
+		cJSON_AddStringToObject(w, "change", win->change);
+		cJSON *d = cJSON_Parse(r->winner_deltas);
+		cJSON_AddItemToObject(w, "deltas", d ? d : cJSON_CreateObject());
+		if (win->step_seconds >= 0)
+			cJSON_AddNumberToObject(w, "step_seconds", win->step_seconds);
+		else
+			cJSON_AddNullToObject(w, "step_seconds");
+		cJSON_AddNumberToObject(w, "saves_seconds_per_step", save);
+		cJSON_AddNumberToObject(w, "planned_steps", (double)r->planned_steps);
+		cJSON_AddNumberToObject(w, "saves_seconds_total", save * (double)r->planned_steps);
+	} else {
+		cJSON_AddNullToObject(o, "winner");
 	}
+	cJSON_AddBoolToObject(o, "patched", r->patched);
+	cJSON_AddStringToObject(o, "deferred", r->deferred);
+	cJSON_AddStringToObject(o, "note", r->note);
+	cJSON *ra = cJSON_AddArrayToObject(o, "remedies");
+	cJSON_ArrayForEach(it, rem)
+		cJSON_AddItemToArray(ra, cJSON_CreateString(it->valuestring));
+	vf_cli_print_json(o);
+	cJSON_Delete(o);
+}
+
+/* One row per trial. */
+static void print_trials(const struct vf_tune_result *r)
+{
 	static const char *const h[] = {"#", "change", "outcome", "step time", "peak mem", "predicted",
 					"wall", "evidence"};
 	struct vf_table tb;
@@ -282,6 +281,22 @@ static void print_results(const struct vf_tune_result *r, bool json, const char 
 	}
 	vf_table_print(&tb, stdout);
 	vf_table_release(&tb);
+}
+
+static void print_results(const struct vf_tune_result *r, bool json, const char *run,
+			  const cJSON *rem)
+{
+	const struct vf_trial *base = r->ntrials > 0 ? &r->trials[0] : NULL;
+	const struct vf_trial *win = r->winner >= 0 ? &r->trials[r->winner] : NULL;
+	double save = (win && base && base->step_seconds > 0 && win->step_seconds > 0)
+			      ? base->step_seconds - win->step_seconds
+			      : 0;
+	const cJSON *it;
+	if (json) {
+		print_results_json(r, run, rem, win, save);
+		return;
+	}
+	print_trials(r);
 	if (r->deferred[0])
 		printf("not tried: %s\n", r->deferred);
 	if (r->baseline_failed && base) {
@@ -361,52 +376,118 @@ struct slurm_cli {
 	bool on;
 	int max_parallel;
 	struct vf_slurm_opts so;
-	const char *extra[33];
+	const char *extra[VF_OPT_LIST_MAX + 1];
 	int nextra;
 };
 
-/* Parse one --slurm option at argv[*i]; 0 not one of them, 1 taken, 2 usage error (printed). */
-static int slurm_option(struct slurm_cli *sc, int argc, char **argv, int *i)
+struct tune_args {
+	struct vf_tune_opts o;
+	bool json, quiet, no_check, slurm;
+	const char *tier, *gpu;
+	int64_t steps, max_trials, parallel, max_parallel;
+	double memory_mib;
+	struct vf_slurm_opts so;
+	struct vf_opt_list sbatch_arg;
+};
+
+#define OPT_T struct tune_args
+static const struct vf_option options[] = {
+	OPT_TEXT("trainer-cmd", "T", o.trainer_cmd,
+		 "launch command; {config} is the trial config (default: the\n"
+		 "profile's `uv run python scripts/train.py {config}\n"
+		 "--disable-progress-bars`), split on blanks, no shell"),
+	OPT_DIR("trainer-dir", "D", o.trainer_dir, "where the trainer runs (default $LTX_TRAINER_DIR, else .)"),
+	OPT_TEXT("trainer", "NAME", o.trainer, "trainer profile (default ltx2: data/profiles/ltx2/)"),
+	OPT_INT("steps", "N", steps, 1, 1e7, "steps per trial (default 50)"),
+	OPT_INT("max-trials", "N", max_trials, 1, VF_TUNE_MAX_TRIALS, "trials in all, baseline included (default 5)"),
+	OPT_DOUBLE("timeout", "S", o.timeout_s, 0.01, 1e7, "per-trial wall-clock limit in seconds"),
+	OPT_DOUBLE("stall", "S", o.stall_s, 0.01, 1e7,
+		   "end a trial that prints nothing for S seconds (default 600,\n"
+		   "the profile's stall_seconds)"),
+	OPT_DOUBLE("grace", "S", o.grace_s, 0.01, 1e7, "SIGTERM -> SIGKILL delay when ending a trial (default 5)"),
+	OPT_DOUBLE("memory-limit", "M", memory_mib, 16, 1e9,
+		   "limit each trainer's data memory to M MiB (RLIMIT_DATA):\n"
+		   "a CPU trainer then hits a real out-of-memory"),
+	OPT_BOOL("sweep-batch", o.sweep_batch,
+		 "also try batch size 2 then 4 (accumulation scaled to keep\n"
+		 "the effective batch); deferred by default"),
+	OPT_BOOL("try-no-ckpt", o.try_no_ckpt, "also try gradient checkpointing off (80GB+ tier only)"),
+	OPT_TEXT("tier", "NAME", tier,
+		 "the run's tier (default: read from RUN_DIR/plan.md, else\n"
+		 "decided from the GPUs)"),
+	OPT_TEXT("gpus", "LIST", o.gpus, "CUDA_VISIBLE_DEVICES for the trainer"),
+	OPT_TEXT("gpu", "SPEC", gpu,
+		 "the GPU to predict for (e.g. h100-80gb, h200:2), instead of\n"
+		 "probing: sets the card size of the predicted-OOM skip"),
+	OPT_BOOL("no-skip", o.no_skip, "run trials predicted to run out of memory anyway"),
+	OPT_INT("parallel", "K", parallel, 1, 16,
+		"the parallel strategy on K local GPU sets (the GPUs, --gpus\n"
+		"LIST or probed, split in K equal sets): round 1 runs the\n"
+		"baseline and every single change at once, round 2 the\n"
+		"combination of the changes that improved (estimator-checked)"),
+	OPT_BOOL("slurm", slurm,
+		 "the parallel strategy on Slurm: one job array per round, a\n"
+		 "task per trial with --gres=gpu:N (N = the run's GPUs: --gpus,\n"
+		 "--gpu SPEC or probed); followed with squeue, final states from\n"
+		 "the job-completion record or scontrol; Ctrl-C runs scancel"),
+	OPT_TEXT("partition", "P", so.partition, "passed to sbatch (default: sbatch's, e.g. $SBATCH_PARTITION)"),
+	OPT_TEXT("account", "A", so.account, "passed to sbatch (default: sbatch's)"),
+	OPT_TEXT("qos", "Q", so.qos, "passed to sbatch (default: sbatch's)"),
+	OPT_TEXT("time-per-trial", "T", so.time_per_trial,
+		 "sbatch --time of each task (default $SBATCH_TIMELIMIT or the\n"
+		 "partition's); a task Slurm kills at its limit is a timeout"),
+	OPT_INT("max-parallel", "K", max_parallel, 1, VF_TUNE_MAX_TRIALS, "Slurm tasks at once (default 2)"),
+	OPT_LIST("sbatch-arg", "ARG", sbatch_arg,
+		 "one more sbatch argument (repeatable), e.g. --sbatch-arg --mem=64G"),
+	OPT_BOOL("no-check", no_check,
+		 "skip the self-check of each trial config before launch\n"
+		 "(paths exist, keys and values known: vramfit check), and\n"
+		 "the trainer's own validation before trial 1 (check\n"
+		 "--trainer-validate, when the checkout has its .venv)"),
+	OPT_BOOL("fresh", o.fresh, "forget this run's recorded trials and run them all again"),
+	OPT_TEXT("history", "PATH", o.store_path,
+		 "the history database (default $VRAMFIT_HISTORY, else\n"
+		 "$XDG_DATA_HOME/vramfit/history.db, else ~/.local/share/vramfit/)"),
+	OPT_BOOL("json", json, "the summary as JSON: {\"trials\": [...], \"winner\", \"patched\", ...}"),
+	OPT_BOOL("quiet", quiet, "no status line"),
+	OPT_END(),
+};
+#undef OPT_T
+
+/* The command line into ta, with the checks between options. Returns -1
+ * or the exit code. */
+static int parse(int argc, char **argv, struct tune_args *ta)
 {
-	const char *a = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
-	static const char *const names[] = {"--partition", "--account", "--qos", "--time-per-trial",
-					    "--max-parallel", "--sbatch-arg", NULL};
-	if (strcmp(a, "--slurm") == 0) {
-		sc->on = true;
-		return 1;
+	memset(ta, 0, sizeof *ta);
+	ta->o.trainer = VF_PROFILE_DEFAULT;
+	int n, rc = vf_opt_parse("tune", options, ta, argc, argv, 0, &n);
+	if (rc >= 0)
+		return rc;
+	if (n > 1)
+		return vf_cli_usage("tune", "one RUN_DIR only (got '%s' and '%s')", argv[0], argv[1]);
+	if (n == 0)
+		return vf_cli_usage("tune", "missing RUN_DIR (the run workspace made by vramfit plan)");
+	struct vf_tune_opts *o = &ta->o;
+	o->run_dir = argv[0];
+	o->steps = (int)ta->steps;
+	o->max_trials = (int)ta->max_trials;
+	o->mem_limit_bytes = (uint64_t)(ta->memory_mib * 1024 * 1024);
+	if (o->gpus) {
+		o->num_gpus = 1;
+		for (const char *p = o->gpus; *p; p++)
+			o->num_gpus += *p == ',';
 	}
-	int k = 0;
-	while (names[k] && strcmp(a, names[k]) != 0)
-		k++;
-	if (!names[k])
-		return 0;
-	if (!val) {
-		vf_cli_usage("tune", "%s needs a value", a);
-		return 2;
-	}
-	++*i;
-	double v;
-	switch (k) {
-	case 0: sc->so.partition = val; break;
-	case 1: sc->so.account = val; break;
-	case 2: sc->so.qos = val; break;
-	case 3: sc->so.time_per_trial = val; break;
-	case 4:
-		if (!vf_cli_number(val, 1, VF_TUNE_MAX_TRIALS, true, &v)) {
-			vf_cli_usage("tune", "--max-parallel: '%s' is not a whole number from 1 to %d", val,
-				     VF_TUNE_MAX_TRIALS);
-			return 2;
-		}
-		sc->max_parallel = (int)v;
-		break;
-	default:
-		if (sc->nextra >= 32) {
-			vf_cli_usage("tune", "--sbatch-arg: at most 32");
-			return 2;
-		}
-		sc->extra[sc->nextra++] = val;
-	}
-	return 1;
+	if (ta->slurm && ta->parallel)
+		return vf_cli_usage("tune", "--slurm and --parallel: choose one (--max-parallel sets Slurm's slots)");
+	if (ta->slurm && (o->timeout_s > 0 || o->stall_s > 0 || o->mem_limit_bytes > 0))
+		return vf_cli_usage("tune", "--timeout, --stall and --memory-limit are for local trials; on Slurm use "
+				    "--time-per-trial and --sbatch-arg --mem=...");
+	const struct vf_slurm_opts *so = &ta->so;
+	if (!ta->slurm && (ta->max_parallel || ta->sbatch_arg.n || so->partition || so->account ||
+			   so->qos || so->time_per_trial))
+		return vf_cli_usage("tune", "--partition, --account, --qos, --time-per-trial, --max-parallel and "
+				    "--sbatch-arg go with --slurm");
+	return -1;
 }
 
 /* --parallel K: split the GPUs (--gpus LIST, else 0..count-1) into K equal
@@ -445,117 +526,120 @@ static int local_sets(struct vf_tune_opts *o, int k, size_t probed, char sets[][
 	return 0;
 }
 
+/* The GPUs: --gpu SPEC (simulated), else probed. They give the card
+ * size for the predicted-OOM skip, the label in the history and, when
+ * plan.md does not say, the tier. Returns -1 or the exit code. */
+static int use_gpus(struct vf_tune_opts *o, struct predict_ctx *pc, const char *gpu_spec, char *label,
+		    size_t nlabel, char *tierbuf, size_t ntier, size_t *probed)
+{
+	struct vf_error err = {0};
+	struct vf_gpu_set gs;
+	vf_gpu_set_init(&gs);
+	if (gpu_spec ? vf_gpu_set_add_spec(&gs, gpu_spec, &err) : vf_gpu_probe(&gs, &err)) {
+		vf_gpu_set_release(&gs);
+		return gpu_spec ? vf_cli_usage("tune", "--gpu: %s", err.msg) : vf_cli_fail_err(&err);
+	}
+	pc->gpus = (int)gs.count;
+	struct vf_tier tr;
+	if (gs.count > 0) {
+		const struct vf_gpu *small = &gs.gpus[0];
+		for (size_t i = 1; i < gs.count; i++)
+			if (gs.gpus[i].memory_total_mib < small->memory_total_mib)
+				small = &gs.gpus[i];
+		pc->spec = small->catalog_id[0] ? vf_gpu_catalog_find(small->catalog_id) : NULL;
+		if (small->memory_total_mib > 0)
+			o->card_bytes = small->memory_total_mib * 1024 * 1024;
+		snprintf(label, nlabel, "%s x %zu", small->name, gs.count);
+		o->poll_gpu = gs.source == VF_GPU_NVML || gs.source == VF_GPU_SMI;
+		if (!o->tier && vf_tier_decide(&gs, o->trainer, NULL, &tr, NULL) == VF_OK && !tr.gated) {
+			snprintf(tierbuf, ntier, "%s", tr.name);
+			o->tier = tierbuf;
+		}
+	}
+	*probed = gs.count;
+	vf_gpu_set_release(&gs);
+	return -1;
+}
+
+/* --slurm: the backend that runs each round as a job array; one trial =
+ * the run's GPUs (--gpus LIST, else the GPUs given or probed). */
+static struct vf_tune_backend *slurm_backend(struct vf_tune_opts *o, struct slurm_cli *sc, size_t probed,
+					     char *label, size_t nlabel)
+{
+	struct vf_tune_backend *slurm;
+	/* one trial = the run's GPUs: --gpus LIST, else the GPUs given or probed */
+	if (!o->gpus)
+		o->num_gpus = probed > 0 ? (int)probed : 1;
+	o->gpus = NULL;
+	sc->extra[sc->nextra] = NULL;
+	sc->so.sbatch_args = sc->extra;
+	slurm = vf_tune_backend_slurm(sc->max_parallel > 0 ? sc->max_parallel : 2, &sc->so);
+	if (!slurm)
+		return NULL;
+	o->backend = slurm;
+	snprintf(label + strlen(label), nlabel - strlen(label), " (slurm%s%s)",
+		 sc->so.partition || getenv("SBATCH_PARTITION") ? ": " : "",
+		 sc->so.partition ? sc->so.partition : getenv("SBATCH_PARTITION") ? getenv("SBATCH_PARTITION") : "");
+	return slurm;
+}
+
+/* The sweep, Ctrl-C and SIGTERM ending the running trial; then the
+ * summary and the report. Returns the exit code. */
+static int sweep(struct vf_tune_opts *o, struct ui *u, struct vf_trial_patterns *pat, bool json,
+		 const char *abs_run)
+{
+	struct vf_error err = {0};
+	struct vf_tune *t = vf_tune_new();
+	struct vf_tune_result *res = calloc(1, sizeof *res);
+	if (!t || !res) {
+		vf_tune_free(t);
+		free(res);
+		return vf_cli_fail("out of memory");
+	}
+	g_tune = t;
+	struct sigaction sa, old_int, old_term;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
+	vf_status st = vf_tune_run(t, o, res, &err);
+
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	g_tune = NULL;
+	clear_line(u);
+	int rc;
+	if (st) {
+		rc = vf_cli_fail_err(&err);
+		if (res->interrupted && res->ntrials > 0 && !u->quiet)
+			fprintf(stderr, "vramfit: note: %d trial%s done before the interruption\n",
+				res->ntrials - 1, res->ntrials - 1 == 1 ? "" : "s");
+	} else {
+		print_summary(res, json, abs_run, pat);
+		write_report(abs_run, o->store_path, res);
+		rc = res->baseline_failed ? VF_EXIT_FAIL : VF_EXIT_OK;
+	}
+	vf_tune_free(t);
+	free(res);
+	return rc;
+}
+
 static int run(int argc, char **argv)
 {
-	struct vf_tune_opts o;
-	memset(&o, 0, sizeof o);
-	o.trainer = VF_PROFILE_DEFAULT;
-	bool json = false, quiet = false, no_check = false;
-	const char *tier = NULL, *gpu_spec = NULL;
-	double v;
-	struct slurm_cli sc;
-	memset(&sc, 0, sizeof sc);
-	int parallel = 0;
-	for (int i = 1; i < argc; i++) {
-		int so = slurm_option(&sc, argc, argv, &i);
-		if (so == 2)
-			return 2;
-		if (so == 1)
-			continue;
-		const char *a = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED()                                                              \
-	do {                                                                \
-		if (!val)                                                   \
-			return vf_cli_usage("tune", "%s needs a value", a); \
-		i++;                                                        \
-	} while (0)
-		if (strcmp(a, "--json") == 0)
-			json = true;
-		else if (strcmp(a, "--quiet") == 0)
-			quiet = true;
-		else if (strcmp(a, "--sweep-batch") == 0)
-			o.sweep_batch = true;
-		else if (strcmp(a, "--try-no-ckpt") == 0)
-			o.try_no_ckpt = true;
-		else if (strcmp(a, "--no-skip") == 0)
-			o.no_skip = true;
-		else if (strcmp(a, "--fresh") == 0)
-			o.fresh = true;
-		else if (strcmp(a, "--no-check") == 0)
-			no_check = true;
-		else if (strcmp(a, "--trainer-cmd") == 0) {
-			NEED();
-			o.trainer_cmd = val;
-		} else if (strcmp(a, "--trainer-dir") == 0) {
-			NEED();
-			o.trainer_dir = val;
-		} else if (strcmp(a, "--trainer") == 0) {
-			NEED();
-			o.trainer = val;
-		} else if (strcmp(a, "--tier") == 0) {
-			NEED();
-			tier = val;
-		} else if (strcmp(a, "--gpus") == 0) {
-			NEED();
-			o.gpus = val;
-			o.num_gpus = 1;
-			for (const char *p = val; *p; p++)
-				o.num_gpus += *p == ',';
-		} else if (strcmp(a, "--gpu") == 0) {
-			NEED();
-			gpu_spec = val;
-		} else if (strcmp(a, "--history") == 0) {
-			NEED();
-			o.store_path = val;
-		} else if (strcmp(a, "--steps") == 0 || strcmp(a, "--max-trials") == 0) {
-			NEED();
-			if (!vf_cli_number(val, 1, strcmp(a, "--steps") == 0 ? 1e7 : VF_TUNE_MAX_TRIALS, true, &v))
-				return vf_cli_usage("tune", "%s: '%s' is not a whole number in range", a, val);
-			if (strcmp(a, "--steps") == 0)
-				o.steps = (int)v;
-			else
-				o.max_trials = (int)v;
-		} else if (strcmp(a, "--timeout") == 0 || strcmp(a, "--stall") == 0 ||
-			   strcmp(a, "--grace") == 0) {
-			NEED();
-			if (!vf_cli_number(val, 0.01, 1e7, false, &v))
-				return vf_cli_usage("tune", "%s: '%s' is not a number of seconds > 0", a, val);
-			if (a[2] == 't')
-				o.timeout_s = v;
-			else if (a[2] == 's')
-				o.stall_s = v;
-			else
-				o.grace_s = v;
-		} else if (strcmp(a, "--parallel") == 0) {
-			NEED();
-			if (!vf_cli_number(val, 1, 16, true, &v))
-				return vf_cli_usage("tune", "--parallel: '%s' is not a whole number from 1 to 16", val);
-			parallel = (int)v;
-		} else if (strcmp(a, "--memory-limit") == 0) {
-			NEED();
-			if (!vf_cli_number(val, 16, 1e9, false, &v))
-				return vf_cli_usage("tune", "--memory-limit: '%s' is not a number of MiB >= 16", val);
-			o.mem_limit_bytes = (uint64_t)(v * 1024 * 1024);
-		} else if (a[0] == '-')
-			return vf_cli_usage("tune", "unknown option '%s'", a);
-		else if (!o.run_dir)
-			o.run_dir = a;
-		else
-			return vf_cli_usage("tune", "one RUN_DIR only (got '%s' and '%s')", o.run_dir, a);
-#undef NEED
-	}
-	if (!o.run_dir)
-		return vf_cli_usage("tune", "missing RUN_DIR (the run workspace made by vramfit plan)");
-	if (sc.on && parallel)
-		return vf_cli_usage("tune", "--slurm and --parallel: choose one (--max-parallel sets Slurm's slots)");
-	if (sc.on && (o.timeout_s > 0 || o.stall_s > 0 || o.mem_limit_bytes > 0))
-		return vf_cli_usage("tune", "--timeout, --stall and --memory-limit are for local trials; on Slurm use "
-				    "--time-per-trial and --sbatch-arg --mem=...");
-	if (!sc.on && (sc.max_parallel || sc.nextra || sc.so.partition || sc.so.account || sc.so.qos ||
-		       sc.so.time_per_trial))
-		return vf_cli_usage("tune", "--partition, --account, --qos, --time-per-trial, --max-parallel and "
-				    "--sbatch-arg go with --slurm");
+	struct tune_args ta;
+	int rc0 = parse(argc, argv, &ta);
+	if (rc0 >= 0)
+		return rc0;
+	struct vf_tune_opts o = ta.o;
+	bool json = ta.json, quiet = ta.quiet, no_check = ta.no_check;
+	const char *tier = ta.tier, *gpu_spec = ta.gpu;
+	struct slurm_cli sc = {.on = ta.slurm, .max_parallel = (int)ta.max_parallel, .so = ta.so};
+	for (int i = 0; i < ta.sbatch_arg.n; i++)
+		sc.extra[i] = ta.sbatch_arg.v[i];
+	sc.nextra = ta.sbatch_arg.n;
+	int parallel = (int)ta.parallel;
 	o.self_check = !no_check;
 	char abs_run[PATH_MAX], tierbuf[64];
 	struct vf_rundir rd;
@@ -569,36 +653,12 @@ static int run(int argc, char **argv)
 	o.run_dir = abs_run;
 	o.tier = tier ? tier : find_tier(abs_run, o.trainer, tierbuf, sizeof tierbuf);
 
-	/* The GPUs: --gpu SPEC (simulated), else probed. They give the card
-	 * size for the predicted-OOM skip, the label in the history and, when
-	 * plan.md does not say, the tier. */
-	struct vf_error err = {0};
-	struct vf_gpu_set gs;
-	vf_gpu_set_init(&gs);
-	if (gpu_spec ? vf_gpu_set_add_spec(&gs, gpu_spec, &err) : vf_gpu_probe(&gs, &err)) {
-		vf_gpu_set_release(&gs);
-		return gpu_spec ? vf_cli_usage("tune", "--gpu: %s", err.msg) : vf_cli_fail_err(&err);
-	}
-	struct predict_ctx pc = {.gpus = (int)gs.count};
+	struct predict_ctx pc = {0};
 	char label[160] = "cpu";
-	struct vf_tier tr;
-	if (gs.count > 0) {
-		const struct vf_gpu *small = &gs.gpus[0];
-		for (size_t i = 1; i < gs.count; i++)
-			if (gs.gpus[i].memory_total_mib < small->memory_total_mib)
-				small = &gs.gpus[i];
-		pc.spec = small->catalog_id[0] ? vf_gpu_catalog_find(small->catalog_id) : NULL;
-		if (small->memory_total_mib > 0)
-			o.card_bytes = small->memory_total_mib * 1024 * 1024;
-		snprintf(label, sizeof label, "%s x %zu", small->name, gs.count);
-		o.poll_gpu = gs.source == VF_GPU_NVML || gs.source == VF_GPU_SMI;
-		if (!o.tier && vf_tier_decide(&gs, o.trainer, NULL, &tr, NULL) == VF_OK && !tr.gated) {
-			snprintf(tierbuf, sizeof tierbuf, "%s", tr.name);
-			o.tier = tierbuf;
-		}
-	}
-	size_t probed = gs.count;
-	vf_gpu_set_release(&gs);
+	size_t probed = 0;
+	int grc = use_gpus(&o, &pc, gpu_spec, label, sizeof label, tierbuf, sizeof tierbuf, &probed);
+	if (grc >= 0)
+		return grc;
 	o.gpu_label = label;
 	char sets[16][128];
 	const char *set_ptrs[17];
@@ -608,21 +668,9 @@ static int run(int argc, char **argv)
 		o.parallel = parallel;
 	}
 	struct vf_tune_backend *slurm = NULL;
-	if (sc.on) {
-		/* one trial = the run's GPUs: --gpus LIST, else the GPUs given or probed */
-		if (!o.gpus)
-			o.num_gpus = probed > 0 ? (int)probed : 1;
-		o.gpus = NULL;
-		sc.extra[sc.nextra] = NULL;
-		sc.so.sbatch_args = sc.extra;
-		slurm = vf_tune_backend_slurm(sc.max_parallel > 0 ? sc.max_parallel : 2, &sc.so);
-		if (!slurm)
-			return vf_cli_fail("out of memory");
-		o.backend = slurm;
-		snprintf(label + strlen(label), sizeof label - strlen(label), " (slurm%s%s)",
-			 sc.so.partition || getenv("SBATCH_PARTITION") ? ": " : "",
-			 sc.so.partition ? sc.so.partition : getenv("SBATCH_PARTITION") ? getenv("SBATCH_PARTITION") : "");
-	}
+	if (sc.on && !(slurm = slurm_backend(&o, &sc, probed, label, sizeof label)))
+		return vf_cli_fail("out of memory");
+	struct vf_error err = {0};
 	if (vf_profile_part(o.trainer, "configs", &pc.configs, &err))
 		return vf_cli_fail_err(&err);
 	o.predict = predict;
@@ -641,43 +689,7 @@ static int run(int argc, char **argv)
 		vf_tune_backend_free(slurm);
 		return vf_cli_fail_err(&err);
 	}
-	struct vf_tune *t = vf_tune_new();
-	struct vf_tune_result *res = calloc(1, sizeof *res);
-	if (!t || !res) {
-		vf_tune_free(t);
-		free(res);
-		vf_trial_patterns_free(pat);
-		cJSON_Delete(pc.configs);
-		vf_tune_backend_free(slurm);
-		return vf_cli_fail("out of memory");
-	}
-	g_tune = t;
-	struct sigaction sa, old_int, old_term;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-
-	vf_status st = vf_tune_run(t, &o, res, &err);
-
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	g_tune = NULL;
-	clear_line(&u);
-	int rc;
-	if (st) {
-		rc = vf_cli_fail_err(&err);
-		if (res->interrupted && res->ntrials > 0 && !quiet)
-			fprintf(stderr, "vramfit: note: %d trial%s done before the interruption\n",
-				res->ntrials - 1, res->ntrials - 1 == 1 ? "" : "s");
-	} else {
-		print_summary(res, json, abs_run, pat);
-		write_report(abs_run, o.store_path, res);
-		rc = res->baseline_failed ? VF_EXIT_FAIL : VF_EXIT_OK;
-	}
-	vf_tune_free(t);
-	free(res);
+	int rc = sweep(&o, &u, pat, json, abs_run);
 	vf_trial_patterns_free(pat);
 	cJSON_Delete(pc.configs);
 	vf_tune_backend_free(slurm);
@@ -698,54 +710,9 @@ const struct vf_cli_command vf_cmd_tune = {
 		"one line per trial goes to RUN_DIR/autotune.log and a record to the history\n"
 		"database. The fastest stable trial's deltas are patched into config.yaml\n"
 		"(atomically) at the end. A trial already recorded is not run again: after an\n"
-		"interruption, run the same command to resume.\n"
-		"\n"
-		"  --trainer-cmd T   launch command; {config} is the trial config (default: the\n"
-		"                    profile's `uv run python scripts/train.py {config}\n"
-		"                    --disable-progress-bars`), split on blanks, no shell\n"
-		"  --trainer-dir D   where the trainer runs (default $LTX_TRAINER_DIR, else .)\n"
-		"  --trainer NAME    trainer profile (default ltx2: data/profiles/ltx2/)\n"
-		"  --steps N         steps per trial (default 50)\n"
-		"  --max-trials N    trials in all, baseline included (default 5)\n"
-		"  --timeout S       per-trial wall-clock limit in seconds\n"
-		"  --stall S         end a trial that prints nothing for S seconds (default 600,\n"
-		"                    the profile's stall_seconds)\n"
-		"  --grace S         SIGTERM -> SIGKILL delay when ending a trial (default 5)\n"
-		"  --memory-limit M  limit each trainer's data memory to M MiB (RLIMIT_DATA):\n"
-		"                    a CPU trainer then hits a real out-of-memory\n"
-		"  --sweep-batch     also try batch size 2 then 4 (accumulation scaled to keep\n"
-		"                    the effective batch); deferred by default\n"
-		"  --try-no-ckpt     also try gradient checkpointing off (80GB+ tier only)\n"
-		"  --tier NAME       the run's tier (default: read from RUN_DIR/plan.md, else\n"
-		"                    decided from the GPUs)\n"
-		"  --gpus LIST       CUDA_VISIBLE_DEVICES for the trainer\n"
-		"  --gpu SPEC        the GPU to predict for (e.g. h100-80gb, h200:2), instead of\n"
-		"                    probing: sets the card size of the predicted-OOM skip\n"
-		"  --no-skip         run trials predicted to run out of memory anyway\n"
-		"  --parallel K      the parallel strategy on K local GPU sets (the GPUs, --gpus\n"
-		"                    LIST or probed, split in K equal sets): round 1 runs the\n"
-		"                    baseline and every single change at once, round 2 the\n"
-		"                    combination of the changes that improved (estimator-checked)\n"
-		"  --slurm           the parallel strategy on Slurm: one job array per round, a\n"
-		"                    task per trial with --gres=gpu:N (N = the run's GPUs: --gpus,\n"
-		"                    --gpu SPEC or probed); followed with squeue, final states from\n"
-		"                    the job-completion record or scontrol; Ctrl-C runs scancel\n"
-		"  --partition P, --account A, --qos Q\n"
-		"                    passed to sbatch (default: sbatch's, e.g. $SBATCH_PARTITION)\n"
-		"  --time-per-trial T  sbatch --time of each task (default $SBATCH_TIMELIMIT or the\n"
-		"                    partition's); a task Slurm kills at its limit is a timeout\n"
-		"  --max-parallel K  Slurm tasks at once (default 2)\n"
-		"  --sbatch-arg ARG  one more sbatch argument (repeatable), e.g. --sbatch-arg --mem=64G\n"
-		"  --no-check        skip the self-check of each trial config before launch\n"
-		"                    (paths exist, keys and values known: vramfit check), and\n"
-		"                    the trainer's own validation before trial 1 (check\n"
-		"                    --trainer-validate, when the checkout has its .venv)\n"
-		"  --fresh           forget this run's recorded trials and run them all again\n"
-		"  --history PATH    the history database (default $VRAMFIT_HISTORY, else\n"
-		"                    $XDG_DATA_HOME/vramfit/history.db, else ~/.local/share/vramfit/)\n"
-		"  --json            the summary as JSON: {\"trials\": [...], \"winner\", \"patched\", ...}\n"
-		"  --quiet           no status line\n"
-		"\n"
+		"interruption, run the same command to resume.\n",
+	.options = options,
+	.tail =
 		"The trainer runs in its own process group with a clean environment (COLUMNS=200,\n"
 		"PYTHONUNBUFFERED=1, CUDA_DEVICE_ORDER=PCI_BUS_ID; see README). Ctrl-C or SIGTERM\n"
 		"ends the running trial's whole process tree, leaves config.yaml untouched and\n"

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli-docs.h"
+#include "parse-options.h"
 
 #define VF_COMMAND(name) extern const struct vf_cli_command vf_cmd_##name;
 #include "commands.def"
@@ -25,6 +27,22 @@ static const struct vf_cli_command *find(const char *name)
 	return NULL;
 }
 
+/* "unknown command 'x'" with the nearest one or two commands. */
+static int unknown_command(const char *name)
+{
+	const char *names[64];
+	size_t n = 0;
+	for (; commands[n] && n < 64; n++)
+		names[n] = commands[n]->name;
+	char hint[160];
+	if (vf_opt_suggest(name, names, n, "", hint, sizeof hint))
+		fprintf(stderr, "vramfit: unknown command '%s'; did you mean %s?\n", vf_cli_safe(name), hint);
+	else
+		fprintf(stderr, "vramfit: unknown command '%s'\n", vf_cli_safe(name));
+	fputs("Try 'vramfit --help'.\n", stderr);
+	return VF_EXIT_USAGE;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -39,6 +57,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"\n"
 		"  vramfit help <command>    details of one command (also <command> --help)\n"
+		"  vramfit help --man        the man page's OPTIONS section, from the option tables\n"
+		"  vramfit completion bash|zsh   shell completion of commands and options\n"
 		"  vramfit --version         the version\n"
 		"\n"
 		"Exit status: 0 success, 1 failure (the message says why), 2 usage error.\n"
@@ -79,21 +99,21 @@ static int dispatch(int argc, char **argv)
 			usage(stdout);
 			return VF_EXIT_OK;
 		}
+		if (strcmp(argv[2], "--man") == 0)
+			return vf_cli_docs_man(stdout, commands);
 		const struct vf_cli_command *c = find(argv[2]);
-		if (!c) {
-			fprintf(stderr, "vramfit: unknown command '%s'\nTry 'vramfit --help'.\n", argv[2]);
-			return VF_EXIT_USAGE;
-		}
-		fputs(c->usage, stdout);
+		if (!c)
+			return unknown_command(argv[2]);
+		vf_cli_print_help(stdout, c);
 		return VF_EXIT_OK;
 	}
+	if (strcmp(verb, "completion") == 0)
+		return vf_cli_docs_completion(stdout, commands, argc > 2 ? argv[2] : NULL);
 	const struct vf_cli_command *c = find(verb);
-	if (!c) {
-		fprintf(stderr, "vramfit: unknown command '%s'\nTry 'vramfit --help'.\n", verb);
-		return VF_EXIT_USAGE;
-	}
+	if (!c)
+		return unknown_command(verb);
 	if (vf_cli_wants_help(argc - 1, argv + 1)) {
-		fputs(c->usage, stdout);
+		vf_cli_print_help(stdout, c);
 		return VF_EXIT_OK;
 	}
 	return c->run(argc - 1, argv + 1);

@@ -335,8 +335,6 @@ static vf_status parse_bool(const char *flag, const char *v, bool *out, struct v
 /* ---- one model across several GPUs (split.h, lib/estimate/split.c) ---- */
 
 static const char *const split_names[] = {"none", "layers"};
-static const char *const split_flags[] = {"split", "tp", "pp", "micro-batches",
-					  "sequence-parallel", "max-memory"};
 
 const char *vf_split_kind_name(enum vf_split_kind v)
 {
@@ -614,75 +612,6 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 	return VF_OK;
 }
 
-/* Flags without a value. */
-static bool is_switch(const char *name)
-{
-	return strcmp(name, "grad-ckpt") == 0 || strcmp(name, "no-grad-ckpt") == 0 ||
-	       strcmp(name, "audio") == 0 || strcmp(name, "no-audio") == 0 ||
-	       strcmp(name, "offload-optimizer") == 0 ||
-	       strcmp(name, "sequence-parallel") == 0 || strcmp(name, "compile") == 0 ||
-	       strcmp(name, "no-compile") == 0 || strcmp(name, "activation-offload") == 0 ||
-	       strcmp(name, "no-activation-offload") == 0 || strcmp(name, "optimizer-in-backward") == 0;
-}
-
-static bool is_setup_flag(const char *name)
-{
-	static const char *const flags[] = {
-		"mode",       "precision",    "optimizer",  "optimizer-impl", "batch",
-		"seq",        "target-seq",   "grad-accum", "grad-ckpt",      "no-grad-ckpt",
-		"lora-rank",  "lora-alpha",   "lora-targets", "quant",        "gpus",
-		"shard",      "attention",    "context-mib", "video",         "audio",
-		"no-audio",   "text-encoder", "offload-optimizer",
-		"stack", "loss", "adapter-dtype", "compile", "no-compile", "activation-offload",
-		"no-activation-offload", "optimizer-in-backward",
-	};
-	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-		if (strcmp(name, flags[i]) == 0)
-			return true;
-	for (size_t i = 0; i < sizeof(split_flags) / sizeof(split_flags[0]); i++)
-		if (strcmp(name, split_flags[i]) == 0)
-			return true;
-	return false;
-}
-
-vf_status vf_setup_parse_flag(struct vf_setup *s, int argc, char **argv, int *i, bool *matched,
-			      struct vf_error *err)
-{
-	*matched = false;
-	if (*i >= argc)
-		return VF_OK;
-	const char *a = argv[*i];
-	if (strncmp(a, "--", 2) != 0)
-		return VF_OK;
-	char name[32];
-	const char *eq = strchr(a + 2, '=');
-	size_t n = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
-	if (n == 0 || n >= sizeof(name))
-		return VF_OK;
-	memcpy(name, a + 2, n);
-	name[n] = 0;
-	if (!is_setup_flag(name))
-		return VF_OK;
-	*matched = true;
-	const char *value = NULL;
-	int used = 1;
-	if (eq) {
-		value = eq + 1;
-	} else if (!is_switch(name)) {
-		if (*i + 1 >= argc)
-			return vf_error_set(err, VF_EUSAGE, "--%s: expected a value", name);
-		value = argv[*i + 1];
-		used = 2;
-	}
-	if (eq && (strcmp(name, "no-grad-ckpt") == 0 || strcmp(name, "no-audio") == 0))
-		return vf_error_set(err, VF_EUSAGE, "--%s takes no value", name);
-	vf_status st = vf_setup_set(s, name, value, err);
-	if (st)
-		return st;
-	*i += used;
-	return VF_OK;
-}
-
 vf_status vf_setup_finish(struct vf_setup *s, struct vf_error *err)
 {
 	if (s->mode == VF_MODE_INFER) {
@@ -757,4 +686,3 @@ cJSON *vf_setup_to_json(const struct vf_setup *s)
 	return o;
 }
 
-const char vf_setup_flags_help[] = VF_SETUP_FLAGS_HELP;

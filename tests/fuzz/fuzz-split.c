@@ -1,6 +1,7 @@
 /* fuzz-split.c - libFuzzer target for the setup flags of one model across
  * GPUs and the split itself: the input is a command line (words split on
- * white space) -> vf_setup_parse_flag / vf_setup_finish (--split,
+ * white space; "--name value", "--name=value", "--switch") -> vf_setup_set
+ * by name / vf_setup_finish (--split,
  * --max-memory, --tp, --pp, --micro-batches, --sequence-parallel and the
  * other setup flags) -> vf_split_run on a generic 7B transformer and on a
  * GPT-NeoX-like one, memory only and on a catalog-less 24 GiB GPU. Corpus:
@@ -32,12 +33,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct vf_setup s;
 	struct vf_error err = {0};
 	vf_setup_defaults(&s);
-	for (int i = 0; i < argc;) {
-		bool matched = false;
-		if (vf_setup_parse_flag(&s, argc, argv, &i, &matched, &err) != VF_OK)
+	for (int i = 0; i < argc; i++) {
+		if (strncmp(argv[i], "--", 2) != 0)
+			continue;
+		char *name = argv[i] + 2, *eq = strchr(name, '='), *v = NULL;
+		if (eq) {
+			*eq = 0;
+			v = eq + 1;
+		} else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
+			v = argv[++i];
+		}
+		if (vf_setup_set(&s, name, v, &err) != VF_OK)
 			return 0;
-		if (!matched)
-			i++;
 	}
 	if (vf_setup_finish(&s, &err) != VF_OK || !vf_split_active(&s))
 		return 0;

@@ -7,6 +7,7 @@
  * grows with N but replicated norms); the flags. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "vf_test.h"
 #include "vramfit/estimate/estimate.h"
@@ -39,12 +40,20 @@ static vf_status setup_of(struct vf_setup *s, const char *const *flags)
 	int argc = 0;
 	while (flags[argc])
 		argc++;
-	for (int i = 0; i < argc;) {
-		bool matched = false;
-		vf_status st = vf_setup_parse_flag(s, argc, (char **)flags, &i, &matched, &err);
-		if (st || !matched) {
-			fprintf(stderr, "  flag %s: %s\n", flags[i], err.msg);
-			return st ? st : VF_EUSAGE;
+	/* "--name value", "--name=value" or a switch "--name": by name to
+	 * vf_setup_set(), as src/ hands them over */
+	for (int i = 0; i < argc; i++) {
+		char name[64];
+		const char *f = flags[i] + 2, *eq = strchr(f, '='), *v = NULL;
+		snprintf(name, sizeof name, "%.*s", (int)(eq ? eq - f : (long)strlen(f)), f);
+		if (eq)
+			v = eq + 1;
+		else if (i + 1 < argc && strncmp(flags[i + 1], "--", 2) != 0)
+			v = flags[++i];
+		vf_status st = vf_setup_set(s, name, v, &err);
+		if (st) {
+			fprintf(stderr, "  flag --%s: %s\n", name, err.msg);
+			return st;
 		}
 	}
 	vf_status st = vf_setup_finish(s, &err);

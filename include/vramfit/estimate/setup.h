@@ -235,16 +235,12 @@ vf_status vf_lora_targets_parse(const char *s, unsigned *out, struct vf_error *e
 const char *vf_lora_targets_format(unsigned targets, char *out, size_t n);
 
 /* Set one field by flag name without the dashes ("batch", "lora-targets",
- * "grad-ckpt" with value "true"/"false"), marking it given. */
+ * "grad-ckpt" with value NULL, "true" or "false"), marking it given. The
+ * one way a setup flag reaches the library: src/ parses the command line
+ * (its table: src/opt-setup.c) and hands each value here by name.
+ * Fails with VF_EUSAGE naming the flag. */
 vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *value,
 		       struct vf_error *err);
-
-/* Try argv[*i] as a setup flag ("--batch 4", "--batch=4", "--grad-ckpt").
- * Returns VF_OK and advances *i past the flag and its value when it was
- * one (*matched = true); VF_OK with *matched = false when argv[*i] is not a
- * setup flag; VF_EUSAGE naming the flag when its value is missing or bad. */
-vf_status vf_setup_parse_flag(struct vf_setup *s, int argc, char **argv, int *i, bool *matched,
-			      struct vf_error *err);
 
 /* Resolve what depends on other fields (infer -> optimizer none and bf16
  * unless given, a quantized base -> bf16 unless given, gpus > 1 and shard
@@ -256,44 +252,5 @@ vf_status vf_setup_finish(struct vf_setup *s, struct vf_error *err);
  * resolved value). Caller owns; cJSON_Delete(). */
 cJSON *vf_setup_to_json(const struct vf_setup *s);
 
-/* The setup flags' help text, for the commands' usage strings (the macro
- * concatenates into static usage text). */
-#define VF_SETUP_FLAGS_HELP \
-	"Setup:\n" \
-	"  --mode full|lora|infer            what runs (default full)\n" \
-	"  --precision amp|bf16|fp16|fp32    amp = fp32 weights under bf16 autocast (default of\n" \
-	"                                    full); bf16 = weights stored in bf16 (default of lora,\n" \
-	"                                    infer and a quantized base); fp16 = fp16 autocast\n" \
-	"  --optimizer adamw|adamw8bit|adafactor|sgd|lion   (default adamw)\n" \
-	"  --optimizer-impl foreach|fused|for                (default foreach, PyTorch on CUDA)\n" \
-	"  --batch N --seq N                 micro-batch per GPU and tokens per sample\n" \
-	"                                    (default 1 x 2048)\n" \
-	"  --target-seq N                    encoder-decoder: decoder length (default = seq)\n" \
-	"  --grad-accum N                    micro-batches per optimizer step (default 1)\n" \
-	"  --grad-ckpt | --no-grad-ckpt      activation checkpointing (default off)\n" \
-	"  --lora-rank R --lora-alpha A      LoRA (default rank 16, alpha = rank)\n" \
-	"  --lora-targets q_proj,v_proj|all-linear|LIST   (default q_proj,v_proj)\n" \
-	"  --quant none|int8|int4|nf4|fp8    frozen base weights (default none)\n" \
-	"  --gpus N --shard none|ddp|zero1|zero2|zero3|fsdp   (default 1, ddp when N > 1)\n" \
-	"  --attention sdpa|eager|flash      (default sdpa)\n" \
-	"  --context-mib N                   CUDA context (default by GPU generation;\n" \
-	"                                    527 MiB measured for PyTorch 2.11 on an H200)\n" \
-	"  --video WxHxF                     video DiTs: resolution and frames (960x544x89)\n" \
-	"  --audio | --no-audio              video DiTs: the audio stream (default on)\n" \
-	"  --text-encoder none|bf16|int8     video DiTs: text encoder for the validation prompts\n" \
-	"  --offload-optimizer               video DiTs: optimizer states on the CPU during validation\n" \
-	"One model across GPUs (--gpus = data parallel x tp x pp):\n" \
-	"  --split none|layers               layers: whole decoder layers on the GPUs in order\n" \
-	"                                    (accelerate device_map=\"auto\")\n" \
-	"  --max-memory GPU=GiB[,...]        layer split: budget per GPU (accelerate max_memory)\n" \
-	"  --tp N                            tensor parallel: heads, MLP, vocabulary split N ways\n" \
-	"  --sequence-parallel               with --tp: norms and dropout split over the sequence\n" \
-	"  --pp N --micro-batches M          pipeline: N stages, M micro-batches per step (1F1B)\n" \
-	"Training stack (data/stacks/NAME.json sets the mechanisms; flags override):\n" \
-	"  --stack hf|torchtune|litgpt|ltx   (default hf: transformers + peft + torch optimizers)\n" \
-	"  --loss full|chunked:N|fused-linear   --compile | --no-compile\n" \
-	"  --activation-offload | --no-activation-offload   --optimizer-in-backward\n" \
-	"  --adapter-dtype fp32|bf16         --optimizer paged-adamw|paged-adamw8bit\n"
-extern const char vf_setup_flags_help[];
 
 #endif

@@ -1,0 +1,110 @@
+/* opt-setup.c - the setup flags' table (opt-setup.h): one row per flag, its
+ * help line beside it; the value goes by name to vf_setup_set(). */
+#include "opt-setup.h"
+
+#include <math.h>
+
+#include "vramfit/estimate/runcost.h"
+#include "vramfit/estimate/setup.h"
+
+vf_status vf_opt_count(const struct vf_option *o, const char *v, void *base, struct vf_error *err)
+{
+	double x;
+	if (!vf_runcost_parse_count(v, &x))
+		return vf_error_set(err, VF_EUSAGE, "--%s %s: expected a positive count (1e9, 22B)",
+				    o->name, v);
+	*(double *)((char *)base + o->off) = x;
+	return VF_OK;
+}
+
+vf_status vf_opt_steps(const struct vf_option *o, const char *v, void *base, struct vf_error *err)
+{
+	double x;
+	if (!vf_runcost_parse_count(v, &x) || x != floor(x))
+		return vf_error_set(err, VF_EUSAGE, "--%s %s: expected a whole number of steps", o->name, v);
+	*(int64_t *)((char *)base + o->off) = (int64_t)x;
+	return VF_OK;
+}
+
+static vf_status setup_cb(const struct vf_option *o, const char *v, void *base,
+			  struct vf_error *err)
+{
+	return vf_setup_set(base, o->name, v, err);
+}
+
+/* A flag with a value; a switch (that also takes --name=true|false); a
+ * switch without a value. */
+#define SET(n, a, ch, h) \
+	{.type = VF_OPT_CALLBACK, .name = (n), .argh = (a), .help = (h), .cb = setup_cb, .choices = (ch)}
+#define SWITCH(n, h) \
+	{.type = VF_OPT_CALLBACK, .name = (n), .help = (h), .cb = setup_cb, .flags = VF_OPTF_OPTARG}
+#define NEGATE(n, h) {.type = VF_OPT_CALLBACK, .name = (n), .help = (h), .cb = setup_cb}
+
+static const char *const modes[] = {"full", "lora", "infer", NULL};
+static const char *const precisions[] = {"amp", "bf16", "fp16", "fp32", NULL};
+static const char *const optimizers[] = {"adamw", "adamw8bit", "adafactor", "sgd", "lion",
+					  "paged-adamw", "paged-adamw8bit", NULL};
+static const char *const impls[] = {"foreach", "fused", "for", NULL};
+static const char *const quants[] = {"none", "int8", "int4", "nf4", "fp8", NULL};
+static const char *const shards[] = {"none", "ddp", "zero1", "zero2", "zero3", "fsdp", NULL};
+static const char *const attentions[] = {"sdpa", "eager", "flash", NULL};
+static const char *const encoders[] = {"none", "bf16", "int8", NULL};
+static const char *const splits[] = {"none", "layers", NULL};
+static const char *const stacks[] = {"hf", "torchtune", "litgpt", "ltx", NULL};
+static const char *const losses[] = {"full", "chunked:8", "fused-linear", NULL};
+static const char *const dtypes[] = {"fp32", "bf16", NULL};
+static const char *const targets[] = {"q_proj,v_proj", "all-linear", NULL};
+
+const struct vf_option vf_setup_options[] = {
+	OPT_GROUP("Setup:"),
+	SET("mode", "full|lora|infer", modes, "what runs (default full)"),
+	SET("precision", "amp|bf16|fp16|fp32", precisions,
+	    "amp = fp32 weights under bf16 autocast (default of\n"
+	    "full); bf16 = weights stored in bf16 (default of lora,\n"
+	    "infer and a quantized base); fp16 = fp16 autocast"),
+	SET("optimizer", "NAME", optimizers,
+	    "adamw, adamw8bit, adafactor, sgd, lion (default adamw);\n"
+	    "paged-adamw, paged-adamw8bit: bitsandbytes paged states"),
+	SET("optimizer-impl", "foreach|fused|for", impls, "(default foreach, PyTorch on CUDA)"),
+	SET("batch", "N", NULL, "micro-batch per GPU (default 1)"),
+	SET("seq", "N", NULL, "tokens per sample (default 2048; 4k = 4096)"),
+	SET("target-seq", "N", NULL, "encoder-decoder: decoder length (default = seq)"),
+	SET("grad-accum", "N", NULL, "micro-batches per optimizer step (default 1)"),
+	SWITCH("grad-ckpt", "activation checkpointing (default off)"),
+	NEGATE("no-grad-ckpt", "no activation checkpointing"),
+	SET("lora-rank", "R", NULL, "LoRA rank (default 16)"),
+	SET("lora-alpha", "A", NULL, "LoRA alpha (default = rank)"),
+	SET("lora-targets", "LIST", targets, "q_proj,v_proj | all-linear | LIST (default q_proj,v_proj)"),
+	SET("quant", "none|int8|int4|nf4|fp8", quants, "frozen base weights (default none)"),
+	SET("gpus", "N", NULL, "GPUs of the run (default 1)"),
+	SET("shard", "none|ddp|zero1|zero2|zero3|fsdp", shards, "(default none; ddp when --gpus N > 1)"),
+	SET("attention", "sdpa|eager|flash", attentions, "(default sdpa)"),
+	SET("context-mib", "N", NULL,
+	    "CUDA context (default by GPU generation;\n"
+	    "527 MiB measured for PyTorch 2.11 on an H200)"),
+	SET("video", "WxHxF", NULL, "video DiTs: resolution and frames (960x544x89)"),
+	SWITCH("audio", "video DiTs: the audio stream (default on)"),
+	NEGATE("no-audio", "video DiTs: no audio stream"),
+	SET("text-encoder", "none|bf16|int8", encoders, "video DiTs: text encoder for the validation prompts"),
+	SWITCH("offload-optimizer", "video DiTs: optimizer states on the CPU during validation"),
+	OPT_GROUP("One model across GPUs (--gpus = data parallel x tp x pp):"),
+	SET("split", "none|layers", splits,
+	    "layers: whole decoder layers on the GPUs in order\n"
+	    "(accelerate device_map=\"auto\")"),
+	SET("max-memory", "GPU=GiB[,...]", NULL, "layer split: budget per GPU (accelerate max_memory)"),
+	SET("tp", "N", NULL, "tensor parallel: heads, MLP, vocabulary split N ways"),
+	SWITCH("sequence-parallel", "with --tp: norms and dropout split over the sequence"),
+	SET("pp", "N", NULL, "pipeline: N stages"),
+	SET("micro-batches", "M", NULL, "pipeline: M micro-batches per step (1F1B)"),
+	OPT_GROUP("Training stack (data/stacks/NAME.json sets the mechanisms; flags override):"),
+	SET("stack", "hf|torchtune|litgpt|ltx", stacks,
+	    "(default hf: transformers + peft + torch optimizers)"),
+	SET("loss", "full|chunked:N|fused-linear", losses, "how the logits and the loss are computed"),
+	SWITCH("compile", "torch.compile"),
+	NEGATE("no-compile", "no torch.compile"),
+	SWITCH("activation-offload", "saved activations on the CPU"),
+	NEGATE("no-activation-offload", "saved activations on the GPU"),
+	SWITCH("optimizer-in-backward", "the optimizer step inside the backward pass"),
+	SET("adapter-dtype", "fp32|bf16", dtypes, "the LoRA adapter's dtype"),
+	OPT_END(),
+};

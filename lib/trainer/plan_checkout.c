@@ -28,18 +28,37 @@ static void mode_list(const struct vf_trainer_modes *m, char *out, size_t n)
 	}
 }
 
-/* The trainer's low-VRAM deltas: its delta_base mode's standard config
- * against its low-VRAM config, in this checkout. */
+/* The pair the low-VRAM deltas are taken from: the profile's delta_base
+ * mode (t2v) when the checkout ships both its files, else the first mode in
+ * name order that ships both (<x>_lora.yaml -> <x>_lora_low_vram.yaml).
+ * NULL when no mode ships a pair. Borrowed from modes. */
+static const struct vf_trainer_mode *delta_pair(const struct vf_trainer_modes *modes, const char *base)
+{
+	const struct vf_trainer_mode *b = vf_modes_find(modes, base);
+	if (b && b->config[0] && b->low_vram[0])
+		return b;
+	for (size_t i = 0; i < modes->n; i++) /* sorted by name (vf_checkout_modes) */
+		if (modes->v[i].config[0] && modes->v[i].low_vram[0])
+			return &modes->v[i];
+	return NULL;
+}
+
+/* The trainer's low-VRAM deltas: a standard config against its low-VRAM
+ * config, both shipped in this checkout (delta_pair). */
 static vf_status load_deltas(struct vf_plan *p, const cJSON *cfg, const struct vf_trainer_modes *modes,
 			     const char *cdir, struct vf_error *err)
 {
-	const char *base = vf_json_get_str(cJSON_GetObjectItemCaseSensitive(cfg, "families"), "delta_base");
-	const struct vf_trainer_mode *b = vf_modes_find(modes, base ? base : "t2v");
-	if (!b || !b->config[0] || !b->low_vram[0])
+	const cJSON *fam = cJSON_GetObjectItemCaseSensitive(cfg, "families");
+	const char *base = vf_json_get_str(fam, "delta_base");
+	const struct vf_trainer_mode *b = delta_pair(modes, base ? base : "t2v");
+	if (!b)
 		return vf_error_set(err, VF_ERR,
-				    "%s: the checkout ships no low-VRAM config for %s and no %s pair to take the "
-				    "trainer's low-VRAM choices from",
-				    cdir, p->mode, base ? base : "t2v");
+				    "%s: the checkout ships no low-VRAM config for %s and no %s -> %s pair in any "
+				    "mode to take the trainer's low-VRAM choices from",
+				    cdir, p->mode, vf_json_get_str(fam, "standard") ? vf_json_get_str(fam, "standard")
+										  : "{mode}_lora.yaml",
+				    vf_json_get_str(fam, "low_vram") ? vf_json_get_str(fam, "low_vram")
+								     : "{mode}_lora_low_vram.yaml");
 	char a[VF_PLAN_PATH * 2], l[VF_PLAN_PATH * 2];
 	snprintf(a, sizeof a, "%s/%s", cdir, b->config);
 	snprintf(l, sizeof l, "%s/%s", cdir, b->low_vram);
@@ -108,7 +127,7 @@ void vf__plan_md_trainer(struct vf_buf *b, const struct vf_plan *p)
 	if (!p->ndeltas)
 		return;
 	vf_md_printf(b, "- No low-VRAM file ships for `%s`: applied the trainer's low-VRAM choices "
-			       "(%s in this checkout):\n", p->mode, p->deltas_from);
+			       "(the pair `%s` in this checkout):\n", p->mode, p->deltas_from);
 	for (int i = 0; i < p->ndeltas; i++)
 		vf_md_printf(b, "  - `%s`: `%s`%s\n", p->deltas[i].key, p->deltas[i].value,
 			      p->delta_applied[i] ? "" : " (not applied: the key is not in this mode's config)");

@@ -59,6 +59,28 @@ expect_rc 2
 expect_err "--mode nope: the trainer checkout ships no such config family"
 expect_err "(its modes: i2v, t2v, v2v_ic)"
 
+test_case "no t2v pair: the deltas come from the first pair the checkout ships (av before i2v), named"
+trainer_copy "$TMP/t1b"
+rm "$TMP/t1b/configs/t2v_lora_low_vram.yaml"
+sed 's/^# LTX-2 image-to-video.*/# Our own audio-video family for tests./' "$TD/configs/i2v_lora.yaml" >"$TMP/t1b/configs/av_lora.yaml"
+sed -e 's/^# LTX-2 image-to-video.*/# Our own audio-video family for tests (low VRAM)./' -e 's/^  rank: 16/  rank: 8/' \
+  "$TD/configs/i2v_lora_low_vram.yaml" >"$TMP/t1b/configs/av_lora_low_vram.yaml"
+run plan --trainer-dir "$TMP/t1b" "${U[@]}" --mode t2v --gpu rtx-5090 --run-name avpair --json
+expect_rc 0
+expect_json 'j["tier"]["low_vram_from"] == "av_lora.yaml -> av_lora_low_vram.yaml"'
+expect_json 'all(d["from"] == "av_lora.yaml -> av_lora_low_vram.yaml" for d in j["low_vram_deltas"])'
+expect_json '{d["key"]: d["value"] for d in j["low_vram_deltas"]}["lora.rank"] == "8"'
+expect_json 'j["tier"]["config"].endswith("/t2v_lora.yaml")'
+check "grep -q '^  rank: 8' '$TMP/ws/avpair/config.yaml' && grep -qF '(the pair \`av_lora.yaml -> av_lora_low_vram.yaml\` in this checkout)' '$TMP/ws/avpair/plan.md'"
+rm "$TMP/t1b/configs/av_lora_low_vram.yaml"
+run plan --trainer-dir "$TMP/t1b" "${U[@]}" --mode t2v --gpu rtx-5090 --run-name i2vpair --json
+expect_rc 0
+expect_json 'j["tier"]["low_vram_from"] == "i2v_lora.yaml -> i2v_lora_low_vram.yaml"'
+rm "$TMP/t1b/configs/i2v_lora_low_vram.yaml"
+run plan --trainer-dir "$TMP/t1b" "${U[@]}" --mode t2v --gpu rtx-5090 --run-name nopair
+expect_rc 1
+expect_err "no {mode}_lora.yaml -> {mode}_lora_low_vram.yaml pair in any mode"
+
 test_case "schema from the checkout: a field added to the validation model is accepted"
 trainer_copy "$TMP/t2" 's/^    skip_initial_validation: bool = False$/&\n    sharpness_scale: float = Field(default=1.0, ge=0.5)/'
 cp "$TD/configs/t2v_lora.yaml" "$TMP/c.yaml"

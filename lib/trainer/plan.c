@@ -1468,6 +1468,9 @@ static vf_status plan_trainer(struct ctx *c, const struct vf_gpu_set *gpus, stru
 		return st;
 	if (!o->trainer_dir)
 		ASSUME(c, "Trainer directory: %s (%s; --trainer-dir DIR).", p->trainer_dir, p->trainer_dir_from);
+	st = vf__plan_know_trainer(p, c->cfg, err);
+	if (st != VF_OK)
+		return st;
 	st = vf__plan_choose_config(p, c->cfg, err);
 	if (st != VF_OK)
 		return st;

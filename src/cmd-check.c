@@ -9,8 +9,10 @@
 #include "vramfit/trainer/profile.h"
 
 static const char usage[] =
-	"usage: vramfit check RUN_DIR [--trainer-dir DIR] [--trainer-validate] [--trainer NAME] [--json]\n"
-	"       vramfit check --config FILE [--trainer-dir DIR] [--trainer-validate] [--trainer NAME] [--json]\n"
+	"usage: vramfit check RUN_DIR [--trainer-dir DIR] [--trainer-validate] [--no-python] [--trainer NAME]\n"
+	"                     [--json]\n"
+	"       vramfit check --config FILE [--trainer-dir DIR] [--trainer-validate] [--no-python]\n"
+	"                     [--trainer NAME] [--json]\n"
 	"\n"
 	"Check a run's config.yaml (as written by `vramfit plan`) before launching\n"
 	"the trainer:\n"
@@ -25,6 +27,15 @@ static const char usage[] =
 	"    None, lists, tuples, ge/gt/le/lt bounds, discriminated unions; the trainer\n"
 	"    forbids extra keys), with a value of the field's type; what vramfit's\n"
 	"    reader does not understand is \"not checked\", never a failure\n"
+	"  - where the machine's python3 has pydantic 2 and PyYAML (it often has before\n"
+	"    the trainer's own environment exists), the trainer's config class itself\n"
+	"    judges keys and values instead of vramfit's reader: the checkout's config\n"
+	"    module is imported with its heavy imports (torch, diffusers, ...) stubbed,\n"
+	"    the file loaded with yaml.safe_load and validated, in a supervised child\n"
+	"    (a timeout, memory and output limits); its validators run, so what the\n"
+	"    reader calls \"not checked: <validator>\" gets the trainer's verdict. The\n"
+	"    output says which answered: \"checked by the trainer's config class ...\"\n"
+	"    or \"checked statically\" (with why python3 did not answer)\n"
 	"  - the data directories the training strategy reads, and validation media\n"
 	"    (pending until preprocessing)\n"
 	"  - drift: the trainer's commit or version is named, and a key vramfit's\n"
@@ -47,6 +58,8 @@ static const char usage[] =
 	"                  on the file) with the checkout's environment (.venv), in a\n"
 	"                  supervised child with a timeout; its errors are reported on\n"
 	"                  the keys they name. Without an environment: \"not checked\"\n"
+	"  --no-python     never run python3: the static reader answers alone (also\n"
+	"                  VRAMFIT_NO_PYTHON=1; VRAMFIT_PYTHON=PATH names the interpreter)\n"
 	"  --trainer NAME  trainer profile (default ltx2)\n"
 	"  --json          {\"config\",\"ok\",\"failures\",\"pending\",\"unchecked\",\"trainer\":{...},\n"
 	"                  \"items\":[{\"level\",\"key\",\"line\",\"rule\"}]}\n"
@@ -57,12 +70,14 @@ static const char usage[] =
 static int run(int argc, char **argv)
 {
 	const char *dir = NULL, *config = NULL, *trainer = VF_PROFILE_DEFAULT, *tdir = NULL;
-	bool json = false, validate = false;
+	bool json = false, validate = false, no_python = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
 			json = true;
 		} else if (strcmp(argv[i], "--trainer-validate") == 0) {
 			validate = true;
+		} else if (strcmp(argv[i], "--no-python") == 0) {
+			no_python = true;
 		} else if (strcmp(argv[i], "--trainer-dir") == 0) {
 			if (i + 1 >= argc)
 				return vf_cli_usage("check", "%s needs a value", argv[i]);
@@ -87,6 +102,7 @@ static int run(int argc, char **argv)
 	struct vf_error err = {0};
 	struct vf_check c;
 	vf_check_init(&c);
+	c.no_python = no_python;
 	vf_status st;
 	char path[4096];
 	if (config) {
@@ -120,6 +136,9 @@ static int run(int argc, char **argv)
 			printf("%s: trainer %s (%s)%s%s%s\n", c.config, c.trainer_dir, c.trainer_version,
 			       c.schema_file[0] ? ", schema from " : "", c.schema_file,
 			       c.trainer_validated ? ", validated by the trainer itself" : "");
+		if (c.checked_by[0])
+			printf("%s: keys and values %s%s%s%s\n", c.config, c.checked_by,
+			       c.python_note[0] ? " (python3: " : "", c.python_note, c.python_note[0] ? ")" : "");
 		for (size_t i = 0; i < c.n; i++) {
 			const struct vf_check_item *it = &c.items[i];
 			char line[32] = "";

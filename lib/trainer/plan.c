@@ -1307,6 +1307,9 @@ static void md_approve(struct ctx *c, struct vf_buf *b)
 	md(b, "## Approve to Proceed\n\n");
 	md(b, "Self-check of `config.yaml`: %zu failure%s, %zu pending, %zu not checked.\n\n", ck->failures,
 	   ck->failures == 1 ? "" : "s", ck->pending, ck->unchecked);
+	if (ck->checked_by[0])
+		md(b, "Keys and values: %s%s%s%s.\n\n", ck->checked_by, ck->python_note[0] ? " (python3: " : "",
+		   ck->python_note, ck->python_note[0] ? ")" : "");
 	static const enum vf_check_level order[] = {VF_CHECK_FAIL, VF_CHECK_PENDING, VF_CHECK_UNCHECKED};
 	for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
 		md_check_items(b, ck, order[k]);

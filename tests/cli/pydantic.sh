@@ -30,6 +30,8 @@ try:
     print("pass")
 except (ValidationError, SyntaxError):
     print("fail")
+except ImportError:
+    print("noimport")  # torch & co. are not here: the edit states its verdict
 PY
 }
 
@@ -51,6 +53,7 @@ edit() {
   PYOUT=""
   if [ "$HAVE_PY" = 1 ]; then
     local want; want=$(py_verdict "$tr" "$cfg")
+    [ "$want" != noimport ] || [ -z "${5:-}" ] || want=$pyexpect
     check "[ '$pyexpect' = '$want' ]"
     VRAMFIT_NO_PYTHON=0 run check --config "$cfg" --trainer-dir "$tr"
     PYOUT=$out
@@ -127,9 +130,15 @@ edit "the same validator on a string it cannot convert" pass "$THOUSANDS" 's/^  
 expect_pyout "optimization.steps: Input should be a valid integer, unable to parse string as an integer (pydantic: int_parsing)"
 edit "an unknown key two levels down, through the strategy union" fail "" 's/^    latents_dir: "latents"/    latents_dri: "latents"/'
 expect_pyout "training_strategy.video.latents_dri: Extra inputs are not permitted (pydantic: extra_forbidden at training_strategy.flexible.video.latents_dri)"
+HEAVY='s/^from ltx_trainer.quant import QuantKind$/&\nimport torch\nfrom torch import nn\nimport diffusers.models.autoencoders as _ae\nfrom transformers import AutoModel\nfrom no_such_package.sub import Thing\n\n\nclass _Net(nn.Module):\n    dtype = torch.bfloat16\n\n    @torch.no_grad()\n    def f(self):\n        return Thing(AutoModel)/'
+edit "heavy imports (torch, diffusers, transformers, a package not installed) are stubbed: the class still answers" \
+  fail "$HEAVY" 's/^  steps: 2000/  steps: 1e3/' fail
+expect_pyout "optimization.steps: Input should be a valid integer"
+
 edit "a required key missing is named" fail "" '/^  preprocessed_data_root:/d'
 expect_pyout "data.preprocessed_data_root: Field required (pydantic: missing)"
 
+# the tests below use the last edit: data.preprocessed_data_root missing
 test_case "with python3: --json says who answered; --no-python turns it off"
 if [ "$HAVE_PY" = 1 ]; then
   VRAMFIT_NO_PYTHON=0 run check --config "$TMP/c.yaml" --trainer-dir "$TMP/tr" --json

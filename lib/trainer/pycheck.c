@@ -87,16 +87,19 @@ void vf__check_map_loc(const struct vf_yamldoc *doc, const char *loc, bool missi
 {
 	char path[512] = "", part[128];
 	const struct vf_yaml_node *at = vf_yamldoc_root(doc);
+	bool prev_found = true; /* the part before this one was a key of doc (the root is) */
 	for (const char *p = loc; *p;) {
 		size_t l = strcspn(p, ".");
 		snprintf(part, sizeof part, "%.*s", (int)(l < sizeof part ? l : sizeof part - 1), p);
 		char next[700];
 		snprintf(next, sizeof next, "%s%s%s", path, *path ? "." : "", part);
-		bool last = !p[l];
-		if (vf_yamldoc_find(doc, next))
+		bool last = !p[l], found = vf_yamldoc_find(doc, next) != NULL;
+		if (found)
 			snprintf(path, sizeof path, "%s", next);
-		else if (last && missing && vf_yaml_node_kind(*path ? vf_yamldoc_find(doc, path) : at) == VF_YAML_MAP)
-			snprintf(path, sizeof path, "%s", next); /* the missing key itself */
+		else if (last && missing && prev_found &&
+			 vf_yaml_node_kind(*path ? vf_yamldoc_find(doc, path) : at) == VF_YAML_MAP)
+			snprintf(path, sizeof path, "%s", next); /* the missing key, right under a key found */
+		prev_found = found;
 		p += l + (p[l] == '.');
 	}
 	snprintf(out, n, "%s", *path ? path : "(config)");

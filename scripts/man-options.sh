@@ -20,9 +20,11 @@ gen=$(mktemp "${TMPDIR:-/tmp}/man-options.XXXXXX")
 tmp=$(mktemp "$(dirname "$man")/.vramfit.1.XXXXXX")
 trap 'rm -f "$gen" "$tmp"' EXIT
 "$bin" help --man >"$gen"
-awk -v begin="$begin" -v end="$end" -v gen="$gen" '
-index($0, begin) == 1 { print; while ((getline l < gen) > 0) print l; skip = 1; next }
-index($0, end) == 1 { skip = 0 }
+# the markers through the environment: awk -v would read their backslashes
+# as escapes and never match
+MO_BEGIN=$begin MO_END=$end MO_GEN=$gen awk '
+index($0, ENVIRON["MO_BEGIN"]) == 1 { print; while ((getline l < ENVIRON["MO_GEN"]) > 0) print l; skip = 1; next }
+index($0, ENVIRON["MO_END"]) == 1 { skip = 0 }
 !skip { print }' "$man" >"$tmp"
 if [ "$check" -eq 1 ]; then
   if ! cmp -s "$tmp" "$man"; then

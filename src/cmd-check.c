@@ -10,8 +10,10 @@
 #include "vramfit/trainer/profile.h"
 
 static const char usage[] =
-	"usage: vramfit check RUN_DIR [--trainer-dir DIR] [--trainer-validate] [--trainer NAME] [--json]\n"
-	"       vramfit check --config FILE [--trainer-dir DIR] [--trainer-validate] [--trainer NAME] [--json]\n"
+	"usage: vramfit check RUN_DIR [--trainer-dir DIR] [--trainer-validate] [--no-python] [--trainer NAME]\n"
+	"                     [--json]\n"
+	"       vramfit check --config FILE [--trainer-dir DIR] [--trainer-validate] [--no-python]\n"
+	"                     [--trainer NAME] [--json]\n"
 	"\n"
 	"Check a run's config.yaml (as written by `vramfit plan`) before launching\n"
 	"the trainer:\n"
@@ -26,6 +28,15 @@ static const char usage[] =
 	"    None, lists, tuples, ge/gt/le/lt bounds, discriminated unions; the trainer\n"
 	"    forbids extra keys), with a value of the field's type; what vramfit's\n"
 	"    reader does not understand is \"not checked\", never a failure\n"
+	"  - where the machine's python3 has pydantic 2 and PyYAML (it often has before\n"
+	"    the trainer's own environment exists), the trainer's config class itself\n"
+	"    judges keys and values instead of vramfit's reader: the checkout's config\n"
+	"    module is imported with its heavy imports (torch, diffusers, ...) stubbed,\n"
+	"    the file loaded with yaml.safe_load and validated, in a supervised child\n"
+	"    (a timeout, memory and output limits); its validators run, so what the\n"
+	"    reader calls \"not checked: <validator>\" gets the trainer's verdict. The\n"
+	"    output says which answered: \"checked by the trainer's config class ...\"\n"
+	"    or \"checked statically\" (with why python3 did not answer)\n"
 	"  - the data directories the training strategy reads, and validation media\n"
 	"    (pending until preprocessing)\n"
 	"  - drift: the trainer's commit or version is named, and a key vramfit's\n"
@@ -42,7 +53,7 @@ static const char usage[] =
 
 struct check_args {
 	const char *config, *trainer, *trainer_dir;
-	bool json, validate;
+	bool json, validate, no_python;
 };
 
 #define OPT_T struct check_args
@@ -56,6 +67,9 @@ static const struct vf_option options[] = {
 		 "on the file) with the checkout's environment (.venv), in a\n"
 		 "supervised child with a timeout; its errors are reported on\n"
 		 "the keys they name. Without an environment: \"not checked\""),
+	OPT_BOOL("no-python", no_python,
+		 "never run python3: the static reader answers alone (also\n"
+		 "VRAMFIT_NO_PYTHON=1; VRAMFIT_PYTHON=PATH names the interpreter)"),
 	OPT_STRING("trainer", "NAME", trainer, "trainer profile (default ltx2)"),
 	OPT_BOOL("json", json,
 		 "{\"config\",\"ok\",\"failures\",\"pending\",\"unchecked\",\"trainer\":{...},\n"
@@ -78,12 +92,13 @@ static int run(int argc, char **argv)
 		return vf_cli_usage("check", "one RUN_DIR only");
 	const char *dir = nargs ? argv[0] : NULL, *config = a.config, *trainer = a.trainer,
 		   *tdir = a.trainer_dir;
-	bool json = a.json, validate = a.validate;
+	bool json = a.json, validate = a.validate, no_python = a.no_python;
 	if (!dir == !config)
 		return vf_cli_usage("check", "expected RUN_DIR or --config FILE");
 	struct vf_error err = {0};
 	struct vf_check c;
 	vf_check_init(&c);
+	c.no_python = no_python;
 	vf_status st;
 	char path[4096];
 	if (config) {
@@ -117,6 +132,9 @@ static int run(int argc, char **argv)
 			printf("%s: trainer %s (%s)%s%s%s\n", c.config, c.trainer_dir, c.trainer_version,
 			       c.schema_file[0] ? ", schema from " : "", c.schema_file,
 			       c.trainer_validated ? ", validated by the trainer itself" : "");
+		if (c.checked_by[0])
+			printf("%s: keys and values %s%s%s%s\n", c.config, c.checked_by,
+			       c.python_note[0] ? " (python3: " : "", c.python_note, c.python_note[0] ? ")" : "");
 		for (size_t i = 0; i < c.n; i++) {
 			const struct vf_check_item *it = &c.items[i];
 			char line[32] = "";

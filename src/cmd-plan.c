@@ -159,9 +159,10 @@ static void print_summary(const struct vf_plan *p, bool dry)
 	printf("  %-10s %s (%s)\n", "encoder", vf_cli_safe(p->text_encoder),
 	       vf_cli_safe(p->text_encoder_from));
 	printf("  %-10s %s\n", "launch", vf_cli_safe(p->launch_line));
-	printf("  %-10s %s (%zu failure%s, %zu pending, %zu not checked)\n", "check",
+	printf("  %-10s %s (%zu failure%s, %zu pending, %zu not checked; %s)\n", "check",
 	       p->check.failures ? "FAILED" : "ok", p->check.failures, p->check.failures == 1 ? "" : "s",
-	       p->check.pending, p->check.unchecked);
+	       p->check.pending, p->check.unchecked,
+	       p->check.python_checked ? "by the trainer's config class" : "statically");
 	if (p->has_estimate) {
 		const struct vf_estimate *e = &p->estimate;
 		char pk[32], card[32] = "?", st[32] = "unknown";

@@ -90,3 +90,17 @@ vf_status vf_data_load_json(const char *name, cJSON **out, char *source, size_t 
 	snprintf(what, sizeof what, "embedded data/%s", name);
 	return vf_json_parse((const char *)d, len, what, out, err);
 }
+
+vf_status vf_data_load_text(const char *name, struct vf_buf *out, size_t cap, struct vf_error *err)
+{
+	char path[4096];
+	if (override_path(name, path, sizeof path))
+		return vf_buf_read_file(out, path, cap, err);
+	size_t len;
+	const unsigned char *d = vf_data_embedded(name, &len);
+	if (!d)
+		return vf_error_set(err, VF_ENOTFOUND, "data/%s: not embedded in this build", name);
+	if (len > cap)
+		return vf_error_set(err, VF_ERR, "embedded data/%s: larger than %zu bytes", name, cap);
+	return vf_buf_append(out, d, len, err);
+}

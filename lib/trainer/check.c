@@ -347,13 +347,21 @@ vf_status vf_check_config(const struct vf_yamldoc *doc, const char *trainer, con
 		check_dims(doc, configs, out);
 		check_generated(doc, configs, out);
 		check_mode(doc, configs, out);
+		size_t from = out->n;
 		if (schema) {
 			vf__check_schema(root, schema, out);
-			check_profile_keys(configs, schema, out);
 		} else if (!strstr(out->schema_note, VF_SCHEMA_SYNTAX_MARK)) {
 			add(out, VF_CHECK_UNCHECKED, "(schema)", NULL,
 			    "not checked: keys and values against the trainer's schema: %s", out->schema_note);
 		}
+		size_t to = out->n;
+		if (schema)
+			check_profile_keys(configs, schema, out);
+		if (!strstr(out->schema_note, VF_SCHEMA_SYNTAX_MARK))
+			vf__check_python(doc, configs, trainer, from, to, out);
+		else
+			snprintf(out->checked_by, sizeof out->checked_by, "checked statically (%s)",
+				 "the trainer cannot import its config module");
 	}
 	vf_schema_free(schema);
 	cJSON_Delete(configs);
@@ -418,6 +426,9 @@ cJSON *vf_check_to_json(const struct vf_check *c)
 	cJSON_AddStringToObject(t, "note", c->schema_note);
 	cJSON_AddBoolToObject(t, "validated", c->trainer_validated);
 	cJSON_AddStringToObject(t, "validate_note", c->trainer_validate_note);
+	cJSON_AddStringToObject(t, "checked_by", c->python_checked ? "python" : "static");
+	cJSON_AddStringToObject(t, "checked_by_text", c->checked_by);
+	cJSON_AddStringToObject(t, "python_note", c->python_note);
 	cJSON *a = cJSON_AddArrayToObject(o, "items");
 	for (size_t i = 0; i < c->n; i++) {
 		cJSON *it = cJSON_CreateObject();

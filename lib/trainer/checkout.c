@@ -136,23 +136,24 @@ static bool git_version(const char *dir, char *out, size_t n)
 	return true;
 }
 
-/* version = "x" in pyproject.toml's [project] (or [tool.poetry]) table. */
-static bool pyproject_version(const char *dir, char *out, size_t n)
+/* field = "x" in pyproject.toml's [project] (or [tool.poetry]) table. */
+static bool pyproject_field(const char *dir, const char *field, char *out, size_t n)
 {
 	char path[1100], line[512];
 	snprintf(path, sizeof path, "%s/pyproject.toml", dir);
 	FILE *f = vf__fopen_regular(path);
 	if (!f)
 		return false;
+	size_t fl = strlen(field);
 	bool in_project = false, found = false;
 	while (!found && fgets(line, sizeof line, f)) {
 		char *p = line + strspn(line, " \t");
 		if (*p == '[')
 			in_project = strncmp(p, "[project]", 9) == 0 || strncmp(p, "[tool.poetry]", 13) == 0;
-		else if (in_project && strncmp(p, "version", 7) == 0 && strchr(p, '"')) {
+		else if (in_project && strncmp(p, field, fl) == 0 && strchr(" \t=", p[fl]) && strchr(p, '"')) {
 			char *q = strchr(p, '"') + 1, *e = strchr(q, '"');
 			if (e) {
-				snprintf(out, n, "pyproject %.*s", (int)(e - q), q);
+				snprintf(out, n, "%.*s", (int)(e - q), q);
 				found = true;
 			}
 		}
@@ -163,8 +164,23 @@ static bool pyproject_version(const char *dir, char *out, size_t n)
 
 void vf_checkout_version(const char *dir, char *out, size_t n)
 {
-	if (!dir || !*dir || !(git_version(dir, out, n) || pyproject_version(dir, out, n)))
+	char v[256];
+	if (dir && *dir && git_version(dir, out, n))
+		return;
+	if (dir && *dir && pyproject_field(dir, "version", v, sizeof v))
+		snprintf(out, n, "pyproject %s", v);
+	else
 		snprintf(out, n, "unknown (no .git, no pyproject.toml version)");
+}
+
+void vf_checkout_describe(const char *dir, char *out, size_t n)
+{
+	char name[256], version[200];
+	const char *base = dir ? strrchr(dir, '/') : NULL;
+	if (!dir || !pyproject_field(dir, "name", name, sizeof name))
+		snprintf(name, sizeof name, "%s", base && base[1] ? base + 1 : dir ? dir : "?");
+	vf_checkout_version(dir, version, sizeof version);
+	snprintf(out, n, "%s, %s", name, version);
 }
 
 /* ---- modes ------------------------------------------------------------------ */

@@ -1307,6 +1307,9 @@ static void md_approve(struct ctx *c, struct vf_buf *b)
 	md(b, "## Approve to Proceed\n\n");
 	md(b, "Self-check of `config.yaml`: %zu failure%s, %zu pending, %zu not checked.\n\n", ck->failures,
 	   ck->failures == 1 ? "" : "s", ck->pending, ck->unchecked);
+	if (ck->checked_by[0])
+		md(b, "Keys and values: %s%s%s%s.\n\n", ck->checked_by, ck->python_note[0] ? " (python3: " : "",
+		   ck->python_note, ck->python_note[0] ? ")" : "");
 	static const enum vf_check_level order[] = {VF_CHECK_FAIL, VF_CHECK_PENDING, VF_CHECK_UNCHECKED};
 	for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
 		md_check_items(b, ck, order[k]);
@@ -1468,6 +1471,9 @@ static vf_status plan_trainer(struct ctx *c, const struct vf_gpu_set *gpus, stru
 		return st;
 	if (!o->trainer_dir)
 		ASSUME(c, "Trainer directory: %s (%s; --trainer-dir DIR).", p->trainer_dir, p->trainer_dir_from);
+	st = vf__plan_know_trainer(p, c->cfg, err);
+	if (st != VF_OK)
+		return st;
 	st = vf__plan_choose_config(p, c->cfg, err);
 	if (st != VF_OK)
 		return st;

@@ -4,6 +4,7 @@
  * mode's data directories, the trainer version; and their plan.md and
  * --json lines. The file patterns come from the profile (configs.json
  * "families"); nothing here lists modes or keys. */
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "plan_internal.h"
 #include "vramfit/base/md.h"
 #include "vramfit/base/json.h"
+#include "vramfit/trainer/schema.h"
 
 static bool is_file(const char *p)
 {
@@ -28,18 +30,37 @@ static void mode_list(const struct vf_trainer_modes *m, char *out, size_t n)
 	}
 }
 
-/* The trainer's low-VRAM deltas: its delta_base mode's standard config
- * against its low-VRAM config, in this checkout. */
+/* The pair the low-VRAM deltas are taken from: the profile's delta_base
+ * mode (t2v) when the checkout ships both its files, else the first mode in
+ * name order that ships both (<x>_lora.yaml -> <x>_lora_low_vram.yaml).
+ * NULL when no mode ships a pair. Borrowed from modes. */
+static const struct vf_trainer_mode *delta_pair(const struct vf_trainer_modes *modes, const char *base)
+{
+	const struct vf_trainer_mode *b = vf_modes_find(modes, base);
+	if (b && b->config[0] && b->low_vram[0])
+		return b;
+	for (size_t i = 0; i < modes->n; i++) /* sorted by name (vf_checkout_modes) */
+		if (modes->v[i].config[0] && modes->v[i].low_vram[0])
+			return &modes->v[i];
+	return NULL;
+}
+
+/* The trainer's low-VRAM deltas: a standard config against its low-VRAM
+ * config, both shipped in this checkout (delta_pair). */
 static vf_status load_deltas(struct vf_plan *p, const cJSON *cfg, const struct vf_trainer_modes *modes,
 			     const char *cdir, struct vf_error *err)
 {
-	const char *base = vf_json_get_str(cJSON_GetObjectItemCaseSensitive(cfg, "families"), "delta_base");
-	const struct vf_trainer_mode *b = vf_modes_find(modes, base ? base : "t2v");
-	if (!b || !b->config[0] || !b->low_vram[0])
+	const cJSON *fam = cJSON_GetObjectItemCaseSensitive(cfg, "families");
+	const char *base = vf_json_get_str(fam, "delta_base");
+	const struct vf_trainer_mode *b = delta_pair(modes, base ? base : "t2v");
+	if (!b)
 		return vf_error_set(err, VF_ERR,
-				    "%s: the checkout ships no low-VRAM config for %s and no %s pair to take the "
-				    "trainer's low-VRAM choices from",
-				    cdir, p->mode, base ? base : "t2v");
+				    "%s: the checkout ships no low-VRAM config for %s and no %s -> %s pair in any "
+				    "mode to take the trainer's low-VRAM choices from",
+				    cdir, p->mode, vf_json_get_str(fam, "standard") ? vf_json_get_str(fam, "standard")
+										  : "{mode}_lora.yaml",
+				    vf_json_get_str(fam, "low_vram") ? vf_json_get_str(fam, "low_vram")
+								     : "{mode}_lora_low_vram.yaml");
 	char a[VF_PLAN_PATH * 2], l[VF_PLAN_PATH * 2];
 	snprintf(a, sizeof a, "%s/%s", cdir, b->config);
 	snprintf(l, sizeof l, "%s/%s", cdir, b->low_vram);
@@ -54,6 +75,67 @@ static vf_status load_deltas(struct vf_plan *p, const cJSON *cfg, const struct v
 	vf_yamldoc_free(da);
 	vf_yamldoc_free(dl);
 	return st;
+}
+
+/* Another trainer's schema file in dir, by the profile's glob: its path
+ * relative to dir in out, false when none. */
+static bool other_schema(const char *dir, const char *pattern, char *out, size_t n)
+{
+	char pat[VF_PLAN_PATH + 256];
+	glob_t g;
+	if (!pattern)
+		return false;
+	snprintf(pat, sizeof pat, "%s/%s", dir, pattern);
+	bool found = glob(pat, GLOB_NOSORT | GLOB_NOESCAPE, NULL, &g) == 0 && g.gl_pathc > 0;
+	if (found)
+		snprintf(out, n, "%s", g.gl_pathv[0] + strlen(dir) + 1);
+	globfree(&g);
+	return found;
+}
+
+vf_status vf__plan_know_trainer(const struct vf_plan *p, const cJSON *cfg, struct vf_error *err)
+{
+	const cJSON *sc = cJSON_GetObjectItemCaseSensitive(cfg, "schema");
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(cfg, "identity");
+	const char *file = vf_json_get_str(sc, "file"), *cls = vf_json_get_str(sc, "class");
+	char found[512], other[512];
+	if (!file || !cls || !id)
+		return VF_OK; /* the profile says nothing to know its trainer by */
+	vf_checkout_describe(p->trainer_dir, found, sizeof found);
+	struct vf_schema *s = NULL;
+	struct vf_error e = {0};
+	vf_status st = vf_schema_load(p->trainer_dir, file, cls, &s, &e);
+	if (st == VF_ENOTFOUND) {
+		if (other_schema(p->trainer_dir, vf_json_get_str(id, "other_schemas"), other, sizeof other))
+			return vf_error_set(err, VF_ERR,
+					    "%s: not the trainer this profile knows: no %s, but %s (found %s); "
+					    "vramfit would write keys its schema does not have",
+					    p->trainer_dir, file, other, found);
+		return VF_OK; /* configs only: the check says what was not checked */
+	}
+	if (st != VF_OK) {
+		if (strstr(e.msg, VF_SCHEMA_SYNTAX_MARK) || st == VF_ENOMEM)
+			return VF_OK; /* the self-check fails it, naming file and line */
+		return vf_error_set(err, VF_ERR, "%s: not the trainer this profile knows: %s (found %s)",
+				    p->trainer_dir, e.msg, found);
+	}
+	char missing[1024] = "";
+	size_t nmissing = 0;
+	const cJSON *k;
+	cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(id, "required_keys"))
+	{
+		if (!cJSON_IsString(k) || vf_schema_has_path(s, k->valuestring))
+			continue;
+		size_t l = strlen(missing);
+		snprintf(missing + l, sizeof missing - l, "%s%s", nmissing++ ? ", " : "", k->valuestring);
+	}
+	vf_schema_free(s);
+	if (nmissing)
+		return vf_error_set(err, VF_ERR,
+				    "%s: not the trainer this profile knows: its schema (%s, %s) has no %s (found %s); "
+				    "vramfit would write keys it rejects",
+				    p->trainer_dir, file, cls, missing, found);
+	return VF_OK;
 }
 
 vf_status vf__plan_choose_config(struct vf_plan *p, const cJSON *cfg, struct vf_error *err)
@@ -108,7 +190,7 @@ void vf__plan_md_trainer(struct vf_buf *b, const struct vf_plan *p)
 	if (!p->ndeltas)
 		return;
 	vf_md_printf(b, "- No low-VRAM file ships for `%s`: applied the trainer's low-VRAM choices "
-			       "(%s in this checkout):\n", p->mode, p->deltas_from);
+			       "(the pair `%s` in this checkout):\n", p->mode, p->deltas_from);
 	for (int i = 0; i < p->ndeltas; i++)
 		vf_md_printf(b, "  - `%s`: `%s`%s\n", p->deltas[i].key, p->deltas[i].value,
 			      p->delta_applied[i] ? "" : " (not applied: the key is not in this mode's config)");

@@ -14,6 +14,17 @@
  * does not ship (the message lists the modes). */
 vf_status vf__plan_choose_config(struct vf_plan *p, const cJSON *cfg, struct vf_error *err);
 
+/* Know the trainer, or say no: the checkout's schema (configs.json
+ * "schema") must have every key the profile writes or relies on
+ * ("identity.required_keys", e.g. model.model_path, training_strategy).
+ * VF_ERR, one line naming the missing keys and the trainer found
+ * (vf_checkout_describe), when it lacks any, when its schema file names no
+ * such class, or when the profile's schema file is absent but another
+ * trainer's is there ("identity.other_schemas", e.g. src/ltxv_trainer/
+ * config.py). A checkout with no Python source at all (configs only), or a
+ * schema Python cannot parse (check reports it), is not refused here. */
+vf_status vf__plan_know_trainer(const struct vf_plan *p, const cJSON *cfg, struct vf_error *err);
+
 /* plan.md lines about the trainer checkout, the low-VRAM deltas and the
  * mode's data directories. */
 void vf__plan_md_trainer(struct vf_buf *b, const struct vf_plan *p);

@@ -60,32 +60,6 @@ static bool find_python(const char *dir, const cJSON *tv, char *out, size_t n)
 	return false;
 }
 
-/* "training_strategy.flexible.video.latents_dir" -> the longest key of doc
- * along it, skipping parts that are no key there (union tags). */
-static void map_key(const struct vf_yamldoc *doc, const char *loc, char *out, size_t n)
-{
-	char path[512] = "", part[128];
-	for (const char *p = loc; *p;) {
-		size_t l = strcspn(p, ".");
-		snprintf(part, sizeof part, "%.*s", (int)(l < sizeof part ? l : sizeof part - 1), p);
-		char next[700];
-		snprintf(next, sizeof next, "%s%s%s", path, *path ? "." : "", part);
-		if (vf_yamldoc_find(doc, next))
-			snprintf(path, sizeof path, "%s", next);
-		p += l + (p[l] == '.');
-	}
-	snprintf(out, n, "%s", *path ? path : "(config)");
-}
-
-static bool pending_on(const struct vf_check *c, const char *key, const char *msg)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (c->items[i].level == VF_CHECK_PENDING &&
-		    (strcmp(c->items[i].key, key) == 0 || strstr(msg, c->items[i].key)))
-			return true;
-	return false;
-}
-
 static void report(const struct vf_yamldoc *doc, const struct collected *col, struct vf_check *out)
 {
 	/* what our check found pending (the data root) stays pending */
@@ -96,8 +70,8 @@ static void report(const struct vf_yamldoc *doc, const struct collected *col, st
 		const char *tab = strchr(col->errors[i], '\t');
 		const char *msg = tab ? tab + 1 : col->errors[i];
 		snprintf(loc, sizeof loc, "%.*s", tab ? (int)(tab - col->errors[i]) : 0, col->errors[i]);
-		map_key(doc, loc, key, sizeof key);
-		bool pending = pending_on(out, key, msg) || (root && *root && strstr(msg, root));
+		vf__check_map_loc(doc, loc, false, key, sizeof key);
+		bool pending = vf__check_pending_on(out, key, msg) || (root && *root && strstr(msg, root));
 		vf__check_add(out, pending ? VF_CHECK_PENDING : VF_CHECK_FAIL, key, vf_yamldoc_find(doc, key),
 			      "the trainer's own validation: %s", msg);
 	}

@@ -59,6 +59,49 @@ expect_rc 2
 expect_err "--mode nope: the trainer checkout ships no such config family"
 expect_err "(its modes: i2v, t2v, v2v_ic)"
 
+test_case "no t2v pair: the deltas come from the first pair the checkout ships (av before i2v), named"
+trainer_copy "$TMP/t1b"
+rm "$TMP/t1b/configs/t2v_lora_low_vram.yaml"
+sed 's/^# LTX-2 image-to-video.*/# Our own audio-video family for tests./' "$TD/configs/i2v_lora.yaml" >"$TMP/t1b/configs/av_lora.yaml"
+sed -e 's/^# LTX-2 image-to-video.*/# Our own audio-video family for tests (low VRAM)./' -e 's/^  rank: 16/  rank: 8/' \
+  "$TD/configs/i2v_lora_low_vram.yaml" >"$TMP/t1b/configs/av_lora_low_vram.yaml"
+run plan --trainer-dir "$TMP/t1b" "${U[@]}" --mode t2v --gpu rtx-5090 --run-name avpair --json
+expect_rc 0
+expect_json 'j["tier"]["low_vram_from"] == "av_lora.yaml -> av_lora_low_vram.yaml"'
+expect_json 'all(d["from"] == "av_lora.yaml -> av_lora_low_vram.yaml" for d in j["low_vram_deltas"])'
+expect_json '{d["key"]: d["value"] for d in j["low_vram_deltas"]}["lora.rank"] == "8"'
+expect_json 'j["tier"]["config"].endswith("/t2v_lora.yaml")'
+check "grep -q '^  rank: 8' '$TMP/ws/avpair/config.yaml' && grep -qF '(the pair \`av_lora.yaml -> av_lora_low_vram.yaml\` in this checkout)' '$TMP/ws/avpair/plan.md'"
+rm "$TMP/t1b/configs/av_lora_low_vram.yaml"
+run plan --trainer-dir "$TMP/t1b" "${U[@]}" --mode t2v --gpu rtx-5090 --run-name i2vpair --json
+expect_rc 0
+expect_json 'j["tier"]["low_vram_from"] == "i2v_lora.yaml -> i2v_lora_low_vram.yaml"'
+rm "$TMP/t1b/configs/i2v_lora_low_vram.yaml"
+run plan --trainer-dir "$TMP/t1b" "${U[@]}" --mode t2v --gpu rtx-5090 --run-name nopair
+expect_rc 1
+expect_err "no {mode}_lora.yaml -> {mode}_lora_low_vram.yaml pair in any mode"
+
+test_case "know the trainer, or say no: an LTX-Video-Trainer-like schema (model_source, extra forbidden) is refused"
+trainer_copy "$TMP/ltxv" 's/^    model_path: str | Path = Field(.*/    model_source: str = "LTXV_13B_097_DEV"/; /^    text_encoder_path:/d; /^    training_strategy: Strategy/d; /@field_validator("model_path")/,/return v/d'
+sed -i 's/^name = .*/name = "ltxv-trainer-like"/' "$TMP/ltxv/pyproject.toml"
+check "grep -q 'model_source' '$TMP/ltxv/src/ltx_trainer/config.py' && ! grep -q 'model_path' '$TMP/ltxv/src/ltx_trainer/config.py'"
+run plan --trainer-dir "$TMP/ltxv" "${U[@]}" --gpu h100-80gb --run-name ltxv
+expect_rc 1
+expect_err "not the trainer this profile knows: its schema (src/ltx_trainer/config.py, LtxTrainerConfig) has no model.model_path, model.text_encoder_path, training_strategy (found ltxv-trainer-like, pyproject 0.9.1)"
+expect_err_lines 1
+check "[ ! -e '$TMP/ws/ltxv' ]"
+test_case "know the trainer: another trainer's package (src/ltxv_trainer/config.py) is refused, naming it"
+mv "$TMP/ltxv/src/ltx_trainer" "$TMP/ltxv/src/ltxv_trainer"
+run plan --trainer-dir "$TMP/ltxv" "${U[@]}" --gpu h100-80gb --run-name ltxv
+expect_rc 1
+expect_err "not the trainer this profile knows: no src/ltx_trainer/config.py, but src/ltxv_trainer/config.py (found ltxv-trainer-like, pyproject 0.9.1)"
+expect_err_lines 1
+test_case "know the trainer: its schema file without the profile's class is refused"
+trainer_copy "$TMP/ltxv2" 's/^class LtxTrainerConfig(Base):/class LtxvTrainerConfig(Base):/'
+run plan --trainer-dir "$TMP/ltxv2" "${U[@]}" --gpu h100-80gb --run-name ltxv2
+expect_rc 1
+expect_err "not the trainer this profile knows: src/ltx_trainer/config.py: no class LtxTrainerConfig"
+
 test_case "schema from the checkout: a field added to the validation model is accepted"
 trainer_copy "$TMP/t2" 's/^    skip_initial_validation: bool = False$/&\n    sharpness_scale: float = Field(default=1.0, ge=0.5)/'
 cp "$TD/configs/t2v_lora.yaml" "$TMP/c.yaml"

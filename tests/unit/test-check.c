@@ -8,6 +8,7 @@
 
 #include "vf_test.h"
 #include "vramfit/trainer/check.h"
+#include "trainer/check_internal.h"
 
 static char dir[64];
 static char model[128], gemma[128], data[128];
@@ -179,6 +180,42 @@ static void test_run_dir(void)
 	vf_check_release(&c);
 }
 
+/* pydantic's error locations mapped back to config keys (pycheck.c). */
+static void test_map_loc(void)
+{
+	static const char y[] = "training_strategy:\n  name: flexible\n  video:\n    latents_dri: x\n"
+				"data: {}\nmodel:\n  model_path: a\nlist:\n  - {a: 1}\n";
+	struct vf_yamldoc *d = NULL;
+	struct vf_error err = {0};
+	CHECK_INT(vf_yamldoc_load_mem(y, sizeof y - 1, "m.yaml", &d, &err), VF_OK);
+	if (!d)
+		return;
+	static const struct {
+		const char *loc;
+		bool missing;
+		const char *key;
+	} cases[] = {
+		{"training_strategy.flexible.video.latents_dri", false, "training_strategy.video.latents_dri"},
+		{"data.preprocessed_data_root", true, "data.preprocessed_data_root"},
+		{"data.preprocessed_data_root", false, "data"},
+		{"model.model_path", false, "model.model_path"},
+		{"", false, "(config)"},
+		{"seed", true, "seed"},
+		{"validation.samples.0.prompt", true, "(config)"}, /* nothing of it is there: no invented key */
+		{"training_strategy.flexible.video.is_generated", true, "training_strategy.video.is_generated"},
+		{"training_strategy.flexible.name2", true, "training_strategy"}, /* after a union tag: the member */
+		{"list.0.b", true, "list.0.b"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char key[256];
+		vf__check_map_loc(d, cases[i].loc, cases[i].missing, key, sizeof key);
+		if (strcmp(key, cases[i].key) != 0)
+			fprintf(stderr, "  loc %s: got %s, expected %s\n", cases[i].loc, key, cases[i].key);
+		CHECK(strcmp(key, cases[i].key) == 0);
+	}
+	vf_yamldoc_free(d);
+}
+
 int main(void)
 {
 	setup();
@@ -188,6 +225,7 @@ int main(void)
 	RUN(test_rules);
 	RUN(test_schema);
 	RUN(test_run_dir);
+	RUN(test_map_loc);
 	teardown();
 	return vf_test_done();
 }

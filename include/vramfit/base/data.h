@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "vramfit/base/buf.h"
 #include "vramfit/base/error.h"
 
 /* The embedded bytes of data/<name>, or NULL. Borrowed; static. */
@@ -27,5 +28,10 @@ size_t vf_data_override_dirs(char dirs[2][4096]);
  * Caller owns *out; cJSON_Delete(). */
 vf_status vf_data_load_json(const char *name, cJSON **out, char *source, size_t source_len,
 			    struct vf_error *err);
+
+/* Append the bytes of data/<name> (any file: a script the tool runs), with
+ * the same overrides, to out; at most cap bytes (VF_ERR when larger).
+ * VF_ENOTFOUND when neither an override nor the embedded copy exists. */
+vf_status vf_data_load_text(const char *name, struct vf_buf *out, size_t cap, struct vf_error *err);
 
 #endif

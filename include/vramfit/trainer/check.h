@@ -41,6 +41,13 @@ struct vf_check {
 	size_t schema_models, schema_fields, schema_files;
 	bool trainer_validated;      /* --trainer-validate ran the trainer's own validation */
 	char trainer_validate_note[256];
+	/* Who judged keys and values (issue 22): the trainer's config class run
+	 * by the machine's python3 (pydantic 2 + PyYAML), else the static reader. */
+	bool no_python;              /* set before vf_check_config: never run python3 (--no-python) */
+	bool python_checked;         /* the trainer's config class gave the verdict */
+	char checked_by[256];        /* "checked by the trainer's config class (C) with python3 3.11.7
+				      * (pydantic 2.13.4)" or "checked statically (...)" */
+	char python_note[384];       /* why python3 did not answer ("" when it did) */
 };
 
 void vf_check_init(struct vf_check *c);
@@ -52,7 +59,19 @@ void vf_check_add_line(struct vf_check *c, enum vf_check_level level, const char
 /* Check a loaded config against the trainer profile's rules and the schema
  * read from trainer_dir's source (NULL: $LTX_TRAINER_DIR, then the profile's
  * candidates from the working directory). Without a readable schema every
- * key is one "not checked" item, never a failure. Failures are items, not
+ * key is one "not checked" item, never a failure. Then, where it can be run
+ * (a python3 with pydantic 2 and PyYAML on PATH, or $VRAMFIT_PYTHON; not
+ * with out->no_python or VRAMFIT_NO_PYTHON=1), the trainer's config class
+ * judges keys and values instead of the static reader: the profile's
+ * "python_check" script imports the checkout's config module (heavy imports
+ * stubbed), validates the config text with yaml.safe_load and the class, in
+ * a supervised child (timeout, memory, output limits); each pydantic error
+ * is an item on the config key its loc names, and every static schema item
+ * (failures and "not checked: <validator>" alike) is dropped. vramfit's own
+ * workflow checks (paths, dims, mode rules, data dirs) stay. Anything short
+ * of a verdict (no python3, no pydantic, an import that fails, a timeout)
+ * keeps the static answer; out->checked_by and out->python_note say which
+ * answered and why. Failures are items, not
  * errors: VF_OK means the check ran. Errors: the profile is unreadable, out
  * of memory. */
 vf_status vf_check_config(const struct vf_yamldoc *doc, const char *trainer, const char *trainer_dir,
@@ -76,7 +95,9 @@ vf_status vf_check_trainer_validate(const char *config_path, const struct vf_yam
 				    const char *trainer_dir, struct vf_check *out, struct vf_error *err);
 
 /* {"config", "ok", "failures", "pending", "unchecked", "trainer": {"dir",
- * "version", "schema", "models", "fields", "files", "note"},
+ * "version", "schema", "models", "fields", "files", "note", "validated",
+ * "validate_note", "checked_by" ("python" or "static"), "checked_by_text",
+ * "python_note"},
  * "items":[{"level","key","line","rule"}]} (level fail, pending, unchecked).
  * Caller owns; cJSON_Delete(). */
 cJSON *vf_check_to_json(const struct vf_check *c);

@@ -26,6 +26,11 @@
  * packed-refs. Never fails. */
 void vf_checkout_version(const char *dir, char *out, size_t n);
 
+/* The trainer in words, for refusals: "ltxv-trainer, pyproject 0.2.0" (the
+ * pyproject.toml [project] name, else the directory's name, then
+ * vf_checkout_version()). Never fails. */
+void vf_checkout_describe(const char *dir, char *out, size_t n);
+
 struct vf_trainer_mode {
 	char name[48];      /* "t2v", "v2v_ic" */
 	char config[128];   /* "t2v_lora.yaml" ("" when only a low-VRAM file ships) */

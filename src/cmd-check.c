@@ -72,8 +72,8 @@ static const struct vf_option options[] = {
 		 "VRAMFIT_NO_PYTHON=1; VRAMFIT_PYTHON=PATH names the interpreter)"),
 	OPT_STRING("trainer", "NAME", trainer, "trainer profile (default ltx2)"),
 	OPT_BOOL("json", json,
-		 "{\"config\",\"ok\",\"failures\",\"pending\",\"unchecked\",\"trainer\":{...},\n"
-		 "\"items\":[{\"level\",\"key\",\"line\",\"rule\"}]}"),
+		 "{\"config\", \"ok\", \"failures\", \"pending\", \"unchecked\",\n"
+		 "\"trainer\": {...}, \"items\": [{\"level\", \"key\", \"line\", \"rule\"}]}"),
 	OPT_END(),
 };
 #undef OPT_T

@@ -362,8 +362,13 @@ static vf_status max_memory_parse(struct vf_setup *s, const char *v, struct vf_e
 		gib = strtod(p, &end);
 		if (end == p || !(gib >= 0.01) || gib > 655.35)
 			goto bad;
-		if (*end == 'G' || *end == 'g') /* "20GiB", "20GB" read as GiB */
-			end += (end[1] == 'i' || end[1] == 'I') ? 3 : 2;
+		if (*end == 'G' || *end == 'g') { /* "20G", "20GB", "20GiB" read as GiB */
+			end++;
+			if (*end == 'i' || *end == 'I')
+				end++;
+			if (*end == 'B' || *end == 'b')
+				end++;
+		}
 		if (*end && *end != ',')
 			goto bad;
 		s->max_memory_cgib[g] = (uint16_t)(gib * 100 + 0.5);

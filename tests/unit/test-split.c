@@ -342,6 +342,16 @@ static void test_flags(void)
 	CHECK_INT(s.max_memory_cgib[2], 0);
 	CHECK_INT(s.max_memory_cgib[3], 800);
 	CHECK_INT(vf_setup_max_memory_bytes(&s, 1), 22.5 * GIB);
+	/* fuzz finding (fuzz-split, ASan): a G or Gi suffix at the end of the
+	 * value skipped past its terminator */
+	const char *suffixes[] = {"--split=layers", "--max-memory", "0=20G", "--max-memory", "1=8Gi",
+				  "--max-memory", "2=4gb", NULL};
+	CHECK(setup_of(&s, suffixes) == VF_OK);
+	CHECK_INT(s.max_memory_cgib[0], 2000);
+	CHECK_INT(s.max_memory_cgib[1], 800);
+	CHECK_INT(s.max_memory_cgib[2], 400);
+	const char *badsuffix[] = {"--split=layers", "--max-memory", "0=20GiX", NULL};
+	CHECK(setup_of(&s, badsuffix) == VF_EUSAGE);
 	const char *pp[] = {"--pp", "4", "--tp", "2", "--gpus", "16", NULL};
 	CHECK(setup_of(&s, pp) == VF_OK);
 	CHECK_INT(s.micro_batches, 4); /* one per stage by default */

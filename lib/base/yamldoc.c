@@ -181,6 +181,18 @@ static enum vf_yaml_kind resolve_plain(const char *s)
 	return VF_YAML_STR;
 }
 
+/* s without its underscores into buf (PyYAML drops them from numbers);
+ * false when it does not fit. */
+static bool drop_underscores(const char *s, char *buf, size_t size)
+{
+	size_t j = 0;
+	for (; *s && j + 1 < size; s++)
+		if (*s != '_')
+			buf[j++] = *s;
+	buf[j] = '\0';
+	return *s == '\0';
+}
+
 /* The value of a resolved int, as PyYAML's constructor computes it:
  * underscores dropped, then 0b binary, 0x hex, a leading 0 octal, colons
  * base 60. False when it does not fit in 64 bits (or, like `0b_`, has no
@@ -188,13 +200,8 @@ static enum vf_yaml_kind resolve_plain(const char *s)
 static bool int_value(const char *s, int64_t *out)
 {
 	char buf[96];
-	size_t j = 0;
-	for (; *s && j + 1 < sizeof buf; s++)
-		if (*s != '_')
-			buf[j++] = *s;
-	if (*s)
+	if (!drop_underscores(s, buf, sizeof buf))
 		return false;
-	buf[j] = '\0';
 	const char *p = buf;
 	int sign = 1;
 	if (*p == '-' || *p == '+')
@@ -244,13 +251,8 @@ static bool int_value(const char *s, int64_t *out)
 static bool float_value(const char *s, double *out)
 {
 	char buf[128];
-	size_t j = 0;
-	for (; *s && j + 1 < sizeof buf; s++)
-		if (*s != '_')
-			buf[j++] = *s;
-	if (*s)
+	if (!drop_underscores(s, buf, sizeof buf))
 		return false;
-	buf[j] = '\0';
 	const char *p = buf;
 	double sign = 1;
 	if (*p == '-' || *p == '+')

@@ -1746,11 +1746,58 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	estimate_llm(arch, su, gpu, e, NULL, true);
 }
 
+/* One replay of st: kept in *keep when keep is given (its segments are
+ * read), else its peaks only, from the memo when it was replayed before. */
+static vf_status replay(const struct vf__step *st, const struct vf_alloc_config *c,
+			struct vf_alloc **keep, struct vf__replay_peaks *p, struct vf_error *err)
+{
+	if (!keep)
+		return vf__step_peaks(st, c, p, err);
+	vf_status rc = vf__step_simulate(st, c, keep, err);
+	if (rc == VF_OK)
+		vf__replay_peaks_of(*keep, p);
+	return rc;
+}
+
+/* Replayed without a capacity first. A capacity at or above that peak
+ * never comes into play (the same replay); one below the peak of the live
+ * requests runs out of memory whatever the cache holds; in between the
+ * replay with the capacity decides (the cache released and retried). Out
+ * of memory: the reserve the step would need is the one without a
+ * capacity. *p: the peaks that stand; *a (when sim) their replay. */
+static vf_status replay_with_capacity(const struct vf__step *st, struct vf_alloc_config c,
+				      bool sim, struct vf_alloc **a, struct vf__replay_peaks *p,
+				      bool *oom, struct vf_error *err)
+{
+	int64_t cap = c.capacity_bytes;
+	c.capacity_bytes = 0;
+	vf_status rc = replay(st, &c, sim ? a : NULL, p, err);
+	if (rc != VF_OK || cap <= 0 || p->reserved <= cap)
+		return rc;
+	if (p->requested > cap) {
+		*oom = true;
+		return VF_OK;
+	}
+	struct vf_alloc *b = NULL;
+	struct vf__replay_peaks q;
+	c.capacity_bytes = cap;
+	rc = replay(st, &c, sim ? &b : NULL, &q, err);
+	if (rc == VF_OK && q.oom) {
+		*oom = true;
+		vf_alloc_free(b);
+	} else if (rc == VF_OK) {
+		vf_alloc_free(*a);
+		*a = b;
+		*p = q;
+	}
+	return rc;
+}
+
 vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup *su,
 			       const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
 			       struct vf_estimate *e, struct vf_alloc **sim, struct vf_error *err)
 {
-	struct vf__step *st = malloc(sizeof *st);
+	struct vf__step *st = calloc(1, sizeof *st);
 	if (!st)
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
 	estimate_llm(arch, su, gpu, e, st, true);
@@ -1768,38 +1815,15 @@ vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup
 	int64_t vram = vf_estimate_gpu_bytes(gpu);
 	if (c.capacity_bytes <= 0 && vram > 0)
 		c.capacity_bytes = vram - e->context_bytes; /* full: the cache is released and retried */
-	/* Replayed without a capacity first. A capacity at or above that
-	 * peak never comes into play (the same replay); one below the peak of
-	 * the live requests runs out of memory whatever the cache holds; in
-	 * between the replay with the capacity decides (the cache released
-	 * and retried). Out of memory: the reserve the step would need is
-	 * the one without a capacity. */
-	int64_t cap = c.capacity_bytes;
-	c.capacity_bytes = 0;
 	struct vf_alloc *a = NULL;
-	vf_status rc = vf__step_simulate(st, &c, &a, err);
-	if (rc == VF_OK && cap > 0 && vf_alloc_peak_reserved(a) > cap) {
-		if (vf_alloc_peak_requested(a) > cap) {
-			e->sim_oom = true;
-		} else {
-			struct vf_alloc *b = NULL;
-			c.capacity_bytes = cap;
-			rc = vf__step_simulate(st, &c, &b, err);
-			if (rc == VF_OK && vf_alloc_oom(b)) {
-				e->sim_oom = true;
-				vf_alloc_free(b);
-			} else if (rc == VF_OK) {
-				vf_alloc_free(a);
-				a = b;
-			}
-		}
-	}
+	struct vf__replay_peaks p;
+	vf_status rc = replay_with_capacity(st, c, sim != NULL, &a, &p, &e->sim_oom, err);
 	free(st);
 	if (rc != VF_OK)
 		return rc;
 	e->analytic_reserved_bytes = e->peak_reserved_bytes;
-	int64_t reserved = vf_alloc_peak_reserved(a);
-	e->sim_allocated_bytes = vf_alloc_peak_allocated(a);
+	int64_t reserved = p.reserved;
+	e->sim_allocated_bytes = p.allocated;
 	if (reserved < e->peak_allocated_bytes)
 		reserved = e->peak_allocated_bytes;
 	e->peak_reserved_bytes = reserved;

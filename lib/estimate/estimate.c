@@ -1895,6 +1895,15 @@ static int sim_fits(const struct vf_arch *arch, const struct vf_setup *su, int64
 	s.batch = batch;
 	struct vf_estimate e;
 	struct vf_error err = {0};
+	/* Without a replay when the answer is no whatever it finds: the
+	 * simulated peak is at least the context plus the allocated peak
+	 * (vf_estimate_simulate never reserves less than is allocated), and a
+	 * setup the simulation skips keeps this very estimate. */
+	estimate_llm(arch, &s, gpu, &e, NULL, false);
+	int64_t vram = vf_estimate_gpu_bytes(gpu);
+	if (vram > 0 && vram - (e.context_bytes + e.peak_allocated_bytes) + e.evictable_bytes < 0 &&
+	    e.peak_bytes >= e.context_bytes + e.peak_allocated_bytes)
+		return 0;
 	if (vf_estimate_simulate(arch, &s, gpu, cfg, &e, NULL, &err) != VF_OK)
 		return -1;
 	return vf_estimate_fits(&e, gpu, NULL) ? 1 : 0;

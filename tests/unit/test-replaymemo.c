@@ -142,6 +142,49 @@ static void test_order_independent(void)
 	CHECK(first[5] > first[0]); /* the batches are distinct keys */
 }
 
+/* The largest micro-batch the simulation allows (some of its candidates
+ * answered without a replay: the context plus the allocated peak already
+ * over the GPU) fits by the simulation, and one more does not, unless the
+ * search stopped at its limit of 8 above the fast path's answer. */
+static void test_max_batch_simulated(void)
+{
+	const char *models[] = {"llama2-7b", "llama3-8b", "qwen2.5-0.5b"};
+	const char *gpus[] = {"rtx-4090", "a100-40gb", "h100-80gb"};
+	int checked = 0;
+	for (size_t mi = 0; mi < sizeof models / sizeof *models; mi++) {
+		const struct vf_model_entry *m = vf_models_find(models[mi]);
+		if (!m)
+			continue;
+		for (int mode = 0; mode < 2; mode++)
+			for (size_t gi = 0; gi < sizeof gpus / sizeof *gpus; gi++) {
+				const struct vf_gpu_spec *g = vf_gpu_catalog_find(gpus[gi]);
+				CHECK(g != NULL);
+				if (!g)
+					continue;
+				struct vf_setup s;
+				vf_setup_defaults(&s);
+				s.mode = mode ? VF_MODE_LORA : VF_MODE_FULL;
+				s.seq = 1024;
+				int64_t fast = vf_estimate_max_batch(&m->arch, &s, g, 0);
+				int64_t b = vf_estimate_max_batch_simulated(&m->arch, &s, g, NULL);
+				struct vf_estimate e;
+				struct vf_error err = {0};
+				if (b > 0) {
+					s.batch = b;
+					CHECK(vf_estimate_simulate(&m->arch, &s, g, NULL, &e, NULL, &err) == VF_OK);
+					CHECK(vf_estimate_fits(&e, g, NULL));
+				}
+				if (b < fast + 8) {
+					s.batch = b + 1;
+					CHECK(vf_estimate_simulate(&m->arch, &s, g, NULL, &e, NULL, &err) == VF_OK);
+					CHECK(!vf_estimate_fits(&e, g, NULL));
+				}
+				checked++;
+			}
+	}
+	CHECK(checked >= 12);
+}
+
 int main(void)
 {
 	struct vf_error err = {0};
@@ -152,5 +195,6 @@ int main(void)
 	snprintf(gt_dir, sizeof gt_dir, "%s/groundtruth", vf_test_env("VF_SHARED_DIR", "../shared"));
 	RUN(test_calibration_and_held_out);
 	RUN(test_order_independent);
+	RUN(test_max_batch_simulated);
 	return vf_test_done();
 }

@@ -207,11 +207,14 @@ static long layer_span(const char *name, size_t *at, size_t *len)
 		if (!dot)
 			break;
 		size_t wl = (size_t)(dot - p);
-		for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
-			if (strlen(words[w]) == wl && strncmp(p, words[w], wl) == 0 &&
-			    isdigit((unsigned char)dot[1])) {
-				char *end;
-				long v = strtol(dot + 1, &end, 10);
+		/* most parts are not followed by a digit: that test first */
+		for (size_t w = 0; isdigit((unsigned char)dot[1]) && w < sizeof words / sizeof words[0];
+		     w++) {
+			if (strlen(words[w]) == wl && strncmp(p, words[w], wl) == 0) {
+				const char *end = dot + 1; /* the digits, as strtol reads them */
+				long v = 0;
+				for (; isdigit((unsigned char)*end); end++)
+					v = v < 1000000 ? v * 10 + (*end - '0') : v;
 				if (*end == '.' && v >= 0 && v < 1000000) {
 					*at = (size_t)(dot + 1 - name);
 					*len = (size_t)(end - (dot + 1));

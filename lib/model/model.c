@@ -797,6 +797,8 @@ static vf_status adapter_from_tensors(struct vf_model *m, const struct headers *
 	for (size_t f = 0; f < h->n; f++) {
 		for (size_t i = 0; i < h->st[f].ntensors; i++) {
 			const struct vf_tensor *t = &h->st[f].tensors[i];
+			if (!strstr(t->name, "lora")) /* in each of the three below */
+				continue;
 			const char *p = strstr(t->name, ".lora_A");
 			if (!p && !strstr(t->name, ".lora_B") && !strstr(t->name, "lora_embedding"))
 				continue;

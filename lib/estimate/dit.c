@@ -692,7 +692,10 @@ vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
 	s->given |= VF_SETUP_G_BATCH | VF_SETUP_G_GRAD_ACCUM | VF_SETUP_G_GRAD_CKPT;
 	const char *mp = c->mixed_precision_mode ? c->mixed_precision_mode : "bf16";
 	if (strcmp(mp, "bf16") == 0)
-		s->precision = VF_PREC_BF16; /* the trainer loads the transformer in bf16 */
+		/* the trainer holds the transformer in bf16 for LoRA, in fp32 for
+		 * a full fine-tune (autocast to bf16): trainer.py _load_models,
+		 * commit 400fd31 */
+		s->precision = s->mode == VF_MODE_FULL ? VF_PREC_AMP : VF_PREC_BF16;
 	else if (strcmp(mp, "fp16") == 0)
 		s->precision = VF_PREC_FP16;
 	else if (strcmp(mp, "no") == 0)

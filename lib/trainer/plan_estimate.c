@@ -38,10 +38,12 @@ void vf_plan_ltx2_validation(const struct vf_yamldoc *d, struct vf_ltx2_config *
 	/* ValidationConfig's defaults: CFG 3 (video) / 7 (audio), STG 1 / 1,
 	 * modality 3 / 3, both modalities generated */
 	bool video = val_bool(d, "generate_video", true), audio = val_bool(d, "generate_audio", true);
-	bool uncond = (video && val_num(d, "video_cfg_scale", 3.0) != 1.0) ||
-		      (audio && val_num(d, "audio_cfg_scale", 7.0) != 1.0);
-	bool stg = (video && val_num(d, "video_stg_scale", 1.0) != 0.0) ||
-		   (audio && val_num(d, "audio_stg_scale", 1.0) != 0.0);
+	/* older trainers: one guidance_scale and one stg_scale for both */
+	double cfg = val_num(d, "guidance_scale", -1), stgs = val_num(d, "stg_scale", -1);
+	bool uncond = (video && val_num(d, "video_cfg_scale", cfg >= 0 ? cfg : 3.0) != 1.0) ||
+		      (audio && val_num(d, "audio_cfg_scale", cfg >= 0 ? cfg : 7.0) != 1.0);
+	bool stg = (video && val_num(d, "video_stg_scale", stgs >= 0 ? stgs : 1.0) != 0.0) ||
+		   (audio && val_num(d, "audio_stg_scale", stgs >= 0 ? stgs : 1.0) != 0.0);
 	const struct vf_yaml_node *sb = vf_yamldoc_find(d, "validation.stg_blocks");
 	if (sb && vf_yaml_node_kind(sb) == VF_YAML_SEQ && vf_yaml_node_count(sb) == 0)
 		stg = false; /* no block perturbed */

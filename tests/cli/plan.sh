@@ -129,6 +129,25 @@ expect_json 'j["launch"]["command"].startswith("uv run accelerate launch --num_p
 expect_json '"fsdp" not in j["launch"]["command"]'
 expect_json 'j["effective_batch"] == 2'
 
+test_case "issue 30: the training size from the resolution buckets, validation from its own keys"
+run plan "${M[@]}" --gpu rtx-5090 --run-name buckets --resolution-buckets "960x544x1;768x448x89" --json
+expect_rc 0
+cost=$(sed -n '/^## Cost/,/^## Approve/p' projects/buckets/plan.md)
+# the largest bucket by latent volume (768/32 x 448/32 x 12 > 960/32 x 544/32 x 1), never video_dims
+check "printf '%s' \"\$cost\" | grep -qE '^\| training phase \(step at 768x448x89\) \| [0-9.]+ GiB'"
+check "printf '%s' \"\$cost\" | grep -qE '^\| validation phase \(sampling at 576x576x49, tiled decode\) \| [0-9.]+ GiB'"
+check "! grep -q 'Training resolution:' projects/buckets/plan.md"
+mkdir -p "$TMP/noval/configs"
+for f in "$TD"/configs/*.yaml; do sed 's/^  interval: 100 .*/  interval: null/' "$f" >"$TMP/noval/configs/$(basename "$f")"; done
+cp -r "$TD/src" "$TD/pyproject.toml" "$TMP/noval/" 2>/dev/null
+run plan --trainer-dir "$TMP/noval" --gpu h100-80gb --model "$TMP/models/ltx-2-19b-dev.safetensors" --text-encoder "$TMP/models/gemma-3-12b-it" --run-name noval --json
+expect_rc 0
+check "grep -qF '| validation phase | none (validation.interval: null) |' projects/noval/plan.md"
+rm -rf "$TMP/noval"
+run plan "${M[@]}" --gpu rtx-5090 --run-name badb --resolution-buckets "960x544x49;big"
+expect_rc 2
+expect_err "--resolution-buckets: bucket 'big': expected WIDTHxHEIGHTxFRAMES"
+
 test_case "multi-GPU keeps the planned effective batch by reducing accumulation"
 mkdir -p "$TMP/acc/configs"
 sed 's/gradient_accumulation_steps: 1/gradient_accumulation_steps: 8/' "$TD/configs/t2v_lora.yaml" >"$TMP/acc/configs/t2v_lora.yaml"

@@ -76,6 +76,10 @@ expect_json 'j["architecture"]["connectors"]["params_from_layout"] == '"$VC + $A
 expect_json 'j["components"]["text_projection"] == 3840 * 7680 and j["components"]["vae_decoder"] == 1024 * 128 * 27 + 128'
 expect_json 'j["components"]["vae_encoder"] == 128 * 48 * 27 and j["components"]["audio_vae"] == 512 * 8 * 9 and j["components"]["vocoder"] == 1536 * 64 * 7 and j["components"]["other"] == 0'
 expect_json 'j["params"] == sum(j["components"].values()) and j["architecture"]["not_understood"] == []'
+run inspect "$TMP/u23.safetensors"
+expect_rc 0
+expect_out "transformer 18,988,838,144, video connector 1,612,546,304, audio connector 403,620,096"
+expect_out "(equals the tensors)"
 run estimate "$TMP/u23.safetensors" --gpu rtx-5090 --json
 expect_rc 0
 # the transformer alone trains; the connectors (from the header) stay on the GPU in bf16

@@ -251,6 +251,14 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 		if (!(g & VF_SETUP_G_TEXT_ENCODER))
 			assume(a, "text encoder loaded in %s for the validation prompts (--text-encoder)",
 			       vf_text_encoder_name(s->text_encoder));
+		if (s->mode != VF_MODE_INFER && !s->validation_off)
+			assume(a, "validation %dx%dx%d%s, %d steps of %d transformer passes, tiled VAE decode "
+				  "(--validation off|WxHxF[:STEPS[:PASSES]])",
+			       s->val_width > 0 ? s->val_width : s->video_width,
+			       s->val_height > 0 ? s->val_height : s->video_height,
+			       s->val_frames > 0 ? s->val_frames : s->video_frames,
+			       s->val_width > 0 ? "" : " (the training size)", s->val_steps > 0 ? s->val_steps : 30,
+			       s->val_passes > 0 ? s->val_passes : 4);
 	}
 }
 
@@ -524,20 +532,25 @@ static vf_status ltx_target(const struct vf_model *m, struct target *tg, struct 
 	if (st)
 		return st;
 	const struct vf_model_entry *def = vf_models_find("ltx-2-19b");
-	if ((st = vf_dit_from_ltx(&m->ltx, m->params, def ? def->raw : NULL, &tg->d, err)))
+	if ((st = vf_dit_from_ltx_model(m, def ? def->raw : NULL, &tg->d, err)))
 		return st;
 	tg->dit = true;
-	tg->d.from_file = true;
-	assume(as, "LTX video DiT from the file's %s; parameters from its header",
+	const struct vf_ltx_parts *pt = &m->ltx_parts;
+	int64_t tr = pt->transformer > 0 ? pt->transformer : m->params;
+	assume(as, "LTX video DiT from the file's %s; parameters from its header%s",
 	       strcmp(m->ltx.source, "metadata") == 0 ? "transformer config (__metadata__)"
-						      : "tensor names and shapes");
+						      : "tensor names and shapes",
+	       tr != m->params ? " (the transformer's prefix; connectors, VAEs and vocoder apart)" : "");
+	assume(as, "embedding connectors: %.2f B parameters in bf16 on the GPU for the whole run (%s)",
+	       (double)tg->d.connector_params / 1e9,
+	       tg->d.connectors_from_file ? "from the header" : "from the layout: not in this file");
 	if (m->ltx.assumed[0])
 		assume(as, "not in the file: %s", m->ltx.assumed);
 	if (m->ltx.unknown[0])
 		assume(as, "not understood: %s; the layout (activations, LoRA) is approximate", m->ltx.unknown);
-	if (vf_ltx_params(&m->ltx) != m->params)
+	if (vf_ltx_params(&m->ltx) != tr)
 		assume(as, "the layout counts %" PRId64 " parameters, the header %" PRId64
-			   ": activations and LoRA are approximate", vf_ltx_params(&m->ltx), m->params);
+			   ": activations and LoRA are approximate", vf_ltx_params(&m->ltx), tr);
 	const cJSON *list = def ? cJSON_GetObjectItemCaseSensitive(def->raw, "assumptions") : NULL;
 	const cJSON *it;
 	int i = 0;
@@ -934,6 +947,8 @@ static void print_advice(FILE *o, const struct gpu_row *rows, int nrows, double 
 	}
 }
 
+static void print_dit_phases(FILE *o, const struct vf_estimate *e);
+
 static void print_human(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
 			int nrows, const char *gsource, const struct vf_estimate *e0,
 			const struct assume *a, double margin)
@@ -947,6 +962,8 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 	setup_words(tg, s, rows, nrows, setup, sizeof setup);
 	fprintf(o, "%sSetup%s  %s\n\n", bold, off, setup);
 	print_terms(o, e0, rows, nrows);
+	if (tg->dit)
+		print_dit_phases(o, e0);
 	print_gpus(o, rows, nrows, gsource);
 	print_advice(o, rows, nrows, margin);
 	for (int i = 0; i < nrows; i++)
@@ -955,6 +972,62 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 	fprintf(o, "\n%sAssumptions%s\n", bold, off);
 	for (int i = 0; i < a->n; i++)
 		fprintf(o, "  - %s\n", a->items[i]);
+}
+
+/* A video DiT's memory object: the peak as PyTorch and as nvidia-smi
+ * count it, the step's own peak (what the LTX-2 trainer's "Peak GPU
+ * memory" line samples), the connectors and every phase. */
+static void dit_memory_json(cJSON *mem, const struct vf_estimate *e)
+{
+	cJSON_AddNumberToObject(mem, "peak_pytorch_bytes", (double)e->peak_reserved_bytes);
+	cJSON_AddNumberToObject(mem, "peak_nvidia_smi_bytes", (double)e->peak_bytes);
+	cJSON_AddNumberToObject(mem, "step_peak_nvidia_smi_bytes", (double)e->step_peak_bytes);
+	cJSON_AddNumberToObject(mem, "connector_bytes", (double)e->connector_bytes);
+	if (e->validation_seconds > 0)
+		cJSON_AddNumberToObject(mem, "validation_sample_seconds", e->validation_seconds);
+	cJSON *ph = cJSON_AddArrayToObject(mem, "phases");
+	for (int p = 0; p < VF_PHASE_COUNT && ph; p++) {
+		if (!(e->phases & (1u << p)))
+			continue;
+		cJSON *o = cJSON_CreateObject();
+		int64_t sum = 0;
+		for (int k = 0; k < VF_TERM_COUNT; k++)
+			sum += e->phase_bytes[p][k];
+		cJSON_AddStringToObject(o, "phase", vf_estimate_phase_name(e, (enum vf_phase)p));
+		cJSON_AddNumberToObject(o, "bytes", (double)sum);
+		cJSON_AddBoolToObject(o, "peak", p == (int)e->peak_phase);
+		cJSON_AddItemToArray(ph, o);
+	}
+}
+
+/* A video DiT's phases, each with what is live (context included; the
+ * allocator reserve at the peak phase only). */
+static void print_dit_phases(FILE *o, const struct vf_estimate *e)
+{
+	char b1[64], b2[64];
+	const char *bold = vf_cli_sgr(o, "1"), *off = vf_cli_sgr(o, "0");
+	fprintf(o, "\n%sPhases%s (each on its own; the trainer's \"Peak GPU memory\" line samples the step "
+		   "between steps: %s)\n",
+		bold, off, vf_fmt_bytes(b1, sizeof b1, (double)e->step_peak_bytes));
+	const char *hdr[] = {"phase", "on device", "weights"};
+	struct vf_table t;
+	vf_table_init(&t, 3, hdr);
+	vf_table_set_right(&t, 1, true);
+	vf_table_set_right(&t, 2, true);
+	for (int p = 0; p < VF_PHASE_COUNT; p++) {
+		if (!(e->phases & (1u << p)))
+			continue;
+		int64_t sum = 0;
+		for (int k = 0; k < VF_TERM_COUNT; k++)
+			sum += e->phase_bytes[p][k];
+		char name[48];
+		snprintf(name, sizeof name, "%s%s", vf_estimate_phase_name(e, (enum vf_phase)p),
+			 p == (int)e->peak_phase ? " (peak)" : "");
+		vf_table_addf(&t, name, vf_fmt_bytes(b1, sizeof b1, (double)sum),
+			      vf_fmt_bytes(b2, sizeof b2, (double)e->phase_bytes[p][VF_TERM_WEIGHTS]));
+	}
+	vf_table_print(&t, o);
+	vf_table_release(&t);
 }
 
 /* One GPU row of the --json contract. */
@@ -1038,7 +1111,10 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 		cJSON_ReplaceItemInObjectCaseSensitive(sj, "lora_targets", cJSON_CreateString(t));
 	}
 	cJSON_AddItemToObject(o, "setup", sj);
-	cJSON_AddItemToObject(o, "memory", vf_estimate_memory_json(e0));
+	cJSON *mem = vf_estimate_memory_json(e0);
+	if (tg->dit)
+		dit_memory_json(mem, e0);
+	cJSON_AddItemToObject(o, "memory", mem);
 	cJSON *gs = cJSON_AddArrayToObject(o, "gpus");
 	for (int i = 0; i < nrows; i++)
 		cJSON_AddItemToArray(gs, row_json(tg, s, &rows[i]));
@@ -1529,8 +1605,9 @@ static int load_target(const struct est_args *a, struct vf_setup *s, struct targ
 		return rc;
 	if (tg->dit || tg->vision)
 		dit_vision_defaults(tg, s, as);
-	else if (s->given & (VF_SETUP_G_VIDEO | VF_SETUP_G_TEXT_ENCODER))
-		return vf_cli_usage("estimate", "--video and --text-encoder apply to video DiTs (e.g. ltx-2-19b)");
+	else if (s->given & (VF_SETUP_G_VIDEO | VF_SETUP_G_TEXT_ENCODER | VF_SETUP_G_VALIDATION))
+		return vf_cli_usage("estimate",
+				    "--video, --text-encoder and --validation apply to video DiTs (e.g. ltx-2-19b)");
 	if (*t5 && !s->target_seq)
 		s->target_seq = s->seq;
 	return -1;

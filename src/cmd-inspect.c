@@ -89,8 +89,12 @@ static void print_arch(struct vf_table *t, const struct vf_arch *a)
 
 /* An LTX video DiT: its streams, and whether the layout the config
  * describes counts the parameters the file holds. */
-static void print_ltx(struct vf_table *t, const struct vf_ltx_arch *a, int64_t params)
+static void print_ltx(struct vf_table *t, const struct vf_model *m)
 {
+	const struct vf_ltx_arch *a = &m->ltx;
+	const struct vf_ltx_parts *pt = &m->ltx_parts;
+	/* a unified checkpoint: the transformer is what its prefix holds */
+	int64_t params = m->files > 0 && pt->transformer > 0 ? pt->transformer : m->params;
 	char line[512], c[64];
 	size_t o = (size_t)snprintf(line, sizeof line,
 				    "LTX video DiT: %" PRId64 " blocks, video %" PRId64 " (%" PRId64
@@ -110,6 +114,27 @@ static void print_ltx(struct vf_table *t, const struct vf_ltx_arch *a, int64_t p
 		 params >= 0 && lp != params ? " (differs from the tensors: approximate layout)"
 					     : " (equals the tensors)");
 	row(t, "layout params", line);
+	snprintf(line, sizeof line, "%s (video %" PRId64 " and audio %" PRId64 " blocks of %" PRId64 " and %" PRId64
+		 "%s; kept on the GPU in bf16 by the trainer)",
+		 fmt_count(c, sizeof c, vf_ltx_connector_params(a)), a->conn_layers, a->audio ? a->audio_conn_layers : 0,
+		 a->conn_heads * a->conn_head_dim, a->audio ? a->audio_conn_heads * a->audio_conn_head_dim : 0,
+		 a->conn_gated ? ", gated" : "");
+	row(t, "connectors", line);
+	if (m->files > 0 && pt->transformer != m->params) {
+		static const char *const names[] = {"transformer", "video connector", "audio connector",
+						    "text projection", "VAE decoder", "VAE encoder",
+						    "audio VAE", "vocoder", "other"};
+		const int64_t v[] = {pt->transformer, pt->video_connector, pt->audio_connector,
+				     pt->text_projection, pt->vae_decoder, pt->vae_encoder,
+				     pt->audio_vae, pt->vocoder, pt->other};
+		size_t o = 0;
+		line[0] = 0;
+		for (size_t i = 0; i < sizeof v / sizeof v[0] && o < sizeof line; i++)
+			if (v[i] > 0)
+				o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %s", o ? ", " : "", names[i],
+						      fmt_count(c, sizeof c, v[i]));
+		row(t, "components", line);
+	}
 	if (a->unknown[0]) {
 		snprintf(line, sizeof line, "not understood: %s; layout approximate", a->unknown);
 		row(t, "warning", line);
@@ -280,7 +305,7 @@ static void print_model(const struct vf_model *m, int indent)
 	if (m->has_vision)
 		print_vision(&t, &m->vision, m->files > 0 ? m->params : -1);
 	else if (m->has_ltx)
-		print_ltx(&t, &m->ltx, m->params);
+		print_ltx(&t, m);
 	else if (m->has_arch)
 		print_arch(&t, &m->arch);
 	if (m->has_arch && m->arch.approximate) {

@@ -87,6 +87,8 @@ const struct vf_option vf_setup_options[] = {
 	NEGATE("no-audio", "video DiTs: no audio stream"),
 	SET("text-encoder", "none|bf16|int8", encoders, "video DiTs: text encoder for the validation prompts"),
 	SWITCH("offload-optimizer", "video DiTs: optimizer states on the CPU during validation"),
+	SET("validation", "off|WxHxF[:STEPS[:PASSES]]", NULL,
+	    "video DiTs: the validation phase's sample (default: the training size, 30 steps, 4 passes)"),
 	OPT_GROUP("One model across GPUs (--gpus = data parallel x tp x pp):"),
 	SET("split", "none|layers", splits,
 	    "layers: whole decoder layers on the GPUs in order\n"

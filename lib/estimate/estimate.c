@@ -768,7 +768,7 @@ bool vf_estimate_fits(const struct vf_estimate *e, const struct vf_gpu_spec *gpu
 }
 
 static const char *const phase_names[] = {"forward",   "loss",       "backward",
-					   "optimizer", "validation", "text-encoder"};
+					   "optimizer", "validation", "text-encoder", "loading"};
 static const char *const term_names[] = {"weights",        "gradients",   "optimizer",
 					  "optimizer_temp", "autocast_cache", "activations",
 					  "logits",         "kv_cache",    "context",

@@ -899,6 +899,8 @@ static bool ltx_arch(struct vf_model *m, const struct headers *h)
 	for (size_t i = 0; i < n; i++)
 		list[i] = &h->st[i];
 	bool tensors = n && vf_ltx_tensors_are(list, n);
+	if (tensors)
+		vf_ltx_parts_from_tensors(list, n, &m->ltx_parts);
 	if (m->metadata && vf_ltx_from_metadata(m->metadata, &m->ltx)) {
 		if (tensors) {
 			struct vf_ltx_arch t;
@@ -1634,6 +1636,8 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 	} else if (m->has_ltx) {
 		cJSON_AddStringToObject(o, "kind", "dit");
 		cJSON_AddItemToObject(o, "architecture", vf_ltx_to_json(&m->ltx));
+		if (m->files > 0)
+			cJSON_AddItemToObject(o, "components", vf_ltx_parts_to_json(&m->ltx_parts));
 	} else if (m->has_arch)
 		cJSON_AddItemToObject(o, "architecture", vf_arch_to_json(&m->arch));
 	else

@@ -42,6 +42,8 @@ enum vf_phase {
 	VF_PHASE_OPTIMIZER, /* optimizer step (temporaries) */
 	VF_PHASE_VALIDATION,   /* video DiTs: sampling and VAE decoding of a clip */
 	VF_PHASE_TEXT_ENCODER, /* video DiTs: the text encoder embedding prompts */
+	VF_PHASE_LOAD,         /* video DiTs: loading the models, before the first step (rank 0's
+				  transient under FSDP) */
 	VF_PHASE_COUNT
 };
 
@@ -135,6 +137,13 @@ struct vf_estimate {
 	int64_t sim_allocated_bytes;     /* the simulation's own allocated peak (blocks) */
 	int64_t evictable_bytes;   /* paged optimizer states (unified memory): counted in the
 	                            * peak, evicted to the host before an out-of-memory */
+	/* Video DiTs (vf_estimate_dit); zero otherwise. */
+	int64_t connector_bytes;   /* the embedding connectors, in weights_bytes at every phase */
+	int64_t step_peak_bytes;   /* context + the training step's phases alone (no loading,
+	                            * validation or text encoder): what the LTX-2 trainer's
+	                            * "Peak GPU memory" line, nvidia-smi memory.used sampled
+	                            * between steps, can show */
+	double validation_seconds; /* one validation sample's denoising, <= 0 unknown */
 };
 
 /* A video diffusion transformer (catalog kind "dit", e.g. LTX-2): the
@@ -163,6 +172,12 @@ struct vf_dit {
 	int64_t audio_inner;         /* audio heads x head dim: the inner width of the
 					audio<->video attentions (0: audio_hidden) */
 	bool from_file;              /* the layout came from the model file, params from its header */
+	int64_t connector_params;    /* video + audio embedding connectors: bf16 on the GPU for the
+					whole run (0: none) */
+	int64_t text_projection_params; /* the text projection loaded with them, then dropped */
+	bool connectors_from_file;   /* their sizes from the checkpoint header, not the layout */
+	int64_t connector_width_sum; /* video + audio connector widths (activations per token) */
+	int64_t connector_layers;    /* blocks per connector */
 };
 
 const char *vf_phase_name(enum vf_phase p);
@@ -243,6 +258,12 @@ vf_status vf_dit_from_ltx(const struct vf_ltx_arch *a, int64_t params, const cJS
  * assumed (text encoder, VAE). */
 vf_status vf_dit_from_vision(const struct vf_vision *v, int64_t params, struct vf_dit *d,
 			     const char **about, struct vf_error *err);
+/* The same from an inspected checkpoint (has_ltx): the transformer,
+ * connectors, text projection and VAE decoder sizes from its header's
+ * parts when it holds them, else from the layout. */
+struct vf_model;
+vf_status vf_dit_from_ltx_model(const struct vf_model *m, const cJSON *defaults, struct vf_dit *d,
+				struct vf_error *err);
 vf_status vf_dit_from_json(const cJSON *entry, const char *what, struct vf_dit *d,
 			   struct vf_error *err);
 /* Latent tokens of one sample: video (W/32 x H/32 x (1 + (F-1)/8)) and
@@ -269,6 +290,13 @@ struct vf_ltx2_config {
 	int video_dims[3];                /* validation.video_dims: width, height, frames */
 	bool offload_optimizer_during_validation; /* acceleration.offload_optimizer_during_validation */
 	int gpus;                         /* processes (1 = single GPU) */
+	/* the training sample: the dataset's resolution bucket (width, height,
+	 * frames); 0 = unknown: the validation video_dims stand in (an
+	 * assumption the caller states) */
+	int train_dims[3];
+	bool validation_disabled;         /* validation.interval: null */
+	int inference_steps;              /* validation.inference_steps; 0 = 30 */
+	int guidance_passes;              /* transformer passes per denoising step; 0 = 4 */
 };
 
 /* Map an LTX-2 trainer config onto a setup (LoRA targets

@@ -239,6 +239,43 @@ static void print_rows(struct vf_table *t, int indent)
 	vf_table_print(&body, stdout);
 }
 
+/* Rows of the state-space layers and of the parameters a token passes
+ * through (MoE). */
+static void print_arch_more(struct vf_table *t, const struct vf_arch *a)
+{
+	char line[512], c[64], d[64];
+	if (a->ssm_layers > 0) {
+		double st = (double)a->ssm_conv_dim * (double)a->ssm_conv +
+			    (double)a->ssm_inner * (double)a->ssm_state;
+		snprintf(line, sizeof line,
+			 "%s: %" PRId64 " of %" PRId64 " layers (%" PRId64 " attention), inner %" PRId64
+			 ", state %" PRId64 ", conv %" PRId64 "%s; recurrent state %s elements per "
+			 "sequence",
+			 a->ssm_heads > 0 ? "Mamba-2" : "Mamba", a->ssm_layers, a->layers,
+			 a->attn_layers > 0 ? a->attn_layers : 0, a->ssm_inner, a->ssm_state, a->ssm_conv,
+			 a->ssm_heads > 0 ? ", heads" : "",
+			 fmt_count(c, sizeof c, (int64_t)(st * (double)a->ssm_layers)));
+		if (a->ssm_heads > 0) { /* the heads after "heads" */
+			char *h = strstr(line, ", heads");
+			char tail[256];
+			snprintf(tail, sizeof tail, "%s", h + 7);
+			snprintf(h, sizeof line - (size_t)(h - line), ", heads %" PRId64 "%s", a->ssm_heads,
+				 tail);
+		}
+		row(t, "ssm", line);
+	}
+	if (a->experts > 0) {
+		int64_t act = vf_arch_active_params(a);
+		if (act >= 0) {
+			snprintf(line, sizeof line, "%s (%s) per token: %" PRId64 " of %" PRId64
+				 " experts routed",
+				 fmt_count(c, sizeof c, act), vf_fmt_params(d, sizeof d, act),
+				 a->experts_per_token, a->experts);
+			row(t, "active params", line);
+		}
+	}
+}
+
 static void print_model(const struct vf_model *m, int indent)
 {
 	struct vf_table t;
@@ -283,6 +320,8 @@ static void print_model(const struct vf_model *m, int indent)
 		print_ltx(&t, &m->ltx, m->params);
 	else if (m->has_arch)
 		print_arch(&t, &m->arch);
+	if (m->has_arch && !m->has_vision && !m->has_ltx)
+		print_arch_more(&t, &m->arch);
 	if (m->has_arch && m->arch.approximate) {
 		snprintf(line, sizeof line, "not understood: %s; %s", m->arch.not_understood,
 			 m->files >= 0 || m->entry ? "the count is the files', the architecture approximate"

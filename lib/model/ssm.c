@@ -409,8 +409,33 @@ const char *vf__arch_ssm_keys(const char *family)
 	return NULL;
 }
 
+int64_t vf_arch_active_params(const struct vf_arch *a)
+{
+	struct vf_param_groups g;
+	if (!vf_arch_param_groups(a, &g))
+		return -1;
+	if (a->experts <= 0 || a->experts_per_token <= 0 || a->experts_per_token >= a->experts)
+		return g.total;
+	int64_t H = a->hidden, F = a->moe_ffn > 0 ? a->moe_ffn : a->ffn;
+	int64_t ml = a->moe_layers >= 0 && a->moe_layers <= a->layers ? a->moe_layers : a->layers;
+	struct acc idle = {0, true};
+	/* one routed expert: (gate,) up, down (+ biases) */
+	acc_mul(&idle, a->gated_mlp ? 3 : 2, H, F);
+	if (a->expert_bias)
+		acc_add(&idle, (a->gated_mlp ? 2 : 1) * F + H);
+	int64_t per = idle.v;
+	idle = (struct acc){0, true};
+	acc_mul(&idle, per, a->experts - a->experts_per_token, ml);
+	return idle.ok ? g.total - idle.v : -1;
+}
+
 void vf__arch_ssm_json(cJSON *o, const struct vf_arch *a)
 {
+	if (a->experts > 0) {
+		int64_t act = vf_arch_active_params(a);
+		if (act >= 0)
+			cJSON_AddNumberToObject(o, "active_params", (double)act);
+	}
 	if (a->ssm_layers <= 0)
 		return;
 	cJSON *s = cJSON_AddObjectToObject(o, "ssm");

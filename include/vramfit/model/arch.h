@@ -145,6 +145,12 @@ vf_status vf_arch_from_config(const cJSON *cfg, const char *what, struct vf_arch
  * when fields needed are unknown. */
 bool vf_arch_param_groups(const struct vf_arch *a, struct vf_param_groups *g);
 
+/* Mixture of experts: the parameters one token passes through (the
+ * total less the routed experts it skips: experts - experts_per_token of
+ * them in each MoE layer); the total for a dense model; -1 when the
+ * architecture cannot be counted (lib/model/ssm.c). */
+int64_t vf_arch_active_params(const struct vf_arch *a);
+
 /* Parameters of the deepseek v3 MTP modules the checkpoint holds beyond the
  * count (each: two norms, the 2H -> H projection, one MoE decoder layer, its
  * own embedding, head and norm); 0 when none. */

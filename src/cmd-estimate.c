@@ -579,6 +579,11 @@ static vf_status vision_target(const struct vf_model *m, struct target *tg, stru
 				   "text + %" PRId64 " image tokens, the vision tower frozen (bf16, no autograd), the "
 				   "projector trained; stage 1 (projector only) needs less (frozen language model)",
 			       v->family, v->image_tokens);
+		else if (strcmp(v->kind, "speech") == 0)
+			assume(as, "%s encoder-decoder trained as --mode says: the encoder over %" PRId64
+				   " audio positions, the decoder over %" PRId64 " tokens, both as ViT-like "
+				   "stacks (activations by mechanism, not measured on speech runs)",
+			       v->family, v->parts[0].tokens, v->nparts > 1 ? v->parts[1].tokens : 0);
 		else
 			assume(as, "%s contrastive training of %s; images of %" PRId64 " px in the config (%" PRId64
 				   " tokens; --video WxHx1 for another size)%s; activations by mechanism (not measured "

@@ -19,6 +19,7 @@
 #include "vramfit/base/buf.h"
 #include "vramfit/base/hash.h"
 #include "vramfit/base/json.h"
+#include "vramfit/model/towers.h"
 
 #define MAX_CONFIG (16u << 20)  /* config.json, adapter_config.json, index */
 #define MAX_COMPONENTS 32
@@ -91,7 +92,10 @@ static vf_status read_config(const char *path, struct vf_model *m, struct vf_arc
 {
 	cJSON *cfg = NULL;
 	vf_status st = vf_json_parse_file(path, MAX_CONFIG, &cfg, err);
-	if (st == VF_OK && vf_vision_config_is(cfg)) {
+	if (st == VF_OK && vf_towers_config_is(cfg)) { /* speech, ViT backbones, VLMs (towers.h) */
+		st = vf_towers_from_config(cfg, path, &m->vision, err);
+		m->has_vision = st == VF_OK;
+	} else if (st == VF_OK && vf_vision_config_is(cfg)) {
 		st = vf_vision_from_config(cfg, path, &m->vision, err);
 		m->has_vision = st == VF_OK;
 	} else if (st == VF_OK) {

@@ -399,6 +399,23 @@ static const struct {
 		    "ffn_hidden_size padded_vocab_size seq_length multi_query_attention "
 		    "multi_query_group_num add_qkv_bias add_bias_linear rmsnorm post_layer_norm "
 		    "pre_seq_len tie_word_embeddings vocab_size prefix_projection"},
+	/* towers (speech.c, vlm.c) */
+	{"whisper", "vocab_size num_mel_bins encoder_layers encoder_attention_heads decoder_layers "
+		    "decoder_attention_heads decoder_ffn_dim encoder_ffn_dim d_model "
+		    "max_source_positions max_target_positions tie_word_embeddings "
+		    "num_hidden_layers classifier_proj_size use_weighted_layer_sum "
+		    "median_filter_width"},
+	{"dinov2", "hidden_size num_hidden_layers num_attention_heads mlp_ratio image_size "
+		   "patch_size num_channels qkv_bias layerscale_value use_swiglu_ffn out_features "
+		   "out_indices stage_names apply_layernorm reshape_hidden_states"},
+	{"qwen2_5_vl", "vision_config text_config rope_scaling max_window_layers sliding_window "
+		       "use_sliding_window hidden_size num_hidden_layers num_attention_heads "
+		       "num_key_value_heads intermediate_size vocab_size max_position_embeddings "
+		       "tie_word_embeddings head_dim"},
+	{"qwen2_5_vl.vision", "depth hidden_size intermediate_size num_heads in_chans in_channels "
+			      "out_hidden_size patch_size spatial_merge_size spatial_patch_size "
+			      "temporal_patch_size window_size fullatt_block_indexes "
+			      "tokens_per_second"},
 };
 
 const char *vf__arch_ssm_keys(const char *family)

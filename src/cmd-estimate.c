@@ -1518,6 +1518,9 @@ static int model_kind_target(const struct vf_model *m, const char *model, struct
 	}
 	if (m->params > 0)
 		return count_target(m, model, tg, as);
+	if (m->has_arch && m->arch.approximate)
+		return vf_cli_fail("%s: not understood: %s; no parameter count to estimate from", model,
+				   m->arch.not_understood);
 	return vf_cli_fail("%s: no architecture or parameter count to estimate from", model);
 }
 

@@ -331,6 +331,7 @@ static void print_model(const struct vf_model *m, int indent)
 	if (m->has_arch && m->arch.approximate) {
 		snprintf(line, sizeof line, "not understood: %s; %s", m->arch.not_understood,
 			 m->files >= 0 || m->entry ? "the count is the files', the architecture approximate"
+			 : m->params < 0		   ? "no count"
 						   : "count is approximate");
 		row(&t, "approximate", line);
 	}

@@ -109,6 +109,19 @@ static vf_status load_config_file(const char *path, struct vf_model *m, struct v
 {
 	snprintf(m->format, sizeof m->format, "config");
 	vf_status st = read_config(path, m, &m->arch, err);
+	if (st == VF_ENOTFOUND && (m->arch.known & VF_ARCH_F_FAMILY)) {
+		/* a valid config of an architecture not understood (no hidden
+		 * size or layer count where its family is read): said, not
+		 * refused; no count */
+		char note[200];
+		snprintf(note, sizeof note, "architecture %s (%s)", m->arch.family,
+			 strstr(err->msg, "no layer count") ? "no layer count" : "no hidden size");
+		m->arch.not_understood[0] = 0;
+		vf_arch_not_understood(&m->arch, note);
+		vf_error_clear(err);
+		m->has_arch = true;
+		return VF_OK;
+	}
 	if (st != VF_OK)
 		return st;
 	if (m->has_vision) {

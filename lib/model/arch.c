@@ -492,6 +492,7 @@ static const struct {
 	{"mamba", NULL, vf__arch_read_mamba},
 	{"mamba2", NULL, vf__arch_read_mamba},
 	{"jamba", NULL, vf__arch_read_jamba},
+	{"granitemoehybrid", NULL, vf__arch_read_granite_hybrid},
 	{"chatglm", NULL, vf__arch_read_chatglm},
 };
 

@@ -1,7 +1,9 @@
 /* ssm.c - families the common decoder formula does not describe, read
  * from their config.json and counted from their own layout: the
  * state-space models Mamba and Mamba-2, the Jamba hybrid (Mamba and
- * attention layers, dense and MoE feed-forwards), and ChatGLM (the
+ * attention layers, dense and MoE feed-forwards), the Granite-4 hybrids
+ * (granitemoehybrid: Mamba-2 and attention layers, routed experts and a
+ * shared MLP), and ChatGLM (the
  * remote-code GLM-2/3/4 configs: fused query_key_value).
  *
  * Layouts counted (facts read from the public transformers modelling code
@@ -24,6 +26,14 @@
  *    feed-forward a router h x experts (no bias) and `experts` gated MLPs
  *    on layers with (l % expert_layer_period) == expert_layer_offset, else
  *    one gated MLP. Model: embedding, final RMSNorm, untied lm_head.
+ *  - Granite-4 hybrid layer: RMSNorm h, a Mamba-2 block (in/out
+ *    projections with mamba_proj_bias; mamba_n_heads heads,
+ *    mamba_n_groups groups) or, where layer_types says "attention",
+ *    q, k, v, o (bias: attention_bias); RMSNorm h; routed experts
+ *    (router h x experts without bias, each expert input h -> 2 f and
+ *    output f -> h) when num_local_experts > 0, and always the shared MLP
+ *    h -> 2 s, s -> h. GraniteMoeHybridConfig: untied unless
+ *    tie_word_embeddings.
  *  - ChatGLM layer: RMSNorm (LayerNorm when rmsnorm is false) h;
  *    query_key_value h -> (heads + 2 groups) kv_channels (bias:
  *    add_qkv_bias or add_bias_linear); dense heads kv_channels -> h (bias:
@@ -309,6 +319,117 @@ vf_status vf__arch_read_jamba(const cJSON *cfg, const char *family, const char *
 	return layout_store(&l, a) ? VF_OK : overflow(what, err);
 }
 
+/* ---- Granite-4 hybrids (granitemoehybrid) ----------------------------------- */
+
+vf_status vf__arch_read_granite_hybrid(const cJSON *cfg, const char *family, const char *what,
+				       struct vf_arch *a, struct vf_error *err)
+{
+	(void)family;
+	bool f;
+	READ(KEYS("hidden_size"), 1, hidden, VF_ARCH_F_HIDDEN);
+	READ(KEYS("num_hidden_layers"), 0, layers, VF_ARCH_F_LAYERS);
+	READ(KEYS("num_attention_heads"), 1, heads, VF_ARCH_F_HEADS);
+	READ(KEYS("num_key_value_heads"), 1, kv_heads, VF_ARCH_F_KV_HEADS);
+	READ(KEYS("vocab_size"), 1, vocab, VF_ARCH_F_VOCAB);
+	READ(KEYS("max_position_embeddings"), 1, max_positions, VF_ARCH_F_MAX_POSITIONS);
+	/* GraniteMoeHybridConfig defaults */
+	VF_DEFAULT(hidden, VF_ARCH_F_HIDDEN, 4096);
+	VF_DEFAULT(layers, VF_ARCH_F_LAYERS, 32);
+	VF_DEFAULT(heads, VF_ARCH_F_HEADS, 32);
+	VF_DEFAULT(kv_heads, VF_ARCH_F_KV_HEADS, a->heads);
+	VF_DEFAULT(vocab, VF_ARCH_F_VOCAB, 32000);
+	int64_t inter = 11008, shared = 1024, E = 8, topk = 2;
+	TRY(vf__arch_get_int(cfg, "intermediate_size", 1, &inter, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "shared_intermediate_size", 0, &shared, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "num_local_experts", 0, &E, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "num_experts_per_tok", 1, &topk, &f, what, err));
+	a->tied_embeddings = false;
+	TRY(vf__arch_get_bool(cfg, "tie_word_embeddings", &a->tied_embeddings, what, err));
+	a->known |= VF_ARCH_F_TIED;
+	bool attn_bias = false, conv_bias = true, proj_bias = false;
+	TRY(vf__arch_get_bool(cfg, "attention_bias", &attn_bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "mamba_conv_bias", &conv_bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "mamba_proj_bias", &proj_bias, what, err));
+	int64_t nh = 128, groups = 1, expand = 2;
+	a->ssm_state = 256;
+	a->ssm_conv = 4;
+	a->ssm_chunk = 256;
+	TRY(vf__arch_get_int(cfg, "mamba_n_heads", 1, &nh, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_n_groups", 1, &groups, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_d_state", 1, &a->ssm_state, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_d_conv", 1, &a->ssm_conv, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_expand", 1, &expand, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_chunk_size", 1, &a->ssm_chunk, &f, what, err));
+	if (expand > 64)
+		return vf_error_set(err, VF_ERR, "%s: field mamba_expand: above 64", what);
+	if (a->heads % a->kv_heads != 0)
+		return vf_error_set(err, VF_ERR, "%s: heads not a multiple of key/value heads", what);
+	int64_t L = a->layers, H = a->hidden;
+	a->ssm_inner = expand * H;
+	if (a->ssm_inner % nh != 0)
+		vf_arch_not_understood(a, "mamba_n_heads does not divide mamba_expand x hidden_size");
+	/* layer_types: "mamba" or "attention" per layer; absent: all Mamba */
+	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(cfg, "layer_types");
+	a->attn_layers = 0;
+	if (cJSON_IsArray(lt)) {
+		const cJSON *e;
+		int64_t n = 0;
+		cJSON_ArrayForEach(e, lt)
+		{
+			if (!cJSON_IsString(e) || (strcmp(e->valuestring, "mamba") != 0 &&
+						   strcmp(e->valuestring, "attention") != 0))
+				return vf_error_set(err, VF_ERR,
+						    "%s: field layer_types: expected \"mamba\" or "
+						    "\"attention\" entries",
+						    what);
+			a->attn_layers += strcmp(e->valuestring, "attention") == 0;
+			n++;
+		}
+		if (n != L)
+			vf_arch_not_understood(a, "layer_types (not one per layer)");
+		if (a->attn_layers > L)
+			a->attn_layers = L;
+	} else if (lt && !cJSON_IsNull(lt)) {
+		return vf_error_set(err, VF_ERR, "%s: field layer_types: expected a list", what);
+	}
+	a->ssm_layers = L - a->attn_layers;
+	a->ssm_heads = nh;
+	a->ssm_conv_dim = a->ssm_inner + 2 * groups * a->ssm_state;
+	a->head_dim = H / a->heads;
+	a->known |= VF_ARCH_F_HEAD_DIM;
+	a->gated_mlp = true;
+	a->qkv_bias = a->o_bias = attn_bias;
+	/* the feed-forward: routed experts of intermediate_size plus the
+	 * shared MLP, or the shared MLP alone (num_local_experts 0) */
+	if (E > 0) {
+		a->experts = E;
+		a->experts_per_token = topk;
+		a->known |= VF_ARCH_F_EXPERTS | VF_ARCH_F_EXPERTS_PER_TOKEN;
+		a->moe_layers = L;
+		a->moe_ffn = inter;
+		a->ffn = inter;
+		a->shared_ffn = shared;
+	} else {
+		a->experts = 0;
+		a->known |= VF_ARCH_F_EXPERTS;
+		a->ffn = shared;
+	}
+	a->known |= VF_ARCH_F_FFN;
+	struct layout l;
+	layout_init(&l);
+	int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
+	acc_mul(&l.g[G_ATTN], a->attn_layers, H, 2 * q + 2 * kv);
+	if (attn_bias)
+		acc_mul(&l.g[G_ATTN], a->attn_layers, 2 * q + 2 * kv, 1);
+	mamba2_mixer(&l, a, proj_bias, conv_bias, a->ssm_layers);
+	acc_mul(&l.g[G_MLP], L, 3 * H, shared); /* shared_mlp: input_linear 2s, output_linear */
+	if (E > 0)
+		acc_mul(&l.g[G_EXPERTS], L, E, 3 * H * inter + H); /* experts + router */
+	acc_mul(&l.g[G_NORM], L, 2, H);
+	embed_head(&l, a, 1);
+	return layout_store(&l, a) ? VF_OK : overflow(what, err);
+}
+
 /* ---- ChatGLM ---------------------------------------------------------------- */
 
 vf_status vf__arch_read_chatglm(const cJSON *cfg, const char *family, const char *what,
@@ -395,6 +516,12 @@ static const struct {
 		  "max_position_embeddings tie_word_embeddings attn_layer_period attn_layer_offset "
 		  "expert_layer_period expert_layer_offset mamba_d_state mamba_d_conv mamba_expand "
 		  "mamba_dt_rank mamba_conv_bias mamba_proj_bias num_logits_to_keep"},
+	{"granitemoehybrid", "hidden_size num_hidden_layers num_attention_heads num_key_value_heads "
+			     "vocab_size max_position_embeddings intermediate_size "
+			     "shared_intermediate_size num_local_experts num_experts_per_tok "
+			     "tie_word_embeddings attention_bias mamba_conv_bias mamba_proj_bias "
+			     "mamba_n_heads mamba_n_groups mamba_d_state mamba_d_conv mamba_expand "
+			     "mamba_chunk_size mamba_d_head layer_types"},
 	{"chatglm", "hidden_size num_layers num_hidden_layers num_attention_heads kv_channels "
 		    "ffn_hidden_size padded_vocab_size seq_length multi_query_attention "
 		    "multi_query_group_num add_qkv_bias add_bias_linear rmsnorm post_layer_norm "

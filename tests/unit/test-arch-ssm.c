@@ -1,5 +1,5 @@
 /* test-arch-ssm.c - the families of lib/model/ssm.c, speech.c and vlm.c
- * (Mamba, Mamba-2, Jamba, ChatGLM, Whisper, DINOv2, Qwen2.5-VL) from
+ * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, ChatGLM, Whisper, DINOv2, Qwen2.5-VL) from
  * configs generated here, each count computed in this file from the
  * modules the model's code builds, term by term (not by calling the
  * library's helpers); MoE active parameters; keys not understood named;
@@ -133,6 +133,38 @@ static void test_jamba(void)
 	CHECK_INT(a.ssm_layers, 6);
 	/* active: two of four experts in each of the 4 MoE layers */
 	CHECK_INT(vf_arch_active_params(&a), total - 4 * 2 * 3 * h * F);
+}
+
+static void test_granite_hybrid(void)
+{
+	struct vf_arch a;
+	/* 4 layers, attention on layer 2; Mamba-2 of 4 heads x 32 (expand 2 of
+	 * 64), 1 group, state 16; 8 experts of 48 (2 per token) + shared 80 */
+	I h = 64, L = 4, nh = 4, kv = 2, hd = 16, V = 300, E = 8, F = 48, S = 80;
+	I i = 128, n = 16, k = 4, mh = 4, cd = i + 2 * n;
+	I attn = 2 * h * nh * hd + 2 * h * kv * hd;
+	I mamba = h * (i + cd + mh) + cd * k + cd + 3 * mh + i + i * h;
+	I ffn = 3 * h * S + E * (h * 2 * F + F * h) + h * E;
+	I total = V * h + attn + 3 * mamba + L * (ffn + 2 * h) + h;
+	CHECK_INT(count("{\"model_type\":\"granitemoehybrid\",\"hidden_size\":64,"
+			"\"num_hidden_layers\":4,\"num_attention_heads\":4,\"num_key_value_heads\":2,"
+			"\"vocab_size\":300,\"intermediate_size\":48,\"shared_intermediate_size\":80,"
+			"\"num_local_experts\":8,\"num_experts_per_tok\":2,\"tie_word_embeddings\":true,"
+			"\"mamba_n_heads\":4,\"mamba_n_groups\":1,\"mamba_d_state\":16,"
+			"\"mamba_d_head\":32,\"mamba_expand\":2,\"position_embedding_type\":\"nope\","
+			"\"layer_types\":[\"mamba\",\"mamba\",\"attention\",\"mamba\"]}",
+			&a),
+		  total);
+	CHECK(!a.approximate);
+	CHECK_INT(a.attn_layers, 1);
+	CHECK_INT(vf_arch_active_params(&a), total - L * 6 * 3 * h * F);
+	/* dense (no experts): the shared MLP alone; no layer_types: all Mamba */
+	CHECK_INT(count("{\"model_type\":\"granitemoehybrid\",\"hidden_size\":64,"
+			"\"num_hidden_layers\":4,\"num_attention_heads\":4,\"vocab_size\":300,"
+			"\"shared_intermediate_size\":80,\"num_local_experts\":0,"
+			"\"mamba_n_heads\":4,\"mamba_d_state\":16}",
+			&a),
+		  2 * V * h + 4 * mamba + L * (3 * h * S + 2 * h) + h);
 }
 
 static void test_chatglm(void)
@@ -297,6 +329,7 @@ int main(void)
 	RUN(test_mamba);
 	RUN(test_mamba2);
 	RUN(test_jamba);
+	RUN(test_granite_hybrid);
 	RUN(test_chatglm);
 	RUN(test_active);
 	RUN(test_whisper);

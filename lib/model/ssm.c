@@ -539,6 +539,12 @@ static const struct {
 		       "use_sliding_window hidden_size num_hidden_layers num_attention_heads "
 		       "num_key_value_heads intermediate_size vocab_size max_position_embeddings "
 		       "tie_word_embeddings head_dim"},
+	{"siglip_vision", "hidden_size intermediate_size num_hidden_layers num_attention_heads "
+			  "image_size patch_size num_channels vision_use_head"},
+	{"gemma3_mm", "text_config vision_config mm_tokens_per_image"},
+	{"llava_onevision", "text_config vision_config vision_feature_layer "
+			    "multimodal_projector_bias image_grid_pinpoints "
+			    "vision_aspect_ratio vision_feature_select_strategy tie_word_embeddings"},
 	{"qwen2_5_vl.vision", "depth hidden_size intermediate_size num_heads in_chans in_channels "
 			      "out_hidden_size patch_size spatial_merge_size spatial_patch_size "
 			      "temporal_patch_size window_size fullatt_block_indexes "

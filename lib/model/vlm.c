@@ -15,7 +15,9 @@
  *    d x d + d, a gated MLP gate/up d -> i + i each, down i -> d + d; the
  *    merger: RMSNorm d, m = d s^2 (s the spatial merge), m x m + m, then
  *    m -> out_hidden_size + out_hidden_size. The language model is Qwen2's
- *    (q/k/v biases) from the top-level keys or text_config. */
+ *    (q/k/v biases) from the top-level keys or text_config.
+ *  - SigLIP towers, Gemma-3 multimodal and LLaVA-OneVision: see
+ *    siglip_tower, read_gemma3 and read_llava_onevision below. */
 #include "vramfit/model/towers.h"
 
 #include <stdio.h>
@@ -249,9 +251,153 @@ static vf_status read_qwen2_5_vl(const cJSON *cfg, const char *what, struct vf_v
 	return VF_OK;
 }
 
+/* ---- SigLIP towers (Gemma-3, LLaVA-OneVision) ---------------------------------- */
+
+/* A SigLIP vision tower from its vision_config (SiglipVisionConfig
+ * defaults): patch conv with bias, positions (image / patch)^2 x h,
+ * layers of two LayerNorms, q/k/v/o with biases and a GELU MLP with
+ * biases, the post-LayerNorm, and the attention-pooling head when
+ * vision_use_head (probe h, in_proj 3h^2 + 3h, out_proj h^2 + h,
+ * LayerNorm, MLP). */
+static vf_status siglip_tower(const cJSON *vc, const char *what, struct vf_vision *v,
+			      struct vf_vision_part *p, int64_t *tokens, struct vf_error *err)
+{
+	char w[200];
+	snprintf(w, sizeof w, "%s: vision_config", what);
+	int64_t h, f, L, heads, img, ps, ch;
+	VF_TRY(num(vc, "hidden_size", 768, &h, w, err));
+	VF_TRY(num(vc, "intermediate_size", 3072, &f, w, err));
+	VF_TRY(num(vc, "num_hidden_layers", 12, &L, w, err));
+	VF_TRY(num(vc, "num_attention_heads", 12, &heads, w, err));
+	VF_TRY(num(vc, "image_size", 224, &img, w, err));
+	VF_TRY(num(vc, "patch_size", 16, &ps, w, err));
+	VF_TRY(num(vc, "num_channels", 3, &ch, w, err));
+	VF_TRY(width_check(h, "hidden_size", w, err));
+	VF_TRY(width_check(f, "intermediate_size", w, err));
+	VF_TRY(width_check(img, "image_size", w, err));
+	if (ps > 1024 || ch > 1024)
+		return vf_error_set(err, VF_ERR, "%s: patch_size or num_channels too large", w);
+	bool head = true;
+	VF_TRY(vf__arch_get_bool(vc, "vision_use_head", &head, w, err));
+	int64_t grid = img / ps, mlp = h * f + f + f * h + h;
+	int64_t layer = 2 * 2 * h + 4 * (h * h + h) + mlp;
+	snprintf(p->name, sizeof p->name, "vision_tower");
+	p->params = ch * ps * ps * h + h + grid * grid * h + L * layer + 2 * h;
+	if (head)
+		p->params += h + 3 * h * h + 3 * h + h * h + h + 2 * h + mlp;
+	p->layers = L;
+	p->hidden = h;
+	p->heads = heads;
+	p->ffn = f;
+	*tokens = grid * grid;
+	v->image_size = img;
+	v->patch_size = ps;
+	vf__towers_check_keys(vc, "siglip_vision", "vision_config.", v);
+	return VF_OK;
+}
+
+/* A language model from text_config read as `model_type` when it names
+ * none. */
+static vf_status text_lm(const cJSON *cfg, const char *model_type, const char *what,
+			 struct vf_vision *v, struct vf_vision_part *p, struct vf_error *err)
+{
+	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(cfg, "text_config");
+	cJSON *t = cJSON_IsObject(tc) ? cJSON_Duplicate(tc, 1) : cJSON_CreateObject();
+	if (!t)
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	if (!vf_json_get_str(t, "model_type"))
+		cJSON_AddStringToObject(t, "model_type", model_type);
+	char w[200];
+	snprintf(w, sizeof w, "%s: text_config", what);
+	vf_status st = vf_arch_from_config(t, w, &v->lm, err);
+	cJSON_Delete(t);
+	if (st)
+		return st;
+	struct vf_param_groups g;
+	if (!vf_arch_param_groups(&v->lm, &g))
+		return vf_error_set(err, VF_ERR, "%s: text_config: sizes not countable", what);
+	if (v->lm.approximate) {
+		size_t n = strlen(v->unknown);
+		snprintf(v->unknown + n, sizeof v->unknown - n, "%s%s", n ? ", " : "",
+			 v->lm.not_understood);
+	}
+	v->has_lm = true;
+	snprintf(p->name, sizeof p->name, "language_model");
+	p->params = g.total;
+	p->layers = v->lm.layers;
+	p->hidden = v->lm.hidden;
+	p->heads = v->lm.heads;
+	p->ffn = v->lm.ffn;
+	return VF_OK;
+}
+
+/* Gemma-3 multimodal: a SigLIP tower without its head, the projector
+ * (mm_input_projection_weight vision h x text h, mm_soft_emb_norm over
+ * the vision width; the 4 x 4 average pool has no parameters), Gemma-3's
+ * language model; mm_tokens_per_image tokens per image. */
+static vf_status read_gemma3(const cJSON *cfg, const char *what, struct vf_vision *v,
+			     struct vf_error *err)
+{
+	snprintf(v->kind, sizeof v->kind, "vlm");
+	snprintf(v->family, sizeof v->family, "gemma3");
+	v->stages = 2;
+	v->nparts = 3;
+	struct vf_vision_part *pv = &v->parts[0], *pp = &v->parts[1], *pl = &v->parts[2];
+	int64_t patches, mm = 256;
+	VF_TRY(siglip_tower(cJSON_GetObjectItemCaseSensitive(cfg, "vision_config"), what, v, pv,
+			    &patches, err));
+	VF_TRY(text_lm(cfg, "gemma3_text", what, v, pl, err));
+	VF_TRY(num(cfg, "mm_tokens_per_image", 256, &mm, what, err));
+	snprintf(pp->name, sizeof pp->name, "projector");
+	pp->params = pv->hidden * pl->hidden + pv->hidden;
+	v->image_tokens = mm;
+	pv->tokens = patches;
+	pp->tokens = pl->tokens = mm;
+	pp->trained[0] = pp->trained[1] = true;
+	pl->trained[1] = true;
+	vf__towers_check_keys(cfg, "gemma3_mm", "", v);
+	return VF_OK;
+}
+
+/* LLaVA-OneVision: a SigLIP tower, the projector linear_1 (vision h x
+ * the feature layers taken -> text h) and linear_2 (text h -> text h),
+ * with biases unless multimodal_projector_bias is false, the
+ * image_newline vector (text h), the language model (Qwen2). */
+static vf_status read_llava_onevision(const cJSON *cfg, const char *what, struct vf_vision *v,
+				      struct vf_error *err)
+{
+	snprintf(v->kind, sizeof v->kind, "vlm");
+	snprintf(v->family, sizeof v->family, "llava_onevision");
+	v->stages = 2;
+	v->nparts = 3;
+	struct vf_vision_part *pv = &v->parts[0], *pp = &v->parts[1], *pl = &v->parts[2];
+	int64_t patches;
+	VF_TRY(siglip_tower(cJSON_GetObjectItemCaseSensitive(cfg, "vision_config"), what, v, pv,
+			    &patches, err));
+	VF_TRY(text_lm(cfg, "qwen2", what, v, pl, err));
+	const cJSON *fl = cJSON_GetObjectItemCaseSensitive(cfg, "vision_feature_layer");
+	int64_t nfl = cJSON_IsArray(fl) ? cJSON_GetArraySize(fl) : 1;
+	if (nfl < 1)
+		nfl = 1;
+	bool pbias = true;
+	VF_TRY(vf__arch_get_bool(cfg, "multimodal_projector_bias", &pbias, what, err));
+	int64_t vh = pv->hidden * nfl, th = pl->hidden;
+	snprintf(pp->name, sizeof pp->name, "projector");
+	pp->params = vh * th + th * th + (pbias ? 2 * th : 0) + th; /* + image_newline */
+	v->image_tokens = patches;
+	pv->tokens = pp->tokens = pl->tokens = patches;
+	pp->trained[0] = pp->trained[1] = true;
+	pl->trained[1] = true;
+	snprintf(v->assumed, sizeof v->assumed,
+		 "one %lld px crop per image (anyres adds crops: more tokens)",
+		 (long long)v->image_size);
+	vf__towers_check_keys(cfg, "llava_onevision", "", v);
+	return VF_OK;
+}
+
 /* ---- dispatch ------------------------------------------------------------------ */
 
-enum tkind { TK_NONE, TK_WHISPER, TK_DINOV2, TK_QWEN25VL };
+enum tkind { TK_NONE, TK_WHISPER, TK_DINOV2, TK_QWEN25VL, TK_GEMMA3, TK_LLAVA_OV };
 
 static enum tkind kind_of(const cJSON *cfg)
 {
@@ -264,6 +410,14 @@ static enum tkind kind_of(const cJSON *cfg)
 		return TK_DINOV2;
 	if (strcmp(mt, "qwen2_5_vl") == 0)
 		return TK_QWEN25VL;
+	if (strcmp(mt, "llava_onevision") == 0)
+		return TK_LLAVA_OV;
+	/* gemma3 with a vision tower (text-only checkpoints are gemma3_text
+	 * or have no vision_config) */
+	if (strcmp(mt, "gemma3") == 0 &&
+	    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(cfg, "vision_config")) &&
+	    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(cfg, "text_config")))
+		return TK_GEMMA3;
 	return TK_NONE;
 }
 
@@ -281,6 +435,8 @@ vf_status vf_towers_from_config(const cJSON *cfg, const char *what, struct vf_vi
 	case TK_WHISPER: st = vf__towers_read_whisper(cfg, what, v, err); break;
 	case TK_DINOV2: st = read_dinov2(cfg, what, v, err); break;
 	case TK_QWEN25VL: st = read_qwen2_5_vl(cfg, what, v, err); break;
+	case TK_GEMMA3: st = read_gemma3(cfg, what, v, err); break;
+	case TK_LLAVA_OV: st = read_llava_onevision(cfg, what, v, err); break;
 	default:
 		return vf_error_set(err, VF_ENOTFOUND, "%s: not a speech, ViT or VLM config", what);
 	}

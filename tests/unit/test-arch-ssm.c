@@ -1,5 +1,6 @@
 /* test-arch-ssm.c - the families of lib/model/ssm.c, speech.c and vlm.c
- * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, ChatGLM, Whisper, DINOv2, Qwen2.5-VL) from
+ * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, ChatGLM, Whisper, DINOv2, Qwen2.5-VL, Gemma-3
+ * multimodal, LLaVA-OneVision) from
  * configs generated here, each count computed in this file from the
  * modules the model's code builds, term by term (not by calling the
  * library's helpers); MoE active parameters; keys not understood named;
@@ -301,6 +302,53 @@ static void test_qwen2_5_vl(void)
 	CHECK_INT(v.params, tower + merger + lm);
 }
 
+/* SigLIP vision tower of width h, MLP f, L layers, grid g x g patches of
+ * p px, 3 channels; the attention-pooling head when `head`. */
+static I siglip(I h, I f, I L, I g, I p, bool head)
+{
+	I mlp = h * f + f + f * h + h;
+	I t = 3 * p * p * h + h + g * g * h + L * (4 * h + 4 * h * h + 4 * h + mlp) + 2 * h;
+	return head ? t + h + 4 * h * h + 4 * h + 2 * h + mlp : t;
+}
+
+static void test_gemma3_llava_ov(void)
+{
+	struct vf_vision v;
+	/* Gemma-3: tower 48 wide, 2 layers, 112 px / 14; text 64 wide, 2
+	 * layers, 4 heads of 32, 2 k/v heads, MLP 96, tied, q/k norms, 4
+	 * norms per layer */
+	I vh = 48, h = 64, L = 2, nh = 4, kv = 2, hd = 32, F = 96, V = 500;
+	I tower = siglip(vh, 80, 2, 8, 14, false);
+	I lm = V * h + L * (2 * h * nh * hd + 2 * h * kv * hd + 2 * hd + 3 * h * F + 4 * h) + h;
+	CHECK(towers("{\"model_type\":\"gemma3\",\"mm_tokens_per_image\":16,"
+		     "\"text_config\":{\"model_type\":\"gemma3_text\",\"hidden_size\":64,"
+		     "\"num_hidden_layers\":2,\"num_attention_heads\":4,\"num_key_value_heads\":2,"
+		     "\"head_dim\":32,\"intermediate_size\":96,\"vocab_size\":500},"
+		     "\"vision_config\":{\"model_type\":\"siglip_vision_model\",\"hidden_size\":48,"
+		     "\"intermediate_size\":80,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		     "\"image_size\":112,\"patch_size\":14,\"vision_use_head\":false}}",
+		     &v));
+	CHECK_INT(v.parts[0].params, tower);
+	CHECK_INT(v.parts[1].params, vh * h + vh);
+	CHECK_INT(v.parts[2].params, lm);
+	CHECK_INT(v.image_tokens, 16);
+	CHECK(!v.unknown[0]);
+	/* LLaVA-OneVision: tower with its head (SigLIP's default), projector
+	 * with biases, image_newline; Qwen2 text with q/k/v biases, untied */
+	I qlm = 2 * V * h + L * (2 * h * nh * hd + 2 * h * kv * hd + nh * hd + 2 * kv * hd + 3 * h * F + 2 * h) + h;
+	CHECK(towers("{\"model_type\":\"llava_onevision\",\"vision_feature_layer\":-1,"
+		     "\"text_config\":{\"model_type\":\"qwen2\",\"hidden_size\":64,"
+		     "\"num_hidden_layers\":2,\"num_attention_heads\":4,\"num_key_value_heads\":2,"
+		     "\"head_dim\":32,\"intermediate_size\":96,\"vocab_size\":500},"
+		     "\"vision_config\":{\"model_type\":\"siglip_vision_model\",\"hidden_size\":48,"
+		     "\"intermediate_size\":80,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		     "\"image_size\":112,\"patch_size\":14}}",
+		     &v));
+	CHECK_INT(v.parts[0].params, siglip(vh, 80, 2, 8, 14, true));
+	CHECK_INT(v.parts[1].params, vh * h + h + h * h + h + h);
+	CHECK_INT(v.parts[2].params, qlm);
+}
+
 static void test_ssm_terms(void)
 {
 	struct vf_arch a;
@@ -335,6 +383,7 @@ int main(void)
 	RUN(test_whisper);
 	RUN(test_dinov2);
 	RUN(test_qwen2_5_vl);
+	RUN(test_gemma3_llava_ov);
 	RUN(test_ssm_terms);
 	return vf_test_done();
 }

@@ -545,6 +545,10 @@ static const struct {
 	{"llava_onevision", "text_config vision_config vision_feature_layer "
 			    "multimodal_projector_bias image_grid_pinpoints "
 			    "vision_aspect_ratio vision_feature_select_strategy tie_word_embeddings"},
+	{"qwen3_vl", "text_config vision_config tie_word_embeddings"},
+	{"qwen3_vl.vision", "depth hidden_size intermediate_size num_heads in_channels patch_size "
+			    "spatial_merge_size temporal_patch_size out_hidden_size "
+			    "num_position_embeddings deepstack_visual_indexes"},
 	{"qwen2_5_vl.vision", "depth hidden_size intermediate_size num_heads in_chans in_channels "
 			      "out_hidden_size patch_size spatial_merge_size spatial_patch_size "
 			      "temporal_patch_size window_size fullatt_block_indexes "

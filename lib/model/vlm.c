@@ -395,9 +395,121 @@ static vf_status read_llava_onevision(const cJSON *cfg, const char *what, struct
 	return VF_OK;
 }
 
+/* ---- Qwen3-VL ---------------------------------------------------------------------- */
+
+/* Qwen3-VL (and its MoE): the vision tower (patch conv3d c t p^2 -> d
+ * with bias; a learned position table num_position_embeddings x d; per
+ * block two LayerNorms 2d, qkv d -> 3d + 3d, proj d x d + d, MLP d -> i + i
+ * and i -> d + d); the merger (LayerNorm d, m = d s^2: m x m + m,
+ * m -> out + out) and one DeepStack merger per deepstack_visual_indexes
+ * entry (the same with its LayerNorm over m); the language model Qwen3's
+ * (or Qwen3-MoE's) from text_config. */
+static vf_status read_qwen3_vl(const cJSON *cfg, bool moe, const char *what, struct vf_vision *v,
+			       struct vf_error *err)
+{
+	const cJSON *vc = cJSON_GetObjectItemCaseSensitive(cfg, "vision_config");
+	cJSON *empty = cJSON_IsObject(vc) ? NULL : cJSON_CreateObject();
+	if (!cJSON_IsObject(vc) && !empty)
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	if (empty)
+		vc = empty;
+	char w[200];
+	snprintf(w, sizeof w, "%s: vision_config", what);
+	int64_t depth = 27, d = 1152, inter = 4304, heads = 16, ch = 3, p = 16, merge = 2, tp = 2;
+	int64_t out = 3584, npos = 2304, deep = 3;
+	vf_status st = VF_OK;
+	struct {
+		const char *key;
+		int64_t *val;
+	} k[] = {{"depth", &depth},         {"hidden_size", &d},
+		 {"intermediate_size", &inter}, {"num_heads", &heads},
+		 {"in_channels", &ch},      {"patch_size", &p},
+		 {"spatial_merge_size", &merge}, {"temporal_patch_size", &tp},
+		 {"out_hidden_size", &out}, {"num_position_embeddings", &npos}};
+	for (size_t i = 0; i < sizeof k / sizeof k[0] && !st; i++)
+		st = num(vc, k[i].key, *k[i].val, k[i].val, w, err);
+	const cJSON *ds = cJSON_GetObjectItemCaseSensitive(vc, "deepstack_visual_indexes");
+	if (cJSON_IsArray(ds))
+		deep = cJSON_GetArraySize(ds);
+	if (!st)
+		st = width_check(d, "hidden_size", w, err);
+	if (!st)
+		st = width_check(inter, "intermediate_size", w, err);
+	if (!st)
+		st = width_check(out, "out_hidden_size", w, err);
+	if (!st && (p > 1024 || ch > 1024 || tp > 64 || merge > 64 || depth > 4096 ||
+		    npos > ((int64_t)1 << 24)))
+		st = vf_error_set(err, VF_ERR, "%s: patch, channel, merge, depth or position sizes too large",
+				  w);
+	if (!st)
+		vf__towers_check_keys(vc, "qwen3_vl.vision", "vision_config.", v);
+	cJSON_Delete(empty);
+	if (st)
+		return st;
+	snprintf(v->kind, sizeof v->kind, "vlm");
+	snprintf(v->family, sizeof v->family, moe ? "qwen3_vl_moe" : "qwen3_vl");
+	v->stages = 2;
+	v->nparts = 3;
+	struct vf_vision_part *pv = &v->parts[0], *pp = &v->parts[1], *pl = &v->parts[2];
+	snprintf(pv->name, sizeof pv->name, "vision_tower");
+	int64_t block = 4 * d + 3 * d * d + 3 * d + d * d + d + d * inter + inter + inter * d + d;
+	pv->params = ch * tp * p * p * d + d + npos * d + depth * block;
+	pv->layers = depth;
+	pv->hidden = d;
+	pv->heads = heads;
+	pv->ffn = inter;
+	int64_t m = d * merge * merge, mlp = m * m + m + m * out + out;
+	snprintf(pp->name, sizeof pp->name, "projector");
+	pp->params = 2 * d + mlp + deep * (2 * m + mlp);
+	/* text_config read as Qwen3 (MoE); the wrapper's tie_word_embeddings
+	 * when text_config has none */
+	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(cfg, "text_config");
+	cJSON *t = cJSON_IsObject(tc) ? cJSON_Duplicate(tc, 1) : cJSON_CreateObject();
+	if (!t)
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	cJSON_DeleteItemFromObjectCaseSensitive(t, "model_type");
+	cJSON_DeleteItemFromObjectCaseSensitive(t, "rope_scaling"); /* mrope: no parameters */
+	cJSON_AddStringToObject(t, "model_type", moe ? "qwen3_moe" : "qwen3");
+	const cJSON *tie = cJSON_GetObjectItemCaseSensitive(cfg, "tie_word_embeddings");
+	if (cJSON_IsBool(tie) && !cJSON_GetObjectItemCaseSensitive(t, "tie_word_embeddings"))
+		cJSON_AddBoolToObject(t, "tie_word_embeddings", cJSON_IsTrue(tie));
+	cJSON *wrap = cJSON_CreateObject();
+	if (!wrap) {
+		cJSON_Delete(t);
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	}
+	cJSON_AddItemToObject(wrap, "text_config", t);
+	st = text_lm(wrap, moe ? "qwen3_moe" : "qwen3", what, v, pl, err);
+	cJSON_Delete(wrap);
+	if (st)
+		return st;
+	v->image_size = QWEN_IMAGE;
+	v->patch_size = p * merge;
+	int64_t grid = QWEN_IMAGE / (p * merge);
+	v->image_tokens = grid * grid;
+	pv->tokens = v->image_tokens * merge * merge;
+	pp->tokens = pl->tokens = v->image_tokens;
+	snprintf(v->assumed, sizeof v->assumed,
+		 "images of %d x %d px (dynamic resolution: %lld tokens each after the merger)",
+		 QWEN_IMAGE, QWEN_IMAGE, (long long)v->image_tokens);
+	pp->trained[0] = pp->trained[1] = true;
+	pl->trained[1] = true;
+	vf__towers_check_keys(cfg, "qwen3_vl", "", v);
+	return VF_OK;
+}
+
 /* ---- dispatch ------------------------------------------------------------------ */
 
-enum tkind { TK_NONE, TK_WHISPER, TK_DINOV2, TK_QWEN25VL, TK_GEMMA3, TK_LLAVA_OV };
+enum tkind {
+	TK_NONE,
+	TK_WHISPER,
+	TK_DINOV2,
+	TK_QWEN25VL,
+	TK_GEMMA3,
+	TK_LLAVA_OV,
+	TK_QWEN3VL,
+	TK_QWEN3VL_MOE
+};
 
 static enum tkind kind_of(const cJSON *cfg)
 {
@@ -412,6 +524,10 @@ static enum tkind kind_of(const cJSON *cfg)
 		return TK_QWEN25VL;
 	if (strcmp(mt, "llava_onevision") == 0)
 		return TK_LLAVA_OV;
+	if (strcmp(mt, "qwen3_vl") == 0)
+		return TK_QWEN3VL;
+	if (strcmp(mt, "qwen3_vl_moe") == 0)
+		return TK_QWEN3VL_MOE;
 	/* gemma3 with a vision tower (text-only checkpoints are gemma3_text
 	 * or have no vision_config) */
 	if (strcmp(mt, "gemma3") == 0 &&
@@ -437,6 +553,8 @@ vf_status vf_towers_from_config(const cJSON *cfg, const char *what, struct vf_vi
 	case TK_QWEN25VL: st = read_qwen2_5_vl(cfg, what, v, err); break;
 	case TK_GEMMA3: st = read_gemma3(cfg, what, v, err); break;
 	case TK_LLAVA_OV: st = read_llava_onevision(cfg, what, v, err); break;
+	case TK_QWEN3VL: st = read_qwen3_vl(cfg, false, what, v, err); break;
+	case TK_QWEN3VL_MOE: st = read_qwen3_vl(cfg, true, what, v, err); break;
 	default:
 		return vf_error_set(err, VF_ENOTFOUND, "%s: not a speech, ViT or VLM config", what);
 	}

@@ -1,6 +1,6 @@
 /* test-arch-ssm.c - the families of lib/model/ssm.c, speech.c and vlm.c
  * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, ChatGLM, Whisper, DINOv2, Qwen2.5-VL, Gemma-3
- * multimodal, LLaVA-OneVision) from
+ * multimodal, LLaVA-OneVision, Qwen3-VL) from
  * configs generated here, each count computed in this file from the
  * modules the model's code builds, term by term (not by calling the
  * library's helpers); MoE active parameters; keys not understood named;
@@ -349,6 +349,35 @@ static void test_gemma3_llava_ov(void)
 	CHECK_INT(v.parts[2].params, qlm);
 }
 
+static void test_qwen3_vl(void)
+{
+	struct vf_vision v;
+	/* tower: depth 2 of 32, MLP 48, patch 16, merge 2 (m = 128), 64
+	 * positions, two DeepStack mergers; text: Qwen3 (q/k norms), tied
+	 * by the wrapper's key */
+	I d = 32, vi = 48, m = 128, out = 64, npos = 64, h = 64, L = 2, nh = 4, kv = 2, hd = 16;
+	I F = 96, V = 200;
+	I tower = 3 * 2 * 16 * 16 * d + d + npos * d +
+		  2 * (2 * 2 * d + 3 * d * d + 3 * d + d * d + d + d * vi + vi + vi * d + d);
+	I mlp = m * m + m + m * out + out;
+	I proj = 2 * d + mlp + 2 * (2 * m + mlp);
+	I lm = V * h + L * (2 * h * nh * hd + 2 * h * kv * hd + 2 * hd + 3 * h * F + 2 * h) + h;
+	CHECK(towers("{\"model_type\":\"qwen3_vl\",\"tie_word_embeddings\":true,"
+		     "\"text_config\":{\"model_type\":\"qwen3_vl_text\",\"hidden_size\":64,"
+		     "\"num_hidden_layers\":2,\"num_attention_heads\":4,\"num_key_value_heads\":2,"
+		     "\"head_dim\":16,\"intermediate_size\":96,\"vocab_size\":200,"
+		     "\"rope_scaling\":{\"mrope_section\":[2,3,3]}},"
+		     "\"vision_config\":{\"depth\":2,\"hidden_size\":32,\"intermediate_size\":48,"
+		     "\"num_heads\":4,\"patch_size\":16,\"spatial_merge_size\":2,"
+		     "\"temporal_patch_size\":2,\"out_hidden_size\":64,"
+		     "\"num_position_embeddings\":64,\"deepstack_visual_indexes\":[0,1]}}",
+		     &v));
+	CHECK_INT(v.parts[0].params, tower);
+	CHECK_INT(v.parts[1].params, proj);
+	CHECK_INT(v.parts[2].params, lm);
+	CHECK(!v.unknown[0]);
+}
+
 static void test_ssm_terms(void)
 {
 	struct vf_arch a;
@@ -384,6 +413,7 @@ int main(void)
 	RUN(test_dinov2);
 	RUN(test_qwen2_5_vl);
 	RUN(test_gemma3_llava_ov);
+	RUN(test_qwen3_vl);
 	RUN(test_ssm_terms);
 	return vf_test_done();
 }

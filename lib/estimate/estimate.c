@@ -1360,10 +1360,10 @@ static void activations_term(struct llm *m)
 	double per_layer_tok = d->train ? layer_bytes(s, d, eager, &attn_tok) : 0;
 	if (d->train && s->ssm.layers > 0) {
 		/* SSMs and hybrids: the mean layer, attention on attn_layers of
-		 * them, a Mamba mixer on the others, the MLP where there is one */
-		double fa = s->ssm.attn_layers / s->ssm.L;
-		double mixer = fa * attn_tok +
-			       (1 - fa) * vf_ssm_saved_per_token(&s->ssm, s->h, d->C, sq);
+		 * them, a Mamba mixer on ssm_layers (both on every layer of a
+		 * parallel hybrid: Falcon-H1), the MLP where there is one */
+		double mixer = s->ssm.attn_layers / s->ssm.L * attn_tok +
+			       s->ssm.layers / s->ssm.L * vf_ssm_saved_per_token(&s->ssm, s->h, d->C, sq);
 		per_layer_tok = mixer + (s->ssm.mlp ? per_layer_tok - attn_tok : 0);
 	}
 	m->scores = 0;

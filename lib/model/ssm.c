@@ -34,6 +34,11 @@
  *    output f -> h) when num_local_experts > 0, and always the shared MLP
  *    h -> 2 s, s -> h. GraniteMoeHybridConfig: untied unless
  *    tie_word_embeddings.
+ *  - Falcon-H1 layer: RMSNorm h; attention (q, k, v, o with
+ *    attention_bias; head_dim) and a Mamba-2 mixer side by side (in_proj
+ *    with mamba_proj_bias, out_proj with projectors_bias, inner width
+ *    mamba_d_ssm or mamba_expand x h, the gated RMSNorm only with
+ *    mamba_rms_norm); RMSNorm h; gated MLP (bias: mlp_bias). Untied.
  *  - ChatGLM layer: RMSNorm (LayerNorm when rmsnorm is false) h;
  *    query_key_value h -> (heads + 2 groups) kv_channels (bias:
  *    add_qkv_bias or add_bias_linear); dense heads kv_channels -> h (bias:
@@ -154,20 +159,27 @@ static void mamba1_mixer(struct layout *l, const struct vf_arch *a, bool proj_bi
 }
 
 /* One Mamba-2 mixer, times `count`. */
-static void mamba2_mixer(struct layout *l, const struct vf_arch *a, bool proj_bias,
-			 bool conv_bias, int64_t count)
+static void mamba2_mixer_full(struct layout *l, const struct vf_arch *a, bool in_bias,
+			      bool out_bias, bool conv_bias, bool gated_norm, int64_t count)
 {
 	int64_t h = a->hidden, i = a->ssm_inner, cd = a->ssm_conv_dim, nh = a->ssm_heads;
 	int64_t proj = i + cd + nh;
 	acc_mul(&l->g[G_ATTN], count, h, proj); /* in_proj */
 	acc_mul(&l->g[G_ATTN], count, i, h);    /* out_proj */
-	if (proj_bias) {
+	if (in_bias)
 		acc_mul(&l->g[G_ATTN], count, proj, 1);
+	if (out_bias)
 		acc_mul(&l->g[G_ATTN], count, h, 1);
-	}
 	acc_mul(&l->g[G_OTHER], count, cd, a->ssm_conv + (conv_bias ? 1 : 0)); /* conv1d */
 	acc_mul(&l->g[G_OTHER], count, 3, nh);                                /* dt_bias, A_log, D */
-	acc_mul(&l->g[G_NORM], count, i, 1);                                  /* gated RMSNorm */
+	if (gated_norm)
+		acc_mul(&l->g[G_NORM], count, i, 1); /* gated RMSNorm */
+}
+
+static void mamba2_mixer(struct layout *l, const struct vf_arch *a, bool proj_bias,
+			 bool conv_bias, int64_t count)
+{
+	mamba2_mixer_full(l, a, proj_bias, proj_bias, conv_bias, true, count);
 }
 
 /* Token table, final norm (weights per element `aff`), untied head. */
@@ -430,6 +442,89 @@ vf_status vf__arch_read_granite_hybrid(const cJSON *cfg, const char *family, con
 	return layout_store(&l, a) ? VF_OK : overflow(what, err);
 }
 
+/* ---- Falcon-H1 ------------------------------------------------------------------- */
+
+vf_status vf__arch_read_falcon_h1(const cJSON *cfg, const char *family, const char *what,
+				  struct vf_arch *a, struct vf_error *err)
+{
+	(void)family;
+	bool f;
+	READ(KEYS("hidden_size"), 1, hidden, VF_ARCH_F_HIDDEN);
+	READ(KEYS("num_hidden_layers"), 0, layers, VF_ARCH_F_LAYERS);
+	READ(KEYS("num_attention_heads"), 1, heads, VF_ARCH_F_HEADS);
+	READ(KEYS("num_key_value_heads"), 1, kv_heads, VF_ARCH_F_KV_HEADS);
+	READ(KEYS("head_dim"), 1, head_dim, VF_ARCH_F_HEAD_DIM);
+	READ(KEYS("intermediate_size"), 1, ffn, VF_ARCH_F_FFN);
+	READ(KEYS("vocab_size"), 1, vocab, VF_ARCH_F_VOCAB);
+	READ(KEYS("max_position_embeddings"), 1, max_positions, VF_ARCH_F_MAX_POSITIONS);
+	/* FalconH1Config defaults */
+	VF_DEFAULT(hidden, VF_ARCH_F_HIDDEN, 4096);
+	VF_DEFAULT(layers, VF_ARCH_F_LAYERS, 32);
+	VF_DEFAULT(heads, VF_ARCH_F_HEADS, 32);
+	VF_DEFAULT(kv_heads, VF_ARCH_F_KV_HEADS, 8);
+	VF_DEFAULT(head_dim, VF_ARCH_F_HEAD_DIM, a->hidden / a->heads);
+	VF_DEFAULT(ffn, VF_ARCH_F_FFN, 14336);
+	VF_DEFAULT(vocab, VF_ARCH_F_VOCAB, 128000);
+	VF_DEFAULT(max_positions, VF_ARCH_F_MAX_POSITIONS, 8192);
+	a->tied_embeddings = false;
+	TRY(vf__arch_get_bool(cfg, "tie_word_embeddings", &a->tied_embeddings, what, err));
+	a->known |= VF_ARCH_F_TIED;
+	bool attn_bias = false, mlp_bias = false, conv_bias = true, proj_bias = false;
+	bool proj_out_bias = false, rms = false;
+	TRY(vf__arch_get_bool(cfg, "attention_bias", &attn_bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "mlp_bias", &mlp_bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "mamba_conv_bias", &conv_bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "mamba_proj_bias", &proj_bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "projectors_bias", &proj_out_bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "mamba_rms_norm", &rms, what, err));
+	int64_t nh = 128, groups = 1, expand = 2, dssm = 1024;
+	a->ssm_state = 256;
+	a->ssm_conv = 4;
+	a->ssm_chunk = 256;
+	TRY(vf__arch_get_int(cfg, "mamba_n_heads", 1, &nh, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_n_groups", 1, &groups, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_d_state", 1, &a->ssm_state, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_d_conv", 1, &a->ssm_conv, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_expand", 1, &expand, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_chunk_size", 1, &a->ssm_chunk, &f, what, err));
+	/* mamba_d_ssm: the inner width; null: mamba_expand x hidden */
+	const cJSON *ds = cJSON_GetObjectItemCaseSensitive(cfg, "mamba_d_ssm");
+	if (ds && cJSON_IsNull(ds)) {
+		if (expand > 64)
+			return vf_error_set(err, VF_ERR, "%s: field mamba_expand: above 64", what);
+		dssm = expand * a->hidden;
+	} else {
+		TRY(vf__arch_get_int(cfg, "mamba_d_ssm", 1, &dssm, &f, what, err));
+	}
+	if (a->heads % a->kv_heads != 0)
+		return vf_error_set(err, VF_ERR, "%s: heads not a multiple of key/value heads", what);
+	int64_t L = a->layers, H = a->hidden;
+	a->ssm_inner = dssm;
+	if (dssm % nh != 0)
+		vf_arch_not_understood(a, "mamba_n_heads does not divide the Mamba width");
+	a->ssm_heads = nh;
+	a->ssm_conv_dim = dssm + 2 * groups * a->ssm_state;
+	/* every layer runs attention and a Mamba-2 mixer side by side */
+	a->ssm_layers = L;
+	a->attn_layers = L;
+	a->gated_mlp = true;
+	a->qkv_bias = a->o_bias = attn_bias;
+	a->mlp_bias = mlp_bias;
+	struct layout l;
+	layout_init(&l);
+	int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
+	acc_mul(&l.g[G_ATTN], L, H, 2 * q + 2 * kv);
+	if (attn_bias)
+		acc_mul(&l.g[G_ATTN], L, q + 2 * kv + H, 1);
+	mamba2_mixer_full(&l, a, proj_bias, proj_out_bias, conv_bias, rms, L);
+	acc_mul(&l.g[G_MLP], L, 3 * H, a->ffn);
+	if (mlp_bias)
+		acc_mul(&l.g[G_MLP], L, 2 * a->ffn + H, 1);
+	acc_mul(&l.g[G_NORM], L, 2, H);
+	embed_head(&l, a, 1);
+	return layout_store(&l, a) ? VF_OK : overflow(what, err);
+}
+
 /* ---- ChatGLM ---------------------------------------------------------------- */
 
 vf_status vf__arch_read_chatglm(const cJSON *cfg, const char *family, const char *what,
@@ -522,6 +617,14 @@ static const struct {
 			     "tie_word_embeddings attention_bias mamba_conv_bias mamba_proj_bias "
 			     "mamba_n_heads mamba_n_groups mamba_d_state mamba_d_conv mamba_expand "
 			     "mamba_chunk_size mamba_d_head layer_types"},
+	{"falcon_h1", "hidden_size num_hidden_layers num_attention_heads num_key_value_heads head_dim "
+		      "intermediate_size vocab_size max_position_embeddings tie_word_embeddings "
+		      "attention_bias mlp_bias mamba_conv_bias mamba_proj_bias projectors_bias "
+		      "mamba_rms_norm mamba_n_heads mamba_n_groups mamba_d_state mamba_d_conv "
+		      "mamba_expand mamba_chunk_size mamba_d_ssm mamba_d_head mamba_norm_before_gate "
+		      "num_logits_to_keep mlp_multipliers ssm_multipliers ssm_in_multiplier "
+		      "ssm_out_multiplier key_multiplier attention_in_multiplier "
+		      "attention_out_multiplier lm_head_multiplier"},
 	{"chatglm", "hidden_size num_layers num_hidden_layers num_attention_heads kv_channels "
 		    "ffn_hidden_size padded_vocab_size seq_length multi_query_attention "
 		    "multi_query_group_num add_qkv_bias add_bias_linear rmsnorm post_layer_norm "

@@ -1,5 +1,5 @@
 /* test-arch-ssm.c - the families of lib/model/ssm.c, speech.c and vlm.c
- * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, ChatGLM, Whisper, DINOv2, Qwen2.5-VL, Gemma-3
+ * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, Falcon-H1, ChatGLM, Whisper, DINOv2, Qwen2.5-VL, Gemma-3
  * multimodal, LLaVA-OneVision, Qwen3-VL) from
  * configs generated here, each count computed in this file from the
  * modules the model's code builds, term by term (not by calling the
@@ -166,6 +166,37 @@ static void test_granite_hybrid(void)
 			"\"mamba_n_heads\":4,\"mamba_d_state\":16}",
 			&a),
 		  2 * V * h + 4 * mamba + L * (3 * h * S + 2 * h) + h);
+}
+
+static void test_falcon_h1(void)
+{
+	struct vf_arch a;
+	/* 3 layers, each attention (4 heads of 16, 2 k/v) beside a Mamba-2 of
+	 * width 96 (3 heads, 1 group, state 8), no gated norm, out_proj with
+	 * projectors_bias; gated MLP 80 */
+	I h = 64, L = 3, V = 100, F = 80, i = 96, n = 8, mh = 3, k = 4, cd = i + 2 * n;
+	I attn = 2 * h * 4 * 16 + 2 * h * 2 * 16;
+	I mamba = h * (i + cd + mh) + cd * k + cd + 3 * mh + i * h + h;
+	I total = 2 * V * h + L * (attn + mamba + 3 * h * F + 2 * h) + h;
+	CHECK_INT(count("{\"model_type\":\"falcon_h1\",\"hidden_size\":64,\"num_hidden_layers\":3,"
+			"\"num_attention_heads\":4,\"num_key_value_heads\":2,\"head_dim\":16,"
+			"\"intermediate_size\":80,\"vocab_size\":100,\"mamba_d_ssm\":96,"
+			"\"mamba_n_heads\":3,\"mamba_d_head\":32,\"mamba_n_groups\":1,"
+			"\"mamba_d_state\":8,\"mamba_rms_norm\":false,\"projectors_bias\":true,"
+			"\"ssm_multipliers\":[1,1,1,1,1],\"key_multiplier\":0.5}",
+			&a),
+		  total);
+	CHECK(!a.approximate);
+	CHECK_INT(a.ssm_layers, 3);
+	CHECK_INT(a.attn_layers, 3);
+	/* mamba_rms_norm adds the gated norm (the inner width per layer) */
+	CHECK_INT(count("{\"model_type\":\"falcon_h1\",\"hidden_size\":64,\"num_hidden_layers\":3,"
+			"\"num_attention_heads\":4,\"num_key_value_heads\":2,\"head_dim\":16,"
+			"\"intermediate_size\":80,\"vocab_size\":100,\"mamba_d_ssm\":96,"
+			"\"mamba_n_heads\":3,\"mamba_d_state\":8,\"mamba_rms_norm\":true,"
+			"\"projectors_bias\":true}",
+			&a),
+		  total + L * i);
 }
 
 static void test_chatglm(void)
@@ -407,6 +438,7 @@ int main(void)
 	RUN(test_mamba2);
 	RUN(test_jamba);
 	RUN(test_granite_hybrid);
+	RUN(test_falcon_h1);
 	RUN(test_chatglm);
 	RUN(test_active);
 	RUN(test_whisper);

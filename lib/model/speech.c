@@ -40,7 +40,9 @@ vf_status vf__towers_read_whisper(const cJSON *c, const char *what, struct vf_vi
 		bool f;
 		x[i] = k[i].val;
 		VF_TRY(vf__arch_get_int(c, k[i].key, 1, &x[i], &f, what, err));
-		if (x[i] > (i == V || i == SRC || i == TGT ? ((int64_t)1 << 24) : WMAX))
+		if (x[i] > (i == V || i == SRC || i == TGT ? ((int64_t)1 << 24)
+			    : i == LE || i == LD   ? 4096
+						   : WMAX))
 			return vf_error_set(err, VF_ERR, "%s: field %s: too large", what, k[i].key);
 	}
 	bool tied = true;

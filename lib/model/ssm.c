@@ -644,7 +644,7 @@ static const struct {
 		       "tie_word_embeddings head_dim"},
 	{"siglip_vision", "hidden_size intermediate_size num_hidden_layers num_attention_heads "
 			  "image_size patch_size num_channels vision_use_head"},
-	{"gemma3_mm", "text_config vision_config mm_tokens_per_image"},
+	{"gemma3_mm", "text_config vision_config mm_tokens_per_image tie_word_embeddings"},
 	{"llava_onevision", "text_config vision_config vision_feature_layer "
 			    "multimodal_projector_bias image_grid_pinpoints "
 			    "vision_aspect_ratio vision_feature_select_strategy tie_word_embeddings"},

@@ -204,7 +204,7 @@ static vf_status read_qwen2_5_vl(const cJSON *cfg, const char *what, struct vf_v
 		st = width_check(inter, "intermediate_size", w, err);
 	if (!st)
 		st = width_check(out, "out_hidden_size", w, err);
-	if (!st && (p > 1024 || ch > 1024 || tp > 64 || merge > 64 || depth > 4096))
+	if (!st && (p > 1024 || ch > 1024 || tp > 64 || merge > 16 || depth > 4096))
 		st = vf_error_set(err, VF_ERR, "%s: patch, channel, merge or depth sizes too large", w);
 	if (!st)
 		vf__towers_check_keys(vc, "qwen2_5_vl.vision", "vision_config.", v);
@@ -307,6 +307,10 @@ static vf_status text_lm(const cJSON *cfg, const char *model_type, const char *w
 		return vf_error_set(err, VF_ENOMEM, "out of memory");
 	if (!vf_json_get_str(t, "model_type"))
 		cJSON_AddStringToObject(t, "model_type", model_type);
+	/* the wrapper's tie_word_embeddings when text_config has none */
+	const cJSON *tie = cJSON_GetObjectItemCaseSensitive(cfg, "tie_word_embeddings");
+	if (cJSON_IsBool(tie) && !cJSON_GetObjectItemCaseSensitive(t, "tie_word_embeddings"))
+		cJSON_AddBoolToObject(t, "tie_word_embeddings", cJSON_IsTrue(tie));
 	char w[200];
 	snprintf(w, sizeof w, "%s: text_config", what);
 	vf_status st = vf_arch_from_config(t, w, &v->lm, err);
@@ -379,6 +383,9 @@ static vf_status read_llava_onevision(const cJSON *cfg, const char *what, struct
 	int64_t nfl = cJSON_IsArray(fl) ? cJSON_GetArraySize(fl) : 1;
 	if (nfl < 1)
 		nfl = 1;
+	if (nfl > 256)
+		return vf_error_set(err, VF_ERR, "%s: field vision_feature_layer: more than 256 layers",
+				    what);
 	bool pbias = true;
 	VF_TRY(vf__arch_get_bool(cfg, "multimodal_projector_bias", &pbias, what, err));
 	int64_t vh = pv->hidden * nfl, th = pl->hidden;
@@ -437,8 +444,8 @@ static vf_status read_qwen3_vl(const cJSON *cfg, bool moe, const char *what, str
 		st = width_check(inter, "intermediate_size", w, err);
 	if (!st)
 		st = width_check(out, "out_hidden_size", w, err);
-	if (!st && (p > 1024 || ch > 1024 || tp > 64 || merge > 64 || depth > 4096 ||
-		    npos > ((int64_t)1 << 24)))
+	if (!st && (p > 1024 || ch > 1024 || tp > 64 || merge > 16 || depth > 4096 ||
+		    npos > ((int64_t)1 << 24) || deep > 256))
 		st = vf_error_set(err, VF_ERR, "%s: patch, channel, merge, depth or position sizes too large",
 				  w);
 	if (!st)
@@ -471,9 +478,9 @@ static vf_status read_qwen3_vl(const cJSON *cfg, bool moe, const char *what, str
 	cJSON_DeleteItemFromObjectCaseSensitive(t, "rope_scaling"); /* mrope: no parameters */
 	cJSON_AddStringToObject(t, "model_type", moe ? "qwen3_moe" : "qwen3");
 	const cJSON *tie = cJSON_GetObjectItemCaseSensitive(cfg, "tie_word_embeddings");
-	if (cJSON_IsBool(tie) && !cJSON_GetObjectItemCaseSensitive(t, "tie_word_embeddings"))
-		cJSON_AddBoolToObject(t, "tie_word_embeddings", cJSON_IsTrue(tie));
 	cJSON *wrap = cJSON_CreateObject();
+	if (wrap && cJSON_IsBool(tie))
+		cJSON_AddBoolToObject(wrap, "tie_word_embeddings", cJSON_IsTrue(tie));
 	if (!wrap) {
 		cJSON_Delete(t);
 		return vf_error_set(err, VF_ENOMEM, "out of memory");
@@ -562,6 +569,8 @@ vf_status vf_towers_from_config(const cJSON *cfg, const char *what, struct vf_vi
 		return st;
 	v->params = 0;
 	for (int i = 0; i < v->nparts; i++)
-		v->params += v->parts[i].params;
+		if (v->parts[i].params < 0 ||
+		    __builtin_add_overflow(v->params, v->parts[i].params, &v->params))
+			return vf_error_set(err, VF_ERR, "%s: sizes overflow a parameter count", what);
 	return VF_OK;
 }

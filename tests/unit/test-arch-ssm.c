@@ -378,6 +378,16 @@ static void test_gemma3_llava_ov(void)
 	CHECK_INT(v.parts[0].params, siglip(vh, 80, 2, 8, 14, true));
 	CHECK_INT(v.parts[1].params, vh * h + h + h * h + h + h);
 	CHECK_INT(v.parts[2].params, qlm);
+	/* the wrapper's tie_word_embeddings reaches a text_config without one */
+	CHECK(towers("{\"model_type\":\"llava_onevision\",\"tie_word_embeddings\":true,"
+		     "\"text_config\":{\"model_type\":\"qwen2\",\"hidden_size\":64,"
+		     "\"num_hidden_layers\":2,\"num_attention_heads\":4,\"num_key_value_heads\":2,"
+		     "\"head_dim\":32,\"intermediate_size\":96,\"vocab_size\":500},"
+		     "\"vision_config\":{\"hidden_size\":48,\"intermediate_size\":80,"
+		     "\"num_hidden_layers\":2,\"num_attention_heads\":4,\"image_size\":112,"
+		     "\"patch_size\":14}}",
+		     &v));
+	CHECK_INT(v.parts[2].params, qlm - V * h);
 }
 
 static void test_qwen3_vl(void)

@@ -1454,13 +1454,16 @@ static void arch_target(const struct vf_model *m, struct vf_setup *s, struct tar
 		       m->files >= 0 ? "parameters from the files, memory terms approximate"
 				     : "count is approximate");
 	if (m->arch.ssm_layers > 0)
-		assume(as, "%s: %" PRId64 " Mamba%s layers of %" PRId64 " (%" PRId64 " with attention): "
+		assume(as, "%s: %" PRId64 " %s layers of %" PRId64 " (%" PRId64 " with attention): "
 			   "training saves each mixer's projections, conv output, dt and the scan's "
 			   "state per chunk; inference holds a recurrent state (conv window + scan "
 			   "state per SSM layer, in the kv_cache term) instead of a KV cache on those "
 			   "layers; step time: attention scores on the attention layers only, the scan "
 			   "itself not timed",
-		       m->arch.family, m->arch.ssm_layers, m->arch.ssm_heads > 0 ? "-2" : "",
+		       m->arch.family, m->arch.ssm_layers,
+		       strcmp(m->arch.family, "recurrent_gemma") == 0 ? "recurrent (RG-LRU)"
+		       : m->arch.ssm_heads > 0			      ? "Mamba-2"
+								      : "Mamba",
 		       m->arch.layers, m->arch.attn_layers > 0 ? m->arch.attn_layers : 0);
 	*t5 = strcmp(m->arch.family, "t5") == 0;
 	if (!(m->arch.known & VF_ARCH_F_FAMILY))

@@ -257,7 +257,10 @@ static void print_arch_more(struct vf_table *t, const struct vf_arch *a)
 			 "%s: %" PRId64 " of %" PRId64 " layers (%" PRId64 " attention), inner %" PRId64
 			 ", state %" PRId64 ", conv %" PRId64 "%s; recurrent state %s elements per "
 			 "sequence",
-			 a->ssm_heads > 0 ? "Mamba-2" : "Mamba", a->ssm_layers, a->layers,
+			 strcmp(a->family, "recurrent_gemma") == 0 ? "RG-LRU"
+			 : a->ssm_heads > 0			   ? "Mamba-2"
+								   : "Mamba",
+			 a->ssm_layers, a->layers,
 			 a->attn_layers > 0 ? a->attn_layers : 0, a->ssm_inner, a->ssm_state, a->ssm_conv,
 			 a->ssm_heads > 0 ? ", heads" : "",
 			 fmt_count(c, sizeof c, (int64_t)(st * (double)a->ssm_layers)));

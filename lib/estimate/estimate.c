@@ -1475,8 +1475,13 @@ static void infer_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 	double kv = vf_moe_kv_elements(&s->mt, b, sq) * kvb; /* MLA, sliding windows: moe.c */
 	if (s->fc == FC_T5)
 		kv = 2 * s->Ld * s->hkv * (b * m->tq + N) * kvb;
-	if (s->ssm.layers > 0) /* attention layers only; the SSM layers' recurrent state */
-		kv = kv * s->ssm.attn_layers / s->ssm.L + vf_ssm_state_bytes(&s->ssm, b, d->C);
+	if (s->ssm.layers > 0) { /* attention layers only; the SSM layers' recurrent state */
+		struct vf_moe_terms at = s->mt;
+		at.layers = s->ssm.attn_layers;
+		if (at.window_layers > at.layers)
+			at.window_layers = at.layers;
+		kv = vf_moe_kv_elements(&at, b, sq) * kvb + vf_ssm_state_bytes(&s->ssm, b, d->C);
+	}
 	double work = N * (2 * s->h * d->C + (s->gated ? 3 : 2) * s->f * d->C);
 	double attn_work = N * (3 * s->h + 3 * s->hq + 2 * s->hkv) * d->C;
 	if (su->attention == VF_ATTN_EAGER)

@@ -39,6 +39,13 @@
  *    with mamba_proj_bias, out_proj with projectors_bias, inner width
  *    mamba_d_ssm or mamba_expand x h, the gated RMSNorm only with
  *    mamba_rms_norm); RMSNorm h; gated MLP (bias: mlp_bias). Untied.
+ *  - RecurrentGemma layer (block_types cycled over the layers): RMSNorm
+ *    h; a local attention block (q, k, v without bias, o with bias) or a
+ *    recurrent block (linear_y and linear_x h -> lru with bias, a
+ *    depthwise conv1d over lru with bias, the RG-LRU: recurrent_param lru,
+ *    input and recurrent gates heads x bw x bw + heads x bw each with
+ *    bw = lru / heads, linear_out lru -> h with bias); RMSNorm h; a gated
+ *    MLP of intermediate_size / 2 with biases. Embedding tied.
  *  - ChatGLM layer: RMSNorm (LayerNorm when rmsnorm is false) h;
  *    query_key_value h -> (heads + 2 groups) kv_channels (bias:
  *    add_qkv_bias or add_bias_linear); dense heads kv_channels -> h (bias:
@@ -525,6 +532,91 @@ vf_status vf__arch_read_falcon_h1(const cJSON *cfg, const char *family, const ch
 	return layout_store(&l, a) ? VF_OK : overflow(what, err);
 }
 
+/* ---- RecurrentGemma (Griffin) --------------------------------------------------- */
+
+vf_status vf__arch_read_recurrent_gemma(const cJSON *cfg, const char *family, const char *what,
+					struct vf_arch *a, struct vf_error *err)
+{
+	(void)family;
+	bool f;
+	READ(KEYS("hidden_size"), 1, hidden, VF_ARCH_F_HIDDEN);
+	READ(KEYS("num_hidden_layers"), 0, layers, VF_ARCH_F_LAYERS);
+	READ(KEYS("num_attention_heads"), 1, heads, VF_ARCH_F_HEADS);
+	READ(KEYS("num_key_value_heads"), 1, kv_heads, VF_ARCH_F_KV_HEADS);
+	READ(KEYS("head_dim"), 1, head_dim, VF_ARCH_F_HEAD_DIM);
+	READ(KEYS("intermediate_size"), 1, ffn, VF_ARCH_F_FFN);
+	READ(KEYS("vocab_size"), 1, vocab, VF_ARCH_F_VOCAB);
+	/* RecurrentGemmaConfig defaults */
+	VF_DEFAULT(hidden, VF_ARCH_F_HIDDEN, 2560);
+	VF_DEFAULT(layers, VF_ARCH_F_LAYERS, 26);
+	VF_DEFAULT(heads, VF_ARCH_F_HEADS, 10);
+	VF_DEFAULT(kv_heads, VF_ARCH_F_KV_HEADS, 1);
+	VF_DEFAULT(head_dim, VF_ARCH_F_HEAD_DIM, a->hidden / a->heads);
+	VF_DEFAULT(ffn, VF_ARCH_F_FFN, 3 * a->hidden * 2);
+	VF_DEFAULT(vocab, VF_ARCH_F_VOCAB, 256000);
+	a->tied_embeddings = true;
+	a->known |= VF_ARCH_F_TIED;
+	int64_t lru = a->hidden, conv = 4, window = 2048;
+	TRY(vf__arch_get_int(cfg, "lru_width", 1, &lru, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "conv1d_width", 1, &conv, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "attention_window_size", 1, &window, &f, what, err));
+	if (a->heads % a->kv_heads != 0 || lru % a->heads != 0)
+		return vf_error_set(err, VF_ERR,
+				    "%s: heads must divide lru_width and be a multiple of key/value heads",
+				    what);
+	/* block_types cycle over the layers (default recurrent, recurrent,
+	 * attention) */
+	int64_t L = a->layers, H = a->hidden, attn = 0;
+	const cJSON *bt = cJSON_GetObjectItemCaseSensitive(cfg, "block_types");
+	if (bt && !cJSON_IsNull(bt)) {
+		int64_t n = cJSON_IsArray(bt) ? cJSON_GetArraySize(bt) : 0;
+		if (n < 1)
+			return vf_error_set(err, VF_ERR, "%s: field block_types: expected a list", what);
+		for (int64_t l = 0; l < L; l++) {
+			const cJSON *e = cJSON_GetArrayItem(bt, (int)(l % n));
+			if (!cJSON_IsString(e) || (strcmp(e->valuestring, "recurrent") != 0 &&
+						   strcmp(e->valuestring, "attention") != 0))
+				return vf_error_set(err, VF_ERR,
+						    "%s: field block_types: expected \"recurrent\" or "
+						    "\"attention\" entries",
+						    what);
+			attn += strcmp(e->valuestring, "attention") == 0;
+		}
+	} else {
+		for (int64_t l = 0; l < L; l++)
+			attn += l % 3 == 2;
+	}
+	a->attn_layers = attn;
+	a->ssm_layers = L - attn;
+	a->ssm_inner = lru;
+	a->ssm_state = 1; /* the RG-LRU: one state per channel */
+	a->ssm_conv = conv;
+	a->ssm_conv_dim = lru;
+	a->sliding_window = window;
+	a->sliding_layers = attn;
+	a->gated_mlp = true;
+	a->mlp_bias = true;
+	int64_t F = a->ffn / 2; /* the MLP runs at half intermediate_size */
+	int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim, bw = lru / a->heads;
+	struct layout l;
+	layout_init(&l);
+	acc_mul(&l.g[G_ATTN], attn, H, 2 * q + 2 * kv); /* q, o; k, v */
+	acc_mul(&l.g[G_ATTN], attn, H, 1);              /* o_proj bias */
+	/* recurrent block: linear_y, linear_x (h -> lru + bias), linear_out
+	 * (lru -> h + bias); conv1d with bias; the RG-LRU's recurrent_param,
+	 * input and recurrent gates (heads x bw x bw + heads x bw each) */
+	acc_mul(&l.g[G_ATTN], a->ssm_layers, 2 * (H + 1), lru);
+	acc_mul(&l.g[G_ATTN], a->ssm_layers, lru + 1, H);
+	acc_mul(&l.g[G_OTHER], a->ssm_layers, lru, conv + 1);
+	acc_mul(&l.g[G_OTHER], a->ssm_layers, lru, 1 + 2 * bw + 2);
+	acc_mul(&l.g[G_MLP], L, 3 * H, F);
+	acc_mul(&l.g[G_MLP], L, 2 * F + H, 1);
+	acc_mul(&l.g[G_NORM], L, 2, H);
+	embed_head(&l, a, 1);
+	a->ffn = F;
+	return layout_store(&l, a) ? VF_OK : overflow(what, err);
+}
+
 /* ---- ChatGLM ---------------------------------------------------------------- */
 
 vf_status vf__arch_read_chatglm(const cJSON *cfg, const char *family, const char *what,
@@ -625,6 +717,10 @@ static const struct {
 		      "num_logits_to_keep mlp_multipliers ssm_multipliers ssm_in_multiplier "
 		      "ssm_out_multiplier key_multiplier attention_in_multiplier "
 		      "attention_out_multiplier lm_head_multiplier"},
+	{"recurrent_gemma", "hidden_size num_hidden_layers num_attention_heads num_key_value_heads "
+			    "head_dim intermediate_size vocab_size lru_width conv1d_width "
+			    "attention_window_size block_types tie_word_embeddings "
+			    "embeddings_scale_by_sqrt_dim partial_rotary_factor"},
 	{"chatglm", "hidden_size num_layers num_hidden_layers num_attention_heads kv_channels "
 		    "ffn_hidden_size padded_vocab_size seq_length multi_query_attention "
 		    "multi_query_group_num add_qkv_bias add_bias_linear rmsnorm post_layer_norm "
@@ -698,7 +794,9 @@ void vf__arch_ssm_json(cJSON *o, const struct vf_arch *a)
 	cJSON *s = cJSON_AddObjectToObject(o, "ssm");
 	if (!s)
 		return;
-	cJSON_AddStringToObject(s, "kind", a->ssm_heads > 0 ? "mamba2" : "mamba");
+	cJSON_AddStringToObject(s, "kind", strcmp(a->family, "recurrent_gemma") == 0 ? "rg-lru"
+					   : a->ssm_heads > 0			   ? "mamba2"
+										   : "mamba");
 	cJSON_AddNumberToObject(s, "layers", (double)a->ssm_layers);
 	cJSON_AddNumberToObject(s, "attention_layers", (double)(a->attn_layers >= 0 ? a->attn_layers
 										    : 0));

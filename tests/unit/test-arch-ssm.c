@@ -1,5 +1,5 @@
 /* test-arch-ssm.c - the families of lib/model/ssm.c, speech.c and vlm.c
- * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, Falcon-H1, ChatGLM, Whisper, DINOv2, Qwen2.5-VL, Gemma-3
+ * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, Falcon-H1, RecurrentGemma, ChatGLM, Whisper, DINOv2, Qwen2.5-VL, Gemma-3
  * multimodal, LLaVA-OneVision, Qwen3-VL) from
  * configs generated here, each count computed in this file from the
  * modules the model's code builds, term by term (not by calling the
@@ -197,6 +197,27 @@ static void test_falcon_h1(void)
 			"\"projectors_bias\":true}",
 			&a),
 		  total + L * i);
+}
+
+static void test_recurrent_gemma(void)
+{
+	struct vf_arch a;
+	/* 5 layers cycling recurrent, attention: attention on 1 and 3; lru
+	 * 96 over 4 heads (blocks of 24), conv 3; MLP at half of 160 */
+	I h = 64, V = 100, lru = 96, bw = 24, nh = 4, hd = 16, F = 80;
+	I attn = h * nh * hd * 2 + h * 1 * hd * 2 + h;
+	I rec = 2 * (h * lru + lru) + (lru * h + h) + lru * 3 + lru + lru + 2 * (nh * bw * bw + nh * bw);
+	I mlp = 2 * (h * F + F) + F * h + h;
+	I total = V * h + 2 * attn + 3 * rec + 5 * (mlp + 2 * h) + h;
+	CHECK_INT(count("{\"model_type\":\"recurrent_gemma\",\"hidden_size\":64,\"num_hidden_layers\":5,"
+			"\"num_attention_heads\":4,\"num_key_value_heads\":1,\"intermediate_size\":160,"
+			"\"vocab_size\":100,\"lru_width\":96,\"conv1d_width\":3,"
+			"\"attention_window_size\":32,\"block_types\":[\"recurrent\",\"attention\"]}",
+			&a),
+		  total);
+	CHECK(!a.approximate);
+	CHECK_INT(a.attn_layers, 2);
+	CHECK_INT(a.sliding_window, 32);
 }
 
 static void test_chatglm(void)
@@ -449,6 +470,7 @@ int main(void)
 	RUN(test_jamba);
 	RUN(test_granite_hybrid);
 	RUN(test_falcon_h1);
+	RUN(test_recurrent_gemma);
 	RUN(test_chatglm);
 	RUN(test_active);
 	RUN(test_whisper);

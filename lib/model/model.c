@@ -1642,7 +1642,12 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 	cJSON_AddBoolToObject(o, "approximate", approx);
 	if (m->has_vision) {
 		cJSON_AddStringToObject(o, "kind", m->vision.kind);
-		cJSON_AddItemToObject(o, "architecture", vf_vision_to_json(&m->vision));
+		cJSON *va = vf_vision_to_json(&m->vision);
+		if (va && m->vision.has_lm && m->vision.lm.experts > 0 &&
+		    vf_arch_active_params(&m->vision.lm) >= 0) /* MoE language model, per text token */
+			cJSON_AddNumberToObject(va, "active_params",
+						(double)vf_arch_active_params(&m->vision.lm));
+		cJSON_AddItemToObject(o, "architecture", va);
 	} else if (m->has_ltx) {
 		cJSON_AddStringToObject(o, "kind", "dit");
 		cJSON_AddItemToObject(o, "architecture", vf_ltx_to_json(&m->ltx));

@@ -744,6 +744,11 @@ static const struct {
 	{"llava_onevision", "text_config vision_config vision_feature_layer "
 			    "multimodal_projector_bias image_grid_pinpoints "
 			    "vision_aspect_ratio vision_feature_select_strategy tie_word_embeddings"},
+	{"llama4_mm", "text_config vision_config tie_word_embeddings"},
+	{"llama4.vision", "hidden_size num_hidden_layers num_attention_heads intermediate_size "
+			  "image_size patch_size num_channels projector_input_dim projector_output_dim "
+			  "vision_output_dim pixel_shuffle_ratio vision_feature_layer vision_feature_select_strategy "
+			  "multi_modal_projector_bias"},
 	{"qwen3_vl", "text_config vision_config tie_word_embeddings"},
 	{"qwen3_vl.vision", "depth hidden_size intermediate_size num_heads in_channels patch_size "
 			    "spatial_merge_size temporal_patch_size out_hidden_size "

@@ -505,6 +505,71 @@ static vf_status read_qwen3_vl(const cJSON *cfg, bool moe, const char *what, str
 	return VF_OK;
 }
 
+/* ---- Llama-4 --------------------------------------------------------------------- */
+
+/* Llama-4 multimodal: the vision model (patch linear c p^2 -> d without
+ * bias, class embedding d, positions ((image / patch)^2 + 1) x d, pre and
+ * post LayerNorms; layers of two LayerNorms, q/k/v/o with biases and a
+ * GELU MLP d -> i -> d with biases; the pixel-shuffle adapter fc1
+ * i -> projector_input_dim and fc2 projector_output_dim^2, no biases),
+ * the projector vision_output_dim -> text h without bias, and the
+ * language model (Llama-4 text: interleaved MoE, shared expert). */
+static vf_status read_llama4(const cJSON *cfg, const char *what, struct vf_vision *v,
+			     struct vf_error *err)
+{
+	const cJSON *vc = cJSON_GetObjectItemCaseSensitive(cfg, "vision_config");
+	char w[200];
+	snprintf(w, sizeof w, "%s: vision_config", what);
+	int64_t d, L, heads, inter, img, p, ch, pin, pout, vout;
+	VF_TRY(num(vc, "hidden_size", 768, &d, w, err));
+	VF_TRY(num(vc, "num_hidden_layers", 34, &L, w, err));
+	VF_TRY(num(vc, "num_attention_heads", 16, &heads, w, err));
+	VF_TRY(num(vc, "intermediate_size", 5632, &inter, w, err));
+	VF_TRY(num(vc, "image_size", 448, &img, w, err));
+	VF_TRY(num(vc, "patch_size", 14, &p, w, err));
+	VF_TRY(num(vc, "num_channels", 3, &ch, w, err));
+	VF_TRY(num(vc, "projector_input_dim", 4096, &pin, w, err));
+	VF_TRY(num(vc, "projector_output_dim", 4096, &pout, w, err));
+	VF_TRY(num(vc, "vision_output_dim", 7680, &vout, w, err));
+	const char *keys[] = {"hidden_size", "intermediate_size", "image_size", "projector_input_dim",
+			      "projector_output_dim", "vision_output_dim"};
+	int64_t vals[] = {d, inter, img, pin, pout, vout};
+	for (int i = 0; i < 6; i++)
+		VF_TRY(width_check(vals[i], keys[i], w, err));
+	if (p > 1024 || ch > 1024)
+		return vf_error_set(err, VF_ERR, "%s: patch_size or num_channels too large", w);
+	vf__towers_check_keys(vc, "llama4.vision", "vision_config.", v);
+	snprintf(v->kind, sizeof v->kind, "vlm");
+	snprintf(v->family, sizeof v->family, "llama4");
+	v->stages = 2;
+	v->nparts = 3;
+	struct vf_vision_part *pv = &v->parts[0], *pp = &v->parts[1], *pl = &v->parts[2];
+	int64_t grid = img / p;
+	snprintf(pv->name, sizeof pv->name, "vision_tower");
+	pv->params = ch * p * p * d + d + (grid * grid + 1) * d + 4 * d +
+		     L * (4 * d + 4 * (d * d + d) + d * inter + inter + inter * d + d) + inter * pin +
+		     pout * pout;
+	pv->layers = L;
+	pv->hidden = d;
+	pv->heads = heads;
+	pv->ffn = inter;
+	VF_TRY(text_lm(cfg, "llama4_text", what, v, pl, err));
+	snprintf(pp->name, sizeof pp->name, "projector");
+	pp->params = vout * pl->hidden;
+	/* the pixel shuffle (ratio 0.5) keeps a quarter of the patches */
+	v->image_size = img;
+	v->patch_size = p * 2;
+	v->image_tokens = grid * grid / 4;
+	pv->tokens = grid * grid + 1;
+	pp->tokens = pl->tokens = v->image_tokens;
+	pp->trained[0] = pp->trained[1] = true;
+	pl->trained[1] = true;
+	snprintf(v->assumed, sizeof v->assumed, "one %lld px tile per image (more tiles: more tokens)",
+		 (long long)img);
+	vf__towers_check_keys(cfg, "llama4_mm", "", v);
+	return VF_OK;
+}
+
 /* ---- dispatch ------------------------------------------------------------------ */
 
 enum tkind {
@@ -515,7 +580,8 @@ enum tkind {
 	TK_GEMMA3,
 	TK_LLAVA_OV,
 	TK_QWEN3VL,
-	TK_QWEN3VL_MOE
+	TK_QWEN3VL_MOE,
+	TK_LLAMA4
 };
 
 static enum tkind kind_of(const cJSON *cfg)
@@ -535,6 +601,10 @@ static enum tkind kind_of(const cJSON *cfg)
 		return TK_QWEN3VL;
 	if (strcmp(mt, "qwen3_vl_moe") == 0)
 		return TK_QWEN3VL_MOE;
+	if (strcmp(mt, "llama4") == 0 &&
+	    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(cfg, "vision_config")) &&
+	    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(cfg, "text_config")))
+		return TK_LLAMA4;
 	/* gemma3 with a vision tower (text-only checkpoints are gemma3_text
 	 * or have no vision_config) */
 	if (strcmp(mt, "gemma3") == 0 &&
@@ -562,6 +632,7 @@ vf_status vf_towers_from_config(const cJSON *cfg, const char *what, struct vf_vi
 	case TK_LLAVA_OV: st = read_llava_onevision(cfg, what, v, err); break;
 	case TK_QWEN3VL: st = read_qwen3_vl(cfg, false, what, v, err); break;
 	case TK_QWEN3VL_MOE: st = read_qwen3_vl(cfg, true, what, v, err); break;
+	case TK_LLAMA4: st = read_llama4(cfg, what, v, err); break;
 	default:
 		return vf_error_set(err, VF_ENOTFOUND, "%s: not a speech, ViT or VLM config", what);
 	}

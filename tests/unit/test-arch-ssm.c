@@ -1,6 +1,6 @@
 /* test-arch-ssm.c - the families of lib/model/ssm.c, speech.c and vlm.c
  * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, Falcon-H1, RecurrentGemma, ChatGLM, Whisper, DINOv2, Qwen2.5-VL, Gemma-3
- * multimodal, LLaVA-OneVision, Qwen3-VL) from
+ * multimodal, LLaVA-OneVision, Qwen3-VL, Llama-4) from
  * configs generated here, each count computed in this file from the
  * modules the model's code builds, term by term (not by calling the
  * library's helpers); MoE active parameters; keys not understood named;
@@ -440,6 +440,35 @@ static void test_qwen3_vl(void)
 	CHECK(!v.unknown[0]);
 }
 
+static void test_llama4(void)
+{
+	struct vf_vision v;
+	/* vision: 32 wide, 2 layers, MLP 48, 56 px / 14 (16 patches + class),
+	 * adapter 48 -> 40, 40 x 40; projector 40 -> 64. Text: 2 MoE layers
+	 * (4 experts of 32, 1 per token, a shared expert), untied */
+	I d = 32, vi = 48, h = 64, L = 2, nh = 4, kv = 2, hd = 16, E = 4, F = 32, V = 100;
+	I tower = 3 * 14 * 14 * d + d + 17 * d + 4 * d +
+		  2 * (4 * d + 4 * (d * d + d) + d * vi + vi + vi * d + d) + vi * 40 + 40 * 40;
+	I moe = h * E + E * 3 * h * F + 3 * h * F;
+	I lm = 2 * V * h + L * (2 * h * nh * hd + 2 * h * kv * hd + moe + 2 * h) + h;
+	CHECK(towers("{\"model_type\":\"llama4\",\"text_config\":{\"model_type\":\"llama4_text\","
+		     "\"hidden_size\":64,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		     "\"num_key_value_heads\":2,\"head_dim\":16,\"intermediate_size\":32,"
+		     "\"intermediate_size_mlp\":96,\"vocab_size\":100,\"num_local_experts\":4,"
+		     "\"num_experts_per_tok\":1,\"interleave_moe_layer_step\":1},"
+		     "\"vision_config\":{\"hidden_size\":32,\"num_hidden_layers\":2,"
+		     "\"num_attention_heads\":4,\"intermediate_size\":48,\"image_size\":56,"
+		     "\"patch_size\":14,\"projector_input_dim\":40,\"projector_output_dim\":40,"
+		     "\"vision_output_dim\":40}}",
+		     &v));
+	CHECK_INT(v.parts[0].params, tower);
+	CHECK_INT(v.parts[1].params, 40 * h);
+	CHECK_INT(v.parts[2].params, lm);
+	/* one of four experts: three idle in each layer */
+	CHECK_INT(vf_arch_active_params(&v.lm), lm - L * 3 * 3 * h * F);
+	CHECK(!v.unknown[0]);
+}
+
 static void test_ssm_terms(void)
 {
 	struct vf_arch a;
@@ -478,6 +507,7 @@ int main(void)
 	RUN(test_qwen2_5_vl);
 	RUN(test_gemma3_llava_ov);
 	RUN(test_qwen3_vl);
+	RUN(test_llama4);
 	RUN(test_ssm_terms);
 	return vf_test_done();
 }

@@ -592,6 +592,11 @@ static vf_status vision_target(const struct vf_model *m, struct target *tg, stru
 				   "text + %" PRId64 " image tokens, the vision tower frozen (bf16, no autograd), the "
 				   "projector trained; stage 1 (projector only) needs less (frozen language model)",
 			       v->family, v->image_tokens);
+		else if (strcmp(v->kind, "speech") == 0)
+			assume(as, "%s encoder-decoder trained as --mode says: the encoder over %" PRId64
+				   " audio positions, the decoder over %" PRId64 " tokens, both as ViT-like "
+				   "stacks (activations by mechanism, not measured on speech runs)",
+			       v->family, v->parts[0].tokens, v->nparts > 1 ? v->parts[1].tokens : 0);
 		else
 			assume(as, "%s contrastive training of %s; images of %" PRId64 " px in the config (%" PRId64
 				   " tokens; --video WxHx1 for another size)%s; activations by mechanism (not measured "
@@ -1524,6 +1529,18 @@ static void arch_target(const struct vf_model *m, struct vf_setup *s, struct tar
 		assume(as, "not understood: %s; %s", m->arch.not_understood,
 		       m->files >= 0 ? "parameters from the files, memory terms approximate"
 				     : "count is approximate");
+	if (m->arch.ssm_layers > 0)
+		assume(as, "%s: %" PRId64 " %s layers of %" PRId64 " (%" PRId64 " with attention): "
+			   "training saves each mixer's projections, conv output, dt and the scan's "
+			   "state per chunk; inference holds a recurrent state (conv window + scan "
+			   "state per SSM layer, in the kv_cache term) instead of a KV cache on those "
+			   "layers; step time: attention scores on the attention layers only, the scan "
+			   "itself not timed",
+		       m->arch.family, m->arch.ssm_layers,
+		       strcmp(m->arch.family, "recurrent_gemma") == 0 ? "recurrent (RG-LRU)"
+		       : m->arch.ssm_heads > 0			      ? "Mamba-2"
+								      : "Mamba",
+		       m->arch.layers, m->arch.attn_layers > 0 ? m->arch.attn_layers : 0);
 	*t5 = strcmp(m->arch.family, "t5") == 0;
 	if (!(m->arch.known & VF_ARCH_F_FAMILY))
 		assume(as, "architecture family unknown: llama-like layers");
@@ -1580,6 +1597,9 @@ static int model_kind_target(const struct vf_model *m, const char *model, struct
 	}
 	if (m->params > 0)
 		return count_target(m, model, tg, as);
+	if (m->has_arch && m->arch.approximate)
+		return vf_cli_fail("%s: not understood: %s; no parameter count to estimate from", model,
+				   m->arch.not_understood);
 	return vf_cli_fail("%s: no architecture or parameter count to estimate from", model);
 }
 

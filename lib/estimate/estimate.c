@@ -25,6 +25,7 @@
 
 #include "vramfit/base/json.h"
 #include "vramfit/estimate/moe.h"
+#include "vramfit/estimate/ssm.h"
 #include "vramfit/model/models.h"
 #include "steptrace.h"
 #include "steptime.h"
@@ -82,6 +83,7 @@ struct shape {
 	double largest;           /* elements of the largest parameter tensor */
 	double layer_linear;      /* linear parameters of one layer (for recompute) */
 	struct vf_moe_terms mt;   /* experts, latent attention, sliding windows (moe.c) */
+	struct vf_ssm_terms ssm;  /* Mamba layers of SSMs and hybrids (ssm.c) */
 	bool eager_attn;          /* explicit s x s attention whatever the setup says */
 };
 
@@ -186,6 +188,7 @@ static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 		s->params = (double)a->params_exact;
 	}
 	vf_moe_terms(a, &s->mt);
+	vf_ssm_terms(a, &s->ssm);
 	s->mt.dense_ffn = s->f;
 	if (!s->mt.mla)
 		s->mt.kv_width = 2 * s->hkv;
@@ -370,7 +373,7 @@ static double mlp_bytes(const void *ctx, double f)
 
 /* Activation bytes saved per token by one decoder layer (sdpa/flash
  * attention; the s^2 scores of eager attention are added by the caller). */
-static double layer_bytes(const struct shape *s, const struct dt *d, bool eager)
+static double layer_bytes(const struct shape *s, const struct dt *d, bool eager, double *attn_part)
 {
 	double h = s->h, hq = s->hq, hkv = s->hkv, C = d->C;
 	unsigned t = d->lt;
@@ -398,6 +401,8 @@ static double layer_bytes(const struct shape *s, const struct dt *d, bool eager)
 	total += lin_in(d, hq, C, 1, nl_o);                      /* o_proj input (contiguous copy) */
 	if (s->dropout > 0)
 		total += h;                                      /* dropout mask, 1 byte */
+
+	*attn_part = total;
 
 	/* MLP block */
 	if (!s->parallel)
@@ -1075,6 +1080,10 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 	enc->count = s->L;
 	enc->attn_flops = 4 * b * sq * sq * s->hq * (eager || s->fc == FC_T5 ? 1.0 : 0.5);
 	enc->score_elems = eager ? b * s->heads * sq * sq : 0;
+	if (s->ssm.layers > 0) { /* scores on the attention layers only: the scan is linear */
+		enc->attn_flops *= s->ssm.attn_layers / s->ssm.L;
+		enc->score_elems *= s->ssm.attn_layers / s->ssm.L;
+	}
 	enc->score_passes = 3 + (s->fc == FC_T5 ? 2 : 0) + (s->dropout > 0 ? 2 : 0);
 	enc->kernels += eager ? 3 + (s->fc == FC_T5 ? 1 : 0) + (s->dropout > 0 ? 2 : 0) : 0;
 	w.nkinds = 1;
@@ -1347,7 +1356,16 @@ static void activations_term(struct llm *m)
 	const struct shape *s = &m->s;
 	double b = m->b, sq = m->sq, tq = m->tq, N = m->N;
 	bool eager = su->attention == VF_ATTN_EAGER || s->eager_attn; /* T5, bloom: explicit scores */
-	double per_layer_tok = d->train ? layer_bytes(s, d, eager) : 0;
+	double attn_tok = 0;
+	double per_layer_tok = d->train ? layer_bytes(s, d, eager, &attn_tok) : 0;
+	if (d->train && s->ssm.layers > 0) {
+		/* SSMs and hybrids: the mean layer, attention on attn_layers of
+		 * them, a Mamba mixer on ssm_layers (both on every layer of a
+		 * parallel hybrid: Falcon-H1), the MLP where there is one */
+		double mixer = s->ssm.attn_layers / s->ssm.L * attn_tok +
+			       s->ssm.layers / s->ssm.L * vf_ssm_saved_per_token(&s->ssm, s->h, d->C, sq);
+		per_layer_tok = mixer + (s->ssm.mlp ? per_layer_tok - attn_tok : 0);
+	}
 	m->scores = 0;
 	if (eager) {
 		m->scores = b * s->heads * sq * sq * score_bytes(s, d);
@@ -1457,6 +1475,13 @@ static void infer_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 	double kv = vf_moe_kv_elements(&s->mt, b, sq) * kvb; /* MLA, sliding windows: moe.c */
 	if (s->fc == FC_T5)
 		kv = 2 * s->Ld * s->hkv * (b * m->tq + N) * kvb;
+	if (s->ssm.layers > 0) { /* attention layers only; the SSM layers' recurrent state */
+		struct vf_moe_terms at = s->mt;
+		at.layers = s->ssm.attn_layers;
+		if (at.window_layers > at.layers)
+			at.window_layers = at.layers;
+		kv = vf_moe_kv_elements(&at, b, sq) * kvb + vf_ssm_state_bytes(&s->ssm, b, d->C);
+	}
 	double work = N * (2 * s->h * d->C + (s->gated ? 3 : 2) * s->f * d->C);
 	double attn_work = N * (3 * s->h + 3 * s->hq + 2 * s->hkv) * d->C;
 	if (su->attention == VF_ATTN_EAGER)

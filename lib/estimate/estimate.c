@@ -27,6 +27,7 @@
 #include "vramfit/estimate/moe.h"
 #include "vramfit/model/models.h"
 #include "steptrace.h"
+#include "nccl.h"
 #include "steptime.h"
 
 #include "estimate_internal.h"
@@ -283,6 +284,7 @@ struct dt {
 	unsigned lt;      /* LoRA targets (0 unless lora) */
 	double rank;
 	bool compile;     /* torch.compile: inductor recomputes cheap elementwise ops */
+	bool qbase;       /* the frozen base linears are quantized */
 };
 
 /* Bytes saved for backward at one linear-layer input of n features per
@@ -950,7 +952,7 @@ static void gemm_add(struct vf__layer_work *l, double m, double k, double n, dou
 		     bool wgrad, bool igrad)
 {
 	if (l->ngemm < VF__MAX_GEMMS && m > 0 && k > 0 && n > 0 && count > 0)
-		l->gemm[l->ngemm++] = (struct vf__gemm){m, k, n, count, wgrad, igrad};
+		l->gemm[l->ngemm++] = (struct vf__gemm){m, k, n, count, wgrad, igrad, false};
 }
 
 /* A linear of in -> out features over m tokens; a LoRA adapter on it adds
@@ -958,8 +960,12 @@ static void gemm_add(struct vf__layer_work *l, double m, double k, double n, dou
 static void linear_add(struct vf__layer_work *l, const struct dt *d, double m, double in,
 		       double out, double count, bool lora)
 {
+	int base = l->ngemm;
 	gemm_add(l, m, in, out, count, d->full, d->train);
+	if (l->ngemm > base)
+		l->gemm[base].qbase = d->qbase;
 	l->kernels += count * (d->autocast && d->P == 4 ? 2 : 1); /* + the weight's cast */
+	l->dequant_kernels += d->qbase ? count : 0; /* one dequant kernel per quantized linear */
 	if (lora) {
 		gemm_add(l, m, in, d->rank, count, true, true);
 		gemm_add(l, m, d->rank, out, count, true, true);
@@ -1019,7 +1025,7 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	double h = s->h, C = d->C, R = d->R;
 	memset(l, 0, offsetof(struct vf__layer_work, gemm)); /* gemm[] filled up to ngemm */
 	l->experts = l->expert_kernels = l->attn_flops = l->score_elems = l->score_passes = 0;
-	l->elem_bytes = l->kernels = 0;
+	l->elem_bytes = l->kernels = l->dequant_bytes = l->dequant_kernels = 0;
 	if (s->fused_qkv) {
 		linear_add(l, d, m, h, s->hq + 2 * s->hkv, 1, t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V));
 	} else {
@@ -1046,18 +1052,21 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	l->kernels += s->norms_per_layer * (s->layer_norm ? 2 : 8) + (s->rotary ? 10 : 0) + 4 + 2 +
 		      (s->act == ACT_GELU_PY ? 10 : s->gated ? 2 : 1) + (s->dropout > 0 ? 4 : 0) +
 		      (s->qk_norm ? 16 : 0);
-	if (d->compile) { /* inductor fuses the elementwise chains: fewer launches and passes */
-		l->elem_bytes *= 0.5;
-		l->kernels *= 0.25;
-	}
+	/* torch.compile's fusion of these chains: steptime.c (w.compile) */
 }
 
-/* Step time: the step's work described kernel by kernel (steptime.c),
- * plus data-parallel communication (ring all-reduce / gathers over the
- * interconnect, half hidden behind the backward: assumed). */
+/* What a training step moves besides its kernels' work (train_time). */
+struct step_extra {
+	double grad_bytes;    /* gradients of one step (fp16 GradScaler passes) */
+	double offload_bytes; /* activation offload: copied out and back per micro-batch */
+	double paged_bytes;   /* paged optimizer: states beyond the card */
+};
+
+/* Step time: the step's work described kernel by kernel (steptime.c);
+ * data-parallel communication is added by train_time (runcost.c, nccl.c). */
 static void step_time(const struct shape *s, const struct vf_setup *su, const struct dt *d,
 		      const struct vf_gpu_spec *gpu, double T, double opt_traffic,
-		      double comm_bytes, struct vf_estimate *e)
+		      const struct step_extra *x, struct vf_estimate *e)
 {
 	double b = (double)su->batch, sq = (double)su->seq;
 	double tq = su->target_seq > 0 ? (double)su->target_seq : sq;
@@ -1098,7 +1107,7 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 		w.nkinds = 2;
 		Nout = Nt;
 	}
-	w.head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true};
+	w.head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true, false};
 	w.loss_bytes = d->train ? Nout * s->V * (3 * d->C + 36) : Nout * s->V * d->C;
 	w.opt_bytes = opt_traffic;
 	double per_layer = (s->fused_qkv ? 2 : 4) + (s->gated && !s->fused_gate_up ? 3 : 2) +
@@ -1113,8 +1122,23 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 	if (su->precision == VF_PREC_FP32)
 		rate = gpu && gpu->fp32_tflops > 0 ? 2 * gpu->fp32_tflops : 134; /* TF32 */
 	w.rate_tflops = rate;
+	static const enum vf__dequant dq[VF_QUANT_COUNT] = {
+		[VF_QUANT_NF4] = VF__DQ_NF4, [VF_QUANT_INT4] = VF__DQ_NF4,
+		[VF_QUANT_INT8] = VF__DQ_INT8, [VF_QUANT_FP8] = VF__DQ_FP8};
+	w.dequant = dq[su->quant];
+	for (int i = 0; i < w.nkinds; i++) /* packed weight + scales read, bf16 written */
+		w.kind[i].dequant_bytes = d->qbase ? s->layer_linear * (quant_bytes(su->quant, 2) + 2) : 0;
+	w.opt_8bit = su->optimizer == VF_OPT_ADAMW8BIT;
+	w.compile = su->compile;
+	w.grad_scaler = d->train && su->precision == VF_PREC_FP16;
+	if (x) {
+		w.grad_bytes = x->grad_bytes;
+		w.offload_bytes = x->offload_bytes;
+		w.paged_bytes = x->paged_bytes;
+	}
 	struct vf__steptime_out o;
 	vf__steptime(&w, gpu, &o);
+	e->parts = o.parts;
 	if (!(o.seconds > 0)) {
 		e->assumed |= VF_ASSUME_GPU_RATE_UNKNOWN;
 		e->step_seconds = e->tokens_per_second = e->mfu = e->utilisation = -1;
@@ -1125,12 +1149,7 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 	double fwd = 2 * N * s->active_linear + 2 * Nout * s->V * s->h + enc->attn_flops * s->L;
 	double model_flops = (!d->train ? fwd : d->full ? 3 * fwd : 2 * fwd + 6 * N * T) * w.micro;
 	e->flops_per_step = model_flops + (w.ckpt ? fwd * w.micro : 0);
-	double t_comm = 0;
-	if (comm_bytes > 0) {
-		double link = gpu && gpu->interconnect_gbs > 0 ? gpu->interconnect_gbs * 1e9 / 2 : 25e9;
-		t_comm = 0.5 * comm_bytes / link;
-	}
-	double t = o.seconds + t_comm;
+	double t = o.seconds;
 	e->utilisation = o.utilisation;
 	e->optimizer_seconds = o.opt_s;
 	e->step_seconds = t;
@@ -1202,6 +1221,7 @@ static void llm_setup(const struct vf_arch *arch, const struct vf_setup *su, str
 	d->lt = su->mode == VF_MODE_LORA ? su->lora_targets : 0;
 	d->rank = su->lora_rank;
 	d->compile = su->compile;
+	d->qbase = su->quant != VF_QUANT_NONE;
 	m->b = (double)su->batch;
 	m->sq = (double)su->seq;
 	m->tq = su->target_seq > 0 ? (double)su->target_seq : m->sq;
@@ -1489,7 +1509,7 @@ static void infer_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 			  param_rounding(s) * m->W + FRAG_INFER * (work + Nout * s->V * d->C);
 	finish_terms(e, ph, reserved, (enum vf_phase)bi);
 	if (timed)
-		step_time(s, su, d, gpu, 0, 0, 0, e);
+		step_time(s, su, d, gpu, 0, 0, NULL, e);
 }
 
 /* Activations held through a training step's forward: every layer's, or
@@ -1666,7 +1686,7 @@ static double train_reserve(const struct llm *m, const struct vf_estimate *e,
 static void train_time(const struct llm *m, const struct vf_gpu_spec *gpu, struct vf_estimate *e)
 {
 	const struct vf_setup *su = m->su;
-	double T = m->T, gb = m->gb, ngpu = m->ngpu;
+	double T = m->T, gb = m->gb;
 	double opt_traffic = 0;
 	switch (su->optimizer) {
 	case VF_OPT_ADAMW:
@@ -1680,14 +1700,18 @@ static void train_time(const struct llm *m, const struct vf_gpu_spec *gpu, struc
 	case VF_OPT_ADAFACTOR: opt_traffic = T * gb * 10; break;
 	default: break;
 	}
-	double comm = 0;
-	if (ngpu > 1 && su->shard != VF_SHARD_NONE) {
-		double ring = 2 * (ngpu - 1) / ngpu;
-		comm = ring * T * gb;                      /* gradients: all-reduce */
-		if (su->shard == VF_SHARD_ZERO3 || su->shard == VF_SHARD_FSDP)
-			comm += 2 * (ngpu - 1) / ngpu * m->P * m->d.P; /* weights gathered for forward and backward */
+	struct step_extra x = {.grad_bytes = T * gb};
+	if (su->activation_offload) { /* saved tensors out in the forward, back in the backward */
+		double kept = 2, layers = m->layers > kept ? m->layers - kept : 0;
+		x.offload_bytes = 2 * layers * (su->grad_ckpt ? m->ckpt_in : m->A_layer);
 	}
-	step_time(&m->s, su, &m->d, gpu, T, opt_traffic, comm, e);
+	if (su->paged_optimizer && gpu) { /* states beyond the card live on the host */
+		double over = (double)e->peak_bytes - (double)vf_estimate_gpu_bytes(gpu);
+		double states = (double)e->optimizer_bytes;
+		x.paged_bytes = over > 0 ? (over < states ? over : states) : 0;
+	}
+	step_time(&m->s, su, &m->d, gpu, T, opt_traffic, &x, e);
+	vf__estimate_add_comm(su, gpu, m->layers, e);
 }
 
 /* Training: the phases of a steady-state step, the peak among them, the

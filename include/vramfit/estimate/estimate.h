@@ -115,6 +115,25 @@ struct vf_estimate {
 	double mfu;                /* model FLOPs (no recompute) / (time x dense bf16 rate) */
 	double utilisation;        /* the fitted matmul utilisation used */
 	double optimizer_seconds;  /* memory-bound optimizer step share */
+	/* The step as its parts (s per optimizer step; LLMs; zero otherwise):
+	 * step_seconds = compute + exposed communication. */
+	struct vf_step_parts {
+		double gemm;           /* GEMMs: linears, LoRA adapters, lm_head */
+		double attention;      /* SDPA kernels, or eager's batched GEMMs */
+		double memory_bound;   /* norms, activations, residuals, softmax, the loss */
+		double launch;         /* host time beyond the device's (launch-bound passes) */
+		double moe;            /* the eager expert loop (GEMMs, launches, syncs) */
+		double dequant;        /* quantized base weights dequantized per pass */
+		double optimizer;      /* the optimizer step (+ fp16 GradScaler) */
+		double offload;        /* activation offload copies not hidden */
+		double paging;         /* paged optimizer states migrated over PCIe */
+		double fixed;          /* per-step host overhead */
+		double compute;        /* the sum above: one GPU's step */
+		double comm_total;     /* data-parallel communication, hidden or not */
+		double comm_exposed;   /* the part not hidden behind compute */
+		double comm_bytes;     /* sent by each GPU per optimizer step */
+		char link[24];         /* the link class communication ran on ("" none) */
+	} parts;
 
 	unsigned assumed;          /* VF_ASSUME_* */
 

@@ -674,6 +674,39 @@ static void print_segments(const struct vf_alloc *a, const struct vf_estimate *e
 	}
 }
 
+/* --explain: each GPU's step time as its parts (lib/estimate/steptime.c,
+ * nccl.c), so a slow card or link shows where its time goes. */
+static void print_step_parts(const struct gpu_row *rows, int nrows)
+{
+	static const char *const label[] = {
+		"GEMMs", "attention", "memory-bound kernels", "launches (host-bound)", "MoE expert loop",
+		"base dequantization", "optimizer step", "activation offload (exposed)",
+		"paged optimizer (PCIe)", "per-step overhead", "communication (exposed)"};
+	for (int i = 0; i < nrows; i++) {
+		const struct gpu_row *r = &rows[i];
+		const struct vf_estimate *e = &r->est;
+		if (!(e->step_seconds > 0) || !(e->parts.compute > 0) || r->split)
+			continue;
+		const char *names[16];
+		double v[16];
+		int n = vf_estimate_parts_list(e, names, v);
+		printf("\nStep time on %s%s: %.0f ms", r->spec.name, r->setup.gpus > 1 ? " (each GPU)" : "",
+		       1e3 * e->step_seconds);
+		if (r->setup.gpus > 1)
+			printf(", %d GPUs %s over %s", r->setup.gpus, vf_shard_name(r->setup.shard),
+			       e->parts.link[0] ? e->parts.link : "an unknown link");
+		printf("\n");
+		for (int k = 0; k < n && k < (int)(sizeof label / sizeof label[0]); k++) {
+			if (!(v[k] >= 5e-5)) /* under 0.05 ms */
+				continue;
+			printf("  %-30s %9.1f ms %5.1f%%\n", label[k], 1e3 * v[k], 100 * v[k] / e->step_seconds);
+		}
+		if (e->parts.comm_total > 0)
+			printf("  %-30s %9.1f ms (%.1f ms hidden behind compute)\n", "communication in all",
+			       1e3 * e->parts.comm_total, 1e3 * (e->parts.comm_total - e->parts.comm_exposed));
+	}
+}
+
 /* --- one model across GPUs (--split layers, --tp, --pp; split.h) ---------- */
 
 static void split_setup_words(const struct vf_setup *s, const struct vf_split *sp, char *o, size_t n)
@@ -987,6 +1020,9 @@ static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const 
 	if (r->est.step_seconds > 0) {
 		cJSON_AddNumberToObject(g, "step_seconds", r->est.step_seconds);
 		cJSON_AddNumberToObject(g, "tokens_per_second", r->est.tokens_per_second);
+		cJSON *parts = vf_estimate_parts_json(&r->est);
+		if (parts)
+			cJSON_AddItemToObject(g, "step_parts", parts);
 	} else {
 		cJSON_AddNullToObject(g, "step_seconds");
 		cJSON_AddNullToObject(g, "tokens_per_second");
@@ -1360,7 +1396,7 @@ static const struct vf_option options[] = {
 	OPT_CHOICE("allocator", allocator, allocators,
 		   "PyTorch's caching allocator mode (default: from\n"
 		   "PYTORCH_CUDA_ALLOC_CONF, else cudaMalloc segments)"),
-	OPT_BOOL("explain", explain, "the allocator's segments at the peak"),
+	OPT_BOOL("explain", explain, "the allocator's segments at the peak and each GPU's step as its parts"),
 	OPT_END(),
 };
 #undef OPT_T
@@ -1699,6 +1735,8 @@ static int output(const struct est_args *a, struct result *r)
 		whole_run_print(&a->w, r->rows, r->nrows);
 	if (r->sim)
 		print_segments(r->sim, &r->e0, &r->tg.alloc);
+	if (a->explain)
+		print_step_parts(r->rows, r->nrows);
 	else if (a->explain && r->tg.dit)
 		printf("\n--explain: the allocator simulation covers LLMs; video DiTs use the fast path\n");
 	return VF_EXIT_OK;

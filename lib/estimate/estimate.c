@@ -2031,6 +2031,55 @@ cJSON *vf_estimate_time_json(const struct vf_estimate *e)
 		cJSON_AddNullToObject(o, "tokens_per_second");
 		cJSON_AddNullToObject(o, "mfu");
 	}
+	cJSON *p = vf_estimate_parts_json(e);
+	if (p)
+		cJSON_AddItemToObject(o, "parts", p);
+	return o;
+}
+
+int vf_estimate_parts_list(const struct vf_estimate *e, const char *names[16], double values[16])
+{
+	const struct vf_step_parts *p = &e->parts;
+	const struct {
+		const char *name;
+		double v;
+	} part[] = {{"gemm", p->gemm},
+		    {"attention", p->attention},
+		    {"memory_bound", p->memory_bound},
+		    {"launch", p->launch},
+		    {"moe", p->moe},
+		    {"dequant", p->dequant},
+		    {"optimizer", p->optimizer},
+		    {"offload", p->offload},
+		    {"paging", p->paging},
+		    {"fixed", p->fixed},
+		    {"comm_exposed", p->comm_exposed}};
+	int n = 0;
+	for (size_t i = 0; i < sizeof part / sizeof part[0] && n < 16; i++, n++) {
+		names[n] = part[i].name;
+		values[n] = part[i].v;
+	}
+	return n;
+}
+
+cJSON *vf_estimate_parts_json(const struct vf_estimate *e)
+{
+	if (!(e->step_seconds > 0) || !(e->parts.compute > 0))
+		return NULL;
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	const char *names[16];
+	double v[16];
+	int n = vf_estimate_parts_list(e, names, v);
+	for (int i = 0; i < n; i++)
+		cJSON_AddNumberToObject(o, names[i], v[i]);
+	cJSON_AddNumberToObject(o, "compute", e->parts.compute);
+	cJSON_AddNumberToObject(o, "comm_total", e->parts.comm_total);
+	if (e->parts.link[0])
+		cJSON_AddStringToObject(o, "link", e->parts.link);
+	else
+		cJSON_AddNullToObject(o, "link");
 	return o;
 }
 

@@ -61,6 +61,7 @@ static void load(void)
 		k->busbw = num(l, "busbw_gbs", 0) * 1e9;
 		k->base_s = num(l, "base_us", 10) * 1e-6;
 		k->step_s = num(l, "step_us", 2) * 1e-6;
+		k->overlap = num(l, "overlap_scale", 1);
 		k->known = k->busbw > 0;
 		if (k->known)
 			C.nlinks++;
@@ -125,6 +126,7 @@ void vf__nccl_link(const struct vf_gpu_spec *gpu, int gpus, struct vf__link *out
 		out->busbw = 0.4 * gpu->interconnect_gbs * 1e9;
 		out->base_s = 10e-6;
 		out->step_s = 2e-6;
+		out->overlap = 1;
 		out->known = true;
 	}
 	struct vf__link net;

@@ -20,6 +20,7 @@ struct vf__link {
 	double busbw;    /* bytes/s, large messages */
 	double base_s;   /* a small collective's fixed latency */
 	double step_s;   /* per ring step */
+	double overlap;  /* scales each strategy's overlap (SHM transport: less) */
 	bool known;      /* false: no bandwidth for this GPU */
 };
 

@@ -46,7 +46,7 @@ static double fsdp_nccl(const struct vf_comm_in *in, const struct vf__link *l, d
 	double layers = in->layers >= 1 ? in->layers : 1;
 	double accum = in->grad_accum > 0 ? (double)in->grad_accum : 1;
 	double micro = in->compute_seconds / accum;
-	double bwd = backward_share(in->grad_ckpt), ov = vf__nccl_overlap("fsdp");
+	double bwd = backward_share(in->grad_ckpt), ov = vf__nccl_overlap("fsdp") * l->overlap;
 	double ag = vf__nccl_seconds(l, VF__ALL_GATHER, n, in->param_bytes / layers, layers);
 	double rs = vf__nccl_seconds(l, VF__REDUCE_SCATTER, n, in->grad_bytes / layers, layers);
 	double first = vf__nccl_seconds(l, VF__ALL_GATHER, n, in->param_bytes / layers, 1);
@@ -69,7 +69,7 @@ static double dp_nccl(const struct vf_comm_in *in, const struct vf__link *l, dou
 	enum vf__coll c = zero ? VF__REDUCE_SCATTER : VF__ALL_REDUCE;
 	double red = vf__nccl_seconds(l, c, n, each, count);
 	double tail = vf__nccl_seconds(l, c, n, each, 1);
-	double ov = vf__nccl_overlap(zero ? "zero2" : "ddp");
+	double ov = vf__nccl_overlap(zero ? "zero2" : "ddp") * l->overlap;
 	double gather = zero ? vf__nccl_seconds(l, VF__ALL_GATHER, n, in->param_bytes, 1) : 0;
 	*total = red + gather;
 	return fmax(tail, red - ov * window) + gather;
@@ -374,12 +374,19 @@ void vf__estimate_add_comm(const struct vf_setup *su, const struct vf_gpu_spec *
 	double t = e->step_seconds;
 	if (!(t > 0) || su->mode == VF_MODE_INFER || su->gpus <= 1 || su->shard == VF_SHARD_NONE)
 		return;
+	double gb = vf_runcost_grad_elem_bytes(su), pb = vf_runcost_param_elem_bytes(su);
+	if (su->shard != VF_SHARD_DDP && su->precision != VF_PREC_FP32) {
+		/* sharded under mixed precision (FSDP MixedPrecision param_dtype,
+		 * DeepSpeed's bf16/fp16 params): gathers and reductions in 16 bits */
+		pb = pb > 2 ? 2 : pb;
+		gb = su->mode == VF_MODE_FULL && gb > 2 ? 2 : gb;
+	}
 	struct vf_comm_in ci = {
 		.shard = su->shard,
 		.gpus = su->gpus,
 		.grad_accum = su->grad_accum,
-		.grad_bytes = (double)e->trainable_params * vf_runcost_grad_elem_bytes(su),
-		.param_bytes = (double)e->params * vf_runcost_param_elem_bytes(su),
+		.grad_bytes = (double)e->trainable_params * gb,
+		.param_bytes = (double)e->params * pb,
 		.link_gbs = gpu ? gpu->interconnect_gbs : -1,
 		.compute_seconds = t,
 		.grad_ckpt = su->grad_ckpt,

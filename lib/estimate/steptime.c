@@ -23,8 +23,9 @@
  *              bitsandbytes' 8-bit kernels at a share of it, a Python
  *              loop per tensor; fp16's GradScaler passes and sync;
  *   offload    activation offload copies over PCIe, partly hidden;
- *   paging     paged optimizer states beyond the card migrated out and
- *              back over PCIe every step (unified memory);
+ *   paging     paged optimizer states beyond the card migrated in for
+ *              the optimizer step while others go out (PCIe is duplex),
+ *              every step (unified memory);
  *   fixed      step_s per optimizer step.
  * Per generation the efficiencies are hopper's fitted ones scaled by a
  * kernel-level benchmark (data/estimate/steptime.json says which).
@@ -302,8 +303,8 @@ static void host_traffic(const struct vf__step_work *w, const struct vf_gpu_spec
 		double hidden = K.offload_overlap * micro_s;
 		p->offload = (t > hidden ? t - hidden : 0) * w->micro;
 	}
-	if (w->paged_bytes > 0) /* migrated out before the forward, back for the optimizer step */
-		p->paging = 2 * w->paged_bytes / (host * K.paging_ratio);
+	if (w->paged_bytes > 0) /* evicted pages out while the needed ones come in: PCIe is duplex */
+		p->paging = w->paged_bytes / (host * K.paging_ratio);
 }
 
 void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,

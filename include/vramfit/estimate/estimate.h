@@ -309,5 +309,11 @@ vf_status vf_estimate_ltx2(const char *model_id, const struct vf_ltx2_config *c,
  * Caller owns; cJSON_Delete(). */
 cJSON *vf_estimate_memory_json(const struct vf_estimate *e);
 cJSON *vf_estimate_time_json(const struct vf_estimate *e);
+/* The step as its parts (e->parts, seconds) for --json; NULL when the
+ * estimate has none (no step time, or not an LLM). Caller owns. */
+cJSON *vf_estimate_parts_json(const struct vf_estimate *e);
+/* The parts' names and values in display order (n entries, the last the
+ * exposed communication); returns n. Names are static. */
+int vf_estimate_parts_list(const struct vf_estimate *e, const char *names[16], double values[16]);
 
 #endif

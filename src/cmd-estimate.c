@@ -275,11 +275,12 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 		       s->stack, s->stack, s->adapter_bf16 ? "bf16" : "fp32", vf_loss_name(s->loss),
 		       s->loss == VF_LOSS_CHUNKED ? " in chunks" : "");
 		if (s->compile)
-			assume(a, "--compile: elementwise passes halved and launches quartered, cheap fp32 "
-				  "intermediates recomputed (not measured)");
+			assume(a, "--compile: elementwise traffic, launches and the loss's logits passes "
+				  "fused (shares in data/estimate/steptime.json), cheap fp32 intermediates "
+				  "recomputed (not measured)");
 		if (s->activation_offload)
 			assume(a, "--activation-offload: two layers' saved tensors on the GPU, the copies "
-				  "hidden behind compute (not measured)");
+				  "over PCIe hidden behind up to 70%% of the compute (not measured)");
 		if (s->paged_optimizer)
 			assume(a, "paged optimizer: its states are in the peak but evicted to the host "
 				  "before an out-of-memory, so they do not decide the fit");
@@ -296,6 +297,16 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 			  "(optimizer states held from the previous step)");
 	assume(a, "step time (an estimate): LLMs kernel by kernel, constants fitted on H200 measurements "
 		  "(data/estimate/steptime.json); video DiTs dense bf16 rate x fitted utilisation");
+	if (gpu && e->parts.compute > 0 && strcmp(gpu->generation, "hopper") != 0)
+		assume(a, "step time on %s (%s): hopper's fitted efficiencies scaled by kernel-level "
+			  "benchmarks of the generation (cuBLAS GEMM, flash-attention, bandwidth; "
+			  "sources in data/estimate/steptime.json), not fitted on measured steps; approximate",
+		       gpu->id, gpu->generation[0] ? gpu->generation : "unknown generation");
+	if (e->parts.link[0])
+		assume(a, "communication as NCCL runs it over %s (bus bandwidth and latency per link class, "
+			  "per-layer gathers, DDP buckets; data/estimate/steptime.json): %.0f ms per step, "
+			  "%.0f ms of it exposed (--explain)",
+		       e->parts.link, 1e3 * e->parts.comm_total, 1e3 * e->parts.comm_exposed);
 }
 
 static cJSON *gt_json(const struct vf_gt_report *r)

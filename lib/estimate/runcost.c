@@ -350,14 +350,17 @@ const char *vf_verdict_name(enum vf_verdict v)
 }
 
 static const char *const assumptions[] = {
-	"multi-GPU: data-parallel communication over the catalog interconnect (NVLink or PCIe) "
-	"at 40% of its figure (nccl-tests bus bandwidth on DGX A100/H100)",
-	"DDP: ring all-reduce of the gradients, 2(N-1)/N x gradient bytes, once per optimizer "
-	"step, hidden behind up to 80% of the last micro-step's backward except the last 25 MiB "
+	"multi-GPU: collectives as NCCL runs them per link class (NVLink 2-5, PCIe with or without "
+	"peer-to-peer, InfiniBand/Ethernet beyond 8 GPUs): nccl-tests bus bandwidth and latency "
+	"(data/estimate/steptime.json); a GPU outside the classes at 40% of its interconnect figure",
+	"DDP: ring all-reduce of the gradients in 25 MiB buckets, 2(N-1)/N x gradient bytes, once per "
+	"optimizer step, hidden behind up to 80% of the last micro-step's backward except the last "
 	"bucket",
 	"ZeRO-1/2: gradients reduce-scattered and updated parameters all-gathered once per step; "
-	"ZeRO-3/FSDP: parameters all-gathered twice and gradients reduce-scattered every "
-	"micro-step, hidden behind up to 80% of compute",
+	"ZeRO-3/FSDP: each layer's parameters all-gathered for its forward and backward and its "
+	"gradients reduce-scattered every micro-step, in 16 bits under mixed precision, hidden behind "
+	"up to 80% of compute (the first gather exposed); without peer-to-peer (GeForce) a quarter of "
+	"that overlap",
 	"whole run: steps = tokens / (batch x seq x grad-accum x GPUs), rounded up; cost = "
 	"$/GPU-hour x GPUs x hours (no start-up, evaluation or checkpoint time)",
 	NULL,

@@ -73,17 +73,24 @@ static double num(const cJSON *o, const char *key, double fallback)
 	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? v->valuedouble : fallback;
 }
 
+/* A divisor: only a positive value replaces the fallback. */
+static double rate(const cJSON *o, const char *key, double fallback)
+{
+	double v = num(o, key, fallback);
+	return v > 0 ? v : fallback;
+}
+
 /* A per-generation table: "<gen>" and "<gen>-geforce" (else "<gen>"),
  * a generation without an entry takes hopper's. */
 static void per_generation(const cJSON *c, const char *key, double dst[NGEN][2], double fallback)
 {
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, key);
-	double hopper = num(t, "hopper", fallback);
+	double hopper = rate(t, "hopper", fallback);
 	for (int i = 0; i < NGEN; i++) {
 		char g[40];
-		dst[i][0] = num(t, generations[i], hopper);
+		dst[i][0] = rate(t, generations[i], hopper);
 		snprintf(g, sizeof g, "%s-geforce", generations[i]);
-		dst[i][1] = num(t, g, dst[i][0]);
+		dst[i][1] = rate(t, g, dst[i][0]);
 	}
 }
 
@@ -102,15 +109,15 @@ static void load_constants(void)
 	per_generation(c, "attention_efficiency", K.attn_eff, 0.6);
 	per_generation(c, "bandwidth_efficiency", K.bw_eff, 0.4508);
 	K.gemm_tile = num(c, "gemm_tile", 619000.0);
-	K.int8_rate = num(cJSON_GetObjectItemCaseSensitive(c, "gemm_dtype_rate"), "int8", 0.5);
+	K.int8_rate = rate(cJSON_GetObjectItemCaseSensitive(c, "gemm_dtype_rate"), "int8", 0.5);
 	const cJSON *dq = cJSON_GetObjectItemCaseSensitive(c, "dequant_efficiency");
 	K.dq_eff[VF__DQ_NONE] = 1;
-	K.dq_eff[VF__DQ_NF4] = num(dq, "nf4", 0.22);
-	K.dq_eff[VF__DQ_INT8] = num(dq, "int8", 0.35);
-	K.dq_eff[VF__DQ_FP8] = num(dq, "fp8", 0.45);
+	K.dq_eff[VF__DQ_NF4] = rate(dq, "nf4", 0.22);
+	K.dq_eff[VF__DQ_INT8] = rate(dq, "int8", 0.35);
+	K.dq_eff[VF__DQ_FP8] = rate(dq, "fp8", 0.45);
 	const cJSON *o8 = cJSON_GetObjectItemCaseSensitive(c, "optimizer_8bit");
 	K.opt8_tensor_s = num(o8, "per_tensor_s", 4e-5);
-	K.opt8_bw = num(o8, "bandwidth_ratio", 0.35);
+	K.opt8_bw = rate(o8, "bandwidth_ratio", 0.35);
 	const cJSON *gs = cJSON_GetObjectItemCaseSensitive(c, "grad_scaler");
 	K.scaler_passes = num(gs, "passes", 3);
 	K.scaler_syncs = num(gs, "syncs", 1);
@@ -119,14 +126,14 @@ static void load_constants(void)
 	K.compile_kernels = num(cp, "kernels", 0.2);
 	K.compile_loss = num(cp, "loss_bytes", 0.5);
 	const cJSON *hl = cJSON_GetObjectItemCaseSensitive(c, "host_link");
-	K.pcie_gbs = num(hl, "pcie_gbs", 25);
-	K.paging_ratio = num(hl, "paging_ratio", 0.5);
+	K.pcie_gbs = rate(hl, "pcie_gbs", 25);
+	K.paging_ratio = rate(hl, "paging_ratio", 0.5);
 	K.offload_overlap = num(hl, "offload_overlap", 0.7);
 	K.launch_s = num(c, "launch_s", 1.851e-5);
 	K.kernel_gpu_s = num(c, "kernel_gpu_s", 0);
 	K.step_s = num(c, "step_s", 1.5e-5);
 	K.sync_s = num(c, "sync_s", 2e-5);
-	K.bwd_kernels = num(c, "backward_kernels", 2);
+	K.bwd_kernels = rate(c, "backward_kernels", 2);
 	cJSON_Delete(root);
 	K.loaded = true;
 }

@@ -265,6 +265,10 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 	}
 	if (e->assumed & VF_ASSUME_GPU_RATE_UNKNOWN)
 		assume(a, "no dense tensor rate known for %s: no step time", gpu ? gpu->id : "the GPU");
+	if (e->assumed & VF_ASSUME_BF16_EMULATED)
+		assume(a, "%s has no bf16 tensor cores: bf16 matmuls run emulated on the CUDA cores "
+			  "(%.1f TFLOP/s); --precision fp16 uses its fp16 tensor cores",
+		       gpu ? gpu->id : "the GPU", gpu ? gpu->fp32_tflops : 0.0);
 	if (s->quant != VF_QUANT_NONE)
 		assume(a, "quantized base: linear weights at %s with block scales, embeddings and norms in "
 			  "bf16; one linear dequantized at a time",

@@ -999,6 +999,10 @@ static double mlp_work(const struct shape *s, const struct dt *d, double m, stru
 		linear_add(l, d, m, h, s->experts, moe, false);          /* router */
 		l->experts = s->experts * moe;
 		l->expert_kernels = 10; /* where, index, 3 GEMMs, act, mul, routing weight, index_add */
+		/* hidden_states[token_idx]'s backward (IndexBackward: index_put_
+		 * into zeros_like(hidden_states)) writes an m x h gradient per
+		 * expert, which autograd then adds into the others (read 2, write 1) */
+		l->expert_bwd_bytes = m * h * d->C * 4;
 		width += moe * s->topk * fe;
 	}
 	width += dense * fd + moe * mt->shared_ffn;
@@ -1025,7 +1029,7 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	double h = s->h, C = d->C, R = d->R;
 	memset(l, 0, offsetof(struct vf__layer_work, gemm)); /* gemm[] filled up to ngemm */
 	l->experts = l->expert_kernels = l->attn_flops = l->score_elems = l->score_passes = 0;
-	l->elem_bytes = l->kernels = l->dequant_bytes = l->dequant_kernels = 0;
+	l->elem_bytes = l->kernels = l->dequant_bytes = l->dequant_kernels = l->expert_bwd_bytes = 0;
 	if (s->fused_qkv) {
 		linear_add(l, d, m, h, s->hq + 2 * s->hkv, 1, t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V));
 	} else {
@@ -1117,10 +1121,21 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 	w.opt_per_tensor = su->optimizer_impl == VF_OPTIMPL_FOR || su->optimizer == VF_OPT_ADAFACTOR ||
 			   su->optimizer == VF_OPT_LION;
 	double rate = gpu ? gpu->bf16_tflops : 989.5; /* H200 datasheet when no GPU */
-	if (gpu && !(rate > 0) && gpu->fp16_tflops > 0)
-		rate = gpu->fp16_tflops; /* no bf16 tensor cores (V100, T4): fp16 */
-	if (su->precision == VF_PREC_FP32)
-		rate = gpu && gpu->fp32_tflops > 0 ? 2 * gpu->fp32_tflops : 134; /* TF32 */
+	if (gpu && !(rate > 0) && su->precision == VF_PREC_FP16 && gpu->fp16_tflops > 0)
+		rate = gpu->fp16_tflops; /* fp16 autocast on fp16 tensor cores (V100, T4) */
+	else if (gpu && !(rate > 0) && gpu->fp32_tflops > 0 && gpu->fp16_tflops > 0) {
+		/* bf16 without bf16 tensor cores (V100, T4): PyTorch emulates it,
+		 * cuBLAS runs bf16 GEMMs on the CUDA cores */
+		rate = gpu->fp32_tflops;
+		e->assumed |= VF_ASSUME_BF16_EMULATED;
+	}
+	if (su->precision == VF_PREC_FP32) {
+		/* TF32 tensor cores from Ampere on; Volta and Turing: CUDA cores */
+		bool tf32 = !gpu || !(strcmp(gpu->generation, "volta") == 0 ||
+				      strcmp(gpu->generation, "turing") == 0 ||
+				      strcmp(gpu->generation, "pascal") == 0);
+		rate = gpu && gpu->fp32_tflops > 0 ? (tf32 ? 2 : 1) * gpu->fp32_tflops : 134;
+	}
 	w.rate_tflops = rate;
 	static const enum vf__dequant dq[VF_QUANT_COUNT] = {
 		[VF_QUANT_NF4] = VF__DQ_NF4, [VF_QUANT_INT4] = VF__DQ_NF4,

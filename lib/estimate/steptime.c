@@ -14,10 +14,13 @@
  *              forward, again in the backward (and the recompute): its
  *              bytes at the dequant kernel's share of the bandwidth;
  *   launches   each phase takes max(device time, kernels x launch_s): a
- *              small model waits on the host, a large one on the GPU;
+ *              small model waits on the host, a large one on the GPU; the
+ *              host's speed per generation's typical machine scales it;
  *   MoE        transformers' eager loop over experts: per expert its
  *              GEMMs on the tokens routed to it and a torch.where that
- *              synchronises, so host and device time add up;
+ *              synchronises, so host and device time add up; in the
+ *              backward the gathered tokens' gradient is a full-size
+ *              zero-filled tensor per expert, summed by autograd;
  *   recompute  checkpointing runs each layer's forward again in backward;
  *   optimizer  state traffic at bandwidth; per-tensor loops pay launches;
  *              bitsandbytes' 8-bit kernels at a share of it, a Python
@@ -49,6 +52,7 @@ static struct {
 	double gemm_eff[NGEN][2];
 	double attn_eff[NGEN][2];
 	double bw_eff[NGEN][2];
+	double host[NGEN][2];  /* host time per launch relative to the H200 hosts' */
 	double gemm_tile;      /* output elements (m x n) at which a GEMM reaches half its efficiency */
 	double int8_rate;      /* LLM.int8 GEMM rate / bf16 rate */
 	double dq_eff[4];      /* by enum vf__dequant: the dequant kernel's bandwidth share */
@@ -108,6 +112,7 @@ static void load_constants(void)
 	per_generation(c, "gemm_efficiency", K.gemm_eff, 0.648);
 	per_generation(c, "attention_efficiency", K.attn_eff, 0.6);
 	per_generation(c, "bandwidth_efficiency", K.bw_eff, 0.4508);
+	per_generation(c, "host_speed", K.host, 1.0);
 	K.gemm_tile = num(c, "gemm_tile", 619000.0);
 	K.int8_rate = rate(cJSON_GetObjectItemCaseSensitive(c, "gemm_dtype_rate"), "int8", 0.5);
 	const cJSON *dq = cJSON_GetObjectItemCaseSensitive(c, "dequant_efficiency");
@@ -184,6 +189,7 @@ struct hw {
 	double rate, bw, bw_raw, eff;
 	double inv_rate_eff, inv_bw; /* 1 / (rate x eff), 1 / bandwidth */
 	double attn_eff;
+	double launch_s, sync_s, host; /* per launch, per sync, host time scale */
 };
 
 /* One GEMM of m x k by k x n (2-byte operands), device seconds. */
@@ -252,11 +258,12 @@ static void kind_times(const struct hw *h, const struct vf__step_work *w,
 		k->b.dq = w->train ? t : 0; /* dequantized again for dX */
 	}
 	double dqk = w->dequant != VF__DQ_NONE ? l->dequant_kernels : 0;
-	k->f.host = (ck * l->kernels + dqk) * K.launch_s;
-	k->b.host = (ck * l->kernels * K.bwd_kernels + dqk) * K.launch_s;
+	k->f.host = (ck * l->kernels + dqk) * h->launch_s;
+	k->b.host = (ck * l->kernels * K.bwd_kernels + dqk) * h->launch_s;
 	if (l->experts > 0) {
-		k->f.moe_host = l->experts * (l->expert_kernels * K.launch_s + K.sync_s);
-		k->b.moe_host = l->experts * (l->expert_kernels * K.bwd_kernels * K.launch_s + K.sync_s);
+		k->b.moe += w->train ? l->experts * l->expert_bwd_bytes * h->inv_bw : 0;
+		k->f.moe_host = l->experts * (l->expert_kernels * h->launch_s + h->sync_s);
+		k->b.moe_host = l->experts * (l->expert_kernels * K.bwd_kernels * h->launch_s + h->sync_s);
 	}
 }
 
@@ -287,15 +294,15 @@ static double pass_s(const struct vf__step_work *w, const struct kind_t *k, bool
 static double optimizer_s(const struct hw *h, const struct vf__step_work *w)
 {
 	double dev = w->opt_bytes * h->inv_bw;
-	double host = w->opt_per_tensor ? w->opt_tensors * 12 * K.launch_s
-					: 12 * (1 + w->opt_tensors / 512) * K.launch_s;
+	double host = w->opt_per_tensor ? w->opt_tensors * 12 * h->launch_s
+					: 12 * (1 + w->opt_tensors / 512) * h->launch_s;
 	if (w->opt_8bit) { /* bitsandbytes: one blockwise kernel per tensor from a Python loop */
 		dev = w->opt_bytes * h->inv_bw / K.opt8_bw;
-		host = w->opt_tensors * K.opt8_tensor_s;
+		host = w->opt_tensors * K.opt8_tensor_s * h->host;
 	}
 	double t = dev > host ? dev : host;
 	if (w->grad_scaler) /* unscale + inf check over the gradients, found_inf on the host */
-		t += K.scaler_passes * w->grad_bytes * h->inv_bw + K.scaler_syncs * K.sync_s;
+		t += K.scaler_passes * w->grad_bytes * h->inv_bw + K.scaler_syncs * h->sync_s;
 	return t;
 }
 
@@ -326,7 +333,10 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		       .bw = bw_raw * K.bw_eff[g][gf],
 		       .bw_raw = bw_raw,
 		       .eff = K.gemm_eff[g][gf],
-		       .attn_eff = K.attn_eff[g][gf]};
+		       .attn_eff = K.attn_eff[g][gf],
+		       .host = K.host[g][gf]};
+	h.launch_s = K.launch_s * h.host;
+	h.sync_s = K.sync_s * h.host;
 	if (!(h.rate > 0)) {
 		o->seconds = -1;
 		return;
@@ -363,8 +373,8 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		p->optimizer = o->opt_s;
 		t += o->opt_s;
 	}
-	p->fixed = K.step_s;
-	t += K.step_s + p->offload + p->paging;
+	p->fixed = K.step_s * h.host;
+	t += p->fixed + p->offload + p->paging;
 	p->compute = t;
 	o->seconds = t;
 	o->utilisation = t > 0 ? flops / (t * h.rate) : 0;

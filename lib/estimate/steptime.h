@@ -42,6 +42,8 @@ struct vf__layer_work {
 	 * host synchronisation (torch.where) */
 	double experts;
 	double expert_kernels; /* launches per expert */
+	double expert_bwd_bytes; /* backward bytes per expert beyond its GEMMs: indexing's
+	                          * gradient is a zero-filled full-size tensor, then added up */
 	/* quantized base: bytes read (packed weight, scales) + written (bf16)
 	 * by dequantizing the layer's linears once, and their kernels */
 	double dequant_bytes;

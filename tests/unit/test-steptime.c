@@ -73,6 +73,14 @@ static void test_constants_cite_sources(void)
 			if (cJSON_IsString(s))
 				CHECK(!strstr(s->valuestring, "hopper's value assumed"));
 		}
+	/* the host's speed per generation's machines: sourced, within reason */
+	for (size_t g = 0; g < 6; g++) {
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(c, "host_speed"), gens[g]);
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "value");
+		CHECK(cJSON_IsNumber(v) && v->valuedouble >= 0.5 && v->valuedouble <= 2);
+		CHECK(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "source")));
+	}
 	/* hopper keeps the values fitted on the H200 */
 	const cJSON *h = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(c, "gemm_efficiency"), "hopper");
@@ -99,8 +107,9 @@ static void test_generations_differ(void)
 	vf_estimate_run(a, &s, gpu("h200"), &h200);
 	vf_estimate_run(a, &s, gpu("h100-80gb"), &h100);
 	vf_estimate_run(a, &s, gpu("a100-80gb"), &a100);
-	vf_estimate_run(a, &s, gpu("v100-32gb"), &v100);
 	vf_estimate_run(a, &s, gpu("rtx-4090"), &r4090);
+	s.precision = VF_PREC_FP16; /* Volta: fp16 tensor cores, no bf16 */
+	vf_estimate_run(a, &s, gpu("v100-32gb"), &v100);
 	fprintf(stderr, "  MFU: h200 %.3f h100 %.3f a100 %.3f v100 %.3f rtx-4090 %.3f\n", h200.mfu,
 		h100.mfu, a100.mfu, v100.mfu, r4090.mfu);
 	CHECK(a100.mfu > h100.mfu * 1.05);  /* cuBLAS reaches 86.9 % on A100, 80.3 % on H100 */
@@ -117,6 +126,33 @@ static void check_link(const char *id, int n, const char *want)
 	if (strcmp(l.name, want) != 0)
 		fprintf(stderr, "  %s x %d: link %s, expected %s\n", id, n, l.name, want);
 	CHECK(strcmp(l.name, want) == 0 && l.known && l.busbw > 0);
+}
+
+/* bf16 on a GPU without bf16 tensor cores runs emulated on the CUDA
+ * cores, and says so; fp16 uses the fp16 tensor cores; fp32 on Volta has
+ * no TF32. */
+static void test_volta_precisions(void)
+{
+	const struct vf_arch *a = arch("gpt2-medium");
+	const struct vf_gpu_spec *v = gpu("v100-32gb");
+	if (!a || !v)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.batch = 8;
+	s.seq = 1024;
+	struct vf_estimate amp, fp16, fp32;
+	vf_estimate_run(a, &s, v, &amp);
+	s.precision = VF_PREC_FP16;
+	vf_estimate_run(a, &s, v, &fp16);
+	s.precision = VF_PREC_FP32;
+	vf_estimate_run(a, &s, v, &fp32);
+	CHECK(amp.assumed & VF_ASSUME_BF16_EMULATED);
+	CHECK(!(fp16.assumed & VF_ASSUME_BF16_EMULATED));
+	CHECK(amp.step_seconds > 2 * fp16.step_seconds);
+	CHECK(fp32.parts.gemm >= 0.99 * amp.parts.gemm); /* both on the CUDA cores */
+	/* fp16: the GradScaler's unscale and inf check are in the optimizer part */
+	CHECK(fp16.parts.optimizer > 0);
 }
 
 /* The link class of each catalog GPU, and the collectives' time. */
@@ -312,6 +348,7 @@ int main(void)
 {
 	RUN(test_constants_cite_sources);
 	RUN(test_generations_differ);
+	RUN(test_volta_precisions);
 	RUN(test_links_and_collectives);
 	RUN(test_scaling_per_link);
 	RUN(test_mechanism_times);

@@ -66,6 +66,7 @@ enum {
 	VF_ASSUME_NO_GPU = 1u << 1,           /* no GPU given: no time, H200 context */
 	VF_ASSUME_GENERIC_ARCH = 1u << 2,     /* --params alone: a llama-like shape */
 	VF_ASSUME_GPU_RATE_UNKNOWN = 1u << 3, /* GPU without a bf16 rate: no time */
+	VF_ASSUME_BF16_EMULATED = 1u << 4,    /* bf16 on a GPU without bf16 tensor cores */
 };
 
 /* Every byte figure is per GPU. The terms are what is live at the peak

@@ -10,7 +10,9 @@
  *   time       count x (base + ring steps x step latency)
  *              + bus bytes / bus bandwidth, with bus bytes 2(n-1)/n x
  *              bytes for an all-reduce and (n-1)/n x bytes for an
- *              all-gather or reduce-scatter (nccl-tests' definition).
+ *              all-gather or reduce-scatter (nccl-tests' definition);
+ *              an all-reduce takes NCCL's tree instead when faster
+ *              (2 log2 n steps, tree_bandwidth_ratio of the bandwidth).
  * The figures and their sources: data/estimate/steptime.json,
  * "communication". */
 #include "nccl.h"
@@ -19,6 +21,7 @@
 #include "vramfit/base/data.h"
 #include "vramfit/base/json.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,6 +32,7 @@ static struct {
 	int nlinks;
 	int per_node;
 	double ov_ddp, ov_fsdp, ov_zero2, ov_tp;
+	double tree_bw;  /* tree all-reduce's bandwidth relative to the ring's */
 	bool loaded;
 } C;
 
@@ -67,6 +71,9 @@ static void load(void)
 			C.nlinks++;
 	}
 	C.per_node = (int)num(cm, "gpus_per_node", 8);
+	C.tree_bw = num(cm, "tree_bandwidth_ratio", 0.9);
+	if (!(C.tree_bw > 0))
+		C.tree_bw = 0.9;
 	if (C.per_node < 1)
 		C.per_node = 8;
 	const cJSON *ov = cJSON_GetObjectItemCaseSensitive(cm, "overlap");
@@ -151,7 +158,17 @@ double vf__nccl_seconds(const struct vf__link *l, enum vf__coll c, int n, double
 	double r = (double)(n - 1) / n;
 	double steps = c == VF__ALL_REDUCE ? 2.0 * (n - 1) : (double)(n - 1);
 	double bus = (c == VF__ALL_REDUCE ? 2 * r : r) * bytes; /* bytes each GPU sends */
-	return count * (l->base_s + steps * l->step_s) + count * bus / l->busbw;
+	double ring = l->base_s + steps * l->step_s + bus / l->busbw;
+	if (c == VF__ALL_REDUCE) {
+		/* NCCL's tree: log2(n) steps up and down, a little less bandwidth;
+		 * NCCL picks whichever is faster for the size (small messages,
+		 * many GPUs: the tree) */
+		double depth = ceil(log2((double)n));
+		double tree = l->base_s + 2 * depth * l->step_s + bus / (l->busbw * C.tree_bw);
+		if (tree < ring)
+			ring = tree;
+	}
+	return count * ring;
 }
 
 double vf__nccl_overlap(const char *strategy)

@@ -186,6 +186,13 @@ static void test_links_and_collectives(void)
 	double small8 = vf__nccl_seconds(&nv, VF__ALL_REDUCE, 8, 8, 1);
 	CHECK(small4 > 5e-6 && small8 > small4 && small8 < 1e-4);
 	CHECK(vf__nccl_seconds(&nv, VF__ALL_REDUCE, 1, 1e9, 1) == 0);
+	/* across 64 GPUs a small all-reduce takes the tree: 2 log2(64) = 12
+	 * latency steps, not the ring's 126 */
+	struct vf__link ib;
+	vf__nccl_link(gpu("h100-80gb"), 64, &ib);
+	double tiny = vf__nccl_seconds(&ib, VF__ALL_REDUCE, 64, 8, 1);
+	CHECK(tiny <= ib.base_s + 12 * ib.step_s + 1e-9);
+	CHECK(tiny < ib.base_s + 126 * ib.step_s);
 }
 
 /* Four RTX 4090s with FSDP over PCIe without peer-to-peer scale about

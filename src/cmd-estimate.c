@@ -273,6 +273,10 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 	}
 	if (e->assumed & VF_ASSUME_GPU_RATE_UNKNOWN)
 		assume(a, "no dense tensor rate known for %s: no step time", gpu ? gpu->id : "the GPU");
+	if (e->assumed & VF_ASSUME_BF16_EMULATED)
+		assume(a, "%s has no bf16 tensor cores: bf16 matmuls run emulated on the CUDA cores "
+			  "(%.1f TFLOP/s); --precision fp16 uses its fp16 tensor cores",
+		       gpu ? gpu->id : "the GPU", gpu ? gpu->fp32_tflops : 0.0);
 	if (s->quant != VF_QUANT_NONE)
 		assume(a, "quantized base: linear weights at %s with block scales, embeddings and norms in "
 			  "bf16; one linear dequantized at a time",
@@ -283,11 +287,12 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 		       s->stack, s->stack, s->adapter_bf16 ? "bf16" : "fp32", vf_loss_name(s->loss),
 		       s->loss == VF_LOSS_CHUNKED ? " in chunks" : "");
 		if (s->compile)
-			assume(a, "--compile: elementwise passes halved and launches quartered, cheap fp32 "
-				  "intermediates recomputed (not measured)");
+			assume(a, "--compile: elementwise traffic, launches and the loss's logits passes "
+				  "fused (shares in data/estimate/steptime.json), cheap fp32 intermediates "
+				  "recomputed (not measured)");
 		if (s->activation_offload)
 			assume(a, "--activation-offload: two layers' saved tensors on the GPU, the copies "
-				  "hidden behind compute (not measured)");
+				  "over PCIe hidden behind up to 70%% of the compute (not measured)");
 		if (s->paged_optimizer)
 			assume(a, "paged optimizer: its states are in the peak but evicted to the host "
 				  "before an out-of-memory, so they do not decide the fit");
@@ -304,6 +309,16 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 			  "(optimizer states held from the previous step)");
 	assume(a, "step time (an estimate): LLMs kernel by kernel, constants fitted on H200 measurements "
 		  "(data/estimate/steptime.json); video DiTs dense bf16 rate x fitted utilisation");
+	if (gpu && e->parts.compute > 0 && strcmp(gpu->generation, "hopper") != 0)
+		assume(a, "step time on %s (%s): hopper's fitted efficiencies scaled by kernel-level "
+			  "benchmarks of the generation (cuBLAS GEMM, flash-attention, bandwidth; "
+			  "sources in data/estimate/steptime.json), not fitted on measured steps; approximate",
+		       gpu->id, gpu->generation[0] ? gpu->generation : "unknown generation");
+	if (e->parts.link[0])
+		assume(a, "communication as NCCL runs it over %s (bus bandwidth and latency per link class, "
+			  "per-layer gathers, DDP buckets; data/estimate/steptime.json): %.0f ms per step, "
+			  "%.0f ms of it exposed (--explain)",
+		       e->parts.link, 1e3 * e->parts.comm_total, 1e3 * e->parts.comm_exposed);
 }
 
 static cJSON *gt_json(const struct vf_gt_report *r)
@@ -692,6 +707,39 @@ static void print_segments(const struct vf_alloc *a, const struct vf_estimate *e
 	}
 }
 
+/* --explain: each GPU's step time as its parts (lib/estimate/steptime.c,
+ * nccl.c), so a slow card or link shows where its time goes. */
+static void print_step_parts(const struct gpu_row *rows, int nrows)
+{
+	static const char *const label[] = {
+		"GEMMs", "attention", "memory-bound kernels", "launches (host-bound)", "MoE expert loop",
+		"base dequantization", "optimizer step", "activation offload (exposed)",
+		"paged optimizer (PCIe)", "per-step overhead", "communication (exposed)"};
+	for (int i = 0; i < nrows; i++) {
+		const struct gpu_row *r = &rows[i];
+		const struct vf_estimate *e = &r->est;
+		if (!(e->step_seconds > 0) || !(e->parts.compute > 0) || r->split)
+			continue;
+		const char *names[16];
+		double v[16];
+		int n = vf_estimate_parts_list(e, names, v);
+		printf("\nStep time on %s%s: %.0f ms", r->spec.name, r->setup.gpus > 1 ? " (each GPU)" : "",
+		       1e3 * e->step_seconds);
+		if (r->setup.gpus > 1)
+			printf(", %d GPUs %s over %s", r->setup.gpus, vf_shard_name(r->setup.shard),
+			       e->parts.link[0] ? e->parts.link : "an unknown link");
+		printf("\n");
+		for (int k = 0; k < n && k < (int)(sizeof label / sizeof label[0]); k++) {
+			if (!(v[k] >= 5e-5)) /* under 0.05 ms */
+				continue;
+			printf("  %-30s %9.1f ms %5.1f%%\n", label[k], 1e3 * v[k], 100 * v[k] / e->step_seconds);
+		}
+		if (e->parts.comm_total > 0)
+			printf("  %-30s %9.1f ms (%.1f ms hidden behind compute)\n", "communication in all",
+			       1e3 * e->parts.comm_total, 1e3 * (e->parts.comm_total - e->parts.comm_exposed));
+	}
+}
+
 /* --- one model across GPUs (--split layers, --tp, --pp; split.h) ---------- */
 
 static void split_setup_words(const struct vf_setup *s, const struct vf_split *sp, char *o, size_t n)
@@ -1065,6 +1113,9 @@ static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const 
 	if (r->est.step_seconds > 0) {
 		cJSON_AddNumberToObject(g, "step_seconds", r->est.step_seconds);
 		cJSON_AddNumberToObject(g, "tokens_per_second", r->est.tokens_per_second);
+		cJSON *parts = vf_estimate_parts_json(&r->est);
+		if (parts)
+			cJSON_AddItemToObject(g, "step_parts", parts);
 	} else {
 		cJSON_AddNullToObject(g, "step_seconds");
 		cJSON_AddNullToObject(g, "tokens_per_second");
@@ -1441,7 +1492,7 @@ static const struct vf_option options[] = {
 	OPT_CHOICE("allocator", allocator, allocators,
 		   "PyTorch's caching allocator mode (default: from\n"
 		   "PYTORCH_CUDA_ALLOC_CONF, else cudaMalloc segments)"),
-	OPT_BOOL("explain", explain, "the allocator's segments at the peak"),
+	OPT_BOOL("explain", explain, "the allocator's segments at the peak and each GPU's step as its parts"),
 	OPT_END(),
 };
 #undef OPT_T
@@ -1796,6 +1847,8 @@ static int output(const struct est_args *a, struct result *r)
 		whole_run_print(&a->w, r->rows, r->nrows);
 	if (r->sim)
 		print_segments(r->sim, &r->e0, &r->tg.alloc);
+	if (a->explain)
+		print_step_parts(r->rows, r->nrows);
 	else if (a->explain && r->tg.dit)
 		printf("\n--explain: the allocator simulation covers LLMs; video DiTs use the fast path\n");
 	return VF_EXIT_OK;

@@ -28,6 +28,7 @@
 #include "vramfit/estimate/ssm.h"
 #include "vramfit/model/models.h"
 #include "steptrace.h"
+#include "nccl.h"
 #include "steptime.h"
 
 #include "estimate_internal.h"
@@ -286,6 +287,7 @@ struct dt {
 	unsigned lt;      /* LoRA targets (0 unless lora) */
 	double rank;
 	bool compile;     /* torch.compile: inductor recomputes cheap elementwise ops */
+	bool qbase;       /* the frozen base linears are quantized */
 };
 
 /* Bytes saved for backward at one linear-layer input of n features per
@@ -955,7 +957,7 @@ static void gemm_add(struct vf__layer_work *l, double m, double k, double n, dou
 		     bool wgrad, bool igrad)
 {
 	if (l->ngemm < VF__MAX_GEMMS && m > 0 && k > 0 && n > 0 && count > 0)
-		l->gemm[l->ngemm++] = (struct vf__gemm){m, k, n, count, wgrad, igrad};
+		l->gemm[l->ngemm++] = (struct vf__gemm){m, k, n, count, wgrad, igrad, false};
 }
 
 /* A linear of in -> out features over m tokens; a LoRA adapter on it adds
@@ -963,8 +965,12 @@ static void gemm_add(struct vf__layer_work *l, double m, double k, double n, dou
 static void linear_add(struct vf__layer_work *l, const struct dt *d, double m, double in,
 		       double out, double count, bool lora)
 {
+	int base = l->ngemm;
 	gemm_add(l, m, in, out, count, d->full, d->train);
+	if (l->ngemm > base)
+		l->gemm[base].qbase = d->qbase;
 	l->kernels += count * (d->autocast && d->P == 4 ? 2 : 1); /* + the weight's cast */
+	l->dequant_kernels += d->qbase ? count : 0; /* one dequant kernel per quantized linear */
 	if (lora) {
 		gemm_add(l, m, in, d->rank, count, true, true);
 		gemm_add(l, m, d->rank, out, count, true, true);
@@ -998,6 +1004,10 @@ static double mlp_work(const struct shape *s, const struct dt *d, double m, stru
 		linear_add(l, d, m, h, s->experts, moe, false);          /* router */
 		l->experts = s->experts * moe;
 		l->expert_kernels = 10; /* where, index, 3 GEMMs, act, mul, routing weight, index_add */
+		/* hidden_states[token_idx]'s backward (IndexBackward: index_put_
+		 * into zeros_like(hidden_states)) writes an m x h gradient per
+		 * expert, which autograd then adds into the others (read 2, write 1) */
+		l->expert_bwd_bytes = m * h * d->C * 4;
 		width += moe * s->topk * fe;
 	}
 	width += dense * fd + moe * mt->shared_ffn;
@@ -1024,7 +1034,7 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	double h = s->h, C = d->C, R = d->R;
 	memset(l, 0, offsetof(struct vf__layer_work, gemm)); /* gemm[] filled up to ngemm */
 	l->experts = l->expert_kernels = l->attn_flops = l->score_elems = l->score_passes = 0;
-	l->elem_bytes = l->kernels = 0;
+	l->elem_bytes = l->kernels = l->dequant_bytes = l->dequant_kernels = l->expert_bwd_bytes = 0;
 	if (s->fused_qkv) {
 		linear_add(l, d, m, h, s->hq + 2 * s->hkv, 1, t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V));
 	} else {
@@ -1051,18 +1061,21 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	l->kernels += s->norms_per_layer * (s->layer_norm ? 2 : 8) + (s->rotary ? 10 : 0) + 4 + 2 +
 		      (s->act == ACT_GELU_PY ? 10 : s->gated ? 2 : 1) + (s->dropout > 0 ? 4 : 0) +
 		      (s->qk_norm ? 16 : 0);
-	if (d->compile) { /* inductor fuses the elementwise chains: fewer launches and passes */
-		l->elem_bytes *= 0.5;
-		l->kernels *= 0.25;
-	}
+	/* torch.compile's fusion of these chains: steptime.c (w.compile) */
 }
 
-/* Step time: the step's work described kernel by kernel (steptime.c),
- * plus data-parallel communication (ring all-reduce / gathers over the
- * interconnect, half hidden behind the backward: assumed). */
+/* What a training step moves besides its kernels' work (train_time). */
+struct step_extra {
+	double grad_bytes;    /* gradients of one step (fp16 GradScaler passes) */
+	double offload_bytes; /* activation offload: copied out and back per micro-batch */
+	double paged_bytes;   /* paged optimizer: states beyond the card */
+};
+
+/* Step time: the step's work described kernel by kernel (steptime.c);
+ * data-parallel communication is added by train_time (runcost.c, nccl.c). */
 static void step_time(const struct shape *s, const struct vf_setup *su, const struct dt *d,
 		      const struct vf_gpu_spec *gpu, double T, double opt_traffic,
-		      double comm_bytes, struct vf_estimate *e)
+		      const struct step_extra *x, struct vf_estimate *e)
 {
 	double b = (double)su->batch, sq = (double)su->seq;
 	double tq = su->target_seq > 0 ? (double)su->target_seq : sq;
@@ -1107,7 +1120,7 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 		w.nkinds = 2;
 		Nout = Nt;
 	}
-	w.head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true};
+	w.head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true, false};
 	w.loss_bytes = d->train ? Nout * s->V * (3 * d->C + 36) : Nout * s->V * d->C;
 	w.opt_bytes = opt_traffic;
 	double per_layer = (s->fused_qkv ? 2 : 4) + (s->gated && !s->fused_gate_up ? 3 : 2) +
@@ -1117,13 +1130,39 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 	w.opt_per_tensor = su->optimizer_impl == VF_OPTIMPL_FOR || su->optimizer == VF_OPT_ADAFACTOR ||
 			   su->optimizer == VF_OPT_LION;
 	double rate = gpu ? gpu->bf16_tflops : 989.5; /* H200 datasheet when no GPU */
-	if (gpu && !(rate > 0) && gpu->fp16_tflops > 0)
-		rate = gpu->fp16_tflops; /* no bf16 tensor cores (V100, T4): fp16 */
-	if (su->precision == VF_PREC_FP32)
-		rate = gpu && gpu->fp32_tflops > 0 ? 2 * gpu->fp32_tflops : 134; /* TF32 */
+	if (gpu && !(rate > 0) && su->precision == VF_PREC_FP16 && gpu->fp16_tflops > 0)
+		rate = gpu->fp16_tflops; /* fp16 autocast on fp16 tensor cores (V100, T4) */
+	else if (gpu && !(rate > 0) && gpu->fp32_tflops > 0 && gpu->fp16_tflops > 0) {
+		/* bf16 without bf16 tensor cores (V100, T4): PyTorch emulates it,
+		 * cuBLAS runs bf16 GEMMs on the CUDA cores */
+		rate = gpu->fp32_tflops;
+		e->assumed |= VF_ASSUME_BF16_EMULATED;
+	}
+	if (su->precision == VF_PREC_FP32) {
+		/* TF32 tensor cores from Ampere on; Volta and Turing: CUDA cores */
+		bool tf32 = !gpu || !(strcmp(gpu->generation, "volta") == 0 ||
+				      strcmp(gpu->generation, "turing") == 0 ||
+				      strcmp(gpu->generation, "pascal") == 0);
+		rate = gpu && gpu->fp32_tflops > 0 ? (tf32 ? 2 : 1) * gpu->fp32_tflops : 134;
+	}
 	w.rate_tflops = rate;
+	static const enum vf__dequant dq[VF_QUANT_COUNT] = {
+		[VF_QUANT_NF4] = VF__DQ_NF4, [VF_QUANT_INT4] = VF__DQ_NF4,
+		[VF_QUANT_INT8] = VF__DQ_INT8, [VF_QUANT_FP8] = VF__DQ_FP8};
+	w.dequant = dq[su->quant];
+	for (int i = 0; i < w.nkinds; i++) /* packed weight + scales read, bf16 written */
+		w.kind[i].dequant_bytes = d->qbase ? s->layer_linear * (quant_bytes(su->quant, 2) + 2) : 0;
+	w.opt_8bit = su->optimizer == VF_OPT_ADAMW8BIT;
+	w.compile = su->compile;
+	w.grad_scaler = d->train && su->precision == VF_PREC_FP16;
+	if (x) {
+		w.grad_bytes = x->grad_bytes;
+		w.offload_bytes = x->offload_bytes;
+		w.paged_bytes = x->paged_bytes;
+	}
 	struct vf__steptime_out o;
 	vf__steptime(&w, gpu, &o);
+	e->parts = o.parts;
 	if (!(o.seconds > 0)) {
 		e->assumed |= VF_ASSUME_GPU_RATE_UNKNOWN;
 		e->step_seconds = e->tokens_per_second = e->mfu = e->utilisation = -1;
@@ -1134,12 +1173,7 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 	double fwd = 2 * N * s->active_linear + 2 * Nout * s->V * s->h + enc->attn_flops * s->L;
 	double model_flops = (!d->train ? fwd : d->full ? 3 * fwd : 2 * fwd + 6 * N * T) * w.micro;
 	e->flops_per_step = model_flops + (w.ckpt ? fwd * w.micro : 0);
-	double t_comm = 0;
-	if (comm_bytes > 0) {
-		double link = gpu && gpu->interconnect_gbs > 0 ? gpu->interconnect_gbs * 1e9 / 2 : 25e9;
-		t_comm = 0.5 * comm_bytes / link;
-	}
-	double t = o.seconds + t_comm;
+	double t = o.seconds;
 	e->utilisation = o.utilisation;
 	e->optimizer_seconds = o.opt_s;
 	e->step_seconds = t;
@@ -1211,6 +1245,7 @@ static void llm_setup(const struct vf_arch *arch, const struct vf_setup *su, str
 	d->lt = su->mode == VF_MODE_LORA ? su->lora_targets : 0;
 	d->rank = su->lora_rank;
 	d->compile = su->compile;
+	d->qbase = su->quant != VF_QUANT_NONE;
 	m->b = (double)su->batch;
 	m->sq = (double)su->seq;
 	m->tq = su->target_seq > 0 ? (double)su->target_seq : m->sq;
@@ -1514,7 +1549,7 @@ static void infer_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 			  param_rounding(s) * m->W + FRAG_INFER * (work + Nout * s->V * d->C);
 	finish_terms(e, ph, reserved, (enum vf_phase)bi);
 	if (timed)
-		step_time(s, su, d, gpu, 0, 0, 0, e);
+		step_time(s, su, d, gpu, 0, 0, NULL, e);
 }
 
 /* Activations held through a training step's forward: every layer's, or
@@ -1691,7 +1726,7 @@ static double train_reserve(const struct llm *m, const struct vf_estimate *e,
 static void train_time(const struct llm *m, const struct vf_gpu_spec *gpu, struct vf_estimate *e)
 {
 	const struct vf_setup *su = m->su;
-	double T = m->T, gb = m->gb, ngpu = m->ngpu;
+	double T = m->T, gb = m->gb;
 	double opt_traffic = 0;
 	switch (su->optimizer) {
 	case VF_OPT_ADAMW:
@@ -1705,14 +1740,18 @@ static void train_time(const struct llm *m, const struct vf_gpu_spec *gpu, struc
 	case VF_OPT_ADAFACTOR: opt_traffic = T * gb * 10; break;
 	default: break;
 	}
-	double comm = 0;
-	if (ngpu > 1 && su->shard != VF_SHARD_NONE) {
-		double ring = 2 * (ngpu - 1) / ngpu;
-		comm = ring * T * gb;                      /* gradients: all-reduce */
-		if (su->shard == VF_SHARD_ZERO3 || su->shard == VF_SHARD_FSDP)
-			comm += 2 * (ngpu - 1) / ngpu * m->P * m->d.P; /* weights gathered for forward and backward */
+	struct step_extra x = {.grad_bytes = T * gb};
+	if (su->activation_offload) { /* saved tensors out in the forward, back in the backward */
+		double kept = 2, layers = m->layers > kept ? m->layers - kept : 0;
+		x.offload_bytes = 2 * layers * (su->grad_ckpt ? m->ckpt_in : m->A_layer);
 	}
-	step_time(&m->s, su, &m->d, gpu, T, opt_traffic, comm, e);
+	if (su->paged_optimizer && gpu) { /* states beyond the card live on the host */
+		double over = (double)e->peak_bytes - (double)vf_estimate_gpu_bytes(gpu);
+		double states = (double)e->optimizer_bytes;
+		x.paged_bytes = over > 0 ? (over < states ? over : states) : 0;
+	}
+	step_time(&m->s, su, &m->d, gpu, T, opt_traffic, &x, e);
+	vf__estimate_add_comm(su, gpu, m->layers, e);
 }
 
 /* Training: the phases of a steady-state step, the peak among them, the
@@ -2065,6 +2104,55 @@ cJSON *vf_estimate_time_json(const struct vf_estimate *e)
 		cJSON_AddNullToObject(o, "tokens_per_second");
 		cJSON_AddNullToObject(o, "mfu");
 	}
+	cJSON *p = vf_estimate_parts_json(e);
+	if (p)
+		cJSON_AddItemToObject(o, "parts", p);
+	return o;
+}
+
+int vf_estimate_parts_list(const struct vf_estimate *e, const char *names[16], double values[16])
+{
+	const struct vf_step_parts *p = &e->parts;
+	const struct {
+		const char *name;
+		double v;
+	} part[] = {{"gemm", p->gemm},
+		    {"attention", p->attention},
+		    {"memory_bound", p->memory_bound},
+		    {"launch", p->launch},
+		    {"moe", p->moe},
+		    {"dequant", p->dequant},
+		    {"optimizer", p->optimizer},
+		    {"offload", p->offload},
+		    {"paging", p->paging},
+		    {"fixed", p->fixed},
+		    {"comm_exposed", p->comm_exposed}};
+	int n = 0;
+	for (size_t i = 0; i < sizeof part / sizeof part[0] && n < 16; i++, n++) {
+		names[n] = part[i].name;
+		values[n] = part[i].v;
+	}
+	return n;
+}
+
+cJSON *vf_estimate_parts_json(const struct vf_estimate *e)
+{
+	if (!(e->step_seconds > 0) || !(e->parts.compute > 0))
+		return NULL;
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	const char *names[16];
+	double v[16];
+	int n = vf_estimate_parts_list(e, names, v);
+	for (int i = 0; i < n; i++)
+		cJSON_AddNumberToObject(o, names[i], v[i]);
+	cJSON_AddNumberToObject(o, "compute", e->parts.compute);
+	cJSON_AddNumberToObject(o, "comm_total", e->parts.comm_total);
+	if (e->parts.link[0])
+		cJSON_AddStringToObject(o, "link", e->parts.link);
+	else
+		cJSON_AddNullToObject(o, "link");
 	return o;
 }
 

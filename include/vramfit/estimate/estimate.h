@@ -68,6 +68,7 @@ enum {
 	VF_ASSUME_NO_GPU = 1u << 1,           /* no GPU given: no time, H200 context */
 	VF_ASSUME_GENERIC_ARCH = 1u << 2,     /* --params alone: a llama-like shape */
 	VF_ASSUME_GPU_RATE_UNKNOWN = 1u << 3, /* GPU without a bf16 rate: no time */
+	VF_ASSUME_BF16_EMULATED = 1u << 4,    /* bf16 on a GPU without bf16 tensor cores */
 };
 
 /* Every byte figure is per GPU. The terms are what is live at the peak
@@ -117,6 +118,25 @@ struct vf_estimate {
 	double mfu;                /* model FLOPs (no recompute) / (time x dense bf16 rate) */
 	double utilisation;        /* the fitted matmul utilisation used */
 	double optimizer_seconds;  /* memory-bound optimizer step share */
+	/* The step as its parts (s per optimizer step; LLMs; zero otherwise):
+	 * step_seconds = compute + exposed communication. */
+	struct vf_step_parts {
+		double gemm;           /* GEMMs: linears, LoRA adapters, lm_head */
+		double attention;      /* SDPA kernels, or eager's batched GEMMs */
+		double memory_bound;   /* norms, activations, residuals, softmax, the loss */
+		double launch;         /* host time beyond the device's (launch-bound passes) */
+		double moe;            /* the eager expert loop (GEMMs, launches, syncs) */
+		double dequant;        /* quantized base weights dequantized per pass */
+		double optimizer;      /* the optimizer step (+ fp16 GradScaler) */
+		double offload;        /* activation offload copies not hidden */
+		double paging;         /* paged optimizer states migrated over PCIe */
+		double fixed;          /* per-step host overhead */
+		double compute;        /* the sum above: one GPU's step */
+		double comm_total;     /* data-parallel communication, hidden or not */
+		double comm_exposed;   /* the part not hidden behind compute */
+		double comm_bytes;     /* sent by each GPU per optimizer step */
+		char link[24];         /* the link class communication ran on ("" none) */
+	} parts;
 
 	unsigned assumed;          /* VF_ASSUME_* */
 
@@ -318,5 +338,11 @@ vf_status vf_estimate_ltx2(const char *model_id, const struct vf_ltx2_config *c,
  * Caller owns; cJSON_Delete(). */
 cJSON *vf_estimate_memory_json(const struct vf_estimate *e);
 cJSON *vf_estimate_time_json(const struct vf_estimate *e);
+/* The step as its parts (e->parts, seconds) for --json; NULL when the
+ * estimate has none (no step time, or not an LLM). Caller owns. */
+cJSON *vf_estimate_parts_json(const struct vf_estimate *e);
+/* The parts' names and values in display order (n entries, the last the
+ * exposed communication); returns n. Names are static. */
+int vf_estimate_parts_list(const struct vf_estimate *e, const char *names[16], double values[16]);
 
 #endif

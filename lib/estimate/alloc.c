@@ -219,19 +219,33 @@ static void tree_remove(struct vf_alloc *a, int i)
 }
 
 /* The first free block of the pool not before (size, 0): the smallest
- * that holds size, the lowest address among equals; -1 when none. */
-static int lower_bound(const struct vf_alloc *a, bool small, int64_t size)
+ * that holds size, the lowest address among equals; -1 when none. *link
+ * (may be NULL): the tree link that points at it (valid until the tree
+ * or the block array changes), so that it can leave the tree without a
+ * second walk (tree_unlink). */
+static int lower_bound(struct vf_alloc *a, bool small, int64_t size, int **link)
 {
-	int t = a->root[small], best = -1;
-	while (t >= 0) {
-		if (a->b[t].size >= size) {
-			best = t;
-			t = a->b[t].left;
+	int *l = &a->root[small], *best_link = NULL;
+	int best = -1;
+	while (*l >= 0) {
+		struct blk *t = &a->b[*l];
+		if (t->size >= size) {
+			best = *l;
+			best_link = l;
+			l = &t->left;
 		} else {
-			t = a->b[t].right;
+			l = &t->right;
 		}
 	}
+	if (link)
+		*link = best_link;
 	return best;
+}
+
+/* Free block i, pointed at by *link, leaves its pool's tree. */
+static void tree_unlink(struct vf_alloc *a, int *link, int i)
+{
+	*link = tmerge(a, a->b[i].left, a->b[i].right);
 }
 
 /* ---- segment bookkeeping: the empty list and the changes since the peak ---- */
@@ -360,11 +374,12 @@ void vf_alloc_empty_cache(struct vf_alloc *a)
 	}
 }
 
-/* Best fit in the pool: the smallest free block that may serve `size`. */
-static int best_fit(const struct vf_alloc *a, int64_t size, bool small)
+/* Best fit in the pool: the smallest free block that may serve `size`;
+ * *link as lower_bound's. */
+static int best_fit(struct vf_alloc *a, int64_t size, bool small, int **link)
 {
 	int64_t msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
-	int k = lower_bound(a, small, size);
+	int k = lower_bound(a, small, size, link);
 	if (k < 0 || a->cfg.expandable)
 		return k;
 	/* oversize blocks (>= max_split) serve only large requests, and those
@@ -453,9 +468,10 @@ int vf_alloc_malloc(struct vf_alloc *a, int64_t bytes)
 		bytes = VF_ALLOC_MAX_REQUEST;
 	int64_t size = round_up(bytes, MIN_BLOCK);
 	bool small = size <= SMALL_SIZE;
-	int bi = best_fit(a, size, small);
+	int *link = NULL;
+	int bi = best_fit(a, size, small, &link);
 	if (bi >= 0)
-		tree_remove(a, bi);
+		tree_unlink(a, link, bi);
 	else
 		bi = fresh_block(a, size, small);
 	if (bi < 0) {
@@ -506,7 +522,7 @@ static int64_t repeat_segments(struct vf_alloc *a, int64_t size, int64_t n)
 {
 	int64_t seg = size < MIN_LARGE_ALLOC ? LARGE_BUFFER : round_up(size, ROUND_LARGE);
 	int64_t msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
-	if (a->cfg.expandable || size <= SMALL_SIZE || best_fit(a, size, false) >= 0 ||
+	if (a->cfg.expandable || size <= SMALL_SIZE || best_fit(a, size, false, NULL) >= 0 ||
 	    (size < msplit && seg - size > SMALL_SIZE))
 		return 0;
 	if (a->cfg.capacity_bytes > 0) { /* as many as fit without releasing the cache */

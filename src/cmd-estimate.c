@@ -700,6 +700,20 @@ static void print_step_parts(const struct gpu_row *rows, int nrows)
 	for (int i = 0; i < nrows; i++) {
 		const struct gpu_row *r = &rows[i];
 		const struct vf_estimate *e = &r->est;
+		if (r->split && r->split->step_seconds > 0) { /* the split's own step */
+			const struct vf_split *sp = r->split;
+			printf("\nStep time on %s, one replica over %d GPUs (tp %d x pp %d): %.0f ms\n",
+			       r->spec.name, sp->ngpus, sp->tp, sp->pp, 1e3 * sp->step_seconds);
+			printf("  %-30s %9.1f ms\n", "stages' compute", 1e3 * sp->compute_seconds);
+			if (sp->tp_comm_seconds > 0)
+				printf("  %-30s %9.1f ms (on the critical path)\n", "tensor-parallel all-reduces",
+				       1e3 * sp->tp_comm_seconds);
+			if (sp->p2p_seconds > 0)
+				printf("  %-30s %9.1f ms\n", "hand-overs between GPUs", 1e3 * sp->p2p_seconds);
+			if (sp->bubble_seconds > 0)
+				printf("  %-30s %9.1f ms\n", "pipeline bubble", 1e3 * sp->bubble_seconds);
+			continue;
+		}
 		if (!(e->step_seconds > 0) || !(e->parts.compute > 0) || r->split)
 			continue;
 		const char *names[16];

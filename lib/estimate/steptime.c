@@ -38,7 +38,6 @@
 #include "vramfit/base/data.h"
 #include "vramfit/base/json.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -145,14 +144,8 @@ static void load_constants(void)
 
 bool vf__steptime_geforce(const struct vf_gpu_spec *gpu)
 {
-	if (!gpu)
-		return false;
-	char low[sizeof gpu->name];
-	size_t i = 0;
-	for (; gpu->name[i] && i + 1 < sizeof low; i++)
-		low[i] = (char)tolower((unsigned char)gpu->name[i]);
-	low[i] = 0;
-	return strstr(low, "geforce") != NULL;
+	return gpu && (strstr(gpu->name, "GeForce") || strstr(gpu->name, "GEFORCE") ||
+		       strstr(gpu->name, "geforce"));
 }
 
 static int gen_index(const struct vf_gpu_spec *gpu)
@@ -311,6 +304,8 @@ static double optimizer_s(const struct hw *h, const struct vf__step_work *w)
 static void host_traffic(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 			 double micro_s, struct vf_step_parts *p)
 {
+	if (!(w->offload_bytes > 0) && !(w->paged_bytes > 0))
+		return;
 	double host = vf__steptime_host_bps(gpu);
 	if (w->offload_bytes > 0) {
 		double t = w->offload_bytes / host; /* out in the forward, back in the backward */

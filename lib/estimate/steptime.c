@@ -40,6 +40,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #define NGEN 7
 static const char *const generations[NGEN + 1] = {"hopper", "blackwell", "ada",    "ampere",
@@ -144,8 +145,12 @@ static void load_constants(void)
 
 bool vf__steptime_geforce(const struct vf_gpu_spec *gpu)
 {
-	return gpu && (strstr(gpu->name, "GeForce") || strstr(gpu->name, "GEFORCE") ||
-		       strstr(gpu->name, "geforce"));
+	if (!gpu)
+		return false;
+	for (const char *p = gpu->name; *p; p++) /* "geforce" in any case, one pass */
+		if ((*p | 0x20) == 'g' && strncasecmp(p + 1, "eforce", 6) == 0)
+			return true;
+	return false;
 }
 
 static int gen_index(const struct vf_gpu_spec *gpu)

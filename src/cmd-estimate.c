@@ -306,7 +306,16 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 			  "benchmarks of the generation (cuBLAS GEMM, flash-attention, bandwidth; "
 			  "sources in data/estimate/steptime.json), not fitted on measured steps; approximate",
 		       gpu->id, gpu->generation[0] ? gpu->generation : "unknown generation");
-	if (e->parts.link[0])
+	if (strcmp(e->parts.link, "unknown") == 0)
+		assume(a, "no link bandwidth known for %s: data-parallel communication not counted, the "
+			  "step time is approximate",
+		       gpu ? gpu->id : "the GPU");
+	else if (strcmp(e->parts.link, "catalog") == 0)
+		assume(a, "%s's link is none of the classes of data/estimate/steptime.json: communication "
+			  "at 40%% of the catalog interconnect figure, %.0f ms per step, %.0f ms of it "
+			  "exposed; approximate",
+		       gpu ? gpu->id : "the GPU", 1e3 * e->parts.comm_total, 1e3 * e->parts.comm_exposed);
+	else if (e->parts.link[0])
 		assume(a, "communication as NCCL runs it over %s (bus bandwidth and latency per link class, "
 			  "per-layer gathers, DDP buckets; data/estimate/steptime.json): %.0f ms per step, "
 			  "%.0f ms of it exposed (--explain)",

@@ -8,6 +8,7 @@
 #include "vramfit/model/models.h"
 
 #include "estimate_internal.h"
+#include "steptime.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -418,6 +419,7 @@ void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
 	double u = U_MAX * (hv / (hv + U_HIDDEN)) * (N / (N + U_TOKENS));
 	if (su->quant != VF_QUANT_NONE)
 		u *= 0.7; /* dequantizing kernels (quanto) */
+	u *= vf__steptime_gemm_ratio(gpu); /* the generation's cuBLAS reach relative to hopper's */
 	double bw_bytes = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
 	double t = flops / (rate * 1e12 * u) + (double)su->grad_accum * ACT_PASSES * L * A_block / bw_bytes +
 		   T * gb * 11 / (0.8 * bw_bytes) + T_STEP + L * (T_LAYER + (su->grad_ckpt ? T_LAYER_CKPT : 0));

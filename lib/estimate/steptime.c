@@ -162,6 +162,12 @@ static int gen_index(const struct vf_gpu_spec *gpu)
 	return 0;
 }
 
+double vf__steptime_gemm_ratio(const struct vf_gpu_spec *gpu)
+{
+	load_constants();
+	return K.gemm_eff[gen_index(gpu)][vf__steptime_geforce(gpu) ? 1 : 0] / K.gemm_eff[0][0];
+}
+
 double vf__steptime_host_bps(const struct vf_gpu_spec *gpu)
 {
 	load_constants();

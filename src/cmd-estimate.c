@@ -300,7 +300,8 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 		assume(a, "PyTorch caching allocator without expandable segments; peak = steady-state step "
 			  "(optimizer states held from the previous step)");
 	assume(a, "step time (an estimate): LLMs kernel by kernel, constants fitted on H200 measurements "
-		  "(data/estimate/steptime.json); video DiTs dense bf16 rate x fitted utilisation");
+		  "(data/estimate/steptime.json); video DiTs and vision models dense bf16 rate x fitted "
+		  "utilisation x the generation's GEMM efficiency relative to hopper's");
 	if (gpu && e->parts.compute > 0 && strcmp(gpu->generation, "hopper") != 0)
 		assume(a, "step time on %s (%s): hopper's fitted efficiencies scaled by kernel-level "
 			  "benchmarks of the generation (cuBLAS GEMM, flash-attention, bandwidth; "

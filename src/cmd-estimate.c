@@ -308,13 +308,23 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 		assume(a, "PyTorch caching allocator without expandable segments; peak = steady-state step "
 			  "(optimizer states held from the previous step)");
 	assume(a, "step time (an estimate): LLMs kernel by kernel, constants fitted on H200 measurements "
-		  "(data/estimate/steptime.json); video DiTs dense bf16 rate x fitted utilisation");
+		  "(data/estimate/steptime.json); video DiTs and vision models dense bf16 rate x fitted "
+		  "utilisation x the generation's GEMM efficiency relative to hopper's");
 	if (gpu && e->parts.compute > 0 && strcmp(gpu->generation, "hopper") != 0)
 		assume(a, "step time on %s (%s): hopper's fitted efficiencies scaled by kernel-level "
 			  "benchmarks of the generation (cuBLAS GEMM, flash-attention, bandwidth; "
 			  "sources in data/estimate/steptime.json), not fitted on measured steps; approximate",
 		       gpu->id, gpu->generation[0] ? gpu->generation : "unknown generation");
-	if (e->parts.link[0])
+	if (strcmp(e->parts.link, "unknown") == 0)
+		assume(a, "no link bandwidth known for %s: data-parallel communication not counted, the "
+			  "step time is approximate",
+		       gpu ? gpu->id : "the GPU");
+	else if (strcmp(e->parts.link, "catalog") == 0)
+		assume(a, "%s's link is none of the classes of data/estimate/steptime.json: communication "
+			  "at 40%% of the catalog interconnect figure, %.0f ms per step, %.0f ms of it "
+			  "exposed; approximate",
+		       gpu ? gpu->id : "the GPU", 1e3 * e->parts.comm_total, 1e3 * e->parts.comm_exposed);
+	else if (e->parts.link[0])
 		assume(a, "communication as NCCL runs it over %s (bus bandwidth and latency per link class, "
 			  "per-layer gathers, DDP buckets; data/estimate/steptime.json): %.0f ms per step, "
 			  "%.0f ms of it exposed (--explain)",
@@ -718,6 +728,20 @@ static void print_step_parts(const struct gpu_row *rows, int nrows)
 	for (int i = 0; i < nrows; i++) {
 		const struct gpu_row *r = &rows[i];
 		const struct vf_estimate *e = &r->est;
+		if (r->split && r->split->step_seconds > 0) { /* the split's own step */
+			const struct vf_split *sp = r->split;
+			printf("\nStep time on %s, one replica over %d GPUs (tp %d x pp %d): %.0f ms\n",
+			       r->spec.name, sp->ngpus, sp->tp, sp->pp, 1e3 * sp->step_seconds);
+			printf("  %-30s %9.1f ms\n", "stages' compute", 1e3 * sp->compute_seconds);
+			if (sp->tp_comm_seconds > 0)
+				printf("  %-30s %9.1f ms (on the critical path)\n", "tensor-parallel all-reduces",
+				       1e3 * sp->tp_comm_seconds);
+			if (sp->p2p_seconds > 0)
+				printf("  %-30s %9.1f ms\n", "hand-overs between GPUs", 1e3 * sp->p2p_seconds);
+			if (sp->bubble_seconds > 0)
+				printf("  %-30s %9.1f ms\n", "pipeline bubble", 1e3 * sp->bubble_seconds);
+			continue;
+		}
 		if (!(e->step_seconds > 0) || !(e->parts.compute > 0) || r->split)
 			continue;
 		const char *names[16];

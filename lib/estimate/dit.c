@@ -8,6 +8,7 @@
 #include "vramfit/model/models.h"
 
 #include "estimate_internal.h"
+#include "steptime.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -581,6 +582,7 @@ static void dit_time(const struct ditm *m, const struct vf_gpu_spec *gpu, struct
 	double u = U_MAX * (hv / (hv + U_HIDDEN)) * (N / (N + U_TOKENS));
 	if (su->quant != VF_QUANT_NONE)
 		u *= 0.7; /* dequantizing kernels (quanto) */
+	u *= vf__steptime_gemm_ratio(gpu); /* the generation's cuBLAS reach relative to hopper's */
 	double bw_bytes = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
 	double T = m->T, gb = m->gb;
 	double t = flops / (rate * 1e12 * u) + (double)su->grad_accum * ACT_PASSES * L * m->A_block / bw_bytes +

@@ -98,25 +98,24 @@ static bool find(const char *name, struct vf__link *out)
 /* The link class inside one node. */
 static bool node_link(const struct vf_gpu_spec *gpu, int gpus, struct vf__link *out)
 {
+	static const char *const nv_pat[] = {"NVLink 5", "NVLink 4", "NVLink 3", "NVLink 2"};
+	static const char *const nv_name[] = {"nvlink5", "nvlink4", "nvlink3", "nvlink2"};
+	static const char *const pcie_pat[] = {"PCIe 5", "PCIe 4", "PCIe 3"};
+	static const char *const pcie_name[][2] = {
+		{"pcie5-p2p", "pcie5-shm"}, {"pcie4-p2p", "pcie4-shm"}, {"pcie3-p2p", "pcie3-shm"}};
 	const char *ic = gpu->interconnect;
 	if (gpu->nvlink) {
 		if (strstr(ic, "bridge"))
 			return find(gpus <= 2 ? "nvlink-bridge" : "pcie5-p2p", out);
-		for (int g = 5; g >= 2; g--) {
-			char pat[16], name[16];
-			snprintf(pat, sizeof pat, "NVLink %d", g);
-			snprintf(name, sizeof name, "nvlink%d", g);
-			if (strstr(ic, pat))
-				return find(name, out);
-		}
+		for (int i = 0; i < 4; i++)
+			if (strstr(ic, nv_pat[i]))
+				return find(nv_name[i], out);
 		return false;
 	}
-	int gen = strstr(ic, "PCIe 5") ? 5 : strstr(ic, "PCIe 4") ? 4 : strstr(ic, "PCIe 3") ? 3 : 0;
-	if (!gen)
-		return false;
-	char name[16];
-	snprintf(name, sizeof name, "pcie%d-%s", gen, vf__steptime_geforce(gpu) ? "shm" : "p2p");
-	return find(name, out);
+	for (int i = 0; i < 3; i++)
+		if (strstr(ic, pcie_pat[i]))
+			return find(pcie_name[i][vf__steptime_geforce(gpu) ? 1 : 0], out);
+	return false;
 }
 
 void vf__nccl_link(const struct vf_gpu_spec *gpu, int gpus, struct vf__link *out)
@@ -129,7 +128,7 @@ void vf__nccl_link(const struct vf_gpu_spec *gpu, int gpus, struct vf__link *out
 		/* a GPU the classes do not cover: 0.4 of its interconnect figure */
 		if (!(gpu->interconnect_gbs > 0))
 			return;
-		snprintf(out->name, sizeof out->name, "catalog");
+		memcpy(out->name, "catalog", sizeof "catalog");
 		out->busbw = 0.4 * gpu->interconnect_gbs * 1e9;
 		out->base_s = 10e-6;
 		out->step_s = 2e-6;
@@ -141,7 +140,7 @@ void vf__nccl_link(const struct vf_gpu_spec *gpu, int gpus, struct vf__link *out
 		/* the ring crosses the nodes: the slower hop sets the pace */
 		if (net.busbw < out->busbw) {
 			out->busbw = net.busbw;
-			snprintf(out->name, sizeof out->name, "%s", net.name);
+			memcpy(out->name, net.name, sizeof out->name);
 		}
 		if (net.base_s > out->base_s)
 			out->base_s = net.base_s;

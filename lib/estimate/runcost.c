@@ -83,7 +83,7 @@ static void comm_nccl(const struct vf_comm_in *in, struct vf_comm *out)
 		out->known = false;
 		return;
 	}
-	snprintf(out->link, sizeof out->link, "%s", l.name);
+	memcpy(out->link, l.name, sizeof out->link);
 	double r = ring_factor(in->gpus), total = 0, exposed;
 	double accum = in->grad_accum > 0 ? (double)in->grad_accum : 1;
 	if (in->shard == VF_SHARD_ZERO3 || in->shard == VF_SHARD_FSDP) {
@@ -402,7 +402,7 @@ void vf__estimate_add_comm(const struct vf_setup *su, const struct vf_gpu_spec *
 		snprintf(p->link, sizeof p->link, "unknown");
 		return;
 	}
-	snprintf(p->link, sizeof p->link, "%s", c.link);
+	memcpy(p->link, c.link, sizeof p->link);
 	p->comm_total = c.seconds;
 	p->comm_exposed = c.exposed_seconds;
 	p->comm_bytes = c.bytes_per_gpu;

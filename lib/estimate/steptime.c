@@ -38,9 +38,9 @@
 #include "vramfit/base/data.h"
 #include "vramfit/base/json.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #define NGEN 7
 static const char *const generations[NGEN + 1] = {"hopper", "blackwell", "ada",    "ampere",
@@ -147,12 +147,10 @@ bool vf__steptime_geforce(const struct vf_gpu_spec *gpu)
 {
 	if (!gpu)
 		return false;
-	char low[sizeof gpu->name];
-	size_t i = 0;
-	for (; gpu->name[i] && i + 1 < sizeof low; i++)
-		low[i] = (char)tolower((unsigned char)gpu->name[i]);
-	low[i] = 0;
-	return strstr(low, "geforce") != NULL;
+	for (const char *p = gpu->name; *p; p++) /* "geforce" in any case, one pass */
+		if ((*p | 0x20) == 'g' && strncasecmp(p + 1, "eforce", 6) == 0)
+			return true;
+	return false;
 }
 
 static int gen_index(const struct vf_gpu_spec *gpu)
@@ -162,6 +160,12 @@ static int gen_index(const struct vf_gpu_spec *gpu)
 			if (strcmp(gpu->generation, generations[i]) == 0)
 				return i;
 	return 0;
+}
+
+double vf__steptime_gemm_ratio(const struct vf_gpu_spec *gpu)
+{
+	load_constants();
+	return K.gemm_eff[gen_index(gpu)][vf__steptime_geforce(gpu) ? 1 : 0] / K.gemm_eff[0][0];
 }
 
 double vf__steptime_host_bps(const struct vf_gpu_spec *gpu)
@@ -311,6 +315,8 @@ static double optimizer_s(const struct hw *h, const struct vf__step_work *w)
 static void host_traffic(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 			 double micro_s, struct vf_step_parts *p)
 {
+	if (!(w->offload_bytes > 0) && !(w->paged_bytes > 0))
+		return;
 	double host = vf__steptime_host_bps(gpu);
 	if (w->offload_bytes > 0) {
 		double t = w->offload_bytes / host; /* out in the forward, back in the backward */

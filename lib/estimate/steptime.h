@@ -83,6 +83,10 @@ struct vf__steptime_out {
  * boards by generation). */
 double vf__steptime_host_bps(const struct vf_gpu_spec *gpu);
 
+/* The GEMM efficiency of the GPU's generation relative to hopper's (the
+ * fitted one): estimators fitted on the H200 scale their utilisation by it. */
+double vf__steptime_gemm_ratio(const struct vf_gpu_spec *gpu);
+
 /* The GPU is a GeForce card (fp32-accumulate rates, no peer-to-peer). */
 bool vf__steptime_geforce(const struct vf_gpu_spec *gpu);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "estimate_internal.h"
+#include "steptime.h"
 
 /* Bytes autograd saves per token of one ViT layer under bf16 autocast with
  * fused (sdpa) attention: the fp32 LayerNorm inputs (2 x 4h), the bf16
@@ -63,6 +64,7 @@ static void vit_time(const struct vf_vision *v, const struct vf_setup *su, const
 		return;
 	}
 	double u = U_MAX * (hmax / (hmax + U_HIDDEN)) * (tokens / (tokens + U_TOKENS));
+	u *= vf__steptime_gemm_ratio(gpu); /* the generation's cuBLAS reach relative to hopper's */
 	double bw = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
 	double opt = T * gb * 11 / (0.8 * bw);
 	double layers = 0;

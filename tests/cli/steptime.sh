@@ -37,6 +37,12 @@ run estimate qwen2.5-3b --optimizer paged-adamw --grad-ckpt --batch 2 --seq 1024
 expect_rc 0
 expect_out_re '^  paged optimizer \(PCIe\) +[0-9.]+ ms'
 
+test_case "--explain: tensor parallel's all-reduces on the critical path"
+run estimate llama2-7b --mode lora --tp 2 --gpu rtx-4090:2 --explain
+expect_rc 0
+expect_out 'one replica over 2 GPUs (tp 2 x pp 1)'
+expect_out_re '^  tensor-parallel all-reduces +[0-9.]+ ms \(on the critical path\)'
+
 test_case "whole run: the exposed communication is counted once"
 run estimate tinyllama-1.1b --batch 4 --seq 1024 --grad-ckpt --gpu rtx-4090:4 --shard fsdp --steps 10 --json
 expect_rc 0

@@ -30,6 +30,7 @@
 #include "steptime.h"
 
 #include "estimate_internal.h"
+#include "mechanisms.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -650,6 +651,10 @@ static void fill_step(const struct shape *s, const struct vf_setup *su, const st
 		double k = su->loss_chunks > 0 ? su->loss_chunks : 8;
 		st->lm_up = NV * 4 / k;
 		st->lm_grad = NV * 4 / k;
+		if (su->compile) { /* the logits are what the compiled loss saves */
+			st->lm_lsm = NV * d->C;
+			st->lm_out = 0;
+		}
 	} else if (su->loss == VF_LOSS_FUSED_LINEAR) { /* one chunk of tokens at a time */
 		double chunks = ceil(s->V / s->h);
 		double c = NV / (chunks > 1 ? chunks : 1);
@@ -658,6 +663,7 @@ static void fill_step(const struct shape *s, const struct vf_setup *su, const st
 	}
 	st->offload = su->activation_offload;
 	st->oib = su->optimizer_in_backward;
+	st->paged_min = su->paged_optimizer && d->train ? VF_MECH_PAGED_MIN_ELEMENTS * in->gb : 0;
 	st->lm_extra = s->softcap_logits > 0 ? NV * d->C * 2 : 0;
 	st->grad_hidden = N * s->h * 4;
 	st->workspace = WORKSPACE_BYTES;
@@ -761,7 +767,10 @@ int64_t vf_estimate_gpu_bytes(const struct vf_gpu_spec *gpu)
 bool vf_estimate_fits(const struct vf_estimate *e, const struct vf_gpu_spec *gpu, int64_t *headroom)
 {
 	int64_t vram = vf_estimate_gpu_bytes(gpu);
-	int64_t room = vram - e->peak_bytes;
+	/* a load transient that does not fit fails the run whatever the
+	 * scope a report reads */
+	int64_t need = e->run_peak_bytes > e->peak_bytes ? e->run_peak_bytes : e->peak_bytes;
+	int64_t room = vram - need;
 	if (headroom)
 		*headroom = room;
 	return vram > 0 && room + e->evictable_bytes >= 0 && !e->sim_oom;
@@ -827,6 +836,16 @@ static void loss_bytes(const struct shape *s, const struct vf_setup *su, const s
 	double NV = Nout * s->V;
 	if (!d->train || su->loss == VF_LOSS_FULL)
 		return;
+	if (su->loss == VF_LOSS_CHUNKED && su->compile) {
+		/* torchtune compiles compute_cross_entropy (upcast + cross-entropy
+		 * fused by inductor): each chunk keeps its compute-dtype logits and
+		 * a logsumexp, the fp32 chunk exists only inside the kernel; the
+		 * backward makes each chunk's gradient in the compute dtype */
+		double k = su->loss_chunks > 0 ? su->loss_chunks : 8;
+		*fwd = NV * d->C + 4 * NV / k;
+		*bwd = NV * d->C + (4 + d->C) * NV / k;
+		return;
+	}
 	if (su->loss == VF_LOSS_CHUNKED) {
 		double k = su->loss_chunks > 0 ? su->loss_chunks : 8;
 		*fwd = NV * (d->C + 4) + 4 * NV / k;
@@ -1184,6 +1203,9 @@ struct llm {
 	double emb_out, final_norm, dequant;
 	double layers;        /* layers with activations (T5: encoder + decoder) */
 	double logits_fwd, logits_bwd;
+	double W_whole;       /* weights before sharding */
+	double S_paged;       /* optimizer states in CUDA managed memory (mechanisms.h) */
+	bool fsdp_mp;         /* FSDP2 mixed precision: bf16 gathered over fp32 shards */
 };
 
 /* The setup's dtypes, micro-batch and token counts. */
@@ -1300,6 +1322,7 @@ static void sharding(struct llm *m)
 	const struct vf_setup *su = m->su;
 	double ngpu = m->ngpu;
 	m->shard_w = m->shard_g = m->shard_o = 1;
+	m->W_whole = m->W;
 	if (ngpu > 1) {
 		switch (su->shard) {
 		case VF_SHARD_ZERO1: m->shard_o = ngpu; break;
@@ -1313,8 +1336,9 @@ static void sharding(struct llm *m)
 	m->G /= m->shard_g;
 	m->S /= m->shard_o;
 	m->OT /= m->shard_o;
+	m->fsdp_mp = su->fsdp_mixed_precision && m->shard_w > 1 && m->d.P == 4 && m->d.autocast;
 	if (m->shard_w > 1)
-		m->W += 2 * m->s.layer_linear * m->d.P;
+		m->W += 2 * m->s.layer_linear * (m->fsdp_mp ? 2 : m->d.P); /* mixed precision: gathered in bf16 */
 	m->ddp_buckets = (su->shard == VF_SHARD_DDP && ngpu > 1) ? m->G : 0;
 }
 
@@ -1328,7 +1352,7 @@ static void autocast_term(struct llm *m)
 	const struct dt *d = &m->d;
 	const struct shape *s = &m->s;
 	m->AC = 0;
-	if (d->autocast && d->P == 4 && su->quant == VF_QUANT_NONE)
+	if (d->autocast && d->P == 4 && su->quant == VF_QUANT_NONE && !m->fsdp_mp)
 		m->AC = 2 * (s->linear + s->V * s->h) / m->shard_w; /* also under no_grad: the params need grads */
 	if (d->autocast && su->mode == VF_MODE_LORA && !su->adapter_bf16)
 		m->AC += 2 * m->lora; /* adapters' bf16 copies */
@@ -1398,6 +1422,95 @@ static void logits_term(struct llm *m)
 		m->logits_fwd += Nout * s->V * d->C * 2; /* logits/cap and tanh output (kept) */
 		m->logits_bwd += Nout * s->V * d->C;
 	}
+}
+
+/* ---- other stacks' mechanisms (sources: mechanisms.c) ------------------- */
+
+/* bitsandbytes k-bit matmuls keep their input for the backward even with
+ * the quantized weight frozen: every quantized linear's input is saved
+ * (peft and litgpt QLoRA; not torchao's NF4 linear, nor fp8). */
+static void kbit_saved_inputs(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	if (!su->kbit_saves_input || !m->d.train || m->d.full || su->quant == VF_QUANT_NONE ||
+	    su->quant == VF_QUANT_FP8)
+		return;
+	const struct shape *s = &m->s;
+	double per = m->N * vf__mech_kbit_saved_inputs(s->h, s->hq, s->f, m->d.C);
+	m->A_layer += per;
+	m->A_all += m->layers * per;
+}
+
+/* Selective checkpointing: the op-level policy keeps, beside each layer's
+ * input, the outputs of its saved ops (a layer's recompute rebuilds the
+ * rest); every:N checkpoints one layer in N and keeps the others' saved
+ * tensors whole: per layer on average (input + (N - 1) x layer) / N. */
+static void selective_checkpointing(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	const struct shape *s = &m->s;
+	if (!su->grad_ckpt || !m->d.train)
+		return;
+	if (su->ckpt_selective_op) {
+		m->ckpt_in += m->N * vf__mech_sac_op_saved(s->h, s->hq, s->hkv, s->f, s->heads, m->d.C,
+							   s->gated);
+	} else if (su->ckpt_every > 1) {
+		double n = su->ckpt_every;
+		double per = m->A_all / (m->layers > 0 ? m->layers : 1);
+		m->ckpt_in = (m->ckpt_in + (n - 1) * per) / n;
+	}
+}
+
+/* Paged optimizer states: the share of the trainable elements in tensors
+ * of at least VF_MECH_PAGED_MIN_ELEMENTS as each GPU holds them (the
+ * tensors the allocator replay makes: fill_params), whose states are CUDA
+ * managed memory. Norms and small adapters stay in the allocator. */
+static void paged_states(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	const struct shape *s = &m->s;
+	m->S_paged = 0;
+	if (!su->paged_optimizer || !m->d.train || m->T <= 0 || m->S <= 0)
+		return;
+	double min = VF_MECH_PAGED_MIN_ELEMENTS * m->shard_w, paged = 0;
+	double layers = s->L + s->Ld > 0 ? s->L + s->Ld : 1;
+	struct vf__tensors t;
+	if (su->mode == VF_MODE_LORA)
+		layer_lora_elems(s, m->d.lt, m->d.rank, m->lora, &t);
+	else
+		layer_linear_elems(s, &t);
+	for (int i = 0; i < t.n; i++)
+		if (t.bytes[i] >= min)
+			paged += t.bytes[i] * layers;
+	if (su->mode == VF_MODE_FULL) {
+		double head = s->tied ? 0 : s->V * s->h;
+		double emb = s->params - s->linear - s->norm - head;
+		paged += (emb >= min ? emb : 0) + (head >= min ? head : 0);
+	}
+	if (paged > m->T)
+		paged = m->T;
+	m->S_paged = m->S * paged / m->T;
+}
+
+/* The paged states leave every phase's allocator terms. */
+static void paged_outside_allocator(const struct llm *m, struct live ph[VF_PHASE_COUNT])
+{
+	for (int i = 0; i < VF_PHASE_COUNT && m->S_paged > 0; i++) {
+		ph[i].o -= m->S_paged;
+		if (ph[i].o < 0)
+			ph[i].o = 0;
+	}
+}
+
+/* The model load's tensor peak: with a full-state-dict FSDP load every
+ * rank gathers all weights beside its shards (Lightning's
+ * _load_raw_module_state); 0 otherwise (the load holds at most the
+ * step's weights). */
+static double load_peak(const struct llm *m)
+{
+	if (!m->su->load_full_per_rank || m->shard_w <= 1)
+		return 0;
+	return m->W_whole / m->shard_w + m->W_whole;
 }
 
 /* The CUDA context (and the defaults assumed) and each term whole,
@@ -1488,6 +1601,7 @@ static void infer_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 	double reserved = best + segment_waste(kv / (2 * layers)) * 2 * layers +
 			  param_rounding(s) * m->W + FRAG_INFER * (work + Nout * s->V * d->C);
 	finish_terms(e, ph, reserved, (enum vf_phase)bi);
+	vf__mech_finish_peaks(e, su, 0, load_peak(m));
 	if (timed)
 		step_time(s, su, d, gpu, 0, 0, 0, e);
 }
@@ -1645,7 +1759,7 @@ static double train_reserve(const struct llm *m, const struct vf_estimate *e,
 			    const struct live ph[VF_PHASE_COUNT])
 {
 	double lc = e->loss_transient;
-	double spare = lc - (m->G + m->S + m->OT);
+	double spare = lc - (m->G + (m->S - m->S_paged) + m->OT);
 	double rounding = param_rounding(&m->s);
 	double AC = m->AC, OT = m->OT;
 	double reserved = 0;
@@ -1701,14 +1815,14 @@ static void train_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 	forward_phases(m, held_acts, ph);
 	backward_phase(m, &ph[VF_PHASE_BACKWARD]);
 	optimizer_phase(m, ph);
+	paged_outside_allocator(m, ph);
 	double best;
 	int bi = peak_phase(ph, VF_PHASE_COUNT - 1, &best);
 	e->activations_full = clamp64(held_acts + m->emb_out + m->final_norm + WORKSPACE_BYTES);
 	if (st)
 		train_trace(m, st);
 	finish_terms(e, ph, train_reserve(m, e, ph), (enum vf_phase)bi);
-	if (m->su->paged_optimizer) /* bitsandbytes paged states: evicted under pressure */
-		e->evictable_bytes = e->optimizer_bytes;
+	vf__mech_finish_peaks(e, m->su, m->S_paged, load_peak(m));
 	if (timed)
 		train_time(m, gpu, e);
 }
@@ -1732,6 +1846,9 @@ static void estimate_llm(const struct vf_arch *arch, const struct vf_setup *su,
 	sharding(&m);
 	autocast_term(&m);
 	activations_term(&m);
+	kbit_saved_inputs(&m);
+	selective_checkpointing(&m);
+	paged_states(&m);
 	logits_term(&m);
 	record_whole_terms(&m, gpu, e);
 	if (m.d.train)
@@ -1797,14 +1914,14 @@ vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup
 	free(st);
 	if (rc != VF_OK)
 		return rc;
-	e->analytic_reserved_bytes = e->peak_reserved_bytes;
+	e->analytic_reserved_bytes = e->step_peak_reserved_bytes;
 	int64_t reserved = vf_alloc_peak_reserved(a);
 	e->sim_allocated_bytes = vf_alloc_peak_allocated(a);
-	if (reserved < e->peak_allocated_bytes)
-		reserved = e->peak_allocated_bytes;
+	if (reserved < e->step_peak_allocated_bytes)
+		reserved = e->step_peak_allocated_bytes;
+	e->peak_allocated_bytes = e->step_peak_allocated_bytes;
 	e->peak_reserved_bytes = reserved;
-	e->allocator_bytes = reserved - e->peak_allocated_bytes;
-	e->peak_bytes = e->context_bytes + reserved;
+	vf__mech_finish_peaks(e, su, (double)e->paged_bytes, (double)e->load_peak_allocated_bytes);
 	if (e->phases & (1u << e->peak_phase)) /* the peak phase's reserve is the simulation's */
 		e->phase_bytes[e->peak_phase][VF_TERM_ALLOCATOR] = e->allocator_bytes;
 	e->simulated = true;
@@ -1987,6 +2104,7 @@ cJSON *vf_estimate_memory_json(const struct vf_estimate *e)
 	cJSON_AddNumberToObject(o, "peak_bytes", (double)e->peak_bytes);
 	cJSON_AddStringToObject(o, "peak_phase", vf_estimate_phase_name(e, e->peak_phase));
 	cJSON_AddStringToObject(o, "dominant_term", vf_term_name(e->dominant));
+	cJSON_AddItemToObject(o, "peaks", vf__mech_peaks_json(e));
 	if (e->sim_skipped) /* only then: every other estimate's JSON as it was */
 		cJSON_AddStringToObject(o, "allocator_not_simulated", e->sim_skipped);
 	return o;

@@ -3,6 +3,8 @@
 #include "vramfit/estimate/setup.h"
 #include "vramfit/estimate/stack.h"
 
+#include "mechanisms.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,6 +294,10 @@ void vf_setup_defaults(struct vf_setup *s)
 	s->compile = s->activation_offload = s->optimizer_in_backward = false;
 	s->paged_optimizer = s->kbit_fp32_rest = s->nf4_double_quant = false;
 	s->stack_given = 0;
+	s->peak_scope = VF_PEAK_STEP;
+	s->load_full_per_rank = s->kbit_saves_input = s->fsdp_mixed_precision = false;
+	s->ckpt_every = 0;
+	s->ckpt_selective_op = false;
 }
 
 static vf_status parse_i64(const char *flag, const char *v, int64_t lo, int64_t hi, int64_t *out,
@@ -533,11 +539,19 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 			return st;
 		s->given |= VF_SETUP_G_GRAD_ACCUM;
 	} else if (strcmp(name, "grad-ckpt") == 0) {
-		if ((st = parse_bool(name, v, &s->grad_ckpt, err)))
+		s->ckpt_every = 0;
+		s->ckpt_selective_op = false;
+		if (v && (strncmp(v, "selective:", 10) == 0 || strncmp(v, "every:", 6) == 0)) {
+			if ((st = vf__mech_ckpt_parse(v, s, err)))
+				return st;
+		} else if ((st = parse_bool(name, v, &s->grad_ckpt, err))) {
 			return st;
+		}
 		s->given |= VF_SETUP_G_GRAD_CKPT;
 	} else if (strcmp(name, "no-grad-ckpt") == 0) {
 		s->grad_ckpt = false;
+		s->ckpt_every = 0;
+		s->ckpt_selective_op = false;
 		s->given |= VF_SETUP_G_GRAD_CKPT;
 	} else if (strcmp(name, "lora-rank") == 0) {
 		if ((st = parse_i64(name, v, 1, 65536, &x, err)))
@@ -605,7 +619,7 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 		   strcmp(name, "adapter-dtype") == 0 || strcmp(name, "compile") == 0 ||
 		   strcmp(name, "no-compile") == 0 || strcmp(name, "activation-offload") == 0 ||
 		   strcmp(name, "no-activation-offload") == 0 ||
-		   strcmp(name, "optimizer-in-backward") == 0) {
+		   strcmp(name, "optimizer-in-backward") == 0 || strcmp(name, "peak-scope") == 0) {
 		return vf_stack_set(s, name, v, err);
 	} else if (strcmp(name, "text-encoder") == 0) {
 		if (!vf_text_encoder_parse(v, &s->text_encoder))
@@ -663,6 +677,10 @@ cJSON *vf_setup_to_json(const struct vf_setup *s)
 	cJSON_AddNumberToObject(o, "target_seq", (double)(s->target_seq ? s->target_seq : s->seq));
 	cJSON_AddNumberToObject(o, "grad_accum", (double)s->grad_accum);
 	cJSON_AddBoolToObject(o, "grad_ckpt", s->grad_ckpt);
+	if (s->grad_ckpt && (s->ckpt_every > 1 || s->ckpt_selective_op)) {
+		char c[32];
+		cJSON_AddStringToObject(o, "grad_ckpt_policy", vf__mech_ckpt_name(s, c, sizeof c));
+	}
 	if (s->mode == VF_MODE_LORA) {
 		cJSON_AddNumberToObject(o, "lora_rank", s->lora_rank);
 		cJSON_AddNumberToObject(o, "lora_alpha", s->lora_alpha);

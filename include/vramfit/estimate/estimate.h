@@ -135,6 +135,18 @@ struct vf_estimate {
 	int64_t sim_allocated_bytes;     /* the simulation's own allocated peak (blocks) */
 	int64_t evictable_bytes;   /* paged optimizer states (unified memory): counted in the
 	                            * peak, evicted to the host before an out-of-memory */
+	/* Which peak each tool sees (lib/estimate/mechanisms.c). peak_allocated_bytes,
+	 * peak_reserved_bytes and peak_bytes are the scope's; the step's and the
+	 * run's are kept here. Paged optimizer states are CUDA managed memory:
+	 * in nvidia-smi's figure (peak_bytes) while resident, never in
+	 * torch.cuda.max_memory_allocated() / max_memory_reserved(). */
+	enum vf_peak_scope peak_scope;
+	int64_t paged_bytes;       /* optimizer states outside PyTorch's allocator */
+	int64_t load_peak_allocated_bytes; /* tensors live at the model load's peak (0: the weights) */
+	int64_t step_peak_allocated_bytes, step_peak_reserved_bytes, step_peak_bytes;
+	int64_t run_peak_allocated_bytes, run_peak_reserved_bytes, run_peak_bytes;
+	bool peak_at_load;         /* scope run and the load's peak is the run's: the terms
+	                            * are the load's (weights) */
 };
 
 /* A video diffusion transformer (catalog kind "dit", e.g. LTX-2): the

@@ -9,7 +9,8 @@
  *   --optimizer adamw|adamw8bit|adafactor|sgd|lion
  *   --optimizer-impl foreach|fused|for
  *   --batch N --seq N --target-seq N --grad-accum N
- *   --grad-ckpt / --no-grad-ckpt
+ *   --grad-ckpt[=true|false|selective:op|every:N] / --no-grad-ckpt
+ *   --peak-scope step|run (stack.c)
  *   --lora-rank R --lora-alpha A --lora-targets q_proj,v_proj|all-linear|LIST
  *   --quant none|int8|int4|nf4|fp8  --gpus N
  *   --shard none|ddp|zero1|zero2|zero3|fsdp
@@ -80,7 +81,16 @@ enum {
 	VF_STACK_G_OFFLOAD = 1u << 3,
 	VF_STACK_G_OIB = 1u << 4,
 	VF_STACK_G_PAGED = 1u << 5,
+	VF_STACK_G_PEAK_SCOPE = 1u << 6,
 };
+
+/* Which peak a memory report reads (the stack's own report, or
+ * --peak-scope): the steady-state step's (the peak statistics reset after
+ * the model was built, as torchtune's get_memory_stats and torchtitan's
+ * memory monitor do), or the whole run's never-reset peak, load and
+ * initialisation transients included (litgpt's final
+ * torch.cuda.max_memory_allocated()). */
+enum vf_peak_scope { VF_PEAK_STEP, VF_PEAK_RUN, VF_PEAK_SCOPE_COUNT };
 
 /* Text encoder kept on the GPU (video DiTs: loaded for validation). */
 enum vf_text_encoder { VF_TE_NONE, VF_TE_BF16, VF_TE_INT8, VF_TE_COUNT };
@@ -194,6 +204,13 @@ struct vf_setup {
 	bool kbit_fp32_rest;               /* quantized base: norms, embeddings, head upcast to fp32 */
 	bool nf4_double_quant;             /* NF4 absmax double-quantized */
 	unsigned stack_given;              /* VF_STACK_G_* */
+	/* Mechanisms of other stacks' recipes (lib/estimate/mechanisms.c). */
+	enum vf_peak_scope peak_scope;     /* default step; litgpt run */
+	bool load_full_per_rank;           /* FSDP load gathers the full state dict on every rank */
+	bool kbit_saves_input;             /* bitsandbytes k-bit matmuls save their input */
+	bool fsdp_mixed_precision;         /* FSDP2 MixedPrecisionPolicy: bf16 compute over fp32 shards */
+	int16_t ckpt_every;                /* --grad-ckpt every:N: 1 layer in N checkpointed (0: all) */
+	bool ckpt_selective_op;            /* --grad-ckpt selective:op: op-level policy (torchtitan) */
 };
 
 /* GPU g's --max-memory in bytes; 0 when none. */

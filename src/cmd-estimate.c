@@ -281,8 +281,24 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 			assume(a, "--activation-offload: two layers' saved tensors on the GPU, the copies "
 				  "hidden behind compute (not measured)");
 		if (s->paged_optimizer)
-			assume(a, "paged optimizer: its states are in the peak but evicted to the host "
-				  "before an out-of-memory, so they do not decide the fit");
+			assume(a, "paged optimizer (bitsandbytes): states of tensors of 100k elements or more in "
+				  "CUDA managed memory: in nvidia-smi's peak, not in torch.cuda.max_memory_allocated() "
+				  "or max_memory_reserved(); evicted to the host before an out-of-memory, so they do "
+				  "not decide the fit");
+		if (s->peak_scope == VF_PEAK_RUN)
+			assume(a, "peak scope run (--peak-scope): the never-reset peak of the whole run, the model "
+				  "load included%s", s->load_full_per_rank ? " (FSDP load: every rank gathers the "
+									    "full state dict)" : "");
+		if (s->kbit_saves_input && s->quant != VF_QUANT_NONE && s->quant != VF_QUANT_FP8)
+			assume(a, "bitsandbytes k-bit linears keep their inputs for the backward");
+		if (s->fsdp_mixed_precision && s->gpus > 1 &&
+		    (s->shard == VF_SHARD_FSDP || s->shard == VF_SHARD_ZERO3))
+			assume(a, "FSDP2 mixed precision: blocks gathered in bf16 from fp32 shards, no autocast "
+				  "copies");
+		if (s->grad_ckpt && (s->ckpt_selective_op || s->ckpt_every > 1))
+			assume(a, "selective checkpointing %s (not measured)",
+			       s->ckpt_selective_op ? "selective:op: the op policy's saved outputs per layer"
+						    : "every:N: one layer in N checkpointed");
 	}
 	if (e->simulated)
 		assume(a, "device peak: PyTorch's caching allocator (2.9-2.11 rules) simulated over the model "
@@ -833,9 +849,11 @@ static void print_terms(FILE *o, const struct vf_estimate *e0, const struct gpu_
 	const char *bold = vf_cli_sgr(o, "1"), *off = vf_cli_sgr(o, "0");
 	if (nrows && rows[0].split)
 		fprintf(o, "%sMemory at the peak%s (%s phase, on %s GPU %d of the split: the one that limits)\n",
-			bold, off, vf_estimate_phase_name(e0, e0->peak_phase), rows[0].spec.id, rows[0].split->limiting);
+			bold, off, e0->peak_at_load ? "load" : vf_estimate_phase_name(e0, e0->peak_phase),
+			rows[0].spec.id, rows[0].split->limiting);
 	else
-		fprintf(o, "%sMemory at the peak%s (%s phase%s%s)\n", bold, off, vf_estimate_phase_name(e0, e0->peak_phase),
+		fprintf(o, "%sMemory at the peak%s (%s phase%s%s)\n", bold, off,
+			e0->peak_at_load ? "load" : vf_estimate_phase_name(e0, e0->peak_phase),
 			nrows ? ", on " : "", nrows ? rows[0].spec.id : "");
 	const char *hdr[] = {"term", "size", "% of peak"};
 	struct vf_table t;

@@ -50,7 +50,8 @@ static const char *const shards[] = {"none", "ddp", "zero1", "zero2", "zero3", "
 static const char *const attentions[] = {"sdpa", "eager", "flash", NULL};
 static const char *const encoders[] = {"none", "bf16", "int8", NULL};
 static const char *const splits[] = {"none", "layers", NULL};
-static const char *const stacks[] = {"hf", "torchtune", "litgpt", "ltx", NULL};
+static const char *const stacks[] = {"hf", "torchtune", "litgpt", "torchtitan", "ltx", NULL};
+static const char *const scopes[] = {"step", "run", NULL};
 static const char *const losses[] = {"full", "chunked:8", "fused-linear", NULL};
 static const char *const dtypes[] = {"fp32", "bf16", NULL};
 static const char *const targets[] = {"q_proj,v_proj", "all-linear", NULL};
@@ -70,7 +71,10 @@ const struct vf_option vf_setup_options[] = {
 	SET("seq", "N", NULL, "tokens per sample (default 2048; 4k = 4096)"),
 	SET("target-seq", "N", NULL, "encoder-decoder: decoder length (default = seq)"),
 	SET("grad-accum", "N", NULL, "micro-batches per optimizer step (default 1)"),
-	SWITCH("grad-ckpt", "activation checkpointing (default off)"),
+	SWITCH("grad-ckpt", "activation checkpointing (default off): every layer;\n"
+			    "=selective:op keeps the matmul and attention outputs\n"
+			    "of torchtitan's op policy; =every:N checkpoints one\n"
+			    "layer in N"),
 	NEGATE("no-grad-ckpt", "no activation checkpointing"),
 	SET("lora-rank", "R", NULL, "LoRA rank (default 16)"),
 	SET("lora-alpha", "A", NULL, "LoRA alpha (default = rank)"),
@@ -97,8 +101,13 @@ const struct vf_option vf_setup_options[] = {
 	SET("pp", "N", NULL, "pipeline: N stages"),
 	SET("micro-batches", "M", NULL, "pipeline: M micro-batches per step (1F1B)"),
 	OPT_GROUP("Training stack (data/stacks/NAME.json sets the mechanisms; flags override):"),
-	SET("stack", "hf|torchtune|litgpt|ltx", stacks,
+	SET("stack", "hf|torchtune|litgpt|torchtitan|ltx", stacks,
 	    "(default hf: transformers + peft + torch optimizers)"),
+	SET("peak-scope", "step|run", scopes,
+	    "the peak a memory report reads: a steady-state step\n"
+	    "(peak statistics reset after the model load) or the\n"
+	    "whole run, load transients included (default: the\n"
+	    "stack's own report: litgpt run, the others step)"),
 	SET("loss", "full|chunked:N|fused-linear", losses, "how the logits and the loss are computed"),
 	SWITCH("compile", "torch.compile"),
 	NEGATE("no-compile", "no torch.compile"),

@@ -2102,7 +2102,8 @@ cJSON *vf_estimate_memory_json(const struct vf_estimate *e)
 	cJSON_AddNumberToObject(o, "allocator_bytes", (double)e->allocator_bytes);
 	cJSON_AddNumberToObject(o, "peak_allocated_bytes", (double)e->peak_allocated_bytes);
 	cJSON_AddNumberToObject(o, "peak_bytes", (double)e->peak_bytes);
-	cJSON_AddStringToObject(o, "peak_phase", vf_estimate_phase_name(e, e->peak_phase));
+	cJSON_AddStringToObject(o, "peak_phase",
+				e->peak_at_load ? "load" : vf_estimate_phase_name(e, e->peak_phase));
 	cJSON_AddStringToObject(o, "dominant_term", vf_term_name(e->dominant));
 	cJSON_AddItemToObject(o, "peaks", vf__mech_peaks_json(e));
 	if (e->sim_skipped) /* only then: every other estimate's JSON as it was */

@@ -91,6 +91,24 @@ bool vf__mech_peak_scope_parse(const char *v, enum vf_peak_scope *out)
 	return true;
 }
 
+static const char *const tool_names[] = {NULL, "torch.cuda.max_memory_allocated()",
+					 "torch.cuda.max_memory_reserved()", "nvidia-smi"};
+
+const char *vf__mech_tool_name(enum vf_peak_tool t)
+{
+	return (unsigned)t < VF_TOOL_COUNT ? tool_names[t] : NULL;
+}
+
+bool vf__mech_tool_parse(const char *v, enum vf_peak_tool *out)
+{
+	for (int i = 1; v && i < VF_TOOL_COUNT; i++)
+		if (strcmp(v, tool_names[i]) == 0) {
+			*out = (enum vf_peak_tool)i;
+			return true;
+		}
+	return false;
+}
+
 double vf__mech_sac_op_saved(double h, double hq, double hkv, double f, double heads,
 			     double C, bool gated)
 {
@@ -125,6 +143,7 @@ void vf__mech_finish_peaks(struct vf_estimate *e, const struct vf_setup *su, dou
 					      ? e->peak_reserved_bytes
 					      : e->step_peak_allocated_bytes;
 	e->peak_scope = su->peak_scope;
+	e->peak_report = su->peak_report;
 	e->paged_bytes = paged > 0 ? (int64_t)(paged + 0.5) : 0;
 	e->evictable_bytes = e->paged_bytes;
 	e->load_peak_allocated_bytes = load_alloc > 0 ? (int64_t)(load_alloc + 0.5) : 0;
@@ -162,6 +181,9 @@ cJSON *vf__mech_peaks_json(const struct vf_estimate *e)
 	if (!o)
 		return NULL;
 	cJSON_AddStringToObject(o, "scope", vf__mech_peak_scope_name(e->peak_scope));
+	const char *tool = vf__mech_tool_name(e->peak_report);
+	if (tool) /* the figure the stack's own report prints */
+		cJSON_AddStringToObject(o, "stack_report", tool);
 	cJSON_AddItemToObject(o, "step", tools(e->step_peak_allocated_bytes, e->step_peak_reserved_bytes,
 					       e->step_peak_bytes));
 	cJSON_AddItemToObject(o, "run", tools(e->run_peak_allocated_bytes, e->run_peak_reserved_bytes,

@@ -31,6 +31,11 @@ const char *vf__mech_ckpt_name(const struct vf_setup *s, char *out, size_t n);
 const char *vf__mech_peak_scope_name(enum vf_peak_scope p);
 bool vf__mech_peak_scope_parse(const char *v, enum vf_peak_scope *out);
 
+/* "torch.cuda.max_memory_allocated()", "torch.cuda.max_memory_reserved()",
+ * "nvidia-smi" (VF_TOOL_UNKNOWN: NULL); parse returns false on another. */
+const char *vf__mech_tool_name(enum vf_peak_tool t);
+bool vf__mech_tool_parse(const char *v, enum vf_peak_tool *out);
+
 /* Bytes saved for backward per token per layer by torchtitan's op-level
  * selective checkpointing policy, beyond the layer's input: the outputs
  * of every other matmul (q, v, w1, w2 of q, k, v, o, w1, w3, w2) and of

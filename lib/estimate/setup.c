@@ -295,6 +295,7 @@ void vf_setup_defaults(struct vf_setup *s)
 	s->paged_optimizer = s->kbit_fp32_rest = s->nf4_double_quant = false;
 	s->stack_given = 0;
 	s->peak_scope = VF_PEAK_STEP;
+	s->peak_report = VF_TOOL_UNKNOWN;
 	s->load_full_per_rank = s->kbit_saves_input = s->fsdp_mixed_precision = false;
 	s->ckpt_every = 0;
 	s->ckpt_selective_op = false;

@@ -103,7 +103,7 @@ static const char *const known[] = {"lora_precision", "full_precision", "adapter
 				    "activation_offload", "kbit_fp32_rest", "nf4_double_quant",
 				    "paged_optimizer", "empty_cache", "base_quant", "optimizer",
 				    "peak_scope", "load", "kbit_saves_input", "fsdp_mixed_precision",
-				    "peak_report"};
+				    "peak_report", "grad_ckpt_default", "optimizer_impl"};
 
 static vf_status check_keys(const cJSON *p, const char *what, struct vf_error *err)
 {
@@ -163,6 +163,24 @@ vf_status vf_stack_apply_json(struct vf_setup *s, const cJSON *p, const char *wh
 	if (v && !(s->stack_given & VF_STACK_G_PEAK_SCOPE) &&
 	    !vf__mech_peak_scope_parse(cJSON_GetStringValue(v), &s->peak_scope))
 		return vf_error_set(err, VF_ERR, "%s: mechanisms.peak_scope.value: expected step or run", what);
+	v = mech(p, "grad_ckpt_default");
+	if (v && s->mode != VF_MODE_INFER && !(s->given & VF_SETUP_G_GRAD_CKPT)) {
+		const char *c = cJSON_GetStringValue(v);
+		struct vf_error e2 = {0};
+		if (c && strcmp(c, "none") == 0)
+			s->grad_ckpt = false;
+		else if (c && strcmp(c, "layer") == 0)
+			s->grad_ckpt = true;
+		else if (!c || vf__mech_ckpt_parse(c, s, &e2) != VF_OK)
+			return vf_error_set(err, VF_ERR, "%s: mechanisms.grad_ckpt_default.value: expected none, layer, selective:op or every:N", what);
+	}
+	v = mech(p, "optimizer_impl");
+	if (v && !(s->given & VF_SETUP_G_OPTIMIZER_IMPL) &&
+	    !vf_optimizer_impl_parse(cJSON_GetStringValue(v), &s->optimizer_impl))
+		return vf_error_set(err, VF_ERR, "%s: mechanisms.optimizer_impl.value: expected foreach, fused or for", what);
+	v = mech(p, "peak_report");
+	if (v && !vf__mech_tool_parse(cJSON_GetStringValue(v), &s->peak_report))
+		return vf_error_set(err, VF_ERR, "%s: mechanisms.peak_report.value: expected torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved() or nvidia-smi", what);
 	v = mech(p, "load");
 	if (v) {
 		const char *l = cJSON_GetStringValue(v);

@@ -141,6 +141,7 @@ struct vf_estimate {
 	 * in nvidia-smi's figure (peak_bytes) while resident, never in
 	 * torch.cuda.max_memory_allocated() / max_memory_reserved(). */
 	enum vf_peak_scope peak_scope;
+	enum vf_peak_tool peak_report; /* the figure the stack's own report prints */
 	int64_t paged_bytes;       /* optimizer states outside PyTorch's allocator */
 	int64_t load_peak_allocated_bytes; /* tensors live at the model load's peak (0: the weights) */
 	int64_t step_peak_allocated_bytes, step_peak_reserved_bytes, step_peak_bytes;

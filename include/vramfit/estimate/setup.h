@@ -92,6 +92,9 @@ enum {
  * torch.cuda.max_memory_allocated()). */
 enum vf_peak_scope { VF_PEAK_STEP, VF_PEAK_RUN, VF_PEAK_SCOPE_COUNT };
 
+/* The tool whose figure a stack's memory report prints. */
+enum vf_peak_tool { VF_TOOL_UNKNOWN, VF_TOOL_ALLOCATED, VF_TOOL_RESERVED, VF_TOOL_SMI, VF_TOOL_COUNT };
+
 /* Text encoder kept on the GPU (video DiTs: loaded for validation). */
 enum vf_text_encoder { VF_TE_NONE, VF_TE_BF16, VF_TE_INT8, VF_TE_COUNT };
 
@@ -206,6 +209,7 @@ struct vf_setup {
 	unsigned stack_given;              /* VF_STACK_G_* */
 	/* Mechanisms of other stacks' recipes (lib/estimate/mechanisms.c). */
 	enum vf_peak_scope peak_scope;     /* default step; litgpt run */
+	enum vf_peak_tool peak_report;     /* what the stack's own memory report prints */
 	bool load_full_per_rank;           /* FSDP load gathers the full state dict on every rank */
 	bool kbit_saves_input;             /* bitsandbytes k-bit matmuls save their input */
 	bool fsdp_mixed_precision;         /* FSDP2 MixedPrecisionPolicy: bf16 compute over fp32 shards */

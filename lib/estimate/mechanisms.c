@@ -114,8 +114,7 @@ double vf__mech_sac_op_saved(double h, double hq, double hkv, double f, double h
 {
 	double mm = hq + hkv;          /* wq, wv (wk, wo recomputed) */
 	mm += gated ? f + h : h;       /* w1, w2 (w3 recomputed); plain MLP: fc2 */
-	double attn = hq + 4 * heads / 64; /* attention output and its logsumexp */
-	return C * mm + C * attn;
+	return C * mm + C * hq + 4 * heads / 64; /* + attention output, fp32 logsumexp */
 }
 
 double vf__mech_kbit_saved_inputs(double h, double hq, double f, double C)

@@ -1,0 +1,328 @@
+/* test-mechanisms.c - the mechanisms of other stacks' recipes
+ * (lib/estimate/mechanisms.c): each moves exactly the term it acts on,
+ * by the amount its source says, and the peaks are named by the tool that
+ * prints them. */
+#include <math.h>
+
+#include "vf_test.h"
+#include "vramfit/base/json.h"
+#include "vramfit/estimate/estimate.h"
+#include "vramfit/estimate/stack.h"
+#include "vramfit/model/models.h"
+
+static const struct vf_arch *arch(const char *id)
+{
+	const struct vf_model_entry *m = vf_models_find(id);
+	CHECK(m && m->has_arch);
+	return m && m->has_arch ? &m->arch : NULL;
+}
+
+/* A setup from flag/value pairs (NULL-terminated), finished. */
+static void setup(const char *flags[], struct vf_setup *s)
+{
+	struct vf_error err = {0};
+	vf_setup_defaults(s);
+	for (int i = 0; flags[i]; i += 2)
+		CHECK(vf_setup_set(s, flags[i], flags[i + 1], &err) == VF_OK);
+	CHECK(vf_setup_finish(s, &err) == VF_OK);
+}
+
+static void run(const char *model, const struct vf_setup *s, struct vf_estimate *e)
+{
+	const struct vf_arch *a = arch(model);
+	memset(e, 0, sizeof *e);
+	if (a)
+		vf_estimate_run(a, s, NULL, e);
+}
+
+/* The terms other than `skip` have the same full size in a and b. */
+static bool same_except(const struct vf_estimate *a, const struct vf_estimate *b, const char *skip)
+{
+	struct {
+		const char *name;
+		int64_t x, y;
+	} t[] = {
+		{"weights", a->weights_full, b->weights_full},
+		{"gradients", a->gradients_full, b->gradients_full},
+		{"optimizer", a->optimizer_full, b->optimizer_full},
+		{"optimizer_temp", a->optimizer_temp_full, b->optimizer_temp_full},
+		{"autocast_cache", a->autocast_cache_full, b->autocast_cache_full},
+		{"activations", a->activations_full, b->activations_full},
+		{"logits", a->logits_full, b->logits_full},
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (strcmp(t[i].name, skip) != 0 && t[i].x != t[i].y) {
+			fprintf(stderr, "  %s moved: %lld -> %lld\n", t[i].name, (long long)t[i].x,
+				(long long)t[i].y);
+			return false;
+		}
+	return true;
+}
+
+/* bitsandbytes paged states (>= 1e5 elements) are CUDA managed memory:
+ * out of PyTorch's allocated and reserved peaks, in nvidia-smi's. */
+static void test_paged_outside_allocator(void)
+{
+	const char *plain[] = {"mode", "full", "seq", "512", NULL};
+	const char *paged[] = {"mode", "full", "seq", "512", "optimizer", "paged-adamw", NULL};
+	struct vf_setup s0, s1;
+	struct vf_estimate a, b;
+	setup(plain, &s0);
+	setup(paged, &s1);
+	run("llama2-7b", &s0, &a);
+	run("llama2-7b", &s1, &b);
+	CHECK(same_except(&a, &b, ""));
+	CHECK(b.paged_bytes > 0 && a.paged_bytes == 0);
+	/* every llama2-7b tensor but the norms (4096 elements) is paged */
+	double norms = 65.0 * 4096;
+	double share = (double)b.paged_bytes / (double)b.optimizer_full;
+	CHECK(fabs(share - (1 - norms / (double)b.trainable_params)) < 1e-6);
+	CHECK(b.step_peak_allocated_bytes <= a.step_peak_allocated_bytes - b.paged_bytes + 1);
+	CHECK(b.peak_bytes == b.context_bytes + b.peak_reserved_bytes + b.paged_bytes);
+	CHECK(b.evictable_bytes == b.paged_bytes);
+	/* LoRA rank 16 on q,v: A is 16 x 4096 < 1e5 elements: nothing paged;
+	 * rank 64 all-linear: 64 x 4096 and more, all paged */
+	const char *l16[] = {"mode", "lora", "optimizer", "paged-adamw8bit", NULL};
+	const char *l64[] = {"mode", "lora", "optimizer", "paged-adamw8bit", "lora-rank", "64",
+			     "lora-targets", "all-linear", NULL};
+	setup(l16, &s1);
+	run("llama2-7b", &s1, &b);
+	CHECK(b.paged_bytes == 0);
+	setup(l64, &s1);
+	run("llama2-7b", &s1, &b);
+	CHECK(b.paged_bytes == b.optimizer_full);
+	/* the allocator replay makes none of the paged states */
+	setup(plain, &s0);
+	setup(paged, &s1);
+	struct vf_error err = {0};
+	const struct vf_arch *m = arch("llama2-7b");
+	if (m) {
+		CHECK(vf_estimate_simulate(m, &s0, NULL, NULL, &a, NULL, &err) == VF_OK);
+		CHECK(vf_estimate_simulate(m, &s1, NULL, NULL, &b, NULL, &err) == VF_OK);
+		CHECK(b.sim_allocated_bytes < a.sim_allocated_bytes - b.paged_bytes * 9 / 10);
+		CHECK(b.peak_bytes == b.context_bytes + b.peak_reserved_bytes + b.paged_bytes);
+	}
+}
+
+/* The never-reset peak: litgpt's FSDP load gathers every weight on every
+ * rank (Lightning's full-state-dict load); step scope reads the steps. */
+static void test_peak_scope_and_load(void)
+{
+	const char *lg[] = {"mode", "lora", "gpus", "4", "shard", "fsdp", "stack", "litgpt", NULL};
+	const char *lg_step[] = {"mode", "lora", "gpus", "4", "shard", "fsdp", "stack", "litgpt",
+				 "peak-scope", "step", NULL};
+	struct vf_setup s0, s1;
+	struct vf_estimate a, b;
+	setup(lg, &s1);
+	setup(lg_step, &s0);
+	CHECK(s1.peak_scope == VF_PEAK_RUN && s1.load_full_per_rank && s0.peak_scope == VF_PEAK_STEP);
+	run("llama3-8b", &s1, &b);
+	run("llama3-8b", &s0, &a);
+	CHECK(same_except(&a, &b, ""));
+	/* the load: the bf16 weights (and bf16 adapters on q, v) whole beside
+	 * their quarter */
+	double whole = 2.0 * ((double)b.params + 32 * 16 * ((4096 + 4096) + (4096 + 1024)));
+	CHECK_INT(b.load_peak_allocated_bytes, llround(whole + whole / 4));
+	CHECK(b.peak_at_load && b.peak_allocated_bytes == b.load_peak_allocated_bytes);
+	CHECK(b.weights_bytes == b.peak_allocated_bytes && b.activations_bytes == 0);
+	CHECK(!a.peak_at_load && a.peak_allocated_bytes == a.step_peak_allocated_bytes);
+	CHECK(a.run_peak_allocated_bytes == b.run_peak_allocated_bytes);
+	CHECK(b.step_peak_allocated_bytes == a.step_peak_allocated_bytes);
+	/* what does not fit at load does not fit, whatever the scope */
+	struct vf_gpu_spec g = {0};
+	snprintf(g.id, sizeof g.id, "small");
+	g.memory_mib = (int64_t)(((double)a.step_peak_bytes + (double)b.run_peak_bytes) / 2 / 1048576);
+	CHECK(!vf_estimate_fits(&a, &g, NULL));
+	/* hf: no transient, run = step; one GPU: nothing to gather */
+	const char *hf_run[] = {"mode", "lora", "gpus", "4", "shard", "fsdp", "peak-scope", "run", NULL};
+	setup(hf_run, &s1);
+	run("llama3-8b", &s1, &b);
+	CHECK(b.load_peak_allocated_bytes == 0 && b.run_peak_bytes == b.step_peak_bytes);
+	const char *one[] = {"mode", "lora", "stack", "litgpt", NULL};
+	setup(one, &s1);
+	run("llama3-8b", &s1, &b);
+	CHECK(b.load_peak_allocated_bytes == 0 && !b.peak_at_load);
+	struct vf_error err = {0};
+	vf_setup_defaults(&s1);
+	CHECK(vf_setup_set(&s1, "peak-scope", "forever", &err) == VF_EUSAGE);
+	CHECK_CONTAINS(err.msg, "--peak-scope");
+}
+
+/* torchtune's compiled chunked loss: the compute-dtype logits and one
+ * chunk's fp32 work, not every chunk's fp32 log-softmax. */
+static void test_compiled_chunked_loss(void)
+{
+	const char *eager[] = {"mode", "lora", "batch", "2", "seq", "4096", "stack", "torchtune", NULL};
+	const char *comp[] = {"mode", "lora", "batch", "2", "seq", "4096", "stack", "torchtune",
+			      "compile", "", NULL};
+	struct vf_setup s0, s1;
+	struct vf_estimate a, b;
+	setup(eager, &s0);
+	setup(comp, &s1);
+	run("llama3-8b", &s0, &a);
+	run("llama3-8b", &s1, &b);
+	double NV = 2.0 * 4096 * 128256;
+	CHECK_INT(a.logits_full, llround(NV * (4 + 2) + 8 * NV / 8));
+	CHECK_INT(b.logits_full, llround(NV * 2 + (4 + 2) * NV / 8));
+	/* 2 x 4096 tokens, 128k vocabulary, 8 chunks: 2.69 GiB (was 6.85) */
+	CHECK(b.logits_full < (int64_t)(2.7 * 1073741824.0));
+}
+
+/* bitsandbytes k-bit linears keep their inputs: the activations grow by
+ * exactly those inputs, nothing else moves; torchtune's NF4 keeps none. */
+static void test_kbit_saved_inputs(void)
+{
+	const char *q[] = {"mode", "lora", "quant", "nf4", "stack", "litgpt", NULL};
+	struct vf_setup s0, s1;
+	struct vf_estimate a, b;
+	setup(q, &s1);
+	CHECK(s1.kbit_saves_input);
+	s0 = s1;
+	s0.kbit_saves_input = false;
+	run("llama2-7b", &s0, &a);
+	run("llama2-7b", &s1, &b);
+	CHECK(same_except(&a, &b, "activations"));
+	double N = 2048, per = 2 * (4096 + 4096 + 4096 + 11008.0);
+	CHECK_INT(b.activations_full - a.activations_full, llround(32 * N * per));
+	const char *tt[] = {"mode", "lora", "quant", "nf4", "stack", "torchtune", NULL};
+	setup(tt, &s1);
+	CHECK(!s1.kbit_saves_input);
+	/* litgpt QLoRA against litgpt LoRA: 21-36 % measured above the model
+	 * without the saved inputs (issue 25); the inputs are that share of
+	 * the step's peak at 2048 tokens */
+	double share = (double)(b.activations_full - a.activations_full) / (double)a.peak_allocated_bytes;
+	CHECK(share > 0.15 && share < 0.45);
+}
+
+/* Selective checkpointing: between checkpointing every layer and none. */
+static void test_selective_checkpointing(void)
+{
+	const char *none[] = {"mode", "full", "batch", "2", "precision", "bf16", NULL};
+	const char *all[] = {"mode", "full", "batch", "2", "precision", "bf16", "grad-ckpt", "true", NULL};
+	const char *op[] = {"mode", "full", "batch", "2", "precision", "bf16", "grad-ckpt", "selective:op", NULL};
+	const char *ev2[] = {"mode", "full", "batch", "2", "precision", "bf16", "grad-ckpt", "every:2", NULL};
+	const char *ev1[] = {"mode", "full", "batch", "2", "precision", "bf16", "grad-ckpt", "every:1", NULL};
+	struct vf_setup s;
+	struct vf_estimate n, l, o, e2, e1;
+	setup(none, &s);
+	run("llama3-8b", &s, &n);
+	setup(all, &s);
+	run("llama3-8b", &s, &l);
+	setup(op, &s);
+	CHECK(s.grad_ckpt && s.ckpt_selective_op);
+	run("llama3-8b", &s, &o);
+	setup(ev2, &s);
+	CHECK(s.grad_ckpt && s.ckpt_every == 2);
+	run("llama3-8b", &s, &e2);
+	setup(ev1, &s);
+	CHECK(s.grad_ckpt && s.ckpt_every == 0);
+	run("llama3-8b", &s, &e1);
+	CHECK(same_except(&l, &o, "activations") && same_except(&l, &e2, "activations"));
+	CHECK(l.activations_full < o.activations_full && o.activations_full < n.activations_full);
+	CHECK(l.activations_full < e2.activations_full && e2.activations_full < n.activations_full);
+	CHECK(e1.activations_full == l.activations_full);
+	/* the op policy keeps, per token per layer, q, v, w1, w2 outputs and the
+	 * attention output with its logsumexp (bf16) */
+	double tok = 2 * 2048.0, layers = 32;
+	double op_tok = 2 * (4096 + 1024 + 14336 + 4096) + 2 * 4096 + 4 * 32 / 64.0;
+	CHECK(llabs(o.activations_full - l.activations_full - llround(layers * tok * op_tok)) < 64);
+	/* every:2 halfway (in the held activations) */
+	double mid = (double)(n.activations_full + l.activations_full) / 2;
+	CHECK(fabs((double)e2.activations_full - mid) < 0.01 * mid);
+	struct vf_error err = {0};
+	vf_setup_defaults(&s);
+	CHECK(vf_setup_set(&s, "grad-ckpt", "every:0", &err) == VF_EUSAGE);
+	CHECK(vf_setup_set(&s, "grad-ckpt", "every:x", &err) == VF_EUSAGE);
+	CHECK(vf_setup_set(&s, "grad-ckpt", "selective:mm", &err) == VF_EUSAGE);
+	CHECK_CONTAINS(err.msg, "selective:op");
+}
+
+/* FSDP2 mixed precision: no autocast copies, blocks gathered in bf16;
+ * fp32 shards, gradients and states as before. */
+static void test_fsdp_mixed_precision(void)
+{
+	const char *f[] = {"mode", "full", "gpus", "8", "shard", "fsdp", "precision", "amp", NULL};
+	struct vf_setup s0, s1;
+	struct vf_estimate a, b;
+	setup(f, &s0);
+	s1 = s0;
+	s1.fsdp_mixed_precision = true;
+	run("llama3-8b", &s0, &a);
+	run("llama3-8b", &s1, &b);
+	CHECK(a.autocast_cache_full > 0 && b.autocast_cache_full == 0);
+	CHECK(b.weights_full < a.weights_full);
+	CHECK(a.gradients_full == b.gradients_full && a.optimizer_full == b.optimizer_full);
+	/* torchtitan sets it, with fused AdamW and every second block checkpointed */
+	const char *tt[] = {"mode", "full", "gpus", "8", "shard", "fsdp", "stack", "torchtitan", NULL};
+	setup(tt, &s1);
+	CHECK(s1.fsdp_mixed_precision && s1.precision == VF_PREC_AMP && s1.optimizer_impl == VF_OPTIMPL_FUSED);
+	CHECK(s1.grad_ckpt && s1.ckpt_every == 2 && s1.peak_scope == VF_PEAK_STEP);
+	CHECK(s1.peak_report == VF_TOOL_RESERVED);
+	const char *tt_flags[] = {"mode", "full", "stack", "torchtitan", "no-grad-ckpt", "",
+				  "optimizer-impl", "foreach", NULL};
+	setup(tt_flags, &s1);
+	CHECK(!s1.grad_ckpt && s1.optimizer_impl == VF_OPTIMPL_FOREACH);
+}
+
+/* estimate --json: each peak under the name of the tool that prints it. */
+static void test_peaks_named_by_tool(void)
+{
+	const char *p[] = {"mode", "full", "seq", "512", "optimizer", "paged-adamw", "stack", "litgpt", NULL};
+	struct vf_setup s;
+	struct vf_estimate e;
+	setup(p, &s);
+	run("llama2-7b", &s, &e);
+	cJSON *m = vf_estimate_memory_json(&e);
+	CHECK(m != NULL);
+	const cJSON *pk = cJSON_GetObjectItemCaseSensitive(m, "peaks");
+	const cJSON *step = cJSON_GetObjectItemCaseSensitive(pk, "step");
+	const cJSON *runp = cJSON_GetObjectItemCaseSensitive(pk, "run");
+	CHECK(cJSON_IsObject(step) && cJSON_IsObject(runp));
+	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(pk, "scope")), "run");
+	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(pk, "stack_report")),
+		  "torch.cuda.max_memory_allocated()");
+	double alloc = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(step, "torch.cuda.max_memory_allocated()"));
+	double res = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(step, "torch.cuda.max_memory_reserved()"));
+	double smi = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(step, "nvidia-smi"));
+	CHECK(alloc == (double)e.step_peak_allocated_bytes && res >= alloc);
+	/* nvidia-smi sees the context, the allocator's reserve and the paged states */
+	CHECK(smi == (double)(e.context_bytes + e.step_peak_reserved_bytes + e.paged_bytes));
+	CHECK(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pk, "outside_allocator_bytes")) ==
+	      (double)e.paged_bytes && e.paged_bytes > 0);
+	cJSON_Delete(m);
+}
+
+/* Bad values of the new mechanisms name the file and the field. */
+static void test_bad_mechanism_values(void)
+{
+	const char *bad[] = {
+		"{\"mechanisms\": {\"peak_scope\": {\"value\": \"always\", \"source\": \"x\"}}}",
+		"{\"mechanisms\": {\"load\": {\"value\": \"lazy\", \"source\": \"x\"}}}",
+		"{\"mechanisms\": {\"peak_report\": {\"value\": \"htop\", \"source\": \"x\"}}}",
+		"{\"mechanisms\": {\"grad_ckpt_default\": {\"value\": \"every:0\", \"source\": \"x\"}}}",
+		"{\"mechanisms\": {\"optimizer_impl\": {\"value\": \"magic\", \"source\": \"x\"}}}",
+		"{\"mechanisms\": {\"kbit_saves_input\": {\"value\": 1, \"source\": \"x\"}}}",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct vf_setup s;
+		struct vf_error err = {0};
+		cJSON *p = cJSON_Parse(bad[i]);
+		vf_setup_defaults(&s);
+		CHECK(vf_stack_apply_json(&s, p, "stacks/bad.json", &err) != VF_OK);
+		CHECK_CONTAINS(err.msg, "stacks/bad.json: mechanisms.");
+		cJSON_Delete(p);
+	}
+}
+
+int main(void)
+{
+	RUN(test_paged_outside_allocator);
+	RUN(test_peak_scope_and_load);
+	RUN(test_compiled_chunked_loss);
+	RUN(test_kbit_saved_inputs);
+	RUN(test_selective_checkpointing);
+	RUN(test_fsdp_mixed_precision);
+	RUN(test_peaks_named_by_tool);
+	RUN(test_bad_mechanism_values);
+	return vf_test_done();
+}

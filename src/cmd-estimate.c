@@ -287,8 +287,11 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 				  "not decide the fit");
 		if (s->peak_scope == VF_PEAK_RUN)
 			assume(a, "peak scope run (--peak-scope): the never-reset peak of the whole run, the model "
-				  "load included%s", s->load_full_per_rank ? " (FSDP load: every rank gathers the "
-									    "full state dict)" : "");
+				  "load included%s",
+			       s->load_full_per_rank && s->gpus > 1 &&
+					       (s->shard == VF_SHARD_FSDP || s->shard == VF_SHARD_ZERO3)
+				       ? " (FSDP load: every rank gathers the full state dict)"
+				       : "");
 		if (s->kbit_saves_input && s->quant != VF_QUANT_NONE && s->quant != VF_QUANT_FP8)
 			assume(a, "bitsandbytes k-bit linears keep their inputs for the backward");
 		if (s->fsdp_mixed_precision && s->gpus > 1 &&
@@ -719,6 +722,8 @@ static vf_status split_row(const struct target *tg, const struct vf_setup *rs, s
 	if (!r->split)
 		return vf_error_set(err, VF_ENOMEM, "out of memory");
 	vf_status st = vf_split_run(&tg->arch, rs, &r->spec, r->split, err);
+	if (st == VF_OK) /* each GPU's reserve from the allocator replayed over its slice */
+		st = vf_split_simulate(&tg->arch, rs, &r->spec, &tg->alloc, r->split, err);
 	if (st)
 		return st;
 	r->est = r->split->total;

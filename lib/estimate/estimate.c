@@ -25,6 +25,7 @@
 
 #include "vramfit/base/json.h"
 #include "vramfit/estimate/moe.h"
+#include "vramfit/estimate/split.h"
 #include "vramfit/model/models.h"
 #include "steptrace.h"
 #include "steptime.h"
@@ -1863,10 +1864,33 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 	estimate_llm(arch, su, gpu, e, NULL, true);
 }
 
+/* A split setup (--tp, --pp, --split layers): the split of the model, each
+ * GPU's slice replayed through the allocator (vf_split_simulate); the
+ * limiting GPU's estimate with the whole step's time. No segments kept. */
+static vf_status simulate_split(const struct vf_arch *arch, const struct vf_setup *su,
+				const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+				struct vf_estimate *e, struct vf_alloc **sim, struct vf_error *err)
+{
+	if (sim)
+		*sim = NULL;
+	struct vf_split *sp = calloc(1, sizeof *sp);
+	if (!sp)
+		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
+	vf_status rc = vf_split_run(arch, su, gpu, sp, err);
+	if (rc == VF_OK)
+		rc = vf_split_simulate(arch, su, gpu, cfg, sp, err);
+	if (rc == VF_OK)
+		*e = sp->total;
+	free(sp);
+	return rc;
+}
+
 vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup *su,
 			       const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
 			       struct vf_estimate *e, struct vf_alloc **sim, struct vf_error *err)
 {
+	if (vf_split_active(su)) /* what each GPU of the split allocates */
+		return simulate_split(arch, su, gpu, cfg, e, sim, err);
 	struct vf__step *st = malloc(sizeof *st);
 	if (!st)
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");

@@ -7,6 +7,7 @@
 #include "vf_test.h"
 #include "vramfit/base/json.h"
 #include "vramfit/estimate/estimate.h"
+#include "vramfit/estimate/split.h"
 #include "vramfit/estimate/stack.h"
 #include "vramfit/model/models.h"
 
@@ -292,6 +293,38 @@ static void test_peaks_named_by_tool(void)
 	cJSON_Delete(m);
 }
 
+/* Tensor parallelism: the allocator replay runs over what one GPU
+ * allocates (its 1/tp slice), not the whole model: a 70B FSDP x TP=8
+ * step peaks near the split's per-GPU allocation, under the card. */
+static void test_split_simulated_per_gpu(void)
+{
+	const char *f[] = {"mode", "full", "gpus", "64", "shard", "fsdp", "tp", "8", NULL};
+	struct vf_setup s;
+	setup(f, &s);
+	const struct vf_arch *a = arch("llama3-70b");
+	if (!a)
+		return;
+	static struct vf_split sp;
+	struct vf_error err = {0};
+	CHECK(vf_split_run(a, &s, NULL, &sp, &err) == VF_OK);
+	int64_t analytic = sp.total.peak_allocated_bytes;
+	struct vf_estimate e;
+	CHECK(vf_estimate_simulate(a, &s, NULL, NULL, &e, NULL, &err) == VF_OK);
+	CHECK(e.simulated);
+	CHECK(e.peak_allocated_bytes == analytic);
+	CHECK(e.peak_bytes >= e.context_bytes + analytic && e.peak_bytes < analytic * 1.15);
+	/* the whole model on each GPU (the replay before: no slicing) */
+	struct vf_setup w = s;
+	w.tp = 1;
+	w.gpus = 64;
+	struct vf_estimate we;
+	CHECK(vf_estimate_simulate(a, &w, NULL, NULL, &we, NULL, &err) == VF_OK);
+	CHECK(we.peak_bytes > e.peak_bytes * 3 / 2);
+	/* each GPU of the split has the reserve of its own slice's replay */
+	CHECK(vf_split_simulate(a, &s, NULL, NULL, &sp, &err) == VF_OK);
+	CHECK(sp.gpu[0].est.simulated && sp.gpu[0].est.allocator_bytes == e.allocator_bytes);
+}
+
 /* Bad values of the new mechanisms name the file and the field. */
 static void test_bad_mechanism_values(void)
 {
@@ -323,6 +356,7 @@ int main(void)
 	RUN(test_selective_checkpointing);
 	RUN(test_fsdp_mixed_precision);
 	RUN(test_peaks_named_by_tool);
+	RUN(test_split_simulated_per_gpu);
 	RUN(test_bad_mechanism_values);
 	return vf_test_done();
 }

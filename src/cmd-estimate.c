@@ -298,6 +298,15 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 		    (s->shard == VF_SHARD_FSDP || s->shard == VF_SHARD_ZERO3))
 			assume(a, "FSDP2 mixed precision: blocks gathered in bf16 from fp32 shards, no autocast "
 				  "copies");
+		if (e->offload != VF_OFFLOAD_NONE) {
+			char hb[32], pb[32];
+			assume(a, "CPU offload (--offload %s): the host holds %s per GPU; %s cross PCIe per "
+				  "step, %.0f ms at the link's nominal rate (not in the step time)",
+			       e->offload == VF_OFFLOAD_PARAMS ? "params" : "optimizer",
+			       vf_fmt_bytes(hb, sizeof hb, (double)e->offload_host_bytes),
+			       vf_fmt_bytes(pb, sizeof pb, (double)e->offload_pcie_bytes),
+			       1000 * e->offload_pcie_seconds);
+		}
 		if (s->grad_ckpt && (s->ckpt_selective_op || s->ckpt_every > 1))
 			assume(a, "selective checkpointing %s (not measured)",
 			       s->ckpt_selective_op ? "selective:op: the op policy's saved outputs per layer"

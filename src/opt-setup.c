@@ -52,6 +52,7 @@ static const char *const encoders[] = {"none", "bf16", "int8", NULL};
 static const char *const splits[] = {"none", "layers", NULL};
 static const char *const stacks[] = {"hf", "torchtune", "litgpt", "torchtitan", "ltx", NULL};
 static const char *const scopes[] = {"step", "run", NULL};
+static const char *const offloads[] = {"none", "optimizer", "params", NULL};
 static const char *const losses[] = {"full", "chunked:8", "fused-linear", NULL};
 static const char *const dtypes[] = {"fp32", "bf16", NULL};
 static const char *const targets[] = {"q_proj,v_proj", "all-linear", NULL};
@@ -91,6 +92,10 @@ const struct vf_option vf_setup_options[] = {
 	NEGATE("no-audio", "video DiTs: no audio stream"),
 	SET("text-encoder", "none|bf16|int8", encoders, "video DiTs: text encoder for the validation prompts"),
 	SWITCH("offload-optimizer", "video DiTs: optimizer states on the CPU during validation"),
+	SET("offload", "none|optimizer|params", offloads,
+	    "CPU offload: optimizer = states and step on the host\n"
+	    "(DeepSpeed offload_optimizer); params = parameters,\n"
+	    "gradients and states on the host (FSDP CPUOffload)"),
 	OPT_GROUP("One model across GPUs (--gpus = data parallel x tp x pp):"),
 	SET("split", "none|layers", splits,
 	    "layers: whole decoder layers on the GPUs in order\n"

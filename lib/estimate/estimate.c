@@ -1207,6 +1207,7 @@ struct llm {
 	double W_whole;       /* weights before sharding */
 	double S_paged;       /* optimizer states in CUDA managed memory (mechanisms.h) */
 	bool fsdp_mp;         /* FSDP2 mixed precision: bf16 gathered over fp32 shards */
+	double host, pcie;    /* CPU offload: host bytes, bytes over PCIe per step */
 };
 
 /* The setup's dtypes, micro-batch and token counts. */
@@ -1491,6 +1492,46 @@ static void paged_states(struct llm *m)
 	if (paged > m->T)
 		paged = m->T;
 	m->S_paged = m->S * paged / m->T;
+}
+
+/* CPU offload. optimizer (DeepSpeed offload_optimizer): the states and the
+ * step on the host, each gradient copied down after the backward, the
+ * updated parameters copied up; the GPU keeps its weights and gradients.
+ * params (FSDP CPUOffload(offload_params=True)): parameters, gradients
+ * and states live on the host; the GPU holds the gathered blocks (two:
+ * the one computing and the prefetched one; embeddings and head as
+ * sharding() counts them) and one block's gradients
+ * before they are reduced and copied down; each rank's shard crosses
+ * PCIe up for the forward and again for the backward. */
+static void offload_terms(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	m->host = m->pcie = 0;
+	if (su->offload == VF_OFFLOAD_NONE || !m->d.train)
+		return;
+	double gather = 2 * m->s.layer_linear * (m->fsdp_mp ? 2 : m->d.P);
+	double shard_w = m->W_whole / m->shard_w;
+	m->host = m->S + m->G;
+	m->pcie = m->G + m->T * m->d.P / m->shard_o; /* gradients down, parameters up */
+	if (su->offload == VF_OFFLOAD_PARAMS) {
+		double layers = m->s.L + m->s.Ld > 0 ? m->s.L + m->s.Ld : 1;
+		m->host += shard_w;
+		m->pcie = 2 * shard_w + m->G;
+		/* embeddings, head, final norm: their share, as sharding() counts them */
+		double root = m->W_whole - m->s.linear * m->qb - m->lora * m->ab;
+		m->W = gather + (root > 0 ? root : 0) / m->shard_w;
+		m->G = m->d.full ? m->G * m->shard_g / layers : m->G;
+	}
+	m->S = m->OT = 0;
+}
+
+/* What the host holds and the link carries (vf_estimate.offload_*). */
+static void offload_record(const struct llm *m, const struct vf_gpu_spec *gpu, struct vf_estimate *e)
+{
+	e->offload = m->su->offload;
+	e->offload_host_bytes = clamp64(m->host);
+	e->offload_pcie_bytes = clamp64(m->pcie);
+	e->offload_pcie_seconds = m->pcie / vf__mech_pcie_bytes_per_s(gpu);
 }
 
 /* The paged states leave every phase's allocator terms. */
@@ -1824,6 +1865,7 @@ static void train_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 		train_trace(m, st);
 	finish_terms(e, ph, train_reserve(m, e, ph), (enum vf_phase)bi);
 	vf__mech_finish_peaks(e, m->su, m->S_paged, load_peak(m));
+	offload_record(m, gpu, e);
 	if (timed)
 		train_time(m, gpu, e);
 }
@@ -1849,6 +1891,7 @@ static void estimate_llm(const struct vf_arch *arch, const struct vf_setup *su,
 	activations_term(&m);
 	kbit_saved_inputs(&m);
 	selective_checkpointing(&m);
+	offload_terms(&m);
 	paged_states(&m);
 	logits_term(&m);
 	record_whole_terms(&m, gpu, e);
@@ -1898,10 +1941,13 @@ vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup
 	/* The replay's work grows with the layers (each is replayed); no public
 	 * model has over 126, so past 512 (and past 1 PiB, which no device
 	 * holds) the analytic reserve stands and the output says so. */
-	if (st->layers > VF_ESTIMATE_SIM_MAX_LAYERS || e->peak_allocated_bytes > VF_ALLOC_MAX_REQUEST) {
+	if (st->layers > VF_ESTIMATE_SIM_MAX_LAYERS || e->peak_allocated_bytes > VF_ALLOC_MAX_REQUEST ||
+	    (su->offload != VF_OFFLOAD_NONE && su->mode != VF_MODE_INFER)) {
 		e->sim_skipped = st->layers > VF_ESTIMATE_SIM_MAX_LAYERS
 					 ? "over 512 layers: the allocator is not replayed"
-					 : "over 1 PiB: the allocator is not replayed";
+				 : e->peak_allocated_bytes > VF_ALLOC_MAX_REQUEST
+					 ? "over 1 PiB: the allocator is not replayed"
+					 : "CPU offload: the allocator is not replayed";
 		free(st);
 		return VF_OK;
 	}
@@ -2130,6 +2176,13 @@ cJSON *vf_estimate_memory_json(const struct vf_estimate *e)
 				e->peak_at_load ? "load" : vf_estimate_phase_name(e, e->peak_phase));
 	cJSON_AddStringToObject(o, "dominant_term", vf_term_name(e->dominant));
 	cJSON_AddItemToObject(o, "peaks", vf__mech_peaks_json(e));
+	if (e->offload != VF_OFFLOAD_NONE) {
+		cJSON *of = cJSON_AddObjectToObject(o, "offload");
+		cJSON_AddStringToObject(of, "kind", vf__mech_offload_name(e->offload));
+		cJSON_AddNumberToObject(of, "host_bytes", (double)e->offload_host_bytes);
+		cJSON_AddNumberToObject(of, "pcie_bytes_per_step", (double)e->offload_pcie_bytes);
+		cJSON_AddNumberToObject(of, "pcie_seconds_per_step", e->offload_pcie_seconds);
+	}
 	if (e->sim_skipped) /* only then: every other estimate's JSON as it was */
 		cJSON_AddStringToObject(o, "allocator_not_simulated", e->sim_skipped);
 	return o;

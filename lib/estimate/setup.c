@@ -299,6 +299,7 @@ void vf_setup_defaults(struct vf_setup *s)
 	s->load_full_per_rank = s->kbit_saves_input = s->fsdp_mixed_precision = false;
 	s->ckpt_every = 0;
 	s->ckpt_selective_op = false;
+	s->offload = VF_OFFLOAD_NONE;
 }
 
 static vf_status parse_i64(const char *flag, const char *v, int64_t lo, int64_t hi, int64_t *out,
@@ -612,6 +613,9 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 	} else if (strcmp(name, "no-audio") == 0) {
 		s->audio = false;
 		s->given |= VF_SETUP_G_AUDIO;
+	} else if (strcmp(name, "offload") == 0) {
+		if (!vf__mech_offload_parse(v, &s->offload))
+			return BAD_ENUM(name, v, "none, optimizer or params");
 	} else if (strcmp(name, "offload-optimizer") == 0) {
 		if ((st = parse_bool(name, v, &s->offload_optimizer, err)))
 			return st;
@@ -707,6 +711,7 @@ cJSON *vf_setup_to_json(const struct vf_setup *s)
 	}
 	split_to_json(s, o);
 	vf_stack_to_json(s, o);
+	cJSON_AddStringToObject(o, "offload", vf__mech_offload_name(s->offload));
 	return o;
 }
 

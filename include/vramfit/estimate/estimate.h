@@ -147,7 +147,13 @@ struct vf_estimate {
 	int64_t step_peak_allocated_bytes, step_peak_reserved_bytes, step_peak_bytes;
 	int64_t run_peak_allocated_bytes, run_peak_reserved_bytes, run_peak_bytes;
 	bool peak_at_load;         /* scope run and the load's peak is the run's: the terms
-	                            * are the load's (weights) */
+	                            * are the load's (weights) */	/* CPU offload (--offload): what the host holds, what crosses PCIe per
+	 * optimizer step and how long that takes at the link's nominal rate
+	 * (not in step_seconds: the copies overlap compute in part). */
+	enum vf_offload offload;
+	int64_t offload_host_bytes;
+	int64_t offload_pcie_bytes;
+	double offload_pcie_seconds;
 };
 
 /* A video diffusion transformer (catalog kind "dit", e.g. LTX-2): the

@@ -10,7 +10,7 @@
  *   --optimizer-impl foreach|fused|for
  *   --batch N --seq N --target-seq N --grad-accum N
  *   --grad-ckpt[=true|false|selective:op|every:N] / --no-grad-ckpt
- *   --peak-scope step|run (stack.c)
+ *   --peak-scope step|run (stack.c)  --offload none|optimizer|params
  *   --lora-rank R --lora-alpha A --lora-targets q_proj,v_proj|all-linear|LIST
  *   --quant none|int8|int4|nf4|fp8  --gpus N
  *   --shard none|ddp|zero1|zero2|zero3|fsdp
@@ -91,6 +91,11 @@ enum {
  * initialisation transients included (litgpt's final
  * torch.cuda.max_memory_allocated()). */
 enum vf_peak_scope { VF_PEAK_STEP, VF_PEAK_RUN, VF_PEAK_SCOPE_COUNT };
+
+/* --offload: CPU offload of ZeRO/FSDP (DeepSpeed offload_optimizer; FSDP
+ * CPUOffload(offload_params=True), torchtitan training.enable_cpu_offload:
+ * parameters, gradients and states on the host, the step on the CPU). */
+enum vf_offload { VF_OFFLOAD_NONE, VF_OFFLOAD_OPTIMIZER, VF_OFFLOAD_PARAMS, VF_OFFLOAD_COUNT };
 
 /* The tool whose figure a stack's memory report prints. */
 enum vf_peak_tool { VF_TOOL_UNKNOWN, VF_TOOL_ALLOCATED, VF_TOOL_RESERVED, VF_TOOL_SMI, VF_TOOL_COUNT };
@@ -215,6 +220,7 @@ struct vf_setup {
 	bool fsdp_mixed_precision;         /* FSDP2 MixedPrecisionPolicy: bf16 compute over fp32 shards */
 	int16_t ckpt_every;                /* --grad-ckpt every:N: 1 layer in N checkpointed (0: all) */
 	bool ckpt_selective_op;            /* --grad-ckpt selective:op: op-level policy (torchtitan) */
+	enum vf_offload offload;           /* --offload params|optimizer; default none */
 };
 
 /* GPU g's --max-memory in bytes; 0 when none. */

@@ -298,6 +298,9 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 		    (s->shard == VF_SHARD_FSDP || s->shard == VF_SHARD_ZERO3))
 			assume(a, "FSDP2 mixed precision: blocks gathered in bf16 from fp32 shards, no autocast "
 				  "copies");
+		if (s->float8)
+			assume(a, "--float8: torchao Float8Linear on the layers' linears (no autocast copies; "
+				  "float8 weight and input made per matmul), the lm_head in bf16 (not measured)");
 		if (e->offload != VF_OFFLOAD_NONE) {
 			char hb[32], pb[32];
 			assume(a, "CPU offload (--offload %s): the host holds %s per GPU; %s cross PCIe per "

@@ -119,6 +119,8 @@ const struct vf_option vf_setup_options[] = {
 	SWITCH("activation-offload", "saved activations on the CPU"),
 	NEGATE("no-activation-offload", "saved activations on the GPU"),
 	SWITCH("optimizer-in-backward", "the optimizer step inside the backward pass"),
+	SWITCH("float8", "torchao float8 training of the layers' linears"),
+	NEGATE("no-float8", "no float8 linears"),
 	SET("adapter-dtype", "fp32|bf16", dtypes, "the LoRA adapter's dtype"),
 	OPT_END(),
 };

@@ -1534,6 +1534,26 @@ static void offload_record(const struct llm *m, const struct vf_gpu_spec *gpu, s
 	e->offload_pcie_seconds = m->pcie / vf__mech_pcie_bytes_per_s(gpu);
 }
 
+/* torchao float8 training (Float8Linear, torchao/float8/float8_linear.py,
+ * commit 7ca1bfbe: matmul_with_hp_or_float8_args saves the high-precision
+ * input and weight and casts both to float8 inside the forward): the
+ * layers' linear weights get no autocast copy, and each linear makes its
+ * float8 weight and input for its matmul (the largest of a layer, one at
+ * a time); the lm_head stays a plain linear. */
+static void float8_linears(struct llm *m)
+{
+	const struct shape *s = &m->s;
+	if (!m->su->float8 || !m->d.train || m->su->quant != VF_QUANT_NONE)
+		return;
+	if (m->d.autocast && m->d.P == 4 && !m->fsdp_mp && m->AC > 0)
+		m->AC -= 2 * s->linear / m->shard_w; /* the bf16 copies of the layers' weights */
+	if (m->AC < 0)
+		m->AC = 0;
+	double wmax = s->h * (s->f > s->hq ? s->f : s->hq);
+	double xmax = m->N * (s->f > s->h ? s->f : s->h);
+	m->dequant += 1 * wmax + 1 * xmax; /* float8 e4m3: one byte each */
+}
+
 /* The paged states leave every phase's allocator terms. */
 static void paged_outside_allocator(const struct llm *m, struct live ph[VF_PHASE_COUNT])
 {
@@ -1889,6 +1909,7 @@ static void estimate_llm(const struct vf_arch *arch, const struct vf_setup *su,
 	sharding(&m);
 	autocast_term(&m);
 	activations_term(&m);
+	float8_linears(&m);
 	kbit_saved_inputs(&m);
 	selective_checkpointing(&m);
 	offload_terms(&m);

@@ -300,6 +300,7 @@ void vf_setup_defaults(struct vf_setup *s)
 	s->ckpt_every = 0;
 	s->ckpt_selective_op = false;
 	s->offload = VF_OFFLOAD_NONE;
+	s->float8 = false;
 }
 
 static vf_status parse_i64(const char *flag, const char *v, int64_t lo, int64_t hi, int64_t *out,
@@ -624,7 +625,8 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 		   strcmp(name, "adapter-dtype") == 0 || strcmp(name, "compile") == 0 ||
 		   strcmp(name, "no-compile") == 0 || strcmp(name, "activation-offload") == 0 ||
 		   strcmp(name, "no-activation-offload") == 0 ||
-		   strcmp(name, "optimizer-in-backward") == 0 || strcmp(name, "peak-scope") == 0) {
+		   strcmp(name, "optimizer-in-backward") == 0 || strcmp(name, "peak-scope") == 0 ||
+		   strcmp(name, "float8") == 0 || strcmp(name, "no-float8") == 0) {
 		return vf_stack_set(s, name, v, err);
 	} else if (strcmp(name, "text-encoder") == 0) {
 		if (!vf_text_encoder_parse(v, &s->text_encoder))

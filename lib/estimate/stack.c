@@ -68,6 +68,9 @@ vf_status vf_stack_set(struct vf_setup *s, const char *name, const char *v, stru
 	} else if (strcmp(name, "optimizer-in-backward") == 0) {
 		s->optimizer_in_backward = true;
 		s->stack_given |= VF_STACK_G_OIB;
+	} else if (strcmp(name, "float8") == 0 || strcmp(name, "no-float8") == 0) {
+		s->float8 = name[0] == 'f';
+		s->stack_given |= VF_STACK_G_FLOAT8;
 	} else if (strcmp(name, "peak-scope") == 0) {
 		if (!vf__mech_peak_scope_parse(v, &s->peak_scope))
 			return bad(err, name, v, "step or run");
@@ -103,7 +106,7 @@ static const char *const known[] = {"lora_precision", "full_precision", "adapter
 				    "activation_offload", "kbit_fp32_rest", "nf4_double_quant",
 				    "paged_optimizer", "empty_cache", "base_quant", "optimizer",
 				    "peak_scope", "load", "kbit_saves_input", "fsdp_mixed_precision",
-				    "peak_report", "grad_ckpt_default", "optimizer_impl"};
+				    "peak_report", "grad_ckpt_default", "optimizer_impl", "float8"};
 
 static vf_status check_keys(const cJSON *p, const char *what, struct vf_error *err)
 {
@@ -157,7 +160,8 @@ vf_status vf_stack_apply_json(struct vf_setup *s, const cJSON *p, const char *wh
 	    (st = get_bool(p, "kbit_fp32_rest", what, false, &s->kbit_fp32_rest, err)) ||
 	    (st = get_bool(p, "nf4_double_quant", what, false, &s->nf4_double_quant, err)) ||
 	    (st = get_bool(p, "kbit_saves_input", what, false, &s->kbit_saves_input, err)) ||
-	    (st = get_bool(p, "fsdp_mixed_precision", what, false, &s->fsdp_mixed_precision, err)))
+	    (st = get_bool(p, "fsdp_mixed_precision", what, false, &s->fsdp_mixed_precision, err)) ||
+	    (st = get_bool(p, "float8", what, s->stack_given & VF_STACK_G_FLOAT8, &s->float8, err)))
 		return st;
 	v = mech(p, "peak_scope");
 	if (v && !(s->stack_given & VF_STACK_G_PEAK_SCOPE) &&
@@ -226,4 +230,5 @@ void vf_stack_to_json(const struct vf_setup *s, cJSON *o)
 	cJSON_AddStringToObject(o, "load", s->load_full_per_rank ? "full-per-rank" : "sharded");
 	cJSON_AddBoolToObject(o, "kbit_saves_input", s->kbit_saves_input);
 	cJSON_AddBoolToObject(o, "fsdp_mixed_precision", s->fsdp_mixed_precision);
+	cJSON_AddBoolToObject(o, "float8", s->float8);
 }

@@ -293,6 +293,31 @@ static void test_peaks_named_by_tool(void)
 	cJSON_Delete(m);
 }
 
+/* float8 linears: the layers' weights lose their autocast copies (the
+ * lm_head keeps its); nothing else whole moves; the peak drops. */
+static void test_float8_linears(void)
+{
+	const char *f[] = {"mode", "full", "batch", "2", NULL};
+	const char *f8[] = {"mode", "full", "batch", "2", "float8", "", NULL};
+	struct vf_setup s;
+	struct vf_estimate a, b;
+	setup(f, &s);
+	run("llama3-8b", &s, &a);
+	setup(f8, &s);
+	CHECK(s.float8);
+	run("llama3-8b", &s, &b);
+	CHECK(same_except(&a, &b, "autocast_cache"));
+	CHECK_INT(b.autocast_cache_full, 2LL * 128256 * 4096);
+	/* the forward's live memory drops by the layers' copies, less one
+	 * linear's float8 weight and input */
+	int64_t fa = a.phase_bytes[VF_PHASE_FORWARD][VF_TERM_AUTOCAST_CACHE];
+	int64_t fb = b.phase_bytes[VF_PHASE_FORWARD][VF_TERM_AUTOCAST_CACHE];
+	CHECK(fa - fb == a.autocast_cache_full - b.autocast_cache_full);
+	int64_t acta = a.phase_bytes[VF_PHASE_FORWARD][VF_TERM_ACTIVATIONS];
+	int64_t actb = b.phase_bytes[VF_PHASE_FORWARD][VF_TERM_ACTIVATIONS];
+	CHECK_INT(actb - acta, 4096LL * 14336 + 2LL * 2048 * 14336);
+}
+
 /* CPU offload: optimizer moves exactly the states and the step's
  * temporaries to the host (with a gradient copy); params also the
  * weights' shards and the gradients; the link carries them each step. */
@@ -396,6 +421,7 @@ int main(void)
 	RUN(test_selective_checkpointing);
 	RUN(test_fsdp_mixed_precision);
 	RUN(test_peaks_named_by_tool);
+	RUN(test_float8_linears);
 	RUN(test_cpu_offload);
 	RUN(test_split_simulated_per_gpu);
 	RUN(test_bad_mechanism_values);

@@ -28,7 +28,7 @@ static const char *const defaults_json =
 	" \"activation_offload\": false, \"kbit_fp32_rest\": false, \"nf4_double_quant\": false,"
 	" \"paged_optimizer\": false, \"peak_scope\": \"step\", \"peak_report\": null,"
 	" \"load\": \"sharded\", \"kbit_saves_input\": false, \"fsdp_mixed_precision\": false,"
-	" \"optimizer_impl\": \"foreach\", \"grad_ckpt_default\": \"none\"}";
+	" \"optimizer_impl\": \"foreach\", \"grad_ckpt_default\": \"none\", \"float8\": false}";
 
 static const cJSON *value_of(const cJSON *p, const char *key, const cJSON *defaults)
 {
@@ -91,6 +91,7 @@ static void test_each_profile_changes_what_it_names(void)
 			CHECK((a.fsdp_mixed_precision != b.fsdp_mixed_precision) ==
 			      differs(hf, p, "fsdp_mixed_precision"));
 			CHECK((a.optimizer_impl != b.optimizer_impl) == differs(hf, p, "optimizer_impl"));
+			CHECK((a.float8 != b.float8) == differs(hf, p, "float8"));
 			CHECK((a.grad_ckpt != b.grad_ckpt || a.ckpt_every != b.ckpt_every ||
 			       a.ckpt_selective_op != b.ckpt_selective_op) == differs(hf, p, "grad_ckpt_default"));
 			/* nothing outside the stack's mechanisms moves */

@@ -82,6 +82,7 @@ enum {
 	VF_STACK_G_OIB = 1u << 4,
 	VF_STACK_G_PAGED = 1u << 5,
 	VF_STACK_G_PEAK_SCOPE = 1u << 6,
+	VF_STACK_G_FLOAT8 = 1u << 7,
 };
 
 /* Which peak a memory report reads (the stack's own report, or
@@ -221,6 +222,7 @@ struct vf_setup {
 	int16_t ckpt_every;                /* --grad-ckpt every:N: 1 layer in N checkpointed (0: all) */
 	bool ckpt_selective_op;            /* --grad-ckpt selective:op: op-level policy (torchtitan) */
 	enum vf_offload offload;           /* --offload params|optimizer; default none */
+	bool float8;                       /* --float8: torchao float8 training of the layers' linears */
 };
 
 /* GPU g's --max-memory in bytes; 0 when none. */

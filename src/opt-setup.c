@@ -79,7 +79,12 @@ const struct vf_option vf_setup_options[] = {
 	NEGATE("no-grad-ckpt", "no activation checkpointing"),
 	SET("lora-rank", "R", NULL, "LoRA rank (default 16)"),
 	SET("lora-alpha", "A", NULL, "LoRA alpha (default = rank)"),
-	SET("lora-targets", "LIST", targets, "q_proj,v_proj | all-linear | LIST (default q_proj,v_proj)"),
+	SET("lora-targets", "LIST", targets,
+	    "q_proj,v_proj | all-linear | LIST (default q_proj,v_proj);\n"
+	    "lm_head adds an adapter on the output layer"),
+	SET("modules-to-save", "LIST", NULL,
+	    "LoRA: lm_head, embed_tokens trained as full copies\n"
+	    "(peft modules_to_save)"),
 	SET("quant", "none|int8|int4|nf4|fp8", quants, "frozen base weights (default none)"),
 	SET("gpus", "N", NULL, "GPUs of the run (default 1)"),
 	SET("shard", "none|ddp|zero1|zero2|zero3|fsdp", shards, "(default none; ddp when --gpus N > 1)"),

@@ -1208,6 +1208,7 @@ struct llm {
 	double S_paged;       /* optimizer states in CUDA managed memory (mechanisms.h) */
 	bool fsdp_mp;         /* FSDP2 mixed precision: bf16 gathered over fp32 shards */
 	double host, pcie;    /* CPU offload: host bytes, bytes over PCIe per step */
+	double mts;           /* modules_to_save: elements of the trainable copies */
 };
 
 /* The setup's dtypes, micro-batch and token counts. */
@@ -1276,6 +1277,44 @@ static void gradients_term(struct llm *m)
 static void states_term(struct llm *m)
 {
 	m->S = m->d.train ? state_bytes(m->su, &m->s, m->T, m->gb, m->su->mode == VF_MODE_LORA) : 0;
+}
+
+/* LoRA on the lm_head (peft target "lm_head", torchtune
+ * apply_lora_to_output, litgpt lora_head): an adapter of r x (h + V) with
+ * the others; peft's all-linear leaves the head out. */
+static void head_adapter(struct llm *m, struct vf_estimate *e)
+{
+	const struct vf_setup *su = m->su;
+	if (su->mode != VF_MODE_LORA || !(su->lora_targets & VF_LORA_HEAD))
+		return;
+	double head = su->lora_rank * (m->s.h + m->s.V);
+	m->lora += head;
+	m->T += head;
+	e->trainable_params = clamp64(m->T);
+}
+
+/* peft modules_to_save (ModulesToSaveWrapper): a trainable full copy of
+ * the lm_head and/or the token embedding beside the frozen original, in
+ * the base dtype: its weights, gradients, optimizer states and step
+ * temporaries (the same optimizer, at that width). */
+static void saved_modules(struct llm *m, struct vf_estimate *e)
+{
+	const struct vf_setup *su = m->su;
+	const struct shape *s = &m->s;
+	m->mts = 0;
+	if (su->mode != VF_MODE_LORA || !su->modules_to_save)
+		return;
+	if (su->modules_to_save & VF_MTS_HEAD)
+		m->mts += s->V * s->h;
+	if (su->modules_to_save & VF_MTS_EMBED)
+		m->mts += s->V * s->h;
+	double P = m->d.P;
+	m->W += m->mts * P;
+	m->G += m->mts * P;
+	m->S += state_bytes(su, s, m->mts, P, false);
+	if (su->optimizer == VF_OPT_ADAMW && su->optimizer_impl == VF_OPTIMPL_FOREACH)
+		m->OT += m->mts * P;
+	e->trainable_params = clamp64(m->T + m->mts);
 }
 
 /* Optimizer step temporaries. foreach AdamW: _foreach_sqrt(exp_avg_sq)
@@ -1532,6 +1571,19 @@ static void offload_record(const struct llm *m, const struct vf_gpu_spec *gpu, s
 	e->offload_host_bytes = clamp64(m->host);
 	e->offload_pcie_bytes = clamp64(m->pcie);
 	e->offload_pcie_seconds = m->pcie / vf__mech_pcie_bytes_per_s(gpu);
+}
+
+/* The lm_head's input is saved when the head trains (a saved copy or a
+ * LoRA on it); a LoRA on it also saves its A output (rank wide). */
+static void head_inputs(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	if (su->mode != VF_MODE_LORA || !m->d.train)
+		return;
+	if (su->modules_to_save & VF_MTS_HEAD)
+		m->final_norm += m->Nout * m->s.h * m->d.C;
+	if (su->lora_targets & VF_LORA_HEAD)
+		m->final_norm += m->Nout * (m->s.h + su->lora_rank) * m->d.C;
 }
 
 /* torchao float8 training (Float8Linear, torchao/float8/float8_linear.py,
@@ -1902,13 +1954,16 @@ static void estimate_llm(const struct vf_arch *arch, const struct vf_setup *su,
 	e->inference = su->mode == VF_MODE_INFER;
 	llm_setup(arch, su, &m);
 	count_parameters(&m, e);
+	head_adapter(&m, e);
 	weights_term(&m);
 	gradients_term(&m);
 	states_term(&m);
 	optimizer_temp_term(&m);
+	saved_modules(&m, e);
 	sharding(&m);
 	autocast_term(&m);
 	activations_term(&m);
+	head_inputs(&m);
 	float8_linears(&m);
 	kbit_saved_inputs(&m);
 	selective_checkpointing(&m);

@@ -91,6 +91,33 @@ bool vf__mech_peak_scope_parse(const char *v, enum vf_peak_scope *out)
 	return true;
 }
 
+bool vf__mech_modules_to_save_parse(const char *v, uint8_t *out)
+{
+	uint8_t m = 0;
+	char buf[128];
+	if (!v || !*v || strlen(v) >= sizeof buf)
+		return false;
+	snprintf(buf, sizeof buf, "%s", v);
+	for (char *save = NULL, *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		if (strcmp(p, "lm_head") == 0 || strcmp(p, "output") == 0)
+			m |= VF_MTS_HEAD;
+		else if (strcmp(p, "embed_tokens") == 0 || strcmp(p, "tok_embeddings") == 0 ||
+			 strcmp(p, "wte") == 0)
+			m |= VF_MTS_EMBED;
+		else if (strcmp(p, "none") != 0)
+			return false;
+	}
+	*out = m;
+	return true;
+}
+
+const char *vf__mech_modules_to_save_format(uint8_t m, char *out, size_t n)
+{
+	snprintf(out, n, "%s%s%s", m & VF_MTS_HEAD ? "lm_head" : "",
+		 (m & VF_MTS_HEAD) && (m & VF_MTS_EMBED) ? "," : "", m & VF_MTS_EMBED ? "embed_tokens" : "");
+	return out;
+}
+
 static const char *const offload_names[] = {"none", "optimizer", "params"};
 
 const char *vf__mech_offload_name(enum vf_offload o)

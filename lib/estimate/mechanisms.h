@@ -31,6 +31,11 @@ const char *vf__mech_ckpt_name(const struct vf_setup *s, char *out, size_t n);
 const char *vf__mech_peak_scope_name(enum vf_peak_scope p);
 bool vf__mech_peak_scope_parse(const char *v, enum vf_peak_scope *out);
 
+/* --modules-to-save "lm_head,embed_tokens" (also "output", "tok_embeddings",
+ * "embed_tokens"); false on another name. format writes the list. */
+bool vf__mech_modules_to_save_parse(const char *v, uint8_t *out);
+const char *vf__mech_modules_to_save_format(uint8_t m, char *out, size_t n);
+
 /* "none" | "optimizer" | "params"; parse returns false on another. */
 const char *vf__mech_offload_name(enum vf_offload o);
 bool vf__mech_offload_parse(const char *v, enum vf_offload *out);

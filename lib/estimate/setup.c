@@ -195,7 +195,8 @@ static const struct {
 	{"query_key_value", VF_LORA_Q | VF_LORA_K | VF_LORA_V},
 	{"dense_h_to_4h", VF_LORA_UP}, {"dense_4h_to_h", VF_LORA_DOWN},
 	{"wi", VF_LORA_UP},          {"wo", VF_LORA_DOWN},      {"all-linear", VF_LORA_ALL},
-	{"all_linear", VF_LORA_ALL}, {"all", VF_LORA_ALL},
+	{"all_linear", VF_LORA_ALL}, {"all", VF_LORA_ALL},         {"lm_head", VF_LORA_HEAD},
+	{"output", VF_LORA_HEAD},
 };
 
 vf_status vf_lora_targets_parse(const char *s, unsigned *out, struct vf_error *err)
@@ -227,7 +228,7 @@ vf_status vf_lora_targets_parse(const char *s, unsigned *out, struct vf_error *e
 				return vf_error_set(err, VF_EUSAGE,
 						    "--lora-targets: unknown module '%.*s' (expected "
 						    "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,"
-						    "down_proj, to_q/to_k/to_v/to_out.0 or all-linear)",
+						    "down_proj, to_q/to_k/to_v/to_out.0, lm_head or all-linear)",
 						    (int)n, p);
 		}
 		if (!e)
@@ -243,16 +244,16 @@ vf_status vf_lora_targets_parse(const char *s, unsigned *out, struct vf_error *e
 const char *vf_lora_targets_format(unsigned t, char *out, size_t n)
 {
 	static const char *const role[] = {"q_proj",    "k_proj",  "v_proj",   "o_proj",
-					   "gate_proj", "up_proj", "down_proj"};
+					   "gate_proj", "up_proj", "down_proj", "lm_head"};
 	if (!out || !n)
 		return "";
 	out[0] = 0;
 	if ((t & VF_LORA_ALL) == VF_LORA_ALL) {
-		snprintf(out, n, "all-linear");
+		snprintf(out, n, "all-linear%s", t & VF_LORA_HEAD ? ",lm_head" : "");
 		return out;
 	}
 	size_t len = 0;
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 8; i++)
 		if (t & (1u << i)) {
 			int w = snprintf(out + len, n - len, "%s%s", len ? "," : "", role[i]);
 			if (w < 0 || (size_t)w >= n - len)
@@ -301,6 +302,7 @@ void vf_setup_defaults(struct vf_setup *s)
 	s->ckpt_selective_op = false;
 	s->offload = VF_OFFLOAD_NONE;
 	s->float8 = false;
+	s->modules_to_save = 0;
 }
 
 static vf_status parse_i64(const char *flag, const char *v, int64_t lo, int64_t hi, int64_t *out,
@@ -614,6 +616,9 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 	} else if (strcmp(name, "no-audio") == 0) {
 		s->audio = false;
 		s->given |= VF_SETUP_G_AUDIO;
+	} else if (strcmp(name, "modules-to-save") == 0) {
+		if (!vf__mech_modules_to_save_parse(v, &s->modules_to_save))
+			return BAD_ENUM(name, v, "a list of lm_head and embed_tokens");
 	} else if (strcmp(name, "offload") == 0) {
 		if (!vf__mech_offload_parse(v, &s->offload))
 			return BAD_ENUM(name, v, "none, optimizer or params");
@@ -714,6 +719,11 @@ cJSON *vf_setup_to_json(const struct vf_setup *s)
 	split_to_json(s, o);
 	vf_stack_to_json(s, o);
 	cJSON_AddStringToObject(o, "offload", vf__mech_offload_name(s->offload));
+	if (s->modules_to_save) {
+		char m[64];
+		cJSON_AddStringToObject(o, "modules_to_save",
+					vf__mech_modules_to_save_format(s->modules_to_save, m, sizeof m));
+	}
 	return o;
 }
 

@@ -293,6 +293,38 @@ static void test_peaks_named_by_tool(void)
 	cJSON_Delete(m);
 }
 
+/* LoRA on the lm_head: r x (h + V) more trainable parameters, the head's
+ * input and the adapter's A output saved; modules_to_save: a full copy
+ * of the head trained in the base dtype (weights, gradients, states). */
+static void test_head_adapter_and_saved_modules(void)
+{
+	const char *l[] = {"mode", "lora", NULL};
+	const char *lh[] = {"mode", "lora", "lora-targets", "q_proj,v_proj,lm_head", NULL};
+	const char *ms[] = {"mode", "lora", "modules-to-save", "lm_head", NULL};
+	struct vf_setup s;
+	struct vf_estimate a, b, c;
+	setup(l, &s);
+	run("llama2-7b", &s, &a);
+	setup(lh, &s);
+	CHECK(s.lora_targets & VF_LORA_HEAD);
+	char f[128];
+	CHECK_STR(vf_lora_targets_format(s.lora_targets, f, sizeof f), "q_proj,v_proj,lm_head");
+	run("llama2-7b", &s, &b);
+	CHECK_INT(b.trainable_params - a.trainable_params, 16LL * (4096 + 32000));
+	CHECK_INT(b.gradients_full - a.gradients_full, 4LL * 16 * (4096 + 32000)); /* peft: fp32 */
+	setup(ms, &s);
+	CHECK(s.modules_to_save == VF_MTS_HEAD);
+	run("llama2-7b", &s, &c);
+	double head = 32000.0 * 4096;
+	CHECK_INT(c.trainable_params - a.trainable_params, llround(head));
+	CHECK_INT(c.weights_full - a.weights_full, llround(2 * head));        /* the bf16 copy */
+	CHECK_INT(c.gradients_full - a.gradients_full, llround(2 * head));
+	CHECK_INT(c.optimizer_full - a.optimizer_full, llround(2 * 2 * head)); /* AdamW m, v */
+	struct vf_error err = {0};
+	vf_setup_defaults(&s);
+	CHECK(vf_setup_set(&s, "modules-to-save", "lm_head,score", &err) == VF_EUSAGE);
+}
+
 /* float8 linears: the layers' weights lose their autocast copies (the
  * lm_head keeps its); nothing else whole moves; the peak drops. */
 static void test_float8_linears(void)
@@ -421,6 +453,7 @@ int main(void)
 	RUN(test_selective_checkpointing);
 	RUN(test_fsdp_mixed_precision);
 	RUN(test_peaks_named_by_tool);
+	RUN(test_head_adapter_and_saved_modules);
 	RUN(test_float8_linears);
 	RUN(test_cpu_offload);
 	RUN(test_split_simulated_per_gpu);

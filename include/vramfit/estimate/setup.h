@@ -117,8 +117,14 @@ enum {
 	VF_LORA_GATE = 1u << 4,
 	VF_LORA_UP = 1u << 5,
 	VF_LORA_DOWN = 1u << 6,
-	VF_LORA_ALL = (1u << 7) - 1,
+	VF_LORA_ALL = (1u << 7) - 1,  /* all-linear: the layers' linears (peft leaves the head out) */
+	VF_LORA_HEAD = 1u << 7,       /* lm_head / output (peft, torchtune apply_lora_to_output,
+	                               * litgpt lora_head) */
 };
+
+/* --modules-to-save: peft's ModulesToSaveWrapper, a trainable full copy of
+ * the module beside the frozen original (bitmask). */
+enum { VF_MTS_HEAD = 1u << 0, VF_MTS_EMBED = 1u << 1 };
 
 /* One model across several GPUs (split.h): none, or whole decoder layers
  * placed on the GPUs in order as accelerate's device_map="auto" does. */
@@ -223,6 +229,7 @@ struct vf_setup {
 	bool ckpt_selective_op;            /* --grad-ckpt selective:op: op-level policy (torchtitan) */
 	enum vf_offload offload;           /* --offload params|optimizer; default none */
 	bool float8;                       /* --float8: torchao float8 training of the layers' linears */
+	uint8_t modules_to_save;           /* VF_MTS_* (LoRA): full trainable copies */
 };
 
 /* GPU g's --max-memory in bytes; 0 when none. */

@@ -292,7 +292,7 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 					       (s->shard == VF_SHARD_FSDP || s->shard == VF_SHARD_ZERO3)
 				       ? " (FSDP load: every rank gathers the full state dict)"
 				       : "");
-		if (s->kbit_saves_input && s->quant != VF_QUANT_NONE && s->quant != VF_QUANT_FP8)
+		if (s->kbit_saves_input && (s->quant == VF_QUANT_NF4 || s->quant == VF_QUANT_INT8))
 			assume(a, "bitsandbytes k-bit linears keep their inputs for the backward");
 		if (s->fsdp_mixed_precision && s->gpus > 1 &&
 		    (s->shard == VF_SHARD_FSDP || s->shard == VF_SHARD_ZERO3))

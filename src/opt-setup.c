@@ -82,10 +82,15 @@ const struct vf_option vf_setup_options[] = {
 	SET("lora-targets", "LIST", targets,
 	    "q_proj,v_proj | all-linear | LIST (default q_proj,v_proj);\n"
 	    "lm_head adds an adapter on the output layer"),
+	SET("head", "lm|classify:N", NULL,
+	    "the output head: the vocabulary (default) or a task\n"
+	    "head of N labels (sequence/token classification)"),
 	SET("modules-to-save", "LIST", NULL,
 	    "LoRA: lm_head, embed_tokens trained as full copies\n"
 	    "(peft modules_to_save)"),
-	SET("quant", "none|int8|int4|nf4|fp8", quants, "frozen base weights (default none)"),
+	SET("quant", "none|int8|int4|nf4|fp8", quants,
+	    "frozen base weights (default none); gptq, awq: int4\n"
+	    "in groups of 128"),
 	SET("gpus", "N", NULL, "GPUs of the run (default 1)"),
 	SET("shard", "none|ddp|zero1|zero2|zero3|fsdp", shards, "(default none; ddp when --gpus N > 1)"),
 	SET("attention", "sdpa|eager|flash", attentions, "(default sdpa)"),

@@ -866,7 +866,7 @@ static double quant_bytes(enum vf_quant q, double P)
 {
 	switch (q) {
 	case VF_QUANT_INT8: return 1.0 + 4.0 / 4096;
-	case VF_QUANT_INT4: return 0.5 + 2.0 / 128;
+	case VF_QUANT_INT4: return 0.5 + 2.0 / 128; /* also --quant gptq, awq (group 128) */
 	case VF_QUANT_NF4: return 0.5 + 0.127 / 8;
 	case VF_QUANT_FP8: return 1.0;
 	default: return P;
@@ -1279,6 +1279,26 @@ static void states_term(struct llm *m)
 	m->S = m->d.train ? state_bytes(m->su, &m->s, m->T, m->gb, m->su->mode == VF_MODE_LORA) : 0;
 }
 
+/* A task head (--head classify:N; transformers *ForSequenceClassification
+ * and *ForTokenClassification: a score / classifier linear of h x N on
+ * the last hidden states) in place of the vocabulary head: the untied
+ * lm_head's weights leave, the head's enter, and the logits are N wide.
+ * The token embedding stays. */
+static void task_head(struct llm *m)
+{
+	struct shape *s = &m->s;
+	double n = m->su->head_labels;
+	if (n <= 0)
+		return;
+	double lm = s->tied ? 0 : s->V * s->h;
+	double head = n * s->h;
+	s->params += head - lm;
+	s->emb += head - lm;
+	s->V = n;
+	s->tied = false;
+	s->softcap_logits = 0;
+}
+
 /* LoRA on the lm_head (peft target "lm_head", torchtune
  * apply_lora_to_output, litgpt lora_head): an adapter of r x (h + V) with
  * the others; peft's all-linear leaves the head out. */
@@ -1473,8 +1493,8 @@ static void logits_term(struct llm *m)
 static void kbit_saved_inputs(struct llm *m)
 {
 	const struct vf_setup *su = m->su;
-	if (!su->kbit_saves_input || !m->d.train || m->d.full || su->quant == VF_QUANT_NONE ||
-	    su->quant == VF_QUANT_FP8)
+	if (!su->kbit_saves_input || !m->d.train || m->d.full ||
+	    (su->quant != VF_QUANT_NF4 && su->quant != VF_QUANT_INT8)) /* bitsandbytes' formats */
 		return;
 	const struct shape *s = &m->s;
 	double per = m->N * vf__mech_kbit_saved_inputs(s->h, s->hq, s->f, m->d.C);
@@ -1953,6 +1973,7 @@ static void estimate_llm(const struct vf_arch *arch, const struct vf_setup *su,
 	memset(e, 0, sizeof *e);
 	e->inference = su->mode == VF_MODE_INFER;
 	llm_setup(arch, su, &m);
+	task_head(&m);
 	count_parameters(&m, e);
 	head_adapter(&m, e);
 	weights_term(&m);

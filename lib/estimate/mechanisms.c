@@ -99,7 +99,8 @@ bool vf__mech_modules_to_save_parse(const char *v, uint8_t *out)
 		return false;
 	snprintf(buf, sizeof buf, "%s", v);
 	for (char *save = NULL, *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-		if (strcmp(p, "lm_head") == 0 || strcmp(p, "output") == 0)
+		if (strcmp(p, "lm_head") == 0 || strcmp(p, "output") == 0 || strcmp(p, "score") == 0 ||
+		    strcmp(p, "classifier") == 0) /* the task head's names */
 			m |= VF_MTS_HEAD;
 		else if (strcmp(p, "embed_tokens") == 0 || strcmp(p, "tok_embeddings") == 0 ||
 			 strcmp(p, "wte") == 0)
@@ -116,6 +117,22 @@ const char *vf__mech_modules_to_save_format(uint8_t m, char *out, size_t n)
 	snprintf(out, n, "%s%s%s", m & VF_MTS_HEAD ? "lm_head" : "",
 		 (m & VF_MTS_HEAD) && (m & VF_MTS_EMBED) ? "," : "", m & VF_MTS_EMBED ? "embed_tokens" : "");
 	return out;
+}
+
+bool vf__mech_head_parse(const char *v, int32_t *labels)
+{
+	if (v && strcmp(v, "lm") == 0) {
+		*labels = 0;
+		return true;
+	}
+	if (!v || strncmp(v, "classify:", 9) != 0)
+		return false;
+	char *end = NULL;
+	long n = strtol(v + 9, &end, 10);
+	if (!end || end == v + 9 || *end || n < 1 || n > 1000000)
+		return false;
+	*labels = (int32_t)n;
+	return true;
 }
 
 static const char *const offload_names[] = {"none", "optimizer", "params"};

@@ -36,6 +36,9 @@ bool vf__mech_peak_scope_parse(const char *v, enum vf_peak_scope *out);
 bool vf__mech_modules_to_save_parse(const char *v, uint8_t *out);
 const char *vf__mech_modules_to_save_format(uint8_t m, char *out, size_t n);
 
+/* --head "lm" (0) | "classify:N" (N labels); false on another. */
+bool vf__mech_head_parse(const char *v, int32_t *labels);
+
 /* "none" | "optimizer" | "params"; parse returns false on another. */
 const char *vf__mech_offload_name(enum vf_offload o);
 bool vf__mech_offload_parse(const char *v, enum vf_offload *out);

@@ -135,6 +135,8 @@ bool vf_quant_parse(const char *s, enum vf_quant *out)
 			i = VF_QUANT_INT8;
 		else if (strcmp(s, "int4-quanto") == 0 || strcmp(s, "4bit") == 0)
 			i = VF_QUANT_INT4;
+		else if (strcmp(s, "gptq") == 0 || strcmp(s, "awq") == 0) /* 4-bit, groups of 128 */
+			i = VF_QUANT_INT4;
 		else if (strcmp(s, "fp8-quanto") == 0 || strcmp(s, "fp8uz-quanto") == 0)
 			i = VF_QUANT_FP8;
 	}
@@ -303,6 +305,7 @@ void vf_setup_defaults(struct vf_setup *s)
 	s->offload = VF_OFFLOAD_NONE;
 	s->float8 = false;
 	s->modules_to_save = 0;
+	s->head_labels = 0;
 }
 
 static vf_status parse_i64(const char *flag, const char *v, int64_t lo, int64_t hi, int64_t *out,
@@ -616,6 +619,9 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 	} else if (strcmp(name, "no-audio") == 0) {
 		s->audio = false;
 		s->given |= VF_SETUP_G_AUDIO;
+	} else if (strcmp(name, "head") == 0) {
+		if (!vf__mech_head_parse(v, &s->head_labels))
+			return BAD_ENUM(name, v, "lm or classify:N (N 1..1000000)");
 	} else if (strcmp(name, "modules-to-save") == 0) {
 		if (!vf__mech_modules_to_save_parse(v, &s->modules_to_save))
 			return BAD_ENUM(name, v, "a list of lm_head and embed_tokens");
@@ -719,6 +725,8 @@ cJSON *vf_setup_to_json(const struct vf_setup *s)
 	split_to_json(s, o);
 	vf_stack_to_json(s, o);
 	cJSON_AddStringToObject(o, "offload", vf__mech_offload_name(s->offload));
+	if (s->head_labels > 0)
+		cJSON_AddNumberToObject(o, "head_labels", s->head_labels);
 	if (s->modules_to_save) {
 		char m[64];
 		cJSON_AddStringToObject(o, "modules_to_save",

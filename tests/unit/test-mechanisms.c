@@ -325,6 +325,32 @@ static void test_head_adapter_and_saved_modules(void)
 	CHECK(vf_setup_set(&s, "modules-to-save", "lm_head,score", &err) == VF_EUSAGE);
 }
 
+/* A task head: no vocabulary-wide logits and no lm_head; the head of N
+ * labels instead (sequence classification, 2 labels). */
+static void test_task_head(void)
+{
+	const char *lm[] = {"mode", "full", "precision", "bf16", "batch", "8", "seq", "512", NULL};
+	const char *cls[] = {"mode", "full", "precision", "bf16", "batch", "8", "seq", "512", "head",
+			     "classify:2", NULL};
+	struct vf_setup s;
+	struct vf_estimate a, b;
+	setup(lm, &s);
+	run("llama2-7b", &s, &a);
+	setup(cls, &s);
+	CHECK(s.head_labels == 2);
+	run("llama2-7b", &s, &b);
+	CHECK_INT(a.params - b.params, 4096LL * (32000 - 2));
+	CHECK_INT(a.weights_full - b.weights_full, 2LL * 4096 * (32000 - 2));
+	CHECK(b.logits_full * 1000 < a.logits_full);
+	struct vf_error err = {0};
+	vf_setup_defaults(&s);
+	CHECK(vf_setup_set(&s, "head", "classify:0", &err) == VF_EUSAGE);
+	CHECK(vf_setup_set(&s, "head", "regress", &err) == VF_EUSAGE);
+	/* GPTQ and AWQ bases: 4-bit in groups of 128 */
+	CHECK(vf_setup_set(&s, "quant", "gptq", &err) == VF_OK && s.quant == VF_QUANT_INT4);
+	CHECK(vf_setup_set(&s, "quant", "awq", &err) == VF_OK && s.quant == VF_QUANT_INT4);
+}
+
 /* float8 linears: the layers' weights lose their autocast copies (the
  * lm_head keeps its); nothing else whole moves; the peak drops. */
 static void test_float8_linears(void)
@@ -454,6 +480,7 @@ int main(void)
 	RUN(test_fsdp_mixed_precision);
 	RUN(test_peaks_named_by_tool);
 	RUN(test_head_adapter_and_saved_modules);
+	RUN(test_task_head);
 	RUN(test_float8_linears);
 	RUN(test_cpu_offload);
 	RUN(test_split_simulated_per_gpu);

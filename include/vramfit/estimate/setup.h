@@ -230,6 +230,8 @@ struct vf_setup {
 	enum vf_offload offload;           /* --offload params|optimizer; default none */
 	bool float8;                       /* --float8: torchao float8 training of the layers' linears */
 	uint8_t modules_to_save;           /* VF_MTS_* (LoRA): full trainable copies */
+	int32_t head_labels;               /* --head classify:N: a task head of N labels in place of
+	                                    * the vocabulary head (0: the language-model head) */
 };
 
 /* GPU g's --max-memory in bytes; 0 when none. */

@@ -322,7 +322,7 @@ static void test_head_adapter_and_saved_modules(void)
 	CHECK_INT(c.optimizer_full - a.optimizer_full, llround(2 * 2 * head)); /* AdamW m, v */
 	struct vf_error err = {0};
 	vf_setup_defaults(&s);
-	CHECK(vf_setup_set(&s, "modules-to-save", "lm_head,score", &err) == VF_EUSAGE);
+	CHECK(vf_setup_set(&s, "modules-to-save", "lm_head,pooler", &err) == VF_EUSAGE);
 }
 
 /* A task head: no vocabulary-wide logits and no lm_head; the head of N

@@ -859,6 +859,26 @@ static void setup_words(const struct target *tg, const struct vf_setup *s, const
 		snprintf(setup + n, size - n, ", %d GPUs %s", s->gpus, vf_shard_name(s->shard));
 }
 
+/* Where a report could read another peak (paged states outside PyTorch's
+ * allocator, a load transient, the run's scope): each peak under the name
+ * of the tool that prints it, for the step and for the run. */
+static void print_peaks_by_tool(FILE *o, const struct vf_estimate *e)
+{
+	if (e->paged_bytes <= 0 && e->load_peak_allocated_bytes <= 0 && e->peak_scope != VF_PEAK_RUN)
+		return;
+	char a[32], r[32], s[32];
+	fprintf(o, "peaks by tool (this estimate reads the %s):\n",
+		e->peak_scope == VF_PEAK_RUN ? "run, load included (--peak-scope)" : "steady-state step (--peak-scope)");
+	fprintf(o, "  step  torch.cuda.max_memory_allocated() %s, max_memory_reserved() %s, nvidia-smi %s\n",
+		vf_fmt_bytes(a, sizeof a, (double)e->step_peak_allocated_bytes),
+		vf_fmt_bytes(r, sizeof r, (double)e->step_peak_reserved_bytes),
+		vf_fmt_bytes(s, sizeof s, (double)e->step_peak_bytes));
+	fprintf(o, "  run   torch.cuda.max_memory_allocated() %s, max_memory_reserved() %s, nvidia-smi %s\n",
+		vf_fmt_bytes(a, sizeof a, (double)e->run_peak_allocated_bytes),
+		vf_fmt_bytes(r, sizeof r, (double)e->run_peak_reserved_bytes),
+		vf_fmt_bytes(s, sizeof s, (double)e->run_peak_bytes));
+}
+
 /* The memory terms at the peak, as a table. */
 static void print_terms(FILE *o, const struct vf_estimate *e0, const struct gpu_row *rows, int nrows)
 {
@@ -893,6 +913,9 @@ static void print_terms(FILE *o, const struct vf_estimate *e0, const struct gpu_
 		vf_table_addf(&t, label[i], vf_fmt_bytes(b1, sizeof b1, (double)v),
 			      (snprintf(b2, sizeof b2, "%.1f%%", 100.0 * v / peak), b2));
 	}
+	if (e0->paged_bytes > 0) /* CUDA managed memory: nvidia-smi sees it, PyTorch does not */
+		vf_table_addf(&t, "paged states", vf_fmt_bytes(b1, sizeof b1, (double)e0->paged_bytes),
+			      (snprintf(b2, sizeof b2, "%.1f%%", 100.0 * (double)e0->paged_bytes / peak), b2));
 	vf_table_addf(&t, "peak on device", vf_fmt_bytes(b1, sizeof b1, peak), "100.0%");
 	vf_table_print(&t, o);
 	vf_table_release(&t);
@@ -900,6 +923,7 @@ static void print_terms(FILE *o, const struct vf_estimate *e0, const struct gpu_
 		fprintf(o, "(held outside the peak phase: gradients %s, optimizer temporaries %s)\n",
 			vf_fmt_bytes(b1, sizeof b1, (double)e0->gradients_full),
 			vf_fmt_bytes(b2, sizeof b2, (double)e0->optimizer_temp_full));
+	print_peaks_by_tool(o, e0);
 
 }
 

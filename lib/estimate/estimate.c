@@ -772,9 +772,11 @@ bool vf_estimate_fits(const struct vf_estimate *e, const struct vf_gpu_spec *gpu
 	 * scope a report reads */
 	int64_t need = e->run_peak_bytes > e->peak_bytes ? e->run_peak_bytes : e->peak_bytes;
 	int64_t room = vram - need;
+	if (room < 0 && room + e->evictable_bytes >= 0)
+		room = 0; /* paged states evicted to the host as needed: the card full, no failure */
 	if (headroom)
 		*headroom = room;
-	return vram > 0 && room + e->evictable_bytes >= 0 && !e->sim_oom;
+	return vram > 0 && room >= 0 && !e->sim_oom;
 }
 
 static const char *const phase_names[] = {"forward",   "loss",       "backward",

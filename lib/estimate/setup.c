@@ -518,6 +518,7 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 			if (strcmp(v, "adamw") != 0 && strcmp(v, "adamw8bit") != 0 &&
 			    strcmp(v, "adamw_8bit") != 0 && strcmp(v, "adamw-8bit") != 0)
 				return BAD_ENUM(name, v, "paged-adamw or paged-adamw8bit");
+			impl = VF_OPTIMPL_FUSED; /* bitsandbytes updates each tensor in one kernel */
 		}
 		if (!vf_optimizer_parse(v, &s->optimizer, &impl))
 			return BAD_ENUM(name, v, "adamw, adamw8bit, adafactor, sgd or lion");

@@ -64,7 +64,8 @@ static bool same_except(const struct vf_estimate *a, const struct vf_estimate *b
  * out of PyTorch's allocated and reserved peaks, in nvidia-smi's. */
 static void test_paged_outside_allocator(void)
 {
-	const char *plain[] = {"mode", "full", "seq", "512", NULL};
+	/* bitsandbytes' AdamW: one fused kernel per tensor, no temporaries */
+	const char *plain[] = {"mode", "full", "seq", "512", "optimizer-impl", "fused", NULL};
 	const char *paged[] = {"mode", "full", "seq", "512", "optimizer", "paged-adamw", NULL};
 	struct vf_setup s0, s1;
 	struct vf_estimate a, b;
@@ -81,6 +82,15 @@ static void test_paged_outside_allocator(void)
 	CHECK(b.step_peak_allocated_bytes <= a.step_peak_allocated_bytes - b.paged_bytes + 1);
 	CHECK(b.peak_bytes == b.context_bytes + b.peak_reserved_bytes + b.paged_bytes);
 	CHECK(b.evictable_bytes == b.paged_bytes);
+	/* a card that holds all but the paged states: fits, full (the driver
+	 * evicts pages to the host), headroom 0, one verdict */
+	struct vf_gpu_spec g = {0};
+	snprintf(g.id, sizeof g.id, "tight");
+	g.memory_mib = (b.peak_bytes - b.paged_bytes / 2) / 1048576;
+	int64_t room = -1;
+	CHECK(vf_estimate_fits(&b, &g, &room) && room == 0);
+	g.memory_mib = (b.peak_bytes - b.paged_bytes - ((int64_t)1 << 30)) / 1048576;
+	CHECK(!vf_estimate_fits(&b, &g, &room) && room < 0);
 	/* LoRA rank 16 on q,v: A is 16 x 4096 < 1e5 elements: nothing paged;
 	 * rank 64 all-linear: 64 x 4096 and more, all paged */
 	const char *l16[] = {"mode", "lora", "optimizer", "paged-adamw8bit", NULL};

@@ -26,6 +26,10 @@
 #include "vramfit/estimate/search.h"
 #include "vramfit/estimate/split.h"
 
+/* lib/estimate/steptrace.h: forget the remembered replays (each round as a
+ * new process) */
+void vf__replay_memo_clear(void);
+
 static double now(void)
 {
 	struct timespec ts;
@@ -178,6 +182,32 @@ int main(int argc, char **argv)
 		       t / reps * 1e3);
 		vf_search_release(&r);
 	}
+	/* the same pruned search as fit --search runs it: the results shown
+	 * (top 10) confirmed by the allocator simulation; each round starts
+	 * with an empty replay memo, as a new process does */
+	o.exhaustive = false;
+	reps = 0;
+	unsigned long long confirmed = 0;
+	t0 = now();
+	do {
+		vf__replay_memo_clear();
+		vf_search_run(a, &wide, h, &o, &r, &err);
+		for (size_t i = 0; i < r.count; i++) {
+			struct vf_estimate e;
+			if (vf_estimate_simulate(a, &r.results[i].setup, h, NULL, &e, NULL, &err) == VF_OK &&
+			    !e.sim_oom && e.peak_bytes <= r.results[i].limit_bytes)
+				confirmed++;
+		}
+		reps++;
+		unsigned long long space_n = r.space;
+		vf_search_release(&r);
+		t = now() - t0;
+		if (t >= 0.5)
+			printf("wide space, pruned, the %zu results shown confirmed by the allocator "
+			       "simulation (%llu of them fit): %.2f ms per search: %.2fM configurations/s\n",
+			       o.top, confirmed / (unsigned long long)reps, t / reps * 1e3,
+			       space_n / (t / reps) / 1e6);
+	} while (t < 0.5);
 
 	/* 4. splitting */
 	const struct vf_model_entry *big = vf_models_find("llama3.1-70b");

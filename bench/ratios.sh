@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ratios.sh [VRAMFIT] - whole-process wall time of a few vramfit commands as
+# ratios.sh [VRAMFIT [OLD_VRAMFIT]] - whole-process wall time of a few vramfit commands as
 # ratios to a yardstick every machine has (`python3 -c pass`), measured in
 # the same run: each round times the yardstick and then each command back to
 # back, and the figure is the median over rounds of command / yardstick, so
@@ -10,30 +10,54 @@
 # LLM_ANALYSIS_ARGS overrides the arguments; it needs its `fire` package) in
 # the same rounds, and each vramfit command is also given as a ratio to it;
 # without LLM_ANALYSIS_DIR that row is skipped with a note.
+# OLD_VRAMFIT (second argument, or $OLD_VRAMFIT): another build (say of the
+# main branch) timed in the same rounds, each command's row printed for both
+# and the paired ratio new / old: a before/after figure from one run.
+# The fit --search row also prints configurations/s: the size of its
+# searched space (from its --json) over the median wall time of the whole
+# process (start, catalogs, search, the allocator simulation confirming the
+# results shown, output).
 #   ROUNDS=9 (paired rounds; a command slower than 1 s gets 3, slower than
 #   10 s one)
 # A figure, not a test: `make bench` runs it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 VRAMFIT=${1:-$root/build/vramfit}
+OLD=${2:-${OLD_VRAMFIT:-}}
 ROUNDS=${ROUNDS:-9}
 tmp=$(mktemp -d /tmp/vf-bench-ratios.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 export XDG_DATA_HOME=$tmp/xdg XDG_CACHE_HOME=$tmp/cache HOME=$tmp
-python3 - "$VRAMFIT" "$ROUNDS" "${LLM_ANALYSIS_DIR:-}" "${LLM_ANALYSIS_ARGS:-}" <<'PY'
-import os, shlex, statistics, subprocess, sys, time
+python3 - "$VRAMFIT" "$ROUNDS" "${LLM_ANALYSIS_DIR:-}" "${LLM_ANALYSIS_ARGS:-}" "$OLD" <<'PY'
+import json, os, shlex, statistics, subprocess, sys, time
 
 vramfit, rounds, lla_dir, lla_args = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+old = sys.argv[5]
 yard = ["python3", "-c", "pass"]
-cmds = [
+WIDE = ["fit", "llama2-7b", "--mode", "lora", "--search", "--gpu", "a100-80gb:8", "--batch", "8",
+        "--allow", "batch,grad-ckpt,optimizer,quant,shard,gpus,lora-rank,precision"]
+questions = [
     ("estimate llama3-8b full b4 s2048 (whole catalog)",
-     [vramfit, "estimate", "llama3-8b", "--mode", "full", "--batch", "4", "--seq", "2048"], None),
+     ["estimate", "llama3-8b", "--mode", "full", "--batch", "4", "--seq", "2048"]),
     ("estimate llama3-8b full b4 s2048 --gpu a100-40gb",
-     [vramfit, "estimate", "llama3-8b", "--mode", "full", "--batch", "4", "--seq", "2048",
-      "--gpu", "a100-40gb"], None),
+     ["estimate", "llama3-8b", "--mode", "full", "--batch", "4", "--seq", "2048",
+      "--gpu", "a100-40gb"]),
     ("estimate deepseek-v3 full --gpu h100-80gb:8",
-     [vramfit, "estimate", "deepseek-v3", "--mode", "full", "--gpu", "h100-80gb:8"], None),
+     ["estimate", "deepseek-v3", "--mode", "full", "--gpu", "h100-80gb:8"]),
+    ("fit llama2-7b lora --search, wide space, 8x a100-80gb", WIDE),
 ]
+cmds = []
+for name, args in questions:
+    cmds.append((name, [vramfit] + args, None))
+    if old:
+        cmds.append((name + " [old]", [old] + args, None))
+space = {}
+for exe in [vramfit] + ([old] if old else []):
+    r = subprocess.run([exe] + WIDE + ["--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        space[exe] = json.loads(r.stdout)["search"]["space"]
+    except (ValueError, KeyError, TypeError):
+        pass
 note = None
 if lla_dir:
     args = shlex.split(lla_args) if lla_args else [
@@ -82,11 +106,20 @@ for r in range(rounds):
 med = statistics.median
 print(f"yardstick `python3 -c pass`: median {med(yard_ms):.1f} ms over {rounds} rounds "
       f"(min {min(yard_ms):.1f}, max {max(yard_ms):.1f})")
-print(f"  {'command':<52} {'x yardstick':>11} {'median ms':>10} {'min ms':>8} {'rounds':>6}")
+print(f"  {'command':<60} {'x yardstick':>11} {'median ms':>10} {'min ms':>8} {'rounds':>6}")
 for name, argv, where, n in plan:
-    print(f"  {name:<52} {med(ratios[name]):>11.3f} {med(times[name]):>10.1f} "
+    print(f"  {name:<60} {med(ratios[name]):>11.3f} {med(times[name]):>10.1f} "
           f"{min(times[name]):>8.1f} {len(times[name]):>6}")
-vf = [p[0] for p in plan if not p[0].startswith("llm-analysis")]
+for name, argv, where, n in plan:
+    if name.startswith("fit ") and argv[0] in space:
+        print(f"  {name}: {space[argv[0]]} configurations, "
+              f"{space[argv[0]] / med(times[name]) / 1e3:.2f} M configurations/s (whole process)")
+if old:
+    for name, argv, where, n in plan:
+        if name + " [old]" in times:
+            pairs = [a / b for a, b in zip(times[name], times[name + " [old]"])]
+            print(f"  {name}: new / old {med(pairs):.3f} (paired, median)")
+vf = [p[0] for p in plan if not p[0].startswith("llm-analysis") and not p[0].endswith("[old]")]
 lla = [p[0] for p in plan if p[0].startswith("llm-analysis")]
 if lla and vf:
     for name in vf:

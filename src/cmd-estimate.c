@@ -251,7 +251,56 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 		if (!(g & VF_SETUP_G_TEXT_ENCODER))
 			assume(a, "text encoder loaded in %s for the validation prompts (--text-encoder)",
 			       vf_text_encoder_name(s->text_encoder));
+		if (s->mode != VF_MODE_INFER && !s->validation_off)
+			assume(a, "validation %dx%dx%d%s, %d steps of %d transformer passes, tiled VAE decode "
+				  "(--validation off|WxHxF[:STEPS[:PASSES]])",
+			       s->val_width > 0 ? s->val_width : s->video_width,
+			       s->val_height > 0 ? s->val_height : s->video_height,
+			       s->val_frames > 0 ? s->val_frames : s->video_frames,
+			       s->val_width > 0 ? "" : " (the training size)", s->val_steps > 0 ? s->val_steps : 30,
+			       s->val_passes > 0 ? s->val_passes : 4);
 	}
+}
+
+/* The mechanisms of other stacks' recipes the setup turns on
+ * (lib/estimate/mechanisms.c), each as the estimate models it. */
+static void mechanism_assumptions(const struct vf_estimate *e, const struct vf_setup *s,
+				  struct assume *a)
+{
+	if (s->paged_optimizer)
+		assume(a, "paged optimizer (bitsandbytes): states of tensors of 100k elements or more in "
+			  "CUDA managed memory: in nvidia-smi's peak, not in torch.cuda.max_memory_allocated() "
+			  "or max_memory_reserved(); evicted to the host before an out-of-memory, so they do "
+			  "not decide the fit");
+	if (s->peak_scope == VF_PEAK_RUN)
+		assume(a, "peak scope run (--peak-scope): the never-reset peak of the whole run, the model "
+			  "load included%s",
+		       s->load_full_per_rank && s->gpus > 1 &&
+				       (s->shard == VF_SHARD_FSDP || s->shard == VF_SHARD_ZERO3)
+			       ? " (FSDP load: every rank gathers the full state dict)"
+			       : "");
+	if (s->kbit_saves_input && (s->quant == VF_QUANT_NF4 || s->quant == VF_QUANT_INT8))
+		assume(a, "bitsandbytes k-bit linears keep their inputs for the backward");
+	if (s->fsdp_mixed_precision && s->gpus > 1 &&
+	    (s->shard == VF_SHARD_FSDP || s->shard == VF_SHARD_ZERO3))
+		assume(a, "FSDP2 mixed precision: blocks gathered in bf16 from fp32 shards, no autocast "
+			  "copies");
+	if (s->float8)
+		assume(a, "--float8: torchao Float8Linear on the layers' linears (no autocast copies; "
+			  "float8 weight and input made per matmul), the lm_head in bf16 (not measured)");
+	if (e->offload != VF_OFFLOAD_NONE) {
+		char hb[32], pb[32];
+		assume(a, "CPU offload (--offload %s): the host holds %s per GPU; %s cross PCIe per "
+			  "step, %.0f ms at the link's nominal rate (not in the step time)",
+		       e->offload == VF_OFFLOAD_PARAMS ? "params" : "optimizer",
+		       vf_fmt_bytes(hb, sizeof hb, (double)e->offload_host_bytes),
+		       vf_fmt_bytes(pb, sizeof pb, (double)e->offload_pcie_bytes),
+		       1000 * e->offload_pcie_seconds);
+	}
+	if (s->grad_ckpt && (s->ckpt_selective_op || s->ckpt_every > 1))
+		assume(a, "selective checkpointing %s (not measured)",
+		       s->ckpt_selective_op ? "selective:op: the op policy's saved outputs per layer"
+					    : "every:N: one layer in N checkpointed");
 }
 
 static void estimate_assumptions(const struct vf_estimate *e, const struct vf_setup *s,
@@ -265,6 +314,10 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 	}
 	if (e->assumed & VF_ASSUME_GPU_RATE_UNKNOWN)
 		assume(a, "no dense tensor rate known for %s: no step time", gpu ? gpu->id : "the GPU");
+	if (e->assumed & VF_ASSUME_BF16_EMULATED)
+		assume(a, "%s has no bf16 tensor cores: bf16 matmuls run emulated on the CUDA cores "
+			  "(%.1f TFLOP/s); --precision fp16 uses its fp16 tensor cores",
+		       gpu ? gpu->id : "the GPU", gpu ? gpu->fp32_tflops : 0.0);
 	if (s->quant != VF_QUANT_NONE)
 		assume(a, "quantized base: linear weights at %s with block scales, embeddings and norms in "
 			  "bf16; one linear dequantized at a time",
@@ -275,45 +328,13 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 		       s->stack, s->stack, s->adapter_bf16 ? "bf16" : "fp32", vf_loss_name(s->loss),
 		       s->loss == VF_LOSS_CHUNKED ? " in chunks" : "");
 		if (s->compile)
-			assume(a, "--compile: elementwise passes halved and launches quartered, cheap fp32 "
-				  "intermediates recomputed (not measured)");
+			assume(a, "--compile: elementwise traffic, launches and the loss's logits passes "
+				  "fused (shares in data/estimate/steptime.json), cheap fp32 intermediates "
+				  "recomputed (not measured)");
 		if (s->activation_offload)
 			assume(a, "--activation-offload: two layers' saved tensors on the GPU, the copies "
-				  "hidden behind compute (not measured)");
-		if (s->paged_optimizer)
-			assume(a, "paged optimizer (bitsandbytes): states of tensors of 100k elements or more in "
-				  "CUDA managed memory: in nvidia-smi's peak, not in torch.cuda.max_memory_allocated() "
-				  "or max_memory_reserved(); evicted to the host before an out-of-memory, so they do "
-				  "not decide the fit");
-		if (s->peak_scope == VF_PEAK_RUN)
-			assume(a, "peak scope run (--peak-scope): the never-reset peak of the whole run, the model "
-				  "load included%s",
-			       s->load_full_per_rank && s->gpus > 1 &&
-					       (s->shard == VF_SHARD_FSDP || s->shard == VF_SHARD_ZERO3)
-				       ? " (FSDP load: every rank gathers the full state dict)"
-				       : "");
-		if (s->kbit_saves_input && (s->quant == VF_QUANT_NF4 || s->quant == VF_QUANT_INT8))
-			assume(a, "bitsandbytes k-bit linears keep their inputs for the backward");
-		if (s->fsdp_mixed_precision && s->gpus > 1 &&
-		    (s->shard == VF_SHARD_FSDP || s->shard == VF_SHARD_ZERO3))
-			assume(a, "FSDP2 mixed precision: blocks gathered in bf16 from fp32 shards, no autocast "
-				  "copies");
-		if (s->float8)
-			assume(a, "--float8: torchao Float8Linear on the layers' linears (no autocast copies; "
-				  "float8 weight and input made per matmul), the lm_head in bf16 (not measured)");
-		if (e->offload != VF_OFFLOAD_NONE) {
-			char hb[32], pb[32];
-			assume(a, "CPU offload (--offload %s): the host holds %s per GPU; %s cross PCIe per "
-				  "step, %.0f ms at the link's nominal rate (not in the step time)",
-			       e->offload == VF_OFFLOAD_PARAMS ? "params" : "optimizer",
-			       vf_fmt_bytes(hb, sizeof hb, (double)e->offload_host_bytes),
-			       vf_fmt_bytes(pb, sizeof pb, (double)e->offload_pcie_bytes),
-			       1000 * e->offload_pcie_seconds);
-		}
-		if (s->grad_ckpt && (s->ckpt_selective_op || s->ckpt_every > 1))
-			assume(a, "selective checkpointing %s (not measured)",
-			       s->ckpt_selective_op ? "selective:op: the op policy's saved outputs per layer"
-						    : "every:N: one layer in N checkpointed");
+				  "over PCIe hidden behind up to 70%% of the compute (not measured)");
+		mechanism_assumptions(e, s, a);
 	}
 	if (e->simulated)
 		assume(a, "device peak: PyTorch's caching allocator (2.9-2.11 rules) simulated over the model "
@@ -327,6 +348,16 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 			  "(optimizer states held from the previous step)");
 	assume(a, "step time (an estimate): LLMs kernel by kernel, constants fitted on H200 measurements "
 		  "(data/estimate/steptime.json); video DiTs dense bf16 rate x fitted utilisation");
+	if (gpu && e->parts.compute > 0 && strcmp(gpu->generation, "hopper") != 0)
+		assume(a, "step time on %s (%s): hopper's fitted efficiencies scaled by kernel-level "
+			  "benchmarks of the generation (cuBLAS GEMM, flash-attention, bandwidth; "
+			  "sources in data/estimate/steptime.json), not fitted on measured steps; approximate",
+		       gpu->id, gpu->generation[0] ? gpu->generation : "unknown generation");
+	if (e->parts.link[0])
+		assume(a, "communication as NCCL runs it over %s (bus bandwidth and latency per link class, "
+			  "per-layer gathers, DDP buckets; data/estimate/steptime.json): %.0f ms per step, "
+			  "%.0f ms of it exposed (--explain)",
+		       e->parts.link, 1e3 * e->parts.comm_total, 1e3 * e->parts.comm_exposed);
 }
 
 static cJSON *gt_json(const struct vf_gt_report *r)
@@ -555,20 +586,25 @@ static vf_status ltx_target(const struct vf_model *m, struct target *tg, struct 
 	if (st)
 		return st;
 	const struct vf_model_entry *def = vf_models_find("ltx-2-19b");
-	if ((st = vf_dit_from_ltx(&m->ltx, m->params, def ? def->raw : NULL, &tg->d, err)))
+	if ((st = vf_dit_from_ltx_model(m, def ? def->raw : NULL, &tg->d, err)))
 		return st;
 	tg->dit = true;
-	tg->d.from_file = true;
-	assume(as, "LTX video DiT from the file's %s; parameters from its header",
+	const struct vf_ltx_parts *pt = &m->ltx_parts;
+	int64_t tr = pt->transformer > 0 ? pt->transformer : m->params;
+	assume(as, "LTX video DiT from the file's %s; parameters from its header%s",
 	       strcmp(m->ltx.source, "metadata") == 0 ? "transformer config (__metadata__)"
-						      : "tensor names and shapes");
+						      : "tensor names and shapes",
+	       tr != m->params ? " (the transformer's prefix; connectors, VAEs and vocoder apart)" : "");
+	assume(as, "embedding connectors: %.2f B parameters in bf16 on the GPU for the whole run (%s)",
+	       (double)tg->d.connector_params / 1e9,
+	       tg->d.connectors_from_file ? "from the header" : "from the layout: not in this file");
 	if (m->ltx.assumed[0])
 		assume(as, "not in the file: %s", m->ltx.assumed);
 	if (m->ltx.unknown[0])
 		assume(as, "not understood: %s; the layout (activations, LoRA) is approximate", m->ltx.unknown);
-	if (vf_ltx_params(&m->ltx) != m->params)
+	if (vf_ltx_params(&m->ltx) != tr)
 		assume(as, "the layout counts %" PRId64 " parameters, the header %" PRId64
-			   ": activations and LoRA are approximate", vf_ltx_params(&m->ltx), m->params);
+			   ": activations and LoRA are approximate", vf_ltx_params(&m->ltx), tr);
 	const cJSON *list = def ? cJSON_GetObjectItemCaseSensitive(def->raw, "assumptions") : NULL;
 	const cJSON *it;
 	int i = 0;
@@ -610,6 +646,11 @@ static vf_status vision_target(const struct vf_model *m, struct target *tg, stru
 				   "text + %" PRId64 " image tokens, the vision tower frozen (bf16, no autograd), the "
 				   "projector trained; stage 1 (projector only) needs less (frozen language model)",
 			       v->family, v->image_tokens);
+		else if (strcmp(v->kind, "speech") == 0)
+			assume(as, "%s encoder-decoder trained as --mode says: the encoder over %" PRId64
+				   " audio positions, the decoder over %" PRId64 " tokens, both as ViT-like "
+				   "stacks (activations by mechanism, not measured on speech runs)",
+			       v->family, v->parts[0].tokens, v->nparts > 1 ? v->parts[1].tokens : 0);
 		else
 			assume(as, "%s contrastive training of %s; images of %" PRId64 " px in the config (%" PRId64
 				   " tokens; --video WxHx1 for another size)%s; activations by mechanism (not measured "
@@ -702,6 +743,39 @@ static void print_segments(const struct vf_alloc *a, const struct vf_estimate *e
 		       vf_fmt_bytes(b2, sizeof b2, (double)sg[i].used),
 		       vf_fmt_bytes(b3, sizeof b3, (double)(sg[i].size - sg[i].used)), sg[i].blocks);
 		shown++;
+	}
+}
+
+/* --explain: each GPU's step time as its parts (lib/estimate/steptime.c,
+ * nccl.c), so a slow card or link shows where its time goes. */
+static void print_step_parts(const struct gpu_row *rows, int nrows)
+{
+	static const char *const label[] = {
+		"GEMMs", "attention", "memory-bound kernels", "launches (host-bound)", "MoE expert loop",
+		"base dequantization", "optimizer step", "activation offload (exposed)",
+		"paged optimizer (PCIe)", "per-step overhead", "communication (exposed)"};
+	for (int i = 0; i < nrows; i++) {
+		const struct gpu_row *r = &rows[i];
+		const struct vf_estimate *e = &r->est;
+		if (!(e->step_seconds > 0) || !(e->parts.compute > 0) || r->split)
+			continue;
+		const char *names[16];
+		double v[16];
+		int n = vf_estimate_parts_list(e, names, v);
+		printf("\nStep time on %s%s: %.0f ms", r->spec.name, r->setup.gpus > 1 ? " (each GPU)" : "",
+		       1e3 * e->step_seconds);
+		if (r->setup.gpus > 1)
+			printf(", %d GPUs %s over %s", r->setup.gpus, vf_shard_name(r->setup.shard),
+			       e->parts.link[0] ? e->parts.link : "an unknown link");
+		printf("\n");
+		for (int k = 0; k < n && k < (int)(sizeof label / sizeof label[0]); k++) {
+			if (!(v[k] >= 5e-5)) /* under 0.05 ms */
+				continue;
+			printf("  %-30s %9.1f ms %5.1f%%\n", label[k], 1e3 * v[k], 100 * v[k] / e->step_seconds);
+		}
+		if (e->parts.comm_total > 0)
+			printf("  %-30s %9.1f ms (%.1f ms hidden behind compute)\n", "communication in all",
+			       1e3 * e->parts.comm_total, 1e3 * (e->parts.comm_total - e->parts.comm_exposed));
 	}
 }
 
@@ -864,7 +938,8 @@ static void setup_words(const struct target *tg, const struct vf_setup *s, const
  * of the tool that prints it, for the step and for the run. */
 static void print_peaks_by_tool(FILE *o, const struct vf_estimate *e)
 {
-	if (e->paged_bytes <= 0 && e->load_peak_allocated_bytes <= 0 && e->peak_scope != VF_PEAK_RUN)
+	if (e->run_peak_bytes <= 0 || /* not an LLM estimate */
+	    (e->paged_bytes <= 0 && e->load_peak_allocated_bytes <= 0 && e->peak_scope != VF_PEAK_RUN))
 		return;
 	char a[32], r[32], s[32];
 	fprintf(o, "peaks by tool (this estimate reads the %s):\n",
@@ -993,6 +1068,8 @@ static void print_advice(FILE *o, const struct gpu_row *rows, int nrows, double 
 	}
 }
 
+static void print_dit_phases(FILE *o, const struct vf_estimate *e);
+
 static void print_human(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
 			int nrows, const char *gsource, const struct vf_estimate *e0,
 			const struct assume *a, double margin)
@@ -1006,6 +1083,8 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 	setup_words(tg, s, rows, nrows, setup, sizeof setup);
 	fprintf(o, "%sSetup%s  %s\n\n", bold, off, setup);
 	print_terms(o, e0, rows, nrows);
+	if (tg->dit)
+		print_dit_phases(o, e0);
 	print_gpus(o, rows, nrows, gsource);
 	print_advice(o, rows, nrows, margin);
 	for (int i = 0; i < nrows; i++)
@@ -1014,6 +1093,62 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 	fprintf(o, "\n%sAssumptions%s\n", bold, off);
 	for (int i = 0; i < a->n; i++)
 		fprintf(o, "  - %s\n", a->items[i]);
+}
+
+/* A video DiT's memory object: the peak as PyTorch and as nvidia-smi
+ * count it, the step's own peak (what the LTX-2 trainer's "Peak GPU
+ * memory" line samples), the connectors and every phase. */
+static void dit_memory_json(cJSON *mem, const struct vf_estimate *e)
+{
+	cJSON_AddNumberToObject(mem, "peak_pytorch_bytes", (double)e->peak_reserved_bytes);
+	cJSON_AddNumberToObject(mem, "peak_nvidia_smi_bytes", (double)e->peak_bytes);
+	cJSON_AddNumberToObject(mem, "step_peak_nvidia_smi_bytes", (double)e->step_peak_bytes);
+	cJSON_AddNumberToObject(mem, "connector_bytes", (double)e->connector_bytes);
+	if (e->validation_seconds > 0)
+		cJSON_AddNumberToObject(mem, "validation_sample_seconds", e->validation_seconds);
+	cJSON *ph = cJSON_AddArrayToObject(mem, "phases");
+	for (int p = 0; p < VF_PHASE_COUNT && ph; p++) {
+		if (!(e->phases & (1u << p)))
+			continue;
+		cJSON *o = cJSON_CreateObject();
+		int64_t sum = 0;
+		for (int k = 0; k < VF_TERM_COUNT; k++)
+			sum += e->phase_bytes[p][k];
+		cJSON_AddStringToObject(o, "phase", vf_estimate_phase_name(e, (enum vf_phase)p));
+		cJSON_AddNumberToObject(o, "bytes", (double)sum);
+		cJSON_AddBoolToObject(o, "peak", p == (int)e->peak_phase);
+		cJSON_AddItemToArray(ph, o);
+	}
+}
+
+/* A video DiT's phases, each with what is live (context included; the
+ * allocator reserve at the peak phase only). */
+static void print_dit_phases(FILE *o, const struct vf_estimate *e)
+{
+	char b1[64], b2[64];
+	const char *bold = vf_cli_sgr(o, "1"), *off = vf_cli_sgr(o, "0");
+	fprintf(o, "\n%sPhases%s (each on its own; the trainer's \"Peak GPU memory\" line samples the step "
+		   "between steps: %s)\n",
+		bold, off, vf_fmt_bytes(b1, sizeof b1, (double)e->step_peak_bytes));
+	const char *hdr[] = {"phase", "on device", "weights"};
+	struct vf_table t;
+	vf_table_init(&t, 3, hdr);
+	vf_table_set_right(&t, 1, true);
+	vf_table_set_right(&t, 2, true);
+	for (int p = 0; p < VF_PHASE_COUNT; p++) {
+		if (!(e->phases & (1u << p)))
+			continue;
+		int64_t sum = 0;
+		for (int k = 0; k < VF_TERM_COUNT; k++)
+			sum += e->phase_bytes[p][k];
+		char name[48];
+		snprintf(name, sizeof name, "%s%s", vf_estimate_phase_name(e, (enum vf_phase)p),
+			 p == (int)e->peak_phase ? " (peak)" : "");
+		vf_table_addf(&t, name, vf_fmt_bytes(b1, sizeof b1, (double)sum),
+			      vf_fmt_bytes(b2, sizeof b2, (double)e->phase_bytes[p][VF_TERM_WEIGHTS]));
+	}
+	vf_table_print(&t, o);
+	vf_table_release(&t);
 }
 
 /* One GPU row of the --json contract. */
@@ -1046,6 +1181,9 @@ static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const 
 	if (r->est.step_seconds > 0) {
 		cJSON_AddNumberToObject(g, "step_seconds", r->est.step_seconds);
 		cJSON_AddNumberToObject(g, "tokens_per_second", r->est.tokens_per_second);
+		cJSON *parts = vf_estimate_parts_json(&r->est);
+		if (parts)
+			cJSON_AddItemToObject(g, "step_parts", parts);
 	} else {
 		cJSON_AddNullToObject(g, "step_seconds");
 		cJSON_AddNullToObject(g, "tokens_per_second");
@@ -1097,7 +1235,10 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 		cJSON_ReplaceItemInObjectCaseSensitive(sj, "lora_targets", cJSON_CreateString(t));
 	}
 	cJSON_AddItemToObject(o, "setup", sj);
-	cJSON_AddItemToObject(o, "memory", vf_estimate_memory_json(e0));
+	cJSON *mem = vf_estimate_memory_json(e0);
+	if (tg->dit)
+		dit_memory_json(mem, e0);
+	cJSON_AddItemToObject(o, "memory", mem);
 	cJSON *gs = cJSON_AddArrayToObject(o, "gpus");
 	for (int i = 0; i < nrows; i++)
 		cJSON_AddItemToArray(gs, row_json(tg, s, &rows[i]));
@@ -1419,7 +1560,7 @@ static const struct vf_option options[] = {
 	OPT_CHOICE("allocator", allocator, allocators,
 		   "PyTorch's caching allocator mode (default: from\n"
 		   "PYTORCH_CUDA_ALLOC_CONF, else cudaMalloc segments)"),
-	OPT_BOOL("explain", explain, "the allocator's segments at the peak"),
+	OPT_BOOL("explain", explain, "the allocator's segments at the peak and each GPU's step as its parts"),
 	OPT_END(),
 };
 #undef OPT_T
@@ -1507,6 +1648,18 @@ static void arch_target(const struct vf_model *m, struct vf_setup *s, struct tar
 		assume(as, "not understood: %s; %s", m->arch.not_understood,
 		       m->files >= 0 ? "parameters from the files, memory terms approximate"
 				     : "count is approximate");
+	if (m->arch.ssm_layers > 0)
+		assume(as, "%s: %" PRId64 " %s layers of %" PRId64 " (%" PRId64 " with attention): "
+			   "training saves each mixer's projections, conv output, dt and the scan's "
+			   "state per chunk; inference holds a recurrent state (conv window + scan "
+			   "state per SSM layer, in the kv_cache term) instead of a KV cache on those "
+			   "layers; step time: attention scores on the attention layers only, the scan "
+			   "itself not timed",
+		       m->arch.family, m->arch.ssm_layers,
+		       strcmp(m->arch.family, "recurrent_gemma") == 0 ? "recurrent (RG-LRU)"
+		       : m->arch.ssm_heads > 0			      ? "Mamba-2"
+								      : "Mamba",
+		       m->arch.layers, m->arch.attn_layers > 0 ? m->arch.attn_layers : 0);
 	*t5 = strcmp(m->arch.family, "t5") == 0;
 	if (!(m->arch.known & VF_ARCH_F_FAMILY))
 		assume(as, "architecture family unknown: llama-like layers");
@@ -1563,6 +1716,9 @@ static int model_kind_target(const struct vf_model *m, const char *model, struct
 	}
 	if (m->params > 0)
 		return count_target(m, model, tg, as);
+	if (m->has_arch && m->arch.approximate)
+		return vf_cli_fail("%s: not understood: %s; no parameter count to estimate from", model,
+				   m->arch.not_understood);
 	return vf_cli_fail("%s: no architecture or parameter count to estimate from", model);
 }
 
@@ -1588,8 +1744,9 @@ static int load_target(const struct est_args *a, struct vf_setup *s, struct targ
 		return rc;
 	if (tg->dit || tg->vision)
 		dit_vision_defaults(tg, s, as);
-	else if (s->given & (VF_SETUP_G_VIDEO | VF_SETUP_G_TEXT_ENCODER))
-		return vf_cli_usage("estimate", "--video and --text-encoder apply to video DiTs (e.g. ltx-2-19b)");
+	else if (s->given & (VF_SETUP_G_VIDEO | VF_SETUP_G_TEXT_ENCODER | VF_SETUP_G_VALIDATION))
+		return vf_cli_usage("estimate",
+				    "--video, --text-encoder and --validation apply to video DiTs (e.g. ltx-2-19b)");
 	if (*t5 && !s->target_seq)
 		s->target_seq = s->seq;
 	return -1;
@@ -1758,6 +1915,8 @@ static int output(const struct est_args *a, struct result *r)
 		whole_run_print(&a->w, r->rows, r->nrows);
 	if (r->sim)
 		print_segments(r->sim, &r->e0, &r->tg.alloc);
+	if (a->explain)
+		print_step_parts(r->rows, r->nrows);
 	else if (a->explain && r->tg.dit)
 		printf("\n--explain: the allocator simulation covers LLMs; video DiTs use the fast path\n");
 	return VF_EXIT_OK;

@@ -89,8 +89,12 @@ static void print_arch(struct vf_table *t, const struct vf_arch *a)
 
 /* An LTX video DiT: its streams, and whether the layout the config
  * describes counts the parameters the file holds. */
-static void print_ltx(struct vf_table *t, const struct vf_ltx_arch *a, int64_t params)
+static void print_ltx(struct vf_table *t, const struct vf_model *m)
 {
+	const struct vf_ltx_arch *a = &m->ltx;
+	const struct vf_ltx_parts *pt = &m->ltx_parts;
+	/* a unified checkpoint: the transformer is what its prefix holds */
+	int64_t params = m->files > 0 && pt->transformer > 0 ? pt->transformer : m->params;
 	char line[512], c[64];
 	size_t o = (size_t)snprintf(line, sizeof line,
 				    "LTX video DiT: %" PRId64 " blocks, video %" PRId64 " (%" PRId64
@@ -110,6 +114,27 @@ static void print_ltx(struct vf_table *t, const struct vf_ltx_arch *a, int64_t p
 		 params >= 0 && lp != params ? " (differs from the tensors: approximate layout)"
 					     : " (equals the tensors)");
 	row(t, "layout params", line);
+	snprintf(line, sizeof line, "%s (video %" PRId64 " and audio %" PRId64 " blocks of %" PRId64 " and %" PRId64
+		 "%s; kept on the GPU in bf16 by the trainer)",
+		 fmt_count(c, sizeof c, vf_ltx_connector_params(a)), a->conn_layers, a->audio ? a->audio_conn_layers : 0,
+		 a->conn_heads * a->conn_head_dim, a->audio ? a->audio_conn_heads * a->audio_conn_head_dim : 0,
+		 a->conn_gated ? ", gated" : "");
+	row(t, "connectors", line);
+	if (m->files > 0 && pt->transformer != m->params) {
+		static const char *const names[] = {"transformer", "video connector", "audio connector",
+						    "text projection", "VAE decoder", "VAE encoder",
+						    "audio VAE", "vocoder", "other"};
+		const int64_t v[] = {pt->transformer, pt->video_connector, pt->audio_connector,
+				     pt->text_projection, pt->vae_decoder, pt->vae_encoder,
+				     pt->audio_vae, pt->vocoder, pt->other};
+		size_t o = 0;
+		line[0] = 0;
+		for (size_t i = 0; i < sizeof v / sizeof v[0] && o < sizeof line; i++)
+			if (v[i] > 0)
+				o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %s", o ? ", " : "", names[i],
+						      fmt_count(c, sizeof c, v[i]));
+		row(t, "components", line);
+	}
 	if (a->unknown[0]) {
 		snprintf(line, sizeof line, "not understood: %s; layout approximate", a->unknown);
 		row(t, "warning", line);
@@ -132,6 +157,12 @@ static void print_vision(struct vf_table *t, const struct vf_vision *v, int64_t 
 			 v->family, v->dit_layers, v->parts[0].hidden, v->parts[0].heads,
 			 vf_vision_tokens(v, 0, 0, 0), v->image_size, v->frames > 1 ? " clip" : "",
 			 v->spatial_compression, v->temporal_compression > 1 ? ", 8 frames per latent" : "");
+	else if (strcmp(v->kind, "speech") == 0 && v->nparts == 2)
+		snprintf(line, sizeof line,
+			 "%s speech encoder-decoder: encoder %" PRId64 " layers over %" PRId64
+			 " audio positions, decoder %" PRId64 " layers over up to %" PRId64 " tokens",
+			 v->family, v->parts[0].layers, v->parts[0].tokens, v->parts[1].layers,
+			 v->parts[1].tokens);
 	else
 		snprintf(line, sizeof line, "%s %s: %" PRId64 " px images, patch %" PRId64 ", %" PRId64
 					    " tokens per image%s",
@@ -239,6 +270,46 @@ static void print_rows(struct vf_table *t, int indent)
 	vf_table_print(&body, stdout);
 }
 
+/* Rows of the state-space layers and of the parameters a token passes
+ * through (MoE). */
+static void print_arch_more(struct vf_table *t, const struct vf_arch *a)
+{
+	char line[512], c[64], d[64];
+	if (a->ssm_layers > 0) {
+		double st = (double)a->ssm_conv_dim * (double)a->ssm_conv +
+			    (double)a->ssm_inner * (double)a->ssm_state;
+		snprintf(line, sizeof line,
+			 "%s: %" PRId64 " of %" PRId64 " layers (%" PRId64 " attention), inner %" PRId64
+			 ", state %" PRId64 ", conv %" PRId64 "%s; recurrent state %s elements per "
+			 "sequence",
+			 strcmp(a->family, "recurrent_gemma") == 0 ? "RG-LRU"
+			 : a->ssm_heads > 0			   ? "Mamba-2"
+								   : "Mamba",
+			 a->ssm_layers, a->layers,
+			 a->attn_layers > 0 ? a->attn_layers : 0, a->ssm_inner, a->ssm_state, a->ssm_conv,
+			 a->ssm_heads > 0 ? ", heads" : "",
+			 fmt_count(c, sizeof c, (int64_t)(st * (double)a->ssm_layers)));
+		if (a->ssm_heads > 0) { /* the heads after "heads" */
+			char *h = strstr(line, ", heads");
+			char tail[256];
+			snprintf(tail, sizeof tail, "%s", h + 7);
+			snprintf(h, sizeof line - (size_t)(h - line), ", heads %" PRId64 "%s", a->ssm_heads,
+				 tail);
+		}
+		row(t, "ssm", line);
+	}
+	if (a->experts > 0) {
+		int64_t act = vf_arch_active_params(a);
+		if (act >= 0) {
+			snprintf(line, sizeof line, "%s (%s) per token: %" PRId64 " of %" PRId64
+				 " experts routed",
+				 fmt_count(c, sizeof c, act), vf_fmt_params(d, sizeof d, act),
+				 a->experts_per_token, a->experts);
+			row(t, "active params", line);
+		}
+	}
+}
+
 static void print_model(const struct vf_model *m, int indent)
 {
 	struct vf_table t;
@@ -280,12 +351,29 @@ static void print_model(const struct vf_model *m, int indent)
 	if (m->has_vision)
 		print_vision(&t, &m->vision, m->files > 0 ? m->params : -1);
 	else if (m->has_ltx)
-		print_ltx(&t, &m->ltx, m->params);
+		print_ltx(&t, m);
 	else if (m->has_arch)
 		print_arch(&t, &m->arch);
+	if (m->has_arch && !m->has_vision && !m->has_ltx)
+		print_arch_more(&t, &m->arch);
+	if (m->has_vision && m->vision.has_lm && m->vision.lm.experts > 0) {
+		/* a VLM on a MoE language model: its towers plus the LM's active part */
+		struct vf_param_groups g;
+		int64_t act = vf_arch_active_params(&m->vision.lm);
+		if (act >= 0 && vf_arch_param_groups(&m->vision.lm, &g)) {
+			char c[64];
+			snprintf(line, sizeof line, "%s (%s) per text token in the language model: %" PRId64
+				 " of %" PRId64 " experts routed; the towers' %s run per image",
+				 fmt_count(a, sizeof a, act), vf_fmt_params(b, sizeof b, act),
+				 m->vision.lm.experts_per_token, m->vision.lm.experts,
+				 vf_fmt_params(c, sizeof c, m->vision.params - g.total));
+			row(&t, "active params", line);
+		}
+	}
 	if (m->has_arch && m->arch.approximate) {
 		snprintf(line, sizeof line, "not understood: %s; %s", m->arch.not_understood,
 			 m->files >= 0 || m->entry ? "the count is the files', the architecture approximate"
+			 : m->params < 0		   ? "no count"
 						   : "count is approximate");
 		row(&t, "approximate", line);
 	}

@@ -52,6 +52,9 @@ static const struct vf_option options[] = {
 		 "list the checkout's modes (config, low-VRAM file, what\n"
 		 "each trains, its training_strategy) and exit"),
 	OPT_TEXT("dataset", "NAME", o.dataset, "dataset name for the run name (default \"dataset\")"),
+	OPT_TEXT("resolution-buckets", "WxHxF[;...]", o.resolution_buckets,
+		 "the preprocessing's resolution buckets: the training size of\n"
+		 "the estimate (default the quick-start's 960x544x49, assumed)"),
 	OPT_TEXT("run-name", "NAME", o.run_name, "the run directory's name"),
 	OPT_TEXT("workspace", "DIR", o.workspace,
 		 "workspace root (default: first writable of\n"

@@ -22,6 +22,7 @@
 #include "vramfit/base/json.h"
 #include "vramfit/report/report.h"
 #include "vramfit/trainer/tier.h"
+#include "vramfit/trainer/plan.h"
 #include "vramfit/trainer/profile.h"
 #include "vramfit/tune/trial.h"
 #include "vramfit/tune/slurm.h"
@@ -99,6 +100,7 @@ struct predict_ctx {
 	cJSON *configs;                   /* configs.json */
 	const struct vf_gpu_spec *spec;   /* the smallest GPU's catalog entry, or NULL */
 	int gpus;
+	int train_dims[3];                /* --resolution-buckets' largest; 0: validation dims */
 };
 
 static vf_status predict(void *ctx, const struct vf_yamldoc *d, int64_t *bytes, struct vf_error *err)
@@ -143,6 +145,10 @@ static vf_status predict(void *ctx, const struct vf_yamldoc *d, int64_t *bytes, 
 	const struct vf_yaml_node *vd = vf_yamldoc_find(d, "validation.video_dims");
 	for (int i = 0; i < 3; i++)
 		lc.video_dims[i] = vf_yaml_node_int(vf_yaml_node_child(vd, (size_t)i), &v) ? (int)v : 0;
+	/* the trial's sample is preprocessed at the plan's training size */
+	for (int i = 0; i < 3; i++)
+		lc.train_dims[i] = pc->train_dims[i];
+	vf_plan_ltx2_validation(d, &lc);
 	lc.gpus = pc->gpus > 0 ? pc->gpus : 1;
 	struct vf_estimate e;
 	vf_status st = vf_estimate_ltx2(id, &lc, pc->spec, &e, err);
@@ -206,6 +212,16 @@ static cJSON *trial_json(const struct vf_trial *t)
 	vf_json_add_i64_or_null(o, "peak_polled_bytes", t->peak_polled_bytes, t->peak_polled_bytes >= 0);
 	vf_json_add_i64_or_null(o, "predicted_peak_bytes", t->predicted_peak_bytes,
 				t->predicted_peak_bytes >= 0);
+	/* both figures are nvidia-smi's memory.used (CUDA context, PyTorch's
+	 * reserve and any other allocation on the GPU): the trainer prints
+	 * memory.used / 1024 sampled at start, end and every 200 steps, so it
+	 * can miss the validation and loading peaks the prediction includes */
+	cJSON_AddStringToObject(o, "predicted_peak_measure", "nvidia-smi memory.used");
+	if (t->peak_trainer_bytes > 0 && t->predicted_peak_bytes > 0)
+		cJSON_AddNumberToObject(o, "trainer_peak_vs_predicted",
+					(double)t->peak_trainer_bytes / (double)t->predicted_peak_bytes);
+	else
+		cJSON_AddNullToObject(o, "trainer_peak_vs_predicted");
 	cJSON_AddNumberToObject(o, "wall_seconds", t->wall_seconds);
 	cJSON_AddStringToObject(o, "config_hash", t->config_hash);
 	return o;
@@ -383,7 +399,7 @@ struct slurm_cli {
 struct tune_args {
 	struct vf_tune_opts o;
 	bool json, quiet, no_check, slurm;
-	const char *tier, *gpu;
+	const char *tier, *gpu, *buckets;
 	int64_t steps, max_trials, parallel, max_parallel;
 	double memory_mib;
 	struct vf_slurm_opts so;
@@ -412,6 +428,9 @@ static const struct vf_option options[] = {
 		 "also try batch size 2 then 4 (accumulation scaled to keep\n"
 		 "the effective batch); deferred by default"),
 	OPT_BOOL("try-no-ckpt", o.try_no_ckpt, "also try gradient checkpointing off (80GB+ tier only)"),
+	OPT_TEXT("resolution-buckets", "WxHxF[;...]", buckets,
+		 "the training size of the predicted peaks (the plan's;\n"
+		 "default: the trial config's validation video_dims)"),
 	OPT_TEXT("tier", "NAME", tier,
 		 "the run's tier (default: read from RUN_DIR/plan.md, else\n"
 		 "decided from the GPUs)"),
@@ -656,6 +675,11 @@ static int run(int argc, char **argv)
 	struct predict_ctx pc = {0};
 	char label[160] = "cpu";
 	size_t probed = 0;
+	if (ta.buckets) {
+		struct vf_error berr = {0};
+		if (vf_plan_largest_bucket(ta.buckets, pc.train_dims, &berr))
+			return vf_cli_usage("tune", "%s", berr.msg);
+	}
 	int grc = use_gpus(&o, &pc, gpu_spec, label, sizeof label, tierbuf, sizeof tierbuf, &probed);
 	if (grc >= 0)
 		return grc;

@@ -106,6 +106,8 @@ const struct vf_option vf_setup_options[] = {
 	    "CPU offload: optimizer = states and step on the host\n"
 	    "(DeepSpeed offload_optimizer); params = parameters,\n"
 	    "gradients and states on the host (FSDP CPUOffload)"),
+	SET("validation", "off|WxHxF[:STEPS[:PASSES]]", NULL,
+	    "video DiTs: the validation phase's sample (default: the training size, 30 steps, 4 passes)"),
 	OPT_GROUP("One model across GPUs (--gpus = data parallel x tp x pp):"),
 	SET("split", "none|layers", splits,
 	    "layers: whole decoder layers on the GPUs in order\n"

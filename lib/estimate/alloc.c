@@ -129,36 +129,44 @@ static bool before(const struct blk *x, int64_t size, int64_t addr)
 	return x->size < size || (x->size == size && x->addr < addr);
 }
 
-/* Split tree t into the blocks before (size, addr) (*l) and the rest (*r). */
+/* Split tree t into the blocks before (size, addr) (*l) and the rest (*r).
+ * The tree operations walk down links (no recursion): each visits one
+ * path, O(log n) expected. */
 static void tsplit(struct vf_alloc *a, int t, int64_t size, int64_t addr, int *l, int *r)
 {
-	if (t < 0) {
-		*l = *r = -1;
-		return;
+	while (t >= 0) {
+		struct blk *k = &a->b[t];
+		if (before(k, size, addr)) {
+			*l = t;
+			l = &k->right;
+			t = k->right;
+		} else {
+			*r = t;
+			r = &k->left;
+			t = k->left;
+		}
 	}
-	struct blk *k = &a->b[t];
-	if (before(k, size, addr)) {
-		tsplit(a, k->right, size, addr, &a->b[t].right, r);
-		*l = t;
-	} else {
-		tsplit(a, k->left, size, addr, l, &a->b[t].left);
-		*r = t;
-	}
+	*l = *r = -1;
 }
 
 /* Join two trees, every key of l before every key of r. */
 static int tmerge(struct vf_alloc *a, int l, int r)
 {
-	if (l < 0)
-		return r;
-	if (r < 0)
-		return l;
-	if (a->b[l].prio > a->b[r].prio) {
-		a->b[l].right = tmerge(a, a->b[l].right, r);
-		return l;
+	int root = -1;
+	int *link = &root;
+	while (l >= 0 && r >= 0) {
+		if (a->b[l].prio > a->b[r].prio) {
+			*link = l;
+			link = &a->b[l].right;
+			l = a->b[l].right;
+		} else {
+			*link = r;
+			link = &a->b[r].left;
+			r = a->b[r].left;
+		}
 	}
-	a->b[r].left = tmerge(a, l, a->b[r].left);
-	return r;
+	*link = l >= 0 ? l : r;
+	return root;
 }
 
 static int *pool_root(struct vf_alloc *a, int i)
@@ -166,37 +174,30 @@ static int *pool_root(struct vf_alloc *a, int i)
 	return &a->root[a->s[a->b[i].seg].small];
 }
 
-/* Insert block i into tree t: down to where its priority beats the
- * node's, then split that subtree around it; returns the new root. */
-static int tinsert(struct vf_alloc *a, int t, int i)
+/* Insert block i into the tree at *link: down to where its priority beats
+ * the node's, then split that subtree around it. */
+static void tinsert(struct vf_alloc *a, int *link, int i)
 {
 	struct blk *k = &a->b[i];
-	if (t < 0)
-		return i;
-	if (k->prio > a->b[t].prio) {
-		tsplit(a, t, k->size, k->addr, &k->left, &k->right);
-		return i;
+	while (*link >= 0 && a->b[*link].prio >= k->prio) {
+		struct blk *t = &a->b[*link];
+		link = before(k, t->size, t->addr) ? &t->left : &t->right;
 	}
-	if (before(k, a->b[t].size, a->b[t].addr))
-		a->b[t].left = tinsert(a, a->b[t].left, i);
-	else
-		a->b[t].right = tinsert(a, a->b[t].right, i);
-	return t;
+	tsplit(a, *link, k->size, k->addr, &k->left, &k->right);
+	*link = i;
 }
 
-/* Remove block i from tree t: found by its key, replaced by the join of
- * its subtrees; returns the new root. */
-static int terase(struct vf_alloc *a, int t, int i)
+/* Remove block i from the tree at *link: found by its key, replaced by the
+ * join of its subtrees. */
+static void terase(struct vf_alloc *a, int *link, int i)
 {
-	if (t == i)
-		return tmerge(a, a->b[i].left, a->b[i].right);
-	if (t < 0)
-		return t;
-	if (before(&a->b[i], a->b[t].size, a->b[t].addr))
-		a->b[t].left = terase(a, a->b[t].left, i);
-	else
-		a->b[t].right = terase(a, a->b[t].right, i);
-	return t;
+	const struct blk *k = &a->b[i];
+	while (*link >= 0 && *link != i) {
+		struct blk *t = &a->b[*link];
+		link = before(k, t->size, t->addr) ? &t->left : &t->right;
+	}
+	if (*link == i)
+		*link = tmerge(a, k->left, k->right);
 }
 
 /* Block i became free (or changed size while free): into its pool's tree. */
@@ -208,14 +209,13 @@ static void tree_add(struct vf_alloc *a, int i)
 	a->rng ^= a->rng << 5;
 	a->b[i].prio = a->rng;
 	a->b[i].left = a->b[i].right = -1;
-	*root = tinsert(a, *root, i);
+	tinsert(a, root, i);
 }
 
 /* Free block i leaves its pool's tree (before it is used or resized). */
 static void tree_remove(struct vf_alloc *a, int i)
 {
-	int *root = pool_root(a, i);
-	*root = terase(a, *root, i);
+	terase(a, pool_root(a, i), i);
 }
 
 /* The first free block of the pool not before (size, 0): the smallest

@@ -76,7 +76,49 @@ vf_status vf_dit_from_ltx(const struct vf_ltx_arch *a, int64_t params, const cJS
 	}
 	d->text_dim = a->cross_dim;
 	d->latent_channels = a->in_channels;
-	return dit_facts(defaults, "model catalog defaults", d, err);
+	vf_status st = dit_facts(defaults, "model catalog defaults", d, err);
+	if (st)
+		return st;
+	/* the connectors and text projection of that layout; the text
+	 * encoder's width and depth from the catalog's text_encoder */
+	d->connector_params = vf_ltx_connector_params(a);
+	d->connector_layers = a->conn_layers > a->audio_conn_layers ? a->conn_layers : a->audio_conn_layers;
+	d->connector_width_sum = a->conn_heads * a->conn_head_dim +
+				 (a->audio ? a->audio_conn_heads * a->audio_conn_head_dim : 0);
+	const cJSON *te = defaults ? cJSON_GetObjectItemCaseSensitive(defaults, "text_encoder") : NULL;
+	int64_t th = 0, tl = 0;
+	if (vf_json_get_i64(te, "hidden_size", &th) && vf_json_get_i64(te, "num_layers", &tl)) {
+		int64_t tp = vf_ltx_text_projection_params(a, th, tl);
+		if (tp < 0)
+			return vf_error_set(err, VF_ERR, "model catalog defaults: field text_encoder.hidden_size / "
+					    "num_layers: out of range");
+		d->text_projection_params = tp;
+	}
+	if (d->connector_params < 0)
+		d->connector_params = 0;
+	return VF_OK;
+}
+
+vf_status vf_dit_from_ltx_model(const struct vf_model *m, const cJSON *defaults, struct vf_dit *d,
+				struct vf_error *err)
+{
+	const struct vf_ltx_parts *p = &m->ltx_parts;
+	/* a unified checkpoint also holds connectors, VAEs and vocoder: the
+	 * transformer is what its own prefix holds */
+	int64_t tr = p->transformer > 0 ? p->transformer : m->params;
+	vf_status st = vf_dit_from_ltx(&m->ltx, tr, defaults, d, err);
+	if (st)
+		return st;
+	d->from_file = true;
+	if (p->video_connector + p->audio_connector > 0) {
+		d->connector_params = p->video_connector + p->audio_connector;
+		d->connectors_from_file = true;
+	}
+	if (p->text_projection > 0)
+		d->text_projection_params = p->text_projection;
+	if (p->vae_decoder > 0)
+		d->vae_params = p->vae_decoder;
+	return VF_OK;
 }
 
 /* What a diffusers DiT's transformer config does not say: its pipeline's
@@ -197,6 +239,10 @@ vf_status vf_dit_from_json(const cJSON *entry, const char *what, struct vf_dit *
 					    what, (long long)p, (long long)lp);
 		if ((st = vf_dit_from_ltx(&a, lp, entry, d, err)))
 			return st;
+		int64_t cp = -1;
+		if (vf_json_get_i64(entry, "connector_params", &cp) && cp != d->connector_params)
+			return vf_error_set(err, VF_ERR, "%s: field connector_params: %lld, but the layout counts %lld",
+					    what, (long long)cp, (long long)d->connector_params);
 		return VF_OK;
 	}
 	if (!has_p)
@@ -272,138 +318,255 @@ static double dit_stream_bytes(double h, double ffn, double nlora)
 	return norms + self + cross + lora + 2 * ffn;
 }
 
-void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
-		     const struct vf_gpu_spec *gpu, struct vf_estimate *e)
+/* The sizes one estimate shares among its phases (bytes unless named). */
+struct ditm {
+	const struct vf_dit *d;
+	const struct vf_setup *su;
+	double b, Nv, Na, hv, ha, L, P, pb, ngpu;
+	bool train, full, fsdp;
+	double linear, lora, T, gb;
+	double W, G, S, OT, AC, C, TP, dequant;
+	double CG, CA;       /* connector gradients, connector saved activations */
+	double A_block, held, grad_stream;
+	double vNv, vNa;     /* validation tokens (batch 1) */
+	int vw, vh, vf;      /* validation sample */
+	int steps, passes;   /* validation denoising steps, transformer passes per step */
+};
+
+/* Parameters, gradients, optimizer states: what every step phase holds. */
+static void dit_states(struct ditm *m)
 {
-	memset(e, 0, sizeof *e);
-	double b = (double)(su->batch > 0 ? su->batch : 1);
+	const struct vf_setup *su = m->su;
+	const struct vf_dit *dt = m->d;
+	/* the linear matrices are all but ~2% (norms, AdaLN tables, patch
+	 * embeddings, which quantizers leave in bf16) */
+	m->linear = 0.98 * m->P;
+	m->lora = su->mode == VF_MODE_LORA ? su->lora_rank * dit_lora_per_rank(dt, su->lora_targets) : 0;
+	m->T = m->full ? m->P : m->lora;
+	double qb = vf__estimate_quant_bytes(su->quant, m->pb);
+	m->W = m->linear * qb + (m->P - m->linear) * m->pb + m->lora * 4;
+	m->gb = m->full ? m->pb : 4;
+	m->G = m->train ? m->T * m->gb : 0;                               /* gradients */
+	if (m->train) {
+		m->S = vf__estimate_state_bytes(su, m->hv, (double)dt->video_ffn, m->linear, m->T, m->gb,
+						!m->full);                /* optimizer states */
+		if ((su->optimizer == VF_OPT_ADAMW || su->optimizer == VF_OPT_LION) &&
+		    su->optimizer_impl == VF_OPTIMPL_FOREACH)
+			m->OT = m->T * m->gb;                             /* foreach temporary */
+	}
+	if (m->ngpu > 1 && m->fsdp) {
+		m->W /= m->ngpu;
+		m->G /= m->ngpu;
+		m->S /= m->ngpu;
+		m->OT /= m->ngpu;
+		m->W += 2 * (m->linear / m->L) * m->pb;                  /* gathered block */
+	}
+	/* the embedding connectors: loaded on the GPU in bf16 by the trainer's
+	 * _load_models (trainer.py, load_embeddings_processor at
+	 * init_device) and run on every step's cached text features, never
+	 * quantized, never sharded; the text projection loaded with them is
+	 * dropped at once (feature_extractor = None) - LTX-2 trainer commit
+	 * 400fd31 */
+	m->C = (double)dt->connector_params * 2;
+	m->TP = (double)dt->text_projection_params * 2;
+	/* nothing turns their requires_grad off (ltx-core's builder loads with
+	 * load_state_dict(assign=True); the trainer freezes the transformer
+	 * alone) and _training_step runs them outside no_grad: the backward
+	 * gives them bf16 gradients, which no optimizer zeroes, held from the
+	 * first step on; their saved activations at the caption tokens */
+	if (m->train) {
+		m->CG = m->C;
+		m->CA = (double)dt->text_tokens * (double)dt->connector_width_sum * 2 * 16 *
+			(double)dt->connector_layers * m->b;
+	}
+	/* quanto dequantizes one linear at a time to bf16 */
+	m->dequant = su->quant != VF_QUANT_NONE ? 2 * m->hv * (double)dt->video_ffn : 0;
+	m->AC = m->train ? 2 * m->lora : 0;                               /* adapters' bf16 copies */
+}
+
+/* The training step's saved activations at the training size. */
+static void dit_activations(struct ditm *m)
+{
+	const struct vf_setup *su = m->su;
+	double nl = vf__estimate_popcount(su->lora_targets & (VF_LORA_Q | VF_LORA_K | VF_LORA_V | VF_LORA_O));
+	if (m->full)
+		nl = 4; /* every projection input saved */
+	m->A_block = m->Nv * dit_stream_bytes(m->hv, (double)m->d->video_ffn, nl) +
+		     m->Na * dit_stream_bytes(m->ha, (double)m->d->audio_ffn, nl);
+	double block_in = m->Nv * m->hv * 2 + m->Na * m->ha * 2;          /* bf16 block inputs */
+	m->held = su->grad_ckpt ? m->L * block_in : m->L * m->A_block;
+	m->grad_stream = (m->Nv * m->hv + m->Na * m->ha) * 4;             /* incoming gradient */
+}
+
+/* Loading, before the first step (trainer.py _load_models and
+ * _prepare_models_for_training, commit 400fd31): the connectors and the
+ * text projection are built on the GPU; the transformer is built on the
+ * CPU (bf16 for LoRA, fp32 for full fine-tune; quantized there) and moved
+ * at accelerator.prepare. Under FSDP the transformer is cast to fp32
+ * first (LoRA too: uniform dtype) and rank 0 holds it whole while FSDP
+ * wraps, flattens (one block copied) and shards it. */
+static void dit_load_phase(const struct ditm *m, struct live *ld)
+{
+	ld->w = m->C + m->TP;
+	if (m->ngpu > 1 && m->fsdp) {
+		double fp32 = m->P * 4 + m->lora * 4;
+		ld->w += fp32 + fp32 / m->L;                              /* whole + one flattened block */
+	} else {
+		ld->w += m->W;
+	}
+}
+
+/* The text encoder's life: the ValidationRunner loads it (8-bit: linear
+ * weights int8, embeddings bf16) with an embeddings processor of its own
+ * (connectors and text projection) before the transformer is loaded,
+ * embeds the validation prompts, caches them on the CPU and unloads both
+ * (validation_runner.py _cache_prompt_embeddings, commit 400fd31). The
+ * training embeddings are precomputed (process_dataset.py, a process of
+ * its own). */
+static void dit_text_encoder_phase(const struct ditm *m, struct live *tx)
+{
+	const struct vf_dit *dt = m->d;
+	if (m->su->text_encoder == VF_TE_NONE || dt->text_encoder_params <= 0)
+		return;
+	double tp = (double)dt->text_encoder_params, emb = (double)dt->text_encoder_embedding;
+	tx->w = m->su->text_encoder == VF_TE_INT8 ? (tp - emb) * (1.0 + 4.0 / 4096) + emb * 2 : tp * 2;
+	tx->w += m->C + m->TP;
+	tx->act = (double)dt->text_tokens * (double)dt->text_dim * 2 * 16;
+}
+
+/* Decoder tiles of the validation decode: 384 x 384 pixels, 48 frames
+ * (validation_runner.py _DEFAULT_TILING, commit 400fd31). */
+#define VAL_TILE_PX 384
+#define VAL_TILE_FRAMES 48
+
+/* Validation (trainer.py _run_validation, validation_runner.py): gradients
+ * freed (zero_grad set_to_none), the optimizer states on the CPU when
+ * offload_optimizer_during_validation (not under FSDP), then per sample
+ * `steps` Euler steps of `passes` sequential no-grad transformer passes
+ * at the validation size (one block's working set live), and the tiled
+ * VAE decode with the decoder moved to the GPU for it. */
+static void dit_validation_phase(const struct ditm *m, struct live *va)
+{
+	const struct vf_dit *dt = m->d;
+	va->w = m->W + m->C;
+	va->g = m->CG; /* zero_grad(set_to_none) frees the transformer's alone */
+	va->o = m->su->offload_optimizer && !(m->ngpu > 1 && m->fsdp) ? 0 : m->S;
+	/* one pass: block input and output, q/k/v/attention out, the FFN's
+	 * two 4x tensors, bf16, per stream */
+	double pass = (m->vNv * m->hv + m->vNa * m->ha) * 2 * (2 + 4 + 8) + m->dequant;
+	double outs = (double)m->passes * (m->vNv + m->vNa) * (double)dt->latent_channels * 4;
+	int tw = m->vw < VAL_TILE_PX ? m->vw : VAL_TILE_PX, th = m->vh < VAL_TILE_PX ? m->vh : VAL_TILE_PX;
+	int tf = m->vf < VAL_TILE_FRAMES + 1 ? m->vf : VAL_TILE_FRAMES + 1;
+	/* the decoder's full-resolution stage on one tile: two bf16 tensors
+	 * of channels x frames x H x W; the decoded clip (bf16 chunks, their
+	 * concatenation, the fp32 copy) */
+	double tile = 2.0 * (double)dt->vae_decoder_channels * tf * (double)tw * th * 2;
+	double clip = 3.0 * m->vf * (double)m->vw * m->vh * (2 + 2 + 4);
+	double vae = (double)dt->vae_params * 2;
+	if (pass + outs > vae + tile + clip) {
+		va->act = pass + outs;
+	} else {
+		va->w += vae;
+		va->act = tile + clip;
+	}
+}
+
+/* One validation sample's sampling time: steps x passes no-grad forwards
+ * at the validation size (bf16 rate x the same utilisation model); the
+ * decode is not timed. */
+static double dit_validation_seconds(const struct ditm *m, const struct vf_gpu_spec *gpu)
+{
+	double rate = gpu && gpu->bf16_tflops > 0 ? gpu->bf16_tflops : gpu ? gpu->fp16_tflops : 989.5;
+	if (!(rate > 0))
+		return -1;
+	double Nv = m->vNv, Na = m->vNa, hv = m->hv, ha = m->ha;
+	double fwd = 2 * (Nv * 0.75 * m->linear + Na * 0.25 * m->linear) +
+		     4 * m->L * (Nv * Nv * hv + Na * Na * ha + 2 * Nv * Na * (hv < ha ? hv : ha));
+	double N = Nv + Na;
+	double u = U_MAX * (hv / (hv + U_HIDDEN)) * (N / (N + U_TOKENS));
+	if (m->su->quant != VF_QUANT_NONE)
+		u *= 0.7;
+	return (double)m->steps * m->passes * (fwd / (rate * 1e12 * u) + m->L * T_LAYER);
+}
+
+/* The training size, the validation size (the training size when not
+ * given) and the shared sizes. */
+static void dit_sizes(const struct vf_dit *dt, const struct vf_setup *su, struct ditm *m)
+{
+	memset(m, 0, sizeof *m);
+	m->d = dt;
+	m->su = su;
+	m->b = (double)(su->batch > 0 ? su->batch : 1);
 	int vw = su->video_width > 0 ? su->video_width : 768;
 	int vh = su->video_height > 0 ? su->video_height : 512;
 	int vf = su->video_frames > 0 ? su->video_frames : 121;
-	double Nv = b * (double)vf_dit_video_tokens(dt, vw, vh, vf);
-	double Na = su->audio ? b * (double)vf_dit_audio_tokens(dt, vf) : 0;
-	double hv = (double)dt->video_hidden, ha = (double)dt->audio_hidden;
-	double L = (double)dt->layers;
-	double P = (double)dt->params;
-	bool train = su->mode != VF_MODE_INFER;
-	bool full = su->mode == VF_MODE_FULL;
-	double pb = su->precision == VF_PREC_BF16 || su->precision == VF_PREC_FP16 || !train ? 2 : 4;
-	double ngpu = su->gpus > 0 ? su->gpus : 1;
-	if (su->context_bytes < 0)
-		e->assumed |= VF_ASSUME_CONTEXT_DEFAULT;
-	if (!gpu)
-		e->assumed |= VF_ASSUME_NO_GPU;
-	e->context_bytes = su->context_bytes >= 0 ? su->context_bytes : vf_estimate_default_context(gpu);
+	m->Nv = m->b * (double)vf_dit_video_tokens(dt, vw, vh, vf);
+	m->Na = su->audio ? m->b * (double)vf_dit_audio_tokens(dt, vf) : 0;
+	m->vw = su->val_width > 0 ? su->val_width : vw;
+	m->vh = su->val_height > 0 ? su->val_height : vh;
+	m->vf = su->val_frames > 0 ? su->val_frames : vf;
+	m->steps = su->val_steps > 0 ? su->val_steps : 30;
+	m->passes = su->val_passes > 0 ? su->val_passes : 4;
+	m->vNv = (double)vf_dit_video_tokens(dt, m->vw, m->vh, m->vf);
+	m->vNa = su->audio ? (double)vf_dit_audio_tokens(dt, m->vf) : 0;
+	m->hv = (double)dt->video_hidden;
+	m->ha = (double)dt->audio_hidden;
+	m->L = (double)dt->layers;
+	m->P = (double)dt->params;
+	m->train = su->mode != VF_MODE_INFER;
+	m->full = su->mode == VF_MODE_FULL;
+	m->pb = su->precision == VF_PREC_BF16 || su->precision == VF_PREC_FP16 || !m->train ? 2 : 4;
+	m->ngpu = su->gpus > 0 ? su->gpus : 1;
+	m->fsdp = su->shard == VF_SHARD_FSDP || su->shard == VF_SHARD_ZERO3;
+}
 
-	/* parameters: the linear matrices are all but ~2% (norms, AdaLN tables,
-	 * patch embeddings, which quantizers leave in bf16) */
-	double linear = 0.98 * P;
-	double lora = su->mode == VF_MODE_LORA ? su->lora_rank * dit_lora_per_rank(dt, su->lora_targets) : 0;
-	double T = full ? P : lora;
-	e->params = vf__estimate_clamp64(P);
-	e->trainable_params = vf__estimate_clamp64(T);
-	e->tokens_per_step = vf__estimate_clamp64((Nv + Na) * (double)su->grad_accum * ngpu);
-
-	double qb = vf__estimate_quant_bytes(su->quant, pb);
-	double W = linear * qb + (P - linear) * pb + lora * 4;            /* bytes */
-	double gb = full ? pb : 4;
-	double G = train ? T * gb : 0;                                      /* gradients */
-	double S = 0, OT = 0;
-	if (train) {
-		S = vf__estimate_state_bytes(su, hv, (double)dt->video_ffn, linear, T, gb,
-					     !full);                                /* optimizer states */
-		if ((su->optimizer == VF_OPT_ADAMW || su->optimizer == VF_OPT_LION) &&
-		    su->optimizer_impl == VF_OPTIMPL_FOREACH)
-			OT = T * gb;                                        /* foreach temporary */
-	}
-	if (ngpu > 1 && (su->shard == VF_SHARD_FSDP || su->shard == VF_SHARD_ZERO3)) {
-		W /= ngpu;
-		G /= ngpu;
-		S /= ngpu;
-		OT /= ngpu;
-		W += 2 * (linear / L) * pb;                                 /* gathered block */
-	}
-	/* quanto dequantizes one linear at a time to bf16 */
-	double dequant = su->quant != VF_QUANT_NONE ? 2 * hv * (double)dt->video_ffn : 0;
-	double AC = train ? 2 * lora : 0;                                   /* adapters' bf16 copies */
-
-	/* activations */
-	double nl = vf__estimate_popcount(su->lora_targets & (VF_LORA_Q | VF_LORA_K | VF_LORA_V | VF_LORA_O));
-	if (full)
-		nl = 4; /* every projection input saved */
-	double A_block = Nv * dit_stream_bytes(hv, (double)dt->video_ffn, nl) +
-			 Na * dit_stream_bytes(ha, (double)dt->audio_ffn, nl);
-	double block_in = Nv * hv * 2 + Na * ha * 2;                        /* bf16 block inputs */
-	double held = su->grad_ckpt ? L * block_in : L * A_block;
-	double grad_stream = (Nv * hv + Na * ha) * 4;                        /* incoming gradient */
-
-	struct live ph[VF_PHASE_COUNT];
-	memset(ph, 0, sizeof ph);
-	/* forward; the text encoder has its own phase: it is loaded alone to
-	 * embed the validation prompts, then released before the transformer
-	 * is loaded */
+/* The steady step's phases: forward, backward, optimizer step. */
+static void dit_step_phases(const struct ditm *m, struct live ph[VF_PHASE_COUNT])
+{
 	struct live *fw = &ph[VF_PHASE_FORWARD];
-	fw->w = W;
-	fw->o = S;
-	fw->ac = AC;
-	fw->act = held + (su->grad_ckpt ? A_block : 0) + dequant;
-	if (su->text_encoder != VF_TE_NONE && dt->text_encoder_params > 0) {
-		double tp = (double)dt->text_encoder_params, emb = (double)dt->text_encoder_embedding;
-		/* LLM.int8: linear weights 1 byte + row scales; embeddings bf16 */
-		struct live *tx = &ph[VF_PHASE_TEXT_ENCODER];
-		tx->w = su->text_encoder == VF_TE_INT8 ? (tp - emb) * (1.0 + 4.0 / 4096) + emb * 2
-						       : tp * 2;
-		tx->act = (double)dt->text_tokens * (double)dt->text_dim * 2 * 16;
-	}
+	fw->w = m->W + m->C;
+	fw->g = m->CG;
+	fw->o = m->S;
+	fw->ac = m->AC;
+	fw->act = m->CA + m->held + (m->su->grad_ckpt ? m->A_block : 0) + m->dequant;
+	if (!m->train)
+		return;
 	/* backward: inputs, the recomputed block, gradients */
 	struct live *bw = &ph[VF_PHASE_BACKWARD];
-	bw->w = W;
-	bw->o = S;
-	bw->g = G;
-	bw->ac = AC;
-	bw->act = held + (su->grad_ckpt ? A_block : 0) + grad_stream + dequant;
-	if (!train)
-		memset(bw, 0, sizeof *bw);
-	/* optimizer step */
+	bw->w = m->W + m->C;
+	bw->o = m->S;
+	bw->g = m->G + m->CG;
+	bw->ac = m->AC;
+	bw->act = m->CA + m->held + (m->su->grad_ckpt ? m->A_block : 0) + m->grad_stream + m->dequant;
 	struct live *op = &ph[VF_PHASE_OPTIMIZER];
-	op->w = W;
-	op->g = G;
-	op->o = S;
-	op->ot = OT;
-	/* validation: the VAE decoder's full-resolution stage, two bf16
-	 * tensors of channels x F x H x W */
-	struct live *va = &ph[VF_PHASE_VALIDATION];
-	va->w = W + (double)dt->vae_params * 2;
-	va->o = su->offload_optimizer ? 0 : S;
-	va->act = 2.0 * (double)dt->vae_decoder_channels * vf * (double)vw * vh * 2 * b;
-	double best = -1;
-	int bi = 0;
-	for (int i = 0; i < VF_PHASE_COUNT; i++) {
-		double v = vf__estimate_live_sum(&ph[i]);
-		if (v > best) {
-			best = v;
-			bi = i;
-		}
-	}
-	e->weights_full = vf__estimate_clamp64(W);
-	e->gradients_full = vf__estimate_clamp64(G);
-	e->optimizer_full = vf__estimate_clamp64(S);
-	e->optimizer_temp_full = vf__estimate_clamp64(OT);
-	e->autocast_cache_full = vf__estimate_clamp64(AC);
-	e->activations_full = vf__estimate_clamp64(held);
-	e->layer_activations = vf__estimate_clamp64(A_block);
-	double frag = bi == VF_PHASE_VALIDATION ? 0.1 * va->act
-		      : bi == VF_PHASE_TEXT_ENCODER ? 0 : FRAG_LAYER * A_block;
-	vf__estimate_finish_terms(e, ph, best + frag, (enum vf_phase)bi);
+	op->w = m->W + m->C;
+	op->g = m->G + m->CG;
+	op->o = m->S;
+	op->ot = m->OT;
+}
 
-	/* time: linear FLOPs per token of each stream (~3/4 of the parameters
-	 * serve video tokens) and full (non-causal) attention */
-	double per_v = 0.75 * linear, per_a = 0.25 * linear;
+/* The allocator's reserve beyond the live tensors of phase i. */
+static double dit_frag(const struct ditm *m, const struct live ph[VF_PHASE_COUNT], int i)
+{
+	if (i == VF_PHASE_VALIDATION)
+		return 0.1 * ph[i].act;
+	if (i == VF_PHASE_TEXT_ENCODER || i == VF_PHASE_LOAD)
+		return 0;
+	return FRAG_LAYER * m->A_block;
+}
+
+/* Step time: linear FLOPs per token of each stream (~3/4 of the
+ * parameters serve video tokens) and full (non-causal) attention. */
+static void dit_time(const struct ditm *m, const struct vf_gpu_spec *gpu, struct vf_estimate *e)
+{
+	const struct vf_setup *su = m->su;
+	double Nv = m->Nv, Na = m->Na, hv = m->hv, ha = m->ha, L = m->L;
+	double per_v = 0.75 * m->linear, per_a = 0.25 * m->linear;
 	double lin_f = 2 * (Nv * per_v + Na * per_a);
 	double attn_f = 4 * L * (Nv * Nv * hv + Na * Na * ha + 2 * Nv * Na * (hv < ha ? hv : ha));
 	double fwd = lin_f + attn_f;
-	double model_flops = (train ? (full ? 3 : 2) * fwd : fwd) * (double)su->grad_accum;
-	double flops = model_flops + (train && su->grad_ckpt ? fwd * (double)su->grad_accum : 0);
+	double model_flops = (m->train ? (m->full ? 3 : 2) * fwd : fwd) * (double)su->grad_accum;
+	double flops = model_flops + (m->train && su->grad_ckpt ? fwd * (double)su->grad_accum : 0);
 	e->flops_per_step = flops;
 	double rate = gpu ? gpu->bf16_tflops : 989.5;
 	if (gpu && !(rate > 0))
@@ -419,13 +582,68 @@ void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
 	if (su->quant != VF_QUANT_NONE)
 		u *= 0.7; /* dequantizing kernels (quanto) */
 	double bw_bytes = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
-	double t = flops / (rate * 1e12 * u) + (double)su->grad_accum * ACT_PASSES * L * A_block / bw_bytes +
+	double T = m->T, gb = m->gb;
+	double t = flops / (rate * 1e12 * u) + (double)su->grad_accum * ACT_PASSES * L * m->A_block / bw_bytes +
 		   T * gb * 11 / (0.8 * bw_bytes) + T_STEP + L * (T_LAYER + (su->grad_ckpt ? T_LAYER_CKPT : 0));
 	e->utilisation = u;
 	e->optimizer_seconds = T * gb * 11 / (0.8 * bw_bytes);
 	e->step_seconds = t;
-	e->tokens_per_second = (Nv + Na) * (double)su->grad_accum * ngpu / t;
+	e->tokens_per_second = (Nv + Na) * (double)su->grad_accum * m->ngpu / t;
 	e->mfu = model_flops / (t * rate * 1e12);
+}
+
+void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
+		     const struct vf_gpu_spec *gpu, struct vf_estimate *e)
+{
+	memset(e, 0, sizeof *e);
+	struct ditm m;
+	dit_sizes(dt, su, &m);
+	if (su->context_bytes < 0)
+		e->assumed |= VF_ASSUME_CONTEXT_DEFAULT;
+	if (!gpu)
+		e->assumed |= VF_ASSUME_NO_GPU;
+	e->context_bytes = su->context_bytes >= 0 ? su->context_bytes : vf_estimate_default_context(gpu);
+	dit_states(&m);
+	dit_activations(&m);
+	e->params = vf__estimate_clamp64(m.P);
+	e->trainable_params = vf__estimate_clamp64(m.T);
+	e->tokens_per_step = vf__estimate_clamp64((m.Nv + m.Na) * (double)su->grad_accum * m.ngpu);
+
+	struct live ph[VF_PHASE_COUNT];
+	memset(ph, 0, sizeof ph);
+	dit_step_phases(&m, ph);
+	dit_text_encoder_phase(&m, &ph[VF_PHASE_TEXT_ENCODER]);
+	if (m.train)
+		dit_load_phase(&m, &ph[VF_PHASE_LOAD]);
+	if (m.train && !su->validation_off)
+		dit_validation_phase(&m, &ph[VF_PHASE_VALIDATION]);
+	double best = -1, step_best = -1;
+	int bi = 0;
+	for (int i = 0; i < VF_PHASE_COUNT; i++) {
+		double v = vf__estimate_live_sum(&ph[i]);
+		if (v <= 0)
+			continue;
+		v += dit_frag(&m, ph, i);
+		if (v > best) {
+			best = v;
+			bi = i;
+		}
+		if (i <= VF_PHASE_OPTIMIZER && v > step_best)
+			step_best = v;
+	}
+	e->weights_full = vf__estimate_clamp64(m.W + m.C);
+	e->gradients_full = vf__estimate_clamp64(m.G + m.CG);
+	e->optimizer_full = vf__estimate_clamp64(m.S);
+	e->optimizer_temp_full = vf__estimate_clamp64(m.OT);
+	e->autocast_cache_full = vf__estimate_clamp64(m.AC);
+	e->activations_full = vf__estimate_clamp64(m.held);
+	e->layer_activations = vf__estimate_clamp64(m.A_block);
+	e->connector_bytes = vf__estimate_clamp64(m.C);
+	e->step_peak_bytes = e->context_bytes + vf__estimate_clamp64(step_best);
+	vf__estimate_finish_terms(e, ph, best, (enum vf_phase)bi);
+	dit_time(&m, gpu, e);
+	if (m.train && !su->validation_off && e->step_seconds > 0)
+		e->validation_seconds = dit_validation_seconds(&m, gpu);
 }
 
 static int64_t dit_peak(const void *dit, const struct vf_setup *su, const struct vf_gpu_spec *gpu)
@@ -474,7 +692,10 @@ vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
 	s->given |= VF_SETUP_G_BATCH | VF_SETUP_G_GRAD_ACCUM | VF_SETUP_G_GRAD_CKPT;
 	const char *mp = c->mixed_precision_mode ? c->mixed_precision_mode : "bf16";
 	if (strcmp(mp, "bf16") == 0)
-		s->precision = VF_PREC_BF16; /* the trainer loads the transformer in bf16 */
+		/* the trainer holds the transformer in bf16 for LoRA, in fp32 for
+		 * a full fine-tune (autocast to bf16): trainer.py _load_models,
+		 * commit 400fd31 */
+		s->precision = s->mode == VF_MODE_FULL ? VF_PREC_AMP : VF_PREC_BF16;
 	else if (strcmp(mp, "fp16") == 0)
 		s->precision = VF_PREC_FP16;
 	else if (strcmp(mp, "no") == 0)
@@ -501,6 +722,29 @@ vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
 		return vf_error_set(err, VF_EUSAGE,
 				    "validation.video_dims: expected positive [width, height, frames], "
 				    "got [%d, %d, %d]", w, h, f);
+	/* validation samples at validation.video_dims; training at the
+	 * dataset's bucket, which only the validation dims stand in for when
+	 * the caller does not know it */
+	s->val_width = w;
+	s->val_height = h;
+	s->val_frames = f;
+	s->validation_off = c->validation_disabled;
+	if (c->inference_steps < 0 || c->inference_steps > 10000 || c->guidance_passes < 0 ||
+	    c->guidance_passes > 16)
+		return vf_error_set(err, VF_EUSAGE, "validation.inference_steps: expected 1..10000");
+	s->val_steps = c->inference_steps;
+	s->val_passes = c->guidance_passes;
+	s->given |= VF_SETUP_G_VALIDATION;
+	const int *t = c->train_dims;
+	if (t[0] || t[1] || t[2]) {
+		if (t[0] < 1 || t[1] < 1 || t[2] < 1)
+			return vf_error_set(err, VF_EUSAGE,
+					    "training resolution bucket: expected positive [width, height, frames], "
+					    "got [%d, %d, %d]", t[0], t[1], t[2]);
+		w = t[0];
+		h = t[1];
+		f = t[2];
+	}
 	s->video_width = w;
 	s->video_height = h;
 	s->video_frames = f;
@@ -556,7 +800,7 @@ vf_status vf_estimate_ltx2_file(const char *path, const struct vf_ltx2_config *c
 	struct vf_dit d;
 	struct vf_setup s;
 	if (st == VF_OK)
-		st = vf_dit_from_ltx(&m->ltx, m->params, def ? def->raw : NULL, &d, err);
+		st = vf_dit_from_ltx_model(m, def ? def->raw : NULL, &d, err);
 	vf_model_free(m);
 	if (st == VF_OK)
 		st = vf_setup_from_ltx2(c, &s, err);

@@ -26,8 +26,10 @@
 #include "vramfit/base/json.h"
 #include "vramfit/estimate/moe.h"
 #include "vramfit/estimate/split.h"
+#include "vramfit/estimate/ssm.h"
 #include "vramfit/model/models.h"
 #include "steptrace.h"
+#include "nccl.h"
 #include "steptime.h"
 
 #include "estimate_internal.h"
@@ -84,6 +86,7 @@ struct shape {
 	double largest;           /* elements of the largest parameter tensor */
 	double layer_linear;      /* linear parameters of one layer (for recompute) */
 	struct vf_moe_terms mt;   /* experts, latent attention, sliding windows (moe.c) */
+	struct vf_ssm_terms ssm;  /* Mamba layers of SSMs and hybrids (ssm.c) */
 	bool eager_attn;          /* explicit s x s attention whatever the setup says */
 };
 
@@ -188,6 +191,7 @@ static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 		s->params = (double)a->params_exact;
 	}
 	vf_moe_terms(a, &s->mt);
+	vf_ssm_terms(a, &s->ssm);
 	s->mt.dense_ffn = s->f;
 	if (!s->mt.mla)
 		s->mt.kv_width = 2 * s->hkv;
@@ -285,6 +289,7 @@ struct dt {
 	unsigned lt;      /* LoRA targets (0 unless lora) */
 	double rank;
 	bool compile;     /* torch.compile: inductor recomputes cheap elementwise ops */
+	bool qbase;       /* the frozen base linears are quantized */
 };
 
 /* Bytes saved for backward at one linear-layer input of n features per
@@ -372,7 +377,7 @@ static double mlp_bytes(const void *ctx, double f)
 
 /* Activation bytes saved per token by one decoder layer (sdpa/flash
  * attention; the s^2 scores of eager attention are added by the caller). */
-static double layer_bytes(const struct shape *s, const struct dt *d, bool eager)
+static double layer_bytes(const struct shape *s, const struct dt *d, bool eager, double *attn_part)
 {
 	double h = s->h, hq = s->hq, hkv = s->hkv, C = d->C;
 	unsigned t = d->lt;
@@ -400,6 +405,8 @@ static double layer_bytes(const struct shape *s, const struct dt *d, bool eager)
 	total += lin_in(d, hq, C, 1, nl_o);                      /* o_proj input (contiguous copy) */
 	if (s->dropout > 0)
 		total += h;                                      /* dropout mask, 1 byte */
+
+	*attn_part = total;
 
 	/* MLP block */
 	if (!s->parallel)
@@ -780,7 +787,7 @@ bool vf_estimate_fits(const struct vf_estimate *e, const struct vf_gpu_spec *gpu
 }
 
 static const char *const phase_names[] = {"forward",   "loss",       "backward",
-					   "optimizer", "validation", "text-encoder"};
+					   "optimizer", "validation", "text-encoder", "loading"};
 static const char *const term_names[] = {"weights",        "gradients",   "optimizer",
 					  "optimizer_temp", "autocast_cache", "activations",
 					  "logits",         "kv_cache",    "context",
@@ -972,7 +979,7 @@ static void gemm_add(struct vf__layer_work *l, double m, double k, double n, dou
 		     bool wgrad, bool igrad)
 {
 	if (l->ngemm < VF__MAX_GEMMS && m > 0 && k > 0 && n > 0 && count > 0)
-		l->gemm[l->ngemm++] = (struct vf__gemm){m, k, n, count, wgrad, igrad};
+		l->gemm[l->ngemm++] = (struct vf__gemm){m, k, n, count, wgrad, igrad, false};
 }
 
 /* A linear of in -> out features over m tokens; a LoRA adapter on it adds
@@ -980,8 +987,12 @@ static void gemm_add(struct vf__layer_work *l, double m, double k, double n, dou
 static void linear_add(struct vf__layer_work *l, const struct dt *d, double m, double in,
 		       double out, double count, bool lora)
 {
+	int base = l->ngemm;
 	gemm_add(l, m, in, out, count, d->full, d->train);
+	if (l->ngemm > base)
+		l->gemm[base].qbase = d->qbase;
 	l->kernels += count * (d->autocast && d->P == 4 ? 2 : 1); /* + the weight's cast */
+	l->dequant_kernels += d->qbase ? count : 0; /* one dequant kernel per quantized linear */
 	if (lora) {
 		gemm_add(l, m, in, d->rank, count, true, true);
 		gemm_add(l, m, d->rank, out, count, true, true);
@@ -1015,6 +1026,10 @@ static double mlp_work(const struct shape *s, const struct dt *d, double m, stru
 		linear_add(l, d, m, h, s->experts, moe, false);          /* router */
 		l->experts = s->experts * moe;
 		l->expert_kernels = 10; /* where, index, 3 GEMMs, act, mul, routing weight, index_add */
+		/* hidden_states[token_idx]'s backward (IndexBackward: index_put_
+		 * into zeros_like(hidden_states)) writes an m x h gradient per
+		 * expert, which autograd then adds into the others (read 2, write 1) */
+		l->expert_bwd_bytes = m * h * d->C * 4;
 		width += moe * s->topk * fe;
 	}
 	width += dense * fd + moe * mt->shared_ffn;
@@ -1041,7 +1056,7 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	double h = s->h, C = d->C, R = d->R;
 	memset(l, 0, offsetof(struct vf__layer_work, gemm)); /* gemm[] filled up to ngemm */
 	l->experts = l->expert_kernels = l->attn_flops = l->score_elems = l->score_passes = 0;
-	l->elem_bytes = l->kernels = 0;
+	l->elem_bytes = l->kernels = l->dequant_bytes = l->dequant_kernels = l->expert_bwd_bytes = 0;
 	if (s->fused_qkv) {
 		linear_add(l, d, m, h, s->hq + 2 * s->hkv, 1, t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V));
 	} else {
@@ -1068,18 +1083,21 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	l->kernels += s->norms_per_layer * (s->layer_norm ? 2 : 8) + (s->rotary ? 10 : 0) + 4 + 2 +
 		      (s->act == ACT_GELU_PY ? 10 : s->gated ? 2 : 1) + (s->dropout > 0 ? 4 : 0) +
 		      (s->qk_norm ? 16 : 0);
-	if (d->compile) { /* inductor fuses the elementwise chains: fewer launches and passes */
-		l->elem_bytes *= 0.5;
-		l->kernels *= 0.25;
-	}
+	/* torch.compile's fusion of these chains: steptime.c (w.compile) */
 }
 
-/* Step time: the step's work described kernel by kernel (steptime.c),
- * plus data-parallel communication (ring all-reduce / gathers over the
- * interconnect, half hidden behind the backward: assumed). */
+/* What a training step moves besides its kernels' work (train_time). */
+struct step_extra {
+	double grad_bytes;    /* gradients of one step (fp16 GradScaler passes) */
+	double offload_bytes; /* activation offload: copied out and back per micro-batch */
+	double paged_bytes;   /* paged optimizer: states beyond the card */
+};
+
+/* Step time: the step's work described kernel by kernel (steptime.c);
+ * data-parallel communication is added by train_time (runcost.c, nccl.c). */
 static void step_time(const struct shape *s, const struct vf_setup *su, const struct dt *d,
 		      const struct vf_gpu_spec *gpu, double T, double opt_traffic,
-		      double comm_bytes, struct vf_estimate *e)
+		      const struct step_extra *x, struct vf_estimate *e)
 {
 	double b = (double)su->batch, sq = (double)su->seq;
 	double tq = su->target_seq > 0 ? (double)su->target_seq : sq;
@@ -1097,6 +1115,10 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 	enc->count = s->L;
 	enc->attn_flops = 4 * b * sq * sq * s->hq * (eager || s->fc == FC_T5 ? 1.0 : 0.5);
 	enc->score_elems = eager ? b * s->heads * sq * sq : 0;
+	if (s->ssm.layers > 0) { /* scores on the attention layers only: the scan is linear */
+		enc->attn_flops *= s->ssm.attn_layers / s->ssm.L;
+		enc->score_elems *= s->ssm.attn_layers / s->ssm.L;
+	}
 	enc->score_passes = 3 + (s->fc == FC_T5 ? 2 : 0) + (s->dropout > 0 ? 2 : 0);
 	enc->kernels += eager ? 3 + (s->fc == FC_T5 ? 1 : 0) + (s->dropout > 0 ? 2 : 0) : 0;
 	w.nkinds = 1;
@@ -1120,7 +1142,7 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 		w.nkinds = 2;
 		Nout = Nt;
 	}
-	w.head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true};
+	w.head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true, false};
 	w.loss_bytes = d->train ? Nout * s->V * (3 * d->C + 36) : Nout * s->V * d->C;
 	w.opt_bytes = opt_traffic;
 	double per_layer = (s->fused_qkv ? 2 : 4) + (s->gated && !s->fused_gate_up ? 3 : 2) +
@@ -1130,13 +1152,39 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 	w.opt_per_tensor = su->optimizer_impl == VF_OPTIMPL_FOR || su->optimizer == VF_OPT_ADAFACTOR ||
 			   su->optimizer == VF_OPT_LION;
 	double rate = gpu ? gpu->bf16_tflops : 989.5; /* H200 datasheet when no GPU */
-	if (gpu && !(rate > 0) && gpu->fp16_tflops > 0)
-		rate = gpu->fp16_tflops; /* no bf16 tensor cores (V100, T4): fp16 */
-	if (su->precision == VF_PREC_FP32)
-		rate = gpu && gpu->fp32_tflops > 0 ? 2 * gpu->fp32_tflops : 134; /* TF32 */
+	if (gpu && !(rate > 0) && su->precision == VF_PREC_FP16 && gpu->fp16_tflops > 0)
+		rate = gpu->fp16_tflops; /* fp16 autocast on fp16 tensor cores (V100, T4) */
+	else if (gpu && !(rate > 0) && gpu->fp32_tflops > 0 && gpu->fp16_tflops > 0) {
+		/* bf16 without bf16 tensor cores (V100, T4): PyTorch emulates it,
+		 * cuBLAS runs bf16 GEMMs on the CUDA cores */
+		rate = gpu->fp32_tflops;
+		e->assumed |= VF_ASSUME_BF16_EMULATED;
+	}
+	if (su->precision == VF_PREC_FP32) {
+		/* TF32 tensor cores from Ampere on; Volta and Turing: CUDA cores */
+		bool tf32 = !gpu || !(strcmp(gpu->generation, "volta") == 0 ||
+				      strcmp(gpu->generation, "turing") == 0 ||
+				      strcmp(gpu->generation, "pascal") == 0);
+		rate = gpu && gpu->fp32_tflops > 0 ? (tf32 ? 2 : 1) * gpu->fp32_tflops : 134;
+	}
 	w.rate_tflops = rate;
+	static const enum vf__dequant dq[VF_QUANT_COUNT] = {
+		[VF_QUANT_NF4] = VF__DQ_NF4, [VF_QUANT_INT4] = VF__DQ_NF4,
+		[VF_QUANT_INT8] = VF__DQ_INT8, [VF_QUANT_FP8] = VF__DQ_FP8};
+	w.dequant = dq[su->quant];
+	for (int i = 0; i < w.nkinds; i++) /* packed weight + scales read, bf16 written */
+		w.kind[i].dequant_bytes = d->qbase ? s->layer_linear * (quant_bytes(su->quant, 2) + 2) : 0;
+	w.opt_8bit = su->optimizer == VF_OPT_ADAMW8BIT;
+	w.compile = su->compile;
+	w.grad_scaler = d->train && su->precision == VF_PREC_FP16;
+	if (x) {
+		w.grad_bytes = x->grad_bytes;
+		w.offload_bytes = x->offload_bytes;
+		w.paged_bytes = x->paged_bytes;
+	}
 	struct vf__steptime_out o;
 	vf__steptime(&w, gpu, &o);
+	e->parts = o.parts;
 	if (!(o.seconds > 0)) {
 		e->assumed |= VF_ASSUME_GPU_RATE_UNKNOWN;
 		e->step_seconds = e->tokens_per_second = e->mfu = e->utilisation = -1;
@@ -1147,12 +1195,7 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 	double fwd = 2 * N * s->active_linear + 2 * Nout * s->V * s->h + enc->attn_flops * s->L;
 	double model_flops = (!d->train ? fwd : d->full ? 3 * fwd : 2 * fwd + 6 * N * T) * w.micro;
 	e->flops_per_step = model_flops + (w.ckpt ? fwd * w.micro : 0);
-	double t_comm = 0;
-	if (comm_bytes > 0) {
-		double link = gpu && gpu->interconnect_gbs > 0 ? gpu->interconnect_gbs * 1e9 / 2 : 25e9;
-		t_comm = 0.5 * comm_bytes / link;
-	}
-	double t = o.seconds + t_comm;
+	double t = o.seconds;
 	e->utilisation = o.utilisation;
 	e->optimizer_seconds = o.opt_s;
 	e->step_seconds = t;
@@ -1229,6 +1272,7 @@ static void llm_setup(const struct vf_arch *arch, const struct vf_setup *su, str
 	d->lt = su->mode == VF_MODE_LORA ? su->lora_targets : 0;
 	d->rank = su->lora_rank;
 	d->compile = su->compile;
+	d->qbase = su->quant != VF_QUANT_NONE;
 	m->b = (double)su->batch;
 	m->sq = (double)su->seq;
 	m->tq = su->target_seq > 0 ? (double)su->target_seq : m->sq;
@@ -1434,7 +1478,16 @@ static void activations_term(struct llm *m)
 	const struct shape *s = &m->s;
 	double b = m->b, sq = m->sq, tq = m->tq, N = m->N;
 	bool eager = su->attention == VF_ATTN_EAGER || s->eager_attn; /* T5, bloom: explicit scores */
-	double per_layer_tok = d->train ? layer_bytes(s, d, eager) : 0;
+	double attn_tok = 0;
+	double per_layer_tok = d->train ? layer_bytes(s, d, eager, &attn_tok) : 0;
+	if (d->train && s->ssm.layers > 0) {
+		/* SSMs and hybrids: the mean layer, attention on attn_layers of
+		 * them, a Mamba mixer on ssm_layers (both on every layer of a
+		 * parallel hybrid: Falcon-H1), the MLP where there is one */
+		double mixer = s->ssm.attn_layers / s->ssm.L * attn_tok +
+			       s->ssm.layers / s->ssm.L * vf_ssm_saved_per_token(&s->ssm, s->h, d->C, sq);
+		per_layer_tok = mixer + (s->ssm.mlp ? per_layer_tok - attn_tok : 0);
+	}
 	m->scores = 0;
 	if (eager) {
 		m->scores = b * s->heads * sq * sq * score_bytes(s, d);
@@ -1706,6 +1759,13 @@ static void infer_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 	double kv = vf_moe_kv_elements(&s->mt, b, sq) * kvb; /* MLA, sliding windows: moe.c */
 	if (s->fc == FC_T5)
 		kv = 2 * s->Ld * s->hkv * (b * m->tq + N) * kvb;
+	if (s->ssm.layers > 0) { /* attention layers only; the SSM layers' recurrent state */
+		struct vf_moe_terms at = s->mt;
+		at.layers = s->ssm.attn_layers;
+		if (at.window_layers > at.layers)
+			at.window_layers = at.layers;
+		kv = vf_moe_kv_elements(&at, b, sq) * kvb + vf_ssm_state_bytes(&s->ssm, b, d->C);
+	}
 	double work = N * (2 * s->h * d->C + (s->gated ? 3 : 2) * s->f * d->C);
 	double attn_work = N * (3 * s->h + 3 * s->hq + 2 * s->hkv) * d->C;
 	if (su->attention == VF_ATTN_EAGER)
@@ -1739,7 +1799,7 @@ static void infer_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 	finish_terms(e, ph, reserved, (enum vf_phase)bi);
 	vf__mech_finish_peaks(e, su, 0, load_peak(m));
 	if (timed)
-		step_time(s, su, d, gpu, 0, 0, 0, e);
+		step_time(s, su, d, gpu, 0, 0, NULL, e);
 }
 
 /* Activations held through a training step's forward: every layer's, or
@@ -1916,7 +1976,7 @@ static double train_reserve(const struct llm *m, const struct vf_estimate *e,
 static void train_time(const struct llm *m, const struct vf_gpu_spec *gpu, struct vf_estimate *e)
 {
 	const struct vf_setup *su = m->su;
-	double T = m->T, gb = m->gb, ngpu = m->ngpu;
+	double T = m->T, gb = m->gb;
 	double opt_traffic = 0;
 	switch (su->optimizer) {
 	case VF_OPT_ADAMW:
@@ -1930,14 +1990,18 @@ static void train_time(const struct llm *m, const struct vf_gpu_spec *gpu, struc
 	case VF_OPT_ADAFACTOR: opt_traffic = T * gb * 10; break;
 	default: break;
 	}
-	double comm = 0;
-	if (ngpu > 1 && su->shard != VF_SHARD_NONE) {
-		double ring = 2 * (ngpu - 1) / ngpu;
-		comm = ring * T * gb;                      /* gradients: all-reduce */
-		if (su->shard == VF_SHARD_ZERO3 || su->shard == VF_SHARD_FSDP)
-			comm += 2 * (ngpu - 1) / ngpu * m->P * m->d.P; /* weights gathered for forward and backward */
+	struct step_extra x = {.grad_bytes = T * gb};
+	if (su->activation_offload) { /* saved tensors out in the forward, back in the backward */
+		double kept = 2, layers = m->layers > kept ? m->layers - kept : 0;
+		x.offload_bytes = 2 * layers * (su->grad_ckpt ? m->ckpt_in : m->A_layer);
 	}
-	step_time(&m->s, su, &m->d, gpu, T, opt_traffic, comm, e);
+	if (su->paged_optimizer && gpu) { /* states beyond the card live on the host */
+		double over = (double)e->peak_bytes - (double)vf_estimate_gpu_bytes(gpu);
+		double states = (double)e->optimizer_bytes;
+		x.paged_bytes = over > 0 ? (over < states ? over : states) : 0;
+	}
+	step_time(&m->s, su, &m->d, gpu, T, opt_traffic, &x, e);
+	vf__estimate_add_comm(su, gpu, m->layers, e);
 }
 
 /* Training: the phases of a steady-state step, the peak among them, the
@@ -2027,13 +2091,60 @@ static vf_status simulate_split(const struct vf_arch *arch, const struct vf_setu
 	return rc;
 }
 
+/* One replay of st: kept in *keep when keep is given (its segments are
+ * read), else its peaks only, from the memo when it was replayed before. */
+static vf_status replay(const struct vf__step *st, const struct vf_alloc_config *c,
+			struct vf_alloc **keep, struct vf__replay_peaks *p, struct vf_error *err)
+{
+	if (!keep)
+		return vf__step_peaks(st, c, p, err);
+	vf_status rc = vf__step_simulate(st, c, keep, err);
+	if (rc == VF_OK)
+		vf__replay_peaks_of(*keep, p);
+	return rc;
+}
+
+/* Replayed without a capacity first. A capacity at or above that peak
+ * never comes into play (the same replay); one below the peak of the live
+ * requests runs out of memory whatever the cache holds; in between the
+ * replay with the capacity decides (the cache released and retried). Out
+ * of memory: the reserve the step would need is the one without a
+ * capacity. *p: the peaks that stand; *a (when sim) their replay. */
+static vf_status replay_with_capacity(const struct vf__step *st, struct vf_alloc_config c,
+				      bool sim, struct vf_alloc **a, struct vf__replay_peaks *p,
+				      bool *oom, struct vf_error *err)
+{
+	int64_t cap = c.capacity_bytes;
+	c.capacity_bytes = 0;
+	vf_status rc = replay(st, &c, sim ? a : NULL, p, err);
+	if (rc != VF_OK || cap <= 0 || p->reserved <= cap)
+		return rc;
+	if (p->requested > cap) {
+		*oom = true;
+		return VF_OK;
+	}
+	struct vf_alloc *b = NULL;
+	struct vf__replay_peaks q;
+	c.capacity_bytes = cap;
+	rc = replay(st, &c, sim ? &b : NULL, &q, err);
+	if (rc == VF_OK && q.oom) {
+		*oom = true;
+		vf_alloc_free(b);
+	} else if (rc == VF_OK) {
+		vf_alloc_free(*a);
+		*a = b;
+		*p = q;
+	}
+	return rc;
+}
+
 vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup *su,
 			       const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
 			       struct vf_estimate *e, struct vf_alloc **sim, struct vf_error *err)
 {
 	if (vf_split_active(su)) /* what each GPU of the split allocates */
 		return simulate_split(arch, su, gpu, cfg, e, sim, err);
-	struct vf__step *st = malloc(sizeof *st);
+	struct vf__step *st = calloc(1, sizeof *st);
 	if (!st)
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
 	estimate_llm(arch, su, gpu, e, st, true);
@@ -2054,38 +2165,15 @@ vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup
 	int64_t vram = vf_estimate_gpu_bytes(gpu);
 	if (c.capacity_bytes <= 0 && vram > 0)
 		c.capacity_bytes = vram - e->context_bytes; /* full: the cache is released and retried */
-	/* Replayed without a capacity first. A capacity at or above that
-	 * peak never comes into play (the same replay); one below the peak of
-	 * the live requests runs out of memory whatever the cache holds; in
-	 * between the replay with the capacity decides (the cache released
-	 * and retried). Out of memory: the reserve the step would need is
-	 * the one without a capacity. */
-	int64_t cap = c.capacity_bytes;
-	c.capacity_bytes = 0;
 	struct vf_alloc *a = NULL;
-	vf_status rc = vf__step_simulate(st, &c, &a, err);
-	if (rc == VF_OK && cap > 0 && vf_alloc_peak_reserved(a) > cap) {
-		if (vf_alloc_peak_requested(a) > cap) {
-			e->sim_oom = true;
-		} else {
-			struct vf_alloc *b = NULL;
-			c.capacity_bytes = cap;
-			rc = vf__step_simulate(st, &c, &b, err);
-			if (rc == VF_OK && vf_alloc_oom(b)) {
-				e->sim_oom = true;
-				vf_alloc_free(b);
-			} else if (rc == VF_OK) {
-				vf_alloc_free(a);
-				a = b;
-			}
-		}
-	}
+	struct vf__replay_peaks p;
+	vf_status rc = replay_with_capacity(st, c, sim != NULL, &a, &p, &e->sim_oom, err);
 	free(st);
 	if (rc != VF_OK)
 		return rc;
 	e->analytic_reserved_bytes = e->step_peak_reserved_bytes;
-	int64_t reserved = vf_alloc_peak_reserved(a);
-	e->sim_allocated_bytes = vf_alloc_peak_allocated(a);
+	int64_t reserved = p.reserved;
+	e->sim_allocated_bytes = p.allocated;
 	if (reserved < e->step_peak_allocated_bytes)
 		reserved = e->step_peak_allocated_bytes;
 	e->peak_allocated_bytes = e->step_peak_allocated_bytes;
@@ -2157,6 +2245,15 @@ static int sim_fits(const struct vf_arch *arch, const struct vf_setup *su, int64
 	s.batch = batch;
 	struct vf_estimate e;
 	struct vf_error err = {0};
+	/* Without a replay when the answer is no whatever it finds: the
+	 * simulated peak is at least the context plus the allocated peak
+	 * (vf_estimate_simulate never reserves less than is allocated), and a
+	 * setup the simulation skips keeps this very estimate. */
+	estimate_llm(arch, &s, gpu, &e, NULL, false);
+	int64_t vram = vf_estimate_gpu_bytes(gpu);
+	if (vram > 0 && vram - (e.context_bytes + e.peak_allocated_bytes) + e.evictable_bytes < 0 &&
+	    e.peak_bytes >= e.context_bytes + e.peak_allocated_bytes)
+		return 0;
 	if (vf_estimate_simulate(arch, &s, gpu, cfg, &e, NULL, &err) != VF_OK)
 		return -1;
 	return vf_estimate_fits(&e, gpu, NULL) ? 1 : 0;
@@ -2274,7 +2371,8 @@ cJSON *vf_estimate_memory_json(const struct vf_estimate *e)
 	cJSON_AddStringToObject(o, "peak_phase",
 				e->peak_at_load ? "load" : vf_estimate_phase_name(e, e->peak_phase));
 	cJSON_AddStringToObject(o, "dominant_term", vf_term_name(e->dominant));
-	cJSON_AddItemToObject(o, "peaks", vf__mech_peaks_json(e));
+	if (e->run_peak_bytes > 0) /* LLM estimates (mechanisms.c); DiTs have their own */
+		cJSON_AddItemToObject(o, "peaks", vf__mech_peaks_json(e));
 	if (e->offload != VF_OFFLOAD_NONE) {
 		cJSON *of = cJSON_AddObjectToObject(o, "offload");
 		cJSON_AddStringToObject(of, "kind", vf__mech_offload_name(e->offload));
@@ -2302,6 +2400,55 @@ cJSON *vf_estimate_time_json(const struct vf_estimate *e)
 		cJSON_AddNullToObject(o, "tokens_per_second");
 		cJSON_AddNullToObject(o, "mfu");
 	}
+	cJSON *p = vf_estimate_parts_json(e);
+	if (p)
+		cJSON_AddItemToObject(o, "parts", p);
+	return o;
+}
+
+int vf_estimate_parts_list(const struct vf_estimate *e, const char *names[16], double values[16])
+{
+	const struct vf_step_parts *p = &e->parts;
+	const struct {
+		const char *name;
+		double v;
+	} part[] = {{"gemm", p->gemm},
+		    {"attention", p->attention},
+		    {"memory_bound", p->memory_bound},
+		    {"launch", p->launch},
+		    {"moe", p->moe},
+		    {"dequant", p->dequant},
+		    {"optimizer", p->optimizer},
+		    {"offload", p->offload},
+		    {"paging", p->paging},
+		    {"fixed", p->fixed},
+		    {"comm_exposed", p->comm_exposed}};
+	int n = 0;
+	for (size_t i = 0; i < sizeof part / sizeof part[0] && n < 16; i++, n++) {
+		names[n] = part[i].name;
+		values[n] = part[i].v;
+	}
+	return n;
+}
+
+cJSON *vf_estimate_parts_json(const struct vf_estimate *e)
+{
+	if (!(e->step_seconds > 0) || !(e->parts.compute > 0))
+		return NULL;
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	const char *names[16];
+	double v[16];
+	int n = vf_estimate_parts_list(e, names, v);
+	for (int i = 0; i < n; i++)
+		cJSON_AddNumberToObject(o, names[i], v[i]);
+	cJSON_AddNumberToObject(o, "compute", e->parts.compute);
+	cJSON_AddNumberToObject(o, "comm_total", e->parts.comm_total);
+	if (e->parts.link[0])
+		cJSON_AddStringToObject(o, "link", e->parts.link);
+	else
+		cJSON_AddNullToObject(o, "link");
 	return o;
 }
 

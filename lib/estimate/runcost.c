@@ -2,9 +2,12 @@
  * MFU a published run implies (runcost.h). Formulas one term per line. */
 #include "vramfit/estimate/runcost.h"
 
+#include "nccl.h"
+
 #include <string.h>
 
 #include <ctype.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -20,6 +23,84 @@ static double ring_factor(int n) { return n > 1 ? (double)(n - 1) / n : 0.0; }
  * checkpointing the recompute forward runs inside the backward: 3/4. */
 static double backward_share(bool grad_ckpt) { return grad_ckpt ? 0.75 : 2.0 / 3.0; }
 
+/* DDP's buckets of a gradient of g bytes: count and bytes each. */
+static double buckets(double g, double *each)
+{
+	double count = ceil(g / VF_RUNCOST_DDP_BUCKET_BYTES);
+	if (count < 1)
+		count = 1;
+	*each = g / count;
+	return count;
+}
+
+static double pos(double x) { return x > 0 ? x : 0; }
+
+/* ZeRO-3 / FSDP on link l, per micro-step: each layer's parameters
+ * gathered for its forward (prefetched behind the layer before; the first
+ * one exposed) and for its backward, its gradients reduce-scattered,
+ * both behind the backward. Returns the exposed seconds of one
+ * optimizer step; *total its communication. */
+static double fsdp_nccl(const struct vf_comm_in *in, const struct vf__link *l, double *total)
+{
+	int n = in->gpus;
+	double layers = in->layers >= 1 ? in->layers : 1;
+	double accum = in->grad_accum > 0 ? (double)in->grad_accum : 1;
+	double micro = in->compute_seconds / accum;
+	double bwd = backward_share(in->grad_ckpt), ov = vf__nccl_overlap("fsdp") * l->overlap;
+	double ag = vf__nccl_seconds(l, VF__ALL_GATHER, n, in->param_bytes / layers, layers);
+	double rs = vf__nccl_seconds(l, VF__REDUCE_SCATTER, n, in->grad_bytes / layers, layers);
+	double first = vf__nccl_seconds(l, VF__ALL_GATHER, n, in->param_bytes / layers, 1);
+	double exp_f = fmax(first, ag - ov * micro * (1 - bwd)); /* forward gathers */
+	double exp_b = pos(ag + rs - ov * micro * bwd);          /* backward gathers + reduce-scatter */
+	*total = accum * (2 * ag + rs);
+	return accum * (exp_f + exp_b);
+}
+
+/* DDP and ZeRO-1/2 on link l, once per optimizer step: gradients reduced
+ * bucket by bucket behind the last micro-step's backward (the last
+ * bucket after it); ZeRO-1/2 then all-gather the updated parameters. */
+static double dp_nccl(const struct vf_comm_in *in, const struct vf__link *l, double *total)
+{
+	int n = in->gpus;
+	double accum = in->grad_accum > 0 ? (double)in->grad_accum : 1;
+	double window = in->compute_seconds / accum * backward_share(in->grad_ckpt);
+	double each, count = buckets(in->grad_bytes, &each);
+	bool zero = in->shard == VF_SHARD_ZERO1 || in->shard == VF_SHARD_ZERO2;
+	enum vf__coll c = zero ? VF__REDUCE_SCATTER : VF__ALL_REDUCE;
+	double red = vf__nccl_seconds(l, c, n, each, count);
+	double tail = vf__nccl_seconds(l, c, n, each, 1);
+	double ov = vf__nccl_overlap(zero ? "zero2" : "ddp") * l->overlap;
+	double gather = zero ? vf__nccl_seconds(l, VF__ALL_GATHER, n, in->param_bytes, 1) : 0;
+	*total = red + gather;
+	return fmax(tail, red - ov * window) + gather;
+}
+
+static void comm_nccl(const struct vf_comm_in *in, struct vf_comm *out)
+{
+	struct vf__link l;
+	vf__nccl_link(in->gpu, in->gpus, &l);
+	if (!l.known) {
+		out->known = false;
+		return;
+	}
+	snprintf(out->link, sizeof out->link, "%s", l.name);
+	double r = ring_factor(in->gpus), total = 0, exposed;
+	double accum = in->grad_accum > 0 ? (double)in->grad_accum : 1;
+	if (in->shard == VF_SHARD_ZERO3 || in->shard == VF_SHARD_FSDP) {
+		exposed = fsdp_nccl(in, &l, &total);
+		out->bytes_per_gpu = accum * r * (2 * in->param_bytes + in->grad_bytes);
+	} else {
+		exposed = dp_nccl(in, &l, &total);
+		bool zero = in->shard == VF_SHARD_ZERO1 || in->shard == VF_SHARD_ZERO2;
+		out->bytes_per_gpu = zero ? r * (in->grad_bytes + in->param_bytes) : 2 * r * in->grad_bytes;
+	}
+	if (exposed > total)
+		exposed = total;
+	out->seconds = total;
+	out->exposed_seconds = exposed;
+	out->hidden_seconds = total - exposed;
+}
+
 void vf_runcost_comm(const struct vf_comm_in *in, struct vf_comm *out)
 {
 	out->bytes_per_gpu = 0;
@@ -27,9 +108,14 @@ void vf_runcost_comm(const struct vf_comm_in *in, struct vf_comm *out)
 	out->hidden_seconds = 0;
 	out->exposed_seconds = 0;
 	out->known = true;
+	out->link[0] = 0;
 	int n = in->gpus;
 	if (n <= 1 || in->shard == VF_SHARD_NONE)
 		return;
+	if (in->gpu) {
+		comm_nccl(in, out);
+		return;
+	}
 	if (in->link_gbs <= 0) {
 		out->known = false;
 		return;
@@ -115,6 +201,15 @@ double vf_runcost_step_seconds(const struct vf_estimate *e, const struct vf_setu
 	comm->known = true;
 	if (!(e->step_seconds > 0))
 		return -1;
+	if (e->parts.compute > 0) { /* an LLM estimate: its communication is in its step */
+		comm->bytes_per_gpu = e->parts.comm_bytes;
+		comm->seconds = e->parts.comm_total;
+		comm->exposed_seconds = e->parts.comm_exposed;
+		comm->hidden_seconds = e->parts.comm_total - e->parts.comm_exposed;
+		comm->known = strcmp(e->parts.link, "unknown") != 0;
+		snprintf(comm->link, sizeof comm->link, "%s", e->parts.link);
+		return e->step_seconds;
+	}
 	struct vf_comm_in ci = {
 		.shard = s->shard,
 		.gpus = s->gpus,
@@ -255,17 +350,64 @@ const char *vf_verdict_name(enum vf_verdict v)
 }
 
 static const char *const assumptions[] = {
-	"multi-GPU: data-parallel communication over the catalog interconnect (NVLink or PCIe) "
-	"at 40% of its figure (nccl-tests bus bandwidth on DGX A100/H100)",
-	"DDP: ring all-reduce of the gradients, 2(N-1)/N x gradient bytes, once per optimizer "
-	"step, hidden behind up to 80% of the last micro-step's backward except the last 25 MiB "
+	"multi-GPU: collectives as NCCL runs them per link class (NVLink 2-5, PCIe with or without "
+	"peer-to-peer, InfiniBand/Ethernet beyond 8 GPUs): nccl-tests bus bandwidth and latency "
+	"(data/estimate/steptime.json); a GPU outside the classes at 40% of its interconnect figure",
+	"DDP: ring all-reduce of the gradients in 25 MiB buckets, 2(N-1)/N x gradient bytes, once per "
+	"optimizer step, hidden behind up to 80% of the last micro-step's backward except the last "
 	"bucket",
 	"ZeRO-1/2: gradients reduce-scattered and updated parameters all-gathered once per step; "
-	"ZeRO-3/FSDP: parameters all-gathered twice and gradients reduce-scattered every "
-	"micro-step, hidden behind up to 80% of compute",
+	"ZeRO-3/FSDP: each layer's parameters all-gathered for its forward and backward and its "
+	"gradients reduce-scattered every micro-step, in 16 bits under mixed precision, hidden behind "
+	"up to 80% of compute (the first gather exposed); without peer-to-peer (GeForce) a quarter of "
+	"that overlap",
 	"whole run: steps = tokens / (batch x seq x grad-accum x GPUs), rounded up; cost = "
 	"$/GPU-hour x GPUs x hours (no start-up, evaluation or checkpoint time)",
 	NULL,
 };
 
 const char *const *vf_runcost_assumptions(void) { return assumptions; }
+
+void vf__estimate_add_comm(const struct vf_setup *su, const struct vf_gpu_spec *gpu,
+			   double layers, struct vf_estimate *e)
+{
+	struct vf_step_parts *p = &e->parts;
+	p->comm_total = p->comm_exposed = p->comm_bytes = 0;
+	p->link[0] = 0;
+	double t = e->step_seconds;
+	if (!(t > 0) || su->mode == VF_MODE_INFER || su->gpus <= 1 || su->shard == VF_SHARD_NONE)
+		return;
+	double gb = vf_runcost_grad_elem_bytes(su), pb = vf_runcost_param_elem_bytes(su);
+	if (su->shard != VF_SHARD_DDP && su->precision != VF_PREC_FP32) {
+		/* sharded under mixed precision (FSDP MixedPrecision param_dtype,
+		 * DeepSpeed's bf16/fp16 params): gathers and reductions in 16 bits */
+		pb = pb > 2 ? 2 : pb;
+		gb = su->mode == VF_MODE_FULL && gb > 2 ? 2 : gb;
+	}
+	struct vf_comm_in ci = {
+		.shard = su->shard,
+		.gpus = su->gpus,
+		.grad_accum = su->grad_accum,
+		.grad_bytes = (double)e->trainable_params * gb,
+		.param_bytes = (double)e->params * pb,
+		.link_gbs = gpu ? gpu->interconnect_gbs : -1,
+		.compute_seconds = t,
+		.grad_ckpt = su->grad_ckpt,
+		.gpu = gpu,
+		.layers = layers,
+	};
+	struct vf_comm c;
+	vf_runcost_comm(&ci, &c);
+	if (!c.known) {
+		snprintf(p->link, sizeof p->link, "unknown");
+		return;
+	}
+	snprintf(p->link, sizeof p->link, "%s", c.link);
+	p->comm_total = c.seconds;
+	p->comm_exposed = c.exposed_seconds;
+	p->comm_bytes = c.bytes_per_gpu;
+	double nt = t + c.exposed_seconds; /* s */
+	e->step_seconds = nt;
+	e->tokens_per_second *= t / nt;
+	e->mfu *= t / nt;
+}

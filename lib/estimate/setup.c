@@ -265,6 +265,38 @@ const char *vf_lora_targets_format(unsigned t, char *out, size_t n)
 	return out;
 }
 
+/* --validation off | WxHxF[:STEPS[:PASSES]]. */
+static vf_status parse_validation(struct vf_setup *s, const char *v, struct vf_error *err)
+{
+	if (v && strcmp(v, "off") == 0) {
+		s->validation_off = true;
+		return VF_OK;
+	}
+	int w = 0, h = 0, f = 0, steps = 0, passes = 0, n = 0;
+	char tail = 0;
+	if (v)
+		n = sscanf(v, "%dx%dx%d:%d:%d%c", &w, &h, &f, &steps, &passes, &tail);
+	bool ok = n == 3 || n == 4 || n == 5;
+	if (ok && n == 3)
+		ok = sscanf(v, "%*dx%*dx%*d%c", &tail) != 1;
+	if (ok && n == 4)
+		ok = sscanf(v, "%*dx%*dx%*d:%*d%c", &tail) != 1;
+	if (!ok || w < 32 || h < 32 || f < 1 || w > 16384 || h > 16384 || f > 100000 ||
+	    (n >= 4 && (steps < 1 || steps > 10000)) || (n == 5 && (passes < 1 || passes > 16)))
+		return vf_error_set(err, VF_EUSAGE,
+				    "--validation: expected off or WIDTHxHEIGHTxFRAMES[:STEPS[:PASSES]] "
+				    "(e.g. 576x576x49:30:4), got '%s'", v ? v : "");
+	s->validation_off = false;
+	s->val_width = w;
+	s->val_height = h;
+	s->val_frames = f;
+	if (n >= 4)
+		s->val_steps = steps;
+	if (n == 5)
+		s->val_passes = passes;
+	return VF_OK;
+}
+
 void vf_setup_defaults(struct vf_setup *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -633,6 +665,10 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 		if ((st = parse_bool(name, v, &s->offload_optimizer, err)))
 			return st;
 		s->given |= VF_SETUP_G_OFFLOAD;
+	} else if (strcmp(name, "validation") == 0) {
+		if ((st = parse_validation(s, v, err)))
+			return st;
+		s->given |= VF_SETUP_G_VALIDATION;
 	} else if (strcmp(name, "stack") == 0 || strcmp(name, "loss") == 0 ||
 		   strcmp(name, "adapter-dtype") == 0 || strcmp(name, "compile") == 0 ||
 		   strcmp(name, "no-compile") == 0 || strcmp(name, "activation-offload") == 0 ||
@@ -722,6 +758,17 @@ cJSON *vf_setup_to_json(const struct vf_setup *s)
 		cJSON_AddBoolToObject(o, "audio", s->audio);
 		cJSON_AddStringToObject(o, "text_encoder", vf_text_encoder_name(s->text_encoder));
 		cJSON_AddBoolToObject(o, "offload_optimizer", s->offload_optimizer);
+		if (s->validation_off) {
+			cJSON_AddStringToObject(o, "validation", "off");
+		} else {
+			snprintf(v, sizeof(v), "%dx%dx%d",
+				 s->val_width > 0 ? s->val_width : s->video_width,
+				 s->val_height > 0 ? s->val_height : s->video_height,
+				 s->val_frames > 0 ? s->val_frames : s->video_frames);
+			cJSON_AddStringToObject(o, "validation", v);
+			cJSON_AddNumberToObject(o, "validation_steps", s->val_steps > 0 ? s->val_steps : 30);
+			cJSON_AddNumberToObject(o, "validation_passes", s->val_passes > 0 ? s->val_passes : 4);
+		}
 	}
 	split_to_json(s, o);
 	vf_stack_to_json(s, o);

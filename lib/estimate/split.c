@@ -36,8 +36,12 @@
  *    stages plus the hand-overs.
  * Links: the catalog's interconnect (NVLink, or PCIe for cards without it;
  * the catalog figure is bidirectional, one direction is half); between
- * nodes of 8 GPUs (HGX/DGX) NETWORK_GBS. */
+ * nodes of 8 GPUs (HGX/DGX) NETWORK_GBS. Tensor-parallel all-reduces run
+ * as NCCL runs them on the GPU's link class (nccl.c: bus bandwidth and
+ * latency; GeForce cards without peer-to-peer through host memory). */
 #include "vramfit/estimate/split.h"
+
+#include "nccl.h"
 
 #include "vramfit/estimate/search.h"
 
@@ -395,11 +399,15 @@ static void split_time(const struct vf_arch *a, const struct vf_setup *su,
 	double ar = train ? (su->grad_ckpt ? 6 : 4) : 2; /* all-reduces per layer */
 	double ring = 2.0 * (sp->tp - 1) / sp->tp;
 	double t_mb = 0, tpc_mb = 0, p_mb = 0, opt = 0;
+	struct vf__link tpl; /* tensor-parallel all-reduces: on the critical path, not hidden */
+	vf__nccl_link(gpu, sp->tp, &tpl);
 	for (int st = 0; st < sp->pp; st++) {
 		struct vf_split_gpu *g = &sp->gpu[st * sp->tp];
 		const struct vf_estimate *e = &g->est;
 		double k = g->last_layer - g->first_layer + 1;
 		double tpc = sp->tp > 1 ? k * ar * ring * msg / (sp->link_gbs * 1e9) : 0;
+		if (sp->tp > 1 && tpl.known) /* as NCCL runs them: the link class's bus bandwidth, latency */
+			tpc = vf__nccl_seconds(&tpl, VF__ALL_REDUCE, sp->tp, msg, k * ar);
 		double c = (e->step_seconds - e->optimizer_seconds) / ga;
 		for (int r = 0; r < sp->tp; r++)
 			sp->gpu[st * sp->tp + r].stage_seconds = e->step_seconds + tpc * ga;

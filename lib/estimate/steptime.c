@@ -3,172 +3,322 @@
  *   GEMM       max(FLOPs / (rate x eff_gen x mn/(mn + tile)),
  *                  bytes / (bandwidth x bw_eff)) + kernel_gpu_s
  *              (a roofline; small outputs fill few tiles: LoRA's rank-r
- *              products, MoE experts on a few tokens);
- *   attention  flash / mem-efficient SDPA: FLOPs / (rate x attn_eff),
+ *              products, MoE experts on a few tokens); an int8 base runs
+ *              LLM.int8 at a share of the rate;
+ *   attention  flash / mem-efficient SDPA: FLOPs / (rate x attn_eff_gen),
  *              backward 2.5x; eager and math: two batched GEMMs and the
  *              softmax (+ mask, dropout) over the scores at bandwidth;
  *   elementwise  norms, activations, rotary, residuals, casts: their bytes
- *              at bandwidth, backward twice the forward;
+ *              at bandwidth, backward twice the forward (compile: fused);
+ *   dequant    a quantized base dequantized before its GEMMs in the
+ *              forward, again in the backward (and the recompute): its
+ *              bytes at the dequant kernel's share of the bandwidth;
  *   launches   each phase takes max(device time, kernels x launch_s): a
- *              small model waits on the host, a large one on the GPU;
+ *              small model waits on the host, a large one on the GPU; the
+ *              host's speed per generation's typical machine scales it;
  *   MoE        transformers' eager loop over experts: per expert its
  *              GEMMs on the tokens routed to it and a torch.where that
- *              synchronises, so host and device time add up;
+ *              synchronises, so host and device time add up; in the
+ *              backward the gathered tokens' gradient is a full-size
+ *              zero-filled tensor per expert, summed by autograd;
  *   recompute  checkpointing runs each layer's forward again in backward;
  *   optimizer  state traffic at bandwidth; per-tensor loops pay launches;
+ *              bitsandbytes' 8-bit kernels at a share of it, a Python
+ *              loop per tensor; fp16's GradScaler passes and sync;
+ *   offload    activation offload copies over PCIe, partly hidden;
+ *   paging     paged optimizer states beyond the card migrated in for
+ *              the optimizer step while others go out (PCIe is duplex),
+ *              every step (unified memory);
  *   fixed      step_s per optimizer step.
+ * Per generation the efficiencies are hopper's fitted ones scaled by a
+ * kernel-level benchmark (data/estimate/steptime.json says which).
  * Steady state, no dataloader. */
 #include "steptime.h"
 
 #include "vramfit/base/data.h"
 #include "vramfit/base/json.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
-static const char *const generations[8] = {"hopper", "blackwell", "ada",    "ampere",
-					   "turing", "volta",     "pascal", NULL};
+#define NGEN 7
+static const char *const generations[NGEN + 1] = {"hopper", "blackwell", "ada",    "ampere",
+						  "turing", "volta",     "pascal", NULL};
 
-static struct vf__steptime_k K; /* loaded once from the embedded data */
+/* The constants of data/estimate/steptime.json (loaded once). Per
+ * generation: [gen][0] datacenter, [gen][1] GeForce. */
+static struct {
+	double gemm_eff[NGEN][2];
+	double attn_eff[NGEN][2];
+	double bw_eff[NGEN][2];
+	double host[NGEN][2];  /* host time per launch relative to the H200 hosts' */
+	double gemm_tile;      /* output elements (m x n) at which a GEMM reaches half its efficiency */
+	double int8_rate;      /* LLM.int8 GEMM rate / bf16 rate */
+	double dq_eff[4];      /* by enum vf__dequant: the dequant kernel's bandwidth share */
+	double opt8_tensor_s;  /* bitsandbytes 8-bit: host s per tensor */
+	double opt8_bw;        /* bitsandbytes 8-bit: bandwidth share relative to bw_eff */
+	double scaler_passes, scaler_syncs;
+	double compile_elem, compile_kernels, compile_loss;
+	double pcie_gbs, paging_ratio, offload_overlap;
+	double launch_s;       /* host time per kernel launch (PyTorch eager dispatch) */
+	double kernel_gpu_s;   /* device time per kernel beyond its work (launch latency, tail) */
+	double step_s;         /* per step: Python, zero_grad, loss scalar, optimizer dispatch */
+	double sync_s;         /* one host-device synchronisation */
+	double bwd_kernels;    /* backward kernels per forward kernel */
+	bool loaded;
+} K;
+
+static double num(const cJSON *o, const char *key, double fallback)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (cJSON_IsObject(v))
+		v = cJSON_GetObjectItemCaseSensitive(v, "value");
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? v->valuedouble : fallback;
+}
+
+/* A divisor: only a positive value replaces the fallback. */
+static double rate(const cJSON *o, const char *key, double fallback)
+{
+	double v = num(o, key, fallback);
+	return v > 0 ? v : fallback;
+}
+
+/* A per-generation table: "<gen>" and "<gen>-geforce" (else "<gen>"),
+ * a generation without an entry takes hopper's. */
+static void per_generation(const cJSON *c, const char *key, double dst[NGEN][2], double fallback)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, key);
+	double hopper = rate(t, "hopper", fallback);
+	for (int i = 0; i < NGEN; i++) {
+		char g[40];
+		dst[i][0] = rate(t, generations[i], hopper);
+		snprintf(g, sizeof g, "%s-geforce", generations[i]);
+		dst[i][1] = rate(t, g, dst[i][0]);
+	}
+}
 
 static void load_constants(void)
 {
 	if (K.loaded)
 		return;
-	/* safe fallbacks: the fitted H200 values (data file unreadable) */
-	for (int i = 0; i < 8; i++)
-		K.gemm_eff[i] = 0.7;
-	K.gemm_tile = 1.0e6;
-	K.attn_eff = 0.5;
-	K.bw_eff = 0.8;
-	K.launch_s = 10e-6;
-	K.kernel_gpu_s = 3e-6;
-	K.step_s = 0.004;
-	K.sync_s = 20e-6;
-	K.bwd_kernels = 2;
 	cJSON *root = NULL;
 	char src[256];
 	struct vf_error err = {0};
-	if (vf_data_load_json("estimate/steptime.json", &root, src, sizeof src, &err) == VF_OK) {
-		const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "constants");
-		const cJSON *g = cJSON_GetObjectItemCaseSensitive(c, "gemm_efficiency");
-		for (int i = 0; generations[i]; i++) {
-			const cJSON *v = cJSON_GetObjectItemCaseSensitive(
-				cJSON_GetObjectItemCaseSensitive(g, generations[i]), "value");
-			if (cJSON_IsNumber(v) && v->valuedouble > 0)
-				K.gemm_eff[i] = v->valuedouble;
-		}
-		struct {
-			const char *key;
-			double *dst;
-		} f[] = {{"gemm_tile", &K.gemm_tile},       {"attention_efficiency", &K.attn_eff},
-			 {"bandwidth_efficiency", &K.bw_eff}, {"launch_s", &K.launch_s},
-			 {"kernel_gpu_s", &K.kernel_gpu_s},   {"step_s", &K.step_s},
-			 {"sync_s", &K.sync_s},               {"backward_kernels", &K.bwd_kernels}};
-		for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-			const cJSON *v = cJSON_GetObjectItemCaseSensitive(
-				cJSON_GetObjectItemCaseSensitive(c, f[i].key), "value");
-			if (cJSON_IsNumber(v) && v->valuedouble > 0)
-				*f[i].dst = v->valuedouble;
-		}
-	}
+	/* on an unreadable data file the fallbacks are the fitted H200 values */
+	if (vf_data_load_json("estimate/steptime.json", &root, src, sizeof src, &err) != VF_OK)
+		root = NULL;
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "constants");
+	per_generation(c, "gemm_efficiency", K.gemm_eff, 0.648);
+	per_generation(c, "attention_efficiency", K.attn_eff, 0.6);
+	per_generation(c, "bandwidth_efficiency", K.bw_eff, 0.4508);
+	per_generation(c, "host_speed", K.host, 1.0);
+	K.gemm_tile = num(c, "gemm_tile", 619000.0);
+	K.int8_rate = rate(cJSON_GetObjectItemCaseSensitive(c, "gemm_dtype_rate"), "int8", 0.5);
+	const cJSON *dq = cJSON_GetObjectItemCaseSensitive(c, "dequant_efficiency");
+	K.dq_eff[VF__DQ_NONE] = 1;
+	K.dq_eff[VF__DQ_NF4] = rate(dq, "nf4", 0.22);
+	K.dq_eff[VF__DQ_INT8] = rate(dq, "int8", 0.35);
+	K.dq_eff[VF__DQ_FP8] = rate(dq, "fp8", 0.45);
+	const cJSON *o8 = cJSON_GetObjectItemCaseSensitive(c, "optimizer_8bit");
+	K.opt8_tensor_s = num(o8, "per_tensor_s", 4e-5);
+	K.opt8_bw = rate(o8, "bandwidth_ratio", 0.35);
+	const cJSON *gs = cJSON_GetObjectItemCaseSensitive(c, "grad_scaler");
+	K.scaler_passes = num(gs, "passes", 3);
+	K.scaler_syncs = num(gs, "syncs", 1);
+	const cJSON *cp = cJSON_GetObjectItemCaseSensitive(c, "compile");
+	K.compile_elem = num(cp, "elementwise_bytes", 0.4);
+	K.compile_kernels = num(cp, "kernels", 0.2);
+	K.compile_loss = num(cp, "loss_bytes", 0.5);
+	const cJSON *hl = cJSON_GetObjectItemCaseSensitive(c, "host_link");
+	K.pcie_gbs = rate(hl, "pcie_gbs", 25);
+	K.paging_ratio = rate(hl, "paging_ratio", 0.5);
+	K.offload_overlap = num(hl, "offload_overlap", 0.7);
+	K.launch_s = num(c, "launch_s", 1.851e-5);
+	K.kernel_gpu_s = num(c, "kernel_gpu_s", 0);
+	K.step_s = num(c, "step_s", 1.5e-5);
+	K.sync_s = num(c, "sync_s", 2e-5);
+	K.bwd_kernels = rate(c, "backward_kernels", 2);
 	cJSON_Delete(root);
 	K.loaded = true;
 }
 
-static double gen_eff(const struct vf_gpu_spec *gpu)
+bool vf__steptime_geforce(const struct vf_gpu_spec *gpu)
+{
+	if (!gpu)
+		return false;
+	char low[sizeof gpu->name];
+	size_t i = 0;
+	for (; gpu->name[i] && i + 1 < sizeof low; i++)
+		low[i] = (char)tolower((unsigned char)gpu->name[i]);
+	low[i] = 0;
+	return strstr(low, "geforce") != NULL;
+}
+
+static int gen_index(const struct vf_gpu_spec *gpu)
 {
 	if (gpu)
 		for (int i = 0; generations[i]; i++)
 			if (strcmp(gpu->generation, generations[i]) == 0)
-				return K.gemm_eff[i];
-	return K.gemm_eff[0];
+				return i;
+	return 0;
+}
+
+double vf__steptime_host_bps(const struct vf_gpu_spec *gpu)
+{
+	load_constants();
+	double pcie4 = K.pcie_gbs * 1e9;
+	if (!gpu)
+		return pcie4;
+	if (strstr(gpu->interconnect, "PCIe 5"))
+		return 2 * pcie4;
+	if (strstr(gpu->interconnect, "PCIe 3"))
+		return pcie4 / 2;
+	if (strstr(gpu->interconnect, "PCIe 4"))
+		return pcie4;
+	/* SXM and superchips: the host link of the generation's servers */
+	const char *g = gpu->generation;
+	if (strcmp(g, "hopper") == 0 || strcmp(g, "blackwell") == 0)
+		return 2 * pcie4;
+	if (strcmp(g, "volta") == 0 || strcmp(g, "pascal") == 0 || strcmp(g, "turing") == 0)
+		return pcie4 / 2;
+	return pcie4;
 }
 
 struct hw {
-	double rate, bw, eff;
+	double rate, bw, bw_raw, eff;
 	double inv_rate_eff, inv_bw; /* 1 / (rate x eff), 1 / bandwidth */
+	double attn_eff;
+	double launch_s, sync_s, host; /* per launch, per sync, host time scale */
 };
 
 /* One GEMM of m x k by k x n (2-byte operands), device seconds. */
-static double gemm_s(const struct hw *h, double m, double k, double n, double *flops)
+static double gemm_s(const struct hw *h, double m, double k, double n, bool qbase,
+		     enum vf__dequant dq, double *flops)
 {
 	double mn = m * n;
 	double f = 2 * mn * k;
 	double t_c = 2 * k * (mn + K.gemm_tile) * h->inv_rate_eff; /* f / (rate eff mn/(mn+tile)) */
+	if (qbase && dq == VF__DQ_INT8)
+		t_c /= K.int8_rate; /* LLM.int8: quantised activations, outlier matmul */
 	double t_m = 2 * (m * k + k * n + mn) * h->inv_bw;
 	*flops += f;
 	return (t_c > t_m ? t_c : t_m) + K.kernel_gpu_s;
 }
+
+/* One layer kind's device seconds per direction, by part. */
+struct dir_t {
+	double gemm, attn, elem, dq, moe, host, moe_host;
+};
+struct kind_t {
+	struct dir_t f, b;
+	double flops_f, flops_b;
+};
 
 static double attention_s(const struct hw *h, const struct vf__step_work *w,
 			  const struct vf__layer_work *l, bool bwd, double *elem)
 {
 	double mult = bwd ? 2.5 : 1;
 	if (w->attn == VF__ATTN_FLASH || w->attn == VF__ATTN_MEM_EFFICIENT)
-		return mult * l->attn_flops / (h->rate * K.attn_eff);
+		return mult * l->attn_flops / (h->rate * h->attn_eff);
 	/* eager / math: QK^T and PV as batched GEMMs at the GEMM efficiency,
 	 * softmax (+ position bias, dropout) reading and writing fp32 scores */
 	*elem += (bwd ? 2 : 1) * l->score_elems * 4 * l->score_passes;
 	return mult * l->attn_flops * h->inv_rate_eff;
 }
 
-/* One layer kind, forward and backward in one pass over its GEMMs:
- * device seconds of the dense part (*dev_f, *dev_b), the MoE expert part
- * (*moe_f, *moe_b) and the FLOPs of each direction. */
-struct kind_t {
-	double dev_f, dev_b, moe_f, moe_b, flops_f, flops_b, host_f, host_b, moe_host_f, moe_host_b;
-};
-
+/* One layer kind, forward and backward in one pass over its GEMMs. */
 static void kind_times(const struct hw *h, const struct vf__step_work *w,
 		       const struct vf__layer_work *l, struct kind_t *k)
 {
 	memset(k, 0, sizeof *k);
-	double gf = 0, gb = 0, mf = 0, mb = 0;
 	for (int i = 0; i < l->ngemm; i++) {
 		const struct vf__gemm *x = &l->gemm[i];
-		double tf = gemm_s(h, x->m, x->k, x->n, &k->flops_f);
+		double tf = gemm_s(h, x->m, x->k, x->n, x->qbase, w->dequant, &k->flops_f);
 		double tb = 0;
 		if (w->train) {
-			if (x->input_grad)
-				tb += gemm_s(h, x->m, x->n, x->k, &k->flops_b);  /* dX = dY W^T */
-			if (x->weight_grad)
-				tb += gemm_s(h, x->k, x->m, x->n, &k->flops_b);  /* dW = X^T dY */
+			if (x->input_grad) /* dX = dY W^T */
+				tb += gemm_s(h, x->m, x->n, x->k, x->qbase, w->dequant, &k->flops_b);
+			if (x->weight_grad) /* dW = X^T dY */
+				tb += gemm_s(h, x->k, x->m, x->n, false, w->dequant, &k->flops_b);
 		}
-		if (l->experts > 0 && x->count >= l->experts) {
-			mf += tf * x->count;
-			mb += tb * x->count;
-		} else {
-			gf += tf * x->count;
-			gb += tb * x->count;
-		}
+		bool expert = l->experts > 0 && x->count >= l->experts;
+		*(expert ? &k->f.moe : &k->f.gemm) += tf * x->count;
+		*(expert ? &k->b.moe : &k->b.gemm) += tb * x->count;
 	}
-	double ef = l->elem_bytes, eb = 2 * l->elem_bytes;
-	double af = attention_s(h, w, l, false, &ef);
-	double ab = w->train ? attention_s(h, w, l, true, &eb) : 0;
-	k->dev_f = gf + af + ef * h->inv_bw;
-	k->dev_b = gb + ab + eb * h->inv_bw;
-	k->moe_f = mf;
-	k->moe_b = mb;
-	k->host_f = l->kernels * K.launch_s;
-	k->host_b = l->kernels * K.bwd_kernels * K.launch_s;
+	double cel = w->compile ? K.compile_elem : 1, ck = w->compile ? K.compile_kernels : 1;
+	double ef = cel * l->elem_bytes, eb = 2 * cel * l->elem_bytes;
+	k->f.attn = attention_s(h, w, l, false, &ef);
+	k->b.attn = w->train ? attention_s(h, w, l, true, &eb) : 0;
+	k->f.elem = ef * h->inv_bw;
+	k->b.elem = w->train ? eb * h->inv_bw : 0;
+	if (w->dequant != VF__DQ_NONE && l->dequant_bytes > 0) {
+		double t = l->dequant_bytes / (h->bw_raw * K.dq_eff[w->dequant]);
+		k->f.dq = t;
+		k->b.dq = w->train ? t : 0; /* dequantized again for dX */
+	}
+	double dqk = w->dequant != VF__DQ_NONE ? l->dequant_kernels : 0;
+	k->f.host = (ck * l->kernels + dqk) * h->launch_s;
+	k->b.host = (ck * l->kernels * K.bwd_kernels + dqk) * h->launch_s;
 	if (l->experts > 0) {
-		k->moe_host_f = l->experts * (l->expert_kernels * K.launch_s + K.sync_s);
-		k->moe_host_b = l->experts * (l->expert_kernels * K.bwd_kernels * K.launch_s + K.sync_s);
+		k->b.moe += w->train ? l->experts * l->expert_bwd_bytes * h->inv_bw : 0;
+		k->f.moe_host = l->experts * (l->expert_kernels * h->launch_s + h->sync_s);
+		k->b.moe_host = l->experts * (l->expert_kernels * K.bwd_kernels * h->launch_s + h->sync_s);
 	}
 }
 
 /* A pass over all layers: max(device, host), the MoE loop's synchronised
- * part added. */
-static double pass_s(const struct vf__step_work *w, const struct kind_t *k, bool bwd)
+ * part added; its parts added to *p (times `times`). */
+static double pass_s(const struct vf__step_work *w, const struct kind_t *k, bool bwd,
+		     double times, struct vf_step_parts *p)
 {
 	double dev = 0, host = 0, moe = 0;
 	for (int i = 0; i < w->nkinds; i++) {
 		double c = w->kind[i].count;
-		dev += c * (bwd ? k[i].dev_b : k[i].dev_f);
-		host += c * (bwd ? k[i].host_b : k[i].host_f);
-		moe += c * (bwd ? k[i].moe_b + k[i].moe_host_b : k[i].moe_f + k[i].moe_host_f);
+		const struct dir_t *d = bwd ? &k[i].b : &k[i].f;
+		dev += c * (d->gemm + d->attn + d->elem + d->dq);
+		host += c * d->host;
+		moe += c * (d->moe + d->moe_host);
+		p->gemm += times * c * d->gemm;
+		p->attention += times * c * d->attn;
+		p->memory_bound += times * c * d->elem;
+		p->dequant += times * c * d->dq;
 	}
+	p->moe += times * moe;
+	if (host > dev)
+		p->launch += times * (host - dev);
 	return (dev > host ? dev : host) + moe;
+}
+
+/* The optimizer step: state traffic, per-tensor host loops, fp16 scaler. */
+static double optimizer_s(const struct hw *h, const struct vf__step_work *w)
+{
+	double dev = w->opt_bytes * h->inv_bw;
+	double host = w->opt_per_tensor ? w->opt_tensors * 12 * h->launch_s
+					: 12 * (1 + w->opt_tensors / 512) * h->launch_s;
+	if (w->opt_8bit) { /* bitsandbytes: one blockwise kernel per tensor from a Python loop */
+		dev = w->opt_bytes * h->inv_bw / K.opt8_bw;
+		host = w->opt_tensors * K.opt8_tensor_s * h->host;
+	}
+	double t = dev > host ? dev : host;
+	if (w->grad_scaler) /* unscale + inf check over the gradients, found_inf on the host */
+		t += K.scaler_passes * w->grad_bytes * h->inv_bw + K.scaler_syncs * h->sync_s;
+	return t;
+}
+
+/* Copies over PCIe beside the compute: offloaded activations (hidden
+ * behind up to offload_overlap of the micro-step), paged states (not). */
+static void host_traffic(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+			 double micro_s, struct vf_step_parts *p)
+{
+	double host = vf__steptime_host_bps(gpu);
+	if (w->offload_bytes > 0) {
+		double t = w->offload_bytes / host; /* out in the forward, back in the backward */
+		double hidden = K.offload_overlap * micro_s;
+		p->offload = (t > hidden ? t - hidden : 0) * w->micro;
+	}
+	if (w->paged_bytes > 0) /* evicted pages out while the needed ones come in: PCIe is duplex */
+		p->paging = w->paged_bytes / (host * K.paging_ratio);
 }
 
 void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
@@ -176,9 +326,17 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 {
 	load_constants();
 	memset(o, 0, sizeof *o);
+	int g = gen_index(gpu);
+	int gf = vf__steptime_geforce(gpu) ? 1 : 0;
+	double bw_raw = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
 	struct hw h = {.rate = w->rate_tflops * 1e12,
-		       .bw = (gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12) * K.bw_eff,
-		       .eff = gen_eff(gpu)};
+		       .bw = bw_raw * K.bw_eff[g][gf],
+		       .bw_raw = bw_raw,
+		       .eff = K.gemm_eff[g][gf],
+		       .attn_eff = K.attn_eff[g][gf],
+		       .host = K.host[g][gf]};
+	h.launch_s = K.launch_s * h.host;
+	h.sync_s = K.sync_s * h.host;
 	if (!(h.rate > 0)) {
 		o->seconds = -1;
 		return;
@@ -193,28 +351,31 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		 * are in their times; MFU uses the model's own FLOPs) */
 		flops += w->kind[i].count * (k[i].flops_f * (w->ckpt ? 2 : 1) + k[i].flops_b);
 	}
-	double fwd = pass_s(w, k, false);
-	double t = fwd;
-	double head = gemm_s(&h, w->head.m, w->head.k, w->head.n, &flops);
+	struct vf_step_parts *p = &o->parts;
+	double passes = w->train && w->ckpt ? 2 : 1; /* the recompute is a second forward */
+	double t = passes * pass_s(w, k, false, passes * w->micro, p);
+	double head = gemm_s(&h, w->head.m, w->head.k, w->head.n, false, w->dequant, &flops);
 	if (w->train) {
-		if (w->ckpt)
-			t += fwd;                                          /* recompute */
-		t += pass_s(w, k, true);                                   /* backward */
-		head += gemm_s(&h, w->head.m, w->head.n, w->head.k, &flops);
+		t += pass_s(w, k, true, w->micro, p);                              /* backward */
+		head += gemm_s(&h, w->head.m, w->head.n, w->head.k, false, w->dequant, &flops);
 		if (w->head.weight_grad)
-			head += gemm_s(&h, w->head.k, w->head.m, w->head.n, &flops);
+			head += gemm_s(&h, w->head.k, w->head.m, w->head.n, false, w->dequant, &flops);
 	}
-	t += head + w->loss_bytes * h.inv_bw;
+	double loss = w->loss_bytes * (w->compile ? K.compile_loss : 1) * h.inv_bw;
+	p->gemm += head * w->micro;
+	p->memory_bound += loss * w->micro;
+	t += head + loss;
+	host_traffic(w, gpu, t, p);
 	t *= w->micro;
 	flops *= w->micro;
 	if (w->train) {
-		double opt_dev = w->opt_bytes * h.inv_bw;
-		double opt_host = w->opt_per_tensor ? w->opt_tensors * 12 * K.launch_s
-						    : 12 * (1 + w->opt_tensors / 512) * K.launch_s;
-		o->opt_s = opt_dev > opt_host ? opt_dev : opt_host;
+		o->opt_s = optimizer_s(&h, w);
+		p->optimizer = o->opt_s;
 		t += o->opt_s;
 	}
-	t += K.step_s;
+	p->fixed = K.step_s * h.host;
+	t += p->fixed + p->offload + p->paging;
+	p->compute = t;
 	o->seconds = t;
 	o->utilisation = t > 0 ? flops / (t * h.rate) : 0;
 }

@@ -8,17 +8,22 @@
 
 #include <stdbool.h>
 
+#include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
 
 #define VF__MAX_GEMMS 24
 
 enum vf__attn_impl { VF__ATTN_FLASH, VF__ATTN_MEM_EFFICIENT, VF__ATTN_MATH, VF__ATTN_EAGER };
 
+/* How a quantized frozen base reaches its GEMMs. */
+enum vf__dequant { VF__DQ_NONE, VF__DQ_NF4, VF__DQ_INT8, VF__DQ_FP8 };
+
 /* One matmul of a layer's forward: (m x k) @ (k x n), `count` of them. */
 struct vf__gemm {
 	double m, k, n, count;
 	bool weight_grad;      /* backward also computes the weight's gradient */
 	bool input_grad;       /* backward computes the input's gradient */
+	bool qbase;            /* a quantized frozen base weight (int8: LLM.int8 rate) */
 };
 
 /* One kind of layer (decoder layer; T5 has encoder and decoder kinds). */
@@ -37,6 +42,12 @@ struct vf__layer_work {
 	 * host synchronisation (torch.where) */
 	double experts;
 	double expert_kernels; /* launches per expert */
+	double expert_bwd_bytes; /* backward bytes per expert beyond its GEMMs: indexing's
+	                          * gradient is a zero-filled full-size tensor, then added up */
+	/* quantized base: bytes read (packed weight, scales) + written (bf16)
+	 * by dequantizing the layer's linears once, and their kernels */
+	double dequant_bytes;
+	double dequant_kernels;
 };
 
 struct vf__step_work {
@@ -51,27 +62,29 @@ struct vf__step_work {
 	double opt_tensors;    /* trainable tensors */
 	bool opt_per_tensor;   /* for-loop / per-tensor optimizers (else foreach/fused) */
 	double rate_tflops;    /* dense rate for the compute dtype */
+	enum vf__dequant dequant; /* the base's quantisation (dequantized in forward and backward) */
+	bool opt_8bit;         /* bitsandbytes blockwise 8-bit states */
+	bool compile;          /* torch.compile: elementwise chains fused (factors in the data) */
+	bool grad_scaler;      /* fp16 autocast: GradScaler unscale + inf check + sync */
+	double grad_bytes;     /* gradients of one optimizer step (the scaler's passes) */
+	double offload_bytes;  /* activation offload: saved bytes copied out and back per micro-batch */
+	double paged_bytes;    /* paged optimizer: state bytes beyond the card, migrated per step */
 };
 
 struct vf__steptime_out {
 	double seconds;        /* one optimizer step */
 	double opt_s;          /* the optimizer step's share */
 	double utilisation;    /* GEMM FLOPs executed / (seconds x dense rate) */
+	struct vf_step_parts parts; /* seconds as its parts (comm_* left 0) */
 };
 
-/* The constants of data/estimate/steptime.json (loaded once). */
-struct vf__steptime_k {
-	double gemm_eff[8];    /* by generation index (steptime.c) */
-	double gemm_tile;      /* output elements (m x n) at which a GEMM reaches half its efficiency */
-	double attn_eff;       /* flash / mem-efficient attention share of the dense rate */
-	double bw_eff;         /* achieved share of the memory bandwidth */
-	double launch_s;       /* host time per kernel launch (PyTorch eager dispatch) */
-	double kernel_gpu_s;   /* device time per kernel beyond its work (launch latency, tail) */
-	double step_s;         /* per step: Python, zero_grad, loss scalar, optimizer dispatch */
-	double sync_s;         /* one host-device synchronisation */
-	double bwd_kernels;    /* backward kernels per forward kernel */
-	bool loaded;
-};
+/* Host <-> device copy bandwidth of the GPU's PCIe link, bytes/s (pinned
+ * copies: PCIe 3.0 / 4.0 / 5.0 from the catalog's interconnect text, SXM
+ * boards by generation). */
+double vf__steptime_host_bps(const struct vf_gpu_spec *gpu);
+
+/* The GPU is a GeForce card (fp32-accumulate rates, no peer-to-peer). */
+bool vf__steptime_geforce(const struct vf_gpu_spec *gpu);
 
 /* Time the step. Fills *out; out->seconds < 0 when the GPU has no rate. */
 void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,

@@ -73,4 +73,19 @@ struct vf__step {
 vf_status vf__step_simulate(const struct vf__step *s, const struct vf_alloc_config *cfg,
 			    struct vf_alloc **out, struct vf_error *err);
 
+/* The peaks of a replay: what vf_estimate_simulate reads from it. */
+struct vf__replay_peaks {
+	int64_t reserved, allocated, requested;
+	bool oom;
+};
+
+void vf__replay_peaks_of(const struct vf_alloc *a, struct vf__replay_peaks *out);
+
+/* The peaks of vf__step_simulate(s, cfg), remembered (replaymemo.c): the
+ * same step and configuration asked again is answered without a replay. */
+vf_status vf__step_peaks(const struct vf__step *s, const struct vf_alloc_config *cfg,
+			 struct vf__replay_peaks *out, struct vf_error *err);
+/* Forget every remembered replay (tests: a fresh replay each time). */
+void vf__replay_memo_clear(void);
+
 #endif

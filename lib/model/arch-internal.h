@@ -59,6 +59,25 @@ vf_status vf__arch_read_bloom(const cJSON *, const char *, const char *, struct 
 vf_status vf__arch_read_bert(const cJSON *, const char *, const char *, struct vf_arch *,
 			     struct vf_error *);
 
+/* Readers of ssm.c: Mamba-1/2, Jamba, ChatGLM (their own layout). */
+vf_status vf__arch_read_mamba(const cJSON *, const char *, const char *, struct vf_arch *,
+			      struct vf_error *);
+vf_status vf__arch_read_jamba(const cJSON *, const char *, const char *, struct vf_arch *,
+			      struct vf_error *);
+vf_status vf__arch_read_granite_hybrid(const cJSON *, const char *, const char *,
+				       struct vf_arch *, struct vf_error *);
+vf_status vf__arch_read_falcon_h1(const cJSON *, const char *, const char *, struct vf_arch *,
+				  struct vf_error *);
+vf_status vf__arch_read_recurrent_gemma(const cJSON *, const char *, const char *,
+					struct vf_arch *, struct vf_error *);
+vf_status vf__arch_read_chatglm(const cJSON *, const char *, const char *, struct vf_arch *,
+				struct vf_error *);
+/* The size-bearing keys the readers of ssm.c read (space-separated), or
+ * NULL for a family not theirs. */
+const char *vf__arch_ssm_keys(const char *family);
+/* The "ssm" object of the inspect architecture (nothing for other families). */
+void vf__arch_ssm_json(cJSON *o, const struct vf_arch *a);
+
 /* Sliding-window layers from layer_types (["sliding_attention", ...]) or
  * a sliding_window with every layer sliding. */
 vf_status vf__arch_read_sliding(const cJSON *cfg, const char *what, struct vf_arch *a,

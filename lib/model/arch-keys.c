@@ -187,7 +187,9 @@ static bool is_empty(const cJSON *v)
 void vf_arch_check_keys(const cJSON *cfg, const char *family, const char *prefix,
 			struct vf_arch *a)
 {
-	const char *keys = LL; /* an unknown family is read as llama-like */
+	const char *keys = vf__arch_ssm_keys(family); /* ssm.c's families */
+	if (!keys)
+		keys = LL; /* an unknown family is read as llama-like */
 	for (size_t i = 0; i < sizeof understood / sizeof understood[0]; i++)
 		if (strcmp(understood[i].family, family) == 0)
 			keys = understood[i].keys;

@@ -33,6 +33,8 @@ void vf_arch_init(struct vf_arch *a)
 	a->moe_layers = -1;
 	a->norm_affine = -1;
 	a->params_exact = -1;
+	a->attn_layers = -1;
+	a->active_params = -1;
 }
 
 /* The bound of an integer field, by what it counts: loops run over
@@ -486,6 +488,14 @@ static const struct {
 	{"roberta", NULL, vf__arch_read_bert},
 	{"xlm-roberta", NULL, vf__arch_read_bert},
 	{"deberta-v2", NULL, vf__arch_read_bert},
+	/* state-space, hybrid and other families counted by their own layout (ssm.c) */
+	{"mamba", NULL, vf__arch_read_mamba},
+	{"mamba2", NULL, vf__arch_read_mamba},
+	{"jamba", NULL, vf__arch_read_jamba},
+	{"granitemoehybrid", NULL, vf__arch_read_granite_hybrid},
+	{"falcon_h1", NULL, vf__arch_read_falcon_h1},
+	{"recurrent_gemma", NULL, vf__arch_read_recurrent_gemma},
+	{"chatglm", NULL, vf__arch_read_chatglm},
 };
 
 static int family_index(const char *model_type)
@@ -880,6 +890,15 @@ static bool groups_encoder(const struct vf_arch *a, struct vf_param_groups *g)
 bool vf_arch_param_groups(const struct vf_arch *a, struct vf_param_groups *g)
 {
 	memset(g, 0, sizeof *g);
+	if (a->layout_counted) { /* the family's own layout (ssm.c) */
+		int64_t *parts[6] = {&g->embedding, &g->attention, &g->mlp, &g->norm, &g->experts,
+				     &g->other};
+		for (int i = 0; i < 6; i++) {
+			*parts[i] = a->layout[i];
+			ADD(g->total, a->layout[i]);
+		}
+		return true;
+	}
 	if (!NEED(VF_ARCH_F_HIDDEN | VF_ARCH_F_LAYERS | VF_ARCH_F_HEADS | VF_ARCH_F_KV_HEADS |
 		  VF_ARCH_F_HEAD_DIM | VF_ARCH_F_FFN | VF_ARCH_F_VOCAB | VF_ARCH_F_TIED))
 		return false;
@@ -1006,6 +1025,7 @@ static void add_moe_mla_json(cJSON *o, const struct vf_arch *a)
 		cJSON_AddBoolToObject(o, "attention_sinks", true);
 	if (a->encoder)
 		cJSON_AddBoolToObject(o, "encoder", true);
+	vf__arch_ssm_json(o, a);
 }
 
 cJSON *vf_arch_to_json(const struct vf_arch *a)

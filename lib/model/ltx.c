@@ -30,6 +30,23 @@ static void ltx_defaults(struct vf_ltx_arch *a)
 	a->prompt_adaln = true;
 	a->ff_bias = a->audio_ff_bias = true;
 	a->caption_projection = true;
+	a->conn_layers = 2;              /* Embeddings1DConnector defaults */
+	a->conn_heads = 30;
+	a->conn_head_dim = 128;
+	a->conn_registers = 128;
+	a->conn_ff_bias = true;
+}
+
+/* The audio connector takes the video connector's value of each key the
+ * config leaves out (AudioEmbeddings1DConnectorConfigurator). */
+static void conn_fallback(struct vf_ltx_arch *a)
+{
+	if (!a->audio_conn_layers)
+		a->audio_conn_layers = a->conn_layers;
+	if (!a->audio_conn_heads)
+		a->audio_conn_heads = a->conn_heads;
+	if (!a->audio_conn_head_dim)
+		a->audio_conn_head_dim = a->conn_head_dim;
 }
 
 static void add_name(char *list, size_t n, const char *name)
@@ -49,6 +66,10 @@ static const char *const ltx_no_size[] = {
 	"upcast_attention", "use_linear_projection", "cross_attention_norm",
 	"num_embeds_ada_norm", "positional_embedding_type", "standardization_norm",
 	"use_tpu_flash_attention", "causal_temporal_positioning",
+	/* the connectors' and text projection's numerics and switches */
+	"use_embeddings_connector", "connector_positional_embedding_max_pos", "connector_norm_output",
+	"connector_learnable_registers_std",
+	"connector_num_learnable_registers" /* the code builds 128 whatever it says */, "text_encoder_norm_type", "attention_type", "norm_num_groups",
 };
 
 /* Keys whose value the model code requires (check_config_value): any other
@@ -63,6 +84,9 @@ static const struct {
 	{"share_ff", NULL, false},               {"av_cross_ada_norm", NULL, true},
 	{"use_audio_video_cross_attention", NULL, true}, {"double_self_attention", NULL, false},
 	{"only_cross_attention", NULL, false},
+	/* the feature extractor's V2 layout requires exactly these */
+	{"caption_projection_first_linear", NULL, false}, {"caption_projection_second_linear", NULL, false},
+	{"caption_proj_input_norm", NULL, false},
 };
 
 static bool ltx_int_key(const cJSON *v, struct vf_ltx_arch *a, int *res)
@@ -83,6 +107,12 @@ static bool ltx_int_key(const cJSON *v, struct vf_ltx_arch *a, int *res)
 		{"audio_in_channels", offsetof(struct vf_ltx_arch, audio_in_channels)},
 		{"audio_out_channels", offsetof(struct vf_ltx_arch, audio_out_channels)},
 		{"audio_cross_attention_dim", offsetof(struct vf_ltx_arch, audio_cross_dim)},
+		{"connector_num_layers", offsetof(struct vf_ltx_arch, conn_layers)},
+		{"connector_num_attention_heads", offsetof(struct vf_ltx_arch, conn_heads)},
+		{"connector_attention_head_dim", offsetof(struct vf_ltx_arch, conn_head_dim)},
+		{"audio_connector_num_layers", offsetof(struct vf_ltx_arch, audio_conn_layers)},
+		{"audio_connector_num_attention_heads", offsetof(struct vf_ltx_arch, audio_conn_heads)},
+		{"audio_connector_attention_head_dim", offsetof(struct vf_ltx_arch, audio_conn_head_dim)},
 	};
 	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
 		if (strcmp(v->string, f[i].key) != 0)
@@ -110,6 +140,8 @@ static bool ltx_bool_key(const cJSON *v, struct vf_ltx_arch *a, int *res)
 		{"audio_ff_bias", offsetof(struct vf_ltx_arch, audio_ff_bias), false},
 		{"caption_proj_before_connector", offsetof(struct vf_ltx_arch, caption_projection), true},
 		{"use_keyframes_abs_pos_embedding", offsetof(struct vf_ltx_arch, keyframes_embedding), false},
+		{"connector_apply_gated_attention", offsetof(struct vf_ltx_arch, conn_gated), false},
+		{"connector_ff_bias", offsetof(struct vf_ltx_arch, conn_ff_bias), false},
 	};
 	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
 		if (strcmp(v->string, f[i].key) != 0)
@@ -185,6 +217,7 @@ vf_status vf_ltx_from_config(const cJSON *t, const char *what, struct vf_ltx_arc
 		if (!known)
 			add_name(a->unknown, sizeof a->unknown, v->string);
 	}
+	conn_fallback(a);
 	if (!ltx_sane(a))
 		return vf_error_set(err, VF_ERR, "%s: transformer config: widths above 262144 or more than "
 				    "16384 layers", what);
@@ -254,6 +287,71 @@ static int64_t ltx_layers(const struct vf_safetensors *const *files, size_t n)
 	return most + 1;
 }
 
+/* Blocks of a connector: the highest N of "<conn>.transformer_1d_blocks.N." + 1. */
+static int64_t conn_layers(const struct vf_safetensors *const *files, size_t n, const char *conn)
+{
+	int64_t most = -1;
+	char key[96];
+	snprintf(key, sizeof key, "%s.transformer_1d_blocks.", conn);
+	size_t kl = strlen(key);
+	for (size_t f = 0; f < n; f++)
+		for (size_t i = 0; i < files[f]->ntensors; i++) {
+			const char *p = strstr(files[f]->tensors[i].name, key);
+			if (!p)
+				continue;
+			char *end;
+			long k = strtol(p + kl, &end, 10);
+			if (end != p + kl && *end == '.' && k > most && k < (1 << 20))
+				most = k;
+		}
+	return most + 1;
+}
+
+/* One connector's shape from its tensors: width from the registers (or
+ * to_q), heads from the gate when gated, else the default head dim 128. */
+static void conn_from_tensors(const struct vf_safetensors *const *files, size_t n, const char *conn,
+			      int64_t *layers, int64_t *heads, int64_t *head_dim, bool *gated, bool *ff_bias)
+{
+	char key[128];
+	*layers = conn_layers(files, n, conn);
+	if (*layers <= 0)
+		return;
+	snprintf(key, sizeof key, "%s.transformer_1d_blocks.0.attn1.to_q.weight", conn);
+	int64_t dim = dim_of(ltx_find(files, n, key), 0);
+	snprintf(key, sizeof key, "%s.transformer_1d_blocks.0.attn1.to_gate_logits.weight", conn);
+	const struct vf_tensor *g = ltx_find(files, n, key);
+	*gated = g != NULL;
+	*heads = g ? dim_of(g, 0) : (dim >= 128 ? dim / 128 : 1);
+	*head_dim = *heads > 0 ? dim / *heads : 0;
+	snprintf(key, sizeof key, "%s.transformer_1d_blocks.0.ff.net.0.proj.bias", conn);
+	*ff_bias = ltx_find(files, n, key) != NULL;
+}
+
+static void ltx_connectors_from_tensors(const struct vf_safetensors *const *files, size_t n,
+					struct vf_ltx_arch *a)
+{
+	int64_t l = 0, h = 0, d = 0;
+	bool g = false, b = true;
+	conn_from_tensors(files, n, "video_embeddings_connector", &l, &h, &d, &g, &b);
+	if (l <= 0)
+		conn_from_tensors(files, n, "embeddings_connector", &l, &h, &d, &g, &b);
+	if (l > 0) {
+		a->conn_layers = l;
+		a->conn_heads = h;
+		a->conn_head_dim = d;
+		a->conn_gated = g;
+		a->conn_ff_bias = b;
+	}
+	l = 0;
+	conn_from_tensors(files, n, "audio_embeddings_connector", &l, &h, &d, &g, &b);
+	if (l > 0) {
+		a->audio_conn_layers = l;
+		a->audio_conn_heads = h;
+		a->audio_conn_head_dim = d;
+	}
+	conn_fallback(a);
+}
+
 void vf_ltx_from_tensors(const struct vf_safetensors *const *files, size_t n,
 			 struct vf_ltx_arch *a)
 {
@@ -296,6 +394,7 @@ void vf_ltx_from_tensors(const struct vf_safetensors *const *files, size_t n,
 	}
 	if (!a->gated_attention)
 		add_name(a->assumed, sizeof a->assumed, "video head dim 128");
+	ltx_connectors_from_tensors(files, n, a);
 }
 
 /* ---- the count ----------------------------------------------------------- */
@@ -352,7 +451,47 @@ static bool ltx_sane(const struct vf_ltx_arch *a)
 	       a->audio_in_channels >= 0 && a->audio_in_channels <= W && a->audio_out_channels >= 0 &&
 	       a->audio_out_channels <= W && a->cross_dim >= 0 && a->cross_dim <= W &&
 	       a->audio_cross_dim >= 0 && a->audio_cross_dim <= W && a->caption_channels >= 0 &&
-	       a->caption_channels <= W;
+	       a->caption_channels <= W && a->conn_layers >= 0 && a->conn_layers <= (1 << 14) &&
+	       a->conn_heads >= 0 && a->conn_heads <= W && a->conn_head_dim >= 0 && a->conn_head_dim <= W &&
+	       a->conn_heads * a->conn_head_dim <= W && a->audio_conn_layers >= 0 &&
+	       a->audio_conn_layers <= (1 << 14) && a->audio_conn_heads >= 0 && a->audio_conn_heads <= W &&
+	       a->audio_conn_head_dim >= 0 && a->audio_conn_head_dim <= W &&
+	       a->audio_conn_heads * a->audio_conn_head_dim <= W && a->conn_registers >= 0 &&
+	       a->conn_registers <= W;
+}
+
+/* One embedding connector: blocks of self-attention and FFN 4x over
+ * heads x head dim, and the learnable registers. */
+static int64_t connector_params(int64_t layers, int64_t heads, int64_t head_dim, bool gated, bool ff_bias,
+				int64_t registers)
+{
+	int64_t d = heads * head_dim;
+	if (layers <= 0 || d <= 0)
+		return 0;
+	return layers * (attn_params(d, d, heads, head_dim, gated) + ff_params(d, ff_bias)) + registers * d;
+}
+
+int64_t vf_ltx_connector_params(const struct vf_ltx_arch *a)
+{
+	if (!ltx_sane(a))
+		return -1;
+	int64_t v = connector_params(a->conn_layers, a->conn_heads, a->conn_head_dim, a->conn_gated,
+				     a->conn_ff_bias, a->conn_registers);
+	if (a->audio)
+		v += connector_params(a->audio_conn_layers, a->audio_conn_heads, a->audio_conn_head_dim,
+				      a->conn_gated, a->conn_ff_bias, a->conn_registers);
+	return v;
+}
+
+int64_t vf_ltx_text_projection_params(const struct vf_ltx_arch *a, int64_t hidden, int64_t layers)
+{
+	if (!ltx_sane(a) || hidden <= 0 || layers <= 0 || hidden > (1 << 18) || layers > (1 << 12))
+		return -1;
+	int64_t flat = hidden * (layers + 1);
+	if (a->caption_projection) /* V1: the projection to caption channels, no bias */
+		return flat * hidden;
+	int64_t dv = a->heads * a->head_dim, da = a->audio ? a->audio_heads * a->audio_head_dim : 0;
+	return flat * dv + dv + (da ? flat * da + da : 0); /* V2: one per stream, with bias */
 }
 
 int64_t vf_ltx_params(const struct vf_ltx_arch *a)
@@ -380,6 +519,72 @@ int64_t vf_ltx_params(const struct vf_ltx_arch *a)
 	return a->layers * block + top;
 }
 
+/* ---- the parts of a checkpoint ---------------------------------------- */
+
+static bool starts(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+static int64_t *part_of(const char *name, struct vf_ltx_parts *p)
+{
+	static const char dm[] = "model.diffusion_model.";
+	if (starts(name, "text_embedding_projection."))
+		return &p->text_projection;
+	if (starts(name, "vae.encoder."))
+		return &p->vae_encoder;
+	if (starts(name, "vae."))
+		return &p->vae_decoder; /* decoder and the per-channel statistics it uses */
+	if (starts(name, "audio_vae."))
+		return &p->audio_vae;
+	if (starts(name, "vocoder."))
+		return &p->vocoder;
+	const char *rest = starts(name, dm) ? name + sizeof dm - 1 : name;
+	if (starts(rest, "video_embeddings_connector.") || starts(rest, "embeddings_connector."))
+		return &p->video_connector;
+	if (starts(rest, "audio_embeddings_connector."))
+		return &p->audio_connector;
+	if (rest != name)
+		return &p->transformer;
+	/* no prefix: a transformer written bare (a split pack's file) */
+	static const char *const bare[] = {"transformer_blocks.", "patchify_proj.", "audio_patchify_proj.",
+					   "adaln_single.", "audio_adaln_single.", "prompt_adaln_single.",
+					   "audio_prompt_adaln_single.", "caption_projection.",
+					   "audio_caption_projection.", "proj_out.", "audio_proj_out.",
+					   "scale_shift_table", "audio_scale_shift_table", "av_ca_",
+					   "keyframes_abs_pos_embedding"};
+	for (size_t i = 0; i < sizeof bare / sizeof bare[0]; i++)
+		if (starts(name, bare[i]))
+			return &p->transformer;
+	return &p->other;
+}
+
+void vf_ltx_parts_from_tensors(const struct vf_safetensors *const *files, size_t n, struct vf_ltx_parts *parts)
+{
+	memset(parts, 0, sizeof *parts);
+	for (size_t f = 0; f < n; f++)
+		for (size_t i = 0; i < files[f]->ntensors; i++)
+			*part_of(files[f]->tensors[i].name, parts) += files[f]->tensors[i].numel;
+}
+
+cJSON *vf_ltx_parts_to_json(const struct vf_ltx_parts *p)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	const struct {
+		const char *k;
+		int64_t v;
+	} f[] = {{"transformer", p->transformer},         {"video_connector", p->video_connector},
+		 {"audio_connector", p->audio_connector}, {"text_projection", p->text_projection},
+		 {"vae_decoder", p->vae_decoder},         {"vae_encoder", p->vae_encoder},
+		 {"audio_vae", p->audio_vae},             {"vocoder", p->vocoder},
+		 {"other", p->other}};
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+		cJSON_AddNumberToObject(o, f[i].k, (double)f[i].v);
+	return o;
+}
+
 cJSON *vf_ltx_to_json(const struct vf_ltx_arch *a)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -404,6 +609,19 @@ cJSON *vf_ltx_to_json(const struct vf_ltx_arch *a)
 	cJSON_AddBoolToObject(o, "caption_projection", a->caption_projection);
 	cJSON_AddBoolToObject(o, "ff_bias", a->ff_bias);
 	cJSON_AddNumberToObject(o, "params_from_layout", (double)vf_ltx_params(a));
+	cJSON *c = cJSON_AddObjectToObject(o, "connectors");
+	if (c) {
+		cJSON_AddNumberToObject(c, "layers", (double)a->conn_layers);
+		cJSON_AddNumberToObject(c, "heads", (double)a->conn_heads);
+		cJSON_AddNumberToObject(c, "head_dim", (double)a->conn_head_dim);
+		if (a->audio) {
+			cJSON_AddNumberToObject(c, "audio_layers", (double)a->audio_conn_layers);
+			cJSON_AddNumberToObject(c, "audio_heads", (double)a->audio_conn_heads);
+			cJSON_AddNumberToObject(c, "audio_head_dim", (double)a->audio_conn_head_dim);
+		}
+		cJSON_AddBoolToObject(c, "gated_attention", a->conn_gated);
+		cJSON_AddNumberToObject(c, "params_from_layout", (double)vf_ltx_connector_params(a));
+	}
 	vf_json_add_list(o, "not_understood", a->unknown);
 	cJSON_AddStringToObject(o, "assumed", a->assumed);
 	return o;

@@ -19,6 +19,7 @@
 #include "vramfit/base/buf.h"
 #include "vramfit/base/hash.h"
 #include "vramfit/base/json.h"
+#include "vramfit/model/towers.h"
 
 #define MAX_CONFIG (16u << 20)  /* config.json, adapter_config.json, index */
 #define MAX_COMPONENTS 32
@@ -91,7 +92,10 @@ static vf_status read_config(const char *path, struct vf_model *m, struct vf_arc
 {
 	cJSON *cfg = NULL;
 	vf_status st = vf_json_parse_file(path, MAX_CONFIG, &cfg, err);
-	if (st == VF_OK && vf_vision_config_is(cfg)) {
+	if (st == VF_OK && vf_towers_config_is(cfg)) { /* speech, ViT backbones, VLMs (towers.h) */
+		st = vf_towers_from_config(cfg, path, &m->vision, err);
+		m->has_vision = st == VF_OK;
+	} else if (st == VF_OK && vf_vision_config_is(cfg)) {
 		st = vf_vision_from_config(cfg, path, &m->vision, err);
 		m->has_vision = st == VF_OK;
 	} else if (st == VF_OK) {
@@ -105,6 +109,19 @@ static vf_status load_config_file(const char *path, struct vf_model *m, struct v
 {
 	snprintf(m->format, sizeof m->format, "config");
 	vf_status st = read_config(path, m, &m->arch, err);
+	if (st == VF_ENOTFOUND && (m->arch.known & VF_ARCH_F_FAMILY)) {
+		/* a valid config of an architecture not understood (no hidden
+		 * size or layer count where its family is read): said, not
+		 * refused; no count */
+		char note[200];
+		snprintf(note, sizeof note, "architecture %s (%s)", m->arch.family,
+			 strstr(err->msg, "no layer count") ? "no layer count" : "no hidden size");
+		m->arch.not_understood[0] = 0;
+		vf_arch_not_understood(&m->arch, note);
+		vf_error_clear(err);
+		m->has_arch = true;
+		return VF_OK;
+	}
 	if (st != VF_OK)
 		return st;
 	if (m->has_vision) {
@@ -207,11 +224,14 @@ static long layer_span(const char *name, size_t *at, size_t *len)
 		if (!dot)
 			break;
 		size_t wl = (size_t)(dot - p);
-		for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
-			if (strlen(words[w]) == wl && strncmp(p, words[w], wl) == 0 &&
-			    isdigit((unsigned char)dot[1])) {
-				char *end;
-				long v = strtol(dot + 1, &end, 10);
+		/* most parts are not followed by a digit: that test first */
+		for (size_t w = 0; isdigit((unsigned char)dot[1]) && w < sizeof words / sizeof words[0];
+		     w++) {
+			if (strlen(words[w]) == wl && strncmp(p, words[w], wl) == 0) {
+				const char *end = dot + 1; /* the digits, as strtol reads them */
+				long v = 0;
+				for (; isdigit((unsigned char)*end); end++)
+					v = v < 1000000 ? v * 10 + (*end - '0') : v;
 				if (*end == '.' && v >= 0 && v < 1000000) {
 					*at = (size_t)(dot + 1 - name);
 					*len = (size_t)(end - (dot + 1));
@@ -794,6 +814,8 @@ static vf_status adapter_from_tensors(struct vf_model *m, const struct headers *
 	for (size_t f = 0; f < h->n; f++) {
 		for (size_t i = 0; i < h->st[f].ntensors; i++) {
 			const struct vf_tensor *t = &h->st[f].tensors[i];
+			if (!strstr(t->name, "lora")) /* in each of the three below */
+				continue;
 			const char *p = strstr(t->name, ".lora_A");
 			if (!p && !strstr(t->name, ".lora_B") && !strstr(t->name, "lora_embedding"))
 				continue;
@@ -894,6 +916,8 @@ static bool ltx_arch(struct vf_model *m, const struct headers *h)
 	for (size_t i = 0; i < n; i++)
 		list[i] = &h->st[i];
 	bool tensors = n && vf_ltx_tensors_are(list, n);
+	if (tensors)
+		vf_ltx_parts_from_tensors(list, n, &m->ltx_parts);
 	if (m->metadata && vf_ltx_from_metadata(m->metadata, &m->ltx)) {
 		if (tensors) {
 			struct vf_ltx_arch t;
@@ -1625,10 +1649,17 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 	cJSON_AddBoolToObject(o, "approximate", approx);
 	if (m->has_vision) {
 		cJSON_AddStringToObject(o, "kind", m->vision.kind);
-		cJSON_AddItemToObject(o, "architecture", vf_vision_to_json(&m->vision));
+		cJSON *va = vf_vision_to_json(&m->vision);
+		if (va && m->vision.has_lm && m->vision.lm.experts > 0 &&
+		    vf_arch_active_params(&m->vision.lm) >= 0) /* MoE language model, per text token */
+			cJSON_AddNumberToObject(va, "active_params",
+						(double)vf_arch_active_params(&m->vision.lm));
+		cJSON_AddItemToObject(o, "architecture", va);
 	} else if (m->has_ltx) {
 		cJSON_AddStringToObject(o, "kind", "dit");
 		cJSON_AddItemToObject(o, "architecture", vf_ltx_to_json(&m->ltx));
+		if (m->files > 0)
+			cJSON_AddItemToObject(o, "components", vf_ltx_parts_to_json(&m->ltx_parts));
 	} else if (m->has_arch)
 		cJSON_AddItemToObject(o, "architecture", vf_arch_to_json(&m->arch));
 	else

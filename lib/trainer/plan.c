@@ -896,6 +896,25 @@ static vf_status make_launch(struct ctx *c, struct vf_error *err)
 
 /* ---- estimate ------------------------------------------------------------- */
 
+/* The phase a run reaches first that holds more than vram bytes: the
+ * trainer's order is text encoder (validation prompts), loading, the
+ * steps, validation. The peak phase when none does alone (the reserve). */
+static enum vf_phase first_oom_phase(const struct vf_estimate *e, int64_t vram)
+{
+	static const enum vf_phase order[] = {VF_PHASE_TEXT_ENCODER, VF_PHASE_LOAD, VF_PHASE_FORWARD,
+					      VF_PHASE_BACKWARD, VF_PHASE_OPTIMIZER, VF_PHASE_VALIDATION};
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		if (!(e->phases & (1u << order[i])))
+			continue;
+		int64_t sum = 0;
+		for (int k = 0; k < VF_TERM_COUNT; k++)
+			sum += e->phase_bytes[order[i]][k];
+		if (sum > vram)
+			return order[i];
+	}
+	return e->peak_phase;
+}
+
 static void make_estimate(struct ctx *c)
 {
 	struct vf_plan *p = c->p;
@@ -925,6 +944,11 @@ static void make_estimate(struct ctx *c)
 	const struct vf_yaml_node *vd = vf_yamldoc_find(d, key_of(c, "video_dims", "validation.video_dims"));
 	for (int i = 0; i < 3; i++)
 		lc.video_dims[i] = vf_yaml_node_int(vf_yaml_node_child(vd, (size_t)i), &v) ? (int)v : 0;
+	for (int i = 0; i < 3; i++)
+		lc.train_dims[i] = p->train_dims[i];
+	vf_plan_ltx2_validation(d, &lc);
+	for (int i = 0; i < 3; i++)
+		p->val_dims[i] = lc.validation_disabled ? 0 : lc.video_dims[i];
 	lc.gpus = p->gpu_count > 0 ? p->gpu_count : 1;
 	struct vf_error err = {0};
 	/* the checkpoint's own transformer config and header when it is one;
@@ -942,18 +966,27 @@ static void make_estimate(struct ctx *c)
 		return;
 	}
 	p->has_estimate = true;
-	ASSUME(c, "Estimate: %s%s%s, the run config's values and validation video_dims as the training "
-		  "resolution%s%s.",
+	ASSUME(c, "Estimate: %s%s%s, the run config's values, training at %dx%dx%d (%s), validation "
+		  "%s%s%s.",
 	       from_file ? "the LTX transformer from the checkpoint's own config and header" : "the `",
 	       from_file ? "" : p->model_id, from_file ? "" : "` catalog model (from the checkpoint's name)",
+	       p->train_dims[0], p->train_dims[1], p->train_dims[2],
+	       p->train_dims_assumed ? "assumed" : "the largest resolution bucket",
+	       lc.validation_disabled ? "off (validation.interval: null)" : "as its own phase at validation.video_dims",
 	       p->estimate.assumed & VF_ASSUME_CONTEXT_DEFAULT ? "; CUDA context size from the GPU generation" : "",
 	       p->estimate.assumed & VF_ASSUME_GPU_RATE_UNKNOWN ? "; no step time (no compute rate for this GPU)" : "");
 	int64_t headroom = 0;
 	if (p->gpu_spec && !vf_estimate_fits(&p->estimate, p->gpu_spec, &headroom))
-		WARN(c, "The estimate puts the peak at %.1f GiB per GPU, %.1f GiB over the %s's memory: "
-			"the sanity check will tell; the OOM remedies are in the autotune order.",
+	{
+		enum vf_phase first = first_oom_phase(&p->estimate, vf_estimate_gpu_bytes(p->gpu_spec));
+		WARN(c, "The estimate puts the peak at %.1f GiB per GPU, %.1f GiB over the %s's memory; the run "
+			"would first run out in the %s phase%s: the sanity check will tell; the OOM remedies are in "
+			"the autotune order.",
 		     (double)p->estimate.peak_bytes / (1024.0 * 1024 * 1024),
-		     (double)-headroom / (1024.0 * 1024 * 1024), p->gpu_name);
+		     (double)-headroom / (1024.0 * 1024 * 1024), p->gpu_name, vf_phase_name(first),
+		     first == VF_PHASE_LOAD && lc.gpus > 1 ? " (rank 0 at accelerator.prepare, before the first step)"
+							   : "");
+	}
 }
 
 /* ---- plan.md -------------------------------------------------------------- */
@@ -1217,6 +1250,42 @@ static void md_assumptions(struct ctx *c, struct vf_buf *b)
 	md(b, "\n");
 }
 
+/* The bytes live in phase ph of the estimate (context included). */
+static int64_t phase_total(const struct vf_estimate *e, enum vf_phase ph)
+{
+	int64_t sum = 0;
+	for (int k = 0; k < VF_TERM_COUNT; k++)
+		sum += e->phase_bytes[ph][k];
+	return sum;
+}
+
+/* The estimate's phases as table rows: the training step at the
+ * dataset's size, validation at its own, loading, the text encoder. */
+static void md_estimate_phases(struct vf_buf *b, const struct vf_plan *p)
+{
+	const struct vf_estimate *e = &p->estimate;
+	char v[32];
+	gib(v, sizeof v, e->step_peak_bytes);
+	md(b, "| training phase (step at %dx%dx%d%s) | %s; the trainer's \"Peak GPU memory\" line samples "
+	      "this one |\n",
+	   p->train_dims[0], p->train_dims[1], p->train_dims[2], p->train_dims_assumed ? ", assumed" : "", v);
+	if (e->phases & (1u << VF_PHASE_VALIDATION)) {
+		gib(v, sizeof v, phase_total(e, VF_PHASE_VALIDATION));
+		md(b, "| validation phase (sampling at %dx%dx%d, tiled decode) | %s |\n", p->val_dims[0],
+		   p->val_dims[1], p->val_dims[2], v);
+	} else {
+		md(b, "| validation phase | none (validation.interval: null) |\n");
+	}
+	if (e->phases & (1u << VF_PHASE_LOAD)) {
+		gib(v, sizeof v, phase_total(e, VF_PHASE_LOAD));
+		md(b, "| loading phase%s | %s |\n", p->gpu_count > 1 ? " (rank 0)" : "", v);
+	}
+	if (e->phases & (1u << VF_PHASE_TEXT_ENCODER)) {
+		gib(v, sizeof v, phase_total(e, VF_PHASE_TEXT_ENCODER));
+		md(b, "| text-encoder phase (validation prompts, before training) | %s |\n", v);
+	}
+}
+
 /* plan.md: ## Cost / Time Estimate */
 static void md_estimate(struct ctx *c, struct vf_buf *b)
 {
@@ -1232,11 +1301,13 @@ static void md_estimate(struct ctx *c, struct vf_buf *b)
 		md(b, "| | estimate |\n|---|---|\n");
 		if (p->gpu_spec) {
 			gib(card, sizeof card, vf_estimate_gpu_bytes(p->gpu_spec));
-			md(b, "| peak VRAM per GPU | %s of %s (%s) |\n", pk, card,
+			md(b, "| peak VRAM per GPU (%s phase, as nvidia-smi counts it) | %s of %s (%s) |\n",
+			   vf_phase_name(e->peak_phase), pk, card,
 			   vf_estimate_fits(e, p->gpu_spec, NULL) ? "fits" : "does not fit");
 		} else {
 			md(b, "| peak VRAM per GPU | %s (card not in the catalog) |\n", pk);
 		}
+		md_estimate_phases(b, p);
 		if (e->step_seconds > 0) {
 			duration(st, sizeof st, e->step_seconds);
 			double total = e->step_seconds * (double)p->steps;
@@ -1410,6 +1481,20 @@ static vf_status plan_names(struct ctx *c, const struct vf_gpu_set *gpus, struct
 	snprintf(p->dataset, sizeof p->dataset, "%s", ds ? ds : "dataset");
 	if (!o->dataset)
 		ASSUME(c, "Dataset name: `%s` (none given; --dataset NAME names the run).", p->dataset);
+	/* the training size: the largest resolution bucket the dataset is
+	 * preprocessed into; never the validation video_dims */
+	if (o->resolution_buckets) {
+		if ((st = vf_plan_largest_bucket(o->resolution_buckets, p->train_dims, err)))
+			return st;
+	} else {
+		p->train_dims[0] = 960; /* the trainer's quick-start (docs/quick-start.md) */
+		p->train_dims[1] = 544;
+		p->train_dims[2] = 49;
+		p->train_dims_assumed = true;
+		ASSUME(c, "Training resolution: %dx%dx%d, the trainer quick-start's resolution bucket (none "
+			  "given; --resolution-buckets \"WxHxF;...\" as passed to the preprocessing).",
+		       p->train_dims[0], p->train_dims[1], p->train_dims[2]);
+	}
 	return st;
 }
 

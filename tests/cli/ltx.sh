@@ -42,7 +42,7 @@ sys.exit(0 if a == b else 1)
 PY
 check '[ $? -eq 0 ]'
 
-test_case "2.3-style settings: the layout count equals the header (~19.0B, not 22B)"
+test_case "2.3-style settings without FFN bias: the layout count equals the header"
 python3 "$GEN" "$TMP/g23.safetensors" '{"apply_gated_attention": true, "cross_attention_adaln": true, "caption_proj_before_connector": true, "ff_bias": false, "audio_ff_bias": false}'
 run inspect "$TMP/g23.safetensors" --json
 expect_rc 0
@@ -51,9 +51,64 @@ expect_json 'j["architecture"]["gated_attention"] and j["architecture"]["cross_a
 run estimate "$TMP/g23.safetensors" --json
 expect_rc 0
 expect_json 'j["model"]["params"] == 18987363584 and j["model"]["kind"] == "dit"'
+
+test_case "issue 30: a published-style 2.3 checkpoint: inspect splits transformer, connectors, text projection, VAEs, vocoder"
+# the 2.3 transformer config keys (gated attention, cross-attention AdaLN, caption projection before
+# the connector, 8-block gated connectors of 32 x 128 and 32 x 64), written by our generator
+C23='{"apply_gated_attention": true, "cross_attention_adaln": true, "caption_proj_before_connector": true, "connector_num_layers": 8, "connector_num_attention_heads": 32, "connector_attention_head_dim": 128, "connector_apply_gated_attention": true, "audio_connector_num_attention_heads": 32, "audio_connector_attention_head_dim": 64, "caption_projection_first_linear": false, "caption_projection_second_linear": false, "caption_proj_input_norm": false, "use_embeddings_connector": true, "connector_norm_output": true, "text_encoder_norm_type": "PER_TOKEN_RMS"}'
+python3 "$GEN" "$TMP/u23.safetensors" "$C23" --unified
+# by hand: one connector = layers x (attention + FFN 4x) + 128 registers of its width d; an
+# attention = q/k norms 2d + q,k,v,out (d^2 + d) + a gate (d x heads + heads); the transformer =
+# the 2.3-style count without FFN bias + the FFN biases of 48 blocks
+read -r VC AC TRX <<HAND
+$(python3 -c '
+def attn(d, h): return 2 * d + 4 * (d * d + d) + d * h + h
+def ff(d): return d * 4 * d + 4 * d + 4 * d * d + d
+def conn(d, h, l): return l * (attn(d, h) + ff(d)) + 128 * d
+print(conn(4096, 32, 8), conn(2048, 32, 8), 18987363584 + 48 * (4 * 4096 + 4096 + 4 * 2048 + 2048))')
+HAND
+check "[ $VC -eq 1612546304 ] && [ $AC -eq 403620096 ] && [ $TRX -eq 18988838144 ]"
+run inspect "$TMP/u23.safetensors" --json
+expect_rc 0
+expect_json 'j["components"]["transformer"] == '"$TRX"' == j["architecture"]["params_from_layout"]'
+expect_json 'j["components"]["video_connector"] == '"$VC"' and j["components"]["audio_connector"] == '"$AC"
+expect_json 'j["architecture"]["connectors"]["params_from_layout"] == '"$VC + $AC"' and j["architecture"]["connectors"]["layers"] == 8'
+expect_json 'j["components"]["text_projection"] == 3840 * 7680 and j["components"]["vae_decoder"] == 1024 * 128 * 27 + 128'
+expect_json 'j["components"]["vae_encoder"] == 128 * 48 * 27 and j["components"]["audio_vae"] == 512 * 8 * 9 and j["components"]["vocoder"] == 1536 * 64 * 7 and j["components"]["other"] == 0'
+expect_json 'j["params"] == sum(j["components"].values()) and j["architecture"]["not_understood"] == []'
+run inspect "$TMP/u23.safetensors"
+expect_rc 0
+expect_out "transformer 18,988,838,144, video connector 1,612,546,304, audio connector 403,620,096"
+expect_out "(equals the tensors)"
+run estimate "$TMP/u23.safetensors" --gpu rtx-5090 --json
+expect_rc 0
+# the transformer alone trains; the connectors (from the header) stay on the GPU in bf16
+expect_json 'j["model"]["params"] == '"$TRX"' and j["memory"]["connector_bytes"] == 2 * '"($VC + $AC)"
+expect_json 'j["memory"]["peak_nvidia_smi_bytes"] == j["memory"]["peak_bytes"] == j["memory"]["peak_pytorch_bytes"] + j["memory"]["context_bytes"]'
+expect_json 'any("from the header" in a for a in j["assumptions"])'
 run estimate ltx-2.3-22b --json
 expect_rc 0
-expect_json 'j["model"]["params"] == 18987363584 and j["model"]["source"] == "catalog"'
+expect_json 'j["model"]["params"] == '"$TRX"' and j["model"]["source"] == "catalog" and j["memory"]["connector_bytes"] == 2 * '"($VC + $AC)"
+
+test_case "issue 30: validation as its own phase at its own size; --validation off"
+run estimate ltx-2-19b --gpu rtx-5090 --video 960x544x49 --validation 576x576x49:30:4 --json
+expect_rc 0
+expect_json 'j["setup"]["video"] == "960x544x49" and j["setup"]["validation"] == "576x576x49" and j["setup"]["validation_passes"] == 4'
+expect_json '[p["phase"] for p in j["memory"]["phases"]] == ["forward", "backward", "optimizer", "validation", "text-encoder", "loading"]'
+expect_json 'j["model"]["video_tokens"] == 30 * 17 * 7'
+v1=$(printf '%s' "$out" | python3 -c 'import json,sys; print([p["bytes"] for p in json.load(sys.stdin)["memory"]["phases"] if p["phase"] == "validation"][0])')
+run estimate ltx-2-19b --gpu rtx-5090 --video 960x544x49 --validation 1280x704x121 --json
+expect_rc 0
+expect_json '[p["bytes"] for p in j["memory"]["phases"] if p["phase"] == "validation"][0] > '"$v1"
+run estimate ltx-2-19b --gpu rtx-5090 --video 960x544x49 --validation off --json
+expect_rc 0
+expect_json '"validation" not in [p["phase"] for p in j["memory"]["phases"]] and j["setup"]["validation"] == "off"'
+run estimate ltx-2-19b --validation 575x576x4x
+expect_rc 2
+expect_err "--validation: expected off or WIDTHxHEIGHTxFRAMES"
+run estimate llama2-7b --validation off
+expect_rc 2
+expect_err "apply to video DiTs"
 
 test_case "small configs, with and without metadata, video only"
 for cfg in '{"num_layers": 2}' '{"num_layers": 3, "num_attention_heads": 8, "attention_head_dim": 64, "audio_num_attention_heads": 8, "audio_attention_head_dim": 32, "cross_attention_dim": 512, "audio_cross_attention_dim": 256, "caption_channels": 384}' '{"num_layers": 2, "apply_gated_attention": true, "use_keyframes_abs_pos_embedding": true}'; do

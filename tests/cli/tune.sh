@@ -256,6 +256,10 @@ expect_rc 0
 expect_json 'j["trials"][0]["outcome"] == "ok" and j["trials"][0]["predicted_peak_bytes"] > 20 * 2**30'
 expect_json 'j["trials"][1]["outcome"] == "skipped" and j["trials"][1]["evidence"].startswith("predicted OOM: ")'
 expect_json 'len(j["trials"]) == 2 and j["patched"] is False'
+# issue 30: the prediction is nvidia-smi's memory.used, the figure the trainer's "Peak GPU memory" line shows
+VRAMFIT_FAKE_PEAK_GB=25.5 run tune "$R4" --fresh --max-trials 1 --gpu rtx-5090 --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" --json --quiet
+expect_json 'j["trials"][0]["predicted_peak_measure"] == "nvidia-smi memory.used" and j["trials"][0]["peak_trainer_bytes"] == int(25.5 * 2**30)'
+expect_json 'abs(j["trials"][0]["trainer_peak_vs_predicted"] - 25.5 * 2**30 / j["trials"][0]["predicted_peak_bytes"]) < 1e-9'
 run tune "$R4" --fresh --no-skip --gpu rtx-5090 --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" --json --quiet
 expect_json 'j["trials"][1]["outcome"] == "ok" and j["trials"][1]["predicted_peak_bytes"] > 32 * 2**30'
 

@@ -25,6 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap(); /* counts never go negative */
 		if (vf_arch_mtp_params(&a) < 0)
 			__builtin_trap();
+		if (vf_arch_active_params(&a) < -1)
+			__builtin_trap(); /* the active count, or -1 when not countable */
 		if (a.approximate != (a.not_understood[0] != 0))
 			__builtin_trap(); /* approximate exactly when something is named */
 		cJSON *j = vf_arch_to_json(&a);

@@ -4,7 +4,8 @@
  * tensors and from its __metadata__ config, and counted. Input: the file's
  * claimed size (u64 little-endian), then its first bytes (the header; the
  * data is never read). Corpus: tests/fuzz/corpus/ltx-tensors/ (small LTX
- * headers written by tests/helpers/gen-ltx2-header.py, in that form). */
+ * headers written by tests/helpers/gen-ltx2-header.py, in that form; a
+ * unified one with connectors, text projection, VAEs and vocoder). */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,7 +29,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (vf_ltx_tensors_are(list, 1)) {
 			vf_ltx_from_tensors(list, 1, &a);
 			vf_ltx_params(&a); /* -1 for sizes out of range, never UB */
+			vf_ltx_connector_params(&a);
+			vf_ltx_text_projection_params(&a, 3840, 48);
 			cJSON_Delete(vf_ltx_to_json(&a));
+			/* issue 30: the parts by prefix add up to the header's count */
+			struct vf_ltx_parts p;
+			vf_ltx_parts_from_tensors(list, 1, &p);
+			if (p.transformer + p.video_connector + p.audio_connector + p.text_projection +
+				    p.vae_decoder + p.vae_encoder + p.audio_vae + p.vocoder + p.other !=
+			    st.params)
+				__builtin_trap();
+			cJSON_Delete(vf_ltx_parts_to_json(&p));
 		}
 		if (st.metadata && vf_ltx_from_metadata(st.metadata, &a) && vf_ltx_params(&a) < 0)
 			__builtin_trap(); /* a config that reads is counted */

@@ -1,6 +1,8 @@
 /* fuzz-vision-config.c - libFuzzer target for the vision / video config
  * readers (issue 11): JSON text -> vf_vision_from_config (CLIP, SigLIP,
- * LLaVA, diffusers PixArt / Latte / Flux / LTX-Video) -> tokens -> JSON,
+ * LLaVA, diffusers PixArt / Latte / Flux / LTX-Video) -> tokens -> JSON;
+ * the towers of towers.h (Whisper, DINOv2, Qwen2.5-VL, Qwen3-VL, Gemma-3
+ * multimodal, LLaVA-OneVision) -> parts -> JSON;
  * and the same text as an LTX transformer config (vf_ltx_from_config, as
  * in a safetensors __metadata__) -> count. Corpus:
  * tests/fuzz/corpus/vision-config/ (tests/fixtures/vision and LTX-2
@@ -10,6 +12,7 @@
 
 #include "vramfit/base/json.h"
 #include "vramfit/model/ltx.h"
+#include "vramfit/model/towers.h"
 #include "vramfit/model/vision.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -26,6 +29,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap(); /* counts never go negative */
 		if (vf_vision_tokens(&v, 1024, 768, 33) < 0)
 			__builtin_trap();
+		cJSON_Delete(vf_vision_to_json(&v));
+	}
+	/* speech, ViT backbones and VLMs (towers.h) */
+	if (vf_towers_config_is(cfg) && vf_towers_from_config(cfg, "fuzz/config.json", &v, &err) == VF_OK) {
+		for (int i = 0; i < v.nparts; i++)
+			if (v.parts[i].params < 0)
+				__builtin_trap();
 		cJSON_Delete(vf_vision_to_json(&v));
 	}
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(cfg, "transformer");

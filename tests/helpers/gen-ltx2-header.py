@@ -6,10 +6,14 @@
 # vramfit's closed-form count (lib/model/ltx.c). Tests compare the two.
 #
 #   gen-ltx2-header.py OUT.safetensors [CONFIG_JSON] [--video-only] [--no-metadata]
-#                      [--prefix P]
+#                      [--prefix P] [--connectors] [--unified]
 # CONFIG_JSON: the "transformer" config as a JSON string (keys left out
 # take the code's defaults); the file carries it in __metadata__["config"]
 # unless --no-metadata. --list prints "name shape" lines instead.
+# --connectors adds the video and audio embedding connectors (under the
+# prefix, as published single files hold them); --unified also adds a text
+# projection, video VAE encoder/decoder, audio VAE and vocoder with small
+# made-up shapes under their own prefixes (what inspect must split off).
 import json
 import struct
 import sys
@@ -23,7 +27,40 @@ DEFAULTS = {
     "cross_attention_adaln": False, "use_prompt_adaln_single": True, "ff_bias": True,
     "audio_ff_bias": True, "caption_proj_before_connector": False,
     "use_keyframes_abs_pos_embedding": False,
+    "connector_num_layers": 2, "connector_num_attention_heads": 30,
+    "connector_attention_head_dim": 128, "connector_apply_gated_attention": False,
+    "connector_ff_bias": True,
 }
+
+
+def connectors(c, audio=True):
+    # Embeddings1DConnector: blocks of attn1 + ff over heads x head dim,
+    # 128 learnable registers; the audio one falls back to the video keys
+    out = []
+    conns = [("video_embeddings_connector", "")]
+    if audio:
+        conns.append(("audio_embeddings_connector", "audio_"))
+    for name, p in conns:
+        layers = c.get(p + "connector_num_layers", c["connector_num_layers"])
+        heads = c.get(p + "connector_num_attention_heads", c["connector_num_attention_heads"])
+        dh = c.get(p + "connector_attention_head_dim", c["connector_attention_head_dim"])
+        d = heads * dh
+        for i in range(layers):
+            b = "%s.transformer_1d_blocks.%d." % (name, i)
+            attention(out, b + "attn1", d, d, heads, dh, c["connector_apply_gated_attention"])
+            feed_forward(out, b + "ff", d, c["connector_ff_bias"])
+        out.append((name + ".learnable_registers", [128, d]))
+    return out
+
+
+def unified_parts():
+    # made-up small shapes: only the prefixes matter to the split
+    return [("text_embedding_projection.aggregate_embed.weight", [3840, 7680]),
+            ("vae.decoder.conv_in.conv.weight", [1024, 128, 3, 3, 3]),
+            ("vae.per_channel_statistics.mean-of-means", [128]),
+            ("vae.encoder.conv_in.conv.weight", [128, 48, 3, 3, 3]),
+            ("audio_vae.decoder.conv_in.weight", [512, 8, 3, 3]),
+            ("vocoder.conv_pre.weight", [1536, 64, 7])]
 
 
 def linear(out, name, fin, fout, bias=True):
@@ -116,10 +153,14 @@ def main(argv):
     given = json.loads(args[1]) if len(args) > 1 else {}
     c = dict(DEFAULTS)
     c.update(given)
-    ts = tensors(c, audio="--video-only" not in flags)
+    ts = [(prefix + n, s) for n, s in tensors(c, audio="--video-only" not in flags)]
+    if "--connectors" in flags or "--unified" in flags:
+        ts += [(prefix + n, s) for n, s in connectors(c, audio="--video-only" not in flags)]
+    if "--unified" in flags:
+        ts += unified_parts()
     if "--list" in flags:
         for n, s in ts:
-            print(prefix + n, s)
+            print(n, s)
         return 0
     header = {}
     if "--no-metadata" not in flags:
@@ -131,7 +172,7 @@ def main(argv):
         numel = 1
         for d in s:
             numel *= d
-        header[prefix + n] = {"dtype": "BF16", "shape": s, "data_offsets": [off, off + 2 * numel]}
+        header[n] = {"dtype": "BF16", "shape": s, "data_offsets": [off, off + 2 * numel]}
         off += 2 * numel
     h = json.dumps(header).encode()
     h += b" " * ((8 - len(h) % 8) % 8)

@@ -43,6 +43,30 @@ static void test_ltx_counts(void)
 			   "\"caption_proj_before_connector\": true, \"ff_bias\": false, "
 			   "\"audio_ff_bias\": false}", &a),
 		  18987363584LL);
+	/* issue 30: the embedding connectors and text projection of a config,
+	 * by hand. Defaults: two connectors of 2 blocks of 30 x 128, no gate:
+	 * each block attention 2d + 4 (d^2 + d) and FFN 8 d^2 + 5 d, plus 128
+	 * registers of width d; the projection 3840 x 49 -> 3840 */
+	int64_t d0 = 3840;
+	count_of("{}", &a);
+	CHECK_INT(vf_ltx_connector_params(&a), 2 * (2 * (2 * d0 + 4 * (d0 * d0 + d0) + 8 * d0 * d0 + 5 * d0) + 128 * d0));
+	CHECK_INT(vf_ltx_text_projection_params(&a, 3840, 48), 3840LL * 49 * 3840);
+	/* 2.3: 8 gated blocks of 32 x 128 and (the audio keys) 32 x 64; the
+	 * projection before the connector: one per stream, with bias */
+	count_of("{\"caption_proj_before_connector\": true, \"connector_num_layers\": 8, "
+		 "\"connector_num_attention_heads\": 32, \"connector_apply_gated_attention\": true, "
+		 "\"audio_connector_num_attention_heads\": 32, \"audio_connector_attention_head_dim\": 64, "
+		 "\"caption_projection_first_linear\": false, \"use_embeddings_connector\": true}", &a);
+	CHECK_STR(a.unknown, "");
+	int64_t v = 4096, au = 2048;
+	int64_t cv = 8 * (2 * v + 4 * (v * v + v) + v * 32 + 32 + 8 * v * v + 5 * v) + 128 * v;
+	int64_t ca = 8 * (2 * au + 4 * (au * au + au) + au * 32 + 32 + 8 * au * au + 5 * au) + 128 * au;
+	CHECK_INT(vf_ltx_connector_params(&a), cv + ca);
+	CHECK_INT(vf_ltx_connector_params(&a), 2016166400);
+	CHECK_INT(vf_ltx_text_projection_params(&a, 3840, 48), 188160LL * 4096 + 4096 + 188160LL * 2048 + 2048);
+	/* a value the V2 projection does not allow is named */
+	count_of("{\"caption_projection_first_linear\": true}", &a);
+	CHECK_CONTAINS(a.unknown, "caption_projection_first_linear");
 	/* one block by hand: video self-attention 4 x (4096^2 + 4096) + 2 x 4096 norms */
 	int64_t one = count_of("{\"num_layers\": 1}", &a);
 	int64_t two = count_of("{\"num_layers\": 2}", &a);

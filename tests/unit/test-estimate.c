@@ -589,6 +589,152 @@ static void test_ltx2(void)
 	CHECK(vf_estimate_ltx2("no-such-model", &std, r5090, &e, &err) == VF_ENOTFOUND);
 }
 
+/* Issue 30: the LTX-2 trainer's load-and-keep rules, each against numbers
+ * derived here by hand from the layout (attention = q/k norms 2d + four
+ * (d^2 + d) projections; FFN = 8 d^2 + 5 d; connector = layers x both +
+ * 128 registers of width d) and the config. */
+static int64_t conn_by_hand(int64_t d, int64_t layers)
+{
+	return layers * (2 * d + 4 * (d * d + d) + 8 * d * d + 5 * d) + 128 * d;
+}
+
+static int64_t phase_sum(const struct vf_estimate *e, enum vf_phase p)
+{
+	int64_t s = 0;
+	for (int k = 0; k < VF_TERM_COUNT; k++)
+		s += e->phase_bytes[p][k];
+	return s;
+}
+
+static void test_ltx2_trainer_rules(void)
+{
+	struct vf_error err = {0};
+	const struct vf_gpu_spec *r5090 = vf_gpu_catalog_find("rtx-5090");
+	const struct vf_gpu_spec *h100 = vf_gpu_catalog_find("h100-80gb");
+	const struct vf_model_entry *m = vf_models_find("ltx-2-19b");
+	CHECK(r5090 && h100 && m);
+	if (!r5090 || !h100 || !m)
+		return;
+	struct vf_dit d;
+	CHECK(vf_dit_from_json(m->raw, "ltx2", &d, &err) == VF_OK);
+	/* LTX-2: two connectors of 2 blocks of 30 x 128, no gate; the text
+	 * projection from Gemma's 49 stacked 3840-wide states to 3840 */
+	int64_t C = 2 * conn_by_hand(3840, 2);
+	CHECK_INT(C, 708940800);
+	CHECK_INT(d.connector_params, C);
+	CHECK_INT(d.text_projection_params, 3840LL * 49 * 3840);
+
+	struct vf_ltx2_config std, low;
+	ltx2_configs(&std, &low);
+	low.train_dims[0] = 960; /* the quick-start's bucket */
+	low.train_dims[1] = 544;
+	low.train_dims[2] = 49;
+	struct vf_setup s;
+	CHECK(vf_setup_from_ltx2(&low, &s, &err) == VF_OK);
+	/* training at the bucket, validation at validation.video_dims */
+	CHECK_INT(s.video_width, 960);
+	CHECK_INT(s.video_frames, 49);
+	CHECK_INT(s.val_width, 576);
+	CHECK_INT(s.val_frames, 49);
+	struct vf_estimate e, e0;
+	vf_estimate_dit(&d, &s, r5090, &e);
+	struct vf_dit d0 = d;
+	d0.connector_params = 0;
+	vf_estimate_dit(&d0, &s, r5090, &e0);
+	/* the connectors: bf16 weights in every phase of the run, and their
+	 * never-zeroed bf16 gradients from the first backward on */
+	CHECK_INT(e.connector_bytes, 2 * C);
+	static const enum vf_phase held[] = {VF_PHASE_FORWARD, VF_PHASE_BACKWARD, VF_PHASE_OPTIMIZER,
+					     VF_PHASE_VALIDATION};
+	for (size_t i = 0; i < sizeof held / sizeof held[0]; i++) {
+		enum vf_phase p = held[i];
+		CHECK_INT(e.phase_bytes[p][VF_TERM_WEIGHTS] - e0.phase_bytes[p][VF_TERM_WEIGHTS], 2 * C);
+		CHECK_INT(e.phase_bytes[p][VF_TERM_GRADIENTS] - e0.phase_bytes[p][VF_TERM_GRADIENTS], 2 * C);
+	}
+	/* the quick-start's 960x544x49 fits a 5090 with the low-VRAM config
+	 * (docs/quick-start.md); before issue 30 vramfit said 33.5 GiB */
+	fprintf(stderr, "  ltx-2-19b low-VRAM 960x544x49: %.2f GiB (%s), step %.2f GiB on rtx-5090\n",
+		e.peak_bytes / GIB, vf_phase_name(e.peak_phase), e.step_peak_bytes / GIB);
+	CHECK(vf_estimate_fits(&e, r5090, NULL));
+	/* the optimizer states offloaded during validation; held without */
+	CHECK_INT(e.phase_bytes[VF_PHASE_VALIDATION][VF_TERM_OPTIMIZER], 0);
+	s.offload_optimizer = false;
+	vf_estimate_dit(&d, &s, r5090, &e0);
+	CHECK_INT(e0.phase_bytes[VF_PHASE_VALIDATION][VF_TERM_OPTIMIZER],
+		  e0.phase_bytes[VF_PHASE_OPTIMIZER][VF_TERM_OPTIMIZER]);
+	s.offload_optimizer = true;
+	/* the validation size moves the validation phase alone */
+	s.val_width = s.val_height = 1024;
+	s.val_frames = 121;
+	vf_estimate_dit(&d, &s, r5090, &e0);
+	CHECK(phase_sum(&e0, VF_PHASE_VALIDATION) > phase_sum(&e, VF_PHASE_VALIDATION));
+	CHECK_INT(phase_sum(&e0, VF_PHASE_BACKWARD) - e0.phase_bytes[VF_PHASE_BACKWARD][VF_TERM_ALLOCATOR],
+		  phase_sum(&e, VF_PHASE_BACKWARD) - e.phase_bytes[VF_PHASE_BACKWARD][VF_TERM_ALLOCATOR]);
+	/* validation.interval: null: no validation phase */
+	low.validation_disabled = true;
+	CHECK(vf_setup_from_ltx2(&low, &s, &err) == VF_OK);
+	vf_estimate_dit(&d, &s, r5090, &e0);
+	CHECK(!(e0.phases & (1u << VF_PHASE_VALIDATION)));
+	CHECK(e.phases & (1u << VF_PHASE_VALIDATION));
+	/* the text encoder: 8-bit linears (row scales), bf16 embeddings, with
+	 * the validation runner's own connectors and text projection */
+	double tp = (double)d.text_encoder_params, emb = (double)d.text_encoder_embedding;
+	double te = (tp - emb) * (1.0 + 4.0 / 4096) + emb * 2 + 2.0 * C + 2.0 * (double)d.text_projection_params;
+	CHECK(fabs((double)e.phase_bytes[VF_PHASE_TEXT_ENCODER][VF_TERM_WEIGHTS] - te) < 2);
+
+	/* a full fine-tune on 2 x H100 under FSDP: fp32 transformer; rank 0
+	 * holds it whole while loading, plus one flattened block, the
+	 * connectors and the text projection */
+	std.training_mode = "full";
+	std.gpus = 2;
+	std.offload_optimizer_during_validation = true;
+	CHECK(vf_setup_from_ltx2(&std, &s, &err) == VF_OK);
+	CHECK_INT(s.shard, VF_SHARD_FSDP);
+	CHECK_INT(s.precision, VF_PREC_AMP);
+	vf_estimate_dit(&d, &s, h100, &e);
+	double P = (double)d.params;
+	double load = P * 4 + P * 4 / 48 + 2.0 * C + 2.0 * (double)d.text_projection_params;
+	CHECK(fabs((double)e.phase_bytes[VF_PHASE_LOAD][VF_TERM_WEIGHTS] - load) < 2);
+	CHECK(!vf_estimate_fits(&e, h100, NULL));
+	std.gpus = 4;
+	CHECK(vf_setup_from_ltx2(&std, &s, &err) == VF_OK);
+	vf_estimate_dit(&d, &s, h100, &e);
+	fprintf(stderr, "  ltx-2-19b full FT 4 x h100: %.2f GiB (%s), loading %.2f GiB\n", e.peak_bytes / GIB,
+		vf_phase_name(e.peak_phase), phase_sum(&e, VF_PHASE_LOAD) / GIB);
+	CHECK(!vf_estimate_fits(&e, h100, NULL));
+
+	/* LTX-2.3, low-VRAM at rank 32, images only, no audio, no validation
+	 * on a 5090: reported at 31 GB "almost OOMing" (issue 30); vramfit
+	 * said 22.6 GiB before the connectors */
+	struct vf_ltx2_config l23;
+	ltx2_configs(&std, &l23);
+	l23.lora_rank = 32;
+	l23.validation_disabled = true;
+	l23.train_dims[0] = 960;
+	l23.train_dims[1] = 544;
+	l23.train_dims[2] = 1;
+	const struct vf_model_entry *m23 = vf_models_find("ltx-2.3-22b");
+	CHECK(m23 != NULL);
+	if (!m23)
+		return;
+	struct vf_dit d23;
+	CHECK(vf_dit_from_json(m23->raw, "ltx2", &d23, &err) == VF_OK);
+	/* 8 gated blocks of 32 x 128 and of 32 x 64 (a gate: d x 32 + 32) */
+	CHECK_INT(d23.connector_params,
+		  conn_by_hand(4096, 8) + 8 * (4096 * 32 + 32) + conn_by_hand(2048, 8) + 8 * (2048 * 32 + 32));
+	CHECK(vf_setup_from_ltx2(&l23, &s, &err) == VF_OK);
+	s.audio = false;
+	vf_estimate_dit(&d23, &s, r5090, &e);
+	fprintf(stderr, "  ltx-2.3 low-VRAM r32 images: %.2f GiB (%s) on rtx-5090\n", e.peak_bytes / GIB,
+		vf_phase_name(e.peak_phase));
+	CHECK(vf_estimate_fits(&e, r5090, NULL));
+	CHECK(fabs(e.peak_bytes / GIB - 31.0) / 31.0 < 0.10);
+	/* a bucket that is not one is named */
+	l23.train_dims[2] = 0;
+	CHECK(vf_setup_from_ltx2(&l23, &s, &err) == VF_EUSAGE);
+	CHECK_CONTAINS(err.msg, "resolution bucket");
+}
+
 /* The caching allocator never gives memory back within a step: a larger
  * micro-batch can never need less device memory. Checked over models,
  * modes, precisions, optimizers and checkpointing, batch 1..64. */
@@ -708,6 +854,7 @@ int main(void)
 	RUN(test_setup_flags);
 	RUN(test_generic_and_quant);
 	RUN(test_ltx2);
+	RUN(test_ltx2_trainer_rules);
 	RUN(test_peak_monotone_in_batch);
 	vf_models_release();
 	return vf_test_done();

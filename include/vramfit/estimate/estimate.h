@@ -42,6 +42,8 @@ enum vf_phase {
 	VF_PHASE_OPTIMIZER, /* optimizer step (temporaries) */
 	VF_PHASE_VALIDATION,   /* video DiTs: sampling and VAE decoding of a clip */
 	VF_PHASE_TEXT_ENCODER, /* video DiTs: the text encoder embedding prompts */
+	VF_PHASE_LOAD,         /* video DiTs: loading the models, before the first step (rank 0's
+				  transient under FSDP) */
 	VF_PHASE_COUNT
 };
 
@@ -66,6 +68,7 @@ enum {
 	VF_ASSUME_NO_GPU = 1u << 1,           /* no GPU given: no time, H200 context */
 	VF_ASSUME_GENERIC_ARCH = 1u << 2,     /* --params alone: a llama-like shape */
 	VF_ASSUME_GPU_RATE_UNKNOWN = 1u << 3, /* GPU without a bf16 rate: no time */
+	VF_ASSUME_BF16_EMULATED = 1u << 4,    /* bf16 on a GPU without bf16 tensor cores */
 };
 
 /* Every byte figure is per GPU. The terms are what is live at the peak
@@ -115,6 +118,25 @@ struct vf_estimate {
 	double mfu;                /* model FLOPs (no recompute) / (time x dense bf16 rate) */
 	double utilisation;        /* the fitted matmul utilisation used */
 	double optimizer_seconds;  /* memory-bound optimizer step share */
+	/* The step as its parts (s per optimizer step; LLMs; zero otherwise):
+	 * step_seconds = compute + exposed communication. */
+	struct vf_step_parts {
+		double gemm;           /* GEMMs: linears, LoRA adapters, lm_head */
+		double attention;      /* SDPA kernels, or eager's batched GEMMs */
+		double memory_bound;   /* norms, activations, residuals, softmax, the loss */
+		double launch;         /* host time beyond the device's (launch-bound passes) */
+		double moe;            /* the eager expert loop (GEMMs, launches, syncs) */
+		double dequant;        /* quantized base weights dequantized per pass */
+		double optimizer;      /* the optimizer step (+ fp16 GradScaler) */
+		double offload;        /* activation offload copies not hidden */
+		double paging;         /* paged optimizer states migrated over PCIe */
+		double fixed;          /* per-step host overhead */
+		double compute;        /* the sum above: one GPU's step */
+		double comm_total;     /* data-parallel communication, hidden or not */
+		double comm_exposed;   /* the part not hidden behind compute */
+		double comm_bytes;     /* sent by each GPU per optimizer step */
+		char link[24];         /* the link class communication ran on ("" none) */
+	} parts;
 
 	unsigned assumed;          /* VF_ASSUME_* */
 
@@ -144,16 +166,25 @@ struct vf_estimate {
 	enum vf_peak_tool peak_report; /* the figure the stack's own report prints */
 	int64_t paged_bytes;       /* optimizer states outside PyTorch's allocator */
 	int64_t load_peak_allocated_bytes; /* tensors live at the model load's peak (0: the weights) */
-	int64_t step_peak_allocated_bytes, step_peak_reserved_bytes, step_peak_bytes;
+	int64_t step_peak_allocated_bytes, step_peak_reserved_bytes; /* step_peak_bytes: below */
 	int64_t run_peak_allocated_bytes, run_peak_reserved_bytes, run_peak_bytes;
 	bool peak_at_load;         /* scope run and the load's peak is the run's: the terms
-	                            * are the load's (weights) */	/* CPU offload (--offload): what the host holds, what crosses PCIe per
+	                            * are the load's (weights) */
+	/* CPU offload (--offload): what the host holds, what crosses PCIe per
 	 * optimizer step and how long that takes at the link's nominal rate
 	 * (not in step_seconds: the copies overlap compute in part). */
 	enum vf_offload offload;
 	int64_t offload_host_bytes;
 	int64_t offload_pcie_bytes;
 	double offload_pcie_seconds;
+	/* Video DiTs (vf_estimate_dit); zero otherwise. */
+	int64_t connector_bytes;   /* the embedding connectors, in weights_bytes at every phase */
+	int64_t step_peak_bytes;   /* context + the training step's phases alone (no loading,
+	                            * validation or text encoder): what the LTX-2 trainer's
+	                            * "Peak GPU memory" line, nvidia-smi memory.used sampled
+	                            * between steps, can show; LLMs: nvidia-smi's figure for
+	                            * the step (paged states included, mechanisms.c) */
+	double validation_seconds; /* one validation sample's denoising, <= 0 unknown */
 };
 
 /* A video diffusion transformer (catalog kind "dit", e.g. LTX-2): the
@@ -182,6 +213,12 @@ struct vf_dit {
 	int64_t audio_inner;         /* audio heads x head dim: the inner width of the
 					audio<->video attentions (0: audio_hidden) */
 	bool from_file;              /* the layout came from the model file, params from its header */
+	int64_t connector_params;    /* video + audio embedding connectors: bf16 on the GPU for the
+					whole run (0: none) */
+	int64_t text_projection_params; /* the text projection loaded with them, then dropped */
+	bool connectors_from_file;   /* their sizes from the checkpoint header, not the layout */
+	int64_t connector_width_sum; /* video + audio connector widths (activations per token) */
+	int64_t connector_layers;    /* blocks per connector */
 };
 
 const char *vf_phase_name(enum vf_phase p);
@@ -262,6 +299,12 @@ vf_status vf_dit_from_ltx(const struct vf_ltx_arch *a, int64_t params, const cJS
  * assumed (text encoder, VAE). */
 vf_status vf_dit_from_vision(const struct vf_vision *v, int64_t params, struct vf_dit *d,
 			     const char **about, struct vf_error *err);
+/* The same from an inspected checkpoint (has_ltx): the transformer,
+ * connectors, text projection and VAE decoder sizes from its header's
+ * parts when it holds them, else from the layout. */
+struct vf_model;
+vf_status vf_dit_from_ltx_model(const struct vf_model *m, const cJSON *defaults, struct vf_dit *d,
+				struct vf_error *err);
 vf_status vf_dit_from_json(const cJSON *entry, const char *what, struct vf_dit *d,
 			   struct vf_error *err);
 /* Latent tokens of one sample: video (W/32 x H/32 x (1 + (F-1)/8)) and
@@ -288,6 +331,13 @@ struct vf_ltx2_config {
 	int video_dims[3];                /* validation.video_dims: width, height, frames */
 	bool offload_optimizer_during_validation; /* acceleration.offload_optimizer_during_validation */
 	int gpus;                         /* processes (1 = single GPU) */
+	/* the training sample: the dataset's resolution bucket (width, height,
+	 * frames); 0 = unknown: the validation video_dims stand in (an
+	 * assumption the caller states) */
+	int train_dims[3];
+	bool validation_disabled;         /* validation.interval: null */
+	int inference_steps;              /* validation.inference_steps; 0 = 30 */
+	int guidance_passes;              /* transformer passes per denoising step; 0 = 4 */
 };
 
 /* Map an LTX-2 trainer config onto a setup (LoRA targets
@@ -309,5 +359,11 @@ vf_status vf_estimate_ltx2(const char *model_id, const struct vf_ltx2_config *c,
  * Caller owns; cJSON_Delete(). */
 cJSON *vf_estimate_memory_json(const struct vf_estimate *e);
 cJSON *vf_estimate_time_json(const struct vf_estimate *e);
+/* The step as its parts (e->parts, seconds) for --json; NULL when the
+ * estimate has none (no step time, or not an LLM). Caller owns. */
+cJSON *vf_estimate_parts_json(const struct vf_estimate *e);
+/* The parts' names and values in display order (n entries, the last the
+ * exposed communication); returns n. Names are static. */
+int vf_estimate_parts_list(const struct vf_estimate *e, const char *names[16], double values[16]);
 
 #endif

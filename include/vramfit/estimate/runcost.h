@@ -50,6 +50,11 @@ struct vf_comm_in {
 	double link_gbs;        /* per-GPU interconnect GB/s (catalog); <= 0 unknown */
 	double compute_seconds; /* compute of one optimizer step (all micro-steps) */
 	bool grad_ckpt;         /* backward includes a recompute forward */
+	/* When set: collectives as NCCL runs them on this GPU's link class
+	 * (lib/estimate/nccl.c: bus bandwidth and latency per link, per-layer
+	 * gathers, DDP buckets); else link_gbs x VF_RUNCOST_BUS_EFFICIENCY. */
+	const struct vf_gpu_spec *gpu;
+	double layers;          /* FSDP/ZeRO-3: one all-gather per layer (>= 1) */
 };
 
 struct vf_comm {
@@ -58,6 +63,7 @@ struct vf_comm {
 	double hidden_seconds;  /* overlapped with compute */
 	double exposed_seconds; /* added to the step time */
 	bool known;             /* false when the bandwidth is unknown (then 0s) */
+	char link[24];          /* the link class (gpu given), "" otherwise */
 };
 
 /* Communication of one optimizer step; zero for one GPU or --shard none. */

@@ -17,6 +17,7 @@
  *   --attention sdpa|eager|flash    --context-mib N
  *   --video WxHxF  --audio / --no-audio  --text-encoder none|bf16|int8
  *   --offload-optimizer (states to CPU during validation)
+ *   --validation off|WxHxF[:STEPS[:PASSES]] (the validation phase's sample)
  *   --split none|layers  --max-memory GPU=GiB[,GPU=GiB...]
  *   --tp N --pp N --micro-batches M --sequence-parallel (lib/estimate/split.c)
  * Each also accepts the --flag=value form. */
@@ -169,6 +170,7 @@ enum {
 	VF_SETUP_G_AUDIO = 1u << 18,
 	VF_SETUP_G_TEXT_ENCODER = 1u << 19,
 	VF_SETUP_G_OFFLOAD = 1u << 20,
+	VF_SETUP_G_VALIDATION = 1u << 21,
 };
 
 struct vf_setup {
@@ -196,6 +198,13 @@ struct vf_setup {
 	bool audio;                        /* generate the audio stream; default true */
 	enum vf_text_encoder text_encoder; /* default bf16 for video DiTs */
 	bool offload_optimizer;            /* video DiTs: states to CPU during validation */
+	/* Video DiTs: the validation sampling, a phase of its own at its own
+	 * size (the LTX-2 trainer's validation.*). */
+	bool validation_off;               /* no validation phase (validation.interval: null) */
+	int val_width, val_height, val_frames; /* validation sample; 0 = the training size */
+	int val_steps;                     /* denoising steps; 0 = 30 */
+	int val_passes;                    /* transformer passes per step; 0 = 4 (conditional,
+					      unconditional, STG, modality guidance) */
 	unsigned given;                    /* VF_SETUP_G_* the user set */
 	/* One model across several GPUs (lib/estimate/split.c). gpus is
 	 * dp x tp x pp; with --split layers it is the GPUs the layers go on. */

@@ -89,6 +89,27 @@ struct vf_arch {
 	bool act_gelu_python;     /* hidden_act gelu_new: transformers' NewGELUActivation (phi) */
 	bool eager_attention;     /* the modeling code has only explicit s x s attention
 				     (bloom: ALiBi through baddbmm; deberta-v2) */
+	/* State-space and hybrid models (lib/model/ssm.c). ssm_layers > 0:
+	 * that many layers mix tokens with a Mamba block of ssm_inner
+	 * channels (ssm_heads 0: Mamba-1, a state of ssm_state per channel;
+	 * else Mamba-2 heads of ssm_inner / ssm_heads channels sharing
+	 * ssm_state-wide B and C per group). */
+	int64_t ssm_layers;
+	int64_t ssm_inner;        /* expand x hidden: channels the scan runs over */
+	int64_t ssm_state;        /* d_state */
+	int64_t ssm_conv;         /* causal depthwise conv kernel */
+	int64_t ssm_conv_dim;     /* conv channels (Mamba-1: inner; Mamba-2: inner + 2 groups x state) */
+	int64_t ssm_heads;        /* Mamba-2 heads; 0: Mamba-1 */
+	int64_t ssm_dt_rank;      /* Mamba-1: x_proj's low-rank dt width */
+	int64_t ssm_chunk;        /* Mamba-2 chunked scan: states saved per chunk */
+	int64_t attn_layers;      /* layers with attention (what a KV cache holds); -1: all */
+	/* Families whose layout the common formula does not describe (ssm.c,
+	 * speech and multimodal readers) count themselves: layout_counted and
+	 * the groups embedding, attention (the token mixer: attention or the
+	 * SSM projections), mlp, norm, experts, other. */
+	bool layout_counted;
+	int64_t layout[6];
+	int64_t active_params;    /* MoE: parameters one token passes through (-1: not computed) */
 	int64_t params_exact;     /* the safetensors header count when files were read; -1 */
 	bool approximate;         /* some size-bearing config keys were not understood */
 	char not_understood[256]; /* those keys, comma-separated ("kv_lora_rank, ...") */
@@ -123,6 +144,12 @@ vf_status vf_arch_from_config(const cJSON *cfg, const char *what, struct vf_arch
  * families above (matches the transformers implementation); returns false
  * when fields needed are unknown. */
 bool vf_arch_param_groups(const struct vf_arch *a, struct vf_param_groups *g);
+
+/* Mixture of experts: the parameters one token passes through (the
+ * total less the routed experts it skips: experts - experts_per_token of
+ * them in each MoE layer); the total for a dense model; -1 when the
+ * architecture cannot be counted (lib/model/ssm.c). */
+int64_t vf_arch_active_params(const struct vf_arch *a);
 
 /* Parameters of the deepseek v3 MTP modules the checkpoint holds beyond the
  * count (each: two norms, the 2H -> H projection, one MoE decoder layer, its

@@ -47,6 +47,8 @@ struct vf_model {
 	bool has_ltx;           /* an LTX video DiT (its config in __metadata__, or its tensors);
 				   has_arch is then false: no language-model architecture */
 	struct vf_ltx_arch ltx;
+	struct vf_ltx_parts ltx_parts; /* has_ltx from files: parameters by part (transformer,
+					  connectors, text projection, VAEs, vocoder) */
 	bool has_vision;        /* a ViT / CLIP / VLM / diffusers DiT config.json (vision.h);
 				   has_arch is then false */
 	struct vf_vision vision;

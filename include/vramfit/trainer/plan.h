@@ -51,6 +51,9 @@ struct vf_plan_opts {
 	bool reuse;                /* write into an existing run directory */
 	bool simulated;            /* the GPUs came from --gpu, not a probe */
 	time_t now;                /* for the run name; 0 = time(NULL) */
+	const char *resolution_buckets; /* the preprocessing's --resolution-buckets
+					 * ("WxHxF;WxHxF"): the training size; NULL = the
+					 * quick-start's 960x544x49, assumed and said */
 };
 
 enum vf_plan_block {
@@ -140,6 +143,9 @@ struct vf_plan {
 
 	bool has_estimate;
 	struct vf_estimate estimate;
+	int train_dims[3];                 /* the training sample the estimate used (largest bucket) */
+	bool train_dims_assumed;           /* no --resolution-buckets: the quick-start's */
+	int val_dims[3];                   /* validation.video_dims; 0 = validation off */
 	char estimate_note[256];           /* why there is none, or its caveat */
 	const struct vf_gpu_spec *gpu_spec; /* Borrowed (catalog); may be NULL */
 
@@ -153,6 +159,19 @@ struct vf_plan {
 	char *plan_md;                     /* owned */
 	size_t plan_md_len;
 };
+
+/* The LTX-2 estimate's view of a run config beyond the training keys:
+ * validation.interval (null: no validation phase), inference_steps,
+ * video_dims and the guidance scales as transformer passes per step
+ * (conditional; unconditional when a CFG scale is not 1; STG when an STG
+ * scale is not 0; modality guidance when audio and video are both
+ * generated and a modality scale is not 1: validation_runner.py
+ * _run_denoising, trainer commit 400fd31). */
+void vf_plan_ltx2_validation(const struct vf_yamldoc *config, struct vf_ltx2_config *lc);
+
+/* The largest of the resolution buckets "WxHxF;WxHxF" (by latent volume)
+ * into dims. Fails naming the bucket that is not WIDTHxHEIGHTxFRAMES. */
+vf_status vf_plan_largest_bucket(const char *buckets, int dims[3], struct vf_error *err);
 
 void vf_plan_init(struct vf_plan *p);
 void vf_plan_release(struct vf_plan *p);

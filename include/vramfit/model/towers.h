@@ -1,0 +1,32 @@
+/* towers.h - models made of towers that vision.c's families do not cover,
+ * read from one config.json into a struct vf_vision (parts with exact
+ * counts): Whisper speech encoder-decoders (lib/model/speech.c), DINOv2
+ * ViT backbones and Qwen2.5-VL vision-language models (lib/model/vlm.c).
+ * Keys that bear on size and are not understood are named in `unknown`. */
+#ifndef VRAMFIT_MODEL_TOWERS_H
+#define VRAMFIT_MODEL_TOWERS_H
+
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+#include "vramfit/base/error.h"
+#include "vramfit/model/vision.h"
+
+/* Whether cfg is one of these (by model_type). */
+bool vf_towers_config_is(const cJSON *cfg);
+
+/* Read and count; errors (VF_ERR) name `what`, the field and the problem. */
+vf_status vf_towers_from_config(const cJSON *cfg, const char *what, struct vf_vision *v,
+				struct vf_error *err);
+
+/* Whisper (speech.c). */
+vf_status vf__towers_read_whisper(const cJSON *cfg, const char *what, struct vf_vision *v,
+				  struct vf_error *err);
+
+/* Name in v->unknown the size-bearing keys of cfg that the reader of
+ * `table` (a row of ssm.c's key table) does not read, each with `prefix`. */
+void vf__towers_check_keys(const cJSON *cfg, const char *table, const char *prefix,
+			   struct vf_vision *v);
+
+#endif

@@ -1,0 +1,184 @@
+/* nccl.c - collectives as NCCL runs them (nccl.h):
+ *
+ *   link       the catalog GPU's interconnect text names the class:
+ *              NVLink 2/3/4/5, an NVLink bridge (pairs only), PCIe 3/4/5
+ *              with peer-to-peer, or without it (GeForce cards: NCCL's
+ *              SHM transport through host memory); beyond gpus_per_node
+ *              the ring crosses the nodes' network (InfiniBand for NVLink
+ *              systems, Ethernet for PCIe servers) and the slower link
+ *              sets the pace;
+ *   time       count x (base + ring steps x step latency)
+ *              + bus bytes / bus bandwidth, with bus bytes 2(n-1)/n x
+ *              bytes for an all-reduce and (n-1)/n x bytes for an
+ *              all-gather or reduce-scatter (nccl-tests' definition);
+ *              an all-reduce takes NCCL's tree instead when faster
+ *              (2 log2 n steps, tree_bandwidth_ratio of the bandwidth).
+ * The figures and their sources: data/estimate/steptime.json,
+ * "communication". */
+#include "nccl.h"
+
+#include "steptime.h"
+#include "vramfit/base/data.h"
+#include "vramfit/base/json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_LINKS 16
+
+static struct {
+	struct vf__link link[MAX_LINKS];
+	int nlinks;
+	int per_node;
+	double ov_ddp, ov_fsdp, ov_zero2, ov_tp;
+	double tree_bw;  /* tree all-reduce's bandwidth relative to the ring's */
+	bool loaded;
+} C;
+
+static double num(const cJSON *o, const char *key, double fallback)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (cJSON_IsObject(v))
+		v = cJSON_GetObjectItemCaseSensitive(v, "value");
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? v->valuedouble : fallback;
+}
+
+static void load(void)
+{
+	if (C.loaded)
+		return;
+	cJSON *root = NULL;
+	char src[256];
+	struct vf_error err = {0};
+	if (vf_data_load_json("estimate/steptime.json", &root, src, sizeof src, &err) != VF_OK)
+		root = NULL;
+	const cJSON *cm = cJSON_GetObjectItemCaseSensitive(root, "communication");
+	const cJSON *links = cJSON_GetObjectItemCaseSensitive(cm, "links");
+	const cJSON *l;
+	cJSON_ArrayForEach(l, links)
+	{
+		if (C.nlinks >= MAX_LINKS || !l->string)
+			break;
+		struct vf__link *k = &C.link[C.nlinks];
+		snprintf(k->name, sizeof k->name, "%s", l->string);
+		k->busbw = num(l, "busbw_gbs", 0) * 1e9;
+		k->base_s = num(l, "base_us", 10) * 1e-6;
+		k->step_s = num(l, "step_us", 2) * 1e-6;
+		k->overlap = num(l, "overlap_scale", 1);
+		k->known = k->busbw > 0;
+		if (k->known)
+			C.nlinks++;
+	}
+	C.per_node = (int)num(cm, "gpus_per_node", 8);
+	C.tree_bw = num(cm, "tree_bandwidth_ratio", 0.9);
+	if (!(C.tree_bw > 0))
+		C.tree_bw = 0.9;
+	if (C.per_node < 1)
+		C.per_node = 8;
+	const cJSON *ov = cJSON_GetObjectItemCaseSensitive(cm, "overlap");
+	C.ov_ddp = num(ov, "ddp", 0.8);
+	C.ov_fsdp = num(ov, "fsdp", 0.8);
+	C.ov_zero2 = num(ov, "zero2", 0.8);
+	C.ov_tp = num(ov, "tp", 0);
+	cJSON_Delete(root);
+	C.loaded = true;
+}
+
+static bool find(const char *name, struct vf__link *out)
+{
+	for (int i = 0; i < C.nlinks; i++)
+		if (strcmp(C.link[i].name, name) == 0) {
+			*out = C.link[i];
+			return true;
+		}
+	return false;
+}
+
+/* The link class inside one node. */
+static bool node_link(const struct vf_gpu_spec *gpu, int gpus, struct vf__link *out)
+{
+	const char *ic = gpu->interconnect;
+	if (gpu->nvlink) {
+		if (strstr(ic, "bridge"))
+			return find(gpus <= 2 ? "nvlink-bridge" : "pcie5-p2p", out);
+		for (int g = 5; g >= 2; g--) {
+			char pat[16], name[16];
+			snprintf(pat, sizeof pat, "NVLink %d", g);
+			snprintf(name, sizeof name, "nvlink%d", g);
+			if (strstr(ic, pat))
+				return find(name, out);
+		}
+		return false;
+	}
+	int gen = strstr(ic, "PCIe 5") ? 5 : strstr(ic, "PCIe 4") ? 4 : strstr(ic, "PCIe 3") ? 3 : 0;
+	if (!gen)
+		return false;
+	char name[16];
+	snprintf(name, sizeof name, "pcie%d-%s", gen, vf__steptime_geforce(gpu) ? "shm" : "p2p");
+	return find(name, out);
+}
+
+void vf__nccl_link(const struct vf_gpu_spec *gpu, int gpus, struct vf__link *out)
+{
+	load();
+	memset(out, 0, sizeof *out);
+	if (!gpu)
+		return;
+	if (!node_link(gpu, gpus, out)) {
+		/* a GPU the classes do not cover: 0.4 of its interconnect figure */
+		if (!(gpu->interconnect_gbs > 0))
+			return;
+		snprintf(out->name, sizeof out->name, "catalog");
+		out->busbw = 0.4 * gpu->interconnect_gbs * 1e9;
+		out->base_s = 10e-6;
+		out->step_s = 2e-6;
+		out->overlap = 1;
+		out->known = true;
+	}
+	struct vf__link net;
+	if (gpus > C.per_node && find(gpu->nvlink ? "infiniband" : "ethernet", &net)) {
+		/* the ring crosses the nodes: the slower hop sets the pace */
+		if (net.busbw < out->busbw) {
+			out->busbw = net.busbw;
+			snprintf(out->name, sizeof out->name, "%s", net.name);
+		}
+		if (net.base_s > out->base_s)
+			out->base_s = net.base_s;
+		if (net.step_s > out->step_s)
+			out->step_s = net.step_s;
+	}
+}
+
+double vf__nccl_seconds(const struct vf__link *l, enum vf__coll c, int n, double bytes,
+			double count)
+{
+	if (n <= 1 || !l->known || !(count > 0) || !(bytes > 0))
+		return 0;
+	double r = (double)(n - 1) / n;
+	double steps = c == VF__ALL_REDUCE ? 2.0 * (n - 1) : (double)(n - 1);
+	double bus = (c == VF__ALL_REDUCE ? 2 * r : r) * bytes; /* bytes each GPU sends */
+	double ring = l->base_s + steps * l->step_s + bus / l->busbw;
+	if (c == VF__ALL_REDUCE) {
+		/* NCCL's tree: log2(n) steps up and down, a little less bandwidth;
+		 * NCCL picks whichever is faster for the size (small messages,
+		 * many GPUs: the tree) */
+		double depth = ceil(log2((double)n));
+		double tree = l->base_s + 2 * depth * l->step_s + bus / (l->busbw * C.tree_bw);
+		if (tree < ring)
+			ring = tree;
+	}
+	return count * ring;
+}
+
+double vf__nccl_overlap(const char *strategy)
+{
+	load();
+	if (strcmp(strategy, "ddp") == 0)
+		return C.ov_ddp;
+	if (strcmp(strategy, "fsdp") == 0)
+		return C.ov_fsdp;
+	if (strcmp(strategy, "zero2") == 0)
+		return C.ov_zero2;
+	return C.ov_tp;
+}

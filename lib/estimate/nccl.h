@@ -1,0 +1,46 @@
+/* nccl.h - internal: collectives as NCCL runs them over a GPU's links
+ * (nccl.c): the link class of a catalog GPU (NVLink generation, PCIe with
+ * or without peer-to-peer, the node's network beyond one node), its bus
+ * bandwidth and latency, and the time of an all-reduce, all-gather or
+ * reduce-scatter by message size and GPU count. Constants from the
+ * "communication" section of data/estimate/steptime.json. */
+#ifndef VRAMFIT_NCCL_H
+#define VRAMFIT_NCCL_H
+
+#include <stdbool.h>
+
+#include "vramfit/estimate/estimate.h"
+#include "vramfit/estimate/setup.h"
+#include "vramfit/gpu/gpu.h"
+
+enum vf__coll { VF__ALL_REDUCE, VF__ALL_GATHER, VF__REDUCE_SCATTER };
+
+struct vf__link {
+	char name[24];   /* "nvlink4", "pcie4-shm", "infiniband", "catalog" */
+	double busbw;    /* bytes/s, large messages */
+	double base_s;   /* a small collective's fixed latency */
+	double step_s;   /* per ring step */
+	double overlap;  /* scales each strategy's overlap (SHM transport: less) */
+	bool known;      /* false: no bandwidth for this GPU */
+};
+
+/* The link `gpus` GPUs of this kind communicate over. */
+void vf__nccl_link(const struct vf_gpu_spec *gpu, int gpus, struct vf__link *out);
+
+/* Seconds of `count` collectives of `bytes` each (the full buffer: the
+ * all-reduce's tensor, the all-gather's output, the reduce-scatter's
+ * input) over n GPUs on link l (ring: bus bytes 2(n-1)/n or (n-1)/n). */
+double vf__nccl_seconds(const struct vf__link *l, enum vf__coll c, int n, double bytes,
+			double count);
+
+/* The share of its window a strategy hides communication behind:
+ * "ddp", "fsdp", "zero2", "tp". */
+double vf__nccl_overlap(const char *strategy);
+
+/* Add a training step's data-parallel communication to an LLM estimate
+ * of `layers` layers on gpu (runcost.c): e->parts.comm_*, step_seconds,
+ * tokens/s, MFU. */
+void vf__estimate_add_comm(const struct vf_setup *su, const struct vf_gpu_spec *gpu,
+			   double layers, struct vf_estimate *e);
+
+#endif

@@ -1,0 +1,819 @@
+/* ssm.c - families the common decoder formula does not describe, read
+ * from their config.json and counted from their own layout: the
+ * state-space models Mamba and Mamba-2, the Jamba hybrid (Mamba and
+ * attention layers, dense and MoE feed-forwards), the Granite-4 hybrids
+ * (granitemoehybrid: Mamba-2 and attention layers, routed experts and a
+ * shared MLP), and ChatGLM (the
+ * remote-code GLM-2/3/4 configs: fused query_key_value).
+ *
+ * Layouts counted (facts read from the public transformers modelling code
+ * and configuration classes; no code copied):
+ *  - Mamba-1 block: RMSNorm h; in_proj h -> 2i (bias: use_bias); depthwise
+ *    conv1d of i channels, kernel k (bias: use_conv_bias); x_proj
+ *    i -> r + 2n without bias; dt_proj r -> i with bias; A_log i x n; D i;
+ *    out_proj i -> h (bias: use_bias). i = expand x h, r = time_step_rank
+ *    ("auto": ceil(h / 16)). Model: embedding v h, final RMSNorm h, lm_head
+ *    tied unless tie_word_embeddings is false (MambaConfig: tied).
+ *  - Mamba-2 block: RMSNorm h; in_proj h -> 2i + 2 g n + heads (bias:
+ *    use_bias); conv1d over i + 2 g n channels, kernel k (bias:
+ *    use_conv_bias); dt_bias, A_log, D: one per head; gated RMSNorm i;
+ *    out_proj i -> h (bias: use_bias). Mamba2Config: untied.
+ *  - Jamba layer: RMSNorm h before the mixer and before the feed-forward;
+ *    the mixer attention (q, k, v, o without bias, grouped k/v) on layers
+ *    with (l % attn_layer_period) == attn_layer_offset, else a Mamba-1
+ *    block whose dt, B and C carry RMSNorms (r, n, n) and whose in/out
+ *    projections have mamba_proj_bias, conv mamba_conv_bias; the
+ *    feed-forward a router h x experts (no bias) and `experts` gated MLPs
+ *    on layers with (l % expert_layer_period) == expert_layer_offset, else
+ *    one gated MLP. Model: embedding, final RMSNorm, untied lm_head.
+ *  - Granite-4 hybrid layer: RMSNorm h, a Mamba-2 block (in/out
+ *    projections with mamba_proj_bias; mamba_n_heads heads,
+ *    mamba_n_groups groups) or, where layer_types says "attention",
+ *    q, k, v, o (bias: attention_bias); RMSNorm h; routed experts
+ *    (router h x experts without bias, each expert input h -> 2 f and
+ *    output f -> h) when num_local_experts > 0, and always the shared MLP
+ *    h -> 2 s, s -> h. GraniteMoeHybridConfig: untied unless
+ *    tie_word_embeddings.
+ *  - Falcon-H1 layer: RMSNorm h; attention (q, k, v, o with
+ *    attention_bias; head_dim) and a Mamba-2 mixer side by side (in_proj
+ *    with mamba_proj_bias, out_proj with projectors_bias, inner width
+ *    mamba_d_ssm or mamba_expand x h, the gated RMSNorm only with
+ *    mamba_rms_norm); RMSNorm h; gated MLP (bias: mlp_bias). Untied.
+ *  - RecurrentGemma layer (block_types cycled over the layers): RMSNorm
+ *    h; a local attention block (q, k, v without bias, o with bias) or a
+ *    recurrent block (linear_y and linear_x h -> lru with bias, a
+ *    depthwise conv1d over lru with bias, the RG-LRU: recurrent_param lru,
+ *    input and recurrent gates heads x bw x bw + heads x bw each with
+ *    bw = lru / heads, linear_out lru -> h with bias); RMSNorm h; a gated
+ *    MLP of intermediate_size / 2 with biases. Embedding tied.
+ *  - ChatGLM layer: RMSNorm (LayerNorm when rmsnorm is false) h;
+ *    query_key_value h -> (heads + 2 groups) kv_channels (bias:
+ *    add_qkv_bias or add_bias_linear); dense heads kv_channels -> h (bias:
+ *    add_bias_linear); RMSNorm h; dense_h_to_4h h -> 2 ffn and
+ *    dense_4h_to_h ffn -> h (bias: add_bias_linear). Model: embedding
+ *    padded_vocab_size x h, a final norm when post_layer_norm, output_layer
+ *    untied. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vramfit/base/json.h"
+#include "arch-internal.h"
+
+#define TRY VF_TRY
+#define KEYS VF_KEYS
+#define READ VF_READ
+
+/* Checked sums of products: any overflow leaves ok false. */
+struct acc {
+	int64_t v;
+	bool ok;
+};
+
+static void acc_add(struct acc *s, int64_t x)
+{
+	if (s->ok && __builtin_add_overflow(s->v, x, &s->v))
+		s->ok = false;
+}
+
+/* s += a * b * c */
+static void acc_mul(struct acc *s, int64_t a, int64_t b, int64_t c)
+{
+	int64_t p;
+	if (!s->ok || __builtin_mul_overflow(a, b, &p) || __builtin_mul_overflow(p, c, &p)) {
+		s->ok = false;
+		return;
+	}
+	acc_add(s, p);
+}
+
+enum { G_EMB, G_ATTN, G_MLP, G_NORM, G_EXPERTS, G_OTHER, G_N };
+
+/* The group sums of one layout under construction. */
+struct layout {
+	struct acc g[G_N];
+};
+
+static void layout_init(struct layout *l)
+{
+	for (int i = 0; i < G_N; i++)
+		l->g[i] = (struct acc){0, true};
+}
+
+/* Store the groups in a; false on overflow. */
+static bool layout_store(const struct layout *l, struct vf_arch *a)
+{
+	for (int i = 0; i < G_N; i++)
+		if (!l->g[i].ok)
+			return false;
+	for (int i = 0; i < G_N; i++)
+		a->layout[i] = l->g[i].v;
+	a->layout_counted = true;
+	return true;
+}
+
+static vf_status overflow(const char *what, struct vf_error *err)
+{
+	return vf_error_set(err, VF_ERR, "%s: sizes overflow a parameter count", what);
+}
+
+/* A number field read as a real (expand: 2 or 1.5). */
+static vf_status get_real(const cJSON *cfg, const char *key, double min, double max, double *out,
+			  const char *what, struct vf_error *err)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(cfg, key);
+	if (!n || cJSON_IsNull(n))
+		return VF_OK;
+	if (!cJSON_IsNumber(n) || !(n->valuedouble >= min && n->valuedouble <= max))
+		return vf_error_set(err, VF_ERR, "%s: field %s: expected a number from %g to %g", what,
+				    key, min, max);
+	*out = n->valuedouble;
+	return VF_OK;
+}
+
+/* time_step_rank / mamba_dt_rank: an integer or "auto" (ceil(h / 16)). */
+static vf_status get_dt_rank(const cJSON *cfg, const char *key, int64_t h, int64_t *out,
+			     const char *what, struct vf_error *err)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(cfg, key);
+	*out = (h + 15) / 16;
+	if (!n || cJSON_IsNull(n) || (cJSON_IsString(n) && strcmp(n->valuestring, "auto") == 0))
+		return VF_OK;
+	bool f;
+	return vf__arch_get_int(cfg, key, 1, out, &f, what, err);
+}
+
+/* ---- Mamba-1 and Mamba-2 ------------------------------------------------- */
+
+/* One Mamba-1 mixer: projections into ATTN, conv, A_log and D into OTHER,
+ * dt/B/C norms (Jamba) into NORM; times `count` layers. */
+static void mamba1_mixer(struct layout *l, const struct vf_arch *a, bool proj_bias,
+			 bool conv_bias, bool dtbc_norms, int64_t count)
+{
+	int64_t h = a->hidden, i = a->ssm_inner, n = a->ssm_state, r = a->ssm_dt_rank;
+	acc_mul(&l->g[G_ATTN], count, h, 2 * i);     /* in_proj */
+	acc_mul(&l->g[G_ATTN], count, i, r + 2 * n); /* x_proj */
+	acc_mul(&l->g[G_ATTN], count, r + 1, i);     /* dt_proj + bias */
+	acc_mul(&l->g[G_ATTN], count, i, h);         /* out_proj */
+	if (proj_bias) {
+		acc_mul(&l->g[G_ATTN], count, 2 * i, 1);
+		acc_mul(&l->g[G_ATTN], count, h, 1);
+	}
+	acc_mul(&l->g[G_OTHER], count, i, a->ssm_conv + (conv_bias ? 1 : 0)); /* conv1d */
+	acc_mul(&l->g[G_OTHER], count, i, n + 1);                            /* A_log, D */
+	if (dtbc_norms)
+		acc_mul(&l->g[G_NORM], count, r + 2 * n, 1);
+}
+
+/* One Mamba-2 mixer, times `count`. */
+static void mamba2_mixer_full(struct layout *l, const struct vf_arch *a, bool in_bias,
+			      bool out_bias, bool conv_bias, bool gated_norm, int64_t count)
+{
+	int64_t h = a->hidden, i = a->ssm_inner, cd = a->ssm_conv_dim, nh = a->ssm_heads;
+	int64_t proj = i + cd + nh;
+	acc_mul(&l->g[G_ATTN], count, h, proj); /* in_proj */
+	acc_mul(&l->g[G_ATTN], count, i, h);    /* out_proj */
+	if (in_bias)
+		acc_mul(&l->g[G_ATTN], count, proj, 1);
+	if (out_bias)
+		acc_mul(&l->g[G_ATTN], count, h, 1);
+	acc_mul(&l->g[G_OTHER], count, cd, a->ssm_conv + (conv_bias ? 1 : 0)); /* conv1d */
+	acc_mul(&l->g[G_OTHER], count, 3, nh);                                /* dt_bias, A_log, D */
+	if (gated_norm)
+		acc_mul(&l->g[G_NORM], count, i, 1); /* gated RMSNorm */
+}
+
+static void mamba2_mixer(struct layout *l, const struct vf_arch *a, bool proj_bias,
+			 bool conv_bias, int64_t count)
+{
+	mamba2_mixer_full(l, a, proj_bias, proj_bias, conv_bias, true, count);
+}
+
+/* Token table, final norm (weights per element `aff`), untied head. */
+static void embed_head(struct layout *l, const struct vf_arch *a, int64_t aff)
+{
+	acc_mul(&l->g[G_EMB], a->vocab, a->hidden, a->tied_embeddings ? 1 : 2);
+	acc_mul(&l->g[G_NORM], aff, a->hidden, 1);
+}
+
+vf_status vf__arch_read_mamba(const cJSON *cfg, const char *family, const char *what,
+			      struct vf_arch *a, struct vf_error *err)
+{
+	bool v2 = strcmp(family, "mamba2") == 0, f;
+	READ(KEYS("hidden_size", "d_model"), 1, hidden, VF_ARCH_F_HIDDEN);
+	READ(KEYS("num_hidden_layers", "n_layer"), 0, layers, VF_ARCH_F_LAYERS);
+	READ(KEYS("vocab_size"), 1, vocab, VF_ARCH_F_VOCAB);
+	/* MambaConfig / Mamba2Config defaults */
+	VF_DEFAULT(hidden, VF_ARCH_F_HIDDEN, v2 ? 4096 : 768);
+	VF_DEFAULT(layers, VF_ARCH_F_LAYERS, v2 ? 64 : 32);
+	VF_DEFAULT(vocab, VF_ARCH_F_VOCAB, v2 ? 32768 : 50280);
+	a->tied_embeddings = !v2;
+	TRY(vf__arch_get_bool(cfg, "tie_word_embeddings", &a->tied_embeddings, what, err));
+	a->known |= VF_ARCH_F_TIED;
+	double expand = 2;
+	TRY(get_real(cfg, "expand", 0.01, 64, &expand, what, err));
+	a->ssm_inner = (int64_t)(expand * (double)a->hidden);
+	TRY(vf__arch_get_int(cfg, "intermediate_size", 1, &a->ssm_inner, &f, what, err));
+	a->ssm_state = v2 ? 128 : 16;
+	TRY(vf__arch_get_int_any(cfg, KEYS("state_size", "d_state"), 1, &a->ssm_state, &f, what,
+				 err));
+	a->ssm_conv = 4;
+	TRY(vf__arch_get_int_any(cfg, KEYS("conv_kernel", "d_conv"), 1, &a->ssm_conv, &f, what,
+				 err));
+	bool bias = false, conv_bias = true;
+	TRY(vf__arch_get_bool(cfg, "use_bias", &bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "use_conv_bias", &conv_bias, what, err));
+	if (a->ssm_inner < 1 || a->ssm_inner > VF_ARCH_MAX_DIM)
+		return vf_error_set(err, VF_ERR, "%s: field expand: %g x hidden_size is no width", what,
+				    expand);
+	a->ssm_layers = a->layers;
+	a->attn_layers = 0;
+	a->gated_mlp = false;
+	a->ffn = 0;
+	a->known |= VF_ARCH_F_FFN;
+	struct layout l;
+	layout_init(&l);
+	if (v2) {
+		int64_t groups = 8, heads = 128, hd = 64;
+		TRY(vf__arch_get_int(cfg, "n_groups", 1, &groups, &f, what, err));
+		TRY(vf__arch_get_int(cfg, "num_heads", 1, &heads, &f, what, err));
+		TRY(vf__arch_get_int(cfg, "head_dim", 1, &hd, &f, what, err));
+		a->ssm_chunk = 256;
+		TRY(vf__arch_get_int(cfg, "chunk_size", 1, &a->ssm_chunk, &f, what, err));
+		if (heads * hd != a->ssm_inner)
+			vf_arch_not_understood(a, "num_heads x head_dim != expand x hidden_size");
+		a->ssm_heads = heads;
+		a->ssm_conv_dim = a->ssm_inner + 2 * groups * a->ssm_state;
+		mamba2_mixer(&l, a, bias, conv_bias, a->layers);
+	} else {
+		TRY(get_dt_rank(cfg, "time_step_rank", a->hidden, &a->ssm_dt_rank, what, err));
+		a->ssm_conv_dim = a->ssm_inner;
+		mamba1_mixer(&l, a, bias, conv_bias, false, a->layers);
+	}
+	acc_mul(&l.g[G_NORM], a->layers, a->hidden, 1); /* the block norms */
+	embed_head(&l, a, 1);
+	/* attention-free: heads stand for the scan's channels in what reads them */
+	a->heads = a->kv_heads = 1;
+	a->head_dim = a->hidden;
+	a->known |= VF_ARCH_F_HEADS | VF_ARCH_F_KV_HEADS | VF_ARCH_F_HEAD_DIM;
+	return layout_store(&l, a) ? VF_OK : overflow(what, err);
+}
+
+/* ---- Jamba ----------------------------------------------------------------- */
+
+/* Layers l < L with l % period == offset. */
+static int64_t every(int64_t L, int64_t period, int64_t offset)
+{
+	if (period <= 0 || offset >= L)
+		return 0;
+	return offset < period ? (L - 1 - offset) / period + 1 : 0;
+}
+
+vf_status vf__arch_read_jamba(const cJSON *cfg, const char *family, const char *what,
+			      struct vf_arch *a, struct vf_error *err)
+{
+	(void)family;
+	bool f;
+	READ(KEYS("hidden_size"), 1, hidden, VF_ARCH_F_HIDDEN);
+	READ(KEYS("num_hidden_layers"), 0, layers, VF_ARCH_F_LAYERS);
+	READ(KEYS("num_attention_heads"), 1, heads, VF_ARCH_F_HEADS);
+	READ(KEYS("num_key_value_heads"), 1, kv_heads, VF_ARCH_F_KV_HEADS);
+	READ(KEYS("intermediate_size"), 1, ffn, VF_ARCH_F_FFN);
+	READ(KEYS("vocab_size"), 1, vocab, VF_ARCH_F_VOCAB);
+	READ(KEYS("num_experts"), 1, experts, VF_ARCH_F_EXPERTS);
+	READ(KEYS("num_experts_per_tok"), 1, experts_per_token, VF_ARCH_F_EXPERTS_PER_TOKEN);
+	READ(KEYS("max_position_embeddings"), 1, max_positions, VF_ARCH_F_MAX_POSITIONS);
+	/* JambaConfig defaults */
+	VF_DEFAULT(hidden, VF_ARCH_F_HIDDEN, 4096);
+	VF_DEFAULT(layers, VF_ARCH_F_LAYERS, 32);
+	VF_DEFAULT(heads, VF_ARCH_F_HEADS, 32);
+	VF_DEFAULT(kv_heads, VF_ARCH_F_KV_HEADS, 8);
+	VF_DEFAULT(ffn, VF_ARCH_F_FFN, 14336);
+	VF_DEFAULT(vocab, VF_ARCH_F_VOCAB, 65536);
+	VF_DEFAULT(experts, VF_ARCH_F_EXPERTS, 16);
+	VF_DEFAULT(experts_per_token, VF_ARCH_F_EXPERTS_PER_TOKEN, 2);
+	a->tied_embeddings = false;
+	TRY(vf__arch_get_bool(cfg, "tie_word_embeddings", &a->tied_embeddings, what, err));
+	a->known |= VF_ARCH_F_TIED;
+	int64_t ap = 8, ao = 4, ep = 2, eo = 1, expand = 2;
+	TRY(vf__arch_get_int(cfg, "attn_layer_period", 1, &ap, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "attn_layer_offset", 0, &ao, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "expert_layer_period", 1, &ep, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "expert_layer_offset", 0, &eo, &f, what, err));
+	a->ssm_state = 16;
+	a->ssm_conv = 4;
+	TRY(vf__arch_get_int(cfg, "mamba_d_state", 1, &a->ssm_state, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_d_conv", 1, &a->ssm_conv, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_expand", 1, &expand, &f, what, err));
+	TRY(get_dt_rank(cfg, "mamba_dt_rank", a->hidden, &a->ssm_dt_rank, what, err));
+	bool conv_bias = true, proj_bias = false;
+	TRY(vf__arch_get_bool(cfg, "mamba_conv_bias", &conv_bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "mamba_proj_bias", &proj_bias, what, err));
+	if (a->heads % a->kv_heads != 0)
+		return vf_error_set(err, VF_ERR, "%s: heads not a multiple of key/value heads", what);
+	int64_t L = a->layers, H = a->hidden;
+	a->head_dim = H / a->heads;
+	a->known |= VF_ARCH_F_HEAD_DIM;
+	a->ssm_inner = expand * H; /* H <= 2^40, expand checked below */
+	if (expand > 64)
+		return vf_error_set(err, VF_ERR, "%s: field mamba_expand: above 64", what);
+	a->ssm_conv_dim = a->ssm_inner;
+	a->attn_layers = every(L, ap, ao);
+	a->ssm_layers = L - a->attn_layers;
+	/* a layer of one expert is a plain MLP (no router) */
+	a->moe_layers = a->experts > 1 ? every(L, ep, eo) : 0;
+	if (a->experts <= 1)
+		a->experts = 0;
+	a->moe_ffn = a->ffn;
+	a->gated_mlp = true;
+	struct layout l;
+	layout_init(&l);
+	int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
+	acc_mul(&l.g[G_ATTN], a->attn_layers, H, 2 * q + 2 * kv); /* q, o; k, v */
+	mamba1_mixer(&l, a, proj_bias, conv_bias, true, a->ssm_layers);
+	acc_mul(&l.g[G_MLP], L - a->moe_layers, 3 * H, a->ffn);
+	acc_mul(&l.g[G_EXPERTS], a->moe_layers, a->experts, 3 * H * a->ffn + H); /* experts + router */
+	acc_mul(&l.g[G_NORM], L, 2, H);
+	embed_head(&l, a, 1);
+	return layout_store(&l, a) ? VF_OK : overflow(what, err);
+}
+
+/* ---- Granite-4 hybrids (granitemoehybrid) ----------------------------------- */
+
+vf_status vf__arch_read_granite_hybrid(const cJSON *cfg, const char *family, const char *what,
+				       struct vf_arch *a, struct vf_error *err)
+{
+	(void)family;
+	bool f;
+	READ(KEYS("hidden_size"), 1, hidden, VF_ARCH_F_HIDDEN);
+	READ(KEYS("num_hidden_layers"), 0, layers, VF_ARCH_F_LAYERS);
+	READ(KEYS("num_attention_heads"), 1, heads, VF_ARCH_F_HEADS);
+	READ(KEYS("num_key_value_heads"), 1, kv_heads, VF_ARCH_F_KV_HEADS);
+	READ(KEYS("vocab_size"), 1, vocab, VF_ARCH_F_VOCAB);
+	READ(KEYS("max_position_embeddings"), 1, max_positions, VF_ARCH_F_MAX_POSITIONS);
+	/* GraniteMoeHybridConfig defaults */
+	VF_DEFAULT(hidden, VF_ARCH_F_HIDDEN, 4096);
+	VF_DEFAULT(layers, VF_ARCH_F_LAYERS, 32);
+	VF_DEFAULT(heads, VF_ARCH_F_HEADS, 32);
+	VF_DEFAULT(kv_heads, VF_ARCH_F_KV_HEADS, a->heads);
+	VF_DEFAULT(vocab, VF_ARCH_F_VOCAB, 32000);
+	int64_t inter = 11008, shared = 1024, E = 8, topk = 2;
+	TRY(vf__arch_get_int(cfg, "intermediate_size", 1, &inter, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "shared_intermediate_size", 0, &shared, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "num_local_experts", 0, &E, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "num_experts_per_tok", 1, &topk, &f, what, err));
+	a->tied_embeddings = false;
+	TRY(vf__arch_get_bool(cfg, "tie_word_embeddings", &a->tied_embeddings, what, err));
+	a->known |= VF_ARCH_F_TIED;
+	bool attn_bias = false, conv_bias = true, proj_bias = false;
+	TRY(vf__arch_get_bool(cfg, "attention_bias", &attn_bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "mamba_conv_bias", &conv_bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "mamba_proj_bias", &proj_bias, what, err));
+	int64_t nh = 128, groups = 1, expand = 2;
+	a->ssm_state = 256;
+	a->ssm_conv = 4;
+	a->ssm_chunk = 256;
+	TRY(vf__arch_get_int(cfg, "mamba_n_heads", 1, &nh, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_n_groups", 1, &groups, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_d_state", 1, &a->ssm_state, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_d_conv", 1, &a->ssm_conv, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_expand", 1, &expand, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_chunk_size", 1, &a->ssm_chunk, &f, what, err));
+	if (expand > 64)
+		return vf_error_set(err, VF_ERR, "%s: field mamba_expand: above 64", what);
+	if (a->heads % a->kv_heads != 0)
+		return vf_error_set(err, VF_ERR, "%s: heads not a multiple of key/value heads", what);
+	int64_t L = a->layers, H = a->hidden;
+	a->ssm_inner = expand * H;
+	if (a->ssm_inner % nh != 0)
+		vf_arch_not_understood(a, "mamba_n_heads does not divide mamba_expand x hidden_size");
+	/* layer_types: "mamba" or "attention" per layer; absent: all Mamba */
+	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(cfg, "layer_types");
+	a->attn_layers = 0;
+	if (cJSON_IsArray(lt)) {
+		const cJSON *e;
+		int64_t n = 0;
+		cJSON_ArrayForEach(e, lt)
+		{
+			if (!cJSON_IsString(e) || (strcmp(e->valuestring, "mamba") != 0 &&
+						   strcmp(e->valuestring, "attention") != 0))
+				return vf_error_set(err, VF_ERR,
+						    "%s: field layer_types: expected \"mamba\" or "
+						    "\"attention\" entries",
+						    what);
+			a->attn_layers += strcmp(e->valuestring, "attention") == 0;
+			n++;
+		}
+		if (n != L)
+			vf_arch_not_understood(a, "layer_types (not one per layer)");
+		if (a->attn_layers > L)
+			a->attn_layers = L;
+	} else if (lt && !cJSON_IsNull(lt)) {
+		return vf_error_set(err, VF_ERR, "%s: field layer_types: expected a list", what);
+	}
+	a->ssm_layers = L - a->attn_layers;
+	a->ssm_heads = nh;
+	a->ssm_conv_dim = a->ssm_inner + 2 * groups * a->ssm_state;
+	a->head_dim = H / a->heads;
+	a->known |= VF_ARCH_F_HEAD_DIM;
+	a->gated_mlp = true;
+	a->qkv_bias = a->o_bias = attn_bias;
+	/* the feed-forward: routed experts of intermediate_size plus the
+	 * shared MLP, or the shared MLP alone (num_local_experts 0) */
+	if (E > 0) {
+		a->experts = E;
+		a->experts_per_token = topk;
+		a->known |= VF_ARCH_F_EXPERTS | VF_ARCH_F_EXPERTS_PER_TOKEN;
+		a->moe_layers = L;
+		a->moe_ffn = inter;
+		a->ffn = inter;
+		a->shared_ffn = shared;
+	} else {
+		a->experts = 0;
+		a->known |= VF_ARCH_F_EXPERTS;
+		a->ffn = shared;
+	}
+	a->known |= VF_ARCH_F_FFN;
+	struct layout l;
+	layout_init(&l);
+	int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
+	acc_mul(&l.g[G_ATTN], a->attn_layers, H, 2 * q + 2 * kv);
+	if (attn_bias)
+		acc_mul(&l.g[G_ATTN], a->attn_layers, 2 * q + 2 * kv, 1);
+	mamba2_mixer(&l, a, proj_bias, conv_bias, a->ssm_layers);
+	acc_mul(&l.g[G_MLP], L, 3 * H, shared); /* shared_mlp: input_linear 2s, output_linear */
+	if (E > 0)
+		acc_mul(&l.g[G_EXPERTS], L, E, 3 * H * inter + H); /* experts + router */
+	acc_mul(&l.g[G_NORM], L, 2, H);
+	embed_head(&l, a, 1);
+	return layout_store(&l, a) ? VF_OK : overflow(what, err);
+}
+
+/* ---- Falcon-H1 ------------------------------------------------------------------- */
+
+vf_status vf__arch_read_falcon_h1(const cJSON *cfg, const char *family, const char *what,
+				  struct vf_arch *a, struct vf_error *err)
+{
+	(void)family;
+	bool f;
+	READ(KEYS("hidden_size"), 1, hidden, VF_ARCH_F_HIDDEN);
+	READ(KEYS("num_hidden_layers"), 0, layers, VF_ARCH_F_LAYERS);
+	READ(KEYS("num_attention_heads"), 1, heads, VF_ARCH_F_HEADS);
+	READ(KEYS("num_key_value_heads"), 1, kv_heads, VF_ARCH_F_KV_HEADS);
+	READ(KEYS("head_dim"), 1, head_dim, VF_ARCH_F_HEAD_DIM);
+	READ(KEYS("intermediate_size"), 1, ffn, VF_ARCH_F_FFN);
+	READ(KEYS("vocab_size"), 1, vocab, VF_ARCH_F_VOCAB);
+	READ(KEYS("max_position_embeddings"), 1, max_positions, VF_ARCH_F_MAX_POSITIONS);
+	/* FalconH1Config defaults */
+	VF_DEFAULT(hidden, VF_ARCH_F_HIDDEN, 4096);
+	VF_DEFAULT(layers, VF_ARCH_F_LAYERS, 32);
+	VF_DEFAULT(heads, VF_ARCH_F_HEADS, 32);
+	VF_DEFAULT(kv_heads, VF_ARCH_F_KV_HEADS, 8);
+	VF_DEFAULT(head_dim, VF_ARCH_F_HEAD_DIM, a->hidden / a->heads);
+	VF_DEFAULT(ffn, VF_ARCH_F_FFN, 14336);
+	VF_DEFAULT(vocab, VF_ARCH_F_VOCAB, 128000);
+	VF_DEFAULT(max_positions, VF_ARCH_F_MAX_POSITIONS, 8192);
+	a->tied_embeddings = false;
+	TRY(vf__arch_get_bool(cfg, "tie_word_embeddings", &a->tied_embeddings, what, err));
+	a->known |= VF_ARCH_F_TIED;
+	bool attn_bias = false, mlp_bias = false, conv_bias = true, proj_bias = false;
+	bool proj_out_bias = false, rms = false;
+	TRY(vf__arch_get_bool(cfg, "attention_bias", &attn_bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "mlp_bias", &mlp_bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "mamba_conv_bias", &conv_bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "mamba_proj_bias", &proj_bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "projectors_bias", &proj_out_bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "mamba_rms_norm", &rms, what, err));
+	int64_t nh = 128, groups = 1, expand = 2, dssm = 1024;
+	a->ssm_state = 256;
+	a->ssm_conv = 4;
+	a->ssm_chunk = 256;
+	TRY(vf__arch_get_int(cfg, "mamba_n_heads", 1, &nh, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_n_groups", 1, &groups, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_d_state", 1, &a->ssm_state, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_d_conv", 1, &a->ssm_conv, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_expand", 1, &expand, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_chunk_size", 1, &a->ssm_chunk, &f, what, err));
+	/* mamba_d_ssm: the inner width; null: mamba_expand x hidden */
+	const cJSON *ds = cJSON_GetObjectItemCaseSensitive(cfg, "mamba_d_ssm");
+	if (ds && cJSON_IsNull(ds)) {
+		if (expand > 64)
+			return vf_error_set(err, VF_ERR, "%s: field mamba_expand: above 64", what);
+		dssm = expand * a->hidden;
+	} else {
+		TRY(vf__arch_get_int(cfg, "mamba_d_ssm", 1, &dssm, &f, what, err));
+	}
+	if (a->heads % a->kv_heads != 0)
+		return vf_error_set(err, VF_ERR, "%s: heads not a multiple of key/value heads", what);
+	int64_t L = a->layers, H = a->hidden;
+	a->ssm_inner = dssm;
+	if (dssm % nh != 0)
+		vf_arch_not_understood(a, "mamba_n_heads does not divide the Mamba width");
+	a->ssm_heads = nh;
+	a->ssm_conv_dim = dssm + 2 * groups * a->ssm_state;
+	/* every layer runs attention and a Mamba-2 mixer side by side */
+	a->ssm_layers = L;
+	a->attn_layers = L;
+	a->gated_mlp = true;
+	a->qkv_bias = a->o_bias = attn_bias;
+	a->mlp_bias = mlp_bias;
+	struct layout l;
+	layout_init(&l);
+	int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
+	acc_mul(&l.g[G_ATTN], L, H, 2 * q + 2 * kv);
+	if (attn_bias)
+		acc_mul(&l.g[G_ATTN], L, q + 2 * kv + H, 1);
+	mamba2_mixer_full(&l, a, proj_bias, proj_out_bias, conv_bias, rms, L);
+	acc_mul(&l.g[G_MLP], L, 3 * H, a->ffn);
+	if (mlp_bias)
+		acc_mul(&l.g[G_MLP], L, 2 * a->ffn + H, 1);
+	acc_mul(&l.g[G_NORM], L, 2, H);
+	embed_head(&l, a, 1);
+	return layout_store(&l, a) ? VF_OK : overflow(what, err);
+}
+
+/* ---- RecurrentGemma (Griffin) --------------------------------------------------- */
+
+vf_status vf__arch_read_recurrent_gemma(const cJSON *cfg, const char *family, const char *what,
+					struct vf_arch *a, struct vf_error *err)
+{
+	(void)family;
+	bool f;
+	READ(KEYS("hidden_size"), 1, hidden, VF_ARCH_F_HIDDEN);
+	READ(KEYS("num_hidden_layers"), 0, layers, VF_ARCH_F_LAYERS);
+	READ(KEYS("num_attention_heads"), 1, heads, VF_ARCH_F_HEADS);
+	READ(KEYS("num_key_value_heads"), 1, kv_heads, VF_ARCH_F_KV_HEADS);
+	READ(KEYS("head_dim"), 1, head_dim, VF_ARCH_F_HEAD_DIM);
+	READ(KEYS("intermediate_size"), 1, ffn, VF_ARCH_F_FFN);
+	READ(KEYS("vocab_size"), 1, vocab, VF_ARCH_F_VOCAB);
+	/* RecurrentGemmaConfig defaults */
+	VF_DEFAULT(hidden, VF_ARCH_F_HIDDEN, 2560);
+	VF_DEFAULT(layers, VF_ARCH_F_LAYERS, 26);
+	VF_DEFAULT(heads, VF_ARCH_F_HEADS, 10);
+	VF_DEFAULT(kv_heads, VF_ARCH_F_KV_HEADS, 1);
+	VF_DEFAULT(head_dim, VF_ARCH_F_HEAD_DIM, a->hidden / a->heads);
+	VF_DEFAULT(ffn, VF_ARCH_F_FFN, 3 * a->hidden * 2);
+	VF_DEFAULT(vocab, VF_ARCH_F_VOCAB, 256000);
+	a->tied_embeddings = true;
+	a->known |= VF_ARCH_F_TIED;
+	int64_t lru = a->hidden, conv = 4, window = 2048;
+	TRY(vf__arch_get_int(cfg, "lru_width", 1, &lru, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "conv1d_width", 1, &conv, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "attention_window_size", 1, &window, &f, what, err));
+	if (a->heads % a->kv_heads != 0 || lru % a->heads != 0)
+		return vf_error_set(err, VF_ERR,
+				    "%s: heads must divide lru_width and be a multiple of key/value heads",
+				    what);
+	/* block_types cycle over the layers (default recurrent, recurrent,
+	 * attention) */
+	int64_t L = a->layers, H = a->hidden, attn = 0;
+	const cJSON *bt = cJSON_GetObjectItemCaseSensitive(cfg, "block_types");
+	if (bt && !cJSON_IsNull(bt)) {
+		int64_t n = cJSON_IsArray(bt) ? cJSON_GetArraySize(bt) : 0;
+		if (n < 1)
+			return vf_error_set(err, VF_ERR, "%s: field block_types: expected a list", what);
+		for (int64_t l = 0; l < L; l++) {
+			const cJSON *e = cJSON_GetArrayItem(bt, (int)(l % n));
+			if (!cJSON_IsString(e) || (strcmp(e->valuestring, "recurrent") != 0 &&
+						   strcmp(e->valuestring, "attention") != 0))
+				return vf_error_set(err, VF_ERR,
+						    "%s: field block_types: expected \"recurrent\" or "
+						    "\"attention\" entries",
+						    what);
+			attn += strcmp(e->valuestring, "attention") == 0;
+		}
+	} else {
+		for (int64_t l = 0; l < L; l++)
+			attn += l % 3 == 2;
+	}
+	a->attn_layers = attn;
+	a->ssm_layers = L - attn;
+	a->ssm_inner = lru;
+	a->ssm_state = 1; /* the RG-LRU: one state per channel */
+	a->ssm_conv = conv;
+	a->ssm_conv_dim = lru;
+	a->sliding_window = window;
+	a->sliding_layers = attn;
+	a->gated_mlp = true;
+	a->mlp_bias = true;
+	int64_t F = a->ffn / 2; /* the MLP runs at half intermediate_size */
+	int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim, bw = lru / a->heads;
+	struct layout l;
+	layout_init(&l);
+	acc_mul(&l.g[G_ATTN], attn, H, 2 * q + 2 * kv); /* q, o; k, v */
+	acc_mul(&l.g[G_ATTN], attn, H, 1);              /* o_proj bias */
+	/* recurrent block: linear_y, linear_x (h -> lru + bias), linear_out
+	 * (lru -> h + bias); conv1d with bias; the RG-LRU's recurrent_param,
+	 * input and recurrent gates (heads x bw x bw + heads x bw each) */
+	acc_mul(&l.g[G_ATTN], a->ssm_layers, 2 * (H + 1), lru);
+	acc_mul(&l.g[G_ATTN], a->ssm_layers, lru + 1, H);
+	acc_mul(&l.g[G_OTHER], a->ssm_layers, lru, conv + 1);
+	acc_mul(&l.g[G_OTHER], a->ssm_layers, lru, 1 + 2 * bw + 2);
+	acc_mul(&l.g[G_MLP], L, 3 * H, F);
+	acc_mul(&l.g[G_MLP], L, 2 * F + H, 1);
+	acc_mul(&l.g[G_NORM], L, 2, H);
+	embed_head(&l, a, 1);
+	a->ffn = F;
+	return layout_store(&l, a) ? VF_OK : overflow(what, err);
+}
+
+/* ---- ChatGLM ---------------------------------------------------------------- */
+
+vf_status vf__arch_read_chatglm(const cJSON *cfg, const char *family, const char *what,
+				struct vf_arch *a, struct vf_error *err)
+{
+	(void)family;
+	bool f;
+	READ(KEYS("hidden_size"), 1, hidden, VF_ARCH_F_HIDDEN);
+	READ(KEYS("num_layers", "num_hidden_layers"), 0, layers, VF_ARCH_F_LAYERS);
+	READ(KEYS("num_attention_heads"), 1, heads, VF_ARCH_F_HEADS);
+	READ(KEYS("kv_channels"), 1, head_dim, VF_ARCH_F_HEAD_DIM);
+	READ(KEYS("ffn_hidden_size"), 1, ffn, VF_ARCH_F_FFN);
+	READ(KEYS("padded_vocab_size"), 1, vocab, VF_ARCH_F_VOCAB);
+	READ(KEYS("seq_length"), 1, max_positions, VF_ARCH_F_MAX_POSITIONS);
+	if (cJSON_GetObjectItemCaseSensitive(cfg, "inner_hidden_size") ||
+	    cJSON_GetObjectItemCaseSensitive(cfg, "position_encoding_2d"))
+		vf_arch_not_understood(a, "ChatGLM-6B v1 layout (inner_hidden_size, "
+					  "position_encoding_2d)");
+	/* ChatGLMConfig defaults (GLM-2/3/4 remote code) */
+	VF_DEFAULT(hidden, VF_ARCH_F_HIDDEN, 4096);
+	VF_DEFAULT(layers, VF_ARCH_F_LAYERS, 28);
+	VF_DEFAULT(heads, VF_ARCH_F_HEADS, 32);
+	VF_DEFAULT(head_dim, VF_ARCH_F_HEAD_DIM, 128);
+	VF_DEFAULT(ffn, VF_ARCH_F_FFN, 13696);
+	VF_DEFAULT(vocab, VF_ARCH_F_VOCAB, 65024);
+	VF_DEFAULT(max_positions, VF_ARCH_F_MAX_POSITIONS, 2048);
+	bool mq = false, qkv_bias = false, bias = false, rms = true, post = true;
+	int64_t groups = 1, pre_seq = 0;
+	TRY(vf__arch_get_bool(cfg, "multi_query_attention", &mq, what, err));
+	TRY(vf__arch_get_int(cfg, "multi_query_group_num", 1, &groups, &f, what, err));
+	TRY(vf__arch_get_bool(cfg, "add_qkv_bias", &qkv_bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "add_bias_linear", &bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "rmsnorm", &rms, what, err));
+	TRY(vf__arch_get_bool(cfg, "post_layer_norm", &post, what, err));
+	TRY(vf__arch_get_int(cfg, "pre_seq_len", 1, &pre_seq, &f, what, err));
+	a->kv_heads = mq ? groups : a->heads;
+	a->known |= VF_ARCH_F_KV_HEADS;
+	if (a->heads % a->kv_heads != 0)
+		return vf_error_set(err, VF_ERR, "%s: heads not a multiple of multi_query_group_num",
+				    what);
+	a->tied_embeddings = false;
+	TRY(vf__arch_get_bool(cfg, "tie_word_embeddings", &a->tied_embeddings, what, err));
+	a->known |= VF_ARCH_F_TIED;
+	a->gated_mlp = true;
+	a->layer_norm = !rms;
+	a->qkv_bias = qkv_bias || bias;
+	a->o_bias = a->mlp_bias = a->linear_bias = bias;
+	int64_t H = a->hidden, L = a->layers, q = a->heads * a->head_dim;
+	int64_t kv = a->kv_heads * a->head_dim, F = a->ffn, aff = rms ? 1 : 2;
+	struct layout l;
+	layout_init(&l);
+	acc_mul(&l.g[G_ATTN], L, H, q + 2 * kv); /* query_key_value */
+	acc_mul(&l.g[G_ATTN], L, q, H);          /* dense */
+	if (a->qkv_bias)
+		acc_mul(&l.g[G_ATTN], L, q + 2 * kv, 1);
+	if (bias)
+		acc_mul(&l.g[G_ATTN], L, H, 1);
+	acc_mul(&l.g[G_MLP], L, 3 * H, F);
+	if (bias)
+		acc_mul(&l.g[G_MLP], L, 2 * F + H, 1);
+	acc_mul(&l.g[G_NORM], L, 2 * aff, H);
+	acc_mul(&l.g[G_EMB], a->vocab, H, a->tied_embeddings ? 1 : 2);
+	if (post)
+		acc_mul(&l.g[G_NORM], aff, H, 1);
+	if (pre_seq > 0) /* P-tuning v2 prefix encoder: an embedding of the k/v prefix */
+		acc_mul(&l.g[G_OTHER], pre_seq, L, 2 * kv);
+	return layout_store(&l, a) ? VF_OK : overflow(what, err);
+}
+
+/* ---- keys and JSON ------------------------------------------------------------ */
+
+static const struct {
+	const char *family;
+	const char *keys;
+} ssm_keys[] = {
+	{"mamba", "hidden_size d_model num_hidden_layers n_layer vocab_size tie_word_embeddings "
+		  "expand intermediate_size state_size d_state conv_kernel d_conv use_bias "
+		  "use_conv_bias time_step_rank"},
+	{"mamba2", "hidden_size d_model num_hidden_layers n_layer vocab_size tie_word_embeddings "
+		   "expand intermediate_size state_size d_state conv_kernel d_conv use_bias "
+		   "use_conv_bias time_step_rank n_groups num_heads head_dim chunk_size"},
+	{"jamba", "hidden_size num_hidden_layers num_attention_heads num_key_value_heads "
+		  "intermediate_size vocab_size num_experts num_experts_per_tok "
+		  "max_position_embeddings tie_word_embeddings attn_layer_period attn_layer_offset "
+		  "expert_layer_period expert_layer_offset mamba_d_state mamba_d_conv mamba_expand "
+		  "mamba_dt_rank mamba_conv_bias mamba_proj_bias num_logits_to_keep"},
+	{"granitemoehybrid", "hidden_size num_hidden_layers num_attention_heads num_key_value_heads "
+			     "vocab_size max_position_embeddings intermediate_size "
+			     "shared_intermediate_size num_local_experts num_experts_per_tok "
+			     "tie_word_embeddings attention_bias mamba_conv_bias mamba_proj_bias "
+			     "mamba_n_heads mamba_n_groups mamba_d_state mamba_d_conv mamba_expand "
+			     "mamba_chunk_size mamba_d_head layer_types"},
+	{"falcon_h1", "hidden_size num_hidden_layers num_attention_heads num_key_value_heads head_dim "
+		      "intermediate_size vocab_size max_position_embeddings tie_word_embeddings "
+		      "attention_bias mlp_bias mamba_conv_bias mamba_proj_bias projectors_bias "
+		      "mamba_rms_norm mamba_n_heads mamba_n_groups mamba_d_state mamba_d_conv "
+		      "mamba_expand mamba_chunk_size mamba_d_ssm mamba_d_head mamba_norm_before_gate "
+		      "num_logits_to_keep mlp_multipliers ssm_multipliers ssm_in_multiplier "
+		      "ssm_out_multiplier key_multiplier attention_in_multiplier "
+		      "attention_out_multiplier lm_head_multiplier"},
+	{"recurrent_gemma", "hidden_size num_hidden_layers num_attention_heads num_key_value_heads "
+			    "head_dim intermediate_size vocab_size lru_width conv1d_width "
+			    "attention_window_size block_types tie_word_embeddings "
+			    "embeddings_scale_by_sqrt_dim partial_rotary_factor"},
+	{"chatglm", "hidden_size num_layers num_hidden_layers num_attention_heads kv_channels "
+		    "ffn_hidden_size padded_vocab_size seq_length multi_query_attention "
+		    "multi_query_group_num add_qkv_bias add_bias_linear rmsnorm post_layer_norm "
+		    "pre_seq_len tie_word_embeddings vocab_size prefix_projection"},
+	/* towers (speech.c, vlm.c) */
+	{"whisper", "vocab_size num_mel_bins encoder_layers encoder_attention_heads decoder_layers "
+		    "decoder_attention_heads decoder_ffn_dim encoder_ffn_dim d_model "
+		    "max_source_positions max_target_positions tie_word_embeddings "
+		    "num_hidden_layers classifier_proj_size use_weighted_layer_sum "
+		    "median_filter_width"},
+	{"dinov2", "hidden_size num_hidden_layers num_attention_heads mlp_ratio image_size "
+		   "patch_size num_channels qkv_bias layerscale_value use_swiglu_ffn out_features "
+		   "out_indices stage_names apply_layernorm reshape_hidden_states"},
+	{"qwen2_5_vl", "vision_config text_config rope_scaling max_window_layers sliding_window "
+		       "use_sliding_window hidden_size num_hidden_layers num_attention_heads "
+		       "num_key_value_heads intermediate_size vocab_size max_position_embeddings "
+		       "tie_word_embeddings head_dim"},
+	{"siglip_vision", "hidden_size intermediate_size num_hidden_layers num_attention_heads "
+			  "image_size patch_size num_channels vision_use_head"},
+	{"gemma3_mm", "text_config vision_config mm_tokens_per_image tie_word_embeddings"},
+	{"llava_onevision", "text_config vision_config vision_feature_layer "
+			    "multimodal_projector_bias image_grid_pinpoints "
+			    "vision_aspect_ratio vision_feature_select_strategy tie_word_embeddings"},
+	{"llama4_mm", "text_config vision_config tie_word_embeddings"},
+	{"llama4.vision", "hidden_size num_hidden_layers num_attention_heads intermediate_size "
+			  "image_size patch_size num_channels projector_input_dim projector_output_dim "
+			  "vision_output_dim pixel_shuffle_ratio vision_feature_layer vision_feature_select_strategy "
+			  "multi_modal_projector_bias"},
+	{"qwen3_vl", "text_config vision_config tie_word_embeddings"},
+	{"qwen3_vl.vision", "depth hidden_size intermediate_size num_heads in_channels patch_size "
+			    "spatial_merge_size temporal_patch_size out_hidden_size "
+			    "num_position_embeddings deepstack_visual_indexes"},
+	{"qwen2_5_vl.vision", "depth hidden_size intermediate_size num_heads in_chans in_channels "
+			      "out_hidden_size patch_size spatial_merge_size spatial_patch_size "
+			      "temporal_patch_size window_size fullatt_block_indexes "
+			      "tokens_per_second"},
+};
+
+const char *vf__arch_ssm_keys(const char *family)
+{
+	for (size_t i = 0; i < sizeof ssm_keys / sizeof ssm_keys[0]; i++)
+		if (strcmp(ssm_keys[i].family, family) == 0)
+			return ssm_keys[i].keys;
+	return NULL;
+}
+
+int64_t vf_arch_active_params(const struct vf_arch *a)
+{
+	struct vf_param_groups g;
+	if (!vf_arch_param_groups(a, &g))
+		return -1;
+	if (a->experts <= 0 || a->experts_per_token <= 0 || a->experts_per_token >= a->experts)
+		return g.total;
+	int64_t H = a->hidden, F = a->moe_ffn > 0 ? a->moe_ffn : a->ffn;
+	int64_t ml = a->moe_layers >= 0 && a->moe_layers <= a->layers ? a->moe_layers : a->layers;
+	struct acc idle = {0, true};
+	/* one routed expert: (gate,) up, down (+ biases) */
+	acc_mul(&idle, a->gated_mlp ? 3 : 2, H, F);
+	if (a->expert_bias)
+		acc_add(&idle, (a->gated_mlp ? 2 : 1) * F + H);
+	int64_t per = idle.v;
+	idle = (struct acc){0, true};
+	acc_mul(&idle, per, a->experts - a->experts_per_token, ml);
+	return idle.ok ? g.total - idle.v : -1;
+}
+
+void vf__arch_ssm_json(cJSON *o, const struct vf_arch *a)
+{
+	if (a->experts > 0) {
+		int64_t act = vf_arch_active_params(a);
+		if (act >= 0)
+			cJSON_AddNumberToObject(o, "active_params", (double)act);
+	}
+	if (a->ssm_layers <= 0)
+		return;
+	cJSON *s = cJSON_AddObjectToObject(o, "ssm");
+	if (!s)
+		return;
+	cJSON_AddStringToObject(s, "kind", strcmp(a->family, "recurrent_gemma") == 0 ? "rg-lru"
+					   : a->ssm_heads > 0			   ? "mamba2"
+										   : "mamba");
+	cJSON_AddNumberToObject(s, "layers", (double)a->ssm_layers);
+	cJSON_AddNumberToObject(s, "attention_layers", (double)(a->attn_layers >= 0 ? a->attn_layers
+										    : 0));
+	cJSON_AddNumberToObject(s, "inner", (double)a->ssm_inner);
+	cJSON_AddNumberToObject(s, "state", (double)a->ssm_state);
+	cJSON_AddNumberToObject(s, "conv_kernel", (double)a->ssm_conv);
+	cJSON_AddNumberToObject(s, "conv_channels", (double)a->ssm_conv_dim);
+	if (a->ssm_heads > 0)
+		cJSON_AddNumberToObject(s, "heads", (double)a->ssm_heads);
+	/* the recurrent state one sequence holds in inference, elements:
+	 * conv window and scan state per SSM layer */
+	double per = (double)a->ssm_conv_dim * (double)a->ssm_conv +
+		     (double)a->ssm_inner * (double)a->ssm_state;
+	cJSON_AddNumberToObject(s, "state_elements_per_sequence", per * (double)a->ssm_layers);
+}

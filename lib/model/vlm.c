@@ -1,0 +1,647 @@
+/* vlm.c - towers.h: the dispatch, DINOv2 ViT backbones and Qwen2.5-VL
+ * vision-language models, counted exactly from their config.json.
+ *
+ * Layouts counted (facts read from the public transformers modelling
+ * code; no code copied):
+ *  - DINOv2 (Dinov2Model): class token h, mask token h, positions
+ *    ((image / patch)^2 + 1) h, patch conv c p^2 h + h; per layer two
+ *    LayerNorms (2h each), q/k/v h x h (bias: qkv_bias), output h x h + h,
+ *    two layer scales h each, an MLP fc1 h -> f + f, fc2 f -> h + h with
+ *    f = h x mlp_ratio, or with use_swiglu_ffn a SwiGLU weights_in
+ *    h -> 2 f' + 2 f', weights_out f' -> h + h, f' = (2 f / 3 rounded down,
+ *    then up to a multiple of 8); a final LayerNorm 2h; no pooler.
+ *  - Qwen2.5-VL vision tower: patch conv3d c t p^2 -> d without bias; per
+ *    block RMSNorms d before attention and MLP, qkv d -> 3d + 3d, proj
+ *    d x d + d, a gated MLP gate/up d -> i + i each, down i -> d + d; the
+ *    merger: RMSNorm d, m = d s^2 (s the spatial merge), m x m + m, then
+ *    m -> out_hidden_size + out_hidden_size. The language model is Qwen2's
+ *    (q/k/v biases) from the top-level keys or text_config.
+ *  - SigLIP towers, Gemma-3 multimodal and LLaVA-OneVision: see
+ *    siglip_tower, read_gemma3 and read_llava_onevision below. */
+#include "vramfit/model/towers.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "vramfit/base/json.h"
+#include "arch-internal.h"
+
+void vf__towers_check_keys(const cJSON *cfg, const char *table, const char *prefix,
+			   struct vf_vision *v)
+{
+	struct vf_arch scratch;
+	vf_arch_init(&scratch);
+	vf_arch_check_keys(cfg, table, prefix, &scratch);
+	if (!scratch.not_understood[0])
+		return;
+	size_t n = strlen(v->unknown);
+	snprintf(v->unknown + n, sizeof v->unknown - n, "%s%s", n ? ", " : "",
+		 scratch.not_understood);
+}
+
+/* An integer field (1 .. its bound) with a default. */
+static vf_status num(const cJSON *c, const char *key, int64_t dflt, int64_t *out,
+		     const char *what, struct vf_error *err)
+{
+	bool f;
+	*out = dflt;
+	return vf__arch_get_int(c, key, 1, out, &f, what, err);
+}
+
+/* Products of widths stay under 2^62: every width read is <= 2^18 here. */
+#define WMAX ((int64_t)1 << 18)
+
+static vf_status width_check(int64_t x, const char *key, const char *what, struct vf_error *err)
+{
+	if (x > WMAX)
+		return vf_error_set(err, VF_ERR, "%s: field %s: above %lld", what, key,
+				    (long long)WMAX);
+	return VF_OK;
+}
+
+/* ---- DINOv2 ------------------------------------------------------------------ */
+
+static vf_status read_dinov2(const cJSON *c, const char *what, struct vf_vision *v,
+			     struct vf_error *err)
+{
+	int64_t h, L, heads, img, p, ch;
+	VF_TRY(num(c, "hidden_size", 768, &h, what, err));
+	VF_TRY(num(c, "num_hidden_layers", 12, &L, what, err));
+	VF_TRY(num(c, "num_attention_heads", 12, &heads, what, err));
+	VF_TRY(num(c, "image_size", 224, &img, what, err));
+	VF_TRY(num(c, "patch_size", 14, &p, what, err));
+	VF_TRY(num(c, "num_channels", 3, &ch, what, err));
+	VF_TRY(width_check(h, "hidden_size", what, err));
+	VF_TRY(width_check(img, "image_size", what, err));
+	if (p > 1024 || ch > 1024 || L > 4096)
+		return vf_error_set(err, VF_ERR, "%s: patch_size, num_channels or layers too large", what);
+	double ratio = 4;
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(c, "mlp_ratio");
+	if (r && !cJSON_IsNull(r)) {
+		if (!cJSON_IsNumber(r) || !(r->valuedouble > 0 && r->valuedouble <= 64))
+			return vf_error_set(err, VF_ERR, "%s: field mlp_ratio: expected a number 0-64",
+					    what);
+		ratio = r->valuedouble;
+	}
+	bool qkv_bias = true, swiglu = false;
+	VF_TRY(vf__arch_get_bool(c, "qkv_bias", &qkv_bias, what, err));
+	VF_TRY(vf__arch_get_bool(c, "use_swiglu_ffn", &swiglu, what, err));
+	const cJSON *ls = cJSON_GetObjectItemCaseSensitive(c, "layerscale_value");
+	(void)ls; /* its value initialises the scales; they exist whatever it is */
+	int64_t f = (int64_t)((double)h * ratio), grid = img / p, layer;
+	int64_t mlp = swiglu ? 0 : h * f + f + f * h + h;
+	if (swiglu) {
+		int64_t fh = ((f * 2 / 3) + 7) / 8 * 8;
+		mlp = h * 2 * fh + 2 * fh + fh * h + h;
+		f = fh;
+	}
+	layer = 4 * h + 3 * h * h + (qkv_bias ? 3 * h : 0) + h * h + h + 2 * h + mlp;
+	snprintf(v->kind, sizeof v->kind, "vit");
+	snprintf(v->family, sizeof v->family, "dinov2");
+	v->stages = 1;
+	v->image_size = img;
+	v->patch_size = p;
+	v->image_tokens = grid * grid + 1;
+	v->class_token = true;
+	struct vf_vision_part *pt = &v->parts[v->nparts++];
+	snprintf(pt->name, sizeof pt->name, "vision_model");
+	pt->params = 2 * h + (grid * grid + 1) * h + ch * p * p * h + h + L * layer + 2 * h;
+	pt->layers = L;
+	pt->hidden = h;
+	pt->heads = heads;
+	pt->ffn = f;
+	pt->tokens = v->image_tokens;
+	pt->trained[0] = true;
+	vf__towers_check_keys(c, "dinov2", "", v);
+	return VF_OK;
+}
+
+/* ---- Qwen2.5-VL ---------------------------------------------------------------- */
+
+/* The language model: text_config, or the top-level keys without the
+ * vision ones, read as Qwen2. */
+static vf_status qwen_lm(const cJSON *cfg, const char *what, struct vf_vision *v,
+			 struct vf_vision_part *p, struct vf_error *err)
+{
+	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(cfg, "text_config");
+	cJSON *t = cJSON_Duplicate(cJSON_IsObject(tc) ? tc : cfg, 1);
+	if (!t)
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	cJSON_DeleteItemFromObjectCaseSensitive(t, "vision_config");
+	cJSON_DeleteItemFromObjectCaseSensitive(t, "text_config");
+	cJSON_DeleteItemFromObjectCaseSensitive(t, "architectures");
+	cJSON_DeleteItemFromObjectCaseSensitive(t, "rope_scaling"); /* mrope: no parameters */
+	cJSON_DeleteItemFromObjectCaseSensitive(t, "model_type");
+	cJSON_AddStringToObject(t, "model_type", "qwen2");
+	char w[200];
+	snprintf(w, sizeof w, "%s: %s", what, cJSON_IsObject(tc) ? "text_config" : "language model");
+	vf_status st = vf_arch_from_config(t, w, &v->lm, err);
+	cJSON_Delete(t);
+	if (st)
+		return st;
+	struct vf_param_groups g;
+	if (!vf_arch_param_groups(&v->lm, &g))
+		return vf_error_set(err, VF_ERR, "%s: language model: sizes overflow", what);
+	if (v->lm.approximate) {
+		size_t n = strlen(v->unknown);
+		snprintf(v->unknown + n, sizeof v->unknown - n, "%s%s", n ? ", " : "",
+			 v->lm.not_understood);
+	}
+	snprintf(v->lm.family, sizeof v->lm.family, "qwen2");
+	v->has_lm = true;
+	snprintf(p->name, sizeof p->name, "language_model");
+	p->params = g.total;
+	p->layers = v->lm.layers;
+	p->hidden = v->lm.hidden;
+	p->heads = v->lm.heads;
+	p->ffn = v->lm.ffn;
+	return VF_OK;
+}
+
+/* The image assumed for tokens: 448 x 448 px (dynamic resolution). */
+#define QWEN_IMAGE 448
+
+static vf_status read_qwen2_5_vl(const cJSON *cfg, const char *what, struct vf_vision *v,
+				 struct vf_error *err)
+{
+	const cJSON *vc = cJSON_GetObjectItemCaseSensitive(cfg, "vision_config");
+	if (!cJSON_IsObject(vc))
+		vc = NULL;
+	cJSON *empty = NULL;
+	if (!vc) {
+		empty = cJSON_CreateObject();
+		if (!empty)
+			return vf_error_set(err, VF_ENOMEM, "out of memory");
+		vc = empty;
+	}
+	char w[200];
+	snprintf(w, sizeof w, "%s: vision_config", what);
+	int64_t depth, d, inter, heads, ch, out, p, merge, tp;
+	vf_status st = VF_OK;
+	if (!st)
+		st = num(vc, "depth", 32, &depth, w, err);
+	if (!st)
+		st = num(vc, "hidden_size", 3584, &d, w, err);
+	if (!st)
+		st = num(vc, "intermediate_size", 3420, &inter, w, err);
+	if (!st)
+		st = num(vc, "num_heads", 16, &heads, w, err);
+	ch = 3;
+	if (!st)
+		st = num(vc, cJSON_GetObjectItemCaseSensitive(vc, "in_chans") ? "in_chans" : "in_channels",
+			 3, &ch, w, err);
+	if (!st)
+		st = num(vc, "out_hidden_size", 3584, &out, w, err);
+	if (!st)
+		st = num(vc, "patch_size", 14, &p, w, err);
+	if (!st)
+		st = num(vc, "spatial_merge_size", 2, &merge, w, err);
+	if (!st)
+		st = num(vc, "temporal_patch_size", 2, &tp, w, err);
+	if (!st)
+		st = width_check(d, "hidden_size", w, err);
+	if (!st)
+		st = width_check(inter, "intermediate_size", w, err);
+	if (!st)
+		st = width_check(out, "out_hidden_size", w, err);
+	if (!st && (p > 1024 || ch > 1024 || tp > 64 || merge > 16 || depth > 4096))
+		st = vf_error_set(err, VF_ERR, "%s: patch, channel, merge or depth sizes too large", w);
+	if (!st)
+		vf__towers_check_keys(vc, "qwen2_5_vl.vision", "vision_config.", v);
+	cJSON_Delete(empty);
+	if (st)
+		return st;
+	snprintf(v->kind, sizeof v->kind, "vlm");
+	snprintf(v->family, sizeof v->family, "qwen2_5_vl");
+	v->stages = 2;
+	struct vf_vision_part *pv = &v->parts[0], *pp = &v->parts[1], *pl = &v->parts[2];
+	v->nparts = 3;
+	snprintf(pv->name, sizeof pv->name, "vision_tower");
+	int64_t block = 2 * d + 3 * d * d + 3 * d + d * d + d + 2 * (d * inter + inter) + inter * d + d;
+	pv->params = ch * tp * p * p * d + depth * block;
+	pv->layers = depth;
+	pv->hidden = d;
+	pv->heads = heads;
+	pv->ffn = inter;
+	int64_t m = d * merge * merge;
+	snprintf(pp->name, sizeof pp->name, "projector");
+	pp->params = d + m * m + m + m * out + out;
+	st = qwen_lm(cfg, what, v, pl, err);
+	if (st)
+		return st;
+	if (pl->hidden != out) {
+		size_t n = strlen(v->unknown);
+		snprintf(v->unknown + n, sizeof v->unknown - n,
+			 "%svision_config.out_hidden_size differs from the language model's hidden size",
+			 n ? ", " : "");
+	}
+	v->image_size = QWEN_IMAGE;
+	v->patch_size = p * merge; /* one token per merged patch */
+	int64_t grid = QWEN_IMAGE / (p * merge);
+	v->image_tokens = grid * grid;
+	pv->tokens = v->image_tokens * merge * merge;
+	pp->tokens = pl->tokens = v->image_tokens;
+	snprintf(v->assumed, sizeof v->assumed,
+		 "images of %d x %d px (dynamic resolution: %lld tokens each after the merger)",
+		 QWEN_IMAGE, QWEN_IMAGE, (long long)v->image_tokens);
+	/* stage 1: the merger; stage 2: merger and language model */
+	pp->trained[0] = pp->trained[1] = true;
+	pl->trained[1] = true;
+	vf__towers_check_keys(cfg, "qwen2_5_vl", "", v);
+	return VF_OK;
+}
+
+/* ---- SigLIP towers (Gemma-3, LLaVA-OneVision) ---------------------------------- */
+
+/* A SigLIP vision tower from its vision_config (SiglipVisionConfig
+ * defaults): patch conv with bias, positions (image / patch)^2 x h,
+ * layers of two LayerNorms, q/k/v/o with biases and a GELU MLP with
+ * biases, the post-LayerNorm, and the attention-pooling head when
+ * vision_use_head (probe h, in_proj 3h^2 + 3h, out_proj h^2 + h,
+ * LayerNorm, MLP). */
+static vf_status siglip_tower(const cJSON *vc, const char *what, struct vf_vision *v,
+			      struct vf_vision_part *p, int64_t *tokens, struct vf_error *err)
+{
+	char w[200];
+	snprintf(w, sizeof w, "%s: vision_config", what);
+	int64_t h, f, L, heads, img, ps, ch;
+	VF_TRY(num(vc, "hidden_size", 768, &h, w, err));
+	VF_TRY(num(vc, "intermediate_size", 3072, &f, w, err));
+	VF_TRY(num(vc, "num_hidden_layers", 12, &L, w, err));
+	VF_TRY(num(vc, "num_attention_heads", 12, &heads, w, err));
+	VF_TRY(num(vc, "image_size", 224, &img, w, err));
+	VF_TRY(num(vc, "patch_size", 16, &ps, w, err));
+	VF_TRY(num(vc, "num_channels", 3, &ch, w, err));
+	VF_TRY(width_check(h, "hidden_size", w, err));
+	VF_TRY(width_check(f, "intermediate_size", w, err));
+	VF_TRY(width_check(img, "image_size", w, err));
+	if (ps > 1024 || ch > 1024)
+		return vf_error_set(err, VF_ERR, "%s: patch_size or num_channels too large", w);
+	bool head = true;
+	VF_TRY(vf__arch_get_bool(vc, "vision_use_head", &head, w, err));
+	int64_t grid = img / ps, mlp = h * f + f + f * h + h;
+	int64_t layer = 2 * 2 * h + 4 * (h * h + h) + mlp;
+	snprintf(p->name, sizeof p->name, "vision_tower");
+	p->params = ch * ps * ps * h + h + grid * grid * h + L * layer + 2 * h;
+	if (head)
+		p->params += h + 3 * h * h + 3 * h + h * h + h + 2 * h + mlp;
+	p->layers = L;
+	p->hidden = h;
+	p->heads = heads;
+	p->ffn = f;
+	*tokens = grid * grid;
+	v->image_size = img;
+	v->patch_size = ps;
+	vf__towers_check_keys(vc, "siglip_vision", "vision_config.", v);
+	return VF_OK;
+}
+
+/* A language model from text_config read as `model_type` when it names
+ * none. */
+static vf_status text_lm(const cJSON *cfg, const char *model_type, const char *what,
+			 struct vf_vision *v, struct vf_vision_part *p, struct vf_error *err)
+{
+	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(cfg, "text_config");
+	cJSON *t = cJSON_IsObject(tc) ? cJSON_Duplicate(tc, 1) : cJSON_CreateObject();
+	if (!t)
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	if (!vf_json_get_str(t, "model_type"))
+		cJSON_AddStringToObject(t, "model_type", model_type);
+	/* the wrapper's tie_word_embeddings when text_config has none */
+	const cJSON *tie = cJSON_GetObjectItemCaseSensitive(cfg, "tie_word_embeddings");
+	if (cJSON_IsBool(tie) && !cJSON_GetObjectItemCaseSensitive(t, "tie_word_embeddings"))
+		cJSON_AddBoolToObject(t, "tie_word_embeddings", cJSON_IsTrue(tie));
+	char w[200];
+	snprintf(w, sizeof w, "%s: text_config", what);
+	vf_status st = vf_arch_from_config(t, w, &v->lm, err);
+	cJSON_Delete(t);
+	if (st)
+		return st;
+	struct vf_param_groups g;
+	if (!vf_arch_param_groups(&v->lm, &g))
+		return vf_error_set(err, VF_ERR, "%s: text_config: sizes not countable", what);
+	if (v->lm.approximate) {
+		size_t n = strlen(v->unknown);
+		snprintf(v->unknown + n, sizeof v->unknown - n, "%s%s", n ? ", " : "",
+			 v->lm.not_understood);
+	}
+	v->has_lm = true;
+	snprintf(p->name, sizeof p->name, "language_model");
+	p->params = g.total;
+	p->layers = v->lm.layers;
+	p->hidden = v->lm.hidden;
+	p->heads = v->lm.heads;
+	p->ffn = v->lm.ffn;
+	return VF_OK;
+}
+
+/* Gemma-3 multimodal: a SigLIP tower without its head, the projector
+ * (mm_input_projection_weight vision h x text h, mm_soft_emb_norm over
+ * the vision width; the 4 x 4 average pool has no parameters), Gemma-3's
+ * language model; mm_tokens_per_image tokens per image. */
+static vf_status read_gemma3(const cJSON *cfg, const char *what, struct vf_vision *v,
+			     struct vf_error *err)
+{
+	snprintf(v->kind, sizeof v->kind, "vlm");
+	snprintf(v->family, sizeof v->family, "gemma3");
+	v->stages = 2;
+	v->nparts = 3;
+	struct vf_vision_part *pv = &v->parts[0], *pp = &v->parts[1], *pl = &v->parts[2];
+	int64_t patches, mm = 256;
+	VF_TRY(siglip_tower(cJSON_GetObjectItemCaseSensitive(cfg, "vision_config"), what, v, pv,
+			    &patches, err));
+	VF_TRY(text_lm(cfg, "gemma3_text", what, v, pl, err));
+	VF_TRY(num(cfg, "mm_tokens_per_image", 256, &mm, what, err));
+	snprintf(pp->name, sizeof pp->name, "projector");
+	pp->params = pv->hidden * pl->hidden + pv->hidden;
+	v->image_tokens = mm;
+	pv->tokens = patches;
+	pp->tokens = pl->tokens = mm;
+	pp->trained[0] = pp->trained[1] = true;
+	pl->trained[1] = true;
+	vf__towers_check_keys(cfg, "gemma3_mm", "", v);
+	return VF_OK;
+}
+
+/* LLaVA-OneVision: a SigLIP tower, the projector linear_1 (vision h x
+ * the feature layers taken -> text h) and linear_2 (text h -> text h),
+ * with biases unless multimodal_projector_bias is false, the
+ * image_newline vector (text h), the language model (Qwen2). */
+static vf_status read_llava_onevision(const cJSON *cfg, const char *what, struct vf_vision *v,
+				      struct vf_error *err)
+{
+	snprintf(v->kind, sizeof v->kind, "vlm");
+	snprintf(v->family, sizeof v->family, "llava_onevision");
+	v->stages = 2;
+	v->nparts = 3;
+	struct vf_vision_part *pv = &v->parts[0], *pp = &v->parts[1], *pl = &v->parts[2];
+	int64_t patches;
+	VF_TRY(siglip_tower(cJSON_GetObjectItemCaseSensitive(cfg, "vision_config"), what, v, pv,
+			    &patches, err));
+	VF_TRY(text_lm(cfg, "qwen2", what, v, pl, err));
+	const cJSON *fl = cJSON_GetObjectItemCaseSensitive(cfg, "vision_feature_layer");
+	int64_t nfl = cJSON_IsArray(fl) ? cJSON_GetArraySize(fl) : 1;
+	if (nfl < 1)
+		nfl = 1;
+	if (nfl > 256)
+		return vf_error_set(err, VF_ERR, "%s: field vision_feature_layer: more than 256 layers",
+				    what);
+	bool pbias = true;
+	VF_TRY(vf__arch_get_bool(cfg, "multimodal_projector_bias", &pbias, what, err));
+	int64_t vh = pv->hidden * nfl, th = pl->hidden;
+	snprintf(pp->name, sizeof pp->name, "projector");
+	pp->params = vh * th + th * th + (pbias ? 2 * th : 0) + th; /* + image_newline */
+	v->image_tokens = patches;
+	pv->tokens = pp->tokens = pl->tokens = patches;
+	pp->trained[0] = pp->trained[1] = true;
+	pl->trained[1] = true;
+	snprintf(v->assumed, sizeof v->assumed,
+		 "one %lld px crop per image (anyres adds crops: more tokens)",
+		 (long long)v->image_size);
+	vf__towers_check_keys(cfg, "llava_onevision", "", v);
+	return VF_OK;
+}
+
+/* ---- Qwen3-VL ---------------------------------------------------------------------- */
+
+/* Qwen3-VL (and its MoE): the vision tower (patch conv3d c t p^2 -> d
+ * with bias; a learned position table num_position_embeddings x d; per
+ * block two LayerNorms 2d, qkv d -> 3d + 3d, proj d x d + d, MLP d -> i + i
+ * and i -> d + d); the merger (LayerNorm d, m = d s^2: m x m + m,
+ * m -> out + out) and one DeepStack merger per deepstack_visual_indexes
+ * entry (the same with its LayerNorm over m); the language model Qwen3's
+ * (or Qwen3-MoE's) from text_config. */
+static vf_status read_qwen3_vl(const cJSON *cfg, bool moe, const char *what, struct vf_vision *v,
+			       struct vf_error *err)
+{
+	const cJSON *vc = cJSON_GetObjectItemCaseSensitive(cfg, "vision_config");
+	cJSON *empty = cJSON_IsObject(vc) ? NULL : cJSON_CreateObject();
+	if (!cJSON_IsObject(vc) && !empty)
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	if (empty)
+		vc = empty;
+	char w[200];
+	snprintf(w, sizeof w, "%s: vision_config", what);
+	int64_t depth = 27, d = 1152, inter = 4304, heads = 16, ch = 3, p = 16, merge = 2, tp = 2;
+	int64_t out = 3584, npos = 2304, deep = 3;
+	vf_status st = VF_OK;
+	struct {
+		const char *key;
+		int64_t *val;
+	} k[] = {{"depth", &depth},         {"hidden_size", &d},
+		 {"intermediate_size", &inter}, {"num_heads", &heads},
+		 {"in_channels", &ch},      {"patch_size", &p},
+		 {"spatial_merge_size", &merge}, {"temporal_patch_size", &tp},
+		 {"out_hidden_size", &out}, {"num_position_embeddings", &npos}};
+	for (size_t i = 0; i < sizeof k / sizeof k[0] && !st; i++)
+		st = num(vc, k[i].key, *k[i].val, k[i].val, w, err);
+	const cJSON *ds = cJSON_GetObjectItemCaseSensitive(vc, "deepstack_visual_indexes");
+	if (cJSON_IsArray(ds))
+		deep = cJSON_GetArraySize(ds);
+	if (!st)
+		st = width_check(d, "hidden_size", w, err);
+	if (!st)
+		st = width_check(inter, "intermediate_size", w, err);
+	if (!st)
+		st = width_check(out, "out_hidden_size", w, err);
+	if (!st && (p > 1024 || ch > 1024 || tp > 64 || merge > 16 || depth > 4096 ||
+		    npos > ((int64_t)1 << 24) || deep > 256))
+		st = vf_error_set(err, VF_ERR, "%s: patch, channel, merge, depth or position sizes too large",
+				  w);
+	if (!st)
+		vf__towers_check_keys(vc, "qwen3_vl.vision", "vision_config.", v);
+	cJSON_Delete(empty);
+	if (st)
+		return st;
+	snprintf(v->kind, sizeof v->kind, "vlm");
+	snprintf(v->family, sizeof v->family, moe ? "qwen3_vl_moe" : "qwen3_vl");
+	v->stages = 2;
+	v->nparts = 3;
+	struct vf_vision_part *pv = &v->parts[0], *pp = &v->parts[1], *pl = &v->parts[2];
+	snprintf(pv->name, sizeof pv->name, "vision_tower");
+	int64_t block = 4 * d + 3 * d * d + 3 * d + d * d + d + d * inter + inter + inter * d + d;
+	pv->params = ch * tp * p * p * d + d + npos * d + depth * block;
+	pv->layers = depth;
+	pv->hidden = d;
+	pv->heads = heads;
+	pv->ffn = inter;
+	int64_t m = d * merge * merge, mlp = m * m + m + m * out + out;
+	snprintf(pp->name, sizeof pp->name, "projector");
+	pp->params = 2 * d + mlp + deep * (2 * m + mlp);
+	/* text_config read as Qwen3 (MoE); the wrapper's tie_word_embeddings
+	 * when text_config has none */
+	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(cfg, "text_config");
+	cJSON *t = cJSON_IsObject(tc) ? cJSON_Duplicate(tc, 1) : cJSON_CreateObject();
+	if (!t)
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	cJSON_DeleteItemFromObjectCaseSensitive(t, "model_type");
+	cJSON_DeleteItemFromObjectCaseSensitive(t, "rope_scaling"); /* mrope: no parameters */
+	cJSON_AddStringToObject(t, "model_type", moe ? "qwen3_moe" : "qwen3");
+	const cJSON *tie = cJSON_GetObjectItemCaseSensitive(cfg, "tie_word_embeddings");
+	cJSON *wrap = cJSON_CreateObject();
+	if (wrap && cJSON_IsBool(tie))
+		cJSON_AddBoolToObject(wrap, "tie_word_embeddings", cJSON_IsTrue(tie));
+	if (!wrap) {
+		cJSON_Delete(t);
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	}
+	cJSON_AddItemToObject(wrap, "text_config", t);
+	st = text_lm(wrap, moe ? "qwen3_moe" : "qwen3", what, v, pl, err);
+	cJSON_Delete(wrap);
+	if (st)
+		return st;
+	v->image_size = QWEN_IMAGE;
+	v->patch_size = p * merge;
+	int64_t grid = QWEN_IMAGE / (p * merge);
+	v->image_tokens = grid * grid;
+	pv->tokens = v->image_tokens * merge * merge;
+	pp->tokens = pl->tokens = v->image_tokens;
+	snprintf(v->assumed, sizeof v->assumed,
+		 "images of %d x %d px (dynamic resolution: %lld tokens each after the merger)",
+		 QWEN_IMAGE, QWEN_IMAGE, (long long)v->image_tokens);
+	pp->trained[0] = pp->trained[1] = true;
+	pl->trained[1] = true;
+	vf__towers_check_keys(cfg, "qwen3_vl", "", v);
+	return VF_OK;
+}
+
+/* ---- Llama-4 --------------------------------------------------------------------- */
+
+/* Llama-4 multimodal: the vision model (patch linear c p^2 -> d without
+ * bias, class embedding d, positions ((image / patch)^2 + 1) x d, pre and
+ * post LayerNorms; layers of two LayerNorms, q/k/v/o with biases and a
+ * GELU MLP d -> i -> d with biases; the pixel-shuffle adapter fc1
+ * i -> projector_input_dim and fc2 projector_output_dim^2, no biases),
+ * the projector vision_output_dim -> text h without bias, and the
+ * language model (Llama-4 text: interleaved MoE, shared expert). */
+static vf_status read_llama4(const cJSON *cfg, const char *what, struct vf_vision *v,
+			     struct vf_error *err)
+{
+	const cJSON *vc = cJSON_GetObjectItemCaseSensitive(cfg, "vision_config");
+	char w[200];
+	snprintf(w, sizeof w, "%s: vision_config", what);
+	int64_t d, L, heads, inter, img, p, ch, pin, pout, vout;
+	VF_TRY(num(vc, "hidden_size", 768, &d, w, err));
+	VF_TRY(num(vc, "num_hidden_layers", 34, &L, w, err));
+	VF_TRY(num(vc, "num_attention_heads", 16, &heads, w, err));
+	VF_TRY(num(vc, "intermediate_size", 5632, &inter, w, err));
+	VF_TRY(num(vc, "image_size", 448, &img, w, err));
+	VF_TRY(num(vc, "patch_size", 14, &p, w, err));
+	VF_TRY(num(vc, "num_channels", 3, &ch, w, err));
+	VF_TRY(num(vc, "projector_input_dim", 4096, &pin, w, err));
+	VF_TRY(num(vc, "projector_output_dim", 4096, &pout, w, err));
+	VF_TRY(num(vc, "vision_output_dim", 7680, &vout, w, err));
+	const char *keys[] = {"hidden_size", "intermediate_size", "image_size", "projector_input_dim",
+			      "projector_output_dim", "vision_output_dim"};
+	int64_t vals[] = {d, inter, img, pin, pout, vout};
+	for (int i = 0; i < 6; i++)
+		VF_TRY(width_check(vals[i], keys[i], w, err));
+	if (p > 1024 || ch > 1024)
+		return vf_error_set(err, VF_ERR, "%s: patch_size or num_channels too large", w);
+	vf__towers_check_keys(vc, "llama4.vision", "vision_config.", v);
+	snprintf(v->kind, sizeof v->kind, "vlm");
+	snprintf(v->family, sizeof v->family, "llama4");
+	v->stages = 2;
+	v->nparts = 3;
+	struct vf_vision_part *pv = &v->parts[0], *pp = &v->parts[1], *pl = &v->parts[2];
+	int64_t grid = img / p;
+	snprintf(pv->name, sizeof pv->name, "vision_tower");
+	pv->params = ch * p * p * d + d + (grid * grid + 1) * d + 4 * d +
+		     L * (4 * d + 4 * (d * d + d) + d * inter + inter + inter * d + d) + inter * pin +
+		     pout * pout;
+	pv->layers = L;
+	pv->hidden = d;
+	pv->heads = heads;
+	pv->ffn = inter;
+	VF_TRY(text_lm(cfg, "llama4_text", what, v, pl, err));
+	snprintf(pp->name, sizeof pp->name, "projector");
+	pp->params = vout * pl->hidden;
+	/* the pixel shuffle (ratio 0.5) keeps a quarter of the patches */
+	v->image_size = img;
+	v->patch_size = p * 2;
+	v->image_tokens = grid * grid / 4;
+	pv->tokens = grid * grid + 1;
+	pp->tokens = pl->tokens = v->image_tokens;
+	pp->trained[0] = pp->trained[1] = true;
+	pl->trained[1] = true;
+	snprintf(v->assumed, sizeof v->assumed, "one %lld px tile per image (more tiles: more tokens)",
+		 (long long)img);
+	vf__towers_check_keys(cfg, "llama4_mm", "", v);
+	return VF_OK;
+}
+
+/* ---- dispatch ------------------------------------------------------------------ */
+
+enum tkind {
+	TK_NONE,
+	TK_WHISPER,
+	TK_DINOV2,
+	TK_QWEN25VL,
+	TK_GEMMA3,
+	TK_LLAVA_OV,
+	TK_QWEN3VL,
+	TK_QWEN3VL_MOE,
+	TK_LLAMA4
+};
+
+static enum tkind kind_of(const cJSON *cfg)
+{
+	const char *mt = vf_json_get_str(cfg, "model_type");
+	if (!mt)
+		return TK_NONE;
+	if (strcmp(mt, "whisper") == 0)
+		return TK_WHISPER;
+	if (strcmp(mt, "dinov2") == 0)
+		return TK_DINOV2;
+	if (strcmp(mt, "qwen2_5_vl") == 0)
+		return TK_QWEN25VL;
+	if (strcmp(mt, "llava_onevision") == 0)
+		return TK_LLAVA_OV;
+	if (strcmp(mt, "qwen3_vl") == 0)
+		return TK_QWEN3VL;
+	if (strcmp(mt, "qwen3_vl_moe") == 0)
+		return TK_QWEN3VL_MOE;
+	if (strcmp(mt, "llama4") == 0 &&
+	    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(cfg, "vision_config")) &&
+	    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(cfg, "text_config")))
+		return TK_LLAMA4;
+	/* gemma3 with a vision tower (text-only checkpoints are gemma3_text
+	 * or have no vision_config) */
+	if (strcmp(mt, "gemma3") == 0 &&
+	    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(cfg, "vision_config")) &&
+	    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(cfg, "text_config")))
+		return TK_GEMMA3;
+	return TK_NONE;
+}
+
+bool vf_towers_config_is(const cJSON *cfg)
+{
+	return cJSON_IsObject(cfg) && kind_of(cfg) != TK_NONE;
+}
+
+vf_status vf_towers_from_config(const cJSON *cfg, const char *what, struct vf_vision *v,
+				struct vf_error *err)
+{
+	memset(v, 0, sizeof *v);
+	vf_status st;
+	switch (cJSON_IsObject(cfg) ? kind_of(cfg) : TK_NONE) {
+	case TK_WHISPER: st = vf__towers_read_whisper(cfg, what, v, err); break;
+	case TK_DINOV2: st = read_dinov2(cfg, what, v, err); break;
+	case TK_QWEN25VL: st = read_qwen2_5_vl(cfg, what, v, err); break;
+	case TK_GEMMA3: st = read_gemma3(cfg, what, v, err); break;
+	case TK_LLAVA_OV: st = read_llava_onevision(cfg, what, v, err); break;
+	case TK_QWEN3VL: st = read_qwen3_vl(cfg, false, what, v, err); break;
+	case TK_QWEN3VL_MOE: st = read_qwen3_vl(cfg, true, what, v, err); break;
+	case TK_LLAMA4: st = read_llama4(cfg, what, v, err); break;
+	default:
+		return vf_error_set(err, VF_ENOTFOUND, "%s: not a speech, ViT or VLM config", what);
+	}
+	if (st)
+		return st;
+	v->params = 0;
+	for (int i = 0; i < v->nparts; i++)
+		if (v->parts[i].params < 0 ||
+		    __builtin_add_overflow(v->params, v->parts[i].params, &v->params))
+			return vf_error_set(err, VF_ERR, "%s: sizes overflow a parameter count", what);
+	return VF_OK;
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# steptime.sh - `vramfit estimate --explain` shows each GPU's step as its
+# parts (issue 31): GEMMs, attention, memory-bound kernels, launches,
+# dequantization, optimizer, offload, paging and the exposed
+# communication over the link class NCCL would use; --json carries them.
+. "$(dirname "$0")/lib.sh"
+export XDG_CONFIG_HOME="$TMP/config"
+unset VRAMFIT_DATA_DIR || true
+export VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI="$TMP/no-such-smi"
+
+test_case "--explain: four RTX 4090s with FSDP over PCIe without peer-to-peer"
+run estimate tinyllama-1.1b --batch 4 --seq 1024 --grad-ckpt --gpu rtx-4090:4 --shard fsdp --explain
+expect_rc 0
+expect_out 'Step time on NVIDIA GeForce RTX 4090 (each GPU)'
+expect_out '4 GPUs fsdp over pcie4-shm'
+expect_out_re '^  GEMMs +[0-9.]+ ms +[0-9.]+%'
+expect_out_re '^  communication \(exposed\) +[0-9.]+ ms'
+expect_out 'hidden behind compute'
+expect_out 'communication as NCCL runs it over pcie4-shm'
+expect_out 'step time on rtx-4090 (ada)'
+
+test_case "--json: the parts add up to the step"
+run estimate tinyllama-1.1b --batch 4 --seq 1024 --grad-ckpt --gpu rtx-4090:4 --shard fsdp --json
+expect_rc 0
+expect_json 'j["gpus"][0]["step_parts"]["link"] == "pcie4-shm"'
+expect_json 'abs(sum(v for k, v in j["gpus"][0]["step_parts"].items() if k not in ("compute", "comm_total", "link", "comm_exposed")) - j["gpus"][0]["step_parts"]["compute"]) < 1e-9'
+expect_json 'abs(j["gpus"][0]["step_parts"]["compute"] + j["gpus"][0]["step_parts"]["comm_exposed"] - j["gpus"][0]["step_seconds"]) < 1e-9'
+expect_json '0 < j["gpus"][0]["step_parts"]["comm_exposed"] <= j["gpus"][0]["step_parts"]["comm_total"]'
+expect_json 'j["time"]["parts"]["gemm"] > 0'
+
+test_case "--explain: QLoRA's dequantization and a paged optimizer beyond the card"
+run estimate llama2-7b --mode lora --quant nf4 --gpu a100-80gb --explain
+expect_rc 0
+expect_out_re '^  base dequantization +[0-9.]+ ms'
+expect_no_out 'communication (exposed)'
+run estimate qwen2.5-3b --optimizer paged-adamw --grad-ckpt --batch 2 --seq 1024 --gpu rtx-4090 --explain
+expect_rc 0
+expect_out_re '^  paged optimizer \(PCIe\) +[0-9.]+ ms'
+
+test_case "whole run: the exposed communication is counted once"
+run estimate tinyllama-1.1b --batch 4 --seq 1024 --grad-ckpt --gpu rtx-4090:4 --shard fsdp --steps 10 --json
+expect_rc 0
+expect_json 'abs(j["gpus"][0]["run"]["step_seconds"] - j["gpus"][0]["step_seconds"]) < 1e-9'
+expect_json 'j["gpus"][0]["run"]["comm_seconds"] == j["gpus"][0]["step_parts"]["comm_exposed"]'
+
+finish

@@ -1,0 +1,200 @@
+/* test-replaymemo.c - the remembered allocator replays (replaymemo.c)
+ * answer exactly as a fresh replay does: on every setup of the calibration
+ * file (and any other .jsonl beside it: held-out records), on GPUs whose
+ * capacity falls above, inside and below the replay's peaks, with each
+ * allocator configuration, the estimate through the memo (first asked:
+ * replayed and remembered; asked again: from the memo) equals the one whose
+ * replay is kept (vf_estimate_simulate with *sim, which never reads the
+ * memo), field by field. */
+#include "vf_test.h"
+
+#include <dirent.h>
+
+#include "estimate/steptrace.h"
+#include "vramfit/estimate/estimate.h"
+#include "vramfit/estimate/groundtruth.h"
+#include "vramfit/estimate/split.h"
+#include "vramfit/gpu/gpu.h"
+#include "vramfit/model/models.h"
+
+static char gt_dir[4096];
+
+static bool same_estimate(const struct vf_estimate *a, const struct vf_estimate *b)
+{
+	return a->peak_bytes == b->peak_bytes && a->peak_reserved_bytes == b->peak_reserved_bytes &&
+	       a->peak_allocated_bytes == b->peak_allocated_bytes &&
+	       a->sim_allocated_bytes == b->sim_allocated_bytes &&
+	       a->allocator_bytes == b->allocator_bytes && a->sim_oom == b->sim_oom &&
+	       a->simulated == b->simulated &&
+	       a->analytic_reserved_bytes == b->analytic_reserved_bytes &&
+	       memcmp(a->phase_bytes, b->phase_bytes, sizeof a->phase_bytes) == 0;
+}
+
+/* One setup on one GPU and configuration: kept replay vs memo (twice). */
+static void check_setup(const struct vf_arch *arch, const struct vf_setup *su,
+			const struct vf_gpu_spec *g, const struct vf_alloc_config *cfg, int *checked)
+{
+	struct vf_error err = {0};
+	struct vf_estimate ref, miss, hit;
+	struct vf_alloc *a = NULL;
+	CHECK(vf_estimate_simulate(arch, su, g, cfg, &ref, &a, &err) == VF_OK);
+	vf_alloc_free(a);
+	CHECK(vf_estimate_simulate(arch, su, g, cfg, &miss, NULL, &err) == VF_OK);
+	CHECK(vf_estimate_simulate(arch, su, g, cfg, &hit, NULL, &err) == VF_OK);
+	CHECK(same_estimate(&ref, &miss));
+	CHECK(same_estimate(&ref, &hit));
+	if (!same_estimate(&ref, &miss) || !same_estimate(&ref, &hit))
+		fprintf(stderr, "  differs: %s, batch %" PRId64 ", seq %" PRId64 ": %" PRId64
+				" kept, %" PRId64 " first, %" PRId64 " remembered\n",
+			g ? g->id : "no GPU", su->batch, su->seq, ref.peak_bytes, miss.peak_bytes,
+			hit.peak_bytes);
+	(*checked)++;
+}
+
+/* Every record of one JSON-lines file (the env line and split setups,
+ * which do not replay through vf_estimate_simulate, skipped). */
+static int check_file(const char *path)
+{
+	const char *gpus[] = {"h200", "a100-40gb", "rtx-4090"};
+	struct vf_alloc_config cfgs[] = {{0}, {.expandable = true}, {.max_split_bytes = 128 << 20}};
+	FILE *f = fopen(path, "r");
+	CHECK(f != NULL);
+	if (!f)
+		return 0;
+	char *line = NULL;
+	size_t cap = 0;
+	int checked = 0;
+	while (getline(&line, &cap, f) > 0) {
+		cJSON *rec = cJSON_Parse(line);
+		struct vf_arch arch;
+		struct vf_setup su;
+		struct vf_error err = {0};
+		if (rec && !cJSON_GetObjectItem(rec, "env") &&
+		    vf_groundtruth_record(rec, path, &arch, &su, &err) == VF_OK && !vf_split_active(&su)) {
+			vf__replay_memo_clear();
+			for (size_t g = 0; g < sizeof gpus / sizeof *gpus; g++)
+				for (size_t c = 0; c < sizeof cfgs / sizeof *cfgs; c++)
+					check_setup(&arch, &su, vf_gpu_catalog_find(gpus[g]), &cfgs[c],
+						    &checked);
+			check_setup(&arch, &su, NULL, NULL, &checked);
+		}
+		cJSON_Delete(rec);
+	}
+	free(line);
+	fclose(f);
+	return checked;
+}
+
+static void test_calibration_and_held_out(void)
+{
+	DIR *d = opendir(gt_dir);
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	int files = 0, checked = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		if (n < 6 || strcmp(de->d_name + n - 6, ".jsonl") != 0)
+			continue;
+		char path[8192];
+		snprintf(path, sizeof path, "%s/%s", gt_dir, de->d_name);
+		checked += check_file(path);
+		files++;
+	}
+	closedir(d);
+	CHECK(files >= 1);
+	CHECK(checked >= 20 * 10); /* the calibration file alone has 27 records */
+}
+
+/* Answers do not depend on what the memo held before: the batches asked
+ * in one order, then in another after a full table's worth of others. */
+static void test_order_independent(void)
+{
+	const struct vf_model_entry *m = vf_models_find("llama2-7b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-80gb");
+	CHECK(m != NULL && g != NULL);
+	if (!m || !g)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.seq = 512;
+	int64_t first[6];
+	struct vf_estimate e;
+	struct vf_error err = {0};
+	vf__replay_memo_clear();
+	for (int b = 1; b <= 6; b++) {
+		s.batch = b;
+		CHECK(vf_estimate_simulate(&m->arch, &s, g, NULL, &e, NULL, &err) == VF_OK);
+		first[b - 1] = e.peak_bytes;
+	}
+	for (int i = 0; i < 70; i++) { /* more than the table holds: the first ones go */
+		s.batch = 1;
+		s.seq = 64 + 64 * i;
+		CHECK(vf_estimate_simulate(&m->arch, &s, g, NULL, &e, NULL, &err) == VF_OK);
+	}
+	s.seq = 512;
+	for (int b = 6; b >= 1; b--) {
+		s.batch = b;
+		CHECK(vf_estimate_simulate(&m->arch, &s, g, NULL, &e, NULL, &err) == VF_OK);
+		CHECK_INT(e.peak_bytes, first[b - 1]);
+	}
+	CHECK(first[5] > first[0]); /* the batches are distinct keys */
+}
+
+/* The largest micro-batch the simulation allows (some of its candidates
+ * answered without a replay: the context plus the allocated peak already
+ * over the GPU) fits by the simulation, and one more does not, unless the
+ * search stopped at its limit of 8 above the fast path's answer. */
+static void test_max_batch_simulated(void)
+{
+	const char *models[] = {"llama2-7b", "llama3-8b", "qwen2.5-0.5b"};
+	const char *gpus[] = {"rtx-4090", "a100-40gb", "h100-80gb"};
+	int checked = 0;
+	for (size_t mi = 0; mi < sizeof models / sizeof *models; mi++) {
+		const struct vf_model_entry *m = vf_models_find(models[mi]);
+		if (!m)
+			continue;
+		for (int mode = 0; mode < 2; mode++)
+			for (size_t gi = 0; gi < sizeof gpus / sizeof *gpus; gi++) {
+				const struct vf_gpu_spec *g = vf_gpu_catalog_find(gpus[gi]);
+				CHECK(g != NULL);
+				if (!g)
+					continue;
+				struct vf_setup s;
+				vf_setup_defaults(&s);
+				s.mode = mode ? VF_MODE_LORA : VF_MODE_FULL;
+				s.seq = 1024;
+				int64_t fast = vf_estimate_max_batch(&m->arch, &s, g, 0);
+				int64_t b = vf_estimate_max_batch_simulated(&m->arch, &s, g, NULL);
+				struct vf_estimate e;
+				struct vf_error err = {0};
+				if (b > 0) {
+					s.batch = b;
+					CHECK(vf_estimate_simulate(&m->arch, &s, g, NULL, &e, NULL, &err) == VF_OK);
+					CHECK(vf_estimate_fits(&e, g, NULL));
+				}
+				if (b < fast + 8) {
+					s.batch = b + 1;
+					CHECK(vf_estimate_simulate(&m->arch, &s, g, NULL, &e, NULL, &err) == VF_OK);
+					CHECK(!vf_estimate_fits(&e, g, NULL));
+				}
+				checked++;
+			}
+	}
+	CHECK(checked >= 12);
+}
+
+int main(void)
+{
+	struct vf_error err = {0};
+	if (vf_models_load(&err) != VF_OK) {
+		fprintf(stderr, "models: %s\n", err.msg);
+		return 1;
+	}
+	snprintf(gt_dir, sizeof gt_dir, "%s/groundtruth", vf_test_env("VF_SHARED_DIR", "../shared"));
+	RUN(test_calibration_and_held_out);
+	RUN(test_order_independent);
+	RUN(test_max_batch_simulated);
+	return vf_test_done();
+}

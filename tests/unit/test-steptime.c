@@ -1,0 +1,364 @@
+/* test-steptime.c - the step time on every GPU and link (issue 31): the
+ * per-generation constants and their sources, the step as its parts,
+ * communication per link class (NVLink, PCIe with and without
+ * peer-to-peer, between nodes) and its exposure per strategy, the time of
+ * the mechanisms that have memory (dequantization, 8-bit optimizer,
+ * compile, paging, activation offload, fp16's GradScaler). No timing of
+ * this machine is asserted: only the model's arithmetic. */
+#include <math.h>
+#include <string.h>
+
+#include "vf_test.h"
+#include "estimate/nccl.h"
+#include "vramfit/base/data.h"
+#include "vramfit/estimate/estimate.h"
+#include "vramfit/estimate/runcost.h"
+#include "vramfit/estimate/setup.h"
+#include "vramfit/gpu/gpu.h"
+#include "vramfit/model/models.h"
+
+static const struct vf_arch *arch(const char *id)
+{
+	const struct vf_model_entry *m = vf_models_find(id);
+	return m && m->has_arch ? &m->arch : NULL;
+}
+
+static const struct vf_gpu_spec *gpu(const char *id)
+{
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find(id);
+	if (!g)
+		fprintf(stderr, "  no catalog GPU %s\n", id);
+	return g;
+}
+
+/* The parts add up: compute = its parts, step = compute + exposed comm. */
+static bool parts_add_up(const struct vf_estimate *e)
+{
+	const char *names[16];
+	double v[16];
+	int n = vf_estimate_parts_list(e, names, v);
+	double sum = 0;
+	for (int i = 0; i < n; i++)
+		if (strcmp(names[i], "comm_exposed") != 0)
+			sum += v[i];
+	bool ok = fabs(sum - e->parts.compute) <= 1e-9 * e->parts.compute &&
+		  fabs(e->parts.compute + e->parts.comm_exposed - e->step_seconds) <= 1e-9 * e->step_seconds;
+	if (!ok)
+		fprintf(stderr, "  parts %.6f compute %.6f comm %.6f step %.6f\n", sum, e->parts.compute,
+			e->parts.comm_exposed, e->step_seconds);
+	return ok;
+}
+
+/* Every generation's GEMM, attention and bandwidth efficiency says where
+ * it came from (a kernel-level benchmark or the H200 fit); none is the
+ * old "hopper's value assumed". */
+static void test_constants_cite_sources(void)
+{
+	cJSON *root = NULL;
+	char src[256];
+	struct vf_error err = {0};
+	CHECK(vf_data_load_json("estimate/steptime.json", &root, src, sizeof src, &err) == VF_OK);
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "constants");
+	static const char *const tables[] = {"gemm_efficiency", "attention_efficiency",
+					     "bandwidth_efficiency"};
+	static const char *const gens[] = {"hopper", "blackwell", "ada", "ampere", "turing", "volta"};
+	for (size_t t = 0; t < 3; t++)
+		for (size_t g = 0; g < 6; g++) {
+			const cJSON *e = cJSON_GetObjectItemCaseSensitive(
+				cJSON_GetObjectItemCaseSensitive(c, tables[t]), gens[g]);
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "value");
+			const cJSON *s = cJSON_GetObjectItemCaseSensitive(e, "source");
+			CHECK(cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble < 1);
+			CHECK(cJSON_IsString(s) && strlen(s->valuestring) > 20);
+			if (cJSON_IsString(s))
+				CHECK(!strstr(s->valuestring, "hopper's value assumed"));
+		}
+	/* the host's speed per generation's machines: sourced, within reason */
+	for (size_t g = 0; g < 6; g++) {
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(c, "host_speed"), gens[g]);
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "value");
+		CHECK(cJSON_IsNumber(v) && v->valuedouble >= 0.5 && v->valuedouble <= 2);
+		CHECK(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "source")));
+	}
+	/* hopper keeps the values fitted on the H200 */
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(c, "gemm_efficiency"), "hopper");
+	CHECK(cJSON_GetObjectItemCaseSensitive(h, "value")->valuedouble == 0.648);
+	cJSON_Delete(root);
+}
+
+/* One large training step per generation: the kernel-level ratios move
+ * the predicted utilisation; an H200 and an H100 share hopper's. */
+static void test_generations_differ(void)
+{
+	const struct vf_arch *a = arch("llama2-7b");
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_LORA;
+	s.precision = VF_PREC_BF16;
+	s.batch = 4;
+	s.seq = 2048;
+	s.grad_ckpt = true;
+	struct vf_estimate h200, h100, a100, v100, r4090;
+	vf_estimate_run(a, &s, gpu("h200"), &h200);
+	vf_estimate_run(a, &s, gpu("h100-80gb"), &h100);
+	vf_estimate_run(a, &s, gpu("a100-80gb"), &a100);
+	vf_estimate_run(a, &s, gpu("rtx-4090"), &r4090);
+	s.precision = VF_PREC_FP16; /* Volta: fp16 tensor cores, no bf16 */
+	vf_estimate_run(a, &s, gpu("v100-32gb"), &v100);
+	fprintf(stderr, "  MFU: h200 %.3f h100 %.3f a100 %.3f v100 %.3f rtx-4090 %.3f\n", h200.mfu,
+		h100.mfu, a100.mfu, v100.mfu, r4090.mfu);
+	CHECK(a100.mfu > h100.mfu * 1.05);  /* cuBLAS reaches 86.9 % on A100, 80.3 % on H100 */
+	CHECK(r4090.mfu > h100.mfu * 1.05); /* Ada's GEMMs reach more of their (lower) rate */
+	CHECK(v100.mfu < a100.mfu);         /* no flash attention on Volta */
+	CHECK(parts_add_up(&h200) && parts_add_up(&a100) && parts_add_up(&v100));
+	CHECK(h200.parts.gemm > h200.parts.memory_bound && h200.parts.attention > 0);
+}
+
+static void check_link(const char *id, int n, const char *want)
+{
+	struct vf__link l;
+	vf__nccl_link(gpu(id), n, &l);
+	if (strcmp(l.name, want) != 0)
+		fprintf(stderr, "  %s x %d: link %s, expected %s\n", id, n, l.name, want);
+	CHECK(strcmp(l.name, want) == 0 && l.known && l.busbw > 0);
+}
+
+/* bf16 on a GPU without bf16 tensor cores runs emulated on the CUDA
+ * cores, and says so; fp16 uses the fp16 tensor cores; fp32 on Volta has
+ * no TF32. */
+static void test_volta_precisions(void)
+{
+	const struct vf_arch *a = arch("gpt2-medium");
+	const struct vf_gpu_spec *v = gpu("v100-32gb");
+	if (!a || !v)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.batch = 8;
+	s.seq = 1024;
+	struct vf_estimate amp, fp16, fp32;
+	vf_estimate_run(a, &s, v, &amp);
+	s.precision = VF_PREC_FP16;
+	vf_estimate_run(a, &s, v, &fp16);
+	s.precision = VF_PREC_FP32;
+	vf_estimate_run(a, &s, v, &fp32);
+	CHECK(amp.assumed & VF_ASSUME_BF16_EMULATED);
+	CHECK(!(fp16.assumed & VF_ASSUME_BF16_EMULATED));
+	CHECK(amp.step_seconds > 2 * fp16.step_seconds);
+	CHECK(fp32.parts.gemm >= 0.99 * amp.parts.gemm); /* both on the CUDA cores */
+	/* fp16: the GradScaler's unscale and inf check are in the optimizer part */
+	CHECK(fp16.parts.optimizer > 0);
+}
+
+/* The link class of each catalog GPU, and the collectives' time. */
+static void test_links_and_collectives(void)
+{
+	check_link("h100-80gb", 8, "nvlink4");
+	check_link("h200", 8, "nvlink4");
+	check_link("a100-80gb", 8, "nvlink3");
+	check_link("v100-32gb", 8, "nvlink2");
+	check_link("b200", 8, "nvlink5");
+	check_link("a100-pcie-80gb", 4, "pcie4-p2p");
+	check_link("rtx-4090", 4, "pcie4-shm");
+	check_link("rtx-3090", 2, "pcie4-shm");
+	check_link("rtx-5090", 2, "pcie5-shm");
+	check_link("h100-nvl", 2, "nvlink-bridge");
+	check_link("h100-nvl", 4, "pcie5-p2p");
+	check_link("h100-80gb", 16, "infiniband");
+	check_link("l40s", 16, "ethernet");
+	struct vf__link nv, shm;
+	vf__nccl_link(gpu("h100-80gb"), 8, &nv);
+	vf__nccl_link(gpu("rtx-4090"), 4, &shm);
+	/* large messages: bandwidth; NVLink 4 tens of times a host-staged PCIe ring */
+	double big_nv = vf__nccl_seconds(&nv, VF__ALL_REDUCE, 8, 1e9, 1);
+	double big_shm = vf__nccl_seconds(&shm, VF__ALL_REDUCE, 4, 1e9, 1);
+	CHECK(big_shm > 30 * big_nv);
+	/* an all-reduce moves twice an all-gather's bytes */
+	double ag = vf__nccl_seconds(&nv, VF__ALL_GATHER, 8, 1e9, 1);
+	CHECK(big_nv > 1.8 * ag && big_nv < 2.2 * ag);
+	/* small messages: latency, not zero, growing with the ring */
+	double small4 = vf__nccl_seconds(&nv, VF__ALL_REDUCE, 4, 8, 1);
+	double small8 = vf__nccl_seconds(&nv, VF__ALL_REDUCE, 8, 8, 1);
+	CHECK(small4 > 5e-6 && small8 > small4 && small8 < 1e-4);
+	CHECK(vf__nccl_seconds(&nv, VF__ALL_REDUCE, 1, 1e9, 1) == 0);
+	/* across 64 GPUs a small all-reduce takes the tree: 2 log2(64) = 12
+	 * latency steps, not the ring's 126 */
+	struct vf__link ib;
+	vf__nccl_link(gpu("h100-80gb"), 64, &ib);
+	double tiny = vf__nccl_seconds(&ib, VF__ALL_REDUCE, 64, 8, 1);
+	CHECK(tiny <= ib.base_s + 12 * ib.step_s + 1e-9);
+	CHECK(tiny < ib.base_s + 126 * ib.step_s);
+}
+
+/* Four RTX 4090s with FSDP over PCIe without peer-to-peer scale about
+ * 2x one card, not 4x; eight H100s with DDP over NVLink nearly 8x. */
+static void test_scaling_per_link(void)
+{
+	const struct vf_arch *a = arch("tinyllama-1.1b");
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.batch = 4;
+	s.seq = 1024;
+	s.grad_ckpt = true;
+	struct vf_estimate one, four, two;
+	vf_estimate_run(a, &s, gpu("rtx-4090"), &one);
+	s.shard = VF_SHARD_FSDP;
+	s.gpus = 4;
+	vf_estimate_run(a, &s, gpu("rtx-4090"), &four);
+	s.gpus = 2;
+	vf_estimate_run(a, &s, gpu("rtx-4090"), &two);
+	double x4 = four.tokens_per_second / one.tokens_per_second;
+	double x2 = two.tokens_per_second / one.tokens_per_second;
+	fprintf(stderr, "  4x RTX 4090 FSDP: %.2fx one card (2 cards %.2fx), exposed %.0f of %.0f ms\n", x4,
+		x2, 1e3 * four.parts.comm_exposed, 1e3 * four.parts.comm_total);
+	CHECK(x4 > 1.5 && x4 < 2.6);
+	CHECK(x2 > 0.9 && x2 < 1.6);
+	CHECK(strcmp(four.parts.link, "pcie4-shm") == 0);
+	CHECK(four.parts.comm_exposed > 0 && four.parts.comm_exposed <= four.parts.comm_total);
+	CHECK(parts_add_up(&four));
+	/* the same step through runcost: the exposed communication is in
+	 * the estimate's step once, not added again */
+	struct vf_comm c;
+	double t = vf_runcost_step_seconds(&four, &s, gpu("rtx-4090"), &c);
+	s.gpus = 4;
+	t = vf_runcost_step_seconds(&four, &s, gpu("rtx-4090"), &c);
+	CHECK(t == four.step_seconds);
+	CHECK(c.exposed_seconds == four.parts.comm_exposed && strcmp(c.link, "pcie4-shm") == 0);
+
+	const struct vf_arch *l7 = arch("llama2-7b");
+	if (!l7)
+		return;
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_LORA;
+	s.precision = VF_PREC_BF16;
+	s.batch = 4;
+	s.grad_ckpt = true;
+	struct vf_estimate h1, h8;
+	vf_estimate_run(l7, &s, gpu("h100-80gb"), &h1);
+	s.gpus = 8;
+	s.shard = VF_SHARD_DDP;
+	vf_estimate_run(l7, &s, gpu("h100-80gb"), &h8);
+	double x8 = h8.tokens_per_second / h1.tokens_per_second;
+	fprintf(stderr, "  8x H100 DDP LoRA: %.2fx\n", x8);
+	CHECK(x8 > 7.5 && x8 <= 8.0);
+	CHECK(strcmp(h8.parts.link, "nvlink4") == 0);
+}
+
+/* Mechanisms with memory now have time. */
+static void test_mechanism_times(void)
+{
+	const struct vf_arch *a = arch("llama2-7b");
+	const struct vf_arch *tl = arch("tinyllama-1.1b");
+	CHECK(a && tl);
+	if (!a || !tl)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_LORA;
+	s.precision = VF_PREC_BF16;
+	s.lora_targets = VF_LORA_ALL;
+	s.grad_ckpt = true;
+	s.batch = 1;
+	s.seq = 1024;
+	struct vf_estimate lora, qlora;
+	vf_estimate_run(a, &s, gpu("a100-80gb"), &lora);
+	s.quant = VF_QUANT_NF4;
+	vf_estimate_run(a, &s, gpu("a100-80gb"), &qlora);
+	double ratio = lora.step_seconds / qlora.step_seconds; /* QLoRA / LoRA throughput */
+	fprintf(stderr, "  QLoRA/LoRA throughput on A100, b1 s1024: %.2f\n", ratio);
+	CHECK(ratio > 0.65 && ratio < 0.9);
+	CHECK(lora.parts.dequant == 0 && qlora.parts.dequant > 0);
+
+	/* compile fuses the elementwise kernels and the loss */
+	vf_setup_defaults(&s);
+	s.batch = 4;
+	s.seq = 1024;
+	struct vf_estimate eager, compiled, ab8, sc16;
+	vf_estimate_run(tl, &s, gpu("rtx-4090"), &eager);
+	s.compile = true;
+	vf_estimate_run(tl, &s, gpu("rtx-4090"), &compiled);
+	double speedup = eager.step_seconds / compiled.step_seconds;
+	fprintf(stderr, "  compile on tinyllama b4 s1024: %.2fx\n", speedup);
+	CHECK(speedup > 1.1 && speedup < 1.5);
+	CHECK(compiled.parts.memory_bound < 0.6 * eager.parts.memory_bound);
+	s.compile = false;
+	/* bitsandbytes' 8-bit AdamW: a quarter of the bytes, no faster */
+	s.optimizer = VF_OPT_ADAMW8BIT;
+	vf_estimate_run(tl, &s, gpu("rtx-4090"), &ab8);
+	CHECK(ab8.parts.optimizer >= eager.parts.optimizer);
+	/* fp16 autocast: the GradScaler's passes and sync */
+	s.optimizer = VF_OPT_ADAMW;
+	s.precision = VF_PREC_FP16;
+	vf_estimate_run(tl, &s, gpu("rtx-4090"), &sc16);
+	CHECK(sc16.parts.optimizer > eager.parts.optimizer);
+
+	/* paged states beyond the card cross PCIe every step; within it, not */
+	const struct vf_arch *q3 = arch("qwen2.5-3b");
+	if (q3) {
+		vf_setup_defaults(&s);
+		s.grad_ckpt = true;
+		s.batch = 2;
+		s.seq = 1024;
+		s.paged_optimizer = true;
+		struct vf_estimate over, within;
+		vf_estimate_run(q3, &s, gpu("rtx-4090"), &over);
+		vf_estimate_run(q3, &s, gpu("h200"), &within);
+		CHECK(over.parts.paging > 0.5 * over.parts.compute / 2);
+		CHECK(within.parts.paging == 0);
+		CHECK(parts_add_up(&over));
+	}
+	/* activation offload copies over PCIe, partly hidden */
+	vf_setup_defaults(&s);
+	s.batch = 8;
+	s.seq = 2048;
+	struct vf_estimate keep, off;
+	vf_estimate_run(tl, &s, gpu("rtx-4090"), &keep);
+	s.activation_offload = true;
+	vf_estimate_run(tl, &s, gpu("rtx-4090"), &off);
+	CHECK(keep.parts.offload == 0 && off.step_seconds >= keep.step_seconds);
+	CHECK(parts_add_up(&off));
+}
+
+/* --json carries the parts; a GPU without a rate has none. */
+static void test_parts_json(void)
+{
+	const struct vf_arch *a = arch("tinyllama-1.1b");
+	if (!a)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	struct vf_estimate e;
+	vf_estimate_run(a, &s, gpu("h200"), &e);
+	cJSON *t = vf_estimate_time_json(&e);
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(t, "parts");
+	CHECK(cJSON_IsObject(p));
+	CHECK(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(p, "gemm")));
+	CHECK(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(p, "comm_exposed")));
+	CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(p, "link")));
+	cJSON_Delete(t);
+	s.mode = VF_MODE_INFER; /* an unknown rate: no time, no parts */
+	struct vf_gpu_spec norate = *gpu("h200");
+	norate.bf16_tflops = norate.fp16_tflops = -1;
+	vf_estimate_run(a, &s, &norate, &e);
+	CHECK(!(e.step_seconds > 0) && vf_estimate_parts_json(&e) == NULL);
+}
+
+int main(void)
+{
+	RUN(test_constants_cite_sources);
+	RUN(test_generations_differ);
+	RUN(test_volta_precisions);
+	RUN(test_links_and_collectives);
+	RUN(test_scaling_per_link);
+	RUN(test_mechanism_times);
+	RUN(test_parts_json);
+	return vf_test_done();
+}

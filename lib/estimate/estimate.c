@@ -1444,6 +1444,8 @@ static void sharding(struct llm *m)
 	m->S /= m->shard_o;
 	m->OT /= m->shard_o;
 	m->fsdp_mp = su->fsdp_mixed_precision && m->shard_w > 1 && m->d.P == 4 && m->d.autocast;
+	if (m->fsdp_mp)
+		m->d.R = 2; /* the blocks compute in bf16: the residual stream is bf16 */
 	if (m->shard_w > 1)
 		m->W += 2 * m->s.layer_linear * (m->fsdp_mp ? 2 : m->d.P); /* mixed precision: gathered in bf16 */
 	m->ddp_buckets = (su->shard == VF_SHARD_DDP && ngpu > 1) ? m->G : 0;

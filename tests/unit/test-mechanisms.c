@@ -261,6 +261,7 @@ static void test_fsdp_mixed_precision(void)
 	run("llama3-8b", &s0, &a);
 	run("llama3-8b", &s1, &b);
 	CHECK(a.autocast_cache_full > 0 && b.autocast_cache_full == 0);
+	CHECK(b.activations_full < a.activations_full); /* a bf16 residual stream */
 	CHECK(b.weights_full < a.weights_full);
 	CHECK(a.gradients_full == b.gradients_full && a.optimizer_full == b.optimizer_full);
 	/* torchtitan sets it, with fused AdamW and every second block checkpointed */

@@ -254,7 +254,9 @@ static void layer_key(const struct vf_arch *a, const struct vf_setup *su, int64_
 	key[6] = (int64_t)a->gated_mlp | a->linear_bias << 1 | a->layer_norm << 2 | a->mlp_bias << 3 |
 		 a->qkv_bias << 4 | a->o_bias << 5 | a->qk_norm << 6 | (int64_t)a->family[0] << 8;
 	key[7] = a->norms_per_layer;
-	key[8] = su->precision | su->quant << 4 | su->mode << 8;
+	key[8] = su->precision | su->quant << 4 | su->mode << 8 | (int64_t)su->offload << 12 |
+		 (int64_t)su->adapter_bf16 << 16 | (int64_t)su->nf4_double_quant << 17 |
+		 (int64_t)su->kbit_fp32_rest << 18;
 	key[9] = su->lora_rank;
 	key[10] = su->lora_targets;
 	key[11] = 1; /* set */

@@ -1554,7 +1554,9 @@ static void kbit_saved_inputs(struct llm *m)
 	    (su->quant != VF_QUANT_NF4 && su->quant != VF_QUANT_INT8)) /* bitsandbytes' formats */
 		return;
 	const struct shape *s = &m->s;
-	double per = m->N * vf__mech_kbit_saved_inputs(s->h, s->hq, s->f, m->d.C);
+	/* MatMul8bitLt also keeps the int8 transposed copy of its input (CAt) */
+	double per = m->N * vf__mech_kbit_saved_inputs(s->h, s->hq, s->f,
+						       m->d.C + (su->quant == VF_QUANT_INT8 ? 1 : 0));
 	m->A_layer += per;
 	m->A_all += m->layers * per;
 }

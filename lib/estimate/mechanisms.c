@@ -29,8 +29,9 @@
  *    integer N checkpoints every N-th block whole);
  *  - bitsandbytes k-bit matmuls: bitsandbytes
  *    bitsandbytes/autograd/_functions.py (commit 60a0d8a5, MatMul4Bit:
- *    ctx.tensors = (A, B) when any input needs a gradient) keep their input
- *    for the backward even with the quantized weight frozen, where a
+ *    ctx.tensors = (A, B) when any input needs a gradient; MatMul8bitLt:
+ *    (CAt, subA, A), the input and its int8 transposed copy) keep their
+ *    input for the backward even with the quantized weight frozen, where a
  *    frozen nn.Linear keeps nothing; torchao's NF4 linear (torchtune)
  *    keeps only the weight. */
 #include "mechanisms.h"

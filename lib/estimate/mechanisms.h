@@ -64,7 +64,8 @@ double vf__mech_sac_op_saved(double h, double hq, double hkv, double f, double h
  * (MatMul4Bit / MatMul8bitLt keep their input A whenever it needs a
  * gradient, unlike a frozen nn.Linear): the inputs of the attention
  * projections (one tensor for q, k, v), of o_proj, of the MLP's gate/up
- * (one tensor) and of down_proj, in the compute dtype C. */
+ * (one tensor) and of down_proj, C bytes per element (MatMul4Bit: the
+ * compute dtype; MatMul8bitLt: that and its int8 transposed copy). */
 double vf__mech_kbit_saved_inputs(double h, double hq, double f, double C);
 
 /* Finish the estimate's peaks after the step's terms are known: the

@@ -195,6 +195,15 @@ static void test_kbit_saved_inputs(void)
 	CHECK(same_except(&a, &b, "activations"));
 	double N = 2048, per = 2 * (4096 + 4096 + 4096 + 11008.0);
 	CHECK_INT(b.activations_full - a.activations_full, llround(32 * N * per));
+	/* LLM.int8: the input and its int8 transposed copy, 3 bytes an element */
+	const char *q8[] = {"mode", "lora", "quant", "int8", "stack", "litgpt", NULL};
+	struct vf_estimate c, d;
+	setup(q8, &s1);
+	s0 = s1;
+	s0.kbit_saves_input = false;
+	run("llama2-7b", &s0, &c);
+	run("llama2-7b", &s1, &d);
+	CHECK_INT(d.activations_full - c.activations_full, llround(32 * N * per * 3 / 2));
 	const char *tt[] = {"mode", "lora", "quant", "nf4", "stack", "torchtune", NULL};
 	setup(tt, &s1);
 	CHECK(!s1.kbit_saves_input);

@@ -106,7 +106,8 @@ static const char *const known[] = {"lora_precision", "full_precision", "adapter
 				    "activation_offload", "kbit_fp32_rest", "nf4_double_quant",
 				    "paged_optimizer", "empty_cache", "base_quant", "optimizer",
 				    "peak_scope", "load", "kbit_saves_input", "fsdp_mixed_precision",
-				    "peak_report", "grad_ckpt_default", "optimizer_impl", "float8"};
+				    "peak_report", "grad_ckpt_default", "optimizer_impl", "float8",
+				    "grad_ckpt_fsdp"};
 
 static vf_status check_keys(const cJSON *p, const char *what, struct vf_error *err)
 {
@@ -178,6 +179,12 @@ vf_status vf_stack_apply_json(struct vf_setup *s, const cJSON *p, const char *wh
 		else if (!c || vf__mech_ckpt_parse(c, s, &e2) != VF_OK)
 			return vf_error_set(err, VF_ERR, "%s: mechanisms.grad_ckpt_default.value: expected none, layer, selective:op or every:N", what);
 	}
+	v = mech(p, "grad_ckpt_fsdp"); /* checkpointing the stack turns on with FSDP over GPUs */
+	if (v && !cJSON_IsBool(v))
+		return vf_error_set(err, VF_ERR, "%s: mechanisms.grad_ckpt_fsdp.value: expected true or false", what);
+	if (v && cJSON_IsTrue(v) && s->mode != VF_MODE_INFER && !(s->given & VF_SETUP_G_GRAD_CKPT) &&
+	    s->gpus > 1 && (s->shard == VF_SHARD_FSDP || s->shard == VF_SHARD_ZERO3))
+		s->grad_ckpt = true;
 	v = mech(p, "optimizer_impl");
 	if (v && !(s->given & VF_SETUP_G_OPTIMIZER_IMPL) &&
 	    !vf_optimizer_impl_parse(cJSON_GetStringValue(v), &s->optimizer_impl))

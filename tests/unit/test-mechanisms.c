@@ -127,6 +127,8 @@ static void test_peak_scope_and_load(void)
 	setup(lg, &s1);
 	setup(lg_step, &s0);
 	CHECK(s1.peak_scope == VF_PEAK_RUN && s1.load_full_per_rank && s0.peak_scope == VF_PEAK_STEP);
+	/* litgpt checkpoints every block under FSDP (its FSDPStrategy), not on one GPU */
+	CHECK(s1.grad_ckpt && s0.grad_ckpt);
 	run("llama3-8b", &s1, &b);
 	run("llama3-8b", &s0, &a);
 	CHECK(same_except(&a, &b, ""));
@@ -153,6 +155,7 @@ static void test_peak_scope_and_load(void)
 	setup(one, &s1);
 	run("llama3-8b", &s1, &b);
 	CHECK(b.load_peak_allocated_bytes == 0 && !b.peak_at_load);
+	CHECK(!s1.grad_ckpt);
 	struct vf_error err = {0};
 	vf_setup_defaults(&s1);
 	CHECK(vf_setup_set(&s1, "peak-scope", "forever", &err) == VF_EUSAGE);

@@ -28,7 +28,8 @@ static const char *const defaults_json =
 	" \"activation_offload\": false, \"kbit_fp32_rest\": false, \"nf4_double_quant\": false,"
 	" \"paged_optimizer\": false, \"peak_scope\": \"step\", \"peak_report\": null,"
 	" \"load\": \"sharded\", \"kbit_saves_input\": false, \"fsdp_mixed_precision\": false,"
-	" \"optimizer_impl\": \"foreach\", \"grad_ckpt_default\": \"none\", \"float8\": false}";
+	" \"optimizer_impl\": \"foreach\", \"grad_ckpt_default\": \"none\", \"float8\": false,"
+	" \"grad_ckpt_fsdp\": false}";
 
 static const cJSON *value_of(const cJSON *p, const char *key, const cJSON *defaults)
 {

@@ -2001,7 +2001,7 @@ static void train_time(const struct llm *m, const struct vf_gpu_spec *gpu, struc
 	}
 	if (su->paged_optimizer && gpu) { /* states beyond the card live on the host */
 		double over = (double)e->peak_bytes - (double)vf_estimate_gpu_bytes(gpu);
-		double states = (double)e->optimizer_bytes;
+		double states = (double)e->paged_bytes; /* in managed memory (mechanisms.c) */
 		x.paged_bytes = over > 0 ? (over < states ? over : states) : 0;
 	}
 	step_time(&m->s, su, &m->d, gpu, T, opt_traffic, &x, e);

@@ -262,6 +262,47 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 	}
 }
 
+/* The mechanisms of other stacks' recipes the setup turns on
+ * (lib/estimate/mechanisms.c), each as the estimate models it. */
+static void mechanism_assumptions(const struct vf_estimate *e, const struct vf_setup *s,
+				  struct assume *a)
+{
+	if (s->paged_optimizer)
+		assume(a, "paged optimizer (bitsandbytes): states of tensors of 100k elements or more in "
+			  "CUDA managed memory: in nvidia-smi's peak, not in torch.cuda.max_memory_allocated() "
+			  "or max_memory_reserved(); evicted to the host before an out-of-memory, so they do "
+			  "not decide the fit");
+	if (s->peak_scope == VF_PEAK_RUN)
+		assume(a, "peak scope run (--peak-scope): the never-reset peak of the whole run, the model "
+			  "load included%s",
+		       s->load_full_per_rank && s->gpus > 1 &&
+				       (s->shard == VF_SHARD_FSDP || s->shard == VF_SHARD_ZERO3)
+			       ? " (FSDP load: every rank gathers the full state dict)"
+			       : "");
+	if (s->kbit_saves_input && (s->quant == VF_QUANT_NF4 || s->quant == VF_QUANT_INT8))
+		assume(a, "bitsandbytes k-bit linears keep their inputs for the backward");
+	if (s->fsdp_mixed_precision && s->gpus > 1 &&
+	    (s->shard == VF_SHARD_FSDP || s->shard == VF_SHARD_ZERO3))
+		assume(a, "FSDP2 mixed precision: blocks gathered in bf16 from fp32 shards, no autocast "
+			  "copies");
+	if (s->float8)
+		assume(a, "--float8: torchao Float8Linear on the layers' linears (no autocast copies; "
+			  "float8 weight and input made per matmul), the lm_head in bf16 (not measured)");
+	if (e->offload != VF_OFFLOAD_NONE) {
+		char hb[32], pb[32];
+		assume(a, "CPU offload (--offload %s): the host holds %s per GPU; %s cross PCIe per "
+			  "step, %.0f ms at the link's nominal rate (not in the step time)",
+		       e->offload == VF_OFFLOAD_PARAMS ? "params" : "optimizer",
+		       vf_fmt_bytes(hb, sizeof hb, (double)e->offload_host_bytes),
+		       vf_fmt_bytes(pb, sizeof pb, (double)e->offload_pcie_bytes),
+		       1000 * e->offload_pcie_seconds);
+	}
+	if (s->grad_ckpt && (s->ckpt_selective_op || s->ckpt_every > 1))
+		assume(a, "selective checkpointing %s (not measured)",
+		       s->ckpt_selective_op ? "selective:op: the op policy's saved outputs per layer"
+					    : "every:N: one layer in N checkpointed");
+}
+
 static void estimate_assumptions(const struct vf_estimate *e, const struct vf_setup *s,
 				 const struct vf_gpu_spec *gpu, struct assume *a)
 {
@@ -293,9 +334,7 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 		if (s->activation_offload)
 			assume(a, "--activation-offload: two layers' saved tensors on the GPU, the copies "
 				  "over PCIe hidden behind up to 70%% of the compute (not measured)");
-		if (s->paged_optimizer)
-			assume(a, "paged optimizer: its states are in the peak but evicted to the host "
-				  "before an out-of-memory, so they do not decide the fit");
+		mechanism_assumptions(e, s, a);
 	}
 	if (e->simulated)
 		assume(a, "device peak: PyTorch's caching allocator (2.9-2.11 rules) simulated over the model "
@@ -793,6 +832,8 @@ static vf_status split_row(const struct target *tg, const struct vf_setup *rs, s
 	if (!r->split)
 		return vf_error_set(err, VF_ENOMEM, "out of memory");
 	vf_status st = vf_split_run(&tg->arch, rs, &r->spec, r->split, err);
+	if (st == VF_OK) /* each GPU's reserve from the allocator replayed over its slice */
+		st = vf_split_simulate(&tg->arch, rs, &r->spec, &tg->alloc, r->split, err);
 	if (st)
 		return st;
 	r->est = r->split->total;
@@ -916,6 +957,27 @@ static void setup_words(const struct target *tg, const struct vf_setup *s, const
 		snprintf(setup + n, size - n, ", %d GPUs %s", s->gpus, vf_shard_name(s->shard));
 }
 
+/* Where a report could read another peak (paged states outside PyTorch's
+ * allocator, a load transient, the run's scope): each peak under the name
+ * of the tool that prints it, for the step and for the run. */
+static void print_peaks_by_tool(FILE *o, const struct vf_estimate *e)
+{
+	if (e->run_peak_bytes <= 0 || /* not an LLM estimate */
+	    (e->paged_bytes <= 0 && e->load_peak_allocated_bytes <= 0 && e->peak_scope != VF_PEAK_RUN))
+		return;
+	char a[32], r[32], s[32];
+	fprintf(o, "peaks by tool (this estimate reads the %s):\n",
+		e->peak_scope == VF_PEAK_RUN ? "run, load included (--peak-scope)" : "steady-state step (--peak-scope)");
+	fprintf(o, "  step  torch.cuda.max_memory_allocated() %s, max_memory_reserved() %s, nvidia-smi %s\n",
+		vf_fmt_bytes(a, sizeof a, (double)e->step_peak_allocated_bytes),
+		vf_fmt_bytes(r, sizeof r, (double)e->step_peak_reserved_bytes),
+		vf_fmt_bytes(s, sizeof s, (double)e->step_peak_bytes));
+	fprintf(o, "  run   torch.cuda.max_memory_allocated() %s, max_memory_reserved() %s, nvidia-smi %s\n",
+		vf_fmt_bytes(a, sizeof a, (double)e->run_peak_allocated_bytes),
+		vf_fmt_bytes(r, sizeof r, (double)e->run_peak_reserved_bytes),
+		vf_fmt_bytes(s, sizeof s, (double)e->run_peak_bytes));
+}
+
 /* The memory terms at the peak, as a table. */
 static void print_terms(FILE *o, const struct vf_estimate *e0, const struct gpu_row *rows, int nrows)
 {
@@ -923,9 +985,11 @@ static void print_terms(FILE *o, const struct vf_estimate *e0, const struct gpu_
 	const char *bold = vf_cli_sgr(o, "1"), *off = vf_cli_sgr(o, "0");
 	if (nrows && rows[0].split)
 		fprintf(o, "%sMemory at the peak%s (%s phase, on %s GPU %d of the split: the one that limits)\n",
-			bold, off, vf_estimate_phase_name(e0, e0->peak_phase), rows[0].spec.id, rows[0].split->limiting);
+			bold, off, e0->peak_at_load ? "load" : vf_estimate_phase_name(e0, e0->peak_phase),
+			rows[0].spec.id, rows[0].split->limiting);
 	else
-		fprintf(o, "%sMemory at the peak%s (%s phase%s%s)\n", bold, off, vf_estimate_phase_name(e0, e0->peak_phase),
+		fprintf(o, "%sMemory at the peak%s (%s phase%s%s)\n", bold, off,
+			e0->peak_at_load ? "load" : vf_estimate_phase_name(e0, e0->peak_phase),
 			nrows ? ", on " : "", nrows ? rows[0].spec.id : "");
 	const char *hdr[] = {"term", "size", "% of peak"};
 	struct vf_table t;
@@ -948,6 +1012,9 @@ static void print_terms(FILE *o, const struct vf_estimate *e0, const struct gpu_
 		vf_table_addf(&t, label[i], vf_fmt_bytes(b1, sizeof b1, (double)v),
 			      (snprintf(b2, sizeof b2, "%.1f%%", 100.0 * v / peak), b2));
 	}
+	if (e0->paged_bytes > 0) /* CUDA managed memory: nvidia-smi sees it, PyTorch does not */
+		vf_table_addf(&t, "paged states", vf_fmt_bytes(b1, sizeof b1, (double)e0->paged_bytes),
+			      (snprintf(b2, sizeof b2, "%.1f%%", 100.0 * (double)e0->paged_bytes / peak), b2));
 	vf_table_addf(&t, "peak on device", vf_fmt_bytes(b1, sizeof b1, peak), "100.0%");
 	vf_table_print(&t, o);
 	vf_table_release(&t);
@@ -955,6 +1022,7 @@ static void print_terms(FILE *o, const struct vf_estimate *e0, const struct gpu_
 		fprintf(o, "(held outside the peak phase: gradients %s, optimizer temporaries %s)\n",
 			vf_fmt_bytes(b1, sizeof b1, (double)e0->gradients_full),
 			vf_fmt_bytes(b2, sizeof b2, (double)e0->optimizer_temp_full));
+	print_peaks_by_tool(o, e0);
 
 }
 

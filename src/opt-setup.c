@@ -50,7 +50,9 @@ static const char *const shards[] = {"none", "ddp", "zero1", "zero2", "zero3", "
 static const char *const attentions[] = {"sdpa", "eager", "flash", NULL};
 static const char *const encoders[] = {"none", "bf16", "int8", NULL};
 static const char *const splits[] = {"none", "layers", NULL};
-static const char *const stacks[] = {"hf", "torchtune", "litgpt", "ltx", NULL};
+static const char *const stacks[] = {"hf", "torchtune", "litgpt", "torchtitan", "ltx", NULL};
+static const char *const scopes[] = {"step", "run", NULL};
+static const char *const offloads[] = {"none", "optimizer", "params", NULL};
 static const char *const losses[] = {"full", "chunked:8", "fused-linear", NULL};
 static const char *const dtypes[] = {"fp32", "bf16", NULL};
 static const char *const targets[] = {"q_proj,v_proj", "all-linear", NULL};
@@ -70,12 +72,25 @@ const struct vf_option vf_setup_options[] = {
 	SET("seq", "N", NULL, "tokens per sample (default 2048; 4k = 4096)"),
 	SET("target-seq", "N", NULL, "encoder-decoder: decoder length (default = seq)"),
 	SET("grad-accum", "N", NULL, "micro-batches per optimizer step (default 1)"),
-	SWITCH("grad-ckpt", "activation checkpointing (default off)"),
+	SWITCH("grad-ckpt", "activation checkpointing (default off): every layer;\n"
+			    "=selective:op keeps the matmul and attention outputs\n"
+			    "of torchtitan's op policy; =every:N checkpoints one\n"
+			    "layer in N"),
 	NEGATE("no-grad-ckpt", "no activation checkpointing"),
 	SET("lora-rank", "R", NULL, "LoRA rank (default 16)"),
 	SET("lora-alpha", "A", NULL, "LoRA alpha (default = rank)"),
-	SET("lora-targets", "LIST", targets, "q_proj,v_proj | all-linear | LIST (default q_proj,v_proj)"),
-	SET("quant", "none|int8|int4|nf4|fp8", quants, "frozen base weights (default none)"),
+	SET("lora-targets", "LIST", targets,
+	    "q_proj,v_proj | all-linear | LIST (default q_proj,v_proj);\n"
+	    "lm_head adds an adapter on the output layer"),
+	SET("head", "lm|classify:N", NULL,
+	    "the output head: the vocabulary (default) or a task\n"
+	    "head of N labels (sequence/token classification)"),
+	SET("modules-to-save", "LIST", NULL,
+	    "LoRA: lm_head, embed_tokens trained as full copies\n"
+	    "(peft modules_to_save)"),
+	SET("quant", "none|int8|int4|nf4|fp8", quants,
+	    "frozen base weights (default none); gptq, awq: int4\n"
+	    "in groups of 128"),
 	SET("gpus", "N", NULL, "GPUs of the run (default 1)"),
 	SET("shard", "none|ddp|zero1|zero2|zero3|fsdp", shards, "(default none; ddp when --gpus N > 1)"),
 	SET("attention", "sdpa|eager|flash", attentions, "(default sdpa)"),
@@ -87,6 +102,10 @@ const struct vf_option vf_setup_options[] = {
 	NEGATE("no-audio", "video DiTs: no audio stream"),
 	SET("text-encoder", "none|bf16|int8", encoders, "video DiTs: text encoder for the validation prompts"),
 	SWITCH("offload-optimizer", "video DiTs: optimizer states on the CPU during validation"),
+	SET("offload", "none|optimizer|params", offloads,
+	    "CPU offload: optimizer = states and step on the host\n"
+	    "(DeepSpeed offload_optimizer); params = parameters,\n"
+	    "gradients and states on the host (FSDP CPUOffload)"),
 	SET("validation", "off|WxHxF[:STEPS[:PASSES]]", NULL,
 	    "video DiTs: the validation phase's sample (default: the training size, 30 steps, 4 passes)"),
 	OPT_GROUP("One model across GPUs (--gpus = data parallel x tp x pp):"),
@@ -99,14 +118,21 @@ const struct vf_option vf_setup_options[] = {
 	SET("pp", "N", NULL, "pipeline: N stages"),
 	SET("micro-batches", "M", NULL, "pipeline: M micro-batches per step (1F1B)"),
 	OPT_GROUP("Training stack (data/stacks/NAME.json sets the mechanisms; flags override):"),
-	SET("stack", "hf|torchtune|litgpt|ltx", stacks,
+	SET("stack", "hf|torchtune|litgpt|torchtitan|ltx", stacks,
 	    "(default hf: transformers + peft + torch optimizers)"),
+	SET("peak-scope", "step|run", scopes,
+	    "the peak a memory report reads: a steady-state step\n"
+	    "(peak statistics reset after the model load) or the\n"
+	    "whole run, load transients included (default: the\n"
+	    "stack's own report: litgpt run, the others step)"),
 	SET("loss", "full|chunked:N|fused-linear", losses, "how the logits and the loss are computed"),
 	SWITCH("compile", "torch.compile"),
 	NEGATE("no-compile", "no torch.compile"),
 	SWITCH("activation-offload", "saved activations on the CPU"),
 	NEGATE("no-activation-offload", "saved activations on the GPU"),
 	SWITCH("optimizer-in-backward", "the optimizer step inside the backward pass"),
+	SWITCH("float8", "torchao float8 training of the layers' linears"),
+	NEGATE("no-float8", "no float8 linears"),
 	SET("adapter-dtype", "fp32|bf16", dtypes, "the LoRA adapter's dtype"),
 	OPT_END(),
 };

@@ -25,6 +25,7 @@
 
 #include "vramfit/base/json.h"
 #include "vramfit/estimate/moe.h"
+#include "vramfit/estimate/split.h"
 #include "vramfit/estimate/ssm.h"
 #include "vramfit/model/models.h"
 #include "steptrace.h"
@@ -32,6 +33,7 @@
 #include "steptime.h"
 
 #include "estimate_internal.h"
+#include "mechanisms.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -657,6 +659,10 @@ static void fill_step(const struct shape *s, const struct vf_setup *su, const st
 		double k = su->loss_chunks > 0 ? su->loss_chunks : 8;
 		st->lm_up = NV * 4 / k;
 		st->lm_grad = NV * 4 / k;
+		if (su->compile) { /* the logits are what the compiled loss saves */
+			st->lm_lsm = NV * d->C;
+			st->lm_out = 0;
+		}
 	} else if (su->loss == VF_LOSS_FUSED_LINEAR) { /* one chunk of tokens at a time */
 		double chunks = ceil(s->V / s->h);
 		double c = NV / (chunks > 1 ? chunks : 1);
@@ -665,6 +671,7 @@ static void fill_step(const struct shape *s, const struct vf_setup *su, const st
 	}
 	st->offload = su->activation_offload;
 	st->oib = su->optimizer_in_backward;
+	st->paged_min = su->paged_optimizer && d->train ? VF_MECH_PAGED_MIN_ELEMENTS * in->gb : 0;
 	st->lm_extra = s->softcap_logits > 0 ? NV * d->C * 2 : 0;
 	st->grad_hidden = N * s->h * 4;
 	st->workspace = WORKSPACE_BYTES;
@@ -768,10 +775,15 @@ int64_t vf_estimate_gpu_bytes(const struct vf_gpu_spec *gpu)
 bool vf_estimate_fits(const struct vf_estimate *e, const struct vf_gpu_spec *gpu, int64_t *headroom)
 {
 	int64_t vram = vf_estimate_gpu_bytes(gpu);
-	int64_t room = vram - e->peak_bytes;
+	/* a load transient that does not fit fails the run whatever the
+	 * scope a report reads */
+	int64_t need = e->run_peak_bytes > e->peak_bytes ? e->run_peak_bytes : e->peak_bytes;
+	int64_t room = vram - need;
+	if (room < 0 && room + e->evictable_bytes >= 0)
+		room = 0; /* paged states evicted to the host as needed: the card full, no failure */
 	if (headroom)
 		*headroom = room;
-	return vram > 0 && room + e->evictable_bytes >= 0 && !e->sim_oom;
+	return vram > 0 && room >= 0 && !e->sim_oom;
 }
 
 static const char *const phase_names[] = {"forward",   "loss",       "backward",
@@ -834,6 +846,16 @@ static void loss_bytes(const struct shape *s, const struct vf_setup *su, const s
 	double NV = Nout * s->V;
 	if (!d->train || su->loss == VF_LOSS_FULL)
 		return;
+	if (su->loss == VF_LOSS_CHUNKED && su->compile) {
+		/* torchtune compiles compute_cross_entropy (upcast + cross-entropy
+		 * fused by inductor): each chunk keeps its compute-dtype logits and
+		 * a logsumexp, the fp32 chunk exists only inside the kernel; the
+		 * backward makes each chunk's gradient in the compute dtype */
+		double k = su->loss_chunks > 0 ? su->loss_chunks : 8;
+		*fwd = NV * d->C + 4 * NV / k;
+		*bwd = NV * d->C + (4 + d->C) * NV / k;
+		return;
+	}
 	if (su->loss == VF_LOSS_CHUNKED) {
 		double k = su->loss_chunks > 0 ? su->loss_chunks : 8;
 		*fwd = NV * (d->C + 4) + 4 * NV / k;
@@ -853,7 +875,7 @@ static double quant_bytes(enum vf_quant q, double P)
 {
 	switch (q) {
 	case VF_QUANT_INT8: return 1.0 + 4.0 / 4096;
-	case VF_QUANT_INT4: return 0.5 + 2.0 / 128;
+	case VF_QUANT_INT4: return 0.5 + 2.0 / 128; /* also --quant gptq, awq (group 128) */
 	case VF_QUANT_NF4: return 0.5 + 0.127 / 8;
 	case VF_QUANT_FP8: return 1.0;
 	default: return P;
@@ -1227,6 +1249,11 @@ struct llm {
 	double emb_out, final_norm, dequant;
 	double layers;        /* layers with activations (T5: encoder + decoder) */
 	double logits_fwd, logits_bwd;
+	double W_whole;       /* weights before sharding */
+	double S_paged;       /* optimizer states in CUDA managed memory (mechanisms.h) */
+	bool fsdp_mp;         /* FSDP2 mixed precision: bf16 gathered over fp32 shards */
+	double host, pcie;    /* CPU offload: host bytes, bytes over PCIe per step */
+	double mts;           /* modules_to_save: elements of the trainable copies */
 };
 
 /* The setup's dtypes, micro-batch and token counts. */
@@ -1298,6 +1325,64 @@ static void states_term(struct llm *m)
 	m->S = m->d.train ? state_bytes(m->su, &m->s, m->T, m->gb, m->su->mode == VF_MODE_LORA) : 0;
 }
 
+/* A task head (--head classify:N; transformers *ForSequenceClassification
+ * and *ForTokenClassification: a score / classifier linear of h x N on
+ * the last hidden states) in place of the vocabulary head: the untied
+ * lm_head's weights leave, the head's enter, and the logits are N wide.
+ * The token embedding stays. */
+static void task_head(struct llm *m)
+{
+	struct shape *s = &m->s;
+	double n = m->su->head_labels;
+	if (n <= 0)
+		return;
+	double lm = s->tied ? 0 : s->V * s->h;
+	double head = n * s->h;
+	s->params += head - lm;
+	s->emb += head - lm;
+	s->V = n;
+	s->tied = false;
+	s->softcap_logits = 0;
+}
+
+/* LoRA on the lm_head (peft target "lm_head", torchtune
+ * apply_lora_to_output, litgpt lora_head): an adapter of r x (h + V) with
+ * the others; peft's all-linear leaves the head out. */
+static void head_adapter(struct llm *m, struct vf_estimate *e)
+{
+	const struct vf_setup *su = m->su;
+	if (su->mode != VF_MODE_LORA || !(su->lora_targets & VF_LORA_HEAD))
+		return;
+	double head = su->lora_rank * (m->s.h + m->s.V);
+	m->lora += head;
+	m->T += head;
+	e->trainable_params = clamp64(m->T);
+}
+
+/* peft modules_to_save (ModulesToSaveWrapper): a trainable full copy of
+ * the lm_head and/or the token embedding beside the frozen original, in
+ * the base dtype: its weights, gradients, optimizer states and step
+ * temporaries (the same optimizer, at that width). */
+static void saved_modules(struct llm *m, struct vf_estimate *e)
+{
+	const struct vf_setup *su = m->su;
+	const struct shape *s = &m->s;
+	m->mts = 0;
+	if (su->mode != VF_MODE_LORA || !su->modules_to_save)
+		return;
+	if (su->modules_to_save & VF_MTS_HEAD)
+		m->mts += s->V * s->h;
+	if (su->modules_to_save & VF_MTS_EMBED)
+		m->mts += s->V * s->h;
+	double P = m->d.P;
+	m->W += m->mts * P;
+	m->G += m->mts * P;
+	m->S += state_bytes(su, s, m->mts, P, false);
+	if (su->optimizer == VF_OPT_ADAMW && su->optimizer_impl == VF_OPTIMPL_FOREACH)
+		m->OT += m->mts * P;
+	e->trainable_params = clamp64(m->T + m->mts);
+}
+
 /* Optimizer step temporaries. foreach AdamW: _foreach_sqrt(exp_avg_sq)
  * makes one temporary as large as the states of one kind (measured:
  * l7-full-amp-b1s2048-gc, 25.1 GiB for 25.1 GiB of fp32 parameters);
@@ -1344,6 +1429,7 @@ static void sharding(struct llm *m)
 	const struct vf_setup *su = m->su;
 	double ngpu = m->ngpu;
 	m->shard_w = m->shard_g = m->shard_o = 1;
+	m->W_whole = m->W;
 	if (ngpu > 1) {
 		switch (su->shard) {
 		case VF_SHARD_ZERO1: m->shard_o = ngpu; break;
@@ -1357,8 +1443,11 @@ static void sharding(struct llm *m)
 	m->G /= m->shard_g;
 	m->S /= m->shard_o;
 	m->OT /= m->shard_o;
+	m->fsdp_mp = su->fsdp_mixed_precision && m->shard_w > 1 && m->d.P == 4 && m->d.autocast;
+	if (m->fsdp_mp)
+		m->d.R = 2; /* the blocks compute in bf16: the residual stream is bf16 */
 	if (m->shard_w > 1)
-		m->W += 2 * m->s.layer_linear * m->d.P;
+		m->W += 2 * m->s.layer_linear * (m->fsdp_mp ? 2 : m->d.P); /* mixed precision: gathered in bf16 */
 	m->ddp_buckets = (su->shard == VF_SHARD_DDP && ngpu > 1) ? m->G : 0;
 }
 
@@ -1372,7 +1461,7 @@ static void autocast_term(struct llm *m)
 	const struct dt *d = &m->d;
 	const struct shape *s = &m->s;
 	m->AC = 0;
-	if (d->autocast && d->P == 4 && su->quant == VF_QUANT_NONE)
+	if (d->autocast && d->P == 4 && su->quant == VF_QUANT_NONE && !m->fsdp_mp)
 		m->AC = 2 * (s->linear + s->V * s->h) / m->shard_w; /* also under no_grad: the params need grads */
 	if (d->autocast && su->mode == VF_MODE_LORA && !su->adapter_bf16)
 		m->AC += 2 * m->lora; /* adapters' bf16 copies */
@@ -1451,6 +1540,170 @@ static void logits_term(struct llm *m)
 		m->logits_fwd += Nout * s->V * d->C * 2; /* logits/cap and tanh output (kept) */
 		m->logits_bwd += Nout * s->V * d->C;
 	}
+}
+
+/* ---- other stacks' mechanisms (sources: mechanisms.c) ------------------- */
+
+/* bitsandbytes k-bit matmuls keep their input for the backward even with
+ * the quantized weight frozen: every quantized linear's input is saved
+ * (peft and litgpt QLoRA; not torchao's NF4 linear, nor fp8). */
+static void kbit_saved_inputs(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	if (!su->kbit_saves_input || !m->d.train || m->d.full ||
+	    (su->quant != VF_QUANT_NF4 && su->quant != VF_QUANT_INT8)) /* bitsandbytes' formats */
+		return;
+	const struct shape *s = &m->s;
+	/* MatMul8bitLt also keeps the int8 transposed copy of its input (CAt) */
+	double per = m->N * vf__mech_kbit_saved_inputs(s->h, s->hq, s->f,
+						       m->d.C + (su->quant == VF_QUANT_INT8 ? 1 : 0));
+	m->A_layer += per;
+	m->A_all += m->layers * per;
+}
+
+/* Selective checkpointing: the op-level policy keeps, beside each layer's
+ * input, the outputs of its saved ops (a layer's recompute rebuilds the
+ * rest); every:N checkpoints one layer in N and keeps the others' saved
+ * tensors whole: per layer on average (input + (N - 1) x layer) / N. */
+static void selective_checkpointing(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	const struct shape *s = &m->s;
+	if (!su->grad_ckpt || !m->d.train)
+		return;
+	if (su->ckpt_selective_op) {
+		m->ckpt_in += m->N * vf__mech_sac_op_saved(s->h, s->hq, s->hkv, s->f, s->heads, m->d.C,
+							   s->gated);
+	} else if (su->ckpt_every > 1) {
+		double n = su->ckpt_every;
+		double per = m->A_all / (m->layers > 0 ? m->layers : 1);
+		m->ckpt_in = (m->ckpt_in + (n - 1) * per) / n;
+	}
+}
+
+/* Paged optimizer states: the share of the trainable elements in tensors
+ * of at least VF_MECH_PAGED_MIN_ELEMENTS as each GPU holds them (the
+ * tensors the allocator replay makes: fill_params), whose states are CUDA
+ * managed memory. Norms and small adapters stay in the allocator. */
+static void paged_states(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	const struct shape *s = &m->s;
+	m->S_paged = 0;
+	if (!su->paged_optimizer || !m->d.train || m->T <= 0 || m->S <= 0)
+		return;
+	double min = VF_MECH_PAGED_MIN_ELEMENTS * m->shard_w, paged = 0;
+	double layers = s->L + s->Ld > 0 ? s->L + s->Ld : 1;
+	struct vf__tensors t;
+	if (su->mode == VF_MODE_LORA)
+		layer_lora_elems(s, m->d.lt, m->d.rank, m->lora, &t);
+	else
+		layer_linear_elems(s, &t);
+	for (int i = 0; i < t.n; i++)
+		if (t.bytes[i] >= min)
+			paged += t.bytes[i] * layers;
+	if (su->mode == VF_MODE_FULL) {
+		double head = s->tied ? 0 : s->V * s->h;
+		double emb = s->params - s->linear - s->norm - head;
+		paged += (emb >= min ? emb : 0) + (head >= min ? head : 0);
+	}
+	if (paged > m->T)
+		paged = m->T;
+	m->S_paged = m->S * paged / m->T;
+}
+
+/* CPU offload. optimizer (DeepSpeed offload_optimizer): the states and the
+ * step on the host, each gradient copied down after the backward, the
+ * updated parameters copied up; the GPU keeps its weights and gradients.
+ * params (FSDP CPUOffload(offload_params=True)): parameters, gradients
+ * and states live on the host; the GPU holds the gathered blocks (two:
+ * the one computing and the prefetched one; embeddings and head as
+ * sharding() counts them) and one block's gradients
+ * before they are reduced and copied down; each rank's shard crosses
+ * PCIe up for the forward and again for the backward. */
+static void offload_terms(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	m->host = m->pcie = 0;
+	if (su->offload == VF_OFFLOAD_NONE || !m->d.train)
+		return;
+	double gather = 2 * m->s.layer_linear * (m->fsdp_mp ? 2 : m->d.P);
+	double shard_w = m->W_whole / m->shard_w;
+	m->host = m->S + m->G;
+	m->pcie = m->G + m->T * m->d.P / m->shard_o; /* gradients down, parameters up */
+	if (su->offload == VF_OFFLOAD_PARAMS) {
+		double layers = m->s.L + m->s.Ld > 0 ? m->s.L + m->s.Ld : 1;
+		m->host += shard_w;
+		m->pcie = 2 * shard_w + m->G;
+		/* embeddings, head, final norm: their share, as sharding() counts them */
+		double root = m->W_whole - m->s.linear * m->qb - m->lora * m->ab;
+		m->W = gather + (root > 0 ? root : 0) / m->shard_w;
+		m->G = m->d.full ? m->G * m->shard_g / layers : m->G;
+	}
+	m->S = m->OT = 0;
+}
+
+/* What the host holds and the link carries (vf_estimate.offload_*). */
+static void offload_record(const struct llm *m, const struct vf_gpu_spec *gpu, struct vf_estimate *e)
+{
+	e->offload = m->su->offload;
+	e->offload_host_bytes = clamp64(m->host);
+	e->offload_pcie_bytes = clamp64(m->pcie);
+	e->offload_pcie_seconds = m->pcie / vf__mech_pcie_bytes_per_s(gpu);
+}
+
+/* The lm_head's input is saved when the head trains (a saved copy or a
+ * LoRA on it); a LoRA on it also saves its A output (rank wide). */
+static void head_inputs(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	if (su->mode != VF_MODE_LORA || !m->d.train)
+		return;
+	if (su->modules_to_save & VF_MTS_HEAD)
+		m->final_norm += m->Nout * m->s.h * m->d.C;
+	if (su->lora_targets & VF_LORA_HEAD)
+		m->final_norm += m->Nout * (m->s.h + su->lora_rank) * m->d.C;
+}
+
+/* torchao float8 training (Float8Linear, torchao/float8/float8_linear.py,
+ * commit 7ca1bfbe: matmul_with_hp_or_float8_args saves the high-precision
+ * input and weight and casts both to float8 inside the forward): the
+ * layers' linear weights get no autocast copy, and each linear makes its
+ * float8 weight and input for its matmul (the largest of a layer, one at
+ * a time); the lm_head stays a plain linear. */
+static void float8_linears(struct llm *m)
+{
+	const struct shape *s = &m->s;
+	if (!m->su->float8 || !m->d.train || m->su->quant != VF_QUANT_NONE)
+		return;
+	if (m->d.autocast && m->d.P == 4 && !m->fsdp_mp && m->AC > 0)
+		m->AC -= 2 * s->linear / m->shard_w; /* the bf16 copies of the layers' weights */
+	if (m->AC < 0)
+		m->AC = 0;
+	double wmax = s->h * (s->f > s->hq ? s->f : s->hq);
+	double xmax = m->N * (s->f > s->h ? s->f : s->h);
+	m->dequant += 1 * wmax + 1 * xmax; /* float8 e4m3: one byte each */
+}
+
+/* The paged states leave every phase's allocator terms. */
+static void paged_outside_allocator(const struct llm *m, struct live ph[VF_PHASE_COUNT])
+{
+	for (int i = 0; i < VF_PHASE_COUNT && m->S_paged > 0; i++) {
+		ph[i].o -= m->S_paged;
+		if (ph[i].o < 0)
+			ph[i].o = 0;
+	}
+}
+
+/* The model load's tensor peak: with a full-state-dict FSDP load every
+ * rank gathers all weights beside its shards (Lightning's
+ * _load_raw_module_state); 0 otherwise (the load holds at most the
+ * step's weights). */
+static double load_peak(const struct llm *m)
+{
+	if (!m->su->load_full_per_rank || m->shard_w <= 1)
+		return 0;
+	return m->W_whole / m->shard_w + m->W_whole;
 }
 
 /* The CUDA context (and the defaults assumed) and each term whole,
@@ -1548,6 +1801,7 @@ static void infer_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 	double reserved = best + segment_waste(kv / (2 * layers)) * 2 * layers +
 			  param_rounding(s) * m->W + FRAG_INFER * (work + Nout * s->V * d->C);
 	finish_terms(e, ph, reserved, (enum vf_phase)bi);
+	vf__mech_finish_peaks(e, su, 0, load_peak(m));
 	if (timed)
 		step_time(s, su, d, gpu, 0, 0, NULL, e);
 }
@@ -1705,7 +1959,7 @@ static double train_reserve(const struct llm *m, const struct vf_estimate *e,
 			    const struct live ph[VF_PHASE_COUNT])
 {
 	double lc = e->loss_transient;
-	double spare = lc - (m->G + m->S + m->OT);
+	double spare = lc - (m->G + (m->S - m->S_paged) + m->OT);
 	double rounding = param_rounding(&m->s);
 	double AC = m->AC, OT = m->OT;
 	double reserved = 0;
@@ -1747,7 +2001,7 @@ static void train_time(const struct llm *m, const struct vf_gpu_spec *gpu, struc
 	}
 	if (su->paged_optimizer && gpu) { /* states beyond the card live on the host */
 		double over = (double)e->peak_bytes - (double)vf_estimate_gpu_bytes(gpu);
-		double states = (double)e->optimizer_bytes;
+		double states = (double)e->paged_bytes; /* in managed memory (mechanisms.c) */
 		x.paged_bytes = over > 0 ? (over < states ? over : states) : 0;
 	}
 	step_time(&m->s, su, &m->d, gpu, T, opt_traffic, &x, e);
@@ -1765,14 +2019,15 @@ static void train_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 	forward_phases(m, held_acts, ph);
 	backward_phase(m, &ph[VF_PHASE_BACKWARD]);
 	optimizer_phase(m, ph);
+	paged_outside_allocator(m, ph);
 	double best;
 	int bi = peak_phase(ph, VF_PHASE_COUNT - 1, &best);
 	e->activations_full = clamp64(held_acts + m->emb_out + m->final_norm + WORKSPACE_BYTES);
 	if (st)
 		train_trace(m, st);
 	finish_terms(e, ph, train_reserve(m, e, ph), (enum vf_phase)bi);
-	if (m->su->paged_optimizer) /* bitsandbytes paged states: evicted under pressure */
-		e->evictable_bytes = e->optimizer_bytes;
+	vf__mech_finish_peaks(e, m->su, m->S_paged, load_peak(m));
+	offload_record(m, gpu, e);
 	if (timed)
 		train_time(m, gpu, e);
 }
@@ -1788,14 +2043,23 @@ static void estimate_llm(const struct vf_arch *arch, const struct vf_setup *su,
 	memset(e, 0, sizeof *e);
 	e->inference = su->mode == VF_MODE_INFER;
 	llm_setup(arch, su, &m);
+	task_head(&m);
 	count_parameters(&m, e);
+	head_adapter(&m, e);
 	weights_term(&m);
 	gradients_term(&m);
 	states_term(&m);
 	optimizer_temp_term(&m);
+	saved_modules(&m, e);
 	sharding(&m);
 	autocast_term(&m);
 	activations_term(&m);
+	head_inputs(&m);
+	float8_linears(&m);
+	kbit_saved_inputs(&m);
+	selective_checkpointing(&m);
+	offload_terms(&m);
+	paged_states(&m);
 	logits_term(&m);
 	record_whole_terms(&m, gpu, e);
 	if (m.d.train)
@@ -1808,6 +2072,27 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		     const struct vf_gpu_spec *gpu, struct vf_estimate *e)
 {
 	estimate_llm(arch, su, gpu, e, NULL, true);
+}
+
+/* A split setup (--tp, --pp, --split layers): the split of the model, each
+ * GPU's slice replayed through the allocator (vf_split_simulate); the
+ * limiting GPU's estimate with the whole step's time. No segments kept. */
+static vf_status simulate_split(const struct vf_arch *arch, const struct vf_setup *su,
+				const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+				struct vf_estimate *e, struct vf_alloc **sim, struct vf_error *err)
+{
+	if (sim)
+		*sim = NULL;
+	struct vf_split *sp = calloc(1, sizeof *sp);
+	if (!sp)
+		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
+	vf_status rc = vf_split_run(arch, su, gpu, sp, err);
+	if (rc == VF_OK)
+		rc = vf_split_simulate(arch, su, gpu, cfg, sp, err);
+	if (rc == VF_OK)
+		*e = sp->total;
+	free(sp);
+	return rc;
 }
 
 /* One replay of st: kept in *keep when keep is given (its segments are
@@ -1861,6 +2146,8 @@ vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup
 			       const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
 			       struct vf_estimate *e, struct vf_alloc **sim, struct vf_error *err)
 {
+	if (vf_split_active(su)) /* what each GPU of the split allocates */
+		return simulate_split(arch, su, gpu, cfg, e, sim, err);
 	struct vf__step *st = calloc(1, sizeof *st);
 	if (!st)
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
@@ -1868,10 +2155,13 @@ vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup
 	/* The replay's work grows with the layers (each is replayed); no public
 	 * model has over 126, so past 512 (and past 1 PiB, which no device
 	 * holds) the analytic reserve stands and the output says so. */
-	if (st->layers > VF_ESTIMATE_SIM_MAX_LAYERS || e->peak_allocated_bytes > VF_ALLOC_MAX_REQUEST) {
+	if (st->layers > VF_ESTIMATE_SIM_MAX_LAYERS || e->peak_allocated_bytes > VF_ALLOC_MAX_REQUEST ||
+	    (su->offload != VF_OFFLOAD_NONE && su->mode != VF_MODE_INFER)) {
 		e->sim_skipped = st->layers > VF_ESTIMATE_SIM_MAX_LAYERS
 					 ? "over 512 layers: the allocator is not replayed"
-					 : "over 1 PiB: the allocator is not replayed";
+				 : e->peak_allocated_bytes > VF_ALLOC_MAX_REQUEST
+					 ? "over 1 PiB: the allocator is not replayed"
+					 : "CPU offload: the allocator is not replayed";
 		free(st);
 		return VF_OK;
 	}
@@ -1885,14 +2175,14 @@ vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup
 	free(st);
 	if (rc != VF_OK)
 		return rc;
-	e->analytic_reserved_bytes = e->peak_reserved_bytes;
+	e->analytic_reserved_bytes = e->step_peak_reserved_bytes;
 	int64_t reserved = p.reserved;
 	e->sim_allocated_bytes = p.allocated;
-	if (reserved < e->peak_allocated_bytes)
-		reserved = e->peak_allocated_bytes;
+	if (reserved < e->step_peak_allocated_bytes)
+		reserved = e->step_peak_allocated_bytes;
+	e->peak_allocated_bytes = e->step_peak_allocated_bytes;
 	e->peak_reserved_bytes = reserved;
-	e->allocator_bytes = reserved - e->peak_allocated_bytes;
-	e->peak_bytes = e->context_bytes + reserved;
+	vf__mech_finish_peaks(e, su, (double)e->paged_bytes, (double)e->load_peak_allocated_bytes);
 	if (e->phases & (1u << e->peak_phase)) /* the peak phase's reserve is the simulation's */
 		e->phase_bytes[e->peak_phase][VF_TERM_ALLOCATOR] = e->allocator_bytes;
 	e->simulated = true;
@@ -2082,8 +2372,18 @@ cJSON *vf_estimate_memory_json(const struct vf_estimate *e)
 	cJSON_AddNumberToObject(o, "allocator_bytes", (double)e->allocator_bytes);
 	cJSON_AddNumberToObject(o, "peak_allocated_bytes", (double)e->peak_allocated_bytes);
 	cJSON_AddNumberToObject(o, "peak_bytes", (double)e->peak_bytes);
-	cJSON_AddStringToObject(o, "peak_phase", vf_estimate_phase_name(e, e->peak_phase));
+	cJSON_AddStringToObject(o, "peak_phase",
+				e->peak_at_load ? "load" : vf_estimate_phase_name(e, e->peak_phase));
 	cJSON_AddStringToObject(o, "dominant_term", vf_term_name(e->dominant));
+	if (e->run_peak_bytes > 0) /* LLM estimates (mechanisms.c); DiTs have their own */
+		cJSON_AddItemToObject(o, "peaks", vf__mech_peaks_json(e));
+	if (e->offload != VF_OFFLOAD_NONE) {
+		cJSON *of = cJSON_AddObjectToObject(o, "offload");
+		cJSON_AddStringToObject(of, "kind", vf__mech_offload_name(e->offload));
+		cJSON_AddNumberToObject(of, "host_bytes", (double)e->offload_host_bytes);
+		cJSON_AddNumberToObject(of, "pcie_bytes_per_step", (double)e->offload_pcie_bytes);
+		cJSON_AddNumberToObject(of, "pcie_seconds_per_step", e->offload_pcie_seconds);
+	}
 	if (e->sim_skipped) /* only then: every other estimate's JSON as it was */
 		cJSON_AddStringToObject(o, "allocator_not_simulated", e->sim_skipped);
 	return o;

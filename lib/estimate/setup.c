@@ -3,6 +3,8 @@
 #include "vramfit/estimate/setup.h"
 #include "vramfit/estimate/stack.h"
 
+#include "mechanisms.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +135,8 @@ bool vf_quant_parse(const char *s, enum vf_quant *out)
 			i = VF_QUANT_INT8;
 		else if (strcmp(s, "int4-quanto") == 0 || strcmp(s, "4bit") == 0)
 			i = VF_QUANT_INT4;
+		else if (strcmp(s, "gptq") == 0 || strcmp(s, "awq") == 0) /* 4-bit, groups of 128 */
+			i = VF_QUANT_INT4;
 		else if (strcmp(s, "fp8-quanto") == 0 || strcmp(s, "fp8uz-quanto") == 0)
 			i = VF_QUANT_FP8;
 	}
@@ -193,7 +197,8 @@ static const struct {
 	{"query_key_value", VF_LORA_Q | VF_LORA_K | VF_LORA_V},
 	{"dense_h_to_4h", VF_LORA_UP}, {"dense_4h_to_h", VF_LORA_DOWN},
 	{"wi", VF_LORA_UP},          {"wo", VF_LORA_DOWN},      {"all-linear", VF_LORA_ALL},
-	{"all_linear", VF_LORA_ALL}, {"all", VF_LORA_ALL},
+	{"all_linear", VF_LORA_ALL}, {"all", VF_LORA_ALL},         {"lm_head", VF_LORA_HEAD},
+	{"output", VF_LORA_HEAD},
 };
 
 vf_status vf_lora_targets_parse(const char *s, unsigned *out, struct vf_error *err)
@@ -225,7 +230,7 @@ vf_status vf_lora_targets_parse(const char *s, unsigned *out, struct vf_error *e
 				return vf_error_set(err, VF_EUSAGE,
 						    "--lora-targets: unknown module '%.*s' (expected "
 						    "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,"
-						    "down_proj, to_q/to_k/to_v/to_out.0 or all-linear)",
+						    "down_proj, to_q/to_k/to_v/to_out.0, lm_head or all-linear)",
 						    (int)n, p);
 		}
 		if (!e)
@@ -241,16 +246,16 @@ vf_status vf_lora_targets_parse(const char *s, unsigned *out, struct vf_error *e
 const char *vf_lora_targets_format(unsigned t, char *out, size_t n)
 {
 	static const char *const role[] = {"q_proj",    "k_proj",  "v_proj",   "o_proj",
-					   "gate_proj", "up_proj", "down_proj"};
+					   "gate_proj", "up_proj", "down_proj", "lm_head"};
 	if (!out || !n)
 		return "";
 	out[0] = 0;
 	if ((t & VF_LORA_ALL) == VF_LORA_ALL) {
-		snprintf(out, n, "all-linear");
+		snprintf(out, n, "all-linear%s", t & VF_LORA_HEAD ? ",lm_head" : "");
 		return out;
 	}
 	size_t len = 0;
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 8; i++)
 		if (t & (1u << i)) {
 			int w = snprintf(out + len, n - len, "%s%s", len ? "," : "", role[i]);
 			if (w < 0 || (size_t)w >= n - len)
@@ -324,6 +329,15 @@ void vf_setup_defaults(struct vf_setup *s)
 	s->compile = s->activation_offload = s->optimizer_in_backward = false;
 	s->paged_optimizer = s->kbit_fp32_rest = s->nf4_double_quant = false;
 	s->stack_given = 0;
+	s->peak_scope = VF_PEAK_STEP;
+	s->peak_report = VF_TOOL_UNKNOWN;
+	s->load_full_per_rank = s->kbit_saves_input = s->fsdp_mixed_precision = false;
+	s->ckpt_every = 0;
+	s->ckpt_selective_op = false;
+	s->offload = VF_OFFLOAD_NONE;
+	s->float8 = false;
+	s->modules_to_save = 0;
+	s->head_labels = 0;
 }
 
 static vf_status parse_i64(const char *flag, const char *v, int64_t lo, int64_t hi, int64_t *out,
@@ -536,6 +550,7 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 			if (strcmp(v, "adamw") != 0 && strcmp(v, "adamw8bit") != 0 &&
 			    strcmp(v, "adamw_8bit") != 0 && strcmp(v, "adamw-8bit") != 0)
 				return BAD_ENUM(name, v, "paged-adamw or paged-adamw8bit");
+			impl = VF_OPTIMPL_FUSED; /* bitsandbytes updates each tensor in one kernel */
 		}
 		if (!vf_optimizer_parse(v, &s->optimizer, &impl))
 			return BAD_ENUM(name, v, "adamw, adamw8bit, adafactor, sgd or lion");
@@ -565,11 +580,19 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 			return st;
 		s->given |= VF_SETUP_G_GRAD_ACCUM;
 	} else if (strcmp(name, "grad-ckpt") == 0) {
-		if ((st = parse_bool(name, v, &s->grad_ckpt, err)))
+		s->ckpt_every = 0;
+		s->ckpt_selective_op = false;
+		if (v && (strncmp(v, "selective:", 10) == 0 || strncmp(v, "every:", 6) == 0)) {
+			if ((st = vf__mech_ckpt_parse(v, s, err)))
+				return st;
+		} else if ((st = parse_bool(name, v, &s->grad_ckpt, err))) {
 			return st;
+		}
 		s->given |= VF_SETUP_G_GRAD_CKPT;
 	} else if (strcmp(name, "no-grad-ckpt") == 0) {
 		s->grad_ckpt = false;
+		s->ckpt_every = 0;
+		s->ckpt_selective_op = false;
 		s->given |= VF_SETUP_G_GRAD_CKPT;
 	} else if (strcmp(name, "lora-rank") == 0) {
 		if ((st = parse_i64(name, v, 1, 65536, &x, err)))
@@ -629,6 +652,15 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 	} else if (strcmp(name, "no-audio") == 0) {
 		s->audio = false;
 		s->given |= VF_SETUP_G_AUDIO;
+	} else if (strcmp(name, "head") == 0) {
+		if (!vf__mech_head_parse(v, &s->head_labels))
+			return BAD_ENUM(name, v, "lm or classify:N (N 1..1000000)");
+	} else if (strcmp(name, "modules-to-save") == 0) {
+		if (!vf__mech_modules_to_save_parse(v, &s->modules_to_save))
+			return BAD_ENUM(name, v, "a list of lm_head and embed_tokens");
+	} else if (strcmp(name, "offload") == 0) {
+		if (!vf__mech_offload_parse(v, &s->offload))
+			return BAD_ENUM(name, v, "none, optimizer or params");
 	} else if (strcmp(name, "offload-optimizer") == 0) {
 		if ((st = parse_bool(name, v, &s->offload_optimizer, err)))
 			return st;
@@ -641,7 +673,8 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 		   strcmp(name, "adapter-dtype") == 0 || strcmp(name, "compile") == 0 ||
 		   strcmp(name, "no-compile") == 0 || strcmp(name, "activation-offload") == 0 ||
 		   strcmp(name, "no-activation-offload") == 0 ||
-		   strcmp(name, "optimizer-in-backward") == 0) {
+		   strcmp(name, "optimizer-in-backward") == 0 || strcmp(name, "peak-scope") == 0 ||
+		   strcmp(name, "float8") == 0 || strcmp(name, "no-float8") == 0) {
 		return vf_stack_set(s, name, v, err);
 	} else if (strcmp(name, "text-encoder") == 0) {
 		if (!vf_text_encoder_parse(v, &s->text_encoder))
@@ -699,6 +732,10 @@ cJSON *vf_setup_to_json(const struct vf_setup *s)
 	cJSON_AddNumberToObject(o, "target_seq", (double)(s->target_seq ? s->target_seq : s->seq));
 	cJSON_AddNumberToObject(o, "grad_accum", (double)s->grad_accum);
 	cJSON_AddBoolToObject(o, "grad_ckpt", s->grad_ckpt);
+	if (s->grad_ckpt && (s->ckpt_every > 1 || s->ckpt_selective_op)) {
+		char c[32];
+		cJSON_AddStringToObject(o, "grad_ckpt_policy", vf__mech_ckpt_name(s, c, sizeof c));
+	}
 	if (s->mode == VF_MODE_LORA) {
 		cJSON_AddNumberToObject(o, "lora_rank", s->lora_rank);
 		cJSON_AddNumberToObject(o, "lora_alpha", s->lora_alpha);
@@ -735,6 +772,14 @@ cJSON *vf_setup_to_json(const struct vf_setup *s)
 	}
 	split_to_json(s, o);
 	vf_stack_to_json(s, o);
+	cJSON_AddStringToObject(o, "offload", vf__mech_offload_name(s->offload));
+	if (s->head_labels > 0)
+		cJSON_AddNumberToObject(o, "head_labels", s->head_labels);
+	if (s->modules_to_save) {
+		char m[64];
+		cJSON_AddStringToObject(o, "modules_to_save",
+					vf__mech_modules_to_save_format(s->modules_to_save, m, sizeof m));
+	}
 	return o;
 }
 

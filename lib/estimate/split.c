@@ -45,6 +45,8 @@
 
 #include "vramfit/estimate/search.h"
 
+#include "mechanisms.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -139,13 +141,15 @@ static void adjust_embedding(struct vf_estimate *e, const struct vf_setup *s, do
 
 /* Sum the live terms again after an adjustment; the allocator reserve
  * (reserved - allocated) is kept. */
-static void resum(struct vf_estimate *e)
+static void resum(struct vf_estimate *e, const struct vf_setup *su)
 {
 	e->peak_allocated_bytes = e->weights_bytes + e->gradients_bytes + e->optimizer_bytes +
 				  e->optimizer_temp_bytes + e->autocast_cache_bytes +
 				  e->activations_bytes + e->logits_bytes + e->kv_cache_bytes;
 	e->peak_reserved_bytes = e->peak_allocated_bytes + e->allocator_bytes;
 	e->peak_bytes = e->context_bytes + e->peak_reserved_bytes;
+	/* the paged states, the load and the scope (mechanisms.c) */
+	vf__mech_finish_peaks(e, su, (double)e->paged_bytes, (double)e->load_peak_allocated_bytes);
 	enum vf_term best = VF_TERM_WEIGHTS;
 	for (int t = VF_TERM_WEIGHTS; t <= VF_TERM_KV_CACHE; t++)
 		if (vf_estimate_term(e, (enum vf_term)t) > vf_estimate_term(e, best))
@@ -199,7 +203,7 @@ static void stage_in_flight(const struct vf_arch *a, const struct vf_setup *su,
 		e->activations_bytes = i64((double)e->activations_bytes + extra);
 		e->activations_full = i64((double)e->activations_full + extra);
 	}
-	resum(e);
+	resum(e, su);
 }
 
 static bool all_under(const struct vf_split *sp, int64_t limit);
@@ -250,7 +254,9 @@ static void layer_key(const struct vf_arch *a, const struct vf_setup *su, int64_
 	key[6] = (int64_t)a->gated_mlp | a->linear_bias << 1 | a->layer_norm << 2 | a->mlp_bias << 3 |
 		 a->qkv_bias << 4 | a->o_bias << 5 | a->qk_norm << 6 | (int64_t)a->family[0] << 8;
 	key[7] = a->norms_per_layer;
-	key[8] = su->precision | su->quant << 4 | su->mode << 8;
+	key[8] = su->precision | su->quant << 4 | su->mode << 8 | (int64_t)su->offload << 12 |
+		 (int64_t)su->adapter_bf16 << 16 | (int64_t)su->nf4_double_quant << 17 |
+		 (int64_t)su->kbit_fp32_rest << 18;
 	key[9] = su->lora_rank;
 	key[10] = su->lora_targets;
 	key[11] = 1; /* set */
@@ -520,6 +526,77 @@ vf_status vf_split_run(const struct vf_arch *arch, const struct vf_setup *s,
 		       const struct vf_gpu_spec *gpu, struct vf_split *sp, struct vf_error *err)
 {
 	return vf__split_run(arch, s, gpu, true, sp, err);
+}
+
+/* The caching allocator replayed over what GPU g allocates: its slice of
+ * the model (1/tp of each matrix, its layers, the vocabulary where it
+ * holds it) with the replica's setup; the reserve the replay finds above
+ * the slice's allocated peak becomes g's allocator term. The slice's
+ * replay is shared by the GPUs of the same shape. */
+static vf_status simulate_gpu(const struct vf_arch *a, const struct vf_setup *su,
+			      const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+			      struct vf_split_gpu *g, int64_t *reserve, struct vf_error *err)
+{
+	if (*reserve < 0) {
+		struct vf_arch sl;
+		struct vf_estimate e;
+		slice_arch(a, g->tp, g->last_layer - g->first_layer + 1, g->head, &sl);
+		vf_status st = vf_estimate_simulate(&sl, su, gpu, cfg, &e, NULL, err);
+		if (st != VF_OK)
+			return st;
+		*reserve = e.step_peak_reserved_bytes - e.step_peak_allocated_bytes;
+		if (*reserve < 0)
+			*reserve = 0;
+	}
+	g->est.allocator_bytes = *reserve;
+	g->est.simulated = true;
+	resum(&g->est, su);
+	g->fits = vf_estimate_fits(&g->est, gpu, &g->headroom);
+	return VF_OK;
+}
+
+vf_status vf_split_simulate(const struct vf_arch *arch, const struct vf_setup *s,
+			    const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+			    struct vf_split *sp, struct vf_error *err)
+{
+	struct vf_setup su = *s;
+	su.gpus = sp->dp;
+	su.split = VF_SPLIT_NONE;
+	su.tp = su.pp = 1;
+	int64_t worst = INT64_MAX, reserve = -1;
+	int base_layers = -1;
+	bool base_emb = false, base_head = false;
+	sp->fits = true;
+	for (int i = 0; i < sp->ngpus; i++) {
+		struct vf_split_gpu *g = &sp->gpu[i];
+		int k = g->last_layer - g->first_layer + 1;
+		if (k <= 0)
+			continue;
+		if (k != base_layers || g->embedding != base_emb || g->head != base_head) {
+			reserve = -1;
+			base_layers = k;
+			base_emb = g->embedding;
+			base_head = g->head;
+		}
+		vf_status st = simulate_gpu(arch, &su, gpu, cfg, g, &reserve, err);
+		if (st != VF_OK)
+			return st;
+		sp->fits = sp->fits && g->fits;
+		if (g->headroom < worst) {
+			worst = g->headroom;
+			sp->limiting = i;
+		}
+	}
+	struct vf_estimate keep = sp->total;
+	sp->total = sp->gpu[sp->limiting].est;
+	sp->total.params = keep.params;
+	sp->total.trainable_params = keep.trainable_params;
+	sp->total.tokens_per_step = keep.tokens_per_step;
+	sp->total.flops_per_step = keep.flops_per_step;
+	sp->total.step_seconds = keep.step_seconds;
+	sp->total.tokens_per_second = keep.tokens_per_second;
+	sp->total.mfu = keep.mfu;
+	return VF_OK;
 }
 
 static bool split_within(const struct vf_arch *arch, const struct vf_setup *s,

@@ -4,6 +4,8 @@
 
 #include "vramfit/base/data.h"
 
+#include "mechanisms.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +47,7 @@ vf_status vf_stack_set(struct vf_setup *s, const char *name, const char *v, stru
 {
 	if (strcmp(name, "stack") == 0) {
 		if (!v || !*v || strlen(v) >= sizeof s->stack || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(v))
-			return bad(err, name, v, "hf, torchtune, litgpt or ltx");
+			return bad(err, name, v, "hf, torchtune, litgpt, torchtitan or ltx");
 		snprintf(s->stack, sizeof s->stack, "%s", v);
 	} else if (strcmp(name, "loss") == 0) {
 		if (!parse_loss(v, &s->loss, &s->loss_chunks))
@@ -66,6 +68,13 @@ vf_status vf_stack_set(struct vf_setup *s, const char *name, const char *v, stru
 	} else if (strcmp(name, "optimizer-in-backward") == 0) {
 		s->optimizer_in_backward = true;
 		s->stack_given |= VF_STACK_G_OIB;
+	} else if (strcmp(name, "float8") == 0 || strcmp(name, "no-float8") == 0) {
+		s->float8 = name[0] == 'f';
+		s->stack_given |= VF_STACK_G_FLOAT8;
+	} else if (strcmp(name, "peak-scope") == 0) {
+		if (!vf__mech_peak_scope_parse(v, &s->peak_scope))
+			return bad(err, name, v, "step or run");
+		s->stack_given |= VF_STACK_G_PEAK_SCOPE;
 	} else {
 		return vf_error_set(err, VF_EUSAGE, "unknown stack flag --%s", name);
 	}
@@ -95,7 +104,10 @@ static vf_status get_bool(const cJSON *p, const char *key, const char *what, boo
 static const char *const known[] = {"lora_precision", "full_precision", "adapter_dtype", "loss",
 				    "compile", "checkpointing", "optimizer_in_backward",
 				    "activation_offload", "kbit_fp32_rest", "nf4_double_quant",
-				    "paged_optimizer", "empty_cache", "base_quant", "optimizer"};
+				    "paged_optimizer", "empty_cache", "base_quant", "optimizer",
+				    "peak_scope", "load", "kbit_saves_input", "fsdp_mixed_precision",
+				    "peak_report", "grad_ckpt_default", "optimizer_impl", "float8",
+				    "grad_ckpt_fsdp"};
 
 static vf_status check_keys(const cJSON *p, const char *what, struct vf_error *err)
 {
@@ -147,8 +159,46 @@ vf_status vf_stack_apply_json(struct vf_setup *s, const cJSON *p, const char *wh
 	    (st = get_bool(p, "paged_optimizer", what, s->stack_given & VF_STACK_G_PAGED,
 			   &s->paged_optimizer, err)) ||
 	    (st = get_bool(p, "kbit_fp32_rest", what, false, &s->kbit_fp32_rest, err)) ||
-	    (st = get_bool(p, "nf4_double_quant", what, false, &s->nf4_double_quant, err)))
+	    (st = get_bool(p, "nf4_double_quant", what, false, &s->nf4_double_quant, err)) ||
+	    (st = get_bool(p, "kbit_saves_input", what, false, &s->kbit_saves_input, err)) ||
+	    (st = get_bool(p, "fsdp_mixed_precision", what, false, &s->fsdp_mixed_precision, err)) ||
+	    (st = get_bool(p, "float8", what, s->stack_given & VF_STACK_G_FLOAT8, &s->float8, err)))
 		return st;
+	v = mech(p, "peak_scope");
+	if (v && !(s->stack_given & VF_STACK_G_PEAK_SCOPE) &&
+	    !vf__mech_peak_scope_parse(cJSON_GetStringValue(v), &s->peak_scope))
+		return vf_error_set(err, VF_ERR, "%s: mechanisms.peak_scope.value: expected step or run", what);
+	v = mech(p, "grad_ckpt_default");
+	if (v && s->mode != VF_MODE_INFER && !(s->given & VF_SETUP_G_GRAD_CKPT)) {
+		const char *c = cJSON_GetStringValue(v);
+		struct vf_error e2 = {0};
+		if (c && strcmp(c, "none") == 0)
+			s->grad_ckpt = false;
+		else if (c && strcmp(c, "layer") == 0)
+			s->grad_ckpt = true;
+		else if (!c || vf__mech_ckpt_parse(c, s, &e2) != VF_OK)
+			return vf_error_set(err, VF_ERR, "%s: mechanisms.grad_ckpt_default.value: expected none, layer, selective:op or every:N", what);
+	}
+	v = mech(p, "grad_ckpt_fsdp"); /* checkpointing the stack turns on with FSDP over GPUs */
+	if (v && !cJSON_IsBool(v))
+		return vf_error_set(err, VF_ERR, "%s: mechanisms.grad_ckpt_fsdp.value: expected true or false", what);
+	if (v && cJSON_IsTrue(v) && s->mode != VF_MODE_INFER && !(s->given & VF_SETUP_G_GRAD_CKPT) &&
+	    s->gpus > 1 && (s->shard == VF_SHARD_FSDP || s->shard == VF_SHARD_ZERO3))
+		s->grad_ckpt = true;
+	v = mech(p, "optimizer_impl");
+	if (v && !(s->given & VF_SETUP_G_OPTIMIZER_IMPL) &&
+	    !vf_optimizer_impl_parse(cJSON_GetStringValue(v), &s->optimizer_impl))
+		return vf_error_set(err, VF_ERR, "%s: mechanisms.optimizer_impl.value: expected foreach, fused or for", what);
+	v = mech(p, "peak_report");
+	if (v && !vf__mech_tool_parse(cJSON_GetStringValue(v), &s->peak_report))
+		return vf_error_set(err, VF_ERR, "%s: mechanisms.peak_report.value: expected torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved() or nvidia-smi", what);
+	v = mech(p, "load");
+	if (v) {
+		const char *l = cJSON_GetStringValue(v);
+		if (!l || (strcmp(l, "sharded") != 0 && strcmp(l, "full-per-rank") != 0))
+			return vf_error_set(err, VF_ERR, "%s: mechanisms.load.value: expected sharded or full-per-rank", what);
+		s->load_full_per_rank = l[0] == 'f';
+	}
 	if (s->optimizer_in_backward && s->grad_accum > 1)
 		return vf_error_set(err, VF_EUSAGE,
 				    "--optimizer-in-backward: steps each parameter in its backward, so --grad-accum must be 1");
@@ -163,7 +213,7 @@ vf_status vf_stack_apply(struct vf_setup *s, struct vf_error *err)
 	vf_status st = vf_data_load_json(name, &root, src, sizeof src, err);
 	if (st != VF_OK) {
 		if (st == VF_ENOTFOUND)
-			return vf_error_set(err, VF_EUSAGE, "--stack %s: no such stack (hf, torchtune, litgpt, ltx)",
+			return vf_error_set(err, VF_EUSAGE, "--stack %s: no such stack (hf, torchtune, litgpt, torchtitan, ltx)",
 					    s->stack);
 		return st;
 	}
@@ -183,4 +233,9 @@ void vf_stack_to_json(const struct vf_setup *s, cJSON *o)
 	cJSON_AddBoolToObject(o, "activation_offload", s->activation_offload);
 	cJSON_AddBoolToObject(o, "optimizer_in_backward", s->optimizer_in_backward);
 	cJSON_AddBoolToObject(o, "paged_optimizer", s->paged_optimizer);
+	cJSON_AddStringToObject(o, "peak_scope", vf__mech_peak_scope_name(s->peak_scope));
+	cJSON_AddStringToObject(o, "load", s->load_full_per_rank ? "full-per-rank" : "sharded");
+	cJSON_AddBoolToObject(o, "kbit_saves_input", s->kbit_saves_input);
+	cJSON_AddBoolToObject(o, "fsdp_mixed_precision", s->fsdp_mixed_precision);
+	cJSON_AddBoolToObject(o, "float8", s->float8);
 }

@@ -149,6 +149,17 @@ static int loss(struct replay *r, int *fnorm, bool first)
 	return gh;
 }
 
+/* One optimizer state of a trainable tensor of `bytes` gradient bytes;
+ * paged states of large tensors are CUDA managed memory, not the
+ * allocator's (s->paged_min). */
+static void state_al(struct replay *r, double bytes)
+{
+	const struct vf__step *s = r->s;
+	if (s->paged_min > 0 && bytes >= s->paged_min)
+		return;
+	al(r, bytes * s->state_ratio);
+}
+
 /* Optimizer in backward: the parameter's step runs in its gradient hook
  * (states created on the first step; AdamW's sqrt temporary), then the
  * gradient is freed. */
@@ -157,7 +168,7 @@ static void step_in_backward(struct replay *r, int *g, double bytes)
 	const struct vf__step *s = r->s;
 	if (!r->states)
 		for (int k = 0; k < s->nstates; k++)
-			al(r, bytes * s->state_ratio);
+			state_al(r, bytes);
 	int t = s->ot == VF__OT_NONE ? -1 : al(r, bytes * s->ot_ratio);
 	fr(r, &t);
 	fr(r, g);
@@ -236,10 +247,10 @@ static void optimizer_step(struct replay *r)
 		for (int l = 0; l < s->layers; l++)
 			for (int i = 0; i < s->layer_train.n; i++)
 				for (int k = 0; k < s->nstates; k++)
-					al(r, s->layer_train.bytes[i] * s->state_ratio);
+					state_al(r, s->layer_train.bytes[i]);
 		for (int i = 0; i < s->other_train.n; i++)
 			for (int k = 0; k < s->nstates; k++)
-				al(r, s->other_train.bytes[i] * s->state_ratio);
+				state_al(r, s->other_train.bytes[i]);
 		r->states = true;
 	}
 	if (s->ot == VF__OT_FOREACH) {

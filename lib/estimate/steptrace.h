@@ -38,6 +38,8 @@ struct vf__step {
 	bool tied;             /* the lm_head is the embedding: two gradient contributions */
 	int nstates;           /* optimizer state tensors per trainable tensor */
 	double state_ratio;    /* bytes of one state tensor per gradient byte */
+	double paged_min;      /* paged optimizer: states of tensors of at least this many
+	                        * gradient bytes are outside the allocator; 0 none */
 	enum vf__opt_temp ot;
 	double ot_ratio;       /* temporary bytes per gradient byte */
 	int ot_count;          /* per-tensor temporaries (VF__OT_PER_TENSOR) */

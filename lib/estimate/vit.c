@@ -102,7 +102,7 @@ void vf_estimate_vit(const struct vf_vision *v, const struct vf_setup *su, const
 		double n = b * tower_tokens(v, p, su);
 		double lb = n * vit_layer_bytes(h, f, lora, quick);
 		linear += tower_linear(p);
-		lora_p += L * su->lora_rank * vf__estimate_popcount(su->lora_targets) * 2 * h;
+		lora_p += L * su->lora_rank * vf__estimate_popcount(su->lora_targets & VF_LORA_ALL) * 2 * h;
 		A += su->grad_ckpt ? n * 4 * h * L : lb * L;          /* saved for backward */
 		ckpt_in += su->grad_ckpt ? lb : 0;                    /* one layer recomputed */
 		layer_max = lb > layer_max ? lb : layer_max;

@@ -157,12 +157,33 @@ struct vf_estimate {
 	int64_t sim_allocated_bytes;     /* the simulation's own allocated peak (blocks) */
 	int64_t evictable_bytes;   /* paged optimizer states (unified memory): counted in the
 	                            * peak, evicted to the host before an out-of-memory */
+	/* Which peak each tool sees (lib/estimate/mechanisms.c). peak_allocated_bytes,
+	 * peak_reserved_bytes and peak_bytes are the scope's; the step's and the
+	 * run's are kept here. Paged optimizer states are CUDA managed memory:
+	 * in nvidia-smi's figure (peak_bytes) while resident, never in
+	 * torch.cuda.max_memory_allocated() / max_memory_reserved(). */
+	enum vf_peak_scope peak_scope;
+	enum vf_peak_tool peak_report; /* the figure the stack's own report prints */
+	int64_t paged_bytes;       /* optimizer states outside PyTorch's allocator */
+	int64_t load_peak_allocated_bytes; /* tensors live at the model load's peak (0: the weights) */
+	int64_t step_peak_allocated_bytes, step_peak_reserved_bytes; /* step_peak_bytes: below */
+	int64_t run_peak_allocated_bytes, run_peak_reserved_bytes, run_peak_bytes;
+	bool peak_at_load;         /* scope run and the load's peak is the run's: the terms
+	                            * are the load's (weights) */
+	/* CPU offload (--offload): what the host holds, what crosses PCIe per
+	 * optimizer step and how long that takes at the link's nominal rate
+	 * (not in step_seconds: the copies overlap compute in part). */
+	enum vf_offload offload;
+	int64_t offload_host_bytes;
+	int64_t offload_pcie_bytes;
+	double offload_pcie_seconds;
 	/* Video DiTs (vf_estimate_dit); zero otherwise. */
 	int64_t connector_bytes;   /* the embedding connectors, in weights_bytes at every phase */
 	int64_t step_peak_bytes;   /* context + the training step's phases alone (no loading,
 	                            * validation or text encoder): what the LTX-2 trainer's
 	                            * "Peak GPU memory" line, nvidia-smi memory.used sampled
-	                            * between steps, can show */
+	                            * between steps, can show; LLMs: nvidia-smi's figure for
+	                            * the step (paged states included, mechanisms.c) */
 	double validation_seconds; /* one validation sample's denoising, <= 0 unknown */
 };
 

@@ -9,7 +9,8 @@
  *   --optimizer adamw|adamw8bit|adafactor|sgd|lion
  *   --optimizer-impl foreach|fused|for
  *   --batch N --seq N --target-seq N --grad-accum N
- *   --grad-ckpt / --no-grad-ckpt
+ *   --grad-ckpt[=true|false|selective:op|every:N] / --no-grad-ckpt
+ *   --peak-scope step|run (stack.c)  --offload none|optimizer|params
  *   --lora-rank R --lora-alpha A --lora-targets q_proj,v_proj|all-linear|LIST
  *   --quant none|int8|int4|nf4|fp8  --gpus N
  *   --shard none|ddp|zero1|zero2|zero3|fsdp
@@ -81,7 +82,25 @@ enum {
 	VF_STACK_G_OFFLOAD = 1u << 3,
 	VF_STACK_G_OIB = 1u << 4,
 	VF_STACK_G_PAGED = 1u << 5,
+	VF_STACK_G_PEAK_SCOPE = 1u << 6,
+	VF_STACK_G_FLOAT8 = 1u << 7,
 };
+
+/* Which peak a memory report reads (the stack's own report, or
+ * --peak-scope): the steady-state step's (the peak statistics reset after
+ * the model was built, as torchtune's get_memory_stats and torchtitan's
+ * memory monitor do), or the whole run's never-reset peak, load and
+ * initialisation transients included (litgpt's final
+ * torch.cuda.max_memory_allocated()). */
+enum vf_peak_scope { VF_PEAK_STEP, VF_PEAK_RUN, VF_PEAK_SCOPE_COUNT };
+
+/* --offload: CPU offload of ZeRO/FSDP (DeepSpeed offload_optimizer; FSDP
+ * CPUOffload(offload_params=True), torchtitan training.enable_cpu_offload:
+ * parameters, gradients and states on the host, the step on the CPU). */
+enum vf_offload { VF_OFFLOAD_NONE, VF_OFFLOAD_OPTIMIZER, VF_OFFLOAD_PARAMS, VF_OFFLOAD_COUNT };
+
+/* The tool whose figure a stack's memory report prints. */
+enum vf_peak_tool { VF_TOOL_UNKNOWN, VF_TOOL_ALLOCATED, VF_TOOL_RESERVED, VF_TOOL_SMI, VF_TOOL_COUNT };
 
 /* Text encoder kept on the GPU (video DiTs: loaded for validation). */
 enum vf_text_encoder { VF_TE_NONE, VF_TE_BF16, VF_TE_INT8, VF_TE_COUNT };
@@ -99,8 +118,14 @@ enum {
 	VF_LORA_GATE = 1u << 4,
 	VF_LORA_UP = 1u << 5,
 	VF_LORA_DOWN = 1u << 6,
-	VF_LORA_ALL = (1u << 7) - 1,
+	VF_LORA_ALL = (1u << 7) - 1,  /* all-linear: the layers' linears (peft leaves the head out) */
+	VF_LORA_HEAD = 1u << 7,       /* lm_head / output (peft, torchtune apply_lora_to_output,
+	                               * litgpt lora_head) */
 };
+
+/* --modules-to-save: peft's ModulesToSaveWrapper, a trainable full copy of
+ * the module beside the frozen original (bitmask). */
+enum { VF_MTS_HEAD = 1u << 0, VF_MTS_EMBED = 1u << 1 };
 
 /* One model across several GPUs (split.h): none, or whole decoder layers
  * placed on the GPUs in order as accelerate's device_map="auto" does. */
@@ -203,6 +228,19 @@ struct vf_setup {
 	bool kbit_fp32_rest;               /* quantized base: norms, embeddings, head upcast to fp32 */
 	bool nf4_double_quant;             /* NF4 absmax double-quantized */
 	unsigned stack_given;              /* VF_STACK_G_* */
+	/* Mechanisms of other stacks' recipes (lib/estimate/mechanisms.c). */
+	enum vf_peak_scope peak_scope;     /* default step; litgpt run */
+	enum vf_peak_tool peak_report;     /* what the stack's own memory report prints */
+	bool load_full_per_rank;           /* FSDP load gathers the full state dict on every rank */
+	bool kbit_saves_input;             /* bitsandbytes k-bit matmuls save their input */
+	bool fsdp_mixed_precision;         /* FSDP2 MixedPrecisionPolicy: bf16 compute over fp32 shards */
+	int16_t ckpt_every;                /* --grad-ckpt every:N: 1 layer in N checkpointed (0: all) */
+	bool ckpt_selective_op;            /* --grad-ckpt selective:op: op-level policy (torchtitan) */
+	enum vf_offload offload;           /* --offload params|optimizer; default none */
+	bool float8;                       /* --float8: torchao float8 training of the layers' linears */
+	uint8_t modules_to_save;           /* VF_MTS_* (LoRA): full trainable copies */
+	int32_t head_labels;               /* --head classify:N: a task head of N labels in place of
+	                                    * the vocabulary head (0: the language-model head) */
 };
 
 /* GPU g's --max-memory in bytes; 0 when none. */

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# stacks.sh - `vramfit estimate` with other stacks' mechanisms end to end
+# (issue 25): each peak named by the tool that prints it, paged states
+# outside PyTorch's allocator, litgpt's never-reset peak with its FSDP
+# load, torchtitan's profile, CPU offload, tensor parallelism replayed per
+# GPU, bad values in one line.
+. "$(dirname "$0")/lib.sh"
+export XDG_CONFIG_HOME="$TMP/config"
+unset VRAMFIT_DATA_DIR || true
+export VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI="$TMP/no-such-smi"
+
+test_case "paged optimizer states: in nvidia-smi's peak, not in PyTorch's"
+run estimate llama2-7b --mode full --seq 512 --optimizer paged-adamw --gpu h200 --json
+expect_rc 0
+expect_json 'set(j["memory"]["peaks"]["step"]) == {"torch.cuda.max_memory_allocated()", "torch.cuda.max_memory_reserved()", "nvidia-smi"}'
+expect_json 'j["memory"]["peaks"]["outside_allocator_bytes"] > 20e9'
+expect_json 'j["memory"]["peaks"]["step"]["nvidia-smi"] == j["memory"]["context_bytes"] + j["memory"]["peaks"]["step"]["torch.cuda.max_memory_reserved()"] + j["memory"]["peaks"]["outside_allocator_bytes"]'
+expect_json 'j["memory"]["peak_allocated_bytes"] == j["memory"]["peaks"]["step"]["torch.cuda.max_memory_allocated()"]'
+expect_json 'j["setup"]["optimizer_impl"] == "fused"'
+run estimate llama2-7b --mode full --seq 512 --optimizer paged-adamw --gpu h200
+expect_out_re '^paged states +[0-9.]+ GiB'
+expect_out 'peaks by tool'
+expect_out 'torch.cuda.max_memory_allocated()'
+
+test_case "litgpt: the never-reset peak, the FSDP load gathering every weight"
+run estimate llama3-8b --mode lora --gpus 4 --shard fsdp --stack litgpt --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["setup"]["peak_scope"] == "run" and j["setup"]["load"] == "full-per-rank"'
+expect_json 'j["memory"]["peak_phase"] == "load" and j["memory"]["peaks"]["peak_at_load"] is True'
+expect_json 'j["memory"]["peaks"]["stack_report"] == "torch.cuda.max_memory_allocated()"'
+expect_json 'j["memory"]["peaks"]["run"]["torch.cuda.max_memory_allocated()"] > j["memory"]["peaks"]["step"]["torch.cuda.max_memory_allocated()"]'
+run estimate llama3-8b --mode lora --gpus 4 --shard fsdp --stack litgpt --peak-scope step --gpu h100-80gb --json
+expect_json 'j["memory"]["peak_phase"] != "load" and j["memory"]["peaks"]["scope"] == "step"'
+
+test_case "torchtitan: FSDP2 mixed precision, fused AdamW, every second block checkpointed"
+run estimate llama3-8b --mode full --gpus 8 --shard fsdp --stack torchtitan --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["setup"]["fsdp_mixed_precision"] is True and j["setup"]["optimizer_impl"] == "fused"'
+expect_json 'j["setup"]["grad_ckpt"] is True and j["setup"]["grad_ckpt_policy"] == "every:2"'
+expect_json 'j["memory"]["autocast_cache_bytes"] == 0'
+
+test_case "CPU offload: host memory and PCIe time, the allocator not replayed"
+run estimate llama3-8b --mode full --gpus 8 --shard fsdp --offload params --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["memory"]["offload"]["kind"] == "params" and j["memory"]["offload"]["host_bytes"] > 1e10'
+expect_json 'j["memory"]["offload"]["pcie_seconds_per_step"] > 0 and j["memory"]["optimizer_bytes"] == 0'
+expect_json 'j["memory"]["allocator_not_simulated"].startswith("CPU offload")'
+expect_json 'any("approximate" in a for a in j["assumptions"])'
+
+test_case "tensor parallel: the allocator replayed over each GPU's slice"
+run estimate llama3-70b --mode full --gpus 64 --shard fsdp --tp 8 --gpu h100-80gb
+expect_rc 0
+expect_out 'simulated over the model load and two steps'
+expect_out_re '^h100-80gb x64 +[0-9.]+ GiB +yes'
+
+test_case "bad values: one line naming the flag"
+run estimate llama2-7b --peak-scope forever
+expect_rc 2
+expect_err '--peak-scope'
+run estimate llama2-7b --grad-ckpt=every:0
+expect_rc 2
+expect_err 'selective:op or every:N'
+run estimate llama2-7b --head classify:0
+expect_rc 2
+expect_err '--head'
+run estimate llama2-7b --offload disk
+expect_rc 2
+expect_err '--offload'
+run estimate llama2-7b --stack nosuch
+expect_rc 2
+expect_err 'torchtitan'
+
+finish

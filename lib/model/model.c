@@ -19,6 +19,7 @@
 #include "vramfit/base/buf.h"
 #include "vramfit/base/hash.h"
 #include "vramfit/base/json.h"
+#include "vramfit/hub/hub.h"
 
 #define MAX_CONFIG (16u << 20)  /* config.json, adapter_config.json, index */
 #define MAX_COMPONENTS 32
@@ -1505,6 +1506,50 @@ out:
 	return st;
 }
 
+/* ---- Hub ids ------------------------------------------------------------ */
+
+static vf_status load_place(struct vf_model *m, const struct vf_hub_ref *r,
+			    const struct vf_hub_place *p, struct vf_error *err)
+{
+	snprintf(m->hub_revision, sizeof m->hub_revision, "%s", r->revision);
+	snprintf(m->hub_commit, sizeof m->hub_commit, "%s", p->commit);
+	snprintf(m->hub_source, sizeof m->hub_source, "%s", p->source);
+	snprintf(m->hub_dir, sizeof m->hub_dir, "%s", p->dir);
+	return load_dir(m, p->dir, 0, err);
+}
+
+static vf_status load_hub(struct vf_model *m, const struct vf_hub_ref *r, struct vf_error *err)
+{
+	struct vf_hub_place hf, own;
+	bool in_hf = vf_hfcache_find(r, &hf, NULL) == VF_OK;
+	if (in_hf && hf.weights)
+		return load_place(m, r, &hf, err);
+	if (vf_hub_cache_find(r, &own, NULL) == VF_OK)
+		return load_place(m, r, &own, err);
+	const struct vf_model_entry *ent = NULL;
+	if (!r->has_revision && vf_models_load(NULL) == VF_OK)
+		ent = vf_models_find_loose(r->repo, NULL, 0);
+	if (ent) {
+		load_catalog(ent, m);
+		snprintf(m->hub_revision, sizeof m->hub_revision, "%s", r->revision);
+		snprintf(m->hub_source, sizeof m->hub_source, "catalog");
+		return VF_OK;
+	}
+	if (in_hf && vf_hub_offline())
+		return load_place(m, r, &hf, err); /* configs only: what there is */
+	if (vf_hub_offline()) {
+		char dir[VF_HUB_PATH_MAX];
+		vf_hfcache_dir(dir, sizeof dir);
+		return vf_error_set(err, VF_ENOTFOUND,
+				    "%s@%s: not in the Hugging Face cache (%s), vramfit's cache or "
+				    "the catalog, and HF_HUB_OFFLINE is set",
+				    r->repo, r->revision, dir);
+	}
+	struct vf_hub_place got;
+	vf_status st = vf_hub_fetch(r, &got, err);
+	return st == VF_OK ? load_place(m, r, &got, err) : st;
+}
+
 vf_status vf_model_load(const char *id_or_path, struct vf_model **out, struct vf_error *err)
 {
 	*out = NULL;
@@ -1517,13 +1562,26 @@ vf_status vf_model_load(const char *id_or_path, struct vf_model **out, struct vf
 	struct stat sb;
 	if (stat(id_or_path, &sb) != 0) {
 		int e = errno;
+		struct vf_hub_ref ref;
+		if ((e == ENOENT || e == ENOTDIR) && strchr(id_or_path, '/') &&
+		    vf_hub_ref_parse(id_or_path, &ref)) {
+			st = load_hub(m, &ref, err);
+			if (st != VF_OK) {
+				vf_model_free(m);
+				return st;
+			}
+			*out = m;
+			return VF_OK;
+		}
 		if (e == ENOENT && !strchr(id_or_path, '/')) {
 			vf_status lst = vf_models_load(err);
 			if (lst != VF_OK) {
 				vf_model_free(m);
 				return lst;
 			}
-			const struct vf_model_entry *ent = vf_models_find(id_or_path);
+			char hint[300];
+			const struct vf_model_entry *ent =
+				vf_models_find_loose(id_or_path, hint, sizeof hint);
 			if (ent) {
 				load_catalog(ent, m);
 				*out = m;
@@ -1531,9 +1589,9 @@ vf_status vf_model_load(const char *id_or_path, struct vf_model **out, struct vf
 			}
 			vf_model_free(m);
 			return vf_error_set(err, VF_ENOTFOUND,
-					    "%s: no such file, directory or catalog model (see "
+					    "%s: no such file, directory or catalog model%s (see "
 					    "'vramfit models')",
-					    id_or_path);
+					    id_or_path, hint);
 		}
 		vf_model_free(m);
 		return stat_error(id_or_path, e, err);
@@ -1601,6 +1659,19 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 		cJSON_AddStringToObject(o, m->entry ? "id" : "name", m->name);
 	cJSON_AddStringToObject(o, "path", m->path);
 	cJSON_AddStringToObject(o, "format", m->format);
+	if (m->hub_source[0]) {
+		cJSON *h = cJSON_AddObjectToObject(o, "hub");
+		const char *at = strchr(m->path, '@');
+		cJSON_AddItemToObject(h, "repo", cJSON_CreateString(m->path));
+		if (at)
+			cJSON_GetObjectItemCaseSensitive(h, "repo")->valuestring[at - m->path] = '\0';
+		cJSON_AddStringToObject(h, "revision", m->hub_revision);
+		if (m->hub_commit[0])
+			cJSON_AddStringToObject(h, "commit", m->hub_commit);
+		cJSON_AddStringToObject(h, "source", m->hub_source);
+		if (m->hub_dir[0])
+			cJSON_AddStringToObject(h, "dir", m->hub_dir);
+	}
 	vf_json_add_i64_or_null(o, "files", m->files, m->files >= 0);
 	vf_json_add_i64_or_null(o, "tensors", m->tensors, m->tensors >= 0);
 	vf_json_add_i64_or_null(o, "params", m->params, m->params >= 0);

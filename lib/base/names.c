@@ -67,7 +67,7 @@ void vf_names_suggest_offer(struct vf_names_suggest *s, const char *display, con
 	if (!s->query[0] || !k[0])
 		return;
 	size_t ql = strlen(s->query);
-	int limit = ql / 3 > 2 ? (int)(ql / 3) : 2;
+	int limit = ql <= 4 ? 1 : ql / 3 > 2 ? (int)(ql / 3) : 2;
 	int dist = vf_names_distance(s->query, k);
 	if (dist > limit) {
 		if (ql < 3 || !strstr(k, s->query))

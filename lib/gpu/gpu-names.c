@@ -33,14 +33,24 @@ static bool same(const char *name, const char *key)
 	return strcmp(k, key) == 0;
 }
 
-static bool spec_matches(const struct vf_gpu_spec *s, const char *key)
+/* 1: the id or marketing name; 2: a match pattern; 0: neither. */
+static int spec_matches(const struct vf_gpu_spec *s, const char *key)
 {
 	if (same(s->id, key) || same(s->name, key))
-		return true;
+		return 1;
 	for (int m = 0; m < s->nmatch; m++)
 		if (same(s->match[m], key))
-			return true;
-	return false;
+			return 2;
+	return 0;
+}
+
+/* Whether key begins the compact id of a card: "h100" is a family (PCIe,
+ * SXM, NVL), not one card, though the probe's patterns map it to one. */
+static bool id_prefix(const struct vf_gpu_spec *s, const char *key)
+{
+	char k[64];
+	key_of(s->id, k, sizeof k);
+	return strncmp(k, key, strlen(key)) == 0;
 }
 
 const struct vf_gpu_spec *vf_gpu_catalog_find_loose(const char *name, char *hint, size_t n)
@@ -56,16 +66,23 @@ const struct vf_gpu_spec *vf_gpu_catalog_find_loose(const char *name, char *hint
 		return NULL;
 	char key[64];
 	key_of(name, key, sizeof key);
-	const struct vf_gpu_spec *hit = NULL;
-	int hits = 0;
+	const struct vf_gpu_spec *by_name = NULL, *by_pattern = NULL;
+	int names = 0, patterns = 0, family = 0;
 	struct vf_names_suggest sg, amb;
 	vf_names_suggest_init(&sg, key);
 	memset(&amb, 0, sizeof amb);
-	for (size_t i = 0; i < count; i++) {
+	for (size_t i = 0; i < count && key[0]; i++) {
 		char k[64];
-		if (key[0] && spec_matches(&all[i], key)) {
-			hit = &all[i];
-			hits++;
+		int how = spec_matches(&all[i], key);
+		if (how == 1) {
+			by_name = &all[i];
+			names++;
+		} else if (how == 2) {
+			by_pattern = &all[i];
+			patterns++;
+		}
+		if (id_prefix(&all[i], key)) {
+			family++;
 			if (amb.n < VF_NAMES_SUGGEST)
 				snprintf(amb.names[amb.n++], sizeof amb.names[0], "%s", all[i].id);
 		}
@@ -74,9 +91,14 @@ const struct vf_gpu_spec *vf_gpu_catalog_find_loose(const char *name, char *hint
 		key_of(all[i].name, k, sizeof k);
 		vf_names_suggest_offer(&sg, all[i].id, k);
 	}
-	if (hits == 1)
-		return hit;
+	if (names == 1)
+		return by_name;
+	/* a pattern that begins several ids names a family (h100: PCIe, SXM,
+	 * NVL), not one card, though the probe's patterns map it to one */
+	if (names == 0 && patterns == 1 && family <= 1)
+		return by_pattern;
+	int hits = names + patterns;
 	if (hint && n)
-		vf_names_suggest_hint(hits > 1 ? &amb : &sg, hint, n);
+		vf_names_suggest_hint((hits > 1 || family > 1) && amb.n ? &amb : &sg, hint, n);
 	return NULL;
 }

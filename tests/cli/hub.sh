@@ -227,6 +227,6 @@ expect_rc 2
 expect_err "did you mean rtx-4090?"
 run estimate llama3.1-8b --gpu a100
 expect_rc 2
-expect_err "did you mean a100-40gb, a100-80gb?"
+expect_err "did you mean a100-40gb, a100-pcie-40gb, a100-80gb, a100-pcie-80gb?"
 
 finish

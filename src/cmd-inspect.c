@@ -246,9 +246,15 @@ static void print_model(const struct vf_model *m, int indent)
 	vf_table_init(&t, 2, hdr);
 	char a[128], b[128], line[512];
 	if (m->name[0])
-		row(&t, m->entry ? "id" : "component", m->name);
+		row(&t, m->entry ? "id" : m->gguf ? "name" : "component", m->name);
 	row(&t, "path", m->path);
 	row(&t, "format", m->format);
+	if (m->hub_source[0]) {
+		snprintf(line, sizeof line, "%s%s%s%s%s", m->hub_source,
+			 m->hub_commit[0] ? ", commit " : "", m->hub_commit,
+			 m->hub_dir[0] ? ", in " : "", m->hub_dir);
+		row(&t, "from", line);
+	}
 	if (m->files >= 0) {
 		snprintf(line, sizeof line, "%" PRId64, m->files);
 		row(&t, "files", line);
@@ -268,12 +274,25 @@ static void print_model(const struct vf_model *m, int indent)
 		row(&t, "bytes", line);
 		size_t o = 0;
 		line[0] = 0;
-		for (int d = 0; d < VF_DT_COUNT && o < sizeof line; d++)
+		for (int d = 0; m->gguf && d < VF_GGML_TYPES && o < sizeof line; d++)
+			if (m->gguf->type_params[d])
+				o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %s (%s)",
+						      o ? ", " : "", vf_ggml_type_name(d),
+						      fmt_count(a, sizeof a, m->gguf->type_params[d]),
+						      fmt_size(b, sizeof b, (int64_t)m->gguf->type_bytes[d]));
+		if (m->gguf) {
+			if (o >= sizeof line - 1) /* a long list: say it goes on */
+				memcpy(line + sizeof line - 5, " ...", 5);
+			row(&t, "ggml types", o ? line : "none");
+			o = 0;
+		}
+		for (int d = 0; !m->gguf && d < VF_DT_COUNT && o < sizeof line; d++)
 			if (m->dtype_params[d])
 				o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %s",
 						      o ? ", " : "", vf_dtype_name((enum vf_dtype)d),
 						      fmt_count(a, sizeof a, m->dtype_params[d]));
-		row(&t, "dtypes", o ? line : "none");
+		if (!m->gguf)
+			row(&t, "dtypes", o ? line : "none");
 	}
 	if (m->metadata && cJSON_GetArraySize(m->metadata) > 0)
 		row_metadata(&t, m->metadata);
@@ -368,7 +387,11 @@ const struct vf_cli_command vf_cmd_inspect = {
 		"  a PEFT adapter directory (adapter_config.json + adapter_model.safetensors)\n"
 		"  a diffusers-style directory (components in subfolders): one report each\n"
 		"  a config.json (architecture and computed parameters only)\n"
-		"  a catalog id (see 'vramfit models')\n",
+		"  a .gguf file (llama.cpp): tensors, ggml types, bytes as stored\n"
+		"  a Hub id org/name[@revision]: the Hugging Face cache, vramfit's cache of\n"
+		"    fetched headers, the catalog, then the Hub (HF_ENDPOINT, HF_TOKEN;\n"
+		"    headers only, by range requests; none with HF_HUB_OFFLINE=1)\n"
+		"  a catalog model by id, Hub id or name (see 'vramfit models')\n",
 	.options = options,
 	.tail = "Exit status: 0 ok, 1 the model could not be read (one line names the file\n"
 		"and the problem), 2 usage error.\n",

@@ -53,6 +53,8 @@ void vf_model_free(struct vf_model *m)
 		free(m->adapter.targets[i]);
 	free(m->adapter.targets);
 	cJSON_Delete(m->metadata);
+	vf_gguf_release(m->gguf);
+	free(m->gguf);
 	free(m->path);
 	free(m);
 }
@@ -1506,6 +1508,33 @@ out:
 	return st;
 }
 
+/* ---- GGUF files ----------------------------------------------------------- */
+
+static vf_status load_gguf(struct vf_model *m, const char *path, struct vf_error *err)
+{
+	snprintf(m->format, sizeof m->format, "gguf");
+	m->gguf = calloc(1, sizeof *m->gguf);
+	if (!m->gguf)
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
+	vf_status st = vf_gguf_read(path, m->gguf, err);
+	if (st != VF_OK)
+		return st;
+	const struct vf_gguf *g = m->gguf;
+	snprintf(m->name, sizeof m->name, "%s", g->name);
+	m->files = 1;
+	m->tensors = (int64_t)g->ntensors;
+	m->params = g->params;
+	m->bytes = (int64_t)g->data_bytes;
+	struct vf_error aerr;
+	m->has_arch = vf_gguf_arch(g, &m->arch, &aerr);
+	memset(&m->groups, 0, sizeof m->groups);
+	for (size_t i = 0; i < g->ntensors; i++)
+		vf_gguf_group_tensor(g->tensors[i].name, g->tensors[i].numel, &m->groups);
+	m->has_groups = true;
+	snprintf(m->groups_source, sizeof m->groups_source, "tensors");
+	return VF_OK;
+}
+
 /* ---- Hub ids ------------------------------------------------------------ */
 
 static vf_status load_place(struct vf_model *m, const struct vf_hub_ref *r,
@@ -1516,6 +1545,17 @@ static vf_status load_place(struct vf_model *m, const struct vf_hub_ref *r,
 	snprintf(m->hub_source, sizeof m->hub_source, "%s", p->source);
 	snprintf(m->hub_dir, sizeof m->hub_dir, "%s", p->dir);
 	return load_dir(m, p->dir, 0, err);
+}
+
+/* Whether the part before the '/' is a local folder or file: then "a/b"
+ * is a path that does not exist, not a Hub id. */
+static bool local_parent(const char *s)
+{
+	char first[128];
+	const char *slash = strchr(s, '/');
+	struct stat sb;
+	snprintf(first, sizeof first, "%.*s", (int)(slash - s), s);
+	return stat(first, &sb) == 0;
 }
 
 static vf_status load_hub(struct vf_model *m, const struct vf_hub_ref *r, struct vf_error *err)
@@ -1564,7 +1604,7 @@ vf_status vf_model_load(const char *id_or_path, struct vf_model **out, struct vf
 		int e = errno;
 		struct vf_hub_ref ref;
 		if ((e == ENOENT || e == ENOTDIR) && strchr(id_or_path, '/') &&
-		    vf_hub_ref_parse(id_or_path, &ref)) {
+		    vf_hub_ref_parse(id_or_path, &ref) && !local_parent(id_or_path)) {
 			st = load_hub(m, &ref, err);
 			if (st != VF_OK) {
 				vf_model_free(m);
@@ -1614,12 +1654,13 @@ vf_status vf_model_load(const char *id_or_path, struct vf_model **out, struct vf
 		free(dir);
 	} else if (ends_with(id_or_path, ".json")) {
 		st = load_config_file(id_or_path, m, err);
+	} else if (ends_with(id_or_path, ".gguf")) {
+		st = load_gguf(m, id_or_path, err);
 	} else if (ends_with(id_or_path, ".bin") || ends_with(id_or_path, ".pt") ||
-		   ends_with(id_or_path, ".pth") || ends_with(id_or_path, ".ckpt") ||
-		   ends_with(id_or_path, ".gguf")) {
+		   ends_with(id_or_path, ".pth") || ends_with(id_or_path, ".ckpt")) {
 		st = vf_error_set(err, VF_ERR,
-				  "%s: not a safetensors file (pickle and GGUF checkpoints are not "
-				  "read; give its config.json or a catalog id)",
+				  "%s: not a safetensors file (pickle checkpoints are not read; give "
+				  "its config.json or a catalog id)",
 				  id_or_path);
 	} else {
 		snprintf(m->format, sizeof m->format, "safetensors");
@@ -1676,14 +1717,31 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 	vf_json_add_i64_or_null(o, "tensors", m->tensors, m->tensors >= 0);
 	vf_json_add_i64_or_null(o, "params", m->params, m->params >= 0);
 	vf_json_add_i64_or_null(o, "bytes", m->bytes, m->bytes >= 0);
+	if (m->gguf) {
+		cJSON *t = cJSON_AddObjectToObject(o, "ggml_types");
+		for (int i = 0; i < VF_GGML_TYPES; i++) {
+			if (!m->gguf->type_params[i])
+				continue;
+			cJSON *e = cJSON_AddObjectToObject(t, vf_ggml_type_name(i));
+			cJSON_AddNumberToObject(e, "params", (double)m->gguf->type_params[i]);
+			cJSON_AddNumberToObject(e, "bytes", (double)m->gguf->type_bytes[i]);
+		}
+		cJSON *h = cJSON_AddObjectToObject(o, "gguf");
+		cJSON_AddNumberToObject(h, "version", m->gguf->version);
+		cJSON_AddStringToObject(h, "architecture", m->gguf->architecture);
+		cJSON_AddNumberToObject(h, "alignment", m->gguf->alignment);
+		cJSON_AddNumberToObject(h, "header_bytes", (double)m->gguf->header_bytes);
+		vf_json_add_i64_or_null(h, "vocab", m->gguf->vocab, m->gguf->vocab >= 0);
+	}
 	if (m->files >= 0) {
 		cJSON *d = cJSON_AddObjectToObject(o, "dtypes");
 		for (int i = 0; i < VF_DT_COUNT; i++)
 			if (m->dtype_params[i])
 				cJSON_AddNumberToObject(d, vf_dtype_name((enum vf_dtype)i),
 							(double)m->dtype_params[i]);
-		if (m->metadata)
-			cJSON_AddItemToObject(o, "metadata", cJSON_Duplicate(m->metadata, 1));
+		const cJSON *meta = m->gguf ? m->gguf->metadata : m->metadata;
+		if (meta)
+			cJSON_AddItemToObject(o, "metadata", cJSON_Duplicate(meta, 1));
 		else
 			cJSON_AddObjectToObject(o, "metadata");
 	}

@@ -16,6 +16,7 @@
 
 #include "vramfit/model/arch.h"
 #include "vramfit/base/error.h"
+#include "vramfit/model/gguf.h"
 #include "vramfit/model/ltx.h"
 #include "vramfit/model/models.h"
 #include "vramfit/model/safetensors.h"
@@ -33,7 +34,7 @@ struct vf_adapter {
 struct vf_model {
 	char *path;             /* what was given (owned) */
 	char format[16];        /* "safetensors" | "sharded" | "hf-dir" | "peft-adapter" |
-				   "diffusers" | "config" | "catalog" */
+				   "diffusers" | "config" | "catalog" | "gguf" */
 	char name[96];          /* component name (diffusers), catalog id, or "" */
 	const struct vf_model_entry *entry; /* catalog entry or NULL (borrowed) */
 	int64_t files;          /* safetensors files read; -1 for catalog/config */
@@ -58,6 +59,8 @@ struct vf_model {
 	size_t ncomponents;
 	bool has_adapter;
 	struct vf_adapter adapter;
+	struct vf_gguf *gguf;   /* a GGUF file's header (owned), or NULL; bytes are then
+				   as stored (quantized), dtype_params empty */
 	/* a Hub id ("org/name[@revision]", hub.h): where its files came from */
 	char hub_revision[128];
 	char hub_commit[64];

@@ -234,7 +234,7 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 			       vf_lora_targets_format(s->lora_targets, t, sizeof t));
 		assume(a, "LoRA adapters kept in fp32 (peft's default)");
 	}
-	if (!(g & VF_SETUP_G_QUANT) && s->mode != VF_MODE_FULL)
+	if (!(g & VF_SETUP_G_QUANT) && s->mode != VF_MODE_FULL && s->quant == VF_QUANT_NONE)
 		assume(a, "base weights not quantized (--quant)");
 	if (!dit && !(g & VF_SETUP_G_ATTENTION))
 		assume(a, "attention %s: no s x s score matrices (--attention)", vf_attention_name(s->attention));
@@ -1507,6 +1507,24 @@ static int model_kind_target(const struct vf_model *m, const char *model, struct
 	return vf_cli_fail("%s: no architecture or parameter count to estimate from", model);
 }
 
+/* A quantized checkpoint (quantization_config) loads its base as stored:
+ * --quant from it unless given, and it trains adapters (QLoRA) unless
+ * --mode says otherwise. */
+static void quantized_defaults(const struct vf_model *m, struct vf_setup *s, struct assume *as)
+{
+	const struct vf_qconfig *q = &m->quant;
+	if (!m->has_quant || !q->understood || !q->base_quant[0])
+		return;
+	if (!(s->given & VF_SETUP_G_QUANT) && vf_quant_parse(q->base_quant, &s->quant))
+		assume(as, "quant %s: the checkpoint's quantization_config (%s %d-bit, %.3f bytes a "
+			   "weight as stored) (--quant)",
+		       q->base_quant, q->method, q->bits, q->bytes_per_weight);
+	if (!(s->given & VF_SETUP_G_MODE) && s->mode == VF_MODE_FULL) {
+		s->mode = VF_MODE_LORA;
+		assume(as, "a quantized checkpoint trains adapters on its frozen base (QLoRA)");
+	}
+}
+
 /* MODEL or --params N as what the estimator runs on, with the video and
  * encoder-decoder defaults. Returns -1 or an exit code. */
 static int load_target(const struct est_args *a, struct vf_setup *s, struct target *tg,
@@ -1521,6 +1539,7 @@ static int load_target(const struct est_args *a, struct vf_setup *s, struct targ
 		struct vf_error err = {0};
 		if (vf_model_load(a->model, &m, &err))
 			return vf_cli_fail_err(&err);
+		quantized_defaults(m, s, as);
 		snprintf(tg->id, sizeof tg->id, "%s", m->entry ? m->entry->id : a->model);
 		rc = model_kind_target(m, a->model, s, tg, as, t5);
 		vf_model_free(m);

@@ -294,6 +294,20 @@ static void print_model(const struct vf_model *m, int indent)
 		if (!m->gguf)
 			row(&t, "dtypes", o ? line : "none");
 	}
+	if (m->has_quant) {
+		const struct vf_qconfig *q = &m->quant;
+		if (q->understood)
+			snprintf(line, sizeof line,
+				 "%s %d-bit%s%s: %s parameters held quantized, %.3f bytes each as "
+				 "stored (scales and zeros included); loads as %s",
+				 q->method, q->bits, q->format[0] ? " " : "", q->format,
+				 fmt_count(a, sizeof a, q->quantized), q->bytes_per_weight,
+				 q->base_quant[0] ? q->base_quant : "stored");
+		else
+			snprintf(line, sizeof line,
+				 "%s: not understood; the count is the headers' elements", q->method);
+		row(&t, "quantization", line);
+	}
 	if (m->metadata && cJSON_GetArraySize(m->metadata) > 0)
 		row_metadata(&t, m->metadata);
 	if (m->has_vision)

@@ -1021,14 +1021,36 @@ static vf_status settle_arch(struct vf_model *m, const char *config, struct head
 	return infer_from_tensors(m, h, err);
 }
 
+/* A quantized checkpoint (qconfig.h): packed weights unpacked, storage
+ * tensors out of the count and the groups. */
+static void unpack_quantized(struct vf_model *m, const char *config, const struct headers *h)
+{
+	cJSON *cfg = NULL;
+	if (vf_json_parse_file(config, MAX_CONFIG, &cfg, NULL) != VF_OK)
+		return; /* settle_arch names a bad config */
+	m->has_quant = vf_qconfig_read(cfg, &m->quant);
+	cJSON_Delete(cfg);
+	if (!m->has_quant || !m->quant.understood)
+		return;
+	vf_qconfig_count(&m->quant, h->st, h->n, &m->groups);
+	m->params = m->quant.params;
+}
+
 static vf_status load_files(struct vf_model *m, char *const *paths, size_t n,
 			    const char *config, struct headers *h, struct vf_error *err)
 {
 	vf_status st = headers_read(h, paths, n, err);
 	if (st == VF_OK)
 		st = absorb(m, h);
+	if (st == VF_OK && config)
+		unpack_quantized(m, config, h);
 	if (st == VF_OK)
 		st = settle_arch(m, config, h, err);
+	if (st == VF_OK && m->has_quant && !m->quant.understood && m->has_arch) {
+		char note[96];
+		snprintf(note, sizeof note, "quantization_config (quant_method %s)", m->quant.method);
+		vf_arch_not_understood(&m->arch, note);
+	}
 	if (st == VF_OK && !m->has_adapter)
 		st = adapter_from_tensors(m, h, true, err);
 	return st;
@@ -1717,6 +1739,8 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 	vf_json_add_i64_or_null(o, "tensors", m->tensors, m->tensors >= 0);
 	vf_json_add_i64_or_null(o, "params", m->params, m->params >= 0);
 	vf_json_add_i64_or_null(o, "bytes", m->bytes, m->bytes >= 0);
+	if (m->has_quant)
+		cJSON_AddItemToObject(o, "quantization", vf_qconfig_to_json(&m->quant));
 	if (m->gguf) {
 		cJSON *t = cJSON_AddObjectToObject(o, "ggml_types");
 		for (int i = 0; i < VF_GGML_TYPES; i++) {

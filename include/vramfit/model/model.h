@@ -17,6 +17,7 @@
 #include "vramfit/model/arch.h"
 #include "vramfit/base/error.h"
 #include "vramfit/model/gguf.h"
+#include "vramfit/model/qconfig.h"
 #include "vramfit/model/ltx.h"
 #include "vramfit/model/models.h"
 #include "vramfit/model/safetensors.h"
@@ -59,6 +60,9 @@ struct vf_model {
 	size_t ncomponents;
 	bool has_adapter;
 	struct vf_adapter adapter;
+	bool has_quant;         /* config.json has a quantization_config (qconfig.h): params
+				   unpacked, bytes as stored */
+	struct vf_qconfig quant;
 	struct vf_gguf *gguf;   /* a GGUF file's header (owned), or NULL; bytes are then
 				   as stored (quantized), dtype_params empty */
 	/* a Hub id ("org/name[@revision]", hub.h): where its files came from */

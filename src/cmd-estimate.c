@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "estimate-gguf.h"
 #include "opt-setup.h"
 #include "vramfit/estimate/advice.h"
 #include "vramfit/estimate/estimate.h"
@@ -1331,6 +1332,7 @@ static void dit_vision_defaults(const struct target *tg, struct vf_setup *s, str
 
 struct est_args {
 	struct vf_setup setup;
+	int64_t ctx, n_gpu_layers; /* GGUF (llama.cpp) */
 	bool json, explain;
 	const char *model, *html, *gt, *params, *allocator;
 	struct vf_opt_list gpu;
@@ -1361,6 +1363,11 @@ static const struct vf_option options[] = {
 		   "PyTorch's caching allocator mode (default: from\n"
 		   "PYTORCH_CUDA_ALLOC_CONF, else cudaMalloc segments)"),
 	OPT_BOOL("explain", explain, "the allocator's segments at the peak"),
+	OPT_GROUP("GGUF models (llama.cpp inference):"),
+	OPT_INT("ctx", "N", ctx, 1, 1 << 24, "context tokens, llama.cpp's -c (default 4096)"),
+	OPT_INT("n-gpu-layers", "N", n_gpu_layers, 0, 100000,
+		"llama.cpp's -ngl: the last N of the layers and the output\n"
+		"layer on the GPU (default all)"),
 	OPT_END(),
 };
 #undef OPT_T
@@ -1374,6 +1381,7 @@ static int parse(int argc, char **argv, struct est_args *a, struct target *tg)
 	vf_setup_defaults(&a->setup);
 	a->w.price = -1;
 	a->margin = VF_ADVICE_MARGIN;
+	a->n_gpu_layers = -1;
 	struct vf_error err = {0};
 	const char *conf = getenv("PYTORCH_CUDA_ALLOC_CONF");
 	if (conf && vf_alloc_config_parse(conf, &tg->alloc, &err))
@@ -1539,6 +1547,19 @@ static int load_target(const struct est_args *a, struct vf_setup *s, struct targ
 		struct vf_error err = {0};
 		if (vf_model_load(a->model, &m, &err))
 			return vf_cli_fail_err(&err);
+		if (m->gguf) { /* llama.cpp: its own estimate, printed here */
+			struct gguf_args ga = {.gpus = a->gpu.v,
+					       .ngpus = (int)a->gpu.n, .ctx = a->ctx,
+					       .n_gpu_layers = a->n_gpu_layers, .json = a->json};
+			rc = vf_cli_estimate_gguf(m, s, &ga);
+			vf_model_free(m);
+			return rc;
+		}
+		if (a->ctx || a->n_gpu_layers >= 0) {
+			vf_model_free(m);
+			return vf_cli_usage("estimate", "--ctx and --n-gpu-layers apply to GGUF models "
+							"(llama.cpp)");
+		}
 		quantized_defaults(m, s, as);
 		snprintf(tg->id, sizeof tg->id, "%s", m->entry ? m->entry->id : a->model);
 		rc = model_kind_target(m, a->model, s, tg, as, t5);

@@ -239,6 +239,56 @@ static void print_rows(struct vf_table *t, int indent)
 	vf_table_print(&body, stdout);
 }
 
+/* Where a Hub id's files came from. */
+static void row_hub(struct vf_table *t, const struct vf_model *m)
+{
+	char line[4400];
+	if (!m->hub_source[0])
+		return;
+	snprintf(line, sizeof line, "%s%s%s%s%s", m->hub_source, m->hub_commit[0] ? ", commit " : "",
+		 m->hub_commit, m->hub_dir[0] ? ", in " : "", m->hub_dir);
+	row(t, "from", line);
+}
+
+/* Parameters per dtype, or per ggml type with bytes as stored (GGUF). */
+static void row_types(struct vf_table *t, const struct vf_model *m)
+{
+	char a[128], b[128], line[512];
+	size_t o = 0;
+	line[0] = 0;
+	for (int d = 0; m->gguf && d < VF_GGML_TYPES && o < sizeof line; d++)
+		if (m->gguf->type_params[d])
+			o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %s (%s)", o ? ", " : "",
+					      vf_ggml_type_name(d),
+					      fmt_count(a, sizeof a, m->gguf->type_params[d]),
+					      fmt_size(b, sizeof b, (int64_t)m->gguf->type_bytes[d]));
+	for (int d = 0; !m->gguf && d < VF_DT_COUNT && o < sizeof line; d++)
+		if (m->dtype_params[d])
+			o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %s", o ? ", " : "",
+					      vf_dtype_name((enum vf_dtype)d),
+					      fmt_count(a, sizeof a, m->dtype_params[d]));
+	if (o >= sizeof line - 1) /* a long list: say it goes on */
+		memcpy(line + sizeof line - 5, " ...", 5);
+	row(t, m->gguf ? "ggml types" : "dtypes", o ? line : "none");
+}
+
+/* A quantized checkpoint: what is held quantized, at what bytes a weight. */
+static void row_quant(struct vf_table *t, const struct vf_qconfig *q)
+{
+	char a[128], line[512];
+	if (q->understood)
+		snprintf(line, sizeof line,
+			 "%s %d-bit%s%s: %s parameters held quantized, %.3f bytes each as stored "
+			 "(scales and zeros included); loads as %s",
+			 q->method, q->bits, q->format[0] ? " " : "", q->format,
+			 fmt_count(a, sizeof a, q->quantized), q->bytes_per_weight,
+			 q->base_quant[0] ? q->base_quant : "stored");
+	else
+		snprintf(line, sizeof line, "%s: not understood; the count is the headers' elements",
+			 q->method);
+	row(t, "quantization", line);
+}
+
 static void print_model(const struct vf_model *m, int indent)
 {
 	struct vf_table t;
@@ -249,12 +299,7 @@ static void print_model(const struct vf_model *m, int indent)
 		row(&t, m->entry ? "id" : m->gguf ? "name" : "component", m->name);
 	row(&t, "path", m->path);
 	row(&t, "format", m->format);
-	if (m->hub_source[0]) {
-		snprintf(line, sizeof line, "%s%s%s%s%s", m->hub_source,
-			 m->hub_commit[0] ? ", commit " : "", m->hub_commit,
-			 m->hub_dir[0] ? ", in " : "", m->hub_dir);
-		row(&t, "from", line);
-	}
+	row_hub(&t, m);
 	if (m->files >= 0) {
 		snprintf(line, sizeof line, "%" PRId64, m->files);
 		row(&t, "files", line);
@@ -272,42 +317,10 @@ static void print_model(const struct vf_model *m, int indent)
 		snprintf(line, sizeof line, "%s (%s)", fmt_size(a, sizeof a, m->bytes),
 			 fmt_count(b, sizeof b, m->bytes));
 		row(&t, "bytes", line);
-		size_t o = 0;
-		line[0] = 0;
-		for (int d = 0; m->gguf && d < VF_GGML_TYPES && o < sizeof line; d++)
-			if (m->gguf->type_params[d])
-				o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %s (%s)",
-						      o ? ", " : "", vf_ggml_type_name(d),
-						      fmt_count(a, sizeof a, m->gguf->type_params[d]),
-						      fmt_size(b, sizeof b, (int64_t)m->gguf->type_bytes[d]));
-		if (m->gguf) {
-			if (o >= sizeof line - 1) /* a long list: say it goes on */
-				memcpy(line + sizeof line - 5, " ...", 5);
-			row(&t, "ggml types", o ? line : "none");
-			o = 0;
-		}
-		for (int d = 0; !m->gguf && d < VF_DT_COUNT && o < sizeof line; d++)
-			if (m->dtype_params[d])
-				o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %s",
-						      o ? ", " : "", vf_dtype_name((enum vf_dtype)d),
-						      fmt_count(a, sizeof a, m->dtype_params[d]));
-		if (!m->gguf)
-			row(&t, "dtypes", o ? line : "none");
+		row_types(&t, m);
 	}
-	if (m->has_quant) {
-		const struct vf_qconfig *q = &m->quant;
-		if (q->understood)
-			snprintf(line, sizeof line,
-				 "%s %d-bit%s%s: %s parameters held quantized, %.3f bytes each as "
-				 "stored (scales and zeros included); loads as %s",
-				 q->method, q->bits, q->format[0] ? " " : "", q->format,
-				 fmt_count(a, sizeof a, q->quantized), q->bytes_per_weight,
-				 q->base_quant[0] ? q->base_quant : "stored");
-		else
-			snprintf(line, sizeof line,
-				 "%s: not understood; the count is the headers' elements", q->method);
-		row(&t, "quantization", line);
-	}
+	if (m->has_quant)
+		row_quant(&t, &m->quant);
 	if (m->metadata && cJSON_GetArraySize(m->metadata) > 0)
 		row_metadata(&t, m->metadata);
 	if (m->has_vision)

@@ -1612,6 +1612,27 @@ static vf_status load_hub(struct vf_model *m, const struct vf_hub_ref *r, struct
 	return st == VF_OK ? load_place(m, r, &got, err) : st;
 }
 
+/* What is not a path: a Hub id, else a catalog model by any of its names. */
+static vf_status load_missing(struct vf_model *m, const char *id, int e, struct vf_error *err)
+{
+	struct vf_hub_ref ref;
+	if ((e == ENOENT || e == ENOTDIR) && strchr(id, '/') && vf_hub_ref_parse(id, &ref) &&
+	    !local_parent(id))
+		return load_hub(m, &ref, err);
+	if (e != ENOENT || strchr(id, '/'))
+		return stat_error(id, e, err);
+	vf_status st = vf_models_load(err);
+	if (st != VF_OK)
+		return st;
+	char hint[300];
+	const struct vf_model_entry *ent = vf_models_find_loose(id, hint, sizeof hint);
+	if (ent)
+		return load_catalog(ent, m);
+	return vf_error_set(err, VF_ENOTFOUND,
+			    "%s: no such file, directory or catalog model%s (see 'vramfit models')", id,
+			    hint);
+}
+
 vf_status vf_model_load(const char *id_or_path, struct vf_model **out, struct vf_error *err)
 {
 	*out = NULL;
@@ -1624,39 +1645,13 @@ vf_status vf_model_load(const char *id_or_path, struct vf_model **out, struct vf
 	struct stat sb;
 	if (stat(id_or_path, &sb) != 0) {
 		int e = errno;
-		struct vf_hub_ref ref;
-		if ((e == ENOENT || e == ENOTDIR) && strchr(id_or_path, '/') &&
-		    vf_hub_ref_parse(id_or_path, &ref) && !local_parent(id_or_path)) {
-			st = load_hub(m, &ref, err);
-			if (st != VF_OK) {
-				vf_model_free(m);
-				return st;
-			}
-			*out = m;
-			return VF_OK;
-		}
-		if (e == ENOENT && !strchr(id_or_path, '/')) {
-			vf_status lst = vf_models_load(err);
-			if (lst != VF_OK) {
-				vf_model_free(m);
-				return lst;
-			}
-			char hint[300];
-			const struct vf_model_entry *ent =
-				vf_models_find_loose(id_or_path, hint, sizeof hint);
-			if (ent) {
-				load_catalog(ent, m);
-				*out = m;
-				return VF_OK;
-			}
+		st = load_missing(m, id_or_path, e, err);
+		if (st != VF_OK) {
 			vf_model_free(m);
-			return vf_error_set(err, VF_ENOTFOUND,
-					    "%s: no such file, directory or catalog model%s (see "
-					    "'vramfit models')",
-					    id_or_path, hint);
+			return st;
 		}
-		vf_model_free(m);
-		return stat_error(id_or_path, e, err);
+		*out = m;
+		return VF_OK;
 	}
 	if (S_ISDIR(sb.st_mode)) {
 		st = load_dir(m, id_or_path, 0, err);
@@ -1713,6 +1708,41 @@ static cJSON *groups_json(const struct vf_param_groups *g)
 	return o;
 }
 
+/* Where a Hub id's files came from: "hub" {repo, revision, commit, source, dir}. */
+static void hub_json(const struct vf_model *m, cJSON *o)
+{
+	cJSON *h = cJSON_AddObjectToObject(o, "hub");
+	const char *at = strchr(m->path, '@');
+	char repo[160];
+	snprintf(repo, sizeof repo, "%.*s", at ? (int)(at - m->path) : (int)strlen(m->path), m->path);
+	cJSON_AddStringToObject(h, "repo", repo);
+	cJSON_AddStringToObject(h, "revision", m->hub_revision);
+	if (m->hub_commit[0])
+		cJSON_AddStringToObject(h, "commit", m->hub_commit);
+	cJSON_AddStringToObject(h, "source", m->hub_source);
+	if (m->hub_dir[0])
+		cJSON_AddStringToObject(h, "dir", m->hub_dir);
+}
+
+/* A GGUF file: "ggml_types" {type: {params, bytes}} and "gguf" {version, ...}. */
+static void gguf_json(const struct vf_gguf *g, cJSON *o)
+{
+	cJSON *t = cJSON_AddObjectToObject(o, "ggml_types");
+	for (int i = 0; i < VF_GGML_TYPES; i++) {
+		if (!g->type_params[i])
+			continue;
+		cJSON *e = cJSON_AddObjectToObject(t, vf_ggml_type_name(i));
+		cJSON_AddNumberToObject(e, "params", (double)g->type_params[i]);
+		cJSON_AddNumberToObject(e, "bytes", (double)g->type_bytes[i]);
+	}
+	cJSON *h = cJSON_AddObjectToObject(o, "gguf");
+	cJSON_AddNumberToObject(h, "version", g->version);
+	cJSON_AddStringToObject(h, "architecture", g->architecture);
+	cJSON_AddNumberToObject(h, "alignment", g->alignment);
+	cJSON_AddNumberToObject(h, "header_bytes", (double)g->header_bytes);
+	vf_json_add_i64_or_null(h, "vocab", g->vocab, g->vocab >= 0);
+}
+
 cJSON *vf_model_to_json(const struct vf_model *m)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -1722,41 +1752,16 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 		cJSON_AddStringToObject(o, m->entry ? "id" : "name", m->name);
 	cJSON_AddStringToObject(o, "path", m->path);
 	cJSON_AddStringToObject(o, "format", m->format);
-	if (m->hub_source[0]) {
-		cJSON *h = cJSON_AddObjectToObject(o, "hub");
-		const char *at = strchr(m->path, '@');
-		cJSON_AddItemToObject(h, "repo", cJSON_CreateString(m->path));
-		if (at)
-			cJSON_GetObjectItemCaseSensitive(h, "repo")->valuestring[at - m->path] = '\0';
-		cJSON_AddStringToObject(h, "revision", m->hub_revision);
-		if (m->hub_commit[0])
-			cJSON_AddStringToObject(h, "commit", m->hub_commit);
-		cJSON_AddStringToObject(h, "source", m->hub_source);
-		if (m->hub_dir[0])
-			cJSON_AddStringToObject(h, "dir", m->hub_dir);
-	}
+	if (m->hub_source[0])
+		hub_json(m, o);
 	vf_json_add_i64_or_null(o, "files", m->files, m->files >= 0);
 	vf_json_add_i64_or_null(o, "tensors", m->tensors, m->tensors >= 0);
 	vf_json_add_i64_or_null(o, "params", m->params, m->params >= 0);
 	vf_json_add_i64_or_null(o, "bytes", m->bytes, m->bytes >= 0);
 	if (m->has_quant)
 		cJSON_AddItemToObject(o, "quantization", vf_qconfig_to_json(&m->quant));
-	if (m->gguf) {
-		cJSON *t = cJSON_AddObjectToObject(o, "ggml_types");
-		for (int i = 0; i < VF_GGML_TYPES; i++) {
-			if (!m->gguf->type_params[i])
-				continue;
-			cJSON *e = cJSON_AddObjectToObject(t, vf_ggml_type_name(i));
-			cJSON_AddNumberToObject(e, "params", (double)m->gguf->type_params[i]);
-			cJSON_AddNumberToObject(e, "bytes", (double)m->gguf->type_bytes[i]);
-		}
-		cJSON *h = cJSON_AddObjectToObject(o, "gguf");
-		cJSON_AddNumberToObject(h, "version", m->gguf->version);
-		cJSON_AddStringToObject(h, "architecture", m->gguf->architecture);
-		cJSON_AddNumberToObject(h, "alignment", m->gguf->alignment);
-		cJSON_AddNumberToObject(h, "header_bytes", (double)m->gguf->header_bytes);
-		vf_json_add_i64_or_null(h, "vocab", m->gguf->vocab, m->gguf->vocab >= 0);
-	}
+	if (m->gguf)
+		gguf_json(m->gguf, o);
 	if (m->files >= 0) {
 		cJSON *d = cJSON_AddObjectToObject(o, "dtypes");
 		for (int i = 0; i < VF_DT_COUNT; i++)

@@ -73,4 +73,38 @@ expect_rc 1
 expect_err "cut.gguf: key 'tokenizer.ggml.tokens': array count exceeds the file"
 expect_err_lines 1
 
+test_case "estimate a GGUF as llama.cpp runs it: weights as stored, KV at --ctx, -ngl"
+run estimate "$T/l8b.gguf" --gpu rtx4090 --ctx 8192 --json
+expect_rc 0
+expect_json 'j["runtime"] == "llama.cpp" and j["mode"] == "infer" and j["params"] == 8030261248'
+# every layer and the output on the GPU: all weights but the token embedding
+expect_json 'j["gpu_layers"] == 32 and j["output_on_gpu"] is True'
+expect_json 'j["gpu_bytes"]["weights"] + j["cpu_bytes"]["weights"] == 5120245760'
+expect_json 'j["cpu_bytes"]["weights"] == 128256 * 4096 // 256 * 144'
+# K and V, f16: 2 x 2 bytes x 8 kv heads x 128 x 8192 cells x 32 layers = 1 GiB
+expect_json 'j["gpu_bytes"]["kv_cache"] == 2 * 2 * 8 * 128 * 8192 * 32 and j["cpu_bytes"]["kv_cache"] == 0'
+expect_json 'j["gpus"][0]["id"] == "rtx-4090" and j["gpus"][0]["fits"] is True and j["approximate"] is True'
+expect_json 'j["gpus"][0]["peak_bytes"] == sum(j["gpu_bytes"].values()) + j["gpus"][0]["context_bytes"]'
+run estimate "$T/l8b.gguf" --gpu rtx4090 --ctx 8000 --json
+expect_json 'j["kv_cells"] == 8192'
+run estimate "$T/l8b.gguf" --gpu rtx-3080 --n-gpu-layers 20 --json
+expect_rc 0
+expect_json 'j["gpu_layers"] == 19 and j["output_on_gpu"] is True'
+expect_json 'j["gpu_bytes"]["kv_cache"] == 2 * 2 * 8 * 128 * 4096 * 19 and j["cpu_bytes"]["kv_cache"] == 2 * 2 * 8 * 128 * 4096 * 13'
+run estimate "$T/l8b.gguf" --gpu rtx-3080 --n-gpu-layers 0 --json
+expect_json 'j["gpu_layers"] == 0 and j["output_on_gpu"] is False and j["gpu_bytes"]["weights"] == 0'
+run estimate "$T/l8b.gguf" --gpu "T4" --ctx 131072 --json
+expect_json 'j["gpus"][0]["fits"] is False and j["gpus"][0]["headroom_bytes"] < 0'
+run estimate "$T/l8b.gguf" --gpu rtx4090
+expect_rc 0
+expect_out "llama.cpp inference"
+expect_out "KV cache (f16)"
+expect_out "compute buffer (approx.)"
+run estimate "$T/l8b.gguf" --mode lora
+expect_rc 2
+expect_err "a GGUF file runs in llama.cpp, for inference"
+run estimate llama3.1-8b --ctx 4096
+expect_rc 2
+expect_err "--ctx and --n-gpu-layers apply to GGUF models"
+
 finish

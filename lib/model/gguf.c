@@ -358,8 +358,10 @@ static bool read_tensor(struct cur *c, struct vf_gguf_tensor *t, char **arena, s
 		uint64_t d;
 		if (!u64(c, name, &d))
 			break;
-		if (d > (uint64_t)INT64_MAX || (d && (uint64_t)t->numel > (uint64_t)INT64_MAX / d))
+		if (d > (uint64_t)INT64_MAX || (d && (uint64_t)t->numel > (uint64_t)INT64_MAX / d)) {
 			fail(c, "tensor '%s': element count overflows%s", name, NULL);
+			break;
+		}
 		t->dims[i] = (int64_t)d;
 		t->numel *= (int64_t)d;
 	}
@@ -380,6 +382,8 @@ static bool read_tensor(struct cur *c, struct vf_gguf_tensor *t, char **arena, s
 		else if (t->dims[0] % block != 0)
 			fail(c, "tensor '%s': row length is not a whole number of %s blocks", name,
 			     vf_ggml_type_name((int)type));
+		else if ((uint64_t)(t->numel / block) > UINT64_MAX / 512)
+			fail(c, "tensor '%s': size overflows%s", name, NULL);
 		else
 			t->bytes = (uint64_t)(t->numel / block) * (uint64_t)vf_ggml_type_bytes((int)type);
 	}
@@ -420,7 +424,7 @@ static vf_status check_layout(struct vf_gguf *g, const char *what, struct vf_err
 					    what, t->name, (unsigned long long)t->offset,
 					    (unsigned long long)at, g->alignment);
 		uint64_t padded = t->bytes + (a - t->bytes % a) % a;
-		if (padded < t->bytes || at + padded < at)
+		if (padded < t->bytes || at + padded < at || g->params > INT64_MAX - t->numel)
 			return vf_error_set(err, VF_ERR, "%s: tensor '%s': size overflows", what,
 					    t->name);
 		at += padded;

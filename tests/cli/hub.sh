@@ -18,6 +18,13 @@ mkdir -p "$HUB/acme" "$HF_HOME"
 for r in tiny-llama gated-llama slow-llama truncated-llama ratelimit-llama norange-llama; do
   mkdir -p "$HUB/acme/$r" && cp "$FX/small-llama-bf16-sharded"/* "$HUB/acme/$r/"
 done
+# a diffusers-style repository: model_index.json and component folders
+mkdir -p "$HUB/acme/tiny-pipe/transformer" "$HUB/acme/tiny-pipe/text_encoder" "$HUB/acme/tiny-pipe/scheduler"
+cp "$FX/small-llama-bf16-sharded"/* "$HUB/acme/tiny-pipe/transformer/"
+cp "$FX/tiny-llama-bf16"/* "$HUB/acme/tiny-pipe/text_encoder/"
+echo '{"_class_name": "S"}' >"$HUB/acme/tiny-pipe/scheduler/scheduler_config.json"
+echo '{"_class_name": "TestPipeline", "transformer": ["diffusers", "X"], "text_encoder": ["transformers", "LlamaModel"], "scheduler": ["diffusers", "S"]}' \
+  >"$HUB/acme/tiny-pipe/model_index.json"
 mkdir -p "$HUB/acme/big-header"
 cp "$FX/tiny-llama-bf16/config.json" "$HUB/acme/big-header/"
 python3 -c "
@@ -67,7 +74,15 @@ sys.exit(0 if ok and len(seen) == 4 else 'not every header: %r' % seen)
 EOF"
 check "grep -q '^GET /cdn/acme/tiny-llama/model-00001-of-00004.safetensors ' '$LOG'"
 
+test_case "a diffusers repository: model_index.json and each component's headers"
+run inspect acme/tiny-pipe --json
+expect_rc 0
+expect_json 'j["format"] == "diffusers" and j["params"] == 2059200 and j["hub"]["source"] == "hub"'
+expect_json 'sorted((c["name"], c["params"]) for c in j["components"]) == [("text_encoder", 218944), ("transformer", 1840256)]'
+check "! grep -E 'tiny-pipe.*safetensors range=-' '$LOG'"
+
 test_case "a revision: the commit, and a branch that does not exist"
+run inspect acme/tiny-llama --json
 commit=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["hub"]["commit"])')
 run inspect "acme/tiny-llama@$commit" --json
 expect_rc 0

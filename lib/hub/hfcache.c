@@ -31,12 +31,28 @@ bool vf_hub_ref_parse(const char *s, struct vf_hub_ref *r)
 	memset(r, 0, sizeof *r);
 	if (!s)
 		return false;
+	const char *colon = strrchr(s, ':');
+	char buf[400];
+	if (colon) {
+		size_t tl = strlen(colon + 1);
+		if (tl == 0 || tl >= sizeof r->tag || (size_t)(colon - s) >= sizeof buf)
+			return false;
+		for (size_t i = 0; i < tl; i++)
+			if (!isalnum((unsigned char)colon[1 + i]) && colon[1 + i] != '_' &&
+			    colon[1 + i] != '-' && colon[1 + i] != '.')
+				return false;
+		snprintf(r->tag, sizeof r->tag, "%s", colon + 1);
+		snprintf(buf, sizeof buf, "%.*s", (int)(colon - s), s);
+		s = buf;
+	}
 	const char *at = strchr(s, '@');
 	size_t rlen = at ? (size_t)(at - s) : strlen(s);
 	const char *slash = memchr(s, '/', rlen);
 	if (!slash || memchr(slash + 1, '/', rlen - (size_t)(slash - s) - 1))
 		return false;
 	if (!part_ok(s, (size_t)(slash - s)) || !part_ok(slash + 1, rlen - (size_t)(slash - s) - 1))
+		return false;
+	if (rlen >= sizeof r->repo)
 		return false;
 	memcpy(r->repo, s, rlen);
 	r->repo[rlen] = '\0';
@@ -109,6 +125,17 @@ void vf__hub_repo_dir(const char *root, const char *repo, char *out, size_t n)
 	snprintf(out, n, "%s/%s", root, folder);
 }
 
+void vf__hub_tag_suffix(const char *tag, char *out, size_t n)
+{
+	size_t o = 0;
+	if (n && tag[0] && n > 1)
+		out[o++] = ':';
+	for (; *tag && o + 1 < n; tag++)
+		out[o++] = (char)tolower((unsigned char)*tag);
+	if (n)
+		out[o] = '\0';
+}
+
 bool vf__hub_is_commit(const char *s)
 {
 	size_t n = strlen(s);
@@ -132,6 +159,7 @@ static bool has_weights(const char *dir)
 	while (!w && (e = readdir(d)) != NULL) {
 		size_t l = strlen(e->d_name);
 		w = (l > 12 && strcmp(e->d_name + l - 12, ".safetensors") == 0) ||
+		    (l > 5 && strcmp(e->d_name + l - 5, ".gguf") == 0) ||
 		    (l > 23 && strcmp(e->d_name + l - 23, ".safetensors.index.json") == 0) ||
 		    strcmp(e->d_name, "model_index.json") == 0;
 	}
@@ -167,7 +195,8 @@ static bool commit_of(const char *repo_dir, const char *rev, char *commit, size_
 }
 
 /* The snapshot of r under root (a cache of either kind); marker: a file
- * that must exist in it (NULL: none). */
+ * that must exist in it (NULL: none). vramfit's cache keeps a GGUF file
+ * chosen by tag in snapshots/<commit>:<TAG>. */
 static vf_status find_in(const char *root, const struct vf_hub_ref *r, const char *marker,
 			 const char *source, struct vf_hub_place *p, struct vf_error *err)
 {
@@ -178,7 +207,10 @@ static vf_status find_in(const char *root, const struct vf_hub_ref *r, const cha
 	if (!commit_of(repo_dir, r->revision, commit, sizeof commit))
 		return vf_error_set(err, VF_ENOTFOUND, "%s@%s: not in %s", r->repo, r->revision,
 				    root);
-	int w = snprintf(p->dir, sizeof p->dir, "%s/snapshots/%s", repo_dir, commit);
+	char suffix[80] = "";
+	if (marker) /* only vramfit's cache keeps one file of a GGUF repository */
+		vf__hub_tag_suffix(r->tag, suffix, sizeof suffix);
+	int w = snprintf(p->dir, sizeof p->dir, "%s/snapshots/%s%s", repo_dir, commit, suffix);
 	struct stat sb;
 	if (w < 0 || (size_t)w >= sizeof p->dir || stat(p->dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
 		return vf_error_set(err, VF_ENOTFOUND, "%s@%s: commit %s has no snapshot in %s",

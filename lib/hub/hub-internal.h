@@ -13,6 +13,9 @@ void vf__hf_home(char *out, size_t n);
 void vf__hub_cache_dir(char *out, size_t n);
 /* root/models--org--name */
 void vf__hub_repo_dir(const char *root, const char *repo, char *out, size_t n);
+/* The snapshot folder's suffix for a tag: ":" and the tag in lower case
+ * (tags match file names case-insensitively); "" for none. */
+void vf__hub_tag_suffix(const char *tag, char *out, size_t n);
 /* 40 lower-case hex digits */
 bool vf__hub_is_commit(const char *s);
 

@@ -25,6 +25,7 @@
 #include "hub-internal.h"
 #include "vramfit/base/buf.h"
 #include "vramfit/base/json.h"
+#include "vramfit/model/gguf.h"
 #include "vramfit/model/safetensors.h"
 
 #define MAX_JSON (16u << 20)   /* config.json, model_index.json, an index */
@@ -32,6 +33,8 @@
 #define MAX_FILES 4096         /* files the model-info reply may list */
 #define MAX_FETCH 512          /* files fetched for one model */
 #define DEFAULT_ENDPOINT "https://huggingface.co"
+#define GGUF_FIRST (64u << 10)  /* a GGUF header is read in growing ranges from here */
+#define GGUF_MAX (256u << 20)   /* ... up to here */
 
 /* ---- libcurl, loaded at run time ----------------------------------------- */
 
@@ -691,7 +694,9 @@ static vf_status publish(const struct hub *s, const char *repo_dir, const char *
 	vf_status st = mkdirs(snaps, err);
 	if (st != VF_OK)
 		return st;
-	snprintf(dest, sizeof dest, "%s/%s", snaps, commit);
+	char suffix[80];
+	vf__hub_tag_suffix(s->ref->tag, suffix, sizeof suffix);
+	snprintf(dest, sizeof dest, "%s/%s%s", snaps, commit, suffix);
 	if (rename(tmp, dest) != 0) {
 		if (errno != EEXIST && errno != ENOTEMPTY)
 			return vf_error_set(err, VF_ERR, "%s: %s", dest, strerror(errno));
@@ -724,9 +729,113 @@ static vf_status publish(const struct hub *s, const char *repo_dir, const char *
 	return VF_OK;
 }
 
+/* A GGUF file's header: ranges from byte 0, each four times the last,
+ * until it parses (the last range may reach past the header into the
+ * first tensor's bytes: those are dropped), kept as a GGUF header stub. */
+static vf_status fetch_gguf(struct hub *s, const char *commit, const char *file,
+			    const char *tmp, struct vf_error *err)
+{
+	char url[2048], what[512], range[64];
+	resolve_url(s, commit, file, url, sizeof url);
+	snprintf(what, sizeof what, "%s/%s", s->ref->repo, file);
+	struct vf_buf got;
+	vf_buf_init(&got, 0);
+	vf_buf_append(&got, VF_GGUF_STUB_MAGIC "\0\0\0\0\0\0\0\0", 16, NULL);
+	uint64_t total = 0, want = GGUF_FIRST;
+	vf_status st = VF_OK;
+	for (;;) {
+		uint64_t have = got.len - 16;
+		if (total && want > total)
+			want = total;
+		snprintf(range, sizeof range, "%llu-%llu", (unsigned long long)have,
+			 (unsigned long long)(want - 1));
+		struct reply r;
+		st = get(s, url, range, (size_t)(want - have), file, &r, err);
+		if (st == VF_OK && !total)
+			total = r.total;
+		uint64_t end = total && want > total ? total : want;
+		if (st == VF_OK && (!total || r.body.len != (size_t)(end - have)))
+			st = vf_error_set(err, VF_ERR, "%s: truncated reply to range %s (%zu bytes)",
+					  what, range, r.body.len);
+		if (st == VF_OK)
+			st = vf_buf_append(&got, r.body.data, r.body.len, err);
+		reply_release(&r);
+		if (st != VF_OK)
+			break;
+		struct vf_gguf g;
+		st = vf_gguf_parse(got.data + 16, got.len - 16, total, what, &g, err);
+		uint64_t header = g.header_bytes;
+		vf_gguf_release(&g);
+		if (st == VF_OK) {
+			for (int i = 0; i < 8; i++)
+				got.data[8 + i] = (char)(total >> (8 * i));
+			st = write_file(tmp, file, got.data, 16 + (size_t)header, NULL, 0, err);
+			break;
+		}
+		if (st != VF_ENOTFOUND)
+			break;
+		if (want >= GGUF_MAX || want >= total) {
+			st = vf_error_set(err, VF_ERR, "%s: header larger than the limit of %u bytes",
+					  what, GGUF_MAX);
+			break;
+		}
+		want *= 4;
+	}
+	vf_buf_release(&got);
+	return st;
+}
+
+/* The .gguf file of a GGUF repository: the one whose name holds the tag
+ * (case-insensitive), or the only one; split files are not read. */
+static vf_status pick_gguf(const struct hub *s, const struct plan *p, const char **out,
+			   struct vf_error *err)
+{
+	const char *tag = s->ref->tag;
+	size_t n = 0;
+	char names[600] = "";
+	*out = NULL;
+	for (size_t i = 0; i < p->nfiles; i++) {
+		const char *f = p->files[i];
+		if (!ends_with(f, ".gguf") || strchr(f, '/'))
+			continue;
+		if (tag[0] ? !strcasestr(f, tag) : strstr(f, "mmproj") != NULL)
+			continue;
+		if (strlen(names) + strlen(f) + 3 < sizeof names)
+			snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+				 n ? ", " : "", f);
+		*out = f;
+		n++;
+	}
+	if (n == 1 && strstr(*out, "-00001-of-"))
+		return vf_error_set(err, VF_ERR, "%s: %s is the first part of a split GGUF (not read)",
+				    s->ref->repo, *out);
+	if (n == 1)
+		return VF_OK;
+	if (n == 0)
+		return vf_error_set(err, VF_ENOTFOUND, "%s: no .gguf file%s%s%s", s->ref->repo,
+				    tag[0] ? " with '" : "", tag, tag[0] ? "' in its name" : "");
+	return vf_error_set(err, VF_ERR, "%s: %zu .gguf files%s%s%s (%s); name one: %s:TAG",
+			    s->ref->repo, n, tag[0] ? " match '" : "", tag, tag[0] ? "'" : "", names,
+			    s->ref->repo);
+}
+
+static bool has_gguf(const struct plan *p)
+{
+	for (size_t i = 0; i < p->nfiles; i++)
+		if (ends_with(p->files[i], ".gguf"))
+			return true;
+	return false;
+}
+
 static vf_status fetch_all(struct hub *s, const struct plan *p, const char *tmp,
 			   struct vf_error *err)
 {
+	if (s->ref->tag[0] || (has_gguf(p) && !plan_has(p, "config.json") &&
+			       !plan_has(p, "model_index.json"))) {
+		const char *f;
+		vf_status st = pick_gguf(s, p, &f, err);
+		return st == VF_OK ? fetch_gguf(s, p->commit, f, tmp, err) : st;
+	}
 	size_t fetched = 0;
 	if (plan_has(p, "model_index.json"))
 		return fetch_components(s, p, tmp, &fetched, err);
@@ -770,7 +879,7 @@ vf_status vf_hub_fetch(const struct vf_hub_ref *r, struct vf_hub_place *out, str
 	else if (tmp[0])
 		rm_tree(tmp);
 	for (size_t i = 0; st == VF_OK && i < p.nfiles && !out->weights; i++)
-		out->weights = ends_with(p.files[i], ".safetensors") ||
+		out->weights = ends_with(p.files[i], ".safetensors") || ends_with(p.files[i], ".gguf") ||
 			       strcmp(p.files[i], "model_index.json") == 0;
 	plan_release(&p);
 	hub_close(&s);

@@ -542,6 +542,32 @@ static vf_status pread_full(int fd, char *buf, size_t n, const char *path, struc
 	return VF_OK;
 }
 
+/* A header stub (VF_GGUF_STUB_MAGIC, the real size, the header bytes). */
+static vf_status read_stub(int fd, uint64_t size, const char *head, const char *path,
+			   struct vf_gguf *g, struct vf_error *err)
+{
+	if (size > 16 + (uint64_t)VF_GGUF_MAX_HEADER)
+		return vf_error_set(err, VF_ERR, "%s: header stub larger than the limit of %u bytes",
+				    path, VF_GGUF_MAX_HEADER);
+	uint64_t real = 0;
+	for (int i = 15; i >= 8; i--)
+		real = (real << 8) | (unsigned char)head[i];
+	char *buf = malloc((size_t)size);
+	if (!buf)
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
+	vf_status st = pread_full(fd, buf, (size_t)size, path, err);
+	if (st == VF_OK && real < size - 16)
+		st = vf_error_set(err, VF_ERR, "%s: header stub records a file of %llu bytes, "
+					       "shorter than its header",
+				  path, (unsigned long long)real);
+	if (st == VF_OK)
+		st = vf_gguf_parse(buf + 16, (size_t)size - 16, real, path, g, err);
+	if (st == VF_ENOTFOUND) /* the stub holds the whole header or it is damaged */
+		st = vf_error_set(err, VF_ERR, "%s: header stub cut short", path);
+	free(buf);
+	return st;
+}
+
 vf_status vf_gguf_read(const char *path, struct vf_gguf *g, struct vf_error *err)
 {
 	memset(g, 0, sizeof *g);
@@ -559,6 +585,13 @@ vf_status vf_gguf_read(const char *path, struct vf_gguf *g, struct vf_error *err
 	uint64_t size = (uint64_t)sb.st_size;
 	size_t want = size < FIRST_READ ? (size_t)size : FIRST_READ;
 	vf_status st;
+	char magic[16];
+	if (size >= 16 && pread_full(fd, magic, 16, path, NULL) == VF_OK &&
+	    memcmp(magic, VF_GGUF_STUB_MAGIC, 8) == 0) {
+		st = read_stub(fd, size, magic, path, g, err);
+		close(fd);
+		return st;
+	}
 	for (;;) {
 		char *buf = malloc(want ? want : 1);
 		if (!buf) {

@@ -1385,6 +1385,7 @@ static vf_status load_adapter(struct vf_model *m, const char *dir, struct vf_err
 }
 
 static vf_status load_dir(struct vf_model *m, const char *dir, int depth, struct vf_error *err);
+static vf_status load_gguf(struct vf_model *m, const char *path, struct vf_error *err);
 
 /* A folder of components (diffusers): each subfolder with weights. */
 static vf_status load_components(struct vf_model *m, const char *dir, const struct listing *l,
@@ -1466,8 +1467,8 @@ static vf_status load_dir(struct vf_model *m, const char *dir, int depth, struct
 		struct stat sb;
 		st = entry_stat(dir, l.names[i], &sb, err);
 	}
-	char *config = NULL, *index = NULL, *single = NULL;
-	size_t nsafe = 0, nindex = 0;
+	char *config = NULL, *index = NULL, *single = NULL, *gguf = NULL;
+	size_t nsafe = 0, nindex = 0, ngguf = 0;
 	if (st != VF_OK)
 		goto out;
 	if (in_listing(&l, "adapter_config.json")) {
@@ -1482,6 +1483,8 @@ static vf_status load_dir(struct vf_model *m, const char *dir, int depth, struct
 				free(index);
 				index = path_join(dir, l.names[i]);
 			}
+		} else if (ends_with(l.names[i], ".gguf") && !ngguf++) {
+			gguf = path_join(dir, l.names[i]);
 		} else if (ends_with(l.names[i], ".safetensors")) {
 			nsafe++;
 			if (!single || strcmp(l.names[i], "model.safetensors") == 0 ||
@@ -1503,6 +1506,8 @@ static vf_status load_dir(struct vf_model *m, const char *dir, int depth, struct
 		struct headers h = {0};
 		st = load_files(m, &single, 1, config, &h, err);
 		headers_release(&h);
+	} else if (nsafe == 0 && ngguf == 1 && !config) {
+		st = load_gguf(m, gguf, err);
 	} else if (nsafe > 1) {
 		st = vf_error_set(err, VF_ERR,
 				  "%s: %zu .safetensors files and no *.safetensors.index.json; name "
@@ -1526,6 +1531,7 @@ out:
 	free(config);
 	free(index);
 	free(single);
+	free(gguf);
 	listing_release(&l);
 	return st;
 }
@@ -1566,7 +1572,23 @@ static vf_status load_place(struct vf_model *m, const struct vf_hub_ref *r,
 	snprintf(m->hub_commit, sizeof m->hub_commit, "%s", p->commit);
 	snprintf(m->hub_source, sizeof m->hub_source, "%s", p->source);
 	snprintf(m->hub_dir, sizeof m->hub_dir, "%s", p->dir);
-	return load_dir(m, p->dir, 0, err);
+	if (!r->tag[0])
+		return load_dir(m, p->dir, 0, err);
+	/* org/name:TAG: the one .gguf file whose name holds the tag */
+	struct listing l;
+	vf_status st = list_dir(p->dir, &l, err);
+	char *hit = NULL;
+	int n = 0;
+	for (size_t i = 0; st == VF_OK && i < l.n; i++)
+		if (ends_with(l.names[i], ".gguf") && strcasestr(l.names[i], r->tag) && !n++)
+			hit = path_join(p->dir, l.names[i]);
+	if (st == VF_OK)
+		st = n == 1 ? load_gguf(m, hit, err)
+			    : vf_error_set(err, VF_ERR, "%s: %s .gguf file has '%s' in its name", p->dir,
+					   n ? "more than one" : "no", r->tag);
+	free(hit);
+	listing_release(&l);
+	return st;
 }
 
 /* Whether the part before the '/' is a local folder or file: then "a/b"
@@ -1589,7 +1611,7 @@ static vf_status load_hub(struct vf_model *m, const struct vf_hub_ref *r, struct
 	if (vf_hub_cache_find(r, &own, NULL) == VF_OK)
 		return load_place(m, r, &own, err);
 	const struct vf_model_entry *ent = NULL;
-	if (!r->has_revision && vf_models_load(NULL) == VF_OK)
+	if (!r->has_revision && !r->tag[0] && vf_models_load(NULL) == VF_OK)
 		ent = vf_models_find_loose(r->repo, NULL, 0);
 	if (ent) {
 		load_catalog(ent, m);
@@ -1712,7 +1734,7 @@ static cJSON *groups_json(const struct vf_param_groups *g)
 static void hub_json(const struct vf_model *m, cJSON *o)
 {
 	cJSON *h = cJSON_AddObjectToObject(o, "hub");
-	const char *at = strchr(m->path, '@');
+	const char *at = strpbrk(m->path, "@:");
 	char repo[160];
 	snprintf(repo, sizeof repo, "%.*s", at ? (int)(at - m->path) : (int)strlen(m->path), m->path);
 	cJSON_AddStringToObject(h, "repo", repo);

@@ -25,6 +25,13 @@ cp "$FX/tiny-llama-bf16"/* "$HUB/acme/tiny-pipe/text_encoder/"
 echo '{"_class_name": "S"}' >"$HUB/acme/tiny-pipe/scheduler/scheduler_config.json"
 echo '{"_class_name": "TestPipeline", "transformer": ["diffusers", "X"], "text_encoder": ["transformers", "LlamaModel"], "scheduler": ["diffusers", "S"]}' \
   >"$HUB/acme/tiny-pipe/model_index.json"
+# a GGUF repository: two quantizations of the fixture tiny llama
+mkdir -p "$HUB/acme/tiny-GGUF"
+for q in Q8_0 Q4_0; do
+  python3 "$VF_SOURCE_DIR/tests/helpers/mk-gguf.py" "$HUB/acme/tiny-GGUF/tiny-$q.gguf" \
+    --from-safetensors "$FX/tiny-llama-bf16/model.safetensors" \
+    --config "$FX/tiny-llama-bf16/config.json" --types $q --vocab-strings >"$TMP/gguf-$q.json"
+done
 mkdir -p "$HUB/acme/big-header"
 cp "$FX/tiny-llama-bf16/config.json" "$HUB/acme/big-header/"
 python3 -c "
@@ -80,6 +87,27 @@ expect_rc 0
 expect_json 'j["format"] == "diffusers" and j["params"] == 2059200 and j["hub"]["source"] == "hub"'
 expect_json 'sorted((c["name"], c["params"]) for c in j["components"]) == [("text_encoder", 218944), ("transformer", 1840256)]'
 check "! grep -E 'tiny-pipe.*safetensors range=-' '$LOG'"
+
+test_case "a GGUF repository: one file by its tag (org/name:TAG), its header by ranges"
+run inspect acme/tiny-GGUF
+expect_rc 1
+expect_err "acme/tiny-GGUF: 2 .gguf files (tiny-Q4_0.gguf, tiny-Q8_0.gguf); name one: acme/tiny-GGUF:TAG"
+expect_err_lines 1
+run inspect acme/tiny-GGUF:q4_0 --json
+expect_rc 0
+expect_json 'j["format"] == "gguf" and j["params"] == 218944 and j["hub"]["source"] == "hub" and j["hub"]["repo"] == "acme/tiny-GGUF"'
+expect_json 'j["bytes"] == __import__("json").load(open("'"$TMP"'/gguf-Q4_0.json"))["bytes"]'
+check "! grep -q 'tiny-Q8_0.gguf' '$LOG'"
+check "! grep -E 'tiny-Q4_0.gguf range=-' '$LOG'"
+HF_HUB_OFFLINE=1 run inspect acme/tiny-GGUF:Q4_0 --json
+expect_rc 0
+expect_json 'j["params"] == 218944 and j["hub"]["source"] == "vramfit-cache"'
+run estimate acme/tiny-GGUF:Q4_0 --gpu rtx4090 --json
+expect_rc 0
+expect_json 'j["runtime"] == "llama.cpp" and j["params"] == 218944'
+run inspect acme/tiny-GGUF:Q5_K
+expect_rc 1
+expect_err "no .gguf file with 'Q5_K' in its name"
 
 test_case "a revision: the commit, and a branch that does not exist"
 run inspect acme/tiny-llama --json

@@ -99,7 +99,19 @@ static void test_hub_ref(void)
 	CHECK(r.has_revision);
 	CHECK(vf_hub_ref_parse("org/name@refs/pr/1", &r));
 	CHECK_STR(r.revision, "refs/pr/1");
-	const char *bad[] = {"name", "/abs/path", "./x", "../x", "a/b/c", "org/", "/name",
+	CHECK(vf_hub_ref_parse("org/name-GGUF:Q4_K_M", &r));
+	CHECK_STR(r.repo, "org/name-GGUF");
+	CHECK_STR(r.tag, "Q4_K_M");
+	CHECK_STR(r.revision, "main");
+	CHECK(vf_hub_ref_parse("org/name@v2:q8_0", &r));
+	CHECK_STR(r.revision, "v2");
+	CHECK_STR(r.tag, "q8_0");
+	char long_id[300];
+	memset(long_id, 'a', sizeof long_id);
+	long_id[90] = '/';
+	long_id[181] = 0; /* each part under 96 bytes, the id over the 127 kept */
+	CHECK(!vf_hub_ref_parse(long_id, &r));
+	const char *bad[] = {"org/name:", "org/name:a b", "org/name:x/y", "name", "/abs/path", "./x", "../x", "a/b/c", "org/", "/name",
 			     "org/na me", "org/name@", "org/name@../x", "org/name@/x", "-org/x",
 			     "org/..", NULL};
 	for (size_t i = 0; bad[i]; i++) {

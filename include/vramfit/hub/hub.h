@@ -11,7 +11,9 @@
  * vramfit's cache: $XDG_CACHE_HOME/vramfit/hub (else ~/.cache/vramfit/hub),
  * laid out like the Hugging Face cache: models--org--name/refs/<revision>
  * holds the commit, snapshots/<commit>/ the files, each .safetensors a
- * header stub (safetensors.h). */
+ * header stub (safetensors.h); a GGUF repository's chosen file as a GGUF
+ * header stub (gguf.h) in snapshots/<commit>:<TAG>/ (":" alone when only
+ * one .gguf and no tag). */
 #ifndef VRAMFIT_HUB_H
 #define VRAMFIT_HUB_H
 
@@ -27,9 +29,11 @@ struct vf_hub_ref {
 	char repo[128];     /* "org/name" */
 	char revision[128]; /* branch, tag or commit; "main" when none given */
 	bool has_revision;  /* "@revision" was given */
+	char tag[64];       /* ":TAG" (llama.cpp's -hf org/name:Q4_K_M): the .gguf file whose
+			       name holds it; "" none */
 };
 
-/* Parse "org/name[@revision]": one '/', each part of letters, digits,
+/* Parse "org/name[@revision][:TAG]": one '/', each part of letters, digits,
  * '-', '_' and '.' (not "." or ".." and not starting with '-'), a revision
  * without "..", spaces or a leading '/'. False when s is not a Hub id. */
 bool vf_hub_ref_parse(const char *s, struct vf_hub_ref *r);

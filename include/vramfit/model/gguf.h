@@ -65,7 +65,12 @@ struct vf_gguf {
 	uint64_t type_bytes[VF_GGML_TYPES];
 };
 
-/* Read and validate the header of path (preads of its start, more as the
+/* A GGUF header stub: what vramfit keeps of a GGUF file whose header came
+ * from the Hub (hub.h): these 8 bytes, the real file's size as u64
+ * little-endian, then the file's first bytes up to the data section. */
+#define VF_GGUF_STUB_MAGIC "VFGGHDR\n"
+
+/* Read and validate the header of path (or of a header stub; preads of its start, more as the
  * header needs, at most VF_GGUF_MAX_HEADER). Errors name the file:
  * "<path>: tensor 'blk.0.attn_q.weight': ...".
  * Caller owns *g contents; vf_gguf_release(). */

@@ -15,7 +15,7 @@ mkdir -p "$HUB/acme" "$HF_HOME"
 
 # the repositories: copies of the sharded fixture under names that choose
 # the server's behaviour, and one whose header claims 200 MB
-for r in tiny-llama gated-llama slow-llama truncated-llama ratelimit-llama norange-llama; do
+for r in tiny-llama cfg-only-llama gated-llama slow-llama truncated-llama ratelimit-llama norange-llama; do
   mkdir -p "$HUB/acme/$r" && cp "$FX/small-llama-bf16-sharded"/* "$HUB/acme/$r/"
 done
 # a diffusers-style repository: model_index.json and component folders
@@ -220,6 +220,18 @@ expect_rc 1
 expect_err "acme/cached@v2.0: not in the Hugging Face cache"
 expect_err "HF_HUB_OFFLINE"
 expect_err_lines 1
+
+test_case "an HF cache snapshot with configs only: the Hub for the headers; offline, the configs"
+HFC2=$HF_HOME/hub/models--acme--cfg-only-llama
+mkdir -p "$HFC2/refs" "$HFC2/snapshots/$sha"
+cp "$FX/small-llama-bf16-sharded/config.json" "$HFC2/snapshots/$sha/"
+printf '%s' "$sha" >"$HFC2/refs/main"
+HF_HUB_OFFLINE=1 run inspect acme/cfg-only-llama --json
+expect_rc 0
+expect_json 'j["format"] == "config" and j["hub"]["source"] == "hf-cache" and j["files"] is None'
+run inspect acme/cfg-only-llama --json
+expect_rc 0
+expect_json 'j["format"] == "sharded" and j["params"] == 1840256 and j["hub"]["source"] == "hub"'
 
 test_case "fetched once, then answered from vramfit's cache with the server gone"
 run inspect acme/tiny-llama --json

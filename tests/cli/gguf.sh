@@ -103,6 +103,10 @@ expect_out "compute buffer (approx.)"
 run estimate "$T/l8b.gguf" --mode lora
 expect_rc 2
 expect_err "a GGUF file runs in llama.cpp, for inference"
+run fit "$T/l8b.gguf" --gpu rtx4090
+expect_rc 1
+expect_err "a GGUF file runs in llama.cpp, for inference: vramfit estimate"
+expect_err_lines 1
 run estimate llama3.1-8b --ctx 4096
 expect_rc 2
 expect_err "--ctx and --n-gpu-layers apply to GGUF models"

@@ -39,6 +39,13 @@ expect_json 'j["setup"]["quant"] == "int4" and j["setup"]["mode"] == "infer"'
 run estimate "$TMP/gptq" --gpu rtx4090 --quant int8 --json
 expect_json 'j["setup"]["quant"] == "int8"'
 
+test_case "fit names a quantized checkpoint's storage instead of searching it as bf16"
+run fit "$TMP/gptq" --gpu rtx4090
+expect_rc 2
+expect_err "a gptq 4-bit checkpoint: give --quant int4 and --mode lora or infer"
+run fit "$TMP/gptq" --gpu rtx4090 --quant int4 --mode lora --json
+expect_rc 0
+
 test_case "an unknown quant_method: named, approximate"
 $MK "$FX" "$TMP/hqq" hqq >/dev/null
 run inspect "$TMP/hqq" --json

@@ -45,7 +45,12 @@ mkfifo "$TMP/port"
 python3 "$VF_SOURCE_DIR/tests/helpers/mini-hub.py" "$HUB" "$TMP/port" "$LOG" &
 HUB_PID=$!
 trap 'kill $HUB_PID 2>/dev/null; rm -rf "$TMP"' EXIT
-read -r PORT <"$TMP/port"
+# (bounded: a server that dies before listening fails the test, not hangs it)
+PORT=$(timeout 60 head -n 1 "$TMP/port" || true)
+if [ -z "$PORT" ]; then
+  echo "FAIL mini-hub.py did not start" >&2
+  exit 1
+fi
 export HF_ENDPOINT=http://127.0.0.1:$PORT
 requests() { [ -f "$LOG" ] && wc -l <"$LOG" || echo 0; }
 

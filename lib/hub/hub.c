@@ -568,7 +568,13 @@ static bool in_folder(const char *file, const char *prefix)
 	return strncmp(file, prefix, k) == 0 && !strchr(file + k, '/');
 }
 
-/* The shards an index names, fetched (each once). */
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The shards an index names, fetched (each once: the names sorted, repeats
+ * skipped; a large MoE index maps ~100k tensors to a few hundred files). */
 static vf_status fetch_index_shards(struct hub *s, const struct plan *p, const char *index,
 				    const struct vf_buf *text, const char *prefix,
 				    const char *tmp, size_t *fetched, struct vf_error *err)
@@ -578,27 +584,29 @@ static vf_status fetch_index_shards(struct hub *s, const struct plan *p, const c
 	snprintf(what, sizeof what, "%s/%s", s->ref->repo, index);
 	vf_status st = vf_safetensors_index_parse(text->data ? text->data : "", text->len, what,
 						  &ix, err);
+	const char **files = st == VF_OK ? malloc((ix.n ? ix.n : 1) * sizeof *files) : NULL;
+	if (st == VF_OK && !files)
+		st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", what);
+	if (files) {
+		memcpy(files, ix.files, ix.n * sizeof *files);
+		qsort(files, ix.n, sizeof *files, cmp_str);
+	}
 	for (size_t i = 0; st == VF_OK && i < ix.n; i++) {
-		if (i > 0 && strcmp(ix.files[i], ix.files[i - 1]) == 0)
-			continue;
-		bool seen = false;
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = strcmp(ix.files[k], ix.files[i]) == 0;
-		if (seen)
+		if (i > 0 && strcmp(files[i], files[i - 1]) == 0)
 			continue;
 		char file[600];
-		snprintf(file, sizeof file, "%s%s", prefix, ix.files[i]);
-		if (strchr(ix.files[i], '/') || !plan_has(p, file)) {
+		snprintf(file, sizeof file, "%s%s", prefix, files[i]);
+		if (strchr(files[i], '/') || !plan_has(p, file))
 			st = vf_error_set(err, VF_ERR, "%s: names shard %s, which the repository "
 						       "does not have",
-					  what, ix.files[i]);
-		} else if (++*fetched > MAX_FETCH) {
+					  what, files[i]);
+		else if (++*fetched > MAX_FETCH)
 			st = vf_error_set(err, VF_ERR, "%s: more than %d files to fetch", what,
 					  MAX_FETCH);
-		} else {
+		else
 			st = fetch_header(s, p->commit, file, tmp, err);
-		}
 	}
+	free(files);
 	vf_safetensors_index_release(&ix);
 	return st;
 }

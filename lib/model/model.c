@@ -42,10 +42,9 @@ static struct vf_model *model_new(const char *path, struct vf_error *err)
 	return m;
 }
 
-void vf_model_free(struct vf_model *m)
+/* Everything m owns but its path. */
+static void model_release(struct vf_model *m)
 {
-	if (!m)
-		return;
 	for (size_t i = 0; i < m->ncomponents; i++)
 		vf_model_free(m->components[i]);
 	free(m->components);
@@ -55,8 +54,28 @@ void vf_model_free(struct vf_model *m)
 	cJSON_Delete(m->metadata);
 	vf_gguf_release(m->gguf);
 	free(m->gguf);
+}
+
+void vf_model_free(struct vf_model *m)
+{
+	if (!m)
+		return;
+	model_release(m);
 	free(m->path);
 	free(m);
+}
+
+/* Back to what model_new made (a second source after a failed first). */
+static void model_reset(struct vf_model *m)
+{
+	char *path = m->path;
+	model_release(m);
+	memset(m, 0, sizeof *m);
+	m->path = path;
+	m->files = m->tensors = m->params = m->bytes = -1;
+	m->adapter.rank = -1;
+	m->adapter.alpha = -1;
+	vf_arch_init(&m->arch);
 }
 
 static void set_groups_from_arch(struct vf_model *m)
@@ -1606,8 +1625,13 @@ static vf_status load_hub(struct vf_model *m, const struct vf_hub_ref *r, struct
 {
 	struct vf_hub_place hf, own;
 	bool in_hf = vf_hfcache_find(r, &hf, NULL) == VF_OK;
-	if (in_hf && hf.weights)
-		return load_place(m, r, &hf, err);
+	if (in_hf && hf.weights) {
+		vf_status st = load_place(m, r, &hf, err);
+		if (st == VF_OK || vf_hub_offline())
+			return st;
+		model_reset(m); /* a partial download (a shard missing): the Hub's headers */
+		vf_error_clear(err);
+	}
 	if (vf_hub_cache_find(r, &own, NULL) == VF_OK)
 		return load_place(m, r, &own, err);
 	const struct vf_model_entry *ent = NULL;

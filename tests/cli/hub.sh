@@ -15,7 +15,7 @@ mkdir -p "$HUB/acme" "$HF_HOME"
 
 # the repositories: copies of the sharded fixture under names that choose
 # the server's behaviour, and one whose header claims 200 MB
-for r in tiny-llama cfg-only-llama gated-llama slow-llama truncated-llama ratelimit-llama norange-llama; do
+for r in tiny-llama cfg-only-llama partial-llama gated-llama slow-llama truncated-llama ratelimit-llama norange-llama; do
   mkdir -p "$HUB/acme/$r" && cp "$FX/small-llama-bf16-sharded"/* "$HUB/acme/$r/"
 done
 # a diffusers-style repository: model_index.json and component folders
@@ -237,6 +237,19 @@ expect_json 'j["format"] == "config" and j["hub"]["source"] == "hf-cache" and j[
 run inspect acme/cfg-only-llama --json
 expect_rc 0
 expect_json 'j["format"] == "sharded" and j["params"] == 1840256 and j["hub"]["source"] == "hub"'
+
+test_case "a partial download in the HF cache (a shard missing): the Hub's headers; offline, the missing shard named"
+HFC3=$HF_HOME/hub/models--acme--partial-llama
+mkdir -p "$HFC3/refs" "$HFC3/snapshots/$sha"
+cp "$FX/small-llama-bf16-sharded"/{config.json,model.safetensors.index.json,model-00001-of-00004.safetensors} "$HFC3/snapshots/$sha/"
+printf '%s' "$sha" >"$HFC3/refs/main"
+HF_HUB_OFFLINE=1 run inspect acme/partial-llama
+expect_rc 1
+expect_err "names shard model-00002-of-00004.safetensors, which does not exist"
+expect_err_lines 1
+run inspect acme/partial-llama --json
+expect_rc 0
+expect_json 'j["params"] == 1840256 and j["files"] == 4 and j["hub"]["source"] == "hub"'
 
 test_case "fetched once, then answered from vramfit's cache with the server gone"
 run inspect acme/tiny-llama --json

@@ -4,10 +4,13 @@
 # only when something is missing.
 set -euo pipefail
 
+# libcurl4-openssl-dev: curl/curl.h for the build; the library itself is
+# loaded at run time (dlopen "libcurl.so.4") only when a Hub fetch is needed.
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 for p in build-essential cmake pkg-config clang libclang-rt-14-dev \
-         libyaml-dev libcjson-dev libsqlite3-dev sqlite3 python3 ${VF_EXTRA_PKGS:-}; do
+         libyaml-dev libcjson-dev libsqlite3-dev sqlite3 python3 \
+         libcurl4-openssl-dev ${VF_EXTRA_PKGS:-}; do
   have_pkg "$p" || need+=("$p")
 done
 if [ "${1:-}" = "--test" ]; then

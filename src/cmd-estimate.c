@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "estimate-gguf.h"
 #include "opt-setup.h"
 #include "vramfit/estimate/advice.h"
 #include "vramfit/estimate/estimate.h"
@@ -43,8 +44,12 @@ static const char usage[] =
 	"micro-batch that fits, step time. Every default used is listed.\n"
 	"\n"
 	"MODEL is a catalog id (llama2-7b, ltx-2-19b, ...), a config.json, a model or\n"
-	"adapter directory or a .safetensors file; --params N alone estimates a generic\n"
-	"llama-like transformer of N parameters.\n"
+	"adapter directory or a .safetensors file, a Hub id (org/name[@revision]);\n"
+	"--params N alone estimates a generic llama-like transformer of N parameters.\n"
+	"A quantized checkpoint loads its base as stored (--quant from its\n"
+	"quantization_config; LoRA unless --mode). A .gguf file (or org/name:TAG) is\n"
+	"estimated as llama.cpp runs it: weights as stored, KV cache at --ctx,\n"
+	"--n-gpu-layers offload.\n"
 	"\n"
 	"GPUs: --gpu ID | ID:N | NAME=MiB (repeatable; `vramfit gpus` lists the ids);\n"
 	"without --gpu the GPUs of this machine, and with none the catalog's common cards.\n";
@@ -234,7 +239,7 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 			       vf_lora_targets_format(s->lora_targets, t, sizeof t));
 		assume(a, "LoRA adapters kept in fp32 (peft's default)");
 	}
-	if (!(g & VF_SETUP_G_QUANT) && s->mode != VF_MODE_FULL)
+	if (!(g & VF_SETUP_G_QUANT) && s->mode != VF_MODE_FULL && s->quant == VF_QUANT_NONE)
 		assume(a, "base weights not quantized (--quant)");
 	if (!dit && !(g & VF_SETUP_G_ATTENTION))
 		assume(a, "attention %s: no s x s score matrices (--attention)", vf_attention_name(s->attention));
@@ -1555,6 +1560,7 @@ static void dit_vision_defaults(const struct target *tg, struct vf_setup *s, str
 
 struct est_args {
 	struct vf_setup setup;
+	int64_t ctx, n_gpu_layers; /* GGUF (llama.cpp) */
 	bool json, explain;
 	const char *model, *html, *gt, *params, *allocator;
 	struct vf_opt_list gpu;
@@ -1585,6 +1591,11 @@ static const struct vf_option options[] = {
 		   "PyTorch's caching allocator mode (default: from\n"
 		   "PYTORCH_CUDA_ALLOC_CONF, else cudaMalloc segments)"),
 	OPT_BOOL("explain", explain, "the allocator's segments at the peak and each GPU's step as its parts"),
+	OPT_GROUP("GGUF models (llama.cpp inference):"),
+	OPT_INT("ctx", "N", ctx, 1, 1 << 24, "context tokens, llama.cpp's -c (default 4096)"),
+	OPT_INT("n-gpu-layers", "N", n_gpu_layers, 0, 100000,
+		"llama.cpp's -ngl: the last N of the layers and the output\n"
+		"layer on the GPU (default all)"),
 	OPT_END(),
 };
 #undef OPT_T
@@ -1598,6 +1609,7 @@ static int parse(int argc, char **argv, struct est_args *a, struct target *tg)
 	vf_setup_defaults(&a->setup);
 	a->w.price = -1;
 	a->margin = VF_ADVICE_MARGIN;
+	a->n_gpu_layers = -1;
 	struct vf_error err = {0};
 	const char *conf = getenv("PYTORCH_CUDA_ALLOC_CONF");
 	if (conf && vf_alloc_config_parse(conf, &tg->alloc, &err))
@@ -1746,6 +1758,24 @@ static int model_kind_target(const struct vf_model *m, const char *model, struct
 	return vf_cli_fail("%s: no architecture or parameter count to estimate from", model);
 }
 
+/* A quantized checkpoint (quantization_config) loads its base as stored:
+ * --quant from it unless given, and it trains adapters (QLoRA) unless
+ * --mode says otherwise. */
+static void quantized_defaults(const struct vf_model *m, struct vf_setup *s, struct assume *as)
+{
+	const struct vf_qconfig *q = &m->quant;
+	if (!m->has_quant || !q->understood || !q->base_quant[0])
+		return;
+	if (!(s->given & VF_SETUP_G_QUANT) && vf_quant_parse(q->base_quant, &s->quant))
+		assume(as, "quant %s: the checkpoint's quantization_config (%s %d-bit, %.3f bytes a "
+			   "weight as stored) (--quant)",
+		       q->base_quant, q->method, q->bits, q->bytes_per_weight);
+	if (!(s->given & VF_SETUP_G_MODE) && s->mode == VF_MODE_FULL) {
+		s->mode = VF_MODE_LORA;
+		assume(as, "a quantized checkpoint trains adapters on its frozen base (QLoRA)");
+	}
+}
+
 /* MODEL or --params N as what the estimator runs on, with the video and
  * encoder-decoder defaults. Returns -1 or an exit code. */
 static int load_target(const struct est_args *a, struct vf_setup *s, struct target *tg,
@@ -1760,6 +1790,20 @@ static int load_target(const struct est_args *a, struct vf_setup *s, struct targ
 		struct vf_error err = {0};
 		if (vf_model_load(a->model, &m, &err))
 			return vf_cli_fail_err(&err);
+		if (m->gguf) { /* llama.cpp: its own estimate, printed here */
+			struct gguf_args ga = {.gpus = a->gpu.v,
+					       .ngpus = (int)a->gpu.n, .ctx = a->ctx,
+					       .n_gpu_layers = a->n_gpu_layers, .json = a->json};
+			rc = vf_cli_estimate_gguf(m, s, &ga);
+			vf_model_free(m);
+			return rc;
+		}
+		if (a->ctx || a->n_gpu_layers >= 0) {
+			vf_model_free(m);
+			return vf_cli_usage("estimate", "--ctx and --n-gpu-layers apply to GGUF models "
+							"(llama.cpp)");
+		}
+		quantized_defaults(m, s, as);
 		snprintf(tg->id, sizeof tg->id, "%s", m->entry ? m->entry->id : a->model);
 		rc = model_kind_target(m, a->model, s, tg, as, t5);
 		vf_model_free(m);

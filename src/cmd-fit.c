@@ -942,6 +942,37 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 	return VF_EXIT_OK;
 }
 
+/* A model that is not trained as bf16 weights: a GGUF file (llama.cpp,
+ * inference) and a quantized checkpoint without --quant are named, not
+ * searched as if they were. Returns -1 or the exit code. */
+static int stored_as(const struct vf_model *m, const struct vf_setup *s, const char *model)
+{
+	if (m->gguf)
+		return vf_cli_fail("%s: a GGUF file runs in llama.cpp, for inference: vramfit estimate %s "
+				   "[--ctx N] [--n-gpu-layers N] gives its memory per GPU",
+				   model, model);
+	if (m->has_quant && m->quant.understood && m->quant.base_quant[0] &&
+	    !(s->given & VF_SETUP_G_QUANT))
+		return vf_cli_usage("fit", "%s: a %s %d-bit checkpoint: give --quant %s and --mode lora "
+					   "or infer to fit it as stored",
+				    model, m->quant.method, m->quant.bits, m->quant.base_quant);
+	return -1;
+}
+
+/* The model to search, or the exit code of why not (stored_as). */
+static int load_model(const char *path, const struct vf_setup *s, struct vf_model **out)
+{
+	struct vf_error err = {0};
+	if (vf_model_load(path, out, &err) != VF_OK)
+		return vf_cli_fail_err(&err);
+	int rc = stored_as(*out, s, path);
+	if (rc >= 0) {
+		vf_model_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
 static int run(int argc, char **argv)
 {
 	struct fit_args a;
@@ -976,8 +1007,8 @@ static int run(int argc, char **argv)
 		return vf_cli_usage("fit", "--video: video DiTs are not searched yet; use vramfit "
 					   "estimate");
 	struct vf_model *m = NULL;
-	if (vf_model_load(a.model, &m, &err) != VF_OK)
-		return vf_cli_fail_err(&err);
+	if ((rc = load_model(a.model, &a.setup, &m)) >= 0)
+		return rc;
 	if (!m->has_arch && (m->has_ltx || m->has_vision || (m->entry && strcmp(m->entry->kind, "dit") == 0))) {
 		vf_model_free(m);
 		return vf_cli_fail("%s: a video DiT or vision model; fit searches transformer LLMs "

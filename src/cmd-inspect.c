@@ -310,6 +310,93 @@ static void print_arch_more(struct vf_table *t, const struct vf_arch *a)
 	}
 }
 
+/* Where a Hub id's files came from. */
+static void row_hub(struct vf_table *t, const struct vf_model *m)
+{
+	char line[4400];
+	if (!m->hub_source[0])
+		return;
+	snprintf(line, sizeof line, "%s%s%s%s%s", m->hub_source, m->hub_commit[0] ? ", commit " : "",
+		 m->hub_commit, m->hub_dir[0] ? ", in " : "", m->hub_dir);
+	row(t, "from", line);
+}
+
+/* Parameters per dtype, or per ggml type with bytes as stored (GGUF). */
+static void row_types(struct vf_table *t, const struct vf_model *m)
+{
+	char a[128], b[128], line[512];
+	size_t o = 0;
+	line[0] = 0;
+	for (int d = 0; m->gguf && d < VF_GGML_TYPES && o < sizeof line; d++)
+		if (m->gguf->type_params[d])
+			o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %s (%s)", o ? ", " : "",
+					      vf_ggml_type_name(d),
+					      fmt_count(a, sizeof a, m->gguf->type_params[d]),
+					      fmt_size(b, sizeof b, (int64_t)m->gguf->type_bytes[d]));
+	for (int d = 0; !m->gguf && d < VF_DT_COUNT && o < sizeof line; d++)
+		if (m->dtype_params[d])
+			o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %s", o ? ", " : "",
+					      vf_dtype_name((enum vf_dtype)d),
+					      fmt_count(a, sizeof a, m->dtype_params[d]));
+	if (o >= sizeof line - 1) /* a long list: say it goes on */
+		memcpy(line + sizeof line - 5, " ...", 5);
+	row(t, m->gguf ? "ggml types" : "dtypes", o ? line : "none");
+}
+
+/* A quantized checkpoint: what is held quantized, at what bytes a weight. */
+static void row_quant(struct vf_table *t, const struct vf_qconfig *q)
+{
+	char a[128], line[512];
+	if (q->understood)
+		snprintf(line, sizeof line,
+			 "%s %d-bit%s%s: %s parameters held quantized, %.3f bytes each as stored "
+			 "(scales and zeros included); loads as %s",
+			 q->method, q->bits, q->format[0] ? " " : "", q->format,
+			 fmt_count(a, sizeof a, q->quantized), q->bytes_per_weight,
+			 q->base_quant[0] ? q->base_quant : "stored");
+	else
+		snprintf(line, sizeof line, "%s: not understood; the count is the headers' elements",
+			 q->method);
+	row(t, "quantization", line);
+}
+
+/* The rows that qualify the count: a VLM's active part on a MoE language
+ * model, what is approximate, the MTP modules outside the count. */
+static void row_notes(struct vf_table *t, const struct vf_model *m)
+{
+	char a[128], b[128], line[512];
+	if (m->has_vision && m->vision.has_lm && m->vision.lm.experts > 0) {
+		/* a VLM on a MoE language model: its towers plus the LM's active part */
+		struct vf_param_groups g;
+		int64_t act = vf_arch_active_params(&m->vision.lm);
+		if (act >= 0 && vf_arch_param_groups(&m->vision.lm, &g)) {
+			char c[64];
+			snprintf(line, sizeof line, "%s (%s) per text token in the language model: %" PRId64
+				 " of %" PRId64 " experts routed; the towers' %s run per image",
+				 fmt_count(a, sizeof a, act), vf_fmt_params(b, sizeof b, act),
+				 m->vision.lm.experts_per_token, m->vision.lm.experts,
+				 vf_fmt_params(c, sizeof c, m->vision.params - g.total));
+			row(t, "active params", line);
+		}
+	}
+	if (m->has_arch && m->arch.approximate) {
+		snprintf(line, sizeof line, "not understood: %s; %s", m->arch.not_understood,
+			 m->files >= 0 || m->entry ? "the count is the files', the architecture approximate"
+			 : m->params < 0		   ? "no count"
+						   : "count is approximate");
+		row(t, "approximate", line);
+	}
+	if (m->has_arch && m->arch.mtp_layers > 0) {
+		int64_t mtp = vf_arch_mtp_params(&m->arch);
+		snprintf(line, sizeof line,
+			 "%" PRId64 " MTP module(s), %s parameters in the checkpoint, not built by "
+			 "transformers: not in the count (count + MTP = %s)",
+			 m->arch.mtp_layers, fmt_count(a, sizeof a, mtp),
+			 fmt_count(b, sizeof b, m->groups.total + mtp));
+		row(t, "mtp", line);
+	}
+}
+
 static void print_model(const struct vf_model *m, int indent)
 {
 	struct vf_table t;
@@ -317,9 +404,10 @@ static void print_model(const struct vf_model *m, int indent)
 	vf_table_init(&t, 2, hdr);
 	char a[128], b[128], line[512];
 	if (m->name[0])
-		row(&t, m->entry ? "id" : "component", m->name);
+		row(&t, m->entry ? "id" : m->gguf ? "name" : "component", m->name);
 	row(&t, "path", m->path);
 	row(&t, "format", m->format);
+	row_hub(&t, m);
 	if (m->files >= 0) {
 		snprintf(line, sizeof line, "%" PRId64, m->files);
 		row(&t, "files", line);
@@ -337,15 +425,10 @@ static void print_model(const struct vf_model *m, int indent)
 		snprintf(line, sizeof line, "%s (%s)", fmt_size(a, sizeof a, m->bytes),
 			 fmt_count(b, sizeof b, m->bytes));
 		row(&t, "bytes", line);
-		size_t o = 0;
-		line[0] = 0;
-		for (int d = 0; d < VF_DT_COUNT && o < sizeof line; d++)
-			if (m->dtype_params[d])
-				o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %s",
-						      o ? ", " : "", vf_dtype_name((enum vf_dtype)d),
-						      fmt_count(a, sizeof a, m->dtype_params[d]));
-		row(&t, "dtypes", o ? line : "none");
+		row_types(&t, m);
 	}
+	if (m->has_quant)
+		row_quant(&t, &m->quant);
 	if (m->metadata && cJSON_GetArraySize(m->metadata) > 0)
 		row_metadata(&t, m->metadata);
 	if (m->has_vision)
@@ -356,36 +439,7 @@ static void print_model(const struct vf_model *m, int indent)
 		print_arch(&t, &m->arch);
 	if (m->has_arch && !m->has_vision && !m->has_ltx)
 		print_arch_more(&t, &m->arch);
-	if (m->has_vision && m->vision.has_lm && m->vision.lm.experts > 0) {
-		/* a VLM on a MoE language model: its towers plus the LM's active part */
-		struct vf_param_groups g;
-		int64_t act = vf_arch_active_params(&m->vision.lm);
-		if (act >= 0 && vf_arch_param_groups(&m->vision.lm, &g)) {
-			char c[64];
-			snprintf(line, sizeof line, "%s (%s) per text token in the language model: %" PRId64
-				 " of %" PRId64 " experts routed; the towers' %s run per image",
-				 fmt_count(a, sizeof a, act), vf_fmt_params(b, sizeof b, act),
-				 m->vision.lm.experts_per_token, m->vision.lm.experts,
-				 vf_fmt_params(c, sizeof c, m->vision.params - g.total));
-			row(&t, "active params", line);
-		}
-	}
-	if (m->has_arch && m->arch.approximate) {
-		snprintf(line, sizeof line, "not understood: %s; %s", m->arch.not_understood,
-			 m->files >= 0 || m->entry ? "the count is the files', the architecture approximate"
-			 : m->params < 0		   ? "no count"
-						   : "count is approximate");
-		row(&t, "approximate", line);
-	}
-	if (m->has_arch && m->arch.mtp_layers > 0) {
-		int64_t mtp = vf_arch_mtp_params(&m->arch);
-		snprintf(line, sizeof line,
-			 "%" PRId64 " MTP module(s), %s parameters in the checkpoint, not built by "
-			 "transformers: not in the count (count + MTP = %s)",
-			 m->arch.mtp_layers, fmt_count(a, sizeof a, mtp),
-			 fmt_count(b, sizeof b, m->groups.total + mtp));
-		row(&t, "mtp", line);
-	}
+	row_notes(&t, m);
 	if (m->has_groups)
 		row_groups(&t, m);
 	if (m->has_adapter)
@@ -456,7 +510,11 @@ const struct vf_cli_command vf_cmd_inspect = {
 		"  a PEFT adapter directory (adapter_config.json + adapter_model.safetensors)\n"
 		"  a diffusers-style directory (components in subfolders): one report each\n"
 		"  a config.json (architecture and computed parameters only)\n"
-		"  a catalog id (see 'vramfit models')\n",
+		"  a .gguf file (llama.cpp): tensors, ggml types, bytes as stored\n"
+		"  a Hub id org/name[@revision]: the Hugging Face cache, vramfit's cache of\n"
+		"    fetched headers, the catalog, then the Hub (HF_ENDPOINT, HF_TOKEN;\n"
+		"    headers only, by range requests; none with HF_HUB_OFFLINE=1)\n"
+		"  a catalog model by id, Hub id or name (see 'vramfit models')\n",
 	.options = options,
 	.tail = "Exit status: 0 ok, 1 the model could not be read (one line names the file\n"
 		"and the problem), 2 usage error.\n",

@@ -487,33 +487,6 @@ static bool parse_count(const char *p, size_t len, int64_t max, int64_t *out)
 	return true;
 }
 
-static void suggest(const char *id, char *out, size_t n)
-{
-	size_t count;
-	const struct vf_gpu_spec *s = vf_gpu_catalog(&count, NULL);
-	out[0] = '\0';
-	if (!s)
-		return;
-	char lower[64];
-	size_t i;
-	for (i = 0; id[i] && i + 1 < sizeof lower; i++)
-		lower[i] = (char)tolower((unsigned char)id[i]);
-	lower[i] = '\0';
-	size_t o = 0;
-	int found = 0;
-	for (size_t k = 0; k < count && found < 4; k++) {
-		if (!lower[0] || !strstr(s[k].id, lower))
-			continue;
-		int w = snprintf(out + o, n - o, "%s%s", found ? ", " : "; did you mean ", s[k].id);
-		if (w < 0 || (size_t)w >= n - o)
-			break;
-		o += (size_t)w;
-		found++;
-	}
-	if (found && o + 1 < n)
-		snprintf(out + o, n - o, "?");
-}
-
 vf_status vf_gpu_set_add_spec(struct vf_gpu_set *s, const char *spec, struct vf_error *err)
 {
 	if (!spec || !*spec)
@@ -572,10 +545,9 @@ vf_status vf_gpu_set_add_spec(struct vf_gpu_set *s, const char *spec, struct vf_
 		struct vf_error lerr = {0};
 		if (!vf_gpu_catalog(NULL, &lerr))
 			return vf_error_set(err, lerr.code, "%s", lerr.msg);
-		const struct vf_gpu_spec *c = vf_gpu_catalog_find(id);
+		char hint[200];
+		const struct vf_gpu_spec *c = vf_gpu_catalog_find_loose(id, hint, sizeof hint);
 		if (!c) {
-			char hint[200];
-			suggest(id, hint, sizeof hint);
 			return vf_error_set(err, VF_EUSAGE,
 					    "--gpu %s: unknown GPU id '%s'%s (`vramfit gpus` lists "
 					    "them; NAME=MiB gives any card)",

@@ -20,6 +20,7 @@
 #include "vramfit/base/hash.h"
 #include "vramfit/base/json.h"
 #include "vramfit/model/towers.h"
+#include "vramfit/hub/hub.h"
 
 #define MAX_CONFIG (16u << 20)  /* config.json, adapter_config.json, index */
 #define MAX_COMPONENTS 32
@@ -42,10 +43,9 @@ static struct vf_model *model_new(const char *path, struct vf_error *err)
 	return m;
 }
 
-void vf_model_free(struct vf_model *m)
+/* Everything m owns but its path. */
+static void model_release(struct vf_model *m)
 {
-	if (!m)
-		return;
 	for (size_t i = 0; i < m->ncomponents; i++)
 		vf_model_free(m->components[i]);
 	free(m->components);
@@ -53,8 +53,30 @@ void vf_model_free(struct vf_model *m)
 		free(m->adapter.targets[i]);
 	free(m->adapter.targets);
 	cJSON_Delete(m->metadata);
+	vf_gguf_release(m->gguf);
+	free(m->gguf);
+}
+
+void vf_model_free(struct vf_model *m)
+{
+	if (!m)
+		return;
+	model_release(m);
 	free(m->path);
 	free(m);
+}
+
+/* Back to what model_new made (a second source after a failed first). */
+static void model_reset(struct vf_model *m)
+{
+	char *path = m->path;
+	model_release(m);
+	memset(m, 0, sizeof *m);
+	m->path = path;
+	m->files = m->tensors = m->params = m->bytes = -1;
+	m->adapter.rank = -1;
+	m->adapter.alpha = -1;
+	vf_arch_init(&m->arch);
 }
 
 static void set_groups_from_arch(struct vf_model *m)
@@ -1042,14 +1064,36 @@ static vf_status settle_arch(struct vf_model *m, const char *config, struct head
 	return infer_from_tensors(m, h, err);
 }
 
+/* A quantized checkpoint (qconfig.h): packed weights unpacked, storage
+ * tensors out of the count and the groups. */
+static void unpack_quantized(struct vf_model *m, const char *config, const struct headers *h)
+{
+	cJSON *cfg = NULL;
+	if (vf_json_parse_file(config, MAX_CONFIG, &cfg, NULL) != VF_OK)
+		return; /* settle_arch names a bad config */
+	m->has_quant = vf_qconfig_read(cfg, &m->quant);
+	cJSON_Delete(cfg);
+	if (!m->has_quant || !m->quant.understood)
+		return;
+	vf_qconfig_count(&m->quant, h->st, h->n, &m->groups);
+	m->params = m->quant.params;
+}
+
 static vf_status load_files(struct vf_model *m, char *const *paths, size_t n,
 			    const char *config, struct headers *h, struct vf_error *err)
 {
 	vf_status st = headers_read(h, paths, n, err);
 	if (st == VF_OK)
 		st = absorb(m, h);
+	if (st == VF_OK && config)
+		unpack_quantized(m, config, h);
 	if (st == VF_OK)
 		st = settle_arch(m, config, h, err);
+	if (st == VF_OK && m->has_quant && !m->quant.understood && m->has_arch) {
+		char note[96];
+		snprintf(note, sizeof note, "quantization_config (quant_method %s)", m->quant.method);
+		vf_arch_not_understood(&m->arch, note);
+	}
 	if (st == VF_OK && !m->has_adapter)
 		st = adapter_from_tensors(m, h, true, err);
 	return st;
@@ -1384,6 +1428,7 @@ static vf_status load_adapter(struct vf_model *m, const char *dir, struct vf_err
 }
 
 static vf_status load_dir(struct vf_model *m, const char *dir, int depth, struct vf_error *err);
+static vf_status load_gguf(struct vf_model *m, const char *path, struct vf_error *err);
 
 /* A folder of components (diffusers): each subfolder with weights. */
 static vf_status load_components(struct vf_model *m, const char *dir, const struct listing *l,
@@ -1465,8 +1510,8 @@ static vf_status load_dir(struct vf_model *m, const char *dir, int depth, struct
 		struct stat sb;
 		st = entry_stat(dir, l.names[i], &sb, err);
 	}
-	char *config = NULL, *index = NULL, *single = NULL;
-	size_t nsafe = 0, nindex = 0;
+	char *config = NULL, *index = NULL, *single = NULL, *gguf = NULL;
+	size_t nsafe = 0, nindex = 0, ngguf = 0;
 	if (st != VF_OK)
 		goto out;
 	if (in_listing(&l, "adapter_config.json")) {
@@ -1481,6 +1526,8 @@ static vf_status load_dir(struct vf_model *m, const char *dir, int depth, struct
 				free(index);
 				index = path_join(dir, l.names[i]);
 			}
+		} else if (ends_with(l.names[i], ".gguf") && !ngguf++) {
+			gguf = path_join(dir, l.names[i]);
 		} else if (ends_with(l.names[i], ".safetensors")) {
 			nsafe++;
 			if (!single || strcmp(l.names[i], "model.safetensors") == 0 ||
@@ -1502,6 +1549,8 @@ static vf_status load_dir(struct vf_model *m, const char *dir, int depth, struct
 		struct headers h = {0};
 		st = load_files(m, &single, 1, config, &h, err);
 		headers_release(&h);
+	} else if (nsafe == 0 && ngguf == 1 && !config) {
+		st = load_gguf(m, gguf, err);
 	} else if (nsafe > 1) {
 		st = vf_error_set(err, VF_ERR,
 				  "%s: %zu .safetensors files and no *.safetensors.index.json; name "
@@ -1525,8 +1574,133 @@ out:
 	free(config);
 	free(index);
 	free(single);
+	free(gguf);
 	listing_release(&l);
 	return st;
+}
+
+/* ---- GGUF files ----------------------------------------------------------- */
+
+static vf_status load_gguf(struct vf_model *m, const char *path, struct vf_error *err)
+{
+	snprintf(m->format, sizeof m->format, "gguf");
+	m->gguf = calloc(1, sizeof *m->gguf);
+	if (!m->gguf)
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
+	vf_status st = vf_gguf_read(path, m->gguf, err);
+	if (st != VF_OK)
+		return st;
+	const struct vf_gguf *g = m->gguf;
+	snprintf(m->name, sizeof m->name, "%s", g->name);
+	m->files = 1;
+	m->tensors = (int64_t)g->ntensors;
+	m->params = g->params;
+	m->bytes = (int64_t)g->data_bytes;
+	struct vf_error aerr;
+	m->has_arch = vf_gguf_arch(g, &m->arch, &aerr);
+	memset(&m->groups, 0, sizeof m->groups);
+	for (size_t i = 0; i < g->ntensors; i++)
+		vf_gguf_group_tensor(g->tensors[i].name, g->tensors[i].numel, &m->groups);
+	m->has_groups = true;
+	snprintf(m->groups_source, sizeof m->groups_source, "tensors");
+	return VF_OK;
+}
+
+/* ---- Hub ids ------------------------------------------------------------ */
+
+static vf_status load_place(struct vf_model *m, const struct vf_hub_ref *r,
+			    const struct vf_hub_place *p, struct vf_error *err)
+{
+	snprintf(m->hub_revision, sizeof m->hub_revision, "%s", r->revision);
+	snprintf(m->hub_commit, sizeof m->hub_commit, "%s", p->commit);
+	snprintf(m->hub_source, sizeof m->hub_source, "%s", p->source);
+	snprintf(m->hub_dir, sizeof m->hub_dir, "%s", p->dir);
+	if (!r->tag[0])
+		return load_dir(m, p->dir, 0, err);
+	/* org/name:TAG: the one .gguf file whose name holds the tag */
+	struct listing l;
+	vf_status st = list_dir(p->dir, &l, err);
+	char *hit = NULL;
+	int n = 0;
+	for (size_t i = 0; st == VF_OK && i < l.n; i++)
+		if (ends_with(l.names[i], ".gguf") && strcasestr(l.names[i], r->tag) && !n++)
+			hit = path_join(p->dir, l.names[i]);
+	if (st == VF_OK)
+		st = n == 1 ? load_gguf(m, hit, err)
+			    : vf_error_set(err, VF_ERR, "%s: %s .gguf file has '%s' in its name", p->dir,
+					   n ? "more than one" : "no", r->tag);
+	free(hit);
+	listing_release(&l);
+	return st;
+}
+
+/* Whether the part before the '/' is a local folder or file: then "a/b"
+ * is a path that does not exist, not a Hub id. */
+static bool local_parent(const char *s)
+{
+	char first[128];
+	const char *slash = strchr(s, '/');
+	struct stat sb;
+	snprintf(first, sizeof first, "%.*s", (int)(slash - s), s);
+	return stat(first, &sb) == 0;
+}
+
+static vf_status load_hub(struct vf_model *m, const struct vf_hub_ref *r, struct vf_error *err)
+{
+	struct vf_hub_place hf, own;
+	bool in_hf = vf_hfcache_find(r, &hf, NULL) == VF_OK;
+	if (in_hf && hf.weights) {
+		vf_status st = load_place(m, r, &hf, err);
+		if (st == VF_OK || vf_hub_offline())
+			return st;
+		model_reset(m); /* a partial download (a shard missing): the Hub's headers */
+		vf_error_clear(err);
+	}
+	if (vf_hub_cache_find(r, &own, NULL) == VF_OK)
+		return load_place(m, r, &own, err);
+	const struct vf_model_entry *ent = NULL;
+	if (!r->has_revision && !r->tag[0] && vf_models_load(NULL) == VF_OK)
+		ent = vf_models_find_loose(r->repo, NULL, 0);
+	if (ent) {
+		load_catalog(ent, m);
+		snprintf(m->hub_revision, sizeof m->hub_revision, "%s", r->revision);
+		snprintf(m->hub_source, sizeof m->hub_source, "catalog");
+		return VF_OK;
+	}
+	if (in_hf && vf_hub_offline())
+		return load_place(m, r, &hf, err); /* configs only: what there is */
+	if (vf_hub_offline()) {
+		char dir[VF_HUB_PATH_MAX];
+		vf_hfcache_dir(dir, sizeof dir);
+		return vf_error_set(err, VF_ENOTFOUND,
+				    "%s@%s: not in the Hugging Face cache (%s), vramfit's cache or "
+				    "the catalog, and HF_HUB_OFFLINE is set",
+				    r->repo, r->revision, dir);
+	}
+	struct vf_hub_place got;
+	vf_status st = vf_hub_fetch(r, &got, err);
+	return st == VF_OK ? load_place(m, r, &got, err) : st;
+}
+
+/* What is not a path: a Hub id, else a catalog model by any of its names. */
+static vf_status load_missing(struct vf_model *m, const char *id, int e, struct vf_error *err)
+{
+	struct vf_hub_ref ref;
+	if ((e == ENOENT || e == ENOTDIR) && strchr(id, '/') && vf_hub_ref_parse(id, &ref) &&
+	    !local_parent(id))
+		return load_hub(m, &ref, err);
+	if (e != ENOENT || strchr(id, '/'))
+		return stat_error(id, e, err);
+	vf_status st = vf_models_load(err);
+	if (st != VF_OK)
+		return st;
+	char hint[300];
+	const struct vf_model_entry *ent = vf_models_find_loose(id, hint, sizeof hint);
+	if (ent)
+		return load_catalog(ent, m);
+	return vf_error_set(err, VF_ENOTFOUND,
+			    "%s: no such file, directory or catalog model%s (see 'vramfit models')", id,
+			    hint);
 }
 
 vf_status vf_model_load(const char *id_or_path, struct vf_model **out, struct vf_error *err)
@@ -1541,26 +1715,13 @@ vf_status vf_model_load(const char *id_or_path, struct vf_model **out, struct vf
 	struct stat sb;
 	if (stat(id_or_path, &sb) != 0) {
 		int e = errno;
-		if (e == ENOENT && !strchr(id_or_path, '/')) {
-			vf_status lst = vf_models_load(err);
-			if (lst != VF_OK) {
-				vf_model_free(m);
-				return lst;
-			}
-			const struct vf_model_entry *ent = vf_models_find(id_or_path);
-			if (ent) {
-				load_catalog(ent, m);
-				*out = m;
-				return VF_OK;
-			}
+		st = load_missing(m, id_or_path, e, err);
+		if (st != VF_OK) {
 			vf_model_free(m);
-			return vf_error_set(err, VF_ENOTFOUND,
-					    "%s: no such file, directory or catalog model (see "
-					    "'vramfit models')",
-					    id_or_path);
+			return st;
 		}
-		vf_model_free(m);
-		return stat_error(id_or_path, e, err);
+		*out = m;
+		return VF_OK;
 	}
 	if (S_ISDIR(sb.st_mode)) {
 		st = load_dir(m, id_or_path, 0, err);
@@ -1580,12 +1741,13 @@ vf_status vf_model_load(const char *id_or_path, struct vf_model **out, struct vf
 		free(dir);
 	} else if (ends_with(id_or_path, ".json")) {
 		st = load_config_file(id_or_path, m, err);
+	} else if (ends_with(id_or_path, ".gguf")) {
+		st = load_gguf(m, id_or_path, err);
 	} else if (ends_with(id_or_path, ".bin") || ends_with(id_or_path, ".pt") ||
-		   ends_with(id_or_path, ".pth") || ends_with(id_or_path, ".ckpt") ||
-		   ends_with(id_or_path, ".gguf")) {
+		   ends_with(id_or_path, ".pth") || ends_with(id_or_path, ".ckpt")) {
 		st = vf_error_set(err, VF_ERR,
-				  "%s: not a safetensors file (pickle and GGUF checkpoints are not "
-				  "read; give its config.json or a catalog id)",
+				  "%s: not a safetensors file (pickle checkpoints are not read; give "
+				  "its config.json or a catalog id)",
 				  id_or_path);
 	} else {
 		snprintf(m->format, sizeof m->format, "safetensors");
@@ -1616,6 +1778,41 @@ static cJSON *groups_json(const struct vf_param_groups *g)
 	return o;
 }
 
+/* Where a Hub id's files came from: "hub" {repo, revision, commit, source, dir}. */
+static void hub_json(const struct vf_model *m, cJSON *o)
+{
+	cJSON *h = cJSON_AddObjectToObject(o, "hub");
+	const char *at = strpbrk(m->path, "@:");
+	char repo[160];
+	snprintf(repo, sizeof repo, "%.*s", at ? (int)(at - m->path) : (int)strlen(m->path), m->path);
+	cJSON_AddStringToObject(h, "repo", repo);
+	cJSON_AddStringToObject(h, "revision", m->hub_revision);
+	if (m->hub_commit[0])
+		cJSON_AddStringToObject(h, "commit", m->hub_commit);
+	cJSON_AddStringToObject(h, "source", m->hub_source);
+	if (m->hub_dir[0])
+		cJSON_AddStringToObject(h, "dir", m->hub_dir);
+}
+
+/* A GGUF file: "ggml_types" {type: {params, bytes}} and "gguf" {version, ...}. */
+static void gguf_json(const struct vf_gguf *g, cJSON *o)
+{
+	cJSON *t = cJSON_AddObjectToObject(o, "ggml_types");
+	for (int i = 0; i < VF_GGML_TYPES; i++) {
+		if (!g->type_params[i])
+			continue;
+		cJSON *e = cJSON_AddObjectToObject(t, vf_ggml_type_name(i));
+		cJSON_AddNumberToObject(e, "params", (double)g->type_params[i]);
+		cJSON_AddNumberToObject(e, "bytes", (double)g->type_bytes[i]);
+	}
+	cJSON *h = cJSON_AddObjectToObject(o, "gguf");
+	cJSON_AddNumberToObject(h, "version", g->version);
+	cJSON_AddStringToObject(h, "architecture", g->architecture);
+	cJSON_AddNumberToObject(h, "alignment", g->alignment);
+	cJSON_AddNumberToObject(h, "header_bytes", (double)g->header_bytes);
+	vf_json_add_i64_or_null(h, "vocab", g->vocab, g->vocab >= 0);
+}
+
 cJSON *vf_model_to_json(const struct vf_model *m)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -1625,18 +1822,25 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 		cJSON_AddStringToObject(o, m->entry ? "id" : "name", m->name);
 	cJSON_AddStringToObject(o, "path", m->path);
 	cJSON_AddStringToObject(o, "format", m->format);
+	if (m->hub_source[0])
+		hub_json(m, o);
 	vf_json_add_i64_or_null(o, "files", m->files, m->files >= 0);
 	vf_json_add_i64_or_null(o, "tensors", m->tensors, m->tensors >= 0);
 	vf_json_add_i64_or_null(o, "params", m->params, m->params >= 0);
 	vf_json_add_i64_or_null(o, "bytes", m->bytes, m->bytes >= 0);
+	if (m->has_quant)
+		cJSON_AddItemToObject(o, "quantization", vf_qconfig_to_json(&m->quant));
+	if (m->gguf)
+		gguf_json(m->gguf, o);
 	if (m->files >= 0) {
 		cJSON *d = cJSON_AddObjectToObject(o, "dtypes");
 		for (int i = 0; i < VF_DT_COUNT; i++)
 			if (m->dtype_params[i])
 				cJSON_AddNumberToObject(d, vf_dtype_name((enum vf_dtype)i),
 							(double)m->dtype_params[i]);
-		if (m->metadata)
-			cJSON_AddItemToObject(o, "metadata", cJSON_Duplicate(m->metadata, 1));
+		const cJSON *meta = m->gguf ? m->gguf->metadata : m->metadata;
+		if (meta)
+			cJSON_AddItemToObject(o, "metadata", cJSON_Duplicate(meta, 1));
 		else
 			cJSON_AddObjectToObject(o, "metadata");
 	}

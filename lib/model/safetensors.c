@@ -1121,6 +1121,38 @@ static vf_status pread_all(int fd, void *buf, size_t n, off_t off, const char *p
  * file costs one pread; a longer header takes a second for the rest. */
 #define FIRST_READ (128u << 10)
 
+/* A header stub (safetensors.h): magic, the real size, the first 8 + N
+ * bytes; the whole stub is read (no more than the header limit). */
+static vf_status read_stub(int fd, uint64_t size, const char *path, struct vf_safetensors *st,
+			   struct vf_error *err)
+{
+	if (size < 24 || size > 24 + (uint64_t)VF_SAFETENSORS_MAX_HEADER)
+		return vf_error_set(err, VF_ERR, "%s: header stub of %llu bytes (expected 24 to "
+					      "%llu)",
+				    path, (unsigned long long)size,
+				    24 + (unsigned long long)VF_SAFETENSORS_MAX_HEADER);
+	unsigned char *buf = malloc((size_t)size);
+	if (!buf)
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
+	vf_status rc = pread_all(fd, (char *)buf, (size_t)size, 0, path, err);
+	uint64_t real = 0;
+	for (int i = 15; i >= 8; i--)
+		real = (real << 8) | buf[i];
+	uint64_t n = 0;
+	for (int i = 23; i >= 16; i--)
+		n = (n << 8) | buf[i];
+	if (rc == VF_OK && n != size - 24)
+		rc = vf_error_set(err, VF_ERR, "%s: header stub holds %llu header bytes, its length "
+					      "says %llu",
+				  path, (unsigned long long)(size - 24), (unsigned long long)n);
+	if (rc == VF_OK)
+		rc = vf_safetensors_parse(buf + 16, (size_t)size - 16, real, path, st, err);
+	if (rc == VF_OK)
+		st->stub = true;
+	free(buf);
+	return rc;
+}
+
 vf_status vf_safetensors_read(const char *path, struct vf_safetensors *st,
 			      struct vf_error *err)
 {
@@ -1154,6 +1186,10 @@ vf_status vf_safetensors_read(const char *path, struct vf_safetensors *st,
 	rc = pread_all(fd, buf, first, 0, path, err);
 	if (rc != VF_OK)
 		goto out;
+	if (first >= 8 && memcmp(buf, VF_SAFETENSORS_STUB_MAGIC, 8) == 0) {
+		rc = read_stub(fd, size, path, st, err);
+		goto out;
+	}
 	uint64_t n = 0;
 	for (int i = 7; i >= 0; i--)
 		n = (n << 8) | (unsigned char)buf[i];

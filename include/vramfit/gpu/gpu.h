@@ -67,6 +67,12 @@ struct vf_gpu_set {
  * Borrowed; valid for the life of the process. */
 const struct vf_gpu_spec *vf_gpu_catalog(size_t *count, struct vf_error *err);
 const struct vf_gpu_spec *vf_gpu_catalog_find(const char *id);
+/* The entry a person means: an id (vf_gpu_catalog_find), or the compact
+ * form (names.h, without a leading "nvidia", "geforce" or "tesla") of an
+ * id, the marketing name or one of its match patterns ("rtx4090", "RTX
+ * 4090", "H100 SXM") when one entry alone has it. NULL when none or several
+ * do; then hint (n bytes) holds "; did you mean a, b?" or "". Borrowed. */
+const struct vf_gpu_spec *vf_gpu_catalog_find_loose(const char *name, char *hint, size_t n);
 /* Match a probed name ("NVIDIA H100 80GB HBM3") and MiB to an entry. */
 const struct vf_gpu_spec *vf_gpu_catalog_match(const char *name, int64_t memory_mib);
 /* Where the loaded catalog came from: a path or "embedded data/gpus.json".

@@ -16,6 +16,8 @@
 
 #include "vramfit/model/arch.h"
 #include "vramfit/base/error.h"
+#include "vramfit/model/gguf.h"
+#include "vramfit/model/qconfig.h"
 #include "vramfit/model/ltx.h"
 #include "vramfit/model/models.h"
 #include "vramfit/model/safetensors.h"
@@ -33,7 +35,7 @@ struct vf_adapter {
 struct vf_model {
 	char *path;             /* what was given (owned) */
 	char format[16];        /* "safetensors" | "sharded" | "hf-dir" | "peft-adapter" |
-				   "diffusers" | "config" | "catalog" */
+				   "diffusers" | "config" | "catalog" | "gguf" */
 	char name[96];          /* component name (diffusers), catalog id, or "" */
 	const struct vf_model_entry *entry; /* catalog entry or NULL (borrowed) */
 	int64_t files;          /* safetensors files read; -1 for catalog/config */
@@ -60,10 +62,24 @@ struct vf_model {
 	size_t ncomponents;
 	bool has_adapter;
 	struct vf_adapter adapter;
+	bool has_quant;         /* config.json has a quantization_config (qconfig.h): params
+				   unpacked, bytes as stored */
+	struct vf_qconfig quant;
+	struct vf_gguf *gguf;   /* a GGUF file's header (owned), or NULL; bytes are then
+				   as stored (quantized), dtype_params empty */
+	/* a Hub id ("org/name[@revision]", hub.h): where its files came from */
+	char hub_revision[128];
+	char hub_commit[64];
+	char hub_source[16];    /* "hf-cache" | "vramfit-cache" | "hub" | "catalog"; "" not a Hub id */
+	char hub_dir[4096];     /* the snapshot folder read ("" for the catalog) */
 };
 
-/* Resolve and inspect. A string naming an existing path is a path; else a
- * catalog id. Fails with a one-line message naming the file and the problem
+/* Resolve and inspect. A string naming an existing path is a path; else
+ * "org/name[@revision]" is a Hub id (hub.h: the Hugging Face cache when it
+ * holds weights, vramfit's cache of fetched headers, the catalog entry of
+ * that Hub id, then - unless HF_HUB_OFFLINE - the Hub; offline, a
+ * snapshot of configs only); else a catalog model by any of its names
+ * (vf_models_find_loose), an unknown one with "did you mean". Fails with a one-line message naming the file and the problem
  * (VF_ENOTFOUND: neither a path nor a catalog id).
  * Caller owns *out; vf_model_free(). */
 vf_status vf_model_load(const char *id_or_path, struct vf_model **out, struct vf_error *err);

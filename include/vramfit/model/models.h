@@ -45,6 +45,14 @@ vf_status vf_models_load(struct vf_error *err);
  * fails to load). Borrowed; valid until vf_models_release(). */
 const struct vf_model_entry *vf_models_find(const char *id);
 
+/* The entry a person means: an id or alias (vf_models_find), the Hub id
+ * ("meta-llama/Llama-3.1-8B", case-insensitive), or, without an org, the
+ * compact form (names.h) of the id, an alias, the display name or the Hub
+ * name ("Llama-3.1-8B", "llama 3.1 8b") when one entry alone has it. NULL
+ * when none or several do; then hint (n bytes) holds "; did you mean a, b?"
+ * or "". Borrowed; valid until vf_models_release(). */
+const struct vf_model_entry *vf_models_find_loose(const char *name, char *hint, size_t n);
+
 /* All entries, in file order (files sorted by name). Borrowed; *n set. */
 const struct vf_model_entry *vf_models_list(size_t *n);
 

@@ -75,9 +75,18 @@ struct vf_safetensors {
 	int64_t *dims;           /* every tensor's shape, in order (owned) */
 	int64_t params;          /* sum of numel */
 	int64_t dtype_params[VF_DT_COUNT];
+	bool stub;               /* read from a header stub (file_bytes as recorded) */
 };
 
-/* Read and validate the header of path: one pread of its first 128 KiB
+/* A header stub: what vramfit keeps of a file whose header came from the
+ * Hub (hub.h): these 8 bytes, the real file's size as u64 little-endian,
+ * then the file's first 8 + N bytes and nothing else. No safetensors file
+ * starts so (as a header length it exceeds the 100 MB limit), so
+ * vf_safetensors_read tells them apart and validates the header against
+ * the recorded size; st->stub is then true. */
+#define VF_SAFETENSORS_STUB_MAGIC "VFSTHDR\n"
+
+/* Read and validate the header of path (or of a header stub): one pread of its first 128 KiB
  * (the whole file when shorter; a second pread for the rest of a longer
  * header); the tensor data is never looked at. Errors name the file: "<path>: header length ...
  * exceeds ...".

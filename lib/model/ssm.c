@@ -749,6 +749,13 @@ static const struct {
 			  "image_size patch_size num_channels projector_input_dim projector_output_dim "
 			  "vision_output_dim pixel_shuffle_ratio vision_feature_layer vision_feature_select_strategy "
 			  "multi_modal_projector_bias"},
+	{"internvl", "text_config vision_config downsample_ratio vision_feature_layer "
+		     "vision_feature_select_strategy projector_hidden_act tie_word_embeddings"},
+	{"internvl.vision", "hidden_size num_hidden_layers num_attention_heads intermediate_size "
+			    "num_channels image_size patch_size attention_bias use_qk_norm "
+			    "use_mask_token use_absolute_position_embeddings use_mean_pooling norm_type "
+			    "layer_scale_init_value"},
+	{"internvl.vision.norm", ""},
 	{"qwen3_vl", "text_config vision_config tie_word_embeddings"},
 	{"qwen3_vl.vision", "depth hidden_size intermediate_size num_heads in_channels patch_size "
 			    "spatial_merge_size temporal_patch_size out_hidden_size "

@@ -570,6 +570,107 @@ static vf_status read_llama4(const cJSON *cfg, const char *what, struct vf_visio
 	return VF_OK;
 }
 
+/* ---- InternVL ------------------------------------------------------------------- */
+
+/* An integer or a [h, w] list (image_size, patch_size): the product's two
+ * sides in *a and *b. */
+static vf_status num_pair(const cJSON *c, const char *key, int64_t dflt, int64_t *a, int64_t *b,
+			  const char *what, struct vf_error *err)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, key);
+	if (cJSON_IsArray(n)) {
+		int64_t v[2];
+		for (int i = 0; i < 2; i++) {
+			const cJSON *e = cJSON_GetArrayItem(n, i);
+			if (!e || !vf_json_number_is_i64(e, &v[i]) || v[i] < 1 || v[i] > WMAX)
+				return vf_error_set(err, VF_ERR, "%s: field %s: expected [h, w] whole numbers",
+						    what, key);
+		}
+		*a = v[0];
+		*b = v[1];
+		return VF_OK;
+	}
+	VF_TRY(num(c, key, dflt, a, what, err));
+	*b = *a;
+	return width_check(*a, key, what, err);
+}
+
+/* InternVL (transformers' internvl): the InternViT tower (class token,
+ * an optional mask token, patch conv with bias, absolute positions; per
+ * layer q/k/v (bias: attention_bias), the output projection with bias,
+ * q/k RMSNorms with use_qk_norm, two norms (LayerNorm or RMSNorm by
+ * norm_type), two layer scales, a GELU MLP with biases; a final LayerNorm
+ * unless use_mean_pooling), the projector (LayerNorm over the shuffled
+ * width d / r^2, linear_1 -> text h, linear_2 text h x text h, biases),
+ * the language model (Qwen2 by default). */
+static vf_status read_internvl(const cJSON *cfg, const char *what, struct vf_vision *v,
+			       struct vf_error *err)
+{
+	const cJSON *vc = cJSON_GetObjectItemCaseSensitive(cfg, "vision_config");
+	char w[200];
+	snprintf(w, sizeof w, "%s: vision_config", what);
+	int64_t d, L, heads, f, ih, iw, ph, pw, ch;
+	VF_TRY(num(vc, "hidden_size", 1024, &d, w, err));
+	VF_TRY(num(vc, "num_hidden_layers", 24, &L, w, err));
+	VF_TRY(num(vc, "num_attention_heads", 16, &heads, w, err));
+	VF_TRY(num(vc, "intermediate_size", 4096, &f, w, err));
+	VF_TRY(num(vc, "num_channels", 3, &ch, w, err));
+	VF_TRY(num_pair(vc, "image_size", 448, &ih, &iw, w, err));
+	VF_TRY(num_pair(vc, "patch_size", 14, &ph, &pw, w, err));
+	VF_TRY(width_check(d, "hidden_size", w, err));
+	VF_TRY(width_check(f, "intermediate_size", w, err));
+	if (ph > 1024 || pw > 1024 || ch > 1024)
+		return vf_error_set(err, VF_ERR, "%s: patch_size or num_channels too large", w);
+	bool attn_bias = false, qk_norm = false, mask = false, abs_pos = true, mean_pool = true;
+	VF_TRY(vf__arch_get_bool(vc, "attention_bias", &attn_bias, w, err));
+	VF_TRY(vf__arch_get_bool(vc, "use_qk_norm", &qk_norm, w, err));
+	VF_TRY(vf__arch_get_bool(vc, "use_mask_token", &mask, w, err));
+	VF_TRY(vf__arch_get_bool(vc, "use_absolute_position_embeddings", &abs_pos, w, err));
+	VF_TRY(vf__arch_get_bool(vc, "use_mean_pooling", &mean_pool, w, err));
+	const char *nt = vf_json_get_str(vc, "norm_type");
+	int64_t aff = nt && strcmp(nt, "rms_norm") == 0 ? 1 : 2;
+	if (nt && strcmp(nt, "rms_norm") != 0 && strcmp(nt, "layer_norm") != 0)
+		vf__towers_check_keys(vc, "internvl.vision.norm", "vision_config.", v);
+	double ratio = 0.5;
+	const cJSON *dr = cJSON_GetObjectItemCaseSensitive(cfg, "downsample_ratio");
+	if (cJSON_IsNumber(dr)) {
+		if (!(dr->valuedouble >= 1.0 / 16 && dr->valuedouble <= 1))
+			return vf_error_set(err, VF_ERR, "%s: field downsample_ratio: expected 1/16 to 1", what);
+		ratio = dr->valuedouble;
+	}
+	int64_t r = (int64_t)(1 / ratio), np = (ih / ph) * (iw / pw);
+	vf__towers_check_keys(vc, "internvl.vision", "vision_config.", v);
+	snprintf(v->kind, sizeof v->kind, "vlm");
+	snprintf(v->family, sizeof v->family, "internvl");
+	v->stages = 2;
+	v->nparts = 3;
+	struct vf_vision_part *pv = &v->parts[0], *pp = &v->parts[1], *pl = &v->parts[2];
+	int64_t layer = 3 * d * d + (attn_bias ? 3 * d : 0) + d * d + d + (qk_norm ? 2 * d : 0) +
+			2 * aff * d + 2 * d + d * f + f + f * d + d;
+	snprintf(pv->name, sizeof pv->name, "vision_tower");
+	pv->params = d + (mask ? d : 0) + ch * ph * pw * d + d + (abs_pos ? (np + 1) * d : 0) +
+		     L * layer + (mean_pool ? 0 : 2 * d);
+	pv->layers = L;
+	pv->hidden = d;
+	pv->heads = heads;
+	pv->ffn = f;
+	VF_TRY(text_lm(cfg, "qwen2", what, v, pl, err));
+	int64_t k = d * r * r, th = pl->hidden;
+	snprintf(pp->name, sizeof pp->name, "projector");
+	pp->params = 2 * k + k * th + th + th * th + th;
+	v->image_size = ih;
+	v->patch_size = ph * r;
+	v->image_tokens = np / (r * r);
+	pv->tokens = np + 1;
+	pp->tokens = pl->tokens = v->image_tokens;
+	pp->trained[0] = pp->trained[1] = true;
+	pl->trained[1] = true;
+	snprintf(v->assumed, sizeof v->assumed, "one %lld px tile per image (dynamic tiling: more)",
+		 (long long)ih);
+	vf__towers_check_keys(cfg, "internvl", "", v);
+	return VF_OK;
+}
+
 /* ---- dispatch ------------------------------------------------------------------ */
 
 enum tkind {
@@ -581,7 +682,8 @@ enum tkind {
 	TK_LLAVA_OV,
 	TK_QWEN3VL,
 	TK_QWEN3VL_MOE,
-	TK_LLAMA4
+	TK_LLAMA4,
+	TK_INTERNVL
 };
 
 static enum tkind kind_of(const cJSON *cfg)
@@ -599,6 +701,8 @@ static enum tkind kind_of(const cJSON *cfg)
 		return TK_LLAVA_OV;
 	if (strcmp(mt, "qwen3_vl") == 0)
 		return TK_QWEN3VL;
+	if (strcmp(mt, "internvl") == 0)
+		return TK_INTERNVL;
 	if (strcmp(mt, "qwen3_vl_moe") == 0)
 		return TK_QWEN3VL_MOE;
 	if (strcmp(mt, "llama4") == 0 &&
@@ -633,6 +737,7 @@ vf_status vf_towers_from_config(const cJSON *cfg, const char *what, struct vf_vi
 	case TK_QWEN3VL: st = read_qwen3_vl(cfg, false, what, v, err); break;
 	case TK_QWEN3VL_MOE: st = read_qwen3_vl(cfg, true, what, v, err); break;
 	case TK_LLAMA4: st = read_llama4(cfg, what, v, err); break;
+	case TK_INTERNVL: st = read_internvl(cfg, what, v, err); break;
 	default:
 		return vf_error_set(err, VF_ENOTFOUND, "%s: not a speech, ViT or VLM config", what);
 	}

@@ -1,6 +1,6 @@
 /* test-arch-ssm.c - the families of lib/model/ssm.c, speech.c and vlm.c
  * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, Falcon-H1, RecurrentGemma, ChatGLM, Whisper, DINOv2, Qwen2.5-VL, Gemma-3
- * multimodal, LLaVA-OneVision, Qwen3-VL, Llama-4) from
+ * multimodal, LLaVA-OneVision, Qwen3-VL, Llama-4, InternVL) from
  * configs generated here, each count computed in this file from the
  * modules the model's code builds, term by term (not by calling the
  * library's helpers); MoE active parameters; keys not understood named;
@@ -469,6 +469,32 @@ static void test_llama4(void)
 	CHECK(!v.unknown[0]);
 }
 
+static void test_internvl(void)
+{
+	struct vf_vision v;
+	/* InternViT: 32 wide, 2 layers, MLP 48, 56 px / 14 as lists, q/k/v
+	 * biases, q/k norms, RMSNorm, a final LayerNorm (no mean pooling);
+	 * pixel shuffle 0.5: projector over 128; Qwen2 text, untied */
+	I d = 32, vi = 48, h = 64, L = 2, nh = 4, kv = 2, hd = 16, F = 96, V = 200, k = 128;
+	I layer = 3 * d * d + 3 * d + d * d + d + 2 * d + 2 * d + 2 * d + d * vi + vi + vi * d + d;
+	I tower = d + 3 * 14 * 14 * d + d + 17 * d + 2 * layer + 2 * d;
+	I lm = 2 * V * h + L * (2 * h * nh * hd + 2 * h * kv * hd + nh * hd + 2 * kv * hd + 3 * h * F + 2 * h) + h;
+	CHECK(towers("{\"model_type\":\"internvl\",\"downsample_ratio\":0.5,"
+		     "\"text_config\":{\"model_type\":\"qwen2\",\"hidden_size\":64,"
+		     "\"num_hidden_layers\":2,\"num_attention_heads\":4,\"num_key_value_heads\":2,"
+		     "\"intermediate_size\":96,\"vocab_size\":200},"
+		     "\"vision_config\":{\"hidden_size\":32,\"num_hidden_layers\":2,"
+		     "\"num_attention_heads\":4,\"intermediate_size\":48,\"image_size\":[56,56],"
+		     "\"patch_size\":[14,14],\"attention_bias\":true,\"use_qk_norm\":true,"
+		     "\"norm_type\":\"rms_norm\",\"use_mean_pooling\":false}}",
+		     &v));
+	CHECK_INT(v.parts[0].params, tower);
+	CHECK_INT(v.parts[1].params, 2 * k + k * h + h + h * h + h);
+	CHECK_INT(v.parts[2].params, lm);
+	CHECK_INT(v.image_tokens, 4);
+	CHECK(!v.unknown[0]);
+}
+
 static void test_ssm_terms(void)
 {
 	struct vf_arch a;
@@ -508,6 +534,7 @@ int main(void)
 	RUN(test_gemma3_llava_ov);
 	RUN(test_qwen3_vl);
 	RUN(test_llama4);
+	RUN(test_internvl);
 	RUN(test_ssm_terms);
 	return vf_test_done();
 }

@@ -33,7 +33,8 @@
  *    (router h x experts without bias, each expert input h -> 2 f and
  *    output f -> h) when num_local_experts > 0, and always the shared MLP
  *    h -> 2 s, s -> h. GraniteMoeHybridConfig: untied unless
- *    tie_word_embeddings.
+ *    tie_word_embeddings. Bamba: the same layer with one gated MLP of
+ *    intermediate_size, attention on attn_layer_indices.
  *  - Falcon-H1 layer: RMSNorm h; attention (q, k, v, o with
  *    attention_bias; head_dim) and a Mamba-2 mixer side by side (in_proj
  *    with mamba_proj_bias, out_proj with projectors_bias, inner width
@@ -343,25 +344,28 @@ vf_status vf__arch_read_jamba(const cJSON *cfg, const char *family, const char *
 vf_status vf__arch_read_granite_hybrid(const cJSON *cfg, const char *family, const char *what,
 				       struct vf_arch *a, struct vf_error *err)
 {
-	(void)family;
-	bool f;
+	bool f, bamba = strcmp(family, "bamba") == 0;
 	READ(KEYS("hidden_size"), 1, hidden, VF_ARCH_F_HIDDEN);
 	READ(KEYS("num_hidden_layers"), 0, layers, VF_ARCH_F_LAYERS);
 	READ(KEYS("num_attention_heads"), 1, heads, VF_ARCH_F_HEADS);
 	READ(KEYS("num_key_value_heads"), 1, kv_heads, VF_ARCH_F_KV_HEADS);
 	READ(KEYS("vocab_size"), 1, vocab, VF_ARCH_F_VOCAB);
 	READ(KEYS("max_position_embeddings"), 1, max_positions, VF_ARCH_F_MAX_POSITIONS);
-	/* GraniteMoeHybridConfig defaults */
+	/* GraniteMoeHybridConfig (BambaConfig) defaults */
 	VF_DEFAULT(hidden, VF_ARCH_F_HIDDEN, 4096);
 	VF_DEFAULT(layers, VF_ARCH_F_LAYERS, 32);
 	VF_DEFAULT(heads, VF_ARCH_F_HEADS, 32);
-	VF_DEFAULT(kv_heads, VF_ARCH_F_KV_HEADS, a->heads);
-	VF_DEFAULT(vocab, VF_ARCH_F_VOCAB, 32000);
-	int64_t inter = 11008, shared = 1024, E = 8, topk = 2;
+	VF_DEFAULT(kv_heads, VF_ARCH_F_KV_HEADS, bamba ? 8 : a->heads);
+	VF_DEFAULT(vocab, VF_ARCH_F_VOCAB, bamba ? 128000 : 32000);
+	int64_t inter = bamba ? 14336 : 11008, shared = 1024, E = 8, topk = 2;
 	TRY(vf__arch_get_int(cfg, "intermediate_size", 1, &inter, &f, what, err));
 	TRY(vf__arch_get_int(cfg, "shared_intermediate_size", 0, &shared, &f, what, err));
 	TRY(vf__arch_get_int(cfg, "num_local_experts", 0, &E, &f, what, err));
 	TRY(vf__arch_get_int(cfg, "num_experts_per_tok", 1, &topk, &f, what, err));
+	if (bamba) { /* Bamba: one gated MLP of intermediate_size, no experts */
+		shared = inter;
+		E = 0;
+	}
 	a->tied_embeddings = false;
 	TRY(vf__arch_get_bool(cfg, "tie_word_embeddings", &a->tied_embeddings, what, err));
 	a->known |= VF_ARCH_F_TIED;
@@ -387,10 +391,28 @@ vf_status vf__arch_read_granite_hybrid(const cJSON *cfg, const char *family, con
 	a->ssm_inner = expand * H;
 	if (a->ssm_inner % nh != 0)
 		vf_arch_not_understood(a, "mamba_n_heads does not divide mamba_expand x hidden_size");
-	/* layer_types: "mamba" or "attention" per layer; absent: all Mamba */
+	/* layer_types: "mamba" or "attention" per layer; absent: all Mamba
+	 * (Bamba: attn_layer_indices lists the attention layers) */
 	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(cfg, "layer_types");
+	const cJSON *ai = cJSON_GetObjectItemCaseSensitive(cfg, "attn_layer_indices");
 	a->attn_layers = 0;
-	if (cJSON_IsArray(lt)) {
+	if (bamba && cJSON_IsArray(ai)) {
+		const cJSON *e;
+		cJSON_ArrayForEach(e, ai)
+		{
+			int64_t li;
+			if (!vf_json_number_is_i64(e, &li) || li < 0 || li >= L)
+				return vf_error_set(err, VF_ERR,
+						    "%s: field attn_layer_indices: expected layer indices "
+						    "0-%lld",
+						    what, (long long)(L - 1));
+			a->attn_layers++;
+		}
+		if (a->attn_layers > L)
+			a->attn_layers = L;
+	} else if (bamba && ai && !cJSON_IsNull(ai)) {
+		return vf_error_set(err, VF_ERR, "%s: field attn_layer_indices: expected a list", what);
+	} else if (cJSON_IsArray(lt)) {
 		const cJSON *e;
 		int64_t n = 0;
 		cJSON_ArrayForEach(e, lt)
@@ -721,6 +743,11 @@ static const struct {
 			    "head_dim intermediate_size vocab_size lru_width conv1d_width "
 			    "attention_window_size block_types tie_word_embeddings "
 			    "embeddings_scale_by_sqrt_dim partial_rotary_factor"},
+	{"bamba", "hidden_size num_hidden_layers num_attention_heads num_key_value_heads "
+		  "vocab_size max_position_embeddings intermediate_size tie_word_embeddings "
+		  "attention_bias mamba_conv_bias mamba_proj_bias mamba_n_heads mamba_n_groups "
+		  "mamba_d_state mamba_d_conv mamba_expand mamba_chunk_size mamba_d_head "
+		  "attn_layer_indices num_logits_to_keep"},
 	{"chatglm", "hidden_size num_layers num_hidden_layers num_attention_heads kv_channels "
 		    "ffn_hidden_size padded_vocab_size seq_length multi_query_attention "
 		    "multi_query_group_num add_qkv_bias add_bias_linear rmsnorm post_layer_norm "

@@ -49,6 +49,12 @@ run estimate "$TMP/odd.json" --gpu h100-80gb
 expect_rc 1
 expect_err "not understood: architecture speecht5"
 
+test_case "a timm config: its architecture named, exit 0"
+printf '{"architecture":"eva02_base_patch14_224","num_classes":0,"num_features":768}\n' > "$TMP/timm.json"
+run inspect "$TMP/timm.json"
+expect_rc 0
+expect_out "not understood: architecture timm eva02_base_patch14_224 (no hidden size); no count"
+
 test_case "whisper: encoder and decoder"
 cat > "$TMP/whisper.json" <<'J'
 {"model_type":"whisper","d_model":384,"encoder_layers":4,"decoder_layers":4,"encoder_attention_heads":6,"decoder_attention_heads":6,"encoder_ffn_dim":1536,"decoder_ffn_dim":1536,"vocab_size":51865,"num_mel_bins":80,"max_source_positions":1500,"max_target_positions":448}

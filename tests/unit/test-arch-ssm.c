@@ -159,6 +159,15 @@ static void test_granite_hybrid(void)
 	CHECK(!a.approximate);
 	CHECK_INT(a.attn_layers, 1);
 	CHECK_INT(vf_arch_active_params(&a), total - L * 6 * 3 * h * F);
+	/* Bamba: one gated MLP of intermediate_size, attention where
+	 * attn_layer_indices says */
+	CHECK_INT(count("{\"model_type\":\"bamba\",\"hidden_size\":64,\"num_hidden_layers\":4,"
+			"\"num_attention_heads\":4,\"num_key_value_heads\":2,\"vocab_size\":300,"
+			"\"intermediate_size\":80,\"attn_layer_indices\":[2],\"mamba_n_heads\":4,"
+			"\"mamba_n_groups\":1,\"mamba_d_state\":16,\"mamba_expand\":2}",
+			&a),
+		  2 * V * h + attn + 3 * mamba + L * (3 * h * S + 2 * h) + h);
+	CHECK_INT(a.experts, 0);
 	/* dense (no experts): the shared MLP alone; no layer_types: all Mamba */
 	CHECK_INT(count("{\"model_type\":\"granitemoehybrid\",\"hidden_size\":64,"
 			"\"num_hidden_layers\":4,\"num_attention_heads\":4,\"vocab_size\":300,"

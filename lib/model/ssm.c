@@ -783,6 +783,11 @@ static const struct {
 			    "use_mask_token use_absolute_position_embeddings use_mean_pooling norm_type "
 			    "layer_scale_init_value"},
 	{"internvl.vision.norm", ""},
+	{"siglip2", "text_config vision_config initializer_factor"},
+	{"siglip2.vision", "hidden_size intermediate_size num_hidden_layers num_attention_heads "
+			   "num_patches patch_size num_channels vision_use_head"},
+	{"siglip2.text", "vocab_size hidden_size intermediate_size num_hidden_layers "
+			 "num_attention_heads max_position_embeddings projection_size"},
 	{"qwen3_vl", "text_config vision_config tie_word_embeddings"},
 	{"qwen3_vl.vision", "depth hidden_size intermediate_size num_heads in_channels patch_size "
 			    "spatial_merge_size temporal_patch_size out_hidden_size "

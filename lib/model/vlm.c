@@ -671,6 +671,110 @@ static vf_status read_internvl(const cJSON *cfg, const char *what, struct vf_vis
 	return VF_OK;
 }
 
+/* ---- SigLIP2 --------------------------------------------------------------------- */
+
+/* SigLIP2 (NaFlex): the vision tower is SigLIP's with a linear patch
+ * embedding (c p^2 -> d with bias) and num_patches learned positions
+ * (resized to each image's grid); the text tower SigLIP's (tokens,
+ * positions, layers, final LayerNorm, head h -> projection_size with
+ * bias); logit_scale and logit_bias. model_type siglip2 (both towers)
+ * or siglip2_vision_model / siglip2_text_model (one). */
+static vf_status siglip2_vision(const cJSON *c, const char *w, struct vf_vision *v,
+				struct vf_vision_part *p, struct vf_error *err)
+{
+	int64_t h, f, L, heads, np, ps, ch;
+	VF_TRY(num(c, "hidden_size", 768, &h, w, err));
+	VF_TRY(num(c, "intermediate_size", 3072, &f, w, err));
+	VF_TRY(num(c, "num_hidden_layers", 12, &L, w, err));
+	VF_TRY(num(c, "num_attention_heads", 12, &heads, w, err));
+	VF_TRY(num(c, "num_patches", 256, &np, w, err));
+	VF_TRY(num(c, "patch_size", 16, &ps, w, err));
+	VF_TRY(num(c, "num_channels", 3, &ch, w, err));
+	VF_TRY(width_check(h, "hidden_size", w, err));
+	VF_TRY(width_check(f, "intermediate_size", w, err));
+	VF_TRY(width_check(np, "num_patches", w, err));
+	if (ps > 1024 || ch > 1024 || L > 4096)
+		return vf_error_set(err, VF_ERR, "%s: patch_size, num_channels or layers too large", w);
+	bool head = true;
+	VF_TRY(vf__arch_get_bool(c, "vision_use_head", &head, w, err));
+	int64_t mlp = h * f + f + f * h + h;
+	snprintf(p->name, sizeof p->name, "vision_tower");
+	p->params = ch * ps * ps * h + h + np * h + L * (4 * h + 4 * (h * h + h) + mlp) + 2 * h;
+	if (head)
+		p->params += h + 4 * (h * h + h) + 2 * h + mlp;
+	p->layers = L;
+	p->hidden = h;
+	p->heads = heads;
+	p->ffn = f;
+	p->tokens = np;
+	p->trained[0] = true;
+	int64_t side = 1;
+	while ((side + 1) * (side + 1) <= np)
+		side++;
+	v->image_size = side * ps;
+	v->patch_size = ps;
+	v->image_tokens = np;
+	return VF_OK;
+}
+
+static vf_status siglip2_text(const cJSON *c, const char *w, struct vf_vision_part *p,
+			      struct vf_error *err)
+{
+	int64_t V, h, f, L, heads, P, d;
+	VF_TRY(num(c, "vocab_size", 32000, &V, w, err));
+	VF_TRY(num(c, "hidden_size", 768, &h, w, err));
+	VF_TRY(num(c, "intermediate_size", 3072, &f, w, err));
+	VF_TRY(num(c, "num_hidden_layers", 12, &L, w, err));
+	VF_TRY(num(c, "num_attention_heads", 12, &heads, w, err));
+	VF_TRY(num(c, "max_position_embeddings", 64, &P, w, err));
+	VF_TRY(num(c, "projection_size", h, &d, w, err));
+	VF_TRY(width_check(h, "hidden_size", w, err));
+	VF_TRY(width_check(f, "intermediate_size", w, err));
+	VF_TRY(width_check(d, "projection_size", w, err));
+	if (V > ((int64_t)1 << 24) || P > ((int64_t)1 << 24) || L > 4096)
+		return vf_error_set(err, VF_ERR, "%s: vocab_size, positions or layers too large", w);
+	snprintf(p->name, sizeof p->name, "text_tower");
+	p->params = V * h + P * h + L * (4 * h + 4 * (h * h + h) + h * f + f + f * h + h) + 2 * h +
+		    h * d + d;
+	p->layers = L;
+	p->hidden = h;
+	p->heads = heads;
+	p->ffn = f;
+	p->tokens = P;
+	p->trained[0] = true;
+	return VF_OK;
+}
+
+static vf_status read_siglip2(const cJSON *cfg, const char *mt, const char *what,
+			      struct vf_vision *v, struct vf_error *err)
+{
+	snprintf(v->family, sizeof v->family, "siglip2");
+	v->stages = 1;
+	char w[200];
+	if (strcmp(mt, "siglip2") != 0) { /* one tower */
+		snprintf(v->kind, sizeof v->kind, "vit");
+		struct vf_vision_part *p = &v->parts[v->nparts++];
+		bool vision = strstr(mt, "vision") != NULL;
+		snprintf(w, sizeof w, "%s", what);
+		VF_TRY(vision ? siglip2_vision(cfg, w, v, p, err) : siglip2_text(cfg, w, p, err));
+		vf__towers_check_keys(cfg, vision ? "siglip2.vision" : "siglip2.text", "", v);
+		return VF_OK;
+	}
+	snprintf(v->kind, sizeof v->kind, "clip");
+	const cJSON *vc = cJSON_GetObjectItemCaseSensitive(cfg, "vision_config");
+	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(cfg, "text_config");
+	snprintf(w, sizeof w, "%s: vision_config", what);
+	VF_TRY(siglip2_vision(vc, w, v, &v->parts[0], err));
+	snprintf(w, sizeof w, "%s: text_config", what);
+	VF_TRY(siglip2_text(tc, w, &v->parts[1], err));
+	v->nparts = 2;
+	v->parts[1].params += 2; /* logit_scale, logit_bias */
+	vf__towers_check_keys(vc, "siglip2.vision", "vision_config.", v);
+	vf__towers_check_keys(tc, "siglip2.text", "text_config.", v);
+	vf__towers_check_keys(cfg, "siglip2", "", v);
+	return VF_OK;
+}
+
 /* ---- dispatch ------------------------------------------------------------------ */
 
 enum tkind {
@@ -683,7 +787,8 @@ enum tkind {
 	TK_QWEN3VL,
 	TK_QWEN3VL_MOE,
 	TK_LLAMA4,
-	TK_INTERNVL
+	TK_INTERNVL,
+	TK_SIGLIP2
 };
 
 static enum tkind kind_of(const cJSON *cfg)
@@ -703,6 +808,9 @@ static enum tkind kind_of(const cJSON *cfg)
 		return TK_QWEN3VL;
 	if (strcmp(mt, "internvl") == 0)
 		return TK_INTERNVL;
+	if (strcmp(mt, "siglip2") == 0 || strcmp(mt, "siglip2_vision_model") == 0 ||
+	    strcmp(mt, "siglip2_text_model") == 0)
+		return TK_SIGLIP2;
 	if (strcmp(mt, "qwen3_vl_moe") == 0)
 		return TK_QWEN3VL_MOE;
 	if (strcmp(mt, "llama4") == 0 &&
@@ -738,6 +846,7 @@ vf_status vf_towers_from_config(const cJSON *cfg, const char *what, struct vf_vi
 	case TK_QWEN3VL_MOE: st = read_qwen3_vl(cfg, true, what, v, err); break;
 	case TK_LLAMA4: st = read_llama4(cfg, what, v, err); break;
 	case TK_INTERNVL: st = read_internvl(cfg, what, v, err); break;
+	case TK_SIGLIP2: st = read_siglip2(cfg, vf_json_get_str(cfg, "model_type"), what, v, err); break;
 	default:
 		return vf_error_set(err, VF_ENOTFOUND, "%s: not a speech, ViT or VLM config", what);
 	}

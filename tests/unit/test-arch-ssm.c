@@ -1,6 +1,6 @@
 /* test-arch-ssm.c - the families of lib/model/ssm.c, speech.c and vlm.c
  * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, Falcon-H1, RecurrentGemma, ChatGLM, Whisper, DINOv2, Qwen2.5-VL, Gemma-3
- * multimodal, LLaVA-OneVision, Qwen3-VL, Llama-4, InternVL) from
+ * multimodal, LLaVA-OneVision, Qwen3-VL, Llama-4, InternVL, SigLIP2) from
  * configs generated here, each count computed in this file from the
  * modules the model's code builds, term by term (not by calling the
  * library's helpers); MoE active parameters; keys not understood named;
@@ -504,6 +504,34 @@ static void test_internvl(void)
 	CHECK(!v.unknown[0]);
 }
 
+static void test_siglip2(void)
+{
+	struct vf_vision v;
+	/* vision: 48 wide, 2 layers, MLP 80, 64 patches of 14 (linear patch
+	 * embedding: the same count as SigLIP's conv), the pooling head;
+	 * text: 300 tokens, 16 positions, 32 wide, 1 layer, MLP 40, head to 24 */
+	I th = 32, tf = 40, d = 24;
+	I text = 300 * th + 16 * th + (4 * th + 4 * (th * th + th) + th * tf + tf + tf * th + th) + 2 * th +
+		 th * d + d;
+	CHECK(towers("{\"model_type\":\"siglip2\",\"vision_config\":{\"hidden_size\":48,"
+		     "\"intermediate_size\":80,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		     "\"num_patches\":64,\"patch_size\":14},\"text_config\":{\"vocab_size\":300,"
+		     "\"hidden_size\":32,\"intermediate_size\":40,\"num_hidden_layers\":1,"
+		     "\"num_attention_heads\":4,\"max_position_embeddings\":16,"
+		     "\"projection_size\":24}}",
+		     &v));
+	CHECK_INT(v.parts[0].params, siglip(48, 80, 2, 8, 14, true));
+	CHECK_INT(v.parts[1].params, text + 2);
+	CHECK_INT(v.image_tokens, 64);
+	CHECK(!v.unknown[0]);
+	/* the vision tower alone */
+	CHECK(towers("{\"model_type\":\"siglip2_vision_model\",\"hidden_size\":48,"
+		     "\"intermediate_size\":80,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		     "\"num_patches\":64,\"patch_size\":14,\"vision_use_head\":false}",
+		     &v));
+	CHECK_INT(v.params, siglip(48, 80, 2, 8, 14, false));
+}
+
 static void test_ssm_terms(void)
 {
 	struct vf_arch a;
@@ -544,6 +572,7 @@ int main(void)
 	RUN(test_qwen3_vl);
 	RUN(test_llama4);
 	RUN(test_internvl);
+	RUN(test_siglip2);
 	RUN(test_ssm_terms);
 	return vf_test_done();
 }

@@ -671,6 +671,52 @@ static vf_status read_internvl(const cJSON *cfg, const char *what, struct vf_vis
 	return VF_OK;
 }
 
+/* InternVL's remote-code configs (model_type internvl_chat: llm_config,
+ * an InternViT vision_config with qkv_bias / qk_normalization): the same
+ * modules as transformers' internvl under other key names (InternViT has
+ * no final norm: use_mean_pooling); read through read_internvl on a
+ * renamed copy. */
+static vf_status read_internvl_chat(const cJSON *cfg, const char *what, struct vf_vision *v,
+				    struct vf_error *err)
+{
+	cJSON *c = cJSON_Duplicate(cfg, 1);
+	if (!c)
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	cJSON *llm = cJSON_DetachItemFromObjectCaseSensitive(c, "llm_config");
+	if (llm) {
+		cJSON_DeleteItemFromObjectCaseSensitive(c, "text_config");
+		cJSON_AddItemToObject(c, "text_config", llm);
+		/* the LM's own architectures list names InternLM2 / Qwen2 / Llama */
+		cJSON_DeleteItemFromObjectCaseSensitive(llm, "architectures");
+	}
+	cJSON *vc = cJSON_GetObjectItemCaseSensitive(c, "vision_config");
+	static const char *const ren[][2] = {{"qkv_bias", "attention_bias"},
+					     {"qk_normalization", "use_qk_norm"}};
+	if (cJSON_IsObject(vc)) {
+		for (size_t i = 0; i < sizeof ren / sizeof ren[0]; i++) {
+			cJSON *e = cJSON_DetachItemFromObjectCaseSensitive(vc, ren[i][0]);
+			if (e)
+				cJSON_AddItemToObject(vc, ren[i][1], e);
+		}
+		cJSON_DeleteItemFromObjectCaseSensitive(vc, "use_mean_pooling");
+		cJSON_AddBoolToObject(vc, "use_mean_pooling", true);
+		/* InternViT keys with no parameters */
+		static const char *const drop[] = {"use_flash_attn", "drop_path_rate",
+						   "qk_normalization", "architectures"};
+		for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
+			cJSON_DeleteItemFromObjectCaseSensitive(vc, drop[i]);
+	}
+	static const char *const top[] = {"template", "ps_version", "use_thumbnail", "select_layer",
+					  "force_image_size", "dynamic_image_size", "max_dynamic_patch",
+					  "min_dynamic_patch", "use_backbone_lora", "use_llm_lora",
+					  "pad2square", "image_fold"};
+	for (size_t i = 0; i < sizeof top / sizeof top[0]; i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(c, top[i]);
+	vf_status st = read_internvl(c, what, v, err);
+	cJSON_Delete(c);
+	return st;
+}
+
 /* ---- SigLIP2 --------------------------------------------------------------------- */
 
 /* SigLIP2 (NaFlex): the vision tower is SigLIP's with a linear patch
@@ -788,7 +834,8 @@ enum tkind {
 	TK_QWEN3VL_MOE,
 	TK_LLAMA4,
 	TK_INTERNVL,
-	TK_SIGLIP2
+	TK_SIGLIP2,
+	TK_INTERNVL_CHAT
 };
 
 static enum tkind kind_of(const cJSON *cfg)
@@ -808,6 +855,8 @@ static enum tkind kind_of(const cJSON *cfg)
 		return TK_QWEN3VL;
 	if (strcmp(mt, "internvl") == 0)
 		return TK_INTERNVL;
+	if (strcmp(mt, "internvl_chat") == 0)
+		return TK_INTERNVL_CHAT;
 	if (strcmp(mt, "siglip2") == 0 || strcmp(mt, "siglip2_vision_model") == 0 ||
 	    strcmp(mt, "siglip2_text_model") == 0)
 		return TK_SIGLIP2;
@@ -846,6 +895,7 @@ vf_status vf_towers_from_config(const cJSON *cfg, const char *what, struct vf_vi
 	case TK_QWEN3VL_MOE: st = read_qwen3_vl(cfg, true, what, v, err); break;
 	case TK_LLAMA4: st = read_llama4(cfg, what, v, err); break;
 	case TK_INTERNVL: st = read_internvl(cfg, what, v, err); break;
+	case TK_INTERNVL_CHAT: st = read_internvl_chat(cfg, what, v, err); break;
 	case TK_SIGLIP2: st = read_siglip2(cfg, vf_json_get_str(cfg, "model_type"), what, v, err); break;
 	default:
 		return vf_error_set(err, VF_ENOTFOUND, "%s: not a speech, ViT or VLM config", what);

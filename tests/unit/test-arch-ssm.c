@@ -502,6 +502,21 @@ static void test_internvl(void)
 	CHECK_INT(v.parts[2].params, lm);
 	CHECK_INT(v.image_tokens, 4);
 	CHECK(!v.unknown[0]);
+	/* the remote-code layout (internvl_chat: llm_config, qkv_bias,
+	 * qk_normalization; InternViT has no final norm) counts the same
+	 * modules */
+	CHECK(towers("{\"model_type\":\"internvl_chat\",\"downsample_ratio\":0.5,\"template\":\"x\","
+		     "\"llm_config\":{\"architectures\":[\"Qwen2ForCausalLM\"],\"model_type\":\"qwen2\","
+		     "\"hidden_size\":64,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		     "\"num_key_value_heads\":2,\"intermediate_size\":96,\"vocab_size\":200},"
+		     "\"vision_config\":{\"model_type\":\"intern_vit_6b\",\"hidden_size\":32,"
+		     "\"num_hidden_layers\":2,\"num_attention_heads\":4,\"intermediate_size\":48,"
+		     "\"image_size\":56,\"patch_size\":14,\"qkv_bias\":true,\"qk_normalization\":true,"
+		     "\"norm_type\":\"rms_norm\",\"use_flash_attn\":true}}",
+		     &v));
+	CHECK_INT(v.parts[0].params, tower - 2 * d);
+	CHECK_INT(v.parts[2].params, lm);
+	CHECK(!v.unknown[0]);
 }
 
 static void test_siglip2(void)

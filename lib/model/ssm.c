@@ -792,6 +792,12 @@ static const struct {
 	{"qwen3_vl.vision", "depth hidden_size intermediate_size num_heads in_channels patch_size "
 			    "spatial_merge_size temporal_patch_size out_hidden_size "
 			    "num_position_embeddings deepstack_visual_indexes"},
+	{"qwen2_vl", "vision_config text_config rope_scaling max_window_layers sliding_window "
+		     "use_sliding_window hidden_size num_hidden_layers num_attention_heads "
+		     "num_key_value_heads intermediate_size vocab_size max_position_embeddings "
+		     "tie_word_embeddings head_dim"},
+	{"qwen2_vl.vision", "depth embed_dim hidden_size mlp_ratio num_heads in_chans in_channels "
+			    "patch_size spatial_merge_size spatial_patch_size temporal_patch_size"},
 	{"qwen2_5_vl.vision", "depth hidden_size intermediate_size num_heads in_chans in_channels "
 			      "out_hidden_size patch_size spatial_merge_size spatial_patch_size "
 			      "temporal_patch_size window_size fullatt_block_indexes "

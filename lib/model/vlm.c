@@ -10,7 +10,7 @@
  *    f = h x mlp_ratio, or with use_swiglu_ffn a SwiGLU weights_in
  *    h -> 2 f' + 2 f', weights_out f' -> h + h, f' = (2 f / 3 rounded down,
  *    then up to a multiple of 8); a final LayerNorm 2h; no pooler.
- *  - Qwen2.5-VL vision tower: patch conv3d c t p^2 -> d without bias; per
+ *  - Qwen2.5-VL vision tower (Qwen2-VL: see read_qwen_vl): patch conv3d c t p^2 -> d without bias; per
  *    block RMSNorms d before attention and MLP, qkv d -> 3d + 3d, proj
  *    d x d + d, a gated MLP gate/up d -> i + i each, down i -> d + d; the
  *    merger: RMSNorm d, m = d s^2 (s the spatial merge), m x m + m, then
@@ -161,8 +161,12 @@ static vf_status qwen_lm(const cJSON *cfg, const char *what, struct vf_vision *v
 /* The image assumed for tokens: 448 x 448 px (dynamic resolution). */
 #define QWEN_IMAGE 448
 
-static vf_status read_qwen2_5_vl(const cJSON *cfg, const char *what, struct vf_vision *v,
-				 struct vf_error *err)
+/* Qwen2-VL (qwen2: true): the same tower with LayerNorms (weight and
+ * bias) before attention and MLP, a plain GELU MLP of embed_dim x
+ * mlp_ratio with biases, the merger's LayerNorm; its vision_config names
+ * the tower width embed_dim and the merger's output hidden_size. */
+static vf_status read_qwen_vl(const cJSON *cfg, bool qwen2, const char *what, struct vf_vision *v,
+			      struct vf_error *err)
 {
 	const cJSON *vc = cJSON_GetObjectItemCaseSensitive(cfg, "vision_config");
 	if (!cJSON_IsObject(vc))
@@ -181,9 +185,21 @@ static vf_status read_qwen2_5_vl(const cJSON *cfg, const char *what, struct vf_v
 	if (!st)
 		st = num(vc, "depth", 32, &depth, w, err);
 	if (!st)
-		st = num(vc, "hidden_size", 3584, &d, w, err);
-	if (!st)
+		st = num(vc, qwen2 ? "embed_dim" : "hidden_size", qwen2 ? 1280 : 3584, &d, w, err);
+	if (!st && qwen2) {
+		const cJSON *r = cJSON_GetObjectItemCaseSensitive(vc, "mlp_ratio");
+		double ratio = 4;
+		if (r && !cJSON_IsNull(r)) {
+			if (!cJSON_IsNumber(r) || !(r->valuedouble > 0 && r->valuedouble <= 64))
+				st = vf_error_set(err, VF_ERR, "%s: field mlp_ratio: expected a number 0-64",
+						  w);
+			else
+				ratio = r->valuedouble;
+		}
+		inter = (int64_t)((double)(d < WMAX ? d : WMAX) * ratio);
+	} else if (!st) {
 		st = num(vc, "intermediate_size", 3420, &inter, w, err);
+	}
 	if (!st)
 		st = num(vc, "num_heads", 16, &heads, w, err);
 	ch = 3;
@@ -191,7 +207,7 @@ static vf_status read_qwen2_5_vl(const cJSON *cfg, const char *what, struct vf_v
 		st = num(vc, cJSON_GetObjectItemCaseSensitive(vc, "in_chans") ? "in_chans" : "in_channels",
 			 3, &ch, w, err);
 	if (!st)
-		st = num(vc, "out_hidden_size", 3584, &out, w, err);
+		st = num(vc, qwen2 ? "hidden_size" : "out_hidden_size", 3584, &out, w, err);
 	if (!st)
 		st = num(vc, "patch_size", 14, &p, w, err);
 	if (!st)
@@ -207,17 +223,20 @@ static vf_status read_qwen2_5_vl(const cJSON *cfg, const char *what, struct vf_v
 	if (!st && (p > 1024 || ch > 1024 || tp > 64 || merge > 16 || depth > 4096))
 		st = vf_error_set(err, VF_ERR, "%s: patch, channel, merge or depth sizes too large", w);
 	if (!st)
-		vf__towers_check_keys(vc, "qwen2_5_vl.vision", "vision_config.", v);
+		vf__towers_check_keys(vc, qwen2 ? "qwen2_vl.vision" : "qwen2_5_vl.vision",
+				      "vision_config.", v);
 	cJSON_Delete(empty);
 	if (st)
 		return st;
 	snprintf(v->kind, sizeof v->kind, "vlm");
-	snprintf(v->family, sizeof v->family, "qwen2_5_vl");
+	snprintf(v->family, sizeof v->family, qwen2 ? "qwen2_vl" : "qwen2_5_vl");
 	v->stages = 2;
 	struct vf_vision_part *pv = &v->parts[0], *pp = &v->parts[1], *pl = &v->parts[2];
 	v->nparts = 3;
 	snprintf(pv->name, sizeof pv->name, "vision_tower");
 	int64_t block = 2 * d + 3 * d * d + 3 * d + d * d + d + 2 * (d * inter + inter) + inter * d + d;
+	if (qwen2) /* two LayerNorms, fc1 / fc2 */
+		block = 4 * d + 3 * d * d + 3 * d + d * d + d + d * inter + inter + inter * d + d;
 	pv->params = ch * tp * p * p * d + depth * block;
 	pv->layers = depth;
 	pv->hidden = d;
@@ -225,7 +244,7 @@ static vf_status read_qwen2_5_vl(const cJSON *cfg, const char *what, struct vf_v
 	pv->ffn = inter;
 	int64_t m = d * merge * merge;
 	snprintf(pp->name, sizeof pp->name, "projector");
-	pp->params = d + m * m + m + m * out + out;
+	pp->params = (qwen2 ? 2 * d : d) + m * m + m + m * out + out;
 	st = qwen_lm(cfg, what, v, pl, err);
 	if (st)
 		return st;
@@ -247,7 +266,7 @@ static vf_status read_qwen2_5_vl(const cJSON *cfg, const char *what, struct vf_v
 	/* stage 1: the merger; stage 2: merger and language model */
 	pp->trained[0] = pp->trained[1] = true;
 	pl->trained[1] = true;
-	vf__towers_check_keys(cfg, "qwen2_5_vl", "", v);
+	vf__towers_check_keys(cfg, qwen2 ? "qwen2_vl" : "qwen2_5_vl", "", v);
 	return VF_OK;
 }
 
@@ -835,7 +854,8 @@ enum tkind {
 	TK_LLAMA4,
 	TK_INTERNVL,
 	TK_SIGLIP2,
-	TK_INTERNVL_CHAT
+	TK_INTERNVL_CHAT,
+	TK_QWEN2VL
 };
 
 static enum tkind kind_of(const cJSON *cfg)
@@ -849,6 +869,8 @@ static enum tkind kind_of(const cJSON *cfg)
 		return TK_DINOV2;
 	if (strcmp(mt, "qwen2_5_vl") == 0)
 		return TK_QWEN25VL;
+	if (strcmp(mt, "qwen2_vl") == 0)
+		return TK_QWEN2VL;
 	if (strcmp(mt, "llava_onevision") == 0)
 		return TK_LLAVA_OV;
 	if (strcmp(mt, "qwen3_vl") == 0)
@@ -888,7 +910,8 @@ vf_status vf_towers_from_config(const cJSON *cfg, const char *what, struct vf_vi
 	switch (cJSON_IsObject(cfg) ? kind_of(cfg) : TK_NONE) {
 	case TK_WHISPER: st = vf__towers_read_whisper(cfg, what, v, err); break;
 	case TK_DINOV2: st = read_dinov2(cfg, what, v, err); break;
-	case TK_QWEN25VL: st = read_qwen2_5_vl(cfg, what, v, err); break;
+	case TK_QWEN25VL: st = read_qwen_vl(cfg, false, what, v, err); break;
+	case TK_QWEN2VL: st = read_qwen_vl(cfg, true, what, v, err); break;
 	case TK_GEMMA3: st = read_gemma3(cfg, what, v, err); break;
 	case TK_LLAVA_OV: st = read_llava_onevision(cfg, what, v, err); break;
 	case TK_QWEN3VL: st = read_qwen3_vl(cfg, false, what, v, err); break;

@@ -1,5 +1,5 @@
 /* test-arch-ssm.c - the families of lib/model/ssm.c, speech.c and vlm.c
- * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, Falcon-H1, RecurrentGemma, ChatGLM, Whisper, DINOv2, Qwen2.5-VL, Gemma-3
+ * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, Falcon-H1, RecurrentGemma, ChatGLM, Whisper, DINOv2, Qwen2-VL, Qwen2.5-VL, Gemma-3
  * multimodal, LLaVA-OneVision, Qwen3-VL, Llama-4, InternVL, SigLIP2) from
  * configs generated here, each count computed in this file from the
  * modules the model's code builds, term by term (not by calling the
@@ -361,6 +361,22 @@ static void test_qwen2_5_vl(void)
 		 vc);
 	CHECK(towers(buf, &v));
 	CHECK_INT(v.params, tower + merger + lm);
+	/* Qwen2-VL: LayerNorms, a plain MLP of embed_dim x mlp_ratio, the
+	 * merger's LayerNorm; embed_dim names the tower, hidden_size the
+	 * merger's output */
+	I q2tower = 3 * t * p * p * d + depth * (4 * d + 3 * d * d + 3 * d + d * d + d + d * 128 + 128 + 128 * d + d);
+	snprintf(buf, sizeof buf,
+		 "{\"model_type\":\"qwen2_vl\",\"hidden_size\":64,\"num_hidden_layers\":2,"
+		 "\"num_attention_heads\":4,\"num_key_value_heads\":2,\"intermediate_size\":96,"
+		 "\"vocab_size\":200,\"tie_word_embeddings\":false,"
+		 "\"vision_config\":{\"depth\":2,\"embed_dim\":32,\"mlp_ratio\":4,\"num_heads\":4,"
+		 "\"in_chans\":3,\"hidden_size\":64,\"patch_size\":14,\"spatial_merge_size\":2,"
+		 "\"temporal_patch_size\":2}}");
+	CHECK(towers(buf, &v));
+	CHECK_INT(v.parts[0].params, q2tower);
+	CHECK_INT(v.parts[1].params, 2 * d + m * m + m + m * out + out);
+	CHECK_INT(v.parts[2].params, lm);
+	CHECK(!v.unknown[0]);
 }
 
 /* SigLIP vision tower of width h, MLP f, L layers, grid g x g patches of
@@ -564,7 +580,7 @@ static void test_ssm_terms(void)
 	CHECK(s1 > 2 * 5 * 192 && s2 < s1 * 1.01);
 	/* a dense model has none */
 	count("{\"model_type\":\"llama\",\"hidden_size\":64,\"num_hidden_layers\":2,"
-	      "\"num_attention_heads\":4}",
+	      "\"num_attention_heads\":4,\"intermediate_size\":96}",
 	      &a);
 	vf_ssm_terms(&a, &t);
 	CHECK(t.layers == 0);

@@ -1,7 +1,7 @@
 /* towers.h - models made of towers that vision.c's families do not cover,
  * read from one config.json into a struct vf_vision (parts with exact
  * counts): Whisper speech encoder-decoders (lib/model/speech.c), DINOv2
- * and SigLIP2 ViT backbones and the vision-language models Qwen2.5-VL, Qwen3-VL (and
+ * and SigLIP2 ViT backbones and the vision-language models Qwen2-VL, Qwen2.5-VL, Qwen3-VL (and
  * its MoE), Gemma-3 multimodal, Llama-4, InternVL (transformers' and the
  * remote-code internvl_chat) and LLaVA-OneVision
  * (lib/model/vlm.c): each tower, its projector and the language model.

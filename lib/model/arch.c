@@ -496,6 +496,7 @@ static const struct {
 	{"bamba", NULL, vf__arch_read_granite_hybrid},
 	{"falcon_h1", NULL, vf__arch_read_falcon_h1},
 	{"recurrent_gemma", NULL, vf__arch_read_recurrent_gemma},
+	{"zamba2", NULL, vf__arch_read_zamba2},
 	{"chatglm", NULL, vf__arch_read_chatglm},
 };
 

@@ -47,6 +47,13 @@
  *    input and recurrent gates heads x bw x bw + heads x bw each with
  *    bw = lru / heads, linear_out lru -> h with bias); RMSNorm h; a gated
  *    MLP of intermediate_size / 2 with biases. Embedding tied.
+ *  - Zamba2: every layer an RMSNorm and a Mamba-2 block (conv bias
+ *    always, in/out biases add_bias_linear, gated norm); on "hybrid"
+ *    layers (layers_block_type) one of num_mem_blocks shared attention
+ *    blocks (RMSNorm over attention_hidden_size = 2h, q/k/v from it, o to
+ *    h, RMSNorm h, gate_up h -> 2 ffn, down) then a linear h x h; one
+ *    adapter per hybrid layer on gate_up (h -> rank -> 2 ffn) and, with
+ *    use_shared_attention_adapter, on q, k, v (2h -> rank -> 2h). Tied.
  *  - ChatGLM layer: RMSNorm (LayerNorm when rmsnorm is false) h;
  *    query_key_value h -> (heads + 2 groups) kv_channels (bias:
  *    add_qkv_bias or add_bias_linear); dense heads kv_channels -> h (bias:
@@ -639,6 +646,109 @@ vf_status vf__arch_read_recurrent_gemma(const cJSON *cfg, const char *family, co
 	return layout_store(&l, a) ? VF_OK : overflow(what, err);
 }
 
+/* ---- Zamba2 ------------------------------------------------------------------------ */
+
+vf_status vf__arch_read_zamba2(const cJSON *cfg, const char *family, const char *what,
+			       struct vf_arch *a, struct vf_error *err)
+{
+	(void)family;
+	bool f;
+	READ(KEYS("hidden_size"), 1, hidden, VF_ARCH_F_HIDDEN);
+	READ(KEYS("num_hidden_layers"), 0, layers, VF_ARCH_F_LAYERS);
+	READ(KEYS("num_attention_heads"), 1, heads, VF_ARCH_F_HEADS);
+	READ(KEYS("num_key_value_heads"), 1, kv_heads, VF_ARCH_F_KV_HEADS);
+	READ(KEYS("intermediate_size"), 1, ffn, VF_ARCH_F_FFN);
+	READ(KEYS("vocab_size"), 1, vocab, VF_ARCH_F_VOCAB);
+	READ(KEYS("max_position_embeddings"), 1, max_positions, VF_ARCH_F_MAX_POSITIONS);
+	/* Zamba2Config defaults */
+	VF_DEFAULT(hidden, VF_ARCH_F_HIDDEN, 2560);
+	VF_DEFAULT(layers, VF_ARCH_F_LAYERS, 54);
+	VF_DEFAULT(heads, VF_ARCH_F_HEADS, 32);
+	VF_DEFAULT(kv_heads, VF_ARCH_F_KV_HEADS, a->heads);
+	VF_DEFAULT(ffn, VF_ARCH_F_FFN, 4 * a->hidden);
+	VF_DEFAULT(vocab, VF_ARCH_F_VOCAB, 32000);
+	a->tied_embeddings = true;
+	TRY(vf__arch_get_bool(cfg, "tie_word_embeddings", &a->tied_embeddings, what, err));
+	a->known |= VF_ARCH_F_TIED;
+	int64_t L = a->layers, H = a->hidden, A = 2 * H, hd = 0, nh = 8, groups = 1, expand = 2;
+	int64_t blocks = 1, rank = 128;
+	TRY(vf__arch_get_int(cfg, "attention_hidden_size", 1, &A, &f, what, err));
+	hd = A / a->heads;
+	TRY(vf__arch_get_int(cfg, "attention_head_dim", 1, &hd, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "n_mamba_heads", 1, &nh, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_ngroups", 1, &groups, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_expand", 1, &expand, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "num_mem_blocks", 1, &blocks, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "adapter_rank", 1, &rank, &f, what, err));
+	a->ssm_state = 64;
+	a->ssm_conv = 4;
+	a->ssm_chunk = 256;
+	TRY(vf__arch_get_int(cfg, "mamba_d_state", 1, &a->ssm_state, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_d_conv", 1, &a->ssm_conv, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "chunk_size", 1, &a->ssm_chunk, &f, what, err));
+	bool bias = false, attn_adapter = false;
+	TRY(vf__arch_get_bool(cfg, "add_bias_linear", &bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "use_shared_attention_adapter", &attn_adapter, what, err));
+	if (expand > 64 || blocks > L + 1 || rank > VF_ARCH_MAX_DIM)
+		return vf_error_set(err, VF_ERR, "%s: mamba_expand, num_mem_blocks or adapter_rank too large",
+				    what);
+	/* layers_block_type: "mamba" or "hybrid" (a shared attention block, a
+	 * linear H x H, then the layer's Mamba block) */
+	const cJSON *bt = cJSON_GetObjectItemCaseSensitive(cfg, "layers_block_type");
+	int64_t hybrid = 0;
+	if (cJSON_IsArray(bt)) {
+		const cJSON *e;
+		int64_t n = 0;
+		cJSON_ArrayForEach(e, bt)
+		{
+			if (!cJSON_IsString(e) || (strcmp(e->valuestring, "mamba") != 0 &&
+						   strcmp(e->valuestring, "hybrid") != 0))
+				return vf_error_set(err, VF_ERR,
+						    "%s: field layers_block_type: expected \"mamba\" or "
+						    "\"hybrid\" entries",
+						    what);
+			hybrid += strcmp(e->valuestring, "hybrid") == 0;
+			n++;
+		}
+		if (n != L)
+			vf_arch_not_understood(a, "layers_block_type (not one per layer)");
+		if (hybrid > L)
+			hybrid = L;
+	} else {
+		vf_arch_not_understood(a, "layers_block_type (absent: where the shared blocks run)");
+	}
+	a->ssm_inner = expand * H;
+	a->ssm_heads = nh;
+	a->ssm_conv_dim = a->ssm_inner + 2 * groups * a->ssm_state;
+	a->ssm_layers = L;
+	a->attn_layers = hybrid;
+	a->head_dim = hd;
+	a->known |= VF_ARCH_F_HEAD_DIM;
+	a->gated_mlp = true;
+	struct layout l;
+	layout_init(&l);
+	/* every layer: RMSNorm and a Mamba-2 mixer (conv bias always) */
+	mamba2_mixer_full(&l, a, bias, bias, true, true, L);
+	acc_mul(&l.g[G_NORM], L, H, 1);
+	acc_mul(&l.g[G_OTHER], hybrid, H, H); /* the hybrid layers' linear */
+	/* num_mem_blocks shared blocks: norm over A, q/k/v from A, o to H,
+	 * norm over H, gate_up H -> 2 ffn and down (biases: add_bias_linear) */
+	int64_t q = a->heads * hd, kv = a->kv_heads * hd, F = a->ffn;
+	acc_mul(&l.g[G_ATTN], blocks, A, q + 2 * kv);
+	acc_mul(&l.g[G_ATTN], blocks, q, H);
+	acc_mul(&l.g[G_MLP], blocks, 3 * H, F);
+	if (bias)
+		acc_mul(&l.g[G_MLP], blocks, 2 * F + H, 1);
+	acc_mul(&l.g[G_NORM], blocks, A + H, 1);
+	/* one adapter per hybrid layer: gate_up (H -> r -> 2 ffn), and with
+	 * use_shared_attention_adapter q, k, v (A -> r -> A) */
+	acc_mul(&l.g[G_MLP], hybrid, rank, H + 2 * F);
+	if (attn_adapter)
+		acc_mul(&l.g[G_ATTN], hybrid, 3 * rank, 2 * A);
+	embed_head(&l, a, 1);
+	return layout_store(&l, a) ? VF_OK : overflow(what, err);
+}
+
 /* ---- ChatGLM ---------------------------------------------------------------- */
 
 vf_status vf__arch_read_chatglm(const cJSON *cfg, const char *family, const char *what,
@@ -748,6 +858,13 @@ static const struct {
 		  "attention_bias mamba_conv_bias mamba_proj_bias mamba_n_heads mamba_n_groups "
 		  "mamba_d_state mamba_d_conv mamba_expand mamba_chunk_size mamba_d_head "
 		  "attn_layer_indices num_logits_to_keep"},
+	{"zamba2", "hidden_size num_hidden_layers num_attention_heads num_key_value_heads "
+		   "intermediate_size vocab_size max_position_embeddings tie_word_embeddings "
+		   "attention_hidden_size attention_head_dim n_mamba_heads mamba_ngroups "
+		   "mamba_expand num_mem_blocks adapter_rank mamba_d_state mamba_d_conv chunk_size "
+		   "add_bias_linear use_shared_attention_adapter layers_block_type hybrid_layer_ids "
+		   "mamba_headdim use_conv_bias use_mem_rope use_long_context use_mem_eff_path "
+		   "num_logits_to_keep"},
 	{"chatglm", "hidden_size num_layers num_hidden_layers num_attention_heads kv_channels "
 		    "ffn_hidden_size padded_vocab_size seq_length multi_query_attention "
 		    "multi_query_group_num add_qkv_bias add_bias_linear rmsnorm post_layer_norm "

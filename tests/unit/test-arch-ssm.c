@@ -1,5 +1,5 @@
 /* test-arch-ssm.c - the families of lib/model/ssm.c, speech.c and vlm.c
- * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, Falcon-H1, RecurrentGemma, ChatGLM, Whisper, DINOv2, Qwen2-VL, Qwen2.5-VL, Gemma-3
+ * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, Falcon-H1, RecurrentGemma, Zamba2, ChatGLM, Whisper, DINOv2, Qwen2-VL, Qwen2.5-VL, Gemma-3
  * multimodal, LLaVA-OneVision, Qwen3-VL, Llama-4, InternVL, SigLIP2) from
  * configs generated here, each count computed in this file from the
  * modules the model's code builds, term by term (not by calling the
@@ -227,6 +227,35 @@ static void test_recurrent_gemma(void)
 	CHECK(!a.approximate);
 	CHECK_INT(a.attn_layers, 2);
 	CHECK_INT(a.sliding_window, 32);
+}
+
+static void test_zamba2(void)
+{
+	struct vf_arch a;
+	/* 4 layers, hybrid on 1 and 3, 2 shared blocks; h 32 (attention over
+	 * 64: 4 heads of 16), ffn 48, Mamba-2 of 64 (2 heads, 1 group, state
+	 * 8), adapters of rank 4 on gate_up and on q/k/v */
+	I h = 32, A = 64, L = 4, V = 50, F = 48, i = 64, n = 8, mh = 2, k = 4, r = 4, cd = i + 2 * n;
+	I mamba = h + h * (i + cd + mh) + cd * k + cd + 3 * mh + i + i * h;
+	I block = A + A * 3 * 64 + 64 * h + h + 3 * h * F;
+	I adapters = 2 * (r * (h + 2 * F) + 3 * r * 2 * A);
+	I total = V * h + L * mamba + 2 * h * h + 2 * block + adapters + h;
+	CHECK_INT(count("{\"model_type\":\"zamba2\",\"hidden_size\":32,\"num_hidden_layers\":4,"
+			"\"num_attention_heads\":4,\"intermediate_size\":48,\"vocab_size\":50,"
+			"\"n_mamba_heads\":2,\"mamba_d_state\":8,\"mamba_expand\":2,\"mamba_ngroups\":1,"
+			"\"num_mem_blocks\":2,\"adapter_rank\":4,\"use_shared_attention_adapter\":true,"
+			"\"layers_block_type\":[\"mamba\",\"hybrid\",\"mamba\",\"hybrid\"],"
+			"\"hybrid_layer_ids\":[1,3]}",
+			&a),
+		  total);
+	CHECK(!a.approximate);
+	CHECK_INT(a.attn_layers, 2);
+	/* without layers_block_type the shared blocks' places are unknown: named */
+	count("{\"model_type\":\"zamba2\",\"hidden_size\":32,\"num_hidden_layers\":4,"
+	      "\"num_attention_heads\":4}",
+	      &a);
+	CHECK(a.approximate);
+	CHECK_CONTAINS(a.not_understood, "layers_block_type");
 }
 
 static void test_chatglm(void)
@@ -594,6 +623,7 @@ int main(void)
 	RUN(test_granite_hybrid);
 	RUN(test_falcon_h1);
 	RUN(test_recurrent_gemma);
+	RUN(test_zamba2);
 	RUN(test_chatglm);
 	RUN(test_active);
 	RUN(test_whisper);

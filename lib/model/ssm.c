@@ -877,7 +877,8 @@ static const struct {
 		    "median_filter_width"},
 	{"dinov2", "hidden_size num_hidden_layers num_attention_heads mlp_ratio image_size "
 		   "patch_size num_channels qkv_bias layerscale_value use_swiglu_ffn out_features "
-		   "out_indices stage_names apply_layernorm reshape_hidden_states"},
+		   "out_indices stage_names apply_layernorm reshape_hidden_states "
+		   "num_register_tokens"},
 	{"qwen2_5_vl", "vision_config text_config rope_scaling max_window_layers sliding_window "
 		       "use_sliding_window hidden_size num_hidden_layers num_attention_heads "
 		       "num_key_value_heads intermediate_size vocab_size max_position_embeddings "
@@ -905,6 +906,11 @@ static const struct {
 			   "num_patches patch_size num_channels vision_use_head"},
 	{"siglip2.text", "vocab_size hidden_size intermediate_size num_hidden_layers "
 			 "num_attention_heads max_position_embeddings projection_size"},
+	{"llava_next", "text_config vision_config vision_feature_layer multimodal_projector_bias "
+		       "image_grid_pinpoints vision_feature_select_strategy tie_word_embeddings "
+		       "projector_hidden_act image_seq_length use_image_newline_parameter"},
+	{"clip_vision", "hidden_size intermediate_size num_hidden_layers num_attention_heads "
+			"image_size patch_size num_channels projection_dim vocab_size"},
 	{"qwen3_vl", "text_config vision_config tie_word_embeddings"},
 	{"qwen3_vl.vision", "depth hidden_size intermediate_size num_heads in_channels patch_size "
 			    "spatial_merge_size temporal_patch_size out_hidden_size "

@@ -105,7 +105,15 @@ static vf_status read_dinov2(const cJSON *c, const char *what, struct vf_vision 
 	v->class_token = true;
 	struct vf_vision_part *pt = &v->parts[v->nparts++];
 	snprintf(pt->name, sizeof pt->name, "vision_model");
-	pt->params = 2 * h + (grid * grid + 1) * h + ch * p * p * h + h + L * layer + 2 * h;
+	int64_t reg = 0; /* dinov2_with_registers: register tokens */
+	if (strcmp(vf_json_get_str(c, "model_type"), "dinov2_with_registers") == 0) {
+		reg = 4;
+		VF_TRY(vf__arch_get_int(c, "num_register_tokens", 0, &reg, &(bool){false}, what, err));
+		if (reg > 4096)
+			return vf_error_set(err, VF_ERR, "%s: field num_register_tokens: above 4096", what);
+		v->image_tokens += reg;
+	}
+	pt->params = 2 * h + reg * h + (grid * grid + 1) * h + ch * p * p * h + h + L * layer + 2 * h;
 	pt->layers = L;
 	pt->hidden = h;
 	pt->heads = heads;
@@ -317,6 +325,24 @@ static vf_status siglip_tower(const cJSON *vc, const char *what, struct vf_visio
 
 /* A language model from text_config read as `model_type` when it names
  * none. */
+/* transformers' LlamaConfig / MistralConfig / Qwen2Config defaults for
+ * the size keys a partial text_config leaves out (llava-hf configs list
+ * only those that differ); each one used is named in v->assumed. */
+static const struct {
+	const char *model_type, *key;
+	int64_t value;
+} lm_defaults[] = {
+	{"llama", "hidden_size", 4096},         {"llama", "intermediate_size", 11008},
+	{"llama", "num_hidden_layers", 32},     {"llama", "num_attention_heads", 32},
+	{"llama", "vocab_size", 32000},         {"mistral", "hidden_size", 4096},
+	{"mistral", "intermediate_size", 14336}, {"mistral", "num_hidden_layers", 32},
+	{"mistral", "num_attention_heads", 32}, {"mistral", "num_key_value_heads", 8},
+	{"mistral", "vocab_size", 32000},       {"qwen2", "hidden_size", 4096},
+	{"qwen2", "intermediate_size", 22016},  {"qwen2", "num_hidden_layers", 32},
+	{"qwen2", "num_attention_heads", 32},   {"qwen2", "num_key_value_heads", 32},
+	{"qwen2", "vocab_size", 151936},
+};
+
 static vf_status text_lm(const cJSON *cfg, const char *model_type, const char *what,
 			 struct vf_vision *v, struct vf_vision_part *p, struct vf_error *err)
 {
@@ -326,6 +352,15 @@ static vf_status text_lm(const cJSON *cfg, const char *model_type, const char *w
 		return vf_error_set(err, VF_ENOMEM, "out of memory");
 	if (!vf_json_get_str(t, "model_type"))
 		cJSON_AddStringToObject(t, "model_type", model_type);
+	const char *mt = vf_json_get_str(t, "model_type");
+	for (size_t i = 0; i < sizeof lm_defaults / sizeof lm_defaults[0]; i++)
+		if (strcmp(mt, lm_defaults[i].model_type) == 0 &&
+		    !cJSON_GetObjectItemCaseSensitive(t, lm_defaults[i].key)) {
+			cJSON_AddNumberToObject(t, lm_defaults[i].key, (double)lm_defaults[i].value);
+			size_t n = strlen(v->assumed);
+			snprintf(v->assumed + n, sizeof v->assumed - n, "%stext_config.%s %lld",
+				 n ? ", " : "", lm_defaults[i].key, (long long)lm_defaults[i].value);
+		}
 	/* the wrapper's tie_word_embeddings when text_config has none */
 	const cJSON *tie = cJSON_GetObjectItemCaseSensitive(cfg, "tie_word_embeddings");
 	if (cJSON_IsBool(tie) && !cJSON_GetObjectItemCaseSensitive(t, "tie_word_embeddings"))
@@ -840,6 +875,92 @@ static vf_status read_siglip2(const cJSON *cfg, const char *mt, const char *what
 	return VF_OK;
 }
 
+/* ---- LLaVA-NeXT ------------------------------------------------------------------ */
+
+/* A CLIP vision tower without its projection (CLIPVisionConfig defaults):
+ * patch conv without bias, class token, positions (n + 1) x h, the
+ * pre-LayerNorm, layers as SigLIP's, the post-LayerNorm. */
+static vf_status clip_tower(const cJSON *vc, const char *what, struct vf_vision *v,
+			    struct vf_vision_part *p, int64_t *patches, struct vf_error *err)
+{
+	char w[200];
+	snprintf(w, sizeof w, "%s: vision_config", what);
+	int64_t h, f, L, heads, img, ps, ch;
+	VF_TRY(num(vc, "hidden_size", 768, &h, w, err));
+	VF_TRY(num(vc, "intermediate_size", 3072, &f, w, err));
+	VF_TRY(num(vc, "num_hidden_layers", 12, &L, w, err));
+	VF_TRY(num(vc, "num_attention_heads", 12, &heads, w, err));
+	VF_TRY(num(vc, "image_size", 224, &img, w, err));
+	VF_TRY(num(vc, "patch_size", 32, &ps, w, err));
+	VF_TRY(num(vc, "num_channels", 3, &ch, w, err));
+	VF_TRY(width_check(h, "hidden_size", w, err));
+	VF_TRY(width_check(f, "intermediate_size", w, err));
+	VF_TRY(width_check(img, "image_size", w, err));
+	if (ps > 1024 || ch > 1024 || L > 4096)
+		return vf_error_set(err, VF_ERR, "%s: patch_size, num_channels or layers too large", w);
+	int64_t n = (img / ps) * (img / ps);
+	snprintf(p->name, sizeof p->name, "vision_tower");
+	p->params = ch * ps * ps * h + h + (n + 1) * h + 2 * h +
+		    L * (4 * h + 4 * (h * h + h) + h * f + f + f * h + h) + 2 * h;
+	p->layers = L;
+	p->hidden = h;
+	p->heads = heads;
+	p->ffn = f;
+	*patches = n;
+	v->image_size = img;
+	v->patch_size = ps;
+	vf__towers_check_keys(vc, "clip_vision", "vision_config.", v);
+	return VF_OK;
+}
+
+/* LLaVA-NeXT: a CLIP (or SigLIP) tower, the projector linear_1 (vision h
+ * x feature layers -> text h) and linear_2 with biases unless
+ * multimodal_projector_bias is false, image_newline (text h), the
+ * language model (Mistral, Llama, Vicuna, ...). */
+static vf_status read_llava_next(const cJSON *cfg, const char *what, struct vf_vision *v,
+				 struct vf_error *err)
+{
+	snprintf(v->kind, sizeof v->kind, "vlm");
+	snprintf(v->family, sizeof v->family, "llava_next");
+	v->stages = 2;
+	v->nparts = 3;
+	struct vf_vision_part *pv = &v->parts[0], *pp = &v->parts[1], *pl = &v->parts[2];
+	const cJSON *vc = cJSON_GetObjectItemCaseSensitive(cfg, "vision_config");
+	const char *vmt = vf_json_get_str(vc, "model_type");
+	int64_t patches;
+	if (vmt && strncmp(vmt, "siglip", 6) == 0)
+		VF_TRY(siglip_tower(vc, what, v, pv, &patches, err));
+	else
+		VF_TRY(clip_tower(vc, what, v, pv, &patches, err));
+	VF_TRY(text_lm(cfg, "llama", what, v, pl, err));
+	const cJSON *fl = cJSON_GetObjectItemCaseSensitive(cfg, "vision_feature_layer");
+	int64_t nfl = cJSON_IsArray(fl) ? cJSON_GetArraySize(fl) : 1;
+	if (nfl < 1)
+		nfl = 1;
+	if (nfl > 256)
+		return vf_error_set(err, VF_ERR, "%s: field vision_feature_layer: more than 256 layers",
+				    what);
+	bool pbias = true;
+	VF_TRY(vf__arch_get_bool(cfg, "multimodal_projector_bias", &pbias, what, err));
+	int64_t vh = pv->hidden * nfl, th = pl->hidden;
+	snprintf(pp->name, sizeof pp->name, "projector");
+	pp->params = vh * th + th * th + (pbias ? 2 * th : 0) + th; /* + image_newline */
+	const char *sel = vf_json_get_str(cfg, "vision_feature_select_strategy");
+	v->image_tokens = patches; /* "default" drops the class token; "full" keeps it */
+	if (sel && strcmp(sel, "full") == 0)
+		v->image_tokens = patches + 1;
+	pv->tokens = patches + 1;
+	pp->tokens = pl->tokens = v->image_tokens;
+	pp->trained[0] = pp->trained[1] = true;
+	pl->trained[1] = true;
+	size_t n = strlen(v->assumed);
+	snprintf(v->assumed + n, sizeof v->assumed - n,
+		 "%sone %lld px view per image (anyres adds crops: more tokens)", n ? "; " : "",
+		 (long long)v->image_size);
+	vf__towers_check_keys(cfg, "llava_next", "", v);
+	return VF_OK;
+}
+
 /* ---- dispatch ------------------------------------------------------------------ */
 
 enum tkind {
@@ -855,7 +976,8 @@ enum tkind {
 	TK_INTERNVL,
 	TK_SIGLIP2,
 	TK_INTERNVL_CHAT,
-	TK_QWEN2VL
+	TK_QWEN2VL,
+	TK_LLAVA_NEXT
 };
 
 static enum tkind kind_of(const cJSON *cfg)
@@ -865,7 +987,7 @@ static enum tkind kind_of(const cJSON *cfg)
 		return TK_NONE;
 	if (strcmp(mt, "whisper") == 0)
 		return TK_WHISPER;
-	if (strcmp(mt, "dinov2") == 0)
+	if (strcmp(mt, "dinov2") == 0 || strcmp(mt, "dinov2_with_registers") == 0)
 		return TK_DINOV2;
 	if (strcmp(mt, "qwen2_5_vl") == 0)
 		return TK_QWEN25VL;
@@ -873,6 +995,8 @@ static enum tkind kind_of(const cJSON *cfg)
 		return TK_QWEN2VL;
 	if (strcmp(mt, "llava_onevision") == 0)
 		return TK_LLAVA_OV;
+	if (strcmp(mt, "llava_next") == 0)
+		return TK_LLAVA_NEXT;
 	if (strcmp(mt, "qwen3_vl") == 0)
 		return TK_QWEN3VL;
 	if (strcmp(mt, "internvl") == 0)
@@ -914,6 +1038,7 @@ vf_status vf_towers_from_config(const cJSON *cfg, const char *what, struct vf_vi
 	case TK_QWEN2VL: st = read_qwen_vl(cfg, true, what, v, err); break;
 	case TK_GEMMA3: st = read_gemma3(cfg, what, v, err); break;
 	case TK_LLAVA_OV: st = read_llava_onevision(cfg, what, v, err); break;
+	case TK_LLAVA_NEXT: st = read_llava_next(cfg, what, v, err); break;
 	case TK_QWEN3VL: st = read_qwen3_vl(cfg, false, what, v, err); break;
 	case TK_QWEN3VL_MOE: st = read_qwen3_vl(cfg, true, what, v, err); break;
 	case TK_LLAMA4: st = read_llama4(cfg, what, v, err); break;

@@ -1,6 +1,6 @@
 /* test-arch-ssm.c - the families of lib/model/ssm.c, speech.c and vlm.c
  * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, Falcon-H1, RecurrentGemma, Zamba2, ChatGLM, Whisper, DINOv2, Qwen2-VL, Qwen2.5-VL, Gemma-3
- * multimodal, LLaVA-OneVision, Qwen3-VL, Llama-4, InternVL, SigLIP2) from
+ * multimodal, LLaVA-OneVision, LLaVA-NeXT, Qwen3-VL, Llama-4, InternVL, SigLIP2) from
  * configs generated here, each count computed in this file from the
  * modules the model's code builds, term by term (not by calling the
  * library's helpers); MoE active parameters; keys not understood named;
@@ -352,6 +352,13 @@ static void test_dinov2(void)
 		     "\"use_swiglu_ffn\":true}",
 		     &v));
 	CHECK_INT(v.params, emb + L * sw + 2 * h);
+	/* with registers: num_register_tokens more rows and tokens */
+	CHECK(towers("{\"model_type\":\"dinov2_with_registers\",\"hidden_size\":48,"
+		     "\"num_hidden_layers\":2,\"num_attention_heads\":4,\"image_size\":56,"
+		     "\"patch_size\":14,\"num_register_tokens\":3}",
+		     &v));
+	CHECK_INT(v.params, emb + 3 * h + L * layer + 2 * h);
+	CHECK_INT(v.image_tokens, 20);
 }
 
 static void test_qwen2_5_vl(void)
@@ -463,6 +470,31 @@ static void test_gemma3_llava_ov(void)
 		     "\"patch_size\":14}}",
 		     &v));
 	CHECK_INT(v.parts[2].params, qlm - V * h);
+}
+
+static void test_llava_next(void)
+{
+	struct vf_vision v;
+	/* CLIP tower 32 wide, 2 layers, MLP 40, 28 px / 14 (4 patches + class);
+	 * a Mistral text_config that leaves hidden size, layers and heads to
+	 * MistralConfig (4096, 32, 32): the defaults are used and named */
+	I d = 32, vf = 40;
+	I tower = 3 * 14 * 14 * d + d + 5 * d + 2 * d + 2 * (4 * d + 4 * (d * d + d) + d * vf + vf + vf * d + d) + 2 * d;
+	I H = 4096, L = 32, F = 64, V = 100, kvw = 8 * 128;
+	I lm = 2 * V * H + L * (2 * H * H + 2 * H * kvw + 3 * H * F + 2 * H) + H;
+	CHECK(towers("{\"model_type\":\"llava_next\",\"vision_feature_layer\":-2,"
+		     "\"vision_feature_select_strategy\":\"default\",\"text_config\":{"
+		     "\"model_type\":\"mistral\",\"intermediate_size\":64,\"vocab_size\":100},"
+		     "\"vision_config\":{\"model_type\":\"clip_vision_model\",\"hidden_size\":32,"
+		     "\"intermediate_size\":40,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		     "\"image_size\":28,\"patch_size\":14,\"projection_dim\":16}}",
+		     &v));
+	CHECK_INT(v.parts[0].params, tower);
+	CHECK_INT(v.parts[1].params, d * H + H * H + 2 * H + H);
+	CHECK_INT(v.parts[2].params, lm);
+	CHECK_INT(v.image_tokens, 4);
+	CHECK_CONTAINS(v.assumed, "text_config.hidden_size 4096");
+	CHECK(!v.unknown[0]);
 }
 
 static void test_qwen3_vl(void)
@@ -630,6 +662,7 @@ int main(void)
 	RUN(test_dinov2);
 	RUN(test_qwen2_5_vl);
 	RUN(test_gemma3_llava_ov);
+	RUN(test_llava_next);
 	RUN(test_qwen3_vl);
 	RUN(test_llama4);
 	RUN(test_internvl);

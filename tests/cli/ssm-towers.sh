@@ -36,6 +36,11 @@ expect_rc 0
 expect_json 'j["params"] == 51570323328 and j["architecture"]["active_params"] == 12110311296 and j["architecture"]["ssm"]["attention_layers"] == 4'
 run inspect "$TMP/jamba.json"
 expect_out "active params  12,110,311,296 (12.11 B) per token: 2 of 16 experts routed"
+run estimate "$TMP/jamba.json" --gpu h100-80gb --mode infer
+expect_rc 0
+expect_out "51.57 B parameters, 12.11 B active per token"
+run estimate "$TMP/jamba.json" --gpu h100-80gb --mode infer --json
+expect_json 'j["model"]["active_params"] == 12110311296'
 
 test_case "an architecture not understood: said, exit 0, no count"
 printf '{"model_type":"speecht5","d_model":64,"encoder_layers":2}\n' > "$TMP/odd.json"

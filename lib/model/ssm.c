@@ -346,6 +346,100 @@ vf_status vf__arch_read_jamba(const cJSON *cfg, const char *family, const char *
 	return layout_store(&l, a) ? VF_OK : overflow(what, err);
 }
 
+/* A per-layer type list (layer_types, layers_block_type, block_types):
+ * each entry `a` or `b`; *nb = the layers of type b among L (the list
+ * cycled over the layers when `cycle`, else one entry per layer: a
+ * list of another length is named). Absent or null: *found false. */
+static vf_status layer_kinds(const cJSON *cfg, const char *key, const char *ka, const char *kb,
+			     bool cycle, int64_t L, int64_t *nb, bool *found, struct vf_arch *a,
+			     const char *what, struct vf_error *err)
+{
+	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(cfg, key);
+	*nb = 0;
+	*found = lt && !cJSON_IsNull(lt);
+	if (!*found)
+		return VF_OK;
+	int64_t n = cJSON_IsArray(lt) ? cJSON_GetArraySize(lt) : 0;
+	if (n < 1)
+		return vf_error_set(err, VF_ERR, "%s: field %s: expected a list", what, key);
+	for (int64_t l = 0; l < (cycle ? L : n); l++) {
+		const cJSON *e = cJSON_GetArrayItem(lt, (int)(l % n));
+		if (!cJSON_IsString(e) ||
+		    (strcmp(e->valuestring, ka) != 0 && strcmp(e->valuestring, kb) != 0))
+			return vf_error_set(err, VF_ERR, "%s: field %s: expected \"%s\" or \"%s\" entries",
+					    what, key, ka, kb);
+		*nb += strcmp(e->valuestring, kb) == 0;
+	}
+	if (!cycle && n != L) {
+		char note[96];
+		snprintf(note, sizeof note, "%s (not one per layer)", key);
+		vf_arch_not_understood(a, note);
+	}
+	if (*nb > L)
+		*nb = L;
+	return VF_OK;
+}
+
+/* Bamba's attn_layer_indices: *n attention layers (each index 0..L-1). */
+static vf_status attn_indices(const cJSON *cfg, int64_t L, int64_t *n, const char *what,
+			      struct vf_error *err)
+{
+	const cJSON *ai = cJSON_GetObjectItemCaseSensitive(cfg, "attn_layer_indices"), *e;
+	*n = 0;
+	if (!ai || cJSON_IsNull(ai))
+		return VF_OK;
+	if (!cJSON_IsArray(ai))
+		return vf_error_set(err, VF_ERR, "%s: field attn_layer_indices: expected a list", what);
+	cJSON_ArrayForEach(e, ai)
+	{
+		int64_t li;
+		if (!vf_json_number_is_i64(e, &li) || li < 0 || li >= L)
+			return vf_error_set(err, VF_ERR,
+					    "%s: field attn_layer_indices: expected layer indices 0-%lld",
+					    what, (long long)(L - 1));
+		(*n)++;
+	}
+	if (*n > L)
+		*n = L;
+	return VF_OK;
+}
+
+/* The feed-forward: E routed experts of width `inter` (top-k) beside the
+ * shared MLP, or the shared MLP alone (E = 0). */
+static void granite_ffn(struct vf_arch *a, int64_t inter, int64_t shared, int64_t E, int64_t topk)
+{
+	a->experts = E > 0 ? E : 0;
+	a->known |= VF_ARCH_F_EXPERTS | VF_ARCH_F_FFN;
+	a->ffn = E > 0 ? inter : shared;
+	if (E > 0) {
+		a->experts_per_token = topk;
+		a->known |= VF_ARCH_F_EXPERTS_PER_TOKEN;
+		a->moe_layers = a->layers;
+		a->moe_ffn = inter;
+		a->shared_ffn = shared;
+	}
+}
+
+/* The Granite-4 hybrid / Bamba groups from the fields the reader set. */
+static bool granite_layout(struct vf_arch *a, int64_t shared, bool attn_bias, bool proj_bias,
+			   bool conv_bias)
+{
+	int64_t L = a->layers, H = a->hidden, E = a->experts;
+	struct layout l;
+	layout_init(&l);
+	int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
+	acc_mul(&l.g[G_ATTN], a->attn_layers, H, 2 * q + 2 * kv);
+	if (attn_bias)
+		acc_mul(&l.g[G_ATTN], a->attn_layers, 2 * q + 2 * kv, 1);
+	mamba2_mixer(&l, a, proj_bias, conv_bias, a->ssm_layers);
+	acc_mul(&l.g[G_MLP], L, 3 * H, shared); /* shared_mlp: input_linear 2s, output_linear */
+	if (E > 0)
+		acc_mul(&l.g[G_EXPERTS], L, E, 3 * H * a->moe_ffn + H); /* experts + router */
+	acc_mul(&l.g[G_NORM], L, 2, H);
+	embed_head(&l, a, 1);
+	return layout_store(&l, a);
+}
+
 /* ---- Granite-4 hybrids (granitemoehybrid) ----------------------------------- */
 
 vf_status vf__arch_read_granite_hybrid(const cJSON *cfg, const char *family, const char *what,
@@ -400,46 +494,11 @@ vf_status vf__arch_read_granite_hybrid(const cJSON *cfg, const char *family, con
 		vf_arch_not_understood(a, "mamba_n_heads does not divide mamba_expand x hidden_size");
 	/* layer_types: "mamba" or "attention" per layer; absent: all Mamba
 	 * (Bamba: attn_layer_indices lists the attention layers) */
-	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(cfg, "layer_types");
-	const cJSON *ai = cJSON_GetObjectItemCaseSensitive(cfg, "attn_layer_indices");
-	a->attn_layers = 0;
-	if (bamba && cJSON_IsArray(ai)) {
-		const cJSON *e;
-		cJSON_ArrayForEach(e, ai)
-		{
-			int64_t li;
-			if (!vf_json_number_is_i64(e, &li) || li < 0 || li >= L)
-				return vf_error_set(err, VF_ERR,
-						    "%s: field attn_layer_indices: expected layer indices "
-						    "0-%lld",
-						    what, (long long)(L - 1));
-			a->attn_layers++;
-		}
-		if (a->attn_layers > L)
-			a->attn_layers = L;
-	} else if (bamba && ai && !cJSON_IsNull(ai)) {
-		return vf_error_set(err, VF_ERR, "%s: field attn_layer_indices: expected a list", what);
-	} else if (cJSON_IsArray(lt)) {
-		const cJSON *e;
-		int64_t n = 0;
-		cJSON_ArrayForEach(e, lt)
-		{
-			if (!cJSON_IsString(e) || (strcmp(e->valuestring, "mamba") != 0 &&
-						   strcmp(e->valuestring, "attention") != 0))
-				return vf_error_set(err, VF_ERR,
-						    "%s: field layer_types: expected \"mamba\" or "
-						    "\"attention\" entries",
-						    what);
-			a->attn_layers += strcmp(e->valuestring, "attention") == 0;
-			n++;
-		}
-		if (n != L)
-			vf_arch_not_understood(a, "layer_types (not one per layer)");
-		if (a->attn_layers > L)
-			a->attn_layers = L;
-	} else if (lt && !cJSON_IsNull(lt)) {
-		return vf_error_set(err, VF_ERR, "%s: field layer_types: expected a list", what);
-	}
+	if (bamba)
+		TRY(attn_indices(cfg, L, &a->attn_layers, what, err));
+	else
+		TRY(layer_kinds(cfg, "layer_types", "mamba", "attention", false, L, &a->attn_layers, &f,
+				a, what, err));
 	a->ssm_layers = L - a->attn_layers;
 	a->ssm_heads = nh;
 	a->ssm_conv_dim = a->ssm_inner + 2 * groups * a->ssm_state;
@@ -447,35 +506,8 @@ vf_status vf__arch_read_granite_hybrid(const cJSON *cfg, const char *family, con
 	a->known |= VF_ARCH_F_HEAD_DIM;
 	a->gated_mlp = true;
 	a->qkv_bias = a->o_bias = attn_bias;
-	/* the feed-forward: routed experts of intermediate_size plus the
-	 * shared MLP, or the shared MLP alone (num_local_experts 0) */
-	if (E > 0) {
-		a->experts = E;
-		a->experts_per_token = topk;
-		a->known |= VF_ARCH_F_EXPERTS | VF_ARCH_F_EXPERTS_PER_TOKEN;
-		a->moe_layers = L;
-		a->moe_ffn = inter;
-		a->ffn = inter;
-		a->shared_ffn = shared;
-	} else {
-		a->experts = 0;
-		a->known |= VF_ARCH_F_EXPERTS;
-		a->ffn = shared;
-	}
-	a->known |= VF_ARCH_F_FFN;
-	struct layout l;
-	layout_init(&l);
-	int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
-	acc_mul(&l.g[G_ATTN], a->attn_layers, H, 2 * q + 2 * kv);
-	if (attn_bias)
-		acc_mul(&l.g[G_ATTN], a->attn_layers, 2 * q + 2 * kv, 1);
-	mamba2_mixer(&l, a, proj_bias, conv_bias, a->ssm_layers);
-	acc_mul(&l.g[G_MLP], L, 3 * H, shared); /* shared_mlp: input_linear 2s, output_linear */
-	if (E > 0)
-		acc_mul(&l.g[G_EXPERTS], L, E, 3 * H * inter + H); /* experts + router */
-	acc_mul(&l.g[G_NORM], L, 2, H);
-	embed_head(&l, a, 1);
-	return layout_store(&l, a) ? VF_OK : overflow(what, err);
+	granite_ffn(a, inter, shared, E, topk);
+	return granite_layout(a, shared, attn_bias, proj_bias, conv_bias) ? VF_OK : overflow(what, err);
 }
 
 /* ---- Falcon-H1 ------------------------------------------------------------------- */
@@ -596,25 +628,11 @@ vf_status vf__arch_read_recurrent_gemma(const cJSON *cfg, const char *family, co
 	/* block_types cycle over the layers (default recurrent, recurrent,
 	 * attention) */
 	int64_t L = a->layers, H = a->hidden, attn = 0;
-	const cJSON *bt = cJSON_GetObjectItemCaseSensitive(cfg, "block_types");
-	if (bt && !cJSON_IsNull(bt)) {
-		int64_t n = cJSON_IsArray(bt) ? cJSON_GetArraySize(bt) : 0;
-		if (n < 1)
-			return vf_error_set(err, VF_ERR, "%s: field block_types: expected a list", what);
-		for (int64_t l = 0; l < L; l++) {
-			const cJSON *e = cJSON_GetArrayItem(bt, (int)(l % n));
-			if (!cJSON_IsString(e) || (strcmp(e->valuestring, "recurrent") != 0 &&
-						   strcmp(e->valuestring, "attention") != 0))
-				return vf_error_set(err, VF_ERR,
-						    "%s: field block_types: expected \"recurrent\" or "
-						    "\"attention\" entries",
-						    what);
-			attn += strcmp(e->valuestring, "attention") == 0;
-		}
-	} else {
+	TRY(layer_kinds(cfg, "block_types", "recurrent", "attention", true, L, &attn, &f, a, what,
+			err));
+	if (!f)
 		for (int64_t l = 0; l < L; l++)
 			attn += l % 3 == 2;
-	}
 	a->attn_layers = attn;
 	a->ssm_layers = L - attn;
 	a->ssm_inner = lru;
@@ -647,6 +665,9 @@ vf_status vf__arch_read_recurrent_gemma(const cJSON *cfg, const char *family, co
 }
 
 /* ---- Zamba2 ------------------------------------------------------------------------ */
+
+static bool zamba2_layout(struct vf_arch *a, int64_t A, int64_t blocks, int64_t rank,
+			  int64_t hybrid, bool bias, bool attn_adapter);
 
 vf_status vf__arch_read_zamba2(const cJSON *cfg, const char *family, const char *what,
 			       struct vf_arch *a, struct vf_error *err)
@@ -694,29 +715,11 @@ vf_status vf__arch_read_zamba2(const cJSON *cfg, const char *family, const char 
 				    what);
 	/* layers_block_type: "mamba" or "hybrid" (a shared attention block, a
 	 * linear H x H, then the layer's Mamba block) */
-	const cJSON *bt = cJSON_GetObjectItemCaseSensitive(cfg, "layers_block_type");
 	int64_t hybrid = 0;
-	if (cJSON_IsArray(bt)) {
-		const cJSON *e;
-		int64_t n = 0;
-		cJSON_ArrayForEach(e, bt)
-		{
-			if (!cJSON_IsString(e) || (strcmp(e->valuestring, "mamba") != 0 &&
-						   strcmp(e->valuestring, "hybrid") != 0))
-				return vf_error_set(err, VF_ERR,
-						    "%s: field layers_block_type: expected \"mamba\" or "
-						    "\"hybrid\" entries",
-						    what);
-			hybrid += strcmp(e->valuestring, "hybrid") == 0;
-			n++;
-		}
-		if (n != L)
-			vf_arch_not_understood(a, "layers_block_type (not one per layer)");
-		if (hybrid > L)
-			hybrid = L;
-	} else {
+	TRY(layer_kinds(cfg, "layers_block_type", "mamba", "hybrid", false, L, &hybrid, &f, a, what,
+			err));
+	if (!f)
 		vf_arch_not_understood(a, "layers_block_type (absent: where the shared blocks run)");
-	}
 	a->ssm_inner = expand * H;
 	a->ssm_heads = nh;
 	a->ssm_conv_dim = a->ssm_inner + 2 * groups * a->ssm_state;
@@ -725,6 +728,16 @@ vf_status vf__arch_read_zamba2(const cJSON *cfg, const char *family, const char 
 	a->head_dim = hd;
 	a->known |= VF_ARCH_F_HEAD_DIM;
 	a->gated_mlp = true;
+	return zamba2_layout(a, A, blocks, rank, hybrid, bias, attn_adapter) ? VF_OK
+									 : overflow(what, err);
+}
+
+/* The Zamba2 groups: A the shared blocks' input width (2h), `blocks`
+ * shared blocks, adapters of `rank` on the `hybrid` layers. */
+static bool zamba2_layout(struct vf_arch *a, int64_t A, int64_t blocks, int64_t rank,
+			  int64_t hybrid, bool bias, bool attn_adapter)
+{
+	int64_t L = a->layers, H = a->hidden, hd = a->head_dim;
 	struct layout l;
 	layout_init(&l);
 	/* every layer: RMSNorm and a Mamba-2 mixer (conv bias always) */
@@ -746,7 +759,7 @@ vf_status vf__arch_read_zamba2(const cJSON *cfg, const char *family, const char 
 	if (attn_adapter)
 		acc_mul(&l.g[G_ATTN], hybrid, 3 * rank, 2 * A);
 	embed_head(&l, a, 1);
-	return layout_store(&l, a) ? VF_OK : overflow(what, err);
+	return layout_store(&l, a);
 }
 
 /* ---- ChatGLM ---------------------------------------------------------------- */

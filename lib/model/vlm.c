@@ -169,6 +169,40 @@ static vf_status qwen_lm(const cJSON *cfg, const char *what, struct vf_vision *v
 /* The image assumed for tokens: 448 x 448 px (dynamic resolution). */
 #define QWEN_IMAGE 448
 
+/* The tokens of a Qwen-VL image (one per merged patch of patch x merge
+ * px) through parts 0-2 (tower, merger, language model), and the
+ * training stages (1: the merger; 2: merger and language model). */
+static void qwen_tokens(struct vf_vision *v, int64_t p, int64_t merge)
+{
+	v->image_size = QWEN_IMAGE;
+	v->patch_size = p * merge;
+	int64_t grid = QWEN_IMAGE / (p * merge);
+	v->image_tokens = grid * grid;
+	v->parts[0].tokens = v->image_tokens * merge * merge;
+	v->parts[1].tokens = v->parts[2].tokens = v->image_tokens;
+	size_t n = strlen(v->assumed);
+	snprintf(v->assumed + n, sizeof v->assumed - n,
+		 "%simages of %d x %d px (dynamic resolution: %lld tokens each after the merger)",
+		 n ? "; " : "", QWEN_IMAGE, QWEN_IMAGE, (long long)v->image_tokens);
+	v->parts[1].trained[0] = v->parts[1].trained[1] = true;
+	v->parts[2].trained[1] = true;
+}
+
+/* Qwen2-VL's MLP width: embed_dim x mlp_ratio (4 when absent). */
+static vf_status mlp_ratio_width(const cJSON *vc, int64_t d, int64_t *inter, const char *w,
+				 struct vf_error *err)
+{
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(vc, "mlp_ratio");
+	double ratio = 4;
+	if (r && !cJSON_IsNull(r)) {
+		if (!cJSON_IsNumber(r) || !(r->valuedouble > 0 && r->valuedouble <= 64))
+			return vf_error_set(err, VF_ERR, "%s: field mlp_ratio: expected a number 0-64", w);
+		ratio = r->valuedouble;
+	}
+	*inter = (int64_t)((double)(d < WMAX ? d : WMAX) * ratio);
+	return VF_OK;
+}
+
 /* Qwen2-VL (qwen2: true): the same tower with LayerNorms (weight and
  * bias) before attention and MLP, a plain GELU MLP of embed_dim x
  * mlp_ratio with biases, the merger's LayerNorm; its vision_config names
@@ -194,20 +228,9 @@ static vf_status read_qwen_vl(const cJSON *cfg, bool qwen2, const char *what, st
 		st = num(vc, "depth", 32, &depth, w, err);
 	if (!st)
 		st = num(vc, qwen2 ? "embed_dim" : "hidden_size", qwen2 ? 1280 : 3584, &d, w, err);
-	if (!st && qwen2) {
-		const cJSON *r = cJSON_GetObjectItemCaseSensitive(vc, "mlp_ratio");
-		double ratio = 4;
-		if (r && !cJSON_IsNull(r)) {
-			if (!cJSON_IsNumber(r) || !(r->valuedouble > 0 && r->valuedouble <= 64))
-				st = vf_error_set(err, VF_ERR, "%s: field mlp_ratio: expected a number 0-64",
-						  w);
-			else
-				ratio = r->valuedouble;
-		}
-		inter = (int64_t)((double)(d < WMAX ? d : WMAX) * ratio);
-	} else if (!st) {
-		st = num(vc, "intermediate_size", 3420, &inter, w, err);
-	}
+	if (!st)
+		st = qwen2 ? mlp_ratio_width(vc, d, &inter, w, err)
+			   : num(vc, "intermediate_size", 3420, &inter, w, err);
 	if (!st)
 		st = num(vc, "num_heads", 16, &heads, w, err);
 	ch = 3;
@@ -222,14 +245,11 @@ static vf_status read_qwen_vl(const cJSON *cfg, bool qwen2, const char *what, st
 		st = num(vc, "spatial_merge_size", 2, &merge, w, err);
 	if (!st)
 		st = num(vc, "temporal_patch_size", 2, &tp, w, err);
-	if (!st)
-		st = width_check(d, "hidden_size", w, err);
-	if (!st)
-		st = width_check(inter, "intermediate_size", w, err);
-	if (!st)
-		st = width_check(out, "out_hidden_size", w, err);
-	if (!st && (p > 1024 || ch > 1024 || tp > 64 || merge > 16 || depth > 4096))
-		st = vf_error_set(err, VF_ERR, "%s: patch, channel, merge or depth sizes too large", w);
+	if (!st && (d > WMAX || inter > WMAX || out > WMAX || p > 1024 || ch > 1024 || tp > 64 ||
+		    merge > 16 || depth > 4096))
+		st = vf_error_set(err, VF_ERR, "%s: widths above %lld or patch, channel, merge or depth "
+					       "sizes too large",
+				  w, (long long)WMAX);
 	if (!st)
 		vf__towers_check_keys(vc, qwen2 ? "qwen2_vl.vision" : "qwen2_5_vl.vision",
 				      "vision_config.", v);
@@ -262,18 +282,7 @@ static vf_status read_qwen_vl(const cJSON *cfg, bool qwen2, const char *what, st
 			 "%svision_config.out_hidden_size differs from the language model's hidden size",
 			 n ? ", " : "");
 	}
-	v->image_size = QWEN_IMAGE;
-	v->patch_size = p * merge; /* one token per merged patch */
-	int64_t grid = QWEN_IMAGE / (p * merge);
-	v->image_tokens = grid * grid;
-	pv->tokens = v->image_tokens * merge * merge;
-	pp->tokens = pl->tokens = v->image_tokens;
-	snprintf(v->assumed, sizeof v->assumed,
-		 "images of %d x %d px (dynamic resolution: %lld tokens each after the merger)",
-		 QWEN_IMAGE, QWEN_IMAGE, (long long)v->image_tokens);
-	/* stage 1: the merger; stage 2: merger and language model */
-	pp->trained[0] = pp->trained[1] = true;
-	pl->trained[1] = true;
+	qwen_tokens(v, p, merge);
 	vf__towers_check_keys(cfg, qwen2 ? "qwen2_vl" : "qwen2_5_vl", "", v);
 	return VF_OK;
 }
@@ -492,16 +501,11 @@ static vf_status read_qwen3_vl(const cJSON *cfg, bool moe, const char *what, str
 	const cJSON *ds = cJSON_GetObjectItemCaseSensitive(vc, "deepstack_visual_indexes");
 	if (cJSON_IsArray(ds))
 		deep = cJSON_GetArraySize(ds);
-	if (!st)
-		st = width_check(d, "hidden_size", w, err);
-	if (!st)
-		st = width_check(inter, "intermediate_size", w, err);
-	if (!st)
-		st = width_check(out, "out_hidden_size", w, err);
-	if (!st && (p > 1024 || ch > 1024 || tp > 64 || merge > 16 || depth > 4096 ||
-		    npos > ((int64_t)1 << 24) || deep > 256))
-		st = vf_error_set(err, VF_ERR, "%s: patch, channel, merge, depth or position sizes too large",
-				  w);
+	if (!st && (d > WMAX || inter > WMAX || out > WMAX || p > 1024 || ch > 1024 || tp > 64 ||
+		    merge > 16 || depth > 4096 || npos > ((int64_t)1 << 24) || deep > 256))
+		st = vf_error_set(err, VF_ERR, "%s: widths above %lld or patch, channel, merge, depth or "
+					       "position sizes too large",
+				  w, (long long)WMAX);
 	if (!st)
 		vf__towers_check_keys(vc, "qwen3_vl.vision", "vision_config.", v);
 	cJSON_Delete(empty);
@@ -544,17 +548,7 @@ static vf_status read_qwen3_vl(const cJSON *cfg, bool moe, const char *what, str
 	cJSON_Delete(wrap);
 	if (st)
 		return st;
-	v->image_size = QWEN_IMAGE;
-	v->patch_size = p * merge;
-	int64_t grid = QWEN_IMAGE / (p * merge);
-	v->image_tokens = grid * grid;
-	pv->tokens = v->image_tokens * merge * merge;
-	pp->tokens = pl->tokens = v->image_tokens;
-	snprintf(v->assumed, sizeof v->assumed,
-		 "images of %d x %d px (dynamic resolution: %lld tokens each after the merger)",
-		 QWEN_IMAGE, QWEN_IMAGE, (long long)v->image_tokens);
-	pp->trained[0] = pp->trained[1] = true;
-	pl->trained[1] = true;
+	qwen_tokens(v, p, merge);
 	vf__towers_check_keys(cfg, "qwen3_vl", "", v);
 	return VF_OK;
 }

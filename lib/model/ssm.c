@@ -892,6 +892,8 @@ static const struct {
 		   "patch_size num_channels qkv_bias layerscale_value use_swiglu_ffn out_features "
 		   "out_indices stage_names apply_layernorm reshape_hidden_states "
 		   "num_register_tokens"},
+	{"vit", "hidden_size num_hidden_layers num_attention_heads intermediate_size image_size "
+		"patch_size num_channels qkv_bias num_labels encoder_stride"},
 	{"qwen2_5_vl", "vision_config text_config rope_scaling max_window_layers sliding_window "
 		       "use_sliding_window hidden_size num_hidden_layers num_attention_heads "
 		       "num_key_value_heads intermediate_size vocab_size max_position_embeddings "

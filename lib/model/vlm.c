@@ -124,6 +124,59 @@ static vf_status read_dinov2(const cJSON *c, const char *what, struct vf_vision 
 	return VF_OK;
 }
 
+/* ---- ViT ---------------------------------------------------------------------------- */
+
+/* ViT (google/vit-*): class token, positions (n + 1) x h, patch conv with
+ * bias; per layer two LayerNorms, q/k/v (bias: qkv_bias) and the output
+ * dense with bias, the MLP with biases; the final LayerNorm. ViTModel adds
+ * the pooler (h x h + h); ViTForImageClassification drops it and adds
+ * the classifier h -> labels + labels (labels: num_labels, or id2label's
+ * size; 2 when neither). */
+static vf_status read_vit(const cJSON *c, const char *what, struct vf_vision *v,
+			  struct vf_error *err)
+{
+	int64_t h, L, heads, f, img, p, ch;
+	VF_TRY(num(c, "hidden_size", 768, &h, what, err));
+	VF_TRY(num(c, "num_hidden_layers", 12, &L, what, err));
+	VF_TRY(num(c, "num_attention_heads", 12, &heads, what, err));
+	VF_TRY(num(c, "intermediate_size", 3072, &f, what, err));
+	VF_TRY(num(c, "image_size", 224, &img, what, err));
+	VF_TRY(num(c, "patch_size", 16, &p, what, err));
+	VF_TRY(num(c, "num_channels", 3, &ch, what, err));
+	if (h > WMAX || f > WMAX || img > WMAX || p > 1024 || ch > 1024)
+		return vf_error_set(err, VF_ERR, "%s: widths, image, patch or channel sizes too large", what);
+	bool qkv_bias = true;
+	VF_TRY(vf__arch_get_bool(c, "qkv_bias", &qkv_bias, what, err));
+	const cJSON *arch = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c, "architectures"), 0);
+	bool cls = cJSON_IsString(arch) && strstr(arch->valuestring, "ForImageClassification");
+	int64_t labels = 2;
+	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(c, "id2label");
+	if (cJSON_IsObject(ids))
+		labels = cJSON_GetArraySize(ids);
+	VF_TRY(num(c, "num_labels", labels, &labels, what, err));
+	int64_t grid = img / p;
+	snprintf(v->kind, sizeof v->kind, "vit");
+	snprintf(v->family, sizeof v->family, "vit");
+	v->stages = 1;
+	v->image_size = img;
+	v->patch_size = p;
+	v->image_tokens = grid * grid + 1;
+	v->class_token = true;
+	struct vf_vision_part *pt = &v->parts[v->nparts++];
+	snprintf(pt->name, sizeof pt->name, "vision_model");
+	int64_t layer = 4 * h + 3 * h * h + (qkv_bias ? 3 * h : 0) + h * h + h + h * f + f + f * h + h;
+	pt->params = h + (grid * grid + 1) * h + ch * p * p * h + h + L * layer + 2 * h +
+		     (cls ? h * labels + labels : h * h + h);
+	pt->layers = L;
+	pt->hidden = h;
+	pt->heads = heads;
+	pt->ffn = f;
+	pt->tokens = v->image_tokens;
+	pt->trained[0] = true;
+	vf__towers_check_keys(c, "vit", "", v);
+	return VF_OK;
+}
+
 /* ---- Qwen2.5-VL ---------------------------------------------------------------- */
 
 /* The language model: text_config, or the top-level keys without the
@@ -971,7 +1024,8 @@ enum tkind {
 	TK_SIGLIP2,
 	TK_INTERNVL_CHAT,
 	TK_QWEN2VL,
-	TK_LLAVA_NEXT
+	TK_LLAVA_NEXT,
+	TK_VIT
 };
 
 static enum tkind kind_of(const cJSON *cfg)
@@ -983,6 +1037,8 @@ static enum tkind kind_of(const cJSON *cfg)
 		return TK_WHISPER;
 	if (strcmp(mt, "dinov2") == 0 || strcmp(mt, "dinov2_with_registers") == 0)
 		return TK_DINOV2;
+	if (strcmp(mt, "vit") == 0)
+		return TK_VIT;
 	if (strcmp(mt, "qwen2_5_vl") == 0)
 		return TK_QWEN25VL;
 	if (strcmp(mt, "qwen2_vl") == 0)
@@ -1028,6 +1084,7 @@ vf_status vf_towers_from_config(const cJSON *cfg, const char *what, struct vf_vi
 	switch (cJSON_IsObject(cfg) ? kind_of(cfg) : TK_NONE) {
 	case TK_WHISPER: st = vf__towers_read_whisper(cfg, what, v, err); break;
 	case TK_DINOV2: st = read_dinov2(cfg, what, v, err); break;
+	case TK_VIT: st = read_vit(cfg, what, v, err); break;
 	case TK_QWEN25VL: st = read_qwen_vl(cfg, false, what, v, err); break;
 	case TK_QWEN2VL: st = read_qwen_vl(cfg, true, what, v, err); break;
 	case TK_GEMMA3: st = read_gemma3(cfg, what, v, err); break;

@@ -1,5 +1,5 @@
 /* test-arch-ssm.c - the families of lib/model/ssm.c, speech.c and vlm.c
- * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, Falcon-H1, RecurrentGemma, Zamba2, ChatGLM, Whisper, DINOv2, Qwen2-VL, Qwen2.5-VL, Gemma-3
+ * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, Falcon-H1, RecurrentGemma, Zamba2, ChatGLM, Whisper, ViT, DINOv2, Qwen2-VL, Qwen2.5-VL, Gemma-3
  * multimodal, LLaVA-OneVision, LLaVA-NeXT, Qwen3-VL, Llama-4, InternVL, SigLIP2) from
  * configs generated here, each count computed in this file from the
  * modules the model's code builds, term by term (not by calling the
@@ -361,6 +361,28 @@ static void test_dinov2(void)
 	CHECK_INT(v.image_tokens, 20);
 }
 
+static void test_vit(void)
+{
+	struct vf_vision v;
+	/* 48 wide, 2 layers, MLP 80, 56 px / 14 (16 patches + class) */
+	I h = 48, f = 80;
+	I base = h + 17 * h + 3 * 14 * 14 * h + h + 2 * (4 * h + 4 * (h * h + h) + h * f + f + f * h + h) + 2 * h;
+	/* ViTModel: the pooler */
+	CHECK(towers("{\"architectures\":[\"ViTModel\"],\"model_type\":\"vit\",\"hidden_size\":48,"
+		     "\"num_hidden_layers\":2,\"num_attention_heads\":4,\"intermediate_size\":80,"
+		     "\"image_size\":56,\"patch_size\":14}",
+		     &v));
+	CHECK_INT(v.params, base + h * h + h);
+	/* for image classification: no pooler, a classifier over id2label's 3 labels */
+	CHECK(towers("{\"architectures\":[\"ViTForImageClassification\"],\"model_type\":\"vit\","
+		     "\"hidden_size\":48,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		     "\"intermediate_size\":80,\"image_size\":56,\"patch_size\":14,"
+		     "\"id2label\":{\"0\":\"a\",\"1\":\"b\",\"2\":\"c\"}}",
+		     &v));
+	CHECK_INT(v.params, base + 3 * h + 3);
+	CHECK(!v.unknown[0]);
+}
+
 static void test_qwen2_5_vl(void)
 {
 	struct vf_vision v;
@@ -660,6 +682,7 @@ int main(void)
 	RUN(test_active);
 	RUN(test_whisper);
 	RUN(test_dinov2);
+	RUN(test_vit);
 	RUN(test_qwen2_5_vl);
 	RUN(test_gemma3_llava_ov);
 	RUN(test_llava_next);

@@ -1,7 +1,7 @@
 /* towers.h - models made of towers that vision.c's families do not cover,
  * read from one config.json into a struct vf_vision (parts with exact
  * counts): Whisper speech encoder-decoders (lib/model/speech.c); the ViT
- * backbones DINOv2 (with registers) and SigLIP2; the vision-language
+ * backbones ViT, DINOv2 (with registers) and SigLIP2; the vision-language
  * models Qwen2-VL, Qwen2.5-VL, Qwen3-VL (and its MoE), Gemma-3
  * multimodal, Llama-4, InternVL (transformers' and the remote-code
  * internvl_chat), LLaVA-NeXT and LLaVA-OneVision (lib/model/vlm.c): each

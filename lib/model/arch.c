@@ -498,6 +498,7 @@ static const struct {
 	{"recurrent_gemma", NULL, vf__arch_read_recurrent_gemma},
 	{"zamba2", NULL, vf__arch_read_zamba2},
 	{"chatglm", NULL, vf__arch_read_chatglm},
+	{"internlm2", NULL, vf__arch_read_internlm2},
 };
 
 static int family_index(const char *model_type)

@@ -1,11 +1,12 @@
 /* ssm.c - families the common decoder formula does not describe, read
  * from their config.json and counted from their own layout: the
- * state-space models Mamba and Mamba-2, the Jamba hybrid (Mamba and
- * attention layers, dense and MoE feed-forwards), the Granite-4 hybrids
+ * state-space models Mamba and Mamba-2; the hybrids Jamba (Mamba and
+ * attention layers, dense and MoE feed-forwards), Granite-4
  * (granitemoehybrid: Mamba-2 and attention layers, routed experts and a
- * shared MLP), and ChatGLM (the
- * remote-code GLM-2/3/4 configs: fused query_key_value).
- *
+ * shared MLP) and Bamba, Falcon-H1, RecurrentGemma and Zamba2; ChatGLM
+ * (the remote-code GLM-2/3/4 configs: fused query_key_value) and
+ * InternLM2. Also the MoE active-parameter count and the key table of
+ * these families and of the towers (speech.c, vlm.c). *
  * Layouts counted (facts read from the public transformers modelling code
  * and configuration classes; no code copied):
  *  - Mamba-1 block: RMSNorm h; in_proj h -> 2i (bias: use_bias); depthwise
@@ -831,6 +832,53 @@ vf_status vf__arch_read_chatglm(const cJSON *cfg, const char *family, const char
 	return layout_store(&l, a) ? VF_OK : overflow(what, err);
 }
 
+/* ---- InternLM2 ---------------------------------------------------------------------- */
+
+/* InternLM2 (remote code; the language model of InternVL2 and InternLM2):
+ * tok_embeddings, per layer attention_norm, wqkv h -> (heads + 2 kv) hd
+ * and wo (biases: `bias`, InternLM2Config default true), ffn_norm, w1 / w3
+ * h -> ffn and w2 ffn -> h without bias; norm; output untied. */
+vf_status vf__arch_read_internlm2(const cJSON *cfg, const char *family, const char *what,
+				  struct vf_arch *a, struct vf_error *err)
+{
+	(void)family;
+	READ(KEYS("hidden_size"), 1, hidden, VF_ARCH_F_HIDDEN);
+	READ(KEYS("num_hidden_layers"), 0, layers, VF_ARCH_F_LAYERS);
+	READ(KEYS("num_attention_heads"), 1, heads, VF_ARCH_F_HEADS);
+	READ(KEYS("num_key_value_heads"), 1, kv_heads, VF_ARCH_F_KV_HEADS);
+	READ(KEYS("intermediate_size"), 1, ffn, VF_ARCH_F_FFN);
+	READ(KEYS("vocab_size"), 1, vocab, VF_ARCH_F_VOCAB);
+	READ(KEYS("max_position_embeddings"), 1, max_positions, VF_ARCH_F_MAX_POSITIONS);
+	VF_DEFAULT(hidden, VF_ARCH_F_HIDDEN, 4096);
+	VF_DEFAULT(layers, VF_ARCH_F_LAYERS, 32);
+	VF_DEFAULT(heads, VF_ARCH_F_HEADS, 32);
+	VF_DEFAULT(kv_heads, VF_ARCH_F_KV_HEADS, a->heads);
+	VF_DEFAULT(ffn, VF_ARCH_F_FFN, 11008);
+	VF_DEFAULT(vocab, VF_ARCH_F_VOCAB, 103168);
+	a->tied_embeddings = false;
+	TRY(vf__arch_get_bool(cfg, "tie_word_embeddings", &a->tied_embeddings, what, err));
+	a->known |= VF_ARCH_F_TIED;
+	bool bias = true;
+	TRY(vf__arch_get_bool(cfg, "bias", &bias, what, err));
+	if (a->heads % a->kv_heads != 0)
+		return vf_error_set(err, VF_ERR, "%s: heads not a multiple of key/value heads", what);
+	int64_t H = a->hidden, L = a->layers;
+	a->head_dim = H / a->heads;
+	a->known |= VF_ARCH_F_HEAD_DIM;
+	a->gated_mlp = true;
+	a->qkv_bias = a->o_bias = bias;
+	int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
+	struct layout l;
+	layout_init(&l);
+	acc_mul(&l.g[G_ATTN], L, H, 2 * q + 2 * kv);
+	if (bias)
+		acc_mul(&l.g[G_ATTN], L, q + 2 * kv + H, 1);
+	acc_mul(&l.g[G_MLP], L, 3 * H, a->ffn);
+	acc_mul(&l.g[G_NORM], L, 2, H);
+	embed_head(&l, a, 1);
+	return layout_store(&l, a) ? VF_OK : overflow(what, err);
+}
+
 /* ---- keys and JSON ------------------------------------------------------------ */
 
 static const struct {
@@ -878,6 +926,9 @@ static const struct {
 		   "add_bias_linear use_shared_attention_adapter layers_block_type hybrid_layer_ids "
 		   "mamba_headdim use_conv_bias use_mem_rope use_long_context use_mem_eff_path "
 		   "num_logits_to_keep"},
+	{"internlm2", "hidden_size num_hidden_layers num_attention_heads num_key_value_heads "
+		      "intermediate_size vocab_size max_position_embeddings tie_word_embeddings bias "
+		      "attn_implementation"},
 	{"chatglm", "hidden_size num_layers num_hidden_layers num_attention_heads kv_channels "
 		    "ffn_hidden_size padded_vocab_size seq_length multi_query_attention "
 		    "multi_query_group_num add_qkv_bias add_bias_linear rmsnorm post_layer_norm "

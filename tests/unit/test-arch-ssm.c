@@ -1,5 +1,5 @@
 /* test-arch-ssm.c - the families of lib/model/ssm.c, speech.c and vlm.c
- * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, Falcon-H1, RecurrentGemma, Zamba2, ChatGLM, Whisper, ViT, DINOv2, Qwen2-VL, Qwen2.5-VL, Gemma-3
+ * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, Falcon-H1, RecurrentGemma, Zamba2, ChatGLM, InternLM2, Whisper, ViT, DINOv2, Qwen2-VL, Qwen2.5-VL, Gemma-3
  * multimodal, LLaVA-OneVision, LLaVA-NeXT, Qwen3-VL, Llama-4, InternVL, SigLIP2) from
  * configs generated here, each count computed in this file from the
  * modules the model's code builds, term by term (not by calling the
@@ -280,6 +280,27 @@ static void test_chatglm(void)
 	      &a);
 	CHECK(a.approximate);
 	CHECK_CONTAINS(a.not_understood, "v1");
+}
+
+static void test_internlm2(void)
+{
+	struct vf_arch a;
+	/* fused wqkv, wo (bias: `bias`), w1/w3/w2 without bias, untied */
+	I h = 64, L = 2, nh = 4, kv = 2, hd = 16, F = 96, V = 100;
+	I attn = h * (nh + 2 * kv) * hd + nh * hd * h;
+	I total = 2 * V * h + L * (attn + 3 * h * F + 2 * h) + h;
+	CHECK_INT(count("{\"model_type\":\"internlm2\",\"hidden_size\":64,\"num_hidden_layers\":2,"
+			"\"num_attention_heads\":4,\"num_key_value_heads\":2,\"intermediate_size\":96,"
+			"\"vocab_size\":100,\"bias\":false}",
+			&a),
+		  total);
+	CHECK(!a.approximate);
+	/* InternLM2Config's default bias: q/k/v and o biases */
+	CHECK_INT(count("{\"model_type\":\"internlm2\",\"hidden_size\":64,\"num_hidden_layers\":2,"
+			"\"num_attention_heads\":4,\"num_key_value_heads\":2,\"intermediate_size\":96,"
+			"\"vocab_size\":100}",
+			&a),
+		  total + L * ((nh + 2 * kv) * hd + h));
 }
 
 static void test_active(void)
@@ -679,6 +700,7 @@ int main(void)
 	RUN(test_recurrent_gemma);
 	RUN(test_zamba2);
 	RUN(test_chatglm);
+	RUN(test_internlm2);
 	RUN(test_active);
 	RUN(test_whisper);
 	RUN(test_dinov2);

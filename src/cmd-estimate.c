@@ -1106,8 +1106,17 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 	char b1[64], b2[64], setup[512];
 	FILE *o = stdout;
 	const char *bold = vf_cli_sgr(o, "1"), *off = vf_cli_sgr(o, "0");
-	fprintf(o, "%sModel%s  %s: %s parameters, %s trainable%s\n", bold, off, tg->id,
-		vf_fmt_params(b1, sizeof b1, e0->params), vf_fmt_params(b2, sizeof b2, e0->trainable_params),
+	char act[96] = "";
+	const struct vf_arch *ma = tg->vision ? (tg->vis.has_lm ? &tg->vis.lm : NULL) : tg->dit ? NULL : &tg->arch;
+	if (ma && ma->experts > 0 && vf_arch_active_params(ma) > 0) { /* MoE: beside the total */
+		char b3[64];
+		snprintf(act, sizeof act, ", %s active per token%s",
+			 vf_fmt_params(b3, sizeof b3, vf_arch_active_params(ma)),
+			 tg->vision ? " (language model)" : "");
+	}
+	fprintf(o, "%sModel%s  %s: %s parameters%s, %s trainable%s\n", bold, off, tg->id,
+		vf_fmt_params(b1, sizeof b1, e0->params), act,
+		vf_fmt_params(b2, sizeof b2, e0->trainable_params),
 		!tg->dit && tg->arch.approximate ? " (approximate: see Assumptions)" : "");
 	setup_words(tg, s, rows, nrows, setup, sizeof setup);
 	fprintf(o, "%sSetup%s  %s\n\n", bold, off, setup);
@@ -1234,6 +1243,9 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 	}
 	cJSON_AddNumberToObject(m, "params", (double)e0->params);
 	cJSON_AddNumberToObject(m, "trainable_params", (double)e0->trainable_params);
+	const struct vf_arch *ma = tg->vision ? (tg->vis.has_lm ? &tg->vis.lm : NULL) : tg->dit ? NULL : &tg->arch;
+	if (ma && ma->experts > 0 && vf_arch_active_params(ma) > 0) /* MoE: per token (the LM's for a VLM) */
+		cJSON_AddNumberToObject(m, "active_params", (double)vf_arch_active_params(ma));
 	const char *unk = tg->vision ? tg->vis.unknown : tg->dit ? "" : tg->arch.not_understood;
 	cJSON_AddBoolToObject(m, "approximate", unk[0] || (!tg->vision && !tg->dit && tg->arch.approximate));
 	vf_json_add_list(m, "not_understood", unk);

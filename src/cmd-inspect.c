@@ -360,25 +360,30 @@ static void row_quant(struct vf_table *t, const struct vf_qconfig *q)
 	row(t, "quantization", line);
 }
 
+/* A VLM on a MoE language model: the LM's active part per text token. */
+static void print_vlm_active(struct vf_table *t, const struct vf_vision *v)
+{
+	struct vf_param_groups g;
+	if (!v->has_lm || v->lm.experts <= 0 || !vf_arch_param_groups(&v->lm, &g))
+		return;
+	int64_t act = vf_arch_active_params(&v->lm);
+	if (act < 0)
+		return;
+	char line[512], a[64], b[64], c[64];
+	snprintf(line, sizeof line, "%s (%s) per text token in the language model: %" PRId64
+		 " of %" PRId64 " experts routed; the towers' %s run per image",
+		 fmt_count(a, sizeof a, act), vf_fmt_params(b, sizeof b, act), v->lm.experts_per_token,
+		 v->lm.experts, vf_fmt_params(c, sizeof c, v->params - g.total));
+	row(t, "active params", line);
+}
+
 /* The rows that qualify the count: a VLM's active part on a MoE language
  * model, what is approximate, the MTP modules outside the count. */
 static void row_notes(struct vf_table *t, const struct vf_model *m)
 {
 	char a[128], b[128], line[512];
-	if (m->has_vision && m->vision.has_lm && m->vision.lm.experts > 0) {
-		/* a VLM on a MoE language model: its towers plus the LM's active part */
-		struct vf_param_groups g;
-		int64_t act = vf_arch_active_params(&m->vision.lm);
-		if (act >= 0 && vf_arch_param_groups(&m->vision.lm, &g)) {
-			char c[64];
-			snprintf(line, sizeof line, "%s (%s) per text token in the language model: %" PRId64
-				 " of %" PRId64 " experts routed; the towers' %s run per image",
-				 fmt_count(a, sizeof a, act), vf_fmt_params(b, sizeof b, act),
-				 m->vision.lm.experts_per_token, m->vision.lm.experts,
-				 vf_fmt_params(c, sizeof c, m->vision.params - g.total));
-			row(t, "active params", line);
-		}
-	}
+	if (m->has_vision)
+		print_vlm_active(t, &m->vision);
 	if (m->has_arch && m->arch.approximate) {
 		snprintf(line, sizeof line, "not understood: %s; %s", m->arch.not_understood,
 			 m->files >= 0 || m->entry ? "the count is the files', the architecture approximate"

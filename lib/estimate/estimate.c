@@ -139,6 +139,8 @@ static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 	s->hq = s->heads * hd;
 	s->hkv = (a->kv_heads > 0 ? (double)a->kv_heads : s->heads) * hd;
 	s->f = a->ffn > 0 ? (double)a->ffn : 4 * s->h;
+	if (a->ssm_layers > 0 && a->ffn == 0 && (a->known & VF_ARCH_F_FFN))
+		s->f = 0; /* a pure SSM (Mamba): no MLP block */
 	s->V = a->vocab > 0 ? (double)a->vocab : 32000;
 	s->L = a->layers > 0 ? (double)a->layers : 1;
 	s->Ld = a->decoder_layers > 0 ? (double)a->decoder_layers : 0;

@@ -70,6 +70,10 @@ vf_status vf__arch_read_falcon_h1(const cJSON *, const char *, const char *, str
 				  struct vf_error *);
 vf_status vf__arch_read_recurrent_gemma(const cJSON *, const char *, const char *,
 					struct vf_arch *, struct vf_error *);
+vf_status vf__arch_read_zamba2(const cJSON *, const char *, const char *, struct vf_arch *,
+			       struct vf_error *);
+vf_status vf__arch_read_internlm2(const cJSON *, const char *, const char *, struct vf_arch *,
+				  struct vf_error *);
 vf_status vf__arch_read_chatglm(const cJSON *, const char *, const char *, struct vf_arch *,
 				struct vf_error *);
 /* The size-bearing keys the readers of ssm.c read (space-separated), or

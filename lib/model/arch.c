@@ -493,9 +493,12 @@ static const struct {
 	{"mamba2", NULL, vf__arch_read_mamba},
 	{"jamba", NULL, vf__arch_read_jamba},
 	{"granitemoehybrid", NULL, vf__arch_read_granite_hybrid},
+	{"bamba", NULL, vf__arch_read_granite_hybrid},
 	{"falcon_h1", NULL, vf__arch_read_falcon_h1},
 	{"recurrent_gemma", NULL, vf__arch_read_recurrent_gemma},
+	{"zamba2", NULL, vf__arch_read_zamba2},
 	{"chatglm", NULL, vf__arch_read_chatglm},
+	{"internlm2", NULL, vf__arch_read_internlm2},
 };
 
 static int family_index(const char *model_type)

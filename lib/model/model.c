@@ -122,6 +122,13 @@ static vf_status read_config(const char *path, struct vf_model *m, struct vf_arc
 		m->has_vision = st == VF_OK;
 	} else if (st == VF_OK) {
 		st = vf_arch_from_config(cfg, path, a, err);
+		/* a timm config names its model in "architecture": said when
+		 * not understood (load_config_file) */
+		const char *timm = vf_json_get_str(cfg, "architecture");
+		if (st == VF_ENOTFOUND && !(a->known & VF_ARCH_F_FAMILY) && timm && timm[0]) {
+			snprintf(a->family, sizeof a->family, "timm %s", timm);
+			a->known |= VF_ARCH_F_FAMILY;
+		}
 	}
 	cJSON_Delete(cfg);
 	return st;

@@ -1,11 +1,12 @@
 /* ssm.c - families the common decoder formula does not describe, read
  * from their config.json and counted from their own layout: the
- * state-space models Mamba and Mamba-2, the Jamba hybrid (Mamba and
- * attention layers, dense and MoE feed-forwards), the Granite-4 hybrids
+ * state-space models Mamba and Mamba-2; the hybrids Jamba (Mamba and
+ * attention layers, dense and MoE feed-forwards), Granite-4
  * (granitemoehybrid: Mamba-2 and attention layers, routed experts and a
- * shared MLP), and ChatGLM (the
- * remote-code GLM-2/3/4 configs: fused query_key_value).
- *
+ * shared MLP) and Bamba, Falcon-H1, RecurrentGemma and Zamba2; ChatGLM
+ * (the remote-code GLM-2/3/4 configs: fused query_key_value) and
+ * InternLM2. Also the MoE active-parameter count and the key table of
+ * these families and of the towers (speech.c, vlm.c). *
  * Layouts counted (facts read from the public transformers modelling code
  * and configuration classes; no code copied):
  *  - Mamba-1 block: RMSNorm h; in_proj h -> 2i (bias: use_bias); depthwise
@@ -33,7 +34,8 @@
  *    (router h x experts without bias, each expert input h -> 2 f and
  *    output f -> h) when num_local_experts > 0, and always the shared MLP
  *    h -> 2 s, s -> h. GraniteMoeHybridConfig: untied unless
- *    tie_word_embeddings.
+ *    tie_word_embeddings. Bamba: the same layer with one gated MLP of
+ *    intermediate_size, attention on attn_layer_indices.
  *  - Falcon-H1 layer: RMSNorm h; attention (q, k, v, o with
  *    attention_bias; head_dim) and a Mamba-2 mixer side by side (in_proj
  *    with mamba_proj_bias, out_proj with projectors_bias, inner width
@@ -46,6 +48,13 @@
  *    input and recurrent gates heads x bw x bw + heads x bw each with
  *    bw = lru / heads, linear_out lru -> h with bias); RMSNorm h; a gated
  *    MLP of intermediate_size / 2 with biases. Embedding tied.
+ *  - Zamba2: every layer an RMSNorm and a Mamba-2 block (conv bias
+ *    always, in/out biases add_bias_linear, gated norm); on "hybrid"
+ *    layers (layers_block_type) one of num_mem_blocks shared attention
+ *    blocks (RMSNorm over attention_hidden_size = 2h, q/k/v from it, o to
+ *    h, RMSNorm h, gate_up h -> 2 ffn, down) then a linear h x h; one
+ *    adapter per hybrid layer on gate_up (h -> rank -> 2 ffn) and, with
+ *    use_shared_attention_adapter, on q, k, v (2h -> rank -> 2h). Tied.
  *  - ChatGLM layer: RMSNorm (LayerNorm when rmsnorm is false) h;
  *    query_key_value h -> (heads + 2 groups) kv_channels (bias:
  *    add_qkv_bias or add_bias_linear); dense heads kv_channels -> h (bias:
@@ -338,30 +347,127 @@ vf_status vf__arch_read_jamba(const cJSON *cfg, const char *family, const char *
 	return layout_store(&l, a) ? VF_OK : overflow(what, err);
 }
 
+/* A per-layer type list (layer_types, layers_block_type, block_types):
+ * each entry `a` or `b`; *nb = the layers of type b among L (the list
+ * cycled over the layers when `cycle`, else one entry per layer: a
+ * list of another length is named). Absent or null: *found false. */
+static vf_status layer_kinds(const cJSON *cfg, const char *key, const char *ka, const char *kb,
+			     bool cycle, int64_t L, int64_t *nb, bool *found, struct vf_arch *a,
+			     const char *what, struct vf_error *err)
+{
+	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(cfg, key);
+	*nb = 0;
+	*found = lt && !cJSON_IsNull(lt);
+	if (!*found)
+		return VF_OK;
+	int64_t n = cJSON_IsArray(lt) ? cJSON_GetArraySize(lt) : 0;
+	if (n < 1)
+		return vf_error_set(err, VF_ERR, "%s: field %s: expected a list", what, key);
+	for (int64_t l = 0; l < (cycle ? L : n); l++) {
+		const cJSON *e = cJSON_GetArrayItem(lt, (int)(l % n));
+		if (!cJSON_IsString(e) ||
+		    (strcmp(e->valuestring, ka) != 0 && strcmp(e->valuestring, kb) != 0))
+			return vf_error_set(err, VF_ERR, "%s: field %s: expected \"%s\" or \"%s\" entries",
+					    what, key, ka, kb);
+		*nb += strcmp(e->valuestring, kb) == 0;
+	}
+	if (!cycle && n != L) {
+		char note[96];
+		snprintf(note, sizeof note, "%s (not one per layer)", key);
+		vf_arch_not_understood(a, note);
+	}
+	if (*nb > L)
+		*nb = L;
+	return VF_OK;
+}
+
+/* Bamba's attn_layer_indices: *n attention layers (each index 0..L-1). */
+static vf_status attn_indices(const cJSON *cfg, int64_t L, int64_t *n, const char *what,
+			      struct vf_error *err)
+{
+	const cJSON *ai = cJSON_GetObjectItemCaseSensitive(cfg, "attn_layer_indices"), *e;
+	*n = 0;
+	if (!ai || cJSON_IsNull(ai))
+		return VF_OK;
+	if (!cJSON_IsArray(ai))
+		return vf_error_set(err, VF_ERR, "%s: field attn_layer_indices: expected a list", what);
+	cJSON_ArrayForEach(e, ai)
+	{
+		int64_t li;
+		if (!vf_json_number_is_i64(e, &li) || li < 0 || li >= L)
+			return vf_error_set(err, VF_ERR,
+					    "%s: field attn_layer_indices: expected layer indices 0-%lld",
+					    what, (long long)(L - 1));
+		(*n)++;
+	}
+	if (*n > L)
+		*n = L;
+	return VF_OK;
+}
+
+/* The feed-forward: E routed experts of width `inter` (top-k) beside the
+ * shared MLP, or the shared MLP alone (E = 0). */
+static void granite_ffn(struct vf_arch *a, int64_t inter, int64_t shared, int64_t E, int64_t topk)
+{
+	a->experts = E > 0 ? E : 0;
+	a->known |= VF_ARCH_F_EXPERTS | VF_ARCH_F_FFN;
+	a->ffn = E > 0 ? inter : shared;
+	if (E > 0) {
+		a->experts_per_token = topk;
+		a->known |= VF_ARCH_F_EXPERTS_PER_TOKEN;
+		a->moe_layers = a->layers;
+		a->moe_ffn = inter;
+		a->shared_ffn = shared;
+	}
+}
+
+/* The Granite-4 hybrid / Bamba groups from the fields the reader set. */
+static bool granite_layout(struct vf_arch *a, int64_t shared, bool attn_bias, bool proj_bias,
+			   bool conv_bias)
+{
+	int64_t L = a->layers, H = a->hidden, E = a->experts;
+	struct layout l;
+	layout_init(&l);
+	int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
+	acc_mul(&l.g[G_ATTN], a->attn_layers, H, 2 * q + 2 * kv);
+	if (attn_bias)
+		acc_mul(&l.g[G_ATTN], a->attn_layers, 2 * q + 2 * kv, 1);
+	mamba2_mixer(&l, a, proj_bias, conv_bias, a->ssm_layers);
+	acc_mul(&l.g[G_MLP], L, 3 * H, shared); /* shared_mlp: input_linear 2s, output_linear */
+	if (E > 0)
+		acc_mul(&l.g[G_EXPERTS], L, E, 3 * H * a->moe_ffn + H); /* experts + router */
+	acc_mul(&l.g[G_NORM], L, 2, H);
+	embed_head(&l, a, 1);
+	return layout_store(&l, a);
+}
+
 /* ---- Granite-4 hybrids (granitemoehybrid) ----------------------------------- */
 
 vf_status vf__arch_read_granite_hybrid(const cJSON *cfg, const char *family, const char *what,
 				       struct vf_arch *a, struct vf_error *err)
 {
-	(void)family;
-	bool f;
+	bool f, bamba = strcmp(family, "bamba") == 0;
 	READ(KEYS("hidden_size"), 1, hidden, VF_ARCH_F_HIDDEN);
 	READ(KEYS("num_hidden_layers"), 0, layers, VF_ARCH_F_LAYERS);
 	READ(KEYS("num_attention_heads"), 1, heads, VF_ARCH_F_HEADS);
 	READ(KEYS("num_key_value_heads"), 1, kv_heads, VF_ARCH_F_KV_HEADS);
 	READ(KEYS("vocab_size"), 1, vocab, VF_ARCH_F_VOCAB);
 	READ(KEYS("max_position_embeddings"), 1, max_positions, VF_ARCH_F_MAX_POSITIONS);
-	/* GraniteMoeHybridConfig defaults */
+	/* GraniteMoeHybridConfig (BambaConfig) defaults */
 	VF_DEFAULT(hidden, VF_ARCH_F_HIDDEN, 4096);
 	VF_DEFAULT(layers, VF_ARCH_F_LAYERS, 32);
 	VF_DEFAULT(heads, VF_ARCH_F_HEADS, 32);
-	VF_DEFAULT(kv_heads, VF_ARCH_F_KV_HEADS, a->heads);
-	VF_DEFAULT(vocab, VF_ARCH_F_VOCAB, 32000);
-	int64_t inter = 11008, shared = 1024, E = 8, topk = 2;
+	VF_DEFAULT(kv_heads, VF_ARCH_F_KV_HEADS, bamba ? 8 : a->heads);
+	VF_DEFAULT(vocab, VF_ARCH_F_VOCAB, bamba ? 128000 : 32000);
+	int64_t inter = bamba ? 14336 : 11008, shared = 1024, E = 8, topk = 2;
 	TRY(vf__arch_get_int(cfg, "intermediate_size", 1, &inter, &f, what, err));
 	TRY(vf__arch_get_int(cfg, "shared_intermediate_size", 0, &shared, &f, what, err));
 	TRY(vf__arch_get_int(cfg, "num_local_experts", 0, &E, &f, what, err));
 	TRY(vf__arch_get_int(cfg, "num_experts_per_tok", 1, &topk, &f, what, err));
+	if (bamba) { /* Bamba: one gated MLP of intermediate_size, no experts */
+		shared = inter;
+		E = 0;
+	}
 	a->tied_embeddings = false;
 	TRY(vf__arch_get_bool(cfg, "tie_word_embeddings", &a->tied_embeddings, what, err));
 	a->known |= VF_ARCH_F_TIED;
@@ -387,30 +493,13 @@ vf_status vf__arch_read_granite_hybrid(const cJSON *cfg, const char *family, con
 	a->ssm_inner = expand * H;
 	if (a->ssm_inner % nh != 0)
 		vf_arch_not_understood(a, "mamba_n_heads does not divide mamba_expand x hidden_size");
-	/* layer_types: "mamba" or "attention" per layer; absent: all Mamba */
-	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(cfg, "layer_types");
-	a->attn_layers = 0;
-	if (cJSON_IsArray(lt)) {
-		const cJSON *e;
-		int64_t n = 0;
-		cJSON_ArrayForEach(e, lt)
-		{
-			if (!cJSON_IsString(e) || (strcmp(e->valuestring, "mamba") != 0 &&
-						   strcmp(e->valuestring, "attention") != 0))
-				return vf_error_set(err, VF_ERR,
-						    "%s: field layer_types: expected \"mamba\" or "
-						    "\"attention\" entries",
-						    what);
-			a->attn_layers += strcmp(e->valuestring, "attention") == 0;
-			n++;
-		}
-		if (n != L)
-			vf_arch_not_understood(a, "layer_types (not one per layer)");
-		if (a->attn_layers > L)
-			a->attn_layers = L;
-	} else if (lt && !cJSON_IsNull(lt)) {
-		return vf_error_set(err, VF_ERR, "%s: field layer_types: expected a list", what);
-	}
+	/* layer_types: "mamba" or "attention" per layer; absent: all Mamba
+	 * (Bamba: attn_layer_indices lists the attention layers) */
+	if (bamba)
+		TRY(attn_indices(cfg, L, &a->attn_layers, what, err));
+	else
+		TRY(layer_kinds(cfg, "layer_types", "mamba", "attention", false, L, &a->attn_layers, &f,
+				a, what, err));
 	a->ssm_layers = L - a->attn_layers;
 	a->ssm_heads = nh;
 	a->ssm_conv_dim = a->ssm_inner + 2 * groups * a->ssm_state;
@@ -418,35 +507,8 @@ vf_status vf__arch_read_granite_hybrid(const cJSON *cfg, const char *family, con
 	a->known |= VF_ARCH_F_HEAD_DIM;
 	a->gated_mlp = true;
 	a->qkv_bias = a->o_bias = attn_bias;
-	/* the feed-forward: routed experts of intermediate_size plus the
-	 * shared MLP, or the shared MLP alone (num_local_experts 0) */
-	if (E > 0) {
-		a->experts = E;
-		a->experts_per_token = topk;
-		a->known |= VF_ARCH_F_EXPERTS | VF_ARCH_F_EXPERTS_PER_TOKEN;
-		a->moe_layers = L;
-		a->moe_ffn = inter;
-		a->ffn = inter;
-		a->shared_ffn = shared;
-	} else {
-		a->experts = 0;
-		a->known |= VF_ARCH_F_EXPERTS;
-		a->ffn = shared;
-	}
-	a->known |= VF_ARCH_F_FFN;
-	struct layout l;
-	layout_init(&l);
-	int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
-	acc_mul(&l.g[G_ATTN], a->attn_layers, H, 2 * q + 2 * kv);
-	if (attn_bias)
-		acc_mul(&l.g[G_ATTN], a->attn_layers, 2 * q + 2 * kv, 1);
-	mamba2_mixer(&l, a, proj_bias, conv_bias, a->ssm_layers);
-	acc_mul(&l.g[G_MLP], L, 3 * H, shared); /* shared_mlp: input_linear 2s, output_linear */
-	if (E > 0)
-		acc_mul(&l.g[G_EXPERTS], L, E, 3 * H * inter + H); /* experts + router */
-	acc_mul(&l.g[G_NORM], L, 2, H);
-	embed_head(&l, a, 1);
-	return layout_store(&l, a) ? VF_OK : overflow(what, err);
+	granite_ffn(a, inter, shared, E, topk);
+	return granite_layout(a, shared, attn_bias, proj_bias, conv_bias) ? VF_OK : overflow(what, err);
 }
 
 /* ---- Falcon-H1 ------------------------------------------------------------------- */
@@ -567,25 +629,11 @@ vf_status vf__arch_read_recurrent_gemma(const cJSON *cfg, const char *family, co
 	/* block_types cycle over the layers (default recurrent, recurrent,
 	 * attention) */
 	int64_t L = a->layers, H = a->hidden, attn = 0;
-	const cJSON *bt = cJSON_GetObjectItemCaseSensitive(cfg, "block_types");
-	if (bt && !cJSON_IsNull(bt)) {
-		int64_t n = cJSON_IsArray(bt) ? cJSON_GetArraySize(bt) : 0;
-		if (n < 1)
-			return vf_error_set(err, VF_ERR, "%s: field block_types: expected a list", what);
-		for (int64_t l = 0; l < L; l++) {
-			const cJSON *e = cJSON_GetArrayItem(bt, (int)(l % n));
-			if (!cJSON_IsString(e) || (strcmp(e->valuestring, "recurrent") != 0 &&
-						   strcmp(e->valuestring, "attention") != 0))
-				return vf_error_set(err, VF_ERR,
-						    "%s: field block_types: expected \"recurrent\" or "
-						    "\"attention\" entries",
-						    what);
-			attn += strcmp(e->valuestring, "attention") == 0;
-		}
-	} else {
+	TRY(layer_kinds(cfg, "block_types", "recurrent", "attention", true, L, &attn, &f, a, what,
+			err));
+	if (!f)
 		for (int64_t l = 0; l < L; l++)
 			attn += l % 3 == 2;
-	}
 	a->attn_layers = attn;
 	a->ssm_layers = L - attn;
 	a->ssm_inner = lru;
@@ -615,6 +663,104 @@ vf_status vf__arch_read_recurrent_gemma(const cJSON *cfg, const char *family, co
 	embed_head(&l, a, 1);
 	a->ffn = F;
 	return layout_store(&l, a) ? VF_OK : overflow(what, err);
+}
+
+/* ---- Zamba2 ------------------------------------------------------------------------ */
+
+static bool zamba2_layout(struct vf_arch *a, int64_t A, int64_t blocks, int64_t rank,
+			  int64_t hybrid, bool bias, bool attn_adapter);
+
+vf_status vf__arch_read_zamba2(const cJSON *cfg, const char *family, const char *what,
+			       struct vf_arch *a, struct vf_error *err)
+{
+	(void)family;
+	bool f;
+	READ(KEYS("hidden_size"), 1, hidden, VF_ARCH_F_HIDDEN);
+	READ(KEYS("num_hidden_layers"), 0, layers, VF_ARCH_F_LAYERS);
+	READ(KEYS("num_attention_heads"), 1, heads, VF_ARCH_F_HEADS);
+	READ(KEYS("num_key_value_heads"), 1, kv_heads, VF_ARCH_F_KV_HEADS);
+	READ(KEYS("intermediate_size"), 1, ffn, VF_ARCH_F_FFN);
+	READ(KEYS("vocab_size"), 1, vocab, VF_ARCH_F_VOCAB);
+	READ(KEYS("max_position_embeddings"), 1, max_positions, VF_ARCH_F_MAX_POSITIONS);
+	/* Zamba2Config defaults */
+	VF_DEFAULT(hidden, VF_ARCH_F_HIDDEN, 2560);
+	VF_DEFAULT(layers, VF_ARCH_F_LAYERS, 54);
+	VF_DEFAULT(heads, VF_ARCH_F_HEADS, 32);
+	VF_DEFAULT(kv_heads, VF_ARCH_F_KV_HEADS, a->heads);
+	VF_DEFAULT(ffn, VF_ARCH_F_FFN, 4 * a->hidden);
+	VF_DEFAULT(vocab, VF_ARCH_F_VOCAB, 32000);
+	a->tied_embeddings = true;
+	TRY(vf__arch_get_bool(cfg, "tie_word_embeddings", &a->tied_embeddings, what, err));
+	a->known |= VF_ARCH_F_TIED;
+	int64_t L = a->layers, H = a->hidden, A = 2 * H, hd = 0, nh = 8, groups = 1, expand = 2;
+	int64_t blocks = 1, rank = 128;
+	TRY(vf__arch_get_int(cfg, "attention_hidden_size", 1, &A, &f, what, err));
+	hd = A / a->heads;
+	TRY(vf__arch_get_int(cfg, "attention_head_dim", 1, &hd, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "n_mamba_heads", 1, &nh, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_ngroups", 1, &groups, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_expand", 1, &expand, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "num_mem_blocks", 1, &blocks, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "adapter_rank", 1, &rank, &f, what, err));
+	a->ssm_state = 64;
+	a->ssm_conv = 4;
+	a->ssm_chunk = 256;
+	TRY(vf__arch_get_int(cfg, "mamba_d_state", 1, &a->ssm_state, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_d_conv", 1, &a->ssm_conv, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "chunk_size", 1, &a->ssm_chunk, &f, what, err));
+	bool bias = false, attn_adapter = false;
+	TRY(vf__arch_get_bool(cfg, "add_bias_linear", &bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "use_shared_attention_adapter", &attn_adapter, what, err));
+	if (expand > 64 || blocks > L + 1 || rank > VF_ARCH_MAX_DIM)
+		return vf_error_set(err, VF_ERR, "%s: mamba_expand, num_mem_blocks or adapter_rank too large",
+				    what);
+	/* layers_block_type: "mamba" or "hybrid" (a shared attention block, a
+	 * linear H x H, then the layer's Mamba block) */
+	int64_t hybrid = 0;
+	TRY(layer_kinds(cfg, "layers_block_type", "mamba", "hybrid", false, L, &hybrid, &f, a, what,
+			err));
+	if (!f)
+		vf_arch_not_understood(a, "layers_block_type (absent: where the shared blocks run)");
+	a->ssm_inner = expand * H;
+	a->ssm_heads = nh;
+	a->ssm_conv_dim = a->ssm_inner + 2 * groups * a->ssm_state;
+	a->ssm_layers = L;
+	a->attn_layers = hybrid;
+	a->head_dim = hd;
+	a->known |= VF_ARCH_F_HEAD_DIM;
+	a->gated_mlp = true;
+	return zamba2_layout(a, A, blocks, rank, hybrid, bias, attn_adapter) ? VF_OK
+									 : overflow(what, err);
+}
+
+/* The Zamba2 groups: A the shared blocks' input width (2h), `blocks`
+ * shared blocks, adapters of `rank` on the `hybrid` layers. */
+static bool zamba2_layout(struct vf_arch *a, int64_t A, int64_t blocks, int64_t rank,
+			  int64_t hybrid, bool bias, bool attn_adapter)
+{
+	int64_t L = a->layers, H = a->hidden, hd = a->head_dim;
+	struct layout l;
+	layout_init(&l);
+	/* every layer: RMSNorm and a Mamba-2 mixer (conv bias always) */
+	mamba2_mixer_full(&l, a, bias, bias, true, true, L);
+	acc_mul(&l.g[G_NORM], L, H, 1);
+	acc_mul(&l.g[G_OTHER], hybrid, H, H); /* the hybrid layers' linear */
+	/* num_mem_blocks shared blocks: norm over A, q/k/v from A, o to H,
+	 * norm over H, gate_up H -> 2 ffn and down (biases: add_bias_linear) */
+	int64_t q = a->heads * hd, kv = a->kv_heads * hd, F = a->ffn;
+	acc_mul(&l.g[G_ATTN], blocks, A, q + 2 * kv);
+	acc_mul(&l.g[G_ATTN], blocks, q, H);
+	acc_mul(&l.g[G_MLP], blocks, 3 * H, F);
+	if (bias)
+		acc_mul(&l.g[G_MLP], blocks, 2 * F + H, 1);
+	acc_mul(&l.g[G_NORM], blocks, A + H, 1);
+	/* one adapter per hybrid layer: gate_up (H -> r -> 2 ffn), and with
+	 * use_shared_attention_adapter q, k, v (A -> r -> A) */
+	acc_mul(&l.g[G_MLP], hybrid, rank, H + 2 * F);
+	if (attn_adapter)
+		acc_mul(&l.g[G_ATTN], hybrid, 3 * rank, 2 * A);
+	embed_head(&l, a, 1);
+	return layout_store(&l, a);
 }
 
 /* ---- ChatGLM ---------------------------------------------------------------- */
@@ -686,6 +832,53 @@ vf_status vf__arch_read_chatglm(const cJSON *cfg, const char *family, const char
 	return layout_store(&l, a) ? VF_OK : overflow(what, err);
 }
 
+/* ---- InternLM2 ---------------------------------------------------------------------- */
+
+/* InternLM2 (remote code; the language model of InternVL2 and InternLM2):
+ * tok_embeddings, per layer attention_norm, wqkv h -> (heads + 2 kv) hd
+ * and wo (biases: `bias`, InternLM2Config default true), ffn_norm, w1 / w3
+ * h -> ffn and w2 ffn -> h without bias; norm; output untied. */
+vf_status vf__arch_read_internlm2(const cJSON *cfg, const char *family, const char *what,
+				  struct vf_arch *a, struct vf_error *err)
+{
+	(void)family;
+	READ(KEYS("hidden_size"), 1, hidden, VF_ARCH_F_HIDDEN);
+	READ(KEYS("num_hidden_layers"), 0, layers, VF_ARCH_F_LAYERS);
+	READ(KEYS("num_attention_heads"), 1, heads, VF_ARCH_F_HEADS);
+	READ(KEYS("num_key_value_heads"), 1, kv_heads, VF_ARCH_F_KV_HEADS);
+	READ(KEYS("intermediate_size"), 1, ffn, VF_ARCH_F_FFN);
+	READ(KEYS("vocab_size"), 1, vocab, VF_ARCH_F_VOCAB);
+	READ(KEYS("max_position_embeddings"), 1, max_positions, VF_ARCH_F_MAX_POSITIONS);
+	VF_DEFAULT(hidden, VF_ARCH_F_HIDDEN, 4096);
+	VF_DEFAULT(layers, VF_ARCH_F_LAYERS, 32);
+	VF_DEFAULT(heads, VF_ARCH_F_HEADS, 32);
+	VF_DEFAULT(kv_heads, VF_ARCH_F_KV_HEADS, a->heads);
+	VF_DEFAULT(ffn, VF_ARCH_F_FFN, 11008);
+	VF_DEFAULT(vocab, VF_ARCH_F_VOCAB, 103168);
+	a->tied_embeddings = false;
+	TRY(vf__arch_get_bool(cfg, "tie_word_embeddings", &a->tied_embeddings, what, err));
+	a->known |= VF_ARCH_F_TIED;
+	bool bias = true;
+	TRY(vf__arch_get_bool(cfg, "bias", &bias, what, err));
+	if (a->heads % a->kv_heads != 0)
+		return vf_error_set(err, VF_ERR, "%s: heads not a multiple of key/value heads", what);
+	int64_t H = a->hidden, L = a->layers;
+	a->head_dim = H / a->heads;
+	a->known |= VF_ARCH_F_HEAD_DIM;
+	a->gated_mlp = true;
+	a->qkv_bias = a->o_bias = bias;
+	int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
+	struct layout l;
+	layout_init(&l);
+	acc_mul(&l.g[G_ATTN], L, H, 2 * q + 2 * kv);
+	if (bias)
+		acc_mul(&l.g[G_ATTN], L, q + 2 * kv + H, 1);
+	acc_mul(&l.g[G_MLP], L, 3 * H, a->ffn);
+	acc_mul(&l.g[G_NORM], L, 2, H);
+	embed_head(&l, a, 1);
+	return layout_store(&l, a) ? VF_OK : overflow(what, err);
+}
+
 /* ---- keys and JSON ------------------------------------------------------------ */
 
 static const struct {
@@ -721,6 +914,21 @@ static const struct {
 			    "head_dim intermediate_size vocab_size lru_width conv1d_width "
 			    "attention_window_size block_types tie_word_embeddings "
 			    "embeddings_scale_by_sqrt_dim partial_rotary_factor"},
+	{"bamba", "hidden_size num_hidden_layers num_attention_heads num_key_value_heads "
+		  "vocab_size max_position_embeddings intermediate_size tie_word_embeddings "
+		  "attention_bias mamba_conv_bias mamba_proj_bias mamba_n_heads mamba_n_groups "
+		  "mamba_d_state mamba_d_conv mamba_expand mamba_chunk_size mamba_d_head "
+		  "attn_layer_indices num_logits_to_keep"},
+	{"zamba2", "hidden_size num_hidden_layers num_attention_heads num_key_value_heads "
+		   "intermediate_size vocab_size max_position_embeddings tie_word_embeddings "
+		   "attention_hidden_size attention_head_dim n_mamba_heads mamba_ngroups "
+		   "mamba_expand num_mem_blocks adapter_rank mamba_d_state mamba_d_conv chunk_size "
+		   "add_bias_linear use_shared_attention_adapter layers_block_type hybrid_layer_ids "
+		   "mamba_headdim use_conv_bias use_mem_rope use_long_context use_mem_eff_path "
+		   "num_logits_to_keep"},
+	{"internlm2", "hidden_size num_hidden_layers num_attention_heads num_key_value_heads "
+		      "intermediate_size vocab_size max_position_embeddings tie_word_embeddings bias "
+		      "attn_implementation"},
 	{"chatglm", "hidden_size num_layers num_hidden_layers num_attention_heads kv_channels "
 		    "ffn_hidden_size padded_vocab_size seq_length multi_query_attention "
 		    "multi_query_group_num add_qkv_bias add_bias_linear rmsnorm post_layer_norm "
@@ -733,7 +941,10 @@ static const struct {
 		    "median_filter_width"},
 	{"dinov2", "hidden_size num_hidden_layers num_attention_heads mlp_ratio image_size "
 		   "patch_size num_channels qkv_bias layerscale_value use_swiglu_ffn out_features "
-		   "out_indices stage_names apply_layernorm reshape_hidden_states"},
+		   "out_indices stage_names apply_layernorm reshape_hidden_states "
+		   "num_register_tokens"},
+	{"vit", "hidden_size num_hidden_layers num_attention_heads intermediate_size image_size "
+		"patch_size num_channels qkv_bias num_labels encoder_stride"},
 	{"qwen2_5_vl", "vision_config text_config rope_scaling max_window_layers sliding_window "
 		       "use_sliding_window hidden_size num_hidden_layers num_attention_heads "
 		       "num_key_value_heads intermediate_size vocab_size max_position_embeddings "
@@ -749,10 +960,33 @@ static const struct {
 			  "image_size patch_size num_channels projector_input_dim projector_output_dim "
 			  "vision_output_dim pixel_shuffle_ratio vision_feature_layer vision_feature_select_strategy "
 			  "multi_modal_projector_bias"},
+	{"internvl", "text_config vision_config downsample_ratio vision_feature_layer "
+		     "vision_feature_select_strategy projector_hidden_act tie_word_embeddings"},
+	{"internvl.vision", "hidden_size num_hidden_layers num_attention_heads intermediate_size "
+			    "num_channels image_size patch_size attention_bias use_qk_norm "
+			    "use_mask_token use_absolute_position_embeddings use_mean_pooling norm_type "
+			    "layer_scale_init_value"},
+	{"internvl.vision.norm", ""},
+	{"siglip2", "text_config vision_config initializer_factor"},
+	{"siglip2.vision", "hidden_size intermediate_size num_hidden_layers num_attention_heads "
+			   "num_patches patch_size num_channels vision_use_head"},
+	{"siglip2.text", "vocab_size hidden_size intermediate_size num_hidden_layers "
+			 "num_attention_heads max_position_embeddings projection_size"},
+	{"llava_next", "text_config vision_config vision_feature_layer multimodal_projector_bias "
+		       "image_grid_pinpoints vision_feature_select_strategy tie_word_embeddings "
+		       "projector_hidden_act image_seq_length use_image_newline_parameter"},
+	{"clip_vision", "hidden_size intermediate_size num_hidden_layers num_attention_heads "
+			"image_size patch_size num_channels projection_dim vocab_size"},
 	{"qwen3_vl", "text_config vision_config tie_word_embeddings"},
 	{"qwen3_vl.vision", "depth hidden_size intermediate_size num_heads in_channels patch_size "
 			    "spatial_merge_size temporal_patch_size out_hidden_size "
 			    "num_position_embeddings deepstack_visual_indexes"},
+	{"qwen2_vl", "vision_config text_config rope_scaling max_window_layers sliding_window "
+		     "use_sliding_window hidden_size num_hidden_layers num_attention_heads "
+		     "num_key_value_heads intermediate_size vocab_size max_position_embeddings "
+		     "tie_word_embeddings head_dim"},
+	{"qwen2_vl.vision", "depth embed_dim hidden_size mlp_ratio num_heads in_chans in_channels "
+			    "patch_size spatial_merge_size spatial_patch_size temporal_patch_size"},
 	{"qwen2_5_vl.vision", "depth hidden_size intermediate_size num_heads in_chans in_channels "
 			      "out_hidden_size patch_size spatial_merge_size spatial_patch_size "
 			      "temporal_patch_size window_size fullatt_block_indexes "

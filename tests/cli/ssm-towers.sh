@@ -36,6 +36,11 @@ expect_rc 0
 expect_json 'j["params"] == 51570323328 and j["architecture"]["active_params"] == 12110311296 and j["architecture"]["ssm"]["attention_layers"] == 4'
 run inspect "$TMP/jamba.json"
 expect_out "active params  12,110,311,296 (12.11 B) per token: 2 of 16 experts routed"
+run estimate "$TMP/jamba.json" --gpu h100-80gb --mode infer
+expect_rc 0
+expect_out "51.57 B parameters, 12.11 B active per token"
+run estimate "$TMP/jamba.json" --gpu h100-80gb --mode infer --json
+expect_json 'j["model"]["active_params"] == 12110311296'
 
 test_case "an architecture not understood: said, exit 0, no count"
 printf '{"model_type":"speecht5","d_model":64,"encoder_layers":2}\n' > "$TMP/odd.json"
@@ -48,6 +53,12 @@ expect_json 'j["params"] is None and j["approximate"] is True and j["architectur
 run estimate "$TMP/odd.json" --gpu h100-80gb
 expect_rc 1
 expect_err "not understood: architecture speecht5"
+
+test_case "a timm config: its architecture named, exit 0"
+printf '{"architecture":"eva02_base_patch14_224","num_classes":0,"num_features":768}\n' > "$TMP/timm.json"
+run inspect "$TMP/timm.json"
+expect_rc 0
+expect_out "not understood: architecture timm eva02_base_patch14_224 (no hidden size); no count"
 
 test_case "whisper: encoder and decoder"
 cat > "$TMP/whisper.json" <<'J'

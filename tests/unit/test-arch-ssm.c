@@ -1,6 +1,6 @@
 /* test-arch-ssm.c - the families of lib/model/ssm.c, speech.c and vlm.c
- * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, Falcon-H1, RecurrentGemma, ChatGLM, Whisper, DINOv2, Qwen2.5-VL, Gemma-3
- * multimodal, LLaVA-OneVision, Qwen3-VL, Llama-4) from
+ * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, Falcon-H1, RecurrentGemma, Zamba2, ChatGLM, InternLM2, Whisper, ViT, DINOv2, Qwen2-VL, Qwen2.5-VL, Gemma-3
+ * multimodal, LLaVA-OneVision, LLaVA-NeXT, Qwen3-VL, Llama-4, InternVL, SigLIP2) from
  * configs generated here, each count computed in this file from the
  * modules the model's code builds, term by term (not by calling the
  * library's helpers); MoE active parameters; keys not understood named;
@@ -159,6 +159,15 @@ static void test_granite_hybrid(void)
 	CHECK(!a.approximate);
 	CHECK_INT(a.attn_layers, 1);
 	CHECK_INT(vf_arch_active_params(&a), total - L * 6 * 3 * h * F);
+	/* Bamba: one gated MLP of intermediate_size, attention where
+	 * attn_layer_indices says */
+	CHECK_INT(count("{\"model_type\":\"bamba\",\"hidden_size\":64,\"num_hidden_layers\":4,"
+			"\"num_attention_heads\":4,\"num_key_value_heads\":2,\"vocab_size\":300,"
+			"\"intermediate_size\":80,\"attn_layer_indices\":[2],\"mamba_n_heads\":4,"
+			"\"mamba_n_groups\":1,\"mamba_d_state\":16,\"mamba_expand\":2}",
+			&a),
+		  2 * V * h + attn + 3 * mamba + L * (3 * h * S + 2 * h) + h);
+	CHECK_INT(a.experts, 0);
 	/* dense (no experts): the shared MLP alone; no layer_types: all Mamba */
 	CHECK_INT(count("{\"model_type\":\"granitemoehybrid\",\"hidden_size\":64,"
 			"\"num_hidden_layers\":4,\"num_attention_heads\":4,\"vocab_size\":300,"
@@ -220,6 +229,35 @@ static void test_recurrent_gemma(void)
 	CHECK_INT(a.sliding_window, 32);
 }
 
+static void test_zamba2(void)
+{
+	struct vf_arch a;
+	/* 4 layers, hybrid on 1 and 3, 2 shared blocks; h 32 (attention over
+	 * 64: 4 heads of 16), ffn 48, Mamba-2 of 64 (2 heads, 1 group, state
+	 * 8), adapters of rank 4 on gate_up and on q/k/v */
+	I h = 32, A = 64, L = 4, V = 50, F = 48, i = 64, n = 8, mh = 2, k = 4, r = 4, cd = i + 2 * n;
+	I mamba = h + h * (i + cd + mh) + cd * k + cd + 3 * mh + i + i * h;
+	I block = A + A * 3 * 64 + 64 * h + h + 3 * h * F;
+	I adapters = 2 * (r * (h + 2 * F) + 3 * r * 2 * A);
+	I total = V * h + L * mamba + 2 * h * h + 2 * block + adapters + h;
+	CHECK_INT(count("{\"model_type\":\"zamba2\",\"hidden_size\":32,\"num_hidden_layers\":4,"
+			"\"num_attention_heads\":4,\"intermediate_size\":48,\"vocab_size\":50,"
+			"\"n_mamba_heads\":2,\"mamba_d_state\":8,\"mamba_expand\":2,\"mamba_ngroups\":1,"
+			"\"num_mem_blocks\":2,\"adapter_rank\":4,\"use_shared_attention_adapter\":true,"
+			"\"layers_block_type\":[\"mamba\",\"hybrid\",\"mamba\",\"hybrid\"],"
+			"\"hybrid_layer_ids\":[1,3]}",
+			&a),
+		  total);
+	CHECK(!a.approximate);
+	CHECK_INT(a.attn_layers, 2);
+	/* without layers_block_type the shared blocks' places are unknown: named */
+	count("{\"model_type\":\"zamba2\",\"hidden_size\":32,\"num_hidden_layers\":4,"
+	      "\"num_attention_heads\":4}",
+	      &a);
+	CHECK(a.approximate);
+	CHECK_CONTAINS(a.not_understood, "layers_block_type");
+}
+
 static void test_chatglm(void)
 {
 	struct vf_arch a;
@@ -242,6 +280,27 @@ static void test_chatglm(void)
 	      &a);
 	CHECK(a.approximate);
 	CHECK_CONTAINS(a.not_understood, "v1");
+}
+
+static void test_internlm2(void)
+{
+	struct vf_arch a;
+	/* fused wqkv, wo (bias: `bias`), w1/w3/w2 without bias, untied */
+	I h = 64, L = 2, nh = 4, kv = 2, hd = 16, F = 96, V = 100;
+	I attn = h * (nh + 2 * kv) * hd + nh * hd * h;
+	I total = 2 * V * h + L * (attn + 3 * h * F + 2 * h) + h;
+	CHECK_INT(count("{\"model_type\":\"internlm2\",\"hidden_size\":64,\"num_hidden_layers\":2,"
+			"\"num_attention_heads\":4,\"num_key_value_heads\":2,\"intermediate_size\":96,"
+			"\"vocab_size\":100,\"bias\":false}",
+			&a),
+		  total);
+	CHECK(!a.approximate);
+	/* InternLM2Config's default bias: q/k/v and o biases */
+	CHECK_INT(count("{\"model_type\":\"internlm2\",\"hidden_size\":64,\"num_hidden_layers\":2,"
+			"\"num_attention_heads\":4,\"num_key_value_heads\":2,\"intermediate_size\":96,"
+			"\"vocab_size\":100}",
+			&a),
+		  total + L * ((nh + 2 * kv) * hd + h));
 }
 
 static void test_active(void)
@@ -314,6 +373,35 @@ static void test_dinov2(void)
 		     "\"use_swiglu_ffn\":true}",
 		     &v));
 	CHECK_INT(v.params, emb + L * sw + 2 * h);
+	/* with registers: num_register_tokens more rows and tokens */
+	CHECK(towers("{\"model_type\":\"dinov2_with_registers\",\"hidden_size\":48,"
+		     "\"num_hidden_layers\":2,\"num_attention_heads\":4,\"image_size\":56,"
+		     "\"patch_size\":14,\"num_register_tokens\":3}",
+		     &v));
+	CHECK_INT(v.params, emb + 3 * h + L * layer + 2 * h);
+	CHECK_INT(v.image_tokens, 20);
+}
+
+static void test_vit(void)
+{
+	struct vf_vision v;
+	/* 48 wide, 2 layers, MLP 80, 56 px / 14 (16 patches + class) */
+	I h = 48, f = 80;
+	I base = h + 17 * h + 3 * 14 * 14 * h + h + 2 * (4 * h + 4 * (h * h + h) + h * f + f + f * h + h) + 2 * h;
+	/* ViTModel: the pooler */
+	CHECK(towers("{\"architectures\":[\"ViTModel\"],\"model_type\":\"vit\",\"hidden_size\":48,"
+		     "\"num_hidden_layers\":2,\"num_attention_heads\":4,\"intermediate_size\":80,"
+		     "\"image_size\":56,\"patch_size\":14}",
+		     &v));
+	CHECK_INT(v.params, base + h * h + h);
+	/* for image classification: no pooler, a classifier over id2label's 3 labels */
+	CHECK(towers("{\"architectures\":[\"ViTForImageClassification\"],\"model_type\":\"vit\","
+		     "\"hidden_size\":48,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		     "\"intermediate_size\":80,\"image_size\":56,\"patch_size\":14,"
+		     "\"id2label\":{\"0\":\"a\",\"1\":\"b\",\"2\":\"c\"}}",
+		     &v));
+	CHECK_INT(v.params, base + 3 * h + 3);
+	CHECK(!v.unknown[0]);
 }
 
 static void test_qwen2_5_vl(void)
@@ -352,6 +440,22 @@ static void test_qwen2_5_vl(void)
 		 vc);
 	CHECK(towers(buf, &v));
 	CHECK_INT(v.params, tower + merger + lm);
+	/* Qwen2-VL: LayerNorms, a plain MLP of embed_dim x mlp_ratio, the
+	 * merger's LayerNorm; embed_dim names the tower, hidden_size the
+	 * merger's output */
+	I q2tower = 3 * t * p * p * d + depth * (4 * d + 3 * d * d + 3 * d + d * d + d + d * 128 + 128 + 128 * d + d);
+	snprintf(buf, sizeof buf,
+		 "{\"model_type\":\"qwen2_vl\",\"hidden_size\":64,\"num_hidden_layers\":2,"
+		 "\"num_attention_heads\":4,\"num_key_value_heads\":2,\"intermediate_size\":96,"
+		 "\"vocab_size\":200,\"tie_word_embeddings\":false,"
+		 "\"vision_config\":{\"depth\":2,\"embed_dim\":32,\"mlp_ratio\":4,\"num_heads\":4,"
+		 "\"in_chans\":3,\"hidden_size\":64,\"patch_size\":14,\"spatial_merge_size\":2,"
+		 "\"temporal_patch_size\":2}}");
+	CHECK(towers(buf, &v));
+	CHECK_INT(v.parts[0].params, q2tower);
+	CHECK_INT(v.parts[1].params, 2 * d + m * m + m + m * out + out);
+	CHECK_INT(v.parts[2].params, lm);
+	CHECK(!v.unknown[0]);
 }
 
 /* SigLIP vision tower of width h, MLP f, L layers, grid g x g patches of
@@ -409,6 +513,31 @@ static void test_gemma3_llava_ov(void)
 		     "\"patch_size\":14}}",
 		     &v));
 	CHECK_INT(v.parts[2].params, qlm - V * h);
+}
+
+static void test_llava_next(void)
+{
+	struct vf_vision v;
+	/* CLIP tower 32 wide, 2 layers, MLP 40, 28 px / 14 (4 patches + class);
+	 * a Mistral text_config that leaves hidden size, layers and heads to
+	 * MistralConfig (4096, 32, 32): the defaults are used and named */
+	I d = 32, vf = 40;
+	I tower = 3 * 14 * 14 * d + d + 5 * d + 2 * d + 2 * (4 * d + 4 * (d * d + d) + d * vf + vf + vf * d + d) + 2 * d;
+	I H = 4096, L = 32, F = 64, V = 100, kvw = 8 * 128;
+	I lm = 2 * V * H + L * (2 * H * H + 2 * H * kvw + 3 * H * F + 2 * H) + H;
+	CHECK(towers("{\"model_type\":\"llava_next\",\"vision_feature_layer\":-2,"
+		     "\"vision_feature_select_strategy\":\"default\",\"text_config\":{"
+		     "\"model_type\":\"mistral\",\"intermediate_size\":64,\"vocab_size\":100},"
+		     "\"vision_config\":{\"model_type\":\"clip_vision_model\",\"hidden_size\":32,"
+		     "\"intermediate_size\":40,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		     "\"image_size\":28,\"patch_size\":14,\"projection_dim\":16}}",
+		     &v));
+	CHECK_INT(v.parts[0].params, tower);
+	CHECK_INT(v.parts[1].params, d * H + H * H + 2 * H + H);
+	CHECK_INT(v.parts[2].params, lm);
+	CHECK_INT(v.image_tokens, 4);
+	CHECK_CONTAINS(v.assumed, "text_config.hidden_size 4096");
+	CHECK(!v.unknown[0]);
 }
 
 static void test_qwen3_vl(void)
@@ -469,6 +598,75 @@ static void test_llama4(void)
 	CHECK(!v.unknown[0]);
 }
 
+static void test_internvl(void)
+{
+	struct vf_vision v;
+	/* InternViT: 32 wide, 2 layers, MLP 48, 56 px / 14 as lists, q/k/v
+	 * biases, q/k norms, RMSNorm, a final LayerNorm (no mean pooling);
+	 * pixel shuffle 0.5: projector over 128; Qwen2 text, untied */
+	I d = 32, vi = 48, h = 64, L = 2, nh = 4, kv = 2, hd = 16, F = 96, V = 200, k = 128;
+	I layer = 3 * d * d + 3 * d + d * d + d + 2 * d + 2 * d + 2 * d + d * vi + vi + vi * d + d;
+	I tower = d + 3 * 14 * 14 * d + d + 17 * d + 2 * layer + 2 * d;
+	I lm = 2 * V * h + L * (2 * h * nh * hd + 2 * h * kv * hd + nh * hd + 2 * kv * hd + 3 * h * F + 2 * h) + h;
+	CHECK(towers("{\"model_type\":\"internvl\",\"downsample_ratio\":0.5,"
+		     "\"text_config\":{\"model_type\":\"qwen2\",\"hidden_size\":64,"
+		     "\"num_hidden_layers\":2,\"num_attention_heads\":4,\"num_key_value_heads\":2,"
+		     "\"intermediate_size\":96,\"vocab_size\":200},"
+		     "\"vision_config\":{\"hidden_size\":32,\"num_hidden_layers\":2,"
+		     "\"num_attention_heads\":4,\"intermediate_size\":48,\"image_size\":[56,56],"
+		     "\"patch_size\":[14,14],\"attention_bias\":true,\"use_qk_norm\":true,"
+		     "\"norm_type\":\"rms_norm\",\"use_mean_pooling\":false}}",
+		     &v));
+	CHECK_INT(v.parts[0].params, tower);
+	CHECK_INT(v.parts[1].params, 2 * k + k * h + h + h * h + h);
+	CHECK_INT(v.parts[2].params, lm);
+	CHECK_INT(v.image_tokens, 4);
+	CHECK(!v.unknown[0]);
+	/* the remote-code layout (internvl_chat: llm_config, qkv_bias,
+	 * qk_normalization; InternViT has no final norm) counts the same
+	 * modules */
+	CHECK(towers("{\"model_type\":\"internvl_chat\",\"downsample_ratio\":0.5,\"template\":\"x\","
+		     "\"llm_config\":{\"architectures\":[\"Qwen2ForCausalLM\"],\"model_type\":\"qwen2\","
+		     "\"hidden_size\":64,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		     "\"num_key_value_heads\":2,\"intermediate_size\":96,\"vocab_size\":200},"
+		     "\"vision_config\":{\"model_type\":\"intern_vit_6b\",\"hidden_size\":32,"
+		     "\"num_hidden_layers\":2,\"num_attention_heads\":4,\"intermediate_size\":48,"
+		     "\"image_size\":56,\"patch_size\":14,\"qkv_bias\":true,\"qk_normalization\":true,"
+		     "\"norm_type\":\"rms_norm\",\"use_flash_attn\":true}}",
+		     &v));
+	CHECK_INT(v.parts[0].params, tower - 2 * d);
+	CHECK_INT(v.parts[2].params, lm);
+	CHECK(!v.unknown[0]);
+}
+
+static void test_siglip2(void)
+{
+	struct vf_vision v;
+	/* vision: 48 wide, 2 layers, MLP 80, 64 patches of 14 (linear patch
+	 * embedding: the same count as SigLIP's conv), the pooling head;
+	 * text: 300 tokens, 16 positions, 32 wide, 1 layer, MLP 40, head to 24 */
+	I th = 32, tf = 40, d = 24;
+	I text = 300 * th + 16 * th + (4 * th + 4 * (th * th + th) + th * tf + tf + tf * th + th) + 2 * th +
+		 th * d + d;
+	CHECK(towers("{\"model_type\":\"siglip2\",\"vision_config\":{\"hidden_size\":48,"
+		     "\"intermediate_size\":80,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		     "\"num_patches\":64,\"patch_size\":14},\"text_config\":{\"vocab_size\":300,"
+		     "\"hidden_size\":32,\"intermediate_size\":40,\"num_hidden_layers\":1,"
+		     "\"num_attention_heads\":4,\"max_position_embeddings\":16,"
+		     "\"projection_size\":24}}",
+		     &v));
+	CHECK_INT(v.parts[0].params, siglip(48, 80, 2, 8, 14, true));
+	CHECK_INT(v.parts[1].params, text + 2);
+	CHECK_INT(v.image_tokens, 64);
+	CHECK(!v.unknown[0]);
+	/* the vision tower alone */
+	CHECK(towers("{\"model_type\":\"siglip2_vision_model\",\"hidden_size\":48,"
+		     "\"intermediate_size\":80,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		     "\"num_patches\":64,\"patch_size\":14,\"vision_use_head\":false}",
+		     &v));
+	CHECK_INT(v.params, siglip(48, 80, 2, 8, 14, false));
+}
+
 static void test_ssm_terms(void)
 {
 	struct vf_arch a;
@@ -486,7 +684,7 @@ static void test_ssm_terms(void)
 	CHECK(s1 > 2 * 5 * 192 && s2 < s1 * 1.01);
 	/* a dense model has none */
 	count("{\"model_type\":\"llama\",\"hidden_size\":64,\"num_hidden_layers\":2,"
-	      "\"num_attention_heads\":4}",
+	      "\"num_attention_heads\":4,\"intermediate_size\":96}",
 	      &a);
 	vf_ssm_terms(&a, &t);
 	CHECK(t.layers == 0);
@@ -500,14 +698,20 @@ int main(void)
 	RUN(test_granite_hybrid);
 	RUN(test_falcon_h1);
 	RUN(test_recurrent_gemma);
+	RUN(test_zamba2);
 	RUN(test_chatglm);
+	RUN(test_internlm2);
 	RUN(test_active);
 	RUN(test_whisper);
 	RUN(test_dinov2);
+	RUN(test_vit);
 	RUN(test_qwen2_5_vl);
 	RUN(test_gemma3_llava_ov);
+	RUN(test_llava_next);
 	RUN(test_qwen3_vl);
 	RUN(test_llama4);
+	RUN(test_internvl);
+	RUN(test_siglip2);
 	RUN(test_ssm_terms);
 	return vf_test_done();
 }

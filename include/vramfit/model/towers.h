@@ -1,7 +1,11 @@
 /* towers.h - models made of towers that vision.c's families do not cover,
  * read from one config.json into a struct vf_vision (parts with exact
- * counts): Whisper speech encoder-decoders (lib/model/speech.c), DINOv2
- * ViT backbones and Qwen2.5-VL vision-language models (lib/model/vlm.c).
+ * counts): Whisper speech encoder-decoders (lib/model/speech.c); the ViT
+ * backbones ViT, DINOv2 (with registers) and SigLIP2; the vision-language
+ * models Qwen2-VL, Qwen2.5-VL, Qwen3-VL (and its MoE), Gemma-3
+ * multimodal, Llama-4, InternVL (transformers' and the remote-code
+ * internvl_chat), LLaVA-NeXT and LLaVA-OneVision (lib/model/vlm.c): each
+ * tower, its projector and the language model.
  * Keys that bear on size and are not understood are named in `unknown`. */
 #ifndef VRAMFIT_MODEL_TOWERS_H
 #define VRAMFIT_MODEL_TOWERS_H

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fit-dit.h"
 #include "opt-setup.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
@@ -57,6 +58,8 @@ struct fit_args {
 	double margin;
 	unsigned knobs;
 	int64_t top;
+	const char *trainer_dir;
+	bool accept_risk;
 };
 
 /* --allow K,.. and --forbid K,..: knobs that may change, in order given. */
@@ -97,6 +100,13 @@ static const struct vf_option options[] = {
 	OPT_INT("top", "N", top, 1, 1000, "results kept with --search (default 10)"),
 	OPT_BOOL("exhaustive", exhaustive, "--search without pruning (same results, more evaluations)"),
 	OPT_BOOL("all-gpus", all_gpus, "every catalog GPU, not only the common ones"),
+	OPT_DIR("trainer-dir", "D", trainer_dir,
+		"a model the trainer trains (ltx-2-19b): the tiers' starting\n"
+		"configs from this checkout's shipped files (default: the\n"
+		"trainer profile's values for them)"),
+	OPT_BOOL("accept-risk", accept_risk,
+		 "a model the trainer trains: predict cards below its 32 GB\n"
+		 "minimum too, from the low-VRAM config (else gated)"),
 	OPT_BOOL("json", json, "machine-readable output (README: vramfit fit)"),
 	OPT_FILE("html", "FILE", html,
 		 "also write the HTML report (vramfit report fit): the GPU x\n"
@@ -942,6 +952,51 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 	return VF_EXIT_OK;
 }
 
+/* A video DiT the trainer profile trains: a catalog DiT, an LTX
+ * transformer file, a diffusers DiT or a pipeline whose transformer is one. */
+static bool is_dit(const struct vf_model *m)
+{
+	if (m->entry && strcmp(m->entry->kind, "dit") == 0)
+		return true;
+	if (m->has_ltx || (m->has_vision && strcmp(m->vision.kind, "dit") == 0))
+		return true;
+	for (size_t i = 0; i < m->ncomponents; i++)
+		if (strcmp(m->components[i]->name, "transformer") == 0 && is_dit(m->components[i]))
+			return true;
+	return false;
+}
+
+static int fit_dit(const struct fit_args *a, const struct vf_model *m, const struct gpu_group *groups, int ng)
+{
+	const struct vf_gpu_spec *specs[64];
+	int counts[64], n = 0;
+	size_t ncat = 0;
+	struct vf_error err = {0};
+	const struct vf_gpu_spec *cat = vf_gpu_catalog(&ncat, &err);
+	if (!cat)
+		return vf_cli_fail_err(&err);
+	if (a->gpu.n) {
+		for (int i = 0; i < ng; i++) {
+			specs[n] = groups[i].spec;
+			counts[n++] = groups[i].count;
+		}
+	} else {
+		for (size_t i = 0; i < ncat && n < 64; i++)
+			if ((a->all_gpus || cat[i].common) && cat[i].bf16_tflops > 0) {
+				specs[n] = &cat[i];
+				counts[n++] = 0;
+			}
+	}
+	struct vf_fit_dit_args d = {
+		.model = a->model, .setup = &a->setup, .steps = a->steps, .search = a->search, .json = a->json,
+		.accept_risk = a->accept_risk, .sort = a->sort, .trainer_dir = a->trainer_dir, .price = a->price,
+		.gpus = specs, .counts = a->gpu.n ? counts : NULL, .ngpus = n, .top = a->top,
+	};
+	if (a->tokens > 0)
+		return vf_cli_usage("fit", "--tokens: a video DiT's run is counted in --steps");
+	return vf_fit_dit(&d, m);
+}
+
 static int run(int argc, char **argv)
 {
 	struct fit_args a;
@@ -972,16 +1027,24 @@ static int run(int argc, char **argv)
 	if (vf_split_active(&a.setup))
 		return vf_cli_usage("fit", "--split/--tp/--pp: fit offers the split itself (a row per GPU "
 					   "kind that one card does not hold); use vramfit estimate to check one");
-	if (a.setup.video_width > 0)
-		return vf_cli_usage("fit", "--video: video DiTs are not searched yet; use vramfit "
-					   "estimate");
 	struct vf_model *m = NULL;
 	if (vf_model_load(a.model, &m, &err) != VF_OK)
 		return vf_cli_fail_err(&err);
-	if (!m->has_arch && (m->has_ltx || m->has_vision || (m->entry && strcmp(m->entry->kind, "dit") == 0))) {
+	if (!m->has_arch && is_dit(m)) {
+		rc = fit_dit(&a, m, groups, ng);
 		vf_model_free(m);
-		return vf_cli_fail("%s: a video DiT or vision model; fit searches transformer LLMs "
-				   "(vramfit estimate %s gives its memory and step time)", a.model, a.model);
+		return rc;
+	}
+	if (!m->has_arch && m->has_vision) {
+		vf_model_free(m);
+		return vf_cli_fail("%s: a vision model; fit searches transformer LLMs and the video DiTs the "
+				   "trainer trains (vramfit estimate %s gives its memory and step time)", a.model, a.model);
+	}
+	if (a.setup.video_width > 0 || a.trainer_dir || a.accept_risk) {
+		vf_model_free(m);
+		return vf_cli_usage("fit", "%s: for a video DiT the trainer trains (ltx-2-19b, an LTX checkpoint, "
+					   "a diffusers DiT)", a.setup.video_width > 0 ? "--video"
+					   : a.trainer_dir ? "--trainer-dir" : "--accept-risk");
 	}
 	if (!m->has_arch) {
 		vf_model_free(m);

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "fit-dit.h"
@@ -543,6 +544,12 @@ int vf_fit_dit(const struct vf_fit_dit_args *a, const struct vf_model *m)
 					   "estimate checks one setup)", ff);
 	if (a->setup->mode == VF_MODE_INFER && (a->setup->given & VF_SETUP_G_MODE))
 		return vf_cli_usage("fit", "--mode infer: fit of a video DiT plans training (lora or full)");
+	struct stat sb;
+	char cdir[4096];
+	snprintf(cdir, sizeof cdir, "%s/configs", a->trainer_dir ? a->trainer_dir : ".");
+	if (a->trainer_dir && (stat(cdir, &sb) != 0 || !S_ISDIR(sb.st_mode)))
+		return vf_cli_fail("%s: not a trainer checkout (no configs/ directory of shipped configs)",
+				   vf_cli_safe(a->trainer_dir));
 	struct dctx *c = calloc(1, sizeof *c);
 	if (!c)
 		return vf_cli_fail("out of memory");

@@ -673,8 +673,11 @@ vf_status vf_sweepfit_search(const char *trainer, const struct vf_yamldoc *start
 		return st;
 	struct knob k[MAX_KNOBS];
 	int nk = 0;
-	static struct choice ch[MAX_KNOBS][MAX_VALUES];
-	memset(ch, 0, sizeof ch);
+	struct choice(*ch)[MAX_VALUES] = calloc(MAX_KNOBS, sizeof *ch);
+	if (!ch) {
+		cJSON_Delete(fit);
+		return vf_error_set(err, VF_ERR, "out of memory");
+	}
 	if ((st = knobs_load(fit, trainer, lora, k, &nk, err)) == VF_OK) {
 		double combos = 1;
 		for (int i = 0; i < nk; i++)
@@ -717,6 +720,7 @@ vf_status vf_sweepfit_search(const char *trainer, const struct vf_yamldoc *start
 	for (int i = 0; i < nk; i++)
 		for (int j = 0; j < k[i].nvalues; j++)
 			cJSON_Delete(ch[i][j].set);
+	free(ch);
 	cJSON_Delete(fit);
 	return st;
 }

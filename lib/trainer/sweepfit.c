@@ -467,9 +467,13 @@ static vf_status pred_run(struct pred *p, const cJSON *sweep, int max_trials, st
 	bool stopped = false;
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(sweep, "changes"))
 	{
-		if (stopped) {
-			append(out->not_tried, sizeof out->not_tried, "%s (%s)",
-			       vf_json_get_str(c, "name") ? vf_json_get_str(c, "name") : "?", "the sweep stops before it");
+		if (stopped) { /* named: the tier's exclusion first, else the stop */
+			if (!tier_allowed(c, p->o->tier))
+				pred_eligible(p, c);
+			else
+				append(out->not_tried, sizeof out->not_tried, "%s (%s)",
+				       vf_json_get_str(c, "name") ? vf_json_get_str(c, "name") : "?",
+				       "the sweep stops before it");
 			continue;
 		}
 		if (!pred_eligible(p, c))

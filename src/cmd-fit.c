@@ -21,6 +21,7 @@
 
 static const char usage[] =
 	"usage: vramfit fit MODEL [setup flags] [--tokens T | --steps S] [--gpu SPEC]...\n"
+	"                   [--trainer-dir D] [--accept-risk]\n"
 	"                   [--search] [--sort time|cost|vram] [--price USD] [--margin F]\n"
 	"                   [--allow K,..] [--forbid K,..] [--top N] [--exhaustive]\n"
 	"                   [--all-gpus] [--json] [--html FILE]\n"
@@ -43,7 +44,20 @@ static const char usage[] =
 	"With --search: for the --gpu GPUs (else the probed ones), every combination of\n"
 	"the allowed knobs at the same effective batch (micro-batch x accumulation x\n"
 	"GPUs), evaluated with the estimator's full model plus data-parallel\n"
-	"communication; the configurations that fit, fastest first.\n";
+	"communication; the configurations that fit, fastest first.\n"
+	"\n"
+	"A video DiT the trainer trains (ltx-2-19b, an LTX checkpoint, a diffusers DiT;\n"
+	"--mode lora by default, or full): one row per GPU kind with the trainer\n"
+	"profile's tier, its starting config (the checkout's shipped file with\n"
+	"--trainer-dir, else the profile's values for it), the predicted autotune sweep\n"
+	"(each trial of the profile's sweep in order: fits or out of memory, peak, step\n"
+	"time; the predicted winner) and the run's time and cost for --steps (default:\n"
+	"the config's steps). LoRA runs on one GPU unless --gpus N or --gpu ID:N (DDP);\n"
+	"a full fine-tune only on 2, 4 or 8 80 GB-class GPUs (FSDP). Cards below the\n"
+	"trainer's 32 GB minimum are gated unless --accept-risk. --search: the trainer's\n"
+	"knobs searched on each GPU (quantization, optimizer, 8-bit text encoder,\n"
+	"optimizer offload, checkpointing, batch, LoRA rank, resolution), the\n"
+	"configurations that change what is trained (rank, resolution) last.\n";
 
 struct fit_args {
 	const char *model;
@@ -997,6 +1011,26 @@ static int fit_dit(const struct fit_args *a, const struct vf_model *m, const str
 	return vf_fit_dit(&d, m);
 }
 
+/* A model that is not a transformer LLM: the trainer's DiTs get their own
+ * fit; the rest are refused. -1: an LLM, go on. */
+static int by_kind(const struct fit_args *a, const struct vf_model *m, const struct gpu_group *groups, int ng)
+{
+	if (!m->has_arch && is_dit(m))
+		return fit_dit(a, m, groups, ng);
+	if (!m->has_arch && m->has_vision)
+		return vf_cli_fail("%s: a vision model; fit searches transformer LLMs and the video DiTs the "
+				   "trainer trains (vramfit estimate %s gives its memory and step time)", a->model,
+				   a->model);
+	if (a->setup.video_width > 0 || a->trainer_dir || a->accept_risk)
+		return vf_cli_usage("fit", "%s: for a video DiT the trainer trains (ltx-2-19b, an LTX checkpoint, "
+					   "a diffusers DiT)", a->setup.video_width > 0 ? "--video"
+					   : a->trainer_dir ? "--trainer-dir" : "--accept-risk");
+	if (!m->has_arch)
+		return vf_cli_fail("%s: no architecture to estimate from (need a config.json or a "
+				   "catalog LLM)", a->model);
+	return -1;
+}
+
 static int run(int argc, char **argv)
 {
 	struct fit_args a;
@@ -1030,26 +1064,9 @@ static int run(int argc, char **argv)
 	struct vf_model *m = NULL;
 	if (vf_model_load(a.model, &m, &err) != VF_OK)
 		return vf_cli_fail_err(&err);
-	if (!m->has_arch && is_dit(m)) {
-		rc = fit_dit(&a, m, groups, ng);
+	if ((rc = by_kind(&a, m, groups, ng)) >= 0) {
 		vf_model_free(m);
 		return rc;
-	}
-	if (!m->has_arch && m->has_vision) {
-		vf_model_free(m);
-		return vf_cli_fail("%s: a vision model; fit searches transformer LLMs and the video DiTs the "
-				   "trainer trains (vramfit estimate %s gives its memory and step time)", a.model, a.model);
-	}
-	if (a.setup.video_width > 0 || a.trainer_dir || a.accept_risk) {
-		vf_model_free(m);
-		return vf_cli_usage("fit", "%s: for a video DiT the trainer trains (ltx-2-19b, an LTX checkpoint, "
-					   "a diffusers DiT)", a.setup.video_width > 0 ? "--video"
-					   : a.trainer_dir ? "--trainer-dir" : "--accept-risk");
-	}
-	if (!m->has_arch) {
-		vf_model_free(m);
-		return vf_cli_fail("%s: no architecture to estimate from (need a config.json or a "
-				   "catalog LLM)", a.model);
 	}
 	size_t ncat = 0;
 	const struct vf_gpu_spec *cat = vf_gpu_catalog(&ncat, &err);
@@ -1088,8 +1105,6 @@ const struct vf_cli_command vf_cmd_fit = {
 	.summary = "which GPUs and settings fit a training run, how long, at what cost",
 	.usage = usage,
 	.options = options,
-	.tail = "(video DiTs are not searched: use vramfit estimate)\n"
-		"\n"
-		"Exit status: 0 success (also when nothing fits), 1 failure, 2 usage error.\n",
+	.tail = "Exit status: 0 success (also when nothing fits), 1 failure, 2 usage error.\n",
 	.run = run,
 };

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# tune-predict.sh - vramfit tune prints, after the sweep, the prediction
+# against the measurement for every trial (issue 29 item 4): the estimate of
+# each trial's config (fits / out of memory, peak, step time) beside the
+# outcome, peak and step time measured; --json "predicted". With the
+# stand-in trainer (exact step times) and the example trainer's config.
+. "$(dirname "$0")/lib.sh"
+TRAINER=$VF_SOURCE_DIR/examples/ltx-mini-trainer
+export XDG_DATA_HOME=$TMP/xdg
+export VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI=/nonexistent/nvidia-smi
+make_run() {
+  local r=$TMP/$1
+  mkdir -p "$r/overfit/.precomputed" "$r/dataset" "$r/outputs" "$r/logs"
+  cp "$TRAINER/data/text.txt" "$r/overfit/.precomputed/sample.txt"
+  cp "$TRAINER/configs/t2v_lora_low_vram.yaml" "$r/config.yaml"
+  "$VRAMFIT" config set "$r/config.yaml" "model.model_path=\"$2\"" "model.text_encoder_path=\"$TRAINER/models\"" >/dev/null
+  echo "$r"
+}
+FAKE="sh tests/unit/fake-trainer.sh {config}"
+
+test_case "tune on an H100 run of ltx-2-19b: predicted against measured per trial"
+: > "$TMP/ltx-2-19b-dev.safetensors"   # the self-check wants the file to exist
+R=$(make_run h100 "$TMP/ltx-2-19b-dev.safetensors")
+run tune "$R" --gpu h100-80gb --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "$FAKE" --steps 10 --json --quiet
+expect_rc 0
+expect_json 'len(j["predicted"]) == len(j["trials"]) >= 2'
+expect_json 'all(p["trial"] == t["trial"] and p["measured_outcome"] == t["outcome"] for p, t in zip(j["predicted"], j["trials"]))'
+expect_json '(lambda p: p["fits"] and p["peak_bytes"] > 20 * 2**30 and p["step_seconds"] > 0 and p["measured_step_seconds"] == 1.0)(j["predicted"][0])'
+expect_json '(lambda p: p["fits"] and p["peak_bytes"] > j["predicted"][0]["peak_bytes"])(j["predicted"][1])'
+R1=$(make_run h100-text "$TMP/ltx-2-19b-dev.safetensors")
+run tune "$R1" --gpu h100-80gb --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "$FAKE" --steps 10 --quiet
+expect_rc 0
+expect_out "predicted against measured"
+expect_out_re '^1 +baseline +fits +ok +[0-9.]+ GiB'
+expect_out_re '^2 +quantization off +fits +ok +[0-9.]+ GiB'
+
+test_case "tune with the example trainer's own model: no estimate, said per trial"
+R2=$(make_run mini "$TRAINER/models/mini.json")
+run tune "$R2" --gpu h100-80gb --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "$FAKE" --steps 10 --json --quiet
+expect_rc 0
+expect_json 'all(p["fits"] is None and p["peak_bytes"] is None and p["measured_step_seconds"] for p in j["predicted"] if p["measured_outcome"] == "ok")'
+
+finish

@@ -143,6 +143,18 @@ static vf_status predict(void *ctx, const struct vf_yamldoc *d, int64_t *bytes, 
 	return VF_OK;
 }
 
+static vf_status predict_step(void *ctx, const struct vf_yamldoc *d, double *seconds, struct vf_error *err)
+{
+	struct vf_estimate e;
+	vf_status st = predict_estimate(ctx, d, &e, err);
+	if (st)
+		return st;
+	if (!(e.step_seconds > 0))
+		return VF_ENOTFOUND;
+	*seconds = e.step_seconds;
+	return VF_OK;
+}
+
 /* Predicted against measured, per trial: the estimate of each trial's
  * config (RUN/<sweep.json trial_config dir>/<name>), beside what ran. */
 struct pvm {
@@ -774,6 +786,7 @@ static int run(int argc, char **argv)
 	if (vf_profile_part(o.trainer, "configs", &pc.configs, &err))
 		return vf_cli_fail_err(&err);
 	o.predict = predict;
+	o.predict_step = predict_step;
 	o.predict_ctx = &pc;
 
 	/* The status line redraws itself on a terminal (not colour: NO_COLOR

@@ -40,4 +40,23 @@ run tune "$R2" --gpu h100-80gb --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "$FA
 expect_rc 0
 expect_json 'all(p["fits"] is None and p["peak_bytes"] is None and p["measured_step_seconds"] for p in j["predicted"] if p["measured_outcome"] == "ok")'
 
+test_case "tune orders the changes by predicted gain (predicted out of memory first, as the profile orders them)"
+R3=$(make_run order "$TMP/ltx-2-19b-dev.safetensors")
+run tune "$R3" --gpu h200 --try-no-ckpt --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "$FAKE" --steps 10 --json --quiet
+expect_rc 0
+# on an H200 the low-VRAM config without checkpointing is predicted to fit and to gain more than
+# quantization off: it runs first (the profile's order has it third)
+expect_json '[t["change"] for t in j["trials"]][:3] == ["baseline", "gradient checkpointing off", "quantization off"]'
+check "grep -qF 'order by predicted gain: gradient checkpointing off, quantization off' '$R3/autotune.log'"
+# a predicted OOM keeps its place first: on a 32 GB card quantization off is skipped and stops the sweep
+R4=$(make_run order32 "$TMP/ltx-2-19b-dev.safetensors")
+run tune "$R4" --gpu rtx-5090 --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "$FAKE" --steps 10 --json --quiet
+expect_rc 0
+expect_json '[t["change"] for t in j["trials"]] == ["baseline", "quantization off"] and j["trials"][1]["outcome"] == "skipped"'
+# no prediction for a change (the example trainer's own model): the profile's order
+R5=$(make_run order-mini "$TRAINER/models/mini.json")
+run tune "$R5" --gpu h100-80gb --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "$FAKE" --steps 10 --json --quiet
+expect_json '[t["change"] for t in j["trials"]][:2] == ["baseline", "quantization off"]'
+check "! grep -qF 'order by predicted gain' '$R5/autotune.log'"
+
 finish

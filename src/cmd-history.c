@@ -51,6 +51,10 @@ static void print_json_rows(const char *db, const struct vf_store_row *rows, siz
 		vf_json_add_i64_or_null(t, "peak_bytes", r->t.peak_bytes, r->t.peak_bytes >= 0);
 		vf_json_add_i64_or_null(t, "predicted_peak_bytes", r->t.predicted_peak_bytes,
 					r->t.predicted_peak_bytes >= 0);
+		if (r->t.predicted_step_seconds > 0)
+			cJSON_AddNumberToObject(t, "predicted_step_seconds", r->t.predicted_step_seconds);
+		else
+			cJSON_AddNullToObject(t, "predicted_step_seconds");
 		if (pct_error(&r->t, &e))
 			cJSON_AddNumberToObject(t, "error_pct", e);
 		else
@@ -125,7 +129,7 @@ static const struct vf_option options[] = {
 	OPT_FILE("db", "PATH", db, "another history database"),
 	OPT_BOOL("json", json,
 		 "{\"db\", \"trials\": [{\"run_dir\", \"trial\", \"change\", \"outcome\",\n"
-		 "\"step_seconds\", \"peak_bytes\", \"predicted_peak_bytes\",\n"
+		 "\"step_seconds\", \"peak_bytes\", \"predicted_peak_bytes\", \"predicted_step_seconds\",\n"
 		 "\"error_pct\", ...}], \"estimator\": {\"trials_compared\",\n"
 		 "\"mean_abs_error_pct\", \"mean_error_pct\"}}"),
 	OPT_END(),

@@ -314,6 +314,10 @@ static cJSON *trial_json(const struct vf_trial *t)
 	vf_json_add_i64_or_null(o, "peak_polled_bytes", t->peak_polled_bytes, t->peak_polled_bytes >= 0);
 	vf_json_add_i64_or_null(o, "predicted_peak_bytes", t->predicted_peak_bytes,
 				t->predicted_peak_bytes >= 0);
+	if (t->predicted_step_seconds > 0)
+		cJSON_AddNumberToObject(o, "predicted_step_seconds", t->predicted_step_seconds);
+	else
+		cJSON_AddNullToObject(o, "predicted_step_seconds");
 	cJSON_AddNumberToObject(o, "wall_seconds", t->wall_seconds);
 	cJSON_AddStringToObject(o, "config_hash", t->config_hash);
 	return o;

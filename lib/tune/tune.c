@@ -855,6 +855,9 @@ static bool predicted_oom(struct sweep *s, struct vf_trial *t, const struct vf_y
 		struct vf_error perr = {0};
 		if (s->o->predict(s->o->predict_ctx, doc, &bytes, &perr) == VF_OK && bytes >= 0)
 			t->predicted_peak_bytes = bytes;
+		double sec = -1;
+		if (s->o->predict_step && s->o->predict_step(s->o->predict_ctx, doc, &sec, &perr) == VF_OK && sec > 0)
+			t->predicted_step_seconds = sec;
 	}
 	double margin = 5.0, d;
 	if (vf_json_get_double(s->sweep, "skip_margin_pct", &d))

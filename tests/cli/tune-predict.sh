@@ -23,10 +23,15 @@ test_case "tune on an H100 run of ltx-2-19b: predicted against measured per tria
 R=$(make_run h100 "$TMP/ltx-2-19b-dev.safetensors")
 run tune "$R" --gpu h100-80gb --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "$FAKE" --steps 10 --json --quiet
 expect_rc 0
+expect_json 'j["trials"][0]["predicted_step_seconds"] > 0 and j["trials"][0]["predicted_step_seconds"] == j["predicted"][0]["step_seconds"]'
 expect_json 'len(j["predicted"]) == len(j["trials"]) >= 2'
 expect_json 'all(p["trial"] == t["trial"] and p["measured_outcome"] == t["outcome"] for p, t in zip(j["predicted"], j["trials"]))'
 expect_json '(lambda p: p["fits"] and p["peak_bytes"] > 20 * 2**30 and p["step_seconds"] > 0 and p["measured_step_seconds"] == 1.0)(j["predicted"][0])'
 expect_json '(lambda p: p["fits"] and p["peak_bytes"] > j["predicted"][0]["peak_bytes"])(j["predicted"][1])'
+# the history keeps the predicted step time beside the measured one
+run history --run "$R" --json
+expect_rc 0
+expect_json 'j["trials"][0]["predicted_step_seconds"] > 0 and j["trials"][0]["step_seconds"] == 1.0'
 R1=$(make_run h100-text "$TMP/ltx-2-19b-dev.safetensors")
 run tune "$R1" --gpu h100-80gb --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "$FAKE" --steps 10 --quiet
 expect_rc 0

@@ -1315,16 +1315,23 @@ static cJSON *changes_order(struct sweep *s, const struct vf_yamldoc *best)
 		    s->o->predict_step(s->o->predict_ctx, best, &base, NULL) == VF_OK && base > 0;
 	cJSON_ArrayForEach(c, all)
 	{
-		if (n >= (int)(sizeof r / sizeof r[0]) || (pred && !vf_json_get_str(c, "requires_adopted") &&
-							   !predict_change(s, best, c, base, &r[n])))
+		if (n >= (int)(sizeof r / sizeof r[0])) {
+			pred = false; /* more changes than ranked: the profile's order for all */
+			break;
+		}
+		r[n] = (struct ranked){.c = c};
+		if (pred && !vf_json_get_str(c, "requires_adopted") && !predict_change(s, best, c, base, &r[n]))
 			pred = false;
-		r[n].c = c;
 		n++;
+	}
+	if (!pred) { /* every change, in the profile's order */
+		cJSON_ArrayForEach(c, all) cJSON_AddItemToArray(out, cJSON_CreateObjectReference(c->child));
+		return out;
 	}
 	/* stable: those predicted out of memory first, in the profile's order
 	 * (skipped without GPU time, their stop rules as the profile has them),
 	 * then the rest, larger predicted gain first */
-	for (int i = 1; pred && i < n; i++)
+	for (int i = 1; i < n; i++)
 		for (int j = i; j > 0; j--) {
 			struct ranked *a = &r[j - 1], *b = &r[j];
 			bool swap = (!a->oom && b->oom) || (!a->oom && !b->oom && b->gain > a->gain);
@@ -1338,12 +1345,11 @@ static cJSON *changes_order(struct sweep *s, const struct vf_yamldoc *best)
 	for (int i = 0; i < n; i++) {
 		cJSON_AddItemToArray(out, cJSON_CreateObjectReference(r[i].c->child));
 		size_t l = strlen(line);
-		if (pred && l < sizeof line - 1)
+		if (l < sizeof line - 1)
 			snprintf(line + l, sizeof line - l, "%s%s", l ? ", " : "order by predicted gain: ",
 				 vf_json_get_str(r[i].c, "name") ? vf_json_get_str(r[i].c, "name") : "?");
 	}
-	if (pred)
-		vf__autotune_note(s, line);
+	vf__autotune_note(s, line);
 	return out;
 }
 

@@ -1008,6 +1008,15 @@ static int fit_dit(const struct fit_args *a, const struct vf_model *m, const str
 	};
 	if (a->tokens > 0)
 		return vf_cli_usage("fit", "--tokens: a video DiT's run is counted in --steps");
+	/* what the LLM table has and the trainer's sweep does not: refused, never ignored */
+	const char *unused = a->html ? "--html" : a->exhaustive ? "--exhaustive"
+			     : a->sort && strcmp(a->sort, "vram") == 0 ? "--sort vram"
+			     : a->knobs != VF_KNOBS_DEFAULT ? "--allow/--forbid"
+			     : a->margin != 0.10 ? "--margin" : NULL;
+	if (unused)
+		return vf_cli_usage("fit", "%s: not used for a video DiT the trainer trains (its tiers, sweep and "
+					   "--search knobs come from the trainer profile); --json gives every figure",
+				    unused);
 	return vf_fit_dit(&d, m);
 }
 

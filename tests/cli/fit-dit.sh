@@ -132,6 +132,11 @@ expect_err "lora or full"
 run fit ltx-2-19b --tokens 1e9
 expect_rc 2
 expect_err "--steps"
+for bad in "--html $TMP/x.html" --exhaustive "--sort vram" "--forbid quant" "--margin 0.2"; do
+	run fit ltx-2-19b $bad
+	expect_rc 2
+	expect_err "not used for a video DiT"
+done
 run fit llama2-7b --trainer-dir /tmp
 expect_rc 2
 expect_err "--trainer-dir"

@@ -32,6 +32,10 @@ expect_json '(lambda p: p["fits"] and p["peak_bytes"] > j["predicted"][0]["peak_
 run history --run "$R" --json
 expect_rc 0
 expect_json 'j["trials"][0]["predicted_step_seconds"] > 0 and j["trials"][0]["step_seconds"] == 1.0'
+expect_json '(lambda t: abs(t["step_error_pct"] - (t["predicted_step_seconds"] - 1.0) * 100) < 1e-6)(j["trials"][0])'
+expect_json 'j["estimator"]["step_trials_compared"] >= 2 and j["estimator"]["step_mean_abs_error_pct"] >= 0'
+run history --run "$R"
+expect_out_re '^step time: [0-9]+ trials compared, mean \|error\| [0-9.]+ %'
 R1=$(make_run h100-text "$TMP/ltx-2-19b-dev.safetensors")
 run tune "$R1" --gpu h100-80gb --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "$FAKE" --steps 10 --quiet
 expect_rc 0

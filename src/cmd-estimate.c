@@ -15,6 +15,7 @@
 #include "estimate-gguf.h"
 #include "opt-setup.h"
 #include "vramfit/estimate/advice.h"
+#include "estimate-tier.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/estimate/groundtruth.h"
@@ -83,6 +84,7 @@ struct gpu_row {
 	int64_t max_batch;
 	struct vf_split *split;  /* --split/--tp/--pp: what each GPU holds (owned) */
 	char split_hint[192];    /* inference too big for one: the split that fits */
+	char tier_what[320];     /* the trainer's model: the tier config it runs (estimate-tier.h) */
 };
 
 /* "a, b or c": the remedy's parts joined into o (n bytes). */
@@ -556,6 +558,7 @@ struct target {
 	struct vf_dit d;
 	char id[128];
 	struct vf_alloc_config alloc; /* PYTORCH_CUDA_ALLOC_CONF, --allocator */
+	bool trainer_model;     /* a model the trainer profile trains: each GPU under its tier's config */
 };
 
 /* Fill what a partial architecture (inferred from tensors) lacks with
@@ -604,6 +607,8 @@ static vf_status ltx_target(const struct vf_model *m, struct target *tg, struct 
 	if ((st = vf_dit_from_ltx_model(m, def ? def->raw : NULL, &tg->d, err)))
 		return st;
 	tg->dit = true;
+	tg->d.from_file = true;
+	tg->trainer_model = true;
 	const struct vf_ltx_parts *pt = &m->ltx_parts;
 	int64_t tr = pt->transformer > 0 ? pt->transformer : m->params;
 	assume(as, "LTX video DiT from the file's %s; parameters from its header%s",
@@ -918,6 +923,12 @@ static void setup_words(const struct target *tg, const struct vf_setup *s, const
 {
 	char b3[64];
 	size_t n = 0;
+	bool tiered = nrows > 0 && rows[0].tier_what[0];
+	if (tiered) {
+		s = &rows[0].setup;
+		n += (size_t)snprintf(setup + n, size - n, "each GPU under its tier's config (Assumptions); %s: ",
+				      rows[0].spec.id);
+	}
 	n += (size_t)snprintf(setup + n, size - n, "%s", vf_mode_name(s->mode));
 	if (s->mode == VF_MODE_LORA && tg->dit)
 		n += (size_t)snprintf(setup + n, size - n, " r%d alpha %g on %s%s%s%s", s->lora_rank,
@@ -1070,7 +1081,7 @@ static void print_gpus(FILE *o, const struct gpu_row *rows, int nrows, const cha
 }
 
 /* Each GPU it does not fit: why, and the cheapest changes that fit. */
-static void print_advice(FILE *o, const struct gpu_row *rows, int nrows, double margin)
+static void print_advice(FILE *o, const struct gpu_row *rows, int nrows, double margin, bool dit)
 {
 	char b1[64], b2[64], b4[64], margin_note[64], rem[512];
 	snprintf(margin_note, sizeof margin_note, "; %.0f%% of the GPU kept free, --margin", 100 * margin);
@@ -1084,7 +1095,11 @@ static void print_advice(FILE *o, const struct gpu_row *rows, int nrows, double 
 			vf_fmt_bytes(b2, sizeof b2, (double)vf_estimate_gpu_bytes(&r->spec)),
 			vf_term_name(r->est.dominant), vf_fmt_bytes(b4, sizeof b4, (double)term),
 			100.0 * term / (double)r->est.peak_bytes, vf_estimate_phase_name(&r->est, r->est.peak_phase));
-		if (r->advice.n == 0)
+		if (r->advice.n == 0 && dit)
+			fprintf(o, "  no change of quantization (int8, fp8, int4), optimizer, text encoder, optimizer "
+				   "offload, checkpointing, batch split or LoRA rank fits it: a lower resolution or fewer "
+				   "frames (--video), or a GPU with more memory\n");
+		else if (r->advice.n == 0)
 			fprintf(o, "  no change of batch split, checkpointing, optimizer, quantization or "
 				   "precision fits it: try %s\n",
 				remedy(rem, sizeof rem, r->est.dominant, &r->setup, r->split_hint));
@@ -1124,7 +1139,7 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 	if (tg->dit)
 		print_dit_phases(o, e0);
 	print_gpus(o, rows, nrows, gsource);
-	print_advice(o, rows, nrows, margin);
+	print_advice(o, rows, nrows, margin, tg->dit);
 	for (int i = 0; i < nrows; i++)
 		if (rows[i].split)
 			print_split(o, &rows[i]);
@@ -1199,12 +1214,18 @@ static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const 
 	cJSON_AddBoolToObject(g, "fits", r->fits);
 	cJSON_AddNumberToObject(g, "headroom_bytes", (double)r->headroom);
 	cJSON_AddNumberToObject(g, "max_batch", (double)r->max_batch);
-	if (!r->fits && !tg->dit) {
+	if (r->tier_what[0]) {
+		cJSON_AddStringToObject(g, "tier_config", r->tier_what);
+		cJSON_AddItemToObject(g, "setup", vf_setup_to_json(&r->setup));
+	}
+	if (!r->fits) {
 		cJSON *adv = cJSON_AddArrayToObject(g, "advice");
 		for (int k = 0; adv && k < r->advice.n; k++) {
 			cJSON *it = cJSON_CreateObject();
 			cJSON_AddItemToObject(it, "changes",
-					      vf_search_diff_json(s, &r->advice.item[k].setup));
+					      vf_search_diff_json(tg->dit ? &r->setup : s, &r->advice.item[k].setup));
+			if (tg->dit) /* the DiT knobs the LLM diff does not name (text encoder, offload) */
+				cJSON_AddStringToObject(it, "settings", r->advice.item[k].changes);
 			cJSON_AddNumberToObject(it, "peak_bytes", (double)r->advice.item[k].peak_bytes);
 			cJSON_AddNumberToObject(it, "headroom_bytes",
 						(double)r->advice.item[k].headroom_bytes);
@@ -1672,6 +1693,7 @@ static int catalog_dit_target(const struct vf_model *m, struct target *tg, struc
 	if (vf_dit_from_json(m->entry->raw, what, &tg->d, &err))
 		return vf_cli_fail_err(&err);
 	tg->dit = true;
+	tg->trainer_model = vf_est_tier_model(m->entry->id);
 	const cJSON *list = cJSON_GetObjectItemCaseSensitive(m->entry->raw, "assumptions");
 	const cJSON *it;
 	cJSON_ArrayForEach(it, list)
@@ -1920,6 +1942,9 @@ static int estimate_rows(const struct target *tg, const struct vf_setup *s, stru
 			continue;
 		}
 		struct vf_setup rs = row_setup(s, r);
+		if (tg->trainer_model && vf_est_tier_wanted(s) &&
+		    vf_est_tier_setup(s, &r->spec, r->count, &rs, r->tier_what, sizeof r->tier_what, &err))
+			return vf_cli_fail_err(&err);
 		if (r->count > 1 && !(s->given & VF_SETUP_G_GPUS))
 			*multi = true;
 		if (run_one(tg, &rs, &r->spec, &r->est, NULL, &err))
@@ -1929,6 +1954,8 @@ static int estimate_rows(const struct target *tg, const struct vf_setup *s, stru
 		if (!r->fits && !tg->dit && vf_advice_run(&tg->arch, &rs, &r->spec, &tg->alloc,
 							  margin, &r->advice, &err))
 			return vf_cli_fail_err(&err);
+		if (!r->fits && tg->dit && !tg->vision)
+			vf_advice_dit(&tg->d, &rs, &r->spec, margin, &r->advice);
 		r->max_batch = max_batch(tg, &rs, &r->spec);
 		if (!r->fits && !tg->dit)
 			split_fits(&tg->arch, &rs, &r->spec, r->split_hint, sizeof r->split_hint);
@@ -2002,6 +2029,19 @@ static int output(const struct est_args *a, struct result *r)
 	return VF_EXIT_OK;
 }
 
+/* The trainer's model: which tier config each GPU ran. */
+static void tier_assumptions(const struct gpu_row *rows, int nrows, struct assume *as)
+{
+	if (nrows < 1 || !rows[0].tier_what[0])
+		return;
+	assume(as, "the trainer's model: each GPU under its tier's starting config, as vramfit plan picks it "
+		   "(data/profiles/ltx2 tiers.json and fit.json), not the flags' defaults; any knob flag "
+		   "(--quant, --optimizer, --video, --lora-rank, ...) estimates your own setup instead");
+	for (int i = 0; i < nrows; i++)
+		if (rows[i].tier_what[0])
+			assume(as, "%s", rows[i].tier_what);
+}
+
 /* The target's estimate on every row, then the output. */
 static int estimate(const struct est_args *a, struct result *r, bool t5)
 {
@@ -2013,6 +2053,7 @@ static int estimate(const struct est_args *a, struct result *r, bool t5)
 		return rc;
 	if (multi)
 		assume(&r->as, "GPUs of one kind given as ID:N run one data-parallel job over all N (--gpus, --shard)");
+	tier_assumptions(r->rows, r->nrows, &r->as);
 	rc = first_estimate(a, &r->tg, &r->s, r->rows, r->nrows, &r->e0, &r->sim);
 	if (rc >= 0)
 		return rc;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fit-dit.h"
 #include "opt-setup.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
@@ -20,6 +21,7 @@
 
 static const char usage[] =
 	"usage: vramfit fit MODEL [setup flags] [--tokens T | --steps S] [--gpu SPEC]...\n"
+	"                   [--trainer-dir D] [--accept-risk]\n"
 	"                   [--search] [--sort time|cost|vram] [--price USD] [--margin F]\n"
 	"                   [--allow K,..] [--forbid K,..] [--top N] [--exhaustive]\n"
 	"                   [--all-gpus] [--json] [--html FILE]\n"
@@ -42,7 +44,20 @@ static const char usage[] =
 	"With --search: for the --gpu GPUs (else the probed ones), every combination of\n"
 	"the allowed knobs at the same effective batch (micro-batch x accumulation x\n"
 	"GPUs), evaluated with the estimator's full model plus data-parallel\n"
-	"communication; the configurations that fit, fastest first.\n";
+	"communication; the configurations that fit, fastest first.\n"
+	"\n"
+	"A video DiT the trainer trains (ltx-2-19b, an LTX checkpoint, a diffusers DiT;\n"
+	"--mode lora by default, or full): one row per GPU kind with the trainer\n"
+	"profile's tier, its starting config (the checkout's shipped file with\n"
+	"--trainer-dir, else the profile's values for it), the predicted autotune sweep\n"
+	"(each trial of the profile's sweep in order: fits or out of memory, peak, step\n"
+	"time; the predicted winner) and the run's time and cost for --steps (default:\n"
+	"the config's steps). LoRA runs on one GPU unless --gpus N or --gpu ID:N (DDP);\n"
+	"a full fine-tune only on 2, 4 or 8 80 GB-class GPUs (FSDP). Cards below the\n"
+	"trainer's 32 GB minimum are gated unless --accept-risk. --search: the trainer's\n"
+	"knobs searched on each GPU (quantization, optimizer, 8-bit text encoder,\n"
+	"optimizer offload, checkpointing, batch, LoRA rank, resolution), the\n"
+	"configurations that change what is trained (rank, resolution) last.\n";
 
 struct fit_args {
 	const char *model;
@@ -57,6 +72,8 @@ struct fit_args {
 	double margin;
 	unsigned knobs;
 	int64_t top;
+	const char *trainer_dir;
+	bool accept_risk;
 };
 
 /* --allow K,.. and --forbid K,..: knobs that may change, in order given. */
@@ -97,6 +114,13 @@ static const struct vf_option options[] = {
 	OPT_INT("top", "N", top, 1, 1000, "results kept with --search (default 10)"),
 	OPT_BOOL("exhaustive", exhaustive, "--search without pruning (same results, more evaluations)"),
 	OPT_BOOL("all-gpus", all_gpus, "every catalog GPU, not only the common ones"),
+	OPT_DIR("trainer-dir", "D", trainer_dir,
+		"a model the trainer trains (ltx-2-19b): the tiers' starting\n"
+		"configs from this checkout's shipped files (default: the\n"
+		"trainer profile's values for them)"),
+	OPT_BOOL("accept-risk", accept_risk,
+		 "a model the trainer trains: predict cards below its 32 GB\n"
+		 "minimum too, from the low-VRAM config (else gated)"),
 	OPT_BOOL("json", json, "machine-readable output (README: vramfit fit)"),
 	OPT_FILE("html", "FILE", html,
 		 "also write the HTML report (vramfit report fit): the GPU x\n"
@@ -973,6 +997,80 @@ static int load_model(const char *path, const struct vf_setup *s, struct vf_mode
 	return rc;
 }
 
+/* A video DiT the trainer profile trains: a catalog DiT, an LTX
+ * transformer file, a diffusers DiT or a pipeline whose transformer is one. */
+static bool is_dit(const struct vf_model *m)
+{
+	if (m->entry && strcmp(m->entry->kind, "dit") == 0)
+		return true;
+	if (m->has_ltx || (m->has_vision && strcmp(m->vision.kind, "dit") == 0))
+		return true;
+	for (size_t i = 0; i < m->ncomponents; i++)
+		if (strcmp(m->components[i]->name, "transformer") == 0 && is_dit(m->components[i]))
+			return true;
+	return false;
+}
+
+static int fit_dit(const struct fit_args *a, const struct vf_model *m, const struct gpu_group *groups, int ng)
+{
+	const struct vf_gpu_spec *specs[64];
+	int counts[64], n = 0;
+	size_t ncat = 0;
+	struct vf_error err = {0};
+	const struct vf_gpu_spec *cat = vf_gpu_catalog(&ncat, &err);
+	if (!cat)
+		return vf_cli_fail_err(&err);
+	if (a->gpu.n) {
+		for (int i = 0; i < ng; i++) {
+			specs[n] = groups[i].spec;
+			counts[n++] = groups[i].count;
+		}
+	} else {
+		for (size_t i = 0; i < ncat && n < 64; i++)
+			if ((a->all_gpus || cat[i].common) && cat[i].bf16_tflops > 0) {
+				specs[n] = &cat[i];
+				counts[n++] = 0;
+			}
+	}
+	struct vf_fit_dit_args d = {
+		.model = a->model, .setup = &a->setup, .steps = a->steps, .search = a->search, .json = a->json,
+		.accept_risk = a->accept_risk, .sort = a->sort, .trainer_dir = a->trainer_dir, .price = a->price,
+		.gpus = specs, .counts = a->gpu.n ? counts : NULL, .ngpus = n, .top = a->top,
+	};
+	if (a->tokens > 0)
+		return vf_cli_usage("fit", "--tokens: a video DiT's run is counted in --steps");
+	/* what the LLM table has and the trainer's sweep does not: refused, never ignored */
+	const char *unused = a->html ? "--html" : a->exhaustive ? "--exhaustive"
+			     : a->sort && strcmp(a->sort, "vram") == 0 ? "--sort vram"
+			     : a->knobs != VF_KNOBS_DEFAULT ? "--allow/--forbid"
+			     : a->margin != 0.10 ? "--margin" : NULL;
+	if (unused)
+		return vf_cli_usage("fit", "%s: not used for a video DiT the trainer trains (its tiers, sweep and "
+					   "--search knobs come from the trainer profile); --json gives every figure",
+				    unused);
+	return vf_fit_dit(&d, m);
+}
+
+/* A model that is not a transformer LLM: the trainer's DiTs get their own
+ * fit; the rest are refused. -1: an LLM, go on. */
+static int by_kind(const struct fit_args *a, const struct vf_model *m, const struct gpu_group *groups, int ng)
+{
+	if (!m->has_arch && is_dit(m))
+		return fit_dit(a, m, groups, ng);
+	if (!m->has_arch && m->has_vision)
+		return vf_cli_fail("%s: a vision model; fit searches transformer LLMs and the video DiTs the "
+				   "trainer trains (vramfit estimate %s gives its memory and step time)", a->model,
+				   a->model);
+	if (a->setup.video_width > 0 || a->trainer_dir || a->accept_risk)
+		return vf_cli_usage("fit", "%s: for a video DiT the trainer trains (ltx-2-19b, an LTX checkpoint, "
+					   "a diffusers DiT)", a->setup.video_width > 0 ? "--video"
+					   : a->trainer_dir ? "--trainer-dir" : "--accept-risk");
+	if (!m->has_arch)
+		return vf_cli_fail("%s: no architecture to estimate from (need a config.json or a "
+				   "catalog LLM)", a->model);
+	return -1;
+}
+
 static int run(int argc, char **argv)
 {
 	struct fit_args a;
@@ -1003,21 +1101,12 @@ static int run(int argc, char **argv)
 	if (vf_split_active(&a.setup))
 		return vf_cli_usage("fit", "--split/--tp/--pp: fit offers the split itself (a row per GPU "
 					   "kind that one card does not hold); use vramfit estimate to check one");
-	if (a.setup.video_width > 0)
-		return vf_cli_usage("fit", "--video: video DiTs are not searched yet; use vramfit "
-					   "estimate");
 	struct vf_model *m = NULL;
 	if ((rc = load_model(a.model, &a.setup, &m)) >= 0)
 		return rc;
-	if (!m->has_arch && (m->has_ltx || m->has_vision || (m->entry && strcmp(m->entry->kind, "dit") == 0))) {
+	if ((rc = by_kind(&a, m, groups, ng)) >= 0) {
 		vf_model_free(m);
-		return vf_cli_fail("%s: a video DiT or vision model; fit searches transformer LLMs "
-				   "(vramfit estimate %s gives its memory and step time)", a.model, a.model);
-	}
-	if (!m->has_arch) {
-		vf_model_free(m);
-		return vf_cli_fail("%s: no architecture to estimate from (need a config.json or a "
-				   "catalog LLM)", a.model);
+		return rc;
 	}
 	size_t ncat = 0;
 	const struct vf_gpu_spec *cat = vf_gpu_catalog(&ncat, &err);
@@ -1056,8 +1145,6 @@ const struct vf_cli_command vf_cmd_fit = {
 	.summary = "which GPUs and settings fit a training run, how long, at what cost",
 	.usage = usage,
 	.options = options,
-	.tail = "(video DiTs are not searched: use vramfit estimate)\n"
-		"\n"
-		"Exit status: 0 success (also when nothing fits), 1 failure, 2 usage error.\n",
+	.tail = "Exit status: 0 success (also when nothing fits), 1 failure, 2 usage error.\n",
 	.run = run,
 };

@@ -20,10 +20,22 @@ static bool pct_error(const struct vf_trial *t, double *out)
 	return true;
 }
 
-/* The estimator's error over the trials that have both peaks. */
+/* The same for the step time (the estimate's, recorded since schema v2). */
+static bool step_error(const struct vf_trial *t, double *out)
+{
+	if (!(t->predicted_step_seconds > 0) || !(t->step_seconds > 0))
+		return false;
+	*out = (t->predicted_step_seconds - t->step_seconds) / t->step_seconds * 100.0;
+	return true;
+}
+
+/* The estimator's error over the trials that have both peaks, and over
+ * those that have both step times. */
 struct stats {
 	size_t ne;
 	double sum_abs, sum;
+	size_t ns;
+	double step_abs, step_sum;
 };
 
 static void print_json_rows(const char *db, const struct vf_store_row *rows, size_t n,
@@ -51,10 +63,18 @@ static void print_json_rows(const char *db, const struct vf_store_row *rows, siz
 		vf_json_add_i64_or_null(t, "peak_bytes", r->t.peak_bytes, r->t.peak_bytes >= 0);
 		vf_json_add_i64_or_null(t, "predicted_peak_bytes", r->t.predicted_peak_bytes,
 					r->t.predicted_peak_bytes >= 0);
+		if (r->t.predicted_step_seconds > 0)
+			cJSON_AddNumberToObject(t, "predicted_step_seconds", r->t.predicted_step_seconds);
+		else
+			cJSON_AddNullToObject(t, "predicted_step_seconds");
 		if (pct_error(&r->t, &e))
 			cJSON_AddNumberToObject(t, "error_pct", e);
 		else
 			cJSON_AddNullToObject(t, "error_pct");
+		if (step_error(&r->t, &e))
+			cJSON_AddNumberToObject(t, "step_error_pct", e);
+		else
+			cJSON_AddNullToObject(t, "step_error_pct");
 		cJSON_AddStringToObject(t, "recorded_at", r->recorded_at);
 		cJSON_AddItemToArray(arr, t);
 	}
@@ -67,6 +87,14 @@ static void print_json_rows(const char *db, const struct vf_store_row *rows, siz
 		cJSON_AddNullToObject(est, "mean_abs_error_pct");
 		cJSON_AddNullToObject(est, "mean_error_pct");
 	}
+	cJSON_AddNumberToObject(est, "step_trials_compared", (double)st->ns);
+	if (st->ns) {
+		cJSON_AddNumberToObject(est, "step_mean_abs_error_pct", st->step_abs / (double)st->ns);
+		cJSON_AddNumberToObject(est, "step_mean_error_pct", st->step_sum / (double)st->ns);
+	} else {
+		cJSON_AddNullToObject(est, "step_mean_abs_error_pct");
+		cJSON_AddNullToObject(est, "step_mean_error_pct");
+	}
 	vf_cli_print_json(o);
 	cJSON_Delete(o);
 }
@@ -76,15 +104,15 @@ static void print_table(const struct vf_store_row *rows, size_t n, const struct 
 	size_t ne = st->ne;
 	double sum_abs = st->sum_abs, sum = st->sum, e;
 	static const char *const h[] = {"recorded (UTC)", "run", "#", "change", "outcome",
-					"step time", "peak", "predicted", "error"};
+					"step time", "peak", "predicted", "error", "step pred", "error"};
 	struct vf_table tb;
-	vf_table_init(&tb, 9, h);
-	for (int c = 2; c < 9; c++)
+	vf_table_init(&tb, 11, h);
+	for (int c = 2; c < 11; c++)
 		if (c != 3 && c != 4)
 			vf_table_set_right(&tb, c, true);
 	for (size_t i = 0; i < n; i++) {
 		const struct vf_store_row *r = &rows[i];
-		char idx[16], st[32], pk[32], pr[32], er[32];
+		char idx[16], st[32], pk[32], pr[32], er[32], sp[32] = "-", se[32] = "-";
 		const char *base = strrchr(r->run_dir, '/');
 		snprintf(idx, sizeof idx, "%d", r->t.index);
 		vf_fmt_seconds(st, sizeof st, r->t.step_seconds);
@@ -100,8 +128,12 @@ static void print_table(const struct vf_store_row *rows, size_t n, const struct 
 			snprintf(er, sizeof er, "%+.1f %%", e);
 		else
 			snprintf(er, sizeof er, "-");
+		if (r->t.predicted_step_seconds > 0)
+			vf_fmt_seconds(sp, sizeof sp, r->t.predicted_step_seconds);
+		if (step_error(&r->t, &e))
+			snprintf(se, sizeof se, "%+.1f %%", e);
 		const char *cells[] = {r->recorded_at, base ? base + 1 : r->run_dir, idx, r->t.change,
-				       vf_outcome_name(r->t.outcome), st, pk, pr, er};
+				       vf_outcome_name(r->t.outcome), st, pk, pr, er, sp, se};
 		vf_table_add(&tb, cells);
 	}
 	vf_table_print(&tb, stdout);
@@ -112,6 +144,10 @@ static void print_table(const struct vf_store_row *rows, size_t n, const struct 
 		       ne, ne == 1 ? "" : "s", sum_abs / (double)ne, sum / (double)ne);
 	else
 		printf("\nestimator error on your runs: no trial has both a prediction and a measured peak\n");
+	if (st->ns)
+		printf("step time: %zu trial%s compared, mean |error| %.1f %%, mean error %+.1f %% (positive = "
+		       "over-predicted)\n", st->ns, st->ns == 1 ? "" : "s", st->step_abs / (double)st->ns,
+		       st->step_sum / (double)st->ns);
 }
 
 struct history_args {
@@ -125,7 +161,7 @@ static const struct vf_option options[] = {
 	OPT_FILE("db", "PATH", db, "another history database"),
 	OPT_BOOL("json", json,
 		 "{\"db\", \"trials\": [{\"run_dir\", \"trial\", \"change\", \"outcome\",\n"
-		 "\"step_seconds\", \"peak_bytes\", \"predicted_peak_bytes\",\n"
+		 "\"step_seconds\", \"peak_bytes\", \"predicted_peak_bytes\", \"predicted_step_seconds\",\n"
 		 "\"error_pct\", ...}], \"estimator\": {\"trials_compared\",\n"
 		 "\"mean_abs_error_pct\", \"mean_error_pct\"}}"),
 	OPT_END(),
@@ -170,7 +206,13 @@ static int run(int argc, char **argv)
 			sum_abs += fabs(e);
 		}
 
-	struct stats st = {ne, sum_abs, sum};
+	struct stats st = {ne, sum_abs, sum, 0, 0, 0};
+	for (size_t i = 0; i < n; i++)
+		if (step_error(&rows[i].t, &e)) {
+			st.ns++;
+			st.step_sum += e;
+			st.step_abs += fabs(e);
+		}
 	if (json)
 		print_json_rows(db, rows, n, &st);
 	else if (n == 0)

@@ -21,6 +21,7 @@
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/base/json.h"
 #include "vramfit/report/report.h"
+#include "vramfit/trainer/sweepfit.h"
 #include "vramfit/trainer/tier.h"
 #include "vramfit/trainer/plan.h"
 #include "vramfit/trainer/profile.h"
@@ -103,10 +104,14 @@ struct predict_ctx {
 	int train_dims[3];                /* --resolution-buckets' largest; 0: validation dims */
 };
 
-static vf_status predict(void *ctx, const struct vf_yamldoc *d, int64_t *bytes, struct vf_error *err)
+/* The estimate of a trial config: the model from its model_path
+ * (configs.json model_ids globs), the trainer's keys as plan reads them
+ * (vf_sweepfit_config). VF_ENOTFOUND when the model is not one the
+ * estimator knows. */
+static vf_status predict_estimate(const struct predict_ctx *pc, const struct vf_yamldoc *d, struct vf_estimate *e,
+				  struct vf_error *err)
 {
-	struct predict_ctx *pc = ctx;
-	const char *path = NULL, *s = NULL;
+	const char *path = NULL;
 	if (vf_yamldoc_get_str(d, "model.model_path", &path, NULL) != VF_OK)
 		return VF_ENOTFOUND;
 	const char *base = strrchr(path, '/');
@@ -124,38 +129,140 @@ static vf_status predict(void *ctx, const struct vf_yamldoc *d, int64_t *bytes, 
 	if (!id)
 		return VF_ENOTFOUND;
 	struct vf_ltx2_config lc;
-	memset(&lc, 0, sizeof lc);
-	int64_t v;
-	bool b;
-	lc.training_mode = vf_yamldoc_get_str(d, "model.training_mode", &s, NULL) == VF_OK ? s : "lora";
-	lc.lora_rank = vf_yamldoc_get_int(d, "lora.rank", &v, NULL) == VF_OK ? (int)v : 0;
-	lc.optimizer_type = vf_yamldoc_get_str(d, "optimization.optimizer_type", &s, NULL) == VF_OK ? s : "adamw";
-	lc.batch_size = vf_yamldoc_get_int(d, "optimization.batch_size", &v, NULL) == VF_OK ? (int)v : 1;
-	lc.grad_accum = vf_yamldoc_get_int(d, "optimization.gradient_accumulation_steps", &v, NULL) == VF_OK
-				? (int)v
-				: 1;
-	lc.grad_ckpt = vf_yamldoc_get_bool(d, "optimization.enable_gradient_checkpointing", &b, NULL) == VF_OK
-			       ? b
-			       : true;
-	lc.mixed_precision_mode =
-		vf_yamldoc_get_str(d, "acceleration.mixed_precision_mode", &s, NULL) == VF_OK ? s : "bf16";
-	lc.quantization = vf_yamldoc_get_str(d, "acceleration.quantization", &s, NULL) == VF_OK ? s : NULL;
-	lc.load_text_encoder_in_8bit =
-		vf_yamldoc_get_bool(d, "acceleration.load_text_encoder_in_8bit", &b, NULL) == VF_OK && b;
-	const struct vf_yaml_node *vd = vf_yamldoc_find(d, "validation.video_dims");
-	for (int i = 0; i < 3; i++)
-		lc.video_dims[i] = vf_yaml_node_int(vf_yaml_node_child(vd, (size_t)i), &v) ? (int)v : 0;
+	vf_status st = vf_sweepfit_config(pc->configs, d, pc->gpus > 0 ? pc->gpus : 1, &lc, err);
 	/* the trial's sample is preprocessed at the plan's training size */
 	for (int i = 0; i < 3; i++)
 		lc.train_dims[i] = pc->train_dims[i];
-	vf_plan_ltx2_validation(d, &lc);
-	lc.gpus = pc->gpus > 0 ? pc->gpus : 1;
+	if (st == VF_OK)
+		st = vf_estimate_ltx2(id, &lc, pc->spec, e, err);
+	return st;
+}
+
+static vf_status predict(void *ctx, const struct vf_yamldoc *d, int64_t *bytes, struct vf_error *err)
+{
 	struct vf_estimate e;
-	vf_status st = vf_estimate_ltx2(id, &lc, pc->spec, &e, err);
+	vf_status st = predict_estimate(ctx, d, &e, err);
 	if (st)
 		return st;
 	*bytes = e.peak_bytes;
 	return VF_OK;
+}
+
+static vf_status predict_step(void *ctx, const struct vf_yamldoc *d, double *seconds, struct vf_error *err)
+{
+	struct vf_estimate e;
+	vf_status st = predict_estimate(ctx, d, &e, err);
+	if (st)
+		return st;
+	if (!(e.step_seconds > 0))
+		return VF_ENOTFOUND;
+	*seconds = e.step_seconds;
+	return VF_OK;
+}
+
+/* Predicted against measured, per trial: the estimate of each trial's
+ * config (RUN/<sweep.json trial_config dir>/<name>), beside what ran. */
+struct pvm {
+	bool have[VF_TUNE_MAX_TRIALS];
+	bool fits[VF_TUNE_MAX_TRIALS];
+	int64_t peak[VF_TUNE_MAX_TRIALS];
+	double step[VF_TUNE_MAX_TRIALS];
+};
+
+static void pvm_make(const struct vf_tune_result *r, const char *run, const struct predict_ctx *pc, int64_t card,
+		     const char *trainer, struct pvm *out)
+{
+	memset(out, 0, sizeof *out);
+	cJSON *sw = NULL;
+	if (vf_profile_part(trainer ? trainer : VF_PROFILE_DEFAULT, "sweep", &sw, NULL) != VF_OK)
+		return;
+	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(sw, "trial_config");
+	const char *dir = vf_json_get_str(tc, "dir"), *name = vf_json_get_str(tc, "name");
+	const char *n = name ? strstr(name, "{n}") : NULL;
+	for (int i = 0; dir && n && i < r->ntrials && i < VF_TUNE_MAX_TRIALS; i++) {
+		char path[PATH_MAX + 256];
+		snprintf(path, sizeof path, "%s/%s/%.*s%d%s", run, dir, (int)(n - name), name, r->trials[i].index, n + 3);
+		struct vf_yamldoc *d = NULL;
+		struct vf_estimate e;
+		if (r->trials[i].outcome == VF_OUTCOME_NOOP || vf_yamldoc_load_file(path, &d, NULL) != VF_OK)
+			continue;
+		if (predict_estimate(pc, d, &e, NULL) == VF_OK) {
+			out->have[i] = true;
+			out->peak[i] = e.peak_bytes;
+			out->step[i] = e.step_seconds;
+			out->fits[i] = pc->spec ? vf_estimate_fits(&e, pc->spec, NULL)
+				       : card <= 0 || e.peak_bytes <= card;
+		}
+		vf_yamldoc_free(d);
+	}
+	cJSON_Delete(sw);
+}
+
+static void pct(char *o, size_t n, double pred, double meas)
+{
+	if (pred > 0 && meas > 0)
+		snprintf(o, n, "%+.0f%%", (pred - meas) / meas * 100);
+	else
+		snprintf(o, n, "-");
+}
+
+static void pvm_print(const struct vf_tune_result *r, const struct pvm *p)
+{
+	static const char *const h[] = {"#", "change", "predicted", "measured", "peak pred", "peak meas", "error",
+					"step pred", "step meas", "error"};
+	struct vf_table tb;
+	vf_table_init(&tb, 10, h);
+	for (int c = 4; c < 10; c++)
+		vf_table_set_right(&tb, c, true);
+	for (int i = 0; i < r->ntrials; i++) {
+		const struct vf_trial *t = &r->trials[i];
+		char idx[8], pp[32] = "-", pm[32] = "-", pe[16], sp[32] = "-", sm[32] = "-", se[16];
+		snprintf(idx, sizeof idx, "%d", t->index);
+		if (p->have[i])
+			vf_fmt_bytes(pp, sizeof pp, (double)p->peak[i]);
+		if (t->peak_bytes >= 0)
+			vf_fmt_bytes(pm, sizeof pm, (double)t->peak_bytes);
+		pct(pe, sizeof pe, p->have[i] ? (double)p->peak[i] : -1, (double)t->peak_bytes);
+		if (p->have[i] && p->step[i] > 0)
+			vf_fmt_seconds(sp, sizeof sp, p->step[i]);
+		if (t->step_seconds > 0)
+			vf_fmt_seconds(sm, sizeof sm, t->step_seconds);
+		pct(se, sizeof se, p->have[i] ? p->step[i] : -1, t->step_seconds);
+		const char *pred = !p->have[i] ? "-" : p->fits[i] ? "fits" : "out of memory";
+		vf_table_addf(&tb, idx, t->change, pred, vf_outcome_name(t->outcome), pp, pm, pe, sp, sm, se);
+	}
+	printf("\npredicted against measured (vramfit's estimate of each trial config; - where it has none):\n");
+	vf_table_print(&tb, stdout);
+	vf_table_release(&tb);
+}
+
+static cJSON *pvm_json(const struct vf_tune_result *r, const struct pvm *p)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (int i = 0; i < r->ntrials; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "trial", r->trials[i].index);
+		if (p->have[i]) {
+			cJSON_AddBoolToObject(o, "fits", p->fits[i]);
+			cJSON_AddNumberToObject(o, "peak_bytes", (double)p->peak[i]);
+			vf_json_add_i64_or_null(o, "measured_peak_bytes", r->trials[i].peak_bytes, r->trials[i].peak_bytes >= 0);
+			if (p->step[i] > 0)
+				cJSON_AddNumberToObject(o, "step_seconds", p->step[i]);
+			else
+				cJSON_AddNullToObject(o, "step_seconds");
+		} else {
+			cJSON_AddNullToObject(o, "fits");
+			cJSON_AddNullToObject(o, "peak_bytes");
+			cJSON_AddNullToObject(o, "step_seconds");
+		}
+		if (r->trials[i].step_seconds > 0)
+			cJSON_AddNumberToObject(o, "measured_step_seconds", r->trials[i].step_seconds);
+		else
+			cJSON_AddNullToObject(o, "measured_step_seconds");
+		cJSON_AddStringToObject(o, "measured_outcome", vf_outcome_name(r->trials[i].outcome));
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
 }
 
 /* The run's tier: --tier, else the first tier name of the profile that
@@ -222,6 +329,10 @@ static cJSON *trial_json(const struct vf_trial *t)
 					(double)t->peak_trainer_bytes / (double)t->predicted_peak_bytes);
 	else
 		cJSON_AddNullToObject(o, "trainer_peak_vs_predicted");
+	if (t->predicted_step_seconds > 0)
+		cJSON_AddNumberToObject(o, "predicted_step_seconds", t->predicted_step_seconds);
+	else
+		cJSON_AddNullToObject(o, "predicted_step_seconds");
 	cJSON_AddNumberToObject(o, "wall_seconds", t->wall_seconds);
 	cJSON_AddStringToObject(o, "config_hash", t->config_hash);
 	return o;
@@ -229,7 +340,7 @@ static cJSON *trial_json(const struct vf_trial *t)
 
 /* The summary as the --json object. */
 static void print_results_json(const struct vf_tune_result *r, const char *run, const cJSON *rem,
-			       const struct vf_trial *win, double save)
+			       const struct vf_trial *win, double save, const struct pvm *pv)
 {
 	const cJSON *it;
 	cJSON *o = cJSON_CreateObject();
@@ -237,6 +348,7 @@ static void print_results_json(const struct vf_tune_result *r, const char *run, 
 	cJSON *arr = cJSON_AddArrayToObject(o, "trials");
 	for (int i = 0; i < r->ntrials; i++)
 		cJSON_AddItemToArray(arr, trial_json(&r->trials[i]));
+	cJSON_AddItemToObject(o, "predicted", pvm_json(r, pv));
 	cJSON_AddBoolToObject(o, "baseline_failed", r->baseline_failed);
 	if (win) {
 		cJSON *w = cJSON_AddObjectToObject(o, "winner");
@@ -300,7 +412,7 @@ static void print_trials(const struct vf_tune_result *r)
 }
 
 static void print_results(const struct vf_tune_result *r, bool json, const char *run,
-			  const cJSON *rem)
+			  const cJSON *rem, const struct pvm *pv)
 {
 	const struct vf_trial *base = r->ntrials > 0 ? &r->trials[0] : NULL;
 	const struct vf_trial *win = r->winner >= 0 ? &r->trials[r->winner] : NULL;
@@ -309,10 +421,11 @@ static void print_results(const struct vf_tune_result *r, bool json, const char 
 			      : 0;
 	const cJSON *it;
 	if (json) {
-		print_results_json(r, run, rem, win, save);
+		print_results_json(r, run, rem, win, save, pv);
 		return;
 	}
 	print_trials(r);
+	pvm_print(r, pv);
 	if (r->deferred[0])
 		printf("not tried: %s\n", r->deferred);
 	if (r->baseline_failed && base) {
@@ -356,7 +469,7 @@ static void print_results(const struct vf_tune_result *r, bool json, const char 
 /* The summary, with the remedies the run's config.yaml (the baseline,
  * unchanged) does not already apply when the baseline failed. */
 static void print_summary(const struct vf_tune_result *r, bool json, const char *run,
-			  const struct vf_trial_patterns *pat)
+			  const struct vf_trial_patterns *pat, const struct pvm *pv)
 {
 	const struct vf_trial *base = r->ntrials > 0 ? &r->trials[0] : NULL;
 	cJSON *rem = NULL;
@@ -370,7 +483,7 @@ static void print_summary(const struct vf_tune_result *r, bool json, const char 
 		rem = vf_trial_remedies(pat, base->outcome, cfg);
 		vf_yamldoc_free(cfg);
 	}
-	print_results(r, json, run, rem);
+	print_results(r, json, run, rem, pv);
 	cJSON_Delete(rem);
 }
 
@@ -636,7 +749,9 @@ static int sweep(struct vf_tune_opts *o, struct ui *u, struct vf_trial_patterns 
 			fprintf(stderr, "vramfit: note: %d trial%s done before the interruption\n",
 				res->ntrials - 1, res->ntrials - 1 == 1 ? "" : "s");
 	} else {
-		print_summary(res, json, abs_run, pat);
+		struct pvm pv;
+		pvm_make(res, abs_run, o->predict_ctx, o->card_bytes, o->trainer, &pv);
+		print_summary(res, json, abs_run, pat, &pv);
 		write_report(abs_run, o->store_path, res);
 		rc = res->baseline_failed ? VF_EXIT_FAIL : VF_EXIT_OK;
 	}
@@ -698,6 +813,7 @@ static int run(int argc, char **argv)
 	if (vf_profile_part(o.trainer, "configs", &pc.configs, &err))
 		return vf_cli_fail_err(&err);
 	o.predict = predict;
+	o.predict_step = predict_step;
 	o.predict_ctx = &pc;
 
 	/* The status line redraws itself on a terminal (not colour: NO_COLOR

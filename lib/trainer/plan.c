@@ -1194,6 +1194,7 @@ static void md_sanity(struct ctx *c, struct vf_buf *b)
 {
 	md(b, "## Sanity Check + Autotune\n\n");
 	sweep_section(c, b);
+	vf__plan_md_sweep(b, c->p);
 }
 
 /* plan.md: ## Monitoring */
@@ -1671,6 +1672,7 @@ static vf_status plan_config(struct ctx *c, const struct vf_gpu_set *gpus, struc
 	if (st != VF_OK)
 		return st;
 	make_estimate(c);
+	vf__plan_predict_sweep(p, c->cfg);
 	if (p->has_estimate && !p->gpu_spec)
 		snprintf(p->estimate_note, sizeof p->estimate_note, "the GPU is not in the catalog");
 	st = render(c, err);
@@ -1867,5 +1869,6 @@ cJSON *vf_plan_to_json(const struct vf_plan *p)
 	} else {
 		cJSON_AddStringToObject(e, "note", p->estimate_note);
 	}
+	cJSON_AddItemToObject(o, "predicted_sweep", vf__plan_json_sweep(p));
 	return o;
 }

@@ -33,4 +33,11 @@ void vf__plan_md_data(struct vf_buf *b, const struct vf_plan *p, const cJSON *cf
 /* The --json parts about the checkout. */
 void vf__plan_json_trainer(cJSON *o, const struct vf_plan *p);
 
+/* The predicted autotune sweep of the run's config on its GPU
+ * (plan_sweep.c): p->sweep, or p->sweep_note saying why there is none;
+ * plan.md's table and the --json object. */
+void vf__plan_predict_sweep(struct vf_plan *p, const cJSON *cfg);
+void vf__plan_md_sweep(struct vf_buf *b, const struct vf_plan *p);
+cJSON *vf__plan_json_sweep(const struct vf_plan *p);
+
 #endif

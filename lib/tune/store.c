@@ -40,6 +40,8 @@ static const char schema_v1[] =
 	" recorded_at TEXT NOT NULL);"
 	"CREATE INDEX IF NOT EXISTS trials_run ON trials(run_dir, trial_index);";
 
+static const char schema_v2[] = "ALTER TABLE trials ADD COLUMN predicted_step_seconds REAL;";
+
 const char *vf_store_default_path(char *out, size_t n)
 {
 	const char *h = getenv("VRAMFIT_HISTORY");
@@ -157,6 +159,17 @@ vf_status vf_store_open(const char *path, struct vf_store **out, struct vf_error
 		}
 		if ((st = exec(s, "COMMIT", err)))
 			goto fail;
+		v = 1;
+	}
+	if (v < 2) { /* the estimate's step time beside the measured one (issue 29) */
+		if ((st = exec(s, "BEGIN IMMEDIATE", err)))
+			goto fail;
+		if ((st = exec(s, schema_v2, err)) || (st = exec(s, "PRAGMA user_version = 2", err))) {
+			exec(s, "ROLLBACK", NULL);
+			goto fail;
+		}
+		if ((st = exec(s, "COMMIT", err)))
+			goto fail;
 	}
 	*out = s;
 	return VF_OK;
@@ -207,8 +220,8 @@ vf_status vf_store_put(struct vf_store *s, const struct vf_store_ctx *ctx, const
 	static const char sql[] =
 		"INSERT OR REPLACE INTO trials (config_hash, run_dir, trainer, gpu, tier, trial_index,"
 		" change, deltas, outcome, evidence, exit_status, steps_done, step_seconds, peak_bytes,"
-		" predicted_peak_bytes, wall_seconds, recorded_at)"
-		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?, strftime('%Y-%m-%dT%H:%M:%SZ','now'))";
+		" predicted_peak_bytes, wall_seconds, recorded_at, predicted_step_seconds)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?, strftime('%Y-%m-%dT%H:%M:%SZ','now'), ?)";
 	vf_status rc = exec(s, "BEGIN IMMEDIATE", err);
 	if (rc)
 		return rc;
@@ -236,6 +249,7 @@ vf_status vf_store_put(struct vf_store *s, const struct vf_store_ctx *ctx, const
 	bind_i64_or_null(st, 14, t->peak_bytes);
 	bind_i64_or_null(st, 15, t->predicted_peak_bytes);
 	bind_real_or_null(st, 16, t->wall_seconds);
+	bind_real_or_null(st, 17, t->predicted_step_seconds);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		rc = db_fail(s, "insert", err);
 		goto fail;
@@ -267,7 +281,7 @@ static int64_t col_i64(sqlite3_stmt *st, int i)
 #define ROW_COLS                                                                                  \
 	"config_hash, run_dir, trainer, gpu, tier, trial_index, change, deltas, outcome, evidence," \
 	" exit_status, steps_done, step_seconds, peak_bytes, predicted_peak_bytes, wall_seconds,"    \
-	" recorded_at"
+	" recorded_at, predicted_step_seconds"
 
 static void read_row(sqlite3_stmt *st, struct vf_store_row *r)
 {
@@ -293,6 +307,7 @@ static void read_row(sqlite3_stmt *st, struct vf_store_row *r)
 	r->t.predicted_peak_bytes = col_i64(st, 14);
 	r->t.wall_seconds = col_real(st, 15);
 	col_text(st, 16, r->recorded_at, sizeof r->recorded_at);
+	r->t.predicted_step_seconds = col_real(st, 17);
 }
 
 vf_status vf_store_find(struct vf_store *s, const char *config_hash, struct vf_trial *out,

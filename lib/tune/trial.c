@@ -88,6 +88,7 @@ void vf_trial_init(struct vf_trial *t)
 	t->peak_trainer_bytes = -1;
 	t->peak_polled_bytes = -1;
 	t->predicted_peak_bytes = -1;
+	t->predicted_step_seconds = -1;
 	strcpy(t->deltas, "{}");
 }
 

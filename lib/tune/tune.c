@@ -855,6 +855,9 @@ static bool predicted_oom(struct sweep *s, struct vf_trial *t, const struct vf_y
 		struct vf_error perr = {0};
 		if (s->o->predict(s->o->predict_ctx, doc, &bytes, &perr) == VF_OK && bytes >= 0)
 			t->predicted_peak_bytes = bytes;
+		double sec = -1;
+		if (s->o->predict_step && s->o->predict_step(s->o->predict_ctx, doc, &sec, &perr) == VF_OK && sec > 0)
+			t->predicted_step_seconds = sec;
 	}
 	double margin = 5.0, d;
 	if (vf_json_get_double(s->sweep, "skip_margin_pct", &d))
@@ -1260,6 +1263,96 @@ static vf_status seq_change(struct sweep *s, struct seq *q, const cJSON *c, bool
 	return VF_OK;
 }
 
+/* ---- the order of the changes: predicted gain (issue 29) ---------------- */
+
+struct ranked {
+	const cJSON *c;
+	double gain;   /* predicted step-time gain over the baseline, fraction */
+	bool oom;      /* predicted out of memory by the skip margin */
+};
+
+/* The prediction of best + c; false when there is none. */
+static bool predict_change(struct sweep *s, const struct vf_yamldoc *best, const cJSON *c, double base,
+			   struct ranked *r)
+{
+	cJSON *set = cJSON_CreateObject();
+	char why[256];
+	struct vf_yamldoc *d = NULL;
+	size_t len = 0;
+	const char *text = vf_yamldoc_text(best, &len);
+	r->c = c;
+	r->gain = 0;
+	r->oom = false;
+	if (!vf__change_set(c, best, set, why, sizeof why)) {
+		cJSON_Delete(set);
+		return true; /* cannot be made: the sweep says so in its place */
+	}
+	bool ok = vf_yamldoc_load_mem(text, len, "trial", &d, NULL) == VF_OK && apply_deltas(d, set, NULL) == VF_OK;
+	double step = -1;
+	int64_t bytes = -1;
+	ok = ok && s->o->predict_step(s->o->predict_ctx, d, &step, NULL) == VF_OK && step > 0 &&
+	     s->o->predict(s->o->predict_ctx, d, &bytes, NULL) == VF_OK;
+	double margin = 5.0, m;
+	if (vf_json_get_double(s->sweep, "skip_margin_pct", &m))
+		margin = m;
+	r->gain = ok ? (base - step) / base : 0;
+	r->oom = ok && s->o->card_bytes > 0 && (double)bytes > (double)s->o->card_bytes * (1 + margin / 100);
+	vf_yamldoc_free(d);
+	cJSON_Delete(set);
+	return ok;
+}
+
+/* The changes in the order tried: by predicted gain when every one has a
+ * prediction, else the profile's. Caller owns (references). */
+static cJSON *changes_order(struct sweep *s, const struct vf_yamldoc *best)
+{
+	const cJSON *all = cJSON_GetObjectItemCaseSensitive(s->sweep, "changes"), *c;
+	cJSON *out = cJSON_CreateArray();
+	struct ranked r[VF_TUNE_MAX_TRIALS * 2];
+	int n = 0;
+	double base = -1;
+	bool pred = s->o->predict && s->o->predict_step && best &&
+		    s->o->predict_step(s->o->predict_ctx, best, &base, NULL) == VF_OK && base > 0;
+	cJSON_ArrayForEach(c, all)
+	{
+		if (n >= (int)(sizeof r / sizeof r[0])) {
+			pred = false; /* more changes than ranked: the profile's order for all */
+			break;
+		}
+		r[n] = (struct ranked){.c = c};
+		if (pred && !vf_json_get_str(c, "requires_adopted") && !predict_change(s, best, c, base, &r[n]))
+			pred = false;
+		n++;
+	}
+	if (!pred) { /* every change, in the profile's order */
+		cJSON_ArrayForEach(c, all) cJSON_AddItemToArray(out, cJSON_CreateObjectReference(c->child));
+		return out;
+	}
+	/* stable: those predicted out of memory first, in the profile's order
+	 * (skipped without GPU time, their stop rules as the profile has them),
+	 * then the rest, larger predicted gain first */
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0; j--) {
+			struct ranked *a = &r[j - 1], *b = &r[j];
+			bool swap = (!a->oom && b->oom) || (!a->oom && !b->oom && b->gain > a->gain);
+			if (!swap || vf_json_get_str(b->c, "requires_adopted") || vf_json_get_str(a->c, "requires_adopted"))
+				break;
+			struct ranked t = *a;
+			*a = *b;
+			*b = t;
+		}
+	char line[512] = "";
+	for (int i = 0; i < n; i++) {
+		cJSON_AddItemToArray(out, cJSON_CreateObjectReference(r[i].c->child));
+		size_t l = strlen(line);
+		if (l < sizeof line - 1)
+			snprintf(line + l, sizeof line - l, "%s%s", l ? ", " : "order by predicted gain: ",
+				 vf_json_get_str(r[i].c, "name") ? vf_json_get_str(r[i].c, "name") : "?");
+	}
+	vf__autotune_note(s, line);
+	return out;
+}
+
 /* The sequential sweep: the baseline, then best + one change at a time. */
 static vf_status sweep_sequential(struct sweep *s, cJSON **best_out, struct vf_error *err)
 {
@@ -1285,7 +1378,8 @@ static vf_status sweep_sequential(struct sweep *s, cJSON **best_out, struct vf_e
 	res->winner = 0;
 	q.best_time = tr->step_seconds;
 	const cJSON *c;
-	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(s->sweep, "changes"))
+	cJSON *order = changes_order(s, q.best_doc);
+	cJSON_ArrayForEach(c, order)
 	{
 		if (!change_eligible(s, c, q.adopted))
 			continue;
@@ -1295,6 +1389,7 @@ static vf_status sweep_sequential(struct sweep *s, cJSON **best_out, struct vf_e
 		if ((st = seq_change(s, &q, c, &go_on, err)) || !go_on)
 			break;
 	}
+	cJSON_Delete(order);
 out:
 	*best_out = q.best;
 	cJSON_Delete(q.adopted);

@@ -125,6 +125,47 @@ static void test_put_find_list(void)
 	CHECK(s == NULL);
 }
 
+/* A version-1 history (before the predicted step time) is migrated in
+ * place: its records kept, the new column empty; a new record keeps the
+ * estimate's step time. */
+static void test_migrate_v1(void)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/v1.db", dir);
+	sqlite3 *db;
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	CHECK(sqlite3_exec(db,
+			   "CREATE TABLE trials (config_hash TEXT PRIMARY KEY, run_dir TEXT NOT NULL, trainer TEXT,"
+			   " gpu TEXT, tier TEXT, trial_index INTEGER NOT NULL, change TEXT NOT NULL, deltas TEXT NOT NULL,"
+			   " outcome TEXT NOT NULL, evidence TEXT, exit_status INTEGER, steps_done INTEGER, step_seconds REAL,"
+			   " peak_bytes INTEGER, predicted_peak_bytes INTEGER, wall_seconds REAL, recorded_at TEXT NOT NULL);"
+			   "INSERT INTO trials VALUES ('old', '/runs/v1', 'ltx2', 'gpu', NULL, 1, 'baseline', '{}', 'ok', '',"
+			   " 0, 50, 1.5, 1000, 2000, 80.0, '2026-01-01T00:00:00Z');"
+			   "PRAGMA user_version = 1;",
+			   NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	struct vf_error err = {0};
+	struct vf_store *s = NULL;
+	CHECK(vf_store_open(path, &s, &err) == VF_OK);
+	struct vf_trial t;
+	bool found = false;
+	CHECK(vf_store_find(s, "old", &t, &found, &err) == VF_OK);
+	CHECK(found);
+	CHECK_INT(t.predicted_peak_bytes, 2000);
+	CHECK(t.predicted_step_seconds < 0);
+	vf_trial_init(&t);
+	snprintf(t.config_hash, sizeof t.config_hash, "new");
+	snprintf(t.change, sizeof t.change, "quantization off");
+	t.index = 2;
+	t.outcome = VF_OUTCOME_OK;
+	t.predicted_step_seconds = 2.25;
+	struct vf_store_ctx ctx = {.run_dir = "/runs/v1", .trainer = "ltx2", .gpu = "gpu"};
+	CHECK(vf_store_put(s, &ctx, &t, &err) == VF_OK);
+	CHECK(vf_store_find(s, "new", &t, &found, &err) == VF_OK);
+	CHECK(found && t.predicted_step_seconds == 2.25);
+	vf_store_close(s);
+}
+
 static void test_not_a_database(void)
 {
 	char path[128];
@@ -148,6 +189,7 @@ int main(void)
 	RUN(test_hash);
 	RUN(test_put_find_list);
 	RUN(test_not_a_database);
+	RUN(test_migrate_v1);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)

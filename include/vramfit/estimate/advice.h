@@ -37,4 +37,14 @@ vf_status vf_advice_run(const struct vf_arch *arch, const struct vf_setup *start
 			const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
 			double margin, struct vf_advice *out, struct vf_error *err);
 
+/* A video DiT (vf_estimate_dit): the cheapest changes of the knobs a DiT
+ * trainer has (quantization int8 / fp8 / int4 of a LoRA's base, 8-bit
+ * optimizer, 8-bit text encoder, optimizer offload during validation,
+ * checkpointing, the micro-batch split into accumulation, a lower LoRA
+ * rank, ranked after every other change) that fit gpu with `margin` kept
+ * free; fewest changes first. out->n == 0: none of them fits (resolution,
+ * frames and the GPU are what is left). */
+void vf_advice_dit(const struct vf_dit *d, const struct vf_setup *start, const struct vf_gpu_spec *gpu,
+		   double margin, struct vf_advice *out);
+
 #endif

@@ -24,6 +24,7 @@
 #include "vramfit/trainer/checkout.h"
 #include "vramfit/base/error.h"
 #include "vramfit/estimate/estimate.h"
+#include "vramfit/trainer/sweepfit.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/trainer/tier.h"
 #include "vramfit/base/yamldoc.h"
@@ -148,6 +149,9 @@ struct vf_plan {
 	int val_dims[3];                   /* validation.video_dims; 0 = validation off */
 	char estimate_note[256];           /* why there is none, or its caveat */
 	const struct vf_gpu_spec *gpu_spec; /* Borrowed (catalog); may be NULL */
+	bool has_sweep;                    /* the autotune sweep predicted (sweepfit.h) */
+	struct vf_sweepfit sweep;
+	char sweep_note[256];              /* why there is none */
 
 	char warnings[VF_PLAN_MAXLIST][512];
 	int nwarnings;

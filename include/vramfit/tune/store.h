@@ -15,7 +15,7 @@
 #include "vramfit/base/error.h"
 #include "vramfit/tune/trial.h"
 
-#define VF_STORE_SCHEMA_VERSION 1
+#define VF_STORE_SCHEMA_VERSION 2 /* 2: predicted_step_seconds */
 
 struct vf_store; /* opaque */
 

@@ -150,6 +150,7 @@ struct vf_trial {
 				      (per-process NVML), "nvml-device" (device used minus the
 				      idle baseline), "smi-device", "host-rss"; "" unknown */
 	int64_t predicted_peak_bytes; /* the estimate's; < 0 none */
+	double predicted_step_seconds; /* the estimate's; < 0 none */
 	double wall_seconds;
 };
 

@@ -38,6 +38,16 @@
 typedef vf_status (*vf_tune_predict_fn)(void *ctx, const struct vf_yamldoc *trial_config,
 					int64_t *bytes, struct vf_error *err);
 
+/* Predict a trial's step time (seconds) from its config; VF_ENOTFOUND when
+ * there is none. With it (and predict), the sequential sweep orders the
+ * changes: those predicted out of memory first, in the profile's order
+ * (skipped at no GPU cost, their stop rules as the profile has them), then
+ * the rest by predicted gain over the baseline, a change that needs another
+ * never before it; autotune.log says so. Without a prediction for every
+ * change, the profile's order. */
+typedef vf_status (*vf_tune_predict_step_fn)(void *ctx, const struct vf_yamldoc *trial_config,
+					     double *seconds, struct vf_error *err);
+
 /* What the sweep is doing, for a status line. */
 enum vf_tune_event_kind {
 	VF_TUNE_TRIAL_START, /* a trial is about to run */
@@ -97,6 +107,7 @@ struct vf_tune_opts {
 	int parallel;
 	const char *const *gpu_sets;
 	vf_tune_predict_fn predict;
+	vf_tune_predict_step_fn predict_step; /* optional; same ctx */
 	void *predict_ctx;
 	vf_tune_event_fn on_event;
 	void *event_ctx;

@@ -1,0 +1,51 @@
+# estimate-tier.sh - vramfit estimate of the trainer's own model (issue 29
+# items 2 and 3): each GPU under its tier's starting config unless knob
+# flags describe another setup, said in the assumptions; the advice of a
+# DiT searches the trainer's knobs and never suggests one it tried.
+. "$(dirname "$0")/lib.sh"
+
+gpu() { printf '[g for g in j["gpus"] if g["id"] == "%s"][0]' "$1"; }
+
+test_case "estimate ltx-2-19b --mode lora: each card under its own tier config"
+run estimate ltx-2-19b --mode lora --json
+expect_rc 0
+expect_json '(lambda g: g["fits"] and "32GB tier: t2v_lora_low_vram.yaml" in g["tier_config"] and g["setup"]["quant"] == "int8" and g["setup"]["optimizer"] == "adamw8bit")('"$(gpu rtx-5090)"')'
+expect_json '(lambda g: g["fits"] and "80GB+ tier: t2v_lora.yaml" in g["tier_config"] and g["setup"]["quant"] == "none" and g["setup"]["lora_rank"] == 32)('"$(gpu h100-80gb)"')'
+expect_json '(lambda g: "40–60GB tier" in g["tier_config"] and g["fits"])('"$(gpu l40s)"')'
+expect_json 'any("tier" in a and "starting config" in a for a in j["assumptions"])'
+run estimate ltx-2-19b --mode lora --gpu rtx-5090
+expect_rc 0
+expect_out_re 'rtx-5090 +31.84 GiB +yes'
+expect_out "each GPU under its tier's config"
+expect_out "576x576x49"
+expect_out "rtx-5090 32GB tier: t2v_lora_low_vram.yaml (int8-quanto, adamw8bit, rank 16, 576x576x49"
+
+test_case "estimate ltx-2-19b: knob flags describe the setup instead (no tier config)"
+run estimate ltx-2-19b --video 960x544x89 --lora-rank 32 --optimizer adamw --grad-ckpt --gpu rtx-5090 --json
+expect_rc 0
+expect_json '"tier_config" not in j["gpus"][0] and j["gpus"][0]["fits"] is False'
+expect_json 'not any("starting config" in a for a in j["assumptions"])'
+run estimate ltx-2-19b --mode infer --gpu rtx-5090 --json
+expect_rc 0
+expect_json '"tier_config" not in j["gpus"][0]'
+
+test_case "DiT advice: the trainer's knobs searched, never a change it says it tried"
+run estimate ltx-2-19b --video 960x544x89 --lora-rank 32 --optimizer adamw --grad-ckpt --gpu rtx-5090
+expect_rc 0
+expect_no_out "try --quant"
+expect_out "the cheapest change that fits: quant none -> "
+# at 1920x1088x121 no knob of the trainer is enough: the advice says what is left
+run estimate ltx-2-19b --video 1920x1088x121 --lora-rank 32 --optimizer adamw --grad-ckpt --gpu rtx-5090
+expect_rc 0
+expect_no_out "try --quant"
+expect_out "no change of quantization (int8, fp8, int4), optimizer, text encoder, optimizer offload, checkpointing, batch split or LoRA rank fits it"
+run estimate ltx-2-19b --mode lora --gpu rtx-4090 --json
+expect_rc 0
+expect_json '(lambda g: not g["fits"] and len(g["advice"]) >= 1 and all(a["settings"] and a["peak_bytes"] < g["vram_bytes"] for a in g["advice"]))('"$(gpu rtx-4090)"')'
+expect_json '(lambda g: all(c["from"] != c["to"] for a in g["advice"] for c in a["changes"]))('"$(gpu rtx-4090)"')'
+expect_json '"quant int8 -> int4" in '"$(gpu rtx-4090)"'["advice"][0]["settings"]'
+run estimate ltx-2-19b --mode lora --gpu rtx-4090
+expect_out "the cheapest change that fits: quant int8 -> int4"
+expect_no_out "try --quant"
+
+finish

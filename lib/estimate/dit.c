@@ -81,6 +81,7 @@ vf_status vf_dit_from_ltx(const struct vf_ltx_arch *a, int64_t params, const cJS
 		return st;
 	/* the connectors and text projection of that layout; the text
 	 * encoder's width and depth from the catalog's text_encoder */
+	d->tiled_decode = true; /* the LTX-2 trainer's validation runner */
 	d->connector_params = vf_ltx_connector_params(a);
 	d->connector_layers = a->conn_layers > a->audio_conn_layers ? a->conn_layers : a->audio_conn_layers;
 	d->connector_width_sum = a->conn_heads * a->conn_head_dim +
@@ -455,8 +456,12 @@ static void dit_validation_phase(const struct ditm *m, struct live *va)
 	 * two 4x tensors, bf16, per stream */
 	double pass = (m->vNv * m->hv + m->vNa * m->ha) * 2 * (2 + 4 + 8) + m->dequant;
 	double outs = (double)m->passes * (m->vNv + m->vNa) * (double)dt->latent_channels * 4;
-	int tw = m->vw < VAL_TILE_PX ? m->vw : VAL_TILE_PX, th = m->vh < VAL_TILE_PX ? m->vh : VAL_TILE_PX;
-	int tf = m->vf < VAL_TILE_FRAMES + 1 ? m->vf : VAL_TILE_FRAMES + 1;
+	int tw = m->vw, th = m->vh, tf = m->vf;
+	if (dt->tiled_decode) {
+		tw = tw < VAL_TILE_PX ? tw : VAL_TILE_PX;
+		th = th < VAL_TILE_PX ? th : VAL_TILE_PX;
+		tf = tf < VAL_TILE_FRAMES + 1 ? tf : VAL_TILE_FRAMES + 1;
+	}
 	/* the decoder's full-resolution stage on one tile: two bf16 tensors
 	 * of channels x frames x H x W; the decoded clip (bf16 chunks, their
 	 * concatenation, the fp32 copy) */

@@ -1313,6 +1313,12 @@ static void md_estimate(struct ctx *c, struct vf_buf *b)
 			double total = e->step_seconds * (double)p->steps;
 			duration(tot, sizeof tot, total);
 			md(b, "| step time | %s |\n", st);
+			if (e->validation_seconds > 0) {
+				char vs[32];
+				duration(vs, sizeof vs, e->validation_seconds);
+				md(b, "| validation sampling | %s per sample (denoising only; the decode not timed) |\n",
+				   vs);
+			}
 			md(b, "| training time for %lld steps | %s (validation and checkpoints extra) |\n",
 			   (long long)p->steps, tot);
 			if (p->gpu_spec && p->gpu_spec->price_usd_hour > 0)

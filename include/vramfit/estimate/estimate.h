@@ -178,6 +178,7 @@ struct vf_dit {
 	bool connectors_from_file;   /* their sizes from the checkpoint header, not the layout */
 	int64_t connector_width_sum; /* video + audio connector widths (activations per token) */
 	int64_t connector_layers;    /* blocks per connector */
+	bool tiled_decode;           /* validation decodes in the LTX-2 trainer's tiles (else whole) */
 };
 
 const char *vf_phase_name(enum vf_phase p);

@@ -754,6 +754,8 @@ vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
 	s->video_height = h;
 	s->video_frames = f;
 	s->given |= VF_SETUP_G_VIDEO;
+	s->audio = !c->no_audio;
+	s->given |= VF_SETUP_G_AUDIO;
 	s->gpus = c->gpus > 0 ? c->gpus : 1;
 	if (s->gpus > 1) {
 		s->shard = s->mode == VF_MODE_FULL ? VF_SHARD_FSDP : VF_SHARD_DDP;

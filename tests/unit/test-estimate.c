@@ -710,6 +710,7 @@ static void test_ltx2_trainer_rules(void)
 	ltx2_configs(&std, &l23);
 	l23.lora_rank = 32;
 	l23.validation_disabled = true;
+	l23.no_audio = true;
 	l23.train_dims[0] = 960;
 	l23.train_dims[1] = 544;
 	l23.train_dims[2] = 1;
@@ -723,7 +724,7 @@ static void test_ltx2_trainer_rules(void)
 	CHECK_INT(d23.connector_params,
 		  conn_by_hand(4096, 8) + 8 * (4096 * 32 + 32) + conn_by_hand(2048, 8) + 8 * (2048 * 32 + 32));
 	CHECK(vf_setup_from_ltx2(&l23, &s, &err) == VF_OK);
-	s.audio = false;
+	CHECK(!s.audio);
 	vf_estimate_dit(&d23, &s, r5090, &e);
 	fprintf(stderr, "  ltx-2.3 low-VRAM r32 images: %.2f GiB (%s) on rtx-5090\n", e.peak_bytes / GIB,
 		vf_phase_name(e.peak_phase));

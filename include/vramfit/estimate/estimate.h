@@ -298,6 +298,8 @@ struct vf_ltx2_config {
 	bool validation_disabled;         /* validation.interval: null */
 	int inference_steps;              /* validation.inference_steps; 0 = 30 */
 	int guidance_passes;              /* transformer passes per denoising step; 0 = 4 */
+	bool no_audio;                    /* no audio stream in training (the flexible strategy
+					     without an audio modality; with_audio: false) */
 };
 
 /* Map an LTX-2 trainer config onto a setup (LoRA targets

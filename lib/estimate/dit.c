@@ -717,7 +717,10 @@ vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
 				    "acceleration.quantization: expected null, int8-quanto, int4-quanto, "
 				    "int2-quanto, fp8-quanto or fp8uz-quanto, got '%s'", q);
 	s->given |= VF_SETUP_G_QUANT;
-	s->text_encoder = c->load_text_encoder_in_8bit ? VF_TE_INT8 : VF_TE_BF16;
+	/* the ValidationRunner loads the text encoder only to embed the
+	 * validation prompts (validation_runner.py _cache_prompt_embeddings) */
+	s->text_encoder = c->no_validation_prompts ? VF_TE_NONE
+			  : c->load_text_encoder_in_8bit ? VF_TE_INT8 : VF_TE_BF16;
 	s->offload_optimizer = c->offload_optimizer_during_validation;
 	s->given |= VF_SETUP_G_TEXT_ENCODER | VF_SETUP_G_OFFLOAD;
 	int w = c->video_dims[0], h = c->video_dims[1], f = c->video_dims[2];

@@ -52,6 +52,11 @@ void vf_plan_ltx2_validation(const struct vf_yamldoc *d, struct vf_ltx2_config *
 			(val_num(d, "video_modality_guidance_scale", 3.0) != 1.0 ||
 			 val_num(d, "audio_modality_guidance_scale", 3.0) != 1.0);
 	lc->guidance_passes = 1 + uncond + stg + modality;
+	/* no prompt to embed: the text encoder is never loaded */
+	const struct vf_yaml_node *sm = vf_yamldoc_find(d, "validation.samples");
+	if (!sm)
+		sm = vf_yamldoc_find(d, "validation.prompts"); /* older trainers */
+	lc->no_validation_prompts = !sm || vf_yaml_node_count(sm) == 0;
 	/* the training strategy's audio stream: the flexible strategy has one
 	 * only with an `audio` modality (generated or conditioning: its tokens
 	 * pass the blocks either way; FlexibleStrategyConfig.audio defaults to

@@ -148,6 +148,13 @@ run plan --trainer-dir "$TMP/noval" --gpu h100-80gb --model "$TMP/models/ltx-2-1
 expect_rc 0
 check "grep -qF '| validation phase | none (validation.interval: null) |' projects/noval/plan.md"
 check "grep -q 'training at 960x544x49 (assumed) without an audio stream' projects/noval/plan.md"
+check "grep -qF '| text-encoder phase (validation prompts, before training) |' projects/noval/plan.md"
+mkdir -p "$TMP/noprompt/configs"
+for f in "$TD"/configs/*.yaml; do sed -e 's/^  samples:$/  samples: []/' -e '/^    - prompt:/,/^  negative_prompt:/{/^  negative_prompt:/!d}' "$f" >"$TMP/noprompt/configs/$(basename "$f")"; done
+run plan --trainer-dir "$TMP/noprompt" --gpu h100-80gb --model "$TMP/models/ltx-2-19b-dev.safetensors" --text-encoder "$TMP/models/gemma-3-12b-it" --run-name noprompt --json
+expect_rc 0
+check "[ -f projects/noprompt/plan.md ] && ! grep -qF '| text-encoder phase' projects/noprompt/plan.md"
+rm -rf "$TMP/noprompt"
 rm -rf "$TMP/noval"
 run plan "${M[@]}" --gpu rtx-5090 --run-name badb --resolution-buckets "960x544x49;big"
 expect_rc 2

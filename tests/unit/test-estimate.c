@@ -681,6 +681,11 @@ static void test_ltx2_trainer_rules(void)
 	double tp = (double)d.text_encoder_params, emb = (double)d.text_encoder_embedding;
 	double te = (tp - emb) * (1.0 + 4.0 / 4096) + emb * 2 + 2.0 * C + 2.0 * (double)d.text_projection_params;
 	CHECK(fabs((double)e.phase_bytes[VF_PHASE_TEXT_ENCODER][VF_TERM_WEIGHTS] - te) < 2);
+	/* no validation prompt: the text encoder is never loaded */
+	low.no_validation_prompts = true;
+	CHECK(vf_setup_from_ltx2(&low, &s, &err) == VF_OK);
+	vf_estimate_dit(&d, &s, r5090, &e0);
+	CHECK(!(e0.phases & (1u << VF_PHASE_TEXT_ENCODER)));
 
 	/* a full fine-tune on 2 x H100 under FSDP: fp32 transformer; rank 0
 	 * holds it whole while loading, plus one flattened block, the

@@ -300,6 +300,8 @@ struct vf_ltx2_config {
 	int guidance_passes;              /* transformer passes per denoising step; 0 = 4 */
 	bool no_audio;                    /* no audio stream in training (the flexible strategy
 					     without an audio modality; with_audio: false) */
+	bool no_validation_prompts;       /* validation.samples (or prompts) empty: the trainer
+					     never loads the text encoder */
 };
 
 /* Map an LTX-2 trainer config onto a setup (LoRA targets

@@ -82,6 +82,7 @@ vf_status vf_dit_from_ltx(const struct vf_ltx_arch *a, int64_t params, const cJS
 		return st;
 	/* the connectors and text projection of that layout; the text
 	 * encoder's width and depth from the catalog's text_encoder */
+	d->tiled_decode = true; /* the LTX-2 trainer's validation runner */
 	d->connector_params = vf_ltx_connector_params(a);
 	d->connector_layers = a->conn_layers > a->audio_conn_layers ? a->conn_layers : a->audio_conn_layers;
 	d->connector_width_sum = a->conn_heads * a->conn_head_dim +
@@ -456,8 +457,12 @@ static void dit_validation_phase(const struct ditm *m, struct live *va)
 	 * two 4x tensors, bf16, per stream */
 	double pass = (m->vNv * m->hv + m->vNa * m->ha) * 2 * (2 + 4 + 8) + m->dequant;
 	double outs = (double)m->passes * (m->vNv + m->vNa) * (double)dt->latent_channels * 4;
-	int tw = m->vw < VAL_TILE_PX ? m->vw : VAL_TILE_PX, th = m->vh < VAL_TILE_PX ? m->vh : VAL_TILE_PX;
-	int tf = m->vf < VAL_TILE_FRAMES + 1 ? m->vf : VAL_TILE_FRAMES + 1;
+	int tw = m->vw, th = m->vh, tf = m->vf;
+	if (dt->tiled_decode) {
+		tw = tw < VAL_TILE_PX ? tw : VAL_TILE_PX;
+		th = th < VAL_TILE_PX ? th : VAL_TILE_PX;
+		tf = tf < VAL_TILE_FRAMES + 1 ? tf : VAL_TILE_FRAMES + 1;
+	}
 	/* the decoder's full-resolution stage on one tile: two bf16 tensors
 	 * of channels x frames x H x W; the decoded clip (bf16 chunks, their
 	 * concatenation, the fp32 copy) */
@@ -714,7 +719,10 @@ vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
 				    "acceleration.quantization: expected null, int8-quanto, int4-quanto, "
 				    "int2-quanto, fp8-quanto or fp8uz-quanto, got '%s'", q);
 	s->given |= VF_SETUP_G_QUANT;
-	s->text_encoder = c->load_text_encoder_in_8bit ? VF_TE_INT8 : VF_TE_BF16;
+	/* the ValidationRunner loads the text encoder only to embed the
+	 * validation prompts (validation_runner.py _cache_prompt_embeddings) */
+	s->text_encoder = c->no_validation_prompts ? VF_TE_NONE
+			  : c->load_text_encoder_in_8bit ? VF_TE_INT8 : VF_TE_BF16;
 	s->offload_optimizer = c->offload_optimizer_during_validation;
 	s->given |= VF_SETUP_G_TEXT_ENCODER | VF_SETUP_G_OFFLOAD;
 	int w = c->video_dims[0], h = c->video_dims[1], f = c->video_dims[2];
@@ -751,6 +759,8 @@ vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
 	s->video_height = h;
 	s->video_frames = f;
 	s->given |= VF_SETUP_G_VIDEO;
+	s->audio = !c->no_audio;
+	s->given |= VF_SETUP_G_AUDIO;
 	s->gpus = c->gpus > 0 ? c->gpus : 1;
 	if (s->gpus > 1) {
 		s->shard = s->mode == VF_MODE_FULL ? VF_SHARD_FSDP : VF_SHARD_DDP;

@@ -966,12 +966,13 @@ static void make_estimate(struct ctx *c)
 		return;
 	}
 	p->has_estimate = true;
-	ASSUME(c, "Estimate: %s%s%s, the run config's values, training at %dx%dx%d (%s), validation "
+	ASSUME(c, "Estimate: %s%s%s, the run config's values, training at %dx%dx%d (%s)%s, validation "
 		  "%s%s%s.",
 	       from_file ? "the LTX transformer from the checkpoint's own config and header" : "the `",
 	       from_file ? "" : p->model_id, from_file ? "" : "` catalog model (from the checkpoint's name)",
 	       p->train_dims[0], p->train_dims[1], p->train_dims[2],
 	       p->train_dims_assumed ? "assumed" : "the largest resolution bucket",
+	       lc.no_audio ? " without an audio stream (training_strategy)" : " with the audio stream",
 	       lc.validation_disabled ? "off (validation.interval: null)" : "as its own phase at validation.video_dims",
 	       p->estimate.assumed & VF_ASSUME_CONTEXT_DEFAULT ? "; CUDA context size from the GPU generation" : "",
 	       p->estimate.assumed & VF_ASSUME_GPU_RATE_UNKNOWN ? "; no step time (no compute rate for this GPU)" : "");
@@ -1314,6 +1315,12 @@ static void md_estimate(struct ctx *c, struct vf_buf *b)
 			double total = e->step_seconds * (double)p->steps;
 			duration(tot, sizeof tot, total);
 			md(b, "| step time | %s |\n", st);
+			if (e->validation_seconds > 0) {
+				char vs[32];
+				duration(vs, sizeof vs, e->validation_seconds);
+				md(b, "| validation sampling | %s per sample (denoising only; the decode not timed) |\n",
+				   vs);
+			}
 			md(b, "| training time for %lld steps | %s (validation and checkpoints extra) |\n",
 			   (long long)p->steps, tot);
 			if (p->gpu_spec && p->gpu_spec->price_usd_hour > 0)

@@ -1,6 +1,7 @@
 /* plan_estimate.c - what the LTX-2 estimate reads from a run config besides
  * the training keys: the validation phase (validation.interval,
- * inference_steps, video_dims, the guidance scales as passes per step), and
+ * inference_steps, video_dims, the guidance scales as passes per step), the
+ * strategy's audio stream, and
  * the training size from the preprocessing's resolution buckets (plan.h). */
 #include "vramfit/trainer/plan.h"
 
@@ -51,6 +52,21 @@ void vf_plan_ltx2_validation(const struct vf_yamldoc *d, struct vf_ltx2_config *
 			(val_num(d, "video_modality_guidance_scale", 3.0) != 1.0 ||
 			 val_num(d, "audio_modality_guidance_scale", 3.0) != 1.0);
 	lc->guidance_passes = 1 + uncond + stg + modality;
+	/* no prompt to embed: the text encoder is never loaded */
+	const struct vf_yaml_node *sm = vf_yamldoc_find(d, "validation.samples");
+	if (!sm)
+		sm = vf_yamldoc_find(d, "validation.prompts"); /* older trainers */
+	lc->no_validation_prompts = !sm || vf_yaml_node_count(sm) == 0;
+	/* the training strategy's audio stream: the flexible strategy has one
+	 * only with an `audio` modality (generated or conditioning: its tokens
+	 * pass the blocks either way; FlexibleStrategyConfig.audio defaults to
+	 * None); the older strategies unless with_audio: false */
+	bool b;
+	const char *name = vf_yaml_node_str(vf_yamldoc_find(d, "training_strategy.name"));
+	if (name && strcmp(name, "flexible") == 0)
+		lc->no_audio = !vf_yamldoc_find(d, "training_strategy.audio");
+	else if (vf_yaml_node_bool(vf_yamldoc_find(d, "training_strategy.with_audio"), &b) && !b)
+		lc->no_audio = true;
 }
 
 vf_status vf_plan_largest_bucket(const char *buckets, int dims[3], struct vf_error *err)

@@ -56,6 +56,8 @@ check "printf '%s' \"\$cost\" | grep -qE '^\| peak VRAM per GPU \([a-z-]+ phase,
 check "printf '%s' \"\$cost\" | grep -qE '^\| training phase \(step at 960x544x49, assumed\) \| [0-9.]+ GiB'"
 check "printf '%s' \"\$cost\" | grep -qE '^\| validation phase \(sampling at 960x544x89, tiled decode\) \| [0-9.]+ GiB'"
 check "sed -n '/^## Assumptions/,/^## Cost/p' '$run_dir/plan.md' | grep -q 'Training resolution: 960x544x49, the trainer quick-start'"
+# the fixture's flexible strategy has an audio modality
+check "grep -q 'training at 960x544x49 (assumed) with the audio stream' '$run_dir/plan.md'"
 check "printf '%s' \"\$cost\" | grep -qE '^\| step time \| [0-9.]+ s \|'"
 check "printf '%s' \"\$cost\" | grep -qE '^\| training time for 2000 steps \|'"
 check "printf '%s' \"\$cost\" | grep -qE '^\| cost \| \\\$[0-9.]+ '"
@@ -137,12 +139,22 @@ cost=$(sed -n '/^## Cost/,/^## Approve/p' projects/buckets/plan.md)
 check "printf '%s' \"\$cost\" | grep -qE '^\| training phase \(step at 768x448x89\) \| [0-9.]+ GiB'"
 check "printf '%s' \"\$cost\" | grep -qE '^\| validation phase \(sampling at 576x576x49, tiled decode\) \| [0-9.]+ GiB'"
 check "! grep -q 'Training resolution:' projects/buckets/plan.md"
+check "grep -q 'training at 768x448x89 (the largest resolution bucket) with the audio stream' projects/buckets/plan.md"
 mkdir -p "$TMP/noval/configs"
-for f in "$TD"/configs/*.yaml; do sed 's/^  interval: 100 .*/  interval: null/' "$f" >"$TMP/noval/configs/$(basename "$f")"; done
+# validation off, and the flexible strategy without its audio modality
+for f in "$TD"/configs/*.yaml; do sed -e 's/^  interval: 100 .*/  interval: null/' -e '/^  audio:$/,+2d' "$f" >"$TMP/noval/configs/$(basename "$f")"; done
 cp -r "$TD/src" "$TD/pyproject.toml" "$TMP/noval/" 2>/dev/null
 run plan --trainer-dir "$TMP/noval" --gpu h100-80gb --model "$TMP/models/ltx-2-19b-dev.safetensors" --text-encoder "$TMP/models/gemma-3-12b-it" --run-name noval --json
 expect_rc 0
 check "grep -qF '| validation phase | none (validation.interval: null) |' projects/noval/plan.md"
+check "grep -q 'training at 960x544x49 (assumed) without an audio stream' projects/noval/plan.md"
+check "grep -qF '| text-encoder phase (validation prompts, before training) |' projects/noval/plan.md"
+mkdir -p "$TMP/noprompt/configs"
+for f in "$TD"/configs/*.yaml; do sed -e 's/^  samples:$/  samples: []/' -e '/^    - prompt:/,/^  negative_prompt:/{/^  negative_prompt:/!d}' "$f" >"$TMP/noprompt/configs/$(basename "$f")"; done
+run plan --trainer-dir "$TMP/noprompt" --gpu h100-80gb --model "$TMP/models/ltx-2-19b-dev.safetensors" --text-encoder "$TMP/models/gemma-3-12b-it" --run-name noprompt --json
+expect_rc 0
+check "[ -f projects/noprompt/plan.md ] && ! grep -qF '| text-encoder phase' projects/noprompt/plan.md"
+rm -rf "$TMP/noprompt"
 rm -rf "$TMP/noval"
 run plan "${M[@]}" --gpu rtx-5090 --run-name badb --resolution-buckets "960x544x49;big"
 expect_rc 2

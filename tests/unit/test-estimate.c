@@ -681,6 +681,11 @@ static void test_ltx2_trainer_rules(void)
 	double tp = (double)d.text_encoder_params, emb = (double)d.text_encoder_embedding;
 	double te = (tp - emb) * (1.0 + 4.0 / 4096) + emb * 2 + 2.0 * C + 2.0 * (double)d.text_projection_params;
 	CHECK(fabs((double)e.phase_bytes[VF_PHASE_TEXT_ENCODER][VF_TERM_WEIGHTS] - te) < 2);
+	/* no validation prompt: the text encoder is never loaded */
+	low.no_validation_prompts = true;
+	CHECK(vf_setup_from_ltx2(&low, &s, &err) == VF_OK);
+	vf_estimate_dit(&d, &s, r5090, &e0);
+	CHECK(!(e0.phases & (1u << VF_PHASE_TEXT_ENCODER)));
 
 	/* a full fine-tune on 2 x H100 under FSDP: fp32 transformer; rank 0
 	 * holds it whole while loading, plus one flattened block, the
@@ -710,6 +715,7 @@ static void test_ltx2_trainer_rules(void)
 	ltx2_configs(&std, &l23);
 	l23.lora_rank = 32;
 	l23.validation_disabled = true;
+	l23.no_audio = true;
 	l23.train_dims[0] = 960;
 	l23.train_dims[1] = 544;
 	l23.train_dims[2] = 1;
@@ -723,7 +729,7 @@ static void test_ltx2_trainer_rules(void)
 	CHECK_INT(d23.connector_params,
 		  conn_by_hand(4096, 8) + 8 * (4096 * 32 + 32) + conn_by_hand(2048, 8) + 8 * (2048 * 32 + 32));
 	CHECK(vf_setup_from_ltx2(&l23, &s, &err) == VF_OK);
-	s.audio = false;
+	CHECK(!s.audio);
 	vf_estimate_dit(&d23, &s, r5090, &e);
 	fprintf(stderr, "  ltx-2.3 low-VRAM r32 images: %.2f GiB (%s) on rtx-5090\n", e.peak_bytes / GIB,
 		vf_phase_name(e.peak_phase));

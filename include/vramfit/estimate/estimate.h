@@ -219,6 +219,7 @@ struct vf_dit {
 	bool connectors_from_file;   /* their sizes from the checkpoint header, not the layout */
 	int64_t connector_width_sum; /* video + audio connector widths (activations per token) */
 	int64_t connector_layers;    /* blocks per connector */
+	bool tiled_decode;           /* validation decodes in the LTX-2 trainer's tiles (else whole) */
 };
 
 const char *vf_phase_name(enum vf_phase p);
@@ -338,6 +339,10 @@ struct vf_ltx2_config {
 	bool validation_disabled;         /* validation.interval: null */
 	int inference_steps;              /* validation.inference_steps; 0 = 30 */
 	int guidance_passes;              /* transformer passes per denoising step; 0 = 4 */
+	bool no_audio;                    /* no audio stream in training (the flexible strategy
+					     without an audio modality; with_audio: false) */
+	bool no_validation_prompts;       /* validation.samples (or prompts) empty: the trainer
+					     never loads the text encoder */
 };
 
 /* Map an LTX-2 trainer config onto a setup (LoRA targets

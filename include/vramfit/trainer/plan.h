@@ -170,7 +170,9 @@ struct vf_plan {
  * (conditional; unconditional when a CFG scale is not 1; STG when an STG
  * scale is not 0; modality guidance when audio and video are both
  * generated and a modality scale is not 1: validation_runner.py
- * _run_denoising, trainer commit 400fd31). */
+ * _run_denoising, trainer commit 400fd31); no_audio when the training
+ * strategy has no audio modality; no_validation_prompts when
+ * validation.samples (or the older prompts) is empty or absent. */
 void vf_plan_ltx2_validation(const struct vf_yamldoc *config, struct vf_ltx2_config *lc);
 
 /* The largest of the resolution buckets "WxHxF;WxHxF" (by latent volume)

@@ -1,0 +1,330 @@
+/* infer.c - inference as an engine serves it (infer.h).
+ *
+ * vLLM, from its source (vllm-project/vllm; facts, no code):
+ *  - vllm/v1/worker/gpu_worker.py, determine_available_memory (commit
+ *    0012cf691b7e69423244d2b1405f4b6832156e19): the memory for the KV cache
+ *    is total_gpu_memory x gpu_memory_utilization less the peak the
+ *    caching allocator reached in a profiling forward (weights + the
+ *    forward's activations) less what was allocated outside PyTorch (the
+ *    CUDA context, NCCL). CUDA graphs are captured afterwards
+ *    (compile_or_warm_up_model), from the memory the utilisation leaves.
+ *  - the profiling forward runs max_num_batched_tokens tokens, then the
+ *    sampler over max_num_seqs rows of fp32 logits; defaults in
+ *    vllm/engine/arg_utils.py: 2048 tokens and 256 sequences for the
+ *    OpenAI server on cards below 70 GiB or an A100, 8192 and 1024 above.
+ *  - vllm/v1/core/kv_cache_utils.py (commit
+ *    001cabc1be16a59a70d720ed61a13b678c060a18): one page holds block_size
+ *    (16) tokens of one layer's K and V; num_blocks = available //
+ *    (page x layers); the maximum concurrency is num_blocks / cdiv(
+ *    max_model_len, block_size); check_enough_kv_cache_memory refuses to
+ *    start when one max_model_len sequence does not fit ("The model's max
+ *    seq len (N) is larger than the maximum number of tokens that can be
+ *    stored in KV cache (M)").
+ *  - tensor parallel splits the KV heads over the GPUs (a head replicated
+ *    when there are fewer heads than GPUs) and the weights; pipeline
+ *    parallel splits the layers.
+ *
+ * transformers generate(): the existing estimate (estimate.c) of a
+ * forward over the whole context with the cache, its largest batch the
+ * number of users.
+ *
+ * Decode: one step per generated token reads every weight once (the
+ * embedding table only by row) and every user's KV cache, at the
+ * device-copy share of the bandwidth (steptime.c's "kernel" efficiency),
+ * or takes the FLOPs' time at the GEMM rate when that is longer; eager
+ * transformers adds the kernel launches of a one-token forward from the
+ * kernel model, vLLM replays CUDA graphs (no host time counted). */
+#include "vramfit/estimate/infer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vramfit/estimate/estimate.h"
+#include "steptime.h"
+
+#define MIB ((double)(1 << 20))
+#define GIB (1024.0 * MIB)
+
+const char *vf_engine_name(enum vf_engine e)
+{
+	return e == VF_ENGINE_VLLM ? "vllm" : "transformers";
+}
+
+bool vf_engine_parse(const char *s, enum vf_engine *out)
+{
+	if (s && strcmp(s, "vllm") == 0)
+		*out = VF_ENGINE_VLLM;
+	else if (s && strcmp(s, "transformers") == 0)
+		*out = VF_ENGINE_TRANSFORMERS;
+	else
+		return false;
+	return true;
+}
+
+static int64_t head_dim(const struct vf_arch *a)
+{
+	if (a->head_dim > 0)
+		return a->head_dim;
+	return a->heads > 0 ? a->hidden / a->heads : 0;
+}
+
+double vf_infer_kv_bytes_per_token_layer(const struct vf_arch *a, int tp, double elem_bytes)
+{
+	if (tp < 1)
+		tp = 1;
+	if (a->kv_lora_rank > 0) /* MLA: the compressed latent and the rope key, not split by tp */
+		return (double)(a->kv_lora_rank + a->qk_rope_dim) * elem_bytes;
+	int64_t kvh = a->kv_heads > 0 ? a->kv_heads : a->heads;
+	double per_gpu = kvh >= tp ? (double)kvh / tp : 1; /* replicated below one head per GPU */
+	return 2.0 * per_gpu * (double)head_dim(a) * elem_bytes;
+}
+
+int64_t vf_infer_vllm_blocks(double kv_avail_bytes, double kv_bytes_per_token_layer,
+			     int64_t attn_layers, int block_size)
+{
+	double per_block = kv_bytes_per_token_layer * block_size * (double)attn_layers;
+	if (!(kv_avail_bytes > 0) || !(per_block > 0))
+		return 0;
+	return (int64_t)floor(kv_avail_bytes / per_block);
+}
+
+double vf_infer_vllm_concurrency(int64_t blocks, int64_t ctx, int block_size)
+{
+	if (ctx <= 0 || block_size <= 0)
+		return 0;
+	int64_t per_seq = (ctx + block_size - 1) / block_size;
+	return (double)blocks / (double)per_seq;
+}
+
+double vf_infer_decode_step(const struct vf_gpu_spec *gpu, double weights_bytes,
+			    double kv_bytes_per_token, double flops_per_token_ctx0,
+			    double attn_flops_per_token_per_ctx, int64_t users, double context,
+			    double host_seconds, bool *bandwidth_bound)
+{
+	double bps, flops_rate, launch;
+	vf__steptime_decode_rates(gpu, &bps, &flops_rate, &launch);
+	if (!(bps > 0) || !(flops_rate > 0) || users < 1)
+		return -1;
+	double u = (double)users;
+	double bytes = weights_bytes + u * kv_bytes_per_token * context;
+	double flops = u * (flops_per_token_ctx0 + attn_flops_per_token_per_ctx * context);
+	double tb = bytes / bps, tf = flops / flops_rate;
+	if (bandwidth_bound)
+		*bandwidth_bound = tb >= tf;
+	return (tb > tf ? tb : tf) + host_seconds;
+}
+
+/* A setup of --mode infer over n tokens of batch b, one GPU. */
+static struct vf_setup one_gpu(const struct vf_setup *s, int64_t b, int64_t n)
+{
+	struct vf_setup r = *s;
+	r.batch = b;
+	r.seq = n;
+	r.target_seq = 0;
+	r.gpus = 1;
+	r.tp = 1;
+	r.pp = 1;
+	r.split = VF_SPLIT_NONE;
+	r.shard = VF_SHARD_NONE;
+	r.grad_accum = 1;
+	return r;
+}
+
+static void not_modelled(struct vf_infer *r, const char *what)
+{
+	size_t n = strlen(r->not_modelled);
+	snprintf(r->not_modelled + n, sizeof r->not_modelled - n, "%s%s", n ? "; " : "", what);
+	r->approximate = true;
+}
+
+/* vLLM: the budget, the profiled forward, the blocks and the refusal. */
+static void vllm_memory(const struct vf_arch *a, const struct vf_setup *s,
+			const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
+			const struct vf_estimate *prof, struct vf_infer *r)
+{
+	double total = (double)vf_estimate_gpu_bytes(gpu);
+	double util = o->gpu_memory_utilization > 0 ? o->gpu_memory_utilization
+						    : VF_VLLM_GPU_MEMORY_UTILIZATION;
+	double C = s->precision == VF_PREC_FP32 ? 4 : 2;
+	double rows = (double)(r->max_num_seqs < r->max_num_batched_tokens ? r->max_num_seqs
+									    : r->max_num_batched_tokens);
+	/* the forward's working set splits over tp with the MLP and heads;
+	 * the sampler's logits: the model dtype, then fp32 */
+	double act = (double)prof->activations_full / r->tp +
+		     rows * (double)a->vocab / r->tp * C + rows * (double)a->vocab * 4;
+	r->activation_bytes = (int64_t)act;
+	r->non_torch_bytes = s->context_bytes >= 0 ? s->context_bytes : vf_estimate_default_context(gpu);
+	r->budget_bytes = (int64_t)(total * util);
+	double avail = total * util - (double)r->weights_bytes - act - (double)r->non_torch_bytes;
+	r->block_size = VF_VLLM_BLOCK_SIZE;
+	r->kv_blocks = vf_infer_vllm_blocks(avail, r->kv_bytes_per_token_layer, r->attn_layers,
+					    r->block_size);
+	r->kv_cache_bytes = (int64_t)((double)r->kv_blocks * r->block_size * r->kv_bytes_per_token);
+	r->max_concurrency = vf_infer_vllm_concurrency(r->kv_blocks, r->ctx, r->block_size);
+	r->max_users = (int64_t)floor(r->max_concurrency);
+	int64_t tokens = r->kv_blocks * r->block_size;
+	if (r->kv_blocks <= 0) {
+		r->fits = false;
+		snprintf(r->why, sizeof r->why,
+			 "no available memory for the cache blocks: weights, the profiled forward "
+			 "and the context take %.2f GiB of the %.2f GiB budget",
+			 ((double)r->weights_bytes + act + (double)r->non_torch_bytes) / GIB,
+			 total * util / GIB);
+	} else if (tokens < r->ctx) {
+		r->fits = false;
+		snprintf(r->why, sizeof r->why,
+			 "the model's max seq len (%lld) is larger than the maximum number of tokens "
+			 "that can be stored in KV cache (%lld)",
+			 (long long)r->ctx, (long long)tokens);
+	} else {
+		r->fits = true;
+	}
+}
+
+vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
+		       const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
+		       struct vf_infer *r, struct vf_error *err)
+{
+	memset(r, 0, sizeof *r);
+	r->engine = o->engine;
+	r->tp = setup->tp > 1 ? setup->tp : 1;
+	r->pp = setup->pp > 1 ? setup->pp : 1;
+	r->kv_blocks = -1;
+	r->ttft_seconds = r->decode_step_seconds = -1;
+	r->users = o->users > 0 ? o->users : 1;
+	if (setup->mode != VF_MODE_INFER)
+		return vf_error_set(err, VF_EUSAGE, "--engine, --ctx and --users apply to --mode infer");
+	if (arch->layers <= 0 || arch->hidden <= 0 || arch->heads <= 0)
+		return vf_error_set(err, VF_ERR, "inference: the model has no layers, hidden size or heads");
+	if (o->engine == VF_ENGINE_VLLM)
+		r->ctx = o->ctx > 0 ? o->ctx : arch->max_positions > 0 ? arch->max_positions : setup->seq;
+	else
+		r->ctx = o->ctx > 0 ? o->ctx : setup->seq;
+	r->prompt = setup->seq < r->ctx ? setup->seq : r->ctx;
+	bool big = gpu && gpu->memory_mib >= 70 * 1024 && !strstr(gpu->id, "a100");
+	r->max_num_batched_tokens = o->max_num_batched_tokens > 0 ? o->max_num_batched_tokens
+				    : big ? 8192 : 2048;
+	r->max_num_seqs = o->max_num_seqs > 0 ? o->max_num_seqs : big ? 1024 : 256;
+
+	/* the KV cache per token */
+	double C = setup->precision == VF_PREC_FP32 ? 4 : 2;
+	double kv_elem = o->engine == VF_ENGINE_VLLM && o->kv_fp8 ? 1 : C;
+	int64_t layers = arch->attn_layers >= 0 && arch->ssm_layers > 0 ? arch->attn_layers : arch->layers;
+	r->attn_layers = (layers + r->pp - 1) / r->pp;
+	r->kv_bytes_per_token_layer = vf_infer_kv_bytes_per_token_layer(arch, r->tp, kv_elem);
+	r->kv_bytes_per_token = r->kv_bytes_per_token_layer * (double)r->attn_layers;
+	if (arch->ssm_layers > 0)
+		not_modelled(r, "the SSM layers' recurrent state (not paged)");
+	if (arch->sliding_window > 0)
+		not_modelled(r, "sliding-window layers counted as full attention");
+	if (arch->decoder_layers > 0 || arch->encoder)
+		not_modelled(r, "encoder(-decoder) models: the decoder's cache alone");
+	if (o->engine == VF_ENGINE_TRANSFORMERS && (r->tp > 1 || r->pp > 1))
+		not_modelled(r, "transformers over several GPUs: one GPU's share by the split");
+
+	/* the weights (and the profiling forward) from the estimate */
+	struct vf_setup ps = one_gpu(setup, 1, o->engine == VF_ENGINE_VLLM ? r->max_num_batched_tokens
+									 : r->prompt);
+	struct vf_estimate prof;
+	vf_estimate_run(arch, &ps, gpu, &prof);
+	r->weights_bytes = (int64_t)((double)prof.weights_full / ((double)r->tp * r->pp));
+
+	if (o->engine == VF_ENGINE_VLLM) {
+		vllm_memory(arch, setup, gpu, o, &prof, r);
+	} else {
+		struct vf_setup cs = one_gpu(setup, 1, r->ctx);
+		r->max_users = gpu ? vf_estimate_max_batch(arch, &cs, gpu, 0) : 0;
+		r->fits = r->max_users >= 1;
+		r->kv_cache_bytes = (int64_t)(r->kv_bytes_per_token * (double)r->ctx * (double)r->users);
+		if (!r->fits)
+			snprintf(r->why, sizeof r->why,
+				 "one sequence of %lld tokens does not fit: weights, its KV cache and the "
+				 "forward's working set exceed the card",
+				 (long long)r->ctx);
+	}
+
+	/* TTFT: the prompt's forward by the kernel model, split tp ways */
+	struct vf_setup ts = one_gpu(setup, 1, r->prompt);
+	struct vf_estimate te;
+	vf_estimate_run(arch, &ts, gpu, &te);
+	if (te.step_seconds > 0)
+		r->ttft_seconds = te.step_seconds / r->tp;
+
+	/* decode: the weights read each step (the embedding table by row) */
+	double per_param = prof.params > 0 ? (double)prof.weights_full / (double)prof.params : C;
+	double emb = arch->tied_embeddings ? 0 : (double)arch->vocab * (double)arch->hidden * per_param;
+	double wread = ((double)prof.weights_full - emb) / ((double)r->tp * r->pp);
+	double active = arch->active_params > 0 ? (double)arch->active_params : (double)prof.params;
+	double flops0 = 2.0 * active / ((double)r->tp * r->pp);
+	double attn = 4.0 * (double)arch->heads * (double)head_dim(arch) * (double)r->attn_layers / r->tp;
+	double host = 0;
+	if (o->engine == VF_ENGINE_TRANSFORMERS) {
+		/* eager: the host time of a one-token forward, by the kernel model */
+		struct vf_setup ds = one_gpu(setup, r->max_users >= 1 && r->users > r->max_users
+							    ? r->max_users : r->users, 1);
+		struct vf_estimate de;
+		vf_estimate_run(arch, &ds, gpu, &de);
+		host = de.parts.launch + de.parts.fixed;
+	}
+	double context = 0.5 * (double)(r->prompt + r->ctx); /* the mean over the generation */
+	/* more users than the cache holds at ctx: the engine queues the rest */
+	r->running = r->max_users >= 1 && r->users > r->max_users ? r->max_users : r->users;
+	r->decode_step_seconds = vf_infer_decode_step(gpu, wread, r->kv_bytes_per_token, flops0, attn,
+						      r->running, context, host, &r->decode_bandwidth_bound);
+	if (r->decode_step_seconds > 0) {
+		r->decode_tokens_per_second_per_user = 1.0 / r->decode_step_seconds;
+		r->decode_tokens_per_second_total = (double)r->running / r->decode_step_seconds;
+	}
+	return VF_OK;
+}
+
+cJSON *vf_infer_to_json(const struct vf_infer *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "engine", vf_engine_name(r->engine));
+	cJSON_AddNumberToObject(o, "ctx", (double)r->ctx);
+	cJSON_AddNumberToObject(o, "prompt_tokens", (double)r->prompt);
+	cJSON_AddNumberToObject(o, "users", (double)r->users);
+	cJSON_AddNumberToObject(o, "running_users", (double)r->running);
+	cJSON_AddNumberToObject(o, "tensor_parallel", r->tp);
+	cJSON_AddNumberToObject(o, "pipeline_parallel", r->pp);
+	cJSON_AddNumberToObject(o, "kv_bytes_per_token", r->kv_bytes_per_token);
+	cJSON_AddNumberToObject(o, "kv_bytes_per_token_layer", r->kv_bytes_per_token_layer);
+	cJSON_AddNumberToObject(o, "kv_cache_bytes", (double)r->kv_cache_bytes);
+	if (r->engine == VF_ENGINE_VLLM) {
+		cJSON_AddNumberToObject(o, "kv_blocks", (double)r->kv_blocks);
+		cJSON_AddNumberToObject(o, "block_size", r->block_size);
+		cJSON_AddNumberToObject(o, "max_concurrency", r->max_concurrency);
+		cJSON_AddNumberToObject(o, "budget_bytes", (double)r->budget_bytes);
+		cJSON_AddNumberToObject(o, "profile_activation_bytes", (double)r->activation_bytes);
+		cJSON_AddNumberToObject(o, "non_torch_bytes", (double)r->non_torch_bytes);
+		cJSON_AddNumberToObject(o, "max_num_batched_tokens", (double)r->max_num_batched_tokens);
+		cJSON_AddNumberToObject(o, "max_num_seqs", (double)r->max_num_seqs);
+	} else {
+		cJSON_AddNullToObject(o, "kv_blocks");
+	}
+	cJSON_AddNumberToObject(o, "weights_bytes", (double)r->weights_bytes);
+	cJSON_AddNumberToObject(o, "max_users", (double)r->max_users);
+	cJSON_AddBoolToObject(o, "fits", r->fits);
+	if (!r->fits)
+		cJSON_AddStringToObject(o, "refusal", r->why);
+	if (r->ttft_seconds > 0)
+		cJSON_AddNumberToObject(o, "ttft_seconds", r->ttft_seconds);
+	else
+		cJSON_AddNullToObject(o, "ttft_seconds");
+	if (r->decode_step_seconds > 0) {
+		cJSON_AddNumberToObject(o, "decode_tokens_per_second_per_user",
+					r->decode_tokens_per_second_per_user);
+		cJSON_AddNumberToObject(o, "decode_tokens_per_second_total",
+					r->decode_tokens_per_second_total);
+		cJSON_AddStringToObject(o, "decode_bound", r->decode_bandwidth_bound ? "bandwidth" : "compute");
+	} else {
+		cJSON_AddNullToObject(o, "decode_tokens_per_second_per_user");
+		cJSON_AddNullToObject(o, "decode_tokens_per_second_total");
+	}
+	cJSON_AddBoolToObject(o, "approximate", r->approximate);
+	if (r->approximate)
+		cJSON_AddStringToObject(o, "not_modelled", r->not_modelled);
+	return o;
+}

@@ -33,7 +33,9 @@
  * device-copy share of the bandwidth (steptime.c's "kernel" efficiency),
  * or takes the FLOPs' time at the GEMM rate when that is longer; eager
  * transformers adds the kernel launches of a one-token forward from the
- * kernel model, vLLM replays CUDA graphs (no host time counted). */
+ * kernel model, vLLM replays CUDA graphs (no host time counted). Tensor
+ * parallel adds two all-reduces of the hidden states per layer (nccl.c);
+ * pipeline parallel passes each token through its stages in turn. */
 #include "vramfit/estimate/infer.h"
 
 #include <math.h>
@@ -41,6 +43,7 @@
 #include <string.h>
 
 #include "vramfit/estimate/estimate.h"
+#include "nccl.h"
 #include "steptime.h"
 
 #define MIB ((double)(1 << 20))
@@ -248,8 +251,17 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 	struct vf_setup ts = one_gpu(setup, 1, r->prompt);
 	struct vf_estimate te;
 	vf_estimate_run(arch, &ts, gpu, &te);
+	/* tensor parallel: an all-reduce of the hidden states after the
+	 * attention and after the MLP of every layer (NCCL over the link) */
+	struct vf__link link;
+	if (r->tp > 1)
+		vf__nccl_link(gpu, r->tp, &link);
+	double hb = (double)arch->hidden * C, lstage = (double)r->attn_layers;
 	if (te.step_seconds > 0)
-		r->ttft_seconds = te.step_seconds / r->tp;
+		r->ttft_seconds = te.step_seconds / r->tp +
+				  (r->tp > 1 ? vf__nccl_seconds(&link, VF__ALL_REDUCE, r->tp,
+								(double)r->prompt * hb, 2 * lstage * r->pp)
+					     : 0);
 
 	/* decode: the weights read each step (the embedding table by row) */
 	double per_param = prof.params > 0 ? (double)prof.weights_full / (double)prof.params : C;
@@ -270,8 +282,12 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 	double context = 0.5 * (double)(r->prompt + r->ctx); /* the mean over the generation */
 	/* more users than the cache holds at ctx: the engine queues the rest */
 	r->running = r->max_users >= 1 && r->users > r->max_users ? r->max_users : r->users;
+	if (r->tp > 1)
+		host += vf__nccl_seconds(&link, VF__ALL_REDUCE, r->tp, (double)r->running * hb, 2 * lstage);
 	r->decode_step_seconds = vf_infer_decode_step(gpu, wread, r->kv_bytes_per_token, flops0, attn,
 						      r->running, context, host, &r->decode_bandwidth_bound);
+	if (r->decode_step_seconds > 0) /* a token passes the pipeline's stages one after another */
+		r->decode_step_seconds *= r->pp;
 	if (r->decode_step_seconds > 0) {
 		r->decode_tokens_per_second_per_user = 1.0 / r->decode_step_seconds;
 		r->decode_tokens_per_second_total = (double)r->running / r->decode_step_seconds;

@@ -153,6 +153,12 @@ static void test_vllm_tensor_parallel(void)
 		       480.0 * 1048576;
 	CHECK_INT(r.kv_blocks, (int64_t)floor(avail / (16.0 * 2048 * 32)));
 	CHECK(r.max_users > 5 * 2); /* twice the blocks of half the size, plus the weights freed */
+	/* decode: half the bytes per GPU (the 1-GPU figures of
+	 * test_decode_bandwidth_bound, halved) plus two all-reduces per layer
+	 * over PCIe: slower than the halved bytes alone */
+	double half = (15009849344.0 + 671088640.0) / 2 / (1008e9 * 0.9);
+	CHECK(r.decode_step_seconds > half);
+	CHECK(r.decode_step_seconds < 2 * half);
 }
 
 /* Decode, bandwidth-bound, one user at 8k context from a 2048-token

@@ -984,6 +984,10 @@ static void print_advice(FILE *o, const struct gpu_row *rows, int nrows, double 
 		const struct gpu_row *r = &rows[i];
 		if (r->fits)
 			continue;
+		if (r->has_inf && r->inf.engine == VF_ENGINE_LLAMACPP) {
+			fprintf(o, "%s: llama.cpp does not fit: %s\n", r->spec.id, r->inf.why);
+			continue;
+		}
 		if (r->has_inf && r->inf.engine == VF_ENGINE_VLLM) {
 			fprintf(o, "%s: vLLM refuses to start: %s; try a smaller --ctx, --kv-cache-dtype fp8, "
 				   "--quant or --tp N\n", r->spec.id, r->inf.why);
@@ -1037,6 +1041,35 @@ static void print_vllm_memory(FILE *o, const struct gpu_row *r)
 		vf_table_addf(&t, label[i], vf_fmt_bytes(b1, sizeof b1, v[i]),
 			      (snprintf(b2, sizeof b2, "%.1f%%", 100.0 * v[i] / card), b2));
 	vf_table_addf(&t, "card", vf_fmt_bytes(b1, sizeof b1, card), "100.0%");
+	vf_table_print(&t, o);
+	vf_table_release(&t);
+}
+
+/* llama.cpp's memory on the first GPU and in host memory. */
+static void print_llamacpp_memory(FILE *o, const struct gpu_row *r)
+{
+	const struct vf_infer *f = &r->inf;
+	double card = (double)vf_estimate_gpu_bytes(&r->spec);
+	char b1[64], b2[64], name[96];
+	fprintf(o, "%sMemory as llama.cpp lays it out%s (on %s; %s in host memory)\n", vf_cli_sgr(o, "1"),
+		vf_cli_sgr(o, "0"), r->spec.id, vf_fmt_bytes(b1, sizeof b1, (double)f->host_bytes));
+	const char *hdr[] = {"term", "size", "% of card"};
+	struct vf_table t;
+	vf_table_init(&t, 3, hdr);
+	vf_table_set_right(&t, 1, true);
+	vf_table_set_right(&t, 2, true);
+	snprintf(name, sizeof name, "weights (%" PRId64 " layers%s)", f->gpu_layers, f->output_on_gpu ? " + output" : "");
+	const char *label[] = {name, "KV cache", "compute buffer", "CUDA context"};
+	double v[] = {(double)f->weights_bytes, (double)f->kv_cache_bytes, (double)f->compute_buffer_bytes,
+		      (double)f->non_torch_bytes};
+	double sum = 0;
+	for (int i = 0; i < 4; i++) {
+		sum += v[i];
+		vf_table_addf(&t, label[i], vf_fmt_bytes(b1, sizeof b1, v[i]),
+			      (snprintf(b2, sizeof b2, "%.1f%%", 100.0 * v[i] / card), b2));
+	}
+	vf_table_addf(&t, "on device", vf_fmt_bytes(b1, sizeof b1, sum),
+		      (snprintf(b2, sizeof b2, "%.1f%%", 100.0 * sum / card), b2));
 	vf_table_print(&t, o);
 	vf_table_release(&t);
 }
@@ -1106,6 +1139,8 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 	fprintf(o, "%sSetup%s  %s\n\n", bold, off, setup);
 	if (nrows && rows[0].has_inf && rows[0].inf.engine == VF_ENGINE_VLLM)
 		print_vllm_memory(o, &rows[0]);
+	else if (nrows && rows[0].has_inf && rows[0].inf.engine == VF_ENGINE_LLAMACPP)
+		print_llamacpp_memory(o, &rows[0]);
 	else
 		print_terms(o, e0, rows, nrows);
 	if (tg->dit)
@@ -1566,14 +1601,16 @@ struct est_args {
 	struct vf_opt_list gpu;
 	struct whole w;
 	double margin;
-	const char *engine, *kv_dtype;
+	const char *engine, *kv_dtype, *gguf, *cache_k, *cache_v;
 	struct vf_infer_opts inf;
 };
 
 #define OPT_T struct est_args
 static const char *const allocators[] = {"default", "expandable", NULL};
-static const char *const engines[] = {"transformers", "vllm", NULL};
+static const char *const engines[] = {"transformers", "vllm", "llamacpp", NULL};
 static const char *const kv_dtypes[] = {"auto", "fp8", NULL};
+static const char *const gguf_types[] = {"f16", "bf16", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_0", NULL};
+static const char *const cache_types[] = {"f16", "q8_0", "q4_0", NULL};
 static const struct vf_option options[] = {
 	OPT_INCLUDE(vf_setup_options, setup),
 	OPT_GROUP("Other:"),
@@ -1608,6 +1645,13 @@ static const struct vf_option options[] = {
 	OPT_INT("max-num-batched-tokens", "N", inf.max_num_batched_tokens, 1, 1 << 24,
 		"vllm: tokens of the profiled forward (default 2048,\n8192 on cards of 70 GiB or more but the A100)"),
 	OPT_CHOICE("kv-cache-dtype", kv_dtype, kv_dtypes, "vllm: KV cache elements (default auto = the model's dtype)"),
+	OPT_CHOICE("gguf-type", gguf, gguf_types, "llamacpp: the GGUF file type (llama-quantize; default q4_k_m)"),
+	OPT_INT("n-gpu-layers", "N", inf.n_gpu_layers, -1, 1 << 20,
+		"llamacpp: the last N layers on the GPU (default -1: all\nand the output layer)"),
+	OPT_DOUBLE_X("host-bandwidth", "GB/s", inf.host_bandwidth_gbs, 1, 1e5, "GB/s from 1",
+		     "llamacpp: CPU memory bandwidth for the host's layers (default 50)"),
+	OPT_CHOICE("cache-type-k", cache_k, cache_types, "llamacpp: K cache type (default f16)"),
+	OPT_CHOICE("cache-type-v", cache_v, cache_types, "llamacpp: V cache type (default f16)"),
 	OPT_END(),
 };
 #undef OPT_T
@@ -1616,7 +1660,9 @@ static const struct vf_option options[] = {
 static int infer_args(struct est_args *a)
 {
 	bool vllm_only = a->kv_dtype || a->inf.gpu_memory_utilization > 0 || a->inf.max_num_batched_tokens > 0;
-	bool any = a->engine || a->inf.ctx || a->inf.users || vllm_only;
+	a->inf.ngl_given = a->inf.n_gpu_layers != -2;
+	bool cpp_only = a->gguf || a->cache_k || a->cache_v || a->inf.ngl_given || a->inf.host_bandwidth_gbs > 0;
+	bool any = a->engine || a->inf.ctx || a->inf.users || vllm_only || cpp_only;
 	if (any && a->setup.mode != VF_MODE_INFER)
 		return vf_cli_usage("estimate", "--engine, --ctx, --users and the vllm flags apply to --mode infer");
 	if (a->engine)
@@ -1625,6 +1671,17 @@ static int infer_args(struct est_args *a)
 		return vf_cli_usage("estimate", "--kv-cache-dtype, --gpu-memory-utilization and "
 						"--max-num-batched-tokens apply to --engine vllm");
 	a->inf.kv_fp8 = a->kv_dtype && strcmp(a->kv_dtype, "fp8") == 0;
+	if (cpp_only && a->inf.engine != VF_ENGINE_LLAMACPP)
+		return vf_cli_usage("estimate", "--gguf-type, --n-gpu-layers, --host-bandwidth and --cache-type-k/v "
+						"apply to --engine llamacpp");
+	if (a->inf.engine == VF_ENGINE_LLAMACPP && (a->setup.given & VF_SETUP_G_QUANT))
+		return vf_cli_usage("estimate", "--engine llamacpp: give the GGUF type as --gguf-type (q4_k_m, q8_0, ...), "
+						"not --quant");
+	a->inf.gguf_given = a->gguf && vf_gguf_type_parse(a->gguf, &a->inf.gguf_type);
+	if (a->cache_k)
+		vf_ggml_cache_parse(a->cache_k, &a->inf.cache_k);
+	if (a->cache_v)
+		vf_ggml_cache_parse(a->cache_v, &a->inf.cache_v);
 	if (a->inf.ctx && (a->setup.given & VF_SETUP_G_SEQ) && a->setup.seq > a->inf.ctx)
 		return vf_cli_usage("estimate", "--seq %" PRId64 " (the prompt) is longer than --ctx %" PRId64,
 				    a->setup.seq, a->inf.ctx);
@@ -1638,6 +1695,7 @@ static int parse(int argc, char **argv, struct est_args *a, struct target *tg)
 	memset(a, 0, sizeof *a);
 	memset(tg, 0, sizeof *tg);
 	vf_setup_defaults(&a->setup);
+	a->inf.n_gpu_layers = -2; /* unset */
 	a->w.price = -1;
 	a->margin = VF_ADVICE_MARGIN;
 	struct vf_error err = {0};
@@ -2006,6 +2064,13 @@ static int infer_rows(const struct est_args *a, struct result *r)
 			g->headroom = g->inf.kv_cache_bytes -
 				      (int64_t)(g->inf.kv_bytes_per_token * (double)g->inf.ctx);
 			g->advice.n = 0;
+		} else if (a->inf.engine == VF_ENGINE_LLAMACPP) {
+			const struct vf_infer *f = &g->inf;
+			g->fits = f->fits;
+			g->headroom = vf_estimate_gpu_bytes(&g->spec) - f->weights_bytes - f->compute_buffer_bytes -
+				      f->non_torch_bytes - f->kv_cache_bytes;
+			g->advice.n = 0;
+			g->max_batch = f->max_users;
 		}
 	}
 	const struct vf_infer *f = r->nrows ? &r->rows[0].inf : NULL;
@@ -2019,6 +2084,15 @@ static int infer_rows(const struct est_args *a, struct result *r)
 		       a->inf.gpu_memory_utilization > 0 ? a->inf.gpu_memory_utilization : VF_VLLM_GPU_MEMORY_UTILIZATION,
 		       f->max_num_batched_tokens, f->max_num_seqs < f->max_num_batched_tokens ? f->max_num_seqs : f->max_num_batched_tokens,
 		       f->block_size, f->ctx, a->inf.ctx ? " (--ctx)" : " (the model's max positions, vLLM's default; --ctx)");
+	else if (f->engine == VF_ENGINE_LLAMACPP)
+		assume(&r->as, "llamacpp: %s GGUF (%.2f bits per weight, llama-quantize's mixture), %" PRId64
+			       " of %" PRId64 " layers on the GPU%s (--n-gpu-layers), the rest read at %.0f GB/s "
+			       "(--host-bandwidth); KV cache %s/%s (--cache-type-k/v) of %" PRId64 " tokens per user "
+			       "(--ctx, default 4096)",
+		       vf_gguf_type_name(a->inf.gguf_given ? a->inf.gguf_type : VF_GGUF_Q4_K_M), f->bits_per_weight,
+		       f->gpu_layers, r->tg.arch.layers, f->output_on_gpu ? " with the output layer" : "",
+		       a->inf.host_bandwidth_gbs > 0 ? a->inf.host_bandwidth_gbs : 50.0,
+		       a->cache_k ? a->cache_k : "f16", a->cache_v ? a->cache_v : "f16", f->ctx);
 	else
 		assume(&r->as, "transformers generate(): max users = the largest batch whose forward over %" PRId64
 			       " tokens with the KV cache fits (--ctx, default --seq)", f->ctx);

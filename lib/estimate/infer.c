@@ -51,13 +51,15 @@
 
 const char *vf_engine_name(enum vf_engine e)
 {
-	return e == VF_ENGINE_VLLM ? "vllm" : "transformers";
+	return e == VF_ENGINE_VLLM ? "vllm" : e == VF_ENGINE_LLAMACPP ? "llamacpp" : "transformers";
 }
 
 bool vf_engine_parse(const char *s, enum vf_engine *out)
 {
 	if (s && strcmp(s, "vllm") == 0)
 		*out = VF_ENGINE_VLLM;
+	else if (s && strcmp(s, "llamacpp") == 0)
+		*out = VF_ENGINE_LLAMACPP;
 	else if (s && strcmp(s, "transformers") == 0)
 		*out = VF_ENGINE_TRANSFORMERS;
 	else
@@ -185,6 +187,215 @@ static void vllm_memory(const struct vf_arch *a, const struct vf_setup *s,
 	}
 }
 
+/* ---- llama.cpp --------------------------------------------------------
+ * ggml's block layouts (ggml/src/ggml-common.h: block_q4_0 = an fp16 scale
+ * + 32 nibbles = 18 bytes per 32, block_q8_0 = 34 per 32, block_q4_K =
+ * 144 per 256, block_q5_K = 176, block_q6_K = 210) and llama-quantize's
+ * mixtures (src/llama-quant.cpp, llama_tensor_get_type_impl, ggml-org/
+ * llama.cpp commit 007dbbf3fd17eefe9b47fee45f48f7ba5e62b714): Q4_K_M and
+ * Q5_K_M put attn_v and ffn_down in Q6_K in the layers use_more_bits picks
+ * (the first and last eighth, and every third between); the output layer
+ * (and a tied embedding) goes to Q6_K unless the file is Q8_0; a tensor
+ * whose rows do not divide into the type's blocks falls back (Q4_K to
+ * Q5_0, Q5_K to Q5_1, Q6_K to Q8_0); norms stay f32. */
+
+enum ggml_t { T_F32, T_F16, T_Q8_0, T_Q6_K, T_Q5_K, T_Q4_K, T_Q4_0, T_Q5_0, T_Q5_1 };
+
+static const struct {
+	int block;
+	int bytes;
+} ggml_types[] = {
+	[T_F32] = {1, 4},	[T_F16] = {1, 2},     [T_Q8_0] = {32, 34},
+	[T_Q6_K] = {256, 210}, [T_Q5_K] = {256, 176}, [T_Q4_K] = {256, 144},
+	[T_Q4_0] = {32, 18},	[T_Q5_0] = {32, 22},  [T_Q5_1] = {32, 24},
+};
+
+static const char *const gguf_names[VF_GGUF_COUNT] = {"f16",  "bf16",   "q8_0", "q6_k",
+						      "q5_k_m", "q4_k_m", "q4_0"};
+
+const char *vf_gguf_type_name(enum vf_gguf_type t)
+{
+	return (unsigned)t < VF_GGUF_COUNT ? gguf_names[t] : "?";
+}
+
+bool vf_gguf_type_parse(const char *s, enum vf_gguf_type *out)
+{
+	for (int i = 0; s && i < VF_GGUF_COUNT; i++)
+		if (strcmp(s, gguf_names[i]) == 0) {
+			*out = (enum vf_gguf_type)i;
+			return true;
+		}
+	return false;
+}
+
+bool vf_ggml_cache_parse(const char *s, enum vf_ggml_cache *out)
+{
+	if (s && strcmp(s, "f16") == 0)
+		*out = VF_CACHE_F16;
+	else if (s && strcmp(s, "q8_0") == 0)
+		*out = VF_CACHE_Q8_0;
+	else if (s && strcmp(s, "q4_0") == 0)
+		*out = VF_CACHE_Q4_0;
+	else
+		return false;
+	return true;
+}
+
+double vf_ggml_cache_bytes(enum vf_ggml_cache c)
+{
+	enum ggml_t t = c == VF_CACHE_Q8_0 ? T_Q8_0 : c == VF_CACHE_Q4_0 ? T_Q4_0 : T_F16;
+	return (double)ggml_types[t].bytes / ggml_types[t].block;
+}
+
+static enum ggml_t default_type(enum vf_gguf_type t)
+{
+	switch (t) {
+	case VF_GGUF_Q8_0: return T_Q8_0;
+	case VF_GGUF_Q6_K: return T_Q6_K;
+	case VF_GGUF_Q5_K_M: return T_Q5_K;
+	case VF_GGUF_Q4_K_M: return T_Q4_K;
+	case VF_GGUF_Q4_0: return T_Q4_0;
+	default: return T_F16; /* f16, bf16: not quantized */
+	}
+}
+
+static bool use_more_bits(int64_t i, int64_t n)
+{
+	return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2;
+}
+
+/* Bytes of a rows x cols tensor in type t, after the shape fallback. */
+static double tensor_bytes(enum ggml_t t, double rows, int64_t cols)
+{
+	if (ggml_types[t].block > 1 && cols % ggml_types[t].block != 0)
+		t = t == T_Q4_K ? T_Q5_0 : t == T_Q5_K ? T_Q5_1 : t == T_Q6_K ? T_Q8_0 : t;
+	if (ggml_types[t].block > 1 && cols % ggml_types[t].block != 0)
+		t = T_F16;
+	return rows * (double)cols * ggml_types[t].bytes / ggml_types[t].block;
+}
+
+double vf_gguf_layer_bytes(const struct vf_arch *a, enum vf_gguf_type t, int64_t i)
+{
+	int64_t h = a->hidden, hd = head_dim(a);
+	int64_t hq = a->heads * hd, hkv = (a->kv_heads > 0 ? a->kv_heads : a->heads) * hd;
+	double f = (double)a->ffn * (a->experts > 1 ? (double)a->experts : 1);
+	enum ggml_t d = default_type(t);
+	bool mixed = t == VF_GGUF_Q4_K_M || t == VF_GGUF_Q5_K_M;
+	enum ggml_t more = mixed && use_more_bits(i, a->layers) ? T_Q6_K : d;
+	double b = tensor_bytes(d, (double)hq, h) + tensor_bytes(d, (double)hkv, h) +
+		   tensor_bytes(more, (double)hkv, h) + tensor_bytes(d, (double)h, hq);
+	b += tensor_bytes(d, f * (a->gated_mlp ? 2 : 1), h) + tensor_bytes(more, (double)h * f / a->ffn, a->ffn);
+	return b + 2.0 * (double)h * 4; /* the two norms, f32 */
+}
+
+static enum ggml_t output_type(enum vf_gguf_type t)
+{
+	enum ggml_t d = default_type(t);
+	return d == T_F16 || d == T_Q8_0 ? d : T_Q6_K;
+}
+
+double vf_gguf_embedding_bytes(const struct vf_arch *a, enum vf_gguf_type t)
+{
+	enum ggml_t e = a->tied_embeddings ? output_type(t) : default_type(t);
+	return tensor_bytes(e, (double)a->vocab, a->hidden);
+}
+
+double vf_gguf_output_bytes(const struct vf_arch *a, enum vf_gguf_type t)
+{
+	double norm = (double)a->hidden * 4;
+	return norm + (a->tied_embeddings ? 0 : tensor_bytes(output_type(t), (double)a->vocab, a->hidden));
+}
+
+/* llama.cpp: the GPU's layers, the host's, the KV cache, the speeds. */
+static void llamacpp_run(const struct vf_arch *a, const struct vf_setup *s,
+			 const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
+			 const struct vf_estimate *te, struct vf_infer *r)
+{
+	enum vf_gguf_type t = o->gguf_given ? o->gguf_type : VF_GGUF_Q4_K_M;
+	int64_t n = a->layers;
+	int64_t ngl = o->ngl_given && o->n_gpu_layers >= 0 ? o->n_gpu_layers : n + 1;
+	r->gpu_layers = ngl < n ? ngl : n;
+	r->output_on_gpu = ngl > n;
+	double gpu_w = 0, host_w = vf_gguf_embedding_bytes(a, t), all = host_w;
+	for (int64_t i = 0; i < n; i++) { /* llama.cpp offloads the last layers */
+		double lb = vf_gguf_layer_bytes(a, t, i);
+		all += lb;
+		if (i >= n - r->gpu_layers)
+			gpu_w += lb;
+		else
+			host_w += lb;
+	}
+	double out = vf_gguf_output_bytes(a, t);
+	all += out;
+	if (r->output_on_gpu)
+		gpu_w += out;
+	else
+		host_w += out;
+	int64_t hkv = (a->kv_heads > 0 ? a->kv_heads : a->heads) * head_dim(a);
+	r->kv_bytes_per_token_layer = (double)hkv * (vf_ggml_cache_bytes(o->cache_k) + vf_ggml_cache_bytes(o->cache_v));
+	r->kv_bytes_per_token = r->kv_bytes_per_token_layer * (double)n;
+	double kv_seq_gpu = r->kv_bytes_per_token_layer * (double)r->gpu_layers * (double)r->ctx;
+	double kv_seq_host = r->kv_bytes_per_token_layer * (double)(n - r->gpu_layers) * (double)r->ctx;
+	/* compute buffer: one ubatch's f32 logits and its layer activations */
+	int64_t ub = o->n_ubatch > 0 ? o->n_ubatch : 512;
+	r->compute_buffer_bytes = (int64_t)((double)ub * ((double)a->vocab * 4 + (double)a->hidden * 16 +
+							  (double)a->ffn * 8));
+	r->non_torch_bytes = s->context_bytes >= 0 ? s->context_bytes : vf_estimate_default_context(gpu);
+	r->weights_bytes = (int64_t)gpu_w;
+	double fixed = gpu_w + (double)r->compute_buffer_bytes + (double)r->non_torch_bytes;
+	double vram = (double)vf_estimate_gpu_bytes(gpu);
+	if (kv_seq_gpu > 0)
+		r->max_users = vram > fixed ? (int64_t)floor((vram - fixed) / kv_seq_gpu) : 0;
+	else /* nothing on the GPU holds a cache: host memory decides (not modelled) */
+		r->max_users = vram > fixed ? r->users : 0;
+	r->fits = r->max_users >= 1;
+	r->kv_cache_bytes = (int64_t)(kv_seq_gpu * (double)r->users);
+	r->host_bytes = (int64_t)(host_w + kv_seq_host * (double)r->users);
+	double nparams = 0;
+	{
+		int64_t h = a->hidden, hd = head_dim(a);
+		double per = (double)h * (double)(a->heads * hd) * 2 + (double)h * (double)hkv * 2 +
+			     (double)h * (double)a->ffn * (a->gated_mlp ? 3 : 2) * (a->experts > 1 ? a->experts : 1);
+		nparams = per * (double)n + (double)a->vocab * (double)h * (a->tied_embeddings ? 1 : 2);
+	}
+	r->bits_per_weight = nparams > 0 ? 8 * all / nparams : 0;
+	if (!r->fits)
+		snprintf(r->why, sizeof r->why,
+			 "%lld layers%s (%.2f GiB), the compute buffer and one %lld-token KV cache exceed "
+			 "the card: lower --n-gpu-layers",
+			 (long long)r->gpu_layers, r->output_on_gpu ? " and the output" : "", gpu_w / GIB,
+			 (long long)r->ctx);
+	if (a->experts > 1)
+		not_modelled(r, "llama.cpp MoE: every expert read per token (upper bound)");
+	if (a->kv_lora_rank > 0)
+		not_modelled(r, "llama.cpp MLA cache: counted as full K and V");
+	not_modelled(r, "llama.cpp's CUDA context taken as PyTorch's; compute buffer from the ubatch's logits "
+			"and activations");
+
+	/* speeds: the prompt's forward on the GPU (ggml copies the host
+	 * layers' weights over PCIe for a batch), decode: the GPU's bytes at
+	 * its bandwidth, then the host's at the host's */
+	double host_bw = (o->host_bandwidth_gbs > 0 ? o->host_bandwidth_gbs : 50) * 1e9;
+	double emb = vf_gguf_embedding_bytes(a, t);
+	if (te->step_seconds > 0)
+		r->ttft_seconds = te->step_seconds + (r->prompt >= 32 ? (host_w - emb) / vf__steptime_host_bps(gpu) : 0);
+	double context = 0.5 * (double)(r->prompt + r->ctx);
+	r->running = r->max_users >= 1 && r->users > r->max_users ? r->max_users : r->users;
+	double frac = n > 0 ? (double)r->gpu_layers / (double)n : 0;
+	double active = a->active_params > 0 ? (double)a->active_params : nparams;
+	double attn = 4.0 * (double)a->heads * (double)head_dim(a);
+	bool bw = true;
+	double tg = r->gpu_layers > 0 || r->output_on_gpu
+			    ? vf_infer_decode_step(gpu, gpu_w, r->kv_bytes_per_token_layer * (double)r->gpu_layers,
+						   2.0 * active * frac, attn * (double)r->gpu_layers, r->running,
+						   context, 0, &bw)
+			    : 0;
+	double th = (host_w - emb + (double)r->running * r->kv_bytes_per_token_layer *
+					    (double)(n - r->gpu_layers) * context) / host_bw;
+	r->decode_bandwidth_bound = bw;
+	r->decode_step_seconds = tg >= 0 ? tg + th : -1;
+}
+
 vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 		       const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
 		       struct vf_infer *r, struct vf_error *err)
@@ -198,10 +409,12 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 	r->users = o->users > 0 ? o->users : 1;
 	if (setup->mode != VF_MODE_INFER)
 		return vf_error_set(err, VF_EUSAGE, "--engine, --ctx and --users apply to --mode infer");
-	if (arch->layers <= 0 || arch->hidden <= 0 || arch->heads <= 0)
+	if (arch->layers <= 0 || arch->hidden <= 0 || arch->heads <= 0 || arch->ffn <= 0)
 		return vf_error_set(err, VF_ERR, "inference: the model has no layers, hidden size or heads");
 	if (o->engine == VF_ENGINE_VLLM)
 		r->ctx = o->ctx > 0 ? o->ctx : arch->max_positions > 0 ? arch->max_positions : setup->seq;
+	else if (o->engine == VF_ENGINE_LLAMACPP) /* llama.cpp's default n_ctx */
+		r->ctx = o->ctx > 0 ? o->ctx : 4096;
 	else
 		r->ctx = o->ctx > 0 ? o->ctx : setup->seq;
 	r->prompt = setup->seq < r->ctx ? setup->seq : r->ctx;
@@ -223,8 +436,8 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 		not_modelled(r, "sliding-window layers counted as full attention");
 	if (arch->decoder_layers > 0 || arch->encoder)
 		not_modelled(r, "encoder(-decoder) models: the decoder's cache alone");
-	if (o->engine == VF_ENGINE_TRANSFORMERS && (r->tp > 1 || r->pp > 1))
-		not_modelled(r, "transformers over several GPUs: one GPU's share by the split");
+	if (o->engine != VF_ENGINE_VLLM && (r->tp > 1 || r->pp > 1))
+		not_modelled(r, "transformers or llama.cpp over several GPUs: one GPU's share by the split");
 
 	/* the weights (and the profiling forward) from the estimate */
 	struct vf_setup ps = one_gpu(setup, 1, o->engine == VF_ENGINE_VLLM ? r->max_num_batched_tokens
@@ -251,6 +464,14 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 	struct vf_setup ts = one_gpu(setup, 1, r->prompt);
 	struct vf_estimate te;
 	vf_estimate_run(arch, &ts, gpu, &te);
+	if (o->engine == VF_ENGINE_LLAMACPP) {
+		llamacpp_run(arch, setup, gpu, o, &te, r);
+		if (r->decode_step_seconds > 0) {
+			r->decode_tokens_per_second_per_user = 1.0 / r->decode_step_seconds;
+			r->decode_tokens_per_second_total = (double)r->running / r->decode_step_seconds;
+		}
+		return VF_OK;
+	}
 	/* tensor parallel: an all-reduce of the hidden states after the
 	 * attention and after the MLP of every layer (NCCL over the link) */
 	struct vf__link link;
@@ -319,6 +540,13 @@ cJSON *vf_infer_to_json(const struct vf_infer *r)
 		cJSON_AddNumberToObject(o, "max_num_seqs", (double)r->max_num_seqs);
 	} else {
 		cJSON_AddNullToObject(o, "kv_blocks");
+	}
+	if (r->engine == VF_ENGINE_LLAMACPP) {
+		cJSON_AddNumberToObject(o, "gpu_layers", (double)r->gpu_layers);
+		cJSON_AddBoolToObject(o, "output_on_gpu", r->output_on_gpu);
+		cJSON_AddNumberToObject(o, "host_bytes", (double)r->host_bytes);
+		cJSON_AddNumberToObject(o, "compute_buffer_bytes", (double)r->compute_buffer_bytes);
+		cJSON_AddNumberToObject(o, "bits_per_weight", r->bits_per_weight);
 	}
 	cJSON_AddNumberToObject(o, "weights_bytes", (double)r->weights_bytes);
 	cJSON_AddNumberToObject(o, "max_users", (double)r->max_users);

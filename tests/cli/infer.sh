@@ -44,6 +44,22 @@ expect_json 'j["inference"]["engine"] == "transformers" and j["inference"]["kv_b
 run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 8192
 expect_out_re '^Inference \(transformers: context 8192 tokens'
 
+test_case "llamacpp: llama3.1-8b Q4_K_M (4.58 GiB, 4.89 bits per weight) and a 70B offload"
+run estimate llama3.1-8b --mode infer --engine llamacpp --gpu rtx-4090 --json
+expect_rc 0
+expect_json 'j["inference"]["engine"] == "llamacpp" and j["inference"]["gpu_layers"] == 32 and j["inference"]["output_on_gpu"] is True'
+expect_json 'j["inference"]["weights_bytes"] + j["inference"]["host_bytes"] == 4912898048 and abs(j["inference"]["bits_per_weight"] - 4.894) < 0.001'
+expect_json 'j["inference"]["ctx"] == 4096 and j["gpus"][0]["fits"] is True'
+run estimate llama3.1-70b --mode infer --engine llamacpp --gpu rtx-4090 --json
+expect_json 'j["gpus"][0]["fits"] is False and j["inference"]["fits"] is False'
+run estimate llama3.1-70b --mode infer --engine llamacpp --gpu rtx-4090
+expect_out 'rtx-4090: llama.cpp does not fit: 80 layers and the output'
+run estimate llama3.1-70b --mode infer --engine llamacpp --n-gpu-layers 40 --host-bandwidth 80 --gpu rtx-4090 --json
+expect_json 'j["inference"]["gpu_layers"] == 40 and j["inference"]["host_bytes"] > 20e9 and j["gpus"][0]["fits"] is True'
+run estimate llama3.1-70b --mode infer --engine llamacpp --n-gpu-layers 40 --gpu rtx-4090
+expect_out 'Memory as llama.cpp lays it out'
+expect_out 'weights (40 layers)'
+
 test_case "the inference flags' errors"
 run estimate llama3.1-8b --engine vllm --gpu rtx-4090
 expect_rc 2
@@ -53,6 +69,12 @@ expect_rc 2
 expect_err 'apply to --engine vllm'
 run estimate llama3.1-8b --mode infer --engine tgi --gpu rtx-4090
 expect_rc 2
+run estimate llama3.1-8b --mode infer --engine vllm --gguf-type q8_0 --gpu rtx-4090
+expect_rc 2
+expect_err 'apply to --engine llamacpp'
+run estimate llama3.1-8b --mode infer --engine llamacpp --quant int4 --gpu rtx-4090
+expect_rc 2
+expect_err 'not --quant'
 run estimate llama3.1-8b --mode infer --engine vllm --ctx 1024 --seq 2048 --gpu rtx-4090
 expect_rc 2
 expect_err 'longer than --ctx'

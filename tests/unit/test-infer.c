@@ -201,7 +201,7 @@ static void test_invariants(void)
 	const char *gpus[] = {"rtx-4090", "h100-80gb", "a100-80gb"};
 	for (int mi = 0; mi < 3; mi++)
 		for (int gi = 0; gi < 3; gi++)
-			for (int e = 0; e < 2; e++) {
+			for (int e = 0; e < 3; e++) {
 				const struct vf_arch *a = catalog_arch(models[mi]);
 				const struct vf_gpu_spec *g = vf_gpu_catalog_find(gpus[gi]);
 				if (!a || !g) {
@@ -232,6 +232,77 @@ static void test_invariants(void)
 			}
 }
 
+/* llama.cpp Q4_K_M of llama3.1-8b, by hand from ggml's blocks (Q4_K: 144
+ * bytes per 256, Q6_K: 210 per 256) and llama-quantize's mixture:
+ *   a layer: q 4096x4096 and o: 9437184 each; k 1024x4096: 2359296; v:
+ *   Q6_K 3440640 where use_more_bits, else 2359296; gate + up 2 x 14336 x
+ *   4096: 66060288; down: Q6_K 48168960 where use_more_bits, else
+ *   33030144; two f32 norms 32768:
+ *     layer 0 (more bits) = 138936320, layer 4 (not) = 122716160
+ *   use_more_bits picks 16 of 32 layers (0-3, 28-31, 6, 9, ..., 27)
+ *   embedding Q4_K 128256 x 4096: 295501824; output Q6_K: 430940160 + its
+ *   norm 16384
+ *   file: 16 x 138936320 + 16 x 122716160 + 295501824 + 430956544
+ *       = 4912898048 bytes (4.58 GiB, 4.89 bits per weight: what
+ *         llama.cpp prints for this file) */
+static void test_llamacpp_q4_k_m(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-8b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-4090");
+	if (!a || !g)
+		return;
+	CHECK(vf_gguf_layer_bytes(a, VF_GGUF_Q4_K_M, 0) == 138936320.0);
+	CHECK(vf_gguf_layer_bytes(a, VF_GGUF_Q4_K_M, 4) == 122716160.0);
+	CHECK(vf_gguf_layer_bytes(a, VF_GGUF_Q4_K_M, 6) == 138936320.0);
+	CHECK(vf_gguf_embedding_bytes(a, VF_GGUF_Q4_K_M) == 295501824.0);
+	CHECK(vf_gguf_output_bytes(a, VF_GGUF_Q4_K_M) == 430956544.0);
+	double file = vf_gguf_embedding_bytes(a, VF_GGUF_Q4_K_M) + vf_gguf_output_bytes(a, VF_GGUF_Q4_K_M);
+	for (int i = 0; i < 32; i++)
+		file += vf_gguf_layer_bytes(a, VF_GGUF_Q4_K_M, i);
+	CHECK(file == 4912898048.0);
+	/* q8_0: 34 bytes per 32 everywhere, the output too */
+	CHECK(vf_gguf_output_bytes(a, VF_GGUF_Q8_0) == 525336576.0 * 34 / 32 + 16384);
+	CHECK(vf_ggml_cache_bytes(VF_CACHE_Q8_0) == 34.0 / 32);
+	CHECK(vf_ggml_cache_bytes(VF_CACHE_Q4_0) == 18.0 / 32);
+
+	struct vf_setup s = infer_setup();
+	struct vf_infer_opts o = {.engine = VF_ENGINE_LLAMACPP};
+	struct vf_infer r;
+	struct vf_error err = {0};
+	CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+	CHECK_INT(r.ctx, 4096);
+	CHECK_INT(r.gpu_layers, 32);
+	CHECK(r.output_on_gpu);
+	CHECK_INT(r.host_bytes, 295501824); /* the token embedding stays on the CPU */
+	CHECK_INT(r.weights_bytes, 4912898048LL - 295501824);
+	CHECK(fabs(r.bits_per_weight - 4.894) < 0.001);
+	CHECK(r.fits);
+
+	/* every layer on the CPU (-ngl 0): decode reads all but the embedding
+	 * and one user's KV cache at the mean context (2048 + 4096) / 2 =
+	 * 3072 tokens x 131072 bytes from host memory at 50 GB/s */
+	o.n_gpu_layers = 0;
+	o.ngl_given = true;
+	CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+	CHECK_INT(r.gpu_layers, 0);
+	double want = (4912898048.0 - 295501824 + 131072.0 * 3072) / 50e9;
+	CHECK(fabs(r.decode_step_seconds - want) < 1e-9);
+	/* q8_0 K and V cache: 1024 x 2 x 34 / 32 bytes per token per layer */
+	o.n_gpu_layers = -1;
+	o.cache_k = o.cache_v = VF_CACHE_Q8_0;
+	CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+	CHECK(r.kv_bytes_per_token_layer == 1024.0 * 2 * 34 / 32);
+	/* more layers on the GPU: never slower */
+	double prev = INFINITY;
+	o.cache_k = o.cache_v = VF_CACHE_F16;
+	for (int64_t ngl = 0; ngl <= 33; ngl += 3) {
+		o.n_gpu_layers = ngl;
+		CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+		CHECK(r.decode_step_seconds <= prev);
+		prev = r.decode_step_seconds;
+	}
+}
+
 /* Only --mode infer. */
 static void test_training_refused(void)
 {
@@ -256,6 +327,7 @@ int main(void)
 	RUN(test_vllm_tensor_parallel);
 	RUN(test_decode_bandwidth_bound);
 	RUN(test_invariants);
+	RUN(test_llamacpp_q4_k_m);
 	RUN(test_training_refused);
 	return vf_test_done();
 }

@@ -10,6 +10,12 @@
  *                 memory outside PyTorch is the paged KV cache, cut into
  *                 blocks of 16 tokens; it refuses to start when one
  *                 sequence of max_model_len (--ctx) does not fit.
+ *   llamacpp      GGUF weights as llama-quantize lays them out (a file type:
+ *                 each tensor's ggml type and its block bytes), the last
+ *                 --n-gpu-layers layers (and the output layer when all
+ *                 are) on the GPU, the rest in host memory read at the
+ *                 host's bandwidth; the KV cache of --ctx per user in
+ *                 --cache-type-k/v, and the compute buffer.
  *
  * Speeds: prefill (TTFT) by the kernel model of steptime.c over the
  * prompt; decode bandwidth-bound: each step reads the weights once and
@@ -28,7 +34,14 @@
 #include "vramfit/model/arch.h"
 #include "vramfit/estimate/setup.h"
 
-enum vf_engine { VF_ENGINE_TRANSFORMERS, VF_ENGINE_VLLM };
+enum vf_engine { VF_ENGINE_TRANSFORMERS, VF_ENGINE_VLLM, VF_ENGINE_LLAMACPP };
+
+/* llama.cpp's GGUF file types (llama-quantize's names) and KV cache types. */
+enum vf_gguf_type {
+	VF_GGUF_F16, VF_GGUF_BF16, VF_GGUF_Q8_0, VF_GGUF_Q6_K, VF_GGUF_Q5_K_M, VF_GGUF_Q4_K_M,
+	VF_GGUF_Q4_0, VF_GGUF_COUNT
+};
+enum vf_ggml_cache { VF_CACHE_F16, VF_CACHE_Q8_0, VF_CACHE_Q4_0 };
 
 /* vLLM's defaults (vllm/config/cache.py, vllm/engine/arg_utils.py). */
 #define VF_VLLM_BLOCK_SIZE 16
@@ -44,6 +57,14 @@ struct vf_infer_opts {
 	int64_t max_num_batched_tokens; /* vLLM; 0: 2048 below 70 GiB or on an A100, else 8192 */
 	int64_t max_num_seqs;        /* vLLM; 0: 256 below 70 GiB or on an A100, else 1024 */
 	bool kv_fp8;                 /* --kv-cache-dtype fp8: one byte per element */
+	/* llama.cpp */
+	enum vf_gguf_type gguf_type; /* default q4_k_m (VF_GGUF_COUNT: unset) */
+	bool gguf_given;
+	int64_t n_gpu_layers;        /* -1 (or 0 unset): every layer and the output */
+	bool ngl_given;
+	double host_bandwidth_gbs;   /* CPU memory bandwidth, GB/s; 0: 50 */
+	enum vf_ggml_cache cache_k, cache_v; /* default f16 */
+	int64_t n_ubatch;            /* physical batch; 0: 512 */
 };
 
 struct vf_infer {
@@ -71,11 +92,31 @@ struct vf_infer {
 	double decode_tokens_per_second_per_user;
 	double decode_tokens_per_second_total;
 	bool decode_bandwidth_bound; /* the step is the bytes' time, not the FLOPs' */
+	/* llama.cpp */
+	int64_t gpu_layers;          /* layers on the GPU */
+	bool output_on_gpu;
+	int64_t host_bytes;          /* weights (and KV of CPU layers at ctx) in host memory */
+	int64_t compute_buffer_bytes;
+	double bits_per_weight;      /* the GGUF file's mean over its tensors */
 	bool approximate;            /* something the model does not cover: see `not_modelled` */
 	char not_modelled[160];
 };
 
 const char *vf_engine_name(enum vf_engine e);
+const char *vf_gguf_type_name(enum vf_gguf_type t);
+bool vf_gguf_type_parse(const char *s, enum vf_gguf_type *out);
+bool vf_ggml_cache_parse(const char *s, enum vf_ggml_cache *out);
+
+/* ggml block sizes: bytes per element of a ggml type's blocks (q8_0: 34
+ * bytes per 32, q4_K: 144 per 256, q6_K: 210 per 256, ...). */
+double vf_ggml_cache_bytes(enum vf_ggml_cache c);
+
+/* Bytes of the GGUF file's tensors llama-quantize writes for `ftype`:
+ * per decoder layer i of n (the mixtures give attn_v and ffn_down more
+ * bits in some layers), the token embedding and the output layer. */
+double vf_gguf_layer_bytes(const struct vf_arch *a, enum vf_gguf_type t, int64_t i);
+double vf_gguf_embedding_bytes(const struct vf_arch *a, enum vf_gguf_type t);
+double vf_gguf_output_bytes(const struct vf_arch *a, enum vf_gguf_type t);
 /* "transformers" | "vllm" -> *out; false when unknown. */
 bool vf_engine_parse(const char *s, enum vf_engine *out);
 

@@ -370,7 +370,8 @@ static void llamacpp_run(const struct vf_arch *a, const struct vf_setup *s,
 	if (a->kv_lora_rank > 0)
 		not_modelled(r, "llama.cpp MLA cache: counted as full K and V");
 	not_modelled(r, "llama.cpp's CUDA context taken as PyTorch's; compute buffer from the ubatch's logits "
-			"and activations");
+			"and activations; decode at the device-copy bandwidth, an upper bound for its quantized "
+			"mat-vec kernels (not calibrated on published tables)");
 
 	/* speeds: the prompt's forward on the GPU (ggml copies the host
 	 * layers' weights over PCIe for a batch), decode: the GPU's bytes at

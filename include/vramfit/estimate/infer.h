@@ -99,7 +99,7 @@ struct vf_infer {
 	int64_t compute_buffer_bytes;
 	double bits_per_weight;      /* the GGUF file's mean over its tensors */
 	bool approximate;            /* something the model does not cover: see `not_modelled` */
-	char not_modelled[160];
+	char not_modelled[400];
 };
 
 const char *vf_engine_name(enum vf_engine e);

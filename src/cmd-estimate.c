@@ -1602,6 +1602,7 @@ struct est_args {
 	struct whole w;
 	double margin;
 	const char *engine, *kv_dtype, *gguf, *cache_k, *cache_v;
+	bool infer_given;
 	struct vf_infer_opts inf;
 };
 
@@ -1663,6 +1664,7 @@ static int infer_args(struct est_args *a)
 	a->inf.ngl_given = a->inf.n_gpu_layers != -2;
 	bool cpp_only = a->gguf || a->cache_k || a->cache_v || a->inf.ngl_given || a->inf.host_bandwidth_gbs > 0;
 	bool any = a->engine || a->inf.ctx || a->inf.users || vllm_only || cpp_only;
+	a->infer_given = any;
 	if (any && a->setup.mode != VF_MODE_INFER)
 		return vf_cli_usage("estimate", "--engine, --ctx, --users and the vllm flags apply to --mode infer");
 	if (a->engine)
@@ -2050,6 +2052,8 @@ static int output(const struct est_args *a, struct result *r)
  * vLLM's verdict is whether it starts (one --ctx sequence in the blocks). */
 static int infer_rows(const struct est_args *a, struct result *r)
 {
+	if ((r->tg.dit || r->tg.vision) && a->infer_given)
+		return vf_cli_usage("estimate", "--engine and the inference flags apply to language models");
 	if (r->s.mode != VF_MODE_INFER || r->tg.dit || r->tg.vision)
 		return -1;
 	for (int i = 0; i < r->nrows; i++) {

@@ -467,6 +467,8 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 	vf_estimate_run(arch, &ts, gpu, &te);
 	if (o->engine == VF_ENGINE_LLAMACPP) {
 		llamacpp_run(arch, setup, gpu, o, &te, r);
+		if (!r->fits)
+			r->ttft_seconds = r->decode_step_seconds = -1;
 		if (r->decode_step_seconds > 0) {
 			r->decode_tokens_per_second_per_user = 1.0 / r->decode_step_seconds;
 			r->decode_tokens_per_second_total = (double)r->running / r->decode_step_seconds;
@@ -488,8 +490,24 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 	/* decode: the weights read each step (the embedding table by row) */
 	double per_param = prof.params > 0 ? (double)prof.weights_full / (double)prof.params : C;
 	double emb = arch->tied_embeddings ? 0 : (double)arch->vocab * (double)arch->hidden * per_param;
-	double wread = ((double)prof.weights_full - emb) / ((double)r->tp * r->pp);
 	double active = arch->active_params > 0 ? (double)arch->active_params : (double)prof.params;
+	double wparams = (double)prof.params;
+	if (arch->experts > 1 && arch->experts_per_token > 0 && arch->experts_per_token < arch->experts) {
+		/* MoE: the experts the step's tokens route to, each read once;
+		 * uniform routing: a share 1 - (1 - k/E)^users of them */
+		double E = (double)arch->experts, k = (double)arch->experts_per_token;
+		double eff = (double)(arch->moe_ffn > 0 ? arch->moe_ffn : arch->ffn);
+		double ml = (double)(arch->moe_layers >= 0 ? arch->moe_layers : arch->layers);
+		double expert = ml * E * (arch->gated_mlp ? 3 : 2) * (double)arch->hidden * eff;
+		if (expert > wparams)
+			expert = wparams;
+		if (arch->active_params <= 0)
+			active = wparams - expert * (1 - k / E);
+		double u = (double)(r->max_users >= 1 && r->users > r->max_users ? r->max_users : r->users);
+		wparams = wparams - expert + expert * (1 - pow(1 - k / E, u));
+		not_modelled(r, "MoE routing taken as uniform over the experts");
+	}
+	double wread = (wparams * per_param - emb) / ((double)r->tp * r->pp);
 	double flops0 = 2.0 * active / ((double)r->tp * r->pp);
 	double attn = 4.0 * (double)arch->heads * (double)head_dim(arch) * (double)r->attn_layers / r->tp;
 	double host = 0;
@@ -510,6 +528,8 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 						      r->running, context, host, &r->decode_bandwidth_bound);
 	if (r->decode_step_seconds > 0) /* a token passes the pipeline's stages one after another */
 		r->decode_step_seconds *= r->pp;
+	if (!r->fits) /* nothing runs: no speeds */
+		r->ttft_seconds = r->decode_step_seconds = -1;
 	if (r->decode_step_seconds > 0) {
 		r->decode_tokens_per_second_per_user = 1.0 / r->decode_step_seconds;
 		r->decode_tokens_per_second_total = (double)r->running / r->decode_step_seconds;

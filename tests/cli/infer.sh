@@ -34,6 +34,7 @@ expect_out 'rtx-4090: vLLM refuses to start: the model'"'"'s max seq len (131072
 run estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090 --json
 expect_json 'j["gpus"][0]["fits"] is False and j["inference"]["fits"] is False and j["inference"]["max_users"] == 0'
 expect_json '"47376" in j["inference"]["refusal"]'
+expect_json 'j["inference"]["ttft_seconds"] is None and j["inference"]["decode_tokens_per_second_per_user"] is None'
 
 test_case "fp8 KV cache doubles the blocks; transformers has none"
 run estimate llama3.1-8b --mode infer --engine vllm --kv-cache-dtype fp8 --gpu rtx-4090 --ctx 8192 --json
@@ -69,6 +70,9 @@ expect_rc 2
 expect_err 'apply to --engine vllm'
 run estimate llama3.1-8b --mode infer --engine tgi --gpu rtx-4090
 expect_rc 2
+run estimate ltx-2-19b --mode infer --engine vllm --gpu h100-80gb
+expect_rc 2
+expect_err 'apply to language models'
 run estimate llama3.1-8b --mode infer --engine vllm --gguf-type q8_0 --gpu rtx-4090
 expect_rc 2
 expect_err 'apply to --engine llamacpp'

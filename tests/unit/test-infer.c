@@ -303,6 +303,32 @@ static void test_llamacpp_q4_k_m(void)
 	}
 }
 
+/* MoE: one user's token reads the experts it routes to, not all of them
+ * (Mixtral 8x7B, 2 of 8: well under the time of reading every weight);
+ * a setup vLLM refuses gets no speeds. */
+static void test_moe_and_refused_speeds(void)
+{
+	const struct vf_arch *a = catalog_arch("mixtral-8x7b");
+	const struct vf_gpu_spec *h = vf_gpu_catalog_find("h100-80gb");
+	if (!a || !h) {
+		CHECK(a && h);
+		return;
+	}
+	struct vf_setup s = infer_setup();
+	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .ctx = 4096};
+	struct vf_infer r;
+	struct vf_error err = {0};
+	CHECK(vf_infer_run(a, &s, h, &o, &r, &err) == VF_OK);
+	CHECK(!r.fits); /* 87 GiB of bf16 weights in a 71.7 GiB budget */
+	CHECK(r.ttft_seconds < 0 && r.decode_step_seconds < 0);
+	s.tp = 2;
+	CHECK(vf_infer_run(a, &s, h, &o, &r, &err) == VF_OK);
+	CHECK(r.fits);
+	double all = (double)r.weights_bytes / (h->bandwidth_gbs * 1e9 * 0.88);
+	CHECK(r.decode_step_seconds > 0 && r.decode_step_seconds < 0.6 * all);
+	CHECK(r.approximate);
+}
+
 /* Only --mode infer. */
 static void test_training_refused(void)
 {
@@ -328,6 +354,7 @@ int main(void)
 	RUN(test_decode_bandwidth_bound);
 	RUN(test_invariants);
 	RUN(test_llamacpp_q4_k_m);
+	RUN(test_moe_and_refused_speeds);
 	RUN(test_training_refused);
 	return vf_test_done();
 }

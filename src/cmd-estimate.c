@@ -985,12 +985,18 @@ static void print_advice(FILE *o, const struct gpu_row *rows, int nrows, double 
 		if (r->fits)
 			continue;
 		if (r->has_inf && r->inf.engine == VF_ENGINE_LLAMACPP) {
-			fprintf(o, "%s: llama.cpp does not fit: %s\n", r->spec.id, r->inf.why);
+			fprintf(o, "%s: llama.cpp does not fit: %s", r->spec.id, r->inf.why);
+			if (r->inf.max_ctx > 0)
+				fprintf(o, " or --ctx %" PRId64 " or less", r->inf.max_ctx);
+			fprintf(o, "\n");
 			continue;
 		}
 		if (r->has_inf && r->inf.engine == VF_ENGINE_VLLM) {
-			fprintf(o, "%s: vLLM refuses to start: %s; try a smaller --ctx, --kv-cache-dtype fp8, "
-				   "--quant or --tp N\n", r->spec.id, r->inf.why);
+			char ctx[64] = "a smaller --ctx";
+			if (r->inf.max_ctx > 0)
+				snprintf(ctx, sizeof ctx, "--ctx %" PRId64 " or less", r->inf.max_ctx);
+			fprintf(o, "%s: vLLM refuses to start: %s; try %s, --kv-cache-dtype fp8, --quant or --tp N\n",
+				r->spec.id, r->inf.why, ctx);
 			continue;
 		}
 		int64_t term = vf_estimate_term(&r->est, r->est.dominant);

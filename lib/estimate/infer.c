@@ -169,6 +169,7 @@ static void vllm_memory(const struct vf_arch *a, const struct vf_setup *s,
 	r->max_concurrency = vf_infer_vllm_concurrency(r->kv_blocks, r->ctx, r->block_size);
 	r->max_users = (int64_t)floor(r->max_concurrency);
 	int64_t tokens = r->kv_blocks * r->block_size;
+	r->max_ctx = tokens;
 	if (r->kv_blocks <= 0) {
 		r->fits = false;
 		snprintf(r->why, sizeof r->why,
@@ -349,6 +350,9 @@ static void llamacpp_run(const struct vf_arch *a, const struct vf_setup *s,
 	else /* nothing on the GPU holds a cache: host memory decides (not modelled) */
 		r->max_users = vram > fixed ? r->users : 0;
 	r->fits = r->max_users >= 1;
+	double per_tok = r->kv_bytes_per_token_layer * (double)r->gpu_layers;
+	if (per_tok > 0)
+		r->max_ctx = vram > fixed ? (int64_t)floor((vram - fixed) / per_tok) : 0;
 	r->kv_cache_bytes = (int64_t)(kv_seq_gpu * (double)r->users);
 	r->host_bytes = (int64_t)(host_w + kv_seq_host * (double)r->users);
 	double nparams = 0;
@@ -406,6 +410,7 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 	r->tp = setup->tp > 1 ? setup->tp : 1;
 	r->pp = setup->pp > 1 ? setup->pp : 1;
 	r->kv_blocks = -1;
+	r->max_ctx = -1;
 	r->ttft_seconds = r->decode_step_seconds = -1;
 	r->users = o->users > 0 ? o->users : 1;
 	if (setup->mode != VF_MODE_INFER)
@@ -571,6 +576,10 @@ cJSON *vf_infer_to_json(const struct vf_infer *r)
 	}
 	cJSON_AddNumberToObject(o, "weights_bytes", (double)r->weights_bytes);
 	cJSON_AddNumberToObject(o, "max_users", (double)r->max_users);
+	if (r->max_ctx >= 0)
+		cJSON_AddNumberToObject(o, "max_ctx", (double)r->max_ctx);
+	else
+		cJSON_AddNullToObject(o, "max_ctx");
 	cJSON_AddBoolToObject(o, "fits", r->fits);
 	if (!r->fits)
 		cJSON_AddStringToObject(o, "refusal", r->why);

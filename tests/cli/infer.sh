@@ -30,10 +30,10 @@ test_case "vllm refuses the model's default max_model_len on a 24 GB card"
 run estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090
 expect_rc 0
 expect_out_re '^rtx-4090 +[0-9.]+ GiB +no'
-expect_out 'rtx-4090: vLLM refuses to start: the model'"'"'s max seq len (131072) is larger than the maximum number of tokens that can be stored in KV cache (47376)'
+expect_out 'rtx-4090: vLLM refuses to start: the model'"'"'s max seq len (131072) is larger than the maximum number of tokens that can be stored in KV cache (47376); try --ctx 47376 or less'
 run estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090 --json
 expect_json 'j["gpus"][0]["fits"] is False and j["inference"]["fits"] is False and j["inference"]["max_users"] == 0'
-expect_json '"47376" in j["inference"]["refusal"]'
+expect_json '"47376" in j["inference"]["refusal"] and j["inference"]["max_ctx"] == 47376'
 expect_json 'j["inference"]["ttft_seconds"] is None and j["inference"]["decode_tokens_per_second_per_user"] is None'
 
 test_case "fp8 KV cache doubles the blocks; transformers has none"

@@ -85,6 +85,8 @@ struct vf_infer {
 	int64_t max_num_batched_tokens, max_num_seqs;
 	double max_concurrency;      /* vLLM's "Maximum concurrency for ctx tokens per request" */
 	int64_t max_users;           /* sequences of ctx tokens at once (0: none) */
+	int64_t max_ctx;             /* the longest context one sequence can have (vLLM: blocks x
+					block_size, its estimate_max_model_len); -1 unknown */
 	bool fits;                   /* one sequence of ctx fits (vLLM starts) */
 	char why[200];               /* when not: the engine's refusal in words */
 	double ttft_seconds;         /* prefill of the prompt; < 0 unknown */

@@ -40,6 +40,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vramfit/estimate/estimate.h"
@@ -349,6 +350,8 @@ static void llamacpp_run(const struct vf_arch *a, const struct vf_setup *s,
 		r->max_users = vram > fixed ? (int64_t)floor((vram - fixed) / kv_seq_gpu) : 0;
 	else /* nothing on the GPU holds a cache: host memory decides (not modelled) */
 		r->max_users = vram > fixed ? r->users : 0;
+	if (r->gpu_layers < n)
+		not_modelled(r, "host memory for the offloaded layers and their KV cache not checked");
 	r->fits = r->max_users >= 1;
 	double per_tok = r->kv_bytes_per_token_layer * (double)r->gpu_layers;
 	if (per_tok > 0)
@@ -540,6 +543,118 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 		r->decode_tokens_per_second_total = (double)r->running / r->decode_step_seconds;
 	}
 	return VF_OK;
+}
+
+/* ---- the ways to serve (fit --mode infer) ------------------------------- */
+
+static bool serves(const struct vf_infer *r, const struct vf_infer_opts *o)
+{
+	return r->fits && r->max_users >= (o->users > 0 ? o->users : 1) && r->decode_step_seconds > 0;
+}
+
+/* Fastest decode per user first; on a tie, fewer GPUs. */
+static int cand_cmp(const void *x, const void *y)
+{
+	const struct vf_infer_candidate *a = x, *b = y;
+	double ta = a->r.decode_tokens_per_second_per_user, tb = b->r.decode_tokens_per_second_per_user;
+	if (ta != tb)
+		return ta > tb ? -1 : 1;
+	return a->gpus < b->gpus ? -1 : a->gpus > b->gpus ? 1 : 0;
+}
+
+static int vllm_candidates(const struct vf_arch *a, const struct vf_setup *base,
+			   const struct vf_gpu_spec *gpu, int gpus, const struct vf_infer_opts *o,
+			   struct vf_infer_candidate *out, int max)
+{
+	static const enum vf_quant quants[] = {VF_QUANT_NONE, VF_QUANT_FP8, VF_QUANT_INT4};
+	static const char *const qwords[] = {"bf16", "fp8", "int4"};
+	int n = 0;
+	int64_t kvh = a->kv_heads > 0 ? a->kv_heads : a->heads;
+	for (int tp = 1; tp <= 8 && tp <= gpus; tp *= 2) {
+		if (a->heads % tp != 0 || (kvh >= tp && kvh % tp != 0))
+			continue; /* vLLM splits whole heads */
+		for (int q = 0; q < 3; q++)
+			for (int kv = 0; kv < 2 && n < max; kv++) {
+				struct vf_setup s = *base;
+				s.tp = (int16_t)tp;
+				s.pp = 1;
+				s.quant = quants[q];
+				struct vf_infer_opts vo = *o;
+				vo.engine = VF_ENGINE_VLLM;
+				vo.kv_fp8 = kv == 1;
+				struct vf_infer_candidate *c = &out[n];
+				struct vf_error err = {0};
+				if (vf_infer_run(a, &s, gpu, &vo, &c->r, &err) != VF_OK || !serves(&c->r, o))
+					continue;
+				c->engine = VF_ENGINE_VLLM;
+				c->gpus = tp;
+				snprintf(c->what, sizeof c->what, "vllm%s%.0d, %s weights%s", tp > 1 ? " tp " : "",
+					 tp > 1 ? tp : 0, qwords[q], kv ? ", fp8 KV" : "");
+				snprintf(c->gives_up, sizeof c->gives_up, "%s%s%s", q == 2 ? "4-bit weights" : q == 1 ? "8-bit weights" : "",
+					 q && kv ? "; " : "", kv ? "fp8 KV cache" : "");
+				n++;
+			}
+	}
+	return n;
+}
+
+static int llamacpp_candidates(const struct vf_arch *a, const struct vf_setup *base,
+			       const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
+			       struct vf_infer_candidate *out, int max)
+{
+	static const enum vf_gguf_type types[] = {VF_GGUF_F16, VF_GGUF_Q8_0, VF_GGUF_Q6_K,
+						  VF_GGUF_Q5_K_M, VF_GGUF_Q4_K_M, VF_GGUF_Q4_0};
+	int n = 0;
+	for (int i = 0; i < 6 && n < max; i++) {
+		struct vf_infer_opts lo = *o;
+		lo.engine = VF_ENGINE_LLAMACPP;
+		lo.gguf_type = types[i];
+		lo.gguf_given = true;
+		lo.ngl_given = true;
+		struct vf_infer_candidate *c = &out[n];
+		struct vf_error err = {0};
+		/* every layer and the output, else the most layers that fit */
+		int64_t ngl = a->layers + 1;
+		for (; ngl >= 1; ngl--) { /* at least one layer: a GPU option */
+			lo.n_gpu_layers = ngl;
+			if (vf_infer_run(a, base, gpu, &lo, &c->r, &err) == VF_OK && serves(&c->r, o))
+				break;
+		}
+		if (ngl < 1)
+			continue;
+		c->engine = VF_ENGINE_LLAMACPP;
+		c->gpus = 1;
+		if (ngl > a->layers)
+			snprintf(c->what, sizeof c->what, "llamacpp %s", vf_gguf_type_name(types[i]));
+		else
+			snprintf(c->what, sizeof c->what, "llamacpp %s, %lld of %lld layers on the GPU",
+				 vf_gguf_type_name(types[i]), (long long)ngl, (long long)a->layers);
+		snprintf(c->gives_up, sizeof c->gives_up, "%s%s%s",
+			 types[i] == VF_GGUF_F16 ? "" : "quantized weights",
+			 types[i] != VF_GGUF_F16 && ngl <= a->layers ? "; " : "",
+			 ngl <= a->layers ? "layers in host memory (slow)" : "");
+		n++;
+	}
+	return n;
+}
+
+int vf_infer_candidates(const struct vf_arch *arch, const struct vf_setup *setup,
+			const struct vf_gpu_spec *gpu, int gpus, const struct vf_infer_opts *o,
+			struct vf_infer_candidate *out, int max)
+{
+	int n = 0;
+	if (gpus < 1)
+		gpus = 1;
+	struct vf_setup base = *setup;
+	base.mode = VF_MODE_INFER;
+	base.split = VF_SPLIT_NONE;
+	base.gpus = 1;
+	if (o->engine != VF_ENGINE_LLAMACPP)
+		n += vllm_candidates(arch, &base, gpu, gpus, o, out + n, max - n);
+	if (o->engine != VF_ENGINE_VLLM && n < max)
+		n += llamacpp_candidates(arch, &base, gpu, o, out + n, max - n);
+	qsort(out, (size_t)n, sizeof *out, cand_cmp);
+	return n;
 }
 
 cJSON *vf_infer_to_json(const struct vf_infer *r)

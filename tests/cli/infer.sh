@@ -61,6 +61,20 @@ run estimate llama3.1-70b --mode infer --engine llamacpp --n-gpu-layers 40 --gpu
 expect_out 'Memory as llama.cpp lays it out'
 expect_out 'weights (40 layers)'
 
+test_case "fit --mode infer --engine: the ways to serve llama3.1-70b on two RTX 3090"
+run fit llama3.1-70b --mode infer --engine any --gpu rtx-3090:2 --ctx 4096
+expect_rc 0
+expect_out 'Serving llama3.1-70b'
+expect_out_re '^rtx-3090 x2 +vllm tp 2, int4 weights, fp8 KV +2 '
+expect_out 'layers in host memory'
+run fit llama3.1-70b --mode infer --engine vllm --gpu rtx-3090:2 --ctx 4096 --json
+expect_rc 0
+expect_json 'j["gpus"][0]["id"] == "rtx-3090" and j["gpus"][0]["options"][0]["inference"]["kv_blocks"] == 353'
+expect_json 'all(o["inference"]["engine"] == "vllm" and o["inference"]["fits"] for o in j["gpus"][0]["options"])'
+run fit llama3.1-70b --engine vllm --gpu rtx-3090:2
+expect_rc 2
+expect_err 'with --mode infer'
+
 test_case "the inference flags' errors"
 run estimate llama3.1-8b --engine vllm --gpu rtx-4090
 expect_rc 2

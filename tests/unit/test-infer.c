@@ -329,6 +329,49 @@ static void test_moe_and_refused_speeds(void)
 	CHECK(r.approximate);
 }
 
+/* fit --mode infer: the ways that serve, each fitting its users, fastest
+ * first; llama3.1-70b on two RTX 3090 at 4k: vLLM tensor parallel 2 with
+ * int4 weights and an fp8 KV cache (bf16 KV holds 176 blocks = 2816
+ * tokens < 4096; fp8 353 blocks = 5648), and llama.cpp offloads. */
+static void test_candidates(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-70b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-3090");
+	if (!a || !g) {
+		CHECK(a && g);
+		return;
+	}
+	struct vf_setup s = infer_setup();
+	struct vf_infer_opts o = {.engine = VF_ENGINE_TRANSFORMERS, .ctx = 4096, .users = 1};
+	struct vf_infer_candidate c[64];
+	int n = vf_infer_candidates(a, &s, g, 2, &o, c, 64);
+	CHECK(n >= 2);
+	bool tp2 = false, offload = false;
+	for (int i = 0; i < n; i++) {
+		CHECK(c[i].r.fits && c[i].r.max_users >= 1);
+		CHECK(c[i].gpus <= 2);
+		if (i > 0)
+			CHECK(c[i].r.decode_tokens_per_second_per_user <= c[i - 1].r.decode_tokens_per_second_per_user);
+		if (c[i].engine == VF_ENGINE_VLLM && c[i].gpus == 2 && strstr(c[i].what, "int4") &&
+		    strstr(c[i].what, "fp8 KV")) {
+			tp2 = true;
+			CHECK_INT(c[i].r.kv_blocks, 353);
+		}
+		if (c[i].engine == VF_ENGINE_LLAMACPP && c[i].r.gpu_layers < 80)
+			offload = true;
+	}
+	CHECK(tp2);
+	CHECK(offload);
+	CHECK_STR(c[0].what, "vllm tp 2, int4 weights, fp8 KV");
+	/* one GPU: no tensor parallel option */
+	n = vf_infer_candidates(a, &s, g, 1, &o, c, 64);
+	for (int i = 0; i < n; i++)
+		CHECK(c[i].gpus == 1);
+	/* more users than any option holds: none */
+	o.users = 100000;
+	CHECK_INT(vf_infer_candidates(a, &s, g, 2, &o, c, 64), 0);
+}
+
 /* Only --mode infer. */
 static void test_training_refused(void)
 {
@@ -355,6 +398,7 @@ int main(void)
 	RUN(test_invariants);
 	RUN(test_llamacpp_q4_k_m);
 	RUN(test_moe_and_refused_speeds);
+	RUN(test_candidates);
 	RUN(test_training_refused);
 	return vf_test_done();
 }

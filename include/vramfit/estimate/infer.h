@@ -147,6 +147,28 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 		       const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
 		       struct vf_infer *out, struct vf_error *err);
 
+/* One way to serve the model on up to `gpus` GPUs of a kind (fit --mode
+ * infer): the engine and its settings, in words, what it gives up, and
+ * the answer. */
+struct vf_infer_candidate {
+	enum vf_engine engine;
+	int gpus;
+	char what[96];      /* "vllm tp 2, int4 weights, fp8 KV" */
+	char gives_up[96];  /* "4-bit weights; fp8 KV cache" ("" nothing) */
+	struct vf_infer r;
+};
+
+/* The ways that serve `o->users` users at `o->ctx` on up to `gpus` GPUs
+ * (0: one): vLLM at tensor-parallel 1, 2, 4, 8 (heads divisible) with
+ * bf16, fp8 or int4 weights and an auto or fp8 KV cache; llama.cpp on
+ * one GPU with each GGUF type, every layer on the GPU or as many as fit
+ * (the rest offloaded to the host). Fastest decode per user first (on a
+ * tie, fewer GPUs); engine = VF_ENGINE_TRANSFORMERS in o means both
+ * engines. Returns how many were written to out (at most max). */
+int vf_infer_candidates(const struct vf_arch *arch, const struct vf_setup *setup,
+			const struct vf_gpu_spec *gpu, int gpus, const struct vf_infer_opts *o,
+			struct vf_infer_candidate *out, int max);
+
 /* The "inference" object of estimate --json. Caller owns. */
 cJSON *vf_infer_to_json(const struct vf_infer *r);
 

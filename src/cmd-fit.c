@@ -956,6 +956,20 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 	return VF_EXIT_OK;
 }
 
+/* --mode infer --engine: the ways to serve on each kind (fit-serve.c). */
+static int fit_serve(const struct fit_args *a, const struct vf_model *m, const struct gpu_group *groups,
+		     int ng)
+{
+	const struct vf_gpu_spec *specs[64];
+	int counts[64];
+	for (int i = 0; i < ng; i++) {
+		specs[i] = groups[i].spec;
+		counts[i] = groups[i].count;
+	}
+	return vf_fit_serve(m->entry ? m->entry->id : a->model, &m->arch, &a->setup, specs, counts, ng,
+			    &a->inf, (int)a->top, a->json);
+}
+
 static int run(int argc, char **argv)
 {
 	struct fit_args a;
@@ -1026,16 +1040,9 @@ static int run(int argc, char **argv)
 			if ((a.all_gpus || cat[i].common) && cat[i].bf16_tflops > 0)
 				groups[ng++] = (struct gpu_group){&cat[i], 0};
 	}
-	if (a.engine) {
-		const struct vf_gpu_spec *specs[64];
-		int counts[64];
-		for (int i = 0; i < ng; i++) {
-			specs[i] = groups[i].spec;
-			counts[i] = groups[i].count;
-		}
-		rc = vf_fit_serve(m->entry ? m->entry->id : a.model, &m->arch, &a.setup, specs, counts, ng,
-				  &a.inf, (int)a.top, a.json);
-	} else if (a.search)
+	if (a.engine)
+		rc = fit_serve(&a, m, groups, ng);
+	else if (a.search)
 		rc = fit_search(&a, m, groups, ng);
 	else
 		rc = fit_table(&a, m, groups, ng);

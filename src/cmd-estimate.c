@@ -19,6 +19,7 @@
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/estimate/groundtruth.h"
+#include "vramfit/estimate/infer.h"
 #include "vramfit/base/json.h"
 #include "vramfit/model/model.h"
 #include "vramfit/model/models.h"
@@ -85,6 +86,8 @@ struct gpu_row {
 	struct vf_split *split;  /* --split/--tp/--pp: what each GPU holds (owned) */
 	char split_hint[192];    /* inference too big for one: the split that fits */
 	char tier_what[320];     /* the trainer's model: the tier config it runs (estimate-tier.h) */
+	struct vf_infer inf;     /* --mode infer of a language model: as the engine serves it */
+	bool has_inf;
 };
 
 /* "a, b or c": the remedy's parts joined into o (n bytes). */
@@ -1089,6 +1092,21 @@ static void print_advice(FILE *o, const struct gpu_row *rows, int nrows, double 
 		const struct gpu_row *r = &rows[i];
 		if (r->fits)
 			continue;
+		if (r->has_inf && r->inf.engine == VF_ENGINE_LLAMACPP) {
+			fprintf(o, "%s: llama.cpp does not fit: %s", r->spec.id, r->inf.why);
+			if (r->inf.max_ctx > 0)
+				fprintf(o, " or --ctx %" PRId64 " or less", r->inf.max_ctx);
+			fprintf(o, "\n");
+			continue;
+		}
+		if (r->has_inf && r->inf.engine == VF_ENGINE_VLLM) {
+			char ctx[64] = "a smaller --ctx";
+			if (r->inf.max_ctx > 0)
+				snprintf(ctx, sizeof ctx, "--ctx %" PRId64 " or less", r->inf.max_ctx);
+			fprintf(o, "%s: vLLM refuses to start: %s; try %s, --kv-cache-dtype fp8, --quant or --tp N\n",
+				r->spec.id, r->inf.why, ctx);
+			continue;
+		}
 		int64_t term = vf_estimate_term(&r->est, r->est.dominant);
 		fprintf(o, "%s: does not fit: needs %s of %s; %s (%s, %.0f%% of the peak, %s phase) dominates\n",
 			r->spec.id, vf_fmt_bytes(b1, sizeof b1, (double)r->est.peak_bytes),
@@ -1114,6 +1132,117 @@ static void print_advice(FILE *o, const struct gpu_row *rows, int nrows, double 
 
 static void print_dit_phases(FILE *o, const struct vf_estimate *e);
 
+/* vLLM's memory on the first GPU: what its budget holds, and the rest. */
+static void print_vllm_memory(FILE *o, const struct gpu_row *r)
+{
+	const struct vf_infer *f = &r->inf;
+	double card = (double)vf_estimate_gpu_bytes(&r->spec);
+	char b1[64], b2[64], name[96];
+	fprintf(o, "%sMemory as vLLM lays it out%s (on %s%s: %.0f%% of the card is its budget)\n",
+		vf_cli_sgr(o, "1"), vf_cli_sgr(o, "0"), r->spec.id, f->tp * f->pp > 1 ? ", one GPU of the split" : "",
+		100.0 * (double)f->budget_bytes / card);
+	const char *hdr[] = {"term", "size", "% of card"};
+	struct vf_table t;
+	vf_table_init(&t, 3, hdr);
+	vf_table_set_right(&t, 1, true);
+	vf_table_set_right(&t, 2, true);
+	double kv = f->kv_blocks > 0 ? (double)f->kv_cache_bytes : 0;
+	double rest = (double)f->budget_bytes - (double)f->weights_bytes - (double)f->activation_bytes -
+		      (double)f->non_torch_bytes - kv;
+	snprintf(name, sizeof name, "KV cache (%" PRId64 " blocks of %d tokens)", f->kv_blocks > 0 ? f->kv_blocks : 0,
+		 f->block_size);
+	const char *label[] = {"weights", "profiled forward (activations, sampler)", "CUDA context",
+			       name, "budget less whole blocks", "outside the budget (CUDA graphs)"};
+	double v[] = {(double)f->weights_bytes, (double)f->activation_bytes, (double)f->non_torch_bytes,
+		      kv, rest > 0 ? rest : 0, card - (double)f->budget_bytes};
+	for (int i = 0; i < 6; i++)
+		vf_table_addf(&t, label[i], vf_fmt_bytes(b1, sizeof b1, v[i]),
+			      (snprintf(b2, sizeof b2, "%.1f%%", 100.0 * v[i] / card), b2));
+	vf_table_addf(&t, "card", vf_fmt_bytes(b1, sizeof b1, card), "100.0%");
+	vf_table_print(&t, o);
+	vf_table_release(&t);
+}
+
+/* llama.cpp's memory on the first GPU and in host memory. */
+static void print_llamacpp_memory(FILE *o, const struct gpu_row *r)
+{
+	const struct vf_infer *f = &r->inf;
+	double card = (double)vf_estimate_gpu_bytes(&r->spec);
+	char b1[64], b2[64], name[96];
+	fprintf(o, "%sMemory as llama.cpp lays it out%s (on %s; %s in host memory)\n", vf_cli_sgr(o, "1"),
+		vf_cli_sgr(o, "0"), r->spec.id, vf_fmt_bytes(b1, sizeof b1, (double)f->host_bytes));
+	const char *hdr[] = {"term", "size", "% of card"};
+	struct vf_table t;
+	vf_table_init(&t, 3, hdr);
+	vf_table_set_right(&t, 1, true);
+	vf_table_set_right(&t, 2, true);
+	snprintf(name, sizeof name, "weights (%" PRId64 " layers%s)", f->gpu_layers, f->output_on_gpu ? " + output" : "");
+	const char *label[] = {name, "KV cache", "compute buffer", "CUDA context"};
+	double v[] = {(double)f->weights_bytes, (double)f->kv_cache_bytes, (double)f->compute_buffer_bytes,
+		      (double)f->non_torch_bytes};
+	double sum = 0;
+	for (int i = 0; i < 4; i++) {
+		sum += v[i];
+		vf_table_addf(&t, label[i], vf_fmt_bytes(b1, sizeof b1, v[i]),
+			      (snprintf(b2, sizeof b2, "%.1f%%", 100.0 * v[i] / card), b2));
+	}
+	vf_table_addf(&t, "on device", vf_fmt_bytes(b1, sizeof b1, sum),
+		      (snprintf(b2, sizeof b2, "%.1f%%", 100.0 * sum / card), b2));
+	vf_table_print(&t, o);
+	vf_table_release(&t);
+}
+
+/* --mode infer: each GPU as the engine serves the model (lib/estimate/infer.c). */
+static void print_inference(FILE *o, const struct gpu_row *rows, int nrows)
+{
+	if (!nrows || !rows[0].has_inf)
+		return;
+	const struct vf_infer *f = &rows[0].inf;
+	char b[8][64];
+	fprintf(o, "\n%sInference%s (%s: context %" PRId64 " tokens, prompt %" PRId64 ", %" PRId64
+		   " user%s decoding)\n",
+		vf_cli_sgr(o, "1"), vf_cli_sgr(o, "0"), vf_engine_name(f->engine), f->ctx, f->prompt,
+		f->users, f->users == 1 ? "" : "s");
+	const char *hdr[] = {"GPU", "KV/token", "KV cache", "KV blocks", "max users", "TTFT",
+			     "tok/s per user", "tok/s total"};
+	struct vf_table t;
+	vf_table_init(&t, 8, hdr);
+	for (int c = 1; c < 8; c++)
+		vf_table_set_right(&t, c, true);
+	for (int i = 0; i < nrows; i++) {
+		const struct vf_infer *r = &rows[i].inf;
+		if (!rows[i].has_inf)
+			continue;
+		snprintf(b[0], sizeof b[0], "%.0f KiB", r->kv_bytes_per_token / 1024);
+		vf_fmt_bytes(b[1], sizeof b[1], (double)r->kv_cache_bytes);
+		if (r->kv_blocks >= 0)
+			snprintf(b[2], sizeof b[2], "%" PRId64, r->kv_blocks);
+		else
+			snprintf(b[2], sizeof b[2], "-");
+		if (r->engine == VF_ENGINE_VLLM)
+			snprintf(b[3], sizeof b[3], "%" PRId64 " (%.2fx)", r->max_users, r->max_concurrency);
+		else
+			snprintf(b[3], sizeof b[3], "%" PRId64, r->max_users);
+		if (r->ttft_seconds > 0)
+			vf_fmt_seconds(b[4], sizeof b[4], r->ttft_seconds);
+		else
+			snprintf(b[4], sizeof b[4], "-");
+		if (r->decode_step_seconds > 0) {
+			snprintf(b[5], sizeof b[5], "%.1f", r->decode_tokens_per_second_per_user);
+			snprintf(b[6], sizeof b[6], "%.0f", r->decode_tokens_per_second_total);
+		} else {
+			snprintf(b[5], sizeof b[5], "-");
+			snprintf(b[6], sizeof b[6], "-");
+		}
+		vf_table_addf(&t, rows[i].spec.id, b[0], b[1], b[2], b[3], b[4], b[5], b[6]);
+	}
+	vf_table_print(&t, o);
+	vf_table_release(&t);
+	if (f->users > f->max_users && f->max_users > 0)
+		fprintf(o, "(%" PRId64 " users do not all fit at %" PRId64 " tokens of context: %" PRId64
+			   " decode at once, the engine queues the rest)\n", f->users, f->ctx, f->running);
+}
+
 static void print_human(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
 			int nrows, const char *gsource, const struct vf_estimate *e0,
 			const struct assume *a, double margin)
@@ -1135,10 +1264,16 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 		!tg->dit && tg->arch.approximate ? " (approximate: see Assumptions)" : "");
 	setup_words(tg, s, rows, nrows, setup, sizeof setup);
 	fprintf(o, "%sSetup%s  %s\n\n", bold, off, setup);
-	print_terms(o, e0, rows, nrows);
+	if (nrows && rows[0].has_inf && rows[0].inf.engine == VF_ENGINE_VLLM)
+		print_vllm_memory(o, &rows[0]);
+	else if (nrows && rows[0].has_inf && rows[0].inf.engine == VF_ENGINE_LLAMACPP)
+		print_llamacpp_memory(o, &rows[0]);
+	else
+		print_terms(o, e0, rows, nrows);
 	if (tg->dit)
 		print_dit_phases(o, e0);
 	print_gpus(o, rows, nrows, gsource);
+	print_inference(o, rows, nrows);
 	print_advice(o, rows, nrows, margin, tg->dit);
 	for (int i = 0; i < nrows; i++)
 		if (rows[i].split)
@@ -1237,6 +1372,8 @@ static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const 
 		cJSON_AddStringToObject(g, "breaking_term", vf_term_name(r->est.dominant));
 	if (r->split)
 		cJSON_AddItemToObject(g, "split", vf_split_to_json(r->split));
+	if (r->has_inf)
+		cJSON_AddItemToObject(g, "inference", vf_infer_to_json(&r->inf));
 	if (r->est.step_seconds > 0) {
 		cJSON_AddNumberToObject(g, "step_seconds", r->est.step_seconds);
 		cJSON_AddNumberToObject(g, "tokens_per_second", r->est.tokens_per_second);
@@ -1305,6 +1442,8 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 	for (int i = 0; i < nrows; i++)
 		cJSON_AddItemToArray(gs, row_json(tg, s, &rows[i]));
 	cJSON_AddItemToObject(o, "time", vf_estimate_time_json(e0));
+	if (nrows && rows[0].has_inf) /* the first GPU's; each row has its own */
+		cJSON_AddItemToObject(o, "inference", vf_infer_to_json(&rows[0].inf));
 	cJSON *as = cJSON_AddArrayToObject(o, "assumptions");
 	for (int i = 0; i < a->n; i++)
 		cJSON_AddItemToArray(as, cJSON_CreateString(a->items[i]));
@@ -1593,16 +1732,23 @@ static void dit_vision_defaults(const struct target *tg, struct vf_setup *s, str
 
 struct est_args {
 	struct vf_setup setup;
-	int64_t ctx, n_gpu_layers; /* GGUF (llama.cpp) */
 	bool json, explain;
 	const char *model, *html, *gt, *params, *allocator;
 	struct vf_opt_list gpu;
 	struct whole w;
 	double margin;
+	const char *engine, *kv_dtype, *gguf, *cache_k, *cache_v;
+	bool infer_given;
+	char infer_err[192]; /* a flag misplaced for a model that is not a GGUF file */
+	struct vf_infer_opts inf;
 };
 
 #define OPT_T struct est_args
 static const char *const allocators[] = {"default", "expandable", NULL};
+static const char *const engines[] = {"transformers", "vllm", "llamacpp", NULL};
+static const char *const kv_dtypes[] = {"auto", "fp8", NULL};
+static const char *const gguf_types[] = {"f16", "bf16", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_0", NULL};
+static const char *const cache_types[] = {"f16", "q8_0", "q4_0", NULL};
 static const struct vf_option options[] = {
 	OPT_INCLUDE(vf_setup_options, setup),
 	OPT_GROUP("Other:"),
@@ -1624,14 +1770,66 @@ static const struct vf_option options[] = {
 		   "PyTorch's caching allocator mode (default: from\n"
 		   "PYTORCH_CUDA_ALLOC_CONF, else cudaMalloc segments)"),
 	OPT_BOOL("explain", explain, "the allocator's segments at the peak and each GPU's step as its parts"),
-	OPT_GROUP("GGUF models (llama.cpp inference):"),
-	OPT_INT("ctx", "N", ctx, 1, 1 << 24, "context tokens, llama.cpp's -c (default 4096)"),
-	OPT_INT("n-gpu-layers", "N", n_gpu_layers, 0, 100000,
-		"llama.cpp's -ngl: the last N of the layers and the output\n"
-		"layer on the GPU (default all)"),
+	OPT_GROUP("Inference (--mode infer, and GGUF files; lib/estimate/infer.c):"),
+	OPT_CHOICE("engine", engine, engines,
+		   "what serves the model (default transformers generate();\n"
+		   "vllm: paged KV blocks in gpu_memory_utilization)"),
+	OPT_INT("ctx", "N", inf.ctx, 1, 1 << 24,
+		"context per sequence, prompt + output (vLLM max_model_len;\n"
+		"default: vllm the model's max positions, else --seq)"),
+	OPT_INT("users", "N", inf.users, 1, 1 << 20, "sequences decoding at once (default 1)"),
+	OPT_DOUBLE_X("gpu-memory-utilization", "F", inf.gpu_memory_utilization, 0.01, 1,
+		     "a fraction from 0.01 to 1", "vllm: fraction of the card it may use (default 0.9)"),
+	OPT_INT("max-num-batched-tokens", "N", inf.max_num_batched_tokens, 1, 1 << 24,
+		"vllm: tokens of the profiled forward (default 2048,\n8192 on cards of 70 GiB or more but the A100)"),
+	OPT_CHOICE("kv-cache-dtype", kv_dtype, kv_dtypes, "vllm: KV cache elements (default auto = the model's dtype)"),
+	OPT_CHOICE("gguf-type", gguf, gguf_types, "llamacpp: the GGUF file type (llama-quantize; default q4_k_m)"),
+	OPT_INT("n-gpu-layers", "N", inf.n_gpu_layers, -1, 1 << 20,
+		"llamacpp: the last N layers on the GPU (default -1: all\nand the output layer)"),
+	OPT_DOUBLE_X("host-bandwidth", "GB/s", inf.host_bandwidth_gbs, 1, 1e5, "GB/s from 1",
+		     "llamacpp: CPU memory bandwidth for the host's layers (default 50)"),
+	OPT_CHOICE("cache-type-k", cache_k, cache_types, "llamacpp: K cache type (default f16)"),
+	OPT_CHOICE("cache-type-v", cache_v, cache_types, "llamacpp: V cache type (default f16)"),
 	OPT_END(),
 };
 #undef OPT_T
+
+/* The inference flags: only with --mode infer; vLLM's only with --engine vllm. */
+static int infer_args(struct est_args *a)
+{
+	bool vllm_only = a->kv_dtype || a->inf.gpu_memory_utilization > 0 || a->inf.max_num_batched_tokens > 0;
+	a->inf.ngl_given = a->inf.n_gpu_layers != -2;
+	bool cpp_only = a->gguf || a->cache_k || a->cache_v || a->inf.ngl_given || a->inf.host_bandwidth_gbs > 0;
+	bool any = a->engine || a->inf.ctx || a->inf.users || vllm_only || cpp_only;
+	a->infer_given = any;
+	/* a GGUF file is llama.cpp inference whatever the flags: --ctx and
+	 * --n-gpu-layers are its own; for other models the check waits for the
+	 * model (infer_err) */
+	if (any && a->setup.mode != VF_MODE_INFER)
+		snprintf(a->infer_err, sizeof a->infer_err,
+			 "--engine, --ctx, --users and the vllm flags apply to --mode infer (or a GGUF file)");
+	if (a->engine)
+		vf_engine_parse(a->engine, &a->inf.engine);
+	if (vllm_only && a->inf.engine != VF_ENGINE_VLLM)
+		return vf_cli_usage("estimate", "--kv-cache-dtype, --gpu-memory-utilization and "
+						"--max-num-batched-tokens apply to --engine vllm");
+	a->inf.kv_fp8 = a->kv_dtype && strcmp(a->kv_dtype, "fp8") == 0;
+	if (cpp_only && a->inf.engine != VF_ENGINE_LLAMACPP && !a->infer_err[0])
+		snprintf(a->infer_err, sizeof a->infer_err, "--gguf-type, --n-gpu-layers, --host-bandwidth and "
+			 "--cache-type-k/v apply to --engine llamacpp (or a GGUF file)");
+	if (a->inf.engine == VF_ENGINE_LLAMACPP && (a->setup.given & VF_SETUP_G_QUANT))
+		return vf_cli_usage("estimate", "--engine llamacpp: give the GGUF type as --gguf-type (q4_k_m, q8_0, ...), "
+						"not --quant");
+	a->inf.gguf_given = a->gguf && vf_gguf_type_parse(a->gguf, &a->inf.gguf_type);
+	if (a->cache_k)
+		vf_ggml_cache_parse(a->cache_k, &a->inf.cache_k);
+	if (a->cache_v)
+		vf_ggml_cache_parse(a->cache_v, &a->inf.cache_v);
+	if (a->inf.ctx && (a->setup.given & VF_SETUP_G_SEQ) && a->setup.seq > a->inf.ctx)
+		return vf_cli_usage("estimate", "--seq %" PRId64 " (the prompt) is longer than --ctx %" PRId64,
+				    a->setup.seq, a->inf.ctx);
+	return -1;
+}
 
 /* Reads the command line into a and the allocator's mode into tg. Returns -1
  * or the exit code. */
@@ -1640,9 +1838,9 @@ static int parse(int argc, char **argv, struct est_args *a, struct target *tg)
 	memset(a, 0, sizeof *a);
 	memset(tg, 0, sizeof *tg);
 	vf_setup_defaults(&a->setup);
+	a->inf.n_gpu_layers = -2; /* unset */
 	a->w.price = -1;
 	a->margin = VF_ADVICE_MARGIN;
-	a->n_gpu_layers = -1;
 	struct vf_error err = {0};
 	const char *conf = getenv("PYTORCH_CUDA_ALLOC_CONF");
 	if (conf && vf_alloc_config_parse(conf, &tg->alloc, &err))
@@ -1663,7 +1861,7 @@ static int parse(int argc, char **argv, struct est_args *a, struct target *tg)
 		return vf_cli_usage("estimate", "give a MODEL or --params N, not both");
 	if (a->w.tokens > 0 && a->w.steps > 0)
 		return vf_cli_usage("estimate", "give --tokens or --steps, not both");
-	return -1;
+	return infer_args(a);
 }
 
 /* --params N: a generic llama-like transformer. */
@@ -1817,6 +2015,8 @@ static int load_target(const struct est_args *a, struct vf_setup *s, struct targ
 {
 	int rc;
 	*t5 = false;
+	if (a->params && a->infer_err[0])
+		return vf_cli_usage("estimate", "%s", a->infer_err);
 	if (a->params) {
 		rc = params_target(a->params, tg, as);
 	} else {
@@ -1826,16 +2026,16 @@ static int load_target(const struct est_args *a, struct vf_setup *s, struct targ
 			return vf_cli_fail_err(&err);
 		if (m->gguf) { /* llama.cpp: its own estimate, printed here */
 			struct gguf_args ga = {.gpus = a->gpu.v,
-					       .ngpus = (int)a->gpu.n, .ctx = a->ctx,
-					       .n_gpu_layers = a->n_gpu_layers, .json = a->json};
+					       .ngpus = (int)a->gpu.n, .ctx = a->inf.ctx,
+					       .n_gpu_layers = a->inf.ngl_given ? a->inf.n_gpu_layers : -1,
+					       .json = a->json};
 			rc = vf_cli_estimate_gguf(m, s, &ga);
 			vf_model_free(m);
 			return rc;
 		}
-		if (a->ctx || a->n_gpu_layers >= 0) {
+		if (a->infer_err[0]) {
 			vf_model_free(m);
-			return vf_cli_usage("estimate", "--ctx and --n-gpu-layers apply to GGUF models "
-							"(llama.cpp)");
+			return vf_cli_usage("estimate", "%s", a->infer_err);
 		}
 		quantized_defaults(m, s, as);
 		snprintf(tg->id, sizeof tg->id, "%s", m->entry ? m->entry->id : a->model);
@@ -2042,6 +2242,67 @@ static void tier_assumptions(const struct gpu_row *rows, int nrows, struct assum
 			assume(as, "%s", rows[i].tier_what);
 }
 
+/* --mode infer of a language model: each row as the engine serves it;
+ * vLLM's verdict is whether it starts (one --ctx sequence in the blocks). */
+static int infer_rows(const struct est_args *a, struct result *r)
+{
+	if ((r->tg.dit || r->tg.vision) && a->infer_given)
+		return vf_cli_usage("estimate", "--engine and the inference flags apply to language models");
+	if (r->s.mode != VF_MODE_INFER || r->tg.dit || r->tg.vision)
+		return -1;
+	for (int i = 0; i < r->nrows; i++) {
+		struct gpu_row *g = &r->rows[i];
+		struct vf_error err = {0};
+		if (vf_infer_run(&r->tg.arch, &g->setup, &g->spec, &a->inf, &g->inf, &err))
+			return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg)
+						     : vf_cli_fail_err(&err);
+		g->has_inf = true;
+		if (a->inf.engine == VF_ENGINE_VLLM) {
+			g->fits = g->inf.fits;
+			g->headroom = g->inf.kv_cache_bytes -
+				      (int64_t)(g->inf.kv_bytes_per_token * (double)g->inf.ctx);
+			g->advice.n = 0;
+		} else if (a->inf.engine == VF_ENGINE_LLAMACPP) {
+			const struct vf_infer *f = &g->inf;
+			g->fits = f->fits;
+			g->headroom = vf_estimate_gpu_bytes(&g->spec) - f->weights_bytes - f->compute_buffer_bytes -
+				      f->non_torch_bytes - f->kv_cache_bytes;
+			g->advice.n = 0;
+			g->max_batch = f->max_users;
+		}
+	}
+	const struct vf_infer *f = r->nrows ? &r->rows[0].inf : NULL;
+	if (!f)
+		return -1;
+	if (f->engine == VF_ENGINE_VLLM)
+		assume(&r->as, "vllm: KV cache = %.2f x the card less the weights, a profiled forward of %" PRId64
+			       " tokens (+ %" PRId64 " rows of fp32 logits) and the CUDA context, in blocks of %d "
+			       "tokens; CUDA graphs captured afterwards from the rest (vllm/v1/worker/gpu_worker.py, "
+			       "vllm/v1/core/kv_cache_utils.py); context %" PRId64 " = max_model_len%s",
+		       a->inf.gpu_memory_utilization > 0 ? a->inf.gpu_memory_utilization : VF_VLLM_GPU_MEMORY_UTILIZATION,
+		       f->max_num_batched_tokens, f->max_num_seqs < f->max_num_batched_tokens ? f->max_num_seqs : f->max_num_batched_tokens,
+		       f->block_size, f->ctx, a->inf.ctx ? " (--ctx)" : " (the model's max positions, vLLM's default; --ctx)");
+	else if (f->engine == VF_ENGINE_LLAMACPP)
+		assume(&r->as, "llamacpp: %s GGUF (%.2f bits per weight, llama-quantize's mixture), %" PRId64
+			       " of %" PRId64 " layers on the GPU%s (--n-gpu-layers), the rest read at %.0f GB/s "
+			       "(--host-bandwidth); KV cache %s/%s (--cache-type-k/v) of %" PRId64 " tokens per user "
+			       "(--ctx, default 4096)",
+		       vf_gguf_type_name(a->inf.gguf_given ? a->inf.gguf_type : VF_GGUF_Q4_K_M), f->bits_per_weight,
+		       f->gpu_layers, r->tg.arch.layers, f->output_on_gpu ? " with the output layer" : "",
+		       a->inf.host_bandwidth_gbs > 0 ? a->inf.host_bandwidth_gbs : 50.0,
+		       a->cache_k ? a->cache_k : "f16", a->cache_v ? a->cache_v : "f16", f->ctx);
+	else
+		assume(&r->as, "transformers generate(): max users = the largest batch whose forward over %" PRId64
+			       " tokens with the KV cache fits (--ctx, default --seq)", f->ctx);
+	assume(&r->as, "decode (an estimate): each step reads the weights once and every user's KV cache at the "
+		       "mean context (prompt + ctx) / 2, at the device-copy bandwidth (data/estimate/steptime.json "
+		       "\"kernel\"), or the FLOPs' time if longer%s; TTFT: the prompt's (--seq) forward by the kernel model",
+	       f->engine == VF_ENGINE_TRANSFORMERS ? ", + eager kernel launches" : ", CUDA graphs (no host time)");
+	if (f->approximate)
+		assume(&r->as, "inference approximate: not modelled: %s", f->not_modelled);
+	return -1;
+}
+
 /* The target's estimate on every row, then the output. */
 static int estimate(const struct est_args *a, struct result *r, bool t5)
 {
@@ -2054,6 +2315,9 @@ static int estimate(const struct est_args *a, struct result *r, bool t5)
 	if (multi)
 		assume(&r->as, "GPUs of one kind given as ID:N run one data-parallel job over all N (--gpus, --shard)");
 	tier_assumptions(r->rows, r->nrows, &r->as);
+	rc = infer_rows(a, r);
+	if (rc >= 0)
+		return rc;
 	rc = first_estimate(a, &r->tg, &r->s, r->rows, r->nrows, &r->e0, &r->sim);
 	if (rc >= 0)
 		return rc;

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "fit-dit.h"
 #include "opt-setup.h"
+#include "fit-serve.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/model/model.h"
@@ -74,6 +75,8 @@ struct fit_args {
 	int64_t top;
 	const char *trainer_dir;
 	bool accept_risk;
+	const char *engine;         /* --mode infer --engine: the ways to serve (fit-serve.c) */
+	struct vf_infer_opts inf;
 };
 
 /* --allow K,.. and --forbid K,..: knobs that may change, in order given. */
@@ -99,6 +102,7 @@ static vf_status forbid_cb(const struct vf_option *o, const char *v, void *base,
 
 #define OPT_T struct fit_args
 static const char *const sorts[] = {"time", "cost", "vram", NULL};
+static const char *const serve_engines[] = {"vllm", "llamacpp", "any", NULL};
 static const struct vf_option options[] = {
 	OPT_CALLBACK_F("tokens", "T", tokens, vf_opt_count, "train T tokens (1e9, 22B, 500M)"),
 	OPT_CALLBACK_F("steps", "S", steps, vf_opt_steps, "or S optimizer steps"),
@@ -125,6 +129,10 @@ static const struct vf_option options[] = {
 	OPT_FILE("html", "FILE", html,
 		 "also write the HTML report (vramfit report fit): the GPU x\n"
 		 "count grid and the cost-time Pareto front"),
+	OPT_CHOICE("engine", engine, serve_engines,
+		   "--mode infer: the ways to serve the model with vLLM,\nllama.cpp or any, per GPU kind"),
+	OPT_INT("ctx", "N", inf.ctx, 1, 1 << 24, "--engine: context per user (default: each engine's)"),
+	OPT_INT("users", "N", inf.users, 1, 1 << 20, "--engine: users served at once (default 1)"),
 	OPT_INCLUDE(vf_setup_options, setup),
 	OPT_END(),
 };
@@ -148,6 +156,12 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 	a->model = argv[0];
 	if (a->tokens > 0 && a->steps > 0)
 		return vf_cli_usage("fit", "give --tokens or --steps, not both");
+	if ((a->engine || a->inf.ctx || a->inf.users) &&
+	    (a->setup.mode != VF_MODE_INFER || a->search || !a->engine))
+		return vf_cli_usage("fit", "--engine, --ctx and --users: with --mode infer, --engine and without --search");
+	if (a->engine)
+		a->inf.engine = a->engine[0] == 'v' ? VF_ENGINE_VLLM
+				: a->engine[0] == 'l' ? VF_ENGINE_LLAMACPP : VF_ENGINE_TRANSFORMERS;
 	return -1; /* parsed */
 }
 
@@ -1071,6 +1085,20 @@ static int by_kind(const struct fit_args *a, const struct vf_model *m, const str
 	return -1;
 }
 
+/* --mode infer --engine: the ways to serve on each kind (fit-serve.c). */
+static int fit_serve(const struct fit_args *a, const struct vf_model *m, const struct gpu_group *groups,
+		     int ng)
+{
+	const struct vf_gpu_spec *specs[64];
+	int counts[64];
+	for (int i = 0; i < ng; i++) {
+		specs[i] = groups[i].spec;
+		counts[i] = groups[i].count;
+	}
+	return vf_fit_serve(m->entry ? m->entry->id : a->model, &m->arch, &a->setup, specs, counts, ng,
+			    &a->inf, (int)a->top, a->json);
+}
+
 static int run(int argc, char **argv)
 {
 	struct fit_args a;
@@ -1132,7 +1160,9 @@ static int run(int argc, char **argv)
 			if ((a.all_gpus || cat[i].common) && cat[i].bf16_tflops > 0)
 				groups[ng++] = (struct gpu_group){&cat[i], 0};
 	}
-	if (a.search)
+	if (a.engine)
+		rc = fit_serve(&a, m, groups, ng);
+	else if (a.search)
 		rc = fit_search(&a, m, groups, ng);
 	else
 		rc = fit_table(&a, m, groups, ng);

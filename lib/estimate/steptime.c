@@ -52,6 +52,7 @@ static struct {
 	double gemm_eff[NGEN][2];
 	double attn_eff[NGEN][2];
 	double bw_eff[NGEN][2];
+	double bw_kernel[NGEN]; /* device-copy share of the datasheet bandwidth (serving decode) */
 	double host[NGEN][2];  /* host time per launch relative to the H200 hosts' */
 	double gemm_tile;      /* output elements (m x n) at which a GEMM reaches half its efficiency */
 	double int8_rate;      /* LLM.int8 GEMM rate / bf16 rate */
@@ -112,6 +113,13 @@ static void load_constants(void)
 	per_generation(c, "gemm_efficiency", K.gemm_eff, 0.648);
 	per_generation(c, "attention_efficiency", K.attn_eff, 0.6);
 	per_generation(c, "bandwidth_efficiency", K.bw_eff, 0.4508);
+	const cJSON *bwt = cJSON_GetObjectItemCaseSensitive(c, "bandwidth_efficiency");
+	for (int i = 0; i < NGEN; i++) {
+		const cJSON *g = cJSON_GetObjectItemCaseSensitive(bwt, generations[i]);
+		const cJSON *h = cJSON_GetObjectItemCaseSensitive(bwt, "hopper");
+		double hk = rate(h, "kernel", 0.88);
+		K.bw_kernel[i] = cJSON_IsObject(g) ? rate(g, "kernel", hk) : hk;
+	}
 	per_generation(c, "host_speed", K.host, 1.0);
 	K.gemm_tile = num(c, "gemm_tile", 619000.0);
 	K.int8_rate = rate(cJSON_GetObjectItemCaseSensitive(c, "gemm_dtype_rate"), "int8", 0.5);
@@ -166,6 +174,18 @@ double vf__steptime_gemm_ratio(const struct vf_gpu_spec *gpu)
 {
 	load_constants();
 	return K.gemm_eff[gen_index(gpu)][vf__steptime_geforce(gpu) ? 1 : 0] / K.gemm_eff[0][0];
+}
+
+void vf__steptime_decode_rates(const struct vf_gpu_spec *gpu, double *stream_bps,
+			       double *gemm_flops, double *launch_s)
+{
+	load_constants();
+	int g = gen_index(gpu);
+	int gf = vf__steptime_geforce(gpu) ? 1 : 0;
+	double bw_raw = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
+	*stream_bps = bw_raw * K.bw_kernel[g];
+	*gemm_flops = gpu && gpu->bf16_tflops > 0 ? gpu->bf16_tflops * 1e12 * K.gemm_eff[g][gf] : -1;
+	*launch_s = K.launch_s * K.host[g][gf];
 }
 
 double vf__steptime_host_bps(const struct vf_gpu_spec *gpu)

@@ -87,6 +87,14 @@ double vf__steptime_host_bps(const struct vf_gpu_spec *gpu);
  * fitted one): estimators fitted on the H200 scale their utilisation by it. */
 double vf__steptime_gemm_ratio(const struct vf_gpu_spec *gpu);
 
+/* What a serving engine's decode step runs at: the datasheet bandwidth x
+ * the generation's device-copy share (bandwidth_efficiency's "kernel":
+ * fused GEMV kernels stream the weights like a copy), the dense bf16 rate
+ * x the GEMM efficiency (-1: no rate) and the host time of one eager
+ * kernel launch. */
+void vf__steptime_decode_rates(const struct vf_gpu_spec *gpu, double *stream_bps,
+			       double *gemm_flops, double *launch_s);
+
 /* The GPU is a GeForce card (fp32-accumulate rates, no peer-to-peer). */
 bool vf__steptime_geforce(const struct vf_gpu_spec *gpu);
 

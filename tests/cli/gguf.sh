@@ -109,6 +109,6 @@ expect_err "a GGUF file runs in llama.cpp, for inference: vramfit estimate"
 expect_err_lines 1
 run estimate llama3.1-8b --ctx 4096
 expect_rc 2
-expect_err "--ctx and --n-gpu-layers apply to GGUF models"
+expect_err "--engine, --ctx, --users and the vllm flags apply to --mode infer (or a GGUF file)"
 
 finish

@@ -1,0 +1,175 @@
+/* infer.h - inference as people serve it (lib/estimate/infer.c): the KV
+ * cache, how many sequences of a context length run at once, time to
+ * first token and decode tokens/s, for the engine that serves the model:
+ *
+ *   transformers  generate(): the KV cache of every user grows to --ctx on
+ *                 top of the weights; the largest batch that fits is the
+ *                 number of users (vf_estimate_max_batch at seq = ctx).
+ *   vllm          gpu_memory_utilization of the card less the weights, the
+ *                 profiled forward of max_num_batched_tokens and the
+ *                 memory outside PyTorch is the paged KV cache, cut into
+ *                 blocks of 16 tokens; it refuses to start when one
+ *                 sequence of max_model_len (--ctx) does not fit.
+ *   llamacpp      GGUF weights as llama-quantize lays them out (a file type:
+ *                 each tensor's ggml type and its block bytes), the last
+ *                 --n-gpu-layers layers (and the output layer when all
+ *                 are) on the GPU, the rest in host memory read at the
+ *                 host's bandwidth; the KV cache of --ctx per user in
+ *                 --cache-type-k/v, and the compute buffer.
+ *
+ * Speeds: prefill (TTFT) by the kernel model of steptime.c over the
+ * prompt; decode bandwidth-bound: each step reads the weights once and
+ * every user's KV cache, at the device-copy share of the bandwidth, or
+ * compute-bound when the batch is large. Allocates nothing. */
+#ifndef VRAMFIT_INFER_H
+#define VRAMFIT_INFER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "vramfit/base/error.h"
+#include "vramfit/gpu/gpu.h"
+#include "vramfit/model/arch.h"
+#include "vramfit/estimate/setup.h"
+
+enum vf_engine { VF_ENGINE_TRANSFORMERS, VF_ENGINE_VLLM, VF_ENGINE_LLAMACPP };
+
+/* llama.cpp's GGUF file types (llama-quantize's names) and KV cache types. */
+enum vf_gguf_type {
+	VF_GGUF_F16, VF_GGUF_BF16, VF_GGUF_Q8_0, VF_GGUF_Q6_K, VF_GGUF_Q5_K_M, VF_GGUF_Q4_K_M,
+	VF_GGUF_Q4_0, VF_GGUF_COUNT
+};
+enum vf_ggml_cache { VF_CACHE_F16, VF_CACHE_Q8_0, VF_CACHE_Q4_0 };
+
+/* vLLM's defaults (vllm/config/cache.py, vllm/engine/arg_utils.py). */
+#define VF_VLLM_BLOCK_SIZE 16
+#define VF_VLLM_GPU_MEMORY_UTILIZATION 0.9
+
+/* What the engine is asked to serve. Zero fields take the defaults. */
+struct vf_infer_opts {
+	enum vf_engine engine;
+	int64_t ctx;                 /* max_model_len; 0: vLLM the model's max_position_embeddings,
+					transformers the prompt (--seq) */
+	int64_t users;               /* concurrent sequences decoding; 0: 1 */
+	double gpu_memory_utilization; /* vLLM; 0: 0.9 */
+	int64_t max_num_batched_tokens; /* vLLM; 0: 2048 below 70 GiB or on an A100, else 8192 */
+	int64_t max_num_seqs;        /* vLLM; 0: 256 below 70 GiB or on an A100, else 1024 */
+	bool kv_fp8;                 /* --kv-cache-dtype fp8: one byte per element */
+	/* llama.cpp */
+	enum vf_gguf_type gguf_type; /* default q4_k_m (VF_GGUF_COUNT: unset) */
+	bool gguf_given;
+	int64_t n_gpu_layers;        /* -1 (or 0 unset): every layer and the output */
+	bool ngl_given;
+	double host_bandwidth_gbs;   /* CPU memory bandwidth, GB/s; 0: 50 */
+	enum vf_ggml_cache cache_k, cache_v; /* default f16 */
+	int64_t n_ubatch;            /* physical batch; 0: 512 */
+};
+
+struct vf_infer {
+	enum vf_engine engine;
+	int64_t ctx, users, prompt;  /* as resolved */
+	int64_t running;             /* users decoding at once: users, at most max_users (>= 1) */
+	int tp, pp;
+	double kv_bytes_per_token_layer; /* one attention layer, one GPU (K and V) */
+	double kv_bytes_per_token;   /* every attention layer, one GPU */
+	int64_t attn_layers;         /* layers holding a KV cache on one GPU */
+	int64_t kv_cache_bytes;      /* vLLM: the blocks' bytes; transformers: users x ctx */
+	int64_t weights_bytes;       /* per GPU */
+	int64_t activation_bytes;    /* vLLM: the profiled forward's peak (+ sampler logits) */
+	int64_t non_torch_bytes;     /* vLLM: CUDA context outside the caching allocator */
+	int64_t budget_bytes;        /* vLLM: gpu_memory_utilization x the card */
+	int64_t kv_blocks;           /* vLLM: blocks of block_size tokens; -1 otherwise */
+	int block_size;
+	int64_t max_num_batched_tokens, max_num_seqs;
+	double max_concurrency;      /* vLLM's "Maximum concurrency for ctx tokens per request" */
+	int64_t max_users;           /* sequences of ctx tokens at once (0: none) */
+	int64_t max_ctx;             /* the longest context one sequence can have (vLLM: blocks x
+					block_size, its estimate_max_model_len); -1 unknown */
+	bool fits;                   /* one sequence of ctx fits (vLLM starts) */
+	char why[200];               /* when not: the engine's refusal in words */
+	double ttft_seconds;         /* prefill of the prompt; < 0 unknown */
+	double decode_step_seconds;  /* one decode step of `users` sequences; < 0 unknown */
+	double decode_tokens_per_second_per_user;
+	double decode_tokens_per_second_total;
+	bool decode_bandwidth_bound; /* the step is the bytes' time, not the FLOPs' */
+	/* llama.cpp */
+	int64_t gpu_layers;          /* layers on the GPU */
+	bool output_on_gpu;
+	int64_t host_bytes;          /* weights (and KV of CPU layers at ctx) in host memory */
+	int64_t compute_buffer_bytes;
+	double bits_per_weight;      /* the GGUF file's mean over its tensors */
+	bool approximate;            /* something the model does not cover: see `not_modelled` */
+	char not_modelled[400];
+};
+
+const char *vf_engine_name(enum vf_engine e);
+const char *vf_gguf_type_name(enum vf_gguf_type t);
+bool vf_gguf_type_parse(const char *s, enum vf_gguf_type *out);
+bool vf_ggml_cache_parse(const char *s, enum vf_ggml_cache *out);
+
+/* ggml block sizes: bytes per element of a ggml type's blocks (q8_0: 34
+ * bytes per 32, q4_K: 144 per 256, q6_K: 210 per 256, ...). */
+double vf_ggml_cache_bytes(enum vf_ggml_cache c);
+
+/* Bytes of the GGUF file's tensors llama-quantize writes for `ftype`:
+ * per decoder layer i of n (the mixtures give attn_v and ffn_down more
+ * bits in some layers), the token embedding and the output layer. */
+double vf_gguf_layer_bytes(const struct vf_arch *a, enum vf_gguf_type t, int64_t i);
+double vf_gguf_embedding_bytes(const struct vf_arch *a, enum vf_gguf_type t);
+double vf_gguf_output_bytes(const struct vf_arch *a, enum vf_gguf_type t);
+/* "transformers" | "vllm" -> *out; false when unknown. */
+bool vf_engine_parse(const char *s, enum vf_engine *out);
+
+/* KV-cache bytes one token takes in one attention layer on one of tp
+ * GPUs: K and V, kv_heads x head_dim each (heads split tp ways, at least
+ * one per GPU), elem_bytes each; MLA caches kv_lora_rank + rope dims once. */
+double vf_infer_kv_bytes_per_token_layer(const struct vf_arch *a, int tp, double elem_bytes);
+
+/* vLLM's block count from the memory left for the KV cache, and the
+ * sequences of ctx tokens it holds at once (blocks / ceil(ctx / block)). */
+int64_t vf_infer_vllm_blocks(double kv_avail_bytes, double kv_bytes_per_token_layer,
+			     int64_t attn_layers, int block_size);
+double vf_infer_vllm_concurrency(int64_t blocks, int64_t ctx, int block_size);
+
+/* One decode step of `users` sequences each holding `context` tokens:
+ * max(bytes read / stream bandwidth, FLOPs / GEMM rate) + per-step host
+ * time. weights_bytes and kv_bytes_per_token per GPU. */
+double vf_infer_decode_step(const struct vf_gpu_spec *gpu, double weights_bytes,
+			    double kv_bytes_per_token, double flops_per_token_ctx0,
+			    double attn_flops_per_token_per_ctx, int64_t users, double context,
+			    double host_seconds, bool *bandwidth_bound);
+
+/* The whole answer for one GPU kind (setup: --mode infer, its precision,
+ * quantization, tp, pp, seq = the prompt). Fails only on bad options. */
+vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
+		       const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
+		       struct vf_infer *out, struct vf_error *err);
+
+/* One way to serve the model on up to `gpus` GPUs of a kind (fit --mode
+ * infer): the engine and its settings, in words, what it gives up, and
+ * the answer. */
+struct vf_infer_candidate {
+	enum vf_engine engine;
+	int gpus;
+	char what[96];      /* "vllm tp 2, int4 weights, fp8 KV" */
+	char gives_up[96];  /* "4-bit weights; fp8 KV cache" ("" nothing) */
+	struct vf_infer r;
+};
+
+/* The ways that serve `o->users` users at `o->ctx` on up to `gpus` GPUs
+ * (0: one): vLLM at tensor-parallel 1, 2, 4, 8 (heads divisible) with
+ * bf16, fp8 or int4 weights and an auto or fp8 KV cache; llama.cpp on
+ * one GPU with each GGUF type, every layer on the GPU or as many as fit
+ * (the rest offloaded to the host). Fastest decode per user first (on a
+ * tie, fewer GPUs); engine = VF_ENGINE_TRANSFORMERS in o means both
+ * engines. Returns how many were written to out (at most max). */
+int vf_infer_candidates(const struct vf_arch *arch, const struct vf_setup *setup,
+			const struct vf_gpu_spec *gpu, int gpus, const struct vf_infer_opts *o,
+			struct vf_infer_candidate *out, int max);
+
+/* The "inference" object of estimate --json. Caller owns. */
+cJSON *vf_infer_to_json(const struct vf_infer *r);
+
+#endif

@@ -1,0 +1,719 @@
+/* infer.c - inference as an engine serves it (infer.h).
+ *
+ * vLLM, from its source (vllm-project/vllm; facts, no code):
+ *  - vllm/v1/worker/gpu_worker.py, determine_available_memory (commit
+ *    0012cf691b7e69423244d2b1405f4b6832156e19): the memory for the KV cache
+ *    is total_gpu_memory x gpu_memory_utilization less the peak the
+ *    caching allocator reached in a profiling forward (weights + the
+ *    forward's activations) less what was allocated outside PyTorch (the
+ *    CUDA context, NCCL). CUDA graphs are captured afterwards
+ *    (compile_or_warm_up_model), from the memory the utilisation leaves.
+ *  - the profiling forward runs max_num_batched_tokens tokens, then the
+ *    sampler over max_num_seqs rows of fp32 logits; defaults in
+ *    vllm/engine/arg_utils.py: 2048 tokens and 256 sequences for the
+ *    OpenAI server on cards below 70 GiB or an A100, 8192 and 1024 above.
+ *  - vllm/v1/core/kv_cache_utils.py (commit
+ *    001cabc1be16a59a70d720ed61a13b678c060a18): one page holds block_size
+ *    (16) tokens of one layer's K and V; num_blocks = available //
+ *    (page x layers); the maximum concurrency is num_blocks / cdiv(
+ *    max_model_len, block_size); check_enough_kv_cache_memory refuses to
+ *    start when one max_model_len sequence does not fit ("The model's max
+ *    seq len (N) is larger than the maximum number of tokens that can be
+ *    stored in KV cache (M)").
+ *  - tensor parallel splits the KV heads over the GPUs (a head replicated
+ *    when there are fewer heads than GPUs) and the weights; pipeline
+ *    parallel splits the layers.
+ *
+ * transformers generate(): the existing estimate (estimate.c) of a
+ * forward over the whole context with the cache, its largest batch the
+ * number of users.
+ *
+ * Decode: one step per generated token reads every weight once (the
+ * embedding table only by row) and every user's KV cache, at the
+ * device-copy share of the bandwidth (steptime.c's "kernel" efficiency),
+ * or takes the FLOPs' time at the GEMM rate when that is longer; eager
+ * transformers adds the kernel launches of a one-token forward from the
+ * kernel model, vLLM replays CUDA graphs (no host time counted). Tensor
+ * parallel adds two all-reduces of the hidden states per layer (nccl.c);
+ * pipeline parallel passes each token through its stages in turn. */
+#include "vramfit/estimate/infer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vramfit/estimate/estimate.h"
+#include "nccl.h"
+#include "steptime.h"
+
+#define MIB ((double)(1 << 20))
+#define GIB (1024.0 * MIB)
+
+const char *vf_engine_name(enum vf_engine e)
+{
+	return e == VF_ENGINE_VLLM ? "vllm" : e == VF_ENGINE_LLAMACPP ? "llamacpp" : "transformers";
+}
+
+bool vf_engine_parse(const char *s, enum vf_engine *out)
+{
+	if (s && strcmp(s, "vllm") == 0)
+		*out = VF_ENGINE_VLLM;
+	else if (s && strcmp(s, "llamacpp") == 0)
+		*out = VF_ENGINE_LLAMACPP;
+	else if (s && strcmp(s, "transformers") == 0)
+		*out = VF_ENGINE_TRANSFORMERS;
+	else
+		return false;
+	return true;
+}
+
+static int64_t head_dim(const struct vf_arch *a)
+{
+	if (a->head_dim > 0)
+		return a->head_dim;
+	return a->heads > 0 ? a->hidden / a->heads : 0;
+}
+
+double vf_infer_kv_bytes_per_token_layer(const struct vf_arch *a, int tp, double elem_bytes)
+{
+	if (tp < 1)
+		tp = 1;
+	if (a->kv_lora_rank > 0) /* MLA: the compressed latent and the rope key, not split by tp */
+		return (double)(a->kv_lora_rank + a->qk_rope_dim) * elem_bytes;
+	int64_t kvh = a->kv_heads > 0 ? a->kv_heads : a->heads;
+	double per_gpu = kvh >= tp ? (double)kvh / tp : 1; /* replicated below one head per GPU */
+	return 2.0 * per_gpu * (double)head_dim(a) * elem_bytes;
+}
+
+int64_t vf_infer_vllm_blocks(double kv_avail_bytes, double kv_bytes_per_token_layer,
+			     int64_t attn_layers, int block_size)
+{
+	double per_block = kv_bytes_per_token_layer * block_size * (double)attn_layers;
+	if (!(kv_avail_bytes > 0) || !(per_block > 0))
+		return 0;
+	return (int64_t)floor(kv_avail_bytes / per_block);
+}
+
+double vf_infer_vllm_concurrency(int64_t blocks, int64_t ctx, int block_size)
+{
+	if (ctx <= 0 || block_size <= 0)
+		return 0;
+	int64_t per_seq = (ctx + block_size - 1) / block_size;
+	return (double)blocks / (double)per_seq;
+}
+
+double vf_infer_decode_step(const struct vf_gpu_spec *gpu, double weights_bytes,
+			    double kv_bytes_per_token, double flops_per_token_ctx0,
+			    double attn_flops_per_token_per_ctx, int64_t users, double context,
+			    double host_seconds, bool *bandwidth_bound)
+{
+	double bps, flops_rate, launch;
+	vf__steptime_decode_rates(gpu, &bps, &flops_rate, &launch);
+	if (!(bps > 0) || !(flops_rate > 0) || users < 1)
+		return -1;
+	double u = (double)users;
+	double bytes = weights_bytes + u * kv_bytes_per_token * context;
+	double flops = u * (flops_per_token_ctx0 + attn_flops_per_token_per_ctx * context);
+	double tb = bytes / bps, tf = flops / flops_rate;
+	if (bandwidth_bound)
+		*bandwidth_bound = tb >= tf;
+	return (tb > tf ? tb : tf) + host_seconds;
+}
+
+/* A setup of --mode infer over n tokens of batch b, one GPU. */
+static struct vf_setup one_gpu(const struct vf_setup *s, int64_t b, int64_t n)
+{
+	struct vf_setup r = *s;
+	r.batch = b;
+	r.seq = n;
+	r.target_seq = 0;
+	r.gpus = 1;
+	r.tp = 1;
+	r.pp = 1;
+	r.split = VF_SPLIT_NONE;
+	r.shard = VF_SHARD_NONE;
+	r.grad_accum = 1;
+	return r;
+}
+
+static void not_modelled(struct vf_infer *r, const char *what)
+{
+	size_t n = strlen(r->not_modelled);
+	snprintf(r->not_modelled + n, sizeof r->not_modelled - n, "%s%s", n ? "; " : "", what);
+	r->approximate = true;
+}
+
+/* vLLM: the budget, the profiled forward, the blocks and the refusal. */
+static void vllm_memory(const struct vf_arch *a, const struct vf_setup *s,
+			const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
+			const struct vf_estimate *prof, struct vf_infer *r)
+{
+	double total = (double)vf_estimate_gpu_bytes(gpu);
+	double util = o->gpu_memory_utilization > 0 ? o->gpu_memory_utilization
+						    : VF_VLLM_GPU_MEMORY_UTILIZATION;
+	double C = s->precision == VF_PREC_FP32 ? 4 : 2;
+	double rows = (double)(r->max_num_seqs < r->max_num_batched_tokens ? r->max_num_seqs
+									    : r->max_num_batched_tokens);
+	/* the forward's working set splits over tp with the MLP and heads;
+	 * the sampler's logits: the model dtype, then fp32 */
+	double act = (double)prof->activations_full / r->tp +
+		     rows * (double)a->vocab / r->tp * C + rows * (double)a->vocab * 4;
+	r->activation_bytes = (int64_t)act;
+	r->non_torch_bytes = s->context_bytes >= 0 ? s->context_bytes : vf_estimate_default_context(gpu);
+	r->budget_bytes = (int64_t)(total * util);
+	double avail = total * util - (double)r->weights_bytes - act - (double)r->non_torch_bytes;
+	r->block_size = VF_VLLM_BLOCK_SIZE;
+	r->kv_blocks = vf_infer_vllm_blocks(avail, r->kv_bytes_per_token_layer, r->attn_layers,
+					    r->block_size);
+	r->kv_cache_bytes = (int64_t)((double)r->kv_blocks * r->block_size * r->kv_bytes_per_token);
+	r->max_concurrency = vf_infer_vllm_concurrency(r->kv_blocks, r->ctx, r->block_size);
+	r->max_users = (int64_t)floor(r->max_concurrency);
+	int64_t tokens = r->kv_blocks * r->block_size;
+	r->max_ctx = tokens;
+	if (r->kv_blocks <= 0) {
+		r->fits = false;
+		snprintf(r->why, sizeof r->why,
+			 "no available memory for the cache blocks: weights, the profiled forward "
+			 "and the context take %.2f GiB of the %.2f GiB budget",
+			 ((double)r->weights_bytes + act + (double)r->non_torch_bytes) / GIB,
+			 total * util / GIB);
+	} else if (tokens < r->ctx) {
+		r->fits = false;
+		snprintf(r->why, sizeof r->why,
+			 "the model's max seq len (%lld) is larger than the maximum number of tokens "
+			 "that can be stored in KV cache (%lld)",
+			 (long long)r->ctx, (long long)tokens);
+	} else {
+		r->fits = true;
+	}
+}
+
+/* ---- llama.cpp --------------------------------------------------------
+ * ggml's block layouts (ggml/src/ggml-common.h: block_q4_0 = an fp16 scale
+ * + 32 nibbles = 18 bytes per 32, block_q8_0 = 34 per 32, block_q4_K =
+ * 144 per 256, block_q5_K = 176, block_q6_K = 210) and llama-quantize's
+ * mixtures (src/llama-quant.cpp, llama_tensor_get_type_impl, ggml-org/
+ * llama.cpp commit 007dbbf3fd17eefe9b47fee45f48f7ba5e62b714): Q4_K_M and
+ * Q5_K_M put attn_v and ffn_down in Q6_K in the layers use_more_bits picks
+ * (the first and last eighth, and every third between); the output layer
+ * (and a tied embedding) goes to Q6_K unless the file is Q8_0; a tensor
+ * whose rows do not divide into the type's blocks falls back (Q4_K to
+ * Q5_0, Q5_K to Q5_1, Q6_K to Q8_0); norms stay f32. */
+
+enum ggml_t { T_F32, T_F16, T_Q8_0, T_Q6_K, T_Q5_K, T_Q4_K, T_Q4_0, T_Q5_0, T_Q5_1 };
+
+static const struct {
+	int block;
+	int bytes;
+} ggml_types[] = {
+	[T_F32] = {1, 4},	[T_F16] = {1, 2},     [T_Q8_0] = {32, 34},
+	[T_Q6_K] = {256, 210}, [T_Q5_K] = {256, 176}, [T_Q4_K] = {256, 144},
+	[T_Q4_0] = {32, 18},	[T_Q5_0] = {32, 22},  [T_Q5_1] = {32, 24},
+};
+
+static const char *const gguf_names[VF_GGUF_COUNT] = {"f16",  "bf16",   "q8_0", "q6_k",
+						      "q5_k_m", "q4_k_m", "q4_0"};
+
+const char *vf_gguf_type_name(enum vf_gguf_type t)
+{
+	return (unsigned)t < VF_GGUF_COUNT ? gguf_names[t] : "?";
+}
+
+bool vf_gguf_type_parse(const char *s, enum vf_gguf_type *out)
+{
+	for (int i = 0; s && i < VF_GGUF_COUNT; i++)
+		if (strcmp(s, gguf_names[i]) == 0) {
+			*out = (enum vf_gguf_type)i;
+			return true;
+		}
+	return false;
+}
+
+bool vf_ggml_cache_parse(const char *s, enum vf_ggml_cache *out)
+{
+	if (s && strcmp(s, "f16") == 0)
+		*out = VF_CACHE_F16;
+	else if (s && strcmp(s, "q8_0") == 0)
+		*out = VF_CACHE_Q8_0;
+	else if (s && strcmp(s, "q4_0") == 0)
+		*out = VF_CACHE_Q4_0;
+	else
+		return false;
+	return true;
+}
+
+double vf_ggml_cache_bytes(enum vf_ggml_cache c)
+{
+	enum ggml_t t = c == VF_CACHE_Q8_0 ? T_Q8_0 : c == VF_CACHE_Q4_0 ? T_Q4_0 : T_F16;
+	return (double)ggml_types[t].bytes / ggml_types[t].block;
+}
+
+static enum ggml_t default_type(enum vf_gguf_type t)
+{
+	switch (t) {
+	case VF_GGUF_Q8_0: return T_Q8_0;
+	case VF_GGUF_Q6_K: return T_Q6_K;
+	case VF_GGUF_Q5_K_M: return T_Q5_K;
+	case VF_GGUF_Q4_K_M: return T_Q4_K;
+	case VF_GGUF_Q4_0: return T_Q4_0;
+	default: return T_F16; /* f16, bf16: not quantized */
+	}
+}
+
+static bool use_more_bits(int64_t i, int64_t n)
+{
+	return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2;
+}
+
+/* Bytes of a rows x cols tensor in type t, after the shape fallback. */
+static double tensor_bytes(enum ggml_t t, double rows, int64_t cols)
+{
+	if (ggml_types[t].block > 1 && cols % ggml_types[t].block != 0)
+		t = t == T_Q4_K ? T_Q5_0 : t == T_Q5_K ? T_Q5_1 : t == T_Q6_K ? T_Q8_0 : t;
+	if (ggml_types[t].block > 1 && cols % ggml_types[t].block != 0)
+		t = T_F16;
+	return rows * (double)cols * ggml_types[t].bytes / ggml_types[t].block;
+}
+
+double vf_gguf_layer_bytes(const struct vf_arch *a, enum vf_gguf_type t, int64_t i)
+{
+	int64_t h = a->hidden, hd = head_dim(a);
+	int64_t hq = a->heads * hd, hkv = (a->kv_heads > 0 ? a->kv_heads : a->heads) * hd;
+	double f = (double)a->ffn * (a->experts > 1 ? (double)a->experts : 1);
+	enum ggml_t d = default_type(t);
+	bool mixed = t == VF_GGUF_Q4_K_M || t == VF_GGUF_Q5_K_M;
+	enum ggml_t more = mixed && use_more_bits(i, a->layers) ? T_Q6_K : d;
+	double b = tensor_bytes(d, (double)hq, h) + tensor_bytes(d, (double)hkv, h) +
+		   tensor_bytes(more, (double)hkv, h) + tensor_bytes(d, (double)h, hq);
+	b += tensor_bytes(d, f * (a->gated_mlp ? 2 : 1), h) + tensor_bytes(more, (double)h * f / a->ffn, a->ffn);
+	return b + 2.0 * (double)h * 4; /* the two norms, f32 */
+}
+
+static enum ggml_t output_type(enum vf_gguf_type t)
+{
+	enum ggml_t d = default_type(t);
+	return d == T_F16 || d == T_Q8_0 ? d : T_Q6_K;
+}
+
+double vf_gguf_embedding_bytes(const struct vf_arch *a, enum vf_gguf_type t)
+{
+	enum ggml_t e = a->tied_embeddings ? output_type(t) : default_type(t);
+	return tensor_bytes(e, (double)a->vocab, a->hidden);
+}
+
+double vf_gguf_output_bytes(const struct vf_arch *a, enum vf_gguf_type t)
+{
+	double norm = (double)a->hidden * 4;
+	return norm + (a->tied_embeddings ? 0 : tensor_bytes(output_type(t), (double)a->vocab, a->hidden));
+}
+
+/* llama.cpp: the GPU's layers, the host's, the KV cache, the speeds. */
+static void llamacpp_run(const struct vf_arch *a, const struct vf_setup *s,
+			 const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
+			 const struct vf_estimate *te, struct vf_infer *r)
+{
+	enum vf_gguf_type t = o->gguf_given ? o->gguf_type : VF_GGUF_Q4_K_M;
+	int64_t n = a->layers;
+	int64_t ngl = o->ngl_given && o->n_gpu_layers >= 0 ? o->n_gpu_layers : n + 1;
+	r->gpu_layers = ngl < n ? ngl : n;
+	r->output_on_gpu = ngl > n;
+	double gpu_w = 0, host_w = vf_gguf_embedding_bytes(a, t), all = host_w;
+	for (int64_t i = 0; i < n; i++) { /* llama.cpp offloads the last layers */
+		double lb = vf_gguf_layer_bytes(a, t, i);
+		all += lb;
+		if (i >= n - r->gpu_layers)
+			gpu_w += lb;
+		else
+			host_w += lb;
+	}
+	double out = vf_gguf_output_bytes(a, t);
+	all += out;
+	if (r->output_on_gpu)
+		gpu_w += out;
+	else
+		host_w += out;
+	int64_t hkv = (a->kv_heads > 0 ? a->kv_heads : a->heads) * head_dim(a);
+	r->kv_bytes_per_token_layer = (double)hkv * (vf_ggml_cache_bytes(o->cache_k) + vf_ggml_cache_bytes(o->cache_v));
+	r->kv_bytes_per_token = r->kv_bytes_per_token_layer * (double)n;
+	double kv_seq_gpu = r->kv_bytes_per_token_layer * (double)r->gpu_layers * (double)r->ctx;
+	double kv_seq_host = r->kv_bytes_per_token_layer * (double)(n - r->gpu_layers) * (double)r->ctx;
+	/* compute buffer: one ubatch's f32 logits and its layer activations */
+	int64_t ub = o->n_ubatch > 0 ? o->n_ubatch : 512;
+	r->compute_buffer_bytes = (int64_t)((double)ub * ((double)a->vocab * 4 + (double)a->hidden * 16 +
+							  (double)a->ffn * 8));
+	r->non_torch_bytes = s->context_bytes >= 0 ? s->context_bytes : vf_estimate_default_context(gpu);
+	r->weights_bytes = (int64_t)gpu_w;
+	double fixed = gpu_w + (double)r->compute_buffer_bytes + (double)r->non_torch_bytes;
+	double vram = (double)vf_estimate_gpu_bytes(gpu);
+	if (kv_seq_gpu > 0)
+		r->max_users = vram > fixed ? (int64_t)floor((vram - fixed) / kv_seq_gpu) : 0;
+	else /* nothing on the GPU holds a cache: host memory decides (not modelled) */
+		r->max_users = vram > fixed ? r->users : 0;
+	if (r->gpu_layers < n)
+		not_modelled(r, "host memory for the offloaded layers and their KV cache not checked");
+	r->fits = r->max_users >= 1;
+	double per_tok = r->kv_bytes_per_token_layer * (double)r->gpu_layers;
+	if (per_tok > 0)
+		r->max_ctx = vram > fixed ? (int64_t)floor((vram - fixed) / per_tok) : 0;
+	r->kv_cache_bytes = (int64_t)(kv_seq_gpu * (double)r->users);
+	r->host_bytes = (int64_t)(host_w + kv_seq_host * (double)r->users);
+	double nparams = 0;
+	{
+		int64_t h = a->hidden, hd = head_dim(a);
+		double per = (double)h * (double)(a->heads * hd) * 2 + (double)h * (double)hkv * 2 +
+			     (double)h * (double)a->ffn * (a->gated_mlp ? 3 : 2) * (a->experts > 1 ? a->experts : 1);
+		nparams = per * (double)n + (double)a->vocab * (double)h * (a->tied_embeddings ? 1 : 2);
+	}
+	r->bits_per_weight = nparams > 0 ? 8 * all / nparams : 0;
+	if (!r->fits)
+		snprintf(r->why, sizeof r->why,
+			 "%lld layers%s (%.2f GiB), the compute buffer and one %lld-token KV cache exceed "
+			 "the card: lower --n-gpu-layers",
+			 (long long)r->gpu_layers, r->output_on_gpu ? " and the output" : "", gpu_w / GIB,
+			 (long long)r->ctx);
+	if (a->experts > 1)
+		not_modelled(r, "llama.cpp MoE: every expert read per token (upper bound)");
+	if (a->kv_lora_rank > 0)
+		not_modelled(r, "llama.cpp MLA cache: counted as full K and V");
+	not_modelled(r, "llama.cpp's CUDA context taken as PyTorch's; compute buffer from the ubatch's logits "
+			"and activations; decode at the device-copy bandwidth, an upper bound for its quantized "
+			"mat-vec kernels (not calibrated on published tables)");
+
+	/* speeds: the prompt's forward on the GPU (ggml copies the host
+	 * layers' weights over PCIe for a batch), decode: the GPU's bytes at
+	 * its bandwidth, then the host's at the host's */
+	double host_bw = (o->host_bandwidth_gbs > 0 ? o->host_bandwidth_gbs : 50) * 1e9;
+	double emb = vf_gguf_embedding_bytes(a, t);
+	if (te->step_seconds > 0)
+		r->ttft_seconds = te->step_seconds + (r->prompt >= 32 ? (host_w - emb) / vf__steptime_host_bps(gpu) : 0);
+	double context = 0.5 * (double)(r->prompt + r->ctx);
+	r->running = r->max_users >= 1 && r->users > r->max_users ? r->max_users : r->users;
+	double frac = n > 0 ? (double)r->gpu_layers / (double)n : 0;
+	double active = a->active_params > 0 ? (double)a->active_params : nparams;
+	double attn = 4.0 * (double)a->heads * (double)head_dim(a);
+	bool bw = true;
+	double tg = r->gpu_layers > 0 || r->output_on_gpu
+			    ? vf_infer_decode_step(gpu, gpu_w, r->kv_bytes_per_token_layer * (double)r->gpu_layers,
+						   2.0 * active * frac, attn * (double)r->gpu_layers, r->running,
+						   context, 0, &bw)
+			    : 0;
+	double th = (host_w - emb + (double)r->running * r->kv_bytes_per_token_layer *
+					    (double)(n - r->gpu_layers) * context) / host_bw;
+	r->decode_bandwidth_bound = bw;
+	r->decode_step_seconds = tg >= 0 ? tg + th : -1;
+}
+
+vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
+		       const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
+		       struct vf_infer *r, struct vf_error *err)
+{
+	memset(r, 0, sizeof *r);
+	r->engine = o->engine;
+	r->tp = setup->tp > 1 ? setup->tp : 1;
+	r->pp = setup->pp > 1 ? setup->pp : 1;
+	r->kv_blocks = -1;
+	r->max_ctx = -1;
+	r->ttft_seconds = r->decode_step_seconds = -1;
+	r->users = o->users > 0 ? o->users : 1;
+	if (setup->mode != VF_MODE_INFER)
+		return vf_error_set(err, VF_EUSAGE, "--engine, --ctx and --users apply to --mode infer");
+	if (arch->layers <= 0 || arch->hidden <= 0 || arch->heads <= 0 || arch->ffn <= 0)
+		return vf_error_set(err, VF_ERR, "inference: the model has no layers, hidden size or heads");
+	if (o->engine == VF_ENGINE_VLLM)
+		r->ctx = o->ctx > 0 ? o->ctx : arch->max_positions > 0 ? arch->max_positions : setup->seq;
+	else if (o->engine == VF_ENGINE_LLAMACPP) /* llama.cpp's default n_ctx */
+		r->ctx = o->ctx > 0 ? o->ctx : 4096;
+	else
+		r->ctx = o->ctx > 0 ? o->ctx : setup->seq;
+	r->prompt = setup->seq < r->ctx ? setup->seq : r->ctx;
+	bool big = gpu && gpu->memory_mib >= 70 * 1024 && !strstr(gpu->id, "a100");
+	r->max_num_batched_tokens = o->max_num_batched_tokens > 0 ? o->max_num_batched_tokens
+				    : big ? 8192 : 2048;
+	r->max_num_seqs = o->max_num_seqs > 0 ? o->max_num_seqs : big ? 1024 : 256;
+
+	/* the KV cache per token */
+	double C = setup->precision == VF_PREC_FP32 ? 4 : 2;
+	double kv_elem = o->engine == VF_ENGINE_VLLM && o->kv_fp8 ? 1 : C;
+	int64_t layers = arch->attn_layers >= 0 && arch->ssm_layers > 0 ? arch->attn_layers : arch->layers;
+	r->attn_layers = (layers + r->pp - 1) / r->pp;
+	r->kv_bytes_per_token_layer = vf_infer_kv_bytes_per_token_layer(arch, r->tp, kv_elem);
+	r->kv_bytes_per_token = r->kv_bytes_per_token_layer * (double)r->attn_layers;
+	if (arch->ssm_layers > 0)
+		not_modelled(r, "the SSM layers' recurrent state (not paged)");
+	if (arch->sliding_window > 0)
+		not_modelled(r, "sliding-window layers counted as full attention");
+	if (arch->decoder_layers > 0 || arch->encoder)
+		not_modelled(r, "encoder(-decoder) models: the decoder's cache alone");
+	if (o->engine != VF_ENGINE_VLLM && (r->tp > 1 || r->pp > 1))
+		not_modelled(r, "transformers or llama.cpp over several GPUs: one GPU's share by the split");
+
+	/* the weights (and the profiling forward) from the estimate */
+	struct vf_setup ps = one_gpu(setup, 1, o->engine == VF_ENGINE_VLLM ? r->max_num_batched_tokens
+									 : r->prompt);
+	struct vf_estimate prof;
+	vf_estimate_run(arch, &ps, gpu, &prof);
+	r->weights_bytes = (int64_t)((double)prof.weights_full / ((double)r->tp * r->pp));
+
+	if (o->engine == VF_ENGINE_VLLM) {
+		vllm_memory(arch, setup, gpu, o, &prof, r);
+	} else {
+		struct vf_setup cs = one_gpu(setup, 1, r->ctx);
+		r->max_users = gpu ? vf_estimate_max_batch(arch, &cs, gpu, 0) : 0;
+		r->fits = r->max_users >= 1;
+		r->kv_cache_bytes = (int64_t)(r->kv_bytes_per_token * (double)r->ctx * (double)r->users);
+		if (!r->fits)
+			snprintf(r->why, sizeof r->why,
+				 "one sequence of %lld tokens does not fit: weights, its KV cache and the "
+				 "forward's working set exceed the card",
+				 (long long)r->ctx);
+	}
+
+	/* TTFT: the prompt's forward by the kernel model, split tp ways */
+	struct vf_setup ts = one_gpu(setup, 1, r->prompt);
+	struct vf_estimate te;
+	vf_estimate_run(arch, &ts, gpu, &te);
+	if (o->engine == VF_ENGINE_LLAMACPP) {
+		llamacpp_run(arch, setup, gpu, o, &te, r);
+		if (!r->fits)
+			r->ttft_seconds = r->decode_step_seconds = -1;
+		if (r->decode_step_seconds > 0) {
+			r->decode_tokens_per_second_per_user = 1.0 / r->decode_step_seconds;
+			r->decode_tokens_per_second_total = (double)r->running / r->decode_step_seconds;
+		}
+		return VF_OK;
+	}
+	/* tensor parallel: an all-reduce of the hidden states after the
+	 * attention and after the MLP of every layer (NCCL over the link) */
+	struct vf__link link;
+	if (r->tp > 1)
+		vf__nccl_link(gpu, r->tp, &link);
+	double hb = (double)arch->hidden * C, lstage = (double)r->attn_layers;
+	if (te.step_seconds > 0)
+		r->ttft_seconds = te.step_seconds / r->tp +
+				  (r->tp > 1 ? vf__nccl_seconds(&link, VF__ALL_REDUCE, r->tp,
+								(double)r->prompt * hb, 2 * lstage * r->pp)
+					     : 0);
+
+	/* decode: the weights read each step (the embedding table by row) */
+	double per_param = prof.params > 0 ? (double)prof.weights_full / (double)prof.params : C;
+	double emb = arch->tied_embeddings ? 0 : (double)arch->vocab * (double)arch->hidden * per_param;
+	double active = arch->active_params > 0 ? (double)arch->active_params : (double)prof.params;
+	double wparams = (double)prof.params;
+	if (arch->experts > 1 && arch->experts_per_token > 0 && arch->experts_per_token < arch->experts) {
+		/* MoE: the experts the step's tokens route to, each read once;
+		 * uniform routing: a share 1 - (1 - k/E)^users of them */
+		double E = (double)arch->experts, k = (double)arch->experts_per_token;
+		double eff = (double)(arch->moe_ffn > 0 ? arch->moe_ffn : arch->ffn);
+		double ml = (double)(arch->moe_layers >= 0 ? arch->moe_layers : arch->layers);
+		double expert = ml * E * (arch->gated_mlp ? 3 : 2) * (double)arch->hidden * eff;
+		if (expert > wparams)
+			expert = wparams;
+		if (arch->active_params <= 0)
+			active = wparams - expert * (1 - k / E);
+		double u = (double)(r->max_users >= 1 && r->users > r->max_users ? r->max_users : r->users);
+		wparams = wparams - expert + expert * (1 - pow(1 - k / E, u));
+		not_modelled(r, "MoE routing taken as uniform over the experts");
+	}
+	double wread = (wparams * per_param - emb) / ((double)r->tp * r->pp);
+	double flops0 = 2.0 * active / ((double)r->tp * r->pp);
+	double attn = 4.0 * (double)arch->heads * (double)head_dim(arch) * (double)r->attn_layers / r->tp;
+	double host = 0;
+	if (o->engine == VF_ENGINE_TRANSFORMERS) {
+		/* eager: the host time of a one-token forward, by the kernel model */
+		struct vf_setup ds = one_gpu(setup, r->max_users >= 1 && r->users > r->max_users
+							    ? r->max_users : r->users, 1);
+		struct vf_estimate de;
+		vf_estimate_run(arch, &ds, gpu, &de);
+		host = de.parts.launch + de.parts.fixed;
+	}
+	double context = 0.5 * (double)(r->prompt + r->ctx); /* the mean over the generation */
+	/* more users than the cache holds at ctx: the engine queues the rest */
+	r->running = r->max_users >= 1 && r->users > r->max_users ? r->max_users : r->users;
+	if (r->tp > 1)
+		host += vf__nccl_seconds(&link, VF__ALL_REDUCE, r->tp, (double)r->running * hb, 2 * lstage);
+	r->decode_step_seconds = vf_infer_decode_step(gpu, wread, r->kv_bytes_per_token, flops0, attn,
+						      r->running, context, host, &r->decode_bandwidth_bound);
+	if (r->decode_step_seconds > 0) /* a token passes the pipeline's stages one after another */
+		r->decode_step_seconds *= r->pp;
+	if (!r->fits) /* nothing runs: no speeds */
+		r->ttft_seconds = r->decode_step_seconds = -1;
+	if (r->decode_step_seconds > 0) {
+		r->decode_tokens_per_second_per_user = 1.0 / r->decode_step_seconds;
+		r->decode_tokens_per_second_total = (double)r->running / r->decode_step_seconds;
+	}
+	return VF_OK;
+}
+
+/* ---- the ways to serve (fit --mode infer) ------------------------------- */
+
+static bool serves(const struct vf_infer *r, const struct vf_infer_opts *o)
+{
+	return r->fits && r->max_users >= (o->users > 0 ? o->users : 1) && r->decode_step_seconds > 0;
+}
+
+/* Fastest decode per user first; on a tie, fewer GPUs. */
+static int cand_cmp(const void *x, const void *y)
+{
+	const struct vf_infer_candidate *a = x, *b = y;
+	double ta = a->r.decode_tokens_per_second_per_user, tb = b->r.decode_tokens_per_second_per_user;
+	if (ta != tb)
+		return ta > tb ? -1 : 1;
+	return a->gpus < b->gpus ? -1 : a->gpus > b->gpus ? 1 : 0;
+}
+
+static int vllm_candidates(const struct vf_arch *a, const struct vf_setup *base,
+			   const struct vf_gpu_spec *gpu, int gpus, const struct vf_infer_opts *o,
+			   struct vf_infer_candidate *out, int max)
+{
+	static const enum vf_quant quants[] = {VF_QUANT_NONE, VF_QUANT_FP8, VF_QUANT_INT4};
+	static const char *const qwords[] = {"bf16", "fp8", "int4"};
+	int n = 0;
+	int64_t kvh = a->kv_heads > 0 ? a->kv_heads : a->heads;
+	for (int tp = 1; tp <= 8 && tp <= gpus; tp *= 2) {
+		if (a->heads % tp != 0 || (kvh >= tp && kvh % tp != 0))
+			continue; /* vLLM splits whole heads */
+		for (int q = 0; q < 3; q++)
+			for (int kv = 0; kv < 2 && n < max; kv++) {
+				struct vf_setup s = *base;
+				s.tp = (int16_t)tp;
+				s.pp = 1;
+				s.quant = quants[q];
+				struct vf_infer_opts vo = *o;
+				vo.engine = VF_ENGINE_VLLM;
+				vo.kv_fp8 = kv == 1;
+				struct vf_infer_candidate *c = &out[n];
+				struct vf_error err = {0};
+				if (vf_infer_run(a, &s, gpu, &vo, &c->r, &err) != VF_OK || !serves(&c->r, o))
+					continue;
+				c->engine = VF_ENGINE_VLLM;
+				c->gpus = tp;
+				snprintf(c->what, sizeof c->what, "vllm%s%.0d, %s weights%s", tp > 1 ? " tp " : "",
+					 tp > 1 ? tp : 0, qwords[q], kv ? ", fp8 KV" : "");
+				snprintf(c->gives_up, sizeof c->gives_up, "%s%s%s", q == 2 ? "4-bit weights" : q == 1 ? "8-bit weights" : "",
+					 q && kv ? "; " : "", kv ? "fp8 KV cache" : "");
+				n++;
+			}
+	}
+	return n;
+}
+
+static int llamacpp_candidates(const struct vf_arch *a, const struct vf_setup *base,
+			       const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
+			       struct vf_infer_candidate *out, int max)
+{
+	static const enum vf_gguf_type types[] = {VF_GGUF_F16, VF_GGUF_Q8_0, VF_GGUF_Q6_K,
+						  VF_GGUF_Q5_K_M, VF_GGUF_Q4_K_M, VF_GGUF_Q4_0};
+	int n = 0;
+	for (int i = 0; i < 6 && n < max; i++) {
+		struct vf_infer_opts lo = *o;
+		lo.engine = VF_ENGINE_LLAMACPP;
+		lo.gguf_type = types[i];
+		lo.gguf_given = true;
+		lo.ngl_given = true;
+		struct vf_infer_candidate *c = &out[n];
+		struct vf_error err = {0};
+		/* every layer and the output, else the most layers that fit */
+		int64_t ngl = a->layers + 1;
+		for (; ngl >= 1; ngl--) { /* at least one layer: a GPU option */
+			lo.n_gpu_layers = ngl;
+			if (vf_infer_run(a, base, gpu, &lo, &c->r, &err) == VF_OK && serves(&c->r, o))
+				break;
+		}
+		if (ngl < 1)
+			continue;
+		c->engine = VF_ENGINE_LLAMACPP;
+		c->gpus = 1;
+		if (ngl > a->layers)
+			snprintf(c->what, sizeof c->what, "llamacpp %s", vf_gguf_type_name(types[i]));
+		else
+			snprintf(c->what, sizeof c->what, "llamacpp %s, %lld of %lld layers on the GPU",
+				 vf_gguf_type_name(types[i]), (long long)ngl, (long long)a->layers);
+		snprintf(c->gives_up, sizeof c->gives_up, "%s%s%s",
+			 types[i] == VF_GGUF_F16 ? "" : "quantized weights",
+			 types[i] != VF_GGUF_F16 && ngl <= a->layers ? "; " : "",
+			 ngl <= a->layers ? "layers in host memory (slow)" : "");
+		n++;
+	}
+	return n;
+}
+
+int vf_infer_candidates(const struct vf_arch *arch, const struct vf_setup *setup,
+			const struct vf_gpu_spec *gpu, int gpus, const struct vf_infer_opts *o,
+			struct vf_infer_candidate *out, int max)
+{
+	int n = 0;
+	if (gpus < 1)
+		gpus = 1;
+	struct vf_setup base = *setup;
+	base.mode = VF_MODE_INFER;
+	base.split = VF_SPLIT_NONE;
+	base.gpus = 1;
+	if (o->engine != VF_ENGINE_LLAMACPP)
+		n += vllm_candidates(arch, &base, gpu, gpus, o, out + n, max - n);
+	if (o->engine != VF_ENGINE_VLLM && n < max)
+		n += llamacpp_candidates(arch, &base, gpu, o, out + n, max - n);
+	qsort(out, (size_t)n, sizeof *out, cand_cmp);
+	return n;
+}
+
+cJSON *vf_infer_to_json(const struct vf_infer *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "engine", vf_engine_name(r->engine));
+	cJSON_AddNumberToObject(o, "ctx", (double)r->ctx);
+	cJSON_AddNumberToObject(o, "prompt_tokens", (double)r->prompt);
+	cJSON_AddNumberToObject(o, "users", (double)r->users);
+	cJSON_AddNumberToObject(o, "running_users", (double)r->running);
+	cJSON_AddNumberToObject(o, "tensor_parallel", r->tp);
+	cJSON_AddNumberToObject(o, "pipeline_parallel", r->pp);
+	cJSON_AddNumberToObject(o, "kv_bytes_per_token", r->kv_bytes_per_token);
+	cJSON_AddNumberToObject(o, "kv_bytes_per_token_layer", r->kv_bytes_per_token_layer);
+	cJSON_AddNumberToObject(o, "kv_cache_bytes", (double)r->kv_cache_bytes);
+	if (r->engine == VF_ENGINE_VLLM) {
+		cJSON_AddNumberToObject(o, "kv_blocks", (double)r->kv_blocks);
+		cJSON_AddNumberToObject(o, "block_size", r->block_size);
+		cJSON_AddNumberToObject(o, "max_concurrency", r->max_concurrency);
+		cJSON_AddNumberToObject(o, "budget_bytes", (double)r->budget_bytes);
+		cJSON_AddNumberToObject(o, "profile_activation_bytes", (double)r->activation_bytes);
+		cJSON_AddNumberToObject(o, "non_torch_bytes", (double)r->non_torch_bytes);
+		cJSON_AddNumberToObject(o, "max_num_batched_tokens", (double)r->max_num_batched_tokens);
+		cJSON_AddNumberToObject(o, "max_num_seqs", (double)r->max_num_seqs);
+	} else {
+		cJSON_AddNullToObject(o, "kv_blocks");
+	}
+	if (r->engine == VF_ENGINE_LLAMACPP) {
+		cJSON_AddNumberToObject(o, "gpu_layers", (double)r->gpu_layers);
+		cJSON_AddBoolToObject(o, "output_on_gpu", r->output_on_gpu);
+		cJSON_AddNumberToObject(o, "host_bytes", (double)r->host_bytes);
+		cJSON_AddNumberToObject(o, "compute_buffer_bytes", (double)r->compute_buffer_bytes);
+		cJSON_AddNumberToObject(o, "bits_per_weight", r->bits_per_weight);
+	}
+	cJSON_AddNumberToObject(o, "weights_bytes", (double)r->weights_bytes);
+	cJSON_AddNumberToObject(o, "max_users", (double)r->max_users);
+	if (r->max_ctx >= 0)
+		cJSON_AddNumberToObject(o, "max_ctx", (double)r->max_ctx);
+	else
+		cJSON_AddNullToObject(o, "max_ctx");
+	cJSON_AddBoolToObject(o, "fits", r->fits);
+	if (!r->fits)
+		cJSON_AddStringToObject(o, "refusal", r->why);
+	if (r->ttft_seconds > 0)
+		cJSON_AddNumberToObject(o, "ttft_seconds", r->ttft_seconds);
+	else
+		cJSON_AddNullToObject(o, "ttft_seconds");
+	if (r->decode_step_seconds > 0) {
+		cJSON_AddNumberToObject(o, "decode_tokens_per_second_per_user",
+					r->decode_tokens_per_second_per_user);
+		cJSON_AddNumberToObject(o, "decode_tokens_per_second_total",
+					r->decode_tokens_per_second_total);
+		cJSON_AddStringToObject(o, "decode_bound", r->decode_bandwidth_bound ? "bandwidth" : "compute");
+	} else {
+		cJSON_AddNullToObject(o, "decode_tokens_per_second_per_user");
+		cJSON_AddNullToObject(o, "decode_tokens_per_second_total");
+	}
+	cJSON_AddBoolToObject(o, "approximate", r->approximate);
+	if (r->approximate)
+		cJSON_AddStringToObject(o, "not_modelled", r->not_modelled);
+	return o;
+}

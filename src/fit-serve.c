@@ -1,0 +1,103 @@
+/* fit-serve.c - fit --mode infer --engine: each GPU kind's ways to serve
+ * the model (lib/estimate/infer.c vf_infer_candidates), what each gives
+ * up, its users at --ctx and its speeds. */
+#include "fit-serve.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "vramfit/estimate/estimate.h"
+
+#define MAX_CAND 64
+
+static cJSON *cand_json(const struct vf_infer_candidate *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "option", c->what);
+	cJSON_AddStringToObject(o, "gives_up", c->gives_up);
+	cJSON_AddNumberToObject(o, "gpus", c->gpus);
+	cJSON_AddItemToObject(o, "inference", vf_infer_to_json(&c->r));
+	return o;
+}
+
+static void cand_row(struct vf_table *t, const char *gpu, const struct vf_infer_candidate *c)
+{
+	char b[6][64];
+	const struct vf_infer *r = &c->r;
+	snprintf(b[5], sizeof b[5], "%d", c->gpus);
+	vf_fmt_bytes(b[0], sizeof b[0], (double)r->kv_cache_bytes);
+	snprintf(b[1], sizeof b[1], "%" PRId64, r->max_users);
+	if (r->ttft_seconds > 0)
+		vf_fmt_seconds(b[2], sizeof b[2], r->ttft_seconds);
+	else
+		snprintf(b[2], sizeof b[2], "-");
+	snprintf(b[3], sizeof b[3], "%.1f", r->decode_tokens_per_second_per_user);
+	snprintf(b[4], sizeof b[4], "%.0f", r->decode_tokens_per_second_total);
+	vf_table_addf(t, gpu, c->what, b[5], c->gives_up[0] ? c->gives_up : "-", b[1], b[0], b[2], b[3], b[4]);
+}
+
+int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct vf_setup *setup,
+		 const struct vf_gpu_spec *const *gpus, const int *count, int n,
+		 const struct vf_infer_opts *o, int top, bool json)
+{
+	struct vf_infer_candidate *cand = calloc(MAX_CAND, sizeof *cand);
+	if (!cand)
+		return vf_cli_fail("out of memory");
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "model", model_id);
+	cJSON_AddStringToObject(root, "mode", "infer");
+	cJSON_AddStringToObject(root, "engine", o->engine == VF_ENGINE_VLLM       ? "vllm"
+						: o->engine == VF_ENGINE_LLAMACPP ? "llamacpp"
+										  : "any");
+	cJSON_AddNumberToObject(root, "users", (double)(o->users > 0 ? o->users : 1));
+	cJSON *arr = cJSON_AddArrayToObject(root, "gpus");
+	const char *hdr[] = {"GPU", "option", "GPUs", "gives up", "max users", "KV cache", "TTFT",
+			     "tok/s per user", "tok/s total"};
+	struct vf_table t;
+	vf_table_init(&t, 9, hdr);
+	vf_table_set_right(&t, 2, true);
+	for (int c = 4; c < 9; c++)
+		vf_table_set_right(&t, c, true);
+	for (int i = 0; i < n; i++) {
+		int k = vf_infer_candidates(arch, setup, gpus[i], count[i], o, cand, MAX_CAND);
+		char id[64];
+		snprintf(id, sizeof id, count[i] > 1 ? "%s x%d" : "%s", gpus[i]->id, count[i]);
+		cJSON *g = cJSON_CreateObject();
+		cJSON_AddStringToObject(g, "id", gpus[i]->id);
+		cJSON_AddNumberToObject(g, "count", count[i] > 0 ? count[i] : 1);
+		cJSON *opts = cJSON_AddArrayToObject(g, "options");
+		for (int j = 0; j < k && j < top; j++) {
+			cJSON_AddItemToArray(opts, cand_json(&cand[j]));
+			cand_row(&t, j == 0 ? id : "", &cand[j]);
+		}
+		if (k == 0)
+			vf_table_addf(&t, id, "nothing serves it", "-", "-", "0", "-", "-", "-", "-");
+		cJSON_AddItemToArray(arr, g);
+	}
+	int rc = VF_EXIT_OK;
+	if (json) {
+		vf_cli_print_json(root);
+	} else {
+		FILE *f = stdout;
+		char cw[80];
+		if (o->ctx > 0)
+			snprintf(cw, sizeof cw, "%" PRId64, o->ctx);
+		else
+			snprintf(cw, sizeof cw, "each engine's default (vLLM the model's %" PRId64 ", llama.cpp 4096)",
+				 arch->max_positions);
+		fprintf(f, "%sServing %s%s (--mode infer: %" PRId64 " user%s at %s tokens of context; "
+			   "fastest decode first)\n",
+			vf_cli_sgr(f, "1"), model_id, vf_cli_sgr(f, "0"), o->users > 0 ? o->users : 1,
+			o->users > 1 ? "s" : "", cw);
+		vf_table_print(&t, f);
+		fprintf(f, "\nvLLM: gpu_memory_utilization 0.9, blocks of 16 tokens, tensor parallel over "
+			   "the kind's GPUs; llama.cpp: one GPU, host layers read at 50 GB/s; speeds are "
+			   "estimates (vramfit estimate --engine ... shows one in full)\n");
+	}
+	vf_table_release(&t);
+	cJSON_Delete(root);
+	free(cand);
+	return rc;
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# infer.sh - `vramfit estimate --mode infer --engine ...` end to end
+# (issue 27): vLLM's KV blocks and concurrent 8k sequences for llama3.1-8b
+# on an RTX 4090 (derived by hand in tests/unit/test-infer.c), its refusal
+# at the model's default 131072-token max_model_len, the inference table
+# and JSON object, one verdict, and the flags' errors.
+. "$(dirname "$0")/lib.sh"
+export XDG_CONFIG_HOME="$TMP/config"
+unset VRAMFIT_DATA_DIR || true
+export VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI="$TMP/no-such-smi"
+
+test_case "vllm: llama3.1-8b on an RTX 4090 at 8k context"
+run estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090 --ctx 8192
+expect_rc 0
+expect_out 'Memory as vLLM lays it out'
+expect_out 'KV cache (2961 blocks of 16 tokens)'
+expect_out_re '^Inference \(vllm: context 8192 tokens'
+expect_out_re '^rtx-4090 +128 KiB +5\.78 GiB +2961 +5 \(5\.78x\)'
+expect_out_re '^rtx-4090 +[0-9.]+ GiB +yes'
+expect_no_out 'logits phase'
+run estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090 --ctx 8192 --users 4 --json
+expect_rc 0
+expect_json 'j["inference"]["engine"] == "vllm" and j["inference"]["kv_blocks"] == 2961 and j["inference"]["max_users"] == 5'
+expect_json 'j["inference"]["kv_bytes_per_token"] == 131072 and j["inference"]["ctx"] == 8192 and j["inference"]["users"] == 4'
+expect_json 'j["inference"]["ttft_seconds"] > 0 and j["inference"]["decode_tokens_per_second_per_user"] > 0'
+expect_json 'abs(j["inference"]["decode_tokens_per_second_total"] - 4 * j["inference"]["decode_tokens_per_second_per_user"]) < 1e-6'
+expect_json 'j["gpus"][0]["inference"]["kv_blocks"] == 2961 and j["gpus"][0]["fits"] is True'
+
+test_case "vllm refuses the model's default max_model_len on a 24 GB card"
+run estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090
+expect_rc 0
+expect_out_re '^rtx-4090 +[0-9.]+ GiB +no'
+expect_out 'rtx-4090: vLLM refuses to start: the model'"'"'s max seq len (131072) is larger than the maximum number of tokens that can be stored in KV cache (47376); try --ctx 47376 or less'
+run estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090 --json
+expect_json 'j["gpus"][0]["fits"] is False and j["inference"]["fits"] is False and j["inference"]["max_users"] == 0'
+expect_json '"47376" in j["inference"]["refusal"] and j["inference"]["max_ctx"] == 47376'
+expect_json 'j["inference"]["ttft_seconds"] is None and j["inference"]["decode_tokens_per_second_per_user"] is None'
+
+test_case "fp8 KV cache doubles the blocks; transformers has none"
+run estimate llama3.1-8b --mode infer --engine vllm --kv-cache-dtype fp8 --gpu rtx-4090 --ctx 8192 --json
+expect_json 'j["inference"]["kv_blocks"] == 5923 and j["inference"]["kv_bytes_per_token"] == 65536'
+run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 8192 --users 2 --json
+expect_rc 0
+expect_json 'j["inference"]["engine"] == "transformers" and j["inference"]["kv_blocks"] is None and j["inference"]["max_users"] >= 1'
+run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 8192
+expect_out_re '^Inference \(transformers: context 8192 tokens'
+
+test_case "llamacpp: llama3.1-8b Q4_K_M (4.58 GiB, 4.89 bits per weight) and a 70B offload"
+run estimate llama3.1-8b --mode infer --engine llamacpp --gpu rtx-4090 --json
+expect_rc 0
+expect_json 'j["inference"]["engine"] == "llamacpp" and j["inference"]["gpu_layers"] == 32 and j["inference"]["output_on_gpu"] is True'
+expect_json 'j["inference"]["weights_bytes"] + j["inference"]["host_bytes"] == 4912898048 and abs(j["inference"]["bits_per_weight"] - 4.894) < 0.001'
+expect_json 'j["inference"]["ctx"] == 4096 and j["gpus"][0]["fits"] is True'
+run estimate llama3.1-70b --mode infer --engine llamacpp --gpu rtx-4090 --json
+expect_json 'j["gpus"][0]["fits"] is False and j["inference"]["fits"] is False'
+run estimate llama3.1-70b --mode infer --engine llamacpp --gpu rtx-4090
+expect_out 'rtx-4090: llama.cpp does not fit: 80 layers and the output'
+run estimate llama3.1-70b --mode infer --engine llamacpp --n-gpu-layers 40 --host-bandwidth 80 --gpu rtx-4090 --json
+expect_json 'j["inference"]["gpu_layers"] == 40 and j["inference"]["host_bytes"] > 20e9 and j["gpus"][0]["fits"] is True'
+run estimate llama3.1-70b --mode infer --engine llamacpp --n-gpu-layers 40 --gpu rtx-4090
+expect_out 'Memory as llama.cpp lays it out'
+expect_out 'weights (40 layers)'
+
+test_case "fit --mode infer --engine: the ways to serve llama3.1-70b on two RTX 3090"
+run fit llama3.1-70b --mode infer --engine any --gpu rtx-3090:2 --ctx 4096
+expect_rc 0
+expect_out 'Serving llama3.1-70b'
+expect_out_re '^rtx-3090 x2 +vllm tp 2, int4 weights, fp8 KV +2 '
+expect_out 'layers in host memory'
+run fit llama3.1-70b --mode infer --engine vllm --gpu rtx-3090:2 --ctx 4096 --json
+expect_rc 0
+expect_json 'j["gpus"][0]["id"] == "rtx-3090" and j["gpus"][0]["options"][0]["inference"]["kv_blocks"] == 353'
+expect_json 'all(o["inference"]["engine"] == "vllm" and o["inference"]["fits"] for o in j["gpus"][0]["options"])'
+run fit llama3.1-70b --engine vllm --gpu rtx-3090:2
+expect_rc 2
+expect_err 'with --mode infer'
+
+test_case "the inference flags' errors"
+run estimate llama3.1-8b --engine vllm --gpu rtx-4090
+expect_rc 2
+expect_err 'apply to --mode infer'
+run estimate llama3.1-8b --mode infer --kv-cache-dtype fp8 --gpu rtx-4090
+expect_rc 2
+expect_err 'apply to --engine vllm'
+run estimate llama3.1-8b --mode infer --engine tgi --gpu rtx-4090
+expect_rc 2
+run estimate ltx-2-19b --mode infer --engine vllm --gpu h100-80gb
+expect_rc 2
+expect_err 'apply to language models'
+run estimate llama3.1-8b --mode infer --engine vllm --gguf-type q8_0 --gpu rtx-4090
+expect_rc 2
+expect_err 'apply to --engine llamacpp'
+run estimate llama3.1-8b --mode infer --engine llamacpp --quant int4 --gpu rtx-4090
+expect_rc 2
+expect_err 'not --quant'
+run estimate llama3.1-8b --mode infer --engine vllm --ctx 1024 --seq 2048 --gpu rtx-4090
+expect_rc 2
+expect_err 'longer than --ctx'
+
+finish

@@ -1,0 +1,404 @@
+/* test-infer.c - inference as engines serve it (lib/estimate/infer.c):
+ * KV bytes per token per layer, vLLM's block count and concurrency derived
+ * by hand for llama3.1-8b on an RTX 4090 at 8k context (the acceptance of
+ * issue 27), its refusal at the model's 131072 positions, fp8 and tensor
+ * parallel, the bandwidth-bound decode derived by hand, and the
+ * invariants: more users never faster per user, more context never more
+ * users. */
+#include <math.h>
+#include <string.h>
+
+#include "vf_test.h"
+#include "vramfit/estimate/estimate.h"
+#include "vramfit/estimate/infer.h"
+#include "vramfit/estimate/setup.h"
+#include "vramfit/gpu/gpu.h"
+#include "vramfit/model/models.h"
+
+static const struct vf_arch *catalog_arch(const char *id)
+{
+	const struct vf_model_entry *m = vf_models_find(id);
+	return m && m->has_arch ? &m->arch : NULL;
+}
+
+static struct vf_setup infer_setup(void)
+{
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_INFER;
+	s.given |= VF_SETUP_G_MODE;
+	struct vf_error err = {0};
+	if (vf_setup_finish(&s, &err) != VF_OK)
+		fprintf(stderr, "  %s\n", err.msg);
+	return s;
+}
+
+/* llama3.1-8b: 32 layers, 8 KV heads of 128: K and V in bf16 are
+ * 2 x 8 x 128 x 2 = 4096 bytes per token per layer, 131072 per token. */
+static void test_kv_bytes_per_token(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-8b");
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	CHECK_INT(a->kv_heads, 8);
+	CHECK_INT(a->layers, 32);
+	CHECK(vf_infer_kv_bytes_per_token_layer(a, 1, 2) == 4096.0);
+	CHECK(vf_infer_kv_bytes_per_token_layer(a, 1, 1) == 2048.0); /* fp8 */
+	CHECK(vf_infer_kv_bytes_per_token_layer(a, 2, 2) == 2048.0); /* 4 heads per GPU */
+	/* 16 GPUs, 8 heads: vLLM replicates one head per GPU */
+	CHECK(vf_infer_kv_bytes_per_token_layer(a, 16, 2) == 2 * 1 * 128 * 2);
+}
+
+/* vLLM on an RTX 4090 (24564 MiB) at --ctx 8192, by hand:
+ *   total            24564 x 2^20                      = 25757220864
+ *   budget           0.9 x total                       = 23181498777.6
+ *   weights          8030261248 params x 2 (bf16)      = 16060522496
+ *   profiled forward 2048 tokens (default max_num_batched_tokens below
+ *                    70 GiB) x (2 x 4096 + 3 x 14336) x 2 = 209715200
+ *   sampler          256 rows x 128256 x (2 + 4)       = 197001216
+ *   CUDA context     480 MiB (ada)                     = 503316480
+ *   available        23181498777.6 - the above         = 6210943385.6
+ *   one block        16 tokens x 4096 x 32 layers      = 2097152
+ *   blocks           floor(6210943385.6 / 2097152)     = 2961
+ *   concurrency      2961 / cdiv(8192, 16) = 2961 / 512 = 5.783 -> 5 users */
+static void test_vllm_blocks_rtx4090_8k(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-8b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-4090");
+	CHECK(a && g);
+	if (!a || !g)
+		return;
+	CHECK_INT(g->memory_mib, 24564);
+	double avail = 0.9 * 24564.0 * 1048576.0 - 8030261248.0 * 2 - 2048.0 * (2 * 4096 + 3 * 14336) * 2 -
+		       256.0 * 128256 * 6 - 480.0 * 1048576;
+	CHECK(fabs(avail - 6210943385.6) < 1);
+	CHECK_INT(vf_infer_vllm_blocks(avail, 4096, 32, 16), 2961);
+	CHECK(fabs(vf_infer_vllm_concurrency(2961, 8192, 16) - 2961.0 / 512) < 1e-9);
+
+	struct vf_setup s = infer_setup();
+	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .ctx = 8192};
+	struct vf_infer r;
+	struct vf_error err = {0};
+	CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+	CHECK_INT(r.weights_bytes, 16060522496LL);
+	CHECK_INT(r.activation_bytes, 209715200LL + 197001216LL);
+	CHECK_INT(r.non_torch_bytes, 503316480LL);
+	CHECK_INT(r.max_num_batched_tokens, 2048);
+	CHECK(r.kv_bytes_per_token == 131072.0);
+	CHECK_INT(r.kv_blocks, 2961);
+	CHECK_INT(r.max_users, 5);
+	CHECK(fabs(r.max_concurrency - 5.783203125) < 1e-9);
+	CHECK_INT(r.kv_cache_bytes, 2961LL * 16 * 131072);
+	CHECK(r.fits);
+	CHECK(r.ttft_seconds > 0);
+
+	/* vLLM's default max_model_len is the model's 131072 positions:
+	 * 2961 x 16 = 47376 tokens do not hold one sequence, it refuses */
+	o.ctx = 0;
+	CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+	CHECK_INT(r.ctx, 131072);
+	CHECK(!r.fits);
+	CHECK_INT(r.max_users, 0);
+	CHECK_CONTAINS(r.why, "(131072) is larger than the maximum number of tokens");
+	CHECK_CONTAINS(r.why, "(47376)");
+
+	/* fp8 KV cache: 2048 bytes per token per layer, a block of 1048576:
+	 * floor(6210943385.6 / 1048576) = 5923 blocks, 11 sequences of 8k */
+	o.ctx = 8192;
+	o.kv_fp8 = true;
+	CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+	CHECK_INT(r.kv_blocks, 5923);
+	CHECK_INT(r.max_users, 11);
+
+	/* a lower gpu_memory_utilization, 0.7: 0.7 x total - the same terms
+	 * = 18030054604.8 - 16970555392 = 1059499212.8 -> 505 blocks, 8080
+	 * tokens: one 8192-token sequence does not fit, vLLM refuses */
+	o.kv_fp8 = false;
+	o.gpu_memory_utilization = 0.7;
+	CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+	CHECK_INT(r.kv_blocks, 505);
+	CHECK_INT(r.max_users, 0);
+	CHECK(!r.fits);
+	CHECK_CONTAINS(r.why, "(8192) is larger than the maximum number of tokens that can be stored in KV cache (8080)");
+	o.ctx = 8000; /* 500 blocks: one sequence */
+	CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+	CHECK(r.fits);
+	CHECK_INT(r.max_users, 1);
+	o.ctx = 8192;
+	o.gpu_memory_utilization = 0.6; /* 0.6 x total < the weights and the rest: no blocks */
+	CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+	CHECK_INT(r.kv_blocks, 0);
+	CHECK(!r.fits);
+	CHECK_CONTAINS(r.why, "no available memory for the cache blocks");
+}
+
+/* Tensor parallel 2: each GPU holds half the weights and half the KV heads. */
+static void test_vllm_tensor_parallel(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-8b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-4090");
+	if (!a || !g)
+		return;
+	struct vf_setup s = infer_setup();
+	s.tp = 2;
+	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .ctx = 8192};
+	struct vf_infer r;
+	struct vf_error err = {0};
+	CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+	CHECK_INT(r.weights_bytes, 16060522496LL / 2);
+	CHECK(r.kv_bytes_per_token == 65536.0);
+	/* avail = 0.9 x total - weights/2 - (209715200/2 + 256 x 128256 x (2/2 + 4)) - context */
+	double avail = 0.9 * 24564.0 * 1048576.0 - 8030261248.0 - 104857600.0 - 256.0 * 128256 * 5 -
+		       480.0 * 1048576;
+	CHECK_INT(r.kv_blocks, (int64_t)floor(avail / (16.0 * 2048 * 32)));
+	CHECK(r.max_users > 5 * 2); /* twice the blocks of half the size, plus the weights freed */
+	/* decode: half the bytes per GPU (the 1-GPU figures of
+	 * test_decode_bandwidth_bound, halved) plus two all-reduces per layer
+	 * over PCIe: slower than the halved bytes alone */
+	double half = (15009849344.0 + 671088640.0) / 2 / (1008e9 * 0.9);
+	CHECK(r.decode_step_seconds > half);
+	CHECK(r.decode_step_seconds < 2 * half);
+}
+
+/* Decode, bandwidth-bound, one user at 8k context from a 2048-token
+ * prompt, by hand: the weights less the untied embedding table (read by
+ * row): 16060522496 - 128256 x 4096 x 2 = 15009849344 bytes, the KV cache
+ * at the mean context (2048 + 8192) / 2 = 5120 tokens: 131072 x 5120 =
+ * 671088640 bytes; at the ada device-copy share 0.9 of 1008 GB/s:
+ * 15680937984 / 907.2e9 = 17.285 ms, 57.85 tokens/s. */
+static void test_decode_bandwidth_bound(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-8b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-4090");
+	if (!a || !g)
+		return;
+	CHECK(!a->tied_embeddings);
+	struct vf_setup s = infer_setup();
+	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .ctx = 8192, .users = 1};
+	struct vf_infer r;
+	struct vf_error err = {0};
+	CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+	CHECK_INT(r.prompt, 2048);
+	CHECK(r.decode_bandwidth_bound);
+	double want = (15009849344.0 + 671088640.0) / (1008e9 * 0.9);
+	CHECK(fabs(r.decode_step_seconds - want) < 1e-9);
+	CHECK(fabs(r.decode_tokens_per_second_per_user - 1 / want) < 1e-6);
+	CHECK(fabs(r.decode_tokens_per_second_total - 1 / want) < 1e-6);
+	/* transformers eager: the same bytes plus kernel launches: slower */
+	o.engine = VF_ENGINE_TRANSFORMERS;
+	struct vf_infer t;
+	CHECK(vf_infer_run(a, &s, g, &o, &t, &err) == VF_OK);
+	CHECK(t.decode_step_seconds > r.decode_step_seconds);
+	CHECK_INT(t.kv_blocks, -1);
+}
+
+/* More users never faster per user (and never slower in aggregate while
+ * they all fit); more context never more users. */
+static void test_invariants(void)
+{
+	const char *models[] = {"llama3.1-8b", "qwen2.5-3b", "llama2-7b"};
+	const char *gpus[] = {"rtx-4090", "h100-80gb", "a100-80gb"};
+	for (int mi = 0; mi < 3; mi++)
+		for (int gi = 0; gi < 3; gi++)
+			for (int e = 0; e < 3; e++) {
+				const struct vf_arch *a = catalog_arch(models[mi]);
+				const struct vf_gpu_spec *g = vf_gpu_catalog_find(gpus[gi]);
+				if (!a || !g) {
+					CHECK(a && g);
+					continue;
+				}
+				struct vf_setup s = infer_setup();
+				struct vf_error err = {0};
+				struct vf_infer r;
+				double prev = INFINITY;
+				int64_t cap = 0;
+				for (int64_t u = 1; u <= 64; u *= 2) {
+					struct vf_infer_opts o = {.engine = (enum vf_engine)e, .ctx = 4096,
+								  .users = u};
+					CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+					CHECK(r.decode_tokens_per_second_per_user <= prev * (1 + 1e-12));
+					prev = r.decode_tokens_per_second_per_user;
+					cap = r.max_users;
+				}
+				(void)cap;
+				int64_t users_prev = INT64_MAX;
+				for (int64_t c = 2048; c <= 32768; c *= 2) {
+					struct vf_infer_opts o = {.engine = (enum vf_engine)e, .ctx = c};
+					CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+					CHECK(r.max_users <= users_prev);
+					users_prev = r.max_users;
+				}
+			}
+}
+
+/* llama.cpp Q4_K_M of llama3.1-8b, by hand from ggml's blocks (Q4_K: 144
+ * bytes per 256, Q6_K: 210 per 256) and llama-quantize's mixture:
+ *   a layer: q 4096x4096 and o: 9437184 each; k 1024x4096: 2359296; v:
+ *   Q6_K 3440640 where use_more_bits, else 2359296; gate + up 2 x 14336 x
+ *   4096: 66060288; down: Q6_K 48168960 where use_more_bits, else
+ *   33030144; two f32 norms 32768:
+ *     layer 0 (more bits) = 138936320, layer 4 (not) = 122716160
+ *   use_more_bits picks 16 of 32 layers (0-3, 28-31, 6, 9, ..., 27)
+ *   embedding Q4_K 128256 x 4096: 295501824; output Q6_K: 430940160 + its
+ *   norm 16384
+ *   file: 16 x 138936320 + 16 x 122716160 + 295501824 + 430956544
+ *       = 4912898048 bytes (4.58 GiB, 4.89 bits per weight: what
+ *         llama.cpp prints for this file) */
+static void test_llamacpp_q4_k_m(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-8b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-4090");
+	if (!a || !g)
+		return;
+	CHECK(vf_gguf_layer_bytes(a, VF_GGUF_Q4_K_M, 0) == 138936320.0);
+	CHECK(vf_gguf_layer_bytes(a, VF_GGUF_Q4_K_M, 4) == 122716160.0);
+	CHECK(vf_gguf_layer_bytes(a, VF_GGUF_Q4_K_M, 6) == 138936320.0);
+	CHECK(vf_gguf_embedding_bytes(a, VF_GGUF_Q4_K_M) == 295501824.0);
+	CHECK(vf_gguf_output_bytes(a, VF_GGUF_Q4_K_M) == 430956544.0);
+	double file = vf_gguf_embedding_bytes(a, VF_GGUF_Q4_K_M) + vf_gguf_output_bytes(a, VF_GGUF_Q4_K_M);
+	for (int i = 0; i < 32; i++)
+		file += vf_gguf_layer_bytes(a, VF_GGUF_Q4_K_M, i);
+	CHECK(file == 4912898048.0);
+	/* q8_0: 34 bytes per 32 everywhere, the output too */
+	CHECK(vf_gguf_output_bytes(a, VF_GGUF_Q8_0) == 525336576.0 * 34 / 32 + 16384);
+	CHECK(vf_ggml_cache_bytes(VF_CACHE_Q8_0) == 34.0 / 32);
+	CHECK(vf_ggml_cache_bytes(VF_CACHE_Q4_0) == 18.0 / 32);
+
+	struct vf_setup s = infer_setup();
+	struct vf_infer_opts o = {.engine = VF_ENGINE_LLAMACPP};
+	struct vf_infer r;
+	struct vf_error err = {0};
+	CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+	CHECK_INT(r.ctx, 4096);
+	CHECK_INT(r.gpu_layers, 32);
+	CHECK(r.output_on_gpu);
+	CHECK_INT(r.host_bytes, 295501824); /* the token embedding stays on the CPU */
+	CHECK_INT(r.weights_bytes, 4912898048LL - 295501824);
+	CHECK(fabs(r.bits_per_weight - 4.894) < 0.001);
+	CHECK(r.fits);
+
+	/* every layer on the CPU (-ngl 0): decode reads all but the embedding
+	 * and one user's KV cache at the mean context (2048 + 4096) / 2 =
+	 * 3072 tokens x 131072 bytes from host memory at 50 GB/s */
+	o.n_gpu_layers = 0;
+	o.ngl_given = true;
+	CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+	CHECK_INT(r.gpu_layers, 0);
+	double want = (4912898048.0 - 295501824 + 131072.0 * 3072) / 50e9;
+	CHECK(fabs(r.decode_step_seconds - want) < 1e-9);
+	/* q8_0 K and V cache: 1024 x 2 x 34 / 32 bytes per token per layer */
+	o.n_gpu_layers = -1;
+	o.cache_k = o.cache_v = VF_CACHE_Q8_0;
+	CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+	CHECK(r.kv_bytes_per_token_layer == 1024.0 * 2 * 34 / 32);
+	/* more layers on the GPU: never slower */
+	double prev = INFINITY;
+	o.cache_k = o.cache_v = VF_CACHE_F16;
+	for (int64_t ngl = 0; ngl <= 33; ngl += 3) {
+		o.n_gpu_layers = ngl;
+		CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+		CHECK(r.decode_step_seconds <= prev);
+		prev = r.decode_step_seconds;
+	}
+}
+
+/* MoE: one user's token reads the experts it routes to, not all of them
+ * (Mixtral 8x7B, 2 of 8: well under the time of reading every weight);
+ * a setup vLLM refuses gets no speeds. */
+static void test_moe_and_refused_speeds(void)
+{
+	const struct vf_arch *a = catalog_arch("mixtral-8x7b");
+	const struct vf_gpu_spec *h = vf_gpu_catalog_find("h100-80gb");
+	if (!a || !h) {
+		CHECK(a && h);
+		return;
+	}
+	struct vf_setup s = infer_setup();
+	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .ctx = 4096};
+	struct vf_infer r;
+	struct vf_error err = {0};
+	CHECK(vf_infer_run(a, &s, h, &o, &r, &err) == VF_OK);
+	CHECK(!r.fits); /* 87 GiB of bf16 weights in a 71.7 GiB budget */
+	CHECK(r.ttft_seconds < 0 && r.decode_step_seconds < 0);
+	s.tp = 2;
+	CHECK(vf_infer_run(a, &s, h, &o, &r, &err) == VF_OK);
+	CHECK(r.fits);
+	double all = (double)r.weights_bytes / (h->bandwidth_gbs * 1e9 * 0.88);
+	CHECK(r.decode_step_seconds > 0 && r.decode_step_seconds < 0.6 * all);
+	CHECK(r.approximate);
+}
+
+/* fit --mode infer: the ways that serve, each fitting its users, fastest
+ * first; llama3.1-70b on two RTX 3090 at 4k: vLLM tensor parallel 2 with
+ * int4 weights and an fp8 KV cache (bf16 KV holds 176 blocks = 2816
+ * tokens < 4096; fp8 353 blocks = 5648), and llama.cpp offloads. */
+static void test_candidates(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-70b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-3090");
+	if (!a || !g) {
+		CHECK(a && g);
+		return;
+	}
+	struct vf_setup s = infer_setup();
+	struct vf_infer_opts o = {.engine = VF_ENGINE_TRANSFORMERS, .ctx = 4096, .users = 1};
+	struct vf_infer_candidate c[64];
+	int n = vf_infer_candidates(a, &s, g, 2, &o, c, 64);
+	CHECK(n >= 2);
+	bool tp2 = false, offload = false;
+	for (int i = 0; i < n; i++) {
+		CHECK(c[i].r.fits && c[i].r.max_users >= 1);
+		CHECK(c[i].gpus <= 2);
+		if (i > 0)
+			CHECK(c[i].r.decode_tokens_per_second_per_user <= c[i - 1].r.decode_tokens_per_second_per_user);
+		if (c[i].engine == VF_ENGINE_VLLM && c[i].gpus == 2 && strstr(c[i].what, "int4") &&
+		    strstr(c[i].what, "fp8 KV")) {
+			tp2 = true;
+			CHECK_INT(c[i].r.kv_blocks, 353);
+		}
+		if (c[i].engine == VF_ENGINE_LLAMACPP && c[i].r.gpu_layers < 80)
+			offload = true;
+	}
+	CHECK(tp2);
+	CHECK(offload);
+	CHECK_STR(c[0].what, "vllm tp 2, int4 weights, fp8 KV");
+	/* one GPU: no tensor parallel option */
+	n = vf_infer_candidates(a, &s, g, 1, &o, c, 64);
+	for (int i = 0; i < n; i++)
+		CHECK(c[i].gpus == 1);
+	/* more users than any option holds: none */
+	o.users = 100000;
+	CHECK_INT(vf_infer_candidates(a, &s, g, 2, &o, c, 64), 0);
+}
+
+/* Only --mode infer. */
+static void test_training_refused(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-8b");
+	if (!a)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM};
+	struct vf_infer r;
+	struct vf_error err = {0};
+	CHECK(vf_infer_run(a, &s, vf_gpu_catalog_find("h100-80gb"), &o, &r, &err) == VF_EUSAGE);
+	enum vf_engine en;
+	CHECK(vf_engine_parse("vllm", &en) && en == VF_ENGINE_VLLM);
+	CHECK(!vf_engine_parse("tgi", &en));
+}
+
+int main(void)
+{
+	RUN(test_kv_bytes_per_token);
+	RUN(test_vllm_blocks_rtx4090_8k);
+	RUN(test_vllm_tensor_parallel);
+	RUN(test_decode_bandwidth_bound);
+	RUN(test_invariants);
+	RUN(test_llamacpp_q4_k_m);
+	RUN(test_moe_and_refused_speeds);
+	RUN(test_candidates);
+	RUN(test_training_refused);
+	return vf_test_done();
+}

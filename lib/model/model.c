@@ -108,7 +108,8 @@ static vf_status load_config_file(const char *path, struct vf_model *m, struct v
 	if (st != VF_OK)
 		return st;
 	if (m->has_vision) {
-		m->params = m->vision.params;
+		/* a diffusers class not understood is named, not counted */
+		m->params = strcmp(m->vision.kind, "unknown") == 0 ? -1 : m->vision.params;
 		return VF_OK;
 	}
 	m->has_arch = true;
@@ -994,8 +995,14 @@ static vf_status settle_arch(struct vf_model *m, const char *config, struct head
 		/* a config.json that is not a transformer's (a VAE's, a
 		 * scheduler's) leaves the architecture to the tensors */
 		vf_status st = read_config(config, m, &m->arch, err);
-		if (st == VF_OK && m->has_vision)
+		if (st == VF_OK && m->has_vision && strcmp(m->vision.kind, "unknown") != 0)
 			return VF_OK;
+		if (st == VF_OK && m->has_vision) {
+			/* a diffusers class not understood: the weights' own
+			 * description (LTX header, metadata, tensors) */
+			m->has_vision = false;
+			st = VF_ENOTFOUND;
+		}
 		if (st == VF_OK && !unknown_family(&m->arch)) {
 			m->has_arch = true;
 			m->arch.params_exact = m->params;
@@ -1386,7 +1393,8 @@ static vf_status load_components(struct vf_model *m, const char *dir, const stru
 		bool weights = false;
 		for (size_t k = 0; st == VF_OK && k < sl.n; k++)
 			weights = weights || ends_with(sl.names[k], ".safetensors") ||
-				  ends_with(sl.names[k], ".safetensors.index.json");
+				  ends_with(sl.names[k], ".safetensors.index.json") ||
+				  strcmp(sl.names[k], "config.json") == 0; /* counted from its config */
 		listing_release(&sl);
 		if (st != VF_OK || !weights) {
 			free(sub);
@@ -1408,10 +1416,12 @@ static vf_status load_components(struct vf_model *m, const char *dir, const stru
 		st = load_dir(c, c->path, 1, err);
 		if (st != VF_OK)
 			return st;
-		m->files += c->files;
-		m->tensors += c->tensors;
-		m->params += c->params;
-		m->bytes += c->bytes;
+		/* a component read from its config alone has no files; one not
+		 * understood has no count (the total then leaves it out) */
+		m->files += c->files > 0 ? c->files : 0;
+		m->tensors += c->tensors > 0 ? c->tensors : 0;
+		m->params += c->params > 0 ? c->params : 0;
+		m->bytes += c->bytes > 0 ? c->bytes : 0;
 		for (int d = 0; d < VF_DT_COUNT; d++)
 			m->dtype_params[d] += c->dtype_params[d];
 		m->groups.embedding += c->groups.embedding;

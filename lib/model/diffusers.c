@@ -1,0 +1,651 @@
+/* diffusers.c - diffusers model configs (a component folder's config.json
+ * with a "_class_name") that vision.c does not read itself: the Wan video
+ * transformer, UNet2DConditionModel in all its config forms (integers or
+ * lists per block), AutoencoderKL; any other _class_name is reported as
+ * not understood, naming the class (kind "unknown", no count), never
+ * refused.
+ *
+ * Layouts counted (facts read from the public diffusers modelling code; no
+ * code copied):
+ *  - Wan (WanTransformer3DModel): a 3-D patch conv; time embedding
+ *    (freq -> D -> D), its projection D -> 6D, the text projection
+ *    (text -> D -> D, GELU-tanh), an optional image embedder (LayerNorm,
+ *    GELU MLP image -> image -> D, LayerNorm, optional positions); per
+ *    block self- and cross-attention with q/k/v/out biases and q/k
+ *    RMSNorm across heads (D each), the cross-attention's optional image
+ *    k/v (added_kv_proj_dim) with its k norm, an affine LayerNorm before
+ *    the cross-attention (cross_attn_norm), GELU-tanh FFN D -> F -> D, a
+ *    6 x D table; the output projection and a 2 x D table.
+ *  - UNet2DConditionModel: conv_in, the time embedding (C0 -> T -> T,
+ *    T = time_embedding_dim or 4 C0), class / addition / encoder
+ *    projections by type, down blocks (residual blocks, Transformer2D
+ *    stacks when cross-attention, a strided conv), the mid block, up
+ *    blocks (one residual block more, skip channels concatenated, a conv
+ *    after upsampling), GroupNorm and conv_out. A residual block: two
+ *    GroupNorms, two 3x3 convs, the time projection (doubled for
+ *    scale_shift), a 1x1 shortcut when the widths differ. A Transformer2D:
+ *    GroupNorm, proj_in and proj_out (linear or 1x1, same count), blocks of
+ *    three LayerNorms, self-attention (q/k/v without bias, out with bias),
+ *    cross-attention from the text width, GEGLU FFN D -> 8D, 4D -> D. The
+ *    heads (attention_head_dim, which diffusers reads as the head count)
+ *    set the inner width (C / heads) x heads.
+ *  - AutoencoderKL: encoder (conv_in, residual blocks without time input,
+ *    strided convs, a mid block of residual - attention (GroupNorm,
+ *    q/k/v/out with biases) - residual, GroupNorm, conv_out to twice the
+ *    latent channels), quant_conv and post_quant_conv (1x1), decoder
+ *    (conv_in, mid block, up blocks of layers_per_block + 1 residual
+ *    blocks and a conv after upsampling, GroupNorm, conv_out). */
+#include "diffusers-internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "vramfit/base/json.h"
+
+#define MAX_BLOCKS VF_VISION_MAX_LEVELS
+#define DIM_MAX (1LL << 18)
+
+struct dr {
+	const char *what;
+	struct vf_error *err;
+	vf_status st;
+	struct vf_vision *v;
+};
+
+static void note(char *list, size_t n, const char *name)
+{
+	size_t len = strlen(list);
+	if (len + 2 >= n)
+		return;
+	snprintf(list + len, n - len, "%s%s", len ? ", " : "", name);
+}
+
+static void fail(struct dr *x, const char *key, const char *expected)
+{
+	if (!x->st)
+		x->st = vf_error_set(x->err, VF_ERR, "%s: field %s: expected %s", x->what, key, expected);
+}
+
+/* A whole number min..max from a JSON number, or dflt when absent / null. */
+static int64_t num(struct dr *x, const cJSON *n, const char *key, int64_t dflt, int64_t min, int64_t max)
+{
+	if (!n || cJSON_IsNull(n))
+		return dflt;
+	int64_t v;
+	if (!vf_json_number_is_i64(n, &v) || v < min || v > max) {
+		char e[64];
+		snprintf(e, sizeof e, "a whole number %lld-%lld", (long long)min, (long long)max);
+		fail(x, key, e);
+		return dflt;
+	}
+	return v;
+}
+
+static int64_t gint(struct dr *x, const cJSON *c, const char *key, int64_t dflt)
+{
+	return num(x, cJSON_GetObjectItemCaseSensitive(c, key), key, dflt, 1, DIM_MAX);
+}
+
+/* An integer or a list of n integers (one per block); returns false when
+ * the key is a list of another length (an error). */
+static void glist(struct dr *x, const cJSON *c, const char *key, int n, int64_t *out, int64_t dflt,
+		  int64_t min)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(c, key);
+	for (int i = 0; i < n; i++)
+		out[i] = dflt;
+	if (!j || cJSON_IsNull(j))
+		return;
+	if (cJSON_IsNumber(j)) {
+		int64_t v = num(x, j, key, dflt, min, DIM_MAX);
+		for (int i = 0; i < n; i++)
+			out[i] = v;
+		return;
+	}
+	if (!cJSON_IsArray(j) || cJSON_GetArraySize(j) != n) {
+		char e[80];
+		snprintf(e, sizeof e, "a whole number or a list of %d (one per block)", n);
+		fail(x, key, e);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		out[i] = num(x, cJSON_GetArrayItem(j, i), key, dflt, min, DIM_MAX);
+}
+
+static bool gbool(struct dr *x, const cJSON *c, const char *key, bool dflt)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(c, key);
+	if (!j || cJSON_IsNull(j))
+		return dflt;
+	if (!cJSON_IsBool(j)) {
+		fail(x, key, "true or false");
+		return dflt;
+	}
+	return cJSON_IsTrue(j);
+}
+
+/* A string key whose value must be one of ok[] (NULL-terminated; "" stands
+ * for null / absent): another value is named not understood. */
+static const char *gstr(struct dr *x, const cJSON *c, const char *key, const char *const *ok)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(c, key);
+	const char *s = cJSON_IsString(j) ? j->valuestring : "";
+	if (j && !cJSON_IsNull(j) && !cJSON_IsString(j)) {
+		fail(x, key, "a string");
+		return "";
+	}
+	for (; *ok; ok++)
+		if (strcmp(s, *ok) == 0)
+			return s;
+	note(x->v->unknown, sizeof x->v->unknown, key);
+	return s;
+}
+
+/* Name every key of c that is not in keys[] (the class's constructor
+ * arguments this reader judged) and not private ("_class_name", ...). */
+static void check_keys(struct dr *x, const cJSON *c, const char *const *keys)
+{
+	const cJSON *k;
+	cJSON_ArrayForEach(k, c)
+	{
+		if (k->string[0] == '_')
+			continue;
+		bool known = false;
+		for (const char *const *p = keys; *p && !known; p++)
+			known = strcmp(*p, k->string) == 0;
+		if (!known)
+			note(x->v->unknown, sizeof x->v->unknown, k->string);
+	}
+}
+
+/* ---- Wan ------------------------------------------------------------------ */
+
+static const char *const wan_keys[] = {
+	"patch_size", "num_attention_heads", "attention_head_dim", "in_channels", "out_channels",
+	"text_dim", "freq_dim", "ffn_dim", "num_layers", "cross_attn_norm", "qk_norm", "eps",
+	"image_dim", "added_kv_proj_dim", "rope_max_seq_len", "pos_embed_seq_len", NULL,
+};
+
+/* A linear layer with bias. */
+static int64_t lin(int64_t in, int64_t out)
+{
+	return in * out + out;
+}
+
+static void read_wan(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	int64_t p[3] = {1, 2, 2};
+	const cJSON *pj = cJSON_GetObjectItemCaseSensitive(c, "patch_size");
+	if (pj && (!cJSON_IsArray(pj) || cJSON_GetArraySize(pj) != 3))
+		fail(x, "patch_size", "a list of 3 (frames, height, width)");
+	else if (pj)
+		for (int i = 0; i < 3; i++)
+			p[i] = num(x, cJSON_GetArrayItem(pj, i), "patch_size", p[i], 1, 64);
+	int64_t heads = gint(x, c, "num_attention_heads", 40), hd = gint(x, c, "attention_head_dim", 128);
+	int64_t in = gint(x, c, "in_channels", 16), out = gint(x, c, "out_channels", in);
+	int64_t text = gint(x, c, "text_dim", 4096), freq = gint(x, c, "freq_dim", 256);
+	int64_t F = gint(x, c, "ffn_dim", 13824), L = num(x, cJSON_GetObjectItemCaseSensitive(c, "num_layers"),
+							   "num_layers", 40, 1, 1 << 14);
+	bool cnorm = gbool(x, c, "cross_attn_norm", true);
+	int64_t img = gint(x, c, "image_dim", 0), added = gint(x, c, "added_kv_proj_dim", 0);
+	int64_t pos = num(x, cJSON_GetObjectItemCaseSensitive(c, "pos_embed_seq_len"), "pos_embed_seq_len",
+			  0, 1, 1 << 24);
+	static const char *const qk[] = {"rms_norm_across_heads", "", NULL};
+	gstr(x, c, "qk_norm", qk);
+	int64_t D = heads * hd;
+	if (D > DIM_MAX)
+		fail(x, "num_attention_heads", "heads x head dim at most 262144");
+	if (x->st)
+		return;
+	int64_t pp = p[0] * p[1] * p[2];
+	int64_t attn = 4 * lin(D, D) + 2 * D;                  /* q, k, v, out; norm_q, norm_k */
+	int64_t cross = attn + (added ? 2 * lin(added, D) + D : 0); /* + image k/v, norm_added_k */
+	int64_t block = attn + cross + (cnorm ? 2 * D : 0)     /* norm2 */
+			+ lin(D, F) + lin(F, D)                /* ffn */
+			+ 6 * D;                               /* scale_shift_table */
+	int64_t P = in * pp * D + D                            /* patch_embedding (Conv3d) */
+		    + lin(freq, D) + lin(D, D)                 /* time_embedder */
+		    + lin(D, 6 * D)                            /* time_proj */
+		    + lin(text, D) + lin(D, D)                 /* text_embedder */
+		    + L * block + lin(D, out * pp) + 2 * D;    /* blocks, proj_out, scale_shift_table */
+	if (img)                                               /* image_embedder */
+		P += 2 * img + lin(img, img) + lin(img, D) + 2 * D + pos * img;
+	snprintf(v->family, sizeof v->family, "wan");
+	snprintf(v->kind, sizeof v->kind, "dit");
+	struct vf_vision_part *t = &v->parts[v->nparts++];
+	snprintf(t->name, sizeof t->name, "transformer");
+	t->params = P;
+	t->layers = L;
+	t->hidden = D;
+	t->heads = heads;
+	t->ffn = F;
+	t->trained[0] = true;
+	v->stages = 1;
+	v->dit_layers = L;
+	v->in_channels = in;
+	v->text_dim = D; /* the caption is projected to D before the blocks */
+	v->text_tokens = 512;
+	/* Wan 2.1 VAE: 8x spatial, 4x temporal, 16 channels; Wan 2.2's
+	 * TI2V VAE: 16x spatial, 48 channels */
+	int vae = in == 48 ? 16 : 8;
+	v->spatial_compression = (int)(vae * p[1]);
+	v->temporal_compression = (int)(4 * p[0]);
+	v->frames = 81;
+	v->image_size = 832;
+	note(v->assumed, sizeof v->assumed,
+	     in == 48 ? "512 UMT5 tokens, VAE 16x spatial and 4x temporal (Wan 2.2 TI2V)"
+		      : "512 UMT5 tokens, VAE 8x spatial and 4x temporal (Wan 2.1)");
+	check_keys(x, c, wan_keys);
+}
+
+/* ---- UNet2DConditionModel ------------------------------------------------- */
+
+static const char *const unet_keys[] = {
+	"sample_size", "in_channels", "out_channels", "center_input_sample", "flip_sin_to_cos",
+	"freq_shift", "down_block_types", "mid_block_type", "up_block_types", "only_cross_attention",
+	"block_out_channels", "layers_per_block", "downsample_padding", "mid_block_scale_factor",
+	"dropout", "act_fn", "norm_num_groups", "norm_eps", "cross_attention_dim",
+	"transformer_layers_per_block", "reverse_transformer_layers_per_block", "encoder_hid_dim",
+	"encoder_hid_dim_type", "attention_head_dim", "num_attention_heads", "dual_cross_attention",
+	"use_linear_projection", "class_embed_type", "addition_embed_type", "addition_time_embed_dim",
+	"num_class_embeds", "upcast_attention", "resnet_time_scale_shift", "resnet_skip_time_act",
+	"resnet_out_scale_factor", "time_embedding_type", "time_embedding_dim",
+	"time_embedding_act_fn", "timestep_post_act", "time_cond_proj_dim", "conv_in_kernel",
+	"conv_out_kernel", "projection_class_embeddings_input_dim", "attention_type",
+	"class_embeddings_concat", "mid_block_only_cross_attention", "cross_attention_norm",
+	"addition_embed_type_num_heads", NULL,
+};
+
+/* A residual block in -> out; temb 0: no time input; tproj 1 or 2 (scale_shift). */
+static int64_t resnet(int64_t in, int64_t out, int64_t temb, int64_t tproj)
+{
+	return 2 * in + in * out * 9 + out           /* norm1, conv1 */
+	       + (temb ? lin(temb, tproj * out) : 0) /* time_emb_proj */
+	       + 2 * out + out * out * 9 + out       /* norm2, conv2 */
+	       + (in != out ? lin(in, out) : 0);     /* conv_shortcut (1x1) */
+}
+
+/* A Transformer2DModel over C channels: `layers` blocks at the inner width
+ * (C / heads) x heads, cross-attention from `cross`; only_cross: the first
+ * attention also reads the text. */
+static int64_t transformer2d(int64_t C, int64_t layers, int64_t cross, int64_t heads, bool only_cross)
+{
+	int64_t D = (C / heads) * heads;
+	int64_t kv1 = only_cross ? cross : D;
+	int64_t block = 2 * D + D * D + 2 * kv1 * D + lin(D, D) /* norm1, attn1 */
+			+ 2 * D + D * D + 2 * cross * D + lin(D, D) /* norm2, attn2 */
+			+ 2 * D + lin(D, 8 * D) + lin(4 * D, D);    /* norm3, GEGLU ff */
+	return 2 * C + lin(C, D) + layers * block + lin(D, C);
+}
+
+struct unet_cfg {
+	int n;
+	int64_t C[MAX_BLOCKS], lpb[MAX_BLOCKS], cross[MAX_BLOCKS], heads[MAX_BLOCKS];
+	int64_t tl[MAX_BLOCKS][2][16]; /* [block][down 0 / up 1][layer] transformer layers */
+	int64_t only[MAX_BLOCKS];
+	bool down_cross[MAX_BLOCKS], up_cross[MAX_BLOCKS];
+	int64_t temb, tproj;
+};
+
+/* transformer_layers_per_block (or its reverse): an integer, a list of
+ * integers (one per block) or of lists (one per layer of the block). */
+static void read_tl(struct dr *x, const cJSON *c, const char *key, struct unet_cfg *u, int side,
+		    bool reversed)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(c, key);
+	for (int i = 0; i < u->n; i++)
+		for (int k = 0; k < 16; k++)
+			u->tl[i][side][k] = 1;
+	if (!j || cJSON_IsNull(j))
+		return;
+	if (cJSON_IsNumber(j)) {
+		int64_t v = num(x, j, key, 1, 1, 1 << 14);
+		for (int i = 0; i < u->n; i++)
+			for (int k = 0; k < 16; k++)
+				u->tl[i][side][k] = v;
+		return;
+	}
+	if (!cJSON_IsArray(j) || cJSON_GetArraySize(j) != u->n) {
+		fail(x, key, "a whole number or a list with one entry per block");
+		return;
+	}
+	for (int i = 0; i < u->n; i++) {
+		const cJSON *e = cJSON_GetArrayItem(j, reversed ? u->n - 1 - i : i);
+		for (int k = 0; k < 16; k++) {
+			const cJSON *ek = cJSON_IsArray(e) ? cJSON_GetArrayItem(e, k) : e;
+			if (cJSON_IsArray(e) && !ek)
+				ek = cJSON_GetArrayItem(e, cJSON_GetArraySize(e) - 1);
+			u->tl[i][side][k] = num(x, ek, key, 1, 1, 1 << 14);
+		}
+	}
+}
+
+/* Block type lists: each must be a known type; returns the count. */
+static int block_types(struct dr *x, const cJSON *c, const char *key, const char *cross_t,
+		       const char *plain_t, bool *is_cross, const char *const *dflt)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(c, key);
+	int n = 0;
+	if (!j || cJSON_IsNull(j)) {
+		for (; dflt[n]; n++)
+			is_cross[n] = strcmp(dflt[n], cross_t) == 0;
+		return n;
+	}
+	if (!cJSON_IsArray(j) || cJSON_GetArraySize(j) < 1 || cJSON_GetArraySize(j) > MAX_BLOCKS) {
+		fail(x, key, "a list of 1 to 8 block types");
+		return 0;
+	}
+	const cJSON *e;
+	cJSON_ArrayForEach(e, j)
+	{
+		const char *s = cJSON_IsString(e) ? e->valuestring : "";
+		is_cross[n] = strcmp(s, cross_t) == 0;
+		if (!is_cross[n] && strcmp(s, plain_t) != 0) {
+			char name[96];
+			snprintf(name, sizeof name, "%s (%s)", key, s);
+			note(x->v->unknown, sizeof x->v->unknown, name);
+		}
+		n++;
+	}
+	return n;
+}
+
+static void level_add(struct vf_vision *v, int lv, int64_t width, int64_t res, int64_t attn, int64_t params)
+{
+	struct vf_vision_level *l = &v->levels[lv];
+	l->div = (int64_t)1 << (2 * lv);
+	l->width = width;
+	l->resnets += res;
+	l->attn_blocks += attn;
+	l->params += params;
+	if (lv + 1 > v->nlevels)
+		v->nlevels = lv + 1;
+}
+
+/* The embeddings before the blocks: time, class, addition, encoder_hid. */
+static int64_t unet_embeddings(struct dr *x, const cJSON *c, int64_t C0, int64_t cross0, int64_t *temb)
+{
+	static const char *const tet[] = {"positional", "", NULL};
+	gstr(x, c, "time_embedding_type", tet);
+	int64_t T = gint(x, c, "time_embedding_dim", 4 * C0), cond = gint(x, c, "time_cond_proj_dim", 0);
+	int64_t P = lin(C0, T) + lin(T, T) + cond * C0; /* time_embedding (+ cond_proj, no bias) */
+	int64_t pin = gint(x, c, "projection_class_embeddings_input_dim", 0);
+	static const char *const cls[] = {"", "timestep", "identity", "projection", "simple_projection", NULL};
+	const char *ct = gstr(x, c, "class_embed_type", cls);
+	int64_t ncls = gint(x, c, "num_class_embeds", 0);
+	if (!*ct && ncls)
+		P += ncls * T;
+	else if (strcmp(ct, "timestep") == 0)
+		P += lin(C0, T) + lin(T, T);
+	else if (strcmp(ct, "projection") == 0)
+		P += lin(pin, T) + lin(T, T);
+	else if (strcmp(ct, "simple_projection") == 0)
+		P += lin(pin, T);
+	static const char *const add[] = {"", "text_time", NULL};
+	if (strcmp(gstr(x, c, "addition_embed_type", add), "text_time") == 0)
+		P += lin(pin, T) + lin(T, T); /* add_embedding */
+	int64_t ehd = gint(x, c, "encoder_hid_dim", 0);
+	static const char *const eht[] = {"", "text_proj", NULL};
+	const char *et = gstr(x, c, "encoder_hid_dim_type", eht);
+	if (ehd && (!*et || strcmp(et, "text_proj") == 0))
+		P += lin(ehd, cross0);
+	*temb = gbool(x, c, "class_embeddings_concat", false) ? 2 * T : T;
+	return P;
+}
+
+static int64_t unet_down(struct vf_vision *v, const struct unet_cfg *u, bool linear)
+{
+	(void)linear;
+	int64_t P = 0, out = u->C[0];
+	for (int i = 0; i < u->n; i++) {
+		int64_t in = out, b = 0, nt = 0;
+		out = u->C[i];
+		for (int j = 0; j < u->lpb[i]; j++) {
+			b += resnet(j == 0 ? in : out, out, u->temb, u->tproj);
+			if (u->down_cross[i]) {
+				b += transformer2d(out, u->tl[i][0][j < 16 ? j : 15], u->cross[i], u->heads[i],
+						   u->only[i]);
+				nt += u->tl[i][0][j < 16 ? j : 15];
+			}
+		}
+		if (i < u->n - 1)
+			b += lin(out * 9, out); /* downsampler conv */
+		level_add(v, i, out, u->lpb[i], nt, b);
+		P += b;
+	}
+	return P;
+}
+
+static int64_t unet_up(struct vf_vision *v, const struct unet_cfg *u)
+{
+	int n = u->n;
+	int64_t P = 0, out = u->C[n - 1];
+	for (int i = 0; i < n; i++) {
+		int r = n - 1 - i; /* the down block this one mirrors */
+		int64_t prev = out, in = u->C[i + 1 < n ? n - 2 - i : 0], b = 0, nt = 0;
+		out = u->C[r];
+		int64_t nl = u->lpb[r] + 1;
+		for (int j = 0; j < nl; j++) {
+			int64_t skip = j == nl - 1 ? in : out, rin = j == 0 ? prev : out;
+			b += resnet(rin + skip, out, u->temb, u->tproj);
+			if (u->up_cross[i]) {
+				int64_t t = u->tl[i][1][j < 16 ? j : 15];
+				b += transformer2d(out, t, u->cross[r], u->heads[r], u->only[r]);
+				nt += t;
+			}
+		}
+		if (i < n - 1)
+			b += lin(out * 9, out); /* upsampler conv */
+		level_add(v, r, out, nl, nt, b);
+		P += b;
+	}
+	return P;
+}
+
+static void read_unet2d(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	struct unet_cfg u;
+	memset(&u, 0, sizeof u);
+	static const char *const ddf[] = {"CrossAttnDownBlock2D", "CrossAttnDownBlock2D",
+					  "CrossAttnDownBlock2D", "DownBlock2D", NULL};
+	static const char *const udf[] = {"UpBlock2D", "CrossAttnUpBlock2D", "CrossAttnUpBlock2D",
+					  "CrossAttnUpBlock2D", NULL};
+	bool upc[MAX_BLOCKS];
+	u.n = block_types(x, c, "down_block_types", "CrossAttnDownBlock2D", "DownBlock2D", u.down_cross, ddf);
+	int nu = block_types(x, c, "up_block_types", "CrossAttnUpBlock2D", "UpBlock2D", upc, udf);
+	if (!x->st && nu != u.n)
+		fail(x, "up_block_types", "as many up blocks as down blocks");
+	memcpy(u.up_cross, upc, sizeof upc);
+	int64_t C[MAX_BLOCKS];
+	const cJSON *bo = cJSON_GetObjectItemCaseSensitive(c, "block_out_channels");
+	if (bo && !cJSON_IsNull(bo)) {
+		glist(x, c, "block_out_channels", u.n, C, 320, 1);
+		if (!cJSON_IsArray(bo))
+			fail(x, "block_out_channels", "a list with one width per block");
+	} else {
+		int64_t d[4] = {320, 640, 1280, 1280};
+		for (int i = 0; i < u.n; i++)
+			C[i] = d[i < 4 ? i : 3];
+	}
+	memcpy(u.C, C, sizeof C);
+	glist(x, c, "layers_per_block", u.n, u.lpb, 2, 1);
+	glist(x, c, "cross_attention_dim", u.n, u.cross, 1280, 1);
+	glist(x, c, "attention_head_dim", u.n, u.heads, 8, 1);
+	if (cJSON_GetObjectItemCaseSensitive(c, "num_attention_heads") &&
+	    !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(c, "num_attention_heads")))
+		note(v->unknown, sizeof v->unknown, "num_attention_heads");
+	const cJSON *oc = cJSON_GetObjectItemCaseSensitive(c, "only_cross_attention");
+	for (int i = 0; i < u.n; i++)
+		u.only[i] = cJSON_IsTrue(oc) || (cJSON_IsArray(oc) && cJSON_IsTrue(cJSON_GetArrayItem(oc, i)));
+	read_tl(x, c, "transformer_layers_per_block", &u, 0, false);
+	const cJSON *rev = cJSON_GetObjectItemCaseSensitive(c, "reverse_transformer_layers_per_block");
+	if (rev && !cJSON_IsNull(rev))
+		read_tl(x, c, "reverse_transformer_layers_per_block", &u, 1, false);
+	else
+		read_tl(x, c, "transformer_layers_per_block", &u, 1, true);
+	static const char *const tss[] = {"default", "", "scale_shift", NULL};
+	u.tproj = strcmp(gstr(x, c, "resnet_time_scale_shift", tss), "scale_shift") == 0 ? 2 : 1;
+	if (gbool(x, c, "dual_cross_attention", false))
+		note(v->unknown, sizeof v->unknown, "dual_cross_attention");
+	static const char *const att[] = {"default", "", NULL}, *const can[] = {"", NULL};
+	gstr(x, c, "attention_type", att);
+	gstr(x, c, "cross_attention_norm", can);
+	const cJSON *ng = cJSON_GetObjectItemCaseSensitive(c, "norm_num_groups");
+	if (ng && cJSON_IsNull(ng))
+		note(v->unknown, sizeof v->unknown, "norm_num_groups");
+	int64_t in = gint(x, c, "in_channels", 4), out = gint(x, c, "out_channels", 4);
+	int64_t kin = gint(x, c, "conv_in_kernel", 3), kout = gint(x, c, "conv_out_kernel", 3);
+	if (x->st)
+		return;
+	int64_t emb = unet_embeddings(x, c, C[0], u.cross[0], &u.temb);
+	const cJSON *mj = cJSON_GetObjectItemCaseSensitive(c, "mid_block_type");
+	const char *mid = cJSON_IsString(mj) ? mj->valuestring : mj && cJSON_IsNull(mj) ? "" : "UNetMidBlock2DCrossAttn";
+	int64_t Cl = C[u.n - 1], midp = 0, midt = 0;
+	const cJSON *mo = cJSON_GetObjectItemCaseSensitive(c, "mid_block_only_cross_attention");
+	bool monly = mo && !cJSON_IsNull(mo) ? cJSON_IsTrue(mo) : cJSON_IsTrue(oc);
+	if (strcmp(mid, "UNetMidBlock2DCrossAttn") == 0) {
+		midt = u.tl[u.n - 1][0][0];
+		midp = 2 * resnet(Cl, Cl, u.temb, u.tproj) +
+		       transformer2d(Cl, midt, u.cross[u.n - 1], u.heads[u.n - 1], monly);
+	} else if (*mid) {
+		note(v->unknown, sizeof v->unknown, "mid_block_type");
+	}
+	int64_t P = lin(in * kin * kin, C[0]) + emb + unet_down(v, &u, false);
+	P += midp;
+	if (*mid)
+		level_add(v, u.n - 1, Cl, 2, midt, midp);
+	P += unet_up(v, &u) + 2 * C[0] + lin(C[0] * kout * kout, out); /* conv_norm_out, conv_out */
+	snprintf(v->family, sizeof v->family, "unet2d");
+	snprintf(v->kind, sizeof v->kind, "unet");
+	struct vf_vision_part *t = &v->parts[v->nparts++];
+	snprintf(t->name, sizeof t->name, "unet");
+	t->params = P;
+	int64_t blocks = 0;
+	for (int i = 0; i < v->nlevels; i++)
+		blocks += v->levels[i].attn_blocks;
+	t->layers = blocks;
+	t->hidden = Cl;
+	t->heads = u.heads[u.n - 1];
+	t->ffn = 4 * Cl;
+	t->trained[0] = true;
+	v->stages = 1;
+	v->dit_layers = blocks;
+	v->in_channels = in;
+	v->text_dim = u.cross[0];
+	v->text_tokens = 77;
+	v->spatial_compression = 8;
+	v->temporal_compression = 1;
+	v->frames = 1;
+	int64_t ss = gint(x, c, "sample_size", 64);
+	v->image_size = 8 * ss;
+	note(v->assumed, sizeof v->assumed, "77 CLIP tokens, VAE 8x");
+	check_keys(x, c, unet_keys);
+}
+
+/* ---- AutoencoderKL -------------------------------------------------------- */
+
+static const char *const vae_keys[] = {
+	"in_channels", "out_channels", "down_block_types", "up_block_types", "block_out_channels",
+	"layers_per_block", "act_fn", "latent_channels", "norm_num_groups", "sample_size",
+	"scaling_factor", "shift_factor", "latents_mean", "latents_std", "force_upcast",
+	"use_quant_conv", "use_post_quant_conv", "mid_block_add_attention", NULL,
+};
+
+static void read_vae_kl(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	bool dcross[MAX_BLOCKS], ucross[MAX_BLOCKS];
+	static const char *const dd[] = {"DownEncoderBlock2D", NULL}, *const ud[] = {"UpDecoderBlock2D", NULL};
+	int n = block_types(x, c, "down_block_types", "-", "DownEncoderBlock2D", dcross, dd);
+	int nu = block_types(x, c, "up_block_types", "-", "UpDecoderBlock2D", ucross, ud);
+	if (!x->st && nu != n)
+		fail(x, "up_block_types", "as many up blocks as down blocks");
+	int64_t C[MAX_BLOCKS];
+	glist(x, c, "block_out_channels", n, C, 64, 1);
+	int64_t lpb = gint(x, c, "layers_per_block", 1), L = gint(x, c, "latent_channels", 4);
+	int64_t in = gint(x, c, "in_channels", 3), out = gint(x, c, "out_channels", 3);
+	bool qc = gbool(x, c, "use_quant_conv", true), pqc = gbool(x, c, "use_post_quant_conv", true);
+	bool mattn = gbool(x, c, "mid_block_add_attention", true);
+	if (x->st)
+		return;
+	int64_t Cl = C[n - 1];
+	int64_t mid = 2 * resnet(Cl, Cl, 0, 1) + (mattn ? 2 * Cl + 4 * lin(Cl, Cl) : 0);
+	int64_t enc = lin(in * 9, C[0]), o = C[0];
+	for (int i = 0; i < n; i++) {
+		int64_t ci = o;
+		o = C[i];
+		for (int j = 0; j < lpb; j++)
+			enc += resnet(j == 0 ? ci : o, o, 0, 1);
+		if (i < n - 1)
+			enc += lin(o * 9, o);
+	}
+	enc += mid + 2 * Cl + lin(Cl * 9, 2 * L);
+	int64_t dec = lin(L * 9, Cl) + mid;
+	o = Cl;
+	for (int i = 0; i < n; i++) {
+		int64_t prev = o;
+		o = C[n - 1 - i];
+		for (int j = 0; j < lpb + 1; j++)
+			dec += resnet(j == 0 ? prev : o, o, 0, 1);
+		if (i < n - 1)
+			dec += lin(o * 9, o);
+	}
+	dec += 2 * C[0] + lin(C[0] * 9, out);
+	int64_t quant = (qc ? lin(2 * L, 2 * L) : 0) + (pqc ? lin(L, L) : 0);
+	snprintf(v->family, sizeof v->family, "autoencoder-kl");
+	snprintf(v->kind, sizeof v->kind, "vae");
+	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
+	snprintf(pe->name, sizeof pe->name, "encoder");
+	pe->params = enc + (qc ? lin(2 * L, 2 * L) : 0);
+	pe->hidden = Cl;
+	snprintf(pd->name, sizeof pd->name, "decoder");
+	pd->params = dec + (pqc ? lin(L, L) : 0);
+	pd->hidden = C[0];
+	(void)quant;
+	v->stages = 1;
+	v->in_channels = in;
+	v->latent_channels = L;
+	v->spatial_compression = 1 << (n - 1);
+	v->temporal_compression = 1;
+	check_keys(x, c, vae_keys);
+}
+
+/* ---- dispatch --------------------------------------------------------------- */
+
+static const struct {
+	const char *cls;
+	void (*read)(struct dr *, const cJSON *);
+} readers[] = {
+	{"WanTransformer3DModel", read_wan},
+	{"UNet2DConditionModel", read_unet2d},
+	{"AutoencoderKL", read_vae_kl},
+};
+
+bool vf__diffusers_config_is(const cJSON *cfg)
+{
+	return cJSON_IsObject(cfg) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cfg, "_class_name"));
+}
+
+vf_status vf__diffusers_from_config(const cJSON *cfg, const char *what, struct vf_vision *v,
+				    struct vf_error *err)
+{
+	struct dr x = {.what = what, .err = err, .v = v};
+	const char *cls = vf_json_get_str(cfg, "_class_name");
+	for (size_t i = 0; i < sizeof readers / sizeof readers[0]; i++)
+		if (strcmp(cls, readers[i].cls) == 0) {
+			readers[i].read(&x, cfg);
+			if (x.st)
+				return x.st;
+			for (int k = 0; k < v->nparts; k++)
+				v->params += v->parts[k].params;
+			return VF_OK;
+		}
+	/* a class not read here: named, not counted */
+	snprintf(v->kind, sizeof v->kind, "unknown");
+	snprintf(v->family, sizeof v->family, "%.23s", cls);
+	snprintf(v->unknown, sizeof v->unknown, "_class_name %.200s", cls);
+	v->stages = 1;
+	return VF_OK;
+}

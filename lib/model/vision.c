@@ -243,6 +243,13 @@ static void read_clip(struct rd *x, const cJSON *cfg, const char *mt)
 			vit_vision(x, cfg, siglip, p);
 		else
 			vit_text(x, cfg, siglip, p);
+		/* CLIPTextModelWithProjection / CLIPVisionModelWithProjection:
+		 * the tower's projection h x projection_dim, no bias */
+		const cJSON *ar = cJSON_GetObjectItemCaseSensitive(cfg, "architectures");
+		const cJSON *a0 = cJSON_IsArray(ar) ? cJSON_GetArrayItem(ar, 0) : NULL;
+		int64_t d = gi(x, cfg, "projection_dim", 512);
+		if (!siglip && cJSON_IsString(a0) && strstr(a0->valuestring, "WithProjection"))
+			p->params += p->hidden * d;
 		p->trained[0] = true;
 		check_unknown(x, cfg);
 		return;

@@ -97,6 +97,19 @@ static const struct {
 	 "also pass the blocks (joint attention), counted here as cross-attention context only"},
 	{"ltx-video", 4762310656LL, 131596288LL, 500000000LL,
 	 "pipeline: T5-v1.1-XXL encoder (about 4.76B), video VAE decoder assumed 0.5B"},
+	/* UMT5-XXL encoder: 256384 x 4096 shared embedding, 24 layers (the
+	 * count of lib/model/arch.c's umt5 reader); the Wan 2.1 VAE decoder
+	 * (lib/model/diffusers.c's AutoencoderKLWan count) */
+	{"wan", 5680910336LL, 1050148864LL, 73295603LL,
+	 "pipeline: UMT5-XXL encoder (5.68B), Wan 2.1 VAE decoder (73M); give the pipeline folder "
+	 "for its own components"},
+	/* CLIP-L text (123,060,480; token table 49408 x 768) */
+	{"unet2d-768", 123060480LL, 37945344LL, 49490199LL,
+	 "pipeline: CLIP-L text encoder (123M), SD VAE decoder (49M); give the pipeline folder for its own components"},
+	/* + OpenCLIP bigG text with projection (694,659,840; 49408 x 1280) */
+	{"unet2d-2048", 123060480LL + 694659840LL, 37945344LL + 63242240LL, 49490199LL,
+	 "pipeline: CLIP-L and OpenCLIP-bigG text encoders (818M), SDXL VAE decoder (49M); give the pipeline "
+	 "folder for its own components"},
 };
 
 vf_status vf_dit_from_vision(const struct vf_vision *v, int64_t params, struct vf_dit *d,
@@ -104,8 +117,10 @@ vf_status vf_dit_from_vision(const struct vf_vision *v, int64_t params, struct v
 {
 	memset(d, 0, sizeof *d);
 	*about = "";
-	if (strcmp(v->kind, "dit") != 0 || v->nparts < 1 || params <= 0)
-		return vf_error_set(err, VF_EUSAGE, "%s: not a diffusion transformer", v->family);
+	if ((strcmp(v->kind, "dit") != 0 && strcmp(v->kind, "unet") != 0) || v->nparts < 1 || params <= 0)
+		return vf_error_set(err, VF_EUSAGE, "%s: not a diffusion transformer or UNet", v->family);
+	d->nlevels = v->nlevels;
+	memcpy(d->levels, v->levels, sizeof d->levels);
 	const struct vf_vision_part *t = &v->parts[0];
 	d->params = params;
 	d->layers = v->dit_layers;
@@ -120,8 +135,11 @@ vf_status vf_dit_from_vision(const struct vf_vision *v, int64_t params, struct v
 	d->fps = 24;
 	d->vae_decoder_channels = 128;
 	d->from_file = true;
+	const char *fam = v->family;
+	if (strcmp(fam, "unet2d") == 0) /* its pipeline by the text width it reads */
+		fam = v->text_dim == 768 ? "unet2d-768" : v->text_dim == 2048 ? "unet2d-2048" : "";
 	for (size_t i = 0; i < sizeof dit_pipelines / sizeof dit_pipelines[0]; i++)
-		if (strcmp(v->family, dit_pipelines[i].family) == 0) {
+		if (strcmp(fam, dit_pipelines[i].family) == 0) {
 			d->text_encoder_params = dit_pipelines[i].te_params;
 			d->text_encoder_embedding = dit_pipelines[i].te_embedding;
 			d->vae_params = dit_pipelines[i].vae_params;
@@ -230,8 +248,24 @@ int64_t vf_dit_audio_tokens(const struct vf_dit *d, int frames)
  * audio<-text, video<-audio, audio<-video), by query width q, context
  * width c and inner width i (the audio<->video attentions run at the audio
  * inner width: ltx-core transformer.py). */
+static double proj_per_rank(double q, double c, double i, unsigned t)
+{
+	return (t & VF_LORA_Q ? q + i : 0) + (t & VF_LORA_K ? c + i : 0) + (t & VF_LORA_V ? c + i : 0) +
+	       (t & VF_LORA_O ? i + q : 0);
+}
+
 static double dit_lora_per_rank(const struct vf_dit *d, unsigned t)
 {
+	if (d->nlevels > 0) {
+		/* a UNet: each transformer block's self- and cross-attention at
+		 * its level's width (diffusers' to_q/to_k/to_v/to_out.0) */
+		double per = 0, td = (double)d->text_dim;
+		for (int l = 0; l < d->nlevels; l++) {
+			double w = (double)d->levels[l].width;
+			per += (double)d->levels[l].attn_blocks * (proj_per_rank(w, w, w, t) + proj_per_rank(w, td, w, t));
+		}
+		return per;
+	}
 	double hv = (double)d->video_hidden, ha = (double)d->audio_hidden, td = (double)d->text_dim;
 	double atd = d->audio_text_dim > 0 ? (double)d->audio_text_dim : td;
 	double ai = d->audio_inner > 0 ? (double)d->audio_inner : ha;
@@ -272,6 +306,47 @@ static double dit_stream_bytes(double h, double ffn, double nlora)
 	return norms + self + cross + lora + 2 * ffn;
 }
 
+/* Saved bytes per latent pixel of one UNet residual block of width w
+ * (bf16): the inputs of its two GroupNorms, two SiLUs and two convs. Not
+ * measured: the mechanism's count. */
+#define RESNET_BYTES_PER_CHANNEL 12.0
+
+/* A UNet's step at N latent pixels (batch included): each level's pixels
+ * N / div run its residual blocks and its transformer blocks (the DiT
+ * block mechanism at the level's width, a GEGLU FFN of 8 w saved);
+ * checkpointing keeps each block's bf16 input. */
+struct unet_step {
+	double all, block, ckpt, units, lin_f, attn_f, width;
+};
+
+static struct unet_step unet_step(const struct vf_dit *dt, double N, double nl)
+{
+	struct unet_step u = {0};
+	for (int l = 0; l < dt->nlevels; l++) {
+		const struct vf_vision_level *lv = &dt->levels[l];
+		double n = N / (double)(lv->div > 0 ? lv->div : 1), w = (double)lv->width;
+		double tb = n * dit_stream_bytes(w, 8 * w, nl), rb = n * RESNET_BYTES_PER_CHANNEL * w;
+		double blocks = (double)lv->attn_blocks, res = (double)lv->resnets;
+		u.all += blocks * tb + res * rb;
+		u.block = fmax(u.block, fmax(blocks > 0 ? tb : 0, rb));
+		u.ckpt += (blocks + res) * n * w * 2;
+		u.units += blocks + res;
+		u.lin_f += 2 * n * (double)lv->params;          /* every weight once per pixel of its level */
+		u.attn_f += 4 * blocks * n * n * w;              /* self-attention scores and values */
+		u.width = fmax(u.width, w);
+	}
+	return u;
+}
+
+/* Bytes of the frozen parts kept through the step (pipeline.h). */
+static double resident_bytes(const struct vf_dit *dt, const struct vf_setup *su)
+{
+	double fb = su->precision == VF_PREC_FP32 ? 4 : 2;
+	double te = (double)dt->resident_te_params, emb = (double)dt->resident_te_embedding;
+	double teb = su->text_encoder == VF_TE_INT8 ? (te - emb) * (1.0 + 4.0 / 4096) + emb * 2 : te * fb;
+	return teb + (double)dt->resident_vae_params * fb;
+}
+
 void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
 		     const struct vf_gpu_spec *gpu, struct vf_estimate *e)
 {
@@ -306,6 +381,7 @@ void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
 
 	double qb = vf__estimate_quant_bytes(su->quant, pb);
 	double W = linear * qb + (P - linear) * pb + lora * 4;            /* bytes */
+	double R = resident_bytes(dt, su);                                  /* frozen encoders, VAE */
 	double gb = full ? pb : 4;
 	double G = train ? T * gb : 0;                                      /* gradients */
 	double S = 0, OT = 0;
@@ -336,6 +412,18 @@ void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
 	double block_in = Nv * hv * 2 + Na * ha * 2;                        /* bf16 block inputs */
 	double held = su->grad_ckpt ? L * block_in : L * A_block;
 	double grad_stream = (Nv * hv + Na * ha) * 4;                        /* incoming gradient */
+	struct unet_step us = {0};
+	if (dt->nlevels > 0) {
+		us = unet_step(dt, Nv, nl);
+		A_block = us.block;
+		held = su->grad_ckpt ? us.ckpt : us.all;
+		grad_stream = Nv * (double)dt->levels[0].width * 4;
+		L = us.units;
+	}
+	/* the clip encoded to latents in the step (latents not precomputed):
+	 * the VAE encoder's full-resolution stage, two bf16 tensors, before
+	 * the denoiser runs */
+	double vae_enc = train ? 2.0 * (double)dt->vae_encoder_channels * vf * (double)vw * vh * 2 * b : 0;
 
 	struct live ph[VF_PHASE_COUNT];
 	memset(ph, 0, sizeof ph);
@@ -343,10 +431,10 @@ void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
 	 * embed the validation prompts, then released before the transformer
 	 * is loaded */
 	struct live *fw = &ph[VF_PHASE_FORWARD];
-	fw->w = W;
+	fw->w = W + R;
 	fw->o = S;
 	fw->ac = AC;
-	fw->act = held + (su->grad_ckpt ? A_block : 0) + dequant;
+	fw->act = fmax(held + (su->grad_ckpt ? A_block : 0) + dequant, vae_enc);
 	if (su->text_encoder != VF_TE_NONE && dt->text_encoder_params > 0) {
 		double tp = (double)dt->text_encoder_params, emb = (double)dt->text_encoder_embedding;
 		/* LLM.int8: linear weights 1 byte + row scales; embeddings bf16 */
@@ -357,7 +445,7 @@ void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
 	}
 	/* backward: inputs, the recomputed block, gradients */
 	struct live *bw = &ph[VF_PHASE_BACKWARD];
-	bw->w = W;
+	bw->w = W + R;
 	bw->o = S;
 	bw->g = G;
 	bw->ac = AC;
@@ -366,14 +454,14 @@ void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
 		memset(bw, 0, sizeof *bw);
 	/* optimizer step */
 	struct live *op = &ph[VF_PHASE_OPTIMIZER];
-	op->w = W;
+	op->w = W + R;
 	op->g = G;
 	op->o = S;
 	op->ot = OT;
 	/* validation: the VAE decoder's full-resolution stage, two bf16
 	 * tensors of channels x F x H x W */
 	struct live *va = &ph[VF_PHASE_VALIDATION];
-	va->w = W + (double)dt->vae_params * 2;
+	va->w = W + R + (dt->resident_vae_params > 0 ? 0 : (double)dt->vae_params * 2);
 	va->o = su->offload_optimizer ? 0 : S;
 	va->act = 2.0 * (double)dt->vae_decoder_channels * vf * (double)vw * vh * 2 * b;
 	double best = -1;
@@ -385,7 +473,7 @@ void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
 			bi = i;
 		}
 	}
-	e->weights_full = vf__estimate_clamp64(W);
+	e->weights_full = vf__estimate_clamp64(W + R);
 	e->gradients_full = vf__estimate_clamp64(G);
 	e->optimizer_full = vf__estimate_clamp64(S);
 	e->optimizer_temp_full = vf__estimate_clamp64(OT);
@@ -396,11 +484,18 @@ void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
 		      : bi == VF_PHASE_TEXT_ENCODER ? 0 : FRAG_LAYER * A_block;
 	vf__estimate_finish_terms(e, ph, best + frag, (enum vf_phase)bi);
 
-	/* time: linear FLOPs per token of each stream (~3/4 of the parameters
-	 * serve video tokens) and full (non-causal) attention */
-	double per_v = 0.75 * linear, per_a = 0.25 * linear;
+	/* time: linear FLOPs per token of each stream (LTX-2: ~3/4 of the
+	 * parameters serve video tokens) and full (non-causal) attention; a
+	 * UNet's from its levels */
+	/* (a DiT without an audio stream: every linear serves video tokens) */
+	double per_v = (dt->audio_hidden > 0 ? 0.75 : 1.0) * linear, per_a = 0.25 * linear;
 	double lin_f = 2 * (Nv * per_v + Na * per_a);
 	double attn_f = 4 * L * (Nv * Nv * hv + Na * Na * ha + 2 * Nv * Na * (hv < ha ? hv : ha));
+	if (dt->nlevels > 0) {
+		lin_f = us.lin_f;
+		attn_f = us.attn_f;
+		hv = us.width;
+	}
 	double fwd = lin_f + attn_f;
 	double model_flops = (train ? (full ? 3 : 2) * fwd : fwd) * (double)su->grad_accum;
 	double flops = model_flops + (train && su->grad_ckpt ? fwd * (double)su->grad_accum : 0);

@@ -599,7 +599,7 @@ static void read_vae_kl(struct dr *x, const cJSON *c)
 	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
 	snprintf(pe->name, sizeof pe->name, "encoder");
 	pe->params = enc + (qc ? lin(2 * L, 2 * L) : 0);
-	pe->hidden = Cl;
+	pe->hidden = C[0]; /* the full-resolution stage's channels */
 	snprintf(pd->name, sizeof pd->name, "decoder");
 	pd->params = dec + (pqc ? lin(L, L) : 0);
 	pd->hidden = C[0];
@@ -612,6 +612,117 @@ static void read_vae_kl(struct dr *x, const cJSON *c)
 	check_keys(x, c, vae_keys);
 }
 
+/* ---- AutoencoderKLWan (Wan 2.1 and 2.2 video VAEs) -------------------------- */
+
+static const char *const wan_vae_keys[] = {
+	"base_dim", "decoder_base_dim", "z_dim", "dim_mult", "num_res_blocks", "attn_scales",
+	"temperal_downsample", "dropout", "latents_mean", "latents_std", "is_residual",
+	"in_channels", "out_channels", "patch_size", "scale_factor_temporal",
+	"scale_factor_spatial", "clip_output", NULL,
+};
+
+/* A causal 3-D conv in -> out with a k x k x k kernel, with bias. */
+static int64_t conv3(int64_t in, int64_t out, int64_t k)
+{
+	return in * out * k * k * k + out;
+}
+
+/* WanResidualBlock: RMS norms (gamma only), two 3x3x3 causal convs, a
+ * 1x1x1 shortcut when the widths differ. */
+static int64_t wan_res(int64_t in, int64_t out)
+{
+	return in + conv3(in, out, 3) + out + conv3(out, out, 3) + (in != out ? conv3(in, out, 1) : 0);
+}
+
+/* WanAttentionBlock: RMS norm, to_qkv and proj (1x1 convs). */
+static int64_t wan_attn(int64_t d)
+{
+	return d + lin(d, 3 * d) + lin(d, d);
+}
+
+/* WanResample: a 2-D 3x3 conv (up: to `uo` channels), and a (3,1,1) time
+ * conv when temporal (down: d -> d, up: d -> 2d). */
+static int64_t wan_resample(int64_t d, bool up, bool temporal, int64_t uo)
+{
+	int64_t o = up ? uo : d;
+	return lin(d * 9, o) + (temporal ? lin(d * 3, up ? 2 * d : d) : 0);
+}
+
+static void read_vae_wan(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	int64_t base = gint(x, c, "base_dim", 96), dbase = gint(x, c, "decoder_base_dim", base);
+	int64_t z = gint(x, c, "z_dim", 16), nrb = gint(x, c, "num_res_blocks", 2);
+	int64_t in = gint(x, c, "in_channels", 3), out = gint(x, c, "out_channels", 3);
+	int64_t patch = gint(x, c, "patch_size", 1);
+	int64_t sfs = gint(x, c, "scale_factor_spatial", 8), sft = gint(x, c, "scale_factor_temporal", 4);
+	bool res = gbool(x, c, "is_residual", false);
+	const cJSON *dm = cJSON_GetObjectItemCaseSensitive(c, "dim_mult");
+	int n = cJSON_IsArray(dm) ? cJSON_GetArraySize(dm) : 4;
+	if (dm && (!cJSON_IsArray(dm) || n < 1 || n > MAX_BLOCKS)) {
+		fail(x, "dim_mult", "a list of 1 to 8 multipliers");
+		return;
+	}
+	int64_t mult[MAX_BLOCKS] = {1, 2, 4, 4};
+	if (dm)
+		for (int i = 0; i < n; i++)
+			mult[i] = num(x, cJSON_GetArrayItem(dm, i), "dim_mult", 1, 1, 64);
+	bool td[MAX_BLOCKS] = {false, true, true};
+	const cJSON *tj = cJSON_GetObjectItemCaseSensitive(c, "temperal_downsample");
+	if (cJSON_IsArray(tj))
+		for (int i = 0; i < n - 1 && i < cJSON_GetArraySize(tj); i++)
+			td[i] = cJSON_IsTrue(cJSON_GetArrayItem(tj, i));
+	const cJSON *as = cJSON_GetObjectItemCaseSensitive(c, "attn_scales");
+	if (cJSON_IsArray(as) && cJSON_GetArraySize(as) > 0)
+		note(v->unknown, sizeof v->unknown, "attn_scales");
+	if (x->st)
+		return;
+	/* encoder: widths base x [1, mult...] */
+	int64_t enc = conv3(in, base * 1, 3), a, b = base;
+	for (int i = 0; i < n; i++) {
+		a = i == 0 ? base : base * mult[i - 1];
+		b = base * mult[i];
+		for (int j = 0; j < nrb; j++)
+			enc += wan_res(j == 0 ? a : b, b);
+		if (i != n - 1)
+			enc += wan_resample(b, false, td[i], 0);
+	}
+	enc += 2 * wan_res(b, b) + wan_attn(b) + b + conv3(b, 2 * z, 3); /* mid, norm_out, conv_out */
+	enc += conv3(2 * z, 2 * z, 1);                                   /* quant_conv */
+	/* decoder: widths dbase x [mult[-1], reversed mult...] */
+	int64_t d0 = dbase * mult[n - 1];
+	int64_t dec = conv3(z, z, 1) + conv3(z, d0, 3) + 2 * wan_res(d0, d0) + wan_attn(d0);
+	b = d0;
+	for (int i = 0; i < n; i++) {
+		a = i == 0 ? d0 : dbase * mult[n - i];
+		b = dbase * mult[n - 1 - i];
+		if (i > 0 && !res)
+			a /= 2; /* the previous upsampler halved the width */
+		for (int j = 0; j < nrb + 1; j++)
+			dec += wan_res(j == 0 ? a : b, b);
+		bool up = i != n - 1, temporal = up && td[n - 2 - i];
+		if (up)
+			dec += wan_resample(b, true, temporal, res ? b : b / 2);
+	}
+	dec += b + conv3(b, out, 3); /* norm_out, conv_out */
+	snprintf(v->family, sizeof v->family, "autoencoder-kl-wan");
+	snprintf(v->kind, sizeof v->kind, "vae");
+	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
+	snprintf(pe->name, sizeof pe->name, "encoder");
+	pe->params = enc;
+	pe->hidden = base;
+	snprintf(pd->name, sizeof pd->name, "decoder");
+	pd->params = dec;
+	pd->hidden = b;
+	v->stages = 1;
+	v->in_channels = in;
+	v->patch_size = patch;
+	v->latent_channels = z;
+	v->spatial_compression = (int)sfs;
+	v->temporal_compression = (int)sft;
+	check_keys(x, c, wan_vae_keys);
+}
+
 /* ---- dispatch --------------------------------------------------------------- */
 
 static const struct {
@@ -621,6 +732,7 @@ static const struct {
 	{"WanTransformer3DModel", read_wan},
 	{"UNet2DConditionModel", read_unet2d},
 	{"AutoencoderKL", read_vae_kl},
+	{"AutoencoderKLWan", read_vae_wan},
 };
 
 bool vf__diffusers_config_is(const cJSON *cfg)

@@ -224,6 +224,7 @@ static void read_wan(struct dr *x, const cJSON *c)
 	v->stages = 1;
 	v->dit_layers = L;
 	v->in_channels = in;
+	v->patch_size = p[1];
 	v->text_dim = D; /* the caption is projected to D before the blocks */
 	v->text_tokens = 512;
 	/* Wan 2.1 VAE: 8x spatial, 4x temporal, 16 channels; Wan 2.2's

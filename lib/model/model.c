@@ -1435,8 +1435,16 @@ static vf_status load_components(struct vf_model *m, const char *dir, const stru
 	if (m->ncomponents == 0)
 		return vf_error_set(err, VF_ERR, "%s: no component folder holds .safetensors weights",
 				    dir);
+	/* the groups add up only when every component has them (one read
+	 * from a diffusers config alone has none) */
 	m->has_groups = true;
+	for (size_t i = 0; i < m->ncomponents; i++)
+		m->has_groups = m->has_groups && m->components[i]->has_groups;
 	snprintf(m->groups_source, sizeof m->groups_source, "tensors");
+	if (m->files == 0) { /* every component read from its config alone */
+		m->files = m->tensors = m->bytes = -1;
+		snprintf(m->groups_source, sizeof m->groups_source, "architecture");
+	}
 	return VF_OK;
 }
 
@@ -1630,6 +1638,13 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 	 * is as exact as the architecture was understood */
 	bool approx = (m->has_vision && m->vision.unknown[0]) || (m->has_ltx && m->ltx.unknown[0]) ||
 		      (!m->has_vision && !m->has_ltx && m->has_arch && m->arch.approximate);
+	/* a pipeline: as approximate as its least understood component */
+	for (size_t i = 0; i < m->ncomponents; i++) {
+		cJSON *cj = vf_model_to_json(m->components[i]);
+		approx = approx || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cj, "approximate")) ||
+			 m->components[i]->params < 0;
+		cJSON_Delete(cj);
+	}
 	bool from_arch = m->files < 0 && !m->entry;
 	cJSON_AddBoolToObject(o, "params_approximate", from_arch && approx);
 	cJSON_AddBoolToObject(o, "approximate", approx);

@@ -43,7 +43,12 @@
 #include "vramfit/base/json.h"
 
 #define MAX_BLOCKS VF_VISION_MAX_LEVELS
+/* Bounds that keep every count below 2^62 (the largest public models are
+ * far inside them): transformer widths 2^18, conv widths 2^16, repeats
+ * (layers per block, transformer layers, residual blocks) 1024. */
 #define DIM_MAX (1LL << 18)
+#define CONV_MAX (1LL << 16)
+#define REPEAT_MAX 1024
 
 struct dr {
 	const char *what;
@@ -88,8 +93,13 @@ static int64_t gint(struct dr *x, const cJSON *c, const char *key, int64_t dflt)
 
 /* An integer or a list of n integers (one per block); returns false when
  * the key is a list of another length (an error). */
+static int64_t gint_max(struct dr *x, const cJSON *c, const char *key, int64_t dflt, int64_t max)
+{
+	return num(x, cJSON_GetObjectItemCaseSensitive(c, key), key, dflt, 1, max);
+}
+
 static void glist(struct dr *x, const cJSON *c, const char *key, int n, int64_t *out, int64_t dflt,
-		  int64_t min)
+		  int64_t min, int64_t max)
 {
 	const cJSON *j = cJSON_GetObjectItemCaseSensitive(c, key);
 	for (int i = 0; i < n; i++)
@@ -97,7 +107,7 @@ static void glist(struct dr *x, const cJSON *c, const char *key, int n, int64_t 
 	if (!j || cJSON_IsNull(j))
 		return;
 	if (cJSON_IsNumber(j)) {
-		int64_t v = num(x, j, key, dflt, min, DIM_MAX);
+		int64_t v = num(x, j, key, dflt, min, max);
 		for (int i = 0; i < n; i++)
 			out[i] = v;
 		return;
@@ -109,7 +119,7 @@ static void glist(struct dr *x, const cJSON *c, const char *key, int n, int64_t 
 		return;
 	}
 	for (int i = 0; i < n; i++)
-		out[i] = num(x, cJSON_GetArrayItem(j, i), key, dflt, min, DIM_MAX);
+		out[i] = num(x, cJSON_GetArrayItem(j, i), key, dflt, min, max);
 }
 
 static bool gbool(struct dr *x, const cJSON *c, const char *key, bool dflt)
@@ -301,7 +311,7 @@ static void read_tl(struct dr *x, const cJSON *c, const char *key, struct unet_c
 	if (!j || cJSON_IsNull(j))
 		return;
 	if (cJSON_IsNumber(j)) {
-		int64_t v = num(x, j, key, 1, 1, 1 << 14);
+		int64_t v = num(x, j, key, 1, 1, REPEAT_MAX);
 		for (int i = 0; i < u->n; i++)
 			for (int k = 0; k < 16; k++)
 				u->tl[i][side][k] = v;
@@ -317,7 +327,7 @@ static void read_tl(struct dr *x, const cJSON *c, const char *key, struct unet_c
 			const cJSON *ek = cJSON_IsArray(e) ? cJSON_GetArrayItem(e, k) : e;
 			if (cJSON_IsArray(e) && !ek)
 				ek = cJSON_GetArrayItem(e, cJSON_GetArraySize(e) - 1);
-			u->tl[i][side][k] = num(x, ek, key, 1, 1, 1 << 14);
+			u->tl[i][side][k] = num(x, ek, key, 1, 1, REPEAT_MAX);
 		}
 	}
 }
@@ -369,12 +379,13 @@ static int64_t unet_embeddings(struct dr *x, const cJSON *c, int64_t C0, int64_t
 {
 	static const char *const tet[] = {"positional", "", NULL};
 	gstr(x, c, "time_embedding_type", tet);
-	int64_t T = gint(x, c, "time_embedding_dim", 4 * C0), cond = gint(x, c, "time_cond_proj_dim", 0);
+	int64_t T = gint_max(x, c, "time_embedding_dim", 4 * C0, 4 * CONV_MAX);
+	int64_t cond = gint_max(x, c, "time_cond_proj_dim", 0, CONV_MAX);
 	int64_t P = lin(C0, T) + lin(T, T) + cond * C0; /* time_embedding (+ cond_proj, no bias) */
-	int64_t pin = gint(x, c, "projection_class_embeddings_input_dim", 0);
+	int64_t pin = gint_max(x, c, "projection_class_embeddings_input_dim", 0, CONV_MAX);
 	static const char *const cls[] = {"", "timestep", "identity", "projection", "simple_projection", NULL};
 	const char *ct = gstr(x, c, "class_embed_type", cls);
-	int64_t ncls = gint(x, c, "num_class_embeds", 0);
+	int64_t ncls = gint_max(x, c, "num_class_embeds", 0, 1 << 24);
 	if (!*ct && ncls)
 		P += ncls * T;
 	else if (strcmp(ct, "timestep") == 0)
@@ -386,7 +397,7 @@ static int64_t unet_embeddings(struct dr *x, const cJSON *c, int64_t C0, int64_t
 	static const char *const add[] = {"", "text_time", NULL};
 	if (strcmp(gstr(x, c, "addition_embed_type", add), "text_time") == 0)
 		P += lin(pin, T) + lin(T, T); /* add_embedding */
-	int64_t ehd = gint(x, c, "encoder_hid_dim", 0);
+	int64_t ehd = gint_max(x, c, "encoder_hid_dim", 0, CONV_MAX);
 	static const char *const eht[] = {"", "text_proj", NULL};
 	const char *et = gstr(x, c, "encoder_hid_dim_type", eht);
 	if (ehd && (!*et || strcmp(et, "text_proj") == 0))
@@ -462,7 +473,7 @@ static void read_unet2d(struct dr *x, const cJSON *c)
 	int64_t C[MAX_BLOCKS];
 	const cJSON *bo = cJSON_GetObjectItemCaseSensitive(c, "block_out_channels");
 	if (bo && !cJSON_IsNull(bo)) {
-		glist(x, c, "block_out_channels", u.n, C, 320, 1);
+		glist(x, c, "block_out_channels", u.n, C, 320, 1, CONV_MAX);
 		if (!cJSON_IsArray(bo))
 			fail(x, "block_out_channels", "a list with one width per block");
 	} else {
@@ -471,9 +482,9 @@ static void read_unet2d(struct dr *x, const cJSON *c)
 			C[i] = d[i < 4 ? i : 3];
 	}
 	memcpy(u.C, C, sizeof C);
-	glist(x, c, "layers_per_block", u.n, u.lpb, 2, 1);
-	glist(x, c, "cross_attention_dim", u.n, u.cross, 1280, 1);
-	glist(x, c, "attention_head_dim", u.n, u.heads, 8, 1);
+	glist(x, c, "layers_per_block", u.n, u.lpb, 2, 1, REPEAT_MAX);
+	glist(x, c, "cross_attention_dim", u.n, u.cross, 1280, 1, CONV_MAX);
+	glist(x, c, "attention_head_dim", u.n, u.heads, 8, 1, CONV_MAX);
 	if (cJSON_GetObjectItemCaseSensitive(c, "num_attention_heads") &&
 	    !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(c, "num_attention_heads")))
 		note(v->unknown, sizeof v->unknown, "num_attention_heads");
@@ -496,8 +507,8 @@ static void read_unet2d(struct dr *x, const cJSON *c)
 	const cJSON *ng = cJSON_GetObjectItemCaseSensitive(c, "norm_num_groups");
 	if (ng && cJSON_IsNull(ng))
 		note(v->unknown, sizeof v->unknown, "norm_num_groups");
-	int64_t in = gint(x, c, "in_channels", 4), out = gint(x, c, "out_channels", 4);
-	int64_t kin = gint(x, c, "conv_in_kernel", 3), kout = gint(x, c, "conv_out_kernel", 3);
+	int64_t in = gint_max(x, c, "in_channels", 4, CONV_MAX), out = gint_max(x, c, "out_channels", 4, CONV_MAX);
+	int64_t kin = gint_max(x, c, "conv_in_kernel", 3, 15), kout = gint_max(x, c, "conv_out_kernel", 3, 15);
 	if (x->st)
 		return;
 	int64_t emb = unet_embeddings(x, c, C[0], u.cross[0], &u.temb);
@@ -539,7 +550,13 @@ static void read_unet2d(struct dr *x, const cJSON *c)
 	v->spatial_compression = 8;
 	v->temporal_compression = 1;
 	v->frames = 1;
-	int64_t ss = gint(x, c, "sample_size", 64);
+	/* sample_size: an integer or [height, width]; only the default sample */
+	const cJSON *sj = cJSON_GetObjectItemCaseSensitive(c, "sample_size");
+	int64_t ss = 64;
+	if (cJSON_IsArray(sj))
+		sj = cJSON_GetArrayItem(sj, 0);
+	if (!vf_json_number_is_i64(sj, &ss) || ss < 1 || ss > CONV_MAX)
+		ss = 64;
 	v->image_size = 8 * ss;
 	note(v->assumed, sizeof v->assumed, "77 CLIP tokens, VAE 8x");
 	check_keys(x, c, unet_keys);
@@ -564,9 +581,10 @@ static void read_vae_kl(struct dr *x, const cJSON *c)
 	if (!x->st && nu != n)
 		fail(x, "up_block_types", "as many up blocks as down blocks");
 	int64_t C[MAX_BLOCKS];
-	glist(x, c, "block_out_channels", n, C, 64, 1);
-	int64_t lpb = gint(x, c, "layers_per_block", 1), L = gint(x, c, "latent_channels", 4);
-	int64_t in = gint(x, c, "in_channels", 3), out = gint(x, c, "out_channels", 3);
+	glist(x, c, "block_out_channels", n, C, 64, 1, CONV_MAX);
+	int64_t lpb = gint_max(x, c, "layers_per_block", 1, REPEAT_MAX);
+	int64_t L = gint_max(x, c, "latent_channels", 4, CONV_MAX);
+	int64_t in = gint_max(x, c, "in_channels", 3, CONV_MAX), out = gint_max(x, c, "out_channels", 3, CONV_MAX);
 	bool qc = gbool(x, c, "use_quant_conv", true), pqc = gbool(x, c, "use_post_quant_conv", true);
 	bool mattn = gbool(x, c, "mid_block_add_attention", true);
 	if (x->st)
@@ -652,11 +670,13 @@ static int64_t wan_resample(int64_t d, bool up, bool temporal, int64_t uo)
 static void read_vae_wan(struct dr *x, const cJSON *c)
 {
 	struct vf_vision *v = x->v;
-	int64_t base = gint(x, c, "base_dim", 96), dbase = gint(x, c, "decoder_base_dim", base);
-	int64_t z = gint(x, c, "z_dim", 16), nrb = gint(x, c, "num_res_blocks", 2);
-	int64_t in = gint(x, c, "in_channels", 3), out = gint(x, c, "out_channels", 3);
-	int64_t patch = gint(x, c, "patch_size", 1);
-	int64_t sfs = gint(x, c, "scale_factor_spatial", 8), sft = gint(x, c, "scale_factor_temporal", 4);
+	int64_t base = gint_max(x, c, "base_dim", 96, 1 << 12);
+	int64_t dbase = gint_max(x, c, "decoder_base_dim", base, 1 << 12);
+	int64_t z = gint_max(x, c, "z_dim", 16, CONV_MAX), nrb = gint_max(x, c, "num_res_blocks", 2, REPEAT_MAX);
+	int64_t in = gint_max(x, c, "in_channels", 3, CONV_MAX), out = gint_max(x, c, "out_channels", 3, CONV_MAX);
+	int64_t patch = gint_max(x, c, "patch_size", 1, 64);
+	int64_t sfs = gint_max(x, c, "scale_factor_spatial", 8, 1024);
+	int64_t sft = gint_max(x, c, "scale_factor_temporal", 4, 1024);
 	bool res = gbool(x, c, "is_residual", false);
 	const cJSON *dm = cJSON_GetObjectItemCaseSensitive(c, "dim_mult");
 	int n = cJSON_IsArray(dm) ? cJSON_GetArraySize(dm) : 4;

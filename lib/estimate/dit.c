@@ -103,6 +103,12 @@ static const struct {
 	{"wan", 5680910336LL, 1050148864LL, 73295603LL,
 	 "pipeline: UMT5-XXL encoder (5.68B), Wan 2.1 VAE decoder (73M); give the pipeline folder "
 	 "for its own components"},
+	/* CLIP-L and OpenCLIP-bigG with projections (123,650,304 and
+	 * 694,659,840), the T5-XXL encoder; the 16-channel VAE's decoder
+	 * (lib/model/diffusers.c's AutoencoderKL count, no quant convs) */
+	{"sd3", 123650304LL + 694659840LL + 4762310656LL, 37945344LL + 63242240LL + 131596288LL, 49545475LL,
+	 "pipeline: CLIP-L, OpenCLIP-bigG and T5-XXL encoders (5.58B), the 16-channel VAE decoder (50M); give the "
+	 "pipeline folder for its own components"},
 	/* CLIP-L text (123,060,480; token table 49408 x 768) */
 	{"unet2d-768", 123060480LL, 37945344LL, 49490199LL,
 	 "pipeline: CLIP-L text encoder (123M), SD VAE decoder (49M); give the pipeline folder for its own components"},

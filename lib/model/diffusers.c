@@ -250,6 +250,99 @@ static void read_wan(struct dr *x, const cJSON *c)
 	check_keys(x, c, wan_keys);
 }
 
+/* ---- SD3 / SD3.5 MMDiT ---------------------------------------------------- */
+
+static const char *const sd3_keys[] = {
+	"sample_size", "patch_size", "in_channels", "num_layers", "attention_head_dim",
+	"num_attention_heads", "joint_attention_dim", "caption_projection_dim",
+	"pooled_projection_dim", "out_channels", "pos_embed_max_size", "dual_attention_layers",
+	"qk_norm", NULL,
+};
+
+/* A DiT block of the common shape a diffusers config reads: adds it as
+ * the model's one part. */
+static void dit_model(struct vf_vision *v, const char *family, int64_t P, int64_t L, int64_t D,
+		      int64_t heads, int64_t ffn)
+{
+	snprintf(v->family, sizeof v->family, "%s", family);
+	snprintf(v->kind, sizeof v->kind, "dit");
+	struct vf_vision_part *t = &v->parts[v->nparts++];
+	snprintf(t->name, sizeof t->name, "transformer");
+	t->params = P;
+	t->layers = L;
+	t->hidden = D;
+	t->heads = heads;
+	t->ffn = ffn;
+	t->trained[0] = true;
+	v->stages = 1;
+	v->dit_layers = L;
+}
+
+/* SD3Transformer2DModel: a patch conv with the persistent position table
+ * (pos_embed_max_size^2 x D, a buffer the checkpoint holds); time (256 ->
+ * D -> D) and pooled-text (pooled -> D -> D) embedders; the caption
+ * projection joint -> caption_projection_dim; joint blocks of AdaLN-Zero
+ * 6D (SD3.5's dual-attention blocks 9D), the text stream's AdaLN-Zero (the
+ * last block: continuous 2D, no text FFN or output), q/k/v and text
+ * q/k/v with biases, outputs, q/k RMSNorms per head (qk_norm), a second
+ * self-attention in the dual blocks, GELU-tanh FFNs 4x; AdaLN continuous
+ * 2D and the output projection. */
+static void read_sd3(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	int64_t heads = gint(x, c, "num_attention_heads", 18), hd = gint(x, c, "attention_head_dim", 64);
+	int64_t in = gint(x, c, "in_channels", 16), out = gint(x, c, "out_channels", in);
+	int64_t p = gint_max(x, c, "patch_size", 2, 64);
+	int64_t L = gint_max(x, c, "num_layers", 18, 1 << 14);
+	int64_t joint = gint(x, c, "joint_attention_dim", 4096), cap = gint(x, c, "caption_projection_dim", 1152);
+	int64_t pooled = gint(x, c, "pooled_projection_dim", 2048);
+	int64_t pos = gint_max(x, c, "pos_embed_max_size", 96, 1 << 12);
+	static const char *const qkn[] = {"", "rms_norm", NULL};
+	bool qk = strcmp(gstr(x, c, "qk_norm", qkn), "rms_norm") == 0;
+	const cJSON *dl = cJSON_GetObjectItemCaseSensitive(c, "dual_attention_layers");
+	if (dl && !cJSON_IsNull(dl) && !cJSON_IsArray(dl))
+		fail(x, "dual_attention_layers", "a list of block indices");
+	int64_t D = heads * hd;
+	if (D > DIM_MAX)
+		fail(x, "num_attention_heads", "heads x head dim at most 262144");
+	if (x->st)
+		return;
+	int64_t ndual = 0;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, dl)
+	{
+		int64_t i;
+		if (vf_json_number_is_i64(e, &i) && i >= 0 && i < L)
+			ndual++;
+	}
+	int64_t ff = lin(D, 4 * D) + lin(4 * D, D);
+	int64_t qkn_w = qk ? 2 * hd : 0;
+	/* every block: image AdaLN-Zero, q k v out, text k v q, image FFN */
+	int64_t common = lin(D, 6 * D) + 4 * lin(D, D) + 3 * lin(D, D) + qkn_w + (qk ? 2 * hd : 0) + ff;
+	int64_t full = lin(D, 6 * D) + lin(D, D) + ff;      /* text AdaLN-Zero, to_add_out, text FFN */
+	int64_t last = lin(D, 2 * D);                       /* the last block's text AdaLN continuous */
+	int64_t dual = lin(D, 3 * D) + 4 * lin(D, D) + qkn_w; /* 9D instead of 6D; the second attention */
+	int64_t P = lin(in * p * p, D) + pos * pos * D        /* pos_embed: conv, table */
+		    + lin(256, D) + lin(D, D)                /* timestep_embedder */
+		    + lin(pooled, D) + lin(D, D)             /* text_embedder */
+		    + lin(joint, cap)                        /* context_embedder */
+		    + L * common + (L - 1) * full + last + ndual * dual
+		    + lin(D, 2 * D) + lin(D, p * p * out);   /* norm_out, proj_out */
+	dit_model(v, "sd3", P, L, D, heads, 4 * D);
+	v->in_channels = in;
+	v->text_dim = cap;
+	v->text_tokens = 333;
+	v->spatial_compression = (int)(8 * p);
+	v->temporal_compression = 1;
+	v->frames = 1;
+	v->patch_size = p;
+	v->image_size = 1024;
+	note(v->assumed, sizeof v->assumed,
+	     "333 text tokens (77 CLIP + 256 T5) joined to the image tokens, counted as cross-attention "
+	     "context; VAE 8x; the position table (a buffer the checkpoint holds) counted");
+	check_keys(x, c, sd3_keys);
+}
+
 /* ---- UNet2DConditionModel ------------------------------------------------- */
 
 static const char *const unet_keys[] = {
@@ -751,6 +844,7 @@ static const struct {
 	void (*read)(struct dr *, const cJSON *);
 } readers[] = {
 	{"WanTransformer3DModel", read_wan},
+	{"SD3Transformer2DModel", read_sd3},
 	{"UNet2DConditionModel", read_unet2d},
 	{"AutoencoderKL", read_vae_kl},
 	{"AutoencoderKLWan", read_vae_wan},

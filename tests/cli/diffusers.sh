@@ -25,6 +25,11 @@ count wan21-t2v-1.3b 1418996800
 count wan21-t2v-14b 14288491584
 count wan21-i2v-14b 16394878784
 count wan22-ti2v-5b 4999787712
+# image MMDiTs: SD3 medium (2,028,328,000 parameters + the 192^2 x 1536 position
+# table the checkpoint holds), SD3.5 large (qk RMSNorm), SD3.5 medium (dual attention)
+count sd3-medium 2084951104
+count sd35-large 8146280768
+count sd35-medium 2469663936
 # UNets: integers or lists per block, SD 1.5 / SD 2 / SDXL and the rare forms
 count sd15-unet 859520964
 count sd2-unet 865910724

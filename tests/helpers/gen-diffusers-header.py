@@ -97,6 +97,54 @@ def wan(t, c):
     t.add("scale_shift_table", [1, 2, D])
 
 
+# ---- SD3 / SD3.5 ------------------------------------------------------------
+
+
+def ff_gelu(t, n, d, mult=4):
+    t.linear(n + ".net.0.proj", d, mult * d)
+    t.linear(n + ".net.2", mult * d, d)
+
+
+def sd3(t, c):
+    heads, hd = g(c, "num_attention_heads", 18), g(c, "attention_head_dim", 64)
+    D, p, L = heads * hd, g(c, "patch_size", 2), g(c, "num_layers", 18)
+    cin = g(c, "in_channels", 16)
+    cout = g(c, "out_channels", cin)
+    pos = g(c, "pos_embed_max_size", 96)
+    qk = c.get("qk_norm") == "rms_norm"
+    dual = set(g(c, "dual_attention_layers", []))
+    t.conv("pos_embed.proj", cin, D, (p, p))
+    t.add("pos_embed.pos_embed", [1, pos * pos, D])  # a persistent buffer
+    t.linear("time_text_embed.timestep_embedder.linear_1", 256, D)
+    t.linear("time_text_embed.timestep_embedder.linear_2", D, D)
+    t.linear("time_text_embed.text_embedder.linear_1", g(c, "pooled_projection_dim", 2048), D)
+    t.linear("time_text_embed.text_embedder.linear_2", D, D)
+    t.linear("context_embedder", g(c, "joint_attention_dim", 4096), g(c, "caption_projection_dim", 1152))
+    for i in range(L):
+        b = "transformer_blocks.%d." % i
+        last = i == L - 1
+        t.linear(b + "norm1.linear", D, (9 if i in dual else 6) * D)
+        t.linear(b + "norm1_context.linear", D, (2 if last else 6) * D)
+        for q in ("to_q", "to_k", "to_v", "add_k_proj", "add_v_proj", "add_q_proj", "to_out.0"):
+            t.linear(b + "attn." + q, D, D)
+        if not last:
+            t.linear(b + "attn.to_add_out", D, D)
+        if qk:
+            for q in ("norm_q", "norm_k", "norm_added_q", "norm_added_k"):
+                t.norm(b + "attn." + q, hd, bias=False)
+        if i in dual:
+            for q in ("to_q", "to_k", "to_v", "to_out.0"):
+                t.linear(b + "attn2." + q, D, D)
+            if qk:
+                t.norm(b + "attn2.norm_q", hd, bias=False)
+                t.norm(b + "attn2.norm_k", hd, bias=False)
+        ff_gelu(t, b + "ff", D)
+        if not last:
+            ff_gelu(t, b + "ff_context", D)
+    t.linear("norm_out.linear", D, 2 * D)
+    t.linear("proj_out", D, p * p * cout)
+
+
 # ---- UNet2DConditionModel ---------------------------------------------------
 
 
@@ -442,6 +490,8 @@ def main(argv):
         wan(t, c)
     elif cls == "UNet2DConditionModel":
         unet(t, c)
+    elif cls == "SD3Transformer2DModel":
+        sd3(t, c)
     elif cls == "AutoencoderKL":
         vae_kl(t, c)
     elif cls == "AutoencoderKLWan":

@@ -60,16 +60,16 @@ expect_rc 0
 expect_out "wan diffusion transformer: 40 blocks of 5120"
 
 test_case "a diffusers class not understood: named, not counted, exit 0"
-echo '{"_class_name": "SD3Transformer2DModel", "num_layers": 24}' >"$TMP/sd3.json"
-run inspect "$TMP/sd3.json" --json
+echo '{"_class_name": "LuminaNextDiT2DModel", "num_layers": 24}' >"$TMP/lumina.json"
+run inspect "$TMP/lumina.json" --json
 expect_rc 0
-expect_json 'j["params"] is None and j["approximate"] is True and j["architecture"]["not_understood"] == ["_class_name SD3Transformer2DModel"]'
-run inspect "$TMP/sd3.json"
+expect_json 'j["params"] is None and j["approximate"] is True and j["architecture"]["not_understood"] == ["_class_name LuminaNextDiT2DModel"]'
+run inspect "$TMP/lumina.json"
 expect_rc 0
-expect_out "SD3Transformer2DModel: a diffusers class not understood"
-run estimate "$TMP/sd3.json"
+expect_out "LuminaNextDiT2DModel: a diffusers class not understood"
+run estimate "$TMP/lumina.json"
 expect_rc 1
-expect_err "SD3Transformer2DModel is not understood"
+expect_err "LuminaNextDiT2DModel is not understood"
 expect_err_lines 1
 
 test_case "a key not understood marks the count approximate"
@@ -193,15 +193,21 @@ expect_out "unet             2.57 B  trained"
 expect_out "--precomputed-latents to drop it"
 
 test_case "a pipeline whose denoiser is not understood: named"
-mkdir -p "$TMP/sd3/transformer"
-echo '{"_class_name": "StableDiffusion3Pipeline"}' >"$TMP/sd3/model_index.json"
-cp "$TMP/sd3.json" "$TMP/sd3/transformer/config.json"
-run inspect "$TMP/sd3" --json
+mkdir -p "$TMP/lumina/transformer"
+echo '{"_class_name": "LuminaText2ImgPipeline"}' >"$TMP/lumina/model_index.json"
+cp "$TMP/lumina.json" "$TMP/lumina/transformer/config.json"
+run inspect "$TMP/lumina" --json
 expect_rc 0
 expect_json 'j["approximate"] is True and j["components"][0]["params"] is None'
-run estimate "$TMP/sd3"
+run estimate "$TMP/lumina"
 expect_rc 1
-expect_err "the transformer component (SD3Transformer2DModel) is not understood"
+expect_err "the transformer component (LuminaNextDiT2DModel) is not understood"
+
+test_case "an SD3 pipeline config: the MMDiT estimated with its public pipeline's encoders"
+run estimate "$DC/sd3-medium.json" --resolution 1024x1024 --json
+expect_rc 0
+expect_json 'j["model"]["video_tokens"] == 64 * 64 and j["model"]["params"] == 2084951104'
+expect_json 'any("T5-XXL" in a for a in j["assumptions"])'
 
 test_case "--resolution / --frames: usage errors"
 run estimate "$TMP/sdxl" --resolution 1024

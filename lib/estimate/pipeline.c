@@ -204,7 +204,7 @@ vf_status vf_pipeline_plan(const struct vf_model *m, const struct vf_pipeline_op
 		d->text_encoder_params = d->text_encoder_embedding = 0;
 	if (has_vae)
 		d->vae_params = 0;
-	say(p, "trains %s (%s, %.2fB)", den->name, den->vision.family, (double)den->params / 1e9);
+	say(p, "trains the %s component (%s, %.2fB)", den->name, den->vision.family, (double)den->params / 1e9);
 	if ((!has_te || !has_vae) && about0[0])
 		say(p, "no %s component: %s", !has_te ? "text encoder" : "vae", about0);
 	plan_encoders(p, o, d);

@@ -126,7 +126,7 @@ run estimate "$TMP/wan" --mode lora --resolution 832x480 --frames 81 --gpu h200
 expect_rc 0
 expect_out "Memory by phase"
 expect_out "text_encoder   5.68 B  encoder (frozen)  yes"
-expect_out "pipeline: trains transformer (wan, 14.29B)"
+expect_out "pipeline: trains the transformer component (wan, 14.29B)"
 
 test_case "precomputed embeddings and latents: the encoders and VAE leave the step"
 run estimate "$TMP/wan" --mode lora --resolution 832x480 --frames 81 --gpu h200 --precomputed-embeddings --precomputed-latents --json

@@ -109,6 +109,9 @@ static const struct {
 	{"sd3", 123650304LL + 694659840LL + 4762310656LL, 37945344LL + 63242240LL + 131596288LL, 49545475LL,
 	 "pipeline: CLIP-L, OpenCLIP-bigG and T5-XXL encoders (5.58B), the 16-channel VAE decoder (50M); give the "
 	 "pipeline folder for its own components"},
+	{"cogvideox", 4762310656LL, 131596288LL, 250000000LL,
+	 "pipeline: T5-v1.1-XXL encoder (4.76B), the CogVideoX VAE decoder assumed 0.25B (its class is not counted "
+	 "yet); give the pipeline folder with its weights for its own components"},
 	/* CLIP-L text (123,060,480; token table 49408 x 768) */
 	{"unet2d-768", 123060480LL, 37945344LL, 49490199LL,
 	 "pipeline: CLIP-L text encoder (123M), SD VAE decoder (49M); give the pipeline folder for its own components"},

@@ -343,6 +343,80 @@ static void read_sd3(struct dr *x, const cJSON *c)
 	check_keys(x, c, sd3_keys);
 }
 
+/* ---- CogVideoX ----------------------------------------------------------- */
+
+static const char *const cogvideox_keys[] = {
+	"num_attention_heads", "attention_head_dim", "in_channels", "out_channels", "flip_sin_to_cos",
+	"freq_shift", "time_embed_dim", "ofs_embed_dim", "text_embed_dim", "num_layers", "dropout",
+	"attention_bias", "sample_width", "sample_height", "sample_frames", "patch_size",
+	"patch_size_t", "temporal_compression_ratio", "max_text_seq_length", "activation_fn",
+	"timestep_activation_fn", "norm_elementwise_affine", "norm_eps", "spatial_interpolation_scale",
+	"temporal_interpolation_scale", "use_rotary_positional_embeddings",
+	"use_learned_positional_embeddings", "patch_bias", NULL,
+};
+
+/* CogVideoXTransformer3DModel: the patch embedding (a conv, or a linear
+ * over p x p x pt patches in 1.5), the text projection, a learned joint
+ * position table when use_learned_positional_embeddings (a persistent
+ * buffer of (text + patches) x D); the time embedding D -> T -> T (and
+ * the ofs embedding of 1.5); per block two LayerNorm-Zero modulations
+ * (T -> 6D and an affine LayerNorm), self-attention over text and video
+ * (q/k/v with attention_bias, out with bias, per-head LayerNorms of q and
+ * k), a GELU-tanh FFN 4x with biases; the final LayerNorm, AdaLN T -> 2D
+ * with its LayerNorm, the output projection. */
+static void read_cogvideox(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	int64_t heads = gint(x, c, "num_attention_heads", 30), hd = gint(x, c, "attention_head_dim", 64);
+	int64_t in = gint(x, c, "in_channels", 16), out = gint(x, c, "out_channels", 16);
+	int64_t T = gint(x, c, "time_embed_dim", 512), ofs = gint(x, c, "ofs_embed_dim", 0);
+	int64_t text = gint(x, c, "text_embed_dim", 4096);
+	int64_t L = gint_max(x, c, "num_layers", 30, 1 << 14);
+	int64_t p = gint_max(x, c, "patch_size", 2, 64), pt = gint_max(x, c, "patch_size_t", 0, 64);
+	int64_t sw = gint_max(x, c, "sample_width", 90, 1 << 12), sh = gint_max(x, c, "sample_height", 60, 1 << 12);
+	int64_t sf = gint_max(x, c, "sample_frames", 49, 1 << 12);
+	int64_t tcr = gint_max(x, c, "temporal_compression_ratio", 4, 64);
+	int64_t mtl = gint_max(x, c, "max_text_seq_length", 226, 1 << 16);
+	bool qb = gbool(x, c, "attention_bias", true), affine = gbool(x, c, "norm_elementwise_affine", true);
+	bool pb = gbool(x, c, "patch_bias", true);
+	bool rope = gbool(x, c, "use_rotary_positional_embeddings", false);
+	bool learned = gbool(x, c, "use_learned_positional_embeddings", false);
+	static const char *const act[] = {"gelu-approximate", "", NULL};
+	gstr(x, c, "activation_fn", act);
+	int64_t D = heads * hd;
+	if (D > DIM_MAX)
+		fail(x, "num_attention_heads", "heads x head dim at most 262144");
+	if (x->st)
+		return;
+	int64_t ln = affine ? 2 * D : 0;
+	int64_t patches = (sh / p) * (sw / p) * ((sf - 1) / tcr + 1);
+	int64_t block = 2 * (lin(T, 6 * D) + ln)                   /* norm1, norm2 */
+			+ 3 * (D * D + (qb ? D : 0)) + lin(D, D)   /* q, k, v, out */
+			+ 2 * 2 * hd                               /* norm_q, norm_k (LayerNorm) */
+			+ lin(D, 4 * D) + lin(4 * D, D);           /* ff */
+	int64_t P = (pt ? lin(in * p * p * pt, D) : in * p * p * D + (pb ? D : 0)) /* patch_embed.proj */
+		    + lin(text, D)                                            /* patch_embed.text_proj */
+		    + (learned && !rope ? (mtl + patches) * D : 0)            /* learned joint positions */
+		    + lin(D, T) + lin(T, T)                                   /* time_embedding */
+		    + (ofs ? 2 * lin(ofs, ofs) : 0)                           /* ofs_embedding */
+		    + L * block + ln                                          /* blocks, norm_final */
+		    + lin(T, 2 * D) + ln                                      /* norm_out */
+		    + lin(D, p * p * (pt ? pt : 1) * out);                    /* proj_out */
+	dit_model(v, "cogvideox", P, L, D, heads, 4 * D);
+	v->in_channels = in;
+	v->text_dim = D;
+	v->text_tokens = mtl;
+	v->spatial_compression = (int)(8 * p);
+	v->temporal_compression = (int)(tcr * (pt ? pt : 1));
+	v->frames = sf;
+	v->patch_size = p;
+	v->image_size = sw * 8;
+	note(v->assumed, sizeof v->assumed,
+	     "the T5 caption tokens join the video tokens (joint attention), counted as cross-attention "
+	     "context; VAE 8x spatial and 4x temporal");
+	check_keys(x, c, cogvideox_keys);
+}
+
 /* ---- UNet2DConditionModel ------------------------------------------------- */
 
 static const char *const unet_keys[] = {
@@ -845,6 +919,7 @@ static const struct {
 } readers[] = {
 	{"WanTransformer3DModel", read_wan},
 	{"SD3Transformer2DModel", read_sd3},
+	{"CogVideoXTransformer3DModel", read_cogvideox},
 	{"UNet2DConditionModel", read_unet2d},
 	{"AutoencoderKL", read_vae_kl},
 	{"AutoencoderKLWan", read_vae_wan},

@@ -25,6 +25,12 @@ count wan21-t2v-1.3b 1418996800
 count wan21-t2v-14b 14288491584
 count wan21-i2v-14b 16394878784
 count wan22-ti2v-5b 4999787712
+# CogVideoX 2B (sin-cos positions, not stored), 5B (rotary), 5B I2V (the learned
+# joint position table the checkpoint holds), 1.5 (patches over frames too)
+count cogvideox-2b 1693783872
+count cogvideox-5b 5570283072
+count cogvideox-5b-i2v 5625087552
+count cogvideox15-5b 5570676352
 # image MMDiTs: SD3 medium (2,028,328,000 parameters + the 192^2 x 1536 position
 # table the checkpoint holds), SD3.5 large (qk RMSNorm), SD3.5 medium (dual attention)
 count sd3-medium 2084951104
@@ -208,6 +214,11 @@ run estimate "$DC/sd3-medium.json" --resolution 1024x1024 --json
 expect_rc 0
 expect_json 'j["model"]["video_tokens"] == 64 * 64 and j["model"]["params"] == 2084951104'
 expect_json 'any("T5-XXL" in a for a in j["assumptions"])'
+
+test_case "CogVideoX 1.5: a token per 16 px, 8 frames per latent token after the first"
+run estimate "$DC/cogvideox15-5b.json" --resolution 1360x768 --frames 81 --json
+expect_rc 0
+expect_json 'j["model"]["video_tokens"] == 85 * 48 * 11'
 
 test_case "--resolution / --frames: usage errors"
 run estimate "$TMP/sdxl" --resolution 1024

@@ -145,6 +145,49 @@ def sd3(t, c):
     t.linear("proj_out", D, p * p * cout)
 
 
+# ---- CogVideoX ---------------------------------------------------------------
+
+
+def cogvideox(t, c):
+    heads, hd = g(c, "num_attention_heads", 30), g(c, "attention_head_dim", 64)
+    D, T, L = heads * hd, g(c, "time_embed_dim", 512), g(c, "num_layers", 30)
+    p, pt, cin = g(c, "patch_size", 2), c.get("patch_size_t"), g(c, "in_channels", 16)
+    affine, qb = g(c, "norm_elementwise_affine", True), g(c, "attention_bias", True)
+    if pt is None:
+        t.conv("patch_embed.proj", cin, D, (p, p), bias=g(c, "patch_bias", True))
+    else:
+        t.linear("patch_embed.proj", cin * p * p * pt, D)
+    t.linear("patch_embed.text_proj", g(c, "text_embed_dim", 4096), D)
+    if g(c, "use_learned_positional_embeddings", False) and not g(c, "use_rotary_positional_embeddings", False):
+        n = (g(c, "sample_height", 60) // p) * (g(c, "sample_width", 90) // p) * \
+            ((g(c, "sample_frames", 49) - 1) // g(c, "temporal_compression_ratio", 4) + 1)
+        t.add("patch_embed.pos_embedding", [1, g(c, "max_text_seq_length", 226) + n, D])
+    t.linear("time_embedding.linear_1", D, T)
+    t.linear("time_embedding.linear_2", T, T)
+    if c.get("ofs_embed_dim"):
+        o = c["ofs_embed_dim"]
+        t.linear("ofs_embedding.linear_1", o, o)
+        t.linear("ofs_embedding.linear_2", o, o)
+    for i in range(L):
+        b = "transformer_blocks.%d." % i
+        for nn in ("norm1", "norm2"):
+            t.linear(b + nn + ".linear", T, 6 * D)
+            if affine:
+                t.norm(b + nn + ".norm", D)
+        for q in ("to_q", "to_k", "to_v"):
+            t.linear(b + "attn1." + q, D, D, bias=qb)
+        t.norm(b + "attn1.norm_q", hd)
+        t.norm(b + "attn1.norm_k", hd)
+        t.linear(b + "attn1.to_out.0", D, D)
+        ff_gelu(t, b + "ff", D)
+    if affine:
+        t.norm("norm_final", D)
+    t.linear("norm_out.linear", T, 2 * D)
+    if affine:
+        t.norm("norm_out.norm", D)
+    t.linear("proj_out", D, p * p * (pt or 1) * g(c, "out_channels", 16))
+
+
 # ---- UNet2DConditionModel ---------------------------------------------------
 
 
@@ -492,6 +535,8 @@ def main(argv):
         unet(t, c)
     elif cls == "SD3Transformer2DModel":
         sd3(t, c)
+    elif cls == "CogVideoXTransformer3DModel":
+        cogvideox(t, c)
     elif cls == "AutoencoderKL":
         vae_kl(t, c)
     elif cls == "AutoencoderKLWan":

@@ -112,6 +112,10 @@ static const struct {
 	{"cogvideox", 4762310656LL, 131596288LL, 250000000LL,
 	 "pipeline: T5-v1.1-XXL encoder (4.76B), the CogVideoX VAE decoder assumed 0.25B (its class is not counted "
 	 "yet); give the pipeline folder with its weights for its own components"},
+	{"hunyuan-video", 7504924672LL + 123060480LL, 525598720LL + 37945344LL, 250000000LL,
+	 "pipeline: a LLaVA-Llama-3-8B text model without its head (about 7.5B) and CLIP-L (123M) as text "
+	 "encoders, the HunyuanVideo VAE decoder assumed 0.25B (its class is not counted yet); give the pipeline "
+	 "folder for its own components"},
 	/* CLIP-L text (123,060,480; token table 49408 x 768) */
 	{"unet2d-768", 123060480LL, 37945344LL, 49490199LL,
 	 "pipeline: CLIP-L text encoder (123M), SD VAE decoder (49M); give the pipeline folder for its own components"},

@@ -417,6 +417,75 @@ static void read_cogvideox(struct dr *x, const cJSON *c)
 	check_keys(x, c, cogvideox_keys);
 }
 
+/* ---- HunyuanVideo --------------------------------------------------------- */
+
+static const char *const hunyuan_keys[] = {
+	"in_channels", "out_channels", "num_attention_heads", "attention_head_dim", "num_layers",
+	"num_single_layers", "num_refiner_layers", "mlp_ratio", "patch_size", "patch_size_t",
+	"qk_norm", "guidance_embeds", "text_embed_dim", "pooled_projection_dim", "rope_theta",
+	"rope_axes_dim", "image_condition_type", NULL,
+};
+
+/* HunyuanVideoTransformer3DModel: a 3-D patch conv; the token refiner
+ * (time and mean-text embedders, text -> D, refiner blocks of affine
+ * LayerNorms, self-attention with biases, a SiLU MLP, a gate table D ->
+ * 2D); time, pooled-text and guidance embedders; double-stream blocks
+ * (AdaLN-Zero 6D for video and text, q/k/v and text q/k/v with biases,
+ * outputs, per-head q/k RMSNorms for both streams, GELU-tanh FFNs for
+ * both) and single-stream blocks (AdaLN 3D, q/k/v, per-head norms, the
+ * MLP and one output projection from D + mlp); AdaLN continuous 2D and
+ * the output projection. */
+static void read_hunyuan_video(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	int64_t heads = gint(x, c, "num_attention_heads", 24), hd = gint(x, c, "attention_head_dim", 128);
+	int64_t in = gint(x, c, "in_channels", 16), out = gint(x, c, "out_channels", in);
+	int64_t L2 = gint_max(x, c, "num_layers", 20, 1 << 14), L1 = gint_max(x, c, "num_single_layers", 40, 1 << 14);
+	int64_t Lr = gint_max(x, c, "num_refiner_layers", 2, 1 << 14);
+	int64_t p = gint_max(x, c, "patch_size", 2, 64), pt = gint_max(x, c, "patch_size_t", 1, 64);
+	int64_t text = gint(x, c, "text_embed_dim", 4096), pooled = gint(x, c, "pooled_projection_dim", 768);
+	bool guidance = gbool(x, c, "guidance_embeds", true);
+	static const char *const qkn[] = {"rms_norm", NULL}, *const ict[] = {"", "latent_concat", NULL};
+	gstr(x, c, "qk_norm", qkn);
+	gstr(x, c, "image_condition_type", ict);
+	double ratio = 4.0;
+	const cJSON *mr = cJSON_GetObjectItemCaseSensitive(c, "mlp_ratio");
+	if (mr && !cJSON_IsNull(mr) && (!cJSON_IsNumber(mr) || !(mr->valuedouble > 0) || mr->valuedouble > 64))
+		fail(x, "mlp_ratio", "a number above 0, at most 64");
+	else if (mr && cJSON_IsNumber(mr))
+		ratio = mr->valuedouble;
+	int64_t D = heads * hd;
+	if (D > DIM_MAX)
+		fail(x, "num_attention_heads", "heads x head dim at most 262144");
+	if (x->st)
+		return;
+	int64_t M = (int64_t)((double)D * ratio); /* int(hidden * mlp_ratio) */
+	int64_t refiner = 2 * 2 * D + 4 * lin(D, D) + lin(D, M) + lin(M, D) + lin(D, 2 * D);
+	int64_t temb = lin(256, D) + lin(D, D);
+	int64_t dbl = 2 * lin(D, 6 * D) + 6 * lin(D, D) + 2 * lin(D, D) + 4 * hd + 2 * (lin(D, M) + lin(M, D));
+	int64_t sgl = lin(D, 3 * D) + 3 * lin(D, D) + 2 * hd + lin(D, M) + lin(D + M, D);
+	int64_t P = in * pt * p * p * D + D                           /* x_embedder */
+		    + temb + lin(text, D) + lin(D, D) + lin(text, D)  /* refiner's embedders, proj_in */
+		    + Lr * refiner
+		    + temb + lin(pooled, D) + lin(D, D)               /* time and pooled-text embedders */
+		    + (guidance ? temb : 0)
+		    + L2 * dbl + L1 * sgl
+		    + lin(D, 2 * D) + lin(D, pt * p * p * out);       /* norm_out, proj_out */
+	dit_model(v, "hunyuan-video", P, L2 + L1, D, heads, M);
+	v->in_channels = in;
+	v->text_dim = D;
+	v->text_tokens = 256;
+	v->spatial_compression = (int)(8 * p);
+	v->temporal_compression = (int)(4 * pt);
+	v->frames = 129;
+	v->patch_size = p;
+	v->image_size = 720;
+	note(v->assumed, sizeof v->assumed,
+	     "256 LLM text tokens joined to the video tokens (joint attention), counted as cross-attention "
+	     "context; VAE 8x spatial and 4x temporal");
+	check_keys(x, c, hunyuan_keys);
+}
+
 /* ---- UNet2DConditionModel ------------------------------------------------- */
 
 static const char *const unet_keys[] = {
@@ -920,6 +989,7 @@ static const struct {
 	{"WanTransformer3DModel", read_wan},
 	{"SD3Transformer2DModel", read_sd3},
 	{"CogVideoXTransformer3DModel", read_cogvideox},
+	{"HunyuanVideoTransformer3DModel", read_hunyuan_video},
 	{"UNet2DConditionModel", read_unet2d},
 	{"AutoencoderKL", read_vae_kl},
 	{"AutoencoderKLWan", read_vae_wan},

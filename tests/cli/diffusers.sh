@@ -31,6 +31,8 @@ count cogvideox-2b 1693783872
 count cogvideox-5b 5570283072
 count cogvideox-5b-i2v 5625087552
 count cogvideox15-5b 5570676352
+# HunyuanVideo 13B: the token refiner, 20 double- and 40 single-stream blocks
+count hunyuan-video 12821012544
 # image MMDiTs: SD3 medium (2,028,328,000 parameters + the 192^2 x 1536 position
 # table the checkpoint holds), SD3.5 large (qk RMSNorm), SD3.5 medium (dual attention)
 count sd3-medium 2084951104

@@ -188,6 +188,65 @@ def cogvideox(t, c):
     t.linear("proj_out", D, p * p * (pt or 1) * g(c, "out_channels", 16))
 
 
+# ---- HunyuanVideo ------------------------------------------------------------
+
+
+def temb_mods(t, n, i, d):
+    t.linear(n + ".linear_1", i, d)
+    t.linear(n + ".linear_2", d, d)
+
+
+def hunyuan_video(t, c):
+    heads, hd = g(c, "num_attention_heads", 24), g(c, "attention_head_dim", 128)
+    D = heads * hd
+    M = int(D * g(c, "mlp_ratio", 4.0))
+    p, pt, cin = g(c, "patch_size", 2), g(c, "patch_size_t", 1), g(c, "in_channels", 16)
+    cout = g(c, "out_channels", cin)
+    text = g(c, "text_embed_dim", 4096)
+    t.conv("x_embedder.proj", cin, D, (pt, p, p))
+    ce = "context_embedder"
+    temb_mods(t, ce + ".time_text_embed.timestep_embedder", 256, D)
+    t.linear(ce + ".time_text_embed.text_embedder.linear_1", text, D)
+    t.linear(ce + ".time_text_embed.text_embedder.linear_2", D, D)
+    t.linear(ce + ".proj_in", text, D)
+    for i in range(g(c, "num_refiner_layers", 2)):
+        b = ce + ".token_refiner.refiner_blocks.%d." % i
+        t.norm(b + "norm1", D)
+        for q in ("to_q", "to_k", "to_v", "to_out.0"):
+            t.linear(b + "attn." + q, D, D)
+        t.norm(b + "norm2", D)
+        t.linear(b + "ff.net.0.proj", D, M)
+        t.linear(b + "ff.net.2", M, D)
+        t.linear(b + "norm_out.linear", D, 2 * D)
+    temb_mods(t, "time_text_embed.timestep_embedder", 256, D)
+    t.linear("time_text_embed.text_embedder.linear_1", g(c, "pooled_projection_dim", 768), D)
+    t.linear("time_text_embed.text_embedder.linear_2", D, D)
+    if g(c, "guidance_embeds", True):
+        temb_mods(t, "time_text_embed.guidance_embedder", 256, D)
+    for i in range(g(c, "num_layers", 20)):
+        b = "transformer_blocks.%d." % i
+        t.linear(b + "norm1.linear", D, 6 * D)
+        t.linear(b + "norm1_context.linear", D, 6 * D)
+        for q in ("to_q", "to_k", "to_v", "add_k_proj", "add_v_proj", "add_q_proj", "to_out.0", "to_add_out"):
+            t.linear(b + "attn." + q, D, D)
+        for q in ("norm_q", "norm_k", "norm_added_q", "norm_added_k"):
+            t.norm(b + "attn." + q, hd, bias=False)
+        for f in ("ff", "ff_context"):
+            t.linear(b + f + ".net.0.proj", D, M)
+            t.linear(b + f + ".net.2", M, D)
+    for i in range(g(c, "num_single_layers", 40)):
+        b = "single_transformer_blocks.%d." % i
+        for q in ("to_q", "to_k", "to_v"):
+            t.linear(b + "attn." + q, D, D)
+        t.norm(b + "attn.norm_q", hd, bias=False)
+        t.norm(b + "attn.norm_k", hd, bias=False)
+        t.linear(b + "norm.linear", D, 3 * D)
+        t.linear(b + "proj_mlp", D, M)
+        t.linear(b + "proj_out", D + M, D)
+    t.linear("norm_out.linear", D, 2 * D)
+    t.linear("proj_out", D, pt * p * p * cout)
+
+
 # ---- UNet2DConditionModel ---------------------------------------------------
 
 
@@ -537,6 +596,8 @@ def main(argv):
         sd3(t, c)
     elif cls == "CogVideoXTransformer3DModel":
         cogvideox(t, c)
+    elif cls == "HunyuanVideoTransformer3DModel":
+        hunyuan_video(t, c)
     elif cls == "AutoencoderKL":
         vae_kl(t, c)
     elif cls == "AutoencoderKLWan":

@@ -116,6 +116,9 @@ static const struct {
 	 "pipeline: a LLaVA-Llama-3-8B text model without its head (about 7.5B) and CLIP-L (123M) as text "
 	 "encoders, the HunyuanVideo VAE decoder assumed 0.25B (its class is not counted yet); give the pipeline "
 	 "folder for its own components"},
+	{"sana", 2614341888LL, 589824000LL, 159000000LL,
+	 "pipeline: a Gemma-2-2B text model without its head (about 2.61B) as text encoder, the DC-AE decoder "
+	 "assumed 0.16B (its class is not counted yet); give the pipeline folder for its own components"},
 	/* CLIP-L text (123,060,480; token table 49408 x 768) */
 	{"unet2d-768", 123060480LL, 37945344LL, 49490199LL,
 	 "pipeline: CLIP-L text encoder (123M), SD VAE decoder (49M); give the pipeline folder for its own components"},

@@ -486,6 +486,77 @@ static void read_hunyuan_video(struct dr *x, const cJSON *c)
 	check_keys(x, c, hunyuan_keys);
 }
 
+/* ---- SANA --------------------------------------------------------------------- */
+
+static const char *const sana_keys[] = {
+	"in_channels", "out_channels", "num_attention_heads", "attention_head_dim", "num_layers",
+	"num_cross_attention_heads", "cross_attention_head_dim", "cross_attention_dim",
+	"caption_channels", "mlp_ratio", "dropout", "attention_bias", "sample_size", "patch_size",
+	"norm_elementwise_affine", "norm_eps", "interpolation_scale", "guidance_embeds",
+	"guidance_embeds_scale", "qk_norm", "timestep_scale", NULL,
+};
+
+/* q/k norm weights of one attention (inner widths q and kv, head dim hd). */
+static int64_t qk_weights(const char *qk, int64_t q, int64_t kv, int64_t hd)
+{
+	if (strcmp(qk, "rms_norm_across_heads") == 0)
+		return q + kv;
+	return strcmp(qk, "rms_norm") == 0 ? 2 * hd : 0;
+}
+
+/* SanaTransformer2DModel: a patch conv (its sin-cos table is not stored);
+ * AdaLN-single (time 256 -> D -> D and D -> 6D; with guidance_embeds a
+ * guidance embedder too); the caption projection and its RMSNorm; per
+ * block linear self-attention (q/k/v with attention_bias, out with bias),
+ * the optional affine LayerNorm, cross-attention from the caption width
+ * (its own heads, biases), the GLU-MBConv FFN (1x1 D -> 2h, depthwise 3x3
+ * over 2h, 1x1 h -> D without bias, h = mlp_ratio x D), a 6 x D table;
+ * the final 2 x D table and the output projection. */
+static void read_sana(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	int64_t heads = gint(x, c, "num_attention_heads", 70), hd = gint(x, c, "attention_head_dim", 32);
+	int64_t ch = gint(x, c, "num_cross_attention_heads", 20), chd = gint(x, c, "cross_attention_head_dim", 112);
+	int64_t cross = gint(x, c, "cross_attention_dim", 2240), cap = gint(x, c, "caption_channels", 2304);
+	int64_t in = gint(x, c, "in_channels", 32), out = gint(x, c, "out_channels", in);
+	int64_t L = gint_max(x, c, "num_layers", 20, 1 << 14), p = gint_max(x, c, "patch_size", 1, 64);
+	bool qb = gbool(x, c, "attention_bias", false), affine = gbool(x, c, "norm_elementwise_affine", false);
+	bool guidance = gbool(x, c, "guidance_embeds", false);
+	static const char *const qkn[] = {"", "rms_norm", "rms_norm_across_heads", NULL};
+	const char *qk = gstr(x, c, "qk_norm", qkn);
+	double ratio = 2.5;
+	const cJSON *mr = cJSON_GetObjectItemCaseSensitive(c, "mlp_ratio");
+	if (mr && !cJSON_IsNull(mr) && (!cJSON_IsNumber(mr) || !(mr->valuedouble > 0) || mr->valuedouble > 64))
+		fail(x, "mlp_ratio", "a number above 0, at most 64");
+	else if (mr && cJSON_IsNumber(mr))
+		ratio = mr->valuedouble;
+	int64_t D = heads * hd, I2 = ch * chd;
+	if (D > DIM_MAX || I2 > DIM_MAX)
+		fail(x, "num_attention_heads", "heads x head dim at most 262144");
+	if (x->st)
+		return;
+	int64_t h = (int64_t)(ratio * (double)D);
+	int64_t self = 3 * (D * D + (qb ? D : 0)) + lin(D, D) + qk_weights(qk, D, D, hd);
+	int64_t xatt = lin(D, I2) + 2 * lin(cross, I2) + lin(I2, D) + qk_weights(qk, I2, I2, chd);
+	int64_t ff = lin(D, 2 * h) + 2 * h * 9 + 2 * h + h * D;
+	int64_t block = self + (affine ? 2 * D : 0) + xatt + ff + 6 * D;
+	int64_t P = lin(in * p * p, D)                                     /* patch_embed.proj */
+		    + lin(256, D) + lin(D, D) + (guidance ? lin(256, D) + lin(D, D) : 0) + lin(D, 6 * D)
+		    + lin(cap, D) + lin(D, D) + D                           /* caption projection, norm */
+		    + L * block + 2 * D + lin(D, p * p * out);
+	dit_model(v, "sana", P, L, D, heads, h);
+	v->in_channels = in;
+	v->text_dim = cross;
+	v->text_tokens = 300;
+	v->spatial_compression = (int)(32 * p);
+	v->temporal_compression = 1;
+	v->frames = 1;
+	v->patch_size = p;
+	v->image_size = 1024;
+	note(v->assumed, sizeof v->assumed, "300 Gemma caption tokens, DC-AE 32x");
+	check_keys(x, c, sana_keys);
+}
+
 /* ---- UNet2DConditionModel ------------------------------------------------- */
 
 static const char *const unet_keys[] = {
@@ -990,6 +1061,7 @@ static const struct {
 	{"SD3Transformer2DModel", read_sd3},
 	{"CogVideoXTransformer3DModel", read_cogvideox},
 	{"HunyuanVideoTransformer3DModel", read_hunyuan_video},
+	{"SanaTransformer2DModel", read_sana},
 	{"UNet2DConditionModel", read_unet2d},
 	{"AutoencoderKL", read_vae_kl},
 	{"AutoencoderKLWan", read_vae_wan},

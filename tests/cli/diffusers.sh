@@ -38,6 +38,10 @@ count hunyuan-video 12821012544
 count sd3-medium 2084951104
 count sd35-large 8146280768
 count sd35-medium 2469663936
+# SANA 1600M (linear attention, GLU-MBConv FFN), and a SANA in the forms 1.5 and
+# Sprint use (q/k RMSNorm across heads, a guidance embedder)
+count sana-1600m 1604462752
+count sana-forms 593501216
 # UNets: integers or lists per block, SD 1.5 / SD 2 / SDXL and the rare forms
 count sd15-unet 859520964
 count sd2-unet 865910724

@@ -247,6 +247,57 @@ def hunyuan_video(t, c):
     t.linear("proj_out", D, pt * p * p * cout)
 
 
+# ---- SANA ----------------------------------------------------------------------
+
+
+def sana(t, c):
+    heads, hd = g(c, "num_attention_heads", 70), g(c, "attention_head_dim", 32)
+    ch, chd = g(c, "num_cross_attention_heads", 20), g(c, "cross_attention_head_dim", 112)
+    D, I2 = heads * hd, ch * chd
+    cross, p = g(c, "cross_attention_dim", 2240), g(c, "patch_size", 1)
+    cin = g(c, "in_channels", 32)
+    cout = g(c, "out_channels", cin)
+    qb, qk = g(c, "attention_bias", False), c.get("qk_norm")
+    h = int(g(c, "mlp_ratio", 2.5) * D)
+    t.conv("patch_embed.proj", cin, D, (p, p))
+    temb_mods(t, "time_embed.emb.timestep_embedder" if not g(c, "guidance_embeds", False)
+              else "time_embed.timestep_embedder", 256, D)
+    if g(c, "guidance_embeds", False):
+        temb_mods(t, "time_embed.guidance_embedder", 256, D)
+    t.linear("time_embed.linear", D, 6 * D)
+    t.linear("caption_projection.linear_1", g(c, "caption_channels", 2304), D)
+    t.linear("caption_projection.linear_2", D, D)
+    t.norm("caption_norm", D, bias=False)
+
+    def qkn(n, inner, hdim):
+        if qk == "rms_norm_across_heads":
+            t.norm(n + ".norm_q", inner, bias=False)
+            t.norm(n + ".norm_k", inner, bias=False)
+        elif qk == "rms_norm":
+            t.norm(n + ".norm_q", hdim, bias=False)
+            t.norm(n + ".norm_k", hdim, bias=False)
+
+    for i in range(g(c, "num_layers", 20)):
+        b = "transformer_blocks.%d." % i
+        for q in ("to_q", "to_k", "to_v"):
+            t.linear(b + "attn1." + q, D, D, bias=qb)
+        t.linear(b + "attn1.to_out.0", D, D)
+        qkn(b + "attn1", D, hd)
+        if g(c, "norm_elementwise_affine", False):
+            t.norm(b + "norm2", D)
+        t.linear(b + "attn2.to_q", D, I2)
+        t.linear(b + "attn2.to_k", cross, I2)
+        t.linear(b + "attn2.to_v", cross, I2)
+        t.linear(b + "attn2.to_out.0", I2, D)
+        qkn(b + "attn2", I2, chd)
+        t.conv(b + "ff.conv_inverted", D, 2 * h, (1, 1))
+        t.conv(b + "ff.conv_depth", 1, 2 * h, (3, 3))
+        t.conv(b + "ff.conv_point", h, D, (1, 1), bias=False)
+        t.add(b + "scale_shift_table", [6, D])
+    t.add("scale_shift_table", [2, D])
+    t.linear("proj_out", D, p * p * cout)
+
+
 # ---- UNet2DConditionModel ---------------------------------------------------
 
 
@@ -598,6 +649,8 @@ def main(argv):
         cogvideox(t, c)
     elif cls == "HunyuanVideoTransformer3DModel":
         hunyuan_video(t, c)
+    elif cls == "SanaTransformer2DModel":
+        sana(t, c)
     elif cls == "AutoencoderKL":
         vae_kl(t, c)
     elif cls == "AutoencoderKLWan":

@@ -557,6 +557,59 @@ static void read_sana(struct dr *x, const cJSON *c)
 	check_keys(x, c, sana_keys);
 }
 
+/* ---- AuraFlow ----------------------------------------------------------------- */
+
+static const char *const auraflow_keys[] = {
+	"sample_size", "patch_size", "in_channels", "num_mmdit_layers", "num_single_dit_layers",
+	"attention_head_dim", "num_attention_heads", "joint_attention_dim", "caption_projection_dim",
+	"out_channels", "pos_embed_max_size", NULL,
+};
+
+/* AuraFlowTransformer2DModel: a linear patch embedding with a learned
+ * position table (pos_embed_max_size x D), the caption projection (no
+ * bias), the time embedding; joint blocks (AdaLN-Zero 6D without bias for
+ * both streams, q/k/v and text q/k/v and both outputs without bias, q/k
+ * norms without weights, SwiGLU FFNs of width 2/3 x 4D rounded up to 256
+ * for both streams) and single blocks; AdaLN D -> 2D, the output
+ * projection and 8 register tokens, none with biases. */
+static void read_auraflow(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	int64_t heads = gint(x, c, "num_attention_heads", 12), hd = gint(x, c, "attention_head_dim", 256);
+	int64_t in = gint(x, c, "in_channels", 4), out = gint(x, c, "out_channels", 4);
+	int64_t p = gint_max(x, c, "patch_size", 2, 64);
+	int64_t L2 = gint_max(x, c, "num_mmdit_layers", 4, 1 << 14);
+	int64_t L1 = gint_max(x, c, "num_single_dit_layers", 32, 1 << 14);
+	int64_t joint = gint(x, c, "joint_attention_dim", 2048), cap = gint(x, c, "caption_projection_dim", 3072);
+	int64_t pos = gint_max(x, c, "pos_embed_max_size", 1024, 1 << 20);
+	int64_t D = heads * hd;
+	if (D > DIM_MAX)
+		fail(x, "num_attention_heads", "heads x head dim at most 262144");
+	if (x->st)
+		return;
+	int64_t f = 2 * 4 * D / 3;
+	if (f % 256)
+		f += 256 - f % 256;
+	int64_t ff = 3 * D * f;
+	int64_t joint_blk = 2 * D * 6 * D + 8 * D * D + 2 * ff;
+	int64_t single_blk = D * 6 * D + 4 * D * D + ff;
+	int64_t P = lin(p * p * in, D) + pos * D + joint * cap + lin(256, D) + lin(D, D) + L2 * joint_blk +
+		    L1 * single_blk + D * 2 * D + D * p * p * out + 8 * D;
+	dit_model(v, "auraflow", P, L2 + L1, D, heads, f);
+	v->in_channels = in;
+	v->text_dim = cap;
+	v->text_tokens = 256;
+	v->spatial_compression = (int)(8 * p);
+	v->temporal_compression = 1;
+	v->frames = 1;
+	v->patch_size = p;
+	v->image_size = 1024;
+	note(v->assumed, sizeof v->assumed,
+	     "256 text tokens joined to the image tokens (joint attention), counted as cross-attention context; "
+	     "VAE 8x");
+	check_keys(x, c, auraflow_keys);
+}
+
 /* ---- UNet2DConditionModel ------------------------------------------------- */
 
 static const char *const unet_keys[] = {
@@ -1062,6 +1115,7 @@ static const struct {
 	{"CogVideoXTransformer3DModel", read_cogvideox},
 	{"HunyuanVideoTransformer3DModel", read_hunyuan_video},
 	{"SanaTransformer2DModel", read_sana},
+	{"AuraFlowTransformer2DModel", read_auraflow},
 	{"UNet2DConditionModel", read_unet2d},
 	{"AutoencoderKL", read_vae_kl},
 	{"AutoencoderKLWan", read_vae_wan},

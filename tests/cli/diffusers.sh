@@ -42,6 +42,8 @@ count sd35-medium 2469663936
 # Sprint use (q/k RMSNorm across heads, a guidance embedder)
 count sana-1600m 1604462752
 count sana-forms 593501216
+# AuraFlow v0.3 (learned positions, SwiGLU FFNs, no biases, register tokens)
+count auraflow 6858605568
 # UNets: integers or lists per block, SD 1.5 / SD 2 / SDXL and the rare forms
 count sd15-unet 859520964
 count sd2-unet 865910724
@@ -225,6 +227,11 @@ test_case "CogVideoX 1.5: a token per 16 px, 8 frames per latent token after the
 run estimate "$DC/cogvideox15-5b.json" --resolution 1360x768 --frames 81 --json
 expect_rc 0
 expect_json 'j["model"]["video_tokens"] == 85 * 48 * 11'
+
+test_case "a lone config of a family without pipeline figures: said"
+run estimate "$DC/auraflow.json" --resolution 1024x1024
+expect_rc 0
+expect_out "the text encoder and VAE of a auraflow pipeline are not counted"
 
 test_case "--resolution / --frames: usage errors"
 run estimate "$TMP/sdxl" --resolution 1024

@@ -298,6 +298,44 @@ def sana(t, c):
     t.linear("proj_out", D, p * p * cout)
 
 
+# ---- AuraFlow ----------------------------------------------------------------
+
+
+def auraflow(t, c):
+    heads, hd = g(c, "num_attention_heads", 12), g(c, "attention_head_dim", 256)
+    D, p = heads * hd, g(c, "patch_size", 2)
+    f = int(2 * (4 * D) / 3)
+    if f % 256:
+        f = f + 256 - f % 256
+
+    def ff(n):
+        t.linear(n + ".linear_1", D, f, bias=False)
+        t.linear(n + ".linear_2", D, f, bias=False)
+        t.linear(n + ".out_projection", f, D, bias=False)
+
+    t.linear("pos_embed.proj", p * p * g(c, "in_channels", 4), D)
+    t.add("pos_embed.pos_embed", [1, g(c, "pos_embed_max_size", 1024), D])
+    t.linear("context_embedder", g(c, "joint_attention_dim", 2048), g(c, "caption_projection_dim", 3072), bias=False)
+    temb_mods(t, "time_step_proj", 256, D)
+    for i in range(g(c, "num_mmdit_layers", 4)):
+        b = "joint_transformer_blocks.%d." % i
+        t.linear(b + "norm1.linear", D, 6 * D, bias=False)
+        t.linear(b + "norm1_context.linear", D, 6 * D, bias=False)
+        for q in ("to_q", "to_k", "to_v", "add_k_proj", "add_v_proj", "add_q_proj", "to_out.0", "to_add_out"):
+            t.linear(b + "attn." + q, D, D, bias=False)
+        ff(b + "ff")
+        ff(b + "ff_context")
+    for i in range(g(c, "num_single_dit_layers", 32)):
+        b = "single_transformer_blocks.%d." % i
+        t.linear(b + "norm1.linear", D, 6 * D, bias=False)
+        for q in ("to_q", "to_k", "to_v", "to_out.0"):
+            t.linear(b + "attn." + q, D, D, bias=False)
+        ff(b + "ff")
+    t.linear("norm_out.linear", D, 2 * D, bias=False)
+    t.linear("proj_out", D, p * p * g(c, "out_channels", 4), bias=False)
+    t.add("register_tokens", [1, 8, D])
+
+
 # ---- UNet2DConditionModel ---------------------------------------------------
 
 
@@ -651,6 +689,8 @@ def main(argv):
         hunyuan_video(t, c)
     elif cls == "SanaTransformer2DModel":
         sana(t, c)
+    elif cls == "AuraFlowTransformer2DModel":
+        auraflow(t, c)
     elif cls == "AutoencoderKL":
         vae_kl(t, c)
     elif cls == "AutoencoderKLWan":

@@ -612,7 +612,7 @@ static vf_status vision_target(const struct vf_model *m, struct target *tg, stru
 	if (about[0])
 		assume(as, "%s", about);
 	else
-		assume(as, "the text encoder and VAE of a %s pipeline are not counted (no figures for this family): "
+		assume(as, "the text encoder and VAE of the %s pipeline are not counted (no figures for this family): "
 			   "give the pipeline folder for its own components", v->family);
 	assume(as, "activations per token: the DiT block mechanism of LTX-2 without its audio stream "
 		   "(self-attention, text cross-attention, GELU FFN)");

@@ -610,6 +610,63 @@ static void read_auraflow(struct dr *x, const cJSON *c)
 	check_keys(x, c, auraflow_keys);
 }
 
+/* ---- Mochi ------------------------------------------------------------------ */
+
+static const char *const mochi_keys[] = {
+	"patch_size", "num_attention_heads", "attention_head_dim", "num_layers",
+	"pooled_projection_dim", "in_channels", "out_channels", "qk_norm", "text_embed_dim",
+	"time_embed_dim", "activation_fn", "max_sequence_length", NULL,
+};
+
+/* MochiTransformer3DModel: a patch conv; the time embedding (256 -> D ->
+ * D), the caption's attention pool (kv text -> 2 text, q, out text -> D,
+ * with biases) and projection text -> P; learned RoPE frequencies (3 x
+ * heads x hd/2); asymmetric blocks (video at D, text at P): RMSNorm-Zero
+ * modulations D -> 4D and D -> 4P (the last block: D -> P), q/k/v without
+ * bias, text k/v/q P -> D without bias, outputs with bias (no text output
+ * in the last block), four per-head RMSNorm weights, SwiGLU FFNs without
+ * bias of (8D)//3 and (8P)//3; AdaLN continuous 2D, the output projection. */
+static void read_mochi(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	int64_t heads = gint(x, c, "num_attention_heads", 24), hd = gint(x, c, "attention_head_dim", 128);
+	int64_t in = gint(x, c, "in_channels", 12), out = gint(x, c, "out_channels", in);
+	int64_t L = gint_max(x, c, "num_layers", 48, 1 << 14), p = gint_max(x, c, "patch_size", 2, 64);
+	int64_t Pd = gint(x, c, "pooled_projection_dim", 1536), text = gint(x, c, "text_embed_dim", 4096);
+	int64_t te = gint(x, c, "time_embed_dim", 256);
+	int64_t msl = gint_max(x, c, "max_sequence_length", 256, 1 << 16);
+	static const char *const qkn[] = {"rms_norm", NULL}, *const act[] = {"swiglu", NULL};
+	gstr(x, c, "qk_norm", qkn);
+	gstr(x, c, "activation_fn", act);
+	int64_t D = heads * hd;
+	if (D > DIM_MAX)
+		fail(x, "num_attention_heads", "heads x head dim at most 262144");
+	if (x->st)
+		return;
+	int64_t F = 8 * D / 3, Fc = 8 * Pd / 3;
+	int64_t common = lin(D, 4 * D) + 4 * hd + 3 * D * D + 3 * Pd * D + lin(D, D) + 3 * D * F;
+	int64_t full = lin(D, 4 * Pd) + lin(D, Pd) + 3 * Pd * Fc; /* text modulation, output, FFN */
+	int64_t last = lin(D, Pd);
+	int64_t P = in * p * p * D + D + lin(te, D) + lin(D, D)                  /* patch, time */
+		    + lin(text, 2 * text) + lin(text, text) + lin(text, D)      /* caption pool */
+		    + lin(text, Pd)                                             /* caption_proj */
+		    + 3 * heads * (hd / 2)                                      /* pos_frequencies */
+		    + L * common + (L - 1) * full + last + lin(D, 2 * D) + lin(D, p * p * out);
+	dit_model(v, "mochi", P, L, D, heads, F);
+	v->in_channels = in;
+	v->text_dim = Pd;
+	v->text_tokens = msl;
+	v->spatial_compression = (int)(8 * p);
+	v->temporal_compression = 6;
+	v->frames = 163;
+	v->patch_size = p;
+	v->image_size = 848;
+	note(v->assumed, sizeof v->assumed,
+	     "T5 caption tokens joined to the video tokens (joint attention), counted as cross-attention context; "
+	     "VAE 8x spatial and 6x temporal");
+	check_keys(x, c, mochi_keys);
+}
+
 /* ---- UNet2DConditionModel ------------------------------------------------- */
 
 static const char *const unet_keys[] = {
@@ -1116,6 +1173,7 @@ static const struct {
 	{"HunyuanVideoTransformer3DModel", read_hunyuan_video},
 	{"SanaTransformer2DModel", read_sana},
 	{"AuraFlowTransformer2DModel", read_auraflow},
+	{"MochiTransformer3DModel", read_mochi},
 	{"UNet2DConditionModel", read_unet2d},
 	{"AutoencoderKL", read_vae_kl},
 	{"AutoencoderKLWan", read_vae_wan},

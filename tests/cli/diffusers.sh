@@ -33,6 +33,8 @@ count cogvideox-5b-i2v 5625087552
 count cogvideox15-5b 5570676352
 # HunyuanVideo 13B: the token refiner, 20 double- and 40 single-stream blocks
 count hunyuan-video 12821012544
+# Mochi 1 (asymmetric video and text streams, caption attention pool)
+count mochi 10027677744
 # image MMDiTs: SD3 medium (2,028,328,000 parameters + the 192^2 x 1536 position
 # table the checkpoint holds), SD3.5 large (qk RMSNorm), SD3.5 medium (dual attention)
 count sd3-medium 2084951104
@@ -231,7 +233,7 @@ expect_json 'j["model"]["video_tokens"] == 85 * 48 * 11'
 test_case "a lone config of a family without pipeline figures: said"
 run estimate "$DC/auraflow.json" --resolution 1024x1024
 expect_rc 0
-expect_out "the text encoder and VAE of a auraflow pipeline are not counted"
+expect_out "the text encoder and VAE of the auraflow pipeline are not counted"
 
 test_case "--resolution / --frames: usage errors"
 run estimate "$TMP/sdxl" --resolution 1024

@@ -336,6 +336,48 @@ def auraflow(t, c):
     t.add("register_tokens", [1, 8, D])
 
 
+# ---- Mochi ---------------------------------------------------------------------
+
+
+def mochi(t, c):
+    heads, hd = g(c, "num_attention_heads", 24), g(c, "attention_head_dim", 128)
+    D, L, p = heads * hd, g(c, "num_layers", 48), g(c, "patch_size", 2)
+    P, text = g(c, "pooled_projection_dim", 1536), g(c, "text_embed_dim", 4096)
+    cin = g(c, "in_channels", 12)
+    F, Fc = (4 * D * 2) // 3, (4 * P * 2) // 3
+    t.conv("patch_embed.proj", cin, D, (p, p))
+    temb_mods(t, "time_embed.timestep_embedder", g(c, "time_embed_dim", 256), D)
+    t.linear("time_embed.pooler.to_kv", text, 2 * text)
+    t.linear("time_embed.pooler.to_q", text, text)
+    t.linear("time_embed.pooler.to_out", text, D)
+    t.linear("time_embed.caption_proj", text, P)
+    t.add("pos_frequencies", [3, heads, hd // 2])
+    for i in range(L):
+        b = "transformer_blocks.%d." % i
+        last = i == L - 1
+        t.linear(b + "norm1.linear", D, 4 * D)
+        if last:
+            t.linear(b + "norm1_context.linear_1", D, P)
+        else:
+            t.linear(b + "norm1_context.linear", D, 4 * P)
+        for q in ("norm_q", "norm_k", "norm_added_q", "norm_added_k"):
+            t.norm(b + "attn1." + q, hd, bias=False)
+        for q in ("to_q", "to_k", "to_v"):
+            t.linear(b + "attn1." + q, D, D, bias=False)
+        for q in ("add_k_proj", "add_v_proj", "add_q_proj"):
+            t.linear(b + "attn1." + q, P, D, bias=False)
+        t.linear(b + "attn1.to_out.0", D, D)
+        if not last:
+            t.linear(b + "attn1.to_add_out", D, P)
+        t.linear(b + "ff.net.0.proj", D, 2 * F, bias=False)
+        t.linear(b + "ff.net.2", F, D, bias=False)
+        if not last:
+            t.linear(b + "ff_context.net.0.proj", P, 2 * Fc, bias=False)
+            t.linear(b + "ff_context.net.2", Fc, P, bias=False)
+    t.linear("norm_out.linear", D, 2 * D)
+    t.linear("proj_out", D, p * p * g(c, "out_channels", cin))
+
+
 # ---- UNet2DConditionModel ---------------------------------------------------
 
 
@@ -691,6 +733,8 @@ def main(argv):
         sana(t, c)
     elif cls == "AuraFlowTransformer2DModel":
         auraflow(t, c)
+    elif cls == "MochiTransformer3DModel":
+        mochi(t, c)
     elif cls == "AutoencoderKL":
         vae_kl(t, c)
     elif cls == "AutoencoderKLWan":

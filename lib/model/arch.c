@@ -582,6 +582,20 @@ static const char *model_type_of(const cJSON *cfg, const cJSON **src)
 	return mt;
 }
 
+/* A decoder's bare backbone (LlamaModel, Qwen2Model, GemmaModel, ...: a
+ * text encoder of a diffusion pipeline) builds no lm_head: counted as if
+ * tied. The class is kept in a->task. */
+static void backbone_only(const cJSON *cfg, struct vf_arch *a)
+{
+	const char *cls = first_class(cfg);
+	size_t n = strlen(cls);
+	if (a->encoder || strcmp(a->family, "t5") == 0 || n < 6 || strcmp(cls + n - 5, "Model") != 0 ||
+	    strstr(cls, "For") || strstr(cls, "LMHead") || strstr(cls, "Encoder"))
+		return;
+	a->tied_embeddings = true;
+	snprintf(a->task, sizeof a->task, "%s", cls);
+}
+
 /* What every family leaves to the common rules, and the checks. */
 static vf_status settle(struct vf_arch *a, const char *what, struct vf_error *err)
 {
@@ -638,6 +652,7 @@ vf_status vf_arch_from_config(const cJSON *cfg, const char *what, struct vf_arch
 	st = settle(a, what, err);
 	if (st != VF_OK)
 		return st;
+	backbone_only(cfg, a);
 	if (fi < 0) {
 		char note[96];
 		snprintf(note, sizeof note, "model_type %s", mt ? mt : "(none)");

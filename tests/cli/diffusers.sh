@@ -208,6 +208,24 @@ expect_rc 0
 expect_out "unet             2.57 B  trained"
 expect_out "--precomputed-latents to drop it"
 
+test_case "decoder LLMs as text encoders: a bare backbone counts no head (HunyuanVideo)"
+mkdir -p "$TMP/hv/transformer" "$TMP/hv/text_encoder" "$TMP/hv/text_encoder_2"
+echo '{"_class_name": "HunyuanVideoPipeline"}' >"$TMP/hv/model_index.json"
+cp "$DC/hunyuan-video.json" "$TMP/hv/transformer/config.json"
+cp "$DC/clip-l-text.json" "$TMP/hv/text_encoder_2/config.json"
+# LLaVA-Llama-3-8B's text model as diffusers loads it (LlamaModel: no lm_head)
+echo '{"architectures": ["LlamaModel"], "model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+  "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128320,
+  "tie_word_embeddings": false}' >"$TMP/hv/text_encoder/config.json"
+run inspect "$TMP/hv" --json
+expect_rc 0
+llama=$((128320 * 4096 + 32 * (4096 * 4096 * 2 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 2 * 4096) + 4096))
+expect_json '[c["params"] for c in j["components"]] == ['"$llama"', 123060480, 12821012544] and j["approximate"] is False'
+run estimate "$TMP/hv" --resolution 1280x720 --frames 129 --json
+expect_rc 0
+expect_json 'j["model"]["video_tokens"] == 80 * 45 * 33 and j["memory"]["weights_bytes"] == 2 * ('"$llama"' + 123060480 + 12821012544) + 4 * j["model"]["trainable_params"]'
+expect_json 'any("2 encoder(s), 7.63B" in a for a in j["assumptions"])'
+
 test_case "a pipeline whose denoiser is not understood: named"
 mkdir -p "$TMP/lumina/transformer"
 echo '{"_class_name": "LuminaText2ImgPipeline"}' >"$TMP/lumina/model_index.json"

@@ -173,10 +173,10 @@ static void test_vaes(void)
 static void test_unknown_class(void)
 {
 	struct vf_vision v;
-	CHECK_INT(vision_of("{\"_class_name\":\"HunyuanVideoTransformer3DModel\",\"num_layers\":20}", &v), VF_OK);
+	CHECK_INT(vision_of("{\"_class_name\":\"LuminaNextDiT2DModel\",\"num_layers\":20}", &v), VF_OK);
 	CHECK_STR(v.kind, "unknown");
 	CHECK_INT(v.params, 0);
-	CHECK_CONTAINS(v.unknown, "HunyuanVideoTransformer3DModel");
+	CHECK_CONTAINS(v.unknown, "LuminaNextDiT2DModel");
 	/* keys no reader judged are named */
 	CHECK_INT(vision_of("{\"_class_name\":\"WanTransformer3DModel\",\"num_experts\":8}", &v), VF_OK);
 	CHECK_STR(v.unknown, "num_experts");
@@ -188,6 +188,13 @@ static void test_unknown_class(void)
 static void test_encoders(void)
 {
 	struct vf_arch a;
+	/* a decoder's bare backbone (a pipeline's text encoder): no lm_head */
+	I bb = arch_count("{\"architectures\":[\"LlamaModel\"],\"model_type\":\"llama\",\"hidden_size\":64,"
+			  "\"intermediate_size\":96,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+			  "\"vocab_size\":100,\"tie_word_embeddings\":false}",
+			  &a);
+	CHECK_INT(bb, 100 * 64 + 2 * (4 * 64 * 64 + 3 * 64 * 96 + 2 * 64) + 64);
+	CHECK_STR(a.task, "LlamaModel");
 	I H = 4096, F = 10240, L = 24, N = 64;
 	I t5 = arch_count("{\"architectures\":[\"T5EncoderModel\"],\"model_type\":\"t5\",\"d_model\":4096,"
 			  "\"d_kv\":64,\"d_ff\":10240,\"num_layers\":24,\"num_decoder_layers\":24,\"num_heads\":64,"

@@ -1393,7 +1393,8 @@ static void dit_vision_defaults(const struct target *tg, struct vf_setup *s, str
 		}
 		if (s->video_frames <= 0) {
 			s->video_frames = tg->frames > 0 ? tg->frames : 1;
-			assume(as, "%d frames per sample: the model's default (--frames F)", s->video_frames);
+			if (s->video_frames > 1)
+				assume(as, "%d frames per sample: the model's default (--frames F)", s->video_frames);
 		}
 	} else if (tg->vision) {
 		if (!(s->given & VF_SETUP_G_VIDEO)) {

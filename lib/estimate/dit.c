@@ -112,10 +112,9 @@ static const struct {
 	{"cogvideox", 4762310656LL, 131596288LL, 250000000LL,
 	 "pipeline: T5-v1.1-XXL encoder (4.76B), the CogVideoX VAE decoder assumed 0.25B (its class is not counted "
 	 "yet); give the pipeline folder with its weights for its own components"},
-	{"hunyuan-video", 7505186816LL + 123060480LL, 525598720LL + 37945344LL, 250000000LL,
+	{"hunyuan-video", 7505186816LL + 123060480LL, 525598720LL + 37945344LL, 146136339LL,
 	 "pipeline: a LLaVA-Llama-3-8B text model without its head (7.51B) and CLIP-L (123M) as text "
-	 "encoders, the HunyuanVideo VAE decoder assumed 0.25B (its class is not counted yet); give the pipeline "
-	 "folder for its own components"},
+	 "encoders, the HunyuanVideo VAE decoder (146M); give the pipeline folder for its own components"},
 	{"sana", 2614341888LL, 589824000LL, 159000000LL,
 	 "pipeline: a Gemma-2-2B text model without its head (about 2.61B) as text encoder, the DC-AE decoder "
 	 "assumed 0.16B (its class is not counted yet); give the pipeline folder for its own components"},

@@ -988,64 +988,140 @@ static const char *const vae_keys[] = {
 	"use_quant_conv", "use_post_quant_conv", "mid_block_add_attention", NULL,
 };
 
-static void read_vae_kl(struct dr *x, const cJSON *c)
+/* A residual block without time input, k the kernel volume (9: 2-D, 27:
+ * the causal 3-D convs of the video VAEs). */
+static int64_t vres(int64_t in, int64_t out, int64_t k)
 {
-	struct vf_vision *v = x->v;
-	bool dcross[MAX_BLOCKS], ucross[MAX_BLOCKS];
-	static const char *const dd[] = {"DownEncoderBlock2D", NULL}, *const ud[] = {"UpDecoderBlock2D", NULL};
-	int n = block_types(x, c, "down_block_types", "-", "DownEncoderBlock2D", dcross, dd);
-	int nu = block_types(x, c, "up_block_types", "-", "UpDecoderBlock2D", ucross, ud);
-	if (!x->st && nu != n)
-		fail(x, "up_block_types", "as many up blocks as down blocks");
-	int64_t C[MAX_BLOCKS];
-	glist(x, c, "block_out_channels", n, C, 64, 1, CONV_MAX);
-	int64_t lpb = gint_max(x, c, "layers_per_block", 1, REPEAT_MAX);
-	int64_t L = gint_max(x, c, "latent_channels", 4, CONV_MAX);
-	int64_t in = gint_max(x, c, "in_channels", 3, CONV_MAX), out = gint_max(x, c, "out_channels", 3, CONV_MAX);
-	bool qc = gbool(x, c, "use_quant_conv", true), pqc = gbool(x, c, "use_post_quant_conv", true);
-	bool mattn = gbool(x, c, "mid_block_add_attention", true);
-	if (x->st)
-		return;
-	int64_t Cl = C[n - 1];
-	int64_t mid = 2 * resnet(Cl, Cl, 0, 1) + (mattn ? 2 * Cl + 4 * lin(Cl, Cl) : 0);
-	int64_t enc = lin(in * 9, C[0]), o = C[0];
+	return 2 * in + in * out * k + out + 2 * out + out * out * k + out + (in != out ? lin(in, out) : 0);
+}
+
+/* The AutoencoderKL layout with a conv kernel volume k and, per block, a
+ * sampler or none (down[i], up[i]); the quant convs when given. */
+struct kl_shape {
+	int n;
+	int64_t C[MAX_BLOCKS], lpb, L, in, out, k;
+	bool down[MAX_BLOCKS], up[MAX_BLOCKS], qc, pqc, mattn;
+};
+
+static void vae_kl_count(struct vf_vision *v, const struct kl_shape *s, const char *family)
+{
+	int n = s->n;
+	int64_t k = s->k, Cl = s->C[n - 1];
+	int64_t mid = 2 * vres(Cl, Cl, k) + (s->mattn ? 2 * Cl + 4 * lin(Cl, Cl) : 0);
+	int64_t enc = lin(s->in * k, s->C[0]), o = s->C[0];
 	for (int i = 0; i < n; i++) {
 		int64_t ci = o;
-		o = C[i];
-		for (int j = 0; j < lpb; j++)
-			enc += resnet(j == 0 ? ci : o, o, 0, 1);
-		if (i < n - 1)
-			enc += lin(o * 9, o);
+		o = s->C[i];
+		for (int j = 0; j < s->lpb; j++)
+			enc += vres(j == 0 ? ci : o, o, k);
+		if (s->down[i])
+			enc += lin(o * k, o); /* downsampler conv */
 	}
-	enc += mid + 2 * Cl + lin(Cl * 9, 2 * L);
-	int64_t dec = lin(L * 9, Cl) + mid;
+	enc += mid + 2 * Cl + lin(Cl * k, 2 * s->L); /* mid, GroupNorm, conv_out to 2 x latent */
+	int64_t dec = lin(s->L * k, Cl) + mid;
 	o = Cl;
 	for (int i = 0; i < n; i++) {
 		int64_t prev = o;
-		o = C[n - 1 - i];
-		for (int j = 0; j < lpb + 1; j++)
-			dec += resnet(j == 0 ? prev : o, o, 0, 1);
-		if (i < n - 1)
-			dec += lin(o * 9, o);
+		o = s->C[n - 1 - i];
+		for (int j = 0; j < s->lpb + 1; j++)
+			dec += vres(j == 0 ? prev : o, o, k);
+		if (s->up[i])
+			dec += lin(o * k, o); /* upsampler conv */
 	}
-	dec += 2 * C[0] + lin(C[0] * 9, out);
-	int64_t quant = (qc ? lin(2 * L, 2 * L) : 0) + (pqc ? lin(L, L) : 0);
-	snprintf(v->family, sizeof v->family, "autoencoder-kl");
+	dec += 2 * s->C[0] + lin(s->C[0] * k, s->out);
+	snprintf(v->family, sizeof v->family, "%s", family);
 	snprintf(v->kind, sizeof v->kind, "vae");
 	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
 	snprintf(pe->name, sizeof pe->name, "encoder");
-	pe->params = enc + (qc ? lin(2 * L, 2 * L) : 0);
-	pe->hidden = C[0]; /* the full-resolution stage's channels */
+	pe->params = enc + (s->qc ? lin(2 * s->L, 2 * s->L) : 0);
+	pe->hidden = s->C[0]; /* the full-resolution stage's channels */
 	snprintf(pd->name, sizeof pd->name, "decoder");
-	pd->params = dec + (pqc ? lin(L, L) : 0);
-	pd->hidden = C[0];
-	(void)quant;
+	pd->params = dec + (s->pqc ? lin(s->L, s->L) : 0);
+	pd->hidden = s->C[0];
 	v->stages = 1;
-	v->in_channels = in;
-	v->latent_channels = L;
-	v->spatial_compression = 1 << (n - 1);
-	v->temporal_compression = 1;
+	v->in_channels = s->in;
+	v->latent_channels = s->L;
+}
+
+/* The keys both KL layouts read; false on an error. */
+static bool kl_common(struct dr *x, const cJSON *c, struct kl_shape *s, const char *down_t, const char *up_t,
+		      int64_t dlatent)
+{
+	bool dcross[MAX_BLOCKS], ucross[MAX_BLOCKS];
+	const char *const dd[] = {down_t, NULL}, *const ud[] = {up_t, NULL};
+	s->n = block_types(x, c, "down_block_types", "-", down_t, dcross, dd);
+	int nu = block_types(x, c, "up_block_types", "-", up_t, ucross, ud);
+	if (!x->st && nu != s->n)
+		fail(x, "up_block_types", "as many up blocks as down blocks");
+	glist(x, c, "block_out_channels", s->n, s->C, 64, 1, CONV_MAX);
+	s->lpb = gint_max(x, c, "layers_per_block", 1, REPEAT_MAX);
+	s->L = gint_max(x, c, "latent_channels", dlatent, CONV_MAX);
+	s->in = gint_max(x, c, "in_channels", 3, CONV_MAX);
+	s->out = gint_max(x, c, "out_channels", 3, CONV_MAX);
+	s->mattn = gbool(x, c, "mid_block_add_attention", true);
+	return !x->st && s->n > 0;
+}
+
+static void read_vae_kl(struct dr *x, const cJSON *c)
+{
+	struct kl_shape s;
+	memset(&s, 0, sizeof s);
+	if (!kl_common(x, c, &s, "DownEncoderBlock2D", "UpDecoderBlock2D", 4))
+		return;
+	s.k = 9;
+	s.qc = gbool(x, c, "use_quant_conv", true);
+	s.pqc = gbool(x, c, "use_post_quant_conv", true);
+	for (int i = 0; i < s.n - 1; i++)
+		s.down[i] = s.up[i] = true;
+	if (x->st)
+		return;
+	vae_kl_count(x->v, &s, "autoencoder-kl");
+	x->v->spatial_compression = 1 << (s.n - 1);
+	x->v->temporal_compression = 1;
 	check_keys(x, c, vae_keys);
+}
+
+/* ---- AutoencoderKLHunyuanVideo -------------------------------------------- */
+
+static const char *const hunyuan_vae_keys[] = {
+	"in_channels", "out_channels", "latent_channels", "down_block_types", "up_block_types",
+	"block_out_channels", "layers_per_block", "act_fn", "norm_num_groups", "scaling_factor",
+	"spatial_compression_ratio", "temporal_compression_ratio", "mid_block_add_attention", NULL,
+};
+
+/* The AutoencoderKL layout in causal 3-D convs (3x3x3); a block samples
+ * when it halves space (the first log2(spatial) blocks) or time (with
+ * temporal 4: the log2(4) blocks before the last; 8: the first three);
+ * quant convs 1x1x1. */
+static void read_vae_hunyuan(struct dr *x, const cJSON *c)
+{
+	struct kl_shape s;
+	memset(&s, 0, sizeof s);
+	if (!kl_common(x, c, &s, "HunyuanVideoDownBlock3D", "HunyuanVideoUpBlock3D", 16))
+		return;
+	int64_t sc = gint_max(x, c, "spatial_compression_ratio", 8, 1024);
+	int64_t tc = gint_max(x, c, "temporal_compression_ratio", 4, 1024);
+	if (!x->st && tc != 4 && tc != 8)
+		fail(x, "temporal_compression_ratio", "4 or 8");
+	if (!x->st && tc == 8)
+		note(x->v->unknown, sizeof x->v->unknown, "temporal_compression_ratio"); /* its decoder refuses 8 */
+	if (x->st)
+		return;
+	int ls = 0, lt = tc == 8 ? 3 : 2;
+	while ((1LL << (ls + 1)) <= sc)
+		ls++;
+	for (int i = 0; i < s.n; i++) {
+		bool fin = i == s.n - 1;
+		bool t = tc == 4 ? (i >= s.n - 1 - lt && !fin) : i < lt;
+		s.down[i] = i < ls || t;
+		s.up[i] = i < ls || (i >= s.n - 1 - lt && !fin);
+	}
+	s.k = 27;
+	s.qc = s.pqc = true;
+	vae_kl_count(x->v, &s, "autoencoder-kl-hunyuan");
+	x->v->spatial_compression = (int)sc;
+	x->v->temporal_compression = (int)tc;
+	check_keys(x, c, hunyuan_vae_keys);
 }
 
 /* ---- AutoencoderKLWan (Wan 2.1 and 2.2 video VAEs) -------------------------- */
@@ -1177,6 +1253,7 @@ static const struct {
 	{"UNet2DConditionModel", read_unet2d},
 	{"AutoencoderKL", read_vae_kl},
 	{"AutoencoderKLWan", read_vae_wan},
+	{"AutoencoderKLHunyuanVideo", read_vae_hunyuan},
 };
 
 bool vf__diffusers_config_is(const cJSON *cfg)

@@ -9,6 +9,7 @@
 #
 #   gen-diffusers-header.py OUTDIR CONFIG.json [BF16|F32|F16]
 import json
+import math
 import os
 import struct
 import sys
@@ -553,6 +554,62 @@ def vae_kl(t, c):
         t.conv("post_quant_conv", z, z, (1, 1))
 
 
+# ---- AutoencoderKLHunyuanVideo ----------------------------------------------
+
+
+def hres(t, n, i, o):
+    t.norm(n + ".norm1", i)
+    t.conv(n + ".conv1.conv", i, o, (3, 3, 3))
+    t.norm(n + ".norm2", o)
+    t.conv(n + ".conv2.conv", o, o, (3, 3, 3))
+    if i != o:
+        t.conv(n + ".conv_shortcut.conv", i, o, (1, 1, 1))
+
+
+def vae_hunyuan(t, c):
+    ch = g(c, "block_out_channels", [128, 256, 512, 512])
+    n, lpb, z = len(ch), g(c, "layers_per_block", 2), g(c, "latent_channels", 16)
+    sc, tc = g(c, "spatial_compression_ratio", 8), g(c, "temporal_compression_ratio", 4)
+    ns, nt = int(math.log2(sc)), int(math.log2(tc))
+    t.conv("encoder.conv_in.conv", g(c, "in_channels", 3), ch[0], (3, 3, 3))
+    out = ch[0]
+    for i in range(n):
+        inp, out = out, ch[i]
+        final = i == n - 1
+        space = i < ns
+        time = (i >= n - 1 - nt and not final) if tc == 4 else i < nt
+        for j in range(lpb):
+            hres(t, "encoder.down_blocks.%d.resnets.%d" % (i, j), inp if j == 0 else out, out)
+        if space or time:
+            t.conv("encoder.down_blocks.%d.downsamplers.0.conv.conv" % i, out, out, (3, 3, 3))
+    for m in ("encoder", "decoder"):
+        last = ch[-1]
+        if m == "decoder":
+            t.conv("decoder.conv_in.conv", z, last, (3, 3, 3))
+        hres(t, m + ".mid_block.resnets.0", last, last)
+        if g(c, "mid_block_add_attention", True):
+            vae_attention(t, m + ".mid_block.attentions.0", last)
+        hres(t, m + ".mid_block.resnets.1", last, last)
+        if m == "encoder":
+            t.norm("encoder.conv_norm_out", last)
+            t.conv("encoder.conv_out.conv", last, 2 * z, (3, 3, 3))
+    rch = ch[::-1]
+    out = rch[0]
+    for i in range(n):
+        prev, out = out, rch[i]
+        final = i == n - 1
+        space = i < ns
+        time = i >= n - 1 - nt and not final
+        for j in range(lpb + 1):
+            hres(t, "decoder.up_blocks.%d.resnets.%d" % (i, j), prev if j == 0 else out, out)
+        if space or time:
+            t.conv("decoder.up_blocks.%d.upsamplers.0.conv.conv" % i, out, out, (3, 3, 3))
+    t.norm("decoder.conv_norm_out", ch[0])
+    t.conv("decoder.conv_out.conv", ch[0], g(c, "out_channels", 3), (3, 3, 3))
+    t.conv("quant_conv", 2 * z, 2 * z, (1, 1, 1))
+    t.conv("post_quant_conv", z, z, (1, 1, 1))
+
+
 # ---- AutoencoderKLWan -------------------------------------------------------
 
 
@@ -739,6 +796,8 @@ def main(argv):
         vae_kl(t, c)
     elif cls == "AutoencoderKLWan":
         vae_wan(t, c)
+    elif cls == "AutoencoderKLHunyuanVideo":
+        vae_hunyuan(t, c)
     elif mt in ("t5", "umt5"):
         t5_encoder(t, c)
         fname = "model.safetensors"

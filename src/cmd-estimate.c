@@ -1698,7 +1698,7 @@ static int load_target(const struct est_args *a, struct vf_setup *s, struct targ
 	if (tg->dit || tg->vision)
 		dit_vision_defaults(tg, s, as);
 	else if (s->given & (VF_SETUP_G_VIDEO | VF_SETUP_G_TEXT_ENCODER))
-		return vf_cli_usage("estimate", "--video, --resolution, --frames and --text-encoder apply to diffusion models (e.g. ltx-2-19b, a DiT or UNet config, a pipeline folder)");
+		return vf_cli_usage("estimate", "--video, --resolution, --frames and --text-encoder apply to video DiTs and other diffusion models (ltx-2-19b, a DiT or UNet config, a pipeline folder)");
 	if (*t5 && !s->target_seq)
 		s->target_seq = s->seq;
 	return -1;

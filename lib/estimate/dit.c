@@ -109,9 +109,9 @@ static const struct {
 	{"sd3", 123650304LL + 694659840LL + 4762310656LL, 37945344LL + 63242240LL + 131596288LL, 49545475LL,
 	 "pipeline: CLIP-L, OpenCLIP-bigG and T5-XXL encoders (5.58B), the 16-channel VAE decoder (50M); give the "
 	 "pipeline folder for its own components"},
-	{"cogvideox", 4762310656LL, 131596288LL, 250000000LL,
-	 "pipeline: T5-v1.1-XXL encoder (4.76B), the CogVideoX VAE decoder assumed 0.25B (its class is not counted "
-	 "yet); give the pipeline folder with its weights for its own components"},
+	{"cogvideox", 4762310656LL, 131596288LL, 123368451LL,
+	 "pipeline: T5-v1.1-XXL encoder (4.76B), the CogVideoX VAE decoder (123M); give the pipeline folder for its "
+	 "own components"},
 	{"hunyuan-video", 7505186816LL + 123060480LL, 525598720LL + 37945344LL, 146136339LL,
 	 "pipeline: a LLaVA-Llama-3-8B text model without its head (7.51B) and CLIP-L (123M) as text "
 	 "encoders, the HunyuanVideo VAE decoder (146M); give the pipeline folder for its own components"},

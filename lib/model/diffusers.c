@@ -1124,6 +1124,103 @@ static void read_vae_hunyuan(struct dr *x, const cJSON *c)
 	check_keys(x, c, hunyuan_vae_keys);
 }
 
+/* ---- AutoencoderKLCogVideoX ------------------------------------------------ */
+
+static const char *const cog_vae_keys[] = {
+	"in_channels", "out_channels", "down_block_types", "up_block_types", "block_out_channels",
+	"latent_channels", "layers_per_block", "act_fn", "norm_eps", "norm_num_groups",
+	"temporal_compression_ratio", "sample_height", "sample_width", "scaling_factor",
+	"shift_factor", "latents_mean", "latents_std", "force_upcast", "use_quant_conv",
+	"use_post_quant_conv", "invert_scale_latents", NULL,
+};
+
+/* A CogVideoX residual block: GroupNorms (the decoder's spatial norms add
+ * two 1x1x1 convs from the latent, zq > 0), two causal 3x3x3 convs, a
+ * 1x1x1 shortcut when the widths differ. */
+static int64_t cog_res(int64_t in, int64_t out, int64_t zq)
+{
+	int64_t sn = zq ? 2 * (zq * in + in) : 0, so = zq ? 2 * (zq * out + out) : 0;
+	return 2 * in + sn + in * out * 27 + out + 2 * out + so + out * out * 27 + out + (in != out ? lin(in, out) : 0);
+}
+
+/* AutoencoderKLCogVideoX: encoder (causal conv_in, blocks of residual
+ * blocks and a strided 2-D conv, a mid block of two residual blocks,
+ * GroupNorm, conv_out to 2 x latent), decoder (conv_in, the mid block and
+ * up blocks with spatial norms from the latent, a 2-D conv after
+ * upsampling, a spatial norm and conv_out); the quant convs when asked
+ * (built over 2 x out_channels and out_channels, as the class does). */
+static void read_vae_cogvideox(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	bool dc[MAX_BLOCKS], uc[MAX_BLOCKS];
+	static const char *const dd[] = {"CogVideoXDownBlock3D", "CogVideoXDownBlock3D", "CogVideoXDownBlock3D",
+					 "CogVideoXDownBlock3D", NULL};
+	static const char *const ud[] = {"CogVideoXUpBlock3D", "CogVideoXUpBlock3D", "CogVideoXUpBlock3D",
+					 "CogVideoXUpBlock3D", NULL};
+	int n = block_types(x, c, "down_block_types", "-", "CogVideoXDownBlock3D", dc, dd);
+	int nu = block_types(x, c, "up_block_types", "-", "CogVideoXUpBlock3D", uc, ud);
+	if (!x->st && nu != n)
+		fail(x, "up_block_types", "as many up blocks as down blocks");
+	int64_t C[MAX_BLOCKS];
+	const cJSON *bo = cJSON_GetObjectItemCaseSensitive(c, "block_out_channels");
+	if (bo && !cJSON_IsNull(bo)) {
+		glist(x, c, "block_out_channels", n, C, 128, 1, CONV_MAX);
+	} else {
+		int64_t d[4] = {128, 256, 256, 512};
+		for (int i = 0; i < n; i++)
+			C[i] = d[i < 4 ? i : 3];
+	}
+	int64_t lpb = gint_max(x, c, "layers_per_block", 3, REPEAT_MAX);
+	int64_t L = gint_max(x, c, "latent_channels", 16, CONV_MAX);
+	int64_t in = gint_max(x, c, "in_channels", 3, CONV_MAX), out = gint_max(x, c, "out_channels", 3, CONV_MAX);
+	bool qc = gbool(x, c, "use_quant_conv", false), pqc = gbool(x, c, "use_post_quant_conv", false);
+	int64_t tc = 4;
+	const cJSON *tj = cJSON_GetObjectItemCaseSensitive(c, "temporal_compression_ratio");
+	if (tj && !cJSON_IsNull(tj) && (!cJSON_IsNumber(tj) || tj->valuedouble < 1 || tj->valuedouble > 64))
+		fail(x, "temporal_compression_ratio", "a number 1-64");
+	else if (tj && cJSON_IsNumber(tj))
+		tc = (int64_t)tj->valuedouble;
+	if (x->st || n < 1)
+		return;
+	int64_t Cl = C[n - 1];
+	int64_t enc = lin(in * 27, C[0]), o = C[0];
+	for (int i = 0; i < n; i++) {
+		int64_t ci = o;
+		o = C[i];
+		for (int j = 0; j < lpb; j++)
+			enc += cog_res(j == 0 ? ci : o, o, 0);
+		if (i < n - 1)
+			enc += lin(o * 9, o); /* downsampler: a strided 2-D conv */
+	}
+	enc += 2 * cog_res(Cl, Cl, 0) + 2 * Cl + lin(Cl * 27, 2 * L);
+	int64_t dec = lin(L * 27, Cl) + 2 * cog_res(Cl, Cl, L);
+	o = Cl;
+	for (int i = 0; i < n; i++) {
+		int64_t prev = o;
+		o = C[n - 1 - i];
+		for (int j = 0; j < lpb + 1; j++)
+			dec += cog_res(j == 0 ? prev : o, o, L);
+		if (i < n - 1)
+			dec += lin(o * 9, o); /* upsampler: a 2-D conv */
+	}
+	dec += 2 * C[0] + 2 * (L * C[0] + C[0]) + lin(C[0] * 27, out);
+	snprintf(v->family, sizeof v->family, "autoencoder-kl-cogvideox");
+	snprintf(v->kind, sizeof v->kind, "vae");
+	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
+	snprintf(pe->name, sizeof pe->name, "encoder");
+	pe->params = enc + (qc ? lin(2 * out, 2 * out) : 0);
+	pe->hidden = C[0];
+	snprintf(pd->name, sizeof pd->name, "decoder");
+	pd->params = dec + (pqc ? lin(out, out) : 0);
+	pd->hidden = C[0];
+	v->stages = 1;
+	v->in_channels = in;
+	v->latent_channels = L;
+	v->spatial_compression = 1 << (n - 1);
+	v->temporal_compression = (int)tc;
+	check_keys(x, c, cog_vae_keys);
+}
+
 /* ---- AutoencoderKLWan (Wan 2.1 and 2.2 video VAEs) -------------------------- */
 
 static const char *const wan_vae_keys[] = {
@@ -1254,6 +1351,7 @@ static const struct {
 	{"AutoencoderKL", read_vae_kl},
 	{"AutoencoderKLWan", read_vae_wan},
 	{"AutoencoderKLHunyuanVideo", read_vae_hunyuan},
+	{"AutoencoderKLCogVideoX", read_vae_cogvideox},
 };
 
 bool vf__diffusers_config_is(const cJSON *cfg)

@@ -610,6 +610,60 @@ def vae_hunyuan(t, c):
     t.conv("post_quant_conv", z, z, (1, 1, 1))
 
 
+# ---- AutoencoderKLCogVideoX -------------------------------------------------
+
+
+def cres(t, n, i, o, zq=None):
+    for nn, d in (("norm1", i), ("norm2", o)):
+        if zq:
+            t.norm(n + "." + nn + ".norm_layer", d)
+            t.conv(n + "." + nn + ".conv_y.conv", zq, d, (1, 1, 1))
+            t.conv(n + "." + nn + ".conv_b.conv", zq, d, (1, 1, 1))
+        else:
+            t.norm(n + "." + nn, d)
+    t.conv(n + ".conv1.conv", i, o, (3, 3, 3))
+    t.conv(n + ".conv2.conv", o, o, (3, 3, 3))
+    if i != o:
+        t.conv(n + ".conv_shortcut", i, o, (1, 1, 1))
+
+
+def vae_cogvideox(t, c):
+    ch = g(c, "block_out_channels", [128, 256, 256, 512])
+    n, lpb, z = len(ch), g(c, "layers_per_block", 3), g(c, "latent_channels", 16)
+    out_c = g(c, "out_channels", 3)
+    t.conv("encoder.conv_in.conv", g(c, "in_channels", 3), ch[0], (3, 3, 3))
+    out = ch[0]
+    for i in range(n):
+        inp, out = out, ch[i]
+        for j in range(lpb):
+            cres(t, "encoder.down_blocks.%d.resnets.%d" % (i, j), inp if j == 0 else out, out)
+        if i != n - 1:
+            t.conv("encoder.down_blocks.%d.downsamplers.0.conv" % i, out, out, (3, 3))
+    for j in range(2):
+        cres(t, "encoder.mid_block.resnets.%d" % j, ch[-1], ch[-1])
+    t.norm("encoder.norm_out", ch[-1])
+    t.conv("encoder.conv_out.conv", ch[-1], 2 * z, (3, 3, 3))
+    rch = ch[::-1]
+    t.conv("decoder.conv_in.conv", z, rch[0], (3, 3, 3))
+    for j in range(2):
+        cres(t, "decoder.mid_block.resnets.%d" % j, rch[0], rch[0], zq=z)
+    out = rch[0]
+    for i in range(n):
+        prev, out = out, rch[i]
+        for j in range(lpb + 1):
+            cres(t, "decoder.up_blocks.%d.resnets.%d" % (i, j), prev if j == 0 else out, out, zq=z)
+        if i != n - 1:
+            t.conv("decoder.up_blocks.%d.upsamplers.0.conv" % i, out, out, (3, 3))
+    t.norm("decoder.norm_out.norm_layer", rch[-1])
+    t.conv("decoder.norm_out.conv_y.conv", z, rch[-1], (1, 1, 1))
+    t.conv("decoder.norm_out.conv_b.conv", z, rch[-1], (1, 1, 1))
+    t.conv("decoder.conv_out.conv", rch[-1], out_c, (3, 3, 3))
+    if g(c, "use_quant_conv", False):
+        t.conv("quant_conv", 2 * out_c, 2 * out_c, (1, 1, 1))
+    if g(c, "use_post_quant_conv", False):
+        t.conv("post_quant_conv", out_c, out_c, (1, 1, 1))
+
+
 # ---- AutoencoderKLWan -------------------------------------------------------
 
 
@@ -798,6 +852,8 @@ def main(argv):
         vae_wan(t, c)
     elif cls == "AutoencoderKLHunyuanVideo":
         vae_hunyuan(t, c)
+    elif cls == "AutoencoderKLCogVideoX":
+        vae_cogvideox(t, c)
     elif mt in ("t5", "umt5"):
         t5_encoder(t, c)
         fname = "model.safetensors"

@@ -580,7 +580,7 @@ static vf_status vision_target(const struct vf_model *m, struct target *tg, stru
 		assume(as, "not understood: %s; the count is approximate", v->unknown);
 	if (v->assumed[0])
 		assume(as, "not in the config: %s", v->assumed);
-	if (strcmp(v->kind, "dit") != 0) {
+	if (strcmp(v->kind, "dit") != 0 && strcmp(v->kind, "unet") != 0) {
 		tg->vision = true;
 		tg->vis = *v;
 		tg->vis.params = m->params;
@@ -605,17 +605,20 @@ static vf_status vision_target(const struct vf_model *m, struct target *tg, stru
 	tg->dit = true;
 	tg->image_size = (int)v->image_size;
 	tg->frames = (int)v->frames;
-	assume(as, "%s diffusion transformer from its config.json: %" PRId64 " blocks of %" PRId64
+	assume(as, "%s %s from its config.json: %" PRId64 " %sblocks of %" PRId64
 		   ", parameters counted from the layout%s",
-	       v->family, v->dit_layers, v->parts[0].hidden,
-	       m->files > 0 ? " (the header's count used)" : "");
+	       v->family, v->nlevels ? "UNet" : "diffusion transformer", v->dit_layers,
+	       v->nlevels ? "transformer " : "", v->parts[0].hidden, m->files > 0 ? " (the header's count used)" : "");
 	if (about[0])
 		assume(as, "%s", about);
 	else
 		assume(as, "the text encoder and VAE of the %s pipeline are not counted (no figures for this family): "
 			   "give the pipeline folder for its own components", v->family);
-	assume(as, "activations per token: the DiT block mechanism of LTX-2 without its audio stream "
-		   "(self-attention, text cross-attention, GELU FFN)");
+	assume(as, "%s", v->nlevels ? "UNet activations per level: residual blocks (12 bytes per channel per latent "
+				      "pixel) and transformer blocks (the DiT block mechanism, GEGLU FFN) at each "
+				      "level's width and pixels; not measured on UNet runs"
+				    : "activations per token: the DiT block mechanism of LTX-2 without its audio stream "
+				      "(self-attention, text cross-attention, GELU FFN)");
 	return VF_OK;
 }
 

@@ -329,15 +329,16 @@ static double dit_stream_bytes(double h, double ffn, double nlora)
  * measured: the mechanism's count. */
 #define RESNET_BYTES_PER_CHANNEL 12.0
 
-/* A UNet's step at N latent pixels (batch included): each level's pixels
- * N / div run its residual blocks and its transformer blocks (the DiT
- * block mechanism at the level's width, a GEGLU FFN of 8 w saved);
- * checkpointing keeps each block's bf16 input. */
+/* A UNet's step at N latent pixels (batch and frames included; seq: one
+ * frame's): each level's pixels N / div run its residual blocks and its
+ * transformer blocks (the DiT block mechanism at the level's width, a
+ * GEGLU FFN of 8 w saved); checkpointing keeps each block's bf16 input;
+ * spatial attention runs over one frame's pixels at the level. */
 struct unet_step {
 	double all, block, ckpt, units, lin_f, attn_f, width;
 };
 
-static struct unet_step unet_step(const struct vf_dit *dt, double N, double nl)
+static struct unet_step unet_step(const struct vf_dit *dt, double N, double seq, double nl)
 {
 	struct unet_step u = {0};
 	for (int l = 0; l < dt->nlevels; l++) {
@@ -350,7 +351,8 @@ static struct unet_step unet_step(const struct vf_dit *dt, double N, double nl)
 		u.ckpt += (blocks + res) * n * w * 2;
 		u.units += blocks + res;
 		u.lin_f += 2 * n * (double)lv->params;          /* every weight once per pixel of its level */
-		u.attn_f += 4 * blocks * n * n * w;              /* self-attention scores and values */
+		u.attn_f += 4 * blocks * n * (seq / (double)(lv->div > 0 ? lv->div : 1)) * w; /* attention over one
+										    frame's pixels */
 		u.width = fmax(u.width, w);
 	}
 	return u;
@@ -432,7 +434,7 @@ void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
 	double grad_stream = (Nv * hv + Na * ha) * 4;                        /* incoming gradient */
 	struct unet_step us = {0};
 	if (dt->nlevels > 0) {
-		us = unet_step(dt, Nv, nl);
+		us = unet_step(dt, Nv, (double)vf_dit_video_tokens(dt, vw, vh, 1), nl);
 		A_block = us.block;
 		held = su->grad_ckpt ? us.ckpt : us.all;
 		grad_stream = Nv * (double)dt->levels[0].width * 4;

@@ -979,6 +979,147 @@ static void read_unet2d(struct dr *x, const cJSON *c)
 	check_keys(x, c, unet_keys);
 }
 
+/* ---- UNet3DConditionModel (ModelScope / Zeroscope) --------------------------- */
+
+static const char *const unet3d_keys[] = {
+	"sample_size", "in_channels", "out_channels", "down_block_types", "up_block_types",
+	"block_out_channels", "layers_per_block", "downsample_padding", "mid_block_scale_factor",
+	"act_fn", "norm_num_groups", "norm_eps", "cross_attention_dim", "attention_head_dim",
+	"num_attention_heads", "time_cond_proj_dim", "conv_in_kernel", "conv_out_kernel", NULL,
+};
+
+/* A BasicTransformerBlock of a temporal transformer: two self-attentions
+ * (double_self_attention), three LayerNorms, the GEGLU FFN. */
+static int64_t temporal_block(int64_t D)
+{
+	return 3 * 2 * D + 2 * (3 * D * D + lin(D, D)) + lin(D, 8 * D) + lin(4 * D, D);
+}
+
+/* TransformerTemporalModel over C channels at inner width D: GroupNorm,
+ * linear proj_in and proj_out, one block. */
+static int64_t temporal_tr(int64_t C, int64_t D)
+{
+	return 2 * C + lin(C, D) + temporal_block(D) + lin(D, C);
+}
+
+/* TemporalConvLayer: four GroupNorm + (3,1,1) conv pairs at C. */
+static int64_t temp_conv(int64_t C)
+{
+	return 4 * (2 * C + C * C * 3 + C);
+}
+
+/* UNet3DConditionModel: the 2-D UNet's blocks with, after each residual
+ * block, a temporal conv layer and, after each spatial transformer (one
+ * layer), a temporal transformer; a temporal transformer on conv_in's
+ * output (8 heads of attention_head_dim); the time embedding 4 x C0. */
+static void read_unet3d(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	struct unet_cfg u;
+	memset(&u, 0, sizeof u);
+	static const char *const ddf[] = {"CrossAttnDownBlock3D", "CrossAttnDownBlock3D", "CrossAttnDownBlock3D",
+					  "DownBlock3D", NULL};
+	static const char *const udf[] = {"UpBlock3D", "CrossAttnUpBlock3D", "CrossAttnUpBlock3D",
+					  "CrossAttnUpBlock3D", NULL};
+	bool upc[MAX_BLOCKS];
+	u.n = block_types(x, c, "down_block_types", "CrossAttnDownBlock3D", "DownBlock3D", u.down_cross, ddf);
+	int nu = block_types(x, c, "up_block_types", "CrossAttnUpBlock3D", "UpBlock3D", upc, udf);
+	if (!x->st && nu != u.n)
+		fail(x, "up_block_types", "as many up blocks as down blocks");
+	const cJSON *bo = cJSON_GetObjectItemCaseSensitive(c, "block_out_channels");
+	if (bo && !cJSON_IsNull(bo)) {
+		glist(x, c, "block_out_channels", u.n, u.C, 320, 1, CONV_MAX);
+	} else {
+		int64_t d[4] = {320, 640, 1280, 1280};
+		for (int i = 0; i < u.n; i++)
+			u.C[i] = d[i < 4 ? i : 3];
+	}
+	int64_t lpb = gint_max(x, c, "layers_per_block", 2, REPEAT_MAX);
+	int64_t cross = gint_max(x, c, "cross_attention_dim", 1024, CONV_MAX);
+	glist(x, c, "attention_head_dim", u.n, u.heads, 64, 1, CONV_MAX);
+	const cJSON *ah = cJSON_GetObjectItemCaseSensitive(c, "attention_head_dim");
+	if (cJSON_IsArray(ah))
+		note(v->unknown, sizeof v->unknown, "attention_head_dim"); /* transformer_in takes one */
+	if (cJSON_GetObjectItemCaseSensitive(c, "num_attention_heads") &&
+	    !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(c, "num_attention_heads")))
+		note(v->unknown, sizeof v->unknown, "num_attention_heads");
+	int64_t in = gint_max(x, c, "in_channels", 4, CONV_MAX), out = gint_max(x, c, "out_channels", 4, CONV_MAX);
+	int64_t kin = gint_max(x, c, "conv_in_kernel", 3, 15), kout = gint_max(x, c, "conv_out_kernel", 3, 15);
+	int64_t cond = gint_max(x, c, "time_cond_proj_dim", 0, CONV_MAX);
+	if (x->st)
+		return;
+	int n = u.n;
+	int64_t C0 = u.C[0], T = 4 * C0, Cl = u.C[n - 1];
+	int64_t P = lin(in * kin * kin, C0) + lin(C0, T) + lin(T, T) + cond * C0 + temporal_tr(C0, 8 * u.heads[0]);
+	level_add(v, 0, C0, 0, 1, temporal_tr(C0, 8 * u.heads[0]));
+	int64_t o = C0;
+	for (int i = 0; i < n; i++) {
+		int64_t ci = o, b = 0, nt = 0;
+		o = u.C[i];
+		int64_t D = (o / u.heads[i]) * u.heads[i];
+		for (int j = 0; j < lpb; j++) {
+			b += resnet(j == 0 ? ci : o, o, T, 1) + temp_conv(o);
+			if (u.down_cross[i]) {
+				b += transformer2d(o, 1, cross, u.heads[i], false) + temporal_tr(o, D);
+				nt += 2;
+			}
+		}
+		if (i < n - 1)
+			b += lin(o * 9, o);
+		level_add(v, i, o, 2 * lpb, nt, b);
+		P += b;
+	}
+	int64_t Dl = (Cl / u.heads[n - 1]) * u.heads[n - 1];
+	int64_t mid = 2 * (resnet(Cl, Cl, T, 1) + temp_conv(Cl)) + transformer2d(Cl, 1, cross, u.heads[n - 1], false) +
+		      temporal_tr(Cl, Dl);
+	level_add(v, n - 1, Cl, 4, 2, mid);
+	P += mid;
+	o = Cl;
+	for (int i = 0; i < n; i++) {
+		int r = n - 1 - i;
+		int64_t prev = o, inc = u.C[i + 1 < n ? n - 2 - i : 0], b = 0, nt = 0;
+		o = u.C[r];
+		int64_t D = (o / u.heads[r]) * u.heads[r];
+		for (int j = 0; j < lpb + 1; j++) {
+			int64_t skip = j == lpb ? inc : o, rin = j == 0 ? prev : o;
+			b += resnet(rin + skip, o, T, 1) + temp_conv(o);
+			if (upc[i]) {
+				b += transformer2d(o, 1, cross, u.heads[r], false) + temporal_tr(o, D);
+				nt += 2;
+			}
+		}
+		if (i < n - 1)
+			b += lin(o * 9, o);
+		level_add(v, r, o, 2 * (lpb + 1), nt, b);
+		P += b;
+	}
+	P += 2 * C0 + lin(C0 * kout * kout, out);
+	snprintf(v->family, sizeof v->family, "unet3d");
+	snprintf(v->kind, sizeof v->kind, "unet");
+	struct vf_vision_part *t = &v->parts[v->nparts++];
+	snprintf(t->name, sizeof t->name, "unet");
+	t->params = P;
+	int64_t blocks = 0;
+	for (int i = 0; i < v->nlevels; i++)
+		blocks += v->levels[i].attn_blocks;
+	t->layers = blocks;
+	t->hidden = Cl;
+	t->heads = u.heads[n - 1];
+	t->ffn = 4 * Cl;
+	t->trained[0] = true;
+	v->stages = 1;
+	v->dit_layers = blocks;
+	v->in_channels = in;
+	v->text_dim = cross;
+	v->text_tokens = 77;
+	v->spatial_compression = 8;
+	v->temporal_compression = 1;
+	v->frames = 16;
+	v->image_size = 256;
+	note(v->assumed, sizeof v->assumed, "77 CLIP tokens, VAE 8x, every frame a latent frame");
+	check_keys(x, c, unet3d_keys);
+}
+
 /* ---- AutoencoderKL -------------------------------------------------------- */
 
 static const char *const vae_keys[] = {
@@ -1348,6 +1489,7 @@ static const struct {
 	{"AuraFlowTransformer2DModel", read_auraflow},
 	{"MochiTransformer3DModel", read_mochi},
 	{"UNet2DConditionModel", read_unet2d},
+	{"UNet3DConditionModel", read_unet3d},
 	{"AutoencoderKL", read_vae_kl},
 	{"AutoencoderKLWan", read_vae_wan},
 	{"AutoencoderKLHunyuanVideo", read_vae_hunyuan},

@@ -51,6 +51,8 @@ count sd15-unet 859520964
 count sd2-unet 865910724
 count sdxl-unet 2567463684
 count unet-forms 7928676
+# Zeroscope / ModelScope UNet3DConditionModel: temporal convs and transformers
+count zeroscope-unet3d 1411233860
 # VAEs
 count sdxl-vae 83653863
 count flux-vae 83819683
@@ -254,6 +256,14 @@ test_case "a lone config of a family without pipeline figures: said"
 run estimate "$DC/auraflow.json" --resolution 1024x1024
 expect_rc 0
 expect_out "the text encoder and VAE of the auraflow pipeline are not counted"
+
+test_case "a UNet3D: every frame a latent frame; batches do not lengthen attention"
+run estimate "$DC/zeroscope-unet3d.json" --resolution 576x320 --frames 24 --json
+expect_rc 0
+expect_json 'j["model"]["kind"] == "unet" and j["model"]["video_tokens"] == 72 * 40 * 24'
+f1=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["time"]["flops_per_step"])')
+run estimate "$DC/zeroscope-unet3d.json" --resolution 576x320 --frames 24 --batch 2 --json
+expect_json 'abs(j["time"]["flops_per_step"] - 2 * '"$f1"') < 1e-6 * '"$f1"
 
 test_case "--resolution / --frames: usage errors"
 run estimate "$TMP/sdxl" --resolution 1024

@@ -506,6 +506,84 @@ def unet(t, c):
     t.conv("conv_out", ch[0], cout, (kout, kout))
 
 
+# ---- UNet3DConditionModel ---------------------------------------------------
+
+
+def temporal_transformer(t, n, heads, head_dim, cin):
+    inner = heads * head_dim
+    t.norm(n + ".norm", cin)
+    t.linear(n + ".proj_in", cin, inner)
+    b = n + ".transformer_blocks.0."
+    for a in ("attn1", "attn2"):  # double_self_attention: both attend the frames
+        t.linear(b + a + ".to_q", inner, inner, bias=False)
+        t.linear(b + a + ".to_k", inner, inner, bias=False)
+        t.linear(b + a + ".to_v", inner, inner, bias=False)
+        t.linear(b + a + ".to_out.0", inner, inner)
+    for k in ("norm1", "norm2", "norm3"):
+        t.norm(b + k, inner)
+    t.linear(b + "ff.net.0.proj", inner, 8 * inner)
+    t.linear(b + "ff.net.2", 4 * inner, inner)
+    t.linear(n + ".proj_out", inner, cin)
+
+
+def temporal_conv(t, n, d):
+    for k in range(1, 5):
+        t.norm(n + ".conv%d.0" % k, d)
+        t.conv(n + ".conv%d.%d" % (k, 2 if k == 1 else 3), d, d, (3, 1, 1))
+
+
+def unet3d(t, c):
+    down = g(c, "down_block_types", ["CrossAttnDownBlock3D"] * 3 + ["DownBlock3D"])
+    up = g(c, "up_block_types", ["UpBlock3D"] + ["CrossAttnUpBlock3D"] * 3)
+    n, ch = len(down), g(c, "block_out_channels", [320, 640, 1280, 1280])
+    lpb, cross = g(c, "layers_per_block", 2), g(c, "cross_attention_dim", 1024)
+    heads = per_block(g(c, "attention_head_dim", 64), n)
+    temb = 4 * ch[0]
+    kin, kout = g(c, "conv_in_kernel", 3), g(c, "conv_out_kernel", 3)
+    t.conv("conv_in", g(c, "in_channels", 4), ch[0], (kin, kin))
+    t.linear("time_embedding.linear_1", ch[0], temb)
+    t.linear("time_embedding.linear_2", temb, temb)
+    if c.get("time_cond_proj_dim"):
+        t.linear("time_embedding.cond_proj", c["time_cond_proj_dim"], ch[0], bias=False)
+    temporal_transformer(t, "transformer_in", 8, heads[0], ch[0])
+    out = ch[0]
+    for i, kind in enumerate(down):
+        inp, out = out, ch[i]
+        for j in range(lpb):
+            b = "down_blocks.%d." % i
+            resnet(t, b + "resnets.%d" % j, inp if j == 0 else out, out, temb)
+            temporal_conv(t, b + "temp_convs.%d" % j, out)
+            if kind == "CrossAttnDownBlock3D":
+                transformer2d(t, b + "attentions.%d" % j, out // heads[i], heads[i], out, 1, cross, False, False)
+                temporal_transformer(t, b + "temp_attentions.%d" % j, out // heads[i], heads[i], out)
+        if i != n - 1:
+            t.conv("down_blocks.%d.downsamplers.0.conv" % i, out, out, (3, 3))
+    last = ch[-1]
+    resnet(t, "mid_block.resnets.0", last, last, temb)
+    temporal_conv(t, "mid_block.temp_convs.0", last)
+    transformer2d(t, "mid_block.attentions.0", last // heads[-1], heads[-1], last, 1, cross, True, False)
+    temporal_transformer(t, "mid_block.temp_attentions.0", last // heads[-1], heads[-1], last)
+    resnet(t, "mid_block.resnets.1", last, last, temb)
+    temporal_conv(t, "mid_block.temp_convs.1", last)
+    rch, rh = ch[::-1], heads[::-1]
+    out = rch[0]
+    for i, kind in enumerate(up):
+        prev, out = out, rch[i]
+        inp = rch[min(i + 1, n - 1)]
+        b = "up_blocks.%d." % i
+        for j in range(lpb + 1):
+            skip = inp if j == lpb else out
+            resnet(t, b + "resnets.%d" % j, (prev if j == 0 else out) + skip, out, temb)
+            temporal_conv(t, b + "temp_convs.%d" % j, out)
+            if kind == "CrossAttnUpBlock3D":
+                transformer2d(t, b + "attentions.%d" % j, out // rh[i], rh[i], out, 1, cross, False, False)
+                temporal_transformer(t, b + "temp_attentions.%d" % j, out // rh[i], rh[i], out)
+        if i != n - 1:
+            t.conv(b + "upsamplers.0.conv", out, out, (3, 3))
+    t.norm("conv_norm_out", ch[0])
+    t.conv("conv_out", ch[0], g(c, "out_channels", 4), (kout, kout))
+
+
 # ---- AutoencoderKL ----------------------------------------------------------
 
 
@@ -834,6 +912,8 @@ def main(argv):
         wan(t, c)
     elif cls == "UNet2DConditionModel":
         unet(t, c)
+    elif cls == "UNet3DConditionModel":
+        unet3d(t, c)
     elif cls == "SD3Transformer2DModel":
         sd3(t, c)
     elif cls == "CogVideoXTransformer3DModel":

@@ -118,9 +118,9 @@ static const struct {
 	{"sana", 2614341888LL, 589824000LL, 159000000LL,
 	 "pipeline: a Gemma-2-2B text model without its head (about 2.61B) as text encoder, the DC-AE decoder "
 	 "assumed 0.16B (its class is not counted yet); give the pipeline folder for its own components"},
-	{"mochi", 4762310656LL, 131596288LL, 360000000LL,
-	 "pipeline: T5-v1.1-XXL encoder (4.76B), the Mochi VAE decoder assumed 0.36B (its class is not counted yet); "
-	 "give the pipeline folder for its own components"},
+	{"mochi", 4762310656LL, 131596288LL, 362526595LL,
+	 "pipeline: T5-v1.1-XXL encoder (4.76B), the Mochi VAE decoder (363M); give the pipeline folder for its own "
+	 "components"},
 	/* CLIP-L text (123,060,480; token table 49408 x 768) */
 	{"unet2d-768", 123060480LL, 37945344LL, 49490199LL,
 	 "pipeline: CLIP-L text encoder (123M), SD VAE decoder (49M); give the pipeline folder for its own components"},

@@ -1362,6 +1362,107 @@ static void read_vae_cogvideox(struct dr *x, const cJSON *c)
 	check_keys(x, c, cog_vae_keys);
 }
 
+/* ---- AutoencoderKLMochi --------------------------------------------------- */
+
+static const char *const mochi_vae_keys[] = {
+	"in_channels", "out_channels", "encoder_block_out_channels", "decoder_block_out_channels",
+	"latent_channels", "layers_per_block", "act_fn", "temporal_expansions", "spatial_expansions",
+	"add_attention_block", "latents_mean", "latents_std", "scaling_factor", NULL,
+};
+
+/* A list key of exactly n whole numbers (or its defaults when absent). */
+static void glist_n(struct dr *x, const cJSON *c, const char *key, int n, int64_t *out, const int64_t *dflt)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(c, key);
+	for (int i = 0; i < n; i++)
+		out[i] = dflt[i];
+	if (!j || cJSON_IsNull(j))
+		return;
+	if (!cJSON_IsArray(j) || cJSON_GetArraySize(j) != n) {
+		char e[64];
+		snprintf(e, sizeof e, "a list of %d", n);
+		fail(x, key, e);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		out[i] = num(x, cJSON_GetArrayItem(j, i), key, dflt[i], 1, CONV_MAX);
+}
+
+/* Mochi's residual block at C (chunked GroupNorms, causal 3x3x3 convs)
+ * and its attention (GroupNorm; q/k/v without bias, out with bias; l2
+ * q/k norms without weights). */
+static int64_t mochi_res(int64_t C)
+{
+	return 2 * (2 * C + C * C * 27 + C);
+}
+
+static int64_t mochi_attn(int64_t C)
+{
+	return 2 * C + 3 * C * C + lin(C, C);
+}
+
+/* AutoencoderKLMochi: encoder (Fourier features, proj_in, a block of
+ * residual blocks (and attentions), down blocks of a strided causal conv
+ * (te x se x se) then residual blocks and attentions, the last block,
+ * GroupNorm, proj_out to 2 x latent without bias); decoder (a 1x1x1 conv
+ * in, residual blocks, up blocks of residual blocks and a linear
+ * depth-to-space projection, residual blocks, proj_out). */
+static void read_vae_mochi(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	int64_t ec[4], dc[4], lpb[5], te[3], se[3];
+	static const int64_t dec_c[4] = {64, 128, 256, 384}, ddc[4] = {128, 256, 512, 768};
+	static const int64_t dl[5] = {3, 3, 4, 6, 3}, dte[3] = {1, 2, 3}, dse[3] = {2, 2, 2};
+	glist_n(x, c, "encoder_block_out_channels", 4, ec, dec_c);
+	glist_n(x, c, "decoder_block_out_channels", 4, dc, ddc);
+	glist_n(x, c, "layers_per_block", 5, lpb, dl);
+	glist_n(x, c, "temporal_expansions", 3, te, dte);
+	glist_n(x, c, "spatial_expansions", 3, se, dse);
+	for (int i = 0; i < 5; i++)
+		if (lpb[i] > REPEAT_MAX)
+			fail(x, "layers_per_block", "at most 1024 per block");
+	for (int i = 0; i < 3; i++)
+		if (te[i] > 64 || se[i] > 64)
+			fail(x, "temporal_expansions", "expansions of at most 64");
+	bool attn[5] = {false, true, true, true, true};
+	const cJSON *aj = cJSON_GetObjectItemCaseSensitive(c, "add_attention_block");
+	if (aj && !cJSON_IsNull(aj) && (!cJSON_IsArray(aj) || cJSON_GetArraySize(aj) != 5))
+		fail(x, "add_attention_block", "a list of 5");
+	else if (aj && cJSON_IsArray(aj))
+		for (int i = 0; i < 5; i++)
+			attn[i] = cJSON_IsTrue(cJSON_GetArrayItem(aj, i));
+	int64_t in = gint_max(x, c, "in_channels", 15, CONV_MAX), out = gint_max(x, c, "out_channels", 3, CONV_MAX);
+	int64_t L = gint_max(x, c, "latent_channels", 12, CONV_MAX);
+	if (x->st)
+		return;
+	int64_t enc = lin(in, ec[0]) + lpb[0] * (mochi_res(ec[0]) + (attn[0] ? mochi_attn(ec[0]) : 0));
+	for (int i = 0; i < 3; i++)
+		enc += ec[i] * ec[i + 1] * te[i] * se[i] * se[i] + ec[i + 1] +
+		       lpb[i + 1] * (mochi_res(ec[i + 1]) + (attn[i + 1] ? mochi_attn(ec[i + 1]) : 0));
+	enc += lpb[4] * (mochi_res(ec[3]) + (attn[4] ? mochi_attn(ec[3]) : 0)) + 2 * ec[3] + ec[3] * 2 * L;
+	int64_t dec = lin(L, dc[3]) + lpb[4] * mochi_res(dc[3]);
+	for (int i = 0; i < 3; i++) {
+		int64_t ci = dc[3 - i], co = dc[2 - i];
+		dec += lpb[3 - i] * mochi_res(ci) + lin(ci, co * te[2 - i] * se[2 - i] * se[2 - i]);
+	}
+	dec += lpb[0] * mochi_res(dc[0]) + lin(dc[0], out);
+	snprintf(v->family, sizeof v->family, "autoencoder-kl-mochi");
+	snprintf(v->kind, sizeof v->kind, "vae");
+	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
+	snprintf(pe->name, sizeof pe->name, "encoder");
+	pe->params = enc;
+	pe->hidden = ec[0];
+	snprintf(pd->name, sizeof pd->name, "decoder");
+	pd->params = dec;
+	pd->hidden = dc[0];
+	v->stages = 1;
+	v->in_channels = in;
+	v->latent_channels = L;
+	v->spatial_compression = (int)(se[0] * se[1] * se[2]);
+	v->temporal_compression = (int)(te[0] * te[1] * te[2]);
+	check_keys(x, c, mochi_vae_keys);
+}
+
 /* ---- AutoencoderKLWan (Wan 2.1 and 2.2 video VAEs) -------------------------- */
 
 static const char *const wan_vae_keys[] = {
@@ -1494,6 +1595,7 @@ static const struct {
 	{"AutoencoderKLWan", read_vae_wan},
 	{"AutoencoderKLHunyuanVideo", read_vae_hunyuan},
 	{"AutoencoderKLCogVideoX", read_vae_cogvideox},
+	{"AutoencoderKLMochi", read_vae_mochi},
 };
 
 bool vf__diffusers_config_is(const cJSON *cfg)

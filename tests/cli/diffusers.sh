@@ -60,6 +60,7 @@ count wan21-vae 126892531
 count wan22-vae 704688668
 count hunyuan-video-vae 246478803
 count cogvideox-vae 215583907
+count mochi-vae 459748611
 # encoders as what they are: encoder stacks only, projections, task heads
 count t5-xxl-encoder 4762310656
 count umt5-xxl-encoder 5680910336

@@ -742,6 +742,51 @@ def vae_cogvideox(t, c):
         t.conv("post_quant_conv", out_c, out_c, (1, 1, 1))
 
 
+# ---- AutoencoderKLMochi -----------------------------------------------------
+
+
+def mres(t, n, d):
+    t.norm(n + ".norm1.norm_layer", d)
+    t.conv(n + ".conv1.conv", d, d, (3, 3, 3))
+    t.norm(n + ".norm2.norm_layer", d)
+    t.conv(n + ".conv2.conv", d, d, (3, 3, 3))
+
+
+def mblock(t, n, d, layers, attn):
+    for j in range(layers):
+        mres(t, n + ".resnets.%d" % j, d)
+        if attn:
+            t.norm(n + ".norms.%d.norm_layer" % j, d)
+            for q in ("to_q", "to_k", "to_v"):
+                t.linear(n + ".attentions.%d.%s" % (j, q), d, d, bias=False)
+            t.linear(n + ".attentions.%d.to_out.0" % j, d, d)
+
+
+def vae_mochi(t, c):
+    ec = g(c, "encoder_block_out_channels", [64, 128, 256, 384])
+    dc = g(c, "decoder_block_out_channels", [128, 256, 512, 768])
+    lpb = g(c, "layers_per_block", [3, 3, 4, 6, 3])
+    te, se = g(c, "temporal_expansions", [1, 2, 3]), g(c, "spatial_expansions", [2, 2, 2])
+    attn = g(c, "add_attention_block", [False, True, True, True, True])
+    z = g(c, "latent_channels", 12)
+    t.linear("encoder.proj_in", g(c, "in_channels", 15), ec[0])
+    mblock(t, "encoder.block_in", ec[0], lpb[0], attn[0])
+    for i in range(len(ec) - 1):
+        t.conv("encoder.down_blocks.%d.conv_in.conv" % i, ec[i], ec[i + 1], (te[i], se[i], se[i]))
+        mblock(t, "encoder.down_blocks.%d" % i, ec[i + 1], lpb[i + 1], attn[i + 1])
+    mblock(t, "encoder.block_out", ec[-1], lpb[-1], attn[-1])
+    t.norm("encoder.norm_out.norm_layer", ec[-1])
+    t.linear("encoder.proj_out", ec[-1], 2 * z, bias=False)
+    t.conv("decoder.conv_in", z, dc[-1], (1, 1, 1))
+    mblock(t, "decoder.block_in", dc[-1], lpb[-1], False)
+    for i in range(len(dc) - 1):
+        ci, co = dc[-i - 1], dc[-i - 2]
+        mblock(t, "decoder.up_blocks.%d" % i, ci, lpb[-i - 2], False)
+        t.linear("decoder.up_blocks.%d.proj" % i, ci, co * te[-i - 1] * se[-i - 1] ** 2)
+    mblock(t, "decoder.block_out", dc[0], lpb[0], False)
+    t.linear("decoder.proj_out", dc[0], g(c, "out_channels", 3))
+
+
 # ---- AutoencoderKLWan -------------------------------------------------------
 
 
@@ -934,6 +979,8 @@ def main(argv):
         vae_hunyuan(t, c)
     elif cls == "AutoencoderKLCogVideoX":
         vae_cogvideox(t, c)
+    elif cls == "AutoencoderKLMochi":
+        vae_mochi(t, c)
     elif mt in ("t5", "umt5"):
         t5_encoder(t, c)
         fname = "model.safetensors"

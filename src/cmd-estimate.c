@@ -20,6 +20,7 @@
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/estimate/groundtruth.h"
 #include "vramfit/estimate/infer.h"
+#include "vramfit/estimate/pipeline.h"
 #include "vramfit/base/json.h"
 #include "vramfit/model/model.h"
 #include "vramfit/model/models.h"
@@ -554,6 +555,16 @@ static vf_status collect_gpus(char **specs, int nspecs, struct gpu_row *rows, in
 
 struct target {
 	bool dit;
+	bool pipeline;          /* a diffusers pipeline folder (pipeline.h) */
+	char family[24];        /* a pipeline's denoiser family */
+	char unknown[256];      /* ... and what of it was not understood */
+	struct {
+		char name[64];
+		int64_t params;
+		enum vf_pipeline_role role;
+		bool resident;
+	} pipe[VF_PIPELINE_MAX];
+	int npipe;
 	bool vision;            /* a CLIP / ViT / VLM config (vit.c) */
 	struct vf_vision vis;
 	int image_size, frames; /* a diffusers DiT's default sample; 0 = LTX-2's */
@@ -659,7 +670,7 @@ static vf_status vision_target(const struct vf_model *m, struct target *tg, stru
 		assume(as, "not understood: %s; the count is approximate", v->unknown);
 	if (v->assumed[0])
 		assume(as, "not in the config: %s", v->assumed);
-	if (strcmp(v->kind, "dit") != 0) {
+	if (strcmp(v->kind, "dit") != 0 && strcmp(v->kind, "unet") != 0) {
 		tg->vision = true;
 		tg->vis = *v;
 		tg->vis.params = m->params;
@@ -689,14 +700,20 @@ static vf_status vision_target(const struct vf_model *m, struct target *tg, stru
 	tg->dit = true;
 	tg->image_size = (int)v->image_size;
 	tg->frames = (int)v->frames;
-	assume(as, "%s diffusion transformer from its config.json: %" PRId64 " blocks of %" PRId64
+	assume(as, "%s %s from its config.json: %" PRId64 " %sblocks of %" PRId64
 		   ", parameters counted from the layout%s",
-	       v->family, v->dit_layers, v->parts[0].hidden,
-	       m->files > 0 ? " (the header's count used)" : "");
+	       v->family, v->nlevels ? "UNet" : "diffusion transformer", v->dit_layers,
+	       v->nlevels ? "transformer " : "", v->parts[0].hidden, m->files > 0 ? " (the header's count used)" : "");
 	if (about[0])
 		assume(as, "%s", about);
-	assume(as, "activations per token: the DiT block mechanism of LTX-2 without its audio stream "
-		   "(self-attention, text cross-attention, GELU FFN)");
+	else
+		assume(as, "the text encoder and VAE of the %s pipeline are not counted (no figures for this family): "
+			   "give the pipeline folder for its own components", v->family);
+	assume(as, "%s", v->nlevels ? "UNet activations per level: residual blocks (12 bytes per channel per latent "
+				      "pixel) and transformer blocks (the DiT block mechanism, GEGLU FFN) at each "
+				      "level's width and pixels; not measured on UNet runs"
+				    : "activations per token: the DiT block mechanism of LTX-2 without its audio stream "
+				      "(self-attention, text cross-attention, GELU FFN)");
 	return VF_OK;
 }
 
@@ -1045,6 +1062,45 @@ static void print_terms(FILE *o, const struct vf_estimate *e0, const struct gpu_
 
 }
 
+/* A pipeline: each phase's memory, then each component's role. */
+static void print_pipeline(FILE *o, const struct target *tg, const struct vf_estimate *e)
+{
+	char b[4][64];
+	const char *bold = vf_cli_sgr(o, "1"), *off = vf_cli_sgr(o, "0");
+	fprintf(o, "\n%sMemory by phase%s (allocated; the reserve counted at the peak only)\n", bold, off);
+	const char *hdr[] = {"phase", "weights", "activations", "other", "total"};
+	struct vf_table t;
+	vf_table_init(&t, 5, hdr);
+	for (int c = 1; c < 5; c++)
+		vf_table_set_right(&t, c, true);
+	for (int p = 0; p < VF_PHASE_COUNT; p++) {
+		if (!(e->phases & (1u << p)))
+			continue;
+		double all = 0, w = (double)e->phase_bytes[p][VF_TERM_WEIGHTS],
+		       act = (double)e->phase_bytes[p][VF_TERM_ACTIVATIONS];
+		for (int k = 0; k < VF_TERM_COUNT; k++)
+			all += (double)e->phase_bytes[p][k];
+		char name[48];
+		snprintf(name, sizeof name, "%s%s", vf_estimate_phase_name(e, (enum vf_phase)p),
+			 p == (int)e->peak_phase ? " (peak)" : "");
+		vf_table_addf(&t, name, vf_fmt_bytes(b[0], sizeof b[0], w), vf_fmt_bytes(b[1], sizeof b[1], act),
+			      vf_fmt_bytes(b[2], sizeof b[2], all - w - act), vf_fmt_bytes(b[3], sizeof b[3], all));
+	}
+	vf_table_print(&t, o);
+	vf_table_release(&t);
+	fprintf(o, "\n%sComponents%s\n", bold, off);
+	const char *h2[] = {"component", "params", "role", "on the GPU in the step"};
+	vf_table_init(&t, 4, h2);
+	vf_table_set_right(&t, 1, true);
+	for (int i = 0; i < tg->npipe; i++)
+		vf_table_addf(&t, tg->pipe[i].name,
+			      tg->pipe[i].params >= 0 ? vf_fmt_params(b[0], sizeof b[0], tg->pipe[i].params)
+						      : "not understood",
+			      vf_pipeline_role_name(tg->pipe[i].role), tg->pipe[i].resident ? "yes" : "no");
+	vf_table_print(&t, o);
+	vf_table_release(&t);
+}
+
 /* One row per GPU kind: fits, headroom, largest micro-batch, speed. */
 static void print_gpus(FILE *o, const struct gpu_row *rows, int nrows, const char *gsource)
 {
@@ -1272,6 +1328,8 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 		print_terms(o, e0, rows, nrows);
 	if (tg->dit)
 		print_dit_phases(o, e0);
+	if (tg->pipeline)
+		print_pipeline(o, tg, e0);
 	print_gpus(o, rows, nrows, gsource);
 	print_inference(o, rows, nrows);
 	print_advice(o, rows, nrows, margin, tg->dit);
@@ -1393,7 +1451,7 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 	cJSON *o = cJSON_CreateObject();
 	cJSON *m = cJSON_AddObjectToObject(o, "model");
 	cJSON_AddStringToObject(m, "id", tg->id);
-	cJSON_AddStringToObject(m, "kind", tg->vision ? tg->vis.kind : tg->dit ? "dit" : "llm");
+	cJSON_AddStringToObject(m, "kind", tg->vision ? tg->vis.kind : tg->d.nlevels > 0 ? "unet" : tg->dit ? "dit" : "llm");
 	if (tg->vision) {
 		cJSON_AddStringToObject(m, "family", tg->vis.family);
 		cJSON_AddNumberToObject(m, "image_tokens",
@@ -1404,7 +1462,7 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 	const struct vf_arch *ma = tg->vision ? (tg->vis.has_lm ? &tg->vis.lm : NULL) : tg->dit ? NULL : &tg->arch;
 	if (ma && ma->experts > 0 && vf_arch_active_params(ma) > 0) /* MoE: per token (the LM's for a VLM) */
 		cJSON_AddNumberToObject(m, "active_params", (double)vf_arch_active_params(ma));
-	const char *unk = tg->vision ? tg->vis.unknown : tg->dit ? "" : tg->arch.not_understood;
+	const char *unk = tg->vision ? tg->vis.unknown : tg->pipeline ? tg->unknown : tg->dit ? "" : tg->arch.not_understood;
 	cJSON_AddBoolToObject(m, "approximate", unk[0] || (!tg->vision && !tg->dit && tg->arch.approximate));
 	vf_json_add_list(m, "not_understood", unk);
 	if (tg->dit) {
@@ -1417,6 +1475,19 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 										      s->video_height, s->video_frames));
 		cJSON_AddNumberToObject(m, "audio_tokens",
 					s->audio ? (double)vf_dit_audio_tokens(&tg->d, s->video_frames) : 0);
+	}
+	if (tg->pipeline) {
+		cJSON_AddStringToObject(m, "family", tg->family);
+		cJSON_AddItemToObject(m, "phases", vf_report_phases_json(e0));
+		cJSON *pc = cJSON_AddArrayToObject(m, "components");
+		for (int i = 0; i < tg->npipe; i++) {
+			cJSON *c = cJSON_CreateObject();
+			cJSON_AddStringToObject(c, "name", tg->pipe[i].name);
+			vf_json_add_i64_or_null(c, "params", tg->pipe[i].params, tg->pipe[i].params >= 0);
+			cJSON_AddStringToObject(c, "role", vf_pipeline_role_name(tg->pipe[i].role));
+			cJSON_AddBoolToObject(c, "resident", tg->pipe[i].resident);
+			cJSON_AddItemToArray(pc, c);
+		}
 	}
 	cJSON *sj = vf_setup_to_json(s);
 	cJSON_ReplaceItemInObjectCaseSensitive(sj, "context_mib",
@@ -1698,6 +1769,10 @@ static int write_html(const char *path, cJSON *o, const struct target *tg, const
 static void dit_vision_defaults(const struct target *tg, struct vf_setup *s, struct assume *as)
 {
 	if (tg->dit) {
+		if (tg->d.audio_hidden <= 0 && !(s->given & VF_SETUP_G_AUDIO)) {
+			s->audio = false; /* no audio stream to generate */
+			s->given |= VF_SETUP_G_AUDIO;
+		}
 		if (!(s->given & VF_SETUP_G_MODE))
 			s->mode = VF_MODE_LORA;
 		if (!(s->given & VF_SETUP_G_PRECISION))
@@ -1713,6 +1788,17 @@ static void dit_vision_defaults(const struct target *tg, struct vf_setup *s, str
 			s->video_width = 960;
 			s->video_height = 544;
 			s->video_frames = 89;
+		}
+		/* --resolution without --frames, or --frames alone */
+		if (s->video_width <= 0 || s->video_height <= 0) {
+			s->video_width = s->video_height = tg->image_size > 0 ? tg->image_size : 512;
+			assume(as, "%dx%d px samples: the model's default (--resolution WxH)", s->video_width,
+			       s->video_height);
+		}
+		if (s->video_frames <= 0) {
+			s->video_frames = tg->frames > 0 ? tg->frames : 1;
+			if (s->video_frames > 1)
+				assume(as, "%d frames per sample: the model's default (--frames F)", s->video_frames);
 		}
 	} else if (tg->vision) {
 		if (!(s->given & VF_SETUP_G_VIDEO)) {
@@ -1734,6 +1820,9 @@ struct est_args {
 	struct vf_setup setup;
 	bool json, explain;
 	const char *model, *html, *gt, *params, *allocator;
+	struct vf_pipeline_opts pipe;  /* a diffusers pipeline folder (pipeline.h) */
+	const char *resolution;        /* --resolution WxH */
+	int64_t frames;                /* --frames F (0: the model's default) */
 	struct vf_opt_list gpu;
 	struct whole w;
 	double margin;
@@ -1790,6 +1879,17 @@ static const struct vf_option options[] = {
 		     "llamacpp: CPU memory bandwidth for the host's layers (default 50)"),
 	OPT_CHOICE("cache-type-k", cache_k, cache_types, "llamacpp: K cache type (default f16)"),
 	OPT_CHOICE("cache-type-v", cache_v, cache_types, "llamacpp: V cache type (default f16)"),
+	OPT_GROUP("Diffusion (a DiT, a UNet or a diffusers pipeline folder):"),
+	OPT_STRING("resolution", "WxH", resolution, "sample size in pixels (as --video WxHxF with --frames)"),
+	OPT_INT("frames", "F", frames, 1, 100000, "frames per clip (default: the model's; 1 for images)"),
+	OPT_STRING("train", "NAME", pipe.train,
+		   "a pipeline folder: the component trained (default\n"
+		   "transformer, else unet; transformer_2 for Wan 2.2's\n"
+		   "second expert)"),
+	OPT_BOOL("precomputed-embeddings", pipe.precomputed_embeddings,
+		 "a pipeline: text encoders not loaded in the step"),
+	OPT_BOOL("precomputed-latents", pipe.precomputed_latents,
+		 "a pipeline: the VAE not loaded in the step (its\ndecoder still validates)"),
 	OPT_END(),
 };
 #undef OPT_T
@@ -1831,6 +1931,25 @@ static int infer_args(struct est_args *a)
 	return -1;
 }
 
+/* --resolution WxH and --frames F: the sample as --video WxHxF (frames
+ * left to the model's default when not given). Returns -1 or the exit code. */
+static int diffusion_flags(struct est_args *a)
+{
+	if (!a->resolution && !a->frames)
+		return -1;
+	if (a->setup.given & VF_SETUP_G_VIDEO)
+		return vf_cli_usage("estimate", "give --video WxHxF or --resolution WxH --frames F, not both");
+	int w = 0, h = 0, used = 0;
+	if (a->resolution && (sscanf(a->resolution, "%dx%d%n", &w, &h, &used) != 2 ||
+			      a->resolution[used] || w < 1 || h < 1 || w > 65536 || h > 65536))
+		return vf_cli_usage("estimate", "--resolution %s: expected WxH in pixels (832x480)", a->resolution);
+	a->setup.video_width = w;
+	a->setup.video_height = h;
+	a->setup.video_frames = (int)a->frames;
+	a->setup.given |= VF_SETUP_G_VIDEO; /* what is left 0 takes the model's default */
+	return -1;
+}
+
 /* Reads the command line into a and the allocator's mode into tg. Returns -1
  * or the exit code. */
 static int parse(int argc, char **argv, struct est_args *a, struct target *tg)
@@ -1861,6 +1980,9 @@ static int parse(int argc, char **argv, struct est_args *a, struct target *tg)
 		return vf_cli_usage("estimate", "give a MODEL or --params N, not both");
 	if (a->w.tokens > 0 && a->w.steps > 0)
 		return vf_cli_usage("estimate", "give --tokens or --steps, not both");
+	rc = diffusion_flags(a);
+	if (rc >= 0)
+		return rc;
 	return infer_args(a);
 }
 
@@ -1958,14 +2080,66 @@ static int count_target(const struct vf_model *m, const char *model, struct targ
 	return -1;
 }
 
+/* A diffusers pipeline folder: its denoiser trained, its encoders and VAE
+ * as loaded (pipeline.h), each role listed as an assumption. */
+static int pipeline_target(const struct vf_model *m, const struct vf_pipeline_opts *po, struct target *tg,
+			   struct assume *as)
+{
+	struct vf_error err = {0};
+	struct vf_pipeline p;
+	if (vf_pipeline_plan(m, po, &p, &tg->d, &err))
+		return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg) : vf_cli_fail_err(&err);
+	const struct vf_vision *v = &p.denoiser->vision;
+	tg->dit = true;
+	tg->pipeline = true;
+	tg->image_size = (int)v->image_size;
+	tg->frames = (int)v->frames;
+	snprintf(tg->family, sizeof tg->family, "%s", v->family);
+	snprintf(tg->unknown, sizeof tg->unknown, "%s", v->unknown);
+	tg->npipe = 0;
+	for (size_t i = 0; i < p.nparts && tg->npipe < VF_PIPELINE_MAX; i++, tg->npipe++) {
+		snprintf(tg->pipe[i].name, sizeof tg->pipe[i].name, "%s", p.parts[i].m->name);
+		tg->pipe[i].params = p.parts[i].m->params;
+		tg->pipe[i].role = p.parts[i].role;
+		tg->pipe[i].resident = p.parts[i].resident;
+	}
+	/* the plan's sentences, one assumption each */
+	char *save = NULL;
+	for (char *t = strtok_r(p.about, "\n", &save); t; t = strtok_r(NULL, "\n", &save))
+		assume(as, "pipeline: %s", t);
+	if (v->unknown[0])
+		assume(as, "not understood in %s: %s; the count is approximate", p.denoiser->name, v->unknown);
+	if (v->assumed[0])
+		assume(as, "not in the config: %s", v->assumed);
+	assume(as, "%s", strcmp(v->kind, "unet") == 0
+			     ? "UNet activations per level: residual blocks (GroupNorm, SiLU and conv inputs, 12 bytes "
+			       "per channel per latent pixel) and transformer blocks (the DiT block mechanism, GEGLU FFN) "
+			       "at each level's width and pixels; not measured on UNet runs"
+			     : "activations per token: the DiT block mechanism of LTX-2 without its audio stream "
+			       "(self-attention, text cross-attention, GELU FFN); not measured on this family");
+	return -1;
+}
+
 /* A loaded model as what the estimator runs on. Returns -1 or an exit code. */
-static int model_kind_target(const struct vf_model *m, const char *model, struct vf_setup *s,
-			     struct target *tg, struct assume *as, bool *t5)
+static int model_kind_target(const struct vf_model *m, const char *model, const struct vf_pipeline_opts *po,
+			     struct vf_setup *s, struct target *tg, struct assume *as, bool *t5)
 {
 	struct vf_error err = {0};
 	bool lm = m->has_arch && (m->arch.known & VF_ARCH_F_HIDDEN);
 	if (m->entry && strcmp(m->entry->kind, "dit") == 0)
 		return catalog_dit_target(m, tg, as);
+	if (vf_pipeline_is(m))
+		return pipeline_target(m, po, tg, as);
+	if (po->train || po->precomputed_embeddings || po->precomputed_latents)
+		return vf_cli_usage("estimate", "--train and --precomputed-* apply to a diffusers pipeline folder "
+						"(model_index.json and its components)");
+	if (m->has_vision && strcmp(m->vision.kind, "unknown") == 0)
+		return vf_cli_fail("%s: %s is not understood (a diffusers class vramfit does not count): no estimate",
+				   model, m->vision.family);
+	if (m->has_vision && strcmp(m->vision.kind, "vae") == 0)
+		return vf_cli_fail("%s: a VAE (%s, %" PRId64 " parameters): estimate the pipeline folder that "
+				   "trains its denoiser",
+				   model, m->vision.family, m->params);
 	if (dit_part(m)->has_vision || dit_part(m)->has_ltx) {
 		if (dit_part(m) != m)
 			assume(as, "the pipeline's transformer component (%s)", dit_part(m)->path);
@@ -2039,7 +2213,7 @@ static int load_target(const struct est_args *a, struct vf_setup *s, struct targ
 		}
 		quantized_defaults(m, s, as);
 		snprintf(tg->id, sizeof tg->id, "%s", m->entry ? m->entry->id : a->model);
-		rc = model_kind_target(m, a->model, s, tg, as, t5);
+		rc = model_kind_target(m, a->model, &a->pipe, s, tg, as, t5);
 		vf_model_free(m);
 	}
 	if (rc >= 0)
@@ -2047,8 +2221,9 @@ static int load_target(const struct est_args *a, struct vf_setup *s, struct targ
 	if (tg->dit || tg->vision)
 		dit_vision_defaults(tg, s, as);
 	else if (s->given & (VF_SETUP_G_VIDEO | VF_SETUP_G_TEXT_ENCODER | VF_SETUP_G_VALIDATION))
-		return vf_cli_usage("estimate",
-				    "--video, --text-encoder and --validation apply to video DiTs (e.g. ltx-2-19b)");
+		return vf_cli_usage("estimate", "--video, --resolution, --frames, --text-encoder and --validation apply to "
+						"video DiTs and other diffusion models (ltx-2-19b, a DiT or UNet config, a "
+						"pipeline folder)");
 	if (*t5 && !s->target_seq)
 		s->target_seq = s->seq;
 	return -1;
@@ -2250,6 +2425,15 @@ static int infer_rows(const struct est_args *a, struct result *r)
 		return vf_cli_usage("estimate", "--engine and the inference flags apply to language models");
 	if (r->s.mode != VF_MODE_INFER || r->tg.dit || r->tg.vision)
 		return -1;
+	if (r->tg.arch.ssm_layers > 0 || r->tg.arch.heads <= 0) {
+		/* state-space and attention-free layers: the serving engines'
+		 * models are for attention KV caches; the estimate's own
+		 * inference term (the recurrent state) answers, and says so */
+		if (a->infer_given)
+			return vf_cli_usage("estimate", "--engine and the inference flags model attention KV caches; "
+							"a state-space model's inference is the estimate without them");
+		return -1;
+	}
 	for (int i = 0; i < r->nrows; i++) {
 		struct gpu_row *g = &r->rows[i];
 		struct vf_error err = {0};

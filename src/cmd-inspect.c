@@ -156,13 +156,24 @@ static void print_vision(struct vf_table *t, const struct vf_vision *v, int64_t 
 			 " heads); %" PRId64 " tokens per %" PRId64 " px sample%s (1 token per %d px%s)",
 			 v->family, v->dit_layers, v->parts[0].hidden, v->parts[0].heads,
 			 vf_vision_tokens(v, 0, 0, 0), v->image_size, v->frames > 1 ? " clip" : "",
-			 v->spatial_compression, v->temporal_compression > 1 ? ", 8 frames per latent" : "");
+			 v->spatial_compression, v->temporal_compression > 1 ? ", frames per latent after the first" : "");
 	else if (strcmp(v->kind, "speech") == 0 && v->nparts == 2)
 		snprintf(line, sizeof line,
 			 "%s speech encoder-decoder: encoder %" PRId64 " layers over %" PRId64
 			 " audio positions, decoder %" PRId64 " layers over up to %" PRId64 " tokens",
 			 v->family, v->parts[0].layers, v->parts[0].tokens, v->parts[1].layers,
 			 v->parts[1].tokens);
+	else if (strcmp(v->kind, "unet") == 0)
+		snprintf(line, sizeof line,
+			 "%s: %d resolution levels, %" PRId64 " transformer blocks, %" PRId64
+			 " tokens per %" PRId64 " px image at the finest level (1 per %d px)",
+			 v->family, v->nlevels, v->dit_layers, vf_vision_tokens(v, 0, 0, 0), v->image_size,
+			 v->spatial_compression);
+	else if (strcmp(v->kind, "vae") == 0)
+		snprintf(line, sizeof line, "%s: %" PRId64 " latent channels, %d px per latent pixel", v->family,
+			 v->latent_channels, v->spatial_compression);
+	else if (strcmp(v->kind, "unknown") == 0)
+		snprintf(line, sizeof line, "%s: a diffusers class not understood (no count)", v->family);
 	else
 		snprintf(line, sizeof line, "%s %s: %" PRId64 " px images, patch %" PRId64 ", %" PRId64
 					    " tokens per image%s",
@@ -180,13 +191,17 @@ static void print_vision(struct vf_table *t, const struct vf_vision *v, int64_t 
 				 p->trained[0] ? "trained" : "frozen", p->trained[1] ? "trained" : "frozen");
 		row(t, p->name, line);
 	}
+	if (strcmp(v->kind, "unknown") == 0)
+		snprintf(line, sizeof line, "none: not understood");
+	else
 	snprintf(line, sizeof line, "%s%s", fmt_count(c, sizeof c, v->params),
 		 file_params < 0 ? " (counted from the config)"
 		 : file_params == v->params ? " (equals the tensors)"
 					     : " (differs from the tensors: approximate layout)");
 	row(t, "layout params", line);
 	if (v->unknown[0]) {
-		snprintf(line, sizeof line, "not understood: %s; count approximate", v->unknown);
+		snprintf(line, sizeof line, "not understood: %s; %s", v->unknown,
+			 strcmp(v->kind, "unknown") == 0 ? "not counted" : "count approximate");
 		row(t, "warning", line);
 	}
 	if (v->assumed[0]) {

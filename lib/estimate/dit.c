@@ -141,6 +141,37 @@ static const struct {
 	 "also pass the blocks (joint attention), counted here as cross-attention context only"},
 	{"ltx-video", 4762310656LL, 131596288LL, 500000000LL,
 	 "pipeline: T5-v1.1-XXL encoder (about 4.76B), video VAE decoder assumed 0.5B"},
+	/* UMT5-XXL encoder: 256384 x 4096 shared embedding, 24 layers (the
+	 * count of lib/model/arch.c's umt5 reader); the Wan 2.1 VAE decoder
+	 * (lib/model/diffusers.c's AutoencoderKLWan count) */
+	{"wan", 5680910336LL, 1050148864LL, 73295603LL,
+	 "pipeline: UMT5-XXL encoder (5.68B), Wan 2.1 VAE decoder (73M); give the pipeline folder "
+	 "for its own components"},
+	/* CLIP-L and OpenCLIP-bigG with projections (123,650,304 and
+	 * 694,659,840), the T5-XXL encoder; the 16-channel VAE's decoder
+	 * (lib/model/diffusers.c's AutoencoderKL count, no quant convs) */
+	{"sd3", 123650304LL + 694659840LL + 4762310656LL, 37945344LL + 63242240LL + 131596288LL, 49545475LL,
+	 "pipeline: CLIP-L, OpenCLIP-bigG and T5-XXL encoders (5.58B), the 16-channel VAE decoder (50M); give the "
+	 "pipeline folder for its own components"},
+	{"cogvideox", 4762310656LL, 131596288LL, 123368451LL,
+	 "pipeline: T5-v1.1-XXL encoder (4.76B), the CogVideoX VAE decoder (123M); give the pipeline folder for its "
+	 "own components"},
+	{"hunyuan-video", 7505186816LL + 123060480LL, 525598720LL + 37945344LL, 146136339LL,
+	 "pipeline: a LLaVA-Llama-3-8B text model without its head (7.51B) and CLIP-L (123M) as text "
+	 "encoders, the HunyuanVideo VAE decoder (146M); give the pipeline folder for its own components"},
+	{"sana", 2614341888LL, 589824000LL, 159000000LL,
+	 "pipeline: a Gemma-2-2B text model without its head (about 2.61B) as text encoder, the DC-AE decoder "
+	 "assumed 0.16B (its class is not counted yet); give the pipeline folder for its own components"},
+	{"mochi", 4762310656LL, 131596288LL, 362526595LL,
+	 "pipeline: T5-v1.1-XXL encoder (4.76B), the Mochi VAE decoder (363M); give the pipeline folder for its own "
+	 "components"},
+	/* CLIP-L text (123,060,480; token table 49408 x 768) */
+	{"unet2d-768", 123060480LL, 37945344LL, 49490199LL,
+	 "pipeline: CLIP-L text encoder (123M), SD VAE decoder (49M); give the pipeline folder for its own components"},
+	/* + OpenCLIP bigG text with projection (694,659,840; 49408 x 1280) */
+	{"unet2d-2048", 123060480LL + 694659840LL, 37945344LL + 63242240LL, 49490199LL,
+	 "pipeline: CLIP-L and OpenCLIP-bigG text encoders (818M), SDXL VAE decoder (49M); give the pipeline "
+	 "folder for its own components"},
 };
 
 vf_status vf_dit_from_vision(const struct vf_vision *v, int64_t params, struct vf_dit *d,
@@ -148,8 +179,10 @@ vf_status vf_dit_from_vision(const struct vf_vision *v, int64_t params, struct v
 {
 	memset(d, 0, sizeof *d);
 	*about = "";
-	if (strcmp(v->kind, "dit") != 0 || v->nparts < 1 || params <= 0)
-		return vf_error_set(err, VF_EUSAGE, "%s: not a diffusion transformer", v->family);
+	if ((strcmp(v->kind, "dit") != 0 && strcmp(v->kind, "unet") != 0) || v->nparts < 1 || params <= 0)
+		return vf_error_set(err, VF_EUSAGE, "%s: not a diffusion transformer or UNet", v->family);
+	d->nlevels = v->nlevels;
+	memcpy(d->levels, v->levels, sizeof d->levels);
 	const struct vf_vision_part *t = &v->parts[0];
 	d->params = params;
 	d->layers = v->dit_layers;
@@ -164,8 +197,11 @@ vf_status vf_dit_from_vision(const struct vf_vision *v, int64_t params, struct v
 	d->fps = 24;
 	d->vae_decoder_channels = 128;
 	d->from_file = true;
+	const char *fam = v->family;
+	if (strcmp(fam, "unet2d") == 0) /* its pipeline by the text width it reads */
+		fam = v->text_dim == 768 ? "unet2d-768" : v->text_dim == 2048 ? "unet2d-2048" : "";
 	for (size_t i = 0; i < sizeof dit_pipelines / sizeof dit_pipelines[0]; i++)
-		if (strcmp(v->family, dit_pipelines[i].family) == 0) {
+		if (strcmp(fam, dit_pipelines[i].family) == 0) {
 			d->text_encoder_params = dit_pipelines[i].te_params;
 			d->text_encoder_embedding = dit_pipelines[i].te_embedding;
 			d->vae_params = dit_pipelines[i].vae_params;
@@ -278,8 +314,24 @@ int64_t vf_dit_audio_tokens(const struct vf_dit *d, int frames)
  * audio<-text, video<-audio, audio<-video), by query width q, context
  * width c and inner width i (the audio<->video attentions run at the audio
  * inner width: ltx-core transformer.py). */
+static double proj_per_rank(double q, double c, double i, unsigned t)
+{
+	return (t & VF_LORA_Q ? q + i : 0) + (t & VF_LORA_K ? c + i : 0) + (t & VF_LORA_V ? c + i : 0) +
+	       (t & VF_LORA_O ? i + q : 0);
+}
+
 static double dit_lora_per_rank(const struct vf_dit *d, unsigned t)
 {
+	if (d->nlevels > 0) {
+		/* a UNet: each transformer block's self- and cross-attention at
+		 * its level's width (diffusers' to_q/to_k/to_v/to_out.0) */
+		double per = 0, td = (double)d->text_dim;
+		for (int l = 0; l < d->nlevels; l++) {
+			double w = (double)d->levels[l].width;
+			per += (double)d->levels[l].attn_blocks * (proj_per_rank(w, w, w, t) + proj_per_rank(w, td, w, t));
+		}
+		return per;
+	}
 	double hv = (double)d->video_hidden, ha = (double)d->audio_hidden, td = (double)d->text_dim;
 	double atd = d->audio_text_dim > 0 ? (double)d->audio_text_dim : td;
 	double ai = d->audio_inner > 0 ? (double)d->audio_inner : ha;
@@ -320,6 +372,49 @@ static double dit_stream_bytes(double h, double ffn, double nlora)
 	return norms + self + cross + lora + 2 * ffn;
 }
 
+/* Saved bytes per latent pixel of one UNet residual block of width w
+ * (bf16): the inputs of its two GroupNorms, two SiLUs and two convs. Not
+ * measured: the mechanism's count. */
+#define RESNET_BYTES_PER_CHANNEL 12.0
+
+/* A UNet's step at N latent pixels (batch and frames included; seq: one
+ * frame's): each level's pixels N / div run its residual blocks and its
+ * transformer blocks (the DiT block mechanism at the level's width, a
+ * GEGLU FFN of 8 w saved); checkpointing keeps each block's bf16 input;
+ * spatial attention runs over one frame's pixels at the level. */
+struct unet_step {
+	double all, block, ckpt, units, lin_f, attn_f, width;
+};
+
+static struct unet_step unet_step(const struct vf_dit *dt, double N, double seq, double nl)
+{
+	struct unet_step u = {0};
+	for (int l = 0; l < dt->nlevels; l++) {
+		const struct vf_vision_level *lv = &dt->levels[l];
+		double n = N / (double)(lv->div > 0 ? lv->div : 1), w = (double)lv->width;
+		double tb = n * dit_stream_bytes(w, 8 * w, nl), rb = n * RESNET_BYTES_PER_CHANNEL * w;
+		double blocks = (double)lv->attn_blocks, res = (double)lv->resnets;
+		u.all += blocks * tb + res * rb;
+		u.block = fmax(u.block, fmax(blocks > 0 ? tb : 0, rb));
+		u.ckpt += (blocks + res) * n * w * 2;
+		u.units += blocks + res;
+		u.lin_f += 2 * n * (double)lv->params;          /* every weight once per pixel of its level */
+		u.attn_f += 4 * blocks * n * (seq / (double)(lv->div > 0 ? lv->div : 1)) * w; /* attention over one
+										    frame's pixels */
+		u.width = fmax(u.width, w);
+	}
+	return u;
+}
+
+/* Bytes of the frozen parts kept through the step (pipeline.h). */
+static double resident_bytes(const struct vf_dit *dt, const struct vf_setup *su)
+{
+	double fb = su->precision == VF_PREC_FP32 ? 4 : 2;
+	double te = (double)dt->resident_te_params, emb = (double)dt->resident_te_embedding;
+	double teb = su->text_encoder == VF_TE_INT8 ? (te - emb) * (1.0 + 4.0 / 4096) + emb * 2 : te * fb;
+	return teb + (double)dt->resident_vae_params * fb;
+}
+
 /* The sizes one estimate shares among its phases (bytes unless named). */
 struct ditm {
 	const struct vf_dit *d;
@@ -328,6 +423,9 @@ struct ditm {
 	bool train, full, fsdp;
 	double linear, lora, T, gb;
 	double W, G, S, OT, AC, C, TP, dequant;
+	double R;            /* a pipeline's frozen encoders and VAE kept through the step */
+	double vae_enc;      /* the clip encoded to latents in the step (latents not precomputed) */
+	struct unet_step us; /* a UNet's levels (nlevels > 0) */
 	double CG, CA;       /* connector gradients, connector saved activations */
 	double A_block, held, grad_stream;
 	double vNv, vNa;     /* validation tokens (batch 1) */
@@ -384,6 +482,7 @@ static void dit_states(struct ditm *m)
 	/* quanto dequantizes one linear at a time to bf16 */
 	m->dequant = su->quant != VF_QUANT_NONE ? 2 * m->hv * (double)dt->video_ffn : 0;
 	m->AC = m->train ? 2 * m->lora : 0;                               /* adapters' bf16 copies */
+	m->R = resident_bytes(dt, su);                                    /* frozen encoders, VAE */
 }
 
 /* The training step's saved activations at the training size. */
@@ -398,6 +497,25 @@ static void dit_activations(struct ditm *m)
 	double block_in = m->Nv * m->hv * 2 + m->Na * m->ha * 2;          /* bf16 block inputs */
 	m->held = su->grad_ckpt ? m->L * block_in : m->L * m->A_block;
 	m->grad_stream = (m->Nv * m->hv + m->Na * m->ha) * 4;             /* incoming gradient */
+	const struct vf_dit *dt = m->d;
+	if (dt->nlevels > 0) {
+		int vw = su->video_width > 0 ? su->video_width : 768;
+		int vh = su->video_height > 0 ? su->video_height : 512;
+		m->us = unet_step(dt, m->Nv, (double)vf_dit_video_tokens(dt, vw, vh, 1), nl);
+		m->A_block = m->us.block;
+		m->held = su->grad_ckpt ? m->us.ckpt : m->us.all;
+		m->grad_stream = m->Nv * (double)dt->levels[0].width * 4;
+		m->L = m->us.units;
+	}
+	/* the clip encoded to latents in the step (latents not precomputed):
+	 * the VAE encoder's full-resolution stage, two bf16 tensors, before
+	 * the denoiser runs */
+	if (m->train) {
+		int vw = su->video_width > 0 ? su->video_width : 768;
+		int vh = su->video_height > 0 ? su->video_height : 512;
+		int vf = su->video_frames > 0 ? su->video_frames : 121;
+		m->vae_enc = 2.0 * (double)dt->vae_encoder_channels * vf * (double)vw * vh * 2 * m->b;
+	}
 }
 
 /* Loading, before the first step (trainer.py _load_models and
@@ -450,7 +568,7 @@ static void dit_text_encoder_phase(const struct ditm *m, struct live *tx)
 static void dit_validation_phase(const struct ditm *m, struct live *va)
 {
 	const struct vf_dit *dt = m->d;
-	va->w = m->W + m->C;
+	va->w = m->W + m->C + m->R;
 	va->g = m->CG; /* zero_grad(set_to_none) frees the transformer's alone */
 	va->o = m->su->offload_optimizer && !(m->ngpu > 1 && m->fsdp) ? 0 : m->S;
 	/* one pass: block input and output, q/k/v/attention out, the FFN's
@@ -468,7 +586,7 @@ static void dit_validation_phase(const struct ditm *m, struct live *va)
 	 * concatenation, the fp32 copy) */
 	double tile = 2.0 * (double)dt->vae_decoder_channels * tf * (double)tw * th * 2;
 	double clip = 3.0 * m->vf * (double)m->vw * m->vh * (2 + 2 + 4);
-	double vae = (double)dt->vae_params * 2;
+	double vae = dt->resident_vae_params > 0 ? 0 : (double)dt->vae_params * 2; /* kept already */
 	if (pass + outs > vae + tile + clip) {
 		va->act = pass + outs;
 	} else {
@@ -530,22 +648,22 @@ static void dit_sizes(const struct vf_dit *dt, const struct vf_setup *su, struct
 static void dit_step_phases(const struct ditm *m, struct live ph[VF_PHASE_COUNT])
 {
 	struct live *fw = &ph[VF_PHASE_FORWARD];
-	fw->w = m->W + m->C;
+	fw->w = m->W + m->C + m->R;
 	fw->g = m->CG;
 	fw->o = m->S;
 	fw->ac = m->AC;
-	fw->act = m->CA + m->held + (m->su->grad_ckpt ? m->A_block : 0) + m->dequant;
+	fw->act = fmax(m->CA + m->held + (m->su->grad_ckpt ? m->A_block : 0) + m->dequant, m->vae_enc);
 	if (!m->train)
 		return;
 	/* backward: inputs, the recomputed block, gradients */
 	struct live *bw = &ph[VF_PHASE_BACKWARD];
-	bw->w = m->W + m->C;
+	bw->w = m->W + m->C + m->R;
 	bw->o = m->S;
 	bw->g = m->G + m->CG;
 	bw->ac = m->AC;
 	bw->act = m->CA + m->held + (m->su->grad_ckpt ? m->A_block : 0) + m->grad_stream + m->dequant;
 	struct live *op = &ph[VF_PHASE_OPTIMIZER];
-	op->w = m->W + m->C;
+	op->w = m->W + m->C + m->R;
 	op->g = m->G + m->CG;
 	op->o = m->S;
 	op->ot = m->OT;
@@ -567,9 +685,16 @@ static void dit_time(const struct ditm *m, const struct vf_gpu_spec *gpu, struct
 {
 	const struct vf_setup *su = m->su;
 	double Nv = m->Nv, Na = m->Na, hv = m->hv, ha = m->ha, L = m->L;
-	double per_v = 0.75 * m->linear, per_a = 0.25 * m->linear;
+	/* (LTX-2: ~3/4 of the parameters serve video tokens; a DiT without an
+	 * audio stream: every linear serves video tokens; a UNet: its levels) */
+	double per_v = (m->d->audio_hidden > 0 ? 0.75 : 1.0) * m->linear, per_a = 0.25 * m->linear;
 	double lin_f = 2 * (Nv * per_v + Na * per_a);
 	double attn_f = 4 * L * (Nv * Nv * hv + Na * Na * ha + 2 * Nv * Na * (hv < ha ? hv : ha));
+	if (m->d->nlevels > 0) {
+		lin_f = m->us.lin_f;
+		attn_f = m->us.attn_f;
+		hv = m->us.width;
+	}
 	double fwd = lin_f + attn_f;
 	double model_flops = (m->train ? (m->full ? 3 : 2) * fwd : fwd) * (double)su->grad_accum;
 	double flops = model_flops + (m->train && su->grad_ckpt ? fwd * (double)su->grad_accum : 0);
@@ -638,7 +763,7 @@ void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,
 		if (i <= VF_PHASE_OPTIMIZER && v > step_best)
 			step_best = v;
 	}
-	e->weights_full = vf__estimate_clamp64(m.W + m.C);
+	e->weights_full = vf__estimate_clamp64(m.W + m.C + m.R);
 	e->gradients_full = vf__estimate_clamp64(m.G + m.CG);
 	e->optimizer_full = vf__estimate_clamp64(m.S);
 	e->optimizer_temp_full = vf__estimate_clamp64(m.OT);

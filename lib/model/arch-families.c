@@ -5,6 +5,7 @@
  * the encoders (bert, roberta, deberta-v2). Each reads the keys its
  * transformers configuration class (or the remote code the config names)
  * reads, with that class's defaults; arch.c counts the parameters. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -334,6 +335,71 @@ vf_status vf__arch_read_bloom(const cJSON *cfg, const char *family, const char *
 	return VF_OK;
 }
 
+/* The labels of a classification head: id2label's entries, else
+ * num_labels, else 2 (PretrainedConfig's default). */
+static vf_status num_labels(const cJSON *cfg, const char *what, int64_t *n, struct vf_error *err)
+{
+	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(cfg, "id2label");
+	bool f;
+	*n = 2;
+	if (cJSON_IsObject(ids) && cJSON_GetArraySize(ids) > 0) {
+		*n = cJSON_GetArraySize(ids);
+		return VF_OK;
+	}
+	return vf__arch_get_int(cfg, "num_labels", 1, n, &f, what, err);
+}
+
+/* The task head architectures[0] names, beyond the base model (facts of
+ * transformers' Bert / Roberta / XLM-RoBERTa / DeBERTa-v2 classes):
+ *  - ForMaskedLM: no pooler; transform dense H x H + H, LayerNorm 2H, the
+ *    decoder tied to the word embeddings, its bias V.
+ *  - ForSequenceClassification: bert keeps the pooler and adds H x n + n;
+ *    roberta / xlm-roberta drop the pooler for dense H x H + H and
+ *    out_proj H x n + n; deberta-v2 a context pooler H x H + H and H x n + n.
+ *  - ForTokenClassification: no pooler; H x n + n.
+ *  - ForQuestionAnswering: no pooler; H x 2 + 2.
+ *  - ForMultipleChoice: bert and roberta keep the pooler, deberta-v2 a
+ *    context pooler H x H + H; then H x 1 + 1.
+ * Another For* class is named not understood. */
+static vf_status encoder_head(const cJSON *cfg, const char *family, const char *what,
+			      struct vf_arch *a, struct vf_error *err)
+{
+	const cJSON *archs = cJSON_GetObjectItemCaseSensitive(cfg, "architectures");
+	const cJSON *first = cJSON_IsArray(archs) ? cJSON_GetArrayItem(archs, 0) : NULL;
+	const char *cls = cJSON_IsString(first) ? first->valuestring : "";
+	const char *task = strstr(cls, "For");
+	if (!task)
+		return VF_OK;
+	snprintf(a->task, sizeof a->task, "%s", cls);
+	bool bert = strcmp(family, "bert") == 0, deberta = strcmp(family, "deberta-v2") == 0;
+	int64_t H = a->hidden, n = 2;
+	if (H > ((int64_t)1 << 31))
+		return vf_error_set(err, VF_ERR, "%s: hidden_size too large", what);
+	if (strcmp(task, "ForMaskedLM") == 0) {
+		a->linear_bias = false;
+		a->head_params = H * H + H + 2 * H + a->vocab;
+	} else if (strcmp(task, "ForSequenceClassification") == 0) {
+		TRY(num_labels(cfg, what, &n, err));
+		a->linear_bias = bert;
+		a->head_params = (bert ? 0 : H * H + H) + H * n + n;
+	} else if (strcmp(task, "ForTokenClassification") == 0) {
+		TRY(num_labels(cfg, what, &n, err));
+		a->linear_bias = false;
+		a->head_params = H * n + n;
+	} else if (strcmp(task, "ForQuestionAnswering") == 0) {
+		a->linear_bias = false;
+		a->head_params = H * 2 + 2;
+	} else if (strcmp(task, "ForMultipleChoice") == 0) {
+		a->linear_bias = !deberta;
+		a->head_params = (deberta ? H * H + H : 0) + H + 1;
+	} else {
+		char note[80];
+		snprintf(note, sizeof note, "architectures %.60s", cls);
+		vf_arch_not_understood(a, note);
+	}
+	return VF_OK;
+}
+
 /* Encoders: bert, roberta (positions offset by the padding index: 514
  * rows), deberta-v2 (no token types by default, absolute positions only
  * when position_biased_input, a relative position table of
@@ -370,6 +436,7 @@ vf_status vf__arch_read_bert(const cJSON *cfg, const char *family, const char *w
 	const char *pet = vf_json_get_str(cfg, "position_embedding_type");
 	if (pet && strcmp(pet, "absolute") != 0)
 		vf_arch_not_understood(a, "position_embedding_type");
+	TRY(encoder_head(cfg, family, what, a, err));
 	if (!deberta)
 		return VF_OK;
 	a->eager_attention = true; /* disentangled attention: explicit scores */

@@ -128,6 +128,12 @@ static const struct {
 	{"t5", "d_model num_layers num_heads d_kv d_ff vocab_size n_positions "
 	       "num_decoder_layers relative_attention_num_buckets tie_word_embeddings "
 	       "feed_forward_proj"},
+	{"mt5", "d_model num_layers num_heads d_kv d_ff vocab_size n_positions "
+		"num_decoder_layers relative_attention_num_buckets tie_word_embeddings "
+		"feed_forward_proj"},
+	{"umt5", "d_model num_layers num_heads d_kv d_ff vocab_size n_positions "
+		 "num_decoder_layers relative_attention_num_buckets tie_word_embeddings "
+		 "feed_forward_proj"},
 	{"bert", "hidden_size num_hidden_layers num_attention_heads intermediate_size vocab_size "
 		 "max_position_embeddings type_vocab_size"},
 	{"roberta", "hidden_size num_hidden_layers num_attention_heads intermediate_size "

@@ -102,12 +102,29 @@ vf_status vf__arch_get_bool(const cJSON *cfg, const char *key, bool *out, const 
 #define get_int_any vf__arch_get_int_any
 #define get_bool vf__arch_get_bool
 
+/* architectures[0], or "". */
+static const char *first_class(const cJSON *cfg)
+{
+	const cJSON *archs = cJSON_GetObjectItemCaseSensitive(cfg, "architectures");
+	const cJSON *first = cJSON_IsArray(archs) ? cJSON_GetArrayItem(archs, 0) : NULL;
+	return cJSON_IsString(first) ? first->valuestring : "";
+}
+
+/* T5, mT5 and UMT5 (a relative attention table in every self-attention
+ * rather than the first block's). T5EncoderModel / MT5EncoderModel /
+ * UMT5EncoderModel build the shared embedding and the encoder stack only:
+ * no decoder, no lm_head. */
 static vf_status read_t5(const cJSON *cfg, const char *family, const char *what,
 			 struct vf_arch *a,
 			 struct vf_error *err)
 {
-	(void)family;
 	bool f;
+	const char *cls = first_class(cfg);
+	size_t cl = strlen(cls);
+	a->encoder_only = cl >= 12 && strcmp(cls + cl - 12, "EncoderModel") == 0;
+	a->rel_bias_every_layer = strcmp(family, "umt5") == 0;
+	if (a->encoder_only)
+		snprintf(a->task, sizeof a->task, "%s", cls);
 	READ(KEYS("d_model"), 1, hidden, VF_ARCH_F_HIDDEN);
 	READ(KEYS("num_layers"), 0, layers, VF_ARCH_F_LAYERS);
 	READ(KEYS("num_heads"), 1, heads, VF_ARCH_F_HEADS);
@@ -117,6 +134,8 @@ static vf_status read_t5(const cJSON *cfg, const char *family, const char *what,
 	READ(KEYS("n_positions"), 1, max_positions, VF_ARCH_F_MAX_POSITIONS);
 	a->decoder_layers = a->layers;
 	TRY(get_int(cfg, "num_decoder_layers", 0, &a->decoder_layers, &f, what, err));
+	if (a->encoder_only)
+		a->decoder_layers = 0;
 	/* T5Config defaults: relative_attention_num_buckets 32, tied, relu. */
 	a->rel_attn_buckets = 32;
 	TRY(get_int(cfg, "relative_attention_num_buckets", 1, &a->rel_attn_buckets, &f, what,
@@ -125,8 +144,11 @@ static vf_status read_t5(const cJSON *cfg, const char *family, const char *what,
 		a->kv_heads = a->heads;
 		a->known |= VF_ARCH_F_KV_HEADS;
 	}
-	a->tied_embeddings = true;
+	/* T5Config ties by default; MT5Config and UMT5Config do not */
+	a->tied_embeddings = strcmp(family, "t5") == 0;
 	TRY(get_bool(cfg, "tie_word_embeddings", &a->tied_embeddings, what, err));
+	if (a->encoder_only)
+		a->tied_embeddings = true; /* no lm_head: the shared table alone */
 	a->known |= VF_ARCH_F_TIED;
 	const char *ffp = vf_json_get_str(cfg, "feed_forward_proj");
 	a->gated_mlp = ffp && strncmp(ffp, "gated-", 6) == 0;
@@ -448,6 +470,8 @@ static const struct {
 	vf__arch_reader read;
 } families[] = {
 	{"t5", NULL, read_t5},
+	{"mt5", "t5", read_t5},
+	{"umt5", "t5", read_t5},
 	{"gpt2", NULL, read_gpt2},
 	{"gpt_neox", NULL, read_neox},
 	{"falcon", NULL, read_falcon},
@@ -571,6 +595,20 @@ static const char *model_type_of(const cJSON *cfg, const cJSON **src)
 	return mt;
 }
 
+/* A decoder's bare backbone (LlamaModel, Qwen2Model, GemmaModel, ...: a
+ * text encoder of a diffusion pipeline) builds no lm_head: counted as if
+ * tied. The class is kept in a->task. */
+static void backbone_only(const cJSON *cfg, struct vf_arch *a)
+{
+	const char *cls = first_class(cfg);
+	size_t n = strlen(cls);
+	if (a->encoder || strcmp(a->family, "t5") == 0 || n < 6 || strcmp(cls + n - 5, "Model") != 0 ||
+	    strstr(cls, "For") || strstr(cls, "LMHead") || strstr(cls, "Encoder"))
+		return;
+	a->tied_embeddings = true;
+	snprintf(a->task, sizeof a->task, "%s", cls);
+}
+
 /* What every family leaves to the common rules, and the checks. */
 static vf_status settle(struct vf_arch *a, const char *what, struct vf_error *err)
 {
@@ -627,6 +665,7 @@ vf_status vf_arch_from_config(const cJSON *cfg, const char *what, struct vf_arch
 	st = settle(a, what, err);
 	if (st != VF_OK)
 		return st;
+	backbone_only(cfg, a);
 	if (fi < 0) {
 		char note[96];
 		snprintf(note, sizeof note, "model_type %s", mt ? mt : "(none)");
@@ -698,9 +737,14 @@ static bool groups_t5(const struct vf_arch *a, struct vf_param_groups *g)
 	/* decoder: self-attention + cross-attention */
 	P(t, 3, attn1, (int64_t)2, ld);
 	ADD(g->attention, t);
-	/* relative attention bias: first block of encoder and of decoder */
+	/* relative attention bias: first block of encoder and of decoder
+	 * (umt5: every encoder and decoder self-attention) */
 	int64_t rel;
 	P(rel, 2, a->rel_attn_buckets, N);
+	if (a->rel_bias_every_layer) {
+		P(t, 2, rel, le + ld - (le > 0) - (ld > 0));
+		ADD(g->attention, t);
+	}
 	if (le > 0)
 		ADD(g->attention, rel);
 	if (ld > 0)
@@ -887,6 +931,7 @@ static bool groups_encoder(const struct vf_arch *a, struct vf_param_groups *g)
 		ADD(g->other, H * H);
 		ADD(g->other, H);
 	}
+	ADD(g->other, a->head_params); /* a task head */
 	return true;
 }
 

@@ -154,7 +154,8 @@ static vf_status load_config_file(const char *path, struct vf_model *m, struct v
 	if (st != VF_OK)
 		return st;
 	if (m->has_vision) {
-		m->params = m->vision.params;
+		/* a diffusers class not understood is named, not counted */
+		m->params = strcmp(m->vision.kind, "unknown") == 0 ? -1 : m->vision.params;
 		return VF_OK;
 	}
 	m->has_arch = true;
@@ -1047,8 +1048,14 @@ static vf_status settle_arch(struct vf_model *m, const char *config, struct head
 		/* a config.json that is not a transformer's (a VAE's, a
 		 * scheduler's) leaves the architecture to the tensors */
 		vf_status st = read_config(config, m, &m->arch, err);
-		if (st == VF_OK && m->has_vision)
+		if (st == VF_OK && m->has_vision && strcmp(m->vision.kind, "unknown") != 0)
 			return VF_OK;
+		if (st == VF_OK && m->has_vision) {
+			/* a diffusers class not understood: the weights' own
+			 * description (LTX header, metadata, tensors) */
+			m->has_vision = false;
+			st = VF_ENOTFOUND;
+		}
 		if (st == VF_OK && !unknown_family(&m->arch)) {
 			m->has_arch = true;
 			m->arch.params_exact = m->params;
@@ -1462,7 +1469,8 @@ static vf_status load_components(struct vf_model *m, const char *dir, const stru
 		bool weights = false;
 		for (size_t k = 0; st == VF_OK && k < sl.n; k++)
 			weights = weights || ends_with(sl.names[k], ".safetensors") ||
-				  ends_with(sl.names[k], ".safetensors.index.json");
+				  ends_with(sl.names[k], ".safetensors.index.json") ||
+				  strcmp(sl.names[k], "config.json") == 0; /* counted from its config */
 		listing_release(&sl);
 		if (st != VF_OK || !weights) {
 			free(sub);
@@ -1484,10 +1492,12 @@ static vf_status load_components(struct vf_model *m, const char *dir, const stru
 		st = load_dir(c, c->path, 1, err);
 		if (st != VF_OK)
 			return st;
-		m->files += c->files;
-		m->tensors += c->tensors;
-		m->params += c->params;
-		m->bytes += c->bytes;
+		/* a component read from its config alone has no files; one not
+		 * understood has no count (the total then leaves it out) */
+		m->files += c->files > 0 ? c->files : 0;
+		m->tensors += c->tensors > 0 ? c->tensors : 0;
+		m->params += c->params > 0 ? c->params : 0;
+		m->bytes += c->bytes > 0 ? c->bytes : 0;
 		for (int d = 0; d < VF_DT_COUNT; d++)
 			m->dtype_params[d] += c->dtype_params[d];
 		m->groups.embedding += c->groups.embedding;
@@ -1501,8 +1511,16 @@ static vf_status load_components(struct vf_model *m, const char *dir, const stru
 	if (m->ncomponents == 0)
 		return vf_error_set(err, VF_ERR, "%s: no component folder holds .safetensors weights",
 				    dir);
+	/* the groups add up only when every component has them (one read
+	 * from a diffusers config alone has none) */
 	m->has_groups = true;
+	for (size_t i = 0; i < m->ncomponents; i++)
+		m->has_groups = m->has_groups && m->components[i]->has_groups;
 	snprintf(m->groups_source, sizeof m->groups_source, "tensors");
+	if (m->files == 0) { /* every component read from its config alone */
+		m->files = m->tensors = m->bytes = -1;
+		snprintf(m->groups_source, sizeof m->groups_source, "architecture");
+	}
 	return VF_OK;
 }
 
@@ -1855,6 +1873,13 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 	 * is as exact as the architecture was understood */
 	bool approx = (m->has_vision && m->vision.unknown[0]) || (m->has_ltx && m->ltx.unknown[0]) ||
 		      (!m->has_vision && !m->has_ltx && m->has_arch && m->arch.approximate);
+	/* a pipeline: as approximate as its least understood component */
+	for (size_t i = 0; i < m->ncomponents; i++) {
+		cJSON *cj = vf_model_to_json(m->components[i]);
+		approx = approx || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cj, "approximate")) ||
+			 m->components[i]->params < 0;
+		cJSON_Delete(cj);
+	}
 	bool from_arch = m->files < 0 && !m->entry;
 	cJSON_AddBoolToObject(o, "params_approximate", from_arch && approx);
 	cJSON_AddBoolToObject(o, "approximate", approx);

@@ -24,6 +24,8 @@
 
 #include "vramfit/base/json.h"
 
+#include "diffusers-internal.h"
+
 #define MAX_SEEN 48
 
 /* A reading context: keys read (so that the rest can be judged), the first
@@ -241,6 +243,13 @@ static void read_clip(struct rd *x, const cJSON *cfg, const char *mt)
 			vit_vision(x, cfg, siglip, p);
 		else
 			vit_text(x, cfg, siglip, p);
+		/* CLIPTextModelWithProjection / CLIPVisionModelWithProjection:
+		 * the tower's projection h x projection_dim, no bias */
+		const cJSON *ar = cJSON_GetObjectItemCaseSensitive(cfg, "architectures");
+		const cJSON *a0 = cJSON_IsArray(ar) ? cJSON_GetArrayItem(ar, 0) : NULL;
+		int64_t d = gi(x, cfg, "projection_dim", 512);
+		if (!siglip && cJSON_IsString(a0) && strstr(a0->valuestring, "WithProjection"))
+			p->params += p->hidden * d;
 		p->trained[0] = true;
 		check_unknown(x, cfg);
 		return;
@@ -531,7 +540,7 @@ static void read_ltx_video(struct rd *x, const cJSON *c)
 
 /* ---- dispatch -------------------------------------------------------------- */
 
-enum vkind { VK_NONE, VK_CLIP, VK_LLAVA, VK_PIXART, VK_LATTE, VK_FLUX, VK_LTXV };
+enum vkind { VK_NONE, VK_CLIP, VK_LLAVA, VK_PIXART, VK_LATTE, VK_FLUX, VK_LTXV, VK_DIFFUSERS };
 
 static enum vkind kind_of(const cJSON *cfg, const char **mt)
 {
@@ -556,7 +565,7 @@ static enum vkind kind_of(const cJSON *cfg, const char **mt)
 		return VK_FLUX;
 	if (strcmp(cls, "LTXVideoTransformer3DModel") == 0)
 		return VK_LTXV;
-	return VK_NONE;
+	return vf__diffusers_config_is(cfg) ? VK_DIFFUSERS : VK_NONE;
 }
 
 bool vf_vision_config_is(const cJSON *cfg)
@@ -574,6 +583,8 @@ vf_status vf_vision_from_config(const cJSON *cfg, const char *what, struct vf_vi
 	if (k == VK_NONE)
 		return vf_error_set(err, VF_ENOTFOUND, "%s: not a vision or diffusion transformer config",
 				    what);
+	if (k == VK_DIFFUSERS) /* the other diffusers classes (diffusers.c) */
+		return vf__diffusers_from_config(cfg, what, v, err);
 	struct rd x = {.what = what, .err = err, .v = v, .prefix = ""};
 	seen(&x, "_class_name");
 	switch (k) {
@@ -595,7 +606,8 @@ vf_status vf_vision_from_config(const cJSON *cfg, const char *what, struct vf_vi
 
 int64_t vf_vision_tokens(const struct vf_vision *v, int w, int h, int frames)
 {
-	if (strcmp(v->kind, "dit") != 0) {
+	bool latent = strcmp(v->kind, "dit") == 0 || strcmp(v->kind, "unet") == 0;
+	if (!latent) {
 		if (w <= 0 || h <= 0 || v->patch_size <= 0)
 			return v->image_tokens;
 		/* a ViT at another resolution: its patches (positions
@@ -623,7 +635,7 @@ cJSON *vf_vision_to_json(const struct vf_vision *v)
 	cJSON_AddStringToObject(o, "kind", v->kind);
 	cJSON_AddStringToObject(o, "source", "config.json");
 	cJSON_AddNumberToObject(o, "params_from_layout", (double)v->params);
-	if (strcmp(v->kind, "dit") == 0) {
+	if (strcmp(v->kind, "dit") == 0 || strcmp(v->kind, "unet") == 0) {
 		cJSON_AddNumberToObject(o, "tokens_per_sample", (double)vf_vision_tokens(v, 0, 0, 0));
 		cJSON_AddNumberToObject(o, "default_resolution", (double)v->image_size);
 		cJSON_AddNumberToObject(o, "default_frames", (double)v->frames);
@@ -633,6 +645,22 @@ cJSON *vf_vision_to_json(const struct vf_vision *v)
 		cJSON_AddNumberToObject(o, "image_size", (double)v->image_size);
 		cJSON_AddNumberToObject(o, "patch_size", (double)v->patch_size);
 		cJSON_AddNumberToObject(o, "image_tokens", (double)v->image_tokens);
+	}
+	if (strcmp(v->kind, "vae") == 0) {
+		cJSON_AddNumberToObject(o, "latent_channels", (double)v->latent_channels);
+		cJSON_AddNumberToObject(o, "pixels_per_latent", v->spatial_compression);
+	}
+	if (v->nlevels) {
+		cJSON *lv = cJSON_AddArrayToObject(o, "levels");
+		for (int i = 0; i < v->nlevels; i++) {
+			cJSON *j = cJSON_CreateObject();
+			cJSON_AddNumberToObject(j, "pixel_divisor", (double)v->levels[i].div);
+			cJSON_AddNumberToObject(j, "width", (double)v->levels[i].width);
+			cJSON_AddNumberToObject(j, "resnets", (double)v->levels[i].resnets);
+			cJSON_AddNumberToObject(j, "transformer_blocks", (double)v->levels[i].attn_blocks);
+			cJSON_AddNumberToObject(j, "params", (double)v->levels[i].params);
+			cJSON_AddItemToArray(lv, j);
+		}
 	}
 	cJSON *parts = cJSON_AddArrayToObject(o, "parts");
 	for (int i = 0; i < v->nparts; i++) {

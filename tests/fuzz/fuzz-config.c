@@ -3,7 +3,8 @@
  * catalog entry's "config", or a safetensors __metadata__ config. Corpus:
  * tests/fuzz/corpus/config/ (the fixtures' config.json files, the
  * catalog's configs, and the 33 public configs of ../shared/realconfigs as
- * real-*.json: MoE, MLA, legacy and multimodal formats). */
+ * real-*.json: MoE, MLA, legacy and multimodal formats) and
+ * tests/fuzz/seeds/config (T5 / UMT5 encoder stacks, encoder task heads). */
 #include <stddef.h>
 #include <stdint.h>
 

@@ -220,6 +220,20 @@ struct vf_dit {
 	int64_t connector_width_sum; /* video + audio connector widths (activations per token) */
 	int64_t connector_layers;    /* blocks per connector */
 	bool tiled_decode;           /* validation decodes in the LTX-2 trainer's tiles (else whole) */
+	/* A UNet denoiser (nlevels > 0): its resolution levels (vision.h);
+	 * each level's pixels are the full latent's / div. */
+	int nlevels;
+	struct vf_vision_level levels[VF_VISION_MAX_LEVELS];
+	/* A pipeline's frozen parts kept on the GPU through the training
+	 * step (pipeline.h): text encoders unless embeddings are
+	 * precomputed, the VAE unless latents are; in the setup's weight
+	 * precision (bf16 unless --precision fp32; --text-encoder int8
+	 * quantizes the encoders' linears). */
+	int64_t resident_te_params;      /* text (and image) encoders */
+	int64_t resident_te_embedding;   /* of which embeddings (kept bf16 in int8) */
+	int64_t resident_vae_params;     /* the whole VAE */
+	int64_t vae_encoder_channels;    /* channels of the VAE encoder's full-resolution stage
+					    (0: latents precomputed, nothing encoded in the step) */
 };
 
 const char *vf_phase_name(enum vf_phase p);
@@ -295,7 +309,8 @@ int64_t vf_estimate_vision_max_batch(const struct vf_vision *v, const struct vf_
  * object (NULL: none), and each such value is then an assumption. */
 vf_status vf_dit_from_ltx(const struct vf_ltx_arch *a, int64_t params, const cJSON *defaults,
 			  struct vf_dit *d, struct vf_error *err);
-/* A diffusers DiT (PixArt, Latte, Flux, LTX-Video; lib/model/vision.h)
+/* A diffusers DiT (PixArt, Latte, Flux, LTX-Video, Wan) or UNet (kind
+ * "unet": its levels; lib/model/vision.h)
  * with its exact parameter count; *about names the pipeline parts
  * assumed (text encoder, VAE). */
 vf_status vf_dit_from_vision(const struct vf_vision *v, int64_t params, struct vf_dit *d,

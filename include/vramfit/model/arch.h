@@ -110,6 +110,11 @@ struct vf_arch {
 	bool layout_counted;
 	int64_t layout[6];
 	int64_t active_params;    /* MoE: parameters one token passes through (-1: not computed) */
+	bool rel_bias_every_layer; /* umt5: a relative attention table in every self-attention */
+	bool encoder_only;        /* T5EncoderModel / UMT5EncoderModel: the encoder stack alone */
+	int64_t head_params;      /* a task head beyond the base encoder (ForMaskedLM,
+				     ForSequenceClassification, ForTokenClassification, ...) */
+	char task[40];            /* architectures[0] when it names a head or a stack, else "" */
 	int64_t params_exact;     /* the safetensors header count when files were read; -1 */
 	bool approximate;         /* some size-bearing config keys were not understood */
 	char not_understood[256]; /* those keys, comma-separated ("kv_lora_rank, ...") */

@@ -33,9 +33,21 @@ struct vf_vision_part {
 	bool trained[2];
 };
 
+/* One resolution level of a UNet (diffusers.c): its latent pixels are
+ * the full-resolution latent's divided by `div` (1, 4, 16, ...), at
+ * `width` channels; `resnets` residual blocks and `attn_blocks`
+ * transformer blocks run there (down, mid and up passes together). */
+struct vf_vision_level {
+	int64_t div, width, resnets, attn_blocks, params;
+};
+
+#define VF_VISION_MAX_LEVELS 8
+
 struct vf_vision {
-	char kind[8];              /* "vit" | "clip" | "vlm" | "dit" */
-	char family[24];           /* "clip", "siglip", "llava", "pixart", "latte", "flux", "ltx-video" */
+	char kind[8];              /* "vit" | "clip" | "vlm" | "dit" | "unet" | "vae" | "unknown" */
+	char family[24];           /* "clip", "siglip", "llava", "pixart", "latte", "flux", "ltx-video",
+				      "wan", "unet2d", "autoencoder-kl"; the _class_name when
+				      kind is "unknown" (not understood, params 0) */
 	int64_t params;            /* all parts */
 	struct vf_vision_part parts[VF_VISION_MAX_PARTS];
 	int nparts;
@@ -50,6 +62,9 @@ struct vf_vision {
 	int spatial_compression;         /* pixels per token side: VAE x patch */
 	int temporal_compression;        /* frames per latent frame after the first (1: each) */
 	int64_t dit_layers;              /* blocks a token passes (both kinds for Latte/Flux) */
+	struct vf_vision_level levels[VF_VISION_MAX_LEVELS]; /* a UNet's (kind "unet") */
+	int nlevels;
+	int64_t latent_channels;         /* a VAE's latent channels (kind "vae") */
 	bool has_lm;
 	struct vf_arch lm;               /* VLM: the language model (text_config) */
 	char unknown[256];               /* size-bearing keys not understood, ", "-joined */

@@ -419,3 +419,18 @@ void vf_html_md(struct vf_w *w, const char *md, size_t n)
 	free(L);
 	free(s);
 }
+
+void vf_html_md_inline(struct vf_w *w, const char *s)
+{
+	if (!s || w->st)
+		return;
+	size_t n = strlen(s);
+	char *c = malloc(n + 1);
+	if (!c) {
+		w->st = vf_error_set(w->err, VF_ENOMEM, "report: out of memory");
+		return;
+	}
+	memcpy(c, s, n + 1);
+	inline_md(w, c, n, 0);
+	free(c);
+}

@@ -476,7 +476,7 @@ static void string_list(struct vf_w *w, const cJSON *arr)
 	cJSON_ArrayForEach(it, arr) if (cJSON_IsString(it))
 	{
 		vf_w_puts(w, "<li>");
-		vf_w_esc(w, it->valuestring);
+		vf_html_md_inline(w, it->valuestring);
 		vf_w_puts(w, "</li>");
 	}
 	vf_w_puts(w, "</ul>\n");

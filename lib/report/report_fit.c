@@ -313,7 +313,7 @@ static void assumptions(struct vf_w *w, const cJSON *d)
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(d, "assumptions")) if (cJSON_IsString(it))
 	{
 		vf_w_puts(w, "<li>");
-		vf_w_esc(w, it->valuestring);
+		vf_html_md_inline(w, it->valuestring);
 		vf_w_puts(w, "</li>");
 	}
 	vf_w_puts(w, "</ul>");

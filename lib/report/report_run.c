@@ -314,16 +314,24 @@ void vf__report_run(struct vf_w *w, const cJSON *d)
 	const cJSON *trials = cJSON_GetObjectItemCaseSensitive(d, "trials");
 	const cJSON *plan = cJSON_GetObjectItemCaseSensitive(d, "plan");
 	if (cJSON_IsObject(plan)) {
-		vf_html_section_begin(w, "plan", "The plan's decisions (plan.md)");
-		const cJSON *it;
-		vf_w_puts(w, "<ul class=\"plain\">");
-		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(plan, "decisions")) if (cJSON_IsString(it))
-		{
-			vf_w_puts(w, "<li>");
-			vf_w_esc(w, it->valuestring);
-			vf_w_puts(w, "</li>");
+		const cJSON *mdj = cJSON_GetObjectItemCaseSensitive(plan, "markdown");
+		if (cJSON_IsString(mdj)) { /* the plan as its reader wrote it: Markdown rendered */
+			vf_html_section_begin(w, "plan", "The plan (plan.md)");
+			vf_w_puts(w, "<details open><summary>plan.md</summary>");
+			vf_html_md(w, mdj->valuestring, strlen(mdj->valuestring));
+			vf_w_puts(w, "</details>");
+		} else {
+			vf_html_section_begin(w, "plan", "The plan's decisions (plan.md)");
+			const cJSON *it;
+			vf_w_puts(w, "<ul class=\"plain\">");
+			cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(plan, "decisions")) if (cJSON_IsString(it))
+			{
+				vf_w_puts(w, "<li>");
+				vf_html_md_inline(w, it->valuestring);
+				vf_w_puts(w, "</li>");
+			}
+			vf_w_puts(w, "</ul>");
 		}
-		vf_w_puts(w, "</ul>");
 		vf_html_section_end(w);
 	}
 	trials_table(w, d);

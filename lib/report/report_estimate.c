@@ -348,6 +348,7 @@ static void time_table(struct vf_w *w, const struct sweep *s, double ys[][MAXP],
 static void time_figure(struct vf_w *w, const struct sweep *s, int which)
 {
 	double ys[MAXG][MAXP], top = 0, bmax = 1;
+	int npts = 0; /* the most fitting points of one GPU */
 	char title[512], v1[32], v2[32];
 	size_t o = (size_t)snprintf(title, sizeof title, "%s", which ? "Throughput vs micro-batch:" : "Step time vs micro-batch:");
 	for (int i = 0, shown = 0; i < s->ng; i++) {
@@ -362,10 +363,15 @@ static void time_figure(struct vf_w *w, const struct sweep *s, int which)
 				bmax = s->b[i][k] > bmax ? s->b[i][k] : bmax;
 			}
 		}
+		npts = last + 1 > npts ? last + 1 : npts;
 		if (last >= 0 && o < sizeof title) {
 			if (which)
 				o += (size_t)snprintf(title + o, sizeof title - o, "%s %s %s tokens/s at batch %.0f", shown++ ? ";" : "",
 						      s->name[i], vf__count(v1, sizeof v1, ys[i][last]), s->b[i][last]);
+			else if (last == 0) /* one batch: one figure, said once */
+				o += (size_t)snprintf(title + o, sizeof title - o, "%s %s %s per step at batch %.0f",
+						      shown++ ? ";" : "", s->name[i], vf__secs(v1, sizeof v1, ys[i][0]),
+						      s->b[i][0]);
 			else
 				o += (size_t)snprintf(title + o, sizeof title - o, "%s %s %s per step at batch 1, %s at batch %.0f",
 						      shown++ ? ";" : "", s->name[i], vf__secs(v1, sizeof v1, ys[i][0]),
@@ -373,6 +379,20 @@ static void time_figure(struct vf_w *w, const struct sweep *s, int which)
 		}
 	}
 	const char *id = which ? "throughput" : "steptime";
+	if (npts < 2) {
+		/* one value per GPU (or none): a figure in the text, not a plot */
+		const char *pre = which ? "Throughput vs micro-batch:" : "Step time vs micro-batch:";
+		char t2[560];
+		snprintf(t2, sizeof t2, "%s%s", which ? "Throughput:" : "Step time:", title + strlen(pre));
+		vf_html_section_begin(w, id, t2);
+		vf_html_p(w, "note", npts ? "Only one micro-batch fits, so there is no curve to draw: the figure is in the heading "
+					    "and the table."
+					  : "No micro-batch fits any of the GPUs: no time to show.");
+		if (npts)
+			time_table(w, s, ys, which);
+		vf_html_section_end(w);
+		return;
+	}
 	struct vf_chart c;
 	vf_chart_init(&c, id, which ? "predicted tokens per second against the micro-batch, per GPU"
 				    : "predicted step time against the micro-batch, per GPU",

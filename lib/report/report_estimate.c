@@ -271,11 +271,17 @@ static void batch_figure(struct vf_w *w, const struct sweep *s)
 				 vf__gib(gb, sizeof gb, s->peak[i][k] * GIB), s->peak[i][k] > s->vram[i] ? " (does not fit)" : "");
 			tp[k] = tips[k];
 		}
+		vf_chart_line(&c, w, s->np[i], s->b[i], s->peak[i], gpu_colors[i], s->name[i], false, true, tp);
+	}
+	/* the capacities after the lines: each label where no line crosses it */
+	const double *lxs[MAXG], *lys[MAXG];
+	for (int i = 0; i < s->ng; i++)
+		lxs[i] = s->b[i], lys[i] = s->peak[i];
+	for (int i = 0; i < s->ng; i++) {
 		char lab[96], capn[80];
 		snprintf(capn, sizeof capn, "%s capacity", s->name[i]);
 		snprintf(lab, sizeof lab, "%s %s", s->name[i], vf__gib(gb, sizeof gb, s->vram[i] * GIB));
-		vf_chart_hline(&c, w, s->vram[i], gpu_colors[i], capn, lab);
-		vf_chart_line(&c, w, s->np[i], s->b[i], s->peak[i], gpu_colors[i], s->name[i], false, true, tp);
+		vf_chart_hline_clear(&c, w, s->vram[i], gpu_colors[i], capn, lab, s->ng, lxs, lys, s->np);
 	}
 	vf_chart_end(&c, w);
 	sweep_legend(w, "batch", s, true);

@@ -6,6 +6,8 @@
 //         scroll box holds
 //  page:  the page itself scrolls sideways
 //  label: two visible text labels of a chart whose boxes intersect
+//  line:  a series line drawn through a chart's text label
+//  clip:  a chart's text label past the chart's own edge (cut off)
 //  point: a chart drawing exactly one data point (a figure, not a plot)
 (function () {
   var out = [], W = document.documentElement.clientWidth, nel = 0, nlab = 0, nch = 0;
@@ -46,6 +48,11 @@
     });
     var bs = ts.map(function (t) { return t.getBoundingClientRect(); });
     nlab += ts.length;
+    var gb = g.getBoundingClientRect();
+    bs.forEach(function (r, i) {
+      if (r.left < gb.left - 1 || r.right > gb.right + 1 || r.top < gb.top - 1 || r.bottom > gb.bottom + 1)
+        out.push('clip ' + g.getAttribute('data-chart') + ': ' + name(ts[i]) + ' past the chart\'s edge');
+    });
     for (var i = 0; i < ts.length; i++)
       for (var j = i + 1; j < ts.length; j++) {
         var a = bs[i], b = bs[j];
@@ -54,6 +61,35 @@
         if (ox > 1 && oy > 1)
           out.push('label ' + g.getAttribute('data-chart') + ': ' + name(ts[i]) + ' x ' + name(ts[j]));
       }
+    // lines: a drawn series line through a label's box
+    var segs = [];
+    g.querySelectorAll('path.ln').forEach(function (p) {
+      if (p.closest('.hid')) return;
+      var m = p.getScreenCTM(), re = /[ML]\s*(-?[\d.]+)[ ,](-?[\d.]+)/g, k, prev = null;
+      while ((k = re.exec(p.getAttribute('d') || ''))) {
+        var x = +k[1], y = +k[2], q = {x: m.a * x + m.c * y + m.e, y: m.b * x + m.d * y + m.f};
+        if (prev) segs.push([prev, q, p]);
+        prev = q;
+      }
+    });
+    function hits(a, b, r) { // Liang-Barsky: does segment ab cross rectangle r (shrunk by 1 px)?
+      var t0 = 0, t1 = 1, dx = b.x - a.x, dy = b.y - a.y;
+      var P = [-dx, dx, -dy, dy], Q = [a.x - (r.left + 1), (r.right - 1) - a.x, a.y - (r.top + 1), (r.bottom - 1) - a.y];
+      for (var i = 0; i < 4; i++) {
+        if (P[i] === 0) { if (Q[i] < 0) return false; continue; }
+        var t = Q[i] / P[i];
+        if (P[i] < 0) { if (t > t1) return false; if (t > t0) t0 = t; } else { if (t < t0) return false; if (t < t1) t1 = t; }
+      }
+      return true;
+    }
+    ts.forEach(function (t, i) {
+      for (var j = 0; j < segs.length; j++)
+        if (hits(segs[j][0], segs[j][1], bs[i])) {
+          var gs = segs[j][2].closest('[data-s]');
+          out.push('line ' + g.getAttribute('data-chart') + ': ' + name(t) + ' crossed by the line of ' + (gs ? gs.getAttribute('data-s') : '?'));
+          break;
+        }
+    });
     // data points: the distinct positions of the series' markers and line vertices
     var at = {}, pts = 0, bars = g.querySelectorAll('rect[data-s], [data-s] rect').length;
     function pt(x, y) { var k = Math.round(x) + ',' + Math.round(y); if (!at[k]) { at[k] = 1; pts++; } }

@@ -7,6 +7,7 @@
 //  page:  the page itself scrolls sideways
 //  label: two visible text labels of a chart whose boxes intersect
 //  line:  a series line drawn through a chart's text label
+//  hidden: a solid series line drawn under another one on every vertex
 //  clip:  a chart's text label past the chart's own edge (cut off)
 //  point: a chart drawing exactly one data point (a figure, not a plot)
 (function () {
@@ -89,6 +90,25 @@
           out.push('line ' + g.getAttribute('data-chart') + ': ' + name(t) + ' crossed by the line of ' + (gs ? gs.getAttribute('data-s') : '?'));
           break;
         }
+    });
+    // hidden: a solid series line whose every vertex lies on a line drawn after it
+    var lines = [];
+    g.querySelectorAll('path.ln').forEach(function (p) {
+      if (p.closest('.hid')) return;
+      var re = /[ML]\s*(-?[\d.]+)[ ,](-?[\d.]+)/g, k, v = [];
+      while ((k = re.exec(p.getAttribute('d') || ''))) v.push(Math.round(+k[1]) + ',' + Math.round(+k[2]));
+      var gs = p.closest('[data-s]');
+      lines.push({s: gs ? gs.getAttribute('data-s') : '', v: v, da: p.classList.contains('da')});
+    });
+    lines.forEach(function (a, i) {
+      for (var j = i + 1; j < lines.length; j++) {
+        var b = lines[j];
+        if (a.da || b.s === a.s || !a.v.length) continue;
+        if (a.v.every(function (x) { return b.v.indexOf(x) >= 0; })) {
+          out.push('hidden ' + g.getAttribute('data-chart') + ': the line of ' + a.s + ' lies under ' + b.s);
+          break;
+        }
+      }
     });
     // data points: the distinct positions of the series' markers and line vertices
     var at = {}, pts = 0, bars = g.querySelectorAll('rect[data-s], [data-s] rect').length;

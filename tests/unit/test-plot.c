@@ -206,7 +206,7 @@ static void test_render_estimate(void)
 			"\"batch_sweep\":[{\"gpu\":\"rtx-4090\",\"name\":\"NVIDIA GeForce RTX 4090\",\"vram_bytes\":25757220864,"
 			"\"max_batch\":1,\"points\":[{\"batch\":1,\"peak_bytes\":2e10,\"step_seconds\":0.5,\"tokens_per_second\":4000},"
 			"{\"batch\":2,\"peak_bytes\":37689223168,\"step_seconds\":0.9,\"tokens_per_second\":4400}]}],"
-			"\"assumptions\":[\"LoRA rank 16 (--lora-rank)\"]}";
+			"\"assumptions\":[\"LoRA rank 16 (`--lora-rank`)\"]}";
 	cJSON *d = cJSON_Parse(j);
 	struct vf_buf b;
 	struct vf_error err = {0};
@@ -214,16 +214,44 @@ static void test_render_estimate(void)
 	CHECK(vf_report_render(d, &b, &err) == VF_OK);
 	CHECK_CONTAINS(b.data, "fits RTX 4090 with 3.4 GiB to spare at batch 1; batch 2 needs 35.1 GiB");
 	CHECK_CONTAINS(b.data, "m&lt;1&gt;");
-	CHECK_CONTAINS(b.data, "LoRA rank 16 (--lora-rank)");
+	CHECK_CONTAINS(b.data, "LoRA rank 16 (<code>--lora-rank</code>)");
 	CHECK_CONTAINS(b.data, "data-chart=\"phases\"");
 	CHECK_CONTAINS(b.data, "data-chart=\"batch\"");
-	CHECK_CONTAINS(b.data, "data-chart=\"steptime\"");
+	/* one batch fits: its step time is a figure in the text, not a one-dot chart */
+	CHECK(strstr(b.data, "data-chart=\"steptime\"") == NULL && strstr(b.data, "data-chart=\"throughput\"") == NULL);
+	CHECK_CONTAINS(b.data, "<h2>Step time: RTX 4090 0.5 s per step at batch 1</h2>");
 	CHECK_CONTAINS(b.data, "id=\"vramfit-data\"");
 	CHECK(strstr(b.data, "http://") == NULL || strstr(b.data, "http://www.w3.org/2000/svg"));
 	CHECK(strstr(b.data, "src=") == NULL && strstr(b.data, "<link") == NULL);
 	vf_buf_reset(&b);
 	cJSON_ReplaceItemInObject(d, "report", cJSON_CreateString("nope"));
 	CHECK(vf_report_render(d, &b, &err) == VF_EUSAGE);
+	cJSON_Delete(d);
+	vf_buf_release(&b);
+}
+
+/* A trial with no memory samples (the trainer exited before the first
+ * poll) is a sentence, not a -1..1 axis; with a trial that has samples, the
+ * chart shows that one and the sentence names the other. */
+static void test_render_run_empty_samples(void)
+{
+	const char *j = "{\"report\":\"run\",\"trials\":[{\"index\":1,\"change\":\"baseline\",\"outcome\":\"failed\","
+			"\"samples\":{\"source\":\"host-rss\",\"count\":0,\"t\":[],\"bytes\":[]}}]}";
+	cJSON *d = cJSON_Parse(j);
+	struct vf_buf b;
+	struct vf_error err = {0};
+	vf_buf_init(&b, 0);
+	CHECK(vf_report_render(d, &b, &err) == VF_OK);
+	CHECK(strstr(b.data, "data-chart=\"memory\"") == NULL);
+	CHECK_CONTAINS(b.data, "baseline: no memory samples: the trainer exited before the first poll");
+	cJSON *t2 = cJSON_Parse("{\"index\":2,\"change\":\"batch 2\",\"outcome\":\"ok\",\"samples\":{\"source\":"
+				"\"host-rss\",\"count\":2,\"t\":[0,1],\"bytes\":[1e9,2e9]}}");
+	cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(d, "trials"), t2);
+	vf_buf_reset(&b);
+	CHECK(vf_report_render(d, &b, &err) == VF_OK);
+	CHECK_CONTAINS(b.data, "data-chart=\"memory\"");
+	CHECK_CONTAINS(b.data, "baseline: no memory samples");
+	CHECK(strstr(b.data, "data-s=\"trial 1") == NULL);
 	cJSON_Delete(d);
 	vf_buf_release(&b);
 }
@@ -237,5 +265,6 @@ int main(void)
 	RUN(test_marks);
 	RUN(test_samples);
 	RUN(test_render_estimate);
+	RUN(test_render_run_empty_samples);
 	return vf_test_done();
 }

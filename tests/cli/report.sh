@@ -103,6 +103,11 @@ check 'page_json "$P/plan.html" "j[\"report\"] == \"plan\" and j[\"tier\"][\"nam
 check 'grep -q "data-chart=\"phases\"" "$P/plan.html" && grep -q "<h2>The plan&#39;s decisions</h2>" "$P/plan.html"'
 test_case "plan.html: Markdown in the assumptions rendered (code spans, no literal backticks)"
 check '$PY -c "import re,sys; t=re.sub(r\"<script.*?</script>\", \"\", open(sys.argv[1], encoding=\"utf-8\").read(), flags=re.S); sys.exit(0 if chr(96) not in t and \"<code>\" in t else 1)" "$P/plan.html"'
+test_case "report RUN_DIR before tune: the plan's page, not a dead end"
+run report "$P"
+expect_rc 0; expect_out "no trials recorded yet (vramfit tune adds the run's page); the plan's page: $P/plan.html"
+run report "$P" -o "$TMP/plan-copy.html"
+expect_rc 0; check 'cmp -s "$TMP/plan-copy.html" "$P/plan.html"'
 cd "$TMP" || exit 1
 
 # --- usage and errors ------------------------------------------------------------

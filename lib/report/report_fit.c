@@ -182,7 +182,7 @@ static void grid_cell(struct vf_w *w, const struct fit *f, const struct cand *c,
 		vf_w_puts(w, "</text>");
 	} else {
 		vf_w_printf(w, "<text class=\"ct\" x=\"%.1f\" y=\"%.1f\">%s</text>", cx, y + ch / 2 + 4,
-			    c->tight ? "tight (inside --margin)" : "does not fit");
+			    c->tight ? "tight" : "does not fit");
 	}
 	vf_w_puts(w, "</g>");
 }

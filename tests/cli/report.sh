@@ -82,7 +82,7 @@ expect_rc 0
 check 'grep -q " tight " fit70.txt'
 # the CLI's rows (GPU, n, word, cost is -) against the page's table (GPU, count, fits, time and cost are -)
 check '$PY "$HERE/page_check.py" rows fit70.txt fit70.html'
-check 'grep -q "tight (inside --margin)" fit70.html && grep -q ">tight</button>" fit70.html'
+check 'grep -q "<text class=\"ct\" [^>]*>tight</text>" fit70.html && grep -q ">tight</button>" fit70.html'
 test_case "report fit: costs to the cent below \$100, as fit prints them"
 check 'grep -qE "<td class=\"nw\">\\\$[0-9]+\.[0-9]{2}</td>" fit70.html'
 run fit llama3-8b --mode lora --gpu a100-80gb:4 --search --tokens 1e9 --html fits.html

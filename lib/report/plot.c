@@ -429,6 +429,40 @@ void vf_chart_hline_clear(const struct vf_chart *c, struct vf_w *w, double y, in
 	vf_w_puts(w, "</text></g>");
 }
 
+void vf_chart_note_clear(const struct vf_chart *c, struct vf_w *w, double x, double y, const char *text, int n,
+			 const double *xs, const double *ys)
+{
+	double px = vf_scale_map(&c->x, x), py = vf_scale_map(&c->y, y);
+	double tw = 7.2 * (double)strlen(text ? text : "") + 4, th = 14;
+	/* the label's left/baseline offsets from the point: up-right, down-right,
+	 * up-left, down-left, then further up-right */
+	const double ox[] = {7, 7, -7 - tw, -7 - tw, 7, 7, 7, 7, 7, 40, 80, 120, 80, 160, 200, 240};
+	const double oy[] = {-7, 18, -7, 18, -24, -42, -60, -90, -120, -7, -7, -7, -40, -40, -70, -70};
+	int best = 0;
+	for (int k = 0; k < (int)(sizeof ox / sizeof ox[0]); k++) {
+		double x0 = px + ox[k], x1 = x0 + tw, y1 = py + oy[k] + 3, y0 = y1 - th;
+		if (x0 < c->ml + 2 || x1 > c->w - c->mr || y0 < c->mt || y1 > c->h - c->mb - 2)
+			continue; /* inside the plot area, clear of the axes */
+		bool clear = true;
+		for (int i = 0; i < n && clear; i++) {
+			if (!isfinite(xs[i]) || !isfinite(ys[i]))
+				continue;
+			double qx = vf_scale_map(&c->x, xs[i]), qy = vf_scale_map(&c->y, ys[i]);
+			clear = !(qx > x0 - 5 && qx < x1 + 5 && qy > y0 - 5 && qy < y1 + 5);
+		}
+		if (clear) {
+			best = k;
+			break;
+		}
+	}
+	if (oy[best] != -7 || ox[best] != 7) /* away from its point: a leader line to it */
+		vf_w_printf(w, "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", px, py,
+			    px + ox[best] + (ox[best] < 0 ? tw : 0), py + oy[best] + (oy[best] > 0 ? -th + 3 : 3));
+	vf_w_printf(w, "<text class=\"nt\" x=\"%.1f\" y=\"%.1f\">", px + ox[best], py + oy[best]);
+	vf_w_esc(w, text);
+	vf_w_puts(w, "</text>");
+}
+
 void vf_chart_note(const struct vf_chart *c, struct vf_w *w, double x, double y, const char *text)
 {
 	vf_w_printf(w, "<text class=\"nt\" x=\"%.1f\" y=\"%.1f\">", vf_scale_map(&c->x, x) + 7,

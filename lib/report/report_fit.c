@@ -261,7 +261,7 @@ static void front_figure(struct vf_w *w, const struct fit *f, const char *title)
 		snprintf(lab, sizeof lab, "chosen: %s x%d", ch->gpu, ch->n);
 		double cx = ch->time, cy = ch->cost;
 		vf_chart_points(&c, w, 1, &cx, &cy, 5, "chosen", NULL);
-		vf_chart_note(&c, w, cx, cy, lab);
+		vf_chart_note_clear(&c, w, cx, cy, lab, n, xs, ys);
 	}
 	vf_chart_end(&c, w);
 	const char *ln[] = {"configurations", "Pareto front", "chosen"};

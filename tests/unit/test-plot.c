@@ -256,6 +256,49 @@ static void test_render_run_empty_samples(void)
 	vf_buf_release(&b);
 }
 
+/* Labels placed clear: a capacity label moves off a line that runs
+ * through its usual place (the right end); a note moves off the points
+ * that crowd its usual place, with a leader line back to its point. */
+static void test_labels_clear(void)
+{
+	struct vf_buf b;
+	struct vf_w w;
+	vf_buf_init(&b, 0);
+	vf_w_init(&w, &b, NULL);
+	struct vf_chart c;
+	vf_chart_init(&c, "t", "labels", "x", "y");
+	vf_chart_xdomain(&c, 0, 10);
+	vf_chart_ydomain(&c, 0, 100);
+	vf_chart_begin(&c, &w);
+	double xs[] = {0, 10}, ys[] = {0, 100};
+	const double *lx[] = {xs}, *ly[] = {ys};
+	int ln[] = {2};
+	/* the diagonal crosses y = 80 at x = 8: the right end (label up to x=10) is taken */
+	vf_chart_hline_clear(&c, &w, 80, 1, "cap", "A100 80.0 GiB", 1, lx, ly, ln);
+	const char *t = strstr(b.data, "<text class=\"cl f1\" x=\"");
+	CHECK(t != NULL);
+	double tx = t ? atof(t + strlen("<text class=\"cl f1\" x=\"")) : 0;
+	/* the label's box (about 7 px a character) ends left of where the line crosses */
+	CHECK(tx + 7.0 * 13 + 4 < vf_scale_map(&c.x, 8));
+	vf_buf_reset(&b);
+	double px[] = {1, 1.2, 1.4, 1.6, 1.8, 2.0}, py[] = {5, 7, 9, 11, 13, 15};
+	vf_chart_note_clear(&c, &w, 1, 3, "chosen: h200 x2", 6, px, py);
+	CHECK_CONTAINS(b.data, "<line class=\"ax\"");
+	t = strstr(b.data, "<text class=\"nt\" x=\"");
+	CHECK(t != NULL);
+	if (t) { /* its box (baseline y, 14 px tall, ~7.2 px a character) holds none of the points */
+		double nx = atof(t + strlen("<text class=\"nt\" x=\""));
+		const char *yv = strstr(t, "y=\"");
+		double ny = yv ? atof(yv + 3) : 0, nw = 7.2 * 15;
+		for (int i = 0; i < 6; i++) {
+			double qx = vf_scale_map(&c.x, px[i]), qy = vf_scale_map(&c.y, py[i]);
+			CHECK(!(qx >= nx && qx <= nx + nw && qy >= ny - 14 && qy <= ny + 3));
+		}
+		CHECK(ny != vf_scale_map(&c.y, 3) - 7); /* moved from its usual place */
+	}
+	vf_buf_release(&b);
+}
+
 int main(void)
 {
 	RUN(test_ticks);
@@ -266,5 +309,6 @@ int main(void)
 	RUN(test_samples);
 	RUN(test_render_estimate);
 	RUN(test_render_run_empty_samples);
+	RUN(test_labels_clear);
 	return vf_test_done();
 }

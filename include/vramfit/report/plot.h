@@ -106,6 +106,11 @@ void vf_chart_hline_clear(const struct vf_chart *c, struct vf_w *w, double y, in
 			  const int *ns);
 /* A text note at data coordinates (e.g. "chosen"). */
 void vf_chart_note(const struct vf_chart *c, struct vf_w *w, double x, double y, const char *text);
+/* The same, the label placed where none of the n points (data units) lies
+ * under it and inside the plot area, with a leader line when it moved away
+ * from its point. */
+void vf_chart_note_clear(const struct vf_chart *c, struct vf_w *w, double x, double y, const char *text, int n,
+			 const double *xs, const double *ys);
 
 /* An HTML legend: one button per series (swatch + name; data-s for the
  * script, inert text without it). dashed[k] (may be NULL) marks lines. */

@@ -122,12 +122,30 @@ static void model_name(const char *model, const char *suffix, char *out, size_t 
 }
 
 /* The report of a run directory or of the history. */
-static int stored_report(const char *run_dir, const char *db, const char *out, bool out_named)
+static int stored_report(const char *run_dir, const char *db, const char *out, bool out_named, char *plan_page,
+			 size_t plan_n)
 {
 	struct vf_error err = {0};
 	cJSON *data = NULL;
 	vf_status st = run_dir ? vf_report_run_data(run_dir, db, 0, &data, &err)
 			       : vf_report_history_data(db, &data, &err);
+	if (st == VF_ENOTFOUND && run_dir) {
+		/* before tune: the page that exists is the plan's */
+		char plan[4096];
+		struct vf_buf b;
+		snprintf(plan, sizeof plan, "%s/plan.html", run_dir);
+		vf_buf_init(&b, 1u << 24);
+		if (vf_buf_read_file(&b, plan, 1u << 24, NULL) == VF_OK && b.data) {
+			struct vf_error e2 = {0};
+			vf_status ws = out_named ? vf_write_file_atomic(out, b.data, b.len, &e2) : VF_OK;
+			vf_buf_release(&b);
+			if (ws)
+				return vf_cli_fail_err(&e2);
+			snprintf(plan_page, plan_n, "%s", out_named ? out : plan);
+			return VF_EXIT_OK;
+		}
+		vf_buf_release(&b);
+	}
 	if (st)
 		return vf_cli_fail_err(&err);
 	/* the default, RUN/report.html, never through a link; a file named
@@ -161,7 +179,7 @@ static int run(int argc, char **argv)
 	char **rest = argv + 1;
 	const char *out = ra.output, *db = ra.history;
 	bool open = ra.open;
-	char name[PATH_MAX];
+	char name[PATH_MAX], plan_page[PATH_MAX + 16] = "";
 	int rc;
 	if (passthrough) {
 		if (!out && (nrest == 0 || rest[0][0] == '-'))
@@ -170,7 +188,7 @@ static int run(int argc, char **argv)
 			model_name(rest[0], fit ? "-fit" : "", name, sizeof name);
 		rc = run_with_html(fit ? &vf_cmd_fit : &vf_cmd_estimate, nrest, rest, out ? out : name);
 	} else if (strcmp(kind, "history") == 0) {
-		rc = stored_report(NULL, db, out ? out : "history.html", true);
+		rc = stored_report(NULL, db, out ? out : "history.html", true, plan_page, sizeof plan_page);
 	} else {
 		struct stat sb;
 		if (kind[0] == '-')
@@ -179,12 +197,17 @@ static int run(int argc, char **argv)
 			return vf_cli_usage("report", "%s: not estimate, fit, history or a run directory", kind);
 		if (!out)
 			snprintf(name, sizeof name, "%s/report.html", kind);
-		rc = stored_report(kind, db, out ? out : name, out != NULL);
+		rc = stored_report(kind, db, out ? out : name, out != NULL, plan_page, sizeof plan_page);
 	}
 	if (rc)
 		return rc;
 	const char *path = out ? out : (strcmp(kind, "history") == 0 ? "history.html" : name);
-	printf("wrote %s\n", path);
+	if (plan_page[0]) { /* before tune: the plan's page */
+		path = plan_page;
+		printf("%s: no trials recorded yet (vramfit tune adds the run's page); the plan's page: %s\n", kind, path);
+	} else {
+		printf("wrote %s\n", path);
+	}
 	if (open)
 		open_page(path);
 	return VF_EXIT_OK;

@@ -57,6 +57,13 @@ static const char css[] =
 	"th,td{padding:3px 7px;border-bottom:1px solid var(--bd);vertical-align:top}"
 	"th{background:var(--hd);text-align:left;font-weight:600}\n"
 	"table.num td,table.num thead th+th{text-align:right}\n"
+	".scroll{max-width:100%;overflow-x:auto}.nw{white-space:nowrap}"
+	"tbody th[scope=row]{position:sticky;left:0;background:var(--bg);z-index:1}\n"
+	".md{overflow-wrap:anywhere}code,.md pre{font:12.5px ui-monospace,'DejaVu Sans Mono',monospace;"
+	"background:var(--hd);border-radius:3px}code{padding:0 3px}"
+	".md pre{padding:8px;overflow-x:auto;white-space:pre;overflow-wrap:normal}.md pre code{padding:0}"
+	".md h3,.md h4,.md h5,.md h6{font-size:15px;margin:12px 0 4px}.md ul,.md ol{margin:4px 0;padding-left:22px}"
+	".md blockquote{margin:6px 0;padding-left:10px;border-left:3px solid var(--bd);color:var(--mu)}\n"
 	"ul.plain{margin:6px 0;padding-left:20px}ul.plain li{margin:2px 0}\n"
 	".note{color:var(--mu);font-size:13.5px}.ok{color:var(--c2)}.bad{color:var(--c5)}\n"
 	".tip{position:fixed;pointer-events:none;background:var(--fg);color:var(--bg);padding:4px 8px;"
@@ -182,7 +189,7 @@ void vf_html_section_end(struct vf_w *w)
 void vf_html_table_begin(struct vf_w *w, const char *caption, int n, const char *const *headers,
 			 bool text)
 {
-	vf_w_printf(w, "<table class=\"%s\">", text ? "txt" : "num");
+	vf_w_printf(w, "<div class=\"scroll\"><table class=\"%s\">", text ? "txt" : "num");
 	if (caption) {
 		vf_w_puts(w, "<caption>");
 		vf_w_esc(w, caption);
@@ -201,7 +208,12 @@ void vf_html_row(struct vf_w *w, int n, const char *const *cells)
 {
 	vf_w_puts(w, "<tr>");
 	for (int i = 0; i < n; i++) {
-		vf_w_puts(w, i == 0 ? "<th scope=\"row\">" : "<td>");
+		/* a value (a number with its unit, a short name) never breaks inside */
+		bool nw = strlen(cells[i] ? cells[i] : "") <= 24;
+		if (i == 0)
+			vf_w_puts(w, nw ? "<th scope=\"row\" class=\"nw\">" : "<th scope=\"row\">");
+		else
+			vf_w_puts(w, nw ? "<td class=\"nw\">" : "<td>");
 		vf_w_esc(w, cells[i]);
 		vf_w_puts(w, i == 0 ? "</th>" : "</td>");
 	}
@@ -210,7 +222,7 @@ void vf_html_row(struct vf_w *w, int n, const char *const *cells)
 
 void vf_html_table_end(struct vf_w *w)
 {
-	vf_w_puts(w, "</tbody></table>\n");
+	vf_w_puts(w, "</tbody></table></div>\n");
 }
 
 void vf_html_p(struct vf_w *w, const char *cls, const char *text)

@@ -364,6 +364,105 @@ void vf_chart_hline(const struct vf_chart *c, struct vf_w *w, double y, int colo
 	vf_w_puts(w, "</text></g>");
 }
 
+/* Does the segment (ax,ay)-(bx,by) cross the box [x0,x1] x [y0,y1]? (Liang-Barsky) */
+static bool seg_hits(double ax, double ay, double bx, double by, double x0, double x1, double y0, double y1)
+{
+	double t0 = 0, t1 = 1, dx = bx - ax, dy = by - ay;
+	double P[4] = {-dx, dx, -dy, dy}, Q[4] = {ax - x0, x1 - ax, ay - y0, y1 - ay};
+	for (int i = 0; i < 4; i++) {
+		if (P[i] == 0) {
+			if (Q[i] < 0)
+				return false;
+			continue;
+		}
+		double t = Q[i] / P[i];
+		if (P[i] < 0) {
+			if (t > t1)
+				return false;
+			if (t > t0)
+				t0 = t;
+		} else {
+			if (t < t0)
+				return false;
+			if (t < t1)
+				t1 = t;
+		}
+	}
+	return true;
+}
+
+void vf_chart_hline_clear(const struct vf_chart *c, struct vf_w *w, double y, int color, const char *series,
+			  const char *label, int nser, const double *const *xs, const double *const *ys,
+			  const int *ns)
+{
+	double py = vf_scale_map(&c->y, y), x0 = c->ml, x1 = c->w - c->mr;
+	double tw = 7.0 * (double)strlen(label ? label : "") + 4; /* 11.5 px bold: at most ~7 px a character */
+	/* right, left, middle; above the line, then below */
+	const double lx[3] = {x1 - 4 - tw, x0 + 4, (x0 + x1 - tw) / 2};
+	const double base[2] = {py - 5, py + 15};
+	double bx = lx[0], by = base[0];
+	bool found = false;
+	for (int v = 0; v < 2 && !found; v++)
+		for (int h = 0; h < 3 && !found; h++) {
+			double bt = base[v] - 12, bb = base[v] + 3;
+			if (bt < c->mt - 2 || bb > c->h - c->mb + 2)
+				continue;
+			bool clear = true;
+			for (int sI = 0; sI < nser && clear; sI++)
+				for (int k = 0; k + 1 < ns[sI] && clear; k++) {
+					if (!isfinite(xs[sI][k]) || !isfinite(ys[sI][k]) || !isfinite(xs[sI][k + 1]) ||
+					    !isfinite(ys[sI][k + 1]))
+						continue;
+					clear = !seg_hits(vf_scale_map(&c->x, xs[sI][k]), vf_scale_map(&c->y, ys[sI][k]),
+							  vf_scale_map(&c->x, xs[sI][k + 1]), vf_scale_map(&c->y, ys[sI][k + 1]),
+							  lx[h], lx[h] + tw, bt, bb);
+				}
+			if (clear)
+				bx = lx[h], by = base[v], found = true;
+		}
+	open_mark(w, "g", series);
+	vf_w_printf(w, "class=\"k%d\"><line class=\"cap\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\">",
+		    color % 11, x0, x1, py, py);
+	tip(w, label);
+	vf_w_printf(w, "</line><text class=\"cl f%d\" x=\"%.1f\" y=\"%.1f\">", color % 11, bx + 2, by);
+	vf_w_esc(w, label);
+	vf_w_puts(w, "</text></g>");
+}
+
+void vf_chart_note_clear(const struct vf_chart *c, struct vf_w *w, double x, double y, const char *text, int n,
+			 const double *xs, const double *ys)
+{
+	double px = vf_scale_map(&c->x, x), py = vf_scale_map(&c->y, y);
+	double tw = 7.2 * (double)strlen(text ? text : "") + 4, th = 14;
+	/* the label's left/baseline offsets from the point: up-right, down-right,
+	 * up-left, down-left, then further up-right */
+	const double ox[] = {7, 7, -7 - tw, -7 - tw, 7, 7, 7, 7, 7, 40, 80, 120, 80, 160, 200, 240};
+	const double oy[] = {-7, 18, -7, 18, -24, -42, -60, -90, -120, -7, -7, -7, -40, -40, -70, -70};
+	int best = 0;
+	for (int k = 0; k < (int)(sizeof ox / sizeof ox[0]); k++) {
+		double x0 = px + ox[k], x1 = x0 + tw, y1 = py + oy[k] + 3, y0 = y1 - th;
+		if (x0 < c->ml + 2 || x1 > c->w - c->mr || y0 < c->mt || y1 > c->h - c->mb - 2)
+			continue; /* inside the plot area, clear of the axes */
+		bool clear = true;
+		for (int i = 0; i < n && clear; i++) {
+			if (!isfinite(xs[i]) || !isfinite(ys[i]))
+				continue;
+			double qx = vf_scale_map(&c->x, xs[i]), qy = vf_scale_map(&c->y, ys[i]);
+			clear = !(qx > x0 - 5 && qx < x1 + 5 && qy > y0 - 5 && qy < y1 + 5);
+		}
+		if (clear) {
+			best = k;
+			break;
+		}
+	}
+	if (oy[best] != -7 || ox[best] != 7) /* away from its point: a leader line to it */
+		vf_w_printf(w, "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", px, py,
+			    px + ox[best] + (ox[best] < 0 ? tw : 0), py + oy[best] + (oy[best] > 0 ? -th + 3 : 3));
+	vf_w_printf(w, "<text class=\"nt\" x=\"%.1f\" y=\"%.1f\">", px + ox[best], py + oy[best]);
+	vf_w_esc(w, text);
+	vf_w_puts(w, "</text>");
+}
+
 void vf_chart_note(const struct vf_chart *c, struct vf_w *w, double x, double y, const char *text)
 {
 	vf_w_printf(w, "<text class=\"nt\" x=\"%.1f\" y=\"%.1f\">", vf_scale_map(&c->x, x) + 7,

@@ -225,7 +225,36 @@ static int longest(const struct sweep *s)
 	return L;
 }
 
-static void sweep_legend(struct vf_w *w, const char *id, const struct sweep *s, bool caps)
+/* Does every point of series i lie on series j (same batch, within 0.5%
+ * of the axis)? */
+static bool lies_on(const struct sweep *s, int i, int j, const double ys[][MAXP], double top)
+{
+	int shown = 0;
+	for (int k = 0; k < s->np[i]; k++) {
+		if (!isfinite(ys[i][k]))
+			continue;
+		shown++;
+		bool on = false;
+		for (int m = 0; m < s->np[j] && !on; m++)
+			on = s->b[j][m] == s->b[i][k] && isfinite(ys[j][m]) && fabs(ys[j][m] - ys[i][k]) <= 0.005 * top;
+		if (!on)
+			return false;
+	}
+	return shown > 0;
+}
+
+/* Would series i's line hide under another one (every point on it; of two
+ * identical series the later)? Then it is drawn dashed, after the others,
+ * and shown dashed in the legend. */
+static bool under(const struct sweep *s, int i, const double ys[][MAXP], double top)
+{
+	for (int j = 0; j < s->ng; j++)
+		if (j != i && lies_on(s, i, j, ys, top) && (j < i || !lies_on(s, j, i, ys, top)))
+			return true;
+	return false;
+}
+
+static void sweep_legend(struct vf_w *w, const char *id, const struct sweep *s, bool caps, const bool *dashed)
 {
 	const char *n[2 * MAXG];
 	int col[2 * MAXG];
@@ -233,7 +262,7 @@ static void sweep_legend(struct vf_w *w, const char *id, const struct sweep *s, 
 	char capn[MAXG][80];
 	int k = 0;
 	for (int i = 0; i < s->ng; i++) {
-		n[k] = s->name[i], col[k] = gpu_colors[i], da[k++] = false;
+		n[k] = s->name[i], col[k] = gpu_colors[i], da[k++] = dashed && dashed[i];
 		if (caps) {
 			snprintf(capn[i], sizeof capn[i], "%s capacity", s->name[i]);
 			n[k] = capn[i], col[k] = gpu_colors[i], da[k++] = true;
@@ -262,8 +291,14 @@ static void batch_figure(struct vf_w *w, const struct sweep *s)
 	vf_chart_xdomain(&c, 1, s->bmax > 1 ? s->bmax : 2);
 	vf_chart_ydomain(&c, 0, s->ymax * 1.04);
 	vf_html_figure_begin(w, "batch", title);
+	bool hidden[MAXG] = {false};
 	vf_chart_begin(&c, w);
-	for (int i = 0; i < s->ng; i++) {
+	for (int i = 0; i < s->ng; i++)
+		hidden[i] = under(s, i, s->peak, s->ymax);
+	for (int pass = 0; pass < 2 * s->ng; pass++) { /* the hidden ones last, on top */
+		int i = pass % s->ng;
+		if (hidden[i] != (pass >= s->ng))
+			continue;
 		char tips[MAXP][96];
 		const char *tp[MAXP];
 		for (int k = 0; k < s->np[i]; k++) {
@@ -271,14 +306,20 @@ static void batch_figure(struct vf_w *w, const struct sweep *s)
 				 vf__gib(gb, sizeof gb, s->peak[i][k] * GIB), s->peak[i][k] > s->vram[i] ? " (does not fit)" : "");
 			tp[k] = tips[k];
 		}
+		vf_chart_line(&c, w, s->np[i], s->b[i], s->peak[i], gpu_colors[i], s->name[i], hidden[i], true, tp);
+	}
+	/* the capacities after the lines: each label where no line crosses it */
+	const double *lxs[MAXG], *lys[MAXG];
+	for (int i = 0; i < s->ng; i++)
+		lxs[i] = s->b[i], lys[i] = s->peak[i];
+	for (int i = 0; i < s->ng; i++) {
 		char lab[96], capn[80];
 		snprintf(capn, sizeof capn, "%s capacity", s->name[i]);
 		snprintf(lab, sizeof lab, "%s %s", s->name[i], vf__gib(gb, sizeof gb, s->vram[i] * GIB));
-		vf_chart_hline(&c, w, s->vram[i], gpu_colors[i], capn, lab);
-		vf_chart_line(&c, w, s->np[i], s->b[i], s->peak[i], gpu_colors[i], s->name[i], false, true, tp);
+		vf_chart_hline_clear(&c, w, s->vram[i], gpu_colors[i], capn, lab, s->ng, lxs, lys, s->np);
 	}
 	vf_chart_end(&c, w);
-	sweep_legend(w, "batch", s, true);
+	sweep_legend(w, "batch", s, true, hidden);
 	vf_html_figure_table(w);
 	const char *hdr[1 + MAXG];
 	hdr[0] = "batch";
@@ -348,6 +389,7 @@ static void time_table(struct vf_w *w, const struct sweep *s, double ys[][MAXP],
 static void time_figure(struct vf_w *w, const struct sweep *s, int which)
 {
 	double ys[MAXG][MAXP], top = 0, bmax = 1;
+	int npts = 0; /* the most fitting points of one GPU */
 	char title[512], v1[32], v2[32];
 	size_t o = (size_t)snprintf(title, sizeof title, "%s", which ? "Throughput vs micro-batch:" : "Step time vs micro-batch:");
 	for (int i = 0, shown = 0; i < s->ng; i++) {
@@ -362,10 +404,15 @@ static void time_figure(struct vf_w *w, const struct sweep *s, int which)
 				bmax = s->b[i][k] > bmax ? s->b[i][k] : bmax;
 			}
 		}
+		npts = last + 1 > npts ? last + 1 : npts;
 		if (last >= 0 && o < sizeof title) {
 			if (which)
 				o += (size_t)snprintf(title + o, sizeof title - o, "%s %s %s tokens/s at batch %.0f", shown++ ? ";" : "",
 						      s->name[i], vf__count(v1, sizeof v1, ys[i][last]), s->b[i][last]);
+			else if (last == 0) /* one batch: one figure, said once */
+				o += (size_t)snprintf(title + o, sizeof title - o, "%s %s %s per step at batch %.0f",
+						      shown++ ? ";" : "", s->name[i], vf__secs(v1, sizeof v1, ys[i][0]),
+						      s->b[i][0]);
 			else
 				o += (size_t)snprintf(title + o, sizeof title - o, "%s %s %s per step at batch 1, %s at batch %.0f",
 						      shown++ ? ";" : "", s->name[i], vf__secs(v1, sizeof v1, ys[i][0]),
@@ -373,6 +420,20 @@ static void time_figure(struct vf_w *w, const struct sweep *s, int which)
 		}
 	}
 	const char *id = which ? "throughput" : "steptime";
+	if (npts < 2) {
+		/* one value per GPU (or none): a figure in the text, not a plot */
+		const char *pre = which ? "Throughput vs micro-batch:" : "Step time vs micro-batch:";
+		char t2[560];
+		snprintf(t2, sizeof t2, "%s%s", which ? "Throughput:" : "Step time:", title + strlen(pre));
+		vf_html_section_begin(w, id, t2);
+		vf_html_p(w, "note", npts ? "Only one micro-batch fits, so there is no curve to draw: the figure is in the heading "
+					    "and the table."
+					  : "No micro-batch fits any of the GPUs: no time to show.");
+		if (npts)
+			time_table(w, s, ys, which);
+		vf_html_section_end(w);
+		return;
+	}
 	struct vf_chart c;
 	vf_chart_init(&c, id, which ? "predicted tokens per second against the micro-batch, per GPU"
 				    : "predicted step time against the micro-batch, per GPU",
@@ -381,9 +442,15 @@ static void time_figure(struct vf_w *w, const struct sweep *s, int which)
 	c.ml = 72;
 	vf_chart_xdomain(&c, 1, bmax > 1 ? bmax : 2);
 	vf_chart_ydomain(&c, 0, top * 1.05);
+	bool hidden[MAXG] = {false};
 	vf_html_figure_begin(w, id, title);
 	vf_chart_begin(&c, w);
-	for (int i = 0; i < s->ng; i++) {
+	for (int i = 0; i < s->ng; i++)
+		hidden[i] = under(s, i, (const double(*)[MAXP])ys, top);
+	for (int pass = 0; pass < 2 * s->ng; pass++) { /* the hidden ones last, on top */
+		int i = pass % s->ng;
+		if (hidden[i] != (pass >= s->ng))
+			continue;
 		char tips[MAXP][96];
 		const char *tp[MAXP];
 		for (int k = 0; k < s->np[i]; k++) {
@@ -395,10 +462,10 @@ static void time_figure(struct vf_w *w, const struct sweep *s, int which)
 					 vf__secs(v1, sizeof v1, ys[i][k]));
 			tp[k] = tips[k];
 		}
-		vf_chart_line(&c, w, s->np[i], s->b[i], ys[i], gpu_colors[i], s->name[i], false, true, tp);
+		vf_chart_line(&c, w, s->np[i], s->b[i], ys[i], gpu_colors[i], s->name[i], hidden[i], true, tp);
 	}
 	vf_chart_end(&c, w);
-	sweep_legend(w, id, s, false);
+	sweep_legend(w, id, s, false, hidden);
 	vf_html_figure_table(w);
 	time_table(w, s, ys, which);
 	vf_html_figure_end(w);
@@ -476,7 +543,7 @@ static void string_list(struct vf_w *w, const cJSON *arr)
 	cJSON_ArrayForEach(it, arr) if (cJSON_IsString(it))
 	{
 		vf_w_puts(w, "<li>");
-		vf_w_esc(w, it->valuestring);
+		vf_html_md_inline(w, it->valuestring);
 		vf_w_puts(w, "</li>");
 	}
 	vf_w_puts(w, "</ul>\n");

@@ -25,6 +25,7 @@ struct cand {
 	char gpu[32];
 	int n;
 	bool fits;
+	bool tight; /* fits the cards but not under --margin: fit's "tight" */
 	double time, cost; /* hours and $ of the run, or s and $ per million tokens */
 	double max_batch;
 	bool front, chosen;
@@ -53,8 +54,12 @@ static void candidate(struct fit *f, const cJSON *j)
 	const cJSON *run = cJSON_GetObjectItemCaseSensitive(j, "run");
 	double tps = vf__num(j, "tokens_per_second"), price = vf__num(j, "price_usd_hour");
 	c->time = c->cost = NAN;
-	if (cJSON_IsObject(run)) {
+	c->tight = !c->fits && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "fits_memory"));
+	if (cJSON_IsObject(run))
 		f->whole = true;
+	if (c->tight) {
+		/* fit's verdict: no run time or cost for a row the rule refuses */
+	} else if (cJSON_IsObject(run)) {
 		c->time = vf__num(run, "hours");
 		c->cost = vf__num(run, "cost_usd");
 	} else if (tps > 0) {
@@ -126,7 +131,7 @@ static void fmt_time(const struct fit *f, double v, char *o, size_t n)
 	if (!isfinite(v))
 		snprintf(o, n, "-");
 	else if (f->whole)
-		snprintf(o, n, v < 10 ? "%.2f h" : "%.0f h", v);
+		snprintf(o, n, v < 10 ? "%.2f h" : v < 100 ? "%.1f h" : "%.0f h", v);
 	else
 		snprintf(o, n, "%.3g s/Mtok", v);
 }
@@ -136,7 +141,9 @@ static void fmt_cost(const struct fit *f, double v, char *o, size_t n)
 	if (!isfinite(v))
 		snprintf(o, n, "-");
 	else
-		snprintf(o, n, f->whole ? "$%.0f" : "$%.2f/Mtok", v);
+		/* as fit prints it (src/cli.c vf_fmt_usd): cents below $100, so
+		 * the choices' costs stay distinct */
+		snprintf(o, n, f->whole ? (v < 100 ? "$%.2f" : "$%.0f") : "$%.2f/Mtok", v);
 }
 
 static void grid_cell(struct vf_w *w, const struct fit *f, const struct cand *c, double x, double y,
@@ -155,10 +162,12 @@ static void grid_cell(struct vf_w *w, const struct fit *f, const struct cand *c,
 		snprintf(tip, sizeof tip, "%s x%d fits: batch up to %.0f, %s, %s; settings: %s", c->gpu, c->n,
 			 c->max_batch, t1, t2, vf__str(c->j, "settings", "as given"));
 	else
-		snprintf(tip, sizeof tip, "%s x%d does not fit: %s", c->gpu, c->n, vf__str(c->j, "reason", ""));
+		snprintf(tip, sizeof tip, "%s x%d %s: %s", c->gpu, c->n, c->tight ? "tight" : "does not fit",
+			 vf__str(c->j, "reason", ""));
 	vf_w_printf(w, "<g data-s=\"%s\"><rect class=\"cell %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 		       "height=\"%.1f\" fill-opacity=\"%.2f\"><title>",
-		    c->fits ? "fits" : "does not fit", c->fits ? "f0" : "f7", x, y, cw, ch, c->fits ? op : 0.35);
+		    c->fits ? "fits" : c->tight ? "tight" : "does not fit", c->fits ? "f0" : c->tight ? "f1" : "f7", x, y,
+		    cw, ch, c->fits ? op : c->tight ? 0.45 : 0.35);
 	vf_w_esc(w, tip);
 	vf_w_puts(w, "</title></rect>");
 	double cx = x + cw / 2;
@@ -172,7 +181,8 @@ static void grid_cell(struct vf_w *w, const struct fit *f, const struct cand *c,
 		vf_w_esc(w, t2);
 		vf_w_puts(w, "</text>");
 	} else {
-		vf_w_printf(w, "<text class=\"ct\" x=\"%.1f\" y=\"%.1f\">does not fit</text>", cx, y + ch / 2 + 4);
+		vf_w_printf(w, "<text class=\"ct\" x=\"%.1f\" y=\"%.1f\">%s</text>", cx, y + ch / 2 + 4,
+			    c->tight ? "tight" : "does not fit");
 	}
 	vf_w_puts(w, "</g>");
 }
@@ -251,7 +261,7 @@ static void front_figure(struct vf_w *w, const struct fit *f, const char *title)
 		snprintf(lab, sizeof lab, "chosen: %s x%d", ch->gpu, ch->n);
 		double cx = ch->time, cy = ch->cost;
 		vf_chart_points(&c, w, 1, &cx, &cy, 5, "chosen", NULL);
-		vf_chart_note(&c, w, cx, cy, lab);
+		vf_chart_note_clear(&c, w, cx, cy, lab, n, xs, ys);
 	}
 	vf_chart_end(&c, w);
 	const char *ln[] = {"configurations", "Pareto front", "chosen"};
@@ -285,7 +295,8 @@ static void candidates_table(struct vf_w *w, const struct fit *f)
 		vf__secs(st, sizeof st, vf__num(c->j, "step_seconds"));
 		fmt_time(f, c->time, t1, sizeof t1);
 		fmt_cost(f, c->cost, t2, sizeof t2);
-		const char *row[] = {c->gpu, n, c->fits ? "yes" : "no",
+		/* the CLI's words: yes / tight / no */
+		const char *row[] = {c->gpu, n, c->fits ? "yes" : c->tight ? "tight" : "no",
 				     c->fits ? vf__str(c->j, "settings", "as given") : vf__str(c->j, "reason", ""),
 				     mb, st, t1, t2};
 		vf_html_row(w, 8, row);
@@ -302,7 +313,7 @@ static void assumptions(struct vf_w *w, const cJSON *d)
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(d, "assumptions")) if (cJSON_IsString(it))
 	{
 		vf_w_puts(w, "<li>");
-		vf_w_esc(w, it->valuestring);
+		vf_html_md_inline(w, it->valuestring);
 		vf_w_puts(w, "</li>");
 	}
 	vf_w_puts(w, "</ul>");
@@ -349,9 +360,11 @@ void vf__report_fit(struct vf_w *w, const cJSON *d)
 	vf_w_puts(w, "<div class=\"plot\">");
 	grid(w, f);
 	vf_w_puts(w, "</div>");
-	const char *ln[] = {"fits", "does not fit"};
-	int lc[] = {0, 7};
-	vf_plot_legend(w, "grid", 2, ln, lc, NULL);
+	const char *ln[] = {"fits", "does not fit", "tight"};
+	int lc[] = {0, 7, 1}, ntight = 0;
+	for (int i = 0; i < f->nc; i++)
+		ntight += f->c[i].tight;
+	vf_plot_legend(w, "grid", ntight ? 3 : 2, ln, lc, NULL); /* "tight" only where a cell is */
 	vf_html_section_end(w);
 	if (nfront) {
 		snprintf(gt, sizeof gt, "Cost against time: %d configuration%s on the Pareto front, chosen labelled", nfront,

@@ -21,7 +21,7 @@ static void strings(struct vf_w *w, const char *id, const char *title, const cJS
 	cJSON_ArrayForEach(it, arr) if (cJSON_IsString(it))
 	{
 		vf_w_puts(w, "<li>");
-		vf_w_esc(w, it->valuestring);
+		vf_html_md_inline(w, it->valuestring);
 		vf_w_puts(w, "</li>");
 	}
 	vf_w_puts(w, "</ul>");
@@ -82,7 +82,7 @@ void vf__report_plan(struct vf_w *w, const cJSON *d)
 			snprintf(title + o, sizeof title - o, ", about %s for %.0f steps", vf__secs(c, sizeof c, vf__num(e, "total_seconds")),
 				 vf__num(d, "steps"));
 	}
-	vf_html_begin(w, "plan", title, "The plan of `vramfit plan` (plan.md beside this page says the same in text).");
+	vf_html_begin(w, "plan", title, "The plan of vramfit plan (plan.md beside this page says the same in text).");
 	decisions(w, d);
 	const cJSON *ph = cJSON_GetObjectItemCaseSensitive(d, "phases");
 	if (cJSON_GetArraySize(ph) > 0) {

@@ -174,22 +174,45 @@ static double unit_of(double max_bytes, const char **name)
 	return GIB;
 }
 
+/* The memory samples a trial's "samples" object holds (pairs of t and bytes). */
+static int samples_of(const cJSON *s)
+{
+	int a = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "t"));
+	int b = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "bytes"));
+	return a < b ? a : b;
+}
+
 static void memory_figure(struct vf_w *w, const cJSON *trials)
 {
 	double tmax = 1, bmax = 0;
 	const cJSON *t;
-	int ns = 0;
+	int ns = 0, nempty = 0;
+	char empty[512] = "";
 	cJSON_ArrayForEach(t, trials)
 	{
 		const cJSON *s = cJSON_GetObjectItemCaseSensitive(t, "samples"), *v;
 		if (!cJSON_IsObject(s))
 			continue;
+		if (samples_of(s) < 2) { /* no line to draw: said in a sentence */
+			size_t l = strlen(empty);
+			snprintf(empty + l, sizeof empty - l, "%s%s: %s", nempty++ ? "; " : "",
+				 vf__str(t, "change", "?"),
+				 samples_of(s) ? "one memory sample, no line to draw"
+					       : "no memory samples: the trainer exited before the first poll");
+			continue;
+		}
 		ns++;
 		cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(s, "t")) tmax = v->valuedouble > tmax ? v->valuedouble : tmax;
 		cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(s, "bytes")) bmax = v->valuedouble > bmax ? v->valuedouble : bmax;
 	}
-	if (!ns)
+	if (!ns) {
+		if (nempty) {
+			vf_html_section_begin(w, "memory", "Memory over each trial");
+			vf_html_p(w, "note", empty);
+			vf_html_section_end(w);
+		}
 		return;
+	}
 	const char *un;
 	double u = unit_of(bmax, &un);
 	char ylabel[64], title[384], a[32];
@@ -218,7 +241,7 @@ static void memory_figure(struct vf_w *w, const cJSON *trials)
 	{
 		const cJSON *s = cJSON_GetObjectItemCaseSensitive(t, "samples");
 		int k = 0;
-		if (cJSON_IsObject(s) && n < MAXT) {
+		if (cJSON_IsObject(s) && samples_of(s) >= 2 && n < MAXT) {
 			const cJSON *tv = cJSON_GetObjectItemCaseSensitive(s, "t")->child;
 			const cJSON *bv = cJSON_GetObjectItemCaseSensitive(s, "bytes")->child;
 			for (; tv && bv && k < MAXS; tv = tv->next, bv = bv->next, k++)
@@ -252,6 +275,8 @@ static void memory_figure(struct vf_w *w, const cJSON *trials)
 		vf_html_row(w, 4, row);
 	}
 	vf_html_table_end(w);
+	if (nempty)
+		vf_html_p(w, "note", empty);
 	vf_html_figure_end(w);
 }
 
@@ -314,16 +339,24 @@ void vf__report_run(struct vf_w *w, const cJSON *d)
 	const cJSON *trials = cJSON_GetObjectItemCaseSensitive(d, "trials");
 	const cJSON *plan = cJSON_GetObjectItemCaseSensitive(d, "plan");
 	if (cJSON_IsObject(plan)) {
-		vf_html_section_begin(w, "plan", "The plan's decisions (plan.md)");
-		const cJSON *it;
-		vf_w_puts(w, "<ul class=\"plain\">");
-		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(plan, "decisions")) if (cJSON_IsString(it))
-		{
-			vf_w_puts(w, "<li>");
-			vf_w_esc(w, it->valuestring);
-			vf_w_puts(w, "</li>");
+		const cJSON *mdj = cJSON_GetObjectItemCaseSensitive(plan, "markdown");
+		if (cJSON_IsString(mdj)) { /* the plan as its reader wrote it: Markdown rendered */
+			vf_html_section_begin(w, "plan", "The plan (plan.md)");
+			vf_w_puts(w, "<details open><summary>plan.md</summary>");
+			vf_html_md(w, mdj->valuestring, strlen(mdj->valuestring));
+			vf_w_puts(w, "</details>");
+		} else {
+			vf_html_section_begin(w, "plan", "The plan's decisions (plan.md)");
+			const cJSON *it;
+			vf_w_puts(w, "<ul class=\"plain\">");
+			cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(plan, "decisions")) if (cJSON_IsString(it))
+			{
+				vf_w_puts(w, "<li>");
+				vf_html_md_inline(w, it->valuestring);
+				vf_w_puts(w, "</li>");
+			}
+			vf_w_puts(w, "</ul>");
 		}
-		vf_w_puts(w, "</ul>");
 		vf_html_section_end(w);
 	}
 	trials_table(w, d);

@@ -23,8 +23,8 @@
 #define PLAN_MAX_BYTES (1u << 20)
 #define PLAN_LINES 40
 
-/* plan.md's decisions: its bullet lines ("- ..."), backticks dropped,
- * the first PLAN_LINES of them. */
+/* plan.md: its text ("markdown") and its decisions: its bullet lines
+ * ("- ..."), backticks dropped, the first PLAN_LINES of them. */
 static cJSON *plan_json(const char *run)
 {
 	char path[PATH_MAX + 16];
@@ -37,6 +37,18 @@ static cJSON *plan_json(const char *run)
 	}
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "file", "plan.md");
+	/* the whole text, rendered as Markdown by the page (its valid UTF-8
+	 * prefix: the page shows what it can show faithfully) */
+	{
+		size_t ok = vf_utf8_check((const unsigned char *)b.data, b.len);
+		char *t = malloc(ok + 1);
+		if (t) {
+			memcpy(t, b.data, ok);
+			t[ok] = '\0';
+			cJSON_AddStringToObject(o, "markdown", t);
+			free(t);
+		}
+	}
 	cJSON *d = cJSON_AddArrayToObject(o, "decisions");
 	int n = 0;
 	for (char *l = b.data; l && *l && n < PLAN_LINES;) {

@@ -62,6 +62,11 @@ expect_rc 0; check '[ -f qwen2.5-1.5b.html ]'
 check 'grep -q "fits RTX 5090 with [0-9.]* GiB to spare at batch 1, up to batch [0-9]* (batch [0-9]* needs" qwen2.5-1.5b.html'
 run report estimate ltx-2-19b --gpu h100-80gb -o dit.html
 expect_rc 0; check 'self_contained dit.html && page_json dit.html "j[\"model\"][\"kind\"] == \"dit\""'
+test_case "report estimate: one fitting batch is a figure in the text, said once, not a one-dot chart"
+run report estimate ltx-2-19b --gpu h100-80gb --video 1280x720x121 -o one.html
+expect_rc 0
+check '! grep -q "data-chart=\"steptime\"" one.html && ! grep -q "data-chart=\"throughput\"" one.html'
+check 'grep -qE "<h2>Step time: H100 80GB HBM3 [0-9.]+ s per step at batch 1</h2>" one.html && grep -q "Only one micro-batch fits" one.html'
 
 # --- fit -------------------------------------------------------------------------
 test_case "report fit: the grid and the Pareto front"
@@ -70,6 +75,16 @@ expect_rc 0
 check 'self_contained fit.html && grep -q "data-chart=\"grid\"" fit.html && grep -q "data-chart=\"front\"" fit.html'
 check 'grep -q ">1 GPU</text>" fit.html && grep -q ">8 GPUs</text>" fit.html && grep -q "chosen: " fit.html'
 check 'page_json fit.html "j[\"report\"] == \"fit\" and j[\"mode\"] == \"table\" and sorted(set(r[\"gpus\"] for r in j[\"rows\"] if not r.get(\"split\"))) == [1, 2, 4, 8]"'
+test_case "report fit: one verdict with the CLI: every row's words (yes / tight / no), a tight row with no time or cost"
+run report fit llama3-70b --mode lora --steps 1000 -o fit70.html
+expect_rc 0
+"$VRAMFIT" fit llama3-70b --mode lora --steps 1000 > fit70.txt
+check 'grep -q " tight " fit70.txt'
+# the CLI's rows (GPU, n, word, cost is -) against the page's table (GPU, count, fits, time and cost are -)
+check '$PY "$HERE/page_check.py" rows fit70.txt fit70.html'
+check 'grep -q "<text class=\"ct\" [^>]*>tight</text>" fit70.html && grep -q ">tight</button>" fit70.html'
+test_case "report fit: costs to the cent below \$100, as fit prints them"
+check 'grep -qE "<td class=\"nw\">\\\$[0-9]+\.[0-9]{2}</td>" fit70.html'
 run fit llama3-8b --mode lora --gpu a100-80gb:4 --search --tokens 1e9 --html fits.html
 expect_rc 0; check 'self_contained fits.html && page_json fits.html "j[\"mode\"] == \"search\" and len(j[\"results\"]) >= 1"'
 
@@ -86,6 +101,13 @@ P=$(ls -d "$TMP"/work/projects/t2v-cats-*/ 2>/dev/null | head -1)
 check '[ -n "$P" ] && [ -f "$P/plan.md" ] && self_contained "$P/plan.html"'
 check 'page_json "$P/plan.html" "j[\"report\"] == \"plan\" and j[\"tier\"][\"name\"] and len(j[\"phases\"]) >= 3"'
 check 'grep -q "data-chart=\"phases\"" "$P/plan.html" && grep -q "<h2>The plan&#39;s decisions</h2>" "$P/plan.html"'
+test_case "plan.html: Markdown in the assumptions rendered (code spans, no literal backticks)"
+check '$PY -c "import re,sys; t=re.sub(r\"<script.*?</script>\", \"\", open(sys.argv[1], encoding=\"utf-8\").read(), flags=re.S); sys.exit(0 if chr(96) not in t and \"<code>\" in t else 1)" "$P/plan.html"'
+test_case "report RUN_DIR before tune: the plan's page, not a dead end"
+run report "$P"
+expect_rc 0; expect_out "no trials recorded yet (vramfit tune adds the run's page); the plan's page: $P/plan.html"
+run report "$P" -o "$TMP/plan-copy.html"
+expect_rc 0; check 'cmp -s "$TMP/plan-copy.html" "$P/plan.html"'
 cd "$TMP" || exit 1
 
 # --- usage and errors ------------------------------------------------------------
@@ -145,7 +167,8 @@ if $PY -c 'import torch, yaml' 2>/dev/null; then
   expect_rc 0
   check 'page_json run2.html "j[\"winner\"][\"trial\"] == 1 and len(j[\"trials\"]) == 2"'
   check 'page_json run2.html "j[\"plan\"][\"decisions\"] == [\"Tier: 32GB tier (cpu)\", \"Steps: 2000 (as shipped)\"]"'
-  check 'grep -q "<li>Tier: 32GB tier (cpu)</li>" run2.html'
+  check 'grep -q "<li>Tier: <code>32GB tier</code> (cpu)</li>" run2.html && grep -q "<h3>Training Plan</h3>" run2.html'
+  check 'page_json run2.html "j[\"plan\"][\"markdown\"].startswith(\"# Training Plan\")"'
   test_case "report history over the recorded trials"
   run report history -o hist.html
   expect_rc 0; check 'self_contained hist.html && page_json hist.html "len(j[\"trials\"]) == 2"'
@@ -243,4 +266,38 @@ fi
 [ -n "${P:-}" ] && check_page "$P/plan.html" plan "Plan for" "phase of the training step" "memory per GPU (GiB)"
 check_page hist-fix.html history "off by 4.0% (median)" "predicted peak (GiB)" "measured peak (GiB)" "peak error (%)" \
   "llama-lora" "quantization off" "+10.0%"
+
+# --- layout, measured in the page by the test's own script (tests/cli/layout.js) ---
+# lay PAGE W H [ARGS]: PAGE with layout.js appended, in the browser at W x H;
+# prints what the script wrote: one flaw a line, then "checked ..."
+lay() {
+  local page=$1 w=$2 h=$3; shift 3
+  local copy
+  copy="$TMP/lay-$(basename "${page%.html}")-$w.html"
+  $PY "$HERE/page_check.py" inject "$page" "$copy" "$HERE/layout.js"
+  browse "$TMP/lay.dom" --window-size="$w,$h" "$@" --virtual-time-budget=2000 --dump-dom "file://$copy"
+  $PY "$HERE/page_check.py" result "$TMP/lay.dom"
+}
+# layout PAGE NAME: at 1400 x 900 and 375 x 800, light and dark: nothing wider
+# than the viewport outside a scroll box, the page never scrolls sideways, no
+# two chart labels overlap, no line crosses a label, no label is cut, no line
+# hides under another, no chart of one point
+layout() {
+  local page=$1 name=$2 w h scheme res
+  for v in "1400 900 light" "375 800 light" "375 800 dark" "1400 900 dark"; do
+    read -r w h scheme <<<"$v"
+    test_case "browser layout: $name at $w x $h ($scheme)"
+    if [ "$scheme" = dark ]; then res=$(lay "$page" "$w" "$h" --blink-settings=preferredColorScheme=0)
+    else res=$(lay "$page" "$w" "$h"); fi
+    check 'grep -qE "^checked [0-9]+ elements, [0-9]+ labels, [0-9]+ charts, width $w, $scheme\$" <<<"$res" && [ "$(grep -vc "^checked" <<<"$res")" -eq 0 ]' ||
+      echo "$res" | head -20 >&2
+  done
+}
+layout r.html estimate
+layout one.html estimate-one-batch
+layout fit.html fit
+layout fit70.html fit-tight
+[ -n "${P:-}" ] && layout "$P/plan.html" plan
+[ -n "${R:-}" ] && layout "$R/report.html" run && layout run2.html run-plan
+layout hist-fix.html history
 finish

@@ -206,7 +206,7 @@ static void test_render_estimate(void)
 			"\"batch_sweep\":[{\"gpu\":\"rtx-4090\",\"name\":\"NVIDIA GeForce RTX 4090\",\"vram_bytes\":25757220864,"
 			"\"max_batch\":1,\"points\":[{\"batch\":1,\"peak_bytes\":2e10,\"step_seconds\":0.5,\"tokens_per_second\":4000},"
 			"{\"batch\":2,\"peak_bytes\":37689223168,\"step_seconds\":0.9,\"tokens_per_second\":4400}]}],"
-			"\"assumptions\":[\"LoRA rank 16 (--lora-rank)\"]}";
+			"\"assumptions\":[\"LoRA rank 16 (`--lora-rank`)\"]}";
 	cJSON *d = cJSON_Parse(j);
 	struct vf_buf b;
 	struct vf_error err = {0};
@@ -214,10 +214,12 @@ static void test_render_estimate(void)
 	CHECK(vf_report_render(d, &b, &err) == VF_OK);
 	CHECK_CONTAINS(b.data, "fits RTX 4090 with 3.4 GiB to spare at batch 1; batch 2 needs 35.1 GiB");
 	CHECK_CONTAINS(b.data, "m&lt;1&gt;");
-	CHECK_CONTAINS(b.data, "LoRA rank 16 (--lora-rank)");
+	CHECK_CONTAINS(b.data, "LoRA rank 16 (<code>--lora-rank</code>)");
 	CHECK_CONTAINS(b.data, "data-chart=\"phases\"");
 	CHECK_CONTAINS(b.data, "data-chart=\"batch\"");
-	CHECK_CONTAINS(b.data, "data-chart=\"steptime\"");
+	/* one batch fits: its step time is a figure in the text, not a one-dot chart */
+	CHECK(strstr(b.data, "data-chart=\"steptime\"") == NULL && strstr(b.data, "data-chart=\"throughput\"") == NULL);
+	CHECK_CONTAINS(b.data, "<h2>Step time: RTX 4090 0.5 s per step at batch 1</h2>");
 	CHECK_CONTAINS(b.data, "id=\"vramfit-data\"");
 	CHECK(strstr(b.data, "http://") == NULL || strstr(b.data, "http://www.w3.org/2000/svg"));
 	CHECK(strstr(b.data, "src=") == NULL && strstr(b.data, "<link") == NULL);
@@ -225,6 +227,75 @@ static void test_render_estimate(void)
 	cJSON_ReplaceItemInObject(d, "report", cJSON_CreateString("nope"));
 	CHECK(vf_report_render(d, &b, &err) == VF_EUSAGE);
 	cJSON_Delete(d);
+	vf_buf_release(&b);
+}
+
+/* A trial with no memory samples (the trainer exited before the first
+ * poll) is a sentence, not a -1..1 axis; with a trial that has samples, the
+ * chart shows that one and the sentence names the other. */
+static void test_render_run_empty_samples(void)
+{
+	const char *j = "{\"report\":\"run\",\"trials\":[{\"index\":1,\"change\":\"baseline\",\"outcome\":\"failed\","
+			"\"samples\":{\"source\":\"host-rss\",\"count\":0,\"t\":[],\"bytes\":[]}}]}";
+	cJSON *d = cJSON_Parse(j);
+	struct vf_buf b;
+	struct vf_error err = {0};
+	vf_buf_init(&b, 0);
+	CHECK(vf_report_render(d, &b, &err) == VF_OK);
+	CHECK(strstr(b.data, "data-chart=\"memory\"") == NULL);
+	CHECK_CONTAINS(b.data, "baseline: no memory samples: the trainer exited before the first poll");
+	cJSON *t2 = cJSON_Parse("{\"index\":2,\"change\":\"batch 2\",\"outcome\":\"ok\",\"samples\":{\"source\":"
+				"\"host-rss\",\"count\":2,\"t\":[0,1],\"bytes\":[1e9,2e9]}}");
+	cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(d, "trials"), t2);
+	vf_buf_reset(&b);
+	CHECK(vf_report_render(d, &b, &err) == VF_OK);
+	CHECK_CONTAINS(b.data, "data-chart=\"memory\"");
+	CHECK_CONTAINS(b.data, "baseline: no memory samples");
+	CHECK(strstr(b.data, "data-s=\"trial 1") == NULL);
+	cJSON_Delete(d);
+	vf_buf_release(&b);
+}
+
+/* Labels placed clear: a capacity label moves off a line that runs
+ * through its usual place (the right end); a note moves off the points
+ * that crowd its usual place, with a leader line back to its point. */
+static void test_labels_clear(void)
+{
+	struct vf_buf b;
+	struct vf_w w;
+	vf_buf_init(&b, 0);
+	vf_w_init(&w, &b, NULL);
+	struct vf_chart c;
+	vf_chart_init(&c, "t", "labels", "x", "y");
+	vf_chart_xdomain(&c, 0, 10);
+	vf_chart_ydomain(&c, 0, 100);
+	vf_chart_begin(&c, &w);
+	double xs[] = {0, 10}, ys[] = {0, 100};
+	const double *lx[] = {xs}, *ly[] = {ys};
+	int ln[] = {2};
+	/* the diagonal crosses y = 80 at x = 8: the right end (label up to x=10) is taken */
+	vf_chart_hline_clear(&c, &w, 80, 1, "cap", "A100 80.0 GiB", 1, lx, ly, ln);
+	const char *t = strstr(b.data, "<text class=\"cl f1\" x=\"");
+	CHECK(t != NULL);
+	double tx = t ? atof(t + strlen("<text class=\"cl f1\" x=\"")) : 0;
+	/* the label's box (about 7 px a character) ends left of where the line crosses */
+	CHECK(tx + 7.0 * 13 + 4 < vf_scale_map(&c.x, 8));
+	vf_buf_reset(&b);
+	double px[] = {1, 1.2, 1.4, 1.6, 1.8, 2.0}, py[] = {5, 7, 9, 11, 13, 15};
+	vf_chart_note_clear(&c, &w, 1, 3, "chosen: h200 x2", 6, px, py);
+	CHECK_CONTAINS(b.data, "<line class=\"ax\"");
+	t = strstr(b.data, "<text class=\"nt\" x=\"");
+	CHECK(t != NULL);
+	if (t) { /* its box (baseline y, 14 px tall, ~7.2 px a character) holds none of the points */
+		double nx = atof(t + strlen("<text class=\"nt\" x=\""));
+		const char *yv = strstr(t, "y=\"");
+		double ny = yv ? atof(yv + 3) : 0, nw = 7.2 * 15;
+		for (int i = 0; i < 6; i++) {
+			double qx = vf_scale_map(&c.x, px[i]), qy = vf_scale_map(&c.y, py[i]);
+			CHECK(!(qx >= nx && qx <= nx + nw && qy >= ny - 14 && qy <= ny + 3));
+		}
+		CHECK(ny != vf_scale_map(&c.y, 3) - 7); /* moved from its usual place */
+	}
 	vf_buf_release(&b);
 }
 
@@ -237,5 +308,7 @@ int main(void)
 	RUN(test_marks);
 	RUN(test_samples);
 	RUN(test_render_estimate);
+	RUN(test_render_run_empty_samples);
+	RUN(test_labels_clear);
 	return vf_test_done();
 }

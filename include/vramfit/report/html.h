@@ -37,5 +37,12 @@ void vf_html_table_end(struct vf_w *w);
 /* A paragraph / a bulleted list of escaped text. */
 void vf_html_p(struct vf_w *w, const char *cls, const char *text);
 void vf_html_list(struct vf_w *w, int n, const char *const *items);
+/* md[0..n) rendered as Markdown (lib/report/md_html.c): headings, lists,
+ * code spans and blocks, tables, quotes; every byte escaped, links and raw
+ * HTML kept as text. Wrapped in <div class="md">. */
+void vf_html_md(struct vf_w *w, const char *md, size_t n);
+/* One line of text with inline Markdown only (code spans, emphasis), as
+ * vf_html_md renders it inside a block: for list items of assumptions. */
+void vf_html_md_inline(struct vf_w *w, const char *s);
 
 #endif

@@ -98,8 +98,19 @@ void vf_chart_points(const struct vf_chart *c, struct vf_w *w, int n, const doub
 /* A horizontal line across the plot at y with a label at its right end. */
 void vf_chart_hline(const struct vf_chart *c, struct vf_w *w, double y, int color,
 		    const char *series, const char *label);
+/* The same with its label placed where no segment of the given series
+ * (nser of them: xs[k], ys[k], ns[k] points, data units) crosses it: at the
+ * right end, the left end or the middle, above the line, then below. */
+void vf_chart_hline_clear(const struct vf_chart *c, struct vf_w *w, double y, int color, const char *series,
+			  const char *label, int nser, const double *const *xs, const double *const *ys,
+			  const int *ns);
 /* A text note at data coordinates (e.g. "chosen"). */
 void vf_chart_note(const struct vf_chart *c, struct vf_w *w, double x, double y, const char *text);
+/* The same, the label placed where none of the n points (data units) lies
+ * under it and inside the plot area, with a leader line when it moved away
+ * from its point. */
+void vf_chart_note_clear(const struct vf_chart *c, struct vf_w *w, double x, double y, const char *text, int n,
+			 const double *xs, const double *ys);
 
 /* An HTML legend: one button per series (swatch + name; data-s for the
  * script, inert text without it). dashed[k] (may be NULL) marks lines. */

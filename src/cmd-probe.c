@@ -230,11 +230,59 @@ static bool ask_node(const struct vf_slurm_partition *p, char *name, size_t nl, 
 	return ok;
 }
 
+/* The partition's smallest GPU by the catalog: every gres type of its
+ * nodes placed (the first unknown one, or an untyped gres, makes it
+ * unknown); type is the one that decides (or is unknown). */
+static void smallest_type(const struct vf_slurm_partition *p, const struct probe_args *a, struct vf_gres_type *gt,
+			  char *type, size_t tl)
+{
+	memset(gt, 0, sizeof *gt);
+	snprintf(type, tl, "%s", p->gpu_type);
+	char copy[sizeof p->gpu_types];
+	snprintf(copy, sizeof copy, "%s", p->gpu_types[0] ? p->gpu_types : p->gpu_type);
+	for (char *sv = NULL, *t = strtok_r(copy, ",", &sv); t; t = strtok_r(NULL, ",", &sv)) {
+		struct vf_gres_type one = {0};
+		if (strcmp(t, "(untyped)") != 0)
+			vf_slurm_gres_type_resolve(t, a->gres_map.v, a->gres_map.n, &one);
+		if (!one.spec) {
+			memset(gt, 0, sizeof *gt);
+			snprintf(type, tl, "%s", strcmp(t, "(untyped)") == 0 ? "" : t);
+			return;
+		}
+		if (!gt->spec || one.spec->memory_mib < gt->spec->memory_mib) {
+			*gt = one;
+			snprintf(type, tl, "%s", t);
+		}
+	}
+}
+
+/* The note on how a partition's gres type was read, when it is not plain. */
+static void note_reading(cJSON *notes, const struct vf_slurm_partition *p, const struct vf_gres_type *gt,
+			 const char *type)
+{
+	if (gt->spec && gt->how == VF_GRES_AMBIGUOUS)
+		note_add(notes, "partition %s: gres type '%s' names several catalog GPUs (%s, %s); assumed "
+			 "the smallest, %s: pass --gres-map %s=GPU_ID or --exact to be sure", p->name,
+			 type, gt->spec->id, gt->others, gt->spec->id, type);
+	else if (gt->spec && gt->how == VF_GRES_WORDS)
+		note_add(notes, "partition %s: gres type '%s' read as %s by a name among its words "
+			 "(approximate): pass --gres-map %s=GPU_ID or --exact to be sure", p->name,
+			 type, gt->spec->id, type);
+	else if (!gt->spec && type[0])
+		note_add(notes, "partition %s: gres type '%s' names no GPU of the catalog, so GPU memory and tier "
+			 "are unknown; pass --gres-map %s=GPU_ID (ids: `vramfit gpus`) or --exact", p->name,
+			 type, type);
+	else if (!gt->spec)
+		note_add(notes, "partition %s: its gres names no GPU type (gpu:N), so GPU memory and tier "
+			 "are unknown; pass --exact, or --gpu SPEC to plan for a known card", p->name);
+}
+
 /* One partition's GPUs and tier: the gres type placed in the catalog
  * (maps, ids, match names), or what one node says (--exact). */
 static void part_tier(const struct vf_slurm_partition *p, const struct probe_args *a, cJSON *o, cJSON *notes,
-		      char *tier, size_t tl, char *mem, size_t ml)
+		      char *tier, size_t tl, char *mem, size_t ml, char *shown, size_t sl)
 {
+	snprintf(shown, sl, "%s", p->gpu_type);
 	snprintf(tier, tl, "unknown");
 	snprintf(mem, ml, "unknown");
 	if (p->gpus_per_node <= 0) {
@@ -246,13 +294,22 @@ static void part_tier(const struct vf_slurm_partition *p, const struct probe_arg
 		return;
 	}
 	struct vf_gres_type gt;
-	vf_slurm_gres_type_resolve(p->gpu_type, a->gres_map.v, a->gres_map.n, &gt);
+	char type[32];
+	smallest_type(p, a, &gt, type, sizeof type);
 	struct vf_gpu g;
 	vf_gpu_init(&g);
 	const char *source = how_name(gt.how);
 	char name[96];
 	int64_t mib;
-	if (a->exact && ask_node(p, name, sizeof name, &mib, notes)) {
+	bool asked = a->exact && ask_node(p, name, sizeof name, &mib, notes);
+	bool mixed = strchr(p->gpu_types, ',') != NULL;
+	if (asked && mixed && gt.spec && gt.spec->memory_mib < mib) {
+		note_add(notes, "partition %s: --exact: the node srun reached has %s (%lld MiB), but its gres type "
+			 "%s is a smaller GPU: that one decides", p->name, name, (long long)mib, type);
+		asked = false;
+	}
+	snprintf(shown, sl, "%s", type);
+	if (asked) {
 		snprintf(g.name, sizeof g.name, "%s", name);
 		g.memory_total_mib = mib;
 		vf_gpu_identify(&g);
@@ -262,26 +319,14 @@ static void part_tier(const struct vf_slurm_partition *p, const struct probe_arg
 		snprintf(g.catalog_id, sizeof g.catalog_id, "%s", gt.spec->id);
 		g.memory_total_mib = gt.spec->memory_mib;
 		g.nominal_gb = gt.spec->nominal_gb;
-		if (gt.how == VF_GRES_AMBIGUOUS)
-			note_add(notes, "partition %s: gres type '%s' names several catalog GPUs (%s, %s); assumed "
-				 "the smallest, %s: pass --gres-map %s=GPU_ID or --exact to be sure", p->name,
-				 p->gpu_type, gt.spec->id, gt.others, gt.spec->id, p->gpu_type);
-		else if (gt.how == VF_GRES_WORDS)
-			note_add(notes, "partition %s: gres type '%s' read as %s by a name among its words "
-				 "(approximate): pass --gres-map %s=GPU_ID or --exact to be sure", p->name,
-				 p->gpu_type, gt.spec->id, p->gpu_type);
-	} else if (p->gpu_type[0]) {
-		note_add(notes, "partition %s: gres type '%s' names no GPU of the catalog, so GPU memory and tier "
-			 "are unknown; pass --gres-map %s=GPU_ID (ids: `vramfit gpus`) or --exact", p->name,
-			 p->gpu_type, p->gpu_type);
-	} else {
-		note_add(notes, "partition %s: its gres names no GPU type (gpu:N), so GPU memory and tier "
-			 "are unknown; pass --exact, or --gpu SPEC to plan for a known card", p->name);
 	}
-	if (p->gpu_types[0] && strchr(p->gpu_types, ','))
-		note_add(notes, "partition %s: its nodes have several GPU types (%s); the tier is that of %s, the "
-			 "type of its node with the fewest GPUs", p->name, p->gpu_types,
-			 p->gpu_type[0] ? p->gpu_type : "(untyped)");
+	if (!asked)
+		note_reading(notes, p, &gt, type);
+	if (mixed)
+		note_add(notes, "partition %s: its nodes have several GPU types (%s); %s", p->name, p->gpu_types,
+			 source && strcmp(source, "srun nvidia-smi") == 0
+				 ? "--exact asked one node, whose GPU may not be the smallest"
+				 : "the tier is that of the smallest GPU among them");
 	cJSON_AddItemToObject(o, "gpu_catalog_id", str_or_null(g.catalog_id));
 	cJSON_AddItemToObject(o, "gpu_type_source", str_or_null(source));
 	if (g.memory_total_mib <= 0) {
@@ -342,13 +387,13 @@ static int probe_slurm(const struct probe_args *a)
 		cJSON_AddItemToObject(o, "gpu_type", str_or_null(p->gpu_type));
 		cJSON_AddStringToObject(o, "gpu_types", p->gpu_types);
 		vf_json_add_i64_or_null(o, "node_memory_mib", p->node_memory_mib, p->node_memory_mib >= 0);
-		char tier[96], mem[32], nm[32];
-		part_tier(p, a, o, notes, tier, sizeof tier, mem, sizeof mem);
+		char tier[96], mem[32], nm[32], shown[32];
+		part_tier(p, a, o, notes, tier, sizeof tier, mem, sizeof mem, shown, sizeof shown);
 		cJSON_AddItemToArray(parts, o);
 		if (!json) {
 			snprintf(nm, sizeof nm, p->node_memory_mib >= 0 ? "%.0f GiB" : "unknown", p->node_memory_mib / 1024.0);
 			printf("%-16s %5d %9d %-10s %10s %11s  %s\n", p->name, p->nodes, p->gpus_per_node,
-			       p->gpu_type[0] ? p->gpu_type : p->gpus_per_node ? "(untyped)" : "-", mem, nm, tier);
+			       shown[0] ? shown : p->gpus_per_node ? "(untyped)" : "-", mem, nm, tier);
 		}
 	}
 	cJSON_AddItemToObject(root, "notes", notes);

@@ -332,7 +332,7 @@ static void part_tier(const struct vf_slurm_partition *p, const struct probe_arg
 	if (g.memory_total_mib <= 0) {
 		cJSON_AddNullToObject(o, "gpu_memory_mib");
 		cJSON_AddNullToObject(o, "tier");
-		snprintf(tier, tl, "unknown: %s", p->gpu_type[0] ? "GPU type not in the catalog" : "untyped gres");
+		snprintf(tier, tl, "unknown: %s", type[0] ? "GPU type not in the catalog" : "untyped gres");
 		return;
 	}
 	snprintf(mem, ml, "%.0f GiB", g.memory_total_mib / 1024.0);

@@ -231,6 +231,7 @@ expect_out_re '^train +1 +2 h100 +80 GiB +500 GiB +80GB\+ tier$'
 expect_out_re '^amp +1 +4 a100_80gb +80 GiB .*80GB\+ tier$'
 expect_out_re '^small +1 +2 RTX3090 +24 GiB '
 expect_out "partition odd: gres type 'gpu80' names no GPU of the catalog"
+expect_out_re '^mixed +2 +2 rtx_3090 +24 GiB '
 PATH="$TMP/slurmbin:$PATH" run probe --slurm --json
 expect_json '[p["tier"] for p in j["partitions"][:4]] == ["80GB+ tier", None, "80GB+ tier", j["partitions"][3]["tier"]]'
 # nodes of several types: the smallest GPU decides, not the node with the fewest GPUs

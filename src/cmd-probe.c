@@ -1,6 +1,8 @@
 /* cmd-probe.c - `vramfit probe`: the GPUs of this machine (NVML, then
  * nvidia-smi) or simulated ones (--gpu SPEC), and the trainer's VRAM tier
  * they fall in. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +17,8 @@
 #include "vramfit/tune/slurm.h"
 
 static const char usage[] =
-	"usage: vramfit probe [--json] [--gpu SPEC]... [--slurm] [--mode MODE] [--trainer NAME]\n"
+	"usage: vramfit probe [--json] [--gpu SPEC]... [--slurm [--gres-map TYPE=GPU_ID]... [--exact]]\n"
+	"                     [--mode MODE] [--trainer NAME]\n"
 	"\n"
 	"List the NVIDIA GPUs of this machine and place them in the trainer's VRAM\n"
 	"tiers (LTX-2: 32GB tier, 40\xe2\x80\x93" "60GB tier, 80GB+ tier; below 32 GB is gated).\n"
@@ -23,9 +26,9 @@ static const char usage[] =
 	"loaded at run time), else nvidia-smi; CUDA_VISIBLE_DEVICES is honoured.\n";
 
 struct probe_args {
-	bool json, slurm;
+	bool json, slurm, exact;
 	const char *mode, *trainer;
-	struct vf_opt_list gpu;
+	struct vf_opt_list gpu, gres_map;
 };
 
 #define OPT_T struct probe_args
@@ -41,10 +44,22 @@ static const struct vf_option options[] = {
 	OPT_BOOL("slurm", slurm,
 		 "the GPUs of the Slurm cluster instead (scontrol -o show node):\n"
 		 "per partition its nodes, GPUs per node, GPU type (the gres type,\n"
-		 "gpu:TYPE:N; its memory from the catalog when TYPE names an\n"
-		 "entry), node memory, and the tier; JSON fields: source \"slurm\",\n"
-		 "partitions [{name, nodes, gpu_nodes, gpus_per_node, gpus_total,\n"
-		 "gpu_type, gpu_types, gpu_memory_mib, node_memory_mib, tier}], notes"),
+		 "gpu:TYPE:N), node memory, and the tier. TYPE is the site's name:\n"
+		 "it is placed in the GPU catalog by its ids and match names with\n"
+		 "case, _ and - ignored (h100, a100_80gb, RTX3090), else by\n"
+		 "--gres-map; a type that names no entry, or several, gets a note.\n"
+		 "JSON fields: source \"slurm\", partitions [{name, nodes,\n"
+		 "gpu_nodes, gpus_per_node, gpus_total, gpu_type, gpu_types,\n"
+		 "gpu_catalog_id, gpu_type_source, gpu_memory_mib, node_memory_mib,\n"
+		 "tier}], notes"),
+	OPT_LIST("gres-map", "TYPE=GPU_ID", gres_map,
+		 "with --slurm: the catalog entry of a gres type the catalog does\n"
+		 "not name (--gres-map gpu80=h100-80gb); repeatable"),
+	OPT_BOOL("exact", exact,
+		 "with --slurm: ask one node of each GPU partition for its GPU\n"
+		 "(srun -p P --gres=gpu:1 nvidia-smi --query-gpu=name,memory.total\n"
+		 "--format=csv,noheader, 120 s at most) and use its name and memory;\n"
+		 "a partition that does not answer keeps the catalog's figure, noted"),
 	OPT_STRING("mode", "MODE", mode, "the training mode whose config is named (t2v, i2v; default t2v)"),
 	OPT_STRING("trainer", "NAME", trainer, "trainer profile (default " VF_PROFILE_DEFAULT ")"),
 	OPT_END(),
@@ -169,39 +184,179 @@ static void print_human(const struct vf_gpu_set *s, const struct vf_tier *t, boo
 		       " (`vramfit gpus` lists the ids).\n");
 }
 
-/* One partition's tier: its smallest GPU set, from the catalog by type. */
-static void part_tier(const struct vf_slurm_partition *p, const char *trainer, const char *mode, cJSON *o,
-		      char *tier, size_t tl, char *mem, size_t ml)
+static const char *how_name(enum vf_gres_how h)
 {
+	switch (h) {
+	case VF_GRES_MAPPED: return "gres-map";
+	case VF_GRES_ID: return "catalog id";
+	case VF_GRES_NAME: return "catalog name";
+	case VF_GRES_AMBIGUOUS: return "catalog name, ambiguous";
+	case VF_GRES_WORDS: return "catalog name words";
+	case VF_GRES_UNKNOWN: break;
+	}
+	return NULL;
+}
+
+static void note_add(cJSON *notes, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note_add(cJSON *notes, const char *fmt, ...)
+{
+	char n[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(n, sizeof n, fmt, ap);
+	va_end(ap);
+	cJSON_AddItemToArray(notes, cJSON_CreateString(n));
+}
+
+/* --exact: the name and memory of one GPU of partition p, from the node. */
+static bool ask_node(const struct vf_slurm_partition *p, char *name, size_t nl, int64_t *mib, cJSON *notes)
+{
+	char part[80];
+	snprintf(part, sizeof part, "--partition=%s", p->name);
+	const char *argv[] = {"srun", part, "--nodes=1", "--ntasks=1", "--gres=gpu:1", "--immediate=60",
+			      "nvidia-smi", "--query-gpu=name,memory.total", "--format=csv,noheader", NULL};
+	struct vf_buf out;
+	vf_buf_init(&out, 1u << 20);
+	struct vf_error err = {0};
+	bool ok = vf_slurm_run(argv, &out, &err) == VF_OK;
+	if (ok && !vf_slurm_smi_first(out.data ? out.data : "", out.len, name, nl, mib)) {
+		ok = false;
+		snprintf(err.msg, sizeof err.msg, "srun nvidia-smi: no 'NAME, N MiB' line in its answer");
+	}
+	if (!ok)
+		note_add(notes, "partition %s: --exact: %s; its GPU is the catalog's guess", p->name, err.msg);
+	vf_buf_release(&out);
+	return ok;
+}
+
+/* The partition's smallest GPU by the catalog: every gres type of its
+ * nodes placed (the first unknown one, or an untyped gres, makes it
+ * unknown); type is the one that decides (or is unknown). */
+static void smallest_type(const struct vf_slurm_partition *p, const struct probe_args *a, struct vf_gres_type *gt,
+			  char *type, size_t tl)
+{
+	memset(gt, 0, sizeof *gt);
+	snprintf(type, tl, "%s", p->gpu_type);
+	char copy[sizeof p->gpu_types];
+	snprintf(copy, sizeof copy, "%s", p->gpu_types[0] ? p->gpu_types : p->gpu_type);
+	for (char *sv = NULL, *t = strtok_r(copy, ",", &sv); t; t = strtok_r(NULL, ",", &sv)) {
+		struct vf_gres_type one = {0};
+		if (strcmp(t, "(untyped)") != 0)
+			vf_slurm_gres_type_resolve(t, a->gres_map.v, a->gres_map.n, &one);
+		if (!one.spec) {
+			memset(gt, 0, sizeof *gt);
+			snprintf(type, tl, "%s", strcmp(t, "(untyped)") == 0 ? "" : t);
+			return;
+		}
+		if (!gt->spec || one.spec->memory_mib < gt->spec->memory_mib) {
+			*gt = one;
+			snprintf(type, tl, "%s", t);
+		}
+	}
+}
+
+/* The note on how a partition's gres type was read, when it is not plain. */
+static void note_reading(cJSON *notes, const struct vf_slurm_partition *p, const struct vf_gres_type *gt,
+			 const char *type)
+{
+	if (gt->spec && gt->how == VF_GRES_AMBIGUOUS)
+		note_add(notes, "partition %s: gres type '%s' names several catalog GPUs (%s, %s); assumed "
+			 "the smallest, %s: pass --gres-map %s=GPU_ID or --exact to be sure", p->name,
+			 type, gt->spec->id, gt->others, gt->spec->id, type);
+	else if (gt->spec && gt->how == VF_GRES_WORDS)
+		note_add(notes, "partition %s: gres type '%s' read as %s by a name among its words "
+			 "(approximate): pass --gres-map %s=GPU_ID or --exact to be sure", p->name,
+			 type, gt->spec->id, type);
+	else if (!gt->spec && type[0])
+		note_add(notes, "partition %s: gres type '%s' names no GPU of the catalog, so GPU memory and tier "
+			 "are unknown; pass --gres-map %s=GPU_ID (ids: `vramfit gpus`) or --exact", p->name,
+			 type, type);
+	else if (!gt->spec)
+		note_add(notes, "partition %s: its gres names no GPU type (gpu:N), so GPU memory and tier "
+			 "are unknown; pass --exact, or --gpu SPEC to plan for a known card", p->name);
+}
+
+/* One partition's GPUs and tier: the gres type placed in the catalog
+ * (maps, ids, match names), or what one node says (--exact). */
+static void part_tier(const struct vf_slurm_partition *p, const struct probe_args *a, cJSON *o, cJSON *notes,
+		      char *tier, size_t tl, char *mem, size_t ml, char *shown, size_t sl)
+{
+	snprintf(shown, sl, "%s", p->gpu_type);
 	snprintf(tier, tl, "unknown");
 	snprintf(mem, ml, "unknown");
-	cJSON_AddItemToObject(o, "tier", cJSON_CreateNull());
 	if (p->gpus_per_node <= 0) {
 		snprintf(tier, tl, "no GPUs");
+		cJSON_AddNullToObject(o, "gpu_catalog_id");
+		cJSON_AddNullToObject(o, "gpu_type_source");
 		cJSON_AddNullToObject(o, "gpu_memory_mib");
+		cJSON_AddNullToObject(o, "tier");
 		return;
 	}
-	char spec[64];
-	snprintf(spec, sizeof spec, "%s:%d", p->gpu_type, p->gpus_per_node);
+	struct vf_gres_type gt;
+	char type[32];
+	smallest_type(p, a, &gt, type, sizeof type);
+	struct vf_gpu g;
+	vf_gpu_init(&g);
+	const char *source = how_name(gt.how);
+	char name[96];
+	int64_t mib;
+	bool asked = a->exact && ask_node(p, name, sizeof name, &mib, notes);
+	bool mixed = strchr(p->gpu_types, ',') != NULL;
+	if (asked && mixed && gt.spec && gt.spec->memory_mib < mib) {
+		note_add(notes, "partition %s: --exact: the node srun reached has %s (%lld MiB), but its gres type "
+			 "%s is a smaller GPU: that one decides", p->name, name, (long long)mib, type);
+		asked = false;
+	}
+	snprintf(shown, sl, "%s", type);
+	if (asked) {
+		snprintf(g.name, sizeof g.name, "%s", name);
+		g.memory_total_mib = mib;
+		vf_gpu_identify(&g);
+		source = "srun nvidia-smi";
+	} else if (gt.spec) {
+		snprintf(g.name, sizeof g.name, "%s", gt.spec->name);
+		snprintf(g.catalog_id, sizeof g.catalog_id, "%s", gt.spec->id);
+		g.memory_total_mib = gt.spec->memory_mib;
+		g.nominal_gb = gt.spec->nominal_gb;
+	}
+	if (!asked)
+		note_reading(notes, p, &gt, type);
+	if (mixed)
+		note_add(notes, "partition %s: its nodes have several GPU types (%s); %s", p->name, p->gpu_types,
+			 source && strcmp(source, "srun nvidia-smi") == 0
+				 ? "--exact asked one node, whose GPU may not be the smallest"
+				 : "the tier is that of the smallest GPU among them");
+	cJSON_AddItemToObject(o, "gpu_catalog_id", str_or_null(g.catalog_id));
+	cJSON_AddItemToObject(o, "gpu_type_source", str_or_null(source));
+	if (g.memory_total_mib <= 0) {
+		cJSON_AddNullToObject(o, "gpu_memory_mib");
+		cJSON_AddNullToObject(o, "tier");
+		snprintf(tier, tl, "unknown: %s", type[0] ? "GPU type not in the catalog" : "untyped gres");
+		return;
+	}
+	snprintf(mem, ml, "%.0f GiB", g.memory_total_mib / 1024.0);
+	cJSON_AddNumberToObject(o, "gpu_memory_mib", (double)g.memory_total_mib);
 	struct vf_gpu_set set;
 	vf_gpu_set_init(&set);
+	set.source = VF_GPU_SIMULATED;
+	bool added = true;
+	for (int i = 0; i < p->gpus_per_node && added; i++) {
+		g.index = i;
+		added = vf_gpu_set_add(&set, &g, NULL) == VF_OK;
+	}
 	struct vf_tier t;
-	if (p->gpu_type[0] && vf_gpu_set_add_spec(&set, spec, NULL) == VF_OK && set.count > 0) {
-		snprintf(mem, ml, "%.0f GiB", set.gpus[0].memory_total_mib / 1024.0);
-		cJSON_AddNumberToObject(o, "gpu_memory_mib", (double)set.gpus[0].memory_total_mib);
-		if (vf_tier_decide(&set, trainer, mode, &t, NULL) == VF_OK) {
-			snprintf(tier, tl, "%s", t.name);
-			cJSON_ReplaceItemInObject(o, "tier", cJSON_CreateString(t.name));
-		}
+	if (added && vf_tier_decide(&set, a->trainer, a->mode, &t, NULL) == VF_OK) {
+		snprintf(tier, tl, "%s", t.name);
+		cJSON_AddStringToObject(o, "tier", t.name);
 	} else {
-		cJSON_AddNullToObject(o, "gpu_memory_mib");
-		snprintf(tier, tl, "unknown: %s", p->gpu_type[0] ? "GPU type not in the catalog" : "untyped gres");
+		cJSON_AddNullToObject(o, "tier");
 	}
 	vf_gpu_set_release(&set);
 }
 
 /* probe --slurm: the cluster's GPUs per partition. */
-static int probe_slurm(bool json, const char *trainer, const char *mode)
+static int probe_slurm(const struct probe_args *a)
 {
 	const char *argv[] = {"scontrol", "-o", "show", "node", NULL};
 	struct vf_buf out;
@@ -217,6 +372,7 @@ static int probe_slurm(bool json, const char *trainer, const char *mode)
 	cJSON *root = cJSON_CreateObject(), *parts = cJSON_AddArrayToObject(root, "partitions");
 	cJSON *notes = cJSON_CreateArray();
 	cJSON_AddStringToObject(root, "source", "slurm");
+	bool json = a->json;
 	if (!json)
 		printf("%-16s %5s %9s %-10s %10s %11s  %s\n", "partition", "nodes", "GPUs/node", "GPU type",
 		       "GPU memory", "node memory", "tier");
@@ -231,19 +387,13 @@ static int probe_slurm(bool json, const char *trainer, const char *mode)
 		cJSON_AddItemToObject(o, "gpu_type", str_or_null(p->gpu_type));
 		cJSON_AddStringToObject(o, "gpu_types", p->gpu_types);
 		vf_json_add_i64_or_null(o, "node_memory_mib", p->node_memory_mib, p->node_memory_mib >= 0);
-		char tier[96], mem[32], nm[32];
-		part_tier(p, trainer, mode, o, tier, sizeof tier, mem, sizeof mem);
+		char tier[96], mem[32], nm[32], shown[32];
+		part_tier(p, a, o, notes, tier, sizeof tier, mem, sizeof mem, shown, sizeof shown);
 		cJSON_AddItemToArray(parts, o);
-		if (p->gpus_per_node > 0 && !p->gpu_type[0]) {
-			char n[160];
-			snprintf(n, sizeof n, "partition %s: its gres names no GPU type (gpu:N), so GPU memory and tier "
-				 "are unknown; pass --gpu SPEC to plan for a known card", p->name);
-			cJSON_AddItemToArray(notes, cJSON_CreateString(n));
-		}
 		if (!json) {
 			snprintf(nm, sizeof nm, p->node_memory_mib >= 0 ? "%.0f GiB" : "unknown", p->node_memory_mib / 1024.0);
 			printf("%-16s %5d %9d %-10s %10s %11s  %s\n", p->name, p->nodes, p->gpus_per_node,
-			       p->gpu_type[0] ? p->gpu_type : p->gpus_per_node ? "(untyped)" : "-", mem, nm, tier);
+			       shown[0] ? shown : p->gpus_per_node ? "(untyped)" : "-", mem, nm, tier);
 		}
 	}
 	cJSON_AddItemToObject(root, "notes", notes);
@@ -282,8 +432,17 @@ static int run(int argc, char **argv)
 		rc = vf_cli_fail_err(&err);
 		goto out;
 	}
+	if (!slurm && (a.gres_map.n || a.exact)) {
+		rc = vf_cli_usage("probe", "%s: only with --slurm", a.exact ? "--exact" : "--gres-map");
+		goto out;
+	}
+	for (int i = 0; i < a.gres_map.n; i++)
+		if (vf_slurm_gres_map_check(a.gres_map.v[i], &err) != VF_OK) {
+			rc = vf_cli_fail_err(&err);
+			goto out;
+		}
 	if (slurm) {
-		rc = simulated ? vf_cli_usage("probe", "--slurm and --gpu: choose one") : probe_slurm(json, trainer, mode);
+		rc = simulated ? vf_cli_usage("probe", "--slurm and --gpu: choose one") : probe_slurm(&a);
 		goto out;
 	}
 	if (!simulated && vf_gpu_probe(&set, &err) != VF_OK) {

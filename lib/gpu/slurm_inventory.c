@@ -142,3 +142,147 @@ void vf_slurm_inventory_release(struct vf_slurm_inventory *inv)
 	inv->nodes = NULL;
 	inv->nnodes = inv->nparts = 0;
 }
+
+/* --- gres types and the GPU catalog ----------------------------------------- */
+
+/* name normalised as a probed GPU name, blanks removed: "A100_80GB" ->
+ * "a10080gb", "rtx 3090" -> "rtx3090". */
+static void compact(const char *name, char *out, size_t n)
+{
+	char norm[128];
+	vf_gpu_name_normalize(name, norm, sizeof norm);
+	size_t o = 0;
+	for (const char *p = norm; *p && o + 1 < n; p++)
+		if (*p != ' ')
+			out[o++] = *p;
+	if (n)
+		out[o < n ? o : n - 1] = '\0';
+}
+
+void vf_slurm_gres_type_resolve(const char *type, const char *const *maps, int nmaps,
+				struct vf_gres_type *out)
+{
+	memset(out, 0, sizeof *out);
+	char t[128], k[128];
+	compact(type ? type : "", t, sizeof t);
+	if (!t[0])
+		return;
+	for (int i = 0; i < nmaps; i++) {
+		const char *eq = maps[i] ? strchr(maps[i], '=') : NULL;
+		if (!eq)
+			continue;
+		char key[128];
+		snprintf(key, sizeof key, "%.*s", (int)(eq - maps[i] < 127 ? eq - maps[i] : 127), maps[i]);
+		compact(key, k, sizeof k);
+		const struct vf_gpu_spec *s = vf_gpu_catalog_find(eq + 1);
+		if (s && strcmp(k, t) == 0) { /* the last map of a type wins, as options do */
+			out->spec = s;
+			out->how = VF_GRES_MAPPED;
+		}
+	}
+	if (out->spec)
+		return;
+	size_t n;
+	const struct vf_gpu_spec *cat = vf_gpu_catalog(&n, NULL);
+	if (!cat)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		compact(cat[i].id, k, sizeof k);
+		if (strcmp(k, t) == 0) {
+			out->spec = &cat[i];
+			out->how = VF_GRES_ID;
+			return;
+		}
+	}
+	/* A match name: several entries may share one ("a100": 40 and 80 GB);
+	 * the smallest is the one a plan can rely on. */
+	for (size_t i = 0; i < n; i++)
+		for (int m = 0; m < cat[i].nmatch; m++) {
+			compact(cat[i].match[m], k, sizeof k);
+			if (strcmp(k, t) != 0)
+				continue;
+			if (!out->spec) {
+				out->spec = &cat[i];
+				out->how = VF_GRES_NAME;
+			} else if (out->spec != &cat[i]) {
+				const struct vf_gpu_spec *other = &cat[i];
+				if (other->memory_mib < out->spec->memory_mib) {
+					other = out->spec;
+					out->spec = &cat[i];
+				}
+				size_t l = strlen(out->others);
+				snprintf(out->others + l, sizeof out->others - l, "%s%s", l ? ", " : "", other->id);
+				out->how = VF_GRES_AMBIGUOUS;
+			}
+			break;
+		}
+	if (out->spec)
+		return;
+	char words[128];
+	vf_gpu_name_normalize(type, words, sizeof words);
+	if ((out->spec = vf_gpu_catalog_match(words, -1)) != NULL)
+		out->how = VF_GRES_WORDS;
+}
+
+vf_status vf_slurm_gres_map_check(const char *map, struct vf_error *err)
+{
+	const char *eq = map ? strchr(map, '=') : NULL;
+	if (!eq || eq == map || !eq[1])
+		return vf_error_set(err, VF_EUSAGE, "--gres-map '%s': expected TYPE=GPU_ID (h100=h100-80gb)",
+				    map ? map : "");
+	char k[128];
+	snprintf(k, sizeof k, "%.*s", (int)(eq - map < 127 ? eq - map : 127), map);
+	char c[128];
+	compact(k, c, sizeof c);
+	if (!c[0])
+		return vf_error_set(err, VF_EUSAGE, "--gres-map '%s': the gres type has no letter or digit", map);
+	struct vf_error cerr = {0};
+	if (!vf_gpu_catalog(NULL, &cerr))
+		return vf_error_set(err, VF_ERR, "%s", cerr.msg);
+	if (!vf_gpu_catalog_find(eq + 1))
+		return vf_error_set(err, VF_EUSAGE, "--gres-map '%s': '%s' is not a GPU id of the catalog "
+				    "(see `vramfit gpus`)", map, eq + 1);
+	return VF_OK;
+}
+
+bool vf_slurm_smi_first(const char *text, size_t len, char *name, size_t nl, int64_t *mib)
+{
+	for (size_t pos = 0; pos < len;) {
+		const char *line = text + pos;
+		const char *end = memchr(line, '\n', len - pos);
+		size_t ll = end ? (size_t)(end - line) : len - pos;
+		pos += ll + 1;
+		const char *comma = memchr(line, ',', ll);
+		if (!comma || comma == line)
+			continue;
+		char num[64];
+		size_t rest = ll - (size_t)(comma + 1 - line);
+		snprintf(num, sizeof num, "%.*s", (int)(rest < 63 ? rest : 63), comma + 1);
+		char *p = num;
+		while (*p == ' ')
+			p++;
+		char *e;
+		long long v = strtoll(p, &e, 10);
+		while (*e == ' ')
+			e++;
+		if (e == p || v <= 0 || v > (1LL << 30) || (strcmp(e, "MiB") != 0 && strcmp(e, "MiB\r") != 0))
+			continue;
+		size_t n0 = (size_t)(comma - line);
+		while (n0 && line[n0 - 1] == ' ')
+			n0--;
+		size_t s0 = 0;
+		while (s0 < n0 && line[s0] == ' ')
+			s0++;
+		if (s0 == n0)
+			continue;
+		size_t cut = n0 - s0 < nl ? n0 - s0 : nl - 1;
+		memcpy(name, line + s0, cut);
+		name[cut] = '\0';
+		for (size_t i = 0; i < cut; i++)
+			if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
+				name[i] = '?';
+		*mib = v;
+		return true;
+	}
+	return false;
+}

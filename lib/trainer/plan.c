@@ -1423,6 +1423,7 @@ static vf_status render(struct ctx *c, struct vf_error *err)
 	md_assumptions(c, &b);
 	md_estimate(c, &b);
 	md_approve(c, &b);
+	vf__plan_md_commands(&b, p, c->cfg);
 
 	if (b.len == 0 && b.cap) {
 		vf_buf_release(&b);
@@ -1663,7 +1664,8 @@ static vf_status plan_config(struct ctx *c, const struct vf_gpu_set *gpus, struc
 	st = make_config(c, err);
 	if (st != VF_OK)
 		return st;
-	if ((st = make_launch(c, err)) != VF_OK)
+	if ((st = make_launch(c, err)) != VF_OK ||
+	    (st = vf__plan_preprocess(p, c->cfg, o->resolution_buckets, o->trigger, err)) != VF_OK)
 		return st;
 	p->ndata_dirs = (int)vf_checkout_data_dirs(p->config, c->cfg, p->data_dirs, 16);
 	for (int i = 0; i < p->ndata_dirs; i++)
@@ -1842,6 +1844,11 @@ cJSON *vf_plan_to_json(const struct vf_plan *p)
 	cJSON_AddStringToObject(l, "cwd", p->launch_cwd);
 	cJSON_AddStringToObject(l, "command", p->launch);
 	cJSON_AddStringToObject(l, "line", p->launch_line);
+	cJSON *pp = cJSON_AddObjectToObject(o, "preprocess");
+	const char *const pre[] = {"dataset", p->preprocess_dataset, "resolution_buckets", p->preprocess_buckets,
+				   "command", p->preprocess, "line", p->preprocess_line};
+	for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i += 2) /* null: the profile names no command */
+		cJSON_AddItemToObject(pp, pre[i], p->preprocess[0] ? cJSON_CreateString(pre[i + 1]) : cJSON_CreateNull());
 	cJSON *pa = cJSON_AddArrayToObject(o, "patches");
 	for (int i = 0; i < p->npatches; i++) {
 		cJSON *x = cJSON_CreateObject();

@@ -30,6 +30,20 @@ vf_status vf__plan_know_trainer(const struct vf_plan *p, const cJSON *cfg, struc
 void vf__plan_md_trainer(struct vf_buf *b, const struct vf_plan *p);
 void vf__plan_md_data(struct vf_buf *b, const struct vf_plan *p, const cJSON *cfg);
 
+/* The trainer's preprocessing command for the plan (plan_commands.c):
+ * the profile's configs.json "preprocess" templates filled with the run's
+ * dataset file, the resolution buckets (buckets, else p->train_dims), the
+ * model paths (the VAE files too for a split pack), the trigger word when
+ * given, and the GPU count; every value shell-quoted. Sets p->preprocess*
+ * ("" when the profile has no "preprocess"); VF_ERR when it does not fit. */
+vf_status vf__plan_preprocess(struct vf_plan *p, const cJSON *cfg, const char *buckets, const char *trigger,
+			      struct vf_error *err);
+
+/* plan.md's "### Run by Hand" (the end of "## Approve to Proceed": TRAINER.md
+ * section 7 fixes the ## sections): the preprocessing, tune and launch
+ * commands, in order, to paste into a shell. */
+void vf__plan_md_commands(struct vf_buf *b, const struct vf_plan *p, const cJSON *cfg);
+
 /* The --json parts about the checkout. */
 void vf__plan_json_trainer(cJSON *o, const struct vf_plan *p);
 

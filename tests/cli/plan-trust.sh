@@ -50,7 +50,10 @@ expect_rc 0
 P=$RUN/plan.md
 # the fence is longer than the backtick run inside, and the table row's pipe is escaped
 check 'grep -qF -- "- Checkpoint: unified (\`\`$HM\`\` holds" "$P"'
-check '[ "$(grep -cF "<i>" "$P")" -eq 2 ] && ! grep -F "<i>" "$P" | grep -qvF "\`\`$HM\`\`"'
+# prose: two code spans; fenced blocks (the commands to paste): the path as one quoted shell word
+unfenced() { awk '/^ *```/ { f = !f; next } !f' "$P"; }
+check '[ "$(unfenced | grep -cF "<i>")" -eq 2 ] && ! unfenced | grep -F "<i>" | grep -qvF "\`\`$HM\`\`"'
+check 'grep -qF -- "--model-path '"'"'$HM'"'"' " "$P"'
 check 'grep -qF -- "- \`model.model_path\`: \`/path/to/ltx-2-model.safetensors\` → \`\`$HM\`\` (path)" "$P"'
 
 # --- the full fine-tune rule on a trainer whose schema lacks the key ---------

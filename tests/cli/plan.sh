@@ -264,4 +264,44 @@ after=$(snapshot)
 check '[ "$before" = "$after" ]'
 [ "$before" = "$after" ] || diff <(echo "$before") <(echo "$after") >&2
 
+test_case "plan.md runs by hand: the preprocessing command with the plan's buckets, tune, the launch (issue 26)"
+mkdir -p "$TMP/hand/bin" "$TMP/hand/it's \$(x)"
+cp "$TMP/models/ltx-2-19b-dev.safetensors" "$TMP/hand/it's \$(x)/ltx-2-19b-dev.safetensors"
+cat >"$TMP/hand/bin/uv" <<'SH'
+#!/bin/sh
+for a in "$@"; do printf '%s\n' "$a"; done >"$UV_ARGS"
+SH
+chmod +x "$TMP/hand/bin/uv"
+HM=(--trainer-dir "$TD" --model "$TMP/hand/it's \$(x)/ltx-2-19b-dev.safetensors" --text-encoder "$TMP/models/gemma-3-12b-it")
+run plan "${HM[@]}" --gpu h100-80gb:4 --resolution-buckets '960x544x49;512x512x97' --trigger 'cat`s' --run-name hand4 --json
+expect_rc 0
+expect_json 'j["preprocess"]["resolution_buckets"] == "960x544x49;512x512x97" and j["preprocess"]["dataset"].endswith("/hand4/dataset/dataset.json")'
+expect_json '"accelerate launch --num_processes 4 scripts/process_dataset.py" in j["preprocess"]["command"]'
+line=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["preprocess"]["line"])')
+rd=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["run_dir"])')
+check "grep -qxF '### Run by Hand' '$rd/plan.md'"
+check "grep -qF 'The whole flow can be run by hand' '$rd/plan.md'"
+check "grep -qF -- \"\$line\" '$rd/plan.md'"
+check "grep -qF 'Train on 4 GPUs of one node: a LoRA runs data-parallel (DDP)' '$rd/plan.md'"
+check "grep -qF \"sbatch \$(printf %s \"$rd/launch.sbatch\")\" '$rd/plan.md'"
+check "grep -qF 'vramfit tune ' '$rd/plan.md'"
+# pasted into a shell, every value arrives as one word, unchanged
+export UV_ARGS="$TMP/hand/args"
+(PATH="$TMP/hand/bin:$PATH"; eval "$line")
+want=$(printf '%s\n' run accelerate launch --num_processes 4 scripts/process_dataset.py "$rd/dataset/dataset.json" \
+  --resolution-buckets '960x544x49;512x512x97' --model-path "$TMP/hand/it's \$(x)/ltx-2-19b-dev.safetensors" \
+  --text-encoder-path "$TMP/models/gemma-3-12b-it" --lora-trigger 'cat`s')
+check '[ "$(cat "$UV_ARGS")" = "$want" ]' || diff <(cat "$UV_ARGS") <(echo "$want") >&2
+unset UV_ARGS
+run plan "${M[@]}" --gpu h100-80gb:4 --training-mode full --run-name handfull --json
+rd=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["run_dir"])')
+check "grep -qF 'full fine-tune shards the model with FSDP through \`accelerate launch\` and the checkout'\''s \`configs/accelerate/fsdp.yaml\`' '$rd/plan.md'"
+check "grep -qF -- '--config_file configs/accelerate/fsdp.yaml --num_processes 4 scripts/train.py' '$rd/plan.md'"
+run plan "${M[@]}" --gpu h100-80gb --run-name hand1 --json
+expect_json 'j["preprocess"]["resolution_buckets"] == "960x544x49" and j["preprocess"]["command"].startswith("uv run python scripts/process_dataset.py ")'
+rd=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["run_dir"])')
+check "grep -qF 'Train on one GPU:' '$rd/plan.md'"
+check "grep -qF 'uv run python scripts/process_dataset.py ' '$rd/plan.md'"
+rm -rf "$TMP/hand"
+
 finish

@@ -202,6 +202,66 @@ expect_err 'gpus.json: gpus[0] (x): field name: expected a string'
 expect_err_lines 1
 rm -rf "$TMP/config/vramfit"
 
+test_case "probe --slurm: site-chosen gres types, --gres-map, --exact (stand-in scontrol and srun on PATH)"
+mkdir -p "$TMP/slurmbin"
+cat >"$TMP/slurmbin/scontrol" <<'SH'
+#!/bin/sh
+echo "NodeName=g1 CPUTot=64 Gres=gpu:h100:2(S:0-1) Partitions=train RealMemory=512000 State=IDLE"
+echo "NodeName=g2 CPUTot=32 Gres=gpu:gpu80:4 Partitions=odd RealMemory=256000 State=IDLE"
+echo "NodeName=g3 CPUTot=32 Gres=gpu:a100_80gb:4 Partitions=amp RealMemory=256000 State=IDLE"
+echo "NodeName=g4 CPUTot=16 Gres=gpu:RTX3090:2 Partitions=small RealMemory=64000 State=IDLE"
+echo "NodeName=g5 CPUTot=16 Gres=gpu:h200:2 Partitions=mixed RealMemory=64000 State=IDLE"
+echo "NodeName=g6 CPUTot=16 Gres=gpu:rtx_3090:8 Partitions=mixed RealMemory=64000 State=IDLE"
+SH
+export SRUN_LOG="$TMP/srun.log"
+cat >"$TMP/slurmbin/srun" <<SH
+#!/bin/sh
+echo "\$*" >>'$SRUN_LOG'
+SH
+cat >>"$TMP/slurmbin/srun" <<'SH'
+case "$1" in
+  --partition=odd|--partition=mixed) echo "NVIDIA H200, 143771 MiB" ;;
+  *) echo "srun: error: Unable to allocate resources" >&2; exit 1 ;;
+esac
+SH
+chmod +x "$TMP/slurmbin/scontrol" "$TMP/slurmbin/srun"
+PATH="$TMP/slurmbin:$PATH" run probe --slurm
+expect_rc 0
+expect_out_re '^train +1 +2 h100 +80 GiB +500 GiB +80GB\+ tier$'
+expect_out_re '^amp +1 +4 a100_80gb +80 GiB .*80GB\+ tier$'
+expect_out_re '^small +1 +2 RTX3090 +24 GiB '
+expect_out "partition odd: gres type 'gpu80' names no GPU of the catalog"
+expect_out_re '^mixed +2 +2 rtx_3090 +24 GiB '
+PATH="$TMP/slurmbin:$PATH" run probe --slurm --json
+expect_json '[p["tier"] for p in j["partitions"][:4]] == ["80GB+ tier", None, "80GB+ tier", j["partitions"][3]["tier"]]'
+# nodes of several types: the smallest GPU decides, not the node with the fewest GPUs
+expect_json 'j["partitions"][4]["name"] == "mixed" and j["partitions"][4]["gpu_catalog_id"] == "rtx-3090" and j["partitions"][4]["tier"] != "80GB+ tier"'
+expect_json 'any("partition mixed: its nodes have several GPU types (h200,rtx_3090); the tier is that of the smallest GPU" in n for n in j["notes"])'
+expect_json 'j["partitions"][0]["gpu_catalog_id"] == "h100-80gb" and j["partitions"][0]["gpu_memory_mib"] == 81559'
+expect_json 'j["partitions"][1]["gpu_catalog_id"] is None and j["partitions"][1]["gpu_type_source"] is None'
+expect_json 'j["partitions"][3]["gpu_catalog_id"] == "rtx-3090"'
+expect_json 'any("gpu80" in n and "--gres-map" in n for n in j["notes"])'
+PATH="$TMP/slurmbin:$PATH" run probe --slurm --json --gres-map GPU80=h100-80gb
+expect_json 'j["partitions"][1]["gpu_catalog_id"] == "h100-80gb" and j["partitions"][1]["gpu_type_source"] == "gres-map" and j["partitions"][1]["tier"] == "80GB+ tier"'
+expect_json 'not any("gpu80" in n for n in j["notes"])'
+[ ! -e "$SRUN_LOG" ] && _ok || _bad "srun ran without --exact"
+PATH="$TMP/slurmbin:$PATH" run probe --slurm --json --exact
+expect_rc 0
+expect_json 'j["partitions"][4]["gpu_catalog_id"] == "rtx-3090" and any("partition mixed: --exact: the node srun reached has NVIDIA H200 (143771 MiB), but its gres type rtx_3090 is a smaller GPU" in n for n in j["notes"])'
+expect_json 'j["partitions"][1]["gpu_type_source"] == "srun nvidia-smi" and j["partitions"][1]["gpu_memory_mib"] == 143771 and j["partitions"][1]["gpu_catalog_id"] == "h200"'
+expect_json 'j["partitions"][0]["gpu_type_source"] == "catalog name" and any("partition train: --exact" in n and "Unable to allocate" in n for n in j["notes"])'
+PATH="$TMP/slurmbin:$PATH" run probe --slurm --exact
+expect_out_re '^mixed +2 +2 rtx_3090 +24 GiB '
+grep -q -- '--partition=odd .*--gres=gpu:1 .*nvidia-smi --query-gpu=name,memory.total --format=csv,noheader' "$SRUN_LOG" && _ok || _bad "srun was not asked for one GPU of odd"
+run probe --gres-map gpu80=h100-80gb
+expect_rc 2
+expect_err '--gres-map: only with --slurm'
+PATH="$TMP/slurmbin:$PATH" run probe --slurm --gres-map gpu80=h100
+expect_rc 2
+expect_err "--gres-map 'gpu80=h100': 'h100' is not a GPU id of the catalog"
+expect_err_lines 1
+unset SRUN_LOG
+
 test_case "help"
 run probe --help
 expect_rc 0

@@ -2,7 +2,9 @@
  * key=value records of jobcomp/filetxt and scontrol -o show job
  * (vf_slurm_parse_record, line by line), gres values (vf_slurm_gres_gpus),
  * scontrol -o show node (vf_slurm_inventory_parse) and a run's
- * launch.sbatch (vf_sbatch_check_text). Corpus: tests/fuzz/corpus/slurm/
+ * launch.sbatch (vf_sbatch_check_text), the nvidia-smi answer of an srun
+ * of probe --slurm --exact (vf_slurm_smi_first) and gres types placed in
+ * the GPU catalog (vf_slurm_gres_type_resolve, each line a type). Corpus: tests/fuzz/corpus/slurm/
  * (real outputs of Debian 12's Slurm 22.05 on the test cluster, and a
  * launch.sbatch written by plan --slurm). */
 #include <stdint.h>
@@ -32,7 +34,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(one, sizeof one, "%.*s", (int)(len < 511 ? len : 511), line);
 		if (vf_slurm_gres_gpus(one, type, sizeof type) < 0)
 			abort();
+		const char *maps[] = {one};
+		struct vf_gres_type gt;
+		vf_slurm_gres_type_resolve(one, maps, 1, &gt);
+		if ((gt.spec == NULL) != (gt.how == VF_GRES_UNKNOWN))
+			abort(); /* a type is placed exactly when it says how */
 	}
+	char name[96];
+	int64_t mib = 0;
+	if (vf_slurm_smi_first(text, size, name, sizeof name, &mib) && (mib <= 0 || strlen(name) >= sizeof name))
+		abort();
 	struct vf_slurm_inventory inv;
 	struct vf_error err = {0};
 	if (vf_slurm_inventory_parse(text, strlen(text), &inv, &err) != VF_OK && (!err.msg[0] || strchr(err.msg, '\n')))

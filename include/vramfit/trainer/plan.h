@@ -132,6 +132,11 @@ struct vf_plan {
 	char launch[VF_PLAN_PATH * 6];      /* the command, each path in it shell-quoted */
 	char launch_cwd[VF_PLAN_PATH];
 	char launch_line[VF_PLAN_PATH * 12]; /* cd 'launch_cwd' && launch: pastes as it is */
+	char preprocess[VF_PLAN_PATH * 16]; /* the trainer's preprocessing command, paths quoted;
+					     * "" when the profile names none */
+	char preprocess_line[VF_PLAN_PATH * 18]; /* cd 'trainer_dir' && preprocess */
+	char preprocess_dataset[VF_PLAN_PATH];   /* the dataset metadata file it reads */
+	char preprocess_buckets[256];            /* its --resolution-buckets */
 
 	/* The existing run directory, when there is one. */
 	bool exists;

@@ -965,9 +965,20 @@ static void finish_terms(struct vf_estimate *e, const struct live ph[VF_PHASE_CO
 	e->peak_bytes = e->context_bytes + e->peak_reserved_bytes;
 	e->peak_phase = ph_peak;
 	record_phases(e, ph);
+	/* the largest term, the first of equals (vf_estimate_term's values,
+	 * read once: this runs on every evaluation of a search) */
+	const int64_t v[VF_TERM_KV_CACHE + 1] = {
+		[VF_TERM_WEIGHTS] = e->weights_bytes,
+		[VF_TERM_GRADIENTS] = e->gradients_bytes,
+		[VF_TERM_OPTIMIZER] = e->optimizer_bytes,
+		[VF_TERM_OPTIMIZER_TEMP] = e->optimizer_temp_bytes,
+		[VF_TERM_AUTOCAST_CACHE] = e->autocast_cache_bytes,
+		[VF_TERM_ACTIVATIONS] = e->activations_bytes,
+		[VF_TERM_LOGITS] = e->logits_bytes,
+		[VF_TERM_KV_CACHE] = e->kv_cache_bytes};
 	enum vf_term best = VF_TERM_WEIGHTS;
 	for (int t = VF_TERM_WEIGHTS; t <= VF_TERM_KV_CACHE; t++)
-		if (vf_estimate_term(e, (enum vf_term)t) > vf_estimate_term(e, best))
+		if (v[t] > v[best])
 			best = (enum vf_term)t;
 	e->dominant = best;
 }

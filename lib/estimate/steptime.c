@@ -147,9 +147,16 @@ bool vf__steptime_geforce(const struct vf_gpu_spec *gpu)
 {
 	if (!gpu)
 		return false;
-	for (const char *p = gpu->name; *p; p++) /* "geforce" in any case, one pass */
-		if ((*p | 0x20) == 'g' && strncasecmp(p + 1, "eforce", 6) == 0)
+	static const char rest[] = "eforce";
+	for (const char *p = gpu->name; *p; p++) { /* "geforce" in any case, one pass */
+		if ((*p | 0x20) != 'g')
+			continue;
+		int i = 0; /* ASCII letters only: a NUL or other byte stops the match */
+		while (rest[i] && (p[1 + i] | 0x20) == rest[i])
+			i++;
+		if (!rest[i])
 			return true;
+	}
 	return false;
 }
 

@@ -88,6 +88,7 @@ struct shape {
 	struct vf_moe_terms mt;   /* experts, latent attention, sliding windows (moe.c) */
 	struct vf_ssm_terms ssm;  /* Mamba layers of SSMs and hybrids (ssm.c) */
 	bool eager_attn;          /* explicit s x s attention whatever the setup says */
+	double rounding;          /* param_rounding: a parameter copy's share lost to segments */
 };
 
 static bool fam_is(const char *fam, const char *name)
@@ -102,6 +103,8 @@ static double popcount(unsigned x)
 		n++;
 	return n;
 }
+
+static double param_rounding(const struct shape *s);
 
 static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 {
@@ -210,6 +213,31 @@ static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 	if (s->fused_qkv && s->h * 3 * s->hq > big)
 		big = 3 * s->h * s->hq;
 	s->largest = big;
+	s->rounding = param_rounding(s);
+}
+
+/* The shape of the architecture last seen by this thread. shape_from_arch
+ * reads nothing but the architecture's bytes, so an architecture whose
+ * bytes (padding included) equal the remembered one's has the remembered
+ * shape; any other is computed afresh. A search evaluates one model
+ * millions of times: this spares the parameter count, the MoE and SSM
+ * terms and the segment rounding on each. Per thread: no lock, no sharing. */
+static _Thread_local struct {
+	bool valid;
+	struct vf_arch arch;
+	struct shape s;
+} shape_memo;
+
+static void shape_of(const struct vf_arch *a, struct shape *s)
+{
+	if (shape_memo.valid && memcmp(&shape_memo.arch, a, sizeof *a) == 0) {
+		*s = shape_memo.s;
+		return;
+	}
+	shape_from_arch(a, s);
+	memcpy(&shape_memo.arch, a, sizeof *a);
+	shape_memo.s = *s;
+	shape_memo.valid = true;
 }
 
 /* What lora_mlp needs: the shape, the LoRA targets and the rank. */
@@ -1272,7 +1300,7 @@ static void llm_setup(const struct vf_arch *arch, const struct vf_setup *su, str
 {
 	memset(m, 0, sizeof *m);
 	m->su = su;
-	shape_from_arch(arch, &m->s);
+	shape_of(arch, &m->s);
 	struct dt *d = &m->d;
 	d->train = su->mode != VF_MODE_INFER;
 	d->full = su->mode == VF_MODE_FULL;
@@ -1354,6 +1382,7 @@ static void task_head(struct llm *m)
 	s->V = n;
 	s->tied = false;
 	s->softcap_logits = 0;
+	s->rounding = param_rounding(s); /* the vocabulary matrix is the head now */
 }
 
 /* LoRA on the lm_head (peft target "lm_head", torchtune
@@ -1810,7 +1839,7 @@ static void infer_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 		fill_infer(s, su, d, &in, kv, st);
 	}
 	double reserved = best + segment_waste(kv / (2 * layers)) * 2 * layers +
-			  param_rounding(s) * m->W + FRAG_INFER * (work + Nout * s->V * d->C);
+			  s->rounding * m->W + FRAG_INFER * (work + Nout * s->V * d->C);
 	finish_terms(e, ph, reserved, (enum vf_phase)bi);
 	vf__mech_finish_peaks(e, su, 0, load_peak(m));
 	if (timed)
@@ -1971,7 +2000,7 @@ static double train_reserve(const struct llm *m, const struct vf_estimate *e,
 {
 	double lc = e->loss_transient;
 	double spare = lc - (m->G + (m->S - m->S_paged) + m->OT);
-	double rounding = param_rounding(&m->s);
+	double rounding = m->s.rounding;
 	double AC = m->AC, OT = m->OT;
 	double reserved = 0;
 	for (int i = 0; i < VF_PHASE_COUNT; i++) {

@@ -948,13 +948,14 @@ static double state_bytes(const struct vf_setup *su, const struct shape *s, doub
 
 /* Each phase's live terms (vf_estimate.phase_bytes); called by
  * finish_terms once the context and the peak's reserve are known. */
-static void record_phases(struct vf_estimate *e, const struct live ph[VF_PHASE_COUNT])
+static void record_phases(struct vf_estimate *e, const struct live ph[VF_PHASE_COUNT],
+			  const double *sums)
 {
 	e->phases = 0;
 	for (int i = 0; i < VF_PHASE_COUNT; i++) {
 		const struct live *l = &ph[i];
 		int64_t *t = e->phase_bytes[i];
-		if (live_sum(l) <= 0)
+		if ((sums ? sums[i] : live_sum(l)) <= 0)
 			continue;
 		e->phases |= 1u << i;
 		t[VF_TERM_WEIGHTS] = clamp64(l->w);
@@ -970,8 +971,9 @@ static void record_phases(struct vf_estimate *e, const struct live ph[VF_PHASE_C
 	}
 }
 
-static void finish_terms(struct vf_estimate *e, const struct live ph[VF_PHASE_COUNT], double reserved,
-			 enum vf_phase bi)
+/* sums: each phase's live_sum when the caller has them (NULL: computed) */
+static void finish_terms_sums(struct vf_estimate *e, const struct live ph[VF_PHASE_COUNT],
+			      const double *sums, double reserved, enum vf_phase bi)
 {
 	const struct live *pk = &ph[bi];
 	enum vf_phase ph_peak = bi;
@@ -992,7 +994,7 @@ static void finish_terms(struct vf_estimate *e, const struct live ph[VF_PHASE_CO
 	e->allocator_bytes = e->peak_reserved_bytes - e->peak_allocated_bytes;
 	e->peak_bytes = e->context_bytes + e->peak_reserved_bytes;
 	e->peak_phase = ph_peak;
-	record_phases(e, ph);
+	record_phases(e, ph, sums);
 	/* the largest term, the first of equals (vf_estimate_term's values,
 	 * read once: this runs on every evaluation of a search) */
 	const int64_t v[VF_TERM_KV_CACHE + 1] = {
@@ -1009,6 +1011,12 @@ static void finish_terms(struct vf_estimate *e, const struct live ph[VF_PHASE_CO
 		if (v[t] > v[best])
 			best = (enum vf_term)t;
 	e->dominant = best;
+}
+
+static void finish_terms(struct vf_estimate *e, const struct live ph[VF_PHASE_COUNT], double reserved,
+			 enum vf_phase bi)
+{
+	finish_terms_sums(e, ph, NULL, reserved, bi);
 }
 
 
@@ -1689,7 +1697,9 @@ static void offload_record(const struct llm *m, const struct vf_gpu_spec *gpu, s
 	e->offload = m->su->offload;
 	e->offload_host_bytes = clamp64(m->host);
 	e->offload_pcie_bytes = clamp64(m->pcie);
-	e->offload_pcie_seconds = m->pcie / vf__mech_pcie_bytes_per_s(gpu);
+	/* nothing over PCIe: the quotient is that zero itself (the rate is
+	 * positive), without classifying the GPU's host link */
+	e->offload_pcie_seconds = m->pcie != 0 ? m->pcie / vf__mech_pcie_bytes_per_s(gpu) : m->pcie;
 }
 
 /* The lm_head's input is saved when the head trains (a saved copy or a
@@ -1769,8 +1779,8 @@ static void record_whole_terms(const struct llm *m, const struct vf_gpu_spec *gp
 
 /* The phase with the most live memory, from the forward to `last`, after
  * adding the cuBLAS workspaces to each phase of the step; its live bytes
- * in *best. */
-static int peak_phase(struct live *ph, int last, double *best)
+ * in *best, each phase's (forward to `last`) in sums. */
+static int peak_phase(struct live *ph, int last, double *best, double sums[VF_PHASE_COUNT])
 {
 	double top = -1;
 	int bi = VF_PHASE_FORWARD;
@@ -1778,6 +1788,7 @@ static int peak_phase(struct live *ph, int last, double *best)
 		if (i <= VF_PHASE_OPTIMIZER)
 			ph[i].act += WORKSPACE_BYTES;
 		double v = live_sum(&ph[i]);
+		sums[i] = v;
 		if (v > top) {
 			top = v;
 			bi = i;
@@ -1829,7 +1840,8 @@ static void infer_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 	l->kv = kv;
 	l->lg = Nout * s->V * d->C + Nout * s->h * d->C;
 	double best;
-	int bi = peak_phase(ph, VF_PHASE_LOSS, &best);
+	double sums[VF_PHASE_COUNT];
+	int bi = peak_phase(ph, VF_PHASE_LOSS, &best, sums);
 	e->kv_cache_full = clamp64(kv);
 	e->activations_full = clamp64(work);
 	if (st) {
@@ -1996,7 +2008,7 @@ static void train_trace(const struct llm *m, struct vf__step *st)
  * most the autocast copies, and not at all for optimizers that allocate
  * nothing large in their step (fused, 8-bit, SGD). */
 static double train_reserve(const struct llm *m, const struct vf_estimate *e,
-			    const struct live ph[VF_PHASE_COUNT])
+			    const struct live ph[VF_PHASE_COUNT], const double sums[VF_PHASE_COUNT])
 {
 	double lc = e->loss_transient;
 	double spare = lc - (m->G + (m->S - m->S_paged) + m->OT);
@@ -2008,7 +2020,7 @@ static double train_reserve(const struct llm *m, const struct vf_estimate *e,
 		double frag = FRAG_LAYER * m->A_layer +
 			      (i == VF_PHASE_OPTIMIZER ? FRAG_AUTOCAST * (AC < OT ? AC : OT)
 						       : FRAG_LOGITS * (spare > 0 ? spare : 0));
-		double r = live_sum(l) + rounding * (l->w + l->g + l->o + l->ot) + frag;
+		double r = sums[i] + rounding * (l->w + l->g + l->o + l->ot) + frag;
 		if (r > reserved)
 			reserved = r;
 	}
@@ -2061,11 +2073,12 @@ static void train_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 	optimizer_phase(m, ph);
 	paged_outside_allocator(m, ph);
 	double best;
-	int bi = peak_phase(ph, VF_PHASE_COUNT - 1, &best);
+	double sums[VF_PHASE_COUNT]; /* every phase's live bytes, final from here on */
+	int bi = peak_phase(ph, VF_PHASE_COUNT - 1, &best, sums);
 	e->activations_full = clamp64(held_acts + m->emb_out + m->final_norm + WORKSPACE_BYTES);
 	if (st)
 		train_trace(m, st);
-	finish_terms(e, ph, train_reserve(m, e, ph), (enum vf_phase)bi);
+	finish_terms_sums(e, ph, sums, train_reserve(m, e, ph, sums), (enum vf_phase)bi);
 	vf__mech_finish_peaks(e, m->su, m->S_paged, load_peak(m));
 	offload_record(m, gpu, e);
 	if (timed)

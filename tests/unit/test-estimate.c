@@ -890,18 +890,22 @@ static void test_memo_follows_contents(void)
 	same_as_fresh(a, &s, g, &e[1]);
 	CHECK(e[1].step_seconds != e[0].step_seconds);
 	CHECK(strcmp(e[1].parts.link, e[0].parts.link) != 0);
-	/* the generation alone */
+	/* the generation alone (each change right after an estimate of the
+	 * same objects, so that what is remembered is theirs) */
+	vf_estimate_run(a, &s, g, &e[1]);
 	snprintf(g->generation, sizeof g->generation, "%s", "ampere");
 	vf_estimate_run(a, &s, g, &e[2]);
 	same_as_fresh(a, &s, g, &e[2]);
 	CHECK(e[2].step_seconds != e[1].step_seconds);
 	/* the architecture changed in place */
+	vf_estimate_run(a, &s, g, &e[2]);
 	a->layers += 8;
 	vf_estimate_run(a, &s, g, &e[3]);
 	same_as_fresh(a, &s, g, &e[3]);
 	CHECK(e[3].peak_bytes != e[2].peak_bytes);
 	/* a task head on a remembered shape (the segment rounding of the
 	 * parameters follows the head) */
+	vf_estimate_run(a, &s, g, &e[3]);
 	s.mode = VF_MODE_FULL;
 	s.head_labels = 3;
 	vf_estimate_run(a, &s, g, &e[0]);

@@ -88,6 +88,7 @@ struct shape {
 	struct vf_moe_terms mt;   /* experts, latent attention, sliding windows (moe.c) */
 	struct vf_ssm_terms ssm;  /* Mamba layers of SSMs and hybrids (ssm.c) */
 	bool eager_attn;          /* explicit s x s attention whatever the setup says */
+	double rounding;          /* param_rounding: a parameter copy's share lost to segments */
 };
 
 static bool fam_is(const char *fam, const char *name)
@@ -102,6 +103,8 @@ static double popcount(unsigned x)
 		n++;
 	return n;
 }
+
+static double param_rounding(const struct shape *s);
 
 static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 {
@@ -212,6 +215,31 @@ static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 	if (s->fused_qkv && s->h * 3 * s->hq > big)
 		big = 3 * s->h * s->hq;
 	s->largest = big;
+	s->rounding = param_rounding(s);
+}
+
+/* The shape of the architecture last seen by this thread. shape_from_arch
+ * reads nothing but the architecture's bytes, so an architecture whose
+ * bytes (padding included) equal the remembered one's has the remembered
+ * shape; any other is computed afresh. A search evaluates one model
+ * millions of times: this spares the parameter count, the MoE and SSM
+ * terms and the segment rounding on each. Per thread: no lock, no sharing. */
+static _Thread_local struct {
+	bool valid;
+	struct vf_arch arch;
+	struct shape s;
+} shape_memo;
+
+static void shape_of(const struct vf_arch *a, struct shape *s)
+{
+	if (shape_memo.valid && memcmp(&shape_memo.arch, a, sizeof *a) == 0) {
+		*s = shape_memo.s;
+		return;
+	}
+	shape_from_arch(a, s);
+	memcpy(&shape_memo.arch, a, sizeof *a);
+	shape_memo.s = *s;
+	shape_memo.valid = true;
 }
 
 /* What lora_mlp needs: the shape, the LoRA targets and the rank. */
@@ -922,13 +950,14 @@ static double state_bytes(const struct vf_setup *su, const struct shape *s, doub
 
 /* Each phase's live terms (vf_estimate.phase_bytes); called by
  * finish_terms once the context and the peak's reserve are known. */
-static void record_phases(struct vf_estimate *e, const struct live ph[VF_PHASE_COUNT])
+static void record_phases(struct vf_estimate *e, const struct live ph[VF_PHASE_COUNT],
+			  const double *sums)
 {
 	e->phases = 0;
 	for (int i = 0; i < VF_PHASE_COUNT; i++) {
 		const struct live *l = &ph[i];
 		int64_t *t = e->phase_bytes[i];
-		if (live_sum(l) <= 0)
+		if ((sums ? sums[i] : live_sum(l)) <= 0)
 			continue;
 		e->phases |= 1u << i;
 		t[VF_TERM_WEIGHTS] = clamp64(l->w);
@@ -944,8 +973,9 @@ static void record_phases(struct vf_estimate *e, const struct live ph[VF_PHASE_C
 	}
 }
 
-static void finish_terms(struct vf_estimate *e, const struct live ph[VF_PHASE_COUNT], double reserved,
-			 enum vf_phase bi)
+/* sums: each phase's live_sum when the caller has them (NULL: computed) */
+static void finish_terms_sums(struct vf_estimate *e, const struct live ph[VF_PHASE_COUNT],
+			      const double *sums, double reserved, enum vf_phase bi)
 {
 	const struct live *pk = &ph[bi];
 	enum vf_phase ph_peak = bi;
@@ -966,12 +996,29 @@ static void finish_terms(struct vf_estimate *e, const struct live ph[VF_PHASE_CO
 	e->allocator_bytes = e->peak_reserved_bytes - e->peak_allocated_bytes;
 	e->peak_bytes = e->context_bytes + e->peak_reserved_bytes;
 	e->peak_phase = ph_peak;
-	record_phases(e, ph);
+	record_phases(e, ph, sums);
+	/* the largest term, the first of equals (vf_estimate_term's values,
+	 * read once: this runs on every evaluation of a search) */
+	const int64_t v[VF_TERM_KV_CACHE + 1] = {
+		[VF_TERM_WEIGHTS] = e->weights_bytes,
+		[VF_TERM_GRADIENTS] = e->gradients_bytes,
+		[VF_TERM_OPTIMIZER] = e->optimizer_bytes,
+		[VF_TERM_OPTIMIZER_TEMP] = e->optimizer_temp_bytes,
+		[VF_TERM_AUTOCAST_CACHE] = e->autocast_cache_bytes,
+		[VF_TERM_ACTIVATIONS] = e->activations_bytes,
+		[VF_TERM_LOGITS] = e->logits_bytes,
+		[VF_TERM_KV_CACHE] = e->kv_cache_bytes};
 	enum vf_term best = VF_TERM_WEIGHTS;
 	for (int t = VF_TERM_WEIGHTS; t <= VF_TERM_KV_CACHE; t++)
-		if (vf_estimate_term(e, (enum vf_term)t) > vf_estimate_term(e, best))
+		if (v[t] > v[best])
 			best = (enum vf_term)t;
 	e->dominant = best;
+}
+
+static void finish_terms(struct vf_estimate *e, const struct live ph[VF_PHASE_COUNT], double reserved,
+			 enum vf_phase bi)
+{
+	finish_terms_sums(e, ph, NULL, reserved, bi);
 }
 
 
@@ -1263,7 +1310,7 @@ static void llm_setup(const struct vf_arch *arch, const struct vf_setup *su, str
 {
 	memset(m, 0, sizeof *m);
 	m->su = su;
-	shape_from_arch(arch, &m->s);
+	shape_of(arch, &m->s);
 	struct dt *d = &m->d;
 	d->train = su->mode != VF_MODE_INFER;
 	d->full = su->mode == VF_MODE_FULL;
@@ -1345,6 +1392,7 @@ static void task_head(struct llm *m)
 	s->V = n;
 	s->tied = false;
 	s->softcap_logits = 0;
+	s->rounding = param_rounding(s); /* the vocabulary matrix is the head now */
 }
 
 /* LoRA on the lm_head (peft target "lm_head", torchtune
@@ -1651,7 +1699,9 @@ static void offload_record(const struct llm *m, const struct vf_gpu_spec *gpu, s
 	e->offload = m->su->offload;
 	e->offload_host_bytes = clamp64(m->host);
 	e->offload_pcie_bytes = clamp64(m->pcie);
-	e->offload_pcie_seconds = m->pcie / vf__mech_pcie_bytes_per_s(gpu);
+	/* nothing over PCIe: the quotient is that zero itself (the rate is
+	 * positive), without classifying the GPU's host link */
+	e->offload_pcie_seconds = m->pcie != 0 ? m->pcie / vf__mech_pcie_bytes_per_s(gpu) : m->pcie;
 }
 
 /* The lm_head's input is saved when the head trains (a saved copy or a
@@ -1731,8 +1781,8 @@ static void record_whole_terms(const struct llm *m, const struct vf_gpu_spec *gp
 
 /* The phase with the most live memory, from the forward to `last`, after
  * adding the cuBLAS workspaces to each phase of the step; its live bytes
- * in *best. */
-static int peak_phase(struct live *ph, int last, double *best)
+ * in *best, each phase's (forward to `last`) in sums. */
+static int peak_phase(struct live *ph, int last, double *best, double sums[VF_PHASE_COUNT])
 {
 	double top = -1;
 	int bi = VF_PHASE_FORWARD;
@@ -1740,6 +1790,7 @@ static int peak_phase(struct live *ph, int last, double *best)
 		if (i <= VF_PHASE_OPTIMIZER)
 			ph[i].act += WORKSPACE_BYTES;
 		double v = live_sum(&ph[i]);
+		sums[i] = v;
 		if (v > top) {
 			top = v;
 			bi = i;
@@ -1791,7 +1842,8 @@ static void infer_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 	l->kv = kv;
 	l->lg = Nout * s->V * d->C + Nout * s->h * d->C;
 	double best;
-	int bi = peak_phase(ph, VF_PHASE_LOSS, &best);
+	double sums[VF_PHASE_COUNT];
+	int bi = peak_phase(ph, VF_PHASE_LOSS, &best, sums);
 	e->kv_cache_full = clamp64(kv);
 	e->activations_full = clamp64(work);
 	if (st) {
@@ -1801,7 +1853,7 @@ static void infer_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 		fill_infer(s, su, d, &in, kv, st);
 	}
 	double reserved = best + segment_waste(kv / (2 * layers)) * 2 * layers +
-			  param_rounding(s) * m->W + FRAG_INFER * (work + Nout * s->V * d->C);
+			  s->rounding * m->W + FRAG_INFER * (work + Nout * s->V * d->C);
 	finish_terms(e, ph, reserved, (enum vf_phase)bi);
 	vf__mech_finish_peaks(e, su, 0, load_peak(m));
 	if (timed)
@@ -1958,11 +2010,11 @@ static void train_trace(const struct llm *m, struct vf__step *st)
  * most the autocast copies, and not at all for optimizers that allocate
  * nothing large in their step (fused, 8-bit, SGD). */
 static double train_reserve(const struct llm *m, const struct vf_estimate *e,
-			    const struct live ph[VF_PHASE_COUNT])
+			    const struct live ph[VF_PHASE_COUNT], const double sums[VF_PHASE_COUNT])
 {
 	double lc = e->loss_transient;
 	double spare = lc - (m->G + (m->S - m->S_paged) + m->OT);
-	double rounding = param_rounding(&m->s);
+	double rounding = m->s.rounding;
 	double AC = m->AC, OT = m->OT;
 	double reserved = 0;
 	for (int i = 0; i < VF_PHASE_COUNT; i++) {
@@ -1970,7 +2022,7 @@ static double train_reserve(const struct llm *m, const struct vf_estimate *e,
 		double frag = FRAG_LAYER * m->A_layer +
 			      (i == VF_PHASE_OPTIMIZER ? FRAG_AUTOCAST * (AC < OT ? AC : OT)
 						       : FRAG_LOGITS * (spare > 0 ? spare : 0));
-		double r = live_sum(l) + rounding * (l->w + l->g + l->o + l->ot) + frag;
+		double r = sums[i] + rounding * (l->w + l->g + l->o + l->ot) + frag;
 		if (r > reserved)
 			reserved = r;
 	}
@@ -2023,11 +2075,12 @@ static void train_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 	optimizer_phase(m, ph);
 	paged_outside_allocator(m, ph);
 	double best;
-	int bi = peak_phase(ph, VF_PHASE_COUNT - 1, &best);
+	double sums[VF_PHASE_COUNT]; /* every phase's live bytes, final from here on */
+	int bi = peak_phase(ph, VF_PHASE_COUNT - 1, &best, sums);
 	e->activations_full = clamp64(held_acts + m->emb_out + m->final_norm + WORKSPACE_BYTES);
 	if (st)
 		train_trace(m, st);
-	finish_terms(e, ph, train_reserve(m, e, ph), (enum vf_phase)bi);
+	finish_terms_sums(e, ph, sums, train_reserve(m, e, ph, sums), (enum vf_phase)bi);
 	vf__mech_finish_peaks(e, m->su, m->S_paged, load_peak(m));
 	offload_record(m, gpu, e);
 	if (timed)

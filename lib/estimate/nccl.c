@@ -118,13 +118,52 @@ static bool node_link(const struct vf_gpu_spec *gpu, int gpus, struct vf__link *
 	return false;
 }
 
+/* node_link's answer for the last GPU, per thread. It reads the
+ * interconnect and name texts, the NVLink flag and whether the GPUs are a
+ * pair; an equal copy of those has the same answer, any other is looked up
+ * afresh, so a search over many GPU counts does not search the texts on
+ * every evaluation. */
+static _Thread_local struct {
+	bool valid;
+	char interconnect[sizeof ((struct vf_gpu_spec *)0)->interconnect];
+	char name[sizeof ((struct vf_gpu_spec *)0)->name];
+	bool nvlink, pair;
+	bool found;
+	struct vf__link link;
+} link_memo;
+
+static bool node_link_memo(const struct vf_gpu_spec *gpu, int gpus, struct vf__link *out)
+{
+	bool pair = gpus <= 2;
+	if (link_memo.valid && link_memo.nvlink == gpu->nvlink && link_memo.pair == pair &&
+	    memcmp(link_memo.interconnect, gpu->interconnect, sizeof link_memo.interconnect) == 0 &&
+	    memcmp(link_memo.name, gpu->name, sizeof link_memo.name) == 0) {
+		if (link_memo.found)
+			*out = link_memo.link;
+		return link_memo.found;
+	}
+	bool found = node_link(gpu, gpus, out);
+	memcpy(link_memo.interconnect, gpu->interconnect, sizeof link_memo.interconnect);
+	memcpy(link_memo.name, gpu->name, sizeof link_memo.name);
+	link_memo.nvlink = gpu->nvlink;
+	link_memo.pair = pair;
+	link_memo.found = found;
+	if (found)
+		link_memo.link = *out;
+	/* texts that end inside their fields only (else the answer read past
+	 * them) */
+	link_memo.valid = memchr(link_memo.interconnect, 0, sizeof link_memo.interconnect) &&
+			  memchr(link_memo.name, 0, sizeof link_memo.name);
+	return found;
+}
+
 void vf__nccl_link(const struct vf_gpu_spec *gpu, int gpus, struct vf__link *out)
 {
 	load();
 	memset(out, 0, sizeof *out);
 	if (!gpu)
 		return;
-	if (!node_link(gpu, gpus, out)) {
+	if (!node_link_memo(gpu, gpus, out)) {
 		/* a GPU the classes do not cover: 0.4 of its interconnect figure */
 		if (!(gpu->interconnect_gbs > 0))
 			return;

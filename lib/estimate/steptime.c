@@ -155,9 +155,16 @@ bool vf__steptime_geforce(const struct vf_gpu_spec *gpu)
 {
 	if (!gpu)
 		return false;
-	for (const char *p = gpu->name; *p; p++) /* "geforce" in any case, one pass */
-		if ((*p | 0x20) == 'g' && strncasecmp(p + 1, "eforce", 6) == 0)
+	static const char rest[] = "eforce";
+	for (const char *p = gpu->name; *p; p++) { /* "geforce" in any case, one pass */
+		if ((*p | 0x20) != 'g')
+			continue;
+		int i = 0; /* ASCII letters only: a NUL or other byte stops the match */
+		while (rest[i] && (p[1 + i] | 0x20) == rest[i])
+			i++;
+		if (!rest[i])
 			return true;
+	}
 	return false;
 }
 
@@ -170,10 +177,46 @@ static int gen_index(const struct vf_gpu_spec *gpu)
 	return 0;
 }
 
+/* The generation's row and the GeForce column of the per-generation
+ * tables. They depend on the name and generation texts alone; the last
+ * GPU's, per thread, are remembered by those bytes (an equal copy has the
+ * same answer; any other text is classified afresh), so a search does not
+ * scan the names on every evaluation. */
+static _Thread_local struct {
+	bool valid;
+	char name[sizeof ((struct vf_gpu_spec *)0)->name];
+	char generation[sizeof ((struct vf_gpu_spec *)0)->generation];
+	int gen, gf;
+} class_memo;
+
+static void gpu_class(const struct vf_gpu_spec *gpu, int *gen, int *gf)
+{
+	if (!gpu) {
+		*gen = gen_index(NULL);
+		*gf = 0;
+		return;
+	}
+	if (!(class_memo.valid && memcmp(class_memo.name, gpu->name, sizeof class_memo.name) == 0 &&
+	      memcmp(class_memo.generation, gpu->generation, sizeof class_memo.generation) == 0)) {
+		class_memo.gen = gen_index(gpu);
+		class_memo.gf = vf__steptime_geforce(gpu) ? 1 : 0;
+		memcpy(class_memo.name, gpu->name, sizeof class_memo.name);
+		memcpy(class_memo.generation, gpu->generation, sizeof class_memo.generation);
+		/* texts that end inside their fields only: else the answer read
+		 * past them and is not a function of these bytes */
+		class_memo.valid = memchr(class_memo.name, 0, sizeof class_memo.name) &&
+				   memchr(class_memo.generation, 0, sizeof class_memo.generation);
+	}
+	*gen = class_memo.gen;
+	*gf = class_memo.gf;
+}
+
 double vf__steptime_gemm_ratio(const struct vf_gpu_spec *gpu)
 {
 	load_constants();
-	return K.gemm_eff[gen_index(gpu)][vf__steptime_geforce(gpu) ? 1 : 0] / K.gemm_eff[0][0];
+	int g, gf;
+	gpu_class(gpu, &g, &gf);
+	return K.gemm_eff[g][gf] / K.gemm_eff[0][0];
 }
 
 void vf__steptime_decode_rates(const struct vf_gpu_spec *gpu, double *stream_bps,
@@ -352,8 +395,8 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 {
 	load_constants();
 	memset(o, 0, sizeof *o);
-	int g = gen_index(gpu);
-	int gf = vf__steptime_geforce(gpu) ? 1 : 0;
+	int g, gf;
+	gpu_class(gpu, &g, &gf);
 	double bw_raw = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
 	struct hw h = {.rate = w->rate_tflops * 1e12,
 		       .bw = bw_raw * K.bw_eff[g][gf],

@@ -7,7 +7,6 @@
  * calibration records in ../shared/groundtruth/). */
 #include "vramfit/model/arch.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -693,16 +692,22 @@ static bool add(int64_t *acc, int64_t x)
 	return !__builtin_add_overflow(*acc, x, acc);
 }
 
-/* *out = product of n int64_t arguments, false on overflow. */
-static bool prod(int64_t *out, int n, ...)
+/* *out = the product of the arguments, false on overflow (then *out holds
+ * the product up to the factor that overflowed). Fixed arities: the
+ * parameter count runs on every estimate, and a variadic loop cost it a
+ * third of its time. */
+static bool prod2(int64_t *out, int64_t x, int64_t y)
 {
-	va_list ap;
-	va_start(ap, n);
 	int64_t p = 1;
-	bool ok = true;
-	for (int i = 0; i < n && ok; i++)
-		ok = mul(&p, va_arg(ap, int64_t));
-	va_end(ap);
+	bool ok = mul(&p, x) && mul(&p, y);
+	*out = p;
+	return ok;
+}
+
+static bool prod3(int64_t *out, int64_t x, int64_t y, int64_t z)
+{
+	int64_t p = 1;
+	bool ok = mul(&p, x) && mul(&p, y) && mul(&p, z);
 	*out = p;
 	return ok;
 }
@@ -710,7 +715,7 @@ static bool prod(int64_t *out, int n, ...)
 #define NEED(bits) (((a->known & (bits)) == (bits)))
 #define P(out, n, ...)                                   \
 	do {                                             \
-		if (!prod(&(out), n, __VA_ARGS__))       \
+		if (!prod##n(&(out), __VA_ARGS__))       \
 			return false;                    \
 	} while (0)
 #define ADD(acc, x)                                      \
@@ -1005,7 +1010,7 @@ int64_t vf_arch_mtp_params(const struct vf_arch *a)
 	int64_t per = g.total, H = a->hidden, t;
 	/* + enorm, hnorm, eh_proj (2H -> H); the final norm counted above is
 	 * the shared head's norm */
-	if (!add(&per, 2 * H) || !prod(&t, 3, (int64_t)2, H, H) || !add(&per, t) ||
+	if (!add(&per, 2 * H) || !prod3(&t, (int64_t)2, H, H) || !add(&per, t) ||
 	    !mul(&per, a->mtp_layers))
 		return 0;
 	return per;

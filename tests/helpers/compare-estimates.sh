@@ -89,6 +89,12 @@ for m in llama3-8b gpt2 t5-base gemma2-2b mixtral-8x7b qwen3-30b-a3b bloom-560m 
 		add estimate "$m" --gpu l4 --mode lora --quant $q --json
 	done
 	add estimate "$m" --gpu custom=20000 --context-mib 300 --json
+	# a task head (the segment rounding follows the head's matrix); GeForce
+	# and Ada datacenter cards over PCIe (generation, GeForce column, link)
+	add estimate "$m" --gpu h100-80gb --head classify:3 --json
+	add estimate "$m" --gpu a100-40gb --head classify:7 --mode lora --json
+	add estimate "$m" --gpu rtx-4090:4 --gpus 4 --shard ddp --json
+	add estimate "$m" --gpu l40s:4 --gpus 4 --shard ddp --mode lora --json
 done
 
 # generic models by parameter count

@@ -840,6 +840,88 @@ static void test_simulated_verdict(void)
 	CHECK(e.sim_oom && !vf_estimate_fits(&e, g, NULL));
 }
 
+/* The estimator remembers the last architecture's shape and the last GPU's
+ * classes and link (per thread, by their bytes): an architecture or GPU
+ * changed in place must be estimated as a fresh copy of it is, whatever was
+ * remembered before. */
+static void same_as_fresh(const struct vf_arch *a, const struct vf_setup *s,
+			  const struct vf_gpu_spec *g, const struct vf_estimate *got)
+{
+	struct vf_arch *a2 = malloc(sizeof *a2);
+	struct vf_gpu_spec *g2 = malloc(sizeof *g2);
+	struct vf_estimate *e = calloc(2, sizeof *e);
+	CHECK(a2 && g2 && e);
+	if (a2 && g2 && e) {
+		/* something else remembered, then copies at other addresses */
+		vf_estimate_run(catalog_arch("gpt2"), s, vf_gpu_catalog_find("h100-80gb"), &e[1]);
+		*a2 = *a;
+		*g2 = *g;
+		vf_estimate_run(a2, s, g2, &e[0]);
+		CHECK(memcmp(&e[0], got, sizeof e[0]) == 0);
+	}
+	free(a2);
+	free(g2);
+	free(e);
+}
+
+static void test_memo_follows_contents(void)
+{
+	const struct vf_arch *base = catalog_arch("llama2-7b");
+	const struct vf_gpu_spec *l40s = vf_gpu_catalog_find("l40s");
+	CHECK(base && l40s && catalog_arch("gpt2"));
+	if (!base || !l40s || !catalog_arch("gpt2"))
+		return;
+	struct vf_arch *a = malloc(sizeof *a);
+	struct vf_gpu_spec *g = malloc(sizeof *g);
+	struct vf_estimate *e = calloc(4, sizeof *e);
+	CHECK(a && g && e);
+	if (!a || !g || !e)
+		goto out;
+	*a = *base;
+	*g = *l40s;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_LORA;
+	s.batch = 4;
+	s.seq = 2048;
+	s.gpus = 4;
+	s.shard = VF_SHARD_DDP; /* data-parallel: the link class is used */
+	vf_estimate_run(a, &s, g, &e[0]);
+	same_as_fresh(a, &s, g, &e[0]);
+	/* the name alone changed in place: the same generation, a GeForce
+	 * card (the GeForce column, an SHM link) */
+	vf_estimate_run(a, &s, g, &e[0]);
+	snprintf(g->name, sizeof g->name, "%s", "NVIDIA GeForce RTX 4090");
+	vf_estimate_run(a, &s, g, &e[1]);
+	same_as_fresh(a, &s, g, &e[1]);
+	CHECK(e[1].step_seconds != e[0].step_seconds);
+	CHECK(strcmp(e[1].parts.link, e[0].parts.link) != 0);
+	/* the generation alone (each change right after an estimate of the
+	 * same objects, so that what is remembered is theirs) */
+	vf_estimate_run(a, &s, g, &e[1]);
+	snprintf(g->generation, sizeof g->generation, "%s", "ampere");
+	vf_estimate_run(a, &s, g, &e[2]);
+	same_as_fresh(a, &s, g, &e[2]);
+	CHECK(e[2].step_seconds != e[1].step_seconds);
+	/* the architecture changed in place */
+	vf_estimate_run(a, &s, g, &e[2]);
+	a->layers += 8;
+	vf_estimate_run(a, &s, g, &e[3]);
+	same_as_fresh(a, &s, g, &e[3]);
+	CHECK(e[3].peak_bytes != e[2].peak_bytes);
+	/* a task head on a remembered shape (the segment rounding of the
+	 * parameters follows the head) */
+	vf_estimate_run(a, &s, g, &e[3]);
+	s.mode = VF_MODE_FULL;
+	s.head_labels = 3;
+	vf_estimate_run(a, &s, g, &e[0]);
+	same_as_fresh(a, &s, g, &e[0]);
+out:
+	free(a);
+	free(g);
+	free(e);
+}
+
 int main(void)
 {
 	snprintf(gt_path, sizeof gt_path, "%s/groundtruth/calibration.jsonl",
@@ -862,6 +944,7 @@ int main(void)
 	RUN(test_ltx2);
 	RUN(test_ltx2_trainer_rules);
 	RUN(test_peak_monotone_in_batch);
+	RUN(test_memo_follows_contents);
 	vf_models_release();
 	return vf_test_done();
 }

@@ -218,8 +218,10 @@ static void axis_x(const struct vf_chart *c, struct vf_w *w)
 		double x = vf_scale_map(&c->x, c->xt[i]);
 		vf_plot_fmt_tick(c->xt[i], c->xstep, t, sizeof t);
 		vf_w_printf(w, "<line class=\"gr\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x, x, c->mt, y0);
-		vf_w_printf(w, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>", x,
-			    y0 + 16, t);
+		/* a tick at the left edge starts there, clear of the y axis'
+		 * lowest label right beside the origin */
+		vf_w_printf(w, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>", x,
+			    y0 + 16, x - c->ml < 2 ? "start" : "middle", t);
 	}
 	vf_w_printf(w, "<line class=\"ax\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", c->ml,
 		    c->w - c->mr, y0, y0);

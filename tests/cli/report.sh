@@ -289,8 +289,9 @@ layout() {
     test_case "browser layout: $name at $w x $h ($scheme)"
     if [ "$scheme" = dark ]; then res=$(lay "$page" "$w" "$h" --blink-settings=preferredColorScheme=0)
     else res=$(lay "$page" "$w" "$h"); fi
-    check 'grep -qE "^checked [0-9]+ elements, [0-9]+ labels, [0-9]+ charts, width $w, $scheme\$" <<<"$res" && [ "$(grep -vc "^checked" <<<"$res")" -eq 0 ]' ||
-      echo "$res" | head -20 >&2
+    if grep -qE "^checked [0-9]+ elements, [0-9]+ labels, [0-9]+ charts, width $w, $scheme\$" <<<"$res" &&
+       [ "$(grep -vc "^checked" <<<"$res")" -eq 0 ]; then _ok
+    else _bad "the page's layout check: $(head -20 <<<"$res" | tr '\n' '|')"; fi
   done
 }
 layout r.html estimate

@@ -299,6 +299,29 @@ static void test_labels_clear(void)
 	vf_buf_release(&b);
 }
 
+/* The x axis' tick at the origin starts there (text-anchor start), clear
+ * of the y axis' lowest label beside it (the run page's memory chart drew
+ * "0.0" over "0"); the others stay centred on their tick. */
+static void test_origin_ticks_apart(void)
+{
+	struct vf_buf b;
+	struct vf_w w;
+	vf_buf_init(&b, 0);
+	vf_w_init(&w, &b, NULL);
+	struct vf_chart c;
+	vf_chart_init(&c, "t", "origin", "seconds", "GiB");
+	vf_chart_xdomain(&c, 0, 10);
+	vf_chart_ydomain(&c, 0, 4);
+	vf_chart_begin(&c, &w);
+	char want[96];
+	snprintf(want, sizeof want, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\">0</text>",
+		 vf_scale_map(&c.x, 0), c.h - c.mb + 16);
+	CHECK_CONTAINS(b.data, want);
+	snprintf(want, sizeof want, "text-anchor=\"middle\">%s</text>", "10");
+	CHECK_CONTAINS(b.data, want);
+	vf_buf_release(&b);
+}
+
 int main(void)
 {
 	RUN(test_ticks);
@@ -310,5 +333,6 @@ int main(void)
 	RUN(test_render_estimate);
 	RUN(test_render_run_empty_samples);
 	RUN(test_labels_clear);
+	RUN(test_origin_ticks_apart);
 	return vf_test_done();
 }

@@ -29,6 +29,9 @@ run fit ltx-2-19b --gpu rtx-a6000 --gpu l40s --json
 expect_rc 0
 expect_json '(lambda r: r["tier"] == "40–60GB tier" and r["fits"] and r["winner"]["deltas"] == {"acceleration.quantization": "null"})('"$(row rtx-a6000)"')'
 expect_json '(lambda t: t["fits"] and t["adopted"] and t["step_seconds"] < '"$(row rtx-a6000)"'["sweep"][0]["step_seconds"])('"$(trial rtx-a6000 quantization-off)"')'
+# the L40S (48 GB as well) the same, with the connectors and validation of issue 30 counted
+expect_json '(lambda r: r["fits"] and r["winner"]["deltas"] == {"acceleration.quantization": "null"})('"$(row l40s)"')'
+expect_json '(lambda t: t["fits"] and t["adopted"])('"$(trial l40s quantization-off)"')'
 
 test_case "fit ltx-2-19b: H100 / A100 80 GB and H200 on the standard config, checkpointing off predicted OOM"
 run fit ltx-2-19b --json

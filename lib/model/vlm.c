@@ -412,10 +412,17 @@ static vf_status text_lm(const cJSON *cfg, const char *model_type, const char *w
 	cJSON *t = cJSON_IsObject(tc) ? cJSON_Duplicate(tc, 1) : cJSON_CreateObject();
 	if (!t)
 		return vf_error_set(err, VF_ENOMEM, "out of memory");
-	if (!vf_json_get_str(t, "model_type"))
+	if (!vf_json_get_str(t, "model_type")) { /* absent, or not a string: the wrapper's */
+		if (cJSON_GetObjectItemCaseSensitive(t, "model_type")) {
+			size_t n = strlen(v->assumed);
+			snprintf(v->assumed + n, sizeof v->assumed - n, "%stext_config.model_type %s (not a string)",
+				 n ? ", " : "", model_type);
+		}
+		cJSON_DeleteItemFromObjectCaseSensitive(t, "model_type");
 		cJSON_AddStringToObject(t, "model_type", model_type);
+	}
 	const char *mt = vf_json_get_str(t, "model_type");
-	for (size_t i = 0; i < sizeof lm_defaults / sizeof lm_defaults[0]; i++)
+	for (size_t i = 0; mt && i < sizeof lm_defaults / sizeof lm_defaults[0]; i++)
 		if (strcmp(mt, lm_defaults[i].model_type) == 0 &&
 		    !cJSON_GetObjectItemCaseSensitive(t, lm_defaults[i].key)) {
 			cJSON_AddNumberToObject(t, lm_defaults[i].key, (double)lm_defaults[i].value);

@@ -80,4 +80,17 @@ run inspect "$TMP/qvl.json" --json
 expect_rc 0
 expect_json 'j["params"] == 8292166656 and j["approximate"] is False and j["architecture"]["parts"][0]["params"] + j["architecture"]["parts"][1]["params"] == 676550144'
 
+test_case "a VLM whose text_config.model_type is not a string: the wrapper's type, said (fuzz-vision-config found a NULL strcmp)"
+python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["text_config"]["model_type"] = 5; json.dump(c, open(sys.argv[2], "w"))' \
+  "$VF_SOURCE_DIR/tests/fuzz/corpus/vision-config/gen-gemma3mm.json" "$TMP/badmt.json"
+cp "$TMP/badmt.json" "$TMP/goodmt.json"
+python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["text_config"]["model_type"] = "gemma3_text"; json.dump(c, open(sys.argv[1], "w"))' "$TMP/goodmt.json"
+run inspect "$TMP/goodmt.json" --json
+expect_rc 0
+good_params=$(printf '%s' "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["params"])')
+run inspect "$TMP/badmt.json" --json
+expect_rc 0
+expect_json 'j["params"] == '"$good_params"
+expect_out "text_config.model_type gemma3_text (not a string)"
+
 finish

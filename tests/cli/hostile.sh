@@ -49,7 +49,13 @@ mkdir -p "$H/adir" "$H/cfgdir" "$TMP/xdg" "$TMP/home"
 : >"$H/empty.json"
 : >"$H/empty.yaml"
 : >"$H/cfgdir/config.json"
-head -c 4096 /dev/urandom >"$H/garbage.bin"
+# Binary garbage, the same bytes on every run (a seeded generator, never
+# /dev/urandom: a random first byte of '\n' once moved an error to line 2).
+garbage() {
+  printf '\211GARBAGE\001'
+  python3 -c 'import random, sys; r = random.Random(17); sys.stdout.buffer.write(bytes(r.randrange(256) for _ in range(4096)))'
+}
+garbage >"$H/garbage.bin"
 printf '\x00\x01\x02binary\xff\xfe' >>"$H/garbage.bin"
 printf '{"hidden_size": 64, "num_hidden_layers": [1, 2' >"$H/trunc.json"
 printf 'model:\n  model_path: [1, 2\n' >"$H/trunc.yaml"
@@ -120,7 +126,7 @@ smi() { printf '#!/bin/sh\n%s\n' "$1" >"$SMI"; chmod +x "$SMI"; }
 export VRAMFIT_SMI_TIMEOUT=2
 smi 'exit 0'
 VRAMFIT_NVIDIA_SMI="$SMI" fails 1 "empty output" probe
-smi 'head -c 4096 /dev/urandom'
+smi "cat '$H/garbage.bin'"
 VRAMFIT_NVIDIA_SMI="$SMI" fails 1 "nvidia-smi output line 1" probe
 smi 'head -c 2000000 /dev/zero | tr "\\0" a'
 VRAMFIT_NVIDIA_SMI="$SMI" fails 1 "more than 262144 bytes" probe

@@ -302,7 +302,8 @@ static void mechanism_assumptions(const struct vf_estimate *e, const struct vf_s
 	if (e->offload != VF_OFFLOAD_NONE) {
 		char hb[32], pb[32];
 		assume(a, "CPU offload (--offload %s): the host holds %s per GPU; %s cross PCIe per "
-			  "step, %.0f ms at the link's nominal rate (not in the step time)",
+			  "step, %.0f ms at the link's achievable rate (in the step time what compute "
+			  "does not hide, with the optimizer step on the host: --explain)",
 		       e->offload == VF_OFFLOAD_PARAMS ? "params" : "optimizer",
 		       vf_fmt_bytes(hb, sizeof hb, (double)e->offload_host_bytes),
 		       vf_fmt_bytes(pb, sizeof pb, (double)e->offload_pcie_bytes),
@@ -793,7 +794,8 @@ static void print_step_parts(const struct gpu_row *rows, int nrows)
 	static const char *const label[] = {
 		"GEMMs", "attention", "memory-bound kernels", "launches (host-bound)", "MoE expert loop",
 		"base dequantization", "optimizer step", "activation offload (exposed)",
-		"paged optimizer (PCIe)", "per-step overhead", "communication (exposed)"};
+		"paged optimizer (PCIe)", "CPU offload copies (exposed)", "optimizer step on the host",
+		"per-step overhead", "communication (exposed)"};
 	for (int i = 0; i < nrows; i++) {
 		const struct gpu_row *r = &rows[i];
 		const struct vf_estimate *e = &r->est;

@@ -1140,6 +1140,8 @@ struct step_extra {
 	double grad_bytes;    /* gradients of one step (fp16 GradScaler passes) */
 	double offload_bytes; /* activation offload: copied out and back per micro-batch */
 	double paged_bytes;   /* paged optimizer: states beyond the card */
+	double cpu_fwd_bytes, cpu_bwd_bytes, cpu_after_bytes; /* CPU offload over PCIe */
+	double host_opt_bytes; /* CPU offload: the host optimizer step's memory traffic */
 };
 
 /* Step time: the step's work described kernel by kernel (steptime.c);
@@ -1230,6 +1232,10 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 		w.grad_bytes = x->grad_bytes;
 		w.offload_bytes = x->offload_bytes;
 		w.paged_bytes = x->paged_bytes;
+		w.cpu_fwd_bytes = x->cpu_fwd_bytes;
+		w.cpu_bwd_bytes = x->cpu_bwd_bytes;
+		w.cpu_after_bytes = x->cpu_after_bytes;
+		w.host_opt_bytes = x->host_opt_bytes;
 	}
 	struct vf__steptime_out o;
 	vf__steptime(&w, gpu, &o);
@@ -1302,6 +1308,8 @@ struct llm {
 	double S_paged;       /* optimizer states in CUDA managed memory (mechanisms.h) */
 	bool fsdp_mp;         /* FSDP2 mixed precision: bf16 gathered over fp32 shards */
 	double host, pcie;    /* CPU offload: host bytes, bytes over PCIe per step */
+	double pcie_fwd, pcie_bwd, pcie_after; /* of pcie: beside each micro-batch's forward,
+	                                        * its backward, after the host's step */
 	double mts;           /* modules_to_save: elements of the trainable copies */
 };
 
@@ -1679,17 +1687,23 @@ static void offload_terms(struct llm *m)
 		return;
 	double gather = 2 * m->s.layer_linear * (m->fsdp_mp ? 2 : m->d.P);
 	double shard_w = m->W_whole / m->shard_w;
+	double micro = (double)su->grad_accum;
 	m->host = m->S + m->G;
-	m->pcie = m->G + m->T * m->d.P / m->shard_o; /* gradients down, parameters up */
+	m->pcie_fwd = 0;
+	m->pcie_bwd = m->G;                          /* gradients down in the backward */
+	m->pcie_after = m->T * m->d.P / m->shard_o;  /* updated parameters up after the step */
 	if (su->offload == VF_OFFLOAD_PARAMS) {
 		double layers = m->s.L + m->s.Ld > 0 ? m->s.L + m->s.Ld : 1;
 		m->host += shard_w;
-		m->pcie = 2 * shard_w + m->G;
+		m->pcie_fwd = shard_w;          /* each shard up before its forward all-gather */
+		m->pcie_bwd = shard_w + m->G;   /* again before the backward's, gradients down */
+		m->pcie_after = 0;              /* updated in place on the host */
 		/* embeddings, head, final norm: their share, as sharding() counts them */
 		double root = m->W_whole - m->s.linear * m->qb - m->lora * m->ab;
 		m->W = gather + (root > 0 ? root : 0) / m->shard_w;
 		m->G = m->d.full ? m->G * m->shard_g / layers : m->G;
 	}
+	m->pcie = micro * (m->pcie_fwd + m->pcie_bwd) + m->pcie_after;
 	m->S = m->OT = 0;
 }
 
@@ -1701,7 +1715,7 @@ static void offload_record(const struct llm *m, const struct vf_gpu_spec *gpu, s
 	e->offload_pcie_bytes = clamp64(m->pcie);
 	/* nothing over PCIe: the quotient is that zero itself (the rate is
 	 * positive), without classifying the GPU's host link */
-	e->offload_pcie_seconds = m->pcie != 0 ? m->pcie / vf__mech_pcie_bytes_per_s(gpu) : m->pcie;
+	e->offload_pcie_seconds = m->pcie != 0 ? m->pcie / vf__steptime_host_bps(gpu) : m->pcie;
 }
 
 /* The lm_head's input is saved when the head trains (a saved copy or a
@@ -2049,6 +2063,20 @@ static void train_time(const struct llm *m, const struct vf_gpu_spec *gpu, struc
 	default: break;
 	}
 	struct step_extra x = {.grad_bytes = T * gb};
+	if (su->offload != VF_OFFLOAD_NONE) {
+		/* the step runs on the host over fp32 copies of the GPU's shard,
+		 * the GPU steps nothing. optimizer (DeepSpeed ZeRO-Offload):
+		 * DeepSpeedCPUAdam's fused loop (csrc/adam/cpu_adam_impl.cpp)
+		 * reads parameter, gradient, m and v and writes parameter, m and
+		 * v once; params (FSDP): torch.optim's foreach passes on CPU
+		 * tensors, the GPU formula's with 4-byte elements */
+		bool fused = su->optimizer == VF_OPT_ADAMW && su->offload == VF_OFFLOAD_OPTIMIZER;
+		x.host_opt_bytes = (fused ? T * 7 * 4 : opt_traffic / (gb > 0 ? gb : 4) * 4) / m->shard_o;
+		opt_traffic = 0;
+		x.cpu_fwd_bytes = m->pcie_fwd;
+		x.cpu_bwd_bytes = m->pcie_bwd;
+		x.cpu_after_bytes = m->pcie_after;
+	}
 	if (su->activation_offload) { /* saved tensors out in the forward, back in the backward */
 		double kept = 2, layers = m->layers > kept ? m->layers - kept : 0;
 		x.offload_bytes = 2 * layers * (su->grad_ckpt ? m->ckpt_in : m->A_layer);
@@ -2480,6 +2508,8 @@ int vf_estimate_parts_list(const struct vf_estimate *e, const char *names[16], d
 		    {"optimizer", p->optimizer},
 		    {"offload", p->offload},
 		    {"paging", p->paging},
+		    {"cpu_offload", p->cpu_offload},
+		    {"host_optimizer", p->host_optimizer},
 		    {"fixed", p->fixed},
 		    {"comm_exposed", p->comm_exposed}};
 	int n = 0;

@@ -153,16 +153,6 @@ bool vf__mech_offload_parse(const char *v, enum vf_offload *out)
 	return false;
 }
 
-double vf__mech_pcie_bytes_per_s(const struct vf_gpu_spec *gpu)
-{
-	const char *g = gpu ? gpu->generation : "hopper";
-	if (strcmp(g, "hopper") == 0 || strcmp(g, "blackwell") == 0)
-		return 63.0e9;  /* PCIe 5.0 x16 */
-	if (strcmp(g, "ampere") == 0 || strcmp(g, "ada") == 0)
-		return 31.5e9;  /* PCIe 4.0 x16 */
-	return 15.75e9;         /* PCIe 3.0 x16 (volta, turing, unknown) */
-}
-
 static const char *const tool_names[] = {NULL, "torch.cuda.max_memory_allocated()",
 					 "torch.cuda.max_memory_reserved()", "nvidia-smi"};
 

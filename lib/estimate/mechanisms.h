@@ -43,11 +43,6 @@ bool vf__mech_head_parse(const char *v, int32_t *labels);
 const char *vf__mech_offload_name(enum vf_offload o);
 bool vf__mech_offload_parse(const char *v, enum vf_offload *out);
 
-/* Host<->device bytes per second, one direction, of a GPU's PCIe x16
- * link (nominal: 5.0 for hopper and blackwell, 4.0 for ampere and ada,
- * 3.0 before). */
-double vf__mech_pcie_bytes_per_s(const struct vf_gpu_spec *gpu);
-
 /* "torch.cuda.max_memory_allocated()", "torch.cuda.max_memory_reserved()",
  * "nvidia-smi" (VF_TOOL_UNKNOWN: NULL); parse returns false on another. */
 const char *vf__mech_tool_name(enum vf_peak_tool t);

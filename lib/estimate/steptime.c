@@ -29,6 +29,16 @@
  *   paging     paged optimizer states beyond the card migrated in for
  *              the optimizer step while others go out (PCIe is duplex),
  *              every step (unified memory);
+ *   CPU offload  (--offload) the copies beside a pass hide behind up to
+ *              cpu_offload_overlap of it (FSDP's CPUOffloadPolicy copies
+ *              each shard up before its all-gather, prefetched, and its
+ *              gradient down after the reduce-scatter, from pinned memory;
+ *              DeepSpeed's ZeRO-Offload copies each gradient down on a
+ *              side stream from the backward's reduction hooks); what is
+ *              copied after the host's optimizer step is exposed
+ *              (DeepSpeed copies the updated partition up once the
+ *              CPU Adam step is done); the step itself runs on the host
+ *              at its memory bandwidth, the GPU idle;
  *   fixed      step_s per optimizer step.
  * Per generation the efficiencies are hopper's fitted ones scaled by a
  * kernel-level benchmark (data/estimate/steptime.json says which).
@@ -62,6 +72,8 @@ static struct {
 	double scaler_passes, scaler_syncs;
 	double compile_elem, compile_kernels, compile_loss;
 	double pcie_gbs, paging_ratio, offload_overlap;
+	double cpu_offload_overlap; /* share of a pass behind which CPU offload copies hide */
+	double host_mem_gbs;   /* host memory bandwidth one GPU's CPU optimizer step reaches */
 	double launch_s;       /* host time per kernel launch (PyTorch eager dispatch) */
 	double kernel_gpu_s;   /* device time per kernel beyond its work (launch latency, tail) */
 	double step_s;         /* per step: Python, zero_grad, loss scalar, optimizer dispatch */
@@ -142,6 +154,8 @@ static void load_constants(void)
 	K.pcie_gbs = rate(hl, "pcie_gbs", 25);
 	K.paging_ratio = rate(hl, "paging_ratio", 0.5);
 	K.offload_overlap = num(hl, "offload_overlap", 0.7);
+	K.cpu_offload_overlap = num(hl, "cpu_offload_overlap", 0.7);
+	K.host_mem_gbs = rate(hl, "host_memory_gbs", 40);
 	K.launch_s = num(c, "launch_s", 1.851e-5);
 	K.kernel_gpu_s = num(c, "kernel_gpu_s", 0);
 	K.step_s = num(c, "step_s", 1.5e-5);
@@ -235,8 +249,8 @@ double vf__steptime_host_bps(const struct vf_gpu_spec *gpu)
 {
 	load_constants();
 	double pcie4 = K.pcie_gbs * 1e9;
-	if (!gpu)
-		return pcie4;
+	if (!gpu) /* no GPU: the H200 the estimate then assumes */
+		return 2 * pcie4;
 	if (strstr(gpu->interconnect, "PCIe 5"))
 		return 2 * pcie4;
 	if (strstr(gpu->interconnect, "PCIe 3"))
@@ -390,6 +404,23 @@ static void host_traffic(const struct vf__step_work *w, const struct vf_gpu_spec
 		p->paging = w->paged_bytes / (host * K.paging_ratio);
 }
 
+/* CPU offload (--offload): the copies beside the forward and the
+ * backward of each micro-batch not hidden behind their pass, those after
+ * the host's optimizer step (all exposed); the step on the host at its
+ * memory bandwidth (the GPU waits for it). */
+static void cpu_offload(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+			double fwd_s, double bwd_s, struct vf_step_parts *p)
+{
+	if (!(w->cpu_fwd_bytes > 0) && !(w->cpu_bwd_bytes > 0) && !(w->cpu_after_bytes > 0) &&
+	    !(w->host_opt_bytes > 0))
+		return;
+	double host = vf__steptime_host_bps(gpu);
+	double f = w->cpu_fwd_bytes / host - K.cpu_offload_overlap * fwd_s;  /* s per micro-batch */
+	double b = w->cpu_bwd_bytes / host - K.cpu_offload_overlap * bwd_s;
+	p->cpu_offload = ((f > 0 ? f : 0) + (b > 0 ? b : 0)) * w->micro + w->cpu_after_bytes / host;
+	p->host_optimizer = w->host_opt_bytes / (K.host_mem_gbs * 1e9);
+}
+
 void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		  struct vf__steptime_out *o)
 {
@@ -422,10 +453,13 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 	}
 	struct vf_step_parts *p = &o->parts;
 	double passes = w->train && w->ckpt ? 2 : 1; /* the recompute is a second forward */
-	double t = passes * pass_s(w, k, false, passes * w->micro, p);
+	double fwd_s = pass_s(w, k, false, passes * w->micro, p), bwd_s = 0;
+	double t = passes * fwd_s;
 	double head = gemm_s(&h, w->head.m, w->head.k, w->head.n, false, w->dequant, &flops);
 	if (w->train) {
-		t += pass_s(w, k, true, w->micro, p);                              /* backward */
+		bwd_s = pass_s(w, k, true, w->micro, p);                           /* backward */
+		t += bwd_s;
+		bwd_s += (passes - 1) * fwd_s; /* the recompute runs in the backward's window */
 		head += gemm_s(&h, w->head.m, w->head.n, w->head.k, false, w->dequant, &flops);
 		if (w->head.weight_grad)
 			head += gemm_s(&h, w->head.k, w->head.m, w->head.n, false, w->dequant, &flops);
@@ -435,6 +469,7 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 	p->memory_bound += loss * w->micro;
 	t += head + loss;
 	host_traffic(w, gpu, t, p);
+	cpu_offload(w, gpu, fwd_s, bwd_s, p);
 	t *= w->micro;
 	flops *= w->micro;
 	if (w->train) {
@@ -443,7 +478,7 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		t += o->opt_s;
 	}
 	p->fixed = K.step_s * h.host;
-	t += p->fixed + p->offload + p->paging;
+	t += p->fixed + p->offload + p->paging + p->cpu_offload + p->host_optimizer;
 	p->compute = t;
 	o->seconds = t;
 	o->utilisation = t > 0 ? flops / (t * h.rate) : 0;

@@ -69,6 +69,11 @@ struct vf__step_work {
 	double grad_bytes;     /* gradients of one optimizer step (the scaler's passes) */
 	double offload_bytes;  /* activation offload: saved bytes copied out and back per micro-batch */
 	double paged_bytes;    /* paged optimizer: state bytes beyond the card, migrated per step */
+	/* CPU offload (--offload): bytes over PCIe beside the forward and
+	 * beside the backward of each micro-batch (hidden behind up to
+	 * cpu_offload_overlap of that pass), bytes copied after the host's
+	 * optimizer step (exposed), and the host optimizer's memory traffic */
+	double cpu_fwd_bytes, cpu_bwd_bytes, cpu_after_bytes, host_opt_bytes;
 };
 
 struct vf__steptime_out {

@@ -423,7 +423,9 @@ static void test_cpu_offload(void)
 	CHECK_INT(b.offload_host_bytes, a.optimizer_full + a.gradients_full);
 	/* gradients down, fp32 parameters up (each GPU its eighth) */
 	CHECK_INT(b.offload_pcie_bytes, a.gradients_full + llround((double)a.trainable_params * 4 / 8));
-	CHECK(fabs(b.offload_pcie_seconds - (double)b.offload_pcie_bytes / 63.0e9) < 1e-9);
+	/* at the achievable pinned-copy rate of the H200's PCIe 5.0 host link
+	 * (steptime.json host_link.pcie_gbs x 2), not the nominal 63 GB/s */
+	CHECK(fabs(b.offload_pcie_seconds - (double)b.offload_pcie_bytes / 50.0e9) < 1e-9);
 	/* one block's whole gradients (a 32nd) before they are reduced and copied down */
 	CHECK(c.weights_full < a.weights_full && c.gradients_full * 32 == a.gradients_full * 8);
 	CHECK(c.optimizer_full == 0 && c.offload_host_bytes > b.offload_host_bytes);

@@ -10,6 +10,7 @@
 
 #include "vf_test.h"
 #include "estimate/nccl.h"
+#include "estimate/steptime.h"
 #include "vramfit/base/data.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/estimate/runcost.h"
@@ -327,6 +328,61 @@ static void test_mechanism_times(void)
 	CHECK(parts_add_up(&off));
 }
 
+/* CPU offload (--offload): the GPU steps nothing; the host's step takes
+ * its traffic at host_memory_gbs (AdamW: 11 fp32 passes over the shard);
+ * what crosses PCIe after it (optimizer: the updated parameters) is all
+ * exposed, the copies beside the passes only beyond 0.7 of them; the
+ * other parts do not move. One GPU: no communication to re-expose. */
+static void test_cpu_offload_time(void)
+{
+	const struct vf_arch *a = arch("qwen2.5-0.5b");
+	if (!a)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_FULL;
+	s.batch = 4;
+	s.seq = 1024;
+	struct vf_estimate none, opt, par;
+	const struct vf_gpu_spec *g = gpu("rtx-4090");
+	vf_estimate_run(a, &s, g, &none);
+	s.offload = VF_OFFLOAD_OPTIMIZER;
+	vf_estimate_run(a, &s, g, &opt);
+	s.offload = VF_OFFLOAD_PARAMS;
+	vf_estimate_run(a, &s, g, &par);
+	CHECK(none.parts.cpu_offload == 0 && none.parts.host_optimizer == 0);
+	double T = (double)none.trainable_params;
+	double host = vf__steptime_host_bps(g); /* PCIe 4.0: 25 GB/s */
+	CHECK(fabs(host - 25e9) < 1);
+	/* DeepSpeedCPUAdam's fused loop: 7 fp32 accesses per element; FSDP's
+	 * torch.optim foreach on CPU tensors: the GPU formula's 11 */
+	CHECK(fabs(opt.parts.host_optimizer - T * 28 / 40e9) <= 1e-9 * opt.parts.host_optimizer);
+	CHECK(fabs(par.parts.host_optimizer - T * 44 / 40e9) <= 1e-9 * par.parts.host_optimizer);
+	CHECK(opt.parts.optimizer < none.parts.optimizer);
+	/* optimizer: the 4-byte parameters up after the step, exposed; the
+	 * gradients down in the backward, hidden behind it at most */
+	double after = T * 4 / host;
+	CHECK(opt.parts.cpu_offload >= after - 1e-12 && opt.parts.cpu_offload <= opt.offload_pcie_seconds + 1e-12);
+	CHECK(fabs(opt.offload_pcie_seconds - (double)opt.offload_pcie_bytes / host) < 1e-9);
+	/* params: nothing after the step; the shards up for both passes */
+	CHECK(par.parts.cpu_offload <= par.offload_pcie_seconds + 1e-12);
+	CHECK(par.offload_pcie_bytes > opt.offload_pcie_bytes);
+	/* the kernels' parts are those of the step without offload */
+	CHECK(opt.parts.gemm == none.parts.gemm && opt.parts.attention == none.parts.attention &&
+	      opt.parts.memory_bound == none.parts.memory_bound);
+	CHECK(fabs(opt.step_seconds - (none.step_seconds - none.parts.optimizer + opt.parts.optimizer +
+				       opt.parts.cpu_offload + opt.parts.host_optimizer)) <=
+	      1e-9 * opt.step_seconds);
+	CHECK(parts_add_up(&opt) && parts_add_up(&par));
+	/* a step twice as long hides more of the backward's copies, never
+	 * those after the step */
+	s.offload = VF_OFFLOAD_OPTIMIZER;
+	s.batch = 64;
+	struct vf_estimate big;
+	vf_estimate_run(a, &s, g, &big);
+	CHECK(fabs(big.parts.cpu_offload - after) <= 1e-9 * after);
+}
+
 /* --json carries the parts; a GPU without a rate has none. */
 static void test_parts_json(void)
 {
@@ -359,6 +415,7 @@ int main(void)
 	RUN(test_links_and_collectives);
 	RUN(test_scaling_per_link);
 	RUN(test_mechanism_times);
+	RUN(test_cpu_offload_time);
 	RUN(test_parts_json);
 	return vf_test_done();
 }

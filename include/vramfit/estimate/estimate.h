@@ -130,6 +130,8 @@ struct vf_estimate {
 		double optimizer;      /* the optimizer step (+ fp16 GradScaler) */
 		double offload;        /* activation offload copies not hidden */
 		double paging;         /* paged optimizer states migrated over PCIe */
+		double cpu_offload;    /* CPU offload (--offload): PCIe copies not hidden */
+		double host_optimizer; /* CPU offload: the optimizer step on the host */
 		double fixed;          /* per-step host overhead */
 		double compute;        /* the sum above: one GPU's step */
 		double comm_total;     /* data-parallel communication, hidden or not */

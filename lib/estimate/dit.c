@@ -713,6 +713,8 @@ static void dit_time(const struct ditm *m, const struct vf_gpu_spec *gpu, struct
 	if (su->quant != VF_QUANT_NONE)
 		u *= 0.7; /* dequantizing kernels (quanto) */
 	u *= vf__steptime_gemm_ratio(gpu); /* the generation's cuBLAS reach relative to hopper's */
+	if (vf_estimate_constants_fallback())
+		e->assumed |= VF_ASSUME_CONSTANTS_BUILTIN;
 	double bw_bytes = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
 	double T = m->T, gb = m->gb;
 	double t = flops / (rate * 1e12 * u) + (double)su->grad_accum * ACT_PASSES * L * m->A_block / bw_bytes +

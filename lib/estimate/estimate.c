@@ -1240,6 +1240,8 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 	struct vf__steptime_out o;
 	vf__steptime(&w, gpu, &o);
 	e->parts = o.parts;
+	if (vf_estimate_constants_fallback())
+		e->assumed |= VF_ASSUME_CONSTANTS_BUILTIN;
 	if (!(o.seconds > 0)) {
 		e->assumed |= VF_ASSUME_GPU_RATE_UNKNOWN;
 		e->step_seconds = e->tokens_per_second = e->mfu = e->utilisation = -1;

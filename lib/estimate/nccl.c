@@ -18,7 +18,6 @@
 #include "nccl.h"
 
 #include "steptime.h"
-#include "vramfit/base/data.h"
 #include "vramfit/base/json.h"
 
 #include <math.h>
@@ -48,12 +47,9 @@ static void load(void)
 {
 	if (C.loaded)
 		return;
-	cJSON *root = NULL;
-	char src[256];
-	struct vf_error err = {0};
-	if (vf_data_load_json("estimate/steptime.json", &root, src, sizeof src, &err) != VF_OK)
-		root = NULL;
-	const cJSON *cm = cJSON_GetObjectItemCaseSensitive(root, "communication");
+	/* the file steptime.c reads (once); without it the defaults below,
+	 * said in the estimate's assumptions (vf_estimate_constants_fallback) */
+	const cJSON *cm = vf__steptime_data("communication");
 	const cJSON *links = cJSON_GetObjectItemCaseSensitive(cm, "links");
 	const cJSON *l;
 	cJSON_ArrayForEach(l, links)
@@ -81,7 +77,6 @@ static void load(void)
 	C.ov_fsdp = num(ov, "fsdp", 0.8);
 	C.ov_zero2 = num(ov, "zero2", 0.8);
 	C.ov_tp = num(ov, "tp", 0);
-	cJSON_Delete(root);
 	C.loaded = true;
 }
 

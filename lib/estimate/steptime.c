@@ -48,6 +48,7 @@
 #include "vramfit/base/data.h"
 #include "vramfit/base/json.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -111,17 +112,55 @@ static void per_generation(const cJSON *c, const char *key, double dst[NGEN][2],
 	}
 }
 
+/* data/estimate/steptime.json, read once for steptime.c and nccl.c
+ * (vf__steptime_data), and why its constants are not used when they are
+ * not (vf_estimate_constants_fallback, for the estimate's assumptions). */
+static struct {
+	cJSON *root;
+	const char *fallback; /* NULL, or why */
+	char why[320];
+} D;
+static pthread_once_t data_once = PTHREAD_ONCE_INIT;
+
+static void data_load(void)
+{
+	char src[256];
+	struct vf_error err = {0};
+	if (vf_data_load_json("estimate/steptime.json", &D.root, src, sizeof src, &err) != VF_OK) {
+		D.root = NULL;
+		snprintf(D.why, sizeof D.why, "%s",
+			 err.msg[0] ? err.msg : "estimate/steptime.json: unreadable");
+		D.fallback = D.why;
+		return;
+	}
+	static const char *const sections[] = {"constants", "communication"};
+	for (int i = 0; i < 2; i++)
+		if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(D.root, sections[i]))) {
+			snprintf(D.why, sizeof D.why, "%s: no \"%s\" object", src, sections[i]);
+			D.fallback = D.why;
+		}
+}
+
+const cJSON *vf__steptime_data(const char *section)
+{
+	pthread_once(&data_once, data_load);
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(D.root, section);
+	return cJSON_IsObject(o) ? o : NULL;
+}
+
+const char *vf_estimate_constants_fallback(void)
+{
+	pthread_once(&data_once, data_load);
+	return D.fallback;
+}
+
 static void load_constants(void)
 {
 	if (K.loaded)
 		return;
-	cJSON *root = NULL;
-	char src[256];
-	struct vf_error err = {0};
-	/* on an unreadable data file the fallbacks are the fitted H200 values */
-	if (vf_data_load_json("estimate/steptime.json", &root, src, sizeof src, &err) != VF_OK)
-		root = NULL;
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "constants");
+	/* without the file (or its section) each constant is its fitted H200
+	 * value below, and vf_estimate_constants_fallback says so */
+	const cJSON *c = vf__steptime_data("constants");
 	per_generation(c, "gemm_efficiency", K.gemm_eff, 0.648);
 	per_generation(c, "attention_efficiency", K.attn_eff, 0.6);
 	per_generation(c, "bandwidth_efficiency", K.bw_eff, 0.4508);
@@ -161,7 +200,6 @@ static void load_constants(void)
 	K.step_s = num(c, "step_s", 1.5e-5);
 	K.sync_s = num(c, "sync_s", 2e-5);
 	K.bwd_kernels = rate(c, "backward_kernels", 2);
-	cJSON_Delete(root);
 	K.loaded = true;
 }
 

@@ -8,6 +8,8 @@
 
 #include <stdbool.h>
 
+#include <cjson/cJSON.h>
+
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
 
@@ -82,6 +84,12 @@ struct vf__steptime_out {
 	double utilisation;    /* GEMM FLOPs executed / (seconds x dense rate) */
 	struct vf_step_parts parts; /* seconds as its parts (comm_* left 0) */
 };
+
+/* The object `section` ("constants", "communication") of
+ * data/estimate/steptime.json, read once for the process (NULL when the
+ * file or the section could not be read: vf_estimate_constants_fallback
+ * says why). Borrowed; valid for the process. */
+const cJSON *vf__steptime_data(const char *section);
 
 /* Host <-> device copy bandwidth of the GPU's PCIe link, bytes/s (pinned
  * copies: PCIe 3.0 / 4.0 / 5.0 from the catalog's interconnect text, SXM

@@ -65,6 +65,8 @@ static void vit_time(const struct vf_vision *v, const struct vf_setup *su, const
 	}
 	double u = U_MAX * (hmax / (hmax + U_HIDDEN)) * (tokens / (tokens + U_TOKENS));
 	u *= vf__steptime_gemm_ratio(gpu); /* the generation's cuBLAS reach relative to hopper's */
+	if (vf_estimate_constants_fallback())
+		e->assumed |= VF_ASSUME_CONSTANTS_BUILTIN;
 	double bw = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
 	double opt = T * gb * 11 / (0.8 * bw);
 	double layers = 0;

@@ -49,4 +49,30 @@ expect_rc 0
 expect_json 'abs(j["gpus"][0]["run"]["step_seconds"] - j["gpus"][0]["step_seconds"]) < 1e-9'
 expect_json 'j["gpus"][0]["run"]["comm_seconds"] == j["gpus"][0]["step_parts"]["comm_exposed"]'
 
+test_case "--explain: CPU offload's copies and the host's optimizer step in the step"
+run estimate qwen2.5-0.5b --mode full --batch 4 --seq 1024 --offload optimizer --gpu rtx-4090 --explain
+expect_rc 0
+expect_out_re '^  CPU offload copies \(exposed\) +[0-9.]+ ms'
+expect_out_re '^  optimizer step on the host +[0-9.]+ ms'
+expect_out "at the link's achievable rate (in the step time"
+run estimate qwen2.5-0.5b --mode full --batch 4 --seq 1024 --offload params --gpu rtx-4090 --json
+expect_rc 0
+expect_json 'j["gpus"][0]["step_parts"]["host_optimizer"] > 0 and j["gpus"][0]["step_parts"]["cpu_offload"] >= 0'
+expect_json 'abs(sum(v for k, v in j["gpus"][0]["step_parts"].items() if k not in ("compute", "comm_total", "link", "comm_exposed")) - j["gpus"][0]["step_parts"]["compute"]) < 1e-9'
+
+test_case "an unreadable steptime.json: the built-in constants, said in the assumptions"
+mkdir -p "$TMP/data/estimate"
+printf '{"constants": ' >"$TMP/data/estimate/steptime.json"
+VRAMFIT_DATA_DIR="$TMP/data" run estimate tinyllama-1.1b --gpu h200
+expect_rc 0
+expect_out 'step-time constants: '
+expect_out 'estimate/steptime.json: invalid JSON'
+expect_out 'the built-in H200-fitted values used instead'
+printf '{"constants": {}}' >"$TMP/data/estimate/steptime.json"
+VRAMFIT_DATA_DIR="$TMP/data" run estimate tinyllama-1.1b --gpu h200 --json
+expect_rc 0
+expect_json 'any("no \"communication\" object" in a for a in j["assumptions"])'
+run estimate tinyllama-1.1b --gpu h200
+expect_no_out 'step-time constants'
+
 finish

@@ -69,7 +69,15 @@ enum {
 	VF_ASSUME_GENERIC_ARCH = 1u << 2,     /* --params alone: a llama-like shape */
 	VF_ASSUME_GPU_RATE_UNKNOWN = 1u << 3, /* GPU without a bf16 rate: no time */
 	VF_ASSUME_BF16_EMULATED = 1u << 4,    /* bf16 on a GPU without bf16 tensor cores */
+	VF_ASSUME_CONSTANTS_BUILTIN = 1u << 5, /* step time from built-in constants:
+	                                        * vf_estimate_constants_fallback() says why */
 };
+
+/* Why the step-time constants (data/estimate/steptime.json: kernel
+ * efficiencies, links) are the built-in H200-fitted ones: the file or one
+ * of its sections could not be read ("file: problem"); NULL when they came
+ * from the file. Borrowed; valid for the process. */
+const char *vf_estimate_constants_fallback(void);
 
 /* Every byte figure is per GPU. The terms are what is live at the peak
  * (they add up to peak_allocated_bytes; context and allocator add up to

@@ -289,6 +289,12 @@ static void mechanism_assumptions(const struct vf_estimate *e, const struct vf_s
 		       s->load_full_per_rank && s->gpus > 1 &&
 				       (s->shard == VF_SHARD_FSDP || s->shard == VF_SHARD_ZERO3)
 			       ? " (FSDP load: every rank gathers the full state dict)"
+			   : s->quant == VF_QUANT_NF4
+			       ? (s->quant_load == VF_QLOAD_TORCHAO
+					  ? " (the NF4 base quantized on load by torchao's to_nf4: the largest "
+					    "linear's bf16 weight, scaled copy and indices beside the packed weights)"
+					  : " (the NF4 base quantized on load by bitsandbytes: the largest linear's "
+					    "bf16 weight beside the packed weights)")
 			       : "");
 	if (s->kbit_saves_input && (s->quant == VF_QUANT_NF4 || s->quant == VF_QUANT_INT8))
 		assume(a, "bitsandbytes k-bit linears keep their inputs for the backward");

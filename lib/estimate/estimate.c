@@ -1763,15 +1763,50 @@ static void paged_outside_allocator(const struct llm *m, struct live ph[VF_PHASE
 	}
 }
 
-/* The model load's tensor peak: with a full-state-dict FSDP load every
- * rank gathers all weights beside its shards (Lightning's
- * _load_raw_module_state); 0 otherwise (the load holds at most the
- * step's weights). */
+/* A 4-bit base quantized while the model loads, one weight at a time
+ * (the last of them with all others already packed), for the largest
+ * linear of n elements, bytes beyond the packed weights:
+ *   bitsandbytes  Params4bit._quantize (bitsandbytes/nn/modules.py,
+ *                 commit 95f9af30): the bf16 weight moved to the GPU, 2n,
+ *                 while quantize_4bit packs it;
+ *   torchao       NF4Tensor.from_tensor (torchao/quantization/quantize_/
+ *                 workflows/nf4/nf4_tensor.py, commit 36027d82; torchtune's
+ *                 LoRALinear(quantize_base=True) builds with to_nf4 and
+ *                 load_state_dict copies into it through the same path,
+ *                 copy_in.to(device) first): the bf16 weight 2n, its scaled
+ *                 blocks 2n, the uint8 indices n, then the two packed
+ *                 halves n/2 + n/2; or, while the indices are found,
+ *                 CHUNK_SIZE = 2^20 elements against the 16 NF4 levels,
+ *                 (value - nf4) and its abs in bf16, 2 x 32 MiB. */
+static double quant_load_transient(const struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	if (su->quant != VF_QUANT_NF4 || m->shard_w > 1)
+		return 0;
+	struct vf__tensors t;
+	layer_linear_elems(&m->s, &t);
+	double n = 0;
+	for (int i = 0; i < t.n; i++)
+		n = t.bytes[i] > n ? t.bytes[i] : n; /* elements, as stored */
+	if (su->quant_load == VF_QLOAD_BITSANDBYTES)
+		return 2 * n;
+	double chunk = 2 * 1048576.0 * 16 * 2;
+	double loop = 5 * n + chunk, pack = 6 * n;
+	return loop > pack ? loop : pack;
+}
+
+/* Tensor bytes live at the load's peak, for a never-reset peak
+ * (--peak-scope run): with load_full_per_rank under sharding, the full
+ * state dict beside the shards (Lightning's _load_raw_module_state); a
+ * 4-bit base quantized on load, the weights and the largest linear's
+ * transient (quant_load_transient); 0 otherwise (the load holds at most
+ * the step's weights). */
 static double load_peak(const struct llm *m)
 {
-	if (!m->su->load_full_per_rank || m->shard_w <= 1)
-		return 0;
-	return m->W_whole / m->shard_w + m->W_whole;
+	if (m->su->load_full_per_rank && m->shard_w > 1)
+		return m->W_whole / m->shard_w + m->W_whole;
+	double q = quant_load_transient(m);
+	return q > 0 ? m->W + q : 0;
 }
 
 /* The CUDA context (and the defaults assumed) and each term whole,

@@ -332,6 +332,7 @@ void vf_setup_defaults(struct vf_setup *s)
 	s->peak_scope = VF_PEAK_STEP;
 	s->peak_report = VF_TOOL_UNKNOWN;
 	s->load_full_per_rank = s->kbit_saves_input = s->fsdp_mixed_precision = false;
+	s->quant_load = VF_QLOAD_BITSANDBYTES;
 	s->ckpt_every = 0;
 	s->ckpt_selective_op = false;
 	s->offload = VF_OFFLOAD_NONE;

@@ -107,7 +107,7 @@ static const char *const known[] = {"lora_precision", "full_precision", "adapter
 				    "paged_optimizer", "empty_cache", "base_quant", "optimizer",
 				    "peak_scope", "load", "kbit_saves_input", "fsdp_mixed_precision",
 				    "peak_report", "grad_ckpt_default", "optimizer_impl", "float8",
-				    "grad_ckpt_fsdp"};
+				    "grad_ckpt_fsdp", "quantize_on_load"};
 
 static vf_status check_keys(const cJSON *p, const char *what, struct vf_error *err)
 {
@@ -199,6 +199,13 @@ vf_status vf_stack_apply_json(struct vf_setup *s, const cJSON *p, const char *wh
 			return vf_error_set(err, VF_ERR, "%s: mechanisms.load.value: expected sharded or full-per-rank", what);
 		s->load_full_per_rank = l[0] == 'f';
 	}
+	v = mech(p, "quantize_on_load");
+	if (v) {
+		const char *q = cJSON_GetStringValue(v);
+		if (!q || (strcmp(q, "bitsandbytes") != 0 && strcmp(q, "torchao") != 0))
+			return vf_error_set(err, VF_ERR, "%s: mechanisms.quantize_on_load.value: expected bitsandbytes or torchao", what);
+		s->quant_load = q[0] == 't' ? VF_QLOAD_TORCHAO : VF_QLOAD_BITSANDBYTES;
+	}
 	if (s->optimizer_in_backward && s->grad_accum > 1)
 		return vf_error_set(err, VF_EUSAGE,
 				    "--optimizer-in-backward: steps each parameter in its backward, so --grad-accum must be 1");
@@ -238,4 +245,6 @@ void vf_stack_to_json(const struct vf_setup *s, cJSON *o)
 	cJSON_AddBoolToObject(o, "kbit_saves_input", s->kbit_saves_input);
 	cJSON_AddBoolToObject(o, "fsdp_mixed_precision", s->fsdp_mixed_precision);
 	cJSON_AddBoolToObject(o, "float8", s->float8);
+	cJSON_AddStringToObject(o, "quantize_on_load",
+				s->quant_load == VF_QLOAD_TORCHAO ? "torchao" : "bitsandbytes");
 }

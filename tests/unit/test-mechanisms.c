@@ -399,6 +399,50 @@ static void test_float8_linears(void)
 	CHECK_INT(actb - acta, 4096LL * 14336 + 2LL * 2048 * 14336);
 }
 
+/* A 4-bit base quantized on load: in the run's never-reset peak the
+ * weights and the largest linear's transient (llama2-7b: the MLP's
+ * 4096 x 11008); torchtune's torchao to_nf4 path 5n + 2 x 32 MiB of
+ * chunk temporaries, bitsandbytes' Params4bit the bf16 weight, 2n. The
+ * step's figures do not move; an unquantized base has no such term. */
+static void test_quant_load_transient(void)
+{
+	const char *tt[] = {"mode", "lora", "quant", "nf4", "stack", "torchtune", "peak-scope", "run",
+			    "batch", "1", "seq", "256", NULL};
+	struct vf_setup s;
+	struct vf_estimate a, b, c;
+	setup(tt, &s);
+	CHECK(s.quant_load == VF_QLOAD_TORCHAO);
+	run("llama2-7b", &s, &a);
+	s.quant_load = VF_QLOAD_BITSANDBYTES;
+	run("llama2-7b", &s, &b);
+	double n = 4096.0 * 11008;
+	CHECK_INT(a.load_peak_allocated_bytes, llround((double)a.weights_full + 5 * n + 67108864.0));
+	CHECK_INT(b.load_peak_allocated_bytes, llround((double)b.weights_full + 2 * n));
+	CHECK(a.step_peak_allocated_bytes == b.step_peak_allocated_bytes &&
+	      a.step_peak_reserved_bytes == b.step_peak_reserved_bytes);
+	/* the never-reset peak is the larger of the load's and the step's
+	 * (here the step's: its loss and dequantized weights exceed 0.3 GB) */
+	int64_t la = a.load_peak_allocated_bytes, sa = a.step_peak_allocated_bytes;
+	CHECK(a.run_peak_allocated_bytes == (la > sa ? la : sa));
+	CHECK(a.peak_allocated_bytes == a.run_peak_allocated_bytes && a.peak_at_load == (la > sa));
+	/* step scope (torchtune's own report resets after init): untouched */
+	s.quant_load = VF_QLOAD_TORCHAO;
+	s.peak_scope = VF_PEAK_STEP;
+	run("llama2-7b", &s, &c);
+	CHECK(!c.peak_at_load && c.peak_allocated_bytes == c.step_peak_allocated_bytes);
+	CHECK(c.step_peak_allocated_bytes == a.step_peak_allocated_bytes);
+	/* no quantized base, nothing quantized on load */
+	s.quant = VF_QUANT_NONE;
+	s.peak_scope = VF_PEAK_RUN;
+	run("llama2-7b", &s, &c);
+	CHECK(c.load_peak_allocated_bytes == 0);
+	struct vf_error err = {0};
+	cJSON *bad = cJSON_Parse("{\"mechanisms\": {\"quantize_on_load\": {\"value\": \"gguf\", \"source\": \"x\"}}}");
+	vf_setup_defaults(&s);
+	CHECK(vf_stack_apply_json(&s, bad, "t.json", &err) == VF_ERR && strstr(err.msg, "quantize_on_load"));
+	cJSON_Delete(bad);
+}
+
 /* CPU offload: optimizer moves exactly the states and the step's
  * temporaries to the host (with a gradient copy); params also the
  * weights' shards and the gradients; the link carries them each step. */
@@ -507,6 +551,7 @@ int main(void)
 	RUN(test_head_adapter_and_saved_modules);
 	RUN(test_task_head);
 	RUN(test_float8_linears);
+	RUN(test_quant_load_transient);
 	RUN(test_cpu_offload);
 	RUN(test_split_simulated_per_gpu);
 	RUN(test_bad_mechanism_values);

@@ -99,6 +99,13 @@ enum vf_peak_scope { VF_PEAK_STEP, VF_PEAK_RUN, VF_PEAK_SCOPE_COUNT };
  * parameters, gradients and states on the host, the step on the CPU). */
 enum vf_offload { VF_OFFLOAD_NONE, VF_OFFLOAD_OPTIMIZER, VF_OFFLOAD_PARAMS, VF_OFFLOAD_COUNT };
 
+/* How a 4-bit base is quantized while the model loads (the stack profile's
+ * quantize_on_load; a transient of the largest linear in a run's peak):
+ * bitsandbytes Params4bit (the bf16 weight moved to the GPU, packed by
+ * quantize_4bit) or torchao's to_nf4 (the bf16 weight, its scaled copy,
+ * one byte per element of indices, then packed). */
+enum vf_quant_load { VF_QLOAD_BITSANDBYTES, VF_QLOAD_TORCHAO, VF_QLOAD_COUNT };
+
 /* The tool whose figure a stack's memory report prints. */
 enum vf_peak_tool { VF_TOOL_UNKNOWN, VF_TOOL_ALLOCATED, VF_TOOL_RESERVED, VF_TOOL_SMI, VF_TOOL_COUNT };
 
@@ -234,6 +241,7 @@ struct vf_setup {
 	bool load_full_per_rank;           /* FSDP load gathers the full state dict on every rank */
 	bool kbit_saves_input;             /* bitsandbytes k-bit matmuls save their input */
 	bool fsdp_mixed_precision;         /* FSDP2 MixedPrecisionPolicy: bf16 compute over fp32 shards */
+	enum vf_quant_load quant_load;     /* a 4-bit base quantized on load: default bitsandbytes */
 	int16_t ckpt_every;                /* --grad-ckpt every:N: 1 layer in N checkpointed (0: all) */
 	bool ckpt_selective_op;            /* --grad-ckpt selective:op: op-level policy (torchtitan) */
 	enum vf_offload offload;           /* --offload params|optimizer; default none */

@@ -296,6 +296,12 @@ static void mechanism_assumptions(const struct vf_estimate *e, const struct vf_s
 					  : " (the NF4 base quantized on load by bitsandbytes: the largest linear's "
 					    "bf16 weight beside the packed weights)")
 			       : "");
+	if (s->quant == VF_QUANT_INT4 && s->quant_format == VF_QFMT_GPTQ && s->mode == VF_MODE_LORA)
+		assume(a, "GPTQ base (auto-gptq QuantLinear, use_exllama=False for training): from 128 "
+			  "tokens on each linear's dequantized fp16 weight is kept for the backward");
+	if (s->quant == VF_QUANT_INT4 && s->quant_format == VF_QFMT_AWQ && s->mode == VF_MODE_LORA)
+		assume(a, "AWQ base (AutoAWQ WQLinear_GEMM): each linear keeps its input for the "
+			  "backward, which repeats the dequantized weight over the batch");
 	if (s->kbit_saves_input && (s->quant == VF_QUANT_NF4 || s->quant == VF_QUANT_INT8))
 		assume(a, "bitsandbytes k-bit linears keep their inputs for the backward");
 	if (s->fsdp_mixed_precision && s->gpus > 1 &&

@@ -600,7 +600,7 @@ static void layer_tmp_tensors(const struct shape *s, const struct dt *d, double 
  * passed through). */
 struct step_in {
 	double W_other, qb, gb, T, lora, S, OT, AC, A_layer, scores, ckpt_in, emb_out,
-		final_norm, Nout, dequant, ddp, bias, shard_w, shard_o, layers;
+		final_norm, Nout, dequant, dequant_bwd, ddp, bias, shard_w, shard_o, layers;
 };
 
 static void fill_params(const struct shape *s, const struct vf_setup *su, const struct dt *d,
@@ -706,6 +706,7 @@ static void fill_step(const struct shape *s, const struct vf_setup *su, const st
 	st->grad_hidden = N * s->h * 4;
 	st->workspace = WORKSPACE_BYTES;
 	st->dequant = in->dequant;
+	st->dequant_bwd = in->dequant_bwd;
 	st->ddp_bucket = in->ddp;
 	st->bias = in->bias;
 }
@@ -1304,6 +1305,7 @@ struct llm {
 	double scores;        /* eager attention's s^2 tensors per layer */
 	double ckpt_in;       /* a checkpointed layer's input */
 	double emb_out, final_norm, dequant;
+	double dequant_bwd;   /* AWQ: a layer's backward transient instead of dequant when larger */
 	double layers;        /* layers with activations (T5: encoder + decoder) */
 	double logits_fwd, logits_bwd;
 	double W_whole;       /* weights before sharding */
@@ -1617,6 +1619,48 @@ static void kbit_saved_inputs(struct llm *m)
 	/* MatMul8bitLt also keeps the int8 transposed copy of its input (CAt) */
 	double per = m->N * vf__mech_kbit_saved_inputs(s->h, s->hq, s->f,
 						       m->d.C + (su->quant == VF_QUANT_INT8 ? 1 : 0));
+	m->A_layer += per;
+	m->A_all += m->layers * per;
+}
+
+/* A pre-quantized 4-bit base in training (peft LoRA over it):
+ *   gptq  auto-gptq's QuantLinear (auto_gptq/nn_modules/qlinear/
+ *         qlinear_cuda.py, commit 9f7d3707; peft and transformers train
+ *         GPTQ with use_exllama=False, whose exllama kernels have no
+ *         backward): from kernel_switch_threshold = 128 tokens on, the
+ *         forward dequantizes the whole weight with torch ops and runs
+ *         torch.matmul(x, weights): autograd keeps that fp16 weight for
+ *         the input's gradient, 2 bytes per base element of every
+ *         layer (the packed weight stays too); below 128 tokens its CUDA
+ *         kernel, which autograd does not see;
+ *   awq   AutoAWQ's WQLinearMMFunction (awq/modules/linear/gemm.py,
+ *         commit 88e4c76b): save_for_backward(x, qweight, qzeros, scales,
+ *         bias): each linear's input (q/k/v share one, gate/up one), as
+ *         bitsandbytes' k-bit matmuls; its backward dequantizes the weight
+ *         again and repeats it over the batch for a bmm: (1 + batch) x 2
+ *         bytes per element of the largest linear, transient in each
+ *         layer's backward.
+ * A generic int4 base (quanto) keeps neither. */
+static void prequant_saved(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	m->dequant_bwd = 0;
+	if (su->quant != VF_QUANT_INT4 || !m->d.train || m->d.full || su->quant_format == VF_QFMT_GENERIC)
+		return;
+	const struct shape *s = &m->s;
+	double per;
+	if (su->quant_format == VF_QFMT_GPTQ) {
+		/* under 128 tokens the CUDA kernel runs instead and saves nothing */
+		per = m->N >= 128 ? 2 * s->layer_linear : 0; /* one layer's dequantized fp16 weights */
+	} else {
+		per = m->N * vf__mech_kbit_saved_inputs(s->h, s->hq, s->f, m->d.C); /* inputs */
+		struct vf__tensors t;
+		layer_linear_elems(s, &t);
+		double n = 0;
+		for (int i = 0; i < t.n; i++)
+			n = t.bytes[i] > n ? t.bytes[i] : n;
+		m->dequant_bwd = 2 * n * (1 + m->b); /* weight + its batch-repeated copy */
+	}
 	m->A_layer += per;
 	m->A_all += m->layers * per;
 }
@@ -1990,19 +2034,20 @@ static void backward_phase(const struct llm *m, struct live *bw)
 		double start = layers * ckpt_in + (s->tied || !full ? 0 : s->V * s->h * gb) + A_layer +
 			       rec_ac;
 		double end = G + A_layer + rec_ac + ckpt_in;
+		double dq = m->dequant_bwd > m->dequant ? m->dequant_bwd : m->dequant;
 		if (start >= end) {
-			bw->act = layers * ckpt_in + A_layer + m->dequant;
+			bw->act = layers * ckpt_in + A_layer + dq;
 			bw->ac = rec_ac;
 			bw->g = full ? (s->tied ? 0 : s->V * s->h * gb) : 0;
 		} else {
-			bw->act = A_layer + ckpt_in + m->dequant;
+			bw->act = A_layer + ckpt_in + dq;
 			bw->ac = rec_ac;
 			bw->g = G;
 		}
 		bw->act += m->N * s->h * 4; /* the incoming hidden-state gradient */
 	} else {
 		bw->g = G;
-		bw->act = A_layer + m->N * s->h * 4 + m->emb_out;
+		bw->act = A_layer + m->N * s->h * 4 + m->emb_out + m->dequant_bwd;
 		bw->ac = AC / (layers > 0 ? layers : 1);
 	}
 	if (su->grad_accum > 1 && bw->g < G)
@@ -2033,7 +2078,7 @@ static void train_trace(const struct llm *m, struct vf__step *st)
 			     .OT = m->OT, .AC = m->AC, .A_layer = t5 ? m->A_all / layers : m->A_layer,
 			     .scores = t5 ? 0 : m->scores, .ckpt_in = m->ckpt_in,
 			     .emb_out = m->emb_out, .final_norm = m->final_norm, .Nout = m->Nout,
-			     .dequant = m->dequant, .ddp = m->ddp_buckets,
+			     .dequant = m->dequant, .dequant_bwd = m->dequant_bwd, .ddp = m->ddp_buckets,
 			     .bias = t5 ? 4 * s->heads * (sq * sq + tq * tq + tq * sq) : 0,
 			     .shard_w = m->shard_w, .shard_o = m->shard_o, .layers = layers};
 	if (t5)
@@ -2177,6 +2222,7 @@ static void estimate_llm(const struct vf_arch *arch, const struct vf_setup *su,
 	head_inputs(&m);
 	float8_linears(&m);
 	kbit_saved_inputs(&m);
+	prequant_saved(&m);
 	selective_checkpointing(&m);
 	offload_terms(&m);
 	paged_states(&m);

@@ -333,6 +333,7 @@ void vf_setup_defaults(struct vf_setup *s)
 	s->peak_report = VF_TOOL_UNKNOWN;
 	s->load_full_per_rank = s->kbit_saves_input = s->fsdp_mixed_precision = false;
 	s->quant_load = VF_QLOAD_BITSANDBYTES;
+	s->quant_format = VF_QFMT_GENERIC;
 	s->ckpt_every = 0;
 	s->ckpt_selective_op = false;
 	s->offload = VF_OFFLOAD_NONE;
@@ -615,6 +616,9 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 	} else if (strcmp(name, "quant") == 0) {
 		if (!vf_quant_parse(v, &s->quant))
 			return BAD_ENUM(name, v, "none, int8, int4, nf4 or fp8");
+		s->quant_format = strcmp(v, "gptq") == 0  ? VF_QFMT_GPTQ
+				  : strcmp(v, "awq") == 0 ? VF_QFMT_AWQ
+							  : VF_QFMT_GENERIC;
 		s->given |= VF_SETUP_G_QUANT;
 	} else if (strcmp(name, "gpus") == 0) {
 		if ((st = parse_i64(name, v, 1, 4096, &x, err)))
@@ -748,6 +752,8 @@ cJSON *vf_setup_to_json(const struct vf_setup *s)
 		cJSON_AddNullToObject(o, "lora_targets");
 	}
 	cJSON_AddStringToObject(o, "quant", vf_quant_name(s->quant));
+	if (s->quant == VF_QUANT_INT4 && s->quant_format != VF_QFMT_GENERIC)
+		cJSON_AddStringToObject(o, "quant_format", s->quant_format == VF_QFMT_GPTQ ? "gptq" : "awq");
 	cJSON_AddNumberToObject(o, "gpus", s->gpus);
 	cJSON_AddStringToObject(o, "shard", vf_shard_name(s->shard));
 	cJSON_AddStringToObject(o, "attention", vf_attention_name(s->attention));

@@ -443,6 +443,58 @@ static void test_quant_load_transient(void)
 	cJSON_Delete(bad);
 }
 
+/* Pre-quantized 4-bit bases in training, against a generic int4 base of
+ * the same weights: GPTQ (auto-gptq QuantLinear's torch path) keeps each
+ * layer's dequantized fp16 weights, 2 bytes per linear element; AWQ
+ * (WQLinearMMFunction) keeps each linear's input, and its backward holds
+ * the dequantized weight repeated over the batch. */
+static void test_prequantized_bases(void)
+{
+	const char *g4[] = {"mode", "lora", "quant", "int4", "batch", "2", "seq", "512", NULL};
+	const char *gq[] = {"mode", "lora", "quant", "gptq", "batch", "2", "seq", "512", NULL};
+	const char *aw[] = {"mode", "lora", "quant", "awq", "batch", "2", "seq", "512", NULL};
+	struct vf_setup s;
+	struct vf_estimate a, b, c;
+	setup(g4, &s);
+	CHECK(s.quant == VF_QUANT_INT4 && s.quant_format == VF_QFMT_GENERIC);
+	run("llama2-7b", &s, &a);
+	setup(gq, &s);
+	CHECK(s.quant == VF_QUANT_INT4 && s.quant_format == VF_QFMT_GPTQ);
+	run("llama2-7b", &s, &b);
+	setup(aw, &s);
+	CHECK(s.quant_format == VF_QFMT_AWQ);
+	run("llama2-7b", &s, &c);
+	double layer_linear = 4 * 4096.0 * 4096 + 3 * 4096.0 * 11008;
+	CHECK(b.weights_full == a.weights_full && c.weights_full == a.weights_full);
+	CHECK_INT(b.layer_activations - a.layer_activations, llround(2 * layer_linear));
+	CHECK_INT(b.activations_full - a.activations_full, llround(32 * 2 * layer_linear));
+	/* AWQ: the inputs of q/k/v (one), o, gate/up (one), down, bf16 */
+	double tokens = 2 * 512;
+	CHECK_INT(c.layer_activations - a.layer_activations, llround(tokens * 2 * (3 * 4096.0 + 11008)));
+	CHECK(c.peak_allocated_bytes > a.peak_allocated_bytes);
+	/* its backward: the largest linear (4096 x 11008) dequantized and
+	 * repeated over the 2 samples, beside the layer's saved tensors */
+	int64_t bwa = a.phase_bytes[VF_PHASE_BACKWARD][VF_TERM_ACTIVATIONS];
+	int64_t bwc = c.phase_bytes[VF_PHASE_BACKWARD][VF_TERM_ACTIVATIONS];
+	CHECK_INT(bwc - bwa, llround(tokens * 2 * (3 * 4096.0 + 11008) + 2 * 4096.0 * 11008 * 3));
+	/* under 128 tokens GPTQ's CUDA kernel runs: nothing kept */
+	const char *gs[] = {"mode", "lora", "quant", "gptq", "batch", "1", "seq", "64", NULL};
+	const char *g4s[] = {"mode", "lora", "quant", "int4", "batch", "1", "seq", "64", NULL};
+	setup(gs, &s);
+	run("llama2-7b", &s, &b);
+	setup(g4s, &s);
+	run("llama2-7b", &s, &a);
+	CHECK(b.layer_activations == a.layer_activations);
+	/* inference: nothing saved */
+	const char *gi[] = {"mode", "infer", "quant", "gptq", NULL};
+	const char *g4i[] = {"mode", "infer", "quant", "int4", NULL};
+	setup(gi, &s);
+	run("llama2-7b", &s, &b);
+	setup(g4i, &s);
+	run("llama2-7b", &s, &a);
+	CHECK(b.peak_allocated_bytes == a.peak_allocated_bytes);
+}
+
 /* CPU offload: optimizer moves exactly the states and the step's
  * temporaries to the host (with a gradient copy); params also the
  * weights' shards and the gradients; the link carries them each step. */
@@ -552,6 +604,7 @@ int main(void)
 	RUN(test_task_head);
 	RUN(test_float8_linears);
 	RUN(test_quant_load_transient);
+	RUN(test_prequantized_bases);
 	RUN(test_cpu_offload);
 	RUN(test_split_simulated_per_gpu);
 	RUN(test_bad_mechanism_values);

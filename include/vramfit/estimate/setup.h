@@ -106,6 +106,11 @@ enum vf_offload { VF_OFFLOAD_NONE, VF_OFFLOAD_OPTIMIZER, VF_OFFLOAD_PARAMS, VF_O
  * one byte per element of indices, then packed). */
 enum vf_quant_load { VF_QLOAD_BITSANDBYTES, VF_QLOAD_TORCHAO, VF_QLOAD_COUNT };
 
+/* A pre-quantized 4-bit checkpoint's layers (--quant gptq|awq; int4 is
+ * a generic int4 base): what their autograd keeps in training differs
+ * (lib/estimate/estimate.c prequant_saved). */
+enum vf_quant_format { VF_QFMT_GENERIC, VF_QFMT_GPTQ, VF_QFMT_AWQ };
+
 /* The tool whose figure a stack's memory report prints. */
 enum vf_peak_tool { VF_TOOL_UNKNOWN, VF_TOOL_ALLOCATED, VF_TOOL_RESERVED, VF_TOOL_SMI, VF_TOOL_COUNT };
 
@@ -242,6 +247,7 @@ struct vf_setup {
 	bool kbit_saves_input;             /* bitsandbytes k-bit matmuls save their input */
 	bool fsdp_mixed_precision;         /* FSDP2 MixedPrecisionPolicy: bf16 compute over fp32 shards */
 	enum vf_quant_load quant_load;     /* a 4-bit base quantized on load: default bitsandbytes */
+	enum vf_quant_format quant_format; /* --quant gptq|awq: the checkpoint's layers (int4) */
 	int16_t ckpt_every;                /* --grad-ckpt every:N: 1 layer in N checkpointed (0: all) */
 	bool ckpt_selective_op;            /* --grad-ckpt selective:op: op-level policy (torchtitan) */
 	enum vf_offload offload;           /* --offload params|optimizer; default none */

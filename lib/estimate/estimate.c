@@ -1080,6 +1080,19 @@ static double mlp_work(const struct shape *s, const struct dt *d, double m, stru
 		 * into zeros_like(hidden_states)) writes an m x h gradient per
 		 * expert, which autograd then adds into the others (read 2, write 1) */
 		l->expert_bwd_bytes = m * h * d->C * 4;
+		/* full fine-tuning: each expert's weights are a slice of the
+		 * layer's fused gate_up_proj / down_proj parameters (transformers
+		 * 5's experts: self.gate_up_proj[expert_idx] in F.linear), and the
+		 * slice's backward (PyTorch select_backward / index_backward)
+		 * writes a zero-filled gradient of the whole parameter, which
+		 * autograd's input buffer adds into the others (read 2, write 1):
+		 * per layer E zero-fills and E - 1 adds of all experts' weights,
+		 * in the parameter's dtype */
+		if (d->full) {
+			double all = s->experts * h * fe * (s->gated ? 3 : 2); /* elements */
+			double E = s->experts;
+			l->expert_bwd_bytes += all * d->P * (4 * E - 3) / E;
+		}
 		width += moe * s->topk * fe;
 	}
 	width += dense * fd + moe * mt->shared_ffn;

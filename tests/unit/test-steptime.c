@@ -383,6 +383,38 @@ static void test_cpu_offload_time(void)
 	CHECK(fabs(big.parts.cpu_offload - after) <= 1e-9 * after);
 }
 
+/* MoE full fine-tuning in transformers' expert loop: each expert's slice
+ * of the fused gate_up_proj / down_proj parameters gets, in the backward,
+ * a zero-filled gradient of the whole parameter, summed by autograd: per
+ * layer E zero-fills and E - 1 adds (read 2, write 1) of all experts'
+ * weights in fp32 (amp). Mixtral 8x7B: 32 layers x 8 x 4096 x 14336 x 3
+ * elements x 4 bytes x 29 passes; at least that at the datasheet
+ * bandwidth beyond the LoRA step's expert loop (whose experts are
+ * frozen: no weight gradient). */
+static void test_moe_expert_weight_gradients(void)
+{
+	const struct vf_arch *a = arch("mixtral-8x7b");
+	if (!a)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.batch = 1;
+	s.seq = 2048;
+	s.mode = VF_MODE_FULL;
+	struct vf_estimate full, lora;
+	vf_estimate_run(a, &s, gpu("h200"), &full);
+	s.mode = VF_MODE_LORA;
+	s.precision = VF_PREC_BF16;
+	vf_estimate_run(a, &s, gpu("h200"), &lora);
+	double bytes = 32 * 8 * 4096.0 * 14336 * 3 * 4 * (4 * 8 - 3);
+	double at_datasheet = bytes / (4.8e12);
+	fprintf(stderr, "  mixtral-8x7b expert loop: full %.0f ms, lora %.0f ms (term >= %.0f ms)\n",
+		1e3 * full.parts.moe, 1e3 * lora.parts.moe, 1e3 * at_datasheet);
+	CHECK(full.parts.moe - lora.parts.moe >= at_datasheet);
+	CHECK(full.parts.moe - lora.parts.moe <= 4 * at_datasheet);
+	CHECK(parts_add_up(&full));
+}
+
 /* --json carries the parts; a GPU without a rate has none. */
 static void test_parts_json(void)
 {
@@ -416,6 +448,7 @@ int main(void)
 	RUN(test_scaling_per_link);
 	RUN(test_mechanism_times);
 	RUN(test_cpu_offload_time);
+	RUN(test_moe_expert_weight_gradients);
 	RUN(test_parts_json);
 	return vf_test_done();
 }

@@ -1083,8 +1083,10 @@ static double mlp_work(const struct shape *s, const struct dt *d, double m, stru
 		/* full fine-tuning: each expert's weights are a slice of the
 		 * layer's fused gate_up_proj / down_proj parameters (transformers
 		 * 5's experts: self.gate_up_proj[expert_idx] in F.linear), and the
-		 * slice's backward (PyTorch select_backward / index_backward)
-		 * writes a zero-filled gradient of the whole parameter, which
+		 * slice's backward (PyTorch aten/src/ATen/native/TensorShape.cpp
+		 * select_backward_symint: at::zeros of the input's sizes, the
+		 * slice copied in; index_backward likewise) writes a
+		 * zero-filled gradient of the whole parameter, which
 		 * autograd's input buffer adds into the others (read 2, write 1):
 		 * per layer E zero-fills and E - 1 adds of all experts' weights,
 		 * in the parameter's dtype */

@@ -90,7 +90,7 @@ const struct vf_option vf_setup_options[] = {
 	    "(peft modules_to_save)"),
 	SET("quant", "none|int8|int4|nf4|fp8", quants,
 	    "frozen base weights (default none); gptq, awq: int4\n"
-	    "in groups of 128"),
+	    "in groups of 128, trained as auto-gptq / AutoAWQ do"),
 	SET("gpus", "N", NULL, "GPUs of the run (default 1)"),
 	SET("shard", "none|ddp|zero1|zero2|zero3|fsdp", shards, "(default none; ddp when --gpus N > 1)"),
 	SET("attention", "sdpa|eager|flash", attentions, "(default sdpa)"),
@@ -105,7 +105,8 @@ const struct vf_option vf_setup_options[] = {
 	SET("offload", "none|optimizer|params", offloads,
 	    "CPU offload: optimizer = states and step on the host\n"
 	    "(DeepSpeed offload_optimizer); params = parameters,\n"
-	    "gradients and states on the host (FSDP CPUOffload)"),
+	    "gradients and states on the host (FSDP CPUOffload);\n"
+	    "PCIe copies and the host's step in the step time"),
 	SET("validation", "off|WxHxF[:STEPS[:PASSES]]", NULL,
 	    "video DiTs: the validation phase's sample (default: the training size, 30 steps, 4 passes)"),
 	OPT_GROUP("One model across GPUs (--gpus = data parallel x tp x pp):"),

@@ -600,7 +600,7 @@ static void layer_tmp_tensors(const struct shape *s, const struct dt *d, double 
  * passed through). */
 struct step_in {
 	double W_other, qb, gb, T, lora, S, OT, AC, A_layer, scores, ckpt_in, emb_out,
-		final_norm, Nout, dequant, dequant_bwd, ddp, bias, shard_w, shard_o, layers;
+		final_norm, Nout, dequant, bwd_transient, ddp, bias, shard_w, shard_o, layers;
 };
 
 static void fill_params(const struct shape *s, const struct vf_setup *su, const struct dt *d,
@@ -706,7 +706,7 @@ static void fill_step(const struct shape *s, const struct vf_setup *su, const st
 	st->grad_hidden = N * s->h * 4;
 	st->workspace = WORKSPACE_BYTES;
 	st->dequant = in->dequant;
-	st->dequant_bwd = in->dequant_bwd;
+	st->bwd_transient = in->bwd_transient;
 	st->ddp_bucket = in->ddp;
 	st->bias = in->bias;
 }
@@ -1320,7 +1320,8 @@ struct llm {
 	double scores;        /* eager attention's s^2 tensors per layer */
 	double ckpt_in;       /* a checkpointed layer's input */
 	double emb_out, final_norm, dequant;
-	double dequant_bwd;   /* AWQ: a layer's backward transient instead of dequant when larger */
+	double bwd_transient; /* a layer's backward transient, in place of dequant when larger
+	                       * (AWQ's repeated weight, MoE experts' zero-filled gradient) */
 	double layers;        /* layers with activations (T5: encoder + decoder) */
 	double logits_fwd, logits_bwd;
 	double W_whole;       /* weights before sharding */
@@ -1659,7 +1660,7 @@ static void kbit_saved_inputs(struct llm *m)
 static void prequant_saved(struct llm *m)
 {
 	const struct vf_setup *su = m->su;
-	m->dequant_bwd = 0;
+	m->bwd_transient = 0;
 	if (su->quant != VF_QUANT_INT4 || !m->d.train || m->d.full || su->quant_format == VF_QFMT_GENERIC)
 		return;
 	const struct shape *s = &m->s;
@@ -1674,10 +1675,27 @@ static void prequant_saved(struct llm *m)
 		double n = 0;
 		for (int i = 0; i < t.n; i++)
 			n = t.bytes[i] > n ? t.bytes[i] : n;
-		m->dequant_bwd = 2 * n * (1 + m->b); /* weight + its batch-repeated copy */
+		m->bwd_transient = 2 * n * (1 + m->b); /* weight + its batch-repeated copy */
 	}
 	m->A_layer += per;
 	m->A_all += m->layers * per;
+}
+
+/* MoE full fine-tuning in transformers' expert loop: each expert's slice
+ * of the layer's fused expert parameters gets a zero-filled gradient of
+ * the whole parameter in the backward (PyTorch select_backward_symint),
+ * added into the one autograd accumulates (mlp_work has its time): while
+ * it is added, one more gradient of all the layer's experts is live. */
+static void moe_expert_grad_transient(struct llm *m)
+{
+	const struct shape *s = &m->s;
+	if (!m->d.train || !m->d.full || !(s->experts > 0))
+		return;
+	double fe = s->mt.expert_ffn > 0 ? s->mt.expert_ffn : s->f;
+	double all = s->experts * s->h * fe * (s->gated ? 3 : 2); /* elements */
+	double t = all * m->gb;
+	if (t > m->bwd_transient)
+		m->bwd_transient = t;
 }
 
 /* Selective checkpointing: the op-level policy keeps, beside each layer's
@@ -2049,7 +2067,7 @@ static void backward_phase(const struct llm *m, struct live *bw)
 		double start = layers * ckpt_in + (s->tied || !full ? 0 : s->V * s->h * gb) + A_layer +
 			       rec_ac;
 		double end = G + A_layer + rec_ac + ckpt_in;
-		double dq = m->dequant_bwd > m->dequant ? m->dequant_bwd : m->dequant;
+		double dq = m->bwd_transient > m->dequant ? m->bwd_transient : m->dequant;
 		if (start >= end) {
 			bw->act = layers * ckpt_in + A_layer + dq;
 			bw->ac = rec_ac;
@@ -2062,7 +2080,7 @@ static void backward_phase(const struct llm *m, struct live *bw)
 		bw->act += m->N * s->h * 4; /* the incoming hidden-state gradient */
 	} else {
 		bw->g = G;
-		bw->act = A_layer + m->N * s->h * 4 + m->emb_out + m->dequant_bwd;
+		bw->act = A_layer + m->N * s->h * 4 + m->emb_out + m->bwd_transient;
 		bw->ac = AC / (layers > 0 ? layers : 1);
 	}
 	if (su->grad_accum > 1 && bw->g < G)
@@ -2093,7 +2111,7 @@ static void train_trace(const struct llm *m, struct vf__step *st)
 			     .OT = m->OT, .AC = m->AC, .A_layer = t5 ? m->A_all / layers : m->A_layer,
 			     .scores = t5 ? 0 : m->scores, .ckpt_in = m->ckpt_in,
 			     .emb_out = m->emb_out, .final_norm = m->final_norm, .Nout = m->Nout,
-			     .dequant = m->dequant, .dequant_bwd = m->dequant_bwd, .ddp = m->ddp_buckets,
+			     .dequant = m->dequant, .bwd_transient = m->bwd_transient, .ddp = m->ddp_buckets,
 			     .bias = t5 ? 4 * s->heads * (sq * sq + tq * tq + tq * sq) : 0,
 			     .shard_w = m->shard_w, .shard_o = m->shard_o, .layers = layers};
 	if (t5)
@@ -2238,6 +2256,7 @@ static void estimate_llm(const struct vf_arch *arch, const struct vf_setup *su,
 	float8_linears(&m);
 	kbit_saved_inputs(&m);
 	prequant_saved(&m);
+	moe_expert_grad_transient(&m);
 	selective_checkpointing(&m);
 	offload_terms(&m);
 	paged_states(&m);

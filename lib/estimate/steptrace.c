@@ -178,7 +178,7 @@ static void backward_layer(struct replay *r, int l, int *gh, bool first)
 {
 	const struct vf__step *s = r->s;
 	int tac[VF__MAX_TENSORS];
-	int dq = al(r, s->dequant_bwd > s->dequant ? s->dequant_bwd : s->dequant);
+	int dq = al(r, s->bwd_transient > s->dequant ? s->bwd_transient : s->dequant);
 	if (s->ckpt) {
 		for (int i = 0; i < s->layer_ac.n; i++)
 			tac[i] = al(r, s->layer_ac.bytes[i]);

@@ -59,7 +59,7 @@ struct vf__step {
 	double grad_hidden;    /* the hidden-state gradient flowing back */
 	double workspace;      /* cuBLAS workspaces */
 	double dequant;        /* quantized base: one layer's dequantized weights */
-	double dequant_bwd;    /* in each layer's backward instead, when larger (AWQ) */
+	double bwd_transient;  /* in each layer's backward instead, when larger (AWQ, MoE) */
 	double ddp_bucket;     /* DDP gradient buckets, in all */
 	double bias;           /* T5: position bias and mask (per stack) */
 	/* inference */

@@ -391,7 +391,10 @@ void vf__estimate_add_comm(const struct vf_setup *su, const struct vf_gpu_spec *
 		.grad_bytes = (double)e->trainable_params * gb,
 		.param_bytes = (double)e->params * pb,
 		.link_gbs = gpu ? gpu->interconnect_gbs : -1,
-		.compute_seconds = t,
+		/* the GPU's passes and optimizer: CPU offload's host step and
+		 * exposed copies come after the gradients are reduced and hide
+		 * nothing */
+		.compute_seconds = t - p->host_optimizer - p->cpu_offload,
 		.grad_ckpt = su->grad_ckpt,
 		.gpu = gpu,
 		.layers = layers,

@@ -381,6 +381,26 @@ static void test_cpu_offload_time(void)
 	struct vf_estimate big;
 	vf_estimate_run(a, &s, g, &big);
 	CHECK(fabs(big.parts.cpu_offload - after) <= 1e-9 * after);
+	/* FSDP over four RTX 4090s: the collectives hide behind the GPU's
+	 * passes, not behind the host's optimizer step that follows them */
+	const struct vf_arch *tl = arch("tinyllama-1.1b");
+	if (!tl)
+		return;
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_FULL;
+	s.batch = 4;
+	s.seq = 1024;
+	s.gpus = 4;
+	s.shard = VF_SHARD_FSDP;
+	struct vf_estimate plain, off;
+	vf_estimate_run(tl, &s, g, &plain);
+	s.offload = VF_OFFLOAD_PARAMS;
+	vf_estimate_run(tl, &s, g, &off);
+	CHECK(off.parts.host_optimizer > 0 && plain.parts.comm_exposed > 0);
+	/* the window is the passes' (the offloaded step has no GPU optimizer
+	 * step to hide behind either): as exposed as without offload, or more */
+	CHECK(off.parts.comm_exposed >= plain.parts.comm_exposed);
+	CHECK(parts_add_up(&off));
 }
 
 /* MoE full fine-tuning in transformers' expert loop: each expert's slice

@@ -134,6 +134,10 @@ static void adjust_embedding(struct vf_estimate *e, const struct vf_setup *s, do
 			&e->optimizer_full, &e->optimizer_temp_bytes, &e->optimizer_temp_full};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
 		*t[i] = i64((double)*t[i] * (1 + frac));
+	/* a paged optimizer's states (outside the allocator) are the same
+	 * share of the stage's states */
+	e->paged_bytes = i64((double)e->paged_bytes * (1 + frac));
+	e->evictable_bytes = e->paged_bytes;
 	e->params = i64((double)e->params + sign * elems);
 	if (s->mode == VF_MODE_FULL)
 		e->trainable_params = i64((double)e->trainable_params + sign * elems);

@@ -16,6 +16,7 @@
 
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/estimate/setup.h"
+#include "setup-words.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -31,32 +32,9 @@ static void check(const struct vf_estimate *e)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char buf[1024];
-	char *argv[64];
-	int argc = 0;
-	if (size >= sizeof buf)
-		size = sizeof buf - 1;
-	memcpy(buf, data, size);
-	buf[size] = 0;
-	for (char *p = strtok(buf, " \t\n"); p && argc < 64; p = strtok(NULL, " \t\n"))
-		argv[argc++] = p;
 	struct vf_setup s;
 	struct vf_error err = {0};
-	vf_setup_defaults(&s);
-	for (int i = 0; i < argc; i++) {
-		if (strncmp(argv[i], "--", 2) != 0)
-			continue;
-		char *name = argv[i] + 2, *eq = strchr(name, '='), *v = NULL;
-		if (eq) {
-			*eq = 0;
-			v = eq + 1;
-		} else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
-			v = argv[++i];
-		}
-		if (vf_setup_set(&s, name, v, &err) != VF_OK)
-			return 0;
-	}
-	if (vf_setup_finish(&s, &err) != VF_OK)
+	if (!fuzz_setup_from_words(data, size, &s))
 		return 0;
 	if (s.seq > 8192 || s.batch > 16 || s.gpus > 64 || s.tp * s.pp > 16)
 		return 0; /* sizes only: the same code at any scale */

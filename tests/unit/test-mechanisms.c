@@ -590,6 +590,30 @@ static void test_split_simulated_per_gpu(void)
 	CHECK(sp.gpu[0].est.simulated && sp.gpu[0].est.allocator_bytes == e.allocator_bytes);
 }
 
+/* A paged optimizer across pipeline stages: each stage's paged states are
+ * its share of the states, as its other optimizer terms are (the stages
+ * without the embedding had the whole model's paged share: found by
+ * fuzz-mechanisms with --pp 8 --optimizer paged-adamw). */
+static void test_paged_per_pipeline_stage(void)
+{
+	const char *f[] = {"pp", "8", "optimizer", "paged-adamw", NULL};
+	struct vf_setup s;
+	setup(f, &s);
+	const struct vf_arch *a = arch("llama2-7b");
+	if (!a)
+		return;
+	static struct vf_split sp;
+	struct vf_error err = {0};
+	CHECK(vf_split_run(a, &s, NULL, &sp, &err) == VF_OK);
+	for (int i = 0; i < sp.ngpus; i++) {
+		const struct vf_estimate *g = &sp.gpu[i].est;
+		CHECK(g->paged_bytes > 0 && g->paged_bytes <= g->optimizer_full + 1);
+	}
+	struct vf_estimate e;
+	CHECK(vf_estimate_simulate(a, &s, NULL, NULL, &e, NULL, &err) == VF_OK);
+	CHECK(e.paged_bytes > 0 && e.paged_bytes <= e.optimizer_full + 1);
+}
+
 /* Bad values of the new mechanisms name the file and the field. */
 static void test_bad_mechanism_values(void)
 {
@@ -629,6 +653,7 @@ int main(void)
 	RUN(test_moe_expert_grad_transient);
 	RUN(test_cpu_offload);
 	RUN(test_split_simulated_per_gpu);
+	RUN(test_paged_per_pipeline_stage);
 	RUN(test_bad_mechanism_values);
 	return vf_test_done();
 }

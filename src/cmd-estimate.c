@@ -2050,6 +2050,11 @@ static void arch_target(const struct vf_model *m, struct vf_setup *s, struct tar
 		       : m->arch.ssm_heads > 0			      ? "Mamba-2"
 								      : "Mamba",
 		       m->arch.layers, m->arch.attn_layers > 0 ? m->arch.attn_layers : 0);
+	if (m->arch.ffn_layers > 0)
+		assume(as, "%s: each block holds one mixer or one feed-forward (%" PRId64 " of %" PRId64
+			   " blocks an MLP or experts): activations are the mean block's, approximate "
+			   "(not measured on %s runs)",
+		       m->arch.family, m->arch.ffn_layers, m->arch.layers, m->arch.family);
 	*t5 = strcmp(m->arch.family, "t5") == 0;
 	if (!(m->arch.known & VF_ARCH_F_FAMILY))
 		assume(as, "architecture family unknown: llama-like layers");

@@ -680,6 +680,12 @@ static vf_status vision_target(const struct vf_model *m, struct target *tg, stru
 				   "text + %" PRId64 " image tokens, the vision tower frozen (bf16, no autograd), the "
 				   "projector trained; stage 1 (projector only) needs less (frozen language model)",
 			       v->family, v->image_tokens);
+		else if (strcmp(v->kind, "speech") == 0 && v->nparts == 1)
+			assume(as, "%s encoder trained as --mode says over %" PRId64 " audio frames per sample, "
+				   "as a ViT-like stack (activations by mechanism, not measured on speech runs); "
+				   "the convolutional feature encoder's activations over the raw waveform are not "
+				   "counted: approximate",
+			       v->family, v->parts[0].tokens);
 		else if (strcmp(v->kind, "speech") == 0)
 			assume(as, "%s encoder-decoder trained as --mode says: the encoder over %" PRId64
 				   " audio positions, the decoder over %" PRId64 " tokens, both as ViT-like "
@@ -975,6 +981,9 @@ static void setup_words(const struct target *tg, const struct vf_setup *s, const
 		n += (size_t)snprintf(setup + n, size - n,
 				      ", batch %" PRId64 " x (%" PRId64 " text + %" PRId64 " image tokens)", s->batch,
 				      s->seq, vf_vision_tokens(&tg->vis, s->video_width, s->video_height, 0));
+	else if (tg->vision && strcmp(tg->vis.kind, "speech") == 0)
+		n += (size_t)snprintf(setup + n, size - n, ", batch %" PRId64 " x %" PRId64 " audio positions%s",
+				      s->batch, tg->vis.parts[0].tokens, tg->vis.nparts > 1 ? " + transcript" : "");
 	else if (tg->vision)
 		n += (size_t)snprintf(setup + n, size - n,
 				      ", batch %" PRId64 " x %dx%d images (%" PRId64 " tokens each)", s->batch,

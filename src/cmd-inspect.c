@@ -163,6 +163,10 @@ static void print_vision(struct vf_table *t, const struct vf_vision *v, int64_t 
 			 " audio positions, decoder %" PRId64 " layers over up to %" PRId64 " tokens",
 			 v->family, v->parts[0].layers, v->parts[0].tokens, v->parts[1].layers,
 			 v->parts[1].tokens);
+	else if (strcmp(v->kind, "speech") == 0 && v->nparts == 1)
+		snprintf(line, sizeof line, "%s speech encoder: %" PRId64 " layers of %" PRId64 " over %" PRId64
+					    " audio frames per sample",
+			 v->family, v->parts[0].layers, v->parts[0].hidden, v->parts[0].tokens);
 	else if (strcmp(v->kind, "unet") == 0)
 		snprintf(line, sizeof line,
 			 "%s: %d resolution levels, %" PRId64 " transformer blocks, %" PRId64

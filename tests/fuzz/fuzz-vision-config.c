@@ -3,7 +3,8 @@
  * LLaVA, diffusers PixArt / Latte / Flux / LTX-Video, and diffusers.c's
  * Wan / UNet2DConditionModel / AutoencoderKL / AutoencoderKLWan and any
  * other _class_name) -> tokens -> JSON; the towers of towers.h (Whisper,
- * DINOv2, Qwen2.5-VL, Qwen3-VL, Gemma-3 multimodal, LLaVA-OneVision) ->
+ * wav2vec2 / HuBERT / WavLM, DINOv2, Qwen2.5-VL, Qwen3-VL, Gemma-3
+ * multimodal, LLaVA-OneVision) ->
  * parts -> JSON;
  * and the same text as an LTX transformer config (vf_ltx_from_config, as
  * in a safetensors __metadata__) -> count. Corpus:

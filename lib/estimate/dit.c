@@ -147,6 +147,9 @@ static const struct {
 	{"wan", 5680910336LL, 1050148864LL, 73295603LL,
 	 "pipeline: UMT5-XXL encoder (5.68B), Wan 2.1 VAE decoder (73M); give the pipeline folder "
 	 "for its own components"},
+	{"wan-vace", 5680910336LL, 1050148864LL, 73295603LL,
+	 "pipeline: UMT5-XXL encoder (5.68B), Wan 2.1 VAE decoder (73M), the control video encoded by "
+	 "the same VAE; give the pipeline folder for its own components"},
 	/* CLIP-L and OpenCLIP-bigG with projections (123,650,304 and
 	 * 694,659,840), the T5-XXL encoder; the 16-channel VAE's decoder
 	 * (lib/model/diffusers.c's AutoencoderKL count, no quant convs) */

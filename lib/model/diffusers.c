@@ -170,6 +170,9 @@ static void check_keys(struct dr *x, const cJSON *c, const char *const *keys)
 
 /* ---- Wan ------------------------------------------------------------------ */
 
+static void dit_model(struct vf_vision *v, const char *family, int64_t P, int64_t L, int64_t D,
+		      int64_t heads, int64_t ffn);
+
 static const char *const wan_keys[] = {
 	"patch_size", "num_attention_heads", "attention_head_dim", "in_channels", "out_channels",
 	"text_dim", "freq_dim", "ffn_dim", "num_layers", "cross_attn_norm", "qk_norm", "eps",
@@ -182,72 +185,132 @@ static int64_t lin(int64_t in, int64_t out)
 	return in * out + out;
 }
 
-static void read_wan(struct dr *x, const cJSON *c)
+/* The Wan transformer's shape and counts, shared by WanTransformer3DModel
+ * and WanVACETransformer3DModel. */
+struct wan_shape {
+	int64_t p[3], heads, D, F, L, in, block, P;
+};
+
+static bool wan_common(struct dr *x, const cJSON *c, struct wan_shape *w)
 {
-	struct vf_vision *v = x->v;
-	int64_t p[3] = {1, 2, 2};
+	w->p[0] = 1;
+	w->p[1] = w->p[2] = 2;
 	const cJSON *pj = cJSON_GetObjectItemCaseSensitive(c, "patch_size");
 	if (pj && (!cJSON_IsArray(pj) || cJSON_GetArraySize(pj) != 3))
 		fail(x, "patch_size", "a list of 3 (frames, height, width)");
 	else if (pj)
 		for (int i = 0; i < 3; i++)
-			p[i] = num(x, cJSON_GetArrayItem(pj, i), "patch_size", p[i], 1, 64);
-	int64_t heads = gint(x, c, "num_attention_heads", 40), hd = gint(x, c, "attention_head_dim", 128);
-	int64_t in = gint(x, c, "in_channels", 16), out = gint(x, c, "out_channels", in);
+			w->p[i] = num(x, cJSON_GetArrayItem(pj, i), "patch_size", w->p[i], 1, 64);
+	w->heads = gint(x, c, "num_attention_heads", 40);
+	int64_t hd = gint(x, c, "attention_head_dim", 128);
+	w->in = gint(x, c, "in_channels", 16);
+	int64_t out = gint(x, c, "out_channels", w->in);
 	int64_t text = gint(x, c, "text_dim", 4096), freq = gint(x, c, "freq_dim", 256);
-	int64_t F = gint(x, c, "ffn_dim", 13824), L = num(x, cJSON_GetObjectItemCaseSensitive(c, "num_layers"),
-							   "num_layers", 40, 1, 1 << 14);
+	w->F = gint(x, c, "ffn_dim", 13824);
+	w->L = num(x, cJSON_GetObjectItemCaseSensitive(c, "num_layers"), "num_layers", 40, 1, 1 << 14);
 	bool cnorm = gbool(x, c, "cross_attn_norm", true);
 	int64_t img = gint(x, c, "image_dim", 0), added = gint(x, c, "added_kv_proj_dim", 0);
 	int64_t pos = num(x, cJSON_GetObjectItemCaseSensitive(c, "pos_embed_seq_len"), "pos_embed_seq_len",
 			  0, 1, 1 << 24);
 	static const char *const qk[] = {"rms_norm_across_heads", "", NULL};
 	gstr(x, c, "qk_norm", qk);
-	int64_t D = heads * hd;
+	int64_t D = w->D = w->heads * hd, F = w->F;
 	if (D > DIM_MAX)
 		fail(x, "num_attention_heads", "heads x head dim at most 262144");
 	if (x->st)
-		return;
-	int64_t pp = p[0] * p[1] * p[2];
+		return false;
+	int64_t pp = w->p[0] * w->p[1] * w->p[2];
 	int64_t attn = 4 * lin(D, D) + 2 * D;                  /* q, k, v, out; norm_q, norm_k */
 	int64_t cross = attn + (added ? 2 * lin(added, D) + D : 0); /* + image k/v, norm_added_k */
-	int64_t block = attn + cross + (cnorm ? 2 * D : 0)     /* norm2 */
-			+ lin(D, F) + lin(F, D)                /* ffn */
-			+ 6 * D;                               /* scale_shift_table */
-	int64_t P = in * pp * D + D                            /* patch_embedding (Conv3d) */
-		    + lin(freq, D) + lin(D, D)                 /* time_embedder */
-		    + lin(D, 6 * D)                            /* time_proj */
-		    + lin(text, D) + lin(D, D)                 /* text_embedder */
-		    + L * block + lin(D, out * pp) + 2 * D;    /* blocks, proj_out, scale_shift_table */
+	w->block = attn + cross + (cnorm ? 2 * D : 0)          /* norm2 */
+		   + lin(D, F) + lin(F, D)                     /* ffn */
+		   + 6 * D;                                    /* scale_shift_table */
+	w->P = w->in * pp * D + D                              /* patch_embedding (Conv3d) */
+	       + lin(freq, D) + lin(D, D)                      /* time_embedder */
+	       + lin(D, 6 * D)                                 /* time_proj */
+	       + lin(text, D) + lin(D, D)                      /* text_embedder */
+	       + w->L * w->block + lin(D, out * pp) + 2 * D;   /* blocks, proj_out, scale_shift_table */
 	if (img)                                               /* image_embedder */
-		P += 2 * img + lin(img, img) + lin(img, D) + 2 * D + pos * img;
-	snprintf(v->family, sizeof v->family, "wan");
-	snprintf(v->kind, sizeof v->kind, "dit");
-	struct vf_vision_part *t = &v->parts[v->nparts++];
-	snprintf(t->name, sizeof t->name, "transformer");
-	t->params = P;
-	t->layers = L;
-	t->hidden = D;
-	t->heads = heads;
-	t->ffn = F;
-	t->trained[0] = true;
-	v->stages = 1;
-	v->dit_layers = L;
-	v->in_channels = in;
-	v->patch_size = p[1];
-	v->text_dim = D; /* the caption is projected to D before the blocks */
+		w->P += 2 * img + lin(img, img) + lin(img, D) + 2 * D + pos * img;
+	return true;
+}
+
+/* The latent grid and defaults of a Wan pipeline. */
+static void wan_grid(struct vf_vision *v, const struct wan_shape *w)
+{
+	v->in_channels = w->in;
+	v->patch_size = w->p[1];
+	v->text_dim = w->D; /* the caption is projected to D before the blocks */
 	v->text_tokens = 512;
 	/* Wan 2.1 VAE: 8x spatial, 4x temporal, 16 channels; Wan 2.2's
 	 * TI2V VAE: 16x spatial, 48 channels */
-	int vae = in == 48 ? 16 : 8;
-	v->spatial_compression = (int)(vae * p[1]);
-	v->temporal_compression = (int)(4 * p[0]);
+	int vae = w->in == 48 ? 16 : 8;
+	v->spatial_compression = (int)(vae * w->p[1]);
+	v->temporal_compression = (int)(4 * w->p[0]);
 	v->frames = 81;
 	v->image_size = 832;
 	note(v->assumed, sizeof v->assumed,
-	     in == 48 ? "512 UMT5 tokens, VAE 16x spatial and 4x temporal (Wan 2.2 TI2V)"
-		      : "512 UMT5 tokens, VAE 8x spatial and 4x temporal (Wan 2.1)");
+	     w->in == 48 ? "512 UMT5 tokens, VAE 16x spatial and 4x temporal (Wan 2.2 TI2V)"
+			 : "512 UMT5 tokens, VAE 8x spatial and 4x temporal (Wan 2.1)");
+}
+
+static void read_wan(struct dr *x, const cJSON *c)
+{
+	struct wan_shape w;
+	if (!wan_common(x, c, &w))
+		return;
+	dit_model(x->v, "wan", w.P, w.L, w.D, w.heads, w.F);
+	wan_grid(x->v, &w);
 	check_keys(x, c, wan_keys);
+}
+
+static const char *const wan_vace_keys[] = {
+	"patch_size", "num_attention_heads", "attention_head_dim", "in_channels", "out_channels",
+	"text_dim", "freq_dim", "ffn_dim", "num_layers", "cross_attn_norm", "qk_norm", "eps",
+	"image_dim", "added_kv_proj_dim", "rope_max_seq_len", "pos_embed_seq_len", "vace_layers",
+	"vace_in_channels", NULL,
+};
+
+/* WanVACETransformer3DModel (diffusers transformer_wan_vace.py): the Wan
+ * transformer plus a control patch conv (vace_in_channels -> D) and one
+ * VACE block per vace_layers entry: a Wan block with an output projection
+ * D -> D, the first also with an input projection D -> D. The control
+ * tokens run the VACE blocks beside the main stream (as many tokens). */
+static void read_wan_vace(struct dr *x, const cJSON *c)
+{
+	struct wan_shape w;
+	if (!wan_common(x, c, &w))
+		return;
+	int64_t vin = gint_max(x, c, "vace_in_channels", 96, CONV_MAX), nv = 8;
+	const cJSON *vl = cJSON_GetObjectItemCaseSensitive(c, "vace_layers");
+	if (vl && !cJSON_IsNull(vl)) {
+		if (!cJSON_IsArray(vl) || cJSON_GetArraySize(vl) < 1 || cJSON_GetArraySize(vl) > w.L)
+			fail(x, "vace_layers", "a list of 1 to num_layers layer indices");
+		else
+			nv = cJSON_GetArraySize(vl);
+		bool zero = false;
+		for (int i = 0; !x->st && i < nv; i++) {
+			int64_t li = num(x, cJSON_GetArrayItem(vl, i), "vace_layers", 0, 0, w.L - 1);
+			zero = zero || li == 0;
+		}
+		if (!x->st && !zero)
+			fail(x, "vace_layers", "a list that includes layer 0");
+	} else if (w.L <= 35) {
+		fail(x, "vace_layers", "a list of layer indices below num_layers (the default reaches 35)");
+	}
+	if (x->st)
+		return;
+	int64_t pp = w.p[0] * w.p[1] * w.p[2];
+	int64_t vace = vin * pp * w.D + w.D                        /* vace_patch_embedding */
+		       + nv * (w.block + lin(w.D, w.D))            /* blocks and their proj_out */
+		       + lin(w.D, w.D);                            /* the first block's proj_in */
+	dit_model(x->v, "wan-vace", w.P + vace, w.L, w.D, w.heads, w.F);
+	x->v->dit_layers = w.L + nv; /* the control tokens pass the VACE blocks too */
+	wan_grid(x->v, &w);
+	char n[96];
+	snprintf(n, sizeof n, "%lld VACE blocks over as many control tokens", (long long)nv);
+	note(x->v->assumed, sizeof x->v->assumed, n);
+	check_keys(x, c, wan_vace_keys);
 }
 
 /* ---- SD3 / SD3.5 MMDiT ---------------------------------------------------- */
@@ -1576,6 +1639,217 @@ static void read_vae_wan(struct dr *x, const cJSON *c)
 	check_keys(x, c, wan_vae_keys);
 }
 
+/* ---- AutoencoderKLLTXVideo ---------------------------------------------------- */
+
+static const char *const ltx_vae_keys[] = {
+	"in_channels", "out_channels", "latent_channels", "block_out_channels", "down_block_types",
+	"decoder_block_out_channels", "layers_per_block", "decoder_layers_per_block",
+	"spatio_temporal_scaling", "decoder_spatio_temporal_scaling", "decoder_inject_noise",
+	"downsample_type", "upsample_residual", "upsample_factor", "timestep_conditioning",
+	"patch_size", "patch_size_t", "resnet_norm_eps", "scaling_factor", "encoder_causal",
+	"decoder_causal", "spatial_compression_ratio", "temporal_compression_ratio", NULL,
+};
+
+/* A list of n booleans, or dflt (one value for all) when absent. */
+static void gbools(struct dr *x, const cJSON *c, const char *key, int n, bool *out, bool dflt)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(c, key);
+	for (int i = 0; i < n; i++)
+		out[i] = dflt;
+	if (!j || cJSON_IsNull(j))
+		return;
+	if (!cJSON_IsArray(j) || cJSON_GetArraySize(j) != n) {
+		char e[64];
+		snprintf(e, sizeof e, "a list of %d true / false", n);
+		fail(x, key, e);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		const cJSON *e = cJSON_GetArrayItem(j, i);
+		if (!cJSON_IsBool(e))
+			fail(x, key, "true / false entries");
+		out[i] = cJSON_IsTrue(e);
+	}
+}
+
+/* The length of a list key (lo..hi entries), or dflt when absent. */
+static int glen(struct dr *x, const cJSON *c, const char *key, int dflt, int lo, int hi)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(c, key);
+	if (!j || cJSON_IsNull(j))
+		return dflt;
+	int n = cJSON_IsArray(j) ? cJSON_GetArraySize(j) : -1;
+	if (n < lo || n > hi) {
+		char e[64];
+		snprintf(e, sizeof e, "a list of %d to %d entries", lo, hi);
+		fail(x, key, e);
+		return dflt;
+	}
+	return n;
+}
+
+/* The timestep embedder the LTX decoder uses (256 -> E -> E, biases). */
+static int64_t ltx_temb(int64_t E)
+{
+	return lin(256, E) + lin(E, E);
+}
+
+/* LTXVideoResnetBlock3d: RMSNorms without weights, two 3x3x3 convs, a
+ * LayerNorm (weight and bias) and a 1x1x1 conv when the widths differ,
+ * the noise scales (2 in) and the 4 x in scale-shift table when asked. */
+static int64_t ltx_res(int64_t in, int64_t out, bool noise, bool ts)
+{
+	return conv3(in, out, 3) + conv3(out, out, 3) + (in != out ? 2 * in + conv3(in, out, 1) : 0) +
+	       (noise ? 2 * in : 0) + (ts ? 4 * in : 0);
+}
+
+/* The encoder: conv_in from in x p^2, the down blocks (0.9.0 layout: the
+ * residual blocks at the input width, a stride-2 conv, a residual block to
+ * the next width; 0.9.5: the residual blocks, then a conv or a
+ * space-to-channel downsampler to the next width), the mid block, conv_out
+ * to latent + 1 channels. */
+static int64_t ltx_encoder(struct dr *x, const cJSON *c, int64_t in, int64_t p, int64_t lat, int *scaled)
+{
+	int64_t boc[MAX_BLOCKS], lpb[MAX_BLOCKS + 1];
+	static const int64_t dboc[] = {128, 256, 512, 512, 512, 512, 512, 512};
+	static const int64_t dlpb[] = {4, 3, 3, 3, 4, 4, 4, 4, 4};
+	int n = glen(x, c, "block_out_channels", 4, 1, MAX_BLOCKS);
+	glist_n(x, c, "block_out_channels", n, boc, dboc);
+	bool v095 = false, is095[MAX_BLOCKS], sts[MAX_BLOCKS];
+	const char *const dd[] = {"LTXVideoDownBlock3D", "LTXVideoDownBlock3D", "LTXVideoDownBlock3D",
+				  "LTXVideoDownBlock3D", NULL};
+	int nd = block_types(x, c, "down_block_types", "LTXVideo095DownBlock3D", "LTXVideoDownBlock3D", is095, dd);
+	if (x->st)
+		return 0;
+	v095 = nd > 0 && is095[nd - 1];
+	int nb = n - (v095 ? 1 : 0);
+	if (nd != nb || nb < 1) {
+		fail(x, "down_block_types", "one per block (block_out_channels less one in the 0.9.5 layout)");
+		return 0;
+	}
+	glist_n(x, c, "layers_per_block", nb + 1, lpb, dlpb);
+	gbools(x, c, "spatio_temporal_scaling", nb, sts, true);
+	const cJSON *dsj = cJSON_GetObjectItemCaseSensitive(c, "downsample_type");
+	if (dsj && !cJSON_IsNull(dsj) && (!cJSON_IsArray(dsj) || cJSON_GetArraySize(dsj) != nb))
+		fail(x, "downsample_type", "a list of one type per down block");
+	if (x->st)
+		return 0;
+	if (!cJSON_GetObjectItemCaseSensitive(c, "spatio_temporal_scaling")) {
+		sts[nb - 1] = false; /* the default (true, true, true, false) */
+		if (nb != 4)
+			note(x->v->unknown, sizeof x->v->unknown, "spatio_temporal_scaling (absent)");
+	}
+	*scaled = 0;
+	for (int i = 0; i < nb; i++)
+		*scaled += sts[i];
+	int64_t P = conv3(in * p * p, boc[0], 3), o = boc[0];
+	for (int i = 0; i < nb; i++) {
+		int64_t ci = o;
+		o = v095 || i + 1 < nb ? boc[i + 1] : boc[i];
+		P += lpb[i] * ltx_res(ci, ci, false, false);
+		const char *dt = "conv";
+		const cJSON *e = cJSON_GetArrayItem(dsj, i);
+		if (cJSON_IsString(e))
+			dt = e->valuestring;
+		if (!is095[i]) {
+			P += (sts[i] ? conv3(ci, ci, 3) : 0) + (ci != o ? ltx_res(ci, o, false, false) : 0);
+		} else if (sts[i] && strcmp(dt, "conv") == 0) {
+			P += conv3(ci, ci, 3);
+		} else if (sts[i]) {
+			int64_t st = strcmp(dt, "spatial") == 0 ? 4 : strcmp(dt, "temporal") == 0 ? 2 : 8;
+			if (strcmp(dt, "spatial") && strcmp(dt, "temporal") && strcmp(dt, "spatiotemporal"))
+				note(x->v->unknown, sizeof x->v->unknown, "downsample_type");
+			P += conv3(ci, o / st, 3);
+		}
+	}
+	P += lpb[nb] * ltx_res(o, o, false, false) + conv3(o, lat + 1, 3); /* mid, conv_out */
+	x->v->parts[0].hidden = boc[0];
+	return P;
+}
+
+/* The decoder, from the reversed lists: conv_in from the latent, the mid
+ * block, up blocks (a residual block to the new width, the upsampler's
+ * conv to 8 x width / factor, the residual blocks; noise scales, the
+ * time embedders and tables with timestep_conditioning), conv_out to
+ * out x p^2, and the decoder's own time embedder and table. */
+static int64_t ltx_decoder(struct dr *x, const cJSON *c, int64_t out, int64_t p, int64_t lat, bool ts)
+{
+	int64_t boc[MAX_BLOCKS], lpb[MAX_BLOCKS + 1], uf[MAX_BLOCKS];
+	bool sts[MAX_BLOCKS], noise[MAX_BLOCKS + 1];
+	static const int64_t dboc[] = {128, 256, 512, 512, 512, 512, 512, 512};
+	static const int64_t dlpb[] = {4, 3, 3, 3, 4, 4, 4, 4, 4}, duf[] = {1, 1, 1, 1, 1, 1, 1, 1};
+	int n = glen(x, c, "decoder_block_out_channels", 4, 1, MAX_BLOCKS);
+	glist_n(x, c, "decoder_block_out_channels", n, boc, dboc);
+	glist_n(x, c, "decoder_layers_per_block", n + 1, lpb, dlpb);
+	glist_n(x, c, "upsample_factor", n, uf, duf);
+	gbools(x, c, "decoder_spatio_temporal_scaling", n, sts, true);
+	if (!cJSON_GetObjectItemCaseSensitive(c, "decoder_spatio_temporal_scaling")) {
+		sts[n - 1] = false; /* the default (true, true, true, false) */
+		if (n != 4)
+			note(x->v->unknown, sizeof x->v->unknown, "decoder_spatio_temporal_scaling (absent)");
+	}
+	gbools(x, c, "decoder_inject_noise", n + 1, noise, false);
+	bool resid[MAX_BLOCKS];
+	gbools(x, c, "upsample_residual", n, resid, false);
+	if (x->st)
+		return 0;
+	/* reversed: the deepest block first */
+	int64_t o = boc[n - 1];
+	int64_t P = conv3(lat, o, 3) + (ts ? ltx_temb(4 * o) : 0) + lpb[n] * ltx_res(o, o, noise[n], ts);
+	for (int i = 0; i < n; i++) {
+		int r = n - 1 - i;
+		int64_t ci = o / uf[r];
+		o = boc[r] / uf[r];
+		if (ts)
+			P += ltx_temb(4 * ci);
+		if (ci != o)
+			P += ltx_res(ci, o, noise[r], ts);
+		if (sts[r])
+			P += conv3(o * uf[r], (o * uf[r] * 8) / uf[r], 3);
+		P += lpb[r] * ltx_res(o, o, noise[r], ts);
+	}
+	P += conv3(o, out * p * p, 3);
+	if (ts)
+		P += 1 + ltx_temb(2 * o) + 2 * o; /* timestep_scale_multiplier, embedder, table */
+	x->v->parts[1].hidden = o;
+	return P;
+}
+
+/* AutoencoderKLLTXVideo (diffusers autoencoder_kl_ltx.py), LTX-Video
+ * 0.9.0 to 0.9.8; the latents' mean and std (latent each) are buffers
+ * the checkpoint holds, counted with the encoder. */
+static void read_vae_ltx(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	int64_t in = gint_max(x, c, "in_channels", 3, CONV_MAX), out = gint_max(x, c, "out_channels", 3, CONV_MAX);
+	int64_t lat = gint_max(x, c, "latent_channels", 128, CONV_MAX);
+	int64_t p = gint_max(x, c, "patch_size", 4, 64), pt = gint_max(x, c, "patch_size_t", 1, 64);
+	bool ts = gbool(x, c, "timestep_conditioning", false);
+	if (x->st)
+		return;
+	snprintf(v->family, sizeof v->family, "autoencoder-kl-ltx");
+	snprintf(v->kind, sizeof v->kind, "vae");
+	v->nparts = 2;
+	snprintf(v->parts[0].name, sizeof v->parts[0].name, "encoder");
+	snprintf(v->parts[1].name, sizeof v->parts[1].name, "decoder");
+	int scaled = 0;
+	int64_t enc = ltx_encoder(x, c, in, p, lat, &scaled);
+	int64_t dec = x->st ? 0 : ltx_decoder(x, c, out, p, lat, ts);
+	if (x->st)
+		return;
+	v->parts[0].params = enc + 2 * lat;
+	v->parts[1].params = dec;
+	v->stages = 1;
+	v->in_channels = in;
+	v->latent_channels = lat;
+	v->patch_size = p; /* the decoder's last width runs at 1 / p of the pixels */
+	int64_t sc = gint_max(x, c, "spatial_compression_ratio", p << scaled, 1 << 12);
+	int64_t tc = gint_max(x, c, "temporal_compression_ratio", pt << scaled, 1 << 12);
+	v->spatial_compression = (int)sc;
+	v->temporal_compression = (int)tc;
+	check_keys(x, c, ltx_vae_keys);
+}
+
 /* ---- dispatch --------------------------------------------------------------- */
 
 static const struct {
@@ -1583,6 +1857,7 @@ static const struct {
 	void (*read)(struct dr *, const cJSON *);
 } readers[] = {
 	{"WanTransformer3DModel", read_wan},
+	{"WanVACETransformer3DModel", read_wan_vace},
 	{"SD3Transformer2DModel", read_sd3},
 	{"CogVideoXTransformer3DModel", read_cogvideox},
 	{"HunyuanVideoTransformer3DModel", read_hunyuan_video},
@@ -1596,6 +1871,7 @@ static const struct {
 	{"AutoencoderKLHunyuanVideo", read_vae_hunyuan},
 	{"AutoencoderKLCogVideoX", read_vae_cogvideox},
 	{"AutoencoderKLMochi", read_vae_mochi},
+	{"AutoencoderKLLTXVideo", read_vae_ltx},
 };
 
 bool vf__diffusers_config_is(const cJSON *cfg)

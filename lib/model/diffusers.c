@@ -1434,7 +1434,8 @@ static const char *const mochi_vae_keys[] = {
 };
 
 /* A list key of exactly n whole numbers (or its defaults when absent). */
-static void glist_n(struct dr *x, const cJSON *c, const char *key, int n, int64_t *out, const int64_t *dflt)
+static void glist_range(struct dr *x, const cJSON *c, const char *key, int n, int64_t *out,
+			const int64_t *dflt, int64_t min, int64_t max)
 {
 	const cJSON *j = cJSON_GetObjectItemCaseSensitive(c, key);
 	for (int i = 0; i < n; i++)
@@ -1448,7 +1449,13 @@ static void glist_n(struct dr *x, const cJSON *c, const char *key, int n, int64_
 		return;
 	}
 	for (int i = 0; i < n; i++)
-		out[i] = num(x, cJSON_GetArrayItem(j, i), key, dflt[i], 1, CONV_MAX);
+		out[i] = num(x, cJSON_GetArrayItem(j, i), key, dflt[i], min, max);
+}
+
+/* A list of n widths (1 .. CONV_MAX), dflt when absent. */
+static void glist_n(struct dr *x, const cJSON *c, const char *key, int n, int64_t *out, const int64_t *dflt)
+{
+	glist_range(x, c, key, n, out, dflt, 1, CONV_MAX);
 }
 
 /* Mochi's residual block at C (chunked GroupNorms, causal 3x3x3 convs)
@@ -1727,7 +1734,7 @@ static int64_t ltx_encoder(struct dr *x, const cJSON *c, int64_t in, int64_t p, 
 		fail(x, "down_block_types", "one per block (block_out_channels less one in the 0.9.5 layout)");
 		return 0;
 	}
-	glist_n(x, c, "layers_per_block", nb + 1, lpb, dlpb);
+	glist_range(x, c, "layers_per_block", nb + 1, lpb, dlpb, 0, REPEAT_MAX);
 	gbools(x, c, "spatio_temporal_scaling", nb, sts, true);
 	const cJSON *dsj = cJSON_GetObjectItemCaseSensitive(c, "downsample_type");
 	if (dsj && !cJSON_IsNull(dsj) && (!cJSON_IsArray(dsj) || cJSON_GetArraySize(dsj) != nb))
@@ -1780,7 +1787,7 @@ static int64_t ltx_decoder(struct dr *x, const cJSON *c, int64_t out, int64_t p,
 	static const int64_t dlpb[] = {4, 3, 3, 3, 4, 4, 4, 4, 4}, duf[] = {1, 1, 1, 1, 1, 1, 1, 1};
 	int n = glen(x, c, "decoder_block_out_channels", 4, 1, MAX_BLOCKS);
 	glist_n(x, c, "decoder_block_out_channels", n, boc, dboc);
-	glist_n(x, c, "decoder_layers_per_block", n + 1, lpb, dlpb);
+	glist_range(x, c, "decoder_layers_per_block", n + 1, lpb, dlpb, 0, REPEAT_MAX);
 	glist_n(x, c, "upsample_factor", n, uf, duf);
 	gbools(x, c, "decoder_spatio_temporal_scaling", n, sts, true);
 	if (!cJSON_GetObjectItemCaseSensitive(c, "decoder_spatio_temporal_scaling")) {
@@ -1850,6 +1857,189 @@ static void read_vae_ltx(struct dr *x, const cJSON *c)
 	check_keys(x, c, ltx_vae_keys);
 }
 
+/* ---- AutoencoderDC (SANA's DC-AE) --------------------------------------------- */
+
+static const char *const dc_keys[] = {
+	"in_channels", "latent_channels", "attention_head_dim", "encoder_block_types",
+	"decoder_block_types", "encoder_block_out_channels", "decoder_block_out_channels",
+	"encoder_layers_per_block", "decoder_layers_per_block", "encoder_qkv_multiscales",
+	"decoder_qkv_multiscales", "upsample_block_type", "downsample_block_type",
+	"decoder_norm_types", "decoder_act_fns", "encoder_out_shortcut", "decoder_in_shortcut",
+	"decoder_conv_act_fn", "scaling_factor", NULL,
+};
+
+/* One stage's blocks: their type (EfficientViT or residual), norm
+ * (BatchNorm or RMSNorm) and the multiscale kernels' sum of k^2 and count. */
+struct dc_stage {
+	bool vit, batch_norm;
+	int64_t k2, nk;
+};
+
+/* A key that is a string for all stages or a list of one string per
+ * stage; `a` is the value that sets the flag. */
+static void dc_strs(struct dr *x, const cJSON *c, const char *key, int n, const char *a, const char *b,
+		    struct dc_stage *st, bool vit)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(c, key);
+	if (!j || cJSON_IsNull(j))
+		return;
+	if (!cJSON_IsString(j) && (!cJSON_IsArray(j) || cJSON_GetArraySize(j) != n)) {
+		char e[80];
+		snprintf(e, sizeof e, "a string or a list of %d (one per block)", n);
+		fail(x, key, e);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		const cJSON *e = cJSON_IsString(j) ? j : cJSON_GetArrayItem(j, i);
+		const char *v = cJSON_IsString(e) ? e->valuestring : "";
+		if (strcmp(v, a) != 0 && strcmp(v, b) != 0) {
+			char name[96];
+			snprintf(name, sizeof name, "%s (%s)", key, v);
+			note(x->v->unknown, sizeof x->v->unknown, name);
+		}
+		if (vit)
+			st[i].vit = strcmp(v, a) == 0;
+		else
+			st[i].batch_norm = strcmp(v, a) == 0;
+	}
+}
+
+/* The multiscale kernels per stage: a list of n lists of odd kernels. */
+static void dc_scales(struct dr *x, const cJSON *c, const char *key, int n, struct dc_stage *st)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(c, key);
+	for (int i = 0; i < n; i++) { /* default ((), (), (), (5,), (5,), (5,)) */
+		st[i].nk = i >= 3 ? 1 : 0;
+		st[i].k2 = i >= 3 ? 25 : 0;
+	}
+	if (!j || cJSON_IsNull(j))
+		return;
+	if (!cJSON_IsArray(j) || cJSON_GetArraySize(j) != n) {
+		char e[64];
+		snprintf(e, sizeof e, "a list of %d lists of kernel sizes", n);
+		fail(x, key, e);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		const cJSON *l = cJSON_GetArrayItem(j, i), *k;
+		if (!cJSON_IsArray(l) || cJSON_GetArraySize(l) > 8) {
+			fail(x, key, "lists of at most 8 kernel sizes");
+			return;
+		}
+		st[i].nk = st[i].k2 = 0;
+		cJSON_ArrayForEach(k, l)
+		{
+			int64_t kk = num(x, k, key, 1, 1, 63);
+			st[i].nk++;
+			st[i].k2 += kk * kk;
+		}
+	}
+}
+
+/* A 2-D conv in -> out with a k x k kernel, with or without bias. */
+static int64_t conv2(int64_t in, int64_t out, int64_t k, bool bias)
+{
+	return in * out * k * k + (bias ? out : 0);
+}
+
+/* A norm of C channels: RMSNorm weight and bias, or BatchNorm's weight,
+ * bias, running mean and variance and its batch counter (the checkpoint
+ * holds them all). */
+static int64_t dc_norm(int64_t C, bool batch_norm)
+{
+	return batch_norm ? 4 * C + 1 : 2 * C;
+}
+
+/* One block at C channels: a residual block (3x3 conv with bias, 3x3
+ * without, a norm) or an EfficientViT block (multiscale linear attention:
+ * q, k, v C -> inner without bias, per kernel a depthwise conv over 3
+ * inner and a grouped 1x1 (3 heads groups), to_out, a norm; GLUMBConv
+ * C -> 8C with bias, a 3x3 depthwise conv over 8C with bias, 4C -> C
+ * without bias, an RMSNorm with bias). */
+static int64_t dc_block(int64_t C, int64_t hd, const struct dc_stage *st)
+{
+	if (!st->vit)
+		return conv2(C, C, 3, true) + conv2(C, C, 3, false) + dc_norm(C, st->batch_norm);
+	int64_t heads = C / hd, inner = heads * hd;
+	int64_t attn = 3 * C * inner + st->nk * 3 * inner * hd + 3 * inner * st->k2 +
+		       inner * (1 + st->nk) * C + dc_norm(C, st->batch_norm);
+	return attn + conv2(C, 8 * C, 1, true) + 8 * C * 9 + 8 * C + conv2(4 * C, C, 1, false) + 2 * C;
+}
+
+/* AutoencoderDC (diffusers autoencoder_dc.py): the encoder (conv_in, or a
+ * downsampling conv when the first stage has no blocks; per stage its
+ * blocks and a 3x3 downsampling conv to the next width - to a quarter of
+ * it with pixel_unshuffle; conv_out to the latent) and the decoder (conv_in
+ * from the latent, per stage an upsampling conv - to 4x the width with
+ * pixel_shuffle - and the blocks, an RMSNorm with bias, conv_out or an
+ * upsampling conv to the image). */
+static void read_vae_dc(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	int64_t in = gint_max(x, c, "in_channels", 3, CONV_MAX), lat = gint_max(x, c, "latent_channels", 32, CONV_MAX);
+	int64_t hd = gint_max(x, c, "attention_head_dim", 32, CONV_MAX);
+	static const int64_t dboc[] = {128, 256, 512, 512, 1024, 1024, 1024, 1024};
+	static const int64_t delpb[] = {2, 2, 2, 3, 3, 3, 3, 3}, ddlpb[] = {3, 3, 3, 3, 3, 3, 3, 3};
+	int ne = glen(x, c, "encoder_block_out_channels", 6, 1, MAX_BLOCKS);
+	int nd = glen(x, c, "decoder_block_out_channels", 6, 1, MAX_BLOCKS);
+	int64_t eb[MAX_BLOCKS], db[MAX_BLOCKS], el[MAX_BLOCKS], dl[MAX_BLOCKS];
+	glist_n(x, c, "encoder_block_out_channels", ne, eb, dboc);
+	glist_n(x, c, "decoder_block_out_channels", nd, db, dboc);
+	glist_range(x, c, "encoder_layers_per_block", ne, el, delpb, 0, REPEAT_MAX);
+	glist_range(x, c, "decoder_layers_per_block", nd, dl, ddlpb, 0, REPEAT_MAX);
+	struct dc_stage es[MAX_BLOCKS], ds[MAX_BLOCKS];
+	memset(es, 0, sizeof es);
+	memset(ds, 0, sizeof ds);
+	dc_strs(x, c, "encoder_block_types", ne, "EfficientViTBlock", "ResBlock", es, true);
+	dc_strs(x, c, "decoder_block_types", nd, "EfficientViTBlock", "ResBlock", ds, true);
+	dc_strs(x, c, "decoder_norm_types", nd, "batch_norm", "rms_norm", ds, false);
+	dc_scales(x, c, "encoder_qkv_multiscales", ne, es);
+	dc_scales(x, c, "decoder_qkv_multiscales", nd, ds);
+	static const char *const up_t[] = {"pixel_shuffle", "interpolate", "", NULL};
+	static const char *const down_t[] = {"pixel_unshuffle", "Conv", "conv", "", NULL};
+	bool shuffle = strcmp(gstr(x, c, "upsample_block_type", up_t), "interpolate") != 0;
+	const char *dt = gstr(x, c, "downsample_block_type", down_t);
+	bool unshuffle = strcmp(dt, "pixel_unshuffle") == 0 || dt[0] == '\0';
+	for (int i = 0; !x->st && i < (ne > nd ? ne : nd); i++)
+		if ((i < ne && (eb[i] % hd || (unshuffle && eb[i] % 4))) || (i < nd && db[i] % hd))
+			fail(x, "encoder_block_out_channels", "widths that are multiples of attention_head_dim (and of 4 "
+							      "with pixel_unshuffle)");
+	if (x->st)
+		return;
+	/* a stage with no blocks samples in the conv_in / conv_out instead */
+	int64_t enc = el[0] > 0 ? conv2(in, eb[0], 3, true)
+				: conv2(in, ne > 1 ? (unshuffle ? eb[1] / 4 : eb[1]) : eb[0], 3, true);
+	for (int i = 0; i < ne; i++) {
+		enc += el[i] * dc_block(eb[i], hd, &es[i]);
+		if (i < ne - 1 && el[i] > 0)
+			enc += conv2(eb[i], unshuffle ? eb[i + 1] / 4 : eb[i + 1], 3, true);
+	}
+	enc += conv2(eb[ne - 1], lat, 3, true);
+	int64_t dec = conv2(lat, db[nd - 1], 3, true);
+	for (int i = nd - 1; i >= 0; i--) {
+		if (i < nd - 1 && dl[i] > 0)
+			dec += conv2(db[i + 1], shuffle ? db[i] * 4 : db[i], 3, true);
+		dec += dl[i] * dc_block(db[i], hd, &ds[i]);
+	}
+	int64_t ch = dl[0] > 0 || nd < 2 ? db[0] : db[1];
+	dec += 2 * ch + (dl[0] > 0 ? conv2(ch, in, 3, true) : conv2(ch, shuffle ? in * 4 : in, 3, true));
+	snprintf(v->family, sizeof v->family, "autoencoder-dc");
+	snprintf(v->kind, sizeof v->kind, "vae");
+	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
+	snprintf(pe->name, sizeof pe->name, "encoder");
+	pe->params = enc;
+	pe->hidden = eb[0];
+	snprintf(pd->name, sizeof pd->name, "decoder");
+	pd->params = dec;
+	pd->hidden = ch;
+	v->stages = 1;
+	v->in_channels = in;
+	v->latent_channels = lat;
+	v->spatial_compression = 1 << (ne - 1);
+	v->temporal_compression = 1;
+	check_keys(x, c, dc_keys);
+}
+
 /* ---- dispatch --------------------------------------------------------------- */
 
 static const struct {
@@ -1872,6 +2062,7 @@ static const struct {
 	{"AutoencoderKLCogVideoX", read_vae_cogvideox},
 	{"AutoencoderKLMochi", read_vae_mochi},
 	{"AutoencoderKLLTXVideo", read_vae_ltx},
+	{"AutoencoderDC", read_vae_dc},
 };
 
 bool vf__diffusers_config_is(const cJSON *cfg)

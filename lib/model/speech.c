@@ -106,7 +106,8 @@ static void speech_note(struct vf_vision *v, const char *key)
  *  - masked_spec_embed (h) when mask_time_prob or mask_feature_prob > 0;
  *  - positional conv: h -> h, kernel num_conv_pos_embeddings, groups
  *    num_conv_pos_embedding_groups, bias; weight-normed over dim 2 (g: one
- *    per kernel tap), or (HuBERT conv_pos_batch_norm) a BatchNorm (2 h);
+ *    per kernel tap), or (HuBERT conv_pos_batch_norm) a BatchNorm (weight,
+ *    bias and the running statistics the checkpoint holds: 4 h + 1);
  *  - encoder LayerNorm (2 h); per layer q, k, v, out with biases, two
  *    LayerNorms, the FFN h -> f -> h with biases; WavLM adds per layer the
  *    gate constant (heads) and gru_rel_pos_linear (head_dim -> 8 + 8), the
@@ -291,7 +292,10 @@ vf_status vf__towers_read_wav2vec2(const cJSON *c, const char *what, struct vf_v
 	enc += (proj_ln ? 2 * conv_last : 0) + conv_last * h + h; /* feature projection */
 	if (w2v_positive(c, "mask_time_prob", 0.05) || w2v_positive(c, "mask_feature_prob", 0))
 		enc += h; /* masked_spec_embed */
-	enc += h * (h / k[GPOS].val) * k[KPOS].val + h + (bn ? 2 * h : k[KPOS].val); /* pos conv */
+	/* pos conv: weight_v and bias, and weight_g (one per tap), or the
+	 * BatchNorm before it: weight, bias, running mean and variance and
+	 * the batch counter (the checkpoint holds them all) */
+	enc += h * (h / k[GPOS].val) * k[KPOS].val + h + (bn ? 4 * h + 1 : k[KPOS].val);
 	int64_t layer = 4 * (h * h + h) + 4 * h + h * f + f + f * h + h;
 	if (fam == W2V_WAVLM)
 		layer += heads + (h / heads) * 8 + 8; /* gru_rel_pos_const, gru_rel_pos_linear */

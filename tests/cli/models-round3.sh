@@ -90,7 +90,7 @@ p += (0 if fam == "hubert" and not g("feat_proj_layer_norm", True) else 2 * dims
 if g("mask_time_prob", 0.05) > 0 or g("mask_feature_prob", 0) > 0:
     p += h                                                      # masked_spec_embed
 K, G = g("num_conv_pos_embeddings", 128), g("num_conv_pos_embedding_groups", 16)
-p += h * (h // G) * K + h + (2 * h if g("conv_pos_batch_norm", False) else K)   # weight_v, bias, weight_g / BatchNorm
+p += h * (h // G) * K + h + (4 * h + 1 if g("conv_pos_batch_norm", False) else K)   # weight_v, bias, weight_g / BatchNorm weight, bias, running mean, var, counter
 per = 4 * h * h + 4 * h + 2 * 2 * h + h * f + f + f * h + h
 if fam == "wavlm":
     per += heads + (h // heads) * 8 + 8
@@ -174,5 +174,190 @@ printf '{"model_type":"wav2vec2","num_feat_extract_layers":3,"conv_dim":[512,512
 run inspect "$TMP/w2vbad.json"
 expect_rc 1
 expect_err "field conv_dim: expected a list of 3"
+
+# ---- Wan VACE -------------------------------------------------------------------
+
+cat > "$TMP/vace.json" <<'J'
+{"_class_name":"WanVACETransformer3DModel","_diffusers_version":"0.34.0","patch_size":[1,2,2],"num_attention_heads":12,"attention_head_dim":128,"in_channels":16,"out_channels":16,"text_dim":4096,"freq_dim":256,"ffn_dim":8960,"num_layers":30,"cross_attn_norm":true,"qk_norm":"rms_norm_across_heads","eps":1e-6,"image_dim":null,"added_kv_proj_dim":null,"rope_max_seq_len":1024,"pos_embed_seq_len":null,"vace_layers":[0,2,4,6,8,10,12,14,16,18,20,22,24,26,28],"vace_in_channels":96}
+J
+vace_expect=$(python3 - <<'P'
+D, F, L, text, freq, cin, cout, pp, vin, nv = 12 * 128, 8960, 30, 4096, 256, 16, 16, 4, 96, 15
+lin = lambda i, o: i * o + o
+attn = 4 * lin(D, D) + 2 * D                               # q, k, v, out; RMSNorm q, k across heads
+block = 2 * attn + 2 * D + lin(D, F) + lin(F, D) + 6 * D   # self, cross, affine norm2, GELU FFN, table
+base = cin * pp * D + D + lin(freq, D) + lin(D, D) + lin(D, 6 * D) + lin(text, D) + lin(D, D) \
+       + L * block + lin(D, cout * pp) + 2 * D
+vace = vin * pp * D + D + nv * (block + lin(D, D)) + lin(D, D)   # control patch conv, blocks + proj_out, block 0's proj_in
+print(base + vace)
+P
+)
+test_case "wan vace: the base transformer, the control patch conv and the VACE blocks"
+run inspect "$TMP/vace.json" --json
+expect_rc 0
+expect_json "j['params'] == $vace_expect and j['approximate'] is False and j['architecture']['family'] == 'wan-vace'"
+run inspect "$TMP/vace.json"
+expect_out "wan-vace diffusion transformer: 45 blocks of 1536"
+
+test_case "wan vace: trainable as a DiT (LoRA), the control tokens through the VACE blocks said"
+run estimate "$TMP/vace.json" --gpu h100-80gb --mode lora --video 832x480x81
+expect_rc 0
+expect_out "15 VACE blocks over as many control tokens"
+expect_out "wan-vace diffusion transformer from its config.json: 45 blocks of 1536"
+
+test_case "wan vace: vace_layers must include layer 0 (diffusers refuses otherwise)"
+sed 's/"vace_layers":\[0,/"vace_layers":[1,/' "$TMP/vace.json" > "$TMP/vacebad.json"
+run inspect "$TMP/vacebad.json"
+expect_rc 1
+expect_err "field vace_layers: expected a list that includes layer 0"
+
+# ---- LTX-Video VAE ---------------------------------------------------------------
+
+# ltx_vae_count CONFIG: the AutoencoderKLLTXVideo count derived here
+ltx_vae_count() {
+python3 - "$1" <<'P'
+import json, sys
+c = json.load(open(sys.argv[1]))
+g = lambda k, d: c[k] if c.get(k) is not None else d
+conv = lambda i, o, k: i * o * k ** 3 + o                     # causal 3-D conv with bias
+def res(i, o, noise=False, ts=False):                        # RMSNorms without weight
+    p = conv(i, o, 3) + conv(o, o, 3)
+    if i != o:
+        p += 2 * i + conv(i, o, 1)                           # LayerNorm + 1x1x1 shortcut
+    return p + (2 * i if noise else 0) + (4 * i if ts else 0)
+temb = lambda e: 256 * e + e + e * e + e
+cin, cout, lat, p = g("in_channels", 3), g("out_channels", 3), g("latent_channels", 128), g("patch_size", 4)
+ts = g("timestep_conditioning", False)
+boc, lpb = g("block_out_channels", [128, 256, 512, 512]), g("layers_per_block", [4, 3, 3, 3, 4])
+dtypes = g("down_block_types", ["LTXVideoDownBlock3D"] * 4)
+v095 = dtypes[-1] == "LTXVideo095DownBlock3D"
+nb = len(boc) - (1 if v095 else 0)
+sts = g("spatio_temporal_scaling", [True, True, True, False])
+down = g("downsample_type", ["conv"] * nb)
+enc = conv(cin * p * p, boc[0], 3)
+o = boc[0]
+for i in range(nb):
+    ci = o
+    o = boc[i + 1] if (v095 or i + 1 < nb) else boc[i]
+    enc += lpb[i] * res(ci, ci)
+    if dtypes[i] == "LTXVideoDownBlock3D":
+        enc += (conv(ci, ci, 3) if sts[i] else 0) + (res(ci, o) if ci != o else 0)
+    elif sts[i]:
+        enc += conv(ci, ci, 3) if down[i] == "conv" else conv(ci, o // {"spatial": 4, "temporal": 2}.get(down[i], 8), 3)
+enc += lpb[nb] * res(o, o) + conv(o, lat + 1, 3) + 2 * lat   # mid, conv_out, latents mean / std
+dboc = list(reversed(g("decoder_block_out_channels", [128, 256, 512, 512])))
+dl = list(reversed(g("decoder_layers_per_block", [4, 3, 3, 3, 4])))
+dsts = list(reversed(g("decoder_spatio_temporal_scaling", [True, True, True, False])))
+noise = list(reversed(g("decoder_inject_noise", [False] * (len(dboc) + 1))))
+uf = list(reversed(g("upsample_factor", [1] * len(dboc))))
+o = dboc[0]
+dec = conv(lat, o, 3) + (temb(4 * o) if ts else 0) + dl[0] * res(o, o, noise[0], ts)
+for i in range(len(dboc)):
+    ci = o // uf[i]
+    o = dboc[i] // uf[i]
+    dec += temb(4 * ci) if ts else 0
+    dec += res(ci, o, noise[i + 1], ts) if ci != o else 0
+    dec += conv(o * uf[i], o * uf[i] * 8 // uf[i], 3) if dsts[i] else 0
+    dec += dl[i + 1] * res(o, o, noise[i + 1], ts)
+dec += conv(o, cout * p * p, 3) + ((1 + temb(2 * o) + 2 * o) if ts else 0)
+print(enc + dec)
+P
+}
+
+cat > "$TMP/ltxvae.json" <<'J'
+{"_class_name":"AutoencoderKLLTXVideo","_diffusers_version":"0.32.0","block_out_channels":[128,256,512,512],"decoder_causal":false,"encoder_causal":true,"in_channels":3,"latent_channels":128,"layers_per_block":[4,3,3,3,4],"out_channels":3,"patch_size":4,"patch_size_t":1,"resnet_norm_eps":1e-06,"scaling_factor":1.0,"spatio_temporal_scaling":[true,true,true,false],"decoder_block_out_channels":[128,256,512,512],"decoder_layers_per_block":[4,3,3,3,4],"decoder_spatio_temporal_scaling":[true,true,true,false],"decoder_inject_noise":[false,false,false,false,false],"upsample_residual":[false,false,false,false],"upsample_factor":[1,1,1,1],"timestep_conditioning":false}
+J
+cat > "$TMP/ltxvae095.json" <<'J'
+{"_class_name":"AutoencoderKLLTXVideo","_diffusers_version":"0.33.0","block_out_channels":[128,256,512,1024,2048],"decoder_block_out_channels":[256,512,1024],"decoder_causal":false,"decoder_inject_noise":[false,false,false,true],"decoder_layers_per_block":[5,5,5,5],"decoder_spatio_temporal_scaling":[true,true,true],"down_block_types":["LTXVideo095DownBlock3D","LTXVideo095DownBlock3D","LTXVideo095DownBlock3D","LTXVideo095DownBlock3D"],"downsample_type":["spatial","temporal","spatiotemporal","spatiotemporal"],"encoder_causal":true,"in_channels":3,"latent_channels":128,"layers_per_block":[4,6,6,2,2],"out_channels":3,"patch_size":4,"patch_size_t":1,"resnet_norm_eps":1e-06,"scaling_factor":1.0,"spatial_compression_ratio":32,"spatio_temporal_scaling":[true,true,true,true],"temporal_compression_ratio":8,"timestep_conditioning":true,"upsample_factor":[2,2,2],"upsample_residual":[true,true,true]}
+J
+test_case "ltx-video vae 0.9.0 layout: exact, 32x spatial and 8x temporal"
+run inspect "$TMP/ltxvae.json" --json
+expect_rc 0
+expect_json "j['params'] == $(ltx_vae_count "$TMP/ltxvae.json") and j['approximate'] is False and j['kind'] == 'vae'"
+run inspect "$TMP/ltxvae.json"
+expect_out "autoencoder-kl-ltx: 128 latent channels, 32 px per latent pixel"
+
+test_case "ltx-video vae 0.9.5 layout: space-to-channel downsamplers, timestep conditioning, noise, residual upsamplers"
+run inspect "$TMP/ltxvae095.json" --json
+expect_rc 0
+expect_json "j['params'] == $(ltx_vae_count "$TMP/ltxvae095.json") and j['approximate'] is False"
+
+test_case "a VAE alone: counted exactly; not trainable in the estimate (the pipeline trains its denoiser), said"
+run estimate "$TMP/ltxvae.json" --gpu h100-80gb
+expect_rc 1
+expect_err "a VAE (autoencoder-kl-ltx"
+expect_err "estimate the pipeline folder that trains its denoiser"
+
+test_case "ltx-video vae: a list of the wrong length names the field"
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["layers_per_block"]=[4,3]; json.dump(c,open(sys.argv[2],"w"))' "$TMP/ltxvae.json" "$TMP/ltxbad.json"
+run inspect "$TMP/ltxbad.json"
+expect_rc 1
+expect_err "field layers_per_block: expected a list of 5"
+
+# ---- SANA's AutoencoderDC ------------------------------------------------------------
+
+# dc_count CONFIG: the AutoencoderDC count derived here
+dc_count() {
+python3 - "$1" <<'P'
+import json, sys
+c = json.load(open(sys.argv[1]))
+g = lambda k, d: c[k] if c.get(k) is not None else d
+conv = lambda i, o, k, b=True: i * o * k * k + (o if b else 0)
+norm = lambda C, bn: 4 * C + 1 if bn else 2 * C           # BatchNorm with running stats / RMSNorm with bias
+hd = g("attention_head_dim", 32)
+def block(C, vit, bn, ks):
+    if not vit:
+        return conv(C, C, 3) + conv(C, C, 3, False) + norm(C, bn)
+    inner = (C // hd) * hd
+    a = 3 * C * inner + sum(3 * inner * k * k + 3 * inner * hd for k in ks) + inner * (1 + len(ks)) * C + norm(C, bn)
+    return a + conv(C, 8 * C, 1) + 8 * C * 9 + 8 * C + conv(4 * C, C, 1, False) + 2 * C
+lst = lambda v, n: [v] * n if isinstance(v, str) else v
+cin, lat = g("in_channels", 3), g("latent_channels", 32)
+eb, db = g("encoder_block_out_channels", [128, 256, 512, 512, 1024, 1024]), g("decoder_block_out_channels", [128, 256, 512, 512, 1024, 1024])
+el, dl = g("encoder_layers_per_block", [2, 2, 2, 3, 3, 3]), g("decoder_layers_per_block", [3] * 6)
+et, dt = lst(g("encoder_block_types", "ResBlock"), len(eb)), lst(g("decoder_block_types", "ResBlock"), len(db))
+dn = lst(g("decoder_norm_types", "rms_norm"), len(db))
+eq, dq = g("encoder_qkv_multiscales", [[], [], [], [5], [5], [5]]), g("decoder_qkv_multiscales", [[], [], [], [5], [5], [5]])
+unshuffle = g("downsample_block_type", "pixel_unshuffle") == "pixel_unshuffle"
+shuffle = g("upsample_block_type", "pixel_shuffle") == "pixel_shuffle"
+enc = conv(cin, eb[0], 3) if el[0] > 0 else conv(cin, eb[1] // 4 if unshuffle else eb[1], 3)
+for i, C in enumerate(eb):
+    enc += el[i] * block(C, et[i] == "EfficientViTBlock", False, eq[i])
+    if i < len(eb) - 1 and el[i] > 0:
+        enc += conv(C, eb[i + 1] // 4 if unshuffle else eb[i + 1], 3)
+enc += conv(eb[-1], lat, 3)
+dec = conv(lat, db[-1], 3)
+for i in reversed(range(len(db))):
+    if i < len(db) - 1 and dl[i] > 0:
+        dec += conv(db[i + 1], db[i] * 4 if shuffle else db[i], 3)
+    dec += dl[i] * block(db[i], dt[i] == "EfficientViTBlock", dn[i] == "batch_norm", dq[i])
+ch = db[0] if dl[0] > 0 else db[1]
+dec += 2 * ch + (conv(ch, cin, 3) if dl[0] > 0 else conv(ch, cin * 4 if shuffle else cin, 3))
+print(enc + dec)
+P
+}
+
+cat > "$TMP/dcae.json" <<'J'
+{"_class_name":"AutoencoderDC","_diffusers_version":"0.32.0","attention_head_dim":32,"decoder_act_fns":["relu","relu","relu","silu","silu","silu"],"decoder_block_out_channels":[128,256,512,512,1024,1024],"decoder_block_types":["ResBlock","ResBlock","ResBlock","EfficientViTBlock","EfficientViTBlock","EfficientViTBlock"],"decoder_layers_per_block":[3,3,3,3,3,3],"decoder_norm_types":["batch_norm","batch_norm","batch_norm","rms_norm","rms_norm","rms_norm"],"decoder_qkv_multiscales":[[],[],[],[5],[5],[5]],"downsample_block_type":"Conv","encoder_block_out_channels":[128,256,512,512,1024,1024],"encoder_block_types":["ResBlock","ResBlock","ResBlock","EfficientViTBlock","EfficientViTBlock","EfficientViTBlock"],"encoder_layers_per_block":[2,2,2,3,3,3],"encoder_qkv_multiscales":[[],[],[],[5],[5],[5]],"in_channels":3,"latent_channels":32,"scaling_factor":0.41407,"upsample_block_type":"interpolate"}
+J
+cat > "$TMP/dcae2.json" <<'J'
+{"_class_name":"AutoencoderDC","attention_head_dim":16,"encoder_block_types":"EfficientViTBlock","decoder_block_types":"ResBlock","encoder_block_out_channels":[64,128,256],"decoder_block_out_channels":[64,128,256],"encoder_layers_per_block":[0,2,2],"decoder_layers_per_block":[0,1,2],"encoder_qkv_multiscales":[[3],[3,5],[5]],"decoder_qkv_multiscales":[[],[],[]],"latent_channels":16}
+J
+test_case "autoencoder-dc (SANA f32c32): exact"
+run inspect "$TMP/dcae.json" --json
+expect_rc 0
+expect_json "j['params'] == $(dc_count "$TMP/dcae.json") and j['approximate'] is False and j['kind'] == 'vae'"
+run inspect "$TMP/dcae.json"
+expect_out "autoencoder-dc: 32 latent channels, 32 px per latent pixel"
+
+test_case "autoencoder-dc: pixel (un)shuffle, empty first stages, several kernels, one type for all"
+run inspect "$TMP/dcae2.json" --json
+expect_rc 0
+expect_json "j['params'] == $(dc_count "$TMP/dcae2.json") and j['approximate'] is False"
+
+test_case "autoencoder-dc: an unknown block type is named, exit 0"
+sed 's/"decoder_block_types":"ResBlock"/"decoder_block_types":"MysteryBlock"/' "$TMP/dcae2.json" > "$TMP/dcodd.json"
+run inspect "$TMP/dcodd.json" --json
+expect_rc 0
+expect_json "j['approximate'] is True and any('MysteryBlock' in u for u in j['architecture']['not_understood'])"
 
 finish

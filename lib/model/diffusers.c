@@ -1,9 +1,14 @@
 /* diffusers.c - diffusers model configs (a component folder's config.json
  * with a "_class_name") that vision.c does not read itself: the Wan video
- * transformer, UNet2DConditionModel in all its config forms (integers or
- * lists per block), AutoencoderKL; any other _class_name is reported as
- * not understood, naming the class (kind "unknown", no count), never
- * refused.
+ * transformer (and its VACE variant), UNet2DConditionModel in all its
+ * config forms (integers or lists per block), AutoencoderKL and the video
+ * VAEs (Wan, HunyuanVideo, CogVideoX, Mochi, LTX-Video, LTX-2 video and
+ * audio), SANA's AutoencoderDC; any other _class_name is reported as not
+ * understood, naming the class (kind "unknown", no count), never refused.
+ * The LTX, LTX-2, DC-AE and VACE layouts are documented above their
+ * readers (facts read from diffusers' autoencoder_kl_ltx.py,
+ * autoencoder_kl_ltx2.py, autoencoder_kl_ltx2_audio.py, autoencoder_dc.py,
+ * transformer_wan_vace.py; no code copied).
  *
  * Layouts counted (facts read from the public diffusers modelling code; no
  * code copied):
@@ -1657,14 +1662,21 @@ static const char *const ltx_vae_keys[] = {
 	"decoder_causal", "spatial_compression_ratio", "temporal_compression_ratio", NULL,
 };
 
-/* A list of n booleans, or dflt (one value for all) when absent. */
-static void gbools(struct dr *x, const cJSON *c, const char *key, int n, bool *out, bool dflt)
+/* A list of n booleans (or, with `scalar`, one boolean for all), or dflt
+ * when absent. */
+static void gbools(struct dr *x, const cJSON *c, const char *key, int n, bool *out, bool dflt,
+		   bool scalar)
 {
 	const cJSON *j = cJSON_GetObjectItemCaseSensitive(c, key);
 	for (int i = 0; i < n; i++)
 		out[i] = dflt;
 	if (!j || cJSON_IsNull(j))
 		return;
+	if (scalar && cJSON_IsBool(j)) { /* LTX-2: one value for every block */
+		for (int i = 0; i < n; i++)
+			out[i] = cJSON_IsTrue(j);
+		return;
+	}
 	if (!cJSON_IsArray(j) || cJSON_GetArraySize(j) != n) {
 		char e[64];
 		snprintf(e, sizeof e, "a list of %d true / false", n);
@@ -1710,12 +1722,36 @@ static int64_t ltx_res(int64_t in, int64_t out, bool noise, bool ts)
 	       (noise ? 2 * in : 0) + (ts ? 4 * in : 0);
 }
 
+/* The elements a space-to-channel sampler folds per output element:
+ * "spatial" 1x2x2, "temporal" 2x1x1, "spatiotemporal" 2x2x2 (another
+ * type is named). */
+static int64_t ltx_stride(struct dr *x, const char *t, const char *key)
+{
+	if (strcmp(t, "spatial") == 0)
+		return 4;
+	if (strcmp(t, "temporal") == 0)
+		return 2;
+	if (strcmp(t, "spatiotemporal") != 0)
+		note(x->v->unknown, sizeof x->v->unknown, key);
+	return 8;
+}
+
+/* A scaled block's factors on space (*sf, per side) and time (*tf). */
+static void ltx_factors(const char *t, int64_t *sf, int64_t *tf)
+{
+	if (strcmp(t, "temporal") != 0 && *sf < (1 << 12))
+		*sf *= 2;
+	if (strcmp(t, "spatial") != 0 && *tf < (1 << 12))
+		*tf *= 2;
+}
+
 /* The encoder: conv_in from in x p^2, the down blocks (0.9.0 layout: the
  * residual blocks at the input width, a stride-2 conv, a residual block to
  * the next width; 0.9.5: the residual blocks, then a conv or a
  * space-to-channel downsampler to the next width), the mid block, conv_out
  * to latent + 1 channels. */
-static int64_t ltx_encoder(struct dr *x, const cJSON *c, int64_t in, int64_t p, int64_t lat, int *scaled)
+static int64_t ltx_encoder(struct dr *x, const cJSON *c, int64_t in, int64_t p, int64_t lat, int64_t *sf,
+			   int64_t *tf)
 {
 	int64_t boc[MAX_BLOCKS], lpb[MAX_BLOCKS + 1];
 	static const int64_t dboc[] = {128, 256, 512, 512, 512, 512, 512, 512};
@@ -1735,7 +1771,7 @@ static int64_t ltx_encoder(struct dr *x, const cJSON *c, int64_t in, int64_t p, 
 		return 0;
 	}
 	glist_range(x, c, "layers_per_block", nb + 1, lpb, dlpb, 0, REPEAT_MAX);
-	gbools(x, c, "spatio_temporal_scaling", nb, sts, true);
+	gbools(x, c, "spatio_temporal_scaling", nb, sts, true, false);
 	const cJSON *dsj = cJSON_GetObjectItemCaseSensitive(c, "downsample_type");
 	if (dsj && !cJSON_IsNull(dsj) && (!cJSON_IsArray(dsj) || cJSON_GetArraySize(dsj) != nb))
 		fail(x, "downsample_type", "a list of one type per down block");
@@ -1746,9 +1782,7 @@ static int64_t ltx_encoder(struct dr *x, const cJSON *c, int64_t in, int64_t p, 
 		if (nb != 4)
 			note(x->v->unknown, sizeof x->v->unknown, "spatio_temporal_scaling (absent)");
 	}
-	*scaled = 0;
-	for (int i = 0; i < nb; i++)
-		*scaled += sts[i];
+	*sf = *tf = 1; /* the space and time factors of the scaled blocks */
 	int64_t P = conv3(in * p * p, boc[0], 3), o = boc[0];
 	for (int i = 0; i < nb; i++) {
 		int64_t ci = o;
@@ -1758,14 +1792,16 @@ static int64_t ltx_encoder(struct dr *x, const cJSON *c, int64_t in, int64_t p, 
 		const cJSON *e = cJSON_GetArrayItem(dsj, i);
 		if (cJSON_IsString(e))
 			dt = e->valuestring;
+		if (!is095[i])
+			dt = "conv";
+		if (sts[i])
+			ltx_factors(dt, sf, tf);
 		if (!is095[i]) {
 			P += (sts[i] ? conv3(ci, ci, 3) : 0) + (ci != o ? ltx_res(ci, o, false, false) : 0);
 		} else if (sts[i] && strcmp(dt, "conv") == 0) {
 			P += conv3(ci, ci, 3);
 		} else if (sts[i]) {
-			int64_t st = strcmp(dt, "spatial") == 0 ? 4 : strcmp(dt, "temporal") == 0 ? 2 : 8;
-			if (strcmp(dt, "spatial") && strcmp(dt, "temporal") && strcmp(dt, "spatiotemporal"))
-				note(x->v->unknown, sizeof x->v->unknown, "downsample_type");
+			int64_t st = ltx_stride(x, dt, "downsample_type");
 			P += conv3(ci, o / st, 3);
 		}
 	}
@@ -1779,25 +1815,36 @@ static int64_t ltx_encoder(struct dr *x, const cJSON *c, int64_t in, int64_t p, 
  * conv to 8 x width / factor, the residual blocks; noise scales, the
  * time embedders and tables with timestep_conditioning), conv_out to
  * out x p^2, and the decoder's own time embedder and table. */
-static int64_t ltx_decoder(struct dr *x, const cJSON *c, int64_t out, int64_t p, int64_t lat, bool ts)
+static int64_t ltx_decoder(struct dr *x, const cJSON *c, int64_t out, int64_t p, int64_t lat, bool ts,
+			   bool v2)
 {
-	int64_t boc[MAX_BLOCKS], lpb[MAX_BLOCKS + 1], uf[MAX_BLOCKS];
-	bool sts[MAX_BLOCKS], noise[MAX_BLOCKS + 1];
-	static const int64_t dboc[] = {128, 256, 512, 512, 512, 512, 512, 512};
-	static const int64_t dlpb[] = {4, 3, 3, 3, 4, 4, 4, 4, 4}, duf[] = {1, 1, 1, 1, 1, 1, 1, 1};
-	int n = glen(x, c, "decoder_block_out_channels", 4, 1, MAX_BLOCKS);
-	glist_n(x, c, "decoder_block_out_channels", n, boc, dboc);
-	glist_range(x, c, "decoder_layers_per_block", n + 1, lpb, dlpb, 0, REPEAT_MAX);
-	glist_n(x, c, "upsample_factor", n, uf, duf);
-	gbools(x, c, "decoder_spatio_temporal_scaling", n, sts, true);
-	if (!cJSON_GetObjectItemCaseSensitive(c, "decoder_spatio_temporal_scaling")) {
+	int64_t boc[MAX_BLOCKS], lpb[MAX_BLOCKS + 1], uf[MAX_BLOCKS], stride[MAX_BLOCKS];
+	bool sts[MAX_BLOCKS], noise[MAX_BLOCKS + 1], resid[MAX_BLOCKS];
+	static const int64_t dboc1[] = {128, 256, 512, 512, 512, 512, 512, 512};
+	static const int64_t dboc2[] = {256, 512, 1024, 1024, 1024, 1024, 1024, 1024};
+	static const int64_t dlpb1[] = {4, 3, 3, 3, 4, 4, 4, 4, 4}, dlpb2[] = {5, 5, 5, 5, 5, 5, 5, 5, 5};
+	static const int64_t duf1[] = {1, 1, 1, 1, 1, 1, 1, 1}, duf2[] = {2, 2, 2, 2, 2, 2, 2, 2};
+	int n = glen(x, c, "decoder_block_out_channels", v2 ? 3 : 4, 1, MAX_BLOCKS);
+	glist_n(x, c, "decoder_block_out_channels", n, boc, v2 ? dboc2 : dboc1);
+	glist_range(x, c, "decoder_layers_per_block", n + 1, lpb, v2 ? dlpb2 : dlpb1, 0, REPEAT_MAX);
+	glist_n(x, c, "upsample_factor", n, uf, v2 ? duf2 : duf1);
+	gbools(x, c, "decoder_spatio_temporal_scaling", n, sts, true, v2);
+	if (!v2 && !cJSON_GetObjectItemCaseSensitive(c, "decoder_spatio_temporal_scaling")) {
 		sts[n - 1] = false; /* the default (true, true, true, false) */
 		if (n != 4)
 			note(x->v->unknown, sizeof x->v->unknown, "decoder_spatio_temporal_scaling (absent)");
 	}
-	gbools(x, c, "decoder_inject_noise", n + 1, noise, false);
-	bool resid[MAX_BLOCKS];
-	gbools(x, c, "upsample_residual", n, resid, false);
+	gbools(x, c, "decoder_inject_noise", n + 1, noise, false, v2);
+	gbools(x, c, "upsample_residual", n, resid, v2, v2);
+	/* LTX-2: each upsampler's stride by upsample_type (spatial: 1x2x2,
+	 * temporal: 2x1x1, spatiotemporal: 2x2x2); LTX-Video: 2x2x2 */
+	const cJSON *ut = v2 ? cJSON_GetObjectItemCaseSensitive(c, "upsample_type") : NULL;
+	if (ut && !cJSON_IsNull(ut) && (!cJSON_IsArray(ut) || cJSON_GetArraySize(ut) != n))
+		fail(x, "upsample_type", "a list of one type per decoder block");
+	for (int i = 0; i < n; i++) {
+		const cJSON *e = cJSON_GetArrayItem(ut, i);
+		stride[i] = ltx_stride(x, cJSON_IsString(e) ? e->valuestring : "spatiotemporal", "upsample_type");
+	}
 	if (x->st)
 		return 0;
 	/* reversed: the deepest block first */
@@ -1812,7 +1859,7 @@ static int64_t ltx_decoder(struct dr *x, const cJSON *c, int64_t out, int64_t p,
 		if (ci != o)
 			P += ltx_res(ci, o, noise[r], ts);
 		if (sts[r])
-			P += conv3(o * uf[r], (o * uf[r] * 8) / uf[r], 3);
+			P += conv3(o * uf[r], (o * uf[r] * stride[r]) / uf[r], 3);
 		P += lpb[r] * ltx_res(o, o, noise[r], ts);
 	}
 	P += conv3(o, out * p * p, 3);
@@ -1839,9 +1886,9 @@ static void read_vae_ltx(struct dr *x, const cJSON *c)
 	v->nparts = 2;
 	snprintf(v->parts[0].name, sizeof v->parts[0].name, "encoder");
 	snprintf(v->parts[1].name, sizeof v->parts[1].name, "decoder");
-	int scaled = 0;
-	int64_t enc = ltx_encoder(x, c, in, p, lat, &scaled);
-	int64_t dec = x->st ? 0 : ltx_decoder(x, c, out, p, lat, ts);
+	int64_t sf = 1, tf = 1;
+	int64_t enc = ltx_encoder(x, c, in, p, lat, &sf, &tf);
+	int64_t dec = x->st ? 0 : ltx_decoder(x, c, out, p, lat, ts, false);
 	if (x->st)
 		return;
 	v->parts[0].params = enc + 2 * lat;
@@ -1850,8 +1897,9 @@ static void read_vae_ltx(struct dr *x, const cJSON *c)
 	v->in_channels = in;
 	v->latent_channels = lat;
 	v->patch_size = p; /* the decoder's last width runs at 1 / p of the pixels */
-	int64_t sc = gint_max(x, c, "spatial_compression_ratio", p << scaled, 1 << 12);
-	int64_t tc = gint_max(x, c, "temporal_compression_ratio", pt << scaled, 1 << 12);
+	/* the compression the samplers make (a config's own ratios win) */
+	int64_t sc = gint_max(x, c, "spatial_compression_ratio", p * sf, 1 << 24);
+	int64_t tc = gint_max(x, c, "temporal_compression_ratio", pt * tf, 1 << 24);
 	v->spatial_compression = (int)sc;
 	v->temporal_compression = (int)tc;
 	check_keys(x, c, ltx_vae_keys);
@@ -2040,6 +2088,213 @@ static void read_vae_dc(struct dr *x, const cJSON *c)
 	check_keys(x, c, dc_keys);
 }
 
+/* ---- AutoencoderKLLTX2Video ------------------------------------------------------ */
+
+static const char *const ltx2_vae_keys[] = {
+	"in_channels", "out_channels", "latent_channels", "block_out_channels", "down_block_types",
+	"decoder_block_out_channels", "layers_per_block", "decoder_layers_per_block",
+	"spatio_temporal_scaling", "decoder_spatio_temporal_scaling", "decoder_inject_noise",
+	"downsample_type", "upsample_type", "upsample_residual", "upsample_factor",
+	"timestep_conditioning", "patch_size", "patch_size_t", "resnet_norm_eps", "scaling_factor",
+	"encoder_causal", "decoder_causal", "encoder_spatial_padding_mode",
+	"decoder_spatial_padding_mode", "spatial_compression_ratio", "temporal_compression_ratio", NULL,
+};
+
+/* The LTX-2 encoder: conv_in from in x p^2 to the latent width, per block
+ * its residual blocks at the input width then a stride-2 conv or a
+ * space-to-channel downsampler to the block's width, the mid block,
+ * conv_out to latent + 1. */
+static int64_t ltx2_encoder(struct dr *x, const cJSON *c, int64_t in, int64_t p, int64_t lat, int64_t *sf,
+			    int64_t *tf)
+{
+	int64_t boc[MAX_BLOCKS], lpb[MAX_BLOCKS + 1];
+	static const int64_t dboc[] = {256, 512, 1024, 2048, 2048, 2048, 2048, 2048};
+	static const int64_t dlpb[] = {4, 6, 6, 2, 2, 2, 2, 2, 2};
+	static const char *const dds[] = {"spatial", "temporal", "spatiotemporal", "spatiotemporal"};
+	int n = glen(x, c, "block_out_channels", 4, 1, MAX_BLOCKS);
+	glist_n(x, c, "block_out_channels", n, boc, dboc);
+	glist_range(x, c, "layers_per_block", n + 1, lpb, dlpb, 0, REPEAT_MAX);
+	bool sts[MAX_BLOCKS], plain[MAX_BLOCKS];
+	gbools(x, c, "spatio_temporal_scaling", n, sts, true, true);
+	const char *const dd[] = {"LTX2VideoDownBlock3D", NULL};
+	int nd = block_types(x, c, "down_block_types", "-", "LTX2VideoDownBlock3D", plain, dd);
+	const cJSON *dj = cJSON_GetObjectItemCaseSensitive(c, "down_block_types");
+	if (!x->st && dj && !cJSON_IsNull(dj) && nd != n)
+		fail(x, "down_block_types", "one per entry of block_out_channels");
+	const cJSON *dsj = cJSON_GetObjectItemCaseSensitive(c, "downsample_type");
+	if (dsj && !cJSON_IsNull(dsj) && (!cJSON_IsArray(dsj) || cJSON_GetArraySize(dsj) != n))
+		fail(x, "downsample_type", "a list of one type per down block");
+	if (x->st)
+		return 0;
+	int64_t P = conv3(in * p * p, lat, 3), o = lat;
+	*sf = *tf = 1;
+	for (int i = 0; i < n; i++) {
+		int64_t ci = o;
+		o = boc[i];
+		P += lpb[i] * ltx_res(ci, ci, false, false);
+		const cJSON *e = cJSON_GetArrayItem(dsj, i);
+		const char *dt = cJSON_IsString(e) ? e->valuestring : !dsj && i < 4 ? dds[i] : "spatiotemporal";
+		if (!sts[i])
+			continue;
+		ltx_factors(dt, sf, tf);
+		P += strcmp(dt, "conv") == 0 ? conv3(ci, ci, 3) : conv3(ci, o / ltx_stride(x, dt, "downsample_type"), 3);
+	}
+	P += lpb[n] * ltx_res(o, o, false, false) + conv3(o, lat + 1, 3); /* mid, conv_out */
+	x->v->parts[0].hidden = lat;
+	return P;
+}
+
+/* AutoencoderKLLTX2Video (diffusers autoencoder_kl_ltx2.py): the LTX-2
+ * video VAE; the latents' mean and std buffers counted with the encoder. */
+static void read_vae_ltx2(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	int64_t in = gint_max(x, c, "in_channels", 3, CONV_MAX), out = gint_max(x, c, "out_channels", 3, CONV_MAX);
+	int64_t lat = gint_max(x, c, "latent_channels", 128, CONV_MAX);
+	int64_t p = gint_max(x, c, "patch_size", 4, 64), pt = gint_max(x, c, "patch_size_t", 1, 64);
+	bool ts = gbool(x, c, "timestep_conditioning", false);
+	if (x->st)
+		return;
+	snprintf(v->family, sizeof v->family, "autoencoder-kl-ltx2");
+	snprintf(v->kind, sizeof v->kind, "vae");
+	v->nparts = 2;
+	snprintf(v->parts[0].name, sizeof v->parts[0].name, "encoder");
+	snprintf(v->parts[1].name, sizeof v->parts[1].name, "decoder");
+	int64_t sf = 1, tf = 1;
+	int64_t enc = ltx2_encoder(x, c, in, p, lat, &sf, &tf);
+	int64_t dec = x->st ? 0 : ltx_decoder(x, c, out, p, lat, ts, true);
+	if (x->st)
+		return;
+	v->parts[0].params = enc + 2 * lat;
+	v->parts[1].params = dec;
+	v->stages = 1;
+	v->in_channels = in;
+	v->latent_channels = lat;
+	v->patch_size = p;
+	v->spatial_compression = (int)gint_max(x, c, "spatial_compression_ratio", p * sf, 1 << 24);
+	v->temporal_compression = (int)gint_max(x, c, "temporal_compression_ratio", pt * tf, 1 << 24);
+	check_keys(x, c, ltx2_vae_keys);
+}
+
+/* ---- AutoencoderKLLTX2Audio ------------------------------------------------------ */
+
+static const char *const ltx2_audio_keys[] = {
+	"base_channels", "output_channels", "ch_mult", "num_res_blocks", "attn_resolutions",
+	"in_channels", "resolution", "latent_channels", "norm_type", "causality_axis", "dropout",
+	"mid_block_add_attention", "sample_rate", "mel_hop_length", "is_causal", "mel_bins",
+	"double_z", NULL,
+};
+
+/* The audio VAE's residual block: two norms (GroupNorm weight and bias,
+ * or a pixel norm without), two 3x3 convs with bias, a 1x1 shortcut
+ * when the widths differ. */
+static int64_t ltx2a_res(int64_t in, int64_t out, bool group)
+{
+	return (group ? 2 * in + 2 * out : 0) + conv2(in, out, 3, true) + conv2(out, out, 3, true) +
+	       (in != out ? conv2(in, out, 1, true) : 0);
+}
+
+/* Its attention block: a norm, q, k, v and proj_out 1x1 convs with bias. */
+static int64_t ltx2a_attn(int64_t C, bool group)
+{
+	return (group ? 2 * C : 0) + 4 * conv2(C, C, 1, true);
+}
+
+/* Whether resolution r is one of attn_resolutions. */
+static bool ltx2a_at(const cJSON *ar, int64_t r)
+{
+	const cJSON *e;
+	cJSON_ArrayForEach(e, ar)
+	{
+		int64_t v;
+		if (vf_json_number_is_i64(e, &v) && v == r)
+			return true;
+	}
+	return false;
+}
+
+/* AutoencoderKLLTX2Audio (diffusers autoencoder_kl_ltx2_audio.py): a 2-D
+ * KL autoencoder over mel spectrograms - the encoder (conv_in, per level
+ * num_res_blocks residual blocks to base x ch_mult with attention at
+ * attn_resolutions, a stride-2 conv between levels, the mid block, a norm,
+ * conv_out to 2 x latent with double_z), the decoder (conv_in, the mid
+ * block, per level num_res_blocks + 1 blocks and a conv after upsampling,
+ * a norm, conv_out), and the latents' mean and std buffers (base_channels
+ * each) the checkpoint holds. */
+static void read_vae_ltx2_audio(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	int64_t base = gint_max(x, c, "base_channels", 128, CONV_MAX);
+	int64_t outc = gint_max(x, c, "output_channels", 2, CONV_MAX), in = gint_max(x, c, "in_channels", 2, CONV_MAX);
+	int64_t lat = gint_max(x, c, "latent_channels", 8, CONV_MAX);
+	int64_t nrb = num(x, cJSON_GetObjectItemCaseSensitive(c, "num_res_blocks"), "num_res_blocks", 2, 0, REPEAT_MAX);
+	int64_t res = gint_max(x, c, "resolution", 256, 1 << 20);
+	bool midattn = gbool(x, c, "mid_block_add_attention", false), dz = gbool(x, c, "double_z", true);
+	static const char *const norms[] = {"pixel", "group", "", NULL};
+	bool group = strcmp(gstr(x, c, "norm_type", norms), "group") == 0;
+	static const int64_t dmult[] = {1, 2, 4, 4, 4, 4, 4, 4};
+	int n = glen(x, c, "ch_mult", 3, 1, MAX_BLOCKS);
+	int64_t mult[MAX_BLOCKS];
+	glist_range(x, c, "ch_mult", n, mult, dmult, 1, 1024);
+	const cJSON *ar = cJSON_GetObjectItemCaseSensitive(c, "attn_resolutions");
+	if (ar && !cJSON_IsNull(ar) && !cJSON_IsArray(ar))
+		fail(x, "attn_resolutions", "a list of resolutions or null");
+	for (int l = 0; !x->st && l < n; l++)
+		if (base * mult[l] > CONV_MAX)
+			fail(x, "ch_mult", "multipliers that keep base_channels x ch_mult at most 65536");
+	if (x->st)
+		return;
+	int64_t C = base, r = res;
+	int64_t enc = conv2(in, base, 3, true);
+	for (int l = 0; l < n; l++) {
+		int64_t o = base * mult[l];
+		for (int64_t b = 0; b < nrb; b++) {
+			enc += ltx2a_res(C, o, group);
+			C = o;
+			if (ltx2a_at(ar, r))
+				enc += ltx2a_attn(C, group);
+		}
+		if (l != n - 1) {
+			enc += conv2(C, C, 3, true);
+			r /= 2;
+		}
+	}
+	int64_t mid = 2 * ltx2a_res(C, C, group) + (midattn ? ltx2a_attn(C, group) : 0);
+	enc += mid + (group ? 2 * C : 0) + conv2(C, dz ? 2 * lat : lat, 3, true);
+	C = base * mult[n - 1];
+	r = res >> (n - 1);
+	int64_t dec = conv2(lat, C, 3, true) + mid;
+	for (int l = n - 1; l >= 0; l--) {
+		int64_t o = base * mult[l];
+		for (int64_t b = 0; b < nrb + 1; b++) {
+			dec += ltx2a_res(C, o, group);
+			C = o;
+			if (ltx2a_at(ar, r))
+				dec += ltx2a_attn(C, group);
+		}
+		if (l != 0) {
+			dec += conv2(C, C, 3, true);
+			r *= 2;
+		}
+	}
+	dec += (group ? 2 * C : 0) + conv2(C, outc, 3, true);
+	snprintf(v->family, sizeof v->family, "autoencoder-ltx2-audio");
+	snprintf(v->kind, sizeof v->kind, "vae");
+	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
+	snprintf(pe->name, sizeof pe->name, "encoder");
+	pe->params = enc + 2 * base;
+	pe->hidden = base;
+	snprintf(pd->name, sizeof pd->name, "decoder");
+	pd->params = dec;
+	pd->hidden = C;
+	v->stages = 1;
+	v->in_channels = in;
+	v->latent_channels = lat;
+	v->spatial_compression = 4; /* mel bins per latent row (diffusers' fixed factor) */
+	v->temporal_compression = 4;
+	check_keys(x, c, ltx2_audio_keys);
+}
+
 /* ---- dispatch --------------------------------------------------------------- */
 
 static const struct {
@@ -2062,6 +2317,8 @@ static const struct {
 	{"AutoencoderKLCogVideoX", read_vae_cogvideox},
 	{"AutoencoderKLMochi", read_vae_mochi},
 	{"AutoencoderKLLTXVideo", read_vae_ltx},
+	{"AutoencoderKLLTX2Video", read_vae_ltx2},
+	{"AutoencoderKLLTX2Audio", read_vae_ltx2_audio},
 	{"AutoencoderDC", read_vae_dc},
 };
 

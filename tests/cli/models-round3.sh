@@ -2,9 +2,9 @@
 # generated here for the families issue 23's third round added: Nemotron-H
 # (hybrid Mamba-2 / attention / MLP / MoE blocks), the wav2vec2, HuBERT and
 # WavLM speech encoders with their heads, the Wan VACE transformer, the
-# LTX-Video VAE and SANA's AutoencoderDC. Each count is derived here
-# independently (python below, from the layouts the public modelling code
-# builds), never read back from vramfit.
+# LTX-Video VAE, the LTX-2 video and audio VAEs and SANA's AutoencoderDC.
+# Each count is derived here independently (python below, from the layouts
+# the public modelling code builds), never read back from vramfit.
 . "$(dirname "$0")/lib.sh"
 
 # ---- Nemotron-H ------------------------------------------------------------------
@@ -359,5 +359,116 @@ sed 's/"decoder_block_types":"ResBlock"/"decoder_block_types":"MysteryBlock"/' "
 run inspect "$TMP/dcodd.json" --json
 expect_rc 0
 expect_json "j['approximate'] is True and any('MysteryBlock' in u for u in j['architecture']['not_understood'])"
+
+# ---- LTX-2 video and audio VAEs ---------------------------------------------------------
+
+cat > "$TMP/ltx2vae.json" <<'J'
+{"_class_name":"AutoencoderKLLTX2Video","_diffusers_version":"0.37.0","block_out_channels":[256,512,1024,1024],"decoder_block_out_channels":[256,512,1024],"decoder_causal":false,"decoder_inject_noise":[false,false,false,false],"decoder_layers_per_block":[5,5,5,5],"decoder_spatial_padding_mode":"reflect","decoder_spatio_temporal_scaling":[true,true,true],"down_block_types":["LTX2VideoDownBlock3D","LTX2VideoDownBlock3D","LTX2VideoDownBlock3D","LTX2VideoDownBlock3D"],"downsample_type":["spatial","temporal","spatiotemporal","spatiotemporal"],"encoder_causal":true,"encoder_spatial_padding_mode":"zeros","in_channels":3,"latent_channels":128,"layers_per_block":[4,6,6,2,2],"out_channels":3,"patch_size":4,"patch_size_t":1,"resnet_norm_eps":1e-06,"scaling_factor":1.0,"spatio_temporal_scaling":[true,true,true,true],"timestep_conditioning":false,"upsample_factor":[2,2,2],"upsample_residual":[true,true,true],"upsample_type":["spatiotemporal","spatiotemporal","spatiotemporal"]}
+J
+cat > "$TMP/ltx2vae-ts.json" <<'J'
+{"_class_name":"AutoencoderKLLTX2Video","block_out_channels":[64,128,256],"decoder_block_out_channels":[64,128,256],"layers_per_block":[1,2,1,1],"decoder_layers_per_block":[1,1,2,1],"spatio_temporal_scaling":true,"decoder_spatio_temporal_scaling":[true,false,true],"downsample_type":["spatial","conv","temporal"],"upsample_type":["temporal","spatial","spatiotemporal"],"decoder_inject_noise":true,"timestep_conditioning":true,"upsample_factor":[1,2,2],"upsample_residual":false,"latent_channels":32}
+J
+ltx2_count() {
+python3 - "$1" <<'P'
+import json, sys
+c = json.load(open(sys.argv[1]))
+g = lambda k, d: c[k] if c.get(k) is not None else d
+conv = lambda i, o, k: i * o * k ** 3 + o
+def res(i, o, noise=False, ts=False):                  # PerChannelRMSNorm has no weights
+    return conv(i, o, 3) + conv(o, o, 3) + ((2 * i + i * o + o) if i != o else 0) + (2 * i if noise else 0) + (4 * i if ts else 0)
+temb = lambda e: 256 * e + e + e * e + e
+fold = {"spatial": 4, "temporal": 2, "spatiotemporal": 8}
+cin, cout, lat, p = g("in_channels", 3), g("out_channels", 3), g("latent_channels", 128), g("patch_size", 4)
+ts = g("timestep_conditioning", False)
+boc, lpb = g("block_out_channels", [256, 512, 1024, 2048]), g("layers_per_block", [4, 6, 6, 2, 2])
+sts = g("spatio_temporal_scaling", True)
+sts = [sts] * len(boc) if isinstance(sts, bool) else sts
+down = g("downsample_type", ["spatial", "temporal", "spatiotemporal", "spatiotemporal"])
+enc, o = conv(cin * p * p, lat, 3), lat
+for i in range(len(boc)):
+    ci, o = o, boc[i]
+    enc += lpb[i] * res(ci, ci)
+    if sts[i]:
+        enc += conv(ci, ci, 3) if down[i] == "conv" else conv(ci, o // fold[down[i]], 3)
+enc += lpb[-1] * res(o, o) + conv(o, lat + 1, 3) + 2 * lat
+dboc = g("decoder_block_out_channels", [256, 512, 1024])
+n = len(dboc)
+bl = lambda k, d, m: [c[k]] * m if isinstance(c.get(k), bool) else g(k, d)
+dl = list(reversed(g("decoder_layers_per_block", [5] * (n + 1))))
+dsts = list(reversed(bl("decoder_spatio_temporal_scaling", [True] * n, n)))
+noise = list(reversed(bl("decoder_inject_noise", [False] * (n + 1), n + 1)))
+uf = list(reversed(g("upsample_factor", [2] * n)))
+ut = list(reversed(g("upsample_type", ["spatiotemporal"] * n)))
+dboc = list(reversed(dboc))
+o = dboc[0]
+dec = conv(lat, o, 3) + (temb(4 * o) if ts else 0) + dl[0] * res(o, o, noise[0], ts)
+for i in range(n):
+    ci, o = o // uf[i], dboc[i] // uf[i]
+    dec += (temb(4 * ci) if ts else 0) + (res(ci, o, noise[i + 1], ts) if ci != o else 0)
+    dec += conv(o * uf[i], o * uf[i] * fold[ut[i]] // uf[i], 3) if dsts[i] else 0
+    dec += dl[i + 1] * res(o, o, noise[i + 1], ts)
+dec += conv(o, cout * p * p, 3) + ((1 + temb(2 * o) + 2 * o) if ts else 0)
+print(enc + dec)
+P
+}
+test_case "ltx-2 video vae: exact, 32x spatial and 8x temporal from its samplers"
+run inspect "$TMP/ltx2vae.json" --json
+expect_rc 0
+expect_json "j['params'] == $(ltx2_count "$TMP/ltx2vae.json") and j['approximate'] is False and j['architecture']['family'] == 'autoencoder-kl-ltx2'"
+run inspect "$TMP/ltx2vae.json"
+expect_out "autoencoder-kl-ltx2: 128 latent channels, 32 px per latent pixel"
+
+test_case "ltx-2 video vae: one boolean for all blocks, timestep conditioning, noise, mixed sampler types"
+run inspect "$TMP/ltx2vae-ts.json" --json
+expect_rc 0
+expect_json "j['params'] == $(ltx2_count "$TMP/ltx2vae-ts.json") and j['approximate'] is False"
+
+cat > "$TMP/ltx2a.json" <<'J'
+{"_class_name":"AutoencoderKLLTX2Audio","_diffusers_version":"0.37.0","attn_resolutions":null,"base_channels":128,"causality_axis":"height","ch_mult":[1,2,4],"double_z":true,"dropout":0.0,"in_channels":2,"is_causal":true,"latent_channels":8,"mel_bins":64,"mel_hop_length":160,"mid_block_add_attention":false,"norm_type":"pixel","num_res_blocks":2,"output_channels":2,"resolution":256,"sample_rate":16000}
+J
+cat > "$TMP/ltx2a-attn.json" <<'J'
+{"_class_name":"AutoencoderKLLTX2Audio","attn_resolutions":[64,32],"base_channels":64,"ch_mult":[1,2,2,4],"double_z":false,"in_channels":1,"latent_channels":16,"mid_block_add_attention":true,"norm_type":"group","causality_axis":"none","num_res_blocks":1,"output_channels":1,"resolution":128}
+J
+ltx2a_count() {
+python3 - "$1" <<'P'
+import json, sys
+c = json.load(open(sys.argv[1]))
+g = lambda k, d: c[k] if c.get(k) is not None else d
+conv = lambda i, o, k: i * o * k * k + o
+grp = g("norm_type", "pixel") == "group"
+res = lambda i, o: (2 * i + 2 * o if grp else 0) + conv(i, o, 3) + conv(o, o, 3) + (conv(i, o, 1) if i != o else 0)
+attn = lambda C: (2 * C if grp else 0) + 4 * conv(C, C, 1)
+base, mult, nrb, r0 = g("base_channels", 128), g("ch_mult", [1, 2, 4]), g("num_res_blocks", 2), g("resolution", 256)
+ar, lat = set(g("attn_resolutions", []) or []), g("latent_channels", 8)
+C, r, enc = base, r0, conv(g("in_channels", 2), base, 3)
+for l, m in enumerate(mult):
+    for _ in range(nrb):
+        enc += res(C, base * m); C = base * m
+        enc += attn(C) if r in ar else 0
+    if l != len(mult) - 1:
+        enc += conv(C, C, 3); r //= 2
+mid = 2 * res(C, C) + (attn(C) if g("mid_block_add_attention", False) else 0)
+enc += mid + (2 * C if grp else 0) + conv(C, 2 * lat if g("double_z", True) else lat, 3) + 2 * base
+C, r = base * mult[-1], r0 // 2 ** (len(mult) - 1)
+dec = conv(lat, C, 3) + mid
+for l in reversed(range(len(mult))):
+    for _ in range(nrb + 1):
+        dec += res(C, base * mult[l]); C = base * mult[l]
+        dec += attn(C) if r in ar else 0
+    if l != 0:
+        dec += conv(C, C, 3); r *= 2
+dec += (2 * C if grp else 0) + conv(C, g("output_channels", 2), 3)
+print(enc + dec)
+P
+}
+test_case "ltx-2 audio vae: exact"
+run inspect "$TMP/ltx2a.json" --json
+expect_rc 0
+expect_json "j['params'] == $(ltx2a_count "$TMP/ltx2a.json") and j['approximate'] is False and j['kind'] == 'vae'"
+
+test_case "ltx-2 audio vae: group norms, attention at resolutions, mid attention, single z"
+run inspect "$TMP/ltx2a-attn.json" --json
+expect_rc 0
+expect_json "j['params'] == $(ltx2a_count "$TMP/ltx2a-attn.json") and j['approximate'] is False"
 
 finish

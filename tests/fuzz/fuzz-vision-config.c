@@ -1,8 +1,9 @@
 /* fuzz-vision-config.c - libFuzzer target for the vision / video config
  * readers (issue 11): JSON text -> vf_vision_from_config (CLIP, SigLIP,
  * LLaVA, diffusers PixArt / Latte / Flux / LTX-Video, and diffusers.c's
- * Wan / UNet2DConditionModel / AutoencoderKL / AutoencoderKLWan and any
- * other _class_name) -> tokens -> JSON; the towers of towers.h (Whisper,
+ * Wan / Wan VACE / UNet2DConditionModel / AutoencoderKL / the video VAEs
+ * (Wan, LTX-Video, LTX-2 video and audio) / AutoencoderDC and any other
+ * _class_name) -> tokens -> JSON; the towers of towers.h (Whisper,
  * wav2vec2 / HuBERT / WavLM, DINOv2, Qwen2.5-VL, Qwen3-VL, Gemma-3
  * multimodal, LLaVA-OneVision) ->
  * parts -> JSON;

@@ -471,4 +471,31 @@ run inspect "$TMP/ltx2a-attn.json" --json
 expect_rc 0
 expect_json "j['params'] == $(ltx2a_count "$TMP/ltx2a-attn.json") and j['approximate'] is False"
 
+# ---- pipeline folders with the new components -------------------------------------------
+
+DC="$VF_SOURCE_DIR/tests/fixtures/diffusers"
+mkdir -p "$TMP/vp/transformer" "$TMP/vp/text_encoder" "$TMP/vp/vae"
+echo '{"_class_name": "WanVACEPipeline"}' >"$TMP/vp/model_index.json"
+cp "$TMP/vace.json" "$TMP/vp/transformer/config.json"
+cp "$DC/umt5-xxl-encoder.json" "$TMP/vp/text_encoder/config.json"
+cp "$DC/wan21-vae.json" "$TMP/vp/vae/config.json"
+test_case "a Wan VACE pipeline: LoRA of its transformer with the encoder and VAE as loaded"
+run estimate "$TMP/vp" --mode lora --resolution 832x480 --frames 81 --gpu h200 --json
+expect_rc 0
+expect_json "j['model']['family'] == 'wan-vace' and j['model']['params'] == $vace_expect and j['model']['video_tokens'] == 52 * 30 * 21"
+expect_json "[(c['name'], c['role']) for c in j['model']['components']] == [('text_encoder', 'encoder (frozen)'), ('transformer', 'trained'), ('vae', 'vae (frozen)')]"
+
+mkdir -p "$TMP/sp/transformer" "$TMP/sp/vae"
+echo '{"_class_name": "SanaPipeline"}' >"$TMP/sp/model_index.json"
+cp "$DC/sana-1600m.json" "$TMP/sp/transformer/config.json"
+cp "$TMP/dcae.json" "$TMP/sp/vae/config.json"
+test_case "a SANA pipeline: the DC-AE counted as a component and loaded as the VAE"
+run inspect "$TMP/sp" --json
+expect_rc 0
+expect_json "[(c['name'], c['params']) for c in j['components']] == [('transformer', 1604462752), ('vae', $(dc_count "$TMP/dcae.json"))]"
+run estimate "$TMP/sp" --mode lora --resolution 1024x1024 --gpu h200
+expect_rc 0
+expect_out "pipeline: vae autoencoder-dc, 312.3M: frozen"
+expect_out "a latent token per 32 px"
+
 finish

@@ -686,6 +686,12 @@ static vf_status vision_target(const struct vf_model *m, struct target *tg, stru
 				   "the convolutional feature encoder's activations over the raw waveform are not "
 				   "counted: approximate",
 			       v->family, v->parts[0].tokens);
+		else if (strcmp(v->kind, "speech") == 0 && strcmp(v->family, "speecht5-tts") == 0)
+			assume(as, "%s trained as --mode says: the text encoder over %" PRId64 " tokens, the speech "
+				   "decoder over %" PRId64 " mel steps, both as ViT-like stacks (activations by "
+				   "mechanism, not measured on speech runs); the prenets' and postnet's activations "
+				   "are not counted: approximate",
+			       v->family, v->parts[0].tokens, v->parts[1].tokens);
 		else if (strcmp(v->kind, "speech") == 0)
 			assume(as, "%s encoder-decoder trained as --mode says: the encoder over %" PRId64
 				   " audio positions, the decoder over %" PRId64 " tokens, both as ViT-like "
@@ -982,8 +988,11 @@ static void setup_words(const struct target *tg, const struct vf_setup *s, const
 				      ", batch %" PRId64 " x (%" PRId64 " text + %" PRId64 " image tokens)", s->batch,
 				      s->seq, vf_vision_tokens(&tg->vis, s->video_width, s->video_height, 0));
 	else if (tg->vision && strcmp(tg->vis.kind, "speech") == 0)
-		n += (size_t)snprintf(setup + n, size - n, ", batch %" PRId64 " x %" PRId64 " audio positions%s",
-				      s->batch, tg->vis.parts[0].tokens, tg->vis.nparts > 1 ? " + transcript" : "");
+		n += (size_t)snprintf(setup + n, size - n, ", batch %" PRId64 " x %" PRId64 " %s", s->batch,
+				      tg->vis.parts[0].tokens,
+				      strcmp(tg->vis.family, "speecht5-tts") == 0 ? "text tokens + speech"
+				      : tg->vis.nparts > 1			 ? "audio positions + transcript"
+										 : "audio positions");
 	else if (tg->vision)
 		n += (size_t)snprintf(setup + n, size - n,
 				      ", batch %" PRId64 " x %dx%d images (%" PRId64 " tokens each)", s->batch,

@@ -157,6 +157,12 @@ static void print_vision(struct vf_table *t, const struct vf_vision *v, int64_t 
 			 v->family, v->dit_layers, v->parts[0].hidden, v->parts[0].heads,
 			 vf_vision_tokens(v, 0, 0, 0), v->image_size, v->frames > 1 ? " clip" : "",
 			 v->spatial_compression, v->temporal_compression > 1 ? ", frames per latent after the first" : "");
+	else if (strcmp(v->kind, "speech") == 0 && v->nparts == 2 && strcmp(v->family, "speecht5-tts") == 0)
+		snprintf(line, sizeof line,
+			 "%s text-to-speech: encoder %" PRId64 " layers over %" PRId64
+			 " text tokens, decoder %" PRId64 " layers over %" PRId64 " mel steps",
+			 v->family, v->parts[0].layers, v->parts[0].tokens, v->parts[1].layers,
+			 v->parts[1].tokens);
 	else if (strcmp(v->kind, "speech") == 0 && v->nparts == 2)
 		snprintf(line, sizeof line,
 			 "%s speech encoder-decoder: encoder %" PRId64 " layers over %" PRId64

@@ -336,3 +336,80 @@ vf_status vf__towers_read_wav2vec2(const cJSON *c, const char *what, struct vf_v
 	vf__towers_check_keys(c, v->family, "", v);
 	return VF_OK;
 }
+
+/* ---- SpeechT5 text-to-speech ------------------------------------------------------ */
+
+/* SpeechT5ForTextToSpeech (transformers models/speecht5/modeling_speecht5.py;
+ * facts read, no code copied): the text encoder prenet (token table
+ * vocab x h, the scaled positions' alpha), the encoder (a LayerNorm, per
+ * layer q, k, v, out with biases, two LayerNorms, the FFN h -> f -> h with
+ * biases; the relative position table 2 x encoder_max_relative_position x
+ * head_dim), the speech decoder prenet (speech_decoder_prenet_layers
+ * linears mel -> units -> units, the final linear units -> h, alpha, the
+ * speaker projection speaker_embedding_dim + h -> h), the decoder (per
+ * layer self- and cross-attention with biases, three LayerNorms, the FFN)
+ * and the postnet (feat_out h -> mel x reduction, prob_out h ->
+ * reduction, speech_decoder_postnet_layers convs without bias, mel ->
+ * units -> ... -> mel, each with a BatchNorm: weight, bias and the running
+ * statistics the checkpoint holds). */
+vf_status vf__towers_read_speecht5(const cJSON *c, const char *what, struct vf_vision *v,
+				   struct vf_error *err)
+{
+	/* SpeechT5Config defaults (microsoft/speecht5_tts) */
+	struct w2v_key k[] = {
+		{"vocab_size", 81, 1 << 24},          {"hidden_size", 768, WMAX},
+		{"encoder_layers", 12, 4096},         {"encoder_attention_heads", 12, WMAX},
+		{"encoder_ffn_dim", 3072, WMAX},      {"decoder_layers", 6, 4096},
+		{"decoder_attention_heads", 12, WMAX}, {"decoder_ffn_dim", 3072, WMAX},
+		{"num_mel_bins", 80, WMAX},           {"speech_decoder_prenet_layers", 2, 1024},
+		{"speech_decoder_prenet_units", 256, WMAX}, {"speech_decoder_postnet_layers", 5, 1024},
+		{"speech_decoder_postnet_units", 256, WMAX}, {"speech_decoder_postnet_kernel", 5, 1024},
+		{"speaker_embedding_dim", 512, WMAX}, {"reduction_factor", 2, 1024},
+		{"encoder_max_relative_position", 160, 1 << 20},
+	};
+	enum { VOC, H, LE, HE, FE, LD, HD, FD, MEL, PL, PU, QL, QU, QK, SPK, RED, REL, NK };
+	VF_TRY(w2v_ints(c, k, NK, what, err));
+	int64_t h = k[H].val, he = k[HE].val, mel = k[MEL].val, u = k[PU].val, q = k[QU].val;
+	if (h % he != 0)
+		return vf_error_set(err, VF_ERR, "%s: hidden_size must be a multiple of encoder_attention_heads",
+				    what);
+	int64_t attn = 4 * (h * h + h);
+	int64_t enc = k[VOC].val * h + 1                                             /* prenet */
+		      + 2 * h + k[LE].val * (attn + 4 * h + h * k[FE].val + k[FE].val + k[FE].val * h + h)
+		      + 2 * k[REL].val * (h / he);                                  /* relative positions */
+	int64_t dec = mel * u + u + (k[PL].val - 1) * (u * u + u) + u * h + h + 1 /* prenet */
+		      + (k[SPK].val + h) * h + h                                    /* speaker projection */
+		      + k[LD].val * (2 * attn + 6 * h + h * k[FD].val + k[FD].val + k[FD].val * h + h);
+	int64_t post = h * mel * k[RED].val + mel * k[RED].val + h * k[RED].val + k[RED].val;
+	for (int64_t i = 0; i < k[QL].val; i++) {
+		int64_t in = i == 0 ? mel : q, out = i == k[QL].val - 1 ? mel : q;
+		post += in * out * k[QK].val + 4 * out + 1; /* conv, BatchNorm */
+	}
+	snprintf(v->kind, sizeof v->kind, "speech");
+	snprintf(v->family, sizeof v->family, "speecht5-tts");
+	v->stages = 1;
+	v->nparts = 2;
+	struct vf_vision_part *pe = &v->parts[0], *pd = &v->parts[1];
+	snprintf(pe->name, sizeof pe->name, "text_encoder");
+	pe->params = enc;
+	pe->layers = k[LE].val;
+	pe->hidden = h;
+	pe->heads = he;
+	pe->ffn = k[FE].val;
+	pe->tokens = 200;
+	pe->trained[0] = true;
+	snprintf(pd->name, sizeof pd->name, "speech_decoder");
+	pd->params = dec + post;
+	pd->layers = k[LD].val;
+	pd->hidden = h;
+	pd->heads = k[HD].val;
+	pd->ffn = k[FD].val;
+	/* 10 s of speech: 625 mel frames (16 ms hop), reduction_factor per step */
+	pd->tokens = (625 + k[RED].val - 1) / k[RED].val;
+	pd->trained[0] = true;
+	snprintf(v->assumed, sizeof v->assumed,
+		 "200 text tokens and 10 s of speech per sample (625 mel frames, %lld decoder steps)",
+		 (long long)pd->tokens);
+	vf__towers_check_keys(c, "speecht5", "", v);
+	return VF_OK;
+}

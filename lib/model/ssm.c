@@ -1162,6 +1162,18 @@ static const struct {
 		      "adapter_stride num_codevector_groups num_codevectors_per_group codevector_dim "
 		      "proj_codevector_dim num_negatives tdnn_dim tdnn_kernel tdnn_dilation "
 		      "xvector_output_dim feat_extract_activation feat_quantizer_dropout" " feat_proj_layer_norm conv_pos_batch_norm"},
+	{"speecht5", "vocab_size hidden_size encoder_layers encoder_attention_heads encoder_ffn_dim "
+		     "decoder_layers decoder_attention_heads decoder_ffn_dim num_mel_bins "
+		     "speech_decoder_prenet_layers speech_decoder_prenet_units "
+		     "speech_decoder_postnet_layers speech_decoder_postnet_units "
+		     "speech_decoder_postnet_kernel speaker_embedding_dim reduction_factor "
+		     "encoder_max_relative_position max_text_positions max_speech_positions "
+		     "num_feat_extract_layers conv_dim conv_kernel conv_stride conv_bias "
+		     "feat_extract_norm num_conv_pos_embeddings num_conv_pos_embedding_groups "
+		     "use_guided_attention_loss guided_attention_loss_num_heads "
+		     "guided_attention_loss_sigma guided_attention_loss_scale "
+		     "speech_decoder_prenet_dropout speech_decoder_postnet_dropout "
+		     "positional_dropout scale_embedding feat_extract_activation decoder_start_token_id"},
 	{"dinov2", "hidden_size num_hidden_layers num_attention_heads mlp_ratio image_size "
 		   "patch_size num_channels qkv_bias layerscale_value use_swiglu_ffn out_features "
 		   "out_indices stage_names apply_layernorm reshape_hidden_states "

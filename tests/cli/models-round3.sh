@@ -1,8 +1,9 @@
 # models-round3.sh - end-to-end: `vramfit inspect` and `estimate` on configs
 # generated here for the families issue 23's third round added: Nemotron-H
 # (hybrid Mamba-2 / attention / MLP / MoE blocks), the wav2vec2, HuBERT and
-# WavLM speech encoders with their heads, the Wan VACE transformer, the
-# LTX-Video VAE, the LTX-2 video and audio VAEs and SANA's AutoencoderDC.
+# WavLM speech encoders with their heads, SpeechT5 text-to-speech, the Wan
+# VACE transformer, the LTX-Video VAE, the LTX-2 video and audio VAEs and
+# SANA's AutoencoderDC.
 # Each count is derived here independently (python below, from the layouts
 # the public modelling code builds), never read back from vramfit.
 . "$(dirname "$0")/lib.sh"
@@ -497,5 +498,57 @@ run estimate "$TMP/sp" --mode lora --resolution 1024x1024 --gpu h200
 expect_rc 0
 expect_out "pipeline: vae autoencoder-dc, 312.3M: frozen"
 expect_out "a latent token per 32 px"
+
+# ---- SpeechT5 text-to-speech -------------------------------------------------------------
+
+cat > "$TMP/st5.json" <<'J'
+{"model_type":"speecht5","architectures":["SpeechT5ForTextToSpeech"],"vocab_size":81,"hidden_size":768,"encoder_layers":12,"encoder_attention_heads":12,"encoder_ffn_dim":3072,"decoder_layers":6,"decoder_attention_heads":12,"decoder_ffn_dim":3072,"num_mel_bins":80,"speech_decoder_prenet_layers":2,"speech_decoder_prenet_units":256,"speech_decoder_postnet_layers":5,"speech_decoder_postnet_units":256,"speech_decoder_postnet_kernel":5,"speaker_embedding_dim":512,"reduction_factor":2,"encoder_max_relative_position":160,"max_text_positions":450,"max_speech_positions":4000,"is_encoder_decoder":true,"hidden_act":"gelu","layer_norm_eps":1e-5,"use_guided_attention_loss":true}
+J
+cat > "$TMP/st5b.json" <<'J'
+{"model_type":"speecht5","architectures":["SpeechT5ForTextToSpeech"],"vocab_size":120,"hidden_size":512,"encoder_layers":4,"encoder_attention_heads":8,"encoder_ffn_dim":2048,"decoder_layers":3,"decoder_attention_heads":8,"decoder_ffn_dim":1536,"num_mel_bins":64,"speech_decoder_prenet_layers":3,"speech_decoder_prenet_units":192,"speech_decoder_postnet_layers":3,"speech_decoder_postnet_units":320,"speech_decoder_postnet_kernel":7,"speaker_embedding_dim":256,"reduction_factor":3,"encoder_max_relative_position":100}
+J
+st5_count() {
+python3 - "$1" <<'P'
+import json, sys
+c = json.load(open(sys.argv[1]))
+g = lambda k, d: c.get(k, d)
+h, V, mel = g("hidden_size", 768), g("vocab_size", 81), g("num_mel_bins", 80)
+lin = lambda i, o: i * o + o
+ffn = lambda f: lin(h, f) + lin(f, h)
+attn = 4 * lin(h, h)
+enc = V * h + 1 + 2 * h + g("encoder_layers", 12) * (attn + 2 * 2 * h + ffn(g("encoder_ffn_dim", 3072)))
+enc += 2 * g("encoder_max_relative_position", 160) * (h // g("encoder_attention_heads", 12))
+u, pl = g("speech_decoder_prenet_units", 256), g("speech_decoder_prenet_layers", 2)
+pre = sum(lin(mel if i == 0 else u, u) for i in range(pl)) + lin(u, h) + 1 + lin(g("speaker_embedding_dim", 512) + h, h)
+dec = pre + g("decoder_layers", 6) * (2 * attn + 3 * 2 * h + ffn(g("decoder_ffn_dim", 3072)))
+r, q, ql, qk = g("reduction_factor", 2), g("speech_decoder_postnet_units", 256), g("speech_decoder_postnet_layers", 5), g("speech_decoder_postnet_kernel", 5)
+post = lin(h, mel * r) + lin(h, r)
+for i in range(ql):
+    cin, cout = (mel if i == 0 else q), (mel if i == ql - 1 else q)
+    post += cin * cout * qk + 2 * cout + 2 * cout + 1      # conv (no bias); BatchNorm weight, bias, running mean, var, counter
+print(enc + dec + post)
+P
+}
+test_case "speecht5 text-to-speech: exact, its text encoder and speech decoder"
+run inspect "$TMP/st5.json" --json
+expect_rc 0
+expect_json "j['params'] == $(st5_count "$TMP/st5.json") and j['kind'] == 'speech' and j['approximate'] is False and [p['name'] for p in j['architecture']['parts']] == ['text_encoder', 'speech_decoder']"
+run inspect "$TMP/st5b.json" --json
+expect_rc 0
+expect_json "j['params'] == $(st5_count "$TMP/st5b.json") and j['approximate'] is False"
+run inspect "$TMP/st5.json"
+expect_out "speecht5-tts text-to-speech: encoder 12 layers over 200 text tokens, decoder 6 layers over 313 mel steps"
+
+test_case "speecht5: trainable in the estimate, what is approximate said"
+run estimate "$TMP/st5.json" --gpu h100-80gb --mode full
+expect_rc 0
+expect_out "batch 1 x 200 text tokens + speech"
+expect_out "the prenets' and postnet's activations are not counted: approximate"
+
+test_case "speecht5 speech-to-text (another head): not understood, said, exit 0"
+sed 's/SpeechT5ForTextToSpeech/SpeechT5ForSpeechToText/' "$TMP/st5.json" > "$TMP/st5asr.json"
+run inspect "$TMP/st5asr.json"
+expect_rc 0
+expect_out "not understood: architecture speecht5"
 
 finish

@@ -4,7 +4,7 @@
  * Wan / Wan VACE / UNet2DConditionModel / AutoencoderKL / the video VAEs
  * (Wan, LTX-Video, LTX-2 video and audio) / AutoencoderDC and any other
  * _class_name) -> tokens -> JSON; the towers of towers.h (Whisper,
- * wav2vec2 / HuBERT / WavLM, DINOv2, Qwen2.5-VL, Qwen3-VL, Gemma-3
+ * wav2vec2 / HuBERT / WavLM, SpeechT5 TTS, DINOv2, Qwen2.5-VL, Qwen3-VL, Gemma-3
  * multimodal, LLaVA-OneVision) ->
  * parts -> JSON;
  * and the same text as an LTX transformer config (vf_ltx_from_config, as

@@ -1197,6 +1197,23 @@ static const char *const vae_keys[] = {
 	"use_quant_conv", "use_post_quant_conv", "mid_block_add_attention", NULL,
 };
 
+/* A VAE's two parts (the encoder and the decoder, each with the width of
+ * its full-resolution stage) and its kind, family and stages. */
+static void vae_model(struct vf_vision *v, const char *family, int64_t enc, int64_t enc_hidden, int64_t dec,
+		      int64_t dec_hidden)
+{
+	snprintf(v->family, sizeof v->family, "%s", family);
+	snprintf(v->kind, sizeof v->kind, "vae");
+	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
+	snprintf(pe->name, sizeof pe->name, "encoder");
+	pe->params = enc;
+	pe->hidden = enc_hidden;
+	snprintf(pd->name, sizeof pd->name, "decoder");
+	pd->params = dec;
+	pd->hidden = dec_hidden;
+	v->stages = 1;
+}
+
 /* A residual block without time input, k the kernel volume (9: 2-D, 27:
  * the causal 3-D convs of the video VAEs). */
 static int64_t vres(int64_t in, int64_t out, int64_t k)
@@ -1238,16 +1255,9 @@ static void vae_kl_count(struct vf_vision *v, const struct kl_shape *s, const ch
 			dec += lin(o * k, o); /* upsampler conv */
 	}
 	dec += 2 * s->C[0] + lin(s->C[0] * k, s->out);
-	snprintf(v->family, sizeof v->family, "%s", family);
-	snprintf(v->kind, sizeof v->kind, "vae");
-	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
-	snprintf(pe->name, sizeof pe->name, "encoder");
-	pe->params = enc + (s->qc ? lin(2 * s->L, 2 * s->L) : 0);
-	pe->hidden = s->C[0]; /* the full-resolution stage's channels */
-	snprintf(pd->name, sizeof pd->name, "decoder");
-	pd->params = dec + (s->pqc ? lin(s->L, s->L) : 0);
-	pd->hidden = s->C[0];
-	v->stages = 1;
+	/* quant convs with their sides; widths: the full-resolution stage's */
+	vae_model(v, family, enc + (s->qc ? lin(2 * s->L, 2 * s->L) : 0), s->C[0],
+		  dec + (s->pqc ? lin(s->L, s->L) : 0), s->C[0]);
 	v->in_channels = s->in;
 	v->latent_channels = s->L;
 }
@@ -1413,16 +1423,8 @@ static void read_vae_cogvideox(struct dr *x, const cJSON *c)
 			dec += lin(o * 9, o); /* upsampler: a 2-D conv */
 	}
 	dec += 2 * C[0] + 2 * (L * C[0] + C[0]) + lin(C[0] * 27, out);
-	snprintf(v->family, sizeof v->family, "autoencoder-kl-cogvideox");
-	snprintf(v->kind, sizeof v->kind, "vae");
-	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
-	snprintf(pe->name, sizeof pe->name, "encoder");
-	pe->params = enc + (qc ? lin(2 * out, 2 * out) : 0);
-	pe->hidden = C[0];
-	snprintf(pd->name, sizeof pd->name, "decoder");
-	pd->params = dec + (pqc ? lin(out, out) : 0);
-	pd->hidden = C[0];
-	v->stages = 1;
+	vae_model(v, "autoencoder-kl-cogvideox", enc + (qc ? lin(2 * out, 2 * out) : 0), C[0],
+		  dec + (pqc ? lin(out, out) : 0), C[0]);
 	v->in_channels = in;
 	v->latent_channels = L;
 	v->spatial_compression = 1 << (n - 1);
@@ -1521,16 +1523,7 @@ static void read_vae_mochi(struct dr *x, const cJSON *c)
 		dec += lpb[3 - i] * mochi_res(ci) + lin(ci, co * te[2 - i] * se[2 - i] * se[2 - i]);
 	}
 	dec += lpb[0] * mochi_res(dc[0]) + lin(dc[0], out);
-	snprintf(v->family, sizeof v->family, "autoencoder-kl-mochi");
-	snprintf(v->kind, sizeof v->kind, "vae");
-	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
-	snprintf(pe->name, sizeof pe->name, "encoder");
-	pe->params = enc;
-	pe->hidden = ec[0];
-	snprintf(pd->name, sizeof pd->name, "decoder");
-	pd->params = dec;
-	pd->hidden = dc[0];
-	v->stages = 1;
+	vae_model(v, "autoencoder-kl-mochi", enc, ec[0], dec, dc[0]);
 	v->in_channels = in;
 	v->latent_channels = L;
 	v->spatial_compression = (int)(se[0] * se[1] * se[2]);
@@ -1633,16 +1626,7 @@ static void read_vae_wan(struct dr *x, const cJSON *c)
 			dec += wan_resample(b, true, temporal, res ? b : b / 2);
 	}
 	dec += b + conv3(b, out, 3); /* norm_out, conv_out */
-	snprintf(v->family, sizeof v->family, "autoencoder-kl-wan");
-	snprintf(v->kind, sizeof v->kind, "vae");
-	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
-	snprintf(pe->name, sizeof pe->name, "encoder");
-	pe->params = enc;
-	pe->hidden = base;
-	snprintf(pd->name, sizeof pd->name, "decoder");
-	pd->params = dec;
-	pd->hidden = b;
-	v->stages = 1;
+	vae_model(v, "autoencoder-kl-wan", enc, base, dec, b);
 	v->in_channels = in;
 	v->patch_size = patch;
 	v->latent_channels = z;
@@ -2071,16 +2055,7 @@ static void read_vae_dc(struct dr *x, const cJSON *c)
 	}
 	int64_t ch = dl[0] > 0 || nd < 2 ? db[0] : db[1];
 	dec += 2 * ch + (dl[0] > 0 ? conv2(ch, in, 3, true) : conv2(ch, shuffle ? in * 4 : in, 3, true));
-	snprintf(v->family, sizeof v->family, "autoencoder-dc");
-	snprintf(v->kind, sizeof v->kind, "vae");
-	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
-	snprintf(pe->name, sizeof pe->name, "encoder");
-	pe->params = enc;
-	pe->hidden = eb[0];
-	snprintf(pd->name, sizeof pd->name, "decoder");
-	pd->params = dec;
-	pd->hidden = ch;
-	v->stages = 1;
+	vae_model(v, "autoencoder-dc", enc, eb[0], dec, ch);
 	v->in_channels = in;
 	v->latent_channels = lat;
 	v->spatial_compression = 1 << (ne - 1);
@@ -2278,16 +2253,7 @@ static void read_vae_ltx2_audio(struct dr *x, const cJSON *c)
 		}
 	}
 	dec += (group ? 2 * C : 0) + conv2(C, outc, 3, true);
-	snprintf(v->family, sizeof v->family, "autoencoder-ltx2-audio");
-	snprintf(v->kind, sizeof v->kind, "vae");
-	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
-	snprintf(pe->name, sizeof pe->name, "encoder");
-	pe->params = enc + 2 * base;
-	pe->hidden = base;
-	snprintf(pd->name, sizeof pd->name, "decoder");
-	pd->params = dec;
-	pd->hidden = C;
-	v->stages = 1;
+	vae_model(v, "autoencoder-ltx2-audio", enc + 2 * base, base, dec, C);
 	v->in_channels = in;
 	v->latent_channels = lat;
 	v->spatial_compression = 4; /* mel bins per latent row (diffusers' fixed factor) */

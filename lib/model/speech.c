@@ -235,6 +235,55 @@ static int64_t w2v_head(const cJSON *c, int fam, int64_t h, int64_t o, int64_t L
 	return 0;
 }
 
+/* The feature encoder (conv_dim, conv_kernel, conv_stride lists of n,
+ * conv_bias, feat_extract_norm) and the feature projection (HuBERT:
+ * feat_proj_layer_norm): *params, the *frames 10 s of audio become, the
+ * last conv width. */
+static vf_status w2v_front(const cJSON *c, int fam, int n, int64_t h, int64_t *params, int64_t *frames,
+			   int64_t *conv_last, const char *what, struct vf_error *err)
+{
+	int64_t dim[W2V_MAXCONV], kern[W2V_MAXCONV], stride[W2V_MAXCONV];
+	static const int64_t dk[] = {10, 3, 3, 3, 3, 2, 2}, ds[] = {5, 2, 2, 2, 2, 2, 2};
+	for (int i = 0; i < W2V_MAXCONV; i++) {
+		dim[i] = 512;
+		kern[i] = i < 7 ? dk[i] : 2;
+		stride[i] = i < 7 ? ds[i] : 2;
+	}
+	VF_TRY(w2v_list(c, "conv_dim", n, CONV_MAX_W2V, dim, what, err));
+	VF_TRY(w2v_list(c, "conv_kernel", n, 1024, kern, what, err));
+	VF_TRY(w2v_list(c, "conv_stride", n, 1024, stride, what, err));
+	bool conv_bias = false, proj_ln = true;
+	VF_TRY(vf__arch_get_bool(c, "conv_bias", &conv_bias, what, err));
+	if (fam == W2V_HUBERT)
+		VF_TRY(vf__arch_get_bool(c, "feat_proj_layer_norm", &proj_ln, what, err));
+	const char *norm = vf_json_get_str(c, "feat_extract_norm");
+	if (norm && strcmp(norm, "group") != 0 && strcmp(norm, "layer") != 0)
+		return vf_error_set(err, VF_ERR, "%s: field feat_extract_norm: expected \"group\" or "
+				    "\"layer\"", what);
+	bool layer_norm = norm && strcmp(norm, "layer") == 0;
+	*conv_last = dim[n - 1];
+	*params = w2v_features(n, dim, kern, stride, conv_bias, layer_norm, (int64_t)W2V_SECONDS * 16000,
+			       frames);
+	*params += (proj_ln ? 2 * *conv_last : 0) + *conv_last * h + h; /* feature projection */
+	return VF_OK;
+}
+
+/* The one part of a speech encoder (trained), its kind and family, and
+ * the audio it was sized for. */
+static void w2v_model(struct vf_vision *v, const char *family, const struct vf_vision_part *p)
+{
+	snprintf(v->kind, sizeof v->kind, "speech");
+	snprintf(v->family, sizeof v->family, "%s", family);
+	v->stages = 1;
+	v->nparts = 1;
+	v->parts[0] = *p;
+	snprintf(v->parts[0].name, sizeof v->parts[0].name, "encoder");
+	v->parts[0].trained[0] = true;
+	snprintf(v->assumed, sizeof v->assumed,
+		 "%d s of 16 kHz audio per sample (%lld frames after the feature encoder)", W2V_SECONDS,
+		 (long long)p->tokens);
+}
+
 vf_status vf__towers_read_wav2vec2(const cJSON *c, const char *what, struct vf_vision *v,
 				   struct vf_error *err)
 {
@@ -259,37 +308,17 @@ vf_status vf__towers_read_wav2vec2(const cJSON *c, const char *what, struct vf_v
 	VF_TRY(w2v_ints(c, hk, 6, what, err));
 	int64_t h = k[H].val, nconv = k[NCONV].val, labels;
 	VF_TRY(w2v_labels(c, &labels, what, err));
-	int64_t dim[W2V_MAXCONV], kern[W2V_MAXCONV], stride[W2V_MAXCONV];
-	static const int64_t dk[] = {10, 3, 3, 3, 3, 2, 2}, ds[] = {5, 2, 2, 2, 2, 2, 2};
-	for (int i = 0; i < W2V_MAXCONV; i++) {
-		dim[i] = 512;
-		kern[i] = i < 7 ? dk[i] : 2;
-		stride[i] = i < 7 ? ds[i] : 2;
-	}
-	VF_TRY(w2v_list(c, "conv_dim", (int)nconv, CONV_MAX_W2V, dim, what, err));
-	VF_TRY(w2v_list(c, "conv_kernel", (int)nconv, 1024, kern, what, err));
-	VF_TRY(w2v_list(c, "conv_stride", (int)nconv, 1024, stride, what, err));
 	if (h % k[HEADS].val != 0 || h % k[GPOS].val != 0)
 		return vf_error_set(err, VF_ERR, "%s: hidden_size must be a multiple of "
 				    "num_attention_heads and num_conv_pos_embedding_groups", what);
-	bool conv_bias = false, stable = false, adapter = false, proj_ln = true, bn = false;
-	VF_TRY(vf__arch_get_bool(c, "conv_bias", &conv_bias, what, err));
-	VF_TRY(vf__arch_get_bool(c, "do_stable_layer_norm", &stable, what, err));
+	bool stable = false, adapter = false, bn = false;
+	VF_TRY(vf__arch_get_bool(c, "do_stable_layer_norm", &stable, what, err)); /* same count */
 	if (fam != W2V_HUBERT)
 		VF_TRY(vf__arch_get_bool(c, "add_adapter", &adapter, what, err));
-	else {
-		VF_TRY(vf__arch_get_bool(c, "feat_proj_layer_norm", &proj_ln, what, err));
+	else
 		VF_TRY(vf__arch_get_bool(c, "conv_pos_batch_norm", &bn, what, err));
-	}
-	const char *norm = vf_json_get_str(c, "feat_extract_norm");
-	if (norm && strcmp(norm, "group") != 0 && strcmp(norm, "layer") != 0)
-		return vf_error_set(err, VF_ERR, "%s: field feat_extract_norm: expected \"group\" or "
-				    "\"layer\"", what);
-	bool layer_norm = norm && strcmp(norm, "layer") == 0;
-	int64_t frames, conv_last = dim[nconv - 1], f = k[F].val, heads = k[HEADS].val;
-	int64_t enc = w2v_features((int)nconv, dim, kern, stride, conv_bias, layer_norm,
-				   (int64_t)W2V_SECONDS * 16000, &frames);
-	enc += (proj_ln ? 2 * conv_last : 0) + conv_last * h + h; /* feature projection */
+	int64_t frames = 0, conv_last = 0, enc = 0, f = k[F].val, heads = k[HEADS].val;
+	VF_TRY(w2v_front(c, fam, (int)nconv, h, &enc, &frames, &conv_last, what, err));
 	if (w2v_positive(c, "mask_time_prob", 0.05) || w2v_positive(c, "mask_feature_prob", 0))
 		enc += h; /* masked_spec_embed */
 	/* pos conv: weight_v and bias, and weight_g (one per tap), or the
@@ -313,22 +342,9 @@ vf_status vf__towers_read_wav2vec2(const cJSON *c, const char *what, struct vf_v
 	bool named;
 	char task[40];
 	enc += w2v_head(c, fam, h, o, k[L].val, conv_last, hv, labels, &named, task, sizeof task);
-	snprintf(v->kind, sizeof v->kind, "speech");
-	snprintf(v->family, sizeof v->family, "%s", fam == W2V_HUBERT ? "hubert" : fam == W2V_WAVLM ? "wavlm" : "wav2vec2");
-	v->stages = 1;
-	v->nparts = 1;
-	struct vf_vision_part *pe = &v->parts[0];
-	snprintf(pe->name, sizeof pe->name, "encoder");
-	pe->params = enc;
-	pe->layers = k[L].val;
-	pe->hidden = h;
-	pe->heads = heads;
-	pe->ffn = f;
-	pe->tokens = frames;
-	pe->trained[0] = true;
-	snprintf(v->assumed, sizeof v->assumed,
-		 "%d s of 16 kHz audio per sample (%lld frames after the feature encoder)", W2V_SECONDS,
-		 (long long)frames);
+	struct vf_vision_part enc_part = {.params = enc, .layers = k[L].val, .hidden = h, .heads = heads,
+					  .ffn = f, .tokens = frames};
+	w2v_model(v, fam == W2V_HUBERT ? "hubert" : fam == W2V_WAVLM ? "wavlm" : "wav2vec2", &enc_part);
 	if (!named)
 		snprintf(v->unknown, sizeof v->unknown, "architectures %.60s (head not counted)", task);
 	if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(c, "adapter_attn_dim")))

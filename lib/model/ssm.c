@@ -955,6 +955,85 @@ static vf_status nh_blocks(const cJSON *cfg, int64_t n[NH_N], bool *found, const
 	return VF_OK;
 }
 
+/* The Mamba-2 mixer's keys (the current names and the legacy mamba_*
+ * ones): a->ssm_* set; *bias for in/out_proj, *conv_bias for conv1d. */
+static vf_status nh_mamba(const cJSON *cfg, struct vf_arch *a, bool *bias, bool *conv_bias,
+			  const char *what, struct vf_error *err)
+{
+	bool f;
+	int64_t nh = 128, hdm = 64, groups = 8;
+	*bias = false;
+	*conv_bias = true;
+	TRY(vf__arch_get_bool(cfg, "use_bias", bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "use_conv_bias", conv_bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "mamba_conv_bias", conv_bias, what, err));
+	a->ssm_state = 128;
+	a->ssm_conv = 4;
+	a->ssm_chunk = 128;
+	TRY(vf__arch_get_int(cfg, "mamba_num_heads", 1, &nh, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_head_dim", 1, &hdm, &f, what, err));
+	TRY(vf__arch_get_int_any(cfg, KEYS("n_groups", "mamba_n_groups"), 1, &groups, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "ssm_state_size", 1, &a->ssm_state, &f, what, err));
+	TRY(vf__arch_get_int_any(cfg, KEYS("conv_kernel", "mamba_d_conv"), 1, &a->ssm_conv, &f, what,
+				 err));
+	TRY(vf__arch_get_int_any(cfg, KEYS("chunk_size", "mamba_chunk_size"), 1, &a->ssm_chunk, &f,
+				 what, err));
+	a->ssm_heads = nh;
+	a->ssm_inner = nh * hdm; /* mamba_num_heads x mamba_head_dim, not expand x hidden */
+	a->ssm_conv_dim = a->ssm_inner + 2 * groups * a->ssm_state;
+	return VF_OK;
+}
+
+/* The MoE blocks' keys, when there are any (nmoe > 0). */
+static vf_status nh_moe(const cJSON *cfg, struct vf_arch *a, int64_t nmoe, const char *what,
+			struct vf_error *err)
+{
+	bool f;
+	int64_t E = 8, topk = 2, mi = 7688, si = 7688, latent = 0;
+	TRY(vf__arch_get_int(cfg, "n_routed_experts", 1, &E, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "num_experts_per_tok", 1, &topk, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "moe_intermediate_size", 1, &mi, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "moe_shared_expert_intermediate_size", 0, &si, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "moe_latent_size", 1, &latent, &f, what, err));
+	if (!nmoe)
+		return VF_OK;
+	a->experts = E;
+	a->experts_per_token = topk;
+	a->known |= VF_ARCH_F_EXPERTS | VF_ARCH_F_EXPERTS_PER_TOKEN;
+	a->moe_layers = nmoe;
+	a->moe_ffn = mi;
+	a->moe_in = latent;
+	a->shared_ffn = si;
+	a->router_bias = true;
+	return VF_OK;
+}
+
+/* The groups of a Nemotron-H layout from the fields the reader set;
+ * false on overflow. */
+static bool nh_layout(struct vf_arch *a, const int64_t n[NH_N], bool bias, bool conv_bias)
+{
+	int64_t H = a->hidden, L = a->layers, E = a->experts, mi = a->moe_ffn, si = a->shared_ffn;
+	int64_t lat = a->moe_in, in = lat > 0 ? lat : H;
+	struct layout l;
+	layout_init(&l);
+	attn_proj(&l, a, n[NH_ATTN], a->qkv_bias, a->o_bias);
+	mamba2_mixer(&l, a, bias, conv_bias, n[NH_MAMBA]);
+	acc_mul(&l.g[G_MLP], n[NH_MLP], 2 * H, a->ffn); /* up, down */
+	if (a->mlp_bias)
+		acc_mul(&l.g[G_MLP], n[NH_MLP], a->ffn + H, 1);
+	if (n[NH_MOE]) {
+		acc_mul(&l.g[G_EXPERTS], n[NH_MOE], E, 2 * in * mi + H + 1); /* experts, router, its bias */
+		acc_mul(&l.g[G_MLP], n[NH_MOE], 2 * H, si);                  /* shared expert */
+		if (lat > 0)
+			acc_mul(&l.g[G_EXPERTS], n[NH_MOE], 2 * H, lat); /* fc1/fc2_latent_proj */
+		if (a->mlp_bias)
+			acc_mul(&l.g[G_MLP], n[NH_MOE], si + H + (lat > 0 ? lat + H : 0), 1);
+	}
+	acc_mul(&l.g[G_NORM], L, H, 1);
+	embed_head(&l, a, 1);
+	return layout_store(&l, a);
+}
+
 /* NemotronHForCausalLM (transformers models/nemotron_h: configuration_
  * nemotron_h.py, modular_nemotron_h.py): every block is an RMSNorm and one
  * mixer - a Mamba-2 mixer of mamba_num_heads x mamba_head_dim channels
@@ -1003,69 +1082,23 @@ vf_status vf__arch_read_nemotron_h(const cJSON *cfg, const char *family, const c
 	a->tied_embeddings = false;
 	TRY(vf__arch_get_bool(cfg, "tie_word_embeddings", &a->tied_embeddings, what, err));
 	a->known |= VF_ARCH_F_TIED;
-	bool attn_bias = false, mlp_bias = false, bias = false, conv_bias = true;
+	bool attn_bias = false, mlp_bias = false;
 	TRY(vf__arch_get_bool(cfg, "attention_bias", &attn_bias, what, err));
 	TRY(vf__arch_get_bool(cfg, "mlp_bias", &mlp_bias, what, err));
-	TRY(vf__arch_get_bool(cfg, "use_bias", &bias, what, err));
-	TRY(vf__arch_get_bool(cfg, "use_conv_bias", &conv_bias, what, err));
-	TRY(vf__arch_get_bool(cfg, "mamba_conv_bias", &conv_bias, what, err));
-	int64_t nh = 128, hdm = 64, groups = 8, E = 8, topk = 2, mi = 7688, si = 7688, latent = 0;
-	a->ssm_state = 128;
-	a->ssm_conv = 4;
-	a->ssm_chunk = 128;
-	TRY(vf__arch_get_int(cfg, "mamba_num_heads", 1, &nh, &f, what, err));
-	TRY(vf__arch_get_int(cfg, "mamba_head_dim", 1, &hdm, &f, what, err));
-	TRY(vf__arch_get_int_any(cfg, KEYS("n_groups", "mamba_n_groups"), 1, &groups, &f, what, err));
-	TRY(vf__arch_get_int(cfg, "ssm_state_size", 1, &a->ssm_state, &f, what, err));
-	TRY(vf__arch_get_int_any(cfg, KEYS("conv_kernel", "mamba_d_conv"), 1, &a->ssm_conv, &f, what,
-				 err));
-	TRY(vf__arch_get_int_any(cfg, KEYS("chunk_size", "mamba_chunk_size"), 1, &a->ssm_chunk, &f,
-				 what, err));
-	TRY(vf__arch_get_int(cfg, "n_routed_experts", 1, &E, &f, what, err));
-	TRY(vf__arch_get_int(cfg, "num_experts_per_tok", 1, &topk, &f, what, err));
-	TRY(vf__arch_get_int(cfg, "moe_intermediate_size", 1, &mi, &f, what, err));
-	TRY(vf__arch_get_int(cfg, "moe_shared_expert_intermediate_size", 0, &si, &f, what, err));
-	TRY(vf__arch_get_int(cfg, "moe_latent_size", 1, &latent, &f, what, err));
 	if (a->heads % a->kv_heads != 0)
 		return vf_error_set(err, VF_ERR, "%s: heads not a multiple of key/value heads", what);
 	if (n[NH_MOE] && mlp_bias)
 		vf_arch_not_understood(a, "mlp_bias with experts");
-	int64_t H = a->hidden, in = latent > 0 ? latent : H;
 	a->ssm_layers = n[NH_MAMBA];
 	a->attn_layers = n[NH_ATTN];
-	a->ssm_heads = nh;
-	a->ssm_inner = nh * hdm;
-	a->ssm_conv_dim = a->ssm_inner + 2 * groups * a->ssm_state;
 	a->gated_mlp = false;
 	a->qkv_bias = a->o_bias = attn_bias;
 	a->mlp_bias = mlp_bias;
 	a->ffn_layers = n[NH_MLP] + n[NH_MOE];
-	if (n[NH_MOE]) {
-		a->experts = E;
-		a->experts_per_token = topk;
-		a->known |= VF_ARCH_F_EXPERTS | VF_ARCH_F_EXPERTS_PER_TOKEN;
-		a->moe_layers = n[NH_MOE];
-		a->moe_ffn = mi;
-		a->moe_in = latent;
-		a->shared_ffn = si;
-		a->router_bias = true;
-	}
-	struct layout l;
-	layout_init(&l);
-	attn_proj(&l, a, n[NH_ATTN], attn_bias, attn_bias);
-	mamba2_mixer(&l, a, bias, conv_bias, n[NH_MAMBA]);
-	acc_mul(&l.g[G_MLP], n[NH_MLP], 2 * H, a->ffn); /* up, down */
-	if (mlp_bias)
-		acc_mul(&l.g[G_MLP], n[NH_MLP], a->ffn + H, 1);
-	acc_mul(&l.g[G_EXPERTS], n[NH_MOE], E, 2 * in * mi + H + 1); /* experts, router, its bias */
-	acc_mul(&l.g[G_MLP], n[NH_MOE], 2 * H, si);                  /* shared expert */
-	if (latent > 0)
-		acc_mul(&l.g[G_EXPERTS], n[NH_MOE], 2 * H, latent); /* fc1/fc2_latent_proj */
-	if (mlp_bias)
-		acc_mul(&l.g[G_MLP], n[NH_MOE], si + H + (latent > 0 ? latent + H : 0), 1);
-	acc_mul(&l.g[G_NORM], L, H, 1);
-	embed_head(&l, a, 1);
-	return layout_store(&l, a) ? VF_OK : overflow(what, err);
+	bool bias, conv_bias;
+	TRY(nh_mamba(cfg, a, &bias, &conv_bias, what, err));
+	TRY(nh_moe(cfg, a, n[NH_MOE], what, err));
+	return nh_layout(a, n, bias, conv_bias) ? VF_OK : overflow(what, err);
 }
 
 /* ---- keys and JSON ------------------------------------------------------------ */

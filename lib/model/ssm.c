@@ -1055,7 +1055,7 @@ vf_status vf__arch_read_nemotron_h(const cJSON *cfg, const char *family, const c
 	READ(KEYS("hidden_size"), 1, hidden, VF_ARCH_F_HIDDEN);
 	READ(KEYS("num_attention_heads"), 1, heads, VF_ARCH_F_HEADS);
 	READ(KEYS("num_key_value_heads"), 1, kv_heads, VF_ARCH_F_KV_HEADS);
-	READ(KEYS("head_dim"), 1, head_dim, VF_ARCH_F_HEAD_DIM);
+	READ(KEYS("head_dim", "attention_head_dim"), 1, head_dim, VF_ARCH_F_HEAD_DIM);
 	READ(KEYS("intermediate_size"), 1, ffn, VF_ARCH_F_FFN);
 	READ(KEYS("vocab_size"), 1, vocab, VF_ARCH_F_VOCAB);
 	READ(KEYS("max_position_embeddings"), 1, max_positions, VF_ARCH_F_MAX_POSITIONS);
@@ -1157,7 +1157,9 @@ static const struct {
 		       "moe_intermediate_size moe_shared_expert_intermediate_size moe_latent_size "
 		       "n_shared_experts layers_block_type layer_types hybrid_override_pattern "
 		       "num_nextn_predict_layers mtp_layers_block_type mtp_hybrid_override_pattern "
-		       "num_logits_to_keep rescale_prenorm_residual residual_in_fp32"},
+		       "num_logits_to_keep rescale_prenorm_residual residual_in_fp32 attention_head_dim "
+		       "sliding_window time_step_rank use_mamba_kernels mamba_hidden_act "
+		       "mamba_ssm_cache_dtype moe_shared_expert_overlap"},
 	{"internlm2", "hidden_size num_hidden_layers num_attention_heads num_key_value_heads "
 		      "intermediate_size vocab_size max_position_embeddings tie_word_embeddings bias "
 		      "attn_implementation"},
@@ -1178,7 +1180,8 @@ static const struct {
 		      "add_adapter output_hidden_size num_adapter_layers adapter_kernel_size "
 		      "adapter_stride num_codevector_groups num_codevectors_per_group codevector_dim "
 		      "proj_codevector_dim num_negatives tdnn_dim tdnn_kernel tdnn_dilation "
-		      "xvector_output_dim feat_extract_activation feat_quantizer_dropout"},
+		      "xvector_output_dim feat_extract_activation feat_quantizer_dropout layerdrop "
+		      "mask_time_min_masks mask_feature_min_masks mask_time_length mask_feature_length"},
 	{"wavlm", "hidden_size num_hidden_layers num_attention_heads intermediate_size "
 		      "num_feat_extract_layers conv_dim conv_kernel conv_stride conv_bias "
 		      "feat_extract_norm num_conv_pos_embeddings num_conv_pos_embedding_groups "
@@ -1186,7 +1189,8 @@ static const struct {
 		      "add_adapter output_hidden_size num_adapter_layers adapter_kernel_size "
 		      "adapter_stride num_codevector_groups num_codevectors_per_group codevector_dim "
 		      "proj_codevector_dim num_negatives tdnn_dim tdnn_kernel tdnn_dilation "
-		      "xvector_output_dim feat_extract_activation feat_quantizer_dropout" " num_buckets max_bucket_distance"},
+		      "xvector_output_dim feat_extract_activation feat_quantizer_dropout layerdrop "
+		      "mask_time_min_masks mask_feature_min_masks mask_time_length mask_feature_length" " num_buckets max_bucket_distance"},
 	{"hubert", "hidden_size num_hidden_layers num_attention_heads intermediate_size "
 		      "num_feat_extract_layers conv_dim conv_kernel conv_stride conv_bias "
 		      "feat_extract_norm num_conv_pos_embeddings num_conv_pos_embedding_groups "
@@ -1194,7 +1198,8 @@ static const struct {
 		      "add_adapter output_hidden_size num_adapter_layers adapter_kernel_size "
 		      "adapter_stride num_codevector_groups num_codevectors_per_group codevector_dim "
 		      "proj_codevector_dim num_negatives tdnn_dim tdnn_kernel tdnn_dilation "
-		      "xvector_output_dim feat_extract_activation feat_quantizer_dropout" " feat_proj_layer_norm conv_pos_batch_norm"},
+		      "xvector_output_dim feat_extract_activation feat_quantizer_dropout layerdrop "
+		      "mask_time_min_masks mask_feature_min_masks mask_time_length mask_feature_length" " feat_proj_layer_norm conv_pos_batch_norm"},
 	{"speecht5", "vocab_size hidden_size encoder_layers encoder_attention_heads encoder_ffn_dim "
 		     "decoder_layers decoder_attention_heads decoder_ffn_dim num_mel_bins "
 		     "speech_decoder_prenet_layers speech_decoder_prenet_units "
@@ -1206,7 +1211,9 @@ static const struct {
 		     "use_guided_attention_loss guided_attention_loss_num_heads "
 		     "guided_attention_loss_sigma guided_attention_loss_scale "
 		     "speech_decoder_prenet_dropout speech_decoder_postnet_dropout "
-		     "positional_dropout scale_embedding feat_extract_activation decoder_start_token_id"},
+		     "positional_dropout scale_embedding feat_extract_activation decoder_start_token_id "
+		     "encoder_layerdrop decoder_layerdrop mask_time_min_masks mask_feature_min_masks "
+		     "mask_time_length mask_feature_length"},
 	{"dinov2", "hidden_size num_hidden_layers num_attention_heads mlp_ratio image_size "
 		   "patch_size num_channels qkv_bias layerscale_value use_swiglu_ffn out_features "
 		   "out_indices stage_names apply_layernorm reshape_hidden_states "

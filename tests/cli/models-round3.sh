@@ -551,4 +551,26 @@ run inspect "$TMP/st5asr.json"
 expect_rc 0
 expect_out "not understood: architecture speecht5"
 
+# ---- every key the config classes write: none named ------------------------------------
+
+cat > "$TMP/w2vfull.json" <<'J'
+{"activation_dropout":0.1,"adapter_attn_dim":null,"adapter_kernel_size":3,"adapter_stride":2,"add_adapter":false,"apply_spec_augment":true,"architectures":["Wav2Vec2ForCTC"],"attention_dropout":0.1,"bos_token_id":1,"classifier_proj_size":256,"codevector_dim":256,"contrastive_logits_temperature":0.1,"conv_bias":false,"conv_dim":[512,512,512,512,512,512,512],"conv_kernel":[10,3,3,3,3,2,2],"conv_stride":[5,2,2,2,2,2,2],"ctc_loss_reduction":"sum","ctc_zero_infinity":false,"diversity_loss_weight":0.1,"do_stable_layer_norm":false,"eos_token_id":2,"feat_extract_activation":"gelu","feat_extract_dropout":0.0,"feat_extract_norm":"group","feat_proj_dropout":0.1,"feat_quantizer_dropout":0.0,"final_dropout":0.1,"gradient_checkpointing":false,"hidden_act":"gelu","hidden_dropout":0.1,"hidden_dropout_prob":0.1,"hidden_size":768,"initializer_range":0.02,"intermediate_size":3072,"layer_norm_eps":1e-05,"layerdrop":0.1,"mask_feature_length":10,"mask_feature_min_masks":0,"mask_feature_prob":0.0,"mask_time_length":10,"mask_time_min_masks":2,"mask_time_prob":0.05,"model_type":"wav2vec2","num_adapter_layers":3,"num_attention_heads":12,"num_codevector_groups":2,"num_codevectors_per_group":320,"num_conv_pos_embedding_groups":16,"num_conv_pos_embeddings":128,"num_feat_extract_layers":7,"num_hidden_layers":12,"num_negatives":100,"output_hidden_size":768,"pad_token_id":0,"proj_codevector_dim":256,"tdnn_dilation":[1,2,3,1,1],"tdnn_dim":[512,512,512,512,1500],"tdnn_kernel":[5,3,3,1,1],"torch_dtype":"float32","transformers_version":"4.30.0","use_weighted_layer_sum":false,"vocab_size":32,"xvector_output_dim":512}
+J
+cat > "$TMP/st5full.json" <<'J'
+{"activation_dropout":0.1,"apply_spec_augment":true,"architectures":["SpeechT5ForTextToSpeech"],"attention_dropout":0.1,"bos_token_id":0,"conv_bias":false,"conv_dim":[512,512,512,512,512,512,512],"conv_kernel":[10,3,3,3,3,2,2],"conv_stride":[5,2,2,2,2,2,2],"decoder_attention_heads":12,"decoder_ffn_dim":3072,"decoder_layerdrop":0.1,"decoder_layers":6,"decoder_start_token_id":2,"encoder_attention_heads":12,"encoder_ffn_dim":3072,"encoder_layerdrop":0.1,"encoder_layers":12,"encoder_max_relative_position":160,"eos_token_id":2,"feat_extract_activation":"gelu","feat_extract_norm":"group","feat_proj_dropout":0.0,"guided_attention_loss_num_heads":2,"guided_attention_loss_scale":10.0,"guided_attention_loss_sigma":0.4,"hidden_act":"gelu","hidden_dropout":0.1,"hidden_size":768,"initializer_range":0.02,"is_encoder_decoder":true,"layer_norm_eps":1e-05,"mask_feature_length":10,"mask_feature_min_masks":0,"mask_feature_prob":0.0,"mask_time_length":10,"mask_time_min_masks":2,"mask_time_prob":0.05,"max_length":1876,"max_speech_positions":1876,"max_text_positions":600,"model_type":"speecht5","num_conv_pos_embedding_groups":16,"num_conv_pos_embeddings":128,"num_feat_extract_layers":7,"num_mel_bins":80,"pad_token_id":1,"positional_dropout":0.1,"reduction_factor":2,"scale_embedding":false,"speaker_embedding_dim":512,"speech_decoder_postnet_dropout":0.5,"speech_decoder_postnet_kernel":5,"speech_decoder_postnet_layers":5,"speech_decoder_postnet_units":256,"speech_decoder_prenet_dropout":0.5,"speech_decoder_prenet_layers":2,"speech_decoder_prenet_units":256,"torch_dtype":"float32","transformers_version":"4.28.0.dev0","use_cache":true,"use_guided_attention_loss":true,"vocab_size":81}
+J
+test_case "the keys a saved Wav2Vec2Config / SpeechT5Config holds: all judged, the count exact"
+run inspect "$TMP/w2vfull.json" --json
+expect_rc 0
+expect_json "j['approximate'] is False and j['architecture']['not_understood'] == [] and j['params'] == $(speech_count wav2vec2 Wav2Vec2ForCTC "$TMP/w2vfull.json")"
+run inspect "$TMP/st5full.json" --json
+expect_rc 0
+expect_json "j['approximate'] is False and j['architecture']['not_understood'] == [] and j['params'] == $(st5_count "$TMP/st5full.json")"
+
+test_case "nemotron-h: the remote-code key names (attention_head_dim, mamba_* legacy names) read"
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["attention_head_dim"]=c.pop("head_dim"); c["mamba_n_groups"]=c.pop("n_groups"); c["mamba_d_conv"]=c.pop("conv_kernel"); c["time_step_rank"]=256; c["use_mamba_kernels"]=True; json.dump(c,open(sys.argv[2],"w"))' "$TMP/nh.json" "$TMP/nhlegacy.json"
+run inspect "$TMP/nhlegacy.json" --json
+expect_rc 0
+expect_json "j['params'] == $nh_expect and j['approximate'] is False"
+
 finish

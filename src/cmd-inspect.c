@@ -179,6 +179,9 @@ static void print_vision(struct vf_table *t, const struct vf_vision *v, int64_t 
 			 " tokens per %" PRId64 " px image at the finest level (1 per %d px)",
 			 v->family, v->nlevels, v->dit_layers, vf_vision_tokens(v, 0, 0, 0), v->image_size,
 			 v->spatial_compression);
+	else if (strcmp(v->kind, "vae") == 0 && strstr(v->family, "audio"))
+		snprintf(line, sizeof line, "%s: %" PRId64 " latent channels, %dx in time and %dx in mel bins",
+			 v->family, v->latent_channels, v->temporal_compression, v->spatial_compression);
 	else if (strcmp(v->kind, "vae") == 0)
 		snprintf(line, sizeof line, "%s: %" PRId64 " latent channels, %d px per latent pixel", v->family,
 			 v->latent_channels, v->spatial_compression);

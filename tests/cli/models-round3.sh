@@ -466,6 +466,8 @@ test_case "ltx-2 audio vae: exact"
 run inspect "$TMP/ltx2a.json" --json
 expect_rc 0
 expect_json "j['params'] == $(ltx2a_count "$TMP/ltx2a.json") and j['approximate'] is False and j['kind'] == 'vae'"
+run inspect "$TMP/ltx2a.json"
+expect_out "autoencoder-ltx2-audio: 8 latent channels, 4x in time and 4x in mel bins"
 
 test_case "ltx-2 audio vae: group norms, attention at resolutions, mid attention, single z"
 run inspect "$TMP/ltx2a-attn.json" --json

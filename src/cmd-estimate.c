@@ -697,6 +697,18 @@ static vf_status vision_target(const struct vf_model *m, struct target *tg, stru
 				   "text + %" PRId64 " image tokens, the vision tower frozen (bf16, no autograd), the "
 				   "projector trained; stage 1 (projector only) needs less (frozen language model)",
 			       v->family, v->image_tokens);
+		else if (strcmp(v->kind, "speech") == 0 && v->nparts == 1)
+			assume(as, "%s encoder trained as --mode says over %" PRId64 " audio frames per sample, "
+				   "as a ViT-like stack (activations by mechanism, not measured on speech runs); "
+				   "the convolutional feature encoder's activations over the raw waveform are not "
+				   "counted: approximate",
+			       v->family, v->parts[0].tokens);
+		else if (strcmp(v->kind, "speech") == 0 && strcmp(v->family, "speecht5-tts") == 0)
+			assume(as, "%s trained as --mode says: the text encoder over %" PRId64 " tokens, the speech "
+				   "decoder over %" PRId64 " mel steps, both as ViT-like stacks (activations by "
+				   "mechanism, not measured on speech runs); the prenets' and postnet's activations "
+				   "are not counted: approximate",
+			       v->family, v->parts[0].tokens, v->parts[1].tokens);
 		else if (strcmp(v->kind, "speech") == 0)
 			assume(as, "%s encoder-decoder trained as --mode says: the encoder over %" PRId64
 				   " audio positions, the decoder over %" PRId64 " tokens, both as ViT-like "
@@ -993,6 +1005,12 @@ static void setup_words(const struct target *tg, const struct vf_setup *s, const
 		n += (size_t)snprintf(setup + n, size - n,
 				      ", batch %" PRId64 " x (%" PRId64 " text + %" PRId64 " image tokens)", s->batch,
 				      s->seq, vf_vision_tokens(&tg->vis, s->video_width, s->video_height, 0));
+	else if (tg->vision && strcmp(tg->vis.kind, "speech") == 0)
+		n += (size_t)snprintf(setup + n, size - n, ", batch %" PRId64 " x %" PRId64 " %s", s->batch,
+				      tg->vis.parts[0].tokens,
+				      strcmp(tg->vis.family, "speecht5-tts") == 0 ? "text tokens + speech"
+				      : tg->vis.nparts > 1			 ? "audio positions + transcript"
+										 : "audio positions");
 	else if (tg->vision)
 		n += (size_t)snprintf(setup + n, size - n,
 				      ", batch %" PRId64 " x %dx%d images (%" PRId64 " tokens each)", s->batch,
@@ -2068,6 +2086,11 @@ static void arch_target(const struct vf_model *m, struct vf_setup *s, struct tar
 		       : m->arch.ssm_heads > 0			      ? "Mamba-2"
 								      : "Mamba",
 		       m->arch.layers, m->arch.attn_layers > 0 ? m->arch.attn_layers : 0);
+	if (m->arch.ffn_layers > 0)
+		assume(as, "%s: each block holds one mixer or one feed-forward (%" PRId64 " of %" PRId64
+			   " blocks an MLP or experts): activations are the mean block's, approximate "
+			   "(not measured on %s runs)",
+		       m->arch.family, m->arch.ffn_layers, m->arch.layers, m->arch.family);
 	*t5 = strcmp(m->arch.family, "t5") == 0;
 	if (!(m->arch.known & VF_ARCH_F_FAMILY))
 		assume(as, "architecture family unknown: llama-like layers");

@@ -157,18 +157,31 @@ static void print_vision(struct vf_table *t, const struct vf_vision *v, int64_t 
 			 v->family, v->dit_layers, v->parts[0].hidden, v->parts[0].heads,
 			 vf_vision_tokens(v, 0, 0, 0), v->image_size, v->frames > 1 ? " clip" : "",
 			 v->spatial_compression, v->temporal_compression > 1 ? ", frames per latent after the first" : "");
+	else if (strcmp(v->kind, "speech") == 0 && v->nparts == 2 && strcmp(v->family, "speecht5-tts") == 0)
+		snprintf(line, sizeof line,
+			 "%s text-to-speech: encoder %" PRId64 " layers over %" PRId64
+			 " text tokens, decoder %" PRId64 " layers over %" PRId64 " mel steps",
+			 v->family, v->parts[0].layers, v->parts[0].tokens, v->parts[1].layers,
+			 v->parts[1].tokens);
 	else if (strcmp(v->kind, "speech") == 0 && v->nparts == 2)
 		snprintf(line, sizeof line,
 			 "%s speech encoder-decoder: encoder %" PRId64 " layers over %" PRId64
 			 " audio positions, decoder %" PRId64 " layers over up to %" PRId64 " tokens",
 			 v->family, v->parts[0].layers, v->parts[0].tokens, v->parts[1].layers,
 			 v->parts[1].tokens);
+	else if (strcmp(v->kind, "speech") == 0 && v->nparts == 1)
+		snprintf(line, sizeof line, "%s speech encoder: %" PRId64 " layers of %" PRId64 " over %" PRId64
+					    " audio frames per sample",
+			 v->family, v->parts[0].layers, v->parts[0].hidden, v->parts[0].tokens);
 	else if (strcmp(v->kind, "unet") == 0)
 		snprintf(line, sizeof line,
 			 "%s: %d resolution levels, %" PRId64 " transformer blocks, %" PRId64
 			 " tokens per %" PRId64 " px image at the finest level (1 per %d px)",
 			 v->family, v->nlevels, v->dit_layers, vf_vision_tokens(v, 0, 0, 0), v->image_size,
 			 v->spatial_compression);
+	else if (strcmp(v->kind, "vae") == 0 && strstr(v->family, "audio"))
+		snprintf(line, sizeof line, "%s: %" PRId64 " latent channels, %dx in time and %dx in mel bins",
+			 v->family, v->latent_channels, v->temporal_compression, v->spatial_compression);
 	else if (strcmp(v->kind, "vae") == 0)
 		snprintf(line, sizeof line, "%s: %" PRId64 " latent channels, %d px per latent pixel", v->family,
 			 v->latent_channels, v->spatial_compression);

@@ -147,6 +147,9 @@ static const struct {
 	{"wan", 5680910336LL, 1050148864LL, 73295603LL,
 	 "pipeline: UMT5-XXL encoder (5.68B), Wan 2.1 VAE decoder (73M); give the pipeline folder "
 	 "for its own components"},
+	{"wan-vace", 5680910336LL, 1050148864LL, 73295603LL,
+	 "pipeline: UMT5-XXL encoder (5.68B), Wan 2.1 VAE decoder (73M), the control video encoded by "
+	 "the same VAE; give the pipeline folder for its own components"},
 	/* CLIP-L and OpenCLIP-bigG with projections (123,650,304 and
 	 * 694,659,840), the T5-XXL encoder; the 16-channel VAE's decoder
 	 * (lib/model/diffusers.c's AutoencoderKL count, no quant convs) */
@@ -159,9 +162,11 @@ static const struct {
 	{"hunyuan-video", 7505186816LL + 123060480LL, 525598720LL + 37945344LL, 146136339LL,
 	 "pipeline: a LLaVA-Llama-3-8B text model without its head (7.51B) and CLIP-L (123M) as text "
 	 "encoders, the HunyuanVideo VAE decoder (146M); give the pipeline folder for its own components"},
-	{"sana", 2614341888LL, 589824000LL, 159000000LL,
-	 "pipeline: a Gemma-2-2B text model without its head (about 2.61B) as text encoder, the DC-AE decoder "
-	 "assumed 0.16B (its class is not counted yet); give the pipeline folder for its own components"},
+	/* the DC-AE f32c32 decoder: lib/model/diffusers.c's AutoencoderDC
+	 * count of SANA's VAE config (ResBlock / EfficientViT stages) */
+	{"sana", 2614341888LL, 589824000LL, 159228556LL,
+	 "pipeline: a Gemma-2-2B text model without its head (about 2.61B) as text encoder, the DC-AE f32c32 decoder "
+	 "(159M); give the pipeline folder for its own components"},
 	{"mochi", 4762310656LL, 131596288LL, 362526595LL,
 	 "pipeline: T5-v1.1-XXL encoder (4.76B), the Mochi VAE decoder (363M); give the pipeline folder for its own "
 	 "components"},

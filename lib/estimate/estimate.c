@@ -1566,7 +1566,7 @@ static void activations_term(struct llm *m)
 		 * parallel hybrid: Falcon-H1), the MLP where there is one */
 		double mixer = s->ssm.attn_layers / s->ssm.L * attn_tok +
 			       s->ssm.layers / s->ssm.L * vf_ssm_saved_per_token(&s->ssm, s->h, d->C, sq);
-		per_layer_tok = mixer + (s->ssm.mlp ? per_layer_tok - attn_tok : 0);
+		per_layer_tok = mixer + s->ssm.mlp * (per_layer_tok - attn_tok);
 	}
 	m->scores = 0;
 	if (eager) {

@@ -147,7 +147,7 @@ static void plan_vae(struct vf_pipeline *p, const struct vf_pipeline_opts *o, st
 	d->resident_vae_params = o->precomputed_latents ? 0 : vae->params;
 	d->vae_encoder_channels = o->precomputed_latents ? 0 : known ? v->parts[0].hidden / (patch * patch) : 128;
 	p->parts[vi].resident = !o->precomputed_latents;
-	if (known && strcmp(den->family, "wan") == 0) {
+	if (known && (strcmp(den->family, "wan") == 0 || strcmp(den->family, "wan-vace") == 0)) {
 		int64_t pd = den->patch_size > 0 ? den->patch_size : 2;
 		d->spatial_compression = (int)(v->spatial_compression * pd);
 		d->temporal_compression = v->temporal_compression;

@@ -33,7 +33,7 @@ void vf_ssm_terms(const struct vf_arch *a, struct vf_ssm_terms *t)
 	t->heads = (double)a->ssm_heads;
 	t->dt_rank = (double)a->ssm_dt_rank;
 	t->chunk = a->ssm_heads > 0 ? (double)(a->ssm_chunk > 0 ? a->ssm_chunk : 256) : 2048;
-	t->mlp = a->ffn > 0;
+	t->mlp = a->ffn <= 0 ? 0 : a->ffn_layers > 0 ? (double)a->ffn_layers / t->L : 1;
 }
 
 double vf_ssm_saved_per_token(const struct vf_ssm_terms *t, double h, double C, double seq)

@@ -72,6 +72,8 @@ vf_status vf__arch_read_recurrent_gemma(const cJSON *, const char *, const char 
 					struct vf_arch *, struct vf_error *);
 vf_status vf__arch_read_zamba2(const cJSON *, const char *, const char *, struct vf_arch *,
 			       struct vf_error *);
+vf_status vf__arch_read_nemotron_h(const cJSON *, const char *, const char *, struct vf_arch *,
+				   struct vf_error *);
 vf_status vf__arch_read_internlm2(const cJSON *, const char *, const char *, struct vf_arch *,
 				  struct vf_error *);
 vf_status vf__arch_read_chatglm(const cJSON *, const char *, const char *, struct vf_arch *,

@@ -520,6 +520,7 @@ static const struct {
 	{"falcon_h1", NULL, vf__arch_read_falcon_h1},
 	{"recurrent_gemma", NULL, vf__arch_read_recurrent_gemma},
 	{"zamba2", NULL, vf__arch_read_zamba2},
+	{"nemotron_h", NULL, vf__arch_read_nemotron_h},
 	{"chatglm", NULL, vf__arch_read_chatglm},
 	{"internlm2", NULL, vf__arch_read_internlm2},
 };

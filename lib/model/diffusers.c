@@ -1,9 +1,14 @@
 /* diffusers.c - diffusers model configs (a component folder's config.json
  * with a "_class_name") that vision.c does not read itself: the Wan video
- * transformer, UNet2DConditionModel in all its config forms (integers or
- * lists per block), AutoencoderKL; any other _class_name is reported as
- * not understood, naming the class (kind "unknown", no count), never
- * refused.
+ * transformer (and its VACE variant), UNet2DConditionModel in all its
+ * config forms (integers or lists per block), AutoencoderKL and the video
+ * VAEs (Wan, HunyuanVideo, CogVideoX, Mochi, LTX-Video, LTX-2 video and
+ * audio), SANA's AutoencoderDC; any other _class_name is reported as not
+ * understood, naming the class (kind "unknown", no count), never refused.
+ * The LTX, LTX-2, DC-AE and VACE layouts are documented above their
+ * readers (facts read from diffusers' autoencoder_kl_ltx.py,
+ * autoencoder_kl_ltx2.py, autoencoder_kl_ltx2_audio.py, autoencoder_dc.py,
+ * transformer_wan_vace.py; no code copied).
  *
  * Layouts counted (facts read from the public diffusers modelling code; no
  * code copied):
@@ -170,6 +175,9 @@ static void check_keys(struct dr *x, const cJSON *c, const char *const *keys)
 
 /* ---- Wan ------------------------------------------------------------------ */
 
+static void dit_model(struct vf_vision *v, const char *family, int64_t P, int64_t L, int64_t D,
+		      int64_t heads, int64_t ffn);
+
 static const char *const wan_keys[] = {
 	"patch_size", "num_attention_heads", "attention_head_dim", "in_channels", "out_channels",
 	"text_dim", "freq_dim", "ffn_dim", "num_layers", "cross_attn_norm", "qk_norm", "eps",
@@ -182,72 +190,132 @@ static int64_t lin(int64_t in, int64_t out)
 	return in * out + out;
 }
 
-static void read_wan(struct dr *x, const cJSON *c)
+/* The Wan transformer's shape and counts, shared by WanTransformer3DModel
+ * and WanVACETransformer3DModel. */
+struct wan_shape {
+	int64_t p[3], heads, D, F, L, in, block, P;
+};
+
+static bool wan_common(struct dr *x, const cJSON *c, struct wan_shape *w)
 {
-	struct vf_vision *v = x->v;
-	int64_t p[3] = {1, 2, 2};
+	w->p[0] = 1;
+	w->p[1] = w->p[2] = 2;
 	const cJSON *pj = cJSON_GetObjectItemCaseSensitive(c, "patch_size");
 	if (pj && (!cJSON_IsArray(pj) || cJSON_GetArraySize(pj) != 3))
 		fail(x, "patch_size", "a list of 3 (frames, height, width)");
 	else if (pj)
 		for (int i = 0; i < 3; i++)
-			p[i] = num(x, cJSON_GetArrayItem(pj, i), "patch_size", p[i], 1, 64);
-	int64_t heads = gint(x, c, "num_attention_heads", 40), hd = gint(x, c, "attention_head_dim", 128);
-	int64_t in = gint(x, c, "in_channels", 16), out = gint(x, c, "out_channels", in);
+			w->p[i] = num(x, cJSON_GetArrayItem(pj, i), "patch_size", w->p[i], 1, 64);
+	w->heads = gint(x, c, "num_attention_heads", 40);
+	int64_t hd = gint(x, c, "attention_head_dim", 128);
+	w->in = gint(x, c, "in_channels", 16);
+	int64_t out = gint(x, c, "out_channels", w->in);
 	int64_t text = gint(x, c, "text_dim", 4096), freq = gint(x, c, "freq_dim", 256);
-	int64_t F = gint(x, c, "ffn_dim", 13824), L = num(x, cJSON_GetObjectItemCaseSensitive(c, "num_layers"),
-							   "num_layers", 40, 1, 1 << 14);
+	w->F = gint(x, c, "ffn_dim", 13824);
+	w->L = num(x, cJSON_GetObjectItemCaseSensitive(c, "num_layers"), "num_layers", 40, 1, 1 << 14);
 	bool cnorm = gbool(x, c, "cross_attn_norm", true);
 	int64_t img = gint(x, c, "image_dim", 0), added = gint(x, c, "added_kv_proj_dim", 0);
 	int64_t pos = num(x, cJSON_GetObjectItemCaseSensitive(c, "pos_embed_seq_len"), "pos_embed_seq_len",
 			  0, 1, 1 << 24);
 	static const char *const qk[] = {"rms_norm_across_heads", "", NULL};
 	gstr(x, c, "qk_norm", qk);
-	int64_t D = heads * hd;
+	int64_t D = w->D = w->heads * hd, F = w->F;
 	if (D > DIM_MAX)
 		fail(x, "num_attention_heads", "heads x head dim at most 262144");
 	if (x->st)
-		return;
-	int64_t pp = p[0] * p[1] * p[2];
+		return false;
+	int64_t pp = w->p[0] * w->p[1] * w->p[2];
 	int64_t attn = 4 * lin(D, D) + 2 * D;                  /* q, k, v, out; norm_q, norm_k */
 	int64_t cross = attn + (added ? 2 * lin(added, D) + D : 0); /* + image k/v, norm_added_k */
-	int64_t block = attn + cross + (cnorm ? 2 * D : 0)     /* norm2 */
-			+ lin(D, F) + lin(F, D)                /* ffn */
-			+ 6 * D;                               /* scale_shift_table */
-	int64_t P = in * pp * D + D                            /* patch_embedding (Conv3d) */
-		    + lin(freq, D) + lin(D, D)                 /* time_embedder */
-		    + lin(D, 6 * D)                            /* time_proj */
-		    + lin(text, D) + lin(D, D)                 /* text_embedder */
-		    + L * block + lin(D, out * pp) + 2 * D;    /* blocks, proj_out, scale_shift_table */
+	w->block = attn + cross + (cnorm ? 2 * D : 0)          /* norm2 */
+		   + lin(D, F) + lin(F, D)                     /* ffn */
+		   + 6 * D;                                    /* scale_shift_table */
+	w->P = w->in * pp * D + D                              /* patch_embedding (Conv3d) */
+	       + lin(freq, D) + lin(D, D)                      /* time_embedder */
+	       + lin(D, 6 * D)                                 /* time_proj */
+	       + lin(text, D) + lin(D, D)                      /* text_embedder */
+	       + w->L * w->block + lin(D, out * pp) + 2 * D;   /* blocks, proj_out, scale_shift_table */
 	if (img)                                               /* image_embedder */
-		P += 2 * img + lin(img, img) + lin(img, D) + 2 * D + pos * img;
-	snprintf(v->family, sizeof v->family, "wan");
-	snprintf(v->kind, sizeof v->kind, "dit");
-	struct vf_vision_part *t = &v->parts[v->nparts++];
-	snprintf(t->name, sizeof t->name, "transformer");
-	t->params = P;
-	t->layers = L;
-	t->hidden = D;
-	t->heads = heads;
-	t->ffn = F;
-	t->trained[0] = true;
-	v->stages = 1;
-	v->dit_layers = L;
-	v->in_channels = in;
-	v->patch_size = p[1];
-	v->text_dim = D; /* the caption is projected to D before the blocks */
+		w->P += 2 * img + lin(img, img) + lin(img, D) + 2 * D + pos * img;
+	return true;
+}
+
+/* The latent grid and defaults of a Wan pipeline. */
+static void wan_grid(struct vf_vision *v, const struct wan_shape *w)
+{
+	v->in_channels = w->in;
+	v->patch_size = w->p[1];
+	v->text_dim = w->D; /* the caption is projected to D before the blocks */
 	v->text_tokens = 512;
 	/* Wan 2.1 VAE: 8x spatial, 4x temporal, 16 channels; Wan 2.2's
 	 * TI2V VAE: 16x spatial, 48 channels */
-	int vae = in == 48 ? 16 : 8;
-	v->spatial_compression = (int)(vae * p[1]);
-	v->temporal_compression = (int)(4 * p[0]);
+	int vae = w->in == 48 ? 16 : 8;
+	v->spatial_compression = (int)(vae * w->p[1]);
+	v->temporal_compression = (int)(4 * w->p[0]);
 	v->frames = 81;
 	v->image_size = 832;
 	note(v->assumed, sizeof v->assumed,
-	     in == 48 ? "512 UMT5 tokens, VAE 16x spatial and 4x temporal (Wan 2.2 TI2V)"
-		      : "512 UMT5 tokens, VAE 8x spatial and 4x temporal (Wan 2.1)");
+	     w->in == 48 ? "512 UMT5 tokens, VAE 16x spatial and 4x temporal (Wan 2.2 TI2V)"
+			 : "512 UMT5 tokens, VAE 8x spatial and 4x temporal (Wan 2.1)");
+}
+
+static void read_wan(struct dr *x, const cJSON *c)
+{
+	struct wan_shape w;
+	if (!wan_common(x, c, &w))
+		return;
+	dit_model(x->v, "wan", w.P, w.L, w.D, w.heads, w.F);
+	wan_grid(x->v, &w);
 	check_keys(x, c, wan_keys);
+}
+
+static const char *const wan_vace_keys[] = {
+	"patch_size", "num_attention_heads", "attention_head_dim", "in_channels", "out_channels",
+	"text_dim", "freq_dim", "ffn_dim", "num_layers", "cross_attn_norm", "qk_norm", "eps",
+	"image_dim", "added_kv_proj_dim", "rope_max_seq_len", "pos_embed_seq_len", "vace_layers",
+	"vace_in_channels", NULL,
+};
+
+/* WanVACETransformer3DModel (diffusers transformer_wan_vace.py): the Wan
+ * transformer plus a control patch conv (vace_in_channels -> D) and one
+ * VACE block per vace_layers entry: a Wan block with an output projection
+ * D -> D, the first also with an input projection D -> D. The control
+ * tokens run the VACE blocks beside the main stream (as many tokens). */
+static void read_wan_vace(struct dr *x, const cJSON *c)
+{
+	struct wan_shape w;
+	if (!wan_common(x, c, &w))
+		return;
+	int64_t vin = gint_max(x, c, "vace_in_channels", 96, CONV_MAX), nv = 8;
+	const cJSON *vl = cJSON_GetObjectItemCaseSensitive(c, "vace_layers");
+	if (vl && !cJSON_IsNull(vl)) {
+		if (!cJSON_IsArray(vl) || cJSON_GetArraySize(vl) < 1 || cJSON_GetArraySize(vl) > w.L)
+			fail(x, "vace_layers", "a list of 1 to num_layers layer indices");
+		else
+			nv = cJSON_GetArraySize(vl);
+		bool zero = false;
+		for (int i = 0; !x->st && i < nv; i++) {
+			int64_t li = num(x, cJSON_GetArrayItem(vl, i), "vace_layers", 0, 0, w.L - 1);
+			zero = zero || li == 0;
+		}
+		if (!x->st && !zero)
+			fail(x, "vace_layers", "a list that includes layer 0");
+	} else if (w.L <= 35) {
+		fail(x, "vace_layers", "a list of layer indices below num_layers (the default reaches 35)");
+	}
+	if (x->st)
+		return;
+	int64_t pp = w.p[0] * w.p[1] * w.p[2];
+	int64_t vace = vin * pp * w.D + w.D                        /* vace_patch_embedding */
+		       + nv * (w.block + lin(w.D, w.D))            /* blocks and their proj_out */
+		       + lin(w.D, w.D);                            /* the first block's proj_in */
+	dit_model(x->v, "wan-vace", w.P + vace, w.L, w.D, w.heads, w.F);
+	x->v->dit_layers = w.L + nv; /* the control tokens pass the VACE blocks too */
+	wan_grid(x->v, &w);
+	char n[96];
+	snprintf(n, sizeof n, "%lld VACE blocks over as many control tokens", (long long)nv);
+	note(x->v->assumed, sizeof x->v->assumed, n);
+	check_keys(x, c, wan_vace_keys);
 }
 
 /* ---- SD3 / SD3.5 MMDiT ---------------------------------------------------- */
@@ -1129,6 +1197,23 @@ static const char *const vae_keys[] = {
 	"use_quant_conv", "use_post_quant_conv", "mid_block_add_attention", NULL,
 };
 
+/* A VAE's two parts (the encoder and the decoder, each with the width of
+ * its full-resolution stage) and its kind, family and stages. */
+static void vae_model(struct vf_vision *v, const char *family, int64_t enc, int64_t enc_hidden, int64_t dec,
+		      int64_t dec_hidden)
+{
+	snprintf(v->family, sizeof v->family, "%s", family);
+	snprintf(v->kind, sizeof v->kind, "vae");
+	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
+	snprintf(pe->name, sizeof pe->name, "encoder");
+	pe->params = enc;
+	pe->hidden = enc_hidden;
+	snprintf(pd->name, sizeof pd->name, "decoder");
+	pd->params = dec;
+	pd->hidden = dec_hidden;
+	v->stages = 1;
+}
+
 /* A residual block without time input, k the kernel volume (9: 2-D, 27:
  * the causal 3-D convs of the video VAEs). */
 static int64_t vres(int64_t in, int64_t out, int64_t k)
@@ -1170,16 +1255,9 @@ static void vae_kl_count(struct vf_vision *v, const struct kl_shape *s, const ch
 			dec += lin(o * k, o); /* upsampler conv */
 	}
 	dec += 2 * s->C[0] + lin(s->C[0] * k, s->out);
-	snprintf(v->family, sizeof v->family, "%s", family);
-	snprintf(v->kind, sizeof v->kind, "vae");
-	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
-	snprintf(pe->name, sizeof pe->name, "encoder");
-	pe->params = enc + (s->qc ? lin(2 * s->L, 2 * s->L) : 0);
-	pe->hidden = s->C[0]; /* the full-resolution stage's channels */
-	snprintf(pd->name, sizeof pd->name, "decoder");
-	pd->params = dec + (s->pqc ? lin(s->L, s->L) : 0);
-	pd->hidden = s->C[0];
-	v->stages = 1;
+	/* quant convs with their sides; widths: the full-resolution stage's */
+	vae_model(v, family, enc + (s->qc ? lin(2 * s->L, 2 * s->L) : 0), s->C[0],
+		  dec + (s->pqc ? lin(s->L, s->L) : 0), s->C[0]);
 	v->in_channels = s->in;
 	v->latent_channels = s->L;
 }
@@ -1345,16 +1423,8 @@ static void read_vae_cogvideox(struct dr *x, const cJSON *c)
 			dec += lin(o * 9, o); /* upsampler: a 2-D conv */
 	}
 	dec += 2 * C[0] + 2 * (L * C[0] + C[0]) + lin(C[0] * 27, out);
-	snprintf(v->family, sizeof v->family, "autoencoder-kl-cogvideox");
-	snprintf(v->kind, sizeof v->kind, "vae");
-	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
-	snprintf(pe->name, sizeof pe->name, "encoder");
-	pe->params = enc + (qc ? lin(2 * out, 2 * out) : 0);
-	pe->hidden = C[0];
-	snprintf(pd->name, sizeof pd->name, "decoder");
-	pd->params = dec + (pqc ? lin(out, out) : 0);
-	pd->hidden = C[0];
-	v->stages = 1;
+	vae_model(v, "autoencoder-kl-cogvideox", enc + (qc ? lin(2 * out, 2 * out) : 0), C[0],
+		  dec + (pqc ? lin(out, out) : 0), C[0]);
 	v->in_channels = in;
 	v->latent_channels = L;
 	v->spatial_compression = 1 << (n - 1);
@@ -1371,7 +1441,8 @@ static const char *const mochi_vae_keys[] = {
 };
 
 /* A list key of exactly n whole numbers (or its defaults when absent). */
-static void glist_n(struct dr *x, const cJSON *c, const char *key, int n, int64_t *out, const int64_t *dflt)
+static void glist_range(struct dr *x, const cJSON *c, const char *key, int n, int64_t *out,
+			const int64_t *dflt, int64_t min, int64_t max)
 {
 	const cJSON *j = cJSON_GetObjectItemCaseSensitive(c, key);
 	for (int i = 0; i < n; i++)
@@ -1385,7 +1456,13 @@ static void glist_n(struct dr *x, const cJSON *c, const char *key, int n, int64_
 		return;
 	}
 	for (int i = 0; i < n; i++)
-		out[i] = num(x, cJSON_GetArrayItem(j, i), key, dflt[i], 1, CONV_MAX);
+		out[i] = num(x, cJSON_GetArrayItem(j, i), key, dflt[i], min, max);
+}
+
+/* A list of n widths (1 .. CONV_MAX), dflt when absent. */
+static void glist_n(struct dr *x, const cJSON *c, const char *key, int n, int64_t *out, const int64_t *dflt)
+{
+	glist_range(x, c, key, n, out, dflt, 1, CONV_MAX);
 }
 
 /* Mochi's residual block at C (chunked GroupNorms, causal 3x3x3 convs)
@@ -1446,16 +1523,7 @@ static void read_vae_mochi(struct dr *x, const cJSON *c)
 		dec += lpb[3 - i] * mochi_res(ci) + lin(ci, co * te[2 - i] * se[2 - i] * se[2 - i]);
 	}
 	dec += lpb[0] * mochi_res(dc[0]) + lin(dc[0], out);
-	snprintf(v->family, sizeof v->family, "autoencoder-kl-mochi");
-	snprintf(v->kind, sizeof v->kind, "vae");
-	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
-	snprintf(pe->name, sizeof pe->name, "encoder");
-	pe->params = enc;
-	pe->hidden = ec[0];
-	snprintf(pd->name, sizeof pd->name, "decoder");
-	pd->params = dec;
-	pd->hidden = dc[0];
-	v->stages = 1;
+	vae_model(v, "autoencoder-kl-mochi", enc, ec[0], dec, dc[0]);
 	v->in_channels = in;
 	v->latent_channels = L;
 	v->spatial_compression = (int)(se[0] * se[1] * se[2]);
@@ -1558,22 +1626,639 @@ static void read_vae_wan(struct dr *x, const cJSON *c)
 			dec += wan_resample(b, true, temporal, res ? b : b / 2);
 	}
 	dec += b + conv3(b, out, 3); /* norm_out, conv_out */
-	snprintf(v->family, sizeof v->family, "autoencoder-kl-wan");
-	snprintf(v->kind, sizeof v->kind, "vae");
-	struct vf_vision_part *pe = &v->parts[v->nparts++], *pd = &v->parts[v->nparts++];
-	snprintf(pe->name, sizeof pe->name, "encoder");
-	pe->params = enc;
-	pe->hidden = base;
-	snprintf(pd->name, sizeof pd->name, "decoder");
-	pd->params = dec;
-	pd->hidden = b;
-	v->stages = 1;
+	vae_model(v, "autoencoder-kl-wan", enc, base, dec, b);
 	v->in_channels = in;
 	v->patch_size = patch;
 	v->latent_channels = z;
 	v->spatial_compression = (int)sfs;
 	v->temporal_compression = (int)sft;
 	check_keys(x, c, wan_vae_keys);
+}
+
+/* ---- AutoencoderKLLTXVideo ---------------------------------------------------- */
+
+static const char *const ltx_vae_keys[] = {
+	"in_channels", "out_channels", "latent_channels", "block_out_channels", "down_block_types",
+	"decoder_block_out_channels", "layers_per_block", "decoder_layers_per_block",
+	"spatio_temporal_scaling", "decoder_spatio_temporal_scaling", "decoder_inject_noise",
+	"downsample_type", "upsample_residual", "upsample_factor", "timestep_conditioning",
+	"patch_size", "patch_size_t", "resnet_norm_eps", "scaling_factor", "encoder_causal",
+	"decoder_causal", "spatial_compression_ratio", "temporal_compression_ratio", NULL,
+};
+
+/* A list of n booleans (or, with `scalar`, one boolean for all), or dflt
+ * when absent. */
+static void gbools(struct dr *x, const cJSON *c, const char *key, int n, bool *out, bool dflt,
+		   bool scalar)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(c, key);
+	for (int i = 0; i < n; i++)
+		out[i] = dflt;
+	if (!j || cJSON_IsNull(j))
+		return;
+	if (scalar && cJSON_IsBool(j)) { /* LTX-2: one value for every block */
+		for (int i = 0; i < n; i++)
+			out[i] = cJSON_IsTrue(j);
+		return;
+	}
+	if (!cJSON_IsArray(j) || cJSON_GetArraySize(j) != n) {
+		char e[64];
+		snprintf(e, sizeof e, "a list of %d true / false", n);
+		fail(x, key, e);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		const cJSON *e = cJSON_GetArrayItem(j, i);
+		if (!cJSON_IsBool(e))
+			fail(x, key, "true / false entries");
+		out[i] = cJSON_IsTrue(e);
+	}
+}
+
+/* The length of a list key (lo..hi entries), or dflt when absent. */
+static int glen(struct dr *x, const cJSON *c, const char *key, int dflt, int lo, int hi)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(c, key);
+	if (!j || cJSON_IsNull(j))
+		return dflt;
+	int n = cJSON_IsArray(j) ? cJSON_GetArraySize(j) : -1;
+	if (n < lo || n > hi) {
+		char e[64];
+		snprintf(e, sizeof e, "a list of %d to %d entries", lo, hi);
+		fail(x, key, e);
+		return dflt;
+	}
+	return n;
+}
+
+/* The timestep embedder the LTX decoder uses (256 -> E -> E, biases). */
+static int64_t ltx_temb(int64_t E)
+{
+	return lin(256, E) + lin(E, E);
+}
+
+/* LTXVideoResnetBlock3d: RMSNorms without weights, two 3x3x3 convs, a
+ * LayerNorm (weight and bias) and a 1x1x1 conv when the widths differ,
+ * the noise scales (2 in) and the 4 x in scale-shift table when asked. */
+static int64_t ltx_res(int64_t in, int64_t out, bool noise, bool ts)
+{
+	return conv3(in, out, 3) + conv3(out, out, 3) + (in != out ? 2 * in + conv3(in, out, 1) : 0) +
+	       (noise ? 2 * in : 0) + (ts ? 4 * in : 0);
+}
+
+/* The elements a space-to-channel sampler folds per output element:
+ * "spatial" 1x2x2, "temporal" 2x1x1, "spatiotemporal" 2x2x2 (another
+ * type is named). */
+static int64_t ltx_stride(struct dr *x, const char *t, const char *key)
+{
+	if (strcmp(t, "spatial") == 0)
+		return 4;
+	if (strcmp(t, "temporal") == 0)
+		return 2;
+	if (strcmp(t, "spatiotemporal") != 0)
+		note(x->v->unknown, sizeof x->v->unknown, key);
+	return 8;
+}
+
+/* A scaled block's factors on space (*sf, per side) and time (*tf). */
+static void ltx_factors(const char *t, int64_t *sf, int64_t *tf)
+{
+	if (strcmp(t, "temporal") != 0 && *sf < (1 << 12))
+		*sf *= 2;
+	if (strcmp(t, "spatial") != 0 && *tf < (1 << 12))
+		*tf *= 2;
+}
+
+/* The encoder: conv_in from in x p^2, the down blocks (0.9.0 layout: the
+ * residual blocks at the input width, a stride-2 conv, a residual block to
+ * the next width; 0.9.5: the residual blocks, then a conv or a
+ * space-to-channel downsampler to the next width), the mid block, conv_out
+ * to latent + 1 channels. */
+static int64_t ltx_encoder(struct dr *x, const cJSON *c, int64_t in, int64_t p, int64_t lat, int64_t *sf,
+			   int64_t *tf)
+{
+	int64_t boc[MAX_BLOCKS], lpb[MAX_BLOCKS + 1];
+	static const int64_t dboc[] = {128, 256, 512, 512, 512, 512, 512, 512};
+	static const int64_t dlpb[] = {4, 3, 3, 3, 4, 4, 4, 4, 4};
+	int n = glen(x, c, "block_out_channels", 4, 1, MAX_BLOCKS);
+	glist_n(x, c, "block_out_channels", n, boc, dboc);
+	bool v095 = false, is095[MAX_BLOCKS], sts[MAX_BLOCKS];
+	const char *const dd[] = {"LTXVideoDownBlock3D", "LTXVideoDownBlock3D", "LTXVideoDownBlock3D",
+				  "LTXVideoDownBlock3D", NULL};
+	int nd = block_types(x, c, "down_block_types", "LTXVideo095DownBlock3D", "LTXVideoDownBlock3D", is095, dd);
+	if (x->st)
+		return 0;
+	v095 = nd > 0 && is095[nd - 1];
+	int nb = n - (v095 ? 1 : 0);
+	if (nd != nb || nb < 1) {
+		fail(x, "down_block_types", "one per block (block_out_channels less one in the 0.9.5 layout)");
+		return 0;
+	}
+	glist_range(x, c, "layers_per_block", nb + 1, lpb, dlpb, 0, REPEAT_MAX);
+	gbools(x, c, "spatio_temporal_scaling", nb, sts, true, false);
+	const cJSON *dsj = cJSON_GetObjectItemCaseSensitive(c, "downsample_type");
+	if (dsj && !cJSON_IsNull(dsj) && (!cJSON_IsArray(dsj) || cJSON_GetArraySize(dsj) != nb))
+		fail(x, "downsample_type", "a list of one type per down block");
+	if (x->st)
+		return 0;
+	if (!cJSON_GetObjectItemCaseSensitive(c, "spatio_temporal_scaling")) {
+		sts[nb - 1] = false; /* the default (true, true, true, false) */
+		if (nb != 4)
+			note(x->v->unknown, sizeof x->v->unknown, "spatio_temporal_scaling (absent)");
+	}
+	*sf = *tf = 1; /* the space and time factors of the scaled blocks */
+	int64_t P = conv3(in * p * p, boc[0], 3), o = boc[0];
+	for (int i = 0; i < nb; i++) {
+		int64_t ci = o;
+		o = v095 || i + 1 < nb ? boc[i + 1] : boc[i];
+		P += lpb[i] * ltx_res(ci, ci, false, false);
+		const char *dt = "conv";
+		const cJSON *e = cJSON_GetArrayItem(dsj, i);
+		if (cJSON_IsString(e))
+			dt = e->valuestring;
+		if (!is095[i])
+			dt = "conv";
+		if (sts[i])
+			ltx_factors(dt, sf, tf);
+		if (!is095[i]) {
+			P += (sts[i] ? conv3(ci, ci, 3) : 0) + (ci != o ? ltx_res(ci, o, false, false) : 0);
+		} else if (sts[i] && strcmp(dt, "conv") == 0) {
+			P += conv3(ci, ci, 3);
+		} else if (sts[i]) {
+			int64_t st = ltx_stride(x, dt, "downsample_type");
+			P += conv3(ci, o / st, 3);
+		}
+	}
+	P += lpb[nb] * ltx_res(o, o, false, false) + conv3(o, lat + 1, 3); /* mid, conv_out */
+	x->v->parts[0].hidden = boc[0];
+	return P;
+}
+
+/* The decoder, from the reversed lists: conv_in from the latent, the mid
+ * block, up blocks (a residual block to the new width, the upsampler's
+ * conv to 8 x width / factor, the residual blocks; noise scales, the
+ * time embedders and tables with timestep_conditioning), conv_out to
+ * out x p^2, and the decoder's own time embedder and table. */
+static int64_t ltx_decoder(struct dr *x, const cJSON *c, int64_t out, int64_t p, int64_t lat, bool ts,
+			   bool v2)
+{
+	int64_t boc[MAX_BLOCKS], lpb[MAX_BLOCKS + 1], uf[MAX_BLOCKS], stride[MAX_BLOCKS];
+	bool sts[MAX_BLOCKS], noise[MAX_BLOCKS + 1], resid[MAX_BLOCKS];
+	static const int64_t dboc1[] = {128, 256, 512, 512, 512, 512, 512, 512};
+	static const int64_t dboc2[] = {256, 512, 1024, 1024, 1024, 1024, 1024, 1024};
+	static const int64_t dlpb1[] = {4, 3, 3, 3, 4, 4, 4, 4, 4}, dlpb2[] = {5, 5, 5, 5, 5, 5, 5, 5, 5};
+	static const int64_t duf1[] = {1, 1, 1, 1, 1, 1, 1, 1}, duf2[] = {2, 2, 2, 2, 2, 2, 2, 2};
+	int n = glen(x, c, "decoder_block_out_channels", v2 ? 3 : 4, 1, MAX_BLOCKS);
+	glist_n(x, c, "decoder_block_out_channels", n, boc, v2 ? dboc2 : dboc1);
+	glist_range(x, c, "decoder_layers_per_block", n + 1, lpb, v2 ? dlpb2 : dlpb1, 0, REPEAT_MAX);
+	glist_n(x, c, "upsample_factor", n, uf, v2 ? duf2 : duf1);
+	gbools(x, c, "decoder_spatio_temporal_scaling", n, sts, true, v2);
+	if (!v2 && !cJSON_GetObjectItemCaseSensitive(c, "decoder_spatio_temporal_scaling")) {
+		sts[n - 1] = false; /* the default (true, true, true, false) */
+		if (n != 4)
+			note(x->v->unknown, sizeof x->v->unknown, "decoder_spatio_temporal_scaling (absent)");
+	}
+	gbools(x, c, "decoder_inject_noise", n + 1, noise, false, v2);
+	gbools(x, c, "upsample_residual", n, resid, v2, v2);
+	/* LTX-2: each upsampler's stride by upsample_type (spatial: 1x2x2,
+	 * temporal: 2x1x1, spatiotemporal: 2x2x2); LTX-Video: 2x2x2 */
+	const cJSON *ut = v2 ? cJSON_GetObjectItemCaseSensitive(c, "upsample_type") : NULL;
+	if (ut && !cJSON_IsNull(ut) && (!cJSON_IsArray(ut) || cJSON_GetArraySize(ut) != n))
+		fail(x, "upsample_type", "a list of one type per decoder block");
+	for (int i = 0; i < n; i++) {
+		const cJSON *e = cJSON_GetArrayItem(ut, i);
+		stride[i] = ltx_stride(x, cJSON_IsString(e) ? e->valuestring : "spatiotemporal", "upsample_type");
+	}
+	if (x->st)
+		return 0;
+	/* reversed: the deepest block first */
+	int64_t o = boc[n - 1];
+	int64_t P = conv3(lat, o, 3) + (ts ? ltx_temb(4 * o) : 0) + lpb[n] * ltx_res(o, o, noise[n], ts);
+	for (int i = 0; i < n; i++) {
+		int r = n - 1 - i;
+		int64_t ci = o / uf[r];
+		o = boc[r] / uf[r];
+		if (ts)
+			P += ltx_temb(4 * ci);
+		if (ci != o)
+			P += ltx_res(ci, o, noise[r], ts);
+		if (sts[r])
+			P += conv3(o * uf[r], (o * uf[r] * stride[r]) / uf[r], 3);
+		P += lpb[r] * ltx_res(o, o, noise[r], ts);
+	}
+	P += conv3(o, out * p * p, 3);
+	if (ts)
+		P += 1 + ltx_temb(2 * o) + 2 * o; /* timestep_scale_multiplier, embedder, table */
+	x->v->parts[1].hidden = o;
+	return P;
+}
+
+/* AutoencoderKLLTXVideo (diffusers autoencoder_kl_ltx.py), LTX-Video
+ * 0.9.0 to 0.9.8; the latents' mean and std (latent each) are buffers
+ * the checkpoint holds, counted with the encoder. */
+static void read_vae_ltx(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	int64_t in = gint_max(x, c, "in_channels", 3, CONV_MAX), out = gint_max(x, c, "out_channels", 3, CONV_MAX);
+	int64_t lat = gint_max(x, c, "latent_channels", 128, CONV_MAX);
+	int64_t p = gint_max(x, c, "patch_size", 4, 64), pt = gint_max(x, c, "patch_size_t", 1, 64);
+	bool ts = gbool(x, c, "timestep_conditioning", false);
+	if (x->st)
+		return;
+	snprintf(v->family, sizeof v->family, "autoencoder-kl-ltx");
+	snprintf(v->kind, sizeof v->kind, "vae");
+	v->nparts = 2;
+	snprintf(v->parts[0].name, sizeof v->parts[0].name, "encoder");
+	snprintf(v->parts[1].name, sizeof v->parts[1].name, "decoder");
+	int64_t sf = 1, tf = 1;
+	int64_t enc = ltx_encoder(x, c, in, p, lat, &sf, &tf);
+	int64_t dec = x->st ? 0 : ltx_decoder(x, c, out, p, lat, ts, false);
+	if (x->st)
+		return;
+	v->parts[0].params = enc + 2 * lat;
+	v->parts[1].params = dec;
+	v->stages = 1;
+	v->in_channels = in;
+	v->latent_channels = lat;
+	v->patch_size = p; /* the decoder's last width runs at 1 / p of the pixels */
+	/* the compression the samplers make (a config's own ratios win) */
+	int64_t sc = gint_max(x, c, "spatial_compression_ratio", p * sf, 1 << 24);
+	int64_t tc = gint_max(x, c, "temporal_compression_ratio", pt * tf, 1 << 24);
+	v->spatial_compression = (int)sc;
+	v->temporal_compression = (int)tc;
+	check_keys(x, c, ltx_vae_keys);
+}
+
+/* ---- AutoencoderDC (SANA's DC-AE) --------------------------------------------- */
+
+static const char *const dc_keys[] = {
+	"in_channels", "latent_channels", "attention_head_dim", "encoder_block_types",
+	"decoder_block_types", "encoder_block_out_channels", "decoder_block_out_channels",
+	"encoder_layers_per_block", "decoder_layers_per_block", "encoder_qkv_multiscales",
+	"decoder_qkv_multiscales", "upsample_block_type", "downsample_block_type",
+	"decoder_norm_types", "decoder_act_fns", "encoder_out_shortcut", "decoder_in_shortcut",
+	"decoder_conv_act_fn", "scaling_factor", NULL,
+};
+
+/* One stage's blocks: their type (EfficientViT or residual), norm
+ * (BatchNorm or RMSNorm) and the multiscale kernels' sum of k^2 and count. */
+struct dc_stage {
+	bool vit, batch_norm;
+	int64_t k2, nk;
+};
+
+/* A key that is a string for all stages or a list of one string per
+ * stage; `a` is the value that sets the flag. */
+static void dc_strs(struct dr *x, const cJSON *c, const char *key, int n, const char *a, const char *b,
+		    struct dc_stage *st, bool vit)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(c, key);
+	if (!j || cJSON_IsNull(j))
+		return;
+	if (!cJSON_IsString(j) && (!cJSON_IsArray(j) || cJSON_GetArraySize(j) != n)) {
+		char e[80];
+		snprintf(e, sizeof e, "a string or a list of %d (one per block)", n);
+		fail(x, key, e);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		const cJSON *e = cJSON_IsString(j) ? j : cJSON_GetArrayItem(j, i);
+		const char *v = cJSON_IsString(e) ? e->valuestring : "";
+		if (strcmp(v, a) != 0 && strcmp(v, b) != 0) {
+			char name[96];
+			snprintf(name, sizeof name, "%s (%s)", key, v);
+			note(x->v->unknown, sizeof x->v->unknown, name);
+		}
+		if (vit)
+			st[i].vit = strcmp(v, a) == 0;
+		else
+			st[i].batch_norm = strcmp(v, a) == 0;
+	}
+}
+
+/* The multiscale kernels per stage: a list of n lists of odd kernels. */
+static void dc_scales(struct dr *x, const cJSON *c, const char *key, int n, struct dc_stage *st)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(c, key);
+	for (int i = 0; i < n; i++) { /* default ((), (), (), (5,), (5,), (5,)) */
+		st[i].nk = i >= 3 ? 1 : 0;
+		st[i].k2 = i >= 3 ? 25 : 0;
+	}
+	if (!j || cJSON_IsNull(j))
+		return;
+	if (!cJSON_IsArray(j) || cJSON_GetArraySize(j) != n) {
+		char e[64];
+		snprintf(e, sizeof e, "a list of %d lists of kernel sizes", n);
+		fail(x, key, e);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		const cJSON *l = cJSON_GetArrayItem(j, i), *k;
+		if (!cJSON_IsArray(l) || cJSON_GetArraySize(l) > 8) {
+			fail(x, key, "lists of at most 8 kernel sizes");
+			return;
+		}
+		st[i].nk = st[i].k2 = 0;
+		cJSON_ArrayForEach(k, l)
+		{
+			int64_t kk = num(x, k, key, 1, 1, 63);
+			st[i].nk++;
+			st[i].k2 += kk * kk;
+		}
+	}
+}
+
+/* A 2-D conv in -> out with a k x k kernel, with or without bias. */
+static int64_t conv2(int64_t in, int64_t out, int64_t k, bool bias)
+{
+	return in * out * k * k + (bias ? out : 0);
+}
+
+/* A norm of C channels: RMSNorm weight and bias, or BatchNorm's weight,
+ * bias, running mean and variance and its batch counter (the checkpoint
+ * holds them all). */
+static int64_t dc_norm(int64_t C, bool batch_norm)
+{
+	return batch_norm ? 4 * C + 1 : 2 * C;
+}
+
+/* One block at C channels: a residual block (3x3 conv with bias, 3x3
+ * without, a norm) or an EfficientViT block (multiscale linear attention:
+ * q, k, v C -> inner without bias, per kernel a depthwise conv over 3
+ * inner and a grouped 1x1 (3 heads groups), to_out, a norm; GLUMBConv
+ * C -> 8C with bias, a 3x3 depthwise conv over 8C with bias, 4C -> C
+ * without bias, an RMSNorm with bias). */
+static int64_t dc_block(int64_t C, int64_t hd, const struct dc_stage *st)
+{
+	if (!st->vit)
+		return conv2(C, C, 3, true) + conv2(C, C, 3, false) + dc_norm(C, st->batch_norm);
+	int64_t heads = C / hd, inner = heads * hd;
+	int64_t attn = 3 * C * inner + st->nk * 3 * inner * hd + 3 * inner * st->k2 +
+		       inner * (1 + st->nk) * C + dc_norm(C, st->batch_norm);
+	return attn + conv2(C, 8 * C, 1, true) + 8 * C * 9 + 8 * C + conv2(4 * C, C, 1, false) + 2 * C;
+}
+
+/* AutoencoderDC (diffusers autoencoder_dc.py): the encoder (conv_in, or a
+ * downsampling conv when the first stage has no blocks; per stage its
+ * blocks and a 3x3 downsampling conv to the next width - to a quarter of
+ * it with pixel_unshuffle; conv_out to the latent) and the decoder (conv_in
+ * from the latent, per stage an upsampling conv - to 4x the width with
+ * pixel_shuffle - and the blocks, an RMSNorm with bias, conv_out or an
+ * upsampling conv to the image). */
+static void read_vae_dc(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	int64_t in = gint_max(x, c, "in_channels", 3, CONV_MAX), lat = gint_max(x, c, "latent_channels", 32, CONV_MAX);
+	int64_t hd = gint_max(x, c, "attention_head_dim", 32, CONV_MAX);
+	static const int64_t dboc[] = {128, 256, 512, 512, 1024, 1024, 1024, 1024};
+	static const int64_t delpb[] = {2, 2, 2, 3, 3, 3, 3, 3}, ddlpb[] = {3, 3, 3, 3, 3, 3, 3, 3};
+	int ne = glen(x, c, "encoder_block_out_channels", 6, 1, MAX_BLOCKS);
+	int nd = glen(x, c, "decoder_block_out_channels", 6, 1, MAX_BLOCKS);
+	int64_t eb[MAX_BLOCKS], db[MAX_BLOCKS], el[MAX_BLOCKS], dl[MAX_BLOCKS];
+	glist_n(x, c, "encoder_block_out_channels", ne, eb, dboc);
+	glist_n(x, c, "decoder_block_out_channels", nd, db, dboc);
+	glist_range(x, c, "encoder_layers_per_block", ne, el, delpb, 0, REPEAT_MAX);
+	glist_range(x, c, "decoder_layers_per_block", nd, dl, ddlpb, 0, REPEAT_MAX);
+	struct dc_stage es[MAX_BLOCKS], ds[MAX_BLOCKS];
+	memset(es, 0, sizeof es);
+	memset(ds, 0, sizeof ds);
+	dc_strs(x, c, "encoder_block_types", ne, "EfficientViTBlock", "ResBlock", es, true);
+	dc_strs(x, c, "decoder_block_types", nd, "EfficientViTBlock", "ResBlock", ds, true);
+	dc_strs(x, c, "decoder_norm_types", nd, "batch_norm", "rms_norm", ds, false);
+	dc_scales(x, c, "encoder_qkv_multiscales", ne, es);
+	dc_scales(x, c, "decoder_qkv_multiscales", nd, ds);
+	static const char *const up_t[] = {"pixel_shuffle", "interpolate", "", NULL};
+	static const char *const down_t[] = {"pixel_unshuffle", "Conv", "conv", "", NULL};
+	bool shuffle = strcmp(gstr(x, c, "upsample_block_type", up_t), "interpolate") != 0;
+	const char *dt = gstr(x, c, "downsample_block_type", down_t);
+	bool unshuffle = strcmp(dt, "pixel_unshuffle") == 0 || dt[0] == '\0';
+	for (int i = 0; !x->st && i < (ne > nd ? ne : nd); i++)
+		if ((i < ne && (eb[i] % hd || (unshuffle && eb[i] % 4))) || (i < nd && db[i] % hd))
+			fail(x, "encoder_block_out_channels", "widths that are multiples of attention_head_dim (and of 4 "
+							      "with pixel_unshuffle)");
+	if (x->st)
+		return;
+	/* a stage with no blocks samples in the conv_in / conv_out instead */
+	int64_t enc = el[0] > 0 ? conv2(in, eb[0], 3, true)
+				: conv2(in, ne > 1 ? (unshuffle ? eb[1] / 4 : eb[1]) : eb[0], 3, true);
+	for (int i = 0; i < ne; i++) {
+		enc += el[i] * dc_block(eb[i], hd, &es[i]);
+		if (i < ne - 1 && el[i] > 0)
+			enc += conv2(eb[i], unshuffle ? eb[i + 1] / 4 : eb[i + 1], 3, true);
+	}
+	enc += conv2(eb[ne - 1], lat, 3, true);
+	int64_t dec = conv2(lat, db[nd - 1], 3, true);
+	for (int i = nd - 1; i >= 0; i--) {
+		if (i < nd - 1 && dl[i] > 0)
+			dec += conv2(db[i + 1], shuffle ? db[i] * 4 : db[i], 3, true);
+		dec += dl[i] * dc_block(db[i], hd, &ds[i]);
+	}
+	int64_t ch = dl[0] > 0 || nd < 2 ? db[0] : db[1];
+	dec += 2 * ch + (dl[0] > 0 ? conv2(ch, in, 3, true) : conv2(ch, shuffle ? in * 4 : in, 3, true));
+	vae_model(v, "autoencoder-dc", enc, eb[0], dec, ch);
+	v->in_channels = in;
+	v->latent_channels = lat;
+	v->spatial_compression = 1 << (ne - 1);
+	v->temporal_compression = 1;
+	check_keys(x, c, dc_keys);
+}
+
+/* ---- AutoencoderKLLTX2Video ------------------------------------------------------ */
+
+static const char *const ltx2_vae_keys[] = {
+	"in_channels", "out_channels", "latent_channels", "block_out_channels", "down_block_types",
+	"decoder_block_out_channels", "layers_per_block", "decoder_layers_per_block",
+	"spatio_temporal_scaling", "decoder_spatio_temporal_scaling", "decoder_inject_noise",
+	"downsample_type", "upsample_type", "upsample_residual", "upsample_factor",
+	"timestep_conditioning", "patch_size", "patch_size_t", "resnet_norm_eps", "scaling_factor",
+	"encoder_causal", "decoder_causal", "encoder_spatial_padding_mode",
+	"decoder_spatial_padding_mode", "spatial_compression_ratio", "temporal_compression_ratio", NULL,
+};
+
+/* The LTX-2 encoder: conv_in from in x p^2 to the latent width, per block
+ * its residual blocks at the input width then a stride-2 conv or a
+ * space-to-channel downsampler to the block's width, the mid block,
+ * conv_out to latent + 1. */
+static int64_t ltx2_encoder(struct dr *x, const cJSON *c, int64_t in, int64_t p, int64_t lat, int64_t *sf,
+			    int64_t *tf)
+{
+	int64_t boc[MAX_BLOCKS], lpb[MAX_BLOCKS + 1];
+	static const int64_t dboc[] = {256, 512, 1024, 2048, 2048, 2048, 2048, 2048};
+	static const int64_t dlpb[] = {4, 6, 6, 2, 2, 2, 2, 2, 2};
+	static const char *const dds[] = {"spatial", "temporal", "spatiotemporal", "spatiotemporal"};
+	int n = glen(x, c, "block_out_channels", 4, 1, MAX_BLOCKS);
+	glist_n(x, c, "block_out_channels", n, boc, dboc);
+	glist_range(x, c, "layers_per_block", n + 1, lpb, dlpb, 0, REPEAT_MAX);
+	bool sts[MAX_BLOCKS], plain[MAX_BLOCKS];
+	gbools(x, c, "spatio_temporal_scaling", n, sts, true, true);
+	const char *const dd[] = {"LTX2VideoDownBlock3D", NULL};
+	int nd = block_types(x, c, "down_block_types", "-", "LTX2VideoDownBlock3D", plain, dd);
+	const cJSON *dj = cJSON_GetObjectItemCaseSensitive(c, "down_block_types");
+	if (!x->st && dj && !cJSON_IsNull(dj) && nd != n)
+		fail(x, "down_block_types", "one per entry of block_out_channels");
+	const cJSON *dsj = cJSON_GetObjectItemCaseSensitive(c, "downsample_type");
+	if (dsj && !cJSON_IsNull(dsj) && (!cJSON_IsArray(dsj) || cJSON_GetArraySize(dsj) != n))
+		fail(x, "downsample_type", "a list of one type per down block");
+	if (x->st)
+		return 0;
+	int64_t P = conv3(in * p * p, lat, 3), o = lat;
+	*sf = *tf = 1;
+	for (int i = 0; i < n; i++) {
+		int64_t ci = o;
+		o = boc[i];
+		P += lpb[i] * ltx_res(ci, ci, false, false);
+		const cJSON *e = cJSON_GetArrayItem(dsj, i);
+		const char *dt = cJSON_IsString(e) ? e->valuestring : !dsj && i < 4 ? dds[i] : "spatiotemporal";
+		if (!sts[i])
+			continue;
+		ltx_factors(dt, sf, tf);
+		P += strcmp(dt, "conv") == 0 ? conv3(ci, ci, 3) : conv3(ci, o / ltx_stride(x, dt, "downsample_type"), 3);
+	}
+	P += lpb[n] * ltx_res(o, o, false, false) + conv3(o, lat + 1, 3); /* mid, conv_out */
+	x->v->parts[0].hidden = lat;
+	return P;
+}
+
+/* AutoencoderKLLTX2Video (diffusers autoencoder_kl_ltx2.py): the LTX-2
+ * video VAE; the latents' mean and std buffers counted with the encoder. */
+static void read_vae_ltx2(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	int64_t in = gint_max(x, c, "in_channels", 3, CONV_MAX), out = gint_max(x, c, "out_channels", 3, CONV_MAX);
+	int64_t lat = gint_max(x, c, "latent_channels", 128, CONV_MAX);
+	int64_t p = gint_max(x, c, "patch_size", 4, 64), pt = gint_max(x, c, "patch_size_t", 1, 64);
+	bool ts = gbool(x, c, "timestep_conditioning", false);
+	if (x->st)
+		return;
+	snprintf(v->family, sizeof v->family, "autoencoder-kl-ltx2");
+	snprintf(v->kind, sizeof v->kind, "vae");
+	v->nparts = 2;
+	snprintf(v->parts[0].name, sizeof v->parts[0].name, "encoder");
+	snprintf(v->parts[1].name, sizeof v->parts[1].name, "decoder");
+	int64_t sf = 1, tf = 1;
+	int64_t enc = ltx2_encoder(x, c, in, p, lat, &sf, &tf);
+	int64_t dec = x->st ? 0 : ltx_decoder(x, c, out, p, lat, ts, true);
+	if (x->st)
+		return;
+	v->parts[0].params = enc + 2 * lat;
+	v->parts[1].params = dec;
+	v->stages = 1;
+	v->in_channels = in;
+	v->latent_channels = lat;
+	v->patch_size = p;
+	v->spatial_compression = (int)gint_max(x, c, "spatial_compression_ratio", p * sf, 1 << 24);
+	v->temporal_compression = (int)gint_max(x, c, "temporal_compression_ratio", pt * tf, 1 << 24);
+	check_keys(x, c, ltx2_vae_keys);
+}
+
+/* ---- AutoencoderKLLTX2Audio ------------------------------------------------------ */
+
+static const char *const ltx2_audio_keys[] = {
+	"base_channels", "output_channels", "ch_mult", "num_res_blocks", "attn_resolutions",
+	"in_channels", "resolution", "latent_channels", "norm_type", "causality_axis", "dropout",
+	"mid_block_add_attention", "sample_rate", "mel_hop_length", "is_causal", "mel_bins",
+	"double_z", NULL,
+};
+
+/* The audio VAE's residual block: two norms (GroupNorm weight and bias,
+ * or a pixel norm without), two 3x3 convs with bias, a 1x1 shortcut
+ * when the widths differ. */
+static int64_t ltx2a_res(int64_t in, int64_t out, bool group)
+{
+	return (group ? 2 * in + 2 * out : 0) + conv2(in, out, 3, true) + conv2(out, out, 3, true) +
+	       (in != out ? conv2(in, out, 1, true) : 0);
+}
+
+/* Its attention block: a norm, q, k, v and proj_out 1x1 convs with bias. */
+static int64_t ltx2a_attn(int64_t C, bool group)
+{
+	return (group ? 2 * C : 0) + 4 * conv2(C, C, 1, true);
+}
+
+/* Whether resolution r is one of attn_resolutions. */
+static bool ltx2a_at(const cJSON *ar, int64_t r)
+{
+	const cJSON *e;
+	cJSON_ArrayForEach(e, ar)
+	{
+		int64_t v;
+		if (vf_json_number_is_i64(e, &v) && v == r)
+			return true;
+	}
+	return false;
+}
+
+/* AutoencoderKLLTX2Audio (diffusers autoencoder_kl_ltx2_audio.py): a 2-D
+ * KL autoencoder over mel spectrograms - the encoder (conv_in, per level
+ * num_res_blocks residual blocks to base x ch_mult with attention at
+ * attn_resolutions, a stride-2 conv between levels, the mid block, a norm,
+ * conv_out to 2 x latent with double_z), the decoder (conv_in, the mid
+ * block, per level num_res_blocks + 1 blocks and a conv after upsampling,
+ * a norm, conv_out), and the latents' mean and std buffers (base_channels
+ * each) the checkpoint holds. */
+static void read_vae_ltx2_audio(struct dr *x, const cJSON *c)
+{
+	struct vf_vision *v = x->v;
+	int64_t base = gint_max(x, c, "base_channels", 128, CONV_MAX);
+	int64_t outc = gint_max(x, c, "output_channels", 2, CONV_MAX), in = gint_max(x, c, "in_channels", 2, CONV_MAX);
+	int64_t lat = gint_max(x, c, "latent_channels", 8, CONV_MAX);
+	int64_t nrb = num(x, cJSON_GetObjectItemCaseSensitive(c, "num_res_blocks"), "num_res_blocks", 2, 0, REPEAT_MAX);
+	int64_t res = gint_max(x, c, "resolution", 256, 1 << 20);
+	bool midattn = gbool(x, c, "mid_block_add_attention", false), dz = gbool(x, c, "double_z", true);
+	static const char *const norms[] = {"pixel", "group", "", NULL};
+	bool group = strcmp(gstr(x, c, "norm_type", norms), "group") == 0;
+	static const int64_t dmult[] = {1, 2, 4, 4, 4, 4, 4, 4};
+	int n = glen(x, c, "ch_mult", 3, 1, MAX_BLOCKS);
+	int64_t mult[MAX_BLOCKS];
+	glist_range(x, c, "ch_mult", n, mult, dmult, 1, 1024);
+	const cJSON *ar = cJSON_GetObjectItemCaseSensitive(c, "attn_resolutions");
+	if (ar && !cJSON_IsNull(ar) && !cJSON_IsArray(ar))
+		fail(x, "attn_resolutions", "a list of resolutions or null");
+	for (int l = 0; !x->st && l < n; l++)
+		if (base * mult[l] > CONV_MAX)
+			fail(x, "ch_mult", "multipliers that keep base_channels x ch_mult at most 65536");
+	if (x->st)
+		return;
+	int64_t C = base, r = res;
+	int64_t enc = conv2(in, base, 3, true);
+	for (int l = 0; l < n; l++) {
+		int64_t o = base * mult[l];
+		for (int64_t b = 0; b < nrb; b++) {
+			enc += ltx2a_res(C, o, group);
+			C = o;
+			if (ltx2a_at(ar, r))
+				enc += ltx2a_attn(C, group);
+		}
+		if (l != n - 1) {
+			enc += conv2(C, C, 3, true);
+			r /= 2;
+		}
+	}
+	int64_t mid = 2 * ltx2a_res(C, C, group) + (midattn ? ltx2a_attn(C, group) : 0);
+	enc += mid + (group ? 2 * C : 0) + conv2(C, dz ? 2 * lat : lat, 3, true);
+	C = base * mult[n - 1];
+	r = res >> (n - 1);
+	int64_t dec = conv2(lat, C, 3, true) + mid;
+	for (int l = n - 1; l >= 0; l--) {
+		int64_t o = base * mult[l];
+		for (int64_t b = 0; b < nrb + 1; b++) {
+			dec += ltx2a_res(C, o, group);
+			C = o;
+			if (ltx2a_at(ar, r))
+				dec += ltx2a_attn(C, group);
+		}
+		if (l != 0) {
+			dec += conv2(C, C, 3, true);
+			r *= 2;
+		}
+	}
+	dec += (group ? 2 * C : 0) + conv2(C, outc, 3, true);
+	vae_model(v, "autoencoder-ltx2-audio", enc + 2 * base, base, dec, C);
+	v->in_channels = in;
+	v->latent_channels = lat;
+	v->spatial_compression = 4; /* mel bins per latent row (diffusers' fixed factor) */
+	v->temporal_compression = 4;
+	check_keys(x, c, ltx2_audio_keys);
 }
 
 /* ---- dispatch --------------------------------------------------------------- */
@@ -1583,6 +2268,7 @@ static const struct {
 	void (*read)(struct dr *, const cJSON *);
 } readers[] = {
 	{"WanTransformer3DModel", read_wan},
+	{"WanVACETransformer3DModel", read_wan_vace},
 	{"SD3Transformer2DModel", read_sd3},
 	{"CogVideoXTransformer3DModel", read_cogvideox},
 	{"HunyuanVideoTransformer3DModel", read_hunyuan_video},
@@ -1596,6 +2282,10 @@ static const struct {
 	{"AutoencoderKLHunyuanVideo", read_vae_hunyuan},
 	{"AutoencoderKLCogVideoX", read_vae_cogvideox},
 	{"AutoencoderKLMochi", read_vae_mochi},
+	{"AutoencoderKLLTXVideo", read_vae_ltx},
+	{"AutoencoderKLLTX2Video", read_vae_ltx2},
+	{"AutoencoderKLLTX2Audio", read_vae_ltx2_audio},
+	{"AutoencoderDC", read_vae_dc},
 };
 
 bool vf__diffusers_config_is(const cJSON *cfg)

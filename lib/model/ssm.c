@@ -205,6 +205,19 @@ static void embed_head(struct layout *l, const struct vf_arch *a, int64_t aff)
 	acc_mul(&l->g[G_NORM], aff, a->hidden, 1);
 }
 
+/* Attention projections of `count` layers: q and o (heads x head_dim),
+ * k and v (kv_heads x head_dim), their biases as given. */
+static void attn_proj(struct layout *l, const struct vf_arch *a, int64_t count, bool qkv_bias,
+		      bool o_bias)
+{
+	int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
+	acc_mul(&l->g[G_ATTN], count, a->hidden, 2 * q + 2 * kv);
+	if (qkv_bias)
+		acc_mul(&l->g[G_ATTN], count, q + 2 * kv, 1);
+	if (o_bias)
+		acc_mul(&l->g[G_ATTN], count, a->hidden, 1);
+}
+
 vf_status vf__arch_read_mamba(const cJSON *cfg, const char *family, const char *what,
 			      struct vf_arch *a, struct vf_error *err)
 {
@@ -337,8 +350,7 @@ vf_status vf__arch_read_jamba(const cJSON *cfg, const char *family, const char *
 	a->gated_mlp = true;
 	struct layout l;
 	layout_init(&l);
-	int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
-	acc_mul(&l.g[G_ATTN], a->attn_layers, H, 2 * q + 2 * kv); /* q, o; k, v */
+	attn_proj(&l, a, a->attn_layers, false, false);
 	mamba1_mixer(&l, a, proj_bias, conv_bias, true, a->ssm_layers);
 	acc_mul(&l.g[G_MLP], L - a->moe_layers, 3 * H, a->ffn);
 	acc_mul(&l.g[G_EXPERTS], a->moe_layers, a->experts, 3 * H * a->ffn + H); /* experts + router */
@@ -428,10 +440,7 @@ static bool granite_layout(struct vf_arch *a, int64_t shared, bool attn_bias, bo
 	int64_t L = a->layers, H = a->hidden, E = a->experts;
 	struct layout l;
 	layout_init(&l);
-	int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
-	acc_mul(&l.g[G_ATTN], a->attn_layers, H, 2 * q + 2 * kv);
-	if (attn_bias)
-		acc_mul(&l.g[G_ATTN], a->attn_layers, 2 * q + 2 * kv, 1);
+	attn_proj(&l, a, a->attn_layers, attn_bias, attn_bias);
 	mamba2_mixer(&l, a, proj_bias, conv_bias, a->ssm_layers);
 	acc_mul(&l.g[G_MLP], L, 3 * H, shared); /* shared_mlp: input_linear 2s, output_linear */
 	if (E > 0)
@@ -581,10 +590,7 @@ vf_status vf__arch_read_falcon_h1(const cJSON *cfg, const char *family, const ch
 	a->mlp_bias = mlp_bias;
 	struct layout l;
 	layout_init(&l);
-	int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
-	acc_mul(&l.g[G_ATTN], L, H, 2 * q + 2 * kv);
-	if (attn_bias)
-		acc_mul(&l.g[G_ATTN], L, q + 2 * kv + H, 1);
+	attn_proj(&l, a, L, attn_bias, attn_bias);
 	mamba2_mixer_full(&l, a, proj_bias, proj_out_bias, conv_bias, rms, L);
 	acc_mul(&l.g[G_MLP], L, 3 * H, a->ffn);
 	if (mlp_bias)
@@ -645,11 +651,10 @@ vf_status vf__arch_read_recurrent_gemma(const cJSON *cfg, const char *family, co
 	a->gated_mlp = true;
 	a->mlp_bias = true;
 	int64_t F = a->ffn / 2; /* the MLP runs at half intermediate_size */
-	int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim, bw = lru / a->heads;
+	int64_t bw = lru / a->heads;
 	struct layout l;
 	layout_init(&l);
-	acc_mul(&l.g[G_ATTN], attn, H, 2 * q + 2 * kv); /* q, o; k, v */
-	acc_mul(&l.g[G_ATTN], attn, H, 1);              /* o_proj bias */
+	attn_proj(&l, a, attn, false, true); /* o_proj with bias */
 	/* recurrent block: linear_y, linear_x (h -> lru + bias), linear_out
 	 * (lru -> h + bias); conv1d with bias; the RG-LRU's recurrent_param,
 	 * input and recurrent gates (heads x bw x bw + heads x bw each) */
@@ -867,16 +872,233 @@ vf_status vf__arch_read_internlm2(const cJSON *cfg, const char *family, const ch
 	a->known |= VF_ARCH_F_HEAD_DIM;
 	a->gated_mlp = true;
 	a->qkv_bias = a->o_bias = bias;
-	int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
 	struct layout l;
 	layout_init(&l);
-	acc_mul(&l.g[G_ATTN], L, H, 2 * q + 2 * kv);
-	if (bias)
-		acc_mul(&l.g[G_ATTN], L, q + 2 * kv + H, 1);
+	attn_proj(&l, a, L, bias, bias);
 	acc_mul(&l.g[G_MLP], L, 3 * H, a->ffn);
 	acc_mul(&l.g[G_NORM], L, 2, H);
 	embed_head(&l, a, 1);
 	return layout_store(&l, a) ? VF_OK : overflow(what, err);
+}
+
+/* ---- Nemotron-H --------------------------------------------------------------- */
+
+enum { NH_MAMBA, NH_ATTN, NH_MLP, NH_MOE, NH_N };
+
+/* One block type by its name in layers_block_type (the current names and
+ * the legacy ones configs on the Hub carry) or its letter in
+ * hybrid_override_pattern; -1 when neither. */
+static int nh_kind(const char *s, bool letter)
+{
+	static const struct {
+		const char *name;
+		int kind;
+	} names[] = {
+		{"mamba", NH_MAMBA}, {"linear_attention", NH_MAMBA}, {"attention", NH_ATTN},
+		{"full_attention", NH_ATTN}, {"mlp", NH_MLP}, {"moe", NH_MOE},
+	};
+	if (letter)
+		return s[0] == 'M' ? NH_MAMBA : s[0] == '*' ? NH_ATTN : s[0] == '-' ? NH_MLP
+		       : s[0] == 'E'				  ? NH_MOE
+								  : -1;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(s, names[i].name) == 0)
+			return names[i].kind;
+	return -1;
+}
+
+/* The blocks of each kind from layers_block_type (alias layer_types) or,
+ * else, hybrid_override_pattern; the layer count is the list's length
+ * (num_hidden_layers is only checked against it). */
+static vf_status nh_blocks(const cJSON *cfg, int64_t n[NH_N], bool *found, const char *what,
+			   struct vf_error *err)
+{
+	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(cfg, "layers_block_type");
+	if (!lt || cJSON_IsNull(lt))
+		lt = cJSON_GetObjectItemCaseSensitive(cfg, "layer_types");
+	const cJSON *pat = cJSON_GetObjectItemCaseSensitive(cfg, "hybrid_override_pattern");
+	for (int k = 0; k < NH_N; k++)
+		n[k] = 0;
+	*found = true;
+	if (lt && !cJSON_IsNull(lt)) {
+		const cJSON *e;
+		if (!cJSON_IsArray(lt) || cJSON_GetArraySize(lt) < 1 ||
+		    cJSON_GetArraySize(lt) > VF_ARCH_MAX_LAYERS)
+			return vf_error_set(err, VF_ERR, "%s: field layers_block_type: expected a list "
+					    "of 1 to 4096 block types", what);
+		cJSON_ArrayForEach(e, lt)
+		{
+			int k = cJSON_IsString(e) ? nh_kind(e->valuestring, false) : -1;
+			if (k < 0)
+				return vf_error_set(err, VF_ERR, "%s: field layers_block_type: expected "
+						    "\"mamba\", \"attention\", \"mlp\" or \"moe\" entries",
+						    what);
+			n[k]++;
+		}
+		return VF_OK;
+	}
+	if (pat && !cJSON_IsNull(pat)) {
+		size_t len = cJSON_IsString(pat) ? strlen(pat->valuestring) : 0;
+		if (len < 1 || len > VF_ARCH_MAX_LAYERS)
+			return vf_error_set(err, VF_ERR, "%s: field hybrid_override_pattern: expected "
+					    "a string of 1 to 4096 of M, *, - and E", what);
+		for (size_t i = 0; i < len; i++) {
+			int k = nh_kind(pat->valuestring + i, true);
+			if (k < 0)
+				return vf_error_set(err, VF_ERR, "%s: field hybrid_override_pattern: "
+						    "expected only M, *, - and E", what);
+			n[k]++;
+		}
+		return VF_OK;
+	}
+	*found = false;
+	return VF_OK;
+}
+
+/* The Mamba-2 mixer's keys (the current names and the legacy mamba_*
+ * ones): a->ssm_* set; *bias for in/out_proj, *conv_bias for conv1d. */
+static vf_status nh_mamba(const cJSON *cfg, struct vf_arch *a, bool *bias, bool *conv_bias,
+			  const char *what, struct vf_error *err)
+{
+	bool f;
+	int64_t nh = 128, hdm = 64, groups = 8;
+	*bias = false;
+	*conv_bias = true;
+	TRY(vf__arch_get_bool(cfg, "use_bias", bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "use_conv_bias", conv_bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "mamba_conv_bias", conv_bias, what, err));
+	a->ssm_state = 128;
+	a->ssm_conv = 4;
+	a->ssm_chunk = 128;
+	TRY(vf__arch_get_int(cfg, "mamba_num_heads", 1, &nh, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "mamba_head_dim", 1, &hdm, &f, what, err));
+	TRY(vf__arch_get_int_any(cfg, KEYS("n_groups", "mamba_n_groups"), 1, &groups, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "ssm_state_size", 1, &a->ssm_state, &f, what, err));
+	TRY(vf__arch_get_int_any(cfg, KEYS("conv_kernel", "mamba_d_conv"), 1, &a->ssm_conv, &f, what,
+				 err));
+	TRY(vf__arch_get_int_any(cfg, KEYS("chunk_size", "mamba_chunk_size"), 1, &a->ssm_chunk, &f,
+				 what, err));
+	a->ssm_heads = nh;
+	a->ssm_inner = nh * hdm; /* mamba_num_heads x mamba_head_dim, not expand x hidden */
+	a->ssm_conv_dim = a->ssm_inner + 2 * groups * a->ssm_state;
+	return VF_OK;
+}
+
+/* The MoE blocks' keys, when there are any (nmoe > 0). */
+static vf_status nh_moe(const cJSON *cfg, struct vf_arch *a, int64_t nmoe, const char *what,
+			struct vf_error *err)
+{
+	bool f;
+	int64_t E = 8, topk = 2, mi = 7688, si = 7688, latent = 0;
+	TRY(vf__arch_get_int(cfg, "n_routed_experts", 1, &E, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "num_experts_per_tok", 1, &topk, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "moe_intermediate_size", 1, &mi, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "moe_shared_expert_intermediate_size", 0, &si, &f, what, err));
+	TRY(vf__arch_get_int(cfg, "moe_latent_size", 1, &latent, &f, what, err));
+	if (!nmoe)
+		return VF_OK;
+	a->experts = E;
+	a->experts_per_token = topk;
+	a->known |= VF_ARCH_F_EXPERTS | VF_ARCH_F_EXPERTS_PER_TOKEN;
+	a->moe_layers = nmoe;
+	a->moe_ffn = mi;
+	a->moe_in = latent;
+	a->shared_ffn = si;
+	a->router_bias = true;
+	return VF_OK;
+}
+
+/* The groups of a Nemotron-H layout from the fields the reader set;
+ * false on overflow. */
+static bool nh_layout(struct vf_arch *a, const int64_t n[NH_N], bool bias, bool conv_bias)
+{
+	int64_t H = a->hidden, L = a->layers, E = a->experts, mi = a->moe_ffn, si = a->shared_ffn;
+	int64_t lat = a->moe_in, in = lat > 0 ? lat : H;
+	struct layout l;
+	layout_init(&l);
+	attn_proj(&l, a, n[NH_ATTN], a->qkv_bias, a->o_bias);
+	mamba2_mixer(&l, a, bias, conv_bias, n[NH_MAMBA]);
+	acc_mul(&l.g[G_MLP], n[NH_MLP], 2 * H, a->ffn); /* up, down */
+	if (a->mlp_bias)
+		acc_mul(&l.g[G_MLP], n[NH_MLP], a->ffn + H, 1);
+	if (n[NH_MOE]) {
+		acc_mul(&l.g[G_EXPERTS], n[NH_MOE], E, 2 * in * mi + H + 1); /* experts, router, its bias */
+		acc_mul(&l.g[G_MLP], n[NH_MOE], 2 * H, si);                  /* shared expert */
+		if (lat > 0)
+			acc_mul(&l.g[G_EXPERTS], n[NH_MOE], 2 * H, lat); /* fc1/fc2_latent_proj */
+		if (a->mlp_bias)
+			acc_mul(&l.g[G_MLP], n[NH_MOE], si + H + (lat > 0 ? lat + H : 0), 1);
+	}
+	acc_mul(&l.g[G_NORM], L, H, 1);
+	embed_head(&l, a, 1);
+	return layout_store(&l, a);
+}
+
+/* NemotronHForCausalLM (transformers models/nemotron_h: configuration_
+ * nemotron_h.py, modular_nemotron_h.py): every block is an RMSNorm and one
+ * mixer - a Mamba-2 mixer of mamba_num_heads x mamba_head_dim channels
+ * (in/out projections with use_bias, conv with use_conv_bias, the gated
+ * RMSNorm), attention (q, k, v, o with attention_bias, head_dim), a
+ * non-gated MLP (up, down with mlp_bias) or an MoE (a router
+ * experts x hidden with its score correction bias, routed experts of two
+ * matrices each from hidden or moe_latent_size, the latent projections
+ * with mlp_bias, one shared MLP of moe_shared_expert_intermediate_size).
+ * Model: embedding, final RMSNorm, lm_head untied unless tied. The MTP
+ * blocks (num_nextn_predict_layers) are skipped on load: not counted. */
+vf_status vf__arch_read_nemotron_h(const cJSON *cfg, const char *family, const char *what,
+				   struct vf_arch *a, struct vf_error *err)
+{
+	(void)family;
+	bool f;
+	int64_t n[NH_N];
+	TRY(nh_blocks(cfg, n, &f, what, err));
+	READ(KEYS("hidden_size"), 1, hidden, VF_ARCH_F_HIDDEN);
+	READ(KEYS("num_attention_heads"), 1, heads, VF_ARCH_F_HEADS);
+	READ(KEYS("num_key_value_heads"), 1, kv_heads, VF_ARCH_F_KV_HEADS);
+	READ(KEYS("head_dim", "attention_head_dim"), 1, head_dim, VF_ARCH_F_HEAD_DIM);
+	READ(KEYS("intermediate_size"), 1, ffn, VF_ARCH_F_FFN);
+	READ(KEYS("vocab_size"), 1, vocab, VF_ARCH_F_VOCAB);
+	READ(KEYS("max_position_embeddings"), 1, max_positions, VF_ARCH_F_MAX_POSITIONS);
+	int64_t cfg_layers = -1;
+	TRY(vf__arch_get_int(cfg, "num_hidden_layers", 1, &cfg_layers, &f, what, err));
+	if (!f && !(n[0] + n[1] + n[2] + n[3])) {
+		/* no block list: NemotronHConfig's default of four blocks */
+		n[NH_MAMBA] = n[NH_ATTN] = n[NH_MLP] = n[NH_MOE] = 1;
+		vf_arch_not_understood(a, "no layers_block_type or hybrid_override_pattern");
+	}
+	int64_t L = n[NH_MAMBA] + n[NH_ATTN] + n[NH_MLP] + n[NH_MOE];
+	if (cfg_layers > 0 && cfg_layers != L)
+		vf_arch_not_understood(a, "num_hidden_layers (not the block list's length)");
+	a->layers = L;
+	a->known |= VF_ARCH_F_LAYERS;
+	/* NemotronHConfig defaults */
+	VF_DEFAULT(hidden, VF_ARCH_F_HIDDEN, 4096);
+	VF_DEFAULT(heads, VF_ARCH_F_HEADS, 32);
+	VF_DEFAULT(kv_heads, VF_ARCH_F_KV_HEADS, 8);
+	VF_DEFAULT(head_dim, VF_ARCH_F_HEAD_DIM, 128);
+	VF_DEFAULT(ffn, VF_ARCH_F_FFN, 21504);
+	VF_DEFAULT(vocab, VF_ARCH_F_VOCAB, 131072);
+	VF_DEFAULT(max_positions, VF_ARCH_F_MAX_POSITIONS, 4096);
+	a->tied_embeddings = false;
+	TRY(vf__arch_get_bool(cfg, "tie_word_embeddings", &a->tied_embeddings, what, err));
+	a->known |= VF_ARCH_F_TIED;
+	bool attn_bias = false, mlp_bias = false;
+	TRY(vf__arch_get_bool(cfg, "attention_bias", &attn_bias, what, err));
+	TRY(vf__arch_get_bool(cfg, "mlp_bias", &mlp_bias, what, err));
+	if (a->heads % a->kv_heads != 0)
+		return vf_error_set(err, VF_ERR, "%s: heads not a multiple of key/value heads", what);
+	if (n[NH_MOE] && mlp_bias)
+		vf_arch_not_understood(a, "mlp_bias with experts");
+	a->ssm_layers = n[NH_MAMBA];
+	a->attn_layers = n[NH_ATTN];
+	a->gated_mlp = false;
+	a->qkv_bias = a->o_bias = attn_bias;
+	a->mlp_bias = mlp_bias;
+	a->ffn_layers = n[NH_MLP] + n[NH_MOE];
+	bool bias, conv_bias;
+	TRY(nh_mamba(cfg, a, &bias, &conv_bias, what, err));
+	TRY(nh_moe(cfg, a, n[NH_MOE], what, err));
+	return nh_layout(a, n, bias, conv_bias) ? VF_OK : overflow(what, err);
 }
 
 /* ---- keys and JSON ------------------------------------------------------------ */
@@ -926,6 +1148,18 @@ static const struct {
 		   "add_bias_linear use_shared_attention_adapter layers_block_type hybrid_layer_ids "
 		   "mamba_headdim use_conv_bias use_mem_rope use_long_context use_mem_eff_path "
 		   "num_logits_to_keep"},
+	{"nemotron_h", "hidden_size num_hidden_layers num_attention_heads num_key_value_heads "
+		       "head_dim intermediate_size vocab_size max_position_embeddings "
+		       "tie_word_embeddings attention_bias mlp_bias use_bias use_conv_bias "
+		       "mamba_conv_bias mamba_proj_bias mamba_num_heads mamba_head_dim n_groups "
+		       "mamba_n_groups ssm_state_size conv_kernel mamba_d_conv chunk_size "
+		       "mamba_chunk_size expand mamba_expand n_routed_experts num_experts_per_tok "
+		       "moe_intermediate_size moe_shared_expert_intermediate_size moe_latent_size "
+		       "n_shared_experts layers_block_type layer_types hybrid_override_pattern "
+		       "num_nextn_predict_layers mtp_layers_block_type mtp_hybrid_override_pattern "
+		       "num_logits_to_keep rescale_prenorm_residual residual_in_fp32 attention_head_dim "
+		       "sliding_window time_step_rank use_mamba_kernels mamba_hidden_act "
+		       "mamba_ssm_cache_dtype moe_shared_expert_overlap"},
 	{"internlm2", "hidden_size num_hidden_layers num_attention_heads num_key_value_heads "
 		      "intermediate_size vocab_size max_position_embeddings tie_word_embeddings bias "
 		      "attn_implementation"},
@@ -939,6 +1173,47 @@ static const struct {
 		    "max_source_positions max_target_positions tie_word_embeddings "
 		    "num_hidden_layers classifier_proj_size use_weighted_layer_sum "
 		    "median_filter_width"},
+	{"wav2vec2", "hidden_size num_hidden_layers num_attention_heads intermediate_size "
+		      "num_feat_extract_layers conv_dim conv_kernel conv_stride conv_bias "
+		      "feat_extract_norm num_conv_pos_embeddings num_conv_pos_embedding_groups "
+		      "do_stable_layer_norm vocab_size classifier_proj_size use_weighted_layer_sum "
+		      "add_adapter output_hidden_size num_adapter_layers adapter_kernel_size "
+		      "adapter_stride num_codevector_groups num_codevectors_per_group codevector_dim "
+		      "proj_codevector_dim num_negatives tdnn_dim tdnn_kernel tdnn_dilation "
+		      "xvector_output_dim feat_extract_activation feat_quantizer_dropout layerdrop "
+		      "mask_time_min_masks mask_feature_min_masks mask_time_length mask_feature_length"},
+	{"wavlm", "hidden_size num_hidden_layers num_attention_heads intermediate_size "
+		      "num_feat_extract_layers conv_dim conv_kernel conv_stride conv_bias "
+		      "feat_extract_norm num_conv_pos_embeddings num_conv_pos_embedding_groups "
+		      "do_stable_layer_norm vocab_size classifier_proj_size use_weighted_layer_sum "
+		      "add_adapter output_hidden_size num_adapter_layers adapter_kernel_size "
+		      "adapter_stride num_codevector_groups num_codevectors_per_group codevector_dim "
+		      "proj_codevector_dim num_negatives tdnn_dim tdnn_kernel tdnn_dilation "
+		      "xvector_output_dim feat_extract_activation feat_quantizer_dropout layerdrop "
+		      "mask_time_min_masks mask_feature_min_masks mask_time_length mask_feature_length" " num_buckets max_bucket_distance"},
+	{"hubert", "hidden_size num_hidden_layers num_attention_heads intermediate_size "
+		      "num_feat_extract_layers conv_dim conv_kernel conv_stride conv_bias "
+		      "feat_extract_norm num_conv_pos_embeddings num_conv_pos_embedding_groups "
+		      "do_stable_layer_norm vocab_size classifier_proj_size use_weighted_layer_sum "
+		      "add_adapter output_hidden_size num_adapter_layers adapter_kernel_size "
+		      "adapter_stride num_codevector_groups num_codevectors_per_group codevector_dim "
+		      "proj_codevector_dim num_negatives tdnn_dim tdnn_kernel tdnn_dilation "
+		      "xvector_output_dim feat_extract_activation feat_quantizer_dropout layerdrop "
+		      "mask_time_min_masks mask_feature_min_masks mask_time_length mask_feature_length" " feat_proj_layer_norm conv_pos_batch_norm"},
+	{"speecht5", "vocab_size hidden_size encoder_layers encoder_attention_heads encoder_ffn_dim "
+		     "decoder_layers decoder_attention_heads decoder_ffn_dim num_mel_bins "
+		     "speech_decoder_prenet_layers speech_decoder_prenet_units "
+		     "speech_decoder_postnet_layers speech_decoder_postnet_units "
+		     "speech_decoder_postnet_kernel speaker_embedding_dim reduction_factor "
+		     "encoder_max_relative_position max_text_positions max_speech_positions "
+		     "num_feat_extract_layers conv_dim conv_kernel conv_stride conv_bias "
+		     "feat_extract_norm num_conv_pos_embeddings num_conv_pos_embedding_groups "
+		     "use_guided_attention_loss guided_attention_loss_num_heads "
+		     "guided_attention_loss_sigma guided_attention_loss_scale "
+		     "speech_decoder_prenet_dropout speech_decoder_postnet_dropout "
+		     "positional_dropout scale_embedding feat_extract_activation decoder_start_token_id "
+		     "encoder_layerdrop decoder_layerdrop mask_time_min_masks mask_feature_min_masks "
+		     "mask_time_length mask_feature_length"},
 	{"dinov2", "hidden_size num_hidden_layers num_attention_heads mlp_ratio image_size "
 		   "patch_size num_channels qkv_bias layerscale_value use_swiglu_ffn out_features "
 		   "out_indices stage_names apply_layernorm reshape_hidden_states "
@@ -1011,8 +1286,8 @@ int64_t vf_arch_active_params(const struct vf_arch *a)
 	int64_t H = a->hidden, F = a->moe_ffn > 0 ? a->moe_ffn : a->ffn;
 	int64_t ml = a->moe_layers >= 0 && a->moe_layers <= a->layers ? a->moe_layers : a->layers;
 	struct acc idle = {0, true};
-	/* one routed expert: (gate,) up, down (+ biases) */
-	acc_mul(&idle, a->gated_mlp ? 3 : 2, H, F);
+	/* one routed expert: (gate,) up, down (+ biases), from hidden or a latent width */
+	acc_mul(&idle, a->gated_mlp ? 3 : 2, a->moe_in > 0 ? a->moe_in : H, F);
 	if (a->expert_bias)
 		acc_add(&idle, (a->gated_mlp ? 2 : 1) * F + H);
 	int64_t per = idle.v;

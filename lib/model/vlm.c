@@ -1020,6 +1020,8 @@ static vf_status read_llava_next(const cJSON *cfg, const char *what, struct vf_v
 enum tkind {
 	TK_NONE,
 	TK_WHISPER,
+	TK_W2V,
+	TK_SPEECHT5,
 	TK_DINOV2,
 	TK_QWEN25VL,
 	TK_GEMMA3,
@@ -1042,6 +1044,13 @@ static enum tkind kind_of(const cJSON *cfg)
 		return TK_NONE;
 	if (strcmp(mt, "whisper") == 0)
 		return TK_WHISPER;
+	if (strcmp(mt, "wav2vec2") == 0 || strcmp(mt, "hubert") == 0 || strcmp(mt, "wavlm") == 0)
+		return TK_W2V;
+	/* SpeechT5 counted as text-to-speech only (its other heads: not understood) */
+	const cJSON *a0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cfg, "architectures"), 0);
+	if (strcmp(mt, "speecht5") == 0 && cJSON_IsString(a0) &&
+	    strcmp(a0->valuestring, "SpeechT5ForTextToSpeech") == 0)
+		return TK_SPEECHT5;
 	if (strcmp(mt, "dinov2") == 0 || strcmp(mt, "dinov2_with_registers") == 0)
 		return TK_DINOV2;
 	if (strcmp(mt, "vit") == 0)
@@ -1090,6 +1099,8 @@ vf_status vf_towers_from_config(const cJSON *cfg, const char *what, struct vf_vi
 	vf_status st;
 	switch (cJSON_IsObject(cfg) ? kind_of(cfg) : TK_NONE) {
 	case TK_WHISPER: st = vf__towers_read_whisper(cfg, what, v, err); break;
+	case TK_W2V: st = vf__towers_read_wav2vec2(cfg, what, v, err); break;
+	case TK_SPEECHT5: st = vf__towers_read_speecht5(cfg, what, v, err); break;
 	case TK_DINOV2: st = read_dinov2(cfg, what, v, err); break;
 	case TK_VIT: st = read_vit(cfg, what, v, err); break;
 	case TK_QWEN25VL: st = read_qwen_vl(cfg, false, what, v, err); break;

@@ -1,9 +1,11 @@
 /* fuzz-vision-config.c - libFuzzer target for the vision / video config
  * readers (issue 11): JSON text -> vf_vision_from_config (CLIP, SigLIP,
  * LLaVA, diffusers PixArt / Latte / Flux / LTX-Video, and diffusers.c's
- * Wan / UNet2DConditionModel / AutoencoderKL / AutoencoderKLWan and any
- * other _class_name) -> tokens -> JSON; the towers of towers.h (Whisper,
- * DINOv2, Qwen2.5-VL, Qwen3-VL, Gemma-3 multimodal, LLaVA-OneVision) ->
+ * Wan / Wan VACE / UNet2DConditionModel / AutoencoderKL / the video VAEs
+ * (Wan, LTX-Video, LTX-2 video and audio) / AutoencoderDC and any other
+ * _class_name) -> tokens -> JSON; the towers of towers.h (Whisper,
+ * wav2vec2 / HuBERT / WavLM, SpeechT5 TTS, DINOv2, Qwen2.5-VL, Qwen3-VL, Gemma-3
+ * multimodal, LLaVA-OneVision) ->
  * parts -> JSON;
  * and the same text as an LTX transformer config (vf_ltx_from_config, as
  * in a safetensors __metadata__) -> count. Corpus:

@@ -1,5 +1,5 @@
 /* test-arch-ssm.c - the families of lib/model/ssm.c, speech.c and vlm.c
- * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, Falcon-H1, RecurrentGemma, Zamba2, ChatGLM, InternLM2, Whisper, ViT, DINOv2, Qwen2-VL, Qwen2.5-VL, Gemma-3
+ * (Mamba, Mamba-2, Jamba, Granite-4 hybrids, Falcon-H1, RecurrentGemma, Zamba2, Nemotron-H, ChatGLM, InternLM2, Whisper, ViT, DINOv2, Qwen2-VL, Qwen2.5-VL, Gemma-3
  * multimodal, LLaVA-OneVision, LLaVA-NeXT, Qwen3-VL, Llama-4, InternVL, SigLIP2) from
  * configs generated here, each count computed in this file from the
  * modules the model's code builds, term by term (not by calling the
@@ -690,6 +690,46 @@ static void test_ssm_terms(void)
 	CHECK(t.layers == 0);
 }
 
+/* Nemotron-H: one mixer or one feed-forward per block (here M - M * - M -):
+ * the count term by term, and the estimator's MLP share is the blocks
+ * with an MLP over all blocks (a Jamba layer holds both: 1; Mamba: 0). */
+static void test_nemotron_h(void)
+{
+	struct vf_arch a;
+	I H = 256, V = 500, nh = 8, hd = 32, g = 2, n = 16, k = 4, F = 640, heads = 4, kv = 2, dh = 64;
+	I i = nh * hd, conv = i + 2 * g * n;
+	I mamba = H * (i + conv + nh) + conv * (k + 1) + 3 * nh + i + i * H;
+	I attn = H * heads * dh * 2 + H * kv * dh * 2;
+	I mlp = 2 * H * F;
+	I want = 3 * mamba + attn + 3 * mlp + 7 * H + H + 2 * V * H;
+	CHECK_INT(count("{\"model_type\":\"nemotron_h\",\"hidden_size\":256,\"num_attention_heads\":4,"
+			"\"num_key_value_heads\":2,\"head_dim\":64,\"intermediate_size\":640,"
+			"\"vocab_size\":500,\"hybrid_override_pattern\":\"M-M*-M-\",\"mamba_num_heads\":8,"
+			"\"mamba_head_dim\":32,\"n_groups\":2,\"ssm_state_size\":16,\"conv_kernel\":4}",
+			&a),
+		  want);
+	CHECK(!a.approximate);
+	struct vf_ssm_terms t;
+	vf_ssm_terms(&a, &t);
+	CHECK(t.layers == 3 && t.attn_layers == 1 && t.L == 7);
+	CHECK(t.mlp > 3.0 / 7 - 1e-12 && t.mlp < 3.0 / 7 + 1e-12);
+	/* a block list that is neither given: the default four, said */
+	count("{\"model_type\":\"nemotron_h\",\"hidden_size\":64,\"num_attention_heads\":4,"
+	      "\"num_key_value_heads\":2,\"head_dim\":16,\"mamba_num_heads\":4,\"mamba_head_dim\":16,"
+	      "\"n_groups\":1,\"ssm_state_size\":8,\"n_routed_experts\":4,\"num_experts_per_tok\":2,"
+	      "\"moe_intermediate_size\":32,\"moe_shared_expert_intermediate_size\":32,\"vocab_size\":100}",
+	      &a);
+	CHECK(a.approximate && a.layers == 4);
+	count("{\"model_type\":\"jamba\",\"hidden_size\":64,\"num_hidden_layers\":4,\"num_attention_heads\":4,"
+	      "\"num_key_value_heads\":2,\"intermediate_size\":96,\"vocab_size\":100,\"num_experts\":1}",
+	      &a);
+	vf_ssm_terms(&a, &t);
+	CHECK(t.mlp == 1);
+	count("{\"model_type\":\"mamba\",\"hidden_size\":64,\"num_hidden_layers\":2,\"vocab_size\":100}", &a);
+	vf_ssm_terms(&a, &t);
+	CHECK(t.mlp == 0);
+}
+
 int main(void)
 {
 	RUN(test_mamba);
@@ -713,5 +753,6 @@ int main(void)
 	RUN(test_internvl);
 	RUN(test_siglip2);
 	RUN(test_ssm_terms);
+	RUN(test_nemotron_h);
 	return vf_test_done();
 }

@@ -15,7 +15,8 @@ struct vf_ssm_terms {
 	double attn_layers; /* attention layers (the KV cache's) */
 	double L;           /* all layers */
 	double inner, state, conv, conv_dim, heads, dt_rank, chunk;
-	bool mlp;           /* every layer also has an MLP / MoE block (hybrids) */
+	double mlp;         /* the share of layers with an MLP / MoE block (hybrids: 1 when
+			       every layer has one; Nemotron-H: its MLP and MoE blocks) */
 };
 
 void vf_ssm_terms(const struct vf_arch *a, struct vf_ssm_terms *t);

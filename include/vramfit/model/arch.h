@@ -68,6 +68,10 @@ struct vf_arch {
 	bool shared_expert_gate;  /* qwen2_moe: sigmoid gate hidden -> 1 on the shared expert */
 	bool router_bias;         /* router bias (gpt-oss) or score correction bias (deepseek v3) */
 	bool expert_bias;         /* expert matrices carry biases (gpt-oss) */
+	int64_t moe_in;           /* a routed expert's input width when not hidden (nemotron_h's
+				     moe_latent_size); 0 = hidden */
+	int64_t ffn_layers;       /* hybrids whose blocks hold a mixer or a feed-forward, not
+				     both (nemotron_h): blocks with an MLP or experts; 0 = all */
 	/* Multi-head latent attention (deepseek v2/v3); kv_lora_rank 0 = none */
 	int64_t q_lora_rank;      /* 0: q projected directly */
 	int64_t kv_lora_rank;     /* compressed k/v width (what an MLA cache holds) */

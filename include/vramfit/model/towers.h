@@ -1,6 +1,7 @@
 /* towers.h - models made of towers that vision.c's families do not cover,
  * read from one config.json into a struct vf_vision (parts with exact
- * counts): Whisper speech encoder-decoders (lib/model/speech.c); the ViT
+ * counts): Whisper speech encoder-decoders, the wav2vec2 / HuBERT / WavLM
+ * encoders and SpeechT5 text-to-speech (lib/model/speech.c); the ViT
  * backbones ViT, DINOv2 (with registers) and SigLIP2; the vision-language
  * models Qwen2-VL, Qwen2.5-VL, Qwen3-VL (and its MoE), Gemma-3
  * multimodal, Llama-4, InternVL (transformers' and the remote-code
@@ -27,6 +28,14 @@ vf_status vf_towers_from_config(const cJSON *cfg, const char *what, struct vf_vi
 /* Whisper (speech.c). */
 vf_status vf__towers_read_whisper(const cJSON *cfg, const char *what, struct vf_vision *v,
 				  struct vf_error *err);
+
+/* wav2vec2, HuBERT and WavLM encoders and their heads (speech.c). */
+vf_status vf__towers_read_wav2vec2(const cJSON *cfg, const char *what, struct vf_vision *v,
+				   struct vf_error *err);
+
+/* SpeechT5ForTextToSpeech (speech.c). */
+vf_status vf__towers_read_speecht5(const cJSON *cfg, const char *what, struct vf_vision *v,
+				   struct vf_error *err);
 
 /* Name in v->unknown the size-bearing keys of cfg that the reader of
  * `table` (a row of ssm.c's key table) does not read, each with `prefix`. */

@@ -614,10 +614,10 @@ static void complete_arch(struct vf_arch *a, struct assume *as)
 static vf_status ltx_target(const struct vf_model *m, struct target *tg, struct assume *as,
 			    struct vf_error *err)
 {
-	vf_status st = vf_models_load(err);
+	const struct vf_model_entry *def = NULL;
+	vf_status st = vf_models_get("ltx-2-19b", &def, err);
 	if (st)
 		return st;
-	const struct vf_model_entry *def = vf_models_find("ltx-2-19b");
 	if ((st = vf_dit_from_ltx_model(m, def ? def->raw : NULL, &tg->d, err)))
 		return st;
 	tg->dit = true;

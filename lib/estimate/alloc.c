@@ -5,15 +5,16 @@
  * form a list in address order (prev/next), so a freed block merges with
  * its free neighbours. As in the allocator it models, the free blocks of
  * each pool are kept ordered by (size, address): here one bucket per size
- * present (sorted; a replay's free blocks are many but of few sizes), each
- * a min-heap by address, so best fit is a binary search over the sizes and
- * insertion and removal cost O(log n) in the bucket (plus a move of the
- * size array when a size appears or goes). Each segment
- * knows its last block (expandable segments grow there); segments that
- * are one free block are kept on a list (empty_cache releases exactly
- * those), and segments changed since the last reserved peak on another
- * (the snapshot at a new peak copies only them). Every call is O(log n)
- * amortised. */
+ * present (a sorted array: a replay's free blocks are many but of few
+ * sizes), each a binary min-heap by address, so best fit is a binary
+ * search over the sizes and the top of a heap, and a block enters or
+ * leaves its bucket in O(log n). Each segment knows its last block
+ * (expandable segments grow there); segments that are one free block are
+ * kept on a list (empty_cache releases exactly those), and segments
+ * changed since the last reserved peak on another (the snapshot at a new
+ * peak copies only them). Every call is O(log n) amortised, plus a move of
+ * the array of sizes (tens of entries in every replay measured) when a
+ * size appears or goes. */
 #include "vramfit/estimate/alloc.h"
 
 #include <stdlib.h>
@@ -30,6 +31,7 @@ struct blk {
 	int64_t addr, size;
 	int64_t req;             /* used: the request it serves (rounded to 512 B) */
 	int seg, prev, next;
+	int hpos;                /* free: its place in its bucket's heap */
 	bool used, live;
 };
 
@@ -39,11 +41,11 @@ struct entry {
 	int idx;
 };
 
-/* The free blocks of one size, by increasing address: e[off, off + n). */
+/* The free blocks of one size: a binary min-heap by address. */
 struct bucket {
 	int64_t size;
 	struct entry *e;
-	int off, n, cap;
+	int n, cap;
 };
 
 /* A bucket's storage kept for reuse. */
@@ -158,17 +160,16 @@ static bool grow(void **p, int *cap, int need, size_t elem)
  *
  * A replay's free blocks are many (hundreds to thousands: the holes its
  * layers leave) but of few sizes (tens: the layers repeat), so each pool
- * keeps one bucket per size present, in a sorted array, and each bucket
- * its blocks' addresses in increasing order. The first free block not
- * before (size, 0) - the smallest that holds size, the lowest address
- * among equals, the order PyTorch's BlockComparator keeps - is the first
- * entry of the first bucket of at least that size: a binary search over
- * the sizes. A bucket's entries lie in e[off, off + n) of its storage, so
- * that best fit's take of the first entry and a new hole above the others
- * cost no move; a block entering or leaving the middle moves the shorter
- * side by one. A bucket that empties leaves the array, its storage kept
- * for the next new size. Arrays, not a tree: a replay's calls walk no
- * pointers (a treap here cost 1.6 times the time). */
+ * keeps one bucket per size present, in a sorted array, and each bucket a
+ * binary min-heap of its blocks by address (blk.hpos: a block's place in
+ * it). The first free block not before (size, 0) - the smallest that
+ * holds size, the lowest address among equals, the order PyTorch's
+ * BlockComparator keeps - is the top of the first bucket of at least that
+ * size: a binary search over the sizes. A block enters or leaves its
+ * bucket's heap in O(log n); a bucket that empties leaves the array (a
+ * move of the few sizes after it), its storage kept for the next new
+ * size. Arrays, not a tree of pointers: a treap here cost 1.6 times the
+ * time. */
 
 /* The first bucket of pool p whose size is >= size (p->n when none). */
 static int bucket_at(const struct pool *p, int64_t size)
@@ -184,25 +185,46 @@ static int bucket_at(const struct pool *p, int64_t size)
 	return lo;
 }
 
-/* The first entry of bucket k (counted from off) whose address is >= addr
- * (k->n when none). */
-static int entry_at(const struct bucket *k, int64_t addr)
-{
-	const struct entry *e = k->e + k->off;
-	int lo = 0, hi = k->n;
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-		if (e[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 static struct pool *pool_of(struct vf_alloc *a, int i)
 {
 	return &a->pool[a->s[a->b[i].seg].small];
+}
+
+/* Entry at of bucket k becomes v (its block learns where it is). */
+static void heap_set(struct vf_alloc *a, struct bucket *k, int at, struct entry v)
+{
+	k->e[at] = v;
+	a->b[v.idx].hpos = at;
+}
+
+static void heap_up(struct vf_alloc *a, struct bucket *k, int at)
+{
+	struct entry v = k->e[at];
+	while (at > 0) {
+		int up = (at - 1) / 2;
+		if (k->e[up].addr <= v.addr)
+			break;
+		heap_set(a, k, at, k->e[up]);
+		at = up;
+	}
+	heap_set(a, k, at, v);
+}
+
+static void heap_down(struct vf_alloc *a, struct bucket *k, int at)
+{
+	struct entry v = k->e[at];
+	for (;;) {
+		int c = 2 * at + 1;
+		if (c >= k->n)
+			break;
+		if (c + 1 < k->n && k->e[c + 1].addr < k->e[c].addr)
+			c++;
+		if (k->e[c].addr >= v.addr)
+			break;
+		heap_set(a, k, at, k->e[c]);
+		at = c;
+	}
+	heap_set(a, k, at, v);
 }
 
 /* A new empty bucket of `size` at index at of pool p; false when memory
@@ -223,63 +245,35 @@ static bool bucket_new(struct pool *p, int at, int64_t size)
 	return true;
 }
 
-/* Room for entry j (counted from off) of bucket k: the entries before it
- * moved down when there is room below and they are the fewer, else those
- * from j on moved up (the storage grown, the entries re-based at 0 when
- * the top is reached). False when memory runs out. */
-static bool entry_open(struct bucket *k, int j)
-{
-	if (k->off > 0 && j < k->n - j) {
-		k->off--;
-		memmove(&k->e[k->off], &k->e[k->off + 1], (size_t)j * sizeof *k->e);
-		return true;
-	}
-	if (k->off + k->n + 1 > k->cap) {
-		if (k->off > 0) { /* re-based: the room below goes above */
-			memmove(k->e, &k->e[k->off], (size_t)k->n * sizeof *k->e);
-			k->off = 0;
-		}
-		if (!grow((void **)&k->e, &k->cap, k->n + 1, sizeof *k->e))
-			return false;
-	}
-	struct entry *e = k->e + k->off;
-	memmove(&e[j + 1], &e[j], (size_t)(k->n - j) * sizeof *e);
-	return true;
-}
-
 /* Block i became free (or changed size while free): into its pool's
  * buckets. False when memory runs out (the block is then not found by
  * best fit: the caller reports out of memory, as for its other arrays). */
 static bool free_add(struct vf_alloc *a, int i)
 {
 	struct pool *p = pool_of(a, i);
-	int64_t size = a->b[i].size, addr = a->b[i].addr;
+	int64_t size = a->b[i].size;
 	int at = bucket_at(p, size);
 	if ((at == p->n || p->bk[at].size != size) && !bucket_new(p, at, size))
 		return false;
 	struct bucket *k = &p->bk[at];
-	int j = k->n > 0 && k->e[k->off + k->n - 1].addr < addr ? k->n : entry_at(k, addr);
-	if (!entry_open(k, j))
+	if (!grow((void **)&k->e, &k->cap, k->n + 1, sizeof *k->e))
 		return false;
-	k->e[k->off + j] = (struct entry){addr, i};
-	k->n++;
+	k->e[k->n++] = (struct entry){a->b[i].addr, i};
+	heap_up(a, k, k->n - 1);
 	return true;
 }
 
-/* Entry j (counted from off) of bucket at of pool p leaves it: the
- * shorter side moves by one; the bucket leaves too when it was the last
- * of its size, its storage kept. */
-static void entry_remove(struct pool *p, int at, int j)
+/* Entry h of bucket at of pool p leaves it; the bucket leaves too when it
+ * was the last of its size, its storage kept. */
+static void entry_remove(struct vf_alloc *a, struct pool *p, int at, int h)
 {
 	struct bucket *k = &p->bk[at];
-	if (j < k->n - 1 - j) {
-		memmove(&k->e[k->off + 1], &k->e[k->off], (size_t)j * sizeof *k->e);
-		k->off++;
-	} else {
-		struct entry *e = k->e + k->off;
-		memmove(&e[j], &e[j + 1], (size_t)(k->n - 1 - j) * sizeof *e);
+	struct entry last = k->e[--k->n];
+	if (h < k->n) {
+		heap_set(a, k, h, last);
+		heap_up(a, k, h);
+		heap_down(a, k, a->b[last.idx].hpos);
 	}
-	k->n--;
 	if (k->n > 0)
 		return;
 	if (grow((void **)&p->spare, &p->capspare, p->nspare + 1, sizeof *p->spare))
@@ -294,8 +288,7 @@ static void entry_remove(struct pool *p, int at, int j)
 static void free_remove(struct vf_alloc *a, int i)
 {
 	struct pool *p = pool_of(a, i);
-	int at = bucket_at(p, a->b[i].size);
-	entry_remove(p, at, entry_at(&p->bk[at], a->b[i].addr));
+	entry_remove(a, p, bucket_at(p, a->b[i].size), a->b[i].hpos);
 }
 
 /* The first free block of the pool not before (size, 0): the smallest
@@ -305,13 +298,13 @@ static int lower_bound(struct vf_alloc *a, bool small, int64_t size, int *at)
 {
 	const struct pool *p = &a->pool[small];
 	*at = bucket_at(p, size);
-	return *at < p->n ? p->bk[*at].e[p->bk[*at].off].idx : -1;
+	return *at < p->n ? p->bk[*at].e[0].idx : -1;
 }
 
 /* The block lower_bound found (in bucket at) leaves the pool's buckets. */
 static void free_take(struct vf_alloc *a, bool small, int at)
 {
-	entry_remove(&a->pool[small], at, 0);
+	entry_remove(a, &a->pool[small], at, 0);
 }
 
 /* ---- segment bookkeeping: the empty list and the changes since the peak ---- */

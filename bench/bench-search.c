@@ -26,10 +26,6 @@
 #include "vramfit/estimate/search.h"
 #include "vramfit/estimate/split.h"
 
-/* lib/estimate/steptrace.h: forget the remembered replays (each round as a
- * new process) */
-void vf__replay_memo_clear(void);
-
 static double now(void)
 {
 	struct timespec ts;
@@ -183,21 +179,23 @@ int main(int argc, char **argv)
 		vf_search_release(&r);
 	}
 	/* the same pruned search as fit --search runs it: the results shown
-	 * (top 10) confirmed by the allocator simulation; each round starts
-	 * with an empty replay memo, as a new process does */
+	 * (top 10) confirmed by the allocator simulation; each round with a
+	 * replay memo of its own, as a new process has */
 	o.exhaustive = false;
 	reps = 0;
 	unsigned long long confirmed = 0;
 	t0 = now();
 	do {
-		vf__replay_memo_clear();
+		struct vf_replay_memo *memo = vf_replay_memo_new();
 		vf_search_run(a, &wide, h, &o, &r, &err);
 		for (size_t i = 0; i < r.count; i++) {
 			struct vf_estimate e;
-			if (vf_estimate_simulate(a, &r.results[i].setup, h, NULL, &e, NULL, &err) == VF_OK &&
+			if (vf_estimate_simulate_memo(a, &r.results[i].setup, h, NULL, memo, &e, NULL,
+						      &err) == VF_OK &&
 			    !e.sim_oom && e.peak_bytes <= r.results[i].limit_bytes)
 				confirmed++;
 		}
+		vf_replay_memo_free(memo);
 		reps++;
 		unsigned long long space_n = r.space;
 		vf_search_release(&r);

@@ -589,6 +589,7 @@ struct target {
 	struct vf_dit d;
 	char id[128];
 	struct vf_alloc_config alloc; /* PYTORCH_CUDA_ALLOC_CONF, --allocator */
+	struct vf_replay_memo *memo; /* this run's allocator replays remembered (owned by run) */
 	bool trainer_model;     /* a model the trainer profile trains: each GPU under its tier's config */
 };
 
@@ -631,10 +632,10 @@ static void complete_arch(struct vf_arch *a, struct assume *as)
 static vf_status ltx_target(const struct vf_model *m, struct target *tg, struct assume *as,
 			    struct vf_error *err)
 {
-	vf_status st = vf_models_load(err);
+	const struct vf_model_entry *def = NULL;
+	vf_status st = vf_models_get("ltx-2-19b", &def, err);
 	if (st)
 		return st;
-	const struct vf_model_entry *def = vf_models_find("ltx-2-19b");
 	if ((st = vf_dit_from_ltx_model(m, def ? def->raw : NULL, &tg->d, err)))
 		return st;
 	tg->dit = true;
@@ -765,7 +766,7 @@ static vf_status run_one(const struct target *tg, const struct vf_setup *s,
 		vf_estimate_dit(&tg->d, s, g, e);
 		return VF_OK;
 	}
-	return vf_estimate_simulate(&tg->arch, s, g, &tg->alloc, e, sim, err);
+	return vf_estimate_simulate_memo(&tg->arch, s, g, &tg->alloc, tg->memo, e, sim, err);
 }
 
 static int64_t max_batch(const struct target *tg, const struct vf_setup *s, const struct vf_gpu_spec *g)
@@ -773,7 +774,7 @@ static int64_t max_batch(const struct target *tg, const struct vf_setup *s, cons
 	if (tg->vision)
 		return vf_estimate_vision_max_batch(&tg->vis, s, g, 0);
 	return tg->dit ? vf_estimate_dit_max_batch(&tg->d, s, g, 0)
-		       : vf_estimate_max_batch_simulated(&tg->arch, s, g, &tg->alloc);
+		       : vf_estimate_max_batch_simulated(&tg->arch, s, g, &tg->alloc, tg->memo);
 }
 
 /* --explain: the caching allocator's segments at the reserved peak. */
@@ -893,7 +894,7 @@ static vf_status split_row(const struct target *tg, const struct vf_setup *rs, s
 		return vf_error_set(err, VF_ENOMEM, "out of memory");
 	vf_status st = vf_split_run(&tg->arch, rs, &r->spec, r->split, err);
 	if (st == VF_OK) /* each GPU's reserve from the allocator replayed over its slice */
-		st = vf_split_simulate(&tg->arch, rs, &r->spec, &tg->alloc, r->split, err);
+		st = vf_split_simulate(&tg->arch, rs, &r->spec, &tg->alloc, tg->memo, r->split, err);
 	if (st)
 		return st;
 	r->est = r->split->total;
@@ -2368,7 +2369,7 @@ static int estimate_rows(const struct target *tg, const struct vf_setup *s, stru
 		r->fits = vf_estimate_fits(&r->est, &r->spec, &r->headroom);
 		r->setup = rs;
 		if (!r->fits && !tg->dit && vf_advice_run(&tg->arch, &rs, &r->spec, &tg->alloc,
-							  margin, &r->advice, &err))
+							  tg->memo, margin, &r->advice, &err))
 			return vf_cli_fail_err(&err);
 		if (!r->fits && tg->dit && !tg->vision)
 			vf_advice_dit(&tg->d, &rs, &r->spec, margin, &r->advice);
@@ -2571,9 +2572,12 @@ static int run(int argc, char **argv)
 	if (rc < 0 && !(r->rows = calloc(MAX_GPUS, sizeof *r->rows)))
 		rc = vf_cli_fail("out of memory");
 	if (rc < 0)
+		r->tg.memo = vf_replay_memo_new(); /* NULL: every replay runs */
+	if (rc < 0)
 		rc = estimate(&a, r, t5);
 	free_rows(r->rows);
 	vf_alloc_free(r->sim);
+	vf_replay_memo_free(r->tg.memo);
 	free(r);
 	return rc;
 }

@@ -66,10 +66,10 @@ static vf_status dit_of(const struct vf_model *m, struct dctx *c, struct vf_erro
 		    (m->components[i]->has_vision || m->components[i]->has_ltx))
 			part = m->components[i];
 	if (part->has_ltx) {
-		vf_status st = vf_models_load(err);
+		const struct vf_model_entry *def = NULL;
+		vf_status st = vf_models_get("ltx-2-19b", &def, err);
 		if (st)
 			return st;
-		const struct vf_model_entry *def = vf_models_find("ltx-2-19b");
 		snprintf(c->what, sizeof c->what, "the LTX transformer of %s (its own config and header; VAE, text "
 			 "encoder and caption tokens from the catalog's ltx-2-19b)", vf_cli_safe(part->path));
 		return vf_dit_from_ltx(&part->ltx, part->params, def ? def->raw : NULL, &c->dit, err);

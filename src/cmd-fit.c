@@ -77,6 +77,7 @@ struct fit_args {
 	bool accept_risk;
 	const char *engine;         /* --mode infer --engine: the ways to serve (fit-serve.c) */
 	struct vf_infer_opts inf;
+	struct vf_replay_memo *memo; /* this run's allocator replays remembered (owned by run) */
 };
 
 /* --allow K,.. and --forbid K,..: knobs that may change, in order given. */
@@ -496,7 +497,7 @@ static int search_row(const struct fit_args *a, const struct vf_arch *arch, cons
 	size_t pick = s.count;
 	for (size_t k = 0; k < s.count && k < 16 && pick == s.count; k++) {
 		struct vf_estimate e;
-		if (vf_estimate_simulate(arch, &s.results[k].setup, g, NULL, &e, NULL, &err)) {
+		if (vf_estimate_simulate_memo(arch, &s.results[k].setup, g, NULL, a->memo, &e, NULL, &err)) {
 			vf_search_release(&s);
 			return vf_cli_fail_err(&err);
 		}
@@ -813,7 +814,8 @@ static int search_group(const struct fit_args *a, const struct vf_model *m, cons
 		/* the shown results are confirmed by the allocator
 		 * simulation (the search ranks on the fast path) */
 		struct vf_estimate e;
-		if (vf_estimate_simulate(&m->arch, &s.results[i].setup, g, NULL, &e, NULL, &err)) {
+		if (vf_estimate_simulate_memo(&m->arch, &s.results[i].setup, g, NULL, a->memo,
+					      &e, NULL, &err)) {
 			vf_search_release(&s);
 			return vf_cli_fail_err(&err);
 		}
@@ -1160,12 +1162,14 @@ static int run(int argc, char **argv)
 			if ((a.all_gpus || cat[i].common) && cat[i].bf16_tflops > 0)
 				groups[ng++] = (struct gpu_group){&cat[i], 0};
 	}
+	a.memo = vf_replay_memo_new(); /* NULL: every replay runs */
 	if (a.engine)
 		rc = fit_serve(&a, m, groups, ng);
 	else if (a.search)
 		rc = fit_search(&a, m, groups, ng);
 	else
 		rc = fit_table(&a, m, groups, ng);
+	vf_replay_memo_free(a.memo);
 	vf_model_free(m);
 	return rc;
 }

@@ -57,7 +57,7 @@ static int run(int argc, char **argv)
 		return vf_cli_usage("models", "unknown argument '%s'", argv[0]);
 	bool json = a.json;
 	struct vf_error err = {0};
-	if (vf_models_load(&err) != VF_OK)
+	if (vf_models_load_all(&err) != VF_OK) /* a listing validates every entry */
 		return vf_cli_fail_err(&err);
 	size_t n = 0;
 	const struct vf_model_entry *list = vf_models_list(&n);

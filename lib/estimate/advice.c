@@ -10,7 +10,8 @@
 
 vf_status vf_advice_run(const struct vf_arch *arch, const struct vf_setup *start,
 			const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
-			double margin, struct vf_advice *out, struct vf_error *err)
+			struct vf_replay_memo *memo, double margin, struct vf_advice *out,
+			struct vf_error *err)
 {
 	memset(out, 0, sizeof *out);
 	struct vf_search_opts o;
@@ -29,7 +30,7 @@ vf_status vf_advice_run(const struct vf_arch *arch, const struct vf_setup *start
 	for (size_t i = 0; i < s.count && out->n < VF_ADVICE_MAX; i++) {
 		const struct vf_search_result *r = &s.results[i];
 		struct vf_estimate e;
-		st = vf_estimate_simulate(arch, &r->setup, gpu, cfg, &e, NULL, err);
+		st = vf_estimate_simulate_memo(arch, &r->setup, gpu, cfg, memo, &e, NULL, err);
 		if (st != VF_OK)
 			break;
 		int64_t room;

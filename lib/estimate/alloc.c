@@ -4,14 +4,17 @@
  * Segments and blocks live in two growable arrays; blocks of a segment
  * form a list in address order (prev/next), so a freed block merges with
  * its free neighbours. As in the allocator it models, the free blocks of
- * each pool are kept ordered by (size, address): here a treap (a binary
- * search tree balanced by random priorities), so best fit, insertion and
- * removal cost O(log n) and a replay of n calls O(n log n). Each segment
- * knows its last block (expandable segments grow there); segments that
- * are one free block are kept on a list (empty_cache releases exactly
- * those), and segments changed since the last reserved peak on another
- * (the snapshot at a new peak copies only them). Every call is O(log n)
- * amortised. */
+ * each pool are kept ordered by (size, address): here one bucket per size
+ * present (a sorted array: a replay's free blocks are many but of few
+ * sizes), each a binary min-heap by address, so best fit is a binary
+ * search over the sizes and the top of a heap, and a block enters or
+ * leaves its bucket in O(log n). Each segment knows its last block
+ * (expandable segments grow there); segments that are one free block are
+ * kept on a list (empty_cache releases exactly those), and segments
+ * changed since the last reserved peak on another (the snapshot at a new
+ * peak copies only them). Every call is O(log n) amortised, plus a move of
+ * the array of sizes (tens of entries in every replay measured) when a
+ * size appears or goes. */
 #include "vramfit/estimate/alloc.h"
 
 #include <stdlib.h>
@@ -28,9 +31,35 @@ struct blk {
 	int64_t addr, size;
 	int64_t req;             /* used: the request it serves (rounded to 512 B) */
 	int seg, prev, next;
-	int left, right;         /* the pool's free-block tree (free blocks only) */
-	uint32_t prio;           /* treap priority (heap-ordered, max at the root) */
+	int hpos;                /* free: its place in its bucket's heap */
 	bool used, live;
+};
+
+/* A free block in its bucket: its address (the order) and index. */
+struct entry {
+	int64_t addr;
+	int idx;
+};
+
+/* The free blocks of one size: a binary min-heap by address. */
+struct bucket {
+	int64_t size;
+	struct entry *e;
+	int n, cap;
+};
+
+/* A bucket's storage kept for reuse. */
+struct spare {
+	struct entry *e;
+	int cap;
+};
+
+/* One pool's free blocks: buckets in increasing size, none empty. */
+struct pool {
+	struct bucket *bk;
+	int n, cap;
+	struct spare *spare;
+	int nspare, capspare;
 };
 
 struct seg {
@@ -55,8 +84,7 @@ struct vf_alloc {
 	int nb, capb, free_slot; /* free_slot: a recycled block index chain via .next */
 	struct seg *s;
 	int ns, caps;
-	int root[2];             /* free-block trees of the large [0] and small [1] pool */
-	uint32_t rng;            /* treap priorities: xorshift32 */
+	struct pool pool[2];     /* free blocks of the large [0] and small [1] pool */
 	int empty_head;          /* first segment on the empty list, -1 when none */
 	int *dirty;              /* segments changed since the last snapshot */
 	int ndirty, capdirty;
@@ -87,9 +115,7 @@ vf_status vf_alloc_new(const struct vf_alloc_config *cfg, struct vf_alloc **out,
 		a->cfg = *cfg;
 	a->free_slot = -1;
 	a->expand_seg[0] = a->expand_seg[1] = -1;
-	a->root[0] = a->root[1] = -1;
 	a->empty_head = -1;
-	a->rng = 2463534242u;
 	a->next_addr = 1 << 21;
 	*out = a;
 	return VF_OK;
@@ -99,6 +125,14 @@ void vf_alloc_free(struct vf_alloc *a)
 {
 	if (!a)
 		return;
+	for (int p = 0; p < 2; p++) {
+		for (int i = 0; i < a->pool[p].n; i++)
+			free(a->pool[p].bk[i].e);
+		for (int i = 0; i < a->pool[p].nspare; i++)
+			free(a->pool[p].spare[i].e);
+		free(a->pool[p].bk);
+		free(a->pool[p].spare);
+	}
 	free(a->b);
 	free(a->s);
 	free(a->dirty);
@@ -122,130 +156,155 @@ static bool grow(void **p, int *cap, int need, size_t elem)
 	return true;
 }
 
-/* ---- the free-block trees: ordered by (size, address) ---- */
+/* ---- the free blocks of each pool, ordered by (size, address) ----
+ *
+ * A replay's free blocks are many (hundreds to thousands: the holes its
+ * layers leave) but of few sizes (tens: the layers repeat), so each pool
+ * keeps one bucket per size present, in a sorted array, and each bucket a
+ * binary min-heap of its blocks by address (blk.hpos: a block's place in
+ * it). The first free block not before (size, 0) - the smallest that
+ * holds size, the lowest address among equals, the order PyTorch's
+ * BlockComparator keeps - is the top of the first bucket of at least that
+ * size: a binary search over the sizes. A block enters or leaves its
+ * bucket's heap in O(log n); a bucket that empties leaves the array (a
+ * move of the few sizes after it), its storage kept for the next new
+ * size. Arrays, not a tree of pointers: a treap here cost 1.6 times the
+ * time. */
 
-static bool before(const struct blk *x, int64_t size, int64_t addr)
+/* The first bucket of pool p whose size is >= size (p->n when none). */
+static int bucket_at(const struct pool *p, int64_t size)
 {
-	return x->size < size || (x->size == size && x->addr < addr);
-}
-
-/* Split tree t into the blocks before (size, addr) (*l) and the rest (*r).
- * The tree operations walk down links (no recursion): each visits one
- * path, O(log n) expected. */
-static void tsplit(struct vf_alloc *a, int t, int64_t size, int64_t addr, int *l, int *r)
-{
-	while (t >= 0) {
-		struct blk *k = &a->b[t];
-		if (before(k, size, addr)) {
-			*l = t;
-			l = &k->right;
-			t = k->right;
-		} else {
-			*r = t;
-			r = &k->left;
-			t = k->left;
-		}
+	int lo = 0, hi = p->n;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (p->bk[mid].size < size)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	*l = *r = -1;
+	return lo;
 }
 
-/* Join two trees, every key of l before every key of r. */
-static int tmerge(struct vf_alloc *a, int l, int r)
+static struct pool *pool_of(struct vf_alloc *a, int i)
 {
-	int root = -1;
-	int *link = &root;
-	while (l >= 0 && r >= 0) {
-		if (a->b[l].prio > a->b[r].prio) {
-			*link = l;
-			link = &a->b[l].right;
-			l = a->b[l].right;
-		} else {
-			*link = r;
-			link = &a->b[r].left;
-			r = a->b[r].left;
-		}
+	return &a->pool[a->s[a->b[i].seg].small];
+}
+
+/* Entry at of bucket k becomes v (its block learns where it is). */
+static void heap_set(struct vf_alloc *a, struct bucket *k, int at, struct entry v)
+{
+	k->e[at] = v;
+	a->b[v.idx].hpos = at;
+}
+
+static void heap_up(struct vf_alloc *a, struct bucket *k, int at)
+{
+	struct entry v = k->e[at];
+	while (at > 0) {
+		int up = (at - 1) / 2;
+		if (k->e[up].addr <= v.addr)
+			break;
+		heap_set(a, k, at, k->e[up]);
+		at = up;
 	}
-	*link = l >= 0 ? l : r;
-	return root;
+	heap_set(a, k, at, v);
 }
 
-static int *pool_root(struct vf_alloc *a, int i)
+static void heap_down(struct vf_alloc *a, struct bucket *k, int at)
 {
-	return &a->root[a->s[a->b[i].seg].small];
-}
-
-/* Insert block i into the tree at *link: down to where its priority beats
- * the node's, then split that subtree around it. */
-static void tinsert(struct vf_alloc *a, int *link, int i)
-{
-	struct blk *k = &a->b[i];
-	while (*link >= 0 && a->b[*link].prio >= k->prio) {
-		struct blk *t = &a->b[*link];
-		link = before(k, t->size, t->addr) ? &t->left : &t->right;
+	struct entry v = k->e[at];
+	for (;;) {
+		int c = 2 * at + 1;
+		if (c >= k->n)
+			break;
+		if (c + 1 < k->n && k->e[c + 1].addr < k->e[c].addr)
+			c++;
+		if (k->e[c].addr >= v.addr)
+			break;
+		heap_set(a, k, at, k->e[c]);
+		at = c;
 	}
-	tsplit(a, *link, k->size, k->addr, &k->left, &k->right);
-	*link = i;
+	heap_set(a, k, at, v);
 }
 
-/* Remove block i from the tree at *link: found by its key, replaced by the
- * join of its subtrees. */
-static void terase(struct vf_alloc *a, int *link, int i)
+/* A new empty bucket of `size` at index at of pool p; false when memory
+ * runs out. */
+static bool bucket_new(struct pool *p, int at, int64_t size)
 {
-	const struct blk *k = &a->b[i];
-	while (*link >= 0 && *link != i) {
-		struct blk *t = &a->b[*link];
-		link = before(k, t->size, t->addr) ? &t->left : &t->right;
+	if (!grow((void **)&p->bk, &p->cap, p->n + 1, sizeof *p->bk))
+		return false;
+	memmove(&p->bk[at + 1], &p->bk[at], (size_t)(p->n - at) * sizeof *p->bk);
+	p->n++;
+	struct bucket *k = &p->bk[at];
+	*k = (struct bucket){.size = size};
+	if (p->nspare > 0) { /* the storage of a bucket that emptied */
+		p->nspare--;
+		k->e = p->spare[p->nspare].e;
+		k->cap = p->spare[p->nspare].cap;
 	}
-	if (*link == i)
-		*link = tmerge(a, k->left, k->right);
+	return true;
 }
 
-/* Block i became free (or changed size while free): into its pool's tree. */
-static void tree_add(struct vf_alloc *a, int i)
+/* Block i became free (or changed size while free): into its pool's
+ * buckets. False when memory runs out (the block is then not found by
+ * best fit: the caller reports out of memory, as for its other arrays). */
+static bool free_add(struct vf_alloc *a, int i)
 {
-	int *root = pool_root(a, i);
-	a->rng ^= a->rng << 13;
-	a->rng ^= a->rng >> 17;
-	a->rng ^= a->rng << 5;
-	a->b[i].prio = a->rng;
-	a->b[i].left = a->b[i].right = -1;
-	tinsert(a, root, i);
+	struct pool *p = pool_of(a, i);
+	int64_t size = a->b[i].size;
+	int at = bucket_at(p, size);
+	if ((at == p->n || p->bk[at].size != size) && !bucket_new(p, at, size))
+		return false;
+	struct bucket *k = &p->bk[at];
+	if (!grow((void **)&k->e, &k->cap, k->n + 1, sizeof *k->e))
+		return false;
+	k->e[k->n++] = (struct entry){a->b[i].addr, i};
+	heap_up(a, k, k->n - 1);
+	return true;
 }
 
-/* Free block i leaves its pool's tree (before it is used or resized). */
-static void tree_remove(struct vf_alloc *a, int i)
+/* Entry h of bucket at of pool p leaves it; the bucket leaves too when it
+ * was the last of its size, its storage kept. */
+static void entry_remove(struct vf_alloc *a, struct pool *p, int at, int h)
 {
-	terase(a, pool_root(a, i), i);
+	struct bucket *k = &p->bk[at];
+	struct entry last = k->e[--k->n];
+	if (h < k->n) {
+		heap_set(a, k, h, last);
+		heap_up(a, k, h);
+		heap_down(a, k, a->b[last.idx].hpos);
+	}
+	if (k->n > 0)
+		return;
+	if (grow((void **)&p->spare, &p->capspare, p->nspare + 1, sizeof *p->spare))
+		p->spare[p->nspare++] = (struct spare){k->e, k->cap};
+	else
+		free(k->e);
+	memmove(&p->bk[at], &p->bk[at + 1], (size_t)(p->n - at - 1) * sizeof *p->bk);
+	p->n--;
+}
+
+/* Free block i leaves its pool's buckets (before it is used or resized). */
+static void free_remove(struct vf_alloc *a, int i)
+{
+	struct pool *p = pool_of(a, i);
+	entry_remove(a, p, bucket_at(p, a->b[i].size), a->b[i].hpos);
 }
 
 /* The first free block of the pool not before (size, 0): the smallest
- * that holds size, the lowest address among equals; -1 when none. *link
- * (may be NULL): the tree link that points at it (valid until the tree
- * or the block array changes), so that it can leave the tree without a
- * second walk (tree_unlink). */
-static int lower_bound(struct vf_alloc *a, bool small, int64_t size, int **link)
+ * that holds size, the lowest address among equals; -1 when none. *at:
+ * its bucket (for free_take). */
+static int lower_bound(struct vf_alloc *a, bool small, int64_t size, int *at)
 {
-	int *l = &a->root[small], *best_link = NULL;
-	int best = -1;
-	while (*l >= 0) {
-		struct blk *t = &a->b[*l];
-		if (t->size >= size) {
-			best = *l;
-			best_link = l;
-			l = &t->left;
-		} else {
-			l = &t->right;
-		}
-	}
-	if (link)
-		*link = best_link;
-	return best;
+	const struct pool *p = &a->pool[small];
+	*at = bucket_at(p, size);
+	return *at < p->n ? p->bk[*at].e[0].idx : -1;
 }
 
-/* Free block i, pointed at by *link, leaves its pool's tree. */
-static void tree_unlink(struct vf_alloc *a, int *link, int i)
+/* The block lower_bound found (in bucket at) leaves the pool's buckets. */
+static void free_take(struct vf_alloc *a, bool small, int at)
 {
-	*link = tmerge(a, a->b[i].left, a->b[i].right);
+	entry_remove(a, &a->pool[small], at, 0);
 }
 
 /* ---- segment bookkeeping: the empty list and the changes since the peak ---- */
@@ -335,7 +394,7 @@ static void reserve(struct vf_alloc *a, int64_t bytes)
 }
 
 /* A new segment of `size` bytes holding one free block, not yet in the
- * pool's tree (the request it was made for takes it); -1 on failure. */
+ * pool's buckets (the request it was made for takes it); -1 on failure. */
 static int new_segment(struct vf_alloc *a, int64_t size, bool small)
 {
 	if (!grow((void **)&a->s, &a->caps, a->ns + 1, sizeof *a->s))
@@ -362,7 +421,7 @@ void vf_alloc_empty_cache(struct vf_alloc *a)
 		int si = a->empty_head;
 		struct seg *g = &a->s[si];
 		int bi = g->last;
-		tree_remove(a, bi);
+		free_remove(a, bi);
 		a->reserved -= g->size;
 		g->live = false;
 		seg_touch(a, si); /* off the empty list */
@@ -374,12 +433,12 @@ void vf_alloc_empty_cache(struct vf_alloc *a)
 	}
 }
 
-/* Best fit in the pool: the smallest free block that may serve `size`;
- * *link as lower_bound's. */
-static int best_fit(struct vf_alloc *a, int64_t size, bool small, int **link)
+/* Best fit in the pool: the smallest free block that may serve `size`
+ * (still in the pool's buckets); -1 when none. *at as lower_bound's. */
+static int best_fit(struct vf_alloc *a, int64_t size, bool small, int *at)
 {
 	int64_t msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
-	int k = lower_bound(a, small, size, link);
+	int k = lower_bound(a, small, size, at);
 	if (k < 0 || a->cfg.expandable)
 		return k;
 	/* oversize blocks (>= max_split) serve only large requests, and those
@@ -415,8 +474,8 @@ static int expand(struct vf_alloc *a, int64_t size, bool small)
 	struct seg *g = &a->s[si];
 	g->size += want;
 	reserve(a, want);
-	if (tail_free) { /* leaves the tree: the request takes it */
-		tree_remove(a, last);
+	if (tail_free) { /* leaves the buckets: the request takes it */
+		free_remove(a, last);
 		a->b[last].size += want;
 		seg_touch(a, si);
 		return last;
@@ -436,7 +495,7 @@ static int expand(struct vf_alloc *a, int64_t size, bool small)
 
 /* A new block for a request nothing cached holds (PyTorch's alloc_block,
  * with the release of the cache and a retry when the device is full);
- * free and outside the pool's tree. */
+ * free and outside the pool's buckets. */
 static int fresh_block(struct vf_alloc *a, int64_t size, bool small)
 {
 	if (a->cfg.expandable)
@@ -468,10 +527,10 @@ int vf_alloc_malloc(struct vf_alloc *a, int64_t bytes)
 		bytes = VF_ALLOC_MAX_REQUEST;
 	int64_t size = round_up(bytes, MIN_BLOCK);
 	bool small = size <= SMALL_SIZE;
-	int *link = NULL;
-	int bi = best_fit(a, size, small, &link);
+	int at;
+	int bi = best_fit(a, size, small, &at);
 	if (bi >= 0)
-		tree_unlink(a, link, bi);
+		free_take(a, small, at);
 	else
 		bi = fresh_block(a, size, small);
 	if (bi < 0) {
@@ -481,8 +540,8 @@ int vf_alloc_malloc(struct vf_alloc *a, int64_t bytes)
 	if (should_split(a, &a->b[bi], size)) {
 		int ri = new_block(a);
 		if (ri < 0) {
-			tree_add(a, bi);
-			a->oom = true;
+			free_add(a, bi);
+			a->oom = true; /* the host's memory: no answer for the device */
 			return -1;
 		}
 		struct blk *k = &a->b[bi];
@@ -495,7 +554,8 @@ int vf_alloc_malloc(struct vf_alloc *a, int64_t bytes)
 		k->next = ri;
 		k->size = size;
 		a->s[k->seg].nblocks++;
-		tree_add(a, ri);
+		if (!free_add(a, ri))
+			a->oom = true; /* the host's memory, as new_block's */
 	}
 	struct blk *k = &a->b[bi];
 	k->used = true;
@@ -522,7 +582,7 @@ static int64_t repeat_segments(struct vf_alloc *a, int64_t size, int64_t n)
 {
 	int64_t seg = size < MIN_LARGE_ALLOC ? LARGE_BUFFER : round_up(size, ROUND_LARGE);
 	int64_t msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
-	if (a->cfg.expandable || size <= SMALL_SIZE || best_fit(a, size, false, NULL) >= 0 ||
+	if (a->cfg.expandable || size <= SMALL_SIZE || best_fit(a, size, false, &(int){0}) >= 0 ||
 	    (size < msplit && seg - size > SMALL_SIZE))
 		return 0;
 	if (a->cfg.capacity_bytes > 0) { /* as many as fit without releasing the cache */
@@ -573,7 +633,7 @@ int64_t vf_alloc_malloc_repeat(struct vf_alloc *a, int64_t bytes, int64_t n)
 	return done;
 }
 
-/* Merge block j (free, right after i, out of the tree) into i. */
+/* Merge block j (free, right after i, out of the buckets) into i. */
 static void merge_next(struct vf_alloc *a, int i)
 {
 	int j = a->b[i].next;
@@ -598,15 +658,16 @@ void vf_alloc_release(struct vf_alloc *a, int h)
 	a->s[k->seg].used -= k->size;
 	int n = k->next, p = k->prev;
 	if (n >= 0 && !a->b[n].used) {
-		tree_remove(a, n);
+		free_remove(a, n);
 		merge_next(a, h);
 	}
 	if (p >= 0 && !a->b[p].used) {
-		tree_remove(a, p);
+		free_remove(a, p);
 		merge_next(a, p);
 		h = p;
 	}
-	tree_add(a, h);
+	if (!free_add(a, h))
+		a->oom = true; /* the host's memory, as new_block's */
 	seg_touch(a, a->b[h].seg);
 }
 

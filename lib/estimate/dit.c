@@ -905,10 +905,10 @@ vf_status vf_estimate_ltx2(const char *model_id, const struct vf_ltx2_config *c,
 			   const struct vf_gpu_spec *gpu, struct vf_estimate *out,
 			   struct vf_error *err)
 {
-	vf_status st = vf_models_load(err);
+	const struct vf_model_entry *m = NULL;
+	vf_status st = vf_models_get(model_id ? model_id : "ltx-2-19b", &m, err);
 	if (st)
 		return st;
-	const struct vf_model_entry *m = vf_models_find(model_id ? model_id : "ltx-2-19b");
 	if (!m)
 		return vf_error_set(err, VF_ENOTFOUND, "model catalog: no model '%s'",
 				    model_id ? model_id : "ltx-2-19b");
@@ -939,8 +939,7 @@ vf_status vf_estimate_ltx2_file(const char *path, const struct vf_ltx2_config *c
 		return vf_error_set(err, VF_ENOTFOUND, "%s: not an LTX transformer checkpoint", path);
 	}
 	const struct vf_model_entry *def = NULL;
-	if ((st = vf_models_load(err)) == VF_OK)
-		def = vf_models_find("ltx-2-19b");
+	st = vf_models_get("ltx-2-19b", &def, err);
 	struct vf_dit d;
 	struct vf_setup s;
 	if (st == VF_OK)

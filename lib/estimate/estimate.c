@@ -2279,7 +2279,8 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
  * limiting GPU's estimate with the whole step's time. No segments kept. */
 static vf_status simulate_split(const struct vf_arch *arch, const struct vf_setup *su,
 				const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
-				struct vf_estimate *e, struct vf_alloc **sim, struct vf_error *err)
+				struct vf_replay_memo *memo, struct vf_estimate *e,
+				struct vf_alloc **sim, struct vf_error *err)
 {
 	if (sim)
 		*sim = NULL;
@@ -2288,7 +2289,7 @@ static vf_status simulate_split(const struct vf_arch *arch, const struct vf_setu
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
 	vf_status rc = vf_split_run(arch, su, gpu, sp, err);
 	if (rc == VF_OK)
-		rc = vf_split_simulate(arch, su, gpu, cfg, sp, err);
+		rc = vf_split_simulate(arch, su, gpu, cfg, memo, sp, err);
 	if (rc == VF_OK)
 		*e = sp->total;
 	free(sp);
@@ -2296,12 +2297,13 @@ static vf_status simulate_split(const struct vf_arch *arch, const struct vf_setu
 }
 
 /* One replay of st: kept in *keep when keep is given (its segments are
- * read), else its peaks only, from the memo when it was replayed before. */
+ * read), else its peaks only, from memo when it was replayed before. */
 static vf_status replay(const struct vf__step *st, const struct vf_alloc_config *c,
-			struct vf_alloc **keep, struct vf__replay_peaks *p, struct vf_error *err)
+			struct vf_replay_memo *memo, struct vf_alloc **keep,
+			struct vf__replay_peaks *p, struct vf_error *err)
 {
 	if (!keep)
-		return vf__step_peaks(st, c, p, err);
+		return vf__step_peaks(st, c, memo, p, err);
 	vf_status rc = vf__step_simulate(st, c, keep, err);
 	if (rc == VF_OK)
 		vf__replay_peaks_of(*keep, p);
@@ -2315,12 +2317,12 @@ static vf_status replay(const struct vf__step *st, const struct vf_alloc_config 
  * of memory: the reserve the step would need is the one without a
  * capacity. *p: the peaks that stand; *a (when sim) their replay. */
 static vf_status replay_with_capacity(const struct vf__step *st, struct vf_alloc_config c,
-				      bool sim, struct vf_alloc **a, struct vf__replay_peaks *p,
-				      bool *oom, struct vf_error *err)
+				      struct vf_replay_memo *memo, bool sim, struct vf_alloc **a,
+				      struct vf__replay_peaks *p, bool *oom, struct vf_error *err)
 {
 	int64_t cap = c.capacity_bytes;
 	c.capacity_bytes = 0;
-	vf_status rc = replay(st, &c, sim ? a : NULL, p, err);
+	vf_status rc = replay(st, &c, memo, sim ? a : NULL, p, err);
 	if (rc != VF_OK || cap <= 0 || p->reserved <= cap)
 		return rc;
 	if (p->requested > cap) {
@@ -2330,7 +2332,7 @@ static vf_status replay_with_capacity(const struct vf__step *st, struct vf_alloc
 	struct vf_alloc *b = NULL;
 	struct vf__replay_peaks q;
 	c.capacity_bytes = cap;
-	rc = replay(st, &c, sim ? &b : NULL, &q, err);
+	rc = replay(st, &c, memo, sim ? &b : NULL, &q, err);
 	if (rc == VF_OK && q.oom) {
 		*oom = true;
 		vf_alloc_free(b);
@@ -2346,8 +2348,17 @@ vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup
 			       const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
 			       struct vf_estimate *e, struct vf_alloc **sim, struct vf_error *err)
 {
+	return vf_estimate_simulate_memo(arch, su, gpu, cfg, NULL, e, sim, err);
+}
+
+vf_status vf_estimate_simulate_memo(const struct vf_arch *arch, const struct vf_setup *su,
+				    const struct vf_gpu_spec *gpu,
+				    const struct vf_alloc_config *cfg,
+				    struct vf_replay_memo *memo, struct vf_estimate *e,
+				    struct vf_alloc **sim, struct vf_error *err)
+{
 	if (vf_split_active(su)) /* what each GPU of the split allocates */
-		return simulate_split(arch, su, gpu, cfg, e, sim, err);
+		return simulate_split(arch, su, gpu, cfg, memo, e, sim, err);
 	struct vf__step *st = calloc(1, sizeof *st);
 	if (!st)
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
@@ -2371,7 +2382,7 @@ vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup
 		c.capacity_bytes = vram - e->context_bytes; /* full: the cache is released and retried */
 	struct vf_alloc *a = NULL;
 	struct vf__replay_peaks p;
-	vf_status rc = replay_with_capacity(st, c, sim != NULL, &a, &p, &e->sim_oom, err);
+	vf_status rc = replay_with_capacity(st, c, memo, sim != NULL, &a, &p, &e->sim_oom, err);
 	free(st);
 	if (rc != VF_OK)
 		return rc;
@@ -2443,7 +2454,8 @@ int64_t vf_estimate_max_batch(const struct vf_arch *arch, const struct vf_setup 
 
 /* 1 fits, 0 does not, -1 simulation failed. */
 static int sim_fits(const struct vf_arch *arch, const struct vf_setup *su, int64_t batch,
-		    const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg)
+		    const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+		    struct vf_replay_memo *memo)
 {
 	struct vf_setup s = *su;
 	s.batch = batch;
@@ -2458,24 +2470,25 @@ static int sim_fits(const struct vf_arch *arch, const struct vf_setup *su, int64
 	if (vram > 0 && vram - (e.context_bytes + e.peak_allocated_bytes) + e.evictable_bytes < 0 &&
 	    e.peak_bytes >= e.context_bytes + e.peak_allocated_bytes)
 		return 0;
-	if (vf_estimate_simulate(arch, &s, gpu, cfg, &e, NULL, &err) != VF_OK)
+	if (vf_estimate_simulate_memo(arch, &s, gpu, cfg, memo, &e, NULL, &err) != VF_OK)
 		return -1;
 	return vf_estimate_fits(&e, gpu, NULL) ? 1 : 0;
 }
 
 int64_t vf_estimate_max_batch_simulated(const struct vf_arch *arch, const struct vf_setup *setup,
 					const struct vf_gpu_spec *gpu,
-					const struct vf_alloc_config *cfg)
+					const struct vf_alloc_config *cfg,
+					struct vf_replay_memo *memo)
 {
 	int64_t b = vf_estimate_max_batch(arch, setup, gpu, 0);
 	if (vf_estimate_gpu_bytes(gpu) <= 0)
 		return b;
-	int f = b > 0 ? sim_fits(arch, setup, b, gpu, cfg) : 1;
+	int f = b > 0 ? sim_fits(arch, setup, b, gpu, cfg, memo) : 1;
 	if (f < 0)
 		return -1;
 	if (f) { /* the simulation may allow a few more */
 		for (int i = 0; i < 8; i++) {
-			int g = sim_fits(arch, setup, b + 1, gpu, cfg);
+			int g = sim_fits(arch, setup, b + 1, gpu, cfg, memo);
 			if (g < 0)
 				return -1;
 			if (!g)
@@ -2490,7 +2503,7 @@ int64_t vf_estimate_max_batch_simulated(const struct vf_arch *arch, const struct
 		lo = hi > step ? hi - step : 0;
 		if (lo == 0)
 			break;
-		int g = sim_fits(arch, setup, lo, gpu, cfg);
+		int g = sim_fits(arch, setup, lo, gpu, cfg, memo);
 		if (g < 0)
 			return -1;
 		if (g)
@@ -2500,7 +2513,7 @@ int64_t vf_estimate_max_batch_simulated(const struct vf_arch *arch, const struct
 	}
 	while (hi - lo > 1) {
 		int64_t mid = lo + (hi - lo) / 2;
-		int g = sim_fits(arch, setup, mid, gpu, cfg);
+		int g = sim_fits(arch, setup, mid, gpu, cfg, memo);
 		if (g < 0)
 			return -1;
 		if (g)

@@ -207,7 +207,10 @@ double vf_runcost_step_seconds(const struct vf_estimate *e, const struct vf_setu
 		comm->exposed_seconds = e->parts.comm_exposed;
 		comm->hidden_seconds = e->parts.comm_total - e->parts.comm_exposed;
 		comm->known = strcmp(e->parts.link, "unknown") != 0;
-		snprintf(comm->link, sizeof comm->link, "%s", e->parts.link);
+		/* snprintf's copy, without its cost (5 % of a fit search) */
+		size_t n = strnlen(e->parts.link, sizeof comm->link - 1);
+		memcpy(comm->link, e->parts.link, n);
+		comm->link[n] = '\0';
 		return e->step_seconds;
 	}
 	struct vf_comm_in ci = {

@@ -539,13 +539,14 @@ vf_status vf_split_run(const struct vf_arch *arch, const struct vf_setup *s,
  * replay is shared by the GPUs of the same shape. */
 static vf_status simulate_gpu(const struct vf_arch *a, const struct vf_setup *su,
 			      const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
-			      struct vf_split_gpu *g, int64_t *reserve, struct vf_error *err)
+			      struct vf_replay_memo *memo, struct vf_split_gpu *g, int64_t *reserve,
+			      struct vf_error *err)
 {
 	if (*reserve < 0) {
 		struct vf_arch sl;
 		struct vf_estimate e;
 		slice_arch(a, g->tp, g->last_layer - g->first_layer + 1, g->head, &sl);
-		vf_status st = vf_estimate_simulate(&sl, su, gpu, cfg, &e, NULL, err);
+		vf_status st = vf_estimate_simulate_memo(&sl, su, gpu, cfg, memo, &e, NULL, err);
 		if (st != VF_OK)
 			return st;
 		*reserve = e.step_peak_reserved_bytes - e.step_peak_allocated_bytes;
@@ -561,7 +562,8 @@ static vf_status simulate_gpu(const struct vf_arch *a, const struct vf_setup *su
 
 vf_status vf_split_simulate(const struct vf_arch *arch, const struct vf_setup *s,
 			    const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
-			    struct vf_split *sp, struct vf_error *err)
+			    struct vf_replay_memo *memo, struct vf_split *sp,
+			    struct vf_error *err)
 {
 	struct vf_setup su = *s;
 	su.gpus = sp->dp;
@@ -582,7 +584,7 @@ vf_status vf_split_simulate(const struct vf_arch *arch, const struct vf_setup *s
 			base_emb = g->embedding;
 			base_head = g->head;
 		}
-		vf_status st = simulate_gpu(arch, &su, gpu, cfg, g, &reserve, err);
+		vf_status st = simulate_gpu(arch, &su, gpu, cfg, memo, g, &reserve, err);
 		if (st != VF_OK)
 			return st;
 		sp->fits = sp->fits && g->fits;

@@ -82,11 +82,13 @@ struct vf__replay_peaks {
 
 void vf__replay_peaks_of(const struct vf_alloc *a, struct vf__replay_peaks *out);
 
-/* The peaks of vf__step_simulate(s, cfg), remembered (replaymemo.c): the
- * same step and configuration asked again is answered without a replay. */
+struct vf_replay_memo;
+
+/* The peaks of vf__step_simulate(s, cfg), remembered in memo (replaymemo.c;
+ * may be NULL: replayed each time): the same step and configuration asked
+ * again of the same memo is answered without a replay. */
 vf_status vf__step_peaks(const struct vf__step *s, const struct vf_alloc_config *cfg,
-			 struct vf__replay_peaks *out, struct vf_error *err);
-/* Forget every remembered replay (tests: a fresh replay each time). */
-void vf__replay_memo_clear(void);
+			 struct vf_replay_memo *memo, struct vf__replay_peaks *out,
+			 struct vf_error *err);
 
 #endif

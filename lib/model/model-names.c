@@ -7,6 +7,8 @@
 #include "vramfit/base/names.h"
 #include "vramfit/model/models.h"
 
+#include "models-internal.h"
+
 static const char *hub_id(const struct vf_model_entry *e)
 {
 	const cJSON *hf = cJSON_GetObjectItemCaseSensitive(e->raw, "hf");
@@ -48,17 +50,19 @@ static void offer(struct vf_names_suggest *sg, const struct vf_model_entry *e)
 			vf_names_suggest_offer(sg, e->id, al->valuestring);
 }
 
-const struct vf_model_entry *vf_models_find_loose(const char *name, char *hint, size_t n)
+/* The entry name means (vf_models_find_loose), its architecture perhaps not
+ * read yet. */
+static const struct vf_model_entry *locate_loose(const char *name, char *hint, size_t n)
 {
 	if (hint && n)
 		hint[0] = '\0';
 	if (!name || !*name)
 		return NULL;
-	const struct vf_model_entry *e = vf_models_find(name);
+	const struct vf_model_entry *e = vf__models_locate(name);
 	if (e)
 		return e;
 	size_t count;
-	const struct vf_model_entry *all = vf_models_list(&count);
+	const struct vf_model_entry *all = vf__models_entries(&count);
 	const char *slash = strchr(name, '/');
 	const struct vf_model_entry *hit = NULL;
 	int hits = 0;
@@ -92,4 +96,26 @@ const struct vf_model_entry *vf_models_find_loose(const char *name, char *hint, 
 		}
 	}
 	return NULL;
+}
+
+vf_status vf_models_lookup(const char *name, const struct vf_model_entry **out, char *hint,
+			   size_t n, struct vf_error *err)
+{
+	*out = NULL;
+	if (hint && n)
+		hint[0] = '\0';
+	vf_status st = vf_models_load(err);
+	if (st != VF_OK)
+		return st;
+	const struct vf_model_entry *e = locate_loose(name, hint, n);
+	if (e && (st = vf_models_ready(e, err)) != VF_OK)
+		return st;
+	*out = e;
+	return VF_OK;
+}
+
+const struct vf_model_entry *vf_models_find_loose(const char *name, char *hint, size_t n)
+{
+	const struct vf_model_entry *e = NULL;
+	return vf_models_lookup(name, &e, hint, n, NULL) == VF_OK ? e : NULL;
 }

@@ -1684,8 +1684,11 @@ static vf_status load_hub(struct vf_model *m, const struct vf_hub_ref *r, struct
 	if (vf_hub_cache_find(r, &own, NULL) == VF_OK)
 		return load_place(m, r, &own, err);
 	const struct vf_model_entry *ent = NULL;
-	if (!r->has_revision && !r->tag[0] && vf_models_load(NULL) == VF_OK)
-		ent = vf_models_find_loose(r->repo, NULL, 0);
+	if (!r->has_revision && !r->tag[0] && vf_models_load(NULL) == VF_OK) {
+		vf_status st = vf_models_lookup(r->repo, &ent, NULL, 0, err);
+		if (st != VF_OK)
+			return st; /* its catalog entry's config does not read */
+	}
 	if (ent) {
 		load_catalog(ent, m);
 		snprintf(m->hub_revision, sizeof m->hub_revision, "%s", r->revision);
@@ -1716,11 +1719,11 @@ static vf_status load_missing(struct vf_model *m, const char *id, int e, struct 
 		return load_hub(m, &ref, err);
 	if (e != ENOENT || strchr(id, '/'))
 		return stat_error(id, e, err);
-	vf_status st = vf_models_load(err);
+	char hint[300];
+	const struct vf_model_entry *ent = NULL;
+	vf_status st = vf_models_lookup(id, &ent, hint, sizeof hint, err);
 	if (st != VF_OK)
 		return st;
-	char hint[300];
-	const struct vf_model_entry *ent = vf_models_find_loose(id, hint, sizeof hint);
 	if (ent)
 		return load_catalog(ent, m);
 	return vf_error_set(err, VF_ENOTFOUND,

@@ -1,9 +1,19 @@
 /* models.c - the model catalog: every models/<name>.json data file (embedded or
- * overridden), entries read generically into one list. */
+ * overridden), entries read generically into one list.
+ *
+ * Loading parses every file and checks every entry's own fields (id,
+ * aliases, name, kind, params, a config where the kind needs one, ids
+ * unique); an entry's architecture (vf_arch_from_config, the costly part)
+ * is read when the entry is first asked for: by vf_models_lookup /
+ * vf_models_find, or for all of them by vf_models_list and
+ * vf_models_load_all (the listing verbs). An entry whose config does not
+ * read fails there with the error naming the file and the entry, every
+ * time it is asked for; another entry is not held up by it. */
 #include "vramfit/model/models.h"
 
 #include <ctype.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +22,8 @@
 #include "vramfit/base/data.h"
 #include "vramfit/base/json.h"
 
+#include "models-internal.h"
+
 #define MAX_FILES 64
 
 static struct {
@@ -19,14 +31,20 @@ static struct {
 	cJSON *roots[MAX_FILES];
 	size_t nroots;
 	struct vf_model_entry *entries;
+	bool *built; /* entries[i]'s architecture read (build_entry) */
 	size_t n;
 } cat;
+
+/* Serialises build_entry: entries are read on first use, possibly by two
+ * threads at once. */
+static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void vf_models_release(void)
 {
 	for (size_t i = 0; i < cat.nroots; i++)
 		cJSON_Delete(cat.roots[i]);
 	free(cat.entries);
+	free(cat.built);
 	memset(&cat, 0, sizeof cat);
 }
 
@@ -136,28 +154,54 @@ static vf_status read_entry(const cJSON *j, const char *file, size_t idx,
 					    file, id);
 	}
 	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(j, "config");
-	if (cfg && !cJSON_IsNull(cfg)) {
-		char what[160];
-		snprintf(what, sizeof what, "%s: model %s: config", file, id);
-		vf_status st = vf_arch_from_config(cfg, what, &e->arch, err);
-		/* other kinds may carry configs that are not a transformer's */
-		if (st == VF_ENOTFOUND && strcmp(e->kind, "llm") != 0) {
-			vf_error_clear(err);
-			vf_arch_init(&e->arch);
-		} else if (st != VF_OK) {
-			return st;
-		} else {
-			snprintf(e->arch.source, sizeof e->arch.source, "catalog");
-			e->has_arch = true;
-			e->has_groups = vf_arch_param_groups(&e->arch, &e->groups);
-			if (e->params < 0 && e->has_groups)
-				e->params = e->groups.total;
-		}
-	} else if (strcmp(e->kind, "llm") == 0) {
+	if ((!cfg || cJSON_IsNull(cfg)) && strcmp(e->kind, "llm") == 0)
 		return vf_error_set(err, VF_ERR, "%s: model %s: field config: required for kind llm",
 				    file, id);
-	}
 	return VF_OK;
+}
+
+/* Read entry e's architecture from its "config" (read_entry checked the
+ * rest): what makes has_arch, arch, has_groups, groups and a params left
+ * to the config. */
+static vf_status build_entry(struct vf_model_entry *e, struct vf_error *err)
+{
+	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(e->raw, "config");
+	if (!cfg || cJSON_IsNull(cfg))
+		return VF_OK;
+	char what[160];
+	snprintf(what, sizeof what, "%s: model %s: config", e->file, e->id);
+	vf_status st = vf_arch_from_config(cfg, what, &e->arch, err);
+	/* other kinds may carry configs that are not a transformer's */
+	if (st == VF_ENOTFOUND && strcmp(e->kind, "llm") != 0) {
+		vf_error_clear(err);
+		vf_arch_init(&e->arch);
+		return VF_OK;
+	}
+	if (st != VF_OK) {
+		vf_arch_init(&e->arch);
+		return st;
+	}
+	snprintf(e->arch.source, sizeof e->arch.source, "catalog");
+	e->has_arch = true;
+	e->has_groups = vf_arch_param_groups(&e->arch, &e->groups);
+	if (e->params < 0 && e->has_groups)
+		e->params = e->groups.total;
+	return VF_OK;
+}
+
+vf_status vf_models_ready(const struct vf_model_entry *e, struct vf_error *err)
+{
+	if (!e || !cat.entries || e < cat.entries || e >= cat.entries + cat.n)
+		return vf_error_set(err, VF_ERR, "model catalog: not an entry of the loaded catalog");
+	size_t i = (size_t)(e - cat.entries);
+	pthread_mutex_lock(&build_lock);
+	vf_status st = VF_OK;
+	if (!cat.built[i]) {
+		st = build_entry(&cat.entries[i], err);
+		cat.built[i] = st == VF_OK;
+	}
+	pthread_mutex_unlock(&build_lock);
+	return st;
 }
 
 static vf_status load_file(const char *name, struct vf_error *err)
@@ -175,9 +219,12 @@ static vf_status load_file(const char *name, struct vf_error *err)
 				    source);
 	size_t n = (size_t)cJSON_GetArraySize(list);
 	struct vf_model_entry *grown = realloc(cat.entries, (cat.n + n + 1) * sizeof *grown);
-	if (!grown)
+	if (grown)
+		cat.entries = grown;
+	bool *built = grown ? realloc(cat.built, (cat.n + n + 1) * sizeof *built) : NULL;
+	if (!built)
 		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", source);
-	cat.entries = grown;
+	cat.built = built;
 	size_t i = 0;
 	const cJSON *j;
 	cJSON_ArrayForEach(j, list)
@@ -186,6 +233,7 @@ static vf_status load_file(const char *name, struct vf_error *err)
 		st = read_entry(j, name, i++, e, err);
 		if (st != VF_OK)
 			return st;
+		cat.built[cat.n] = false;
 		for (size_t k = 0; k < cat.n; k++)
 			if (strcasecmp(cat.entries[k].id, e->id) == 0)
 				return vf_error_set(err, VF_ERR, "%s: model %s: id already used in %s",
@@ -212,7 +260,15 @@ vf_status vf_models_load(struct vf_error *err)
 	return VF_OK;
 }
 
-const struct vf_model_entry *vf_models_find(const char *id)
+vf_status vf_models_load_all(struct vf_error *err)
+{
+	vf_status st = vf_models_load(err);
+	for (size_t i = 0; st == VF_OK && i < cat.n; i++)
+		st = vf_models_ready(&cat.entries[i], err);
+	return st;
+}
+
+const struct vf_model_entry *vf__models_locate(const char *id)
 {
 	if (!id || vf_models_load(NULL) != VF_OK)
 		return NULL;
@@ -228,10 +284,39 @@ const struct vf_model_entry *vf_models_find(const char *id)
 	return NULL;
 }
 
-const struct vf_model_entry *vf_models_list(size_t *n)
+const struct vf_model_entry *vf__models_entries(size_t *n)
 {
 	*n = 0;
 	if (vf_models_load(NULL) != VF_OK)
+		return NULL;
+	*n = cat.n;
+	return cat.entries;
+}
+
+vf_status vf_models_get(const char *id, const struct vf_model_entry **out,
+			struct vf_error *err)
+{
+	*out = NULL;
+	vf_status st = vf_models_load(err);
+	if (st != VF_OK)
+		return st;
+	const struct vf_model_entry *e = vf__models_locate(id);
+	if (e && (st = vf_models_ready(e, err)) != VF_OK)
+		return st;
+	*out = e;
+	return VF_OK;
+}
+
+const struct vf_model_entry *vf_models_find(const char *id)
+{
+	const struct vf_model_entry *e = NULL;
+	return vf_models_get(id, &e, NULL) == VF_OK ? e : NULL;
+}
+
+const struct vf_model_entry *vf_models_list(size_t *n)
+{
+	*n = 0;
+	if (vf_models_load_all(NULL) != VF_OK)
 		return NULL;
 	*n = cat.n;
 	return cat.entries;

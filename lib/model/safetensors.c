@@ -365,13 +365,13 @@ static bool number(struct scanner *sc, struct number *nb)
 	if (*p == '0') {
 		p++;
 	} else {
+		/* one pass: 19 digits or fewer cannot overflow 64 bits; a
+		 * longer run is read again with the overflow checked */
 		const char *d = p;
-		while (p < e && (unsigned)(*p - '0') < 10)
-			p++;
-		if (p - d <= 19) { /* below 10^19: no overflow to check */
-			for (; d < p; d++)
-				u = u * 10 + (uint64_t)(*d - '0');
-		} else {
+		for (unsigned c; p < e && (c = (unsigned)(*p - '0')) < 10; p++)
+			u = u * 10 + c;
+		if (p - d > 19) {
+			u = 0;
 			for (; d < p; d++)
 				if (__builtin_mul_overflow(u, 10, &u) ||
 				    __builtin_add_overflow(u, (uint64_t)(*d - '0'), &u))

@@ -212,6 +212,15 @@ for kind in empty garbage trunc dir big loop dangling; do
   VRAMFIT_DATA_DIR="$DD" fails 1 "$DD/models/llama.json" estimate llama2-7b --gpu x=1000
   VRAMFIT_DATA_DIR="$DD" fails 1 "$DD/models/llama.json" inspect llama2-7b
 done
+# an entry whose config does not read: named where it is used and by the
+# listing; an estimate of another model is not held up by it
+rm -rf "$DD"; mkdir -p "$DD/models"
+printf '%s' '[{"id":"bad-cfg","config":{"model_type":"llama","hidden_size":"wide"}}]' >"$DD/models/extra.json"
+VRAMFIT_DATA_DIR="$DD" fails 1 "models/extra.json: model bad-cfg: config: field hidden_size" estimate bad-cfg --gpu a100-80gb
+VRAMFIT_DATA_DIR="$DD" fails 1 "models/extra.json: model bad-cfg: config: field hidden_size" models
+test_case "estimate llama2-7b beside a malformed catalog entry"
+VRAMFIT_DATA_DIR="$DD" hrun estimate llama2-7b --gpu a100-80gb --json
+expect_rc 0
 rm -rf "$DD"; mkdir -p "$DD/profiles/ltx2"
 cp "$H/garbage.bin" "$DD/profiles/ltx2/tiers.json"
 VRAMFIT_DATA_DIR="$DD" fails 1 "tiers.json" probe --gpu h200

@@ -818,7 +818,7 @@ static void test_simulated_verdict(void)
 	s.grad_ckpt = true;
 	s.given |= VF_SETUP_G_MODE | VF_SETUP_G_GRAD_CKPT;
 	CHECK(vf_setup_finish(&s, &err) == VF_OK);
-	int64_t b = vf_estimate_max_batch_simulated(a, &s, g, NULL);
+	int64_t b = vf_estimate_max_batch_simulated(a, &s, g, NULL, NULL);
 	CHECK(b >= 1);
 	struct vf_estimate e;
 	s.batch = b;

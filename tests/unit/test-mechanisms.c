@@ -586,7 +586,7 @@ static void test_split_simulated_per_gpu(void)
 	CHECK(vf_estimate_simulate(a, &w, NULL, NULL, &we, NULL, &err) == VF_OK);
 	CHECK(we.peak_bytes > e.peak_bytes * 3 / 2);
 	/* each GPU of the split has the reserve of its own slice's replay */
-	CHECK(vf_split_simulate(a, &s, NULL, NULL, &sp, &err) == VF_OK);
+	CHECK(vf_split_simulate(a, &s, NULL, NULL, NULL, &sp, &err) == VF_OK);
 	CHECK(sp.gpu[0].est.simulated && sp.gpu[0].est.allocator_bytes == e.allocator_bytes);
 }
 

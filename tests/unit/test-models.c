@@ -117,6 +117,32 @@ static void test_overrides_and_errors(void)
 	CHECK(vf_models_find("llama2-7b") == NULL);
 	vf_models_release();
 
+	/* a malformed config holds up only its own entry: read when used */
+	const char *badcfg = "[{\"id\":\"bad-cfg\",\"config\":{\"model_type\":\"llama\","
+			     "\"hidden_size\":\"wide\",\"num_hidden_layers\":2}}]";
+	CHECK(vf_write_file_atomic(path, badcfg, strlen(badcfg), &err) == VF_OK);
+	CHECK(vf_models_load(&err) == VF_OK);
+	e = vf_models_find("llama2-7b");
+	CHECK(e && e->has_arch && e->arch.hidden == 4096 && e->params > 0);
+	const struct vf_model_entry *got = e;
+	CHECK(vf_models_lookup("Llama-2-7B", &got, NULL, 0, &err) == VF_OK && got == e);
+	CHECK(vf_models_find("bad-cfg") == NULL);
+	got = e;
+	CHECK(vf_models_get("bad-cfg", &got, &err) == VF_ERR && got == NULL);
+	CHECK_CONTAINS(err.msg, "models/extra.json: model bad-cfg: config: field hidden_size");
+	vf_error_clear(&err);
+	CHECK(vf_models_lookup("bad-cfg", &got, NULL, 0, &err) == VF_ERR && got == NULL);
+	CHECK_CONTAINS(err.msg, "models/extra.json: model bad-cfg: config: field hidden_size");
+	vf_error_clear(&err);
+	CHECK(vf_models_get("no-such-model", &got, &err) == VF_OK && got == NULL);
+	/* the listing validates every entry */
+	CHECK(vf_models_load_all(&err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "models/extra.json: model bad-cfg: config: field hidden_size");
+	size_t nl = 7;
+	CHECK(vf_models_list(&nl) == NULL && nl == 0);
+	CHECK(vf_models_find("llama2-7b") == e); /* still there, as read */
+	vf_models_release();
+
 	const char *dup = "[{\"id\":\"gpt2\",\"kind\":\"dit\"}]";
 	CHECK(vf_write_file_atomic(path, dup, strlen(dup), &err) == VF_OK);
 	CHECK(vf_models_load(&err) == VF_ERR);

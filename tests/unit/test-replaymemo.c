@@ -1,11 +1,11 @@
-/* test-replaymemo.c - the remembered allocator replays (replaymemo.c)
- * answer exactly as a fresh replay does: on every setup of the calibration
- * file (and any other .jsonl beside it: held-out records), on GPUs whose
- * capacity falls above, inside and below the replay's peaks, with each
- * allocator configuration, the estimate through the memo (first asked:
- * replayed and remembered; asked again: from the memo) equals the one whose
- * replay is kept (vf_estimate_simulate with *sim, which never reads the
- * memo), field by field. */
+/* test-replaymemo.c - the remembered allocator replays (replaymemo.c: a
+ * struct vf_replay_memo the caller owns) answer exactly as a fresh replay
+ * does: on every setup of the calibration file (and any other .jsonl
+ * beside it: held-out records), on GPUs whose capacity falls above, inside
+ * and below the replay's peaks, with each allocator configuration, the
+ * estimate through the memo (first asked: replayed and remembered; asked
+ * again: from the memo) and the one without a memo equal the one whose
+ * replay is kept (*sim, which never reads the memo), field by field. */
 #include "vf_test.h"
 
 #include <dirent.h>
@@ -32,17 +32,20 @@ static bool same_estimate(const struct vf_estimate *a, const struct vf_estimate 
 
 /* One setup on one GPU and configuration: kept replay vs memo (twice). */
 static void check_setup(const struct vf_arch *arch, const struct vf_setup *su,
-			const struct vf_gpu_spec *g, const struct vf_alloc_config *cfg, int *checked)
+			const struct vf_gpu_spec *g, const struct vf_alloc_config *cfg,
+			struct vf_replay_memo *memo, int *checked)
 {
 	struct vf_error err = {0};
-	struct vf_estimate ref, miss, hit;
+	struct vf_estimate ref, miss, hit, none;
 	struct vf_alloc *a = NULL;
-	CHECK(vf_estimate_simulate(arch, su, g, cfg, &ref, &a, &err) == VF_OK);
+	CHECK(vf_estimate_simulate_memo(arch, su, g, cfg, memo, &ref, &a, &err) == VF_OK);
 	vf_alloc_free(a);
-	CHECK(vf_estimate_simulate(arch, su, g, cfg, &miss, NULL, &err) == VF_OK);
-	CHECK(vf_estimate_simulate(arch, su, g, cfg, &hit, NULL, &err) == VF_OK);
+	CHECK(vf_estimate_simulate_memo(arch, su, g, cfg, memo, &miss, NULL, &err) == VF_OK);
+	CHECK(vf_estimate_simulate_memo(arch, su, g, cfg, memo, &hit, NULL, &err) == VF_OK);
+	CHECK(vf_estimate_simulate(arch, su, g, cfg, &none, NULL, &err) == VF_OK);
 	CHECK(same_estimate(&ref, &miss));
 	CHECK(same_estimate(&ref, &hit));
+	CHECK(same_estimate(&ref, &none));
 	if (!same_estimate(&ref, &miss) || !same_estimate(&ref, &hit))
 		fprintf(stderr, "  differs: %s, batch %" PRId64 ", seq %" PRId64 ": %" PRId64
 				" kept, %" PRId64 " first, %" PRId64 " remembered\n",
@@ -71,12 +74,14 @@ static int check_file(const char *path)
 		struct vf_error err = {0};
 		if (rec && !cJSON_GetObjectItem(rec, "env") &&
 		    vf_groundtruth_record(rec, path, &arch, &su, &err) == VF_OK && !vf_split_active(&su)) {
-			vf__replay_memo_clear();
+			struct vf_replay_memo *memo = vf_replay_memo_new();
+			CHECK(memo != NULL);
 			for (size_t g = 0; g < sizeof gpus / sizeof *gpus; g++)
 				for (size_t c = 0; c < sizeof cfgs / sizeof *cfgs; c++)
 					check_setup(&arch, &su, vf_gpu_catalog_find(gpus[g]), &cfgs[c],
-						    &checked);
-			check_setup(&arch, &su, NULL, NULL, &checked);
+						    memo, &checked);
+			check_setup(&arch, &su, NULL, NULL, memo, &checked);
+			vf_replay_memo_free(memo);
 		}
 		cJSON_Delete(rec);
 	}
@@ -122,24 +127,31 @@ static void test_order_independent(void)
 	int64_t first[6];
 	struct vf_estimate e;
 	struct vf_error err = {0};
-	vf__replay_memo_clear();
+	struct vf_replay_memo *memo = vf_replay_memo_new(), *other = vf_replay_memo_new();
+	CHECK(memo != NULL && other != NULL);
 	for (int b = 1; b <= 6; b++) {
 		s.batch = b;
-		CHECK(vf_estimate_simulate(&m->arch, &s, g, NULL, &e, NULL, &err) == VF_OK);
+		CHECK(vf_estimate_simulate_memo(&m->arch, &s, g, NULL, memo, &e, NULL, &err) == VF_OK);
 		first[b - 1] = e.peak_bytes;
 	}
 	for (int i = 0; i < 70; i++) { /* more than the table holds: the first ones go */
 		s.batch = 1;
 		s.seq = 64 + 64 * i;
-		CHECK(vf_estimate_simulate(&m->arch, &s, g, NULL, &e, NULL, &err) == VF_OK);
+		CHECK(vf_estimate_simulate_memo(&m->arch, &s, g, NULL, memo, &e, NULL, &err) == VF_OK);
 	}
 	s.seq = 512;
 	for (int b = 6; b >= 1; b--) {
 		s.batch = b;
-		CHECK(vf_estimate_simulate(&m->arch, &s, g, NULL, &e, NULL, &err) == VF_OK);
+		CHECK(vf_estimate_simulate_memo(&m->arch, &s, g, NULL, memo, &e, NULL, &err) == VF_OK);
+		CHECK_INT(e.peak_bytes, first[b - 1]);
+		/* a second memo of its own (another run) answers the same */
+		CHECK(vf_estimate_simulate_memo(&m->arch, &s, g, NULL, other, &e, NULL, &err) == VF_OK);
 		CHECK_INT(e.peak_bytes, first[b - 1]);
 	}
 	CHECK(first[5] > first[0]); /* the batches are distinct keys */
+	vf_replay_memo_free(memo);
+	vf_replay_memo_free(other);
+	vf_replay_memo_free(NULL); /* accepts NULL, as every _free */
 }
 
 /* The largest micro-batch the simulation allows (some of its candidates
@@ -166,7 +178,10 @@ static void test_max_batch_simulated(void)
 				s.mode = mode ? VF_MODE_LORA : VF_MODE_FULL;
 				s.seq = 1024;
 				int64_t fast = vf_estimate_max_batch(&m->arch, &s, g, 0);
-				int64_t b = vf_estimate_max_batch_simulated(&m->arch, &s, g, NULL);
+				struct vf_replay_memo *memo = vf_replay_memo_new();
+				int64_t b = vf_estimate_max_batch_simulated(&m->arch, &s, g, NULL, memo);
+				CHECK_INT(vf_estimate_max_batch_simulated(&m->arch, &s, g, NULL, NULL), b);
+				vf_replay_memo_free(memo);
 				struct vf_estimate e;
 				struct vf_error err = {0};
 				if (b > 0) {

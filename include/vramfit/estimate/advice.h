@@ -30,12 +30,14 @@ struct vf_advice {
 /* The cheapest changes of `start` (one GPU count, as given) that fit gpu
  * with `margin` of its memory kept free (the rule of vramfit fit, whose
  * default is VF_ADVICE_MARGIN): the simulated peak is at most (1 - margin)
- * x the GPU's memory. Allocates while it runs; fails only when the host
- * runs out of memory. */
+ * x the GPU's memory. memo (may be NULL): the replays remembered
+ * (vf_estimate_simulate_memo). Allocates while it runs; fails only when
+ * the host runs out of memory. */
 #define VF_ADVICE_MARGIN 0.10
 vf_status vf_advice_run(const struct vf_arch *arch, const struct vf_setup *start,
 			const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
-			double margin, struct vf_advice *out, struct vf_error *err);
+			struct vf_replay_memo *memo, double margin, struct vf_advice *out,
+			struct vf_error *err);
 
 /* A video DiT (vf_estimate_dit): the cheapest changes of the knobs a DiT
  * trainer has (quantization int8 / fp8 / int4 of a LoRA's base, 8-bit

@@ -271,6 +271,24 @@ vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup
 			       const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
 			       struct vf_estimate *e, struct vf_alloc **sim, struct vf_error *err);
 
+/* Allocator replays remembered for one run (a command's estimates and
+ * advice, fit's confirmation): a replay of the same step with the same
+ * configuration asked again of the same memo is answered from it, the same
+ * answer byte for byte at no cost. Caller owns; vf_replay_memo_free().
+ * NULL when out of memory (callers then pass NULL: every replay runs).
+ * Thread-safe: threads may share one. */
+struct vf_replay_memo;
+struct vf_replay_memo *vf_replay_memo_new(void);
+void vf_replay_memo_free(struct vf_replay_memo *memo);
+
+/* vf_estimate_simulate with the replays remembered in memo (may be NULL:
+ * vf_estimate_simulate). A kept simulation (*sim) is always replayed. */
+vf_status vf_estimate_simulate_memo(const struct vf_arch *arch, const struct vf_setup *setup,
+				    const struct vf_gpu_spec *gpu,
+				    const struct vf_alloc_config *cfg,
+				    struct vf_replay_memo *memo, struct vf_estimate *e,
+				    struct vf_alloc **sim, struct vf_error *err);
+
 /* The largest micro-batch whose peak_bytes fits vram_bytes (vram_bytes
  * <= 0: the GPU's memory). 0 when batch 1 does not fit. */
 int64_t vf_estimate_max_batch(const struct vf_arch *arch, const struct vf_setup *setup,
@@ -279,10 +297,12 @@ int64_t vf_estimate_max_batch(const struct vf_arch *arch, const struct vf_setup 
 /* The same decided by the allocator simulation: the fast path's answer,
  * checked with vf_estimate_simulate, raised by up to 8 while it still
  * fits, or lowered (step down, then bisect) until it does. 0 when batch 1
- * does not fit; -1 when the host ran out of memory. */
+ * does not fit; -1 when the host ran out of memory. memo (may be NULL):
+ * the replays remembered (vf_estimate_simulate_memo). */
 int64_t vf_estimate_max_batch_simulated(const struct vf_arch *arch, const struct vf_setup *setup,
 					const struct vf_gpu_spec *gpu,
-					const struct vf_alloc_config *cfg);
+					const struct vf_alloc_config *cfg,
+					struct vf_replay_memo *memo);
 
 /* The GPU's usable bytes (memory_mib x MiB) and whether e fits it; *headroom
  * (may be NULL) = vram - peak_bytes, negative when it does not fit. */

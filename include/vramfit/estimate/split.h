@@ -98,10 +98,12 @@ vf_status vf_split_run(const struct vf_arch *arch, const struct vf_setup *s,
 /* After vf_split_run: each GPU's allocator reserve from the caching
  * allocator replayed over what that GPU allocates (its slice of the
  * model, not the whole model), the verdict and the limiting GPU again.
+ * memo (may be NULL): the replays remembered (vf_estimate_simulate_memo).
  * Allocates; fails only when the host runs out of memory. */
 vf_status vf_split_simulate(const struct vf_arch *arch, const struct vf_setup *s,
 			    const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
-			    struct vf_split *sp, struct vf_error *err);
+			    struct vf_replay_memo *memo, struct vf_split *sp,
+			    struct vf_error *err);
 
 /* The same without the whole model's FLOPs, MFU and parameter counts in
  * sp->total (one estimate less; the search and the fit offers use it). */

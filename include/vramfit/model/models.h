@@ -38,12 +38,33 @@ struct vf_model_entry {
 };
 
 /* Load the catalog if not loaded yet. Fails on a malformed file, naming it,
- * the entry and the field. */
+ * the entry and the field, for every field but "config": an entry's
+ * architecture is read from its config when the entry is first asked for
+ * (vf_models_ready; vf_models_find and vf_models_lookup do it), so a
+ * malformed config fails where that entry is used, naming the file and the
+ * entry, and does not stop the use of another. */
 vf_status vf_models_load(struct vf_error *err);
 
+/* vf_models_load, then every entry's architecture read: fails on the first
+ * entry whose config does not read (what a verb that lists every entry
+ * runs, so the listing validates the whole catalog). */
+vf_status vf_models_load_all(struct vf_error *err);
+
+/* Read entry e's architecture if not read yet (an entry of the loaded
+ * catalog). VF_OK when it reads; else the error naming the file, the
+ * entry and the field, each time it is asked. Thread-safe. */
+vf_status vf_models_ready(const struct vf_model_entry *e, struct vf_error *err);
+
 /* The entry with this id or alias (case-insensitive), or NULL (also when the catalog
- * fails to load). Borrowed; valid until vf_models_release(). */
+ * fails to load, or the entry's config does not read). Borrowed; valid until
+ * vf_models_release(). */
 const struct vf_model_entry *vf_models_find(const char *id);
+
+/* vf_models_find with the errors: VF_OK with *out the entry (its
+ * architecture read) or NULL when no entry has this id or alias; the
+ * load's error, or that of the entry whose config does not read. */
+vf_status vf_models_get(const char *id, const struct vf_model_entry **out,
+			struct vf_error *err);
 
 /* The entry a person means: an id or alias (vf_models_find), the Hub id
  * ("meta-llama/Llama-3.1-8B", case-insensitive), or, without an org, the
@@ -53,7 +74,16 @@ const struct vf_model_entry *vf_models_find(const char *id);
  * or "". Borrowed; valid until vf_models_release(). */
 const struct vf_model_entry *vf_models_find_loose(const char *name, char *hint, size_t n);
 
-/* All entries, in file order (files sorted by name). Borrowed; *n set. */
+/* vf_models_find_loose with the errors: VF_OK with *out the entry (its
+ * architecture read), or VF_OK with *out NULL when no entry or several
+ * match (hint as there); the load's error, or that of the matching entry
+ * whose config does not read (naming the file and the entry). *out
+ * borrowed; valid until vf_models_release(). */
+vf_status vf_models_lookup(const char *name, const struct vf_model_entry **out, char *hint,
+			   size_t n, struct vf_error *err);
+
+/* All entries, in file order (files sorted by name), every architecture
+ * read (vf_models_load_all; NULL and *n 0 when that fails). Borrowed; *n set. */
 const struct vf_model_entry *vf_models_list(size_t *n);
 
 /* Free the loaded catalog (tests; LeakSanitizer). */

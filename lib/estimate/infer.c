@@ -377,8 +377,7 @@ static void llamacpp_run(const struct vf_arch *a, const struct vf_setup *s,
 	if (a->kv_lora_rank > 0)
 		not_modelled(r, "llama.cpp MLA cache: counted as full K and V");
 	not_modelled(r, "llama.cpp's CUDA context taken as PyTorch's; compute buffer from the ubatch's logits "
-			"and activations; decode at the device-copy bandwidth, an upper bound for its quantized "
-			"mat-vec kernels (not calibrated on published tables)");
+			"and activations; its mat-vec kernels taken at the device-copy bandwidth");
 
 	/* speeds: the prompt's forward on the GPU (ggml copies the host
 	 * layers' weights over PCIe for a batch), decode: the GPU's bytes at
@@ -393,10 +392,14 @@ static void llamacpp_run(const struct vf_arch *a, const struct vf_setup *s,
 	double active = a->active_params > 0 ? (double)a->active_params : nparams;
 	double attn = 4.0 * (double)a->heads * (double)head_dim(a);
 	bool bw = true;
+	/* the GPU layers' kernels beyond their work (steptime.json's
+	 * llamacpp_decode: kernels per layer x device time per kernel) */
+	double gaps = (double)r->gpu_layers *
+		      vf__steptime_llamacpp_layer_s(default_type(t) != T_F16, !o->no_cuda_graphs);
 	double tg = r->gpu_layers > 0 || r->output_on_gpu
 			    ? vf_infer_decode_step(gpu, gpu_w, r->kv_bytes_per_token_layer * (double)r->gpu_layers,
 						   2.0 * active * frac, attn * (double)r->gpu_layers, r->running,
-						   context, 0, &bw)
+						   context, gaps, &bw)
 			    : 0;
 	double th = (host_w - emb + (double)r->running * r->kv_bytes_per_token_layer *
 					    (double)(n - r->gpu_layers) * context) / host_bw;

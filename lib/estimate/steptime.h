@@ -81,6 +81,11 @@ struct vf__steptime_out {
 /* Host <-> device copy bandwidth of the GPU's PCIe link, bytes/s (pinned
  * copies: PCIe 3.0 / 4.0 / 5.0 from the catalog's interconnect text, SXM
  * boards by generation). */
+/* llama.cpp's one-token decode: the device seconds per decoder layer its
+ * kernels take beyond their work (kernels per layer x the per-kernel time,
+ * replayed as a CUDA graph or launched one by one). */
+double vf__steptime_llamacpp_layer_s(bool quantized, bool cuda_graphs);
+
 double vf__steptime_host_bps(const struct vf_gpu_spec *gpu);
 
 /* The GEMM efficiency of the GPU's generation relative to hopper's (the

@@ -65,6 +65,8 @@ struct vf_infer_opts {
 	double host_bandwidth_gbs;   /* CPU memory bandwidth, GB/s; 0: 50 */
 	enum vf_ggml_cache cache_k, cache_v; /* default f16 */
 	int64_t n_ubatch;            /* physical batch; 0: 512 */
+	bool no_cuda_graphs;         /* each kernel launched from the host (GGML_CUDA_DISABLE_GRAPHS=1,
+					or a build before CUDA graphs, May 2024) */
 };
 
 struct vf_infer {

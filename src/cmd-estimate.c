@@ -1826,7 +1826,7 @@ struct est_args {
 	struct vf_opt_list gpu;
 	struct whole w;
 	double margin;
-	const char *engine, *kv_dtype, *gguf, *cache_k, *cache_v;
+	const char *engine, *kv_dtype, *gguf, *cache_k, *cache_v, *kv_cache;
 	bool infer_given;
 	char infer_err[192]; /* a flag misplaced for a model that is not a GGUF file */
 	struct vf_infer_opts inf;
@@ -1836,6 +1836,7 @@ struct est_args {
 static const char *const allocators[] = {"default", "expandable", NULL};
 static const char *const engines[] = {"transformers", "vllm", "llamacpp", NULL};
 static const char *const kv_dtypes[] = {"auto", "fp8", NULL};
+static const char *const kv_caches[] = {"dynamic", "static", NULL};
 static const char *const gguf_types[] = {"f16", "bf16", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_0", NULL};
 static const char *const cache_types[] = {"f16", "q8_0", "q4_0", NULL};
 static const struct vf_option options[] = {
@@ -1872,6 +1873,9 @@ static const struct vf_option options[] = {
 	OPT_INT("max-num-batched-tokens", "N", inf.max_num_batched_tokens, 1, 1 << 24,
 		"vllm: tokens of the profiled forward (default 2048,\n8192 on cards of 70 GiB or more but the A100)"),
 	OPT_CHOICE("kv-cache-dtype", kv_dtype, kv_dtypes, "vllm: KV cache elements (default auto = the model's dtype)"),
+	OPT_CHOICE("kv-cache", kv_cache, kv_caches,
+		   "transformers: DynamicCache grown by torch.cat (default)\n"
+		   "or StaticCache allocated for --ctx up front"),
 	OPT_CHOICE("gguf-type", gguf, gguf_types, "llamacpp: the GGUF file type (llama-quantize; default q4_k_m)"),
 	OPT_INT("n-gpu-layers", "N", inf.n_gpu_layers, -1, 1 << 20,
 		"llamacpp: the last N layers on the GPU (default -1: all\nand the output layer)"),
@@ -1914,6 +1918,11 @@ static int infer_args(struct est_args *a)
 		return vf_cli_usage("estimate", "--kv-cache-dtype, --gpu-memory-utilization and "
 						"--max-num-batched-tokens apply to --engine vllm");
 	a->inf.kv_fp8 = a->kv_dtype && strcmp(a->kv_dtype, "fp8") == 0;
+	if (a->kv_cache && a->inf.engine != VF_ENGINE_TRANSFORMERS)
+		return vf_cli_usage("estimate", "--kv-cache applies to --engine transformers");
+	if (a->kv_cache && a->setup.mode != VF_MODE_INFER && !a->infer_err[0])
+		snprintf(a->infer_err, sizeof a->infer_err, "--kv-cache applies to --mode infer");
+	a->inf.static_cache = a->kv_cache && strcmp(a->kv_cache, "static") == 0;
 	if (cpp_only && a->inf.engine != VF_ENGINE_LLAMACPP && !a->infer_err[0])
 		snprintf(a->infer_err, sizeof a->infer_err, "--gguf-type, --n-gpu-layers, --host-bandwidth and "
 			 "--cache-type-k/v apply to --engine llamacpp (or a GGUF file)");

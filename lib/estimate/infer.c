@@ -144,6 +144,43 @@ static void not_modelled(struct vf_infer *r, const char *what)
 	r->approximate = true;
 }
 
+/* transformers' DynamicCache (src/transformers/cache_utils.py,
+ * DynamicLayer.update): each step concatenates the new token's keys and
+ * values onto the layer's cache (torch.cat), so the old tensor and the new
+ * one, a token longer, are live together for one layer's K (then V): one
+ * layer's K or V for every user at ctx on top of the cache. Each of those
+ * tensors is above 1 MiB, so the caching allocator rounds it up to a
+ * multiple of 2 MiB (c10/cuda/CUDACachingAllocator.cpp, kRoundLarge); the
+ * block the previous layer freed is reused by the next layer's larger
+ * tensor only within that rounding. StaticCache (StaticLayer) allocates
+ * max_cache_len up front (torch.zeros) and writes in place (index_copy_):
+ * the estimate at seq = ctx, nothing more. Bytes beyond the static cache. */
+static double dynamic_growth(double kv_token_layer, int64_t layers, int64_t ctx, int64_t users)
+{
+	double one = 0.5 * kv_token_layer * (double)ctx * (double)users; /* K (or V) of one layer */
+	double round = 2.0 * MIB;
+	double padded = ceil(one / round) * round;
+	return padded + 2.0 * (double)layers * (padded - one); /* the transient, the rounding */
+}
+
+/* The users whose estimate at ctx plus the DynamicCache's growth fits. */
+static int64_t dynamic_cache_users(const struct vf_arch *a, const struct vf_setup *cs,
+				   const struct vf_gpu_spec *gpu, const struct vf_infer *r)
+{
+	int64_t b = vf_estimate_max_batch(a, cs, gpu, 0);
+	double vram = (double)vf_estimate_gpu_bytes(gpu);
+	for (; b >= 1; b--) {
+		struct vf_setup s = *cs;
+		s.batch = b;
+		struct vf_estimate e;
+		vf_estimate_run(a, &s, gpu, &e);
+		if ((double)e.peak_bytes + dynamic_growth(r->kv_bytes_per_token_layer, r->attn_layers,
+							  r->ctx, b) <= vram)
+			break;
+	}
+	return b;
+}
+
 /* vLLM: the budget, the profiled forward, the blocks and the refusal. */
 static void vllm_memory(const struct vf_arch *a, const struct vf_setup *s,
 			const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
@@ -463,6 +500,11 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 	} else {
 		struct vf_setup cs = one_gpu(setup, 1, r->ctx);
 		r->max_users = gpu ? vf_estimate_max_batch(arch, &cs, gpu, 0) : 0;
+		if (o->engine == VF_ENGINE_TRANSFORMERS && !o->static_cache && gpu)
+			r->max_users = dynamic_cache_users(arch, &cs, gpu, r);
+		if (o->engine == VF_ENGINE_TRANSFORMERS && !o->static_cache)
+			r->kv_growth_bytes = (int64_t)dynamic_growth(r->kv_bytes_per_token_layer, r->attn_layers,
+								     r->ctx, r->users);
 		r->fits = r->max_users >= 1;
 		r->kv_cache_bytes = (int64_t)(r->kv_bytes_per_token * (double)r->ctx * (double)r->users);
 		if (!r->fits)
@@ -684,6 +726,10 @@ cJSON *vf_infer_to_json(const struct vf_infer *r)
 		cJSON_AddNumberToObject(o, "max_num_seqs", (double)r->max_num_seqs);
 	} else {
 		cJSON_AddNullToObject(o, "kv_blocks");
+	}
+	if (r->engine == VF_ENGINE_TRANSFORMERS) {
+		cJSON_AddStringToObject(o, "kv_cache", r->kv_growth_bytes > 0 ? "dynamic" : "static");
+		cJSON_AddNumberToObject(o, "kv_growth_bytes", (double)r->kv_growth_bytes);
 	}
 	if (r->engine == VF_ENGINE_LLAMACPP) {
 		cJSON_AddNumberToObject(o, "gpu_layers", (double)r->gpu_layers);

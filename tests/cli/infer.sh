@@ -84,6 +84,15 @@ expect_rc 2
 expect_err 'apply to --engine vllm'
 run estimate llama3.1-8b --mode infer --engine tgi --gpu rtx-4090
 expect_rc 2
+run estimate llama3.1-8b --mode infer --engine vllm --kv-cache static --gpu rtx-4090 --ctx 8192
+expect_rc 2
+expect_err 'apply to --engine transformers'
+run estimate llama3.1-8b --mode infer --kv-cache dynamic --gpu rtx-4090 --ctx 8192 --json
+expect_rc 0
+expect_json 'j["inference"]["kv_cache"] == "dynamic" and j["inference"]["kv_growth_bytes"] == 16777216'
+run estimate llama3.1-8b --mode infer --kv-cache static --gpu rtx-4090 --ctx 8192 --json
+expect_rc 0
+expect_json 'j["inference"]["kv_cache"] == "static" and j["inference"]["kv_growth_bytes"] == 0'
 run estimate ltx-2-19b --mode infer --engine vllm --gpu h100-80gb
 expect_rc 2
 expect_err 'apply to language models'

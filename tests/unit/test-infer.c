@@ -389,6 +389,65 @@ static void test_training_refused(void)
 	CHECK(!vf_engine_parse("tgi", &en));
 }
 
+/* transformers' DynamicCache vs StaticCache, by hand for llama3.1-8b at
+ * --ctx 8000, one user: one layer's K is 0.5 x 4096 x 8000 = 16384000
+ * bytes, 8 blocks of 2 MiB = 16777216 once rounded: the torch.cat
+ * transient 16777216 plus the rounding of the 64 K and V tensors, 64 x
+ * 393216 = 25165824: 41943040 bytes. At 8192 tokens the tensor is exactly
+ * 8 x 2 MiB: 16777216. A static cache adds nothing; the dynamic one never
+ * holds more users, and at some context it holds fewer. */
+static void test_dynamic_cache(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-8b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-40gb");
+	if (!a || !g)
+		return;
+	struct vf_setup s = infer_setup();
+	struct vf_infer_opts o = {.engine = VF_ENGINE_TRANSFORMERS, .ctx = 8000, .users = 1};
+	struct vf_infer d, st;
+	struct vf_error err = {0};
+	CHECK(vf_infer_run(a, &s, g, &o, &d, &err) == VF_OK);
+	CHECK_INT(d.kv_growth_bytes, 41943040);
+	o.ctx = 8192;
+	CHECK(vf_infer_run(a, &s, g, &o, &d, &err) == VF_OK);
+	CHECK_INT(d.kv_growth_bytes, 16777216);
+	o.static_cache = true;
+	CHECK(vf_infer_run(a, &s, g, &o, &st, &err) == VF_OK);
+	CHECK_INT(st.kv_growth_bytes, 0);
+	/* the dynamic cache's users never exceed the static one's */
+	for (int64_t ctx = 1024; ctx <= 16384; ctx += 1024) {
+		o.ctx = ctx;
+		o.static_cache = false;
+		CHECK(vf_infer_run(a, &s, g, &o, &d, &err) == VF_OK);
+		o.static_cache = true;
+		CHECK(vf_infer_run(a, &s, g, &o, &st, &err) == VF_OK);
+		CHECK(d.max_users <= st.max_users);
+	}
+	/* a card just big enough for the static cache's users at 8192 tokens
+	 * (their peak plus half the growth): the dynamic cache holds one fewer */
+	int64_t b;
+	o.ctx = 8192;
+	CHECK(vf_infer_run(a, &s, g, &o, &st, &err) == VF_OK);
+	b = st.max_users;
+	CHECK(b >= 2);
+	struct vf_setup sb = s;
+	sb.batch = b;
+	sb.seq = 8192;
+	struct vf_estimate e;
+	vf_estimate_run(a, &sb, g, &e);
+	struct vf_gpu_spec tight = *g;
+	double growth = 0.5 * 4096 * 8192 * (double)b; /* exact multiples of 2 MiB */
+	tight.memory_mib = (int64_t)(((double)e.peak_bytes + growth / 2) / (1 << 20));
+	CHECK(vf_infer_run(a, &s, &tight, &o, &st, &err) == VF_OK);
+	CHECK_INT(st.max_users, b);
+	o.static_cache = false;
+	CHECK(vf_infer_run(a, &s, &tight, &o, &d, &err) == VF_OK);
+	CHECK_INT(d.max_users, b - 1);
+	cJSON *j = vf_infer_to_json(&d);
+	CHECK_STR(cJSON_GetObjectItem(j, "kv_cache")->valuestring, "dynamic");
+	cJSON_Delete(j);
+}
+
 int main(void)
 {
 	RUN(test_kv_bytes_per_token);
@@ -400,5 +459,6 @@ int main(void)
 	RUN(test_moe_and_refused_speeds);
 	RUN(test_candidates);
 	RUN(test_training_refused);
+	RUN(test_dynamic_cache);
 	return vf_test_done();
 }

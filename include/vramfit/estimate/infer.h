@@ -65,6 +65,8 @@ struct vf_infer_opts {
 	double host_bandwidth_gbs;   /* CPU memory bandwidth, GB/s; 0: 50 */
 	enum vf_ggml_cache cache_k, cache_v; /* default f16 */
 	int64_t n_ubatch;            /* physical batch; 0: 512 */
+	bool static_cache;           /* transformers: StaticCache (max_cache_len allocated up front);
+					else DynamicCache, grown by torch.cat */
 	bool no_cuda_graphs;         /* each kernel launched from the host (GGML_CUDA_DISABLE_GRAPHS=1,
 					or a build before CUDA graphs, May 2024) */
 };
@@ -83,6 +85,9 @@ struct vf_infer {
 	int64_t non_torch_bytes;     /* vLLM: CUDA context outside the caching allocator */
 	int64_t budget_bytes;        /* vLLM: gpu_memory_utilization x the card */
 	int64_t kv_blocks;           /* vLLM: blocks of block_size tokens; -1 otherwise */
+	int64_t kv_growth_bytes;     /* transformers DynamicCache: the torch.cat transient (one
+					layer's K or V, old and new live at once) and the caching
+					allocator's 2 MiB rounding of each layer's K and V */
 	int block_size;
 	int64_t max_num_batched_tokens, max_num_seqs;
 	double max_concurrency;      /* vLLM's "Maximum concurrency for ctx tokens per request" */

@@ -86,7 +86,7 @@ run estimate llama3.1-8b --mode infer --engine tgi --gpu rtx-4090
 expect_rc 2
 run estimate llama3.1-8b --mode infer --engine vllm --kv-cache static --gpu rtx-4090 --ctx 8192
 expect_rc 2
-expect_err 'apply to --engine transformers'
+expect_err 'applies to --engine transformers'
 run estimate llama3.1-8b --mode infer --kv-cache dynamic --gpu rtx-4090 --ctx 8192 --json
 expect_rc 0
 expect_json 'j["inference"]["kv_cache"] == "dynamic" and j["inference"]["kv_growth_bytes"] == 16777216'

@@ -1225,14 +1225,23 @@ static void print_llamacpp_memory(FILE *o, const struct gpu_row *r)
 	const struct vf_infer *f = &r->inf;
 	double card = (double)vf_estimate_gpu_bytes(&r->spec);
 	char b1[64], b2[64], name[96];
-	fprintf(o, "%sMemory as llama.cpp lays it out%s (on %s; %s in host memory)\n", vf_cli_sgr(o, "1"),
-		vf_cli_sgr(o, "0"), r->spec.id, vf_fmt_bytes(b1, sizeof b1, (double)f->host_bytes));
+	char which[96] = "";
+	if (f->devices > 1)
+		snprintf(which, sizeof which, ", GPU %d, the fullest of %d (%s split)", f->fullest, f->devices,
+			 vf_llamacpp_split_name(f->split_mode));
+	fprintf(o, "%sMemory as llama.cpp lays it out%s (on %s%s; %s in host memory)\n", vf_cli_sgr(o, "1"),
+		vf_cli_sgr(o, "0"), r->spec.id, which, vf_fmt_bytes(b1, sizeof b1, (double)f->host_bytes));
 	const char *hdr[] = {"term", "size", "% of card"};
 	struct vf_table t;
 	vf_table_init(&t, 3, hdr);
 	vf_table_set_right(&t, 1, true);
 	vf_table_set_right(&t, 2, true);
-	snprintf(name, sizeof name, "weights (%" PRId64 " layers%s)", f->gpu_layers, f->output_on_gpu ? " + output" : "");
+	if (f->devices > 1)
+		snprintf(name, sizeof name, "weights (%" PRId64 " layers%s%s)", f->device_layers[f->fullest],
+			 f->device_output[f->fullest] ? " + output" : "",
+			 f->split_mode == VF_LCPP_SPLIT_ROW ? "; matrices split by row" : "");
+	else
+		snprintf(name, sizeof name, "weights (%" PRId64 " layers%s)", f->gpu_layers, f->output_on_gpu ? " + output" : "");
 	const char *label[] = {name, "KV cache", "compute buffer", "CUDA context"};
 	double v[] = {(double)f->weights_bytes, (double)f->kv_cache_bytes, (double)f->compute_buffer_bytes,
 		      (double)f->non_torch_bytes};
@@ -1246,6 +1255,15 @@ static void print_llamacpp_memory(FILE *o, const struct gpu_row *r)
 		      (snprintf(b2, sizeof b2, "%.1f%%", 100.0 * sum / card), b2));
 	vf_table_print(&t, o);
 	vf_table_release(&t);
+	for (int d = 0; f->devices > 1 && d < f->devices; d++) {
+		if (f->device_layers[d] > 0)
+			fprintf(o, "  GPU %d: layers %" PRId64 "-%" PRId64 "%s, %s\n", d, f->device_first[d],
+				f->device_first[d] + f->device_layers[d] - 1, f->device_output[d] ? " + output" : "",
+				vf_fmt_bytes(b1, sizeof b1, (double)f->device_bytes[d]));
+		else
+			fprintf(o, "  GPU %d: %s, %s\n", d, f->device_output[d] ? "the output layer" : "no layers",
+				vf_fmt_bytes(b1, sizeof b1, (double)f->device_bytes[d]));
+	}
 }
 
 /* --mode infer: each GPU as the engine serves the model (lib/estimate/infer.c). */
@@ -1826,7 +1844,7 @@ struct est_args {
 	struct vf_opt_list gpu;
 	struct whole w;
 	double margin;
-	const char *engine, *kv_dtype, *gguf, *cache_k, *cache_v, *kv_cache;
+	const char *engine, *kv_dtype, *gguf, *cache_k, *cache_v, *kv_cache, *split_mode, *tensor_split;
 	bool infer_given;
 	char infer_err[192]; /* a flag misplaced for a model that is not a GGUF file */
 	struct vf_infer_opts inf;
@@ -1837,6 +1855,7 @@ static const char *const allocators[] = {"default", "expandable", NULL};
 static const char *const engines[] = {"transformers", "vllm", "llamacpp", NULL};
 static const char *const kv_dtypes[] = {"auto", "fp8", NULL};
 static const char *const kv_caches[] = {"dynamic", "static", NULL};
+static const char *const split_modes[] = {"layer", "row", "none", NULL};
 static const char *const gguf_types[] = {"f16", "bf16", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_0", NULL};
 static const char *const cache_types[] = {"f16", "q8_0", "q4_0", NULL};
 static const struct vf_option options[] = {
@@ -1883,6 +1902,12 @@ static const struct vf_option options[] = {
 		     "llamacpp: CPU memory bandwidth for the host's layers (default 50)"),
 	OPT_CHOICE("cache-type-k", cache_k, cache_types, "llamacpp: K cache type (default f16)"),
 	OPT_CHOICE("cache-type-v", cache_v, cache_types, "llamacpp: V cache type (default f16)"),
+	OPT_CHOICE("split-mode", split_mode, split_modes,
+		   "llamacpp over --gpu ID:N: layer (default: whole layers\n"
+		   "per GPU, run one after another), row (every matrix's\n"
+		   "rows over all GPUs) or none (one GPU)"),
+	OPT_STRING("tensor-split", "RATIOS", tensor_split,
+		   "llamacpp: each GPU's share, e.g. 3,1 (default equal)"),
 	OPT_GROUP("Diffusion (a DiT, a UNet or a diffusers pipeline folder):"),
 	OPT_STRING("resolution", "WxH", resolution, "sample size in pixels (as --video WxHxF with --frames)"),
 	OPT_INT("frames", "F", frames, 1, 100000, "frames per clip (default: the model's; 1 for images)"),
@@ -1903,7 +1928,8 @@ static int infer_args(struct est_args *a)
 {
 	bool vllm_only = a->kv_dtype || a->inf.gpu_memory_utilization > 0 || a->inf.max_num_batched_tokens > 0;
 	a->inf.ngl_given = a->inf.n_gpu_layers != -2;
-	bool cpp_only = a->gguf || a->cache_k || a->cache_v || a->inf.ngl_given || a->inf.host_bandwidth_gbs > 0;
+	bool cpp_only = a->gguf || a->cache_k || a->cache_v || a->inf.ngl_given || a->inf.host_bandwidth_gbs > 0 ||
+			a->split_mode || a->tensor_split;
 	bool any = a->engine || a->inf.ctx || a->inf.users || vllm_only || cpp_only;
 	a->infer_given = any;
 	/* a GGUF file is llama.cpp inference whatever the flags: --ctx and
@@ -1924,12 +1950,20 @@ static int infer_args(struct est_args *a)
 		snprintf(a->infer_err, sizeof a->infer_err, "--kv-cache applies to --mode infer");
 	a->inf.static_cache = a->kv_cache && strcmp(a->kv_cache, "static") == 0;
 	if (cpp_only && a->inf.engine != VF_ENGINE_LLAMACPP && !a->infer_err[0])
-		snprintf(a->infer_err, sizeof a->infer_err, "--gguf-type, --n-gpu-layers, --host-bandwidth and "
-			 "--cache-type-k/v apply to --engine llamacpp (or a GGUF file)");
+		snprintf(a->infer_err, sizeof a->infer_err, "--gguf-type, --n-gpu-layers, --host-bandwidth, "
+			 "--cache-type-k/v, --split-mode and --tensor-split apply to --engine llamacpp (or a GGUF file)");
 	if (a->inf.engine == VF_ENGINE_LLAMACPP && (a->setup.given & VF_SETUP_G_QUANT))
 		return vf_cli_usage("estimate", "--engine llamacpp: give the GGUF type as --gguf-type (q4_k_m, q8_0, ...), "
 						"not --quant");
 	a->inf.gguf_given = a->gguf && vf_gguf_type_parse(a->gguf, &a->inf.gguf_type);
+	if (a->split_mode)
+		vf_llamacpp_split_parse(a->split_mode, &a->inf.split_mode);
+	if (a->tensor_split) {
+		struct vf_error err = {0};
+		int nsplit;
+		if (vf_llamacpp_tensor_split_parse(a->tensor_split, a->inf.tensor_split, &nsplit, &err) != VF_OK)
+			return vf_cli_usage("estimate", "%s", err.msg);
+	}
 	if (a->cache_k)
 		vf_ggml_cache_parse(a->cache_k, &a->inf.cache_k);
 	if (a->cache_v)

@@ -69,6 +69,7 @@ static struct {
 	double bwd_kernels;    /* backward kernels per forward kernel */
 	double lcpp_kernels_q, lcpp_kernels_f16; /* llama.cpp decode: kernels per layer */
 	double lcpp_gap_graphs, lcpp_gap_eager;  /* llama.cpp decode: s per kernel */
+	double lcpp_sync_s;    /* llama.cpp over several GPUs: s per cross-device copy and wait */
 	bool loaded;
 } K;
 
@@ -154,6 +155,7 @@ static void load_constants(void)
 	K.lcpp_kernels_f16 = num(lc, "kernels_per_layer_f16", 23);
 	K.lcpp_gap_graphs = num(lc, "kernel_gap_graphs_s", 3e-6);
 	K.lcpp_gap_eager = num(lc, "kernel_gap_eager_s", 3.9e-6);
+	K.lcpp_sync_s = num(lc, "device_sync_s", 2e-5);
 	cJSON_Delete(root);
 	K.loaded = true;
 }
@@ -243,6 +245,12 @@ double vf__steptime_llamacpp_layer_s(bool quantized, bool cuda_graphs)
 	load_constants();
 	double kernels = quantized ? K.lcpp_kernels_q : K.lcpp_kernels_f16;
 	return kernels * (cuda_graphs ? K.lcpp_gap_graphs : K.lcpp_gap_eager);
+}
+
+double vf__steptime_llamacpp_sync_s(void)
+{
+	load_constants();
+	return K.lcpp_sync_s;
 }
 
 double vf__steptime_host_bps(const struct vf_gpu_spec *gpu)

@@ -448,6 +448,104 @@ static void test_dynamic_cache(void)
 	cJSON_Delete(j);
 }
 
+/* llama.cpp over several GPUs (src/llama-model.cpp load_tensors), by
+ * hand for llama3.1-70b (80 layers; the output layer is "layer" 80):
+ * every layer on 2 equal GPUs: act = 81, split points 0.5 and 1; layer il
+ * goes to the first device whose point is above il / 81: layers 0-40
+ * (40 / 81 = 0.494) on GPU 0, 41-79 and the output on GPU 1. --tensor-split
+ * 3,1: points 0.75, 1: layers 0-60 on GPU 0. -ngl 40: i_gpu_start = 81 -
+ * 40 = 41, act = 40: layers 41-60 on GPU 0, 61-79 and the output on GPU 1,
+ * 0-40 on the CPU. One GPU, -ngl 80: layer 0 on the CPU, the output on
+ * the GPU (llama.cpp counts the output as the last layer). */
+static void test_llamacpp_split(void)
+{
+	CHECK_INT(vf_llamacpp_layer_device(40, 80, 81, NULL, 2), 0);
+	CHECK_INT(vf_llamacpp_layer_device(41, 80, 81, NULL, 2), 1);
+	CHECK_INT(vf_llamacpp_layer_device(80, 80, 81, NULL, 2), 1);
+	double ts[VF_INFER_MAX_DEVICES] = {3, 1};
+	CHECK_INT(vf_llamacpp_layer_device(60, 80, 81, ts, 2), 0);
+	CHECK_INT(vf_llamacpp_layer_device(61, 80, 81, ts, 2), 1);
+	CHECK_INT(vf_llamacpp_layer_device(40, 80, 40, NULL, 2), -1);
+	CHECK_INT(vf_llamacpp_layer_device(41, 80, 40, NULL, 2), 0);
+	CHECK_INT(vf_llamacpp_layer_device(60, 80, 40, NULL, 2), 0);
+	CHECK_INT(vf_llamacpp_layer_device(61, 80, 40, NULL, 2), 1);
+	CHECK_INT(vf_llamacpp_layer_device(80, 80, 40, NULL, 2), 1);
+	CHECK_INT(vf_llamacpp_layer_device(0, 80, 80, NULL, 1), -1);
+	CHECK_INT(vf_llamacpp_layer_device(1, 80, 80, NULL, 1), 0);
+	CHECK_INT(vf_llamacpp_layer_device(80, 80, 80, NULL, 1), 0);
+	CHECK_INT(vf_llamacpp_layer_device(5, 80, 0, NULL, 1), -1);
+
+	/* the parser: ',' or '/', at most 16 ratios, not all 0 */
+	double out[VF_INFER_MAX_DEVICES];
+	int n;
+	struct vf_error err = {0};
+	CHECK(vf_llamacpp_tensor_split_parse("3,1", out, &n, &err) == VF_OK && n == 2 && out[0] == 3 && out[1] == 1);
+	CHECK(vf_llamacpp_tensor_split_parse("0.6/0.4", out, &n, &err) == VF_OK && n == 2 && out[1] == 0.4);
+	CHECK(vf_llamacpp_tensor_split_parse("3,", out, &n, &err) == VF_EUSAGE);
+	CHECK_CONTAINS(err.msg, "--tensor-split");
+	CHECK(vf_llamacpp_tensor_split_parse("0,0", out, &n, &err) == VF_EUSAGE);
+	CHECK(vf_llamacpp_tensor_split_parse("1;2", out, &n, &err) == VF_EUSAGE);
+	CHECK(vf_llamacpp_tensor_split_parse("-1,2", out, &n, &err) == VF_EUSAGE);
+	CHECK(vf_llamacpp_tensor_split_parse("nan", out, &n, &err) == VF_EUSAGE);
+	CHECK(vf_llamacpp_tensor_split_parse("1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1", out, &n, &err) == VF_EUSAGE);
+	CHECK(vf_llamacpp_tensor_split_parse("", out, &n, &err) == VF_EUSAGE);
+
+	const struct vf_arch *a = catalog_arch("llama3.1-70b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-3090");
+	if (!a || !g)
+		return;
+	struct vf_setup s = infer_setup();
+	struct vf_infer_opts o = {.engine = VF_ENGINE_LLAMACPP, .ctx = 4096, .users = 1};
+	struct vf_infer one, two, row;
+	CHECK(vf_infer_run(a, &s, g, &o, &one, &err) == VF_OK);
+	CHECK(!one.fits); /* 39 GiB of Q4_K_M on one 24 GiB card */
+	s.gpus = 2;
+	CHECK(vf_infer_run(a, &s, g, &o, &two, &err) == VF_OK);
+	CHECK(two.fits);
+	CHECK_INT(two.devices, 2);
+	CHECK_INT(two.device_layers[0], 41);
+	CHECK_INT(two.device_first[1], 41);
+	CHECK(two.device_output[1] && !two.device_output[0]);
+	CHECK_INT(two.gpu_layers, 80);
+	/* the weights on the two cards are the file less the token embedding */
+	double file = vf_gguf_embedding_bytes(a, VF_GGUF_Q4_K_M) + vf_gguf_output_bytes(a, VF_GGUF_Q4_K_M);
+	double g0 = 0;
+	for (int i = 0; i < 80; i++) {
+		file += vf_gguf_layer_bytes(a, VF_GGUF_Q4_K_M, i);
+		g0 += i <= 40 ? vf_gguf_layer_bytes(a, VF_GGUF_Q4_K_M, i) : 0;
+	}
+	CHECK_INT(two.host_bytes, (int64_t)vf_gguf_embedding_bytes(a, VF_GGUF_Q4_K_M));
+	CHECK_INT(two.fullest, 1);
+	CHECK_INT(two.weights_bytes, (int64_t)(file - vf_gguf_embedding_bytes(a, VF_GGUF_Q4_K_M) - g0));
+	/* a layer split runs the cards one after another: a card with both
+	 * cards' memory and one card's bandwidth is faster by the one hop */
+	struct vf_gpu_spec big = *g;
+	big.memory_mib = 2 * g->memory_mib;
+	s.gpus = 1;
+	CHECK(vf_infer_run(a, &s, &big, &o, &one, &err) == VF_OK);
+	CHECK(one.fits);
+	CHECK(fabs(two.decode_step_seconds - one.decode_step_seconds - 2e-5) < 1e-9);
+	/* a row split: both cards read their share at once */
+	s.gpus = 2;
+	o.split_mode = VF_LCPP_SPLIT_ROW;
+	CHECK(vf_infer_run(a, &s, g, &o, &row, &err) == VF_OK);
+	CHECK(row.fits);
+	CHECK(row.decode_step_seconds < two.decode_step_seconds);
+	CHECK(fabs((double)row.weights_bytes - (file - vf_gguf_embedding_bytes(a, VF_GGUF_Q4_K_M)) / 2) < 2e6);
+	/* --split-mode none: one card, as without the second */
+	o.split_mode = VF_LCPP_SPLIT_NONE;
+	CHECK(vf_infer_run(a, &s, g, &o, &row, &err) == VF_OK);
+	CHECK(!row.fits && row.devices == 1);
+	/* --tensor-split 3,1: GPU 0 holds 61 layers and does not fit */
+	o.split_mode = VF_LCPP_SPLIT_LAYER;
+	o.tensor_split[0] = 3;
+	o.tensor_split[1] = 1;
+	CHECK(vf_infer_run(a, &s, g, &o, &row, &err) == VF_OK);
+	CHECK_INT(row.device_layers[0], 61);
+	CHECK(!row.fits && row.fullest == 0);
+	CHECK_CONTAINS(row.why, "GPU 0 of 2");
+}
+
 int main(void)
 {
 	RUN(test_kv_bytes_per_token);
@@ -460,5 +558,6 @@ int main(void)
 	RUN(test_candidates);
 	RUN(test_training_refused);
 	RUN(test_dynamic_cache);
+	RUN(test_llamacpp_split);
 	return vf_test_done();
 }

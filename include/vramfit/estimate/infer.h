@@ -42,6 +42,9 @@ enum vf_gguf_type {
 	VF_GGUF_Q4_0, VF_GGUF_COUNT
 };
 enum vf_ggml_cache { VF_CACHE_F16, VF_CACHE_Q8_0, VF_CACHE_Q4_0 };
+/* llama.cpp's --split-mode over several GPUs. */
+enum vf_llamacpp_split { VF_LCPP_SPLIT_LAYER, VF_LCPP_SPLIT_ROW, VF_LCPP_SPLIT_NONE };
+#define VF_INFER_MAX_DEVICES 16
 
 /* vLLM's defaults (vllm/config/cache.py, vllm/engine/arg_utils.py). */
 #define VF_VLLM_BLOCK_SIZE 16
@@ -67,6 +70,9 @@ struct vf_infer_opts {
 	int64_t n_ubatch;            /* physical batch; 0: 512 */
 	bool static_cache;           /* transformers: StaticCache (max_cache_len allocated up front);
 					else DynamicCache, grown by torch.cat */
+	enum vf_llamacpp_split split_mode; /* over the setup's GPUs (default layer) */
+	double tensor_split[VF_INFER_MAX_DEVICES]; /* --tensor-split ratios; all 0: llama.cpp's
+						      default, each device's free memory (equal) */
 	bool no_cuda_graphs;         /* each kernel launched from the host (GGML_CUDA_DISABLE_GRAPHS=1,
 					or a build before CUDA graphs, May 2024) */
 };
@@ -107,6 +113,16 @@ struct vf_infer {
 	int64_t host_bytes;          /* weights (and KV of CPU layers at ctx) in host memory */
 	int64_t compute_buffer_bytes;
 	double bits_per_weight;      /* the GGUF file's mean over its tensors */
+	/* llama.cpp over several GPUs: weights_bytes, kv_cache_bytes and
+	 * compute_buffer_bytes above are the fullest device's (the one that
+	 * decides), gpu_layers all devices' */
+	int devices;                 /* GPUs holding layers (1: one card) */
+	enum vf_llamacpp_split split_mode;
+	int fullest;                 /* index of the fullest device */
+	int64_t device_layers[VF_INFER_MAX_DEVICES];  /* repeating layers per device */
+	int64_t device_first[VF_INFER_MAX_DEVICES];   /* its first layer (-1: none) */
+	bool device_output[VF_INFER_MAX_DEVICES];     /* holds the output layer */
+	int64_t device_bytes[VF_INFER_MAX_DEVICES];   /* weights + KV + compute + context */
 	bool approximate;            /* something the model does not cover: see `not_modelled` */
 	char not_modelled[400];
 };
@@ -126,6 +142,17 @@ double vf_ggml_cache_bytes(enum vf_ggml_cache c);
 double vf_gguf_layer_bytes(const struct vf_arch *a, enum vf_gguf_type t, int64_t i);
 double vf_gguf_embedding_bytes(const struct vf_arch *a, enum vf_gguf_type t);
 double vf_gguf_output_bytes(const struct vf_arch *a, enum vf_gguf_type t);
+
+/* llama.cpp's placement of layer il of n (il = n: the output layer) with
+ * --n-gpu-layers ngl over ndev devices whose --tensor-split ratios are
+ * `split` (NULL or all 0: equal): the device index, or -1 on the host. */
+int vf_llamacpp_layer_device(int64_t il, int64_t n, int64_t ngl, const double *split, int ndev);
+bool vf_llamacpp_split_parse(const char *s, enum vf_llamacpp_split *out);
+/* --tensor-split "3,1" (or "3/1"): the ratios into out[VF_INFER_MAX_DEVICES]
+ * (the rest 0), their count in *n. VF_EUSAGE naming the flag and the
+ * problem on a malformed list. */
+vf_status vf_llamacpp_tensor_split_parse(const char *s, double *out, int *n, struct vf_error *err);
+const char *vf_llamacpp_split_name(enum vf_llamacpp_split m);
 /* "transformers" | "vllm" -> *out; false when unknown. */
 bool vf_engine_parse(const char *s, enum vf_engine *out);
 

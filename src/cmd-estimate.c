@@ -1765,8 +1765,35 @@ static cJSON *batch_sweep(const struct target *tg, const struct vf_setup *s, con
 	return arr;
 }
 
+/* --mode infer: each GPU kind's KV cache and users against the context
+ * (lib/report/report_infer.c draws them): up to four times --ctx, at
+ * least 32k, within the model's positions. */
+static cJSON *inference_sweep(const struct target *tg, const struct gpu_row *rows, int nrows,
+			      const struct vf_infer_opts *inf)
+{
+	cJSON *o = cJSON_CreateObject();
+	const struct vf_infer *f = &rows[0].inf;
+	cJSON_AddStringToObject(o, "engine", vf_engine_name(f->engine));
+	cJSON_AddNumberToObject(o, "ctx", (double)f->ctx);
+	int64_t limit = 4 * f->ctx > 32768 ? 4 * f->ctx : 32768;
+	if (tg->arch.max_positions > 0 && limit > tg->arch.max_positions)
+		limit = tg->arch.max_positions > f->ctx ? tg->arch.max_positions : f->ctx;
+	cJSON *gs = cJSON_AddArrayToObject(o, "gpus");
+	for (int i = 0; i < nrows; i++) {
+		if (!rows[i].has_inf)
+			continue;
+		cJSON *g = vf_infer_sweep_json(&tg->arch, &rows[i].setup, &rows[i].spec, inf, rows[i].inf.ctx, limit);
+		cJSON_AddStringToObject(g, "gpu", rows[i].spec.id);
+		cJSON_AddStringToObject(g, "name", rows[i].spec.name[0] ? rows[i].spec.name : rows[i].spec.id);
+		cJSON_AddNumberToObject(g, "count", rows[i].count);
+		cJSON_AddItemToArray(gs, g);
+	}
+	return o;
+}
+
 static int write_html(const char *path, cJSON *o, const struct target *tg, const struct vf_setup *s,
-		      const struct gpu_row *rows, int nrows, const struct vf_estimate *e0)
+		      const struct gpu_row *rows, int nrows, const struct vf_estimate *e0,
+		      const struct vf_infer_opts *inf)
 {
 	cJSON_AddStringToObject(o, "report", "estimate");
 	cJSON *gs = cJSON_GetObjectItemCaseSensitive(o, "gpus");
@@ -1775,6 +1802,8 @@ static int write_html(const char *path, cJSON *o, const struct target *tg, const
 					rows[i].spec.name[0] ? rows[i].spec.name : rows[i].spec.id);
 	cJSON_AddItemToObject(o, "phases", vf_report_phases_json(e0));
 	cJSON_AddItemToObject(o, "batch_sweep", batch_sweep(tg, s, rows, nrows));
+	if (nrows > 0 && rows[0].has_inf)
+		cJSON_AddItemToObject(o, "inference_sweep", inference_sweep(tg, rows, nrows, inf));
 	struct vf_error err = {0};
 	if (vf_report_write(o, path, &err))
 		return vf_cli_fail_err(&err);
@@ -2422,7 +2451,7 @@ static int output(const struct est_args *a, struct result *r)
 		cJSON *o = to_json(&r->tg, &r->s, r->rows, r->nrows, &r->e0, &r->as);
 		if (whole)
 			whole_run_json(o, &a->w, r->rows, r->nrows);
-		int rc = write_html(a->html, o, &r->tg, &r->s, r->rows, r->nrows, &r->e0);
+		int rc = write_html(a->html, o, &r->tg, &r->s, r->rows, r->nrows, &r->e0, &a->inf);
 		cJSON_Delete(o);
 		if (rc)
 			return rc;

@@ -205,7 +205,10 @@ static void vllm_memory(const struct vf_arch *a, const struct vf_setup *s,
 					    r->block_size);
 	r->kv_cache_bytes = (int64_t)((double)r->kv_blocks * r->block_size * r->kv_bytes_per_token);
 	r->max_concurrency = vf_infer_vllm_concurrency(r->kv_blocks, r->ctx, r->block_size);
+	/* the blocks' concurrency, but never more than max_num_seqs running */
 	r->max_users = (int64_t)floor(r->max_concurrency);
+	if (r->max_users > r->max_num_seqs)
+		r->max_users = r->max_num_seqs;
 	int64_t tokens = r->kv_blocks * r->block_size;
 	r->max_ctx = tokens;
 	if (r->kv_blocks <= 0) {
@@ -916,6 +919,59 @@ int vf_infer_candidates(const struct vf_arch *arch, const struct vf_setup *setup
 		n += llamacpp_candidates(arch, &base, gpu, gpus, o, out + n, max - n);
 	qsort(out, (size_t)n, sizeof *out, cand_cmp);
 	return n;
+}
+
+/* One point of the sweep at context c. */
+static void sweep_point(const struct vf_arch *a, const struct vf_setup *setup, const struct vf_gpu_spec *gpu,
+			const struct vf_infer_opts *o, int64_t c, cJSON *ctxs, cJSON *seq, cJSON *users,
+			double *budget)
+{
+	struct vf_infer_opts p = *o;
+	p.ctx = c;
+	struct vf_setup s = *setup;
+	if (s.seq > c)
+		s.seq = c; /* the prompt within the context */
+	struct vf_infer r;
+	struct vf_error err = {0};
+	if (vf_infer_run(a, &s, gpu, &p, &r, &err) != VF_OK)
+		return;
+	double per = r.kv_bytes_per_token * (double)c;
+	if (r.engine == VF_ENGINE_VLLM) {
+		per = r.kv_bytes_per_token * (double)r.block_size * ceil((double)c / r.block_size);
+		*budget = (double)r.kv_blocks * r.block_size * r.kv_bytes_per_token;
+	} else if (r.engine == VF_ENGINE_LLAMACPP && r.max_ctx >= 0) {
+		*budget = (double)r.max_ctx * r.kv_bytes_per_token_layer * (double)r.gpu_layers;
+	}
+	cJSON_AddItemToArray(ctxs, cJSON_CreateNumber((double)c));
+	cJSON_AddItemToArray(seq, cJSON_CreateNumber(per));
+	cJSON_AddItemToArray(users, cJSON_CreateNumber((double)(r.max_users > 0 ? r.max_users : 0)));
+}
+
+cJSON *vf_infer_sweep_json(const struct vf_arch *arch, const struct vf_setup *setup,
+			   const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o, int64_t ctx,
+			   int64_t limit)
+{
+	cJSON *out = cJSON_CreateObject();
+	cJSON *ctxs = cJSON_AddArrayToObject(out, "contexts");
+	cJSON *seq = cJSON_AddArrayToObject(out, "kv_bytes_per_sequence");
+	cJSON *users = cJSON_AddArrayToObject(out, "max_users");
+	double budget = -1;
+	bool done = ctx <= 0;
+	for (int64_t c = 512; c <= limit && c <= (1 << 24); c *= 2) {
+		if (!done && ctx < c) {
+			sweep_point(arch, setup, gpu, o, ctx, ctxs, seq, users, &budget);
+			done = true;
+		}
+		sweep_point(arch, setup, gpu, o, c, ctxs, seq, users, &budget);
+		done = done || ctx == c;
+	}
+	if (!done)
+		sweep_point(arch, setup, gpu, o, ctx, ctxs, seq, users, &budget);
+	if (budget >= 0)
+		cJSON_AddNumberToObject(out, "kv_budget_bytes", budget);
+	else
+		cJSON_AddNullToObject(out, "kv_budget_bytes");
+	return out;
 }
 
 cJSON *vf_infer_to_json(const struct vf_infer *r)

@@ -546,6 +546,38 @@ static void test_llamacpp_split(void)
 	CHECK_CONTAINS(row.why, "GPU 0 of 2");
 }
 
+/* vLLM runs at most max_num_seqs sequences (256 on an A100 80GB) however
+ * many blocks there are: llama3.1-8b at 512 tokens has blocks for ~900. */
+static void test_vllm_max_num_seqs(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-8b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-80gb");
+	if (!a || !g)
+		return;
+	struct vf_setup s = infer_setup();
+	s.seq = 256;
+	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .ctx = 512, .users = 1};
+	struct vf_infer r;
+	struct vf_error err = {0};
+	CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+	CHECK_INT(r.max_num_seqs, 256);
+	CHECK(r.max_concurrency > 800);
+	CHECK_INT(r.max_users, 256);
+	cJSON *sw = vf_infer_sweep_json(a, &s, g, &o, 512, 4096);
+	CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(sw, "contexts")), 4); /* 512, 1k, 2k, 4k */
+	CHECK(cJSON_GetArrayItem(cJSON_GetObjectItem(sw, "max_users"), 0)->valuedouble == 256);
+	CHECK(cJSON_GetArrayItem(cJSON_GetObjectItem(sw, "kv_bytes_per_sequence"), 1)->valuedouble == 131072.0 * 1024);
+	CHECK(cJSON_IsNumber(cJSON_GetObjectItem(sw, "kv_budget_bytes")));
+	cJSON_Delete(sw);
+	/* a --ctx between the powers of two is a point of its own */
+	sw = vf_infer_sweep_json(a, &s, g, &o, 3000, 4096);
+	CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(sw, "contexts")), 5);
+	CHECK(cJSON_GetArrayItem(cJSON_GetObjectItem(sw, "contexts"), 3)->valuedouble == 3000);
+	/* vLLM's whole blocks: 3000 tokens take 188 blocks of 16 */
+	CHECK(cJSON_GetArrayItem(cJSON_GetObjectItem(sw, "kv_bytes_per_sequence"), 3)->valuedouble == 131072.0 * 188 * 16);
+	cJSON_Delete(sw);
+}
+
 int main(void)
 {
 	RUN(test_kv_bytes_per_token);
@@ -559,5 +591,6 @@ int main(void)
 	RUN(test_training_refused);
 	RUN(test_dynamic_cache);
 	RUN(test_llamacpp_split);
+	RUN(test_vllm_max_num_seqs);
 	return vf_test_done();
 }

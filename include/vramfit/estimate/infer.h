@@ -203,6 +203,16 @@ int vf_infer_candidates(const struct vf_arch *arch, const struct vf_setup *setup
 			const struct vf_gpu_spec *gpu, int gpus, const struct vf_infer_opts *o,
 			struct vf_infer_candidate *out, int max);
 
+/* The report page's sweep for one GPU kind (lib/report/report_infer.c):
+ * contexts from 512 tokens doubling up to `limit` (the resolved --ctx
+ * among them), at each the KV cache of one sequence (kv_bytes_per_sequence,
+ * vLLM: whole blocks), the users that fit (max_users) and the engine's KV
+ * memory ("kv_budget_bytes": vLLM's blocks, llama.cpp's room for cache
+ * tokens on the fullest GPU; null for transformers). Caller owns. */
+cJSON *vf_infer_sweep_json(const struct vf_arch *arch, const struct vf_setup *setup,
+			   const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o, int64_t ctx,
+			   int64_t limit);
+
 /* The "inference" object of estimate --json. Caller owns. */
 cJSON *vf_infer_to_json(const struct vf_infer *r);
 

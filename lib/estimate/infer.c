@@ -694,6 +694,9 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 
 	if (o->engine == VF_ENGINE_VLLM) {
 		vllm_memory(arch, setup, gpu, o, &prof, r);
+		not_modelled(r, "vLLM's per-step overheads (scheduling, sampling, kernel gaps, small-batch GEMM "
+				"efficiency): decode is an upper bound (its own H200 latency benchmark runs 1.6-1.8x "
+				"slower than this model, tests/fixtures/published/decode.json)");
 	} else {
 		struct vf_setup cs = one_gpu(setup, 1, r->ctx);
 		r->max_users = gpu ? vf_estimate_max_batch(arch, &cs, gpu, 0) : 0;

@@ -2549,7 +2549,10 @@ static int infer_rows(const struct est_args *a, struct result *r)
 		       a->cache_k ? a->cache_k : "f16", a->cache_v ? a->cache_v : "f16", f->ctx);
 	else
 		assume(&r->as, "transformers generate(): max users = the largest batch whose forward over %" PRId64
-			       " tokens with the KV cache fits (--ctx, default --seq)", f->ctx);
+			       " tokens with the KV cache fits (--ctx, default --seq)%s", f->ctx,
+		       a->inf.static_cache ? "; StaticCache: the cache allocated for --ctx up front (--kv-cache)"
+					   : "; DynamicCache: torch.cat's copy of one layer's K or V and the "
+					     "allocator's 2 MiB rounding on top (--kv-cache static: none)");
 	assume(&r->as, "decode (an estimate): each step reads the weights once and every user's KV cache at the "
 		       "mean context (prompt + ctx) / 2, at the device-copy bandwidth (data/estimate/steptime.json "
 		       "\"kernel\"), or the FLOPs' time if longer%s; TTFT: the prompt's (--seq) forward by the kernel model",

@@ -236,7 +236,9 @@ void vf__steptime_decode_rates(const struct vf_gpu_spec *gpu, double *stream_bps
 	int gf = vf__steptime_geforce(gpu) ? 1 : 0;
 	double bw_raw = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
 	*stream_bps = bw_raw * K.bw_kernel[g];
-	*gemm_flops = gpu && gpu->bf16_tflops > 0 ? gpu->bf16_tflops * 1e12 * K.gemm_eff[g][gf] : -1;
+	/* the dense tensor rate: bf16, else fp16 (Volta, Turing: no bf16) */
+	double tf = !gpu ? -1 : gpu->bf16_tflops > 0 ? gpu->bf16_tflops : gpu->fp16_tflops;
+	*gemm_flops = tf > 0 ? tf * 1e12 * K.gemm_eff[g][gf] : -1;
 	*launch_s = K.launch_s * K.host[g][gf];
 }
 

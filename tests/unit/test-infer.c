@@ -578,6 +578,28 @@ static void test_vllm_max_num_seqs(void)
 	cJSON_Delete(sw);
 }
 
+/* Volta and Turing have no bf16 rate: decode takes the fp16 one (was no
+ * speed at all: found by the published V100 row). */
+static void test_decode_without_bf16(void)
+{
+	const struct vf_arch *a = catalog_arch("llama2-7b");
+	const char *ids[] = {"v100-16gb", "t4"};
+	for (int i = 0; a && i < 2; i++) {
+		const struct vf_gpu_spec *g = vf_gpu_catalog_find(ids[i]);
+		CHECK(g && !(g->bf16_tflops > 0) && g->fp16_tflops > 0);
+		if (!g)
+			continue;
+		struct vf_setup s = infer_setup();
+		s.seq = 16;
+		struct vf_infer_opts o = {.engine = VF_ENGINE_LLAMACPP, .ctx = 512, .users = 1,
+					  .gguf_type = VF_GGUF_Q4_0, .gguf_given = true};
+		struct vf_infer r;
+		struct vf_error err = {0};
+		CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+		CHECK(r.fits && r.decode_tokens_per_second_per_user > 0);
+	}
+}
+
 int main(void)
 {
 	RUN(test_kv_bytes_per_token);
@@ -592,5 +614,6 @@ int main(void)
 	RUN(test_dynamic_cache);
 	RUN(test_llamacpp_split);
 	RUN(test_vllm_max_num_seqs);
+	RUN(test_decode_without_bf16);
 	return vf_test_done();
 }

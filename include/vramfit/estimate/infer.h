@@ -124,7 +124,7 @@ struct vf_infer {
 	bool device_output[VF_INFER_MAX_DEVICES];     /* holds the output layer */
 	int64_t device_bytes[VF_INFER_MAX_DEVICES];   /* weights + KV + compute + context */
 	bool approximate;            /* something the model does not cover: see `not_modelled` */
-	char not_modelled[400];
+	char not_modelled[800];
 };
 
 const char *vf_engine_name(enum vf_engine e);

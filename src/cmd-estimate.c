@@ -2556,7 +2556,11 @@ static int infer_rows(const struct est_args *a, struct result *r)
 	assume(&r->as, "decode (an estimate): each step reads the weights once and every user's KV cache at the "
 		       "mean context (prompt + ctx) / 2, at the device-copy bandwidth (data/estimate/steptime.json "
 		       "\"kernel\"), or the FLOPs' time if longer%s; TTFT: the prompt's (--seq) forward by the kernel model",
-	       f->engine == VF_ENGINE_TRANSFORMERS ? ", + eager kernel launches" : ", CUDA graphs (no host time)");
+	       f->engine == VF_ENGINE_TRANSFORMERS
+		       ? ", + eager kernel launches, or the kernel model's one-token forward if longer"
+		       : f->engine == VF_ENGINE_VLLM
+			 ? ", + the replayed CUDA graph's kernels (10 per layer, data/estimate/steptime.json vllm_decode)"
+			 : ", + its kernels per layer (data/estimate/steptime.json llamacpp_decode)");
 	if (f->approximate)
 		assume(&r->as, "inference approximate: not modelled: %s", f->not_modelled);
 	return -1;

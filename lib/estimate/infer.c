@@ -694,9 +694,9 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 
 	if (o->engine == VF_ENGINE_VLLM) {
 		vllm_memory(arch, setup, gpu, o, &prof, r);
-		not_modelled(r, "vLLM's per-step overheads (scheduling, sampling, kernel gaps, small-batch GEMM "
-				"efficiency): decode is an upper bound (its own H200 latency benchmark runs 1.6-1.8x "
-				"slower than this model, tests/fixtures/published/decode.json)");
+		not_modelled(r, "vLLM's per-step host work (scheduling, sampling) and small-batch GEMM "
+				"efficiency: decode is an upper bound (vLLM's own H200 latency benchmark takes "
+				"1.3-1.4x this model's time, tests/fixtures/published/decode.json)");
 	} else {
 		struct vf_setup cs = one_gpu(setup, 1, r->ctx);
 		r->max_users = gpu ? vf_estimate_max_batch(arch, &cs, gpu, 0) : 0;
@@ -763,22 +763,38 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 	double wread = (wparams * per_param - emb) / ((double)r->tp * r->pp);
 	double flops0 = 2.0 * active / ((double)r->tp * r->pp);
 	double attn = 4.0 * (double)arch->heads * (double)head_dim(arch) * (double)r->attn_layers / r->tp;
-	double host = 0;
+	double host = 0, eager_step = 0;
 	if (o->engine == VF_ENGINE_TRANSFORMERS) {
-		/* eager: the host time of a one-token forward, by the kernel model */
+		/* eager: the host time of a one-token forward, by the kernel
+		 * model; and that forward's own time there (its one-row GEMMs at
+		 * the kernel model's small-GEMM efficiency), a floor */
 		struct vf_setup ds = one_gpu(setup, r->max_users >= 1 && r->users > r->max_users
 							    ? r->max_users : r->users, 1);
 		struct vf_estimate de;
 		vf_estimate_run(arch, &ds, gpu, &de);
 		host = de.parts.launch + de.parts.fixed;
+		eager_step = de.step_seconds > 0 ? de.step_seconds / ((double)r->tp * r->pp) : 0;
 	}
 	double context = 0.5 * (double)(r->prompt + r->ctx); /* the mean over the generation */
 	/* more users than the cache holds at ctx: the engine queues the rest */
 	r->running = r->max_users >= 1 && r->users > r->max_users ? r->max_users : r->users;
 	if (r->tp > 1)
 		host += vf__nccl_seconds(&link, VF__ALL_REDUCE, r->tp, (double)r->running * hb, 2 * lstage);
+	if (o->engine == VF_ENGINE_VLLM) /* the replayed graph's kernels (steptime.json vllm_decode) */
+		host += lstage * vf__steptime_vllm_layer_s();
 	r->decode_step_seconds = vf_infer_decode_step(gpu, wread, r->kv_bytes_per_token, flops0, attn,
 						      r->running, context, host, &r->decode_bandwidth_bound);
+	if (eager_step > 0 && r->decode_step_seconds > 0) {
+		/* the kernel model's forward of one token per user, plus reading
+		 * their caches at the device-copy bandwidth, when that is longer */
+		double bps, rate, launch;
+		vf__steptime_decode_rates(gpu, &bps, &rate, &launch);
+		double kv = (double)r->running * r->kv_bytes_per_token * context / bps;
+		if (eager_step + kv > r->decode_step_seconds) {
+			r->decode_step_seconds = eager_step + kv;
+			r->decode_bandwidth_bound = false;
+		}
+	}
 	if (r->decode_step_seconds > 0) /* a token passes the pipeline's stages one after another */
 		r->decode_step_seconds *= r->pp;
 	if (!r->fits) /* nothing runs: no speeds */

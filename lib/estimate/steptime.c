@@ -70,6 +70,7 @@ static struct {
 	double lcpp_kernels_q, lcpp_kernels_f16; /* llama.cpp decode: kernels per layer */
 	double lcpp_gap_graphs, lcpp_gap_eager;  /* llama.cpp decode: s per kernel */
 	double lcpp_sync_s;    /* llama.cpp over several GPUs: s per cross-device copy and wait */
+	double vllm_kernels;   /* vLLM decode: kernels per layer */
 	bool loaded;
 } K;
 
@@ -156,6 +157,7 @@ static void load_constants(void)
 	K.lcpp_gap_graphs = num(lc, "kernel_gap_graphs_s", 3e-6);
 	K.lcpp_gap_eager = num(lc, "kernel_gap_eager_s", 3.9e-6);
 	K.lcpp_sync_s = num(lc, "device_sync_s", 2e-5);
+	K.vllm_kernels = num(cJSON_GetObjectItemCaseSensitive(c, "vllm_decode"), "kernels_per_layer", 10);
 	cJSON_Delete(root);
 	K.loaded = true;
 }
@@ -247,6 +249,12 @@ double vf__steptime_llamacpp_layer_s(bool quantized, bool cuda_graphs)
 	load_constants();
 	double kernels = quantized ? K.lcpp_kernels_q : K.lcpp_kernels_f16;
 	return kernels * (cuda_graphs ? K.lcpp_gap_graphs : K.lcpp_gap_eager);
+}
+
+double vf__steptime_vllm_layer_s(void)
+{
+	load_constants();
+	return K.vllm_kernels * K.lcpp_gap_graphs;
 }
 
 double vf__steptime_llamacpp_sync_s(void)

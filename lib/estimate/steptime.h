@@ -86,6 +86,10 @@ struct vf__steptime_out {
  * replayed as a CUDA graph or launched one by one). */
 double vf__steptime_llamacpp_layer_s(bool quantized, bool cuda_graphs);
 
+/* vLLM's one-step decode (CUDA graphs): the device seconds per decoder
+ * layer its kernels take beyond their work. */
+double vf__steptime_vllm_layer_s(void);
+
 /* llama.cpp over several GPUs: one cross-device copy of a small tensor
  * and the wait on it (a layer split's hop, a row split's mat-vec). */
 double vf__steptime_llamacpp_sync_s(void);

@@ -33,9 +33,14 @@
  * device-copy share of the bandwidth (steptime.c's "kernel" efficiency),
  * or takes the FLOPs' time at the GEMM rate when that is longer; eager
  * transformers adds the kernel launches of a one-token forward from the
- * kernel model, vLLM replays CUDA graphs (no host time counted). Tensor
- * parallel adds two all-reduces of the hidden states per layer (nccl.c);
- * pipeline parallel passes each token through its stages in turn. */
+ * kernel model and takes that forward's own time when longer; vLLM
+ * replays CUDA graphs: its kernels per layer at the graph's per-kernel
+ * time (steptime.json vllm_decode; the engine's host work is not
+ * modelled, an upper bound); llama.cpp likewise (llamacpp_decode), one
+ * GPU after another over a layer split. Tensor parallel adds two
+ * all-reduces of the hidden states per layer (nccl.c); pipeline parallel
+ * passes each token through its stages in turn. Published speeds judge
+ * these: tests/fixtures/published/decode.json, tests/unit/test-published.c. */
 #include "vramfit/estimate/infer.h"
 
 #include <math.h>

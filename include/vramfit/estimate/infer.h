@@ -12,15 +12,18 @@
  *                 sequence of max_model_len (--ctx) does not fit.
  *   llamacpp      GGUF weights as llama-quantize lays them out (a file type:
  *                 each tensor's ggml type and its block bytes), the last
- *                 --n-gpu-layers layers (and the output layer when all
- *                 are) on the GPU, the rest in host memory read at the
- *                 host's bandwidth; the KV cache of --ctx per user in
- *                 --cache-type-k/v, and the compute buffer.
+ *                 --n-gpu-layers layers (the output layer counted as the
+ *                 last) on the GPUs, split over --gpu ID:N by layer or by
+ *                 row as llama.cpp's load_tensors places them, the rest in
+ *                 host memory read at the host's bandwidth; the KV cache
+ *                 of --ctx per user in --cache-type-k/v on each layer's
+ *                 GPU, and a compute buffer per GPU.
  *
  * Speeds: prefill (TTFT) by the kernel model of steptime.c over the
  * prompt; decode bandwidth-bound: each step reads the weights once and
- * every user's KV cache, at the device-copy share of the bandwidth, or
- * compute-bound when the batch is large. Allocates nothing. */
+ * every user's KV cache, at the device-copy share of the bandwidth, plus
+ * the engine's kernels' device time, or compute-bound when the batch is
+ * large. Allocates nothing. */
 #ifndef VRAMFIT_INFER_H
 #define VRAMFIT_INFER_H
 

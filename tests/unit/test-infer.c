@@ -194,6 +194,16 @@ static void test_decode_bandwidth_bound(void)
 	CHECK(vf_infer_run(a, &s, g, &o, &t, &err) == VF_OK);
 	CHECK(t.decode_step_seconds > r.decode_step_seconds);
 	CHECK_INT(t.kv_blocks, -1);
+	/* exactly the kernel model's forward of one token (its one-row GEMMs
+	 * take longer than the weights' bytes) plus the cache's bytes */
+	struct vf_setup one = s;
+	one.batch = 1;
+	one.seq = 1;
+	struct vf_estimate de;
+	vf_estimate_run(a, &one, g, &de);
+	CHECK(de.step_seconds > want);
+	CHECK(fabs(t.decode_step_seconds - (de.step_seconds + 671088640.0 / (1008e9 * 0.9))) < 1e-9);
+	CHECK(!t.decode_bandwidth_bound);
 }
 
 /* More users never faster per user (and never slower in aggregate while

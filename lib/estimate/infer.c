@@ -646,6 +646,82 @@ static void llamacpp_run(const struct vf_arch *a, const struct vf_setup *s,
 	llamacpp_speed(a, gpu, o, te, t, ndev, dev_w, host_w, nparams, r);
 }
 
+/* The bytes one decode step reads of the weights on one GPU (the
+ * embedding table by row; MoE: the experts the step's tokens route to)
+ * and its FLOPs per token. */
+static void decode_weights(const struct vf_arch *arch, const struct vf_estimate *prof, double C,
+			   struct vf_infer *r, double *wread, double *flops0)
+{
+	/* decode: the weights read each step (the embedding table by row) */
+	double per_param = prof->params > 0 ? (double)prof->weights_full / (double)prof->params : C;
+	double emb = arch->tied_embeddings ? 0 : (double)arch->vocab * (double)arch->hidden * per_param;
+	double active = arch->active_params > 0 ? (double)arch->active_params : (double)prof->params;
+	double wparams = (double)prof->params;
+	if (arch->experts > 1 && arch->experts_per_token > 0 && arch->experts_per_token < arch->experts) {
+		/* MoE: the experts the step's tokens route to, each read once;
+		 * uniform routing: a share 1 - (1 - k/E)^users of them */
+		double E = (double)arch->experts, k = (double)arch->experts_per_token;
+		double eff = (double)(arch->moe_ffn > 0 ? arch->moe_ffn : arch->ffn);
+		double ml = (double)(arch->moe_layers >= 0 ? arch->moe_layers : arch->layers);
+		double expert = ml * E * (arch->gated_mlp ? 3 : 2) * (double)arch->hidden * eff;
+		if (expert > wparams)
+			expert = wparams;
+		if (arch->active_params <= 0)
+			active = wparams - expert * (1 - k / E);
+		double u = (double)(r->max_users >= 1 && r->users > r->max_users ? r->max_users : r->users);
+		wparams = wparams - expert + expert * (1 - pow(1 - k / E, u));
+		not_modelled(r, "MoE routing taken as uniform over the experts");
+	}
+	*wread = (wparams * per_param - emb) / ((double)r->tp * r->pp);
+	*flops0 = 2.0 * active / ((double)r->tp * r->pp);
+}
+
+/* vLLM's and transformers' decode step: the bytes and FLOPs of one step
+ * at `running` users, tensor parallel's all-reduces, vLLM's replayed
+ * graph's kernels, eager transformers' launches and its kernel-model
+ * floor. */
+static void torch_decode(const struct vf_arch *arch, const struct vf_setup *setup,
+			 const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
+			 const struct vf_estimate *prof, const struct vf__link *link, double C,
+			 struct vf_infer *r)
+{
+	double wread, flops0, hb = (double)arch->hidden * C, lstage = (double)r->attn_layers;
+	decode_weights(arch, prof, C, r, &wread, &flops0);
+	double attn = 4.0 * (double)arch->heads * (double)head_dim(arch) * (double)r->attn_layers / r->tp;
+	double host = 0, eager_step = 0;
+	if (o->engine == VF_ENGINE_TRANSFORMERS) {
+		/* eager: the host time of a one-token forward, by the kernel
+		 * model; and that forward's own time there (its one-row GEMMs at
+		 * the kernel model's small-GEMM efficiency), a floor */
+		struct vf_setup ds = one_gpu(setup, r->max_users >= 1 && r->users > r->max_users
+							    ? r->max_users : r->users, 1);
+		struct vf_estimate de;
+		vf_estimate_run(arch, &ds, gpu, &de);
+		host = de.parts.launch + de.parts.fixed;
+		eager_step = de.step_seconds > 0 ? de.step_seconds / ((double)r->tp * r->pp) : 0;
+	}
+	double context = 0.5 * (double)(r->prompt + r->ctx); /* the mean over the generation */
+	/* more users than the cache holds at ctx: the engine queues the rest */
+	r->running = r->max_users >= 1 && r->users > r->max_users ? r->max_users : r->users;
+	if (r->tp > 1)
+		host += vf__nccl_seconds(link, VF__ALL_REDUCE, r->tp, (double)r->running * hb, 2 * lstage);
+	if (o->engine == VF_ENGINE_VLLM) /* the replayed graph's kernels (steptime.json vllm_decode) */
+		host += lstage * vf__steptime_vllm_layer_s();
+	r->decode_step_seconds = vf_infer_decode_step(gpu, wread, r->kv_bytes_per_token, flops0, attn,
+						      r->running, context, host, &r->decode_bandwidth_bound);
+	if (eager_step > 0 && r->decode_step_seconds > 0) {
+		/* the kernel model's forward of one token per user, plus reading
+		 * their caches at the device-copy bandwidth, when that is longer */
+		double bps, rate, launch;
+		vf__steptime_decode_rates(gpu, &bps, &rate, &launch);
+		double kv = (double)r->running * r->kv_bytes_per_token * context / bps;
+		if (eager_step + kv > r->decode_step_seconds) {
+			r->decode_step_seconds = eager_step + kv;
+			r->decode_bandwidth_bound = false;
+		}
+	}
+}
+
 vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 		       const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
 		       struct vf_infer *r, struct vf_error *err)
@@ -745,61 +821,7 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 								(double)r->prompt * hb, 2 * lstage * r->pp)
 					     : 0);
 
-	/* decode: the weights read each step (the embedding table by row) */
-	double per_param = prof.params > 0 ? (double)prof.weights_full / (double)prof.params : C;
-	double emb = arch->tied_embeddings ? 0 : (double)arch->vocab * (double)arch->hidden * per_param;
-	double active = arch->active_params > 0 ? (double)arch->active_params : (double)prof.params;
-	double wparams = (double)prof.params;
-	if (arch->experts > 1 && arch->experts_per_token > 0 && arch->experts_per_token < arch->experts) {
-		/* MoE: the experts the step's tokens route to, each read once;
-		 * uniform routing: a share 1 - (1 - k/E)^users of them */
-		double E = (double)arch->experts, k = (double)arch->experts_per_token;
-		double eff = (double)(arch->moe_ffn > 0 ? arch->moe_ffn : arch->ffn);
-		double ml = (double)(arch->moe_layers >= 0 ? arch->moe_layers : arch->layers);
-		double expert = ml * E * (arch->gated_mlp ? 3 : 2) * (double)arch->hidden * eff;
-		if (expert > wparams)
-			expert = wparams;
-		if (arch->active_params <= 0)
-			active = wparams - expert * (1 - k / E);
-		double u = (double)(r->max_users >= 1 && r->users > r->max_users ? r->max_users : r->users);
-		wparams = wparams - expert + expert * (1 - pow(1 - k / E, u));
-		not_modelled(r, "MoE routing taken as uniform over the experts");
-	}
-	double wread = (wparams * per_param - emb) / ((double)r->tp * r->pp);
-	double flops0 = 2.0 * active / ((double)r->tp * r->pp);
-	double attn = 4.0 * (double)arch->heads * (double)head_dim(arch) * (double)r->attn_layers / r->tp;
-	double host = 0, eager_step = 0;
-	if (o->engine == VF_ENGINE_TRANSFORMERS) {
-		/* eager: the host time of a one-token forward, by the kernel
-		 * model; and that forward's own time there (its one-row GEMMs at
-		 * the kernel model's small-GEMM efficiency), a floor */
-		struct vf_setup ds = one_gpu(setup, r->max_users >= 1 && r->users > r->max_users
-							    ? r->max_users : r->users, 1);
-		struct vf_estimate de;
-		vf_estimate_run(arch, &ds, gpu, &de);
-		host = de.parts.launch + de.parts.fixed;
-		eager_step = de.step_seconds > 0 ? de.step_seconds / ((double)r->tp * r->pp) : 0;
-	}
-	double context = 0.5 * (double)(r->prompt + r->ctx); /* the mean over the generation */
-	/* more users than the cache holds at ctx: the engine queues the rest */
-	r->running = r->max_users >= 1 && r->users > r->max_users ? r->max_users : r->users;
-	if (r->tp > 1)
-		host += vf__nccl_seconds(&link, VF__ALL_REDUCE, r->tp, (double)r->running * hb, 2 * lstage);
-	if (o->engine == VF_ENGINE_VLLM) /* the replayed graph's kernels (steptime.json vllm_decode) */
-		host += lstage * vf__steptime_vllm_layer_s();
-	r->decode_step_seconds = vf_infer_decode_step(gpu, wread, r->kv_bytes_per_token, flops0, attn,
-						      r->running, context, host, &r->decode_bandwidth_bound);
-	if (eager_step > 0 && r->decode_step_seconds > 0) {
-		/* the kernel model's forward of one token per user, plus reading
-		 * their caches at the device-copy bandwidth, when that is longer */
-		double bps, rate, launch;
-		vf__steptime_decode_rates(gpu, &bps, &rate, &launch);
-		double kv = (double)r->running * r->kv_bytes_per_token * context / bps;
-		if (eager_step + kv > r->decode_step_seconds) {
-			r->decode_step_seconds = eager_step + kv;
-			r->decode_bandwidth_bound = false;
-		}
-	}
+	torch_decode(arch, setup, gpu, o, &prof, &link, C, r);
 	if (r->decode_step_seconds > 0) /* a token passes the pipeline's stages one after another */
 		r->decode_step_seconds *= r->pp;
 	if (!r->fits) /* nothing runs: no speeds */

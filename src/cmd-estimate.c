@@ -1262,14 +1262,23 @@ static void print_llamacpp_memory(FILE *o, const struct gpu_row *r)
 	const struct vf_infer *f = &r->inf;
 	double card = (double)vf_estimate_gpu_bytes(&r->spec);
 	char b1[64], b2[64], name[96];
-	fprintf(o, "%sMemory as llama.cpp lays it out%s (on %s; %s in host memory)\n", vf_cli_sgr(o, "1"),
-		vf_cli_sgr(o, "0"), r->spec.id, vf_fmt_bytes(b1, sizeof b1, (double)f->host_bytes));
+	char which[96] = "";
+	if (f->devices > 1)
+		snprintf(which, sizeof which, ", GPU %d, the fullest of %d (%s split)", f->fullest, f->devices,
+			 vf_llamacpp_split_name(f->split_mode));
+	fprintf(o, "%sMemory as llama.cpp lays it out%s (on %s%s; %s in host memory)\n", vf_cli_sgr(o, "1"),
+		vf_cli_sgr(o, "0"), r->spec.id, which, vf_fmt_bytes(b1, sizeof b1, (double)f->host_bytes));
 	const char *hdr[] = {"term", "size", "% of card"};
 	struct vf_table t;
 	vf_table_init(&t, 3, hdr);
 	vf_table_set_right(&t, 1, true);
 	vf_table_set_right(&t, 2, true);
-	snprintf(name, sizeof name, "weights (%" PRId64 " layers%s)", f->gpu_layers, f->output_on_gpu ? " + output" : "");
+	if (f->devices > 1)
+		snprintf(name, sizeof name, "weights (%" PRId64 " layers%s%s)", f->device_layers[f->fullest],
+			 f->device_output[f->fullest] ? " + output" : "",
+			 f->split_mode == VF_LCPP_SPLIT_ROW ? "; matrices split by row" : "");
+	else
+		snprintf(name, sizeof name, "weights (%" PRId64 " layers%s)", f->gpu_layers, f->output_on_gpu ? " + output" : "");
 	const char *label[] = {name, "KV cache", "compute buffer", "CUDA context"};
 	double v[] = {(double)f->weights_bytes, (double)f->kv_cache_bytes, (double)f->compute_buffer_bytes,
 		      (double)f->non_torch_bytes};
@@ -1283,6 +1292,15 @@ static void print_llamacpp_memory(FILE *o, const struct gpu_row *r)
 		      (snprintf(b2, sizeof b2, "%.1f%%", 100.0 * sum / card), b2));
 	vf_table_print(&t, o);
 	vf_table_release(&t);
+	for (int d = 0; f->devices > 1 && d < f->devices; d++) {
+		if (f->device_layers[d] > 0)
+			fprintf(o, "  GPU %d: layers %" PRId64 "-%" PRId64 "%s, %s\n", d, f->device_first[d],
+				f->device_first[d] + f->device_layers[d] - 1, f->device_output[d] ? " + output" : "",
+				vf_fmt_bytes(b1, sizeof b1, (double)f->device_bytes[d]));
+		else
+			fprintf(o, "  GPU %d: %s, %s\n", d, f->device_output[d] ? "the output layer" : "no layers",
+				vf_fmt_bytes(b1, sizeof b1, (double)f->device_bytes[d]));
+	}
 }
 
 /* --mode infer: each GPU as the engine serves the model (lib/estimate/infer.c). */
@@ -1784,8 +1802,35 @@ static cJSON *batch_sweep(const struct target *tg, const struct vf_setup *s, con
 	return arr;
 }
 
+/* --mode infer: each GPU kind's KV cache and users against the context
+ * (lib/report/report_infer.c draws them): up to four times --ctx, at
+ * least 32k, within the model's positions. */
+static cJSON *inference_sweep(const struct target *tg, const struct gpu_row *rows, int nrows,
+			      const struct vf_infer_opts *inf)
+{
+	cJSON *o = cJSON_CreateObject();
+	const struct vf_infer *f = &rows[0].inf;
+	cJSON_AddStringToObject(o, "engine", vf_engine_name(f->engine));
+	cJSON_AddNumberToObject(o, "ctx", (double)f->ctx);
+	int64_t limit = 4 * f->ctx > 32768 ? 4 * f->ctx : 32768;
+	if (tg->arch.max_positions > 0 && limit > tg->arch.max_positions)
+		limit = tg->arch.max_positions > f->ctx ? tg->arch.max_positions : f->ctx;
+	cJSON *gs = cJSON_AddArrayToObject(o, "gpus");
+	for (int i = 0; i < nrows; i++) {
+		if (!rows[i].has_inf)
+			continue;
+		cJSON *g = vf_infer_sweep_json(&tg->arch, &rows[i].setup, &rows[i].spec, inf, rows[i].inf.ctx, limit);
+		cJSON_AddStringToObject(g, "gpu", rows[i].spec.id);
+		cJSON_AddStringToObject(g, "name", rows[i].spec.name[0] ? rows[i].spec.name : rows[i].spec.id);
+		cJSON_AddNumberToObject(g, "count", rows[i].count);
+		cJSON_AddItemToArray(gs, g);
+	}
+	return o;
+}
+
 static int write_html(const char *path, cJSON *o, const struct target *tg, const struct vf_setup *s,
-		      const struct gpu_row *rows, int nrows, const struct vf_estimate *e0)
+		      const struct gpu_row *rows, int nrows, const struct vf_estimate *e0,
+		      const struct vf_infer_opts *inf)
 {
 	cJSON_AddStringToObject(o, "report", "estimate");
 	cJSON *gs = cJSON_GetObjectItemCaseSensitive(o, "gpus");
@@ -1794,6 +1839,8 @@ static int write_html(const char *path, cJSON *o, const struct target *tg, const
 					rows[i].spec.name[0] ? rows[i].spec.name : rows[i].spec.id);
 	cJSON_AddItemToObject(o, "phases", vf_report_phases_json(e0));
 	cJSON_AddItemToObject(o, "batch_sweep", batch_sweep(tg, s, rows, nrows));
+	if (nrows > 0 && rows[0].has_inf)
+		cJSON_AddItemToObject(o, "inference_sweep", inference_sweep(tg, rows, nrows, inf));
 	struct vf_error err = {0};
 	if (vf_report_write(o, path, &err))
 		return vf_cli_fail_err(&err);
@@ -1863,7 +1910,7 @@ struct est_args {
 	struct vf_opt_list gpu;
 	struct whole w;
 	double margin;
-	const char *engine, *kv_dtype, *gguf, *cache_k, *cache_v;
+	const char *engine, *kv_dtype, *gguf, *cache_k, *cache_v, *kv_cache, *split_mode, *tensor_split;
 	bool infer_given;
 	char infer_err[192]; /* a flag misplaced for a model that is not a GGUF file */
 	struct vf_infer_opts inf;
@@ -1873,6 +1920,8 @@ struct est_args {
 static const char *const allocators[] = {"default", "expandable", NULL};
 static const char *const engines[] = {"transformers", "vllm", "llamacpp", NULL};
 static const char *const kv_dtypes[] = {"auto", "fp8", NULL};
+static const char *const kv_caches[] = {"dynamic", "static", NULL};
+static const char *const split_modes[] = {"layer", "row", "none", NULL};
 static const char *const gguf_types[] = {"f16", "bf16", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_0", NULL};
 static const char *const cache_types[] = {"f16", "q8_0", "q4_0", NULL};
 static const struct vf_option options[] = {
@@ -1909,6 +1958,9 @@ static const struct vf_option options[] = {
 	OPT_INT("max-num-batched-tokens", "N", inf.max_num_batched_tokens, 1, 1 << 24,
 		"vllm: tokens of the profiled forward (default 2048,\n8192 on cards of 70 GiB or more but the A100)"),
 	OPT_CHOICE("kv-cache-dtype", kv_dtype, kv_dtypes, "vllm: KV cache elements (default auto = the model's dtype)"),
+	OPT_CHOICE("kv-cache", kv_cache, kv_caches,
+		   "transformers: DynamicCache grown by torch.cat (default)\n"
+		   "or StaticCache allocated for --ctx up front"),
 	OPT_CHOICE("gguf-type", gguf, gguf_types, "llamacpp: the GGUF file type (llama-quantize; default q4_k_m)"),
 	OPT_INT("n-gpu-layers", "N", inf.n_gpu_layers, -1, 1 << 20,
 		"llamacpp: the last N layers on the GPU (default -1: all\nand the output layer)"),
@@ -1916,6 +1968,12 @@ static const struct vf_option options[] = {
 		     "llamacpp: CPU memory bandwidth for the host's layers (default 50)"),
 	OPT_CHOICE("cache-type-k", cache_k, cache_types, "llamacpp: K cache type (default f16)"),
 	OPT_CHOICE("cache-type-v", cache_v, cache_types, "llamacpp: V cache type (default f16)"),
+	OPT_CHOICE("split-mode", split_mode, split_modes,
+		   "llamacpp over --gpu ID:N: layer (default: whole layers\n"
+		   "per GPU, run one after another), row (every matrix's\n"
+		   "rows over all GPUs) or none (one GPU)"),
+	OPT_STRING("tensor-split", "RATIOS", tensor_split,
+		   "llamacpp: each GPU's share, e.g. 3,1 (default equal)"),
 	OPT_GROUP("Diffusion (a DiT, a UNet or a diffusers pipeline folder):"),
 	OPT_STRING("resolution", "WxH", resolution, "sample size in pixels (as --video WxHxF with --frames)"),
 	OPT_INT("frames", "F", frames, 1, 100000, "frames per clip (default: the model's; 1 for images)"),
@@ -1936,7 +1994,8 @@ static int infer_args(struct est_args *a)
 {
 	bool vllm_only = a->kv_dtype || a->inf.gpu_memory_utilization > 0 || a->inf.max_num_batched_tokens > 0;
 	a->inf.ngl_given = a->inf.n_gpu_layers != -2;
-	bool cpp_only = a->gguf || a->cache_k || a->cache_v || a->inf.ngl_given || a->inf.host_bandwidth_gbs > 0;
+	bool cpp_only = a->gguf || a->cache_k || a->cache_v || a->inf.ngl_given || a->inf.host_bandwidth_gbs > 0 ||
+			a->split_mode || a->tensor_split;
 	bool any = a->engine || a->inf.ctx || a->inf.users || vllm_only || cpp_only;
 	a->infer_given = any;
 	/* a GGUF file is llama.cpp inference whatever the flags: --ctx and
@@ -1951,13 +2010,26 @@ static int infer_args(struct est_args *a)
 		return vf_cli_usage("estimate", "--kv-cache-dtype, --gpu-memory-utilization and "
 						"--max-num-batched-tokens apply to --engine vllm");
 	a->inf.kv_fp8 = a->kv_dtype && strcmp(a->kv_dtype, "fp8") == 0;
+	if (a->kv_cache && a->inf.engine != VF_ENGINE_TRANSFORMERS)
+		return vf_cli_usage("estimate", "--kv-cache applies to --engine transformers");
+	if (a->kv_cache && a->setup.mode != VF_MODE_INFER && !a->infer_err[0])
+		snprintf(a->infer_err, sizeof a->infer_err, "--kv-cache applies to --mode infer");
+	a->inf.static_cache = a->kv_cache && strcmp(a->kv_cache, "static") == 0;
 	if (cpp_only && a->inf.engine != VF_ENGINE_LLAMACPP && !a->infer_err[0])
-		snprintf(a->infer_err, sizeof a->infer_err, "--gguf-type, --n-gpu-layers, --host-bandwidth and "
-			 "--cache-type-k/v apply to --engine llamacpp (or a GGUF file)");
+		snprintf(a->infer_err, sizeof a->infer_err, "--gguf-type, --n-gpu-layers, --host-bandwidth, "
+			 "--cache-type-k/v, --split-mode and --tensor-split apply to --engine llamacpp (or a GGUF file)");
 	if (a->inf.engine == VF_ENGINE_LLAMACPP && (a->setup.given & VF_SETUP_G_QUANT))
 		return vf_cli_usage("estimate", "--engine llamacpp: give the GGUF type as --gguf-type (q4_k_m, q8_0, ...), "
 						"not --quant");
 	a->inf.gguf_given = a->gguf && vf_gguf_type_parse(a->gguf, &a->inf.gguf_type);
+	if (a->split_mode)
+		vf_llamacpp_split_parse(a->split_mode, &a->inf.split_mode);
+	if (a->tensor_split) {
+		struct vf_error err = {0};
+		int nsplit;
+		if (vf_llamacpp_tensor_split_parse(a->tensor_split, a->inf.tensor_split, &nsplit, &err) != VF_OK)
+			return vf_cli_usage("estimate", "%s", err.msg);
+	}
 	if (a->cache_k)
 		vf_ggml_cache_parse(a->cache_k, &a->inf.cache_k);
 	if (a->cache_v)
@@ -2421,7 +2493,7 @@ static int output(const struct est_args *a, struct result *r)
 		cJSON *o = to_json(&r->tg, &r->s, r->rows, r->nrows, &r->e0, &r->as);
 		if (whole)
 			whole_run_json(o, &a->w, r->rows, r->nrows);
-		int rc = write_html(a->html, o, &r->tg, &r->s, r->rows, r->nrows, &r->e0);
+		int rc = write_html(a->html, o, &r->tg, &r->s, r->rows, r->nrows, &r->e0, &a->inf);
 		cJSON_Delete(o);
 		if (rc)
 			return rc;
@@ -2519,11 +2591,18 @@ static int infer_rows(const struct est_args *a, struct result *r)
 		       a->cache_k ? a->cache_k : "f16", a->cache_v ? a->cache_v : "f16", f->ctx);
 	else
 		assume(&r->as, "transformers generate(): max users = the largest batch whose forward over %" PRId64
-			       " tokens with the KV cache fits (--ctx, default --seq)", f->ctx);
+			       " tokens with the KV cache fits (--ctx, default --seq)%s", f->ctx,
+		       a->inf.static_cache ? "; StaticCache: the cache allocated for --ctx up front (--kv-cache)"
+					   : "; DynamicCache: torch.cat's copy of one layer's K or V and the "
+					     "allocator's 2 MiB rounding on top (--kv-cache static: none)");
 	assume(&r->as, "decode (an estimate): each step reads the weights once and every user's KV cache at the "
 		       "mean context (prompt + ctx) / 2, at the device-copy bandwidth (data/estimate/steptime.json "
 		       "\"kernel\"), or the FLOPs' time if longer%s; TTFT: the prompt's (--seq) forward by the kernel model",
-	       f->engine == VF_ENGINE_TRANSFORMERS ? ", + eager kernel launches" : ", CUDA graphs (no host time)");
+	       f->engine == VF_ENGINE_TRANSFORMERS
+		       ? ", + eager kernel launches, or the kernel model's one-token forward if longer"
+		       : f->engine == VF_ENGINE_VLLM
+			 ? ", + the replayed CUDA graph's kernels (10 per layer, data/estimate/steptime.json vllm_decode)"
+			 : ", + its kernels per layer (data/estimate/steptime.json llamacpp_decode)");
 	if (f->approximate)
 		assume(&r->as, "inference approximate: not modelled: %s", f->not_modelled);
 	return -1;

@@ -93,7 +93,8 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 			o->users > 1 ? "s" : "", cw);
 		vf_table_print(&t, f);
 		fprintf(f, "\nvLLM: gpu_memory_utilization 0.9, blocks of 16 tokens, tensor parallel over "
-			   "the kind's GPUs; llama.cpp: one GPU, host layers read at 50 GB/s; speeds are "
+			   "the kind's GPUs; llama.cpp: one GPU, or whole layers split over the kind's GPUs "
+			   "(--split-mode layer), host layers read at 50 GB/s; speeds are "
 			   "estimates (vramfit estimate --engine ... shows one in full)\n");
 	}
 	vf_table_release(&t);

@@ -33,9 +33,14 @@
  * device-copy share of the bandwidth (steptime.c's "kernel" efficiency),
  * or takes the FLOPs' time at the GEMM rate when that is longer; eager
  * transformers adds the kernel launches of a one-token forward from the
- * kernel model, vLLM replays CUDA graphs (no host time counted). Tensor
- * parallel adds two all-reduces of the hidden states per layer (nccl.c);
- * pipeline parallel passes each token through its stages in turn. */
+ * kernel model and takes that forward's own time when longer; vLLM
+ * replays CUDA graphs: its kernels per layer at the graph's per-kernel
+ * time (steptime.json vllm_decode; the engine's host work is not
+ * modelled, an upper bound); llama.cpp likewise (llamacpp_decode), one
+ * GPU after another over a layer split. Tensor parallel adds two
+ * all-reduces of the hidden states per layer (nccl.c); pipeline parallel
+ * passes each token through its stages in turn. Published speeds judge
+ * these: tests/fixtures/published/decode.json, tests/unit/test-published.c. */
 #include "vramfit/estimate/infer.h"
 
 #include <math.h>
@@ -144,6 +149,43 @@ static void not_modelled(struct vf_infer *r, const char *what)
 	r->approximate = true;
 }
 
+/* transformers' DynamicCache (src/transformers/cache_utils.py,
+ * DynamicLayer.update): each step concatenates the new token's keys and
+ * values onto the layer's cache (torch.cat), so the old tensor and the new
+ * one, a token longer, are live together for one layer's K (then V): one
+ * layer's K or V for every user at ctx on top of the cache. Each of those
+ * tensors is above 1 MiB, so the caching allocator rounds it up to a
+ * multiple of 2 MiB (c10/cuda/CUDACachingAllocator.cpp, kRoundLarge); the
+ * block the previous layer freed is reused by the next layer's larger
+ * tensor only within that rounding. StaticCache (StaticLayer) allocates
+ * max_cache_len up front (torch.zeros) and writes in place (index_copy_):
+ * the estimate at seq = ctx, nothing more. Bytes beyond the static cache. */
+static double dynamic_growth(double kv_token_layer, int64_t layers, int64_t ctx, int64_t users)
+{
+	double one = 0.5 * kv_token_layer * (double)ctx * (double)users; /* K (or V) of one layer */
+	double round = 2.0 * MIB;
+	double padded = ceil(one / round) * round;
+	return padded + 2.0 * (double)layers * (padded - one); /* the transient, the rounding */
+}
+
+/* The users whose estimate at ctx plus the DynamicCache's growth fits. */
+static int64_t dynamic_cache_users(const struct vf_arch *a, const struct vf_setup *cs,
+				   const struct vf_gpu_spec *gpu, const struct vf_infer *r)
+{
+	int64_t b = vf_estimate_max_batch(a, cs, gpu, 0);
+	double vram = (double)vf_estimate_gpu_bytes(gpu);
+	for (; b >= 1; b--) {
+		struct vf_setup s = *cs;
+		s.batch = b;
+		struct vf_estimate e;
+		vf_estimate_run(a, &s, gpu, &e);
+		if ((double)e.peak_bytes + dynamic_growth(r->kv_bytes_per_token_layer, r->attn_layers,
+							  r->ctx, b) <= vram)
+			break;
+	}
+	return b;
+}
+
 /* vLLM: the budget, the profiled forward, the blocks and the refusal. */
 static void vllm_memory(const struct vf_arch *a, const struct vf_setup *s,
 			const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
@@ -168,7 +210,10 @@ static void vllm_memory(const struct vf_arch *a, const struct vf_setup *s,
 					    r->block_size);
 	r->kv_cache_bytes = (int64_t)((double)r->kv_blocks * r->block_size * r->kv_bytes_per_token);
 	r->max_concurrency = vf_infer_vllm_concurrency(r->kv_blocks, r->ctx, r->block_size);
+	/* the blocks' concurrency, but never more than max_num_seqs running */
 	r->max_users = (int64_t)floor(r->max_concurrency);
+	if (r->max_users > r->max_num_seqs)
+		r->max_users = r->max_num_seqs;
 	int64_t tokens = r->kv_blocks * r->block_size;
 	r->max_ctx = tokens;
 	if (r->kv_blocks <= 0) {
@@ -308,7 +353,254 @@ double vf_gguf_output_bytes(const struct vf_arch *a, enum vf_gguf_type t)
 	return norm + (a->tied_embeddings ? 0 : tensor_bytes(output_type(t), (double)a->vocab, a->hidden));
 }
 
-/* llama.cpp: the GPU's layers, the host's, the KV cache, the speeds. */
+static const char *const split_names[] = {"layer", "row", "none"};
+
+bool vf_llamacpp_split_parse(const char *s, enum vf_llamacpp_split *out)
+{
+	for (int i = 0; s && i < 3; i++)
+		if (strcmp(s, split_names[i]) == 0) {
+			*out = (enum vf_llamacpp_split)i;
+			return true;
+		}
+	return false;
+}
+
+const char *vf_llamacpp_split_name(enum vf_llamacpp_split m)
+{
+	return (unsigned)m < 3 ? split_names[m] : "?";
+}
+
+/* llama.cpp's --tensor-split (common/arg.cpp): ratios separated by ',' or
+ * '/', one per device; at most VF_INFER_MAX_DEVICES, each a finite number
+ * from 0 to 1e6, not all 0. */
+vf_status vf_llamacpp_tensor_split_parse(const char *s, double *out, int *n, struct vf_error *err)
+{
+	*n = 0;
+	for (int i = 0; i < VF_INFER_MAX_DEVICES; i++)
+		out[i] = 0;
+	if (!s || !*s || strlen(s) > 256)
+		return vf_error_set(err, VF_EUSAGE, "--tensor-split: expected ratios such as 3,1 (at most 256 "
+						    "characters)");
+	const char *p = s;
+	double sum = 0;
+	while (*p) {
+		char *end;
+		double v = strtod(p, &end);
+		if (end == p || !isfinite(v) || v < 0 || v > 1e6)
+			return vf_error_set(err, VF_EUSAGE, "--tensor-split: '%s': ratio %d is not a number "
+							    "from 0 to 1e6", s, *n + 1);
+		if (*n >= VF_INFER_MAX_DEVICES)
+			return vf_error_set(err, VF_EUSAGE, "--tensor-split: '%s': more than %d ratios", s,
+					    VF_INFER_MAX_DEVICES);
+		out[(*n)++] = v;
+		sum += v;
+		p = end;
+		if (*p == ',' || *p == '/') {
+			p++;
+			if (!*p)
+				return vf_error_set(err, VF_EUSAGE, "--tensor-split: '%s' ends with a separator", s);
+		} else if (*p) {
+			return vf_error_set(err, VF_EUSAGE, "--tensor-split: '%s': expected ',' or '/' after "
+							    "ratio %d", s, *n);
+		}
+	}
+	if (!(sum > 0))
+		return vf_error_set(err, VF_EUSAGE, "--tensor-split: '%s': every ratio is 0", s);
+	return VF_OK;
+}
+
+/* src/llama-model.cpp, load_tensors (ggml-org/llama.cpp; facts, no code):
+ * the split points are the cumulative --tensor-split ratios (default each
+ * device's free memory), normalised; i_gpu_start = max(n_layer + 1 - ngl,
+ * 0), act = min(ngl, n_layer + 1); layer il (n_layer: the output layer) is
+ * on the CPU below i_gpu_start, else on the first device whose split point
+ * is above (il - i_gpu_start) / act (std::upper_bound). The token
+ * embedding always stays on the CPU. */
+int vf_llamacpp_layer_device(int64_t il, int64_t n, int64_t ngl, const double *split, int ndev)
+{
+	if (ndev < 1 || ngl <= 0)
+		return -1;
+	if (ndev > VF_INFER_MAX_DEVICES)
+		ndev = VF_INFER_MAX_DEVICES;
+	int64_t start = n + 1 - ngl > 0 ? n + 1 - ngl : 0;
+	int64_t act = ngl < n + 1 ? ngl : n + 1;
+	if (il < start || il - start >= act)
+		return -1;
+	bool given = false;
+	for (int i = 0; split && i < ndev; i++)
+		given |= split[i] > 0;
+	double cum[VF_INFER_MAX_DEVICES], sum = 0;
+	for (int i = 0; i < ndev; i++) {
+		sum += given ? (split[i] > 0 ? split[i] : 0) : 1;
+		cum[i] = sum;
+	}
+	double x = (double)(il - start) / (double)act;
+	for (int i = 0; i < ndev; i++)
+		if (cum[i] / sum > x)
+			return i;
+	return ndev - 1;
+}
+
+/* The devices' share of the weights. Row split (ggml-cuda's split buffer
+ * type): every matrix's rows over all devices by the ratios, the norms on
+ * the layer's device; otherwise the whole layer on its device. */
+static void place_weights(const struct vf_arch *a, const struct vf_infer_opts *o, int ndev, int d,
+			  double lb, double *dev_w)
+{
+	double norms = 2.0 * (double)a->hidden * 4;
+	if (o->split_mode != VF_LCPP_SPLIT_ROW || ndev < 2 || lb <= norms) {
+		dev_w[d] += lb;
+		return;
+	}
+	double sum = 0;
+	bool given = false;
+	for (int i = 0; i < ndev; i++)
+		given |= o->tensor_split[i] > 0;
+	for (int i = 0; i < ndev; i++)
+		sum += given ? (o->tensor_split[i] > 0 ? o->tensor_split[i] : 0) : 1;
+	for (int i = 0; i < ndev; i++)
+		dev_w[i] += (lb - norms) * (given ? (o->tensor_split[i] > 0 ? o->tensor_split[i] : 0) : 1) / sum;
+	dev_w[d] += norms;
+}
+
+/* llama.cpp's memory on each device: its layers (and the output), their
+ * KV cache, a compute buffer (the logits where the output layer runs),
+ * the CUDA context; the users and context that fit the fullest. */
+static void llamacpp_memory(const struct vf_arch *a, const struct vf_setup *s, const struct vf_gpu_spec *gpu,
+			    const struct vf_infer_opts *o, enum vf_gguf_type t, int64_t ngl, int ndev,
+			    double *dev_w, double *host_w, double *all, struct vf_infer *r)
+{
+	int64_t n = a->layers;
+	*host_w = *all = vf_gguf_embedding_bytes(a, t);
+	for (int d = 0; d < ndev; d++)
+		r->device_first[d] = -1;
+	for (int64_t il = 0; il <= n; il++) {
+		double lb = il < n ? vf_gguf_layer_bytes(a, t, il) : vf_gguf_output_bytes(a, t);
+		*all += lb;
+		int d = vf_llamacpp_layer_device(il, n, ngl, o->tensor_split, ndev);
+		if (d < 0) {
+			*host_w += lb;
+			continue;
+		}
+		if (il < n) {
+			r->device_layers[d]++;
+			r->gpu_layers++;
+			if (r->device_first[d] < 0)
+				r->device_first[d] = il;
+		} else {
+			r->device_output[d] = r->output_on_gpu = true;
+		}
+		place_weights(a, o, ndev, d, lb, dev_w);
+	}
+	/* compute buffer: one ubatch's layer activations on each device, its
+	 * f32 logits where the output runs (else on the last device) */
+	int64_t ub = o->n_ubatch > 0 ? o->n_ubatch : 512;
+	double act = (double)ub * ((double)a->hidden * 16 + (double)a->ffn * 8);
+	double logits = (double)ub * (double)a->vocab * 4;
+	int logits_dev = ndev - 1;
+	for (int d = 0; d < ndev; d++)
+		if (r->device_output[d])
+			logits_dev = d;
+	r->non_torch_bytes = s->context_bytes >= 0 ? s->context_bytes : vf_estimate_default_context(gpu);
+	double vram = (double)vf_estimate_gpu_bytes(gpu), worst = -1;
+	r->max_users = -1;
+	r->max_ctx = -1;
+	for (int d = 0; d < ndev; d++) {
+		double comp = act + (d == logits_dev ? logits : 0);
+		double fixed = dev_w[d] + comp + (double)r->non_torch_bytes;
+		double kv_tok = r->kv_bytes_per_token_layer * (double)r->device_layers[d];
+		double kv_seq = kv_tok * (double)r->ctx;
+		int64_t users = kv_seq > 0 ? (vram > fixed ? (int64_t)floor((vram - fixed) / kv_seq) : 0)
+					   : (vram > fixed ? r->users : 0); /* no cache here */
+		if (r->max_users < 0 || users < r->max_users)
+			r->max_users = users;
+		if (kv_tok > 0) {
+			int64_t c = vram > fixed ? (int64_t)floor((vram - fixed) / kv_tok) : 0;
+			if (r->max_ctx < 0 || c < r->max_ctx)
+				r->max_ctx = c;
+		}
+		double used = fixed + kv_seq * (double)r->users;
+		r->device_bytes[d] = (int64_t)used;
+		if (used > worst) {
+			worst = used;
+			r->fullest = d;
+			r->weights_bytes = (int64_t)dev_w[d];
+			r->compute_buffer_bytes = (int64_t)comp;
+			r->kv_cache_bytes = (int64_t)(kv_seq * (double)r->users);
+		}
+	}
+	r->fits = r->max_users >= 1;
+	double kv_host = r->kv_bytes_per_token_layer * (double)(n - r->gpu_layers) * (double)r->ctx;
+	r->host_bytes = (int64_t)(*host_w + kv_host * (double)r->users);
+	if (!r->fits) {
+		int f = r->fullest;
+		char where[48] = "";
+		if (ndev > 1)
+			snprintf(where, sizeof where, " on GPU %d of %d", f, ndev);
+		snprintf(r->why, sizeof r->why,
+			 "%lld layers%s (%.2f GiB)%s, the compute buffer and one %lld-token KV cache exceed "
+			 "the card: lower --n-gpu-layers%s",
+			 (long long)r->device_layers[f], r->device_output[f] ? " and the output" : "",
+			 dev_w[f] / GIB, where, (long long)r->ctx, ndev > 1 ? " or give more GPUs" : "");
+	}
+}
+
+/* llama.cpp's speeds: the prompt's forward on the GPU (ggml copies the
+ * host layers' weights over PCIe for a batch); decode: each device's
+ * bytes at its bandwidth plus its kernels' time. A layer split runs the
+ * devices one after another with a copy of the hidden state between them;
+ * a row split runs every matrix on all devices at once (the fullest
+ * device's share decides) and synchronises them after each split mat-vec
+ * (7 per layer and the output); then the host's bytes at the host's
+ * bandwidth. */
+static void llamacpp_speed(const struct vf_arch *a, const struct vf_gpu_spec *gpu,
+			   const struct vf_infer_opts *o, const struct vf_estimate *te, enum vf_gguf_type t,
+			   int ndev, const double *dev_w, double host_w, double nparams, struct vf_infer *r)
+{
+	int64_t n = a->layers;
+	double host_bw = (o->host_bandwidth_gbs > 0 ? o->host_bandwidth_gbs : 50) * 1e9;
+	double emb = vf_gguf_embedding_bytes(a, t);
+	if (te->step_seconds > 0)
+		r->ttft_seconds = te->step_seconds + (r->prompt >= 32 ? (host_w - emb) / vf__steptime_host_bps(gpu) : 0);
+	double context = 0.5 * (double)(r->prompt + r->ctx);
+	r->running = r->max_users >= 1 && r->users > r->max_users ? r->max_users : r->users;
+	double active = a->active_params > 0 ? (double)a->active_params : nparams;
+	double attn = 4.0 * (double)a->heads * (double)head_dim(a);
+	double layer_s = vf__steptime_llamacpp_layer_s(default_type(t) != T_F16, !o->no_cuda_graphs);
+	double sync_s = vf__steptime_llamacpp_sync_s();
+	bool bw = true, b;
+	double tg = 0;
+	if (o->split_mode == VF_LCPP_SPLIT_ROW && ndev > 1) {
+		double wmax = 0;
+		for (int d = 0; d < ndev; d++)
+			wmax = dev_w[d] > wmax ? dev_w[d] : wmax;
+		double syncs = (7.0 * (double)r->gpu_layers + (r->output_on_gpu ? 1 : 0)) * sync_s;
+		tg = vf_infer_decode_step(gpu, wmax, r->kv_bytes_per_token_layer * (double)r->gpu_layers,
+					  2.0 * active * r->gpu_layers / n / ndev, attn * (double)r->gpu_layers,
+					  r->running, context, (double)r->gpu_layers * layer_s + syncs, &bw);
+	} else {
+		int used = 0;
+		for (int d = 0; d < ndev && tg >= 0; d++) {
+			if (r->device_layers[d] == 0 && !r->device_output[d])
+				continue;
+			double ld = (double)r->device_layers[d];
+			double td = vf_infer_decode_step(gpu, dev_w[d], r->kv_bytes_per_token_layer * ld,
+							 2.0 * active * ld / n, attn * ld, r->running, context,
+							 ld * layer_s, &b);
+			tg = td >= 0 ? tg + td : -1;
+			bw = bw && b;
+			used++;
+		}
+		if (tg >= 0 && used > 1)
+			tg += (double)(used - 1) * sync_s;
+	}
+	double th = (host_w - emb + (double)r->running * r->kv_bytes_per_token_layer *
+					    (double)(n - r->gpu_layers) * context) / host_bw;
+	r->decode_bandwidth_bound = bw;
+	r->decode_step_seconds = tg >= 0 ? tg + th : -1;
+}
+
+/* llama.cpp: the devices' layers, the host's, the KV cache, the speeds. */
 static void llamacpp_run(const struct vf_arch *a, const struct vf_setup *s,
 			 const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
 			 const struct vf_estimate *te, struct vf_infer *r)
@@ -316,48 +608,18 @@ static void llamacpp_run(const struct vf_arch *a, const struct vf_setup *s,
 	enum vf_gguf_type t = o->gguf_given ? o->gguf_type : VF_GGUF_Q4_K_M;
 	int64_t n = a->layers;
 	int64_t ngl = o->ngl_given && o->n_gpu_layers >= 0 ? o->n_gpu_layers : n + 1;
-	r->gpu_layers = ngl < n ? ngl : n;
-	r->output_on_gpu = ngl > n;
-	double gpu_w = 0, host_w = vf_gguf_embedding_bytes(a, t), all = host_w;
-	for (int64_t i = 0; i < n; i++) { /* llama.cpp offloads the last layers */
-		double lb = vf_gguf_layer_bytes(a, t, i);
-		all += lb;
-		if (i >= n - r->gpu_layers)
-			gpu_w += lb;
-		else
-			host_w += lb;
-	}
-	double out = vf_gguf_output_bytes(a, t);
-	all += out;
-	if (r->output_on_gpu)
-		gpu_w += out;
-	else
-		host_w += out;
+	int ndev = o->split_mode == VF_LCPP_SPLIT_NONE || s->gpus < 2 ? 1 : s->gpus;
+	if (ndev > VF_INFER_MAX_DEVICES)
+		ndev = VF_INFER_MAX_DEVICES;
+	r->devices = ndev;
+	r->split_mode = o->split_mode;
 	int64_t hkv = (a->kv_heads > 0 ? a->kv_heads : a->heads) * head_dim(a);
 	r->kv_bytes_per_token_layer = (double)hkv * (vf_ggml_cache_bytes(o->cache_k) + vf_ggml_cache_bytes(o->cache_v));
 	r->kv_bytes_per_token = r->kv_bytes_per_token_layer * (double)n;
-	double kv_seq_gpu = r->kv_bytes_per_token_layer * (double)r->gpu_layers * (double)r->ctx;
-	double kv_seq_host = r->kv_bytes_per_token_layer * (double)(n - r->gpu_layers) * (double)r->ctx;
-	/* compute buffer: one ubatch's f32 logits and its layer activations */
-	int64_t ub = o->n_ubatch > 0 ? o->n_ubatch : 512;
-	r->compute_buffer_bytes = (int64_t)((double)ub * ((double)a->vocab * 4 + (double)a->hidden * 16 +
-							  (double)a->ffn * 8));
-	r->non_torch_bytes = s->context_bytes >= 0 ? s->context_bytes : vf_estimate_default_context(gpu);
-	r->weights_bytes = (int64_t)gpu_w;
-	double fixed = gpu_w + (double)r->compute_buffer_bytes + (double)r->non_torch_bytes;
-	double vram = (double)vf_estimate_gpu_bytes(gpu);
-	if (kv_seq_gpu > 0)
-		r->max_users = vram > fixed ? (int64_t)floor((vram - fixed) / kv_seq_gpu) : 0;
-	else /* nothing on the GPU holds a cache: host memory decides (not modelled) */
-		r->max_users = vram > fixed ? r->users : 0;
+	double dev_w[VF_INFER_MAX_DEVICES] = {0}, host_w, all;
+	llamacpp_memory(a, s, gpu, o, t, ngl, ndev, dev_w, &host_w, &all, r);
 	if (r->gpu_layers < n)
 		not_modelled(r, "host memory for the offloaded layers and their KV cache not checked");
-	r->fits = r->max_users >= 1;
-	double per_tok = r->kv_bytes_per_token_layer * (double)r->gpu_layers;
-	if (per_tok > 0)
-		r->max_ctx = vram > fixed ? (int64_t)floor((vram - fixed) / per_tok) : 0;
-	r->kv_cache_bytes = (int64_t)(kv_seq_gpu * (double)r->users);
-	r->host_bytes = (int64_t)(host_w + kv_seq_host * (double)r->users);
 	double nparams = 0;
 	{
 		int64_t h = a->hidden, hd = head_dim(a);
@@ -366,42 +628,98 @@ static void llamacpp_run(const struct vf_arch *a, const struct vf_setup *s,
 		nparams = per * (double)n + (double)a->vocab * (double)h * (a->tied_embeddings ? 1 : 2);
 	}
 	r->bits_per_weight = nparams > 0 ? 8 * all / nparams : 0;
-	if (!r->fits)
-		snprintf(r->why, sizeof r->why,
-			 "%lld layers%s (%.2f GiB), the compute buffer and one %lld-token KV cache exceed "
-			 "the card: lower --n-gpu-layers",
-			 (long long)r->gpu_layers, r->output_on_gpu ? " and the output" : "", gpu_w / GIB,
-			 (long long)r->ctx);
 	if (a->experts > 1)
 		not_modelled(r, "llama.cpp MoE: every expert read per token (upper bound)");
 	if (a->kv_lora_rank > 0)
 		not_modelled(r, "llama.cpp MLA cache: counted as full K and V");
 	not_modelled(r, "llama.cpp's CUDA context taken as PyTorch's; compute buffer from the ubatch's logits "
-			"and activations; decode at the device-copy bandwidth, an upper bound for its quantized "
-			"mat-vec kernels (not calibrated on published tables)");
+			"and activations; its mat-vec kernels taken at the device-copy bandwidth");
+	for (int i = ndev; i < VF_INFER_MAX_DEVICES; i++)
+		if (o->tensor_split[i] > 0 && o->split_mode != VF_LCPP_SPLIT_NONE) {
+			not_modelled(r, "--tensor-split ratios beyond the GPUs given are ignored (as llama.cpp does)");
+			break;
+		}
+	if (ndev > 1)
+		not_modelled(r, "llama.cpp over several GPUs: the default split taken as equal (llama.cpp splits by "
+				"each device's free memory), row split's row rounding and pipeline-parallel "
+				"compute buffer copies not modelled");
+	llamacpp_speed(a, gpu, o, te, t, ndev, dev_w, host_w, nparams, r);
+}
 
-	/* speeds: the prompt's forward on the GPU (ggml copies the host
-	 * layers' weights over PCIe for a batch), decode: the GPU's bytes at
-	 * its bandwidth, then the host's at the host's */
-	double host_bw = (o->host_bandwidth_gbs > 0 ? o->host_bandwidth_gbs : 50) * 1e9;
-	double emb = vf_gguf_embedding_bytes(a, t);
-	if (te->step_seconds > 0)
-		r->ttft_seconds = te->step_seconds + (r->prompt >= 32 ? (host_w - emb) / vf__steptime_host_bps(gpu) : 0);
-	double context = 0.5 * (double)(r->prompt + r->ctx);
+/* The bytes one decode step reads of the weights on one GPU (the
+ * embedding table by row; MoE: the experts the step's tokens route to)
+ * and its FLOPs per token. */
+static void decode_weights(const struct vf_arch *arch, const struct vf_estimate *prof, double C,
+			   struct vf_infer *r, double *wread, double *flops0)
+{
+	/* decode: the weights read each step (the embedding table by row) */
+	double per_param = prof->params > 0 ? (double)prof->weights_full / (double)prof->params : C;
+	double emb = arch->tied_embeddings ? 0 : (double)arch->vocab * (double)arch->hidden * per_param;
+	double active = arch->active_params > 0 ? (double)arch->active_params : (double)prof->params;
+	double wparams = (double)prof->params;
+	if (arch->experts > 1 && arch->experts_per_token > 0 && arch->experts_per_token < arch->experts) {
+		/* MoE: the experts the step's tokens route to, each read once;
+		 * uniform routing: a share 1 - (1 - k/E)^users of them */
+		double E = (double)arch->experts, k = (double)arch->experts_per_token;
+		double eff = (double)(arch->moe_ffn > 0 ? arch->moe_ffn : arch->ffn);
+		double ml = (double)(arch->moe_layers >= 0 ? arch->moe_layers : arch->layers);
+		double expert = ml * E * (arch->gated_mlp ? 3 : 2) * (double)arch->hidden * eff;
+		if (expert > wparams)
+			expert = wparams;
+		if (arch->active_params <= 0)
+			active = wparams - expert * (1 - k / E);
+		double u = (double)(r->max_users >= 1 && r->users > r->max_users ? r->max_users : r->users);
+		wparams = wparams - expert + expert * (1 - pow(1 - k / E, u));
+		not_modelled(r, "MoE routing taken as uniform over the experts");
+	}
+	*wread = (wparams * per_param - emb) / ((double)r->tp * r->pp);
+	*flops0 = 2.0 * active / ((double)r->tp * r->pp);
+}
+
+/* vLLM's and transformers' decode step: the bytes and FLOPs of one step
+ * at `running` users, tensor parallel's all-reduces, vLLM's replayed
+ * graph's kernels, eager transformers' launches and its kernel-model
+ * floor. */
+static void torch_decode(const struct vf_arch *arch, const struct vf_setup *setup,
+			 const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
+			 const struct vf_estimate *prof, const struct vf__link *link, double C,
+			 struct vf_infer *r)
+{
+	double wread, flops0, hb = (double)arch->hidden * C, lstage = (double)r->attn_layers;
+	decode_weights(arch, prof, C, r, &wread, &flops0);
+	double attn = 4.0 * (double)arch->heads * (double)head_dim(arch) * (double)r->attn_layers / r->tp;
+	double host = 0, eager_step = 0;
+	if (o->engine == VF_ENGINE_TRANSFORMERS) {
+		/* eager: the host time of a one-token forward, by the kernel
+		 * model; and that forward's own time there (its one-row GEMMs at
+		 * the kernel model's small-GEMM efficiency), a floor */
+		struct vf_setup ds = one_gpu(setup, r->max_users >= 1 && r->users > r->max_users
+							    ? r->max_users : r->users, 1);
+		struct vf_estimate de;
+		vf_estimate_run(arch, &ds, gpu, &de);
+		host = de.parts.launch + de.parts.fixed;
+		eager_step = de.step_seconds > 0 ? de.step_seconds / ((double)r->tp * r->pp) : 0;
+	}
+	double context = 0.5 * (double)(r->prompt + r->ctx); /* the mean over the generation */
+	/* more users than the cache holds at ctx: the engine queues the rest */
 	r->running = r->max_users >= 1 && r->users > r->max_users ? r->max_users : r->users;
-	double frac = n > 0 ? (double)r->gpu_layers / (double)n : 0;
-	double active = a->active_params > 0 ? (double)a->active_params : nparams;
-	double attn = 4.0 * (double)a->heads * (double)head_dim(a);
-	bool bw = true;
-	double tg = r->gpu_layers > 0 || r->output_on_gpu
-			    ? vf_infer_decode_step(gpu, gpu_w, r->kv_bytes_per_token_layer * (double)r->gpu_layers,
-						   2.0 * active * frac, attn * (double)r->gpu_layers, r->running,
-						   context, 0, &bw)
-			    : 0;
-	double th = (host_w - emb + (double)r->running * r->kv_bytes_per_token_layer *
-					    (double)(n - r->gpu_layers) * context) / host_bw;
-	r->decode_bandwidth_bound = bw;
-	r->decode_step_seconds = tg >= 0 ? tg + th : -1;
+	if (r->tp > 1)
+		host += vf__nccl_seconds(link, VF__ALL_REDUCE, r->tp, (double)r->running * hb, 2 * lstage);
+	if (o->engine == VF_ENGINE_VLLM) /* the replayed graph's kernels (steptime.json vllm_decode) */
+		host += lstage * vf__steptime_vllm_layer_s();
+	r->decode_step_seconds = vf_infer_decode_step(gpu, wread, r->kv_bytes_per_token, flops0, attn,
+						      r->running, context, host, &r->decode_bandwidth_bound);
+	if (eager_step > 0 && r->decode_step_seconds > 0) {
+		/* the kernel model's forward of one token per user, plus reading
+		 * their caches at the device-copy bandwidth, when that is longer */
+		double bps, rate, launch;
+		vf__steptime_decode_rates(gpu, &bps, &rate, &launch);
+		double kv = (double)r->running * r->kv_bytes_per_token * context / bps;
+		if (eager_step + kv > r->decode_step_seconds) {
+			r->decode_step_seconds = eager_step + kv;
+			r->decode_bandwidth_bound = false;
+		}
+	}
 }
 
 vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
@@ -457,9 +775,17 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 
 	if (o->engine == VF_ENGINE_VLLM) {
 		vllm_memory(arch, setup, gpu, o, &prof, r);
+		not_modelled(r, "vLLM's per-step host work (scheduling, sampling) and small-batch GEMM "
+				"efficiency: decode is an upper bound (vLLM's own H200 latency benchmark takes "
+				"1.3-1.4x this model's time, tests/fixtures/published/decode.json)");
 	} else {
 		struct vf_setup cs = one_gpu(setup, 1, r->ctx);
 		r->max_users = gpu ? vf_estimate_max_batch(arch, &cs, gpu, 0) : 0;
+		if (o->engine == VF_ENGINE_TRANSFORMERS && !o->static_cache && gpu)
+			r->max_users = dynamic_cache_users(arch, &cs, gpu, r);
+		if (o->engine == VF_ENGINE_TRANSFORMERS && !o->static_cache)
+			r->kv_growth_bytes = (int64_t)dynamic_growth(r->kv_bytes_per_token_layer, r->attn_layers,
+								     r->ctx, r->users);
 		r->fits = r->max_users >= 1;
 		r->kv_cache_bytes = (int64_t)(r->kv_bytes_per_token * (double)r->ctx * (double)r->users);
 		if (!r->fits)
@@ -495,45 +821,7 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 								(double)r->prompt * hb, 2 * lstage * r->pp)
 					     : 0);
 
-	/* decode: the weights read each step (the embedding table by row) */
-	double per_param = prof.params > 0 ? (double)prof.weights_full / (double)prof.params : C;
-	double emb = arch->tied_embeddings ? 0 : (double)arch->vocab * (double)arch->hidden * per_param;
-	double active = arch->active_params > 0 ? (double)arch->active_params : (double)prof.params;
-	double wparams = (double)prof.params;
-	if (arch->experts > 1 && arch->experts_per_token > 0 && arch->experts_per_token < arch->experts) {
-		/* MoE: the experts the step's tokens route to, each read once;
-		 * uniform routing: a share 1 - (1 - k/E)^users of them */
-		double E = (double)arch->experts, k = (double)arch->experts_per_token;
-		double eff = (double)(arch->moe_ffn > 0 ? arch->moe_ffn : arch->ffn);
-		double ml = (double)(arch->moe_layers >= 0 ? arch->moe_layers : arch->layers);
-		double expert = ml * E * (arch->gated_mlp ? 3 : 2) * (double)arch->hidden * eff;
-		if (expert > wparams)
-			expert = wparams;
-		if (arch->active_params <= 0)
-			active = wparams - expert * (1 - k / E);
-		double u = (double)(r->max_users >= 1 && r->users > r->max_users ? r->max_users : r->users);
-		wparams = wparams - expert + expert * (1 - pow(1 - k / E, u));
-		not_modelled(r, "MoE routing taken as uniform over the experts");
-	}
-	double wread = (wparams * per_param - emb) / ((double)r->tp * r->pp);
-	double flops0 = 2.0 * active / ((double)r->tp * r->pp);
-	double attn = 4.0 * (double)arch->heads * (double)head_dim(arch) * (double)r->attn_layers / r->tp;
-	double host = 0;
-	if (o->engine == VF_ENGINE_TRANSFORMERS) {
-		/* eager: the host time of a one-token forward, by the kernel model */
-		struct vf_setup ds = one_gpu(setup, r->max_users >= 1 && r->users > r->max_users
-							    ? r->max_users : r->users, 1);
-		struct vf_estimate de;
-		vf_estimate_run(arch, &ds, gpu, &de);
-		host = de.parts.launch + de.parts.fixed;
-	}
-	double context = 0.5 * (double)(r->prompt + r->ctx); /* the mean over the generation */
-	/* more users than the cache holds at ctx: the engine queues the rest */
-	r->running = r->max_users >= 1 && r->users > r->max_users ? r->max_users : r->users;
-	if (r->tp > 1)
-		host += vf__nccl_seconds(&link, VF__ALL_REDUCE, r->tp, (double)r->running * hb, 2 * lstage);
-	r->decode_step_seconds = vf_infer_decode_step(gpu, wread, r->kv_bytes_per_token, flops0, attn,
-						      r->running, context, host, &r->decode_bandwidth_bound);
+	torch_decode(arch, setup, gpu, o, &prof, &link, C, r);
 	if (r->decode_step_seconds > 0) /* a token passes the pipeline's stages one after another */
 		r->decode_step_seconds *= r->pp;
 	if (!r->fits) /* nothing runs: no speeds */
@@ -598,42 +886,64 @@ static int vllm_candidates(const struct vf_arch *a, const struct vf_setup *base,
 	return n;
 }
 
+/* One llama.cpp option over `ndev` GPUs (a layer split when more than
+ * one): every layer and the output on the GPUs, else the most layers that
+ * fit with at least one on a GPU. False when none serves. */
+static bool llamacpp_option(const struct vf_arch *a, const struct vf_setup *base,
+			    const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
+			    enum vf_gguf_type type, int ndev, struct vf_infer_candidate *c)
+{
+	struct vf_infer_opts lo = *o;
+	lo.engine = VF_ENGINE_LLAMACPP;
+	lo.gguf_type = type;
+	lo.gguf_given = true;
+	lo.ngl_given = true;
+	lo.split_mode = VF_LCPP_SPLIT_LAYER;
+	struct vf_setup s = *base;
+	s.gpus = (int16_t)ndev;
+	struct vf_error err = {0};
+	int64_t ngl = a->layers + 1;
+	for (; ngl >= 1; ngl--) {
+		lo.n_gpu_layers = ngl;
+		if (vf_infer_run(a, &s, gpu, &lo, &c->r, &err) == VF_OK && c->r.gpu_layers >= 1 &&
+		    serves(&c->r, o))
+			break;
+	}
+	if (ngl < 1)
+		return false;
+	int64_t L = a->layers;
+	bool offload = c->r.gpu_layers < L;
+	c->engine = VF_ENGINE_LLAMACPP;
+	c->gpus = ndev;
+	char split[48] = "";
+	if (ndev > 1)
+		snprintf(split, sizeof split, ", layer split over %d GPUs", ndev);
+	if (!offload)
+		snprintf(c->what, sizeof c->what, "llamacpp %s%s", vf_gguf_type_name(type), split);
+	else
+		snprintf(c->what, sizeof c->what, "llamacpp %s, %lld of %lld layers on the GPU%s%s",
+			 vf_gguf_type_name(type), (long long)c->r.gpu_layers, (long long)L, ndev > 1 ? "s" : "",
+			 split);
+	snprintf(c->gives_up, sizeof c->gives_up, "%s%s%s", type == VF_GGUF_F16 ? "" : "quantized weights",
+		 type != VF_GGUF_F16 && offload ? "; " : "", offload ? "layers in host memory (slow)" : "");
+	return true;
+}
+
+/* llama.cpp with each GGUF type on one GPU, and split over all `gpus`
+ * (--split-mode layer, llama.cpp's default) where one GPU would offload. */
 static int llamacpp_candidates(const struct vf_arch *a, const struct vf_setup *base,
-			       const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
+			       const struct vf_gpu_spec *gpu, int gpus, const struct vf_infer_opts *o,
 			       struct vf_infer_candidate *out, int max)
 {
 	static const enum vf_gguf_type types[] = {VF_GGUF_F16, VF_GGUF_Q8_0, VF_GGUF_Q6_K,
 						  VF_GGUF_Q5_K_M, VF_GGUF_Q4_K_M, VF_GGUF_Q4_0};
 	int n = 0;
 	for (int i = 0; i < 6 && n < max; i++) {
-		struct vf_infer_opts lo = *o;
-		lo.engine = VF_ENGINE_LLAMACPP;
-		lo.gguf_type = types[i];
-		lo.gguf_given = true;
-		lo.ngl_given = true;
-		struct vf_infer_candidate *c = &out[n];
-		struct vf_error err = {0};
-		/* every layer and the output, else the most layers that fit */
-		int64_t ngl = a->layers + 1;
-		for (; ngl >= 1; ngl--) { /* at least one layer: a GPU option */
-			lo.n_gpu_layers = ngl;
-			if (vf_infer_run(a, base, gpu, &lo, &c->r, &err) == VF_OK && serves(&c->r, o))
-				break;
-		}
-		if (ngl < 1)
-			continue;
-		c->engine = VF_ENGINE_LLAMACPP;
-		c->gpus = 1;
-		if (ngl > a->layers)
-			snprintf(c->what, sizeof c->what, "llamacpp %s", vf_gguf_type_name(types[i]));
-		else
-			snprintf(c->what, sizeof c->what, "llamacpp %s, %lld of %lld layers on the GPU",
-				 vf_gguf_type_name(types[i]), (long long)ngl, (long long)a->layers);
-		snprintf(c->gives_up, sizeof c->gives_up, "%s%s%s",
-			 types[i] == VF_GGUF_F16 ? "" : "quantized weights",
-			 types[i] != VF_GGUF_F16 && ngl <= a->layers ? "; " : "",
-			 ngl <= a->layers ? "layers in host memory (slow)" : "");
-		n++;
+		bool one = llamacpp_option(a, base, gpu, o, types[i], 1, &out[n]);
+		bool whole = one && out[n].r.gpu_layers >= a->layers && out[n].r.output_on_gpu;
+		n += one;
+		if (gpus > 1 && !whole && n < max)
+			n += llamacpp_option(a, base, gpu, o, types[i], gpus, &out[n]);
 	}
 	return n;
 }
@@ -652,9 +962,62 @@ int vf_infer_candidates(const struct vf_arch *arch, const struct vf_setup *setup
 	if (o->engine != VF_ENGINE_LLAMACPP)
 		n += vllm_candidates(arch, &base, gpu, gpus, o, out + n, max - n);
 	if (o->engine != VF_ENGINE_VLLM && n < max)
-		n += llamacpp_candidates(arch, &base, gpu, o, out + n, max - n);
+		n += llamacpp_candidates(arch, &base, gpu, gpus, o, out + n, max - n);
 	qsort(out, (size_t)n, sizeof *out, cand_cmp);
 	return n;
+}
+
+/* One point of the sweep at context c. */
+static void sweep_point(const struct vf_arch *a, const struct vf_setup *setup, const struct vf_gpu_spec *gpu,
+			const struct vf_infer_opts *o, int64_t c, cJSON *ctxs, cJSON *seq, cJSON *users,
+			double *budget)
+{
+	struct vf_infer_opts p = *o;
+	p.ctx = c;
+	struct vf_setup s = *setup;
+	if (s.seq > c)
+		s.seq = c; /* the prompt within the context */
+	struct vf_infer r;
+	struct vf_error err = {0};
+	if (vf_infer_run(a, &s, gpu, &p, &r, &err) != VF_OK)
+		return;
+	double per = r.kv_bytes_per_token * (double)c;
+	if (r.engine == VF_ENGINE_VLLM) {
+		per = r.kv_bytes_per_token * (double)r.block_size * ceil((double)c / r.block_size);
+		*budget = (double)r.kv_blocks * r.block_size * r.kv_bytes_per_token;
+	} else if (r.engine == VF_ENGINE_LLAMACPP && r.max_ctx >= 0) {
+		*budget = (double)r.max_ctx * r.kv_bytes_per_token_layer * (double)r.gpu_layers;
+	}
+	cJSON_AddItemToArray(ctxs, cJSON_CreateNumber((double)c));
+	cJSON_AddItemToArray(seq, cJSON_CreateNumber(per));
+	cJSON_AddItemToArray(users, cJSON_CreateNumber((double)(r.max_users > 0 ? r.max_users : 0)));
+}
+
+cJSON *vf_infer_sweep_json(const struct vf_arch *arch, const struct vf_setup *setup,
+			   const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o, int64_t ctx,
+			   int64_t limit)
+{
+	cJSON *out = cJSON_CreateObject();
+	cJSON *ctxs = cJSON_AddArrayToObject(out, "contexts");
+	cJSON *seq = cJSON_AddArrayToObject(out, "kv_bytes_per_sequence");
+	cJSON *users = cJSON_AddArrayToObject(out, "max_users");
+	double budget = -1;
+	bool done = ctx <= 0;
+	for (int64_t c = 512; c <= limit && c <= (1 << 24); c *= 2) {
+		if (!done && ctx < c) {
+			sweep_point(arch, setup, gpu, o, ctx, ctxs, seq, users, &budget);
+			done = true;
+		}
+		sweep_point(arch, setup, gpu, o, c, ctxs, seq, users, &budget);
+		done = done || ctx == c;
+	}
+	if (!done)
+		sweep_point(arch, setup, gpu, o, ctx, ctxs, seq, users, &budget);
+	if (budget >= 0)
+		cJSON_AddNumberToObject(out, "kv_budget_bytes", budget);
+	else
+		cJSON_AddNullToObject(out, "kv_budget_bytes");
+	return out;
 }
 
 cJSON *vf_infer_to_json(const struct vf_infer *r)
@@ -682,12 +1045,30 @@ cJSON *vf_infer_to_json(const struct vf_infer *r)
 	} else {
 		cJSON_AddNullToObject(o, "kv_blocks");
 	}
+	if (r->engine == VF_ENGINE_TRANSFORMERS) {
+		cJSON_AddStringToObject(o, "kv_cache", r->kv_growth_bytes > 0 ? "dynamic" : "static");
+		cJSON_AddNumberToObject(o, "kv_growth_bytes", (double)r->kv_growth_bytes);
+	}
 	if (r->engine == VF_ENGINE_LLAMACPP) {
 		cJSON_AddNumberToObject(o, "gpu_layers", (double)r->gpu_layers);
 		cJSON_AddBoolToObject(o, "output_on_gpu", r->output_on_gpu);
 		cJSON_AddNumberToObject(o, "host_bytes", (double)r->host_bytes);
 		cJSON_AddNumberToObject(o, "compute_buffer_bytes", (double)r->compute_buffer_bytes);
 		cJSON_AddNumberToObject(o, "bits_per_weight", r->bits_per_weight);
+		cJSON_AddStringToObject(o, "split_mode", vf_llamacpp_split_name(r->devices > 1 ? r->split_mode
+											  : VF_LCPP_SPLIT_NONE));
+		cJSON *dv = cJSON_AddArrayToObject(o, "devices");
+		for (int d = 0; d < r->devices; d++) {
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddNumberToObject(e, "layers", (double)r->device_layers[d]);
+			if (r->device_first[d] >= 0)
+				cJSON_AddNumberToObject(e, "first_layer", (double)r->device_first[d]);
+			else
+				cJSON_AddNullToObject(e, "first_layer");
+			cJSON_AddBoolToObject(e, "output", r->device_output[d]);
+			cJSON_AddNumberToObject(e, "bytes", (double)r->device_bytes[d]);
+			cJSON_AddItemToArray(dv, e);
+		}
 	}
 	cJSON_AddNumberToObject(o, "weights_bytes", (double)r->weights_bytes);
 	cJSON_AddNumberToObject(o, "max_users", (double)r->max_users);

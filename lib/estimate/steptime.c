@@ -80,6 +80,10 @@ static struct {
 	double step_s;         /* per step: Python, zero_grad, loss scalar, optimizer dispatch */
 	double sync_s;         /* one host-device synchronisation */
 	double bwd_kernels;    /* backward kernels per forward kernel */
+	double lcpp_kernels_q, lcpp_kernels_f16; /* llama.cpp decode: kernels per layer */
+	double lcpp_gap_graphs, lcpp_gap_eager;  /* llama.cpp decode: s per kernel */
+	double lcpp_sync_s;    /* llama.cpp over several GPUs: s per cross-device copy and wait */
+	double vllm_kernels;   /* vLLM decode: kernels per layer */
 	bool loaded;
 } K;
 
@@ -200,6 +204,13 @@ static void load_constants(void)
 	K.step_s = num(c, "step_s", 1.5e-5);
 	K.sync_s = num(c, "sync_s", 2e-5);
 	K.bwd_kernels = rate(c, "backward_kernels", 2);
+	const cJSON *lc = cJSON_GetObjectItemCaseSensitive(c, "llamacpp_decode");
+	K.lcpp_kernels_q = num(lc, "kernels_per_layer_quantized", 27);
+	K.lcpp_kernels_f16 = num(lc, "kernels_per_layer_f16", 23);
+	K.lcpp_gap_graphs = num(lc, "kernel_gap_graphs_s", 3e-6);
+	K.lcpp_gap_eager = num(lc, "kernel_gap_eager_s", 3.9e-6);
+	K.lcpp_sync_s = num(lc, "device_sync_s", 2e-5);
+	K.vllm_kernels = num(cJSON_GetObjectItemCaseSensitive(c, "vllm_decode"), "kernels_per_layer", 10);
 	K.loaded = true;
 }
 
@@ -279,8 +290,29 @@ void vf__steptime_decode_rates(const struct vf_gpu_spec *gpu, double *stream_bps
 	int gf = vf__steptime_geforce(gpu) ? 1 : 0;
 	double bw_raw = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
 	*stream_bps = bw_raw * K.bw_kernel[g];
-	*gemm_flops = gpu && gpu->bf16_tflops > 0 ? gpu->bf16_tflops * 1e12 * K.gemm_eff[g][gf] : -1;
+	/* the dense tensor rate: bf16, else fp16 (Volta, Turing: no bf16) */
+	double tf = !gpu ? -1 : gpu->bf16_tflops > 0 ? gpu->bf16_tflops : gpu->fp16_tflops;
+	*gemm_flops = tf > 0 ? tf * 1e12 * K.gemm_eff[g][gf] : -1;
 	*launch_s = K.launch_s * K.host[g][gf];
+}
+
+double vf__steptime_llamacpp_layer_s(bool quantized, bool cuda_graphs)
+{
+	load_constants();
+	double kernels = quantized ? K.lcpp_kernels_q : K.lcpp_kernels_f16;
+	return kernels * (cuda_graphs ? K.lcpp_gap_graphs : K.lcpp_gap_eager);
+}
+
+double vf__steptime_vllm_layer_s(void)
+{
+	load_constants();
+	return K.vllm_kernels * K.lcpp_gap_graphs;
+}
+
+double vf__steptime_llamacpp_sync_s(void)
+{
+	load_constants();
+	return K.lcpp_sync_s;
 }
 
 double vf__steptime_host_bps(const struct vf_gpu_spec *gpu)

@@ -94,6 +94,19 @@ const cJSON *vf__steptime_data(const char *section);
 /* Host <-> device copy bandwidth of the GPU's PCIe link, bytes/s (pinned
  * copies: PCIe 3.0 / 4.0 / 5.0 from the catalog's interconnect text, SXM
  * boards by generation). */
+/* llama.cpp's one-token decode: the device seconds per decoder layer its
+ * kernels take beyond their work (kernels per layer x the per-kernel time,
+ * replayed as a CUDA graph or launched one by one). */
+double vf__steptime_llamacpp_layer_s(bool quantized, bool cuda_graphs);
+
+/* vLLM's one-step decode (CUDA graphs): the device seconds per decoder
+ * layer its kernels take beyond their work. */
+double vf__steptime_vllm_layer_s(void);
+
+/* llama.cpp over several GPUs: one cross-device copy of a small tensor
+ * and the wait on it (a layer split's hop, a row split's mat-vec). */
+double vf__steptime_llamacpp_sync_s(void);
+
 double vf__steptime_host_bps(const struct vf_gpu_spec *gpu);
 
 /* The GEMM efficiency of the GPU's generation relative to hopper's (the

@@ -34,6 +34,8 @@ void vf__report_plan(struct vf_w *w, const cJSON *d);
  * "phases" array), capacity lines for gpus (array of {name|id,
  * vram_bytes}). */
 void vf__phase_figure(struct vf_w *w, const cJSON *phases, const cJSON *gpus, const char *title);
+/* --mode infer: KV cache and users against the context (report_infer.c). */
+void vf__infer_figures(struct vf_w *w, const cJSON *d);
 /* A short label for a memory term key ("optimizer_temp" -> "optimizer
  * temporaries") and its palette colour. */
 const char *vf__term_label(const char *key);

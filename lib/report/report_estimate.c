@@ -580,6 +580,7 @@ void vf__report_estimate(struct vf_w *w, const cJSON *d)
 			vf_html_p(w, "note", "No step time: no GPU with a known dense bf16 rate was given.");
 		}
 	}
+	vf__infer_figures(w, d);
 	gpu_table(w, d);
 	vf_html_section_begin(w, "assumptions", "Assumptions");
 	string_list(w, cJSON_GetObjectItemCaseSensitive(d, "assumptions"));

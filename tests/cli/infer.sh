@@ -55,11 +55,33 @@ run estimate llama3.1-70b --mode infer --engine llamacpp --gpu rtx-4090 --json
 expect_json 'j["gpus"][0]["fits"] is False and j["inference"]["fits"] is False'
 run estimate llama3.1-70b --mode infer --engine llamacpp --gpu rtx-4090
 expect_out 'rtx-4090: llama.cpp does not fit: 80 layers and the output'
+# -ngl 40 counts the output layer as llama.cpp does: layers 41-79 and the output
 run estimate llama3.1-70b --mode infer --engine llamacpp --n-gpu-layers 40 --host-bandwidth 80 --gpu rtx-4090 --json
-expect_json 'j["inference"]["gpu_layers"] == 40 and j["inference"]["host_bytes"] > 20e9 and j["gpus"][0]["fits"] is True'
+expect_json 'j["inference"]["gpu_layers"] == 39 and j["inference"]["output_on_gpu"] is True and j["inference"]["host_bytes"] > 20e9 and j["gpus"][0]["fits"] is True'
 run estimate llama3.1-70b --mode infer --engine llamacpp --n-gpu-layers 40 --gpu rtx-4090
 expect_out 'Memory as llama.cpp lays it out'
-expect_out 'weights (40 layers)'
+expect_out 'weights (39 layers + output)'
+
+test_case "llamacpp over two GPUs: layer split (default), row split, --tensor-split"
+run estimate llama3.1-70b --mode infer --engine llamacpp --gpu rtx-3090:2 --ctx 4096
+expect_rc 0
+expect_out 'GPU 1, the fullest of 2 (layer split)'
+expect_out '  GPU 0: layers 0-40,'
+expect_out '  GPU 1: layers 41-79 + output,'
+run estimate llama3.1-70b --mode infer --engine llamacpp --gpu rtx-3090:2 --ctx 4096 --json
+expect_json 'j["inference"]["split_mode"] == "layer" and [d["layers"] for d in j["inference"]["devices"]] == [41, 39] and j["gpus"][0]["fits"] is True'
+run estimate llama3.1-70b --mode infer --engine llamacpp --gpu rtx-3090:2 --ctx 4096 --split-mode row --json
+expect_json 'j["inference"]["split_mode"] == "row" and j["inference"]["fits"] is True'
+run estimate llama3.1-70b --mode infer --engine llamacpp --gpu rtx-3090:2 --ctx 4096 --split-mode none --json
+expect_json 'j["inference"]["split_mode"] == "none" and j["inference"]["fits"] is False'
+run estimate llama3.1-70b --mode infer --engine llamacpp --gpu rtx-3090:2 --ctx 4096 --tensor-split 3,1
+expect_out 'llama.cpp does not fit: 61 layers'
+expect_out 'on GPU 0 of 2'
+run estimate llama3.1-70b --mode infer --engine llamacpp --gpu rtx-3090:2 --tensor-split 3,x
+expect_rc 2
+expect_err "--tensor-split: '3,x': ratio 2 is not a number"
+run estimate llama3.1-70b --mode infer --engine vllm --gpu rtx-3090:2 --split-mode row
+expect_rc 2
 
 test_case "fit --mode infer --engine: the ways to serve llama3.1-70b on two RTX 3090"
 run fit llama3.1-70b --mode infer --engine any --gpu rtx-3090:2 --ctx 4096
@@ -67,6 +89,7 @@ expect_rc 0
 expect_out 'Serving llama3.1-70b'
 expect_out_re '^rtx-3090 x2 +vllm tp 2, int4 weights, fp8 KV +2 '
 expect_out 'layers in host memory'
+expect_out_re 'llamacpp q4_k_m, layer split over 2 GPUs +2 '
 run fit llama3.1-70b --mode infer --engine vllm --gpu rtx-3090:2 --ctx 4096 --json
 expect_rc 0
 expect_json 'j["gpus"][0]["id"] == "rtx-3090" and j["gpus"][0]["options"][0]["inference"]["kv_blocks"] == 353'
@@ -84,6 +107,15 @@ expect_rc 2
 expect_err 'apply to --engine vllm'
 run estimate llama3.1-8b --mode infer --engine tgi --gpu rtx-4090
 expect_rc 2
+run estimate llama3.1-8b --mode infer --engine vllm --kv-cache static --gpu rtx-4090 --ctx 8192
+expect_rc 2
+expect_err 'applies to --engine transformers'
+run estimate llama3.1-8b --mode infer --kv-cache dynamic --gpu rtx-4090 --ctx 8192 --json
+expect_rc 0
+expect_json 'j["inference"]["kv_cache"] == "dynamic" and j["inference"]["kv_growth_bytes"] == 16777216'
+run estimate llama3.1-8b --mode infer --kv-cache static --gpu rtx-4090 --ctx 8192 --json
+expect_rc 0
+expect_json 'j["inference"]["kv_cache"] == "static" and j["inference"]["kv_growth_bytes"] == 0'
 run estimate ltx-2-19b --mode infer --engine vllm --gpu h100-80gb
 expect_rc 2
 expect_err 'apply to language models'

@@ -62,6 +62,16 @@ expect_rc 0; check '[ -f qwen2.5-1.5b.html ]'
 check 'grep -q "fits RTX 5090 with [0-9.]* GiB to spare at batch 1, up to batch [0-9]* (batch [0-9]* needs" qwen2.5-1.5b.html'
 run report estimate ltx-2-19b --gpu h100-80gb -o dit.html
 expect_rc 0; check 'self_contained dit.html && page_json dit.html "j[\"model\"][\"kind\"] == \"dit\""'
+test_case "report estimate --mode infer: KV cache and users against the context (issue 27)"
+run report estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090 --gpu a100-80gb --ctx 8192 -o infer.html
+expect_rc 0
+check 'self_contained infer.html && grep -q "data-chart=\"infer-kv\"" infer.html && grep -q "data-chart=\"infer-users\"" infer.html'
+check 'page_json infer.html "j[\"inference_sweep\"][\"engine\"] == \"vllm\" and [g[\"gpu\"] for g in j[\"inference_sweep\"][\"gpus\"]] == [\"rtx-4090\", \"a100-80gb\"]"'
+check 'page_json infer.html "8192 in j[\"inference_sweep\"][\"gpus\"][0][\"contexts\"] and j[\"inference_sweep\"][\"gpus\"][0][\"max_users\"][j[\"inference_sweep\"][\"gpus\"][0][\"contexts\"].index(8192)] == 5"'
+check 'grep -q "<h2>Users that fit vs context: at 8192 tokens RTX 4090 5;" infer.html'
+run report estimate llama3.1-70b --mode infer --engine llamacpp --gpu rtx-3090:2 --ctx 4096 -o infer-cpp.html
+expect_rc 0
+check 'page_json infer-cpp.html "j[\"inference_sweep\"][\"gpus\"][0][\"kv_budget_bytes\"] > 0"'
 test_case "report estimate: one fitting batch is a figure in the text, said once, not a one-dot chart"
 run report estimate ltx-2-19b --gpu h100-80gb --video 1280x720x121 -o one.html
 expect_rc 0
@@ -255,6 +265,8 @@ check_page() {
 PEAK_GIB=$($PY -c 'import json,re,sys; h=open(sys.argv[1],encoding="utf-8").read(); j=json.loads(re.search(r"<script type=\"application/json\" id=\"vramfit-data\">(.*?)</script>",h,re.S).group(1)); print("%.2f" % (j["memory"]["peak_bytes"]/2**30))' "$TMP/r.html")
 check_page r.html estimate "does not fit RTX 4090" "memory per GPU (GiB)" "micro-batch (samples per GPU)" \
   ">weights</button>" ">RTX 4090</button>" ">A100 SXM4 80GB</button>" "Assumptions" "${PEAK_GIB:-no peak in the page data}"
+check_page infer.html estimate-infer "KV cache of one sequence vs context" "context per sequence (tokens)" \
+  "users (sequences at once)" "A100 SXM4 80GB KV memory"
 test_case "browser: the estimate page prints on A4 (@page size)"
 browse "$TMP/pdf.out" --no-pdf-header-footer --print-to-pdf="$TMP/r.pdf" "file://$TMP/r.html"
 check 'grep -a -q "MediaBox \[0 0 594.9" "$TMP/r.pdf" && ! grep -a "MediaBox" "$TMP/r.pdf" | grep -vq "594.9"'
@@ -296,6 +308,8 @@ layout() {
 }
 layout r.html estimate
 layout one.html estimate-one-batch
+layout infer.html estimate-infer
+layout infer-cpp.html estimate-infer-llamacpp
 layout fit.html fit
 layout fit70.html fit-tight
 [ -n "${P:-}" ] && layout "$P/plan.html" plan

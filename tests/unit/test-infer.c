@@ -166,7 +166,8 @@ static void test_vllm_tensor_parallel(void)
  * row): 16060522496 - 128256 x 4096 x 2 = 15009849344 bytes, the KV cache
  * at the mean context (2048 + 8192) / 2 = 5120 tokens: 131072 x 5120 =
  * 671088640 bytes; at the ada device-copy share 0.9 of 1008 GB/s:
- * 15680937984 / 907.2e9 = 17.285 ms, 57.85 tokens/s. */
+ * 15680937984 / 907.2e9 = 17.285 ms, plus the kernels of vLLM's replayed
+ * graph, 32 layers x 10 x 3 us = 0.96 ms: 18.245 ms, 54.8 tokens/s. */
 static void test_decode_bandwidth_bound(void)
 {
 	const struct vf_arch *a = catalog_arch("llama3.1-8b");
@@ -181,16 +182,28 @@ static void test_decode_bandwidth_bound(void)
 	CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
 	CHECK_INT(r.prompt, 2048);
 	CHECK(r.decode_bandwidth_bound);
-	double want = (15009849344.0 + 671088640.0) / (1008e9 * 0.9);
+	/* and vLLM's replayed graph: 32 layers x 10 kernels x 3 us (steptime.json vllm_decode) */
+	double want = (15009849344.0 + 671088640.0) / (1008e9 * 0.9) + 32 * 10 * 3e-6;
 	CHECK(fabs(r.decode_step_seconds - want) < 1e-9);
 	CHECK(fabs(r.decode_tokens_per_second_per_user - 1 / want) < 1e-6);
 	CHECK(fabs(r.decode_tokens_per_second_total - 1 / want) < 1e-6);
-	/* transformers eager: the same bytes plus kernel launches: slower */
+	/* transformers eager: the kernel model's one-token forward (its one-row
+	 * GEMMs) plus the cache: slower */
 	o.engine = VF_ENGINE_TRANSFORMERS;
 	struct vf_infer t;
 	CHECK(vf_infer_run(a, &s, g, &o, &t, &err) == VF_OK);
 	CHECK(t.decode_step_seconds > r.decode_step_seconds);
 	CHECK_INT(t.kv_blocks, -1);
+	/* exactly the kernel model's forward of one token (its one-row GEMMs
+	 * take longer than the weights' bytes) plus the cache's bytes */
+	struct vf_setup one = s;
+	one.batch = 1;
+	one.seq = 1;
+	struct vf_estimate de;
+	vf_estimate_run(a, &one, g, &de);
+	CHECK(de.step_seconds > want);
+	CHECK(fabs(t.decode_step_seconds - (de.step_seconds + 671088640.0 / (1008e9 * 0.9))) < 1e-9);
+	CHECK(!t.decode_bandwidth_bound);
 }
 
 /* More users never faster per user (and never slower in aggregate while
@@ -389,6 +402,217 @@ static void test_training_refused(void)
 	CHECK(!vf_engine_parse("tgi", &en));
 }
 
+/* transformers' DynamicCache vs StaticCache, by hand for llama3.1-8b at
+ * --ctx 8000, one user: one layer's K is 0.5 x 4096 x 8000 = 16384000
+ * bytes, 8 blocks of 2 MiB = 16777216 once rounded: the torch.cat
+ * transient 16777216 plus the rounding of the 64 K and V tensors, 64 x
+ * 393216 = 25165824: 41943040 bytes. At 8192 tokens the tensor is exactly
+ * 8 x 2 MiB: 16777216. A static cache adds nothing; the dynamic one never
+ * holds more users, and at some context it holds fewer. */
+static void test_dynamic_cache(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-8b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-40gb");
+	if (!a || !g)
+		return;
+	struct vf_setup s = infer_setup();
+	struct vf_infer_opts o = {.engine = VF_ENGINE_TRANSFORMERS, .ctx = 8000, .users = 1};
+	struct vf_infer d, st;
+	struct vf_error err = {0};
+	CHECK(vf_infer_run(a, &s, g, &o, &d, &err) == VF_OK);
+	CHECK_INT(d.kv_growth_bytes, 41943040);
+	o.ctx = 8192;
+	CHECK(vf_infer_run(a, &s, g, &o, &d, &err) == VF_OK);
+	CHECK_INT(d.kv_growth_bytes, 16777216);
+	o.static_cache = true;
+	CHECK(vf_infer_run(a, &s, g, &o, &st, &err) == VF_OK);
+	CHECK_INT(st.kv_growth_bytes, 0);
+	/* the dynamic cache's users never exceed the static one's */
+	for (int64_t ctx = 1024; ctx <= 16384; ctx += 1024) {
+		o.ctx = ctx;
+		o.static_cache = false;
+		CHECK(vf_infer_run(a, &s, g, &o, &d, &err) == VF_OK);
+		o.static_cache = true;
+		CHECK(vf_infer_run(a, &s, g, &o, &st, &err) == VF_OK);
+		CHECK(d.max_users <= st.max_users);
+	}
+	/* a card just big enough for the static cache's users at 8192 tokens
+	 * (their peak plus half the growth): the dynamic cache holds one fewer */
+	int64_t b;
+	o.ctx = 8192;
+	CHECK(vf_infer_run(a, &s, g, &o, &st, &err) == VF_OK);
+	b = st.max_users;
+	CHECK(b >= 2);
+	struct vf_setup sb = s;
+	sb.batch = b;
+	sb.seq = 8192;
+	struct vf_estimate e;
+	vf_estimate_run(a, &sb, g, &e);
+	struct vf_gpu_spec tight = *g;
+	double growth = 0.5 * 4096 * 8192 * (double)b; /* exact multiples of 2 MiB */
+	tight.memory_mib = (int64_t)(((double)e.peak_bytes + growth / 2) / (1 << 20));
+	CHECK(vf_infer_run(a, &s, &tight, &o, &st, &err) == VF_OK);
+	CHECK_INT(st.max_users, b);
+	o.static_cache = false;
+	CHECK(vf_infer_run(a, &s, &tight, &o, &d, &err) == VF_OK);
+	CHECK_INT(d.max_users, b - 1);
+	cJSON *j = vf_infer_to_json(&d);
+	CHECK_STR(cJSON_GetObjectItem(j, "kv_cache")->valuestring, "dynamic");
+	cJSON_Delete(j);
+}
+
+/* llama.cpp over several GPUs (src/llama-model.cpp load_tensors), by
+ * hand for llama3.1-70b (80 layers; the output layer is "layer" 80):
+ * every layer on 2 equal GPUs: act = 81, split points 0.5 and 1; layer il
+ * goes to the first device whose point is above il / 81: layers 0-40
+ * (40 / 81 = 0.494) on GPU 0, 41-79 and the output on GPU 1. --tensor-split
+ * 3,1: points 0.75, 1: layers 0-60 on GPU 0. -ngl 40: i_gpu_start = 81 -
+ * 40 = 41, act = 40: layers 41-60 on GPU 0, 61-79 and the output on GPU 1,
+ * 0-40 on the CPU. One GPU, -ngl 80: layer 0 on the CPU, the output on
+ * the GPU (llama.cpp counts the output as the last layer). */
+static void test_llamacpp_split(void)
+{
+	CHECK_INT(vf_llamacpp_layer_device(40, 80, 81, NULL, 2), 0);
+	CHECK_INT(vf_llamacpp_layer_device(41, 80, 81, NULL, 2), 1);
+	CHECK_INT(vf_llamacpp_layer_device(80, 80, 81, NULL, 2), 1);
+	double ts[VF_INFER_MAX_DEVICES] = {3, 1};
+	CHECK_INT(vf_llamacpp_layer_device(60, 80, 81, ts, 2), 0);
+	CHECK_INT(vf_llamacpp_layer_device(61, 80, 81, ts, 2), 1);
+	CHECK_INT(vf_llamacpp_layer_device(40, 80, 40, NULL, 2), -1);
+	CHECK_INT(vf_llamacpp_layer_device(41, 80, 40, NULL, 2), 0);
+	CHECK_INT(vf_llamacpp_layer_device(60, 80, 40, NULL, 2), 0);
+	CHECK_INT(vf_llamacpp_layer_device(61, 80, 40, NULL, 2), 1);
+	CHECK_INT(vf_llamacpp_layer_device(80, 80, 40, NULL, 2), 1);
+	CHECK_INT(vf_llamacpp_layer_device(0, 80, 80, NULL, 1), -1);
+	CHECK_INT(vf_llamacpp_layer_device(1, 80, 80, NULL, 1), 0);
+	CHECK_INT(vf_llamacpp_layer_device(80, 80, 80, NULL, 1), 0);
+	CHECK_INT(vf_llamacpp_layer_device(5, 80, 0, NULL, 1), -1);
+
+	/* the parser: ',' or '/', at most 16 ratios, not all 0 */
+	double out[VF_INFER_MAX_DEVICES];
+	int n;
+	struct vf_error err = {0};
+	CHECK(vf_llamacpp_tensor_split_parse("3,1", out, &n, &err) == VF_OK && n == 2 && out[0] == 3 && out[1] == 1);
+	CHECK(vf_llamacpp_tensor_split_parse("0.6/0.4", out, &n, &err) == VF_OK && n == 2 && out[1] == 0.4);
+	CHECK(vf_llamacpp_tensor_split_parse("3,", out, &n, &err) == VF_EUSAGE);
+	CHECK_CONTAINS(err.msg, "--tensor-split");
+	CHECK(vf_llamacpp_tensor_split_parse("0,0", out, &n, &err) == VF_EUSAGE);
+	CHECK(vf_llamacpp_tensor_split_parse("1;2", out, &n, &err) == VF_EUSAGE);
+	CHECK(vf_llamacpp_tensor_split_parse("-1,2", out, &n, &err) == VF_EUSAGE);
+	CHECK(vf_llamacpp_tensor_split_parse("nan", out, &n, &err) == VF_EUSAGE);
+	CHECK(vf_llamacpp_tensor_split_parse("1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1", out, &n, &err) == VF_EUSAGE);
+	CHECK(vf_llamacpp_tensor_split_parse("", out, &n, &err) == VF_EUSAGE);
+
+	const struct vf_arch *a = catalog_arch("llama3.1-70b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-3090");
+	if (!a || !g)
+		return;
+	struct vf_setup s = infer_setup();
+	struct vf_infer_opts o = {.engine = VF_ENGINE_LLAMACPP, .ctx = 4096, .users = 1};
+	struct vf_infer one, two, row;
+	CHECK(vf_infer_run(a, &s, g, &o, &one, &err) == VF_OK);
+	CHECK(!one.fits); /* 39 GiB of Q4_K_M on one 24 GiB card */
+	s.gpus = 2;
+	CHECK(vf_infer_run(a, &s, g, &o, &two, &err) == VF_OK);
+	CHECK(two.fits);
+	CHECK_INT(two.devices, 2);
+	CHECK_INT(two.device_layers[0], 41);
+	CHECK_INT(two.device_first[1], 41);
+	CHECK(two.device_output[1] && !two.device_output[0]);
+	CHECK_INT(two.gpu_layers, 80);
+	/* the weights on the two cards are the file less the token embedding */
+	double file = vf_gguf_embedding_bytes(a, VF_GGUF_Q4_K_M) + vf_gguf_output_bytes(a, VF_GGUF_Q4_K_M);
+	double g0 = 0;
+	for (int i = 0; i < 80; i++) {
+		file += vf_gguf_layer_bytes(a, VF_GGUF_Q4_K_M, i);
+		g0 += i <= 40 ? vf_gguf_layer_bytes(a, VF_GGUF_Q4_K_M, i) : 0;
+	}
+	CHECK_INT(two.host_bytes, (int64_t)vf_gguf_embedding_bytes(a, VF_GGUF_Q4_K_M));
+	CHECK_INT(two.fullest, 1);
+	CHECK_INT(two.weights_bytes, (int64_t)(file - vf_gguf_embedding_bytes(a, VF_GGUF_Q4_K_M) - g0));
+	/* a layer split runs the cards one after another: a card with both
+	 * cards' memory and one card's bandwidth is faster by the one hop */
+	struct vf_gpu_spec big = *g;
+	big.memory_mib = 2 * g->memory_mib;
+	s.gpus = 1;
+	CHECK(vf_infer_run(a, &s, &big, &o, &one, &err) == VF_OK);
+	CHECK(one.fits);
+	CHECK(fabs(two.decode_step_seconds - one.decode_step_seconds - 2e-5) < 1e-9);
+	/* a row split: both cards read their share at once */
+	s.gpus = 2;
+	o.split_mode = VF_LCPP_SPLIT_ROW;
+	CHECK(vf_infer_run(a, &s, g, &o, &row, &err) == VF_OK);
+	CHECK(row.fits);
+	CHECK(row.decode_step_seconds < two.decode_step_seconds);
+	CHECK(fabs((double)row.weights_bytes - (file - vf_gguf_embedding_bytes(a, VF_GGUF_Q4_K_M)) / 2) < 2e6);
+	/* --split-mode none: one card, as without the second */
+	o.split_mode = VF_LCPP_SPLIT_NONE;
+	CHECK(vf_infer_run(a, &s, g, &o, &row, &err) == VF_OK);
+	CHECK(!row.fits && row.devices == 1);
+	/* --tensor-split 3,1: GPU 0 holds 61 layers and does not fit */
+	o.split_mode = VF_LCPP_SPLIT_LAYER;
+	o.tensor_split[0] = 3;
+	o.tensor_split[1] = 1;
+	CHECK(vf_infer_run(a, &s, g, &o, &row, &err) == VF_OK);
+	CHECK_INT(row.device_layers[0], 61);
+	CHECK(!row.fits && row.fullest == 0);
+	CHECK_CONTAINS(row.why, "GPU 0 of 2");
+}
+
+/* vLLM runs at most max_num_seqs sequences (256 on an A100 80GB) however
+ * many blocks there are: llama3.1-8b at 512 tokens has blocks for ~900. */
+static void test_vllm_max_num_seqs(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-8b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-80gb");
+	if (!a || !g)
+		return;
+	struct vf_setup s = infer_setup();
+	s.seq = 256;
+	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .ctx = 512, .users = 1};
+	struct vf_infer r;
+	struct vf_error err = {0};
+	CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+	CHECK_INT(r.max_num_seqs, 256);
+	CHECK(r.max_concurrency > 800);
+	CHECK_INT(r.max_users, 256);
+	cJSON *sw = vf_infer_sweep_json(a, &s, g, &o, 512, 4096);
+	CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(sw, "contexts")), 4); /* 512, 1k, 2k, 4k */
+	CHECK(cJSON_GetArrayItem(cJSON_GetObjectItem(sw, "max_users"), 0)->valuedouble == 256);
+	CHECK(cJSON_GetArrayItem(cJSON_GetObjectItem(sw, "kv_bytes_per_sequence"), 1)->valuedouble == 131072.0 * 1024);
+	CHECK(cJSON_IsNumber(cJSON_GetObjectItem(sw, "kv_budget_bytes")));
+	cJSON_Delete(sw);
+	/* a --ctx between the powers of two is a point of its own */
+	sw = vf_infer_sweep_json(a, &s, g, &o, 3000, 4096);
+	CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(sw, "contexts")), 5);
+	CHECK(cJSON_GetArrayItem(cJSON_GetObjectItem(sw, "contexts"), 3)->valuedouble == 3000);
+	/* vLLM's whole blocks: 3000 tokens take 188 blocks of 16 */
+	CHECK(cJSON_GetArrayItem(cJSON_GetObjectItem(sw, "kv_bytes_per_sequence"), 3)->valuedouble == 131072.0 * 188 * 16);
+	cJSON_Delete(sw);
+}
+
+/* Volta and Turing have no bf16 rate: decode takes the fp16 one (was no
+ * speed at all: found by the published V100 row). */
+static void test_decode_without_bf16(void)
+{
+	const struct vf_arch *a = catalog_arch("llama2-7b");
+	const char *ids[] = {"v100-16gb", "t4"};
+	for (int i = 0; a && i < 2; i++) {
+		const struct vf_gpu_spec *g = vf_gpu_catalog_find(ids[i]);
+		CHECK(g && !(g->bf16_tflops > 0) && g->fp16_tflops > 0);
+		if (!g)
+			continue;
+		struct vf_setup s = infer_setup();
+		s.seq = 16;
+		struct vf_infer_opts o = {.engine = VF_ENGINE_LLAMACPP, .ctx = 512, .users = 1,
+					  .gguf_type = VF_GGUF_Q4_0, .gguf_given = true};
+		struct vf_infer r;
+		struct vf_error err = {0};
+		CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+		CHECK(r.fits && r.decode_tokens_per_second_per_user > 0);
+	}
+}
+
 int main(void)
 {
 	RUN(test_kv_bytes_per_token);
@@ -400,5 +624,9 @@ int main(void)
 	RUN(test_moe_and_refused_speeds);
 	RUN(test_candidates);
 	RUN(test_training_refused);
+	RUN(test_dynamic_cache);
+	RUN(test_llamacpp_split);
+	RUN(test_vllm_max_num_seqs);
+	RUN(test_decode_without_bf16);
 	return vf_test_done();
 }

@@ -12,15 +12,18 @@
  *                 sequence of max_model_len (--ctx) does not fit.
  *   llamacpp      GGUF weights as llama-quantize lays them out (a file type:
  *                 each tensor's ggml type and its block bytes), the last
- *                 --n-gpu-layers layers (and the output layer when all
- *                 are) on the GPU, the rest in host memory read at the
- *                 host's bandwidth; the KV cache of --ctx per user in
- *                 --cache-type-k/v, and the compute buffer.
+ *                 --n-gpu-layers layers (the output layer counted as the
+ *                 last) on the GPUs, split over --gpu ID:N by layer or by
+ *                 row as llama.cpp's load_tensors places them, the rest in
+ *                 host memory read at the host's bandwidth; the KV cache
+ *                 of --ctx per user in --cache-type-k/v on each layer's
+ *                 GPU, and a compute buffer per GPU.
  *
  * Speeds: prefill (TTFT) by the kernel model of steptime.c over the
  * prompt; decode bandwidth-bound: each step reads the weights once and
- * every user's KV cache, at the device-copy share of the bandwidth, or
- * compute-bound when the batch is large. Allocates nothing. */
+ * every user's KV cache, at the device-copy share of the bandwidth, plus
+ * the engine's kernels' device time, or compute-bound when the batch is
+ * large. Allocates nothing. */
 #ifndef VRAMFIT_INFER_H
 #define VRAMFIT_INFER_H
 
@@ -42,6 +45,9 @@ enum vf_gguf_type {
 	VF_GGUF_Q4_0, VF_GGUF_COUNT
 };
 enum vf_ggml_cache { VF_CACHE_F16, VF_CACHE_Q8_0, VF_CACHE_Q4_0 };
+/* llama.cpp's --split-mode over several GPUs. */
+enum vf_llamacpp_split { VF_LCPP_SPLIT_LAYER, VF_LCPP_SPLIT_ROW, VF_LCPP_SPLIT_NONE };
+#define VF_INFER_MAX_DEVICES 16
 
 /* vLLM's defaults (vllm/config/cache.py, vllm/engine/arg_utils.py). */
 #define VF_VLLM_BLOCK_SIZE 16
@@ -65,6 +71,13 @@ struct vf_infer_opts {
 	double host_bandwidth_gbs;   /* CPU memory bandwidth, GB/s; 0: 50 */
 	enum vf_ggml_cache cache_k, cache_v; /* default f16 */
 	int64_t n_ubatch;            /* physical batch; 0: 512 */
+	bool static_cache;           /* transformers: StaticCache (max_cache_len allocated up front);
+					else DynamicCache, grown by torch.cat */
+	enum vf_llamacpp_split split_mode; /* over the setup's GPUs (default layer) */
+	double tensor_split[VF_INFER_MAX_DEVICES]; /* --tensor-split ratios; all 0: llama.cpp's
+						      default, each device's free memory (equal) */
+	bool no_cuda_graphs;         /* each kernel launched from the host (GGML_CUDA_DISABLE_GRAPHS=1,
+					or a build before CUDA graphs, May 2024) */
 };
 
 struct vf_infer {
@@ -81,6 +94,9 @@ struct vf_infer {
 	int64_t non_torch_bytes;     /* vLLM: CUDA context outside the caching allocator */
 	int64_t budget_bytes;        /* vLLM: gpu_memory_utilization x the card */
 	int64_t kv_blocks;           /* vLLM: blocks of block_size tokens; -1 otherwise */
+	int64_t kv_growth_bytes;     /* transformers DynamicCache: the torch.cat transient (one
+					layer's K or V, old and new live at once) and the caching
+					allocator's 2 MiB rounding of each layer's K and V */
 	int block_size;
 	int64_t max_num_batched_tokens, max_num_seqs;
 	double max_concurrency;      /* vLLM's "Maximum concurrency for ctx tokens per request" */
@@ -100,8 +116,18 @@ struct vf_infer {
 	int64_t host_bytes;          /* weights (and KV of CPU layers at ctx) in host memory */
 	int64_t compute_buffer_bytes;
 	double bits_per_weight;      /* the GGUF file's mean over its tensors */
+	/* llama.cpp over several GPUs: weights_bytes, kv_cache_bytes and
+	 * compute_buffer_bytes above are the fullest device's (the one that
+	 * decides), gpu_layers all devices' */
+	int devices;                 /* GPUs holding layers (1: one card) */
+	enum vf_llamacpp_split split_mode;
+	int fullest;                 /* index of the fullest device */
+	int64_t device_layers[VF_INFER_MAX_DEVICES];  /* repeating layers per device */
+	int64_t device_first[VF_INFER_MAX_DEVICES];   /* its first layer (-1: none) */
+	bool device_output[VF_INFER_MAX_DEVICES];     /* holds the output layer */
+	int64_t device_bytes[VF_INFER_MAX_DEVICES];   /* weights + KV + compute + context */
 	bool approximate;            /* something the model does not cover: see `not_modelled` */
-	char not_modelled[400];
+	char not_modelled[800];
 };
 
 const char *vf_engine_name(enum vf_engine e);
@@ -119,6 +145,17 @@ double vf_ggml_cache_bytes(enum vf_ggml_cache c);
 double vf_gguf_layer_bytes(const struct vf_arch *a, enum vf_gguf_type t, int64_t i);
 double vf_gguf_embedding_bytes(const struct vf_arch *a, enum vf_gguf_type t);
 double vf_gguf_output_bytes(const struct vf_arch *a, enum vf_gguf_type t);
+
+/* llama.cpp's placement of layer il of n (il = n: the output layer) with
+ * --n-gpu-layers ngl over ndev devices whose --tensor-split ratios are
+ * `split` (NULL or all 0: equal): the device index, or -1 on the host. */
+int vf_llamacpp_layer_device(int64_t il, int64_t n, int64_t ngl, const double *split, int ndev);
+bool vf_llamacpp_split_parse(const char *s, enum vf_llamacpp_split *out);
+/* --tensor-split "3,1" (or "3/1"): the ratios into out[VF_INFER_MAX_DEVICES]
+ * (the rest 0), their count in *n. VF_EUSAGE naming the flag and the
+ * problem on a malformed list. */
+vf_status vf_llamacpp_tensor_split_parse(const char *s, double *out, int *n, struct vf_error *err);
+const char *vf_llamacpp_split_name(enum vf_llamacpp_split m);
 /* "transformers" | "vllm" -> *out; false when unknown. */
 bool vf_engine_parse(const char *s, enum vf_engine *out);
 
@@ -168,6 +205,16 @@ struct vf_infer_candidate {
 int vf_infer_candidates(const struct vf_arch *arch, const struct vf_setup *setup,
 			const struct vf_gpu_spec *gpu, int gpus, const struct vf_infer_opts *o,
 			struct vf_infer_candidate *out, int max);
+
+/* The report page's sweep for one GPU kind (lib/report/report_infer.c):
+ * contexts from 512 tokens doubling up to `limit` (the resolved --ctx
+ * among them), at each the KV cache of one sequence (kv_bytes_per_sequence,
+ * vLLM: whole blocks), the users that fit (max_users) and the engine's KV
+ * memory ("kv_budget_bytes": vLLM's blocks, llama.cpp's room for cache
+ * tokens on the fullest GPU; null for transformers). Caller owns. */
+cJSON *vf_infer_sweep_json(const struct vf_arch *arch, const struct vf_setup *setup,
+			   const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o, int64_t ctx,
+			   int64_t limit);
 
 /* The "inference" object of estimate --json. Caller owns. */
 cJSON *vf_infer_to_json(const struct vf_infer *r);

@@ -1,0 +1,189 @@
+/* test-published.c - vramfit's llama.cpp decode against the speeds
+ * llama.cpp's maintainers published (tests/fixtures/published/decode.json,
+ * transcribed with their sources): every row within the 25 % of issue 27
+ * but one that says why not (outside_bound, held to 30 %).
+ * The model's constants (steptime.json's llamacpp_decode) are not fitted
+ * on these rows; the rows judge them. Prints the table the README shows. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vf_test.h"
+#include "vramfit/base/json.h"
+#include "vramfit/estimate/infer.h"
+#include "vramfit/estimate/setup.h"
+#include "vramfit/gpu/gpu.h"
+#include "vramfit/model/models.h"
+
+#define BOUND 0.25
+#define BOUND_OUTSIDE 0.30 /* a row that says why it misses (outside_bound) */
+
+static const char *str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+/* vramfit's decode tokens/s for one row: one sequence, the prompt of
+ * `depth` tokens (at least 1), `tokens` generated. */
+static double predict(const cJSON *row)
+{
+	const struct vf_model_entry *m = vf_models_find(str(row, "model"));
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find(str(row, "gpu"));
+	enum vf_gguf_type t;
+	CHECK(m && m->has_arch && g && vf_gguf_type_parse(str(row, "gguf"), &t));
+	if (!m || !m->has_arch || !g || !vf_gguf_type_parse(str(row, "gguf"), &t))
+		return -1;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_INFER;
+	s.given |= VF_SETUP_G_MODE;
+	struct vf_error err = {0};
+	CHECK(vf_setup_finish(&s, &err) == VF_OK);
+	int64_t depth = (int64_t)num(row, "depth"), tokens = (int64_t)num(row, "tokens");
+	s.seq = depth > 0 ? depth : 1;
+	cJSON *graphs = cJSON_GetObjectItemCaseSensitive(row, "cuda_graphs");
+	struct vf_infer_opts o = {.engine = VF_ENGINE_LLAMACPP,
+				  .ctx = s.seq + tokens,
+				  .users = 1,
+				  .gguf_type = t,
+				  .gguf_given = true,
+				  .no_cuda_graphs = !cJSON_IsTrue(graphs)};
+	struct vf_infer r;
+	CHECK(vf_infer_run(&m->arch, &s, g, &o, &r, &err) == VF_OK);
+	CHECK(r.fits);
+	return r.decode_tokens_per_second_per_user;
+}
+
+static void test_published_decode(void)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/tests/fixtures/published/decode.json",
+		 vf_test_env("VF_SOURCE_DIR", "."));
+	cJSON *root = NULL;
+	struct vf_error err = {0};
+	CHECK(vf_json_parse_file(path, 1 << 20, &root, &err) == VF_OK);
+	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "rows");
+	CHECK(cJSON_GetArraySize(rows) >= 6);
+	double worst = 0, sum = 0;
+	int n = 0, outside = 0;
+	const cJSON *row;
+	printf("| GPU | model | GGUF | depth | CUDA graphs | published t/s | vramfit t/s | error | source |\n");
+	cJSON_ArrayForEach(row, rows)
+	{
+		double pub = num(row, "published_tokens_per_s"), got = predict(row);
+		CHECK(pub > 0 && got > 0);
+		double e = got / pub - 1;
+		printf("| %s | %s | %s | %.0f | %s | %.2f | %.1f | %+.0f %% | %s |\n", str(row, "gpu"),
+		       str(row, "model"), str(row, "gguf"), num(row, "depth"),
+		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, "cuda_graphs")) ? "yes" : "no",
+		       pub, got, 100 * e, str(row, "source"));
+		double bound = str(row, "outside_bound") ? BOUND_OUTSIDE : BOUND;
+		if (fabs(e) > bound)
+			fprintf(stderr, "  %s %s %s: %+.1f %% (bound %.0f %%)\n", str(row, "gpu"),
+				str(row, "model"), str(row, "gguf"), 100 * e, 100 * bound);
+		CHECK(fabs(e) <= bound);
+		outside += fabs(e) > BOUND;
+		CHECK(fabs(e) <= BOUND || str(row, "outside_bound")); /* a miss says why */
+		worst = fabs(e) > worst ? fabs(e) : worst;
+		sum += fabs(e);
+		n++;
+	}
+	printf("rows %d, mean |error| %.1f %%, worst %.1f %%, %d outside 25 %%\n", n,
+	       n ? 100 * sum / n : 0, 100 * worst, outside);
+	CHECK(sum <= BOUND * n / 2); /* the mean well inside the bound */
+	CHECK(outside <= 1);
+	cJSON_Delete(root);
+}
+
+/* The mechanism the rows exercise: one-by-one launches cost more than a
+ * replayed graph, and the kernels' share is beyond the bytes' time. */
+static void test_graphs_and_kernels(void)
+{
+	const struct vf_model_entry *m = vf_models_find("llama3-8b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-3090");
+	CHECK(m && g);
+	if (!m || !g)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_INFER;
+	s.given |= VF_SETUP_G_MODE;
+	struct vf_error err = {0};
+	CHECK(vf_setup_finish(&s, &err) == VF_OK);
+	s.seq = 1;
+	struct vf_infer_opts o = {.engine = VF_ENGINE_LLAMACPP, .ctx = 2, .users = 1,
+				  .gguf_type = VF_GGUF_Q4_0, .gguf_given = true};
+	struct vf_infer a, b;
+	CHECK(vf_infer_run(&m->arch, &s, g, &o, &a, &err) == VF_OK);
+	o.no_cuda_graphs = true;
+	CHECK(vf_infer_run(&m->arch, &s, g, &o, &b, &err) == VF_OK);
+	CHECK(b.decode_step_seconds > a.decode_step_seconds);
+	/* the weights at the ampere-geforce device-copy share (0.88 x 936 GB/s)
+	 * are a lower bound the kernels' time adds to */
+	double bytes_s = (double)a.weights_bytes / (936e9 * 0.88);
+	CHECK(a.decode_step_seconds > bytes_s);
+	CHECK(a.decode_step_seconds < 2 * bytes_s);
+}
+
+/* vLLM's own latency benchmark: vramfit's end-to-end latency (TTFT + one
+ * decode step per further token, `users` sequences) for each row. vLLM's
+ * per-step overheads (scheduling, sampling, small-batch GEMM efficiency)
+ * are not modelled, and the estimate says so: the rows must show vramfit
+ * faster than published (an upper bound), and the estimate approximate. */
+static void test_published_vllm(void)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/tests/fixtures/published/decode.json",
+		 vf_test_env("VF_SOURCE_DIR", "."));
+	cJSON *root = NULL;
+	struct vf_error err = {0};
+	CHECK(vf_json_parse_file(path, 1 << 20, &root, &err) == VF_OK);
+	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "vllm_rows"), *row;
+	CHECK(cJSON_GetArraySize(rows) >= 2);
+	printf("| GPU | model | tp | users | published latency (ms) | vramfit (ms) | error | source |\n");
+	cJSON_ArrayForEach(row, rows)
+	{
+		const struct vf_model_entry *m = vf_models_find(str(row, "model"));
+		const struct vf_gpu_spec *g = vf_gpu_catalog_find(str(row, "gpu"));
+		CHECK(m && m->has_arch && g);
+		if (!m || !m->has_arch || !g)
+			continue;
+		struct vf_setup s;
+		vf_setup_defaults(&s);
+		s.mode = VF_MODE_INFER;
+		s.given |= VF_SETUP_G_MODE;
+		CHECK(vf_setup_finish(&s, &err) == VF_OK);
+		s.seq = (int64_t)num(row, "prompt");
+		s.tp = (int16_t)num(row, "tp");
+		s.gpus = (int16_t)num(row, "gpus");
+		int64_t tokens = (int64_t)num(row, "tokens");
+		struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .ctx = s.seq + tokens,
+					  .users = (int64_t)num(row, "users")};
+		struct vf_infer r;
+		CHECK(vf_infer_run(&m->arch, &s, g, &o, &r, &err) == VF_OK);
+		CHECK(r.fits && r.running == o.users);
+		double ms = 1e3 * (r.ttft_seconds + (double)(tokens - 1) * r.decode_step_seconds);
+		double pub = num(row, "published_latency_ms");
+		printf("| %s | %s | %.0f | %.0f | %.1f | %.1f | %+.0f %% | %s |\n", str(row, "gpu"),
+		       str(row, "model"), num(row, "tp"), num(row, "users"), pub, ms, 100 * (ms / pub - 1),
+		       str(row, "source"));
+		CHECK(ms > 0 && ms < pub); /* an upper bound on the speed */
+		CHECK(r.approximate && strstr(r.not_modelled, "vLLM's per-step"));
+	}
+	cJSON_Delete(root);
+}
+
+int main(void)
+{
+	RUN(test_published_decode);
+	RUN(test_graphs_and_kernels);
+	RUN(test_published_vllm);
+	return vf_test_done();
+}

@@ -220,7 +220,7 @@ static int cmp_time(const void *a, const void *b)
 
 static void front_figure(struct vf_w *w, const struct fit *f, const char *title)
 {
-	double xs[MAXC], ys[MAXC], fx[MAXC], fy[MAXC], xmax = 0, ymax = 0;
+	double xs[MAXC], ys[MAXC], fx[MAXC], fy[MAXC], xmax = 0, ymax = 0, xmin = INFINITY, ymin = INFINITY;
 	char tips[MAXC][160], t1[32], t2[32];
 	const char *tp[MAXC], *ftp[MAXC];
 	const struct cand *fr[MAXC];
@@ -236,6 +236,8 @@ static void front_figure(struct vf_w *w, const struct fit *f, const char *title)
 		xs[n] = c->time, ys[n] = c->cost, tp[n] = tips[n];
 		xmax = c->time > xmax ? c->time : xmax;
 		ymax = c->cost > ymax ? c->cost : ymax;
+		xmin = c->time < xmin ? c->time : xmin;
+		ymin = c->cost < ymin ? c->cost : ymin;
 		n++;
 		if (c->front)
 			fr[nf++] = c;
@@ -245,23 +247,45 @@ static void front_figure(struct vf_w *w, const struct fit *f, const char *title)
 		fx[i] = fr[i]->time, fy[i] = fr[i]->cost;
 		ftp[i] = NULL;
 	}
+	/* values over more than 1.5 decades on a log axis: on a linear one the
+	 * fast or cheap configurations crowd at the origin */
+	bool xl = vf_plot_wants_log(xmin, xmax), yl = vf_plot_wants_log(ymin, ymax);
 	struct vf_chart c;
 	vf_chart_init(&c, "front", "cost against time of every configuration that fits; the Pareto front joined",
-		      f->whole ? "time of the whole run (h)" : "time per million tokens (s)",
-		      f->whole ? "cost of the whole run ($)" : "cost per million tokens ($)");
-	vf_chart_xdomain(&c, 0, xmax * 1.05);
-	vf_chart_ydomain(&c, 0, ymax * 1.08);
+		      f->whole ? (xl ? "time of the whole run (h, log scale)" : "time of the whole run (h)")
+			       : (xl ? "time per million tokens (s, log scale)" : "time per million tokens (s)"),
+		      f->whole ? (yl ? "cost of the whole run ($, log scale)" : "cost of the whole run ($)")
+			       : (yl ? "cost per million tokens ($, log scale)" : "cost per million tokens ($)"));
+	if (xl)
+		vf_chart_xlog(&c, xmin, xmax);
+	else
+		vf_chart_xdomain(&c, 0, xmax * 1.05);
+	if (yl)
+		vf_chart_ylog(&c, ymin, ymax);
+	else
+		vf_chart_ydomain(&c, 0, ymax * 1.08);
 	vf_html_figure_begin(w, "front", title);
 	vf_chart_begin(&c, w);
 	vf_chart_points(&c, w, n, xs, ys, 7, "configurations", tp);
 	vf_chart_line(&c, w, nf, fx, fy, 0, "Pareto front", false, true, ftp);
+	/* labels for the few points that matter: the chosen one first, then the
+	 * front's from the fastest, each where no point, line or label lies
+	 * (one with no such spot is left to the table) */
+	struct vf_chart_taken taken = {0};
 	if (f->chosen >= 0 && isfinite(f->c[f->chosen].time) && isfinite(f->c[f->chosen].cost)) {
 		const struct cand *ch = &f->c[f->chosen];
 		char lab[96];
 		snprintf(lab, sizeof lab, "chosen: %s x%d", ch->gpu, ch->n);
 		double cx = ch->time, cy = ch->cost;
 		vf_chart_points(&c, w, 1, &cx, &cy, 5, "chosen", NULL);
-		vf_chart_note_clear(&c, w, cx, cy, lab, n, xs, ys);
+		vf_chart_note_avoid(&c, w, cx, cy, lab, n, xs, ys, nf, fx, fy, &taken, true);
+	}
+	for (int i = 0; i < nf; i++) {
+		if (fr[i]->chosen)
+			continue;
+		char lab[64];
+		snprintf(lab, sizeof lab, "%s x%d", fr[i]->gpu, fr[i]->n);
+		vf_chart_note_avoid(&c, w, fr[i]->time, fr[i]->cost, lab, n, xs, ys, nf, fx, fy, &taken, false);
 	}
 	vf_chart_end(&c, w);
 	const char *ln[] = {"configurations", "Pareto front", "chosen"};
@@ -360,11 +384,22 @@ void vf__report_fit(struct vf_w *w, const cJSON *d)
 	vf_w_puts(w, "<div class=\"plot\">");
 	grid(w, f);
 	vf_w_puts(w, "</div>");
-	const char *ln[] = {"fits", "does not fit", "tight"};
-	int lc[] = {0, 7, 1}, ntight = 0;
-	for (int i = 0; i < f->nc; i++)
-		ntight += f->c[i].tight;
-	vf_plot_legend(w, "grid", ntight ? 3 : 2, ln, lc, NULL); /* "tight" only where a cell is */
+	/* an entry for each kind of cell the grid shows, no other */
+	const char *ln[3];
+	int lc[3], nl = 0, kinds[3] = {0, 0, 0};
+	for (int g = 0; g < f->ng; g++)
+		for (int k = 0; k < f->nk; k++) {
+			const struct cand *c = cell(f, f->gpus[g], f->counts[k]);
+			if (c)
+				kinds[c->fits ? 0 : c->tight ? 2 : 1]++;
+		}
+	if (kinds[0])
+		ln[nl] = "fits", lc[nl++] = 0;
+	if (kinds[1])
+		ln[nl] = "does not fit", lc[nl++] = 7;
+	if (kinds[2])
+		ln[nl] = "tight", lc[nl++] = 1;
+	vf_plot_legend(w, "grid", nl, ln, lc, NULL);
 	vf_html_section_end(w);
 	if (nfront) {
 		snprintf(gt, sizeof gt, "Cost against time: %d configuration%s on the Pareto front, chosen labelled", nfront,

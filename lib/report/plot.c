@@ -388,12 +388,19 @@ void vf_chart_line(const struct vf_chart *c, struct vf_w *w, int n, const double
 		   const double *ys, int color, const char *series, bool dashed, bool markers,
 		   const char *const *tips)
 {
-	vf_chart_line_marked(c, w, n, xs, ys, color, series, dashed, markers ? VF_MARK_CIRCLE : VF_MARK_NONE, tips);
+	vf_chart_line_marked(c, w, n, xs, ys, color, series, dashed, markers ? VF_MARK_CIRCLE : VF_MARK_NONE, 0, 1, tips);
 }
 
 void vf_chart_line_marked(const struct vf_chart *c, struct vf_w *w, int n, const double *xs, const double *ys,
-			  int color, const char *series, bool dashed, enum vf_marker marker, const char *const *tips)
+			  int color, const char *series, bool dashed, enum vf_marker marker, int share, int shares,
+			  const char *const *tips)
 {
+	char style[96] = "";
+	if (shares > 1) { /* interleaved dashes (inline: over the class's pattern) */
+		snprintf(style, sizeof style, " style=\"stroke-dasharray:6 %d;stroke-dashoffset:%d\"", 6 * (shares - 1),
+			 -6 * share);
+		dashed = true;
+	}
 	vf_w_puts(w, "<g ");
 	vf_w_printf(w, "data-s=\"");
 	vf_w_esc(w, series ? series : "");
@@ -408,27 +415,39 @@ void vf_chart_line_marked(const struct vf_chart *c, struct vf_w *w, int n, const
 		}
 		double x = vf_chart_px(c, xs[i]), y = vf_chart_py(c, ys[i]);
 		if (!open)
-			vf_w_printf(w, "<path class=\"ln%s\" d=\"M%.1f %.1f", dashed ? " da" : "", x, y);
+			vf_w_printf(w, "<path class=\"ln%s\"%s d=\"M%.1f %.1f", dashed ? " da" : "", style, x, y);
 		else
 			vf_w_printf(w, "L%.1f %.1f", x, y);
 		open = true;
 	}
 	if (open)
 		vf_w_puts(w, "\"/>");
-	for (int i = 0; marker != VF_MARK_NONE && i < n; i++) {
+	vf_w_puts(w, "</g>");
+	vf_chart_markers(c, w, n, xs, ys, color, series, marker, tips);
+}
+
+void vf_chart_markers(const struct vf_chart *c, struct vf_w *w, int n, const double *xs, const double *ys, int color,
+		      const char *series, enum vf_marker marker, const char *const *tips)
+{
+	if (marker == VF_MARK_NONE)
+		return;
+	open_mark(w, "g", series);
+	vf_w_puts(w, ">");
+	for (int i = 0; i < n; i++) {
 		if (!isfinite(ys[i]) || !isfinite(xs[i]))
 			continue;
 		double x = vf_chart_px(c, xs[i]), y = vf_chart_py(c, ys[i]);
 		if (marker == VF_MARK_SQUARE) {
-			/* inside a circle marker's outline: over one, both show */
-			double h = 2.6;
+			/* inside a large circle: over one, both show */
+			double h = 3.0;
 			vf_w_printf(w, "<path class=\"mk f%d\" d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ\">", color % 11,
 				    x - h, y - h, x + h, y - h, x + h, y + h, x - h, y + h);
 			tip(w, tips ? tips[i] : NULL);
 			vf_w_puts(w, "</path>");
 			continue;
 		}
-		vf_w_printf(w, "<circle class=\"mk f%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\">", color % 11, x, y);
+		vf_w_printf(w, "<circle class=\"mk f%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\">", color % 11, x, y,
+			    marker == VF_MARK_DOT ? "1.6" : marker == VF_MARK_LARGE ? "5.5" : "3.5");
 		tip(w, tips ? tips[i] : NULL);
 		vf_w_puts(w, "</circle>");
 	}

@@ -62,6 +62,18 @@ expect_rc 0; check '[ -f qwen2.5-1.5b.html ]'
 check 'grep -q "fits RTX 5090 with [0-9.]* GiB to spare at batch 1, up to batch [0-9]* (batch [0-9]* needs" qwen2.5-1.5b.html'
 run report estimate ltx-2-19b --gpu h100-80gb -o dit.html
 expect_rc 0; check 'self_contained dit.html && page_json dit.html "j[\"model\"][\"kind\"] == \"dit\""'
+test_case "report estimate: GPUs of identical peaks: every line drawn (interleaved dashes, nested markers), one capacity line each for equal capacities, every legend entry a drawn series"
+run report estimate llama3-8b --mode lora --gpu a100-80gb --gpu h100-80gb -o same.html
+expect_rc 0
+check 'grep -q "stroke-dasharray:6 6;stroke-dashoffset:0" same.html && grep -q "stroke-dasharray:6 6;stroke-dashoffset:-6" same.html'
+check 'grep -q ">A100 SXM4 80GB 80.0 GiB, H100 80GB HBM3 79.6 GiB</text>" same.html && grep -q ">A100 SXM4 80GB, H100 80GB HBM3 capacity</button>" same.html'
+run report estimate llama3-8b --mode lora --gpu rtx-4090 --gpu rtx-3090 --gpu a100-80gb --gpu h100-80gb -o four.html
+expect_rc 0
+check 'grep -q ">RTX 4090, RTX 3090 24.0 GiB</text>" four.html && grep -q "Not drawn: RTX 4090, RTX 3090 (no micro-batch fits)." four.html'
+test_case "report estimate: a term too thin to draw is named, not a legend entry of its own"
+check 'grep -qE "Too thin to draw at this scale: [^<]*autocast copies \([0-9]+ MiB\)" r.html && ! grep -q ">autocast copies</button>" r.html'
+test_case "report estimate: the title keeps the model id as written"
+check 'grep -q "<h1 id=\"headline\">ltx-2-19b lora: " dit.html'
 test_case "report estimate: one fitting batch is a figure in the text, said once, not a one-dot chart"
 run report estimate ltx-2-19b --gpu h100-80gb --video 1280x720x121 -o one.html
 expect_rc 0
@@ -74,6 +86,11 @@ run report fit llama3-8b --mode lora --tokens 1e9 -o fit.html
 expect_rc 0
 check 'self_contained fit.html && grep -q "data-chart=\"grid\"" fit.html && grep -q "data-chart=\"front\"" fit.html'
 check 'grep -q ">1 GPU</text>" fit.html && grep -q ">8 GPUs</text>" fit.html && grep -q "chosen: " fit.html'
+test_case "report fit: the Pareto chart on a log axis over decades, the front's points labelled"
+check 'grep -qF ">time of the whole run (h, log scale)</text>" fit.html && grep -qF ">cost of the whole run (\$)</text>" fit.html'
+check '[ "$(grep -o "<text class=\"nt\"[^>]*>[a-z0-9-]* x[0-9]*</text>" fit.html | wc -l)" -ge 4 ]'
+test_case "report fit: the grid's legend names only the kinds of cell it shows"
+check 'grep -q ">fits</button>" fit.html && ! grep -q ">does not fit</button>" fit.html'
 check 'page_json fit.html "j[\"report\"] == \"fit\" and j[\"mode\"] == \"table\" and sorted(set(r[\"gpus\"] for r in j[\"rows\"] if not r.get(\"split\"))) == [1, 2, 4, 8]"'
 test_case "report fit: one verdict with the CLI: every row's words (yes / tight / no), a tight row with no time or cost"
 run report fit llama3-70b --mode lora --steps 1000 -o fit70.html
@@ -258,7 +275,7 @@ check_page r.html estimate "does not fit RTX 4090" "memory per GPU (GiB)" "micro
 test_case "browser: the estimate page prints on A4 (@page size)"
 browse "$TMP/pdf.out" --no-pdf-header-footer --print-to-pdf="$TMP/r.pdf" "file://$TMP/r.html"
 check 'grep -a -q "MediaBox \[0 0 594.9" "$TMP/r.pdf" && ! grep -a "MediaBox" "$TMP/r.pdf" | grep -vq "594.9"'
-check_page fit.html fit "GPU configurations fit" "time of the whole run (h)" "cost of the whole run ($)" "Pareto front"
+check_page fit.html fit "GPU configurations fit" "time of the whole run (h, log scale)" "cost of the whole run ($)" "Pareto front"
 if [ -n "${R:-}" ]; then
   check_page "$R/report.html" run "The planned config is the fastest stable one" "time since the trial started (s)" \
     "trial 3: optimizer adamw (out of memory)" "step time (s)" "DefaultCPUAllocator"
@@ -280,8 +297,10 @@ lay() {
 }
 # layout PAGE NAME: at 1400 x 900 and 375 x 800, light and dark: nothing wider
 # than the viewport outside a scroll box, the page never scrolls sideways, no
-# two chart labels overlap, no line crosses a label, no label is cut, no line
-# hides under another, no chart of one point
+# two chart labels overlap, no line crosses a label, no label over a marker,
+# no label is cut, no line hides under another, no chart of one point, no
+# point cloud crowded at an axis' end, every legend entry a series visible in
+# its chart (the browser's hit test), headings shown as written
 layout() {
   local page=$1 name=$2 w h scheme res
   for v in "1400 900 light" "375 800 light" "375 800 dark" "1400 900 dark"; do
@@ -295,6 +314,9 @@ layout() {
   done
 }
 layout r.html estimate
+layout same.html estimate-same-peaks
+layout four.html estimate-four-gpus
+layout dit.html estimate-dit
 layout one.html estimate-one-batch
 layout fit.html fit
 layout fit70.html fit-tight

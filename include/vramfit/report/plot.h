@@ -122,13 +122,22 @@ void vf_chart_hline(const struct vf_chart *c, struct vf_w *w, double y, int colo
 void vf_chart_hline_clear(const struct vf_chart *c, struct vf_w *w, double y, int color, const char *series,
 			  const char *label, int nser, const double *const *xs, const double *const *ys,
 			  const int *ns);
-/* Marker shapes of a line's points: a series drawn on top of an identical
- * one gets another shape, so both stay visible at every point. */
-enum vf_marker { VF_MARK_NONE, VF_MARK_CIRCLE, VF_MARK_SQUARE };
-/* vf_chart_line with a marker shape (vf_chart_line: VF_MARK_CIRCLE when
- * markers, else VF_MARK_NONE). */
+/* Marker shapes of a line's points: lines drawn over each other get
+ * nested shapes (a large circle, a square inside it, a dot inside that),
+ * so each stays visible at every point. */
+enum vf_marker { VF_MARK_NONE, VF_MARK_CIRCLE, VF_MARK_SQUARE, VF_MARK_DOT, VF_MARK_LARGE };
+/* vf_chart_line with a marker shape and, for one of several lines that lie
+ * on each other, its share: share k of m (m >= 2) draws dashes of 6 units
+ * every 6 m, offset by 6 k, so the m colours alternate along the common
+ * line and none hides another (m <= 1: solid, or dashed when dashed). */
 void vf_chart_line_marked(const struct vf_chart *c, struct vf_w *w, int n, const double *xs, const double *ys,
-			  int color, const char *series, bool dashed, enum vf_marker marker, const char *const *tips);
+			  int color, const char *series, bool dashed, enum vf_marker marker, int share, int shares,
+			  const char *const *tips);
+
+/* A line's markers alone (tips[i] each, may be NULL), in a group named by
+ * series: drawn after every line, nested shapes stay on top of the lines. */
+void vf_chart_markers(const struct vf_chart *c, struct vf_w *w, int n, const double *xs, const double *ys, int color,
+		      const char *series, enum vf_marker marker, const char *const *tips);
 
 /* The boxes (SVG user units) of the labels placed so far on a chart, so the
  * next one is placed clear of them. Zero-initialise. */

@@ -187,29 +187,39 @@ static void grid_cell(struct vf_w *w, const struct fit *f, const struct cand *c,
 	vf_w_puts(w, "</g>");
 }
 
+/* The grid as two SVGs side by side at one scale: the GPU names (sticky at
+ * the left edge when a phone scrolls the grid sideways in its box) and the
+ * cells with the count headers. */
 static void grid(struct vf_w *w, const struct fit *f)
 {
 	double lw = 120, cw = 128, ch = 52, top = 26;
-	double W = lw + cw * f->nk + 8, H = top + ch * f->ng + 6, bmax = 1;
+	double W = cw * f->nk + 8, H = top + ch * f->ng + 6, bmax = 1;
 	for (int i = 0; i < f->nc; i++)
 		if (f->c[i].fits && f->c[i].max_batch > bmax)
 			bmax = f->c[i].max_batch;
-	vf_w_printf(w, "<svg class=\"chart\" data-chart=\"grid\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
-		       "aria-label=\"GPUs by GPU count: fits, largest micro-batch, time and cost\" "
-		       "xmlns=\"http://www.w3.org/2000/svg\" style=\"max-width:%.0fpx\">"
-		       "<rect class=\"bg\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\"/>", W, H, W * 1.4, W, H);
-	for (int k = 0; k < f->nk; k++)
-		vf_w_printf(w, "<text class=\"at\" x=\"%.1f\" y=\"17\" text-anchor=\"middle\">%d GPU%s</text>",
-			    lw + cw * k + cw / 2, f->counts[k], f->counts[k] > 1 ? "s" : "");
+	vf_w_printf(w, "<div class=\"gridpair\" style=\"max-width:%.0fpx\">", (lw + W) * 1.4);
+	vf_w_printf(w, "<svg class=\"chart\" data-chart=\"grid-names\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+		       "aria-label=\"the GPUs of the grid's rows\" xmlns=\"http://www.w3.org/2000/svg\" "
+		       "style=\"flex:%.0f 1 0\"><rect class=\"bg\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\"/>",
+		    lw, H, lw, lw, H);
 	for (int g = 0; g < f->ng; g++) {
-		double y = top + ch * g;
-		vf_w_printf(w, "<text class=\"at\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", lw - 8, y + ch / 2 + 4);
+		vf_w_printf(w, "<text class=\"at\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", lw - 8,
+			    top + ch * g + ch / 2 + 4);
 		vf_w_esc(w, f->gpus[g]);
 		vf_w_puts(w, "</text>");
-		for (int k = 0; k < f->nk; k++)
-			grid_cell(w, f, cell(f, f->gpus[g], f->counts[k]), lw + cw * k, y, cw, ch, bmax);
 	}
 	vf_w_puts(w, "</svg>");
+	vf_w_printf(w, "<svg class=\"chart\" data-chart=\"grid\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+		       "aria-label=\"GPUs by GPU count: fits, largest micro-batch, time and cost\" "
+		       "xmlns=\"http://www.w3.org/2000/svg\" style=\"flex:%.0f 1 0\">"
+		       "<rect class=\"bg\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\"/>", W, H, W, W, H);
+	for (int k = 0; k < f->nk; k++)
+		vf_w_printf(w, "<text class=\"at\" x=\"%.1f\" y=\"17\" text-anchor=\"middle\">%d GPU%s</text>",
+			    cw * k + cw / 2, f->counts[k], f->counts[k] > 1 ? "s" : "");
+	for (int g = 0; g < f->ng; g++)
+		for (int k = 0; k < f->nk; k++)
+			grid_cell(w, f, cell(f, f->gpus[g], f->counts[k]), cw * k, top + ch * g, cw, ch, bmax);
+	vf_w_puts(w, "</svg></div>");
 }
 
 static int cmp_time(const void *a, const void *b)

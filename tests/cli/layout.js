@@ -15,6 +15,9 @@
 //         the span they cover on an axis (a linear axis over decades)
 //  legend: a legend entry whose series has no visible mark in its chart
 //         (none drawn, or every sampled spot covered by another series)
+//  scrolled: a scroll box scrolled to its end hides its row headers (a
+//         table's th[scope=row], a chart's row labels: text.at anchored at
+//         the end) - the first column must stay
 //  case:  a heading rendered in other letters than written (a model id
 //         capitalised by CSS)
 (function () {
@@ -231,6 +234,20 @@
     });
   });
   window.scrollTo(0, 0);
+  // scrolled: each box that scrolls sideways, at its far end, still shows
+  // its first column
+  document.querySelectorAll('body *').forEach(function (b) {
+    var o = getComputedStyle(b).overflowX;
+    if ((o !== 'auto' && o !== 'scroll') || b.scrollWidth <= b.clientWidth + 1 || !visible(b)) return;
+    b.scrollLeft = b.scrollWidth;
+    var q = b.getBoundingClientRect();
+    b.querySelectorAll('th[scope=row], svg.chart text.at[text-anchor=end]').forEach(function (h) {
+      var r = h.getBoundingClientRect();
+      if (r.width > 0 && (r.left < q.left - 1 || r.right > q.right + 1))
+        out.push('scrolled: ' + name(h) + ' out of its box when the box is scrolled to its end');
+    });
+    b.scrollLeft = 0;
+  });
   // case: headings shown as written
   document.querySelectorAll('h1, h2').forEach(function (h) {
     var shown = h.innerText.replace(/\s+/g, ' ').trim(), written = h.textContent.replace(/\s+/g, ' ').trim();

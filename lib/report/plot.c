@@ -538,7 +538,7 @@ void vf_chart_hline_avoid(const struct vf_chart *c, struct vf_w *w, double y, in
 			  const int *ns, struct vf_chart_taken *taken)
 {
 	double py = vf_chart_py(c, y), x0 = c->ml, x1 = c->w - c->mr;
-	double tw = 7.0 * (double)strlen(label ? label : "") + 4; /* 11.5 px bold: at most ~7 px a character */
+	double tw = 7.6 * (double)strlen(label ? label : "") + 4; /* 11.5 px bold: up to ~7.6 px a character (digits, capitals) */
 	/* right, left, middle; above the line, then below */
 	const double lx[3] = {x1 - 4 - tw, x0 + 4, (x0 + x1 - tw) / 2};
 	const double base[2] = {py - 5, py + 15};

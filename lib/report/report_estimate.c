@@ -98,6 +98,30 @@ static int cap_lines(const struct vf_chart *c, int n, const char *const *names, 
 	return nl;
 }
 
+/* Draw the capacity lines, each label clear of the series (nser lines,
+ * may be 0), of the labels placed before (taken) and of the other
+ * capacity lines. color < 0: each line in its first GPU's colour. */
+static void cap_draw(const struct vf_chart *c, struct vf_w *w, const struct capline *cl, int ncl, int color, int nser,
+		     const double *const *xs, const double *const *ys, const int *ns, struct vf_chart_taken *taken)
+{
+	for (int i = 0; i < ncl; i++) {
+		struct vf_chart_taken t = *taken;
+		for (int j = 0; j < ncl && t.n < VF_CHART_MAX_TAKEN; j++)
+			if (j != i) {
+				double py = vf_chart_py(c, cl[j].y);
+				t.x0[t.n] = c->ml, t.x1[t.n] = c->w - c->mr, t.y0[t.n] = py - 1, t.y1[t.n] = py + 1;
+				t.n++;
+			}
+		vf_chart_hline_avoid(c, w, cl[i].y, color >= 0 ? color : gpu_colors[cl[i].first], cl[i].series,
+				     cl[i].label, nser, xs, ys, ns, &t);
+		if (taken->n < VF_CHART_MAX_TAKEN && t.n > 0) { /* the label just placed: the last box */
+			taken->x0[taken->n] = t.x0[t.n - 1], taken->x1[taken->n] = t.x1[t.n - 1];
+			taken->y0[taken->n] = t.y0[t.n - 1], taken->y1[taken->n] = t.y1[t.n - 1];
+			taken->n++;
+		}
+	}
+}
+
 /* The terms that appear at any phase (legend entries and table rows). */
 static int phase_terms(const cJSON *phases, int np, const char **keys)
 {
@@ -217,8 +241,7 @@ void vf__phase_figure(struct vf_w *w, const cJSON *phases, const cJSON *gpus, co
 	double ptop = vf__num(cJSON_GetArrayItem(phases, peak), "total_bytes") / GIB;
 	taken.x0[0] = vf_chart_px(&c, peak + 0.05) + 7, taken.x1[0] = taken.x0[0] + 7.2 * 4 + 4;
 	taken.y1[0] = vf_chart_py(&c, ptop) - 4, taken.y0[0] = taken.y1[0] - 14, taken.n = 1;
-	for (int i = 0; i < ncl; i++)
-		vf_chart_hline_avoid(&c, w, cl[i].y, NEUTRAL, cl[i].series, cl[i].label, 0, NULL, NULL, NULL, &taken);
+	cap_draw(&c, w, cl, ncl, NEUTRAL, 0, NULL, NULL, NULL, &taken);
 	vf_chart_note(&c, w, peak + 0.05, ptop, "peak");
 	vf_chart_end(&c, w);
 	/* a term too thin to see at this scale (under a unit of height at every
@@ -441,9 +464,7 @@ static void batch_figure(struct vf_w *w, const struct sweep *s)
 	struct capline cl[MAXG];
 	int ncl = cap_lines(&c, s->ng, names, s->vram, " capacity", cl);
 	struct vf_chart_taken taken = {0};
-	for (int i = 0; i < ncl; i++)
-		vf_chart_hline_avoid(&c, w, cl[i].y, gpu_colors[cl[i].first], cl[i].series, cl[i].label, s->ng, lxs, lys,
-				     s->np, &taken);
+	cap_draw(&c, w, cl, ncl, -1, s->ng, lxs, lys, s->np, &taken);
 	vf_chart_end(&c, w);
 	sweep_legend(w, "batch", s, shown, dashed, cl, ncl);
 	vf_html_figure_table(w);

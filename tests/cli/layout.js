@@ -6,7 +6,8 @@
 //         scroll box holds
 //  page:  the page itself scrolls sideways
 //  label: two visible text labels of a chart whose boxes intersect
-//  line:  a series line drawn through a chart's text label
+//  line:  a series line (or another label's reference line) drawn through a
+//         chart's text label
 //  hidden: a solid series line drawn under another one on every vertex
 //  clip:  a chart's text label past the chart's own edge (cut off)
 //  point: a chart drawing exactly one data point (a figure, not a plot)
@@ -74,6 +75,11 @@
       }
     // lines: a drawn series line through a label's box
     var segs = [];
+    g.querySelectorAll('line.cap').forEach(function (l) { // reference lines: another one's label must keep off
+      if (l.closest('.hid')) return;
+      var m = l.getScreenCTM(), x1 = +l.getAttribute('x1'), x2 = +l.getAttribute('x2'), y1 = +l.getAttribute('y1'), y2 = +l.getAttribute('y2');
+      segs.push([{x: m.a * x1 + m.c * y1 + m.e, y: m.b * x1 + m.d * y1 + m.f}, {x: m.a * x2 + m.c * y2 + m.e, y: m.b * x2 + m.d * y2 + m.f}, l]);
+    });
     g.querySelectorAll('path.ln').forEach(function (p) {
       if (p.closest('.hid')) return;
       var m = p.getScreenCTM(), re = /[ML]\s*(-?[\d.]+)[ ,](-?[\d.]+)/g, k, prev = null;
@@ -95,7 +101,7 @@
     }
     ts.forEach(function (t, i) {
       for (var j = 0; j < segs.length; j++)
-        if (hits(segs[j][0], segs[j][1], bs[i])) {
+        if (segs[j][2].parentNode !== t.parentNode && hits(segs[j][0], segs[j][1], bs[i])) {
           var gs = segs[j][2].closest('[data-s]');
           out.push('line ' + g.getAttribute('data-chart') + ': ' + name(t) + ' crossed by the line of ' + (gs ? gs.getAttribute('data-s') : '?'));
           break;

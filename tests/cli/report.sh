@@ -70,6 +70,9 @@ check 'grep -q ">A100 SXM4 80GB 80.0 GiB, H100 80GB HBM3 79.6 GiB</text>" same.h
 run report estimate llama3-8b --mode lora --gpu rtx-4090 --gpu rtx-3090 --gpu a100-80gb --gpu h100-80gb -o four.html
 expect_rc 0
 check 'grep -q ">RTX 4090, RTX 3090 24.0 GiB</text>" four.html && grep -q "Not drawn: RTX 4090, RTX 3090 (no micro-batch fits)." four.html'
+test_case "report estimate: capacity labels clear of the other capacity lines (L4 22.5 GiB under the 24 GiB line)"
+run report estimate qwen2.5-1.5b --mode full --gpu rtx-4090 --gpu rtx-3090 --gpu l4 -o caps.html
+expect_rc 0
 test_case "report estimate: a term too thin to draw is named, not a legend entry of its own"
 check 'grep -qE "Too thin to draw at this scale: [^<]*autocast copies \([0-9]+ MiB\)" r.html && ! grep -q ">autocast copies</button>" r.html'
 test_case "report estimate: the title keeps the model id as written"
@@ -316,6 +319,7 @@ layout() {
 layout r.html estimate
 layout same.html estimate-same-peaks
 layout four.html estimate-four-gpus
+layout caps.html estimate-close-capacities
 layout dit.html estimate-dit
 layout one.html estimate-one-batch
 layout fit.html fit

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vramfit/report/plot.h"
@@ -116,6 +117,36 @@ double vf_chart_py(const struct vf_chart *c, double v)
 bool vf_plot_wants_log(double lo, double hi)
 {
 	return lo > 0 && isfinite(lo) && isfinite(hi) && hi / lo > 25; /* about 1.5 decades (10^1.4) */
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+bool vf_plot_crowded(const double *v, int n)
+{
+	if (n < 12)
+		return false;
+	double *s = malloc((size_t)n * sizeof *s);
+	if (!s)
+		return false;
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			s[m++] = v[i];
+	bool crowded = false;
+	if (m >= 12) {
+		qsort(s, (size_t)m, sizeof *s, cmp_double);
+		double span = s[m - 1] - s[0], win = INFINITY;
+		int half = (m + 1) / 2;
+		for (int i = 0; i + half - 1 < m; i++)
+			win = fmin(win, s[i + half - 1] - s[i]);
+		crowded = span > 0 && win < span / 10;
+	}
+	free(s);
+	return crowded;
 }
 
 int vf_plot_log_ticks(double *lo, double *hi, double *ticks, int max)

@@ -259,25 +259,28 @@ static void front_figure(struct vf_w *w, const struct fit *f, const char *title)
 	}
 	/* values over more than 1.5 decades on a log axis: on a linear one the
 	 * fast or cheap configurations crowd at the origin */
-	bool xl = vf_plot_wants_log(xmin, xmax), yl = vf_plot_wants_log(ymin, ymax);
+	bool xl = vf_plot_wants_log(xmin, xmax) || (xmin > 0 && vf_plot_crowded(xs, n));
+	bool yl = vf_plot_wants_log(ymin, ymax) || (ymin > 0 && vf_plot_crowded(ys, n));
 	struct vf_chart c;
 	vf_chart_init(&c, "front", "cost against time of every configuration that fits; the Pareto front joined",
 		      f->whole ? (xl ? "time of the whole run (h, log scale)" : "time of the whole run (h)")
 			       : (xl ? "time per million tokens (s, log scale)" : "time per million tokens (s)"),
 		      f->whole ? (yl ? "cost of the whole run ($, log scale)" : "cost of the whole run ($)")
 			       : (yl ? "cost per million tokens ($, log scale)" : "cost per million tokens ($)"));
+	/* a linear axis starts at 0 unless the values all sit far from it */
 	if (xl)
 		vf_chart_xlog(&c, xmin, xmax);
 	else
-		vf_chart_xdomain(&c, 0, xmax * 1.05);
+		vf_chart_xdomain(&c, xmin > 0.3 * xmax ? xmin - 0.05 * (xmax - xmin) : 0, xmax + 0.05 * (xmax - (xmin > 0.3 * xmax ? xmin : 0)));
 	if (yl)
 		vf_chart_ylog(&c, ymin, ymax);
 	else
-		vf_chart_ydomain(&c, 0, ymax * 1.08);
+		vf_chart_ydomain(&c, ymin > 0.3 * ymax ? ymin - 0.08 * (ymax - ymin) : 0, ymax + 0.08 * (ymax - (ymin > 0.3 * ymax ? ymin : 0)));
 	vf_html_figure_begin(w, "front", title);
 	vf_chart_begin(&c, w);
 	vf_chart_points(&c, w, n, xs, ys, 7, "configurations", tp);
-	vf_chart_line(&c, w, nf, fx, fy, 0, "Pareto front", false, true, ftp);
+	if (nf > 1) /* a front of one point is the chosen point: no line to draw */
+		vf_chart_line(&c, w, nf, fx, fy, 0, "Pareto front", false, true, ftp);
 	/* labels for the few points that matter: the chosen one first, then the
 	 * front's from the fastest, each where no point, line or label lies
 	 * (one with no such spot is left to the table) */
@@ -298,9 +301,14 @@ static void front_figure(struct vf_w *w, const struct fit *f, const char *title)
 		vf_chart_note_avoid(&c, w, fr[i]->time, fr[i]->cost, lab, n, xs, ys, nf, fx, fy, &taken, false);
 	}
 	vf_chart_end(&c, w);
-	const char *ln[] = {"configurations", "Pareto front", "chosen"};
-	int lc[] = {7, 0, 5};
-	vf_plot_legend(w, "front", 3, ln, lc, NULL);
+	/* an entry for each series drawn */
+	const char *ln[3] = {"configurations"};
+	int lc[3] = {7}, nl = 1;
+	if (nf > 1)
+		ln[nl] = "Pareto front", lc[nl++] = 0;
+	if (f->chosen >= 0 && isfinite(f->c[f->chosen].time) && isfinite(f->c[f->chosen].cost))
+		ln[nl] = "chosen", lc[nl++] = 5;
+	vf_plot_legend(w, "front", nl, ln, lc, NULL);
 	vf_html_figure_table(w);
 	const char *hdr[] = {"on the front", "settings", "time", "cost"};
 	vf_html_table_begin(w, "Configurations no other beats on both time and cost", 4, hdr, false);

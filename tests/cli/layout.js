@@ -6,8 +6,8 @@
 //         scroll box holds
 //  page:  the page itself scrolls sideways
 //  label: two visible text labels of a chart whose boxes intersect
-//  line:  a series line (or another label's reference line) drawn through a
-//         chart's text label
+//  line:  a series line, another label's reference line, an axis or a
+//         label's leader line drawn through a chart's text label
 //  hidden: a solid series line drawn under another one on every vertex
 //  clip:  a chart's text label past the chart's own edge (cut off)
 //  point: a chart drawing exactly one data point (a figure, not a plot)
@@ -75,7 +75,7 @@
       }
     // lines: a drawn series line through a label's box
     var segs = [];
-    g.querySelectorAll('line.cap').forEach(function (l) { // reference lines: another one's label must keep off
+    g.querySelectorAll('line.cap, line.ax').forEach(function (l) { // reference lines, axes and leader lines
       if (l.closest('.hid')) return;
       var m = l.getScreenCTM(), x1 = +l.getAttribute('x1'), x2 = +l.getAttribute('x2'), y1 = +l.getAttribute('y1'), y2 = +l.getAttribute('y2');
       segs.push([{x: m.a * x1 + m.c * y1 + m.e, y: m.b * x1 + m.d * y1 + m.f}, {x: m.a * x2 + m.c * y2 + m.e, y: m.b * x2 + m.d * y2 + m.f}, l]);

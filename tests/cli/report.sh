@@ -107,6 +107,11 @@ test_case "report fit: costs to the cent below \$100, as fit prints them"
 check 'grep -qE "<td class=\"nw\">\\\$[0-9]+\.[0-9]{2}</td>" fit70.html'
 run fit llama3-8b --mode lora --gpu a100-80gb:4 --search --tokens 1e9 --html fits.html
 expect_rc 0; check 'self_contained fits.html && page_json fits.html "j[\"mode\"] == \"search\" and len(j[\"results\"]) >= 1"'
+test_case "report fit: a front of one point is the chosen point, no 'Pareto front' series or entry"
+check '! grep -q ">Pareto front</button>" fits.html && grep -q ">chosen</button>" fits.html'
+test_case "report fit: costs bunched under a few far ones go on a log axis"
+run report fit qwen2.5-7b --mode full --tokens 1e9 -o fit-skew.html
+expect_rc 0; check 'grep -qF ">cost of the whole run (\$, log scale)</text>" fit-skew.html'
 
 # --- plan writes plan.html beside plan.md (the plan tests' trainer fixture) --------
 test_case "plan writes plan.html: decisions, the estimate's phases against the GPU"
@@ -324,6 +329,8 @@ layout dit.html estimate-dit
 layout one.html estimate-one-batch
 layout fit.html fit
 layout fit70.html fit-tight
+layout fits.html fit-search
+layout fit-skew.html fit-skewed-costs
 [ -n "${P:-}" ] && layout "$P/plan.html" plan
 [ -n "${R:-}" ] && layout "$R/report.html" run && layout run2.html run-plan
 layout hist-fix.html history

@@ -341,6 +341,14 @@ static void test_log_axis(void)
 	CHECK(n >= 2 && lo > 0 && hi > lo);
 	CHECK(vf_plot_wants_log(2.78, 333) && vf_plot_wants_log(1.38, 39.7));
 	CHECK(!vf_plot_wants_log(52, 111) && !vf_plot_wants_log(0, 100) && !vf_plot_wants_log(-1, 100));
+	/* half of 14 values in 160..250 with two near 800: crowded; evenly spread, or too few: not */
+	double skew[14] = {161, 165, 170, 172, 175, 180, 185, 190, 200, 210, 250, 320, 780, 870};
+	double even[14];
+	for (int i = 0; i < 14; i++)
+		even[i] = 100 + 50 * i;
+	CHECK(vf_plot_crowded(skew, 14));
+	CHECK(!vf_plot_crowded(even, 14));
+	CHECK(!vf_plot_crowded(skew, 11));
 
 	struct vf_buf b;
 	struct vf_w w;

@@ -52,6 +52,10 @@ int vf_plot_log_ticks(double *lo, double *hi, double *ticks, int max);
  * would crowd the small values at its origin? */
 bool vf_plot_wants_log(double lo, double hi);
 
+/* Would n values (12 or more) crowd on a linear axis: half of them within a
+ * tenth of the span they cover (a few far values stretching the axis)? */
+bool vf_plot_crowded(const double *v, int n);
+
 /* A tick label: as many decimals as the step needs, no trailing noise
  * ("0.25", "1.5", "40", "1e+06" past 1e6). */
 void vf_plot_fmt_tick(double v, double step, char *out, size_t n);

@@ -222,6 +222,42 @@ static void grid(struct vf_w *w, const struct fit *f)
 	vf_w_puts(w, "</svg></div>");
 }
 
+/* The key to the grid's shading: a swatch per largest micro-batch shown,
+ * at the opacity its cells have (grid_cell). */
+static void shade_key(struct vf_w *w, const struct fit *f)
+{
+	double bs[MAXC], bmax = 1;
+	int nb = 0;
+	for (int i = 0; i < f->nc; i++)
+		if (f->c[i].fits && f->c[i].max_batch > bmax)
+			bmax = f->c[i].max_batch;
+	for (int g = 0; g < f->ng; g++)
+		for (int k = 0; k < f->nk; k++) {
+			const struct cand *c = cell(f, f->gpus[g], f->counts[k]);
+			if (!c || !c->fits)
+				continue;
+			double b = c->max_batch > 0 ? c->max_batch : 1;
+			int j = 0;
+			while (j < nb && bs[j] != b)
+				j++;
+			if (j == nb)
+				bs[nb++] = b;
+		}
+	if (nb < 2)
+		return; /* one shade: nothing to tell apart */
+	for (int a = 0; a < nb; a++)
+		for (int b = a + 1; b < nb; b++)
+			if (bs[b] < bs[a]) {
+				double t = bs[a];
+				bs[a] = bs[b], bs[b] = t;
+			}
+	vf_w_puts(w, "<p class=\"note shade\">Shading, by the largest micro-batch that fits:");
+	for (int i = 0; i < nb; i++)
+		vf_w_printf(w, " <span class=\"nw\"><span class=\"sw f0\" style=\"opacity:%.2f\"></span> &#8804; %.0f</span>",
+			    0.25 + 0.75 * log2(1 + bs[i]) / log2(1 + bmax), bs[i]);
+	vf_w_puts(w, "</p>\n");
+}
+
 static int cmp_time(const void *a, const void *b)
 {
 	const struct cand *x = *(const struct cand *const *)a, *y = *(const struct cand *const *)b;
@@ -418,6 +454,7 @@ void vf__report_fit(struct vf_w *w, const cJSON *d)
 	if (kinds[2])
 		ln[nl] = "tight", lc[nl++] = 1;
 	vf_plot_legend(w, "grid", nl, ln, lc, NULL);
+	shade_key(w, f);
 	vf_html_section_end(w);
 	if (nfront) {
 		snprintf(gt, sizeof gt, "Cost against time: %d configuration%s on the Pareto front, chosen labelled", nfront,

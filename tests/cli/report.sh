@@ -92,6 +92,8 @@ check 'grep -q ">1 GPU</text>" fit.html && grep -q ">8 GPUs</text>" fit.html && 
 test_case "report fit: the Pareto chart on a log axis over decades, the front's points labelled"
 check 'grep -qF ">time of the whole run (h, log scale)</text>" fit.html && grep -qF ">cost of the whole run (\$)</text>" fit.html'
 check '[ "$(grep -o "<text class=\"nt\"[^>]*>[a-z0-9-]* x[0-9]*</text>" fit.html | wc -l)" -ge 4 ]'
+test_case "report fit: the grid's shading has a key (a swatch per largest micro-batch shown)"
+check 'grep -qE "Shading, by the largest micro-batch that fits: <span class=\"nw\"><span class=\"sw f0\" style=\"opacity:0\.[0-9]+\"></span> &#8804; 1</span>.* &#8804; 8</span></p>" fit.html'
 test_case "report fit: the grid's legend names only the kinds of cell it shows"
 check 'grep -q ">fits</button>" fit.html && ! grep -q ">does not fit</button>" fit.html'
 check 'page_json fit.html "j[\"report\"] == \"fit\" and j[\"mode\"] == \"table\" and sorted(set(r[\"gpus\"] for r in j[\"rows\"] if not r.get(\"split\"))) == [1, 2, 4, 8]"'

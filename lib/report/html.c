@@ -22,6 +22,8 @@ static const char css[] =
 	"section{margin:22px 0;break-inside:avoid}h2{font-size:17px;margin:0 0 8px;line-height:1.35}\n"
 	".pair{display:grid;grid-template-columns:minmax(0,1.55fr) minmax(0,1fr);gap:18px;align-items:start}\n"
 	".plot{min-width:0}.tbl{min-width:0;overflow-x:auto}\n"
+	".gridpair{display:flex;align-items:flex-start}.gridpair svg.chart{min-width:0}"
+	".gridpair svg[data-chart=grid-names]{position:sticky;left:0;z-index:1}\n"
 	"svg.chart{width:100%;height:auto;display:block;font:12px system-ui,'DejaVu Sans',sans-serif}\n"
 	"svg .bg{fill:var(--bg)}svg .gr{stroke:var(--gr);stroke-width:1}svg .ax{stroke:var(--ax);stroke-width:1}\n"
 	"svg text{fill:var(--fg)}svg .tk{fill:var(--mu);font-size:11.5px}svg .at{font-size:12.5px;font-weight:600}\n"
@@ -69,7 +71,7 @@ static const char css[] =
 	".tip{position:fixed;pointer-events:none;background:var(--fg);color:var(--bg);padding:4px 8px;"
 	"border-radius:4px;font-size:12.5px;max-width:320px;white-space:pre-line;display:none;z-index:9}\n"
 	"@media (max-width:880px){.pair{grid-template-columns:1fr}main{padding:10px}"
-	".plot{overflow-x:auto}svg.chart{min-width:540px}header h1{font-size:19px}}\n"
+	".plot{overflow-x:auto}svg.chart{min-width:540px}.gridpair{min-width:540px}header h1{font-size:19px}}\n"
 	"@media print{@page{size:A4;margin:12mm}:root{--bg:#fff;--fg:#000;--mu:#444;--gr:#ddd;--hd:#eee}"
 	"main{max-width:none;padding:0}.pair{grid-template-columns:1fr}svg.chart{max-height:9.5cm}"
 	".tip{display:none}section{break-inside:avoid}}\n";

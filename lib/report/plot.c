@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vramfit/report/plot.h"
@@ -96,6 +97,90 @@ double vf_scale_map(const struct vf_scale *s, double v)
 	return s->r0 + (v - s->d0) / span * (s->r1 - s->r0);
 }
 
+/* A value on a log axis (domain in log10 units): no log of 0 or less, it
+ * lies a little outside the axis. */
+static double logv(const struct vf_scale *s, double v)
+{
+	return v > 0 ? log10(v) : s->d0 - 0.05 * (s->d1 - s->d0);
+}
+
+double vf_chart_px(const struct vf_chart *c, double v)
+{
+	return vf_scale_map(&c->x, c->xlog ? logv(&c->x, v) : v);
+}
+
+double vf_chart_py(const struct vf_chart *c, double v)
+{
+	return vf_scale_map(&c->y, c->ylog ? logv(&c->y, v) : v);
+}
+
+bool vf_plot_wants_log(double lo, double hi)
+{
+	return lo > 0 && isfinite(lo) && isfinite(hi) && hi / lo > 25; /* about 1.5 decades (10^1.4) */
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+bool vf_plot_crowded(const double *v, int n)
+{
+	if (n < 12)
+		return false;
+	double *s = malloc((size_t)n * sizeof *s);
+	if (!s)
+		return false;
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			s[m++] = v[i];
+	bool crowded = false;
+	if (m >= 12) {
+		qsort(s, (size_t)m, sizeof *s, cmp_double);
+		double span = s[m - 1] - s[0], win = INFINITY;
+		int half = (m + 1) / 2;
+		for (int i = 0; i + half - 1 < m; i++)
+			win = fmin(win, s[i + half - 1] - s[i]);
+		crowded = span > 0 && win < span / 10;
+	}
+	free(s);
+	return crowded;
+}
+
+int vf_plot_log_ticks(double *lo, double *hi, double *ticks, int max)
+{
+	static const double m[3] = {1, 2, 5};
+	double a = *lo, b = *hi;
+	if (!(a > 0) || !isfinite(a))
+		a = 1;
+	if (!(b > a) || !isfinite(b))
+		b = a * 10;
+	int ka = (int)floor(log10(a) + 1e-9), kb = (int)floor(log10(b) + 1e-9);
+	/* the outer ticks: the largest 1-2-5 value <= a, the smallest >= b */
+	double l = pow(10, ka), h = pow(10, kb + 1);
+	for (int i = 0; i < 3; i++)
+		if (m[i] * pow(10, ka) <= a * (1 + 1e-9))
+			l = m[i] * pow(10, ka);
+	for (int i = 2; i >= 0; i--)
+		if (m[i] * pow(10, kb) >= b * (1 - 1e-9))
+			h = m[i] * pow(10, kb);
+	bool fine = log10(h / l) <= 3.01;
+	if (!fine) /* powers of ten only */
+		l = pow(10, ka), h = pow(10, (int)ceil(log10(b) - 1e-9));
+	int n = 0;
+	for (int k = ka; k <= kb + 1 && n < max; k++)
+		for (int i = 0; i < 3 && n < max; i++) {
+			double v = m[i] * pow(10, k);
+			if ((!fine && i) || v < l * (1 - 1e-9) || v > h * (1 + 1e-9))
+				continue;
+			ticks[n++] = v;
+		}
+	*lo = l, *hi = h;
+	return n;
+}
+
 static double nice_step(double span, int target)
 {
 	double raw = span / (target > 0 ? target : 1);
@@ -167,6 +252,7 @@ void vf_chart_init(struct vf_chart *c, const char *id, const char *label, const 
 void vf_chart_xdomain(struct vf_chart *c, double lo, double hi)
 {
 	c->nbands = 0;
+	c->xlog = false;
 	c->nxt = vf_plot_ticks(&lo, &hi, 8, c->xt, VF_CHART_MAX_TICKS, &c->xstep);
 	if (c->xint && c->xstep < 1) { /* whole numbers only: 1, 2, 3 ... */
 		lo = floor(lo), hi = ceil(hi);
@@ -176,6 +262,32 @@ void vf_chart_xdomain(struct vf_chart *c, double lo, double hi)
 			c->xt[c->nxt++] = v;
 	}
 	c->x = (struct vf_scale){lo, hi, c->ml, c->w - c->mr};
+}
+
+void vf_chart_xlog(struct vf_chart *c, double lo, double hi)
+{
+	c->nbands = 0;
+	c->nxt = vf_plot_log_ticks(&lo, &hi, c->xt, VF_CHART_MAX_TICKS);
+	c->xstep = 0;
+	c->xlog = true;
+	c->x = (struct vf_scale){log10(lo), log10(hi), c->ml, c->w - c->mr};
+}
+
+void vf_chart_ylog(struct vf_chart *c, double lo, double hi)
+{
+	c->nyt = vf_plot_log_ticks(&lo, &hi, c->yt, VF_CHART_MAX_TICKS);
+	c->ystep = 0;
+	c->ylog = true;
+	c->y = (struct vf_scale){log10(lo), log10(hi), c->h - c->mb, c->mt};
+}
+
+/* A tick's label on a linear or a log axis. */
+static void tick_label(bool log, double v, double step, char *out, size_t n)
+{
+	if (log)
+		snprintf(out, n, "%g", v);
+	else
+		vf_plot_fmt_tick(v, step, out, n);
 }
 
 void vf_chart_xbands(struct vf_chart *c, int n, const char *const *labels)
@@ -188,6 +300,7 @@ void vf_chart_xbands(struct vf_chart *c, int n, const char *const *labels)
 
 void vf_chart_ydomain(struct vf_chart *c, double lo, double hi)
 {
+	c->ylog = false;
 	c->nyt = vf_plot_ticks(&lo, &hi, 6, c->yt, VF_CHART_MAX_TICKS, &c->ystep);
 	c->y = (struct vf_scale){lo, hi, c->h - c->mb, c->mt};
 }
@@ -215,8 +328,8 @@ static void axis_x(const struct vf_chart *c, struct vf_w *w)
 	for (int i = 0; i < c->nxt; i++) {
 		if (c->xint && c->xt[i] != floor(c->xt[i]))
 			continue;
-		double x = vf_scale_map(&c->x, c->xt[i]);
-		vf_plot_fmt_tick(c->xt[i], c->xstep, t, sizeof t);
+		double x = vf_chart_px(c, c->xt[i]);
+		tick_label(c->xlog, c->xt[i], c->xstep, t, sizeof t);
 		vf_w_printf(w, "<line class=\"gr\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x, x, c->mt, y0);
 		/* a tick at the left edge starts there, clear of the y axis'
 		 * lowest label right beside the origin */
@@ -235,8 +348,8 @@ static void axis_y(const struct vf_chart *c, struct vf_w *w)
 {
 	char t[48];
 	for (int i = 0; i < c->nyt; i++) {
-		double y = vf_scale_map(&c->y, c->yt[i]);
-		vf_plot_fmt_tick(c->yt[i], c->ystep, t, sizeof t);
+		double y = vf_chart_py(c, c->yt[i]);
+		tick_label(c->ylog, c->yt[i], c->ystep, t, sizeof t);
 		vf_w_printf(w, "<line class=\"gr\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", c->ml,
 			    c->w - c->mr, y, y);
 		vf_w_printf(w, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>", c->ml - 6,
@@ -292,7 +405,7 @@ void vf_chart_stack(const struct vf_chart *c, struct vf_w *w, int band, int n, c
 	for (int k = 0; k < n; k++) {
 		if (!(vals[k] > 0))
 			continue;
-		double y0 = vf_scale_map(&c->y, base), y1 = vf_scale_map(&c->y, base + vals[k]);
+		double y0 = vf_chart_py(c, base), y1 = vf_chart_py(c, base + vals[k]);
 		base += vals[k];
 		open_mark(w, "rect", series ? series[k] : NULL);
 		vf_w_printf(w, "class=\"f%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">", colors[k] % 11,
@@ -306,6 +419,19 @@ void vf_chart_line(const struct vf_chart *c, struct vf_w *w, int n, const double
 		   const double *ys, int color, const char *series, bool dashed, bool markers,
 		   const char *const *tips)
 {
+	vf_chart_line_marked(c, w, n, xs, ys, color, series, dashed, markers ? VF_MARK_CIRCLE : VF_MARK_NONE, 0, 1, tips);
+}
+
+void vf_chart_line_marked(const struct vf_chart *c, struct vf_w *w, int n, const double *xs, const double *ys,
+			  int color, const char *series, bool dashed, enum vf_marker marker, int share, int shares,
+			  const char *const *tips)
+{
+	char style[96] = "";
+	if (shares > 1) { /* interleaved dashes (inline: over the class's pattern) */
+		snprintf(style, sizeof style, " style=\"stroke-dasharray:6 %d;stroke-dashoffset:%d\"", 6 * (shares - 1),
+			 -6 * share);
+		dashed = true;
+	}
 	vf_w_puts(w, "<g ");
 	vf_w_printf(w, "data-s=\"");
 	vf_w_esc(w, series ? series : "");
@@ -318,20 +444,41 @@ void vf_chart_line(const struct vf_chart *c, struct vf_w *w, int n, const double
 			open = false;
 			continue;
 		}
-		double x = vf_scale_map(&c->x, xs[i]), y = vf_scale_map(&c->y, ys[i]);
+		double x = vf_chart_px(c, xs[i]), y = vf_chart_py(c, ys[i]);
 		if (!open)
-			vf_w_printf(w, "<path class=\"ln%s\" d=\"M%.1f %.1f", dashed ? " da" : "", x, y);
+			vf_w_printf(w, "<path class=\"ln%s\"%s d=\"M%.1f %.1f", dashed ? " da" : "", style, x, y);
 		else
 			vf_w_printf(w, "L%.1f %.1f", x, y);
 		open = true;
 	}
 	if (open)
 		vf_w_puts(w, "\"/>");
-	for (int i = 0; markers && i < n; i++) {
+	vf_w_puts(w, "</g>");
+	vf_chart_markers(c, w, n, xs, ys, color, series, marker, tips);
+}
+
+void vf_chart_markers(const struct vf_chart *c, struct vf_w *w, int n, const double *xs, const double *ys, int color,
+		      const char *series, enum vf_marker marker, const char *const *tips)
+{
+	if (marker == VF_MARK_NONE)
+		return;
+	open_mark(w, "g", series);
+	vf_w_puts(w, ">");
+	for (int i = 0; i < n; i++) {
 		if (!isfinite(ys[i]) || !isfinite(xs[i]))
 			continue;
-		vf_w_printf(w, "<circle class=\"mk f%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\">", color % 11,
-			    vf_scale_map(&c->x, xs[i]), vf_scale_map(&c->y, ys[i]));
+		double x = vf_chart_px(c, xs[i]), y = vf_chart_py(c, ys[i]);
+		if (marker == VF_MARK_SQUARE) {
+			/* inside a large circle: over one, both show */
+			double h = 3.0;
+			vf_w_printf(w, "<path class=\"mk f%d\" d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ\">", color % 11,
+				    x - h, y - h, x + h, y - h, x + h, y + h, x - h, y + h);
+			tip(w, tips ? tips[i] : NULL);
+			vf_w_puts(w, "</path>");
+			continue;
+		}
+		vf_w_printf(w, "<circle class=\"mk f%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\">", color % 11, x, y,
+			    marker == VF_MARK_DOT ? "1.6" : marker == VF_MARK_LARGE ? "5.5" : "3.5");
 		tip(w, tips ? tips[i] : NULL);
 		vf_w_puts(w, "</circle>");
 	}
@@ -346,7 +493,7 @@ void vf_chart_points(const struct vf_chart *c, struct vf_w *w, int n, const doub
 			continue;
 		open_mark(w, "circle", series);
 		vf_w_printf(w, "class=\"pt f%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\">", color % 11,
-			    vf_scale_map(&c->x, xs[i]), vf_scale_map(&c->y, ys[i]));
+			    vf_chart_px(c, xs[i]), vf_chart_py(c, ys[i]));
 		tip(w, tips ? tips[i] : NULL);
 		vf_w_puts(w, "</circle>");
 	}
@@ -355,7 +502,7 @@ void vf_chart_points(const struct vf_chart *c, struct vf_w *w, int n, const doub
 void vf_chart_hline(const struct vf_chart *c, struct vf_w *w, double y, int color,
 		    const char *series, const char *label)
 {
-	double py = vf_scale_map(&c->y, y);
+	double py = vf_chart_py(c, y);
 	open_mark(w, "g", series);
 	vf_w_printf(w, "class=\"k%d\"><line class=\"cap\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\">",
 		    color % 11, c->ml, c->w - c->mr, py, py);
@@ -397,8 +544,32 @@ void vf_chart_hline_clear(const struct vf_chart *c, struct vf_w *w, double y, in
 			  const char *label, int nser, const double *const *xs, const double *const *ys,
 			  const int *ns)
 {
-	double py = vf_scale_map(&c->y, y), x0 = c->ml, x1 = c->w - c->mr;
-	double tw = 7.0 * (double)strlen(label ? label : "") + 4; /* 11.5 px bold: at most ~7 px a character */
+	vf_chart_hline_avoid(c, w, y, color, series, label, nser, xs, ys, ns, NULL);
+}
+
+/* Does the box overlap a label already placed (2 units apart at least)? */
+static bool taken_hits(const struct vf_chart_taken *t, double x0, double x1, double y0, double y1)
+{
+	for (int i = 0; t && i < t->n; i++)
+		if (x0 < t->x1[i] + 2 && x1 > t->x0[i] - 2 && y0 < t->y1[i] + 2 && y1 > t->y0[i] - 2)
+			return true;
+	return false;
+}
+
+static void taken_add(struct vf_chart_taken *t, double x0, double x1, double y0, double y1)
+{
+	if (!t || t->n >= VF_CHART_MAX_TAKEN)
+		return;
+	t->x0[t->n] = x0, t->x1[t->n] = x1, t->y0[t->n] = y0, t->y1[t->n] = y1;
+	t->n++;
+}
+
+void vf_chart_hline_avoid(const struct vf_chart *c, struct vf_w *w, double y, int color, const char *series,
+			  const char *label, int nser, const double *const *xs, const double *const *ys,
+			  const int *ns, struct vf_chart_taken *taken)
+{
+	double py = vf_chart_py(c, y), x0 = c->ml, x1 = c->w - c->mr;
+	double tw = 7.6 * (double)strlen(label ? label : "") + 4; /* 11.5 px bold: up to ~7.6 px a character (digits, capitals) */
 	/* right, left, middle; above the line, then below */
 	const double lx[3] = {x1 - 4 - tw, x0 + 4, (x0 + x1 - tw) / 2};
 	const double base[2] = {py - 5, py + 15};
@@ -409,19 +580,20 @@ void vf_chart_hline_clear(const struct vf_chart *c, struct vf_w *w, double y, in
 			double bt = base[v] - 12, bb = base[v] + 3;
 			if (bt < c->mt - 2 || bb > c->h - c->mb + 2)
 				continue;
-			bool clear = true;
+			bool clear = !taken_hits(taken, lx[h], lx[h] + tw, bt, bb);
 			for (int sI = 0; sI < nser && clear; sI++)
 				for (int k = 0; k + 1 < ns[sI] && clear; k++) {
 					if (!isfinite(xs[sI][k]) || !isfinite(ys[sI][k]) || !isfinite(xs[sI][k + 1]) ||
 					    !isfinite(ys[sI][k + 1]))
 						continue;
-					clear = !seg_hits(vf_scale_map(&c->x, xs[sI][k]), vf_scale_map(&c->y, ys[sI][k]),
-							  vf_scale_map(&c->x, xs[sI][k + 1]), vf_scale_map(&c->y, ys[sI][k + 1]),
+					clear = !seg_hits(vf_chart_px(c, xs[sI][k]), vf_chart_py(c, ys[sI][k]),
+							  vf_chart_px(c, xs[sI][k + 1]), vf_chart_py(c, ys[sI][k + 1]),
 							  lx[h], lx[h] + tw, bt, bb);
 				}
 			if (clear)
 				bx = lx[h], by = base[v], found = true;
 		}
+	taken_add(taken, bx, bx + tw, by - 12, by + 3);
 	open_mark(w, "g", series);
 	vf_w_printf(w, "class=\"k%d\"><line class=\"cap\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\">",
 		    color % 11, x0, x1, py, py);
@@ -434,7 +606,7 @@ void vf_chart_hline_clear(const struct vf_chart *c, struct vf_w *w, double y, in
 void vf_chart_note_clear(const struct vf_chart *c, struct vf_w *w, double x, double y, const char *text, int n,
 			 const double *xs, const double *ys)
 {
-	double px = vf_scale_map(&c->x, x), py = vf_scale_map(&c->y, y);
+	double px = vf_chart_px(c, x), py = vf_chart_py(c, y);
 	double tw = 7.2 * (double)strlen(text ? text : "") + 4, th = 14;
 	/* the label's left/baseline offsets from the point: up-right, down-right,
 	 * up-left, down-left, then further up-right */
@@ -449,7 +621,7 @@ void vf_chart_note_clear(const struct vf_chart *c, struct vf_w *w, double x, dou
 		for (int i = 0; i < n && clear; i++) {
 			if (!isfinite(xs[i]) || !isfinite(ys[i]))
 				continue;
-			double qx = vf_scale_map(&c->x, xs[i]), qy = vf_scale_map(&c->y, ys[i]);
+			double qx = vf_chart_px(c, xs[i]), qy = vf_chart_py(c, ys[i]);
 			clear = !(qx > x0 - 5 && qx < x1 + 5 && qy > y0 - 5 && qy < y1 + 5);
 		}
 		if (clear) {
@@ -465,10 +637,63 @@ void vf_chart_note_clear(const struct vf_chart *c, struct vf_w *w, double x, dou
 	vf_w_puts(w, "</text>");
 }
 
+bool vf_chart_note_avoid(const struct vf_chart *c, struct vf_w *w, double x, double y, const char *text, int n,
+			 const double *xs, const double *ys, int nl, const double *lxs, const double *lys,
+			 struct vf_chart_taken *taken, bool required)
+{
+	double px = vf_chart_px(c, x), py = vf_chart_py(c, y);
+	double tw = 7.2 * (double)strlen(text ? text : "") + 4, th = 14;
+	/* the label's left/baseline offsets from the point: beside it first
+	 * (up-right, down-right, up-left, down-left), then further away */
+	const double ox[] = {7, 7, -7 - tw, -7 - tw, 7, -7 - tw, 7, -7 - tw, 7, 7, 7, 7, 40, 80, 120, 40, 80, 160, 200, 240,
+			     -40 - tw, -80 - tw, -40 - tw, -80 - tw, 40, 80};
+	const double oy[] = {-7, 18, -7, 18, -24, -24, 35, 35, -42, -60, -90, -120, -7, -7, -7, -40, -40, -40, -70, -70,
+			     -7, -7, -40, -40, 35, 35};
+	int best = -1, first = -1;
+	for (int k = 0; k < (int)(sizeof ox / sizeof ox[0]) && best < 0; k++) {
+		double x0 = px + ox[k], x1 = x0 + tw, y1 = py + oy[k] + 3, y0 = y1 - th;
+		if (x0 < c->ml + 2 || x1 > c->w - c->mr || y0 < c->mt || y1 > c->h - c->mb - 2)
+			continue; /* inside the plot area, clear of the axes */
+		if (first < 0)
+			first = k;
+		bool clear = !taken_hits(taken, x0, x1, y0, y1);
+		for (int i = 0; i < n && clear; i++) {
+			if (!isfinite(xs[i]) || !isfinite(ys[i]))
+				continue;
+			double qx = vf_chart_px(c, xs[i]), qy = vf_chart_py(c, ys[i]);
+			clear = !(qx > x0 - 5 && qx < x1 + 5 && qy > y0 - 5 && qy < y1 + 5);
+		}
+		for (int i = 0; i + 1 < nl && clear; i++) {
+			if (!isfinite(lxs[i]) || !isfinite(lys[i]) || !isfinite(lxs[i + 1]) || !isfinite(lys[i + 1]))
+				continue;
+			clear = !seg_hits(vf_chart_px(c, lxs[i]), vf_chart_py(c, lys[i]),
+					  vf_chart_px(c, lxs[i + 1]), vf_chart_py(c, lys[i + 1]), x0 - 2, x1 + 2,
+					  y0 - 2, y1 + 2);
+		}
+		if (clear)
+			best = k;
+	}
+	if (best < 0) {
+		if (!required || first < 0)
+			return false;
+		best = first;
+	}
+	double x0 = px + ox[best], y1 = py + oy[best] + 3;
+	taken_add(taken, x0, x0 + tw, y1 - th, y1);
+	if (oy[best] != -7 || ox[best] != 7) { /* away from its point: a leader line to its nearest corner */
+		double lx = ox[best] < 0 ? x0 + tw : x0, ly = oy[best] > 0 ? y1 - th : y1;
+		vf_w_printf(w, "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", px, py, lx, ly);
+	}
+	vf_w_printf(w, "<text class=\"nt\" x=\"%.1f\" y=\"%.1f\">", px + ox[best], py + oy[best]);
+	vf_w_esc(w, text);
+	vf_w_puts(w, "</text>");
+	return true;
+}
+
 void vf_chart_note(const struct vf_chart *c, struct vf_w *w, double x, double y, const char *text)
 {
-	vf_w_printf(w, "<text class=\"nt\" x=\"%.1f\" y=\"%.1f\">", vf_scale_map(&c->x, x) + 7,
-		    vf_scale_map(&c->y, y) - 7);
+	vf_w_printf(w, "<text class=\"nt\" x=\"%.1f\" y=\"%.1f\">", vf_chart_px(c, x) + 7,
+		    vf_chart_py(c, y) - 7);
 	vf_w_esc(w, text);
 	vf_w_puts(w, "</text>");
 }

@@ -33,6 +33,95 @@ static const char *gname(const cJSON *g, char *out, size_t n)
 	return out;
 }
 
+/* Capacity lines: GPUs whose lines would lie within 4 units of each other
+ * on the chart are one line (at the smallest capacity) with one label
+ * naming each, and one legend entry: two lines drawn over each other would
+ * hide one, and their labels would collide. */
+struct capline {
+	double y;          /* GiB */
+	int first;         /* the group's first GPU (its colour) */
+	char label[192];   /* "RTX 4090, RTX 3090 24.0 GiB" */
+	char series[160];  /* "RTX 4090, RTX 3090" (+ suffix) */
+};
+
+static int cap_lines(const struct vf_chart *c, int n, const char *const *names, const double *gib, const char *suffix,
+		     struct capline *out)
+{
+	int ord[MAXG], nl = 0;
+	bool used[MAXG] = {false};
+	n = n > MAXG ? MAXG : n;
+	for (int i = 0; i < n; i++)
+		ord[i] = i;
+	for (int a = 0; a < n; a++) /* by capacity, stable */
+		for (int b = a + 1; b < n; b++)
+			if (gib[ord[b]] < gib[ord[a]]) {
+				int t = ord[a];
+				ord[a] = ord[b], ord[b] = t;
+			}
+	for (int a = 0; a < n; a++) {
+		int i = ord[a];
+		if (used[i])
+			continue;
+		struct capline *l = &out[nl++];
+		int mem[MAXG], nm = 0;
+		for (int b = a; b < n; b++)
+			if (!used[ord[b]] && fabs(vf_chart_py(c, gib[ord[b]]) - vf_chart_py(c, gib[i])) < 4)
+				used[ord[b]] = true, mem[nm++] = ord[b];
+		for (int x = 0; x < nm; x++) /* in the page's GPU order */
+			for (int y = x + 1; y < nm; y++)
+				if (mem[y] < mem[x]) {
+					int t = mem[x];
+					mem[x] = mem[y], mem[y] = t;
+				}
+		l->y = gib[i];
+		l->first = mem[0];
+		char v[MAXG][32];
+		bool same = true;
+		for (int k = 0; k < nm; k++) {
+			vf__gib(v[k], sizeof v[k], gib[mem[k]] * GIB);
+			same = same && strcmp(v[k], v[0]) == 0;
+		}
+		size_t o = 0, q = 0;
+		l->label[0] = l->series[0] = '\0';
+		for (int k = 0; k < nm; k++) {
+			if (o < sizeof l->label)
+				o += (size_t)snprintf(l->label + o, sizeof l->label - o, "%s%s%s%s", k ? ", " : "", names[mem[k]],
+						      same ? "" : " ", same ? "" : v[k]);
+			if (q < sizeof l->series)
+				q += (size_t)snprintf(l->series + q, sizeof l->series - q, "%s%s", k ? ", " : "", names[mem[k]]);
+		}
+		if (same && o < sizeof l->label)
+			snprintf(l->label + o, sizeof l->label - o, " %s", v[0]);
+		if (suffix && q < sizeof l->series)
+			snprintf(l->series + q, sizeof l->series - q, "%s", suffix);
+	}
+	return nl;
+}
+
+/* Draw the capacity lines, each label clear of the series (nser lines,
+ * may be 0), of the labels placed before (taken) and of the other
+ * capacity lines. color < 0: each line in its first GPU's colour. */
+static void cap_draw(const struct vf_chart *c, struct vf_w *w, const struct capline *cl, int ncl, int color, int nser,
+		     const double *const *xs, const double *const *ys, const int *ns, struct vf_chart_taken *taken)
+{
+	for (int i = 0; i < ncl; i++) {
+		struct vf_chart_taken t = *taken;
+		for (int j = 0; j < ncl && t.n < VF_CHART_MAX_TAKEN; j++)
+			if (j != i) {
+				double py = vf_chart_py(c, cl[j].y);
+				t.x0[t.n] = c->ml, t.x1[t.n] = c->w - c->mr, t.y0[t.n] = py - 1, t.y1[t.n] = py + 1;
+				t.n++;
+			}
+		vf_chart_hline_avoid(c, w, cl[i].y, color >= 0 ? color : gpu_colors[cl[i].first], cl[i].series,
+				     cl[i].label, nser, xs, ys, ns, &t);
+		if (taken->n < VF_CHART_MAX_TAKEN && t.n > 0) { /* the label just placed: the last box */
+			taken->x0[taken->n] = t.x0[t.n - 1], taken->x1[taken->n] = t.x1[t.n - 1];
+			taken->y0[taken->n] = t.y0[t.n - 1], taken->y1[taken->n] = t.y1[t.n - 1];
+			taken->n++;
+		}
+	}
+}
+
 /* The terms that appear at any phase (legend entries and table rows). */
 static int phase_terms(const cJSON *phases, int np, const char **keys)
 {
@@ -68,24 +157,17 @@ static void phase_bars(const struct vf_chart *c, struct vf_w *w, const cJSON *ph
 	}
 }
 
-static void phase_legend(struct vf_w *w, const cJSON *gpus, const char **keys, int nk)
+static void phase_legend(struct vf_w *w, const char **keys, int nk, const bool *drawn, const struct capline *cl, int ncl)
 {
 	const char *ln[VF_TERM_COUNT + MAXG];
 	int lc[VF_TERM_COUNT + MAXG];
 	bool dash[VF_TERM_COUNT + MAXG];
-	char gnames[MAXG][64];
-	int nl = 0, gi = 0;
-	for (int k = 0; k < nk; k++, nl++)
-		ln[nl] = vf__term_label(keys[k]), lc[nl] = vf__term_color(keys[k]), dash[nl] = false;
-	const cJSON *g;
-	cJSON_ArrayForEach(g, gpus)
-	{
-		if (gi >= MAXG)
-			break;
-		ln[nl] = gname(g, gnames[gi], sizeof gnames[gi]);
-		lc[nl] = NEUTRAL, dash[nl++] = true;
-		gi++;
-	}
+	int nl = 0;
+	for (int k = 0; k < nk; k++)
+		if (drawn[k])
+			ln[nl] = vf__term_label(keys[k]), lc[nl] = vf__term_color(keys[k]), dash[nl++] = false;
+	for (int i = 0; i < ncl; i++)
+		ln[nl] = cl[i].series, lc[nl] = NEUTRAL, dash[nl++] = true;
 	vf_plot_legend(w, "phases", nl, ln, lc, dash);
 }
 
@@ -140,18 +222,50 @@ void vf__phase_figure(struct vf_w *w, const cJSON *phases, const cJSON *gpus, co
 	vf_html_figure_begin(w, "phases", title);
 	vf_chart_begin(&c, w);
 	phase_bars(&c, w, phases, np, keys, nk, labels);
-	int gi = 0;
-	char gn[64], lab[96], gb[32];
+	int ng = 0;
+	char gn[MAXG][64];
+	const char *gnp[MAXG];
+	double cap[MAXG];
 	cJSON_ArrayForEach(g, gpus)
 	{
-		if (gi++ >= MAXG)
+		if (ng >= MAXG)
 			break;
-		snprintf(lab, sizeof lab, "%s %s", gname(g, gn, sizeof gn), vf__gib(gb, sizeof gb, vf__num(g, "vram_bytes")));
-		vf_chart_hline(&c, w, vf__num(g, "vram_bytes") / GIB, NEUTRAL, gn, lab);
+		gnp[ng] = gname(g, gn[ng], sizeof gn[ng]);
+		cap[ng++] = vf__num(g, "vram_bytes") / GIB;
 	}
-	vf_chart_note(&c, w, peak + 0.05, vf__num(cJSON_GetArrayItem(phases, peak), "total_bytes") / GIB, "peak");
+	struct capline cl[MAXG];
+	int ncl = cap_lines(&c, ng, gnp, cap, NULL, cl);
+	/* the "peak" note's box first (vf_chart_note: 7 units right of and
+	 * above its point), then each capacity label clear of it and of the others */
+	struct vf_chart_taken taken = {0};
+	double ptop = vf__num(cJSON_GetArrayItem(phases, peak), "total_bytes") / GIB;
+	taken.x0[0] = vf_chart_px(&c, peak + 0.05) + 7, taken.x1[0] = taken.x0[0] + 7.2 * 4 + 4;
+	taken.y1[0] = vf_chart_py(&c, ptop) - 4, taken.y0[0] = taken.y1[0] - 14, taken.n = 1;
+	cap_draw(&c, w, cl, ncl, NEUTRAL, 0, NULL, NULL, NULL, &taken);
+	vf_chart_note(&c, w, peak + 0.05, ptop, "peak");
 	vf_chart_end(&c, w);
-	phase_legend(w, gpus, keys, nk);
+	/* a term too thin to see at this scale (under a unit of height at every
+	 * phase) is named under the legend, not given an entry of its own */
+	bool drawn[VF_TERM_COUNT];
+	char thin[512] = "";
+	size_t to = 0;
+	for (int k = 0; k < nk; k++) {
+		double most = 0;
+		for (int p = 0; p < np; p++)
+			most = fmax(most, vf__num(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(phases, p), "terms"), keys[k]) / GIB);
+		drawn[k] = vf_chart_py(&c, 0) - vf_chart_py(&c, most) >= 1;
+		if (!drawn[k] && to < sizeof thin) {
+			char gb[32];
+			to += (size_t)snprintf(thin + to, sizeof thin - to, "%s%s (%s)", to ? ", " : "", vf__term_label(keys[k]),
+					       vf__gib(gb, sizeof gb, most * GIB));
+		}
+	}
+	phase_legend(w, keys, nk, drawn, cl, ncl);
+	if (to) {
+		char note[600];
+		snprintf(note, sizeof note, "Too thin to draw at this scale: %s; in the table.", thin);
+		vf_html_p(w, "note", note);
+	}
 	vf_html_figure_table(w);
 	phase_table(w, phases, np, keys, nk, labels);
 	vf_html_p(w, "note", "The allocator reserve is computed at the peak phase only; the CUDA context "
@@ -243,31 +357,55 @@ static bool lies_on(const struct sweep *s, int i, int j, const double ys[][MAXP]
 	return shown > 0;
 }
 
-/* Would series i's line hide under another one (every point on it; of two
- * identical series the later)? Then it is drawn dashed, after the others,
- * and shown dashed in the legend. */
-static bool under(const struct sweep *s, int i, const double ys[][MAXP], double top)
+/* The lines that lie on each other (every point of one on the other, over
+ * their common batches): series i's share k of m in its group (the
+ * connected sets of such pairs, in the page's GPU order), m = 1 alone. */
+static void shares(const struct sweep *s, const double ys[][MAXP], double top, int *k, int *m)
 {
-	for (int j = 0; j < s->ng; j++)
-		if (j != i && lies_on(s, i, j, ys, top) && (j < i || !lies_on(s, j, i, ys, top)))
-			return true;
-	return false;
+	int grp[MAXG];
+	for (int i = 0; i < s->ng; i++)
+		grp[i] = i;
+	for (int i = 0; i < s->ng; i++)
+		for (int j = 0; j < s->ng; j++)
+			if (i != j && (lies_on(s, i, j, ys, top) || lies_on(s, j, i, ys, top))) {
+				int a = grp[i], b = grp[j], lo = a < b ? a : b;
+				for (int x = 0; x < s->ng; x++)
+					if (grp[x] == a || grp[x] == b)
+						grp[x] = lo;
+			}
+	for (int i = 0; i < s->ng; i++) { /* the longest line first: its circles at every point */
+		k[i] = m[i] = 0;
+		for (int j = 0; j < s->ng; j++)
+			if (grp[j] == grp[i]) {
+				m[i]++;
+				k[i] += s->np[j] > s->np[i] || (s->np[j] == s->np[i] && j < i);
+			}
+	}
 }
 
-static void sweep_legend(struct vf_w *w, const char *id, const struct sweep *s, bool caps, const bool *dashed)
+/* A line's markers by its share k of m: alone a circle; on each other
+ * nested shapes (a large circle, a square, a dot), none past the third. */
+static enum vf_marker share_marker(int k, int m)
+{
+	if (m <= 1)
+		return VF_MARK_CIRCLE;
+	return k == 0 ? VF_MARK_LARGE : k == 1 ? VF_MARK_SQUARE : k == 2 ? VF_MARK_DOT : VF_MARK_NONE;
+}
+
+/* One entry per drawn series (shown[i]; dashed[i] when drawn dashed on
+ * top of another) and per capacity line (cl, may be none). */
+static void sweep_legend(struct vf_w *w, const char *id, const struct sweep *s, const bool *shown, const bool *dashed,
+			 const struct capline *cl, int ncl)
 {
 	const char *n[2 * MAXG];
 	int col[2 * MAXG];
 	bool da[2 * MAXG];
-	char capn[MAXG][80];
 	int k = 0;
-	for (int i = 0; i < s->ng; i++) {
-		n[k] = s->name[i], col[k] = gpu_colors[i], da[k++] = dashed && dashed[i];
-		if (caps) {
-			snprintf(capn[i], sizeof capn[i], "%s capacity", s->name[i]);
-			n[k] = capn[i], col[k] = gpu_colors[i], da[k++] = true;
-		}
-	}
+	for (int i = 0; i < s->ng; i++)
+		if (shown[i])
+			n[k] = s->name[i], col[k] = gpu_colors[i], da[k++] = dashed && dashed[i];
+	for (int i = 0; i < ncl; i++)
+		n[k] = cl[i].series, col[k] = gpu_colors[cl[i].first], da[k++] = true;
 	vf_plot_legend(w, id, k, n, col, da);
 }
 
@@ -291,35 +429,44 @@ static void batch_figure(struct vf_w *w, const struct sweep *s)
 	vf_chart_xdomain(&c, 1, s->bmax > 1 ? s->bmax : 2);
 	vf_chart_ydomain(&c, 0, s->ymax * 1.04);
 	vf_html_figure_begin(w, "batch", title);
-	bool hidden[MAXG] = {false};
+	int sk[MAXG], sm[MAXG];
+	bool dashed[MAXG];
 	vf_chart_begin(&c, w);
-	for (int i = 0; i < s->ng; i++)
-		hidden[i] = under(s, i, s->peak, s->ymax);
-	for (int pass = 0; pass < 2 * s->ng; pass++) { /* the hidden ones last, on top */
-		int i = pass % s->ng;
-		if (hidden[i] != (pass >= s->ng))
-			continue;
-		char tips[MAXP][96];
-		const char *tp[MAXP];
-		for (int k = 0; k < s->np[i]; k++) {
-			snprintf(tips[k], sizeof tips[k], "%s, batch %.0f: %s%s", s->name[i], s->b[i][k],
-				 vf__gib(gb, sizeof gb, s->peak[i][k] * GIB), s->peak[i][k] > s->vram[i] ? " (does not fit)" : "");
-			tp[k] = tips[k];
-		}
-		vf_chart_line(&c, w, s->np[i], s->b[i], s->peak[i], gpu_colors[i], s->name[i], hidden[i], true, tp);
-	}
-	/* the capacities after the lines: each label where no line crosses it */
-	const double *lxs[MAXG], *lys[MAXG];
-	for (int i = 0; i < s->ng; i++)
-		lxs[i] = s->b[i], lys[i] = s->peak[i];
+	shares(s, s->peak, s->ymax, sk, sm);
 	for (int i = 0; i < s->ng; i++) {
-		char lab[96], capn[80];
-		snprintf(capn, sizeof capn, "%s capacity", s->name[i]);
-		snprintf(lab, sizeof lab, "%s %s", s->name[i], vf__gib(gb, sizeof gb, s->vram[i] * GIB));
-		vf_chart_hline_clear(&c, w, s->vram[i], gpu_colors[i], capn, lab, s->ng, lxs, lys, s->np);
+		dashed[i] = sm[i] > 1;
+		/* lines on each other: interleaved dashes, nested markers */
+		vf_chart_line_marked(&c, w, s->np[i], s->b[i], s->peak[i], gpu_colors[i], s->name[i], false,
+				     VF_MARK_NONE, sk[i], sm[i], NULL);
 	}
+	for (int k = 0; k < s->ng; k++) /* the markers over every line, the larger shapes first */
+		for (int i = 0; i < s->ng; i++) {
+			if (sk[i] != k)
+				continue;
+			char tips[MAXP][96];
+			const char *tp[MAXP];
+			for (int q = 0; q < s->np[i]; q++) {
+				snprintf(tips[q], sizeof tips[q], "%s, batch %.0f: %s%s", s->name[i], s->b[i][q],
+					 vf__gib(gb, sizeof gb, s->peak[i][q] * GIB),
+					 s->peak[i][q] > s->vram[i] ? " (does not fit)" : "");
+				tp[q] = tips[q];
+			}
+			vf_chart_markers(&c, w, s->np[i], s->b[i], s->peak[i], gpu_colors[i], s->name[i],
+					 share_marker(sk[i], sm[i]), tp);
+		}
+	/* the capacities after the lines: each label where no line or other
+	 * label crosses it; capacities on one line share it */
+	const double *lxs[MAXG], *lys[MAXG];
+	const char *names[MAXG];
+	bool shown[MAXG] = {false};
+	for (int i = 0; i < s->ng; i++)
+		lxs[i] = s->b[i], lys[i] = s->peak[i], names[i] = s->name[i], shown[i] = s->np[i] > 0;
+	struct capline cl[MAXG];
+	int ncl = cap_lines(&c, s->ng, names, s->vram, " capacity", cl);
+	struct vf_chart_taken taken = {0};
+	cap_draw(&c, w, cl, ncl, -1, s->ng, lxs, lys, s->np, &taken);
 	vf_chart_end(&c, w);
-	sweep_legend(w, "batch", s, true, hidden);
+	sweep_legend(w, "batch", s, shown, dashed, cl, ncl);
 	vf_html_figure_table(w);
 	const char *hdr[1 + MAXG];
 	hdr[0] = "batch";
@@ -442,30 +589,51 @@ static void time_figure(struct vf_w *w, const struct sweep *s, int which)
 	c.ml = 72;
 	vf_chart_xdomain(&c, 1, bmax > 1 ? bmax : 2);
 	vf_chart_ydomain(&c, 0, top * 1.05);
-	bool hidden[MAXG] = {false};
+	int sk[MAXG], sm[MAXG];
+	bool dashed[MAXG];
 	vf_html_figure_begin(w, id, title);
 	vf_chart_begin(&c, w);
-	for (int i = 0; i < s->ng; i++)
-		hidden[i] = under(s, i, (const double(*)[MAXP])ys, top);
-	for (int pass = 0; pass < 2 * s->ng; pass++) { /* the hidden ones last, on top */
-		int i = pass % s->ng;
-		if (hidden[i] != (pass >= s->ng))
-			continue;
-		char tips[MAXP][96];
-		const char *tp[MAXP];
-		for (int k = 0; k < s->np[i]; k++) {
-			if (which)
-				snprintf(tips[k], sizeof tips[k], "%s, batch %.0f: %s tokens/s", s->name[i], s->b[i][k],
-					 vf__count(v1, sizeof v1, ys[i][k]));
-			else
-				snprintf(tips[k], sizeof tips[k], "%s, batch %.0f: %s per step", s->name[i], s->b[i][k],
-					 vf__secs(v1, sizeof v1, ys[i][k]));
-			tp[k] = tips[k];
-		}
-		vf_chart_line(&c, w, s->np[i], s->b[i], ys[i], gpu_colors[i], s->name[i], hidden[i], true, tp);
+	shares(s, (const double(*)[MAXP])ys, top, sk, sm);
+	for (int i = 0; i < s->ng; i++) {
+		dashed[i] = sm[i] > 1;
+		vf_chart_line_marked(&c, w, s->np[i], s->b[i], ys[i], gpu_colors[i], s->name[i], false,
+				     VF_MARK_NONE, sk[i], sm[i], NULL);
 	}
+	for (int k = 0; k < s->ng; k++) /* the markers over every line, the larger shapes first */
+		for (int i = 0; i < s->ng; i++) {
+			if (sk[i] != k)
+				continue;
+			char tips[MAXP][96];
+			const char *tp[MAXP];
+			for (int q = 0; q < s->np[i]; q++) {
+				if (which)
+					snprintf(tips[q], sizeof tips[q], "%s, batch %.0f: %s tokens/s", s->name[i], s->b[i][q],
+						 vf__count(v1, sizeof v1, ys[i][q]));
+				else
+					snprintf(tips[q], sizeof tips[q], "%s, batch %.0f: %s per step", s->name[i], s->b[i][q],
+						 vf__secs(v1, sizeof v1, ys[i][q]));
+				tp[q] = tips[q];
+			}
+			vf_chart_markers(&c, w, s->np[i], s->b[i], ys[i], gpu_colors[i], s->name[i], share_marker(sk[i], sm[i]), tp);
+		}
 	vf_chart_end(&c, w);
-	sweep_legend(w, id, s, false, hidden);
+	/* a legend entry for each GPU drawn; the ones with no batch that fits named */
+	bool shown[MAXG] = {false};
+	char none[400] = "";
+	size_t no = 0;
+	for (int i = 0; i < s->ng; i++) {
+		shown[i] = false;
+		for (int k = 0; k < s->np[i]; k++)
+			shown[i] = shown[i] || isfinite(ys[i][k]);
+		if (!shown[i] && no < sizeof none)
+			no += (size_t)snprintf(none + no, sizeof none - no, "%s%s", no ? ", " : "", s->name[i]);
+	}
+	sweep_legend(w, id, s, shown, dashed, NULL, 0);
+	if (no) {
+		char note[480];
+		snprintf(note, sizeof note, "Not drawn: %s (no micro-batch fits).", none);
+		vf_html_p(w, "note", note);
+	}
 	vf_html_figure_table(w);
 	time_table(w, s, ys, which);
 	vf_html_figure_end(w);

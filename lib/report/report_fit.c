@@ -187,29 +187,75 @@ static void grid_cell(struct vf_w *w, const struct fit *f, const struct cand *c,
 	vf_w_puts(w, "</g>");
 }
 
+/* The grid as two SVGs side by side at one scale: the GPU names (sticky at
+ * the left edge when a phone scrolls the grid sideways in its box) and the
+ * cells with the count headers. */
 static void grid(struct vf_w *w, const struct fit *f)
 {
 	double lw = 120, cw = 128, ch = 52, top = 26;
-	double W = lw + cw * f->nk + 8, H = top + ch * f->ng + 6, bmax = 1;
+	double W = cw * f->nk + 8, H = top + ch * f->ng + 6, bmax = 1;
 	for (int i = 0; i < f->nc; i++)
 		if (f->c[i].fits && f->c[i].max_batch > bmax)
 			bmax = f->c[i].max_batch;
-	vf_w_printf(w, "<svg class=\"chart\" data-chart=\"grid\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
-		       "aria-label=\"GPUs by GPU count: fits, largest micro-batch, time and cost\" "
-		       "xmlns=\"http://www.w3.org/2000/svg\" style=\"max-width:%.0fpx\">"
-		       "<rect class=\"bg\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\"/>", W, H, W * 1.4, W, H);
-	for (int k = 0; k < f->nk; k++)
-		vf_w_printf(w, "<text class=\"at\" x=\"%.1f\" y=\"17\" text-anchor=\"middle\">%d GPU%s</text>",
-			    lw + cw * k + cw / 2, f->counts[k], f->counts[k] > 1 ? "s" : "");
+	vf_w_printf(w, "<div class=\"gridpair\" style=\"max-width:%.0fpx\">", (lw + W) * 1.4);
+	vf_w_printf(w, "<svg class=\"chart\" data-chart=\"grid-names\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+		       "aria-label=\"the GPUs of the grid's rows\" xmlns=\"http://www.w3.org/2000/svg\" "
+		       "style=\"flex:%.0f 1 0\"><rect class=\"bg\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\"/>",
+		    lw, H, lw, lw, H);
 	for (int g = 0; g < f->ng; g++) {
-		double y = top + ch * g;
-		vf_w_printf(w, "<text class=\"at\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", lw - 8, y + ch / 2 + 4);
+		vf_w_printf(w, "<text class=\"at\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", lw - 8,
+			    top + ch * g + ch / 2 + 4);
 		vf_w_esc(w, f->gpus[g]);
 		vf_w_puts(w, "</text>");
-		for (int k = 0; k < f->nk; k++)
-			grid_cell(w, f, cell(f, f->gpus[g], f->counts[k]), lw + cw * k, y, cw, ch, bmax);
 	}
 	vf_w_puts(w, "</svg>");
+	vf_w_printf(w, "<svg class=\"chart\" data-chart=\"grid\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+		       "aria-label=\"GPUs by GPU count: fits, largest micro-batch, time and cost\" "
+		       "xmlns=\"http://www.w3.org/2000/svg\" style=\"flex:%.0f 1 0\">"
+		       "<rect class=\"bg\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\"/>", W, H, W, W, H);
+	for (int k = 0; k < f->nk; k++)
+		vf_w_printf(w, "<text class=\"at\" x=\"%.1f\" y=\"17\" text-anchor=\"middle\">%d GPU%s</text>",
+			    cw * k + cw / 2, f->counts[k], f->counts[k] > 1 ? "s" : "");
+	for (int g = 0; g < f->ng; g++)
+		for (int k = 0; k < f->nk; k++)
+			grid_cell(w, f, cell(f, f->gpus[g], f->counts[k]), cw * k, top + ch * g, cw, ch, bmax);
+	vf_w_puts(w, "</svg></div>");
+}
+
+/* The key to the grid's shading: a swatch per largest micro-batch shown,
+ * at the opacity its cells have (grid_cell). */
+static void shade_key(struct vf_w *w, const struct fit *f)
+{
+	double bs[MAXC], bmax = 1;
+	int nb = 0;
+	for (int i = 0; i < f->nc; i++)
+		if (f->c[i].fits && f->c[i].max_batch > bmax)
+			bmax = f->c[i].max_batch;
+	for (int g = 0; g < f->ng; g++)
+		for (int k = 0; k < f->nk; k++) {
+			const struct cand *c = cell(f, f->gpus[g], f->counts[k]);
+			if (!c || !c->fits)
+				continue;
+			double b = c->max_batch > 0 ? c->max_batch : 1;
+			int j = 0;
+			while (j < nb && bs[j] != b)
+				j++;
+			if (j == nb)
+				bs[nb++] = b;
+		}
+	if (nb < 2)
+		return; /* one shade: nothing to tell apart */
+	for (int a = 0; a < nb; a++)
+		for (int b = a + 1; b < nb; b++)
+			if (bs[b] < bs[a]) {
+				double t = bs[a];
+				bs[a] = bs[b], bs[b] = t;
+			}
+	vf_w_puts(w, "<p class=\"note shade\">Shading, by the largest micro-batch that fits:");
+	for (int i = 0; i < nb; i++)
+		vf_w_printf(w, " <span class=\"nw\"><span class=\"sw f0\" style=\"opacity:%.2f\"></span> &#8804; %.0f</span>",
+			    0.25 + 0.75 * log2(1 + bs[i]) / log2(1 + bmax), bs[i]);
+	vf_w_puts(w, "</p>\n");
 }
 
 static int cmp_time(const void *a, const void *b)
@@ -220,7 +266,7 @@ static int cmp_time(const void *a, const void *b)
 
 static void front_figure(struct vf_w *w, const struct fit *f, const char *title)
 {
-	double xs[MAXC], ys[MAXC], fx[MAXC], fy[MAXC], xmax = 0, ymax = 0;
+	double xs[MAXC], ys[MAXC], fx[MAXC], fy[MAXC], xmax = 0, ymax = 0, xmin = INFINITY, ymin = INFINITY;
 	char tips[MAXC][160], t1[32], t2[32];
 	const char *tp[MAXC], *ftp[MAXC];
 	const struct cand *fr[MAXC];
@@ -236,6 +282,8 @@ static void front_figure(struct vf_w *w, const struct fit *f, const char *title)
 		xs[n] = c->time, ys[n] = c->cost, tp[n] = tips[n];
 		xmax = c->time > xmax ? c->time : xmax;
 		ymax = c->cost > ymax ? c->cost : ymax;
+		xmin = c->time < xmin ? c->time : xmin;
+		ymin = c->cost < ymin ? c->cost : ymin;
 		n++;
 		if (c->front)
 			fr[nf++] = c;
@@ -245,28 +293,58 @@ static void front_figure(struct vf_w *w, const struct fit *f, const char *title)
 		fx[i] = fr[i]->time, fy[i] = fr[i]->cost;
 		ftp[i] = NULL;
 	}
+	/* values over more than 1.5 decades on a log axis: on a linear one the
+	 * fast or cheap configurations crowd at the origin */
+	bool xl = vf_plot_wants_log(xmin, xmax) || (xmin > 0 && vf_plot_crowded(xs, n));
+	bool yl = vf_plot_wants_log(ymin, ymax) || (ymin > 0 && vf_plot_crowded(ys, n));
 	struct vf_chart c;
 	vf_chart_init(&c, "front", "cost against time of every configuration that fits; the Pareto front joined",
-		      f->whole ? "time of the whole run (h)" : "time per million tokens (s)",
-		      f->whole ? "cost of the whole run ($)" : "cost per million tokens ($)");
-	vf_chart_xdomain(&c, 0, xmax * 1.05);
-	vf_chart_ydomain(&c, 0, ymax * 1.08);
+		      f->whole ? (xl ? "time of the whole run (h, log scale)" : "time of the whole run (h)")
+			       : (xl ? "time per million tokens (s, log scale)" : "time per million tokens (s)"),
+		      f->whole ? (yl ? "cost of the whole run ($, log scale)" : "cost of the whole run ($)")
+			       : (yl ? "cost per million tokens ($, log scale)" : "cost per million tokens ($)"));
+	/* a linear axis starts at 0 unless the values all sit far from it */
+	if (xl)
+		vf_chart_xlog(&c, xmin, xmax);
+	else
+		vf_chart_xdomain(&c, xmin > 0.3 * xmax ? xmin - 0.05 * (xmax - xmin) : 0, xmax + 0.05 * (xmax - (xmin > 0.3 * xmax ? xmin : 0)));
+	if (yl)
+		vf_chart_ylog(&c, ymin, ymax);
+	else
+		vf_chart_ydomain(&c, ymin > 0.3 * ymax ? ymin - 0.08 * (ymax - ymin) : 0, ymax + 0.08 * (ymax - (ymin > 0.3 * ymax ? ymin : 0)));
 	vf_html_figure_begin(w, "front", title);
 	vf_chart_begin(&c, w);
 	vf_chart_points(&c, w, n, xs, ys, 7, "configurations", tp);
-	vf_chart_line(&c, w, nf, fx, fy, 0, "Pareto front", false, true, ftp);
+	if (nf > 1) /* a front of one point is the chosen point: no line to draw */
+		vf_chart_line(&c, w, nf, fx, fy, 0, "Pareto front", false, true, ftp);
+	/* labels for the few points that matter: the chosen one first, then the
+	 * front's from the fastest, each where no point, line or label lies
+	 * (one with no such spot is left to the table) */
+	struct vf_chart_taken taken = {0};
 	if (f->chosen >= 0 && isfinite(f->c[f->chosen].time) && isfinite(f->c[f->chosen].cost)) {
 		const struct cand *ch = &f->c[f->chosen];
 		char lab[96];
 		snprintf(lab, sizeof lab, "chosen: %s x%d", ch->gpu, ch->n);
 		double cx = ch->time, cy = ch->cost;
 		vf_chart_points(&c, w, 1, &cx, &cy, 5, "chosen", NULL);
-		vf_chart_note_clear(&c, w, cx, cy, lab, n, xs, ys);
+		vf_chart_note_avoid(&c, w, cx, cy, lab, n, xs, ys, nf, fx, fy, &taken, true);
+	}
+	for (int i = 0; i < nf; i++) {
+		if (fr[i]->chosen)
+			continue;
+		char lab[64];
+		snprintf(lab, sizeof lab, "%s x%d", fr[i]->gpu, fr[i]->n);
+		vf_chart_note_avoid(&c, w, fr[i]->time, fr[i]->cost, lab, n, xs, ys, nf, fx, fy, &taken, false);
 	}
 	vf_chart_end(&c, w);
-	const char *ln[] = {"configurations", "Pareto front", "chosen"};
-	int lc[] = {7, 0, 5};
-	vf_plot_legend(w, "front", 3, ln, lc, NULL);
+	/* an entry for each series drawn */
+	const char *ln[3] = {"configurations"};
+	int lc[3] = {7}, nl = 1;
+	if (nf > 1)
+		ln[nl] = "Pareto front", lc[nl++] = 0;
+	if (f->chosen >= 0 && isfinite(f->c[f->chosen].time) && isfinite(f->c[f->chosen].cost))
+		ln[nl] = "chosen", lc[nl++] = 5;
+	vf_plot_legend(w, "front", nl, ln, lc, NULL);
 	vf_html_figure_table(w);
 	const char *hdr[] = {"on the front", "settings", "time", "cost"};
 	vf_html_table_begin(w, "Configurations no other beats on both time and cost", 4, hdr, false);
@@ -360,11 +438,23 @@ void vf__report_fit(struct vf_w *w, const cJSON *d)
 	vf_w_puts(w, "<div class=\"plot\">");
 	grid(w, f);
 	vf_w_puts(w, "</div>");
-	const char *ln[] = {"fits", "does not fit", "tight"};
-	int lc[] = {0, 7, 1}, ntight = 0;
-	for (int i = 0; i < f->nc; i++)
-		ntight += f->c[i].tight;
-	vf_plot_legend(w, "grid", ntight ? 3 : 2, ln, lc, NULL); /* "tight" only where a cell is */
+	/* an entry for each kind of cell the grid shows, no other */
+	const char *ln[3];
+	int lc[3], nl = 0, kinds[3] = {0, 0, 0};
+	for (int g = 0; g < f->ng; g++)
+		for (int k = 0; k < f->nk; k++) {
+			const struct cand *c = cell(f, f->gpus[g], f->counts[k]);
+			if (c)
+				kinds[c->fits ? 0 : c->tight ? 2 : 1]++;
+		}
+	if (kinds[0])
+		ln[nl] = "fits", lc[nl++] = 0;
+	if (kinds[1])
+		ln[nl] = "does not fit", lc[nl++] = 7;
+	if (kinds[2])
+		ln[nl] = "tight", lc[nl++] = 1;
+	vf_plot_legend(w, "grid", nl, ln, lc, NULL);
+	shade_key(w, f);
 	vf_html_section_end(w);
 	if (nfront) {
 		snprintf(gt, sizeof gt, "Cost against time: %d configuration%s on the Pareto front, chosen labelled", nfront,

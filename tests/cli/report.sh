@@ -72,6 +72,21 @@ check 'grep -q "<h2>Users that fit vs context: at 8192 tokens RTX 4090 5;" infer
 run report estimate llama3.1-70b --mode infer --engine llamacpp --gpu rtx-3090:2 --ctx 4096 -o infer-cpp.html
 expect_rc 0
 check 'page_json infer-cpp.html "j[\"inference_sweep\"][\"gpus\"][0][\"kv_budget_bytes\"] > 0"'
+test_case "report estimate: GPUs of identical peaks: every line drawn (interleaved dashes, nested markers), one capacity line each for equal capacities, every legend entry a drawn series"
+run report estimate llama3-8b --mode lora --gpu a100-80gb --gpu h100-80gb -o same.html
+expect_rc 0
+check 'grep -q "stroke-dasharray:6 6;stroke-dashoffset:0" same.html && grep -q "stroke-dasharray:6 6;stroke-dashoffset:-6" same.html'
+check 'grep -q ">A100 SXM4 80GB 80.0 GiB, H100 80GB HBM3 79.6 GiB</text>" same.html && grep -q ">A100 SXM4 80GB, H100 80GB HBM3 capacity</button>" same.html'
+run report estimate llama3-8b --mode lora --gpu rtx-4090 --gpu rtx-3090 --gpu a100-80gb --gpu h100-80gb -o four.html
+expect_rc 0
+check 'grep -q ">RTX 4090, RTX 3090 24.0 GiB</text>" four.html && grep -q "Not drawn: RTX 4090, RTX 3090 (no micro-batch fits)." four.html'
+test_case "report estimate: capacity labels clear of the other capacity lines (L4 22.5 GiB under the 24 GiB line)"
+run report estimate qwen2.5-1.5b --mode full --gpu rtx-4090 --gpu rtx-3090 --gpu l4 -o caps.html
+expect_rc 0
+test_case "report estimate: a term too thin to draw is named, not a legend entry of its own"
+check 'grep -qE "Too thin to draw at this scale: [^<]*autocast copies \([0-9]+ MiB\)" r.html && ! grep -q ">autocast copies</button>" r.html'
+test_case "report estimate: the title keeps the model id as written"
+check 'grep -q "<h1 id=\"headline\">ltx-2-19b lora: " dit.html'
 test_case "report estimate: one fitting batch is a figure in the text, said once, not a one-dot chart"
 run report estimate ltx-2-19b --gpu h100-80gb --video 1280x720x121 -o one.html
 expect_rc 0
@@ -84,6 +99,13 @@ run report fit llama3-8b --mode lora --tokens 1e9 -o fit.html
 expect_rc 0
 check 'self_contained fit.html && grep -q "data-chart=\"grid\"" fit.html && grep -q "data-chart=\"front\"" fit.html'
 check 'grep -q ">1 GPU</text>" fit.html && grep -q ">8 GPUs</text>" fit.html && grep -q "chosen: " fit.html'
+test_case "report fit: the Pareto chart on a log axis over decades, the front's points labelled"
+check 'grep -qF ">time of the whole run (h, log scale)</text>" fit.html && grep -qF ">cost of the whole run (\$)</text>" fit.html'
+check '[ "$(grep -o "<text class=\"nt\"[^>]*>[a-z0-9-]* x[0-9]*</text>" fit.html | wc -l)" -ge 4 ]'
+test_case "report fit: the grid's shading has a key (a swatch per largest micro-batch shown)"
+check 'grep -qE "Shading, by the largest micro-batch that fits: <span class=\"nw\"><span class=\"sw f0\" style=\"opacity:0\.[0-9]+\"></span> &#8804; 1</span>.* &#8804; 8</span></p>" fit.html'
+test_case "report fit: the grid's legend names only the kinds of cell it shows"
+check 'grep -q ">fits</button>" fit.html && ! grep -q ">does not fit</button>" fit.html'
 check 'page_json fit.html "j[\"report\"] == \"fit\" and j[\"mode\"] == \"table\" and sorted(set(r[\"gpus\"] for r in j[\"rows\"] if not r.get(\"split\"))) == [1, 2, 4, 8]"'
 test_case "report fit: one verdict with the CLI: every row's words (yes / tight / no), a tight row with no time or cost"
 run report fit llama3-70b --mode lora --steps 1000 -o fit70.html
@@ -97,6 +119,11 @@ test_case "report fit: costs to the cent below \$100, as fit prints them"
 check 'grep -qE "<td class=\"nw\">\\\$[0-9]+\.[0-9]{2}</td>" fit70.html'
 run fit llama3-8b --mode lora --gpu a100-80gb:4 --search --tokens 1e9 --html fits.html
 expect_rc 0; check 'self_contained fits.html && page_json fits.html "j[\"mode\"] == \"search\" and len(j[\"results\"]) >= 1"'
+test_case "report fit: a front of one point is the chosen point, no 'Pareto front' series or entry"
+check '! grep -q ">Pareto front</button>" fits.html && grep -q ">chosen</button>" fits.html'
+test_case "report fit: costs bunched under a few far ones go on a log axis"
+run report fit qwen2.5-7b --mode full --tokens 1e9 -o fit-skew.html
+expect_rc 0; check 'grep -qF ">cost of the whole run (\$, log scale)</text>" fit-skew.html'
 
 # --- plan writes plan.html beside plan.md (the plan tests' trainer fixture) --------
 test_case "plan writes plan.html: decisions, the estimate's phases against the GPU"
@@ -270,7 +297,7 @@ check_page infer.html estimate-infer "KV cache of one sequence vs context" "cont
 test_case "browser: the estimate page prints on A4 (@page size)"
 browse "$TMP/pdf.out" --no-pdf-header-footer --print-to-pdf="$TMP/r.pdf" "file://$TMP/r.html"
 check 'grep -a -q "MediaBox \[0 0 594.9" "$TMP/r.pdf" && ! grep -a "MediaBox" "$TMP/r.pdf" | grep -vq "594.9"'
-check_page fit.html fit "GPU configurations fit" "time of the whole run (h)" "cost of the whole run ($)" "Pareto front"
+check_page fit.html fit "GPU configurations fit" "time of the whole run (h, log scale)" "cost of the whole run ($)" "Pareto front"
 if [ -n "${R:-}" ]; then
   check_page "$R/report.html" run "The planned config is the fastest stable one" "time since the trial started (s)" \
     "trial 3: optimizer adamw (out of memory)" "step time (s)" "DefaultCPUAllocator"
@@ -292,8 +319,10 @@ lay() {
 }
 # layout PAGE NAME: at 1400 x 900 and 375 x 800, light and dark: nothing wider
 # than the viewport outside a scroll box, the page never scrolls sideways, no
-# two chart labels overlap, no line crosses a label, no label is cut, no line
-# hides under another, no chart of one point
+# two chart labels overlap, no line crosses a label, no label over a marker,
+# no label is cut, no line hides under another, no chart of one point, no
+# point cloud crowded at an axis' end, every legend entry a series visible in
+# its chart (the browser's hit test), headings shown as written
 layout() {
   local page=$1 name=$2 w h scheme res
   for v in "1400 900 light" "375 800 light" "375 800 dark" "1400 900 dark"; do
@@ -307,11 +336,17 @@ layout() {
   done
 }
 layout r.html estimate
+layout same.html estimate-same-peaks
+layout four.html estimate-four-gpus
+layout caps.html estimate-close-capacities
+layout dit.html estimate-dit
 layout one.html estimate-one-batch
 layout infer.html estimate-infer
 layout infer-cpp.html estimate-infer-llamacpp
 layout fit.html fit
 layout fit70.html fit-tight
+layout fits.html fit-search
+layout fit-skew.html fit-skewed-costs
 [ -n "${P:-}" ] && layout "$P/plan.html" plan
 [ -n "${R:-}" ] && layout "$R/report.html" run && layout run2.html run-plan
 layout hist-fix.html history

@@ -322,6 +322,124 @@ static void test_origin_ticks_apart(void)
 	vf_buf_release(&b);
 }
 
+/* Log axes: 1-2-5 ticks over up to three decades, powers of ten beyond,
+ * the range widened to the outer ticks; values placed by their log; the
+ * rule for wanting one (about 1.5 decades). */
+static void test_log_axis(void)
+{
+	double t[32], lo = 2.78, hi = 333;
+	int n = vf_plot_log_ticks(&lo, &hi, t, 32);
+	CHECK(lo == 2 && hi == 500);
+	CHECK_INT(n, 8); /* 2 5 10 20 50 100 200 500 */
+	CHECK(t[0] == 2 && t[1] == 5 && fabs(t[7] - 500) < 1e-9);
+	lo = 0.013, hi = 870;
+	n = vf_plot_log_ticks(&lo, &hi, t, 32);
+	CHECK(fabs(lo - 0.01) < 1e-12 && fabs(hi - 1000) < 1e-9);
+	CHECK_INT(n, 6); /* five decades: 0.01 ... 1000, powers of ten only */
+	lo = 0, hi = -1; /* nonsense: still ticks */
+	n = vf_plot_log_ticks(&lo, &hi, t, 32);
+	CHECK(n >= 2 && lo > 0 && hi > lo);
+	CHECK(vf_plot_wants_log(2.78, 333) && vf_plot_wants_log(1.38, 39.7));
+	CHECK(!vf_plot_wants_log(52, 111) && !vf_plot_wants_log(0, 100) && !vf_plot_wants_log(-1, 100));
+	/* half of 14 values in 160..250 with two near 800: crowded; evenly spread, or too few: not */
+	double skew[14] = {161, 165, 170, 172, 175, 180, 185, 190, 200, 210, 250, 320, 780, 870};
+	double even[14];
+	for (int i = 0; i < 14; i++)
+		even[i] = 100 + 50 * i;
+	CHECK(vf_plot_crowded(skew, 14));
+	CHECK(!vf_plot_crowded(even, 14));
+	CHECK(!vf_plot_crowded(skew, 11));
+
+	struct vf_buf b;
+	struct vf_w w;
+	vf_buf_init(&b, 0);
+	vf_w_init(&w, &b, NULL);
+	struct vf_chart c;
+	vf_chart_init(&c, "t", "log", "time (h, log scale)", "cost");
+	vf_chart_xlog(&c, 2.78, 333);
+	vf_chart_ydomain(&c, 0, 100);
+	CHECK(c.xlog && !c.ylog);
+	/* equal ratios, equal distances; 10 a decade from 1 */
+	CHECK(fabs((vf_chart_px(&c, 20) - vf_chart_px(&c, 2)) - (vf_chart_px(&c, 200) - vf_chart_px(&c, 20))) < 1e-9);
+	CHECK(fabs(vf_chart_px(&c, 2) - c.ml) < 1e-9 && fabs(vf_chart_px(&c, 500) - (c.w - c.mr)) < 1e-9);
+	CHECK(vf_chart_px(&c, 0) < c.ml); /* no log of 0: outside the axis */
+	vf_chart_begin(&c, &w);
+	CHECK_CONTAINS(b.data, ">500</text>");
+	CHECK_CONTAINS(b.data, ">20</text>");
+	vf_chart_end(&c, &w);
+	vf_chart_xdomain(&c, 0, 10); /* a linear domain again */
+	CHECK(!c.xlog && vf_chart_px(&c, 5) == vf_scale_map(&c.x, 5));
+	vf_buf_release(&b);
+}
+
+/* Lines on each other: interleaved dashes (share k of m), markers apart
+ * from the line, nested shapes; vf_chart_line unchanged for a lone line. */
+static void test_shared_lines(void)
+{
+	struct vf_buf b;
+	struct vf_w w;
+	vf_buf_init(&b, 0);
+	vf_w_init(&w, &b, NULL);
+	struct vf_chart c;
+	vf_chart_init(&c, "t", "shares", "batch", "GiB");
+	vf_chart_xdomain(&c, 1, 3);
+	vf_chart_ydomain(&c, 0, 10);
+	double xs[] = {1, 2, 3}, ys[] = {2, 4, 6};
+	vf_chart_line_marked(&c, &w, 3, xs, ys, 0, "a", false, VF_MARK_LARGE, 0, 3, NULL);
+	vf_chart_line_marked(&c, &w, 3, xs, ys, 1, "b", false, VF_MARK_SQUARE, 1, 3, NULL);
+	vf_chart_line_marked(&c, &w, 3, xs, ys, 2, "c", false, VF_MARK_DOT, 2, 3, NULL);
+	CHECK(w.st == VF_OK);
+	CHECK_CONTAINS(b.data, "<path class=\"ln da\" style=\"stroke-dasharray:6 12;stroke-dashoffset:0\"");
+	CHECK_CONTAINS(b.data, "style=\"stroke-dasharray:6 12;stroke-dashoffset:-6\"");
+	CHECK_CONTAINS(b.data, "style=\"stroke-dasharray:6 12;stroke-dashoffset:-12\"");
+	CHECK_CONTAINS(b.data, "r=\"5.5\"");
+	CHECK_CONTAINS(b.data, "r=\"1.6\"");
+	CHECK_CONTAINS(b.data, "<path class=\"mk f1\" d=\"M");
+	vf_buf_reset(&b);
+	vf_chart_line(&c, &w, 3, xs, ys, 4, "lone", false, true, NULL);
+	CHECK_CONTAINS(b.data, "<path class=\"ln\" d=\"M");
+	CHECK_CONTAINS(b.data, "r=\"3.5\"");
+	CHECK(strstr(b.data, "style=") == NULL);
+	vf_buf_release(&b);
+}
+
+/* Labels that avoid each other: two capacity lines 3 GiB apart get labels
+ * whose boxes do not meet; note labels keep clear of a polyline and of the
+ * labels placed before; one with no clear spot is left out unless required. */
+static void test_labels_avoid(void)
+{
+	struct vf_buf b;
+	struct vf_w w;
+	vf_buf_init(&b, 0);
+	vf_w_init(&w, &b, NULL);
+	struct vf_chart c;
+	vf_chart_init(&c, "t", "avoid", "x", "y");
+	vf_chart_xdomain(&c, 0, 10);
+	vf_chart_ydomain(&c, 0, 100);
+	struct vf_chart_taken taken = {0};
+	vf_chart_hline_avoid(&c, &w, 40, 0, "a", "A100 SXM4 40GB 40.0 GiB", 0, NULL, NULL, NULL, &taken);
+	vf_chart_hline_avoid(&c, &w, 43, 1, "b", "L40S 44.4 GiB", 0, NULL, NULL, NULL, &taken);
+	CHECK_INT(taken.n, 2);
+	CHECK(!(taken.x0[0] < taken.x1[1] && taken.x0[1] < taken.x1[0] && taken.y0[0] < taken.y1[1] &&
+		taken.y0[1] < taken.y1[0]));
+	/* a note beside points on a line: clear of the line's segments */
+	double lx[] = {1, 2, 3}, ly[] = {50, 50, 50};
+	vf_buf_reset(&b);
+	CHECK(vf_chart_note_avoid(&c, &w, 2, 50, "h200 x8", 3, lx, ly, 3, lx, ly, &taken, false));
+	CHECK_INT(taken.n, 3);
+	double y0 = taken.y0[2], y1 = taken.y1[2], ly0 = vf_chart_py(&c, 50);
+	CHECK(!(y0 <= ly0 && y1 >= ly0) || taken.x0[2] > vf_chart_px(&c, 3)); /* not across the line */
+	/* every spot taken: an optional label is left out, a required one drawn */
+	struct vf_chart_taken full = {0};
+	full.n = 1, full.x0[0] = 0, full.x1[0] = c.w, full.y0[0] = 0, full.y1[0] = c.h;
+	vf_buf_reset(&b);
+	CHECK(!vf_chart_note_avoid(&c, &w, 5, 50, "l40s x4", 0, NULL, NULL, 0, NULL, NULL, &full, false));
+	CHECK(b.len == 0);
+	CHECK(vf_chart_note_avoid(&c, &w, 5, 50, "chosen: l40s x4", 0, NULL, NULL, 0, NULL, NULL, &full, true));
+	CHECK_CONTAINS(b.data, ">chosen: l40s x4</text>");
+	vf_buf_release(&b);
+}
+
 int main(void)
 {
 	RUN(test_ticks);
@@ -334,5 +452,8 @@ int main(void)
 	RUN(test_render_run_empty_samples);
 	RUN(test_labels_clear);
 	RUN(test_origin_ticks_apart);
+	RUN(test_log_axis);
+	RUN(test_shared_lines);
+	RUN(test_labels_avoid);
 	return vf_test_done();
 }

@@ -44,6 +44,18 @@ double vf_scale_map(const struct vf_scale *s, double v);
  * most max ticks, returns their count; *step (may be NULL) the step. A
  * degenerate or non-finite range is widened around its value. */
 int vf_plot_ticks(double *lo, double *hi, int target, double *ticks, int max, double *step);
+/* Ticks of a log axis covering [lo, hi] (both > 0): 1, 2, 5 x 10^k over
+ * up to three decades, powers of ten beyond; *lo and *hi widened to the
+ * outer ticks. Returns the count (at most max). */
+int vf_plot_log_ticks(double *lo, double *hi, double *ticks, int max);
+/* Does [lo, hi] span about 1.5 decades or more (a ratio over 25; lo > 0), so that a linear axis
+ * would crowd the small values at its origin? */
+bool vf_plot_wants_log(double lo, double hi);
+
+/* Would n values (12 or more) crowd on a linear axis: half of them within a
+ * tenth of the span they cover (a few far values stretching the axis)? */
+bool vf_plot_crowded(const double *v, int n);
+
 /* A tick label: as many decimals as the step needs, no trailing noise
  * ("0.25", "1.5", "40", "1e+06" past 1e6). */
 void vf_plot_fmt_tick(double v, double step, char *out, size_t n);
@@ -64,6 +76,9 @@ struct vf_chart {
 	int nbands;            /* > 0: x is categorical, one band per label */
 	const char *const *bands; /* Borrowed. */
 	bool xint;             /* numeric x shows integer ticks only */
+	bool xlog, ylog;       /* log axes (vf_chart_xlog/ylog): x and y hold
+				* the domain in log10 units; map values with
+				* vf_chart_px/py */
 };
 
 /* A 640 x 360 chart with room for the axis titles. */
@@ -71,6 +86,13 @@ void vf_chart_init(struct vf_chart *c, const char *id, const char *label, const 
 		   const char *ylabel);
 /* Domains: numeric x, categorical x (n bands), y. Call before drawing. */
 void vf_chart_xdomain(struct vf_chart *c, double lo, double hi);
+/* Log domains (lo, hi > 0): the axis title should say "log scale". */
+void vf_chart_xlog(struct vf_chart *c, double lo, double hi);
+void vf_chart_ylog(struct vf_chart *c, double lo, double hi);
+/* A value's position on the chart's x or y axis, linear or log (a value
+ * <= 0 on a log axis lies just outside it). */
+double vf_chart_px(const struct vf_chart *c, double v);
+double vf_chart_py(const struct vf_chart *c, double v);
 void vf_chart_xbands(struct vf_chart *c, int n, const char *const *labels);
 void vf_chart_ydomain(struct vf_chart *c, double lo, double hi);
 /* The centre and width of band i (categorical x). */
@@ -104,6 +126,44 @@ void vf_chart_hline(const struct vf_chart *c, struct vf_w *w, double y, int colo
 void vf_chart_hline_clear(const struct vf_chart *c, struct vf_w *w, double y, int color, const char *series,
 			  const char *label, int nser, const double *const *xs, const double *const *ys,
 			  const int *ns);
+/* Marker shapes of a line's points: lines drawn over each other get
+ * nested shapes (a large circle, a square inside it, a dot inside that),
+ * so each stays visible at every point. */
+enum vf_marker { VF_MARK_NONE, VF_MARK_CIRCLE, VF_MARK_SQUARE, VF_MARK_DOT, VF_MARK_LARGE };
+/* vf_chart_line with a marker shape and, for one of several lines that lie
+ * on each other, its share: share k of m (m >= 2) draws dashes of 6 units
+ * every 6 m, offset by 6 k, so the m colours alternate along the common
+ * line and none hides another (m <= 1: solid, or dashed when dashed). */
+void vf_chart_line_marked(const struct vf_chart *c, struct vf_w *w, int n, const double *xs, const double *ys,
+			  int color, const char *series, bool dashed, enum vf_marker marker, int share, int shares,
+			  const char *const *tips);
+
+/* A line's markers alone (tips[i] each, may be NULL), in a group named by
+ * series: drawn after every line, nested shapes stay on top of the lines. */
+void vf_chart_markers(const struct vf_chart *c, struct vf_w *w, int n, const double *xs, const double *ys, int color,
+		      const char *series, enum vf_marker marker, const char *const *tips);
+
+/* The boxes (SVG user units) of the labels placed so far on a chart, so the
+ * next one is placed clear of them. Zero-initialise. */
+#define VF_CHART_MAX_TAKEN 48
+struct vf_chart_taken {
+	int n;
+	double x0[VF_CHART_MAX_TAKEN], y0[VF_CHART_MAX_TAKEN], x1[VF_CHART_MAX_TAKEN], y1[VF_CHART_MAX_TAKEN];
+};
+/* vf_chart_hline_clear whose label also keeps clear of the labels in taken
+ * (may be NULL) and is added to it. */
+void vf_chart_hline_avoid(const struct vf_chart *c, struct vf_w *w, double y, int color, const char *series,
+			  const char *label, int nser, const double *const *xs, const double *const *ys,
+			  const int *ns, struct vf_chart_taken *taken);
+/* A label for the point (x, y) placed clear of the n points, of the
+ * polyline through lxs/lys (nl points, may be 0), and of the labels in taken
+ * (may be NULL; the label is added). With a leader line when it moved away
+ * from its point. When no spot is clear: placed anyway at the first spot
+ * inside the plot if required, else not drawn. Returns whether it was drawn. */
+bool vf_chart_note_avoid(const struct vf_chart *c, struct vf_w *w, double x, double y, const char *text, int n,
+			 const double *xs, const double *ys, int nl, const double *lxs, const double *lys,
+			 struct vf_chart_taken *taken, bool required);
+
 /* A text note at data coordinates (e.g. "chosen"). */
 void vf_chart_note(const struct vf_chart *c, struct vf_w *w, double x, double y, const char *text);
 /* The same, the label placed where none of the n points (data units) lies

@@ -359,6 +359,22 @@ static void remedy_render(const char *t, int64_t v, char *o, size_t n)
 	o[k] = '\0';
 }
 
+const cJSON *vf_trial_remedy_list(const struct vf_trial_patterns *p, enum vf_outcome o)
+{
+	const cJSON *r = p ? cJSON_GetObjectItemCaseSensitive(p->root, "remedies") : NULL;
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(r, vf_outcome_name(o));
+	return cJSON_IsArray(a) ? a : NULL;
+}
+
+bool vf_trial_remedy_in_effect(const cJSON *remedy, const struct vf_yamldoc *cfg)
+{
+	const cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(remedy, "unless"))
+		if (cfg && remedy_applied(c, cfg))
+			return true;
+	return false;
+}
+
 cJSON *vf_trial_remedies(const struct vf_trial_patterns *p, enum vf_outcome o,
 			 const struct vf_yamldoc *cfg)
 {

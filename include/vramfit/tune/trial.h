@@ -71,6 +71,14 @@ void vf_trial_patterns_free(struct vf_trial_patterns *p);
 struct vf_yamldoc;
 cJSON *vf_trial_remedies(const struct vf_trial_patterns *p, enum vf_outcome o,
 			 const struct vf_yamldoc *cfg);
+/* The remedies of outcome o as the profile lists them, cheapest first
+ * (strings, or the objects above, which may carry "apply": the change
+ * itself, for vramfit run's recovery); NULL when none. Borrowed; valid
+ * until vf_trial_patterns_free(). */
+const cJSON *vf_trial_remedy_list(const struct vf_trial_patterns *p, enum vf_outcome o);
+/* True when cfg already has remedy (one of its "unless" conditions holds);
+ * false for a plain string. */
+bool vf_trial_remedy_in_effect(const cJSON *remedy, const struct vf_yamldoc *cfg);
 
 /* What was read from one trial's output. Feed lines as they come. */
 struct vf_trial_log {

@@ -79,6 +79,8 @@ static void pp_tick(void *ctx, pid_t pgid, double elapsed)
 {
 	struct pp_ctx *c = ctx;
 	(void)pgid;
+	if (c->log)
+		fflush(c->log);
 	if (c->pp->on_tick)
 		c->pp->on_tick(c->pp->ctx, elapsed);
 }

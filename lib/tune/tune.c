@@ -319,6 +319,8 @@ static void on_tick(void *ctx, pid_t pgid, double elapsed)
 	struct running *r = ctx;
 	(void)elapsed;
 	bool fresh = true;
+	if (r->logf) /* the log as it grows, for vramfit run --status and anyone tailing it */
+		fflush(r->logf);
 	if (r->sampler) {
 		r->mem_now = sample_nvml(r, pgid);
 	} else if (r->opts->poll_gpu) {

@@ -85,7 +85,7 @@ test_case "plan says vramfit run does the steps, and writes plan.json"
 R=$(make_plan cats)
 check '[ -d "$R" ] && [ -f "$R/plan.json" ]'
 check 'grep -qF "\`vramfit run $R\` does all three in order" "$R/plan.md"'
-check 'grep -qF "\`vramfit run $R\` runs these steps" "$R/plan.md"'
+check 'grep -qF "\`vramfit run $R\` runs the same steps, supervised and resumable" "$R/plan.md"'
 check 'python3 -c "import json; j=json.load(open(\"$R/plan.json\")); assert j[\"preprocess\"][\"command\"].startswith(\"uv run python scripts/process_dataset.py\")"'
 
 # --- the whole flow, with an out-of-memory at step 70 -----------------------------

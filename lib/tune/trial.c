@@ -433,6 +433,11 @@ void vf_trial_log_release(struct vf_trial_log *log)
 	free(log->reports);
 	log->reports = NULL;
 	log->nreports = log->areports = 0;
+	free(log->losses);
+	free(log->loss_steps);
+	log->losses = NULL;
+	log->loss_steps = NULL;
+	log->nlosses = log->alosses = 0;
 }
 
 static void set_evidence(char *dst, const char *line)
@@ -478,8 +483,29 @@ static double group_double(const char *s, const regmatch_t *m, bool *ok)
 	return v;
 }
 
+/* Keep (step, loss) for the loss curve, up to VF_TRIAL_REPORTS_MAX. */
+static void keep_loss(struct vf_trial_log *log, double loss)
+{
+	if (log->nlosses >= VF_TRIAL_REPORTS_MAX)
+		return;
+	if (log->nlosses == log->alosses) {
+		size_t na = log->alosses ? log->alosses * 2 : 64;
+		double *l = realloc(log->losses, na * sizeof *l);
+		if (l)
+			log->losses = l;
+		int *st = l ? realloc(log->loss_steps, na * sizeof *st) : NULL;
+		if (!st)
+			return;
+		log->loss_steps = st;
+		log->alosses = na;
+	}
+	log->losses[log->nlosses] = isfinite(loss) ? loss : NAN;
+	log->loss_steps[log->nlosses++] = log->last_step;
+}
+
 static void note_loss(struct vf_trial_log *log, double loss, const char *line)
 {
+	keep_loss(log, loss);
 	log->last_loss = loss;
 	if (!isfinite(loss)) {
 		if (!log->nonfinite_loss)

@@ -121,8 +121,16 @@ test_case "plan.md's Run Log records the recovery"
 check 'grep -q "^## Run Log" "$R/plan.md"'
 check 'grep -q "^- recovery 1: oom at step 69 of attempt 1 .*applied \`optimization.optimizer_type: \"adamw8bit\"\` to config.yaml, the cheapest remedy not already set that the estimate says fits" "$R/plan.md"'
 check 'grep -q "^- train: finished, 100 steps (attempt 2)" "$R/plan.md"'
-test_case "report page"
+test_case "report page: the training section with its charts"
 check '[ -f "$R/report.html" ]'
+# page_data: the JSON the page embeds (#vramfit-data), as python3 expression j
+page_data() { python3 -c "import json,re,sys; h=open('$R/report.html').read(); m=re.search(r'id=\"vramfit-data\">(.*?)</script>', h, re.S); j=json.loads(m.group(1)); sys.exit(0 if ($1) else 1)"; }
+check 'page_data "[a[\"outcome\"] for a in j[\"training\"][\"attempts\"]] == [\"oom\", \"ok\"]"'
+check 'page_data "j[\"training\"][\"attempts\"][1][\"losses\"][\"step\"][0] == 61 and j[\"training\"][\"attempts\"][0][\"losses\"][\"step\"][-1] == 69"'
+check 'page_data "j[\"training\"][\"recoveries\"][0][\"change\"] == \"optimization.optimizer_type: adamw8bit\""'
+check 'page_data "j[\"training\"][\"validation_samples\"] == [\"step_000050_0.txt\", \"step_000100_0.txt\"]"'
+check 'grep -q "data-chart=\"train-loss\"" "$R/report.html" && grep -q "data-chart=\"train-steps\"" "$R/report.html"'
+check 'grep -q "Recoveries: the cheapest remedy not set yet that the estimate says fits" "$R/report.html"'
 test_case "--status from the state file"
 run run --status "$R"; expect_rc 0
 expect_out "stage       done (done)"

@@ -91,6 +91,9 @@ struct vf_trial_log {
 	bool nonfinite_loss;
 	double *reports;         /* step-time reports, in order */
 	size_t nreports, areports;
+	double *losses;          /* loss reports, in order (NAN: not finite) ... */
+	int *loss_steps;         /* ... and the step each was reported at */
+	size_t nlosses, alosses;
 	double peak_gb;          /* the trainer's `Peak GPU memory`; < 0 unknown */
 	double steps_per_second; /* `Training speed`; < 0 unknown */
 	int64_t peak_bytes;      /* largest JSON-lines peak_bytes; < 0 unknown */

@@ -142,8 +142,20 @@ run run "$R" --quiet; expect_rc 0
 check '[ ! -e "$R/logs/train-3.log" ]'
 
 # --- interrupted during training, a crash, then resumed ----------------------------
-test_case "Ctrl-C while the trainer waits at step 60: stopped, no process left"
+test_case "Ctrl-C during preprocessing: stopped, no process left, run again continues"
 R=$(make_plan dogs)
+VRAMFIT_EXAMPLE_PREPROCESS_DELAY=600 "$VRAMFIT" run "$R" --quiet >"$TMP/bg.out" 2>"$TMP/bg.err" &
+pid=$!
+check 'wait_for 120 "grep -q \"^Processing 1/3\" \"$R/logs/preprocess.log\" 2>/dev/null"'
+check 'state "j[\"stage\"] == \"preprocess\" and j[\"status\"] == \"running\""'
+kill -INT $pid
+rc=0; wait $pid || rc=$?
+expect_rc 1
+check 'grep -q "interrupted during preprocessing (no process left); run again to continue" "$TMP/bg.err"'
+check 'state "j[\"stage\"] == \"preprocess\" and j[\"status\"] == \"stopped\""'
+check '! pgrep -f "$R/dataset/dataset.json" >/dev/null'
+check '[ ! -e "$R/overfit/.precomputed/latents" ]'
+test_case "Ctrl-C while the trainer waits at step 60: stopped, no process left"
 VRAMFIT_EXAMPLE_HOLD_AT=60 "$VRAMFIT" run "$R" --steps 100 --trial-steps 20 --quiet >"$TMP/bg.out" 2>"$TMP/bg.err" &
 pid=$!
 check 'wait_for 120 "grep -q \"holding at step 60\" \"$R/logs/train-1.log\" 2>/dev/null"'

@@ -481,11 +481,29 @@ static void record_attempt(struct run *r, int attempt, const char *log, const st
 	vf_run_state_append(r->state, "attempts", o);
 }
 
+/* The launch template: --trainer-cmd, else the profile's for the plan's
+ * GPUs (configs.json launch: one GPU; several by the trainer's rules:
+ * DDP through accelerate launch for a LoRA, the checkout's FSDP config for
+ * a full fine-tune; the plan set the accumulation for the GPU count). */
+static const char *launch_template(const struct run *r, int *ngpus)
+{
+	double n = 1;
+	vf_json_get_double(cJSON_GetObjectItemCaseSensitive(r->plan, "gpus"), "count", &n);
+	*ngpus = n >= 1 && n < 1e4 ? (int)n : 1;
+	if (r->a.trainer_cmd || *ngpus <= 1)
+		return r->a.trainer_cmd; /* NULL: the profile's single_gpu */
+	const cJSON *launch = cJSON_GetObjectItemCaseSensitive(r->configs, "launch");
+	const char *mode = vf_json_get_str(r->plan, "training_mode");
+	return vf_json_get_str(launch, mode && strcmp(mode, "full") == 0 ? "multi_gpu_full" : "multi_gpu_lora");
+}
+
 /* One launch of the training: config.yaml under lib/tune's supervision. */
 static int train_once(struct run *r, int attempt, int total, const char *log, struct vf_trial *t)
 {
+	int ngpus;
+	const char *tmpl = launch_template(r, &ngpus);
 	struct vf_tune_opts o = {.run_dir = r->dir, .trainer = r->a.trainer, .trainer_dir = r->trainer_dir,
-				 .trainer_cmd = r->a.trainer_cmd, .timeout_s = r->a.timeout_s,
+				 .trainer_cmd = tmpl, .num_gpus = ngpus, .timeout_s = r->a.timeout_s,
 				 .stall_s = r->a.stall_s, .grace_s = r->a.grace_s,
 				 .mem_limit_bytes = (uint64_t)(r->a.memory_mib * 1024 * 1024), .gpus = r->a.gpus,
 				 .poll_gpu = r->poll_gpu, .on_event = train_event, .event_ctx = r};
@@ -638,11 +656,6 @@ static int stage_train(struct run *r)
 	if (r->a.slurm)
 		return vf_cli_fail("not yet: training on Slurm (--slurm); submit %s/launch.sbatch by hand (plan.md)",
 				   r->dir);
-	double gpus = 1;
-	vf_json_get_double(cJSON_GetObjectItemCaseSensitive(r->plan, "gpus"), "count", &gpus);
-	if (gpus > 1)
-		return vf_cli_fail("not yet: training on %.0f GPUs (accelerate launch); run the launch command of "
-				   "plan.md's Run by Hand by hand", gpus);
 	int total = 0, rc = train_prepare(r, &total);
 	bool again = true;
 	while (rc == 0 && again) {
@@ -888,8 +901,10 @@ const struct vf_cli_command vf_cmd_run = {
 		"continues where it stopped. At the end: RUN_DIR/report.html.\n",
 	.options = options,
 	.tail =
-		"Not yet: training on several GPUs (accelerate launch) and on Slurm (--slurm) are\n"
-		"refused in one line; plan.md's Run by Hand gives their commands.\n"
+		"On several GPUs of one node the training is launched by the trainer's rules\n"
+		"(accelerate launch: DDP for a LoRA, the checkout's FSDP config for a full\n"
+		"fine-tune; the plan set the accumulation for the GPU count). Not yet: training\n"
+		"on Slurm (--slurm) is refused in one line; plan.md's Run by Hand gives sbatch.\n"
 		"\n"
 		"Exit status: 0 the run finished, 1 a stage failed or was interrupted (run.json\n"
 		"says where; run again to continue), 2 usage error.\n",

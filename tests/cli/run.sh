@@ -52,8 +52,15 @@ cp "$VF_SOURCE_DIR"/examples/ltx-mini-trainer/scripts/*.py "$TD/scripts/"
 cp -r "$VF_SOURCE_DIR/examples/ltx-mini-trainer/data" "$TD/data"
 cat >"$TMP/bin/uv" <<EOF
 #!/bin/sh
-# uv stand-in: \`uv run python ARGS\` runs $PY ARGS
+# uv stand-in: \`uv run python ARGS\` runs $PY ARGS; \`uv run accelerate
+# launch [--config_file F] [--num_processes N] SCRIPT ARGS\` is written to
+# accelerate.log and runs SCRIPT ARGS in one process (a CPU has no ranks)
 [ "\$1" = run ] && shift
+if [ "\$1" = accelerate ] && [ "\$2" = launch ]; then
+  shift 2; echo "accelerate launch \$*" >>"$TMP/accelerate.log"
+  while [ \$# -gt 1 ]; do case "\$1" in --num_processes|--config_file) shift 2;; *) break;; esac; done
+  exec $PY "\$@"
+fi
 [ "\$1" = python ] && shift && exec $PY "\$@"
 echo "uv stand-in: not supported: \$*" >&2; exit 2
 EOF
@@ -62,11 +69,11 @@ export PATH="$TMP/bin:$PATH"
 echo '{"model_type": "gemma3"}' >"$TMP/models/gemma-3-12b-it/config.json"
 cp "$VF_SHARED_DIR/fixtures/models/lora_weights_step_00050.safetensors" "$TMP/models/ltx-2-19b-dev.safetensors"
 
-# make_plan NAME: plan a run for an H100 (dataset NAME), its dataset file
+# make_plan NAME [GPU]: plan a run for GPU (default one H100; dataset NAME), its dataset file
 # with three clips, checkpoints every 20 steps; prints the run directory.
 make_plan() {
   (cd "$TMP/work" && "$VRAMFIT" plan --trainer-dir "$TD" --model "$TMP/models/ltx-2-19b-dev.safetensors" \
-    --text-encoder "$TMP/models/gemma-3-12b-it" --gpu h100-80gb --dataset "$1" >/dev/null) || return 1
+    --text-encoder "$TMP/models/gemma-3-12b-it" --gpu "${2:-h100-80gb}" --dataset "$1" >/dev/null) || return 1
   local r
   r=$(ls -d "$TMP/work/projects/t2v-$1-"*)
   mkdir -p "$r/dataset/clips"
@@ -181,6 +188,14 @@ check 'state "[a[\"outcome\"] for a in j[\"attempts\"]] == [\"interrupted\", \"c
 test_case "--from train after the end: resumes from the last checkpoint (step 100), nothing left to train"
 run run "$R" --from train --max-recoveries 0 --quiet; expect_rc 0
 check 'state "j[\"stage\"] == \"done\""'
+
+test_case "two GPUs: preprocessing and training through accelerate launch, as plan.md prints them"
+R=$(make_plan pair h100-80gb:2)
+run run "$R" --steps 40 --trial-steps 20 --quiet; expect_rc 0
+check 'grep -qxF "accelerate launch --num_processes 2 scripts/process_dataset.py $R/dataset/dataset.json --resolution-buckets 960x544x49 --model-path $TMP/models/ltx-2-19b-dev.safetensors --text-encoder-path $TMP/models/gemma-3-12b-it" "$TMP/accelerate.log"'
+check 'grep -qxF "accelerate launch --num_processes 2 scripts/train.py $R/config.yaml --disable-progress-bars" "$TMP/accelerate.log"'
+check 'grep -qF "uv run accelerate launch --num_processes 2 scripts/train.py $R/config.yaml --disable-progress-bars" "$R/plan.md"'
+check 'state "j[\"stage\"] == \"done\" and [a[\"outcome\"] for a in j[\"attempts\"]] == [\"ok\"]"'
 
 test_case "not yet: --slurm training"
 R=$(make_plan birds)

@@ -37,7 +37,7 @@ struct run_args {
 	const char *trainer_dir, *trainer_cmd, *trainer, *from, *gpu, *gpus, *history;
 	int64_t steps, trial_steps, max_trials, max_recoveries;
 	double timeout_s, stall_s, grace_s, memory_mib;
-	bool status, slurm, quiet, no_check;
+	bool status, json, slurm, quiet, no_check;
 };
 
 static const char *const stages[] = {"preprocess", "tune", "train", NULL};
@@ -58,6 +58,9 @@ static const struct vf_option options[] = {
 	OPT_INT("max-recoveries", "N", max_recoveries, 0, 100,
 		"out-of-memory recoveries before giving up (default 2)"),
 	OPT_BOOL("status", status, "print the run's status from RUN_DIR/run.json and its logs; run nothing"),
+	OPT_BOOL("json", json,
+		 "with --status: {\"run_dir\", \"state\" (run.json), \"progress\"\n"
+		 "(step, total_steps, loss, step_seconds, peak_bytes, samples)}"),
 	OPT_BOOL("slurm", slurm, "train on Slurm through launch.sbatch (not yet: refused)"),
 	OPT_TEXT("gpu", "SPEC", gpu,
 		 "the GPU the estimates are for (default: the plan's): the\n"
@@ -668,6 +671,35 @@ static int stage_train(struct run *r)
 
 /* ---- status --------------------------------------------------------------- */
 
+/* The current attempt's progress as JSON (null when no log). */
+static cJSON *progress_json(const struct run *r, const char *log)
+{
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/%s", r->dir, log ? log : "");
+	struct vf_trial_log tl;
+	vf_trial_log_init(&tl, r->pat);
+	cJSON *o = NULL;
+	if (log && vf_trial_log_file(&tl, path, NULL) == VF_OK) {
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "log", log);
+		cJSON_AddNumberToObject(o, "step", tl.last_step);
+		cJSON_AddNumberToObject(o, "total_steps", tl.total_steps);
+		double st = vf_trial_log_step_seconds(&tl);
+		vf_json_add_i64_or_null(o, "peak_bytes", tl.peak_bytes, tl.peak_bytes >= 0);
+		if (isfinite(tl.last_loss))
+			cJSON_AddNumberToObject(o, "loss", tl.last_loss);
+		else
+			cJSON_AddNullToObject(o, "loss");
+		if (st > 0)
+			cJSON_AddNumberToObject(o, "step_seconds", st);
+		else
+			cJSON_AddNullToObject(o, "step_seconds");
+		cJSON_AddNumberToObject(o, "samples", count_samples(r));
+	}
+	vf_trial_log_release(&tl);
+	return o ? o : cJSON_CreateNull();
+}
+
 /* The current attempt's progress, read from its log. */
 static void print_progress(const struct run *r, const char *log)
 {
@@ -688,9 +720,25 @@ static void print_progress(const struct run *r, const char *log)
 	vf_trial_log_release(&tl);
 }
 
+/* A log name of the state that is one of the run's logs. */
+static const char *state_log(const cJSON *s)
+{
+	const char *log = vf_json_get_str(s, "log");
+	return log && strncmp(log, "logs/", 5) == 0 && !strstr(log, "..") ? log : NULL;
+}
+
 static int print_status(const struct run *r)
 {
 	const cJSON *s = r->state, *it;
+	if (r->a.json) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "run_dir", r->dir);
+		cJSON_AddItemToObject(o, "state", cJSON_Duplicate(s, 1));
+		cJSON_AddItemToObject(o, "progress", progress_json(r, state_log(s)));
+		vf_cli_print_json(o);
+		cJSON_Delete(o);
+		return 0;
+	}
 	printf("vramfit run %s\n", vf_cli_safe(r->dir));
 	printf("  %-11s %s (%s)\n", "stage", vf_run_stage_name(vf_run_state_stage(s)),
 	       vf_cli_safe(vf_json_get_str(s, "status") ? vf_json_get_str(s, "status") : "?"));
@@ -720,9 +768,8 @@ static int print_status(const struct run *r)
 		printf("  %-11s %s at step %.0f -> %s\n", "recovery", vf_cli_safe(vf_json_get_str(it, "cause")), step,
 		       vf_cli_safe(words));
 	}
-	const char *log = vf_json_get_str(s, "log");
-	if (log && strncmp(log, "logs/", 5) == 0 && !strstr(log, ".."))
-		print_progress(r, log);
+	if (state_log(s))
+		print_progress(r, state_log(s));
 	return 0;
 }
 
@@ -742,6 +789,8 @@ static int parse(int argc, char **argv, struct run_args *a, const char **dir)
 	if (n == 0)
 		return vf_cli_usage("run", "missing RUN_DIR (the run workspace made by vramfit plan)");
 	*dir = argv[0];
+	if (a->json && !a->status)
+		return vf_cli_usage("run", "--json goes with --status (the run itself prints its progress on stderr)");
 	return -1;
 }
 

@@ -146,6 +146,27 @@ static double largest(const cJSON *att, const char *key)
 	return m > 0 ? m : -1;
 }
 
+/* The training's wall time over all launches against the plan's estimate
+ * (plan.json: step time x steps, on the planned GPU; no cost: the plan
+ * prices none). */
+static void time_against_plan(struct vf_w *w, const cJSON *t, const cJSON *att)
+{
+	double wall = 0;
+	const cJSON *a;
+	cJSON_ArrayForEach(a, att) if (vf__num(a, "wall_seconds") > 0) wall += vf__num(a, "wall_seconds");
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(t, "plan_estimate");
+	char m[32], p[32], line[256];
+	double est = vf__num(e, "total_seconds");
+	if (est > 0)
+		snprintf(line, sizeof line, "Time: %s of training over all launches, against the plan's estimate of %s "
+			 "(step time x steps on the planned GPU, an estimate).", vf__secs(m, sizeof m, wall),
+			 vf__secs(p, sizeof p, est));
+	else
+		snprintf(line, sizeof line, "Time: %s of training over all launches; the plan has no time estimate.",
+			 vf__secs(m, sizeof m, wall));
+	vf_html_p(w, NULL, line);
+}
+
 void vf__report_training(struct vf_w *w, const cJSON *t)
 {
 	if (!cJSON_IsObject(t))
@@ -158,6 +179,7 @@ void vf__report_training(struct vf_w *w, const cJSON *t)
 		 vf__str(t, "status", "?"), na, na == 1 ? "" : "es", nr, nr == 1 ? "y" : "ies", vf__str(t, "note", ""));
 	vf_html_section_begin(w, "training", "Training (vramfit run)");
 	vf_html_p(w, NULL, head);
+	time_against_plan(w, t, att);
 	attempts_table(w, att);
 	recoveries_table(w, rec);
 	vf_html_section_end(w);

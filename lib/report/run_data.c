@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "vramfit/base/buf.h"
 #include "vramfit/base/json.h"
 #include "vramfit/base/yamldoc.h"
 #include "vramfit/report/report.h"
@@ -354,5 +355,15 @@ cJSON *vf__training_json(const char *run, const struct vf_trial_patterns *pat)
 			      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(st, "recoveries"), 1));
 	cJSON_AddItemToObject(o, "validation_samples", validation_samples(run));
 	cJSON_Delete(st);
+	/* the plan's estimate (plan.json), for time against the plan */
+	snprintf(path, sizeof path, "%s/%s", run, VF_RUN_PLAN_FILE);
+	struct vf_buf b;
+	vf_buf_init(&b, 8u << 20);
+	cJSON *pj = vf_buf_read_file(&b, path, 8u << 20, NULL) == VF_OK && b.data ? cJSON_Parse(b.data) : NULL;
+	vf_buf_release(&b);
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(pj, "estimate");
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "available")))
+		cJSON_AddItemToObject(o, "plan_estimate", cJSON_Duplicate(e, 1));
+	cJSON_Delete(pj);
 	return o;
 }

@@ -138,12 +138,16 @@ check 'page_data "j[\"training\"][\"recoveries\"][0][\"change\"] == \"optimizati
 check 'page_data "j[\"training\"][\"validation_samples\"] == [\"step_000050_0.txt\", \"step_000100_0.txt\"]"'
 check 'grep -q "data-chart=\"train-loss\"" "$R/report.html" && grep -q "data-chart=\"train-steps\"" "$R/report.html"'
 check 'grep -q "Recoveries: the cheapest remedy not set yet that the estimate says fits" "$R/report.html"'
+check 'grep -q "of training over all launches, against the plan" "$R/report.html"'
 test_case "--status from the state file"
 run run --status "$R"; expect_rc 0
 expect_out "stage       done (done)"
 expect_out "recovery    oom at step 69 -> optimization.optimizer_type: \"adamw8bit\""
 expect_out "attempt     2: ok at step 100/100, resumed from $R/outputs/checkpoints/lora_weights_step_00060.safetensors"
 expect_out_re "training    step 100/100 \| loss [0-9.]+ \|"
+run run --status --json "$R"; expect_rc 0
+expect_json 'j["state"]["stage"] == "done" and j["progress"]["step"] == 100 and j["progress"]["total_steps"] == 100 and j["progress"]["samples"] == 2'
+run run --json "$R"; expect_rc 2; expect_err "--json goes with --status"
 test_case "run again: nothing left to do, nothing run"
 run run "$R" --quiet; expect_rc 0
 check '[ ! -e "$R/logs/train-3.log" ]'

@@ -27,6 +27,7 @@
 #include "vramfit/run/run.h"
 #include "vramfit/trainer/plan.h"
 #include "vramfit/trainer/profile.h"
+#include "vramfit/tune/slurm.h"
 #include "vramfit/tune/trial.h"
 #include "vramfit/tune/tune.h"
 
@@ -61,7 +62,11 @@ static const struct vf_option options[] = {
 	OPT_BOOL("json", json,
 		 "with --status: {\"run_dir\", \"state\" (run.json), \"progress\"\n"
 		 "(step, total_steps, loss, step_seconds, peak_bytes, samples)}"),
-	OPT_BOOL("slurm", slurm, "train on Slurm through launch.sbatch (not yet: refused)"),
+	OPT_BOOL("slurm", slurm,
+		 "train on Slurm: each launch one job of one node (--gres=gpu:N,\n"
+		 "N the plan's GPUs) through tune --slurm's backend: sbatch,\n"
+		 "squeue, the job-completion record; PREEMPTED or NODE_FAIL\n"
+		 "retried once; Ctrl-C runs scancel (SBATCH_* as sbatch reads them)"),
 	OPT_TEXT("gpu", "SPEC", gpu,
 		 "the GPU the estimates are for (default: the plan's): the\n"
 		 "card a remedy must fit, the predicted step time and peak"),
@@ -97,6 +102,7 @@ struct run {
 
 static struct vf_run_preprocess *volatile g_pp;
 static struct vf_tune *volatile g_tune;
+static struct vf_tune_backend *volatile g_backend;
 
 static void on_signal(int sig)
 {
@@ -105,6 +111,8 @@ static void on_signal(int sig)
 		vf_run_preprocess_interrupt(g_pp);
 	if (g_tune)
 		vf_tune_interrupt(g_tune);
+	if (g_backend)
+		g_backend->interrupt(g_backend);
 }
 
 static void signals(bool on)
@@ -377,6 +385,8 @@ static int stage_tune(struct run *r)
 	}
 	if (a->no_check)
 		add_arg(av, &n, "--no-check", NULL);
+	if (a->slurm)
+		add_arg(av, &n, "--slurm", NULL);
 	if (a->quiet)
 		add_arg(av, &n, "--quiet", NULL);
 	av[n] = NULL;
@@ -500,6 +510,56 @@ static const char *launch_template(const struct run *r, int *ngpus)
 	return vf_json_get_str(launch, mode && strcmp(mode, "full") == 0 ? "multi_gpu_full" : "multi_gpu_lora");
 }
 
+static void task_done(void *ctx, struct vf_tune_task *task)
+{
+	(void)ctx;
+	(void)task;
+}
+
+/* --slurm: the launch as a one-task job of tune's Slurm backend; its log
+ * classified with the same rules. */
+static int train_once_slurm(struct run *r, int attempt, int total, const char *log, struct vf_trial *t)
+{
+	int ngpus;
+	const char *tmpl = launch_template(r, &ngpus);
+	if (!tmpl)
+		tmpl = vf_json_get_str(cJSON_GetObjectItemCaseSensitive(r->configs, "launch"), "single_gpu");
+	struct vf_slurm_opts so = {0};
+	struct vf_tune_backend *be = tmpl ? vf_tune_backend_slurm(1, &so) : NULL;
+	if (!be)
+		return vf_cli_fail("%s", tmpl ? "out of memory" : "the profile names no launch command");
+	char config[PATH_MAX + 32], logp[PATH_MAX + 64];
+	snprintf(config, sizeof config, "%s/config.yaml", r->dir);
+	snprintf(logp, sizeof logp, "%s/%s", r->dir, log);
+	struct vf_tune_task task = {.index = attempt, .config = config, .log = logp, .status = -1};
+	struct vf_tune_launch l = {.run_dir = r->dir, .cmd = tmpl, .trainer_dir = r->trainer_dir, .num_gpus = ngpus};
+	struct vf_error err = {0};
+	g_backend = be;
+	signals(true);
+	vf_status st = be->run(be, &l, &task, 1, task_done, NULL, &err);
+	signals(false);
+	g_backend = NULL;
+	struct vf_trial_log tl;
+	vf_trial_log_init(&tl, r->pat);
+	vf_trial_log_file(&tl, logp, NULL);
+	struct vf_trial_exit ex = {.status = task.status, .end = be->interrupted ? VF_PROC_INTERRUPTED : task.end,
+				   .expect_steps = total, .sample = -1};
+	struct vf_trial_verdict v;
+	vf_trial_classify(&tl, &ex, &v);
+	t->outcome = v.outcome;
+	snprintf(t->evidence, sizeof t->evidence, "%s%s%s", v.evidence, task.note[0] ? "; " : "", task.note);
+	t->status = task.status;
+	t->steps_done = tl.last_step;
+	t->step_seconds = vf_trial_log_step_seconds(&tl);
+	t->peak_bytes = t->peak_trainer_bytes = tl.peak_bytes;
+	t->wall_seconds = task.wall_s;
+	vf_trial_log_release(&tl);
+	vf_tune_backend_free(be);
+	if (st)
+		return stop(r, VF_RUN_TRAIN, "failed", "the Slurm job could not run: %s", err.msg);
+	return 0;
+}
+
 /* One launch of the training: config.yaml under lib/tune's supervision. */
 static int train_once(struct run *r, int attempt, int total, const char *log, struct vf_trial *t)
 {
@@ -513,6 +573,8 @@ static int train_once(struct run *r, int attempt, int total, const char *log, st
 	vf_trial_init(t);
 	t->index = attempt;
 	snprintf(t->change, sizeof t->change, "training");
+	if (r->a.slurm)
+		return train_once_slurm(r, attempt, total, log, t);
 	char config[PATH_MAX + 32];
 	snprintf(config, sizeof config, "%s/config.yaml", r->dir);
 	struct vf_tune *tn = vf_tune_new();
@@ -656,9 +718,6 @@ static int train_attempt(struct run *r, int total, bool *again)
 
 static int stage_train(struct run *r)
 {
-	if (r->a.slurm)
-		return vf_cli_fail("not yet: training on Slurm (--slurm); submit %s/launch.sbatch by hand (plan.md)",
-				   r->dir);
 	int total = 0, rc = train_prepare(r, &total);
 	bool again = true;
 	while (rc == 0 && again) {
@@ -952,8 +1011,9 @@ const struct vf_cli_command vf_cmd_run = {
 	.tail =
 		"On several GPUs of one node the training is launched by the trainer's rules\n"
 		"(accelerate launch: DDP for a LoRA, the checkout's FSDP config for a full\n"
-		"fine-tune; the plan set the accumulation for the GPU count). Not yet: training\n"
-		"on Slurm (--slurm) is refused in one line; plan.md's Run by Hand gives sbatch.\n"
+		"fine-tune; the plan set the accumulation for the GPU count). With --slurm each\n"
+		"launch is a one-node Slurm job followed as tune --slurm follows its trials\n"
+		"(preprocessing still runs here; multi-node launch.sbatch is not used yet).\n"
 		"\n"
 		"Exit status: 0 the run finished, 1 a stage failed or was interrupted (run.json\n"
 		"says where; run again to continue), 2 usage error.\n",

@@ -201,8 +201,5 @@ check 'grep -qxF "accelerate launch --num_processes 2 scripts/train.py $R/config
 check 'grep -qF "uv run accelerate launch --num_processes 2 scripts/train.py $R/config.yaml --disable-progress-bars" "$R/plan.md"'
 check 'state "j[\"stage\"] == \"done\" and [a[\"outcome\"] for a in j[\"attempts\"]] == [\"ok\"]"'
 
-test_case "not yet: --slurm training"
-R=$(make_plan birds)
-run run "$R" --from train --slurm; expect_rc 1; expect_err "not yet: training on Slurm"
 
 finish

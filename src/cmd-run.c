@@ -152,7 +152,7 @@ static int stop(struct run *r, enum vf_run_stage stage, const char *status, cons
 	va_end(ap);
 	vf_run_state_set(r->state, stage, status, msg);
 	save(r);
-	return vf_cli_fail("%s", msg);
+	return vf_cli_fail("%s", vf_cli_safe(msg));
 }
 
 static void note(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -428,6 +428,10 @@ static struct vf_yamldoc *config_doc(const struct run *r)
 /* --steps (once), the total steps, the prediction for this config. */
 static int train_prepare(struct run *r, int *total)
 {
+	double was = 0;
+	if (r->a.steps > 0 && vf_json_get_double(r->state, "steps", &was) && was != (double)r->a.steps)
+		vf_cli_warn("--steps %lld not applied: optimization.steps was set to %.0f before the first launch "
+			    "(change it with vramfit config set)", (long long)r->a.steps, was);
 	if (r->a.steps > 0 && !cJSON_GetObjectItemCaseSensitive(r->state, "steps")) {
 		char v[32];
 		snprintf(v, sizeof v, "%lld", (long long)r->a.steps);

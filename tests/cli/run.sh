@@ -190,8 +190,9 @@ check 'grep -q "Resuming from checkpoint lora_weights_step_00060.safetensors at 
 check '[ "$(stat -c %Y "$R/logs/preprocess.log")" = "$before" ]'
 check 'state "[a[\"outcome\"] for a in j[\"attempts\"]] == [\"interrupted\", \"crash\", \"ok\"]"'
 test_case "--from train after the end: resumes from the last checkpoint (step 100), nothing left to train"
-run run "$R" --from train --max-recoveries 0 --quiet; expect_rc 0
-check 'state "j[\"stage\"] == \"done\""'
+run run "$R" --from train --max-recoveries 0 --steps 50 --quiet; expect_rc 0
+expect_err "--steps 50 not applied: optimization.steps was set to 100 before the first launch"
+check 'state "j[\"stage\"] == \"done\" and j[\"attempts\"][-1][\"resumed_from\"].endswith(\"lora_weights_step_00100.safetensors\")"'
 
 test_case "two GPUs: preprocessing and training through accelerate launch, as plan.md prints them"
 R=$(make_plan pair h100-80gb:2)

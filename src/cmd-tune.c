@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "parse-options.h"
+#include "tune-predict.h"
 #include "vramfit/base/term.h"
 #include <fnmatch.h>
 
@@ -94,72 +95,6 @@ static void on_event(void *ctx, const struct vf_tune_event *ev)
 	fflush(stderr);
 }
 
-/* Predicting a trial's peak with the estimate (lib/estimate/estimate.c): the model
- * from the trial config's model_path (configs.json model_ids globs), the
- * trainer's keys as plan reads them. */
-struct predict_ctx {
-	cJSON *configs;                   /* configs.json */
-	const struct vf_gpu_spec *spec;   /* the smallest GPU's catalog entry, or NULL */
-	int gpus;
-	int train_dims[3];                /* --resolution-buckets' largest; 0: validation dims */
-};
-
-/* The estimate of a trial config: the model from its model_path
- * (configs.json model_ids globs), the trainer's keys as plan reads them
- * (vf_sweepfit_config). VF_ENOTFOUND when the model is not one the
- * estimator knows. */
-static vf_status predict_estimate(const struct predict_ctx *pc, const struct vf_yamldoc *d, struct vf_estimate *e,
-				  struct vf_error *err)
-{
-	const char *path = NULL;
-	if (vf_yamldoc_get_str(d, "model.model_path", &path, NULL) != VF_OK)
-		return VF_ENOTFOUND;
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	const char *id = NULL;
-	const cJSON *m;
-	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(pc->configs, "model_ids"))
-	{
-		const char *g = vf_json_get_str(m, "glob");
-		if (g && fnmatch(g, base, FNM_CASEFOLD) == 0) {
-			id = vf_json_get_str(m, "id");
-			break;
-		}
-	}
-	if (!id)
-		return VF_ENOTFOUND;
-	struct vf_ltx2_config lc;
-	vf_status st = vf_sweepfit_config(pc->configs, d, pc->gpus > 0 ? pc->gpus : 1, &lc, err);
-	/* the trial's sample is preprocessed at the plan's training size */
-	for (int i = 0; i < 3; i++)
-		lc.train_dims[i] = pc->train_dims[i];
-	if (st == VF_OK)
-		st = vf_estimate_ltx2(id, &lc, pc->spec, e, err);
-	return st;
-}
-
-static vf_status predict(void *ctx, const struct vf_yamldoc *d, int64_t *bytes, struct vf_error *err)
-{
-	struct vf_estimate e;
-	vf_status st = predict_estimate(ctx, d, &e, err);
-	if (st)
-		return st;
-	*bytes = e.peak_bytes;
-	return VF_OK;
-}
-
-static vf_status predict_step(void *ctx, const struct vf_yamldoc *d, double *seconds, struct vf_error *err)
-{
-	struct vf_estimate e;
-	vf_status st = predict_estimate(ctx, d, &e, err);
-	if (st)
-		return st;
-	if (!(e.step_seconds > 0))
-		return VF_ENOTFOUND;
-	*seconds = e.step_seconds;
-	return VF_OK;
-}
-
 /* Predicted against measured, per trial: the estimate of each trial's
  * config (RUN/<sweep.json trial_config dir>/<name>), beside what ran. */
 struct pvm {
@@ -186,7 +121,7 @@ static void pvm_make(const struct vf_tune_result *r, const char *run, const stru
 		struct vf_estimate e;
 		if (r->trials[i].outcome == VF_OUTCOME_NOOP || vf_yamldoc_load_file(path, &d, NULL) != VF_OK)
 			continue;
-		if (predict_estimate(pc, d, &e, NULL) == VF_OK) {
+		if (vf_cli_predict_estimate(pc, d, &e, NULL) == VF_OK) {
 			out->have[i] = true;
 			out->peak[i] = e.peak_bytes;
 			out->step[i] = e.step_seconds;
@@ -812,8 +747,8 @@ static int run(int argc, char **argv)
 	struct vf_error err = {0};
 	if (vf_profile_part(o.trainer, "configs", &pc.configs, &err))
 		return vf_cli_fail_err(&err);
-	o.predict = predict;
-	o.predict_step = predict_step;
+	o.predict = vf_cli_predict_peak;
+	o.predict_step = vf_cli_predict_step;
 	o.predict_ctx = &pc;
 
 	/* The status line redraws itself on a terminal (not colour: NO_COLOR

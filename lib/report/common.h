@@ -29,7 +29,13 @@ void vf__report_estimate(struct vf_w *w, const cJSON *d);
 void vf__report_fit(struct vf_w *w, const cJSON *d);
 void vf__report_run(struct vf_w *w, const cJSON *d);
 void vf__report_history(struct vf_w *w, const cJSON *d);
+struct vf_trial_patterns;
 void vf__report_plan(struct vf_w *w, const cJSON *d);
+/* The training of a vramfit run (report_train.c): its "training" data from
+ * RUN/run.json and the train logs (NULL when the run has none), and its
+ * section of the run page. */
+cJSON *vf__training_json(const char *run, const struct vf_trial_patterns *pat);
+void vf__report_training(struct vf_w *w, const cJSON *training);
 /* The phase chart + table shared by estimate and plan: phases (the
  * "phases" array), capacity lines for gpus (array of {name|id,
  * vram_bytes}). */

@@ -363,6 +363,7 @@ void vf__report_run(struct vf_w *w, const cJSON *d)
 	memory_figure(w, trials);
 	steps_figure(w, trials);
 	predicted_figure(w, trials);
+	vf__report_training(w, cJSON_GetObjectItemCaseSensitive(d, "training"));
 	vf_html_data(w, d);
 	vf_html_end(w);
 }

@@ -4,16 +4,23 @@
  * number), each trial's step times read back from its log with the trainer
  * profile's patterns, its memory samples (trial-N.samples, thinned to at
  * most SAMPLES_SHOWN points, peaks kept), the winner and its saving over
- * the planned steps. */
+ * the planned steps; and the training of vramfit run (RUN/run.json): each
+ * attempt with its loss curve, step times and memory samples read back
+ * from logs/train-N.*, the recoveries, the validation samples. */
+#include <dirent.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "common.h"
+#include "vramfit/base/buf.h"
 #include "vramfit/base/json.h"
 #include "vramfit/base/yamldoc.h"
 #include "vramfit/report/report.h"
+#include "vramfit/run/run.h"
 #include "vramfit/trainer/profile.h"
 #include "vramfit/tune/store.h"
 #include "vramfit/tune/trial.h"
@@ -251,9 +258,112 @@ vf_status vf_report_run_data(const char *run_dir, const char *store_path, int wi
 	cJSON_AddStringToObject(o, "winner_rule", winner_trial == 0 ? "replayed: improvement.min_pct of the profile"
 								    : "as tune decided");
 	winner_json(o, ta, w, run);
+	cJSON *tr = vf__training_json(run, pat);
+	if (tr)
+		cJSON_AddItemToObject(o, "training", tr);
 	vf_trial_patterns_free(pat);
 	free(keep);
 	free(rows);
 	*out = o;
 	return VF_OK;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	return !x ? (y ? -1 : 0) : !y ? 1 : strcmp(x, y);
+}
+
+/* The loss curve of a train log: (step, loss) at each new step, at most
+ * STEPS_SHOWN points spread over the run. */
+static cJSON *losses_json(const char *log, const struct vf_trial_patterns *pat)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON *sa = cJSON_AddArrayToObject(o, "step"), *la = cJSON_AddArrayToObject(o, "loss");
+	struct vf_trial_log tl;
+	vf_trial_log_init(&tl, pat);
+	if (pat && vf_trial_log_file(&tl, log, NULL) == VF_OK) {
+		size_t keep = 0; /* one point per step: the first report of it */
+		for (size_t i = 0; i < tl.nlosses; i++)
+			if (isfinite(tl.losses[i]) && (keep == 0 || tl.loss_steps[i] != tl.loss_steps[keep - 1])) {
+				tl.losses[keep] = tl.losses[i];
+				tl.loss_steps[keep++] = tl.loss_steps[i];
+			}
+		size_t k = keep > STEPS_SHOWN ? STEPS_SHOWN : keep;
+		for (size_t i = 0; i < k; i++) {
+			cJSON_AddItemToArray(sa, cJSON_CreateNumber(tl.loss_steps[keep * i / k]));
+			cJSON_AddItemToArray(la, cJSON_CreateNumber(tl.losses[keep * i / k]));
+		}
+	}
+	vf_trial_log_release(&tl);
+	return o;
+}
+
+/* RUN/outputs/samples: the validation samples' names, sorted. */
+static cJSON *validation_samples(const char *run)
+{
+	char dir[PATH_MAX + 32];
+	snprintf(dir, sizeof dir, "%s/outputs/samples", run);
+	cJSON *a = cJSON_CreateArray();
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char *names[256];
+	int n = 0;
+	while (d && (e = readdir(d)) && n < 256)
+		if (e->d_name[0] != '.')
+			names[n++] = strdup(e->d_name);
+	if (d)
+		closedir(d);
+	qsort(names, (size_t)n, sizeof names[0], cmp_name);
+	for (int i = 0; i < n; i++) {
+		if (names[i])
+			cJSON_AddItemToArray(a, cJSON_CreateString(names[i]));
+		free(names[i]);
+	}
+	return a;
+}
+
+cJSON *vf__training_json(const char *run, const struct vf_trial_patterns *pat)
+{
+	cJSON *st = NULL;
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof path, "%s/%s", run, VF_RUN_STATE_FILE);
+	if (access(path, F_OK) != 0 || vf_run_state_load(run, &st, NULL) != VF_OK)
+		return NULL;
+	cJSON *o = cJSON_CreateObject();
+	static const char *const keys[] = {"stage", "status", "note"};
+	for (size_t i = 0; i < 3; i++)
+		cJSON_AddStringToObject(o, keys[i], vf__str(st, keys[i], ""));
+	cJSON *att = cJSON_AddArrayToObject(o, "attempts");
+	const cJSON *a;
+	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(st, "attempts"))
+	{
+		cJSON *x = cJSON_Duplicate(a, 1);
+		const char *log = vf__str(a, "log", "");
+		if (strncmp(log, "logs/", 5) == 0 && !strstr(log, "..") && strlen(log) > 4 &&
+		    strcmp(log + strlen(log) - 4, ".log") == 0) {
+			char lp[PATH_MAX + 64], sp[PATH_MAX + 64];
+			snprintf(lp, sizeof lp, "%s/%s", run, log);
+			snprintf(sp, sizeof sp, "%s/%.*s.samples", run, (int)strlen(log) - 4, log);
+			cJSON_AddItemToObject(x, "losses", losses_json(lp, pat));
+			cJSON_AddItemToObject(x, "step_times", step_times(lp, pat));
+			cJSON_AddItemToObject(x, "samples", samples_json(sp));
+		}
+		cJSON_AddItemToArray(att, x);
+	}
+	cJSON_AddItemToObject(o, "recoveries",
+			      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(st, "recoveries"), 1));
+	cJSON_AddItemToObject(o, "validation_samples", validation_samples(run));
+	cJSON_Delete(st);
+	/* the plan's estimate (plan.json), for time against the plan */
+	snprintf(path, sizeof path, "%s/%s", run, VF_RUN_PLAN_FILE);
+	struct vf_buf b;
+	vf_buf_init(&b, 8u << 20);
+	cJSON *pj = vf_buf_read_file(&b, path, 8u << 20, NULL) == VF_OK && b.data ? cJSON_Parse(b.data) : NULL;
+	vf_buf_release(&b);
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(pj, "estimate");
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "available")))
+		cJSON_AddItemToObject(o, "plan_estimate", cJSON_Duplicate(e, 1));
+	cJSON_Delete(pj);
+	return o;
 }

@@ -1398,10 +1398,12 @@ static void md_approve(struct ctx *c, struct vf_buf *b)
 		md(b, "**Not ready:** the self-check fails (above); this plan cannot be approved as it is.\n\n");
 	md(b, "Nothing heavy has run. Approving this plan means, in order: preprocess the dataset into "
 	       "the run directory, run the sanity check and autotune trials, then launch the training "
-	       "run above. Review the Assumptions and the estimate; change any choice with "
+	       "run above; `vramfit run %s` does all three in order (it resumes where it stopped, and "
+	       "recovers from an out-of-memory by the cheapest remedy that fits). Review the Assumptions "
+	       "and the estimate; change any choice with "
 	       "`vramfit config set %s KEY=VALUE` or re-plan with other flags. The plan makes no claim "
 	       "about how well the trained model will turn out.\n",
-	   p->config_path);
+	   p->run_dir, p->config_path);
 }
 
 static vf_status render(struct ctx *c, struct vf_error *err)
@@ -1764,6 +1766,15 @@ vf_status vf_plan_write(const struct vf_plan *p, struct vf_error *err)
 	if (st == VF_OK)
 		st = vf_rundir_write_atomic(&rd, strrchr(p->plan_path, '/') + 1, p->plan_md, p->plan_md_len,
 					    0644, err);
+	/* plan.json: the plan --json object, what vramfit run carries out (the
+	 * preprocessing and launch commands exactly as plan.md prints them) */
+	cJSON *j = st == VF_OK ? vf_plan_to_json(p) : NULL;
+	char *jt = j ? cJSON_Print(j) : NULL;
+	if (st == VF_OK)
+		st = jt ? vf_rundir_write_atomic(&rd, "plan.json", jt, strlen(jt), 0644, err)
+			: vf_error_set(err, VF_ENOMEM, "out of memory");
+	cJSON_free(jt);
+	cJSON_Delete(j);
 	vf_rundir_close(&rd);
 	return st;
 }
@@ -1815,6 +1826,10 @@ cJSON *vf_plan_to_json(const struct vf_plan *p)
 	cJSON_AddStringToObject(g, "name", p->gpu_name);
 	cJSON_AddNumberToObject(g, "count", p->gpu_count);
 	cJSON_AddNumberToObject(g, "gb", p->gpu_gb);
+	if (p->gpu_catalog_id[0])
+		cJSON_AddStringToObject(g, "catalog_id", p->gpu_catalog_id);
+	else
+		cJSON_AddNullToObject(g, "catalog_id");
 	cJSON_AddBoolToObject(g, "simulated", p->simulated);
 	char hw[192];
 	snprintf(hw, sizeof hw, "%s x %d, %dGB", p->gpu_name, p->gpu_count, p->gpu_gb);

@@ -129,7 +129,8 @@ void vf__plan_md_commands(struct vf_buf *b, const struct vf_plan *p, const cJSON
 {
 	vf_md_printf(b, "\n### Run by Hand\n\n");
 	vf_md_printf(b, "The whole flow can be run by hand: paste these commands in this order (each path in "
-		     "them is quoted for a POSIX shell). Output to a file: the trainer's progress bars are off.\n\n");
+		     "them is quoted for a POSIX shell). Output to a file: the trainer's progress bars are off. "
+		     "`vramfit run %s` runs the same steps, supervised and resumable.\n\n", p->run_dir);
 	char log[VF_PLAN_PATH + 32], qlog[Q_LEN], qrun[Q_LEN];
 	vf_shell_quote_to(qrun, sizeof qrun, p->run_dir);
 	const cJSON *pre = cJSON_GetObjectItemCaseSensitive(cfg, "preprocess");

@@ -44,6 +44,7 @@ struct sweep {
 	int nrun;
 	double started;     /* monotonic seconds at the start of the sweep */
 	double gpu_s;       /* sum over trials run of wall seconds x GPUs */
+	const char *log_name; /* vf_tune_run_one: the log's name in the run; NULL = the profile's */
 };
 
 /* A trial prepared for running: its config, log and sample paths. */

@@ -359,6 +359,22 @@ static void remedy_render(const char *t, int64_t v, char *o, size_t n)
 	o[k] = '\0';
 }
 
+const cJSON *vf_trial_remedy_list(const struct vf_trial_patterns *p, enum vf_outcome o)
+{
+	const cJSON *r = p ? cJSON_GetObjectItemCaseSensitive(p->root, "remedies") : NULL;
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(r, vf_outcome_name(o));
+	return cJSON_IsArray(a) ? a : NULL;
+}
+
+bool vf_trial_remedy_in_effect(const cJSON *remedy, const struct vf_yamldoc *cfg)
+{
+	const cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(remedy, "unless"))
+		if (cfg && remedy_applied(c, cfg))
+			return true;
+	return false;
+}
+
 cJSON *vf_trial_remedies(const struct vf_trial_patterns *p, enum vf_outcome o,
 			 const struct vf_yamldoc *cfg)
 {
@@ -417,6 +433,11 @@ void vf_trial_log_release(struct vf_trial_log *log)
 	free(log->reports);
 	log->reports = NULL;
 	log->nreports = log->areports = 0;
+	free(log->losses);
+	free(log->loss_steps);
+	log->losses = NULL;
+	log->loss_steps = NULL;
+	log->nlosses = log->alosses = 0;
 }
 
 static void set_evidence(char *dst, const char *line)
@@ -462,8 +483,29 @@ static double group_double(const char *s, const regmatch_t *m, bool *ok)
 	return v;
 }
 
+/* Keep (step, loss) for the loss curve, up to VF_TRIAL_REPORTS_MAX. */
+static void keep_loss(struct vf_trial_log *log, double loss)
+{
+	if (log->nlosses >= VF_TRIAL_REPORTS_MAX)
+		return;
+	if (log->nlosses == log->alosses) {
+		size_t na = log->alosses ? log->alosses * 2 : 64;
+		double *l = realloc(log->losses, na * sizeof *l);
+		if (l)
+			log->losses = l;
+		int *st = l ? realloc(log->loss_steps, na * sizeof *st) : NULL;
+		if (!st)
+			return;
+		log->loss_steps = st;
+		log->alosses = na;
+	}
+	log->losses[log->nlosses] = isfinite(loss) ? loss : NAN;
+	log->loss_steps[log->nlosses++] = log->last_step;
+}
+
 static void note_loss(struct vf_trial_log *log, double loss, const char *line)
 {
+	keep_loss(log, loss);
 	log->last_loss = loss;
 	if (!isfinite(loss)) {
 		if (!log->nonfinite_loss)

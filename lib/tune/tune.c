@@ -301,6 +301,7 @@ static void emit(const struct running *r, enum vf_tune_event_kind kind, bool res
 		.total_steps = r->log.total_steps,
 		.step_seconds = r->log.nreports ? r->log.reports[r->log.nreports - 1] : -1,
 		.median_seconds = vf_trial_log_step_seconds(&r->log),
+		.loss = r->log.last_loss,
 		.mem_bytes = r->mem_now,
 		.elapsed_s = vf__now_s() - r->start,
 		.sweep_eta_s = -1,
@@ -318,6 +319,8 @@ static void on_tick(void *ctx, pid_t pgid, double elapsed)
 	struct running *r = ctx;
 	(void)elapsed;
 	bool fresh = true;
+	if (r->logf) /* the log as it grows, for vramfit run --status and anyone tailing it */
+		fflush(r->logf);
 	if (r->sampler) {
 		r->mem_now = sample_nvml(r, pgid);
 	} else if (r->opts->poll_gpu) {
@@ -687,6 +690,10 @@ static void close_samples(struct running *r)
 /* RUN/logs/trial-N.log (the profile's "log" template). */
 static void trial_log_path(const struct sweep *s, int n, char *path, size_t len)
 {
+	if (s->log_name) { /* vf_tune_run_one: the caller's name */
+		snprintf(path, len, "%s/%s", s->run, s->log_name);
+		return;
+	}
 	const char *logt = vf_json_get_str(s->sweep, "log");
 	char nbuf[16];
 	snprintf(nbuf, sizeof nbuf, "%d", n);
@@ -778,7 +785,7 @@ static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *
 		.status = p.status,
 		.end = s->t->interrupted ? VF_PROC_INTERRUPTED : p.end,
 		.expect_steps = s->steps,
-		.sample = sample_exists(sample_prefix, started - 1) ? 1 : 0,
+		.sample = !sample_prefix ? -1 : sample_exists(sample_prefix, started - 1) ? 1 : 0,
 	};
 	struct vf_trial_verdict v;
 	vf_trial_classify(&r.log, &ex, &v);
@@ -1484,5 +1491,38 @@ vf_status vf_tune_run(struct vf_tune *t, const struct vf_tune_opts *o, struct vf
 	if (be != o->backend)
 		vf_tune_backend_free(be);
 	sweep_release(&s);
+	return st;
+}
+
+/* One supervised run of the trainer outside a sweep (see tune.h): the
+ * sweep's own trial runner on a sweep that has only its profile, run
+ * directory and trainer command loaded. */
+vf_status vf_tune_run_one(struct vf_tune *t, const struct vf_tune_opts *o, const char *config_path,
+			  const char *log_name, int expect_steps, struct vf_trial *trial, struct vf_error *err)
+{
+	struct vf_tune_result *res = calloc(1, sizeof *res);
+	if (!res)
+		return vf_error_set(err, VF_ENOMEM, "out of memory");
+	struct sweep s;
+	memset(&s, 0, sizeof s);
+	s.rd.fd = -1;
+	s.t = t;
+	s.o = o;
+	s.res = res;
+	s.log_name = log_name;
+	s.started = vf__now_s();
+	vf_status st = o->run_dir ? vf_rundir_open(&s.rd, o->run_dir, 0, err)
+				  : vf_error_set(err, VF_ERR, "(none): no such run directory");
+	vf_rundir_close(&s.rd);
+	if (st == VF_OK && !realpath(o->run_dir, s.run))
+		st = vf_error_set(err, VF_ERR, "%s: no such run directory", o->run_dir);
+	if (st == VF_OK && !(st = vf_rundir_open(&s.rd, s.run, 0, err)) && !(st = sweep_load(&s, err)) &&
+	    !(st = vf_rundir_mkdir(&s.rd, "logs", err))) {
+		s.steps = expect_steps;
+		s.max_trials = 1;
+		st = run_trial(&s, trial, config_path, NULL, 0, err);
+	}
+	sweep_release(&s);
+	free(res);
 	return st;
 }

@@ -181,6 +181,17 @@ run check "$TMP/ws/sb"
 expect_rc 1
 expect_out "launch.sbatch: sbatch: #SBATCH --gres=gpu:N (N >= 1) missing"
 
+# --- vramfit run --slurm: the training as Slurm jobs ----------------------------
+test_case "run --slurm: each launch a Slurm job of the plan's 2 GPUs; an OOM recovered (adamw8bit), then finished"
+R=$TMP/ws/sb
+VRAMFIT_FAKE_OOM=optimizer run run "$R" --from train --slurm --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "$FAKE" \
+  --steps 5 --quiet
+expect_rc 0
+check 'python3 -c "import json,sys; j=json.load(open(\"$R/run.json\")); sys.exit(0 if [a[\"outcome\"] for a in j[\"attempts\"]] == [\"oom\", \"ok\"] and j[\"recoveries\"][0][\"set\"] == {\"optimization.optimizer_type\": \"\\\"adamw8bit\\\"\"} and j[\"stage\"] == \"done\" else 1)"'
+check 'grep -q "CUDA out of memory" "$R/logs/train-1.log" && grep -q "Step 5/5" "$R/logs/train-2.log"'
+check 'grep -q "^  optimizer_type: \"adamw8bit\"" "$R/config.yaml"'
+check 'queue_empty'
+
 # --- the example trainer: local sweep vs --slurm with 2 slots -------------------
 PY=/usr/bin/python3
 if ! $PY -c 'import torch, yaml' 2>/dev/null; then

@@ -368,6 +368,87 @@ def apply_memory_cap():
     return int(frac * total)
 
 
+def load_safetensors(path):
+    """The tensors of a file save_safetensors wrote (F32 only)."""
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+        data = f.read()
+    out = {}
+    for name, h in header.items():
+        if name == "__metadata__":
+            continue
+        lo, hi = h["data_offsets"]
+        out[name] = torch.frombuffer(bytearray(data[lo:hi]), dtype=torch.float32).view(h["shape"])
+    return out
+
+
+def load_checkpoint(path, model, opt, opt_type, gen):
+    """model.load_checkpoint: a weights file (*_weights_step_NNNNN.safetensors)
+    or a directory (its newest one). Loads the weights, and the optimizer
+    and data order from training_state_step_NNNNN.pt beside it when there;
+    returns the step to continue after."""
+    if os.path.isdir(path):
+        files = sorted(n for n in os.listdir(path) if "_weights_step_" in n and n.endswith(".safetensors"))
+        if not files:
+            print(f"Error: model.load_checkpoint {path}: no *_weights_step_*.safetensors in it", file=sys.stderr)
+            sys.exit(1)
+        path = os.path.join(path, files[-1])
+    try:
+        step = int(os.path.basename(path).rsplit("_step_", 1)[1].split(".")[0])
+        tensors = load_safetensors(path)
+    except (OSError, ValueError, IndexError, KeyError) as e:
+        print(f"Error: model.load_checkpoint {path}: {e}", file=sys.stderr)
+        sys.exit(1)
+    params = dict(model.named_parameters())
+    with torch.no_grad():
+        for name, t in tensors.items():
+            if name in params:
+                params[name].copy_(t.to(params[name].device))
+    state = os.path.join(os.path.dirname(path), f"training_state_step_{step:05d}.pt")
+    if os.path.exists(state):
+        st = torch.load(state)
+        if st.get("optimizer_type") == opt_type:
+            opt.load_state_dict(st["optimizer"])
+        else:  # another optimizer since (a recovery changed it): its states start again
+            log("WARNING", f"optimizer {st.get('optimizer_type')} -> {opt_type}: optimizer states start "
+                "fresh", "trainer.py:137")
+        gen.set_state(st["rng"])
+    log("INFO", f"Resuming from checkpoint {os.path.basename(path)} at step {step}", "trainer.py:140")
+    return step
+
+
+# Tests make the trainer run out of memory on request:
+#   VRAMFIT_EXAMPLE_OOM_AT="STEP" or "STEP:KEY=VALUE" raises PyTorch's CUDA
+#   out-of-memory error before step STEP, only while the config's KEY has
+#   VALUE (its YAML value as Python prints it: adamw, 2, True, None), so the
+#   remedy that changes KEY lets the same step pass.
+#   VRAMFIT_EXAMPLE_HOLD_AT="STEP" stops after step STEP (and its
+#   checkpoint) and waits to be ended, for tests of an interruption.
+OOM_ENV = "VRAMFIT_EXAMPLE_OOM_AT"
+HOLD_ENV = "VRAMFIT_EXAMPLE_HOLD_AT"
+
+
+def parse_oom(text):
+    text = text.strip()
+    if not text:
+        return 0, None, None
+    step, _, cond = text.partition(":")
+    key, _, value = cond.partition("=")
+    try:
+        return int(step), (key or None), value
+    except ValueError:
+        print(f"Error: {OOM_ENV}={text!r}: expected STEP or STEP:KEY=VALUE", file=sys.stderr)
+        sys.exit(2)
+
+
+def raise_oom(step):
+    msg = (f"CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.19 GiB total capacity; "
+           f"77.61 GiB already allocated; 1.02 GiB free) [{OOM_ENV} at step {step}]")
+    err = getattr(torch, "OutOfMemoryError", None) or getattr(torch.cuda, "OutOfMemoryError", RuntimeError)
+    raise err(msg)
+
+
 def fmt_total(seconds):
     if seconds is None:
         return "calculating..."
@@ -417,10 +498,13 @@ def main(argv):
     text = ""
     data_root = get(cfg, "data.preprocessed_data_root", None)
     if isinstance(data_root, str) and os.path.isdir(data_root):
-        for name in sorted(os.listdir(data_root)):
-            if name.endswith(".txt"):
-                with open(os.path.join(data_root, name), errors="replace") as f:
-                    text += f.read()
+        # *.txt at the root, or the preprocessing script's latents/*.txt
+        for sub in ("", "latents"):
+            d = os.path.join(data_root, sub)
+            for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+                if name.endswith(".txt"):
+                    with open(os.path.join(d, name), errors="replace") as f:
+                        text += f.read()
     if not text:
         with open(os.path.join(ROOT, "data", "text.txt")) as f:
             text = f.read()
@@ -466,11 +550,19 @@ def main(argv):
     amp_dtype = torch.bfloat16 if get(cfg, "acceleration.mixed_precision_mode") == "bf16" else torch.float16
 
     os.makedirs(out_dir, exist_ok=True)
+    start = 0
+    resume = get(cfg, "model.load_checkpoint", None)
+    if resume:
+        start = load_checkpoint(str(resume), model, opt, opt_type, g2)
+    oom_at, oom_key, oom_value = parse_oom(os.environ.get(OOM_ENV, ""))
+    hold_at = int(os.environ.get(HOLD_ENV, "0") or 0)
     log("INFO", f"Training for {steps} steps (batch {batch} x accumulation {accum})", "trainer.py:120")
     model.train()
     times = []
     report_every = 20
-    for step in range(1, steps + 1):
+    for step in range(start + 1, steps + 1):
+        if step == oom_at and (oom_key is None or str(get(cfg, oom_key)) == oom_value):
+            raise_oom(step)
         t0 = time.time()
         total = 0.0
         for _ in range(accum):
@@ -522,17 +614,27 @@ def main(argv):
             kind = "model" if mode == "full" else "lora"
             save_safetensors(os.path.join(ck, f"{kind}_weights_step_{step:05d}.safetensors"),
                              {n: p for n, p in model.named_parameters() if p.requires_grad})
+            state = os.path.join(ck, f"training_state_step_{step:05d}.pt")
+            torch.save({"step": step, "optimizer_type": opt_type, "optimizer": opt.state_dict(),
+                        "rng": g2.get_state()}, state + ".tmp")
+            os.replace(state + ".tmp", state)
+            log("INFO", f"Checkpoint saved: checkpoints/{kind}_weights_step_{step:05d}.safetensors",
+                "trainer.py:470")
+        if step == hold_at:
+            log("INFO", f"{HOLD_ENV}: holding at step {step} until ended", "trainer.py:475")
+            while True:
+                time.sleep(3600)
 
     elapsed = time.time() - START
-    train_time = sum(times)
+    train_time = sum(times) or 1e-9
     if device == "cuda":
         peak = torch.cuda.max_memory_reserved()
     else:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
     print("📊 Training Statistics:")
     print(f" - Total time: {elapsed / 60:.1f} minutes")
-    print(f" - Training speed: {steps / train_time:.2f} steps/second")
-    print(f" - Samples/second: {steps * batch * accum / train_time:.2f}")
+    print(f" - Training speed: {len(times) / train_time:.2f} steps/second")
+    print(f" - Samples/second: {len(times) * batch * accum / train_time:.2f}")
     if device == "cuda":
         print(f" - Peak GPU memory: {peak / 2**30:.2f} GB")
     # vramfit's JSON-lines protocol: the peak of the device trained on (on a

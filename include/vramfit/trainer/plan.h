@@ -194,8 +194,8 @@ void vf_plan_release(struct vf_plan *p);
 vf_status vf_plan_make(const struct vf_plan_opts *o, const struct vf_gpu_set *gpus,
 		       struct vf_plan *p, struct vf_error *err);
 
-/* Create the run directory and its layout, write config.yaml and plan.md
- * (atomically). Refuses when p->block != VF_PLAN_GO. */
+/* Create the run directory and its layout, write config.yaml, plan.md and
+ * plan.json (the plan --json object, which vramfit run reads; atomically). Refuses when p->block != VF_PLAN_GO. */
 vf_status vf_plan_write(const struct vf_plan *p, struct vf_error *err);
 
 /* The plan --json object. Caller owns; cJSON_Delete(). */

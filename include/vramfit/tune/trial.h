@@ -71,6 +71,14 @@ void vf_trial_patterns_free(struct vf_trial_patterns *p);
 struct vf_yamldoc;
 cJSON *vf_trial_remedies(const struct vf_trial_patterns *p, enum vf_outcome o,
 			 const struct vf_yamldoc *cfg);
+/* The remedies of outcome o as the profile lists them, cheapest first
+ * (strings, or the objects above, which may carry "apply": the change
+ * itself, for vramfit run's recovery); NULL when none. Borrowed; valid
+ * until vf_trial_patterns_free(). */
+const cJSON *vf_trial_remedy_list(const struct vf_trial_patterns *p, enum vf_outcome o);
+/* True when cfg already has remedy (one of its "unless" conditions holds);
+ * false for a plain string. */
+bool vf_trial_remedy_in_effect(const cJSON *remedy, const struct vf_yamldoc *cfg);
 
 /* What was read from one trial's output. Feed lines as they come. */
 struct vf_trial_log {
@@ -83,6 +91,9 @@ struct vf_trial_log {
 	bool nonfinite_loss;
 	double *reports;         /* step-time reports, in order */
 	size_t nreports, areports;
+	double *losses;          /* loss reports, in order (NAN: not finite) ... */
+	int *loss_steps;         /* ... and the step each was reported at */
+	size_t nlosses, alosses;
 	double peak_gb;          /* the trainer's `Peak GPU memory`; < 0 unknown */
 	double steps_per_second; /* `Training speed`; < 0 unknown */
 	int64_t peak_bytes;      /* largest JSON-lines peak_bytes; < 0 unknown */

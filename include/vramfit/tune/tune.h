@@ -61,6 +61,7 @@ struct vf_tune_event {
 	int step, total_steps;        /* last step reported; total of the trial */
 	double step_seconds;          /* last reported; < 0 unknown */
 	double median_seconds;        /* by the profile's rule; < 0 unknown */
+	double loss;                  /* last reported; NAN unknown */
 	int64_t mem_bytes;            /* live memory of the trainer's process tree; < 0 unknown */
 	double elapsed_s;             /* of this trial */
 	double sweep_eta_s;           /* rest of the sweep, rough; < 0 unknown */
@@ -143,5 +144,19 @@ void vf_tune_interrupt(struct vf_tune *t);
  * VF_EUSAGE for options the profile refuses (--try-no-ckpt off its tier). */
 vf_status vf_tune_run(struct vf_tune *t, const struct vf_tune_opts *opts, struct vf_tune_result *res,
 		      struct vf_error *err);
+
+/* One supervised run of the trainer outside a sweep (vramfit run's
+ * training): the same launch (o->trainer_cmd or the profile's, in
+ * o->trainer_dir), supervision (vf_proc: process group, clean environment,
+ * o->timeout_s, stall, grace, memory limit; vf_tune_interrupt ends it),
+ * memory polling, log and samples file (RUN/log_name and the .samples
+ * beside it) and classification as a trial, on config_path (absolute, in
+ * the run directory). expect_steps: the step a complete run reaches; no
+ * validation sample is required. trial (initialised by the caller, its
+ * index and change set) gets the outcome, steps, step time and peaks; o's
+ * on_event gets its events. Nothing is recorded in the history. VF_OK
+ * when the trainer ran (whatever its outcome). */
+vf_status vf_tune_run_one(struct vf_tune *t, const struct vf_tune_opts *o, const char *config_path,
+			  const char *log_name, int expect_steps, struct vf_trial *trial, struct vf_error *err);
 
 #endif

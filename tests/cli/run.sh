@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# run.sh - vramfit run end to end on a CPU: plan -> run -> preprocess (the
+# example trainer's scripts/process_dataset.py through the plan's own
+# command) -> tune -> train -> an out-of-memory the example trainer raises at
+# step 70 while the optimizer is adamw (VRAMFIT_EXAMPLE_OOM_AT) -> recovery
+# (adamw8bit, the cheapest remedy not set that the estimate says fits the
+# plan's H100) -> resume from the step-60 checkpoint, not step 0 -> finish ->
+# report. Then an interruption during training (SIGINT once the trainer
+# waits at step 60: VRAMFIT_EXAMPLE_HOLD_AT; the test waits on states, never
+# on sleeps), a crash that stops with the triage and changes nothing, the
+# resume, and bad input. The trainer directory is the test trainer checkout
+# (tests/fixtures/ltx-trainer: schema and configs) with the example
+# trainer's scripts; `uv run python` is a stand-in that runs /usr/bin/python3
+# (Debian's python3-torch).
+. "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+export XDG_DATA_HOME=$TMP/xdg OMP_NUM_THREADS=1
+export VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI=/nonexistent/nvidia-smi
+unset LTX_TRAININGS_DIR LTX_TRAINER_DIR LTX_MODELS_DIR VRAMFIT_EXAMPLE_OOM_AT VRAMFIT_EXAMPLE_HOLD_AT
+export HOME=$TMP/home
+mkdir -p "$HOME" "$TMP/bin" "$TMP/work" "$TMP/models/gemma-3-12b-it"
+
+# --- bad input ----------------------------------------------------------------
+test_case "usage: no RUN_DIR, two RUN_DIRs"
+run run; expect_rc 2; expect_err "missing RUN_DIR"
+run run "$TMP/a" "$TMP/b"; expect_rc 2
+test_case "a RUN_DIR that is missing, a file, not a plan workspace"
+run run "$TMP/nonexistent"; expect_rc 1; expect_err "$TMP/nonexistent"; expect_err_lines 1
+echo x >"$TMP/afile"
+run run "$TMP/afile"; expect_rc 1; expect_err "$TMP/afile"
+mkdir -p "$TMP/notplan"
+run run "$TMP/notplan"; expect_rc 1; expect_err "not a plan workspace: no plan.json"; expect_err_lines 1
+run run --status "$TMP/notplan"; expect_rc 1
+check '[ -z "$(ls -A "$TMP/notplan")" ]'
+test_case "a plan.json or run.json that is not what it should be"
+echo '{' >"$TMP/notplan/plan.json"
+run run "$TMP/notplan"; expect_rc 1; expect_err "plan.json: not valid JSON"
+echo '{"trainer_dir": "/"}' >"$TMP/notplan/plan.json"
+echo '{"version": 1, "stage": "baking", "attempts": [], "recoveries": []}' >"$TMP/notplan/run.json"
+run run --status "$TMP/notplan"; expect_rc 1; expect_err "run.json: field stage: expected preprocess, tune, train or done"
+rm -rf "$TMP/notplan"
+
+if ! $PY -c 'import torch, yaml' 2>/dev/null; then
+  echo "note: /usr/bin/python3 has no torch (make test installs python3-torch); the run flow cases not run" >&2
+  finish; exit $?
+fi
+
+# --- a plan on the test trainer checkout, with the example trainer's scripts
+TD=$TMP/trainer
+cp -r "$VF_SOURCE_DIR/tests/fixtures/ltx-trainer" "$TD"
+cp "$VF_SOURCE_DIR"/examples/ltx-mini-trainer/scripts/*.py "$TD/scripts/"
+cp -r "$VF_SOURCE_DIR/examples/ltx-mini-trainer/data" "$TD/data"
+cat >"$TMP/bin/uv" <<EOF
+#!/bin/sh
+# uv stand-in: \`uv run python ARGS\` runs $PY ARGS; \`uv run accelerate
+# launch [--config_file F] [--num_processes N] SCRIPT ARGS\` is written to
+# accelerate.log and runs SCRIPT ARGS in one process (a CPU has no ranks)
+[ "\$1" = run ] && shift
+if [ "\$1" = accelerate ] && [ "\$2" = launch ]; then
+  shift 2; echo "accelerate launch \$*" >>"$TMP/accelerate.log"
+  while [ \$# -gt 1 ]; do case "\$1" in --num_processes|--config_file) shift 2;; *) break;; esac; done
+  exec $PY "\$@"
+fi
+[ "\$1" = python ] && shift && exec $PY "\$@"
+echo "uv stand-in: not supported: \$*" >&2; exit 2
+EOF
+chmod +x "$TMP/bin/uv"
+export PATH="$TMP/bin:$PATH"
+echo '{"model_type": "gemma3"}' >"$TMP/models/gemma-3-12b-it/config.json"
+cp "$VF_SHARED_DIR/fixtures/models/lora_weights_step_00050.safetensors" "$TMP/models/ltx-2-19b-dev.safetensors"
+
+# make_plan NAME [GPU]: plan a run for GPU (default one H100; dataset NAME), its dataset file
+# with three clips, checkpoints every 20 steps; prints the run directory.
+make_plan() {
+  (cd "$TMP/work" && "$VRAMFIT" plan --trainer-dir "$TD" --model "$TMP/models/ltx-2-19b-dev.safetensors" \
+    --text-encoder "$TMP/models/gemma-3-12b-it" --gpu "${2:-h100-80gb}" --dataset "$1" >/dev/null) || return 1
+  local r
+  r=$(ls -d "$TMP/work/projects/t2v-$1-"*)
+  mkdir -p "$r/dataset/clips"
+  for i in 1 2 3; do echo "clip $i of $1: a grey cat walks along a sunlit windowsill." >"$r/dataset/clips/c$i.txt"; done
+  echo '[{"caption": "a cat", "video": "clips/c1.txt"}, {"caption": "a cat sits", "video": "clips/c2.txt"},
+{"caption": "a cat jumps", "video": "clips/c3.txt"}]' >"$r/dataset/dataset.json"
+  "$VRAMFIT" config set "$r/config.yaml" checkpoints.interval=20 validation.interval=50 >/dev/null || return 1
+  echo "$r"
+}
+# state EXPR: a python3 expression over j = run.json of $R
+state() { python3 -c "import json,sys; j=json.load(open('$R/run.json')); sys.exit(0 if ($1) else 1)" 2>/dev/null; }
+# wait_for SECONDS CMD: poll a state (the bound only catches a hang)
+wait_for() { local n=$(($1 * 10)); shift; until eval "$1"; do n=$((n - 1)); [ $n -gt 0 ] || return 1; sleep 0.1; done; }
+
+test_case "plan says vramfit run does the steps, and writes plan.json"
+R=$(make_plan cats)
+check '[ -d "$R" ] && [ -f "$R/plan.json" ]'
+check 'grep -qF "\`vramfit run $R\` does all three in order" "$R/plan.md"'
+check 'grep -qF "\`vramfit run $R\` runs the same steps, supervised and resumable" "$R/plan.md"'
+check 'python3 -c "import json; j=json.load(open(\"$R/plan.json\")); assert j[\"preprocess\"][\"command\"].startswith(\"uv run python scripts/process_dataset.py\")"'
+
+# --- the whole flow, with an out-of-memory at step 70 -----------------------------
+test_case "run: preprocess, tune, train, out of memory at step 70, recovery, resume, finish"
+VRAMFIT_EXAMPLE_OOM_AT="70:optimization.optimizer_type=adamw" run run "$R" --steps 100 --trial-steps 20 --quiet
+expect_rc 0
+check 'state "j[\"stage\"] == \"done\" and j[\"status\"] == \"done\""'
+check 'state "[a[\"outcome\"] for a in j[\"attempts\"]] == [\"oom\", \"ok\"]"'
+check 'state "j[\"attempts\"][0][\"resumed_from\"] is None and j[\"attempts\"][0][\"steps_done\"] == 69"'
+check 'state "j[\"attempts\"][1][\"resumed_from\"].endswith(\"/outputs/checkpoints/lora_weights_step_00060.safetensors\")"'
+check 'state "len(j[\"recoveries\"]) == 1 and j[\"recoveries\"][0][\"cause\"] == \"oom\" and j[\"recoveries\"][0][\"step\"] == 69"'
+check 'state "j[\"recoveries\"][0][\"set\"] == {\"optimization.optimizer_type\": \"\\\"adamw8bit\\\"\"}"'
+check 'state "j[\"recoveries\"][0][\"estimate\"] == \"fits\" and 0 < j[\"recoveries\"][0][\"predicted_peak_bytes\"] < 80e9"'
+test_case "preprocess: the plan's command, its outputs, the sanity sample"
+check '[ -f "$R/dataset/.precomputed/latents/c2.txt" ] && [ -f "$R/dataset/.precomputed/conditions/c3.txt" ]'
+check '[ -f "$R/overfit/.precomputed/latents/c1.txt" ] && [ -f "$R/overfit/.precomputed/conditions/c1.txt" ]'
+check '[ ! -e "$R/overfit/.precomputed/latents/c2.txt" ]'
+check 'grep -q "^Processing 3/3: c3.txt" "$R/logs/preprocess.log"'
+check 'state "j[\"preprocess\"] == {\"done\": True, \"files\": 6}"'
+test_case "tune ran on the sanity sample"
+check 'grep -q "trial 1  change: baseline  outcome: ok" "$R/autotune.log"'
+test_case "the recovery resumed from the last checkpoint, not step 0"
+check 'grep -q "CUDA out of memory" "$R/logs/train-1.log"'
+check 'grep -q "Resuming from checkpoint lora_weights_step_00060.safetensors at step 60" "$R/logs/train-2.log"'
+first=$(grep -o '"step": [0-9]*' "$R/logs/train-2.log" | head -1)
+check '[ "$first" = "\"step\": 61" ]'
+check '! grep -q "\"step\": 1," "$R/logs/train-2.log"'
+check '[ -f "$R/outputs/checkpoints/lora_weights_step_00100.safetensors" ]'
+check 'grep -q "^  optimizer_type: \"adamw8bit\"" "$R/config.yaml"'
+check 'grep -qF "load_checkpoint: \"$R/outputs/checkpoints/lora_weights_step_00060.safetensors\"" "$R/config.yaml"'
+check 'grep -q "^  steps: 100" "$R/config.yaml"'
+test_case "plan.md's Run Log records the recovery"
+check 'grep -q "^## Run Log" "$R/plan.md"'
+check 'grep -q "^- recovery 1: oom at step 69 of attempt 1 .*applied \`optimization.optimizer_type: \"adamw8bit\"\` to config.yaml, the cheapest remedy not already set that the estimate says fits" "$R/plan.md"'
+check 'grep -q "^- train: finished, 100 steps (attempt 2)" "$R/plan.md"'
+test_case "report page: the training section with its charts"
+check '[ -f "$R/report.html" ]'
+# page_data: the JSON the page embeds (#vramfit-data), as python3 expression j
+page_data() { python3 -c "import json,re,sys; h=open('$R/report.html').read(); m=re.search(r'id=\"vramfit-data\">(.*?)</script>', h, re.S); j=json.loads(m.group(1)); sys.exit(0 if ($1) else 1)"; }
+check 'page_data "[a[\"outcome\"] for a in j[\"training\"][\"attempts\"]] == [\"oom\", \"ok\"]"'
+check 'page_data "j[\"training\"][\"attempts\"][1][\"losses\"][\"step\"][0] == 61 and j[\"training\"][\"attempts\"][0][\"losses\"][\"step\"][-1] == 69"'
+check 'page_data "j[\"training\"][\"recoveries\"][0][\"change\"] == \"optimization.optimizer_type: adamw8bit\""'
+check 'page_data "j[\"training\"][\"validation_samples\"] == [\"step_000050_0.txt\", \"step_000100_0.txt\"]"'
+check 'grep -q "data-chart=\"train-loss\"" "$R/report.html" && grep -q "data-chart=\"train-steps\"" "$R/report.html"'
+check 'grep -q "Recoveries: the cheapest remedy not set yet that the estimate says fits" "$R/report.html"'
+check 'grep -q "of training over all launches, against the plan" "$R/report.html"'
+test_case "--status from the state file"
+run run --status "$R"; expect_rc 0
+expect_out "stage       done (done)"
+expect_out "recovery    oom at step 69 -> optimization.optimizer_type: \"adamw8bit\""
+expect_out "attempt     2: ok at step 100/100, resumed from $R/outputs/checkpoints/lora_weights_step_00060.safetensors"
+expect_out_re "training    step 100/100 \| loss [0-9.]+ \|"
+run run --status --json "$R"; expect_rc 0
+expect_json 'j["state"]["stage"] == "done" and j["progress"]["step"] == 100 and j["progress"]["total_steps"] == 100 and j["progress"]["samples"] == 2'
+run run --json "$R"; expect_rc 2; expect_err "--json goes with --status"
+test_case "run again: nothing left to do, nothing run"
+run run "$R" --quiet; expect_rc 0
+check '[ ! -e "$R/logs/train-3.log" ]'
+
+# --- interrupted during training, a crash, then resumed ----------------------------
+test_case "Ctrl-C during preprocessing: stopped, no process left, run again continues"
+R=$(make_plan dogs)
+VRAMFIT_EXAMPLE_PREPROCESS_DELAY=600 "$VRAMFIT" run "$R" --quiet >"$TMP/bg.out" 2>"$TMP/bg.err" &
+pid=$!
+check 'wait_for 120 "grep -q \"^Processing 1/3\" \"$R/logs/preprocess.log\" 2>/dev/null"'
+check 'state "j[\"stage\"] == \"preprocess\" and j[\"status\"] == \"running\""'
+kill -INT $pid
+rc=0; wait $pid || rc=$?
+expect_rc 1
+check 'grep -q "interrupted during preprocessing (no process left); run again to continue" "$TMP/bg.err"'
+check 'state "j[\"stage\"] == \"preprocess\" and j[\"status\"] == \"stopped\""'
+check '! pgrep -f "$R/dataset/dataset.json" >/dev/null'
+check '[ ! -e "$R/overfit/.precomputed/latents" ]'
+test_case "Ctrl-C while the trainer waits at step 60: stopped, no process left"
+VRAMFIT_EXAMPLE_HOLD_AT=60 "$VRAMFIT" run "$R" --steps 100 --trial-steps 20 --quiet >"$TMP/bg.out" 2>"$TMP/bg.err" &
+pid=$!
+check 'wait_for 120 "grep -q \"holding at step 60\" \"$R/logs/train-1.log\" 2>/dev/null"'
+check 'state "j[\"stage\"] == \"train\" and j[\"status\"] == \"running\""'
+kill -INT $pid
+rc=0; wait $pid || rc=$?
+expect_rc 1
+check 'grep -q "interrupted at step 60 (no process left); run again to resume" "$TMP/bg.err"'
+check 'state "j[\"status\"] == \"stopped\" and j[\"attempts\"][0][\"outcome\"] == \"interrupted\""'
+check '! pgrep -f "$R/config.yaml" >/dev/null'
+test_case "a crash stops with the triage and changes nothing"
+cp "$R/config.yaml" "$TMP/dogs.yaml"
+run run "$R" --trainer-cmd "$PY -c raise(SystemExit(3)) {config}" --quiet; expect_rc 1
+expect_err "outcome crash"; expect_err "no automatic change"
+check 'state "j[\"stage\"] == \"train\" and j[\"status\"] == \"failed\" and j[\"recoveries\"] == []"'
+check 'diff <(grep -v load_checkpoint "$TMP/dogs.yaml") <(grep -v load_checkpoint "$R/config.yaml") >/dev/null'
+test_case "run again: preprocess and tune are not redone, training resumes at step 60"
+before=$(stat -c %Y "$R/logs/preprocess.log")
+run run "$R" --quiet; expect_rc 0
+check 'grep -q "Resuming from checkpoint lora_weights_step_00060.safetensors at step 60" "$R/logs/train-3.log"'
+check '[ "$(stat -c %Y "$R/logs/preprocess.log")" = "$before" ]'
+check 'state "[a[\"outcome\"] for a in j[\"attempts\"]] == [\"interrupted\", \"crash\", \"ok\"]"'
+test_case "--from train after the end: resumes from the last checkpoint (step 100), nothing left to train"
+run run "$R" --from train --max-recoveries 0 --steps 50 --quiet; expect_rc 0
+expect_err "--steps 50 not applied: optimization.steps was set to 100 before the first launch"
+check 'state "j[\"stage\"] == \"done\" and j[\"attempts\"][-1][\"resumed_from\"].endswith(\"lora_weights_step_00100.safetensors\")"'
+
+test_case "two GPUs: preprocessing and training through accelerate launch, as plan.md prints them"
+R=$(make_plan pair h100-80gb:2)
+run run "$R" --steps 40 --trial-steps 20 --quiet; expect_rc 0
+check 'grep -qxF "accelerate launch --num_processes 2 scripts/process_dataset.py $R/dataset/dataset.json --resolution-buckets 960x544x49 --model-path $TMP/models/ltx-2-19b-dev.safetensors --text-encoder-path $TMP/models/gemma-3-12b-it" "$TMP/accelerate.log"'
+check 'grep -qxF "accelerate launch --num_processes 2 scripts/train.py $R/config.yaml --disable-progress-bars" "$TMP/accelerate.log"'
+check 'grep -qF "uv run accelerate launch --num_processes 2 scripts/train.py $R/config.yaml --disable-progress-bars" "$R/plan.md"'
+check 'state "j[\"stage\"] == \"done\" and [a[\"outcome\"] for a in j[\"attempts\"]] == [\"ok\"]"'
+
+
+finish

@@ -103,7 +103,7 @@ static vf_status forbid_cb(const struct vf_option *o, const char *v, void *base,
 
 #define OPT_T struct fit_args
 static const char *const sorts[] = {"time", "cost", "vram", NULL};
-static const char *const serve_engines[] = {"vllm", "llamacpp", "any", NULL};
+static const char *const serve_engines[] = {"vllm", "llamacpp", "any", "transformers", NULL};
 static const struct vf_option options[] = {
 	OPT_CALLBACK_F("tokens", "T", tokens, vf_opt_count, "train T tokens (1e9, 22B, 500M)"),
 	OPT_CALLBACK_F("steps", "S", steps, vf_opt_steps, "or S optimizer steps"),
@@ -131,13 +131,24 @@ static const struct vf_option options[] = {
 		 "also write the HTML report (vramfit report fit): the GPU x\n"
 		 "count grid and the cost-time Pareto front"),
 	OPT_CHOICE("engine", engine, serve_engines,
-		   "--mode infer: the ways to serve the model with vLLM,\nllama.cpp or any, per GPU kind"),
-	OPT_INT("ctx", "N", inf.ctx, 1, 1 << 24, "--engine: context per user (default: each engine's)"),
-	OPT_INT("users", "N", inf.users, 1, 1 << 20, "--engine: users served at once (default 1)"),
+		   "--mode infer: the ways to serve the model with vLLM,\nllama.cpp or any (default), per GPU kind; transformers:\nthe grid of generate() with a layer split where needed"),
+	OPT_INT("ctx", "N", inf.ctx, 1, 1 << 24, "--mode infer: context per user (default: each engine's)"),
+	OPT_INT("users", "N", inf.users, 1, 1 << 20, "--mode infer: users served at once (default 1)"),
 	OPT_INCLUDE(vf_setup_options, setup),
 	OPT_END(),
 };
 #undef OPT_T
+
+/* The options of the training grid that the ways to serve (fit-serve.c)
+ * have no use for: refused, never ignored. */
+static const char *serve_unused(const struct fit_args *a)
+{
+	return a->tokens > 0 ? "--tokens" : a->steps > 0 ? "--steps" : a->sort ? "--sort"
+	       : a->price >= 0 ? "--price" : a->margin != 0.10 ? "--margin"
+	       : a->knobs != VF_KNOBS_DEFAULT ? "--allow/--forbid" : a->exhaustive ? "--exhaustive"
+	       : a->trainer_dir ? "--trainer-dir" : a->accept_risk ? "--accept-risk"
+	       : a->html ? "--html" : NULL;
+}
 
 static int parse_args(int argc, char **argv, struct fit_args *a)
 {
@@ -157,9 +168,20 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 	a->model = argv[0];
 	if (a->tokens > 0 && a->steps > 0)
 		return vf_cli_usage("fit", "give --tokens or --steps, not both");
-	if ((a->engine || a->inf.ctx || a->inf.users) &&
-	    (a->setup.mode != VF_MODE_INFER || a->search || !a->engine))
-		return vf_cli_usage("fit", "--engine, --ctx and --users: with --mode infer, --engine and without --search");
+	if ((a->engine || a->inf.ctx || a->inf.users) && (a->setup.mode != VF_MODE_INFER || a->search))
+		return vf_cli_usage("fit", "--engine, --ctx and --users: with --mode infer and without --search");
+	if (a->setup.mode == VF_MODE_INFER && !a->search && !a->engine)
+		a->engine = "any"; /* the question --mode infer asks: the ways to serve it */
+	if (a->engine && strcmp(a->engine, "transformers") == 0) {
+		if (a->inf.ctx || a->inf.users)
+			return vf_cli_usage("fit", "--ctx and --users: with --engine vllm, llamacpp or any");
+		a->engine = NULL; /* generate() on each GPU kind, split where one card is short: the grid */
+	}
+	const char *unused = a->engine ? serve_unused(a) : NULL;
+	if (unused)
+		return vf_cli_usage("fit", "%s: not for the ways to serve (--mode infer); use --search for "
+					   "the training-style grid of an inference step",
+				    unused);
 	if (a->engine)
 		a->inf.engine = a->engine[0] == 'v' ? VF_ENGINE_VLLM
 				: a->engine[0] == 'l' ? VF_ENGINE_LLAMACPP : VF_ENGINE_TRANSFORMERS;

@@ -98,6 +98,31 @@ run fit llama3.1-70b --engine vllm --gpu rtx-3090:2
 expect_rc 2
 expect_err 'with --mode infer'
 
+test_case "fit --mode infer without --engine: the ways to serve (issue 27's question), not a training grid"
+run fit llama3.1-70b --mode infer --gpu rtx-3090:2 --ctx 4096
+expect_rc 0
+expect_out 'Serving llama3.1-70b'
+expect_out_re '^rtx-3090 x2 +vllm tp 2, int4 weights, fp8 KV +2 '
+expect_out_re 'llamacpp q4_k_m, layer split over 2 GPUs +2 '
+run fit llama3.1-70b --mode infer --gpu rtx-3090:2 --json
+expect_rc 0
+expect_json 'j["engine"] == "any" and j["gpus"][0]["count"] == 2'
+for bad in "--html $TMP/serve.html" "--sort cost" "--tokens 1e9" --exhaustive "--price 2" "--margin 0.2" "--forbid quant"; do
+  run fit llama3.1-70b --mode infer --gpu rtx-3090:2 $bad
+  expect_rc 2
+  expect_err "${bad%% *}: not for the ways to serve"
+done
+check '[ ! -e "$TMP/serve.html" ]'
+run fit llama3.1-8b --mode infer --search --gpu rtx-4090 --ctx 4096
+expect_rc 2
+expect_err 'without --search'
+run fit llama3.1-8b --mode infer --engine transformers --gpu rtx-4090 --ctx 4096
+expect_rc 2
+expect_err '--ctx and --users: with --engine vllm, llamacpp or any'
+run fit llama3.1-8b --mode infer --engine transformers --gpu rtx-4090
+expect_rc 0
+expect_out 'llama3.1-8b, infer'
+
 test_case "the inference flags' errors"
 run estimate llama3.1-8b --engine vllm --gpu rtx-4090
 expect_rc 2

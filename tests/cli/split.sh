@@ -80,15 +80,15 @@ expect_rc 2
 expect_err 'fit offers the split itself'
 
 test_case "fit offers the cheapest split of a model that one card does not hold"
-run fit gpt-neox-20b --mode infer --json
+run fit gpt-neox-20b --mode infer --engine transformers --json
 expect_rc 0
 # 2 x RTX 3090 hold it (22.24 GiB of 24 GiB on GPU 0) inside the 10% margin: tight; 3 fit
 expect_json 'any(r["gpu"] == "rtx-3090" and r["gpus"] == 2 and r.get("split", "").startswith("layer split") and r["fits_memory"] for r in j["rows"])'
 expect_json 'any(r["gpu"] == "rtx-3090" and r["gpus"] == 3 and r["fits"] and r.get("split", "").startswith("layer split") for r in j["rows"])'
 expect_json 'any(r["gpu"] == "a100-40gb" and r["fits"] and r.get("split") == "tp 2" for r in j["rows"])'
-run fit gpt-neox-20b --mode infer
+run fit gpt-neox-20b --mode infer --engine transformers
 expect_out_re 'rtx-3090 +2 +tight +layer split over 2 GPUs'
-run fit gpt-neox-20b --mode infer --margin 0.05 --gpu rtx-3090:2 --json
+run fit gpt-neox-20b --mode infer --engine transformers --margin 0.05 --gpu rtx-3090:2 --json
 expect_rc 0
 expect_json 'any(r["gpus"] == 2 and r["fits"] and r.get("split", "").startswith("layer split over 2 GPUs") for r in j["rows"])'
 

@@ -1393,6 +1393,23 @@ vf_status vf_yamldoc_set(struct vf_yamldoc *doc, const char *path, const char *v
 	return st;
 }
 
+vf_status vf_yamldoc_set_all(struct vf_yamldoc *doc, const cJSON *set, struct vf_error *err)
+{
+	const cJSON *kv;
+	cJSON_ArrayForEach(kv, set)
+	{
+		char *json = cJSON_IsString(kv) ? NULL : cJSON_PrintUnformatted(kv);
+		const char *text = cJSON_IsString(kv) ? kv->valuestring : json;
+		struct vf_error e = {0};
+		vf_status st = text ? vf_yamldoc_set(doc, kv->string, text, &e)
+				    : vf_error_set(&e, VF_ENOMEM, "out of memory");
+		cJSON_free(json);
+		if (st)
+			return vf_error_set(err, st, "%s: %s", kv->string, e.msg);
+	}
+	return VF_OK;
+}
+
 vf_status vf_yamldoc_set_str(struct vf_yamldoc *doc, const char *path, const char *s,
 			     struct vf_error *err)
 {

@@ -50,21 +50,6 @@ static bool doc_same(const struct vf_yamldoc *a, const struct vf_yamldoc *b)
 	return la == lb && memcmp(ta, tb, la) == 0;
 }
 
-/* Apply a JSON object key -> YAML text to doc. */
-static vf_status doc_apply(struct vf_yamldoc *doc, const cJSON *set, struct vf_error *err)
-{
-	const cJSON *kv;
-	cJSON_ArrayForEach(kv, set)
-	{
-		if (!cJSON_IsString(kv))
-			continue;
-		vf_status st = vf_yamldoc_set(doc, kv->string, kv->valuestring, err);
-		if (st)
-			return st;
-	}
-	return VF_OK;
-}
-
 /* Nested YAML text from a flat object of dotted keys -> YAML value text,
  * parents in order of first appearance. */
 static void tree_add(cJSON *tree, const char *key, const char *value)
@@ -177,7 +162,8 @@ vf_status vf_sweepfit_start(const char *trainer, const char *mode, const char *c
 		const cJSON *fs = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(fit, "full"), "set");
 		const cJSON *cs = cJSON_GetObjectItemCaseSensitive(
 			cJSON_GetObjectItemCaseSensitive(configs, "full_finetune"), "set");
-		if ((st = doc_apply(*out, fs, err)) == VF_OK && (st = doc_apply(*out, cs, err)) == VF_OK) {
+		if ((st = vf_yamldoc_set_all(*out, fs, err)) == VF_OK &&
+		    (st = vf_yamldoc_set_all(*out, cs, err)) == VF_OK) {
 			size_t l = strlen(from);
 			snprintf(from + l, from_len - l, ", with the full fine-tune's settings");
 		}
@@ -378,7 +364,8 @@ static vf_status pred_change(struct pred *p, const cJSON *c, bool *go_on, struct
 	vf_status st = VF_OK;
 	if (!change_set(c, p->best, set, t->why, sizeof t->why)) {
 		t->outcome = VF_SWEEPFIT_SKIPPED;
-	} else if ((st = doc_copy(p->best, &doc, err)) == VF_OK && (st = doc_apply(doc, set, err)) == VF_OK) {
+	} else if ((st = doc_copy(p->best, &doc, err)) == VF_OK &&
+		   (st = vf_yamldoc_set_all(doc, set, err)) == VF_OK) {
 		if (doc_same(doc, p->best)) {
 			t->outcome = VF_SWEEPFIT_NOOP;
 			snprintf(t->why, sizeof t->why, "the config already has it");
@@ -624,7 +611,7 @@ static vf_status choices_make(const cJSON *fit, const struct knob *k, int nk, co
 			struct vf_yamldoc *d = NULL;
 			vf_status st = doc_copy(start, &d, err);
 			if (st == VF_OK)
-				st = doc_apply(d, ch[i][j].set, err);
+				st = vf_yamldoc_set_all(d, ch[i][j].set, err);
 			if (st) {
 				vf_yamldoc_free(d);
 				return st;
@@ -658,7 +645,7 @@ static vf_status combo_eval(const struct vf_yamldoc *start, const struct knob *k
 	struct vf_yamldoc *d = NULL;
 	vf_status st = doc_copy(start, &d, err);
 	if (st == VF_OK)
-		st = doc_apply(d, changes, err);
+		st = vf_yamldoc_set_all(d, changes, err);
 	if (st == VF_OK)
 		st = eval(ctx, d, &f->eval, err);
 	vf_yamldoc_free(d);

@@ -90,21 +90,6 @@ static vf_status expand(const char *tpl, const char *const *vars, struct vf_buf 
 
 /* --- the change set of a trial -------------------------------------------- */
 
-/* A JSON object of dotted key -> YAML value text. */
-static vf_status apply_deltas(struct vf_yamldoc *doc, const cJSON *deltas, struct vf_error *err)
-{
-	const cJSON *it;
-	cJSON_ArrayForEach(it, deltas)
-	{
-		if (!cJSON_IsString(it))
-			continue;
-		vf_status st = vf_yamldoc_set(doc, it->string, it->valuestring, err);
-		if (st)
-			return st;
-	}
-	return VF_OK;
-}
-
 /* The YAML text of a value as JSON, for comparing "null" with "~" etc. */
 static cJSON *value_json(const char *yaml_text)
 {
@@ -618,7 +603,7 @@ static vf_status build_trial(struct sweep *s, int n, const cJSON *deltas, struct
 	vf_status st = vf_yamldoc_load_mem(s->base_text, s->base_len, "config.yaml", &doc, err);
 	if (st)
 		goto out;
-	if ((st = apply_deltas(doc, deltas, err)))
+	if ((st = vf_yamldoc_set_all(doc, deltas, err)))
 		goto out;
 	const cJSON *set = cJSON_GetObjectItemCaseSensitive(tc, "set"), *it;
 	cJSON_ArrayForEach(it, set)
@@ -1294,7 +1279,7 @@ static bool predict_change(struct sweep *s, const struct vf_yamldoc *best, const
 		cJSON_Delete(set);
 		return true; /* cannot be made: the sweep says so in its place */
 	}
-	bool ok = vf_yamldoc_load_mem(text, len, "trial", &d, NULL) == VF_OK && apply_deltas(d, set, NULL) == VF_OK;
+	bool ok = vf_yamldoc_load_mem(text, len, "trial", &d, NULL) == VF_OK && vf_yamldoc_set_all(d, set, NULL) == VF_OK;
 	double step = -1;
 	int64_t bytes = -1;
 	ok = ok && s->o->predict_step(s->o->predict_ctx, d, &step, NULL) == VF_OK && step > 0 &&
@@ -1428,7 +1413,7 @@ static vf_status patch_winner(struct sweep *s, const cJSON *best, struct vf_erro
 	struct vf_yamldoc *d = NULL;
 	vf_status st;
 	if ((st = vf_yamldoc_load_mem(s->base_text, s->base_len, s->config_path, &d, err)) == VF_OK &&
-	    (st = apply_deltas(d, best, err)) == VF_OK && (st = run_save(s, d, s->config_path, err)) == VF_OK)
+	    (st = vf_yamldoc_set_all(d, best, err)) == VF_OK && (st = run_save(s, d, s->config_path, err)) == VF_OK)
 		res->patched = true;
 	vf_yamldoc_free(d);
 	return st;

@@ -753,6 +753,36 @@ static void test_merge_keys(void)
 	CHECK(strstr(err.msg, "m.yaml:") != NULL);
 }
 
+/* vf_yamldoc_set_all: a change set as JSON, strings as YAML text and any
+ * other value as its JSON text (a number was skipped before: a hand-edited
+ * sweep.json's "optimization.batch_size": 4 changed nothing). */
+static void test_set_all(void)
+{
+	static const char doc[] = "optimization:\n  batch_size: 1\n  steps: 10\nseed: 42\nname: a\n";
+	struct vf_yamldoc *d = load(doc);
+	if (!d)
+		return;
+	cJSON *set = cJSON_Parse("{\"optimization.batch_size\": 4, \"optimization.steps\": \"20\", "
+				 "\"seed\": null, \"name\": \"b\"}");
+	struct vf_error err = {0};
+	CHECK_INT(vf_yamldoc_set_all(d, set, &err), VF_OK);
+	int64_t v = 0;
+	CHECK_INT(vf_yamldoc_get_int(d, "optimization.batch_size", &v, &err), VF_OK);
+	CHECK_INT(v, 4);
+	CHECK_INT(vf_yamldoc_get_int(d, "optimization.steps", &v, &err), VF_OK);
+	CHECK_INT(v, 20);
+	CHECK_CONTAINS(text_of(d), "seed: null");
+	CHECK_CONTAINS(text_of(d), "name: b");
+	cJSON_Delete(set);
+	/* a bad value names its path; the document keeps the changes made before */
+	set = cJSON_Parse("{\"seed\": \"7\", \"optimization\": \"[1, 2\"}");
+	CHECK(vf_yamldoc_set_all(d, set, &err) != VF_OK);
+	CHECK_CONTAINS(err.msg, "optimization");
+	CHECK_CONTAINS(text_of(d), "seed: 7");
+	cJSON_Delete(set);
+	vf_yamldoc_free(d);
+}
+
 int main(void)
 {
 	RUN(test_pyyaml_scalars);
@@ -771,5 +801,6 @@ int main(void)
 	RUN(test_trainer_configs);
 	RUN(test_every_leaf);
 	RUN(test_insert_everywhere);
+	RUN(test_set_all);
 	return vf_test_done();
 }

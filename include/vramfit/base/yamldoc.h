@@ -100,6 +100,12 @@ vf_status vf_yamldoc_get_bool(const struct vf_yamldoc *doc, const char *path, bo
 vf_status vf_yamldoc_set(struct vf_yamldoc *doc, const char *path, const char *value,
 			 struct vf_error *err);
 
+/* Set every member of the JSON object `set` (dotted path -> value) in
+ * order: a string member is YAML value text as vf_yamldoc_set takes it,
+ * any other member its JSON text (JSON is YAML's flow style). Stops at the
+ * first failure, which names the path. */
+vf_status vf_yamldoc_set_all(struct vf_yamldoc *doc, const cJSON *set, struct vf_error *err);
+
 /* Set path to the string s (any bytes but NUL and line breaks): written in
  * the original's quote style when it was quoted, else plain when that reads
  * back as the same string, else double-quoted. */

@@ -6,7 +6,10 @@
  * unit test uses). */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2415,6 +2418,93 @@ static int split_one(const struct target *tg, const struct vf_setup *s, struct g
 	return -1;
 }
 
+/* One row's estimate under its setup rs: fits, headroom, advice, largest
+ * micro-batch. Reads only tg and writes only *r (the replay memo is shared
+ * and locked), so rows may run on threads of their own. */
+static vf_status row_estimate(const struct target *tg, const struct vf_setup *rs, struct gpu_row *r,
+			      double margin, struct vf_error *err)
+{
+	if (run_one(tg, rs, &r->spec, &r->est, NULL, err))
+		return VF_ERR;
+	r->fits = vf_estimate_fits(&r->est, &r->spec, &r->headroom);
+	r->setup = *rs;
+	if (!r->fits && !tg->dit && vf_advice_run(&tg->arch, rs, &r->spec, &tg->alloc, tg->memo,
+						  margin, &r->advice, err))
+		return VF_ERR;
+	if (!r->fits && tg->dit && !tg->vision)
+		vf_advice_dit(&tg->d, rs, &r->spec, margin, &r->advice);
+	r->max_batch = max_batch(tg, rs, &r->spec);
+	if (!r->fits && !tg->dit)
+		split_fits(&tg->arch, rs, &r->spec, r->split_hint, sizeof r->split_hint);
+	return VF_OK;
+}
+
+/* The rows of a plain LLM estimate (no split, no trainer tier) on the cores
+ * this process may use: the catalog's rows that do not fit each replay
+ * their advice, the bulk of a whole-catalog estimate (issue 21). Every row
+ * is computed as alone (the memo answers as a replay would: test-replaymemo),
+ * and the first failing row in order is the one reported, so the output is
+ * the sequential one, byte for byte. */
+struct rows_job {
+	const struct target *tg;
+	struct gpu_row *rows;
+	int nrows;
+	double margin;
+	atomic_int next;
+	vf_status *st;
+	struct vf_error *errs;
+};
+
+static void *rows_worker(void *arg)
+{
+	struct rows_job *j = arg;
+	for (int i; (i = atomic_fetch_add(&j->next, 1)) < j->nrows;) {
+		struct vf_setup rs = j->rows[i].setup;
+		j->st[i] = row_estimate(j->tg, &rs, &j->rows[i], j->margin, &j->errs[i]);
+	}
+	return NULL;
+}
+
+#define ROW_THREADS_MAX 8
+
+static int rows_threads(int nrows)
+{
+	cpu_set_t set;
+	int ncpu = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+	int n = ncpu < nrows ? ncpu : nrows;
+	return n > ROW_THREADS_MAX ? ROW_THREADS_MAX : n;
+}
+
+/* -1 when every row is estimated, or the exit code of the first failure */
+static int estimate_rows_parallel(const struct target *tg, struct gpu_row *rows, int nrows,
+				  double margin, int nthreads)
+{
+	struct rows_job j = {.tg = tg, .rows = rows, .nrows = nrows, .margin = margin};
+	atomic_init(&j.next, 0);
+	j.st = calloc((size_t)nrows, sizeof *j.st);
+	j.errs = calloc((size_t)nrows, sizeof *j.errs);
+	if (!j.st || !j.errs) {
+		free(j.st);
+		free(j.errs);
+		return vf_cli_fail("estimate: out of memory");
+	}
+	pthread_t th[ROW_THREADS_MAX];
+	int started = 0;
+	for (int i = 1; i < nthreads; i++) /* this thread is the last worker */
+		if (pthread_create(&th[started], NULL, rows_worker, &j) == 0)
+			started++;
+	rows_worker(&j);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	int rc = -1;
+	for (int i = 0; i < nrows && rc < 0; i++)
+		if (j.st[i] != VF_OK)
+			rc = vf_cli_fail_err(&j.errs[i]);
+	free(j.st);
+	free(j.errs);
+	return rc;
+}
+
 /* Estimate each row: fits, headroom, advice, largest micro-batch. *multi:
  * a kind given as ID:N ran data parallel over N. */
 static int estimate_rows(const struct target *tg, const struct vf_setup *s, struct gpu_row *rows,
@@ -2422,6 +2512,17 @@ static int estimate_rows(const struct target *tg, const struct vf_setup *s, stru
 {
 	struct vf_error err = {0};
 	*multi = false;
+	int nthreads = vf_split_active(s) || tg->trainer_model || tg->dit || tg->vision
+			       ? 1
+			       : rows_threads(nrows);
+	if (nthreads > 1) {
+		for (int i = 0; i < nrows; i++) {
+			rows[i].setup = row_setup(s, &rows[i]);
+			if (rows[i].count > 1 && !(s->given & VF_SETUP_G_GPUS))
+				*multi = true;
+		}
+		return estimate_rows_parallel(tg, rows, nrows, margin, nthreads);
+	}
 	for (int i = 0; i < nrows; i++) {
 		struct gpu_row *r = &rows[i];
 		if (vf_split_active(s)) {
@@ -2436,18 +2537,8 @@ static int estimate_rows(const struct target *tg, const struct vf_setup *s, stru
 			return vf_cli_fail_err(&err);
 		if (r->count > 1 && !(s->given & VF_SETUP_G_GPUS))
 			*multi = true;
-		if (run_one(tg, &rs, &r->spec, &r->est, NULL, &err))
+		if (row_estimate(tg, &rs, r, margin, &err))
 			return vf_cli_fail_err(&err);
-		r->fits = vf_estimate_fits(&r->est, &r->spec, &r->headroom);
-		r->setup = rs;
-		if (!r->fits && !tg->dit && vf_advice_run(&tg->arch, &rs, &r->spec, &tg->alloc,
-							  tg->memo, margin, &r->advice, &err))
-			return vf_cli_fail_err(&err);
-		if (!r->fits && tg->dit && !tg->vision)
-			vf_advice_dit(&tg->d, &rs, &r->spec, margin, &r->advice);
-		r->max_batch = max_batch(tg, &rs, &r->spec);
-		if (!r->fits && !tg->dit)
-			split_fits(&tg->arch, &rs, &r->spec, r->split_hint, sizeof r->split_hint);
 	}
 	return -1;
 }

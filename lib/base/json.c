@@ -13,7 +13,9 @@
 vf_status vf_json_parse(const char *text, size_t len, const char *what, cJSON **out,
 			struct vf_error *err)
 {
-	*out = NULL;
+	*out = vf__json_parse_fast(text, len);
+	if (*out)
+		return VF_OK;
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
 	if (!root) {

@@ -15,7 +15,11 @@
  * three fields. What a memo holds cannot change an answer, only its cost.
  * A fixed table of MEMO_SLOTS entries, replaced in turn; a mutex
  * serialises lookups and insertions (a replay itself runs outside the
- * lock), so threads may share one memo. */
+ * lock), so threads may share one memo. A replay is claimed before it
+ * runs (its entry pending): a thread asking for it meanwhile waits for
+ * its peaks instead of running it too (an estimate's GPU rows on threads
+ * ask for the same advice candidates at once); a pending entry is never
+ * replaced. */
 #include "steptrace.h"
 
 #include "vramfit/estimate/estimate.h"
@@ -28,6 +32,7 @@
 
 struct memo_ent {
 	bool used;
+	bool pending; /* claimed: its replay runs, peaks not yet there */
 	uint64_t hash;
 	struct vf__step step;
 	bool expandable;
@@ -38,15 +43,24 @@ struct memo_ent {
 struct vf_replay_memo {
 	struct memo_ent ent[MEMO_SLOTS];
 	int next;
+	int64_t replays;
 	pthread_mutex_t lock;
+	pthread_cond_t done; /* a pending entry filled or given up */
 };
 
 struct vf_replay_memo *vf_replay_memo_new(void)
 {
 	struct vf_replay_memo *m = calloc(1, sizeof *m);
-	if (m && pthread_mutex_init(&m->lock, NULL) != 0) {
+	if (!m)
+		return NULL;
+	if (pthread_mutex_init(&m->lock, NULL) != 0) {
 		free(m);
-		m = NULL;
+		return NULL;
+	}
+	if (pthread_cond_init(&m->done, NULL) != 0) {
+		pthread_mutex_destroy(&m->lock);
+		free(m);
+		return NULL;
 	}
 	return m;
 }
@@ -55,8 +69,19 @@ void vf_replay_memo_free(struct vf_replay_memo *m)
 {
 	if (!m)
 		return;
+	pthread_cond_destroy(&m->done);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
+}
+
+int64_t vf_replay_memo_replays(struct vf_replay_memo *m)
+{
+	if (!m)
+		return 0;
+	pthread_mutex_lock(&m->lock);
+	int64_t n = m->replays;
+	pthread_mutex_unlock(&m->lock);
+	return n;
 }
 
 /* FNV-1a over the step's bytes and the configuration. */
@@ -80,35 +105,62 @@ static bool same(const struct memo_ent *m, uint64_t h, const struct vf__step *s,
 	       memcmp(&m->step, s, sizeof *s) == 0;
 }
 
-static bool memo_find(struct vf_replay_memo *m, uint64_t h, const struct vf__step *s,
-		      const struct vf_alloc_config *c, struct vf__replay_peaks *out)
+/* Under the lock: 1 with *out when the replay is there; 0 with *slot the
+ * entry claimed for the caller to run it (-1: every entry pending, run it
+ * unremembered). Waits while another thread runs the same replay. */
+static int memo_claim(struct vf_replay_memo *m, uint64_t h, const struct vf__step *s,
+		      const struct vf_alloc_config *c, struct vf__replay_peaks *out, int *slot)
 {
-	bool found = false;
 	pthread_mutex_lock(&m->lock);
-	for (int i = 0; i < MEMO_SLOTS && !found; i++) {
-		if (same(&m->ent[i], h, s, c)) {
+	for (;;) {
+		int i = 0;
+		while (i < MEMO_SLOTS && !same(&m->ent[i], h, s, c))
+			i++;
+		if (i == MEMO_SLOTS)
+			break;
+		if (!m->ent[i].pending) {
 			*out = m->ent[i].peaks;
-			found = true;
+			pthread_mutex_unlock(&m->lock);
+			return 1;
 		}
+		pthread_cond_wait(&m->done, &m->lock);
 	}
+	*slot = -1;
+	for (int k = 0; k < MEMO_SLOTS && *slot < 0; k++) {
+		int i = (m->next + k) % MEMO_SLOTS;
+		if (!m->ent[i].pending)
+			*slot = i;
+	}
+	if (*slot >= 0) {
+		struct memo_ent *e = &m->ent[*slot];
+		m->next = (*slot + 1) % MEMO_SLOTS;
+		e->used = true;
+		e->pending = true;
+		e->hash = h;
+		memcpy(&e->step, s, sizeof *s);
+		e->expandable = c->expandable;
+		e->max_split = c->max_split_bytes;
+		e->capacity = c->capacity_bytes;
+	}
+	m->replays++;
 	pthread_mutex_unlock(&m->lock);
-	return found;
+	return 0;
 }
 
-/* Remember a replay's peaks. */
-static void memo_add(struct vf_replay_memo *m, uint64_t h, const struct vf__step *s,
-		     const struct vf_alloc_config *c, const struct vf__replay_peaks *p)
+/* The claimed entry's peaks (p), or, when its replay failed (p NULL), the
+ * entry given up; the threads waiting on it look again. */
+static void memo_fill(struct vf_replay_memo *m, int slot, const struct vf__replay_peaks *p)
 {
+	if (slot < 0)
+		return;
 	pthread_mutex_lock(&m->lock);
-	struct memo_ent *e = &m->ent[m->next];
-	m->next = (m->next + 1) % MEMO_SLOTS;
-	e->used = true;
-	e->hash = h;
-	memcpy(&e->step, s, sizeof *s);
-	e->expandable = c->expandable;
-	e->max_split = c->max_split_bytes;
-	e->capacity = c->capacity_bytes;
-	e->peaks = *p;
+	struct memo_ent *e = &m->ent[slot];
+	e->pending = false;
+	if (p)
+		e->peaks = *p;
+	else
+		e->used = false;
+	pthread_cond_broadcast(&m->done);
 	pthread_mutex_unlock(&m->lock);
 }
 
@@ -126,15 +178,19 @@ vf_status vf__step_peaks(const struct vf__step *s, const struct vf_alloc_config 
 {
 	struct vf_alloc_config c = cfg ? *cfg : (struct vf_alloc_config){0};
 	uint64_t h = memo ? step_hash(s, &c) : 0;
-	if (memo && memo_find(memo, h, s, &c, out))
+	int slot = -1;
+	if (memo && memo_claim(memo, h, s, &c, out, &slot))
 		return VF_OK;
 	struct vf_alloc *a = NULL;
 	vf_status st = vf__step_simulate(s, &c, &a, err);
-	if (st != VF_OK)
+	if (st != VF_OK) {
+		if (memo)
+			memo_fill(memo, slot, NULL);
 		return st;
+	}
 	vf__replay_peaks_of(a, out);
 	vf_alloc_free(a);
 	if (memo)
-		memo_add(memo, h, s, &c, out);
+		memo_fill(memo, slot, out);
 	return VF_OK;
 }

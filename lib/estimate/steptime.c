@@ -84,8 +84,8 @@ static struct {
 	double lcpp_gap_graphs, lcpp_gap_eager;  /* llama.cpp decode: s per kernel */
 	double lcpp_sync_s;    /* llama.cpp over several GPUs: s per cross-device copy and wait */
 	double vllm_kernels;   /* vLLM decode: kernels per layer */
-	bool loaded;
 } K;
+static pthread_once_t constants_once = PTHREAD_ONCE_INIT; /* K read once, for every thread */
 
 static double num(const cJSON *o, const char *key, double fallback)
 {
@@ -158,10 +158,8 @@ const char *vf_estimate_constants_fallback(void)
 	return D.fallback;
 }
 
-static void load_constants(void)
+static void constants_load(void)
 {
-	if (K.loaded)
-		return;
 	/* without the file (or its section) each constant is its fitted H200
 	 * value below, and vf_estimate_constants_fallback says so */
 	const cJSON *c = vf__steptime_data("constants");
@@ -211,7 +209,11 @@ static void load_constants(void)
 	K.lcpp_gap_eager = num(lc, "kernel_gap_eager_s", 3.9e-6);
 	K.lcpp_sync_s = num(lc, "device_sync_s", 2e-5);
 	K.vllm_kernels = num(cJSON_GetObjectItemCaseSensitive(c, "vllm_decode"), "kernels_per_layer", 10);
-	K.loaded = true;
+}
+
+static void load_constants(void)
+{
+	pthread_once(&constants_once, constants_load);
 }
 
 bool vf__steptime_geforce(const struct vf_gpu_spec *gpu)

@@ -5,10 +5,13 @@
  * and below the replay's peaks, with each allocator configuration, the
  * estimate through the memo (first asked: replayed and remembered; asked
  * again: from the memo) and the one without a memo equal the one whose
- * replay is kept (*sim, which never reads the memo), field by field. */
+ * replay is kept (*sim, which never reads the memo), field by field.
+ * Threads sharing one memo run each distinct replay once and all get its
+ * answer. */
 #include "vf_test.h"
 
 #include <dirent.h>
+#include <pthread.h>
 
 #include "estimate/steptrace.h"
 #include "vramfit/estimate/estimate.h"
@@ -154,6 +157,95 @@ static void test_order_independent(void)
 	vf_replay_memo_free(NULL); /* accepts NULL, as every _free */
 }
 
+/* Threads sharing one memo, asking for the same steps at once (as an
+ * estimate's GPU rows on threads ask for the same advice candidates): each
+ * distinct replay runs once, the others wait for it, and every answer is
+ * the one without a memo. */
+#define SHARED_THREADS 4
+#define SHARED_STEPS 6
+struct shared_run {
+	const struct vf_arch *arch;
+	const struct vf_gpu_spec *g;
+	struct vf_replay_memo *memo;
+	pthread_barrier_t *start;
+	int first; /* each thread starts at another step */
+	int64_t peak[SHARED_STEPS];
+	vf_status st;
+};
+
+static void *shared_worker(void *arg)
+{
+	struct shared_run *r = arg;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.seq = 1024;
+	struct vf_error err = {0};
+	pthread_barrier_wait(r->start);
+	r->st = VF_OK;
+	for (int k = 0; k < SHARED_STEPS; k++) {
+		int b = (r->first + k) % SHARED_STEPS;
+		s.batch = b + 1;
+		struct vf_estimate e;
+		if (vf_estimate_simulate_memo(r->arch, &s, r->g, NULL, r->memo, &e, NULL, &err) != VF_OK)
+			r->st = VF_ERR;
+		r->peak[b] = e.peak_bytes;
+	}
+	return NULL;
+}
+
+static void test_threads_share_a_memo(void)
+{
+	const struct vf_model_entry *m = vf_models_find("llama2-7b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-80gb");
+	CHECK(m != NULL && g != NULL);
+	if (!m || !g)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.seq = 1024;
+	int64_t want[SHARED_STEPS];
+	for (int b = 0; b < SHARED_STEPS; b++) {
+		struct vf_estimate e;
+		struct vf_error err = {0};
+		s.batch = b + 1;
+		CHECK(vf_estimate_simulate(&m->arch, &s, g, NULL, &e, NULL, &err) == VF_OK);
+		want[b] = e.peak_bytes;
+	}
+	for (int round = 0; round < 3; round++) {
+		struct vf_replay_memo *memo = vf_replay_memo_new();
+		pthread_barrier_t start;
+		pthread_barrier_init(&start, NULL, SHARED_THREADS);
+		struct shared_run run[SHARED_THREADS];
+		pthread_t th[SHARED_THREADS];
+		for (int t = 0; t < SHARED_THREADS; t++) {
+			run[t] = (struct shared_run){&m->arch, g, memo, &start, round ? t : 0, {0}, VF_ERR};
+			CHECK(pthread_create(&th[t], NULL, shared_worker, &run[t]) == 0);
+		}
+		for (int t = 0; t < SHARED_THREADS; t++)
+			pthread_join(th[t], NULL);
+		for (int t = 0; t < SHARED_THREADS; t++) {
+			CHECK(run[t].st == VF_OK);
+			for (int b = 0; b < SHARED_STEPS; b++)
+				CHECK_INT(run[t].peak[b], want[b]);
+		}
+		/* one replay a step (the load's and the step's, the same for every
+		 * batch here, counted per distinct step asked for) */
+		int64_t once = vf_replay_memo_replays(memo);
+		struct vf_replay_memo *alone = vf_replay_memo_new();
+		for (int b = 0; b < SHARED_STEPS; b++) {
+			struct vf_estimate e;
+			struct vf_error err = {0};
+			s.batch = b + 1;
+			CHECK(vf_estimate_simulate_memo(&m->arch, &s, g, NULL, alone, &e, NULL, &err) == VF_OK);
+		}
+		CHECK_INT(once, vf_replay_memo_replays(alone));
+		CHECK(once >= SHARED_STEPS);
+		vf_replay_memo_free(alone);
+		pthread_barrier_destroy(&start);
+		vf_replay_memo_free(memo);
+	}
+}
+
 /* The largest micro-batch the simulation allows (some of its candidates
  * answered without a replay: the context plus the allocated peak already
  * over the GPU) fits by the simulation, and one more does not, unless the
@@ -210,6 +302,7 @@ int main(void)
 	snprintf(gt_dir, sizeof gt_dir, "%s/groundtruth", vf_test_env("VF_SHARED_DIR", "../shared"));
 	RUN(test_calibration_and_held_out);
 	RUN(test_order_independent);
+	RUN(test_threads_share_a_memo);
 	RUN(test_max_batch_simulated);
 	return vf_test_done();
 }

@@ -18,6 +18,12 @@
  * Caller owns *out; cJSON_Delete(). */
 vf_status vf_json_parse(const char *text, size_t len, const char *what, cJSON **out,
 			struct vf_error *err);
+/* vf_json_parse's fast path (lib/base/jsonfast.c): the tree cJSON would
+ * build for text, or NULL where text is outside the plain subset it reads
+ * (then cJSON parses it, and reports the error where there is one). Caller
+ * owns the tree; cJSON_Delete(). Exposed for the tests and tests/fuzz/fuzz-json.c. */
+#define VF__JSON_FAST_DEPTH 256
+cJSON *vf__json_parse_fast(const char *text, size_t len);
 /* Read and parse a file of at most cap bytes (0 = VF_JSON_MAX_FILE). */
 vf_status vf_json_parse_file(const char *path, size_t cap, cJSON **out, struct vf_error *err);
 

@@ -280,6 +280,10 @@ vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup
 struct vf_replay_memo;
 struct vf_replay_memo *vf_replay_memo_new(void);
 void vf_replay_memo_free(struct vf_replay_memo *memo);
+/* How many replays ran through memo (asked for and not found); a replay
+ * asked for by one thread while another runs it is waited for, not run
+ * twice. */
+int64_t vf_replay_memo_replays(struct vf_replay_memo *memo);
 
 /* vf_estimate_simulate with the replays remembered in memo (may be NULL:
  * vf_estimate_simulate). A kept simulation (*sim) is always replayed. */

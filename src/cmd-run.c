@@ -35,7 +35,7 @@ extern const struct vf_cli_command vf_cmd_tune;
 extern const struct vf_cli_command vf_cmd_report;
 
 struct run_args {
-	const char *trainer_dir, *trainer_cmd, *trainer, *from, *gpu, *gpus, *history;
+	const char *trainer_dir, *trainer_cmd, *trainer, *from, *gpu, *gpus, *history, *dataset_dir;
 	int64_t steps, trial_steps, max_trials, max_recoveries;
 	double timeout_s, stall_s, grace_s, memory_mib;
 	bool status, json, slurm, quiet, no_check;
@@ -50,6 +50,12 @@ static const struct vf_option options[] = {
 		 "the training launch command, {config} the config (default:\n"
 		 "the profile's, as plan.md prints it); passed to tune too"),
 	OPT_TEXT("trainer", "NAME", trainer, "trainer profile (default ltx2)"),
+	OPT_DIR("dataset-dir", "D", dataset_dir,
+		"preprocess the dataset of D (its dataset.json, or its one .json,\n"
+		".jsonl or .csv file: caption and media_path or video columns,\n"
+		"media paths relative to it) instead of RUN_DIR/dataset; kept in\n"
+		"run.json, so a resume uses the same; the outputs still go to\n"
+		"config.yaml's data root"),
 	OPT_INT("steps", "N", steps, 1, 1e9,
 		"training steps: optimization.steps of config.yaml, set before\n"
 		"the first launch (default: config.yaml's)"),
@@ -316,6 +322,39 @@ static int run_preprocess_child(struct run *r, const char *cmd)
 	return 0;
 }
 
+/* The dataset to preprocess (run.json's dataset_dir, else the plan's
+ * file), checked row by row; *cmd the plan's command, or one pointed at
+ * that directory with the outputs in root (caller frees *owned). */
+static int dataset_command(struct run *r, const char *root, const char **cmd, char **owned)
+{
+	const cJSON *ppj = cJSON_GetObjectItemCaseSensitive(r->plan, "preprocess");
+	const cJSON *pcfg = cJSON_GetObjectItemCaseSensitive(r->configs, "preprocess");
+	const char *plan_ds = vf_json_get_str(ppj, "dataset"), *dir = vf_json_get_str(r->state, "dataset_dir");
+	const char *pref = vf_json_get_str(pcfg, "dataset");
+	char file[PATH_MAX + 256];
+	struct vf_error err = {0};
+	*owned = NULL;
+	if (dir && !plan_ds)
+		return stop(r, VF_RUN_PREPROCESS, "failed", "--dataset-dir %s: plan.json names no preprocess.dataset to "
+			    "replace (plan again)", dir);
+	if (dir && (vf_run_dataset_find(dir, pref && strrchr(pref, '/') ? strrchr(pref, '/') + 1 : pref, file,
+					sizeof file, &err) ||
+		    vf_run_preprocess_command(*cmd, plan_ds, file, vf_json_get_str(pcfg, "output_flag"), root, owned,
+					      &err)))
+		return stop(r, VF_RUN_PREPROCESS, "failed", "%s", err.msg);
+	if (*owned)
+		*cmd = *owned;
+	int rows = 0;
+	if (dir || plan_ds) {
+		if (vf_run_dataset_check_file(dir ? file : plan_ds, &rows, &err))
+			return stop(r, VF_RUN_PREPROCESS, "failed", "%s", err.msg);
+		if (!r->a.quiet)
+			vf_cli_note("preprocess: %s: %d rows, each with its caption and media file", dir ? file : plan_ds,
+				    rows);
+	}
+	return 0;
+}
+
 static int stage_preprocess(struct run *r)
 {
 	char root[PATH_MAX];
@@ -328,19 +367,19 @@ static int stage_preprocess(struct run *r)
 		note(r, "preprocess: skipped, its outputs are complete (%d files in %s)", have, root);
 		return preprocess_done(r, root, have);
 	}
-	const cJSON *ppj = cJSON_GetObjectItemCaseSensitive(r->plan, "preprocess");
-	const char *cmd = vf_json_get_str(ppj, "command"), *dataset = vf_json_get_str(ppj, "dataset");
+	const char *cmd = vf_json_get_str(cJSON_GetObjectItemCaseSensitive(r->plan, "preprocess"), "command");
 	if (!cmd)
 		return stop(r, VF_RUN_PREPROCESS, "failed", "the profile names no preprocessing command: preprocess "
 			    "by hand into %s, then vramfit run --from tune %s", root, r->dir);
-	struct stat sb;
-	if (dataset && stat(dataset, &sb) != 0)
-		return stop(r, VF_RUN_PREPROCESS, "failed", "%s: missing: the dataset file the plan preprocesses "
-			    "(caption and video columns, media paths relative to it)", dataset);
-	vf_run_state_set(r->state, VF_RUN_PREPROCESS, "running", "");
-	int rc = save(r);
+	char *owned = NULL;
+	int rc = dataset_command(r, root, &cmd, &owned);
+	if (rc == 0) {
+		vf_run_state_set(r->state, VF_RUN_PREPROCESS, "running", "");
+		rc = save(r);
+	}
 	if (rc == 0)
 		rc = run_preprocess_child(r, cmd);
+	free(owned);
 	if (rc)
 		return rc;
 	int files = vf_run_count_files(root);
@@ -934,6 +973,25 @@ static void write_report(const struct run *r)
 		vf_cli_warn("report.html not written (above)");
 }
 
+/* --dataset-dir into run.json (absolute), so a resume uses the same; a
+ * different one once the dataset is preprocessed needs --from preprocess. */
+static int dataset_arg(struct run *r)
+{
+	char abs[PATH_MAX];
+	if (!r->a.dataset_dir)
+		return -1;
+	if (!realpath(r->a.dataset_dir, abs))
+		return vf_cli_fail("%s: --dataset-dir: no such directory", r->a.dataset_dir);
+	const char *was = vf_json_get_str(r->state, "dataset_dir");
+	bool from_pp = r->a.from && strcmp(r->a.from, "preprocess") == 0;
+	if (vf_run_state_stage(r->state) != VF_RUN_PREPROCESS && !from_pp && (!was || strcmp(was, abs) != 0))
+		return vf_cli_fail("%s/run.json: the dataset was preprocessed from %s; to use --dataset-dir %s, run "
+				   "again with --from preprocess", r->dir, was ? was : "RUN_DIR/dataset", abs);
+	cJSON_DeleteItemFromObjectCaseSensitive(r->state, "dataset_dir");
+	cJSON_AddStringToObject(r->state, "dataset_dir", abs);
+	return -1;
+}
+
 /* --from: the stages before it are taken as done. */
 static void start_from(struct run *r)
 {
@@ -979,6 +1037,8 @@ static int run(int argc, char **argv)
 		rc = print_status(r);
 	if (rc < 0)
 		rc = use_gpu(r);
+	if (rc < 0)
+		rc = dataset_arg(r);
 	if (rc < 0) {
 		const char *term = getenv("TERM");
 		r->tty = isatty(2) && !(term && strcmp(term, "dumb") == 0);

@@ -194,6 +194,32 @@ run run "$R" --from train --max-recoveries 0 --steps 50 --quiet; expect_rc 0
 expect_err "--steps 50 not applied: optimization.steps was set to 100 before the first launch"
 check 'state "j[\"stage\"] == \"done\" and j[\"attempts\"][-1][\"resumed_from\"].endswith(\"lora_weights_step_00100.safetensors\")"'
 
+test_case "--dataset-dir: a dataset whose row names a missing file stops at preprocessing, naming it"
+R=$(make_plan birds)
+D=$TMP/birds-data
+mkdir -p "$D/media"
+for i in 1 2; do echo "bird $i: a sparrow hops along a fence." >"$D/media/b$i.txt"; done
+printf '%s\n' '{"caption": "a sparrow", "media_path": "media/b1.txt"}' '{"caption": "a sparrow hops", "media_path": "media/b3.txt"}' >"$D/birds.jsonl"
+cp "$R/config.yaml" "$TMP/birds.yaml"
+run run "$R" --dataset-dir "$D" --steps 20 --trial-steps 20 --quiet; expect_rc 1
+expect_err "$D/birds.jsonl: row 2: field media_path: media/b3.txt: no such file"
+check 'state "j[\"stage\"] == \"preprocess\" and j[\"status\"] == \"failed\" and j[\"dataset_dir\"] == \"$D\""'
+check '[ ! -e "$R/logs/preprocess.log" ] && [ ! -e "$D/.precomputed" ]'
+check 'cmp -s "$R/config.yaml" "$TMP/birds.yaml"'
+test_case "--dataset-dir: run again without it uses the same, outputs in the run's data root"
+echo "bird 3: a sparrow takes off." >"$D/media/b3.txt"
+run run "$R" --steps 20 --trial-steps 20 --max-trials 1 --quiet; expect_rc 0
+check 'grep -q "^Processing 2/2: b3.txt" "$R/logs/preprocess.log"'
+check 'grep -q "bird 3: a sparrow takes off" "$R/dataset/.precomputed/latents/b3.txt"'
+check '[ ! -e "$R/dataset/.precomputed/latents/c1.txt" ] && [ ! -e "$D/.precomputed" ]'
+check 'state "j[\"stage\"] == \"done\" and j[\"dataset_dir\"] == \"$D\" and j[\"preprocess\"][\"files\"] == 4"'
+test_case "--dataset-dir: another one after preprocessing needs --from preprocess"
+mkdir -p "$TMP/other"
+run run "$R" --dataset-dir "$TMP/other" --quiet; expect_rc 1
+expect_err "the dataset was preprocessed from $D; to use --dataset-dir $TMP/other, run again with --from preprocess"
+run run "$R" --dataset-dir "$TMP/other" --from preprocess --quiet; expect_rc 1
+expect_err "$TMP/other: no dataset file"
+
 test_case "two GPUs: preprocessing and training through accelerate launch, as plan.md prints them"
 R=$(make_plan pair h100-80gb:2)
 run run "$R" --steps 40 --trial-steps 20 --quiet; expect_rc 0

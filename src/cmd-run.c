@@ -435,6 +435,9 @@ static int stage_tune(struct run *r)
 	fflush(stdout);
 	int rc = vf_cmd_tune.run(n, av);
 	fflush(stdout);
+	if (rc != 0 && vf_cli_tune_interrupted())
+		return stop(r, VF_RUN_TUNE, "stopped", "interrupted during tune (no process left); run again to resume "
+			    "the sweep");
 	if (rc != 0)
 		return stop(r, VF_RUN_TUNE, "failed", "tune did not finish (exit %d, above); run again to resume it", rc);
 	note(r, "tune: done; config.yaml holds the winner (autotune.log)");

@@ -166,6 +166,17 @@ check 'grep -q "interrupted during preprocessing (no process left); run again to
 check 'state "j[\"stage\"] == \"preprocess\" and j[\"status\"] == \"stopped\""'
 check '! pgrep -f "$R/dataset/dataset.json" >/dev/null'
 check '[ ! -e "$R/overfit/.precomputed/latents" ]'
+test_case "Ctrl-C during tune: stopped (not failed), no process left"
+VRAMFIT_EXAMPLE_HOLD_AT=10 "$VRAMFIT" run "$R" --steps 100 --trial-steps 20 --quiet >"$TMP/bg.out" 2>"$TMP/bg.err" &
+pid=$!
+check 'wait_for 120 "grep -rqs \"holding at step 10\" \"$R/logs\""'
+check 'state "j[\"stage\"] == \"tune\" and j[\"status\"] == \"running\""'
+kill -INT $pid
+rc=0; wait $pid || rc=$?
+expect_rc 1
+check 'grep -q "interrupted during tune (no process left); run again to resume the sweep" "$TMP/bg.err"'
+check 'state "j[\"stage\"] == \"tune\" and j[\"status\"] == \"stopped\""'
+check '! pgrep -f "$R/" >/dev/null'
 test_case "Ctrl-C while the trainer waits at step 60: stopped, no process left"
 VRAMFIT_EXAMPLE_HOLD_AT=60 "$VRAMFIT" run "$R" --steps 100 --trial-steps 20 --quiet >"$TMP/bg.out" 2>"$TMP/bg.err" &
 pid=$!

@@ -194,12 +194,20 @@ run run "$R" --trainer-cmd "$PY -c raise(SystemExit(3)) {config}" --quiet; expec
 expect_err "outcome crash"; expect_err "no automatic change"
 check 'state "j[\"stage\"] == \"train\" and j[\"status\"] == \"failed\" and j[\"recoveries\"] == []"'
 check 'diff <(grep -v load_checkpoint "$TMP/dogs.yaml") <(grep -v load_checkpoint "$R/config.yaml") >/dev/null'
+test_case "a NaN loss at step 70 stops with the triage, exit 1, config.yaml unchanged"
+cp "$R/config.yaml" "$TMP/dogs.yaml"
+VRAMFIT_EXAMPLE_NAN_AT=70 run run "$R" --quiet; expect_rc 1
+expect_err "outcome nan at step 69"; expect_err "evidence: "; expect_err "Loss is NaN at step 70"
+expect_err "no automatic change"
+check 'cmp -s "$TMP/dogs.yaml" "$R/config.yaml"'
+check 'state "j[\"stage\"] == \"train\" and j[\"status\"] == \"failed\" and j[\"recoveries\"] == [] and j[\"attempts\"][-1][\"outcome\"] == \"nan\""'
+check 'grep -q "Resuming from checkpoint lora_weights_step_00060.safetensors at step 60" "$R/logs/train-3.log"'
 test_case "run again: preprocess and tune are not redone, training resumes at step 60"
 before=$(stat -c %Y "$R/logs/preprocess.log")
 run run "$R" --quiet; expect_rc 0
-check 'grep -q "Resuming from checkpoint lora_weights_step_00060.safetensors at step 60" "$R/logs/train-3.log"'
+check 'grep -q "Resuming from checkpoint lora_weights_step_00060.safetensors at step 60" "$R/logs/train-4.log"'
 check '[ "$(stat -c %Y "$R/logs/preprocess.log")" = "$before" ]'
-check 'state "[a[\"outcome\"] for a in j[\"attempts\"]] == [\"interrupted\", \"crash\", \"ok\"]"'
+check 'state "[a[\"outcome\"] for a in j[\"attempts\"]] == [\"interrupted\", \"crash\", \"nan\", \"ok\"]"'
 test_case "--from train after the end: resumes from the last checkpoint (step 100), nothing left to train"
 run run "$R" --from train --max-recoveries 0 --steps 50 --quiet; expect_rc 0
 expect_err "--steps 50 not applied: optimization.steps was set to 100 before the first launch"

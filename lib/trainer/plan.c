@@ -1289,6 +1289,18 @@ static void md_estimate_phases(struct vf_buf *b, const struct vf_plan *p)
 }
 
 /* plan.md: ## Cost / Time Estimate */
+
+/* The training's cost by the estimate: step time x steps x GPUs x the
+ * catalog's price per GPU-hour (indicative); -1 when the GPU has no price
+ * or the estimate no step time. plan.md and plan.json both print this. */
+static double plan_cost(const struct vf_plan *p)
+{
+	if (!p->has_estimate || p->estimate.step_seconds <= 0 || !p->gpu_spec || p->gpu_spec->price_usd_hour <= 0)
+		return -1;
+	double total = p->estimate.step_seconds * (double)p->steps; /* s */
+	return total / 3600.0 * p->gpu_spec->price_usd_hour * p->gpu_count; /* $ */
+}
+
 static void md_estimate(struct ctx *c, struct vf_buf *b)
 {
 	struct vf_plan *p = c->p;
@@ -1323,10 +1335,9 @@ static void md_estimate(struct ctx *c, struct vf_buf *b)
 			}
 			md(b, "| training time for %lld steps | %s (validation and checkpoints extra) |\n",
 			   (long long)p->steps, tot);
-			if (p->gpu_spec && p->gpu_spec->price_usd_hour > 0)
-				md(b, "| cost | $%.2f (%d GPU%s x $%.2f/GPU-hour, indicative) |\n",
-				   total / 3600.0 * p->gpu_spec->price_usd_hour * p->gpu_count, p->gpu_count,
-				   p->gpu_count == 1 ? "" : "s", p->gpu_spec->price_usd_hour);
+			if (plan_cost(p) >= 0)
+				md(b, "| cost | $%.2f (%d GPU%s x $%.2f/GPU-hour, indicative) |\n", plan_cost(p),
+				   p->gpu_count, p->gpu_count == 1 ? "" : "s", p->gpu_spec->price_usd_hour);
 			else
 				md(b, "| cost | unknown (no price for this GPU in the catalog) |\n");
 		} else {
@@ -1897,6 +1908,14 @@ cJSON *vf_plan_to_json(const struct vf_plan *p)
 		}
 	} else {
 		cJSON_AddStringToObject(e, "note", p->estimate_note);
+	}
+	if (p->has_estimate) { /* the cost plan.md prints, and what it is made of */
+		double usd = plan_cost(p);
+		bool priced = p->gpu_spec && p->gpu_spec->price_usd_hour > 0;
+		cJSON_AddItemToObject(e, "cost_usd", usd >= 0 ? cJSON_CreateNumber(usd) : cJSON_CreateNull());
+		cJSON_AddItemToObject(e, "price_usd_per_gpu_hour",
+				      priced ? cJSON_CreateNumber(p->gpu_spec->price_usd_hour) : cJSON_CreateNull());
+		cJSON_AddNumberToObject(e, "gpu_count", p->gpu_count);
 	}
 	cJSON_AddItemToObject(o, "predicted_sweep", vf__plan_json_sweep(p));
 	return o;

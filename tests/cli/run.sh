@@ -94,6 +94,10 @@ check '[ -d "$R" ] && [ -f "$R/plan.json" ]'
 check 'grep -qF "\`vramfit run $R\` does all three in order" "$R/plan.md"'
 check 'grep -qF "\`vramfit run $R\` runs the same steps, supervised and resumable" "$R/plan.md"'
 check 'python3 -c "import json; j=json.load(open(\"$R/plan.json\")); assert j[\"preprocess\"][\"command\"].startswith(\"uv run python scripts/process_dataset.py\")"'
+test_case "plan.json: the cost plan.md prints (step time x steps x GPUs x the catalog's price)"
+cost=$(python3 -c "import json; e=json.load(open('$R/plan.json'))['estimate']; assert e['price_usd_per_gpu_hour'] > 0 and e['gpu_count'] == 1; print('%.2f' % e['cost_usd'])")
+check '[ -n "$cost" ] && grep -qF "| cost | \$$cost (1 GPU x \$" "$R/plan.md"'
+check 'python3 -c "import json; e=json.load(open(\"$R/plan.json\"))[\"estimate\"]; assert abs(e[\"cost_usd\"] - e[\"total_seconds\"] / 3600 * e[\"price_usd_per_gpu_hour\"]) < 1e-9"'
 
 # --- the whole flow, with an out-of-memory at step 70 -----------------------------
 test_case "run: preprocess, tune, train, out of memory at step 70, recovery, resume, finish"
@@ -139,6 +143,7 @@ check 'page_data "j[\"training\"][\"validation_samples\"] == [\"step_000050_0.tx
 check 'grep -q "data-chart=\"train-loss\"" "$R/report.html" && grep -q "data-chart=\"train-steps\"" "$R/report.html"'
 check 'grep -q "Recoveries: the cheapest remedy not set yet that the estimate says fits" "$R/report.html"'
 check 'grep -q "of training over all launches, against the plan" "$R/report.html"'
+check 'grep -qE "Cost: [$][0-9]+[.][0-9]{2} [(].* x 1 GPU x [$][0-9.]+/GPU-hour, the catalog[^ ]* indicative price[)], against the plan[^ ]* estimate of [$]$cost[.]" "$R/report.html"'
 test_case "--status from the state file"
 run run --status "$R"; expect_rc 0
 expect_out "stage       done (done)"

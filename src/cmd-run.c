@@ -28,6 +28,7 @@
 #include "vramfit/trainer/plan.h"
 #include "vramfit/trainer/profile.h"
 #include "vramfit/tune/slurm.h"
+#include "vramfit/tune/store.h"
 #include "vramfit/tune/trial.h"
 #include "vramfit/tune/tune.h"
 
@@ -669,8 +670,26 @@ static void set_words(const cJSON *set, char *out, size_t n)
 	}
 }
 
+/* The recovery in the trial history (its recoveries table); a history
+ * that cannot be written costs a warning, not the run. */
+static void store_recovery(const struct run *r, const struct vf_trial *t, const struct vf_run_remedy *rm)
+{
+	struct vf_store *db = NULL;
+	struct vf_error err = {0};
+	char *settings = cJSON_PrintUnformatted(rm->set);
+	struct vf_store_recovery rec = {.run_dir = r->dir, .attempt = t->index, .step = t->steps_done,
+					.cause = vf_outcome_name(t->outcome), .evidence = t->evidence,
+					.change = rm->text, .settings = settings ? settings : "{}",
+					.predicted_peak_bytes = rm->predicted_peak_bytes};
+	if (vf_store_open(r->a.history, &db, &err) || vf_store_put_recovery(db, &rec, &err))
+		vf_cli_warn("the recovery is not in the history: %s", err.msg);
+	vf_store_close(db);
+	cJSON_free(settings);
+}
+
 static void record_recovery(struct run *r, const struct vf_trial *t, const struct vf_run_remedy *rm, int nrec)
 {
+	store_recovery(r, t, rm);
 	char words[512], pk[32] = "", card[32] = "";
 	set_words(rm->set, words, sizeof words);
 	cJSON *o = cJSON_CreateObject();

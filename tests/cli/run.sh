@@ -110,6 +110,9 @@ check 'state "j[\"attempts\"][1][\"resumed_from\"].endswith(\"/outputs/checkpoin
 check 'state "len(j[\"recoveries\"]) == 1 and j[\"recoveries\"][0][\"cause\"] == \"oom\" and j[\"recoveries\"][0][\"step\"] == 69"'
 check 'state "j[\"recoveries\"][0][\"set\"] == {\"optimization.optimizer_type\": \"\\\"adamw8bit\\\"\"}"'
 check 'state "j[\"recoveries\"][0][\"estimate\"] == \"fits\" and 0 < j[\"recoveries\"][0][\"predicted_peak_bytes\"] < 80e9"'
+test_case "the recovery is in the trial history, a row of its own kind"
+check 'python3 -c "import sqlite3,json,sys; c=sqlite3.connect(\"$TMP/xdg/vramfit/history.db\"); r=c.execute(\"select attempt, step, cause, settings from recoveries where run_dir=?\", (\"$R\",)).fetchall(); sys.exit(0 if len(r) == 1 and r[0][:3] == (1, 69, \"oom\") and json.loads(r[0][3])[\"optimization.optimizer_type\"].strip(chr(34)) == \"adamw8bit\" else 1)"'
+check 'python3 -c "import sqlite3,sys; c=sqlite3.connect(\"$TMP/xdg/vramfit/history.db\"); sys.exit(0 if c.execute(\"select count(*) from trials where run_dir=?\", (\"$R\",)).fetchone()[0] >= 1 else 1)"'
 test_case "preprocess: the plan's command, its outputs, the sanity sample"
 check '[ -f "$R/dataset/.precomputed/latents/c2.txt" ] && [ -f "$R/dataset/.precomputed/conditions/c3.txt" ]'
 check '[ -f "$R/overfit/.precomputed/latents/c1.txt" ] && [ -f "$R/overfit/.precomputed/conditions/c1.txt" ]'

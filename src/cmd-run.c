@@ -73,7 +73,9 @@ static const struct vf_option options[] = {
 		 "train on Slurm: each launch one job of one node (--gres=gpu:N,\n"
 		 "N the plan's GPUs) through tune --slurm's backend: sbatch,\n"
 		 "squeue, the job-completion record; PREEMPTED or NODE_FAIL\n"
-		 "retried once; Ctrl-C runs scancel (SBATCH_* as sbatch reads them)"),
+		 "retried once; Ctrl-C runs scancel (SBATCH_* as sbatch reads them);\n"
+		 "model.load_checkpoint names the checkpoints directory, so a\n"
+		 "requeued job resumes from the newest checkpoint"),
 	OPT_TEXT("gpu", "SPEC", gpu,
 		 "the GPU the estimates are for (default: the plan's): the\n"
 		 "card a remedy must fit, the predicted step time and peak"),
@@ -503,13 +505,23 @@ static int train_prepare(struct run *r, int *total)
 }
 
 /* model.load_checkpoint (the trainer's resume key) to the newest
- * checkpoint when there is one; from gets its path or "". */
+ * checkpoint when there is one; from gets its path or "". With --slurm
+ * the key names the checkpoints directory instead (the trainer then takes
+ * its latest when it starts), so a job that Slurm requeues after a
+ * preemption or a node failure, or that the backend submits again,
+ * resumes from the newest checkpoint written meanwhile, not from this
+ * launch's. */
 static int set_resume(struct run *r, char *from, size_t n)
 {
 	from[0] = '\0';
 	if (!vf_run_last_checkpoint(r->dir, r->configs, from, n))
 		return 0;
-	cJSON *s = cJSON_CreateString(from);
+	char dir[PATH_MAX + 256];
+	snprintf(dir, sizeof dir, "%s", from);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir)
+		*slash = '\0';
+	cJSON *s = cJSON_CreateString(r->a.slurm && slash ? dir : from);
 	char *yaml = cJSON_PrintUnformatted(s); /* a JSON string is a YAML double-quoted one */
 	int rc = yaml ? config_set1(r, "model.load_checkpoint", yaml) : vf_cli_fail("out of memory");
 	cJSON_free(yaml);
@@ -571,6 +583,14 @@ static int train_once_slurm(struct run *r, int attempt, int total, const char *l
 	const char *tmpl = launch_template(r, &ngpus);
 	if (!tmpl)
 		tmpl = vf_json_get_str(cJSON_GetObjectItemCaseSensitive(r->configs, "launch"), "single_gpu");
+	struct vf_error err = {0};
+	struct vf_rundir rd; /* the job writes its log into RUN/logs: there before it starts */
+	vf_status mk = vf_rundir_open(&rd, r->dir, 0, &err);
+	if (mk == VF_OK)
+		mk = vf_rundir_mkdir(&rd, "logs", &err);
+	vf_rundir_close(&rd);
+	if (mk)
+		return stop(r, VF_RUN_TRAIN, "failed", "%s", err.msg);
 	struct vf_slurm_opts so = {0};
 	struct vf_tune_backend *be = tmpl ? vf_tune_backend_slurm(1, &so) : NULL;
 	if (!be)
@@ -580,7 +600,6 @@ static int train_once_slurm(struct run *r, int attempt, int total, const char *l
 	snprintf(logp, sizeof logp, "%s/%s", r->dir, log);
 	struct vf_tune_task task = {.index = attempt, .config = config, .log = logp, .status = -1};
 	struct vf_tune_launch l = {.run_dir = r->dir, .cmd = tmpl, .trainer_dir = r->trainer_dir, .num_gpus = ngpus};
-	struct vf_error err = {0};
 	g_backend = be;
 	signals(true);
 	vf_status st = be->run(be, &l, &task, 1, task_done, NULL, &err);

@@ -83,6 +83,10 @@ bool vf_cli_number(const char *s, double lo, double hi, bool integer, double *ou
 /* True when argv has -h or --help before any "--" (main.c asks it). */
 bool vf_cli_wants_help(int argc, char **argv);
 
+/* Whether the last sweep of the tune verb (cmd-tune.c) was ended by
+ * SIGINT or SIGTERM: vramfit run records its tune stage as stopped. */
+bool vf_cli_tune_interrupted(void);
+
 /* --gpu ID:N and --gpu ID --gpus N are one setup, decided here for every
  * verb: counts[i] is how many GPUs of kind ids[i] were listed (0: none
  * named, the verb picks). With --gpus M each listed kind runs M (a kind

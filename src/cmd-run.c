@@ -28,6 +28,7 @@
 #include "vramfit/trainer/plan.h"
 #include "vramfit/trainer/profile.h"
 #include "vramfit/tune/slurm.h"
+#include "vramfit/tune/store.h"
 #include "vramfit/tune/trial.h"
 #include "vramfit/tune/tune.h"
 
@@ -35,7 +36,7 @@ extern const struct vf_cli_command vf_cmd_tune;
 extern const struct vf_cli_command vf_cmd_report;
 
 struct run_args {
-	const char *trainer_dir, *trainer_cmd, *trainer, *from, *gpu, *gpus, *history;
+	const char *trainer_dir, *trainer_cmd, *trainer, *from, *gpu, *gpus, *history, *dataset_dir;
 	int64_t steps, trial_steps, max_trials, max_recoveries;
 	double timeout_s, stall_s, grace_s, memory_mib;
 	bool status, json, slurm, quiet, no_check;
@@ -50,6 +51,12 @@ static const struct vf_option options[] = {
 		 "the training launch command, {config} the config (default:\n"
 		 "the profile's, as plan.md prints it); passed to tune too"),
 	OPT_TEXT("trainer", "NAME", trainer, "trainer profile (default ltx2)"),
+	OPT_DIR("dataset-dir", "D", dataset_dir,
+		"preprocess the dataset of D (its dataset.json, or its one .json,\n"
+		".jsonl or .csv file: caption and media_path or video columns,\n"
+		"media paths relative to it) instead of RUN_DIR/dataset; kept in\n"
+		"run.json, so a resume uses the same; the outputs still go to\n"
+		"config.yaml's data root"),
 	OPT_INT("steps", "N", steps, 1, 1e9,
 		"training steps: optimization.steps of config.yaml, set before\n"
 		"the first launch (default: config.yaml's)"),
@@ -66,7 +73,9 @@ static const struct vf_option options[] = {
 		 "train on Slurm: each launch one job of one node (--gres=gpu:N,\n"
 		 "N the plan's GPUs) through tune --slurm's backend: sbatch,\n"
 		 "squeue, the job-completion record; PREEMPTED or NODE_FAIL\n"
-		 "retried once; Ctrl-C runs scancel (SBATCH_* as sbatch reads them)"),
+		 "retried once; Ctrl-C runs scancel (SBATCH_* as sbatch reads them);\n"
+		 "model.load_checkpoint names the checkpoints directory, so a\n"
+		 "requeued job resumes from the newest checkpoint"),
 	OPT_TEXT("gpu", "SPEC", gpu,
 		 "the GPU the estimates are for (default: the plan's): the\n"
 		 "card a remedy must fit, the predicted step time and peak"),
@@ -316,6 +325,39 @@ static int run_preprocess_child(struct run *r, const char *cmd)
 	return 0;
 }
 
+/* The dataset to preprocess (run.json's dataset_dir, else the plan's
+ * file), checked row by row; *cmd the plan's command, or one pointed at
+ * that directory with the outputs in root (caller frees *owned). */
+static int dataset_command(struct run *r, const char *root, const char **cmd, char **owned)
+{
+	const cJSON *ppj = cJSON_GetObjectItemCaseSensitive(r->plan, "preprocess");
+	const cJSON *pcfg = cJSON_GetObjectItemCaseSensitive(r->configs, "preprocess");
+	const char *plan_ds = vf_json_get_str(ppj, "dataset"), *dir = vf_json_get_str(r->state, "dataset_dir");
+	const char *pref = vf_json_get_str(pcfg, "dataset");
+	char file[PATH_MAX + 256];
+	struct vf_error err = {0};
+	*owned = NULL;
+	if (dir && !plan_ds)
+		return stop(r, VF_RUN_PREPROCESS, "failed", "--dataset-dir %s: plan.json names no preprocess.dataset to "
+			    "replace (plan again)", dir);
+	if (dir && (vf_run_dataset_find(dir, pref && strrchr(pref, '/') ? strrchr(pref, '/') + 1 : pref, file,
+					sizeof file, &err) ||
+		    vf_run_preprocess_command(*cmd, plan_ds, file, vf_json_get_str(pcfg, "output_flag"), root, owned,
+					      &err)))
+		return stop(r, VF_RUN_PREPROCESS, "failed", "%s", err.msg);
+	if (*owned)
+		*cmd = *owned;
+	int rows = 0;
+	if (dir || plan_ds) {
+		if (vf_run_dataset_check_file(dir ? file : plan_ds, &rows, &err))
+			return stop(r, VF_RUN_PREPROCESS, "failed", "%s", err.msg);
+		if (!r->a.quiet)
+			vf_cli_note("preprocess: %s: %d rows, each with its caption and media file", dir ? file : plan_ds,
+				    rows);
+	}
+	return 0;
+}
+
 static int stage_preprocess(struct run *r)
 {
 	char root[PATH_MAX];
@@ -328,19 +370,19 @@ static int stage_preprocess(struct run *r)
 		note(r, "preprocess: skipped, its outputs are complete (%d files in %s)", have, root);
 		return preprocess_done(r, root, have);
 	}
-	const cJSON *ppj = cJSON_GetObjectItemCaseSensitive(r->plan, "preprocess");
-	const char *cmd = vf_json_get_str(ppj, "command"), *dataset = vf_json_get_str(ppj, "dataset");
+	const char *cmd = vf_json_get_str(cJSON_GetObjectItemCaseSensitive(r->plan, "preprocess"), "command");
 	if (!cmd)
 		return stop(r, VF_RUN_PREPROCESS, "failed", "the profile names no preprocessing command: preprocess "
 			    "by hand into %s, then vramfit run --from tune %s", root, r->dir);
-	struct stat sb;
-	if (dataset && stat(dataset, &sb) != 0)
-		return stop(r, VF_RUN_PREPROCESS, "failed", "%s: missing: the dataset file the plan preprocesses "
-			    "(caption and video columns, media paths relative to it)", dataset);
-	vf_run_state_set(r->state, VF_RUN_PREPROCESS, "running", "");
-	int rc = save(r);
+	char *owned = NULL;
+	int rc = dataset_command(r, root, &cmd, &owned);
+	if (rc == 0) {
+		vf_run_state_set(r->state, VF_RUN_PREPROCESS, "running", "");
+		rc = save(r);
+	}
 	if (rc == 0)
 		rc = run_preprocess_child(r, cmd);
+	free(owned);
 	if (rc)
 		return rc;
 	int files = vf_run_count_files(root);
@@ -396,6 +438,9 @@ static int stage_tune(struct run *r)
 	fflush(stdout);
 	int rc = vf_cmd_tune.run(n, av);
 	fflush(stdout);
+	if (rc != 0 && vf_cli_tune_interrupted())
+		return stop(r, VF_RUN_TUNE, "stopped", "interrupted during tune (no process left); run again to resume "
+			    "the sweep");
 	if (rc != 0)
 		return stop(r, VF_RUN_TUNE, "failed", "tune did not finish (exit %d, above); run again to resume it", rc);
 	note(r, "tune: done; config.yaml holds the winner (autotune.log)");
@@ -460,13 +505,23 @@ static int train_prepare(struct run *r, int *total)
 }
 
 /* model.load_checkpoint (the trainer's resume key) to the newest
- * checkpoint when there is one; from gets its path or "". */
+ * checkpoint when there is one; from gets its path or "". With --slurm
+ * the key names the checkpoints directory instead (the trainer then takes
+ * its latest when it starts), so a job that Slurm requeues after a
+ * preemption or a node failure, or that the backend submits again,
+ * resumes from the newest checkpoint written meanwhile, not from this
+ * launch's. */
 static int set_resume(struct run *r, char *from, size_t n)
 {
 	from[0] = '\0';
 	if (!vf_run_last_checkpoint(r->dir, r->configs, from, n))
 		return 0;
-	cJSON *s = cJSON_CreateString(from);
+	char dir[PATH_MAX + 256];
+	snprintf(dir, sizeof dir, "%s", from);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir)
+		*slash = '\0';
+	cJSON *s = cJSON_CreateString(r->a.slurm && slash ? dir : from);
 	char *yaml = cJSON_PrintUnformatted(s); /* a JSON string is a YAML double-quoted one */
 	int rc = yaml ? config_set1(r, "model.load_checkpoint", yaml) : vf_cli_fail("out of memory");
 	cJSON_free(yaml);
@@ -528,6 +583,14 @@ static int train_once_slurm(struct run *r, int attempt, int total, const char *l
 	const char *tmpl = launch_template(r, &ngpus);
 	if (!tmpl)
 		tmpl = vf_json_get_str(cJSON_GetObjectItemCaseSensitive(r->configs, "launch"), "single_gpu");
+	struct vf_error err = {0};
+	struct vf_rundir rd; /* the job writes its log into RUN/logs: there before it starts */
+	vf_status mk = vf_rundir_open(&rd, r->dir, 0, &err);
+	if (mk == VF_OK)
+		mk = vf_rundir_mkdir(&rd, "logs", &err);
+	vf_rundir_close(&rd);
+	if (mk)
+		return stop(r, VF_RUN_TRAIN, "failed", "%s", err.msg);
 	struct vf_slurm_opts so = {0};
 	struct vf_tune_backend *be = tmpl ? vf_tune_backend_slurm(1, &so) : NULL;
 	if (!be)
@@ -537,7 +600,6 @@ static int train_once_slurm(struct run *r, int attempt, int total, const char *l
 	snprintf(logp, sizeof logp, "%s/%s", r->dir, log);
 	struct vf_tune_task task = {.index = attempt, .config = config, .log = logp, .status = -1};
 	struct vf_tune_launch l = {.run_dir = r->dir, .cmd = tmpl, .trainer_dir = r->trainer_dir, .num_gpus = ngpus};
-	struct vf_error err = {0};
 	g_backend = be;
 	signals(true);
 	vf_status st = be->run(be, &l, &task, 1, task_done, NULL, &err);
@@ -627,8 +689,26 @@ static void set_words(const cJSON *set, char *out, size_t n)
 	}
 }
 
+/* The recovery in the trial history (its recoveries table); a history
+ * that cannot be written costs a warning, not the run. */
+static void store_recovery(const struct run *r, const struct vf_trial *t, const struct vf_run_remedy *rm)
+{
+	struct vf_store *db = NULL;
+	struct vf_error err = {0};
+	char *settings = cJSON_PrintUnformatted(rm->set);
+	struct vf_store_recovery rec = {.run_dir = r->dir, .attempt = t->index, .step = t->steps_done,
+					.cause = vf_outcome_name(t->outcome), .evidence = t->evidence,
+					.change = rm->text, .settings = settings ? settings : "{}",
+					.predicted_peak_bytes = rm->predicted_peak_bytes};
+	if (vf_store_open(r->a.history, &db, &err) || vf_store_put_recovery(db, &rec, &err))
+		vf_cli_warn("the recovery is not in the history: %s", err.msg);
+	vf_store_close(db);
+	cJSON_free(settings);
+}
+
 static void record_recovery(struct run *r, const struct vf_trial *t, const struct vf_run_remedy *rm, int nrec)
 {
+	store_recovery(r, t, rm);
 	char words[512], pk[32] = "", card[32] = "";
 	set_words(rm->set, words, sizeof words);
 	cJSON *o = cJSON_CreateObject();
@@ -934,6 +1014,25 @@ static void write_report(const struct run *r)
 		vf_cli_warn("report.html not written (above)");
 }
 
+/* --dataset-dir into run.json (absolute), so a resume uses the same; a
+ * different one once the dataset is preprocessed needs --from preprocess. */
+static int dataset_arg(struct run *r)
+{
+	char abs[PATH_MAX];
+	if (!r->a.dataset_dir)
+		return -1;
+	if (!realpath(r->a.dataset_dir, abs))
+		return vf_cli_fail("%s: --dataset-dir: no such directory", r->a.dataset_dir);
+	const char *was = vf_json_get_str(r->state, "dataset_dir");
+	bool from_pp = r->a.from && strcmp(r->a.from, "preprocess") == 0;
+	if (vf_run_state_stage(r->state) != VF_RUN_PREPROCESS && !from_pp && (!was || strcmp(was, abs) != 0))
+		return vf_cli_fail("%s/run.json: the dataset was preprocessed from %s; to use --dataset-dir %s, run "
+				   "again with --from preprocess", r->dir, was ? was : "RUN_DIR/dataset", abs);
+	cJSON_DeleteItemFromObjectCaseSensitive(r->state, "dataset_dir");
+	cJSON_AddStringToObject(r->state, "dataset_dir", abs);
+	return -1;
+}
+
 /* --from: the stages before it are taken as done. */
 static void start_from(struct run *r)
 {
@@ -979,6 +1078,8 @@ static int run(int argc, char **argv)
 		rc = print_status(r);
 	if (rc < 0)
 		rc = use_gpu(r);
+	if (rc < 0)
+		rc = dataset_arg(r);
 	if (rc < 0) {
 		const char *term = getenv("TERM");
 		r->tty = isatty(2) && !(term && strcmp(term, "dumb") == 0);

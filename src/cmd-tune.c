@@ -31,11 +31,18 @@
 #include "vramfit/tune/tune.h"
 
 static struct vf_tune *g_tune; /* for the signal handler only */
+static volatile sig_atomic_t g_interrupted; /* SIGINT/SIGTERM during the sweep */
 
 static void on_signal(int sig)
 {
 	(void)sig;
+	g_interrupted = 1;
 	vf_tune_interrupt(g_tune);
+}
+
+bool vf_cli_tune_interrupted(void)
+{
+	return g_interrupted != 0;
 }
 
 struct ui {
@@ -664,6 +671,7 @@ static int sweep(struct vf_tune_opts *o, struct ui *u, struct vf_trial_patterns 
 		return vf_cli_fail("out of memory");
 	}
 	g_tune = t;
+	g_interrupted = 0;
 	struct sigaction sa, old_int, old_term;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;

@@ -147,15 +147,16 @@ static double largest(const cJSON *att, const char *key)
 }
 
 /* The training's wall time over all launches against the plan's estimate
- * (plan.json: step time x steps, on the planned GPU; no cost: the plan
- * prices none). */
+ * (plan.json: step time x steps on the planned GPU), and its cost: that
+ * wall time x the plan's GPUs x the catalog's price per GPU-hour, against
+ * the plan's cost (the figure plan.md prints). */
 static void time_against_plan(struct vf_w *w, const cJSON *t, const cJSON *att)
 {
 	double wall = 0;
 	const cJSON *a;
 	cJSON_ArrayForEach(a, att) if (vf__num(a, "wall_seconds") > 0) wall += vf__num(a, "wall_seconds");
 	const cJSON *e = cJSON_GetObjectItemCaseSensitive(t, "plan_estimate");
-	char m[32], p[32], line[256];
+	char m[32], p[32], line[512];
 	double est = vf__num(e, "total_seconds");
 	if (est > 0)
 		snprintf(line, sizeof line, "Time: %s of training over all launches, against the plan's estimate of %s "
@@ -164,6 +165,20 @@ static void time_against_plan(struct vf_w *w, const cJSON *t, const cJSON *att)
 	else
 		snprintf(line, sizeof line, "Time: %s of training over all launches; the plan has no time estimate.",
 			 vf__secs(m, sizeof m, wall));
+	vf_html_p(w, NULL, line);
+	double price = vf__num(e, "price_usd_per_gpu_hour"), gpus = vf__num(e, "gpu_count");
+	double cost = vf__num(e, "cost_usd");
+	if (!(price > 0) || !(gpus >= 1)) {
+		vf_html_p(w, NULL, "Cost: unknown (the plan's GPU has no price in the catalog).");
+		return;
+	}
+	int o = snprintf(line, sizeof line, "Cost: $%.2f (%s x %.0f GPU%s x $%.2f/GPU-hour, the catalog's indicative "
+			 "price)", wall / 3600.0 * gpus * price, vf__secs(m, sizeof m, wall), gpus, gpus == 1 ? "" : "s",
+			 price);
+	if (cost >= 0 && o > 0 && (size_t)o < sizeof line)
+		snprintf(line + o, sizeof line - o, ", against the plan's estimate of $%.2f.", cost);
+	else if (o > 0 && (size_t)o < sizeof line)
+		snprintf(line + o, sizeof line - o, "; the plan has no cost estimate.");
 	vf_html_p(w, NULL, line);
 }
 

@@ -50,8 +50,8 @@ static vf_status check(const cJSON *st, const char *what, struct vf_error *err)
 		return vf_error_set(err, VF_ERR, "%s: field version: expected 1", what);
 	if (!vf_run_stage_parse(vf_json_get_str(st, "stage"), &s))
 		return vf_error_set(err, VF_ERR, "%s: field stage: expected preprocess, tune, train or done", what);
-	static const char *const strs[] = {"status", "note"};
-	for (size_t i = 0; i < 2; i++) {
+	static const char *const strs[] = {"status", "note", "dataset_dir"};
+	for (size_t i = 0; i < 3; i++) {
 		v = cJSON_GetObjectItemCaseSensitive(st, strs[i]);
 		if (v && !cJSON_IsString(v))
 			return vf_error_set(err, VF_ERR, "%s: field %s: expected a string", what, strs[i]);

@@ -1289,6 +1289,18 @@ static void md_estimate_phases(struct vf_buf *b, const struct vf_plan *p)
 }
 
 /* plan.md: ## Cost / Time Estimate */
+
+/* The training's cost by the estimate: step time x steps x GPUs x the
+ * catalog's price per GPU-hour (indicative); -1 when the GPU has no price
+ * or the estimate no step time. plan.md and plan.json both print this. */
+static double plan_cost(const struct vf_plan *p)
+{
+	if (!p->has_estimate || p->estimate.step_seconds <= 0 || !p->gpu_spec || p->gpu_spec->price_usd_hour <= 0)
+		return -1;
+	double total = p->estimate.step_seconds * (double)p->steps; /* s */
+	return total / 3600.0 * p->gpu_spec->price_usd_hour * p->gpu_count; /* $ */
+}
+
 static void md_estimate(struct ctx *c, struct vf_buf *b)
 {
 	struct vf_plan *p = c->p;
@@ -1323,10 +1335,9 @@ static void md_estimate(struct ctx *c, struct vf_buf *b)
 			}
 			md(b, "| training time for %lld steps | %s (validation and checkpoints extra) |\n",
 			   (long long)p->steps, tot);
-			if (p->gpu_spec && p->gpu_spec->price_usd_hour > 0)
-				md(b, "| cost | $%.2f (%d GPU%s x $%.2f/GPU-hour, indicative) |\n",
-				   total / 3600.0 * p->gpu_spec->price_usd_hour * p->gpu_count, p->gpu_count,
-				   p->gpu_count == 1 ? "" : "s", p->gpu_spec->price_usd_hour);
+			if (plan_cost(p) >= 0)
+				md(b, "| cost | $%.2f (%d GPU%s x $%.2f/GPU-hour, indicative) |\n", plan_cost(p),
+				   p->gpu_count, p->gpu_count == 1 ? "" : "s", p->gpu_spec->price_usd_hour);
 			else
 				md(b, "| cost | unknown (no price for this GPU in the catalog) |\n");
 		} else {
@@ -1779,6 +1790,37 @@ vf_status vf_plan_write(const struct vf_plan *p, struct vf_error *err)
 	return st;
 }
 
+/* plan --json's "estimate": peak, step time, total time and the cost
+ * plan.md prints (plan_cost), with what it is made of. */
+static void json_estimate(cJSON *o, const struct vf_plan *p)
+{
+	cJSON *e = cJSON_AddObjectToObject(o, "estimate");
+	cJSON_AddBoolToObject(e, "available", p->has_estimate);
+	cJSON_AddBoolToObject(e, "is_estimate", true);
+	if (p->has_estimate) {
+		cJSON_AddStringToObject(e, "model", p->model_id);
+		cJSON_AddNumberToObject(e, "peak_bytes", (double)p->estimate.peak_bytes);
+		if (p->gpu_spec)
+			cJSON_AddBoolToObject(e, "fits", vf_estimate_fits(&p->estimate, p->gpu_spec, NULL));
+		if (p->estimate.step_seconds > 0) {
+			cJSON_AddNumberToObject(e, "step_seconds", p->estimate.step_seconds);
+			cJSON_AddNumberToObject(e, "total_seconds", p->estimate.step_seconds * (double)p->steps);
+		} else {
+			cJSON_AddNullToObject(e, "step_seconds");
+		}
+	} else {
+		cJSON_AddStringToObject(e, "note", p->estimate_note);
+	}
+	if (p->has_estimate) { /* the cost, and what it is made of */
+		double usd = plan_cost(p);
+		bool priced = p->gpu_spec && p->gpu_spec->price_usd_hour > 0;
+		cJSON_AddItemToObject(e, "cost_usd", usd >= 0 ? cJSON_CreateNumber(usd) : cJSON_CreateNull());
+		cJSON_AddItemToObject(e, "price_usd_per_gpu_hour",
+				      priced ? cJSON_CreateNumber(p->gpu_spec->price_usd_hour) : cJSON_CreateNull());
+		cJSON_AddNumberToObject(e, "gpu_count", p->gpu_count);
+	}
+}
+
 cJSON *vf_plan_to_json(const struct vf_plan *p)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -1881,23 +1923,7 @@ cJSON *vf_plan_to_json(const struct vf_plan *p)
 		cJSON_AddItemToArray(as, cJSON_CreateString(p->assumptions[i]));
 	cJSON_AddItemToObject(o, "check", vf_check_to_json(&p->check));
 	vf__plan_json_trainer(o, p);
-	cJSON *e = cJSON_AddObjectToObject(o, "estimate");
-	cJSON_AddBoolToObject(e, "available", p->has_estimate);
-	cJSON_AddBoolToObject(e, "is_estimate", true);
-	if (p->has_estimate) {
-		cJSON_AddStringToObject(e, "model", p->model_id);
-		cJSON_AddNumberToObject(e, "peak_bytes", (double)p->estimate.peak_bytes);
-		if (p->gpu_spec)
-			cJSON_AddBoolToObject(e, "fits", vf_estimate_fits(&p->estimate, p->gpu_spec, NULL));
-		if (p->estimate.step_seconds > 0) {
-			cJSON_AddNumberToObject(e, "step_seconds", p->estimate.step_seconds);
-			cJSON_AddNumberToObject(e, "total_seconds", p->estimate.step_seconds * (double)p->steps);
-		} else {
-			cJSON_AddNullToObject(e, "step_seconds");
-		}
-	} else {
-		cJSON_AddStringToObject(e, "note", p->estimate_note);
-	}
+	json_estimate(o, p);
 	cJSON_AddItemToObject(o, "predicted_sweep", vf__plan_json_sweep(p));
 	return o;
 }

@@ -4,6 +4,12 @@
  *          trial_index, change, deltas, outcome, evidence, exit_status,
  *          steps_done, step_seconds, peak_bytes, predicted_peak_bytes,
  *          wall_seconds, recorded_at)
+ * Version 2: trials.predicted_step_seconds. Version 3: recoveries
+ * (vramfit run's changes after a failed training launch: run_dir, attempt,
+ * step, cause, evidence, change, settings as JSON, predicted_peak_bytes,
+ * recorded_at), a table of its own: a training launch is not a trial and
+ * its config is no key a sweep resumes by. Older histories are migrated in
+ * place, their rows kept.
  * Unknown numbers are stored as NULL, never as 0. */
 #include "vramfit/tune/store.h"
 
@@ -41,6 +47,19 @@ static const char schema_v1[] =
 	"CREATE INDEX IF NOT EXISTS trials_run ON trials(run_dir, trial_index);";
 
 static const char schema_v2[] = "ALTER TABLE trials ADD COLUMN predicted_step_seconds REAL;";
+
+static const char schema_v3[] =
+	"CREATE TABLE IF NOT EXISTS recoveries ("
+	" run_dir TEXT NOT NULL,"
+	" attempt INTEGER NOT NULL,"
+	" step INTEGER,"
+	" cause TEXT NOT NULL,"
+	" evidence TEXT,"
+	" change TEXT NOT NULL,"
+	" settings TEXT NOT NULL,"
+	" predicted_peak_bytes INTEGER,"
+	" recorded_at TEXT NOT NULL,"
+	" PRIMARY KEY (run_dir, attempt));";
 
 const char *vf_store_default_path(char *out, size_t n)
 {
@@ -111,6 +130,21 @@ static int user_version(struct vf_store *s)
 	return v;
 }
 
+/* One schema step in one transaction: sql, then user_version = to. */
+static vf_status migrate(struct vf_store *s, const char *sql, int to, struct vf_error *err)
+{
+	char ver[48];
+	snprintf(ver, sizeof ver, "PRAGMA user_version = %d", to);
+	vf_status st = exec(s, "BEGIN IMMEDIATE", err);
+	if (st)
+		return st;
+	if ((st = exec(s, sql, err)) || (st = exec(s, ver, err))) {
+		exec(s, "ROLLBACK", NULL);
+		return st;
+	}
+	return exec(s, "COMMIT", err);
+}
+
 void vf_store_close(struct vf_store *s)
 {
 	if (!s)
@@ -161,16 +195,10 @@ vf_status vf_store_open(const char *path, struct vf_store **out, struct vf_error
 			goto fail;
 		v = 1;
 	}
-	if (v < 2) { /* the estimate's step time beside the measured one (issue 29) */
-		if ((st = exec(s, "BEGIN IMMEDIATE", err)))
-			goto fail;
-		if ((st = exec(s, schema_v2, err)) || (st = exec(s, "PRAGMA user_version = 2", err))) {
-			exec(s, "ROLLBACK", NULL);
-			goto fail;
-		}
-		if ((st = exec(s, "COMMIT", err)))
-			goto fail;
-	}
+	if (v < 2 && (st = migrate(s, schema_v2, 2, err))) /* the estimate's step time (issue 29) */
+		goto fail;
+	if (v < 3 && (st = migrate(s, schema_v3, 3, err))) /* vramfit run's recoveries (issue 26) */
+		goto fail;
 	*out = s;
 	return VF_OK;
 fail:
@@ -399,4 +427,71 @@ vf_status vf_store_list_at(const char *path, const char *run_dir, struct vf_stor
 	s = vf_store_list(st, run_dir, rows, n, err);
 	vf_store_close(st);
 	return s;
+}
+
+vf_status vf_store_put_recovery(struct vf_store *s, const struct vf_store_recovery *r, struct vf_error *err)
+{
+	static const char sql[] =
+		"INSERT OR REPLACE INTO recoveries (run_dir, attempt, step, cause, evidence, change, settings,"
+		" predicted_peak_bytes, recorded_at) VALUES (?,?,?,?,?,?,?,?, strftime('%Y-%m-%dT%H:%M:%SZ','now'))";
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_fail(s, "prepare", err);
+	bind_text(st, 1, r->run_dir);
+	sqlite3_bind_int(st, 2, r->attempt);
+	if (r->step >= 0)
+		sqlite3_bind_int(st, 3, r->step);
+	else
+		sqlite3_bind_null(st, 3);
+	bind_text(st, 4, r->cause);
+	bind_text(st, 5, r->evidence);
+	bind_text(st, 6, r->change);
+	bind_text(st, 7, r->settings);
+	bind_i64_or_null(st, 8, r->predicted_peak_bytes);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? VF_OK : db_fail(s, "insert", err);
+}
+
+vf_status vf_store_list_recoveries(struct vf_store *s, const char *run_dir, struct vf_store_recovery_row **rows,
+				   size_t *n, struct vf_error *err)
+{
+	*rows = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT run_dir, attempt, step, cause, evidence, change, settings, predicted_peak_bytes,"
+			       " recorded_at FROM recoveries WHERE run_dir = ? ORDER BY attempt",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_fail(s, "prepare", err);
+	bind_text(st, 1, run_dir);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct vf_store_recovery_row *g = realloc(*rows, (*n + 1) * sizeof *g);
+		if (!g) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		*rows = g;
+		struct vf_store_recovery_row *r = &g[(*n)++];
+		memset(r, 0, sizeof *r);
+		col_text(st, 0, r->run_dir, sizeof r->run_dir);
+		r->attempt = sqlite3_column_int(st, 1);
+		r->step = (int)col_i64(st, 2);
+		col_text(st, 3, r->cause, sizeof r->cause);
+		col_text(st, 4, r->evidence, sizeof r->evidence);
+		col_text(st, 5, r->change, sizeof r->change);
+		col_text(st, 6, r->settings, sizeof r->settings);
+		r->predicted_peak_bytes = col_i64(st, 7);
+		col_text(st, 8, r->recorded_at, sizeof r->recorded_at);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*rows);
+		*rows = NULL;
+		*n = 0;
+		return rc == SQLITE_NOMEM ? vf_error_set(err, VF_ENOMEM, "%s: out of memory", s->path)
+					  : db_fail(s, "select", err);
+	}
+	return VF_OK;
 }

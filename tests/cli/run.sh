@@ -94,6 +94,10 @@ check '[ -d "$R" ] && [ -f "$R/plan.json" ]'
 check 'grep -qF "\`vramfit run $R\` does all three in order" "$R/plan.md"'
 check 'grep -qF "\`vramfit run $R\` runs the same steps, supervised and resumable" "$R/plan.md"'
 check 'python3 -c "import json; j=json.load(open(\"$R/plan.json\")); assert j[\"preprocess\"][\"command\"].startswith(\"uv run python scripts/process_dataset.py\")"'
+test_case "plan.json: the cost plan.md prints (step time x steps x GPUs x the catalog's price)"
+cost=$(python3 -c "import json; e=json.load(open('$R/plan.json'))['estimate']; assert e['price_usd_per_gpu_hour'] > 0 and e['gpu_count'] == 1; print('%.2f' % e['cost_usd'])")
+check '[ -n "$cost" ] && grep -qF "| cost | \$$cost (1 GPU x \$" "$R/plan.md"'
+check 'python3 -c "import json; e=json.load(open(\"$R/plan.json\"))[\"estimate\"]; assert abs(e[\"cost_usd\"] - e[\"total_seconds\"] / 3600 * e[\"price_usd_per_gpu_hour\"]) < 1e-9"'
 
 # --- the whole flow, with an out-of-memory at step 70 -----------------------------
 test_case "run: preprocess, tune, train, out of memory at step 70, recovery, resume, finish"
@@ -106,6 +110,9 @@ check 'state "j[\"attempts\"][1][\"resumed_from\"].endswith(\"/outputs/checkpoin
 check 'state "len(j[\"recoveries\"]) == 1 and j[\"recoveries\"][0][\"cause\"] == \"oom\" and j[\"recoveries\"][0][\"step\"] == 69"'
 check 'state "j[\"recoveries\"][0][\"set\"] == {\"optimization.optimizer_type\": \"\\\"adamw8bit\\\"\"}"'
 check 'state "j[\"recoveries\"][0][\"estimate\"] == \"fits\" and 0 < j[\"recoveries\"][0][\"predicted_peak_bytes\"] < 80e9"'
+test_case "the recovery is in the trial history, a row of its own kind"
+check 'python3 -c "import sqlite3,json,sys; c=sqlite3.connect(\"$TMP/xdg/vramfit/history.db\"); r=c.execute(\"select attempt, step, cause, settings from recoveries where run_dir=?\", (\"$R\",)).fetchall(); sys.exit(0 if len(r) == 1 and r[0][:3] == (1, 69, \"oom\") and json.loads(r[0][3])[\"optimization.optimizer_type\"].strip(chr(34)) == \"adamw8bit\" else 1)"'
+check 'python3 -c "import sqlite3,sys; c=sqlite3.connect(\"$TMP/xdg/vramfit/history.db\"); sys.exit(0 if c.execute(\"select count(*) from trials where run_dir=?\", (\"$R\",)).fetchone()[0] >= 1 else 1)"'
 test_case "preprocess: the plan's command, its outputs, the sanity sample"
 check '[ -f "$R/dataset/.precomputed/latents/c2.txt" ] && [ -f "$R/dataset/.precomputed/conditions/c3.txt" ]'
 check '[ -f "$R/overfit/.precomputed/latents/c1.txt" ] && [ -f "$R/overfit/.precomputed/conditions/c1.txt" ]'
@@ -139,6 +146,7 @@ check 'page_data "j[\"training\"][\"validation_samples\"] == [\"step_000050_0.tx
 check 'grep -q "data-chart=\"train-loss\"" "$R/report.html" && grep -q "data-chart=\"train-steps\"" "$R/report.html"'
 check 'grep -q "Recoveries: the cheapest remedy not set yet that the estimate says fits" "$R/report.html"'
 check 'grep -q "of training over all launches, against the plan" "$R/report.html"'
+check 'grep -qE "Cost: [$][0-9]+[.][0-9]{2} [(].* x 1 GPU x [$][0-9.]+/GPU-hour, the catalog[^ ]* indicative price[)], against the plan[^ ]* estimate of [$]$cost[.]" "$R/report.html"'
 test_case "--status from the state file"
 run run --status "$R"; expect_rc 0
 expect_out "stage       done (done)"
@@ -166,6 +174,17 @@ check 'grep -q "interrupted during preprocessing (no process left); run again to
 check 'state "j[\"stage\"] == \"preprocess\" and j[\"status\"] == \"stopped\""'
 check '! pgrep -f "$R/dataset/dataset.json" >/dev/null'
 check '[ ! -e "$R/overfit/.precomputed/latents" ]'
+test_case "Ctrl-C during tune: stopped (not failed), no process left"
+VRAMFIT_EXAMPLE_HOLD_AT=10 "$VRAMFIT" run "$R" --steps 100 --trial-steps 20 --quiet >"$TMP/bg.out" 2>"$TMP/bg.err" &
+pid=$!
+check 'wait_for 120 "grep -rqs \"holding at step 10\" \"$R/logs\""'
+check 'state "j[\"stage\"] == \"tune\" and j[\"status\"] == \"running\""'
+kill -INT $pid
+rc=0; wait $pid || rc=$?
+expect_rc 1
+check 'grep -q "interrupted during tune (no process left); run again to resume the sweep" "$TMP/bg.err"'
+check 'state "j[\"stage\"] == \"tune\" and j[\"status\"] == \"stopped\""'
+check '! pgrep -f "$R/" >/dev/null'
 test_case "Ctrl-C while the trainer waits at step 60: stopped, no process left"
 VRAMFIT_EXAMPLE_HOLD_AT=60 "$VRAMFIT" run "$R" --steps 100 --trial-steps 20 --quiet >"$TMP/bg.out" 2>"$TMP/bg.err" &
 pid=$!
@@ -183,16 +202,50 @@ run run "$R" --trainer-cmd "$PY -c raise(SystemExit(3)) {config}" --quiet; expec
 expect_err "outcome crash"; expect_err "no automatic change"
 check 'state "j[\"stage\"] == \"train\" and j[\"status\"] == \"failed\" and j[\"recoveries\"] == []"'
 check 'diff <(grep -v load_checkpoint "$TMP/dogs.yaml") <(grep -v load_checkpoint "$R/config.yaml") >/dev/null'
+test_case "a NaN loss at step 70 stops with the triage, exit 1, config.yaml unchanged"
+cp "$R/config.yaml" "$TMP/dogs.yaml"
+VRAMFIT_EXAMPLE_NAN_AT=70 run run "$R" --quiet; expect_rc 1
+expect_err "outcome nan at step 69"; expect_err "evidence: "; expect_err "Loss is NaN at step 70"
+expect_err "no automatic change"
+check 'cmp -s "$TMP/dogs.yaml" "$R/config.yaml"'
+check 'state "j[\"stage\"] == \"train\" and j[\"status\"] == \"failed\" and j[\"recoveries\"] == [] and j[\"attempts\"][-1][\"outcome\"] == \"nan\""'
+check 'grep -q "Resuming from checkpoint lora_weights_step_00060.safetensors at step 60" "$R/logs/train-3.log"'
 test_case "run again: preprocess and tune are not redone, training resumes at step 60"
 before=$(stat -c %Y "$R/logs/preprocess.log")
 run run "$R" --quiet; expect_rc 0
-check 'grep -q "Resuming from checkpoint lora_weights_step_00060.safetensors at step 60" "$R/logs/train-3.log"'
+check 'grep -q "Resuming from checkpoint lora_weights_step_00060.safetensors at step 60" "$R/logs/train-4.log"'
 check '[ "$(stat -c %Y "$R/logs/preprocess.log")" = "$before" ]'
-check 'state "[a[\"outcome\"] for a in j[\"attempts\"]] == [\"interrupted\", \"crash\", \"ok\"]"'
+check 'state "[a[\"outcome\"] for a in j[\"attempts\"]] == [\"interrupted\", \"crash\", \"nan\", \"ok\"]"'
 test_case "--from train after the end: resumes from the last checkpoint (step 100), nothing left to train"
 run run "$R" --from train --max-recoveries 0 --steps 50 --quiet; expect_rc 0
 expect_err "--steps 50 not applied: optimization.steps was set to 100 before the first launch"
 check 'state "j[\"stage\"] == \"done\" and j[\"attempts\"][-1][\"resumed_from\"].endswith(\"lora_weights_step_00100.safetensors\")"'
+
+test_case "--dataset-dir: a dataset whose row names a missing file stops at preprocessing, naming it"
+R=$(make_plan birds)
+D=$TMP/birds-data
+mkdir -p "$D/media"
+for i in 1 2; do echo "bird $i: a sparrow hops along a fence." >"$D/media/b$i.txt"; done
+printf '%s\n' '{"caption": "a sparrow", "media_path": "media/b1.txt"}' '{"caption": "a sparrow hops", "media_path": "media/b3.txt"}' >"$D/birds.jsonl"
+cp "$R/config.yaml" "$TMP/birds.yaml"
+run run "$R" --dataset-dir "$D" --steps 20 --trial-steps 20 --quiet; expect_rc 1
+expect_err "$D/birds.jsonl: row 2: field media_path: media/b3.txt: no such file"
+check 'state "j[\"stage\"] == \"preprocess\" and j[\"status\"] == \"failed\" and j[\"dataset_dir\"] == \"$D\""'
+check '[ ! -e "$R/logs/preprocess.log" ] && [ ! -e "$D/.precomputed" ]'
+check 'cmp -s "$R/config.yaml" "$TMP/birds.yaml"'
+test_case "--dataset-dir: run again without it uses the same, outputs in the run's data root"
+echo "bird 3: a sparrow takes off." >"$D/media/b3.txt"
+run run "$R" --steps 20 --trial-steps 20 --max-trials 1 --quiet; expect_rc 0
+check 'grep -q "^Processing 2/2: b3.txt" "$R/logs/preprocess.log"'
+check 'grep -q "bird 3: a sparrow takes off" "$R/dataset/.precomputed/latents/b3.txt"'
+check '[ ! -e "$R/dataset/.precomputed/latents/c1.txt" ] && [ ! -e "$D/.precomputed" ]'
+check 'state "j[\"stage\"] == \"done\" and j[\"dataset_dir\"] == \"$D\" and j[\"preprocess\"][\"files\"] == 4"'
+test_case "--dataset-dir: another one after preprocessing needs --from preprocess"
+mkdir -p "$TMP/other"
+run run "$R" --dataset-dir "$TMP/other" --quiet; expect_rc 1
+expect_err "the dataset was preprocessed from $D; to use --dataset-dir $TMP/other, run again with --from preprocess"
+run run "$R" --dataset-dir "$TMP/other" --from preprocess --quiet; expect_rc 1
+expect_err "$TMP/other: no dataset file"
 
 test_case "two GPUs: preprocessing and training through accelerate launch, as plan.md prints them"
 R=$(make_plan pair h100-80gb:2)

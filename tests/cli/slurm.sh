@@ -6,7 +6,9 @@
 # stand-in trainer with 2 slots (same winner as the local sweep, every trial
 # recorded), an out-of-memory trial, a task killed by Slurm's time limit, an
 # interrupt (scancel: no job left in squeue) and the resume; a --slurm sweep
-# of the example trainer (CPU PyTorch) against the local sweep; plan --slurm
+# of the example trainer (CPU PyTorch) against the local sweep; run --slurm
+# with the example trainer: a job Slurm requeues (scontrol requeue, as after
+# a preemption) resumes from the newest checkpoint; plan --slurm
 # and its launch.sbatch run by sbatch --wait with a stand-in launcher, also
 # for a run path holding a space, ', $(...), a backtick and # (sbatch
 # --test-only and --wait accept it, its logs land in RUN/logs).
@@ -214,6 +216,32 @@ ex_run() {
 # at different times, a round's at the same time), so the two winners and the
 # strategies' cost are printed as measurements; the fake trainer's cases
 # above assert the same winner where step times are exact.
+# Slurm's own requeue (as after a preemption or a node failure) reruns the
+# job script: with --slurm, model.load_checkpoint names the checkpoints
+# directory, so the rerun takes the newest checkpoint (60, written while the
+# job ran) and not the one the launch began from (20).
+test_case "run --slurm: a job Slurm requeues (scontrol requeue) resumes from the newest checkpoint written meanwhile"
+CMD="$PY scripts/train.py {config} --disable-progress-bars"
+RQ=$(ex_run requeue)
+echo "{\"trainer_dir\": \"$TRAINER\", \"gpus\": {\"count\": 1}}" >"$RQ/plan.json"
+"$VRAMFIT" config set "$RQ/config.yaml" "output_dir=\"$RQ/outputs\"" checkpoints.interval=20 validation.interval=null \
+  'optimization.optimizer_type="adamw"' >/dev/null
+VRAMFIT_EXAMPLE_OOM_AT="30:optimization.optimizer_type=adamw" VRAMFIT_EXAMPLE_HOLD_AT=60 "$VRAMFIT" run "$RQ" \
+  --from train --slurm --trainer-dir "$TRAINER" --trainer-cmd "$CMD" --steps 100 --quiet >"$TMP/rq.out" 2>"$TMP/rq.err" &
+pid=$!
+check 'wait_for 120 "grep -qs \"holding at step 60\" \"$RQ/logs/train-2.log\""'
+check 'grep -qF "load_checkpoint: \"$RQ/outputs/checkpoints\"" "$RQ/config.yaml"'
+job=$(squeue -h -n vramfit-tune -o %i | head -1)
+check '[ -n "$job" ] && scontrol requeue "$job"'
+# a requeued job waits for its begin time (about 2 minutes): now instead
+scontrol update JobId="$job" StartTime=now >/dev/null 2>&1 || true
+rc=0; wait $pid || rc=$?
+expect_rc 0
+check 'grep -q "Resuming from checkpoint lora_weights_step_00060.safetensors at step 60" "$RQ/logs/train-2.log"'
+check 'python3 -c "import json,sys; j=json.load(open(\"$RQ/run.json\")); a=j[\"attempts\"]; sys.exit(0 if [x[\"outcome\"] for x in a] == [\"oom\", \"ok\"] and a[1][\"resumed_from\"].endswith(\"lora_weights_step_00020.safetensors\") and j[\"stage\"] == \"done\" else 1)"'
+check '[ -f "$RQ/outputs/checkpoints/lora_weights_step_00100.safetensors" ]'
+check 'queue_empty'
+
 test_case "example trainer: a --slurm sweep with 2 slots runs every trial through Slurm and records it"
 EL=$(ex_run ex-local); ES=$(ex_run ex-slurm)
 CMD="$PY scripts/train.py {config} --disable-progress-bars"

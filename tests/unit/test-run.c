@@ -2,6 +2,7 @@
  * into words, the progress of a preprocessing line, and the remedy a
  * recovery picks (the cheapest not set that the estimate says fits; one
  * predicted over the card passed over, with why). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "vf_test.h"
@@ -106,6 +107,45 @@ static void test_pick_remedy(void)
 	vf_yamldoc_free(d);
 }
 
+/* The dataset in the trainer's layout: CSV (quoted fields, "" for a
+ * quote, CRLF), JSON list, JSONL; an error names the file, row, field. */
+static void test_dataset(void)
+{
+	struct vf_error err = {0};
+	int rows = -1;
+	const char *csv = "id,caption,media_path\r\n1,\"a cat, \"\"grey\"\"\",clips/a.mp4\r\n2,\"two\nlines\",b.mp4\n";
+	CHECK(vf_run_dataset_check("d.csv", csv, strlen(csv), NULL, &rows, &err) == VF_OK);
+	CHECK_INT(rows, 2);
+	const char *jsonl = "{\"caption\": \"a\", \"video\": \"a.mp4\"}\n\n{\"caption\": \"b\", \"video\": \"b.mp4\"}";
+	CHECK(vf_run_dataset_check("d.jsonl", jsonl, strlen(jsonl), NULL, &rows, &err) == VF_OK);
+	CHECK_INT(rows, 2);
+	static const char *const bad[][3] = {
+		{"d.csv", "caption,media_path\nx,\n", "d.csv: row 1: field media_path: expected the media file's path"},
+		{"d.csv", "caption,media_path\n\"x,a\n", "d.csv: line 2: a quote is not closed"},
+		{"d.csv", "text,video\nx,a.mp4\n", "d.csv: row 1: field caption"},
+		{"d.json", "{\"caption\": \"a\"}", "d.json: expected a JSON list of objects"},
+		{"d.json", "[{\"caption\": \"a\", \"video\": \"a\"}, {\"caption\": 3, \"video\": \"b\"}]",
+		 "d.json: row 2: field caption"},
+		{"d.json", "[]", "d.json: no rows"},
+		{"d.jsonl", "{\"caption\": \"a\", \"media_path\": \"a\"}\n{oops\n", "d.jsonl: line 2: not valid JSON"},
+		{"d.txt", "x", "d.txt: expected a .csv, .json or .jsonl file"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		CHECK(vf_run_dataset_check(bad[i][0], bad[i][1], strlen(bad[i][1]), NULL, &rows, &err) != VF_OK);
+		CHECK_CONTAINS(err.msg, bad[i][2]);
+	}
+	/* the plan's command pointed at another dataset, outputs kept in the run */
+	char *cmd = NULL;
+	CHECK(vf_run_preprocess_command("uv run python p.py /r/dataset/dataset.json --model-path '/m x'",
+					"/r/dataset/dataset.json", "/d/it's.csv", "--output-dir", "/r/dataset/.precomputed",
+					&cmd, &err) == VF_OK);
+	CHECK_STR(cmd, "uv run python p.py '/d/it'\\''s.csv' --model-path '/m x' --output-dir /r/dataset/.precomputed");
+	free(cmd);
+	CHECK(vf_run_preprocess_command("uv run python p.py other.json", "/r/dataset/dataset.json", "/d/a.csv", NULL,
+					NULL, &cmd, &err) != VF_OK);
+	CHECK_CONTAINS(err.msg, "does not name preprocess.dataset");
+}
+
 int main(void)
 {
 	struct vf_error err = {0};
@@ -116,6 +156,7 @@ int main(void)
 	RUN(test_state);
 	RUN(test_split_and_progress);
 	RUN(test_pick_remedy);
+	RUN(test_dataset);
 	vf_trial_patterns_free(pat);
 	return vf_test_done();
 }

@@ -166,6 +166,73 @@ static void test_migrate_v1(void)
 	vf_store_close(s);
 }
 
+/* A version-2 history (before vramfit run's recoveries) is migrated in
+ * place: its trials read as before, an empty recoveries table that keeps
+ * what vramfit run records, one row per run and attempt. */
+static void test_migrate_v2_recoveries(void)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/v2.db", dir);
+	sqlite3 *db;
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	CHECK(sqlite3_exec(db,
+			   "CREATE TABLE trials (config_hash TEXT PRIMARY KEY, run_dir TEXT NOT NULL, trainer TEXT,"
+			   " gpu TEXT, tier TEXT, trial_index INTEGER NOT NULL, change TEXT NOT NULL, deltas TEXT NOT NULL,"
+			   " outcome TEXT NOT NULL, evidence TEXT, exit_status INTEGER, steps_done INTEGER, step_seconds REAL,"
+			   " peak_bytes INTEGER, predicted_peak_bytes INTEGER, wall_seconds REAL, recorded_at TEXT NOT NULL,"
+			   " predicted_step_seconds REAL);"
+			   "INSERT INTO trials VALUES ('v2', '/runs/v2', 'ltx2', 'gpu', NULL, 1, 'baseline', '{}', 'oom', 'x',"
+			   " 1, 7, NULL, 3000, 2000, 9.0, '2026-02-01T00:00:00Z', 0.5);"
+			   "PRAGMA user_version = 2;",
+			   NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	struct vf_error err = {0};
+	struct vf_store *s = NULL;
+	CHECK(vf_store_open(path, &s, &err) == VF_OK);
+	struct vf_store_row *rows = NULL;
+	size_t n = 0;
+	CHECK(vf_store_list(s, "/runs/v2", &rows, &n, &err) == VF_OK);
+	CHECK_INT(n, 1);
+	if (n == 1) {
+		CHECK(rows[0].t.outcome == VF_OUTCOME_OOM && rows[0].t.predicted_step_seconds == 0.5);
+		CHECK(rows[0].t.step_seconds < 0 && rows[0].t.peak_bytes == 3000);
+	}
+	free(rows);
+	struct vf_store_recovery_row *rr = NULL;
+	CHECK(vf_store_list_recoveries(s, "/runs/v2", &rr, &n, &err) == VF_OK);
+	CHECK_INT(n, 0);
+	free(rr);
+	struct vf_store_recovery rec = {.run_dir = "/runs/v2", .attempt = 1, .step = 69, .cause = "oom",
+					.evidence = "CUDA out of memory", .change = "use the 8-bit optimizer",
+					.settings = "{\"optimization.optimizer_type\": \"\\\"adamw8bit\\\"\"}",
+					.predicted_peak_bytes = -1};
+	CHECK(vf_store_put_recovery(s, &rec, &err) == VF_OK);
+	rec.attempt = 2;
+	rec.step = -1;
+	rec.predicted_peak_bytes = 5000;
+	CHECK(vf_store_put_recovery(s, &rec, &err) == VF_OK);
+	CHECK(vf_store_put_recovery(s, &rec, &err) == VF_OK); /* the same attempt replaces */
+	CHECK(vf_store_list_recoveries(s, "/runs/v2", &rr, &n, &err) == VF_OK);
+	CHECK_INT(n, 2);
+	if (n == 2) {
+		CHECK(rr[0].attempt == 1 && rr[0].step == 69 && rr[0].predicted_peak_bytes == -1);
+		CHECK_STR(rr[0].cause, "oom");
+		CHECK_STR(rr[0].change, "use the 8-bit optimizer");
+		CHECK_CONTAINS(rr[0].settings, "adamw8bit");
+		CHECK(rr[1].attempt == 2 && rr[1].step == -1 && rr[1].predicted_peak_bytes == 5000);
+		CHECK_INT(strlen(rr[1].recorded_at), 20);
+	}
+	free(rr);
+	vf_store_close(s);
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	sqlite3_stmt *st;
+	CHECK(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(st) == SQLITE_ROW);
+	CHECK_INT(sqlite3_column_int(st, 0), 3);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
 static void test_not_a_database(void)
 {
 	char path[128];
@@ -190,6 +257,7 @@ int main(void)
 	RUN(test_put_find_list);
 	RUN(test_not_a_database);
 	RUN(test_migrate_v1);
+	RUN(test_migrate_v2_recoveries);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)

@@ -4,11 +4,13 @@
 #   process_dataset.py DATASET --resolution-buckets WxHxF[;...]
 #       --model-path M --text-encoder-path T
 #       [--video-vae-path V --audio-vae-path A] [--lora-trigger WORD]
+#       [--output-dir DIR]
 # DATASET is a CSV, JSON (a list of objects) or JSONL file with `caption`
-# and `video` columns, media paths relative to the file. For each row it
-# writes, beside the dataset file, .precomputed/latents/<stem>.txt (the
+# and `media_path` (or `video`) columns, media paths relative to the file.
+# For each row it writes into DIR (default: .precomputed beside the
+# dataset file) latents/<stem>.txt (the
 # "latent": here the media file's text, which train.py trains on) and
-# .precomputed/conditions/<stem>.txt (the caption, with the trigger word in
+# conditions/<stem>.txt (the caption, with the trigger word in
 # front when one is given), each through a temp file and a rename, and
 # prints `Processing N/T: NAME` as it goes. A missing media file or column
 # is an error naming the row (exit 1).
@@ -21,14 +23,15 @@ import time
 
 def usage():
     print("usage: process_dataset.py DATASET --resolution-buckets WxHxF[;...] --model-path M "
-          "--text-encoder-path T [--video-vae-path V] [--audio-vae-path A] [--lora-trigger W]",
+          "--text-encoder-path T [--video-vae-path V] [--audio-vae-path A] [--lora-trigger W] "
+          "[--output-dir DIR]",
           file=sys.stderr)
     return 2
 
 
 def parse_args(argv):
     takes = {"--resolution-buckets", "--model-path", "--text-encoder-path", "--video-vae-path",
-             "--audio-vae-path", "--lora-trigger"}
+             "--audio-vae-path", "--lora-trigger", "--output-dir"}
     pos, opts, i = [], {}, 0
     while i < len(argv):
         a = argv[i]
@@ -80,16 +83,17 @@ def main(argv):
         print(f"Error: {dataset}: {e}", file=sys.stderr)
         return 1
     base = os.path.dirname(os.path.abspath(dataset))
-    out = os.path.join(base, ".precomputed")
+    out = opts.get("--output-dir") or os.path.join(base, ".precomputed")
     for sub in ("latents", "conditions"):
         os.makedirs(os.path.join(out, sub), exist_ok=True)
     trigger = opts.get("--lora-trigger")
     delay = float(os.environ.get("VRAMFIT_EXAMPLE_PREPROCESS_DELAY", "0") or 0)
     t0 = time.time()
     for n, row in enumerate(rows, 1):
-        media, caption = row.get("video"), row.get("caption")
+        media, caption = row.get("media_path", row.get("video")), row.get("caption")
         if not isinstance(media, str) or not isinstance(caption, str):
-            print(f"Error: {dataset}: row {n}: expected `caption` and `video` columns", file=sys.stderr)
+            print(f"Error: {dataset}: row {n}: expected `caption` and `media_path` (or `video`) columns",
+                  file=sys.stderr)
             return 1
         src = media if os.path.isabs(media) else os.path.join(base, media)
         try:

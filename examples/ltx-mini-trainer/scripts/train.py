@@ -425,8 +425,12 @@ def load_checkpoint(path, model, opt, opt_type, gen):
 #   remedy that changes KEY lets the same step pass.
 #   VRAMFIT_EXAMPLE_HOLD_AT="STEP" stops after step STEP (and its
 #   checkpoint) and waits to be ended, for tests of an interruption.
+#   VRAMFIT_EXAMPLE_NAN_AT="STEP" makes step STEP's loss NaN (the loss
+#   times NaN, so its gradients are too); the trainer sees a non-finite
+#   loss, says "Loss is NaN at step STEP" and exits 1 (a divergence).
 OOM_ENV = "VRAMFIT_EXAMPLE_OOM_AT"
 HOLD_ENV = "VRAMFIT_EXAMPLE_HOLD_AT"
+NAN_ENV = "VRAMFIT_EXAMPLE_NAN_AT"
 
 
 def parse_oom(text):
@@ -556,6 +560,7 @@ def main(argv):
         start = load_checkpoint(str(resume), model, opt, opt_type, g2)
     oom_at, oom_key, oom_value = parse_oom(os.environ.get(OOM_ENV, ""))
     hold_at = int(os.environ.get(HOLD_ENV, "0") or 0)
+    nan_at = int(os.environ.get(NAN_ENV, "0") or 0)
     log("INFO", f"Training for {steps} steps (batch {batch} x accumulation {accum})", "trainer.py:120")
     model.train()
     times = []
@@ -573,8 +578,13 @@ def main(argv):
             with amp:
                 logits = model(x)
                 loss = F.cross_entropy(logits.float().view(-1, 256), y.view(-1)) / accum
+            if step == nan_at:
+                loss = loss * float("nan")
             loss.backward()
             total += loss.item()
+        if not math.isfinite(total):
+            log("ERROR", f"Loss is NaN at step {step}: the training diverged", "trainer.py:398")
+            return 1
         if max_norm:
             torch.nn.utils.clip_grad_norm_(params, float(max_norm))
         opt.step()

@@ -12,6 +12,7 @@
  *   "status": "running" | "stopped" | "failed" | "done" how the last call ended
  *   "note": text                                        why (one line)
  *   "preprocess": {"done": bool, "files": N}            files in the data root
+ *   "dataset_dir": path                                 --dataset-dir (absolute)
  *   "steps": N                                          training steps
  *   "attempts": [{"attempt", "log", "outcome", "evidence", "exit",
  *                 "steps_done", "total_steps", "step_seconds",
@@ -118,6 +119,28 @@ vf_status vf_run_config_set(const char *run_dir, const cJSON *set, struct vf_err
 /* Append "- line" to plan.md's `## Run Log` section (made at the end when
  * missing), atomically; line is markdown-escaped. */
 vf_status vf_run_plan_note(const char *run_dir, const char *line, struct vf_error *err);
+
+/* The dataset (the trainer's layout: a .csv, .json list or .jsonl file of
+ * rows with a caption column and a media_path or video column, media
+ * paths relative to the file). */
+#define VF_RUN_DATASET_MAX_BYTES (64u << 20)
+/* The dataset file of directory dir: dir/preferred (the profile's name)
+ * when it is there, else the one .json, .jsonl or .csv file of dir. */
+vf_status vf_run_dataset_find(const char *dir, const char *preferred, char *out, size_t n, struct vf_error *err);
+/* Check a dataset file's text (file names it, its extension the format):
+ * every row has a caption and a media path, and, when base is not NULL,
+ * the media file exists (relative paths from base). *rows: rows read. The
+ * error names the file, the row and the field. */
+vf_status vf_run_dataset_check(const char *file, const char *text, size_t len, const char *base, int *rows,
+			       struct vf_error *err);
+/* The same, reading file (base: its directory). */
+vf_status vf_run_dataset_check_file(const char *file, int *rows, struct vf_error *err);
+/* The plan's preprocessing command with its dataset word (plan_dataset)
+ * replaced by dataset and, when output_flag is set, "OUTPUT_FLAG
+ * output_dir" appended (the script's outputs where config.yaml reads
+ * them); every word shell-quoted. Caller frees *out. */
+vf_status vf_run_preprocess_command(const char *cmd, const char *plan_dataset, const char *dataset,
+				    const char *output_flag, const char *output_dir, char **out, struct vf_error *err);
 
 /* The remedy a recovery applies. */
 struct vf_run_remedy {

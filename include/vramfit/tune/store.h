@@ -15,7 +15,7 @@
 #include "vramfit/base/error.h"
 #include "vramfit/tune/trial.h"
 
-#define VF_STORE_SCHEMA_VERSION 2 /* 2: predicted_step_seconds */
+#define VF_STORE_SCHEMA_VERSION 3 /* 2: predicted_step_seconds; 3: recoveries */
 
 struct vf_store; /* opaque */
 
@@ -70,5 +70,27 @@ vf_status vf_store_list(struct vf_store *s, const char *run_dir, struct vf_store
  * closed. Caller owns *rows; free(). */
 vf_status vf_store_list_at(const char *path, const char *run_dir, struct vf_store_row **rows, size_t *n,
 			   struct vf_error *err);
+
+/* A recovery of vramfit run (its own table: a training launch is not a
+ * trial). Borrowed strings; step and predicted_peak_bytes -1 unknown. */
+struct vf_store_recovery {
+	const char *run_dir;
+	int attempt, step;
+	const char *cause, *evidence, *change;
+	const char *settings; /* JSON: dotted key -> YAML text */
+	int64_t predicted_peak_bytes;
+};
+/* Record one (insert or replace by run and attempt). */
+vf_status vf_store_put_recovery(struct vf_store *s, const struct vf_store_recovery *r, struct vf_error *err);
+struct vf_store_recovery_row {
+	char run_dir[1024];
+	int attempt, step;
+	char cause[32], evidence[512], change[512], settings[1024];
+	int64_t predicted_peak_bytes;
+	char recorded_at[32];
+};
+/* The recoveries of run_dir, by attempt. Caller owns *rows; free(). */
+vf_status vf_store_list_recoveries(struct vf_store *s, const char *run_dir, struct vf_store_recovery_row **rows,
+				   size_t *n, struct vf_error *err);
 
 #endif

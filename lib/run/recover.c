@@ -61,11 +61,7 @@ static vf_status predict_with(const struct vf_yamldoc *cfg, const cJSON *set, vf
 	struct vf_yamldoc *d = NULL;
 	if (vf_yamldoc_load_mem(text, len, vf_yamldoc_name(cfg), &d, NULL) != VF_OK)
 		return VF_ENOTFOUND;
-	vf_status st = VF_OK;
-	const cJSON *kv;
-	cJSON_ArrayForEach(kv, set)
-		if (st == VF_OK)
-			st = vf_yamldoc_set(d, kv->string, kv->valuestring, NULL);
+	vf_status st = vf_yamldoc_set_all(d, set, NULL);
 	if (st == VF_OK)
 		st = predict(pctx, d, bytes, NULL);
 	vf_yamldoc_free(d);

@@ -44,6 +44,14 @@ static vf_status check(const cJSON *st, const char *what, struct vf_error *err)
 {
 	if (!cJSON_IsObject(st))
 		return vf_error_set(err, VF_ERR, "%s: expected a JSON object", what);
+	/* a key twice is two answers to one question (the readers take the
+	 * first, a rewrite the last): refused; the file has about 15 fields */
+	if (cJSON_GetArraySize(st) > 256)
+		return vf_error_set(err, VF_ERR, "%s: more than 256 fields: not a state file", what);
+	for (const cJSON *a = st->child; a; a = a->next)
+		for (const cJSON *b = a->next; b; b = b->next)
+			if (a->string && b->string && strcmp(a->string, b->string) == 0)
+				return vf_error_set(err, VF_ERR, "%s: field %s appears twice", what, a->string);
 	enum vf_run_stage s;
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(st, "version");
 	if (!cJSON_IsNumber(v) || v->valuedouble != 1)

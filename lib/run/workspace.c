@@ -158,10 +158,8 @@ vf_status vf_run_config_set(const char *run_dir, const cJSON *set, struct vf_err
 	snprintf(path, sizeof path, "%s/config.yaml", run_dir);
 	struct vf_yamldoc *d = NULL;
 	vf_status st = vf_yamldoc_load_file(path, &d, err);
-	const cJSON *kv;
-	cJSON_ArrayForEach(kv, set)
-		if (st == VF_OK && cJSON_IsString(kv))
-			st = vf_yamldoc_set(d, kv->string, kv->valuestring, err);
+	if (st == VF_OK)
+		st = vf_yamldoc_set_all(d, set, err);
 	size_t len;
 	const char *text = st == VF_OK ? vf_yamldoc_text(d, &len) : NULL;
 	if (text)

@@ -32,6 +32,11 @@ static void test_state(void)
 		{"{\"version\": 1, \"stage\": \"tune\", \"attempts\": [1], \"recoveries\": []}", "expected objects"},
 		{"{\"version\": 1, \"stage\": \"tune\", \"attempts\": [], \"recoveries\": [], \"note\": 3}", "field note"},
 		{"{\"version\": 1, \"stage\": \"tune\"", "not valid JSON"},
+		/* found by fuzz-run-state: the readers took the first stage, a
+		 * rewrite deleted it and left the second */
+		{"{\"version\": 1, \"stage\": \"train\", \"attempts\": [], \"recoveries\": [], "
+		 "\"stage\": \"done\"}",
+		 "run.json: field stage appears twice"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		st = (cJSON *)1;

@@ -1853,42 +1853,6 @@ static int64_t ltx_decoder(struct dr *x, const cJSON *c, int64_t out, int64_t p,
 	return P;
 }
 
-/* AutoencoderKLLTXVideo (diffusers autoencoder_kl_ltx.py), LTX-Video
- * 0.9.0 to 0.9.8; the latents' mean and std (latent each) are buffers
- * the checkpoint holds, counted with the encoder. */
-static void read_vae_ltx(struct dr *x, const cJSON *c)
-{
-	struct vf_vision *v = x->v;
-	int64_t in = gint_max(x, c, "in_channels", 3, CONV_MAX), out = gint_max(x, c, "out_channels", 3, CONV_MAX);
-	int64_t lat = gint_max(x, c, "latent_channels", 128, CONV_MAX);
-	int64_t p = gint_max(x, c, "patch_size", 4, 64), pt = gint_max(x, c, "patch_size_t", 1, 64);
-	bool ts = gbool(x, c, "timestep_conditioning", false);
-	if (x->st)
-		return;
-	snprintf(v->family, sizeof v->family, "autoencoder-kl-ltx");
-	snprintf(v->kind, sizeof v->kind, "vae");
-	v->nparts = 2;
-	snprintf(v->parts[0].name, sizeof v->parts[0].name, "encoder");
-	snprintf(v->parts[1].name, sizeof v->parts[1].name, "decoder");
-	int64_t sf = 1, tf = 1;
-	int64_t enc = ltx_encoder(x, c, in, p, lat, &sf, &tf);
-	int64_t dec = x->st ? 0 : ltx_decoder(x, c, out, p, lat, ts, false);
-	if (x->st)
-		return;
-	v->parts[0].params = enc + 2 * lat;
-	v->parts[1].params = dec;
-	v->stages = 1;
-	v->in_channels = in;
-	v->latent_channels = lat;
-	v->patch_size = p; /* the decoder's last width runs at 1 / p of the pixels */
-	/* the compression the samplers make (a config's own ratios win) */
-	int64_t sc = gint_max(x, c, "spatial_compression_ratio", p * sf, 1 << 24);
-	int64_t tc = gint_max(x, c, "temporal_compression_ratio", pt * tf, 1 << 24);
-	v->spatial_compression = (int)sc;
-	v->temporal_compression = (int)tc;
-	check_keys(x, c, ltx_vae_keys);
-}
-
 /* ---- AutoencoderDC (SANA's DC-AE) --------------------------------------------- */
 
 static const char *const dc_keys[] = {
@@ -2119,9 +2083,12 @@ static int64_t ltx2_encoder(struct dr *x, const cJSON *c, int64_t in, int64_t p,
 	return P;
 }
 
-/* AutoencoderKLLTX2Video (diffusers autoencoder_kl_ltx2.py): the LTX-2
- * video VAE; the latents' mean and std buffers counted with the encoder. */
-static void read_vae_ltx2(struct dr *x, const cJSON *c)
+/* AutoencoderKLLTXVideo (diffusers autoencoder_kl_ltx.py, LTX-Video 0.9.0
+ * to 0.9.8) and AutoencoderKLLTX2Video (autoencoder_kl_ltx2.py, LTX-2's
+ * video VAE, v2): the same decoder and layout, each its own encoder; the
+ * latents' mean and std (latent each) are buffers the checkpoint holds,
+ * counted with the encoder. A config's own compression ratios win. */
+static void read_vae_ltx_any(struct dr *x, const cJSON *c, bool v2)
 {
 	struct vf_vision *v = x->v;
 	int64_t in = gint_max(x, c, "in_channels", 3, CONV_MAX), out = gint_max(x, c, "out_channels", 3, CONV_MAX);
@@ -2130,14 +2097,14 @@ static void read_vae_ltx2(struct dr *x, const cJSON *c)
 	bool ts = gbool(x, c, "timestep_conditioning", false);
 	if (x->st)
 		return;
-	snprintf(v->family, sizeof v->family, "autoencoder-kl-ltx2");
+	snprintf(v->family, sizeof v->family, v2 ? "autoencoder-kl-ltx2" : "autoencoder-kl-ltx");
 	snprintf(v->kind, sizeof v->kind, "vae");
 	v->nparts = 2;
 	snprintf(v->parts[0].name, sizeof v->parts[0].name, "encoder");
 	snprintf(v->parts[1].name, sizeof v->parts[1].name, "decoder");
 	int64_t sf = 1, tf = 1;
-	int64_t enc = ltx2_encoder(x, c, in, p, lat, &sf, &tf);
-	int64_t dec = x->st ? 0 : ltx_decoder(x, c, out, p, lat, ts, true);
+	int64_t enc = v2 ? ltx2_encoder(x, c, in, p, lat, &sf, &tf) : ltx_encoder(x, c, in, p, lat, &sf, &tf);
+	int64_t dec = x->st ? 0 : ltx_decoder(x, c, out, p, lat, ts, v2);
 	if (x->st)
 		return;
 	v->parts[0].params = enc + 2 * lat;
@@ -2148,7 +2115,17 @@ static void read_vae_ltx2(struct dr *x, const cJSON *c)
 	v->patch_size = p;
 	v->spatial_compression = (int)gint_max(x, c, "spatial_compression_ratio", p * sf, 1 << 24);
 	v->temporal_compression = (int)gint_max(x, c, "temporal_compression_ratio", pt * tf, 1 << 24);
-	check_keys(x, c, ltx2_vae_keys);
+	check_keys(x, c, v2 ? ltx2_vae_keys : ltx_vae_keys);
+}
+
+static void read_vae_ltx(struct dr *x, const cJSON *c)
+{
+	read_vae_ltx_any(x, c, false);
+}
+
+static void read_vae_ltx2(struct dr *x, const cJSON *c)
+{
+	read_vae_ltx_any(x, c, true);
 }
 
 /* ---- AutoencoderKLLTX2Audio ------------------------------------------------------ */

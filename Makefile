@@ -13,7 +13,7 @@
 #   make gpu-proof  scripts/gpu-proof.sh: every GPU path on this machine's GPU
 #               (skipped with the reason where there is none) + the CPU parts
 JOBS      ?= 2
-FUZZ_SECS ?= 25
+FUZZ_SECS ?= 20
 CMAKE_Q    = cmake -S . -Wno-dev
 
 .PHONY: all shared-check deps test-deps build build-asan build-fuzz test unit fuzz demo bench docs gpu-proof clean

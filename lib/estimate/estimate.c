@@ -1339,6 +1339,8 @@ static void llm_setup(const struct vf_arch *arch, const struct vf_setup *su, str
 	memset(m, 0, sizeof *m);
 	m->su = su;
 	shape_of(arch, &m->s);
+	if (su->gelu_native && m->s.act == ACT_GELU_PY)
+		m->s.act = ACT_NATIVE; /* the stack runs the tanh GELU as one kernel (stack.c) */
 	struct dt *d = &m->d;
 	d->train = su->mode != VF_MODE_INFER;
 	d->full = su->mode == VF_MODE_FULL;

@@ -252,6 +252,8 @@ struct vf_setup {
 	bool ckpt_selective_op;            /* --grad-ckpt selective:op: op-level policy (torchtitan) */
 	enum vf_offload offload;           /* --offload params|optimizer; default none */
 	bool float8;                       /* --float8: torchao float8 training of the layers' linears */
+	bool gelu_native;                  /* the stack's model code runs a tanh GELU as one native
+	                                    * kernel (litgpt) instead of transformers' Python gelu_new */
 	uint8_t modules_to_save;           /* VF_MTS_* (LoRA): full trainable copies */
 	int32_t head_labels;               /* --head classify:N: a task head of N labels in place of
 	                                    * the vocabulary head (0: the language-model head) */

@@ -16,9 +16,10 @@
  * of the bias.
  *
  * The bounds asserted are loose regression guards set above today's
- * errors (memory median 9.3 %, max 54 %; throughput median 15 %, max 34 %
- * at the commit that added them): they catch the estimator getting worse
- * on published runs, they do not claim it is good. Tighten them as the
+ * errors (memory median 8.7 %, max 21.7 %; throughput median 14.8 %, max
+ * 33.6 %, with litgpt's native GELU (stack mechanism gelu_native); before
+ * it the phi-2 row was +54 %): they catch the estimator getting worse on
+ * published runs, they do not claim it is good. Tighten them as the
  * errors shrink (issues 25 and 31 set the targets). */
 #include <math.h>
 #include <stdio.h>
@@ -36,7 +37,7 @@
 
 /* Regression guards (see the header): today's figures plus a margin. */
 #define MEM_MEDIAN_BOUND 0.12
-#define MEM_MAX_BOUND 0.60
+#define MEM_MAX_BOUND 0.30
 #define TPS_MEDIAN_BOUND 0.20
 #define TPS_MAX_BOUND 0.40
 

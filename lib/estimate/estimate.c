@@ -1174,6 +1174,8 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 	memset(&w.head, 0, sizeof w - offsetof(struct vf__step_work, head));
 	w.train = d->train;
 	w.ckpt = su->grad_ckpt && d->train;
+	if (w.ckpt && su->ckpt_every > 1 && s->L >= 1) /* every:N: blocks N, 2N, ... (torchtitan apply_ac) */
+		w.recompute = floor(s->L / su->ckpt_every) / s->L;
 	w.micro = (double)su->grad_accum;
 	w.attn = su->attention == VF_ATTN_EAGER || s->eager_attn ? VF__ATTN_EAGER : VF__ATTN_FLASH;
 	bool eager = w.attn == VF__ATTN_EAGER;
@@ -1267,7 +1269,7 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 	/* model FLOPs (no recompute): forward x (3 full | 2 frozen) + adapters */
 	double fwd = 2 * N * s->active_linear + 2 * Nout * s->V * s->h + enc->attn_flops * s->L;
 	double model_flops = (!d->train ? fwd : d->full ? 3 * fwd : 2 * fwd + 6 * N * T) * w.micro;
-	e->flops_per_step = model_flops + (w.ckpt ? fwd * w.micro : 0);
+	e->flops_per_step = model_flops + (w.ckpt ? fwd * w.micro * (w.recompute > 0 ? w.recompute : 1) : 0);
 	double t = o.seconds;
 	e->utilisation = o.utilisation;
 	e->optimizer_seconds = o.opt_s;

@@ -517,14 +517,17 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 	h.inv_bw = 1 / h.bw;
 	struct kind_t k[2];
 	double flops = 0;
+	/* the recompute: every checkpointed layer's forward once more
+	 * (torchtitan every:N wraps one block in N: a share of the layers) */
+	double rc = w->train && w->ckpt ? (w->recompute > 0 && w->recompute < 1 ? w->recompute : 1) : 0;
 	for (int i = 0; i < w->nkinds && i < 2; i++) {
 		kind_times(&h, w, &w->kind[i], &k[i]);
 		/* FLOPs per layer of this kind (the counts of repeated GEMMs
 		 * are in their times; MFU uses the model's own FLOPs) */
-		flops += w->kind[i].count * (k[i].flops_f * (w->ckpt ? 2 : 1) + k[i].flops_b);
+		flops += w->kind[i].count * (k[i].flops_f * (1 + (w->ckpt ? rc : 0)) + k[i].flops_b);
 	}
 	struct vf_step_parts *p = &o->parts;
-	double passes = w->train && w->ckpt ? 2 : 1; /* the recompute is a second forward */
+	double passes = 1 + rc; /* the recompute is a second forward (of rc of the layers) */
 	double fwd_s = pass_s(w, k, false, passes * w->micro, p), bwd_s = 0;
 	double t = passes * fwd_s;
 	double head = gemm_s(&h, w->head.m, w->head.k, w->head.n, false, w->dequant, &flops);

@@ -54,6 +54,8 @@ struct vf__layer_work {
 
 struct vf__step_work {
 	bool train, ckpt;
+	double recompute;      /* with ckpt: share of the layers' forward run again in the
+	                        * backward (every:N: floor(L / N) / L; 0 is read as all) */
 	double micro;          /* micro-batches per optimizer step */
 	enum vf__attn_impl attn;
 	int nkinds;

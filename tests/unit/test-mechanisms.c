@@ -9,6 +9,7 @@
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/estimate/split.h"
 #include "vramfit/estimate/stack.h"
+#include "vramfit/gpu/gpu.h"
 #include "vramfit/model/models.h"
 
 static const struct vf_arch *arch(const char *id)
@@ -669,6 +670,38 @@ static void test_native_gelu(void)
 	CHECK_INT(a.peak_allocated_bytes, b.peak_allocated_bytes);
 }
 
+/* Step time of every:N checkpointing: torchtitan's apply_ac wraps blocks
+ * N, 2N, ... (torchtitan/models/llama3/infra/parallelize.py,
+ * _apply_ac_to_transformer_block: ptd_checkpoint_wrapper._count % ac_freq
+ * == 0), so the backward recomputes floor(L / N) of the L layers' forward,
+ * not all of it. Llama 3 8B (32 layers): every:2 adds half the full
+ * recompute's FLOPs, every:3 10/32 of them; every:1 is all. */
+static void test_every_n_recompute_time(void)
+{
+	const struct vf_arch *a = arch("llama3-8b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-80gb");
+	CHECK(a && g);
+	if (!a || !g)
+		return;
+	const char *ck[] = {"false", "every:2", "every:3", "every:1", "true"};
+	struct vf_estimate e[5];
+	for (int i = 0; i < 5; i++) {
+		const char *f[] = {"mode", "full", "stack", "torchtitan", "batch", "1", "seq", "8192",
+				   "grad-ckpt", ck[i], NULL};
+		struct vf_setup s;
+		setup(f, &s);
+		vf_estimate_run(a, &s, g, &e[i]);
+		CHECK(e[i].flops_per_step > 0 && e[i].step_seconds > 0);
+	}
+	double full = e[4].flops_per_step - e[0].flops_per_step;
+	CHECK(full > 0);
+	CHECK(fabs((e[1].flops_per_step - e[0].flops_per_step) / full - 16.0 / 32) < 1e-9);
+	CHECK(fabs((e[2].flops_per_step - e[0].flops_per_step) / full - 10.0 / 32) < 1e-9);
+	CHECK(e[3].flops_per_step == e[4].flops_per_step && e[3].step_seconds == e[4].step_seconds);
+	CHECK(e[0].step_seconds < e[2].step_seconds && e[2].step_seconds < e[1].step_seconds &&
+	      e[1].step_seconds < e[4].step_seconds);
+}
+
 int main(void)
 {
 	RUN(test_paged_outside_allocator);
@@ -689,5 +722,6 @@ int main(void)
 	RUN(test_paged_per_pipeline_stage);
 	RUN(test_bad_mechanism_values);
 	RUN(test_native_gelu);
+	RUN(test_every_n_recompute_time);
 	return vf_test_done();
 }

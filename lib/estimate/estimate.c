@@ -1174,8 +1174,17 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 	memset(&w.head, 0, sizeof w - offsetof(struct vf__step_work, head));
 	w.train = d->train;
 	w.ckpt = su->grad_ckpt && d->train;
-	if (w.ckpt && su->ckpt_every > 1 && s->L >= 1) /* every:N: blocks N, 2N, ... (torchtitan apply_ac) */
+	if (w.ckpt && su->ckpt_every > 1 && s->L >= 1) { /* every:N: blocks N, 2N, ... (torchtitan apply_ac) */
 		w.recompute = floor(s->L / su->ckpt_every) / s->L;
+	} else if (w.ckpt && su->ckpt_selective_op && s->gated && !s->fused_qkv && !s->fused_gate_up &&
+		   s->experts == 0) {
+		/* op-level SAC (torchtitan _custom_policy): every second mm of a block
+		 * recomputed, in Llama's order wk, wo, w3 (mechanisms.c saves the
+		 * others); attention saved, the elementwise ops recomputed */
+		double all = 2 * s->h * s->hq + 2 * s->h * s->hkv + 3 * s->h * s->f;
+		w.recompute = (s->h * s->hkv + s->hq * s->h + s->h * s->f) / all;
+		w.recompute_op = true;
+	}
 	w.micro = (double)su->grad_accum;
 	w.attn = su->attention == VF_ATTN_EAGER || s->eager_attn ? VF__ATTN_EAGER : VF__ATTN_FLASH;
 	bool eager = w.attn == VF__ATTN_EAGER;

@@ -443,6 +443,31 @@ static double pass_s(const struct vf__step_work *w, const struct kind_t *k, bool
 	return (dev > host ? dev : host) + moe;
 }
 
+/* Op-level selective checkpointing's recompute in the backward
+ * (torchtitan's _custom_policy): the GEMMs it did not save (share g of
+ * each layer's GEMM and dequant time), every memory-bound op, no
+ * attention (its output is saved); host time in the same share as the
+ * device's. Its parts added to *p (times `times`). */
+static double sac_op_s(const struct vf__step_work *w, const struct kind_t *k, double g, double times,
+		       struct vf_step_parts *p)
+{
+	double dev = 0, host = 0;
+	for (int i = 0; i < w->nkinds; i++) {
+		double c = w->kind[i].count;
+		const struct dir_t *d = &k[i].f;
+		double full = d->gemm + d->attn + d->elem + d->dq;
+		double part = g * (d->gemm + d->dq) + d->elem;
+		dev += c * part;
+		host += c * d->host * (full > 0 ? part / full : 0);
+		p->gemm += times * c * g * d->gemm;
+		p->memory_bound += times * c * d->elem;
+		p->dequant += times * c * g * d->dq;
+	}
+	if (host > dev)
+		p->launch += times * (host - dev);
+	return dev > host ? dev : host;
+}
+
 /* The optimizer step: state traffic, per-tensor host loops, fp16 scaler. */
 static double optimizer_s(const struct hw *h, const struct vf__step_work *w)
 {
@@ -515,7 +540,7 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 	}
 	h.inv_rate_eff = 1 / (h.rate * h.eff);
 	h.inv_bw = 1 / h.bw;
-	struct kind_t k[2];
+	struct kind_t k[2] = {0}; /* nkinds may be 1 */
 	double flops = 0;
 	/* the recompute: every checkpointed layer's forward once more
 	 * (torchtitan every:N wraps one block in N: a share of the layers) */
@@ -527,14 +552,16 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		flops += w->kind[i].count * (k[i].flops_f * (1 + (w->ckpt ? rc : 0)) + k[i].flops_b);
 	}
 	struct vf_step_parts *p = &o->parts;
-	double passes = 1 + rc; /* the recompute is a second forward (of rc of the layers) */
-	double fwd_s = pass_s(w, k, false, passes * w->micro, p), bwd_s = 0;
-	double t = passes * fwd_s;
+	double fwd_s = pass_s(w, k, false, w->micro, p), bwd_s = 0, rec_s = 0;
+	if (rc > 0) /* the recompute: a second forward of rc of the layers, or op-level SAC's part */
+		rec_s = w->recompute_op ? sac_op_s(w, k, rc, w->micro, p)
+					: rc * pass_s(w, k, false, rc * w->micro, p);
+	double t = fwd_s + rec_s;
 	double head = gemm_s(&h, w->head.m, w->head.k, w->head.n, false, w->dequant, &flops);
 	if (w->train) {
 		bwd_s = pass_s(w, k, true, w->micro, p);                           /* backward */
 		t += bwd_s;
-		bwd_s += (passes - 1) * fwd_s; /* the recompute runs in the backward's window */
+		bwd_s += rec_s; /* the recompute runs in the backward's window */
 		head += gemm_s(&h, w->head.m, w->head.n, w->head.k, false, w->dequant, &flops);
 		if (w->head.weight_grad)
 			head += gemm_s(&h, w->head.k, w->head.m, w->head.n, false, w->dequant, &flops);

@@ -55,7 +55,10 @@ struct vf__layer_work {
 struct vf__step_work {
 	bool train, ckpt;
 	double recompute;      /* with ckpt: share of the layers' forward run again in the
-	                        * backward (every:N: floor(L / N) / L; 0 is read as all) */
+	                        * backward (every:N: floor(L / N) / L; 0 is read as all);
+	                        * recompute_op: share of the layers' GEMM time instead */
+	bool recompute_op;     /* op-level selective checkpointing: attention kept, the
+	                        * memory-bound ops all recomputed, GEMMs by `recompute` */
 	double micro;          /* micro-batches per optimizer step */
 	enum vf__attn_impl attn;
 	int nkinds;

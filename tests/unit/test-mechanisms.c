@@ -702,6 +702,44 @@ static void test_every_n_recompute_time(void)
 	      e[1].step_seconds < e[4].step_seconds);
 }
 
+/* Step time of op-level selective checkpointing: torchtitan's
+ * _custom_policy saves the outputs of the ops in its save list (mm,
+ * SDPA, max, reduce-scatter) but every second mm of a block, so the
+ * backward reruns wk, wo and w3 (Llama's order; mechanisms.c saves the
+ * others), all the memory-bound ops and no attention. Llama 3 8B: the
+ * recomputed FLOPs are that GEMM share of a full recompute's; a model
+ * outside the Llama layout (GPT-2: fused qkv, plain MLP) keeps the whole
+ * recompute. */
+static void test_sac_op_recompute_time(void)
+{
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-80gb");
+	const char *ck[] = {"false", "selective:op", "true"};
+	struct vf_estimate e[3], gp[2];
+	for (int i = 0; i < 3; i++) {
+		const char *f[] = {"mode", "full", "stack", "torchtitan", "batch", "1", "seq", "8192",
+				   "grad-ckpt", ck[i], NULL};
+		struct vf_setup s;
+		setup(f, &s);
+		const struct vf_arch *a = arch("llama3-8b");
+		if (a && g)
+			vf_estimate_run(a, &s, g, &e[i]);
+		if (i > 0 && arch("gpt2") && g)
+			vf_estimate_run(arch("gpt2"), &s, g, &gp[i - 1]);
+	}
+	if (!g)
+		return;
+	double h = 4096, hkv = 1024, f = 14336;
+	double share = (h * hkv + h * h + h * f) / (2 * h * h + 2 * h * hkv + 3 * h * f);
+	double full = e[2].flops_per_step - e[0].flops_per_step;
+	CHECK(full > 0);
+	CHECK(fabs((e[1].flops_per_step - e[0].flops_per_step) / full - share) < 1e-9);
+	CHECK(e[0].step_seconds < e[1].step_seconds && e[1].step_seconds < e[2].step_seconds);
+	CHECK(fabs(e[1].parts.attention - e[0].parts.attention) <= 1e-9 * e[0].parts.attention);
+	CHECK(e[2].parts.attention > e[0].parts.attention);
+	CHECK(fabs(e[1].parts.memory_bound - e[2].parts.memory_bound) <= 1e-9 * e[2].parts.memory_bound);
+	CHECK(gp[0].step_seconds == gp[1].step_seconds && gp[0].flops_per_step == gp[1].flops_per_step);
+}
+
 int main(void)
 {
 	RUN(test_paged_outside_allocator);
@@ -723,5 +761,6 @@ int main(void)
 	RUN(test_bad_mechanism_values);
 	RUN(test_native_gelu);
 	RUN(test_every_n_recompute_time);
+	RUN(test_sac_op_recompute_time);
 	return vf_test_done();
 }

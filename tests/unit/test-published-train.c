@@ -16,11 +16,14 @@
  * of the bias.
  *
  * The bounds asserted are loose regression guards set above today's
- * errors (memory median 8.7 %, max 21.7 %; throughput median 14.8 %, max
- * 33.6 %, with litgpt's native GELU (stack mechanism gelu_native); before
- * it the phi-2 row was +54 %): they catch the estimator getting worse on
- * published runs, they do not claim it is good. Tighten them as the
- * errors shrink (issues 25 and 31 set the targets). */
+ * errors (memory median 8.7 %, max 21.7 %; throughput median 14.1 %, max
+ * 33.6 %; torchtitan's rows at most 17.6 %): they catch the estimator
+ * getting worse on published runs, they do not claim it is good. Two of
+ * them hold mechanisms these rows found: litgpt's native GELU (stack
+ * mechanism gelu_native; the phi-2 row was +54 %) and the step time of
+ * selective checkpointing (every:N and op-level; torchtitan's rows were
+ * down to -25 %). Tighten them as the errors shrink (issues 25 and 31 set
+ * the targets). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +43,7 @@
 #define MEM_MAX_BOUND 0.30
 #define TPS_MEDIAN_BOUND 0.20
 #define TPS_MAX_BOUND 0.40
+#define TITAN_TPS_MAX_BOUND 0.22 /* torchtitan's selective-checkpointing rows */
 
 static const char *str(const cJSON *o, const char *k)
 {
@@ -258,6 +262,9 @@ static void test_published_train(void)
 	CHECK(mmax <= MEM_MAX_BOUND);
 	CHECK(tmed <= TPS_MEDIAN_BOUND);
 	CHECK(tmax <= TPS_MAX_BOUND);
+	double xmed, xmax;
+	CHECK(summarise(r, n, "torchtitan", NULL, false, &xmed, &xmax, &o, &u) >= 6);
+	CHECK(xmax <= TITAN_TPS_MAX_BOUND);
 	cJSON_Delete(root);
 }
 

@@ -452,7 +452,7 @@ static double sac_op_s(const struct vf__step_work *w, const struct kind_t *k, do
 		       struct vf_step_parts *p)
 {
 	double dev = 0, host = 0;
-	for (int i = 0; i < w->nkinds; i++) {
+	for (int i = 0; i < w->nkinds && i < 2; i++) {
 		double c = w->kind[i].count;
 		const struct dir_t *d = &k[i].f;
 		double full = d->gemm + d->attn + d->elem + d->dq;
@@ -540,7 +540,7 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 	}
 	h.inv_rate_eff = 1 / (h.rate * h.eff);
 	h.inv_bw = 1 / h.bw;
-	struct kind_t k[2] = {0}; /* nkinds may be 1 */
+	struct kind_t k[2];
 	double flops = 0;
 	/* the recompute: every checkpointed layer's forward once more
 	 * (torchtitan every:N wraps one block in N: a share of the layers) */
@@ -552,8 +552,12 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		flops += w->kind[i].count * (k[i].flops_f * (1 + (w->ckpt ? rc : 0)) + k[i].flops_b);
 	}
 	struct vf_step_parts *p = &o->parts;
-	double fwd_s = pass_s(w, k, false, w->micro, p), bwd_s = 0, rec_s = 0;
-	if (rc > 0) /* the recompute: a second forward of rc of the layers, or op-level SAC's part */
+	/* the recompute: a second forward of rc of the layers, or op-level SAC's part */
+	bool whole = rc >= 1 && !w->recompute_op;
+	double fwd_s = pass_s(w, k, false, (whole ? 2 : 1) * w->micro, p), bwd_s = 0, rec_s = 0;
+	if (whole)
+		rec_s = fwd_s;
+	else if (rc > 0)
 		rec_s = w->recompute_op ? sac_op_s(w, k, rc, w->micro, p)
 					: rc * pass_s(w, k, false, rc * w->micro, p);
 	double t = fwd_s + rec_s;

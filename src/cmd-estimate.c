@@ -1355,6 +1355,32 @@ static void print_inference(FILE *o, const struct gpu_row *rows, int nrows)
 	if (f->users > f->max_users && f->max_users > 0)
 		fprintf(o, "(%" PRId64 " users do not all fit at %" PRId64 " tokens of context: %" PRId64
 			   " decode at once, the engine queues the rest)\n", f->users, f->ctx, f->running);
+	if (f->engine == VF_ENGINE_VLLM && f->decode_step_seconds > 0)
+		fprintf(o, "(decode step %.2f ms = GPU %.2f ms + vLLM's host %.2f ms: %.2f ms of scheduling, "
+			   "input preparation, sampling and output per step, %s)\n",
+			1e3 * f->decode_step_seconds, 1e3 * f->decode_device_seconds, 1e3 * f->decode_host_seconds,
+			1e3 * f->decode_host_work_seconds,
+			f->async_scheduling ? "async scheduling hides what the GPU step covers"
+					    : "synchronous scheduling: all of it exposed");
+}
+
+/* --explain, --mode infer: each GPU's decode step as its parts. */
+static void print_inference_parts(const struct gpu_row *rows, int nrows)
+{
+	if (!nrows || !rows[0].has_inf)
+		return;
+	printf("\nDecode step (--explain): GPU time + the engine's exposed host time\n");
+	for (int i = 0; i < nrows; i++) {
+		const struct vf_infer *r = &rows[i].inf;
+		if (!rows[i].has_inf || r->decode_step_seconds <= 0)
+			continue;
+		printf("  %-12s %8.3f ms = GPU %.3f ms + host %.3f ms", rows[i].spec.id, 1e3 * r->decode_step_seconds,
+		       1e3 * r->decode_device_seconds, 1e3 * r->decode_host_seconds);
+		if (r->engine == VF_ENGINE_VLLM)
+			printf(" (host work %.3f ms, %s scheduling)", 1e3 * r->decode_host_work_seconds,
+			       r->async_scheduling ? "async" : "sync");
+		printf("\n");
+	}
 }
 
 static void print_human(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
@@ -2604,6 +2630,8 @@ static int output(const struct est_args *a, struct result *r)
 		print_segments(r->sim, &r->e0, &r->tg.alloc);
 	if (a->explain)
 		print_step_parts(r->rows, r->nrows);
+	if (a->explain)
+		print_inference_parts(r->rows, r->nrows);
 	else if (a->explain && r->tg.dit)
 		printf("\n--explain: the allocator simulation covers LLMs; video DiTs use the fast path\n");
 	return VF_EXIT_OK;
@@ -2692,7 +2720,7 @@ static int infer_rows(const struct est_args *a, struct result *r)
 	       f->engine == VF_ENGINE_TRANSFORMERS
 		       ? ", + eager kernel launches, or the kernel model's one-token forward if longer"
 		       : f->engine == VF_ENGINE_VLLM
-			 ? ", + the replayed CUDA graph's kernels (10 per layer, data/estimate/steptime.json vllm_decode)"
+			 ? ", + the replayed CUDA graph's kernels (10 per layer, data/estimate/steptime.json vllm_decode) and vLLM V1's host work per step (1.4 ms + 1.13 us per further sequence at the calibration host's speed, vllm_decode host_step_s), exposed where it exceeds the GPU step (async scheduling, the default since early 2026)"
 			 : ", + its kernels per layer (data/estimate/steptime.json llamacpp_decode)");
 	if (f->approximate)
 		assume(&r->as, "inference approximate: not modelled: %s", f->not_modelled);

@@ -598,6 +598,7 @@ static void llamacpp_speed(const struct vf_arch *a, const struct vf_gpu_spec *gp
 					    (double)(n - r->gpu_layers) * context) / host_bw;
 	r->decode_bandwidth_bound = bw;
 	r->decode_step_seconds = tg >= 0 ? tg + th : -1;
+	r->decode_device_seconds = r->decode_step_seconds;
 }
 
 /* llama.cpp: the devices' layers, the host's, the KV cache, the speeds. */
@@ -676,6 +677,26 @@ static void decode_weights(const struct vf_arch *arch, const struct vf_estimate 
 	*flops0 = 2.0 * active / ((double)r->tp * r->pp);
 }
 
+/* vLLM V1's host work of a decode step (steptime.json vllm_decode:
+ * EngineCore.step's scheduler, the model runner's input preparation and
+ * graph launch, the sampler's token ids back on the host,
+ * update_from_output): with synchronous scheduling it adds to the
+ * device's step; with async scheduling (the default since early 2026)
+ * step N+1 is scheduled and prepared while step N runs, so only the part
+ * longer than the device step shows. */
+static void vllm_host(const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o, struct vf_infer *r)
+{
+	double work = vf__steptime_vllm_host_s(gpu, r->running);
+	double device = r->decode_device_seconds;
+	r->async_scheduling = !o->vllm_sync_scheduling;
+	r->decode_host_work_seconds = work;
+	r->decode_host_seconds = r->async_scheduling ? (work > device ? work - device : 0) : work;
+	r->decode_step_seconds = device + r->decode_host_seconds;
+	if (r->tp > 1)
+		not_modelled(r, "vLLM's broadcast of each step's scheduler output to the tensor-parallel "
+				"workers (shared-memory message queue)");
+}
+
 /* vLLM's and transformers' decode step: the bytes and FLOPs of one step
  * at `running` users, tensor parallel's all-reduces, vLLM's replayed
  * graph's kernels, eager transformers' launches and its kernel-model
@@ -720,6 +741,9 @@ static void torch_decode(const struct vf_arch *arch, const struct vf_setup *setu
 			r->decode_bandwidth_bound = false;
 		}
 	}
+	r->decode_device_seconds = r->decode_step_seconds;
+	if (o->engine == VF_ENGINE_VLLM && r->decode_step_seconds > 0)
+		vllm_host(gpu, o, r);
 }
 
 vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
@@ -775,9 +799,9 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 
 	if (o->engine == VF_ENGINE_VLLM) {
 		vllm_memory(arch, setup, gpu, o, &prof, r);
-		not_modelled(r, "vLLM's per-step host work (scheduling, sampling) and small-batch GEMM "
-				"efficiency: decode is an upper bound (vLLM's own H200 latency benchmark takes "
-				"1.3-1.4x this model's time, tests/fixtures/published/decode.json)");
+		not_modelled(r, "vLLM's host work per step from one host-bound measurement (Llama 3.2 1B, "
+				"steptime.json vllm_decode), its per-sequence part from update_from_output alone; "
+				"small-batch GEMM efficiency taken as the device-copy share");
 	} else {
 		struct vf_setup cs = one_gpu(setup, 1, r->ctx);
 		r->max_users = gpu ? vf_estimate_max_batch(arch, &cs, gpu, 0) : 0;
@@ -822,8 +846,10 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 					     : 0);
 
 	torch_decode(arch, setup, gpu, o, &prof, &link, C, r);
-	if (r->decode_step_seconds > 0) /* a token passes the pipeline's stages one after another */
-		r->decode_step_seconds *= r->pp;
+	if (r->decode_step_seconds > 0) { /* a token passes the pipeline's stages one after another */
+		r->decode_device_seconds *= r->pp; /* the engine's host work: once a step */
+		r->decode_step_seconds = r->decode_device_seconds + r->decode_host_seconds;
+	}
 	if (!r->fits) /* nothing runs: no speeds */
 		r->ttft_seconds = r->decode_step_seconds = -1;
 	if (r->decode_step_seconds > 0) {
@@ -1089,6 +1115,15 @@ cJSON *vf_infer_to_json(const struct vf_infer *r)
 		cJSON_AddNumberToObject(o, "decode_tokens_per_second_total",
 					r->decode_tokens_per_second_total);
 		cJSON_AddStringToObject(o, "decode_bound", r->decode_bandwidth_bound ? "bandwidth" : "compute");
+		/* the decode step as its parts: the GPU's time and the engine's
+		 * exposed host time (vLLM), and the host work behind the latter */
+		cJSON_AddNumberToObject(o, "decode_step_seconds", r->decode_step_seconds);
+		cJSON_AddNumberToObject(o, "decode_device_seconds", r->decode_device_seconds);
+		cJSON_AddNumberToObject(o, "decode_host_seconds", r->decode_host_seconds);
+		if (r->engine == VF_ENGINE_VLLM) {
+			cJSON_AddNumberToObject(o, "decode_host_work_seconds", r->decode_host_work_seconds);
+			cJSON_AddStringToObject(o, "scheduling", r->async_scheduling ? "async" : "sync");
+		}
 	} else {
 		cJSON_AddNullToObject(o, "decode_tokens_per_second_per_user");
 		cJSON_AddNullToObject(o, "decode_tokens_per_second_total");

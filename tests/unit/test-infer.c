@@ -613,6 +613,50 @@ static void test_decode_without_bf16(void)
 	}
 }
 
+/* vLLM's host work per decode step (steptime.json vllm_decode), by hand:
+ * one sequence 1.4 ms (Llama 3.2 1B's host-bound TPOT less its device
+ * step), each further running sequence 1.13 us (update_from_output's
+ * micro-benchmark), times the host's speed (hopper 1.0, ada-geforce 0.75):
+ *   8 users on an H200:    1.4e-3 + 7 x 1.13e-6 = 1.40791e-3 s
+ *   8 users on an RTX 4090: 0.75 x that          = 1.05593e-3 s
+ * Synchronous scheduling adds it to the device step; async scheduling
+ * hides it behind a longer device step (llama3.1-8b's ~3.7 ms on an H200). */
+static void test_vllm_host_step(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-8b");
+	const struct vf_gpu_spec *h = vf_gpu_catalog_find("h200"), *g = vf_gpu_catalog_find("rtx-4090");
+	if (!a || !h || !g) {
+		CHECK(a && h && g);
+		return;
+	}
+	struct vf_setup s = infer_setup();
+	struct vf_error err = {0};
+	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .ctx = 4096, .users = 8,
+				  .vllm_sync_scheduling = true};
+	struct vf_infer sync, async;
+	CHECK(vf_infer_run(a, &s, h, &o, &sync, &err) == VF_OK);
+	CHECK(fabs(sync.decode_host_work_seconds - 1.40791e-3) < 1e-9);
+	CHECK(!sync.async_scheduling);
+	CHECK(fabs(sync.decode_host_seconds - sync.decode_host_work_seconds) < 1e-15);
+	CHECK(fabs(sync.decode_step_seconds - sync.decode_device_seconds - 1.40791e-3) < 1e-9);
+	o.vllm_sync_scheduling = false;
+	CHECK(vf_infer_run(a, &s, h, &o, &async, &err) == VF_OK);
+	CHECK(async.async_scheduling && async.decode_device_seconds > 1.40791e-3);
+	CHECK(async.decode_host_seconds == 0);
+	CHECK(fabs(async.decode_step_seconds - sync.decode_device_seconds) < 1e-15);
+	CHECK(async.decode_tokens_per_second_per_user > sync.decode_tokens_per_second_per_user);
+	o.vllm_sync_scheduling = true;
+	CHECK(vf_infer_run(a, &s, g, &o, &sync, &err) == VF_OK);
+	CHECK(fabs(sync.decode_host_work_seconds - 0.75 * 1.40791e-3) < 1e-9);
+	/* the JSON carries the parts */
+	cJSON *j = vf_infer_to_json(&sync);
+	const cJSON *dh = cJSON_GetObjectItemCaseSensitive(j, "decode_host_seconds");
+	const cJSON *sc = cJSON_GetObjectItemCaseSensitive(j, "scheduling");
+	CHECK(cJSON_IsNumber(dh) && fabs(dh->valuedouble - sync.decode_host_seconds) < 1e-15);
+	CHECK(cJSON_IsString(sc) && strcmp(sc->valuestring, "sync") == 0);
+	cJSON_Delete(j);
+}
+
 int main(void)
 {
 	RUN(test_kv_bytes_per_token);
@@ -628,5 +672,6 @@ int main(void)
 	RUN(test_llamacpp_split);
 	RUN(test_vllm_max_num_seqs);
 	RUN(test_decode_without_bf16);
+	RUN(test_vllm_host_step);
 	return vf_test_done();
 }

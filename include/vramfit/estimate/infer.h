@@ -76,6 +76,9 @@ struct vf_infer_opts {
 	enum vf_llamacpp_split split_mode; /* over the setup's GPUs (default layer) */
 	double tensor_split[VF_INFER_MAX_DEVICES]; /* --tensor-split ratios; all 0: llama.cpp's
 						      default, each device's free memory (equal) */
+	bool vllm_sync_scheduling;   /* vLLM without async scheduling (--no-async-scheduling, or a
+					release before it was the default, early 2026): the step's host
+					work adds to the device's; else it hides behind it */
 	bool no_cuda_graphs;         /* each kernel launched from the host (GGML_CUDA_DISABLE_GRAPHS=1,
 					or a build before CUDA graphs, May 2024) */
 };
@@ -110,6 +113,15 @@ struct vf_infer {
 	double decode_tokens_per_second_per_user;
 	double decode_tokens_per_second_total;
 	bool decode_bandwidth_bound; /* the step is the bytes' time, not the FLOPs' */
+	/* vLLM: decode_step_seconds = decode_device_seconds + decode_host_seconds
+	 * (before pipeline parallel's stages); the engine's host work of a step
+	 * (decode_host_work_seconds) is exposed in full with synchronous
+	 * scheduling, with async scheduling only where it exceeds the device
+	 * step. Other engines: host 0, device = the step. */
+	double decode_device_seconds;
+	double decode_host_seconds;
+	double decode_host_work_seconds;
+	bool async_scheduling;
 	/* llama.cpp */
 	int64_t gpu_layers;          /* layers on the GPU */
 	bool output_on_gpu;

@@ -1987,6 +1987,9 @@ static const struct vf_option options[] = {
 	OPT_INT("max-num-batched-tokens", "N", inf.max_num_batched_tokens, 1, 1 << 24,
 		"vllm: tokens of the profiled forward (default 2048,\n8192 on cards of 70 GiB or more but the A100)"),
 	OPT_CHOICE("kv-cache-dtype", kv_dtype, kv_dtypes, "vllm: KV cache elements (default auto = the model's dtype)"),
+	OPT_BOOL("no-async-scheduling", inf.vllm_sync_scheduling,
+		 "vllm: synchronous scheduling (vLLM before early 2026):\n"
+		 "each step's host work adds to the GPU's"),
 	OPT_CHOICE("kv-cache", kv_cache, kv_caches,
 		   "transformers: DynamicCache grown by torch.cat (default)\n"
 		   "or StaticCache allocated for --ctx up front"),
@@ -2021,7 +2024,8 @@ static const struct vf_option options[] = {
 /* The inference flags: only with --mode infer; vLLM's only with --engine vllm. */
 static int infer_args(struct est_args *a)
 {
-	bool vllm_only = a->kv_dtype || a->inf.gpu_memory_utilization > 0 || a->inf.max_num_batched_tokens > 0;
+	bool vllm_only = a->kv_dtype || a->inf.gpu_memory_utilization > 0 || a->inf.max_num_batched_tokens > 0 ||
+			 a->inf.vllm_sync_scheduling;
 	a->inf.ngl_given = a->inf.n_gpu_layers != -2;
 	bool cpp_only = a->gguf || a->cache_k || a->cache_v || a->inf.ngl_given || a->inf.host_bandwidth_gbs > 0 ||
 			a->split_mode || a->tensor_split;
@@ -2036,8 +2040,8 @@ static int infer_args(struct est_args *a)
 	if (a->engine)
 		vf_engine_parse(a->engine, &a->inf.engine);
 	if (vllm_only && a->inf.engine != VF_ENGINE_VLLM)
-		return vf_cli_usage("estimate", "--kv-cache-dtype, --gpu-memory-utilization and "
-						"--max-num-batched-tokens apply to --engine vllm");
+		return vf_cli_usage("estimate", "--kv-cache-dtype, --gpu-memory-utilization, "
+						"--max-num-batched-tokens and --no-async-scheduling apply to --engine vllm");
 	a->inf.kv_fp8 = a->kv_dtype && strcmp(a->kv_dtype, "fp8") == 0;
 	if (a->kv_cache && a->inf.engine != VF_ENGINE_TRANSFORMERS)
 		return vf_cli_usage("estimate", "--kv-cache applies to --engine transformers");
@@ -2720,7 +2724,7 @@ static int infer_rows(const struct est_args *a, struct result *r)
 	       f->engine == VF_ENGINE_TRANSFORMERS
 		       ? ", + eager kernel launches, or the kernel model's one-token forward if longer"
 		       : f->engine == VF_ENGINE_VLLM
-			 ? ", + the replayed CUDA graph's kernels (10 per layer, data/estimate/steptime.json vllm_decode) and vLLM V1's host work per step (1.4 ms + 1.13 us per further sequence at the calibration host's speed, vllm_decode host_step_s), exposed where it exceeds the GPU step (async scheduling, the default since early 2026)"
+			 ? ", + the replayed CUDA graph's kernels (10 per layer, data/estimate/steptime.json vllm_decode) + vLLM's host work per step (vllm_decode host_step_s), exposed past the GPU step (async scheduling)"
 			 : ", + its kernels per layer (data/estimate/steptime.json llamacpp_decode)");
 	if (f->approximate)
 		assume(&r->as, "inference approximate: not modelled: %s", f->not_modelled);

@@ -2005,7 +2005,7 @@ static const struct vf_option options[] = {
 		   "per GPU, run one after another), row (every matrix's\n"
 		   "rows over all GPUs) or none (one GPU)"),
 	OPT_STRING("tensor-split", "RATIOS", tensor_split,
-		   "llamacpp: each GPU's share, e.g. 3,1 (default equal)"),
+		   "llamacpp: each GPU's share, e.g. 3,1 (default: each\ncard's free memory, as llama.cpp)"),
 	OPT_GROUP("Diffusion (a DiT, a UNet or a diffusers pipeline folder):"),
 	OPT_STRING("resolution", "WxH", resolution, "sample size in pixels (as --video WxHxF with --frames)"),
 	OPT_INT("frames", "F", frames, 1, 100000, "frames per clip (default: the model's; 1 for images)"),

@@ -234,6 +234,16 @@ static void test_invariants(void)
 					prev = r.decode_tokens_per_second_per_user;
 					cap = r.max_users;
 				}
+				/* vLLM with synchronous scheduling: the host work grows
+				 * with the users too */
+				prev = INFINITY;
+				for (int64_t u = 1; e == VF_ENGINE_VLLM && u <= 64; u *= 2) {
+					struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .ctx = 4096, .users = u,
+								  .vllm_sync_scheduling = true};
+					CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+					CHECK(r.decode_tokens_per_second_per_user <= prev * (1 + 1e-12));
+					prev = r.decode_tokens_per_second_per_user;
+				}
 				(void)cap;
 				int64_t users_prev = INT64_MAX;
 				for (int64_t c = 2048; c <= 32768; c *= 2) {

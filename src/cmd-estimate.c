@@ -1355,6 +1355,32 @@ static void print_inference(FILE *o, const struct gpu_row *rows, int nrows)
 	if (f->users > f->max_users && f->max_users > 0)
 		fprintf(o, "(%" PRId64 " users do not all fit at %" PRId64 " tokens of context: %" PRId64
 			   " decode at once, the engine queues the rest)\n", f->users, f->ctx, f->running);
+	if (f->engine == VF_ENGINE_VLLM && f->decode_step_seconds > 0)
+		fprintf(o, "(decode step %.2f ms = GPU %.2f ms + vLLM's host %.2f ms: %.2f ms of scheduling, "
+			   "input preparation, sampling and output per step, %s)\n",
+			1e3 * f->decode_step_seconds, 1e3 * f->decode_device_seconds, 1e3 * f->decode_host_seconds,
+			1e3 * f->decode_host_work_seconds,
+			f->async_scheduling ? "async scheduling hides what the GPU step covers"
+					    : "synchronous scheduling: all of it exposed");
+}
+
+/* --explain, --mode infer: each GPU's decode step as its parts. */
+static void print_inference_parts(const struct gpu_row *rows, int nrows)
+{
+	if (!nrows || !rows[0].has_inf)
+		return;
+	printf("\nDecode step (--explain): GPU time + the engine's exposed host time\n");
+	for (int i = 0; i < nrows; i++) {
+		const struct vf_infer *r = &rows[i].inf;
+		if (!rows[i].has_inf || r->decode_step_seconds <= 0)
+			continue;
+		printf("  %-12s %8.3f ms = GPU %.3f ms + host %.3f ms", rows[i].spec.id, 1e3 * r->decode_step_seconds,
+		       1e3 * r->decode_device_seconds, 1e3 * r->decode_host_seconds);
+		if (r->engine == VF_ENGINE_VLLM)
+			printf(" (host work %.3f ms, %s scheduling)", 1e3 * r->decode_host_work_seconds,
+			       r->async_scheduling ? "async" : "sync");
+		printf("\n");
+	}
 }
 
 static void print_human(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
@@ -1961,6 +1987,9 @@ static const struct vf_option options[] = {
 	OPT_INT("max-num-batched-tokens", "N", inf.max_num_batched_tokens, 1, 1 << 24,
 		"vllm: tokens of the profiled forward (default 2048,\n8192 on cards of 70 GiB or more but the A100)"),
 	OPT_CHOICE("kv-cache-dtype", kv_dtype, kv_dtypes, "vllm: KV cache elements (default auto = the model's dtype)"),
+	OPT_BOOL("no-async-scheduling", inf.vllm_sync_scheduling,
+		 "vllm: synchronous scheduling (vLLM before early 2026):\n"
+		 "each step's host work adds to the GPU's"),
 	OPT_CHOICE("kv-cache", kv_cache, kv_caches,
 		   "transformers: DynamicCache grown by torch.cat (default)\n"
 		   "or StaticCache allocated for --ctx up front"),
@@ -1976,7 +2005,7 @@ static const struct vf_option options[] = {
 		   "per GPU, run one after another), row (every matrix's\n"
 		   "rows over all GPUs) or none (one GPU)"),
 	OPT_STRING("tensor-split", "RATIOS", tensor_split,
-		   "llamacpp: each GPU's share, e.g. 3,1 (default equal)"),
+		   "llamacpp: each GPU's share, e.g. 3,1 (default: each\ncard's free memory, as llama.cpp)"),
 	OPT_GROUP("Diffusion (a DiT, a UNet or a diffusers pipeline folder):"),
 	OPT_STRING("resolution", "WxH", resolution, "sample size in pixels (as --video WxHxF with --frames)"),
 	OPT_INT("frames", "F", frames, 1, 100000, "frames per clip (default: the model's; 1 for images)"),
@@ -1995,7 +2024,8 @@ static const struct vf_option options[] = {
 /* The inference flags: only with --mode infer; vLLM's only with --engine vllm. */
 static int infer_args(struct est_args *a)
 {
-	bool vllm_only = a->kv_dtype || a->inf.gpu_memory_utilization > 0 || a->inf.max_num_batched_tokens > 0;
+	bool vllm_only = a->kv_dtype || a->inf.gpu_memory_utilization > 0 || a->inf.max_num_batched_tokens > 0 ||
+			 a->inf.vllm_sync_scheduling;
 	a->inf.ngl_given = a->inf.n_gpu_layers != -2;
 	bool cpp_only = a->gguf || a->cache_k || a->cache_v || a->inf.ngl_given || a->inf.host_bandwidth_gbs > 0 ||
 			a->split_mode || a->tensor_split;
@@ -2010,8 +2040,8 @@ static int infer_args(struct est_args *a)
 	if (a->engine)
 		vf_engine_parse(a->engine, &a->inf.engine);
 	if (vllm_only && a->inf.engine != VF_ENGINE_VLLM)
-		return vf_cli_usage("estimate", "--kv-cache-dtype, --gpu-memory-utilization and "
-						"--max-num-batched-tokens apply to --engine vllm");
+		return vf_cli_usage("estimate", "--kv-cache-dtype, --gpu-memory-utilization, "
+						"--max-num-batched-tokens and --no-async-scheduling apply to --engine vllm");
 	a->inf.kv_fp8 = a->kv_dtype && strcmp(a->kv_dtype, "fp8") == 0;
 	if (a->kv_cache && a->inf.engine != VF_ENGINE_TRANSFORMERS)
 		return vf_cli_usage("estimate", "--kv-cache applies to --engine transformers");
@@ -2604,6 +2634,8 @@ static int output(const struct est_args *a, struct result *r)
 		print_segments(r->sim, &r->e0, &r->tg.alloc);
 	if (a->explain)
 		print_step_parts(r->rows, r->nrows);
+	if (a->explain)
+		print_inference_parts(r->rows, r->nrows);
 	else if (a->explain && r->tg.dit)
 		printf("\n--explain: the allocator simulation covers LLMs; video DiTs use the fast path\n");
 	return VF_EXIT_OK;
@@ -2692,7 +2724,7 @@ static int infer_rows(const struct est_args *a, struct result *r)
 	       f->engine == VF_ENGINE_TRANSFORMERS
 		       ? ", + eager kernel launches, or the kernel model's one-token forward if longer"
 		       : f->engine == VF_ENGINE_VLLM
-			 ? ", + the replayed CUDA graph's kernels (10 per layer, data/estimate/steptime.json vllm_decode)"
+			 ? ", + the replayed CUDA graph's kernels (10 per layer, data/estimate/steptime.json vllm_decode) + vLLM's host work per step (vllm_decode host_step_s), exposed past the GPU step (async scheduling)"
 			 : ", + its kernels per layer (data/estimate/steptime.json llamacpp_decode)");
 	if (f->approximate)
 		assume(&r->as, "inference approximate: not modelled: %s", f->not_modelled);

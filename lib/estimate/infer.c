@@ -444,23 +444,54 @@ int vf_llamacpp_layer_device(int64_t il, int64_t n, int64_t ngl, const double *s
 /* The devices' share of the weights. Row split (ggml-cuda's split buffer
  * type): every matrix's rows over all devices by the ratios, the norms on
  * the layer's device; otherwise the whole layer on its device. */
-static void place_weights(const struct vf_arch *a, const struct vf_infer_opts *o, int ndev, int d,
-			  double lb, double *dev_w)
+static void place_weights(const struct vf_arch *a, const struct vf_infer_opts *o, const double *split,
+			  int ndev, int d, double lb, double *dev_w)
 {
 	double norms = 2.0 * (double)a->hidden * 4;
 	if (o->split_mode != VF_LCPP_SPLIT_ROW || ndev < 2 || lb <= norms) {
 		dev_w[d] += lb;
 		return;
 	}
-	double sum = 0;
+	for (int i = 0; i < ndev; i++) /* split: normalised ratios */
+		dev_w[i] += (lb - norms) * split[i];
+	dev_w[d] += norms;
+}
+
+/* Device d's card: its own where the devices differ, else the row's. */
+static const struct vf_gpu_spec *device_card(const struct vf_infer_opts *o, const struct vf_gpu_spec *gpu,
+					     int d)
+{
+	return o->device_gpu[d] ? o->device_gpu[d] : gpu;
+}
+
+/* The CUDA context on device d (the setup's --context, else the card's). */
+static double device_context(const struct vf_setup *s, const struct vf_gpu_spec *card)
+{
+	return (double)(s->context_bytes >= 0 ? s->context_bytes : vf_estimate_default_context(card));
+}
+
+/* llama.cpp's split ratios (src/llama-model.cpp load_tensors): the
+ * --tensor-split ratios when any is given, else each device's free
+ * memory as ggml_backend_dev_memory reports it once the CUDA context
+ * exists (the probe's figure when known, else the card less the
+ * context); normalised to sum 1 into split[]. */
+static void split_ratios(const struct vf_setup *s, const struct vf_gpu_spec *gpu,
+			 const struct vf_infer_opts *o, int ndev, double *split)
+{
 	bool given = false;
 	for (int i = 0; i < ndev; i++)
 		given |= o->tensor_split[i] > 0;
-	for (int i = 0; i < ndev; i++)
-		sum += given ? (o->tensor_split[i] > 0 ? o->tensor_split[i] : 0) : 1;
-	for (int i = 0; i < ndev; i++)
-		dev_w[i] += (lb - norms) * (given ? (o->tensor_split[i] > 0 ? o->tensor_split[i] : 0) : 1) / sum;
-	dev_w[d] += norms;
+	double sum = 0;
+	for (int d = 0; d < ndev; d++) {
+		const struct vf_gpu_spec *card = device_card(o, gpu, d);
+		double free_b = o->device_free_bytes[d] > 0
+					? (double)o->device_free_bytes[d]
+					: (double)vf_estimate_gpu_bytes(card) - device_context(s, card);
+		split[d] = given ? (o->tensor_split[d] > 0 ? o->tensor_split[d] : 0) : (free_b > 0 ? free_b : 0);
+		sum += split[d];
+	}
+	for (int d = 0; d < ndev; d++)
+		split[d] = sum > 0 ? split[d] / sum : 1.0 / ndev;
 }
 
 /* llama.cpp's memory on each device: its layers (and the output), their
@@ -472,12 +503,13 @@ static void llamacpp_memory(const struct vf_arch *a, const struct vf_setup *s, c
 {
 	int64_t n = a->layers;
 	*host_w = *all = vf_gguf_embedding_bytes(a, t);
+	split_ratios(s, gpu, o, ndev, r->device_split);
 	for (int d = 0; d < ndev; d++)
 		r->device_first[d] = -1;
 	for (int64_t il = 0; il <= n; il++) {
 		double lb = il < n ? vf_gguf_layer_bytes(a, t, il) : vf_gguf_output_bytes(a, t);
 		*all += lb;
-		int d = vf_llamacpp_layer_device(il, n, ngl, o->tensor_split, ndev);
+		int d = vf_llamacpp_layer_device(il, n, ngl, r->device_split, ndev);
 		if (d < 0) {
 			*host_w += lb;
 			continue;
@@ -490,7 +522,7 @@ static void llamacpp_memory(const struct vf_arch *a, const struct vf_setup *s, c
 		} else {
 			r->device_output[d] = r->output_on_gpu = true;
 		}
-		place_weights(a, o, ndev, d, lb, dev_w);
+		place_weights(a, o, r->device_split, ndev, d, lb, dev_w);
 	}
 	/* compute buffer: one ubatch's layer activations on each device, its
 	 * f32 logits where the output runs (else on the last device) */
@@ -501,13 +533,15 @@ static void llamacpp_memory(const struct vf_arch *a, const struct vf_setup *s, c
 	for (int d = 0; d < ndev; d++)
 		if (r->device_output[d])
 			logits_dev = d;
-	r->non_torch_bytes = s->context_bytes >= 0 ? s->context_bytes : vf_estimate_default_context(gpu);
-	double vram = (double)vf_estimate_gpu_bytes(gpu), worst = -1;
+	r->non_torch_bytes = (int64_t)device_context(s, gpu);
+	double worst = -1;
 	r->max_users = -1;
 	r->max_ctx = -1;
 	for (int d = 0; d < ndev; d++) {
+		const struct vf_gpu_spec *card = device_card(o, gpu, d);
+		double vram = (double)vf_estimate_gpu_bytes(card);
 		double comp = act + (d == logits_dev ? logits : 0);
-		double fixed = dev_w[d] + comp + (double)r->non_torch_bytes;
+		double fixed = dev_w[d] + comp + device_context(s, card);
 		double kv_tok = r->kv_bytes_per_token_layer * (double)r->device_layers[d];
 		double kv_seq = kv_tok * (double)r->ctx;
 		int64_t users = kv_seq > 0 ? (vram > fixed ? (int64_t)floor((vram - fixed) / kv_seq) : 0)
@@ -521,8 +555,9 @@ static void llamacpp_memory(const struct vf_arch *a, const struct vf_setup *s, c
 		}
 		double used = fixed + kv_seq * (double)r->users;
 		r->device_bytes[d] = (int64_t)used;
-		if (used > worst) {
-			worst = used;
+		double share = vram > 0 ? used / vram : used;
+		if (share > worst) { /* the fullest: the largest share of its card */
+			worst = share;
 			r->fullest = d;
 			r->weights_bytes = (int64_t)dev_w[d];
 			r->compute_buffer_bytes = (int64_t)comp;
@@ -571,20 +606,27 @@ static void llamacpp_speed(const struct vf_arch *a, const struct vf_gpu_spec *gp
 	bool bw = true, b;
 	double tg = 0;
 	if (o->split_mode == VF_LCPP_SPLIT_ROW && ndev > 1) {
-		double wmax = 0;
-		for (int d = 0; d < ndev; d++)
-			wmax = dev_w[d] > wmax ? dev_w[d] : wmax;
+		/* every device its share at once: the slowest decides */
 		double syncs = (7.0 * (double)r->gpu_layers + (r->output_on_gpu ? 1 : 0)) * sync_s;
-		tg = vf_infer_decode_step(gpu, wmax, r->kv_bytes_per_token_layer * (double)r->gpu_layers,
-					  2.0 * active * r->gpu_layers / n / ndev, attn * (double)r->gpu_layers,
-					  r->running, context, (double)r->gpu_layers * layer_s + syncs, &bw);
+		for (int d = 0; d < ndev && tg >= 0; d++) {
+			double td = vf_infer_decode_step(device_card(o, gpu, d), dev_w[d],
+							 r->kv_bytes_per_token_layer * (double)r->gpu_layers,
+							 2.0 * active * r->gpu_layers / n * r->device_split[d],
+							 attn * (double)r->gpu_layers, r->running, context,
+							 (double)r->gpu_layers * layer_s + syncs, &b);
+			if (td < 0 || td > tg) {
+				tg = td;
+				bw = b;
+			}
+		}
 	} else {
 		int used = 0;
 		for (int d = 0; d < ndev && tg >= 0; d++) {
 			if (r->device_layers[d] == 0 && !r->device_output[d])
 				continue;
 			double ld = (double)r->device_layers[d];
-			double td = vf_infer_decode_step(gpu, dev_w[d], r->kv_bytes_per_token_layer * ld,
+			double td = vf_infer_decode_step(device_card(o, gpu, d), dev_w[d],
+							 r->kv_bytes_per_token_layer * ld,
 							 2.0 * active * ld / n, attn * ld, r->running, context,
 							 ld * layer_s, &b);
 			tg = td >= 0 ? tg + td : -1;
@@ -598,6 +640,7 @@ static void llamacpp_speed(const struct vf_arch *a, const struct vf_gpu_spec *gp
 					    (double)(n - r->gpu_layers) * context) / host_bw;
 	r->decode_bandwidth_bound = bw;
 	r->decode_step_seconds = tg >= 0 ? tg + th : -1;
+	r->decode_device_seconds = r->decode_step_seconds;
 }
 
 /* llama.cpp: the devices' layers, the host's, the KV cache, the speeds. */
@@ -640,8 +683,7 @@ static void llamacpp_run(const struct vf_arch *a, const struct vf_setup *s,
 			break;
 		}
 	if (ndev > 1)
-		not_modelled(r, "llama.cpp over several GPUs: the default split taken as equal (llama.cpp splits by "
-				"each device's free memory), row split's row rounding and pipeline-parallel "
+		not_modelled(r, "llama.cpp over several GPUs: row split's row rounding and pipeline-parallel "
 				"compute buffer copies not modelled");
 	llamacpp_speed(a, gpu, o, te, t, ndev, dev_w, host_w, nparams, r);
 }
@@ -674,6 +716,26 @@ static void decode_weights(const struct vf_arch *arch, const struct vf_estimate 
 	}
 	*wread = (wparams * per_param - emb) / ((double)r->tp * r->pp);
 	*flops0 = 2.0 * active / ((double)r->tp * r->pp);
+}
+
+/* vLLM V1's host work of a decode step (steptime.json vllm_decode:
+ * EngineCore.step's scheduler, the model runner's input preparation and
+ * graph launch, the sampler's token ids back on the host,
+ * update_from_output): with synchronous scheduling it adds to the
+ * device's step; with async scheduling (the default since early 2026)
+ * step N+1 is scheduled and prepared while step N runs, so only the part
+ * longer than the device step shows. */
+static void vllm_host(const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o, struct vf_infer *r)
+{
+	double work = vf__steptime_vllm_host_s(gpu, r->running);
+	double device = r->decode_device_seconds;
+	r->async_scheduling = !o->vllm_sync_scheduling;
+	r->decode_host_work_seconds = work;
+	r->decode_host_seconds = r->async_scheduling ? (work > device ? work - device : 0) : work;
+	r->decode_step_seconds = device + r->decode_host_seconds;
+	if (r->tp > 1)
+		not_modelled(r, "vLLM's broadcast of each step's scheduler output to the tensor-parallel "
+				"workers (shared-memory message queue)");
 }
 
 /* vLLM's and transformers' decode step: the bytes and FLOPs of one step
@@ -720,6 +782,9 @@ static void torch_decode(const struct vf_arch *arch, const struct vf_setup *setu
 			r->decode_bandwidth_bound = false;
 		}
 	}
+	r->decode_device_seconds = r->decode_step_seconds;
+	if (o->engine == VF_ENGINE_VLLM && r->decode_step_seconds > 0)
+		vllm_host(gpu, o, r);
 }
 
 vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
@@ -775,9 +840,9 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 
 	if (o->engine == VF_ENGINE_VLLM) {
 		vllm_memory(arch, setup, gpu, o, &prof, r);
-		not_modelled(r, "vLLM's per-step host work (scheduling, sampling) and small-batch GEMM "
-				"efficiency: decode is an upper bound (vLLM's own H200 latency benchmark takes "
-				"1.3-1.4x this model's time, tests/fixtures/published/decode.json)");
+		not_modelled(r, "vLLM's host work per step from one host-bound measurement (Llama 3.2 1B, "
+				"steptime.json vllm_decode), its per-sequence part from update_from_output alone; "
+				"small-batch GEMM efficiency taken as the device-copy share");
 	} else {
 		struct vf_setup cs = one_gpu(setup, 1, r->ctx);
 		r->max_users = gpu ? vf_estimate_max_batch(arch, &cs, gpu, 0) : 0;
@@ -822,8 +887,10 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 					     : 0);
 
 	torch_decode(arch, setup, gpu, o, &prof, &link, C, r);
-	if (r->decode_step_seconds > 0) /* a token passes the pipeline's stages one after another */
-		r->decode_step_seconds *= r->pp;
+	if (r->decode_step_seconds > 0) { /* a token passes the pipeline's stages one after another */
+		r->decode_device_seconds *= r->pp; /* the engine's host work: once a step */
+		r->decode_step_seconds = r->decode_device_seconds + r->decode_host_seconds;
+	}
 	if (!r->fits) /* nothing runs: no speeds */
 		r->ttft_seconds = r->decode_step_seconds = -1;
 	if (r->decode_step_seconds > 0) {
@@ -1067,6 +1134,7 @@ cJSON *vf_infer_to_json(const struct vf_infer *r)
 				cJSON_AddNullToObject(e, "first_layer");
 			cJSON_AddBoolToObject(e, "output", r->device_output[d]);
 			cJSON_AddNumberToObject(e, "bytes", (double)r->device_bytes[d]);
+			cJSON_AddNumberToObject(e, "split", r->device_split[d]);
 			cJSON_AddItemToArray(dv, e);
 		}
 	}
@@ -1089,6 +1157,15 @@ cJSON *vf_infer_to_json(const struct vf_infer *r)
 		cJSON_AddNumberToObject(o, "decode_tokens_per_second_total",
 					r->decode_tokens_per_second_total);
 		cJSON_AddStringToObject(o, "decode_bound", r->decode_bandwidth_bound ? "bandwidth" : "compute");
+		/* the decode step as its parts: the GPU's time and the engine's
+		 * exposed host time (vLLM), and the host work behind the latter */
+		cJSON_AddNumberToObject(o, "decode_step_seconds", r->decode_step_seconds);
+		cJSON_AddNumberToObject(o, "decode_device_seconds", r->decode_device_seconds);
+		cJSON_AddNumberToObject(o, "decode_host_seconds", r->decode_host_seconds);
+		if (r->engine == VF_ENGINE_VLLM) {
+			cJSON_AddNumberToObject(o, "decode_host_work_seconds", r->decode_host_work_seconds);
+			cJSON_AddStringToObject(o, "scheduling", r->async_scheduling ? "async" : "sync");
+		}
 	} else {
 		cJSON_AddNullToObject(o, "decode_tokens_per_second_per_user");
 		cJSON_AddNullToObject(o, "decode_tokens_per_second_total");

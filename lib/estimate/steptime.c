@@ -84,6 +84,8 @@ static struct {
 	double lcpp_gap_graphs, lcpp_gap_eager;  /* llama.cpp decode: s per kernel */
 	double lcpp_sync_s;    /* llama.cpp over several GPUs: s per cross-device copy and wait */
 	double vllm_kernels;   /* vLLM decode: kernels per layer */
+	double vllm_host_step; /* vLLM decode: host work per step, one sequence, s */
+	double vllm_host_seq;  /* and per further running sequence, s */
 } K;
 static pthread_once_t constants_once = PTHREAD_ONCE_INIT; /* K read once, for every thread */
 
@@ -208,7 +210,10 @@ static void constants_load(void)
 	K.lcpp_gap_graphs = num(lc, "kernel_gap_graphs_s", 3e-6);
 	K.lcpp_gap_eager = num(lc, "kernel_gap_eager_s", 3.9e-6);
 	K.lcpp_sync_s = num(lc, "device_sync_s", 2e-5);
-	K.vllm_kernels = num(cJSON_GetObjectItemCaseSensitive(c, "vllm_decode"), "kernels_per_layer", 10);
+	const cJSON *vd = cJSON_GetObjectItemCaseSensitive(c, "vllm_decode");
+	K.vllm_kernels = num(vd, "kernels_per_layer", 10);
+	K.vllm_host_step = num(vd, "host_step_s", 1.4e-3);
+	K.vllm_host_seq = num(vd, "host_per_sequence_s", 1.13e-6);
 }
 
 static void load_constants(void)
@@ -309,6 +314,15 @@ double vf__steptime_vllm_layer_s(void)
 {
 	load_constants();
 	return K.vllm_kernels * K.lcpp_gap_graphs;
+}
+
+double vf__steptime_vllm_host_s(const struct vf_gpu_spec *gpu, int64_t running)
+{
+	load_constants();
+	int g = gen_index(gpu);
+	int gf = vf__steptime_geforce(gpu) ? 1 : 0;
+	double more = running > 1 ? (double)(running - 1) : 0;
+	return (K.vllm_host_step + more * K.vllm_host_seq) * K.host[g][gf];
 }
 
 double vf__steptime_llamacpp_sync_s(void)

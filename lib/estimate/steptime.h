@@ -108,6 +108,12 @@ double vf__steptime_llamacpp_layer_s(bool quantized, bool cuda_graphs);
  * layer its kernels take beyond their work. */
 double vf__steptime_vllm_layer_s(void);
 
+/* vLLM V1's host work of one decode step of `running` sequences
+ * (scheduler, input preparation, graph launch, sampler, update_from_output;
+ * steptime.json vllm_decode host_step_s + host_per_sequence_s), scaled
+ * by the host's single-thread speed for the GPU's kind (host_speed). */
+double vf__steptime_vllm_host_s(const struct vf_gpu_spec *gpu, int64_t running);
+
 /* llama.cpp over several GPUs: one cross-device copy of a small tensor
  * and the wait on it (a layer split's hop, a row split's mat-vec). */
 double vf__steptime_llamacpp_sync_s(void);

@@ -26,6 +26,24 @@ expect_json 'j["inference"]["ttft_seconds"] > 0 and j["inference"]["decode_token
 expect_json 'abs(j["inference"]["decode_tokens_per_second_total"] - 4 * j["inference"]["decode_tokens_per_second_per_user"]) < 1e-6'
 expect_json 'j["gpus"][0]["inference"]["kv_blocks"] == 2961 and j["gpus"][0]["fits"] is True'
 
+test_case "vllm: the decode step as GPU time + the engine's host time (async and sync scheduling)"
+run estimate llama3.1-8b --mode infer --engine vllm --gpu h200 --ctx 8192 --users 8 --json
+expect_rc 0
+expect_json 'j["inference"]["scheduling"] == "async" and j["inference"]["decode_host_seconds"] == 0'
+expect_json 'abs(j["inference"]["decode_host_work_seconds"] - 1.40791e-3) < 1e-9'
+expect_json 'abs(j["inference"]["decode_step_seconds"] - j["inference"]["decode_device_seconds"]) < 1e-12'
+run estimate llama3.1-8b --mode infer --engine vllm --gpu h200 --ctx 8192 --users 8 --no-async-scheduling --json
+expect_rc 0
+expect_json 'j["inference"]["scheduling"] == "sync" and abs(j["inference"]["decode_host_seconds"] - 1.40791e-3) < 1e-9'
+expect_json 'abs(j["inference"]["decode_step_seconds"] - j["inference"]["decode_device_seconds"] - j["inference"]["decode_host_seconds"]) < 1e-12'
+run estimate llama3.1-8b --mode infer --engine vllm --gpu h200 --ctx 8192 --users 8 --no-async-scheduling --explain
+expect_rc 0
+expect_out_re "^\(decode step [0-9.]+ ms = GPU [0-9.]+ ms \+ vLLM's host 1\.41 ms"
+expect_out_re '^  h200 +[0-9.]+ ms = GPU [0-9.]+ ms \+ host 1\.408 ms \(host work 1\.408 ms, sync scheduling\)'
+run estimate llama3.1-8b --mode infer --engine llamacpp --gpu h200 --no-async-scheduling
+expect_rc 2
+expect_err 'apply to --engine vllm'
+
 test_case "vllm refuses the model's default max_model_len on a 24 GB card"
 run estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090
 expect_rc 0

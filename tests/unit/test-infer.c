@@ -234,6 +234,16 @@ static void test_invariants(void)
 					prev = r.decode_tokens_per_second_per_user;
 					cap = r.max_users;
 				}
+				/* vLLM with synchronous scheduling: the host work grows
+				 * with the users too */
+				prev = INFINITY;
+				for (int64_t u = 1; e == VF_ENGINE_VLLM && u <= 64; u *= 2) {
+					struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .ctx = 4096, .users = u,
+								  .vllm_sync_scheduling = true};
+					CHECK(vf_infer_run(a, &s, g, &o, &r, &err) == VF_OK);
+					CHECK(r.decode_tokens_per_second_per_user <= prev * (1 + 1e-12));
+					prev = r.decode_tokens_per_second_per_user;
+				}
 				(void)cap;
 				int64_t users_prev = INT64_MAX;
 				for (int64_t c = 2048; c <= 32768; c *= 2) {
@@ -613,6 +623,118 @@ static void test_decode_without_bf16(void)
 	}
 }
 
+/* llama.cpp's default split over unequal cards (src/llama-model.cpp
+ * load_tensors: no --tensor-split, so each device's free memory), by hand:
+ * an RTX 3090 (24576 MiB) and an RTX 4080 (16376 MiB), each less its
+ * 480 MiB CUDA context: free 24096 and 15896 MiB, ratios 24096 / 39992 =
+ * 0.60252 and 0.39748. llama3.1-8b has 32 layers + the output = 33 to
+ * place; layer il goes to the first device whose cumulative ratio
+ * exceeds il / 33: GPU 0 while il / 33 < 0.60252, il <= 19 (20 layers),
+ * GPU 1 layers 20-31 and the output. An equal split would be 17 and 15.
+ * Free memory as a probe reports it decides instead (20 and 5 GiB:
+ * il / 33 < 0.8, 27 layers on GPU 0); --tensor-split overrides both. */
+static void test_llamacpp_free_memory_split(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-8b");
+	const struct vf_gpu_spec *g0 = vf_gpu_catalog_find("rtx-3090"), *g1 = vf_gpu_catalog_find("rtx-4080");
+	if (!a || !g0 || !g1) {
+		CHECK(a && g0 && g1);
+		return;
+	}
+	struct vf_setup s = infer_setup();
+	s.gpus = 2;
+	struct vf_error err = {0};
+	struct vf_infer_opts o = {.engine = VF_ENGINE_LLAMACPP, .ctx = 4096, .users = 1,
+				  .gguf_type = VF_GGUF_Q4_0, .gguf_given = true};
+	o.device_gpu[0] = g0;
+	o.device_gpu[1] = g1;
+	struct vf_infer r, same, probe;
+	CHECK(vf_infer_run(a, &s, g0, &o, &r, &err) == VF_OK);
+	CHECK(r.fits && r.devices == 2);
+	CHECK(fabs(r.device_split[0] - 24096.0 / 39992.0) < 1e-12);
+	CHECK(fabs(r.device_split[1] - 15896.0 / 39992.0) < 1e-12);
+	CHECK_INT(r.device_layers[0], 20);
+	CHECK_INT(r.device_first[1], 20);
+	CHECK_INT(r.device_layers[1], 12);
+	CHECK(r.device_output[1] && !r.device_output[0]);
+	CHECK(!strstr(r.not_modelled, "taken as equal"));
+	/* two 3090s: equal free memory, 17 and 15 layers */
+	o.device_gpu[1] = g0;
+	CHECK(vf_infer_run(a, &s, g0, &o, &same, &err) == VF_OK);
+	CHECK_INT(same.device_layers[0], 17);
+	CHECK(fabs(same.device_split[0] - 0.5) < 1e-12);
+	/* the same placement on two 3090s is faster than with the 4080's
+	 * 717 GB/s for the second share */
+	o.tensor_split[0] = 24096;
+	o.tensor_split[1] = 15896;
+	CHECK(vf_infer_run(a, &s, g0, &o, &same, &err) == VF_OK);
+	CHECK_INT(same.device_layers[0], 20);
+	CHECK(same.decode_step_seconds < r.decode_step_seconds);
+	/* a probe's free memory decides the default */
+	o.tensor_split[0] = o.tensor_split[1] = 0;
+	o.device_gpu[1] = g1;
+	o.device_free_bytes[0] = 20LL << 30;
+	o.device_free_bytes[1] = 5LL << 30;
+	CHECK(vf_infer_run(a, &s, g0, &o, &probe, &err) == VF_OK);
+	CHECK_INT(probe.device_layers[0], 27);
+	CHECK(fabs(probe.device_split[0] - 0.8) < 1e-12);
+	/* --tensor-split wins over free memory */
+	o.tensor_split[0] = 1;
+	o.tensor_split[1] = 1;
+	CHECK(vf_infer_run(a, &s, g0, &o, &probe, &err) == VF_OK);
+	CHECK_INT(probe.device_layers[0], 17);
+	/* the JSON names each device's share */
+	cJSON *j = vf_infer_to_json(&r);
+	const cJSON *dv = cJSON_GetObjectItemCaseSensitive(j, "devices");
+	const cJSON *sp = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(dv, 0), "split");
+	CHECK(cJSON_IsNumber(sp) && fabs(sp->valuedouble - 24096.0 / 39992.0) < 1e-12);
+	cJSON_Delete(j);
+}
+
+/* vLLM's host work per decode step (steptime.json vllm_decode), by hand:
+ * one sequence 1.4 ms (Llama 3.2 1B's host-bound TPOT less its device
+ * step), each further running sequence 1.13 us (update_from_output's
+ * micro-benchmark), times the host's speed (hopper 1.0, ada-geforce 0.75):
+ *   8 users on an H200:    1.4e-3 + 7 x 1.13e-6 = 1.40791e-3 s
+ *   8 users on an RTX 4090: 0.75 x that          = 1.05593e-3 s
+ * Synchronous scheduling adds it to the device step; async scheduling
+ * hides it behind a longer device step (llama3.1-8b's ~3.7 ms on an H200). */
+static void test_vllm_host_step(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-8b");
+	const struct vf_gpu_spec *h = vf_gpu_catalog_find("h200"), *g = vf_gpu_catalog_find("rtx-4090");
+	if (!a || !h || !g) {
+		CHECK(a && h && g);
+		return;
+	}
+	struct vf_setup s = infer_setup();
+	struct vf_error err = {0};
+	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .ctx = 4096, .users = 8,
+				  .vllm_sync_scheduling = true};
+	struct vf_infer sync, async;
+	CHECK(vf_infer_run(a, &s, h, &o, &sync, &err) == VF_OK);
+	CHECK(fabs(sync.decode_host_work_seconds - 1.40791e-3) < 1e-9);
+	CHECK(!sync.async_scheduling);
+	CHECK(fabs(sync.decode_host_seconds - sync.decode_host_work_seconds) < 1e-15);
+	CHECK(fabs(sync.decode_step_seconds - sync.decode_device_seconds - 1.40791e-3) < 1e-9);
+	o.vllm_sync_scheduling = false;
+	CHECK(vf_infer_run(a, &s, h, &o, &async, &err) == VF_OK);
+	CHECK(async.async_scheduling && async.decode_device_seconds > 1.40791e-3);
+	CHECK(async.decode_host_seconds == 0);
+	CHECK(fabs(async.decode_step_seconds - sync.decode_device_seconds) < 1e-15);
+	CHECK(async.decode_tokens_per_second_per_user > sync.decode_tokens_per_second_per_user);
+	o.vllm_sync_scheduling = true;
+	CHECK(vf_infer_run(a, &s, g, &o, &sync, &err) == VF_OK);
+	CHECK(fabs(sync.decode_host_work_seconds - 0.75 * 1.40791e-3) < 1e-9);
+	/* the JSON carries the parts */
+	cJSON *j = vf_infer_to_json(&sync);
+	const cJSON *dh = cJSON_GetObjectItemCaseSensitive(j, "decode_host_seconds");
+	const cJSON *sc = cJSON_GetObjectItemCaseSensitive(j, "scheduling");
+	CHECK(cJSON_IsNumber(dh) && fabs(dh->valuedouble - sync.decode_host_seconds) < 1e-15);
+	CHECK(cJSON_IsString(sc) && strcmp(sc->valuestring, "sync") == 0);
+	cJSON_Delete(j);
+}
+
 int main(void)
 {
 	RUN(test_kv_bytes_per_token);
@@ -628,5 +750,7 @@ int main(void)
 	RUN(test_llamacpp_split);
 	RUN(test_vllm_max_num_seqs);
 	RUN(test_decode_without_bf16);
+	RUN(test_vllm_host_step);
+	RUN(test_llamacpp_free_memory_split);
 	return vf_test_done();
 }

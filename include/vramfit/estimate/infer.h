@@ -75,7 +75,16 @@ struct vf_infer_opts {
 					else DynamicCache, grown by torch.cat */
 	enum vf_llamacpp_split split_mode; /* over the setup's GPUs (default layer) */
 	double tensor_split[VF_INFER_MAX_DEVICES]; /* --tensor-split ratios; all 0: llama.cpp's
-						      default, each device's free memory (equal) */
+						      default, each device's free memory */
+	/* llama.cpp over several GPUs: each device's card where they differ
+	 * (NULL: the GPU vf_infer_run is given), and its free memory as the
+	 * probe reports it (0: unknown, taken as the card's memory less the
+	 * CUDA context); the default split is in proportion to the latter */
+	const struct vf_gpu_spec *device_gpu[VF_INFER_MAX_DEVICES];
+	int64_t device_free_bytes[VF_INFER_MAX_DEVICES];
+	bool vllm_sync_scheduling;   /* vLLM without async scheduling (--no-async-scheduling, or a
+					release before it was the default, early 2026): the step's host
+					work adds to the device's; else it hides behind it */
 	bool no_cuda_graphs;         /* each kernel launched from the host (GGML_CUDA_DISABLE_GRAPHS=1,
 					or a build before CUDA graphs, May 2024) */
 };
@@ -110,6 +119,15 @@ struct vf_infer {
 	double decode_tokens_per_second_per_user;
 	double decode_tokens_per_second_total;
 	bool decode_bandwidth_bound; /* the step is the bytes' time, not the FLOPs' */
+	/* vLLM: decode_step_seconds = decode_device_seconds + decode_host_seconds
+	 * (before pipeline parallel's stages); the engine's host work of a step
+	 * (decode_host_work_seconds) is exposed in full with synchronous
+	 * scheduling, with async scheduling only where it exceeds the device
+	 * step. Other engines: host 0, device = the step. */
+	double decode_device_seconds;
+	double decode_host_seconds;
+	double decode_host_work_seconds;
+	bool async_scheduling;
 	/* llama.cpp */
 	int64_t gpu_layers;          /* layers on the GPU */
 	bool output_on_gpu;
@@ -126,6 +144,8 @@ struct vf_infer {
 	int64_t device_first[VF_INFER_MAX_DEVICES];   /* its first layer (-1: none) */
 	bool device_output[VF_INFER_MAX_DEVICES];     /* holds the output layer */
 	int64_t device_bytes[VF_INFER_MAX_DEVICES];   /* weights + KV + compute + context */
+	double device_split[VF_INFER_MAX_DEVICES];    /* the split ratios used, normalised
+							 (--tensor-split, else free memory) */
 	bool approximate;            /* something the model does not cover: see `not_modelled` */
 	char not_modelled[800];
 };

@@ -2346,11 +2346,13 @@ static int load_target(const struct est_args *a, struct vf_setup *s, struct targ
 	return -1;
 }
 
-static void free_rows(struct gpu_row *rows)
+/* The first n rows are the ones filled (the rest of the calloc'ed array
+ * is never touched: no page of it faulted in to read a NULL). */
+static void free_rows(struct gpu_row *rows, int n)
 {
 	if (!rows)
 		return;
-	for (int i = 0; i < MAX_GPUS; i++)
+	for (int i = 0; i < n && i < MAX_GPUS; i++)
 		free(rows[i].split);
 	free(rows);
 }
@@ -2745,7 +2747,7 @@ static int run(int argc, char **argv)
 		r->tg.memo = vf_replay_memo_new(); /* NULL: every replay runs */
 	if (rc < 0)
 		rc = estimate(&a, r, t5);
-	free_rows(r->rows);
+	free_rows(r->rows, r->nrows);
 	vf_alloc_free(r->sim);
 	vf_replay_memo_free(r->tg.memo);
 	free(r);

@@ -5,16 +5,18 @@
  * form a list in address order (prev/next), so a freed block merges with
  * its free neighbours. As in the allocator it models, the free blocks of
  * each pool are kept ordered by (size, address): here one bucket per size
- * present (a sorted array: a replay's free blocks are many but of few
- * sizes), each a binary min-heap by address, so best fit is a binary
- * search over the sizes and the top of a heap, and a block enters or
- * leaves its bucket in O(log n). Each segment knows its last block
- * (expandable segments grow there); segments that are one free block are
- * kept on a list (empty_cache releases exactly those), and segments
- * changed since the last reserved peak on another (the snapshot at a new
- * peak copies only them). Every call is O(log n) amortised, plus a move of
- * the array of sizes (tens of entries in every replay measured) when a
- * size appears or goes. */
+ * (a replay's free blocks are many but of few sizes), each a binary
+ * min-heap by address; the sizes are a sorted array (best fit: a binary
+ * search, then the next non-empty bucket in a bitmap) and a hash table
+ * (a block's own size: no search), a bucket that empties stays until the
+ * empty ones outnumber the others. A block enters or leaves its bucket in
+ * O(log n). Each segment knows its last block (expandable segments grow
+ * there); segments that are one free block are kept on a list
+ * (empty_cache releases exactly those), and segments changed since the
+ * last reserved peak on another (the snapshot at a new peak copies only
+ * them). Every call is O(log n) amortised, plus a move of the array of
+ * sizes (tens of entries in every replay measured) when a new size
+ * appears. */
 #include "vramfit/estimate/alloc.h"
 
 #include <stdlib.h>

@@ -153,11 +153,12 @@ void vf_alloc_free(struct vf_alloc *a)
 	free(a);
 }
 
-static bool grow(void **p, int *cap, int need, size_t elem)
+/* Room for need elements in *p, doubling from first (or *cap). */
+static bool grow_from(void **p, int *cap, int need, size_t elem, int first)
 {
 	if (need <= *cap)
 		return true;
-	int n = *cap ? *cap * 2 : 256;
+	int n = *cap ? *cap * 2 : first;
 	while (n < need)
 		n *= 2;
 	void *q = realloc(*p, (size_t)n * elem);
@@ -166,6 +167,11 @@ static bool grow(void **p, int *cap, int need, size_t elem)
 	*p = q;
 	*cap = n;
 	return true;
+}
+
+static bool grow(void **p, int *cap, int need, size_t elem)
+{
+	return grow_from(p, cap, need, elem, 256);
 }
 
 /* ---- the free blocks of each pool, ordered by (size, address) ----
@@ -406,7 +412,8 @@ static bool free_add(struct vf_alloc *a, int i)
 	if (sl < 0)
 		return false;
 	struct bucket *k = &p->bk[sl];
-	if (!grow((void **)&k->e, &k->cap, k->n + 1, sizeof *k->e))
+	/* most buckets hold a block or two: small first, not a page each */
+	if (!grow_from((void **)&k->e, &k->cap, k->n + 1, sizeof *k->e, 4))
 		return false;
 	if (k->n == 0) {
 		ne_set(p, k->pos);

@@ -36,6 +36,7 @@ struct blk {
 	int hpos;                /* free: its place in its bucket's heap */
 	int bslot;               /* free: its bucket's slot in its pool */
 	bool used, live;
+	bool small;              /* its segment's pool (a copy: pool_of reads no segment) */
 };
 
 /* A free block in its bucket: its address (the order) and index. */
@@ -238,7 +239,7 @@ static void ne_clear(struct pool *p, int pos)
 
 static struct pool *pool_of(struct vf_alloc *a, int i)
 {
-	return &a->pool[a->s[a->b[i].seg].small];
+	return &a->pool[a->b[i].small];
 }
 
 /* Entry at of bucket k becomes v (its block learns where it is). */
@@ -284,7 +285,7 @@ static unsigned ht_home(const struct pool *p, int64_t size)
 }
 
 /* The slot of the bucket of exactly `size` (empty or not), -1 when none. */
-static int find_slot(const struct pool *p, int64_t size)
+static inline int find_slot(const struct pool *p, int64_t size)
 {
 	if (!p->htcap)
 		return -1;
@@ -348,14 +349,11 @@ static void compact(struct pool *p)
 	ht_rebuild(p, p->n); /* no larger: cannot fail */
 }
 
-/* The slot of pool p's bucket of `size`, made (empty) when the size is
- * new; -1 when memory runs out. */
-static int bucket_of(struct pool *p, int64_t size)
+/* A new (empty) bucket of `size` in pool p: its slot, -1 when memory runs
+ * out. Out of line: the common case (bucket_of) finds the size. */
+static __attribute__((noinline)) int bucket_new_size(struct pool *p, int64_t size)
 {
-	int found = find_slot(p, size);
-	if (found >= 0)
-		return found;
-	if (p->nempty > 64 && p->nempty > p->n / 2)
+	if (p->nempty > 32 && p->nempty > p->n / 2)
 		compact(p);
 	if (2 * (p->n + 1) > p->htcap && !ht_rebuild(p, p->n + 1))
 		return -1;
@@ -402,10 +400,16 @@ static int bucket_of(struct pool *p, int64_t size)
 	return sl;
 }
 
+static inline int bucket_of(struct pool *p, int64_t size)
+{
+	int found = find_slot(p, size);
+	return found >= 0 ? found : bucket_new_size(p, size);
+}
+
 /* Block i became free (or changed size while free): into its pool's
  * buckets. False when memory runs out (the block is then not found by
  * best fit: the caller reports out of memory, as for its other arrays). */
-static bool free_add(struct vf_alloc *a, int i)
+static inline bool free_add(struct vf_alloc *a, int i)
 {
 	struct pool *p = pool_of(a, i);
 	int sl = bucket_of(p, a->b[i].size);
@@ -432,7 +436,7 @@ static bool free_add(struct vf_alloc *a, int i)
 
 /* Entry h of the bucket in slot sl of pool p leaves it; an emptied bucket
  * stays in the sizes, marked empty. */
-static void entry_remove(struct vf_alloc *a, struct pool *p, int sl, int h)
+static inline void entry_remove(struct vf_alloc *a, struct pool *p, int sl, int h)
 {
 	struct bucket *k = &p->bk[sl];
 	struct entry last = k->e[--k->n];
@@ -587,7 +591,7 @@ static int new_segment(struct vf_alloc *a, int64_t size, bool small)
 				.small = small, .live = true, .empty_prev = -1, .empty_next = -1};
 	a->next_addr += size + (1 << 21);
 	a->b[bi] = (struct blk){.addr = a->s[si].addr, .size = size, .seg = si, .prev = -1,
-				.next = -1, .live = true};
+				.next = -1, .live = true, .small = small};
 	seg_touch(a, si);
 	reserve(a, size);
 	return bi;
@@ -614,7 +618,7 @@ void vf_alloc_empty_cache(struct vf_alloc *a)
 
 /* Best fit in the pool: the smallest free block that may serve `size`
  * (still in the pool's buckets); -1 when none. *at as lower_bound's. */
-static int best_fit(struct vf_alloc *a, int64_t size, bool small, int *at)
+static inline int best_fit(struct vf_alloc *a, int64_t size, bool small, int *at)
 {
 	int64_t msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
 	int k = lower_bound(a, small, size, at);
@@ -664,7 +668,7 @@ static int expand(struct vf_alloc *a, int64_t size, bool small)
 		return -1;
 	const struct blk *l = &a->b[last];
 	a->b[bi] = (struct blk){.addr = l->addr + l->size, .size = want, .seg = si, .prev = last,
-				.next = -1, .live = true};
+				.next = -1, .live = true, .small = small};
 	a->b[last].next = bi;
 	a->s[si].last = bi;
 	a->s[si].nblocks++;
@@ -692,7 +696,7 @@ static int fresh_block(struct vf_alloc *a, int64_t size, bool small)
 static bool should_split(const struct vf_alloc *a, const struct blk *k, int64_t size)
 {
 	int64_t rest = k->size - size;
-	if (a->s[k->seg].small || a->cfg.expandable)
+	if (k->small || a->cfg.expandable)
 		return rest >= MIN_BLOCK;
 	int64_t msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
 	return size < msplit && rest > SMALL_SIZE;
@@ -725,7 +729,7 @@ int vf_alloc_malloc(struct vf_alloc *a, int64_t bytes)
 		}
 		struct blk *k = &a->b[bi];
 		a->b[ri] = (struct blk){.addr = k->addr + size, .size = k->size - size, .seg = k->seg,
-					.prev = bi, .next = k->next, .live = true};
+					.prev = bi, .next = k->next, .live = true, .small = k->small};
 		if (k->next >= 0)
 			a->b[k->next].prev = ri;
 		else

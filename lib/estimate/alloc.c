@@ -9,12 +9,12 @@
  * min-heap by address; the sizes are a sorted array (best fit: a binary
  * search, then the next non-empty bucket in a bitmap) and a hash table
  * (a block's own size: no search), a bucket that empties stays until the
- * empty ones outnumber the others. A block enters or leaves its bucket in
- * O(log n). Each segment knows its last block (expandable segments grow
- * there); segments that are one free block are kept on a list
- * (empty_cache releases exactly those), and segments changed since the
- * last reserved peak on another (the snapshot at a new peak copies only
- * them). Every call is O(log n) amortised, plus a move of the array of
+ * empty ones number over 32 and outnumber the others. A block enters or
+ * leaves its bucket in O(log n). Each segment knows its last block
+ * (expandable segments grow there); segments that are one free block are
+ * kept on a list (empty_cache releases exactly those), and segments
+ * changed since the last reserved peak on another (the snapshot at a new
+ * peak copies only them). Every call is O(log n) amortised, plus a move of the array of
  * sizes (tens of entries in every replay measured) when a new size
  * appears. */
 #include "vramfit/estimate/alloc.h"
@@ -191,7 +191,7 @@ static bool grow(void **p, int *cap, int need, size_t elem)
  * stays, empty, in the sorted sizes: the layers of a replay empty and
  * refill the same sizes over and over (a split's remainder, merged back
  * when the block is freed), so a new size is rare after the first layers;
- * the empty buckets are dropped when they outnumber the others. Arrays,
+ * the empty buckets are dropped when over 32 outnumber the others. Arrays,
  * not a tree of pointers: a treap here cost 1.6 times the time. */
 
 /* Position of the first size >= size in pool p's sorted sizes (p->n when

@@ -14,9 +14,9 @@
  * (expandable segments grow there); segments that are one free block are
  * kept on a list (empty_cache releases exactly those), and segments
  * changed since the last reserved peak on another (the snapshot at a new
- * peak copies only them). Every call is O(log n) amortised, plus a move of the array of
- * sizes (tens of entries in every replay measured) when a new size
- * appears. */
+ * peak copies only them). Every call is O(log n) amortised, plus a move
+ * of the array of sizes (tens of entries in every replay measured) when a
+ * new size appears. */
 #include "vramfit/estimate/alloc.h"
 
 #include <stdlib.h>

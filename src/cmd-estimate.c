@@ -2376,11 +2376,13 @@ static int load_target(const struct est_args *a, struct vf_setup *s, struct targ
 	return -1;
 }
 
-static void free_rows(struct gpu_row *rows)
+/* The first n rows are the ones filled (the rest of the calloc'ed array
+ * is never touched: no page of it faulted in to read a NULL). */
+static void free_rows(struct gpu_row *rows, int n)
 {
 	if (!rows)
 		return;
-	for (int i = 0; i < MAX_GPUS; i++)
+	for (int i = 0; i < n && i < MAX_GPUS; i++)
 		free(rows[i].split);
 	free(rows);
 }
@@ -2452,14 +2454,39 @@ static int split_one(const struct target *tg, const struct vf_setup *s, struct g
  * micro-batch. Reads only tg and writes only *r (the replay memo is shared
  * and locked), so rows may run on threads of their own. */
 static vf_status row_estimate(const struct target *tg, const struct vf_setup *rs, struct gpu_row *r,
-			      double margin, struct vf_error *err)
+			      double margin, bool early_advice, struct vf_error *err)
 {
+	/* early_advice (rows on threads): when the analytic model already
+	 * says the setup does not fit, the advice runs before the row's own
+	 * replay, so that a thread whose row waits for that replay (another
+	 * thread runs it: every row replays the same step) replays its
+	 * advice meanwhile. Only the order changes: the advice is a function
+	 * of the setup and the GPU, kept only when the row does not fit, and
+	 * the row's own error comes first, as in the plain order. */
+	vf_status adv = VF_OK;
+	struct vf_error aerr = {0};
+	bool advised = false;
+	if (early_advice && !tg->dit && !tg->vision) {
+		struct vf_estimate a;
+		vf_estimate_run(&tg->arch, rs, &r->spec, &a);
+		if (!vf_estimate_fits(&a, &r->spec, NULL)) {
+			adv = vf_advice_run(&tg->arch, rs, &r->spec, &tg->alloc, tg->memo, margin, &r->advice,
+					    &aerr);
+			advised = true;
+		}
+	}
 	if (run_one(tg, rs, &r->spec, &r->est, NULL, err))
 		return VF_ERR;
 	r->fits = vf_estimate_fits(&r->est, &r->spec, &r->headroom);
 	r->setup = *rs;
-	if (!r->fits && !tg->dit && vf_advice_run(&tg->arch, rs, &r->spec, &tg->alloc, tg->memo,
-						  margin, &r->advice, err))
+	if (advised && r->fits) {
+		memset(&r->advice, 0, sizeof r->advice); /* as if never asked */
+	} else if (advised && !r->fits && adv != VF_OK) {
+		*err = aerr;
+		return VF_ERR;
+	}
+	if (!r->fits && !tg->dit && !advised &&
+	    vf_advice_run(&tg->arch, rs, &r->spec, &tg->alloc, tg->memo, margin, &r->advice, err))
 		return VF_ERR;
 	if (!r->fits && tg->dit && !tg->vision)
 		vf_advice_dit(&tg->d, rs, &r->spec, margin, &r->advice);
@@ -2490,7 +2517,7 @@ static void *rows_worker(void *arg)
 	struct rows_job *j = arg;
 	for (int i; (i = atomic_fetch_add(&j->next, 1)) < j->nrows;) {
 		struct vf_setup rs = j->rows[i].setup;
-		j->st[i] = row_estimate(j->tg, &rs, &j->rows[i], j->margin, &j->errs[i]);
+		j->st[i] = row_estimate(j->tg, &rs, &j->rows[i], j->margin, true, &j->errs[i]);
 	}
 	return NULL;
 }
@@ -2567,7 +2594,7 @@ static int estimate_rows(const struct target *tg, const struct vf_setup *s, stru
 			return vf_cli_fail_err(&err);
 		if (r->count > 1 && !(s->given & VF_SETUP_G_GPUS))
 			*multi = true;
-		if (row_estimate(tg, &rs, r, margin, &err))
+		if (row_estimate(tg, &rs, r, margin, false, &err))
 			return vf_cli_fail_err(&err);
 	}
 	return -1;
@@ -2777,7 +2804,7 @@ static int run(int argc, char **argv)
 		r->tg.memo = vf_replay_memo_new(); /* NULL: every replay runs */
 	if (rc < 0)
 		rc = estimate(&a, r, t5);
-	free_rows(r->rows);
+	free_rows(r->rows, r->nrows);
 	vf_alloc_free(r->sim);
 	vf_replay_memo_free(r->tg.memo);
 	free(r);

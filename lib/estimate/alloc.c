@@ -5,16 +5,18 @@
  * form a list in address order (prev/next), so a freed block merges with
  * its free neighbours. As in the allocator it models, the free blocks of
  * each pool are kept ordered by (size, address): here one bucket per size
- * present (a sorted array: a replay's free blocks are many but of few
- * sizes), each a binary min-heap by address, so best fit is a binary
- * search over the sizes and the top of a heap, and a block enters or
+ * (a replay's free blocks are many but of few sizes), each a binary
+ * min-heap by address; the sizes are a sorted array (best fit: a binary
+ * search, then the next non-empty bucket in a bitmap) and a hash table
+ * (a block's own size: no search), a bucket that empties stays until the
+ * empty ones number over 32 and outnumber the others. A block enters or
  * leaves its bucket in O(log n). Each segment knows its last block
  * (expandable segments grow there); segments that are one free block are
  * kept on a list (empty_cache releases exactly those), and segments
  * changed since the last reserved peak on another (the snapshot at a new
- * peak copies only them). Every call is O(log n) amortised, plus a move of
- * the array of sizes (tens of entries in every replay measured) when a
- * size appears or goes. */
+ * peak copies only them). Every call is O(log n) amortised, plus a move
+ * of the array of sizes (tens of entries in every replay measured) when a
+ * new size appears. */
 #include "vramfit/estimate/alloc.h"
 
 #include <stdlib.h>
@@ -32,7 +34,9 @@ struct blk {
 	int64_t req;             /* used: the request it serves (rounded to 512 B) */
 	int seg, prev, next;
 	int hpos;                /* free: its place in its bucket's heap */
+	int bslot;               /* free: its bucket's slot in its pool */
 	bool used, live;
+	bool small;              /* its segment's pool (a copy: pool_of reads no segment) */
 };
 
 /* A free block in its bucket: its address (the order) and index. */
@@ -46,20 +50,26 @@ struct bucket {
 	int64_t size;
 	struct entry *e;
 	int n, cap;
+	int pos;                 /* its position in the pool's sorted sizes; -1: none */
 };
 
-/* A bucket's storage kept for reuse. */
-struct spare {
-	struct entry *e;
-	int cap;
-};
-
-/* One pool's free blocks: buckets in increasing size, none empty. */
+/* One pool's free blocks: buckets in slots that never move (bk, nbk used;
+ * fs: the slots out of the sizes, for reuse), the sizes in increasing
+ * order with each one's slot (sz, slot: n of them, empty buckets
+ * included), a bit per position set when its bucket holds a block. */
 struct pool {
 	struct bucket *bk;
-	int n, cap;
-	struct spare *spare;
-	int nspare, capspare;
+	int nbk, capbk;
+	int *fs;
+	int nfs, capfs;
+	int64_t *sz;
+	int *slot;
+	int n, cap, capslot;
+	uint64_t *ne;
+	int capne;               /* words */
+	int nempty;              /* positions whose bucket is empty */
+	int *ht;                 /* size -> slot, open addressing (-1 free), of the n sizes */
+	int htcap;               /* a power of two, at least twice n */
 };
 
 struct seg {
@@ -126,12 +136,15 @@ void vf_alloc_free(struct vf_alloc *a)
 	if (!a)
 		return;
 	for (int p = 0; p < 2; p++) {
-		for (int i = 0; i < a->pool[p].n; i++)
-			free(a->pool[p].bk[i].e);
-		for (int i = 0; i < a->pool[p].nspare; i++)
-			free(a->pool[p].spare[i].e);
-		free(a->pool[p].bk);
-		free(a->pool[p].spare);
+		struct pool *q = &a->pool[p];
+		for (int i = 0; i < q->nbk; i++)
+			free(q->bk[i].e);
+		free(q->bk);
+		free(q->fs);
+		free(q->sz);
+		free(q->slot);
+		free(q->ne);
+		free(q->ht);
 	}
 	free(a->b);
 	free(a->s);
@@ -141,11 +154,12 @@ void vf_alloc_free(struct vf_alloc *a)
 	free(a);
 }
 
-static bool grow(void **p, int *cap, int need, size_t elem)
+/* Room for need elements in *p, doubling from first (or *cap). */
+static bool grow_from(void **p, int *cap, int need, size_t elem, int first)
 {
 	if (need <= *cap)
 		return true;
-	int n = *cap ? *cap * 2 : 256;
+	int n = *cap ? *cap * 2 : first;
 	while (n < need)
 		n *= 2;
 	void *q = realloc(*p, (size_t)n * elem);
@@ -156,38 +170,76 @@ static bool grow(void **p, int *cap, int need, size_t elem)
 	return true;
 }
 
+static bool grow(void **p, int *cap, int need, size_t elem)
+{
+	return grow_from(p, cap, need, elem, 256);
+}
+
 /* ---- the free blocks of each pool, ordered by (size, address) ----
  *
  * A replay's free blocks are many (hundreds to thousands: the holes its
  * layers leave) but of few sizes (tens: the layers repeat), so each pool
- * keeps one bucket per size present, in a sorted array, and each bucket a
- * binary min-heap of its blocks by address (blk.hpos: a block's place in
- * it). The first free block not before (size, 0) - the smallest that
- * holds size, the lowest address among equals, the order PyTorch's
- * BlockComparator keeps - is the top of the first bucket of at least that
- * size: a binary search over the sizes. A block enters or leaves its
- * bucket's heap in O(log n); a bucket that empties leaves the array (a
- * move of the few sizes after it), its storage kept for the next new
- * size. Arrays, not a tree of pointers: a treap here cost 1.6 times the
- * time. */
+ * keeps one bucket per size, and each bucket a binary min-heap of its
+ * blocks by address (blk.hpos: a block's place in it). The first free
+ * block not before (size, 0) - the smallest that holds size, the lowest
+ * address among equals, the order PyTorch's BlockComparator keeps - is
+ * the top of the first non-empty bucket of at least that size: a binary
+ * search over the sorted sizes, then the next bit set in a bitmap of the
+ * non-empty buckets. A block enters or leaves its bucket's heap in
+ * O(log n). Buckets sit in slots that never move (a free block knows its
+ * slot: blk.bslot, so leaving needs no search), and a bucket that empties
+ * stays, empty, in the sorted sizes: the layers of a replay empty and
+ * refill the same sizes over and over (a split's remainder, merged back
+ * when the block is freed), so a new size is rare after the first layers;
+ * the empty buckets are dropped when over 32 outnumber the others. Arrays,
+ * not a tree of pointers: a treap here cost 1.6 times the time. */
 
-/* The first bucket of pool p whose size is >= size (p->n when none). */
-static int bucket_at(const struct pool *p, int64_t size)
+/* Position of the first size >= size in pool p's sorted sizes (p->n when
+ * none). */
+static int pos_at(const struct pool *p, int64_t size)
 {
-	int lo = 0, hi = p->n;
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-		if (p->bk[mid].size < size)
-			lo = mid + 1;
-		else
-			hi = mid;
+	const int64_t *sz = p->sz;
+	int lo = 0, n = p->n;
+	while (n > 0) {
+		int half = n >> 1;
+		if (sz[lo + half] < size) {
+			lo += half + 1;
+			n -= half + 1;
+		} else {
+			n = half;
+		}
 	}
 	return lo;
 }
 
+/* The first position >= from whose bucket holds a block (p->n when none). */
+static int next_nonempty(const struct pool *p, int from)
+{
+	if (from >= p->n)
+		return p->n;
+	int wi = from >> 6, nw = (p->n + 63) >> 6;
+	uint64_t m = p->ne[wi] & (~(uint64_t)0 << (from & 63));
+	while (!m) {
+		if (++wi >= nw)
+			return p->n;
+		m = p->ne[wi];
+	}
+	return (wi << 6) + __builtin_ctzll(m);
+}
+
+static void ne_set(struct pool *p, int pos)
+{
+	p->ne[pos >> 6] |= (uint64_t)1 << (pos & 63);
+}
+
+static void ne_clear(struct pool *p, int pos)
+{
+	p->ne[pos >> 6] &= ~((uint64_t)1 << (pos & 63));
+}
+
 static struct pool *pool_of(struct vf_alloc *a, int i)
 {
-	return &a->pool[a->s[a->b[i].seg].small];
+	return &a->pool[a->b[i].small];
 }
 
 /* Entry at of bucket k becomes v (its block learns where it is). */
@@ -227,81 +279,204 @@ static void heap_down(struct vf_alloc *a, struct bucket *k, int at)
 	heap_set(a, k, at, v);
 }
 
-/* A new empty bucket of `size` at index at of pool p; false when memory
- * runs out. */
-static bool bucket_new(struct pool *p, int at, int64_t size)
+static unsigned ht_home(const struct pool *p, int64_t size)
 {
-	if (!grow((void **)&p->bk, &p->cap, p->n + 1, sizeof *p->bk))
-		return false;
-	memmove(&p->bk[at + 1], &p->bk[at], (size_t)(p->n - at) * sizeof *p->bk);
-	p->n++;
-	struct bucket *k = &p->bk[at];
-	*k = (struct bucket){.size = size};
-	if (p->nspare > 0) { /* the storage of a bucket that emptied */
-		p->nspare--;
-		k->e = p->spare[p->nspare].e;
-		k->cap = p->spare[p->nspare].cap;
+	return (unsigned)(((uint64_t)size * 0x9E3779B97F4A7C15ull) >> 32) & (unsigned)(p->htcap - 1);
+}
+
+/* The slot of the bucket of exactly `size` (empty or not), -1 when none. */
+static inline int find_slot(const struct pool *p, int64_t size)
+{
+	if (!p->htcap)
+		return -1;
+	for (unsigned h = ht_home(p, size);; h = (h + 1) & (unsigned)(p->htcap - 1)) {
+		int sl = p->ht[h];
+		if (sl < 0 || p->bk[sl].size == size)
+			return sl;
 	}
+}
+
+static void ht_put(struct pool *p, int sl)
+{
+	unsigned h = ht_home(p, p->bk[sl].size);
+	while (p->ht[h] >= 0)
+		h = (h + 1) & (unsigned)(p->htcap - 1);
+	p->ht[h] = sl;
+}
+
+/* The table rebuilt from the sizes, with room for `want` of them; false
+ * when memory runs out (the old table stays). */
+static bool ht_rebuild(struct pool *p, int want)
+{
+	int cap = p->htcap ? p->htcap : 64;
+	while (cap < 2 * want)
+		cap *= 2;
+	if (cap != p->htcap) {
+		int *t = malloc((size_t)cap * sizeof *t);
+		if (!t)
+			return false;
+		free(p->ht);
+		p->ht = t;
+		p->htcap = cap;
+	}
+	memset(p->ht, 0xff, (size_t)p->htcap * sizeof *p->ht);
+	for (int i = 0; i < p->n; i++)
+		ht_put(p, p->slot[i]);
 	return true;
+}
+
+/* Drop the empty buckets from the sorted sizes (their slots, storage
+ * kept, are reused by the next new sizes). */
+static void compact(struct pool *p)
+{
+	int k = 0;
+	for (int i = 0; i < p->n; i++) {
+		int sl = p->slot[i];
+		if (p->bk[sl].n > 0) {
+			p->sz[k] = p->sz[i];
+			p->slot[k] = sl;
+			p->bk[sl].pos = k++;
+		} else {
+			p->bk[sl].pos = -1;
+			p->fs[p->nfs++] = sl; /* fs holds every slot: room is there */
+		}
+	}
+	memset(p->ne, 0, (size_t)p->capne * sizeof *p->ne);
+	for (int i = 0; i < k; i++)
+		ne_set(p, i);
+	p->n = k;
+	p->nempty = 0;
+	ht_rebuild(p, p->n); /* no larger: cannot fail */
+}
+
+/* A new (empty) bucket of `size` in pool p: its slot, -1 when memory runs
+ * out. Out of line: the common case (bucket_of) finds the size. */
+static __attribute__((noinline)) int bucket_new_size(struct pool *p, int64_t size)
+{
+	if (p->nempty > 32 && p->nempty > p->n / 2)
+		compact(p);
+	if (2 * (p->n + 1) > p->htcap && !ht_rebuild(p, p->n + 1))
+		return -1;
+	int pos = pos_at(p, size);
+	int words = (p->n + 1 + 63) >> 6;
+	if (!grow((void **)&p->sz, &p->cap, p->n + 1, sizeof *p->sz) ||
+	    !grow((void **)&p->slot, &p->capslot, p->n + 1, sizeof *p->slot))
+		return -1;
+	if (words > p->capne) {
+		uint64_t *w = realloc(p->ne, (size_t)words * 2 * sizeof *w);
+		if (!w)
+			return -1;
+		memset(w + p->capne, 0, (size_t)(words * 2 - p->capne) * sizeof *w);
+		p->ne = w;
+		p->capne = words * 2;
+	}
+	int sl;
+	if (p->nfs > 0) {
+		sl = p->fs[--p->nfs];
+	} else {
+		if (!grow((void **)&p->bk, &p->capbk, p->nbk + 1, sizeof *p->bk) ||
+		    !grow((void **)&p->fs, &p->capfs, p->nbk + 1, sizeof *p->fs))
+			return -1; /* fs has room for every slot (compact) */
+		sl = p->nbk++;
+		p->bk[sl] = (struct bucket){0};
+	}
+	p->bk[sl].size = size;
+	p->bk[sl].n = 0;
+	memmove(&p->sz[pos + 1], &p->sz[pos], (size_t)(p->n - pos) * sizeof *p->sz);
+	memmove(&p->slot[pos + 1], &p->slot[pos], (size_t)(p->n - pos) * sizeof *p->slot);
+	p->sz[pos] = size;
+	p->slot[pos] = sl;
+	p->n++;
+	for (int i = pos; i < p->n; i++)
+		p->bk[p->slot[i]].pos = i;
+	/* the bitmap: positions from pos up move one up, pos itself empty */
+	int last = (p->n - 1) >> 6, wp = pos >> 6;
+	for (int i = last; i > wp; i--)
+		p->ne[i] = (p->ne[i] << 1) | (p->ne[i - 1] >> 63);
+	uint64_t low = (pos & 63) ? p->ne[wp] & (((uint64_t)1 << (pos & 63)) - 1) : 0;
+	p->ne[wp] = low | ((p->ne[wp] & ~low) << 1);
+	p->nempty++;
+	ht_put(p, sl);
+	return sl;
+}
+
+static inline int bucket_of(struct pool *p, int64_t size)
+{
+	int found = find_slot(p, size);
+	return found >= 0 ? found : bucket_new_size(p, size);
 }
 
 /* Block i became free (or changed size while free): into its pool's
  * buckets. False when memory runs out (the block is then not found by
  * best fit: the caller reports out of memory, as for its other arrays). */
-static bool free_add(struct vf_alloc *a, int i)
+static inline bool free_add(struct vf_alloc *a, int i)
 {
 	struct pool *p = pool_of(a, i);
-	int64_t size = a->b[i].size;
-	int at = bucket_at(p, size);
-	if ((at == p->n || p->bk[at].size != size) && !bucket_new(p, at, size))
+	int sl = bucket_of(p, a->b[i].size);
+	if (sl < 0)
 		return false;
-	struct bucket *k = &p->bk[at];
-	if (!grow((void **)&k->e, &k->cap, k->n + 1, sizeof *k->e))
+	struct bucket *k = &p->bk[sl];
+	/* most buckets hold a block or two: small first, not a page each */
+	if (!grow_from((void **)&k->e, &k->cap, k->n + 1, sizeof *k->e, 4))
 		return false;
-	k->e[k->n++] = (struct entry){a->b[i].addr, i};
-	heap_up(a, k, k->n - 1);
+	if (k->n == 0) {
+		ne_set(p, k->pos);
+		p->nempty--;
+	}
+	a->b[i].bslot = sl;
+	int at = k->n++;
+	int64_t addr = a->b[i].addr;
+	k->e[at] = (struct entry){addr, i};
+	if (at > 0 && k->e[(at - 1) / 2].addr > addr)
+		heap_up(a, k, at);
+	else
+		a->b[i].hpos = at; /* in place already (the usual: newer blocks lie higher) */
 	return true;
 }
 
-/* Entry h of bucket at of pool p leaves it; the bucket leaves too when it
- * was the last of its size, its storage kept. */
-static void entry_remove(struct vf_alloc *a, struct pool *p, int at, int h)
+/* Entry h of the bucket in slot sl of pool p leaves it; an emptied bucket
+ * stays in the sizes, marked empty. */
+static inline void entry_remove(struct vf_alloc *a, struct pool *p, int sl, int h)
 {
-	struct bucket *k = &p->bk[at];
+	struct bucket *k = &p->bk[sl];
 	struct entry last = k->e[--k->n];
 	if (h < k->n) {
 		heap_set(a, k, h, last);
 		heap_up(a, k, h);
 		heap_down(a, k, a->b[last.idx].hpos);
 	}
-	if (k->n > 0)
-		return;
-	if (grow((void **)&p->spare, &p->capspare, p->nspare + 1, sizeof *p->spare))
-		p->spare[p->nspare++] = (struct spare){k->e, k->cap};
-	else
-		free(k->e);
-	memmove(&p->bk[at], &p->bk[at + 1], (size_t)(p->n - at - 1) * sizeof *p->bk);
-	p->n--;
+	if (k->n == 0) {
+		ne_clear(p, k->pos);
+		p->nempty++;
+	}
 }
 
 /* Free block i leaves its pool's buckets (before it is used or resized). */
 static void free_remove(struct vf_alloc *a, int i)
 {
-	struct pool *p = pool_of(a, i);
-	entry_remove(a, p, bucket_at(p, a->b[i].size), a->b[i].hpos);
+	entry_remove(a, pool_of(a, i), a->b[i].bslot, a->b[i].hpos);
 }
 
 /* The first free block of the pool not before (size, 0): the smallest
  * that holds size, the lowest address among equals; -1 when none. *at:
- * its bucket (for free_take). */
+ * its bucket's slot (for free_take). */
 static int lower_bound(struct vf_alloc *a, bool small, int64_t size, int *at)
 {
 	const struct pool *p = &a->pool[small];
-	*at = bucket_at(p, size);
-	return *at < p->n ? p->bk[*at].e[0].idx : -1;
+	int sl = find_slot(p, size); /* an exact fit: no search */
+	if (sl >= 0 && p->bk[sl].n > 0) {
+		*at = sl;
+		return p->bk[sl].e[0].idx;
+	}
+	int pos = next_nonempty(p, sl >= 0 ? p->bk[sl].pos : pos_at(p, size));
+	if (pos >= p->n)
+		return -1;
+	*at = p->slot[pos];
+	return p->bk[*at].e[0].idx;
 }
 
-/* The block lower_bound found (in bucket at) leaves the pool's buckets. */
+/* The block lower_bound found (in the bucket of slot at) leaves the pool's
+ * buckets. */
 static void free_take(struct vf_alloc *a, bool small, int at)
 {
 	entry_remove(a, &a->pool[small], at, 0);
@@ -323,14 +498,13 @@ static void empty_unlink(struct vf_alloc *a, int si)
 
 /* Segment si changed: note it for the next snapshot and keep the empty
  * list (live segments that are one free block) up to date. */
-static void seg_touch(struct vf_alloc *a, int si)
+static void seg_touch_slow(struct vf_alloc *a, int si, bool empty)
 {
 	struct seg *g = &a->s[si];
 	if (!g->dirty && grow((void **)&a->dirty, &a->capdirty, a->ndirty + 1, sizeof *a->dirty)) {
 		g->dirty = true;
 		a->dirty[a->ndirty++] = si;
 	}
-	bool empty = g->live && g->nblocks == 1 && g->used == 0;
 	if (empty == g->empty)
 		return;
 	if (!empty) {
@@ -343,6 +517,15 @@ static void seg_touch(struct vf_alloc *a, int si)
 	if (a->empty_head >= 0)
 		a->s[a->empty_head].empty_prev = si;
 	a->empty_head = si;
+}
+
+/* Most touches find the segment noted already and its emptiness as it was. */
+static inline void seg_touch(struct vf_alloc *a, int si)
+{
+	const struct seg *g = &a->s[si];
+	bool empty = g->live && g->nblocks == 1 && g->used == 0;
+	if (!g->dirty || empty != g->empty)
+		seg_touch_slow(a, si, empty);
 }
 
 static int new_block(struct vf_alloc *a)
@@ -408,7 +591,7 @@ static int new_segment(struct vf_alloc *a, int64_t size, bool small)
 				.small = small, .live = true, .empty_prev = -1, .empty_next = -1};
 	a->next_addr += size + (1 << 21);
 	a->b[bi] = (struct blk){.addr = a->s[si].addr, .size = size, .seg = si, .prev = -1,
-				.next = -1, .live = true};
+				.next = -1, .live = true, .small = small};
 	seg_touch(a, si);
 	reserve(a, size);
 	return bi;
@@ -435,7 +618,7 @@ void vf_alloc_empty_cache(struct vf_alloc *a)
 
 /* Best fit in the pool: the smallest free block that may serve `size`
  * (still in the pool's buckets); -1 when none. *at as lower_bound's. */
-static int best_fit(struct vf_alloc *a, int64_t size, bool small, int *at)
+static inline int best_fit(struct vf_alloc *a, int64_t size, bool small, int *at)
 {
 	int64_t msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
 	int k = lower_bound(a, small, size, at);
@@ -485,7 +668,7 @@ static int expand(struct vf_alloc *a, int64_t size, bool small)
 		return -1;
 	const struct blk *l = &a->b[last];
 	a->b[bi] = (struct blk){.addr = l->addr + l->size, .size = want, .seg = si, .prev = last,
-				.next = -1, .live = true};
+				.next = -1, .live = true, .small = small};
 	a->b[last].next = bi;
 	a->s[si].last = bi;
 	a->s[si].nblocks++;
@@ -513,7 +696,7 @@ static int fresh_block(struct vf_alloc *a, int64_t size, bool small)
 static bool should_split(const struct vf_alloc *a, const struct blk *k, int64_t size)
 {
 	int64_t rest = k->size - size;
-	if (a->s[k->seg].small || a->cfg.expandable)
+	if (k->small || a->cfg.expandable)
 		return rest >= MIN_BLOCK;
 	int64_t msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
 	return size < msplit && rest > SMALL_SIZE;
@@ -546,7 +729,7 @@ int vf_alloc_malloc(struct vf_alloc *a, int64_t bytes)
 		}
 		struct blk *k = &a->b[bi];
 		a->b[ri] = (struct blk){.addr = k->addr + size, .size = k->size - size, .seg = k->seg,
-					.prev = bi, .next = k->next, .live = true};
+					.prev = bi, .next = k->next, .live = true, .small = k->small};
 		if (k->next >= 0)
 			a->b[k->next].prev = ri;
 		else

@@ -43,6 +43,8 @@ struct memo_ent {
 struct vf_replay_memo {
 	struct memo_ent ent[MEMO_SLOTS];
 	int next;
+	int hi; /* entries [0, hi) have been used: the others are not read (nor
+		 * their pages touched) */
 	int64_t replays;
 	pthread_mutex_t lock;
 	pthread_cond_t done; /* a pending entry filled or given up */
@@ -114,9 +116,9 @@ static int memo_claim(struct vf_replay_memo *m, uint64_t h, const struct vf__ste
 	pthread_mutex_lock(&m->lock);
 	for (;;) {
 		int i = 0;
-		while (i < MEMO_SLOTS && !same(&m->ent[i], h, s, c))
+		while (i < m->hi && !same(&m->ent[i], h, s, c))
 			i++;
-		if (i == MEMO_SLOTS)
+		if (i == m->hi)
 			break;
 		if (!m->ent[i].pending) {
 			*out = m->ent[i].peaks;
@@ -134,6 +136,8 @@ static int memo_claim(struct vf_replay_memo *m, uint64_t h, const struct vf__ste
 	if (*slot >= 0) {
 		struct memo_ent *e = &m->ent[*slot];
 		m->next = (*slot + 1) % MEMO_SLOTS;
+		if (*slot >= m->hi)
+			m->hi = *slot + 1;
 		e->used = true;
 		e->pending = true;
 		e->hash = h;

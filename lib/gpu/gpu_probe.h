@@ -11,6 +11,7 @@
 #ifndef VF_GPU_PROBE_H
 #define VF_GPU_PROBE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "vramfit/gpu/gpu.h"
@@ -21,6 +22,12 @@
 
 vf_status vf__gpu_nvml_probe(struct vf_gpu_set *s, struct vf_error *err);
 vf_status vf__gpu_smi_probe(struct vf_gpu_set *s, struct vf_error *err);
+
+/* True only when execvp(prog) would fail with ENOENT without running
+ * anything: prog (with a '/') or every PATH entry's prog (path: $PATH, NULL
+ * for execvp's default) does not exist. False when a file of that name is
+ * anywhere execvp looks, or a lookup fails otherwise (execvp decides). */
+bool vf__gpu_smi_absent(const char *prog, const char *path);
 
 /* Parse the output of
  *   nvidia-smi --query-gpu=index,uuid,name,memory.total,memory.used,

@@ -6,7 +6,11 @@
  * in its own process group with a timeout ($VRAMFIT_SMI_TIMEOUT seconds,
  * default 10) and reads at most VF_SMI_MAX_OUTPUT bytes of its output; on
  * timeout or overflow the whole group is killed. The subprocess is kept
- * simple on purpose: one pipe, poll, kill; lib/base/proc.c is the general one. */
+ * simple on purpose: one pipe, poll, kill; lib/base/proc.c is the general one.
+ * When no file of that name exists where execvp would look for it (the
+ * common case on a machine without the driver), nothing is forked: the
+ * answer is execvp's ENOENT, found with a stat per PATH entry instead of a
+ * process (about half a millisecond, a tenth of a whole-catalog estimate). */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -277,11 +282,47 @@ struct run_result {
 	int exec_errno;
 };
 
+bool vf__gpu_smi_absent(const char *prog, const char *path)
+{
+	struct stat sb;
+	size_t plen = strlen(prog);
+	if (plen == 0)
+		return false; /* execvp's own answer (ENOENT) is left to it */
+	if (strchr(prog, '/'))
+		return stat(prog, &sb) != 0 && errno == ENOENT;
+	if (!path)
+		path = "/bin:/usr/bin"; /* glibc's execvp without PATH */
+	char full[4096];
+	for (const char *p = path;;) {
+		const char *end = strchr(p, ':');
+		size_t dlen = end ? (size_t)(end - p) : strlen(p);
+		/* an empty entry is the current directory, as execvp reads it */
+		if (dlen + plen + 2 > sizeof full)
+			return false;
+		if (dlen) {
+			memcpy(full, p, dlen);
+			full[dlen] = '/';
+			memcpy(full + dlen + 1, prog, plen + 1);
+		} else {
+			memcpy(full, prog, plen + 1);
+		}
+		if (stat(full, &sb) == 0 || errno != ENOENT)
+			return false; /* there (or unknowable): execvp decides */
+		if (!end)
+			return true;
+		p = end + 1;
+	}
+}
+
 static vf_status run(const char *prog, int64_t limit_ms, struct vf_buf *out,
 		     struct run_result *r, struct vf_error *err)
 {
 	int pfd[2], efd[2];
 	memset(r, 0, sizeof *r);
+	if (vf__gpu_smi_absent(prog, getenv("PATH"))) {
+		r->exec_errno = ENOENT; /* what the forked execvp would report */
+		return VF_OK;
+	}
 	if (pipe2(pfd, O_CLOEXEC) != 0)
 		return vf_error_set(err, VF_ERR, "nvidia-smi: pipe: %s", strerror(errno));
 	if (pipe2(efd, O_CLOEXEC) != 0) {

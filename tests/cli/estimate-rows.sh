@@ -41,6 +41,19 @@ for args in "llama3-8b --mode full --batch 4 --seq 2048" \
   check '[ "$first" = "$out" ]'
 done
 
+# rows the analytic model says do not fit and the allocator simulation
+# says fit (its reserve below the analytic one): on threads their advice
+# runs first (early_advice) and must leave no trace
+for args in "mistral-7b --mode full --batch 1 --seq 2048" \
+            "qwen2.5-0.5b --mode lora --batch 4 --seq 2048"; do
+  test_case "analytic no, simulation yes: as on one core: $args"
+  # shellcheck disable=SC2086
+  same_as_one_core estimate $args --gpu h200 --gpu rtx-3090 --gpu rtx-4090 --gpu a100-40gb
+  expect_rc 0
+  # shellcheck disable=SC2086
+  same_as_one_core estimate $args --gpu h200 --gpu rtx-3090 --gpu rtx-4090 --gpu a100-40gb --json
+done
+
 test_case "a bad GPU is named, as on one core"
 same_as_one_core estimate llama3-8b --mode full --gpu a100-40gb --gpu no-such-gpu --gpu h100-80gb
 expect_rc 2

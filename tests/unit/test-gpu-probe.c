@@ -2,8 +2,14 @@
  * and hostile output), the nvidia-smi runner (timeout, size cap, known
  * failures) through tests/helpers/fake-nvidia-smi, NVML through the fake
  * libraries in build/helpers/, and CUDA_VISIBLE_DEVICES. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gpu/gpu_probe.h"
 #include "vf_test.h"
@@ -288,6 +294,111 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* execvp(prog) in a child under PATH=path (NULL: unset): its errno, 0 when
+ * it ran something. */
+static int execvp_errno(const char *prog, const char *path)
+{
+	int fd[2];
+	if (pipe(fd) != 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		if (path)
+			setenv("PATH", path, 1);
+		else
+			unsetenv("PATH");
+		int nul = open("/dev/null", O_RDWR);
+		dup2(nul, 1);
+		dup2(nul, 2);
+		char *argv[] = {(char *)prog, NULL};
+		execvp(prog, argv);
+		int e = errno;
+		ssize_t w = write(fd[1], &e, sizeof e);
+		(void)w;
+		_exit(127);
+	}
+	close(fd[1]);
+	int e = 0;
+	ssize_t got = read(fd[0], &e, sizeof e);
+	close(fd[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	return got == (ssize_t)sizeof e ? e : 0;
+}
+
+/* The no-fork shortcut says "absent" exactly when execvp would fail with
+ * ENOENT, and never where a file of the name is on the PATH (executable or
+ * not: execvp's EACCES is its own). */
+static void test_smi_absent(void)
+{
+	char dir[] = "/tmp/vf-test-smi-absent.XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char a[1200], b[1200], f[1200], x[1200], path[4000];
+	snprintf(a, sizeof a, "%s/a", dir);
+	snprintf(b, sizeof b, "%s/b", dir);
+	snprintf(f, sizeof f, "%s/file", dir);
+	mkdir(a, 0755);
+	mkdir(b, 0755);
+	FILE *fp = fopen(f, "w");
+	CHECK(fp != NULL);
+	if (fp)
+		fclose(fp);
+	const char *prog = "vf-test-no-such-smi";
+	/* nowhere on the PATH (an empty entry: the current directory) */
+	snprintf(path, sizeof path, "%s::%s", a, b);
+	CHECK(vf__gpu_smi_absent(prog, path));
+	CHECK_INT(execvp_errno(prog, path), ENOENT);
+	/* a dangling symlink: no file, execvp's ENOENT too */
+	snprintf(x, sizeof x, "%s/%s", b, prog);
+	CHECK_INT(symlink("/nonexistent-vf-target", x), 0);
+	CHECK(vf__gpu_smi_absent(prog, path));
+	CHECK_INT(execvp_errno(prog, path), ENOENT);
+	unlink(x);
+	/* a PATH entry that is a file: not ENOENT, left to execvp */
+	snprintf(path, sizeof path, "%s:%s", f, a);
+	CHECK(!vf__gpu_smi_absent(prog, path));
+	/* a file that is not executable, then a directory of that name */
+	fp = fopen(x, "w");
+	CHECK(fp != NULL);
+	if (fp)
+		fclose(fp);
+	snprintf(path, sizeof path, "%s:%s", a, b);
+	CHECK(!vf__gpu_smi_absent(prog, path));
+	CHECK_INT(execvp_errno(prog, path), EACCES);
+	unlink(x);
+	mkdir(x, 0755);
+	CHECK(!vf__gpu_smi_absent(prog, path));
+	CHECK_INT(execvp_errno(prog, path), EACCES);
+	rmdir(x);
+	/* an executable: found, runs */
+	fp = fopen(x, "w");
+	CHECK(fp != NULL);
+	if (fp) {
+		fputs("#!/bin/sh\nexit 0\n", fp);
+		fclose(fp);
+	}
+	chmod(x, 0755);
+	CHECK(!vf__gpu_smi_absent(prog, path));
+	CHECK_INT(execvp_errno(prog, path), 0);
+	unlink(x);
+	/* with a '/': the file itself */
+	CHECK(vf__gpu_smi_absent("/nonexistent-vf/nvidia-smi", path));
+	CHECK_INT(execvp_errno("/nonexistent-vf/nvidia-smi", path), ENOENT);
+	CHECK(!vf__gpu_smi_absent(f, path));
+	CHECK(!vf__gpu_smi_absent("", path));
+	/* PATH unset: execvp's default directories */
+	CHECK(vf__gpu_smi_absent(prog, NULL));
+	CHECK_INT(execvp_errno(prog, NULL), ENOENT);
+	CHECK(!vf__gpu_smi_absent("sh", NULL));
+	CHECK_INT(execvp_errno("true", NULL), 0);
+	CHECK(!vf__gpu_smi_absent("true", NULL));
+	unlink(f);
+	rmdir(a);
+	rmdir(b);
+	rmdir(dir);
+}
+
 static void test_probe_smi_hangs(void)
 {
 	struct vf_gpu_set s;
@@ -477,6 +588,7 @@ int main(void)
 	RUN(test_smi_parse_hostile);
 	RUN(test_cuda_visible_devices);
 	RUN(test_probe_smi);
+	RUN(test_smi_absent);
 	RUN(test_probe_smi_hangs);
 	RUN(test_probe_cvd);
 	RUN(test_probe_nvml);

@@ -43,7 +43,8 @@
  * Per generation the GEMM and bandwidth shares are a kernel-level
  * benchmark's (data/estimate/steptime.json says which) with the time per
  * FLOP and per byte hopper's fit leaves beyond hopper's benchmark added,
- * unscaled (model_share); attention's share is the generation's own.
+ * not scaled by the GPU, scaled by its host (model_share); attention's
+ * share is the generation's own.
  * Steady state, no dataloader. */
 #include "steptime.h"
 
@@ -139,14 +140,15 @@ static void kernel_shares(const cJSON *c, const char *key, double dst[NGEN][2],
 
 /* A generation's share in the model: its kernel-level share with the
  * time hopper's fit left beyond hopper's kernel share (fixed_s per FLOP
- * or byte: launch gaps, tails, host bubbles) added as time that does not
- * scale with the GPU. Hopper keeps its fitted value. */
+ * or byte: launch gaps, host bubbles) added as time that does not scale
+ * with the GPU; host time, so it scales with the generation's typical
+ * host (host_speed). Hopper keeps its fitted value. */
 static double model_share(int g, int gf, const double model[NGEN][2], const double kernel[NGEN][2],
 			  double fixed_s, double unit_rate)
 {
 	if (g == 0 || !(fixed_s > 0) || !(unit_rate > 0))
 		return model[g][gf];
-	return 1 / (1 / kernel[g][gf] + unit_rate * fixed_s);
+	return 1 / (1 / kernel[g][gf] + unit_rate * fixed_s * K.host[g][gf]);
 }
 
 /* data/estimate/steptime.json, read once for steptime.c and nccl.c

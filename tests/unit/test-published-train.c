@@ -18,7 +18,7 @@
  * The bounds asserted are loose regression guards set above today's
  * errors (memory median 8.7 %, max 21.7 %; throughput median 1.7 %, max
  * 23.4 %; torchtitan's rows at most 5.0 %; the median signed throughput
- * error per GPU generation: Ampere +1.1 %, Ada -9.0 %, where the step time
+ * error per GPU generation: Ampere +1.1 %, Ada -7.8 %, where the step time
  * once carried the H200 fit's shares to every generation and had Ampere at
  * -14 % and Ada at -29 %, all rows under): they catch the estimator
  * getting worse on published runs, they do not claim it is good. Two of

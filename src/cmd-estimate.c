@@ -383,8 +383,8 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 	if (gpu && e->parts.compute > 0 && strcmp(gpu->generation, "hopper") != 0)
 		assume(a, "step time on %s (%s): kernel-level benchmarks of the generation (cuBLAS GEMM, "
 			  "flash-attention, bandwidth; sources in data/estimate/steptime.json) plus the "
-			  "time per FLOP and per byte the H200 fit leaves beyond hopper's (not scaled by the "
-			  "GPU), not fitted on measured steps; approximate",
+			  "time per FLOP and per byte the H200 fit leaves beyond hopper's (host time: not "
+			  "scaled by the GPU), not fitted on measured steps; approximate",
 		       gpu->id, gpu->generation[0] ? gpu->generation : "unknown generation");
 	if (strcmp(e->parts.link, "unknown") == 0)
 		assume(a, "no link bandwidth known for %s: data-parallel communication not counted, the "

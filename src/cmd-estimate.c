@@ -381,9 +381,10 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 		  "(data/estimate/steptime.json); video DiTs and vision models dense bf16 rate x fitted "
 		  "utilisation x the generation's GEMM efficiency relative to hopper's");
 	if (gpu && e->parts.compute > 0 && strcmp(gpu->generation, "hopper") != 0)
-		assume(a, "step time on %s (%s): hopper's fitted efficiencies scaled by kernel-level "
-			  "benchmarks of the generation (cuBLAS GEMM, flash-attention, bandwidth; "
-			  "sources in data/estimate/steptime.json), not fitted on measured steps; approximate",
+		assume(a, "step time on %s (%s): kernel-level benchmarks of the generation (cuBLAS GEMM, "
+			  "flash-attention, bandwidth; sources in data/estimate/steptime.json) plus the "
+			  "time per FLOP and per byte the H200 fit leaves beyond hopper's (host time: not "
+			  "scaled by the GPU), not fitted on measured steps; approximate",
 		       gpu->id, gpu->generation[0] ? gpu->generation : "unknown generation");
 	if (strcmp(e->parts.link, "unknown") == 0)
 		assume(a, "no link bandwidth known for %s: data-parallel communication not counted, the "

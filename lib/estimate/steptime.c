@@ -40,8 +40,11 @@
  *              CPU Adam step is done); the step itself runs on the host
  *              at its memory bandwidth, the GPU idle;
  *   fixed      step_s per optimizer step.
- * Per generation the efficiencies are hopper's fitted ones scaled by a
- * kernel-level benchmark (data/estimate/steptime.json says which).
+ * Per generation the GEMM and bandwidth shares are a kernel-level
+ * benchmark's (data/estimate/steptime.json says which) with the time per
+ * FLOP and per byte hopper's fit leaves beyond hopper's benchmark added,
+ * not scaled by the GPU, scaled by its host (model_share); attention's
+ * share is the generation's own.
  * Steady state, no dataloader. */
 #include "steptime.h"
 
@@ -64,6 +67,9 @@ static struct {
 	double attn_eff[NGEN][2];
 	double bw_eff[NGEN][2];
 	double bw_kernel[NGEN]; /* device-copy share of the datasheet bandwidth (serving decode) */
+	double gemm_k[NGEN][2], bw_k[NGEN][2]; /* kernel-level shares (benchmarks) */
+	double gemm_fixed_s;   /* s per GEMM FLOP in the model beyond the kernel's, on every GPU */
+	double bw_fixed_s;     /* s per memory-bound byte beyond the kernel's, on every GPU */
 	double host[NGEN][2];  /* host time per launch relative to the H200 hosts' */
 	double gemm_tile;      /* output elements (m x n) at which a GEMM reaches half its efficiency */
 	double int8_rate;      /* LLM.int8 GEMM rate / bf16 rate */
@@ -116,6 +122,35 @@ static void per_generation(const cJSON *c, const char *key, double dst[NGEN][2],
 		snprintf(g, sizeof g, "%s-geforce", generations[i]);
 		dst[i][1] = rate(t, g, dst[i][0]);
 	}
+}
+
+/* The "kernel" shares of a per-generation table, GeForce column as in
+ * per_generation; a generation without one keeps its model value. */
+static void kernel_shares(const cJSON *c, const char *key, double dst[NGEN][2],
+			  const double model[NGEN][2])
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, key);
+	for (int i = 0; i < NGEN; i++) {
+		char g[40];
+		dst[i][0] = rate(cJSON_GetObjectItemCaseSensitive(t, generations[i]), "kernel",
+				 model[i][0]);
+		snprintf(g, sizeof g, "%s-geforce", generations[i]);
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(t, g);
+		dst[i][1] = cJSON_IsObject(e) ? rate(e, "kernel", dst[i][0]) : dst[i][0];
+	}
+}
+
+/* A generation's share in the model: its kernel-level share with the
+ * time hopper's fit left beyond hopper's kernel share (fixed_s per FLOP
+ * or byte: launch gaps, host bubbles) added as time that does not scale
+ * with the GPU; host time, so it scales with the generation's typical
+ * host (host_speed). Hopper keeps its fitted value. */
+static double model_share(int g, int gf, const double model[NGEN][2], const double kernel[NGEN][2],
+			  double fixed_s, double unit_rate)
+{
+	if (g == 0 || !(fixed_s > 0) || !(unit_rate > 0))
+		return model[g][gf];
+	return 1 / (1 / kernel[g][gf] + unit_rate * fixed_s * K.host[g][gf]);
 }
 
 /* data/estimate/steptime.json, read once for steptime.c and nccl.c
@@ -176,6 +211,10 @@ static void constants_load(void)
 		K.bw_kernel[i] = cJSON_IsObject(g) ? rate(g, "kernel", hk) : hk;
 	}
 	per_generation(c, "host_speed", K.host, 1.0);
+	kernel_shares(c, "gemm_efficiency", K.gemm_k, K.gemm_eff);
+	kernel_shares(c, "bandwidth_efficiency", K.bw_k, K.bw_eff);
+	K.gemm_fixed_s = num(c, "gemm_fixed_s_per_flop", 0);
+	K.bw_fixed_s = num(c, "bandwidth_fixed_s_per_byte", 0);
 	K.gemm_tile = num(c, "gemm_tile", 619000.0);
 	K.int8_rate = rate(cJSON_GetObjectItemCaseSensitive(c, "gemm_dtype_rate"), "int8", 0.5);
 	const cJSON *dq = cJSON_GetObjectItemCaseSensitive(c, "dequant_efficiency");
@@ -541,9 +580,10 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 	gpu_class(gpu, &g, &gf);
 	double bw_raw = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
 	struct hw h = {.rate = w->rate_tflops * 1e12,
-		       .bw = bw_raw * K.bw_eff[g][gf],
+		       .bw = bw_raw * model_share(g, gf, K.bw_eff, K.bw_k, K.bw_fixed_s, bw_raw),
 		       .bw_raw = bw_raw,
-		       .eff = K.gemm_eff[g][gf],
+		       .eff = model_share(g, gf, K.gemm_eff, K.gemm_k, K.gemm_fixed_s,
+					  w->rate_tflops * 1e12),
 		       .attn_eff = K.attn_eff[g][gf],
 		       .host = K.host[g][gf]};
 	h.launch_s = K.launch_s * h.host;

@@ -120,6 +120,47 @@ static void test_generations_differ(void)
 	CHECK(h200.parts.gemm > h200.parts.memory_bound && h200.parts.attention > 0);
 }
 
+/* The time hopper's fit leaves beyond its kernel benchmarks (launch gaps,
+ * tails, host bubbles) is time per FLOP and per byte that a slower or
+ * faster GPU does not stretch: on an A100 with twice the tensor rate the
+ * GEMMs take more than half the time, with twice the bandwidth the
+ * memory-bound kernels more than half; hopper keeps its fitted shares,
+ * so there they halve. */
+static void test_fixed_time_per_generation(void)
+{
+	const struct vf_arch *a = arch("llama2-7b");
+	const struct vf_gpu_spec *a100 = gpu("a100-80gb"), *h200 = gpu("h200");
+	CHECK(a && a100 && h200);
+	if (!a || !a100 || !h200)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_FULL;
+	s.precision = VF_PREC_BF16;
+	s.batch = 4;
+	s.seq = 2048;
+	struct vf_gpu_spec fast = *a100, wide = *a100, hfast = *h200;
+	fast.bf16_tflops *= 2;
+	fast.fp16_tflops *= 2;
+	wide.bandwidth_gbs *= 2;
+	hfast.bf16_tflops *= 2;
+	hfast.fp16_tflops *= 2;
+	struct vf_estimate e, ef, ew, h, hf;
+	vf_estimate_run(a, &s, a100, &e);
+	vf_estimate_run(a, &s, &fast, &ef);
+	vf_estimate_run(a, &s, &wide, &ew);
+	vf_estimate_run(a, &s, h200, &h);
+	vf_estimate_run(a, &s, &hfast, &hf);
+	double rg = ef.parts.gemm / e.parts.gemm, rb = ew.parts.memory_bound / e.parts.memory_bound;
+	double rh = hf.parts.gemm / h.parts.gemm;
+	fprintf(stderr, "  2x rate: a100 GEMMs x%.3f, h200 x%.3f; 2x bandwidth: a100 memory-bound x%.3f\n",
+		rg, rh, rb);
+	CHECK(rg > 0.52 && rg < 0.6); /* (1/(2R k) + c) / (1/(R k) + c) = 0.535 */
+	CHECK(rb > 0.6 && rb < 0.7);  /* (1/(2B k) + c) / (1/(B k) + c) = 0.644 */
+	CHECK(rh < 0.51);             /* hopper: its fitted share at any rate */
+	CHECK(parts_add_up(&e) && parts_add_up(&ef) && parts_add_up(&ew));
+}
+
 static void check_link(const char *id, int n, const char *want)
 {
 	struct vf__link l;
@@ -463,6 +504,7 @@ int main(void)
 {
 	RUN(test_constants_cite_sources);
 	RUN(test_generations_differ);
+	RUN(test_fixed_time_per_generation);
 	RUN(test_volta_precisions);
 	RUN(test_links_and_collectives);
 	RUN(test_scaling_per_link);

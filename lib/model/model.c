@@ -852,9 +852,66 @@ void vf_model_infer_arch(const struct vf_safetensors *const *files, size_t nfile
 
 /* ---- reading safetensors files into a model ---------------------------- */
 
+/* A sharded checkpoint's index, checked against each shard by the thread
+ * that read it: the map by tensor name (a table of map indices + 1, open
+ * addressing, cap a power of two) and the shards' names in file order. */
+struct map_ent {
+	const char *tensor;
+	const char *file;
+	bool seen;
+};
+
+/* The slot of tensor name in a table of map indices + 1 (open addressing,
+ * cap a power of two): its entry, or the empty slot where it would go. */
+static size_t map_slot(const size_t *table, size_t cap, const struct map_ent *map,
+		       const char *name)
+{
+	size_t k = (size_t)vf_hash_str(name) & (cap - 1);
+	while (table[k] && strcmp(map[table[k] - 1].tensor, name) != 0)
+		k = (k + 1) & (cap - 1);
+	return k;
+}
+
+struct shard_check {
+	const size_t *table;
+	size_t cap;
+	struct map_ent *map;
+	char *const *shards;
+};
+
+/* What shard i's check found: every tensor in the map, on shard i (ok),
+ * or the first that is not (at: its index). */
+enum { SC_OK, SC_UNLISTED, SC_ELSEWHERE };
+
+struct shard_result {
+	int what;
+	size_t at;
+};
+
+/* Every tensor of st in the map, pointing at shard i: marked seen (an
+ * entry is marked only by the reader of the shard it names: no two
+ * threads write one). */
+static struct shard_result shard_check(const struct shard_check *c, size_t i,
+				       const struct vf_safetensors *st)
+{
+	for (size_t t = 0; t < st->ntensors; t++) {
+		size_t k = map_slot(c->table, c->cap, c->map, st->tensors[t].name);
+		struct map_ent *hit = c->table[k] ? &c->map[c->table[k] - 1] : NULL;
+		if (!hit)
+			return (struct shard_result){SC_UNLISTED, t};
+		/* the index's repeated file names are one string (a pointer test first) */
+		if (hit->file != c->shards[i] && strcmp(hit->file, c->shards[i]) != 0)
+			return (struct shard_result){SC_ELSEWHERE, t};
+		hit->seen = true;
+	}
+	return (struct shard_result){SC_OK, 0};
+}
+
 struct headers {
 	struct vf_safetensors *st;
 	struct file_names *names; /* of each file read, by its reader */
+	const struct shard_check *check; /* NULL, or each file checked by its reader */
+	struct shard_result *checked;    /* its results, with check */
 	size_t n;
 };
 
@@ -866,8 +923,10 @@ static void headers_release(struct headers *h)
 	}
 	free(h->st);
 	free(h->names);
+	free(h->checked);
 	h->st = NULL;
 	h->names = NULL;
+	h->checked = NULL;
 	h->n = 0;
 }
 
@@ -898,12 +957,15 @@ struct reader_arg {
 };
 
 /* File i: its header, then its names' patterns (left out when memory
- * runs out: the callers then work each tensor out on its own). */
+ * runs out: the callers then work each tensor out on its own), then the
+ * index's check. */
 static vf_status read_one(struct headers *h, const char *path, size_t i, struct vf_error *err)
 {
 	vf_status rc = vf_safetensors_read(path, &h->st[i], err);
 	if (rc == VF_OK)
 		file_names_make(&h->st[i], &h->names[i]);
+	if (rc == VF_OK && h->check)
+		h->checked[i] = shard_check(h->check, i, &h->st[i]);
 	return rc;
 }
 
@@ -937,13 +999,16 @@ static int readers(size_t n)
 	return n >= MIN_PARALLEL ? (int)r : 1;
 }
 
+/* check: NULL, or the index to check each file against (h->checked). */
 static vf_status headers_read(struct headers *h, char *const *paths, size_t n,
-			      struct vf_error *err)
+			      const struct shard_check *check, struct vf_error *err)
 {
 	h->st = calloc(n ? n : 1, sizeof *h->st);
 	h->names = calloc(n ? n : 1, sizeof *h->names);
+	h->check = check;
+	h->checked = check ? calloc(n ? n : 1, sizeof *h->checked) : NULL;
 	h->n = 0;
-	if (!h->st || !h->names)
+	if (!h->st || !h->names || (check && !h->checked))
 		return vf_error_set(err, VF_ENOMEM, "out of memory");
 	int nt = readers(n);
 	if (nt > 1) {
@@ -1268,9 +1333,10 @@ static void unpack_quantized(struct vf_model *m, const char *config, const struc
 }
 
 static vf_status load_files(struct vf_model *m, char *const *paths, size_t n,
-			    const char *config, struct headers *h, struct vf_error *err)
+			    const char *config, const struct shard_check *check, struct headers *h,
+			    struct vf_error *err)
 {
-	vf_status st = headers_read(h, paths, n, err);
+	vf_status st = headers_read(h, paths, n, check, err);
 	if (st == VF_OK)
 		st = absorb(m, h);
 	if (st == VF_OK && config)
@@ -1285,25 +1351,6 @@ static vf_status load_files(struct vf_model *m, char *const *paths, size_t n,
 	if (st == VF_OK && !m->has_adapter)
 		st = adapter_from_tensors(m, h, true, err);
 	return st;
-}
-
-/* ---- sharded checkpoints: the index and its cross-checks ---------------- */
-
-struct map_ent {
-	const char *tensor;
-	const char *file;
-	bool seen;
-};
-
-/* The slot of tensor name in a table of map indices + 1 (open addressing,
- * cap a power of two): its entry, or the empty slot where it would go. */
-static size_t map_slot(const size_t *table, size_t cap, const struct map_ent *map,
-		       const char *name)
-{
-	size_t k = (size_t)vf_hash_str(name) & (cap - 1);
-	while (table[k] && strcmp(map[table[k] - 1].tensor, name) != 0)
-		k = (k + 1) & (cap - 1);
-	return k;
 }
 
 static vf_status load_index(struct vf_model *m, const char *index, const char *dir,
@@ -1345,8 +1392,9 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 		map[nmap].tensor = tensor;
 		map[nmap].file = f;
 		nmap++;
-		/* maps list a shard's tensors together: skip repeats cheaply */
-		if (nshards == 0 || strcmp(shards[nshards - 1], f) != 0)
+		/* maps list a shard's tensors together: skip repeats cheaply
+		 * (a file name repeated is one string: a pointer test first) */
+		if (nshards == 0 || (shards[nshards - 1] != f && strcmp(shards[nshards - 1], f) != 0))
 			shards[nshards++] = (char *)f;
 	}
 	/* the map by tensor name: a hash table of map indices + 1 (the
@@ -1410,30 +1458,28 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 			goto out;
 		}
 	}
-	st = load_files(m, paths, nshards, config, &h, err);
+	/* every tensor of every shard is in the map, pointing at that shard:
+	 * checked by each shard's reader, the first failure in file order
+	 * reported */
+	struct shard_check check = {table, tcap, map, shards};
+	st = load_files(m, paths, nshards, config, &check, &h, err);
 	if (st != VF_OK)
 		goto out;
-	/* every tensor of every shard is in the map, pointing at that shard */
 	for (size_t f = 0; f < h.n; f++) {
-		for (size_t i = 0; i < h.st[f].ntensors; i++) {
-			struct map_ent key = {.tensor = h.st[f].tensors[i].name};
-			size_t k = map_slot(table, tcap, map, key.tensor);
-			struct map_ent *hit = table[k] ? &map[table[k] - 1] : NULL;
-			if (!hit) {
-				st = vf_error_set(err, VF_ERR,
-						  "%s: shard %s holds tensor '%.128s', which the index "
-						  "does not list",
-						  index, shards[f], key.tensor);
-				goto out;
-			}
-			if (strcmp(hit->file, shards[f]) != 0) {
-				st = vf_error_set(err, VF_ERR,
-						  "%s: maps tensor '%.128s' to %s, but it is in %s",
-						  index, key.tensor, hit->file, shards[f]);
-				goto out;
-			}
-			hit->seen = true;
+		if (h.checked[f].what == SC_OK)
+			continue;
+		const char *name = h.st[f].tensors[h.checked[f].at].name;
+		if (h.checked[f].what == SC_UNLISTED) {
+			st = vf_error_set(err, VF_ERR,
+					  "%s: shard %s holds tensor '%.128s', which the index does "
+					  "not list",
+					  index, shards[f], name);
+		} else {
+			const struct map_ent *hit = &map[table[map_slot(table, tcap, map, name)] - 1];
+			st = vf_error_set(err, VF_ERR, "%s: maps tensor '%.128s' to %s, but it is in %s",
+					  index, name, hit->file, shards[f]);
 		}
+		goto out;
 	}
 	const struct map_ent *unseen = NULL;
 	for (size_t i = 0; i < nmap; i++)
@@ -1599,7 +1645,7 @@ static vf_status load_adapter(struct vf_model *m, const char *dir, struct vf_err
 				     : stat_error(wp, errno, err);
 	}
 	if (st == VF_OK)
-		st = headers_read(&h, &wp, 1, err);
+		st = headers_read(&h, &wp, 1, NULL, err);
 	if (st == VF_OK)
 		st = absorb(m, &h);
 	if (st == VF_OK) {
@@ -1746,7 +1792,7 @@ static vf_status load_dir(struct vf_model *m, const char *dir, int depth, struct
 				     ends_with(single, "/diffusion_pytorch_model.safetensors")))) {
 		snprintf(m->format, sizeof m->format, "%s", config ? "hf-dir" : "safetensors");
 		struct headers h = {0};
-		st = load_files(m, &single, 1, config, &h, err);
+		st = load_files(m, &single, 1, config, NULL, &h, err);
 		headers_release(&h);
 	} else if (nsafe == 0 && ngguf == 1 && !config) {
 		st = load_gguf(m, gguf, err);
@@ -1955,7 +2001,7 @@ vf_status vf_model_load(const char *id_or_path, struct vf_model **out, struct vf
 		snprintf(m->format, sizeof m->format, "safetensors");
 		struct headers h = {0};
 		char *p = m->path;
-		st = load_files(m, &p, 1, NULL, &h, err);
+		st = load_files(m, &p, 1, NULL, NULL, &h, err);
 		headers_release(&h);
 	}
 	if (st != VF_OK) {

@@ -1235,6 +1235,11 @@ static bool index_map(struct scanner *sc, struct vf_safetensors_index *ix, char 
 		sc->p++;
 		return true;
 	}
+	/* the last file name read without escapes: maps list a shard's
+	 * tensors together, so the next is most often the same bytes, which
+	 * need no scan (none of them is special) and share its string */
+	const char *last_raw = NULL, *last = NULL;
+	size_t last_len = 0;
 	for (;;) {
 		const char *raw;
 		size_t rawlen, len;
@@ -1250,10 +1255,23 @@ static bool index_map(struct scanner *sc, struct vf_safetensors_index *ix, char 
 			if (!skip_value(sc, 2))
 				return false;
 		} else {
-			char *file = *arena;
-			if (!string(sc, file, &raw, &rawlen, &esc, &len))
-				return false;
-			*arena += len + 1;
+			const char *file;
+			if (last && (size_t)(sc->e - sc->p) > last_len + 1 &&
+			    sc->p[1 + last_len] == '"' && memcmp(sc->p + 1, last_raw, last_len) == 0) {
+				file = last;
+				sc->p += last_len + 2;
+			} else {
+				char *out = *arena;
+				if (!string(sc, out, &raw, &rawlen, &esc, &len))
+					return false;
+				*arena += len + 1;
+				file = out;
+				if (!esc) {
+					last_raw = raw;
+					last_len = rawlen;
+					last = out;
+				}
+			}
 			if (ix->n == *cap) {
 				size_t c = *cap ? 2 * *cap : 256;
 				const char **t = realloc(ix->tensors, c * sizeof *t);

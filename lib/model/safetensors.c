@@ -54,7 +54,7 @@ int vf_dtype_bits(enum vf_dtype d)
 bool vf_dtype_from_name(const char *name, enum vf_dtype *out)
 {
 	for (int i = 0; i < VF_DT_COUNT; i++)
-		if (strcmp(dtypes[i].name, name) == 0) {
+		if (dtypes[i].name[0] == name[0] && strcmp(dtypes[i].name, name) == 0) {
 			*out = (enum vf_dtype)i;
 			return true;
 		}
@@ -766,6 +766,116 @@ static int field_key(struct scanner *sc)
 	return 0;
 }
 
+/* Are the 8 bytes of x (in memory order) all ASCII digits? */
+static inline bool eight_digits(uint64_t x)
+{
+	return ((x & 0xF0F0F0F0F0F0F0F0ull) |
+		(((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) ==
+	       0x3333333333333333ull;
+}
+
+/* The value of 8 ASCII digits loaded little-endian (first digit lowest):
+ * pairs, then quads, then the whole, by multiplies. */
+static inline uint64_t eight_digits_value(uint64_t x)
+{
+	x -= 0x3030303030303030ull;
+	x = x * 10 + (x >> 8); /* each even byte: a two-digit pair */
+	x = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+	     (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+	    32;
+	return x & 0xFFFFFFFFull;
+}
+
+/* A whole number as writers write it at *pp: digits, no leading zero, at
+ * most 19 (no overflow); false (nothing consumed) otherwise. */
+static inline bool plain_number(const char **pp, const char *e, uint64_t *out)
+{
+	const char *p = *pp, *d = p;
+	uint64_t u = 0;
+	/* 8 digits at a time while 19 cannot be passed (a long run is refused
+	 * below all the same) */
+	for (uint64_t x; e - p >= 8 && p - d <= 8 && (memcpy(&x, p, 8), eight_digits(x)); p += 8)
+		u = u * 100000000ull + eight_digits_value(x);
+	for (unsigned c; p < e && (c = (unsigned)(*p - '0')) < 10; p++)
+		u = u * 10 + c;
+	size_t n = (size_t)(p - d);
+	if (n == 0 || n > 19 || (n > 1 && *d == '0'))
+		return false;
+	*pp = p;
+	*out = u;
+	return true;
+}
+
+/* A tensor's object exactly as the writers lay it out:
+ * {"dtype":"<A-Z0-9_>","shape":[n,...],"data_offsets":[b,e]} with plain
+ * numbers, no whitespace: read without the general scan, into the same
+ * fields the general reading fills from that text. False when the text is
+ * anything else (nothing consumed, no dim kept): the general reading then
+ * takes it, and finds what it finds. */
+static bool canonical_tensor(struct scanner *sc, struct fields *f)
+{
+	static const char k_dtype[] = "{\"dtype\":\"", k_shape[] = "\",\"shape\":[",
+			  k_offs[] = ",\"data_offsets\":[";
+	const char *p = sc->p, *e = sc->e;
+	size_t ndims = sc->ndims;
+	if ((size_t)(e - p) < sizeof k_dtype - 1 || memcmp(p, k_dtype, sizeof k_dtype - 1) != 0)
+		return false;
+	p += sizeof k_dtype - 1;
+	const char *d = p;
+	while (p < e && p - d < (ptrdiff_t)sizeof f->dtype - 1 &&
+	       ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+		p++;
+	size_t dl = (size_t)(p - d);
+	if ((size_t)(e - p) < sizeof k_shape - 1 || memcmp(p, k_shape, sizeof k_shape - 1) != 0)
+		return false;
+	memcpy(f->dtype, d, dl);
+	f->dtype[dl] = 0;
+	p += sizeof k_shape - 1;
+	f->numel = 1;
+	if (p < e && *p == ']') {
+		p++;
+	} else {
+		for (;;) {
+			uint64_t v;
+			if (!plain_number(&p, e, &v))
+				goto fail;
+			if (!f->overflow && __builtin_mul_overflow(f->numel, v, &f->numel))
+				f->overflow = true;
+			if (sc->problem == VF_OK && !push_dim(sc, (int64_t)v))
+				goto fail; /* the general reading meets it again */
+			f->ndim++;
+			if (p < e && *p == ',') {
+				p++;
+				continue;
+			}
+			if (p < e && *p == ']') {
+				p++;
+				break;
+			}
+			goto fail;
+		}
+	}
+	if ((size_t)(e - p) < sizeof k_offs - 1 || memcmp(p, k_offs, sizeof k_offs - 1) != 0)
+		goto fail;
+	p += sizeof k_offs - 1;
+	if (!plain_number(&p, e, &f->off[0]) || p >= e || *p++ != ',' ||
+	    !plain_number(&p, e, &f->off[1]) || e - p < 2 || p[0] != ']' || p[1] != '}')
+		goto fail;
+	p += 2;
+	/* offsets past 2^53 are not whole numbers the reading takes */
+	f->offs_bad = f->off[0] > 9007199254740992ull || f->off[1] > 9007199254740992ull;
+	f->has_dtype = f->dtype_str = true;
+	f->has_shape = f->shape_arr = true;
+	f->has_offs = f->offs_arr = true;
+	f->noffs = 2;
+	sc->p = p;
+	return true;
+fail:
+	sc->ndims = ndims;
+	memset(f, 0, sizeof *f);
+	return false;
+}
+
 /* One tensor: its object at sc->p (depth 1: inside the header). */
 static bool read_tensor(struct scanner *sc, struct vf_tensor *t)
 {
@@ -773,9 +883,14 @@ static bool read_tensor(struct scanner *sc, struct vf_tensor *t)
 		problem(sc, VF_ERR, "tensor '%s': expected an object", t->name);
 		return skip_value(sc, 1);
 	}
-	sc->p++;
 	struct fields f;
 	memset(&f, 0, sizeof f);
+	if (canonical_tensor(sc, &f)) {
+		if (sc->problem == VF_OK)
+			check_tensor(sc, t, &f);
+		return true;
+	}
+	sc->p++;
 	static const char *const names[] = {"", "dtype", "shape", "data_offsets"};
 	bool seen[4] = {false, false, false, false};
 	ws(sc);

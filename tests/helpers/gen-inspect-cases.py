@@ -139,7 +139,9 @@ def write_shard(path, tensors, meta):
             n *= d
         h[name] = {'dtype': dt, 'shape': shape, 'data_offsets': [off, off + n]}
         off += n
-    b = json.dumps(h, ensure_ascii=rng.random() < 0.5).encode()
+    # most writers: no whitespace (the reader's shortcut); else json's spaces
+    seps = (',', ':') if rng.random() < 0.7 else (', ', ': ')
+    b = json.dumps(h, ensure_ascii=rng.random() < 0.5, separators=seps).encode()
     b += b' ' * rng.choice((0, 0, 3))
     with open(path, 'wb') as f:
         f.write(struct.pack('<Q', len(b)))

@@ -258,6 +258,11 @@ static bool layer_word(const char *p, size_t n)
 /* Index of the first "<layers|h|blocks|transformer_blocks|block|layer|
  * single_transformer_blocks>.<N>." in a dotted name, or -1; *at / *len:
  * where its digits are. One pass over the name. */
+static inline bool digit(char c)
+{
+	return (unsigned)(c - '0') < 10;
+}
+
 static long layer_span(const char *name, size_t *at, size_t *len)
 {
 	const char *p = name; /* the current part */
@@ -265,10 +270,10 @@ static long layer_span(const char *name, size_t *at, size_t *len)
 		if (*q != '.')
 			continue;
 		/* most parts are not followed by a digit: that test first */
-		if (isdigit((unsigned char)q[1]) && layer_word(p, (size_t)(q - p))) {
+		if (digit(q[1]) && layer_word(p, (size_t)(q - p))) {
 			const char *end = q + 1; /* the digits, as strtol reads them */
 			long v = 0;
-			for (; isdigit((unsigned char)*end); end++)
+			for (; digit(*end); end++)
 				v = v < 1000000 ? v * 10 + (*end - '0') : v;
 			if (*end == '.' && v >= 0 && v < 1000000) {
 				*at = (size_t)(q + 1 - name);

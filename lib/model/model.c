@@ -857,30 +857,26 @@ void vf_model_infer_arch(const struct vf_safetensors *const *files, size_t nfile
 
 /* ---- reading safetensors files into a model ---------------------------- */
 
-/* A sharded checkpoint's index, checked against each shard by the thread
- * that read it: the map by tensor name (a table of map indices + 1, open
- * addressing, cap a power of two) and the shards' names in file order. */
-struct map_ent {
-	const char *tensor;
-	const char *file;
-	bool seen;
-};
-
-/* The slot of tensor name in a table of map indices + 1 (open addressing,
- * cap a power of two): its entry, or the empty slot where it would go. */
-static size_t map_slot(const size_t *table, size_t cap, const struct map_ent *map,
+/* The slot of tensor name in a table of weight_map indices + 1 (open
+ * addressing, cap a power of two) over the map's tensor names: its
+ * entry, or the empty slot where it would go. */
+static size_t map_slot(const uint32_t *table, size_t cap, const char *const *tensors,
 		       const char *name)
 {
 	size_t k = (size_t)vf_hash_str(name) & (cap - 1);
-	while (table[k] && strcmp(map[table[k] - 1].tensor, name) != 0)
+	while (table[k] && strcmp(tensors[table[k] - 1], name) != 0)
 		k = (k + 1) & (cap - 1);
 	return k;
 }
 
+/* A sharded checkpoint's index, checked against each shard by the thread
+ * that read it: its weight_map (tensor i in files[i]), the table by
+ * tensor name, a mark per entry met, the shards' names in file order. */
 struct shard_check {
-	const size_t *table;
+	const uint32_t *table;
 	size_t cap;
-	struct map_ent *map;
+	const char *const *tensors, *const *files;
+	bool *seen;
 	char *const *shards;
 };
 
@@ -900,14 +896,14 @@ static struct shard_result shard_check(const struct shard_check *c, size_t i,
 				       const struct vf_safetensors *st)
 {
 	for (size_t t = 0; t < st->ntensors; t++) {
-		size_t k = map_slot(c->table, c->cap, c->map, st->tensors[t].name);
-		struct map_ent *hit = c->table[k] ? &c->map[c->table[k] - 1] : NULL;
-		if (!hit)
+		size_t k = map_slot(c->table, c->cap, c->tensors, st->tensors[t].name);
+		if (!c->table[k])
 			return (struct shard_result){SC_UNLISTED, t};
+		size_t e = c->table[k] - 1;
 		/* the index's repeated file names are one string (a pointer test first) */
-		if (hit->file != c->shards[i] && strcmp(hit->file, c->shards[i]) != 0)
+		if (c->files[e] != c->shards[i] && strcmp(c->files[e], c->shards[i]) != 0)
 			return (struct shard_result){SC_ELSEWHERE, t};
-		hit->seen = true;
+		c->seen[e] = true;
 	}
 	return (struct shard_result){SC_OK, 0};
 }
@@ -1373,36 +1369,38 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 		vf_safetensors_index_release(&ix);
 		return st;
 	}
-	struct map_ent *map = NULL;
+	bool *seen = NULL;
 	char **shards = NULL, **paths = NULL;
-	size_t nmap = 0, nshards = 0, tcap = 0, *table = NULL;
+	size_t nmap = ix.n, nshards = 0, tcap = 0;
+	uint32_t *table = NULL;
 	struct headers h = {0};
-	size_t count = ix.n;
-	map = calloc(count ? count : 1, sizeof *map);
-	shards = calloc(count ? count : 1, sizeof *shards);
-	if (!map || !shards) {
+	seen = calloc(nmap ? nmap : 1, sizeof *seen);
+	shards = malloc((nmap ? nmap : 1) * sizeof *shards);
+	/* nmap + 1 fits the table's 32 bits: an index is at most
+	 * VF_JSON_MAX_FILE bytes, 6 or more an entry */
+	if (!seen || !shards) {
 		st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", index);
 		goto out;
 	}
+	const char *checked = NULL; /* the last file name found good */
 	for (size_t i = 0; i < ix.n; i++) {
 		const char *tensor = ix.tensors[i];
 		const char *f = ix.files[i];
-		if (!*f || strchr(f, '/') || strcmp(f, "..") == 0 || strcmp(f, ".") == 0) {
+		/* a name repeated in a row is one string (vf_safetensors_index): checked once */
+		if (f != checked && (!*f || strchr(f, '/') || strcmp(f, "..") == 0 || strcmp(f, ".") == 0)) {
 			st = vf_error_set(err, VF_ERR,
 					  "%s: weight_map['%.128s']: '%.128s' is not a file name in "
 					  "the index's folder",
 					  index, tensor, f);
 			goto out;
 		}
-		map[nmap].tensor = tensor;
-		map[nmap].file = f;
-		nmap++;
+		checked = f;
 		/* maps list a shard's tensors together: skip repeats cheaply
 		 * (a file name repeated is one string: a pointer test first) */
 		if (nshards == 0 || (shards[nshards - 1] != f && strcmp(shards[nshards - 1], f) != 0))
 			shards[nshards++] = (char *)f;
 	}
-	/* the map by tensor name: a hash table of map indices + 1 (the
+	/* the map by tensor name: a hash table of its indices + 1 (the
 	 * messages name the first tensor in name order, as a sorted scan did) */
 	tcap = 16;
 	while (tcap < 2 * nmap)
@@ -1414,11 +1412,11 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 	}
 	const char *twice = NULL;
 	for (size_t i = 0; i < nmap; i++) {
-		size_t k = map_slot(table, tcap, map, map[i].tensor);
+		size_t k = map_slot(table, tcap, ix.tensors, ix.tensors[i]);
 		if (!table[k])
-			table[k] = i + 1;
-		else if (!twice || strcmp(map[i].tensor, twice) < 0)
-			twice = map[i].tensor;
+			table[k] = (uint32_t)(i + 1);
+		else if (!twice || strcmp(ix.tensors[i], twice) < 0)
+			twice = ix.tensors[i];
 	}
 	if (twice) {
 		st = vf_error_set(err, VF_ERR, "%s: weight_map names tensor '%.128s' twice", index,
@@ -1466,7 +1464,7 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 	/* every tensor of every shard is in the map, pointing at that shard:
 	 * checked by each shard's reader, the first failure in file order
 	 * reported */
-	struct shard_check check = {table, tcap, map, shards};
+	struct shard_check check = {table, tcap, ix.tensors, ix.files, seen, shards};
 	st = load_files(m, paths, nshards, config, &check, &h, err);
 	if (st != VF_OK)
 		goto out;
@@ -1480,20 +1478,20 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 					  "not list",
 					  index, shards[f], name);
 		} else {
-			const struct map_ent *hit = &map[table[map_slot(table, tcap, map, name)] - 1];
+			size_t e = table[map_slot(table, tcap, ix.tensors, name)] - 1;
 			st = vf_error_set(err, VF_ERR, "%s: maps tensor '%.128s' to %s, but it is in %s",
-					  index, name, hit->file, shards[f]);
+					  index, name, ix.files[e], shards[f]);
 		}
 		goto out;
 	}
-	const struct map_ent *unseen = NULL;
+	size_t unseen = nmap;
 	for (size_t i = 0; i < nmap; i++)
-		if (!map[i].seen && (!unseen || strcmp(map[i].tensor, unseen->tensor) < 0))
-			unseen = &map[i];
-	if (unseen)
+		if (!seen[i] && (unseen == nmap || strcmp(ix.tensors[i], ix.tensors[unseen]) < 0))
+			unseen = i;
+	if (unseen < nmap)
 		st = vf_error_set(err, VF_ERR,
 				  "%s: maps tensor '%.128s' to %s, which has no such tensor", index,
-				  unseen->tensor, unseen->file);
+				  ix.tensors[unseen], ix.files[unseen]);
 out:
 	free(table);
 	headers_release(&h);
@@ -1502,7 +1500,7 @@ out:
 			free(paths[i]);
 	free(paths);
 	free(shards);
-	free(map);
+	free(seen);
 	vf_safetensors_index_release(&ix);
 	return st;
 }

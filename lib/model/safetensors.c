@@ -169,77 +169,11 @@ static int hex4(const char *p)
 	return v;
 }
 
-/* A string at sc->p (after whitespace). Its text without escapes is
- * [*raw, *raw + *rawlen) when *escaped is false. When out is not NULL the
- * text is copied there, escapes decoded, NUL-terminated: out needs room for
- * rawlen + 1 bytes (callers give it the rest of an arena as long as the
- * text: a decoded string never outgrows its quotes). *len: decoded length. */
-static bool string(struct scanner *sc, char *out, const char **raw, size_t *rawlen,
-		   bool *escaped, size_t *len)
+/* The text [a, p) of a string with escapes, decoded (and checked) into
+ * out (when not NULL), NUL-terminated; *len: its decoded length. */
+static __attribute__((noinline)) bool string_decode(struct scanner *sc, char *out, const char *a,
+						    const char *p, size_t *len)
 {
-	ws(sc);
-	if (sc->p >= sc->e || *sc->p != '"')
-		return syntax(sc, "expected a string");
-	const char *a = ++sc->p, *p = a, *e = sc->e;
-	bool esc = false;
-	for (;;) {
-#ifdef __SSE2__
-		while (e - p >= 16) {
-			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-			__m128i hit = _mm_or_si128(
-				_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
-					     _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
-				/* bytes < 0x20 (unsigned): min(x, 0x1f) == x */
-				_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x));
-			int mask = _mm_movemask_epi8(hit);
-			if (mask) {
-				p += __builtin_ctz((unsigned)mask);
-				break;
-			}
-			p += 16;
-		}
-#endif
-		while (e - p >= 8) {
-			uint64_t x;
-			memcpy(&x, p, 8);
-			if (word_special(x))
-				break;
-			p += 8;
-		}
-		if (p >= e) {
-			sc->p = p;
-			return syntax(sc, "unterminated string");
-		}
-		unsigned char c = (unsigned char)*p;
-		if (c == '"')
-			break;
-		if (c < 0x20) {
-			sc->p = p;
-			return syntax(sc, "control character in a string");
-		}
-		if (c == '\\') {
-			esc = true;
-			if (e - p < 2) {
-				sc->p = p;
-				return syntax(sc, "unterminated string");
-			}
-			p += 2; /* the escape's letter is checked when decoding */
-			continue;
-		}
-		p++;
-	}
-	*raw = a;
-	*rawlen = (size_t)(p - a);
-	*escaped = esc;
-	*len = *rawlen;
-	sc->p = p + 1;
-	if (!esc) {
-		if (out) {
-			memcpy(out, a, *rawlen);
-			out[*rawlen] = 0;
-		}
-		return true;
-	}
 	/* decode (and check) the escapes */
 	char tmp[8];
 	size_t n = 0;
@@ -322,6 +256,82 @@ static bool string(struct scanner *sc, char *out, const char **raw, size_t *rawl
 		out[n] = 0;
 	*len = n;
 	return true;
+}
+
+
+/* A string at sc->p (after whitespace). Its text without escapes is
+ * [*raw, *raw + *rawlen) when *escaped is false. When out is not NULL the
+ * text is copied there, escapes decoded, NUL-terminated: out needs room for
+ * rawlen + 1 bytes (callers give it the rest of an arena as long as the
+ * text: a decoded string never outgrows its quotes). *len: decoded length. */
+static inline __attribute__((always_inline)) bool
+string(struct scanner *sc, char *out, const char **raw, size_t *rawlen, bool *escaped,
+       size_t *len)
+{
+	ws(sc);
+	if (sc->p >= sc->e || *sc->p != '"')
+		return syntax(sc, "expected a string");
+	const char *a = ++sc->p, *p = a, *e = sc->e;
+	bool esc = false;
+	for (;;) {
+#ifdef __SSE2__
+		while (e - p >= 16) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+			__m128i hit = _mm_or_si128(
+				_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+					     _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+				/* bytes < 0x20 (unsigned): min(x, 0x1f) == x */
+				_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x));
+			int mask = _mm_movemask_epi8(hit);
+			if (mask) {
+				p += __builtin_ctz((unsigned)mask);
+				break;
+			}
+			p += 16;
+		}
+#endif
+		while (e - p >= 8) {
+			uint64_t x;
+			memcpy(&x, p, 8);
+			if (word_special(x))
+				break;
+			p += 8;
+		}
+		if (p >= e) {
+			sc->p = p;
+			return syntax(sc, "unterminated string");
+		}
+		unsigned char c = (unsigned char)*p;
+		if (c == '"')
+			break;
+		if (c < 0x20) {
+			sc->p = p;
+			return syntax(sc, "control character in a string");
+		}
+		if (c == '\\') {
+			esc = true;
+			if (e - p < 2) {
+				sc->p = p;
+				return syntax(sc, "unterminated string");
+			}
+			p += 2; /* the escape's letter is checked when decoding */
+			continue;
+		}
+		p++;
+	}
+	*raw = a;
+	*rawlen = (size_t)(p - a);
+	*escaped = esc;
+	*len = *rawlen;
+	sc->p = p + 1;
+	if (!esc) {
+		if (out) {
+			memcpy(out, a, *rawlen);
+			out[*rawlen] = 0;
+		}
+		return true;
+	}
+	return string_decode(sc, out, a, p, len);
 }
 
 /* A string decoded into a malloc'd C string (NULL with a problem set when
@@ -1388,7 +1398,9 @@ static bool index_map(struct scanner *sc, struct vf_safetensors_index *ix, char 
 				}
 			}
 			if (ix->n == *cap) {
-				size_t c = *cap ? 2 * *cap : 256;
+				/* first room for the entries of a typical map (75
+				 * bytes each or so) twice over */
+				size_t c = *cap ? 2 * *cap : 256 + (size_t)(sc->e - sc->p) / 32;
 				const char **t = realloc(ix->tensors, c * sizeof *t);
 				if (t)
 					ix->tensors = t;

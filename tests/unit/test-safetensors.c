@@ -647,6 +647,39 @@ static void test_canonical_shortcut(void)
 		}
 }
 
+/* An index's file names: one repeated in a row is read once and shared;
+ * a prefix of it, a longer name, an escaped spelling and a name after
+ * another are each read on their own, all decoded right. */
+static void test_index_file_names(void)
+{
+	const char *text = "{\"metadata\":{},\"weight_map\":{\"a\":\"x.st\",\"b\":\"x.st\",\"c\":\"x.s\","
+			   "\"d\":\"x.s\",\"e\":\"x.stA\",\"f\":\"x.st\\u0041\",\"g\":\"x.stA\","
+			   "\"h\":\"y\", \"i\" : \"y\" ,\"j\":\"x.st\"}}";
+	struct vf_safetensors_index ix;
+	struct vf_error err = {0};
+	CHECK(vf_safetensors_index_parse(text, strlen(text), "index.json", &ix, &err) == VF_OK);
+	static const char *const want[][2] = {{"a", "x.st"}, {"b", "x.st"},  {"c", "x.s"},
+					      {"d", "x.s"},  {"e", "x.stA"}, {"f", "x.stA"},
+					      {"g", "x.stA"}, {"h", "y"},    {"i", "y"},
+					      {"j", "x.st"}};
+	CHECK_INT(ix.n, 10);
+	for (size_t i = 0; i < ix.n && i < 10; i++) {
+		CHECK_STR(ix.tensors[i], want[i][0]);
+		CHECK_STR(ix.files[i], want[i][1]);
+	}
+	if (ix.n == 10) {
+		CHECK(ix.files[1] == ix.files[0]);
+		CHECK(ix.files[3] == ix.files[2]);
+		CHECK(ix.files[8] == ix.files[7]);
+	}
+	vf_safetensors_index_release(&ix);
+	/* a repeat cut short by the end of the text is a syntax error still */
+	const char *cut = "{\"weight_map\":{\"a\":\"x.st\",\"b\":\"x.st";
+	CHECK(vf_safetensors_index_parse(cut, strlen(cut), "index.json", &ix, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "invalid JSON");
+	vf_safetensors_index_release(&ix);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir))
@@ -659,6 +692,7 @@ int main(void)
 	RUN(test_long_header);
 	RUN(test_scanner_rejects);
 	RUN(test_canonical_shortcut);
+	RUN(test_index_file_names);
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)

@@ -321,6 +321,7 @@ struct file_names {
 	struct pattern *p;
 	size_t np;
 	char *keys;
+	bool lora; /* a pattern holds "lora", or a name made none */
 };
 
 static void file_names_release(struct file_names *fn)
@@ -377,6 +378,7 @@ static bool file_names_make(const struct vf_safetensors *st, struct file_names *
 		long li;
 		if (!name_key(t->name, key, &kl, &li)) {
 			fn->pat[i] = fn->li[i] = -1;
+			fn->lora = true;
 			continue;
 		}
 		uint64_t h = key_hash(key, kl, t->ndim);
@@ -416,6 +418,7 @@ static bool file_names_make(const struct vf_safetensors *st, struct file_names *
 				.dec = strncmp(t->name, "decoder.", 8) == 0,
 			};
 			klen += kl + 1;
+			fn->lora = fn->lora || p->lora;
 			slot[k] = (uint32_t)++fn->np;
 		}
 		fn->p[slot[k] - 1].numel += t->numel;
@@ -1085,6 +1088,8 @@ static vf_status adapter_from_tensors(struct vf_model *m, const struct headers *
 	bool any = false;
 	for (size_t f = 0; f < h->n; f++) {
 		const struct file_names *fn = &h->names[f];
+		if (fn->pat && !fn->lora)
+			continue; /* no name of the file holds "lora" */
 		for (size_t i = 0; i < h->st[f].ntensors; i++) {
 			const struct vf_tensor *t = &h->st[f].tensors[i];
 			/* "lora" is in each of the three below (and in a name iff in

@@ -1180,6 +1180,30 @@ static vf_status absorb(struct vf_model *m, struct headers *h)
 	return VF_OK;
 }
 
+/* Is a tensor named key or "<...>.key"? (as ltx.c looks for one; key
+ * holds no digit, so a name says so iff its pattern's first name does) */
+static bool suffix_is(const char *name, const char *key, size_t kl)
+{
+	size_t nl = strlen(name);
+	return nl == kl ? strcmp(name, key) == 0
+			: nl > kl && name[nl - kl - 1] == '.' && strcmp(name + nl - kl, key) == 0;
+}
+
+static bool some_name_is(const struct headers *h, const char *key)
+{
+	size_t kl = strlen(key);
+	for (size_t f = 0; f < h->n; f++) {
+		const struct file_names *fn = &h->names[f];
+		for (size_t p = 0; fn->pat && p < fn->np; p++)
+			if (suffix_is(fn->p[p].first, key, kl))
+				return true;
+		for (size_t i = 0; i < h->st[f].ntensors; i++)
+			if ((!fn->pat || fn->pat[i] < 0) && suffix_is(h->st[f].tensors[i].name, key, kl))
+				return true;
+	}
+	return false;
+}
+
 /* An LTX DiT: the transformer config in __metadata__ (the streams present
  * from the tensors), else the tensors alone. No file names are read. */
 static bool ltx_arch(struct vf_model *m, const struct headers *h)
@@ -1190,7 +1214,8 @@ static bool ltx_arch(struct vf_model *m, const struct headers *h)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		list[i] = &h->st[i];
-	bool tensors = n && vf_ltx_tensors_are(list, n);
+	/* its first test (a patchify_proj.weight) by the names' patterns first */
+	bool tensors = n && some_name_is(h, "patchify_proj.weight") && vf_ltx_tensors_are(list, n);
 	if (tensors)
 		vf_ltx_parts_from_tensors(list, n, &m->ltx_parts);
 	if (m->metadata && vf_ltx_from_metadata(m->metadata, &m->ltx)) {

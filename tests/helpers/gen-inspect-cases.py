@@ -5,8 +5,8 @@
 # bytes and more, repeated wpe, escaped names, several layer words), layers
 # in order or shuffled, spread over 1-8 shards, with or without an index,
 # some with a broken index (a tensor missing, on the wrong shard, extra) or
-# a name twice. Headers only: the data is sparse (truncate). Deterministic
-# for a seed.
+# a name twice; LTX DiT names, whole or not. Headers only: the data is
+# sparse (truncate). Deterministic for a seed.
 import json, os, random, struct, sys
 
 out, count = sys.argv[1], int(sys.argv[2])
@@ -119,6 +119,18 @@ def odd(L):
     return names
 
 
+def ltx(L):
+    pre = rng.choice(('', 'model.diffusion_model.', 'x.'))
+    names = [pre + 'adaln_single.linear.weight', pre + 'proj_out.weight']
+    names.append(rng.choice((pre + 'patchify_proj.weight', 'blocks.3.patchify_proj.weight',
+                             'xpatchify_proj.weight', pre + 'patchify_proj.bias')))
+    for i in range(L):
+        p = pre + 'transformer_blocks.%d.' % i
+        names += [p + x for x in ('attn1.to_q.weight', 'attn1.to_k.weight', 'attn2.to_q.weight',
+                                  'ff.net.0.proj.weight', 'scale_shift_table')]
+    return names
+
+
 def shape_of(name, hidden):
     r = rng.random()
     if 'norm' in name or name.endswith('bias') or r < 0.1:
@@ -152,13 +164,13 @@ def write_shard(path, tensors, meta):
 def case(d):
     L = rng.randint(1, 12)
     kind = rng.choice(('llama', 'qwen2', 'qwen3', 'gemma', 'moe', 'mla', 'mixtral', 'lora', 'gpt2',
-                       'neox', 'falcon', 't5', 'dit', 'odd', 'mix'))
+                       'neox', 'falcon', 't5', 'dit', 'odd', 'mix', 'ltx'))
     extra = {'qwen2': {'qbias'}, 'qwen3': {'qnorm'}, 'gemma': {'prefn', 'qnorm'},
              'moe': {'moe', 'qnorm'}, 'mla': {'mla', 'moe'}, 'mixtral': {'mixtral'},
              'lora': {'lora'}}.get(kind, set())
-    if kind in ('gpt2', 'neox', 'falcon', 't5', 'dit', 'odd'):
+    if kind in ('gpt2', 'neox', 'falcon', 't5', 'dit', 'odd', 'ltx'):
         names = {'gpt2': gpt2, 'neox': neox, 'falcon': falcon, 't5': t5, 'dit': dit,
-                 'odd': odd}[kind](L)
+                 'odd': odd, 'ltx': ltx}[kind](L)
     elif kind == 'mix':
         names = list(dict.fromkeys(llama(L, {'qnorm'}) + odd(L) + gpt2(L)))
     else:

@@ -140,8 +140,31 @@ vf_status vf_buf_read_file(struct vf_buf *b, const char *path, size_t cap, struc
 	}
 	size_t saved = b->cap;
 	b->cap = cap;
+	/* room for the size fstat gave, read into in place (no copy); past it
+	 * (a file that grew) 64 KiB chunks appended under the cap */
+	if (st.st_size > 0)
+		(void)grow(b, b->len + (size_t)st.st_size, NULL);
 	char chunk[65536];
 	for (;;) {
+		size_t room = b->alloc > b->len + 1 ? b->alloc - b->len - 1 : 0;
+		if (room > cap - (b->len < cap ? b->len : cap))
+			room = cap - (b->len < cap ? b->len : cap);
+		if (room > 0) {
+			ssize_t n = read(fd, b->data + b->len, room);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				vf_error_set(err, VF_ERR, "%s: read: %s", path, strerror(errno));
+				close(fd);
+				b->cap = saved;
+				return VF_ERR;
+			}
+			if (n == 0)
+				break;
+			b->len += (size_t)n;
+			b->data[b->len] = '\0';
+			continue;
+		}
 		ssize_t n = read(fd, chunk, sizeof chunk);
 		if (n < 0) {
 			if (errno == EINTR)

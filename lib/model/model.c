@@ -242,34 +242,46 @@ void vf_model_group_tensor(const char *name, int64_t numel, struct vf_param_grou
 	group_add(g, group_of(name), numel);
 }
 
-/* Index of the first "<layers|h|blocks|transformer_blocks|block|layer>.<N>."
- * in a dotted name, or -1; *at / *len: where its digits are. */
+/* Is [p, p + n) one of the words a layer index follows? */
+static bool layer_word(const char *p, size_t n)
+{
+	switch (n) {
+	case 1: return p[0] == 'h';
+	case 5: return memcmp(p, "layer", 5) == 0 || memcmp(p, "block", 5) == 0;
+	case 6: return memcmp(p, "layers", 6) == 0 || memcmp(p, "blocks", 6) == 0;
+	case 18: return memcmp(p, "transformer_blocks", 18) == 0;
+	case 25: return memcmp(p, "single_transformer_blocks", 25) == 0;
+	default: return false;
+	}
+}
+
+/* Index of the first "<layers|h|blocks|transformer_blocks|block|layer|
+ * single_transformer_blocks>.<N>." in a dotted name, or -1; *at / *len:
+ * where its digits are. One pass over the name. */
+static inline bool digit(char c)
+{
+	return (unsigned)(c - '0') < 10;
+}
+
 static long layer_span(const char *name, size_t *at, size_t *len)
 {
-	static const char *const words[] = {"layers", "h", "blocks", "transformer_blocks",
-					     "block", "layer", "single_transformer_blocks"};
-	const char *p = name;
-	while (*p) {
-		const char *dot = strchr(p, '.');
-		if (!dot)
-			break;
-		size_t wl = (size_t)(dot - p);
+	const char *p = name; /* the current part */
+	for (const char *q = name; *q; q++) {
+		if (*q != '.')
+			continue;
 		/* most parts are not followed by a digit: that test first */
-		for (size_t w = 0; isdigit((unsigned char)dot[1]) && w < sizeof words / sizeof words[0];
-		     w++) {
-			if (strlen(words[w]) == wl && strncmp(p, words[w], wl) == 0) {
-				const char *end = dot + 1; /* the digits, as strtol reads them */
-				long v = 0;
-				for (; isdigit((unsigned char)*end); end++)
-					v = v < 1000000 ? v * 10 + (*end - '0') : v;
-				if (*end == '.' && v >= 0 && v < 1000000) {
-					*at = (size_t)(dot + 1 - name);
-					*len = (size_t)(end - (dot + 1));
-					return v;
-				}
+		if (digit(q[1]) && layer_word(p, (size_t)(q - p))) {
+			const char *end = q + 1; /* the digits, as strtol reads them */
+			long v = 0;
+			for (; digit(*end); end++)
+				v = v < 1000000 ? v * 10 + (*end - '0') : v;
+			if (*end == '.' && v >= 0 && v < 1000000) {
+				*at = (size_t)(q + 1 - name);
+				*len = (size_t)(end - (q + 1));
+				return v;
 			}
 		}
-		p = dot + 1;
+		p = q + 1;
 	}
 	return -1;
 }
@@ -285,36 +297,45 @@ static long layer_index(const char *name)
  * (its parameter group, what the inference reads from it) does not depend
  * on its layer index: no pattern here spans one (an index sits between
  * "<layers|h|blocks|...>." and ".", and the patterns with digits are
- * "fc1", "fc2", "4h", "wi_0", "experts.0."). So it is worked out once per
- * name with the index blanked ("model.layers.#.mlp.up_proj.weight") and
- * ndim. Names of 500 bytes or more (group_of reads 511) are not kept. */
-struct memo_ent {
-	char *key;
+ * "fc1", "fc2", "4h", "wi_0", "experts.0."). So a name with its index
+ * blanked ("model.layers.#.mlp.up_proj.weight") and its ndim make a
+ * pattern, worked out once: first for each file, by the thread that read
+ * it (file_names), then once per file's pattern over all files (memo).
+ * Names of 500 bytes or more (group_of reads 511) make none. */
+struct pattern {
+	const char *first; /* the file's first tensor name with it */
+	size_t key;        /* its key: offset in file_names.keys */
+	size_t keylen;
+	uint64_t hash;     /* of the key, seeded with ndim */
 	int ndim;
-	int value;
+	int group;         /* group_of */
+	bool lora;         /* the name holds "lora" */
+	bool wpe;          /* a learned position table (2-d "...wpe.weight") */
+	bool dec;          /* a decoder's ("decoder.") */
+	int64_t numel;     /* summed over the file's tensors */
 };
 
-struct memo {
-	struct memo_ent *e;
-	size_t cap, n;
+struct file_names {
+	int32_t *pat; /* per tensor: its pattern, -1 for none; NULL when not worked out */
+	int32_t *li;  /* per tensor: its layer index, -1 for none */
+	struct pattern *p;
+	size_t np;
+	char *keys;
+	bool lora; /* a pattern holds "lora", or a name made none */
 };
 
-static void memo_release(struct memo *m)
+static void file_names_release(struct file_names *fn)
 {
-	for (size_t i = 0; i < m->cap; i++)
-		free(m->e[i].key);
-	free(m->e);
-	memset(m, 0, sizeof *m);
-}
-
-static uint64_t memo_hash(const char *key, int ndim)
-{
-	return vf_hash_bytes(key, strlen(key), (uint64_t)(unsigned)ndim);
+	free(fn->pat);
+	free(fn->li);
+	free(fn->p);
+	free(fn->keys);
+	memset(fn, 0, sizeof *fn);
 }
 
 /* name with its layer index blanked into key (room for 512); false when
- * the name is too long to keep. *li: the layer index. */
-static bool memo_key(const char *name, char *key, long *li)
+ * the name is too long to keep. *li: the layer index; *kl: key's length. */
+static bool name_key(const char *name, char *key, size_t *kl, long *li)
 {
 	size_t n = strlen(name), at = 0, len = 0;
 	if (n >= 500)
@@ -322,48 +343,165 @@ static bool memo_key(const char *name, char *key, long *li)
 	*li = layer_span(name, &at, &len);
 	if (*li < 0) {
 		memcpy(key, name, n + 1);
+		*kl = n;
 		return true;
 	}
 	memcpy(key, name, at);
 	key[at] = '#';
 	memcpy(key + at + 1, name + at + len, n - at - len + 1);
+	*kl = n - len + 1;
 	return true;
 }
 
-/* The entry for (key, ndim): *found says whether it was there; a new one
- * has value -1. NULL when memory runs out (the caller works it out). */
-static struct memo_ent *memo_get(struct memo *m, const char *key, int ndim, bool *found)
+static uint64_t key_hash(const char *key, size_t kl, int ndim)
+{
+	return vf_hash_bytes(key, kl, (uint64_t)(unsigned)ndim);
+}
+
+/* The patterns of one file's tensors; false (fn left empty) when memory
+ * runs out: the callers then work each tensor out on its own. */
+static bool file_names_make(const struct vf_safetensors *st, struct file_names *fn)
+{
+	memset(fn, 0, sizeof *fn);
+	size_t n = st->ntensors, cap = 16, pcap = 0, kcap = 0, klen = 0;
+	while (cap < 2 * n)
+		cap *= 2;
+	uint32_t *slot = calloc(cap, sizeof *slot); /* pattern + 1, 0 empty */
+	fn->pat = malloc((n ? n : 1) * sizeof *fn->pat);
+	fn->li = malloc((n ? n : 1) * sizeof *fn->li);
+	if (!slot || !fn->pat || !fn->li || n > INT32_MAX)
+		goto fail;
+	char key[512];
+	for (size_t i = 0; i < n; i++) {
+		const struct vf_tensor *t = &st->tensors[i];
+		size_t kl;
+		long li;
+		if (!name_key(t->name, key, &kl, &li)) {
+			fn->pat[i] = fn->li[i] = -1;
+			fn->lora = true;
+			continue;
+		}
+		uint64_t h = key_hash(key, kl, t->ndim);
+		size_t k = (size_t)h & (cap - 1);
+		for (; slot[k]; k = (k + 1) & (cap - 1)) {
+			const struct pattern *p = &fn->p[slot[k] - 1];
+			if (p->hash == h && p->ndim == t->ndim && p->keylen == kl &&
+			    memcmp(fn->keys + p->key, key, kl) == 0)
+				break;
+		}
+		if (!slot[k]) {
+			if (fn->np == pcap) {
+				pcap = pcap ? 2 * pcap : 64;
+				struct pattern *g = realloc(fn->p, pcap * sizeof *g);
+				if (!g)
+					goto fail;
+				fn->p = g;
+			}
+			if (klen + kl + 1 > kcap) {
+				kcap = 2 * (klen + kl + 1) > 4096 ? 2 * (klen + kl + 1) : 4096;
+				char *g = realloc(fn->keys, kcap);
+				if (!g)
+					goto fail;
+				fn->keys = g;
+			}
+			memcpy(fn->keys + klen, key, kl + 1);
+			struct pattern *p = &fn->p[fn->np];
+			*p = (struct pattern){
+				.first = t->name,
+				.key = klen,
+				.keylen = kl,
+				.hash = h,
+				.ndim = t->ndim,
+				.group = group_of(t->name),
+				.lora = strstr(t->name, "lora") != NULL,
+				.wpe = t->ndim == 2 && ends_with(t->name, "wpe.weight"),
+				.dec = strncmp(t->name, "decoder.", 8) == 0,
+			};
+			klen += kl + 1;
+			fn->lora = fn->lora || p->lora;
+			slot[k] = (uint32_t)++fn->np;
+		}
+		fn->p[slot[k] - 1].numel += t->numel;
+		fn->pat[i] = (int32_t)(slot[k] - 1);
+		fn->li[i] = (int32_t)li;
+	}
+	free(slot);
+	return true;
+fail:
+	free(slot);
+	file_names_release(fn);
+	return false;
+}
+
+/* The patterns of every file, merged: an entry per (key, ndim), in the
+ * order first seen. The keys are the files' (not copied). */
+struct memo_ent {
+	const char *key;
+	size_t keylen;
+	uint64_t hash;
+	int ndim;
+	int value;
+};
+
+struct memo {
+	struct memo_ent *e; /* n entries */
+	size_t n, ecap;
+	uint32_t *slot;     /* entry + 1, 0 empty */
+	size_t cap;
+};
+
+static void memo_release(struct memo *m)
+{
+	free(m->e);
+	free(m->slot);
+	memset(m, 0, sizeof *m);
+}
+
+/* The entry of pattern p of file fn: *found says whether it was there; a
+ * new one has value -1. SIZE_MAX when memory runs out (the caller works
+ * the tensor out on its own). */
+static size_t memo_get(struct memo *m, const struct file_names *fn, const struct pattern *p,
+		       bool *found)
 {
 	if (2 * (m->n + 1) > m->cap) {
 		size_t cap = m->cap ? 2 * m->cap : 256;
-		struct memo_ent *e = calloc(cap, sizeof *e);
-		if (!e)
-			return NULL;
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->e[i].key)
-				continue;
-			size_t h = (size_t)memo_hash(m->e[i].key, m->e[i].ndim) & (cap - 1);
-			while (e[h].key)
-				h = (h + 1) & (cap - 1);
-			e[h] = m->e[i];
+		uint32_t *s = calloc(cap, sizeof *s);
+		if (!s || cap > UINT32_MAX) {
+			free(s);
+			return SIZE_MAX;
 		}
-		free(m->e);
-		m->e = e;
+		for (size_t i = 0; i < m->n; i++) {
+			size_t h = (size_t)m->e[i].hash & (cap - 1);
+			while (s[h])
+				h = (h + 1) & (cap - 1);
+			s[h] = (uint32_t)(i + 1);
+		}
+		free(m->slot);
+		m->slot = s;
 		m->cap = cap;
 	}
-	size_t h = (size_t)memo_hash(key, ndim) & (m->cap - 1);
-	while (m->e[h].key && (m->e[h].ndim != ndim || strcmp(m->e[h].key, key) != 0))
-		h = (h + 1) & (m->cap - 1);
-	*found = m->e[h].key != NULL;
-	if (!*found) {
-		m->e[h].key = strdup(key);
-		if (!m->e[h].key)
-			return NULL;
-		m->e[h].ndim = ndim;
-		m->e[h].value = -1;
-		m->n++;
+	const char *key = fn->keys + p->key;
+	size_t h = (size_t)p->hash & (m->cap - 1);
+	for (; m->slot[h]; h = (h + 1) & (m->cap - 1)) {
+		const struct memo_ent *e = &m->e[m->slot[h] - 1];
+		if (e->hash == p->hash && e->ndim == p->ndim && e->keylen == p->keylen &&
+		    memcmp(e->key, key, p->keylen) == 0) {
+			*found = true;
+			return m->slot[h] - 1;
+		}
 	}
-	return &m->e[h];
+	*found = false;
+	if (m->n == m->ecap) {
+		size_t c = m->ecap ? 2 * m->ecap : 64;
+		struct memo_ent *g = realloc(m->e, c * sizeof *g);
+		if (!g)
+			return SIZE_MAX;
+		m->e = g;
+		m->ecap = c;
+	}
+	m->e[m->n] = (struct memo_ent){key, p->keylen, p->hash, p->ndim, -1};
+	m->slot[h] = (uint32_t)(m->n + 1);
+	return m->n++;
 }
 
 static long index_after(const char *name, const char *word)
@@ -640,8 +778,10 @@ static void infer_sizes(const struct scan *sc, struct vf_arch *a, const char *fa
 	}
 }
 
-void vf_model_infer_arch(const struct vf_safetensors *const *files, size_t nfiles,
-			 struct vf_arch *a)
+/* What the names of files say, with their patterns (names[f] of files[f],
+ * each worked out or not; names NULL: none). */
+static void infer_arch(const struct vf_safetensors *const *files,
+		       const struct file_names *names, size_t nfiles, struct vf_arch *a)
 {
 	vf_arch_init(a);
 	snprintf(a->source, sizeof a->source, "tensors");
@@ -653,18 +793,32 @@ void vf_model_infer_arch(const struct vf_safetensors *const *files, size_t nfile
 	 * other slot takes the first tensor that fits, and its first
 	 * occurrence settled that */
 	struct memo memo = {0};
-	char key[512];
-	for (size_t f = 0; f < nfiles; f++)
+	for (size_t f = 0; f < nfiles; f++) {
+		const struct file_names *fn = names ? &names[f] : NULL;
+		/* the file's patterns' entries + 1, 0 until met (NULL: each
+		 * tensor on its own, as when memory runs out) */
+		size_t *ent = fn && fn->pat ? calloc(fn->np ? fn->np : 1, sizeof *ent) : NULL;
 		for (size_t i = 0; i < files[f]->ntensors; i++) {
 			const struct vf_tensor *t = &files[f]->tensors[i];
-			long li;
-			bool found = false;
-			struct memo_ent *e = memo_key(t->name, key, &li)
-						     ? memo_get(&memo, key, t->ndim, &found)
-						     : NULL;
-			if (e && found && li > 0) {
-				bool dec = strncmp(t->name, "decoder.", 8) == 0;
-				long *max = dec ? &sc.max_dec : &sc.max_layer;
+			int32_t pi = ent ? fn->pat[i] : -1;
+			if (pi < 0) {
+				scan_tensor(&sc, t);
+				continue;
+			}
+			const struct pattern *p = &fn->p[pi];
+			bool found = true;
+			if (!ent[pi]) {
+				size_t e = memo_get(&memo, fn, p, &found);
+				if (e == SIZE_MAX) {
+					scan_tensor(&sc, t);
+					continue;
+				}
+				ent[pi] = e + 1;
+			}
+			struct memo_ent *e = &memo.e[ent[pi] - 1];
+			long li = fn->li[i];
+			if (found && li > 0) {
+				long *max = p->dec ? &sc.max_dec : &sc.max_layer;
 				if (li > *max)
 					*max = li;
 				if (e->value)
@@ -672,9 +826,11 @@ void vf_model_infer_arch(const struct vf_safetensors *const *files, size_t nfile
 				continue;
 			}
 			scan_tensor(&sc, t);
-			if (e && !found)
-				e->value = t->ndim == 2 && ends_with(t->name, "wpe.weight");
+			if (!found)
+				e->value = p->wpe;
 		}
+		free(ent);
+	}
 	memo_release(&memo);
 	const char *fam = NULL;
 	for (size_t i = 0; i < sizeof family_rules / sizeof family_rules[0] && !fam; i++)
@@ -690,26 +846,98 @@ void vf_model_infer_arch(const struct vf_safetensors *const *files, size_t nfile
 	infer_mla(&sc, a);
 }
 
+void vf_model_infer_arch(const struct vf_safetensors *const *files, size_t nfiles,
+			 struct vf_arch *a)
+{
+	struct file_names *names = calloc(nfiles ? nfiles : 1, sizeof *names);
+	for (size_t f = 0; names && f < nfiles; f++)
+		file_names_make(files[f], &names[f]);
+	infer_arch(files, names, nfiles, a);
+	for (size_t f = 0; names && f < nfiles; f++)
+		file_names_release(&names[f]);
+	free(names);
+}
+
 /* ---- reading safetensors files into a model ---------------------------- */
+
+/* The slot of tensor name in a table of weight_map indices + 1 (open
+ * addressing, cap a power of two) over the map's tensor names: its
+ * entry, or the empty slot where it would go. */
+static size_t map_slot(const uint32_t *table, size_t cap, const char *const *tensors,
+		       const char *name)
+{
+	size_t k = (size_t)vf_hash_str(name) & (cap - 1);
+	while (table[k] && strcmp(tensors[table[k] - 1], name) != 0)
+		k = (k + 1) & (cap - 1);
+	return k;
+}
+
+/* A sharded checkpoint's index, checked against each shard by the thread
+ * that read it: its weight_map (tensor i in files[i]), the table by
+ * tensor name, a mark per entry met, the shards' names in file order. */
+struct shard_check {
+	const uint32_t *table;
+	size_t cap;
+	const char *const *tensors, *const *files;
+	bool *seen;
+	char *const *shards;
+};
+
+/* What shard i's check found: every tensor in the map, on shard i (ok),
+ * or the first that is not (at: its index). */
+enum { SC_OK, SC_UNLISTED, SC_ELSEWHERE };
+
+struct shard_result {
+	int what;
+	size_t at;
+};
+
+/* Every tensor of st in the map, pointing at shard i: marked seen (an
+ * entry is marked only by the reader of the shard it names: no two
+ * threads write one). */
+static struct shard_result shard_check(const struct shard_check *c, size_t i,
+				       const struct vf_safetensors *st)
+{
+	for (size_t t = 0; t < st->ntensors; t++) {
+		size_t k = map_slot(c->table, c->cap, c->tensors, st->tensors[t].name);
+		if (!c->table[k])
+			return (struct shard_result){SC_UNLISTED, t};
+		size_t e = c->table[k] - 1;
+		/* the index's repeated file names are one string (a pointer test first) */
+		if (c->files[e] != c->shards[i] && strcmp(c->files[e], c->shards[i]) != 0)
+			return (struct shard_result){SC_ELSEWHERE, t};
+		c->seen[e] = true;
+	}
+	return (struct shard_result){SC_OK, 0};
+}
 
 struct headers {
 	struct vf_safetensors *st;
+	struct file_names *names; /* of each file read, by its reader */
+	const struct shard_check *check; /* NULL, or each file checked by its reader */
+	struct shard_result *checked;    /* its results, with check */
 	size_t n;
 };
 
 static void headers_release(struct headers *h)
 {
-	for (size_t i = 0; i < h->n; i++)
+	for (size_t i = 0; i < h->n; i++) {
 		vf_safetensors_release(&h->st[i]);
+		file_names_release(&h->names[i]);
+	}
 	free(h->st);
+	free(h->names);
+	free(h->checked);
 	h->st = NULL;
+	h->names = NULL;
+	h->checked = NULL;
 	h->n = 0;
 }
 
 /* Shards are read by up to READERS threads when there are at least
- * MIN_PARALLEL of them (each header is an open, one or two preads and a
- * scan: independent work); the first error in file order is the one
- * reported, as when they were read one after the other. */
+ * MIN_PARALLEL of them (each header is an open, one or two preads, a scan
+ * and its names' patterns: independent work); the first error in file
+ * order is the one reported, as when they were read one after the other. */
 #define READERS 4
 #define MIN_PARALLEL 4
 
@@ -732,6 +960,19 @@ struct reader_arg {
 	int k;
 };
 
+/* File i: its header, then its names' patterns (left out when memory
+ * runs out: the callers then work each tensor out on its own), then the
+ * index's check. */
+static vf_status read_one(struct headers *h, const char *path, size_t i, struct vf_error *err)
+{
+	vf_status rc = vf_safetensors_read(path, &h->st[i], err);
+	if (rc == VF_OK)
+		file_names_make(&h->st[i], &h->names[i]);
+	if (rc == VF_OK && h->check)
+		h->checked[i] = shard_check(h->check, i, &h->st[i]);
+	return rc;
+}
+
 static void *reader_main(void *arg)
 {
 	struct reader_job *j = ((struct reader_arg *)arg)->job;
@@ -741,7 +982,7 @@ static void *reader_main(void *arg)
 		size_t i = atomic_fetch_add(&j->next, 1);
 		if (i >= j->n)
 			break;
-		vf_status rc = vf_safetensors_read(j->paths[i], &j->h->st[i], &err);
+		vf_status rc = read_one(j->h, j->paths[i], i, &err);
 		if (rc != VF_OK && i < j->fail[k].first) {
 			j->fail[k].first = i;
 			j->fail[k].rc = rc;
@@ -762,12 +1003,16 @@ static int readers(size_t n)
 	return n >= MIN_PARALLEL ? (int)r : 1;
 }
 
+/* check: NULL, or the index to check each file against (h->checked). */
 static vf_status headers_read(struct headers *h, char *const *paths, size_t n,
-			      struct vf_error *err)
+			      const struct shard_check *check, struct vf_error *err)
 {
 	h->st = calloc(n ? n : 1, sizeof *h->st);
+	h->names = calloc(n ? n : 1, sizeof *h->names);
+	h->check = check;
+	h->checked = check ? calloc(n ? n : 1, sizeof *h->checked) : NULL;
 	h->n = 0;
-	if (!h->st)
+	if (!h->st || !h->names || (check && !h->checked))
 		return vf_error_set(err, VF_ENOMEM, "out of memory");
 	int nt = readers(n);
 	if (nt > 1) {
@@ -806,7 +1051,7 @@ static vf_status headers_read(struct headers *h, char *const *paths, size_t n,
 		return st;
 	}
 	for (size_t i = 0; i < n; i++) {
-		vf_status st = vf_safetensors_read(paths[i], &h->st[i], err);
+		vf_status st = read_one(h, paths[i], i, err);
 		h->n = i + 1;
 		if (st != VF_OK)
 			return st;
@@ -842,9 +1087,15 @@ static vf_status adapter_from_tensors(struct vf_model *m, const struct headers *
 {
 	bool any = false;
 	for (size_t f = 0; f < h->n; f++) {
+		const struct file_names *fn = &h->names[f];
+		if (fn->pat && !fn->lora)
+			continue; /* no name of the file holds "lora" */
 		for (size_t i = 0; i < h->st[f].ntensors; i++) {
 			const struct vf_tensor *t = &h->st[f].tensors[i];
-			if (!strstr(t->name, "lora")) /* in each of the three below */
+			/* "lora" is in each of the three below (and in a name iff in
+			 * its pattern's key) */
+			if (fn->pat && fn->pat[i] >= 0 ? !fn->p[fn->pat[i]].lora
+						       : !strstr(t->name, "lora"))
 				continue;
 			const char *p = strstr(t->name, ".lora_A");
 			if (!p && !strstr(t->name, ".lora_B") && !strstr(t->name, "lora_embedding"))
@@ -906,8 +1157,6 @@ static vf_status absorb(struct vf_model *m, struct headers *h)
 	m->files = (int64_t)h->n;
 	m->tensors = m->params = m->bytes = 0;
 	memset(&m->groups, 0, sizeof m->groups);
-	struct memo memo = {0}; /* a name's group, once per name (index blanked) */
-	char key[512];
 	for (size_t f = 0; f < h->n; f++) {
 		const struct vf_safetensors *s = &h->st[f];
 		m->tensors += (int64_t)s->ntensors;
@@ -915,24 +1164,44 @@ static vf_status absorb(struct vf_model *m, struct headers *h)
 		m->bytes += (int64_t)s->data_bytes;
 		for (int d = 0; d < VF_DT_COUNT; d++)
 			m->dtype_params[d] += s->dtype_params[d];
-		for (size_t i = 0; i < s->ntensors; i++) {
-			const struct vf_tensor *t = &s->tensors[i];
-			long li;
-			bool found = false;
-			struct memo_ent *e = memo_key(t->name, key, &li)
-						     ? memo_get(&memo, key, 0, &found)
-						     : NULL;
-			if (e && !found)
-				e->value = group_of(t->name);
-			group_add(&m->groups, e ? e->value : group_of(t->name), t->numel);
-		}
+		/* a group per pattern (sums: the order does not matter) */
+		const struct file_names *fn = &h->names[f];
+		for (size_t p = 0; fn->pat && p < fn->np; p++)
+			group_add(&m->groups, fn->p[p].group, fn->p[p].numel);
+		for (size_t i = 0; i < s->ntensors; i++)
+			if (!fn->pat || fn->pat[i] < 0)
+				group_add(&m->groups, group_of(s->tensors[i].name),
+					  s->tensors[i].numel);
 		if (!m->metadata && s->metadata)
 			m->metadata = cJSON_Duplicate(s->metadata, 1);
 	}
-	memo_release(&memo);
 	m->has_groups = true;
 	snprintf(m->groups_source, sizeof m->groups_source, "tensors");
 	return VF_OK;
+}
+
+/* Is a tensor named key or "<...>.key"? (as ltx.c looks for one; key
+ * holds no digit, so a name says so iff its pattern's first name does) */
+static bool suffix_is(const char *name, const char *key, size_t kl)
+{
+	size_t nl = strlen(name);
+	return nl == kl ? strcmp(name, key) == 0
+			: nl > kl && name[nl - kl - 1] == '.' && strcmp(name + nl - kl, key) == 0;
+}
+
+static bool some_name_is(const struct headers *h, const char *key)
+{
+	size_t kl = strlen(key);
+	for (size_t f = 0; f < h->n; f++) {
+		const struct file_names *fn = &h->names[f];
+		for (size_t p = 0; fn->pat && p < fn->np; p++)
+			if (suffix_is(fn->p[p].first, key, kl))
+				return true;
+		for (size_t i = 0; i < h->st[f].ntensors; i++)
+			if ((!fn->pat || fn->pat[i] < 0) && suffix_is(h->st[f].tensors[i].name, key, kl))
+				return true;
+	}
+	return false;
 }
 
 /* An LTX DiT: the transformer config in __metadata__ (the streams present
@@ -945,7 +1214,8 @@ static bool ltx_arch(struct vf_model *m, const struct headers *h)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		list[i] = &h->st[i];
-	bool tensors = n && vf_ltx_tensors_are(list, n);
+	/* its first test (a patchify_proj.weight) by the names' patterns first */
+	bool tensors = n && some_name_is(h, "patchify_proj.weight") && vf_ltx_tensors_are(list, n);
 	if (tensors)
 		vf_ltx_parts_from_tensors(list, n, &m->ltx_parts);
 	if (m->metadata && vf_ltx_from_metadata(m->metadata, &m->ltx)) {
@@ -975,7 +1245,7 @@ static vf_status infer_from_tensors(struct vf_model *m, struct headers *h, struc
 		return vf_error_set(err, VF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < h->n; i++)
 		list[i] = &h->st[i];
-	vf_model_infer_arch(list, h->n, &m->arch);
+	infer_arch(list, h->names, h->n, &m->arch);
 	free(list);
 	m->has_arch = m->arch.known != 0;
 	m->arch.params_exact = m->params;
@@ -1094,9 +1364,10 @@ static void unpack_quantized(struct vf_model *m, const char *config, const struc
 }
 
 static vf_status load_files(struct vf_model *m, char *const *paths, size_t n,
-			    const char *config, struct headers *h, struct vf_error *err)
+			    const char *config, const struct shard_check *check, struct headers *h,
+			    struct vf_error *err)
 {
-	vf_status st = headers_read(h, paths, n, err);
+	vf_status st = headers_read(h, paths, n, check, err);
 	if (st == VF_OK)
 		st = absorb(m, h);
 	if (st == VF_OK && config)
@@ -1111,25 +1382,6 @@ static vf_status load_files(struct vf_model *m, char *const *paths, size_t n,
 	if (st == VF_OK && !m->has_adapter)
 		st = adapter_from_tensors(m, h, true, err);
 	return st;
-}
-
-/* ---- sharded checkpoints: the index and its cross-checks ---------------- */
-
-struct map_ent {
-	const char *tensor;
-	const char *file;
-	bool seen;
-};
-
-/* The slot of tensor name in a table of map indices + 1 (open addressing,
- * cap a power of two): its entry, or the empty slot where it would go. */
-static size_t map_slot(const size_t *table, size_t cap, const struct map_ent *map,
-		       const char *name)
-{
-	size_t k = (size_t)vf_hash_str(name) & (cap - 1);
-	while (table[k] && strcmp(map[table[k] - 1].tensor, name) != 0)
-		k = (k + 1) & (cap - 1);
-	return k;
 }
 
 static vf_status load_index(struct vf_model *m, const char *index, const char *dir,
@@ -1147,35 +1399,38 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 		vf_safetensors_index_release(&ix);
 		return st;
 	}
-	struct map_ent *map = NULL;
+	bool *seen = NULL;
 	char **shards = NULL, **paths = NULL;
-	size_t nmap = 0, nshards = 0, tcap = 0, *table = NULL;
+	size_t nmap = ix.n, nshards = 0, tcap = 0;
+	uint32_t *table = NULL;
 	struct headers h = {0};
-	size_t count = ix.n;
-	map = calloc(count ? count : 1, sizeof *map);
-	shards = calloc(count ? count : 1, sizeof *shards);
-	if (!map || !shards) {
+	seen = calloc(nmap ? nmap : 1, sizeof *seen);
+	shards = malloc((nmap ? nmap : 1) * sizeof *shards);
+	/* nmap + 1 fits the table's 32 bits: an index is at most
+	 * VF_JSON_MAX_FILE bytes, 6 or more an entry */
+	if (!seen || !shards) {
 		st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", index);
 		goto out;
 	}
+	const char *checked = NULL; /* the last file name found good */
 	for (size_t i = 0; i < ix.n; i++) {
 		const char *tensor = ix.tensors[i];
 		const char *f = ix.files[i];
-		if (!*f || strchr(f, '/') || strcmp(f, "..") == 0 || strcmp(f, ".") == 0) {
+		/* a name repeated in a row is one string (vf_safetensors_index): checked once */
+		if (f != checked && (!*f || strchr(f, '/') || strcmp(f, "..") == 0 || strcmp(f, ".") == 0)) {
 			st = vf_error_set(err, VF_ERR,
 					  "%s: weight_map['%.128s']: '%.128s' is not a file name in "
 					  "the index's folder",
 					  index, tensor, f);
 			goto out;
 		}
-		map[nmap].tensor = tensor;
-		map[nmap].file = f;
-		nmap++;
-		/* maps list a shard's tensors together: skip repeats cheaply */
-		if (nshards == 0 || strcmp(shards[nshards - 1], f) != 0)
+		checked = f;
+		/* maps list a shard's tensors together: skip repeats cheaply
+		 * (a file name repeated is one string: a pointer test first) */
+		if (nshards == 0 || (shards[nshards - 1] != f && strcmp(shards[nshards - 1], f) != 0))
 			shards[nshards++] = (char *)f;
 	}
-	/* the map by tensor name: a hash table of map indices + 1 (the
+	/* the map by tensor name: a hash table of its indices + 1 (the
 	 * messages name the first tensor in name order, as a sorted scan did) */
 	tcap = 16;
 	while (tcap < 2 * nmap)
@@ -1187,11 +1442,11 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 	}
 	const char *twice = NULL;
 	for (size_t i = 0; i < nmap; i++) {
-		size_t k = map_slot(table, tcap, map, map[i].tensor);
+		size_t k = map_slot(table, tcap, ix.tensors, ix.tensors[i]);
 		if (!table[k])
-			table[k] = i + 1;
-		else if (!twice || strcmp(map[i].tensor, twice) < 0)
-			twice = map[i].tensor;
+			table[k] = (uint32_t)(i + 1);
+		else if (!twice || strcmp(ix.tensors[i], twice) < 0)
+			twice = ix.tensors[i];
 	}
 	if (twice) {
 		st = vf_error_set(err, VF_ERR, "%s: weight_map names tensor '%.128s' twice", index,
@@ -1236,39 +1491,37 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 			goto out;
 		}
 	}
-	st = load_files(m, paths, nshards, config, &h, err);
+	/* every tensor of every shard is in the map, pointing at that shard:
+	 * checked by each shard's reader, the first failure in file order
+	 * reported */
+	struct shard_check check = {table, tcap, ix.tensors, ix.files, seen, shards};
+	st = load_files(m, paths, nshards, config, &check, &h, err);
 	if (st != VF_OK)
 		goto out;
-	/* every tensor of every shard is in the map, pointing at that shard */
 	for (size_t f = 0; f < h.n; f++) {
-		for (size_t i = 0; i < h.st[f].ntensors; i++) {
-			struct map_ent key = {.tensor = h.st[f].tensors[i].name};
-			size_t k = map_slot(table, tcap, map, key.tensor);
-			struct map_ent *hit = table[k] ? &map[table[k] - 1] : NULL;
-			if (!hit) {
-				st = vf_error_set(err, VF_ERR,
-						  "%s: shard %s holds tensor '%.128s', which the index "
-						  "does not list",
-						  index, shards[f], key.tensor);
-				goto out;
-			}
-			if (strcmp(hit->file, shards[f]) != 0) {
-				st = vf_error_set(err, VF_ERR,
-						  "%s: maps tensor '%.128s' to %s, but it is in %s",
-						  index, key.tensor, hit->file, shards[f]);
-				goto out;
-			}
-			hit->seen = true;
+		if (h.checked[f].what == SC_OK)
+			continue;
+		const char *name = h.st[f].tensors[h.checked[f].at].name;
+		if (h.checked[f].what == SC_UNLISTED) {
+			st = vf_error_set(err, VF_ERR,
+					  "%s: shard %s holds tensor '%.128s', which the index does "
+					  "not list",
+					  index, shards[f], name);
+		} else {
+			size_t e = table[map_slot(table, tcap, ix.tensors, name)] - 1;
+			st = vf_error_set(err, VF_ERR, "%s: maps tensor '%.128s' to %s, but it is in %s",
+					  index, name, ix.files[e], shards[f]);
 		}
+		goto out;
 	}
-	const struct map_ent *unseen = NULL;
+	size_t unseen = nmap;
 	for (size_t i = 0; i < nmap; i++)
-		if (!map[i].seen && (!unseen || strcmp(map[i].tensor, unseen->tensor) < 0))
-			unseen = &map[i];
-	if (unseen)
+		if (!seen[i] && (unseen == nmap || strcmp(ix.tensors[i], ix.tensors[unseen]) < 0))
+			unseen = i;
+	if (unseen < nmap)
 		st = vf_error_set(err, VF_ERR,
 				  "%s: maps tensor '%.128s' to %s, which has no such tensor", index,
-				  unseen->tensor, unseen->file);
+				  ix.tensors[unseen], ix.files[unseen]);
 out:
 	free(table);
 	headers_release(&h);
@@ -1277,7 +1530,7 @@ out:
 			free(paths[i]);
 	free(paths);
 	free(shards);
-	free(map);
+	free(seen);
 	vf_safetensors_index_release(&ix);
 	return st;
 }
@@ -1425,7 +1678,7 @@ static vf_status load_adapter(struct vf_model *m, const char *dir, struct vf_err
 				     : stat_error(wp, errno, err);
 	}
 	if (st == VF_OK)
-		st = headers_read(&h, &wp, 1, err);
+		st = headers_read(&h, &wp, 1, NULL, err);
 	if (st == VF_OK)
 		st = absorb(m, &h);
 	if (st == VF_OK) {
@@ -1572,7 +1825,7 @@ static vf_status load_dir(struct vf_model *m, const char *dir, int depth, struct
 				     ends_with(single, "/diffusion_pytorch_model.safetensors")))) {
 		snprintf(m->format, sizeof m->format, "%s", config ? "hf-dir" : "safetensors");
 		struct headers h = {0};
-		st = load_files(m, &single, 1, config, &h, err);
+		st = load_files(m, &single, 1, config, NULL, &h, err);
 		headers_release(&h);
 	} else if (nsafe == 0 && ngguf == 1 && !config) {
 		st = load_gguf(m, gguf, err);
@@ -1781,7 +2034,7 @@ vf_status vf_model_load(const char *id_or_path, struct vf_model **out, struct vf
 		snprintf(m->format, sizeof m->format, "safetensors");
 		struct headers h = {0};
 		char *p = m->path;
-		st = load_files(m, &p, 1, NULL, &h, err);
+		st = load_files(m, &p, 1, NULL, NULL, &h, err);
 		headers_release(&h);
 	}
 	if (st != VF_OK) {

@@ -54,7 +54,7 @@ int vf_dtype_bits(enum vf_dtype d)
 bool vf_dtype_from_name(const char *name, enum vf_dtype *out)
 {
 	for (int i = 0; i < VF_DT_COUNT; i++)
-		if (strcmp(dtypes[i].name, name) == 0) {
+		if (dtypes[i].name[0] == name[0] && strcmp(dtypes[i].name, name) == 0) {
 			*out = (enum vf_dtype)i;
 			return true;
 		}
@@ -169,77 +169,11 @@ static int hex4(const char *p)
 	return v;
 }
 
-/* A string at sc->p (after whitespace). Its text without escapes is
- * [*raw, *raw + *rawlen) when *escaped is false. When out is not NULL the
- * text is copied there, escapes decoded, NUL-terminated: out needs room for
- * rawlen + 1 bytes (callers give it the rest of an arena as long as the
- * text: a decoded string never outgrows its quotes). *len: decoded length. */
-static bool string(struct scanner *sc, char *out, const char **raw, size_t *rawlen,
-		   bool *escaped, size_t *len)
+/* The text [a, p) of a string with escapes, decoded (and checked) into
+ * out (when not NULL), NUL-terminated; *len: its decoded length. */
+static __attribute__((noinline)) bool string_decode(struct scanner *sc, char *out, const char *a,
+						    const char *p, size_t *len)
 {
-	ws(sc);
-	if (sc->p >= sc->e || *sc->p != '"')
-		return syntax(sc, "expected a string");
-	const char *a = ++sc->p, *p = a, *e = sc->e;
-	bool esc = false;
-	for (;;) {
-#ifdef __SSE2__
-		while (e - p >= 16) {
-			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-			__m128i hit = _mm_or_si128(
-				_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
-					     _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
-				/* bytes < 0x20 (unsigned): min(x, 0x1f) == x */
-				_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x));
-			int mask = _mm_movemask_epi8(hit);
-			if (mask) {
-				p += __builtin_ctz((unsigned)mask);
-				break;
-			}
-			p += 16;
-		}
-#endif
-		while (e - p >= 8) {
-			uint64_t x;
-			memcpy(&x, p, 8);
-			if (word_special(x))
-				break;
-			p += 8;
-		}
-		if (p >= e) {
-			sc->p = p;
-			return syntax(sc, "unterminated string");
-		}
-		unsigned char c = (unsigned char)*p;
-		if (c == '"')
-			break;
-		if (c < 0x20) {
-			sc->p = p;
-			return syntax(sc, "control character in a string");
-		}
-		if (c == '\\') {
-			esc = true;
-			if (e - p < 2) {
-				sc->p = p;
-				return syntax(sc, "unterminated string");
-			}
-			p += 2; /* the escape's letter is checked when decoding */
-			continue;
-		}
-		p++;
-	}
-	*raw = a;
-	*rawlen = (size_t)(p - a);
-	*escaped = esc;
-	*len = *rawlen;
-	sc->p = p + 1;
-	if (!esc) {
-		if (out) {
-			memcpy(out, a, *rawlen);
-			out[*rawlen] = 0;
-		}
-		return true;
-	}
 	/* decode (and check) the escapes */
 	char tmp[8];
 	size_t n = 0;
@@ -322,6 +256,82 @@ static bool string(struct scanner *sc, char *out, const char **raw, size_t *rawl
 		out[n] = 0;
 	*len = n;
 	return true;
+}
+
+
+/* A string at sc->p (after whitespace). Its text without escapes is
+ * [*raw, *raw + *rawlen) when *escaped is false. When out is not NULL the
+ * text is copied there, escapes decoded, NUL-terminated: out needs room for
+ * rawlen + 1 bytes (callers give it the rest of an arena as long as the
+ * text: a decoded string never outgrows its quotes). *len: decoded length. */
+static inline __attribute__((always_inline)) bool
+string(struct scanner *sc, char *out, const char **raw, size_t *rawlen, bool *escaped,
+       size_t *len)
+{
+	ws(sc);
+	if (sc->p >= sc->e || *sc->p != '"')
+		return syntax(sc, "expected a string");
+	const char *a = ++sc->p, *p = a, *e = sc->e;
+	bool esc = false;
+	for (;;) {
+#ifdef __SSE2__
+		while (e - p >= 16) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+			__m128i hit = _mm_or_si128(
+				_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+					     _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+				/* bytes < 0x20 (unsigned): min(x, 0x1f) == x */
+				_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x));
+			int mask = _mm_movemask_epi8(hit);
+			if (mask) {
+				p += __builtin_ctz((unsigned)mask);
+				break;
+			}
+			p += 16;
+		}
+#endif
+		while (e - p >= 8) {
+			uint64_t x;
+			memcpy(&x, p, 8);
+			if (word_special(x))
+				break;
+			p += 8;
+		}
+		if (p >= e) {
+			sc->p = p;
+			return syntax(sc, "unterminated string");
+		}
+		unsigned char c = (unsigned char)*p;
+		if (c == '"')
+			break;
+		if (c < 0x20) {
+			sc->p = p;
+			return syntax(sc, "control character in a string");
+		}
+		if (c == '\\') {
+			esc = true;
+			if (e - p < 2) {
+				sc->p = p;
+				return syntax(sc, "unterminated string");
+			}
+			p += 2; /* the escape's letter is checked when decoding */
+			continue;
+		}
+		p++;
+	}
+	*raw = a;
+	*rawlen = (size_t)(p - a);
+	*escaped = esc;
+	*len = *rawlen;
+	sc->p = p + 1;
+	if (!esc) {
+		if (out) {
+			memcpy(out, a, *rawlen);
+			out[*rawlen] = 0;
+		}
+		return true;
+	}
+	return string_decode(sc, out, a, p, len);
 }
 
 /* A string decoded into a malloc'd C string (NULL with a problem set when
@@ -766,6 +776,116 @@ static int field_key(struct scanner *sc)
 	return 0;
 }
 
+/* Are the 8 bytes of x (in memory order) all ASCII digits? */
+static inline bool eight_digits(uint64_t x)
+{
+	return ((x & 0xF0F0F0F0F0F0F0F0ull) |
+		(((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) ==
+	       0x3333333333333333ull;
+}
+
+/* The value of 8 ASCII digits loaded little-endian (first digit lowest):
+ * pairs, then quads, then the whole, by multiplies. */
+static inline uint64_t eight_digits_value(uint64_t x)
+{
+	x -= 0x3030303030303030ull;
+	x = x * 10 + (x >> 8); /* each even byte: a two-digit pair */
+	x = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+	     (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+	    32;
+	return x & 0xFFFFFFFFull;
+}
+
+/* A whole number as writers write it at *pp: digits, no leading zero, at
+ * most 19 (no overflow); false (nothing consumed) otherwise. */
+static inline bool plain_number(const char **pp, const char *e, uint64_t *out)
+{
+	const char *p = *pp, *d = p;
+	uint64_t u = 0;
+	/* 8 digits at a time while 19 cannot be passed (a long run is refused
+	 * below all the same) */
+	for (uint64_t x; e - p >= 8 && p - d <= 8 && (memcpy(&x, p, 8), eight_digits(x)); p += 8)
+		u = u * 100000000ull + eight_digits_value(x);
+	for (unsigned c; p < e && (c = (unsigned)(*p - '0')) < 10; p++)
+		u = u * 10 + c;
+	size_t n = (size_t)(p - d);
+	if (n == 0 || n > 19 || (n > 1 && *d == '0'))
+		return false;
+	*pp = p;
+	*out = u;
+	return true;
+}
+
+/* A tensor's object exactly as the writers lay it out:
+ * {"dtype":"<A-Z0-9_>","shape":[n,...],"data_offsets":[b,e]} with plain
+ * numbers, no whitespace: read without the general scan, into the same
+ * fields the general reading fills from that text. False when the text is
+ * anything else (nothing consumed, no dim kept): the general reading then
+ * takes it, and finds what it finds. */
+static bool canonical_tensor(struct scanner *sc, struct fields *f)
+{
+	static const char k_dtype[] = "{\"dtype\":\"", k_shape[] = "\",\"shape\":[",
+			  k_offs[] = ",\"data_offsets\":[";
+	const char *p = sc->p, *e = sc->e;
+	size_t ndims = sc->ndims;
+	if ((size_t)(e - p) < sizeof k_dtype - 1 || memcmp(p, k_dtype, sizeof k_dtype - 1) != 0)
+		return false;
+	p += sizeof k_dtype - 1;
+	const char *d = p;
+	while (p < e && p - d < (ptrdiff_t)sizeof f->dtype - 1 &&
+	       ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+		p++;
+	size_t dl = (size_t)(p - d);
+	if ((size_t)(e - p) < sizeof k_shape - 1 || memcmp(p, k_shape, sizeof k_shape - 1) != 0)
+		return false;
+	memcpy(f->dtype, d, dl);
+	f->dtype[dl] = 0;
+	p += sizeof k_shape - 1;
+	f->numel = 1;
+	if (p < e && *p == ']') {
+		p++;
+	} else {
+		for (;;) {
+			uint64_t v;
+			if (!plain_number(&p, e, &v))
+				goto fail;
+			if (!f->overflow && __builtin_mul_overflow(f->numel, v, &f->numel))
+				f->overflow = true;
+			if (sc->problem == VF_OK && !push_dim(sc, (int64_t)v))
+				goto fail; /* the general reading meets it again */
+			f->ndim++;
+			if (p < e && *p == ',') {
+				p++;
+				continue;
+			}
+			if (p < e && *p == ']') {
+				p++;
+				break;
+			}
+			goto fail;
+		}
+	}
+	if ((size_t)(e - p) < sizeof k_offs - 1 || memcmp(p, k_offs, sizeof k_offs - 1) != 0)
+		goto fail;
+	p += sizeof k_offs - 1;
+	if (!plain_number(&p, e, &f->off[0]) || p >= e || *p++ != ',' ||
+	    !plain_number(&p, e, &f->off[1]) || e - p < 2 || p[0] != ']' || p[1] != '}')
+		goto fail;
+	p += 2;
+	/* offsets past 2^53 are not whole numbers the reading takes */
+	f->offs_bad = f->off[0] > 9007199254740992ull || f->off[1] > 9007199254740992ull;
+	f->has_dtype = f->dtype_str = true;
+	f->has_shape = f->shape_arr = true;
+	f->has_offs = f->offs_arr = true;
+	f->noffs = 2;
+	sc->p = p;
+	return true;
+fail:
+	sc->ndims = ndims;
+	memset(f, 0, sizeof *f);
+	return false;
+}
+
 /* One tensor: its object at sc->p (depth 1: inside the header). */
 static bool read_tensor(struct scanner *sc, struct vf_tensor *t)
 {
@@ -773,9 +893,14 @@ static bool read_tensor(struct scanner *sc, struct vf_tensor *t)
 		problem(sc, VF_ERR, "tensor '%s': expected an object", t->name);
 		return skip_value(sc, 1);
 	}
-	sc->p++;
 	struct fields f;
 	memset(&f, 0, sizeof f);
+	if (canonical_tensor(sc, &f)) {
+		if (sc->problem == VF_OK)
+			check_tensor(sc, t, &f);
+		return true;
+	}
+	sc->p++;
 	static const char *const names[] = {"", "dtype", "shape", "data_offsets"};
 	bool seen[4] = {false, false, false, false};
 	ws(sc);
@@ -1235,6 +1360,11 @@ static bool index_map(struct scanner *sc, struct vf_safetensors_index *ix, char 
 		sc->p++;
 		return true;
 	}
+	/* the last file name read without escapes: maps list a shard's
+	 * tensors together, so the next is most often the same bytes, which
+	 * need no scan (none of them is special) and share its string */
+	const char *last_raw = NULL, *last = NULL;
+	size_t last_len = 0;
 	for (;;) {
 		const char *raw;
 		size_t rawlen, len;
@@ -1250,12 +1380,27 @@ static bool index_map(struct scanner *sc, struct vf_safetensors_index *ix, char 
 			if (!skip_value(sc, 2))
 				return false;
 		} else {
-			char *file = *arena;
-			if (!string(sc, file, &raw, &rawlen, &esc, &len))
-				return false;
-			*arena += len + 1;
+			const char *file;
+			if (last && (size_t)(sc->e - sc->p) > last_len + 1 &&
+			    sc->p[1 + last_len] == '"' && memcmp(sc->p + 1, last_raw, last_len) == 0) {
+				file = last;
+				sc->p += last_len + 2;
+			} else {
+				char *out = *arena;
+				if (!string(sc, out, &raw, &rawlen, &esc, &len))
+					return false;
+				*arena += len + 1;
+				file = out;
+				if (!esc) {
+					last_raw = raw;
+					last_len = rawlen;
+					last = out;
+				}
+			}
 			if (ix->n == *cap) {
-				size_t c = *cap ? 2 * *cap : 256;
+				/* first room for the entries of a typical map (75
+				 * bytes each or so) twice over */
+				size_t c = *cap ? 2 * *cap : 256 + (size_t)(sc->e - sc->p) / 32;
 				const char **t = realloc(ix->tensors, c * sizeof *t);
 				if (t)
 					ix->tensors = t;

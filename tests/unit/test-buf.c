@@ -61,6 +61,43 @@ static void test_read_file_limits(void)
 	CHECK(rmdir(dir) == 0);
 }
 
+/* A file read whole is read in place into room fstat's size gives: a large
+ * one comes back byte for byte after what the buffer held; a file whose
+ * size fstat gives as 0 (/proc) is still read to its end. */
+static void test_read_file_whole(void)
+{
+	char dir[] = "/tmp/vf-test-buf-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char path[256];
+	snprintf(path, sizeof path, "%s/big.bin", dir);
+	size_t n = 300001;
+	char *text = malloc(n);
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	for (size_t i = 0; i < n; i++)
+		text[i] = (char)('a' + (i * 7919) % 26);
+	struct vf_error err = {0};
+	CHECK(vf_write_file_atomic(path, text, n, &err) == VF_OK);
+	struct vf_buf b;
+	vf_buf_init(&b, 0);
+	CHECK(vf_buf_puts(&b, "ab", &err) == VF_OK);
+	CHECK(vf_buf_read_file(&b, path, n + 2, &err) == VF_OK);
+	CHECK_INT(b.len, n + 2);
+	CHECK(b.len == n + 2 && memcmp(b.data, "ab", 2) == 0 && memcmp(b.data + 2, text, n) == 0 &&
+	      b.data[n + 2] == '\0');
+	vf_buf_reset(&b);
+	CHECK(vf_buf_read_file(&b, path, n - 1, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "limit");
+	vf_buf_reset(&b);
+	CHECK(vf_buf_read_file(&b, "/proc/self/stat", 1 << 20, &err) == VF_OK);
+	CHECK(b.len > 0 && strlen(b.data) == b.len);
+	vf_buf_release(&b);
+	free(text);
+	unlink(path);
+	CHECK(rmdir(dir) == 0);
+}
+
 /* A FIFO (or any non-regular file) is refused at once instead of blocking
  * in open() waiting for a writer; alarm() turns a hang into a failure. */
 static void test_read_file_not_regular(void)
@@ -160,6 +197,7 @@ int main(void)
 {
 	RUN(test_append_and_cap);
 	RUN(test_read_file_limits);
+	RUN(test_read_file_whole);
 	RUN(test_read_file_not_regular);
 	RUN(test_write_atomic_link_and_mode);
 	RUN(test_json_errors);

@@ -674,6 +674,25 @@ static void test_repeated_names(void)
 	CHECK_INT(g.norm, 10);
 	CHECK_INT(g.embedding, 30);
 	CHECK_INT(g.total, 90);
+	/* the same names over three files (patterns are worked out per file,
+	 * then merged): the same answers, in every split */
+	for (size_t cut1 = 0; cut1 <= 9; cut1++)
+		for (size_t cut2 = cut1; cut2 <= 9; cut2++) {
+			struct vf_safetensors s3[3] = {
+				{.ntensors = cut1, .tensors = t},
+				{.ntensors = cut2 - cut1, .tensors = t + cut1},
+				{.ntensors = 9 - cut2, .tensors = t + cut2},
+			};
+			const struct vf_safetensors *l3[3] = {&s3[0], &s3[1], &s3[2]};
+			struct vf_arch b;
+			vf_model_infer_arch(l3, 3, &b);
+			CHECK_INT(b.layers, 13);
+			CHECK_INT(b.head_dim, 16);
+			CHECK_INT(b.heads, 4);
+			CHECK_INT(b.kv_heads, 2);
+			CHECK_INT(b.max_positions, 2048);
+			CHECK_STR(b.family, "qwen3");
+		}
 }
 
 static void test_generated_moe_mla(void)

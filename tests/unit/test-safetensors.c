@@ -514,6 +514,172 @@ static void test_parse_memory(void)
 	vf_safetensors_release(&st);
 }
 
+/* Parse header text in memory (8 data bytes after it). */
+static vf_status parse_text(const char *hdr, struct vf_safetensors *st, struct vf_error *err)
+{
+	size_t n = strlen(hdr);
+	unsigned char *buf = malloc(8 + n);
+	if (!buf)
+		return VF_ENOMEM;
+	for (int i = 0; i < 8; i++)
+		buf[i] = (unsigned char)((uint64_t)n >> (8 * i));
+	memcpy(buf + 8, hdr, n);
+	vf_status rc = vf_safetensors_parse(buf, 8 + n, 8 + n + 8, "mem", st, err);
+	free(buf);
+	return rc;
+}
+
+/* A message with the numbers after "byte " blanked. */
+static void blank_bytes(const char *msg, char *out, size_t cap)
+{
+	size_t o = 0;
+	for (const char *p = msg; *p && o + 1 < cap; p++) {
+		out[o++] = *p;
+		if (p - msg >= 4 && strncmp(p - 4, "byte ", 5) == 0)
+			while (p[1] >= '0' && p[1] <= '9')
+				p++;
+	}
+	out[o] = 0;
+}
+
+/* A tensor object as writers lay it out is read by a shortcut; the same
+ * object with one space after its '{' is read by the general scanner. Both
+ * give the same tensors, or the same error (byte positions aside), for
+ * canonical objects and for each way an object can leave the shape. */
+static void test_canonical_shortcut(void)
+{
+	static const char *const objs[] = {
+		"{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"BF16\",\"shape\":[2,2],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[0,4]}",
+		"{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[0,0]}",
+		"{\"dtype\":\"F32\",\"shape\":[0,3],\"data_offsets\":[0,0]}",
+		"{\"dtype\":\"F8_E4M3\",\"shape\":[8],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F4\",\"shape\":[3],\"data_offsets\":[0,1]}",
+		"{\"dtype\":\"F32\",\"shape\":[02],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[00,8]}",
+		"{\"dtype\":\"F32\",\"shape\":[2.0],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F32\",\"shape\":[2e0],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F32\",\"shape\":[2E+0],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F32\",\"shape\":[-2],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F32\",\"shape\":[-0],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F32\",\"shape\":[18446744073709551616],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F32\",\"shape\":[9999999999999999999],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F32\",\"shape\":[1000000000000000000],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,9007199254740992]}",
+		"{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,9007199254740993]}",
+		"{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[9007199254740993,8]}",
+		"{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8,16]}",
+		"{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8]}",
+		"{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[]}",
+		"{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,0]}",
+		"{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,12]}",
+		"{\"dtype\":\"f32\",\"shape\":[2],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"\",\"shape\":[2],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F\\u0033\\u0032\",\"shape\":[2],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\",\"shape\":[2],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\",\"shape\":[2],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\",\"shape\":[2],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8],\"x\":1}",
+		"{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]",
+		"{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]]",
+		"{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}",
+		"{\"dtype\":\"F32\",\"shape\":[2,],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,]}",
+		"{\"dtype\":\"F32\",\"shape\":[2] ,\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8] }",
+		"{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8x]}",
+		"{\"dtype\":\"F32\",\"shape\":[2x],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F32\",\"shape\":[\"2\"],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F32\",\"shape\":2,\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F32\",\"shape\":[2],\"shape\":[2],\"data_offsets\":[0,8]}",
+		"{\"dtype\":\"F32\",\"data_offsets\":[0,8],\"shape\":[2]}",
+		"{\"dtype\":\"F32\",\"shape\":[2]}",
+		"{\"dtype\":\"F32\"",
+		"{\"dtype\":\"F32",
+		"{\"dtype\":",
+		"{\"dtype\":\"F32\",\"shape\":[2",
+		"{\"dtype\":\"F32\",\"shape\":[",
+		"{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8",
+		"{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0",
+	};
+	/* what follows the object: nothing, a good tensor (from 8), a syntax error */
+	static const char *const after[] = {
+		"",
+		",\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,16]}",
+		",\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,16]},",
+	};
+	char compact[512], spaced[512], m1[VF_ERROR_MAX], m2[VF_ERROR_MAX];
+	for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++)
+		for (size_t k = 0; k < sizeof after / sizeof after[0]; k++) {
+			/* the same length: the compact one ends with a space */
+			snprintf(compact, sizeof compact, "{\"a\":%s%s} ", objs[i], after[k]);
+			snprintf(spaced, sizeof spaced, "{\"a\":{ %s%s}", objs[i] + 1, after[k]);
+			struct vf_safetensors a, b;
+			struct vf_error ea = {0}, eb = {0};
+			vf_status ra = parse_text(compact, &a, &ea), rb = parse_text(spaced, &b, &eb);
+			if (ra != rb)
+				fprintf(stderr, "  %s: %d / %d\n", compact, ra, rb);
+			CHECK_INT(ra, rb);
+			if (ra == VF_OK && rb == VF_OK) {
+				CHECK_INT(a.ntensors, b.ntensors);
+				CHECK_INT(a.params, b.params);
+				CHECK_INT(a.data_bytes, b.data_bytes);
+				for (size_t t = 0; t < a.ntensors && t < b.ntensors; t++) {
+					const struct vf_tensor *x = &a.tensors[t], *y = &b.tensors[t];
+					CHECK_STR(x->name, y->name);
+					CHECK_INT(x->dtype, y->dtype);
+					CHECK_INT(x->ndim, y->ndim);
+					CHECK_INT(x->numel, y->numel);
+					CHECK_INT(x->begin, y->begin);
+					CHECK_INT(x->end, y->end);
+					for (int d = 0; d < x->ndim && d < y->ndim; d++)
+						CHECK_INT(x->shape[d], y->shape[d]);
+				}
+			} else {
+				blank_bytes(ea.msg, m1, sizeof m1);
+				blank_bytes(eb.msg, m2, sizeof m2);
+				CHECK_STR(m1, m2);
+			}
+			vf_safetensors_release(&a);
+			vf_safetensors_release(&b);
+		}
+}
+
+/* An index's file names: one repeated in a row is read once and shared;
+ * a prefix of it, a longer name, an escaped spelling and a name after
+ * another are each read on their own, all decoded right. */
+static void test_index_file_names(void)
+{
+	const char *text = "{\"metadata\":{},\"weight_map\":{\"a\":\"x.st\",\"b\":\"x.st\",\"c\":\"x.s\","
+			   "\"d\":\"x.s\",\"e\":\"x.stA\",\"f\":\"x.st\\u0041\",\"g\":\"x.stA\","
+			   "\"h\":\"y\", \"i\" : \"y\" ,\"j\":\"x.st\"}}";
+	struct vf_safetensors_index ix;
+	struct vf_error err = {0};
+	CHECK(vf_safetensors_index_parse(text, strlen(text), "index.json", &ix, &err) == VF_OK);
+	static const char *const want[][2] = {{"a", "x.st"}, {"b", "x.st"},  {"c", "x.s"},
+					      {"d", "x.s"},  {"e", "x.stA"}, {"f", "x.stA"},
+					      {"g", "x.stA"}, {"h", "y"},    {"i", "y"},
+					      {"j", "x.st"}};
+	CHECK_INT(ix.n, 10);
+	for (size_t i = 0; i < ix.n && i < 10; i++) {
+		CHECK_STR(ix.tensors[i], want[i][0]);
+		CHECK_STR(ix.files[i], want[i][1]);
+	}
+	if (ix.n == 10) {
+		CHECK(ix.files[1] == ix.files[0]);
+		CHECK(ix.files[3] == ix.files[2]);
+		CHECK(ix.files[8] == ix.files[7]);
+	}
+	vf_safetensors_index_release(&ix);
+	/* a repeat cut short by the end of the text is a syntax error still */
+	const char *cut = "{\"weight_map\":{\"a\":\"x.st\",\"b\":\"x.st";
+	CHECK(vf_safetensors_index_parse(cut, strlen(cut), "index.json", &ix, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "invalid JSON");
+	vf_safetensors_index_release(&ix);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir))
@@ -525,6 +691,8 @@ int main(void)
 	RUN(test_scanner_accepts);
 	RUN(test_long_header);
 	RUN(test_scanner_rejects);
+	RUN(test_canonical_shortcut);
+	RUN(test_index_file_names);
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)

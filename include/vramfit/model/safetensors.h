@@ -109,7 +109,8 @@ void vf_safetensors_release(struct vf_safetensors *st);
 struct vf_safetensors_index {
 	size_t n;
 	const char **tensors; /* tensor names (in arena) */
-	const char **files;   /* the file each is in (in arena) */
+	const char **files;   /* the file each is in (in arena; a name repeated in a
+			       * row is one string) */
 	char *arena;          /* owned */
 	bool have_map;
 };

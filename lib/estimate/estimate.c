@@ -230,16 +230,15 @@ static _Thread_local struct {
 	struct shape s;
 } shape_memo;
 
-static void shape_of(const struct vf_arch *a, struct shape *s)
+/* Borrowed: valid until this thread's next shape_of. */
+static const struct shape *shape_of(const struct vf_arch *a)
 {
-	if (shape_memo.valid && memcmp(&shape_memo.arch, a, sizeof *a) == 0) {
-		*s = shape_memo.s;
-		return;
-	}
-	shape_from_arch(a, s);
+	if (shape_memo.valid && memcmp(&shape_memo.arch, a, sizeof *a) == 0)
+		return &shape_memo.s;
+	shape_from_arch(a, &shape_memo.s);
 	memcpy(&shape_memo.arch, a, sizeof *a);
-	shape_memo.s = *s;
 	shape_memo.valid = true;
+	return &shape_memo.s;
 }
 
 /* What lora_mlp needs: the shape, the LoRA targets and the rank. */
@@ -767,13 +766,14 @@ static double param_rounding(const struct shape *s)
 
 /* ---- the estimate -------------------------------------------------------- */
 
+/* Bytes as an integer: 0 for nothing (or NaN), at most an exabyte (terms
+ * can be summed without overflow). Without branches: 1e18 + 0.5 rounds to
+ * 1e18 and 0.5 truncates to 0, the values the bounds stand for. */
 static int64_t clamp64(double x)
 {
-	if (!(x > 0))
-		return 0;
-	if (x > 1.0e18) /* an exabyte: terms can be summed without overflow */
-		return (int64_t)1.0e18;
-	return (int64_t)(x + 0.5);
+	double y = x > 0 ? x : 0;
+	y = y > 1.0e18 ? 1.0e18 : y;
+	return (int64_t)(y + 0.5);
 }
 
 int64_t vf_estimate_default_context(const struct vf_gpu_spec *gpu)
@@ -1160,64 +1160,10 @@ struct step_extra {
 	double host_opt_bytes; /* CPU offload: the host optimizer step's memory traffic */
 };
 
-/* Step time: the step's work described kernel by kernel (steptime.c);
- * data-parallel communication is added by train_time (runcost.c, nccl.c). */
-static void step_time(const struct shape *s, const struct vf_setup *su, const struct dt *d,
-		      const struct vf_gpu_spec *gpu, double T, double opt_traffic,
-		      const struct step_extra *x, struct vf_estimate *e)
+/* The dense rate of the step's compute dtype on the GPU, TFLOP/s. */
+static double step_rate(const struct vf_setup *su, const struct vf_gpu_spec *gpu,
+			struct vf_estimate *e)
 {
-	double b = (double)su->batch, sq = (double)su->seq;
-	double tq = su->target_seq > 0 ? (double)su->target_seq : sq;
-	double N = b * sq;
-	struct vf__step_work w;
-	memset(&w, 0, offsetof(struct vf__step_work, kind)); /* the layer kinds: layer_work */
-	memset(&w.head, 0, sizeof w - offsetof(struct vf__step_work, head));
-	w.train = d->train;
-	w.ckpt = su->grad_ckpt && d->train;
-	w.micro = (double)su->grad_accum;
-	w.attn = su->attention == VF_ATTN_EAGER || s->eager_attn ? VF__ATTN_EAGER : VF__ATTN_FLASH;
-	bool eager = w.attn == VF__ATTN_EAGER;
-	struct vf__layer_work *enc = &w.kind[0];
-	layer_work(s, d, N, enc);
-	enc->count = s->L;
-	enc->attn_flops = 4 * b * sq * sq * s->hq * (eager || s->fc == FC_T5 ? 1.0 : 0.5);
-	enc->score_elems = eager ? b * s->heads * sq * sq : 0;
-	if (s->ssm.layers > 0) { /* scores on the attention layers only: the scan is linear */
-		enc->attn_flops *= s->ssm.attn_layers / s->ssm.L;
-		enc->score_elems *= s->ssm.attn_layers / s->ssm.L;
-	}
-	enc->score_passes = 3 + (s->fc == FC_T5 ? 2 : 0) + (s->dropout > 0 ? 2 : 0);
-	enc->kernels += eager ? 3 + (s->fc == FC_T5 ? 1 : 0) + (s->dropout > 0 ? 2 : 0) : 0;
-	w.nkinds = 1;
-	double Nout = N;
-	if (s->fc == FC_T5) {
-		/* decoder: self-attention, cross-attention over the encoder
-		 * tokens (q/o on the target, k/v on the source), FF */
-		double Nt = b * tq;
-		struct vf__layer_work *dec = &w.kind[1];
-		layer_work(s, d, Nt, dec);
-		linear_add(dec, d, Nt, s->h, s->hq, 1, d->lt & VF_LORA_Q);
-		linear_add(dec, d, N, s->h, s->hkv, 2, d->lt & (VF_LORA_K | VF_LORA_V));
-		linear_add(dec, d, Nt, s->hq, s->h, 1, d->lt & VF_LORA_O);
-		dec->count = s->Ld;
-		dec->attn_flops = 4 * b * tq * (tq + sq) * s->hq;
-		dec->score_elems = b * s->heads * tq * (tq + sq);
-		dec->score_passes = enc->score_passes;
-		dec->kernels += 2 * (3 + 1 + (s->dropout > 0 ? 2 : 0));
-		dec->elem_bytes *= 1.5;
-		dec->kernels *= 1.5;
-		w.nkinds = 2;
-		Nout = Nt;
-	}
-	w.head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true, false};
-	w.loss_bytes = d->train ? Nout * s->V * (3 * d->C + 36) : Nout * s->V * d->C;
-	w.opt_bytes = opt_traffic;
-	double per_layer = (s->fused_qkv ? 2 : 4) + (s->gated && !s->fused_gate_up ? 3 : 2) +
-			   s->norms_per_layer;
-	w.opt_tensors = su->mode == VF_MODE_LORA ? 2 * popcount(d->lt) * (s->L + s->Ld)
-						 : per_layer * (s->L + s->Ld) + 3;
-	w.opt_per_tensor = su->optimizer_impl == VF_OPTIMPL_FOR || su->optimizer == VF_OPT_ADAFACTOR ||
-			   su->optimizer == VF_OPT_LION;
 	double rate = gpu ? gpu->bf16_tflops : 989.5; /* H200 datasheet when no GPU */
 	if (gpu && !(rate > 0) && su->precision == VF_PREC_FP16 && gpu->fp16_tflops > 0)
 		rate = gpu->fp16_tflops; /* fp16 autocast on fp16 tensor cores (V100, T4) */
@@ -1234,15 +1180,238 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 				      strcmp(gpu->generation, "pascal") == 0);
 		rate = gpu && gpu->fp32_tflops > 0 ? (tf32 ? 2 : 1) * gpu->fp32_tflops : 134;
 	}
+	return rate;
+}
+
+/* The step's layer kinds (w->kind[], w->nkinds): their GEMMs, attention,
+ * elementwise traffic, kernels and dequantization, over b x sq tokens
+ * (T5's decoder over b x tq). Reads the shape, the dtypes, su's attention
+ * and quantization, and w->attn. */
+static void step_layers(const struct shape *s, const struct vf_setup *su, const struct dt *d,
+			double b, double sq, double tq, struct vf__step_work *w)
+{
+	double N = b * sq;
+	bool eager = w->attn == VF__ATTN_EAGER;
+	struct vf__layer_work *enc = &w->kind[0];
+	layer_work(s, d, N, enc);
+	enc->count = s->L;
+	enc->attn_flops = 4 * b * sq * sq * s->hq * (eager || s->fc == FC_T5 ? 1.0 : 0.5);
+	enc->score_elems = eager ? b * s->heads * sq * sq : 0;
+	if (s->ssm.layers > 0) { /* scores on the attention layers only: the scan is linear */
+		enc->attn_flops *= s->ssm.attn_layers / s->ssm.L;
+		enc->score_elems *= s->ssm.attn_layers / s->ssm.L;
+	}
+	enc->score_passes = 3 + (s->fc == FC_T5 ? 2 : 0) + (s->dropout > 0 ? 2 : 0);
+	enc->kernels += eager ? 3 + (s->fc == FC_T5 ? 1 : 0) + (s->dropout > 0 ? 2 : 0) : 0;
+	w->nkinds = 1;
+	if (s->fc == FC_T5) {
+		/* decoder: self-attention, cross-attention over the encoder
+		 * tokens (q/o on the target, k/v on the source), FF */
+		double Nt = b * tq;
+		struct vf__layer_work *dec = &w->kind[1];
+		layer_work(s, d, Nt, dec);
+		linear_add(dec, d, Nt, s->h, s->hq, 1, d->lt & VF_LORA_Q);
+		linear_add(dec, d, N, s->h, s->hkv, 2, d->lt & (VF_LORA_K | VF_LORA_V));
+		linear_add(dec, d, Nt, s->hq, s->h, 1, d->lt & VF_LORA_O);
+		dec->count = s->Ld;
+		dec->attn_flops = 4 * b * tq * (tq + sq) * s->hq;
+		dec->score_elems = b * s->heads * tq * (tq + sq);
+		dec->score_passes = enc->score_passes;
+		dec->kernels += 2 * (3 + 1 + (s->dropout > 0 ? 2 : 0));
+		dec->elem_bytes *= 1.5;
+		dec->kernels *= 1.5;
+		w->nkinds = 2;
+	}
+	for (int i = 0; i < w->nkinds; i++) /* packed weight + scales read, bf16 written */
+		w->kind[i].dequant_bytes = d->qbase ? s->layer_linear * (quant_bytes(su->quant, 2) + 2) : 0;
+}
+
+/* ---- the search context (vf_estimate_ctx) ------------------------------ */
+
+/* What the layer kinds' times read besides the model and the GPU (the
+ * context's own): step_layers' and vf__steptime_kinds' inputs. Built
+ * field by field on a zeroed key, so equal inputs are equal bytes. */
+struct layer_key {
+	double b, sq, tq, rate;
+	double P, R, C, nlora, rank;
+	unsigned lt;
+	int attention, quant, attn;
+	bool train, full, autocast, compile, qbase, pad[3];
+};
+
+struct layer_entry {
+	unsigned gen; /* valid when the context's generation */
+	struct layer_key key;
+	int nkinds;
+	double count[2], attn_flops;
+	struct vf__kind_times k[2];
+};
+
+#define LAYER_MEMO_CAP 2048 /* entries; a wide search meets about 800 keys */
+
+struct vf_estimate_ctx {
+	bool has_arch;
+	struct vf_arch arch; /* the model the shape is of (its bytes) */
+	struct shape s;
+	bool has_gpu, gpu_null;
+	struct vf_gpu_spec gpu; /* the GPU the layer memo is for (its bytes) */
+	unsigned gen;         /* the layer memo's generation: a new model or GPU empties it */
+	size_t used;
+	struct layer_entry *tab; /* LAYER_MEMO_CAP, allocated at the first use */
+};
+
+struct vf_estimate_ctx *vf_estimate_ctx_new(void)
+{
+	struct vf_estimate_ctx *c = calloc(1, sizeof *c);
+	if (c)
+		c->gen = 1;
+	return c;
+}
+
+void vf_estimate_ctx_free(struct vf_estimate_ctx *c)
+{
+	if (!c)
+		return;
+	free(c->tab);
+	free(c);
+}
+
+/* The context's shape of arch (computed again when its bytes differ from
+ * the last ones), the layer memo emptied when the model or the GPU
+ * changes. Borrowed: valid until the context's next use. */
+static const struct shape *ctx_bind(struct vf_estimate_ctx *c, const struct vf_arch *a,
+				    const struct vf_gpu_spec *gpu)
+{
+	bool flush = false;
+	if (!(c->has_arch && memcmp(&c->arch, a, sizeof *a) == 0)) {
+		shape_from_arch(a, &c->s);
+		memcpy(&c->arch, a, sizeof *a);
+		c->has_arch = true;
+		flush = true;
+	}
+	if (!c->has_gpu || c->gpu_null != !gpu || (gpu && memcmp(&c->gpu, gpu, sizeof *gpu) != 0)) {
+		c->gpu_null = !gpu;
+		if (gpu)
+			memcpy(&c->gpu, gpu, sizeof *gpu);
+		c->has_gpu = true;
+		flush = true;
+	}
+	if (flush) {
+		c->gen++;
+		c->used = 0;
+	}
+	return &c->s;
+}
+
+static size_t key_hash(const struct layer_key *k)
+{
+	uint64_t w[sizeof *k / 8], h = 0x9e3779b97f4a7c15ull;
+	memcpy(w, k, sizeof w);
+	for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+		h ^= w[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return (size_t)h & (LAYER_MEMO_CAP - 1);
+}
+
+/* The entry of key k: found (*hit), or the free slot to fill (NULL when
+ * the memo is full or cannot be allocated). Linear probing. */
+static struct layer_entry *memo_slot(struct vf_estimate_ctx *c, const struct layer_key *k,
+				     bool *hit)
+{
+	*hit = false;
+	if (!c->tab) {
+		c->tab = calloc(LAYER_MEMO_CAP, sizeof *c->tab);
+		if (!c->tab)
+			return NULL;
+	}
+	for (size_t i = key_hash(k), n = 0; n < LAYER_MEMO_CAP; i = (i + 1) & (LAYER_MEMO_CAP - 1), n++) {
+		struct layer_entry *x = &c->tab[i];
+		if (x->gen != c->gen)
+			return c->used < LAYER_MEMO_CAP * 3 / 4 ? x : NULL;
+		if (memcmp(&x->key, k, sizeof *k) == 0) {
+			*hit = true;
+			return x;
+		}
+	}
+	return NULL;
+}
+
+_Static_assert(sizeof(struct layer_key) % 8 == 0, "layer_key hashed as 64-bit words");
+
+/* Step time: the step's work described kernel by kernel (steptime.c);
+ * data-parallel communication is added by train_time (runcost.c, nccl.c).
+ * With a context (cx, may be NULL) the layer kinds' times of equal inputs
+ * are computed once: the same doubles from the same operations. */
+static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const struct vf_setup *su,
+		      const struct dt *d, const struct vf_gpu_spec *gpu, double T,
+		      double opt_traffic, const struct step_extra *x, struct vf_estimate *e)
+{
+	double b = (double)su->batch, sq = (double)su->seq;
+	double tq = su->target_seq > 0 ? (double)su->target_seq : sq;
+	double N = b * sq;
+	struct vf__step_work w;
+	memset(&w, 0, offsetof(struct vf__step_work, kind)); /* the layer kinds: step_layers */
+	memset(&w.head, 0, sizeof w - offsetof(struct vf__step_work, head));
+	w.train = d->train;
+	w.ckpt = su->grad_ckpt && d->train;
+	w.micro = (double)su->grad_accum;
+	w.attn = su->attention == VF_ATTN_EAGER || s->eager_attn ? VF__ATTN_EAGER : VF__ATTN_FLASH;
+	double rate = step_rate(su, gpu, e);
 	w.rate_tflops = rate;
 	static const enum vf__dequant dq[VF_QUANT_COUNT] = {
 		[VF_QUANT_NF4] = VF__DQ_NF4, [VF_QUANT_INT4] = VF__DQ_NF4,
 		[VF_QUANT_INT8] = VF__DQ_INT8, [VF_QUANT_FP8] = VF__DQ_FP8};
 	w.dequant = dq[su->quant];
-	for (int i = 0; i < w.nkinds; i++) /* packed weight + scales read, bf16 written */
-		w.kind[i].dequant_bytes = d->qbase ? s->layer_linear * (quant_bytes(su->quant, 2) + 2) : 0;
-	w.opt_8bit = su->optimizer == VF_OPT_ADAMW8BIT;
 	w.compile = su->compile;
+	struct vf__kind_times kt[2];
+	struct layer_entry *slot = NULL;
+	bool hit = false;
+	if (cx) {
+		struct layer_key k;
+		memset(&k, 0, sizeof k);
+		k.b = b, k.sq = sq, k.tq = tq, k.rate = rate;
+		k.P = d->P, k.R = d->R, k.C = d->C, k.nlora = d->nlora, k.rank = d->rank;
+		k.lt = d->lt;
+		k.attention = (int)su->attention, k.quant = (int)su->quant, k.attn = (int)w.attn;
+		k.train = d->train, k.full = d->full, k.autocast = d->autocast;
+		k.compile = su->compile, k.qbase = d->qbase;
+		slot = memo_slot(cx, &k, &hit);
+		if (slot && !hit)
+			slot->key = k;
+	}
+	if (hit) {
+		w.nkinds = slot->nkinds;
+		for (int i = 0; i < w.nkinds; i++)
+			w.kind[i].count = slot->count[i];
+		w.kind[0].attn_flops = slot->attn_flops;
+		memcpy(kt, slot->k, sizeof kt);
+	} else {
+		step_layers(s, su, d, b, sq, tq, &w);
+		vf__steptime_kinds(&w, gpu, kt);
+		if (slot) {
+			slot->gen = cx->gen;
+			cx->used++;
+			slot->nkinds = w.nkinds;
+			for (int i = 0; i < w.nkinds; i++)
+				slot->count[i] = w.kind[i].count;
+			slot->attn_flops = w.kind[0].attn_flops;
+			memcpy(slot->k, kt, sizeof kt);
+		}
+	}
+	const struct vf__layer_work *enc = &w.kind[0];
+	double Nout = s->fc == FC_T5 ? b * tq : N;
+	w.head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true, false};
+	w.loss_bytes = d->train ? Nout * s->V * (3 * d->C + 36) : Nout * s->V * d->C;
+	w.opt_bytes = opt_traffic;
+	double per_layer = (s->fused_qkv ? 2 : 4) + (s->gated && !s->fused_gate_up ? 3 : 2) +
+			   s->norms_per_layer;
+	w.opt_tensors = su->mode == VF_MODE_LORA ? 2 * popcount(d->lt) * (s->L + s->Ld)
+						 : per_layer * (s->L + s->Ld) + 3;
+	w.opt_per_tensor = su->optimizer_impl == VF_OPTIMPL_FOR || su->optimizer == VF_OPT_ADAFACTOR ||
+			   su->optimizer == VF_OPT_LION;
+	w.opt_8bit = su->optimizer == VF_OPT_ADAMW8BIT;
 	w.grad_scaler = d->train && su->precision == VF_PREC_FP16;
 	if (x) {
 		w.grad_bytes = x->grad_bytes;
@@ -1254,7 +1423,7 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 		w.host_opt_bytes = x->host_opt_bytes;
 	}
 	struct vf__steptime_out o;
-	vf__steptime(&w, gpu, &o);
+	vf__steptime_with(&w, gpu, kt, &o);
 	e->parts = o.parts;
 	if (vf_estimate_constants_fallback())
 		e->assumed |= VF_ASSUME_CONSTANTS_BUILTIN;
@@ -1302,7 +1471,8 @@ static void optimizer_in_backward(const struct shape *s, const struct vf_setup *
  * said). */
 struct llm {
 	const struct vf_setup *su;
-	struct shape s;
+	struct vf_estimate_ctx *cx; /* NULL, or the caller's context (step_time's memo) */
+	const struct shape *s; /* the model's (shape_of), or a task head's copy of it */
 	struct dt d;
 	double b, sq, tq;     /* micro-batch, tokens per sample, decoder length (T5) */
 	double N, Nout;       /* tokens per micro-batch, tokens with logits */
@@ -1334,11 +1504,13 @@ struct llm {
 };
 
 /* The setup's dtypes, micro-batch and token counts. */
-static void llm_setup(const struct vf_arch *arch, const struct vf_setup *su, struct llm *m)
+static void llm_setup(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
+		      const struct vf_setup *su, const struct vf_gpu_spec *gpu, struct llm *m)
 {
 	memset(m, 0, sizeof *m);
 	m->su = su;
-	shape_of(arch, &m->s);
+	m->cx = cx;
+	m->s = cx ? ctx_bind(cx, arch, gpu) : shape_of(arch);
 	struct dt *d = &m->d;
 	d->train = su->mode != VF_MODE_INFER;
 	d->full = su->mode == VF_MODE_FULL;
@@ -1354,7 +1526,7 @@ static void llm_setup(const struct vf_arch *arch, const struct vf_setup *su, str
 	m->sq = (double)su->seq;
 	m->tq = su->target_seq > 0 ? (double)su->target_seq : m->sq;
 	m->N = m->b * m->sq;
-	m->Nout = m->s.fc == FC_T5 ? m->b * m->tq : m->N;
+	m->Nout = m->s->fc == FC_T5 ? m->b * m->tq : m->N;
 	m->ngpu = su->gpus > 0 ? su->gpus : 1;
 }
 
@@ -1363,13 +1535,13 @@ static void llm_setup(const struct vf_arch *arch, const struct vf_setup *su, str
 static void count_parameters(struct llm *m, struct vf_estimate *e)
 {
 	const struct vf_setup *su = m->su;
-	m->P = m->s.params;
+	m->P = m->s->params;
 	m->T = 0;
 	m->lora = 0;
 	if (su->mode == VF_MODE_FULL)
 		m->T = m->P;
 	else if (su->mode == VF_MODE_LORA)
-		m->T = m->lora = lora_params(&m->s, su->lora_targets, su->lora_rank);
+		m->T = m->lora = lora_params(m->s, su->lora_targets, su->lora_rank);
 	e->params = clamp64(m->P);
 	e->trainable_params = clamp64(m->T);
 	e->tokens_per_step = clamp64(m->N * (double)su->grad_accum * m->ngpu);
@@ -1386,7 +1558,7 @@ static void weights_term(struct llm *m)
 			: quant_bytes(su->quant, m->d.P);
 	m->ab = su->adapter_bf16 ? 2 : 4;
 	double rest = su->quant != VF_QUANT_NONE && su->kbit_fp32_rest ? 4 : m->d.P;
-	m->W = (m->s.linear) * m->qb + (m->P - m->s.linear) * rest + m->lora * m->ab;
+	m->W = (m->s->linear) * m->qb + (m->P - m->s->linear) * rest + m->lora * m->ab;
 }
 
 /* Gradients: in the trainable parameters' dtype. */
@@ -1399,7 +1571,7 @@ static void gradients_term(struct llm *m)
 /* Optimizer states (state_bytes). */
 static void states_term(struct llm *m)
 {
-	m->S = m->d.train ? state_bytes(m->su, &m->s, m->T, m->gb, m->su->mode == VF_MODE_LORA) : 0;
+	m->S = m->d.train ? state_bytes(m->su, m->s, m->T, m->gb, m->su->mode == VF_MODE_LORA) : 0;
 }
 
 /* A task head (--head classify:N; transformers *ForSequenceClassification
@@ -1407,12 +1579,15 @@ static void states_term(struct llm *m)
  * the last hidden states) in place of the vocabulary head: the untied
  * lm_head's weights leave, the head's enter, and the logits are N wide.
  * The token embedding stays. */
-static void task_head(struct llm *m)
+static void task_head(struct llm *m, struct shape *headed)
 {
-	struct shape *s = &m->s;
 	double n = m->su->head_labels;
 	if (n <= 0)
 		return;
+	*headed = *m->s;
+	struct shape *s = headed;
+	m->s = headed;
+	m->cx = NULL; /* the context's memo is of the model's own shape */
 	double lm = s->tied ? 0 : s->V * s->h;
 	double head = n * s->h;
 	s->params += head - lm;
@@ -1431,7 +1606,7 @@ static void head_adapter(struct llm *m, struct vf_estimate *e)
 	const struct vf_setup *su = m->su;
 	if (su->mode != VF_MODE_LORA || !(su->lora_targets & VF_LORA_HEAD))
 		return;
-	double head = su->lora_rank * (m->s.h + m->s.V);
+	double head = su->lora_rank * (m->s->h + m->s->V);
 	m->lora += head;
 	m->T += head;
 	e->trainable_params = clamp64(m->T);
@@ -1444,7 +1619,7 @@ static void head_adapter(struct llm *m, struct vf_estimate *e)
 static void saved_modules(struct llm *m, struct vf_estimate *e)
 {
 	const struct vf_setup *su = m->su;
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	m->mts = 0;
 	if (su->mode != VF_MODE_LORA || !su->modules_to_save)
 		return;
@@ -1476,7 +1651,7 @@ static void optimizer_temp_term(struct llm *m)
 	m->OT = 0;
 	if (!m->d.train)
 		return;
-	double largest = su->mode == VF_MODE_LORA ? T / (m->s.L > 0 ? m->s.L : 1) : m->s.largest;
+	double largest = su->mode == VF_MODE_LORA ? T / (m->s->L > 0 ? m->s->L : 1) : m->s->largest;
 	if (largest > T)
 		largest = T;
 	switch (su->optimizer) {
@@ -1525,7 +1700,7 @@ static void sharding(struct llm *m)
 	if (m->fsdp_mp)
 		m->d.R = 2; /* the blocks compute in bf16: the residual stream is bf16 */
 	if (m->shard_w > 1)
-		m->W += 2 * m->s.layer_linear * (m->fsdp_mp ? 2 : m->d.P); /* mixed precision: gathered in bf16 */
+		m->W += 2 * m->s->layer_linear * (m->fsdp_mp ? 2 : m->d.P); /* mixed precision: gathered in bf16 */
 	m->ddp_buckets = (su->shard == VF_SHARD_DDP && ngpu > 1) ? m->G : 0;
 }
 
@@ -1537,7 +1712,7 @@ static void autocast_term(struct llm *m)
 {
 	const struct vf_setup *su = m->su;
 	const struct dt *d = &m->d;
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	m->AC = 0;
 	if (d->autocast && d->P == 4 && su->quant == VF_QUANT_NONE && !m->fsdp_mp)
 		m->AC = 2 * (s->linear + s->V * s->h) / m->shard_w; /* also under no_grad: the params need grads */
@@ -1555,7 +1730,7 @@ static void activations_term(struct llm *m)
 {
 	const struct vf_setup *su = m->su;
 	const struct dt *d = &m->d;
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	double b = m->b, sq = m->sq, tq = m->tq, N = m->N;
 	bool eager = su->attention == VF_ATTN_EAGER || s->eager_attn; /* T5, bloom: explicit scores */
 	double attn_tok = 0;
@@ -1606,7 +1781,7 @@ static void activations_term(struct llm *m)
  * loss_bytes. */
 static void logits_term(struct llm *m)
 {
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	const struct dt *d = &m->d;
 	double Nout = m->Nout;
 	m->logits_fwd = Nout * s->V * (d->C + 4 + 4);
@@ -1631,7 +1806,7 @@ static void kbit_saved_inputs(struct llm *m)
 	if (!su->kbit_saves_input || !m->d.train || m->d.full ||
 	    (su->quant != VF_QUANT_NF4 && su->quant != VF_QUANT_INT8)) /* bitsandbytes' formats */
 		return;
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	/* MatMul8bitLt also keeps the int8 transposed copy of its input (CAt) */
 	double per = m->N * vf__mech_kbit_saved_inputs(s->h, s->hq, s->f,
 						       m->d.C + (su->quant == VF_QUANT_INT8 ? 1 : 0));
@@ -1663,7 +1838,7 @@ static void prequant_saved(struct llm *m)
 	m->bwd_transient = 0;
 	if (su->quant != VF_QUANT_INT4 || !m->d.train || m->d.full || su->quant_format == VF_QFMT_GENERIC)
 		return;
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	double per;
 	if (su->quant_format == VF_QFMT_GPTQ) {
 		/* under 128 tokens the CUDA kernel runs instead and saves nothing */
@@ -1688,7 +1863,7 @@ static void prequant_saved(struct llm *m)
  * it is added, one more gradient of all the layer's experts is live. */
 static void moe_expert_grad_transient(struct llm *m)
 {
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	if (!m->d.train || !m->d.full || !(s->experts > 0))
 		return;
 	double fe = s->mt.expert_ffn > 0 ? s->mt.expert_ffn : s->f;
@@ -1705,7 +1880,7 @@ static void moe_expert_grad_transient(struct llm *m)
 static void selective_checkpointing(struct llm *m)
 {
 	const struct vf_setup *su = m->su;
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	if (!su->grad_ckpt || !m->d.train)
 		return;
 	if (su->ckpt_selective_op) {
@@ -1725,7 +1900,7 @@ static void selective_checkpointing(struct llm *m)
 static void paged_states(struct llm *m)
 {
 	const struct vf_setup *su = m->su;
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	m->S_paged = 0;
 	if (!su->paged_optimizer || !m->d.train || m->T <= 0 || m->S <= 0)
 		return;
@@ -1764,7 +1939,7 @@ static void offload_terms(struct llm *m)
 	m->host = m->pcie = 0;
 	if (su->offload == VF_OFFLOAD_NONE || !m->d.train)
 		return;
-	double gather = 2 * m->s.layer_linear * (m->fsdp_mp ? 2 : m->d.P);
+	double gather = 2 * m->s->layer_linear * (m->fsdp_mp ? 2 : m->d.P);
 	double shard_w = m->W_whole / m->shard_w;
 	double micro = (double)su->grad_accum;
 	m->host = m->S + m->G;
@@ -1772,13 +1947,13 @@ static void offload_terms(struct llm *m)
 	m->pcie_bwd = m->G;                          /* gradients down in the backward */
 	m->pcie_after = m->T * m->d.P / m->shard_o;  /* updated parameters up after the step */
 	if (su->offload == VF_OFFLOAD_PARAMS) {
-		double layers = m->s.L + m->s.Ld > 0 ? m->s.L + m->s.Ld : 1;
+		double layers = m->s->L + m->s->Ld > 0 ? m->s->L + m->s->Ld : 1;
 		m->host += shard_w;
 		m->pcie_fwd = shard_w;          /* each shard up before its forward all-gather */
 		m->pcie_bwd = shard_w + m->G;   /* again before the backward's, gradients down */
 		m->pcie_after = 0;              /* updated in place on the host */
 		/* embeddings, head, final norm: their share, as sharding() counts them */
-		double root = m->W_whole - m->s.linear * m->qb - m->lora * m->ab;
+		double root = m->W_whole - m->s->linear * m->qb - m->lora * m->ab;
 		m->W = gather + (root > 0 ? root : 0) / m->shard_w;
 		m->G = m->d.full ? m->G * m->shard_g / layers : m->G;
 	}
@@ -1805,9 +1980,9 @@ static void head_inputs(struct llm *m)
 	if (su->mode != VF_MODE_LORA || !m->d.train)
 		return;
 	if (su->modules_to_save & VF_MTS_HEAD)
-		m->final_norm += m->Nout * m->s.h * m->d.C;
+		m->final_norm += m->Nout * m->s->h * m->d.C;
 	if (su->lora_targets & VF_LORA_HEAD)
-		m->final_norm += m->Nout * (m->s.h + su->lora_rank) * m->d.C;
+		m->final_norm += m->Nout * (m->s->h + su->lora_rank) * m->d.C;
 }
 
 /* torchao float8 training (Float8Linear, torchao/float8/float8_linear.py,
@@ -1818,7 +1993,7 @@ static void head_inputs(struct llm *m)
  * a time); the lm_head stays a plain linear. */
 static void float8_linears(struct llm *m)
 {
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	if (!m->su->float8 || !m->d.train || m->su->quant != VF_QUANT_NONE)
 		return;
 	if (m->d.autocast && m->d.P == 4 && !m->fsdp_mp && m->AC > 0)
@@ -1861,7 +2036,7 @@ static double quant_load_transient(const struct llm *m)
 	if (su->quant != VF_QUANT_NF4 || m->shard_w > 1)
 		return 0;
 	struct vf__tensors t;
-	layer_linear_elems(&m->s, &t);
+	layer_linear_elems(m->s, &t);
 	double n = 0;
 	for (int i = 0; i < t.n; i++)
 		n = t.bytes[i] > n ? t.bytes[i] : n; /* elements, as stored */
@@ -1904,7 +2079,7 @@ static void record_whole_terms(const struct llm *m, const struct vf_gpu_spec *gp
 	e->autocast_cache_full = clamp64(m->AC);
 	e->logits_full = clamp64(m->logits_bwd);
 	e->layer_activations = clamp64(m->A_layer);
-	e->loss_transient = clamp64(m->Nout * m->s.V * m->d.C);
+	e->loss_transient = clamp64(m->Nout * m->s->V * m->d.C);
 }
 
 /* The phase with the most live memory, from the forward to `last`, after
@@ -1936,7 +2111,7 @@ static int peak_phase(struct live *ph, int last, double *best, double sums[VF_PH
 static void infer_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 			   struct vf_estimate *e, struct vf__step *st, bool timed)
 {
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	const struct dt *d = &m->d;
 	const struct vf_setup *su = m->su;
 	double b = m->b, sq = m->sq, N = m->N, Nout = m->Nout, layers = m->layers;
@@ -1985,7 +2160,7 @@ static void infer_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 	finish_terms(e, ph, reserved, (enum vf_phase)bi);
 	vf__mech_finish_peaks(e, su, 0, load_peak(m));
 	if (timed)
-		step_time(s, su, d, gpu, 0, 0, NULL, e);
+		step_time(m->cx, s, su, d, gpu, 0, 0, NULL, e);
 }
 
 /* Activations held through a training step's forward: every layer's, or
@@ -2055,7 +2230,7 @@ static void forward_phases(const struct llm *m, double held_acts, struct live ph
 static void backward_phase(const struct llm *m, struct live *bw)
 {
 	const struct vf_setup *su = m->su;
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	bool full = m->d.full;
 	double layers = m->layers, AC = m->AC, G = m->G, gb = m->gb;
 	double A_layer = m->A_layer, ckpt_in = m->ckpt_in;
@@ -2098,13 +2273,13 @@ static void optimizer_phase(const struct llm *m, struct live ph[VF_PHASE_COUNT])
 	op->o = m->S;
 	op->ot = m->OT;
 	if (m->su->optimizer_in_backward)
-		optimizer_in_backward(&m->s, m->su, m->T, m->gb, ph);
+		optimizer_in_backward(m->s, m->su, m->T, m->gb, ph);
 }
 
 /* The training step's tensors, for the allocator replay (fill_step). */
 static void train_trace(const struct llm *m, struct vf__step *st)
 {
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	bool t5 = s->fc == FC_T5;
 	double sq = m->sq, tq = m->tq, layers = m->layers;
 	struct step_in in = {.qb = m->qb, .gb = m->gb, .T = m->T, .lora = m->lora, .S = m->S,
@@ -2143,7 +2318,7 @@ static double train_reserve(const struct llm *m, const struct vf_estimate *e,
 {
 	double lc = e->loss_transient;
 	double spare = lc - (m->G + (m->S - m->S_paged) + m->OT);
-	double rounding = m->s.rounding;
+	double rounding = m->s->rounding;
 	double AC = m->AC, OT = m->OT;
 	double reserved = 0;
 	for (int i = 0; i < VF_PHASE_COUNT; i++) {
@@ -2201,7 +2376,7 @@ static void train_time(const struct llm *m, const struct vf_gpu_spec *gpu, struc
 		double states = (double)e->paged_bytes; /* in managed memory (mechanisms.c) */
 		x.paged_bytes = over > 0 ? (over < states ? over : states) : 0;
 	}
-	step_time(&m->s, su, &m->d, gpu, T, opt_traffic, &x, e);
+	step_time(m->cx, m->s, su, &m->d, gpu, T, opt_traffic, &x, e);
 	vf__estimate_add_comm(su, gpu, m->layers, e);
 }
 
@@ -2233,15 +2408,16 @@ static void train_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 /* vf_estimate_run: the terms group by group, then the phases of an
  * inference or training step. st (may be NULL) receives the step's
  * tensors for the allocator simulation; timed: also the step time. */
-static void estimate_llm(const struct vf_arch *arch, const struct vf_setup *su,
-			 const struct vf_gpu_spec *gpu, struct vf_estimate *e, struct vf__step *st,
-			 bool timed)
+static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
+			 const struct vf_setup *su, const struct vf_gpu_spec *gpu,
+			 struct vf_estimate *e, struct vf__step *st, bool timed)
 {
 	struct llm m;
+	struct shape headed; /* the model's shape with a task head (task_head) */
 	memset(e, 0, sizeof *e);
 	e->inference = su->mode == VF_MODE_INFER;
-	llm_setup(arch, su, &m);
-	task_head(&m);
+	llm_setup(cx, arch, su, gpu, &m);
+	task_head(&m, &headed);
 	count_parameters(&m, e);
 	head_adapter(&m, e);
 	weights_term(&m);
@@ -2271,7 +2447,14 @@ static void estimate_llm(const struct vf_arch *arch, const struct vf_setup *su,
 void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		     const struct vf_gpu_spec *gpu, struct vf_estimate *e)
 {
-	estimate_llm(arch, su, gpu, e, NULL, true);
+	estimate_llm(NULL, arch, su, gpu, e, NULL, true);
+}
+
+void vf_estimate_run_ctx(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
+			 const struct vf_setup *su, const struct vf_gpu_spec *gpu,
+			 struct vf_estimate *e)
+{
+	estimate_llm(cx, arch, su, gpu, e, NULL, true);
 }
 
 /* A split setup (--tp, --pp, --split layers): the split of the model, each
@@ -2362,7 +2545,7 @@ vf_status vf_estimate_simulate_memo(const struct vf_arch *arch, const struct vf_
 	struct vf__step *st = calloc(1, sizeof *st);
 	if (!st)
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
-	estimate_llm(arch, su, gpu, e, st, true);
+	estimate_llm(NULL, arch, su, gpu, e, st, true);
 	/* The replay's work grows with the layers (each is replayed); no public
 	 * model has over 126, so past 512 (and past 1 PiB, which no device
 	 * holds) the analytic reserve stands and the output says so. */
@@ -2442,7 +2625,7 @@ static int64_t max_batch_search(int64_t (*peak)(const void *model, const struct 
 static int64_t llm_peak(const void *arch, const struct vf_setup *su, const struct vf_gpu_spec *gpu)
 {
 	struct vf_estimate e;
-	estimate_llm(arch, su, gpu, &e, NULL, false); /* memory only */
+	estimate_llm(NULL, arch, su, gpu, &e, NULL, false); /* memory only */
 	return e.peak_bytes;
 }
 
@@ -2465,7 +2648,7 @@ static int sim_fits(const struct vf_arch *arch, const struct vf_setup *su, int64
 	 * simulated peak is at least the context plus the allocated peak
 	 * (vf_estimate_simulate never reserves less than is allocated), and a
 	 * setup the simulation skips keeps this very estimate. */
-	estimate_llm(arch, &s, gpu, &e, NULL, false);
+	estimate_llm(NULL, arch, &s, gpu, &e, NULL, false);
 	int64_t vram = vf_estimate_gpu_bytes(gpu);
 	if (vram > 0 && vram - (e.context_bytes + e.peak_allocated_bytes) + e.evictable_bytes < 0 &&
 	    e.peak_bytes >= e.context_bytes + e.peak_allocated_bytes)

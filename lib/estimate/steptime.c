@@ -359,14 +359,9 @@ static double gemm_s(const struct hw *h, double m, double k, double n, bool qbas
 	return (t_c > t_m ? t_c : t_m) + K.kernel_gpu_s;
 }
 
-/* One layer kind's device seconds per direction, by part. */
-struct dir_t {
-	double gemm, attn, elem, dq, moe, host, moe_host;
-};
-struct kind_t {
-	struct dir_t f, b;
-	double flops_f, flops_b;
-};
+/* One layer kind's device seconds per direction, by part (steptime.h). */
+#define dir_t vf__kind_dir
+#define kind_t vf__kind_times
 
 static double attention_s(const struct hw *h, const struct vf__step_work *w,
 			  const struct vf__layer_work *l, bool bwd, double *elem)
@@ -493,32 +488,59 @@ static void cpu_offload(const struct vf__step_work *w, const struct vf_gpu_spec 
 	p->host_optimizer = w->host_opt_bytes / (K.host_mem_gbs * 1e9);
 }
 
-void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
-		  struct vf__steptime_out *o)
+/* The GPU's rates for the step's compute dtype (w->rate_tflops); false
+ * when it has no rate. */
+static bool hw_of(const struct vf__step_work *w, const struct vf_gpu_spec *gpu, struct hw *h)
 {
 	load_constants();
-	memset(o, 0, sizeof *o);
 	int g, gf;
 	gpu_class(gpu, &g, &gf);
 	double bw_raw = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
-	struct hw h = {.rate = w->rate_tflops * 1e12,
-		       .bw = bw_raw * K.bw_eff[g][gf],
-		       .bw_raw = bw_raw,
-		       .eff = K.gemm_eff[g][gf],
-		       .attn_eff = K.attn_eff[g][gf],
-		       .host = K.host[g][gf]};
-	h.launch_s = K.launch_s * h.host;
-	h.sync_s = K.sync_s * h.host;
-	if (!(h.rate > 0)) {
+	*h = (struct hw){.rate = w->rate_tflops * 1e12,
+			 .bw = bw_raw * K.bw_eff[g][gf],
+			 .bw_raw = bw_raw,
+			 .eff = K.gemm_eff[g][gf],
+			 .attn_eff = K.attn_eff[g][gf],
+			 .host = K.host[g][gf]};
+	h->launch_s = K.launch_s * h->host;
+	h->sync_s = K.sync_s * h->host;
+	if (!(h->rate > 0))
+		return false;
+	h->inv_rate_eff = 1 / (h->rate * h->eff);
+	h->inv_bw = 1 / h->bw;
+	return true;
+}
+
+void vf__steptime_kinds(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+			struct vf__kind_times k[2])
+{
+	struct hw h;
+	memset(k, 0, 2 * sizeof *k);
+	if (!hw_of(w, gpu, &h))
+		return;
+	for (int i = 0; i < w->nkinds && i < 2; i++)
+		kind_times(&h, w, &w->kind[i], &k[i]);
+}
+
+void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+		  struct vf__steptime_out *o)
+{
+	struct vf__kind_times k[2];
+	vf__steptime_kinds(w, gpu, k);
+	vf__steptime_with(w, gpu, k, o);
+}
+
+void vf__steptime_with(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+		       const struct vf__kind_times k[2], struct vf__steptime_out *o)
+{
+	memset(o, 0, sizeof *o);
+	struct hw h;
+	if (!hw_of(w, gpu, &h)) {
 		o->seconds = -1;
 		return;
 	}
-	h.inv_rate_eff = 1 / (h.rate * h.eff);
-	h.inv_bw = 1 / h.bw;
-	struct kind_t k[2];
 	double flops = 0;
 	for (int i = 0; i < w->nkinds && i < 2; i++) {
-		kind_times(&h, w, &w->kind[i], &k[i]);
 		/* FLOPs per layer of this kind (the counts of repeated GEMMs
 		 * are in their times; MFU uses the model's own FLOPs) */
 		flops += w->kind[i].count * (k[i].flops_f * (w->ckpt ? 2 : 1) + k[i].flops_b);

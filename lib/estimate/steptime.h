@@ -128,4 +128,25 @@ bool vf__steptime_geforce(const struct vf_gpu_spec *gpu);
 void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		  struct vf__steptime_out *out);
 
+/* One layer kind's device seconds per direction (forward, backward), by
+ * part, and its GEMM FLOPs per direction. */
+struct vf__kind_dir {
+	double gemm, attn, elem, dq, moe, host, moe_host;
+};
+struct vf__kind_times {
+	struct vf__kind_dir f, b;
+	double flops_f, flops_b;
+};
+
+/* vf__steptime in two halves, for a caller that keeps the first one's
+ * answer (estimate.c's search context): the layer kinds' times, which
+ * read w->kind[], w->train, w->attn, w->compile, w->dequant,
+ * w->rate_tflops and the GPU only (all 0 when the GPU has no rate); then
+ * the step from them and the rest of w (of w->kind[] only the counts).
+ * vf__steptime(w, gpu, out) is vf__steptime_with(w, gpu, kinds of w, out). */
+void vf__steptime_kinds(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+			struct vf__kind_times k[2]);
+void vf__steptime_with(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+		       const struct vf__kind_times k[2], struct vf__steptime_out *out);
+
 #endif

@@ -1250,6 +1250,9 @@ struct layer_entry {
 #define LAYER_MEMO_CAP 2048 /* entries; a wide search meets about 800 keys */
 
 struct vf_estimate_ctx {
+	const struct vf_arch *held_arch; /* vf__estimate_ctx_hold: these two, unchanged, */
+	const struct vf_gpu_spec *held_gpu; /* need no comparison of their bytes */
+	bool held;
 	bool has_arch;
 	struct vf_arch arch; /* the model the shape is of (its bytes) */
 	struct shape s;
@@ -1282,6 +1285,8 @@ void vf_estimate_ctx_free(struct vf_estimate_ctx *c)
 static const struct shape *ctx_bind(struct vf_estimate_ctx *c, const struct vf_arch *a,
 				    const struct vf_gpu_spec *gpu)
 {
+	if (c->held && a == c->held_arch && gpu == c->held_gpu)
+		return &c->s;
 	bool flush = false;
 	if (!(c->has_arch && memcmp(&c->arch, a, sizeof *a) == 0)) {
 		shape_from_arch(a, &c->s);
@@ -1301,6 +1306,18 @@ static const struct shape *ctx_bind(struct vf_estimate_ctx *c, const struct vf_a
 		c->used = 0;
 	}
 	return &c->s;
+}
+
+void vf__estimate_ctx_hold(struct vf_estimate_ctx *c, const struct vf_arch *arch,
+			   const struct vf_gpu_spec *gpu)
+{
+	if (!c)
+		return;
+	c->held = false;
+	ctx_bind(c, arch, gpu);
+	c->held_arch = arch;
+	c->held_gpu = gpu;
+	c->held = true;
 }
 
 static size_t key_hash(const struct layer_key *k)
@@ -1366,6 +1383,7 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 	w.dequant = dq[su->quant];
 	w.compile = su->compile;
 	struct vf__kind_times kt[2];
+	const struct vf__kind_times *kp = kt; /* the layer kinds' times: computed, or the memo's */
 	struct layer_entry *slot = NULL;
 	bool hit = false;
 	if (cx) {
@@ -1386,7 +1404,7 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 		for (int i = 0; i < w.nkinds; i++)
 			w.kind[i].count = slot->count[i];
 		w.kind[0].attn_flops = slot->attn_flops;
-		memcpy(kt, slot->k, sizeof kt);
+		kp = slot->k;
 	} else {
 		step_layers(s, su, d, b, sq, tq, &w);
 		vf__steptime_kinds(&w, gpu, kt);
@@ -1423,7 +1441,7 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 		w.host_opt_bytes = x->host_opt_bytes;
 	}
 	struct vf__steptime_out o;
-	vf__steptime_with(&w, gpu, kt, &o);
+	vf__steptime_with(&w, gpu, kp, &o);
 	e->parts = o.parts;
 	if (vf_estimate_constants_fallback())
 		e->assumed |= VF_ASSUME_CONSTANTS_BUILTIN;

@@ -11,6 +11,7 @@
  * configuration: the top-K list is allocated once. */
 #include "vramfit/estimate/search.h"
 #include "vramfit/estimate/split.h"
+#include "estimate_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -510,6 +511,7 @@ vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start
 	/* one model on one GPU throughout: the estimates share a context
 	 * (the same answers; without memory for it, none) */
 	struct vf_estimate_ctx *cx = vf_estimate_ctx_new();
+	vf__estimate_ctx_hold(cx, arch, gpu); /* both const for the whole search */
 	eval_ctx(cx, arch, st, gpu, opts->margin, price, &out->start);
 	out->evaluated++;
 

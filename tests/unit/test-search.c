@@ -325,6 +325,31 @@ static void test_ctx_same_as_run(void)
 				}
 			}
 		}
+	/* a whole search with its context (held model and GPU) answers what
+	 * the plain estimates of its results and start do */
+	const struct vf_gpu_spec *h = vf_gpu_catalog_find("a100-80gb");
+	struct vf_setup st;
+	vf_setup_defaults(&st);
+	st.mode = VF_MODE_LORA;
+	st.gpus = 8;
+	st.batch = 8;
+	vf_setup_finish(&st, &err);
+	struct vf_search_opts o;
+	vf_search_opts_defaults(&o);
+	o.knobs = VF_KNOBS_DEFAULT | VF_KNOB_BIT(VF_KNOB_LORA_RANK) | VF_KNOB_BIT(VF_KNOB_PRECISION);
+	o.max_gpus = 8;
+	struct vf_search r;
+	CHECK(vf_search_run(llama7b(), &st, h, &o, &r, &err) == VF_OK);
+	CHECK(r.count == 10);
+	for (size_t i = 0; i < r.count; i++) {
+		struct vf_search_result p;
+		vf_search_eval(llama7b(), &r.results[i].setup, h, o.margin, o.price_usd_hour, &p);
+		CHECK(p.peak_bytes == r.results[i].peak_bytes);
+		CHECK(p.floor_bytes == r.results[i].floor_bytes);
+		CHECK(memcmp(&p.step_seconds, &r.results[i].step_seconds, sizeof p.step_seconds) == 0);
+		CHECK(memcmp(&p.comm_seconds, &r.results[i].comm_seconds, sizeof p.comm_seconds) == 0);
+	}
+	vf_search_release(&r);
 	vf_estimate_ctx_free(cx);
 	vf_estimate_ctx_free(NULL);
 	CHECK(compared == 2 * 6 * 4 * 96);

@@ -1226,6 +1226,45 @@ static void step_layers(const struct shape *s, const struct vf_setup *su, const 
 		w->kind[i].dequant_bytes = d->qbase ? s->layer_linear * (quant_bytes(su->quant, 2) + 2) : 0;
 }
 
+/* ---- the LLM estimate, one term group at a time ------------------------- */
+
+/* One estimate's setup and terms, filled group by group in the order of
+ * estimate_llm, each group reading only the earlier ones (bytes unless
+ * said). */
+struct llm {
+	const struct vf_setup *su;
+	struct vf_estimate_ctx *cx; /* NULL, or the caller's context (step_time's memo) */
+	const struct shape *s; /* the model's (shape_of), or a task head's copy of it */
+	struct dt d;
+	double b, sq, tq;     /* micro-batch, tokens per sample, decoder length (T5) */
+	double N, Nout;       /* tokens per micro-batch, tokens with logits */
+	double ngpu;
+	double P, T, lora;    /* parameters (counts): all, trainable, LoRA adapters */
+	double qb, ab;        /* bytes per base linear weight, per adapter weight */
+	double W;             /* weights */
+	double gb, G;         /* bytes per gradient element; gradients */
+	double S, OT;         /* optimizer states, optimizer-step temporaries */
+	double shard_w, shard_g, shard_o; /* ways the weights, gradients, states are split */
+	double ddp_buckets;   /* DDP's flat gradient buckets */
+	double AC;            /* autocast copies */
+	double A_layer;       /* one layer, all its saved tensors */
+	double A_all;         /* every layer's */
+	double scores;        /* eager attention's s^2 tensors per layer */
+	double ckpt_in;       /* a checkpointed layer's input */
+	double emb_out, final_norm, dequant;
+	double bwd_transient; /* a layer's backward transient, in place of dequant when larger
+	                       * (AWQ's repeated weight, MoE experts' zero-filled gradient) */
+	double layers;        /* layers with activations (T5: encoder + decoder) */
+	double logits_fwd, logits_bwd;
+	double W_whole;       /* weights before sharding */
+	double S_paged;       /* optimizer states in CUDA managed memory (mechanisms.h) */
+	bool fsdp_mp;         /* FSDP2 mixed precision: bf16 gathered over fp32 shards */
+	double host, pcie;    /* CPU offload: host bytes, bytes over PCIe per step */
+	double pcie_fwd, pcie_bwd, pcie_after; /* of pcie: beside each micro-batch's forward,
+	                                        * its backward, after the host's step */
+	double mts;           /* modules_to_save: elements of the trainable copies */
+};
+
 /* ---- the search context (vf_estimate_ctx) ------------------------------ */
 
 /* What the layer kinds' times read besides the model and the GPU (the
@@ -1261,7 +1300,23 @@ struct vf_estimate_ctx {
 	unsigned gen;         /* the layer memo's generation: a new model or GPU empties it */
 	size_t used;
 	struct layer_entry *tab; /* LAYER_MEMO_CAP, allocated at the first use */
+	/* the last setup's terms that do not depend on the micro-batch,
+	 * sequence, accumulation or checkpointing (estimate_llm's
+	 * count_parameters to autocast_term), for the setup key_of makes */
+	unsigned pre_gen;     /* valid when gen */
+	struct vf_setup pre_key;
+	struct llm pre_m;
+	int64_t pre_params, pre_trainable;
 };
+
+/* The setup without the knobs the prefix terms do not read. */
+static void prefix_key(const struct vf_setup *su, struct vf_setup *k)
+{
+	*k = *su;
+	k->batch = k->seq = k->target_seq = k->grad_accum = 0;
+	k->grad_ckpt = false;
+	k->micro_batches = 0;
+}
 
 struct vf_estimate_ctx *vf_estimate_ctx_new(void)
 {
@@ -1481,45 +1536,6 @@ static void optimizer_in_backward(const struct shape *s, const struct vf_setup *
 	ph[VF_PHASE_BACKWARD].ot = su->optimizer == VF_OPT_ADAMW ? g : 0;
 	memset(&ph[VF_PHASE_OPTIMIZER], 0, sizeof ph[VF_PHASE_OPTIMIZER]);
 }
-
-/* ---- the LLM estimate, one term group at a time ------------------------- */
-
-/* One estimate's setup and terms, filled group by group in the order of
- * estimate_llm, each group reading only the earlier ones (bytes unless
- * said). */
-struct llm {
-	const struct vf_setup *su;
-	struct vf_estimate_ctx *cx; /* NULL, or the caller's context (step_time's memo) */
-	const struct shape *s; /* the model's (shape_of), or a task head's copy of it */
-	struct dt d;
-	double b, sq, tq;     /* micro-batch, tokens per sample, decoder length (T5) */
-	double N, Nout;       /* tokens per micro-batch, tokens with logits */
-	double ngpu;
-	double P, T, lora;    /* parameters (counts): all, trainable, LoRA adapters */
-	double qb, ab;        /* bytes per base linear weight, per adapter weight */
-	double W;             /* weights */
-	double gb, G;         /* bytes per gradient element; gradients */
-	double S, OT;         /* optimizer states, optimizer-step temporaries */
-	double shard_w, shard_g, shard_o; /* ways the weights, gradients, states are split */
-	double ddp_buckets;   /* DDP's flat gradient buckets */
-	double AC;            /* autocast copies */
-	double A_layer;       /* one layer, all its saved tensors */
-	double A_all;         /* every layer's */
-	double scores;        /* eager attention's s^2 tensors per layer */
-	double ckpt_in;       /* a checkpointed layer's input */
-	double emb_out, final_norm, dequant;
-	double bwd_transient; /* a layer's backward transient, in place of dequant when larger
-	                       * (AWQ's repeated weight, MoE experts' zero-filled gradient) */
-	double layers;        /* layers with activations (T5: encoder + decoder) */
-	double logits_fwd, logits_bwd;
-	double W_whole;       /* weights before sharding */
-	double S_paged;       /* optimizer states in CUDA managed memory (mechanisms.h) */
-	bool fsdp_mp;         /* FSDP2 mixed precision: bf16 gathered over fp32 shards */
-	double host, pcie;    /* CPU offload: host bytes, bytes over PCIe per step */
-	double pcie_fwd, pcie_bwd, pcie_after; /* of pcie: beside each micro-batch's forward,
-	                                        * its backward, after the host's step */
-	double mts;           /* modules_to_save: elements of the trainable copies */
-};
 
 /* The setup's dtypes, micro-batch and token counts. */
 static void llm_setup(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
@@ -2436,15 +2452,36 @@ static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 	e->inference = su->mode == VF_MODE_INFER;
 	llm_setup(cx, arch, su, gpu, &m);
 	task_head(&m, &headed);
-	count_parameters(&m, e);
-	head_adapter(&m, e);
-	weights_term(&m);
-	gradients_term(&m);
-	states_term(&m);
-	optimizer_temp_term(&m);
-	saved_modules(&m, e);
-	sharding(&m);
-	autocast_term(&m);
+	struct vf_setup key;
+	if (m.cx)
+		prefix_key(su, &key);
+	if (m.cx && m.cx->pre_gen == m.cx->gen && memcmp(&key, &m.cx->pre_key, sizeof key) == 0) {
+		/* the same terms as the last setup's: only the token counts differ */
+		double b = m.b, sq = m.sq, tq = m.tq, N = m.N, Nout = m.Nout;
+		m = m.cx->pre_m;
+		m.su = su;
+		m.b = b, m.sq = sq, m.tq = tq, m.N = N, m.Nout = Nout;
+		e->params = m.cx->pre_params;
+		e->trainable_params = m.cx->pre_trainable;
+		e->tokens_per_step = clamp64(m.N * (double)su->grad_accum * m.ngpu);
+	} else {
+		count_parameters(&m, e);
+		head_adapter(&m, e);
+		weights_term(&m);
+		gradients_term(&m);
+		states_term(&m);
+		optimizer_temp_term(&m);
+		saved_modules(&m, e);
+		sharding(&m);
+		autocast_term(&m);
+		if (m.cx) {
+			m.cx->pre_key = key;
+			m.cx->pre_m = m;
+			m.cx->pre_params = e->params;
+			m.cx->pre_trainable = e->trainable_params;
+			m.cx->pre_gen = m.cx->gen;
+		}
+	}
 	activations_term(&m);
 	head_inputs(&m);
 	float8_linears(&m);

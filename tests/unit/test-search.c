@@ -312,15 +312,25 @@ static void test_ctx_same_as_run(void)
 					s.target_seq = v % 17 == 0 ? 128 : 0;
 					s.fsdp_mixed_precision = v % 19 == 0;
 					vf_setup_finish(&s, &err);
-					struct vf_estimate a, b;
-					vf_estimate_run(&me->arch, &s, g, &a);
-					vf_estimate_run_ctx(cx, &me->arch, &s, g, &b);
-					compared++;
-					if (memcmp(&a, &b, sizeof a) != 0) {
-						differ++;
-						if (differ < 5)
-							fprintf(stderr, "ctx differs: %s on %s, variant %d\n",
-								models[mi], gpus[gi] ? gpus[gi] : "no GPU", v);
+					/* then the micro-batch, accumulation and checkpointing
+					 * varied alone, as the search's inner loops do */
+					for (int inner = 0; inner < 4; inner++) {
+						if (inner) {
+							s.batch = s.batch % 5 + 1;
+							s.grad_accum = 1 + inner % 2;
+							s.grad_ckpt = inner == 3 ? !s.grad_ckpt : s.grad_ckpt;
+						}
+						struct vf_estimate a, b;
+						vf_estimate_run(&me->arch, &s, g, &a);
+						vf_estimate_run_ctx(cx, &me->arch, &s, g, &b);
+						compared++;
+						if (memcmp(&a, &b, sizeof a) != 0) {
+							differ++;
+							if (differ < 5)
+								fprintf(stderr, "ctx differs: %s on %s, variant %d.%d\n",
+									models[mi], gpus[gi] ? gpus[gi] : "no GPU", v,
+									inner);
+						}
 					}
 				}
 			}
@@ -352,7 +362,7 @@ static void test_ctx_same_as_run(void)
 	vf_search_release(&r);
 	vf_estimate_ctx_free(cx);
 	vf_estimate_ctx_free(NULL);
-	CHECK(compared == 2 * 6 * 4 * 96);
+	CHECK(compared == 2 * 6 * 4 * 96 * 4);
 	CHECK_INT(differ, 0);
 }
 

@@ -380,16 +380,37 @@ static void kind_times(const struct hw *h, const struct vf__step_work *w,
 		       const struct vf__layer_work *l, struct kind_t *k)
 {
 	memset(k, 0, sizeof *k);
+	/* each GEMM's seconds and FLOPs, for the later ones marked the same
+	 * (x->same): the doubles gemm_s would compute again, added in the
+	 * same order */
+	double g_tf[VF__MAX_GEMMS], g_tb[VF__MAX_GEMMS];
+	double g_ff[VF__MAX_GEMMS], g_fb1[VF__MAX_GEMMS], g_fb2[VF__MAX_GEMMS];
 	for (int i = 0; i < l->ngemm; i++) {
 		const struct vf__gemm *x = &l->gemm[i];
-		double tf = gemm_s(h, x->m, x->k, x->n, x->qbase, w->dequant, &k->flops_f);
-		double tb = 0;
-		if (w->train) {
-			if (x->input_grad) /* dX = dY W^T */
-				tb += gemm_s(h, x->m, x->n, x->k, x->qbase, w->dequant, &k->flops_b);
-			if (x->weight_grad) /* dW = X^T dY */
-				tb += gemm_s(h, x->k, x->m, x->n, false, w->dequant, &k->flops_b);
+		double tf, tb = 0, ff = 0, fb1 = 0, fb2 = 0;
+		if (x->same >= 0 && x->same < i) {
+			int j = x->same;
+			tf = g_tf[j], tb = g_tb[j], ff = g_ff[j], fb1 = g_fb1[j], fb2 = g_fb2[j];
+			k->flops_f += ff;
+			if (w->train && x->input_grad)
+				k->flops_b += fb1;
+			if (w->train && x->weight_grad)
+				k->flops_b += fb2;
+		} else {
+			tf = gemm_s(h, x->m, x->k, x->n, x->qbase, w->dequant, &ff);
+			k->flops_f += ff;
+			if (w->train) {
+				if (x->input_grad) { /* dX = dY W^T */
+					tb += gemm_s(h, x->m, x->n, x->k, x->qbase, w->dequant, &fb1);
+					k->flops_b += fb1;
+				}
+				if (x->weight_grad) { /* dW = X^T dY */
+					tb += gemm_s(h, x->k, x->m, x->n, false, w->dequant, &fb2);
+					k->flops_b += fb2;
+				}
+			}
 		}
+		g_tf[i] = tf, g_tb[i] = tb, g_ff[i] = ff, g_fb1[i] = fb1, g_fb2[i] = fb2;
 		bool expert = l->experts > 0 && x->count >= l->experts;
 		*(expert ? &k->f.moe : &k->f.gemm) += tf * x->count;
 		*(expert ? &k->b.moe : &k->b.gemm) += tb * x->count;

@@ -1452,8 +1452,6 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 		[VF_QUANT_INT8] = VF__DQ_INT8, [VF_QUANT_FP8] = VF__DQ_FP8};
 	w.dequant = dq[su->quant];
 	w.compile = su->compile;
-	struct vf__kind_times kt[2];
-	const struct vf__kind_times *kp = kt; /* the layer kinds' times: computed, or the memo's */
 	struct layer_entry *slot = NULL;
 	bool hit = false;
 	if (cx) {
@@ -1474,19 +1472,8 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 		for (int i = 0; i < w.nkinds; i++)
 			w.kind[i].count = slot->count[i];
 		w.kind[0].attn_flops = slot->attn_flops;
-		kp = slot->k;
 	} else {
 		step_layers(s, su, d, b, sq, tq, &w);
-		vf__steptime_kinds(&w, gpu, kt);
-		if (slot) {
-			slot->gen = cx->gen;
-			cx->used++;
-			slot->nkinds = w.nkinds;
-			for (int i = 0; i < w.nkinds; i++)
-				slot->count[i] = w.kind[i].count;
-			slot->attn_flops = w.kind[0].attn_flops;
-			memcpy(slot->k, kt, sizeof kt);
-		}
 	}
 	const struct vf__layer_work *enc = &w.kind[0];
 	double Nout = s->fc == FC_T5 ? b * tq : N;
@@ -1511,7 +1498,19 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 		w.host_opt_bytes = x->host_opt_bytes;
 	}
 	struct vf__steptime_out o;
-	vf__steptime_with(&w, gpu, kp, &o);
+	if (hit) {
+		vf__steptime_with(&w, gpu, slot->k, &o);
+	} else if (slot) {
+		vf__steptime_kinds(&w, gpu, slot->k, &o);
+		slot->gen = cx->gen;
+		cx->used++;
+		slot->nkinds = w.nkinds;
+		for (int i = 0; i < w.nkinds; i++)
+			slot->count[i] = w.kind[i].count;
+		slot->attn_flops = w.kind[0].attn_flops;
+	} else {
+		vf__steptime(&w, gpu, &o);
+	}
 	e->parts = o.parts;
 	if (vf_estimate_constants_fallback())
 		e->assumed |= VF_ASSUME_CONSTANTS_BUILTIN;

@@ -532,34 +532,51 @@ static bool hw_of(const struct vf__step_work *w, const struct vf_gpu_spec *gpu, 
 	return true;
 }
 
-void vf__steptime_kinds(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
-			struct vf__kind_times k[2])
-{
-	struct hw h;
-	memset(k, 0, 2 * sizeof *k);
-	if (!hw_of(w, gpu, &h))
-		return;
-	for (int i = 0; i < w->nkinds && i < 2; i++)
-		kind_times(&h, w, &w->kind[i], &k[i]);
-}
+static void step_from(const struct hw *h, const struct vf__step_work *w,
+		      const struct vf_gpu_spec *gpu, const struct vf__kind_times k[2],
+		      struct vf__steptime_out *o);
 
 void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		  struct vf__steptime_out *o)
 {
 	struct vf__kind_times k[2];
-	vf__steptime_kinds(w, gpu, k);
-	vf__steptime_with(w, gpu, k, o);
+	vf__steptime_kinds(w, gpu, k, o);
+}
+
+void vf__steptime_kinds(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+			struct vf__kind_times k[2], struct vf__steptime_out *o)
+{
+	struct hw h;
+	memset(k, 0, 2 * sizeof *k);
+	if (!hw_of(w, gpu, &h)) {
+		memset(o, 0, sizeof *o);
+		o->seconds = -1;
+		return;
+	}
+	for (int i = 0; i < w->nkinds && i < 2; i++)
+		kind_times(&h, w, &w->kind[i], &k[i]);
+	step_from(&h, w, gpu, k, o);
 }
 
 void vf__steptime_with(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		       const struct vf__kind_times k[2], struct vf__steptime_out *o)
 {
-	memset(o, 0, sizeof *o);
 	struct hw h;
 	if (!hw_of(w, gpu, &h)) {
+		memset(o, 0, sizeof *o);
 		o->seconds = -1;
 		return;
 	}
+	step_from(&h, w, gpu, k, o);
+}
+
+/* The step from its layer kinds' times and the rest of w. */
+static void step_from(const struct hw *hp, const struct vf__step_work *w,
+		      const struct vf_gpu_spec *gpu, const struct vf__kind_times k[2],
+		      struct vf__steptime_out *o)
+{
+	const struct hw h = *hp;
+	memset(o, 0, sizeof *o);
 	double flops = 0;
 	for (int i = 0; i < w->nkinds && i < 2; i++) {
 		/* FLOPs per layer of this kind (the counts of repeated GEMMs

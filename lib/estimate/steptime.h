@@ -147,14 +147,14 @@ struct vf__kind_times {
 	double flops_f, flops_b;
 };
 
-/* vf__steptime in two halves, for a caller that keeps the first one's
- * answer (estimate.c's search context): the layer kinds' times, which
- * read w->kind[], w->train, w->attn, w->compile, w->dequant,
- * w->rate_tflops and the GPU only (all 0 when the GPU has no rate); then
- * the step from them and the rest of w (of w->kind[] only the counts).
- * vf__steptime(w, gpu, out) is vf__steptime_with(w, gpu, kinds of w, out). */
+/* vf__steptime for a caller that keeps the layer kinds' times (estimate.c's
+ * search context): _kinds times the step as vf__steptime does and also
+ * gives the layer kinds' times, which read w->kind[], w->train, w->attn,
+ * w->compile, w->dequant, w->rate_tflops and the GPU only (all 0 when the
+ * GPU has no rate); _with times a step from such kinds and the rest of w
+ * (of w->kind[] only the counts). Each answers vf__steptime's doubles. */
 void vf__steptime_kinds(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
-			struct vf__kind_times k[2]);
+			struct vf__kind_times k[2], struct vf__steptime_out *out);
 void vf__steptime_with(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		       const struct vf__kind_times k[2], struct vf__steptime_out *out);
 

@@ -1029,7 +1029,7 @@ static void gemm_add(struct vf__layer_work *l, double m, double k, double n, dou
 		     bool wgrad, bool igrad)
 {
 	if (l->ngemm < VF__MAX_GEMMS && m > 0 && k > 0 && n > 0 && count > 0)
-		l->gemm[l->ngemm++] = (struct vf__gemm){m, k, n, count, wgrad, igrad, false, -1};
+		l->gemm[l->ngemm++] = (struct vf__gemm){m, k, n, count, wgrad, igrad, false};
 }
 
 /* A linear of in -> out features over m tokens; a LoRA adapter on it adds
@@ -1048,21 +1048,6 @@ static void linear_add(struct vf__layer_work *l, const struct dt *d, double m, d
 		gemm_add(l, m, d->rank, out, count, true, true);
 		l->kernels += count * 5;
 	}
-	/* the same linear as the last one (q, k, v and o of a square
-	 * attention; gate and up): the same GEMMs, one for one */
-	bool lora_on = lora;
-	if (l->lin_n > 0 && l->lin_n == l->ngemm - base && l->lin_m == m && l->lin_in == in &&
-	    l->lin_out == out && l->lin_count == count && l->lin_lora == lora_on) {
-		int same0 = l->lin_first;
-		for (int i = 0; i < l->lin_n; i++) {
-			int j = same0 + i;
-			l->gemm[base + i].same = l->gemm[j].same >= 0 ? l->gemm[j].same : j;
-		}
-	}
-	l->lin_m = m, l->lin_in = in, l->lin_out = out, l->lin_count = count;
-	l->lin_lora = lora_on;
-	l->lin_first = base;
-	l->lin_n = l->ngemm - base;
 }
 
 /* The feed-forward GEMMs of an average layer over m tokens (moe.c's
@@ -1477,7 +1462,7 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 	}
 	const struct vf__layer_work *enc = &w.kind[0];
 	double Nout = s->fc == FC_T5 ? b * tq : N;
-	w.head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true, false, -1};
+	w.head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true, false};
 	w.loss_bytes = d->train ? Nout * s->V * (3 * d->C + 36) : Nout * s->V * d->C;
 	w.opt_bytes = opt_traffic;
 	double per_layer = (s->fused_qkv ? 2 : 4) + (s->gated && !s->fused_gate_up ? 3 : 2) +

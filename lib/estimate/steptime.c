@@ -380,37 +380,16 @@ static void kind_times(const struct hw *h, const struct vf__step_work *w,
 		       const struct vf__layer_work *l, struct kind_t *k)
 {
 	memset(k, 0, sizeof *k);
-	/* each GEMM's seconds and FLOPs, for the later ones marked the same
-	 * (x->same): the doubles gemm_s would compute again, added in the
-	 * same order */
-	double g_tf[VF__MAX_GEMMS], g_tb[VF__MAX_GEMMS];
-	double g_ff[VF__MAX_GEMMS], g_fb1[VF__MAX_GEMMS], g_fb2[VF__MAX_GEMMS];
 	for (int i = 0; i < l->ngemm; i++) {
 		const struct vf__gemm *x = &l->gemm[i];
-		double tf, tb = 0, ff = 0, fb1 = 0, fb2 = 0;
-		if (x->same >= 0 && x->same < i) {
-			int j = x->same;
-			tf = g_tf[j], tb = g_tb[j], ff = g_ff[j], fb1 = g_fb1[j], fb2 = g_fb2[j];
-			k->flops_f += ff;
-			if (w->train && x->input_grad)
-				k->flops_b += fb1;
-			if (w->train && x->weight_grad)
-				k->flops_b += fb2;
-		} else {
-			tf = gemm_s(h, x->m, x->k, x->n, x->qbase, w->dequant, &ff);
-			k->flops_f += ff;
-			if (w->train) {
-				if (x->input_grad) { /* dX = dY W^T */
-					tb += gemm_s(h, x->m, x->n, x->k, x->qbase, w->dequant, &fb1);
-					k->flops_b += fb1;
-				}
-				if (x->weight_grad) { /* dW = X^T dY */
-					tb += gemm_s(h, x->k, x->m, x->n, false, w->dequant, &fb2);
-					k->flops_b += fb2;
-				}
-			}
+		double tf = gemm_s(h, x->m, x->k, x->n, x->qbase, w->dequant, &k->flops_f);
+		double tb = 0;
+		if (w->train) {
+			if (x->input_grad) /* dX = dY W^T */
+				tb += gemm_s(h, x->m, x->n, x->k, x->qbase, w->dequant, &k->flops_b);
+			if (x->weight_grad) /* dW = X^T dY */
+				tb += gemm_s(h, x->k, x->m, x->n, false, w->dequant, &k->flops_b);
 		}
-		g_tf[i] = tf, g_tb[i] = tb, g_ff[i] = ff, g_fb1[i] = fb1, g_fb2[i] = fb2;
 		bool expert = l->experts > 0 && x->count >= l->experts;
 		*(expert ? &k->f.moe : &k->f.gemm) += tf * x->count;
 		*(expert ? &k->b.moe : &k->b.gemm) += tb * x->count;
@@ -547,13 +526,13 @@ void vf__steptime_kinds(const struct vf__step_work *w, const struct vf_gpu_spec 
 			struct vf__kind_times k[2], struct vf__steptime_out *o)
 {
 	struct hw h;
-	memset(k, 0, 2 * sizeof *k);
 	if (!hw_of(w, gpu, &h)) {
+		memset(k, 0, 2 * sizeof *k);
 		memset(o, 0, sizeof *o);
 		o->seconds = -1;
 		return;
 	}
-	for (int i = 0; i < w->nkinds && i < 2; i++)
+	for (int i = 0; i < w->nkinds && i < 2; i++) /* kind_times fills each */
 		kind_times(&h, w, &w->kind[i], &k[i]);
 	step_from(&h, w, gpu, k, o);
 }
@@ -571,11 +550,10 @@ void vf__steptime_with(const struct vf__step_work *w, const struct vf_gpu_spec *
 }
 
 /* The step from its layer kinds' times and the rest of w. */
-static void step_from(const struct hw *hp, const struct vf__step_work *w,
+static void step_from(const struct hw *h, const struct vf__step_work *w,
 		      const struct vf_gpu_spec *gpu, const struct vf__kind_times k[2],
 		      struct vf__steptime_out *o)
 {
-	const struct hw h = *hp;
 	memset(o, 0, sizeof *o);
 	double flops = 0;
 	for (int i = 0; i < w->nkinds && i < 2; i++) {
@@ -587,16 +565,16 @@ static void step_from(const struct hw *hp, const struct vf__step_work *w,
 	double passes = w->train && w->ckpt ? 2 : 1; /* the recompute is a second forward */
 	double fwd_s = pass_s(w, k, false, passes * w->micro, p), bwd_s = 0;
 	double t = passes * fwd_s;
-	double head = gemm_s(&h, w->head.m, w->head.k, w->head.n, false, w->dequant, &flops);
+	double head = gemm_s(h, w->head.m, w->head.k, w->head.n, false, w->dequant, &flops);
 	if (w->train) {
 		bwd_s = pass_s(w, k, true, w->micro, p);                           /* backward */
 		t += bwd_s;
 		bwd_s += (passes - 1) * fwd_s; /* the recompute runs in the backward's window */
-		head += gemm_s(&h, w->head.m, w->head.n, w->head.k, false, w->dequant, &flops);
+		head += gemm_s(h, w->head.m, w->head.n, w->head.k, false, w->dequant, &flops);
 		if (w->head.weight_grad)
-			head += gemm_s(&h, w->head.k, w->head.m, w->head.n, false, w->dequant, &flops);
+			head += gemm_s(h, w->head.k, w->head.m, w->head.n, false, w->dequant, &flops);
 	}
-	double loss = w->loss_bytes * (w->compile ? K.compile_loss : 1) * h.inv_bw;
+	double loss = w->loss_bytes * (w->compile ? K.compile_loss : 1) * h->inv_bw;
 	p->gemm += head * w->micro;
 	p->memory_bound += loss * w->micro;
 	t += head + loss;
@@ -605,13 +583,13 @@ static void step_from(const struct hw *hp, const struct vf__step_work *w,
 	t *= w->micro;
 	flops *= w->micro;
 	if (w->train) {
-		o->opt_s = optimizer_s(&h, w);
+		o->opt_s = optimizer_s(h, w);
 		p->optimizer = o->opt_s;
 		t += o->opt_s;
 	}
-	p->fixed = K.step_s * h.host;
+	p->fixed = K.step_s * h->host;
 	t += p->fixed + p->offload + p->paging + p->cpu_offload + p->host_optimizer;
 	p->compute = t;
 	o->seconds = t;
-	o->utilisation = t > 0 ? flops / (t * h.rate) : 0;
+	o->utilisation = t > 0 ? flops / (t * h->rate) : 0;
 }

@@ -26,21 +26,12 @@ struct vf__gemm {
 	bool weight_grad;      /* backward also computes the weight's gradient */
 	bool input_grad;       /* backward computes the input's gradient */
 	bool qbase;            /* a quantized frozen base weight (int8: LLM.int8 rate) */
-	int same;              /* >= 0: the index of an earlier GEMM of the layer with the
-	                        * same m, k, n and flags (its seconds and FLOPs are this
-	                        * one's); -1: none known */
 };
 
 /* One kind of layer (decoder layer; T5 has encoder and decoder kinds). */
 struct vf__layer_work {
 	double count;          /* layers of this kind */
 	int ngemm;
-	/* the last linear added (estimate.c's linear_add): its tokens, in and
-	 * out features, count, adapter, and its GEMMs (first index, number);
-	 * lin_n 0: none */
-	double lin_m, lin_in, lin_out, lin_count;
-	bool lin_lora;
-	int lin_first, lin_n;
 	struct vf__gemm gemm[VF__MAX_GEMMS];
 	double attn_flops;     /* forward attention matmul FLOPs (causal halving applied) */
 	double score_elems;    /* eager/math: batch x heads x q x k score elements */

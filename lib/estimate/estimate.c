@@ -766,14 +766,13 @@ static double param_rounding(const struct shape *s)
 
 /* ---- the estimate -------------------------------------------------------- */
 
-/* Bytes as an integer: 0 for nothing (or NaN), at most an exabyte (terms
- * can be summed without overflow). Without branches: 1e18 + 0.5 rounds to
- * 1e18 and 0.5 truncates to 0, the values the bounds stand for. */
 static int64_t clamp64(double x)
 {
-	double y = x > 0 ? x : 0;
-	y = y > 1.0e18 ? 1.0e18 : y;
-	return (int64_t)(y + 0.5);
+	if (!(x > 0))
+		return 0;
+	if (x > 1.0e18) /* an exabyte: terms can be summed without overflow */
+		return (int64_t)1.0e18;
+	return (int64_t)(x + 0.5);
 }
 
 int64_t vf_estimate_default_context(const struct vf_gpu_spec *gpu)

@@ -19,8 +19,9 @@
  *  6. Step time: FLOPs / (dense bf16 rate x fitted utilisation) + the
  *     memory-bound optimizer step + per-layer launch overhead.
  *
- * No allocation anywhere: vf_estimate_run is called millions of times by
- * the fit search. */
+ * vf_estimate_run allocates nothing. The fit search calls it millions of
+ * times through a vf_estimate_ctx, which allocates its memo once and keeps
+ * what the search's setups share (the search context, below). */
 #include "vramfit/estimate/estimate.h"
 
 #include "vramfit/base/json.h"

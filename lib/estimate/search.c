@@ -8,7 +8,9 @@
  * never decreases with the micro-batch) is over the limit, no larger
  * micro-batch can fit. The reserved peak itself is not monotone in the
  * batch (the allocator model's cached blocks), so it is not used to prune. Nothing is allocated per
- * configuration: the top-K list is allocated once. */
+ * configuration: the top-K list and the estimates' context (vf_estimate_ctx:
+ * the model's shape, the terms and layer step times setups share) are
+ * allocated once. */
 #include "vramfit/estimate/search.h"
 #include "vramfit/estimate/split.h"
 #include "estimate_internal.h"

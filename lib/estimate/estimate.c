@@ -976,7 +976,7 @@ static void record_phases(struct vf_estimate *e, const struct live ph[VF_PHASE_C
 
 /* sums: each phase's live_sum when the caller has them (NULL: computed) */
 static void finish_terms_sums(struct vf_estimate *e, const struct live ph[VF_PHASE_COUNT],
-			      const double *sums, double reserved, enum vf_phase bi)
+			      const double *sums, double reserved, enum vf_phase bi, bool phases)
 {
 	const struct live *pk = &ph[bi];
 	enum vf_phase ph_peak = bi;
@@ -997,7 +997,8 @@ static void finish_terms_sums(struct vf_estimate *e, const struct live ph[VF_PHA
 	e->allocator_bytes = e->peak_reserved_bytes - e->peak_allocated_bytes;
 	e->peak_bytes = e->context_bytes + e->peak_reserved_bytes;
 	e->peak_phase = ph_peak;
-	record_phases(e, ph, sums);
+	if (phases) /* else left 0: a search reads no phase (vf__estimate_ctx_hold) */
+		record_phases(e, ph, sums);
 	/* the largest term, the first of equals (vf_estimate_term's values,
 	 * read once: this runs on every evaluation of a search) */
 	const int64_t v[VF_TERM_KV_CACHE + 1] = {
@@ -1019,7 +1020,7 @@ static void finish_terms_sums(struct vf_estimate *e, const struct live ph[VF_PHA
 static void finish_terms(struct vf_estimate *e, const struct live ph[VF_PHASE_COUNT], double reserved,
 			 enum vf_phase bi)
 {
-	finish_terms_sums(e, ph, NULL, reserved, bi);
+	finish_terms_sums(e, ph, NULL, reserved, bi, true);
 }
 
 
@@ -1292,6 +1293,7 @@ struct vf_estimate_ctx {
 	const struct vf_arch *held_arch; /* vf__estimate_ctx_hold: these two, unchanged, */
 	const struct vf_gpu_spec *held_gpu; /* need no comparison of their bytes */
 	bool held;
+	bool no_phases;       /* held for a search: phase_bytes and phases left 0 */
 	bool has_arch;
 	struct vf_arch arch; /* the model the shape is of (its bytes) */
 	struct shape s;
@@ -1364,10 +1366,11 @@ static const struct shape *ctx_bind(struct vf_estimate_ctx *c, const struct vf_a
 }
 
 void vf__estimate_ctx_hold(struct vf_estimate_ctx *c, const struct vf_arch *arch,
-			   const struct vf_gpu_spec *gpu)
+			   const struct vf_gpu_spec *gpu, bool no_phases)
 {
 	if (!c)
 		return;
+	c->no_phases = no_phases;
 	c->held = false;
 	ctx_bind(c, arch, gpu);
 	c->held_arch = arch;
@@ -2431,7 +2434,8 @@ static void train_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 	e->activations_full = clamp64(held_acts + m->emb_out + m->final_norm + WORKSPACE_BYTES);
 	if (st)
 		train_trace(m, st);
-	finish_terms_sums(e, ph, sums, train_reserve(m, e, ph, sums), (enum vf_phase)bi);
+	finish_terms_sums(e, ph, sums, train_reserve(m, e, ph, sums), (enum vf_phase)bi,
+			  !(m->cx && m->cx->no_phases));
 	vf__mech_finish_peaks(e, m->su, m->S_paged, load_peak(m));
 	offload_record(m, gpu, e);
 	if (timed)

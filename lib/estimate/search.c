@@ -513,7 +513,8 @@ vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start
 	/* one model on one GPU throughout: the estimates share a context
 	 * (the same answers; without memory for it, none) */
 	struct vf_estimate_ctx *cx = vf_estimate_ctx_new();
-	vf__estimate_ctx_hold(cx, arch, gpu); /* both const for the whole search */
+	/* both const for the whole search, which reads no phase of an estimate */
+	vf__estimate_ctx_hold(cx, arch, gpu, true);
 	eval_ctx(cx, arch, st, gpu, opts->margin, price, &out->start);
 	out->evaluated++;
 

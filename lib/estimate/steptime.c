@@ -359,10 +359,6 @@ static double gemm_s(const struct hw *h, double m, double k, double n, bool qbas
 	return (t_c > t_m ? t_c : t_m) + K.kernel_gpu_s;
 }
 
-/* One layer kind's device seconds per direction, by part (steptime.h). */
-#define dir_t vf__kind_dir
-#define kind_t vf__kind_times
-
 static double attention_s(const struct hw *h, const struct vf__step_work *w,
 			  const struct vf__layer_work *l, bool bwd, double *elem)
 {
@@ -377,7 +373,7 @@ static double attention_s(const struct hw *h, const struct vf__step_work *w,
 
 /* One layer kind, forward and backward in one pass over its GEMMs. */
 static void kind_times(const struct hw *h, const struct vf__step_work *w,
-		       const struct vf__layer_work *l, struct kind_t *k)
+		       const struct vf__layer_work *l, struct vf__kind_times *k)
 {
 	memset(k, 0, sizeof *k);
 	for (int i = 0; i < l->ngemm; i++) {
@@ -417,13 +413,13 @@ static void kind_times(const struct hw *h, const struct vf__step_work *w,
 
 /* A pass over all layers: max(device, host), the MoE loop's synchronised
  * part added; its parts added to *p (times `times`). */
-static double pass_s(const struct vf__step_work *w, const struct kind_t *k, bool bwd,
+static double pass_s(const struct vf__step_work *w, const struct vf__kind_times *k, bool bwd,
 		     double times, struct vf_step_parts *p)
 {
 	double dev = 0, host = 0, moe = 0;
 	for (int i = 0; i < w->nkinds; i++) {
 		double c = w->kind[i].count;
-		const struct dir_t *d = bwd ? &k[i].b : &k[i].f;
+		const struct vf__kind_dir *d = bwd ? &k[i].b : &k[i].f;
 		dev += c * (d->gemm + d->attn + d->elem + d->dq);
 		host += c * d->host;
 		moe += c * (d->moe + d->moe_host);

@@ -1287,7 +1287,10 @@ struct layer_entry {
 	struct vf__kind_times k[2];
 };
 
-#define LAYER_MEMO_CAP 2048 /* entries; a wide search meets about 800 keys */
+/* entries: the table starts small (a default search meets a few dozen
+ * keys) and grows by 4 up to the most (a wide search meets about 800) */
+#define LAYER_MEMO_MIN 64
+#define LAYER_MEMO_MAX 4096
 
 struct vf_estimate_ctx {
 	const struct vf_arch *held_arch; /* vf__estimate_ctx_hold: these two, unchanged, */
@@ -1300,8 +1303,8 @@ struct vf_estimate_ctx {
 	bool has_gpu, gpu_null;
 	struct vf_gpu_spec gpu; /* the GPU the layer memo is for (its bytes) */
 	unsigned gen;         /* the layer memo's generation: a new model or GPU empties it */
-	size_t used;
-	struct layer_entry *tab; /* LAYER_MEMO_CAP, allocated at the first use */
+	size_t used, cap;        /* valid entries; slots (a power of 2; 0: no table yet) */
+	struct layer_entry *tab; /* allocated at the first use */
 	/* the last setup's terms that do not depend on the micro-batch,
 	 * sequence, accumulation or checkpointing (estimate_llm's
 	 * count_parameters to autocast_term), for the setup key_of makes */
@@ -1359,8 +1362,12 @@ static const struct shape *ctx_bind(struct vf_estimate_ctx *c, const struct vf_a
 		flush = true;
 	}
 	if (flush) {
-		c->gen++;
 		c->used = 0;
+		if (++c->gen == 0) { /* wrapped: no old entry may look current */
+			c->gen = 1;
+			if (c->tab)
+				memset(c->tab, 0, c->cap * sizeof *c->tab);
+		}
 	}
 	return &c->s;
 }
@@ -1387,24 +1394,50 @@ static size_t key_hash(const struct layer_key *k)
 		h *= 0xff51afd7ed558ccdull;
 		h ^= h >> 32;
 	}
-	return (size_t)h & (LAYER_MEMO_CAP - 1);
+	return (size_t)h;
+}
+
+/* A table 4 times larger (LAYER_MEMO_MIN at first) with the valid
+ * entries moved in; false without memory (the old table stays). */
+static bool memo_grow(struct vf_estimate_ctx *c)
+{
+	size_t cap = c->cap ? c->cap * 4 : LAYER_MEMO_MIN;
+	struct layer_entry *tab = calloc(cap, sizeof *tab);
+	if (!tab)
+		return false;
+	for (size_t i = 0; i < c->cap; i++) {
+		const struct layer_entry *x = &c->tab[i];
+		if (x->gen != c->gen)
+			continue;
+		size_t j = key_hash(&x->key) & (cap - 1);
+		while (tab[j].gen == c->gen)
+			j = (j + 1) & (cap - 1);
+		tab[j] = *x;
+	}
+	free(c->tab);
+	c->tab = tab;
+	c->cap = cap;
+	return true;
 }
 
 /* The entry of key k: found (*hit), or the free slot to fill (NULL when
- * the memo is full or cannot be allocated). Linear probing. */
+ * the memo is full or cannot grow). Linear probing, at most 3/4 full. */
 static struct layer_entry *memo_slot(struct vf_estimate_ctx *c, const struct layer_key *k,
 				     bool *hit)
 {
 	*hit = false;
-	if (!c->tab) {
-		c->tab = calloc(LAYER_MEMO_CAP, sizeof *c->tab);
-		if (!c->tab)
-			return NULL;
-	}
-	for (size_t i = key_hash(k), n = 0; n < LAYER_MEMO_CAP; i = (i + 1) & (LAYER_MEMO_CAP - 1), n++) {
+	if (!c->tab && !memo_grow(c))
+		return NULL;
+	size_t mask = c->cap - 1;
+	for (size_t i = key_hash(k) & mask, n = 0; n < c->cap; i = (i + 1) & mask, n++) {
 		struct layer_entry *x = &c->tab[i];
-		if (x->gen != c->gen)
-			return c->used < LAYER_MEMO_CAP * 3 / 4 ? x : NULL;
+		if (x->gen != c->gen) {
+			if (c->used + 1 <= c->cap / 4 * 3)
+				return x;
+			if (c->cap >= LAYER_MEMO_MAX || !memo_grow(c))
+				return NULL;
+			return memo_slot(c, k, hit); /* in the larger table */
+		}
 		if (memcmp(&x->key, k, sizeof *k) == 0) {
 			*hit = true;
 			return x;

@@ -1264,6 +1264,8 @@ struct llm {
 	double pcie_fwd, pcie_bwd, pcie_after; /* of pcie: beside each micro-batch's forward,
 	                                        * its backward, after the host's step */
 	double mts;           /* modules_to_save: elements of the trainable copies */
+	double tok_layer, tok_attn; /* one layer's saved bytes per token, of them its
+	                             * attention block's (layer_tokens) */
 };
 
 /* ---- the search context (vf_estimate_ctx) ------------------------------ */
@@ -1307,7 +1309,7 @@ struct vf_estimate_ctx {
 	struct layer_entry *tab; /* allocated at the first use */
 	/* the last setup's terms that do not depend on the micro-batch,
 	 * sequence, accumulation or checkpointing (estimate_llm's
-	 * count_parameters to autocast_term), for the setup key_of makes */
+	 * count_parameters to layer_tokens), for the setup prefix_key makes */
 	unsigned pre_gen;     /* valid when gen */
 	struct vf_setup pre_key;
 	struct llm pre_m;
@@ -1791,6 +1793,17 @@ static void autocast_term(struct llm *m)
 		m->AC += 2 * s->V * s->h; /* the fp32 lm_head's bf16 copy, saved for the backward */
 }
 
+/* One layer's saved bytes per token and its attention block's (training
+ * only): they read the shape and the dtypes, not the token counts. */
+static void layer_tokens(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	const struct shape *s = m->s;
+	bool eager = su->attention == VF_ATTN_EAGER || s->eager_attn; /* T5, bloom: explicit scores */
+	m->tok_attn = 0;
+	m->tok_layer = m->d.train ? layer_bytes(s, &m->d, eager, &m->tok_attn) : 0;
+}
+
 /* Activations: one layer's saved tensors, every layer's (T5: encoder and
  * decoder stacks), a checkpointed layer's input, the embedding output and
  * the final norm; a quantized base adds the dequantized weight of one
@@ -1802,8 +1815,8 @@ static void activations_term(struct llm *m)
 	const struct shape *s = m->s;
 	double b = m->b, sq = m->sq, tq = m->tq, N = m->N;
 	bool eager = su->attention == VF_ATTN_EAGER || s->eager_attn; /* T5, bloom: explicit scores */
-	double attn_tok = 0;
-	double per_layer_tok = d->train ? layer_bytes(s, d, eager, &attn_tok) : 0;
+	double attn_tok = m->tok_attn;
+	double per_layer_tok = m->tok_layer;
 	if (d->train && s->ssm.layers > 0) {
 		/* SSMs and hybrids: the mean layer, attention on attn_layers of
 		 * them, a Mamba mixer on ssm_layers (both on every layer of a
@@ -2510,6 +2523,7 @@ static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 		saved_modules(&m, e);
 		sharding(&m);
 		autocast_term(&m);
+		layer_tokens(&m);
 		if (m.cx) {
 			m.cx->pre_key = key;
 			m.cx->pre_m = m;

@@ -1294,6 +1294,15 @@ struct layer_entry {
 #define LAYER_MEMO_MIN 64
 #define LAYER_MEMO_MAX 4096
 
+#define PREFIX_SLOTS 8 /* a power of 2 */
+
+struct prefix_entry {
+	unsigned gen; /* valid when the context's generation */
+	struct vf_setup key;
+	struct llm m;
+	int64_t params, trainable;
+};
+
 struct vf_estimate_ctx {
 	const struct vf_arch *held_arch; /* vf__estimate_ctx_hold: these two, unchanged, */
 	const struct vf_gpu_spec *held_gpu; /* need no comparison of their bytes */
@@ -1307,14 +1316,21 @@ struct vf_estimate_ctx {
 	unsigned gen;         /* the layer memo's generation: a new model or GPU empties it */
 	size_t used, cap;        /* valid entries; slots (a power of 2; 0: no table yet) */
 	struct layer_entry *tab; /* allocated at the first use */
-	/* the last setup's terms that do not depend on the micro-batch,
+	/* recent setups' terms that do not depend on the micro-batch,
 	 * sequence, accumulation or checkpointing (estimate_llm's
-	 * count_parameters to layer_tokens), for the setup prefix_key makes */
-	unsigned pre_gen;     /* valid when gen */
-	struct vf_setup pre_key;
-	struct llm pre_m;
-	int64_t pre_params, pre_trainable;
+	 * count_parameters to layer_tokens), for the setups prefix_key makes;
+	 * one slot per prefix_slot */
+	struct prefix_entry pre[PREFIX_SLOTS];
 };
+
+/* The slot of a setup's prefix terms: a few of the knobs sweeps vary
+ * between the prefixes, so that a sweep over them keeps each one's. */
+static unsigned prefix_slot(const struct vf_setup *su)
+{
+	return ((unsigned)su->mode + 3u * (unsigned)su->optimizer + 7u * (unsigned)su->quant +
+		11u * (unsigned)su->precision + 13u * (unsigned)su->shard + (unsigned)su->gpus) &
+	       (PREFIX_SLOTS - 1);
+}
 
 /* The setup without the knobs the prefix terms do not read. */
 static void prefix_key(const struct vf_setup *su, struct vf_setup *k)
@@ -2502,16 +2518,19 @@ static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 	llm_setup(cx, arch, su, gpu, &m);
 	task_head(&m, &headed);
 	struct vf_setup key;
-	if (m.cx)
+	struct prefix_entry *pre = NULL;
+	if (m.cx) {
 		prefix_key(su, &key);
-	if (m.cx && m.cx->pre_gen == m.cx->gen && memcmp(&key, &m.cx->pre_key, sizeof key) == 0) {
-		/* the same terms as the last setup's: only the token counts differ */
+		pre = &m.cx->pre[prefix_slot(su)];
+	}
+	if (pre && pre->gen == m.cx->gen && memcmp(&key, &pre->key, sizeof key) == 0) {
+		/* the same terms as that setup's: only the token counts differ */
 		double b = m.b, sq = m.sq, tq = m.tq, N = m.N, Nout = m.Nout;
-		m = m.cx->pre_m;
+		m = pre->m;
 		m.su = su;
 		m.b = b, m.sq = sq, m.tq = tq, m.N = N, m.Nout = Nout;
-		e->params = m.cx->pre_params;
-		e->trainable_params = m.cx->pre_trainable;
+		e->params = pre->params;
+		e->trainable_params = pre->trainable;
 		e->tokens_per_step = clamp64(m.N * (double)su->grad_accum * m.ngpu);
 	} else {
 		count_parameters(&m, e);
@@ -2524,12 +2543,12 @@ static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 		sharding(&m);
 		autocast_term(&m);
 		layer_tokens(&m);
-		if (m.cx) {
-			m.cx->pre_key = key;
-			m.cx->pre_m = m;
-			m.cx->pre_params = e->params;
-			m.cx->pre_trainable = e->trainable_params;
-			m.cx->pre_gen = m.cx->gen;
+		if (pre) {
+			pre->key = key;
+			pre->m = m;
+			pre->params = e->params;
+			pre->trainable = e->trainable_params;
+			pre->gen = m.cx->gen;
 		}
 	}
 	activations_term(&m);

@@ -1,7 +1,8 @@
 /* bench-estimate.c - how fast vf_estimate_run is (the fit search calls it
  * millions of times): configurations per second on one core, over a sweep
- * of batch, sequence, mode and optimizer for llama2-7b. Prints figures;
- * never a pass/fail test. */
+ * of batch, sequence, mode and optimizer for llama2-7b; then the same sweep
+ * through one vf_estimate_ctx (vf_estimate_run_ctx, what the search
+ * calls). Prints figures; never a pass/fail test. */
 #include <stdio.h>
 #include <time.h>
 
@@ -66,6 +67,35 @@ int main(void)
 	printf("vf_estimate_run: %ld configurations in %.3f s: %.2f M/s per core, %.0f ns each "
 	       "(checksum %.3g); CPU time %.3f s: %.2f M/s, %.0f ns each\n",
 	       n, dt, n / dt / 1e6, dt / n * 1e9, sink, dc, n / dc / 1e6, dc / n * 1e9);
+	/* the same sweep through one context, as the fit search runs it
+	 * (vf_estimate_run_ctx): the layer kinds' step times of a (batch,
+	 * sequence, mode) are computed once, on its first optimizer and
+	 * checkpointing; from the second round on every one is remembered */
+	struct vf_estimate_ctx *cx = vf_estimate_ctx_new();
+	double sink2 = 0;
+	n = 0;
+	t0 = now(), c0 = cpu_now();
+	for (int rep = 0; rep < 200; rep++)
+		for (int b = 1; b <= 32; b *= 2)
+			for (int64_t sq = 512; sq <= 8192; sq *= 2)
+				for (int mode = 0; mode < 2; mode++)
+					for (int opt = 0; opt < 4; opt++)
+						for (int ck = 0; ck < 2; ck++) {
+							s.batch = b;
+							s.seq = sq;
+							s.mode = mode ? VF_MODE_LORA : VF_MODE_FULL;
+							s.optimizer = (enum vf_optimizer)opt;
+							s.grad_ckpt = ck;
+							vf_estimate_run_ctx(cx, &m->arch, &s, g, &e);
+							sink2 += (double)e.peak_bytes;
+							n++;
+						}
+	dt = now() - t0, dc = cpu_now() - c0;
+	vf_estimate_ctx_free(cx);
+	printf("vf_estimate_run_ctx (one context, as fit --search): %.2f M/s per core, %.0f ns each "
+	       "(checksum %s); CPU time: %.2f M/s, %.0f ns each\n",
+	       n / dt / 1e6, dt / n * 1e9, sink2 == sink ? "the same" : "DIFFERS", n / dc / 1e6,
+	       dc / n * 1e9);
 	t0 = now();
 	long k = 0;
 	for (int rep = 0; rep < 2000; rep++) {

@@ -19,8 +19,9 @@
  *  6. Step time: FLOPs / (dense bf16 rate x fitted utilisation) + the
  *     memory-bound optimizer step + per-layer launch overhead.
  *
- * No allocation anywhere: vf_estimate_run is called millions of times by
- * the fit search. */
+ * vf_estimate_run allocates nothing. The fit search calls it millions of
+ * times through a vf_estimate_ctx, which allocates its memo once and keeps
+ * what the search's setups share (the search context, below). */
 #include "vramfit/estimate/estimate.h"
 
 #include "vramfit/base/json.h"
@@ -230,16 +231,15 @@ static _Thread_local struct {
 	struct shape s;
 } shape_memo;
 
-static void shape_of(const struct vf_arch *a, struct shape *s)
+/* Borrowed: valid until this thread's next shape_of. */
+static const struct shape *shape_of(const struct vf_arch *a)
 {
-	if (shape_memo.valid && memcmp(&shape_memo.arch, a, sizeof *a) == 0) {
-		*s = shape_memo.s;
-		return;
-	}
-	shape_from_arch(a, s);
+	if (shape_memo.valid && memcmp(&shape_memo.arch, a, sizeof *a) == 0)
+		return &shape_memo.s;
+	shape_from_arch(a, &shape_memo.s);
 	memcpy(&shape_memo.arch, a, sizeof *a);
-	shape_memo.s = *s;
 	shape_memo.valid = true;
+	return &shape_memo.s;
 }
 
 /* What lora_mlp needs: the shape, the LoRA targets and the rank. */
@@ -976,7 +976,7 @@ static void record_phases(struct vf_estimate *e, const struct live ph[VF_PHASE_C
 
 /* sums: each phase's live_sum when the caller has them (NULL: computed) */
 static void finish_terms_sums(struct vf_estimate *e, const struct live ph[VF_PHASE_COUNT],
-			      const double *sums, double reserved, enum vf_phase bi)
+			      const double *sums, double reserved, enum vf_phase bi, bool phases)
 {
 	const struct live *pk = &ph[bi];
 	enum vf_phase ph_peak = bi;
@@ -997,7 +997,8 @@ static void finish_terms_sums(struct vf_estimate *e, const struct live ph[VF_PHA
 	e->allocator_bytes = e->peak_reserved_bytes - e->peak_allocated_bytes;
 	e->peak_bytes = e->context_bytes + e->peak_reserved_bytes;
 	e->peak_phase = ph_peak;
-	record_phases(e, ph, sums);
+	if (phases) /* else left 0: a search reads no phase (vf__estimate_ctx_hold) */
+		record_phases(e, ph, sums);
 	/* the largest term, the first of equals (vf_estimate_term's values,
 	 * read once: this runs on every evaluation of a search) */
 	const int64_t v[VF_TERM_KV_CACHE + 1] = {
@@ -1019,7 +1020,7 @@ static void finish_terms_sums(struct vf_estimate *e, const struct live ph[VF_PHA
 static void finish_terms(struct vf_estimate *e, const struct live ph[VF_PHASE_COUNT], double reserved,
 			 enum vf_phase bi)
 {
-	finish_terms_sums(e, ph, NULL, reserved, bi);
+	finish_terms_sums(e, ph, NULL, reserved, bi, true);
 }
 
 
@@ -1160,75 +1161,10 @@ struct step_extra {
 	double host_opt_bytes; /* CPU offload: the host optimizer step's memory traffic */
 };
 
-/* Step time: the step's work described kernel by kernel (steptime.c);
- * data-parallel communication is added by train_time (runcost.c, nccl.c). */
-static void step_time(const struct shape *s, const struct vf_setup *su, const struct dt *d,
-		      const struct vf_gpu_spec *gpu, double T, double opt_traffic,
-		      const struct step_extra *x, struct vf_estimate *e)
+/* The dense rate of the step's compute dtype on the GPU, TFLOP/s. */
+static double step_rate(const struct vf_setup *su, const struct vf_gpu_spec *gpu,
+			struct vf_estimate *e)
 {
-	double b = (double)su->batch, sq = (double)su->seq;
-	double tq = su->target_seq > 0 ? (double)su->target_seq : sq;
-	double N = b * sq;
-	struct vf__step_work w;
-	memset(&w, 0, offsetof(struct vf__step_work, kind)); /* the layer kinds: layer_work */
-	memset(&w.head, 0, sizeof w - offsetof(struct vf__step_work, head));
-	w.train = d->train;
-	w.ckpt = su->grad_ckpt && d->train;
-	if (w.ckpt && su->ckpt_every > 1 && s->L >= 1) { /* every:N: blocks N, 2N, ... (torchtitan apply_ac) */
-		w.recompute = floor(s->L / su->ckpt_every) / s->L;
-	} else if (w.ckpt && su->ckpt_selective_op && s->gated && !s->fused_qkv && !s->fused_gate_up &&
-		   s->experts == 0) {
-		/* op-level SAC (torchtitan _custom_policy): every second mm of a block
-		 * recomputed, in Llama's order wk, wo, w3 (mechanisms.c saves the
-		 * others); attention saved, the elementwise ops recomputed */
-		double all = 2 * s->h * s->hq + 2 * s->h * s->hkv + 3 * s->h * s->f;
-		w.recompute = (s->h * s->hkv + s->hq * s->h + s->h * s->f) / all;
-		w.recompute_op = true;
-	}
-	w.micro = (double)su->grad_accum;
-	w.attn = su->attention == VF_ATTN_EAGER || s->eager_attn ? VF__ATTN_EAGER : VF__ATTN_FLASH;
-	bool eager = w.attn == VF__ATTN_EAGER;
-	struct vf__layer_work *enc = &w.kind[0];
-	layer_work(s, d, N, enc);
-	enc->count = s->L;
-	enc->attn_flops = 4 * b * sq * sq * s->hq * (eager || s->fc == FC_T5 ? 1.0 : 0.5);
-	enc->score_elems = eager ? b * s->heads * sq * sq : 0;
-	if (s->ssm.layers > 0) { /* scores on the attention layers only: the scan is linear */
-		enc->attn_flops *= s->ssm.attn_layers / s->ssm.L;
-		enc->score_elems *= s->ssm.attn_layers / s->ssm.L;
-	}
-	enc->score_passes = 3 + (s->fc == FC_T5 ? 2 : 0) + (s->dropout > 0 ? 2 : 0);
-	enc->kernels += eager ? 3 + (s->fc == FC_T5 ? 1 : 0) + (s->dropout > 0 ? 2 : 0) : 0;
-	w.nkinds = 1;
-	double Nout = N;
-	if (s->fc == FC_T5) {
-		/* decoder: self-attention, cross-attention over the encoder
-		 * tokens (q/o on the target, k/v on the source), FF */
-		double Nt = b * tq;
-		struct vf__layer_work *dec = &w.kind[1];
-		layer_work(s, d, Nt, dec);
-		linear_add(dec, d, Nt, s->h, s->hq, 1, d->lt & VF_LORA_Q);
-		linear_add(dec, d, N, s->h, s->hkv, 2, d->lt & (VF_LORA_K | VF_LORA_V));
-		linear_add(dec, d, Nt, s->hq, s->h, 1, d->lt & VF_LORA_O);
-		dec->count = s->Ld;
-		dec->attn_flops = 4 * b * tq * (tq + sq) * s->hq;
-		dec->score_elems = b * s->heads * tq * (tq + sq);
-		dec->score_passes = enc->score_passes;
-		dec->kernels += 2 * (3 + 1 + (s->dropout > 0 ? 2 : 0));
-		dec->elem_bytes *= 1.5;
-		dec->kernels *= 1.5;
-		w.nkinds = 2;
-		Nout = Nt;
-	}
-	w.head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true, false};
-	w.loss_bytes = d->train ? Nout * s->V * (3 * d->C + 36) : Nout * s->V * d->C;
-	w.opt_bytes = opt_traffic;
-	double per_layer = (s->fused_qkv ? 2 : 4) + (s->gated && !s->fused_gate_up ? 3 : 2) +
-			   s->norms_per_layer;
-	w.opt_tensors = su->mode == VF_MODE_LORA ? 2 * popcount(d->lt) * (s->L + s->Ld)
-						 : per_layer * (s->L + s->Ld) + 3;
-	w.opt_per_tensor = su->optimizer_impl == VF_OPTIMPL_FOR || su->optimizer == VF_OPT_ADAFACTOR ||
-			   su->optimizer == VF_OPT_LION;
 	double rate = gpu ? gpu->bf16_tflops : 989.5; /* H200 datasheet when no GPU */
 	if (gpu && !(rate > 0) && su->precision == VF_PREC_FP16 && gpu->fp16_tflops > 0)
 		rate = gpu->fp16_tflops; /* fp16 autocast on fp16 tensor cores (V100, T4) */
@@ -1245,15 +1181,364 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 				      strcmp(gpu->generation, "pascal") == 0);
 		rate = gpu && gpu->fp32_tflops > 0 ? (tf32 ? 2 : 1) * gpu->fp32_tflops : 134;
 	}
+	return rate;
+}
+
+/* The step's layer kinds (w->kind[], w->nkinds): their GEMMs, attention,
+ * elementwise traffic, kernels and dequantization, over b x sq tokens
+ * (T5's decoder over b x tq). Reads the shape, the dtypes, su's attention
+ * and quantization, and w->attn. */
+static void step_layers(const struct shape *s, const struct vf_setup *su, const struct dt *d,
+			double b, double sq, double tq, struct vf__step_work *w)
+{
+	double N = b * sq;
+	bool eager = w->attn == VF__ATTN_EAGER;
+	struct vf__layer_work *enc = &w->kind[0];
+	layer_work(s, d, N, enc);
+	enc->count = s->L;
+	enc->attn_flops = 4 * b * sq * sq * s->hq * (eager || s->fc == FC_T5 ? 1.0 : 0.5);
+	enc->score_elems = eager ? b * s->heads * sq * sq : 0;
+	if (s->ssm.layers > 0) { /* scores on the attention layers only: the scan is linear */
+		enc->attn_flops *= s->ssm.attn_layers / s->ssm.L;
+		enc->score_elems *= s->ssm.attn_layers / s->ssm.L;
+	}
+	enc->score_passes = 3 + (s->fc == FC_T5 ? 2 : 0) + (s->dropout > 0 ? 2 : 0);
+	enc->kernels += eager ? 3 + (s->fc == FC_T5 ? 1 : 0) + (s->dropout > 0 ? 2 : 0) : 0;
+	w->nkinds = 1;
+	if (s->fc == FC_T5) {
+		/* decoder: self-attention, cross-attention over the encoder
+		 * tokens (q/o on the target, k/v on the source), FF */
+		double Nt = b * tq;
+		struct vf__layer_work *dec = &w->kind[1];
+		layer_work(s, d, Nt, dec);
+		linear_add(dec, d, Nt, s->h, s->hq, 1, d->lt & VF_LORA_Q);
+		linear_add(dec, d, N, s->h, s->hkv, 2, d->lt & (VF_LORA_K | VF_LORA_V));
+		linear_add(dec, d, Nt, s->hq, s->h, 1, d->lt & VF_LORA_O);
+		dec->count = s->Ld;
+		dec->attn_flops = 4 * b * tq * (tq + sq) * s->hq;
+		dec->score_elems = b * s->heads * tq * (tq + sq);
+		dec->score_passes = enc->score_passes;
+		dec->kernels += 2 * (3 + 1 + (s->dropout > 0 ? 2 : 0));
+		dec->elem_bytes *= 1.5;
+		dec->kernels *= 1.5;
+		w->nkinds = 2;
+	}
+	for (int i = 0; i < w->nkinds; i++) /* packed weight + scales read, bf16 written */
+		w->kind[i].dequant_bytes = d->qbase ? s->layer_linear * (quant_bytes(su->quant, 2) + 2) : 0;
+}
+
+/* ---- the LLM estimate, one term group at a time ------------------------- */
+
+/* One estimate's setup and terms, filled group by group in the order of
+ * estimate_llm, each group reading only the earlier ones (bytes unless
+ * said). */
+struct llm {
+	const struct vf_setup *su;
+	struct vf_estimate_ctx *cx; /* NULL, or the caller's context (step_time's memo) */
+	const struct shape *s; /* the model's (shape_of), or a task head's copy of it */
+	struct shape s_own;   /* the model's with the stack's native GELU (llm_setup) */
+	struct dt d;
+	double b, sq, tq;     /* micro-batch, tokens per sample, decoder length (T5) */
+	double N, Nout;       /* tokens per micro-batch, tokens with logits */
+	double ngpu;
+	double P, T, lora;    /* parameters (counts): all, trainable, LoRA adapters */
+	double qb, ab;        /* bytes per base linear weight, per adapter weight */
+	double W;             /* weights */
+	double gb, G;         /* bytes per gradient element; gradients */
+	double S, OT;         /* optimizer states, optimizer-step temporaries */
+	double shard_w, shard_g, shard_o; /* ways the weights, gradients, states are split */
+	double ddp_buckets;   /* DDP's flat gradient buckets */
+	double AC;            /* autocast copies */
+	double A_layer;       /* one layer, all its saved tensors */
+	double A_all;         /* every layer's */
+	double scores;        /* eager attention's s^2 tensors per layer */
+	double ckpt_in;       /* a checkpointed layer's input */
+	double emb_out, final_norm, dequant;
+	double bwd_transient; /* a layer's backward transient, in place of dequant when larger
+	                       * (AWQ's repeated weight, MoE experts' zero-filled gradient) */
+	double layers;        /* layers with activations (T5: encoder + decoder) */
+	double logits_fwd, logits_bwd;
+	double W_whole;       /* weights before sharding */
+	double S_paged;       /* optimizer states in CUDA managed memory (mechanisms.h) */
+	bool fsdp_mp;         /* FSDP2 mixed precision: bf16 gathered over fp32 shards */
+	double host, pcie;    /* CPU offload: host bytes, bytes over PCIe per step */
+	double pcie_fwd, pcie_bwd, pcie_after; /* of pcie: beside each micro-batch's forward,
+	                                        * its backward, after the host's step */
+	double mts;           /* modules_to_save: elements of the trainable copies */
+	double tok_layer, tok_attn; /* one layer's saved bytes per token, of them its
+	                             * attention block's (layer_tokens) */
+};
+
+/* ---- the search context (vf_estimate_ctx) ------------------------------ */
+
+/* What the layer kinds' times read besides the model and the GPU (the
+ * context's own): step_layers' and vf__steptime_kinds' inputs. Built
+ * field by field on a zeroed key, so equal inputs are equal bytes. */
+struct layer_key {
+	double b, sq, tq, rate;
+	double P, R, C, nlora, rank;
+	unsigned lt;
+	int attention, quant, attn, act;
+	bool train, full, autocast, compile, qbase, pad[7];
+};
+
+struct layer_entry {
+	unsigned gen; /* valid when the context's generation */
+	struct layer_key key;
+	int nkinds;
+	double count[2], attn_flops;
+	struct vf__kind_times k[2];
+};
+
+/* entries: the table starts small (a default search meets a few dozen
+ * keys) and grows by 4 up to the most (a wide search meets about 800) */
+#define LAYER_MEMO_MIN 64
+#define LAYER_MEMO_MAX 4096
+
+#define PREFIX_SLOTS 8 /* a power of 2 */
+
+struct prefix_entry {
+	unsigned gen; /* valid when the context's generation */
+	struct vf_setup key;
+	struct llm m;
+	int64_t params, trainable;
+};
+
+struct vf_estimate_ctx {
+	const struct vf_arch *held_arch; /* vf__estimate_ctx_hold: these two, unchanged, */
+	const struct vf_gpu_spec *held_gpu; /* need no comparison of their bytes */
+	bool held;
+	bool no_phases;       /* held for a search: phase_bytes and phases left 0 */
+	bool has_arch;
+	struct vf_arch arch; /* the model the shape is of (its bytes) */
+	struct shape s;
+	bool has_gpu, gpu_null;
+	struct vf_gpu_spec gpu; /* the GPU the layer memo is for (its bytes) */
+	unsigned gen;         /* the layer memo's generation: a new model or GPU empties it */
+	size_t used, cap;        /* valid entries; slots (a power of 2; 0: no table yet) */
+	struct layer_entry *tab; /* allocated at the first use */
+	/* recent setups' terms that do not depend on the micro-batch,
+	 * sequence, accumulation or checkpointing (estimate_llm's
+	 * count_parameters to layer_tokens), for the setups prefix_key makes;
+	 * one slot per prefix_slot */
+	struct prefix_entry pre[PREFIX_SLOTS];
+};
+
+/* The slot of a setup's prefix terms: a few of the knobs sweeps vary
+ * between the prefixes, so that a sweep over them keeps each one's. */
+static unsigned prefix_slot(const struct vf_setup *su)
+{
+	return ((unsigned)su->mode + 3u * (unsigned)su->optimizer + 7u * (unsigned)su->quant +
+		11u * (unsigned)su->precision + 13u * (unsigned)su->shard + (unsigned)su->gpus) &
+	       (PREFIX_SLOTS - 1);
+}
+
+/* The setup without the knobs the prefix terms do not read. */
+static void prefix_key(const struct vf_setup *su, struct vf_setup *k)
+{
+	*k = *su;
+	k->batch = k->seq = k->target_seq = k->grad_accum = 0;
+	k->grad_ckpt = false;
+	k->micro_batches = 0;
+}
+
+struct vf_estimate_ctx *vf_estimate_ctx_new(void)
+{
+	struct vf_estimate_ctx *c = calloc(1, sizeof *c);
+	if (c)
+		c->gen = 1;
+	return c;
+}
+
+void vf_estimate_ctx_free(struct vf_estimate_ctx *c)
+{
+	if (!c)
+		return;
+	free(c->tab);
+	free(c);
+}
+
+/* The context's shape of arch (computed again when its bytes differ from
+ * the last ones), the layer memo emptied when the model or the GPU
+ * changes. Borrowed: valid until the context's next use. */
+static const struct shape *ctx_bind(struct vf_estimate_ctx *c, const struct vf_arch *a,
+				    const struct vf_gpu_spec *gpu)
+{
+	if (c->held && a == c->held_arch && gpu == c->held_gpu)
+		return &c->s;
+	bool flush = false;
+	if (!(c->has_arch && memcmp(&c->arch, a, sizeof *a) == 0)) {
+		shape_from_arch(a, &c->s);
+		memcpy(&c->arch, a, sizeof *a);
+		c->has_arch = true;
+		flush = true;
+	}
+	if (!c->has_gpu || c->gpu_null != !gpu || (gpu && memcmp(&c->gpu, gpu, sizeof *gpu) != 0)) {
+		c->gpu_null = !gpu;
+		if (gpu)
+			memcpy(&c->gpu, gpu, sizeof *gpu);
+		c->has_gpu = true;
+		flush = true;
+	}
+	if (flush) {
+		c->used = 0;
+		if (++c->gen == 0) { /* wrapped: no old entry may look current */
+			c->gen = 1;
+			if (c->tab)
+				memset(c->tab, 0, c->cap * sizeof *c->tab);
+		}
+	}
+	return &c->s;
+}
+
+void vf__estimate_ctx_hold(struct vf_estimate_ctx *c, const struct vf_arch *arch,
+			   const struct vf_gpu_spec *gpu, bool no_phases)
+{
+	if (!c)
+		return;
+	c->no_phases = no_phases;
+	c->held = false;
+	ctx_bind(c, arch, gpu);
+	c->held_arch = arch;
+	c->held_gpu = gpu;
+	c->held = true;
+}
+
+static size_t key_hash(const struct layer_key *k)
+{
+	uint64_t w[sizeof *k / 8], h = 0x9e3779b97f4a7c15ull;
+	memcpy(w, k, sizeof w);
+	for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+		h ^= w[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return (size_t)h;
+}
+
+/* A table 4 times larger (LAYER_MEMO_MIN at first) with the valid
+ * entries moved in; false without memory (the old table stays). */
+static bool memo_grow(struct vf_estimate_ctx *c)
+{
+	size_t cap = c->cap ? c->cap * 4 : LAYER_MEMO_MIN;
+	struct layer_entry *tab = calloc(cap, sizeof *tab);
+	if (!tab)
+		return false;
+	for (size_t i = 0; i < c->cap; i++) {
+		const struct layer_entry *x = &c->tab[i];
+		if (x->gen != c->gen)
+			continue;
+		size_t j = key_hash(&x->key) & (cap - 1);
+		while (tab[j].gen == c->gen)
+			j = (j + 1) & (cap - 1);
+		tab[j] = *x;
+	}
+	free(c->tab);
+	c->tab = tab;
+	c->cap = cap;
+	return true;
+}
+
+/* The entry of key k: found (*hit), or the free slot to fill (NULL when
+ * the memo is full or cannot grow). Linear probing, at most 3/4 full. */
+static struct layer_entry *memo_slot(struct vf_estimate_ctx *c, const struct layer_key *k,
+				     bool *hit)
+{
+	*hit = false;
+	if (!c->tab && !memo_grow(c))
+		return NULL;
+	size_t mask = c->cap - 1;
+	for (size_t i = key_hash(k) & mask, n = 0; n < c->cap; i = (i + 1) & mask, n++) {
+		struct layer_entry *x = &c->tab[i];
+		if (x->gen != c->gen) {
+			if (c->used + 1 <= c->cap / 4 * 3)
+				return x;
+			if (c->cap >= LAYER_MEMO_MAX || !memo_grow(c))
+				return NULL;
+			return memo_slot(c, k, hit); /* in the larger table */
+		}
+		if (memcmp(&x->key, k, sizeof *k) == 0) {
+			*hit = true;
+			return x;
+		}
+	}
+	return NULL;
+}
+
+_Static_assert(sizeof(struct layer_key) % 8 == 0, "layer_key hashed as 64-bit words");
+
+/* Step time: the step's work described kernel by kernel (steptime.c);
+ * data-parallel communication is added by train_time (runcost.c, nccl.c).
+ * With a context (cx, may be NULL) the layer kinds' times of equal inputs
+ * are computed once: the same doubles from the same operations. */
+static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const struct vf_setup *su,
+		      const struct dt *d, const struct vf_gpu_spec *gpu, double T,
+		      double opt_traffic, const struct step_extra *x, struct vf_estimate *e)
+{
+	double b = (double)su->batch, sq = (double)su->seq;
+	double tq = su->target_seq > 0 ? (double)su->target_seq : sq;
+	double N = b * sq;
+	struct vf__step_work w;
+	memset(&w, 0, offsetof(struct vf__step_work, kind)); /* the layer kinds: step_layers */
+	memset(&w.head, 0, sizeof w - offsetof(struct vf__step_work, head));
+	w.train = d->train;
+	w.ckpt = su->grad_ckpt && d->train;
+	if (w.ckpt && su->ckpt_every > 1 && s->L >= 1) { /* every:N: blocks N, 2N, ... (torchtitan apply_ac) */
+		w.recompute = floor(s->L / su->ckpt_every) / s->L;
+	} else if (w.ckpt && su->ckpt_selective_op && s->gated && !s->fused_qkv && !s->fused_gate_up &&
+		   s->experts == 0) {
+		/* op-level SAC (torchtitan _custom_policy): every second mm of a block
+		 * recomputed, in Llama's order wk, wo, w3 (mechanisms.c saves the
+		 * others); attention saved, the elementwise ops recomputed */
+		double all = 2 * s->h * s->hq + 2 * s->h * s->hkv + 3 * s->h * s->f;
+		w.recompute = (s->h * s->hkv + s->hq * s->h + s->h * s->f) / all;
+		w.recompute_op = true;
+	}
+	w.micro = (double)su->grad_accum;
+	w.attn = su->attention == VF_ATTN_EAGER || s->eager_attn ? VF__ATTN_EAGER : VF__ATTN_FLASH;
+	double rate = step_rate(su, gpu, e);
 	w.rate_tflops = rate;
 	static const enum vf__dequant dq[VF_QUANT_COUNT] = {
 		[VF_QUANT_NF4] = VF__DQ_NF4, [VF_QUANT_INT4] = VF__DQ_NF4,
 		[VF_QUANT_INT8] = VF__DQ_INT8, [VF_QUANT_FP8] = VF__DQ_FP8};
 	w.dequant = dq[su->quant];
-	for (int i = 0; i < w.nkinds; i++) /* packed weight + scales read, bf16 written */
-		w.kind[i].dequant_bytes = d->qbase ? s->layer_linear * (quant_bytes(su->quant, 2) + 2) : 0;
-	w.opt_8bit = su->optimizer == VF_OPT_ADAMW8BIT;
 	w.compile = su->compile;
+	struct layer_entry *slot = NULL;
+	bool hit = false;
+	if (cx) {
+		struct layer_key k;
+		memset(&k, 0, sizeof k);
+		k.b = b, k.sq = sq, k.tq = tq, k.rate = rate;
+		k.P = d->P, k.R = d->R, k.C = d->C, k.nlora = d->nlora, k.rank = d->rank;
+		k.lt = d->lt;
+		k.attention = (int)su->attention, k.quant = (int)su->quant, k.attn = (int)w.attn;
+		k.train = d->train, k.full = d->full, k.autocast = d->autocast;
+		k.compile = su->compile, k.qbase = d->qbase;
+		k.act = (int)s->act;
+		slot = memo_slot(cx, &k, &hit);
+		if (slot && !hit)
+			slot->key = k;
+	}
+	if (hit) {
+		w.nkinds = slot->nkinds;
+		for (int i = 0; i < w.nkinds; i++)
+			w.kind[i].count = slot->count[i];
+		w.kind[0].attn_flops = slot->attn_flops;
+	} else {
+		step_layers(s, su, d, b, sq, tq, &w);
+	}
+	const struct vf__layer_work *enc = &w.kind[0];
+	double Nout = s->fc == FC_T5 ? b * tq : N;
+	w.head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true, false};
+	w.loss_bytes = d->train ? Nout * s->V * (3 * d->C + 36) : Nout * s->V * d->C;
+	w.opt_bytes = opt_traffic;
+	double per_layer = (s->fused_qkv ? 2 : 4) + (s->gated && !s->fused_gate_up ? 3 : 2) +
+			   s->norms_per_layer;
+	w.opt_tensors = su->mode == VF_MODE_LORA ? 2 * popcount(d->lt) * (s->L + s->Ld)
+						 : per_layer * (s->L + s->Ld) + 3;
+	w.opt_per_tensor = su->optimizer_impl == VF_OPTIMPL_FOR || su->optimizer == VF_OPT_ADAFACTOR ||
+			   su->optimizer == VF_OPT_LION;
+	w.opt_8bit = su->optimizer == VF_OPT_ADAMW8BIT;
 	w.grad_scaler = d->train && su->precision == VF_PREC_FP16;
 	if (x) {
 		w.grad_bytes = x->grad_bytes;
@@ -1265,7 +1550,19 @@ static void step_time(const struct shape *s, const struct vf_setup *su, const st
 		w.host_opt_bytes = x->host_opt_bytes;
 	}
 	struct vf__steptime_out o;
-	vf__steptime(&w, gpu, &o);
+	if (hit) {
+		vf__steptime_with(&w, gpu, slot->k, &o);
+	} else if (slot) {
+		vf__steptime_kinds(&w, gpu, slot->k, &o);
+		slot->gen = cx->gen;
+		cx->used++;
+		slot->nkinds = w.nkinds;
+		for (int i = 0; i < w.nkinds; i++)
+			slot->count[i] = w.kind[i].count;
+		slot->attn_flops = w.kind[0].attn_flops;
+	} else {
+		vf__steptime(&w, gpu, &o);
+	}
 	e->parts = o.parts;
 	if (vf_estimate_constants_fallback())
 		e->assumed |= VF_ASSUME_CONSTANTS_BUILTIN;
@@ -1306,52 +1603,20 @@ static void optimizer_in_backward(const struct shape *s, const struct vf_setup *
 	memset(&ph[VF_PHASE_OPTIMIZER], 0, sizeof ph[VF_PHASE_OPTIMIZER]);
 }
 
-/* ---- the LLM estimate, one term group at a time ------------------------- */
-
-/* One estimate's setup and terms, filled group by group in the order of
- * estimate_llm, each group reading only the earlier ones (bytes unless
- * said). */
-struct llm {
-	const struct vf_setup *su;
-	struct shape s;
-	struct dt d;
-	double b, sq, tq;     /* micro-batch, tokens per sample, decoder length (T5) */
-	double N, Nout;       /* tokens per micro-batch, tokens with logits */
-	double ngpu;
-	double P, T, lora;    /* parameters (counts): all, trainable, LoRA adapters */
-	double qb, ab;        /* bytes per base linear weight, per adapter weight */
-	double W;             /* weights */
-	double gb, G;         /* bytes per gradient element; gradients */
-	double S, OT;         /* optimizer states, optimizer-step temporaries */
-	double shard_w, shard_g, shard_o; /* ways the weights, gradients, states are split */
-	double ddp_buckets;   /* DDP's flat gradient buckets */
-	double AC;            /* autocast copies */
-	double A_layer;       /* one layer, all its saved tensors */
-	double A_all;         /* every layer's */
-	double scores;        /* eager attention's s^2 tensors per layer */
-	double ckpt_in;       /* a checkpointed layer's input */
-	double emb_out, final_norm, dequant;
-	double bwd_transient; /* a layer's backward transient, in place of dequant when larger
-	                       * (AWQ's repeated weight, MoE experts' zero-filled gradient) */
-	double layers;        /* layers with activations (T5: encoder + decoder) */
-	double logits_fwd, logits_bwd;
-	double W_whole;       /* weights before sharding */
-	double S_paged;       /* optimizer states in CUDA managed memory (mechanisms.h) */
-	bool fsdp_mp;         /* FSDP2 mixed precision: bf16 gathered over fp32 shards */
-	double host, pcie;    /* CPU offload: host bytes, bytes over PCIe per step */
-	double pcie_fwd, pcie_bwd, pcie_after; /* of pcie: beside each micro-batch's forward,
-	                                        * its backward, after the host's step */
-	double mts;           /* modules_to_save: elements of the trainable copies */
-};
-
 /* The setup's dtypes, micro-batch and token counts. */
-static void llm_setup(const struct vf_arch *arch, const struct vf_setup *su, struct llm *m)
+static void llm_setup(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
+		      const struct vf_setup *su, const struct vf_gpu_spec *gpu, struct llm *m)
 {
 	memset(m, 0, sizeof *m);
 	m->su = su;
-	shape_of(arch, &m->s);
-	if (su->gelu_native && m->s.act == ACT_GELU_PY)
-		m->s.act = ACT_NATIVE; /* the stack runs the tanh GELU as one kernel (stack.c) */
+	m->cx = cx;
+	m->s = cx ? ctx_bind(cx, arch, gpu) : shape_of(arch);
+	if (su->gelu_native && m->s->act == ACT_GELU_PY) {
+		/* the stack runs the tanh GELU as one kernel (stack.c) */
+		m->s_own = *m->s;
+		m->s_own.act = ACT_NATIVE;
+		m->s = &m->s_own;
+	}
 	struct dt *d = &m->d;
 	d->train = su->mode != VF_MODE_INFER;
 	d->full = su->mode == VF_MODE_FULL;
@@ -1367,7 +1632,7 @@ static void llm_setup(const struct vf_arch *arch, const struct vf_setup *su, str
 	m->sq = (double)su->seq;
 	m->tq = su->target_seq > 0 ? (double)su->target_seq : m->sq;
 	m->N = m->b * m->sq;
-	m->Nout = m->s.fc == FC_T5 ? m->b * m->tq : m->N;
+	m->Nout = m->s->fc == FC_T5 ? m->b * m->tq : m->N;
 	m->ngpu = su->gpus > 0 ? su->gpus : 1;
 }
 
@@ -1376,13 +1641,13 @@ static void llm_setup(const struct vf_arch *arch, const struct vf_setup *su, str
 static void count_parameters(struct llm *m, struct vf_estimate *e)
 {
 	const struct vf_setup *su = m->su;
-	m->P = m->s.params;
+	m->P = m->s->params;
 	m->T = 0;
 	m->lora = 0;
 	if (su->mode == VF_MODE_FULL)
 		m->T = m->P;
 	else if (su->mode == VF_MODE_LORA)
-		m->T = m->lora = lora_params(&m->s, su->lora_targets, su->lora_rank);
+		m->T = m->lora = lora_params(m->s, su->lora_targets, su->lora_rank);
 	e->params = clamp64(m->P);
 	e->trainable_params = clamp64(m->T);
 	e->tokens_per_step = clamp64(m->N * (double)su->grad_accum * m->ngpu);
@@ -1399,7 +1664,7 @@ static void weights_term(struct llm *m)
 			: quant_bytes(su->quant, m->d.P);
 	m->ab = su->adapter_bf16 ? 2 : 4;
 	double rest = su->quant != VF_QUANT_NONE && su->kbit_fp32_rest ? 4 : m->d.P;
-	m->W = (m->s.linear) * m->qb + (m->P - m->s.linear) * rest + m->lora * m->ab;
+	m->W = (m->s->linear) * m->qb + (m->P - m->s->linear) * rest + m->lora * m->ab;
 }
 
 /* Gradients: in the trainable parameters' dtype. */
@@ -1412,7 +1677,7 @@ static void gradients_term(struct llm *m)
 /* Optimizer states (state_bytes). */
 static void states_term(struct llm *m)
 {
-	m->S = m->d.train ? state_bytes(m->su, &m->s, m->T, m->gb, m->su->mode == VF_MODE_LORA) : 0;
+	m->S = m->d.train ? state_bytes(m->su, m->s, m->T, m->gb, m->su->mode == VF_MODE_LORA) : 0;
 }
 
 /* A task head (--head classify:N; transformers *ForSequenceClassification
@@ -1420,12 +1685,15 @@ static void states_term(struct llm *m)
  * the last hidden states) in place of the vocabulary head: the untied
  * lm_head's weights leave, the head's enter, and the logits are N wide.
  * The token embedding stays. */
-static void task_head(struct llm *m)
+static void task_head(struct llm *m, struct shape *headed)
 {
-	struct shape *s = &m->s;
 	double n = m->su->head_labels;
 	if (n <= 0)
 		return;
+	*headed = *m->s;
+	struct shape *s = headed;
+	m->s = headed;
+	m->cx = NULL; /* the context's memo is of the model's own shape */
 	double lm = s->tied ? 0 : s->V * s->h;
 	double head = n * s->h;
 	s->params += head - lm;
@@ -1444,7 +1712,7 @@ static void head_adapter(struct llm *m, struct vf_estimate *e)
 	const struct vf_setup *su = m->su;
 	if (su->mode != VF_MODE_LORA || !(su->lora_targets & VF_LORA_HEAD))
 		return;
-	double head = su->lora_rank * (m->s.h + m->s.V);
+	double head = su->lora_rank * (m->s->h + m->s->V);
 	m->lora += head;
 	m->T += head;
 	e->trainable_params = clamp64(m->T);
@@ -1457,7 +1725,7 @@ static void head_adapter(struct llm *m, struct vf_estimate *e)
 static void saved_modules(struct llm *m, struct vf_estimate *e)
 {
 	const struct vf_setup *su = m->su;
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	m->mts = 0;
 	if (su->mode != VF_MODE_LORA || !su->modules_to_save)
 		return;
@@ -1489,7 +1757,7 @@ static void optimizer_temp_term(struct llm *m)
 	m->OT = 0;
 	if (!m->d.train)
 		return;
-	double largest = su->mode == VF_MODE_LORA ? T / (m->s.L > 0 ? m->s.L : 1) : m->s.largest;
+	double largest = su->mode == VF_MODE_LORA ? T / (m->s->L > 0 ? m->s->L : 1) : m->s->largest;
 	if (largest > T)
 		largest = T;
 	switch (su->optimizer) {
@@ -1538,7 +1806,7 @@ static void sharding(struct llm *m)
 	if (m->fsdp_mp)
 		m->d.R = 2; /* the blocks compute in bf16: the residual stream is bf16 */
 	if (m->shard_w > 1)
-		m->W += 2 * m->s.layer_linear * (m->fsdp_mp ? 2 : m->d.P); /* mixed precision: gathered in bf16 */
+		m->W += 2 * m->s->layer_linear * (m->fsdp_mp ? 2 : m->d.P); /* mixed precision: gathered in bf16 */
 	m->ddp_buckets = (su->shard == VF_SHARD_DDP && ngpu > 1) ? m->G : 0;
 }
 
@@ -1550,7 +1818,7 @@ static void autocast_term(struct llm *m)
 {
 	const struct vf_setup *su = m->su;
 	const struct dt *d = &m->d;
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	m->AC = 0;
 	if (d->autocast && d->P == 4 && su->quant == VF_QUANT_NONE && !m->fsdp_mp)
 		m->AC = 2 * (s->linear + s->V * s->h) / m->shard_w; /* also under no_grad: the params need grads */
@@ -1558,6 +1826,17 @@ static void autocast_term(struct llm *m)
 		m->AC += 2 * m->lora; /* adapters' bf16 copies */
 	if (d->autocast && su->quant != VF_QUANT_NONE && su->kbit_fp32_rest)
 		m->AC += 2 * s->V * s->h; /* the fp32 lm_head's bf16 copy, saved for the backward */
+}
+
+/* One layer's saved bytes per token and its attention block's (training
+ * only): they read the shape and the dtypes, not the token counts. */
+static void layer_tokens(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	const struct shape *s = m->s;
+	bool eager = su->attention == VF_ATTN_EAGER || s->eager_attn; /* T5, bloom: explicit scores */
+	m->tok_attn = 0;
+	m->tok_layer = m->d.train ? layer_bytes(s, &m->d, eager, &m->tok_attn) : 0;
 }
 
 /* Activations: one layer's saved tensors, every layer's (T5: encoder and
@@ -1568,11 +1847,11 @@ static void activations_term(struct llm *m)
 {
 	const struct vf_setup *su = m->su;
 	const struct dt *d = &m->d;
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	double b = m->b, sq = m->sq, tq = m->tq, N = m->N;
 	bool eager = su->attention == VF_ATTN_EAGER || s->eager_attn; /* T5, bloom: explicit scores */
-	double attn_tok = 0;
-	double per_layer_tok = d->train ? layer_bytes(s, d, eager, &attn_tok) : 0;
+	double attn_tok = m->tok_attn;
+	double per_layer_tok = m->tok_layer;
 	if (d->train && s->ssm.layers > 0) {
 		/* SSMs and hybrids: the mean layer, attention on attn_layers of
 		 * them, a Mamba mixer on ssm_layers (both on every layer of a
@@ -1619,7 +1898,7 @@ static void activations_term(struct llm *m)
  * loss_bytes. */
 static void logits_term(struct llm *m)
 {
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	const struct dt *d = &m->d;
 	double Nout = m->Nout;
 	m->logits_fwd = Nout * s->V * (d->C + 4 + 4);
@@ -1644,7 +1923,7 @@ static void kbit_saved_inputs(struct llm *m)
 	if (!su->kbit_saves_input || !m->d.train || m->d.full ||
 	    (su->quant != VF_QUANT_NF4 && su->quant != VF_QUANT_INT8)) /* bitsandbytes' formats */
 		return;
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	/* MatMul8bitLt also keeps the int8 transposed copy of its input (CAt) */
 	double per = m->N * vf__mech_kbit_saved_inputs(s->h, s->hq, s->f,
 						       m->d.C + (su->quant == VF_QUANT_INT8 ? 1 : 0));
@@ -1676,7 +1955,7 @@ static void prequant_saved(struct llm *m)
 	m->bwd_transient = 0;
 	if (su->quant != VF_QUANT_INT4 || !m->d.train || m->d.full || su->quant_format == VF_QFMT_GENERIC)
 		return;
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	double per;
 	if (su->quant_format == VF_QFMT_GPTQ) {
 		/* under 128 tokens the CUDA kernel runs instead and saves nothing */
@@ -1701,7 +1980,7 @@ static void prequant_saved(struct llm *m)
  * it is added, one more gradient of all the layer's experts is live. */
 static void moe_expert_grad_transient(struct llm *m)
 {
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	if (!m->d.train || !m->d.full || !(s->experts > 0))
 		return;
 	double fe = s->mt.expert_ffn > 0 ? s->mt.expert_ffn : s->f;
@@ -1718,7 +1997,7 @@ static void moe_expert_grad_transient(struct llm *m)
 static void selective_checkpointing(struct llm *m)
 {
 	const struct vf_setup *su = m->su;
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	if (!su->grad_ckpt || !m->d.train)
 		return;
 	if (su->ckpt_selective_op) {
@@ -1738,7 +2017,7 @@ static void selective_checkpointing(struct llm *m)
 static void paged_states(struct llm *m)
 {
 	const struct vf_setup *su = m->su;
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	m->S_paged = 0;
 	if (!su->paged_optimizer || !m->d.train || m->T <= 0 || m->S <= 0)
 		return;
@@ -1777,7 +2056,7 @@ static void offload_terms(struct llm *m)
 	m->host = m->pcie = 0;
 	if (su->offload == VF_OFFLOAD_NONE || !m->d.train)
 		return;
-	double gather = 2 * m->s.layer_linear * (m->fsdp_mp ? 2 : m->d.P);
+	double gather = 2 * m->s->layer_linear * (m->fsdp_mp ? 2 : m->d.P);
 	double shard_w = m->W_whole / m->shard_w;
 	double micro = (double)su->grad_accum;
 	m->host = m->S + m->G;
@@ -1785,13 +2064,13 @@ static void offload_terms(struct llm *m)
 	m->pcie_bwd = m->G;                          /* gradients down in the backward */
 	m->pcie_after = m->T * m->d.P / m->shard_o;  /* updated parameters up after the step */
 	if (su->offload == VF_OFFLOAD_PARAMS) {
-		double layers = m->s.L + m->s.Ld > 0 ? m->s.L + m->s.Ld : 1;
+		double layers = m->s->L + m->s->Ld > 0 ? m->s->L + m->s->Ld : 1;
 		m->host += shard_w;
 		m->pcie_fwd = shard_w;          /* each shard up before its forward all-gather */
 		m->pcie_bwd = shard_w + m->G;   /* again before the backward's, gradients down */
 		m->pcie_after = 0;              /* updated in place on the host */
 		/* embeddings, head, final norm: their share, as sharding() counts them */
-		double root = m->W_whole - m->s.linear * m->qb - m->lora * m->ab;
+		double root = m->W_whole - m->s->linear * m->qb - m->lora * m->ab;
 		m->W = gather + (root > 0 ? root : 0) / m->shard_w;
 		m->G = m->d.full ? m->G * m->shard_g / layers : m->G;
 	}
@@ -1818,9 +2097,9 @@ static void head_inputs(struct llm *m)
 	if (su->mode != VF_MODE_LORA || !m->d.train)
 		return;
 	if (su->modules_to_save & VF_MTS_HEAD)
-		m->final_norm += m->Nout * m->s.h * m->d.C;
+		m->final_norm += m->Nout * m->s->h * m->d.C;
 	if (su->lora_targets & VF_LORA_HEAD)
-		m->final_norm += m->Nout * (m->s.h + su->lora_rank) * m->d.C;
+		m->final_norm += m->Nout * (m->s->h + su->lora_rank) * m->d.C;
 }
 
 /* torchao float8 training (Float8Linear, torchao/float8/float8_linear.py,
@@ -1831,7 +2110,7 @@ static void head_inputs(struct llm *m)
  * a time); the lm_head stays a plain linear. */
 static void float8_linears(struct llm *m)
 {
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	if (!m->su->float8 || !m->d.train || m->su->quant != VF_QUANT_NONE)
 		return;
 	if (m->d.autocast && m->d.P == 4 && !m->fsdp_mp && m->AC > 0)
@@ -1874,7 +2153,7 @@ static double quant_load_transient(const struct llm *m)
 	if (su->quant != VF_QUANT_NF4 || m->shard_w > 1)
 		return 0;
 	struct vf__tensors t;
-	layer_linear_elems(&m->s, &t);
+	layer_linear_elems(m->s, &t);
 	double n = 0;
 	for (int i = 0; i < t.n; i++)
 		n = t.bytes[i] > n ? t.bytes[i] : n; /* elements, as stored */
@@ -1917,7 +2196,7 @@ static void record_whole_terms(const struct llm *m, const struct vf_gpu_spec *gp
 	e->autocast_cache_full = clamp64(m->AC);
 	e->logits_full = clamp64(m->logits_bwd);
 	e->layer_activations = clamp64(m->A_layer);
-	e->loss_transient = clamp64(m->Nout * m->s.V * m->d.C);
+	e->loss_transient = clamp64(m->Nout * m->s->V * m->d.C);
 }
 
 /* The phase with the most live memory, from the forward to `last`, after
@@ -1949,7 +2228,7 @@ static int peak_phase(struct live *ph, int last, double *best, double sums[VF_PH
 static void infer_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 			   struct vf_estimate *e, struct vf__step *st, bool timed)
 {
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	const struct dt *d = &m->d;
 	const struct vf_setup *su = m->su;
 	double b = m->b, sq = m->sq, N = m->N, Nout = m->Nout, layers = m->layers;
@@ -1998,7 +2277,7 @@ static void infer_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 	finish_terms(e, ph, reserved, (enum vf_phase)bi);
 	vf__mech_finish_peaks(e, su, 0, load_peak(m));
 	if (timed)
-		step_time(s, su, d, gpu, 0, 0, NULL, e);
+		step_time(m->cx, s, su, d, gpu, 0, 0, NULL, e);
 }
 
 /* Activations held through a training step's forward: every layer's, or
@@ -2068,7 +2347,7 @@ static void forward_phases(const struct llm *m, double held_acts, struct live ph
 static void backward_phase(const struct llm *m, struct live *bw)
 {
 	const struct vf_setup *su = m->su;
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	bool full = m->d.full;
 	double layers = m->layers, AC = m->AC, G = m->G, gb = m->gb;
 	double A_layer = m->A_layer, ckpt_in = m->ckpt_in;
@@ -2111,13 +2390,13 @@ static void optimizer_phase(const struct llm *m, struct live ph[VF_PHASE_COUNT])
 	op->o = m->S;
 	op->ot = m->OT;
 	if (m->su->optimizer_in_backward)
-		optimizer_in_backward(&m->s, m->su, m->T, m->gb, ph);
+		optimizer_in_backward(m->s, m->su, m->T, m->gb, ph);
 }
 
 /* The training step's tensors, for the allocator replay (fill_step). */
 static void train_trace(const struct llm *m, struct vf__step *st)
 {
-	const struct shape *s = &m->s;
+	const struct shape *s = m->s;
 	bool t5 = s->fc == FC_T5;
 	double sq = m->sq, tq = m->tq, layers = m->layers;
 	struct step_in in = {.qb = m->qb, .gb = m->gb, .T = m->T, .lora = m->lora, .S = m->S,
@@ -2156,7 +2435,7 @@ static double train_reserve(const struct llm *m, const struct vf_estimate *e,
 {
 	double lc = e->loss_transient;
 	double spare = lc - (m->G + (m->S - m->S_paged) + m->OT);
-	double rounding = m->s.rounding;
+	double rounding = m->s->rounding;
 	double AC = m->AC, OT = m->OT;
 	double reserved = 0;
 	for (int i = 0; i < VF_PHASE_COUNT; i++) {
@@ -2214,7 +2493,7 @@ static void train_time(const struct llm *m, const struct vf_gpu_spec *gpu, struc
 		double states = (double)e->paged_bytes; /* in managed memory (mechanisms.c) */
 		x.paged_bytes = over > 0 ? (over < states ? over : states) : 0;
 	}
-	step_time(&m->s, su, &m->d, gpu, T, opt_traffic, &x, e);
+	step_time(m->cx, m->s, su, &m->d, gpu, T, opt_traffic, &x, e);
 	vf__estimate_add_comm(su, gpu, m->layers, e);
 }
 
@@ -2236,7 +2515,8 @@ static void train_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 	e->activations_full = clamp64(held_acts + m->emb_out + m->final_norm + WORKSPACE_BYTES);
 	if (st)
 		train_trace(m, st);
-	finish_terms_sums(e, ph, sums, train_reserve(m, e, ph, sums), (enum vf_phase)bi);
+	finish_terms_sums(e, ph, sums, train_reserve(m, e, ph, sums), (enum vf_phase)bi,
+			  !(m->cx && m->cx->no_phases));
 	vf__mech_finish_peaks(e, m->su, m->S_paged, load_peak(m));
 	offload_record(m, gpu, e);
 	if (timed)
@@ -2246,24 +2526,50 @@ static void train_estimate(const struct llm *m, const struct vf_gpu_spec *gpu,
 /* vf_estimate_run: the terms group by group, then the phases of an
  * inference or training step. st (may be NULL) receives the step's
  * tensors for the allocator simulation; timed: also the step time. */
-static void estimate_llm(const struct vf_arch *arch, const struct vf_setup *su,
-			 const struct vf_gpu_spec *gpu, struct vf_estimate *e, struct vf__step *st,
-			 bool timed)
+static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
+			 const struct vf_setup *su, const struct vf_gpu_spec *gpu,
+			 struct vf_estimate *e, struct vf__step *st, bool timed)
 {
 	struct llm m;
+	struct shape headed; /* the model's shape with a task head (task_head) */
 	memset(e, 0, sizeof *e);
 	e->inference = su->mode == VF_MODE_INFER;
-	llm_setup(arch, su, &m);
-	task_head(&m);
-	count_parameters(&m, e);
-	head_adapter(&m, e);
-	weights_term(&m);
-	gradients_term(&m);
-	states_term(&m);
-	optimizer_temp_term(&m);
-	saved_modules(&m, e);
-	sharding(&m);
-	autocast_term(&m);
+	llm_setup(cx, arch, su, gpu, &m);
+	task_head(&m, &headed);
+	struct vf_setup key;
+	struct prefix_entry *pre = NULL;
+	if (m.cx) {
+		prefix_key(su, &key);
+		pre = &m.cx->pre[prefix_slot(su)];
+	}
+	if (pre && pre->gen == m.cx->gen && memcmp(&key, &pre->key, sizeof key) == 0) {
+		/* the same terms as that setup's: only the token counts differ */
+		double b = m.b, sq = m.sq, tq = m.tq, N = m.N, Nout = m.Nout;
+		m = pre->m;
+		m.su = su;
+		m.b = b, m.sq = sq, m.tq = tq, m.N = N, m.Nout = Nout;
+		e->params = pre->params;
+		e->trainable_params = pre->trainable;
+		e->tokens_per_step = clamp64(m.N * (double)su->grad_accum * m.ngpu);
+	} else {
+		count_parameters(&m, e);
+		head_adapter(&m, e);
+		weights_term(&m);
+		gradients_term(&m);
+		states_term(&m);
+		optimizer_temp_term(&m);
+		saved_modules(&m, e);
+		sharding(&m);
+		autocast_term(&m);
+		layer_tokens(&m);
+		if (pre) {
+			pre->key = key;
+			pre->m = m;
+			pre->params = e->params;
+			pre->trainable = e->trainable_params;
+			pre->gen = m.cx->gen;
+		}
+	}
 	activations_term(&m);
 	head_inputs(&m);
 	float8_linears(&m);
@@ -2284,7 +2590,14 @@ static void estimate_llm(const struct vf_arch *arch, const struct vf_setup *su,
 void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		     const struct vf_gpu_spec *gpu, struct vf_estimate *e)
 {
-	estimate_llm(arch, su, gpu, e, NULL, true);
+	estimate_llm(NULL, arch, su, gpu, e, NULL, true);
+}
+
+void vf_estimate_run_ctx(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
+			 const struct vf_setup *su, const struct vf_gpu_spec *gpu,
+			 struct vf_estimate *e)
+{
+	estimate_llm(cx, arch, su, gpu, e, NULL, true);
 }
 
 /* A split setup (--tp, --pp, --split layers): the split of the model, each
@@ -2375,7 +2688,7 @@ vf_status vf_estimate_simulate_memo(const struct vf_arch *arch, const struct vf_
 	struct vf__step *st = calloc(1, sizeof *st);
 	if (!st)
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
-	estimate_llm(arch, su, gpu, e, st, true);
+	estimate_llm(NULL, arch, su, gpu, e, st, true);
 	/* The replay's work grows with the layers (each is replayed); no public
 	 * model has over 126, so past 512 (and past 1 PiB, which no device
 	 * holds) the analytic reserve stands and the output says so. */
@@ -2455,7 +2768,7 @@ static int64_t max_batch_search(int64_t (*peak)(const void *model, const struct 
 static int64_t llm_peak(const void *arch, const struct vf_setup *su, const struct vf_gpu_spec *gpu)
 {
 	struct vf_estimate e;
-	estimate_llm(arch, su, gpu, &e, NULL, false); /* memory only */
+	estimate_llm(NULL, arch, su, gpu, &e, NULL, false); /* memory only */
 	return e.peak_bytes;
 }
 
@@ -2478,7 +2791,7 @@ static int sim_fits(const struct vf_arch *arch, const struct vf_setup *su, int64
 	 * simulated peak is at least the context plus the allocated peak
 	 * (vf_estimate_simulate never reserves less than is allocated), and a
 	 * setup the simulation skips keeps this very estimate. */
-	estimate_llm(arch, &s, gpu, &e, NULL, false);
+	estimate_llm(NULL, arch, &s, gpu, &e, NULL, false);
 	int64_t vram = vf_estimate_gpu_bytes(gpu);
 	if (vram > 0 && vram - (e.context_bytes + e.peak_allocated_bytes) + e.evictable_bytes < 0 &&
 	    e.peak_bytes >= e.context_bytes + e.peak_allocated_bytes)

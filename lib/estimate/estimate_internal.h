@@ -31,6 +31,15 @@ struct live {
 	double frag; /* allocator: reserved but not allocated, at this phase */
 };
 
+/* The search's promise (search.c): arch and gpu, at these addresses, keep
+ * their bytes while ctx is used with them, so binding them needs no
+ * comparison of their bytes (vf_estimate_ctx compares them otherwise).
+ * no_phases: the caller reads no phase of its training estimates
+ * (vf_estimate.phases and phase_bytes are then left 0; every other field
+ * is vf_estimate_run's). */
+void vf__estimate_ctx_hold(struct vf_estimate_ctx *ctx, const struct vf_arch *arch,
+			   const struct vf_gpu_spec *gpu, bool no_phases);
+
 int64_t vf__estimate_clamp64(double x);
 double vf__estimate_popcount(unsigned x);
 double vf__estimate_live_sum(const struct live *l);

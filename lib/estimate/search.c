@@ -8,9 +8,12 @@
  * never decreases with the micro-batch) is over the limit, no larger
  * micro-batch can fit. The reserved peak itself is not monotone in the
  * batch (the allocator model's cached blocks), so it is not used to prune. Nothing is allocated per
- * configuration: the top-K list is allocated once. */
+ * configuration: the top-K list and the estimates' context (vf_estimate_ctx:
+ * the model's shape, the terms and layer step times setups share) are
+ * allocated once. */
 #include "vramfit/estimate/search.h"
 #include "vramfit/estimate/split.h"
+#include "estimate_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -72,12 +75,13 @@ void vf_search_opts_defaults(struct vf_search_opts *o)
 	o->price_usd_hour = -1;
 }
 
-void vf_search_eval(const struct vf_arch *arch, const struct vf_setup *s,
-		    const struct vf_gpu_spec *gpu, double margin, double price_usd_hour,
-		    struct vf_search_result *out)
+/* vf_search_eval with the search's estimate context (NULL: none). */
+static void eval_ctx(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
+		     const struct vf_setup *s, const struct vf_gpu_spec *gpu, double margin,
+		     double price_usd_hour, struct vf_search_result *out)
 {
 	struct vf_estimate e;
-	vf_estimate_run(arch, s, gpu, &e);
+	vf_estimate_run_ctx(cx, arch, s, gpu, &e);
 	out->setup = *s;
 	out->gpu_bytes = vf_estimate_gpu_bytes(gpu);
 	out->limit_bytes = (int64_t)((1.0 - margin) * (double)out->gpu_bytes); /* bytes */
@@ -103,6 +107,13 @@ void vf_search_eval(const struct vf_arch *arch, const struct vf_setup *s,
 	double price = price_usd_hour >= 0 ? price_usd_hour : gpu ? gpu->price_usd_hour : -1;
 	if (price >= 0)
 		out->cost_per_step = out->step_seconds * s->gpus * price / 3600.0; /* $ */
+}
+
+void vf_search_eval(const struct vf_arch *arch, const struct vf_setup *s,
+		    const struct vf_gpu_spec *gpu, double margin, double price_usd_hour,
+		    struct vf_search_result *out)
+{
+	eval_ctx(NULL, arch, s, gpu, margin, price_usd_hour, out);
 }
 
 /* Knobs changed between two setups (micro-batch and accumulation are one
@@ -499,7 +510,12 @@ vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start
 	out->effective_batch = eff;
 	double price = opts->price_usd_hour;
 
-	vf_search_eval(arch, st, gpu, opts->margin, price, &out->start);
+	/* one model on one GPU throughout: the estimates share a context
+	 * (the same answers; without memory for it, none) */
+	struct vf_estimate_ctx *cx = vf_estimate_ctx_new();
+	/* both const for the whole search, which reads no phase of an estimate */
+	vf__estimate_ctx_hold(cx, arch, gpu, true);
+	eval_ctx(cx, arch, st, gpu, opts->margin, price, &out->start);
 	out->evaluated++;
 
 	/* Value lists. */
@@ -601,8 +617,8 @@ vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start
 								for (int bi = 0; bi < nb; bi++) {
 									s.batch = bs[bi];
 									s.grad_accum = per_gpu / bs[bi];
-									vf_search_eval(arch, &s, gpu, opts->margin,
-										       price, &r);
+									eval_ctx(cx, arch, &s, gpu, opts->margin,
+										 price, &r);
 									out->evaluated++;
 									if (!out->have_smallest ||
 									    r.peak_bytes < out->smallest.peak_bytes) {
@@ -627,6 +643,7 @@ vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start
 			}
 		}
 	}
+	vf_estimate_ctx_free(cx);
 	search_split(arch, st, gpu, opts, maxg, out, cap);
 	out->start.changes = 0;
 	out->seconds = now_seconds() - t0;

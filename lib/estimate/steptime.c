@@ -412,15 +412,6 @@ static double gemm_s(const struct hw *h, double m, double k, double n, bool qbas
 	return (t_c > t_m ? t_c : t_m) + K.kernel_gpu_s;
 }
 
-/* One layer kind's device seconds per direction, by part. */
-struct dir_t {
-	double gemm, attn, elem, dq, moe, host, moe_host;
-};
-struct kind_t {
-	struct dir_t f, b;
-	double flops_f, flops_b;
-};
-
 static double attention_s(const struct hw *h, const struct vf__step_work *w,
 			  const struct vf__layer_work *l, bool bwd, double *elem)
 {
@@ -435,7 +426,7 @@ static double attention_s(const struct hw *h, const struct vf__step_work *w,
 
 /* One layer kind, forward and backward in one pass over its GEMMs. */
 static void kind_times(const struct hw *h, const struct vf__step_work *w,
-		       const struct vf__layer_work *l, struct kind_t *k)
+		       const struct vf__layer_work *l, struct vf__kind_times *k)
 {
 	memset(k, 0, sizeof *k);
 	for (int i = 0; i < l->ngemm; i++) {
@@ -475,13 +466,13 @@ static void kind_times(const struct hw *h, const struct vf__step_work *w,
 
 /* A pass over all layers: max(device, host), the MoE loop's synchronised
  * part added; its parts added to *p (times `times`). */
-static double pass_s(const struct vf__step_work *w, const struct kind_t *k, bool bwd,
+static double pass_s(const struct vf__step_work *w, const struct vf__kind_times *k, bool bwd,
 		     double times, struct vf_step_parts *p)
 {
 	double dev = 0, host = 0, moe = 0;
 	for (int i = 0; i < w->nkinds; i++) {
 		double c = w->kind[i].count;
-		const struct dir_t *d = bwd ? &k[i].b : &k[i].f;
+		const struct vf__kind_dir *d = bwd ? &k[i].b : &k[i].f;
 		dev += c * (d->gemm + d->attn + d->elem + d->dq);
 		host += c * d->host;
 		moe += c * (d->moe + d->moe_host);
@@ -501,13 +492,13 @@ static double pass_s(const struct vf__step_work *w, const struct kind_t *k, bool
  * each layer's GEMM and dequant time), every memory-bound op, no
  * attention (its output is saved); host time in the same share as the
  * device's. Its parts added to *p (times `times`). */
-static double sac_op_s(const struct vf__step_work *w, const struct kind_t *k, double g, double times,
+static double sac_op_s(const struct vf__step_work *w, const struct vf__kind_times *k, double g, double times,
 		       struct vf_step_parts *p)
 {
 	double dev = 0, host = 0;
 	for (int i = 0; i < w->nkinds && i < 2; i++) {
 		double c = w->kind[i].count;
-		const struct dir_t *d = &k[i].f;
+		const struct vf__kind_dir *d = &k[i].f;
 		double full = d->gemm + d->attn + d->elem + d->dq;
 		double part = g * (d->gemm + d->dq) + d->elem;
 		dev += c * part;
@@ -571,36 +562,79 @@ static void cpu_offload(const struct vf__step_work *w, const struct vf_gpu_spec 
 	p->host_optimizer = w->host_opt_bytes / (K.host_mem_gbs * 1e9);
 }
 
-void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
-		  struct vf__steptime_out *o)
+/* The GPU's rates for the step's compute dtype (w->rate_tflops); false
+ * when it has no rate. */
+static bool hw_of(const struct vf__step_work *w, const struct vf_gpu_spec *gpu, struct hw *h)
 {
 	load_constants();
-	memset(o, 0, sizeof *o);
 	int g, gf;
 	gpu_class(gpu, &g, &gf);
 	double bw_raw = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
-	struct hw h = {.rate = w->rate_tflops * 1e12,
-		       .bw = bw_raw * model_share(g, gf, K.bw_eff, K.bw_k, K.bw_fixed_s, bw_raw),
-		       .bw_raw = bw_raw,
-		       .eff = model_share(g, gf, K.gemm_eff, K.gemm_k, K.gemm_fixed_s,
-					  w->rate_tflops * 1e12),
-		       .attn_eff = K.attn_eff[g][gf],
-		       .host = K.host[g][gf]};
-	h.launch_s = K.launch_s * h.host;
-	h.sync_s = K.sync_s * h.host;
-	if (!(h.rate > 0)) {
+	*h = (struct hw){.rate = w->rate_tflops * 1e12,
+			 .bw = bw_raw * model_share(g, gf, K.bw_eff, K.bw_k, K.bw_fixed_s, bw_raw),
+			 .bw_raw = bw_raw,
+			 .eff = model_share(g, gf, K.gemm_eff, K.gemm_k, K.gemm_fixed_s,
+					    w->rate_tflops * 1e12),
+			 .attn_eff = K.attn_eff[g][gf],
+			 .host = K.host[g][gf]};
+	h->launch_s = K.launch_s * h->host;
+	h->sync_s = K.sync_s * h->host;
+	if (!(h->rate > 0))
+		return false;
+	h->inv_rate_eff = 1 / (h->rate * h->eff);
+	h->inv_bw = 1 / h->bw;
+	return true;
+}
+
+static void step_from(const struct hw *h, const struct vf__step_work *w,
+		      const struct vf_gpu_spec *gpu, const struct vf__kind_times k[2],
+		      struct vf__steptime_out *o);
+
+void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+		  struct vf__steptime_out *o)
+{
+	struct vf__kind_times k[2];
+	vf__steptime_kinds(w, gpu, k, o);
+}
+
+void vf__steptime_kinds(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+			struct vf__kind_times k[2], struct vf__steptime_out *o)
+{
+	struct hw h;
+	if (!hw_of(w, gpu, &h)) {
+		memset(k, 0, 2 * sizeof *k);
+		memset(o, 0, sizeof *o);
 		o->seconds = -1;
 		return;
 	}
-	h.inv_rate_eff = 1 / (h.rate * h.eff);
-	h.inv_bw = 1 / h.bw;
-	struct kind_t k[2];
+	for (int i = 0; i < w->nkinds && i < 2; i++) /* kind_times fills each */
+		kind_times(&h, w, &w->kind[i], &k[i]);
+	step_from(&h, w, gpu, k, o);
+}
+
+void vf__steptime_with(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+		       const struct vf__kind_times k[2], struct vf__steptime_out *o)
+{
+	struct hw h;
+	if (!hw_of(w, gpu, &h)) {
+		memset(o, 0, sizeof *o);
+		o->seconds = -1;
+		return;
+	}
+	step_from(&h, w, gpu, k, o);
+}
+
+/* The step from its layer kinds' times and the rest of w. */
+static void step_from(const struct hw *h, const struct vf__step_work *w,
+		      const struct vf_gpu_spec *gpu, const struct vf__kind_times k[2],
+		      struct vf__steptime_out *o)
+{
+	memset(o, 0, sizeof *o);
 	double flops = 0;
 	/* the recompute: every checkpointed layer's forward once more
 	 * (torchtitan every:N wraps one block in N: a share of the layers) */
 	double rc = w->train && w->ckpt ? (w->recompute > 0 && w->recompute < 1 ? w->recompute : 1) : 0;
 	for (int i = 0; i < w->nkinds && i < 2; i++) {
-		kind_times(&h, w, &w->kind[i], &k[i]);
 		/* FLOPs per layer of this kind (the counts of repeated GEMMs
 		 * are in their times; MFU uses the model's own FLOPs) */
 		flops += w->kind[i].count * (k[i].flops_f * (1 + (w->ckpt ? rc : 0)) + k[i].flops_b);
@@ -615,16 +649,16 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		rec_s = w->recompute_op ? sac_op_s(w, k, rc, w->micro, p)
 					: rc * pass_s(w, k, false, rc * w->micro, p);
 	double t = fwd_s + rec_s;
-	double head = gemm_s(&h, w->head.m, w->head.k, w->head.n, false, w->dequant, &flops);
+	double head = gemm_s(h, w->head.m, w->head.k, w->head.n, false, w->dequant, &flops);
 	if (w->train) {
 		bwd_s = pass_s(w, k, true, w->micro, p);                           /* backward */
 		t += bwd_s;
 		bwd_s += rec_s; /* the recompute runs in the backward's window */
-		head += gemm_s(&h, w->head.m, w->head.n, w->head.k, false, w->dequant, &flops);
+		head += gemm_s(h, w->head.m, w->head.n, w->head.k, false, w->dequant, &flops);
 		if (w->head.weight_grad)
-			head += gemm_s(&h, w->head.k, w->head.m, w->head.n, false, w->dequant, &flops);
+			head += gemm_s(h, w->head.k, w->head.m, w->head.n, false, w->dequant, &flops);
 	}
-	double loss = w->loss_bytes * (w->compile ? K.compile_loss : 1) * h.inv_bw;
+	double loss = w->loss_bytes * (w->compile ? K.compile_loss : 1) * h->inv_bw;
 	p->gemm += head * w->micro;
 	p->memory_bound += loss * w->micro;
 	t += head + loss;
@@ -633,13 +667,13 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 	t *= w->micro;
 	flops *= w->micro;
 	if (w->train) {
-		o->opt_s = optimizer_s(&h, w);
+		o->opt_s = optimizer_s(h, w);
 		p->optimizer = o->opt_s;
 		t += o->opt_s;
 	}
-	p->fixed = K.step_s * h.host;
+	p->fixed = K.step_s * h->host;
 	t += p->fixed + p->offload + p->paging + p->cpu_offload + p->host_optimizer;
 	p->compute = t;
 	o->seconds = t;
-	o->utilisation = t > 0 ? flops / (t * h.rate) : 0;
+	o->utilisation = t > 0 ? flops / (t * h->rate) : 0;
 }

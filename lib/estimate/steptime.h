@@ -139,4 +139,25 @@ bool vf__steptime_geforce(const struct vf_gpu_spec *gpu);
 void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		  struct vf__steptime_out *out);
 
+/* One layer kind's device seconds per direction (forward, backward), by
+ * part, and its GEMM FLOPs per direction. */
+struct vf__kind_dir {
+	double gemm, attn, elem, dq, moe, host, moe_host;
+};
+struct vf__kind_times {
+	struct vf__kind_dir f, b;
+	double flops_f, flops_b;
+};
+
+/* vf__steptime for a caller that keeps the layer kinds' times (estimate.c's
+ * search context): _kinds times the step as vf__steptime does and also
+ * gives the layer kinds' times, which read w->kind[], w->train, w->attn,
+ * w->compile, w->dequant, w->rate_tflops and the GPU only (all 0 when the
+ * GPU has no rate); _with times a step from such kinds and the rest of w
+ * (of w->kind[] only the counts). Each answers vf__steptime's doubles. */
+void vf__steptime_kinds(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+			struct vf__kind_times k[2], struct vf__steptime_out *out);
+void vf__steptime_with(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+		       const struct vf__kind_times k[2], struct vf__steptime_out *out);
+
 #endif

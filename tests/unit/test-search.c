@@ -3,6 +3,8 @@
  * peak; a pruned search returns what an exhaustive one does), margins,
  * ordering, knob restrictions, diffs. */
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "vf_test.h"
 #include "vramfit/estimate/estimate.h"
@@ -267,8 +269,106 @@ static void test_diff(void)
 	CHECK_STR(d, "gpus 4 -> 1");
 }
 
+/* vf_estimate_run_ctx answers what vf_estimate_run does, byte for byte,
+ * with one context shared over models, GPUs (and no GPU) and setups in
+ * an order that returns to earlier ones (the memo's hits, the model and
+ * GPU changes that empty it, a task head that bypasses it). */
+static void test_ctx_same_as_run(void)
+{
+	struct vf_error err = {0};
+	CHECK(vf_models_load(&err) == VF_OK);
+	static const char *const models[] = {"llama2-7b", "t5-small", "mixtral-8x7b", "gpt2",
+					     "qwen3-30b-a3b", "gemma2-2b"};
+	static const char *const gpus[] = {"h100-80gb", "rtx-4090", "v100-32gb", NULL};
+	struct vf_estimate_ctx *cx = vf_estimate_ctx_new();
+	CHECK(cx != NULL);
+	long compared = 0, differ = 0;
+	for (int round = 0; round < 2; round++)
+		for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
+			const struct vf_model_entry *me = vf_models_find(models[mi]);
+			CHECK(me && me->has_arch);
+			if (!me || !me->has_arch)
+				continue;
+			for (size_t gi = 0; gi < sizeof gpus / sizeof gpus[0]; gi++) {
+				const struct vf_gpu_spec *g = gpus[gi] ? vf_gpu_catalog_find(gpus[gi]) : NULL;
+				CHECK(!gpus[gi] || g);
+				for (int v = 0; v < 96; v++) {
+					struct vf_setup s;
+					vf_setup_defaults(&s);
+					s.mode = (enum vf_mode)(v % 3);
+					s.precision = (enum vf_precision)((v / 3) % 3);
+					s.quant = s.mode == VF_MODE_FULL ? VF_QUANT_NONE
+									 : (enum vf_quant)((v / 9) % VF_QUANT_COUNT);
+					s.batch = 1 + (v % 4) * (round + 1);
+					s.seq = 256 << (v % 3);
+					s.grad_ckpt = (v / 2) % 2;
+					s.optimizer = (enum vf_optimizer)((v / 5) % 5);
+					s.attention = v % 7 == 0 ? VF_ATTN_EAGER : s.attention;
+					s.compile = v % 11 == 0;
+					s.lora_rank = 8 << (v % 3);
+					s.gpus = 1 + (v % 2) * 3;
+					s.shard = s.gpus > 1 ? VF_SHARD_ZERO3 : VF_SHARD_NONE;
+					s.head_labels = v % 13 == 0 ? 4 : 0;
+					s.target_seq = v % 17 == 0 ? 128 : 0;
+					s.fsdp_mixed_precision = v % 19 == 0;
+					vf_setup_finish(&s, &err);
+					/* then the micro-batch, accumulation and checkpointing
+					 * varied alone, as the search's inner loops do */
+					for (int inner = 0; inner < 4; inner++) {
+						if (inner) {
+							s.batch = s.batch % 5 + 1;
+							s.grad_accum = 1 + inner % 2;
+							s.grad_ckpt = inner == 3 ? !s.grad_ckpt : s.grad_ckpt;
+						}
+						struct vf_estimate a, b;
+						vf_estimate_run(&me->arch, &s, g, &a);
+						vf_estimate_run_ctx(cx, &me->arch, &s, g, &b);
+						compared++;
+						if (memcmp(&a, &b, sizeof a) != 0) {
+							differ++;
+							if (differ < 5)
+								fprintf(stderr, "ctx differs: %s on %s, variant %d.%d\n",
+									models[mi], gpus[gi] ? gpus[gi] : "no GPU", v,
+									inner);
+						}
+					}
+				}
+			}
+		}
+	/* a whole search with its context (held model and GPU) answers what
+	 * the plain estimates of its results and start do */
+	const struct vf_gpu_spec *h = vf_gpu_catalog_find("a100-80gb");
+	struct vf_setup st;
+	vf_setup_defaults(&st);
+	st.mode = VF_MODE_LORA;
+	st.gpus = 8;
+	st.batch = 8;
+	vf_setup_finish(&st, &err);
+	struct vf_search_opts o;
+	vf_search_opts_defaults(&o);
+	o.knobs = VF_KNOBS_DEFAULT | VF_KNOB_BIT(VF_KNOB_LORA_RANK) | VF_KNOB_BIT(VF_KNOB_PRECISION);
+	o.max_gpus = 8;
+	struct vf_search r;
+	CHECK(vf_search_run(llama7b(), &st, h, &o, &r, &err) == VF_OK);
+	CHECK(r.count == 10);
+	for (size_t i = 0; i < r.count; i++) {
+		struct vf_search_result p;
+		vf_search_eval(llama7b(), &r.results[i].setup, h, o.margin, o.price_usd_hour, &p);
+		CHECK(p.peak_bytes == r.results[i].peak_bytes);
+		CHECK(p.floor_bytes == r.results[i].floor_bytes);
+		CHECK(memcmp(&p.step_seconds, &r.results[i].step_seconds, sizeof p.step_seconds) == 0);
+		CHECK(memcmp(&p.comm_seconds, &r.results[i].comm_seconds, sizeof p.comm_seconds) == 0);
+	}
+	vf_search_release(&r);
+	vf_estimate_ctx_free(cx);
+	vf_estimate_ctx_free(NULL);
+	CHECK(compared == 2 * 6 * 4 * 96 * 4);
+	CHECK_INT(differ, 0);
+}
+
 int main(void)
 {
+	RUN(test_ctx_same_as_run);
 	RUN(test_floor_monotone_in_batch);
 	RUN(test_pruned_equals_exhaustive);
 	RUN(test_search_rtx4090x4);

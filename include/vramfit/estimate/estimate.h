@@ -12,8 +12,9 @@
  * dense bf16 rate times a utilisation fitted on measured steps, plus the
  * memory-bound optimizer step. lib/estimate/estimate.c documents every term.
  *
- * vf_estimate_run allocates nothing and takes about a microsecond: the fit
- * search calls it millions of times. */
+ * vf_estimate_run allocates nothing and takes about a microsecond; the fit
+ * search calls vf_estimate_run_ctx millions of times, with a context that
+ * keeps what its setups share. */
 #ifndef VRAMFIT_ESTIMATE_H
 #define VRAMFIT_ESTIMATE_H
 
@@ -259,6 +260,24 @@ int64_t vf_estimate_term(const struct vf_estimate *e, enum vf_term t);
  * context). Fills *out completely. Never allocates. */
 void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *setup,
 		     const struct vf_gpu_spec *gpu, struct vf_estimate *out);
+
+/* A context for many estimates of one model on one GPU (the fit search):
+ * it keeps the model's shape and the layers' step times of the setups
+ * already met, so an estimate whose layer inputs (micro-batch, sequence,
+ * dtypes, LoRA, quantization, attention, compile) were seen reuses them.
+ * A different model or GPU (by their bytes) empties it. Not shared
+ * between threads. Caller owns; vf_estimate_ctx_free(). NULL: out of
+ * memory. */
+struct vf_estimate_ctx;
+struct vf_estimate_ctx *vf_estimate_ctx_new(void);
+void vf_estimate_ctx_free(struct vf_estimate_ctx *ctx);
+
+/* vf_estimate_run with the context's memos (ctx NULL: vf_estimate_run):
+ * the same estimate, bit for bit. Allocates the memo (about 1 MiB) at its
+ * first use; without memory it runs as vf_estimate_run. */
+void vf_estimate_run_ctx(struct vf_estimate_ctx *ctx, const struct vf_arch *arch,
+			 const struct vf_setup *setup, const struct vf_gpu_spec *gpu,
+			 struct vf_estimate *out);
 
 /* vf_estimate_run, then the step's tensors replayed through the caching
  * allocator simulation (alloc.h; cfg may be NULL: PyTorch's defaults; its

@@ -311,7 +311,12 @@ static void test_ctx_same_as_run(void)
 					s.head_labels = v % 13 == 0 ? 4 : 0;
 					s.target_seq = v % 17 == 0 ? 128 : 0;
 					s.fsdp_mixed_precision = v % 19 == 0;
+					/* the stack's native GELU (a layer key input: gpt2's
+					 * gelu_new), every:N and op-level checkpointing */
+					s.ckpt_every = v % 23 == 2 ? 2 : 0;
+					s.ckpt_selective_op = v % 29 == 3;
 					vf_setup_finish(&s, &err);
+					s.gelu_native = v % 4 == 1; /* after the stack's defaults */
 					/* then the micro-batch, accumulation and checkpointing
 					 * varied alone, as the search's inner loops do */
 					for (int inner = 0; inner < 4; inner++) {

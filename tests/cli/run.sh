@@ -220,6 +220,18 @@ test_case "--from train after the end: resumes from the last checkpoint (step 10
 run run "$R" --from train --max-recoveries 0 --steps 50 --quiet; expect_rc 0
 expect_err "--steps 50 not applied: optimization.steps was set to 100 before the first launch"
 check 'state "j[\"stage\"] == \"done\" and j[\"attempts\"][-1][\"resumed_from\"].endswith(\"lora_weights_step_00100.safetensors\")"'
+test_case "a trainer checkout whose schema has no model.load_checkpoint (the profile's resume key): named, not written"
+TD2=$TMP/trainer-renamed
+cp -r "$TD" "$TD2"
+sed -i 's/^    load_checkpoint:/    resume_from:/' "$TD2/src/ltx_trainer/config.py"
+check 'grep -q "^    resume_from:" "$TD2/src/ltx_trainer/config.py"'
+"$VRAMFIT" config set "$R/config.yaml" model.load_checkpoint=null >/dev/null
+cp "$R/config.yaml" "$TMP/dogs.yaml"
+run run "$R" --from train --trainer-dir "$TD2" --quiet; expect_rc 1; expect_err_lines 1
+expect_err "cannot resume from $R/outputs/checkpoints/lora_weights_step_00100.safetensors: $TD2/src/ltx_trainer/config.py: LtxTrainerConfig has no field model.load_checkpoint"
+expect_err "configs.json checkpoints.resume_key"
+check 'cmp -s "$TMP/dogs.yaml" "$R/config.yaml"'
+check 'state "j[\"stage\"] == \"train\" and j[\"status\"] == \"failed\""'
 
 test_case "--dataset-dir: a dataset whose row names a missing file stops at preprocessing, naming it"
 R=$(make_plan birds)

@@ -1,12 +1,18 @@
 /* test-run.c - lib/run: the state file's checks, the plan's command split
  * into words, the progress of a preprocessing line, and the remedy a
  * recovery picks (the cheapest not set that the estimate says fits; one
- * predicted over the card passed over, with why). */
+ * predicted over the card passed over, with why), the dataset file's
+ * checks, and the trainer's resume key (the profile's, checked against
+ * the checkout's schema). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "vf_test.h"
 #include "vramfit/run/run.h"
+#include "vramfit/trainer/profile.h"
 
 static struct vf_trial_patterns *pat;
 
@@ -151,6 +157,81 @@ static void test_dataset(void)
 	CHECK_CONTAINS(err.msg, "does not name preprocess.dataset");
 }
 
+/* A trainer checkout in a temp dir whose config module defines
+ * ModelConfig's resume field as field (the profile's schema.file). */
+static void write_trainer(char *dir, size_t n, const char *field)
+{
+	snprintf(dir, n, "/tmp/vf-resume.XXXXXX");
+	CHECK(mkdtemp(dir) != NULL);
+	char p[1200];
+	snprintf(p, sizeof p, "%s/src", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/src/ltx_trainer", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/src/ltx_trainer/config.py", dir);
+	FILE *f = fopen(p, "w");
+	CHECK(f != NULL);
+	fprintf(f, "from pydantic import BaseModel\n\n\nclass ModelConfig(BaseModel):\n"
+		   "    model_path: str\n    %s: str | None = None\n\n\n"
+		   "class LtxTrainerConfig(BaseModel):\n    model: ModelConfig\n",
+		field);
+	fclose(f);
+}
+
+static void remove_trainer(const char *dir)
+{
+	char p[1200];
+	snprintf(p, sizeof p, "%s/src/ltx_trainer/config.py", dir);
+	unlink(p);
+	snprintf(p, sizeof p, "%s/src/ltx_trainer", dir);
+	rmdir(p);
+	snprintf(p, sizeof p, "%s/src", dir);
+	rmdir(p);
+	rmdir(dir);
+}
+
+static void test_resume(void)
+{
+	cJSON *configs = NULL;
+	struct vf_error err = {0};
+	CHECK(vf_profile_part("ltx2", "configs", &configs, &err) == VF_OK);
+	struct vf_run_resume rs;
+	char td[256], v[512];
+	/* the profile's key, on a checkout whose schema has it: checked */
+	write_trainer(td, sizeof td, "load_checkpoint");
+	CHECK(vf_run_resume_load(td, configs, &rs, &err) == VF_OK);
+	CHECK_STR(rs.key, "model.load_checkpoint");
+	CHECK(rs.takes_dir);
+	CHECK_STR(rs.unchecked, "");
+	vf_run_resume_value(&rs, "/r/outputs/checkpoints/lora_weights_step_00060.safetensors", false, v, sizeof v);
+	CHECK_STR(v, "/r/outputs/checkpoints/lora_weights_step_00060.safetensors");
+	vf_run_resume_value(&rs, "/r/outputs/checkpoints/lora_weights_step_00060.safetensors", true, v, sizeof v);
+	CHECK_STR(v, "/r/outputs/checkpoints");
+	remove_trainer(td);
+	/* a checkout whose schema has another name for it: named, not written */
+	write_trainer(td, sizeof td, "resume_from");
+	CHECK(vf_run_resume_load(td, configs, &rs, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "src/ltx_trainer/config.py: LtxTrainerConfig has no field model.load_checkpoint");
+	CHECK_CONTAINS(err.msg, td);
+	CHECK_CONTAINS(err.msg, "configs.json checkpoints.resume_key");
+	remove_trainer(td);
+	/* no schema to read (a configs-only checkout): used, and said unchecked */
+	CHECK(vf_run_resume_load("/nonexistent-trainer", configs, &rs, &err) == VF_OK);
+	CHECK_STR(rs.key, "model.load_checkpoint");
+	CHECK(rs.unchecked[0] != '\0');
+	/* a profile where the key takes no directory: always the file */
+	cJSON *ck = cJSON_GetObjectItemCaseSensitive(configs, "checkpoints");
+	cJSON_ReplaceItemInObjectCaseSensitive(ck, "resume_takes_dir", cJSON_CreateFalse());
+	CHECK(vf_run_resume_load("/nonexistent-trainer", configs, &rs, &err) == VF_OK);
+	vf_run_resume_value(&rs, "/r/c/x_step_00060.safetensors", true, v, sizeof v);
+	CHECK_STR(v, "/r/c/x_step_00060.safetensors");
+	/* a profile with no resume key: an error naming the field */
+	cJSON_DeleteItemFromObjectCaseSensitive(ck, "resume_key");
+	CHECK(vf_run_resume_load("/nonexistent-trainer", configs, &rs, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "configs.json: checkpoints.resume_key");
+	cJSON_Delete(configs);
+}
+
 int main(void)
 {
 	struct vf_error err = {0};
@@ -162,6 +243,7 @@ int main(void)
 	RUN(test_split_and_progress);
 	RUN(test_pick_remedy);
 	RUN(test_dataset);
+	RUN(test_resume);
 	vf_trial_patterns_free(pat);
 	return vf_test_done();
 }

@@ -112,6 +112,25 @@ vf_status vf_run_sanity_sample(const char *run_dir, const char *data_root, int *
  * false when there is none. */
 bool vf_run_last_checkpoint(const char *run_dir, const cJSON *configs, char *out, size_t n);
 
+/* How the trainer resumes (resume.c): the profile's configs.json
+ * checkpoints.resume_key and resume_takes_dir (true: the key also takes a
+ * directory, whose newest checkpoint the trainer loads). */
+struct vf_run_resume {
+	char key[128];
+	bool takes_dir;
+	char unchecked[512]; /* why the key was not checked against the checkout's schema; "" when it was */
+};
+/* Read them, and check the key against the schema of the trainer checkout
+ * at trainer_dir (configs.json schema.file and schema.class). VF_ERR when
+ * the profile names no key or the schema has no such field (the message
+ * names the schema file, its class and the key); a schema that cannot be
+ * read leaves the key unchecked, saying why. */
+vf_status vf_run_resume_load(const char *trainer_dir, const cJSON *configs, struct vf_run_resume *out,
+			     struct vf_error *err);
+/* The key's value that resumes from the checkpoint file ckpt: ckpt, or its
+ * directory when want_dir and the key takes one. */
+void vf_run_resume_value(const struct vf_run_resume *rs, const char *ckpt, bool want_dir, char *out, size_t n);
+
 /* Set each key of set (dotted key -> YAML text) in RUN/config.yaml and
  * write it back atomically, byte-exact elsewhere. */
 vf_status vf_run_config_set(const char *run_dir, const cJSON *set, struct vf_error *err);

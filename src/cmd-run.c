@@ -288,15 +288,22 @@ static int preprocess_done(struct run *r, const char *root, int files)
 {
 	struct vf_error err = {0};
 	int copied = 0;
-	if (vf_run_sanity_sample(r->dir, root, &copied, &err))
+	cJSON *sweep = NULL;
+	char sample[PATH_MAX];
+	vf_status st = vf_profile_part(r->a.trainer, "sweep", &sweep, &err);
+	if (st == VF_OK)
+		st = vf_run_sample_dir(sweep, sample, sizeof sample, &err);
+	cJSON_Delete(sweep);
+	if (st == VF_OK)
+		st = vf_run_sanity_sample(r->dir, root, sample, &copied, &err);
+	if (st)
 		return stop(r, VF_RUN_PREPROCESS, "failed", "the sanity sample: %s", err.msg);
 	cJSON *pp = cJSON_CreateObject();
 	cJSON_AddBoolToObject(pp, "done", true);
 	cJSON_AddNumberToObject(pp, "files", files);
 	cJSON_DeleteItemFromObjectCaseSensitive(r->state, "preprocess");
 	cJSON_AddItemToObject(r->state, "preprocess", pp);
-	note(r, "preprocess: %d files in %s; the sanity sample (%d files) copied into overfit/.precomputed", files,
-	     root, copied);
+	note(r, "preprocess: %d files in %s; the sanity sample (%d files) copied into %s", files, root, copied, sample);
 	vf_run_state_set(r->state, VF_RUN_TUNE, "running", "");
 	return save(r);
 }
@@ -1107,12 +1114,13 @@ const struct vf_cli_command vf_cmd_run = {
 		"\n"
 		"Run the plan of RUN_DIR (made by vramfit plan) stage by stage: preprocess the\n"
 		"dataset with the plan's own command (plan.json; its log logs/preprocess.log) and\n"
-		"copy one sample into overfit/.precomputed; tune (the sanity run and the sweep,\n"
-		"as vramfit tune); train with config.yaml, supervised like a trial (its log\n"
-		"logs/train-N.log, memory polled, one status line). When the training runs out\n"
-		"of memory, the cheapest remedy of the profile that is not set yet and that the\n"
-		"estimate says fits the plan's GPU is written into config.yaml (and plan.md's Run\n"
-		"Log), and the training resumes from the last checkpoint the trainer wrote\n"
+		"copy one sample where the profile's trials read it (LTX-2: overfit/.precomputed);\n"
+		"tune (the sanity run and the sweep, as vramfit tune); train with config.yaml,\n"
+		"supervised like a trial (its log logs/train-N.log, memory polled, one status\n"
+		"line). When the training runs out of memory, the cheapest remedy of the profile\n"
+		"that is not set yet and that the estimate says fits the plan's GPU is written\n"
+		"into config.yaml (and plan.md's Run Log), and the training resumes from the\n"
+		"last checkpoint the trainer wrote\n"
 		"(the profile's resume key, LTX-2's model.load_checkpoint, checked against the\n"
 		"checkout's schema), at most --max-recoveries times; NaN, a crash or any\n"
 		"other failure stops with the triage and no change. The state is kept in\n"

@@ -267,5 +267,27 @@ check 'grep -qxF "accelerate launch --num_processes 2 scripts/train.py $R/config
 check 'grep -qF "uv run accelerate launch --num_processes 2 scripts/train.py $R/config.yaml --disable-progress-bars" "$R/plan.md"'
 check 'state "j[\"stage\"] == \"done\" and [a[\"outcome\"] for a in j[\"attempts\"]] == [\"ok\"]"'
 
+test_case "the sanity sample goes where the profile's trials read it (sweep.json trial_config.data_root), not a fixed overfit/.precomputed"
+R=$(make_plan owls)
+mkdir -p "$TMP/data-dir/profiles/ltx2"
+python3 - "$VF_SOURCE_DIR/data/profiles/ltx2/sweep.json" "$TMP/data-dir/profiles/ltx2/sweep.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["trial_config"]["data_root"] = "{run}/sanity/one-sample"
+j["trial_config"]["set"]["data.preprocessed_data_root"] = "{run}/sanity/one-sample"
+json.dump(j, open(sys.argv[2], "w"))
+PY
+VRAMFIT_DATA_DIR=$TMP/data-dir run run "$R" --steps 20 --trial-steps 20 --max-trials 1 --quiet; expect_rc 0
+check '[ -f "$R/sanity/one-sample/latents/c1.txt" ] && [ -f "$R/sanity/one-sample/conditions/c1.txt" ]'
+check '[ ! -e "$R/sanity/one-sample/latents/c2.txt" ] && [ ! -e "$R/overfit/.precomputed" ]'
+check 'grep -q "trial 1  change: baseline  outcome: ok" "$R/autotune.log"'
+check 'grep -q "^- preprocess: 6 files in .*; the sanity sample (2 files) copied into sanity/one-sample" "$R/plan.md"'
+check 'state "j[\"stage\"] == \"done\""'
+test_case "a sweep.json whose trial data root is outside the run: refused, naming the field"
+R=$(make_plan moles)
+python3 -c "import json,sys; p=sys.argv[1]; j=json.load(open(p)); j['trial_config']['data_root']='{run}/../elsewhere'; json.dump(j, open(p, 'w'))" "$TMP/data-dir/profiles/ltx2/sweep.json"
+VRAMFIT_DATA_DIR=$TMP/data-dir run run "$R" --steps 20 --trial-steps 20 --quiet; expect_rc 1; expect_err_lines 1
+expect_err "sweep.json: trial_config.data_root: expected a folder below {run}/ (where the sanity run's one sample is copied), got '{run}/../elsewhere'"
+check '[ ! -e "$TMP/work/projects/elsewhere" ] && state "j[\"stage\"] == \"preprocess\" and j[\"status\"] == \"failed\""'
 
 finish

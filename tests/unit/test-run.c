@@ -232,6 +232,75 @@ static void test_resume(void)
 	cJSON_Delete(configs);
 }
 
+/* The sanity sample's folder: the profile's sweep.json trial_config.data_root
+ * below {run}/, made with the folders above it. */
+static void test_sample_dir(void)
+{
+	cJSON *sweep = NULL;
+	struct vf_error err = {0};
+	char rel[256];
+	CHECK(vf_profile_part("ltx2", "sweep", &sweep, &err) == VF_OK);
+	CHECK(vf_run_sample_dir(sweep, rel, sizeof rel, &err) == VF_OK);
+	CHECK_STR(rel, "overfit/.precomputed");
+	cJSON *tc = cJSON_GetObjectItemCaseSensitive(sweep, "trial_config");
+	static const char *const bad[] = {"/abs/.precomputed", "{run}/../outside", "{run}/a/./b", "{run}/",
+					  "{run}/a//b", "{run}/{n}/x", "{run}/a/", "{run}//a", "overfit/.precomputed"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cJSON_ReplaceItemInObjectCaseSensitive(tc, "data_root", cJSON_CreateString(bad[i]));
+		CHECK(vf_run_sample_dir(sweep, rel, sizeof rel, &err) == VF_ERR);
+		CHECK_CONTAINS(err.msg, "sweep.json: trial_config.data_root: expected a folder below {run}/");
+		CHECK_CONTAINS(err.msg, bad[i]);
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(tc, "data_root");
+	CHECK(vf_run_sample_dir(sweep, rel, sizeof rel, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "got none");
+	cJSON_ReplaceItemInObjectCaseSensitive(sweep, "trial_config", cJSON_CreateObject());
+	cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(sweep, "trial_config"), "data_root",
+				"{run}/sanity/one-sample");
+	CHECK(vf_run_sample_dir(sweep, rel, sizeof rel, &err) == VF_OK);
+	CHECK_STR(rel, "sanity/one-sample");
+	cJSON_Delete(sweep);
+	/* the first sample of each subfolder copied there, folders made */
+	char run[] = "/tmp/vf-sample.XXXXXX", p[512];
+	CHECK(mkdtemp(run) != NULL);
+	const char *const files[] = {"data", "data/latents", "data/latents/a.pt", "data/latents/b.pt",
+				     "data/conditions", "data/conditions/a.pt", NULL};
+	for (int i = 0; files[i]; i++) {
+		snprintf(p, sizeof p, "%s/%s", run, files[i]);
+		if (strchr(files[i], '.')) {
+			FILE *f = fopen(p, "w");
+			CHECK(f != NULL);
+			fputs(files[i], f);
+			fclose(f);
+		} else {
+			mkdir(p, 0755);
+		}
+	}
+	snprintf(p, sizeof p, "%s/data", run);
+	int copied = 0;
+	CHECK(vf_run_sanity_sample(run, p, "sanity/one-sample", &copied, &err) == VF_OK);
+	CHECK_INT(copied, 2);
+	const char *const want[] = {"sanity/one-sample/latents/a.pt", "sanity/one-sample/conditions/a.pt", NULL};
+	struct stat sb;
+	for (int i = 0; want[i]; i++) {
+		snprintf(p, sizeof p, "%s/%s", run, want[i]);
+		CHECK(stat(p, &sb) == 0 && S_ISREG(sb.st_mode));
+		unlink(p);
+	}
+	snprintf(p, sizeof p, "%s/sanity/one-sample/latents/b.pt", run);
+	CHECK(stat(p, &sb) != 0);
+	snprintf(p, sizeof p, "%s/overfit", run);
+	CHECK(stat(p, &sb) != 0);
+	const char *const dirs[] = {"sanity/one-sample/latents", "sanity/one-sample/conditions", "sanity/one-sample",
+				    "sanity", "data/latents/a.pt", "data/latents/b.pt", "data/conditions/a.pt",
+				    "data/latents", "data/conditions", "data", NULL};
+	for (int i = 0; dirs[i]; i++) {
+		snprintf(p, sizeof p, "%s/%s", run, dirs[i]);
+		CHECK(remove(p) == 0);
+	}
+	CHECK(rmdir(run) == 0);
+}
+
 int main(void)
 {
 	struct vf_error err = {0};
@@ -244,6 +313,7 @@ int main(void)
 	RUN(test_pick_remedy);
 	RUN(test_dataset);
 	RUN(test_resume);
+	RUN(test_sample_dir);
 	vf_trial_patterns_free(pat);
 	return vf_test_done();
 }

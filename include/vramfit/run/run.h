@@ -101,11 +101,19 @@ bool vf_run_progress(const char *line, int *done, int *total);
 /* Files below dir (one level of subdirectories), -1 when it is missing. */
 int vf_run_count_files(const char *dir);
 
+/* Where the sanity run's one sample goes, relative to the run directory:
+ * the trainer profile's sweep.json trial_config.data_root (the data root
+ * tune's trials read; LTX-2: "{run}/overfit/.precomputed", the trainer's
+ * own .precomputed layout) without its "{run}/". VF_ERR naming the field
+ * when it is not a folder below {run}/ (no "..", no other placeholder). */
+vf_status vf_run_sample_dir(const cJSON *sweep, char *out, size_t n, struct vf_error *err);
+
 /* The sanity check's sample (TRAINER.md section 5): the first sample of
  * the preprocessed data root data_root (the files of one name, in each of
- * its subdirectories) copied into RUN/overfit/.precomputed, subdirectories
- * kept. *copied: files copied. */
-vf_status vf_run_sanity_sample(const char *run_dir, const char *data_root, int *copied, struct vf_error *err);
+ * its subdirectories) copied into RUN/sample_dir (vf_run_sample_dir; made
+ * with the folders above it), subdirectories kept. *copied: files copied. */
+vf_status vf_run_sanity_sample(const char *run_dir, const char *data_root, const char *sample_dir, int *copied,
+			       struct vf_error *err);
 
 /* The newest checkpoint the trainer wrote: RUN/<configs.json checkpoints
  * dir>, names matching its globs, the highest step (names sort by step).

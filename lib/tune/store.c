@@ -459,12 +459,15 @@ vf_status vf_store_list_recoveries(struct vf_store *s, const char *run_dir, stru
 	*rows = NULL;
 	*n = 0;
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT run_dir, attempt, step, cause, evidence, change, settings, predicted_peak_bytes,"
-			       " recorded_at FROM recoveries WHERE run_dir = ? ORDER BY attempt",
-			       -1, &st, NULL) != SQLITE_OK)
+#define RECOVERY_COLS "SELECT run_dir, attempt, step, cause, evidence, change, settings, predicted_peak_bytes," \
+		      " recorded_at FROM recoveries"
+	const char *sql = run_dir ? RECOVERY_COLS " WHERE run_dir = ? ORDER BY attempt"
+				  : RECOVERY_COLS " ORDER BY run_dir, attempt";
+#undef RECOVERY_COLS
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return db_fail(s, "prepare", err);
-	bind_text(st, 1, run_dir);
+	if (run_dir)
+		bind_text(st, 1, run_dir);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct vf_store_recovery_row *g = realloc(*rows, (*n + 1) * sizeof *g);

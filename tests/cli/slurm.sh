@@ -249,6 +249,12 @@ else
 fi
 rc=0; wait $pid || rc=$?
 expect_rc 0
+if [ $rc != 0 ]; then # what the run said, what the job wrote, what Slurm recorded
+  { echo "--- run --slurm's stderr"; cat "$TMP/rq.err"; echo "--- logs/train-2.log, last lines"
+    tail -n 15 "$RQ/logs/train-2.log"; echo "--- the job-completion records"
+    sed -E 's/.*(JobId=[0-9]+).*(JobState=[A-Z_]+).*(StartTime=[^ ]+ EndTime=[^ ]+).*(ExitCode=[^ ]+).*/\1 \2 \3 \4/' \
+      "$CL/log/jobcomp.txt"; } >&2
+fi
 check 'grep -q "Resuming from checkpoint lora_weights_step_00060.safetensors at step 60" "$RQ/logs/train-2.log"'
 check 'python3 -c "import json,sys; j=json.load(open(\"$RQ/run.json\")); a=j[\"attempts\"]; sys.exit(0 if [x[\"outcome\"] for x in a] == [\"oom\", \"ok\"] and a[1][\"resumed_from\"].endswith(\"lora_weights_step_00020.safetensors\") and j[\"stage\"] == \"done\" else 1)"'
 check '[ -f "$RQ/outputs/checkpoints/lora_weights_step_00100.safetensors" ]'

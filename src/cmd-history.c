@@ -1,6 +1,7 @@
 /* cmd-history.c - `vramfit history`: every trial vramfit has run for this
  * user (from the SQLite history), with the estimate's predicted peak beside
- * the measured one, and the estimator's error over all of them. */
+ * the measured one, and the estimator's error over all of them; then each
+ * recovery vramfit run applied (the history's recoveries table), per run. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +39,36 @@ struct stats {
 	double step_abs, step_sum;
 };
 
+/* The recoveries as JSON objects; settings parsed (dotted key -> YAML
+ * text), kept as the stored text when it is not a JSON object. */
+static cJSON *recoveries_json(const struct vf_store_recovery_row *rec, size_t nrec)
+{
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t i = 0; i < nrec; i++) {
+		const struct vf_store_recovery_row *r = &rec[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "run_dir", r->run_dir);
+		cJSON_AddNumberToObject(o, "attempt", r->attempt);
+		vf_json_add_i64_or_null(o, "step", r->step, r->step >= 0);
+		cJSON_AddStringToObject(o, "cause", r->cause);
+		cJSON_AddStringToObject(o, "change", r->change);
+		cJSON_AddStringToObject(o, "evidence", r->evidence);
+		cJSON *set = cJSON_Parse(r->settings);
+		if (!cJSON_IsObject(set)) {
+			cJSON_Delete(set);
+			set = cJSON_CreateString(r->settings);
+		}
+		cJSON_AddItemToObject(o, "settings", set);
+		vf_json_add_i64_or_null(o, "predicted_peak_bytes", r->predicted_peak_bytes,
+					r->predicted_peak_bytes >= 0);
+		cJSON_AddStringToObject(o, "recorded_at", r->recorded_at);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
 static void print_json_rows(const char *db, const struct vf_store_row *rows, size_t n,
-			    const struct stats *st)
+			    const struct vf_store_recovery_row *rec, size_t nrec, const struct stats *st)
 {
 	size_t ne = st->ne;
 	double sum_abs = st->sum_abs, sum = st->sum, e;
@@ -95,6 +124,7 @@ static void print_json_rows(const char *db, const struct vf_store_row *rows, siz
 		cJSON_AddNullToObject(est, "step_mean_abs_error_pct");
 		cJSON_AddNullToObject(est, "step_mean_error_pct");
 	}
+	cJSON_AddItemToObject(o, "recoveries", recoveries_json(rec, nrec));
 	vf_cli_print_json(o);
 	cJSON_Delete(o);
 }
@@ -150,6 +180,29 @@ static void print_table(const struct vf_store_row *rows, size_t n, const struct 
 		       st->step_sum / (double)st->ns);
 }
 
+/* Each recovery of vramfit run, per run (by run, then attempt). */
+static void print_recoveries(const struct vf_store_recovery_row *rec, size_t nrec)
+{
+	static const char *const h[] = {"recorded (UTC)", "run", "attempt", "step", "cause", "change"};
+	struct vf_table tb;
+	vf_table_init(&tb, 6, h);
+	vf_table_set_right(&tb, 2, true);
+	vf_table_set_right(&tb, 3, true);
+	for (size_t i = 0; i < nrec; i++) {
+		const struct vf_store_recovery_row *r = &rec[i];
+		char at[16], step[16] = "-";
+		const char *base = strrchr(r->run_dir, '/');
+		snprintf(at, sizeof at, "%d", r->attempt);
+		if (r->step >= 0)
+			snprintf(step, sizeof step, "%d", r->step);
+		const char *cells[] = {r->recorded_at, base ? base + 1 : r->run_dir, at, step, r->cause, r->change};
+		vf_table_add(&tb, cells);
+	}
+	printf("\nrecoveries (vramfit run: the change applied after a failed training launch, which then resumed):\n");
+	vf_table_print(&tb, stdout);
+	vf_table_release(&tb);
+}
+
 struct history_args {
 	const char *run_dir, *db;
 	bool json;
@@ -163,7 +216,9 @@ static const struct vf_option options[] = {
 		 "{\"db\", \"trials\": [{\"run_dir\", \"trial\", \"change\", \"outcome\",\n"
 		 "\"step_seconds\", \"peak_bytes\", \"predicted_peak_bytes\", \"predicted_step_seconds\",\n"
 		 "\"error_pct\", ...}], \"estimator\": {\"trials_compared\",\n"
-		 "\"mean_abs_error_pct\", \"mean_error_pct\"}}"),
+		 "\"mean_abs_error_pct\", \"mean_error_pct\"}, \"recoveries\": [{\"run_dir\",\n"
+		 "\"attempt\", \"step\", \"cause\", \"change\", \"evidence\", \"settings\",\n"
+		 "\"predicted_peak_bytes\", \"recorded_at\"}]}"),
 	OPT_END(),
 };
 #undef OPT_T
@@ -192,8 +247,11 @@ static int run(int argc, char **argv)
 	if (vf_store_open(db, &s, &err))
 		return vf_cli_fail_err(&err);
 	struct vf_store_row *rows = NULL;
-	size_t n = 0;
-	if (vf_store_list(s, run_dir, &rows, &n, &err)) {
+	struct vf_store_recovery_row *rec = NULL;
+	size_t n = 0, nrec = 0;
+	if (vf_store_list(s, run_dir, &rows, &n, &err) ||
+	    vf_store_list_recoveries(s, run_dir, &rec, &nrec, &err)) {
+		free(rows);
 		vf_store_close(s);
 		return vf_cli_fail_err(&err);
 	}
@@ -214,12 +272,15 @@ static int run(int argc, char **argv)
 			st.step_abs += fabs(e);
 		}
 	if (json)
-		print_json_rows(db, rows, n, &st);
+		print_json_rows(db, rows, n, rec, nrec, &st);
 	else if (n == 0)
 		printf("no trials recorded yet in %s (vramfit tune records them)\n", db);
 	else
 		print_table(rows, n, &st);
+	if (!json && nrec)
+		print_recoveries(rec, nrec);
 	free(rows);
+	free(rec);
 	vf_store_close(s);
 	return VF_EXIT_OK;
 }
@@ -232,7 +293,8 @@ const struct vf_cli_command vf_cmd_history = {
 		 "List every trial vramfit tune has recorded for you (SQLite at\n"
 		 "$XDG_DATA_HOME/vramfit/history.db, default ~/.local/share/vramfit/, or\n"
 		 "$VRAMFIT_HISTORY), with the estimate's predicted peak beside the measured\n"
-		 "peak, and the estimator's error over all of them.\n",
+		 "peak, and the estimator's error over all of them; then each recovery vramfit\n"
+		 "run applied after a failed training launch (cause, change, step, time), per run.\n",
 	.options = options,
 	.tail = "Exit status: 0 ok, 1 the database cannot be read, 2 usage error.\n",
 	.run = run,

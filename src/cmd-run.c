@@ -74,8 +74,9 @@ static const struct vf_option options[] = {
 		 "N the plan's GPUs) through tune --slurm's backend: sbatch,\n"
 		 "squeue, the job-completion record; PREEMPTED or NODE_FAIL\n"
 		 "retried once; Ctrl-C runs scancel (SBATCH_* as sbatch reads them);\n"
-		 "model.load_checkpoint names the checkpoints directory, so a\n"
-		 "requeued job resumes from the newest checkpoint"),
+		 "the trainer's resume key names the checkpoints directory where\n"
+		 "the profile says it takes one (LTX-2's model.load_checkpoint), so\n"
+		 "a requeued job resumes from the newest checkpoint"),
 	OPT_TEXT("gpu", "SPEC", gpu,
 		 "the GPU the estimates are for (default: the plan's): the\n"
 		 "card a remedy must fit, the predicted step time and peak"),
@@ -287,15 +288,22 @@ static int preprocess_done(struct run *r, const char *root, int files)
 {
 	struct vf_error err = {0};
 	int copied = 0;
-	if (vf_run_sanity_sample(r->dir, root, &copied, &err))
+	cJSON *sweep = NULL;
+	char sample[PATH_MAX];
+	vf_status st = vf_profile_part(r->a.trainer, "sweep", &sweep, &err);
+	if (st == VF_OK)
+		st = vf_run_sample_dir(sweep, sample, sizeof sample, &err);
+	cJSON_Delete(sweep);
+	if (st == VF_OK)
+		st = vf_run_sanity_sample(r->dir, root, sample, &copied, &err);
+	if (st)
 		return stop(r, VF_RUN_PREPROCESS, "failed", "the sanity sample: %s", err.msg);
 	cJSON *pp = cJSON_CreateObject();
 	cJSON_AddBoolToObject(pp, "done", true);
 	cJSON_AddNumberToObject(pp, "files", files);
 	cJSON_DeleteItemFromObjectCaseSensitive(r->state, "preprocess");
 	cJSON_AddItemToObject(r->state, "preprocess", pp);
-	note(r, "preprocess: %d files in %s; the sanity sample (%d files) copied into overfit/.precomputed", files,
-	     root, copied);
+	note(r, "preprocess: %d files in %s; the sanity sample (%d files) copied into %s", files, root, copied, sample);
 	vf_run_state_set(r->state, VF_RUN_TUNE, "running", "");
 	return save(r);
 }
@@ -504,26 +512,30 @@ static int train_prepare(struct run *r, int *total)
 	return 0;
 }
 
-/* model.load_checkpoint (the trainer's resume key) to the newest
- * checkpoint when there is one; from gets its path or "". With --slurm
- * the key names the checkpoints directory instead (the trainer then takes
- * its latest when it starts), so a job that Slurm requeues after a
- * preemption or a node failure, or that the backend submits again,
- * resumes from the newest checkpoint written meanwhile, not from this
- * launch's. */
+/* The trainer's resume key (the profile's checkpoints.resume_key, checked
+ * against the checkout's schema: vf_run_resume_load) to the newest
+ * checkpoint when there is one; from gets its path or "". With --slurm,
+ * where the profile says the key takes a directory (resume_takes_dir),
+ * it names the checkpoints directory instead (the trainer then takes its
+ * latest when it starts), so a job that Slurm requeues after a preemption
+ * or a node failure, or that the backend submits again, resumes from the
+ * newest checkpoint written meanwhile, not from this launch's. */
 static int set_resume(struct run *r, char *from, size_t n)
 {
 	from[0] = '\0';
 	if (!vf_run_last_checkpoint(r->dir, r->configs, from, n))
 		return 0;
-	char dir[PATH_MAX + 256];
-	snprintf(dir, sizeof dir, "%s", from);
-	char *slash = strrchr(dir, '/');
-	if (slash && slash != dir)
-		*slash = '\0';
-	cJSON *s = cJSON_CreateString(r->a.slurm && slash ? dir : from);
+	struct vf_run_resume rs;
+	struct vf_error err = {0};
+	if (vf_run_resume_load(r->trainer_dir, r->configs, &rs, &err))
+		return stop(r, VF_RUN_TRAIN, "failed", "cannot resume from %s: %s", from, err.msg);
+	if (rs.unchecked[0])
+		vf_cli_warn("%s not checked against the trainer's schema (%s)", rs.key, vf_cli_safe(rs.unchecked));
+	char value[PATH_MAX + 256];
+	vf_run_resume_value(&rs, from, r->a.slurm, value, sizeof value);
+	cJSON *s = cJSON_CreateString(value);
 	char *yaml = cJSON_PrintUnformatted(s); /* a JSON string is a YAML double-quoted one */
-	int rc = yaml ? config_set1(r, "model.load_checkpoint", yaml) : vf_cli_fail("out of memory");
+	int rc = yaml ? config_set1(r, rs.key, yaml) : vf_cli_fail("out of memory");
 	cJSON_free(yaml);
 	cJSON_Delete(s);
 	return rc;
@@ -1102,13 +1114,15 @@ const struct vf_cli_command vf_cmd_run = {
 		"\n"
 		"Run the plan of RUN_DIR (made by vramfit plan) stage by stage: preprocess the\n"
 		"dataset with the plan's own command (plan.json; its log logs/preprocess.log) and\n"
-		"copy one sample into overfit/.precomputed; tune (the sanity run and the sweep,\n"
-		"as vramfit tune); train with config.yaml, supervised like a trial (its log\n"
-		"logs/train-N.log, memory polled, one status line). When the training runs out\n"
-		"of memory, the cheapest remedy of the profile that is not set yet and that the\n"
-		"estimate says fits the plan's GPU is written into config.yaml (and plan.md's Run\n"
-		"Log), and the training resumes from the last checkpoint the trainer wrote\n"
-		"(model.load_checkpoint), at most --max-recoveries times; NaN, a crash or any\n"
+		"copy one sample where the profile's trials read it (LTX-2: overfit/.precomputed);\n"
+		"tune (the sanity run and the sweep, as vramfit tune); train with config.yaml,\n"
+		"supervised like a trial (its log logs/train-N.log, memory polled, one status\n"
+		"line). When the training runs out of memory, the cheapest remedy of the profile\n"
+		"that is not set yet and that the estimate says fits the plan's GPU is written\n"
+		"into config.yaml (and plan.md's Run Log), and the training resumes from the\n"
+		"last checkpoint the trainer wrote\n"
+		"(the profile's resume key, LTX-2's model.load_checkpoint, checked against the\n"
+		"checkout's schema), at most --max-recoveries times; NaN, a crash or any\n"
 		"other failure stops with the triage and no change. The state is kept in\n"
 		"RUN_DIR/run.json: run the same command again after any interruption and it\n"
 		"continues where it stopped. At the end: RUN_DIR/report.html.\n",

@@ -1,5 +1,6 @@
 /* workspace.c - what `vramfit run` changes in the run workspace (run.h):
- * the sanity sample copied from the preprocessed data, the last checkpoint
+ * the sanity sample copied from the preprocessed data (into the folder the
+ * profile's sweep.json has the trials read), the last checkpoint
  * found, config.yaml keys set and plan.md's Run Log appended; every file
  * written temp + rename inside the run directory, never through a link. */
 #include <dirent.h>
@@ -70,13 +71,13 @@ static bool has_stem(const char *name, const char *stem)
 }
 
 /* Copy the files of sub (a subdirectory of data_root, "" the root) whose
- * stem is stem into RUN/overfit/.precomputed/sub. */
-static vf_status copy_stem(const struct vf_rundir *rd, const char *data_root, const char *sub, const char *stem,
-			   int *copied, struct vf_error *err)
+ * stem is stem into RUN/sample_dir/sub. */
+static vf_status copy_stem(const struct vf_rundir *rd, const char *data_root, const char *sample_dir,
+			   const char *sub, const char *stem, int *copied, struct vf_error *err)
 {
 	char dir[PATH_MAX], dest[PATH_MAX];
 	snprintf(dir, sizeof dir, "%s%s%s", data_root, sub[0] ? "/" : "", sub);
-	snprintf(dest, sizeof dest, "overfit/.precomputed%s%s", sub[0] ? "/" : "", sub);
+	snprintf(dest, sizeof dest, "%s%s%s", sample_dir, sub[0] ? "/" : "", sub);
 	size_t n;
 	char **names = list_dir(dir, false, &n);
 	vf_status st = VF_OK;
@@ -98,7 +99,43 @@ static vf_status copy_stem(const struct vf_rundir *rd, const char *data_root, co
 	return st;
 }
 
-vf_status vf_run_sanity_sample(const char *run_dir, const char *data_root, int *copied, struct vf_error *err)
+vf_status vf_run_sample_dir(const cJSON *sweep, char *out, size_t n, struct vf_error *err)
+{
+	static const char run_var[] = "{run}/";
+	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(sweep, "trial_config");
+	const char *dr = vf_json_get_str(tc, "data_root");
+	const char *rel = dr && strncmp(dr, run_var, sizeof run_var - 1) == 0 ? dr + sizeof run_var - 1 : NULL;
+	bool ok = rel && *rel && *rel != '/' && strlen(rel) < n && !strchr(rel, '{') && rel[strlen(rel) - 1] != '/';
+	for (const char *c = rel; ok && c; c = strchr(c, '/')) { /* no empty, "." or ".." part */
+		c += *c == '/';
+		size_t l = strcspn(c, "/");
+		ok = l > 0 && !(l == 1 && c[0] == '.') && !(l == 2 && c[0] == '.' && c[1] == '.');
+	}
+	if (!ok)
+		return vf_error_set(err, VF_ERR,
+				    "the trainer profile's sweep.json: trial_config.data_root: expected a folder below "
+				    "{run}/ (where the sanity run's one sample is copied), got %s%s%s",
+				    dr ? "'" : "", dr ? dr : "none", dr ? "'" : "");
+	snprintf(out, n, "%s", rel);
+	return VF_OK;
+}
+
+/* Make RUN/path and each folder above it inside the run directory. */
+static vf_status mkdirs(const struct vf_rundir *rd, const char *path, struct vf_error *err)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s", path);
+	vf_status st = VF_OK;
+	for (char *s = strchr(p, '/'); s && st == VF_OK; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		st = vf_rundir_mkdir(rd, p, err);
+		*s = '/';
+	}
+	return st ? st : vf_rundir_mkdir(rd, p, err);
+}
+
+vf_status vf_run_sanity_sample(const char *run_dir, const char *data_root, const char *sample_dir, int *copied,
+			       struct vf_error *err)
 {
 	*copied = 0;
 	size_t nsub;
@@ -121,10 +158,9 @@ vf_status vf_run_sanity_sample(const char *run_dir, const char *data_root, int *
 	vf_status st = stem[0] ? vf_rundir_open(&rd, run_dir, 0, err)
 			       : vf_error_set(err, VF_ERR, "%s: no preprocessed sample in it", data_root);
 	if (st == VF_OK) {
-		if ((st = vf_rundir_mkdir(&rd, "overfit", err)) == VF_OK)
-			st = vf_rundir_mkdir(&rd, "overfit/.precomputed", err);
+		st = mkdirs(&rd, sample_dir, err);
 		for (size_t i = 0; i <= nsub && st == VF_OK; i++)
-			st = copy_stem(&rd, data_root, i < nsub ? subs[i] : "", stem, copied, err);
+			st = copy_stem(&rd, data_root, sample_dir, i < nsub ? subs[i] : "", stem, copied, err);
 		vf_rundir_close(&rd);
 	}
 	free_list(subs, nsub);

@@ -255,7 +255,8 @@ static struct vf_schema *load_schema(const char *given, const cJSON *configs, st
 	return s;
 }
 
-/* Drift: every key the profile names must still exist in the schema. */
+/* Drift: every key the profile names must still exist in the schema
+ * (its resume key too: vramfit run writes it before a resume). */
 static void check_profile_keys(const cJSON *configs, const struct vf_schema *s, struct vf_check *c)
 {
 	static const char *const parts[] = {"keys", "patched_paths", NULL};
@@ -271,6 +272,12 @@ static void check_profile_keys(const cJSON *configs, const struct vf_schema *s, 
 				    parts[p]);
 		}
 	}
+	const char *rk = vf_json_get_str(cJSON_GetObjectItemCaseSensitive(configs, "checkpoints"), "resume_key");
+	if (rk && !vf_schema_has_path(s, rk))
+		add(c, VF_CHECK_UNCHECKED, rk, NULL,
+		    "not checked: the trainer profile (configs.json checkpoints.resume_key) names this key as the "
+		    "trainer's resume key, but the trainer's schema has no such field: vramfit run cannot resume "
+		    "this trainer from a checkpoint");
 }
 
 /* ---- mode data -------------------------------------------------------------- */

@@ -127,6 +127,21 @@ bool vf_slurm_parse_record(const char *line, size_t len, struct vf_slurm_job *jo
 	return true;
 }
 
+bool vf_slurm_jobcomp_final(const char *path, long job, long task, struct vf_slurm_job *out)
+{
+	FILE *fp = fopen(path, "r");
+	bool found = false;
+	char line[4096];
+	while (fp && fgets(line, sizeof line, fp)) {
+		struct vf_slurm_job r;
+		if (vf_slurm_parse_record(line, strlen(line), &r) && r.array_job_id == job && r.array_task_id == task)
+			*out = r, found = true; /* the last record wins (a requeued task has several) */
+	}
+	if (fp)
+		fclose(fp);
+	return found && vf_slurm_state_final(out->state);
+}
+
 bool vf_slurm_state_final(const char *st)
 {
 	static const char *const fin[] = {"COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL",
@@ -266,22 +281,13 @@ static void find_jobcomp(struct slurm *sl)
 	vf_buf_release(&o);
 }
 
-/* Task i's final state: the job-completion record, else scontrol. */
+/* Task i's final state: its last job-completion record when that says it
+ * ended, else scontrol's. */
 static bool final_state(struct follow *f, size_t i, struct vf_slurm_job *j)
 {
-	FILE *fp = f->sl->jobcomp[0] ? fopen(f->sl->jobcomp, "r") : NULL;
-	bool found = false;
-	char line[4096];
-	while (fp && fgets(line, sizeof line, fp)) {
-		struct vf_slurm_job r;
-		if (vf_slurm_parse_record(line, strlen(line), &r) && r.array_job_id == f->job &&
-		    r.array_task_id == (long)i)
-			*j = r, found = true; /* the last record wins (a requeued task) */
-	}
-	if (fp)
-		fclose(fp);
-	if (found)
+	if (f->sl->jobcomp[0] && vf_slurm_jobcomp_final(f->sl->jobcomp, f->job, (long)i, j))
 		return true;
+	bool found = false;
 	char id[64];
 	snprintf(id, sizeof id, "%ld_%zu", f->job, i);
 	const char *argv[] = {"scontrol", "-o", "show", "job", id, NULL};

@@ -310,9 +310,13 @@ static int64_t col_i64(sqlite3_stmt *st, int i)
 	"config_hash, run_dir, trainer, gpu, tier, trial_index, change, deltas, outcome, evidence," \
 	" exit_status, steps_done, step_seconds, peak_bytes, predicted_peak_bytes, wall_seconds,"    \
 	" recorded_at, predicted_step_seconds"
+#define RECOVERY_COLS \
+	"run_dir, attempt, step, cause, evidence, change, settings, predicted_peak_bytes, recorded_at"
 
-static void read_row(sqlite3_stmt *st, struct vf_store_row *r)
+/* One trials row (ROW_COLS) into a struct vf_store_row. */
+static void read_row(sqlite3_stmt *st, void *row)
 {
+	struct vf_store_row *r = row;
 	memset(r, 0, sizeof *r);
 	vf_trial_init(&r->t);
 	col_text(st, 0, r->t.config_hash, sizeof r->t.config_hash);
@@ -338,31 +342,74 @@ static void read_row(sqlite3_stmt *st, struct vf_store_row *r)
 	r->t.predicted_step_seconds = col_real(st, 17);
 }
 
+/* One recoveries row (RECOVERY_COLS) into a struct vf_store_recovery_row. */
+static void read_recovery(sqlite3_stmt *st, void *row)
+{
+	struct vf_store_recovery_row *r = row;
+	memset(r, 0, sizeof *r);
+	col_text(st, 0, r->run_dir, sizeof r->run_dir);
+	r->attempt = sqlite3_column_int(st, 1);
+	r->step = (int)col_i64(st, 2);
+	col_text(st, 3, r->cause, sizeof r->cause);
+	col_text(st, 4, r->evidence, sizeof r->evidence);
+	col_text(st, 5, r->change, sizeof r->change);
+	col_text(st, 6, r->settings, sizeof r->settings);
+	r->predicted_peak_bytes = col_i64(st, 7);
+	col_text(st, 8, r->recorded_at, sizeof r->recorded_at);
+}
+
+/* Every row sql selects (arg bound to its one parameter when not NULL),
+ * each read by read into the next element (elem bytes) of a growing
+ * array. Caller owns *rows (NULL when none); free(). */
+static vf_status select_rows(struct vf_store *s, const char *sql, const char *arg, size_t elem,
+			     void (*read)(sqlite3_stmt *, void *), void **rows, size_t *n, struct vf_error *err)
+{
+	*rows = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_fail(s, "prepare", err);
+	if (arg)
+		bind_text(st, 1, arg);
+	char *v = NULL;
+	size_t alloc = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == alloc) {
+			size_t na = alloc ? alloc * 2 : 16;
+			char *g = realloc(v, na * elem);
+			if (!g) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			v = g;
+			alloc = na;
+		}
+		read(st, v + (*n)++ * elem);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(v);
+		*n = 0;
+		return rc == SQLITE_NOMEM ? vf_error_set(err, VF_ENOMEM, "%s: out of memory", s->path)
+					  : db_fail(s, "select", err);
+	}
+	*rows = v;
+	return VF_OK;
+}
+
 vf_status vf_store_find(struct vf_store *s, const char *config_hash, struct vf_trial *out,
 			bool *found, struct vf_error *err)
 {
-	*found = false;
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "SELECT " ROW_COLS " FROM trials WHERE config_hash = ?", -1, &st,
-			       NULL) != SQLITE_OK)
-		return db_fail(s, "prepare", err);
-	bind_text(st, 1, config_hash);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		struct vf_store_row *r = malloc(sizeof *r);
-		if (!r) {
-			sqlite3_finalize(st);
-			return vf_error_set(err, VF_ENOMEM, "%s: out of memory", s->path);
-		}
-		read_row(st, r);
-		*out = r->t;
-		free(r);
-		*found = true;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_fail(s, "select", err);
-	return VF_OK;
+	void *rows;
+	size_t n;
+	vf_status st = select_rows(s, "SELECT " ROW_COLS " FROM trials WHERE config_hash = ?", config_hash,
+				   sizeof(struct vf_store_row), read_row, &rows, &n, err);
+	*found = st == VF_OK && n > 0;
+	if (*found)
+		*out = ((struct vf_store_row *)rows)[0].t;
+	free(rows);
+	return st;
 }
 
 vf_status vf_store_forget_run(struct vf_store *s, const char *run_dir, struct vf_error *err)
@@ -379,42 +426,13 @@ vf_status vf_store_forget_run(struct vf_store *s, const char *run_dir, struct vf
 vf_status vf_store_list(struct vf_store *s, const char *run_dir, struct vf_store_row **rows,
 			size_t *n, struct vf_error *err)
 {
-	*rows = NULL;
-	*n = 0;
-	sqlite3_stmt *st;
 	const char *sql = run_dir ? "SELECT " ROW_COLS " FROM trials WHERE run_dir = ?"
 				    " ORDER BY recorded_at, run_dir, trial_index"
 				  : "SELECT " ROW_COLS " FROM trials ORDER BY recorded_at, run_dir, trial_index";
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_fail(s, "prepare", err);
-	if (run_dir)
-		bind_text(st, 1, run_dir);
-	size_t alloc = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == alloc) {
-			size_t na = alloc ? alloc * 2 : 16;
-			struct vf_store_row *r = realloc(*rows, na * sizeof *r);
-			if (!r) {
-				sqlite3_finalize(st);
-				free(*rows);
-				*rows = NULL;
-				*n = 0;
-				return vf_error_set(err, VF_ENOMEM, "%s: out of memory", s->path);
-			}
-			*rows = r;
-			alloc = na;
-		}
-		read_row(st, &(*rows)[(*n)++]);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(*rows);
-		*rows = NULL;
-		*n = 0;
-		return db_fail(s, "select", err);
-	}
-	return VF_OK;
+	void *v;
+	vf_status st = select_rows(s, sql, run_dir, sizeof **rows, read_row, &v, n, err);
+	*rows = v;
+	return st;
 }
 
 vf_status vf_store_list_at(const char *path, const char *run_dir, struct vf_store_row **rows, size_t *n,
@@ -456,42 +474,10 @@ vf_status vf_store_put_recovery(struct vf_store *s, const struct vf_store_recove
 vf_status vf_store_list_recoveries(struct vf_store *s, const char *run_dir, struct vf_store_recovery_row **rows,
 				   size_t *n, struct vf_error *err)
 {
-	*rows = NULL;
-	*n = 0;
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT run_dir, attempt, step, cause, evidence, change, settings, predicted_peak_bytes,"
-			       " recorded_at FROM recoveries WHERE run_dir = ? ORDER BY attempt",
-			       -1, &st, NULL) != SQLITE_OK)
-		return db_fail(s, "prepare", err);
-	bind_text(st, 1, run_dir);
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct vf_store_recovery_row *g = realloc(*rows, (*n + 1) * sizeof *g);
-		if (!g) {
-			rc = SQLITE_NOMEM;
-			break;
-		}
-		*rows = g;
-		struct vf_store_recovery_row *r = &g[(*n)++];
-		memset(r, 0, sizeof *r);
-		col_text(st, 0, r->run_dir, sizeof r->run_dir);
-		r->attempt = sqlite3_column_int(st, 1);
-		r->step = (int)col_i64(st, 2);
-		col_text(st, 3, r->cause, sizeof r->cause);
-		col_text(st, 4, r->evidence, sizeof r->evidence);
-		col_text(st, 5, r->change, sizeof r->change);
-		col_text(st, 6, r->settings, sizeof r->settings);
-		r->predicted_peak_bytes = col_i64(st, 7);
-		col_text(st, 8, r->recorded_at, sizeof r->recorded_at);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(*rows);
-		*rows = NULL;
-		*n = 0;
-		return rc == SQLITE_NOMEM ? vf_error_set(err, VF_ENOMEM, "%s: out of memory", s->path)
-					  : db_fail(s, "select", err);
-	}
-	return VF_OK;
+	const char *sql = run_dir ? "SELECT " RECOVERY_COLS " FROM recoveries WHERE run_dir = ? ORDER BY attempt"
+				  : "SELECT " RECOVERY_COLS " FROM recoveries ORDER BY run_dir, attempt";
+	void *v;
+	vf_status st = select_rows(s, sql, run_dir, sizeof **rows, read_recovery, &v, n, err);
+	*rows = v;
+	return st;
 }

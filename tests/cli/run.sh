@@ -113,6 +113,10 @@ check 'state "j[\"recoveries\"][0][\"estimate\"] == \"fits\" and 0 < j[\"recover
 test_case "the recovery is in the trial history, a row of its own kind"
 check 'python3 -c "import sqlite3,json,sys; c=sqlite3.connect(\"$TMP/xdg/vramfit/history.db\"); r=c.execute(\"select attempt, step, cause, settings from recoveries where run_dir=?\", (\"$R\",)).fetchall(); sys.exit(0 if len(r) == 1 and r[0][:3] == (1, 69, \"oom\") and json.loads(r[0][3])[\"optimization.optimizer_type\"].strip(chr(34)) == \"adamw8bit\" else 1)"'
 check 'python3 -c "import sqlite3,sys; c=sqlite3.connect(\"$TMP/xdg/vramfit/history.db\"); sys.exit(0 if c.execute(\"select count(*) from trials where run_dir=?\", (\"$R\",)).fetchone()[0] >= 1 else 1)"'
+run history --run "$R"; expect_rc 0
+expect_out_re "${R##*/} +1 +69 +oom +optimization\.optimizer_type: adamw8bit\$"
+run history --run "$R" --json; expect_rc 0
+expect_json '[(r["attempt"], r["step"], r["cause"]) for r in j["recoveries"]] == [(1, 69, "oom")] and j["recoveries"][0]["settings"] == {"optimization.optimizer_type": "\"adamw8bit\""}'
 test_case "preprocess: the plan's command, its outputs, the sanity sample"
 check '[ -f "$R/dataset/.precomputed/latents/c2.txt" ] && [ -f "$R/dataset/.precomputed/conditions/c3.txt" ]'
 check '[ -f "$R/overfit/.precomputed/latents/c1.txt" ] && [ -f "$R/overfit/.precomputed/conditions/c1.txt" ]'
@@ -220,6 +224,18 @@ test_case "--from train after the end: resumes from the last checkpoint (step 10
 run run "$R" --from train --max-recoveries 0 --steps 50 --quiet; expect_rc 0
 expect_err "--steps 50 not applied: optimization.steps was set to 100 before the first launch"
 check 'state "j[\"stage\"] == \"done\" and j[\"attempts\"][-1][\"resumed_from\"].endswith(\"lora_weights_step_00100.safetensors\")"'
+test_case "a trainer checkout whose schema has no model.load_checkpoint (the profile's resume key): named, not written"
+TD2=$TMP/trainer-renamed
+cp -r "$TD" "$TD2"
+sed -i 's/^    load_checkpoint:/    resume_from:/' "$TD2/src/ltx_trainer/config.py"
+check 'grep -q "^    resume_from:" "$TD2/src/ltx_trainer/config.py"'
+"$VRAMFIT" config set "$R/config.yaml" model.load_checkpoint=null >/dev/null
+cp "$R/config.yaml" "$TMP/dogs.yaml"
+run run "$R" --from train --trainer-dir "$TD2" --quiet; expect_rc 1; expect_err_lines 1
+expect_err "cannot resume from $R/outputs/checkpoints/lora_weights_step_00100.safetensors: $TD2/src/ltx_trainer/config.py: LtxTrainerConfig has no field model.load_checkpoint"
+expect_err "configs.json checkpoints.resume_key"
+check 'cmp -s "$TMP/dogs.yaml" "$R/config.yaml"'
+check 'state "j[\"stage\"] == \"train\" and j[\"status\"] == \"failed\""'
 
 test_case "--dataset-dir: a dataset whose row names a missing file stops at preprocessing, naming it"
 R=$(make_plan birds)
@@ -255,5 +271,27 @@ check 'grep -qxF "accelerate launch --num_processes 2 scripts/train.py $R/config
 check 'grep -qF "uv run accelerate launch --num_processes 2 scripts/train.py $R/config.yaml --disable-progress-bars" "$R/plan.md"'
 check 'state "j[\"stage\"] == \"done\" and [a[\"outcome\"] for a in j[\"attempts\"]] == [\"ok\"]"'
 
+test_case "the sanity sample goes where the profile's trials read it (sweep.json trial_config.data_root), not a fixed overfit/.precomputed"
+R=$(make_plan owls)
+mkdir -p "$TMP/data-dir/profiles/ltx2"
+python3 - "$VF_SOURCE_DIR/data/profiles/ltx2/sweep.json" "$TMP/data-dir/profiles/ltx2/sweep.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["trial_config"]["data_root"] = "{run}/sanity/one-sample"
+j["trial_config"]["set"]["data.preprocessed_data_root"] = "{run}/sanity/one-sample"
+json.dump(j, open(sys.argv[2], "w"))
+PY
+VRAMFIT_DATA_DIR=$TMP/data-dir run run "$R" --steps 20 --trial-steps 20 --max-trials 1 --quiet; expect_rc 0
+check '[ -f "$R/sanity/one-sample/latents/c1.txt" ] && [ -f "$R/sanity/one-sample/conditions/c1.txt" ]'
+check '[ ! -e "$R/sanity/one-sample/latents/c2.txt" ] && [ ! -e "$R/overfit/.precomputed" ]'
+check 'grep -q "trial 1  change: baseline  outcome: ok" "$R/autotune.log"'
+check 'grep -q "^- preprocess: 6 files in .*; the sanity sample (2 files) copied into sanity/one-sample" "$R/plan.md"'
+check 'state "j[\"stage\"] == \"done\""'
+test_case "a sweep.json whose trial data root is outside the run: refused, naming the field"
+R=$(make_plan moles)
+python3 -c "import json,sys; p=sys.argv[1]; j=json.load(open(p)); j['trial_config']['data_root']='{run}/../elsewhere'; json.dump(j, open(p, 'w'))" "$TMP/data-dir/profiles/ltx2/sweep.json"
+VRAMFIT_DATA_DIR=$TMP/data-dir run run "$R" --steps 20 --trial-steps 20 --quiet; expect_rc 1; expect_err_lines 1
+expect_err "sweep.json: trial_config.data_root: expected a folder below {run}/ (where the sanity run's one sample is copied), got '{run}/../elsewhere'"
+check '[ ! -e "$TMP/work/projects/elsewhere" ] && state "j[\"stage\"] == \"preprocess\" and j[\"status\"] == \"failed\""'
 
 finish

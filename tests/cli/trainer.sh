@@ -120,6 +120,12 @@ cp "$TD/configs/t2v_lora.yaml" "$TMP/d.yaml"
 run check --config "$TMP/d.yaml" --trainer-dir "$TMP/t3"
 expect_out "acceleration.load_text_encoder_in_8bit: unknown key: AccelSection"
 expect_out "acceleration.load_text_encoder_in_8bit: not checked: the trainer profile (configs.json keys) names this key, but the trainer's schema has no such field"
+test_case "drift: a checkout without the profile's resume key (model.load_checkpoint) is told vramfit run cannot resume it"
+trainer_copy "$TMP/t5" 's/^    load_checkpoint:/    resume_from:/'
+run check --config "$TMP/d.yaml" --trainer-dir "$TMP/t5"
+expect_out "model.load_checkpoint: not checked: the trainer profile (configs.json checkpoints.resume_key) names this key as the trainer's resume key, but the trainer's schema has no such field: vramfit run cannot resume this trainer from a checkpoint"
+run check --config "$TMP/d.yaml" --trainer-dir "$TD"
+expect_no_out "checkpoints.resume_key"
 
 test_case "the trainer version: git HEAD (branch, packed-refs, detached), else pyproject"
 trainer_copy "$TMP/t4"

@@ -1,12 +1,18 @@
 /* test-run.c - lib/run: the state file's checks, the plan's command split
  * into words, the progress of a preprocessing line, and the remedy a
  * recovery picks (the cheapest not set that the estimate says fits; one
- * predicted over the card passed over, with why). */
+ * predicted over the card passed over, with why), the dataset file's
+ * checks, and the trainer's resume key (the profile's, checked against
+ * the checkout's schema). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "vf_test.h"
 #include "vramfit/run/run.h"
+#include "vramfit/trainer/profile.h"
 
 static struct vf_trial_patterns *pat;
 
@@ -151,6 +157,150 @@ static void test_dataset(void)
 	CHECK_CONTAINS(err.msg, "does not name preprocess.dataset");
 }
 
+/* A trainer checkout in a temp dir whose config module defines
+ * ModelConfig's resume field as field (the profile's schema.file). */
+static void write_trainer(char *dir, size_t n, const char *field)
+{
+	snprintf(dir, n, "/tmp/vf-resume.XXXXXX");
+	CHECK(mkdtemp(dir) != NULL);
+	char p[1200];
+	snprintf(p, sizeof p, "%s/src", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/src/ltx_trainer", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/src/ltx_trainer/config.py", dir);
+	FILE *f = fopen(p, "w");
+	CHECK(f != NULL);
+	fprintf(f, "from pydantic import BaseModel\n\n\nclass ModelConfig(BaseModel):\n"
+		   "    model_path: str\n    %s: str | None = None\n\n\n"
+		   "class LtxTrainerConfig(BaseModel):\n    model: ModelConfig\n",
+		field);
+	fclose(f);
+}
+
+static void remove_trainer(const char *dir)
+{
+	char p[1200];
+	snprintf(p, sizeof p, "%s/src/ltx_trainer/config.py", dir);
+	unlink(p);
+	snprintf(p, sizeof p, "%s/src/ltx_trainer", dir);
+	rmdir(p);
+	snprintf(p, sizeof p, "%s/src", dir);
+	rmdir(p);
+	rmdir(dir);
+}
+
+static void test_resume(void)
+{
+	cJSON *configs = NULL;
+	struct vf_error err = {0};
+	CHECK(vf_profile_part("ltx2", "configs", &configs, &err) == VF_OK);
+	struct vf_run_resume rs;
+	char td[256], v[512];
+	/* the profile's key, on a checkout whose schema has it: checked */
+	write_trainer(td, sizeof td, "load_checkpoint");
+	CHECK(vf_run_resume_load(td, configs, &rs, &err) == VF_OK);
+	CHECK_STR(rs.key, "model.load_checkpoint");
+	CHECK(rs.takes_dir);
+	CHECK_STR(rs.unchecked, "");
+	vf_run_resume_value(&rs, "/r/outputs/checkpoints/lora_weights_step_00060.safetensors", false, v, sizeof v);
+	CHECK_STR(v, "/r/outputs/checkpoints/lora_weights_step_00060.safetensors");
+	vf_run_resume_value(&rs, "/r/outputs/checkpoints/lora_weights_step_00060.safetensors", true, v, sizeof v);
+	CHECK_STR(v, "/r/outputs/checkpoints");
+	remove_trainer(td);
+	/* a checkout whose schema has another name for it: named, not written */
+	write_trainer(td, sizeof td, "resume_from");
+	CHECK(vf_run_resume_load(td, configs, &rs, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "src/ltx_trainer/config.py: LtxTrainerConfig has no field model.load_checkpoint");
+	CHECK_CONTAINS(err.msg, td);
+	CHECK_CONTAINS(err.msg, "configs.json checkpoints.resume_key");
+	remove_trainer(td);
+	/* no schema to read (a configs-only checkout): used, and said unchecked */
+	CHECK(vf_run_resume_load("/nonexistent-trainer", configs, &rs, &err) == VF_OK);
+	CHECK_STR(rs.key, "model.load_checkpoint");
+	CHECK(rs.unchecked[0] != '\0');
+	/* a profile where the key takes no directory: always the file */
+	cJSON *ck = cJSON_GetObjectItemCaseSensitive(configs, "checkpoints");
+	cJSON_ReplaceItemInObjectCaseSensitive(ck, "resume_takes_dir", cJSON_CreateFalse());
+	CHECK(vf_run_resume_load("/nonexistent-trainer", configs, &rs, &err) == VF_OK);
+	vf_run_resume_value(&rs, "/r/c/x_step_00060.safetensors", true, v, sizeof v);
+	CHECK_STR(v, "/r/c/x_step_00060.safetensors");
+	/* a profile with no resume key: an error naming the field */
+	cJSON_DeleteItemFromObjectCaseSensitive(ck, "resume_key");
+	CHECK(vf_run_resume_load("/nonexistent-trainer", configs, &rs, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "configs.json: checkpoints.resume_key");
+	cJSON_Delete(configs);
+}
+
+/* The sanity sample's folder: the profile's sweep.json trial_config.data_root
+ * below {run}/, made with the folders above it. */
+static void test_sample_dir(void)
+{
+	cJSON *sweep = NULL;
+	struct vf_error err = {0};
+	char rel[256];
+	CHECK(vf_profile_part("ltx2", "sweep", &sweep, &err) == VF_OK);
+	CHECK(vf_run_sample_dir(sweep, rel, sizeof rel, &err) == VF_OK);
+	CHECK_STR(rel, "overfit/.precomputed");
+	cJSON *tc = cJSON_GetObjectItemCaseSensitive(sweep, "trial_config");
+	static const char *const bad[] = {"/abs/.precomputed", "{run}/../outside", "{run}/a/./b", "{run}/",
+					  "{run}/a//b", "{run}/{n}/x", "{run}/a/", "{run}//a", "overfit/.precomputed"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cJSON_ReplaceItemInObjectCaseSensitive(tc, "data_root", cJSON_CreateString(bad[i]));
+		CHECK(vf_run_sample_dir(sweep, rel, sizeof rel, &err) == VF_ERR);
+		CHECK_CONTAINS(err.msg, "sweep.json: trial_config.data_root: expected a folder below {run}/");
+		CHECK_CONTAINS(err.msg, bad[i]);
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(tc, "data_root");
+	CHECK(vf_run_sample_dir(sweep, rel, sizeof rel, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, "got none");
+	cJSON_ReplaceItemInObjectCaseSensitive(sweep, "trial_config", cJSON_CreateObject());
+	cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(sweep, "trial_config"), "data_root",
+				"{run}/sanity/one-sample");
+	CHECK(vf_run_sample_dir(sweep, rel, sizeof rel, &err) == VF_OK);
+	CHECK_STR(rel, "sanity/one-sample");
+	cJSON_Delete(sweep);
+	/* the first sample of each subfolder copied there, folders made */
+	char run[] = "/tmp/vf-sample.XXXXXX", p[512];
+	CHECK(mkdtemp(run) != NULL);
+	const char *const files[] = {"data", "data/latents", "data/latents/a.pt", "data/latents/b.pt",
+				     "data/conditions", "data/conditions/a.pt", NULL};
+	for (int i = 0; files[i]; i++) {
+		snprintf(p, sizeof p, "%s/%s", run, files[i]);
+		if (strchr(files[i], '.')) {
+			FILE *f = fopen(p, "w");
+			CHECK(f != NULL);
+			fputs(files[i], f);
+			fclose(f);
+		} else {
+			mkdir(p, 0755);
+		}
+	}
+	snprintf(p, sizeof p, "%s/data", run);
+	int copied = 0;
+	CHECK(vf_run_sanity_sample(run, p, "sanity/one-sample", &copied, &err) == VF_OK);
+	CHECK_INT(copied, 2);
+	const char *const want[] = {"sanity/one-sample/latents/a.pt", "sanity/one-sample/conditions/a.pt", NULL};
+	struct stat sb;
+	for (int i = 0; want[i]; i++) {
+		snprintf(p, sizeof p, "%s/%s", run, want[i]);
+		CHECK(stat(p, &sb) == 0 && S_ISREG(sb.st_mode));
+		unlink(p);
+	}
+	snprintf(p, sizeof p, "%s/sanity/one-sample/latents/b.pt", run);
+	CHECK(stat(p, &sb) != 0);
+	snprintf(p, sizeof p, "%s/overfit", run);
+	CHECK(stat(p, &sb) != 0);
+	const char *const dirs[] = {"sanity/one-sample/latents", "sanity/one-sample/conditions", "sanity/one-sample",
+				    "sanity", "data/latents/a.pt", "data/latents/b.pt", "data/conditions/a.pt",
+				    "data/latents", "data/conditions", "data", NULL};
+	for (int i = 0; dirs[i]; i++) {
+		snprintf(p, sizeof p, "%s/%s", run, dirs[i]);
+		CHECK(remove(p) == 0);
+	}
+	CHECK(rmdir(run) == 0);
+}
+
 int main(void)
 {
 	struct vf_error err = {0};
@@ -162,6 +312,8 @@ int main(void)
 	RUN(test_split_and_progress);
 	RUN(test_pick_remedy);
 	RUN(test_dataset);
+	RUN(test_resume);
+	RUN(test_sample_dir);
 	vf_trial_patterns_free(pat);
 	return vf_test_done();
 }

@@ -223,6 +223,18 @@ static void test_migrate_v2_recoveries(void)
 		CHECK_INT(strlen(rr[1].recorded_at), 20);
 	}
 	free(rr);
+	/* every run's (run_dir NULL, for vramfit history): by run, then attempt */
+	rec.run_dir = "/runs/a-first";
+	rec.attempt = 3;
+	CHECK(vf_store_put_recovery(s, &rec, &err) == VF_OK);
+	CHECK(vf_store_list_recoveries(s, NULL, &rr, &n, &err) == VF_OK);
+	CHECK_INT(n, 3);
+	if (n == 3) {
+		CHECK_STR(rr[0].run_dir, "/runs/a-first");
+		CHECK(rr[1].attempt == 1 && rr[2].attempt == 2);
+		CHECK_STR(rr[2].run_dir, "/runs/v2");
+	}
+	free(rr);
 	vf_store_close(s);
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
 	sqlite3_stmt *st;

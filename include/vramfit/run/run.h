@@ -101,16 +101,43 @@ bool vf_run_progress(const char *line, int *done, int *total);
 /* Files below dir (one level of subdirectories), -1 when it is missing. */
 int vf_run_count_files(const char *dir);
 
+/* Where the sanity run's one sample goes, relative to the run directory:
+ * the trainer profile's sweep.json trial_config.data_root (the data root
+ * tune's trials read; LTX-2: "{run}/overfit/.precomputed", the trainer's
+ * own .precomputed layout) without its "{run}/". VF_ERR naming the field
+ * when it is not a folder below {run}/ (no "..", no other placeholder). */
+vf_status vf_run_sample_dir(const cJSON *sweep, char *out, size_t n, struct vf_error *err);
+
 /* The sanity check's sample (TRAINER.md section 5): the first sample of
  * the preprocessed data root data_root (the files of one name, in each of
- * its subdirectories) copied into RUN/overfit/.precomputed, subdirectories
- * kept. *copied: files copied. */
-vf_status vf_run_sanity_sample(const char *run_dir, const char *data_root, int *copied, struct vf_error *err);
+ * its subdirectories) copied into RUN/sample_dir (vf_run_sample_dir; made
+ * with the folders above it), subdirectories kept. *copied: files copied. */
+vf_status vf_run_sanity_sample(const char *run_dir, const char *data_root, const char *sample_dir, int *copied,
+			       struct vf_error *err);
 
 /* The newest checkpoint the trainer wrote: RUN/<configs.json checkpoints
  * dir>, names matching its globs, the highest step (names sort by step).
  * false when there is none. */
 bool vf_run_last_checkpoint(const char *run_dir, const cJSON *configs, char *out, size_t n);
+
+/* How the trainer resumes (resume.c): the profile's configs.json
+ * checkpoints.resume_key and resume_takes_dir (true: the key also takes a
+ * directory, whose newest checkpoint the trainer loads). */
+struct vf_run_resume {
+	char key[128];
+	bool takes_dir;
+	char unchecked[512]; /* why the key was not checked against the checkout's schema; "" when it was */
+};
+/* Read them, and check the key against the schema of the trainer checkout
+ * at trainer_dir (configs.json schema.file and schema.class). VF_ERR when
+ * the profile names no key or the schema has no such field (the message
+ * names the schema file, its class and the key); a schema that cannot be
+ * read leaves the key unchecked, saying why. */
+vf_status vf_run_resume_load(const char *trainer_dir, const cJSON *configs, struct vf_run_resume *out,
+			     struct vf_error *err);
+/* The key's value that resumes from the checkpoint file ckpt: ckpt, or its
+ * directory when want_dir and the key takes one. */
+void vf_run_resume_value(const struct vf_run_resume *rs, const char *ckpt, bool want_dir, char *out, size_t n);
 
 /* Set each key of set (dotted key -> YAML text) in RUN/config.yaml and
  * write it back atomically, byte-exact elsewhere. */

@@ -57,6 +57,13 @@ bool vf_slurm_parse_record(const char *line, size_t len, struct vf_slurm_job *jo
 struct vf_buf;
 vf_status vf_slurm_run(const char *const *argv, struct vf_buf *out, struct vf_error *err);
 
+/* The last record of array task job_task in the jobcomp/filetxt file
+ * path, into out; true only when it says the task ended
+ * (vf_slurm_state_final). A requeue writes a record too (JobState=PENDING):
+ * a task whose last record is that one has not ended, it waits to run
+ * again. */
+bool vf_slurm_jobcomp_final(const char *path, long job, long task, struct vf_slurm_job *out);
+
 /* Whether a Slurm job state is final, and which states are retried. */
 bool vf_slurm_state_final(const char *state);
 bool vf_slurm_state_retry(const char *state);

@@ -89,7 +89,8 @@ struct vf_store_recovery_row {
 	int64_t predicted_peak_bytes;
 	char recorded_at[32];
 };
-/* The recoveries of run_dir, by attempt. Caller owns *rows; free(). */
+/* The recoveries of run_dir, by attempt; run_dir NULL = every run's, by
+ * run and attempt. Caller owns *rows; free(). */
 vf_status vf_store_list_recoveries(struct vf_store *s, const char *run_dir, struct vf_store_recovery_row **rows,
 				   size_t *n, struct vf_error *err);
 

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# history.sh - vramfit history on a history database made here: vramfit
+# makes the schema (an empty history), then python3's sqlite3 adds trials
+# and the recoveries that vramfit run writes (schema 3's own table; the
+# run flow that writes them for real is tests/cli/run.sh). history prints
+# the trials, then each recovery per run (cause, change, step, time), in
+# text and --json; --run keeps one run's; a history without recoveries
+# prints no recoveries section.
+. "$(dirname "$0")/lib.sh"
+unset VRAMFIT_HISTORY || true
+DB=$TMP/history.db
+
+test_case "an empty history: no trials, no recoveries"
+run history --db "$DB"; expect_rc 0
+expect_out "no trials recorded yet in $DB"
+expect_no_out "recoveries"
+run history --db "$DB" --json; expect_rc 0
+expect_json 'j["trials"] == [] and j["recoveries"] == []'
+
+python3 - "$DB" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+assert c.execute("pragma user_version").fetchone()[0] == 3
+trial = ("INSERT INTO trials (config_hash, run_dir, trainer, gpu, tier, trial_index, change, deltas, outcome,"
+         " evidence, exit_status, steps_done, step_seconds, peak_bytes, predicted_peak_bytes, wall_seconds,"
+         " recorded_at) VALUES (?, ?, 'ltx2', 'cpu', NULL, ?, ?, '{}', ?, '', 0, 20, 1.5, ?, ?, 30,"
+         " '2026-11-30T10:00:0' || ?)")
+c.execute(trial, ("a1", "/runs/t2v-cats", 1, "baseline", "ok", 40 << 30, 42 << 30, 1))
+c.execute(trial, ("b1", "/runs/t2v-dogs", 1, "baseline", "ok", 50 << 30, 48 << 30, 2))
+rec = ("INSERT INTO recoveries (run_dir, attempt, step, cause, evidence, change, settings,"
+       " predicted_peak_bytes, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+c.execute(rec, ("/runs/t2v-dogs", 1, 69, "oom", "CUDA out of memory at step 70",
+                'optimization.optimizer_type: "adamw8bit"', '{"optimization.optimizer_type": "\\"adamw8bit\\""}',
+                46 << 30, "2026-11-30T11:00:00Z"))
+c.execute(rec, ("/runs/t2v-dogs", 2, 180, "oom", "out of memory during validation",
+                "acceleration.offload_optimizer_during_validation: true",
+                '{"acceleration.offload_optimizer_during_validation": "true"}', None, "2026-11-30T12:00:00Z"))
+c.execute(rec, ("/runs/t2v-cats", 1, None, "oom", "", "optimization.batch_size: 1", "not json", None,
+                "2026-11-30T13:00:00Z"))
+c.commit()
+PY
+
+test_case "text: the trials, then the recoveries per run (run, attempt, step, cause, change, time)"
+run history --db "$DB"; expect_rc 0
+expect_out "estimator error on your runs: 2 trials compared"
+expect_out "recoveries (vramfit run: the change applied after a failed training launch, which then resumed):"
+expect_out_re 'recorded \(UTC\) +run +attempt +step +cause +change'
+expect_out_re '2026-11-30T13:00:00Z +t2v-cats +1 +- +oom +optimization\.batch_size: 1$'
+expect_out_re '2026-11-30T11:00:00Z +t2v-dogs +1 +69 +oom +optimization\.optimizer_type: "adamw8bit"$'
+expect_out_re '2026-11-30T12:00:00Z +t2v-dogs +2 +180 +oom +acceleration\.offload_optimizer_during_validation: true$'
+# per run: cats' recovery before dogs', dogs' by attempt
+check '[ "$(printf "%s\n" "$out" | grep -oE "t2v-(cats|dogs) +[0-9]+ +[0-9-]+ +oom" | tr -s " " | tr "\n" ";")" = "t2v-cats 1 - oom;t2v-dogs 1 69 oom;t2v-dogs 2 180 oom;" ]'
+
+test_case "--json: the recoveries with their settings, step and predicted peak (null when unknown)"
+run history --db "$DB" --json; expect_rc 0
+expect_json '[(r["run_dir"], r["attempt"], r["step"]) for r in j["recoveries"]] == [("/runs/t2v-cats", 1, None), ("/runs/t2v-dogs", 1, 69), ("/runs/t2v-dogs", 2, 180)]'
+expect_json 'j["recoveries"][1]["cause"] == "oom" and j["recoveries"][1]["change"] == "optimization.optimizer_type: \"adamw8bit\""'
+expect_json 'j["recoveries"][1]["settings"] == {"optimization.optimizer_type": "\"adamw8bit\""} and j["recoveries"][1]["predicted_peak_bytes"] == 46 << 30'
+expect_json 'j["recoveries"][1]["evidence"] == "CUDA out of memory at step 70" and j["recoveries"][1]["recorded_at"] == "2026-11-30T11:00:00Z"'
+expect_json 'j["recoveries"][2]["predicted_peak_bytes"] is None'
+# settings that are not a JSON object are shown as stored, not dropped
+expect_json 'j["recoveries"][0]["settings"] == "not json"'
+expect_json 'len(j["trials"]) == 2'
+
+test_case "--run: one run's trials and recoveries only"
+mkdir -p "$TMP/runs/t2v-dogs"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('update recoveries set run_dir=? where run_dir=?', (sys.argv[2], '/runs/t2v-dogs')); c.execute('update trials set run_dir=? where run_dir=?', (sys.argv[2], '/runs/t2v-dogs')); c.commit()" "$DB" "$TMP/runs/t2v-dogs"
+run history --db "$DB" --run "$TMP/runs/t2v-dogs" --json; expect_rc 0
+expect_json '[r["attempt"] for r in j["recoveries"]] == [1, 2] and len(j["trials"]) == 1'
+run history --db "$DB" --run "$TMP/runs/t2v-dogs"; expect_rc 0
+expect_out_re 't2v-dogs +2 +180 +oom'
+expect_no_out "t2v-cats"
+
+test_case "a run with trials and no recoveries: no recoveries section"
+mkdir -p "$TMP/runs/t2v-owls"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('update trials set run_dir=? where run_dir=?', (sys.argv[2], '/runs/t2v-cats')); c.commit()" "$DB" "$TMP/runs/t2v-owls"
+run history --db "$DB" --run "$TMP/runs/t2v-owls"; expect_rc 0
+expect_out "baseline"; expect_no_out "recoveries"
+finish

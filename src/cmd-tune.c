@@ -785,7 +785,8 @@ const struct vf_cli_command vf_cmd_tune = {
 	.usage =
 		"usage: vramfit tune RUN_DIR [options]\n"
 		"\n"
-		"Run the trainer for a few steps on one sample (RUN_DIR/overfit/.precomputed),\n"
+		"Run the trainer for a few steps on one sample (the profile's trial data root,\n"
+		"sweep.json trial_config.data_root; LTX-2: RUN_DIR/overfit/.precomputed),\n"
 		"trial by trial: trial 1 is the run's config.yaml as planned, each later trial\n"
 		"the current best plus one change, in the profile's order (sweep.json:\n"
 		"quantization off, optimizer adamw, then the flag-gated ones). Each trial's\n"

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "vramfit/base/buf.h"
+#include "vramfit/run/run.h"
 #include "vramfit/base/json.h"
 #include "vramfit/base/rundir.h"
 #include "vramfit/base/shquote.h"
@@ -1036,11 +1037,11 @@ static void sweep_section(const struct ctx *c, struct vf_buf *b)
 	vf_json_get_i64(c->sweep, "max_trials", &max_trials);
 	md(b, "Before the full run, short trials of the real trainer on one sample at the target "
 	      "resolution (`vramfit tune %s`): each trial is this config with the data root "
-	      "`%s/overfit/.precomputed`, %lld steps, validation at step %lld, no intermediate "
+	      "`%s/%s`, %lld steps, validation at step %lld, no intermediate "
 	      "checkpoints. Trial 1 is this config as planned; success means no OOM, no NaN loss, no "
 	      "crash, all %lld steps and the step-%lld validation sample. Then at most %lld more "
 	      "trials, each the best so far plus one change, in this order:\n\n",
-	   p->run_dir, p->run_dir, (long long)steps, (long long)steps, (long long)steps,
+	   p->run_dir, p->run_dir, p->sample_dir, (long long)steps, (long long)steps, (long long)steps,
 	   (long long)steps, (long long)(max_trials - 1));
 	const cJSON *ch;
 	cJSON_ArrayForEach(ch, cJSON_GetObjectItemCaseSensitive(c->sweep, "changes"))
@@ -1139,9 +1140,9 @@ static void md_preprocessing(struct ctx *c, struct vf_buf *b)
 	       " audio latents where audio is trained, and caption embeddings from the text encoder, "
 	       "written to `%s`. Clip resolution and frame count follow the trainer's rules (width and "
 	       "height multiples of 32, frames %% 8 == 1; validation renders at `%s`). The sanity check "
-	       "uses one sample preprocessed the same way into `%s/overfit/.precomputed`. Nothing has "
+	       "uses one sample preprocessed the same way into `%s/%s`. Nothing has "
 	       "been preprocessed yet: no heavy work runs before this plan is approved.\n\n",
-	   p->trainer_dir, root, dims, p->run_dir);
+	   p->trainer_dir, root, dims, p->run_dir, p->sample_dir);
 }
 
 /* plan.md: ## Training Config */
@@ -1711,8 +1712,10 @@ vf_status vf_plan_make(const struct vf_plan_opts *o, const struct vf_gpu_set *gp
 	vf_status st = vf_profile_part(trainer, "configs", &c.cfg, err);
 	if (st != VF_OK)
 		return st;
-	if ((st = vf_profile_part(trainer, "sweep", &c.sweep, err)) != VF_OK) {
+	if ((st = vf_profile_part(trainer, "sweep", &c.sweep, err)) != VF_OK ||
+	    (st = vf_run_sample_dir(c.sweep, p->sample_dir, sizeof p->sample_dir, err)) != VF_OK) {
 		cJSON_Delete(c.cfg);
+		cJSON_Delete(c.sweep);
 		return st;
 	}
 	static vf_status (*const stages[])(struct ctx *, const struct vf_gpu_set *, struct vf_error *) = {

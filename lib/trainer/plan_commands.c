@@ -149,9 +149,17 @@ void vf__plan_md_commands(struct vf_buf *b, const struct vf_plan *p, const cJSON
 		if (script && !is_file(path))
 			vf_md_printf(b, "   The script `%s` is not in the trainer directory `%s`: check the "
 				     "checkout before running this.\n\n", script, p->trainer_dir);
-		vf_md_printf(b, "   The sanity check's sample: copy one row of the dataset file into `%s/overfit/` "
+		/* the trainer writes .precomputed beside the dataset file: the
+		 * sample's dataset file goes in the folder above the sample's */
+		char above[sizeof p->sample_dir];
+		snprintf(above, sizeof above, "%s", p->sample_dir);
+		char *slash = strrchr(above, '/');
+		if (slash)
+			*slash = '\0';
+		vf_md_printf(b, "   The sanity check's sample: copy one row of the dataset file into `%s/%s/` "
 			     "under the same file name (its media paths adjusted) and run the same command on "
-			     "that file; it writes `%s/overfit/.precomputed`.\n\n", p->run_dir, p->run_dir);
+			     "that file; it writes `%s/%s`.\n\n", p->run_dir, slash ? above : ".", p->run_dir,
+			     p->sample_dir);
 	} else {
 		vf_md_printf(b, "1. Preprocess the dataset with the trainer's own script (the `%s` profile names "
 			     "no preprocessing command, so none is printed here).\n\n", p->trainer);

@@ -287,6 +287,10 @@ check '[ ! -e "$R/sanity/one-sample/latents/c2.txt" ] && [ ! -e "$R/overfit/.pre
 check 'grep -q "trial 1  change: baseline  outcome: ok" "$R/autotune.log"'
 check 'grep -q "^- preprocess: 6 files in .*; the sanity sample (2 files) copied into sanity/one-sample" "$R/plan.md"'
 check 'state "j[\"stage\"] == \"done\""'
+test_case "plan.md names the sample folder the profile's trials read, not a fixed overfit/.precomputed"
+P=$(VRAMFIT_DATA_DIR=$TMP/data-dir make_plan voles)
+check 'grep -qF "data root \`$P/sanity/one-sample\`" "$P/plan.md" && grep -qF "into \`$P/sanity/one-sample\`" "$P/plan.md"'
+check 'grep -qF "copy one row of the dataset file into \`$P/sanity/\`" "$P/plan.md" && ! grep -q "overfit/.precomputed" "$P/plan.md"'
 test_case "a sweep.json whose trial data root is outside the run: refused, naming the field"
 R=$(make_plan moles)
 python3 -c "import json,sys; p=sys.argv[1]; j=json.load(open(p)); j['trial_config']['data_root']='{run}/../elsewhere'; json.dump(j, open(p, 'w'))" "$TMP/data-dir/profiles/ltx2/sweep.json"

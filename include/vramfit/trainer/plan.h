@@ -83,6 +83,7 @@ struct vf_plan {
 	char workspace_from[128];          /* "--workspace", "$LTX_TRAININGS_DIR", ... */
 	bool workspace_created;            /* vf_plan_write creates the root */
 	char run_dir[VF_PLAN_PATH];
+	char sample_dir[256];             /* the sanity sample, below run_dir (vf_run_sample_dir) */
 	char trainer_dir[VF_PLAN_PATH];
 	char trainer_dir_from[64];
 	char shipped_config[VF_PLAN_PATH]; /* absolute */

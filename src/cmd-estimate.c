@@ -828,7 +828,7 @@ static void print_step_parts(const struct gpu_row *rows, int nrows)
 		"GEMMs", "attention", "memory-bound kernels", "launches (host-bound)", "MoE expert loop",
 		"base dequantization", "optimizer step", "activation offload (exposed)",
 		"paged optimizer (PCIe)", "CPU offload copies (exposed)", "optimizer step on the host",
-		"per-step overhead", "communication (exposed)"};
+		"per-step overhead", "communication (exposed)", "compute slowed by NCCL's SMs"};
 	for (int i = 0; i < nrows; i++) {
 		const struct gpu_row *r = &rows[i];
 		const struct vf_estimate *e = &r->est;

@@ -201,6 +201,7 @@ void vf__nccl_link(const struct vf_gpu_spec *gpu, int gpus, struct vf__link *out
 			out->base_s = net.base_s;
 		if (net.step_s > out->step_s)
 			out->step_s = net.step_s;
+		out->channels = net.channels; /* the network graph's rings */
 	}
 }
 

@@ -97,7 +97,7 @@ void vf_search_eval(const struct vf_arch *arch, const struct vf_setup *s,
 	double step = vf_runcost_step_seconds(&e, s, gpu, &c);
 	if (!(step > 0))
 		return;
-	out->comm_seconds = c.exposed_seconds + c.interference_seconds; /* s, exposed + SMs taken */
+	out->comm_seconds = c.exposed_seconds; /* s, exposed (step has the SMs NCCL takes too) */
 	out->step_seconds = step;              /* s */
 	out->tokens_per_second = (double)e.tokens_per_step / out->step_seconds;
 	double price = price_usd_hour >= 0 ? price_usd_hour : gpu ? gpu->price_usd_hour : -1;

@@ -238,17 +238,42 @@ double vf__nccl_overlap(const char *strategy)
 	return C.ov_tp;
 }
 
+/* The SM count of the last GPU asked about, per thread: a search asks for
+ * the same GPU at every evaluation. */
+static _Thread_local struct {
+	char id[sizeof ((struct vf_gpu_spec *)0)->id];
+	double sms; /* 0: not in the table */
+	bool valid;
+} sm_memo;
+
+static double sm_count(const struct vf_gpu_spec *gpu)
+{
+	if (sm_memo.valid && strncmp(sm_memo.id, gpu->id, sizeof sm_memo.id) == 0)
+		return sm_memo.sms;
+	double sms = 0;
+	for (int i = 0; i < C.nsm; i++)
+		if (strcmp(C.sm[i].id, gpu->id) == 0) {
+			sms = C.sm[i].sms;
+			break;
+		}
+	memcpy(sm_memo.id, gpu->id, sizeof sm_memo.id);
+	sm_memo.sms = sms;
+	/* an id that ends inside its field only (else the next compare read
+	 * past it) */
+	sm_memo.valid = memchr(sm_memo.id, 0, sizeof sm_memo.id) != NULL;
+	return sms;
+}
+
 double vf__nccl_sm_share(const struct vf__link *l, const struct vf_gpu_spec *gpu, bool *known)
 {
 	load();
 	*known = false;
 	if (!l->known || !gpu)
 		return 0;
-	for (int i = 0; i < C.nsm; i++)
-		if (strcmp(C.sm[i].id, gpu->id) == 0) {
-			*known = true;
-			double share = l->channels / C.sm[i].sms; /* SMs NCCL holds */
-			return share < 1 ? share : 1;
-		}
-	return 0;
+	double sms = sm_count(gpu);
+	if (!(sms >= 1))
+		return 0;
+	*known = true;
+	double share = l->channels / sms; /* SMs NCCL holds */
+	return share < 1 ? share : 1;
 }

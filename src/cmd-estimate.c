@@ -398,8 +398,10 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 	else if (e->parts.link[0])
 		assume(a, "communication as NCCL runs it over %s (bus bandwidth and latency per link class, "
 			  "per-layer gathers, DDP buckets; data/estimate/steptime.json): %.0f ms per step, "
-			  "%.0f ms of it exposed (--explain)",
-		       e->parts.link, 1e3 * e->parts.comm_total, 1e3 * e->parts.comm_exposed);
+			  "%.0f ms of it exposed, %.0f ms of compute lost to the SMs its kernels hold while "
+			  "hidden (--explain)",
+		       e->parts.link, 1e3 * e->parts.comm_total, 1e3 * e->parts.comm_exposed,
+		       1e3 * e->parts.comm_interference);
 }
 
 static cJSON *gt_json(const struct vf_gt_report *r)
@@ -828,7 +830,7 @@ static void print_step_parts(const struct gpu_row *rows, int nrows)
 		"GEMMs", "attention", "memory-bound kernels", "launches (host-bound)", "MoE expert loop",
 		"base dequantization", "optimizer step", "activation offload (exposed)",
 		"paged optimizer (PCIe)", "CPU offload copies (exposed)", "optimizer step on the host",
-		"per-step overhead", "communication (exposed)"};
+		"per-step overhead", "communication (exposed)", "compute slowed by NCCL's SMs"};
 	for (int i = 0; i < nrows; i++) {
 		const struct gpu_row *r = &rows[i];
 		const struct vf_estimate *e = &r->est;

@@ -2967,7 +2967,8 @@ int vf_estimate_parts_list(const struct vf_estimate *e, const char *names[16], d
 		    {"cpu_offload", p->cpu_offload},
 		    {"host_optimizer", p->host_optimizer},
 		    {"fixed", p->fixed},
-		    {"comm_exposed", p->comm_exposed}};
+		    {"comm_exposed", p->comm_exposed},
+		    {"comm_interference", p->comm_interference}};
 	int n = 0;
 	for (size_t i = 0; i < sizeof part / sizeof part[0] && n < 16; i++, n++) {
 		names[n] = part[i].name;

@@ -12,7 +12,10 @@
  *              bytes for an all-reduce and (n-1)/n x bytes for an
  *              all-gather or reduce-scatter (nccl-tests' definition);
  *              an all-reduce takes NCCL's tree instead when faster
- *              (2 log2 n steps, tree_bandwidth_ratio of the bandwidth).
+ *              (2 log2 n steps, tree_bandwidth_ratio of the bandwidth);
+ *   SMs        NCCL runs a collective as one CTA per channel, each
+ *              holding an SM while it lasts: the compute it overlaps
+ *              runs on the others (sm share = channels / SMs).
  * The figures and their sources: data/estimate/steptime.json,
  * "communication". */
 #include "nccl.h"
@@ -25,6 +28,7 @@
 #include <string.h>
 
 #define MAX_LINKS 16
+#define MAX_SMS 64
 
 static struct {
 	struct vf__link link[MAX_LINKS];
@@ -32,6 +36,11 @@ static struct {
 	int per_node;
 	double ov_ddp, ov_fsdp, ov_zero2, ov_tp;
 	double tree_bw;  /* tree all-reduce's bandwidth relative to the ring's */
+	struct {
+		char id[32];
+		double sms;
+	} sm[MAX_SMS];   /* SM count per catalog GPU id */
+	int nsm;
 	bool loaded;
 } C;
 
@@ -62,6 +71,7 @@ static void load(void)
 		k->base_s = num(l, "base_us", 10) * 1e-6;
 		k->step_s = num(l, "step_us", 2) * 1e-6;
 		k->overlap = num(l, "overlap_scale", 1);
+		k->channels = num(l, "channels", 2);
 		k->known = k->busbw > 0;
 		if (k->known)
 			C.nlinks++;
@@ -72,6 +82,16 @@ static void load(void)
 		C.tree_bw = 0.9;
 	if (C.per_node < 1)
 		C.per_node = 8;
+	const cJSON *sms = cJSON_GetObjectItemCaseSensitive(cm, "sms");
+	const cJSON *g;
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(sms, "value"))
+	{
+		if (C.nsm >= MAX_SMS || !g->string || !cJSON_IsNumber(g) || !(g->valuedouble >= 1))
+			continue;
+		snprintf(C.sm[C.nsm].id, sizeof C.sm[C.nsm].id, "%s", g->string);
+		C.sm[C.nsm].sms = g->valuedouble;
+		C.nsm++;
+	}
 	const cJSON *ov = cJSON_GetObjectItemCaseSensitive(cm, "overlap");
 	C.ov_ddp = num(ov, "ddp", 0.8);
 	C.ov_fsdp = num(ov, "fsdp", 0.8);
@@ -167,6 +187,7 @@ void vf__nccl_link(const struct vf_gpu_spec *gpu, int gpus, struct vf__link *out
 		out->base_s = 10e-6;
 		out->step_s = 2e-6;
 		out->overlap = 1;
+		out->channels = 2;
 		out->known = true;
 	}
 	struct vf__link net;
@@ -180,6 +201,7 @@ void vf__nccl_link(const struct vf_gpu_spec *gpu, int gpus, struct vf__link *out
 			out->base_s = net.base_s;
 		if (net.step_s > out->step_s)
 			out->step_s = net.step_s;
+		out->channels = net.channels; /* the network graph's rings */
 	}
 }
 
@@ -214,4 +236,44 @@ double vf__nccl_overlap(const char *strategy)
 	if (strcmp(strategy, "zero2") == 0)
 		return C.ov_zero2;
 	return C.ov_tp;
+}
+
+/* The SM count of the last GPU asked about, per thread: a search asks for
+ * the same GPU at every evaluation. */
+static _Thread_local struct {
+	char id[sizeof ((struct vf_gpu_spec *)0)->id];
+	double sms; /* 0: not in the table */
+	bool valid;
+} sm_memo;
+
+static double sm_count(const struct vf_gpu_spec *gpu)
+{
+	if (sm_memo.valid && strncmp(sm_memo.id, gpu->id, sizeof sm_memo.id) == 0)
+		return sm_memo.sms;
+	double sms = 0;
+	for (int i = 0; i < C.nsm; i++)
+		if (strcmp(C.sm[i].id, gpu->id) == 0) {
+			sms = C.sm[i].sms;
+			break;
+		}
+	memcpy(sm_memo.id, gpu->id, sizeof sm_memo.id);
+	sm_memo.sms = sms;
+	/* an id that ends inside its field only (else the next compare read
+	 * past it) */
+	sm_memo.valid = memchr(sm_memo.id, 0, sizeof sm_memo.id) != NULL;
+	return sms;
+}
+
+double vf__nccl_sm_share(const struct vf__link *l, const struct vf_gpu_spec *gpu, bool *known)
+{
+	load();
+	*known = false;
+	if (!l->known || !gpu)
+		return 0;
+	double sms = sm_count(gpu);
+	if (!(sms >= 1))
+		return 0;
+	*known = true;
+	double share = l->channels / sms; /* SMs NCCL holds */
+	return share < 1 ? share : 1;
 }

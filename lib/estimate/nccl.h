@@ -21,6 +21,7 @@ struct vf__link {
 	double base_s;   /* a small collective's fixed latency */
 	double step_s;   /* per ring step */
 	double overlap;  /* scales each strategy's overlap (SHM transport: less) */
+	double channels; /* NCCL's channels (one CTA, so one SM, each) on this link */
 	bool known;      /* false: no bandwidth for this GPU */
 };
 
@@ -36,6 +37,14 @@ double vf__nccl_seconds(const struct vf__link *l, enum vf__coll c, int n, double
 /* The share of its window a strategy hides communication behind:
  * "ddp", "fsdp", "zero2", "tp". */
 double vf__nccl_overlap(const char *strategy);
+
+/* The share of the GPU's SMs NCCL's kernels hold on link l: channels /
+ * SMs (one CTA per channel, each on its own SM for the collective's
+ * length). While a collective overlaps compute, the compute runs on the
+ * other SMs, so hiding t seconds of communication costs t x this share
+ * of compute time. 0 when the GPU's SM count is not in steptime.json
+ * (*known false then). */
+double vf__nccl_sm_share(const struct vf__link *l, const struct vf_gpu_spec *gpu, bool *known);
 
 /* Add a training step's data-parallel communication to an LLM estimate
  * of `layers` layers on gpu (runcost.c): e->parts.comm_*, step_seconds,

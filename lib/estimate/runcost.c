@@ -99,6 +99,11 @@ static void comm_nccl(const struct vf_comm_in *in, struct vf_comm *out)
 	out->seconds = total;
 	out->exposed_seconds = exposed;
 	out->hidden_seconds = total - exposed;
+	/* the hidden collectives' CTAs hold share of the SMs the compute
+	 * they overlap would have run on: that compute is done later */
+	bool sm_known;
+	double share = vf__nccl_sm_share(&l, in->gpu, &sm_known);
+	out->interference_seconds = out->hidden_seconds * share; /* s */
 }
 
 void vf_runcost_comm(const struct vf_comm_in *in, struct vf_comm *out)
@@ -107,6 +112,7 @@ void vf_runcost_comm(const struct vf_comm_in *in, struct vf_comm *out)
 	out->seconds = 0;
 	out->hidden_seconds = 0;
 	out->exposed_seconds = 0;
+	out->interference_seconds = 0;
 	out->known = true;
 	out->link[0] = 0;
 	int n = in->gpus;
@@ -206,6 +212,7 @@ double vf_runcost_step_seconds(const struct vf_estimate *e, const struct vf_setu
 		comm->seconds = e->parts.comm_total;
 		comm->exposed_seconds = e->parts.comm_exposed;
 		comm->hidden_seconds = e->parts.comm_total - e->parts.comm_exposed;
+		comm->interference_seconds = e->parts.comm_interference;
 		comm->known = strcmp(e->parts.link, "unknown") != 0;
 		/* snprintf's copy, without its cost (5 % of a fit search) */
 		size_t n = strnlen(e->parts.link, sizeof comm->link - 1);
@@ -226,7 +233,7 @@ double vf_runcost_step_seconds(const struct vf_estimate *e, const struct vf_setu
 	if (s->mode == VF_MODE_INFER)
 		return e->step_seconds; /* no gradients to reduce */
 	vf_runcost_comm(&ci, comm);
-	return e->step_seconds + comm->exposed_seconds; /* s */
+	return e->step_seconds + comm->exposed_seconds + comm->interference_seconds; /* s */
 }
 
 bool vf_runcost_parse_count(const char *s, double *out)
@@ -364,6 +371,9 @@ static const char *const assumptions[] = {
 	"gradients reduce-scattered every micro-step, in 16 bits under mixed precision, hidden behind "
 	"up to 80% of compute (the first gather exposed); without peer-to-peer (GeForce) a quarter of "
 	"that overlap",
+	"overlapped collectives slow the compute: NCCL runs one CTA per channel, each holding an SM, "
+	"so hidden communication costs hidden x channels / SMs of compute (channels per link and SM "
+	"counts in data/estimate/steptime.json; memory-bandwidth contention not counted)",
 	"whole run: steps = tokens / (batch x seq x grad-accum x GPUs), rounded up; cost = "
 	"$/GPU-hour x GPUs x hours (no start-up, evaluation or checkpoint time)",
 	NULL,
@@ -375,7 +385,7 @@ void vf__estimate_add_comm(const struct vf_setup *su, const struct vf_gpu_spec *
 			   double layers, struct vf_estimate *e)
 {
 	struct vf_step_parts *p = &e->parts;
-	p->comm_total = p->comm_exposed = p->comm_bytes = 0;
+	p->comm_total = p->comm_exposed = p->comm_interference = p->comm_bytes = 0;
 	p->link[0] = 0;
 	double t = e->step_seconds;
 	if (!(t > 0) || su->mode == VF_MODE_INFER || su->gpus <= 1 || su->shard == VF_SHARD_NONE)
@@ -412,7 +422,8 @@ void vf__estimate_add_comm(const struct vf_setup *su, const struct vf_gpu_spec *
 	p->comm_total = c.seconds;
 	p->comm_exposed = c.exposed_seconds;
 	p->comm_bytes = c.bytes_per_gpu;
-	double nt = t + c.exposed_seconds; /* s */
+	p->comm_interference = c.interference_seconds;
+	double nt = t + c.exposed_seconds + c.interference_seconds; /* s */
 	e->step_seconds = nt;
 	e->tokens_per_second *= t / nt;
 	e->mfu *= t / nt;

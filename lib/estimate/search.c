@@ -101,7 +101,7 @@ static void eval_ctx(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 	double step = vf_runcost_step_seconds(&e, s, gpu, &c);
 	if (!(step > 0))
 		return;
-	out->comm_seconds = c.exposed_seconds; /* s, exposed */
+	out->comm_seconds = c.exposed_seconds; /* s, exposed (step has the SMs NCCL takes too) */
 	out->step_seconds = step;              /* s */
 	out->tokens_per_second = (double)e.tokens_per_step / out->step_seconds;
 	double price = price_usd_hour >= 0 ? price_usd_hour : gpu ? gpu->price_usd_hour : -1;

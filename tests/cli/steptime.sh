@@ -15,6 +15,7 @@ expect_out 'Step time on NVIDIA GeForce RTX 4090 (each GPU)'
 expect_out '4 GPUs fsdp over pcie4-shm'
 expect_out_re '^  GEMMs +[0-9.]+ ms +[0-9.]+%'
 expect_out_re '^  communication \(exposed\) +[0-9.]+ ms'
+expect_out_re "^  compute slowed by NCCL's SMs +[0-9.]+ ms"
 expect_out 'hidden behind compute'
 expect_out 'communication as NCCL runs it over pcie4-shm'
 expect_out 'step time on rtx-4090 (ada)'
@@ -23,8 +24,9 @@ test_case "--json: the parts add up to the step"
 run estimate tinyllama-1.1b --batch 4 --seq 1024 --grad-ckpt --gpu rtx-4090:4 --shard fsdp --json
 expect_rc 0
 expect_json 'j["gpus"][0]["step_parts"]["link"] == "pcie4-shm"'
-expect_json 'abs(sum(v for k, v in j["gpus"][0]["step_parts"].items() if k not in ("compute", "comm_total", "link", "comm_exposed")) - j["gpus"][0]["step_parts"]["compute"]) < 1e-9'
-expect_json 'abs(j["gpus"][0]["step_parts"]["compute"] + j["gpus"][0]["step_parts"]["comm_exposed"] - j["gpus"][0]["step_seconds"]) < 1e-9'
+expect_json 'abs(sum(v for k, v in j["gpus"][0]["step_parts"].items() if k not in ("compute", "comm_total", "link", "comm_exposed", "comm_interference")) - j["gpus"][0]["step_parts"]["compute"]) < 1e-9'
+expect_json 'abs(j["gpus"][0]["step_parts"]["compute"] + j["gpus"][0]["step_parts"]["comm_exposed"] + j["gpus"][0]["step_parts"]["comm_interference"] - j["gpus"][0]["step_seconds"]) < 1e-9'
+expect_json 'j["gpus"][0]["step_parts"]["comm_interference"] > 0'
 expect_json '0 < j["gpus"][0]["step_parts"]["comm_exposed"] <= j["gpus"][0]["step_parts"]["comm_total"]'
 expect_json 'j["time"]["parts"]["gemm"] > 0'
 
@@ -58,7 +60,7 @@ expect_out "at the link's achievable rate (in the step time"
 run estimate qwen2.5-0.5b --mode full --batch 4 --seq 1024 --offload params --gpu rtx-4090 --json
 expect_rc 0
 expect_json 'j["gpus"][0]["step_parts"]["host_optimizer"] > 0 and j["gpus"][0]["step_parts"]["cpu_offload"] >= 0'
-expect_json 'abs(sum(v for k, v in j["gpus"][0]["step_parts"].items() if k not in ("compute", "comm_total", "link", "comm_exposed")) - j["gpus"][0]["step_parts"]["compute"]) < 1e-9'
+expect_json 'abs(sum(v for k, v in j["gpus"][0]["step_parts"].items() if k not in ("compute", "comm_total", "link", "comm_exposed", "comm_interference")) - j["gpus"][0]["step_parts"]["compute"]) < 1e-9'
 
 test_case "an unreadable steptime.json: the built-in constants, said in the assumptions"
 mkdir -p "$TMP/data/estimate"

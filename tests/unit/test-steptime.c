@@ -32,7 +32,8 @@ static const struct vf_gpu_spec *gpu(const char *id)
 	return g;
 }
 
-/* The parts add up: compute = its parts, step = compute + exposed comm. */
+/* The parts add up: compute = its parts, step = compute + exposed comm
+ * + the compute NCCL's SMs take from the hidden comm. */
 static bool parts_add_up(const struct vf_estimate *e)
 {
 	const char *names[16];
@@ -40,10 +41,11 @@ static bool parts_add_up(const struct vf_estimate *e)
 	int n = vf_estimate_parts_list(e, names, v);
 	double sum = 0;
 	for (int i = 0; i < n; i++)
-		if (strcmp(names[i], "comm_exposed") != 0)
+		if (strcmp(names[i], "comm_exposed") != 0 && strcmp(names[i], "comm_interference") != 0)
 			sum += v[i];
+	double step = e->parts.compute + e->parts.comm_exposed + e->parts.comm_interference;
 	bool ok = fabs(sum - e->parts.compute) <= 1e-9 * e->parts.compute &&
-		  fabs(e->parts.compute + e->parts.comm_exposed - e->step_seconds) <= 1e-9 * e->step_seconds;
+		  fabs(step - e->step_seconds) <= 1e-9 * e->step_seconds;
 	if (!ok)
 		fprintf(stderr, "  parts %.6f compute %.6f comm %.6f step %.6f\n", sum, e->parts.compute,
 			e->parts.comm_exposed, e->step_seconds);
@@ -274,6 +276,7 @@ static void test_scaling_per_link(void)
 	t = vf_runcost_step_seconds(&four, &s, gpu("rtx-4090"), &c);
 	CHECK(t == four.step_seconds);
 	CHECK(c.exposed_seconds == four.parts.comm_exposed && strcmp(c.link, "pcie4-shm") == 0);
+	CHECK(c.interference_seconds == four.parts.comm_interference);
 
 	const struct vf_arch *l7 = arch("llama2-7b");
 	if (!l7)
@@ -292,6 +295,84 @@ static void test_scaling_per_link(void)
 	fprintf(stderr, "  8x H100 DDP LoRA: %.2fx\n", x8);
 	CHECK(x8 > 7.5 && x8 <= 8.0);
 	CHECK(strcmp(h8.parts.link, "nvlink4") == 0);
+}
+
+/* Hidden communication is not free: NCCL runs each channel as one CTA
+ * on its own SM, so the compute it overlaps runs on the other SMs. On 8
+ * A100s (nvlink3: 24 channels; 108 SMs) a DDP all-reduce of four 25 MiB
+ * buckets behind a 1 s step: each bucket's ring takes base 8 us + 14
+ * steps x 1 us + 2 x 7/8 x 25 MiB / 230 GB/s (the tree, 8 + 6 x 1 us +
+ * the same bytes at 0.9 of the bandwidth, is slower); the last bucket is
+ * exposed, the other three hidden (0.8 x 2/3 s is far more than they
+ * need), and those three cost 24/108 of their time in compute. */
+static void test_nccl_sm_interference(void)
+{
+	const struct vf_gpu_spec *a100 = gpu("a100-80gb");
+	CHECK(a100 != NULL);
+	if (!a100)
+		return;
+	double bucket = 25.0 * 1024 * 1024;
+	struct vf_comm_in in = {
+		.shard = VF_SHARD_DDP,
+		.gpus = 8,
+		.grad_accum = 1,
+		.grad_bytes = 4 * bucket,
+		.param_bytes = 4 * bucket,
+		.compute_seconds = 1.0,
+		.gpu = a100,
+		.layers = 1,
+	};
+	struct vf_comm c;
+	vf_runcost_comm(&in, &c);
+	double each = 8e-6 + 14 * 1e-6 + 2 * 7.0 / 8.0 * bucket / 230e9; /* s */
+	CHECK(strcmp(c.link, "nvlink3") == 0);
+	CHECK(fabs(c.exposed_seconds - each) <= 1e-12);
+	CHECK(fabs(c.hidden_seconds - 3 * each) <= 1e-12);
+	CHECK(fabs(c.interference_seconds - 3 * each * 24.0 / 108.0) <= 1e-12);
+	fprintf(stderr, "  8x A100 DDP, 4 buckets: hidden %.1f us costs %.1f us of compute\n",
+		1e6 * c.hidden_seconds, 1e6 * c.interference_seconds);
+
+	/* in an estimate: its own part, in the step once, and nothing on one GPU */
+	const struct vf_arch *a = arch("llama2-7b");
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_LORA;
+	s.precision = VF_PREC_BF16;
+	s.batch = 2;
+	s.grad_ckpt = true;
+	struct vf_estimate one, eight;
+	vf_estimate_run(a, &s, a100, &one);
+	s.gpus = 8;
+	s.shard = VF_SHARD_FSDP;
+	vf_estimate_run(a, &s, a100, &eight);
+	CHECK(one.parts.comm_interference == 0);
+	double hidden = eight.parts.comm_total - eight.parts.comm_exposed;
+	CHECK(hidden > 0);
+	CHECK(fabs(eight.parts.comm_interference - hidden * 24.0 / 108.0) <= 1e-12 * eight.step_seconds);
+	CHECK(parts_add_up(&eight));
+	cJSON *t = vf_estimate_time_json(&eight);
+	const cJSON *pi = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t, "parts"),
+							   "comm_interference");
+	CHECK(cJSON_IsNumber(pi) && pi->valuedouble == eight.parts.comm_interference);
+	cJSON_Delete(t);
+
+	/* every catalog GPU has its SM count (else the term would be 0 unsaid) */
+	size_t n = 0;
+	struct vf_error err = {0};
+	const struct vf_gpu_spec *all = vf_gpu_catalog(&n, &err);
+	CHECK(all != NULL && n > 0);
+	for (size_t i = 0; all && i < n; i++) {
+		struct vf__link l;
+		bool known = false;
+		vf__nccl_link(&all[i], 2, &l);
+		double share = vf__nccl_sm_share(&l, &all[i], &known);
+		if (!known || !(share > 0 && share < 0.5))
+			fprintf(stderr, "  %s: no SM count (share %g)\n", all[i].id, share);
+		CHECK(known && share > 0 && share < 0.5);
+	}
 }
 
 /* Mechanisms with memory now have time. */
@@ -512,5 +593,6 @@ int main(void)
 	RUN(test_cpu_offload_time);
 	RUN(test_moe_expert_weight_gradients);
 	RUN(test_parts_json);
+	RUN(test_nccl_sm_interference);
 	return vf_test_done();
 }

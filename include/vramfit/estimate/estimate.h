@@ -128,7 +128,7 @@ struct vf_estimate {
 	double utilisation;        /* the fitted matmul utilisation used */
 	double optimizer_seconds;  /* memory-bound optimizer step share */
 	/* The step as its parts (s per optimizer step; LLMs; zero otherwise):
-	 * step_seconds = compute + exposed communication. */
+	 * step_seconds = compute + exposed communication + interference. */
 	struct vf_step_parts {
 		double gemm;           /* GEMMs: linears, LoRA adapters, lm_head */
 		double attention;      /* SDPA kernels, or eager's batched GEMMs */
@@ -145,6 +145,7 @@ struct vf_estimate {
 		double compute;        /* the sum above: one GPU's step */
 		double comm_total;     /* data-parallel communication, hidden or not */
 		double comm_exposed;   /* the part not hidden behind compute */
+		double comm_interference; /* compute lost to NCCL's SMs while hidden */
 		double comm_bytes;     /* sent by each GPU per optimizer step */
 		char link[24];         /* the link class communication ran on ("" none) */
 	} parts;

@@ -62,6 +62,10 @@ struct vf_comm {
 	double seconds;         /* at VF_RUNCOST_BUS_EFFICIENCY x link_gbs */
 	double hidden_seconds;  /* overlapped with compute */
 	double exposed_seconds; /* added to the step time */
+	/* compute lost to NCCL's kernels while hidden_seconds overlap it:
+	 * hidden x channels / SMs (gpu given; lib/estimate/nccl.c), added to
+	 * the step time too; 0 without a gpu or its SM count */
+	double interference_seconds;
 	bool known;             /* false when the bandwidth is unknown (then 0s) */
 	char link[24];          /* the link class (gpu given), "" otherwise */
 };
@@ -77,7 +81,8 @@ double vf_runcost_grad_elem_bytes(const struct vf_setup *s);
 double vf_runcost_param_elem_bytes(const struct vf_setup *s);
 
 /* One optimizer step of an estimate on gpu with the setup's data-parallel
- * communication: e->step_seconds + the exposed communication (comm may be
+ * communication: e->step_seconds + the exposed communication + the compute
+ * NCCL's kernels take while hidden (comm may be
  * NULL; filled when not). < 0 when the estimate has no step time. */
 double vf_runcost_step_seconds(const struct vf_estimate *e, const struct vf_setup *s,
 			       const struct vf_gpu_spec *gpu, struct vf_comm *comm);

@@ -399,9 +399,11 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 		assume(a, "communication as NCCL runs it over %s (bus bandwidth and latency per link class, "
 			  "per-layer gathers, DDP buckets; data/estimate/steptime.json): %.0f ms per step, "
 			  "%.0f ms of it exposed, %.0f ms of compute lost to the SMs its kernels hold while "
-			  "hidden (--explain)",
+			  "hidden (--explain)%s",
 		       e->parts.link, 1e3 * e->parts.comm_total, 1e3 * e->parts.comm_exposed,
-		       1e3 * e->parts.comm_interference);
+		       1e3 * e->parts.comm_interference,
+		       gpu && gpu->sms < 1 ? "; no SM count for this GPU in the catalog (gpus.json sms): "
+					     "that loss is not counted, approximate" : "");
 }
 
 static cJSON *gt_json(const struct vf_gt_report *r)

@@ -28,7 +28,6 @@
 #include <string.h>
 
 #define MAX_LINKS 16
-#define MAX_SMS 64
 
 static struct {
 	struct vf__link link[MAX_LINKS];
@@ -36,11 +35,6 @@ static struct {
 	int per_node;
 	double ov_ddp, ov_fsdp, ov_zero2, ov_tp;
 	double tree_bw;  /* tree all-reduce's bandwidth relative to the ring's */
-	struct {
-		char id[32];
-		double sms;
-	} sm[MAX_SMS];   /* SM count per catalog GPU id */
-	int nsm;
 	bool loaded;
 } C;
 
@@ -82,16 +76,6 @@ static void load(void)
 		C.tree_bw = 0.9;
 	if (C.per_node < 1)
 		C.per_node = 8;
-	const cJSON *sms = cJSON_GetObjectItemCaseSensitive(cm, "sms");
-	const cJSON *g;
-	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(sms, "value"))
-	{
-		if (C.nsm >= MAX_SMS || !g->string || !cJSON_IsNumber(g) || !(g->valuedouble >= 1))
-			continue;
-		snprintf(C.sm[C.nsm].id, sizeof C.sm[C.nsm].id, "%s", g->string);
-		C.sm[C.nsm].sms = g->valuedouble;
-		C.nsm++;
-	}
 	const cJSON *ov = cJSON_GetObjectItemCaseSensitive(cm, "overlap");
 	C.ov_ddp = num(ov, "ddp", 0.8);
 	C.ov_fsdp = num(ov, "fsdp", 0.8);
@@ -238,39 +222,13 @@ double vf__nccl_overlap(const char *strategy)
 	return C.ov_tp;
 }
 
-/* The SM count of the last GPU asked about, per thread: a search asks for
- * the same GPU at every evaluation. */
-static _Thread_local struct {
-	char id[sizeof ((struct vf_gpu_spec *)0)->id];
-	double sms; /* 0: not in the table */
-	bool valid;
-} sm_memo;
-
-static double sm_count(const struct vf_gpu_spec *gpu)
-{
-	if (sm_memo.valid && strncmp(sm_memo.id, gpu->id, sizeof sm_memo.id) == 0)
-		return sm_memo.sms;
-	double sms = 0;
-	for (int i = 0; i < C.nsm; i++)
-		if (strcmp(C.sm[i].id, gpu->id) == 0) {
-			sms = C.sm[i].sms;
-			break;
-		}
-	memcpy(sm_memo.id, gpu->id, sizeof sm_memo.id);
-	sm_memo.sms = sms;
-	/* an id that ends inside its field only (else the next compare read
-	 * past it) */
-	sm_memo.valid = memchr(sm_memo.id, 0, sizeof sm_memo.id) != NULL;
-	return sms;
-}
-
 double vf__nccl_sm_share(const struct vf__link *l, const struct vf_gpu_spec *gpu, bool *known)
 {
 	load();
 	*known = false;
 	if (!l->known || !gpu)
 		return 0;
-	double sms = sm_count(gpu);
+	double sms = gpu->sms; /* data/gpus.json; 0 unknown */
 	if (!(sms >= 1))
 		return 0;
 	*known = true;

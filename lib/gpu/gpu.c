@@ -162,6 +162,11 @@ static vf_status parse_entry(const cJSON *e, size_t i, struct vf_gpu_spec *g, co
 		return vf_error_set(err, VF_ERR, "%s: field nominal_gb: expected a positive integer",
 				    where);
 	g->nominal_gb = (int)v;
+	const cJSON *sm = cJSON_GetObjectItemCaseSensitive(e, "sms");
+	if (sm && !cJSON_IsNull(sm) && (!vf_json_get_i64(e, "sms", &v) || v < 1 || v > 4096))
+		return vf_error_set(err, VF_ERR, "%s: field sms: expected a positive integer (streaming "
+				    "multiprocessors) or null", where);
+	g->sms = sm && !cJSON_IsNull(sm) ? (int)v : 0;
 	if ((st = get_num(e, "bf16_tflops", &g->bf16_tflops, where, err)) ||
 	    (st = get_num(e, "fp16_tflops", &g->fp16_tflops, where, err)) ||
 	    (st = get_num(e, "fp32_tflops", &g->fp32_tflops, where, err)) ||

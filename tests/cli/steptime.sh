@@ -77,4 +77,25 @@ expect_json 'any("no \"communication\" object" in a for a in j["assumptions"])'
 run estimate tinyllama-1.1b --gpu h200
 expect_no_out 'step-time constants'
 
+test_case "a GPU without an SM count in the catalog: no compute lost to NCCL counted, and said"
+mkdir -p "$TMP/gpudata"
+python3 - "$VF_SOURCE_DIR/data/gpus.json" "$TMP/gpudata/gpus.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for g in j["gpus"]:
+    if g["id"] == "rtx-4090":
+        g["sms"] = None
+json.dump(j, open(sys.argv[2], "w"))
+PY
+VRAMFIT_DATA_DIR="$TMP/gpudata" run estimate tinyllama-1.1b --batch 4 --seq 1024 --grad-ckpt --gpu rtx-4090:4 --shard fsdp --json
+expect_rc 0
+expect_json 'j["gpus"][0]["step_parts"]["comm_interference"] == 0 and j["gpus"][0]["step_parts"]["comm_total"] > 0'
+expect_json 'any("no SM count for this GPU in the catalog (gpus.json sms)" in a for a in j["assumptions"])'
+run estimate tinyllama-1.1b --batch 4 --seq 1024 --grad-ckpt --gpu rtx-4090:4 --shard fsdp --json
+expect_json 'not any("no SM count" in a for a in j["assumptions"])'
+python3 -c "import json,sys; p=sys.argv[1]; j=json.load(open(p)); j['gpus'][0]['sms']=-3; json.dump(j, open(p, 'w'))" "$TMP/gpudata/gpus.json"
+VRAMFIT_DATA_DIR="$TMP/gpudata" run estimate tinyllama-1.1b --gpu h200
+expect_rc 1
+expect_err 'field sms: expected a positive integer'
+
 finish

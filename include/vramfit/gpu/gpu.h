@@ -30,6 +30,7 @@ struct vf_gpu_spec {
 	double price_usd_hour;   /* indicative on-demand $/GPU-hour; -1 unknown */
 	char cc[8];              /* compute capability "9.0" */
 	char generation[24];     /* "volta", "ampere", "hopper", "ada", "blackwell"... */
+	int sms;                 /* streaming multiprocessors (catalog sms); 0 unknown */
 	bool common;             /* listed by estimate when no GPU is given */
 	/* Added by the probe module (catalog details). */
 	char match[VF_GPU_MAX_MATCH][48]; /* normalised name patterns ("h100 80gb hbm3") */

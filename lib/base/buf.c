@@ -145,45 +145,32 @@ vf_status vf_buf_read_file(struct vf_buf *b, const char *path, size_t cap, struc
 	if (st.st_size > 0)
 		(void)grow(b, b->len + (size_t)st.st_size, NULL);
 	char chunk[65536];
+	vf_status rc = VF_OK;
 	for (;;) {
 		size_t room = b->alloc > b->len + 1 ? b->alloc - b->len - 1 : 0;
 		if (room > cap - (b->len < cap ? b->len : cap))
 			room = cap - (b->len < cap ? b->len : cap);
-		if (room > 0) {
-			ssize_t n = read(fd, b->data + b->len, room);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0) {
-				vf_error_set(err, VF_ERR, "%s: read: %s", path, strerror(errno));
-				close(fd);
-				b->cap = saved;
-				return VF_ERR;
-			}
-			if (n == 0)
-				break;
-			b->len += (size_t)n;
-			b->data[b->len] = '\0';
+		ssize_t n = room > 0 ? read(fd, b->data + b->len, room) : read(fd, chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
 			continue;
-		}
-		ssize_t n = read(fd, chunk, sizeof chunk);
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			vf_error_set(err, VF_ERR, "%s: read: %s", path, strerror(errno));
-			close(fd);
-			b->cap = saved;
-			return VF_ERR;
+			rc = vf_error_set(err, VF_ERR, "%s: read: %s", path, strerror(errno));
+			break;
 		}
 		if (n == 0)
 			break;
-		if (vf_buf_append(b, chunk, (size_t)n, err)) {
-			close(fd);
-			b->cap = saved;
-			return vf_error_set(err, VF_ERR, "%s: file exceeds the limit of %zu bytes", path, cap);
+		if (room > 0) {
+			b->len += (size_t)n;
+			b->data[b->len] = '\0';
+		} else if (vf_buf_append(b, chunk, (size_t)n, err)) {
+			rc = vf_error_set(err, VF_ERR, "%s: file exceeds the limit of %zu bytes", path, cap);
+			break;
 		}
 	}
 	close(fd);
 	b->cap = saved;
+	if (rc != VF_OK)
+		return rc;
 	if (!b->data && grow(b, 0, NULL) == VF_OK)
 		b->data[0] = '\0'; /* an empty file reads as "" */
 	return VF_OK;

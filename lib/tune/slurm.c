@@ -282,21 +282,27 @@ static void find_jobcomp(struct slurm *sl)
 }
 
 /* Task i's final state: its last job-completion record when that says it
- * ended, else scontrol's. */
+ * ended and the controller does not still hold the task as queued or
+ * running (a requeue's kill writes a final record, FAILED, while the task
+ * waits to run again: seen on a loaded machine), else scontrol's. */
 static bool final_state(struct follow *f, size_t i, struct vf_slurm_job *j)
 {
-	if (f->sl->jobcomp[0] && vf_slurm_jobcomp_final(f->sl->jobcomp, f->job, (long)i, j))
-		return true;
-	bool found = false;
+	struct vf_slurm_job rec;
+	bool recorded = f->sl->jobcomp[0] && vf_slurm_jobcomp_final(f->sl->jobcomp, f->job, (long)i, &rec);
+	bool found = false, live = false;
 	char id[64];
 	snprintf(id, sizeof id, "%ld_%zu", f->job, i);
 	const char *argv[] = {"scontrol", "-o", "show", "job", id, NULL};
 	struct vf_buf o;
 	vf_buf_init(&o, SLURM_OUT_MAX);
-	if (vf_slurm_run(argv, &o, NULL) == VF_OK && o.data)
-		found = vf_slurm_parse_record(o.data, o.len, j) && vf_slurm_state_final(j->state);
+	if (vf_slurm_run(argv, &o, NULL) == VF_OK && o.data && vf_slurm_parse_record(o.data, o.len, j)) {
+		found = vf_slurm_state_final(j->state);
+		live = !found;
+	}
 	vf_buf_release(&o);
-	return found;
+	if (recorded && !live)
+		*j = rec;
+	return recorded ? !live : found;
 }
 
 /* Task i ended in state j: its exit file, the log's closing line, done(). */

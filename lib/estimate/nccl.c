@@ -222,16 +222,14 @@ double vf__nccl_overlap(const char *strategy)
 	return C.ov_tp;
 }
 
-double vf__nccl_sm_share(const struct vf__link *l, const struct vf_gpu_spec *gpu, bool *known)
+double vf__nccl_sm_share(const struct vf__link *l, const struct vf_gpu_spec *gpu)
 {
 	load();
-	*known = false;
 	if (!l->known || !gpu)
 		return 0;
 	double sms = gpu->sms; /* data/gpus.json; 0 unknown */
 	if (!(sms >= 1))
 		return 0;
-	*known = true;
 	double share = l->channels / sms; /* SMs NCCL holds */
 	return share < 1 ? share : 1;
 }

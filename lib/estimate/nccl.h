@@ -42,9 +42,9 @@ double vf__nccl_overlap(const char *strategy);
  * SMs (one CTA per channel, each on its own SM for the collective's
  * length). While a collective overlaps compute, the compute runs on the
  * other SMs, so hiding t seconds of communication costs t x this share
- * of compute time. 0 when the GPU's SM count is not in steptime.json
- * (*known false then). */
-double vf__nccl_sm_share(const struct vf__link *l, const struct vf_gpu_spec *gpu, bool *known);
+ * of compute time. 0 when the link is unknown or the GPU has no SM
+ * count (data/gpus.json sms); the estimate's assumptions say so. */
+double vf__nccl_sm_share(const struct vf__link *l, const struct vf_gpu_spec *gpu);
 
 /* Add a training step's data-parallel communication to an LLM estimate
  * of `layers` layers on gpu (runcost.c): e->parts.comm_*, step_seconds,

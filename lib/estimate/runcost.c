@@ -101,8 +101,7 @@ static void comm_nccl(const struct vf_comm_in *in, struct vf_comm *out)
 	out->hidden_seconds = total - exposed;
 	/* the hidden collectives' CTAs hold share of the SMs the compute
 	 * they overlap would have run on: that compute is done later */
-	bool sm_known;
-	double share = vf__nccl_sm_share(&l, in->gpu, &sm_known);
+	double share = vf__nccl_sm_share(&l, in->gpu);
 	out->interference_seconds = out->hidden_seconds * share; /* s */
 }
 

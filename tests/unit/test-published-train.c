@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "published-row.h"
 #include "vf_test.h"
 #include "vramfit/base/buf.h"
 #include "vramfit/base/json.h"
@@ -52,18 +53,6 @@
 #define TPS_MAX_BOUND 0.30
 #define TITAN_TPS_MAX_BOUND 0.16 /* torchtitan's selective-checkpointing rows */
 #define GEN_TPS_BIAS_BOUND 0.12  /* per generation: the median signed tokens/s error */
-
-static const char *str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double num(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : -1;
-}
 
 static void collect(void *ctx, enum vf_proc_stream s, const char *line, size_t len, bool truncated)
 {

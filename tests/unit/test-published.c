@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "published-row.h"
 #include "vf_test.h"
 #include "vramfit/base/json.h"
 #include "vramfit/estimate/infer.h"
@@ -18,18 +19,6 @@
 
 #define BOUND 0.25
 #define BOUND_OUTSIDE 0.30 /* a row that says why it misses (outside_bound) */
-
-static const char *str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double num(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : -1;
-}
 
 /* vramfit's decode tokens/s for one row: one sequence, the prompt of
  * `depth` tokens (at least 1), `tokens` generated. */

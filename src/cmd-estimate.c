@@ -824,9 +824,38 @@ static void print_segments(const struct vf_alloc *a, const struct vf_estimate *e
 	}
 }
 
+/* --explain, under the parts: what the mechanisms folded into them do to
+ * the step (torch.compile's fusion, against the same step run eager;
+ * bitsandbytes' 8-bit kernels inside the optimizer step). */
+static void print_step_mechanisms(const struct target *tg, const struct gpu_row *r)
+{
+	const struct vf_estimate *e = &r->est;
+	if (r->setup.compile && !tg->dit && !tg->vision) {
+		struct vf_setup s = r->setup;
+		s.compile = false;
+		struct vf_estimate eager;
+		struct vf_error err = {0};
+		if (run_one(tg, &s, &r->spec, &eager, NULL, &err) == VF_OK && eager.step_seconds > 0)
+			printf("  %-30s %9.1f ms less than eager (%.0f ms): memory-bound kernels fused, "
+			       "fewer launches, the loss's logits passes\n",
+			       "torch.compile", 1e3 * (eager.step_seconds - e->step_seconds),
+			       1e3 * eager.step_seconds);
+	}
+	if (r->setup.optimizer == VF_OPT_ADAMW8BIT && e->parts.optimizer > 0 && !tg->dit && !tg->vision) {
+		struct vf_setup s = r->setup;
+		s.optimizer = VF_OPT_ADAMW;
+		struct vf_estimate adamw;
+		struct vf_error err = {0};
+		if (run_one(tg, &s, &r->spec, &adamw, NULL, &err) == VF_OK && adamw.parts.optimizer > 0)
+			printf("  %-30s %9.1f ms in the optimizer step against %.1f ms for torch's AdamW: "
+			       "bitsandbytes' blockwise kernels, one per tensor from a Python loop\n",
+			       "8-bit optimizer", 1e3 * e->parts.optimizer, 1e3 * adamw.parts.optimizer);
+	}
+}
+
 /* --explain: each GPU's step time as its parts (lib/estimate/steptime.c,
  * nccl.c), so a slow card or link shows where its time goes. */
-static void print_step_parts(const struct gpu_row *rows, int nrows)
+static void print_step_parts(const struct target *tg, const struct gpu_row *rows, int nrows)
 {
 	static const char *const label[] = {
 		"GEMMs", "attention", "memory-bound kernels", "launches (host-bound)", "MoE expert loop",
@@ -869,6 +898,7 @@ static void print_step_parts(const struct gpu_row *rows, int nrows)
 		if (e->parts.comm_total > 0)
 			printf("  %-30s %9.1f ms (%.1f ms hidden behind compute)\n", "communication in all",
 			       1e3 * e->parts.comm_total, 1e3 * (e->parts.comm_total - e->parts.comm_exposed));
+		print_step_mechanisms(tg, r);
 	}
 }
 
@@ -2665,7 +2695,7 @@ static int output(const struct est_args *a, struct result *r)
 	if (r->sim)
 		print_segments(r->sim, &r->e0, &r->tg.alloc);
 	if (a->explain)
-		print_step_parts(r->rows, r->nrows);
+		print_step_parts(&r->tg, r->rows, r->nrows);
 	if (a->explain)
 		print_inference_parts(r->rows, r->nrows);
 	else if (a->explain && r->tg.dit)

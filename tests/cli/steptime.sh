@@ -98,4 +98,25 @@ VRAMFIT_DATA_DIR="$TMP/gpudata" run estimate tinyllama-1.1b --gpu h200
 expect_rc 1
 expect_err 'field sms: expected a positive integer'
 
+test_case "--explain: torch.compile's saving against the same step eager; the 8-bit optimizer against AdamW"
+run estimate qwen2.5-0.5b --batch 4 --seq 1024 --gpu rtx-4090 --json
+expect_rc 0
+eager_ms=$(printf '%s' "$out" | python3 -c "import json,sys; print(1e3 * json.load(sys.stdin)['gpus'][0]['step_seconds'])")
+adamw_ms=$(printf '%s' "$out" | python3 -c "import json,sys; print(1e3 * json.load(sys.stdin)['gpus'][0]['step_parts']['optimizer'])")
+run estimate qwen2.5-0.5b --batch 4 --seq 1024 --gpu rtx-4090 --compile --json
+compiled_ms=$(printf '%s' "$out" | python3 -c "import json,sys; print(1e3 * json.load(sys.stdin)['gpus'][0]['step_seconds'])")
+run estimate qwen2.5-0.5b --batch 4 --seq 1024 --gpu rtx-4090 --compile --explain
+expect_rc 0
+expect_out_re '^  torch\.compile +[0-9.]+ ms less than eager \([0-9]+ ms\)'
+saved=$(printf '%s' "$out" | sed -n 's/^  torch\.compile *\([0-9.]*\) ms less than eager.*/\1/p')
+check "python3 -c 'import sys; sys.exit(0 if abs($saved - ($eager_ms - $compiled_ms)) < 0.06 and $saved > 0 else 1)'"
+run estimate qwen2.5-0.5b --batch 4 --seq 1024 --gpu rtx-4090 --explain
+expect_no_out 'torch.compile'
+expect_no_out '8-bit optimizer'
+run estimate qwen2.5-0.5b --batch 4 --seq 1024 --gpu rtx-4090 --optimizer adamw8bit --explain
+expect_rc 0
+expect_out_re "^  8-bit optimizer +[0-9.]+ ms in the optimizer step against [0-9.]+ ms for torch's AdamW"
+against=$(printf '%s' "$out" | sed -n "s/^  8-bit optimizer .* against \([0-9.]*\) ms for torch's AdamW.*/\1/p")
+check "python3 -c 'import sys; sys.exit(0 if abs($against - $adamw_ms) < 0.06 else 1)'"
+
 finish

@@ -163,6 +163,74 @@ static void test_fixed_time_per_generation(void)
 	CHECK(parts_add_up(&e) && parts_add_up(&ef) && parts_add_up(&ew));
 }
 
+/* A constant of steptime.json's "constants" (number, or {"value": n}),
+ * or of its per-generation table entry `gen`. */
+static double constant(const char *key, const char *gen)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(vf__steptime_data("constants"), key);
+	if (gen)
+		o = cJSON_GetObjectItemCaseSensitive(o, gen);
+	if (cJSON_IsObject(o))
+		o = cJSON_GetObjectItemCaseSensitive(o, "value");
+	return cJSON_IsNumber(o) ? o->valuedouble : -1;
+}
+
+/* One forward of one square GEMM and `elem` bytes of memory-bound
+ * traffic on `g` (no launches: kernels 0), its parts. */
+static void one_gemm_step(const struct vf_gpu_spec *g, double mnk, double elem, struct vf_step_parts *p)
+{
+	struct vf__step_work w;
+	memset(&w, 0, sizeof w);
+	w.micro = 1;
+	w.attn = VF__ATTN_FLASH;
+	w.nkinds = 1;
+	w.kind[0].count = 1;
+	w.kind[0].ngemm = 1;
+	w.kind[0].gemm[0] = (struct vf__gemm){.m = mnk, .k = mnk, .n = mnk, .count = 1};
+	w.kind[0].elem_bytes = elem;
+	w.rate_tflops = g->bf16_tflops > 0 ? g->bf16_tflops : g->fp16_tflops;
+	struct vf__steptime_out o;
+	vf__steptime(&w, g, &o);
+	*p = o.parts;
+}
+
+/* The kernel-level shares of Volta's GEMMs and Blackwell's memory-bound
+ * kernels are the cited benchmarks': the share the step's GEMM (or
+ * memory-bound) time implies, less the fixed time per FLOP (per byte)
+ * hopper's fit leaves, is torch's fp16 matmul on a V100-SXM2 (97.36 of
+ * 125 TFLOP/s) and cub's elementwise add on a B200 (6.72 of 8 TB/s) and
+ * an RTX 5090 (1.52-1.57 of 1.792 TB/s). Was: 0.8 and 0.86 assumed. */
+static void test_kernel_level_volta_blackwell(void)
+{
+	const struct vf_gpu_spec *v = gpu("v100-32gb"), *b = gpu("b200"), *r = gpu("rtx-5090");
+	CHECK(v && b && r);
+	if (!v || !b || !r)
+		return;
+	double tile = constant("gemm_tile", NULL), kgpu = constant("kernel_gpu_s", NULL);
+	double gfix = constant("gemm_fixed_s_per_flop", NULL), bfix = constant("bandwidth_fixed_s_per_byte", NULL);
+	CHECK(tile > 0 && kgpu >= 0 && gfix > 0 && bfix > 0);
+	const double n = 16384, elem = 1e10;
+	struct vf_step_parts p;
+	one_gemm_step(v, n, elem, &p);
+	double rate = v->fp16_tflops * 1e12;
+	/* the GEMM and the (empty) lm_head each add kernel_gpu_s */
+	double eff = 2 * n * (n * n + tile) / (rate * (p.gemm - 2 * kgpu));
+	double kv = 1 / (1 / eff - rate * gfix * constant("host_speed", "volta"));
+	const struct { const struct vf_gpu_spec *g; const char *host; double lo, hi; } bw[] = {
+		{b, "blackwell", 6.70 / 8.0, 6.73 / 8.0}, {r, "blackwell-geforce", 1.517 / 1.792, 1.566 / 1.792}};
+	double kb[2];
+	for (int i = 0; i < 2; i++) {
+		one_gemm_step(bw[i].g, n, elem, &p);
+		double raw = bw[i].g->bandwidth_gbs * 1e9;
+		double share = elem / (raw * p.memory_bound);
+		kb[i] = 1 / (1 / share - raw * bfix * constant("host_speed", bw[i].host));
+		CHECK(kb[i] >= bw[i].lo - 1e-3 && kb[i] <= bw[i].hi + 1e-3);
+	}
+	fprintf(stderr, "  kernel shares: v100 GEMM %.4f (97.36/125 = 0.7789), b200 bandwidth %.4f, "
+			"rtx-5090 %.4f\n", kv, kb[0], kb[1]);
+	CHECK(fabs(kv - 97.36 / 125) < 1e-3);
+}
+
 static void check_link(const char *id, int n, const char *want)
 {
 	struct vf__link l;
@@ -586,6 +654,7 @@ int main(void)
 	RUN(test_generations_differ);
 	RUN(test_fixed_time_per_generation);
 	RUN(test_volta_precisions);
+	RUN(test_kernel_level_volta_blackwell);
 	RUN(test_links_and_collectives);
 	RUN(test_scaling_per_link);
 	RUN(test_mechanism_times);

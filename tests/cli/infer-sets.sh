@@ -112,4 +112,51 @@ VRAMFIT_NVIDIA_SMI="$SMI" VF_FAKE_SMI="raw:$TMP/smi-mixed.txt" \
 expect_rc 0
 expect_json '[g["id"] for g in j["gpus"]] == ["rtx-3090", "rtx-4080"]'
 
+test_case "fit --mode infer over a set: llama.cpp's options on those cards"
+run fit llama3.1-70b --mode infer --gpu rtx-3090,rtx-4080 --ctx 4096 --json
+expect_rc 0
+expect_json 'j["gpus"][0]["id"] == "rtx-3090+rtx-4080" and j["gpus"][0]["set"] == ["rtx-3090", "rtx-4080"] and j["gpus"][0]["engines"] == "llamacpp"'
+expect_json 'len(j["gpus"][0]["options"]) > 0 and all(o["inference"]["engine"] == "llamacpp" for o in j["gpus"][0]["options"])'
+# the layer split follows each card's free memory: 24096 / 39992 on GPU 0
+expect_json 'any(o["gpus"] == 2 and abs(o["inference"]["devices"][0]["split"] - 24096 / 39992) < 1e-9 for o in j["gpus"][0]["options"])'
+run fit llama3.1-70b --mode infer --gpu rtx-3090,rtx-4080 --ctx 4096
+expect_rc 0
+expect_out_re '^rtx-3090\+rtx-4080 +llamacpp .*layer split over 2 GPUs'
+expect_out "(the set's GPU 0, rtx-3090)"
+expect_out 'A set of unequal cards (--gpu A,B): llama.cpp alone'
+run fit llama3.1-70b --mode infer --engine vllm --gpu rtx-3090,rtx-4080
+expect_rc 2
+expect_err 'vLLM over unequal cards cuts the model into equal tensor-parallel shards'
+run fit llama3.1-70b --gpu rtx-3090,rtx-4080
+expect_rc 2
+expect_err 'a set of unequal cards is for --mode infer'
+run fit llama3.1-70b --mode infer --gpu rtx-3090,nosuch
+expect_rc 2
+expect_err "unknown GPU id 'nosuch'"
+
+test_case "fit --mode infer --no-async-scheduling: vLLM's host work adds to each step"
+# 8 users on an H200: host work 1.4e-3 + 7 x 1.13e-6 = 1.40791e-3 s per
+# step (tests/unit/test-infer.c), hidden behind the GPU step by default
+run fit llama3.1-8b --mode infer --engine vllm --gpu h200 --ctx 8192 --users 8 --json
+expect_rc 0
+expect_json 'j["scheduling"] == "async" and all(o["inference"]["scheduling"] == "async" and o["inference"]["decode_host_seconds"] == 0 for o in j["gpus"][0]["options"])'
+async_out=$out
+run fit llama3.1-8b --mode infer --engine vllm --gpu h200 --ctx 8192 --users 8 --no-async-scheduling --json
+expect_rc 0
+expect_json 'j["scheduling"] == "sync" and all(o["inference"]["scheduling"] == "sync" for o in j["gpus"][0]["options"])'
+expect_json 'all(abs(o["inference"]["decode_host_seconds"] - 1.40791e-3) < 1e-9 for o in j["gpus"][0]["options"] if o["gpus"] == 1)'
+expect_json 'all(abs(o["inference"]["decode_step_seconds"] - o["inference"]["decode_device_seconds"] - o["inference"]["decode_host_seconds"]) < 1e-12 for o in j["gpus"][0]["options"])'
+# each option: sync is the async step's device time plus the host's
+printf '%s' "$async_out" >"$TMP/async.json"
+expect_json 'all(abs(s["inference"]["decode_device_seconds"] - a["inference"]["decode_device_seconds"]) < 1e-12 and s["option"] == a["option"] for s, a in zip(sorted(j["gpus"][0]["options"], key=lambda o: o["option"]), sorted(json.load(open("'"$TMP"'/async.json"))["gpus"][0]["options"], key=lambda o: o["option"])))'
+run fit llama3.1-8b --mode infer --engine vllm --gpu h200 --ctx 8192 --no-async-scheduling
+expect_rc 0
+expect_out 'synchronous scheduling (--no-async-scheduling)'
+run fit llama3.1-8b --mode infer --engine llamacpp --gpu h200 --no-async-scheduling
+expect_rc 2
+expect_err '--no-async-scheduling applies to vLLM'
+run fit llama3.1-8b --gpu h200 --no-async-scheduling
+expect_rc 2
+expect_err 'with --mode infer'
+
 finish

@@ -105,6 +105,8 @@ struct gpu_row {
 	int64_t dev_free_mib[VF_INFER_MAX_DEVICES]; /* the probe's free memory; 0 unknown */
 };
 
+static void set_devices(const struct gpu_row *g, struct vf_infer_opts *o);
+
 /* "a, b or c": the remedy's parts joined into o (n bytes). */
 static void join_parts(char *o, size_t n, const char *const *part, int np)
 {
@@ -1976,7 +1978,9 @@ static cJSON *inference_sweep(const struct target *tg, const struct gpu_row *row
 	for (int i = 0; i < nrows; i++) {
 		if (!rows[i].has_inf)
 			continue;
-		cJSON *g = vf_infer_sweep_json(&tg->arch, &rows[i].setup, &rows[i].spec, inf, rows[i].inf.ctx, limit);
+		struct vf_infer_opts ro = *inf;
+		set_devices(&rows[i], &ro); /* a set: its own cards and free memory */
+		cJSON *g = vf_infer_sweep_json(&tg->arch, &rows[i].setup, &rows[i].spec, &ro, rows[i].inf.ctx, limit);
 		cJSON_AddStringToObject(g, "gpu", rows[i].spec.id);
 		cJSON_AddStringToObject(g, "name", rows[i].spec.name[0] ? rows[i].spec.name : rows[i].spec.id);
 		cJSON_AddNumberToObject(g, "count", rows[i].count);

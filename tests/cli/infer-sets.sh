@@ -34,6 +34,17 @@ expect_json 'abs(j["inference"]["devices"][0]["split"] - 24096 / 39992) < 1e-9'
 run estimate llama3.1-8b --mode infer --engine llamacpp --gpu rtx-3090,rtx-4080 --ctx 8192 --tensor-split 1,1 --json
 expect_rc 0
 expect_json '[d["layers"] for d in j["inference"]["devices"]] == [17, 15]'
+# the report's users against context are the set's: at --ctx the row's 33
+run estimate llama3.1-8b --mode infer --engine llamacpp --gpu rtx-3090,rtx-4080 --ctx 8192 --html "$TMP/set.html"
+expect_rc 0
+sweep=$(python3 -c '
+import json, re, sys
+t = open(sys.argv[1]).read()
+i = t.index("\"inference_sweep\":") + len("\"inference_sweep\":")
+o, _ = json.JSONDecoder().raw_decode(t[i:])
+g = o["gpus"][0]
+print(g["gpu"], g["max_users"][g["contexts"].index(8192)])' "$TMP/set.html")
+[ "$sweep" = "rtx-3090+rtx-4080 33" ] && _ok || _bad "inference sweep at 8192: '$sweep', expected 'rtx-3090+rtx-4080 33'"
 # the same cards as two rows of a kind each compare, they do not serve together
 run estimate llama3.1-8b --mode infer --engine llamacpp --gpu rtx-3090 --gpu rtx-4080 --ctx 8192 --json
 expect_rc 0

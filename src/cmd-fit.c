@@ -108,7 +108,9 @@ static const char *const serve_engines[] = {"vllm", "llamacpp", "any", "transfor
 static const struct vf_option options[] = {
 	OPT_CALLBACK_F("tokens", "T", tokens, vf_opt_count, "train T tokens (1e9, 22B, 500M)"),
 	OPT_CALLBACK_F("steps", "S", steps, vf_opt_steps, "or S optimizer steps"),
-	OPT_LIST("gpu", "SPEC", gpu, "catalog id with an optional count: rtx-4090:4 (repeatable)"),
+	OPT_LIST("gpu", "SPEC", gpu,
+		 "catalog id with an optional count: rtx-4090:4 (repeatable);\n"
+		 "--mode infer: A,B one machine's unequal cards (llama.cpp)"),
 	OPT_BOOL("search", search, "search the knob space on the given GPUs"),
 	OPT_CHOICE("sort", sort, sorts, "(default: cost; time with --search)"),
 	OPT_DOUBLE_X("price", "USD", price, 0, 1e6, "dollars per GPU-hour", "$/GPU-hour instead of the catalog's"),

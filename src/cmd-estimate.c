@@ -21,6 +21,7 @@
 #include "estimate-tier.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
+#include "vramfit/gpu/gpu-list.h"
 #include "vramfit/estimate/groundtruth.h"
 #include "vramfit/estimate/infer.h"
 #include "vramfit/estimate/pipeline.h"
@@ -58,7 +59,10 @@ static const char usage[] =
 	"--n-gpu-layers offload.\n"
 	"\n"
 	"GPUs: --gpu ID | ID:N | NAME=MiB (repeatable; `vramfit gpus` lists the ids);\n"
-	"without --gpu the GPUs of this machine, and with none the catalog's common cards.\n";
+	"--gpu A,B (e.g. rtx-3090,rtx-4080): one machine's cards serving together\n"
+	"(--engine llamacpp splits the layers by each card's free memory);\n"
+	"without --gpu the GPUs of this machine (for llamacpp all of them as one set,\n"
+	"with the free memory they report), and with none the catalog's common cards.\n";
 
 
 struct assume {
@@ -92,7 +96,16 @@ struct gpu_row {
 	char tier_what[320];     /* the trainer's model: the tier config it runs (estimate-tier.h) */
 	struct vf_infer inf;     /* --mode infer of a language model: as the engine serves it */
 	bool has_inf;
+	/* one machine's cards serving together (--gpu A,B, or the probed
+	 * devices for llama.cpp): spec is device 0's with the set's name */
+	bool set;
+	bool unequal;            /* the set's cards differ */
+	int ndev;
+	struct vf_gpu_spec dev[VF_INFER_MAX_DEVICES];
+	int64_t dev_free_mib[VF_INFER_MAX_DEVICES]; /* the probe's free memory; 0 unknown */
 };
+
+static void set_devices(const struct gpu_row *g, struct vf_infer_opts *o);
 
 /* "a, b or c": the remedy's parts joined into o (n bytes). */
 static void join_parts(char *o, size_t n, const char *const *part, int np)
@@ -507,49 +520,64 @@ static int check_groundtruth(const char *path, bool json)
 	return VF_EXIT_OK;
 }
 
-/* The GPUs to report: --gpu specs, else probed, else the common cards. */
-static vf_status collect_gpus(char **specs, int nspecs, struct gpu_row *rows, int *nrows,
-			      const char **source, struct vf_error *err)
+/* A GPU's card: its catalog entry (with the memory it reports), else
+ * one made from its name and memory, rates unknown. */
+static void gpu_spec_of(const struct vf_gpu *g, struct vf_gpu_spec *spec)
 {
-	*nrows = 0;
-	struct vf_gpu_set set;
-	vf_gpu_set_init(&set);
-	vf_status st = VF_OK;
-	if (nspecs) {
-		for (int i = 0; i < nspecs && !st; i++)
-			st = vf_gpu_set_add_spec(&set, specs[i], err);
-		*source = "given";
-	} else {
-		struct vf_error perr = {0};
-		if (vf_gpu_probe(&set, &perr) != VF_OK)
-			set.count = 0; /* probing failed: fall back to the catalog */
-		*source = "probed";
+	const struct vf_gpu_spec *c = g->catalog_id[0] ? vf_gpu_catalog_find(g->catalog_id) : NULL;
+	if (c) {
+		*spec = *c;
+		if (g->memory_total_mib > 0)
+			spec->memory_mib = g->memory_total_mib;
+		return;
 	}
-	if (st) {
-		vf_gpu_set_release(&set);
-		return st;
+	memset(spec, 0, sizeof *spec);
+	snprintf(spec->id, sizeof spec->id, "%.31s", g->name);
+	snprintf(spec->name, sizeof spec->name, "%s", g->name);
+	spec->memory_mib = g->memory_total_mib;
+	spec->bf16_tflops = spec->fp16_tflops = spec->fp32_tflops = -1;
+	spec->bandwidth_gbs = -1;
+	spec->price_usd_hour = -1;
+}
+
+/* One machine's set as one row: each device's card (and, probed, its
+ * free memory); the row's card is device 0's under the set's name
+ * ("rtx-3090+rtx-4080"). A set of one kind given as A,A is ID:N. */
+static vf_status set_row(const struct vf_gpu_set *set, bool probed, struct gpu_row *row,
+			 struct vf_error *err)
+{
+	if (set->count > VF_INFER_MAX_DEVICES)
+		return vf_error_set(err, VF_EUSAGE, "--gpu: a set of %zu GPUs; at most %d serve together",
+				    set->count, VF_INFER_MAX_DEVICES);
+	memset(row, 0, sizeof *row);
+	row->ndev = (int)set->count;
+	row->count = row->ndev;
+	for (int d = 0; d < row->ndev; d++) {
+		gpu_spec_of(&set->gpus[d], &row->dev[d]);
+		row->dev_free_mib[d] = probed && set->gpus[d].memory_free_mib > 0 ? set->gpus[d].memory_free_mib : 0;
+		row->unequal |= strcmp(row->dev[d].id, row->dev[0].id) != 0 ||
+				row->dev[d].memory_mib != row->dev[0].memory_mib;
 	}
-	for (size_t i = 0; i < set.count && *nrows < MAX_GPUS; i++) {
-		const struct vf_gpu *g = &set.gpus[i];
-		const struct vf_gpu_spec *c = g->catalog_id[0] ? vf_gpu_catalog_find(g->catalog_id) : NULL;
+	row->spec = row->dev[0];
+	row->set = probed || row->unequal;
+	if (row->unequal) {
+		vf_gpu_set_label(set, row->spec.id, sizeof row->spec.id);
+		vf_gpu_set_label(set, row->spec.name, sizeof row->spec.name);
+	}
+	return VF_OK;
+}
+
+/* The --gpu values that name a set (A,B): a row each. */
+/* GPUs from..count of set as rows: identical GPUs are one row (ID:N). */
+static void merge_gpus(const struct vf_gpu_set *set, size_t from, struct gpu_row *rows, int *nrows)
+{
+	for (size_t i = from; i < set->count && *nrows < MAX_GPUS; i++) {
 		struct vf_gpu_spec spec;
-		if (c) {
-			spec = *c;
-			if (g->memory_total_mib > 0)
-				spec.memory_mib = g->memory_total_mib;
-		} else {
-			memset(&spec, 0, sizeof spec);
-			snprintf(spec.id, sizeof spec.id, "%.31s", g->name);
-			snprintf(spec.name, sizeof spec.name, "%s", g->name);
-			spec.memory_mib = g->memory_total_mib;
-			spec.bf16_tflops = spec.fp16_tflops = spec.fp32_tflops = -1;
-			spec.bandwidth_gbs = -1;
-			spec.price_usd_hour = -1;
-		}
-		/* identical GPUs are one row */
+		gpu_spec_of(&set->gpus[i], &spec);
 		int k;
 		for (k = 0; k < *nrows; k++)
-			if (strcmp(rows[k].spec.id, spec.id) == 0 && rows[k].spec.memory_mib == spec.memory_mib)
+			if (!rows[k].ndev && strcmp(rows[k].spec.id, spec.id) == 0 &&
+			    rows[k].spec.memory_mib == spec.memory_mib)
 				break;
 		if (k < *nrows) {
 			rows[k].count++;
@@ -559,6 +587,62 @@ static vf_status collect_gpus(char **specs, int nspecs, struct gpu_row *rows, in
 		rows[*nrows].spec = spec;
 		rows[*nrows].count = 1;
 		(*nrows)++;
+	}
+}
+
+/* The --gpu values in order: a set (A,B) is a row of its own, the other
+ * GPUs rows per kind; all of them count against one set's limit. */
+static vf_status given_gpus(char **specs, int nspecs, struct vf_gpu_set *set, struct gpu_row *rows,
+			    int *nrows, struct vf_error *err)
+{
+	for (int i = 0; i < nspecs; i++) {
+		size_t from = set->count;
+		vf_status st = vf_gpu_spec_is_list(specs[i]) ? vf_gpu_set_add_list(set, specs[i], err)
+							     : vf_gpu_set_add_spec(set, specs[i], err);
+		if (st)
+			return st;
+		if (!vf_gpu_spec_is_list(specs[i])) {
+			merge_gpus(set, from, rows, nrows);
+			continue;
+		}
+		if (*nrows >= MAX_GPUS)
+			return vf_error_set(err, VF_EUSAGE, "--gpu: more than %d rows", MAX_GPUS);
+		struct vf_gpu_set one = {.gpus = set->gpus + from, .count = set->count - from};
+		if ((st = set_row(&one, false, &rows[*nrows], err)))
+			return st;
+		(*nrows)++;
+	}
+	return VF_OK;
+}
+
+/* The GPUs to report: --gpu specs (a set A,B is one row), else probed
+ * (all of them one set when `probed_set`: llama.cpp serves on every
+ * visible device), else the common cards. */
+static vf_status collect_gpus(char **specs, int nspecs, bool probed_set, struct gpu_row *rows, int *nrows,
+			      const char **source, struct vf_error *err)
+{
+	*nrows = 0;
+	struct vf_gpu_set set;
+	vf_gpu_set_init(&set);
+	vf_status st = VF_OK;
+	if (nspecs) {
+		st = given_gpus(specs, nspecs, &set, rows, nrows, err);
+		*source = "given";
+	} else {
+		struct vf_error perr = {0};
+		if (vf_gpu_probe(&set, &perr) != VF_OK)
+			set.count = 0; /* probing failed: fall back to the catalog */
+		*source = "probed";
+		if (probed_set && set.count > 1) {
+			st = set_row(&set, true, &rows[0], err);
+			*nrows = st ? 0 : 1;
+		} else {
+			merge_gpus(&set, 0, rows, nrows);
+		}
+	}
+	if (st) {
+		vf_gpu_set_release(&set);
+		return st;
 	}
 	vf_gpu_set_release(&set);
 	if (*nrows == 0) {
@@ -1177,6 +1261,18 @@ static void print_pipeline(FILE *o, const struct target *tg, const struct vf_est
 }
 
 /* One row per GPU kind: fits, headroom, largest micro-batch, speed. */
+/* A row's VRAM in words: the card's, or a set of unequal cards' each
+ * ("24.00 GiB + 16.00 GiB"). */
+static void set_vram(const struct gpu_row *r, char *o, size_t n)
+{
+	vf_fmt_bytes(o, n, (double)vf_estimate_gpu_bytes(&r->spec));
+	for (int d = 1; r->unequal && d < r->ndev; d++) {
+		char b[32];
+		size_t k = strlen(o);
+		snprintf(o + k, n - k, " + %s", vf_fmt_bytes(b, sizeof b, (double)vf_estimate_gpu_bytes(&r->dev[d])));
+	}
+}
+
 static void print_gpus(FILE *o, const struct gpu_row *rows, int nrows, const char *gsource)
 {
 	char b1[64], b2[64], b3[64];
@@ -1192,10 +1288,11 @@ static void print_gpus(FILE *o, const struct gpu_row *rows, int nrows, const cha
 	for (int i = 0; i < nrows; i++) {
 		const struct gpu_row *r = &rows[i];
 		char id[64], mb[32], tps[32], mfu[32];
-		if (r->count > 1)
+		if (r->count > 1 && !r->unequal)
 			snprintf(id, sizeof id, "%s x%d", r->spec.id, r->count);
 		else
 			snprintf(id, sizeof id, "%s", r->spec.id);
+		set_vram(r, b1, sizeof b1);
 		snprintf(mb, sizeof mb, "%" PRId64, r->max_batch);
 		if (r->est.step_seconds > 0) {
 			snprintf(tps, sizeof tps, "%.0f", r->est.tokens_per_second);
@@ -1206,7 +1303,7 @@ static void print_gpus(FILE *o, const struct gpu_row *rows, int nrows, const cha
 		}
 		char fits[32];
 		snprintf(fits, sizeof fits, "%s%s%s", r->fits ? green : red, r->fits ? "yes" : "no", off);
-		vf_table_addf(&t, id, vf_fmt_bytes(b1, sizeof b1, (double)vf_estimate_gpu_bytes(&r->spec)), fits,
+		vf_table_addf(&t, id, b1, fits,
 			      vf_fmt_bytes(b2, sizeof b2, (double)r->headroom), mb,
 			      vf_fmt_seconds(b3, sizeof b3, r->est.step_seconds), tps, mfu);
 	}
@@ -1298,11 +1395,16 @@ static void print_vllm_memory(FILE *o, const struct gpu_row *r)
 static void print_llamacpp_memory(FILE *o, const struct gpu_row *r)
 {
 	const struct vf_infer *f = &r->inf;
-	double card = (double)vf_estimate_gpu_bytes(&r->spec);
+	bool set = r->set && f->fullest < r->ndev;
+	/* a set's fullest device: what it may use (the probe's free memory
+	 * when another process holds some of the card) */
+	double card = set ? (double)f->device_memory_bytes[f->fullest] : (double)vf_estimate_gpu_bytes(&r->spec);
 	char b1[64], b2[64], name[96];
-	char which[96] = "";
+	char which[96] = "", dev[48] = "";
+	if (set)
+		snprintf(dev, sizeof dev, " (%s)", r->dev[f->fullest].id);
 	if (f->devices > 1)
-		snprintf(which, sizeof which, ", GPU %d, the fullest of %d (%s split)", f->fullest, f->devices,
+		snprintf(which, sizeof which, ", GPU %d%s, the fullest of %d (%s split)", f->fullest, dev, f->devices,
 			 vf_llamacpp_split_name(f->split_mode));
 	fprintf(o, "%sMemory as llama.cpp lays it out%s (on %s%s; %s in host memory)\n", vf_cli_sgr(o, "1"),
 		vf_cli_sgr(o, "0"), r->spec.id, which, vf_fmt_bytes(b1, sizeof b1, (double)f->host_bytes));
@@ -1331,12 +1433,15 @@ static void print_llamacpp_memory(FILE *o, const struct gpu_row *r)
 	vf_table_print(&t, o);
 	vf_table_release(&t);
 	for (int d = 0; f->devices > 1 && d < f->devices; d++) {
+		dev[0] = '\0';
+		if (r->set && d < r->ndev)
+			snprintf(dev, sizeof dev, " (%s)", r->dev[d].id);
 		if (f->device_layers[d] > 0)
-			fprintf(o, "  GPU %d: layers %" PRId64 "-%" PRId64 "%s, %s\n", d, f->device_first[d],
+			fprintf(o, "  GPU %d%s: layers %" PRId64 "-%" PRId64 "%s, %s\n", d, dev, f->device_first[d],
 				f->device_first[d] + f->device_layers[d] - 1, f->device_output[d] ? " + output" : "",
 				vf_fmt_bytes(b1, sizeof b1, (double)f->device_bytes[d]));
 		else
-			fprintf(o, "  GPU %d: %s, %s\n", d, f->device_output[d] ? "the output layer" : "no layers",
+			fprintf(o, "  GPU %d%s: %s, %s\n", d, dev, f->device_output[d] ? "the output layer" : "no layers",
 				vf_fmt_bytes(b1, sizeof b1, (double)f->device_bytes[d]));
 	}
 }
@@ -1517,12 +1622,32 @@ static void print_dit_phases(FILE *o, const struct vf_estimate *e)
 }
 
 /* One GPU row of the --json contract. */
+/* A set's devices: each card, its memory and the probe's free memory
+ * (null when not probed). */
+static cJSON *set_json(const struct gpu_row *r)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (int d = 0; d < r->ndev; d++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "id", r->dev[d].id);
+		cJSON_AddNumberToObject(o, "vram_bytes", (double)vf_estimate_gpu_bytes(&r->dev[d]));
+		if (r->dev_free_mib[d] > 0)
+			cJSON_AddNumberToObject(o, "probed_free_bytes", (double)r->dev_free_mib[d] * 1048576.0);
+		else
+			cJSON_AddNullToObject(o, "probed_free_bytes");
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
 static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const struct gpu_row *r)
 {
 	cJSON *g = cJSON_CreateObject();
 	cJSON_AddStringToObject(g, "id", r->spec.id);
 	cJSON_AddNumberToObject(g, "count", r->count);
 	cJSON_AddNumberToObject(g, "vram_bytes", (double)vf_estimate_gpu_bytes(&r->spec));
+	if (r->set)
+		cJSON_AddItemToObject(g, "set", set_json(r));
 	cJSON_AddBoolToObject(g, "fits", r->fits);
 	cJSON_AddNumberToObject(g, "headroom_bytes", (double)r->headroom);
 	cJSON_AddNumberToObject(g, "max_batch", (double)r->max_batch);
@@ -1883,7 +2008,9 @@ static cJSON *inference_sweep(const struct target *tg, const struct gpu_row *row
 	for (int i = 0; i < nrows; i++) {
 		if (!rows[i].has_inf)
 			continue;
-		cJSON *g = vf_infer_sweep_json(&tg->arch, &rows[i].setup, &rows[i].spec, inf, rows[i].inf.ctx, limit);
+		struct vf_infer_opts ro = *inf;
+		set_devices(&rows[i], &ro); /* a set: its own cards and free memory */
+		cJSON *g = vf_infer_sweep_json(&tg->arch, &rows[i].setup, &rows[i].spec, &ro, rows[i].inf.ctx, limit);
 		cJSON_AddStringToObject(g, "gpu", rows[i].spec.id);
 		cJSON_AddStringToObject(g, "name", rows[i].spec.name[0] ? rows[i].spec.name : rows[i].spec.id);
 		cJSON_AddNumberToObject(g, "count", rows[i].count);
@@ -1991,7 +2118,9 @@ static const char *const cache_types[] = {"f16", "q8_0", "q4_0", NULL};
 static const struct vf_option options[] = {
 	OPT_INCLUDE(vf_setup_options, setup),
 	OPT_GROUP("Other:"),
-	OPT_LIST("gpu", "SPEC", gpu, "ID | ID:N | NAME=MiB (repeatable; `vramfit gpus` lists the ids)"),
+	OPT_LIST("gpu", "SPEC", gpu,
+		 "ID | ID:N | NAME=MiB (repeatable; `vramfit gpus` lists the ids);\n"
+		 "A,B: one machine's cards serving together (--engine llamacpp)"),
 	OPT_STRING("params", "N", params, "a generic llama-like transformer of N parameters (7e9, 7B)"),
 	OPT_BOOL("json", json, "the JSON contract (README: vramfit estimate)"),
 	OPT_FILE("html", "FILE", html,
@@ -2437,15 +2566,55 @@ static int check_replica(const struct vf_setup *s, const struct gpu_row *rows, i
 	return -1;
 }
 
+/* A set of unequal cards (--gpu A,B) is llama.cpp's to serve: its layer
+ * split follows each card's free memory. vLLM cuts the model into equal
+ * tensor-parallel shards and keeps on every card the KV blocks of the
+ * card with the fewest; transformers' device_map over unequal cards is
+ * not modelled; training rows are per kind. Returns -1 or the exit code. */
+static int check_sets(const struct est_args *a, const struct vf_setup *s, const struct gpu_row *rows,
+		      int nrows)
+{
+	for (int i = 0; i < nrows; i++) {
+		const struct gpu_row *r = &rows[i];
+		if (!r->unequal)
+			continue;
+		if (s->mode != VF_MODE_INFER)
+			return vf_cli_usage("estimate", "--gpu %s: a set of unequal cards serves --mode infer "
+							"--engine llamacpp; to train, give each kind as --gpu ID:N (a row each)",
+					    r->spec.id);
+		if (a->inf.engine == VF_ENGINE_VLLM)
+			return vf_cli_usage("estimate", "--gpu %s: vLLM over unequal cards cuts the model into equal "
+							"tensor-parallel shards, one per card, and keeps on every card only the KV "
+							"blocks of the card with the fewest (vllm/v1/core/kv_cache_utils.py "
+							"get_kv_cache_configs), each step at the slowest card's pace: estimate the "
+							"smaller card as --gpu ID:%d",
+					    r->spec.id, r->ndev);
+		if (a->inf.engine != VF_ENGINE_LLAMACPP)
+			return vf_cli_usage("estimate", "--gpu %s: transformers over unequal cards (device_map "
+							"with max_memory) is not modelled; give --engine llamacpp, or one kind "
+							"as --gpu ID:N",
+					    r->spec.id);
+		if (vf_split_active(s))
+			return vf_cli_usage("estimate", "--gpu %s: llama.cpp splits a set by itself (--split-mode, "
+							"--tensor-split), not by --split/--tp/--pp",
+					    r->spec.id);
+	}
+	return -1;
+}
+
 /* The GPU rows (--gpu, probed or common) and the finished setup. Returns -1
  * or an exit code. */
 static int make_rows(const struct est_args *a, struct vf_setup *s, struct gpu_row *rows,
 		     int *nrows, const char **gsource)
 {
 	struct vf_error err = {0};
-	if (collect_gpus((char **)a->gpu.v, a->gpu.n, rows, nrows, gsource, &err))
+	bool llamacpp = s->mode == VF_MODE_INFER && a->inf.engine == VF_ENGINE_LLAMACPP;
+	if (collect_gpus((char **)a->gpu.v, a->gpu.n, llamacpp, rows, nrows, gsource, &err))
 		return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg) : vf_cli_fail_err(&err);
-	int rc = check_replica(s, rows, *nrows);
+	int rc = check_sets(a, s, rows, *nrows);
+	if (rc >= 0)
+		return rc;
+	rc = check_replica(s, rows, *nrows);
 	if (rc >= 0)
 		return rc;
 	if (a->gpu.n) { /* --gpu ID:N is --gpu ID --gpus N */
@@ -2716,6 +2885,43 @@ static void tier_assumptions(const struct gpu_row *rows, int nrows, struct assum
 			assume(as, "%s", rows[i].tier_what);
 }
 
+/* A set's devices for llama.cpp: each one's card and free memory (the
+ * probe's less the CUDA context llama.cpp's own process creates first,
+ * as ggml_backend_dev_memory reports it after). */
+static void set_devices(const struct gpu_row *g, struct vf_infer_opts *o)
+{
+	if (!g->set)
+		return;
+	for (int d = 0; d < g->ndev && d < VF_INFER_MAX_DEVICES; d++) {
+		o->device_gpu[d] = &g->dev[d];
+		int64_t ctx = g->setup.context_bytes >= 0 ? g->setup.context_bytes
+							  : vf_estimate_default_context(&g->dev[d]);
+		int64_t free_b = g->dev_free_mib[d] * (INT64_C(1) << 20) - ctx;
+		o->device_free_bytes[d] = g->dev_free_mib[d] > 0 ? (free_b > 0 ? free_b : 1) : 0;
+	}
+}
+
+/* Each set's split in words: the cards and where the ratios came from. */
+static void set_assumptions(const struct gpu_row *rows, int nrows, bool given, struct assume *as)
+{
+	for (int i = 0; i < nrows; i++) {
+		const struct gpu_row *g = &rows[i];
+		if (!g->set || !g->has_inf || g->inf.engine != VF_ENGINE_LLAMACPP)
+			continue;
+		char ratios[128] = "";
+		size_t k = 0;
+		for (int d = 0; d < g->inf.devices && d < VF_INFER_MAX_DEVICES && k < sizeof ratios; d++)
+			k += (size_t)snprintf(ratios + k, sizeof ratios - k, "%s%.2f", d ? "/" : "",
+					      g->inf.device_split[d]);
+		assume(as, "%s: %d cards serving together (%s); llama.cpp's layer shares %s, from %s", g->spec.id,
+		       g->ndev, g->dev_free_mib[0] > 0 ? "the probed devices" : "--gpu A,B", ratios,
+		       g->inf.devices < 2 ? "one card (--split-mode none)"
+		       : given		      ? "--tensor-split"
+		       : g->dev_free_mib[0] > 0 ? "each card's free memory as probed less the CUDA context"
+						: "each card's memory less the CUDA context (its free memory when idle)");
+	}
+}
+
 /* --mode infer of a language model: each row as the engine serves it;
  * vLLM's verdict is whether it starts (one --ctx sequence in the blocks). */
 static int infer_rows(const struct est_args *a, struct result *r)
@@ -2736,7 +2942,9 @@ static int infer_rows(const struct est_args *a, struct result *r)
 	for (int i = 0; i < r->nrows; i++) {
 		struct gpu_row *g = &r->rows[i];
 		struct vf_error err = {0};
-		if (vf_infer_run(&r->tg.arch, &g->setup, &g->spec, &a->inf, &g->inf, &err))
+		struct vf_infer_opts o = a->inf;
+		set_devices(g, &o);
+		if (vf_infer_run(&r->tg.arch, &g->setup, &g->spec, &o, &g->inf, &err))
 			return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg)
 						     : vf_cli_fail_err(&err);
 		g->has_inf = true;
@@ -2748,8 +2956,9 @@ static int infer_rows(const struct est_args *a, struct result *r)
 		} else if (a->inf.engine == VF_ENGINE_LLAMACPP) {
 			const struct vf_infer *f = &g->inf;
 			g->fits = f->fits;
-			g->headroom = vf_estimate_gpu_bytes(&g->spec) - f->weights_bytes - f->compute_buffer_bytes -
-				      f->non_torch_bytes - f->kv_cache_bytes;
+			g->headroom = g->set ? f->device_memory_bytes[f->fullest] - f->device_bytes[f->fullest]
+					     : vf_estimate_gpu_bytes(&g->spec) - f->weights_bytes -
+						       f->compute_buffer_bytes - f->non_torch_bytes - f->kv_cache_bytes;
 			g->advice.n = 0;
 			g->max_batch = f->max_users;
 		}
@@ -2788,6 +2997,7 @@ static int infer_rows(const struct est_args *a, struct result *r)
 		       : f->engine == VF_ENGINE_VLLM
 			 ? ", + the replayed CUDA graph's kernels (10 per layer, data/estimate/steptime.json vllm_decode) + vLLM's host work per step (vllm_decode host_step_s), exposed past the GPU step (async scheduling)"
 			 : ", + its kernels per layer (data/estimate/steptime.json llamacpp_decode)");
+	set_assumptions(r->rows, r->nrows, a->tensor_split != NULL, &r->as);
 	if (f->approximate)
 		assume(&r->as, "inference approximate: not modelled: %s", f->not_modelled);
 	return -1;

@@ -11,6 +11,7 @@
 #include "fit-dit.h"
 #include "opt-setup.h"
 #include "fit-serve.h"
+#include "vramfit/gpu/gpu-list.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/model/model.h"
@@ -107,7 +108,9 @@ static const char *const serve_engines[] = {"vllm", "llamacpp", "any", "transfor
 static const struct vf_option options[] = {
 	OPT_CALLBACK_F("tokens", "T", tokens, vf_opt_count, "train T tokens (1e9, 22B, 500M)"),
 	OPT_CALLBACK_F("steps", "S", steps, vf_opt_steps, "or S optimizer steps"),
-	OPT_LIST("gpu", "SPEC", gpu, "catalog id with an optional count: rtx-4090:4 (repeatable)"),
+	OPT_LIST("gpu", "SPEC", gpu,
+		 "catalog id with an optional count: rtx-4090:4 (repeatable);\n"
+		 "--mode infer: A,B one machine's unequal cards (llama.cpp)"),
 	OPT_BOOL("search", search, "search the knob space on the given GPUs"),
 	OPT_CHOICE("sort", sort, sorts, "(default: cost; time with --search)"),
 	OPT_DOUBLE_X("price", "USD", price, 0, 1e6, "dollars per GPU-hour", "$/GPU-hour instead of the catalog's"),
@@ -134,6 +137,9 @@ static const struct vf_option options[] = {
 		   "--mode infer: the ways to serve the model with vLLM,\nllama.cpp or any (default), per GPU kind; transformers:\nthe grid of generate() with a layer split where needed"),
 	OPT_INT("ctx", "N", inf.ctx, 1, 1 << 24, "--mode infer: context per user (default: each engine's)"),
 	OPT_INT("users", "N", inf.users, 1, 1 << 20, "--mode infer: users served at once (default 1)"),
+	OPT_BOOL("no-async-scheduling", inf.vllm_sync_scheduling,
+		 "--mode infer, vllm or any: synchronous scheduling (vLLM\n"
+		 "before early 2026): each step's host work adds to the GPU's"),
 	OPT_INCLUDE(vf_setup_options, setup),
 	OPT_END(),
 };
@@ -168,10 +174,14 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 	a->model = argv[0];
 	if (a->tokens > 0 && a->steps > 0)
 		return vf_cli_usage("fit", "give --tokens or --steps, not both");
-	if ((a->engine || a->inf.ctx || a->inf.users) && (a->setup.mode != VF_MODE_INFER || a->search))
-		return vf_cli_usage("fit", "--engine, --ctx and --users: with --mode infer and without --search");
+	if ((a->engine || a->inf.ctx || a->inf.users || a->inf.vllm_sync_scheduling) &&
+	    (a->setup.mode != VF_MODE_INFER || a->search))
+		return vf_cli_usage("fit", "--engine, --ctx, --users and --no-async-scheduling: with --mode infer "
+					   "and without --search");
 	if (a->setup.mode == VF_MODE_INFER && !a->search && !a->engine)
 		a->engine = "any"; /* the question --mode infer asks: the ways to serve it */
+	if (a->inf.vllm_sync_scheduling && a->engine && strcmp(a->engine, "vllm") != 0 && strcmp(a->engine, "any") != 0)
+		return vf_cli_usage("fit", "--no-async-scheduling applies to vLLM: --engine vllm or any");
 	if (a->engine && strcmp(a->engine, "transformers") == 0) {
 		if (a->inf.ctx || a->inf.users)
 			return vf_cli_usage("fit", "--ctx and --users: with --engine vllm, llamacpp or any");
@@ -199,11 +209,46 @@ static struct vf_setup start_on(const struct vf_setup *user, int n)
 	return st;
 }
 
-/* One GPU type and how many of it. */
+/* One GPU type and how many of it; or one machine's unequal cards
+ * (--gpu A,B: ndev > 0, spec = dev[0]; the ways to serve only). */
 struct gpu_group {
 	const struct vf_gpu_spec *spec;
 	int count;
+	int ndev;
+	const struct vf_gpu_spec *dev[VF_INFER_MAX_DEVICES];
+	char label[32];
 };
+
+/* --gpu A,B as one group: every card a catalog GPU; a set of one kind is
+ * that kind's group (ID:N). Returns -1 or the exit code. */
+static int gpu_group_set(const char *spec, struct gpu_group *g)
+{
+	struct vf_error err = {0};
+	struct vf_gpu_set gs;
+	vf_gpu_set_init(&gs);
+	int rc = -1;
+	if (vf_gpu_set_add_list(&gs, spec, &err) != VF_OK)
+		rc = vf_cli_usage("fit", "%s", err.msg);
+	else if (gs.count > VF_INFER_MAX_DEVICES)
+		rc = vf_cli_usage("fit", "--gpu %s: a set of %zu GPUs; at most %d serve together", spec, gs.count,
+				  VF_INFER_MAX_DEVICES);
+	memset(g, 0, sizeof *g);
+	for (size_t d = 0; rc < 0 && d < gs.count; d++) {
+		g->dev[d] = vf_gpu_catalog_find(gs.gpus[d].catalog_id);
+		if (!g->dev[d])
+			rc = vf_cli_usage("fit", "--gpu %s: %s is not a catalog GPU (fit needs its rate; see vramfit gpus)",
+					  spec, vf_cli_safe(gs.gpus[d].name));
+		else if (g->dev[d] != g->dev[0])
+			g->ndev = (int)gs.count;
+	}
+	if (rc < 0) {
+		g->spec = g->dev[0];
+		g->count = (int)gs.count;
+		vf_gpu_set_label(&gs, g->label, sizeof g->label);
+	}
+	vf_gpu_set_release(&gs);
+	return rc;
+}
 
 static int gpu_groups_from_specs(const struct fit_args *a, struct gpu_group *out, int max,
 				 int *n)
@@ -211,6 +256,25 @@ static int gpu_groups_from_specs(const struct fit_args *a, struct gpu_group *out
 	struct vf_error err = {0};
 	*n = 0;
 	for (int i = 0; i < a->gpu.n; i++) {
+		if (vf_gpu_spec_is_list(a->gpu.v[i])) {
+			struct gpu_group g;
+			int rc = gpu_group_set(a->gpu.v[i], &g);
+			if (rc >= 0)
+				return rc;
+			if (g.ndev && *n < max) { /* unequal: a row of its own */
+				out[(*n)++] = g;
+				continue;
+			}
+			int k;
+			for (k = 0; k < *n; k++)
+				if (!out[k].ndev && out[k].spec == g.spec)
+					break;
+			if (k < *n)
+				out[k].count += g.count;
+			else if (*n < max)
+				out[(*n)++] = g;
+			continue;
+		}
 		struct vf_gpu_set gs;
 		vf_gpu_set_init(&gs);
 		if (vf_gpu_set_add_spec(&gs, a->gpu.v[i], &err) != VF_OK) {
@@ -227,11 +291,12 @@ static int gpu_groups_from_specs(const struct fit_args *a, struct gpu_group *out
 					    a->gpu.v[i]);
 		int k;
 		for (k = 0; k < *n; k++)
-			if (out[k].spec == sp)
+			if (!out[k].ndev && out[k].spec == sp)
 				break;
 		if (k < *n) {
 			out[k].count += cnt;
 		} else if (*n < max) {
+			memset(&out[*n], 0, sizeof out[0]);
 			out[*n].spec = sp;
 			out[*n].count = cnt;
 			(*n)++;
@@ -261,7 +326,7 @@ static int gpu_groups_probed(struct gpu_group *out, int max, int *n)
 		if (k < *n)
 			out[k].count++;
 		else if (*n < max)
-			out[(*n)++] = (struct gpu_group){sp, 1};
+			out[(*n)++] = (struct gpu_group){.spec = sp, .count = 1};
 	}
 	vf_gpu_set_release(&gs);
 	return -1;
@@ -1113,14 +1178,40 @@ static int by_kind(const struct fit_args *a, const struct vf_model *m, const str
 static int fit_serve(const struct fit_args *a, const struct vf_model *m, const struct gpu_group *groups,
 		     int ng)
 {
-	const struct vf_gpu_spec *specs[64];
-	int counts[64];
-	for (int i = 0; i < ng; i++) {
-		specs[i] = groups[i].spec;
-		counts[i] = groups[i].count;
+	struct vf_serve_gpus g[64];
+	for (int i = 0; i < ng && i < 64; i++) {
+		memset(&g[i], 0, sizeof g[i]);
+		g[i].spec = groups[i].spec;
+		g[i].count = groups[i].count;
+		g[i].ndev = groups[i].ndev;
+		memcpy(g[i].dev, groups[i].dev, sizeof g[i].dev);
+		snprintf(g[i].label, sizeof g[i].label, "%s", groups[i].label);
 	}
-	return vf_fit_serve(m->entry ? m->entry->id : a->model, &m->arch, &a->setup, specs, counts, ng,
-			    &a->inf, (int)a->top, a->json);
+	return vf_fit_serve(m->entry ? m->entry->id : a->model, &m->arch, &a->setup, g, ng, &a->inf, (int)a->top,
+			    a->json);
+}
+
+/* Unequal cards (--gpu A,B) are one machine's set that llama.cpp serves:
+ * not a training grid's GPU kind, not vLLM's (equal tensor-parallel
+ * shards, every card kept to the KV blocks of the card with the fewest:
+ * vllm/v1/core/kv_cache_utils.py get_kv_cache_configs). */
+static int check_sets(const struct fit_args *a, const struct gpu_group *groups, int ng)
+{
+	for (int i = 0; i < ng; i++) {
+		if (!groups[i].ndev)
+			continue;
+		if (!a->engine)
+			return vf_cli_usage("fit", "--gpu %s: a set of unequal cards is for --mode infer --engine "
+						   "llamacpp or any (the ways to serve); give each kind as --gpu ID:N",
+					    groups[i].label);
+		if (a->inf.engine == VF_ENGINE_VLLM)
+			return vf_cli_usage("fit", "--gpu %s: vLLM over unequal cards cuts the model into equal "
+						   "tensor-parallel shards and keeps every card to the KV blocks of the card "
+						   "with the fewest (vllm/v1/core/kv_cache_utils.py get_kv_cache_configs): "
+						   "give the smaller card as --gpu ID:%d, or --engine llamacpp or any",
+					    groups[i].label, groups[i].ndev);
+	}
+	return -1;
 }
 
 static int run(int argc, char **argv)
@@ -1148,6 +1239,9 @@ static int run(int argc, char **argv)
 		for (int i = 0; i < ng; i++)
 			groups[i].count = counts[i];
 	}
+	rc = check_sets(&a, groups, ng);
+	if (rc >= 0)
+		return rc;
 	if (vf_setup_finish(&a.setup, &err) != VF_OK)
 		return vf_cli_usage("fit", "%s", err.msg);
 	if (vf_split_active(&a.setup))
@@ -1182,7 +1276,7 @@ static int run(int argc, char **argv)
 	} else {
 		for (size_t i = 0; i < ncat && ng < 64; i++)
 			if ((a.all_gpus || cat[i].common) && cat[i].bf16_tflops > 0)
-				groups[ng++] = (struct gpu_group){&cat[i], 0};
+				groups[ng++] = (struct gpu_group){.spec = &cat[i], .count = 0};
 	}
 	a.memo = vf_replay_memo_new(); /* NULL: every replay runs */
 	if (a.engine)

@@ -12,6 +12,7 @@
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/estimate/llamacpp.h"
 #include "vramfit/gpu/gpu.h"
+#include "vramfit/gpu/gpu-list.h"
 
 #define DEFAULT_CTX 4096
 
@@ -20,7 +21,12 @@ static int load_gpus(const struct gguf_args *a, struct vf_gpu_set *gs)
 	struct vf_error err = {0};
 	vf_gpu_set_init(gs);
 	for (int i = 0; i < a->ngpus; i++)
-		if (vf_gpu_set_add_spec(gs, a->gpus[i], &err) != VF_OK)
+		if (vf_gpu_spec_is_list(a->gpus[i]))
+			return vf_cli_usage("estimate", "--gpu %s: a GGUF file is estimated against each card "
+							"alone; give the cards as --gpu A --gpu B (a model from the "
+							"catalog with --engine llamacpp splits over a set)",
+					    a->gpus[i]);
+		else if (vf_gpu_set_add_spec(gs, a->gpus[i], &err) != VF_OK)
 			return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg)
 						     : vf_cli_fail_err(&err);
 	if (a->ngpus)

@@ -22,10 +22,14 @@ static cJSON *cand_json(const struct vf_infer_candidate *c)
 	return o;
 }
 
-static void cand_row(struct vf_table *t, const char *gpu, const struct vf_infer_candidate *c)
+static void cand_row(struct vf_table *t, const char *gpu, const struct vf_serve_gpus *g,
+		     const struct vf_infer_candidate *c)
 {
-	char b[6][64];
+	char b[6][64], what[160];
 	const struct vf_infer *r = &c->r;
+	/* one card of a set: llama.cpp's main GPU, device 0 */
+	snprintf(what, sizeof what, "%s%s%s%s", c->what, g->ndev && c->gpus == 1 ? " (the set's GPU 0, " : "",
+		 g->ndev && c->gpus == 1 ? g->dev[0]->id : "", g->ndev && c->gpus == 1 ? ")" : "");
 	snprintf(b[5], sizeof b[5], "%d", c->gpus);
 	vf_fmt_bytes(b[0], sizeof b[0], (double)r->kv_cache_bytes);
 	snprintf(b[1], sizeof b[1], "%" PRId64, r->max_users);
@@ -35,12 +39,41 @@ static void cand_row(struct vf_table *t, const char *gpu, const struct vf_infer_
 		snprintf(b[2], sizeof b[2], "-");
 	snprintf(b[3], sizeof b[3], "%.1f", r->decode_tokens_per_second_per_user);
 	snprintf(b[4], sizeof b[4], "%.0f", r->decode_tokens_per_second_total);
-	vf_table_addf(t, gpu, c->what, b[5], c->gives_up[0] ? c->gives_up : "-", b[1], b[0], b[2], b[3], b[4]);
+	vf_table_addf(t, gpu, what, b[5], c->gives_up[0] ? c->gives_up : "-", b[1], b[0], b[2], b[3], b[4]);
+}
+
+/* A row's options: a kind's by every engine asked for; a set's by
+ * llama.cpp over its own cards (vLLM's equal shards keep every card to
+ * the blocks of the card with the fewest: not offered). */
+static int row_candidates(const struct vf_arch *arch, const struct vf_setup *setup, const struct vf_serve_gpus *g,
+			  const struct vf_infer_opts *o, struct vf_infer_candidate *cand)
+{
+	if (!g->ndev)
+		return vf_infer_candidates(arch, setup, g->spec, g->count, o, cand, MAX_CAND);
+	struct vf_infer_opts so = *o;
+	so.engine = VF_ENGINE_LLAMACPP;
+	for (int d = 0; d < g->ndev && d < VF_INFER_MAX_DEVICES; d++)
+		so.device_gpu[d] = g->dev[d];
+	return vf_infer_candidates(arch, setup, g->dev[0], g->ndev, &so, cand, MAX_CAND);
+}
+
+/* A row's JSON head: the kind, or the set's name and its cards. */
+static cJSON *row_json(const struct vf_serve_gpus *g)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "id", g->ndev ? g->label : g->spec->id);
+	cJSON_AddNumberToObject(o, "count", g->ndev ? g->ndev : g->count > 0 ? g->count : 1);
+	if (g->ndev) {
+		cJSON *set = cJSON_AddArrayToObject(o, "set");
+		for (int d = 0; d < g->ndev; d++)
+			cJSON_AddItemToArray(set, cJSON_CreateString(g->dev[d]->id));
+		cJSON_AddStringToObject(o, "engines", "llamacpp");
+	}
+	return o;
 }
 
 int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct vf_setup *setup,
-		 const struct vf_gpu_spec *const *gpus, const int *count, int n,
-		 const struct vf_infer_opts *o, int top, bool json)
+		 const struct vf_serve_gpus *gpus, int n, const struct vf_infer_opts *o, int top, bool json)
 {
 	struct vf_infer_candidate *cand = calloc(MAX_CAND, sizeof *cand);
 	if (!cand)
@@ -52,6 +85,8 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 						: o->engine == VF_ENGINE_LLAMACPP ? "llamacpp"
 										  : "any");
 	cJSON_AddNumberToObject(root, "users", (double)(o->users > 0 ? o->users : 1));
+	if (o->engine != VF_ENGINE_LLAMACPP)
+		cJSON_AddStringToObject(root, "scheduling", o->vllm_sync_scheduling ? "sync" : "async");
 	cJSON *arr = cJSON_AddArrayToObject(root, "gpus");
 	const char *hdr[] = {"GPU", "option", "GPUs", "gives up", "max users", "KV cache", "TTFT",
 			     "tok/s per user", "tok/s total"};
@@ -60,17 +95,20 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 	vf_table_set_right(&t, 2, true);
 	for (int c = 4; c < 9; c++)
 		vf_table_set_right(&t, c, true);
+	bool sets = false;
 	for (int i = 0; i < n; i++) {
-		int k = vf_infer_candidates(arch, setup, gpus[i], count[i], o, cand, MAX_CAND);
+		int k = row_candidates(arch, setup, &gpus[i], o, cand);
 		char id[64];
-		snprintf(id, sizeof id, count[i] > 1 ? "%s x%d" : "%s", gpus[i]->id, count[i]);
-		cJSON *g = cJSON_CreateObject();
-		cJSON_AddStringToObject(g, "id", gpus[i]->id);
-		cJSON_AddNumberToObject(g, "count", count[i] > 0 ? count[i] : 1);
+		if (gpus[i].ndev)
+			snprintf(id, sizeof id, "%s", gpus[i].label);
+		else
+			snprintf(id, sizeof id, gpus[i].count > 1 ? "%s x%d" : "%s", gpus[i].spec->id, gpus[i].count);
+		sets |= gpus[i].ndev > 0;
+		cJSON *g = row_json(&gpus[i]);
 		cJSON *opts = cJSON_AddArrayToObject(g, "options");
 		for (int j = 0; j < k && j < top; j++) {
 			cJSON_AddItemToArray(opts, cand_json(&cand[j]));
-			cand_row(&t, j == 0 ? id : "", &cand[j]);
+			cand_row(&t, j == 0 ? id : "", &gpus[i], &cand[j]);
 		}
 		if (k == 0)
 			vf_table_addf(&t, id, "nothing serves it", "-", "-", "0", "-", "-", "-", "-");
@@ -93,9 +131,18 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 			o->users > 1 ? "s" : "", cw);
 		vf_table_print(&t, f);
 		fprintf(f, "\nvLLM: gpu_memory_utilization 0.9, blocks of 16 tokens, tensor parallel over "
-			   "the kind's GPUs; llama.cpp: one GPU, or whole layers split over the kind's GPUs "
+			   "the kind's GPUs, %s; llama.cpp: one GPU, or whole layers split over the kind's GPUs "
 			   "(--split-mode layer), host layers read at 50 GB/s; speeds are "
-			   "estimates (vramfit estimate --engine ... shows one in full)\n");
+			   "estimates (vramfit estimate --engine ... shows one in full)\n",
+			o->vllm_sync_scheduling ? "synchronous scheduling (--no-async-scheduling): each step's "
+						  "host work adds to the GPU's"
+						: "async scheduling (its default): the step's host work hides "
+						  "behind the GPU's");
+		if (sets)
+			fprintf(f, "A set of unequal cards (--gpu A,B): llama.cpp alone, its layers split by each "
+				   "card's free memory (one GPU: the set's first, llama.cpp's main GPU); vLLM would cut "
+				   "equal tensor-parallel shards and keep every card to the KV blocks of the card with "
+				   "the fewest (not offered)\n");
 	}
 	vf_table_release(&t);
 	cJSON_Delete(root);

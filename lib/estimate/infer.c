@@ -470,6 +470,20 @@ static double device_context(const struct vf_setup *s, const struct vf_gpu_spec 
 	return (double)(s->context_bytes >= 0 ? s->context_bytes : vf_estimate_default_context(card));
 }
 
+/* Device d's memory for llama.cpp (also into r->device_memory_bytes[d]):
+ * the card's, or, when the probe found less free (another process holds
+ * some), that free memory and the context it was measured after. */
+static double device_memory(const struct vf_setup *s, const struct vf_infer_opts *o,
+			    const struct vf_gpu_spec *card, int d, struct vf_infer *r)
+{
+	double vram = (double)vf_estimate_gpu_bytes(card);
+	double room = (double)o->device_free_bytes[d] + device_context(s, card);
+	if (o->device_free_bytes[d] > 0 && room < vram)
+		vram = room;
+	r->device_memory_bytes[d] = (int64_t)vram;
+	return vram;
+}
+
 /* llama.cpp's split ratios (src/llama-model.cpp load_tensors): the
  * --tensor-split ratios when any is given, else each device's free
  * memory as ggml_backend_dev_memory reports it once the CUDA context
@@ -539,7 +553,7 @@ static void llamacpp_memory(const struct vf_arch *a, const struct vf_setup *s, c
 	r->max_ctx = -1;
 	for (int d = 0; d < ndev; d++) {
 		const struct vf_gpu_spec *card = device_card(o, gpu, d);
-		double vram = (double)vf_estimate_gpu_bytes(card);
+		double vram = device_memory(s, o, card, d, r);
 		double comp = act + (d == logits_dev ? logits : 0);
 		double fixed = dev_w[d] + comp + device_context(s, card);
 		double kv_tok = r->kv_bytes_per_token_layer * (double)r->device_layers[d];

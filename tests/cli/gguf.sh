@@ -91,6 +91,9 @@ run estimate "$T/l8b.gguf" --gpu rtx-3080 --n-gpu-layers 20 --json
 expect_rc 0
 expect_json 'j["gpu_layers"] == 19 and j["output_on_gpu"] is True'
 expect_json 'j["gpu_bytes"]["kv_cache"] == 2 * 2 * 8 * 128 * 4096 * 19 and j["cpu_bytes"]["kv_cache"] == 2 * 2 * 8 * 128 * 4096 * 13'
+run estimate "$T/l8b.gguf" --gpu rtx-3090,rtx-4080
+expect_rc 2
+expect_err 'a GGUF file is estimated against each card alone'
 run estimate "$T/l8b.gguf" --gpu rtx-3080 --n-gpu-layers 0 --json
 expect_json 'j["gpu_layers"] == 0 and j["output_on_gpu"] is False and j["gpu_bytes"]["weights"] == 0'
 run estimate "$T/l8b.gguf" --gpu "T4" --ctx 131072 --json

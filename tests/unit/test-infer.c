@@ -691,6 +691,50 @@ static void test_llamacpp_free_memory_split(void)
 	cJSON_Delete(j);
 }
 
+/* A device that another process holds part of: llama.cpp splits by the
+ * free memory it finds and can use no more than that. By hand: an RTX
+ * 3090 with 1 GiB free after the CUDA context and an idle RTX 4080
+ * (16376 - 480 = 15896 MiB): ratios 1024 / 16920 = 0.060520, GPU 0 while
+ * il / 33 < 0.060520: il 0-1, 2 layers; GPU 0 may use 1024 + 480 MiB =
+ * 1577058304 bytes, GPU 1 its whole card. Alone on that 3090 the 8B q4_0
+ * model (~4.3 GiB) does not fit, though it fits the idle card. A probe
+ * that reports more than the card counts the card. */
+static void test_llamacpp_free_memory_cap(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-8b");
+	const struct vf_gpu_spec *g0 = vf_gpu_catalog_find("rtx-3090"), *g1 = vf_gpu_catalog_find("rtx-4080");
+	if (!a || !g0 || !g1) {
+		CHECK(a && g0 && g1);
+		return;
+	}
+	struct vf_setup s = infer_setup();
+	s.gpus = 2;
+	struct vf_error err = {0};
+	struct vf_infer_opts o = {.engine = VF_ENGINE_LLAMACPP, .ctx = 4096, .users = 1,
+				  .gguf_type = VF_GGUF_Q4_0, .gguf_given = true};
+	o.device_gpu[0] = g0;
+	o.device_gpu[1] = g1;
+	o.device_free_bytes[0] = 1LL << 30;
+	struct vf_infer r;
+	CHECK(vf_infer_run(a, &s, g0, &o, &r, &err) == VF_OK);
+	CHECK(fabs(r.device_split[0] - 1024.0 / 16920.0) < 1e-12);
+	CHECK_INT(r.device_layers[0], 2);
+	CHECK_INT(r.device_memory_bytes[0], 1577058304);
+	CHECK_INT(r.device_memory_bytes[1], vf_estimate_gpu_bytes(g1));
+	CHECK(r.device_bytes[0] <= r.device_memory_bytes[0] && r.fits);
+	/* one card: the busy 3090 does not hold the model, the idle one does */
+	s.gpus = 1;
+	CHECK(vf_infer_run(a, &s, g0, &o, &r, &err) == VF_OK);
+	CHECK(!r.fits && r.max_users == 0);
+	o.device_free_bytes[0] = 0;
+	CHECK(vf_infer_run(a, &s, g0, &o, &r, &err) == VF_OK);
+	CHECK(r.fits);
+	CHECK_INT(r.device_memory_bytes[0], vf_estimate_gpu_bytes(g0));
+	o.device_free_bytes[0] = 30LL << 30;
+	CHECK(vf_infer_run(a, &s, g0, &o, &r, &err) == VF_OK);
+	CHECK_INT(r.device_memory_bytes[0], vf_estimate_gpu_bytes(g0));
+}
+
 /* vLLM's host work per decode step (steptime.json vllm_decode), by hand:
  * one sequence 1.4 ms (Llama 3.2 1B's host-bound TPOT less its device
  * step), each further running sequence 1.13 us (update_from_output's
@@ -752,5 +796,6 @@ int main(void)
 	RUN(test_decode_without_bf16);
 	RUN(test_vllm_host_step);
 	RUN(test_llamacpp_free_memory_split);
+	RUN(test_llamacpp_free_memory_cap);
 	return vf_test_done();
 }

@@ -79,7 +79,8 @@ struct vf_infer_opts {
 	/* llama.cpp over several GPUs: each device's card where they differ
 	 * (NULL: the GPU vf_infer_run is given), and its free memory as the
 	 * probe reports it (0: unknown, taken as the card's memory less the
-	 * CUDA context); the default split is in proportion to the latter */
+	 * CUDA context); the default split is in proportion to the latter,
+	 * and a device holds no more than that free memory and its context */
 	const struct vf_gpu_spec *device_gpu[VF_INFER_MAX_DEVICES];
 	int64_t device_free_bytes[VF_INFER_MAX_DEVICES];
 	bool vllm_sync_scheduling;   /* vLLM without async scheduling (--no-async-scheduling, or a
@@ -144,6 +145,8 @@ struct vf_infer {
 	int64_t device_first[VF_INFER_MAX_DEVICES];   /* its first layer (-1: none) */
 	bool device_output[VF_INFER_MAX_DEVICES];     /* holds the output layer */
 	int64_t device_bytes[VF_INFER_MAX_DEVICES];   /* weights + KV + compute + context */
+	int64_t device_memory_bytes[VF_INFER_MAX_DEVICES]; /* what it may use: the card, or the
+							      probe's free + the context when less */
 	double device_split[VF_INFER_MAX_DEVICES];    /* the split ratios used, normalised
 							 (--tensor-split, else free memory) */
 	bool approximate;            /* something the model does not cover: see `not_modelled` */

@@ -103,12 +103,15 @@ struct vf_alloc {
 	int64_t requested, peak_requested; /* live requests (rounded), their peak */
 	int expand_seg[2];       /* expandable: the segment of the large [0] and small [1] pool */
 	bool oom;
+	bool peaks_only;         /* vf_alloc_peaks_only: no snapshot, no changes noted */
 	bool peak_pending;       /* the reserved peak grew: snapshot after this malloc */
 	struct snapent *snap;    /* per segment index, as at the last reserved peak */
 	int nsnap, capsnap;      /* nsnap: segments that existed then */
 	struct vf_alloc_segment *out;  /* vf_alloc_peak_segments' sorted copy */
 	int capout;
 };
+
+static bool ht_rebuild(struct pool *p, int want);
 
 static int64_t round_up(int64_t x, int64_t m)
 {
@@ -127,8 +130,18 @@ vf_status vf_alloc_new(const struct vf_alloc_config *cfg, struct vf_alloc **out,
 	a->expand_seg[0] = a->expand_seg[1] = -1;
 	a->empty_head = -1;
 	a->next_addr = 1 << 21;
+	if (!ht_rebuild(&a->pool[0], 0) || !ht_rebuild(&a->pool[1], 0)) {
+		vf_alloc_free(a);
+		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
+	}
 	*out = a;
 	return VF_OK;
+}
+
+void vf_alloc_peaks_only(struct vf_alloc *a)
+{
+	a->peaks_only = true;
+	a->nsnap = 0;
 }
 
 void vf_alloc_free(struct vf_alloc *a)
@@ -284,11 +297,10 @@ static unsigned ht_home(const struct pool *p, int64_t size)
 	return (unsigned)(((uint64_t)size * 0x9E3779B97F4A7C15ull) >> 32) & (unsigned)(p->htcap - 1);
 }
 
-/* The slot of the bucket of exactly `size` (empty or not), -1 when none. */
+/* The slot of the bucket of exactly `size` (empty or not), -1 when none
+ * (the table is there from vf_alloc_new on). */
 static inline int find_slot(const struct pool *p, int64_t size)
 {
-	if (!p->htcap)
-		return -1;
 	for (unsigned h = ht_home(p, size);; h = (h + 1) & (unsigned)(p->htcap - 1)) {
 		int sl = p->ht[h];
 		if (sl < 0 || p->bk[sl].size == size)
@@ -417,7 +429,7 @@ static inline bool free_add(struct vf_alloc *a, int i)
 		return false;
 	struct bucket *k = &p->bk[sl];
 	/* most buckets hold a block or two: small first, not a page each */
-	if (!grow_from((void **)&k->e, &k->cap, k->n + 1, sizeof *k->e, 4))
+	if (k->n == k->cap && !grow_from((void **)&k->e, &k->cap, k->n + 1, sizeof *k->e, 4))
 		return false;
 	if (k->n == 0) {
 		ne_set(p, k->pos);
@@ -442,8 +454,10 @@ static inline void entry_remove(struct vf_alloc *a, struct pool *p, int sl, int 
 	struct entry last = k->e[--k->n];
 	if (h < k->n) {
 		heap_set(a, k, h, last);
-		heap_up(a, k, h);
-		heap_down(a, k, a->b[last.idx].hpos);
+		if (h > 0 && k->e[(h - 1) / 2].addr > last.addr)
+			heap_up(a, k, h);
+		else
+			heap_down(a, k, h);
 	}
 	if (k->n == 0) {
 		ne_clear(p, k->pos);
@@ -460,7 +474,7 @@ static void free_remove(struct vf_alloc *a, int i)
 /* The first free block of the pool not before (size, 0): the smallest
  * that holds size, the lowest address among equals; -1 when none. *at:
  * its bucket's slot (for free_take). */
-static int lower_bound(struct vf_alloc *a, bool small, int64_t size, int *at)
+static inline __attribute__((always_inline)) int lower_bound(struct vf_alloc *a, bool small, int64_t size, int *at)
 {
 	const struct pool *p = &a->pool[small];
 	int sl = find_slot(p, size); /* an exact fit: no search */
@@ -501,7 +515,7 @@ static void empty_unlink(struct vf_alloc *a, int si)
 static void seg_touch_slow(struct vf_alloc *a, int si, bool empty)
 {
 	struct seg *g = &a->s[si];
-	if (!g->dirty && grow((void **)&a->dirty, &a->capdirty, a->ndirty + 1, sizeof *a->dirty)) {
+	if (!g->dirty && !a->peaks_only && grow((void **)&a->dirty, &a->capdirty, a->ndirty + 1, sizeof *a->dirty)) {
 		g->dirty = true;
 		a->dirty[a->ndirty++] = si;
 	}
@@ -519,23 +533,24 @@ static void seg_touch_slow(struct vf_alloc *a, int si, bool empty)
 	a->empty_head = si;
 }
 
-/* Most touches find the segment noted already and its emptiness as it was. */
+/* Most touches find the segment noted already (or nothing to note:
+ * peaks only) and its emptiness as it was. */
 static inline void seg_touch(struct vf_alloc *a, int si)
 {
 	const struct seg *g = &a->s[si];
 	bool empty = g->live && g->nblocks == 1 && g->used == 0;
-	if (!g->dirty || empty != g->empty)
+	if (!(g->dirty | a->peaks_only) || empty != g->empty)
 		seg_touch_slow(a, si, empty);
 }
 
-static int new_block(struct vf_alloc *a)
+static inline int new_block(struct vf_alloc *a)
 {
 	if (a->free_slot >= 0) {
 		int i = a->free_slot;
 		a->free_slot = a->b[i].next;
 		return i;
 	}
-	if (!grow((void **)&a->b, &a->capb, a->nb + 1, sizeof *a->b))
+	if (a->nb == a->capb && !grow((void **)&a->b, &a->capb, a->nb + 1, sizeof *a->b))
 		return -1;
 	return a->nb++;
 }
@@ -552,6 +567,8 @@ static void drop_block(struct vf_alloc *a, int i)
  * first ns entries has been written). */
 static void snapshot(struct vf_alloc *a)
 {
+	if (a->peaks_only)
+		return;
 	if (!grow((void **)&a->snap, &a->capsnap, a->ns, sizeof *a->snap))
 		return;
 	for (int k = 0; k < a->ndirty; k++) {
@@ -618,7 +635,7 @@ void vf_alloc_empty_cache(struct vf_alloc *a)
 
 /* Best fit in the pool: the smallest free block that may serve `size`
  * (still in the pool's buckets); -1 when none. *at as lower_bound's. */
-static inline int best_fit(struct vf_alloc *a, int64_t size, bool small, int *at)
+static inline __attribute__((always_inline)) int best_fit(struct vf_alloc *a, int64_t size, bool small, int *at)
 {
 	int64_t msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
 	int k = lower_bound(a, small, size, at);

@@ -185,15 +185,12 @@ vf_status vf__step_peaks(const struct vf__step *s, const struct vf_alloc_config 
 	int slot = -1;
 	if (memo && memo_claim(memo, h, s, &c, out, &slot))
 		return VF_OK;
-	struct vf_alloc *a = NULL;
-	vf_status st = vf__step_simulate(s, &c, &a, err);
+	vf_status st = vf__step_simulate_peaks(s, &c, out, err);
 	if (st != VF_OK) {
 		if (memo)
 			memo_fill(memo, slot, NULL);
 		return st;
 	}
-	vf__replay_peaks_of(a, out);
-	vf_alloc_free(a);
 	if (memo)
 		memo_fill(memo, slot, out);
 	return VF_OK;

@@ -90,6 +90,7 @@ struct snapent {
 
 struct vf_alloc {
 	struct vf_alloc_config cfg;
+	int64_t msplit;          /* cfg.max_split_bytes, INT64_MAX when unlimited */
 	struct blk *b;
 	int nb, capb, free_slot; /* free_slot: a recycled block index chain via .next */
 	struct seg *s;
@@ -126,6 +127,7 @@ vf_status vf_alloc_new(const struct vf_alloc_config *cfg, struct vf_alloc **out,
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
 	if (cfg)
 		a->cfg = *cfg;
+	a->msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
 	a->free_slot = -1;
 	a->expand_seg[0] = a->expand_seg[1] = -1;
 	a->empty_head = -1;
@@ -421,7 +423,7 @@ static inline int bucket_of(struct pool *p, int64_t size)
 /* Block i became free (or changed size while free): into its pool's
  * buckets. False when memory runs out (the block is then not found by
  * best fit: the caller reports out of memory, as for its other arrays). */
-static inline bool free_add(struct vf_alloc *a, int i)
+static inline __attribute__((always_inline)) bool free_add(struct vf_alloc *a, int i)
 {
 	struct pool *p = pool_of(a, i);
 	int sl = bucket_of(p, a->b[i].size);
@@ -466,7 +468,7 @@ static inline void entry_remove(struct vf_alloc *a, struct pool *p, int sl, int 
 }
 
 /* Free block i leaves its pool's buckets (before it is used or resized). */
-static void free_remove(struct vf_alloc *a, int i)
+static inline __attribute__((always_inline)) void free_remove(struct vf_alloc *a, int i)
 {
 	entry_remove(a, pool_of(a, i), a->b[i].bslot, a->b[i].hpos);
 }
@@ -510,6 +512,18 @@ static void empty_unlink(struct vf_alloc *a, int si)
 	g->empty = false;
 }
 
+/* Segment si goes on the empty list (it became one free block). */
+static void empty_link(struct vf_alloc *a, int si)
+{
+	struct seg *g = &a->s[si];
+	g->empty = true;
+	g->empty_prev = -1;
+	g->empty_next = a->empty_head;
+	if (a->empty_head >= 0)
+		a->s[a->empty_head].empty_prev = si;
+	a->empty_head = si;
+}
+
 /* Segment si changed: note it for the next snapshot and keep the empty
  * list (live segments that are one free block) up to date. */
 static void seg_touch_slow(struct vf_alloc *a, int si, bool empty)
@@ -521,16 +535,21 @@ static void seg_touch_slow(struct vf_alloc *a, int si, bool empty)
 	}
 	if (empty == g->empty)
 		return;
-	if (!empty) {
+	if (!empty)
 		empty_unlink(a, si);
-		return;
+	else
+		empty_link(a, si);
+}
+
+/* Segment si changed: noted for the next snapshot (not when peaks only). */
+static inline void seg_note(struct vf_alloc *a, int si)
+{
+	struct seg *g = &a->s[si];
+	if (!(g->dirty | a->peaks_only) &&
+	    grow((void **)&a->dirty, &a->capdirty, a->ndirty + 1, sizeof *a->dirty)) {
+		g->dirty = true;
+		a->dirty[a->ndirty++] = si;
 	}
-	g->empty = true;
-	g->empty_prev = -1;
-	g->empty_next = a->empty_head;
-	if (a->empty_head >= 0)
-		a->s[a->empty_head].empty_prev = si;
-	a->empty_head = si;
 }
 
 /* Most touches find the segment noted already (or nothing to note:
@@ -637,7 +656,7 @@ void vf_alloc_empty_cache(struct vf_alloc *a)
  * (still in the pool's buckets); -1 when none. *at as lower_bound's. */
 static inline __attribute__((always_inline)) int best_fit(struct vf_alloc *a, int64_t size, bool small, int *at)
 {
-	int64_t msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
+	int64_t msplit = a->msplit;
 	int k = lower_bound(a, small, size, at);
 	if (k < 0 || a->cfg.expandable)
 		return k;
@@ -715,7 +734,7 @@ static bool should_split(const struct vf_alloc *a, const struct blk *k, int64_t 
 	int64_t rest = k->size - size;
 	if (k->small || a->cfg.expandable)
 		return rest >= MIN_BLOCK;
-	int64_t msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
+	int64_t msplit = a->msplit;
 	return size < msplit && rest > SMALL_SIZE;
 }
 
@@ -725,7 +744,7 @@ int vf_alloc_malloc(struct vf_alloc *a, int64_t bytes)
 		bytes = 1;
 	if (bytes > VF_ALLOC_MAX_REQUEST)
 		bytes = VF_ALLOC_MAX_REQUEST;
-	int64_t size = round_up(bytes, MIN_BLOCK);
+	int64_t size = (bytes + MIN_BLOCK - 1) & ~(int64_t)(MIN_BLOCK - 1); /* round_up: bytes > 0 */
 	bool small = size <= SMALL_SIZE;
 	int at;
 	int bi = best_fit(a, size, small, &at);
@@ -763,8 +782,11 @@ int vf_alloc_malloc(struct vf_alloc *a, int64_t bytes)
 	a->requested += size;
 	if (a->requested > a->peak_requested)
 		a->peak_requested = a->requested;
-	a->s[k->seg].used += k->size;
-	seg_touch(a, k->seg);
+	struct seg *g = &a->s[k->seg];
+	g->used += k->size;
+	if (g->empty) /* it was one free block: now used */
+		empty_unlink(a, k->seg);
+	seg_note(a, k->seg);
 	a->allocated += k->size; /* an unsplit block counts whole, as in PyTorch's stats */
 	if (a->allocated > a->peak_alloc)
 		a->peak_alloc = a->allocated;
@@ -781,7 +803,7 @@ int vf_alloc_malloc(struct vf_alloc *a, int64_t bytes)
 static int64_t repeat_segments(struct vf_alloc *a, int64_t size, int64_t n)
 {
 	int64_t seg = size < MIN_LARGE_ALLOC ? LARGE_BUFFER : round_up(size, ROUND_LARGE);
-	int64_t msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
+	int64_t msplit = a->msplit;
 	if (a->cfg.expandable || size <= SMALL_SIZE || best_fit(a, size, false, &(int){0}) >= 0 ||
 	    (size < msplit && seg - size > SMALL_SIZE))
 		return 0;
@@ -834,7 +856,7 @@ int64_t vf_alloc_malloc_repeat(struct vf_alloc *a, int64_t bytes, int64_t n)
 }
 
 /* Merge block j (free, right after i, out of the buckets) into i. */
-static void merge_next(struct vf_alloc *a, int i)
+static inline void merge_next(struct vf_alloc *a, int i)
 {
 	int j = a->b[i].next;
 	a->b[i].size += a->b[j].size;
@@ -868,7 +890,11 @@ void vf_alloc_release(struct vf_alloc *a, int h)
 	}
 	if (!free_add(a, h))
 		a->oom = true; /* the host's memory, as new_block's */
-	seg_touch(a, a->b[h].seg);
+	int si = a->b[h].seg;
+	const struct seg *g = &a->s[si];
+	if (g->used == 0 && g->nblocks == 1) /* live: it held h; not empty before: h was used */
+		empty_link(a, si);
+	seg_note(a, si);
 }
 
 int64_t vf_alloc_allocated(const struct vf_alloc *a) { return a->allocated; }

@@ -7,10 +7,10 @@
  * each pool are kept ordered by (size, address): here one bucket per size
  * (a replay's free blocks are many but of few sizes), each a binary
  * min-heap by address; the sizes are a sorted array (best fit: a binary
- * search, then the next non-empty bucket in a bitmap) and a hash table
- * (a block's own size: no search), a bucket that empties stays until the
- * empty ones number over 32 and outnumber the others. A block enters or
- * leaves its bucket in O(log n). Each segment knows its last block
+ * search, then past the empty buckets to the first non-empty one) and a
+ * hash table (a block's own size: no search), a bucket that empties stays
+ * until the empty ones number over 8 and outnumber the others. A block
+ * enters or leaves its bucket in O(log n). Each segment knows its last block
  * (expandable segments grow there); segments that are one free block are
  * kept on a list (empty_cache releases exactly those), and segments
  * changed since the last reserved peak on another (the snapshot at a new
@@ -50,13 +50,12 @@ struct bucket {
 	int64_t size;
 	struct entry *e;
 	int n, cap;
-	int pos;                 /* its position in the pool's sorted sizes; -1: none */
 };
 
 /* One pool's free blocks: buckets in slots that never move (bk, nbk used;
  * fs: the slots out of the sizes, for reuse), the sizes in increasing
  * order with each one's slot (sz, slot: n of them, empty buckets
- * included), a bit per position set when its bucket holds a block. */
+ * included: nempty of them). */
 struct pool {
 	struct bucket *bk;
 	int nbk, capbk;
@@ -65,8 +64,6 @@ struct pool {
 	int64_t *sz;
 	int *slot;
 	int n, cap, capslot;
-	uint64_t *ne;
-	int capne;               /* words */
 	int nempty;              /* positions whose bucket is empty */
 	int *ht;                 /* size -> slot, open addressing (-1 free), of the n sizes */
 	int htcap;               /* a power of two, at least twice n */
@@ -158,7 +155,6 @@ void vf_alloc_free(struct vf_alloc *a)
 		free(q->fs);
 		free(q->sz);
 		free(q->slot);
-		free(q->ne);
 		free(q->ht);
 	}
 	free(a->b);
@@ -199,14 +195,15 @@ static bool grow(void **p, int *cap, int need, size_t elem)
  * block not before (size, 0) - the smallest that holds size, the lowest
  * address among equals, the order PyTorch's BlockComparator keeps - is
  * the top of the first non-empty bucket of at least that size: a binary
- * search over the sorted sizes, then the next bit set in a bitmap of the
- * non-empty buckets. A block enters or leaves its bucket's heap in
+ * search over the sorted sizes, then a step past the empty buckets there
+ * (a few: see below; a bitmap of the non-empty ones cost more to keep
+ * than it saved). A block enters or leaves its bucket's heap in
  * O(log n). Buckets sit in slots that never move (a free block knows its
  * slot: blk.bslot, so leaving needs no search), and a bucket that empties
  * stays, empty, in the sorted sizes: the layers of a replay empty and
  * refill the same sizes over and over (a split's remainder, merged back
  * when the block is freed), so a new size is rare after the first layers;
- * the empty buckets are dropped when over 32 outnumber the others. Arrays,
+ * the empty buckets are dropped when over 8 outnumber the others. Arrays,
  * not a tree of pointers: a treap here cost 1.6 times the time. */
 
 /* Position of the first size >= size in pool p's sorted sizes (p->n when
@@ -227,29 +224,13 @@ static int pos_at(const struct pool *p, int64_t size)
 	return lo;
 }
 
-/* The first position >= from whose bucket holds a block (p->n when none). */
-static int next_nonempty(const struct pool *p, int from)
+/* The first position >= from whose bucket holds a block (p->n when none):
+ * a scan over the empty buckets, which are few (compact). */
+static inline int next_nonempty(const struct pool *p, int from)
 {
-	if (from >= p->n)
-		return p->n;
-	int wi = from >> 6, nw = (p->n + 63) >> 6;
-	uint64_t m = p->ne[wi] & (~(uint64_t)0 << (from & 63));
-	while (!m) {
-		if (++wi >= nw)
-			return p->n;
-		m = p->ne[wi];
-	}
-	return (wi << 6) + __builtin_ctzll(m);
-}
-
-static void ne_set(struct pool *p, int pos)
-{
-	p->ne[pos >> 6] |= (uint64_t)1 << (pos & 63);
-}
-
-static void ne_clear(struct pool *p, int pos)
-{
-	p->ne[pos >> 6] &= ~((uint64_t)1 << (pos & 63));
+	while (from < p->n && p->bk[p->slot[from]].n == 0)
+		from++;
+	return from;
 }
 
 static struct pool *pool_of(struct vf_alloc *a, int i)
@@ -348,16 +329,11 @@ static void compact(struct pool *p)
 		int sl = p->slot[i];
 		if (p->bk[sl].n > 0) {
 			p->sz[k] = p->sz[i];
-			p->slot[k] = sl;
-			p->bk[sl].pos = k++;
+			p->slot[k++] = sl;
 		} else {
-			p->bk[sl].pos = -1;
 			p->fs[p->nfs++] = sl; /* fs holds every slot: room is there */
 		}
 	}
-	memset(p->ne, 0, (size_t)p->capne * sizeof *p->ne);
-	for (int i = 0; i < k; i++)
-		ne_set(p, i);
 	p->n = k;
 	p->nempty = 0;
 	ht_rebuild(p, p->n); /* no larger: cannot fail */
@@ -367,23 +343,14 @@ static void compact(struct pool *p)
  * out. Out of line: the common case (bucket_of) finds the size. */
 static __attribute__((noinline)) int bucket_new_size(struct pool *p, int64_t size)
 {
-	if (p->nempty > 32 && p->nempty > p->n / 2)
+	if (p->nempty > 8 && p->nempty > p->n / 2)
 		compact(p);
 	if (2 * (p->n + 1) > p->htcap && !ht_rebuild(p, p->n + 1))
 		return -1;
 	int pos = pos_at(p, size);
-	int words = (p->n + 1 + 63) >> 6;
 	if (!grow((void **)&p->sz, &p->cap, p->n + 1, sizeof *p->sz) ||
 	    !grow((void **)&p->slot, &p->capslot, p->n + 1, sizeof *p->slot))
 		return -1;
-	if (words > p->capne) {
-		uint64_t *w = realloc(p->ne, (size_t)words * 2 * sizeof *w);
-		if (!w)
-			return -1;
-		memset(w + p->capne, 0, (size_t)(words * 2 - p->capne) * sizeof *w);
-		p->ne = w;
-		p->capne = words * 2;
-	}
 	int sl;
 	if (p->nfs > 0) {
 		sl = p->fs[--p->nfs];
@@ -401,14 +368,6 @@ static __attribute__((noinline)) int bucket_new_size(struct pool *p, int64_t siz
 	p->sz[pos] = size;
 	p->slot[pos] = sl;
 	p->n++;
-	for (int i = pos; i < p->n; i++)
-		p->bk[p->slot[i]].pos = i;
-	/* the bitmap: positions from pos up move one up, pos itself empty */
-	int last = (p->n - 1) >> 6, wp = pos >> 6;
-	for (int i = last; i > wp; i--)
-		p->ne[i] = (p->ne[i] << 1) | (p->ne[i - 1] >> 63);
-	uint64_t low = (pos & 63) ? p->ne[wp] & (((uint64_t)1 << (pos & 63)) - 1) : 0;
-	p->ne[wp] = low | ((p->ne[wp] & ~low) << 1);
 	p->nempty++;
 	ht_put(p, sl);
 	return sl;
@@ -433,10 +392,8 @@ static inline __attribute__((always_inline)) bool free_add(struct vf_alloc *a, i
 	/* most buckets hold a block or two: small first, not a page each */
 	if (k->n == k->cap && !grow_from((void **)&k->e, &k->cap, k->n + 1, sizeof *k->e, 4))
 		return false;
-	if (k->n == 0) {
-		ne_set(p, k->pos);
+	if (k->n == 0)
 		p->nempty--;
-	}
 	a->b[i].bslot = sl;
 	int at = k->n++;
 	int64_t addr = a->b[i].addr;
@@ -461,10 +418,8 @@ static inline void entry_remove(struct vf_alloc *a, struct pool *p, int sl, int 
 		else
 			heap_down(a, k, h);
 	}
-	if (k->n == 0) {
-		ne_clear(p, k->pos);
+	if (k->n == 0)
 		p->nempty++;
-	}
 }
 
 /* Free block i leaves its pool's buckets (before it is used or resized). */
@@ -484,7 +439,7 @@ static inline __attribute__((always_inline)) int lower_bound(struct vf_alloc *a,
 		*at = sl;
 		return p->bk[sl].e[0].idx;
 	}
-	int pos = next_nonempty(p, sl >= 0 ? p->bk[sl].pos : pos_at(p, size));
+	int pos = next_nonempty(p, pos_at(p, size));
 	if (pos >= p->n)
 		return -1;
 	*at = p->slot[pos];

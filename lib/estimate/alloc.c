@@ -5,18 +5,23 @@
  * form a list in address order (prev/next), so a freed block merges with
  * its free neighbours. As in the allocator it models, the free blocks of
  * each pool are kept ordered by (size, address): here one bucket per size
- * (a replay's free blocks are many but of few sizes), each a binary
- * min-heap by address; the sizes are a sorted array (best fit: a binary
- * search, then past the empty buckets to the first non-empty one) and a
- * hash table (a block's own size: no search), a bucket that empties stays
- * until the empty ones number over 8 and outnumber the others. A block
- * enters or leaves its bucket in O(log n). Each segment knows its last block
+ * (a replay's free blocks are many but of few sizes), each an array of
+ * its blocks by address used from its middle; the sizes are a sorted array
+ * (best fit: a binary search, then past the empty buckets to the first
+ * non-empty one) and a hash table (a block's own size: no search), a
+ * bucket that empties stays until the empty ones number over 8 and
+ * outnumber the others. A block is found in its bucket in O(log n) and
+ * enters or leaves it with a move of at most half of it (none at its
+ * ends, the usual case). Each segment knows its last block
  * (expandable segments grow there); segments that are one free block are
  * kept on a list (empty_cache releases exactly those), and segments
  * changed since the last reserved peak on another (the snapshot at a new
- * peak copies only them). Every call is O(log n) amortised, plus a move
- * of the array of sizes (tens of entries in every replay measured) when a
- * new size appears. */
+ * peak copies only them; not at all when the caller reads the peaks
+ * only). Every call is O(log n) amortised, plus a move of the array of
+ * sizes (tens of entries in every replay measured) when a new size
+ * appears and of part of a bucket (15 blocks on average, 189 at most, in
+ * the replays of a whole-catalog estimate) when a block enters or leaves
+ * it between others. */
 #include "vramfit/estimate/alloc.h"
 
 #include <stdlib.h>
@@ -33,7 +38,6 @@ struct blk {
 	int64_t addr, size;
 	int64_t req;             /* used: the request it serves (rounded to 512 B) */
 	int seg, prev, next;
-	int hpos;                /* free: its place in its bucket's heap */
 	int bslot;               /* free: its bucket's slot in its pool */
 	bool used, live;
 	bool small;              /* its segment's pool (a copy: pool_of reads no segment) */
@@ -45,25 +49,32 @@ struct entry {
 	int idx;
 };
 
-/* The free blocks of one size: a binary min-heap by address. */
+/* The free blocks of one size by increasing address: e[lo], ...,
+ * e[lo + n - 1], with room on both sides (an array used from its middle:
+ * the lowest block leaves, or a new one enters at either end, in O(1)). */
 struct bucket {
 	int64_t size;
 	struct entry *e;
-	int n, cap;
+	int lo, n, cap;
+};
+
+/* A size in a pool's sorted sizes and the slot of its bucket. */
+struct sized {
+	int64_t size;
+	int slot;
 };
 
 /* One pool's free blocks: buckets in slots that never move (bk, nbk used;
  * fs: the slots out of the sizes, for reuse), the sizes in increasing
- * order with each one's slot (sz, slot: n of them, empty buckets
+ * order with each one's slot (sz: n of them, empty buckets
  * included: nempty of them). */
 struct pool {
 	struct bucket *bk;
 	int nbk, capbk;
 	int *fs;
 	int nfs, capfs;
-	int64_t *sz;
-	int *slot;
-	int n, cap, capslot;
+	struct sized *sz;        /* sorted by size */
+	int n, cap;
 	int nempty;              /* positions whose bucket is empty */
 	int *ht;                 /* size -> slot, open addressing (-1 free), of the n sizes */
 	int htcap;               /* a power of two, at least twice n */
@@ -154,7 +165,6 @@ void vf_alloc_free(struct vf_alloc *a)
 		free(q->bk);
 		free(q->fs);
 		free(q->sz);
-		free(q->slot);
 		free(q->ht);
 	}
 	free(a->b);
@@ -190,16 +200,21 @@ static bool grow(void **p, int *cap, int need, size_t elem)
  *
  * A replay's free blocks are many (hundreds to thousands: the holes its
  * layers leave) but of few sizes (tens: the layers repeat), so each pool
- * keeps one bucket per size, and each bucket a binary min-heap of its
- * blocks by address (blk.hpos: a block's place in it). The first free
- * block not before (size, 0) - the smallest that holds size, the lowest
- * address among equals, the order PyTorch's BlockComparator keeps - is
- * the top of the first non-empty bucket of at least that size: a binary
- * search over the sorted sizes, then a step past the empty buckets there
- * (a few: see below; a bitmap of the non-empty ones cost more to keep
- * than it saved). A block enters or leaves its bucket's heap in
- * O(log n). Buckets sit in slots that never move (a free block knows its
- * slot: blk.bslot, so leaving needs no search), and a bucket that empties
+ * keeps one bucket per size, and each bucket its blocks in increasing
+ * address, in the middle of an array with room at both ends. The first
+ * free block not before (size, 0) - the smallest that holds size, the
+ * lowest address among equals, the order PyTorch's BlockComparator keeps
+ * - is the first of the first non-empty bucket of at least that size: a
+ * binary search over the sorted sizes, then a step past the empty buckets
+ * there (a few: see below; a bitmap of the non-empty ones cost more to
+ * keep than it saved). The lowest block leaves, and a block above (a
+ * new one: segments are made at increasing addresses) or below all the
+ * others enters, in O(1); one between others is found by a binary search
+ * and the shorter side moves (a binary min-heap by address cost more:
+ * a block freed and merged with its lower neighbour climbed it, and a
+ * heap needs each block's place in it kept). Buckets sit in slots that
+ * never move (a free block knows its slot: blk.bslot, so leaving needs no
+ * search of its size), and a bucket that empties
  * stays, empty, in the sorted sizes: the layers of a replay empty and
  * refill the same sizes over and over (a split's remainder, merged back
  * when the block is freed), so a new size is rare after the first layers;
@@ -210,11 +225,11 @@ static bool grow(void **p, int *cap, int need, size_t elem)
  * none). */
 static int pos_at(const struct pool *p, int64_t size)
 {
-	const int64_t *sz = p->sz;
+	const struct sized *sz = p->sz;
 	int lo = 0, n = p->n;
 	while (n > 0) {
 		int half = n >> 1;
-		if (sz[lo + half] < size) {
+		if (sz[lo + half].size < size) {
 			lo += half + 1;
 			n -= half + 1;
 		} else {
@@ -228,7 +243,7 @@ static int pos_at(const struct pool *p, int64_t size)
  * a scan over the empty buckets, which are few (compact). */
 static inline int next_nonempty(const struct pool *p, int from)
 {
-	while (from < p->n && p->bk[p->slot[from]].n == 0)
+	while (from < p->n && p->bk[p->sz[from].slot].n == 0)
 		from++;
 	return from;
 }
@@ -238,41 +253,85 @@ static struct pool *pool_of(struct vf_alloc *a, int i)
 	return &a->pool[a->b[i].small];
 }
 
-/* Entry at of bucket k becomes v (its block learns where it is). */
-static void heap_set(struct vf_alloc *a, struct bucket *k, int at, struct entry v)
+/* Room for an entry at both ends of bucket k: its entries moved to the
+ * middle of its array, made 2n + 16 long when shorter. False when memory
+ * runs out (the bucket as it was). */
+static __attribute__((noinline)) bool bucket_room(struct bucket *k)
 {
-	k->e[at] = v;
-	a->b[v.idx].hpos = at;
+	int cap = k->cap < 2 * k->n + 16 ? 2 * k->n + 16 : k->cap;
+	struct entry *e = k->e;
+	if (cap != k->cap) {
+		e = malloc((size_t)cap * sizeof *e);
+		if (!e)
+			return false;
+	}
+	int lo = (cap - k->n) / 2;
+	if (k->n > 0)
+		memmove(&e[lo], &k->e[k->lo], (size_t)k->n * sizeof *e);
+	if (e != k->e) {
+		free(k->e);
+		k->e = e;
+		k->cap = cap;
+	}
+	k->lo = lo;
+	return true;
 }
 
-static void heap_up(struct vf_alloc *a, struct bucket *k, int at)
+/* Position in bucket k of its first entry above addr (lo + n when none). */
+static inline int bucket_after(const struct bucket *k, int64_t addr)
 {
-	struct entry v = k->e[at];
-	while (at > 0) {
-		int up = (at - 1) / 2;
-		if (k->e[up].addr <= v.addr)
-			break;
-		heap_set(a, k, at, k->e[up]);
-		at = up;
+	int lo = k->lo, n = k->n;
+	while (n > 0) {
+		int half = n >> 1;
+		if (k->e[lo + half].addr <= addr) {
+			lo += half + 1;
+			n -= half + 1;
+		} else {
+			n = half;
+		}
 	}
-	heap_set(a, k, at, v);
+	return lo;
 }
 
-static void heap_down(struct vf_alloc *a, struct bucket *k, int at)
+/* Block i at addr enters bucket k (room at both ends: bucket_room): the
+ * usual new block lies above the others; one inside moves the shorter
+ * side. */
+static inline void bucket_insert(struct bucket *k, int64_t addr, int i)
 {
-	struct entry v = k->e[at];
-	for (;;) {
-		int c = 2 * at + 1;
-		if (c >= k->n)
-			break;
-		if (c + 1 < k->n && k->e[c + 1].addr < k->e[c].addr)
-			c++;
-		if (k->e[c].addr >= v.addr)
-			break;
-		heap_set(a, k, at, k->e[c]);
-		at = c;
+	struct entry *e = k->e, v = {addr, i};
+	int lo = k->lo, hi = lo + k->n;
+	if (k->n == 0 || addr > e[hi - 1].addr) {
+		e[hi] = v;
+	} else if (addr < e[lo].addr) {
+		e[--k->lo] = v;
+	} else {
+		int p = bucket_after(k, addr);
+		if (p - lo < hi - p) {
+			memmove(&e[lo - 1], &e[lo], (size_t)(p - lo) * sizeof *e);
+			e[p - 1] = v;
+			k->lo--;
+		} else {
+			memmove(&e[p + 1], &e[p], (size_t)(hi - p) * sizeof *e);
+			e[p] = v;
+		}
 	}
-	heap_set(a, k, at, v);
+	k->n++;
+}
+
+/* The block at addr leaves bucket k (the shorter side closes the gap). */
+static inline void bucket_erase(struct bucket *k, int64_t addr)
+{
+	struct entry *e = k->e;
+	int lo = k->lo, hi = lo + k->n;
+	int p = e[lo].addr == addr ? lo : e[hi - 1].addr == addr ? hi - 1 : bucket_after(k, addr) - 1;
+	if (p - lo < hi - 1 - p) {
+		memmove(&e[lo + 1], &e[lo], (size_t)(p - lo) * sizeof *e);
+		k->lo++;
+	} else {
+		memmove(&e[p], &e[p + 1], (size_t)(hi - 1 - p) * sizeof *e);
+	}
+	if (--k->n == 0)
+		k->lo = k->cap / 2;
 }
 
 static unsigned ht_home(const struct pool *p, int64_t size)
@@ -316,7 +375,7 @@ static bool ht_rebuild(struct pool *p, int want)
 	}
 	memset(p->ht, 0xff, (size_t)p->htcap * sizeof *p->ht);
 	for (int i = 0; i < p->n; i++)
-		ht_put(p, p->slot[i]);
+		ht_put(p, p->sz[i].slot);
 	return true;
 }
 
@@ -326,10 +385,9 @@ static void compact(struct pool *p)
 {
 	int k = 0;
 	for (int i = 0; i < p->n; i++) {
-		int sl = p->slot[i];
+		int sl = p->sz[i].slot;
 		if (p->bk[sl].n > 0) {
-			p->sz[k] = p->sz[i];
-			p->slot[k++] = sl;
+			p->sz[k++] = p->sz[i];
 		} else {
 			p->fs[p->nfs++] = sl; /* fs holds every slot: room is there */
 		}
@@ -348,8 +406,7 @@ static __attribute__((noinline)) int bucket_new_size(struct pool *p, int64_t siz
 	if (2 * (p->n + 1) > p->htcap && !ht_rebuild(p, p->n + 1))
 		return -1;
 	int pos = pos_at(p, size);
-	if (!grow((void **)&p->sz, &p->cap, p->n + 1, sizeof *p->sz) ||
-	    !grow((void **)&p->slot, &p->capslot, p->n + 1, sizeof *p->slot))
+	if (!grow((void **)&p->sz, &p->cap, p->n + 1, sizeof *p->sz))
 		return -1;
 	int sl;
 	if (p->nfs > 0) {
@@ -362,11 +419,9 @@ static __attribute__((noinline)) int bucket_new_size(struct pool *p, int64_t siz
 		p->bk[sl] = (struct bucket){0};
 	}
 	p->bk[sl].size = size;
-	p->bk[sl].n = 0;
+	p->bk[sl].n = 0; /* a slot reused: lo is cap / 2 already */
 	memmove(&p->sz[pos + 1], &p->sz[pos], (size_t)(p->n - pos) * sizeof *p->sz);
-	memmove(&p->slot[pos + 1], &p->slot[pos], (size_t)(p->n - pos) * sizeof *p->slot);
-	p->sz[pos] = size;
-	p->slot[pos] = sl;
+	p->sz[pos] = (struct sized){size, sl};
 	p->n++;
 	p->nempty++;
 	ht_put(p, sl);
@@ -389,43 +444,24 @@ static inline __attribute__((always_inline)) bool free_add(struct vf_alloc *a, i
 	if (sl < 0)
 		return false;
 	struct bucket *k = &p->bk[sl];
-	/* most buckets hold a block or two: small first, not a page each */
-	if (k->n == k->cap && !grow_from((void **)&k->e, &k->cap, k->n + 1, sizeof *k->e, 4))
+	if ((k->lo == 0 || k->lo + k->n == k->cap) && !bucket_room(k))
 		return false;
 	if (k->n == 0)
 		p->nempty--;
 	a->b[i].bslot = sl;
-	int at = k->n++;
-	int64_t addr = a->b[i].addr;
-	k->e[at] = (struct entry){addr, i};
-	if (at > 0 && k->e[(at - 1) / 2].addr > addr)
-		heap_up(a, k, at);
-	else
-		a->b[i].hpos = at; /* in place already (the usual: newer blocks lie higher) */
+	bucket_insert(k, a->b[i].addr, i);
 	return true;
 }
 
-/* Entry h of the bucket in slot sl of pool p leaves it; an emptied bucket
- * stays in the sizes, marked empty. */
-static inline void entry_remove(struct vf_alloc *a, struct pool *p, int sl, int h)
-{
-	struct bucket *k = &p->bk[sl];
-	struct entry last = k->e[--k->n];
-	if (h < k->n) {
-		heap_set(a, k, h, last);
-		if (h > 0 && k->e[(h - 1) / 2].addr > last.addr)
-			heap_up(a, k, h);
-		else
-			heap_down(a, k, h);
-	}
-	if (k->n == 0)
-		p->nempty++;
-}
-
-/* Free block i leaves its pool's buckets (before it is used or resized). */
+/* Free block i leaves its pool's buckets (before it is used or resized);
+ * an emptied bucket stays in the sizes, marked empty. */
 static inline __attribute__((always_inline)) void free_remove(struct vf_alloc *a, int i)
 {
-	entry_remove(a, pool_of(a, i), a->b[i].bslot, a->b[i].hpos);
+	struct pool *p = pool_of(a, i);
+	struct bucket *k = &p->bk[a->b[i].bslot];
+	bucket_erase(k, a->b[i].addr);
+	if (k->n == 0)
+		p->nempty++;
 }
 
 /* The first free block of the pool not before (size, 0): the smallest
@@ -437,20 +473,26 @@ static inline __attribute__((always_inline)) int lower_bound(struct vf_alloc *a,
 	int sl = find_slot(p, size); /* an exact fit: no search */
 	if (sl >= 0 && p->bk[sl].n > 0) {
 		*at = sl;
-		return p->bk[sl].e[0].idx;
+		return p->bk[sl].e[p->bk[sl].lo].idx;
 	}
 	int pos = next_nonempty(p, pos_at(p, size));
 	if (pos >= p->n)
 		return -1;
-	*at = p->slot[pos];
-	return p->bk[*at].e[0].idx;
+	*at = p->sz[pos].slot;
+	return p->bk[*at].e[p->bk[*at].lo].idx;
 }
 
 /* The block lower_bound found (in the bucket of slot at) leaves the pool's
  * buckets. */
 static void free_take(struct vf_alloc *a, bool small, int at)
 {
-	entry_remove(a, &a->pool[small], at, 0);
+	struct pool *p = &a->pool[small];
+	struct bucket *k = &p->bk[at];
+	k->lo++;
+	if (--k->n == 0) {
+		k->lo = k->cap / 2;
+		p->nempty++;
+	}
 }
 
 /* ---- segment bookkeeping: the empty list and the changes since the peak ---- */

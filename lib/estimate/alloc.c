@@ -34,6 +34,10 @@
 #define MIN_LARGE_ALLOC ((int64_t)10 << 20)   /* kMinLargeAlloc: 10 MiB */
 #define ROUND_LARGE ((int64_t)2 << 20)        /* kRoundLarge: 2 MiB */
 
+/* A helper of the hot paths (malloc, release): inline even where the
+ * compiler would not. */
+#define HOT inline __attribute__((always_inline))
+
 struct blk {
 	int64_t addr, size;
 	int64_t req;             /* used: the request it serves (rounded to 512 B) */
@@ -437,7 +441,7 @@ static inline int bucket_of(struct pool *p, int64_t size)
 /* Block i became free (or changed size while free): into its pool's
  * buckets. False when memory runs out (the block is then not found by
  * best fit: the caller reports out of memory, as for its other arrays). */
-static inline __attribute__((always_inline)) bool free_add(struct vf_alloc *a, int i)
+static HOT bool free_add(struct vf_alloc *a, int i)
 {
 	struct pool *p = pool_of(a, i);
 	int sl = bucket_of(p, a->b[i].size);
@@ -455,7 +459,7 @@ static inline __attribute__((always_inline)) bool free_add(struct vf_alloc *a, i
 
 /* Free block i leaves its pool's buckets (before it is used or resized);
  * an emptied bucket stays in the sizes, marked empty. */
-static inline __attribute__((always_inline)) void free_remove(struct vf_alloc *a, int i)
+static HOT void free_remove(struct vf_alloc *a, int i)
 {
 	struct pool *p = pool_of(a, i);
 	struct bucket *k = &p->bk[a->b[i].bslot];
@@ -467,7 +471,7 @@ static inline __attribute__((always_inline)) void free_remove(struct vf_alloc *a
 /* The first free block of the pool not before (size, 0): the smallest
  * that holds size, the lowest address among equals; -1 when none. *at:
  * its bucket's slot (for free_take). */
-static inline __attribute__((always_inline)) int lower_bound(struct vf_alloc *a, bool small, int64_t size, int *at)
+static HOT int lower_bound(struct vf_alloc *a, bool small, int64_t size, int *at)
 {
 	const struct pool *p = &a->pool[small];
 	int sl = find_slot(p, size); /* an exact fit: no search */
@@ -521,23 +525,6 @@ static void empty_link(struct vf_alloc *a, int si)
 	a->empty_head = si;
 }
 
-/* Segment si changed: note it for the next snapshot and keep the empty
- * list (live segments that are one free block) up to date. */
-static void seg_touch_slow(struct vf_alloc *a, int si, bool empty)
-{
-	struct seg *g = &a->s[si];
-	if (!g->dirty && !a->peaks_only && grow((void **)&a->dirty, &a->capdirty, a->ndirty + 1, sizeof *a->dirty)) {
-		g->dirty = true;
-		a->dirty[a->ndirty++] = si;
-	}
-	if (empty == g->empty)
-		return;
-	if (!empty)
-		empty_unlink(a, si);
-	else
-		empty_link(a, si);
-}
-
 /* Segment si changed: noted for the next snapshot (not when peaks only). */
 static inline void seg_note(struct vf_alloc *a, int si)
 {
@@ -547,6 +534,20 @@ static inline void seg_note(struct vf_alloc *a, int si)
 		g->dirty = true;
 		a->dirty[a->ndirty++] = si;
 	}
+}
+
+/* Segment si changed: note it for the next snapshot and keep the empty
+ * list (live segments that are one free block) up to date. */
+static void seg_touch_slow(struct vf_alloc *a, int si, bool empty)
+{
+	seg_note(a, si);
+	struct seg *g = &a->s[si];
+	if (empty == g->empty)
+		return;
+	if (!empty)
+		empty_unlink(a, si);
+	else
+		empty_link(a, si);
 }
 
 /* Most touches find the segment noted already (or nothing to note:
@@ -651,7 +652,7 @@ void vf_alloc_empty_cache(struct vf_alloc *a)
 
 /* Best fit in the pool: the smallest free block that may serve `size`
  * (still in the pool's buckets); -1 when none. *at as lower_bound's. */
-static inline __attribute__((always_inline)) int best_fit(struct vf_alloc *a, int64_t size, bool small, int *at)
+static HOT int best_fit(struct vf_alloc *a, int64_t size, bool small, int *at)
 {
 	int64_t msplit = a->msplit;
 	int k = lower_bound(a, small, size, at);

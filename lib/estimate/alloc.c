@@ -5,18 +5,23 @@
  * form a list in address order (prev/next), so a freed block merges with
  * its free neighbours. As in the allocator it models, the free blocks of
  * each pool are kept ordered by (size, address): here one bucket per size
- * (a replay's free blocks are many but of few sizes), each a binary
- * min-heap by address; the sizes are a sorted array (best fit: a binary
- * search, then the next non-empty bucket in a bitmap) and a hash table
- * (a block's own size: no search), a bucket that empties stays until the
- * empty ones number over 32 and outnumber the others. A block enters or
- * leaves its bucket in O(log n). Each segment knows its last block
+ * (a replay's free blocks are many but of few sizes), each an array of
+ * its blocks by address used from its middle; the sizes are a sorted array
+ * (best fit: a binary search, then past the empty buckets to the first
+ * non-empty one) and a hash table (a block's own size: no search), a
+ * bucket that empties stays until the empty ones number over 8 and
+ * outnumber the others. A block is found in its bucket in O(log n) and
+ * enters or leaves it with a move of at most half of it (none at its
+ * ends, the usual case). Each segment knows its last block
  * (expandable segments grow there); segments that are one free block are
  * kept on a list (empty_cache releases exactly those), and segments
  * changed since the last reserved peak on another (the snapshot at a new
- * peak copies only them). Every call is O(log n) amortised, plus a move
- * of the array of sizes (tens of entries in every replay measured) when a
- * new size appears. */
+ * peak copies only them; not at all when the caller reads the peaks
+ * only). Every call is O(log n) amortised, plus a move of the array of
+ * sizes (tens of entries in every replay measured) when a new size
+ * appears and of part of a bucket (15 blocks on average, 189 at most, in
+ * the replays of a whole-catalog estimate) when a block enters or leaves
+ * it between others. */
 #include "vramfit/estimate/alloc.h"
 
 #include <stdlib.h>
@@ -29,11 +34,14 @@
 #define MIN_LARGE_ALLOC ((int64_t)10 << 20)   /* kMinLargeAlloc: 10 MiB */
 #define ROUND_LARGE ((int64_t)2 << 20)        /* kRoundLarge: 2 MiB */
 
+/* A helper of the hot paths (malloc, release): inline even where the
+ * compiler would not. */
+#define HOT inline __attribute__((always_inline))
+
 struct blk {
 	int64_t addr, size;
 	int64_t req;             /* used: the request it serves (rounded to 512 B) */
 	int seg, prev, next;
-	int hpos;                /* free: its place in its bucket's heap */
 	int bslot;               /* free: its bucket's slot in its pool */
 	bool used, live;
 	bool small;              /* its segment's pool (a copy: pool_of reads no segment) */
@@ -45,28 +53,32 @@ struct entry {
 	int idx;
 };
 
-/* The free blocks of one size: a binary min-heap by address. */
+/* The free blocks of one size by increasing address: e[lo], ...,
+ * e[lo + n - 1], with room on both sides (an array used from its middle:
+ * the lowest block leaves, or a new one enters at either end, in O(1)). */
 struct bucket {
 	int64_t size;
 	struct entry *e;
-	int n, cap;
-	int pos;                 /* its position in the pool's sorted sizes; -1: none */
+	int lo, n, cap;
+};
+
+/* A size in a pool's sorted sizes and the slot of its bucket. */
+struct sized {
+	int64_t size;
+	int slot;
 };
 
 /* One pool's free blocks: buckets in slots that never move (bk, nbk used;
  * fs: the slots out of the sizes, for reuse), the sizes in increasing
- * order with each one's slot (sz, slot: n of them, empty buckets
- * included), a bit per position set when its bucket holds a block. */
+ * order with each one's slot (sz: n of them, empty buckets
+ * included: nempty of them). */
 struct pool {
 	struct bucket *bk;
 	int nbk, capbk;
 	int *fs;
 	int nfs, capfs;
-	int64_t *sz;
-	int *slot;
-	int n, cap, capslot;
-	uint64_t *ne;
-	int capne;               /* words */
+	struct sized *sz;        /* sorted by size */
+	int n, cap;
 	int nempty;              /* positions whose bucket is empty */
 	int *ht;                 /* size -> slot, open addressing (-1 free), of the n sizes */
 	int htcap;               /* a power of two, at least twice n */
@@ -90,6 +102,7 @@ struct snapent {
 
 struct vf_alloc {
 	struct vf_alloc_config cfg;
+	int64_t msplit;          /* cfg.max_split_bytes, INT64_MAX when unlimited */
 	struct blk *b;
 	int nb, capb, free_slot; /* free_slot: a recycled block index chain via .next */
 	struct seg *s;
@@ -103,12 +116,15 @@ struct vf_alloc {
 	int64_t requested, peak_requested; /* live requests (rounded), their peak */
 	int expand_seg[2];       /* expandable: the segment of the large [0] and small [1] pool */
 	bool oom;
+	bool peaks_only;         /* vf_alloc_peaks_only: no snapshot, no changes noted */
 	bool peak_pending;       /* the reserved peak grew: snapshot after this malloc */
 	struct snapent *snap;    /* per segment index, as at the last reserved peak */
 	int nsnap, capsnap;      /* nsnap: segments that existed then */
 	struct vf_alloc_segment *out;  /* vf_alloc_peak_segments' sorted copy */
 	int capout;
 };
+
+static bool ht_rebuild(struct pool *p, int want);
 
 static int64_t round_up(int64_t x, int64_t m)
 {
@@ -123,12 +139,23 @@ vf_status vf_alloc_new(const struct vf_alloc_config *cfg, struct vf_alloc **out,
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
 	if (cfg)
 		a->cfg = *cfg;
+	a->msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
 	a->free_slot = -1;
 	a->expand_seg[0] = a->expand_seg[1] = -1;
 	a->empty_head = -1;
 	a->next_addr = 1 << 21;
+	if (!ht_rebuild(&a->pool[0], 0) || !ht_rebuild(&a->pool[1], 0)) {
+		vf_alloc_free(a);
+		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
+	}
 	*out = a;
 	return VF_OK;
+}
+
+void vf_alloc_peaks_only(struct vf_alloc *a)
+{
+	a->peaks_only = true;
+	a->nsnap = 0;
 }
 
 void vf_alloc_free(struct vf_alloc *a)
@@ -142,8 +169,6 @@ void vf_alloc_free(struct vf_alloc *a)
 		free(q->bk);
 		free(q->fs);
 		free(q->sz);
-		free(q->slot);
-		free(q->ne);
 		free(q->ht);
 	}
 	free(a->b);
@@ -179,30 +204,36 @@ static bool grow(void **p, int *cap, int need, size_t elem)
  *
  * A replay's free blocks are many (hundreds to thousands: the holes its
  * layers leave) but of few sizes (tens: the layers repeat), so each pool
- * keeps one bucket per size, and each bucket a binary min-heap of its
- * blocks by address (blk.hpos: a block's place in it). The first free
- * block not before (size, 0) - the smallest that holds size, the lowest
- * address among equals, the order PyTorch's BlockComparator keeps - is
- * the top of the first non-empty bucket of at least that size: a binary
- * search over the sorted sizes, then the next bit set in a bitmap of the
- * non-empty buckets. A block enters or leaves its bucket's heap in
- * O(log n). Buckets sit in slots that never move (a free block knows its
- * slot: blk.bslot, so leaving needs no search), and a bucket that empties
+ * keeps one bucket per size, and each bucket its blocks in increasing
+ * address, in the middle of an array with room at both ends. The first
+ * free block not before (size, 0) - the smallest that holds size, the
+ * lowest address among equals, the order PyTorch's BlockComparator keeps
+ * - is the first of the first non-empty bucket of at least that size: a
+ * binary search over the sorted sizes, then a step past the empty buckets
+ * there (a few: see below; a bitmap of the non-empty ones cost more to
+ * keep than it saved). The lowest block leaves, and a block above (a
+ * new one: segments are made at increasing addresses) or below all the
+ * others enters, in O(1); one between others is found by a binary search
+ * and the shorter side moves (a binary min-heap by address cost more:
+ * a block freed and merged with its lower neighbour climbed it, and a
+ * heap needs each block's place in it kept). Buckets sit in slots that
+ * never move (a free block knows its slot: blk.bslot, so leaving needs no
+ * search of its size), and a bucket that empties
  * stays, empty, in the sorted sizes: the layers of a replay empty and
  * refill the same sizes over and over (a split's remainder, merged back
  * when the block is freed), so a new size is rare after the first layers;
- * the empty buckets are dropped when over 32 outnumber the others. Arrays,
+ * the empty buckets are dropped when over 8 outnumber the others. Arrays,
  * not a tree of pointers: a treap here cost 1.6 times the time. */
 
 /* Position of the first size >= size in pool p's sorted sizes (p->n when
  * none). */
 static int pos_at(const struct pool *p, int64_t size)
 {
-	const int64_t *sz = p->sz;
+	const struct sized *sz = p->sz;
 	int lo = 0, n = p->n;
 	while (n > 0) {
 		int half = n >> 1;
-		if (sz[lo + half] < size) {
+		if (sz[lo + half].size < size) {
 			lo += half + 1;
 			n -= half + 1;
 		} else {
@@ -212,29 +243,13 @@ static int pos_at(const struct pool *p, int64_t size)
 	return lo;
 }
 
-/* The first position >= from whose bucket holds a block (p->n when none). */
-static int next_nonempty(const struct pool *p, int from)
+/* The first position >= from whose bucket holds a block (p->n when none):
+ * a scan over the empty buckets, which are few (compact). */
+static inline int next_nonempty(const struct pool *p, int from)
 {
-	if (from >= p->n)
-		return p->n;
-	int wi = from >> 6, nw = (p->n + 63) >> 6;
-	uint64_t m = p->ne[wi] & (~(uint64_t)0 << (from & 63));
-	while (!m) {
-		if (++wi >= nw)
-			return p->n;
-		m = p->ne[wi];
-	}
-	return (wi << 6) + __builtin_ctzll(m);
-}
-
-static void ne_set(struct pool *p, int pos)
-{
-	p->ne[pos >> 6] |= (uint64_t)1 << (pos & 63);
-}
-
-static void ne_clear(struct pool *p, int pos)
-{
-	p->ne[pos >> 6] &= ~((uint64_t)1 << (pos & 63));
+	while (from < p->n && p->bk[p->sz[from].slot].n == 0)
+		from++;
+	return from;
 }
 
 static struct pool *pool_of(struct vf_alloc *a, int i)
@@ -242,41 +257,85 @@ static struct pool *pool_of(struct vf_alloc *a, int i)
 	return &a->pool[a->b[i].small];
 }
 
-/* Entry at of bucket k becomes v (its block learns where it is). */
-static void heap_set(struct vf_alloc *a, struct bucket *k, int at, struct entry v)
+/* Room for an entry at both ends of bucket k: its entries moved to the
+ * middle of its array, made 2n + 16 long when shorter. False when memory
+ * runs out (the bucket as it was). */
+static __attribute__((noinline)) bool bucket_room(struct bucket *k)
 {
-	k->e[at] = v;
-	a->b[v.idx].hpos = at;
+	int cap = k->cap < 2 * k->n + 16 ? 2 * k->n + 16 : k->cap;
+	struct entry *e = k->e;
+	if (cap != k->cap) {
+		e = malloc((size_t)cap * sizeof *e);
+		if (!e)
+			return false;
+	}
+	int lo = (cap - k->n) / 2;
+	if (k->n > 0)
+		memmove(&e[lo], &k->e[k->lo], (size_t)k->n * sizeof *e);
+	if (e != k->e) {
+		free(k->e);
+		k->e = e;
+		k->cap = cap;
+	}
+	k->lo = lo;
+	return true;
 }
 
-static void heap_up(struct vf_alloc *a, struct bucket *k, int at)
+/* Position in bucket k of its first entry above addr (lo + n when none). */
+static inline int bucket_after(const struct bucket *k, int64_t addr)
 {
-	struct entry v = k->e[at];
-	while (at > 0) {
-		int up = (at - 1) / 2;
-		if (k->e[up].addr <= v.addr)
-			break;
-		heap_set(a, k, at, k->e[up]);
-		at = up;
+	int lo = k->lo, n = k->n;
+	while (n > 0) {
+		int half = n >> 1;
+		if (k->e[lo + half].addr <= addr) {
+			lo += half + 1;
+			n -= half + 1;
+		} else {
+			n = half;
+		}
 	}
-	heap_set(a, k, at, v);
+	return lo;
 }
 
-static void heap_down(struct vf_alloc *a, struct bucket *k, int at)
+/* Block i at addr enters bucket k (room at both ends: bucket_room): the
+ * usual new block lies above the others; one inside moves the shorter
+ * side. */
+static inline void bucket_insert(struct bucket *k, int64_t addr, int i)
 {
-	struct entry v = k->e[at];
-	for (;;) {
-		int c = 2 * at + 1;
-		if (c >= k->n)
-			break;
-		if (c + 1 < k->n && k->e[c + 1].addr < k->e[c].addr)
-			c++;
-		if (k->e[c].addr >= v.addr)
-			break;
-		heap_set(a, k, at, k->e[c]);
-		at = c;
+	struct entry *e = k->e, v = {addr, i};
+	int lo = k->lo, hi = lo + k->n;
+	if (k->n == 0 || addr > e[hi - 1].addr) {
+		e[hi] = v;
+	} else if (addr < e[lo].addr) {
+		e[--k->lo] = v;
+	} else {
+		int p = bucket_after(k, addr);
+		if (p - lo < hi - p) {
+			memmove(&e[lo - 1], &e[lo], (size_t)(p - lo) * sizeof *e);
+			e[p - 1] = v;
+			k->lo--;
+		} else {
+			memmove(&e[p + 1], &e[p], (size_t)(hi - p) * sizeof *e);
+			e[p] = v;
+		}
 	}
-	heap_set(a, k, at, v);
+	k->n++;
+}
+
+/* The block at addr leaves bucket k (the shorter side closes the gap). */
+static inline void bucket_erase(struct bucket *k, int64_t addr)
+{
+	struct entry *e = k->e;
+	int lo = k->lo, hi = lo + k->n;
+	int p = e[lo].addr == addr ? lo : e[hi - 1].addr == addr ? hi - 1 : bucket_after(k, addr) - 1;
+	if (p - lo < hi - 1 - p) {
+		memmove(&e[lo + 1], &e[lo], (size_t)(p - lo) * sizeof *e);
+		k->lo++;
+	} else {
+		memmove(&e[p], &e[p + 1], (size_t)(hi - 1 - p) * sizeof *e);
+	}
+	if (--k->n == 0)
+		k->lo = k->cap / 2;
 }
 
 static unsigned ht_home(const struct pool *p, int64_t size)
@@ -284,11 +343,10 @@ static unsigned ht_home(const struct pool *p, int64_t size)
 	return (unsigned)(((uint64_t)size * 0x9E3779B97F4A7C15ull) >> 32) & (unsigned)(p->htcap - 1);
 }
 
-/* The slot of the bucket of exactly `size` (empty or not), -1 when none. */
+/* The slot of the bucket of exactly `size` (empty or not), -1 when none
+ * (the table is there from vf_alloc_new on). */
 static inline int find_slot(const struct pool *p, int64_t size)
 {
-	if (!p->htcap)
-		return -1;
 	for (unsigned h = ht_home(p, size);; h = (h + 1) & (unsigned)(p->htcap - 1)) {
 		int sl = p->ht[h];
 		if (sl < 0 || p->bk[sl].size == size)
@@ -321,7 +379,7 @@ static bool ht_rebuild(struct pool *p, int want)
 	}
 	memset(p->ht, 0xff, (size_t)p->htcap * sizeof *p->ht);
 	for (int i = 0; i < p->n; i++)
-		ht_put(p, p->slot[i]);
+		ht_put(p, p->sz[i].slot);
 	return true;
 }
 
@@ -331,19 +389,13 @@ static void compact(struct pool *p)
 {
 	int k = 0;
 	for (int i = 0; i < p->n; i++) {
-		int sl = p->slot[i];
+		int sl = p->sz[i].slot;
 		if (p->bk[sl].n > 0) {
-			p->sz[k] = p->sz[i];
-			p->slot[k] = sl;
-			p->bk[sl].pos = k++;
+			p->sz[k++] = p->sz[i];
 		} else {
-			p->bk[sl].pos = -1;
 			p->fs[p->nfs++] = sl; /* fs holds every slot: room is there */
 		}
 	}
-	memset(p->ne, 0, (size_t)p->capne * sizeof *p->ne);
-	for (int i = 0; i < k; i++)
-		ne_set(p, i);
 	p->n = k;
 	p->nempty = 0;
 	ht_rebuild(p, p->n); /* no larger: cannot fail */
@@ -353,23 +405,13 @@ static void compact(struct pool *p)
  * out. Out of line: the common case (bucket_of) finds the size. */
 static __attribute__((noinline)) int bucket_new_size(struct pool *p, int64_t size)
 {
-	if (p->nempty > 32 && p->nempty > p->n / 2)
+	if (p->nempty > 8 && p->nempty > p->n / 2)
 		compact(p);
 	if (2 * (p->n + 1) > p->htcap && !ht_rebuild(p, p->n + 1))
 		return -1;
 	int pos = pos_at(p, size);
-	int words = (p->n + 1 + 63) >> 6;
-	if (!grow((void **)&p->sz, &p->cap, p->n + 1, sizeof *p->sz) ||
-	    !grow((void **)&p->slot, &p->capslot, p->n + 1, sizeof *p->slot))
+	if (!grow((void **)&p->sz, &p->cap, p->n + 1, sizeof *p->sz))
 		return -1;
-	if (words > p->capne) {
-		uint64_t *w = realloc(p->ne, (size_t)words * 2 * sizeof *w);
-		if (!w)
-			return -1;
-		memset(w + p->capne, 0, (size_t)(words * 2 - p->capne) * sizeof *w);
-		p->ne = w;
-		p->capne = words * 2;
-	}
 	int sl;
 	if (p->nfs > 0) {
 		sl = p->fs[--p->nfs];
@@ -381,20 +423,10 @@ static __attribute__((noinline)) int bucket_new_size(struct pool *p, int64_t siz
 		p->bk[sl] = (struct bucket){0};
 	}
 	p->bk[sl].size = size;
-	p->bk[sl].n = 0;
+	p->bk[sl].n = 0; /* a slot reused: lo is cap / 2 already */
 	memmove(&p->sz[pos + 1], &p->sz[pos], (size_t)(p->n - pos) * sizeof *p->sz);
-	memmove(&p->slot[pos + 1], &p->slot[pos], (size_t)(p->n - pos) * sizeof *p->slot);
-	p->sz[pos] = size;
-	p->slot[pos] = sl;
+	p->sz[pos] = (struct sized){size, sl};
 	p->n++;
-	for (int i = pos; i < p->n; i++)
-		p->bk[p->slot[i]].pos = i;
-	/* the bitmap: positions from pos up move one up, pos itself empty */
-	int last = (p->n - 1) >> 6, wp = pos >> 6;
-	for (int i = last; i > wp; i--)
-		p->ne[i] = (p->ne[i] << 1) | (p->ne[i - 1] >> 63);
-	uint64_t low = (pos & 63) ? p->ne[wp] & (((uint64_t)1 << (pos & 63)) - 1) : 0;
-	p->ne[wp] = low | ((p->ne[wp] & ~low) << 1);
 	p->nempty++;
 	ht_put(p, sl);
 	return sl;
@@ -409,77 +441,62 @@ static inline int bucket_of(struct pool *p, int64_t size)
 /* Block i became free (or changed size while free): into its pool's
  * buckets. False when memory runs out (the block is then not found by
  * best fit: the caller reports out of memory, as for its other arrays). */
-static inline bool free_add(struct vf_alloc *a, int i)
+static HOT bool free_add(struct vf_alloc *a, int i)
 {
 	struct pool *p = pool_of(a, i);
 	int sl = bucket_of(p, a->b[i].size);
 	if (sl < 0)
 		return false;
 	struct bucket *k = &p->bk[sl];
-	/* most buckets hold a block or two: small first, not a page each */
-	if (!grow_from((void **)&k->e, &k->cap, k->n + 1, sizeof *k->e, 4))
+	if ((k->lo == 0 || k->lo + k->n == k->cap) && !bucket_room(k))
 		return false;
-	if (k->n == 0) {
-		ne_set(p, k->pos);
+	if (k->n == 0)
 		p->nempty--;
-	}
 	a->b[i].bslot = sl;
-	int at = k->n++;
-	int64_t addr = a->b[i].addr;
-	k->e[at] = (struct entry){addr, i};
-	if (at > 0 && k->e[(at - 1) / 2].addr > addr)
-		heap_up(a, k, at);
-	else
-		a->b[i].hpos = at; /* in place already (the usual: newer blocks lie higher) */
+	bucket_insert(k, a->b[i].addr, i);
 	return true;
 }
 
-/* Entry h of the bucket in slot sl of pool p leaves it; an emptied bucket
- * stays in the sizes, marked empty. */
-static inline void entry_remove(struct vf_alloc *a, struct pool *p, int sl, int h)
+/* Free block i leaves its pool's buckets (before it is used or resized);
+ * an emptied bucket stays in the sizes, marked empty. */
+static HOT void free_remove(struct vf_alloc *a, int i)
 {
-	struct bucket *k = &p->bk[sl];
-	struct entry last = k->e[--k->n];
-	if (h < k->n) {
-		heap_set(a, k, h, last);
-		heap_up(a, k, h);
-		heap_down(a, k, a->b[last.idx].hpos);
-	}
-	if (k->n == 0) {
-		ne_clear(p, k->pos);
+	struct pool *p = pool_of(a, i);
+	struct bucket *k = &p->bk[a->b[i].bslot];
+	bucket_erase(k, a->b[i].addr);
+	if (k->n == 0)
 		p->nempty++;
-	}
-}
-
-/* Free block i leaves its pool's buckets (before it is used or resized). */
-static void free_remove(struct vf_alloc *a, int i)
-{
-	entry_remove(a, pool_of(a, i), a->b[i].bslot, a->b[i].hpos);
 }
 
 /* The first free block of the pool not before (size, 0): the smallest
  * that holds size, the lowest address among equals; -1 when none. *at:
  * its bucket's slot (for free_take). */
-static int lower_bound(struct vf_alloc *a, bool small, int64_t size, int *at)
+static HOT int lower_bound(struct vf_alloc *a, bool small, int64_t size, int *at)
 {
 	const struct pool *p = &a->pool[small];
 	int sl = find_slot(p, size); /* an exact fit: no search */
 	if (sl >= 0 && p->bk[sl].n > 0) {
 		*at = sl;
-		return p->bk[sl].e[0].idx;
+		return p->bk[sl].e[p->bk[sl].lo].idx;
 	}
-	int pos = next_nonempty(p, sl >= 0 ? p->bk[sl].pos : pos_at(p, size));
+	int pos = next_nonempty(p, pos_at(p, size));
 	if (pos >= p->n)
 		return -1;
-	*at = p->slot[pos];
-	return p->bk[*at].e[0].idx;
+	*at = p->sz[pos].slot;
+	return p->bk[*at].e[p->bk[*at].lo].idx;
 }
 
 /* The block lower_bound found (in the bucket of slot at) leaves the pool's
  * buckets. */
 static void free_take(struct vf_alloc *a, bool small, int at)
 {
-	entry_remove(a, &a->pool[small], at, 0);
+	struct pool *p = &a->pool[small];
+	struct bucket *k = &p->bk[at];
+	k->lo++;
+	if (--k->n == 0) {
+		k->lo = k->cap / 2;
+		p->nempty++;
+	}
 }
 
 /* ---- segment bookkeeping: the empty list and the changes since the peak ---- */
@@ -496,21 +513,10 @@ static void empty_unlink(struct vf_alloc *a, int si)
 	g->empty = false;
 }
 
-/* Segment si changed: note it for the next snapshot and keep the empty
- * list (live segments that are one free block) up to date. */
-static void seg_touch_slow(struct vf_alloc *a, int si, bool empty)
+/* Segment si goes on the empty list (it became one free block). */
+static void empty_link(struct vf_alloc *a, int si)
 {
 	struct seg *g = &a->s[si];
-	if (!g->dirty && grow((void **)&a->dirty, &a->capdirty, a->ndirty + 1, sizeof *a->dirty)) {
-		g->dirty = true;
-		a->dirty[a->ndirty++] = si;
-	}
-	if (empty == g->empty)
-		return;
-	if (!empty) {
-		empty_unlink(a, si);
-		return;
-	}
 	g->empty = true;
 	g->empty_prev = -1;
 	g->empty_next = a->empty_head;
@@ -519,23 +525,49 @@ static void seg_touch_slow(struct vf_alloc *a, int si, bool empty)
 	a->empty_head = si;
 }
 
-/* Most touches find the segment noted already and its emptiness as it was. */
+/* Segment si changed: noted for the next snapshot (not when peaks only). */
+static inline void seg_note(struct vf_alloc *a, int si)
+{
+	struct seg *g = &a->s[si];
+	if (!(g->dirty | a->peaks_only) &&
+	    grow((void **)&a->dirty, &a->capdirty, a->ndirty + 1, sizeof *a->dirty)) {
+		g->dirty = true;
+		a->dirty[a->ndirty++] = si;
+	}
+}
+
+/* Segment si changed: note it for the next snapshot and keep the empty
+ * list (live segments that are one free block) up to date. */
+static void seg_touch_slow(struct vf_alloc *a, int si, bool empty)
+{
+	seg_note(a, si);
+	struct seg *g = &a->s[si];
+	if (empty == g->empty)
+		return;
+	if (!empty)
+		empty_unlink(a, si);
+	else
+		empty_link(a, si);
+}
+
+/* Most touches find the segment noted already (or nothing to note:
+ * peaks only) and its emptiness as it was. */
 static inline void seg_touch(struct vf_alloc *a, int si)
 {
 	const struct seg *g = &a->s[si];
 	bool empty = g->live && g->nblocks == 1 && g->used == 0;
-	if (!g->dirty || empty != g->empty)
+	if (!(g->dirty | a->peaks_only) || empty != g->empty)
 		seg_touch_slow(a, si, empty);
 }
 
-static int new_block(struct vf_alloc *a)
+static inline int new_block(struct vf_alloc *a)
 {
 	if (a->free_slot >= 0) {
 		int i = a->free_slot;
 		a->free_slot = a->b[i].next;
 		return i;
 	}
-	if (!grow((void **)&a->b, &a->capb, a->nb + 1, sizeof *a->b))
+	if (a->nb == a->capb && !grow((void **)&a->b, &a->capb, a->nb + 1, sizeof *a->b))
 		return -1;
 	return a->nb++;
 }
@@ -552,6 +584,8 @@ static void drop_block(struct vf_alloc *a, int i)
  * first ns entries has been written). */
 static void snapshot(struct vf_alloc *a)
 {
+	if (a->peaks_only)
+		return;
 	if (!grow((void **)&a->snap, &a->capsnap, a->ns, sizeof *a->snap))
 		return;
 	for (int k = 0; k < a->ndirty; k++) {
@@ -618,9 +652,9 @@ void vf_alloc_empty_cache(struct vf_alloc *a)
 
 /* Best fit in the pool: the smallest free block that may serve `size`
  * (still in the pool's buckets); -1 when none. *at as lower_bound's. */
-static inline int best_fit(struct vf_alloc *a, int64_t size, bool small, int *at)
+static HOT int best_fit(struct vf_alloc *a, int64_t size, bool small, int *at)
 {
-	int64_t msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
+	int64_t msplit = a->msplit;
 	int k = lower_bound(a, small, size, at);
 	if (k < 0 || a->cfg.expandable)
 		return k;
@@ -698,7 +732,7 @@ static bool should_split(const struct vf_alloc *a, const struct blk *k, int64_t 
 	int64_t rest = k->size - size;
 	if (k->small || a->cfg.expandable)
 		return rest >= MIN_BLOCK;
-	int64_t msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
+	int64_t msplit = a->msplit;
 	return size < msplit && rest > SMALL_SIZE;
 }
 
@@ -708,7 +742,7 @@ int vf_alloc_malloc(struct vf_alloc *a, int64_t bytes)
 		bytes = 1;
 	if (bytes > VF_ALLOC_MAX_REQUEST)
 		bytes = VF_ALLOC_MAX_REQUEST;
-	int64_t size = round_up(bytes, MIN_BLOCK);
+	int64_t size = (bytes + MIN_BLOCK - 1) & ~(int64_t)(MIN_BLOCK - 1); /* round_up: bytes > 0 */
 	bool small = size <= SMALL_SIZE;
 	int at;
 	int bi = best_fit(a, size, small, &at);
@@ -746,8 +780,11 @@ int vf_alloc_malloc(struct vf_alloc *a, int64_t bytes)
 	a->requested += size;
 	if (a->requested > a->peak_requested)
 		a->peak_requested = a->requested;
-	a->s[k->seg].used += k->size;
-	seg_touch(a, k->seg);
+	struct seg *g = &a->s[k->seg];
+	g->used += k->size;
+	if (g->empty) /* it was one free block: now used */
+		empty_unlink(a, k->seg);
+	seg_note(a, k->seg);
 	a->allocated += k->size; /* an unsplit block counts whole, as in PyTorch's stats */
 	if (a->allocated > a->peak_alloc)
 		a->peak_alloc = a->allocated;
@@ -764,7 +801,7 @@ int vf_alloc_malloc(struct vf_alloc *a, int64_t bytes)
 static int64_t repeat_segments(struct vf_alloc *a, int64_t size, int64_t n)
 {
 	int64_t seg = size < MIN_LARGE_ALLOC ? LARGE_BUFFER : round_up(size, ROUND_LARGE);
-	int64_t msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
+	int64_t msplit = a->msplit;
 	if (a->cfg.expandable || size <= SMALL_SIZE || best_fit(a, size, false, &(int){0}) >= 0 ||
 	    (size < msplit && seg - size > SMALL_SIZE))
 		return 0;
@@ -817,7 +854,7 @@ int64_t vf_alloc_malloc_repeat(struct vf_alloc *a, int64_t bytes, int64_t n)
 }
 
 /* Merge block j (free, right after i, out of the buckets) into i. */
-static void merge_next(struct vf_alloc *a, int i)
+static inline void merge_next(struct vf_alloc *a, int i)
 {
 	int j = a->b[i].next;
 	a->b[i].size += a->b[j].size;
@@ -851,7 +888,11 @@ void vf_alloc_release(struct vf_alloc *a, int h)
 	}
 	if (!free_add(a, h))
 		a->oom = true; /* the host's memory, as new_block's */
-	seg_touch(a, a->b[h].seg);
+	int si = a->b[h].seg;
+	const struct seg *g = &a->s[si];
+	if (g->used == 0 && g->nblocks == 1) /* live: it held h; not empty before: h was used */
+		empty_link(a, si);
+	seg_note(a, si);
 }
 
 int64_t vf_alloc_allocated(const struct vf_alloc *a) { return a->allocated; }

@@ -330,8 +330,9 @@ static void inference(struct replay *r)
 	fr(r, &lg);
 }
 
-vf_status vf__step_simulate(const struct vf__step *s, const struct vf_alloc_config *cfg,
-			    struct vf_alloc **out, struct vf_error *err)
+/* Replay s through a new allocator; peaks_only: vf_alloc_peaks_only. */
+static vf_status simulate(const struct vf__step *s, const struct vf_alloc_config *cfg,
+			  bool peaks_only, struct vf_alloc **out, struct vf_error *err)
 {
 	struct replay r;
 	memset(&r, 0, sizeof r);
@@ -339,6 +340,8 @@ vf_status vf__step_simulate(const struct vf__step *s, const struct vf_alloc_conf
 	vf_status st = vf_alloc_new(cfg, &r.a, err);
 	if (st != VF_OK)
 		return st;
+	if (peaks_only)
+		vf_alloc_peaks_only(r.a);
 	size_t n = (size_t)(s->layers > 0 ? s->layers : 1) * VF__MAX_TENSORS;
 	int *all = malloc(6 * n * sizeof *all);
 	if (!all) {
@@ -364,5 +367,23 @@ vf_status vf__step_simulate(const struct vf__step *s, const struct vf_alloc_conf
 	}
 	free(all);
 	*out = r.a;
+	return VF_OK;
+}
+
+vf_status vf__step_simulate(const struct vf__step *s, const struct vf_alloc_config *cfg,
+			    struct vf_alloc **out, struct vf_error *err)
+{
+	return simulate(s, cfg, false, out, err);
+}
+
+vf_status vf__step_simulate_peaks(const struct vf__step *s, const struct vf_alloc_config *cfg,
+				  struct vf__replay_peaks *out, struct vf_error *err)
+{
+	struct vf_alloc *a = NULL;
+	vf_status st = simulate(s, cfg, true, &a, err);
+	if (st != VF_OK)
+		return st;
+	vf__replay_peaks_of(a, out);
+	vf_alloc_free(a);
 	return VF_OK;
 }

@@ -82,6 +82,11 @@ struct vf__replay_peaks {
 
 void vf__replay_peaks_of(const struct vf_alloc *a, struct vf__replay_peaks *out);
 
+/* The peaks of vf__step_simulate(s, cfg), the same answers, from a replay
+ * that records no segments (vf_alloc_peaks_only). */
+vf_status vf__step_simulate_peaks(const struct vf__step *s, const struct vf_alloc_config *cfg,
+				  struct vf__replay_peaks *out, struct vf_error *err);
+
 struct vf_replay_memo;
 
 /* The peaks of vf__step_simulate(s, cfg), remembered in memo (replaymemo.c;

@@ -204,7 +204,8 @@ static int64_t rnd_size(void)
 	}
 }
 
-static void differential(bool expandable, int64_t max_split, int64_t capacity, int ops)
+static void differential_run(bool expandable, int64_t max_split, int64_t capacity, int ops,
+			     bool peaks_only)
 {
 	struct vf_alloc_config c = {.expandable = expandable, .max_split_bytes = max_split,
 				    .capacity_bytes = capacity};
@@ -212,6 +213,8 @@ static void differential(bool expandable, int64_t max_split, int64_t capacity, i
 	struct ref_alloc *r = NULL;
 	struct vf_error err = {0};
 	CHECK(vf_alloc_new(&c, &a, &err) == VF_OK && ref_alloc_new(&c, &r, &err) == VF_OK);
+	if (peaks_only)
+		vf_alloc_peaks_only(a);
 	enum { LIVE = 512 };
 	int ha[LIVE], hr[LIVE], n = 0, bad = 0;
 	for (int op = 0; op < ops && !bad; op++) {
@@ -241,6 +244,13 @@ static void differential(bool expandable, int64_t max_split, int64_t capacity, i
 	int na = 0, ta = 0, nr = 0, tr = 0;
 	const struct vf_alloc_segment *sa = vf_alloc_peak_segments(a, &na, &ta);
 	const struct vf_alloc_segment *sr = ref_alloc_peak_segments(r, &nr, &tr);
+	if (peaks_only) { /* the segments are not recorded: none, not stale ones */
+		CHECK_INT(na, 0);
+		CHECK_INT(ta, 0);
+		vf_alloc_free(a);
+		ref_alloc_free(r);
+		return;
+	}
 	CHECK_INT(ta, tr);
 	CHECK_INT(na, nr);
 	for (int i = 0; i < na && i < nr; i++) /* same sizes in order; the rest of a tie may differ */
@@ -257,6 +267,17 @@ static void differential(bool expandable, int64_t max_split, int64_t capacity, i
 	ref_alloc_free(r);
 }
 
+/* Each trace twice from the same random state: with the segments at the
+ * peak recorded, and with the peaks only (vf_alloc_peaks_only), whose
+ * counters must agree with the reference just the same. */
+static void differential(bool expandable, int64_t max_split, int64_t capacity, int ops)
+{
+	uint64_t seed = rnd_state;
+	differential_run(expandable, max_split, capacity, ops, false);
+	rnd_state = seed;
+	differential_run(expandable, max_split, capacity, ops, true);
+}
+
 static void test_differential(void)
 {
 	for (int round = 0; round < 8; round++) {
@@ -267,6 +288,58 @@ static void test_differential(void)
 		differential(false, 0, 2048 * MiB, 6000);
 		differential(false, 80 * MiB, 1536 * MiB, 6000);
 		differential(true, 0, 2048 * MiB, 6000);
+	}
+}
+
+/* Many free blocks of a few sizes (the holes a model's layers leave):
+ * the buckets grow past their first storage, blocks enter and leave them
+ * between others (frees in random order, merges with either neighbour),
+ * and emptied buckets are dropped and their slots reused; against the
+ * reference after every call, then the segments at the peak. */
+static void test_differential_ties(void)
+{
+	static const int64_t sizes[] = {3 * MiB, 3 * MiB + 512, 25 * MiB, 512 * KiB, 700 * KiB,
+					2 * MiB + 512};
+	for (int round = 0; round < 6; round++) {
+		struct vf_alloc_config c = {.max_split_bytes = round % 3 == 2 ? 24 * MiB : 0,
+					    .capacity_bytes = round % 2 ? 3000 * MiB : 0};
+		struct vf_alloc *a = NULL;
+		struct ref_alloc *r = NULL;
+		struct vf_error err = {0};
+		CHECK(vf_alloc_new(&c, &a, &err) == VF_OK && ref_alloc_new(&c, &r, &err) == VF_OK);
+		enum { LIVE = 1024 };
+		int ha[LIVE], hr[LIVE], n = 0, bad = 0;
+		for (int op = 0; op < 20000 && !bad; op++) {
+			/* phases: mostly allocating, then mostly freeing */
+			bool fill = (op / 2500) % 2 == 0;
+			if (n == 0 || (n < LIVE && rnd() % 100 < (fill ? 80u : 25u))) {
+				int64_t b = sizes[rnd() % (sizeof sizes / sizeof *sizes)];
+				int x = vf_alloc_malloc(a, b), y = ref_alloc_malloc(r, b);
+				bad += (x < 0) != (y < 0);
+				if (x >= 0 && y >= 0)
+					ha[n] = x, hr[n] = y, n++;
+			} else {
+				int i = (int)(rnd() % (uint64_t)n);
+				vf_alloc_release(a, ha[i]);
+				ref_alloc_release(r, hr[i]);
+				ha[i] = ha[n - 1], hr[i] = hr[n - 1], n--;
+			}
+			bad += vf_alloc_allocated(a) != ref_alloc_allocated(r);
+			bad += vf_alloc_reserved(a) != ref_alloc_reserved(r);
+			bad += vf_alloc_peak_reserved(a) != ref_alloc_peak_reserved(r);
+			bad += vf_alloc_oom(a) != ref_alloc_oom(r);
+		}
+		CHECK_INT(bad, 0);
+		int na = 0, ta = 0, nr = 0, tr = 0;
+		const struct vf_alloc_segment *sa = vf_alloc_peak_segments(a, &na, &ta);
+		const struct vf_alloc_segment *sr = ref_alloc_peak_segments(r, &nr, &tr);
+		CHECK_INT(ta, tr);
+		CHECK_INT(na, nr);
+		for (int i = 0; i < na && i < nr; i++)
+			bad += sa[i].size != sr[i].size || sa[i].small != sr[i].small;
+		CHECK_INT(bad, 0);
+		vf_alloc_free(a);
+		ref_alloc_free(r);
 	}
 }
 
@@ -332,6 +405,7 @@ int main(void)
 	RUN(test_expandable);
 	RUN(test_empty_cache_and_capacity);
 	RUN(test_differential);
+	RUN(test_differential_ties);
 	RUN(test_repeat);
 	RUN(test_config_parse);
 	return vf_test_done();

@@ -5,7 +5,10 @@
  * and below the replay's peaks, with each allocator configuration, the
  * estimate through the memo (first asked: replayed and remembered; asked
  * again: from the memo) and the one without a memo equal the one whose
- * replay is kept (*sim, which never reads the memo), field by field.
+ * replay is kept (*sim, which never reads the memo), field by field. The
+ * kept replay records the segments at each reserved peak; the others are
+ * peaks-only replays (vf_alloc_peaks_only), so this also shows that not
+ * recording them changes no answer.
  * Threads sharing one memo run each distinct replay once and all get its
  * answer. */
 #include "vf_test.h"

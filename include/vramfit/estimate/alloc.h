@@ -71,6 +71,11 @@ int vf_alloc_malloc(struct vf_alloc *a, int64_t bytes);
  * their own are made at once (one record of count n), so the cost does not
  * grow with n. Returns how many were made (fewer than n: out of memory). */
 int64_t vf_alloc_malloc_repeat(struct vf_alloc *a, int64_t bytes, int64_t n);
+/* The caller reads the counters and peaks only, never the segments at
+ * the peak: from now on they are not recorded (each new reserved peak
+ * copied the segments changed since the last one), and
+ * vf_alloc_peak_segments answers none. Every other answer is the same. */
+void vf_alloc_peaks_only(struct vf_alloc *a);
 /* Free a handle from vf_alloc_malloc (negative handles are ignored). */
 void vf_alloc_release(struct vf_alloc *a, int handle);
 /* torch.cuda.empty_cache(): return every free, unsplit segment. */
@@ -88,7 +93,8 @@ bool vf_alloc_oom(const struct vf_alloc *a);               /* a malloc returned 
 
 /* The segments held when the reserved peak was last reached, largest
  * first (at most VF_ALLOC_MAX_SNAPSHOT; *total = how many there were).
- * Borrowed; valid until the next call on a. */
+ * Borrowed; valid until the next call on a. None (0 of 0) after
+ * vf_alloc_peaks_only. */
 const struct vf_alloc_segment *vf_alloc_peak_segments(const struct vf_alloc *a, int *n,
 						      int *total);
 

@@ -204,11 +204,12 @@ static vf_status parse_entry(const cJSON *e, size_t i, struct vf_gpu_spec *g, co
 
 static vf_status load(struct vf_error *err)
 {
-	cJSON *root = NULL;
+	struct vf_json_doc *doc = NULL;
 	char origin[sizeof cat.origin];
-	vf_status st = vf_data_load_json("gpus.json", &root, origin, sizeof origin, err);
+	vf_status st = vf_data_load_doc("gpus.json", &doc, origin, sizeof origin, err);
 	if (st)
 		return st;
+	const cJSON *root = vf_json_doc_root(doc);
 	const char *file = origin;
 	struct vf_gpu_spec *specs = NULL;
 	size_t n = 0;
@@ -287,7 +288,7 @@ static vf_status load(struct vf_error *err)
 	cat.loaded = true;
 out:
 	free(specs);
-	cJSON_Delete(root);
+	vf_json_doc_free(doc);
 	return st;
 }
 

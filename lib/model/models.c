@@ -28,7 +28,7 @@
 
 static struct {
 	bool loaded;
-	cJSON *roots[MAX_FILES];
+	struct vf_json_doc *roots[MAX_FILES]; /* the files' trees (entries point into them) */
 	size_t nroots;
 	struct vf_model_entry *entries;
 	bool *built; /* entries[i]'s architecture read (build_entry) */
@@ -42,7 +42,7 @@ static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 void vf_models_release(void)
 {
 	for (size_t i = 0; i < cat.nroots; i++)
-		cJSON_Delete(cat.roots[i]);
+		vf_json_doc_free(cat.roots[i]);
 	free(cat.entries);
 	free(cat.built);
 	memset(&cat, 0, sizeof cat);
@@ -206,12 +206,13 @@ vf_status vf_models_ready(const struct vf_model_entry *e, struct vf_error *err)
 
 static vf_status load_file(const char *name, struct vf_error *err)
 {
-	cJSON *root = NULL;
+	struct vf_json_doc *doc = NULL;
 	char source[4200];
-	vf_status st = vf_data_load_json(name, &root, source, sizeof source, err);
+	vf_status st = vf_data_load_doc(name, &doc, source, sizeof source, err);
 	if (st != VF_OK)
 		return st;
-	cat.roots[cat.nroots++] = root;
+	cat.roots[cat.nroots++] = doc;
+	const cJSON *root = vf_json_doc_root(doc);
 	const cJSON *list = cJSON_IsArray(root) ? root
 						: cJSON_GetObjectItemCaseSensitive(root, "models");
 	if (!cJSON_IsArray(list))

@@ -107,13 +107,48 @@ static cJSON *node(struct jf *j, int type)
 	return n;
 }
 
+/* The index (0-7) of the first of the 8 bytes at q that is a quote, a
+ * backslash or a control byte (< 0x20), or 8 when none is; strings are
+ * most of a catalog's bytes (issue 21). (v - 0x01..) & ~v & 0x80.. flags
+ * the bytes of v that are zero and (x - 0x20..) & ~x & 0x80.. those of x
+ * below 0x20, exactly up to the first one (a borrow can flag a byte after
+ * it, never one before). On a big-endian machine the first byte is the
+ * high one, where those borrows go: any flag answers 0 (byte by byte). */
+static unsigned first_special8(const unsigned char *q)
+{
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	uint64_t x;
+	memcpy(&x, q, 8);
+	uint64_t quote = x ^ (ones * '"'), bslash = x ^ (ones * '\\');
+	uint64_t m = (((quote - ones) & ~quote) | ((bslash - ones) & ~bslash) |
+		      ((x - ones * 0x20) & ~x)) &
+		     highs;
+	if (!m)
+		return 8;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (unsigned)__builtin_ctzll(m) / 8;
+#else
+	return 0;
+#endif
+}
+
 /* j->p at the opening quote; the string without its quotes, or NULL
  * (declined or out of memory) */
 static char *string(struct jf *j)
 {
 	const unsigned char *s = ++j->p, *q = s;
 	size_t esc = 0;
-	while (q < j->end && *q != '"') {
+	for (;;) {
+		while (j->end - q >= 8) {
+			unsigned k = first_special8(q);
+			q += k;
+			if (k < 8)
+				break;
+		}
+		if (q >= j->end)
+			return NULL;
+		if (*q == '"')
+			break;
 		if (*q < 0x20)
 			return NULL;
 		if (*q == '\\') {
@@ -124,8 +159,6 @@ static char *string(struct jf *j)
 		}
 		q++;
 	}
-	if (q >= j->end)
-		return NULL;
 	char *out = jf_alloc(j, (size_t)(q - s) - esc + 1);
 	if (!out)
 		return NULL;

@@ -171,6 +171,38 @@ static void test_parse_errors_unchanged(void)
 	cJSON_Delete(j);
 }
 
+/* strings scanned 8 bytes at a time: a special byte (quote, backslash,
+ * control) or a plain one at every position around the 8-byte steps, in
+ * closed and unclosed strings */
+static void test_string_chunks(void)
+{
+	static const char *const mid[] = {"\x01", "\x1f", " ", "!", "#", "[", "\x7f", "\x80",
+					  "\xff", "\\n", "\\\"", "\\\\", "\\u0041"};
+	/* 1: the fast path takes it; 0: declined (a control byte, \u) */
+	static const int want[] = {0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0};
+	char t[64];
+	for (size_t m = 0; m < sizeof mid / sizeof *mid; m++)
+		for (int len = 0; len <= 20; len++)
+			for (int pos = 0; pos <= len; pos++) {
+				int k = 0;
+				t[k++] = '"';
+				for (int i = 0; i <= len; i++) {
+					if (i == pos)
+						for (const char *c = mid[m]; *c; c++)
+							t[k++] = *c;
+					if (i < len)
+						t[k++] = 'a';
+				}
+				t[k++] = '"';
+				int r = fast_vs_cjson(t, (size_t)k);
+				if (r != want[m])
+					fprintf(stderr, "  mid %zu len %d pos %d: %d\n", m, len, pos, r);
+				CHECK_INT(r, want[m]);
+				/* unclosed: declined, cJSON's error */
+				CHECK_INT(fast_vs_cjson(t, (size_t)k - 1), 0);
+			}
+}
+
 /* the arena grows past its first block (2 bytes of text per 64-byte node,
  * long strings): the same tree; errors as vf_json_parse's; NULL frees */
 static void test_doc_arena(void)
@@ -220,5 +252,6 @@ int main(void)
 	RUN(test_numbers_round_as_strtod);
 	RUN(test_parse_errors_unchanged);
 	RUN(test_doc_arena);
+	RUN(test_string_chunks);
 	return vf_test_done();
 }

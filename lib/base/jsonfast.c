@@ -56,24 +56,30 @@ struct jf {
 	struct vf_json_doc *doc; /* NULL: cJSON_malloc'd nodes */
 };
 
-static void *arena_alloc(struct vf_json_doc *d, size_t n)
+/* a new block for n bytes (n a multiple of 8), and n bytes from it */
+static void *arena_grow(struct vf_json_doc *d, size_t n)
+{
+	size_t size = d->blocks ? 2 * d->blocks->size : 0;
+	if (size < ARENA_MIN)
+		size = ARENA_MIN;
+	if (size < n)
+		size = n;
+	struct arena_block *b = malloc(sizeof *b + size);
+	if (!b)
+		return NULL;
+	b->prev = d->blocks;
+	b->used = n;
+	b->size = size;
+	d->blocks = b;
+	return b->data;
+}
+
+static inline void *arena_alloc(struct vf_json_doc *d, size_t n)
 {
 	n = (n + 7) & ~(size_t)7;
 	struct arena_block *b = d->blocks;
-	if (!b || b->size - b->used < n) {
-		size_t size = b ? 2 * b->size : 0;
-		if (size < ARENA_MIN)
-			size = ARENA_MIN;
-		if (size < n)
-			size = n;
-		struct arena_block *nb = malloc(sizeof *nb + size);
-		if (!nb)
-			return NULL;
-		nb->prev = b;
-		nb->used = 0;
-		nb->size = size;
-		d->blocks = b = nb;
-	}
+	if (!b || b->size - b->used < n)
+		return arena_grow(d, n);
 	void *p = b->data + b->used;
 	b->used += n;
 	return p;

@@ -279,6 +279,38 @@ static vf_status parse_entry(const cJSON *e, size_t i, struct vf_gpu_spec *g, co
 
 #undef STR
 
+/* nominal_classes_gb and nominal_tolerance (each optional) */
+static vf_status read_classes(const cJSON *root, const char *file, int classes[CLASSES_MAX],
+			      int *nclasses, double *tol, struct vf_error *err)
+{
+	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(root, "nominal_classes_gb");
+	if (cl) {
+		const cJSON *c;
+		if (!cJSON_IsArray(cl))
+			return vf_error_set(err, VF_ERR,
+					    "%s: field nominal_classes_gb: expected an array of GB",
+					    file);
+		cJSON_ArrayForEach(c, cl)
+		{
+			int64_t gb;
+			if (!vf_json_number_is_i64(c, &gb) || gb <= 0 || gb > (1 << 20) ||
+			    *nclasses == CLASSES_MAX ||
+			    (*nclasses && gb <= classes[*nclasses - 1]))
+				return vf_error_set(err, VF_ERR,
+						    "%s: field nominal_classes_gb: expected at most %d "
+						    "increasing positive integers",
+						    file, CLASSES_MAX);
+			classes[(*nclasses)++] = (int)gb;
+		}
+	}
+	if (cJSON_GetObjectItemCaseSensitive(root, "nominal_tolerance") &&
+	    (!vf_json_get_double(root, "nominal_tolerance", tol) || *tol < 0 || *tol >= 0.5))
+		return vf_error_set(err, VF_ERR,
+				    "%s: field nominal_tolerance: expected a fraction from 0 to 0.5",
+				    file);
+	return VF_OK;
+}
+
 static vf_status load(struct vf_error *err)
 {
 	struct vf_json_doc *doc = NULL;
@@ -323,37 +355,8 @@ static vf_status load(struct vf_error *err)
 			}
 		n++;
 	}
-	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(root, "nominal_classes_gb");
-	if (cl) {
-		const cJSON *c;
-		if (!cJSON_IsArray(cl)) {
-			st = vf_error_set(err, VF_ERR,
-					  "%s: field nominal_classes_gb: expected an array of GB",
-					  file);
-			goto out;
-		}
-		cJSON_ArrayForEach(c, cl)
-		{
-			int64_t gb;
-			if (!vf_json_number_is_i64(c, &gb) || gb <= 0 || gb > (1 << 20) ||
-			    nclasses == CLASSES_MAX ||
-			    (nclasses && gb <= classes[nclasses - 1])) {
-				st = vf_error_set(err, VF_ERR,
-						  "%s: field nominal_classes_gb: expected at most %d "
-						  "increasing positive integers",
-						  file, CLASSES_MAX);
-				goto out;
-			}
-			classes[nclasses++] = (int)gb;
-		}
-	}
-	if (cJSON_GetObjectItemCaseSensitive(root, "nominal_tolerance") &&
-	    (!vf_json_get_double(root, "nominal_tolerance", &tol) || tol < 0 || tol >= 0.5)) {
-		st = vf_error_set(err, VF_ERR,
-				  "%s: field nominal_tolerance: expected a fraction from 0 to 0.5",
-				  file);
+	if ((st = read_classes(root, file, classes, &nclasses, &tol, err)))
 		goto out;
-	}
 	vf_gpu_catalog_reset();
 	cat.specs = specs;
 	specs = NULL;

@@ -37,6 +37,7 @@ yard = ["python3", "-c", "pass"]
 WIDE = ["fit", "llama2-7b", "--mode", "lora", "--search", "--gpu", "a100-80gb:8", "--batch", "8",
         "--allow", "batch,grad-ckpt,optimizer,quant,shard,gpus,lora-rank,precision"]
 questions = [
+    ("--version (the process start alone: loader, libraries)", ["--version"]),
     ("estimate llama3-8b full b4 s2048 (whole catalog)",
      ["estimate", "llama3-8b", "--mode", "full", "--batch", "4", "--seq", "2048"]),
     ("estimate llama3-8b full b4 s2048 --gpu a100-40gb",

@@ -91,6 +91,27 @@ vf_status vf_data_load_json(const char *name, cJSON **out, char *source, size_t 
 	return vf_json_parse((const char *)d, len, what, out, err);
 }
 
+vf_status vf_data_load_doc(const char *name, struct vf_json_doc **out, char *source,
+			   size_t source_len, struct vf_error *err)
+{
+	char path[4096];
+	*out = NULL;
+	if (override_path(name, path, sizeof path)) {
+		if (source)
+			snprintf(source, source_len, "%s", path);
+		return vf_json_doc_parse_file(path, 0, out, err);
+	}
+	size_t len;
+	const unsigned char *d = vf_data_embedded(name, &len);
+	if (!d)
+		return vf_error_set(err, VF_ENOTFOUND, "data/%s: not embedded in this build", name);
+	if (source)
+		snprintf(source, source_len, "embedded data/%s", name);
+	char what[256];
+	snprintf(what, sizeof what, "embedded data/%s", name);
+	return vf_json_doc_parse((const char *)d, len, what, out, err);
+}
+
 vf_status vf_data_load_text(const char *name, struct vf_buf *out, size_t cap, struct vf_error *err)
 {
 	char path[4096];

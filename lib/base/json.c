@@ -16,6 +16,13 @@ vf_status vf_json_parse(const char *text, size_t len, const char *what, cJSON **
 	*out = vf__json_parse_fast(text, len);
 	if (*out)
 		return VF_OK;
+	return vf__json_parse_cjson(text, len, what, out, err);
+}
+
+vf_status vf__json_parse_cjson(const char *text, size_t len, const char *what, cJSON **out,
+			       struct vf_error *err)
+{
+	*out = NULL;
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
 	if (!root) {
@@ -35,6 +42,19 @@ vf_status vf_json_parse_file(const char *path, size_t cap, cJSON **out, struct v
 	vf_status st = vf_buf_read_file(&b, path, cap ? cap : VF_JSON_MAX_FILE, err);
 	if (st == VF_OK)
 		st = vf_json_parse(b.data, b.len, path, out, err);
+	vf_buf_release(&b);
+	return st;
+}
+
+vf_status vf_json_doc_parse_file(const char *path, size_t cap, struct vf_json_doc **out,
+				 struct vf_error *err)
+{
+	struct vf_buf b;
+	vf_buf_init(&b, 0);
+	*out = NULL;
+	vf_status st = vf_buf_read_file(&b, path, cap ? cap : VF_JSON_MAX_FILE, err);
+	if (st == VF_OK)
+		st = vf_json_doc_parse(b.data, b.len, path, out, err);
 	vf_buf_release(&b);
 	return st;
 }

@@ -19,17 +19,83 @@
  * ones cJSON makes (cJSON_malloc, the same fields, valueint saturated as
  * cJSON saturates it, the first child's prev the last one), so cJSON_Delete
  * and every cJSON call work on them unchanged. tests/fuzz/fuzz-json.c checks
- * the two trees equal on every text this path accepts. */
+ * the two trees equal on every text this path accepts.
+ *
+ * The same parser also builds a read-only tree in an arena (struct
+ * vf_json_doc, vf_json_doc_parse): its nodes and strings are carved out of a
+ * few large blocks, and the whole tree is freed with them; for the catalogs
+ * read at every start, where a malloc and a free per node and per string
+ * were as costly as the parsing itself (issue 21). Texts the fast path
+ * declines are parsed by cJSON into an ordinary tree the doc owns. */
 #include "vramfit/base/json.h"
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The arena: blocks chained from the newest; each at least ARENA_MIN bytes
+ * (or a first block sized from the text), nodes and strings carved in
+ * 8-byte steps. */
+#define ARENA_MIN (32u << 10)
+struct arena_block {
+	struct arena_block *prev;
+	size_t used, size;
+	_Alignas(16) unsigned char data[];
+};
+
+struct vf_json_doc {
+	struct arena_block *blocks; /* the arena tree's storage, or NULL */
+	cJSON *tree;                /* cJSON's own tree (declined texts), or NULL */
+	const cJSON *root;
+};
 
 struct jf {
 	const unsigned char *p, *end;
 	int depth;
+	struct vf_json_doc *doc; /* NULL: cJSON_malloc'd nodes */
 };
+
+/* a new block for n bytes (n a multiple of 8), and n bytes from it */
+static void *arena_grow(struct vf_json_doc *d, size_t n)
+{
+	size_t size = d->blocks ? 2 * d->blocks->size : 0;
+	if (size < ARENA_MIN)
+		size = ARENA_MIN;
+	if (size < n)
+		size = n;
+	struct arena_block *b = malloc(sizeof *b + size);
+	if (!b)
+		return NULL;
+	b->prev = d->blocks;
+	b->used = n;
+	b->size = size;
+	d->blocks = b;
+	return b->data;
+}
+
+static inline void *arena_alloc(struct vf_json_doc *d, size_t n)
+{
+	n = (n + 7) & ~(size_t)7;
+	struct arena_block *b = d->blocks;
+	if (!b || b->size - b->used < n)
+		return arena_grow(d, n);
+	void *p = b->data + b->used;
+	b->used += n;
+	return p;
+}
+
+static void *jf_alloc(struct jf *j, size_t n)
+{
+	return j->doc ? arena_alloc(j->doc, n) : cJSON_malloc(n);
+}
+
+/* frees what the parse made on the cJSON path; the arena's go with the doc */
+static void jf_free(struct jf *j, void *p)
+{
+	if (!j->doc)
+		cJSON_free(p);
+}
 
 static void ws(struct jf *j)
 {
@@ -37,14 +103,39 @@ static void ws(struct jf *j)
 		j->p++;
 }
 
-static cJSON *node(int type)
+static cJSON *node(struct jf *j, int type)
 {
-	cJSON *n = cJSON_malloc(sizeof *n);
+	cJSON *n = jf_alloc(j, sizeof *n);
 	if (n) {
 		memset(n, 0, sizeof *n);
 		n->type = type;
 	}
 	return n;
+}
+
+/* The index (0-7) of the first of the 8 bytes at q that is a quote, a
+ * backslash or a control byte (< 0x20), or 8 when none is; strings are
+ * most of a catalog's bytes (issue 21). (v - 0x01..) & ~v & 0x80.. flags
+ * the bytes of v that are zero and (x - 0x20..) & ~x & 0x80.. those of x
+ * below 0x20, exactly up to the first one (a borrow can flag a byte after
+ * it, never one before). On a big-endian machine the first byte is the
+ * high one, where those borrows go: any flag answers 0 (byte by byte). */
+static unsigned first_special8(const unsigned char *q)
+{
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	uint64_t x;
+	memcpy(&x, q, 8);
+	uint64_t quote = x ^ (ones * '"'), bslash = x ^ (ones * '\\');
+	uint64_t m = (((quote - ones) & ~quote) | ((bslash - ones) & ~bslash) |
+		      ((x - ones * 0x20) & ~x)) &
+		     highs;
+	if (!m)
+		return 8;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (unsigned)__builtin_ctzll(m) / 8;
+#else
+	return 0;
+#endif
 }
 
 /* j->p at the opening quote; the string without its quotes, or NULL
@@ -53,7 +144,17 @@ static char *string(struct jf *j)
 {
 	const unsigned char *s = ++j->p, *q = s;
 	size_t esc = 0;
-	while (q < j->end && *q != '"') {
+	for (;;) {
+		while (j->end - q >= 8) {
+			unsigned k = first_special8(q);
+			q += k;
+			if (k < 8)
+				break;
+		}
+		if (q >= j->end)
+			return NULL;
+		if (*q == '"')
+			break;
 		if (*q < 0x20)
 			return NULL;
 		if (*q == '\\') {
@@ -64,9 +165,7 @@ static char *string(struct jf *j)
 		}
 		q++;
 	}
-	if (q >= j->end)
-		return NULL;
-	char *out = cJSON_malloc((size_t)(q - s) - esc + 1);
+	char *out = jf_alloc(j, (size_t)(q - s) - esc + 1);
 	if (!out)
 		return NULL;
 	char *o = out;
@@ -88,7 +187,7 @@ static char *string(struct jf *j)
 			case 'n': *o++ = '\n'; break;
 			case 'r': *o++ = '\r'; break;
 			case 't': *o++ = '\t'; break;
-			default: cJSON_free(out); return NULL;
+			default: jf_free(j, out); return NULL;
 			}
 		}
 	}
@@ -170,7 +269,7 @@ static cJSON *number(struct jf *j)
 		d *= pow10_exact[p10];
 	if (neg)
 		d = -d;
-	cJSON *n = node(cJSON_Number);
+	cJSON *n = node(j, cJSON_Number);
 	if (!n)
 		return NULL;
 	n->valuedouble = d;
@@ -203,7 +302,7 @@ static cJSON *container(struct jf *j, int object)
 {
 	if (++j->depth > VF__JSON_FAST_DEPTH)
 		return NULL;
-	cJSON *c = node(object ? cJSON_Object : cJSON_Array), *tail = NULL;
+	cJSON *c = node(j, object ? cJSON_Object : cJSON_Array), *tail = NULL;
 	if (!c)
 		return NULL;
 	j->p++;
@@ -221,7 +320,7 @@ static cJSON *container(struct jf *j, int object)
 				goto fail;
 			ws(j);
 			if (j->p >= j->end || *j->p != ':') {
-				cJSON_free(key);
+				jf_free(j, key);
 				goto fail;
 			}
 			j->p++;
@@ -229,7 +328,7 @@ static cJSON *container(struct jf *j, int object)
 		}
 		cJSON *v = value(j);
 		if (!v) {
-			cJSON_free(key);
+			jf_free(j, key);
 			goto fail;
 		}
 		v->string = key;
@@ -248,7 +347,8 @@ static cJSON *container(struct jf *j, int object)
 		goto fail;
 	}
 fail:
-	cJSON_Delete(c);
+	if (!j->doc)
+		cJSON_Delete(c);
 	return NULL;
 }
 
@@ -273,9 +373,9 @@ static cJSON *value(struct jf *j)
 		char *s = string(j);
 		if (!s)
 			return NULL;
-		cJSON *n = node(cJSON_String);
+		cJSON *n = node(j, cJSON_String);
 		if (!n) {
-			cJSON_free(s);
+			jf_free(j, s);
 			return NULL;
 		}
 		n->valuestring = s;
@@ -284,22 +384,24 @@ static cJSON *value(struct jf *j)
 	case 't':
 		if (!literal(j, "true", 4))
 			return NULL;
-		cJSON *t = node(cJSON_True);
+		cJSON *t = node(j, cJSON_True);
 		if (t)
 			t->valueint = 1;
 		return t;
 	case 'f':
-		return literal(j, "false", 5) ? node(cJSON_False) : NULL;
+		return literal(j, "false", 5) ? node(j, cJSON_False) : NULL;
 	case 'n':
-		return literal(j, "null", 4) ? node(cJSON_NULL) : NULL;
+		return literal(j, "null", 4) ? node(j, cJSON_NULL) : NULL;
 	default:
 		return number(j);
 	}
 }
 
-cJSON *vf__json_parse_fast(const char *text, size_t len)
+/* the whole text's tree, or NULL (declined, or out of memory); on the
+ * cJSON path a tree that is not returned is deleted */
+static cJSON *parse(const char *text, size_t len, struct vf_json_doc *doc)
 {
-	struct jf j = {(const unsigned char *)text, (const unsigned char *)text + len, 0};
+	struct jf j = {(const unsigned char *)text, (const unsigned char *)text + len, 0, doc};
 	/* a byte-order mark: cJSON's */
 	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
 		return NULL;
@@ -309,8 +411,67 @@ cJSON *vf__json_parse_fast(const char *text, size_t len)
 		return NULL;
 	ws(&j);
 	if (j.p != j.end) {
-		cJSON_Delete(root);
+		if (!doc)
+			cJSON_Delete(root);
 		return NULL;
 	}
 	return root;
+}
+
+cJSON *vf__json_parse_fast(const char *text, size_t len)
+{
+	return parse(text, len, NULL);
+}
+
+static void arena_release(struct vf_json_doc *d)
+{
+	while (d->blocks) {
+		struct arena_block *b = d->blocks;
+		d->blocks = b->prev;
+		free(b);
+	}
+}
+
+vf_status vf_json_doc_parse(const char *text, size_t len, const char *what,
+			    struct vf_json_doc **out, struct vf_error *err)
+{
+	*out = NULL;
+	struct vf_json_doc *d = calloc(1, sizeof *d);
+	if (!d)
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", what);
+	/* a first block that holds a catalog's whole tree: 1.6 to 3.1 bytes of
+	 * tree per byte of the shipped catalogs' text (gpus.json 2.9) */
+	size_t first = len < (SIZE_MAX >> 4) ? 3 * len + 4096 : 0;
+	if (first > ARENA_MIN && first < (64u << 20) && !arena_alloc(d, first)) {
+		free(d);
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", what);
+	}
+	if (d->blocks)
+		d->blocks->used = 0;
+	d->root = parse(text, len, d);
+	if (!d->root) {
+		arena_release(d);
+		vf_status st = vf__json_parse_cjson(text, len, what, &d->tree, err);
+		if (st != VF_OK) {
+			free(d);
+			return st;
+		}
+		d->root = d->tree;
+	}
+	*out = d;
+	return VF_OK;
+}
+
+const cJSON *vf_json_doc_root(const struct vf_json_doc *d)
+{
+	return d ? d->root : NULL;
+}
+
+void vf_json_doc_free(struct vf_json_doc *d)
+{
+	if (!d)
+		return;
+	arena_release(d);
+	cJSON_Delete(d->tree);
+	free(d);
 }

@@ -157,7 +157,8 @@ static double model_share(int g, int gf, const double model[NGEN][2], const doub
  * (vf__steptime_data), and why its constants are not used when they are
  * not (vf_estimate_constants_fallback, for the estimate's assumptions). */
 static struct {
-	cJSON *root;
+	struct vf_json_doc *doc; /* kept for the process */
+	const cJSON *root;
 	const char *fallback; /* NULL, or why */
 	char why[320];
 } D;
@@ -167,13 +168,14 @@ static void data_load(void)
 {
 	char src[256];
 	struct vf_error err = {0};
-	if (vf_data_load_json("estimate/steptime.json", &D.root, src, sizeof src, &err) != VF_OK) {
+	if (vf_data_load_doc("estimate/steptime.json", &D.doc, src, sizeof src, &err) != VF_OK) {
 		D.root = NULL;
 		snprintf(D.why, sizeof D.why, "%s",
 			 err.msg[0] ? err.msg : "estimate/steptime.json: unreadable");
 		D.fallback = D.why;
 		return;
 	}
+	D.root = vf_json_doc_root(D.doc);
 	static const char *const sections[] = {"constants", "communication"};
 	for (int i = 0; i < 2; i++)
 		if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(D.root, sections[i]))) {

@@ -80,37 +80,93 @@ void vf_gpu_name_normalize(const char *name, char *out, size_t n)
 	}
 }
 
-/* Copy a string field; error when missing (required) or too long. */
-static vf_status get_str(const cJSON *e, const char *key, char *dst, size_t n, bool required,
-			 const char *where, struct vf_error *err)
+/* An entry's fields, found in one walk over its members (issue 21: a
+ * cJSON_GetObjectItemCaseSensitive per field scanned the members 20 times
+ * an entry). Listed in gpus.json's order, so that the walk, which tries the
+ * field after the last one found first, finds each member in one compare;
+ * "note" is read by no one and listed only for that. */
+enum gpu_field {
+	F_ID, F_NAME, F_MATCH, F_MEMORY_MIB, F_NOMINAL_GB, F_BF16, F_FP16, F_FP32, F_BANDWIDTH,
+	F_INTERCONNECT, F_INTERCONNECT_GBS, F_NVLINK, F_CC, F_GENERATION, F_SMS, F_FORM_FACTOR,
+	F_PRICE, F_PRICE_SOURCE, F_COMMON, F_NOTE, F_COUNT
+};
+static const char *const field_name[F_COUNT] = {
+	"id", "name", "match", "memory_mib", "nominal_gb", "bf16_tflops", "fp16_tflops",
+	"fp32_tflops", "bandwidth_gbs", "interconnect", "interconnect_gbs", "nvlink",
+	"compute_capability", "generation", "sms", "form_factor", "price_usd_hour",
+	"price_source", "common", "note",
+};
+
+/* f[k] = the member cJSON_GetObjectItemCaseSensitive(e, field_name[k])
+ * finds: the first one with that key, or NULL */
+static void collect_fields(const cJSON *e, const cJSON *f[F_COUNT])
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, key);
+	memset(f, 0, F_COUNT * sizeof *f);
+	int next = 0;
+	for (const cJSON *m = e->child; m && m->string; m = m->next) {
+		for (int t = 0; t < F_COUNT; t++) {
+			int k = (next + t) % F_COUNT;
+			if (strcmp(m->string, field_name[k]) == 0) {
+				if (!f[k])
+					f[k] = m;
+				next = k + 1;
+				break;
+			}
+		}
+	}
+}
+
+/* The "file: gpus[i]" or "file: gpus[i] (id)" that an entry's errors start
+ * with, formatted only for an error. */
+struct where {
+	const char *file;
+	size_t i;
+	const char *id; /* NULL until the id is read */
+	char buf[128];
+};
+
+static const char *where_str(struct where *w)
+{
+	if (w->id)
+		snprintf(w->buf, sizeof w->buf, "%s: gpus[%zu] (%s)", w->file, w->i, w->id);
+	else
+		snprintf(w->buf, sizeof w->buf, "%s: gpus[%zu]", w->file, w->i);
+	return w->buf;
+}
+
+/* Copy the string field v (key); error when missing (required) or too long. */
+static vf_status get_str(const cJSON *v, const char *key, char *dst, size_t n, bool required,
+			 struct where *w, struct vf_error *err)
+{
 	dst[0] = '\0';
 	if (!v || cJSON_IsNull(v)) {
 		if (required)
-			return vf_error_set(err, VF_ERR, "%s: field %s: expected a string", where, key);
+			return vf_error_set(err, VF_ERR, "%s: field %s: expected a string",
+					    where_str(w), key);
 		return VF_OK;
 	}
 	if (!cJSON_IsString(v))
-		return vf_error_set(err, VF_ERR, "%s: field %s: expected a string", where, key);
-	if (strlen(v->valuestring) >= n)
-		return vf_error_set(err, VF_ERR, "%s: field %s: longer than %zu characters", where,
-				    key, n - 1);
-	memcpy(dst, v->valuestring, strlen(v->valuestring) + 1);
+		return vf_error_set(err, VF_ERR, "%s: field %s: expected a string", where_str(w),
+				    key);
+	size_t len = strlen(v->valuestring);
+	if (len >= n)
+		return vf_error_set(err, VF_ERR, "%s: field %s: longer than %zu characters",
+				    where_str(w), key, n - 1);
+	memcpy(dst, v->valuestring, len + 1);
 	return VF_OK;
 }
 
-/* A number that may be null (unknown -> -1); must be >= 0 when present. */
-static vf_status get_num(const cJSON *e, const char *key, double *dst, const char *where,
+/* The number field v (key) that may be null (unknown -> -1); must be >= 0
+ * when present. */
+static vf_status get_num(const cJSON *v, const char *key, double *dst, struct where *w,
 			 struct vf_error *err)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, key);
 	*dst = -1;
 	if (!v || cJSON_IsNull(v))
 		return VF_OK;
 	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0)
 		return vf_error_set(err, VF_ERR, "%s: field %s: expected a number >= 0 or null",
-				    where, key);
+				    where_str(w), key);
 	*dst = v->valuedouble;
 	return VF_OK;
 }
@@ -126,74 +182,71 @@ static bool valid_id(const char *id)
 	return true;
 }
 
-static vf_status parse_entry(const cJSON *e, size_t i, struct vf_gpu_spec *g, const char *file,
-			     struct vf_error *err)
+#define STR(k, dst, req) get_str(f[k], field_name[k], dst, sizeof dst, req, w, err)
+
+/* the fields after id: strings, then sizes and rates, in the order their
+ * errors are reported */
+static vf_status entry_values(const cJSON *const f[F_COUNT], struct vf_gpu_spec *g,
+			      struct where *w, struct vf_error *err)
 {
-	char where[128];
-	snprintf(where, sizeof where, "%s: gpus[%zu]", file, i);
-	memset(g, 0, sizeof *g);
-	if (!cJSON_IsObject(e))
-		return vf_error_set(err, VF_ERR, "%s: expected an object", where);
-	vf_status st = get_str(e, "id", g->id, sizeof g->id, true, where, err);
-	if (st)
-		return st;
-	if (!valid_id(g->id))
-		return vf_error_set(err, VF_ERR,
-				    "%s: field id: '%s' is not a lower-case id (a-z, 0-9, '-')",
-				    where, g->id);
-	snprintf(where, sizeof where, "%s: gpus[%zu] (%s)", file, i, g->id);
-	if ((st = get_str(e, "name", g->name, sizeof g->name, true, where, err)) ||
-	    (st = get_str(e, "compute_capability", g->cc, sizeof g->cc, false, where, err)) ||
-	    (st = get_str(e, "generation", g->generation, sizeof g->generation, false, where,
-			  err)) ||
-	    (st = get_str(e, "interconnect", g->interconnect, sizeof g->interconnect, false, where,
-			  err)) ||
-	    (st = get_str(e, "form_factor", g->form_factor, sizeof g->form_factor, false, where,
-			  err)) ||
-	    (st = get_str(e, "price_source", g->price_source, sizeof g->price_source, false,
-			  where, err)))
+	vf_status st;
+	if ((st = STR(F_NAME, g->name, true)) || (st = STR(F_CC, g->cc, false)) ||
+	    (st = STR(F_GENERATION, g->generation, false)) ||
+	    (st = STR(F_INTERCONNECT, g->interconnect, false)) ||
+	    (st = STR(F_FORM_FACTOR, g->form_factor, false)) ||
+	    (st = STR(F_PRICE_SOURCE, g->price_source, false)))
 		return st;
 	int64_t v;
-	if (!vf_json_get_i64(e, "memory_mib", &v) || v <= 0 || v > (INT64_C(1) << 30))
+	if (!vf_json_number_is_i64(f[F_MEMORY_MIB], &v) || v <= 0 || v > (INT64_C(1) << 30))
 		return vf_error_set(err, VF_ERR, "%s: field memory_mib: expected a positive integer",
-				    where);
+				    where_str(w));
 	g->memory_mib = v;
-	if (!vf_json_get_i64(e, "nominal_gb", &v) || v <= 0 || v > (1 << 20))
+	if (!vf_json_number_is_i64(f[F_NOMINAL_GB], &v) || v <= 0 || v > (1 << 20))
 		return vf_error_set(err, VF_ERR, "%s: field nominal_gb: expected a positive integer",
-				    where);
+				    where_str(w));
 	g->nominal_gb = (int)v;
-	const cJSON *sm = cJSON_GetObjectItemCaseSensitive(e, "sms");
-	if (sm && !cJSON_IsNull(sm) && (!vf_json_get_i64(e, "sms", &v) || v < 1 || v > 4096))
+	const cJSON *sm = f[F_SMS];
+	if (sm && !cJSON_IsNull(sm) && (!vf_json_number_is_i64(sm, &v) || v < 1 || v > 4096))
 		return vf_error_set(err, VF_ERR, "%s: field sms: expected a positive integer (streaming "
-				    "multiprocessors) or null", where);
+				    "multiprocessors) or null", where_str(w));
 	g->sms = sm && !cJSON_IsNull(sm) ? (int)v : 0;
-	if ((st = get_num(e, "bf16_tflops", &g->bf16_tflops, where, err)) ||
-	    (st = get_num(e, "fp16_tflops", &g->fp16_tflops, where, err)) ||
-	    (st = get_num(e, "fp32_tflops", &g->fp32_tflops, where, err)) ||
-	    (st = get_num(e, "bandwidth_gbs", &g->bandwidth_gbs, where, err)) ||
-	    (st = get_num(e, "interconnect_gbs", &g->interconnect_gbs, where, err)) ||
-	    (st = get_num(e, "price_usd_hour", &g->price_usd_hour, where, err)))
-		return st;
-	const cJSON *b = cJSON_GetObjectItemCaseSensitive(e, "nvlink");
+	static const enum gpu_field nums[] = {F_BF16, F_FP16, F_FP32, F_BANDWIDTH,
+					      F_INTERCONNECT_GBS, F_PRICE};
+	double *dst[] = {&g->bf16_tflops, &g->fp16_tflops, &g->fp32_tflops, &g->bandwidth_gbs,
+			 &g->interconnect_gbs, &g->price_usd_hour};
+	for (size_t k = 0; k < sizeof nums / sizeof *nums; k++)
+		if ((st = get_num(f[nums[k]], field_name[nums[k]], dst[k], w, err)))
+			return st;
+	return VF_OK;
+}
+
+/* nvlink, common and the match names */
+static vf_status entry_flags(const cJSON *const f[F_COUNT], struct vf_gpu_spec *g,
+			     struct where *w, struct vf_error *err)
+{
+	const cJSON *b = f[F_NVLINK];
 	if (b && !cJSON_IsBool(b))
-		return vf_error_set(err, VF_ERR, "%s: field nvlink: expected true or false", where);
+		return vf_error_set(err, VF_ERR, "%s: field nvlink: expected true or false",
+				    where_str(w));
 	g->nvlink = cJSON_IsTrue(b);
-	b = cJSON_GetObjectItemCaseSensitive(e, "common");
+	b = f[F_COMMON];
 	if (b && !cJSON_IsBool(b))
-		return vf_error_set(err, VF_ERR, "%s: field common: expected true or false", where);
+		return vf_error_set(err, VF_ERR, "%s: field common: expected true or false",
+				    where_str(w));
 	g->common = cJSON_IsTrue(b);
-	const cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "match");
+	const cJSON *m = f[F_MATCH];
 	if (m && !cJSON_IsArray(m))
 		return vf_error_set(err, VF_ERR, "%s: field match: expected an array of names",
-				    where);
+				    where_str(w));
 	const cJSON *it;
 	cJSON_ArrayForEach(it, m)
 	{
 		if (!cJSON_IsString(it))
-			return vf_error_set(err, VF_ERR, "%s: field match: expected strings", where);
+			return vf_error_set(err, VF_ERR, "%s: field match: expected strings",
+					    where_str(w));
 		if (g->nmatch == VF_GPU_MAX_MATCH)
 			return vf_error_set(err, VF_ERR, "%s: field match: more than %d names",
-					    where, VF_GPU_MAX_MATCH);
+					    where_str(w), VF_GPU_MAX_MATCH);
 		vf_gpu_name_normalize(it->valuestring, g->match[g->nmatch],
 				      sizeof g->match[g->nmatch]);
 		if (g->match[g->nmatch][0])
@@ -202,13 +255,70 @@ static vf_status parse_entry(const cJSON *e, size_t i, struct vf_gpu_spec *g, co
 	return VF_OK;
 }
 
-static vf_status load(struct vf_error *err)
+static vf_status parse_entry(const cJSON *e, size_t i, struct vf_gpu_spec *g, const char *file,
+			     struct vf_error *err)
 {
-	cJSON *root = NULL;
-	char origin[sizeof cat.origin];
-	vf_status st = vf_data_load_json("gpus.json", &root, origin, sizeof origin, err);
+	struct where wh = {file, i, NULL, ""}, *w = &wh;
+	memset(g, 0, sizeof *g);
+	if (!cJSON_IsObject(e))
+		return vf_error_set(err, VF_ERR, "%s: expected an object", where_str(w));
+	const cJSON *f[F_COUNT];
+	collect_fields(e, f);
+	vf_status st = STR(F_ID, g->id, true);
 	if (st)
 		return st;
+	if (!valid_id(g->id))
+		return vf_error_set(err, VF_ERR,
+				    "%s: field id: '%s' is not a lower-case id (a-z, 0-9, '-')",
+				    where_str(w), g->id);
+	w->id = g->id;
+	if ((st = entry_values(f, g, w, err)) || (st = entry_flags(f, g, w, err)))
+		return st;
+	return VF_OK;
+}
+
+#undef STR
+
+/* nominal_classes_gb and nominal_tolerance (each optional) */
+static vf_status read_classes(const cJSON *root, const char *file, int classes[CLASSES_MAX],
+			      int *nclasses, double *tol, struct vf_error *err)
+{
+	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(root, "nominal_classes_gb");
+	if (cl) {
+		const cJSON *c;
+		if (!cJSON_IsArray(cl))
+			return vf_error_set(err, VF_ERR,
+					    "%s: field nominal_classes_gb: expected an array of GB",
+					    file);
+		cJSON_ArrayForEach(c, cl)
+		{
+			int64_t gb;
+			if (!vf_json_number_is_i64(c, &gb) || gb <= 0 || gb > (1 << 20) ||
+			    *nclasses == CLASSES_MAX ||
+			    (*nclasses && gb <= classes[*nclasses - 1]))
+				return vf_error_set(err, VF_ERR,
+						    "%s: field nominal_classes_gb: expected at most %d "
+						    "increasing positive integers",
+						    file, CLASSES_MAX);
+			classes[(*nclasses)++] = (int)gb;
+		}
+	}
+	if (cJSON_GetObjectItemCaseSensitive(root, "nominal_tolerance") &&
+	    (!vf_json_get_double(root, "nominal_tolerance", tol) || *tol < 0 || *tol >= 0.5))
+		return vf_error_set(err, VF_ERR,
+				    "%s: field nominal_tolerance: expected a fraction from 0 to 0.5",
+				    file);
+	return VF_OK;
+}
+
+static vf_status load(struct vf_error *err)
+{
+	struct vf_json_doc *doc = NULL;
+	char origin[sizeof cat.origin];
+	vf_status st = vf_data_load_doc("gpus.json", &doc, origin, sizeof origin, err);
+	if (st)
+		return st;
+	const cJSON *root = vf_json_doc_root(doc);
 	const char *file = origin;
 	struct vf_gpu_spec *specs = NULL;
 	size_t n = 0;
@@ -245,37 +355,8 @@ static vf_status load(struct vf_error *err)
 			}
 		n++;
 	}
-	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(root, "nominal_classes_gb");
-	if (cl) {
-		const cJSON *c;
-		if (!cJSON_IsArray(cl)) {
-			st = vf_error_set(err, VF_ERR,
-					  "%s: field nominal_classes_gb: expected an array of GB",
-					  file);
-			goto out;
-		}
-		cJSON_ArrayForEach(c, cl)
-		{
-			int64_t gb;
-			if (!vf_json_number_is_i64(c, &gb) || gb <= 0 || gb > (1 << 20) ||
-			    nclasses == CLASSES_MAX ||
-			    (nclasses && gb <= classes[nclasses - 1])) {
-				st = vf_error_set(err, VF_ERR,
-						  "%s: field nominal_classes_gb: expected at most %d "
-						  "increasing positive integers",
-						  file, CLASSES_MAX);
-				goto out;
-			}
-			classes[nclasses++] = (int)gb;
-		}
-	}
-	if (cJSON_GetObjectItemCaseSensitive(root, "nominal_tolerance") &&
-	    (!vf_json_get_double(root, "nominal_tolerance", &tol) || tol < 0 || tol >= 0.5)) {
-		st = vf_error_set(err, VF_ERR,
-				  "%s: field nominal_tolerance: expected a fraction from 0 to 0.5",
-				  file);
+	if ((st = read_classes(root, file, classes, &nclasses, &tol, err)))
 		goto out;
-	}
 	vf_gpu_catalog_reset();
 	cat.specs = specs;
 	specs = NULL;
@@ -287,7 +368,7 @@ static vf_status load(struct vf_error *err)
 	cat.loaded = true;
 out:
 	free(specs);
-	cJSON_Delete(root);
+	vf_json_doc_free(doc);
 	return st;
 }
 

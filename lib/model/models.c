@@ -28,7 +28,7 @@
 
 static struct {
 	bool loaded;
-	cJSON *roots[MAX_FILES];
+	struct vf_json_doc *roots[MAX_FILES]; /* the files' trees (entries point into them) */
 	size_t nroots;
 	struct vf_model_entry *entries;
 	bool *built; /* entries[i]'s architecture read (build_entry) */
@@ -42,7 +42,7 @@ static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 void vf_models_release(void)
 {
 	for (size_t i = 0; i < cat.nroots; i++)
-		cJSON_Delete(cat.roots[i]);
+		vf_json_doc_free(cat.roots[i]);
 	free(cat.entries);
 	free(cat.built);
 	memset(&cat, 0, sizeof cat);
@@ -104,11 +104,22 @@ static size_t file_names(char names[MAX_FILES][64])
 	return n;
 }
 
+/* snprintf(dst, n, "%s", src) without the formatting machinery (four an
+ * entry, a fifth of the model catalog's load after parsing; issue 21) */
+static void copy_str(char *dst, size_t n, const char *src)
+{
+	size_t len = strlen(src);
+	if (len >= n)
+		len = n - 1;
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
 static vf_status read_entry(const cJSON *j, const char *file, size_t idx,
 			    struct vf_model_entry *e, struct vf_error *err)
 {
 	memset(e, 0, sizeof *e);
-	snprintf(e->file, sizeof e->file, "%s", file);
+	copy_str(e->file, sizeof e->file, file);
 	e->raw = j;
 	e->params = -1;
 	vf_arch_init(&e->arch);
@@ -126,7 +137,7 @@ static vf_status read_entry(const cJSON *j, const char *file, size_t idx,
 					    "%s: model %s: field id: expected lower-case letters, "
 					    "digits, '-', '.', '_'",
 					    file, id);
-	snprintf(e->id, sizeof e->id, "%s", id);
+	copy_str(e->id, sizeof e->id, id);
 	const cJSON *aliases = cJSON_GetObjectItemCaseSensitive(j, "aliases");
 	if (aliases) {
 		const cJSON *al;
@@ -138,12 +149,12 @@ static vf_status read_entry(const cJSON *j, const char *file, size_t idx,
 					    file, id);
 	}
 	const char *name = vf_json_get_str(j, "name");
-	snprintf(e->name, sizeof e->name, "%s", name ? name : id);
+	copy_str(e->name, sizeof e->name, name ? name : id);
 	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(j, "kind");
 	if (kind && !cJSON_IsString(kind))
 		return vf_error_set(err, VF_ERR, "%s: model %s: field kind: expected a string", file,
 				    id);
-	snprintf(e->kind, sizeof e->kind, "%s", kind ? kind->valuestring : "llm");
+	copy_str(e->kind, sizeof e->kind, kind ? kind->valuestring : "llm");
 
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "params");
 	if (p && !cJSON_IsNull(p)) {
@@ -206,12 +217,13 @@ vf_status vf_models_ready(const struct vf_model_entry *e, struct vf_error *err)
 
 static vf_status load_file(const char *name, struct vf_error *err)
 {
-	cJSON *root = NULL;
+	struct vf_json_doc *doc = NULL;
 	char source[4200];
-	vf_status st = vf_data_load_json(name, &root, source, sizeof source, err);
+	vf_status st = vf_data_load_doc(name, &doc, source, sizeof source, err);
 	if (st != VF_OK)
 		return st;
-	cat.roots[cat.nroots++] = root;
+	cat.roots[cat.nroots++] = doc;
+	const cJSON *root = vf_json_doc_root(doc);
 	const cJSON *list = cJSON_IsArray(root) ? root
 						: cJSON_GetObjectItemCaseSensitive(root, "models");
 	if (!cJSON_IsArray(list))

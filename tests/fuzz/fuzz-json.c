@@ -1,12 +1,14 @@
 /* fuzz-json.c - libFuzzer target: the fast JSON path (lib/base/jsonfast.c)
  * against cJSON. Where the fast path gives a tree, cJSON must give the same
  * tree (json-same.h); where cJSON fails, the fast path must decline; and
- * vf_json_parse answers as cJSON does. Corpus: tests/fuzz/corpus/json/
+ * vf_json_parse answers as cJSON does; vf_json_doc_parse (the arena tree)
+ * answers as vf_json_parse, tree and error message. Corpus: tests/fuzz/corpus/json/
  * (small texts written for it) and, via tests/fuzz/seeds/json, the shipped
  * catalogs. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "json-same.h"
 #include "vramfit/base/json.h"
@@ -23,6 +25,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vf_status st = vf_json_parse(text, size, "fuzz.json", &got, &err);
 	if ((st == VF_OK) != (ref != NULL) || (got && !json_same(got, ref)))
 		abort();
+	struct vf_error derr = {0};
+	struct vf_json_doc *doc = NULL;
+	vf_status dst = vf_json_doc_parse(text, size, "fuzz.json", &doc, &derr);
+	if (dst != st || strcmp(derr.msg, err.msg) != 0 || (doc != NULL) != (got != NULL) ||
+	    (doc && !json_same(vf_json_doc_root(doc), got)))
+		abort();
+	vf_json_doc_free(doc);
 	cJSON_Delete(got);
 	cJSON_Delete(fast);
 	cJSON_Delete(ref);

@@ -298,6 +298,107 @@ static void test_override(void)
 	CHECK(vf_gpu_catalog_find("h100-80gb") != NULL);
 }
 
+/* Writes text as dir/gpus.json and loads it: the catalog, or NULL with
+ * err set. */
+static const struct vf_gpu_spec *load_text(const char *dir, const char *text, size_t *n,
+					   struct vf_error *err)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/gpus.json", dir);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return NULL;
+	fputs(text, f);
+	fclose(f);
+	vf_gpu_catalog_reset();
+	memset(err, 0, sizeof *err);
+	return vf_gpu_catalog(n, err);
+}
+
+#define E "\"id\": \"x\", \"name\": \"X\", \"memory_mib\": 1, \"nominal_gb\": 1"
+
+/* Each entry error, to the byte (issue 21 reads an entry's fields in one
+ * walk over its members: the first member of a name counts, as cJSON's
+ * lookup finds it; members in any order, unknown ones ignored). */
+static void test_entry_errors(void)
+{
+	char dir[] = "/tmp/vf-gpu-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+		{"{\"gpus\": [{\"name\": \"X\"}]}", "gpus[0]: field id: expected a string"},
+		{"{\"gpus\": [{\"id\": 7}]}", "gpus[0]: field id: expected a string"},
+		{"{\"gpus\": [{\"id\": \"A\"}]}",
+		 "gpus[0]: field id: 'A' is not a lower-case id (a-z, 0-9, '-')"},
+		{"{\"gpus\": [{" E "}, 5]}", "gpus[1]: expected an object"},
+		{"{\"gpus\": [{\"id\": \"x\"}]}", "gpus[0] (x): field name: expected a string"},
+		{"{\"gpus\": [{" E ", \"compute_capability\": 9}]}",
+		 "gpus[0] (x): field compute_capability: expected a string"},
+		{"{\"gpus\": [{" E ", \"price_source\": [], \"generation\": {}}]}",
+		 "gpus[0] (x): field generation: expected a string"},
+		{"{\"gpus\": [{" E ", \"interconnect\": \"" /* 50 characters: too long */
+		 "01234567890123456789012345678901234567890123456789\"}]}",
+		 "gpus[0] (x): field interconnect: longer than 47 characters"},
+		{"{\"gpus\": [{\"id\": \"x\", \"name\": \"X\", \"memory_mib\": 1.5}]}",
+		 "gpus[0] (x): field memory_mib: expected a positive integer"},
+		{"{\"gpus\": [{\"id\": \"x\", \"name\": \"X\", \"memory_mib\": 1}]}",
+		 "gpus[0] (x): field nominal_gb: expected a positive integer"},
+		{"{\"gpus\": [{" E ", \"sms\": 0}]}",
+		 "gpus[0] (x): field sms: expected a positive integer (streaming multiprocessors) "
+		 "or null"},
+		{"{\"gpus\": [{" E ", \"price_usd_hour\": -1, \"fp32_tflops\": \"a\"}]}",
+		 "gpus[0] (x): field fp32_tflops: expected a number >= 0 or null"},
+		{"{\"gpus\": [{" E ", \"nvlink\": 1, \"nvlink\": true}]}",
+		 "gpus[0] (x): field nvlink: expected true or false"},
+		{"{\"gpus\": [{" E ", \"common\": \"yes\"}]}",
+		 "gpus[0] (x): field common: expected true or false"},
+		{"{\"gpus\": [{" E ", \"match\": \"x\"}]}",
+		 "gpus[0] (x): field match: expected an array of names"},
+		{"{\"gpus\": [{" E ", \"match\": [\"a\", 1]}]}",
+		 "gpus[0] (x): field match: expected strings"},
+	};
+	char path[256], want[512];
+	snprintf(path, sizeof path, "%s/gpus.json", dir);
+	setenv("VRAMFIT_DATA_DIR", dir, 1);
+	size_t n = 0;
+	struct vf_error err;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		CHECK(load_text(dir, cases[i].text, &n, &err) == NULL);
+		snprintf(want, sizeof want, "%s: %s", path, cases[i].msg);
+		CHECK_STR(err.msg, want);
+	}
+	/* the first of two members counts; members in any order; unknown ones
+	 * and "note" ignored */
+	const struct vf_gpu_spec *s = load_text(
+		dir,
+		"{\"gpus\": [{\"zz\": 1, \"common\": true, \"sms\": null, \"note\": 3, "
+		"\"match\": [\"Big One\"], \"nvlink\": true, \"nvlink\": 5, \"price_usd_hour\": 2, "
+		"\"nominal_gb\": 80, \"memory_mib\": 81559, \"name\": \"B\", \"name\": 1, "
+		"\"bandwidth_gbs\": 3350, \"id\": \"b\", \"form_factor\": \"sxm\"}]}",
+		&n, &err);
+	CHECK(s != NULL);
+	if (s) {
+		CHECK_STR(s[0].id, "b");
+		CHECK_STR(s[0].name, "B");
+		CHECK_STR(s[0].form_factor, "sxm");
+		CHECK_INT(s[0].memory_mib, 81559);
+		CHECK_INT(s[0].nominal_gb, 80);
+		CHECK(s[0].nvlink && s[0].common);
+		CHECK_INT(s[0].sms, 0);
+		CHECK(s[0].bandwidth_gbs == 3350 && s[0].price_usd_hour == 2 && s[0].fp16_tflops < 0);
+		CHECK_INT(s[0].nmatch, 1);
+		CHECK_STR(s[0].match[0], "big one");
+	}
+	unlink(path);
+	rmdir(dir);
+	unsetenv("VRAMFIT_DATA_DIR");
+	vf_gpu_catalog_reset();
+}
+
+#undef E
+
 int main(void)
 {
 	/* The embedded catalog, whatever is in the user's ~/.config. */
@@ -311,6 +412,7 @@ int main(void)
 	RUN(test_spec);
 	RUN(test_notes);
 	RUN(test_override);
+	RUN(test_entry_errors);
 	vf_gpu_catalog_reset();
 	return vf_test_done();
 }

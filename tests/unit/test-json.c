@@ -1,6 +1,7 @@
 /* test-json.c - vf_json_parse's fast path (lib/base/jsonfast.c) builds the
  * tree cJSON builds, takes every shipped catalog, declines what it does not
- * read (and cJSON then answers, errors included). */
+ * read (and cJSON then answers, errors included); vf_json_doc_parse's arena
+ * tree is the same tree, with the same errors, on every text here. */
 #include "vf_test.h"
 
 #include <stdint.h>
@@ -9,13 +10,32 @@
 #include "vramfit/base/data.h"
 #include "vramfit/base/json.h"
 
+/* 1 when vf_json_doc_parse answers as vf_json_parse: the same tree, or the
+ * same error */
+static int doc_as_parse(const char *text, size_t len)
+{
+	struct vf_error e1 = {0}, e2 = {0};
+	cJSON *j = NULL;
+	struct vf_json_doc *d = NULL;
+	vf_status s1 = vf_json_parse(text, len, "t.json", &j, &e1);
+	vf_status s2 = vf_json_doc_parse(text, len, "t.json", &d, &e2);
+	int same = s1 == s2 && strcmp(e1.msg, e2.msg) == 0 && (d != NULL) == (j != NULL) &&
+		   (!j || json_same(vf_json_doc_root(d), j));
+	cJSON_Delete(j);
+	vf_json_doc_free(d);
+	return same;
+}
+
 /* 1 when the fast path took text and its tree is cJSON's; 0 when it
- * declined; -1 when it took text and the trees differ */
+ * declined; -1 when it took text and the trees differ, or the doc answered
+ * otherwise than vf_json_parse */
 static int fast_vs_cjson(const char *text, size_t len)
 {
 	cJSON *fast = vf__json_parse_fast(text, len);
 	cJSON *ref = cJSON_ParseWithLengthOpts(text, len, NULL, 0);
 	int r = fast ? (ref && json_same(fast, ref) ? 1 : -1) : 0;
+	if (!doc_as_parse(text, len))
+		r = -1;
 	cJSON_Delete(fast);
 	cJSON_Delete(ref);
 	return r;
@@ -151,6 +171,79 @@ static void test_parse_errors_unchanged(void)
 	cJSON_Delete(j);
 }
 
+/* strings scanned 8 bytes at a time: a special byte (quote, backslash,
+ * control) or a plain one at every position around the 8-byte steps, in
+ * closed and unclosed strings */
+static void test_string_chunks(void)
+{
+	static const char *const mid[] = {"\x01", "\x1f", " ", "!", "#", "[", "\x7f", "\x80",
+					  "\xff", "\\n", "\\\"", "\\\\", "\\u0041"};
+	/* 1: the fast path takes it; 0: declined (a control byte, \u) */
+	static const int want[] = {0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0};
+	char t[64];
+	for (size_t m = 0; m < sizeof mid / sizeof *mid; m++)
+		for (int len = 0; len <= 20; len++)
+			for (int pos = 0; pos <= len; pos++) {
+				int k = 0;
+				t[k++] = '"';
+				for (int i = 0; i <= len; i++) {
+					if (i == pos)
+						for (const char *c = mid[m]; *c; c++)
+							t[k++] = *c;
+					if (i < len)
+						t[k++] = 'a';
+				}
+				t[k++] = '"';
+				int r = fast_vs_cjson(t, (size_t)k);
+				if (r != want[m])
+					fprintf(stderr, "  mid %zu len %d pos %d: %d\n", m, len, pos, r);
+				CHECK_INT(r, want[m]);
+				/* unclosed: declined, cJSON's error */
+				CHECK_INT(fast_vs_cjson(t, (size_t)k - 1), 0);
+			}
+}
+
+/* the arena grows past its first block (2 bytes of text per 64-byte node,
+ * long strings): the same tree; errors as vf_json_parse's; NULL frees */
+static void test_doc_arena(void)
+{
+	enum { N = 40000 };
+	char *t = malloc(3 * N + 8);
+	CHECK(t != NULL);
+	size_t k = 0;
+	t[k++] = '[';
+	for (int i = 0; i < N; i++) {
+		t[k++] = i % 3 == 0 ? '{' : '7';
+		if (i % 3 == 0)
+			t[k++] = '}';
+		t[k++] = ',';
+	}
+	t[k - 1] = ']';
+	CHECK_INT(fast_vs_cjson(t, k), 1);
+	free(t);
+	size_t big = 300000;
+	char *s = malloc(big + 8);
+	CHECK(s != NULL);
+	s[0] = '"';
+	memset(s + 1, 'x', big);
+	s[big + 1] = '"';
+	CHECK_INT(fast_vs_cjson(s, big + 2), 1);
+	free(s);
+	struct vf_error err = {0};
+	struct vf_json_doc *d = (struct vf_json_doc *)1;
+	CHECK(vf_json_doc_parse("[1, 2", 5, "y.json", &d, &err) == VF_ERR);
+	CHECK_STR(err.msg, "y.json: invalid JSON near byte 4"); /* vf_json_parse's */
+	CHECK(doc_as_parse("[1, 2", 5));
+	CHECK(d == NULL);
+	/* declined by the fast path: cJSON's tree, owned by the doc */
+	CHECK(vf_json_doc_parse("{\"a\": \"\\u00e9\"}", 15, "y.json", &d, &err) == VF_OK);
+	CHECK_STR(cJSON_GetObjectItemCaseSensitive(vf_json_doc_root(d), "a")->valuestring,
+		  "\xc3\xa9");
+	vf_json_doc_free(d);
+	vf_json_doc_free(NULL);
+	CHECK(vf_json_doc_root(NULL) == NULL);
+}
+
 int main(void)
 {
 	RUN(test_catalogs_take_the_fast_path);
@@ -158,5 +251,7 @@ int main(void)
 	RUN(test_declines);
 	RUN(test_numbers_round_as_strtod);
 	RUN(test_parse_errors_unchanged);
+	RUN(test_doc_arena);
+	RUN(test_string_chunks);
 	return vf_test_done();
 }

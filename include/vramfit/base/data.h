@@ -29,6 +29,12 @@ size_t vf_data_override_dirs(char dirs[2][4096]);
 vf_status vf_data_load_json(const char *name, cJSON **out, char *source, size_t source_len,
 			    struct vf_error *err);
 
+/* The same, as a read-only tree in an arena (vf_json_doc_parse): for the
+ * catalogs read at start. Caller owns *out; vf_json_doc_free(). */
+struct vf_json_doc;
+vf_status vf_data_load_doc(const char *name, struct vf_json_doc **out, char *source,
+			   size_t source_len, struct vf_error *err);
+
 /* Append the bytes of data/<name> (any file: a script the tool runs), with
  * the same overrides, to out; at most cap bytes (VF_ERR when larger).
  * VF_ENOTFOUND when neither an override nor the embedded copy exists. */

@@ -26,6 +26,23 @@ vf_status vf_json_parse(const char *text, size_t len, const char *what, cJSON **
 cJSON *vf__json_parse_fast(const char *text, size_t len);
 /* Read and parse a file of at most cap bytes (0 = VF_JSON_MAX_FILE). */
 vf_status vf_json_parse_file(const char *path, size_t cap, cJSON **out, struct vf_error *err);
+/* vf_json_parse without the fast path: cJSON's tree or its error. */
+vf_status vf__json_parse_cjson(const char *text, size_t len, const char *what, cJSON **out,
+			       struct vf_error *err);
+
+/* A parsed text kept as a read-only tree (jsonfast.c): the tree and the
+ * errors of vf_json_parse, the nodes held in a few large blocks freed
+ * together (no malloc and free per node). Read it with every cJSON getter;
+ * never modify, detach or cJSON_Delete its nodes (cJSON_Duplicate copies).
+ * Caller owns *out; vf_json_doc_free(). */
+struct vf_json_doc;
+vf_status vf_json_doc_parse(const char *text, size_t len, const char *what,
+			    struct vf_json_doc **out, struct vf_error *err);
+vf_status vf_json_doc_parse_file(const char *path, size_t cap, struct vf_json_doc **out,
+				 struct vf_error *err);
+/* Borrowed; valid until vf_json_doc_free(d). NULL for d == NULL. */
+const cJSON *vf_json_doc_root(const struct vf_json_doc *d);
+void vf_json_doc_free(struct vf_json_doc *d);
 
 /* Typed getters: return true and set *out when key exists with that type.
  * Integers must be whole numbers within range. */

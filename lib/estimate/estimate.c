@@ -1236,7 +1236,6 @@ struct llm {
 	const struct vf_setup *su;
 	struct vf_estimate_ctx *cx; /* NULL, or the caller's context (step_time's memo) */
 	const struct shape *s; /* the model's (shape_of), or a task head's copy of it */
-	struct shape s_own;   /* the model's with the stack's native GELU (llm_setup) */
 	struct dt d;
 	double b, sq, tq;     /* micro-batch, tokens per sample, decoder length (T5) */
 	double N, Nout;       /* tokens per micro-batch, tokens with logits */
@@ -1267,6 +1266,9 @@ struct llm {
 	double mts;           /* modules_to_save: elements of the trainable copies */
 	double tok_layer, tok_attn; /* one layer's saved bytes per token, of them its
 	                             * attention block's (layer_tokens) */
+	/* last: not zeroed, not kept by the context (read only where s points
+	 * to it, and llm_setup fills it then) */
+	struct shape s_own;   /* the model's with the stack's native GELU (llm_setup) */
 };
 
 /* ---- the search context (vf_estimate_ctx) ------------------------------ */
@@ -1607,7 +1609,7 @@ static void optimizer_in_backward(const struct shape *s, const struct vf_setup *
 static void llm_setup(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 		      const struct vf_setup *su, const struct vf_gpu_spec *gpu, struct llm *m)
 {
-	memset(m, 0, sizeof *m);
+	memset(m, 0, offsetof(struct llm, s_own));
 	m->su = su;
 	m->cx = cx;
 	m->s = cx ? ctx_bind(cx, arch, gpu) : shape_of(arch);
@@ -2543,10 +2545,13 @@ static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 		pre = &m.cx->pre[prefix_slot(su)];
 	}
 	if (pre && pre->gen == m.cx->gen && memcmp(&key, &pre->key, sizeof key) == 0) {
-		/* the same terms as that setup's: only the token counts differ */
+		/* the same terms as that setup's: only the token counts differ;
+		 * the shape is this call's (m.s_own is in this frame) */
 		double b = m.b, sq = m.sq, tq = m.tq, N = m.N, Nout = m.Nout;
-		m = pre->m;
+		const struct shape *s = m.s;
+		memcpy(&m, &pre->m, offsetof(struct llm, s_own));
 		m.su = su;
+		m.s = s;
 		m.b = b, m.sq = sq, m.tq = tq, m.N = N, m.Nout = Nout;
 		e->params = pre->params;
 		e->trainable_params = pre->trainable;
@@ -2564,7 +2569,7 @@ static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 		layer_tokens(&m);
 		if (pre) {
 			pre->key = key;
-			pre->m = m;
+			memcpy(&pre->m, &m, offsetof(struct llm, s_own));
 			pre->params = e->params;
 			pre->trainable = e->trainable_params;
 			pre->gen = m.cx->gen;

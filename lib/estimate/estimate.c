@@ -1316,6 +1316,10 @@ struct vf_estimate_ctx {
 	struct shape s;
 	bool has_gpu, gpu_null;
 	struct vf_gpu_spec gpu; /* the GPU the layer memo is for (its bytes) */
+	struct vf__gpu_class cls; /* that GPU's class (steptime.c) */
+	unsigned hw_gen;      /* hw valid when the memo's generation */
+	double hw_rate;       /* the compute rate hw is for, TFLOP/s */
+	struct vf__steptime_hw hw; /* the GPU's rates at hw_rate (steptime.c) */
 	unsigned gen;         /* the layer memo's generation: a new model or GPU empties it */
 	size_t used, cap;        /* valid entries; slots (a power of 2; 0: no table yet) */
 	struct layer_entry *tab; /* allocated at the first use */
@@ -1379,6 +1383,7 @@ static const struct shape *ctx_bind(struct vf_estimate_ctx *c, const struct vf_a
 		c->gpu_null = !gpu;
 		if (gpu)
 			memcpy(&c->gpu, gpu, sizeof *gpu);
+		vf__steptime_class(gpu, &c->cls);
 		c->has_gpu = true;
 		flush = true;
 	}
@@ -1386,6 +1391,7 @@ static const struct shape *ctx_bind(struct vf_estimate_ctx *c, const struct vf_a
 		c->used = 0;
 		if (++c->gen == 0) { /* wrapped: no old entry may look current */
 			c->gen = 1;
+			c->hw_gen = 0;
 			if (c->tab)
 				memset(c->tab, 0, c->cap * sizeof *c->tab);
 		}
@@ -1468,6 +1474,19 @@ static struct layer_entry *memo_slot(struct vf_estimate_ctx *c, const struct lay
 }
 
 _Static_assert(sizeof(struct layer_key) % 8 == 0, "layer_key hashed as 64-bit words");
+
+/* The context's GPU's rates at the step's compute rate: derived when the
+ * rate differs from the last one's (of the same GPU). */
+static const struct vf__steptime_hw *ctx_hw(struct vf_estimate_ctx *c, const struct vf__step_work *w,
+					    const struct vf_gpu_spec *gpu)
+{
+	if (!(c->hw_gen == c->gen && memcmp(&c->hw_rate, &w->rate_tflops, sizeof c->hw_rate) == 0)) {
+		vf__steptime_hw(w, gpu, &c->cls, &c->hw);
+		c->hw_rate = w->rate_tflops;
+		c->hw_gen = c->gen;
+	}
+	return &c->hw;
+}
 
 /* Step time: the step's work described kernel by kernel (steptime.c);
  * data-parallel communication is added by train_time (runcost.c, nccl.c).
@@ -1552,16 +1571,20 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 		w.host_opt_bytes = x->host_opt_bytes;
 	}
 	struct vf__steptime_out o;
+	const struct vf__steptime_hw *hw = cx ? ctx_hw(cx, &w, gpu) : NULL;
 	if (hit) {
-		vf__steptime_with(&w, gpu, slot->k, &o);
+		vf__steptime_with(&w, gpu, hw, slot->k, &o);
 	} else if (slot) {
-		vf__steptime_kinds(&w, gpu, slot->k, &o);
+		vf__steptime_kinds(&w, gpu, hw, slot->k, &o);
 		slot->gen = cx->gen;
 		cx->used++;
 		slot->nkinds = w.nkinds;
 		for (int i = 0; i < w.nkinds; i++)
 			slot->count[i] = w.kind[i].count;
 		slot->attn_flops = w.kind[0].attn_flops;
+	} else if (cx) { /* no slot (the memo full or without memory) */
+		struct vf__kind_times k[2];
+		vf__steptime_kinds(&w, gpu, hw, k, &o);
 	} else {
 		vf__steptime(&w, gpu, &o);
 	}

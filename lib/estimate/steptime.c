@@ -298,6 +298,12 @@ static _Thread_local struct {
 	int gen, gf;
 } class_memo;
 
+void vf__steptime_class(const struct vf_gpu_spec *gpu, struct vf__gpu_class *c)
+{
+	c->gen = gen_index(gpu);
+	c->gf = vf__steptime_geforce(gpu) ? 1 : 0;
+}
+
 static void gpu_class(const struct vf_gpu_spec *gpu, int *gen, int *gf)
 {
 	if (!gpu) {
@@ -564,11 +570,10 @@ static void cpu_offload(const struct vf__step_work *w, const struct vf_gpu_spec 
 
 /* The GPU's rates for the step's compute dtype (w->rate_tflops); false
  * when it has no rate. */
-static bool hw_of(const struct vf__step_work *w, const struct vf_gpu_spec *gpu, struct hw *h)
+static bool hw_of_class(const struct vf__step_work *w, const struct vf_gpu_spec *gpu, int g, int gf,
+			struct hw *h)
 {
 	load_constants();
-	int g, gf;
-	gpu_class(gpu, &g, &gf);
 	double bw_raw = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
 	*h = (struct hw){.rate = w->rate_tflops * 1e12,
 			 .bw = bw_raw * model_share(g, gf, K.bw_eff, K.bw_k, K.bw_fixed_s, bw_raw),
@@ -586,6 +591,35 @@ static bool hw_of(const struct vf__step_work *w, const struct vf_gpu_spec *gpu, 
 	return true;
 }
 
+static bool hw_of(const struct vf__step_work *w, const struct vf_gpu_spec *gpu, struct hw *h)
+{
+	int g, gf;
+	gpu_class(gpu, &g, &gf);
+	return hw_of_class(w, gpu, g, gf, h);
+}
+
+_Static_assert(sizeof(struct hw) <= sizeof(struct vf__steptime_hw), "vf__steptime_hw holds a struct hw");
+
+void vf__steptime_hw(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+		     const struct vf__gpu_class *c, struct vf__steptime_hw *out)
+{
+	struct hw h;
+	memset(&h, 0, sizeof h);
+	hw_of_class(w, gpu, c->gen, c->gf, &h); /* a GPU without a rate: h.rate <= 0 */
+	memset(out, 0, sizeof *out);
+	memcpy(out, &h, sizeof h);
+}
+
+/* The caller's rates (vf__steptime_hw), or the GPU's derived afresh */
+static bool hw_given(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+		     const struct vf__steptime_hw *given, struct hw *h)
+{
+	if (!given)
+		return hw_of(w, gpu, h);
+	memcpy(h, given, sizeof *h);
+	return h->rate > 0;
+}
+
 static void step_from(const struct hw *h, const struct vf__step_work *w,
 		      const struct vf_gpu_spec *gpu, const struct vf__kind_times k[2],
 		      struct vf__steptime_out *o);
@@ -594,14 +628,15 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		  struct vf__steptime_out *o)
 {
 	struct vf__kind_times k[2];
-	vf__steptime_kinds(w, gpu, k, o);
+	vf__steptime_kinds(w, gpu, NULL, k, o);
 }
 
 void vf__steptime_kinds(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
-			struct vf__kind_times k[2], struct vf__steptime_out *o)
+			const struct vf__steptime_hw *hw, struct vf__kind_times k[2],
+			struct vf__steptime_out *o)
 {
 	struct hw h;
-	if (!hw_of(w, gpu, &h)) {
+	if (!hw_given(w, gpu, hw, &h)) {
 		memset(k, 0, 2 * sizeof *k);
 		memset(o, 0, sizeof *o);
 		o->seconds = -1;
@@ -613,10 +648,11 @@ void vf__steptime_kinds(const struct vf__step_work *w, const struct vf_gpu_spec 
 }
 
 void vf__steptime_with(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
-		       const struct vf__kind_times k[2], struct vf__steptime_out *o)
+		       const struct vf__steptime_hw *hw, const struct vf__kind_times k[2],
+		       struct vf__steptime_out *o)
 {
 	struct hw h;
-	if (!hw_of(w, gpu, &h)) {
+	if (!hw_given(w, gpu, hw, &h)) {
 		memset(o, 0, sizeof *o);
 		o->seconds = -1;
 		return;

@@ -1298,6 +1298,7 @@ struct layer_entry {
 #define LAYER_MEMO_MAX 4096
 
 #define PREFIX_SLOTS 8 /* a power of 2 */
+#define CTX_LINKS 65  /* GPU counts whose links a context keeps: 1 to 64 */
 
 struct prefix_entry {
 	unsigned gen; /* valid when the context's generation */
@@ -1320,6 +1321,10 @@ struct vf_estimate_ctx {
 	unsigned hw_gen;      /* hw valid when the memo's generation */
 	double hw_rate;       /* the compute rate hw is for, TFLOP/s */
 	struct vf__steptime_hw hw; /* the GPU's rates at hw_rate (steptime.c) */
+	struct { /* the GPU's link for 1 to CTX_LINKS - 1 GPUs (nccl.c) */
+		unsigned gen; /* valid when the memo's generation */
+		struct vf__link l;
+	} link[CTX_LINKS];
 	unsigned gen;         /* the layer memo's generation: a new model or GPU empties it */
 	size_t used, cap;        /* valid entries; slots (a power of 2; 0: no table yet) */
 	struct layer_entry *tab; /* allocated at the first use */
@@ -1392,6 +1397,8 @@ static const struct shape *ctx_bind(struct vf_estimate_ctx *c, const struct vf_a
 		if (++c->gen == 0) { /* wrapped: no old entry may look current */
 			c->gen = 1;
 			c->hw_gen = 0;
+			for (int i = 0; i < CTX_LINKS; i++)
+				c->link[i].gen = 0;
 			if (c->tab)
 				memset(c->tab, 0, c->cap * sizeof *c->tab);
 		}
@@ -1607,6 +1614,19 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 	e->step_seconds = t;
 	e->tokens_per_second = b * sq * w.micro * su->gpus / t;
 	e->mfu = model_flops / (t * rate * 1e12);
+}
+
+/* The context's GPU's link for n GPUs (nccl.c), looked up once per
+ * GPU count; NULL beyond the kept counts (the caller looks it up). */
+static const struct vf__link *ctx_link(struct vf_estimate_ctx *c, const struct vf_gpu_spec *gpu, int n)
+{
+	if (!gpu || n < 1 || n >= CTX_LINKS)
+		return NULL;
+	if (c->link[n].gen != c->gen) {
+		vf__nccl_link(gpu, n, &c->link[n].l);
+		c->link[n].gen = c->gen;
+	}
+	return &c->link[n].l;
 }
 
 /* Optimizer in backward (torchtune optimizer_in_bwd): each parameter is
@@ -2519,7 +2539,9 @@ static void train_time(const struct llm *m, const struct vf_gpu_spec *gpu, struc
 		x.paged_bytes = over > 0 ? (over < states ? over : states) : 0;
 	}
 	step_time(m->cx, m->s, su, &m->d, gpu, T, opt_traffic, &x, e);
-	vf__estimate_add_comm(su, gpu, m->layers, e);
+	/* only a multi-GPU step communicates (vf__estimate_add_comm) */
+	const struct vf__link *link = m->cx && su->gpus > 1 ? ctx_link(m->cx, gpu, su->gpus) : NULL;
+	vf__estimate_add_comm_link(su, gpu, link, m->layers, e);
 }
 
 /* Training: the phases of a steady-state step, the peak among them, the

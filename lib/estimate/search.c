@@ -97,11 +97,21 @@ static void eval_ctx(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 	out->cost_per_step = -1;
 	out->changes = 0;
 	out->invasiveness = 0;
-	struct vf_comm c;
-	double step = vf_runcost_step_seconds(&e, s, gpu, &c);
+	/* vf_runcost_step_seconds: an LLM estimate's step has its
+	 * communication in it, and its exposed part in parts (read here
+	 * without the rest of its vf_comm: the link's name) */
+	double step, exposed;
+	if (e.parts.compute > 0) {
+		step = e.step_seconds > 0 ? e.step_seconds : -1;
+		exposed = e.parts.comm_exposed;
+	} else {
+		struct vf_comm c;
+		step = vf_runcost_step_seconds(&e, s, gpu, &c);
+		exposed = c.exposed_seconds;
+	}
 	if (!(step > 0))
 		return;
-	out->comm_seconds = c.exposed_seconds; /* s, exposed (step has the SMs NCCL takes too) */
+	out->comm_seconds = exposed; /* s, exposed (step has the SMs NCCL takes too) */
 	out->step_seconds = step;              /* s */
 	out->tokens_per_second = (double)e.tokens_per_step / out->step_seconds;
 	double price = price_usd_hour >= 0 ? price_usd_hour : gpu ? gpu->price_usd_hour : -1;

@@ -1330,7 +1330,7 @@ struct vf_estimate_ctx {
 	struct layer_entry *tab; /* allocated at the first use */
 	/* recent setups' terms that do not depend on the micro-batch,
 	 * sequence, accumulation or checkpointing (estimate_llm's
-	 * count_parameters to layer_tokens), for the setups prefix_key makes;
+	 * count_parameters to layer_tokens), compared by prefix_same;
 	 * one slot per prefix_slot */
 	struct prefix_entry pre[PREFIX_SLOTS];
 };
@@ -1344,13 +1344,28 @@ static unsigned prefix_slot(const struct vf_setup *su)
 	       (PREFIX_SLOTS - 1);
 }
 
-/* The setup without the knobs the prefix terms do not read. */
-static void prefix_key(const struct vf_setup *su, struct vf_setup *k)
+/* The knobs the prefix terms do not read: batch to grad_ckpt, and
+ * micro_batches (vf_setup holds no pointers: equal bytes, equal setups). */
+#define PREFIX_SKIP0 offsetof(struct vf_setup, batch)
+#define PREFIX_SKIP1 (offsetof(struct vf_setup, grad_ckpt) + sizeof(bool))
+#define PREFIX_SKIP2 offsetof(struct vf_setup, micro_batches)
+#define PREFIX_SKIP3 (PREFIX_SKIP2 + sizeof(int32_t))
+_Static_assert(offsetof(struct vf_setup, seq) > PREFIX_SKIP0 &&
+		       offsetof(struct vf_setup, target_seq) > PREFIX_SKIP0 &&
+		       offsetof(struct vf_setup, grad_accum) > PREFIX_SKIP0 &&
+		       offsetof(struct vf_setup, seq) < PREFIX_SKIP1 &&
+		       offsetof(struct vf_setup, target_seq) < PREFIX_SKIP1 &&
+		       offsetof(struct vf_setup, grad_accum) < PREFIX_SKIP1 && PREFIX_SKIP1 <= PREFIX_SKIP2,
+	       "the knobs prefix_same skips lie in its two gaps");
+
+/* Setups equal but for the knobs the prefix terms do not read (compared
+ * in place: no key copied per estimate). */
+static bool prefix_same(const struct vf_setup *a, const struct vf_setup *b)
 {
-	*k = *su;
-	k->batch = k->seq = k->target_seq = k->grad_accum = 0;
-	k->grad_ckpt = false;
-	k->micro_batches = 0;
+	const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+	return memcmp(x, y, PREFIX_SKIP0) == 0 &&
+	       memcmp(x + PREFIX_SKIP1, y + PREFIX_SKIP1, PREFIX_SKIP2 - PREFIX_SKIP1) == 0 &&
+	       memcmp(x + PREFIX_SKIP3, y + PREFIX_SKIP3, sizeof *a - PREFIX_SKIP3) == 0;
 }
 
 struct vf_estimate_ctx *vf_estimate_ctx_new(void)
@@ -1648,20 +1663,41 @@ static void optimizer_in_backward(const struct shape *s, const struct vf_setup *
 	memset(&ph[VF_PHASE_OPTIMIZER], 0, sizeof ph[VF_PHASE_OPTIMIZER]);
 }
 
-/* The setup's dtypes, micro-batch and token counts. */
-static void llm_setup(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
-		      const struct vf_setup *su, const struct vf_gpu_spec *gpu, struct llm *m)
+/* The setup's shape: the model's (the context's, or shape_of's), or with
+ * the stack's native GELU a copy of it in m->s_own. */
+static const struct shape *llm_shape(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
+				     const struct vf_setup *su, const struct vf_gpu_spec *gpu,
+				     struct llm *m)
+{
+	const struct shape *s = cx ? ctx_bind(cx, arch, gpu) : shape_of(arch);
+	if (su->gelu_native && s->act == ACT_GELU_PY) {
+		/* the stack runs the tanh GELU as one kernel (stack.c) */
+		m->s_own = *s;
+		m->s_own.act = ACT_NATIVE;
+		s = &m->s_own;
+	}
+	return s;
+}
+
+/* The micro-batch and token counts (m->su, m->s). */
+static void llm_tokens(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	m->b = (double)su->batch;
+	m->sq = (double)su->seq;
+	m->tq = su->target_seq > 0 ? (double)su->target_seq : m->sq;
+	m->N = m->b * m->sq;
+	m->Nout = m->s->fc == FC_T5 ? m->b * m->tq : m->N;
+}
+
+/* The setup's dtypes, micro-batch and token counts, on shape s. */
+static void llm_setup(struct vf_estimate_ctx *cx, const struct vf_setup *su, const struct shape *s,
+		      struct llm *m)
 {
 	memset(m, 0, offsetof(struct llm, s_own));
 	m->su = su;
 	m->cx = cx;
-	m->s = cx ? ctx_bind(cx, arch, gpu) : shape_of(arch);
-	if (su->gelu_native && m->s->act == ACT_GELU_PY) {
-		/* the stack runs the tanh GELU as one kernel (stack.c) */
-		m->s_own = *m->s;
-		m->s_own.act = ACT_NATIVE;
-		m->s = &m->s_own;
-	}
+	m->s = s;
 	struct dt *d = &m->d;
 	d->train = su->mode != VF_MODE_INFER;
 	d->full = su->mode == VF_MODE_FULL;
@@ -1673,11 +1709,7 @@ static void llm_setup(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 	d->rank = su->lora_rank;
 	d->compile = su->compile;
 	d->qbase = su->quant != VF_QUANT_NONE;
-	m->b = (double)su->batch;
-	m->sq = (double)su->seq;
-	m->tq = su->target_seq > 0 ? (double)su->target_seq : m->sq;
-	m->N = m->b * m->sq;
-	m->Nout = m->s->fc == FC_T5 ? m->b * m->tq : m->N;
+	llm_tokens(m);
 	m->ngpu = su->gpus > 0 ? su->gpus : 1;
 }
 
@@ -2581,27 +2613,23 @@ static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 	struct shape headed; /* the model's shape with a task head (task_head) */
 	memset(e, 0, sizeof *e);
 	e->inference = su->mode == VF_MODE_INFER;
-	llm_setup(cx, arch, su, gpu, &m);
-	task_head(&m, &headed);
-	struct vf_setup key;
-	struct prefix_entry *pre = NULL;
-	if (m.cx) {
-		prefix_key(su, &key);
-		pre = &m.cx->pre[prefix_slot(su)];
-	}
-	if (pre && pre->gen == m.cx->gen && memcmp(&key, &pre->key, sizeof key) == 0) {
+	const struct shape *s = llm_shape(cx, arch, su, gpu, &m);
+	/* a context keeps the terms of the model's own shape: not with a
+	 * task head (task_head) */
+	struct prefix_entry *pre = cx && su->head_labels <= 0 ? &cx->pre[prefix_slot(su)] : NULL;
+	if (pre && pre->gen == cx->gen && prefix_same(su, &pre->key)) {
 		/* the same terms as that setup's: only the token counts differ;
 		 * the shape is this call's (m.s_own is in this frame) */
-		double b = m.b, sq = m.sq, tq = m.tq, N = m.N, Nout = m.Nout;
-		const struct shape *s = m.s;
 		memcpy(&m, &pre->m, offsetof(struct llm, s_own));
 		m.su = su;
 		m.s = s;
-		m.b = b, m.sq = sq, m.tq = tq, m.N = N, m.Nout = Nout;
+		llm_tokens(&m);
 		e->params = pre->params;
 		e->trainable_params = pre->trainable;
 		e->tokens_per_step = clamp64(m.N * (double)su->grad_accum * m.ngpu);
 	} else {
+		llm_setup(cx, su, s, &m);
+		task_head(&m, &headed);
 		count_parameters(&m, e);
 		head_adapter(&m, e);
 		weights_term(&m);
@@ -2613,11 +2641,11 @@ static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 		autocast_term(&m);
 		layer_tokens(&m);
 		if (pre) {
-			pre->key = key;
+			pre->key = *su;
 			memcpy(&pre->m, &m, offsetof(struct llm, s_own));
 			pre->params = e->params;
 			pre->trainable = e->trainable_params;
-			pre->gen = m.cx->gen;
+			pre->gen = cx->gen;
 		}
 	}
 	activations_term(&m);

@@ -404,8 +404,10 @@ struct hw {
 	double launch_s, sync_s, host; /* per launch, per sync, host time scale */
 };
 
-/* One GEMM of m x k by k x n (2-byte operands), device seconds. */
-static double gemm_s(const struct hw *h, double m, double k, double n, bool qbase,
+/* One GEMM of m x k by k x n (2-byte operands), device seconds. Inlined
+ * into its callers: the call cost about half of its work (3 per GEMM per
+ * layer kind). */
+static inline __attribute__((always_inline)) double gemm_s(const struct hw *h, double m, double k, double n, bool qbase,
 		     enum vf__dequant dq, double *flops)
 {
 	double mn = m * n;

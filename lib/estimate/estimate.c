@@ -1035,8 +1035,9 @@ static void gemm_add(struct vf__layer_work *l, double m, double k, double n, dou
 
 /* A linear of in -> out features over m tokens; a LoRA adapter on it adds
  * its two rank-r products and three small kernels (dropout, scale, add). */
-static void linear_add(struct vf__layer_work *l, const struct dt *d, double m, double in,
-		       double out, double count, bool lora)
+static inline __attribute__((always_inline)) void linear_add(struct vf__layer_work *l, const struct dt *d,
+							    double m, double in, double out, double count,
+							    bool lora)
 {
 	int base = l->ngemm;
 	gemm_add(l, m, in, out, count, d->full, d->train);

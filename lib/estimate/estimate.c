@@ -1026,8 +1026,8 @@ static void finish_terms(struct vf_estimate *e, const struct live ph[VF_PHASE_CO
 
 /* ---- step time, kernel by kernel (steptime.c) -------------------------- */
 
-static void gemm_add(struct vf__layer_work *l, double m, double k, double n, double count,
-		     bool wgrad, bool igrad)
+static inline __attribute__((always_inline)) void gemm_add(struct vf__layer_work *l, double m, double k,
+							  double n, double count, bool wgrad, bool igrad)
 {
 	if (l->ngemm < VF__MAX_GEMMS && m > 0 && k > 0 && n > 0 && count > 0)
 		l->gemm[l->ngemm++] = (struct vf__gemm){m, k, n, count, wgrad, igrad, false};

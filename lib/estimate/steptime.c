@@ -474,8 +474,9 @@ static void kind_times(const struct hw *h, const struct vf__step_work *w,
 
 /* A pass over all layers: max(device, host), the MoE loop's synchronised
  * part added; its parts added to *p (times `times`). */
-static double pass_s(const struct vf__step_work *w, const struct vf__kind_times *k, bool bwd,
-		     double times, struct vf_step_parts *p)
+static inline __attribute__((always_inline)) double pass_s(const struct vf__step_work *w,
+							  const struct vf__kind_times *k, bool bwd,
+							  double times, struct vf_step_parts *p)
 {
 	double dev = 0, host = 0, moe = 0;
 	for (int i = 0; i < w->nkinds; i++) {

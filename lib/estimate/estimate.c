@@ -1511,6 +1511,34 @@ static const struct vf__steptime_hw *ctx_hw(struct vf_estimate_ctx *c, const str
 	return &c->hw;
 }
 
+/* The step timed (steptime.c): from the kinds' times in the context's
+ * memo (hit), into its slot, or without a memo; with a context at its
+ * GPU's kept rates. */
+static void step_timed(struct vf_estimate_ctx *cx, struct layer_entry *slot, bool hit,
+		       const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+		       struct vf__steptime_out *o)
+{
+	if (!cx) {
+		vf__steptime(w, gpu, o);
+		return;
+	}
+	const struct vf__steptime_hw *hw = ctx_hw(cx, w, gpu);
+	if (hit) {
+		vf__steptime_with(w, gpu, hw, slot->k, o);
+		return;
+	}
+	struct vf__kind_times own[2]; /* no slot: the memo full or without memory */
+	vf__steptime_kinds(w, gpu, hw, slot ? slot->k : own, o);
+	if (!slot)
+		return;
+	slot->gen = cx->gen;
+	cx->used++;
+	slot->nkinds = w->nkinds;
+	for (int i = 0; i < w->nkinds; i++)
+		slot->count[i] = w->kind[i].count;
+	slot->attn_flops = w->kind[0].attn_flops;
+}
+
 /* Step time: the step's work described kernel by kernel (steptime.c);
  * data-parallel communication is added by train_time (runcost.c, nccl.c).
  * With a context (cx, may be NULL) the layer kinds' times of equal inputs
@@ -1594,23 +1622,7 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 		w.host_opt_bytes = x->host_opt_bytes;
 	}
 	struct vf__steptime_out o;
-	const struct vf__steptime_hw *hw = cx ? ctx_hw(cx, &w, gpu) : NULL;
-	if (hit) {
-		vf__steptime_with(&w, gpu, hw, slot->k, &o);
-	} else if (slot) {
-		vf__steptime_kinds(&w, gpu, hw, slot->k, &o);
-		slot->gen = cx->gen;
-		cx->used++;
-		slot->nkinds = w.nkinds;
-		for (int i = 0; i < w.nkinds; i++)
-			slot->count[i] = w.kind[i].count;
-		slot->attn_flops = w.kind[0].attn_flops;
-	} else if (cx) { /* no slot (the memo full or without memory) */
-		struct vf__kind_times k[2];
-		vf__steptime_kinds(&w, gpu, hw, k, &o);
-	} else {
-		vf__steptime(&w, gpu, &o);
-	}
+	step_timed(cx, slot, hit, &w, gpu, &o);
 	e->parts = o.parts;
 	if (vf_estimate_constants_fallback())
 		e->assumed |= VF_ASSUME_CONSTANTS_BUILTIN;

@@ -364,6 +364,17 @@ static void keep(struct vf_search *s, size_t cap, double *bucket, const struct v
 	s->count = n + 1;
 }
 
+/* The top list's results (out->results) and their time buckets (keep),
+ * cap of each, in one block (vf_search_release frees both); NULL without
+ * memory. */
+static double *top_new(struct vf_search *out, size_t cap)
+{
+	_Static_assert(sizeof(struct vf_search_result) % sizeof(double) == 0,
+		       "the buckets after the results are aligned");
+	out->results = calloc(cap, sizeof *out->results + sizeof(double));
+	return out->results ? (double *)(void *)(out->results + cap) : NULL;
+}
+
 /* --- the space ------------------------------------------------------------- */
 
 #define MAXV 16
@@ -519,14 +530,9 @@ vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start
 				    opts->margin);
 	double t0 = now_seconds();
 	size_t cap = opts->top ? opts->top : 1;
-	out->results = calloc(cap, sizeof *out->results);
-	double *bucket = calloc(cap, sizeof *bucket); /* keep's */
-	if (!out->results || !bucket) {
-		free(out->results);
-		free(bucket);
-		out->results = NULL;
+	double *bucket = top_new(out, cap); /* keep's time buckets */
+	if (!bucket)
 		return vf_error_set(err, VF_ENOMEM, "search: out of memory");
-	}
 	unsigned k = opts->knobs;
 	const struct vf_setup *st = start;
 	int64_t eff = st->batch * st->grad_accum * st->gpus; /* samples per optimizer step */
@@ -668,7 +674,6 @@ vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start
 	}
 	vf_estimate_ctx_free(cx);
 	search_split(arch, st, gpu, opts, maxg, out, cap, bucket);
-	free(bucket);
 	out->start.changes = 0;
 	out->seconds = now_seconds() - t0;
 	return VF_OK;

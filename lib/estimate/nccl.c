@@ -125,8 +125,9 @@ static bool node_link(const struct vf_gpu_spec *gpu, int gpus, struct vf__link *
 /* node_link's answer for the last GPU, per thread. It reads the
  * interconnect and name texts, the NVLink flag and whether the GPUs are a
  * pair; an equal copy of those has the same answer, any other is looked up
- * afresh, so a search over many GPU counts does not search the texts on
- * every evaluation. */
+ * afresh, so repeated plain estimates do not search the texts each time
+ * (a search context keeps its GPU's link per GPU count instead:
+ * vf__estimate_add_comm_link). */
 static _Thread_local struct {
 	bool valid;
 	char interconnect[sizeof ((struct vf_gpu_spec *)0)->interconnect];

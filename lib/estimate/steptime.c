@@ -289,8 +289,9 @@ static int gen_index(const struct vf_gpu_spec *gpu)
 /* The generation's row and the GeForce column of the per-generation
  * tables. They depend on the name and generation texts alone; the last
  * GPU's, per thread, are remembered by those bytes (an equal copy has the
- * same answer; any other text is classified afresh), so a search does not
- * scan the names on every evaluation. */
+ * same answer; any other text is classified afresh), so repeated plain
+ * estimates do not scan the names each time (a search context keeps its
+ * GPU's class instead: vf__steptime_class, vf__steptime_hw). */
 static _Thread_local struct {
 	bool valid;
 	char name[sizeof ((struct vf_gpu_spec *)0)->name];

@@ -1026,8 +1026,8 @@ static void finish_terms(struct vf_estimate *e, const struct live ph[VF_PHASE_CO
 
 /* ---- step time, kernel by kernel (steptime.c) -------------------------- */
 
-static void gemm_add(struct vf__layer_work *l, double m, double k, double n, double count,
-		     bool wgrad, bool igrad)
+static inline __attribute__((always_inline)) void gemm_add(struct vf__layer_work *l, double m, double k,
+							  double n, double count, bool wgrad, bool igrad)
 {
 	if (l->ngemm < VF__MAX_GEMMS && m > 0 && k > 0 && n > 0 && count > 0)
 		l->gemm[l->ngemm++] = (struct vf__gemm){m, k, n, count, wgrad, igrad, false};
@@ -1035,8 +1035,9 @@ static void gemm_add(struct vf__layer_work *l, double m, double k, double n, dou
 
 /* A linear of in -> out features over m tokens; a LoRA adapter on it adds
  * its two rank-r products and three small kernels (dropout, scale, add). */
-static void linear_add(struct vf__layer_work *l, const struct dt *d, double m, double in,
-		       double out, double count, bool lora)
+static inline __attribute__((always_inline)) void linear_add(struct vf__layer_work *l, const struct dt *d,
+							    double m, double in, double out, double count,
+							    bool lora)
 {
 	int base = l->ngemm;
 	gemm_add(l, m, in, out, count, d->full, d->train);
@@ -1236,7 +1237,6 @@ struct llm {
 	const struct vf_setup *su;
 	struct vf_estimate_ctx *cx; /* NULL, or the caller's context (step_time's memo) */
 	const struct shape *s; /* the model's (shape_of), or a task head's copy of it */
-	struct shape s_own;   /* the model's with the stack's native GELU (llm_setup) */
 	struct dt d;
 	double b, sq, tq;     /* micro-batch, tokens per sample, decoder length (T5) */
 	double N, Nout;       /* tokens per micro-batch, tokens with logits */
@@ -1267,6 +1267,9 @@ struct llm {
 	double mts;           /* modules_to_save: elements of the trainable copies */
 	double tok_layer, tok_attn; /* one layer's saved bytes per token, of them its
 	                             * attention block's (layer_tokens) */
+	/* last: not zeroed, not kept by the context (read only where s points
+	 * to it, and llm_setup fills it then) */
+	struct shape s_own;   /* the model's with the stack's native GELU (llm_setup) */
 };
 
 /* ---- the search context (vf_estimate_ctx) ------------------------------ */
@@ -1296,6 +1299,7 @@ struct layer_entry {
 #define LAYER_MEMO_MAX 4096
 
 #define PREFIX_SLOTS 8 /* a power of 2 */
+#define CTX_LINKS 65  /* GPU counts whose links a context keeps: 1 to 64 */
 
 struct prefix_entry {
 	unsigned gen; /* valid when the context's generation */
@@ -1314,12 +1318,20 @@ struct vf_estimate_ctx {
 	struct shape s;
 	bool has_gpu, gpu_null;
 	struct vf_gpu_spec gpu; /* the GPU the layer memo is for (its bytes) */
+	struct vf__gpu_class cls; /* that GPU's class (steptime.c) */
+	unsigned hw_gen;      /* hw valid when the memo's generation */
+	double hw_rate;       /* the compute rate hw is for, TFLOP/s */
+	struct vf__steptime_hw hw; /* the GPU's rates at hw_rate (steptime.c) */
+	struct { /* the GPU's link for 1 to CTX_LINKS - 1 GPUs (nccl.c) */
+		unsigned gen; /* valid when the memo's generation */
+		struct vf__link l;
+	} link[CTX_LINKS];
 	unsigned gen;         /* the layer memo's generation: a new model or GPU empties it */
 	size_t used, cap;        /* valid entries; slots (a power of 2; 0: no table yet) */
 	struct layer_entry *tab; /* allocated at the first use */
 	/* recent setups' terms that do not depend on the micro-batch,
 	 * sequence, accumulation or checkpointing (estimate_llm's
-	 * count_parameters to layer_tokens), for the setups prefix_key makes;
+	 * count_parameters to layer_tokens), compared by prefix_same;
 	 * one slot per prefix_slot */
 	struct prefix_entry pre[PREFIX_SLOTS];
 };
@@ -1333,13 +1345,28 @@ static unsigned prefix_slot(const struct vf_setup *su)
 	       (PREFIX_SLOTS - 1);
 }
 
-/* The setup without the knobs the prefix terms do not read. */
-static void prefix_key(const struct vf_setup *su, struct vf_setup *k)
+/* The knobs the prefix terms do not read: batch to grad_ckpt, and
+ * micro_batches (vf_setup holds no pointers: equal bytes, equal setups). */
+#define PREFIX_SKIP0 offsetof(struct vf_setup, batch)
+#define PREFIX_SKIP1 (offsetof(struct vf_setup, grad_ckpt) + sizeof(bool))
+#define PREFIX_SKIP2 offsetof(struct vf_setup, micro_batches)
+#define PREFIX_SKIP3 (PREFIX_SKIP2 + sizeof(int32_t))
+_Static_assert(offsetof(struct vf_setup, seq) > PREFIX_SKIP0 &&
+		       offsetof(struct vf_setup, target_seq) > PREFIX_SKIP0 &&
+		       offsetof(struct vf_setup, grad_accum) > PREFIX_SKIP0 &&
+		       offsetof(struct vf_setup, seq) < PREFIX_SKIP1 &&
+		       offsetof(struct vf_setup, target_seq) < PREFIX_SKIP1 &&
+		       offsetof(struct vf_setup, grad_accum) < PREFIX_SKIP1 && PREFIX_SKIP1 <= PREFIX_SKIP2,
+	       "the knobs prefix_same skips lie in its two gaps");
+
+/* Setups equal but for the knobs the prefix terms do not read (compared
+ * in place: no key copied per estimate). */
+static bool prefix_same(const struct vf_setup *a, const struct vf_setup *b)
 {
-	*k = *su;
-	k->batch = k->seq = k->target_seq = k->grad_accum = 0;
-	k->grad_ckpt = false;
-	k->micro_batches = 0;
+	const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+	return memcmp(x, y, PREFIX_SKIP0) == 0 &&
+	       memcmp(x + PREFIX_SKIP1, y + PREFIX_SKIP1, PREFIX_SKIP2 - PREFIX_SKIP1) == 0 &&
+	       memcmp(x + PREFIX_SKIP3, y + PREFIX_SKIP3, sizeof *a - PREFIX_SKIP3) == 0;
 }
 
 struct vf_estimate_ctx *vf_estimate_ctx_new(void)
@@ -1377,6 +1404,7 @@ static const struct shape *ctx_bind(struct vf_estimate_ctx *c, const struct vf_a
 		c->gpu_null = !gpu;
 		if (gpu)
 			memcpy(&c->gpu, gpu, sizeof *gpu);
+		vf__steptime_class(gpu, &c->cls);
 		c->has_gpu = true;
 		flush = true;
 	}
@@ -1384,6 +1412,9 @@ static const struct shape *ctx_bind(struct vf_estimate_ctx *c, const struct vf_a
 		c->used = 0;
 		if (++c->gen == 0) { /* wrapped: no old entry may look current */
 			c->gen = 1;
+			c->hw_gen = 0;
+			for (int i = 0; i < CTX_LINKS; i++)
+				c->link[i].gen = 0;
 			if (c->tab)
 				memset(c->tab, 0, c->cap * sizeof *c->tab);
 		}
@@ -1466,6 +1497,47 @@ static struct layer_entry *memo_slot(struct vf_estimate_ctx *c, const struct lay
 }
 
 _Static_assert(sizeof(struct layer_key) % 8 == 0, "layer_key hashed as 64-bit words");
+
+/* The context's GPU's rates at the step's compute rate: derived when the
+ * rate differs from the last one's (of the same GPU). */
+static const struct vf__steptime_hw *ctx_hw(struct vf_estimate_ctx *c, const struct vf__step_work *w,
+					    const struct vf_gpu_spec *gpu)
+{
+	if (!(c->hw_gen == c->gen && memcmp(&c->hw_rate, &w->rate_tflops, sizeof c->hw_rate) == 0)) {
+		vf__steptime_hw(w, gpu, &c->cls, &c->hw);
+		c->hw_rate = w->rate_tflops;
+		c->hw_gen = c->gen;
+	}
+	return &c->hw;
+}
+
+/* The step timed (steptime.c): from the kinds' times in the context's
+ * memo (hit), into its slot, or without a memo; with a context at its
+ * GPU's kept rates. */
+static void step_timed(struct vf_estimate_ctx *cx, struct layer_entry *slot, bool hit,
+		       const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+		       struct vf__steptime_out *o)
+{
+	if (!cx) {
+		vf__steptime(w, gpu, o);
+		return;
+	}
+	const struct vf__steptime_hw *hw = ctx_hw(cx, w, gpu);
+	if (hit) {
+		vf__steptime_with(w, gpu, hw, slot->k, o);
+		return;
+	}
+	struct vf__kind_times own[2]; /* no slot: the memo full or without memory */
+	vf__steptime_kinds(w, gpu, hw, slot ? slot->k : own, o);
+	if (!slot)
+		return;
+	slot->gen = cx->gen;
+	cx->used++;
+	slot->nkinds = w->nkinds;
+	for (int i = 0; i < w->nkinds; i++)
+		slot->count[i] = w->kind[i].count;
+	slot->attn_flops = w->kind[0].attn_flops;
+}
 
 /* Step time: the step's work described kernel by kernel (steptime.c);
  * data-parallel communication is added by train_time (runcost.c, nccl.c).
@@ -1550,19 +1622,7 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 		w.host_opt_bytes = x->host_opt_bytes;
 	}
 	struct vf__steptime_out o;
-	if (hit) {
-		vf__steptime_with(&w, gpu, slot->k, &o);
-	} else if (slot) {
-		vf__steptime_kinds(&w, gpu, slot->k, &o);
-		slot->gen = cx->gen;
-		cx->used++;
-		slot->nkinds = w.nkinds;
-		for (int i = 0; i < w.nkinds; i++)
-			slot->count[i] = w.kind[i].count;
-		slot->attn_flops = w.kind[0].attn_flops;
-	} else {
-		vf__steptime(&w, gpu, &o);
-	}
+	step_timed(cx, slot, hit, &w, gpu, &o);
 	e->parts = o.parts;
 	if (vf_estimate_constants_fallback())
 		e->assumed |= VF_ASSUME_CONSTANTS_BUILTIN;
@@ -1584,6 +1644,19 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 	e->mfu = model_flops / (t * rate * 1e12);
 }
 
+/* The context's GPU's link for n GPUs (nccl.c), looked up once per
+ * GPU count; NULL beyond the kept counts (the caller looks it up). */
+static const struct vf__link *ctx_link(struct vf_estimate_ctx *c, const struct vf_gpu_spec *gpu, int n)
+{
+	if (!gpu || n < 1 || n >= CTX_LINKS)
+		return NULL;
+	if (c->link[n].gen != c->gen) {
+		vf__nccl_link(gpu, n, &c->link[n].l);
+		c->link[n].gen = c->gen;
+	}
+	return &c->link[n].l;
+}
+
 /* Optimizer in backward (torchtune optimizer_in_bwd): each parameter is
  * stepped in its post-accumulate-grad hook and its gradient freed, so
  * gradients never pile up (one layer's at a time, or the largest
@@ -1603,20 +1676,41 @@ static void optimizer_in_backward(const struct shape *s, const struct vf_setup *
 	memset(&ph[VF_PHASE_OPTIMIZER], 0, sizeof ph[VF_PHASE_OPTIMIZER]);
 }
 
-/* The setup's dtypes, micro-batch and token counts. */
-static void llm_setup(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
-		      const struct vf_setup *su, const struct vf_gpu_spec *gpu, struct llm *m)
+/* The setup's shape: the model's (the context's, or shape_of's), or with
+ * the stack's native GELU a copy of it in m->s_own. */
+static const struct shape *llm_shape(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
+				     const struct vf_setup *su, const struct vf_gpu_spec *gpu,
+				     struct llm *m)
 {
-	memset(m, 0, sizeof *m);
+	const struct shape *s = cx ? ctx_bind(cx, arch, gpu) : shape_of(arch);
+	if (su->gelu_native && s->act == ACT_GELU_PY) {
+		/* the stack runs the tanh GELU as one kernel (stack.c) */
+		m->s_own = *s;
+		m->s_own.act = ACT_NATIVE;
+		s = &m->s_own;
+	}
+	return s;
+}
+
+/* The micro-batch and token counts (m->su, m->s). */
+static void llm_tokens(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	m->b = (double)su->batch;
+	m->sq = (double)su->seq;
+	m->tq = su->target_seq > 0 ? (double)su->target_seq : m->sq;
+	m->N = m->b * m->sq;
+	m->Nout = m->s->fc == FC_T5 ? m->b * m->tq : m->N;
+}
+
+/* The setup's dtypes, micro-batch and token counts, on shape s. */
+static void llm_setup(struct vf_estimate_ctx *cx, const struct vf_setup *su, const struct shape *s,
+		      struct llm *m)
+{
+	memset(m, 0, offsetof(struct llm, s_own));
 	m->su = su;
 	m->cx = cx;
-	m->s = cx ? ctx_bind(cx, arch, gpu) : shape_of(arch);
-	if (su->gelu_native && m->s->act == ACT_GELU_PY) {
-		/* the stack runs the tanh GELU as one kernel (stack.c) */
-		m->s_own = *m->s;
-		m->s_own.act = ACT_NATIVE;
-		m->s = &m->s_own;
-	}
+	m->s = s;
 	struct dt *d = &m->d;
 	d->train = su->mode != VF_MODE_INFER;
 	d->full = su->mode == VF_MODE_FULL;
@@ -1628,11 +1722,7 @@ static void llm_setup(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 	d->rank = su->lora_rank;
 	d->compile = su->compile;
 	d->qbase = su->quant != VF_QUANT_NONE;
-	m->b = (double)su->batch;
-	m->sq = (double)su->seq;
-	m->tq = su->target_seq > 0 ? (double)su->target_seq : m->sq;
-	m->N = m->b * m->sq;
-	m->Nout = m->s->fc == FC_T5 ? m->b * m->tq : m->N;
+	llm_tokens(m);
 	m->ngpu = su->gpus > 0 ? su->gpus : 1;
 }
 
@@ -2494,7 +2584,9 @@ static void train_time(const struct llm *m, const struct vf_gpu_spec *gpu, struc
 		x.paged_bytes = over > 0 ? (over < states ? over : states) : 0;
 	}
 	step_time(m->cx, m->s, su, &m->d, gpu, T, opt_traffic, &x, e);
-	vf__estimate_add_comm(su, gpu, m->layers, e);
+	/* only a multi-GPU step communicates (vf__estimate_add_comm) */
+	const struct vf__link *link = m->cx && su->gpus > 1 ? ctx_link(m->cx, gpu, su->gpus) : NULL;
+	vf__estimate_add_comm_link(su, gpu, link, m->layers, e);
 }
 
 /* Training: the phases of a steady-state step, the peak among them, the
@@ -2534,24 +2626,23 @@ static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 	struct shape headed; /* the model's shape with a task head (task_head) */
 	memset(e, 0, sizeof *e);
 	e->inference = su->mode == VF_MODE_INFER;
-	llm_setup(cx, arch, su, gpu, &m);
-	task_head(&m, &headed);
-	struct vf_setup key;
-	struct prefix_entry *pre = NULL;
-	if (m.cx) {
-		prefix_key(su, &key);
-		pre = &m.cx->pre[prefix_slot(su)];
-	}
-	if (pre && pre->gen == m.cx->gen && memcmp(&key, &pre->key, sizeof key) == 0) {
-		/* the same terms as that setup's: only the token counts differ */
-		double b = m.b, sq = m.sq, tq = m.tq, N = m.N, Nout = m.Nout;
-		m = pre->m;
+	const struct shape *s = llm_shape(cx, arch, su, gpu, &m);
+	/* a context keeps the terms of the model's own shape: not with a
+	 * task head (task_head) */
+	struct prefix_entry *pre = cx && su->head_labels <= 0 ? &cx->pre[prefix_slot(su)] : NULL;
+	if (pre && pre->gen == cx->gen && prefix_same(su, &pre->key)) {
+		/* the same terms as that setup's: only the token counts differ;
+		 * the shape is this call's (m.s_own is in this frame) */
+		memcpy(&m, &pre->m, offsetof(struct llm, s_own));
 		m.su = su;
-		m.b = b, m.sq = sq, m.tq = tq, m.N = N, m.Nout = Nout;
+		m.s = s;
+		llm_tokens(&m);
 		e->params = pre->params;
 		e->trainable_params = pre->trainable;
 		e->tokens_per_step = clamp64(m.N * (double)su->grad_accum * m.ngpu);
 	} else {
+		llm_setup(cx, su, s, &m);
+		task_head(&m, &headed);
 		count_parameters(&m, e);
 		head_adapter(&m, e);
 		weights_term(&m);
@@ -2563,11 +2654,11 @@ static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 		autocast_term(&m);
 		layer_tokens(&m);
 		if (pre) {
-			pre->key = key;
-			pre->m = m;
+			pre->key = *su;
+			memcpy(&pre->m, &m, offsetof(struct llm, s_own));
 			pre->params = e->params;
 			pre->trainable = e->trainable_params;
-			pre->gen = m.cx->gen;
+			pre->gen = cx->gen;
 		}
 	}
 	activations_term(&m);

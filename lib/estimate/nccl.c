@@ -24,6 +24,7 @@
 #include "vramfit/base/json.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,8 +36,8 @@ static struct {
 	int per_node;
 	double ov_ddp, ov_fsdp, ov_zero2, ov_tp;
 	double tree_bw;  /* tree all-reduce's bandwidth relative to the ring's */
-	bool loaded;
 } C;
+static pthread_once_t C_once = PTHREAD_ONCE_INIT; /* C filled once, for every thread */
 
 static double num(const cJSON *o, const char *key, double fallback)
 {
@@ -46,10 +47,8 @@ static double num(const cJSON *o, const char *key, double fallback)
 	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? v->valuedouble : fallback;
 }
 
-static void load(void)
+static void load_once(void)
 {
-	if (C.loaded)
-		return;
 	/* the file steptime.c reads (once); without it the defaults below,
 	 * said in the estimate's assumptions (vf_estimate_constants_fallback) */
 	const cJSON *cm = vf__steptime_data("communication");
@@ -81,7 +80,13 @@ static void load(void)
 	C.ov_fsdp = num(ov, "fsdp", 0.8);
 	C.ov_zero2 = num(ov, "zero2", 0.8);
 	C.ov_tp = num(ov, "tp", 0);
-	C.loaded = true;
+}
+
+/* C, read under pthread_once: the rows of an estimate run on threads
+ * (cmd-estimate), and each thread's first estimate may be the first */
+static void load(void)
+{
+	pthread_once(&C_once, load_once);
 }
 
 static bool find(const char *name, struct vf__link *out)
@@ -120,8 +125,9 @@ static bool node_link(const struct vf_gpu_spec *gpu, int gpus, struct vf__link *
 /* node_link's answer for the last GPU, per thread. It reads the
  * interconnect and name texts, the NVLink flag and whether the GPUs are a
  * pair; an equal copy of those has the same answer, any other is looked up
- * afresh, so a search over many GPU counts does not search the texts on
- * every evaluation. */
+ * afresh, so repeated plain estimates do not search the texts each time
+ * (a search context keeps its GPU's link per GPU count instead:
+ * vf__estimate_add_comm_link). */
 static _Thread_local struct {
 	bool valid;
 	char interconnect[sizeof ((struct vf_gpu_spec *)0)->interconnect];

@@ -51,5 +51,9 @@ double vf__nccl_sm_share(const struct vf__link *l, const struct vf_gpu_spec *gpu
  * tokens/s, MFU. */
 void vf__estimate_add_comm(const struct vf_setup *su, const struct vf_gpu_spec *gpu,
 			   double layers, struct vf_estimate *e);
+/* The same over the link vf__nccl_link gave for su->gpus GPUs of gpu,
+ * kept by the caller (estimate.c's search context; NULL: looked up). */
+void vf__estimate_add_comm_link(const struct vf_setup *su, const struct vf_gpu_spec *gpu,
+				const struct vf__link *link, double layers, struct vf_estimate *e);
 
 #endif

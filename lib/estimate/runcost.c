@@ -75,10 +75,14 @@ static double dp_nccl(const struct vf_comm_in *in, const struct vf__link *l, dou
 	return fmax(tail, red - ov * window) + gather;
 }
 
-static void comm_nccl(const struct vf_comm_in *in, struct vf_comm *out)
+/* link: in->gpu's for in->gpus GPUs (vf__nccl_link), or NULL */
+static void comm_nccl(const struct vf_comm_in *in, const struct vf__link *link, struct vf_comm *out)
 {
 	struct vf__link l;
-	vf__nccl_link(in->gpu, in->gpus, &l);
+	if (link)
+		l = *link;
+	else
+		vf__nccl_link(in->gpu, in->gpus, &l);
 	if (!l.known) {
 		out->known = false;
 		return;
@@ -105,7 +109,15 @@ static void comm_nccl(const struct vf_comm_in *in, struct vf_comm *out)
 	out->interference_seconds = out->hidden_seconds * share; /* s */
 }
 
+static void comm_link(const struct vf_comm_in *in, const struct vf__link *link, struct vf_comm *out);
+
 void vf_runcost_comm(const struct vf_comm_in *in, struct vf_comm *out)
+{
+	comm_link(in, NULL, out);
+}
+
+/* vf_runcost_comm, NCCL over link when the caller has it (else NULL) */
+static void comm_link(const struct vf_comm_in *in, const struct vf__link *link, struct vf_comm *out)
 {
 	out->bytes_per_gpu = 0;
 	out->seconds = 0;
@@ -118,7 +130,7 @@ void vf_runcost_comm(const struct vf_comm_in *in, struct vf_comm *out)
 	if (n <= 1 || in->shard == VF_SHARD_NONE)
 		return;
 	if (in->gpu) {
-		comm_nccl(in, out);
+		comm_nccl(in, link, out);
 		return;
 	}
 	if (in->link_gbs <= 0) {
@@ -383,6 +395,12 @@ const char *const *vf_runcost_assumptions(void) { return assumptions; }
 void vf__estimate_add_comm(const struct vf_setup *su, const struct vf_gpu_spec *gpu,
 			   double layers, struct vf_estimate *e)
 {
+	vf__estimate_add_comm_link(su, gpu, NULL, layers, e);
+}
+
+void vf__estimate_add_comm_link(const struct vf_setup *su, const struct vf_gpu_spec *gpu,
+				const struct vf__link *link, double layers, struct vf_estimate *e)
+{
 	struct vf_step_parts *p = &e->parts;
 	p->comm_total = p->comm_exposed = p->comm_interference = p->comm_bytes = 0;
 	p->link[0] = 0;
@@ -412,7 +430,7 @@ void vf__estimate_add_comm(const struct vf_setup *su, const struct vf_gpu_spec *
 		.layers = layers,
 	};
 	struct vf_comm c;
-	vf_runcost_comm(&ci, &c);
+	comm_link(&ci, link, &c);
 	if (!c.known) {
 		snprintf(p->link, sizeof p->link, "unknown");
 		return;

@@ -97,11 +97,21 @@ static void eval_ctx(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 	out->cost_per_step = -1;
 	out->changes = 0;
 	out->invasiveness = 0;
-	struct vf_comm c;
-	double step = vf_runcost_step_seconds(&e, s, gpu, &c);
+	/* vf_runcost_step_seconds: an LLM estimate's step has its
+	 * communication in it, and its exposed part in parts (read here
+	 * without the rest of its vf_comm: the link's name) */
+	double step, exposed;
+	if (e.parts.compute > 0) {
+		step = e.step_seconds > 0 ? e.step_seconds : -1;
+		exposed = e.parts.comm_exposed;
+	} else {
+		struct vf_comm c;
+		step = vf_runcost_step_seconds(&e, s, gpu, &c);
+		exposed = c.exposed_seconds;
+	}
 	if (!(step > 0))
 		return;
-	out->comm_seconds = c.exposed_seconds; /* s, exposed (step has the SMs NCCL takes too) */
+	out->comm_seconds = exposed; /* s, exposed (step has the SMs NCCL takes too) */
 	out->step_seconds = step;              /* s */
 	out->tokens_per_second = (double)e.tokens_per_step / out->step_seconds;
 	double price = price_usd_hour >= 0 ? price_usd_hour : gpu ? gpu->price_usd_hour : -1;
@@ -293,9 +303,10 @@ double vf_search_time_bucket(double step_seconds)
 	return floor(log(step_seconds) / log1p(VF_SEARCH_TIE));
 }
 
-/* < 0 when a ranks before b. */
-static int compare(const struct vf_search_result *a, const struct vf_search_result *b,
-		   enum vf_search_sort sort)
+/* < 0 when a ranks before b; ba, bb: their vf_search_time_bucket (read
+ * by the sort by time only). */
+static int compare(const struct vf_search_result *a, double ba, const struct vf_search_result *b,
+		   double bb, enum vf_search_sort sort)
 {
 	double ka = 0, kb = 0;
 	switch (sort) {
@@ -314,8 +325,8 @@ static int compare(const struct vf_search_result *a, const struct vf_search_resu
 		kb = time_key(b);
 		break;
 	default:
-		ka = vf_search_time_bucket(a->step_seconds);
-		kb = vf_search_time_bucket(b->step_seconds);
+		ka = ba;
+		kb = bb;
 		break;
 	}
 	if (ka != kb)
@@ -330,21 +341,38 @@ static int compare(const struct vf_search_result *a, const struct vf_search_resu
 	return 0;
 }
 
-/* Insert into the sorted top-K list (stable: after equals). */
-static void keep(struct vf_search *s, size_t cap, const struct vf_search_result *r,
+/* Insert into the sorted top-K list (stable: after equals). bucket[i]:
+ * results[i]'s time bucket, kept beside the list so that each result's
+ * logarithm is taken once, not in every comparison. */
+static void keep(struct vf_search *s, size_t cap, double *bucket, const struct vf_search_result *r,
 		 enum vf_search_sort sort)
 {
+	bool by_time = sort != VF_SORT_COST && sort != VF_SORT_VRAM && sort != VF_SORT_CHANGES;
+	double br = by_time ? vf_search_time_bucket(r->step_seconds) : 0;
 	size_t n = s->count;
-	if (n == cap && compare(r, &s->results[n - 1], sort) >= 0)
+	if (n == cap && compare(r, br, &s->results[n - 1], bucket[n - 1], sort) >= 0)
 		return;
 	size_t pos = n;
-	while (pos > 0 && compare(r, &s->results[pos - 1], sort) < 0)
+	while (pos > 0 && compare(r, br, &s->results[pos - 1], bucket[pos - 1], sort) < 0)
 		pos--;
 	if (n == cap)
 		n--; /* drop the last */
 	memmove(&s->results[pos + 1], &s->results[pos], (n - pos) * sizeof *s->results);
+	memmove(&bucket[pos + 1], &bucket[pos], (n - pos) * sizeof *bucket);
 	s->results[pos] = *r;
+	bucket[pos] = br;
 	s->count = n + 1;
+}
+
+/* The top list's results (out->results) and their time buckets (keep),
+ * cap of each, in one block (vf_search_release frees both); NULL without
+ * memory. */
+static double *top_new(struct vf_search *out, size_t cap)
+{
+	_Static_assert(sizeof(struct vf_search_result) % sizeof(double) == 0,
+		       "the buckets after the results are aligned");
+	out->results = calloc(cap, sizeof *out->results + sizeof(double));
+	return out->results ? (double *)(void *)(out->results + cap) : NULL;
 }
 
 /* --- the space ------------------------------------------------------------- */
@@ -401,7 +429,8 @@ static int layouts_for(const struct vf_arch *a, const struct vf_gpu_spec *gpu, i
 
 static void search_layout(const struct vf_arch *arch, const struct vf_setup *st,
 			  const struct vf_gpu_spec *gpu, const struct vf_search_opts *opts, int g,
-			  const struct layout *l, struct vf_split *sp, struct vf_search *out, size_t cap)
+			  const struct layout *l, struct vf_split *sp, struct vf_search *out, size_t cap,
+			  double *bucket)
 {
 	unsigned k = opts->knobs;
 	int64_t eff = st->batch * st->grad_accum * st->gpus;
@@ -451,14 +480,14 @@ static void search_layout(const struct vf_arch *arch, const struct vf_setup *st,
 				out->fitting++;
 				r.changes = count_changes(st, &s);
 				r.invasiveness = invasiveness(st, &s);
-				keep(out, cap, &r, opts->sort);
+				keep(out, cap, bucket, &r, opts->sort);
 			}
 		}
 }
 
 static void search_split(const struct vf_arch *arch, const struct vf_setup *st,
 			 const struct vf_gpu_spec *gpu, const struct vf_search_opts *opts, int maxg,
-			 struct vf_search *out, size_t cap)
+			 struct vf_search *out, size_t cap, double *bucket)
 {
 	if (!(opts->knobs & VF_KNOB_BIT(VF_KNOB_SPLIT)) || vf_split_active(st))
 		return;
@@ -484,7 +513,7 @@ static void search_split(const struct vf_arch *arch, const struct vf_setup *st,
 		struct layout v[16];
 		int nl = layouts_for(arch, gpu, gs[gi], v, 16);
 		for (int li = 0; li < nl; li++)
-			search_layout(arch, st, gpu, opts, gs[gi], &v[li], sp, out, cap);
+			search_layout(arch, st, gpu, opts, gs[gi], &v[li], sp, out, cap, bucket);
 	}
 	free(sp);
 }
@@ -501,8 +530,8 @@ vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start
 				    opts->margin);
 	double t0 = now_seconds();
 	size_t cap = opts->top ? opts->top : 1;
-	out->results = calloc(cap, sizeof *out->results);
-	if (!out->results)
+	double *bucket = top_new(out, cap); /* keep's time buckets */
+	if (!bucket)
 		return vf_error_set(err, VF_ENOMEM, "search: out of memory");
 	unsigned k = opts->knobs;
 	const struct vf_setup *st = start;
@@ -634,7 +663,7 @@ vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start
 									out->fitting++;
 									r.changes = count_changes(st, &s);
 									r.invasiveness = invasiveness(st, &s);
-									keep(out, cap, &r, opts->sort);
+									keep(out, cap, bucket, &r, opts->sort);
 								}
 							}
 						}
@@ -644,7 +673,7 @@ vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start
 		}
 	}
 	vf_estimate_ctx_free(cx);
-	search_split(arch, st, gpu, opts, maxg, out, cap);
+	search_split(arch, st, gpu, opts, maxg, out, cap, bucket);
 	out->start.changes = 0;
 	out->seconds = now_seconds() - t0;
 	return VF_OK;

@@ -291,14 +291,21 @@ static int gen_index(const struct vf_gpu_spec *gpu)
 /* The generation's row and the GeForce column of the per-generation
  * tables. They depend on the name and generation texts alone; the last
  * GPU's, per thread, are remembered by those bytes (an equal copy has the
- * same answer; any other text is classified afresh), so a search does not
- * scan the names on every evaluation. */
+ * same answer; any other text is classified afresh), so repeated plain
+ * estimates do not scan the names each time (a search context keeps its
+ * GPU's class instead: vf__steptime_class, vf__steptime_hw). */
 static _Thread_local struct {
 	bool valid;
 	char name[sizeof ((struct vf_gpu_spec *)0)->name];
 	char generation[sizeof ((struct vf_gpu_spec *)0)->generation];
 	int gen, gf;
 } class_memo;
+
+void vf__steptime_class(const struct vf_gpu_spec *gpu, struct vf__gpu_class *c)
+{
+	c->gen = gen_index(gpu);
+	c->gf = vf__steptime_geforce(gpu) ? 1 : 0;
+}
 
 static void gpu_class(const struct vf_gpu_spec *gpu, int *gen, int *gf)
 {
@@ -400,8 +407,10 @@ struct hw {
 	double launch_s, sync_s, host; /* per launch, per sync, host time scale */
 };
 
-/* One GEMM of m x k by k x n (2-byte operands), device seconds. */
-static double gemm_s(const struct hw *h, double m, double k, double n, bool qbase,
+/* One GEMM of m x k by k x n (2-byte operands), device seconds. Inlined
+ * into its callers: the call cost about half of its work (3 per GEMM per
+ * layer kind). */
+static inline __attribute__((always_inline)) double gemm_s(const struct hw *h, double m, double k, double n, bool qbase,
 		     enum vf__dequant dq, double *flops)
 {
 	double mn = m * n;
@@ -468,8 +477,9 @@ static void kind_times(const struct hw *h, const struct vf__step_work *w,
 
 /* A pass over all layers: max(device, host), the MoE loop's synchronised
  * part added; its parts added to *p (times `times`). */
-static double pass_s(const struct vf__step_work *w, const struct vf__kind_times *k, bool bwd,
-		     double times, struct vf_step_parts *p)
+static inline __attribute__((always_inline)) double pass_s(const struct vf__step_work *w,
+							  const struct vf__kind_times *k, bool bwd,
+							  double times, struct vf_step_parts *p)
 {
 	double dev = 0, host = 0, moe = 0;
 	for (int i = 0; i < w->nkinds; i++) {
@@ -566,11 +576,10 @@ static void cpu_offload(const struct vf__step_work *w, const struct vf_gpu_spec 
 
 /* The GPU's rates for the step's compute dtype (w->rate_tflops); false
  * when it has no rate. */
-static bool hw_of(const struct vf__step_work *w, const struct vf_gpu_spec *gpu, struct hw *h)
+static bool hw_of_class(const struct vf__step_work *w, const struct vf_gpu_spec *gpu, int g, int gf,
+			struct hw *h)
 {
 	load_constants();
-	int g, gf;
-	gpu_class(gpu, &g, &gf);
 	double bw_raw = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
 	*h = (struct hw){.rate = w->rate_tflops * 1e12,
 			 .bw = bw_raw * model_share(g, gf, K.bw_eff, K.bw_k, K.bw_fixed_s, bw_raw),
@@ -588,6 +597,35 @@ static bool hw_of(const struct vf__step_work *w, const struct vf_gpu_spec *gpu, 
 	return true;
 }
 
+static bool hw_of(const struct vf__step_work *w, const struct vf_gpu_spec *gpu, struct hw *h)
+{
+	int g, gf;
+	gpu_class(gpu, &g, &gf);
+	return hw_of_class(w, gpu, g, gf, h);
+}
+
+_Static_assert(sizeof(struct hw) <= sizeof(struct vf__steptime_hw), "vf__steptime_hw holds a struct hw");
+
+void vf__steptime_hw(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+		     const struct vf__gpu_class *c, struct vf__steptime_hw *out)
+{
+	struct hw h;
+	memset(&h, 0, sizeof h);
+	hw_of_class(w, gpu, c->gen, c->gf, &h); /* a GPU without a rate: h.rate <= 0 */
+	memset(out, 0, sizeof *out);
+	memcpy(out, &h, sizeof h);
+}
+
+/* The caller's rates (vf__steptime_hw), or the GPU's derived afresh */
+static bool hw_given(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+		     const struct vf__steptime_hw *given, struct hw *h)
+{
+	if (!given)
+		return hw_of(w, gpu, h);
+	memcpy(h, given, sizeof *h);
+	return h->rate > 0;
+}
+
 static void step_from(const struct hw *h, const struct vf__step_work *w,
 		      const struct vf_gpu_spec *gpu, const struct vf__kind_times k[2],
 		      struct vf__steptime_out *o);
@@ -596,14 +634,15 @@ void vf__steptime(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		  struct vf__steptime_out *o)
 {
 	struct vf__kind_times k[2];
-	vf__steptime_kinds(w, gpu, k, o);
+	vf__steptime_kinds(w, gpu, NULL, k, o);
 }
 
 void vf__steptime_kinds(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
-			struct vf__kind_times k[2], struct vf__steptime_out *o)
+			const struct vf__steptime_hw *hw, struct vf__kind_times k[2],
+			struct vf__steptime_out *o)
 {
 	struct hw h;
-	if (!hw_of(w, gpu, &h)) {
+	if (!hw_given(w, gpu, hw, &h)) {
 		memset(k, 0, 2 * sizeof *k);
 		memset(o, 0, sizeof *o);
 		o->seconds = -1;
@@ -615,10 +654,11 @@ void vf__steptime_kinds(const struct vf__step_work *w, const struct vf_gpu_spec 
 }
 
 void vf__steptime_with(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
-		       const struct vf__kind_times k[2], struct vf__steptime_out *o)
+		       const struct vf__steptime_hw *hw, const struct vf__kind_times k[2],
+		       struct vf__steptime_out *o)
 {
 	struct hw h;
-	if (!hw_of(w, gpu, &h)) {
+	if (!hw_given(w, gpu, hw, &h)) {
 		memset(o, 0, sizeof *o);
 		o->seconds = -1;
 		return;

@@ -155,9 +155,30 @@ struct vf__kind_times {
  * w->compile, w->dequant, w->rate_tflops and the GPU only (all 0 when the
  * GPU has no rate); _with times a step from such kinds and the rest of w
  * (of w->kind[] only the counts). Each answers vf__steptime's doubles. */
+struct vf__steptime_hw;
 void vf__steptime_kinds(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
-			struct vf__kind_times k[2], struct vf__steptime_out *out);
+			const struct vf__steptime_hw *hw, struct vf__kind_times k[2],
+			struct vf__steptime_out *out);
 void vf__steptime_with(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
-		       const struct vf__kind_times k[2], struct vf__steptime_out *out);
+		       const struct vf__steptime_hw *hw, const struct vf__kind_times k[2],
+		       struct vf__steptime_out *out);
+
+/* The GPU's row of the per-generation tables: its generation and whether
+ * it is a GeForce card (its generation and name texts alone). */
+struct vf__gpu_class {
+	int gen, gf;
+};
+void vf__steptime_class(const struct vf_gpu_spec *gpu, struct vf__gpu_class *c);
+
+/* The GPU's rates at a step's compute rate (w->rate_tflops, the only
+ * field of w read), as vf__steptime derives them on each call; a caller
+ * that keeps them (estimate.c's search context: one GPU, a few rates)
+ * passes them to _kinds and _with, which then neither classify the GPU
+ * nor derive its rates again. Its contents are steptime.c's. */
+struct vf__steptime_hw {
+	double v[10];
+};
+void vf__steptime_hw(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
+		     const struct vf__gpu_class *c, struct vf__steptime_hw *out);
 
 #endif

@@ -371,9 +371,59 @@ static void test_ctx_same_as_run(void)
 	CHECK_INT(differ, 0);
 }
 
+/* One estimate through the context, from this frame. */
+static __attribute__((noinline)) void ctx_run_here(struct vf_estimate_ctx *cx, const struct vf_arch *a,
+						   const struct vf_setup *s, struct vf_estimate *e)
+{
+	vf_estimate_run_ctx(cx, a, s, NULL, e);
+}
+
+/* The same from a frame 16 KiB deeper, over stack bytes set to 0xa5. */
+static __attribute__((noinline)) void ctx_run_deeper(struct vf_estimate_ctx *cx, const struct vf_arch *a,
+						     const struct vf_setup *s, struct vf_estimate *e)
+{
+	volatile unsigned char pad[16384];
+	memset((void *)pad, 0xa5, sizeof pad);
+	ctx_run_here(cx, a, s, e);
+	pad[0] = pad[sizeof pad - 1];
+}
+
+/* A setup whose estimate uses a shape of its own (the stack's native GELU
+ * on gpt2's gelu_new), its kept terms reused by a call from another
+ * stack depth: the answers are the plain estimate's (the kept terms must
+ * not point into the frame of the call that kept them). */
+static void test_ctx_own_shape_other_frame(void)
+{
+	struct vf_error err = {0};
+	CHECK(vf_models_load(&err) == VF_OK);
+	const struct vf_model_entry *me = vf_models_find("gpt2");
+	CHECK(me && me->has_arch);
+	if (!me || !me->has_arch)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_FULL;
+	s.batch = 2;
+	s.seq = 1024;
+	vf_setup_finish(&s, &err);
+	s.gelu_native = true;
+	struct vf_estimate_ctx *cx = vf_estimate_ctx_new();
+	CHECK(cx != NULL);
+	struct vf_estimate a, b, c;
+	ctx_run_here(cx, &me->arch, &s, &c); /* keeps the setup's terms */
+	s.batch = 4;                          /* the same kept terms */
+	vf_estimate_run(&me->arch, &s, NULL, &a);
+	ctx_run_deeper(cx, &me->arch, &s, &b);
+	CHECK(a.peak_bytes == b.peak_bytes);
+	CHECK(memcmp(&a.step_seconds, &b.step_seconds, sizeof a.step_seconds) == 0);
+	CHECK(memcmp(&a, &b, sizeof a) == 0);
+	vf_estimate_ctx_free(cx);
+}
+
 int main(void)
 {
 	RUN(test_ctx_same_as_run);
+	RUN(test_ctx_own_shape_other_frame);
 	RUN(test_floor_monotone_in_batch);
 	RUN(test_pruned_equals_exhaustive);
 	RUN(test_search_rtx4090x4);

@@ -265,8 +265,10 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *setup,
 /* A context for many estimates of one model on one GPU (the fit search):
  * it keeps the model's shape and the layers' step times of the setups
  * already met, so an estimate whose layer inputs (micro-batch, sequence,
- * dtypes, LoRA, quantization, attention, compile) were seen reuses them.
- * A different model or GPU (by their bytes) empties it. Not shared
+ * dtypes, LoRA, quantization, attention, compile) were seen reuses them,
+ * and the GPU's class, rates and NCCL link per GPU count (which
+ * vf_estimate_run keeps per thread). A different model or GPU (by their
+ * bytes) empties it. Not shared
  * between threads. Caller owns; vf_estimate_ctx_free(). NULL: out of
  * memory. */
 struct vf_estimate_ctx;

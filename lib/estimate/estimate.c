@@ -1258,6 +1258,8 @@ struct llm {
 	                       * (AWQ's repeated weight, MoE experts' zero-filled gradient) */
 	double layers;        /* layers with activations (T5: encoder + decoder) */
 	double logits_fwd, logits_bwd;
+	double head_dq;       /* the quantized lm_head dequantized for one call (kbit_head) */
+	double held_prev;     /* the previous step's tensors held through the forward (graph_held) */
 	double W_whole;       /* weights before sharding */
 	double S_paged;       /* optimizer states in CUDA managed memory (mechanisms.h) */
 	bool fsdp_mp;         /* FSDP2 mixed precision: bf16 gathered over fp32 shards */
@@ -1653,6 +1655,17 @@ static void count_parameters(struct llm *m, struct vf_estimate *e)
 	e->tokens_per_step = clamp64(m->N * (double)su->grad_accum * m->ngpu);
 }
 
+/* Elements of an untied lm_head quantized with the layers (kbit_head,
+ * mechanisms.c: Lightning's BitsandbytesPrecision swaps every nn.Linear
+ * for bitsandbytes' 4-bit linear); 0 otherwise. */
+static double quantized_head(const struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	if (!su->kbit_head || su->quant != VF_QUANT_NF4 || m->s->tied || su->head_labels > 0)
+		return 0;
+	return m->s->V * m->s->h;
+}
+
 /* Weights: the linear matrices (quantized when asked), embeddings and
  * norms in their stored dtype (peft's prepare_model_for_kbit_training:
  * fp32), the adapters in theirs (peft: fp32; torchtune, litgpt: bf16). */
@@ -1664,7 +1677,8 @@ static void weights_term(struct llm *m)
 			: quant_bytes(su->quant, m->d.P);
 	m->ab = su->adapter_bf16 ? 2 : 4;
 	double rest = su->quant != VF_QUANT_NONE && su->kbit_fp32_rest ? 4 : m->d.P;
-	m->W = (m->s->linear) * m->qb + (m->P - m->s->linear) * rest + m->lora * m->ab;
+	double head = quantized_head(m); /* litgpt: the lm_head packed with the layers */
+	m->W = (m->s->linear + head) * m->qb + (m->P - m->s->linear - head) * rest + m->lora * m->ab;
 }
 
 /* Gradients: in the trainable parameters' dtype. */
@@ -1929,6 +1943,33 @@ static void kbit_saved_inputs(struct llm *m)
 						       m->d.C + (su->quant == VF_QUANT_INT8 ? 1 : 0));
 	m->A_layer += per;
 	m->A_all += m->layers * per;
+}
+
+/* litgpt QLoRA (mechanisms.c): the quantized lm_head's dequantized
+ * weight at each of its calls (head_dq) and its input kept by MatMul4Bit
+ * (with kbit_saves_input); the previous step's logits, and with k-bit
+ * linears the inputs their ctx keeps, held through the forward
+ * (held_prev). */
+static void litgpt_head_and_graph(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	m->head_dq = m->held_prev = 0;
+	if (!m->d.train)
+		return;
+	const struct shape *s = m->s;
+	double head = quantized_head(m), kbit = 0;
+	if (head > 0) {
+		m->head_dq = vf__mech_kbit_dequant_bytes(head, m->d.C, su->precision == VF_PREC_FP16);
+		if (su->kbit_saves_input && !m->d.full) {
+			kbit = m->Nout * s->h * m->d.C; /* the chunks are views of the final norm's output */
+			m->final_norm += kbit;
+		}
+	}
+	if (!su->graph_held)
+		return;
+	if (su->kbit_saves_input && !m->d.full && su->quant == VF_QUANT_NF4 && !su->grad_ckpt)
+		kbit += m->layers * m->N * vf__mech_kbit_saved_inputs(s->h, s->hq, s->f, m->d.C);
+	m->held_prev = vf__mech_graph_held_bytes(m->Nout, s->V, m->d.C, kbit);
 }
 
 /* A pre-quantized 4-bit base in training (peft LoRA over it):
@@ -2297,6 +2338,22 @@ static double held_activations(const struct llm *m)
 	return held_acts;
 }
 
+/* litgpt (litgpt_head_and_graph): the forward's end is the lm_head's
+ * last chunk, with the logits made so far, the head's dequantized weight
+ * in place of a layer's, and the previous step's held tensors; the
+ * backward's start runs the head's backward beside the loss's tensors,
+ * its dequantized weight again. */
+static void head_moments(const struct llm *m, double held_acts, struct live ph[VF_PHASE_COUNT])
+{
+	if (m->head_dq <= 0 && m->held_prev <= 0)
+		return;
+	double dq = m->head_dq > m->dequant ? m->head_dq : m->dequant;
+	struct live *fw = &ph[VF_PHASE_FORWARD];
+	fw->act = held_acts + m->emb_out + m->final_norm + dq + m->held_prev;
+	fw->lg = m->Nout * m->s->V * m->d.C;
+	ph[VF_PHASE_LOSS].act += dq - m->dequant;
+}
+
 /* Training, forward and loss: optimizer states held from the previous
  * step; gradients None after zero_grad(set_to_none=True), except with
  * gradient accumulation, where from the second micro-batch on the forward
@@ -2335,6 +2392,7 @@ static void forward_phases(const struct llm *m, double held_acts, struct live ph
 	fw->g = G_fwd;
 	fw->ac = AC_fwd;
 	fw->act = held_acts + m->emb_out + (su->grad_ckpt ? m->A_layer : 0) + m->dequant;
+	head_moments(m, held_acts, ph);
 }
 
 /* Training, backward: with checkpointing the last layer is recomputed (its
@@ -2574,6 +2632,7 @@ static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 	head_inputs(&m);
 	float8_linears(&m);
 	kbit_saved_inputs(&m);
+	litgpt_head_and_graph(&m);
 	prequant_saved(&m);
 	moe_expert_grad_transient(&m);
 	selective_checkpointing(&m);

@@ -107,7 +107,8 @@ static const char *const known[] = {"lora_precision", "full_precision", "adapter
 				    "paged_optimizer", "empty_cache", "base_quant", "optimizer",
 				    "peak_scope", "load", "kbit_saves_input", "fsdp_mixed_precision",
 				    "peak_report", "grad_ckpt_default", "optimizer_impl", "float8",
-				    "grad_ckpt_fsdp", "quantize_on_load", "gelu_native"};
+				    "grad_ckpt_fsdp", "quantize_on_load", "gelu_native",
+				    "kbit_head", "graph_held"};
 
 static vf_status check_keys(const cJSON *p, const char *what, struct vf_error *err)
 {
@@ -163,7 +164,9 @@ vf_status vf_stack_apply_json(struct vf_setup *s, const cJSON *p, const char *wh
 	    (st = get_bool(p, "kbit_saves_input", what, false, &s->kbit_saves_input, err)) ||
 	    (st = get_bool(p, "fsdp_mixed_precision", what, false, &s->fsdp_mixed_precision, err)) ||
 	    (st = get_bool(p, "float8", what, s->stack_given & VF_STACK_G_FLOAT8, &s->float8, err)) ||
-	    (st = get_bool(p, "gelu_native", what, false, &s->gelu_native, err)))
+	    (st = get_bool(p, "gelu_native", what, false, &s->gelu_native, err)) ||
+	    (st = get_bool(p, "kbit_head", what, false, &s->kbit_head, err)) ||
+	    (st = get_bool(p, "graph_held", what, false, &s->graph_held, err)))
 		return st;
 	v = mech(p, "peak_scope");
 	if (v && !(s->stack_given & VF_STACK_G_PEAK_SCOPE) &&
@@ -247,6 +250,8 @@ void vf_stack_to_json(const struct vf_setup *s, cJSON *o)
 	cJSON_AddBoolToObject(o, "fsdp_mixed_precision", s->fsdp_mixed_precision);
 	cJSON_AddBoolToObject(o, "float8", s->float8);
 	cJSON_AddBoolToObject(o, "gelu_native", s->gelu_native);
+	cJSON_AddBoolToObject(o, "kbit_head", s->kbit_head);
+	cJSON_AddBoolToObject(o, "graph_held", s->graph_held);
 	cJSON_AddStringToObject(o, "quantize_on_load",
 				s->quant_load == VF_QLOAD_TORCHAO ? "torchao" : "bitsandbytes");
 }

@@ -841,6 +841,35 @@ static void test_graph_held(void)
 	CHECK(fabs((double)(fb[VF_TERM_ACTIVATIONS] - fa[VF_TERM_ACTIVATIONS]) - (final_norm + NV)) <= 2);
 }
 
+/* torchtune's AdamW is fused (105 of the 107 configs that name
+ * torch.optim.AdamW at 1814feb17 set fused: True): torch's _fused_adamw
+ * makes no temporary, where the foreach default's _multi_tensor_adamw
+ * allocates torch._foreach_sqrt(exp_avg_sqs), one bf16 tensor per
+ * parameter. The profile sets fused; --optimizer-impl foreach still wins;
+ * only the optimizer temporaries move, by exactly the parameters' bytes. */
+static void test_torchtune_fused_adamw(void)
+{
+	const char *f[] = {"mode", "full", "stack", "torchtune", "precision", "bf16", "batch", "2", "seq",
+			   "4096", "grad-ckpt", "true", NULL};
+	const char *fe[] = {"mode", "full", "stack", "torchtune", "precision", "bf16", "batch", "2", "seq",
+			    "4096", "grad-ckpt", "true", "optimizer-impl", "foreach", NULL};
+	struct vf_setup s0, s1;
+	struct vf_estimate a, b;
+	setup(f, &s1);
+	setup(fe, &s0);
+	CHECK(s1.optimizer_impl == VF_OPTIMPL_FUSED);
+	CHECK(s0.optimizer_impl == VF_OPTIMPL_FOREACH);
+	run("llama3-8b", &s0, &a);
+	run("llama3-8b", &s1, &b);
+	CHECK(same_except(&a, &b, "optimizer_temp"));
+	CHECK_INT(b.optimizer_temp_full, 0);
+	CHECK_INT(a.optimizer_temp_full, llround((double)a.params * 2));
+	/* the foreach step was the peak; fused, the peak is W + G + m + v or less */
+	CHECK(a.peak_phase == VF_PHASE_OPTIMIZER);
+	CHECK(b.peak_allocated_bytes < a.peak_allocated_bytes);
+	CHECK(b.peak_allocated_bytes >= a.weights_full * 4);
+}
+
 int main(void)
 {
 	RUN(test_paged_outside_allocator);
@@ -865,5 +894,6 @@ int main(void)
 	RUN(test_sac_op_recompute_time);
 	RUN(test_kbit_head);
 	RUN(test_graph_held);
+	RUN(test_torchtune_fused_adamw);
 	return vf_test_done();
 }

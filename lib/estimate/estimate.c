@@ -2729,6 +2729,18 @@ static vf_status replay_with_capacity(const struct vf__step *st, struct vf_alloc
 	return rc;
 }
 
+/* The replay (steptrace.c) has neither litgpt's held previous step nor its
+ * quantized head's dequantized copies (litgpt_head_and_graph): when the
+ * analytic peak is the forward's end those set, or the head is quantized,
+ * the replay would miss the peak. */
+static bool replay_lacks_peak(const struct vf_setup *su, const struct vf_estimate *e)
+{
+	if (su->mode == VF_MODE_INFER)
+		return false;
+	return (su->kbit_head && su->quant == VF_QUANT_NF4) ||
+	       (su->graph_held && e->peak_phase == VF_PHASE_FORWARD);
+}
+
 vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup *su,
 			       const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
 			       struct vf_estimate *e, struct vf_alloc **sim, struct vf_error *err)
@@ -2752,12 +2764,16 @@ vf_status vf_estimate_simulate_memo(const struct vf_arch *arch, const struct vf_
 	 * model has over 126, so past 512 (and past 1 PiB, which no device
 	 * holds) the analytic reserve stands and the output says so. */
 	if (st->layers > VF_ESTIMATE_SIM_MAX_LAYERS || e->peak_allocated_bytes > VF_ALLOC_MAX_REQUEST ||
-	    (su->offload != VF_OFFLOAD_NONE && su->mode != VF_MODE_INFER)) {
+	    (su->offload != VF_OFFLOAD_NONE && su->mode != VF_MODE_INFER) || replay_lacks_peak(su, e)) {
 		e->sim_skipped = st->layers > VF_ESTIMATE_SIM_MAX_LAYERS
 					 ? "over 512 layers: the allocator is not replayed"
 				 : e->peak_allocated_bytes > VF_ALLOC_MAX_REQUEST
 					 ? "over 1 PiB: the allocator is not replayed"
-					 : "CPU offload: the allocator is not replayed";
+				 : su->offload != VF_OFFLOAD_NONE && su->mode != VF_MODE_INFER
+					 ? "CPU offload: the allocator is not replayed"
+					 : "the previous step held through the forward and the quantized lm_head "
+					   "(stack mechanisms graph_held, kbit_head) are not in the replay: the "
+					   "analytic reserve";
 		free(st);
 		return VF_OK;
 	}

@@ -870,6 +870,31 @@ static void test_torchtune_fused_adamw(void)
 	CHECK(b.peak_allocated_bytes >= a.weights_full * 4);
 }
 
+/* The allocator replay has neither litgpt's held previous step nor its
+ * quantized head's copies: for litgpt QLoRA the simulation stands aside,
+ * says why, and the analytic reserve (over the phases that hold them)
+ * gives the device peak, above the allocated peak; without the two
+ * mechanisms the replay runs as before. */
+static void test_replay_names_litgpt_terms(void)
+{
+	const char *q[] = {"mode", "lora", "quant", "nf4", "stack", "litgpt", "batch", "2", "seq", "512", NULL};
+	const struct vf_arch *a = arch("llama3-8b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a10g");
+	CHECK(a && g);
+	if (!a || !g)
+		return;
+	struct vf_setup s;
+	struct vf_estimate e;
+	struct vf_error err = {0};
+	setup(q, &s);
+	CHECK(vf_estimate_simulate(a, &s, g, NULL, &e, NULL, &err) == VF_OK);
+	CHECK(e.sim_skipped && strstr(e.sim_skipped, "graph_held") && !e.simulated);
+	CHECK(e.peak_reserved_bytes > e.peak_allocated_bytes);
+	s.kbit_head = s.graph_held = false;
+	CHECK(vf_estimate_simulate(a, &s, g, NULL, &e, NULL, &err) == VF_OK);
+	CHECK(!e.sim_skipped && e.simulated);
+}
+
 int main(void)
 {
 	RUN(test_paged_outside_allocator);
@@ -895,5 +920,6 @@ int main(void)
 	RUN(test_kbit_head);
 	RUN(test_graph_held);
 	RUN(test_torchtune_fused_adamw);
+	RUN(test_replay_names_litgpt_terms);
 	return vf_test_done();
 }

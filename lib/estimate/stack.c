@@ -130,6 +130,29 @@ static vf_status check_keys(const cJSON *p, const char *what, struct vf_error *e
 	return VF_OK;
 }
 
+/* The mechanisms that are true or false (a flag the user gave wins). */
+static vf_status apply_bools(struct vf_setup *s, const cJSON *p, const char *what, struct vf_error *err)
+{
+	vf_status st;
+	if ((st = get_bool(p, "compile", what, s->stack_given & VF_STACK_G_COMPILE, &s->compile, err)) ||
+	    (st = get_bool(p, "activation_offload", what, s->stack_given & VF_STACK_G_OFFLOAD,
+			   &s->activation_offload, err)) ||
+	    (st = get_bool(p, "optimizer_in_backward", what, s->stack_given & VF_STACK_G_OIB,
+			   &s->optimizer_in_backward, err)) ||
+	    (st = get_bool(p, "paged_optimizer", what, s->stack_given & VF_STACK_G_PAGED,
+			   &s->paged_optimizer, err)) ||
+	    (st = get_bool(p, "kbit_fp32_rest", what, false, &s->kbit_fp32_rest, err)) ||
+	    (st = get_bool(p, "nf4_double_quant", what, false, &s->nf4_double_quant, err)) ||
+	    (st = get_bool(p, "kbit_saves_input", what, false, &s->kbit_saves_input, err)) ||
+	    (st = get_bool(p, "fsdp_mixed_precision", what, false, &s->fsdp_mixed_precision, err)) ||
+	    (st = get_bool(p, "float8", what, s->stack_given & VF_STACK_G_FLOAT8, &s->float8, err)) ||
+	    (st = get_bool(p, "gelu_native", what, false, &s->gelu_native, err)) ||
+	    (st = get_bool(p, "kbit_head", what, false, &s->kbit_head, err)) ||
+	    (st = get_bool(p, "graph_held", what, false, &s->graph_held, err)))
+		return st;
+	return VF_OK;
+}
+
 vf_status vf_stack_apply_json(struct vf_setup *s, const cJSON *p, const char *what,
 			      struct vf_error *err)
 {
@@ -152,21 +175,7 @@ vf_status vf_stack_apply_json(struct vf_setup *s, const cJSON *p, const char *wh
 	if (v && !(s->stack_given & VF_STACK_G_LOSS) &&
 	    !parse_loss(cJSON_GetStringValue(v), &s->loss, &s->loss_chunks))
 		return vf_error_set(err, VF_ERR, "%s: mechanisms.loss.value: expected full, chunked:N or fused-linear", what);
-	if ((st = get_bool(p, "compile", what, s->stack_given & VF_STACK_G_COMPILE, &s->compile, err)) ||
-	    (st = get_bool(p, "activation_offload", what, s->stack_given & VF_STACK_G_OFFLOAD,
-			   &s->activation_offload, err)) ||
-	    (st = get_bool(p, "optimizer_in_backward", what, s->stack_given & VF_STACK_G_OIB,
-			   &s->optimizer_in_backward, err)) ||
-	    (st = get_bool(p, "paged_optimizer", what, s->stack_given & VF_STACK_G_PAGED,
-			   &s->paged_optimizer, err)) ||
-	    (st = get_bool(p, "kbit_fp32_rest", what, false, &s->kbit_fp32_rest, err)) ||
-	    (st = get_bool(p, "nf4_double_quant", what, false, &s->nf4_double_quant, err)) ||
-	    (st = get_bool(p, "kbit_saves_input", what, false, &s->kbit_saves_input, err)) ||
-	    (st = get_bool(p, "fsdp_mixed_precision", what, false, &s->fsdp_mixed_precision, err)) ||
-	    (st = get_bool(p, "float8", what, s->stack_given & VF_STACK_G_FLOAT8, &s->float8, err)) ||
-	    (st = get_bool(p, "gelu_native", what, false, &s->gelu_native, err)) ||
-	    (st = get_bool(p, "kbit_head", what, false, &s->kbit_head, err)) ||
-	    (st = get_bool(p, "graph_held", what, false, &s->graph_held, err)))
+	if ((st = apply_bools(s, p, what, err)) != VF_OK)
 		return st;
 	v = mech(p, "peak_scope");
 	if (v && !(s->stack_given & VF_STACK_G_PEAK_SCOPE) &&

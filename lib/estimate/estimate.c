@@ -1661,7 +1661,8 @@ static void count_parameters(struct llm *m, struct vf_estimate *e)
 static double quantized_head(const struct llm *m)
 {
 	const struct vf_setup *su = m->su;
-	if (!su->kbit_head || su->quant != VF_QUANT_NF4 || m->s->tied || su->head_labels > 0)
+	if (!su->kbit_head || su->quant != VF_QUANT_NF4 || m->s->tied || su->head_labels > 0 ||
+	    (su->modules_to_save & VF_MTS_HEAD)) /* a trainable copy of the head is not packed */
 		return 0;
 	return m->s->V * m->s->h;
 }

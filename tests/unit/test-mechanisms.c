@@ -792,6 +792,16 @@ static void test_kbit_head(void)
 	run("qwen2.5-0.5b", &s1, &b);
 	CHECK_INT(b.weights_full, a.weights_full);
 	CHECK_INT(b.peak_allocated_bytes, a.peak_allocated_bytes);
+	/* a head kept as a trainable copy (modules_to_save) is not packed */
+	const char *mq[] = {"mode", "lora", "quant", "nf4", "stack", "litgpt", "modules-to-save", "lm_head", NULL};
+	setup(mq, &s1);
+	s1.graph_held = false;
+	s0 = s1;
+	s0.kbit_head = false;
+	run("llama3-8b", &s0, &a);
+	run("llama3-8b", &s1, &b);
+	CHECK_INT(b.weights_full, a.weights_full);
+	CHECK_INT(b.peak_allocated_bytes, a.peak_allocated_bytes);
 }
 
 /* litgpt's fit loop keeps `logits` until the next forward returns

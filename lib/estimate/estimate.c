@@ -887,6 +887,17 @@ static void loss_bytes(const struct shape *s, const struct vf_setup *su, const s
 		*bwd = NV * d->C + (4 + d->C) * NV / k;
 		return;
 	}
+	if (su->loss == VF_LOSS_CHUNKED && su->loss_in_compute_dtype) {
+		/* litgpt's chunked_cross_entropy (litgpt/utils.py, commit
+		 * 03ffc551): F.cross_entropy on each compute-dtype chunk, no
+		 * .float(): the logits and each chunk's log_softmax output kept
+		 * (C bytes); the backward makes a chunk's log_softmax gradient and
+		 * its input gradient, C bytes each */
+		double k = su->loss_chunks > 0 ? su->loss_chunks : 8;
+		*fwd = NV * 2 * d->C;
+		*bwd = NV * 2 * d->C + 2 * d->C * NV / k;
+		return;
+	}
 	if (su->loss == VF_LOSS_CHUNKED) {
 		double k = su->loss_chunks > 0 ? su->loss_chunks : 8;
 		*fwd = NV * (d->C + 4) + 4 * NV / k;

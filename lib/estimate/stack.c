@@ -108,7 +108,7 @@ static const char *const known[] = {"lora_precision", "full_precision", "adapter
 				    "peak_scope", "load", "kbit_saves_input", "fsdp_mixed_precision",
 				    "peak_report", "grad_ckpt_default", "optimizer_impl", "float8",
 				    "grad_ckpt_fsdp", "quantize_on_load", "gelu_native",
-				    "kbit_head", "graph_held"};
+				    "kbit_head", "graph_held", "loss_in_compute_dtype"};
 
 static vf_status check_keys(const cJSON *p, const char *what, struct vf_error *err)
 {
@@ -148,7 +148,8 @@ static vf_status apply_bools(struct vf_setup *s, const cJSON *p, const char *wha
 	    (st = get_bool(p, "float8", what, s->stack_given & VF_STACK_G_FLOAT8, &s->float8, err)) ||
 	    (st = get_bool(p, "gelu_native", what, false, &s->gelu_native, err)) ||
 	    (st = get_bool(p, "kbit_head", what, false, &s->kbit_head, err)) ||
-	    (st = get_bool(p, "graph_held", what, false, &s->graph_held, err)))
+	    (st = get_bool(p, "graph_held", what, false, &s->graph_held, err)) ||
+	    (st = get_bool(p, "loss_in_compute_dtype", what, false, &s->loss_in_compute_dtype, err)))
 		return st;
 	return VF_OK;
 }
@@ -261,6 +262,7 @@ void vf_stack_to_json(const struct vf_setup *s, cJSON *o)
 	cJSON_AddBoolToObject(o, "gelu_native", s->gelu_native);
 	cJSON_AddBoolToObject(o, "kbit_head", s->kbit_head);
 	cJSON_AddBoolToObject(o, "graph_held", s->graph_held);
+	cJSON_AddBoolToObject(o, "loss_in_compute_dtype", s->loss_in_compute_dtype);
 	cJSON_AddStringToObject(o, "quantize_on_load",
 				s->quant_load == VF_QLOAD_TORCHAO ? "torchao" : "bitsandbytes");
 }

@@ -905,6 +905,32 @@ static void test_replay_names_litgpt_terms(void)
 	CHECK(!e.sim_skipped && e.simulated);
 }
 
+/* litgpt's chunked_cross_entropy runs F.cross_entropy on each bf16 chunk
+ * with no upcast (loss_in_compute_dtype): the logits and the kept
+ * log_softmax outputs are C bytes each, and the backward makes a chunk's
+ * two gradients in C bytes; transformers' and torchtune's losses upcast to
+ * fp32. Llama 2 7B LoRA at 2 x 512 tokens, 16 chunks: only the logits
+ * term moves, to exactly 2 x 2 NV + 2 x 2 NV / 16. */
+static void test_loss_in_compute_dtype(void)
+{
+	const char *q[] = {"mode", "lora", "stack", "litgpt", "batch", "2", "seq", "512", NULL};
+	struct vf_setup s0, s1;
+	struct vf_estimate a, b;
+	setup(q, &s1);
+	CHECK(s1.loss_in_compute_dtype && s1.loss == VF_LOSS_CHUNKED && s1.loss_chunks == 16);
+	s0 = s1;
+	s0.loss_in_compute_dtype = false;
+	run("llama2-7b", &s0, &a);
+	run("llama2-7b", &s1, &b);
+	CHECK(same_except(&a, &b, "logits"));
+	double NV = 1024.0 * 32000;
+	CHECK_INT(b.logits_full, llround(NV * 4 + 4 * NV / 16));
+	CHECK_INT(a.logits_full, llround(NV * 6 + 8 * NV / 16));
+	const char *h[] = {"mode", "lora", "loss", "chunked:16", "batch", "2", "seq", "512", NULL};
+	setup(h, &s0);
+	CHECK(!s0.loss_in_compute_dtype);
+}
+
 int main(void)
 {
 	RUN(test_paged_outside_allocator);
@@ -931,5 +957,6 @@ int main(void)
 	RUN(test_graph_held);
 	RUN(test_torchtune_fused_adamw);
 	RUN(test_replay_names_litgpt_terms);
+	RUN(test_loss_in_compute_dtype);
 	return vf_test_done();
 }

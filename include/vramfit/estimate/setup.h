@@ -257,6 +257,8 @@ struct vf_setup {
 	bool kbit_head;                    /* the lm_head quantized with the layers, its weight
 	                                    * dequantized to fp16 and cast to the compute dtype per
 	                                    * call (litgpt: Lightning BitsandbytesPrecision) */
+	bool loss_in_compute_dtype;        /* the chunked loss runs on the compute-dtype logits, no
+	                                    * fp32 upcast (litgpt's chunked_cross_entropy) */
 	bool graph_held;                   /* the previous step's autograd graph held through the
 	                                    * next forward (litgpt's fit loop keeps `logits`) */
 	uint8_t modules_to_save;           /* VF_MTS_* (LoRA): full trainable copies */

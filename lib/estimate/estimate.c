@@ -1984,6 +1984,37 @@ static void litgpt_head_and_graph(struct llm *m)
 	m->held_prev = vf__mech_graph_held_bytes(m->Nout, s->V, m->d.C, kbit);
 }
 
+/* litgpt's LoRA dropout (lora_dropout; litgpt/lora.py at 03ffc551:
+ * LoRALinear and LoRAQKVLinear run self.lora_dropout(x) before lora_A, the
+ * config_hub yamls set lora_dropout 0.05): native_dropout keeps its bool
+ * mask, 1 byte per input element, once per adapted linear (q, k and v
+ * share the fused qkv's); the dropped copy takes the input's place among
+ * lora_A's saved tensors (lin_in counts one per adapter). MoE experts'
+ * adapters are not counted. */
+static void lora_dropout_masks(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	if (!su->lora_dropout || su->mode != VF_MODE_LORA || !m->d.train)
+		return;
+	const struct shape *s = m->s;
+	unsigned t = su->lora_targets;
+	double per = 0;
+	if (t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V))
+		per += s->h;
+	if (t & VF_LORA_O)
+		per += s->hq;
+	if (!(s->experts > 0)) {
+		bool one = !s->gated || s->fused_gate_up; /* one up-projection linear */
+		per += s->h * ((t & VF_LORA_GATE) && !one ? 1 : 0);
+		per += s->h * ((t & VF_LORA_UP) || (one && (t & VF_LORA_GATE)) ? 1 : 0);
+		per += (t & VF_LORA_DOWN) ? s->f : 0;
+	}
+	m->A_layer += m->N * per;
+	m->A_all += m->layers * m->N * per;
+	if (t & VF_LORA_HEAD)
+		m->final_norm += m->Nout * s->h;
+}
+
 /* A pre-quantized 4-bit base in training (peft LoRA over it):
  *   gptq  auto-gptq's QuantLinear (auto_gptq/nn_modules/qlinear/
  *         qlinear_cuda.py, commit 9f7d3707; peft and transformers train
@@ -2645,6 +2676,7 @@ static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 	float8_linears(&m);
 	kbit_saved_inputs(&m);
 	litgpt_head_and_graph(&m);
+	lora_dropout_masks(&m);
 	prequant_saved(&m);
 	moe_expert_grad_transient(&m);
 	selective_checkpointing(&m);

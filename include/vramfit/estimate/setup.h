@@ -257,6 +257,8 @@ struct vf_setup {
 	bool kbit_head;                    /* the lm_head quantized with the layers, its weight
 	                                    * dequantized to fp16 and cast to the compute dtype per
 	                                    * call (litgpt: Lightning BitsandbytesPrecision) */
+	bool lora_dropout;                 /* a dropout before each adapter (p > 0): its mask kept
+	                                    * (litgpt's config_hub lora_dropout 0.05) */
 	bool loss_in_compute_dtype;        /* the chunked loss runs on the compute-dtype logits, no
 	                                    * fp32 upcast (litgpt's chunked_cross_entropy) */
 	bool graph_held;                   /* the previous step's autograd graph held through the

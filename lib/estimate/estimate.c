@@ -2675,8 +2675,10 @@ static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 	head_inputs(&m);
 	float8_linears(&m);
 	kbit_saved_inputs(&m);
-	litgpt_head_and_graph(&m);
-	lora_dropout_masks(&m);
+	if (su->kbit_head || su->graph_held || su->lora_dropout) { /* litgpt's (mechanisms.c) */
+		litgpt_head_and_graph(&m);
+		lora_dropout_masks(&m);
+	}
 	prequant_saved(&m);
 	moe_expert_grad_transient(&m);
 	selective_checkpointing(&m);

@@ -320,6 +320,19 @@ static void mechanism_assumptions(const struct vf_estimate *e, const struct vf_s
 			  "backward, which repeats the dequantized weight over the batch");
 	if (s->kbit_saves_input && (s->quant == VF_QUANT_NF4 || s->quant == VF_QUANT_INT8))
 		assume(a, "bitsandbytes k-bit linears keep their inputs for the backward");
+	if (s->kbit_head && s->quant == VF_QUANT_NF4 && s->mode != VF_MODE_INFER)
+		assume(a, "the lm_head quantized with the layers (Lightning's BitsandbytesPrecision): "
+			  "dequantized to fp16 and cast at each call");
+	if (s->lora_dropout && s->mode == VF_MODE_LORA)
+		assume(a, "a dropout before each adapter keeps its mask (1 byte an input element)");
+	if (s->loss_in_compute_dtype && s->loss == VF_LOSS_CHUNKED && s->mode != VF_MODE_INFER)
+		assume(a, "the chunked loss on the compute-dtype logits, no fp32 upcast");
+	if (s->graph_held && s->mode != VF_MODE_INFER)
+		assume(a, "the previous step's logits%s held through the next forward (the stack's "
+			  "loop keeps them)",
+		       s->kbit_saves_input && s->quant == VF_QUANT_NF4 && !s->grad_ckpt
+			       ? " and bitsandbytes' kept inputs"
+			       : "");
 	if (s->fsdp_mixed_precision && s->gpus > 1 &&
 	    (s->shard == VF_SHARD_FSDP || s->shard == VF_SHARD_ZERO3))
 		assume(a, "FSDP2 mixed precision: blocks gathered in bf16 from fp32 shards, no autocast "

@@ -887,6 +887,17 @@ static void loss_bytes(const struct shape *s, const struct vf_setup *su, const s
 		*bwd = NV * d->C + (4 + d->C) * NV / k;
 		return;
 	}
+	if (su->loss == VF_LOSS_CHUNKED && su->loss_in_compute_dtype) {
+		/* litgpt's chunked_cross_entropy (litgpt/utils.py, commit
+		 * 03ffc551): F.cross_entropy on each compute-dtype chunk, no
+		 * .float(): the logits and each chunk's log_softmax output kept
+		 * (C bytes); the backward makes a chunk's log_softmax gradient and
+		 * its input gradient, C bytes each */
+		double k = su->loss_chunks > 0 ? su->loss_chunks : 8;
+		*fwd = NV * 2 * d->C;
+		*bwd = NV * 2 * d->C + 2 * d->C * NV / k;
+		return;
+	}
 	if (su->loss == VF_LOSS_CHUNKED) {
 		double k = su->loss_chunks > 0 ? su->loss_chunks : 8;
 		*fwd = NV * (d->C + 4) + 4 * NV / k;
@@ -1258,6 +1269,8 @@ struct llm {
 	                       * (AWQ's repeated weight, MoE experts' zero-filled gradient) */
 	double layers;        /* layers with activations (T5: encoder + decoder) */
 	double logits_fwd, logits_bwd;
+	double head_dq;       /* the quantized lm_head dequantized for one call (kbit_head) */
+	double held_prev;     /* the previous step's tensors held through the forward (graph_held) */
 	double W_whole;       /* weights before sharding */
 	double S_paged;       /* optimizer states in CUDA managed memory (mechanisms.h) */
 	bool fsdp_mp;         /* FSDP2 mixed precision: bf16 gathered over fp32 shards */
@@ -1743,6 +1756,18 @@ static void count_parameters(struct llm *m, struct vf_estimate *e)
 	e->tokens_per_step = clamp64(m->N * (double)su->grad_accum * m->ngpu);
 }
 
+/* Elements of an untied lm_head quantized with the layers (kbit_head,
+ * mechanisms.c: Lightning's BitsandbytesPrecision swaps every nn.Linear
+ * for bitsandbytes' 4-bit linear); 0 otherwise. */
+static double quantized_head(const struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	if (!su->kbit_head || su->quant != VF_QUANT_NF4 || m->s->tied || su->head_labels > 0 ||
+	    (su->modules_to_save & VF_MTS_HEAD)) /* a trainable copy of the head is not packed */
+		return 0;
+	return m->s->V * m->s->h;
+}
+
 /* Weights: the linear matrices (quantized when asked), embeddings and
  * norms in their stored dtype (peft's prepare_model_for_kbit_training:
  * fp32), the adapters in theirs (peft: fp32; torchtune, litgpt: bf16). */
@@ -1754,7 +1779,8 @@ static void weights_term(struct llm *m)
 			: quant_bytes(su->quant, m->d.P);
 	m->ab = su->adapter_bf16 ? 2 : 4;
 	double rest = su->quant != VF_QUANT_NONE && su->kbit_fp32_rest ? 4 : m->d.P;
-	m->W = (m->s->linear) * m->qb + (m->P - m->s->linear) * rest + m->lora * m->ab;
+	double head = quantized_head(m); /* litgpt: the lm_head packed with the layers */
+	m->W = (m->s->linear + head) * m->qb + (m->P - m->s->linear - head) * rest + m->lora * m->ab;
 }
 
 /* Gradients: in the trainable parameters' dtype. */
@@ -2019,6 +2045,64 @@ static void kbit_saved_inputs(struct llm *m)
 						       m->d.C + (su->quant == VF_QUANT_INT8 ? 1 : 0));
 	m->A_layer += per;
 	m->A_all += m->layers * per;
+}
+
+/* litgpt QLoRA (mechanisms.c): the quantized lm_head's dequantized
+ * weight at each of its calls (head_dq) and its input kept by MatMul4Bit
+ * (with kbit_saves_input); the previous step's logits, and with k-bit
+ * linears the inputs their ctx keeps, held through the forward
+ * (held_prev). */
+static void litgpt_head_and_graph(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	m->head_dq = m->held_prev = 0;
+	if (!m->d.train)
+		return;
+	const struct shape *s = m->s;
+	double head = quantized_head(m), kbit = 0;
+	if (head > 0) {
+		m->head_dq = vf__mech_kbit_dequant_bytes(head, m->d.C, su->precision == VF_PREC_FP16);
+		if (su->kbit_saves_input && !m->d.full) {
+			kbit = m->Nout * s->h * m->d.C; /* the chunks are views of the final norm's output */
+			m->final_norm += kbit;
+		}
+	}
+	if (!su->graph_held)
+		return;
+	if (su->kbit_saves_input && !m->d.full && su->quant == VF_QUANT_NF4 && !su->grad_ckpt)
+		kbit += m->layers * m->N * vf__mech_kbit_saved_inputs(s->h, s->hq, s->f, m->d.C);
+	m->held_prev = vf__mech_graph_held_bytes(m->Nout, s->V, m->d.C, kbit);
+}
+
+/* litgpt's LoRA dropout (lora_dropout; litgpt/lora.py at 03ffc551:
+ * LoRALinear and LoRAQKVLinear run self.lora_dropout(x) before lora_A, the
+ * config_hub yamls set lora_dropout 0.05): native_dropout keeps its bool
+ * mask, 1 byte per input element, once per adapted linear (q, k and v
+ * share the fused qkv's); the dropped copy takes the input's place among
+ * lora_A's saved tensors (lin_in counts one per adapter). MoE experts'
+ * adapters are not counted. */
+static void lora_dropout_masks(struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	if (!su->lora_dropout || su->mode != VF_MODE_LORA || !m->d.train)
+		return;
+	const struct shape *s = m->s;
+	unsigned t = su->lora_targets;
+	double per = 0;
+	if (t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V))
+		per += s->h;
+	if (t & VF_LORA_O)
+		per += s->hq;
+	if (!(s->experts > 0)) {
+		bool one = !s->gated || s->fused_gate_up; /* one up-projection linear */
+		per += s->h * ((t & VF_LORA_GATE) && !one ? 1 : 0);
+		per += s->h * ((t & VF_LORA_UP) || (one && (t & VF_LORA_GATE)) ? 1 : 0);
+		per += (t & VF_LORA_DOWN) ? s->f : 0;
+	}
+	m->A_layer += m->N * per;
+	m->A_all += m->layers * m->N * per;
+	if (t & VF_LORA_HEAD)
+		m->final_norm += m->Nout * s->h;
 }
 
 /* A pre-quantized 4-bit base in training (peft LoRA over it):
@@ -2387,6 +2471,22 @@ static double held_activations(const struct llm *m)
 	return held_acts;
 }
 
+/* litgpt (litgpt_head_and_graph): the forward's end is the lm_head's
+ * last chunk, with the logits made so far, the head's dequantized weight
+ * in place of a layer's, and the previous step's held tensors; the
+ * backward's start runs the head's backward beside the loss's tensors,
+ * its dequantized weight again. */
+static void head_moments(const struct llm *m, double held_acts, struct live ph[VF_PHASE_COUNT])
+{
+	if (m->head_dq <= 0 && m->held_prev <= 0)
+		return;
+	double dq = m->head_dq > m->dequant ? m->head_dq : m->dequant;
+	struct live *fw = &ph[VF_PHASE_FORWARD];
+	fw->act = held_acts + m->emb_out + m->final_norm + dq + m->held_prev;
+	fw->lg = m->Nout * m->s->V * m->d.C;
+	ph[VF_PHASE_LOSS].act += dq - m->dequant;
+}
+
 /* Training, forward and loss: optimizer states held from the previous
  * step; gradients None after zero_grad(set_to_none=True), except with
  * gradient accumulation, where from the second micro-batch on the forward
@@ -2425,6 +2525,7 @@ static void forward_phases(const struct llm *m, double held_acts, struct live ph
 	fw->g = G_fwd;
 	fw->ac = AC_fwd;
 	fw->act = held_acts + m->emb_out + (su->grad_ckpt ? m->A_layer : 0) + m->dequant;
+	head_moments(m, held_acts, ph);
 }
 
 /* Training, backward: with checkpointing the last layer is recomputed (its
@@ -2665,6 +2766,10 @@ static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 	head_inputs(&m);
 	float8_linears(&m);
 	kbit_saved_inputs(&m);
+	if (su->kbit_head || su->graph_held || su->lora_dropout) { /* litgpt's (mechanisms.c) */
+		litgpt_head_and_graph(&m);
+		lora_dropout_masks(&m);
+	}
 	prequant_saved(&m);
 	moe_expert_grad_transient(&m);
 	selective_checkpointing(&m);
@@ -2761,6 +2866,18 @@ static vf_status replay_with_capacity(const struct vf__step *st, struct vf_alloc
 	return rc;
 }
 
+/* The replay (steptrace.c) has neither litgpt's held previous step nor its
+ * quantized head's dequantized copies (litgpt_head_and_graph): when the
+ * analytic peak is the forward's end those set, or the head is quantized,
+ * the replay would miss the peak. */
+static bool replay_lacks_peak(const struct vf_setup *su, const struct vf_estimate *e)
+{
+	if (su->mode == VF_MODE_INFER)
+		return false;
+	return (su->kbit_head && su->quant == VF_QUANT_NF4) ||
+	       (su->graph_held && e->peak_phase == VF_PHASE_FORWARD);
+}
+
 vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup *su,
 			       const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
 			       struct vf_estimate *e, struct vf_alloc **sim, struct vf_error *err)
@@ -2784,12 +2901,16 @@ vf_status vf_estimate_simulate_memo(const struct vf_arch *arch, const struct vf_
 	 * model has over 126, so past 512 (and past 1 PiB, which no device
 	 * holds) the analytic reserve stands and the output says so. */
 	if (st->layers > VF_ESTIMATE_SIM_MAX_LAYERS || e->peak_allocated_bytes > VF_ALLOC_MAX_REQUEST ||
-	    (su->offload != VF_OFFLOAD_NONE && su->mode != VF_MODE_INFER)) {
+	    (su->offload != VF_OFFLOAD_NONE && su->mode != VF_MODE_INFER) || replay_lacks_peak(su, e)) {
 		e->sim_skipped = st->layers > VF_ESTIMATE_SIM_MAX_LAYERS
 					 ? "over 512 layers: the allocator is not replayed"
 				 : e->peak_allocated_bytes > VF_ALLOC_MAX_REQUEST
 					 ? "over 1 PiB: the allocator is not replayed"
-					 : "CPU offload: the allocator is not replayed";
+				 : su->offload != VF_OFFLOAD_NONE && su->mode != VF_MODE_INFER
+					 ? "CPU offload: the allocator is not replayed"
+					 : "the previous step held through the forward and the quantized lm_head "
+					   "(stack mechanisms graph_held, kbit_head) are not in the replay: the "
+					   "analytic reserve";
 		free(st);
 		return VF_OK;
 	}

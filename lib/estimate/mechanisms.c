@@ -33,7 +33,25 @@
  *    (CAt, subA, A), the input and its int8 transposed copy) keep their
  *    input for the backward even with the quantized weight frozen, where a
  *    frozen nn.Linear keeps nothing; torchao's NF4 linear (torchtune)
- *    keeps only the weight. */
+ *    keeps only the weight;
+ *  - litgpt QLoRA's head and held graph: lightning
+ *    src/lightning/fabric/plugins/precision/bitsandbytes.py (tag 2.4.0,
+ *    commit 2129fdf3, the version litgpt 03ffc551 pins; the same at
+ *    71aed751, pinned by 8641822): module_init_context replaces every
+ *    torch.nn.Linear built under fabric.init_module by _NF4Linear, the
+ *    lm_head's LoRALinear.linear included (litgpt/lora.py GPT), and
+ *    _Linear4bit.quantize packs weight.to(dtype=torch.half): the quant
+ *    state is fp16, so bitsandbytes' MatMul4Bit (autograd/_functions.py,
+ *    0.42.0 = commit 4870580f, pinned by litgpt 03ffc551; the same in
+ *    0.41.0) runs F.dequantize_4bit(B).to(A.dtype): an fp16 and a bf16
+ *    copy of the whole weight, in each forward and backward call - for
+ *    the head once per lm_head_chunk_size=128 chunk. litgpt's fit loop
+ *    (litgpt/finetune/lora.py and full.py at 03ffc551, finetune/lora.py
+ *    at 8641822) binds `logits = model(...)` and keeps it until the next
+ *    step's forward returns: the logits and the autograd graph behind
+ *    them live through that forward; the backward released the graph's
+ *    saved tensors, but MatMul4Bit keeps A in ctx.tensors, a Python
+ *    attribute freed only with the graph. */
 #include "mechanisms.h"
 
 #include <stdio.h>
@@ -182,6 +200,16 @@ double vf__mech_sac_op_saved(double h, double hq, double hkv, double f, double h
 double vf__mech_kbit_saved_inputs(double h, double hq, double f, double C)
 {
 	return C * (h + hq + h + f); /* q/k/v input, o_proj input, gate/up input, down input */
+}
+
+double vf__mech_kbit_dequant_bytes(double n, double C, bool fp16_compute)
+{
+	return 2 * n + (fp16_compute ? 0 : C * n); /* fp16 dequantize_4bit output, its cast */
+}
+
+double vf__mech_graph_held_bytes(double Nout, double V, double C, double kbit_inputs)
+{
+	return Nout * V * C + kbit_inputs;
 }
 
 /* The load's peak replaces the step's terms when it is the run's: the

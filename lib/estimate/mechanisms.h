@@ -63,6 +63,21 @@ double vf__mech_sac_op_saved(double h, double hq, double hkv, double f, double h
  * compute dtype; MatMul8bitLt: that and its int8 transposed copy). */
 double vf__mech_kbit_saved_inputs(double h, double hq, double f, double C);
 
+/* Bytes of a bitsandbytes 4-bit linear of n elements dequantized for one
+ * call under Lightning's BitsandbytesPrecision (kbit_head): the weight
+ * was quantized from fp16, so dequantize_4bit returns fp16 (2n) and
+ * MatMul4Bit casts it to the compute dtype (C bytes; no copy when the
+ * compute dtype is fp16 itself), both live while the cast runs. */
+double vf__mech_kbit_dequant_bytes(double n, double C, bool fp16_compute);
+
+/* Bytes of the previous step that litgpt's fit loop keeps through the
+ * next forward (graph_held): its logits (Nout x V in the compute dtype)
+ * and, from the autograd graph they reference, what bitsandbytes'
+ * MatMul4Bit keeps as ctx attributes rather than saved tensors (kbit
+ * inputs: the layers' k-bit saved inputs plus the quantized head's
+ * input, 0 without k-bit linears). */
+double vf__mech_graph_held_bytes(double Nout, double V, double C, double kbit_inputs);
+
 /* Finish the estimate's peaks after the step's terms are known: the
  * paged states outside the allocator (in nvidia-smi's figure, not in
  * PyTorch's), the load transient of the run, and the scope's headline

@@ -107,7 +107,9 @@ static const char *const known[] = {"lora_precision", "full_precision", "adapter
 				    "paged_optimizer", "empty_cache", "base_quant", "optimizer",
 				    "peak_scope", "load", "kbit_saves_input", "fsdp_mixed_precision",
 				    "peak_report", "grad_ckpt_default", "optimizer_impl", "float8",
-				    "grad_ckpt_fsdp", "quantize_on_load", "gelu_native"};
+				    "grad_ckpt_fsdp", "quantize_on_load", "gelu_native",
+				    "kbit_head", "graph_held", "loss_in_compute_dtype",
+				    "lora_dropout"};
 
 static vf_status check_keys(const cJSON *p, const char *what, struct vf_error *err)
 {
@@ -126,6 +128,31 @@ static vf_status check_keys(const cJSON *p, const char *what, struct vf_error *e
 			return vf_error_set(err, VF_ERR, "%s: mechanisms.%s.source: expected the source file it was read from",
 					    what, it->string);
 	}
+	return VF_OK;
+}
+
+/* The mechanisms that are true or false (a flag the user gave wins). */
+static vf_status apply_bools(struct vf_setup *s, const cJSON *p, const char *what, struct vf_error *err)
+{
+	vf_status st;
+	if ((st = get_bool(p, "compile", what, s->stack_given & VF_STACK_G_COMPILE, &s->compile, err)) ||
+	    (st = get_bool(p, "activation_offload", what, s->stack_given & VF_STACK_G_OFFLOAD,
+			   &s->activation_offload, err)) ||
+	    (st = get_bool(p, "optimizer_in_backward", what, s->stack_given & VF_STACK_G_OIB,
+			   &s->optimizer_in_backward, err)) ||
+	    (st = get_bool(p, "paged_optimizer", what, s->stack_given & VF_STACK_G_PAGED,
+			   &s->paged_optimizer, err)) ||
+	    (st = get_bool(p, "kbit_fp32_rest", what, false, &s->kbit_fp32_rest, err)) ||
+	    (st = get_bool(p, "nf4_double_quant", what, false, &s->nf4_double_quant, err)) ||
+	    (st = get_bool(p, "kbit_saves_input", what, false, &s->kbit_saves_input, err)) ||
+	    (st = get_bool(p, "fsdp_mixed_precision", what, false, &s->fsdp_mixed_precision, err)) ||
+	    (st = get_bool(p, "float8", what, s->stack_given & VF_STACK_G_FLOAT8, &s->float8, err)) ||
+	    (st = get_bool(p, "gelu_native", what, false, &s->gelu_native, err)) ||
+	    (st = get_bool(p, "kbit_head", what, false, &s->kbit_head, err)) ||
+	    (st = get_bool(p, "graph_held", what, false, &s->graph_held, err)) ||
+	    (st = get_bool(p, "loss_in_compute_dtype", what, false, &s->loss_in_compute_dtype, err)) ||
+	    (st = get_bool(p, "lora_dropout", what, false, &s->lora_dropout, err)))
+		return st;
 	return VF_OK;
 }
 
@@ -151,19 +178,7 @@ vf_status vf_stack_apply_json(struct vf_setup *s, const cJSON *p, const char *wh
 	if (v && !(s->stack_given & VF_STACK_G_LOSS) &&
 	    !parse_loss(cJSON_GetStringValue(v), &s->loss, &s->loss_chunks))
 		return vf_error_set(err, VF_ERR, "%s: mechanisms.loss.value: expected full, chunked:N or fused-linear", what);
-	if ((st = get_bool(p, "compile", what, s->stack_given & VF_STACK_G_COMPILE, &s->compile, err)) ||
-	    (st = get_bool(p, "activation_offload", what, s->stack_given & VF_STACK_G_OFFLOAD,
-			   &s->activation_offload, err)) ||
-	    (st = get_bool(p, "optimizer_in_backward", what, s->stack_given & VF_STACK_G_OIB,
-			   &s->optimizer_in_backward, err)) ||
-	    (st = get_bool(p, "paged_optimizer", what, s->stack_given & VF_STACK_G_PAGED,
-			   &s->paged_optimizer, err)) ||
-	    (st = get_bool(p, "kbit_fp32_rest", what, false, &s->kbit_fp32_rest, err)) ||
-	    (st = get_bool(p, "nf4_double_quant", what, false, &s->nf4_double_quant, err)) ||
-	    (st = get_bool(p, "kbit_saves_input", what, false, &s->kbit_saves_input, err)) ||
-	    (st = get_bool(p, "fsdp_mixed_precision", what, false, &s->fsdp_mixed_precision, err)) ||
-	    (st = get_bool(p, "float8", what, s->stack_given & VF_STACK_G_FLOAT8, &s->float8, err)) ||
-	    (st = get_bool(p, "gelu_native", what, false, &s->gelu_native, err)))
+	if ((st = apply_bools(s, p, what, err)) != VF_OK)
 		return st;
 	v = mech(p, "peak_scope");
 	if (v && !(s->stack_given & VF_STACK_G_PEAK_SCOPE) &&
@@ -247,6 +262,10 @@ void vf_stack_to_json(const struct vf_setup *s, cJSON *o)
 	cJSON_AddBoolToObject(o, "fsdp_mixed_precision", s->fsdp_mixed_precision);
 	cJSON_AddBoolToObject(o, "float8", s->float8);
 	cJSON_AddBoolToObject(o, "gelu_native", s->gelu_native);
+	cJSON_AddBoolToObject(o, "kbit_head", s->kbit_head);
+	cJSON_AddBoolToObject(o, "graph_held", s->graph_held);
+	cJSON_AddBoolToObject(o, "loss_in_compute_dtype", s->loss_in_compute_dtype);
+	cJSON_AddBoolToObject(o, "lora_dropout", s->lora_dropout);
 	cJSON_AddStringToObject(o, "quantize_on_load",
 				s->quant_load == VF_QLOAD_TORCHAO ? "torchao" : "bitsandbytes");
 }

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "vf_test.h"
+#include "estimate/mechanisms.h"
 #include "vramfit/base/json.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/estimate/split.h"
@@ -192,6 +193,7 @@ static void test_kbit_saved_inputs(void)
 	struct vf_estimate a, b;
 	setup(q, &s1);
 	CHECK(s1.kbit_saves_input);
+	s1.kbit_head = s1.graph_held = false; /* their terms: test_kbit_head, test_graph_held */
 	s0 = s1;
 	s0.kbit_saves_input = false;
 	run("llama2-7b", &s0, &a);
@@ -203,6 +205,7 @@ static void test_kbit_saved_inputs(void)
 	const char *q8[] = {"mode", "lora", "quant", "int8", "stack", "litgpt", NULL};
 	struct vf_estimate c, d;
 	setup(q8, &s1);
+	s1.kbit_head = s1.graph_held = false;
 	s0 = s1;
 	s0.kbit_saves_input = false;
 	run("llama2-7b", &s0, &c);
@@ -740,6 +743,229 @@ static void test_sac_op_recompute_time(void)
 	CHECK(gp[0].step_seconds == gp[1].step_seconds && gp[0].flops_per_step == gp[1].flops_per_step);
 }
 
+/* litgpt QLoRA's lm_head (kbit_head): Lightning's BitsandbytesPrecision
+ * packs it with the layers (its weight leaves the bf16 rest for NF4's
+ * 0.5 + 4/64 bytes an element), MatMul4Bit keeps its input (the final
+ * norm's output, Nout x h in bf16) and dequantizes it to fp16 and casts
+ * it to bf16 at each call, 4 bytes an element, in place of a layer's
+ * dequantized linear (2/3 of a layer's linear elements in bf16) at the
+ * loss. Llama 3 8B (V 128256, h 4096), 2 x 512 tokens. Nothing else
+ * moves; hf (peft over transformers' bitsandbytes integration, which
+ * keeps lm_head unquantized) and a tied head do not move. */
+static void test_kbit_head(void)
+{
+	const char *q[] = {"mode", "lora", "quant", "nf4", "stack", "litgpt", "batch", "2", "seq", "512", NULL};
+	struct vf_setup s0, s1;
+	struct vf_estimate a, b;
+	setup(q, &s1);
+	CHECK(s1.kbit_head && s1.kbit_saves_input);
+	s1.graph_held = false; /* its term: test_graph_held */
+	s0 = s1;
+	s0.kbit_head = false;
+	run("llama3-8b", &s0, &a);
+	run("llama3-8b", &s1, &b);
+	double Vh = 128256.0 * 4096, N = 2 * 512;
+	CHECK_INT(b.weights_full - a.weights_full, llround(-Vh * (2 - (0.5 + 4.0 / 64))));
+	CHECK_INT(b.activations_full - a.activations_full, llround(N * 4096 * 2));
+	CHECK_INT(b.gradients_full, a.gradients_full);
+	CHECK_INT(b.optimizer_full, a.optimizer_full);
+	CHECK_INT(b.logits_full, a.logits_full);
+	CHECK_INT(b.optimizer_temp_full, a.optimizer_temp_full);
+	/* the loss phase: the head's 4 bytes an element for a layer's linear */
+	double layer_linear = 4096.0 * (4096 + 1024 + 1024 + 4096) + 3 * 4096.0 * 14336;
+	const int64_t *la = a.phase_bytes[VF_PHASE_LOSS], *lb = b.phase_bytes[VF_PHASE_LOSS];
+	double dact = (double)(lb[VF_TERM_ACTIVATIONS] - la[VF_TERM_ACTIVATIONS]);
+	CHECK(fabs(dact - (N * 4096 * 2 + 4 * Vh - 2 * layer_linear / 3)) <= 2);
+	CHECK_INT(lb[VF_TERM_LOGITS], la[VF_TERM_LOGITS]);
+	/* fp16 compute: dequantize_4bit's fp16 output is used as it is */
+	CHECK(vf__mech_kbit_dequant_bytes(10, 2, true) == 20 && vf__mech_kbit_dequant_bytes(10, 2, false) == 40);
+	/* hf: the profile leaves the head out of the quantization */
+	const char *hq[] = {"mode", "lora", "quant", "nf4", "batch", "2", "seq", "512", NULL};
+	setup(hq, &s0);
+	CHECK(!s0.kbit_head && !s0.graph_held);
+	/* a tied head is the embedding, which stays bf16 */
+	setup(q, &s1);
+	s1.graph_held = false;
+	s0 = s1;
+	s0.kbit_head = false;
+	run("qwen2.5-0.5b", &s0, &a);
+	run("qwen2.5-0.5b", &s1, &b);
+	CHECK_INT(b.weights_full, a.weights_full);
+	CHECK_INT(b.peak_allocated_bytes, a.peak_allocated_bytes);
+	/* a head kept as a trainable copy (modules_to_save) is not packed */
+	const char *mq[] = {"mode", "lora", "quant", "nf4", "stack", "litgpt", "modules-to-save", "lm_head", NULL};
+	setup(mq, &s1);
+	s1.graph_held = false;
+	s0 = s1;
+	s0.kbit_head = false;
+	run("llama3-8b", &s0, &a);
+	run("llama3-8b", &s1, &b);
+	CHECK_INT(b.weights_full, a.weights_full);
+	CHECK_INT(b.peak_allocated_bytes, a.peak_allocated_bytes);
+}
+
+/* litgpt's fit loop keeps `logits` until the next forward returns
+ * (graph_held): at the forward's end the previous step's logits (Nout x V
+ * bf16) and, through its graph, what MatMul4Bit keeps in ctx.tensors (the
+ * layers' k-bit inputs) are live beside the new logits and the final
+ * norm's saved tensors. Llama 2 7B QLoRA at 2 x 512 tokens (V 32000):
+ * only the forward phase moves, by exactly that; the terms do not. */
+static void test_graph_held(void)
+{
+	const char *q[] = {"mode", "lora", "quant", "nf4", "stack", "litgpt", "batch", "2", "seq", "512", NULL};
+	struct vf_setup s0, s1;
+	struct vf_estimate a, b;
+	setup(q, &s1);
+	CHECK(s1.graph_held);
+	s1.kbit_head = false; /* its term: test_kbit_head */
+	s0 = s1;
+	s0.graph_held = false;
+	run("llama2-7b", &s0, &a);
+	run("llama2-7b", &s1, &b);
+	CHECK(same_except(&a, &b, ""));
+	double N = 1024, NV = N * 32000 * 2, per = 2 * (4096 + 4096 + 4096 + 11008.0);
+	const int64_t *fa = a.phase_bytes[VF_PHASE_FORWARD], *fb = b.phase_bytes[VF_PHASE_FORWARD];
+	const int64_t *la = a.phase_bytes[VF_PHASE_LOSS], *lb = b.phase_bytes[VF_PHASE_LOSS];
+	double final_norm = (double)(la[VF_TERM_ACTIVATIONS] - fa[VF_TERM_ACTIVATIONS]);
+	CHECK(final_norm > 0);
+	CHECK(fabs((double)(fb[VF_TERM_ACTIVATIONS] - fa[VF_TERM_ACTIVATIONS]) -
+		   (final_norm + NV + 32 * N * per)) <= 2);
+	CHECK(fabs((double)(fb[VF_TERM_LOGITS] - fa[VF_TERM_LOGITS]) - NV) <= 1);
+	for (int t = VF_TERM_WEIGHTS; t <= VF_TERM_AUTOCAST_CACHE; t++)
+		CHECK_INT(fb[t], fa[t]);
+	for (int t = VF_TERM_WEIGHTS; t <= VF_TERM_KV_CACHE; t++)
+		CHECK_INT(lb[t], la[t]);
+	/* the held step decides this run's peak */
+	CHECK(b.peak_phase == VF_PHASE_FORWARD && a.peak_phase != VF_PHASE_FORWARD);
+	CHECK(b.peak_allocated_bytes > a.peak_allocated_bytes);
+	/* with no k-bit linears only the logits are held */
+	const char *l[] = {"mode", "lora", "stack", "litgpt", "batch", "2", "seq", "512", NULL};
+	setup(l, &s1);
+	s0 = s1;
+	s0.graph_held = false;
+	run("llama2-7b", &s0, &a);
+	run("llama2-7b", &s1, &b);
+	fa = a.phase_bytes[VF_PHASE_FORWARD], fb = b.phase_bytes[VF_PHASE_FORWARD];
+	la = a.phase_bytes[VF_PHASE_LOSS];
+	final_norm = (double)(la[VF_TERM_ACTIVATIONS] - fa[VF_TERM_ACTIVATIONS]);
+	CHECK(fabs((double)(fb[VF_TERM_ACTIVATIONS] - fa[VF_TERM_ACTIVATIONS]) - (final_norm + NV)) <= 2);
+}
+
+/* torchtune's AdamW is fused (105 of the 107 configs that name
+ * torch.optim.AdamW at 1814feb17 set fused: True): torch's _fused_adamw
+ * makes no temporary, where the foreach default's _multi_tensor_adamw
+ * allocates torch._foreach_sqrt(exp_avg_sqs), one bf16 tensor per
+ * parameter. The profile sets fused; --optimizer-impl foreach still wins;
+ * only the optimizer temporaries move, by exactly the parameters' bytes. */
+static void test_torchtune_fused_adamw(void)
+{
+	const char *f[] = {"mode", "full", "stack", "torchtune", "precision", "bf16", "batch", "2", "seq",
+			   "4096", "grad-ckpt", "true", NULL};
+	const char *fe[] = {"mode", "full", "stack", "torchtune", "precision", "bf16", "batch", "2", "seq",
+			    "4096", "grad-ckpt", "true", "optimizer-impl", "foreach", NULL};
+	struct vf_setup s0, s1;
+	struct vf_estimate a, b;
+	setup(f, &s1);
+	setup(fe, &s0);
+	CHECK(s1.optimizer_impl == VF_OPTIMPL_FUSED);
+	CHECK(s0.optimizer_impl == VF_OPTIMPL_FOREACH);
+	run("llama3-8b", &s0, &a);
+	run("llama3-8b", &s1, &b);
+	CHECK(same_except(&a, &b, "optimizer_temp"));
+	CHECK_INT(b.optimizer_temp_full, 0);
+	CHECK_INT(a.optimizer_temp_full, llround((double)a.params * 2));
+	/* the foreach step was the peak; fused, the peak is W + G + m + v or less */
+	CHECK(a.peak_phase == VF_PHASE_OPTIMIZER);
+	CHECK(b.peak_allocated_bytes < a.peak_allocated_bytes);
+	CHECK(b.peak_allocated_bytes >= a.weights_full * 4);
+}
+
+/* The allocator replay has neither litgpt's held previous step nor its
+ * quantized head's copies: for litgpt QLoRA the simulation stands aside,
+ * says why, and the analytic reserve (over the phases that hold them)
+ * gives the device peak, above the allocated peak; without the two
+ * mechanisms the replay runs as before. */
+static void test_replay_names_litgpt_terms(void)
+{
+	const char *q[] = {"mode", "lora", "quant", "nf4", "stack", "litgpt", "batch", "2", "seq", "512", NULL};
+	const struct vf_arch *a = arch("llama3-8b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a10g");
+	CHECK(a && g);
+	if (!a || !g)
+		return;
+	struct vf_setup s;
+	struct vf_estimate e;
+	struct vf_error err = {0};
+	setup(q, &s);
+	CHECK(vf_estimate_simulate(a, &s, g, NULL, &e, NULL, &err) == VF_OK);
+	CHECK(e.sim_skipped && strstr(e.sim_skipped, "graph_held") && !e.simulated);
+	CHECK(e.peak_reserved_bytes > e.peak_allocated_bytes);
+	s.kbit_head = s.graph_held = false;
+	CHECK(vf_estimate_simulate(a, &s, g, NULL, &e, NULL, &err) == VF_OK);
+	CHECK(!e.sim_skipped && e.simulated);
+}
+
+/* litgpt's chunked_cross_entropy runs F.cross_entropy on each bf16 chunk
+ * with no upcast (loss_in_compute_dtype): the logits and the kept
+ * log_softmax outputs are C bytes each, and the backward makes a chunk's
+ * two gradients in C bytes; transformers' and torchtune's losses upcast to
+ * fp32. Llama 2 7B LoRA at 2 x 512 tokens, 16 chunks: only the logits
+ * term moves, to exactly 2 x 2 NV + 2 x 2 NV / 16. */
+static void test_loss_in_compute_dtype(void)
+{
+	const char *q[] = {"mode", "lora", "stack", "litgpt", "batch", "2", "seq", "512", NULL};
+	struct vf_setup s0, s1;
+	struct vf_estimate a, b;
+	setup(q, &s1);
+	CHECK(s1.loss_in_compute_dtype && s1.loss == VF_LOSS_CHUNKED && s1.loss_chunks == 16);
+	s0 = s1;
+	s0.loss_in_compute_dtype = false;
+	run("llama2-7b", &s0, &a);
+	run("llama2-7b", &s1, &b);
+	CHECK(same_except(&a, &b, "logits"));
+	double NV = 1024.0 * 32000;
+	CHECK_INT(b.logits_full, llround(NV * 4 + 4 * NV / 16));
+	CHECK_INT(a.logits_full, llround(NV * 6 + 8 * NV / 16));
+	const char *h[] = {"mode", "lora", "loss", "chunked:16", "batch", "2", "seq", "512", NULL};
+	setup(h, &s0);
+	CHECK(!s0.loss_in_compute_dtype);
+}
+
+/* litgpt's LoRA dropout (lora_dropout): one bool mask per adapted linear,
+ * 1 byte per input element, q/k/v sharing the fused qkv's. Llama 2 7B at
+ * 2 x 512 tokens: q,v adds 32 x N x h bytes of activations; all-linear
+ * adds qkv (h), o (hq), gate (h), up (h) and down (f) (the dropped copies
+ * take the place of the adapters' input copies lin_in counts); nothing
+ * else moves;
+ * hf (peft's lora_dropout 0.0 by default) does not set it. */
+static void test_lora_dropout(void)
+{
+	const char *q[] = {"mode", "lora", "stack", "litgpt", "batch", "2", "seq", "512", NULL};
+	const char *all[] = {"mode", "lora", "stack", "litgpt", "batch", "2", "seq", "512",
+			     "lora-targets", "all-linear", NULL};
+	struct vf_setup s0, s1;
+	struct vf_estimate a, b;
+	double N = 1024;
+	setup(q, &s1);
+	CHECK(s1.lora_dropout);
+	s0 = s1;
+	s0.lora_dropout = false;
+	run("llama2-7b", &s0, &a);
+	run("llama2-7b", &s1, &b);
+	CHECK(same_except(&a, &b, "activations"));
+	CHECK_INT(b.activations_full - a.activations_full, llround(32 * N * 4096));
+	setup(all, &s1);
+	s0 = s1;
+	s0.lora_dropout = false;
+	run("llama2-7b", &s0, &a);
+	run("llama2-7b", &s1, &b);
+	CHECK(same_except(&a, &b, "activations"));
+	CHECK_INT(b.activations_full - a.activations_full, llround(32 * N * (4096 * 4 + 11008.0)));
+	const char *h[] = {"mode", "lora", NULL};
+	setup(h, &s0);
+	CHECK(!s0.lora_dropout);
+}
+
 int main(void)
 {
 	RUN(test_paged_outside_allocator);
@@ -762,5 +988,11 @@ int main(void)
 	RUN(test_native_gelu);
 	RUN(test_every_n_recompute_time);
 	RUN(test_sac_op_recompute_time);
+	RUN(test_kbit_head);
+	RUN(test_graph_held);
+	RUN(test_torchtune_fused_adamw);
+	RUN(test_replay_names_litgpt_terms);
+	RUN(test_loss_in_compute_dtype);
+	RUN(test_lora_dropout);
 	return vf_test_done();
 }

@@ -16,7 +16,7 @@
  * of the bias.
  *
  * The bounds asserted are loose regression guards set above today's
- * errors (memory median 8.7 %, max 21.7 %; throughput median 5.0 %, max
+ * errors (memory median 6.0 %, max 21.7 %, litgpt's rows at most 13.5 %; throughput median 5.0 %, max
  * 19.6 %; torchtitan's rows at most 13.8 %; the median signed throughput
  * error per GPU generation: Ampere -1.6 %, Ada -7.8 %, where the step time
  * once carried the H200 fit's shares to every generation and had Ampere at
@@ -25,7 +25,11 @@
  * them hold mechanisms these rows found: litgpt's native GELU (stack
  * mechanism gelu_native; the phi-2 row was +54 %) and the step time of
  * selective checkpointing (every:N and op-level; torchtitan's rows were
- * down to -25 %). Tighten them as the errors shrink (issues 25 and 31 set
+ * down to -25 %); litgpt's memory bound holds the QLoRA mechanisms
+ * (kbit_head, graph_held: the bitsandbytes rows were -17 ... -19 %) and the
+ * config_hub rows' gradient accumulation (the TinyLlama full row was
+ * -20 %); torchtune's fused AdamW (profile optimizer_impl) took the 3B
+ * full + checkpointing row from +20.4 % to +0.8 %. Tighten them as the errors shrink (issues 25 and 31 set
  * the targets). Since hidden communication costs the SMs NCCL holds
  * (nccl.c, issue 31), every multi-GPU row is 4-8 % slower than it was:
  * torchtitan's 64-GPU FSDP rows, all at most 5.0 % before, now sit at
@@ -47,8 +51,9 @@
 #define MAX_ARGS 64
 
 /* Regression guards (see the header): today's figures plus a margin. */
-#define MEM_MEDIAN_BOUND 0.12
-#define MEM_MAX_BOUND 0.30
+#define MEM_MEDIAN_BOUND 0.08
+#define MEM_MAX_BOUND 0.25
+#define LITGPT_MEM_MAX_BOUND 0.16 /* litgpt's rows (QLoRA: kbit_head, graph_held) */
 #define TPS_MEDIAN_BOUND 0.08
 #define TPS_MAX_BOUND 0.30
 #define TITAN_TPS_MAX_BOUND 0.16 /* torchtitan's selective-checkpointing rows */
@@ -275,6 +280,8 @@ static void test_published_train(void)
 	double xmed, xmax;
 	CHECK(summarise(r, n, "torchtitan", NULL, false, &xmed, &xmax, &o, &u) >= 6);
 	CHECK(xmax <= TITAN_TPS_MAX_BOUND);
+	CHECK(summarise(r, n, "litgpt", NULL, true, &xmed, &xmax, &o, &u) >= 10);
+	CHECK(xmax <= LITGPT_MEM_MAX_BOUND);
 	for (size_t i = 0; i < sizeof gens / sizeof gens[0]; i++) { /* no one-signed generation */
 		int k;
 		double b = signed_median(r, n, gens[i], &k);

@@ -29,7 +29,9 @@ static const char *const defaults_json =
 	" \"paged_optimizer\": false, \"peak_scope\": \"step\", \"peak_report\": null,"
 	" \"load\": \"sharded\", \"kbit_saves_input\": false, \"fsdp_mixed_precision\": false,"
 	" \"optimizer_impl\": \"foreach\", \"grad_ckpt_default\": \"none\", \"float8\": false,"
-	" \"grad_ckpt_fsdp\": false, \"quantize_on_load\": \"bitsandbytes\", \"gelu_native\": false}";
+	" \"grad_ckpt_fsdp\": false, \"quantize_on_load\": \"bitsandbytes\", \"gelu_native\": false,"
+	" \"kbit_head\": false, \"graph_held\": false, \"loss_in_compute_dtype\": false,"
+	" \"lora_dropout\": false}";
 
 static const cJSON *value_of(const cJSON *p, const char *key, const cJSON *defaults)
 {
@@ -94,6 +96,11 @@ static void test_each_profile_changes_what_it_names(void)
 			CHECK((a.optimizer_impl != b.optimizer_impl) == differs(hf, p, "optimizer_impl"));
 			CHECK((a.float8 != b.float8) == differs(hf, p, "float8"));
 			CHECK((a.gelu_native != b.gelu_native) == differs(hf, p, "gelu_native"));
+			CHECK((a.kbit_head != b.kbit_head) == differs(hf, p, "kbit_head"));
+			CHECK((a.graph_held != b.graph_held) == differs(hf, p, "graph_held"));
+			CHECK((a.loss_in_compute_dtype != b.loss_in_compute_dtype) ==
+			      differs(hf, p, "loss_in_compute_dtype"));
+			CHECK((a.lora_dropout != b.lora_dropout) == differs(hf, p, "lora_dropout"));
 			CHECK((a.quant_load != b.quant_load) == differs(hf, p, "quantize_on_load"));
 			CHECK((a.grad_ckpt != b.grad_ckpt || a.ckpt_every != b.ckpt_every ||
 			       a.ckpt_selective_op != b.ckpt_selective_op) == differs(hf, p, "grad_ckpt_default"));

@@ -254,6 +254,15 @@ struct vf_setup {
 	bool float8;                       /* --float8: torchao float8 training of the layers' linears */
 	bool gelu_native;                  /* the stack's model code runs a tanh GELU as one native
 	                                    * kernel (litgpt) instead of transformers' Python gelu_new */
+	bool kbit_head;                    /* the lm_head quantized with the layers, its weight
+	                                    * dequantized to fp16 and cast to the compute dtype per
+	                                    * call (litgpt: Lightning BitsandbytesPrecision) */
+	bool lora_dropout;                 /* a dropout before each adapter (p > 0): its mask kept
+	                                    * (litgpt's config_hub lora_dropout 0.05) */
+	bool loss_in_compute_dtype;        /* the chunked loss runs on the compute-dtype logits, no
+	                                    * fp32 upcast (litgpt's chunked_cross_entropy) */
+	bool graph_held;                   /* the previous step's autograd graph held through the
+	                                    * next forward (litgpt's fit loop keeps `logits`) */
 	uint8_t modules_to_save;           /* VF_MTS_* (LoRA): full trainable copies */
 	int32_t head_labels;               /* --head classify:N: a task head of N labels in place of
 	                                    * the vocabulary head (0: the language-model head) */

@@ -163,8 +163,14 @@ static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 	s->parallel = a->parallel_attn;
 	s->norms_per_layer = a->norms_per_layer > 0 ? a->norms_per_layer : 2;
 	/* Configuration defaults of transformers: GPT2Config resid/embd/attn
-	 * pdrop 0.1, T5Config dropout_rate 0.1; the others 0. */
-	s->dropout = (s->fc == FC_GPT2 || s->fc == FC_T5) ? 0.1 : 0.0;
+	 * pdrop 0.1, T5Config dropout_rate 0.1; BertConfig (and RobertaConfig,
+	 * XLMRobertaConfig, DebertaV2Config) hidden_dropout_prob and
+	 * attention_probs_dropout_prob 0.1: on after model.train(), as the
+	 * Trainer leaves it; the others 0. */
+	bool enc_dropout = (fam[0] == 'b' || fam[0] == 'r' || fam[0] == 'x' || fam[0] == 'd') &&
+			   (fam_is(fam, "bert") || fam_is(fam, "roberta") || fam_is(fam, "xlm-roberta") ||
+			    fam_is(fam, "deberta-v2"));
+	s->dropout = (s->fc == FC_GPT2 || s->fc == FC_T5 || enc_dropout) ? 0.1 : 0.0;
 	if (s->fc == FC_GPT2)
 		s->act = ACT_GELU_PY; /* activation_function gelu_new */
 	else if (s->fc == FC_T5)
@@ -1540,6 +1546,7 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 			   su->optimizer == VF_OPT_LION;
 	w.opt_8bit = su->optimizer == VF_OPT_ADAMW8BIT;
 	w.grad_scaler = d->train && su->precision == VF_PREC_FP16;
+	w.grad_clip = d->train ? (int)su->grad_clip : VF_CLIP_NONE;
 	if (x) {
 		w.grad_bytes = x->grad_bytes;
 		w.offload_bytes = x->offload_bytes;

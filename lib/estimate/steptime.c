@@ -25,6 +25,8 @@
  *   optimizer  state traffic at bandwidth; per-tensor loops pay launches;
  *              bitsandbytes' 8-bit kernels at a share of it, a Python
  *              loop per tensor; fp16's GradScaler passes and sync;
+ *              clip_grad_norm_ (--grad-clip): three passes over the
+ *              gradients, launches per tensor (torch 1.x) or grouped;
  *   offload    activation offload copies over PCIe, partly hidden;
  *   paging     paged optimizer states beyond the card migrated in for
  *              the optimizer step while others go out (PCIe is duplex),
@@ -77,6 +79,7 @@ static struct {
 	double opt8_tensor_s;  /* bitsandbytes 8-bit: host s per tensor */
 	double opt8_bw;        /* bitsandbytes 8-bit: bandwidth share relative to bw_eff */
 	double scaler_passes, scaler_syncs;
+	double clip_passes, clip_tensor_launches, clip_fixed_launches, clip_foreach_launches;
 	double compile_elem, compile_kernels, compile_loss;
 	double pcie_gbs, paging_ratio, offload_overlap;
 	double cpu_offload_overlap; /* share of a pass behind which CPU offload copies hide */
@@ -228,6 +231,11 @@ static void constants_load(void)
 	const cJSON *gs = cJSON_GetObjectItemCaseSensitive(c, "grad_scaler");
 	K.scaler_passes = num(gs, "passes", 3);
 	K.scaler_syncs = num(gs, "syncs", 1);
+	const cJSON *gc = cJSON_GetObjectItemCaseSensitive(c, "grad_clip");
+	K.clip_passes = num(gc, "passes", 3);
+	K.clip_tensor_launches = num(gc, "launches_per_tensor", 2);
+	K.clip_fixed_launches = num(gc, "fixed_launches", 5);
+	K.clip_foreach_launches = num(gc, "foreach_launches", 3);
 	const cJSON *cp = cJSON_GetObjectItemCaseSensitive(c, "compile");
 	K.compile_elem = num(cp, "elementwise_bytes", 0.4);
 	K.compile_kernels = num(cp, "kernels", 0.2);
@@ -512,7 +520,8 @@ static double sac_op_s(const struct vf__step_work *w, const struct vf__kind_time
 	return dev > host ? dev : host;
 }
 
-/* The optimizer step: state traffic, per-tensor host loops, fp16 scaler. */
+/* The optimizer step: state traffic, per-tensor host loops, gradient
+ * clipping (its passes and launches beside the step's), fp16 scaler. */
 static double optimizer_s(const struct hw *h, const struct vf__step_work *w)
 {
 	double dev = w->opt_bytes * h->inv_bw;
@@ -521,6 +530,12 @@ static double optimizer_s(const struct hw *h, const struct vf__step_work *w)
 	if (w->opt_8bit) { /* bitsandbytes: one blockwise kernel per tensor from a Python loop */
 		dev = w->opt_bytes * h->inv_bw / K.opt8_bw;
 		host = w->opt_tensors * K.opt8_tensor_s * h->host;
+	}
+	if (w->grad_clip != VF_CLIP_NONE) { /* the norm reads the gradients, mul_ rewrites them */
+		dev += K.clip_passes * w->grad_bytes * h->inv_bw;
+		double per = w->grad_clip == VF_CLIP_FOR ? K.clip_tensor_launches * w->opt_tensors
+							 : K.clip_foreach_launches * (1 + w->opt_tensors / 512);
+		host += (per + K.clip_fixed_launches) * h->launch_s;
 	}
 	double t = dev > host ? dev : host;
 	if (w->grad_scaler) /* unscale + inf check over the gradients, found_inf on the host */

@@ -73,6 +73,7 @@ struct vf__step_work {
 	bool opt_8bit;         /* bitsandbytes blockwise 8-bit states */
 	bool compile;          /* torch.compile: elementwise chains fused (factors in the data) */
 	bool grad_scaler;      /* fp16 autocast: GradScaler unscale + inf check + sync */
+	int grad_clip;         /* enum vf_grad_clip: clip_grad_norm_ before the step */
 	double grad_bytes;     /* gradients of one optimizer step (the scaler's passes) */
 	double offload_bytes;  /* activation offload: saved bytes copied out and back per micro-batch */
 	double paged_bytes;    /* paged optimizer: state bytes beyond the card, migrated per step */

@@ -1169,15 +1169,17 @@ struct step_extra {
 
 /* The dense rate of the step's compute dtype on the GPU, TFLOP/s. */
 static double step_rate(const struct vf_setup *su, const struct vf_gpu_spec *gpu,
-			struct vf_estimate *e)
+			struct vf_estimate *e, int *cuda_core)
 {
 	double rate = gpu ? gpu->bf16_tflops : 989.5; /* H200 datasheet when no GPU */
+	*cuda_core = 0;
 	if (gpu && !(rate > 0) && su->precision == VF_PREC_FP16 && gpu->fp16_tflops > 0)
 		rate = gpu->fp16_tflops; /* fp16 autocast on fp16 tensor cores (V100, T4) */
 	else if (gpu && !(rate > 0) && gpu->fp32_tflops > 0 && gpu->fp16_tflops > 0) {
 		/* bf16 without bf16 tensor cores (V100, T4): PyTorch emulates it,
 		 * cuBLAS runs bf16 GEMMs on the CUDA cores */
 		rate = gpu->fp32_tflops;
+		*cuda_core = 2;
 		e->assumed |= VF_ASSUME_BF16_EMULATED;
 	}
 	if (su->precision == VF_PREC_FP32) {
@@ -1186,6 +1188,7 @@ static double step_rate(const struct vf_setup *su, const struct vf_gpu_spec *gpu
 				      strcmp(gpu->generation, "turing") == 0 ||
 				      strcmp(gpu->generation, "pascal") == 0);
 		rate = gpu && gpu->fp32_tflops > 0 ? (tf32 ? 2 : 1) * gpu->fp32_tflops : 134;
+		*cuda_core = tf32 ? 0 : 1;
 	}
 	return rate;
 }
@@ -1502,7 +1505,7 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 	}
 	w.micro = (double)su->grad_accum;
 	w.attn = su->attention == VF_ATTN_EAGER || s->eager_attn ? VF__ATTN_EAGER : VF__ATTN_FLASH;
-	double rate = step_rate(su, gpu, e);
+	double rate = step_rate(su, gpu, e, &w.cuda_core);
 	w.rate_tflops = rate;
 	static const enum vf__dequant dq[VF_QUANT_COUNT] = {
 		[VF_QUANT_NF4] = VF__DQ_NF4, [VF_QUANT_INT4] = VF__DQ_NF4,

@@ -70,6 +70,7 @@ static struct {
 	double bw_eff[NGEN][2];
 	double bw_kernel[NGEN]; /* device-copy share of the datasheet bandwidth (serving decode) */
 	double gemm_k[NGEN][2], bw_k[NGEN][2]; /* kernel-level shares (benchmarks) */
+	double gemm_k_fp32[NGEN][2], gemm_k_emu[NGEN][2]; /* CUDA-core GEMMs: fp32, emulated bf16 */
 	double gemm_fixed_s;   /* s per GEMM FLOP in the model beyond the kernel's, on every GPU */
 	double bw_fixed_s;     /* s per memory-bound byte beyond the kernel's, on every GPU */
 	double host[NGEN][2];  /* host time per launch relative to the H200 hosts' */
@@ -140,6 +141,21 @@ static void kernel_shares(const cJSON *c, const char *key, double dst[NGEN][2],
 		snprintf(g, sizeof g, "%s-geforce", generations[i]);
 		const cJSON *e = cJSON_GetObjectItemCaseSensitive(t, g);
 		dst[i][1] = cJSON_IsObject(e) ? rate(e, "kernel", dst[i][0]) : dst[i][0];
+	}
+}
+
+/* A per-generation field `field` of `key`'s entries (and their -geforce
+ * ones), `fallback`'s value where absent. */
+static void kernel_field(const cJSON *c, const char *key, const char *field, double dst[NGEN][2],
+			 const double fallback[NGEN][2])
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, key);
+	for (int i = 0; i < NGEN; i++) {
+		char g[40];
+		dst[i][0] = rate(cJSON_GetObjectItemCaseSensitive(t, generations[i]), field, fallback[i][0]);
+		snprintf(g, sizeof g, "%s-geforce", generations[i]);
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(t, g);
+		dst[i][1] = cJSON_IsObject(e) ? rate(e, field, fallback[i][1]) : fallback[i][1];
 	}
 }
 
@@ -215,6 +231,8 @@ static void constants_load(void)
 	}
 	per_generation(c, "host_speed", K.host, 1.0);
 	kernel_shares(c, "gemm_efficiency", K.gemm_k, K.gemm_eff);
+	kernel_field(c, "gemm_efficiency", "cuda_core_kernel", K.gemm_k_fp32, K.gemm_k);
+	kernel_field(c, "gemm_efficiency", "bf16_emulated_kernel", K.gemm_k_emu, K.gemm_k);
 	kernel_shares(c, "bandwidth_efficiency", K.bw_k, K.bw_eff);
 	K.gemm_fixed_s = num(c, "gemm_fixed_s_per_flop", 0);
 	K.bw_fixed_s = num(c, "bandwidth_fixed_s_per_byte", 0);
@@ -588,8 +606,11 @@ static bool hw_of(const struct vf__step_work *w, const struct vf_gpu_spec *gpu, 
 	*h = (struct hw){.rate = w->rate_tflops * 1e12,
 			 .bw = bw_raw * model_share(g, gf, K.bw_eff, K.bw_k, K.bw_fixed_s, bw_raw),
 			 .bw_raw = bw_raw,
-			 .eff = model_share(g, gf, K.gemm_eff, K.gemm_k, K.gemm_fixed_s,
-					    w->rate_tflops * 1e12),
+			 .eff = model_share(g, gf, K.gemm_eff,
+					    w->cuda_core == 1   ? K.gemm_k_fp32
+					    : w->cuda_core == 2 ? K.gemm_k_emu
+								: K.gemm_k,
+					    K.gemm_fixed_s, w->rate_tflops * 1e12),
 			 .attn_eff = K.attn_eff[g][gf],
 			 .host = K.host[g][gf]};
 	h->launch_s = K.launch_s * h->host;

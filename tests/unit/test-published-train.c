@@ -35,8 +35,10 @@
  * fp32, accumulation, checkpointing, Adafactor, 8-bit Adam) were +13.6 to
  * +26.5 % on the fp16 rows (predicted too fast) before BERT's dropout
  * defaults and the Trainer's gradient clipping (--grad-clip for) had
- * time, -6.5 to +6.2 % after; the fp32 rows (CUDA-core GEMMs) sit at
- * -9.9 to -27.6 %, Volta's median -9.9 %. */
+ * time, -6.5 to +6.2 % after; the fp32 rows were -4.5 to -24.5 % until
+ * Volta's CUDA-core GEMMs took their own measured share (0.917 of the
+ * fp32 rate, not the fp16 tensor cores' 0.779), -17.7 to +1.2 % after:
+ * Volta tokens/s median 6.2 %, max 17.7 %, signed median -3.4 %. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1150,10 +1150,10 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	 * autocast in fp32 (cast, pow, two scales, add, tanh, add one, half x,
 	 * product: ~70 bytes per element) and the down projection casts back */
 	e += s->act == ACT_GELU_PY ? (d->autocast ? 76 : 72) * act_width : (s->gated ? 5 : 2) * act_width * C;
-	e += s->dropout > 0 ? 2 * (2 * R + 1) * h : 0;          /* residual dropouts: mask + product */
+	e += (s->dropout > 0 && d->train) ? 2 * (2 * R + 1) * h : 0; /* residual dropouts (training) */
 	l->elem_bytes = m * e;
 	l->kernels += s->norms_per_layer * (s->layer_norm ? 2 : 8) + (s->rotary ? 10 : 0) + 4 + 2 +
-		      (s->act == ACT_GELU_PY ? 10 : s->gated ? 2 : 1) + (s->dropout > 0 ? 4 : 0) +
+		      (s->act == ACT_GELU_PY ? 10 : s->gated ? 2 : 1) + ((s->dropout > 0 && d->train) ? 4 : 0) +
 		      (s->qk_norm ? 16 : 0);
 	/* torch.compile's fusion of these chains: steptime.c (w.compile) */
 }
@@ -1211,8 +1211,8 @@ static void step_layers(const struct shape *s, const struct vf_setup *su, const 
 		enc->attn_flops *= s->ssm.attn_layers / s->ssm.L;
 		enc->score_elems *= s->ssm.attn_layers / s->ssm.L;
 	}
-	enc->score_passes = 3 + (s->fc == FC_T5 ? 2 : 0) + (s->dropout > 0 ? 2 : 0);
-	enc->kernels += eager ? 3 + (s->fc == FC_T5 ? 1 : 0) + (s->dropout > 0 ? 2 : 0) : 0;
+	enc->score_passes = 3 + (s->fc == FC_T5 ? 2 : 0) + ((s->dropout > 0 && d->train) ? 2 : 0);
+	enc->kernels += eager ? 3 + (s->fc == FC_T5 ? 1 : 0) + ((s->dropout > 0 && d->train) ? 2 : 0) : 0;
 	w->nkinds = 1;
 	if (s->fc == FC_T5) {
 		/* decoder: self-attention, cross-attention over the encoder
@@ -1227,7 +1227,7 @@ static void step_layers(const struct shape *s, const struct vf_setup *su, const 
 		dec->attn_flops = 4 * b * tq * (tq + sq) * s->hq;
 		dec->score_elems = b * s->heads * tq * (tq + sq);
 		dec->score_passes = enc->score_passes;
-		dec->kernels += 2 * (3 + 1 + (s->dropout > 0 ? 2 : 0));
+		dec->kernels += 2 * (3 + 1 + ((s->dropout > 0 && d->train) ? 2 : 0));
 		dec->elem_bytes *= 1.5;
 		dec->kernels *= 1.5;
 		w->nkinds = 2;

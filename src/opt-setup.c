@@ -45,6 +45,7 @@ static const char *const precisions[] = {"amp", "bf16", "fp16", "fp32", NULL};
 static const char *const optimizers[] = {"adamw", "adamw8bit", "adafactor", "sgd", "lion",
 					  "paged-adamw", "paged-adamw8bit", NULL};
 static const char *const impls[] = {"foreach", "fused", "for", NULL};
+static const char *const clips[] = {"none", "foreach", "for", NULL};
 static const char *const quants[] = {"none", "int8", "int4", "nf4", "fp8", NULL};
 static const char *const shards[] = {"none", "ddp", "zero1", "zero2", "zero3", "fsdp", NULL};
 static const char *const attentions[] = {"sdpa", "eager", "flash", NULL};
@@ -68,6 +69,10 @@ const struct vf_option vf_setup_options[] = {
 	    "adamw, adamw8bit, adafactor, sgd, lion (default adamw);\n"
 	    "paged-adamw, paged-adamw8bit: bitsandbytes paged states"),
 	SET("optimizer-impl", "foreach|fused|for", impls, "(default foreach, PyTorch on CUDA)"),
+	SET("grad-clip", "none|foreach|for", clips,
+	    "clip_grad_norm_ before each optimizer step (default\n"
+	    "none; HF Trainer clips at max_grad_norm 1.0): foreach =\n"
+	    "torch 2.x's grouped kernels, for = torch 1.x's loop"),
 	SET("batch", "N", NULL, "micro-batch per GPU (default 1)"),
 	SET("seq", "N", NULL, "tokens per sample (default 2048; 4k = 4096)"),
 	SET("target-seq", "N", NULL, "encoder-decoder: decoder length (default = seq)"),

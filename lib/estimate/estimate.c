@@ -163,8 +163,14 @@ static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 	s->parallel = a->parallel_attn;
 	s->norms_per_layer = a->norms_per_layer > 0 ? a->norms_per_layer : 2;
 	/* Configuration defaults of transformers: GPT2Config resid/embd/attn
-	 * pdrop 0.1, T5Config dropout_rate 0.1; the others 0. */
-	s->dropout = (s->fc == FC_GPT2 || s->fc == FC_T5) ? 0.1 : 0.0;
+	 * pdrop 0.1, T5Config dropout_rate 0.1; BertConfig (and RobertaConfig,
+	 * XLMRobertaConfig, DebertaV2Config) hidden_dropout_prob and
+	 * attention_probs_dropout_prob 0.1: on after model.train(), as the
+	 * Trainer leaves it; the others 0. */
+	bool enc_dropout = (fam[0] == 'b' || fam[0] == 'r' || fam[0] == 'x' || fam[0] == 'd') &&
+			   (fam_is(fam, "bert") || fam_is(fam, "roberta") || fam_is(fam, "xlm-roberta") ||
+			    fam_is(fam, "deberta-v2"));
+	s->dropout = (s->fc == FC_GPT2 || s->fc == FC_T5 || enc_dropout) ? 0.1 : 0.0;
 	if (s->fc == FC_GPT2)
 		s->act = ACT_GELU_PY; /* activation_function gelu_new */
 	else if (s->fc == FC_T5)
@@ -1156,10 +1162,10 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	 * autocast in fp32 (cast, pow, two scales, add, tanh, add one, half x,
 	 * product: ~70 bytes per element) and the down projection casts back */
 	e += s->act == ACT_GELU_PY ? (d->autocast ? 76 : 72) * act_width : (s->gated ? 5 : 2) * act_width * C;
-	e += s->dropout > 0 ? 2 * (2 * R + 1) * h : 0;          /* residual dropouts: mask + product */
+	e += (s->dropout > 0 && d->train) ? 2 * (2 * R + 1) * h : 0; /* residual dropouts (training) */
 	l->elem_bytes = m * e;
 	l->kernels += s->norms_per_layer * (s->layer_norm ? 2 : 8) + (s->rotary ? 10 : 0) + 4 + 2 +
-		      (s->act == ACT_GELU_PY ? 10 : s->gated ? 2 : 1) + (s->dropout > 0 ? 4 : 0) +
+		      (s->act == ACT_GELU_PY ? 10 : s->gated ? 2 : 1) + ((s->dropout > 0 && d->train) ? 4 : 0) +
 		      (s->qk_norm ? 16 : 0);
 	/* torch.compile's fusion of these chains: steptime.c (w.compile) */
 }
@@ -1175,15 +1181,17 @@ struct step_extra {
 
 /* The dense rate of the step's compute dtype on the GPU, TFLOP/s. */
 static double step_rate(const struct vf_setup *su, const struct vf_gpu_spec *gpu,
-			struct vf_estimate *e)
+			struct vf_estimate *e, int *cuda_core)
 {
 	double rate = gpu ? gpu->bf16_tflops : 989.5; /* H200 datasheet when no GPU */
+	*cuda_core = 0;
 	if (gpu && !(rate > 0) && su->precision == VF_PREC_FP16 && gpu->fp16_tflops > 0)
 		rate = gpu->fp16_tflops; /* fp16 autocast on fp16 tensor cores (V100, T4) */
 	else if (gpu && !(rate > 0) && gpu->fp32_tflops > 0 && gpu->fp16_tflops > 0) {
 		/* bf16 without bf16 tensor cores (V100, T4): PyTorch emulates it,
 		 * cuBLAS runs bf16 GEMMs on the CUDA cores */
 		rate = gpu->fp32_tflops;
+		*cuda_core = 2;
 		e->assumed |= VF_ASSUME_BF16_EMULATED;
 	}
 	if (su->precision == VF_PREC_FP32) {
@@ -1192,6 +1200,7 @@ static double step_rate(const struct vf_setup *su, const struct vf_gpu_spec *gpu
 				      strcmp(gpu->generation, "turing") == 0 ||
 				      strcmp(gpu->generation, "pascal") == 0);
 		rate = gpu && gpu->fp32_tflops > 0 ? (tf32 ? 2 : 1) * gpu->fp32_tflops : 134;
+		*cuda_core = tf32 ? 0 : 1;
 	}
 	return rate;
 }
@@ -1214,8 +1223,8 @@ static void step_layers(const struct shape *s, const struct vf_setup *su, const 
 		enc->attn_flops *= s->ssm.attn_layers / s->ssm.L;
 		enc->score_elems *= s->ssm.attn_layers / s->ssm.L;
 	}
-	enc->score_passes = 3 + (s->fc == FC_T5 ? 2 : 0) + (s->dropout > 0 ? 2 : 0);
-	enc->kernels += eager ? 3 + (s->fc == FC_T5 ? 1 : 0) + (s->dropout > 0 ? 2 : 0) : 0;
+	enc->score_passes = 3 + (s->fc == FC_T5 ? 2 : 0) + ((s->dropout > 0 && d->train) ? 2 : 0);
+	enc->kernels += eager ? 3 + (s->fc == FC_T5 ? 1 : 0) + ((s->dropout > 0 && d->train) ? 2 : 0) : 0;
 	w->nkinds = 1;
 	if (s->fc == FC_T5) {
 		/* decoder: self-attention, cross-attention over the encoder
@@ -1230,7 +1239,7 @@ static void step_layers(const struct shape *s, const struct vf_setup *su, const 
 		dec->attn_flops = 4 * b * tq * (tq + sq) * s->hq;
 		dec->score_elems = b * s->heads * tq * (tq + sq);
 		dec->score_passes = enc->score_passes;
-		dec->kernels += 2 * (3 + 1 + (s->dropout > 0 ? 2 : 0));
+		dec->kernels += 2 * (3 + 1 + ((s->dropout > 0 && d->train) ? 2 : 0));
 		dec->elem_bytes *= 1.5;
 		dec->kernels *= 1.5;
 		w->nkinds = 2;
@@ -1581,7 +1590,7 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 	}
 	w.micro = (double)su->grad_accum;
 	w.attn = su->attention == VF_ATTN_EAGER || s->eager_attn ? VF__ATTN_EAGER : VF__ATTN_FLASH;
-	double rate = step_rate(su, gpu, e);
+	double rate = step_rate(su, gpu, e, &w.cuda_core);
 	w.rate_tflops = rate;
 	static const enum vf__dequant dq[VF_QUANT_COUNT] = {
 		[VF_QUANT_NF4] = VF__DQ_NF4, [VF_QUANT_INT4] = VF__DQ_NF4,
@@ -1625,6 +1634,7 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 			   su->optimizer == VF_OPT_LION;
 	w.opt_8bit = su->optimizer == VF_OPT_ADAMW8BIT;
 	w.grad_scaler = d->train && su->precision == VF_PREC_FP16;
+	w.grad_clip = d->train ? (int)su->grad_clip : VF_CLIP_NONE;
 	if (x) {
 		w.grad_bytes = x->grad_bytes;
 		w.offload_bytes = x->offload_bytes;

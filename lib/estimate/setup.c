@@ -15,6 +15,7 @@ static const char *const precision_names[] = {"amp", "bf16", "fp16", "fp32"};
 static const char *const optimizer_names[] = {"adamw", "adamw8bit", "adafactor",
 					      "sgd",   "lion",      "none"};
 static const char *const impl_names[] = {"foreach", "fused", "for"};
+static const char *const clip_names[] = {"none", "foreach", "for"};
 static const char *const quant_names[] = {"none", "int8", "int4", "nf4", "fp8"};
 static const char *const shard_names[] = {"none", "ddp", "zero1", "zero2", "zero3", "fsdp"};
 static const char *const attention_names[] = {"sdpa", "eager", "flash"};
@@ -26,6 +27,7 @@ const char *vf_mode_name(enum vf_mode v) { return NAME(mode_names, v); }
 const char *vf_precision_name(enum vf_precision v) { return NAME(precision_names, v); }
 const char *vf_optimizer_name(enum vf_optimizer v) { return NAME(optimizer_names, v); }
 const char *vf_optimizer_impl_name(enum vf_optimizer_impl v) { return NAME(impl_names, v); }
+const char *vf_grad_clip_name(enum vf_grad_clip v) { return NAME(clip_names, v); }
 const char *vf_quant_name(enum vf_quant v) { return NAME(quant_names, v); }
 const char *vf_shard_name(enum vf_shard v) { return NAME(shard_names, v); }
 const char *vf_attention_name(enum vf_attention v) { return NAME(attention_names, v); }
@@ -110,6 +112,15 @@ bool vf_optimizer_parse(const char *s, enum vf_optimizer *out, enum vf_optimizer
 			return true;
 		}
 	return false;
+}
+
+bool vf_grad_clip_parse(const char *s, enum vf_grad_clip *out)
+{
+	int i = LOOKUP(s, clip_names);
+	if (i < 0)
+		return false;
+	*out = (enum vf_grad_clip)i;
+	return true;
 }
 
 bool vf_optimizer_impl_parse(const char *s, enum vf_optimizer_impl *out)
@@ -566,6 +577,9 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 		if (!vf_optimizer_impl_parse(v, &s->optimizer_impl))
 			return BAD_ENUM(name, v, "foreach, fused or for");
 		s->given |= VF_SETUP_G_OPTIMIZER_IMPL;
+	} else if (strcmp(name, "grad-clip") == 0) {
+		if (!vf_grad_clip_parse(v, &s->grad_clip))
+			return BAD_ENUM(name, v, "none, foreach or for");
 	} else if (strcmp(name, "batch") == 0) {
 		if ((st = parse_i64(name, v, 1, 1 << 20, &s->batch, err)))
 			return st;
@@ -781,6 +795,8 @@ cJSON *vf_setup_to_json(const struct vf_setup *s)
 	split_to_json(s, o);
 	vf_stack_to_json(s, o);
 	cJSON_AddStringToObject(o, "offload", vf__mech_offload_name(s->offload));
+	if (s->grad_clip != VF_CLIP_NONE)
+		cJSON_AddStringToObject(o, "grad_clip", vf_grad_clip_name(s->grad_clip));
 	if (s->head_labels > 0)
 		cJSON_AddNumberToObject(o, "head_labels", s->head_labels);
 	if (s->modules_to_save) {

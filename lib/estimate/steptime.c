@@ -25,6 +25,8 @@
  *   optimizer  state traffic at bandwidth; per-tensor loops pay launches;
  *              bitsandbytes' 8-bit kernels at a share of it, a Python
  *              loop per tensor; fp16's GradScaler passes and sync;
+ *              clip_grad_norm_ (--grad-clip): three passes over the
+ *              gradients, launches per tensor (torch 1.x) or grouped;
  *   offload    activation offload copies over PCIe, partly hidden;
  *   paging     paged optimizer states beyond the card migrated in for
  *              the optimizer step while others go out (PCIe is duplex),
@@ -68,6 +70,7 @@ static struct {
 	double bw_eff[NGEN][2];
 	double bw_kernel[NGEN]; /* device-copy share of the datasheet bandwidth (serving decode) */
 	double gemm_k[NGEN][2], bw_k[NGEN][2]; /* kernel-level shares (benchmarks) */
+	double gemm_k_fp32[NGEN][2], gemm_k_emu[NGEN][2]; /* CUDA-core GEMMs: fp32, emulated bf16 */
 	double gemm_fixed_s;   /* s per GEMM FLOP in the model beyond the kernel's, on every GPU */
 	double bw_fixed_s;     /* s per memory-bound byte beyond the kernel's, on every GPU */
 	double host[NGEN][2];  /* host time per launch relative to the H200 hosts' */
@@ -77,6 +80,7 @@ static struct {
 	double opt8_tensor_s;  /* bitsandbytes 8-bit: host s per tensor */
 	double opt8_bw;        /* bitsandbytes 8-bit: bandwidth share relative to bw_eff */
 	double scaler_passes, scaler_syncs;
+	double clip_passes, clip_tensor_launches, clip_fixed_launches, clip_foreach_launches;
 	double compile_elem, compile_kernels, compile_loss;
 	double pcie_gbs, paging_ratio, offload_overlap;
 	double cpu_offload_overlap; /* share of a pass behind which CPU offload copies hide */
@@ -137,6 +141,21 @@ static void kernel_shares(const cJSON *c, const char *key, double dst[NGEN][2],
 		snprintf(g, sizeof g, "%s-geforce", generations[i]);
 		const cJSON *e = cJSON_GetObjectItemCaseSensitive(t, g);
 		dst[i][1] = cJSON_IsObject(e) ? rate(e, "kernel", dst[i][0]) : dst[i][0];
+	}
+}
+
+/* A per-generation field `field` of `key`'s entries (and their -geforce
+ * ones), `fallback`'s value where absent. */
+static void kernel_field(const cJSON *c, const char *key, const char *field, double dst[NGEN][2],
+			 const double fallback[NGEN][2])
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, key);
+	for (int i = 0; i < NGEN; i++) {
+		char g[40];
+		dst[i][0] = rate(cJSON_GetObjectItemCaseSensitive(t, generations[i]), field, fallback[i][0]);
+		snprintf(g, sizeof g, "%s-geforce", generations[i]);
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(t, g);
+		dst[i][1] = cJSON_IsObject(e) ? rate(e, field, fallback[i][1]) : fallback[i][1];
 	}
 }
 
@@ -214,6 +233,8 @@ static void constants_load(void)
 	}
 	per_generation(c, "host_speed", K.host, 1.0);
 	kernel_shares(c, "gemm_efficiency", K.gemm_k, K.gemm_eff);
+	kernel_field(c, "gemm_efficiency", "cuda_core_kernel", K.gemm_k_fp32, K.gemm_k);
+	kernel_field(c, "gemm_efficiency", "bf16_emulated_kernel", K.gemm_k_emu, K.gemm_k);
 	kernel_shares(c, "bandwidth_efficiency", K.bw_k, K.bw_eff);
 	K.gemm_fixed_s = num(c, "gemm_fixed_s_per_flop", 0);
 	K.bw_fixed_s = num(c, "bandwidth_fixed_s_per_byte", 0);
@@ -230,6 +251,11 @@ static void constants_load(void)
 	const cJSON *gs = cJSON_GetObjectItemCaseSensitive(c, "grad_scaler");
 	K.scaler_passes = num(gs, "passes", 3);
 	K.scaler_syncs = num(gs, "syncs", 1);
+	const cJSON *gc = cJSON_GetObjectItemCaseSensitive(c, "grad_clip");
+	K.clip_passes = num(gc, "passes", 3);
+	K.clip_tensor_launches = num(gc, "launches_per_tensor", 2);
+	K.clip_fixed_launches = num(gc, "fixed_launches", 5);
+	K.clip_foreach_launches = num(gc, "foreach_launches", 3);
 	const cJSON *cp = cJSON_GetObjectItemCaseSensitive(c, "compile");
 	K.compile_elem = num(cp, "elementwise_bytes", 0.4);
 	K.compile_kernels = num(cp, "kernels", 0.2);
@@ -524,7 +550,8 @@ static double sac_op_s(const struct vf__step_work *w, const struct vf__kind_time
 	return dev > host ? dev : host;
 }
 
-/* The optimizer step: state traffic, per-tensor host loops, fp16 scaler. */
+/* The optimizer step: state traffic, per-tensor host loops, gradient
+ * clipping (its passes and launches beside the step's), fp16 scaler. */
 static double optimizer_s(const struct hw *h, const struct vf__step_work *w)
 {
 	double dev = w->opt_bytes * h->inv_bw;
@@ -533,6 +560,12 @@ static double optimizer_s(const struct hw *h, const struct vf__step_work *w)
 	if (w->opt_8bit) { /* bitsandbytes: one blockwise kernel per tensor from a Python loop */
 		dev = w->opt_bytes * h->inv_bw / K.opt8_bw;
 		host = w->opt_tensors * K.opt8_tensor_s * h->host;
+	}
+	if (w->grad_clip != VF_CLIP_NONE) { /* the norm reads the gradients, mul_ rewrites them */
+		dev += K.clip_passes * w->grad_bytes * h->inv_bw;
+		double per = w->grad_clip == VF_CLIP_FOR ? K.clip_tensor_launches * w->opt_tensors
+							 : K.clip_foreach_launches * (1 + w->opt_tensors / 512);
+		host += (per + K.clip_fixed_launches) * h->launch_s;
 	}
 	double t = dev > host ? dev : host;
 	if (w->grad_scaler) /* unscale + inf check over the gradients, found_inf on the host */
@@ -584,8 +617,11 @@ static bool hw_of_class(const struct vf__step_work *w, const struct vf_gpu_spec 
 	*h = (struct hw){.rate = w->rate_tflops * 1e12,
 			 .bw = bw_raw * model_share(g, gf, K.bw_eff, K.bw_k, K.bw_fixed_s, bw_raw),
 			 .bw_raw = bw_raw,
-			 .eff = model_share(g, gf, K.gemm_eff, K.gemm_k, K.gemm_fixed_s,
-					    w->rate_tflops * 1e12),
+			 .eff = model_share(g, gf, K.gemm_eff,
+					    w->cuda_core == 1   ? K.gemm_k_fp32
+					    : w->cuda_core == 2 ? K.gemm_k_emu
+								: K.gemm_k,
+					    K.gemm_fixed_s, w->rate_tflops * 1e12),
 			 .attn_eff = K.attn_eff[g][gf],
 			 .host = K.host[g][gf]};
 	h->launch_s = K.launch_s * h->host;

@@ -69,10 +69,12 @@ struct vf__step_work {
 	double opt_tensors;    /* trainable tensors */
 	bool opt_per_tensor;   /* for-loop / per-tensor optimizers (else foreach/fused) */
 	double rate_tflops;    /* dense rate for the compute dtype */
+	int cuda_core;         /* GEMMs on the CUDA cores: 1 fp32 without TF32, 2 emulated bf16 */
 	enum vf__dequant dequant; /* the base's quantisation (dequantized in forward and backward) */
 	bool opt_8bit;         /* bitsandbytes blockwise 8-bit states */
 	bool compile;          /* torch.compile: elementwise chains fused (factors in the data) */
 	bool grad_scaler;      /* fp16 autocast: GradScaler unscale + inf check + sync */
+	int grad_clip;         /* enum vf_grad_clip: clip_grad_norm_ before the step */
 	double grad_bytes;     /* gradients of one optimizer step (the scaler's passes) */
 	double offload_bytes;  /* activation offload: saved bytes copied out and back per micro-batch */
 	double paged_bytes;    /* paged optimizer: state bytes beyond the card, migrated per step */

@@ -34,7 +34,15 @@
  * (nccl.c, issue 31), every multi-GPU row is 4-8 % slower than it was:
  * torchtitan's 64-GPU FSDP rows, all at most 5.0 % before, now sit at
  * -3.5 ... -13.8 % (llama2-70b-sel-op), the 70B LoRA on 8 A100s went
- * from +23.4 % to +19.6 %. */
+ * from +23.4 % to +19.6 %. Volta (issue 31): the transformers docs' nine
+ * bert-large runs on one V100-SXM2-16GB (HF Trainer, Jan 2022; fp16 and
+ * fp32, accumulation, checkpointing, Adafactor, 8-bit Adam) were +13.6 to
+ * +26.5 % on the fp16 rows (predicted too fast) before BERT's dropout
+ * defaults and the Trainer's gradient clipping (--grad-clip for) had
+ * time, -6.5 to +6.2 % after; the fp32 rows were -4.5 to -24.5 % until
+ * Volta's CUDA-core GEMMs took their own measured share (0.917 of the
+ * fp32 rate, not the fp16 tensor cores' 0.779), -17.7 to +1.2 % after:
+ * Volta tokens/s median 6.2 %, max 17.7 %, signed median -3.4 %. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -53,6 +53,10 @@ enum vf_optimizer {
 /* PyTorch optimizer implementations: foreach (the default on CUDA),
  * fused=True, or the per-tensor for-loop (foreach=False). */
 enum vf_optimizer_impl { VF_OPTIMPL_FOREACH, VF_OPTIMPL_FUSED, VF_OPTIMPL_FOR, VF_OPTIMPL_COUNT };
+/* Gradient clipping by the global norm before the optimizer step
+ * (torch.nn.utils.clip_grad_norm_): none, torch 2.x's grouped foreach
+ * kernels, or torch 1.x's loop of one norm and one mul_ per tensor. */
+enum vf_grad_clip { VF_CLIP_NONE, VF_CLIP_FOREACH, VF_CLIP_FOR, VF_CLIP_COUNT };
 
 /* Quantization of the frozen base weights. */
 enum vf_quant { VF_QUANT_NONE, VF_QUANT_INT8, VF_QUANT_INT4, VF_QUANT_NF4, VF_QUANT_FP8, VF_QUANT_COUNT };
@@ -251,6 +255,7 @@ struct vf_setup {
 	int16_t ckpt_every;                /* --grad-ckpt every:N: 1 layer in N checkpointed (0: all) */
 	bool ckpt_selective_op;            /* --grad-ckpt selective:op: op-level policy (torchtitan) */
 	enum vf_offload offload;           /* --offload params|optimizer; default none */
+	enum vf_grad_clip grad_clip;       /* --grad-clip; default none */
 	bool float8;                       /* --float8: torchao float8 training of the layers' linears */
 	bool gelu_native;                  /* the stack's model code runs a tanh GELU as one native
 	                                    * kernel (litgpt) instead of transformers' Python gelu_new */
@@ -280,6 +285,8 @@ const char *vf_mode_name(enum vf_mode v);
 const char *vf_precision_name(enum vf_precision v);
 const char *vf_optimizer_name(enum vf_optimizer v);
 const char *vf_optimizer_impl_name(enum vf_optimizer_impl v);
+const char *vf_grad_clip_name(enum vf_grad_clip v);
+bool vf_grad_clip_parse(const char *s, enum vf_grad_clip *out);
 const char *vf_quant_name(enum vf_quant v);
 const char *vf_shard_name(enum vf_shard v);
 const char *vf_attention_name(enum vf_attention v);

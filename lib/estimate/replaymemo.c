@@ -28,7 +28,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #define MEMO_SLOTS 64
 
@@ -145,7 +144,6 @@ static int memo_claim(struct vf_replay_memo *m, uint64_t h, const struct vf__ste
 			pthread_mutex_unlock(&m->lock);
 			return got;
 		}
-		if (getenv("VF_TRACE_MEMO")) fprintf(stderr, "tid %lx waits %016llx\n", (unsigned long)pthread_self(), (unsigned long long)h);
 		pthread_cond_wait(&m->done, &m->lock);
 	}
 	*slot = -1;
@@ -207,10 +205,8 @@ vf_status vf__step_peaks(const struct vf__step *s, const struct vf_alloc_config 
 	int got = memo ? memo_claim(memo, h, s, &c, out, &slot) : 0;
 	if (got == 2) /* only a warming thread: the replay is another's */
 		return vf_error_set(err, VF_ERR, "allocator replay: run by another thread");
-	if (getenv("VF_TRACE_MEMO")) fprintf(stderr, "tid %lx got%d %016llx nowait %d\n", (unsigned long)pthread_self(), got, (unsigned long long)h, nowait);
 	if (got == 1)
 		return VF_OK;
-	if (getenv("VF_TRACE_MEMO")) fprintf(stderr, "tid %lx replay %016llx nowait %d\n", (unsigned long)pthread_self(), (unsigned long long)h, nowait);
 	vf_status st = vf__step_simulate_peaks(s, &c, out, err);
 	if (st != VF_OK) {
 		if (memo)

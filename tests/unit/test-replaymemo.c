@@ -384,7 +384,8 @@ static void test_advice_halves(void)
  * a plain step's weight is its allocator calls' order of magnitude. */
 static void test_replay_weight(void)
 {
-	const struct vf_model_entry *m = vf_models_find("llama3-8b"), *small = vf_models_find("qwen2.5-0.5b");
+	const struct vf_model_entry *m = vf_models_find("llama3-8b");
+	const struct vf_model_entry *small = vf_models_find("qwen2.5-0.5b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("h200");
 	CHECK(m != NULL && small != NULL && g != NULL);
 	if (!m || !small || !g)
@@ -396,7 +397,8 @@ static void test_replay_weight(void)
 	s.seq = 2048;
 	double base = vf_estimate_replay_weight(&m->arch, &s, g);
 	CHECK(base > 1000 && base < 100000);
-	CHECK(vf_estimate_replay_weight(&small->arch, &s, g) < base * small->arch.layers / m->arch.layers * 1.5);
+	CHECK(vf_estimate_replay_weight(&small->arch, &s, g) <
+	      base * (double)small->arch.layers / (double)m->arch.layers * 1.5);
 	struct vf_setup t = s;
 	t.grad_accum = 2;
 	t.batch = 2;

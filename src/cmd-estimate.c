@@ -2793,7 +2793,7 @@ static void *rows_worker(void *arg)
 		rows_search(j, i);
 	pthread_mutex_lock(&j->lock);
 	j->searched += done;
-	if (j->searched == j->nrows) {
+	if (done > 0 && j->searched == j->nrows) { /* this thread searched the last row */
 		rows_order(j);
 		pthread_cond_broadcast(&j->all_searched);
 	}

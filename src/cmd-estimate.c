@@ -2723,6 +2723,8 @@ struct rows_job {
 	pthread_cond_t all_searched;
 	struct vf_search *srch; /* per row: its advice's search, when has_srch */
 	bool *has_srch;
+	struct vf_setup *setup; /* per row: its setup, read by every phase (a row's
+				 * own setup is rewritten by phase 3 meanwhile) */
 	double *weight; /* per phase-2 task: its replay's work (0: none) */
 	int *order;     /* phase 2's tasks, the heaviest first */
 	vf_status *st;
@@ -2734,15 +2736,15 @@ struct rows_job {
 static void rows_search(struct rows_job *j, int i)
 {
 	const struct target *tg = j->tg;
-	struct gpu_row *r = &j->rows[i];
+	const struct gpu_row *r = &j->rows[i];
+	const struct vf_setup *rs = &j->setup[i];
 	struct vf_estimate a;
-	j->weight[i] = vf_estimate_replay_weight(&tg->arch, &r->setup, &r->spec);
-	vf_estimate_run(&tg->arch, &r->setup, &r->spec, &a);
+	j->weight[i] = vf_estimate_replay_weight(&tg->arch, rs, &r->spec);
+	vf_estimate_run(&tg->arch, rs, &r->spec, &a);
 	if (vf_estimate_fits(&a, &r->spec, NULL))
 		return;
 	struct vf_error err = {0};
-	j->has_srch[i] = vf_advice_search(&tg->arch, &r->setup, &r->spec, j->margin, &j->srch[i], &err) ==
-			 VF_OK;
+	j->has_srch[i] = vf_advice_search(&tg->arch, rs, &r->spec, j->margin, &j->srch[i], &err) == VF_OK;
 	for (size_t k = 0; j->has_srch[i] && k < VF_ADVICE_MAX && k < j->srch[i].count; k++)
 		j->weight[(k + 1) * (size_t)j->nrows + (size_t)i] =
 			vf_estimate_replay_weight(&tg->arch, &j->srch[i].results[k].setup, &r->spec);
@@ -2773,11 +2775,11 @@ static void rows_warm(struct rows_job *j, int t)
 {
 	const struct target *tg = j->tg;
 	int i = t % j->nrows, k = t / j->nrows - 1; /* k -1: the row's own step */
-	struct gpu_row *r = &j->rows[i];
+	const struct gpu_row *r = &j->rows[i];
 	if (j->weight[t] <= 0)
 		return;
 	if (k < 0) {
-		vf_estimate_prefetch_memo(&tg->arch, &r->setup, &r->spec, &tg->alloc, tg->memo);
+		vf_estimate_prefetch_memo(&tg->arch, &j->setup[i], &r->spec, &tg->alloc, tg->memo);
 		return;
 	}
 	if (j->has_srch[i] && (size_t)k < j->srch[i].count)
@@ -2804,7 +2806,7 @@ static void *rows_worker(void *arg)
 	for (int t; (t = atomic_fetch_add(&j->next_warm, 1)) < ntasks;)
 		rows_warm(j, j->order[t]);
 	for (int i; (i = atomic_fetch_add(&j->next_row, 1)) < j->nrows;) {
-		struct vf_setup rs = j->rows[i].setup;
+		struct vf_setup rs = j->setup[i];
 		j->st[i] = row_estimate(j->tg, &rs, &j->rows[i], j->margin, true,
 					j->has_srch[i] ? &j->srch[i] : NULL, &j->errs[i]);
 	}
@@ -2833,6 +2835,9 @@ static int estimate_rows_parallel(const struct target *tg, struct gpu_row *rows,
 	j.errs = calloc((size_t)nrows, sizeof *j.errs);
 	j.srch = calloc((size_t)nrows, sizeof *j.srch);
 	j.has_srch = calloc((size_t)nrows, sizeof *j.has_srch);
+	j.setup = malloc((size_t)nrows * sizeof *j.setup);
+	for (int i = 0; j.setup && i < nrows; i++)
+		j.setup[i] = rows[i].setup;
 	j.weight = calloc((size_t)nrows * (1 + VF_ADVICE_MAX), sizeof *j.weight);
 	j.order = calloc((size_t)nrows * (1 + VF_ADVICE_MAX), sizeof *j.order);
 	bool sync = pthread_mutex_init(&j.lock, NULL) == 0;
@@ -2840,7 +2845,7 @@ static int estimate_rows_parallel(const struct target *tg, struct gpu_row *rows,
 		pthread_mutex_destroy(&j.lock);
 		sync = false;
 	}
-	if (!j.st || !j.errs || !j.srch || !j.has_srch || !j.weight || !j.order || !sync) {
+	if (!j.st || !j.errs || !j.srch || !j.has_srch || !j.setup || !j.weight || !j.order || !sync) {
 		if (sync) {
 			pthread_cond_destroy(&j.all_searched);
 			pthread_mutex_destroy(&j.lock);
@@ -2849,6 +2854,7 @@ static int estimate_rows_parallel(const struct target *tg, struct gpu_row *rows,
 		free(j.errs);
 		free(j.srch);
 		free(j.has_srch);
+		free(j.setup);
 		free(j.weight);
 		free(j.order);
 		return vf_cli_fail("estimate: out of memory");
@@ -2874,6 +2880,7 @@ static int estimate_rows_parallel(const struct target *tg, struct gpu_row *rows,
 	free(j.errs);
 	free(j.srch);
 	free(j.has_srch);
+	free(j.setup);
 	free(j.weight);
 	free(j.order);
 	return rc;

@@ -2727,6 +2727,7 @@ struct rows_job {
 				 * own setup is rewritten by phase 3 meanwhile) */
 	double *weight; /* per phase-2 task: its replay's work (0: none) */
 	int *order;     /* phase 2's tasks, the heaviest first */
+	int nwarm;      /* phase 2's tasks handed out: order[0, nwarm) */
 	vf_status *st;
 	struct vf_error *errs;
 };
@@ -2750,12 +2751,19 @@ static void rows_search(struct rows_job *j, int i)
 			vf_estimate_replay_weight(&tg->arch, &j->srch[i].results[k].setup, &r->spec);
 }
 
+/* At most this many replays warmed ahead: half the memo's table
+ * (replaymemo.c keeps 64), so that what is warmed is still there when
+ * phase 3 asks (the rows' largest micro-batch replays enter it too); the
+ * others, the lightest, are left to phase 3. */
+#define ROWS_WARM_MAX 32
+
 /* Phase 2's order: the longest replays first, so that the threads end
  * together (the last replays handed out are the shortest); equal weights
  * in task order. An insertion sort: a few tasks per GPU row. */
 static void rows_order(struct rows_job *j)
 {
 	int n = j->nrows * (1 + VF_ADVICE_MAX);
+	j->nwarm = 0;
 	for (int t = 0; t < n; t++) {
 		int k = t;
 		while (k > 0 && j->weight[j->order[k - 1]] < j->weight[t]) {
@@ -2763,7 +2771,11 @@ static void rows_order(struct rows_job *j)
 			k--;
 		}
 		j->order[k] = t;
+		if (j->weight[t] > 0)
+			j->nwarm++;
 	}
+	if (j->nwarm > ROWS_WARM_MAX)
+		j->nwarm = ROWS_WARM_MAX;
 }
 
 /* Phase 2, task t: warm the memo with one replay phase 3 asks for (each
@@ -2802,8 +2814,7 @@ static void *rows_worker(void *arg)
 	while (j->searched < j->nrows)
 		pthread_cond_wait(&j->all_searched, &j->lock);
 	pthread_mutex_unlock(&j->lock);
-	int ntasks = j->nrows * (1 + VF_ADVICE_MAX);
-	for (int t; (t = atomic_fetch_add(&j->next_warm, 1)) < ntasks;)
+	for (int t; (t = atomic_fetch_add(&j->next_warm, 1)) < j->nwarm;)
 		rows_warm(j, j->order[t]);
 	for (int i; (i = atomic_fetch_add(&j->next_row, 1)) < j->nrows;) {
 		struct vf_setup rs = j->setup[i];

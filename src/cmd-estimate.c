@@ -2671,7 +2671,8 @@ static int split_one(const struct target *tg, const struct vf_setup *s, struct g
  * micro-batch. Reads only tg and writes only *r (the replay memo is shared
  * and locked), so rows may run on threads of their own. */
 static vf_status row_estimate(const struct target *tg, const struct vf_setup *rs, struct gpu_row *r,
-			      double margin, bool early_advice, struct vf_error *err)
+			      double margin, bool early_advice, const struct vf_search *pre,
+			      struct vf_error *err)
 {
 	/* early_advice (rows on threads): when the analytic model already
 	 * says the setup does not fit, the advice runs before the row's own
@@ -2679,11 +2680,16 @@ static vf_status row_estimate(const struct target *tg, const struct vf_setup *rs
 	 * thread runs it: every row replays the same step) replays its
 	 * advice meanwhile. Only the order changes: the advice is a function
 	 * of the setup and the GPU, kept only when the row does not fit, and
-	 * the row's own error comes first, as in the plain order. */
+	 * the row's own error comes first, as in the plain order. pre: that
+	 * advice's search, already run (the analytic model said no fit). */
 	vf_status adv = VF_OK;
 	struct vf_error aerr = {0};
 	bool advised = false;
-	if (early_advice && !tg->dit && !tg->vision) {
+	if (pre) {
+		adv = vf_advice_confirm(&tg->arch, rs, &r->spec, &tg->alloc, tg->memo, pre, &r->advice,
+					&aerr);
+		advised = true;
+	} else if (early_advice && !tg->dit && !tg->vision) {
 		struct vf_estimate a;
 		vf_estimate_run(&tg->arch, rs, &r->spec, &a);
 		if (!vf_estimate_fits(&a, &r->spec, NULL)) {
@@ -2724,17 +2730,109 @@ struct rows_job {
 	struct gpu_row *rows;
 	int nrows;
 	double margin;
-	atomic_int next;
+	atomic_int next_search, next_warm, next_row;
+	int searched; /* rows searched (phase 1), under lock */
+	pthread_mutex_t lock;
+	pthread_cond_t all_searched;
+	struct vf_search *srch; /* per row: its advice's search, when has_srch */
+	bool *has_srch;
+	struct vf_setup *setup; /* per row: its setup, read by every phase (a row's
+				 * own setup is rewritten by phase 3 meanwhile) */
+	double *weight; /* per phase-2 task: its replay's work (0: none) */
+	int *order;     /* phase 2's tasks, the heaviest first */
+	int nwarm;      /* phase 2's tasks handed out: order[0, nwarm) */
 	vf_status *st;
 	struct vf_error *errs;
 };
 
+/* Phase 1, row i: the analytic model's verdict and, when it says no fit,
+ * the advice's search (kept for phase 3; a failed one is left to it). */
+static void rows_search(struct rows_job *j, int i)
+{
+	const struct target *tg = j->tg;
+	const struct gpu_row *r = &j->rows[i];
+	const struct vf_setup *rs = &j->setup[i];
+	struct vf_estimate a;
+	j->weight[i] = vf_estimate_replay_weight(&tg->arch, rs, &r->spec);
+	vf_estimate_run(&tg->arch, rs, &r->spec, &a);
+	if (vf_estimate_fits(&a, &r->spec, NULL))
+		return;
+	struct vf_error err = {0};
+	j->has_srch[i] = vf_advice_search(&tg->arch, rs, &r->spec, j->margin, &j->srch[i], &err) == VF_OK;
+	for (size_t k = 0; j->has_srch[i] && k < VF_ADVICE_MAX && k < j->srch[i].count; k++)
+		j->weight[(k + 1) * (size_t)j->nrows + (size_t)i] =
+			vf_estimate_replay_weight(&tg->arch, &j->srch[i].results[k].setup, &r->spec);
+}
+
+/* At most this many replays warmed ahead: half the memo's table
+ * (replaymemo.c keeps 64), so that what is warmed is still there when
+ * phase 3 asks (the rows' largest micro-batch replays enter it too); the
+ * others, the lightest, are left to phase 3. */
+#define ROWS_WARM_MAX 32
+
+/* Phase 2's order: the longest replays first, so that the threads end
+ * together (the last replays handed out are the shortest); equal weights
+ * in task order. An insertion sort: a few tasks per GPU row. */
+static void rows_order(struct rows_job *j)
+{
+	int n = j->nrows * (1 + VF_ADVICE_MAX);
+	j->nwarm = 0;
+	for (int t = 0; t < n; t++) {
+		int k = t;
+		while (k > 0 && j->weight[j->order[k - 1]] < j->weight[t]) {
+			j->order[k] = j->order[k - 1];
+			k--;
+		}
+		j->order[k] = t;
+		if (j->weight[t] > 0)
+			j->nwarm++;
+	}
+	if (j->nwarm > ROWS_WARM_MAX)
+		j->nwarm = ROWS_WARM_MAX;
+}
+
+/* Phase 2, task t: warm the memo with one replay phase 3 asks for (each
+ * row's own step, then each searched row's first VF_ADVICE_MAX candidates,
+ * which the advice always confirms), one replay per task: the threads
+ * share the replays one by one instead of a row's in turn, and none
+ * waits for another's (vf_estimate_prefetch_memo). */
+static void rows_warm(struct rows_job *j, int t)
+{
+	const struct target *tg = j->tg;
+	int i = t % j->nrows, k = t / j->nrows - 1; /* k -1: the row's own step */
+	const struct gpu_row *r = &j->rows[i];
+	if (j->weight[t] <= 0)
+		return;
+	if (k < 0) {
+		vf_estimate_prefetch_memo(&tg->arch, &j->setup[i], &r->spec, &tg->alloc, tg->memo);
+		return;
+	}
+	if (j->has_srch[i] && (size_t)k < j->srch[i].count)
+		vf_estimate_prefetch_memo(&tg->arch, &j->srch[i].results[k].setup, &r->spec, &tg->alloc,
+					  tg->memo);
+}
+
 static void *rows_worker(void *arg)
 {
 	struct rows_job *j = arg;
-	for (int i; (i = atomic_fetch_add(&j->next, 1)) < j->nrows;) {
-		struct vf_setup rs = j->rows[i].setup;
-		j->st[i] = row_estimate(j->tg, &rs, &j->rows[i], j->margin, true, &j->errs[i]);
+	int done = 0;
+	for (int i; (i = atomic_fetch_add(&j->next_search, 1)) < j->nrows; done++)
+		rows_search(j, i);
+	pthread_mutex_lock(&j->lock);
+	j->searched += done;
+	if (done > 0 && j->searched == j->nrows) { /* this thread searched the last row */
+		rows_order(j);
+		pthread_cond_broadcast(&j->all_searched);
+	}
+	while (j->searched < j->nrows)
+		pthread_cond_wait(&j->all_searched, &j->lock);
+	pthread_mutex_unlock(&j->lock);
+	for (int t; (t = atomic_fetch_add(&j->next_warm, 1)) < j->nwarm;)
+		rows_warm(j, j->order[t]);
+	for (int i; (i = atomic_fetch_add(&j->next_row, 1)) < j->nrows;) {
+		struct vf_setup rs = j->setup[i];
+		j->st[i] = row_estimate(j->tg, &rs, &j->rows[i], j->margin, true,
+					j->has_srch[i] ? &j->srch[i] : NULL, &j->errs[i]);
 	}
 	return NULL;
 }
@@ -2754,12 +2852,35 @@ static int estimate_rows_parallel(const struct target *tg, struct gpu_row *rows,
 				  double margin, int nthreads)
 {
 	struct rows_job j = {.tg = tg, .rows = rows, .nrows = nrows, .margin = margin};
-	atomic_init(&j.next, 0);
+	atomic_init(&j.next_search, 0);
+	atomic_init(&j.next_warm, 0);
+	atomic_init(&j.next_row, 0);
 	j.st = calloc((size_t)nrows, sizeof *j.st);
 	j.errs = calloc((size_t)nrows, sizeof *j.errs);
-	if (!j.st || !j.errs) {
+	j.srch = calloc((size_t)nrows, sizeof *j.srch);
+	j.has_srch = calloc((size_t)nrows, sizeof *j.has_srch);
+	j.setup = malloc((size_t)nrows * sizeof *j.setup);
+	for (int i = 0; j.setup && i < nrows; i++)
+		j.setup[i] = rows[i].setup;
+	j.weight = calloc((size_t)nrows * (1 + VF_ADVICE_MAX), sizeof *j.weight);
+	j.order = calloc((size_t)nrows * (1 + VF_ADVICE_MAX), sizeof *j.order);
+	bool sync = pthread_mutex_init(&j.lock, NULL) == 0;
+	if (sync && pthread_cond_init(&j.all_searched, NULL) != 0) {
+		pthread_mutex_destroy(&j.lock);
+		sync = false;
+	}
+	if (!j.st || !j.errs || !j.srch || !j.has_srch || !j.setup || !j.weight || !j.order || !sync) {
+		if (sync) {
+			pthread_cond_destroy(&j.all_searched);
+			pthread_mutex_destroy(&j.lock);
+		}
 		free(j.st);
 		free(j.errs);
+		free(j.srch);
+		free(j.has_srch);
+		free(j.setup);
+		free(j.weight);
+		free(j.order);
 		return vf_cli_fail("estimate: out of memory");
 	}
 	pthread_t th[ROW_THREADS_MAX];
@@ -2774,8 +2895,18 @@ static int estimate_rows_parallel(const struct target *tg, struct gpu_row *rows,
 	for (int i = 0; i < nrows && rc < 0; i++)
 		if (j.st[i] != VF_OK)
 			rc = vf_cli_fail_err(&j.errs[i]);
+	for (int i = 0; i < nrows; i++)
+		if (j.has_srch[i])
+			vf_search_release(&j.srch[i]);
+	pthread_cond_destroy(&j.all_searched);
+	pthread_mutex_destroy(&j.lock);
 	free(j.st);
 	free(j.errs);
+	free(j.srch);
+	free(j.has_srch);
+	free(j.setup);
+	free(j.weight);
+	free(j.order);
 	return rc;
 }
 
@@ -2811,7 +2942,7 @@ static int estimate_rows(const struct target *tg, const struct vf_setup *s, stru
 			return vf_cli_fail_err(&err);
 		if (r->count > 1 && !(s->given & VF_SETUP_G_GPUS))
 			*multi = true;
-		if (row_estimate(tg, &rs, r, margin, false, &err))
+		if (row_estimate(tg, &rs, r, margin, false, NULL, &err))
 			return vf_cli_fail_err(&err);
 	}
 	return -1;

@@ -8,12 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-vf_status vf_advice_run(const struct vf_arch *arch, const struct vf_setup *start,
-			const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
-			struct vf_replay_memo *memo, double margin, struct vf_advice *out,
-			struct vf_error *err)
+vf_status vf_advice_search(const struct vf_arch *arch, const struct vf_setup *start,
+			   const struct vf_gpu_spec *gpu, double margin, struct vf_search *s,
+			   struct vf_error *err)
 {
-	memset(out, 0, sizeof *out);
 	struct vf_search_opts o;
 	vf_search_opts_defaults(&o);
 	o.knobs = (VF_KNOBS_DEFAULT | VF_KNOB_BIT(VF_KNOB_PRECISION)) &
@@ -22,13 +20,19 @@ vf_status vf_advice_run(const struct vf_arch *arch, const struct vf_setup *start
 	o.max_gpus = start->gpus;
 	o.sort = VF_SORT_CHANGES;
 	o.top = 64;
-	struct vf_search s;
-	vf_status st = vf_search_run(arch, start, gpu, &o, &s, err);
-	if (st != VF_OK)
-		return st;
-	out->evaluated = s.evaluated;
-	for (size_t i = 0; i < s.count && out->n < VF_ADVICE_MAX; i++) {
-		const struct vf_search_result *r = &s.results[i];
+	return vf_search_run(arch, start, gpu, &o, s, err);
+}
+
+vf_status vf_advice_confirm(const struct vf_arch *arch, const struct vf_setup *start,
+			    const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+			    struct vf_replay_memo *memo, const struct vf_search *s,
+			    struct vf_advice *out, struct vf_error *err)
+{
+	memset(out, 0, sizeof *out);
+	out->evaluated = s->evaluated;
+	vf_status st = VF_OK;
+	for (size_t i = 0; i < s->count && out->n < VF_ADVICE_MAX; i++) {
+		const struct vf_search_result *r = &s->results[i];
 		struct vf_estimate e;
 		st = vf_estimate_simulate_memo(arch, &r->setup, gpu, cfg, memo, &e, NULL, err);
 		if (st != VF_OK)
@@ -42,6 +46,20 @@ vf_status vf_advice_run(const struct vf_arch *arch, const struct vf_setup *start
 		it->peak_bytes = e.peak_bytes;
 		it->headroom_bytes = room;
 	}
+	return st;
+}
+
+vf_status vf_advice_run(const struct vf_arch *arch, const struct vf_setup *start,
+			const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+			struct vf_replay_memo *memo, double margin, struct vf_advice *out,
+			struct vf_error *err)
+{
+	memset(out, 0, sizeof *out);
+	struct vf_search s;
+	vf_status st = vf_advice_search(arch, start, gpu, margin, &s, err);
+	if (st != VF_OK)
+		return st;
+	st = vf_advice_confirm(arch, start, gpu, cfg, memo, &s, out, err);
 	vf_search_release(&s);
 	return st;
 }

@@ -2952,6 +2952,39 @@ vf_status vf_estimate_simulate_memo(const struct vf_arch *arch, const struct vf_
 	return VF_OK;
 }
 
+double vf_estimate_replay_weight(const struct vf_arch *arch, const struct vf_setup *su,
+				 const struct vf_gpu_spec *gpu)
+{
+	if (vf_split_active(su))
+		return 1;
+	struct vf__step *st = calloc(1, sizeof *st);
+	struct vf_estimate *e = malloc(sizeof *e);
+	double w = 1;
+	if (st && e) {
+		estimate_llm(NULL, arch, su, gpu, e, st, true);
+		w = vf__step_calls(st);
+	}
+	free(st);
+	free(e);
+	return w;
+}
+
+void vf_estimate_prefetch_memo(const struct vf_arch *arch, const struct vf_setup *su,
+			       const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+			       struct vf_replay_memo *memo)
+{
+	if (!memo)
+		return;
+	struct vf_estimate *e = malloc(sizeof *e);
+	if (!e)
+		return; /* the later call replays, or says it is out of memory */
+	struct vf_error err = {0};
+	vf__replay_memo_nowait(true);
+	(void)vf_estimate_simulate_memo(arch, su, gpu, cfg, memo, e, NULL, &err);
+	vf__replay_memo_nowait(false);
+	free(e);
+}
+
 /* The largest micro-batch whose predicted peak stays within vram_bytes:
  * grow by doubling until it no longer fits, then bisect (the peak never
  * shrinks as the batch grows: tests/unit/test-estimate.c). `peak` runs the

@@ -19,7 +19,8 @@
  * runs (its entry pending): a thread asking for it meanwhile waits for
  * its peaks instead of running it too (an estimate's GPU rows on threads
  * ask for the same advice candidates at once); a pending entry is never
- * replaced. */
+ * replaced. A thread that only warms the memo (vf__replay_memo_nowait)
+ * leaves a pending replay to the thread running it instead of waiting. */
 #include "steptrace.h"
 
 #include "vramfit/estimate/estimate.h"
@@ -29,6 +30,14 @@
 #include <string.h>
 
 #define MEMO_SLOTS 64
+
+/* this thread warms the memo: a pending replay is not waited for */
+static _Thread_local bool nowait;
+
+void vf__replay_memo_nowait(bool on)
+{
+	nowait = on;
+}
 
 struct memo_ent {
 	bool used;
@@ -116,7 +125,8 @@ static bool same(const struct memo_ent *m, uint64_t h, const struct vf__step *s,
 
 /* Under the lock: 1 with *out when the replay is there; 0 with *slot the
  * entry claimed for the caller to run it (-1: every entry pending, run it
- * unremembered). Waits while another thread runs the same replay. */
+ * unremembered). Waits while another thread runs the same replay, or,
+ * when this thread only warms the memo (nowait), returns 2. */
 static int memo_claim(struct vf_replay_memo *m, uint64_t h, const struct vf__step *s,
 		      const struct vf_alloc_config *c, struct vf__replay_peaks *out, int *slot)
 {
@@ -127,10 +137,12 @@ static int memo_claim(struct vf_replay_memo *m, uint64_t h, const struct vf__ste
 			i++;
 		if (i == m->hi)
 			break;
-		if (!m->ent[i].pending) {
-			*out = m->ent[i].peaks;
+		if (!m->ent[i].pending || nowait) {
+			int got = m->ent[i].pending ? 2 : 1;
+			if (got == 1)
+				*out = m->ent[i].peaks;
 			pthread_mutex_unlock(&m->lock);
-			return 1;
+			return got;
 		}
 		pthread_cond_wait(&m->done, &m->lock);
 	}
@@ -190,7 +202,10 @@ vf_status vf__step_peaks(const struct vf__step *s, const struct vf_alloc_config 
 	struct vf_alloc_config c = cfg ? *cfg : (struct vf_alloc_config){0};
 	uint64_t h = memo ? step_hash(s, &c) : 0;
 	int slot = -1;
-	if (memo && memo_claim(memo, h, s, &c, out, &slot))
+	int got = memo ? memo_claim(memo, h, s, &c, out, &slot) : 0;
+	if (got == 2) /* only a warming thread: the replay is another's */
+		return vf_error_set(err, VF_ERR, "allocator replay: run by another thread");
+	if (got == 1)
 		return VF_OK;
 	vf_status st = vf__step_simulate_peaks(s, &c, out, err);
 	if (st != VF_OK) {

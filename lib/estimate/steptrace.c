@@ -330,6 +330,28 @@ static void inference(struct replay *r)
 	fr(r, &lg);
 }
 
+/* About how many allocator calls simulate() makes for s, counted from the
+ * same loops without running them (the order of the phases above). */
+double vf__step_calls(const struct vf__step *s)
+{
+	double L = s->layers > 0 ? s->layers : 0, ac = s->layer_ac.n, act = s->layer_act.n;
+	double tmp = s->layer_tmp.n, tr = s->layer_train.n;
+	double load = L * (s->layer_w.n + (s->full ? 0 : tr)) + s->other_w.n + 2;
+	if (!s->train)
+		return load + L * 30 + 6;
+	double saved = 2 * tmp + act;
+	double fwd = ((!s->ckpt || s->ac_cached) ? ac : 0) + 2 +
+		     (s->ckpt ? 2 + 2 * (s->ac_cached ? 0 : ac) + saved + act : saved);
+	double bwd = 6 + ac + 3 * act + 2 * tr + (s->ckpt ? ac + saved : 0) +
+		     (s->oib ? tr * (2 + s->nstates) : 0);
+	double per_step = s->micro * (L * (fwd + bwd) + 20) + L * tr;
+	if (s->ot == VF__OT_FOREACH)
+		per_step += 2 * L * tr;
+	else if (s->ot == VF__OT_PER_TENSOR)
+		per_step += 2 * L * tr * (s->ot_count < 4 ? s->ot_count : 4);
+	return load + 2 * per_step + L * tr * s->nstates;
+}
+
 /* Replay s through a new allocator; peaks_only: vf_alloc_peaks_only. */
 static vf_status simulate(const struct vf__step *s, const struct vf_alloc_config *cfg,
 			  bool peaks_only, struct vf_alloc **out, struct vf_error *err)

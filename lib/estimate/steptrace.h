@@ -96,4 +96,15 @@ vf_status vf__step_peaks(const struct vf__step *s, const struct vf_alloc_config 
 			 struct vf_replay_memo *memo, struct vf__replay_peaks *out,
 			 struct vf_error *err);
 
+/* About how many allocator calls a replay of s makes (what its cost
+ * grows with), from its sizes, without replaying it: for ordering work,
+ * never for an answer. */
+double vf__step_calls(const struct vf__step *s);
+
+/* This thread only warms memos from now on (on) or no longer (off): a
+ * replay another thread is running is left to it, and vf__step_peaks
+ * fails at once (VF_ERR) instead of waiting for its peaks
+ * (vf_estimate_prefetch_memo). Per thread. */
+void vf__replay_memo_nowait(bool on);
+
 #endif

@@ -10,13 +10,18 @@
  * peaks-only replays (vf_alloc_peaks_only), so this also shows that not
  * recording them changes no answer.
  * Threads sharing one memo run each distinct replay once and all get its
- * answer. */
+ * answer. A memo warmed ahead (vf_estimate_prefetch_memo, by threads that
+ * leave a replay another runs to it) answers the later calls without a
+ * replay, the same answers; the advice in two halves (search, confirm) is
+ * vf_advice_run; the replay weight grows with the replay's work. */
 #include "vf_test.h"
 
 #include <dirent.h>
 #include <pthread.h>
 
 #include "estimate/steptrace.h"
+#include "vramfit/estimate/advice.h"
+#include "vramfit/estimate/search.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/estimate/groundtruth.h"
 #include "vramfit/estimate/split.h"
@@ -249,6 +254,163 @@ static void test_threads_share_a_memo(void)
 	}
 }
 
+/* Warming: threads prefetch the same steps at once (none waits for
+ * another's replay); then every step asked through the memo is answered
+ * from it (no replay more) with the memo-less answer. */
+#define WARM_STEPS 5
+struct warm_run {
+	const struct vf_arch *arch;
+	const struct vf_gpu_spec *g;
+	struct vf_replay_memo *memo;
+	pthread_barrier_t *start;
+	int first;
+};
+
+static void warm_setup(struct vf_setup *s, int k)
+{
+	vf_setup_defaults(s);
+	s->seq = 1024;
+	s->batch = 1 + k % 3;
+	s->grad_accum = k >= 3 ? 2 : 1;
+}
+
+static void *warm_worker(void *arg)
+{
+	struct warm_run *r = arg;
+	pthread_barrier_wait(r->start);
+	for (int k = 0; k < WARM_STEPS; k++) {
+		struct vf_setup s;
+		warm_setup(&s, (r->first + k) % WARM_STEPS);
+		vf_estimate_prefetch_memo(r->arch, &s, r->g, NULL, r->memo);
+	}
+	return NULL;
+}
+
+static void test_prefetch_warms(void)
+{
+	const struct vf_model_entry *m = vf_models_find("llama2-7b");
+	const char *gpus[] = {"a100-80gb", "rtx-4090"}; /* rtx-4090: replayed again at its capacity */
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	for (size_t gi = 0; gi < sizeof gpus / sizeof *gpus; gi++) {
+		const struct vf_gpu_spec *g = vf_gpu_catalog_find(gpus[gi]);
+		CHECK(g != NULL);
+		if (!g)
+			continue;
+		struct vf_replay_memo *memo = vf_replay_memo_new(), *alone = vf_replay_memo_new();
+		CHECK(memo != NULL && alone != NULL);
+		pthread_barrier_t start;
+		pthread_barrier_init(&start, NULL, SHARED_THREADS);
+		struct warm_run run[SHARED_THREADS];
+		pthread_t th[SHARED_THREADS];
+		for (int t = 0; t < SHARED_THREADS; t++) {
+			run[t] = (struct warm_run){&m->arch, g, memo, &start, t};
+			CHECK(pthread_create(&th[t], NULL, warm_worker, &run[t]) == 0);
+		}
+		for (int t = 0; t < SHARED_THREADS; t++)
+			pthread_join(th[t], NULL);
+		int64_t warmed = vf_replay_memo_replays(memo);
+		CHECK(warmed >= WARM_STEPS);
+		for (int k = 0; k < WARM_STEPS; k++) {
+			struct vf_setup s;
+			warm_setup(&s, k);
+			struct vf_estimate e, ref, one;
+			struct vf_error err = {0};
+			CHECK(vf_estimate_simulate_memo(&m->arch, &s, g, NULL, memo, &e, NULL, &err) == VF_OK);
+			CHECK(vf_estimate_simulate(&m->arch, &s, g, NULL, &ref, NULL, &err) == VF_OK);
+			CHECK(vf_estimate_simulate_memo(&m->arch, &s, g, NULL, alone, &one, NULL, &err) ==
+			      VF_OK);
+			CHECK(same_estimate(&e, &ref));
+		}
+		/* nothing replayed after the warming, and each step once */
+		CHECK_INT(vf_replay_memo_replays(memo), warmed);
+		CHECK_INT(warmed, vf_replay_memo_replays(alone));
+		/* without a memo there is nothing to warm */
+		struct vf_setup s;
+		warm_setup(&s, 0);
+		vf_estimate_prefetch_memo(&m->arch, &s, g, NULL, NULL);
+		pthread_barrier_destroy(&start);
+		vf_replay_memo_free(memo);
+		vf_replay_memo_free(alone);
+	}
+}
+
+/* vf_advice_search then vf_advice_confirm: vf_advice_run's answer. */
+static void test_advice_halves(void)
+{
+	const char *models[] = {"llama3-8b", "llama2-7b"};
+	const char *gpus[] = {"a100-80gb", "l40s", "h200", "rtx-4090"};
+	int advised = 0;
+	for (size_t mi = 0; mi < sizeof models / sizeof *models; mi++) {
+		const struct vf_model_entry *m = vf_models_find(models[mi]);
+		CHECK(m != NULL);
+		if (!m)
+			continue;
+		for (size_t gi = 0; gi < sizeof gpus / sizeof *gpus; gi++) {
+			const struct vf_gpu_spec *g = vf_gpu_catalog_find(gpus[gi]);
+			CHECK(g != NULL);
+			if (!g)
+				continue;
+			struct vf_setup s;
+			vf_setup_defaults(&s);
+			s.mode = VF_MODE_FULL;
+			s.batch = 4;
+			s.seq = 2048;
+			struct vf_advice whole, halves;
+			struct vf_search srch;
+			struct vf_error err = {0};
+			struct vf_replay_memo *memo = vf_replay_memo_new();
+			CHECK(vf_advice_run(&m->arch, &s, g, NULL, NULL, VF_ADVICE_MARGIN, &whole, &err) == VF_OK);
+			CHECK(vf_advice_search(&m->arch, &s, g, VF_ADVICE_MARGIN, &srch, &err) == VF_OK);
+			CHECK(vf_advice_confirm(&m->arch, &s, g, NULL, memo, &srch, &halves, &err) == VF_OK);
+			vf_search_release(&srch);
+			CHECK_INT(halves.n, whole.n);
+			CHECK(halves.evaluated == whole.evaluated);
+			for (int i = 0; i < whole.n && i < halves.n; i++) {
+				CHECK_INT(halves.item[i].peak_bytes, whole.item[i].peak_bytes);
+				CHECK_INT(halves.item[i].headroom_bytes, whole.item[i].headroom_bytes);
+				CHECK_STR(halves.item[i].changes, whole.item[i].changes);
+			}
+			advised += whole.n;
+			vf_replay_memo_free(memo);
+		}
+	}
+	CHECK(advised >= 6); /* a100-80gb, l40s and h200 each have changes that fit */
+}
+
+/* The replay weight grows with what the replay does: layers, a second
+ * micro-batch, checkpointing's recompute, per-tensor optimizer temporaries;
+ * a plain step's weight is its allocator calls' order of magnitude. */
+static void test_replay_weight(void)
+{
+	const struct vf_model_entry *m = vf_models_find("llama3-8b");
+	const struct vf_model_entry *small = vf_models_find("qwen2.5-0.5b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("h200");
+	CHECK(m != NULL && small != NULL && g != NULL);
+	if (!m || !small || !g)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_FULL;
+	s.batch = 4;
+	s.seq = 2048;
+	double base = vf_estimate_replay_weight(&m->arch, &s, g);
+	CHECK(base > 1000 && base < 100000);
+	CHECK(vf_estimate_replay_weight(&small->arch, &s, g) <
+	      base * (double)small->arch.layers / (double)m->arch.layers * 1.5);
+	struct vf_setup t = s;
+	t.grad_accum = 2;
+	t.batch = 2;
+	CHECK(vf_estimate_replay_weight(&m->arch, &t, g) > base * 1.3);
+	t = s;
+	t.grad_ckpt = true;
+	CHECK(vf_estimate_replay_weight(&m->arch, &t, g) > base);
+	t = s;
+	t.mode = VF_MODE_INFER;
+	CHECK(vf_estimate_replay_weight(&m->arch, &t, g) < base);
+}
+
 /* The largest micro-batch the simulation allows (some of its candidates
  * answered without a replay: the context plus the allocated peak already
  * over the GPU) fits by the simulation, and one more does not, unless the
@@ -307,5 +469,8 @@ int main(void)
 	RUN(test_order_independent);
 	RUN(test_threads_share_a_memo);
 	RUN(test_max_batch_simulated);
+	RUN(test_prefetch_warms);
+	RUN(test_advice_halves);
+	RUN(test_replay_weight);
 	return vf_test_done();
 }

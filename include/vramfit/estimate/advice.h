@@ -39,6 +39,20 @@ vf_status vf_advice_run(const struct vf_arch *arch, const struct vf_setup *start
 			struct vf_replay_memo *memo, double margin, struct vf_advice *out,
 			struct vf_error *err);
 
+/* vf_advice_run in two halves, for callers that run them apart (an
+ * estimate's GPU rows on threads warm the memo with the candidates'
+ * replays between them): the search, which the caller owns
+ * (vf_search_release), and its candidates confirmed in order. Run one
+ * after the other they are vf_advice_run, the same answers. */
+struct vf_search;
+vf_status vf_advice_search(const struct vf_arch *arch, const struct vf_setup *start,
+			   const struct vf_gpu_spec *gpu, double margin, struct vf_search *s,
+			   struct vf_error *err);
+vf_status vf_advice_confirm(const struct vf_arch *arch, const struct vf_setup *start,
+			    const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+			    struct vf_replay_memo *memo, const struct vf_search *s,
+			    struct vf_advice *out, struct vf_error *err);
+
 /* A video DiT (vf_estimate_dit): the cheapest changes of the knobs a DiT
  * trainer has (quantization int8 / fp8 / int4 of a LoRA's base, 8-bit
  * optimizer, 8-bit text encoder, optimizer offload during validation,

@@ -315,6 +315,22 @@ vf_status vf_estimate_simulate_memo(const struct vf_arch *arch, const struct vf_
 				    struct vf_replay_memo *memo, struct vf_estimate *e,
 				    struct vf_alloc **sim, struct vf_error *err);
 
+/* About how much work the allocator replay of vf_estimate_simulate(arch,
+ * setup, gpu) is (its allocator calls, counted from the step's sizes
+ * without replaying it), to hand the longest replays out first; no
+ * answer depends on it. */
+double vf_estimate_replay_weight(const struct vf_arch *arch, const struct vf_setup *setup,
+				 const struct vf_gpu_spec *gpu);
+
+/* Warms memo with the replays vf_estimate_simulate_memo(arch, setup, gpu,
+ * cfg, memo) asks for, so that the same call later is answered from it;
+ * a replay another thread is running meanwhile is left to that thread,
+ * not waited for (threads sharing one memo stay busy). Answers nothing:
+ * every failure is left to the later call, which meets it again. */
+void vf_estimate_prefetch_memo(const struct vf_arch *arch, const struct vf_setup *setup,
+			       const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+			       struct vf_replay_memo *memo);
+
 /* The largest micro-batch whose peak_bytes fits vram_bytes (vram_bytes
  * <= 0: the GPU's memory). 0 when batch 1 does not fit. */
 int64_t vf_estimate_max_batch(const struct vf_arch *arch, const struct vf_setup *setup,

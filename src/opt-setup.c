@@ -46,6 +46,7 @@ static const char *const optimizers[] = {"adamw", "adamw8bit", "adafactor", "sgd
 					  "paged-adamw", "paged-adamw8bit", NULL};
 static const char *const impls[] = {"foreach", "fused", "for", NULL};
 static const char *const clips[] = {"none", "foreach", "for", NULL};
+static const char *const zerograds[] = {"none", "zeros", NULL};
 static const char *const quants[] = {"none", "int8", "int4", "nf4", "fp8", NULL};
 static const char *const shards[] = {"none", "ddp", "zero1", "zero2", "zero3", "fsdp", NULL};
 static const char *const attentions[] = {"sdpa", "eager", "flash", NULL};
@@ -73,6 +74,11 @@ const struct vf_option vf_setup_options[] = {
 	    "clip_grad_norm_ before each optimizer step (default\n"
 	    "none; HF Trainer clips at max_grad_norm 1.0): foreach =\n"
 	    "torch 2.x's grouped kernels, for = torch 1.x's loop"),
+	SET("zero-grad", "none|zeros", zerograds,
+	    "what zero_grad() leaves after each optimizer step:\n"
+	    "none = gradients freed (default; torch >= 2.0, HF\n"
+	    "Trainer since 2023); zeros = zeroed in place and held\n"
+	    "through the next forward (torch 1.x's default)"),
 	SET("batch", "N", NULL, "micro-batch per GPU (default 1)"),
 	SET("seq", "N", NULL, "tokens per sample (default 2048; 4k = 4096)"),
 	SET("target-seq", "N", NULL, "encoder-decoder: decoder length (default = seq)"),

@@ -707,6 +707,7 @@ static void fill_step(const struct shape *s, const struct vf_setup *su, const st
 	}
 	st->offload = su->activation_offload;
 	st->oib = su->optimizer_in_backward;
+	st->grads_kept = su->grads_zeroed && d->train && !su->optimizer_in_backward;
 	st->paged_min = su->paged_optimizer && d->train ? VF_MECH_PAGED_MIN_ELEMENTS * in->gb : 0;
 	st->lm_extra = s->softcap_logits > 0 ? NV * d->C * 2 : 0;
 	st->grad_hidden = N * s->h * 4;
@@ -2500,7 +2501,8 @@ static void head_moments(const struct llm *m, double held_acts, struct live ph[V
 /* Training, forward and loss: optimizer states held from the previous
  * step; gradients None after zero_grad(set_to_none=True), except with
  * gradient accumulation, where from the second micro-batch on the forward
- * runs with the accumulated gradients held. At the loss, everything saved
+ * runs with the accumulated gradients held, and under --zero-grad zeros
+ * (torch 1.x's zero_grad(set_to_none=False): zeroed in place, held). At the loss, everything saved
  * plus the loss tensors; with checkpointing the autocast cache (leaf
  * weights, full fine-tuning) lives until the forward leaves autocast,
  * before the backward, and frozen weights' copies are then made per layer
@@ -2516,7 +2518,8 @@ static void forward_phases(const struct llm *m, double held_acts, struct live ph
 		if (!m->d.full)
 			AC_fwd = m->AC / (layers > 0 ? layers : 1);
 	}
-	double G_fwd = (su->grad_accum > 1 ? m->G : 0) + m->ddp_buckets;
+	bool held = su->grad_accum > 1 || (su->grads_zeroed && !su->optimizer_in_backward);
+	double G_fwd = (held ? m->G : 0) + m->ddp_buckets;
 	struct live *lf = &ph[VF_PHASE_LOSS];
 	lf->w = m->W;
 	lf->o = m->S;

@@ -580,6 +580,10 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 	} else if (strcmp(name, "grad-clip") == 0) {
 		if (!vf_grad_clip_parse(v, &s->grad_clip))
 			return BAD_ENUM(name, v, "none, foreach or for");
+	} else if (strcmp(name, "zero-grad") == 0) {
+		if (strcmp(v, "none") != 0 && strcmp(v, "zeros") != 0)
+			return BAD_ENUM(name, v, "none or zeros");
+		s->grads_zeroed = strcmp(v, "zeros") == 0;
 	} else if (strcmp(name, "batch") == 0) {
 		if ((st = parse_i64(name, v, 1, 1 << 20, &s->batch, err)))
 			return st;
@@ -797,6 +801,8 @@ cJSON *vf_setup_to_json(const struct vf_setup *s)
 	cJSON_AddStringToObject(o, "offload", vf__mech_offload_name(s->offload));
 	if (s->grad_clip != VF_CLIP_NONE)
 		cJSON_AddStringToObject(o, "grad_clip", vf_grad_clip_name(s->grad_clip));
+	if (s->grads_zeroed)
+		cJSON_AddStringToObject(o, "zero_grad", "zeros");
 	if (s->head_labels > 0)
 		cJSON_AddNumberToObject(o, "head_labels", s->head_labels);
 	if (s->modules_to_save) {

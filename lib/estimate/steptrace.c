@@ -14,7 +14,8 @@
  *              saved tensors and copies freed;
  *   optimizer  states created in the first step (per tensor, in order),
  *              the step's temporaries; zero_grad(set_to_none) frees the
- *              gradients.
+ *              gradients (set_to_none=False, torch 1.x: zeroed in place
+ *              and kept, the next step's gradients added into them).
  * Inference: load, then one forward whose working tensors are freed as
  * the next ones are made, the KV cache kept, the logits last. */
 #include "steptrace.h"
@@ -281,6 +282,8 @@ static void optimizer_step(struct replay *r)
 				fr(r, &h[k]);
 		}
 	}
+	if (s->grads_kept) /* zero_grad(set_to_none=False): zeroed in place */
+		return;
 	/* zero_grad(set_to_none=True) */
 	for (size_t i = 0; i < (size_t)s->layers * VF__MAX_TENSORS; i++)
 		fr(r, &r->g[i]);
@@ -383,7 +386,7 @@ static vf_status simulate(const struct vf__step *s, const struct vf_alloc_config
 	} else {
 		for (int step = 0; step < 2; step++) {
 			for (int m = 0; m < s->micro; m++)
-				micro_batch(&r, m == 0);
+				micro_batch(&r, m == 0 && !(s->grads_kept && step > 0));
 			optimizer_step(&r);
 		}
 	}

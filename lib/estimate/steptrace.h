@@ -56,6 +56,7 @@ struct vf__step {
 	double lm_extra;       /* soft-capping: tensors kept for its backward */
 	bool offload;          /* activation offload: saved tensors of earlier layers on the CPU */
 	bool oib;              /* optimizer in backward: step and free each gradient at once */
+	bool grads_kept;       /* zero_grad(set_to_none=False): gradients zeroed, never freed */
 	double grad_hidden;    /* the hidden-state gradient flowing back */
 	double workspace;      /* cuBLAS workspaces */
 	double dequant;        /* quantized base: one layer's dequantized weights */

@@ -6,6 +6,7 @@
 
 #include "vf_test.h"
 #include "estimate/mechanisms.h"
+#include "estimate/steptrace.h"
 #include "vramfit/base/json.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/estimate/split.h"
@@ -966,6 +967,84 @@ static void test_lora_dropout(void)
 	CHECK(!s0.lora_dropout);
 }
 
+/* torch 1.x's zero_grad() defaulted to set_to_none=False until torch 2.0
+ * (pytorch/pytorch#92731), and the HF Trainer called model.zero_grad()
+ * without arguments until huggingface/transformers#22136 (March 2023):
+ * the gradients are zeroed in place and held through the next forward.
+ * --zero-grad zeros moves exactly the gradients of the forward and loss
+ * phases, by the whole gradient; the backward and the optimizer step
+ * hold them anyway; with gradient accumulation the forward held them
+ * already. */
+static void test_zero_grad_kept(void)
+{
+	const char *q[] = {"stack", "hf", "precision", "fp32", "batch", "4", "seq", "512",
+			   "attention", "eager", "head", "classify:2", NULL};
+	struct vf_setup s0, s1;
+	struct vf_estimate a, b;
+	struct vf_error err = {0};
+	setup(q, &s0);
+	CHECK(!s0.grads_zeroed);
+	s1 = s0;
+	CHECK(vf_setup_set(&s1, "zero-grad", "zeros", &err) == VF_OK && s1.grads_zeroed);
+	CHECK(vf_setup_set(&s1, "zero-grad", "sometimes", &err) != VF_OK && s1.grads_zeroed);
+	run("bert-large", &s0, &a);
+	run("bert-large", &s1, &b);
+	CHECK(same_except(&a, &b, ""));
+	CHECK(a.gradients_full > 0);
+	for (int p = VF_PHASE_FORWARD; p <= VF_PHASE_OPTIMIZER; p++)
+		for (int t = VF_TERM_WEIGHTS; t <= VF_TERM_KV_CACHE; t++) {
+			bool held = t == VF_TERM_GRADIENTS && p <= VF_PHASE_LOSS;
+			CHECK_INT(b.phase_bytes[p][t] - a.phase_bytes[p][t], held ? a.gradients_full : 0);
+		}
+	/* the loss phase, the peak of both, holds the gradients too */
+	CHECK(a.peak_phase == VF_PHASE_LOSS && b.peak_phase == VF_PHASE_LOSS);
+	CHECK_INT(b.peak_allocated_bytes - a.peak_allocated_bytes, a.gradients_full);
+	CHECK(b.peak_reserved_bytes > a.peak_reserved_bytes && b.peak_bytes > a.peak_bytes);
+	/* accumulating: the forward of the second micro-batch held them already */
+	CHECK(vf_setup_set(&s0, "grad-accum", "2", &err) == VF_OK);
+	s1 = s0;
+	s1.grads_zeroed = true;
+	run("bert-large", &s0, &a);
+	run("bert-large", &s1, &b);
+	for (int p = VF_PHASE_FORWARD; p <= VF_PHASE_OPTIMIZER; p++)
+		for (int t = VF_TERM_WEIGHTS; t <= VF_TERM_KV_CACHE; t++)
+			CHECK_INT(b.phase_bytes[p][t], a.phase_bytes[p][t]);
+	CHECK_INT(b.peak_allocated_bytes, a.peak_allocated_bytes);
+}
+
+/* The replay of --zero-grad zeros: the first step's gradients are never
+ * freed; the second step's are made, added into them and freed, as a
+ * second micro-batch of gradient accumulation does. A step of two layers
+ * (one 64 MiB weight, its gradient, two states, 256 MiB saved): the
+ * allocated peak is that of accumulation's, above the freed gradients'. */
+static void test_zero_grad_replay(void)
+{
+	const double MiB = 1 << 20;
+	struct vf__step st;
+	memset(&st, 0, sizeof st);
+	st.train = st.full = true;
+	st.layers = 2;
+	st.micro = 1;
+	st.layer_w.n = st.layer_train.n = st.layer_act.n = 1;
+	st.layer_w.bytes[0] = st.layer_train.bytes[0] = 64 * MiB;
+	st.layer_act.bytes[0] = 256 * MiB;
+	st.nstates = 2;
+	st.state_ratio = 1;
+	st.ot = VF__OT_NONE;
+	struct vf_alloc_config cfg = {0};
+	struct vf__replay_peaks freed, kept, accum;
+	struct vf_error err = {0};
+	CHECK(vf__step_simulate_peaks(&st, &cfg, &freed, &err) == VF_OK);
+	st.grads_kept = true;
+	CHECK(vf__step_simulate_peaks(&st, &cfg, &kept, &err) == VF_OK);
+	st.grads_kept = false;
+	st.micro = 2;
+	CHECK(vf__step_simulate_peaks(&st, &cfg, &accum, &err) == VF_OK);
+	CHECK_INT(kept.allocated, accum.allocated);
+	CHECK(kept.allocated > freed.allocated);
+	CHECK(kept.reserved >= kept.allocated);
+}
+
 int main(void)
 {
 	RUN(test_paged_outside_allocator);
@@ -994,5 +1073,7 @@ int main(void)
 	RUN(test_replay_names_litgpt_terms);
 	RUN(test_loss_in_compute_dtype);
 	RUN(test_lora_dropout);
+	RUN(test_zero_grad_kept);
+	RUN(test_zero_grad_replay);
 	return vf_test_done();
 }

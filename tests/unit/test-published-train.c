@@ -42,7 +42,11 @@
  * time, -6.5 to +6.2 % after; the fp32 rows were -4.5 to -24.5 % until
  * Volta's CUDA-core GEMMs took their own measured share (0.917 of the
  * fp32 rate, not the fp16 tensor cores' 0.779), -17.7 to +1.2 % after:
- * Volta tokens/s median 6.2 %, max 17.7 %, signed median -3.4 %. */
+ * Volta tokens/s median 6.2 %, max 17.7 %, signed median -3.4 %. Their
+ * memory, under on the batch-4 rows (-9.2 to -16.1 %), had the gradients
+ * that torch 1.x's zero_grad() zeroed in place and kept through the next
+ * forward (--zero-grad zeros): Volta memory median 10.9 -> 6.9 %, max
+ * 16.1 -> 11.3 %; all memory rows median 7.6 -> 6.4 %, max 21.7 %. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -256,6 +256,9 @@ struct vf_setup {
 	bool ckpt_selective_op;            /* --grad-ckpt selective:op: op-level policy (torchtitan) */
 	enum vf_offload offload;           /* --offload params|optimizer; default none */
 	enum vf_grad_clip grad_clip;       /* --grad-clip; default none */
+	bool grads_zeroed;                 /* --zero-grad zeros: zero_grad() keeps the gradients
+	                                    * (zeroed in place, torch 1.x's set_to_none=False)
+	                                    * through the next forward; default none (freed) */
 	bool float8;                       /* --float8: torchao float8 training of the layers' linears */
 	bool gelu_native;                  /* the stack's model code runs a tanh GELU as one native
 	                                    * kernel (litgpt) instead of transformers' Python gelu_new */

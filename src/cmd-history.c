@@ -273,6 +273,8 @@ static int run(int argc, char **argv)
 		}
 	if (json)
 		print_json_rows(db, rows, n, rec, nrec, &st);
+	else if (n == 0 && run_dir)
+		printf("no trials of %s recorded in %s (vramfit tune records them)\n", run_dir, db);
 	else if (n == 0)
 		printf("no trials recorded yet in %s (vramfit tune records them)\n", db);
 	else

@@ -76,4 +76,10 @@ mkdir -p "$TMP/runs/t2v-owls"
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('update trials set run_dir=? where run_dir=?', (sys.argv[2], '/runs/t2v-cats')); c.commit()" "$DB" "$TMP/runs/t2v-owls"
 run history --db "$DB" --run "$TMP/runs/t2v-owls"; expect_rc 0
 expect_out "baseline"; expect_no_out "recoveries"
+
+test_case "--run of a run with no trials: says so for that run, not that the history is empty"
+mkdir -p "$TMP/runs/t2v-bats"
+run history --db "$DB" --run "$TMP/runs/t2v-bats"; expect_rc 0
+expect_out "no trials of $TMP/runs/t2v-bats recorded in $DB"
+expect_no_out "no trials recorded yet"
 finish

@@ -11,7 +11,8 @@ unset VRAMFIT_HISTORY || true
 DB=$TMP/history.db
 
 test_case "an empty history: no trials, no recoveries"
-run history --db "$DB"; expect_rc 0
+# the default location ($VRAMFIT_HISTORY here) is made on first use
+VRAMFIT_HISTORY="$DB" run history; expect_rc 0
 expect_out "no trials recorded yet in $DB"
 expect_no_out "recoveries"
 run history --db "$DB" --json; expect_rc 0
@@ -82,4 +83,11 @@ mkdir -p "$TMP/runs/t2v-bats"
 run history --db "$DB" --run "$TMP/runs/t2v-bats"; expect_rc 0
 expect_out "no trials of $TMP/runs/t2v-bats recorded in $DB"
 expect_no_out "no trials recorded yet"
+test_case "--db naming no file: an error naming it, and nothing created there"
+run history --db "$TMP/no-such-dir/history.db"; expect_rc 1
+expect_err "$TMP/no-such-dir/history.db: no such history database"
+check '[ ! -e "$TMP/no-such-dir" ]'
+run report history --history "$TMP/no-such-dir/history.db" -o "$TMP/h.html"; expect_rc 1
+expect_err "$TMP/no-such-dir/history.db: no such history database"
+check '[ ! -e "$TMP/no-such-dir" ] && [ ! -e "$TMP/h.html" ]'
 finish

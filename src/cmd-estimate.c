@@ -225,11 +225,34 @@ static void split_fits(const struct vf_arch *arch, const struct vf_setup *s,
 	free(sp);
 }
 
+/* Flags the setup's mode makes meaningless are named, never dropped
+ * silently: LoRA's outside --mode lora, checkpointing under inference. */
+static void ignored_flags(const struct vf_setup *s, struct assume *a)
+{
+	static const struct {
+		unsigned bit;
+		const char *flag;
+	} lora[] = {{VF_SETUP_G_LORA_RANK, "--lora-rank"},
+		    {VF_SETUP_G_LORA_ALPHA, "--lora-alpha"},
+		    {VF_SETUP_G_LORA_TARGETS, "--lora-targets"}};
+	char names[64] = "";
+	if (s->mode != VF_MODE_LORA)
+		for (size_t i = 0; i < sizeof lora / sizeof lora[0]; i++)
+			if (s->given & lora[i].bit)
+				snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+					 names[0] ? ", " : "", lora[i].flag);
+	if (names[0])
+		assume(a, "%s ignored: mode %s trains no adapters (--mode lora)", names, vf_mode_name(s->mode));
+	if (s->mode == VF_MODE_INFER && (s->given & VF_SETUP_G_GRAD_CKPT))
+		assume(a, "--grad-ckpt ignored: inference has no backward pass to checkpoint");
+}
+
 static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, bool t5, bool multi,
 			      struct assume *a)
 {
 	unsigned g = s->given;
 	char t[128];
+	ignored_flags(s, a);
 	if (!(g & VF_SETUP_G_MODE))
 		assume(a, "mode %s (--mode)", vf_mode_name(s->mode));
 	if (!(g & VF_SETUP_G_PRECISION))

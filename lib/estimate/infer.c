@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "vramfit/estimate/estimate.h"
+#include "vramfit/estimate/split.h"
 #include "nccl.h"
 #include "steptime.h"
 
@@ -801,6 +802,28 @@ static void torch_decode(const struct vf_arch *arch, const struct vf_setup *setu
 		vllm_host(gpu, o, r);
 }
 
+/* accelerate's layer split (--split layers, no tp or pp): each card
+ * holds some of the layers, one card at a time. */
+static bool layer_split(const struct vf_setup *s)
+{
+	return s->split == VF_SPLIT_LAYERS && s->gpus > 1 && s->tp <= 1 && s->pp <= 1;
+}
+
+/* Users at --ctx over a layer split: the split's largest batch of one
+ * --ctx forward with its KV cache, each card with its layers (the
+ * single-card figure would hold the whole model on one). */
+static int64_t layer_split_users(const struct vf_arch *arch, const struct vf_setup *setup,
+				 const struct vf_gpu_spec *gpu, struct vf_infer *r)
+{
+	struct vf_setup ss = *setup;
+	ss.batch = 1;
+	ss.seq = r->ctx;
+	ss.target_seq = 0;
+	not_modelled(r, "a layer split: max users from the split's largest batch at --ctx (the dynamic "
+			"cache's growth not counted), TTFT and decode as one GPU's kernels over all layers");
+	return vf_split_max_batch(arch, &ss, gpu, 0);
+}
+
 vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 		       const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
 		       struct vf_infer *r, struct vf_error *err)
@@ -862,6 +885,8 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 		r->max_users = gpu ? vf_estimate_max_batch(arch, &cs, gpu, 0) : 0;
 		if (o->engine == VF_ENGINE_TRANSFORMERS && !o->static_cache && gpu)
 			r->max_users = dynamic_cache_users(arch, &cs, gpu, r);
+		if (gpu && layer_split(setup))
+			r->max_users = layer_split_users(arch, setup, gpu, r);
 		if (o->engine == VF_ENGINE_TRANSFORMERS && !o->static_cache)
 			r->kv_growth_bytes = (int64_t)dynamic_growth(r->kv_bytes_per_token_layer, r->attn_layers,
 								     r->ctx, r->users);

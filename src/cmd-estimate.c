@@ -290,7 +290,11 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 		assume(a, "attention %s: no s x s score matrices (--attention)", vf_attention_name(s->attention));
 	if (!(g & VF_SETUP_G_GPUS) && !multi)
 		assume(a, "%d GPU per run (--gpus N --shard ...)", s->gpus);
-	if (s->mode == VF_MODE_INFER)
+	if (s->mode == VF_MODE_INFER && dit)
+		assume(a, "inference: one denoising forward under no_grad, one block's tensors live at a time "
+			  "(bounded by the training block's saved tensors); the sampling loop's guidance batch "
+			  "and the VAE decode not counted: approximate");
+	else if (s->mode == VF_MODE_INFER)
 		assume(a, "inference: one forward over the whole sequence with the KV cache (use_cache=True)");
 	if (dit) {
 		if (!(g & VF_SETUP_G_VIDEO))

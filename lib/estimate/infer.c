@@ -809,19 +809,21 @@ static bool layer_split(const struct vf_setup *s)
 	return s->split == VF_SPLIT_LAYERS && s->gpus > 1 && s->tp <= 1 && s->pp <= 1;
 }
 
-/* Users at --ctx over a layer split: the split's largest batch of one
- * --ctx forward with its KV cache, each card with its layers (the
- * single-card figure would hold the whole model on one). */
+/* Users at --ctx over a layer split. When one card holds the model, its
+ * figure stands (each card of the split holds less: a lower bound, with
+ * the dynamic cache's growth); else the split's largest batch of one
+ * --ctx forward with its KV cache, each card with its layers. */
 static int64_t layer_split_users(const struct vf_arch *arch, const struct vf_setup *setup,
-				 const struct vf_gpu_spec *gpu, struct vf_infer *r)
+				 const struct vf_gpu_spec *gpu, struct vf_infer *r, int64_t one_card)
 {
 	struct vf_setup ss = *setup;
 	ss.batch = 1;
 	ss.seq = r->ctx;
 	ss.target_seq = 0;
-	not_modelled(r, "a layer split: max users from the split's largest batch at --ctx (the dynamic "
-			"cache's growth not counted), TTFT and decode as one GPU's kernels over all layers");
-	return vf_split_max_batch(arch, &ss, gpu, 0);
+	not_modelled(r, "a layer split: max users one card's when it holds the model (a lower bound), else "
+			"the split's largest batch at --ctx (the dynamic cache's growth not counted); TTFT and "
+			"decode as one GPU's kernels over all layers");
+	return one_card >= 1 ? one_card : vf_split_max_batch(arch, &ss, gpu, 0);
 }
 
 vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
@@ -886,7 +888,7 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 		if (o->engine == VF_ENGINE_TRANSFORMERS && !o->static_cache && gpu)
 			r->max_users = dynamic_cache_users(arch, &cs, gpu, r);
 		if (gpu && layer_split(setup))
-			r->max_users = layer_split_users(arch, setup, gpu, r);
+			r->max_users = layer_split_users(arch, setup, gpu, r, r->max_users);
 		if (o->engine == VF_ENGINE_TRANSFORMERS && !o->static_cache)
 			r->kv_growth_bytes = (int64_t)dynamic_growth(r->kv_bytes_per_token_layer, r->attn_layers,
 								     r->ctx, r->users);

@@ -28,6 +28,10 @@ expect_json 'j["inference"]["fits"] and j["inference"]["max_users"] >= 1 and j["
 expect_json 'any(x.startswith("inference approximate") and "layer split" in x for x in j["assumptions"])'
 run estimate gpt-neox-20b --mode infer --precision bf16 --split layers --gpu rtx-3090:2
 expect_out_re '^rtx-3090 +[0-9]+ KiB +[0-9.]+ GiB +- +[1-9]'
+# the same under ZeRO-3 over 4 cards: the inference section's verdict is the rows'
+run estimate gpt-neox-20b --mode infer --gpus 4 --shard zero3 --gpu rtx-3090:4 --json
+expect_json 'j["gpus"][0]["fits"] and j["inference"]["fits"] and j["inference"]["max_users"] >= 1'
+expect_json 'any(x.startswith("inference approximate") and "zero3" in x for x in j["assumptions"])'
 
 test_case "--max-memory moves layers on (accelerate max_memory)"
 run estimate gpt-neox-20b --mode infer --precision bf16 --split layers --max-memory 0=12 --gpu rtx-3090:3 --json

@@ -83,6 +83,21 @@ static int do_get(int argc, char **argv, bool json)
 	return VF_EXIT_OK;
 }
 
+/* KEY[N]: a sequence item is KEY.N here; set would add a key named with
+ * the brackets. Returns -1, else the usage error's exit code. */
+static int bracket_key(const char *arg, const char *eq)
+{
+	const char *b = memchr(arg, '[', (size_t)(eq - arg));
+	if (!b)
+		return -1;
+	const char *e = memchr(b, ']', (size_t)(eq - b));
+	int n = (int)(b - arg);
+	if (!e || e <= b + 1)
+		return vf_cli_usage("config", "'%.*s': a sequence item is KEY.N, not KEY[N]", (int)(eq - arg), arg);
+	return vf_cli_usage("config", "'%.*s': a sequence item is KEY.N: %.*s.%.*s%.*s", (int)(eq - arg), arg, n,
+			    arg, (int)(e - b - 1), b + 1, (int)(eq - e - 1), e + 1);
+}
+
 static int do_set(int argc, char **argv, bool json, bool dry)
 {
 	if (argc < 2)
@@ -91,6 +106,9 @@ static int do_set(int argc, char **argv, bool json, bool dry)
 		const char *eq = strchr(argv[i], '=');
 		if (!eq || eq == argv[i])
 			return vf_cli_usage("config", "'%s': expected KEY=VALUE", argv[i]);
+		int rc = bracket_key(argv[i], eq);
+		if (rc >= 0)
+			return rc;
 	}
 	struct vf_error err = {0};
 	struct vf_yamldoc *d = NULL;

@@ -225,11 +225,34 @@ static void split_fits(const struct vf_arch *arch, const struct vf_setup *s,
 	free(sp);
 }
 
+/* Flags the setup's mode makes meaningless are named, never dropped
+ * silently: LoRA's outside --mode lora, checkpointing under inference. */
+static void ignored_flags(const struct vf_setup *s, struct assume *a)
+{
+	static const struct {
+		unsigned bit;
+		const char *flag;
+	} lora[] = {{VF_SETUP_G_LORA_RANK, "--lora-rank"},
+		    {VF_SETUP_G_LORA_ALPHA, "--lora-alpha"},
+		    {VF_SETUP_G_LORA_TARGETS, "--lora-targets"}};
+	char names[64] = "";
+	if (s->mode != VF_MODE_LORA)
+		for (size_t i = 0; i < sizeof lora / sizeof lora[0]; i++)
+			if (s->given & lora[i].bit)
+				snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+					 names[0] ? ", " : "", lora[i].flag);
+	if (names[0])
+		assume(a, "%s ignored: mode %s trains no adapters (--mode lora)", names, vf_mode_name(s->mode));
+	if (s->mode == VF_MODE_INFER && (s->given & VF_SETUP_G_GRAD_CKPT))
+		assume(a, "--grad-ckpt ignored: inference has no backward pass to checkpoint");
+}
+
 static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, bool t5, bool multi,
 			      struct assume *a)
 {
 	unsigned g = s->given;
 	char t[128];
+	ignored_flags(s, a);
 	if (!(g & VF_SETUP_G_MODE))
 		assume(a, "mode %s (--mode)", vf_mode_name(s->mode));
 	if (!(g & VF_SETUP_G_PRECISION))
@@ -267,7 +290,11 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 		assume(a, "attention %s: no s x s score matrices (--attention)", vf_attention_name(s->attention));
 	if (!(g & VF_SETUP_G_GPUS) && !multi)
 		assume(a, "%d GPU per run (--gpus N --shard ...)", s->gpus);
-	if (s->mode == VF_MODE_INFER)
+	if (s->mode == VF_MODE_INFER && dit)
+		assume(a, "inference: one denoising forward under no_grad, one block's tensors live at a time "
+			  "(bounded by the training block's saved tensors); the sampling loop's guidance batch "
+			  "and the VAE decode not counted: approximate");
+	else if (s->mode == VF_MODE_INFER)
 		assume(a, "inference: one forward over the whole sequence with the KV cache (use_cache=True)");
 	if (dit) {
 		if (!(g & VF_SETUP_G_VIDEO))

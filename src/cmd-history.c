@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "parse-options.h"
@@ -239,6 +240,10 @@ static int run(int argc, char **argv)
 			return vf_cli_fail("%s: no such run directory", run_dir);
 		run_dir = abs_run;
 	}
+	/* a --db that names no file is a typo, not an empty history: reading
+	 * must not create it */
+	if (db && access(db, F_OK) != 0)
+		return vf_cli_fail("%s: no such history database (vramfit tune writes it)", db);
 	char path[1024];
 	if (!db && !(db = vf_store_default_path(path, sizeof path)))
 		return vf_cli_fail("history: no location for history.db (set XDG_DATA_HOME or HOME)");
@@ -273,6 +278,8 @@ static int run(int argc, char **argv)
 		}
 	if (json)
 		print_json_rows(db, rows, n, rec, nrec, &st);
+	else if (n == 0 && run_dir)
+		printf("no trials of %s recorded in %s (vramfit tune records them)\n", run_dir, db);
 	else if (n == 0)
 		printf("no trials recorded yet in %s (vramfit tune records them)\n", db);
 	else

@@ -456,6 +456,12 @@ static int run(int argc, char **argv)
 		st = vf_tier_decide(&set, trainer, mode, &tier, &err);
 		have_tier = st == VF_OK;
 	}
+	if (have_tier && mode && vf_tier_modes_from_checkout(trainer)) { /* named, not checked */
+		size_t l = strlen(tier.note);
+		snprintf(tier.note + l, sizeof tier.note - l,
+			 "; mode %s not checked here: the trainer checkout's configs/ decide "
+			 "(vramfit plan --list-modes)", tier.mode);
+	}
 	if (st == VF_EUSAGE || st == VF_ENOTFOUND) { /* bad --mode or --trainer: nothing to show */
 		rc = vf_cli_fail_err(&err);
 		goto out;

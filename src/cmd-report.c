@@ -176,6 +176,8 @@ static int run(int argc, char **argv)
 		return vf_cli_usage("report", "unexpected argument '%s'", argv[1]);
 	if (passthrough && ra.history)
 		return vf_cli_usage("report", "--history goes with a RUN_DIR or history");
+	if (ra.history && access(ra.history, F_OK) != 0) /* a typo: a read creates nothing */
+		return vf_cli_fail("%s: no such history database (vramfit tune writes it)", ra.history);
 	char **rest = argv + 1;
 	const char *out = ra.output, *db = ra.history;
 	bool open = ra.open;

@@ -42,6 +42,17 @@ static void print_json_verdict(const struct vf_trial_verdict *v, const cJSON *re
 	cJSON_Delete(o);
 }
 
+/* Without --exit an early end is read from the text alone: the evidence
+ * says the exit status is not known rather than imply it was 0. */
+static void note_unknown_exit(struct vf_trial_verdict *v)
+{
+	static const char note[] = " (exit status not given: --exit N)";
+	size_t room = sizeof v->evidence - sizeof note, n = strlen(v->evidence);
+	if (n > room)
+		n = room;
+	memcpy(v->evidence + n, note, sizeof note);
+}
+
 /* The verdict for a person: outcome, evidence, progress, remedies. */
 static void print_verdict(const struct vf_trial_verdict *v, const cJSON *rem,
 			  const struct vf_trial_log *log, double secs)
@@ -128,6 +139,8 @@ static int run(int argc, char **argv)
 				   .sample = -1};
 	struct vf_trial_verdict v;
 	vf_trial_classify(&log, &ex, &v);
+	if (status < 0 && v.outcome == VF_OUTCOME_INCOMPLETE)
+		note_unknown_exit(&v);
 	cJSON *rem = vf_trial_remedies(pat, v.outcome, cfg); /* less what cfg has */
 	double secs = vf_trial_log_step_seconds(&log);
 	if (json)

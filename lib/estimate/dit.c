@@ -512,6 +512,11 @@ static void dit_activations(struct ditm *m)
 		m->grad_stream = m->Nv * (double)dt->levels[0].width * 4;
 		m->L = m->us.units;
 	}
+	/* inference (no_grad): nothing is saved for a backward; live are the
+	 * residual stream and one block's tensors at a time (the training
+	 * block's saved tensors bound them) */
+	if (!m->train)
+		m->held = m->A_block + (dt->nlevels > 0 ? m->Nv * (double)dt->levels[0].width * 2 : block_in);
 	/* the clip encoded to latents in the step (latents not precomputed):
 	 * the VAE encoder's full-resolution stage, two bf16 tensors, before
 	 * the denoiser runs */

@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "vramfit/estimate/estimate.h"
+#include "vramfit/estimate/split.h"
 #include "nccl.h"
 #include "steptime.h"
 
@@ -801,6 +802,43 @@ static void torch_decode(const struct vf_arch *arch, const struct vf_setup *setu
 		vllm_host(gpu, o, r);
 }
 
+/* The model spread over the GPUs without tp or pp: accelerate's layer
+ * split (--split layers, one card at a time) or ZeRO-3/FSDP sharding;
+ * NULL when neither. */
+static const char *spread(const struct vf_setup *s)
+{
+	if (s->gpus <= 1 || s->tp > 1 || s->pp > 1)
+		return NULL;
+	if (s->split == VF_SPLIT_LAYERS)
+		return "a layer split";
+	if (s->shard == VF_SHARD_ZERO3 || s->shard == VF_SHARD_FSDP)
+		return "zero3/fsdp sharding";
+	return NULL;
+}
+
+/* Users at --ctx over a spread model. When one card holds the model, its
+ * figure stands (each card of the spread holds less: a lower bound, with
+ * the dynamic cache's growth); else the spread setup's largest batch of
+ * one --ctx forward with its KV cache. */
+static int64_t spread_users(const struct vf_arch *arch, const struct vf_setup *setup,
+			    const struct vf_gpu_spec *gpu, struct vf_infer *r, int64_t one_card)
+{
+	struct vf_setup ss = *setup;
+	ss.batch = 1;
+	ss.seq = r->ctx;
+	ss.target_seq = 0;
+	char what[400];
+	snprintf(what, sizeof what,
+		 "%s: max users one card's when it holds the model (a lower bound), else the spread setup's "
+		 "largest batch at --ctx (the dynamic cache's growth not counted); TTFT and decode as one GPU's "
+		 "kernels over all layers (no parameter gathers)", spread(setup));
+	not_modelled(r, what);
+	if (one_card >= 1)
+		return one_card;
+	return setup->split == VF_SPLIT_LAYERS ? vf_split_max_batch(arch, &ss, gpu, 0)
+					       : vf_estimate_max_batch(arch, &ss, gpu, 0);
+}
+
 vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 		       const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
 		       struct vf_infer *r, struct vf_error *err)
@@ -862,6 +900,8 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 		r->max_users = gpu ? vf_estimate_max_batch(arch, &cs, gpu, 0) : 0;
 		if (o->engine == VF_ENGINE_TRANSFORMERS && !o->static_cache && gpu)
 			r->max_users = dynamic_cache_users(arch, &cs, gpu, r);
+		if (gpu && spread(setup))
+			r->max_users = spread_users(arch, setup, gpu, r, r->max_users);
 		if (o->engine == VF_ENGINE_TRANSFORMERS && !o->static_cache)
 			r->kv_growth_bytes = (int64_t)dynamic_growth(r->kv_bytes_per_token_layer, r->attn_layers,
 								     r->ctx, r->users);

@@ -32,7 +32,7 @@ cJSON *vf_run_state_new(void)
 	cJSON *st = cJSON_CreateObject();
 	cJSON_AddNumberToObject(st, "version", 1);
 	cJSON_AddStringToObject(st, "stage", "preprocess");
-	cJSON_AddStringToObject(st, "status", "stopped");
+	cJSON_AddStringToObject(st, "status", "not started");
 	cJSON_AddStringToObject(st, "note", "");
 	cJSON_AddArrayToObject(st, "attempts");
 	cJSON_AddArrayToObject(st, "recoveries");

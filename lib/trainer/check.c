@@ -180,10 +180,11 @@ static void check_mode(const struct vf_yamldoc *doc, const cJSON *configs, struc
 		mode = "lora";
 	if (strcmp(mode, "lora") == 0) {
 		const struct vf_yaml_node *l = vf_yamldoc_find(doc, "lora");
+		bool set = vf_yaml_node_kind(m) == VF_YAML_STR; /* else the trainer's default */
 		if (!l || vf_yaml_node_kind(l) != VF_YAML_MAP)
 			add(c, VF_CHECK_FAIL, "lora", l ? l : m,
-			    "%s is \"lora\" but the lora block (rank, alpha, target_modules) is missing",
-			    km);
+			    "%s %s but the lora block (rank, alpha, target_modules) is missing", km,
+			    set ? "is \"lora\"" : "is not set (the trainer's default: \"lora\")");
 	} else if (strcmp(mode, "full") == 0) {
 		const char *kq = key_of(configs, "quantization", "acceleration.quantization");
 		const struct vf_yaml_node *q = vf_yamldoc_find(doc, kq);

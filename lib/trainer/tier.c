@@ -253,6 +253,13 @@ static vf_status load_mode(const char *trainer, const char **mode, struct policy
 			    *mode, trainer, list);
 }
 
+bool vf_tier_modes_from_checkout(const char *trainer)
+{
+	struct policy p;
+	struct vf_error err = {0};
+	return load_policy(trainer ? trainer : VF_PROFILE_DEFAULT, &p, &err) == VF_OK && p.nmodes == 0;
+}
+
 vf_status vf_tier_check(const char *trainer, const char *mode, struct vf_error *err)
 {
 	struct policy p;

@@ -108,4 +108,13 @@ run check "$TMP/nowhere"
 expect_rc 1
 expect_err "no run config"
 
+test_case "set KEY[N]=V: a usage error naming KEY.N, not a new key named with brackets"
+printf 'validation:\n  video_dims: [960, 544, 89]\n' >"$TMP/brackets.yaml"
+cp "$TMP/brackets.yaml" "$TMP/brackets.before"
+run config set "$TMP/brackets.yaml" 'validation.video_dims[0]=768'; expect_rc 2
+expect_err "validation.video_dims.0"
+check 'cmp -s "$TMP/brackets.yaml" "$TMP/brackets.before"'
+run config set "$TMP/brackets.yaml" 'validation.video_dims.0=768'; expect_rc 0
+run config get "$TMP/brackets.yaml" validation.video_dims; expect_out '[768,544,89]'
+
 finish

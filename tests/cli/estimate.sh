@@ -150,4 +150,13 @@ run help estimate
 expect_rc 0
 expect_out '--lora-targets'
 
+test_case "LoRA flags outside --mode lora, --grad-ckpt under --mode infer: named as ignored, not dropped silently"
+run estimate llama2-7b --gpu h100-80gb --lora-rank 64 --lora-targets all-linear; expect_rc 0
+expect_out "--lora-rank, --lora-targets ignored: mode full trains no adapters (--mode lora)"
+run estimate llama2-7b --gpu h100-80gb --lora-rank 64 --json; expect_rc 0
+expect_json 'any("--lora-rank ignored" in x for x in j["assumptions"]) and j["setup"]["lora_rank"] is None'
+run estimate llama2-7b --gpu h100-80gb --mode infer --grad-ckpt; expect_rc 0
+expect_out "--grad-ckpt ignored: inference has no backward pass to checkpoint"
+run estimate llama2-7b --gpu h100-80gb --mode lora --lora-rank 64; expect_rc 0
+expect_no_out "ignored"
 finish

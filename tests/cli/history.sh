@@ -11,7 +11,8 @@ unset VRAMFIT_HISTORY || true
 DB=$TMP/history.db
 
 test_case "an empty history: no trials, no recoveries"
-run history --db "$DB"; expect_rc 0
+# the default location ($VRAMFIT_HISTORY here) is made on first use
+VRAMFIT_HISTORY="$DB" run history; expect_rc 0
 expect_out "no trials recorded yet in $DB"
 expect_no_out "recoveries"
 run history --db "$DB" --json; expect_rc 0
@@ -76,4 +77,17 @@ mkdir -p "$TMP/runs/t2v-owls"
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('update trials set run_dir=? where run_dir=?', (sys.argv[2], '/runs/t2v-cats')); c.commit()" "$DB" "$TMP/runs/t2v-owls"
 run history --db "$DB" --run "$TMP/runs/t2v-owls"; expect_rc 0
 expect_out "baseline"; expect_no_out "recoveries"
+
+test_case "--run of a run with no trials: says so for that run, not that the history is empty"
+mkdir -p "$TMP/runs/t2v-bats"
+run history --db "$DB" --run "$TMP/runs/t2v-bats"; expect_rc 0
+expect_out "no trials of $TMP/runs/t2v-bats recorded in $DB"
+expect_no_out "no trials recorded yet"
+test_case "--db naming no file: an error naming it, and nothing created there"
+run history --db "$TMP/no-such-dir/history.db"; expect_rc 1
+expect_err "$TMP/no-such-dir/history.db: no such history database"
+check '[ ! -e "$TMP/no-such-dir" ]'
+run report history --history "$TMP/no-such-dir/history.db" -o "$TMP/h.html"; expect_rc 1
+expect_err "$TMP/no-such-dir/history.db: no such history database"
+check '[ ! -e "$TMP/no-such-dir" ] && [ ! -e "$TMP/h.html" ]'
 finish

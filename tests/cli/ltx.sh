@@ -149,4 +149,14 @@ expect_rc 0
 expect_out "checkpoint's own config and header"
 cd - >/dev/null
 
+test_case "--mode infer of a video DiT: a no_grad forward, not the training step's saved activations; named approximate"
+run estimate ltx-2-19b --mode infer --gpu h100-80gb --json; expect_rc 0
+# 48 blocks' saved tensors (about 99 GiB) are a training figure: under
+# no_grad one block's tensors are live at a time
+expect_json 'j["memory"]["activations_bytes"] < 8 * 2**30 and j["gpus"][0]["fits"]'
+expect_json 'any("denoising forward" in x and "approximate" in x for x in j["assumptions"])'
+expect_json 'not any("use_cache" in x for x in j["assumptions"])'
+run estimate llama2-7b --mode infer --gpu h100-80gb
+expect_out "use_cache=True"
+
 finish

@@ -269,4 +269,12 @@ expect_out 'usage: vramfit probe'
 run help gpus
 expect_out 'usage: vramfit gpus'
 
+test_case "--mode NAME: probe names its config file without a checkout to check it, and says so"
+run probe --gpu h200 --mode x2v --json; expect_rc 0
+expect_json 'j["tier"]["config"] == "x2v_lora.yaml" and "mode x2v not checked here" in j["tier"]["note"]'
+run probe --gpu h200 --mode x2v; expect_rc 0
+expect_out "mode x2v not checked here"
+run probe --gpu h200 --json; expect_rc 0
+expect_json '"not checked" not in j["tier"]["note"]'
+
 finish

@@ -38,6 +38,11 @@ run run "$TMP/notplan"; expect_rc 1; expect_err "plan.json: not valid JSON"
 echo '{"trainer_dir": "/"}' >"$TMP/notplan/plan.json"
 echo '{"version": 1, "stage": "baking", "attempts": [], "recoveries": []}' >"$TMP/notplan/run.json"
 run run --status "$TMP/notplan"; expect_rc 1; expect_err "run.json: field stage: expected preprocess, tune, train or done"
+test_case "--status of a plan nothing has run yet: not started, not stopped"
+rm "$TMP/notplan/run.json"
+run run --status "$TMP/notplan"; expect_rc 0
+expect_out_re 'stage +preprocess \(not started\)'
+check '[ ! -e "$TMP/notplan/run.json" ]'
 rm -rf "$TMP/notplan"
 
 if ! $PY -c 'import torch, yaml' 2>/dev/null; then

@@ -22,6 +22,16 @@ expect_json 'all(0.45 < g["memory"]["weights_bytes"] / 41109135360 < 0.55 for g 
 expect_json '[g["memory"]["kv_cache_bytes"] for g in j["gpus"][0]["split"]["gpus"]] == [23 * 50331648, 21 * 50331648]'
 expect_json '[g["layers"] for g in j["gpus"][0]["split"]["gpus"]] == [[0, 22], [23, 43]]'
 expect_json 'j["setup"]["split"] == "layers"'
+# one verdict: the inference section agrees with the split's (users over
+# both cards, not the whole model on one), and says what it approximates
+expect_json 'j["inference"]["fits"] and j["inference"]["max_users"] >= 1 and j["inference"]["approximate"]'
+expect_json 'any(x.startswith("inference approximate") and "layer split" in x for x in j["assumptions"])'
+run estimate gpt-neox-20b --mode infer --precision bf16 --split layers --gpu rtx-3090:2
+expect_out_re '^rtx-3090 +[0-9]+ KiB +[0-9.]+ GiB +- +[1-9]'
+# the same under ZeRO-3 over 4 cards: the inference section's verdict is the rows'
+run estimate gpt-neox-20b --mode infer --gpus 4 --shard zero3 --gpu rtx-3090:4 --json
+expect_json 'j["gpus"][0]["fits"] and j["inference"]["fits"] and j["inference"]["max_users"] >= 1'
+expect_json 'any(x.startswith("inference approximate") and "zero3" in x for x in j["assumptions"])'
 
 test_case "--max-memory moves layers on (accelerate max_memory)"
 run estimate gpt-neox-20b --mode infer --precision bf16 --split layers --max-memory 0=12 --gpu rtx-3090:3 --json

@@ -236,4 +236,10 @@ else
   echo "skipped: no pydantic 2 with PyYAML in python3 (the stand-in environment above still ran)" >&2
 fi
 
+
+test_case "check: a config without model.training_mode says the lora default applies, not that the file sets it"
+printf 'model:\n  model_path: /nonexistent/m.safetensors\n' >"$TMP/nomode.yaml"
+run check --config "$TMP/nomode.yaml"; expect_rc 1
+expect_out 'model.training_mode is not set (the trainer'"'"'s default: "lora") but the lora block'
+expect_no_out 'model.training_mode is "lora"'
 finish

@@ -36,6 +36,12 @@ run triage "$F/sigkill.out" --exit 137 --json; expect_json 'j["outcome"] == "cra
 test_case "triage usage"
 run triage; expect_rc 2
 run triage /nonexistent.log; expect_rc 1; expect_err "vramfit: error: /nonexistent.log"
+test_case "triage without --exit: an early end claims no exit status it was not given"
+run triage "$F/oom-python.out" --json; expect_rc 0
+expect_json 'j["outcome"] == "incomplete" and j["exit"] is None'
+expect_json '"exit status not given" in j["evidence"] and not any("exited 0" in r for r in j["remedies"])'
+run triage "$F/oom-python.out" --exit 0 --json
+expect_json 'j["outcome"] == "incomplete" and j["exit"] == 0 and "not given" not in j["evidence"]'
 
 # make_run NAME MODEL: a run workspace by hand, config.yaml from the
 # example's low-VRAM config, model_path pointed at models/MODEL.json.

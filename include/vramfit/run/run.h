@@ -48,7 +48,7 @@ enum vf_run_stage { VF_RUN_PREPROCESS, VF_RUN_TUNE, VF_RUN_TRAIN, VF_RUN_DONE, V
 const char *vf_run_stage_name(enum vf_run_stage s);
 bool vf_run_stage_parse(const char *name, enum vf_run_stage *out);
 
-/* A new state: stage preprocess, nothing done. Caller owns. */
+/* A new state: stage preprocess, status "not started". Caller owns. */
 cJSON *vf_run_state_new(void);
 /* Parse and check a state file's text (what names it in errors). Caller
  * owns *out. */

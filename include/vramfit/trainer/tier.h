@@ -38,6 +38,11 @@ struct vf_tier {
  * VF_ENOTFOUND with no GPUs; VF_EUSAGE for an unknown mode; VF_ERR when the
  * smallest GPU's memory is unknown or the profile is malformed (the message
  * names tiers.json and the field). */
+/* Whether trainer's profile takes its modes from the trainer checkout (any
+ * plain name passes vf_tier_decide, unchecked until the plan reads the
+ * checkout's configs/). */
+bool vf_tier_modes_from_checkout(const char *trainer);
+
 vf_status vf_tier_decide(const struct vf_gpu_set *gpus, const char *trainer, const char *mode,
 			 struct vf_tier *out, struct vf_error *err);
 

@@ -231,6 +231,62 @@ static void test_kernel_level_volta_blackwell(void)
 	CHECK(fabs(kv - 97.36 / 125) < 1e-3);
 }
 
+/* One forward of `flops` of flash attention on `g`, the share of its
+ * dense rate the step's attention time implies. */
+static double attention_share(const struct vf_gpu_spec *g, double flops)
+{
+	struct vf__step_work w;
+	memset(&w, 0, sizeof w);
+	w.micro = 1;
+	w.attn = VF__ATTN_FLASH;
+	w.nkinds = 1;
+	w.kind[0].count = 1;
+	w.kind[0].attn_flops = flops;
+	w.rate_tflops = g->bf16_tflops > 0 ? g->bf16_tflops : g->fp16_tflops;
+	struct vf__steptime_out o;
+	vf__steptime(&w, g, &o);
+	return o.parts.attention > 0 ? flops / (w.rate_tflops * 1e12 * o.parts.attention) : -1;
+}
+
+/* The cited kernel-level figures bound the shares: Ampere's and Ada's
+ * memory-bound kernels run at the device-copy share of A100/RTX 3090
+ * copy tests (0.846-0.895) and RTX 4090 copy tests (0.888-0.92); flash
+ * attention at FlashAttention-2's forward+backward share on an RTX A5000
+ * (0.53-0.71), on an RTX 4090 at its FA2 forward share times the A5000's
+ * forward+backward / forward (0.93-0.98) and, on a B200, between
+ * FlashAttention-2 (0.15 at most) and FlashAttention-4 (0.625
+ * non-causal). Recovered from one step's
+ * times as in test_kernel_level_volta_blackwell. */
+static void test_kernel_level_ampere_ada(void)
+{
+	const struct vf_gpu_spec *a = gpu("a100-80gb"), *d = gpu("rtx-4090"), *b = gpu("b200");
+	CHECK(a && d && b);
+	if (!a || !d || !b)
+		return;
+	double bfix = constant("bandwidth_fixed_s_per_byte", NULL);
+	CHECK(bfix > 0);
+	const struct { const struct vf_gpu_spec *g; const char *host; double lo, hi; } bw[] = {
+		{a, "ampere", 1225.3 / 1448.4, 837.6 / 936.0}, {d, "ada-geforce", 895.0 / 1008.0, 926.8 / 1008.0}};
+	for (int i = 0; i < 2; i++) {
+		struct vf_step_parts p;
+		one_gemm_step(bw[i].g, 1024, 1e10, &p);
+		double raw = bw[i].g->bandwidth_gbs * 1e9;
+		double share = 1e10 / (raw * p.memory_bound);
+		double k = 1 / (1 / share - raw * bfix * constant("host_speed", bw[i].host));
+		fprintf(stderr, "  %s memory-bound kernel share %.4f (cited %.3f-%.3f)\n", bw[i].g->id, k,
+			bw[i].lo, bw[i].hi);
+		CHECK(k >= bw[i].lo - 1e-3 && k <= bw[i].hi + 1e-3);
+	}
+	double sa = attention_share(a, 1e15), sb = attention_share(b, 1e15), sd = attention_share(d, 1e15);
+	fprintf(stderr, "  flash attention share: a100 %.4f, b200 %.4f, rtx-4090 %.4f\n", sa, sb, sd);
+	CHECK(sa >= 59.2 / 111.1 - 1e-3 && sa <= 78.6 / 111.1 + 1e-3);
+	CHECK(sb >= 333.0 / 2250 && sb <= 1406.0 / 2250);
+	/* the 4090's FA2 forward (171.8 / 172.8 of 165.2 at seq 2k / 4k) times
+	 * the A5000's forward+backward / forward (72.95/81.31, 76.64/81.69).
+	 * Was: 0.6 (ada's, the A100's share) */
+	CHECK(sd >= 171.8 / 165.2 * 72.95 / 81.31 - 5e-3 && sd <= 172.8 / 165.2 * 76.64 / 81.69 + 1e-3);
+}
+
 /* Volta's CUDA-core GEMMs (fp32 without TF32, bf16 emulated) take the
  * shares torch measured on a V100-SXM2 (zzc0721/torch-performance-test-
  * data#140: fp32 14.4 and bf16 10.65 TFLOP/s of 15.7 at 8192^2), not the
@@ -808,6 +864,7 @@ int main(void)
 	RUN(test_fixed_time_per_generation);
 	RUN(test_volta_precisions);
 	RUN(test_kernel_level_volta_blackwell);
+	RUN(test_kernel_level_ampere_ada);
 	RUN(test_links_and_collectives);
 	RUN(test_scaling_per_link);
 	RUN(test_mechanism_times);

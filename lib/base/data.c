@@ -71,45 +71,55 @@ static int override_path(const char *name, char *out, size_t n)
 	return 0;
 }
 
+/* Where data/NAME comes from: the override file (*file true, its path in
+ * path) or the copy embedded in the binary (*d, *len; its name in path).
+ * source, when given, gets the same name. */
+static vf_status data_where(const char *name, char *path, size_t path_len, bool *file,
+			    const unsigned char **d, size_t *len, char *source, size_t source_len,
+			    struct vf_error *err)
+{
+	*file = override_path(name, path, path_len);
+	if (!*file) {
+		*d = vf_data_embedded(name, len);
+		if (!*d)
+			return vf_error_set(err, VF_ENOTFOUND, "data/%s: not embedded in this build",
+					    name);
+		snprintf(path, path_len, "embedded data/%s", name);
+	}
+	if (source)
+		snprintf(source, source_len, "%s", path);
+	return VF_OK;
+}
+
 vf_status vf_data_load_json(const char *name, cJSON **out, char *source, size_t source_len,
 			    struct vf_error *err)
 {
 	char path[4096];
-	if (override_path(name, path, sizeof path)) {
-		if (source)
-			snprintf(source, source_len, "%s", path);
+	bool file;
+	const unsigned char *d = NULL;
+	size_t len = 0;
+	vf_status st = data_where(name, path, sizeof path, &file, &d, &len, source, source_len, err);
+	if (st != VF_OK)
+		return st;
+	if (file)
 		return vf_json_parse_file(path, 0, out, err);
-	}
-	size_t len;
-	const unsigned char *d = vf_data_embedded(name, &len);
-	if (!d)
-		return vf_error_set(err, VF_ENOTFOUND, "data/%s: not embedded in this build", name);
-	if (source)
-		snprintf(source, source_len, "embedded data/%s", name);
-	char what[256];
-	snprintf(what, sizeof what, "embedded data/%s", name);
-	return vf_json_parse((const char *)d, len, what, out, err);
+	return vf_json_parse((const char *)d, len, path, out, err);
 }
 
 vf_status vf_data_load_doc(const char *name, struct vf_json_doc **out, char *source,
 			   size_t source_len, struct vf_error *err)
 {
 	char path[4096];
+	bool file;
+	const unsigned char *d = NULL;
+	size_t len = 0;
 	*out = NULL;
-	if (override_path(name, path, sizeof path)) {
-		if (source)
-			snprintf(source, source_len, "%s", path);
+	vf_status st = data_where(name, path, sizeof path, &file, &d, &len, source, source_len, err);
+	if (st != VF_OK)
+		return st;
+	if (file)
 		return vf_json_doc_parse_file(path, 0, out, err);
-	}
-	size_t len;
-	const unsigned char *d = vf_data_embedded(name, &len);
-	if (!d)
-		return vf_error_set(err, VF_ENOTFOUND, "data/%s: not embedded in this build", name);
-	if (source)
-		snprintf(source, source_len, "embedded data/%s", name);
-	char what[256];
-	snprintf(what, sizeof what, "embedded data/%s", name);
-	return vf_json_doc_parse((const char *)d, len, what, out, err);
+	return vf_json_doc_parse((const char *)d, len, path, out, err);
 }
 
 vf_status vf_data_load_text(const char *name, struct vf_buf *out, size_t cap, struct vf_error *err)

@@ -80,7 +80,8 @@ static const struct vf_option options[] = {
 		 "h100-80gb:4, NAME=MiB (repeatable)"),
 	OPT_BOOL("accept-risk", o.accept_risk,
 		 "below 32 GB: proceed with the low-VRAM config at your\n"
-		 "own risk"),
+		 "own risk; likewise write a plan whose estimate says the\n"
+		 "training does not fit the GPUs"),
 	OPT_BOOL("reuse", o.reuse,
 		 "plan into an existing run directory (config.yaml and\n"
 		 "plan.md are rewritten; checkpoints are kept)"),
@@ -108,8 +109,9 @@ static const struct vf_option options[] = {
 #undef OPT_T
 
 static const char tail[] =
-	"Exit status: 0 planned, 1 stopped (GPU below the trainer's minimum without\n"
-	"--accept-risk, run directory exists, model not found or invalid, URL given)\n"
+	"Exit status: 0 planned, 1 stopped (status \"gated\": GPU below the trainer's\n"
+	"minimum, or the estimate's peak over the GPUs' memory, without --accept-risk;\n"
+	"run directory exists, model not found or invalid, URL given)\n"
 	"or not go (the self-check of the written config fails: the failures are\n"
 	"listed first, status \"check-failed\" in --json), 2 usage.\n";
 

@@ -916,6 +916,38 @@ static enum vf_phase first_oom_phase(const struct vf_estimate *e, int64_t vram)
 	return e->peak_phase;
 }
 
+/* The estimate says the training does not fit: the gate's message (the
+ * peak against the card, the term that breaks it, the options), and with
+ * --accept-risk the assumption that says the plan proceeds anyway. */
+static void memory_gate(struct ctx *c, enum vf_phase first, int64_t headroom)
+{
+	struct vf_plan *p = c->p;
+	const double g = 1024.0 * 1024 * 1024;
+	int big = 0;
+	for (int k = 1; k < VF_TERM_COUNT; k++)
+		if (p->estimate.phase_bytes[first][k] > p->estimate.phase_bytes[first][big])
+			big = k;
+	bool full = strcmp(p->training_mode, "full") == 0;
+	p->memory_gate = true;
+	snprintf(p->block_msg, sizeof p->block_msg,
+		 "the estimate puts the %s training's peak at %.1f GiB per GPU against the %.1f GiB of each "
+		 "%s (x %d; %.1f GiB over); it runs out first in the %s phase, where the largest term, %s, "
+		 "takes %.1f GiB: %splan for more or larger GPUs (--gpu), or pass --accept-risk to write the "
+		 "plan anyway",
+		 p->training_mode, (double)p->estimate.peak_bytes / g,
+		 (double)vf_estimate_gpu_bytes(p->gpu_spec) / g, p->gpu_name, p->gpu_count, (double)-headroom / g,
+		 vf_phase_name(first), vf_term_name((enum vf_term)big),
+		 (double)p->estimate.phase_bytes[first][big] / g,
+		 full ? "train a LoRA instead (--training-mode lora), "
+		      : "train at a smaller size (--resolution-buckets), ");
+	if (c->o->accept_risk)
+		ASSUME(c, "The estimate says the training does not fit (%.1f GiB per GPU against the %s's "
+			  "%.1f GiB): proceeding anyway at your own risk (--accept-risk); expect the sanity "
+			  "check to run out of memory unless the estimate is wrong.",
+		       (double)p->estimate.peak_bytes / g, p->gpu_name,
+		       (double)vf_estimate_gpu_bytes(p->gpu_spec) / g);
+}
+
 static void make_estimate(struct ctx *c)
 {
 	struct vf_plan *p = c->p;
@@ -988,6 +1020,10 @@ static void make_estimate(struct ctx *c)
 		     (double)-headroom / (1024.0 * 1024 * 1024), p->gpu_name, vf_phase_name(first),
 		     first == VF_PHASE_LOAD && lc.gpus > 1 ? " (rank 0 at accelerator.prepare, before the first step)"
 							   : "");
+		/* The memory gate: only an estimate on the model's own shape for a
+		 * catalog GPU says "does not fit"; a generic shape keeps the warning. */
+		if (!(p->estimate.assumed & (VF_ASSUME_GENERIC_ARCH | VF_ASSUME_NO_GPU)))
+			memory_gate(c, first, headroom);
 	}
 }
 
@@ -1695,6 +1731,10 @@ static vf_status plan_config(struct ctx *c, const struct vf_gpu_set *gpus, struc
 	if (st != VF_OK)
 		return st;
 	make_estimate(c);
+	if (p->memory_gate && !o->accept_risk) {
+		p->block = VF_PLAN_GATED;
+		return VF_OK;
+	}
 	vf__plan_predict_sweep(p, c->cfg);
 	if (p->has_estimate && !p->gpu_spec)
 		snprintf(p->estimate_note, sizeof p->estimate_note, "the GPU is not in the catalog");
@@ -1879,8 +1919,12 @@ cJSON *vf_plan_to_json(const struct vf_plan *p)
 	char hw[192];
 	snprintf(hw, sizeof hw, "%s x %d, %dGB", p->gpu_name, p->gpu_count, p->gpu_gb);
 	cJSON_AddStringToObject(g, "summary", hw);
-	if (p->block == VF_PLAN_GATED)
+	if (p->block == VF_PLAN_GATED) { /* which gate: the tier's minimum, or the estimate */
+		cJSON_AddStringToObject(o, "gate", p->memory_gate ? "memory" : "tier");
+		if (p->memory_gate) /* the figures the gate read */
+			json_estimate(o, p);
 		return o;
+	}
 	cJSON_AddStringToObject(o, "trainer_dir", p->trainer_dir);
 	cJSON_AddStringToObject(o, "shipped_config", p->shipped_config);
 	cJSON_AddStringToObject(o, "model", p->model);

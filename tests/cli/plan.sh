@@ -110,9 +110,40 @@ expect_rc 0
 check "[ \$(difflines '$TD/configs/t2v_lora_low_vram.yaml' projects/r4090/config.yaml) -eq 4 ]"
 check "sed -n '/^## Assumptions/,/^## Cost/p' projects/r4090/plan.md | grep -q 'own risk (--accept-risk)'"
 
-test_case "h100-80gb:4 full: FSDP launch, offload true, quantization null"
-run plan "${M[@]}" --gpu h100-80gb:4 --training-mode full --run-name full4 --json
+test_case "memory gate: the estimate says a full fine-tune does not fit one H100: gated, exit 1, nothing written"
+run plan "${M[@]}" --gpu h100-80gb --training-mode full --run-name full1
+expect_rc 1
+expect_err "the estimate puts the full training's peak at"
+expect_err "GiB per GPU against the 79.6 GiB of each NVIDIA H100"
+expect_err "where the largest term, "
+expect_err "it runs out first in the"
+expect_err "train a LoRA instead (--training-mode lora)"
+expect_err "plan for more or larger GPUs (--gpu)"
+expect_err "pass --accept-risk to write the plan anyway"
+check "[ \$(printf '%s' \"\$err\" | wc -l) -le 1 ]"
+check "[ ! -e projects/full1 ]"
+run plan "${M[@]}" --gpu h100-80gb --training-mode full --run-name full1 --json
+expect_rc 1
+expect_json 'j["status"] == "gated" and j["gate"] == "memory" and "--accept-risk" in j["message"]'
+expect_json 'j["estimate"]["available"] and j["estimate"]["fits"] is False and j["estimate"]["peak_bytes"] > 80e9'
+expect_json '"config" not in j and "plan" not in j'
+check "[ ! -e projects/full1 ]"
+run plan "${M[@]}" --gpu h100-80gb:4 --training-mode full --run-name full4
+expect_rc 1
+expect_err "--accept-risk"
+check "[ ! -e projects/full4 ]"
+# the tier gate says which gate it is
+run plan "${M[@]}" --gpu rtx-4090 --run-name r4090g --json
+expect_rc 1
+expect_json 'j["status"] == "gated" and j["gate"] == "tier"'
+check "[ ! -e projects/r4090g ]"
+
+test_case "h100-80gb:4 full --accept-risk: FSDP launch, offload true, quantization null"
+run plan "${M[@]}" --gpu h100-80gb:4 --training-mode full --run-name full4 --accept-risk --json
 expect_rc 0
+expect_json 'j["status"] == "go" and "gate" not in j'
+expect_json 'any("does not fit" in a and "--accept-risk" in a for a in j["assumptions"])'
+check "sed -n '/^## Assumptions/,/^## Cost/p' projects/full4/plan.md | grep -q 'The estimate says the training does not fit.*own risk (--accept-risk)'"
 expect_json '"--config_file configs/accelerate/fsdp.yaml --num_processes 4" in j["launch"]["command"]'
 expect_json 'j["launch"]["command"].startswith("uv run accelerate launch")'
 # issue 30: the trainer keeps a full fine-tune's transformer in fp32 (AdamW states fp32, sharded 4
@@ -123,6 +154,14 @@ check "grep -q '^  offload_optimizer_during_validation: true' projects/full4/con
 check "grep -q '^  quantization: null' projects/full4/config.yaml"
 check "grep -q '^  training_mode: \"full\"' projects/full4/config.yaml"
 check "grep -qF 'x 4, 80GB' projects/full4/plan.md"
+
+test_case "a full fine-tune the estimate fits (4 x H200) stays go, without the gate's assumption"
+run plan "${M[@]}" --gpu h200:4 --training-mode full --run-name fullh200 --json
+expect_rc 0
+expect_json 'j["status"] == "go" and "gate" not in j and j["estimate"]["fits"] is True'
+expect_json 'not any("does not fit" in a for a in j["assumptions"])'
+expect_json 'not any("would first run out" in w for w in j["warnings"])'
+check "[ -f projects/fullh200/plan.md ]"
 
 test_case "h100-80gb:2 LoRA: plain accelerate launch"
 run plan "${M[@]}" --gpu h100-80gb:2 --run-name lora2 --json
@@ -170,8 +209,12 @@ expect_json 'any(p["key"] == "optimization.gradient_accumulation_steps" and p["a
 check "grep -q '^  gradient_accumulation_steps: 2\$' projects/acc/config.yaml"
 rm -rf "$TMP/acc"
 
-test_case "rtx-a6000 full: warning and LoRA alternative"
+test_case "rtx-a6000 full: gated; with --accept-risk the warning and LoRA alternative"
 run plan "${M[@]}" --gpu rtx-a6000 --training-mode full --run-name a6k
+expect_rc 1
+expect_err "--training-mode lora"
+check "[ ! -e projects/a6k ]"
+run plan "${M[@]}" --gpu rtx-a6000 --training-mode full --run-name a6k --accept-risk
 expect_rc 0
 expect_out "40–60GB tier"
 expect_err "unlikely to fit"
@@ -293,7 +336,7 @@ want=$(printf '%s\n' run accelerate launch --num_processes 4 scripts/process_dat
   --text-encoder-path "$TMP/models/gemma-3-12b-it" --lora-trigger 'cat`s')
 check '[ "$(cat "$UV_ARGS")" = "$want" ]' || diff <(cat "$UV_ARGS") <(echo "$want") >&2
 unset UV_ARGS
-run plan "${M[@]}" --gpu h100-80gb:4 --training-mode full --run-name handfull --json
+run plan "${M[@]}" --gpu h100-80gb:4 --training-mode full --run-name handfull --accept-risk --json
 rd=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["run_dir"])')
 check "grep -qF 'full fine-tune shards the model with FSDP through \`accelerate launch\` and the checkout'\''s \`configs/accelerate/fsdp.yaml\`' '$rd/plan.md'"
 check "grep -qF -- '--config_file configs/accelerate/fsdp.yaml --num_processes 4 scripts/train.py' '$rd/plan.md'"

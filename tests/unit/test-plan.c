@@ -125,8 +125,10 @@ static void test_gate_and_full(void)
 	CHECK_INT(make(&o, "rtx-4090", &p, &err), VF_OK);
 	CHECK_INT(p.block, VF_PLAN_GATED);
 	CHECK_CONTAINS(p.block_msg, "32 GB");
+	CHECK(!p.memory_gate);
 	cJSON *j = vf_plan_to_json(&p);
 	CHECK_STR(cJSON_GetObjectItem(j, "status")->valuestring, "gated");
+	CHECK_STR(cJSON_GetObjectItem(j, "gate")->valuestring, "tier");
 	cJSON_Delete(j);
 	vf_plan_release(&p);
 	o.accept_risk = true;
@@ -138,17 +140,61 @@ static void test_gate_and_full(void)
 
 	opts(&o, "full");
 	o.training_mode = "full";
+	/* issue 30: fp32 transformer for a full fine-tune: does not fit 4 x 80 GB
+	 * (field reports), and the plan's own estimate says so: gated */
 	CHECK_INT(make(&o, "h100-80gb:4", &p, &err), VF_OK);
+	CHECK_INT(p.block, VF_PLAN_GATED);
+	CHECK(p.memory_gate);
+	CHECK_CONTAINS(p.block_msg, "the estimate puts the full training's peak at");
+	CHECK_CONTAINS(p.block_msg, "GiB per GPU against the 79.6 GiB of each NVIDIA H100");
+	CHECK_CONTAINS(p.block_msg, "where the largest term, ");
+	CHECK_CONTAINS(p.block_msg, "it runs out first in the");
+	CHECK_CONTAINS(p.block_msg, "--training-mode lora");
+	CHECK_CONTAINS(p.block_msg, "more or larger GPUs");
+	CHECK_CONTAINS(p.block_msg, "--accept-risk");
+	CHECK(p.plan_md == NULL);
+	j = vf_plan_to_json(&p);
+	CHECK_STR(cJSON_GetObjectItem(j, "status")->valuestring, "gated");
+	CHECK_STR(cJSON_GetObjectItem(j, "gate")->valuestring, "memory");
+	CHECK_STR(cJSON_GetObjectItem(j, "message")->valuestring, p.block_msg);
+	cJSON *je = cJSON_GetObjectItem(j, "estimate");
+	CHECK(je && cJSON_IsFalse(cJSON_GetObjectItem(je, "fits")));
+	CHECK(cJSON_GetObjectItem(j, "config") == NULL);
+	cJSON_Delete(j);
+	CHECK_INT(vf_plan_write(&p, &err), VF_ERR);
+	vf_error_clear(&err);
+	vf_plan_release(&p);
+	/* --accept-risk: written, the warning kept, and the Assumptions say so */
+	o.accept_risk = true;
+	CHECK_INT(make(&o, "h100-80gb:4", &p, &err), VF_OK);
+	CHECK_INT(p.block, VF_PLAN_GO);
 	CHECK_CONTAINS(p.launch, "--config_file configs/accelerate/fsdp.yaml --num_processes 4");
 	bool b = false;
 	CHECK_INT(vf_yamldoc_get_bool(p.config, "acceleration.offload_optimizer_during_validation", &b, &err),
 		  VF_OK);
 	CHECK(b);
 	CHECK_INT(vf_yaml_node_kind(vf_yamldoc_find(p.config, "acceleration.quantization")), VF_YAML_NULL);
-	/* issue 30: fp32 transformer for a full fine-tune: does not fit 4 x 80 GB (field reports) */
 	CHECK_INT(p.nwarnings, 1);
 	CHECK_CONTAINS(p.warnings[0], "would first run out in the");
+	CHECK_CONTAINS(p.plan_md, "The estimate says the training does not fit");
+	CHECK_CONTAINS(p.plan_md, "at your own risk (--accept-risk)");
+	j = vf_plan_to_json(&p);
+	CHECK_STR(cJSON_GetObjectItem(j, "status")->valuestring, "go");
+	CHECK(cJSON_GetObjectItem(j, "gate") == NULL);
+	cJSON_Delete(j);
 	vf_plan_release(&p);
+	/* a full fine-tune the estimate fits stays go */
+	o.accept_risk = false;
+	CHECK_INT(make(&o, "h200:4", &p, &err), VF_OK);
+	CHECK_INT(p.block, VF_PLAN_GO);
+	CHECK(!p.memory_gate && p.has_estimate);
+	CHECK(vf_estimate_fits(&p.estimate, p.gpu_spec, NULL));
+	vf_plan_release(&p);
+	CHECK_INT(make(&o, "rtx-a6000", &p, &err), VF_OK);
+	CHECK_INT(p.block, VF_PLAN_GATED);
+	CHECK(p.memory_gate);
+	vf_plan_release(&p);
+	o.accept_risk = true;
 	CHECK_INT(make(&o, "rtx-a6000", &p, &err), VF_OK);
 	CHECK(p.nwarnings >= 2); /* + the estimate's "does not fit" */
 	CHECK_CONTAINS(p.warnings[0], "unlikely to fit");

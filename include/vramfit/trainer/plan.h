@@ -48,7 +48,8 @@ struct vf_plan_opts {
 	int64_t steps;             /* 0 = the shipped config's */
 	const char *goal;          /* free text for ## Goal; NULL = none given */
 	const char *trigger;       /* trigger word; NULL = none */
-	bool accept_risk;          /* proceed below the gate with the low-VRAM config */
+	bool accept_risk;          /* proceed below the gate with the low-VRAM config, and
+				    * when the estimate says the training does not fit */
 	bool reuse;                /* write into an existing run directory */
 	bool simulated;            /* the GPUs came from --gpu, not a probe */
 	time_t now;                /* for the run name; 0 = time(NULL) */
@@ -59,7 +60,9 @@ struct vf_plan_opts {
 
 enum vf_plan_block {
 	VF_PLAN_GO,       /* nothing stops the plan */
-	VF_PLAN_GATED,    /* below the trainer's minimum VRAM and no --accept-risk */
+	VF_PLAN_GATED,    /* below the trainer's minimum VRAM, or the plan's own estimate
+			   * says the training does not fit the GPUs (memory_gate), and
+			   * no --accept-risk */
 	VF_PLAN_EXISTS,   /* the run directory exists and no --reuse */
 };
 
@@ -155,6 +158,9 @@ struct vf_plan {
 	int val_dims[3];                   /* validation.video_dims; 0 = validation off */
 	char estimate_note[256];           /* why there is none, or its caveat */
 	const struct vf_gpu_spec *gpu_spec; /* Borrowed (catalog); may be NULL */
+	bool memory_gate;                  /* the estimate (available, for a catalog GPU, on
+					    * the model's own shape) says the peak does not
+					    * fit the GPUs: gated unless --accept-risk */
 	bool has_sweep;                    /* the autotune sweep predicted (sweepfit.h) */
 	struct vf_sweepfit sweep;
 	char sweep_note[256];              /* why there is none */

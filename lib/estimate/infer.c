@@ -654,8 +654,12 @@ static void llamacpp_speed(const struct vf_arch *a, const struct vf_gpu_spec *gp
 	double th = (host_w - emb + (double)r->running * r->kv_bytes_per_token_layer *
 					    (double)(n - r->gpu_layers) * context) / host_bw;
 	r->decode_bandwidth_bound = bw;
-	r->decode_step_seconds = tg >= 0 ? tg + th : -1;
-	r->decode_device_seconds = r->decode_step_seconds;
+	r->decode_device_seconds = tg >= 0 ? tg + th : -1;
+	/* a build that rebuilds the graph each token: that host work runs
+	 * before the token's first kernel, on the step's critical path */
+	r->decode_host_work_seconds = o->graph_rebuild ? vf__steptime_llamacpp_graph_build_s(gpu, n) : 0;
+	r->decode_host_seconds = r->decode_host_work_seconds;
+	r->decode_step_seconds = tg >= 0 ? r->decode_device_seconds + r->decode_host_seconds : -1;
 }
 
 /* llama.cpp: the devices' layers, the host's, the KV cache, the speeds. */

@@ -93,6 +93,7 @@ static struct {
 	double lcpp_kernels_q, lcpp_kernels_f16; /* llama.cpp decode: kernels per layer */
 	double lcpp_gap_graphs, lcpp_gap_eager;  /* llama.cpp decode: s per kernel */
 	double lcpp_sync_s;    /* llama.cpp over several GPUs: s per cross-device copy and wait */
+	double lcpp_graph_build; /* llama.cpp before graph reuse: host s per layer per token */
 	double vllm_kernels;   /* vLLM decode: kernels per layer */
 	double vllm_host_step; /* vLLM decode: host work per step, one sequence, s */
 	double vllm_host_seq;  /* and per further running sequence, s */
@@ -277,6 +278,7 @@ static void constants_load(void)
 	K.lcpp_gap_graphs = num(lc, "kernel_gap_graphs_s", 3e-6);
 	K.lcpp_gap_eager = num(lc, "kernel_gap_eager_s", 3.9e-6);
 	K.lcpp_sync_s = num(lc, "device_sync_s", 2e-5);
+	K.lcpp_graph_build = num(lc, "graph_build_per_layer_s", 1.15e-5);
 	const cJSON *vd = cJSON_GetObjectItemCaseSensitive(c, "vllm_decode");
 	K.vllm_kernels = num(vd, "kernels_per_layer", 10);
 	K.vllm_host_step = num(vd, "host_step_s", 1.4e-3);
@@ -397,6 +399,14 @@ double vf__steptime_vllm_host_s(const struct vf_gpu_spec *gpu, int64_t running)
 	int gf = vf__steptime_geforce(gpu) ? 1 : 0;
 	double more = running > 1 ? (double)(running - 1) : 0;
 	return (K.vllm_host_step + more * K.vllm_host_seq) * K.host[g][gf];
+}
+
+double vf__steptime_llamacpp_graph_build_s(const struct vf_gpu_spec *gpu, int64_t layers)
+{
+	load_constants();
+	int g = gen_index(gpu);
+	int gf = vf__steptime_geforce(gpu) ? 1 : 0;
+	return (double)(layers > 0 ? layers : 0) * K.lcpp_graph_build * K.host[g][gf];
 }
 
 double vf__steptime_llamacpp_sync_s(void)

@@ -106,6 +106,12 @@ const cJSON *vf__steptime_data(const char *section);
  * replayed as a CUDA graph or launched one by one). */
 double vf__steptime_llamacpp_layer_s(bool quantized, bool cuda_graphs);
 
+/* llama.cpp builds before graph reuse (PR #14482, July 2025): the host
+ * seconds per token of rebuilding, splitting and allocating the ggml graph
+ * of `layers` decoder layers before its first kernel runs (steptime.json
+ * llamacpp_decode graph_build_per_layer_s x the GPU's host_speed). */
+double vf__steptime_llamacpp_graph_build_s(const struct vf_gpu_spec *gpu, int64_t layers);
+
 /* vLLM's one-step decode (CUDA graphs): the device seconds per decoder
  * layer its kernels take beyond their work. */
 double vf__steptime_vllm_layer_s(void);

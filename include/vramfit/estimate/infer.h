@@ -88,6 +88,9 @@ struct vf_infer_opts {
 					work adds to the device's; else it hides behind it */
 	bool no_cuda_graphs;         /* each kernel launched from the host (GGML_CUDA_DISABLE_GRAPHS=1,
 					or a build before CUDA graphs, May 2024) */
+	bool graph_rebuild;          /* llama.cpp: a build that rebuilds the ggml graph for every token
+					(before graph reuse, llama.cpp PR #14482, July 2025): its host
+					time adds to each decode step */
 };
 
 struct vf_infer {

@@ -18,6 +18,11 @@ static cJSON *cand_json(const struct vf_infer_candidate *c)
 	cJSON_AddStringToObject(o, "option", c->what);
 	cJSON_AddStringToObject(o, "gives_up", c->gives_up);
 	cJSON_AddNumberToObject(o, "gpus", c->gpus);
+	/* settings the option needs beyond the engine's defaults: vLLM's
+	 * --max-model-len where the model's own leaves no room (vramfit --ctx) */
+	cJSON *set = cJSON_AddObjectToObject(o, "settings_needed");
+	if (c->max_model_len > 0)
+		cJSON_AddNumberToObject(set, "max_model_len", (double)c->max_model_len);
 	cJSON_AddItemToObject(o, "inference", vf_infer_to_json(&c->r));
 	return o;
 }
@@ -96,6 +101,7 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 	for (int c = 4; c < 9; c++)
 		vf_table_set_right(&t, c, true);
 	bool sets = false;
+	int64_t shorter = 0; /* the longest max_model_len an option needed */
 	for (int i = 0; i < n; i++) {
 		int k = row_candidates(arch, setup, &gpus[i], o, cand);
 		char id[64];
@@ -108,6 +114,7 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 		cJSON *opts = cJSON_AddArrayToObject(g, "options");
 		for (int j = 0; j < k && j < top; j++) {
 			cJSON_AddItemToArray(opts, cand_json(&cand[j]));
+			shorter = cand[j].max_model_len > shorter ? cand[j].max_model_len : shorter;
 			cand_row(&t, j == 0 ? id : "", &gpus[i], &cand[j]);
 		}
 		if (k == 0)
@@ -119,12 +126,12 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 		vf_cli_print_json(root);
 	} else {
 		FILE *f = stdout;
-		char cw[80];
+		char cw[160];
 		if (o->ctx > 0)
 			snprintf(cw, sizeof cw, "%" PRId64, o->ctx);
 		else
-			snprintf(cw, sizeof cw, "each engine's default (vLLM the model's %" PRId64 ", llama.cpp 4096)",
-				 arch->max_positions);
+			snprintf(cw, sizeof cw, "each engine's default (vLLM the model's %" PRId64 "%s, llama.cpp 4096)",
+				 arch->max_positions, shorter > 0 ? " or the max_model_len marked" : "");
 		fprintf(f, "%sServing %s%s (--mode infer: %" PRId64 " user%s at %s tokens of context; "
 			   "fastest decode first)\n",
 			vf_cli_sgr(f, "1"), model_id, vf_cli_sgr(f, "0"), o->users > 0 ? o->users : 1,
@@ -138,6 +145,13 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 						  "host work adds to the GPU's"
 						: "async scheduling (its default): the step's host work hides "
 						  "behind the GPU's");
+		if (shorter > 0)
+			fprintf(f, "Settings needed: vLLM refuses the model's max_model_len of %" PRId64 " tokens on "
+				   "these cards (its KV cache cannot hold one such sequence; vLLM says to raise "
+				   "gpu_memory_utilization or lower max_model_len): the options marked max_model_len N "
+				   "start with vllm serve --max-model-len N (vramfit estimate --ctx N), the longest "
+				   "whose blocks hold %" PRId64 " user%s; --ctx asks for a length\n",
+				arch->max_positions, o->users > 0 ? o->users : 1, o->users > 1 ? "s" : "");
 		if (sets)
 			fprintf(f, "A set of unequal cards (--gpu A,B): llama.cpp alone, its layers split by each "
 				   "card's free memory (one GPU: the set's first, llama.cpp's main GPU); vLLM would cut "

@@ -43,6 +43,7 @@
  * these: tests/fixtures/published/decode.json, tests/unit/test-published.c. */
 #include "vramfit/estimate/infer.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -975,6 +976,34 @@ static int cand_cmp(const void *x, const void *y)
 	return a->gpus < b->gpus ? -1 : a->gpus > b->gpus ? 1 : 0;
 }
 
+/* One vLLM option: at o->ctx; without it, where the model's own
+ * max_model_len does not fit one sequence (vLLM refuses: "Try increasing
+ * `gpu_memory_utilization` or decreasing `max_model_len`", with its
+ * estimated maximum model length, vllm/v1/core/kv_cache_utils.py), at the
+ * longest max_model_len whose blocks hold o->users sequences: whole
+ * blocks, floor(blocks / users) x block_size tokens. */
+static bool vllm_option(const struct vf_arch *a, const struct vf_setup *s, const struct vf_gpu_spec *gpu,
+			struct vf_infer_opts *vo, const struct vf_infer_opts *o, struct vf_infer_candidate *c)
+{
+	struct vf_error err = {0};
+	c->max_model_len = 0;
+	if (vf_infer_run(a, s, gpu, vo, &c->r, &err) != VF_OK)
+		return false;
+	if (serves(&c->r, o))
+		return true;
+	int64_t users = o->users > 0 ? o->users : 1;
+	if (o->ctx > 0 || c->r.kv_blocks <= 0 || c->r.fits || users > c->r.max_num_seqs)
+		return false; /* the user's --ctx, or no room for any sequence */
+	int64_t len = c->r.kv_blocks / users * c->r.block_size;
+	if (len < c->r.block_size || len >= c->r.ctx)
+		return false;
+	vo->ctx = len;
+	if (vf_infer_run(a, s, gpu, vo, &c->r, &err) != VF_OK || !serves(&c->r, o))
+		return false;
+	c->max_model_len = len;
+	return true;
+}
+
 static int vllm_candidates(const struct vf_arch *a, const struct vf_setup *base,
 			   const struct vf_gpu_spec *gpu, int gpus, const struct vf_infer_opts *o,
 			   struct vf_infer_candidate *out, int max)
@@ -996,15 +1025,21 @@ static int vllm_candidates(const struct vf_arch *a, const struct vf_setup *base,
 				vo.engine = VF_ENGINE_VLLM;
 				vo.kv_fp8 = kv == 1;
 				struct vf_infer_candidate *c = &out[n];
-				struct vf_error err = {0};
-				if (vf_infer_run(a, &s, gpu, &vo, &c->r, &err) != VF_OK || !serves(&c->r, o))
+				if (!vllm_option(a, &s, gpu, &vo, o, c))
 					continue;
 				c->engine = VF_ENGINE_VLLM;
 				c->gpus = tp;
-				snprintf(c->what, sizeof c->what, "vllm%s%.0d, %s weights%s", tp > 1 ? " tp " : "",
-					 tp > 1 ? tp : 0, qwords[q], kv ? ", fp8 KV" : "");
+				char len[48] = "";
+				if (c->max_model_len > 0)
+					snprintf(len, sizeof len, ", max_model_len %" PRId64, c->max_model_len);
+				snprintf(c->what, sizeof c->what, "vllm%s%.0d, %s weights%s%s", tp > 1 ? " tp " : "",
+					 tp > 1 ? tp : 0, qwords[q], kv ? ", fp8 KV" : "", len);
 				snprintf(c->gives_up, sizeof c->gives_up, "%s%s%s", q == 2 ? "4-bit weights" : q == 1 ? "8-bit weights" : "",
 					 q && kv ? "; " : "", kv ? "fp8 KV cache" : "");
+				if (c->max_model_len > 0)
+					snprintf(c->gives_up + strlen(c->gives_up), sizeof c->gives_up - strlen(c->gives_up),
+						 "%scontext %" PRId64 " of %" PRId64 " tokens", c->gives_up[0] ? "; " : "",
+						 c->max_model_len, a->max_positions);
 				n++;
 			}
 	}

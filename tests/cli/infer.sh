@@ -125,6 +125,35 @@ expect_out_re 'llamacpp q4_k_m, layer split over 2 GPUs +2 '
 run fit llama3.1-70b --mode infer --gpu rtx-3090:2 --json
 expect_rc 0
 expect_json 'j["engine"] == "any" and j["gpus"][0]["count"] == 2'
+
+test_case "fit --mode infer without --ctx (issue 27's acceptance line): vLLM at the max_model_len that fits, as settings needed"
+# llama3.1-70b's 131072-token max_model_len does not fit one sequence on two
+# RTX 3090 at any vLLM option; tp 2 int4 + fp8 KV has 353 blocks of 16 tokens
+# = 5648 tokens (bf16 KV: 176 blocks = 2816), so the fit offers those lengths
+run fit llama3.1-70b --mode infer --gpu rtx-3090:2
+expect_rc 0
+expect_out_re '^rtx-3090 x2 +vllm tp 2, int4 weights, fp8 KV, max_model_len 5648 +2 +4-bit weights; fp8 KV cache; context 5648 of 131072 tokens +1 '
+expect_out_re '^ +vllm tp 2, int4 weights, max_model_len 2816 +2 '
+expect_out_re 'llamacpp q4_k_m, layer split over 2 GPUs +2 '
+expect_out "Settings needed: vLLM refuses the model's max_model_len of 131072 tokens"
+expect_out 'vllm serve --max-model-len N (vramfit estimate --ctx N)'
+expect_out 'or the max_model_len marked'
+run fit llama3.1-70b --mode infer --gpu rtx-3090:2 --json
+expect_rc 0
+expect_json 'j["gpus"][0]["options"][0]["settings_needed"] == {"max_model_len": 5648} and j["gpus"][0]["options"][0]["inference"]["ctx"] == 5648'
+expect_json 'j["gpus"][0]["options"][0]["inference"]["kv_blocks"] == 353 and j["gpus"][0]["options"][0]["inference"]["fits"] is True and j["gpus"][0]["options"][0]["inference"]["max_users"] == 1'
+expect_json 'all(o["settings_needed"] == {} for o in j["gpus"][0]["options"] if o["inference"]["engine"] == "llamacpp")'
+# the same option through estimate: the same blocks, users and speed
+run estimate llama3.1-70b --mode infer --engine vllm --gpu rtx-3090:2 --tp 2 --quant int4 --kv-cache-dtype fp8 --ctx 5648 --json
+expect_rc 0
+expect_json 'j["inference"]["kv_blocks"] == 353 and j["inference"]["max_users"] == 1 and j["inference"]["fits"] is True'
+run estimate llama3.1-70b --mode infer --engine vllm --gpu rtx-3090:2 --tp 2 --quant int4 --kv-cache-dtype fp8 --ctx 5664 --json
+expect_rc 0
+expect_json 'j["inference"]["fits"] is False'
+# --ctx given: never shortened
+run fit llama3.1-70b --mode infer --gpu rtx-3090:2 --ctx 8192 --json
+expect_rc 0
+expect_json 'all(o["inference"]["engine"] == "llamacpp" for o in j["gpus"][0]["options"])'
 for bad in "--html $TMP/serve.html" "--sort cost" "--tokens 1e9" --exhaustive "--price 2" "--margin 0.2" "--forbid quant"; do
   run fit llama3.1-70b --mode infer --gpu rtx-3090:2 $bad
   expect_rc 2

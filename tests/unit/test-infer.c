@@ -395,6 +395,76 @@ static void test_candidates(void)
 	CHECK_INT(vf_infer_candidates(a, &s, g, 2, &o, c, 64), 0);
 }
 
+/* fit --mode infer without --ctx: vLLM takes the model's max_model_len
+ * (131072 for llama3.1-70b) and refuses it on two RTX 3090 (its KV cache
+ * cannot hold one such sequence), so the fit offers vLLM at the longest
+ * max_model_len that holds the users, as vLLM's own message suggests:
+ * tp 2 int4 + fp8 KV has 353 blocks of 16 tokens -> 353 x 16 = 5648 tokens
+ * for one user, floor(353 / 2) x 16 = 2816 for two; bf16 KV 176 blocks ->
+ * 2816 for one. Each option's own run at that length fits and serves; a
+ * given --ctx is the user's and is never shortened. */
+static void test_candidates_max_model_len(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-70b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-3090");
+	if (!a || !g) {
+		CHECK(a && g);
+		return;
+	}
+	struct vf_setup s = infer_setup();
+	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .users = 1};
+	struct vf_infer_candidate c[64];
+	int n = vf_infer_candidates(a, &s, g, 2, &o, c, 64);
+	CHECK(n == 2);
+	bool fp8 = false, bf16kv = false;
+	for (int i = 0; i < n; i++) {
+		CHECK(c[i].r.fits && c[i].r.max_users >= 1 && c[i].r.decode_tokens_per_second_per_user > 0);
+		CHECK(c[i].r.ctx == c[i].max_model_len);
+		if (strstr(c[i].what, "fp8 KV")) {
+			fp8 = true;
+			CHECK_INT(c[i].r.kv_blocks, 353);
+			CHECK_INT(c[i].max_model_len, 5648);
+			CHECK_STR(c[i].what, "vllm tp 2, int4 weights, fp8 KV, max_model_len 5648");
+			CHECK(strstr(c[i].gives_up, "context 5648 of 131072 tokens") != NULL);
+		} else {
+			bf16kv = true;
+			CHECK_INT(c[i].r.kv_blocks, 176);
+			CHECK_INT(c[i].max_model_len, 2816);
+		}
+	}
+	CHECK(fp8 && bf16kv);
+	/* vLLM's own check at that length: one more block's worth refuses */
+	struct vf_setup t = s;
+	t.tp = 2;
+	t.quant = VF_QUANT_INT4;
+	struct vf_infer_opts e = {.engine = VF_ENGINE_VLLM, .ctx = 5648 + 16, .kv_fp8 = true};
+	struct vf_infer r;
+	struct vf_error err = {0};
+	CHECK(vf_infer_run(a, &t, g, &e, &r, &err) == VF_OK);
+	CHECK(!r.fits);
+	/* two users: half the blocks each */
+	o.users = 2;
+	n = vf_infer_candidates(a, &s, g, 2, &o, c, 64);
+	for (int i = 0; i < n; i++)
+		if (strstr(c[i].what, "fp8 KV")) {
+			CHECK_INT(c[i].max_model_len, 2816);
+			CHECK(c[i].r.max_users >= 2);
+		}
+	/* --ctx given: the user's length, no vLLM option at 8192 */
+	o.users = 1;
+	o.ctx = 8192;
+	n = vf_infer_candidates(a, &s, g, 2, &o, c, 64);
+	CHECK_INT(n, 0);
+	/* where the default fits, nothing is shortened (llama3.1-8b on an H200) */
+	const struct vf_arch *b = catalog_arch("llama3.1-8b");
+	const struct vf_gpu_spec *h = vf_gpu_catalog_find("h200");
+	o.ctx = 0;
+	n = b && h ? vf_infer_candidates(b, &s, h, 1, &o, c, 64) : 0;
+	CHECK(n > 0);
+	for (int i = 0; i < n; i++)
+		CHECK_INT(c[i].max_model_len, 0);
+}
+
 /* Only --mode infer. */
 static void test_training_refused(void)
 {
@@ -797,5 +867,6 @@ int main(void)
 	RUN(test_vllm_host_step);
 	RUN(test_llamacpp_free_memory_split);
 	RUN(test_llamacpp_free_memory_cap);
+	RUN(test_candidates_max_model_len);
 	return vf_test_done();
 }

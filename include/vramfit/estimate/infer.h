@@ -218,6 +218,11 @@ struct vf_infer_candidate {
 	int gpus;
 	char what[96];      /* "vllm tp 2, int4 weights, fp8 KV" */
 	char gives_up[96];  /* "4-bit weights; fp8 KV cache" ("" nothing) */
+	int64_t max_model_len; /* vLLM: > 0 when the option needs --max-model-len (vramfit's --ctx)
+				  set to this: o->ctx was not given and the model's own
+				  max_model_len leaves no room for one sequence (vLLM refuses it,
+				  "decreasing max_model_len"); the longest that holds o->users
+				  sequences. 0: none needed */
 	struct vf_infer r;
 };
 
@@ -225,7 +230,10 @@ struct vf_infer_candidate {
  * (0: one): vLLM at tensor-parallel 1, 2, 4, 8 (heads divisible) with
  * bf16, fp8 or int4 weights and an auto or fp8 KV cache; llama.cpp on
  * one GPU with each GGUF type, every layer on the GPU or as many as fit
- * (the rest offloaded to the host). Fastest decode per user first (on a
+ * (the rest offloaded to the host). Without o->ctx, a vLLM option whose
+ * KV blocks cannot hold one sequence of the model's max_model_len is
+ * offered at the longest max_model_len that holds o->users sequences
+ * (max_model_len set). Fastest decode per user first (on a
  * tie, fewer GPUs); engine = VF_ENGINE_TRANSFORMERS in o means both
  * engines. Returns how many were written to out (at most max). */
 int vf_infer_candidates(const struct vf_arch *arch, const struct vf_setup *setup,

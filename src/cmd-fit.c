@@ -77,6 +77,7 @@ struct fit_args {
 	const char *trainer_dir;
 	bool accept_risk;
 	const char *engine;         /* --mode infer --engine: the ways to serve (fit-serve.c) */
+	bool generate;              /* --engine transformers: generate()'s ways to serve */
 	struct vf_infer_opts inf;
 	struct vf_replay_memo *memo; /* this run's allocator replays remembered (owned by run) */
 };
@@ -134,7 +135,7 @@ static const struct vf_option options[] = {
 		 "also write the HTML report (vramfit report fit): the GPU x\n"
 		 "count grid and the cost-time Pareto front"),
 	OPT_CHOICE("engine", engine, serve_engines,
-		   "--mode infer: the ways to serve the model with vLLM,\nllama.cpp or any (default), per GPU kind; transformers:\nthe grid of generate() with a layer split where needed"),
+		   "--mode infer: the ways to serve the model with vLLM,\nllama.cpp or any (default), per GPU kind; transformers:\ngenerate() on one card, bitsandbytes int8/nf4, or\naccelerate's layer split where one card is short"),
 	OPT_INT("ctx", "N", inf.ctx, 1, 1 << 24, "--mode infer: context per user (default: each engine's)"),
 	OPT_INT("users", "N", inf.users, 1, 1 << 20, "--mode infer: users served at once (default 1)"),
 	OPT_BOOL("no-async-scheduling", inf.vllm_sync_scheduling,
@@ -182,11 +183,9 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 		a->engine = "any"; /* the question --mode infer asks: the ways to serve it */
 	if (a->inf.vllm_sync_scheduling && a->engine && strcmp(a->engine, "vllm") != 0 && strcmp(a->engine, "any") != 0)
 		return vf_cli_usage("fit", "--no-async-scheduling applies to vLLM: --engine vllm or any");
-	if (a->engine && strcmp(a->engine, "transformers") == 0) {
-		if (a->inf.ctx || a->inf.users)
-			return vf_cli_usage("fit", "--ctx and --users: with --engine vllm, llamacpp or any");
-		a->engine = NULL; /* generate() on each GPU kind, split where one card is short: the grid */
-	}
+	/* transformers generate(): its own ways to serve (one card, bitsandbytes
+	 * loads, accelerate's layer split), never the training grid */
+	a->generate = a->engine && strcmp(a->engine, "transformers") == 0;
 	const char *unused = a->engine ? serve_unused(a) : NULL;
 	if (unused)
 		return vf_cli_usage("fit", "%s: not for the ways to serve (--mode infer); use --search for "
@@ -1187,8 +1186,8 @@ static int fit_serve(const struct fit_args *a, const struct vf_model *m, const s
 		memcpy(g[i].dev, groups[i].dev, sizeof g[i].dev);
 		snprintf(g[i].label, sizeof g[i].label, "%s", groups[i].label);
 	}
-	return vf_fit_serve(m->entry ? m->entry->id : a->model, &m->arch, &a->setup, g, ng, &a->inf, (int)a->top,
-			    a->json);
+	return vf_fit_serve(m->entry ? m->entry->id : a->model, &m->arch, &a->setup, g, ng, &a->inf, a->generate,
+			    (int)a->top, a->json);
 }
 
 /* Unequal cards (--gpu A,B) are one machine's set that llama.cpp serves:
@@ -1203,6 +1202,10 @@ static int check_sets(const struct fit_args *a, const struct gpu_group *groups, 
 		if (!a->engine)
 			return vf_cli_usage("fit", "--gpu %s: a set of unequal cards is for --mode infer --engine "
 						   "llamacpp or any (the ways to serve); give each kind as --gpu ID:N",
+					    groups[i].label);
+		if (a->generate)
+			return vf_cli_usage("fit", "--gpu %s: transformers over unequal cards (device_map by each "
+						   "card's memory) is not modelled; give each kind as --gpu ID:N",
 					    groups[i].label);
 		if (a->inf.engine == VF_ENGINE_VLLM)
 			return vf_cli_usage("fit", "--gpu %s: vLLM over unequal cards cuts the model into equal "

@@ -51,8 +51,10 @@ static void cand_row(struct vf_table *t, const char *gpu, const struct vf_serve_
  * llama.cpp over its own cards (vLLM's equal shards keep every card to
  * the blocks of the card with the fewest: not offered). */
 static int row_candidates(const struct vf_arch *arch, const struct vf_setup *setup, const struct vf_serve_gpus *g,
-			  const struct vf_infer_opts *o, struct vf_infer_candidate *cand)
+			  const struct vf_infer_opts *o, bool generate, struct vf_infer_candidate *cand)
 {
+	if (generate)
+		return vf_infer_generate_candidates(arch, setup, g->spec, g->count, o, cand, MAX_CAND);
 	if (!g->ndev)
 		return vf_infer_candidates(arch, setup, g->spec, g->count, o, cand, MAX_CAND);
 	struct vf_infer_opts so = *o;
@@ -77,8 +79,45 @@ static cJSON *row_json(const struct vf_serve_gpus *g)
 	return o;
 }
 
+/* The table's footer: what each engine's options assume. */
+static void print_footer(FILE *f, const struct vf_arch *arch, const struct vf_infer_opts *o, bool generate,
+			 int64_t shorter, bool sets)
+{
+	if (generate) {
+		fprintf(f, "\ntransformers generate(): eager PyTorch with the DynamicCache growing to the context "
+			   "(--ctx, default the prompt --seq); bf16, or weights quantized on load by bitsandbytes "
+			   "(int8, nf4); on one card, or where one card does not hold it accelerate's "
+			   "device_map=\"auto\" layer split over the fewest of the kind's GPUs that do (up to 8 "
+			   "without --gpu ID:N), whole layers in order, one GPU working at a time (its decode as one GPU's over all layers); generate() does no tensor "
+			   "parallel and no ZeRO/FSDP sharding; speeds are estimates (vramfit estimate --engine "
+			   "transformers shows one in full)\n");
+		return;
+	}
+	fprintf(f, "\nvLLM: gpu_memory_utilization 0.9, blocks of 16 tokens, tensor parallel over "
+		   "the kind's GPUs, %s; llama.cpp: one GPU, or whole layers split over the kind's GPUs "
+		   "(--split-mode layer), host layers read at 50 GB/s; speeds are "
+		   "estimates (vramfit estimate --engine ... shows one in full)\n",
+		o->vllm_sync_scheduling ? "synchronous scheduling (--no-async-scheduling): each step's "
+					  "host work adds to the GPU's"
+					: "async scheduling (its default): the step's host work hides "
+					  "behind the GPU's");
+	if (shorter > 0)
+		fprintf(f, "Settings needed: vLLM refuses the model's max_model_len of %" PRId64 " tokens on "
+			   "these cards (its KV cache cannot hold one such sequence; vLLM says to raise "
+			   "gpu_memory_utilization or lower max_model_len): the options marked max_model_len N "
+			   "start with vllm serve --max-model-len N (vramfit estimate --ctx N), the longest "
+			   "whose blocks hold %" PRId64 " user%s; --ctx asks for a length\n",
+			arch->max_positions, o->users > 0 ? o->users : 1, o->users > 1 ? "s" : "");
+	if (sets)
+		fprintf(f, "A set of unequal cards (--gpu A,B): llama.cpp alone, its layers split by each "
+			   "card's free memory (one GPU: the set's first, llama.cpp's main GPU); vLLM would cut "
+			   "equal tensor-parallel shards and keep every card to the KV blocks of the card with "
+			   "the fewest (not offered)\n");
+}
+
 int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct vf_setup *setup,
-		 const struct vf_serve_gpus *gpus, int n, const struct vf_infer_opts *o, int top, bool json)
+		 const struct vf_serve_gpus *gpus, int n, const struct vf_infer_opts *o, bool generate, int top,
+		 bool json)
 {
 	struct vf_infer_candidate *cand = calloc(MAX_CAND, sizeof *cand);
 	if (!cand)
@@ -86,11 +125,12 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "model", model_id);
 	cJSON_AddStringToObject(root, "mode", "infer");
-	cJSON_AddStringToObject(root, "engine", o->engine == VF_ENGINE_VLLM       ? "vllm"
+	cJSON_AddStringToObject(root, "engine", generate ? "transformers"
+						: o->engine == VF_ENGINE_VLLM     ? "vllm"
 						: o->engine == VF_ENGINE_LLAMACPP ? "llamacpp"
 										  : "any");
 	cJSON_AddNumberToObject(root, "users", (double)(o->users > 0 ? o->users : 1));
-	if (o->engine != VF_ENGINE_LLAMACPP)
+	if (o->engine != VF_ENGINE_LLAMACPP && !generate)
 		cJSON_AddStringToObject(root, "scheduling", o->vllm_sync_scheduling ? "sync" : "async");
 	cJSON *arr = cJSON_AddArrayToObject(root, "gpus");
 	const char *hdr[] = {"GPU", "option", "GPUs", "gives up", "max users", "KV cache", "TTFT",
@@ -103,7 +143,7 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 	bool sets = false;
 	int64_t shorter = 0; /* the longest max_model_len an option needed */
 	for (int i = 0; i < n; i++) {
-		int k = row_candidates(arch, setup, &gpus[i], o, cand);
+		int k = row_candidates(arch, setup, &gpus[i], o, generate, cand);
 		char id[64];
 		if (gpus[i].ndev)
 			snprintf(id, sizeof id, "%s", gpus[i].label);
@@ -129,6 +169,8 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 		char cw[160];
 		if (o->ctx > 0)
 			snprintf(cw, sizeof cw, "%" PRId64, o->ctx);
+		else if (generate)
+			snprintf(cw, sizeof cw, "%" PRId64 " (the prompt, --seq)", setup->seq);
 		else
 			snprintf(cw, sizeof cw, "each engine's default (vLLM the model's %" PRId64 "%s, llama.cpp 4096)",
 				 arch->max_positions, shorter > 0 ? " or the max_model_len marked" : "");
@@ -137,26 +179,7 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 			vf_cli_sgr(f, "1"), model_id, vf_cli_sgr(f, "0"), o->users > 0 ? o->users : 1,
 			o->users > 1 ? "s" : "", cw);
 		vf_table_print(&t, f);
-		fprintf(f, "\nvLLM: gpu_memory_utilization 0.9, blocks of 16 tokens, tensor parallel over "
-			   "the kind's GPUs, %s; llama.cpp: one GPU, or whole layers split over the kind's GPUs "
-			   "(--split-mode layer), host layers read at 50 GB/s; speeds are "
-			   "estimates (vramfit estimate --engine ... shows one in full)\n",
-			o->vllm_sync_scheduling ? "synchronous scheduling (--no-async-scheduling): each step's "
-						  "host work adds to the GPU's"
-						: "async scheduling (its default): the step's host work hides "
-						  "behind the GPU's");
-		if (shorter > 0)
-			fprintf(f, "Settings needed: vLLM refuses the model's max_model_len of %" PRId64 " tokens on "
-				   "these cards (its KV cache cannot hold one such sequence; vLLM says to raise "
-				   "gpu_memory_utilization or lower max_model_len): the options marked max_model_len N "
-				   "start with vllm serve --max-model-len N (vramfit estimate --ctx N), the longest "
-				   "whose blocks hold %" PRId64 " user%s; --ctx asks for a length\n",
-				arch->max_positions, o->users > 0 ? o->users : 1, o->users > 1 ? "s" : "");
-		if (sets)
-			fprintf(f, "A set of unequal cards (--gpu A,B): llama.cpp alone, its layers split by each "
-				   "card's free memory (one GPU: the set's first, llama.cpp's main GPU); vLLM would cut "
-				   "equal tensor-parallel shards and keep every card to the KV blocks of the card with "
-				   "the fewest (not offered)\n");
+		print_footer(f, arch, o, generate, shorter, sets);
 	}
 	vf_table_release(&t);
 	cJSON_Delete(root);

@@ -22,9 +22,11 @@ struct vf_serve_gpus {
 };
 
 /* For each row the options that serve o->users at o->ctx, fastest decode
- * first (at most `top` per row), as a table or --json. Returns the exit
- * code. */
+ * first (at most `top` per row), as a table or --json: vLLM's and
+ * llama.cpp's (o->engine), or with `generate` transformers generate()'s
+ * alone. Returns the exit code. */
 int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct vf_setup *setup,
-		 const struct vf_serve_gpus *gpus, int n, const struct vf_infer_opts *o, int top, bool json);
+		 const struct vf_serve_gpus *gpus, int n, const struct vf_infer_opts *o, bool generate, int top,
+		 bool json);
 
 #endif

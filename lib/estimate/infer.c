@@ -1127,6 +1127,63 @@ int vf_infer_candidates(const struct vf_arch *arch, const struct vf_setup *setup
 	return n;
 }
 
+/* One transformers generate() option: `quant` weights on one card, or
+ * over `ndev` cards as accelerate's device_map layer split (whole layers
+ * in order, one card working at a time). False when it does not serve. */
+static bool generate_option(const struct vf_arch *a, const struct vf_setup *base, const struct vf_gpu_spec *gpu,
+			    const struct vf_infer_opts *o, enum vf_quant quant, int ndev,
+			    struct vf_infer_candidate *c)
+{
+	static const char *const qwords[VF_QUANT_COUNT] = {"bf16", "int8 (bitsandbytes)", "int4", "nf4 (bitsandbytes)",
+							  "fp8"};
+	struct vf_setup s = *base;
+	s.quant = quant;
+	if (ndev > 1) {
+		s.gpus = ndev;
+		s.split = VF_SPLIT_LAYERS;
+		s.shard = VF_SHARD_NONE;
+	}
+	struct vf_infer_opts go = *o;
+	go.engine = VF_ENGINE_TRANSFORMERS;
+	struct vf_error err = {0};
+	c->max_model_len = 0;
+	if (vf_infer_run(a, &s, gpu, &go, &c->r, &err) != VF_OK || !serves(&c->r, o))
+		return false;
+	c->engine = VF_ENGINE_TRANSFORMERS;
+	c->gpus = ndev;
+	char split[64] = "";
+	if (ndev > 1)
+		snprintf(split, sizeof split, ", layer split over %d GPUs", ndev);
+	snprintf(c->what, sizeof c->what, "transformers %s%s", qwords[quant], split);
+	snprintf(c->gives_up, sizeof c->gives_up, "%s%s%s",
+		 quant == VF_QUANT_INT8 ? "8-bit weights" : quant == VF_QUANT_NF4 ? "4-bit weights" : "",
+		 quant != VF_QUANT_NONE && ndev > 1 ? "; " : "", ndev > 1 ? "one GPU works at a time" : "");
+	return true;
+}
+
+int vf_infer_generate_candidates(const struct vf_arch *arch, const struct vf_setup *setup,
+				 const struct vf_gpu_spec *gpu, int gpus, const struct vf_infer_opts *o,
+				 struct vf_infer_candidate *out, int max)
+{
+	static const enum vf_quant quants[] = {VF_QUANT_NONE, VF_QUANT_INT8, VF_QUANT_NF4};
+	struct vf_setup base = *setup;
+	base.mode = VF_MODE_INFER;
+	base.split = VF_SPLIT_NONE;
+	base.tp = base.pp = 1;
+	base.gpus = 1;
+	base.shard = VF_SHARD_NONE;
+	int n = 0, most = gpus > 1 ? gpus : 8; /* a kind without a count: up to a node's 8 */
+	for (int q = 0; q < 3 && n < max; q++) {
+		bool one = generate_option(arch, &base, gpu, o, quants[q], 1, &out[n]);
+		/* else the fewest cards whose layer split serves */
+		for (int k = 2; !one && k <= most && n < max; k++)
+			one = generate_option(arch, &base, gpu, o, quants[q], k, &out[n]);
+		n += one;
+	}
+	qsort(out, (size_t)n, sizeof *out, cand_cmp);
+	return n;
+}
+
 /* One point of the sweep at context c. */
 static void sweep_point(const struct vf_arch *a, const struct vf_setup *setup, const struct vf_gpu_spec *gpu,
 			const struct vf_infer_opts *o, int64_t c, cJSON *ctxs, cJSON *seq, cJSON *users,

@@ -163,12 +163,33 @@ check '[ ! -e "$TMP/serve.html" ]'
 run fit llama3.1-8b --mode infer --search --gpu rtx-4090 --ctx 4096
 expect_rc 2
 expect_err 'without --search'
-run fit llama3.1-8b --mode infer --engine transformers --gpu rtx-4090 --ctx 4096
-expect_rc 2
-expect_err '--ctx and --users: with --engine vllm, llamacpp or any'
-run fit llama3.1-8b --mode infer --engine transformers --gpu rtx-4090
+
+test_case "fit --engine transformers (issue 27): generate()'s ways to serve, inference figures and assumptions only"
+run fit llama3.1-8b --mode infer --engine transformers --gpu rtx-4090:8
 expect_rc 0
-expect_out 'llama3.1-8b, infer'
+expect_out 'Serving llama3.1-8b (--mode infer: 1 user at 2048 (the prompt, --seq) tokens of context'
+expect_out_re '^rtx-4090 x8 +transformers bf16 +1 +- '
+expect_out_re 'transformers nf4 \(bitsandbytes\) +1 +4-bit weights '
+expect_out 'tok/s per user'
+expect_out 'generate() does no tensor parallel and no ZeRO/FSDP sharding'
+for training in 'ZeRO-1' 'ZeRO-3/FSDP' 'DDP' '$/Mtok' 'all-reduce' 'gradient' ', layer split over'; do
+  expect_no_out "$training"
+done
+run fit llama3.1-8b --mode infer --engine transformers --gpu rtx-4090:8 --ctx 4096 --users 2 --json
+expect_rc 0
+expect_json 'j["engine"] == "transformers" and "scheduling" not in j'
+expect_json 'all(o["gpus"] == 1 and o["inference"]["engine"] == "transformers" and o["inference"]["max_users"] >= 2 and o["inference"]["ctx"] == 4096 for o in j["gpus"][0]["options"])'
+expect_json 'all(o["inference"]["ttft_seconds"] > 0 and o["inference"]["decode_tokens_per_second_per_user"] > 0 and o["inference"]["kv_bytes_per_token"] == 131072 for o in j["gpus"][0]["options"])'
+cp "$TMP/out" "$TMP/fit-generate.json"
+# the same option through estimate: the same users and speeds
+run estimate llama3.1-8b --mode infer --engine transformers --gpu rtx-4090 --ctx 4096 --users 2 --json
+expect_rc 0
+expect_json '[(o["inference"]["max_users"], o["inference"]["decode_tokens_per_second_per_user"], o["inference"]["ttft_seconds"]) for o in json.load(open("'"$TMP"'/fit-generate.json"))["gpus"][0]["options"] if o["option"] == "transformers bf16"] == [(j["inference"]["max_users"], j["inference"]["decode_tokens_per_second_per_user"], j["inference"]["ttft_seconds"])]'
+run fit llama3.1-8b --mode infer --engine transformers --gpu rtx-4090,rtx-3090
+expect_rc 2
+expect_err 'transformers over unequal cards'
+run fit llama3.1-8b --mode infer --engine transformers --gpu rtx-4090 --no-async-scheduling
+expect_rc 2
 
 test_case "the inference flags' errors"
 run estimate llama3.1-8b --engine vllm --gpu rtx-4090

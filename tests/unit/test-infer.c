@@ -465,6 +465,65 @@ static void test_candidates_max_model_len(void)
 		CHECK_INT(c[i].max_model_len, 0);
 }
 
+/* fit --engine transformers: generate()'s ways, nothing it does not do.
+ * llama3.1-8b (16 GB of bf16) fits one RTX 4090: bf16, int8 and nf4 on one
+ * card, no split, each the same figures as its own vf_infer_run.
+ * llama3.1-70b: 70.55e9 x 2 = 141.1e9 bytes of bf16 weights over 24 GiB
+ * (25.77e9 bytes) cards needs at least 6 of them; the option is the
+ * fewest whose layer split serves (one fewer does not), and one card works
+ * at a time, so a token reads all the weights at one card's 1008 GB/s:
+ * under 1008e9 / 141.1e9 = 7.14 tok/s. No tensor or pipeline parallel. */
+static void test_generate_candidates(void)
+{
+	const struct vf_arch *a = catalog_arch("llama3.1-8b"), *b = catalog_arch("llama3.1-70b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-4090");
+	if (!a || !b || !g) {
+		CHECK(a && b && g);
+		return;
+	}
+	struct vf_setup s = infer_setup();
+	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .ctx = 4096, .users = 1}; /* engine ignored */
+	struct vf_infer_candidate c[16];
+	int n = vf_infer_generate_candidates(a, &s, g, 8, &o, c, 16);
+	CHECK_INT(n, 3);
+	for (int i = 0; i < n; i++) {
+		CHECK(c[i].engine == VF_ENGINE_TRANSFORMERS && c[i].r.engine == VF_ENGINE_TRANSFORMERS);
+		CHECK(c[i].gpus == 1 && c[i].r.tp == 1 && c[i].r.pp == 1);
+		CHECK(c[i].r.fits && c[i].r.decode_tokens_per_second_per_user > 0 && c[i].r.ttft_seconds > 0);
+		if (i > 0)
+			CHECK(c[i].r.decode_tokens_per_second_per_user <= c[i - 1].r.decode_tokens_per_second_per_user);
+	}
+	CHECK_STR(c[0].what, "transformers bf16");
+	struct vf_infer_opts to = {.engine = VF_ENGINE_TRANSFORMERS, .ctx = 4096, .users = 1};
+	struct vf_infer r;
+	struct vf_error err = {0};
+	CHECK(vf_infer_run(a, &s, g, &to, &r, &err) == VF_OK);
+	CHECK(r.decode_step_seconds == c[0].r.decode_step_seconds && r.max_users == c[0].r.max_users);
+
+	n = vf_infer_generate_candidates(b, &s, g, 8, &o, c, 16);
+	CHECK(n >= 1);
+	bool bf16 = false;
+	for (int i = 0; i < n; i++) {
+		CHECK(c[i].r.tp == 1 && c[i].r.pp == 1);
+		if (strncmp(c[i].what, "transformers bf16, layer split over ", 36) != 0)
+			continue;
+		bf16 = true;
+		CHECK(c[i].gpus >= 6 && c[i].gpus <= 8);
+		CHECK(c[i].r.decode_tokens_per_second_per_user < 1008e9 / 141.1e9);
+		struct vf_setup f = s;
+		f.gpus = c[i].gpus - 1;
+		f.split = VF_SPLIT_LAYERS;
+		f.shard = VF_SHARD_NONE;
+		CHECK(vf_infer_run(b, &f, g, &to, &r, &err) == VF_OK);
+		CHECK(!r.fits || r.max_users < 1);
+	}
+	CHECK(bf16);
+	/* two cards at most: no bf16 option */
+	n = vf_infer_generate_candidates(b, &s, g, 2, &o, c, 16);
+	for (int i = 0; i < n; i++)
+		CHECK(strncmp(c[i].what, "transformers bf16", 17) != 0 && c[i].gpus <= 2);
+}
+
 /* Only --mode infer. */
 static void test_training_refused(void)
 {
@@ -868,5 +927,6 @@ int main(void)
 	RUN(test_llamacpp_free_memory_split);
 	RUN(test_llamacpp_free_memory_cap);
 	RUN(test_candidates_max_model_len);
+	RUN(test_generate_candidates);
 	return vf_test_done();
 }

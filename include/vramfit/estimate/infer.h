@@ -240,6 +240,17 @@ int vf_infer_candidates(const struct vf_arch *arch, const struct vf_setup *setup
 			const struct vf_gpu_spec *gpu, int gpus, const struct vf_infer_opts *o,
 			struct vf_infer_candidate *out, int max);
 
+/* The ways transformers generate() serves `o->users` users at `o->ctx`
+ * (0: the prompt, --seq) on up to `gpus` GPUs of one kind: bf16, int8 or
+ * nf4 (bitsandbytes) weights on one card, and where one card does not
+ * serve, accelerate's device_map layer split over the fewest cards that
+ * serve, at most `gpus` (0 or 1: at most 8): whole layers in order, one
+ * card working at a time. No tensor parallel or ZeRO/FSDP
+ * sharding: generate() does neither. Fastest decode per user first. */
+int vf_infer_generate_candidates(const struct vf_arch *arch, const struct vf_setup *setup,
+				 const struct vf_gpu_spec *gpu, int gpus, const struct vf_infer_opts *o,
+				 struct vf_infer_candidate *out, int max);
+
 /* The report page's sweep for one GPU kind (lib/report/report_infer.c):
  * contexts from 512 tokens doubling up to `limit` (the resolved --ctx
  * among them), at each the KV cache of one sequence (kv_bytes_per_sequence,

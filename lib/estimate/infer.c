@@ -844,22 +844,12 @@ static int64_t spread_users(const struct vf_arch *arch, const struct vf_setup *s
 					       : vf_estimate_max_batch(arch, &ss, gpu, 0);
 }
 
-vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
-		       const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
-		       struct vf_infer *r, struct vf_error *err)
+/* The request as the engine resolves it: the context (vLLM the model's
+ * max positions, llama.cpp's n_ctx 4096, transformers the prompt), the
+ * prompt within it, vLLM's batch limits; and the KV cache per token. */
+static void resolve_request(const struct vf_arch *arch, const struct vf_setup *setup,
+			    const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o, struct vf_infer *r)
 {
-	memset(r, 0, sizeof *r);
-	r->engine = o->engine;
-	r->tp = setup->tp > 1 ? setup->tp : 1;
-	r->pp = setup->pp > 1 ? setup->pp : 1;
-	r->kv_blocks = -1;
-	r->max_ctx = -1;
-	r->ttft_seconds = r->decode_step_seconds = -1;
-	r->users = o->users > 0 ? o->users : 1;
-	if (setup->mode != VF_MODE_INFER)
-		return vf_error_set(err, VF_EUSAGE, "--engine, --ctx and --users apply to --mode infer");
-	if (arch->layers <= 0 || arch->hidden <= 0 || arch->heads <= 0 || arch->ffn <= 0)
-		return vf_error_set(err, VF_ERR, "inference: the model has no layers, hidden size or heads");
 	if (o->engine == VF_ENGINE_VLLM)
 		r->ctx = o->ctx > 0 ? o->ctx : arch->max_positions > 0 ? arch->max_positions : setup->seq;
 	else if (o->engine == VF_ENGINE_LLAMACPP) /* llama.cpp's default n_ctx */
@@ -887,6 +877,85 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 		not_modelled(r, "encoder(-decoder) models: the decoder's cache alone");
 	if (o->engine != VF_ENGINE_VLLM && (r->tp > 1 || r->pp > 1))
 		not_modelled(r, "transformers or llama.cpp over several GPUs: one GPU's share by the split");
+}
+
+/* transformers (and llama.cpp before its own placement): the users whose
+ * --ctx forward with its KV cache fits, on one card or the spread. */
+static void torch_memory(const struct vf_arch *arch, const struct vf_setup *setup,
+			 const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o, struct vf_infer *r)
+{
+	struct vf_setup cs = one_gpu(setup, 1, r->ctx);
+	r->max_users = gpu ? vf_estimate_max_batch(arch, &cs, gpu, 0) : 0;
+	if (o->engine == VF_ENGINE_TRANSFORMERS && !o->static_cache && gpu)
+		r->max_users = dynamic_cache_users(arch, &cs, gpu, r);
+	if (gpu && spread(setup))
+		r->max_users = spread_users(arch, setup, gpu, r, r->max_users);
+	if (o->engine == VF_ENGINE_TRANSFORMERS && !o->static_cache)
+		r->kv_growth_bytes = (int64_t)dynamic_growth(r->kv_bytes_per_token_layer, r->attn_layers,
+							     r->ctx, r->users);
+	r->fits = r->max_users >= 1;
+	r->kv_cache_bytes = (int64_t)(r->kv_bytes_per_token * (double)r->ctx * (double)r->users);
+	if (!r->fits)
+		snprintf(r->why, sizeof r->why,
+			 "one sequence of %lld tokens does not fit: weights, its KV cache and the "
+			 "forward's working set exceed the card",
+			 (long long)r->ctx);
+}
+
+/* The speeds once the step is known: none when nothing runs. */
+static void finish_speeds(struct vf_infer *r)
+{
+	if (!r->fits) /* nothing runs: no speeds */
+		r->ttft_seconds = r->decode_step_seconds = -1;
+	if (r->decode_step_seconds > 0) {
+		r->decode_tokens_per_second_per_user = 1.0 / r->decode_step_seconds;
+		r->decode_tokens_per_second_total = (double)r->running / r->decode_step_seconds;
+	}
+}
+
+/* vLLM's and transformers' speeds: TTFT (the prompt's forward split tp
+ * ways, tensor parallel's all-reduces of the hidden states after the
+ * attention and the MLP of every layer over the link) and the decode step
+ * (a token passes the pipeline's stages one after another; the engine's
+ * host work once a step). */
+static void torch_speeds(const struct vf_arch *arch, const struct vf_setup *setup,
+			 const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
+			 const struct vf_estimate *prof, const struct vf_estimate *te, struct vf_infer *r)
+{
+	double C = setup->precision == VF_PREC_FP32 ? 4 : 2;
+	struct vf__link link;
+	if (r->tp > 1)
+		vf__nccl_link(gpu, r->tp, &link);
+	double hb = (double)arch->hidden * C, lstage = (double)r->attn_layers;
+	if (te->step_seconds > 0)
+		r->ttft_seconds = te->step_seconds / r->tp +
+				  (r->tp > 1 ? vf__nccl_seconds(&link, VF__ALL_REDUCE, r->tp,
+								(double)r->prompt * hb, 2 * lstage * r->pp)
+					     : 0);
+	torch_decode(arch, setup, gpu, o, prof, &link, C, r);
+	if (r->decode_step_seconds > 0) {
+		r->decode_device_seconds *= r->pp;
+		r->decode_step_seconds = r->decode_device_seconds + r->decode_host_seconds;
+	}
+}
+
+vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
+		       const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
+		       struct vf_infer *r, struct vf_error *err)
+{
+	memset(r, 0, sizeof *r);
+	r->engine = o->engine;
+	r->tp = setup->tp > 1 ? setup->tp : 1;
+	r->pp = setup->pp > 1 ? setup->pp : 1;
+	r->kv_blocks = -1;
+	r->max_ctx = -1;
+	r->ttft_seconds = r->decode_step_seconds = -1;
+	r->users = o->users > 0 ? o->users : 1;
+	if (setup->mode != VF_MODE_INFER)
+		return vf_error_set(err, VF_EUSAGE, "--engine, --ctx and --users apply to --mode infer");
+	if (arch->layers <= 0 || arch->hidden <= 0 || arch->heads <= 0 || arch->ffn <= 0)
+		return vf_error_set(err, VF_ERR, "inference: the model has no layers, hidden size or heads");
+	resolve_request(arch, setup, gpu, o, r);
 
 	/* the weights (and the profiling forward) from the estimate */
 	struct vf_setup ps = one_gpu(setup, 1, o->engine == VF_ENGINE_VLLM ? r->max_num_batched_tokens
@@ -894,68 +963,24 @@ vf_status vf_infer_run(const struct vf_arch *arch, const struct vf_setup *setup,
 	struct vf_estimate prof;
 	vf_estimate_run(arch, &ps, gpu, &prof);
 	r->weights_bytes = (int64_t)((double)prof.weights_full / ((double)r->tp * r->pp));
-
 	if (o->engine == VF_ENGINE_VLLM) {
 		vllm_memory(arch, setup, gpu, o, &prof, r);
 		not_modelled(r, "vLLM's host work per step from one host-bound measurement (Llama 3.2 1B, "
 				"steptime.json vllm_decode), its per-sequence part from update_from_output alone; "
 				"small-batch GEMM efficiency taken as the device-copy share");
 	} else {
-		struct vf_setup cs = one_gpu(setup, 1, r->ctx);
-		r->max_users = gpu ? vf_estimate_max_batch(arch, &cs, gpu, 0) : 0;
-		if (o->engine == VF_ENGINE_TRANSFORMERS && !o->static_cache && gpu)
-			r->max_users = dynamic_cache_users(arch, &cs, gpu, r);
-		if (gpu && spread(setup))
-			r->max_users = spread_users(arch, setup, gpu, r, r->max_users);
-		if (o->engine == VF_ENGINE_TRANSFORMERS && !o->static_cache)
-			r->kv_growth_bytes = (int64_t)dynamic_growth(r->kv_bytes_per_token_layer, r->attn_layers,
-								     r->ctx, r->users);
-		r->fits = r->max_users >= 1;
-		r->kv_cache_bytes = (int64_t)(r->kv_bytes_per_token * (double)r->ctx * (double)r->users);
-		if (!r->fits)
-			snprintf(r->why, sizeof r->why,
-				 "one sequence of %lld tokens does not fit: weights, its KV cache and the "
-				 "forward's working set exceed the card",
-				 (long long)r->ctx);
+		torch_memory(arch, setup, gpu, o, r);
 	}
 
-	/* TTFT: the prompt's forward by the kernel model, split tp ways */
+	/* TTFT: the prompt's forward by the kernel model */
 	struct vf_setup ts = one_gpu(setup, 1, r->prompt);
 	struct vf_estimate te;
 	vf_estimate_run(arch, &ts, gpu, &te);
-	if (o->engine == VF_ENGINE_LLAMACPP) {
+	if (o->engine == VF_ENGINE_LLAMACPP)
 		llamacpp_run(arch, setup, gpu, o, &te, r);
-		if (!r->fits)
-			r->ttft_seconds = r->decode_step_seconds = -1;
-		if (r->decode_step_seconds > 0) {
-			r->decode_tokens_per_second_per_user = 1.0 / r->decode_step_seconds;
-			r->decode_tokens_per_second_total = (double)r->running / r->decode_step_seconds;
-		}
-		return VF_OK;
-	}
-	/* tensor parallel: an all-reduce of the hidden states after the
-	 * attention and after the MLP of every layer (NCCL over the link) */
-	struct vf__link link;
-	if (r->tp > 1)
-		vf__nccl_link(gpu, r->tp, &link);
-	double hb = (double)arch->hidden * C, lstage = (double)r->attn_layers;
-	if (te.step_seconds > 0)
-		r->ttft_seconds = te.step_seconds / r->tp +
-				  (r->tp > 1 ? vf__nccl_seconds(&link, VF__ALL_REDUCE, r->tp,
-								(double)r->prompt * hb, 2 * lstage * r->pp)
-					     : 0);
-
-	torch_decode(arch, setup, gpu, o, &prof, &link, C, r);
-	if (r->decode_step_seconds > 0) { /* a token passes the pipeline's stages one after another */
-		r->decode_device_seconds *= r->pp; /* the engine's host work: once a step */
-		r->decode_step_seconds = r->decode_device_seconds + r->decode_host_seconds;
-	}
-	if (!r->fits) /* nothing runs: no speeds */
-		r->ttft_seconds = r->decode_step_seconds = -1;
-	if (r->decode_step_seconds > 0) {
-		r->decode_tokens_per_second_per_user = 1.0 / r->decode_step_seconds;
-		r->decode_tokens_per_second_total = (double)r->running / r->decode_step_seconds;
-	}
+	else
+		torch_speeds(arch, setup, gpu, o, &prof, &te, r);
+	finish_speeds(r);
 	return VF_OK;
 }
 

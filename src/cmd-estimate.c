@@ -247,6 +247,20 @@ static void ignored_flags(const struct vf_setup *s, struct assume *a)
 		assume(a, "--grad-ckpt ignored: inference has no backward pass to checkpoint");
 }
 
+/* The training loop's steps around the optimizer that the LLM step models
+ * (the DiT path does not): clip_grad_norm_ and what zero_grad() leaves. */
+static void train_loop_assumptions(const struct vf_setup *s, struct assume *a)
+{
+	if (!(s->given & VF_SETUP_G_GRAD_CLIP))
+		assume(a, "gradient clipping %s: no clip_grad_norm_ before the optimizer step (the HF "
+			  "Trainer's max_grad_norm 1.0 is --grad-clip foreach)",
+		       vf_grad_clip_name(s->grad_clip));
+	if (!(s->given & VF_SETUP_G_ZERO_GRAD))
+		assume(a, "zero_grad %s: gradients freed after each optimizer step, PyTorch 2.x's default "
+			  "(--zero-grad)",
+		       s->grads_zeroed ? "zeros" : "none");
+}
+
 static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, bool t5, bool multi,
 			      struct assume *a)
 {
@@ -269,6 +283,8 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 			assume(a, "gradient checkpointing %s (--grad-ckpt)", s->grad_ckpt ? "on" : "off");
 		if (!(g & VF_SETUP_G_GRAD_ACCUM))
 			assume(a, "gradient accumulation %" PRId64 " (--grad-accum)", s->grad_accum);
+		if (!dit)
+			train_loop_assumptions(s, a);
 	}
 	if (!(g & VF_SETUP_G_BATCH))
 		assume(a, "micro-batch %" PRId64 " per GPU (--batch)", s->batch);

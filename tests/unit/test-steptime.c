@@ -323,6 +323,26 @@ static void test_kernel_level_blackwell_sources(void)
 	CHECK(fabs(sr - sb) > 0.05);
 }
 
+/* A T4's memory-bound kernels run at torch's copy_ share on a T4 (240 of
+ * 320 GB/s, read + write over a 0.38 GB tensor); was: 0.84 assumed.
+ * Recovered from one step's times as in test_kernel_level_ampere_ada. */
+static void test_kernel_level_turing_bandwidth(void)
+{
+	const struct vf_gpu_spec *t4 = gpu("t4");
+	CHECK(t4);
+	if (!t4)
+		return;
+	double bfix = constant("bandwidth_fixed_s_per_byte", NULL);
+	struct vf_step_parts p;
+	one_gemm_step(t4, 1024, 1e10, &p);
+	double raw = t4->bandwidth_gbs * 1e9;
+	CHECK(fabs(raw - 320e9) < 1e6);
+	double share = 1e10 / (raw * p.memory_bound);
+	double k = 1 / (1 / share - raw * bfix * constant("host_speed", "turing"));
+	fprintf(stderr, "  t4 memory-bound kernel share %.4f (cited 240/320 = 0.75)\n", k);
+	CHECK(fabs(k - 240.0 / 320) < 1e-3);
+}
+
 /* Volta's CUDA-core GEMMs (fp32 without TF32, bf16 emulated) take the
  * shares torch measured on a V100-SXM2 (zzc0721/torch-performance-test-
  * data#140: fp32 14.4 and bf16 10.65 TFLOP/s of 15.7 at 8192^2), not the
@@ -902,6 +922,7 @@ int main(void)
 	RUN(test_kernel_level_volta_blackwell);
 	RUN(test_kernel_level_ampere_ada);
 	RUN(test_kernel_level_blackwell_sources);
+	RUN(test_kernel_level_turing_bandwidth);
 	RUN(test_links_and_collectives);
 	RUN(test_scaling_per_link);
 	RUN(test_mechanism_times);

@@ -247,6 +247,20 @@ static void ignored_flags(const struct vf_setup *s, struct assume *a)
 		assume(a, "--grad-ckpt ignored: inference has no backward pass to checkpoint");
 }
 
+/* The training loop's steps around the optimizer that the LLM step models
+ * (the DiT path does not): clip_grad_norm_ and what zero_grad() leaves. */
+static void train_loop_assumptions(const struct vf_setup *s, struct assume *a)
+{
+	if (!(s->given & VF_SETUP_G_GRAD_CLIP))
+		assume(a, "gradient clipping %s: no clip_grad_norm_ before the optimizer step (the HF "
+			  "Trainer's max_grad_norm 1.0 is --grad-clip foreach)",
+		       vf_grad_clip_name(s->grad_clip));
+	if (!(s->given & VF_SETUP_G_ZERO_GRAD))
+		assume(a, "zero_grad %s: gradients freed after each optimizer step, PyTorch 2.x's default "
+			  "(--zero-grad)",
+		       s->grads_zeroed ? "zeros" : "none");
+}
+
 static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, bool t5, bool multi,
 			      struct assume *a)
 {
@@ -269,6 +283,8 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 			assume(a, "gradient checkpointing %s (--grad-ckpt)", s->grad_ckpt ? "on" : "off");
 		if (!(g & VF_SETUP_G_GRAD_ACCUM))
 			assume(a, "gradient accumulation %" PRId64 " (--grad-accum)", s->grad_accum);
+		if (!dit)
+			train_loop_assumptions(s, a);
 	}
 	if (!(g & VF_SETUP_G_BATCH))
 		assume(a, "micro-batch %" PRId64 " per GPU (--batch)", s->batch);
@@ -977,6 +993,24 @@ static void print_step_mechanisms(const struct target *tg, const struct gpu_row 
 	}
 }
 
+/* --explain, under the parts: the bytes behind the traffic parts (what
+ * each GPU sends per optimizer step; the paged states migrated). */
+static void print_step_traffic(const struct gpu_row *r)
+{
+	const struct vf_estimate *e = &r->est;
+	char b[32];
+	if (e->parts.comm_total > 0)
+		printf("  %-30s %9.1f ms (%.1f ms hidden behind compute; %s sent by each GPU per step)\n",
+		       "communication in all", 1e3 * e->parts.comm_total,
+		       1e3 * (e->parts.comm_total - e->parts.comm_exposed),
+		       vf_fmt_bytes(b, sizeof b, e->parts.comm_bytes));
+	double paged = vf_estimate_paged_traffic_bytes(e, &r->spec);
+	if (e->parts.paging > 0 && paged > 0)
+		printf("  %-30s %s of optimizer states beyond the card's memory migrated over PCIe each "
+		       "step\n",
+		       "paged states", vf_fmt_bytes(b, sizeof b, paged));
+}
+
 /* --explain: each GPU's step time as its parts (lib/estimate/steptime.c,
  * nccl.c), so a slow card or link shows where its time goes. */
 static void print_step_parts(const struct target *tg, const struct gpu_row *rows, int nrows)
@@ -1015,13 +1049,17 @@ static void print_step_parts(const struct target *tg, const struct gpu_row *rows
 			       e->parts.link[0] ? e->parts.link : "an unknown link");
 		printf("\n");
 		for (int k = 0; k < n && k < (int)(sizeof label / sizeof label[0]); k++) {
+			if (k == 3 && !(v[k] >= 5e-5) && !tg->dit && !tg->vision) {
+				/* the host's launches, even when the GPU's kernels hide them */
+				printf("  %-30s %9.1f ms (the host keeps ahead of the GPU's kernels)\n", label[k],
+				       1e3 * v[k]);
+				continue;
+			}
 			if (!(v[k] >= 5e-5)) /* under 0.05 ms */
 				continue;
 			printf("  %-30s %9.1f ms %5.1f%%\n", label[k], 1e3 * v[k], 100 * v[k] / e->step_seconds);
 		}
-		if (e->parts.comm_total > 0)
-			printf("  %-30s %9.1f ms (%.1f ms hidden behind compute)\n", "communication in all",
-			       1e3 * e->parts.comm_total, 1e3 * (e->parts.comm_total - e->parts.comm_exposed));
+		print_step_traffic(r);
 		print_step_mechanisms(tg, r);
 	}
 }

@@ -810,6 +810,15 @@ int64_t vf_estimate_gpu_bytes(const struct vf_gpu_spec *gpu)
 	return gpu->memory_mib * MIB;
 }
 
+double vf_estimate_paged_traffic_bytes(const struct vf_estimate *e, const struct vf_gpu_spec *gpu)
+{
+	if (!e || !gpu || gpu->memory_mib <= 0 || e->paged_bytes <= 0)
+		return 0;
+	double over = (double)e->peak_bytes - (double)vf_estimate_gpu_bytes(gpu);
+	double states = (double)e->paged_bytes; /* in managed memory (mechanisms.c) */
+	return over > 0 ? (over < states ? over : states) : 0;
+}
+
 bool vf_estimate_fits(const struct vf_estimate *e, const struct vf_gpu_spec *gpu, int64_t *headroom)
 {
 	int64_t vram = vf_estimate_gpu_bytes(gpu);
@@ -2692,11 +2701,8 @@ static void train_time(const struct llm *m, const struct vf_gpu_spec *gpu, struc
 		double kept = 2, layers = m->layers > kept ? m->layers - kept : 0;
 		x.offload_bytes = 2 * layers * (su->grad_ckpt ? m->ckpt_in : m->A_layer);
 	}
-	if (su->paged_optimizer && gpu) { /* states beyond the card live on the host */
-		double over = (double)e->peak_bytes - (double)vf_estimate_gpu_bytes(gpu);
-		double states = (double)e->paged_bytes; /* in managed memory (mechanisms.c) */
-		x.paged_bytes = over > 0 ? (over < states ? over : states) : 0;
-	}
+	if (su->paged_optimizer && gpu) /* states beyond the card live on the host */
+		x.paged_bytes = vf_estimate_paged_traffic_bytes(e, gpu);
 	step_time(m->cx, m->s, su, &m->d, gpu, T, opt_traffic, &x, e);
 	/* only a multi-GPU step communicates (vf__estimate_add_comm) */
 	const struct vf__link *link = m->cx && su->gpus > 1 ? ctx_link(m->cx, gpu, su->gpus) : NULL;

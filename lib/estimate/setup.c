@@ -580,10 +580,12 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 	} else if (strcmp(name, "grad-clip") == 0) {
 		if (!vf_grad_clip_parse(v, &s->grad_clip))
 			return BAD_ENUM(name, v, "none, foreach or for");
+		s->given |= VF_SETUP_G_GRAD_CLIP;
 	} else if (strcmp(name, "zero-grad") == 0) {
 		if (strcmp(v, "none") != 0 && strcmp(v, "zeros") != 0)
 			return BAD_ENUM(name, v, "none or zeros");
 		s->grads_zeroed = strcmp(v, "zeros") == 0;
+		s->given |= VF_SETUP_G_ZERO_GRAD;
 	} else if (strcmp(name, "batch") == 0) {
 		if ((st = parse_i64(name, v, 1, 1 << 20, &s->batch, err)))
 			return st;

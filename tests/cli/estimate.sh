@@ -30,6 +30,21 @@ expect_json 'j["setup"]["mode"] == "lora" and j["setup"]["lora_rank"] == 16 and 
 expect_json 'j["time"]["flops_per_step"] > 0 and j["time"]["step_seconds"] > 0 and 0 < j["time"]["mfu"] < 1'
 expect_json 'isinstance(j["assumptions"], list) and len(j["assumptions"]) > 3'
 
+test_case "Assumptions name the loop's defaults around the optimizer step: no clipping, gradients freed"
+run estimate llama2-7b --mode lora --gpu h200
+expect_rc 0
+expect_out "  - gradient clipping none: no clip_grad_norm_ before the optimizer step (the HF Trainer's max_grad_norm 1.0 is --grad-clip foreach)"
+expect_out "  - zero_grad none: gradients freed after each optimizer step, PyTorch 2.x's default (--zero-grad)"
+run estimate llama2-7b --mode lora --gpu h200 --json
+expect_json 'sum(a.startswith("gradient clipping none") or a.startswith("zero_grad none") for a in j["assumptions"]) == 2'
+# given, a setting is no assumption; inference and the DiT path have no such loop
+run estimate llama2-7b --mode lora --grad-clip foreach --zero-grad zeros --gpu h200
+expect_rc 0; expect_no_out 'gradient clipping'; expect_no_out 'zero_grad'
+run estimate llama2-7b --mode infer --gpu h200
+expect_rc 0; expect_no_out 'gradient clipping'; expect_no_out 'zero_grad'
+run estimate ltx-2-19b --gpu h100-80gb
+expect_rc 0; expect_no_out 'gradient clipping'; expect_no_out 'zero_grad'
+
 test_case "7B full AdamW amp b4x2048 does not fit an H200"
 run estimate llama2-7b --mode full --optimizer adamw --precision amp --batch 4 --seq 2048 --no-grad-ckpt --gpu h200
 expect_rc 0

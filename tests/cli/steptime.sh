@@ -19,6 +19,12 @@ expect_out_re "^  compute slowed by NCCL's SMs +[0-9.]+ ms"
 expect_out 'hidden behind compute'
 expect_out 'communication as NCCL runs it over pcie4-shm'
 expect_out 'step time on rtx-4090 (ada)'
+# every part the issue names, launches included when the GPU's kernels hide them
+expect_out_re '^  attention +[0-9.]+ ms +[0-9.]+%'
+expect_out_re '^  memory-bound kernels +[0-9.]+ ms +[0-9.]+%'
+expect_out_re '^  launches \(host-bound\) +[0-9.]+ ms'
+expect_out_re '^  optimizer step +[0-9.]+ ms +[0-9.]+%'
+expect_out_re '^  communication in all +[0-9.]+ ms \([0-9.]+ ms hidden behind compute; [0-9.]+ GiB sent by each GPU per step\)$'
 
 test_case "--json: the parts add up to the step"
 run estimate tinyllama-1.1b --batch 4 --seq 1024 --grad-ckpt --gpu rtx-4090:4 --shard fsdp --json
@@ -38,6 +44,15 @@ expect_no_out 'communication (exposed)'
 run estimate qwen2.5-3b --optimizer paged-adamw --grad-ckpt --batch 2 --seq 1024 --gpu rtx-4090 --explain
 expect_rc 0
 expect_out_re '^  paged optimizer \(PCIe\) +[0-9.]+ ms'
+expect_out_re '^  GEMMs +[0-9.]+ ms +[0-9.]+%'
+expect_out_re '^  launches \(host-bound\) +[0-9.]+ ms'
+expect_out_re '^  optimizer step +[0-9.]+ ms +[0-9.]+%'
+expect_out_re '^  paged states +[0-9.]+ GiB of optimizer states beyond the card.s memory migrated over PCIe each step$'
+# the bytes the paging part moves: the peak beyond the card, at most the
+# states in managed memory (outside PyTorch's allocator)
+P=$(printf '%s' "$out" | sed -n 's/^  paged states *\([0-9.]*\) GiB.*/\1/p')
+run estimate qwen2.5-3b --optimizer paged-adamw --grad-ckpt --batch 2 --seq 1024 --gpu rtx-4090 --json
+expect_json "abs(${P:-0} * 2**30 - min(j['gpus'][0]['peak_bytes'] - j['gpus'][0]['vram_bytes'], j['memory']['peaks']['outside_allocator_bytes'])) < 0.006 * 2**30"
 
 test_case "--explain: tensor parallel's all-reduces on the critical path"
 run estimate llama2-7b --mode lora --tp 2 --gpu rtx-4090:2 --explain

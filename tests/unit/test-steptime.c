@@ -287,6 +287,62 @@ static void test_kernel_level_ampere_ada(void)
 	CHECK(sd >= 171.8 / 165.2 * 72.95 / 81.31 - 5e-3 && sd <= 172.8 / 165.2 * 76.64 / 81.69 + 1e-3);
 }
 
+/* Blackwell's sourced shares, recovered from one step's times as in
+ * test_kernel_level_volta_blackwell: the RTX 5090's GEMMs at torch's bf16
+ * 8192^2 matmul of three full-power cards (234.66-236.03 TFLOP/s of the
+ * 209.5 fp32-accumulate datasheet; was: the L20's 0.92), and a B200's
+ * flash attention at cuDNN's forward+backward at seq 8k (1171.3 forward,
+ * 942.5 backward, backward at 2.5x the FLOPs; PyTorch's SDPA backend
+ * there; was: 0.55), which sits between its seq-4k and seq-16k figures.
+ * The RTX 5090 runs FlashAttention-2's kernels, not cuDNN's, so its
+ * attention share is not the B200's. */
+static void test_kernel_level_blackwell_sources(void)
+{
+	const struct vf_gpu_spec *r = gpu("rtx-5090"), *b = gpu("b200");
+	CHECK(r && b);
+	if (!r || !b)
+		return;
+	double tile = constant("gemm_tile", NULL), kgpu = constant("kernel_gpu_s", NULL);
+	double gfix = constant("gemm_fixed_s_per_flop", NULL);
+	const double n = 16384;
+	struct vf_step_parts p;
+	one_gemm_step(r, n, 0, &p);
+	double rate = r->bf16_tflops * 1e12;
+	CHECK(fabs(rate - 209.5e12) < 1e9); /* the catalog's fp32-accumulate rate */
+	double eff = 2 * n * (n * n + tile) / (rate * (p.gemm - 2 * kgpu));
+	double k = 1 / (1 / eff - rate * gfix * constant("host_speed", "blackwell-geforce"));
+	double fb8 = 3.5 / (1 / 1171.278 + 2.5 / 942.509);
+	double fb4 = 3.5 / (1 / 855.678 + 2.5 / 701.265), fb16 = 3.5 / (1 / 1332.415 + 2.5 / 1074.776);
+	double sb = attention_share(b, 1e15), sr = attention_share(r, 1e15);
+	fprintf(stderr, "  rtx-5090 GEMM kernel share %.4f (cited %.3f-%.3f), b200 attention %.4f "
+			"(cuDNN seq 8k %.4f), rtx-5090 attention %.4f\n",
+		k, 234.66 / 209.5, 236.03 / 209.5, sb, fb8 / 2250, sr);
+	CHECK(k >= 234.66 / 209.5 - 1e-3 && k <= 236.03 / 209.5 + 1e-3);
+	CHECK(fabs(sb - fb8 / 2250) < 1e-3);
+	CHECK(sb > fb4 / 2250 && sb < fb16 / 2250);
+	CHECK(fabs(sr - sb) > 0.05);
+}
+
+/* A T4's memory-bound kernels run at torch's copy_ share on a T4 (240 of
+ * 320 GB/s, read + write over a 0.38 GB tensor); was: 0.84 assumed.
+ * Recovered from one step's times as in test_kernel_level_ampere_ada. */
+static void test_kernel_level_turing_bandwidth(void)
+{
+	const struct vf_gpu_spec *t4 = gpu("t4");
+	CHECK(t4);
+	if (!t4)
+		return;
+	double bfix = constant("bandwidth_fixed_s_per_byte", NULL);
+	struct vf_step_parts p;
+	one_gemm_step(t4, 1024, 1e10, &p);
+	double raw = t4->bandwidth_gbs * 1e9;
+	CHECK(fabs(raw - 320e9) < 1e6);
+	double share = 1e10 / (raw * p.memory_bound);
+	double k = 1 / (1 / share - raw * bfix * constant("host_speed", "turing"));
+	fprintf(stderr, "  t4 memory-bound kernel share %.4f (cited 240/320 = 0.75)\n", k);
+	CHECK(fabs(k - 240.0 / 320) < 1e-3);
+}
+
 /* Volta's CUDA-core GEMMs (fp32 without TF32, bf16 emulated) take the
  * shares torch measured on a V100-SXM2 (zzc0721/torch-performance-test-
  * data#140: fp32 14.4 and bf16 10.65 TFLOP/s of 15.7 at 8192^2), not the
@@ -865,6 +921,8 @@ int main(void)
 	RUN(test_volta_precisions);
 	RUN(test_kernel_level_volta_blackwell);
 	RUN(test_kernel_level_ampere_ada);
+	RUN(test_kernel_level_blackwell_sources);
+	RUN(test_kernel_level_turing_bandwidth);
 	RUN(test_links_and_collectives);
 	RUN(test_scaling_per_link);
 	RUN(test_mechanism_times);

@@ -352,6 +352,12 @@ int64_t vf_estimate_gpu_bytes(const struct vf_gpu_spec *gpu);
 bool vf_estimate_fits(const struct vf_estimate *e, const struct vf_gpu_spec *gpu,
 		      int64_t *headroom);
 
+/* A paged optimizer's states migrated over PCIe each step on `gpu`: the
+ * peak beyond the card, at most the states in managed memory (bytes; 0
+ * without a paged optimizer or when the peak fits). The step time's
+ * paging part moves these. */
+double vf_estimate_paged_traffic_bytes(const struct vf_estimate *e, const struct vf_gpu_spec *gpu);
+
 /* The CUDA context assumed for a GPU (NULL: the H200 measurement). */
 int64_t vf_estimate_default_context(const struct vf_gpu_spec *gpu);
 

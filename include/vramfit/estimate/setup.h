@@ -187,6 +187,8 @@ enum {
 	VF_SETUP_G_TEXT_ENCODER = 1u << 19,
 	VF_SETUP_G_OFFLOAD = 1u << 20,
 	VF_SETUP_G_VALIDATION = 1u << 21,
+	VF_SETUP_G_GRAD_CLIP = 1u << 22,
+	VF_SETUP_G_ZERO_GRAD = 1u << 23,
 };
 
 struct vf_setup {

@@ -1095,6 +1095,7 @@ static double mlp_work(const struct shape *s, const struct dt *d, double m, stru
 	if (moe > 0) { /* the expert loop: tokens routed to each expert */
 		linear_add(l, d, m, h, s->experts, moe, false);          /* router */
 		l->experts = s->experts * moe;
+		l->moe_share = moe; /* the loop's per-layer sync on this share of the layers */
 		l->expert_kernels = 10; /* where, index, 3 GEMMs, act, mul, routing weight, index_add */
 		/* hidden_states[token_idx]'s backward (IndexBackward: index_put_
 		 * into zeros_like(hidden_states)) writes an m x h gradient per
@@ -1142,6 +1143,7 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	memset(l, 0, offsetof(struct vf__layer_work, gemm)); /* gemm[] filled up to ngemm */
 	l->experts = l->expert_kernels = l->attn_flops = l->score_elems = l->score_passes = 0;
 	l->elem_bytes = l->kernels = l->dequant_bytes = l->dequant_kernels = l->expert_bwd_bytes = 0;
+	l->moe_share = 0;
 	if (s->fused_qkv) {
 		linear_add(l, d, m, h, s->hq + 2 * s->hkv, 1, t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V));
 	} else {

@@ -718,6 +718,55 @@ static void test_moe_expert_weight_gradients(void)
 	CHECK(parts_add_up(&full));
 }
 
+/* transformers 5's eager expert loop synchronises five times per expert
+ * in the forward (the index test's bool, three item()s of indexing by a
+ * 0-d CUDA tensor, torch.where's nonzero) and once per MoE layer
+ * (expert_hit's nonzero); the backward has none beyond its own. By hand,
+ * for 2 MoE layers of 8 experts, 10 launches each, on an H200 (host 1):
+ * forward 2 x (8 x (10 launch + 5 sync) + sync); checkpointing runs the
+ * forward again; the backward adds 2 x 8 x (10 x 2 launches + sync). */
+static void moe_loop_step(bool train, bool ckpt, struct vf_step_parts *p)
+{
+	struct vf__step_work w;
+	memset(&w, 0, sizeof w);
+	w.micro = 1;
+	w.train = train;
+	w.ckpt = ckpt;
+	w.attn = VF__ATTN_FLASH;
+	w.nkinds = 1;
+	w.kind[0].count = 2;
+	w.kind[0].experts = 8;
+	w.kind[0].expert_kernels = 10;
+	w.kind[0].moe_share = 1;
+	w.rate_tflops = gpu("h200")->bf16_tflops;
+	struct vf__steptime_out o;
+	vf__steptime(&w, gpu("h200"), &o);
+	*p = o.parts;
+}
+
+static void test_moe_loop_syncs(void)
+{
+	double launch = constant("launch_s", NULL), sync = constant("sync_s", NULL);
+	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(vf__steptime_data("constants"), "moe_loop");
+	const cJSON *pe = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ml, "syncs_per_expert"), "value");
+	const cJSON *pl = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ml, "syncs_per_layer"), "value");
+	CHECK(cJSON_IsNumber(pe) && pe->valuedouble == 5);
+	CHECK(cJSON_IsNumber(pl) && pl->valuedouble == 1);
+	CHECK(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ml, "syncs_per_expert"), "source")));
+	CHECK(launch > 0 && sync > 0);
+	struct vf_step_parts fwd, tr, ck;
+	moe_loop_step(false, false, &fwd);
+	moe_loop_step(true, false, &tr);
+	moe_loop_step(true, true, &ck);
+	double f = 2 * (8 * (10 * launch + 5 * sync) + sync);
+	double b = 2 * 8 * (10 * 2 * launch + sync);
+	fprintf(stderr, "  MoE loop: forward %.3f ms (by hand %.3f), training %.3f (%.3f), checkpointed %.3f (%.3f)\n",
+		1e3 * fwd.moe, 1e3 * f, 1e3 * tr.moe, 1e3 * (f + b), 1e3 * ck.moe, 1e3 * (2 * f + b));
+	CHECK(fabs(fwd.moe - f) < 1e-9);
+	CHECK(fabs(tr.moe - (f + b)) < 1e-9);
+	CHECK(fabs(ck.moe - (2 * f + b)) < 1e-9);
+}
+
 /* --json carries the parts; a GPU without a rate has none. */
 static void test_parts_json(void)
 {
@@ -870,6 +919,7 @@ int main(void)
 	RUN(test_mechanism_times);
 	RUN(test_cpu_offload_time);
 	RUN(test_moe_expert_weight_gradients);
+	RUN(test_moe_loop_syncs);
 	RUN(test_parts_json);
 	RUN(test_nccl_sm_interference);
 	RUN(test_grad_clip_time);

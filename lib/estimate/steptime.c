@@ -94,6 +94,7 @@ static struct {
 	double sync_s;         /* one host-device synchronisation */
 	double moe_expert_syncs; /* MoE eager loop: synchronisations per expert, forward */
 	double moe_layer_syncs;  /* and per MoE layer */
+	double moe_amp_casts;    /* and kernels per expert when its weights are fp32 under autocast */
 	double bwd_kernels;    /* backward kernels per forward kernel */
 	double lcpp_kernels_q, lcpp_kernels_f16; /* llama.cpp decode: kernels per layer */
 	double lcpp_gap_graphs, lcpp_gap_eager;  /* llama.cpp decode: s per kernel */
@@ -279,6 +280,7 @@ static void constants_load(void)
 	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(c, "moe_loop");
 	K.moe_expert_syncs = num(ml, "syncs_per_expert", 1);
 	K.moe_layer_syncs = num(ml, "syncs_per_layer", 0);
+	K.moe_amp_casts = num(ml, "amp_casts_per_expert", 0);
 	const cJSON *lc = cJSON_GetObjectItemCaseSensitive(c, "llamacpp_decode");
 	K.lcpp_kernels_q = num(lc, "kernels_per_layer_quantized", 27);
 	K.lcpp_kernels_f16 = num(lc, "kernels_per_layer_f16", 23);
@@ -506,9 +508,10 @@ static void kind_times(const struct hw *h, const struct vf__step_work *w,
 		k->b.moe += w->train ? l->experts * l->expert_bwd_bytes * h->inv_bw : 0;
 		/* forward: each expert's item() and nonzero() wait on the GPU
 		 * (moe_loop in steptime.json), and expert_hit's nonzero per layer */
-		k->f.moe_host = l->experts * (l->expert_kernels * h->launch_s + K.moe_expert_syncs * h->sync_s) +
+		double ek = l->expert_kernels + l->expert_fp32 * K.moe_amp_casts; /* launches per expert */
+		k->f.moe_host = l->experts * (ek * h->launch_s + K.moe_expert_syncs * h->sync_s) +
 				l->moe_share * K.moe_layer_syncs * h->sync_s;
-		k->b.moe_host = l->experts * (l->expert_kernels * K.bwd_kernels * h->launch_s + h->sync_s);
+		k->b.moe_host = l->experts * (ek * K.bwd_kernels * h->launch_s + h->sync_s);
 	}
 }
 

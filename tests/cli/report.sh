@@ -122,7 +122,7 @@ expect_rc 0; check 'self_contained fits.html && page_json fits.html "j[\"mode\"]
 test_case "report fit: a front of one point is the chosen point, no 'Pareto front' series or entry"
 check '! grep -q ">Pareto front</button>" fits.html && grep -q ">chosen</button>" fits.html'
 test_case "report fit: costs bunched under a few far ones go on a log axis"
-run report fit qwen2.5-7b --mode full --tokens 1e9 -o fit-skew.html
+run report fit llama2-13b --mode full --tokens 1e9 -o fit-skew.html
 expect_rc 0; check 'grep -qF ">cost of the whole run (\$, log scale)</text>" fit-skew.html'
 
 # --- plan writes plan.html beside plan.md (the plan tests' trainer fixture) --------

@@ -1104,6 +1104,8 @@ static double mlp_work(const struct shape *s, const struct dt *d, double m, stru
 	if (moe > 0) { /* the expert loop: tokens routed to each expert */
 		linear_add(l, d, m, h, s->experts, moe, false);          /* router */
 		l->experts = s->experts * moe;
+		l->moe_share = moe; /* the loop's per-layer sync on this share of the layers */
+		l->expert_fp32 = d->autocast && d->P == 4 ? 1 : 0; /* slices autocast cannot cache */
 		l->expert_kernels = 10; /* where, index, 3 GEMMs, act, mul, routing weight, index_add */
 		/* hidden_states[token_idx]'s backward (IndexBackward: index_put_
 		 * into zeros_like(hidden_states)) writes an m x h gradient per
@@ -1151,6 +1153,7 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	memset(l, 0, offsetof(struct vf__layer_work, gemm)); /* gemm[] filled up to ngemm */
 	l->experts = l->expert_kernels = l->attn_flops = l->score_elems = l->score_passes = 0;
 	l->elem_bytes = l->kernels = l->dequant_bytes = l->dequant_kernels = l->expert_bwd_bytes = 0;
+	l->moe_share = l->expert_fp32 = 0;
 	if (s->fused_qkv) {
 		linear_add(l, d, m, h, s->hq + 2 * s->hkv, 1, t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V));
 	} else {
@@ -2682,7 +2685,9 @@ static void train_time(const struct llm *m, const struct vf_gpu_spec *gpu, struc
 	case VF_OPT_ADAFACTOR: opt_traffic = T * gb * 10; break;
 	default: break;
 	}
-	struct step_extra x = {.grad_bytes = T * gb};
+	/* each rank clips and unscales the gradients it holds (ZeRO-2/3 and
+	 * FSDP: its shard) */
+	struct step_extra x = {.grad_bytes = T * gb / m->shard_g};
 	if (su->offload != VF_OFFLOAD_NONE) {
 		/* the step runs on the host over fp32 copies of the GPU's shard,
 		 * the GPU steps nothing. optimizer (DeepSpeed ZeRO-Offload):
@@ -2697,6 +2702,10 @@ static void train_time(const struct llm *m, const struct vf_gpu_spec *gpu, struc
 		x.cpu_bwd_bytes = m->pcie_bwd;
 		x.cpu_after_bytes = m->pcie_after;
 	}
+	/* each rank steps only the states it holds: ZeRO-1/2/3 update their
+	 * partition, FSDP's optimizer runs on the local shards of its DTensor
+	 * parameters (the memory's S / shard_o) */
+	opt_traffic /= m->shard_o;
 	if (su->activation_offload) { /* saved tensors out in the forward, back in the backward */
 		double kept = 2, layers = m->layers > kept ? m->layers - kept : 0;
 		x.offload_bytes = 2 * layers * (su->grad_ckpt ? m->ckpt_in : m->A_layer);

@@ -17,8 +17,11 @@
  *              small model waits on the host, a large one on the GPU; the
  *              host's speed per generation's typical machine scales it;
  *   MoE        transformers' eager loop over experts: per expert its
- *              GEMMs on the tokens routed to it and a torch.where that
- *              synchronises, so host and device time add up; in the
+ *              GEMMs on the tokens routed to it and the loop's host
+ *              synchronisations (the test on the expert index, three
+ *              indexings by a 0-d CUDA tensor that call item(),
+ *              torch.where's nonzero; one nonzero per layer), so host and
+ *              device time add up; in the
  *              backward the gathered tokens' gradient is a full-size
  *              zero-filled tensor per expert, summed by autograd;
  *   recompute  checkpointing runs each layer's forward again in backward;
@@ -89,6 +92,9 @@ static struct {
 	double kernel_gpu_s;   /* device time per kernel beyond its work (launch latency, tail) */
 	double step_s;         /* per step: Python, zero_grad, loss scalar, optimizer dispatch */
 	double sync_s;         /* one host-device synchronisation */
+	double moe_expert_syncs; /* MoE eager loop: synchronisations per expert, forward */
+	double moe_layer_syncs;  /* and per MoE layer */
+	double moe_amp_casts;    /* and kernels per expert when its weights are fp32 under autocast */
 	double bwd_kernels;    /* backward kernels per forward kernel */
 	double lcpp_kernels_q, lcpp_kernels_f16; /* llama.cpp decode: kernels per layer */
 	double lcpp_gap_graphs, lcpp_gap_eager;  /* llama.cpp decode: s per kernel */
@@ -272,6 +278,10 @@ static void constants_load(void)
 	K.step_s = num(c, "step_s", 1.5e-5);
 	K.sync_s = num(c, "sync_s", 2e-5);
 	K.bwd_kernels = rate(c, "backward_kernels", 2);
+	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(c, "moe_loop");
+	K.moe_expert_syncs = num(ml, "syncs_per_expert", 1);
+	K.moe_layer_syncs = num(ml, "syncs_per_layer", 0);
+	K.moe_amp_casts = num(ml, "amp_casts_per_expert", 0);
 	const cJSON *lc = cJSON_GetObjectItemCaseSensitive(c, "llamacpp_decode");
 	K.lcpp_kernels_q = num(lc, "kernels_per_layer_quantized", 27);
 	K.lcpp_kernels_f16 = num(lc, "kernels_per_layer_f16", 23);
@@ -506,8 +516,12 @@ static void kind_times(const struct hw *h, const struct vf__step_work *w,
 	k->b.host = (ck * l->kernels * K.bwd_kernels + dqk) * h->launch_s;
 	if (l->experts > 0) {
 		k->b.moe += w->train ? l->experts * l->expert_bwd_bytes * h->inv_bw : 0;
-		k->f.moe_host = l->experts * (l->expert_kernels * h->launch_s + h->sync_s);
-		k->b.moe_host = l->experts * (l->expert_kernels * K.bwd_kernels * h->launch_s + h->sync_s);
+		/* forward: each expert's item() and nonzero() wait on the GPU
+		 * (moe_loop in steptime.json), and expert_hit's nonzero per layer */
+		double ek = l->expert_kernels + l->expert_fp32 * K.moe_amp_casts; /* launches per expert */
+		k->f.moe_host = l->experts * (ek * h->launch_s + K.moe_expert_syncs * h->sync_s) +
+				l->moe_share * K.moe_layer_syncs * h->sync_s;
+		k->b.moe_host = l->experts * (ek * K.bwd_kernels * h->launch_s + h->sync_s);
 	}
 }
 

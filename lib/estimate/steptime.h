@@ -46,6 +46,10 @@ struct vf__layer_work {
 	double expert_kernels; /* launches per expert */
 	double expert_bwd_bytes; /* backward bytes per expert beyond its GEMMs: indexing's
 	                          * gradient is a zero-filled full-size tensor, then added up */
+	double moe_share;      /* share of the layers of this kind that are MoE layers (the
+	                        * loop's per-layer synchronisation: expert_hit's nonzero) */
+	double expert_fp32;    /* 1 when the experts' weights are fp32 under autocast: each
+	                        * expert's slices cast again (moe_loop's amp_casts_per_expert) */
 	/* quantized base: bytes read (packed weight, scales) + written (bf16)
 	 * by dequantizing the layer's linears once, and their kernels */
 	double dequant_bytes;

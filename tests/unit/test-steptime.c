@@ -515,6 +515,55 @@ static void test_scaling_per_link(void)
 	CHECK(strcmp(h8.parts.link, "nvlink4") == 0);
 }
 
+/* Each rank steps only the optimizer states it holds (ZeRO-1/2/3 their
+ * partition, FSDP the local shards of its parameters) and clips only the
+ * gradients it holds (ZeRO-2/3, FSDP): llama2-7b full fine-tuning with
+ * foreach AdamW on H100s, whose optimizer step is device-bound (its
+ * ~0.3 TB of state traffic against under a millisecond of launches), so
+ * the step over 8 shards is exactly an eighth of one GPU's; ZeRO-1
+ * shards the states alone, so with clipping its step keeps one GPU's
+ * three passes over the gradients. */
+static void test_sharded_optimizer_step(void)
+{
+	const struct vf_arch *a = arch("llama2-7b");
+	if (!a)
+		return;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.batch = 1;
+	s.seq = 2048;
+	s.grad_ckpt = true;
+	struct vf_estimate one, fsdp, zero1, ddp, clip1, clipf, clipz;
+	vf_estimate_run(a, &s, gpu("h100-80gb"), &one);
+	s.gpus = 8;
+	s.shard = VF_SHARD_FSDP;
+	vf_estimate_run(a, &s, gpu("h100-80gb"), &fsdp);
+	s.shard = VF_SHARD_ZERO1;
+	vf_estimate_run(a, &s, gpu("h100-80gb"), &zero1);
+	s.shard = VF_SHARD_DDP;
+	vf_estimate_run(a, &s, gpu("h100-80gb"), &ddp);
+	fprintf(stderr, "  llama2-7b AdamW step: 1 GPU %.1f ms, fsdp x8 %.2f, zero1 x8 %.2f, ddp x8 %.1f\n",
+		1e3 * one.parts.optimizer, 1e3 * fsdp.parts.optimizer, 1e3 * zero1.parts.optimizer,
+		1e3 * ddp.parts.optimizer);
+	CHECK(fabs(one.parts.optimizer / fsdp.parts.optimizer - 8) < 1e-9);
+	CHECK(fabs(one.parts.optimizer / zero1.parts.optimizer - 8) < 1e-9);
+	CHECK(ddp.parts.optimizer == one.parts.optimizer);
+	/* clipping: (11 + 3) passes of 4-byte elements on one GPU; FSDP both
+	 * over 8; ZeRO-1 (11 / 8 + 3) */
+	s.grad_clip = VF_CLIP_FOREACH;
+	s.gpus = 1;
+	s.shard = VF_SHARD_NONE;
+	vf_estimate_run(a, &s, gpu("h100-80gb"), &clip1);
+	s.gpus = 8;
+	s.shard = VF_SHARD_FSDP;
+	vf_estimate_run(a, &s, gpu("h100-80gb"), &clipf);
+	s.shard = VF_SHARD_ZERO1;
+	vf_estimate_run(a, &s, gpu("h100-80gb"), &clipz);
+	CHECK(fabs(clip1.parts.optimizer / clipf.parts.optimizer - 8) < 1e-9);
+	CHECK(fabs(clipz.parts.optimizer / clip1.parts.optimizer - (11.0 / 8 + 3) / 14) < 1e-9);
+	CHECK(parts_add_up(&fsdp) && parts_add_up(&zero1));
+}
+
 /* Hidden communication is not free: NCCL runs each channel as one CTA
  * on its own SM, so the compute it overlaps runs on the other SMs. On 8
  * A100s (nvlink3: 24 channels; 108 SMs) a DDP all-reduce of four 25 MiB
@@ -774,6 +823,68 @@ static void test_moe_expert_weight_gradients(void)
 	CHECK(parts_add_up(&full));
 }
 
+/* transformers 5's eager expert loop synchronises five times per expert
+ * in the forward (the index test's bool, three item()s of indexing by a
+ * 0-d CUDA tensor, torch.where's nonzero) and once per MoE layer
+ * (expert_hit's nonzero); the backward has none beyond its own. By hand,
+ * for 2 MoE layers of 8 experts, 10 launches each, on an H200 (host 1):
+ * forward 2 x (8 x (10 launch + 5 sync) + sync); checkpointing runs the
+ * forward again; the backward adds 2 x 8 x (10 x 2 launches + sync).
+ * fp32 experts under autocast launch 3 more kernels per expert. */
+static void moe_loop_step(bool train, bool ckpt, double fp32, struct vf_step_parts *p)
+{
+	struct vf__step_work w;
+	memset(&w, 0, sizeof w);
+	w.micro = 1;
+	w.train = train;
+	w.ckpt = ckpt;
+	w.attn = VF__ATTN_FLASH;
+	w.nkinds = 1;
+	w.kind[0].count = 2;
+	w.kind[0].experts = 8;
+	w.kind[0].expert_kernels = 10;
+	w.kind[0].moe_share = 1;
+	w.kind[0].expert_fp32 = fp32;
+	w.rate_tflops = gpu("h200")->bf16_tflops;
+	struct vf__steptime_out o;
+	vf__steptime(&w, gpu("h200"), &o);
+	*p = o.parts;
+}
+
+static void test_moe_loop_syncs(void)
+{
+	double launch = constant("launch_s", NULL), sync = constant("sync_s", NULL);
+	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(vf__steptime_data("constants"), "moe_loop");
+	const cJSON *pe = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ml, "syncs_per_expert"), "value");
+	const cJSON *pl = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ml, "syncs_per_layer"), "value");
+	CHECK(cJSON_IsNumber(pe) && pe->valuedouble == 5);
+	CHECK(cJSON_IsNumber(pl) && pl->valuedouble == 1);
+	CHECK(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ml, "syncs_per_expert"), "source")));
+	CHECK(launch > 0 && sync > 0);
+	struct vf_step_parts fwd, tr, ck;
+	moe_loop_step(false, false, 0, &fwd);
+	moe_loop_step(true, false, 0, &tr);
+	moe_loop_step(true, true, 0, &ck);
+	double f = 2 * (8 * (10 * launch + 5 * sync) + sync);
+	double b = 2 * 8 * (10 * 2 * launch + sync);
+	fprintf(stderr, "  MoE loop: forward %.3f ms (by hand %.3f), training %.3f (%.3f), checkpointed %.3f (%.3f)\n",
+		1e3 * fwd.moe, 1e3 * f, 1e3 * tr.moe, 1e3 * (f + b), 1e3 * ck.moe, 1e3 * (2 * f + b));
+	CHECK(fabs(fwd.moe - f) < 1e-9);
+	CHECK(fabs(tr.moe - (f + b)) < 1e-9);
+	CHECK(fabs(ck.moe - (2 * f + b)) < 1e-9);
+	/* fp32 experts under autocast: each expert's two weight slices cast
+	 * again (views autocast does not cache) and its output cast back to
+	 * the fp32 accumulator, 3 more launches forward, 6 backward */
+	const cJSON *ac = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ml, "amp_casts_per_expert"), "value");
+	CHECK(cJSON_IsNumber(ac) && ac->valuedouble == 3);
+	struct vf_step_parts amp;
+	moe_loop_step(true, false, 1, &amp);
+	double fa = 2 * (8 * (13 * launch + 5 * sync) + sync), ba = 2 * 8 * (13 * 2 * launch + sync);
+	fprintf(stderr, "  MoE loop, fp32 experts under autocast: training %.3f ms (by hand %.3f)\n", 1e3 * amp.moe,
+		1e3 * (fa + ba));
+	CHECK(fabs(amp.moe - (fa + ba)) < 1e-9);
+}
+
 /* --json carries the parts; a GPU without a rate has none. */
 static void test_parts_json(void)
 {
@@ -925,9 +1036,11 @@ int main(void)
 	RUN(test_kernel_level_turing_bandwidth);
 	RUN(test_links_and_collectives);
 	RUN(test_scaling_per_link);
+	RUN(test_sharded_optimizer_step);
 	RUN(test_mechanism_times);
 	RUN(test_cpu_offload_time);
 	RUN(test_moe_expert_weight_gradients);
+	RUN(test_moe_loop_syncs);
 	RUN(test_parts_json);
 	RUN(test_nccl_sm_interference);
 	RUN(test_grad_clip_time);

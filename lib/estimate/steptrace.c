@@ -30,6 +30,8 @@ struct replay {
 	int *w, *g, *st, *ac, *act, *ck; /* handles */
 	int ow[VF__MAX_TENSORS], og[VF__MAX_TENSORS], ost[2 * VF__MAX_TENSORS];
 	bool states;
+	bool peaks_only; /* only the peaks are read (vf_alloc_peaks_only) */
+	bool last;       /* the last optimizer step: no allocation follows it */
 };
 
 static int al(struct replay *r, double bytes)
@@ -264,7 +266,9 @@ static void optimizer_step(struct replay *r)
 				t[k++] = al(r, s->layer_train.bytes[i] * s->ot_ratio);
 		for (int i = 0; i < s->other_train.n; i++)
 			t[k++] = al(r, s->other_train.bytes[i] * s->ot_ratio);
-		for (size_t i = 0; i < k; i++)
+		/* the last allocation of a replay whose peaks alone are read: what
+		 * is freed after it changes none of them */
+		for (size_t i = 0; i < k && !(r->last && r->peaks_only); i++)
 			vf_alloc_release(r->a, t[i]);
 		free(t);
 	} else if (s->ot == VF__OT_PER_TENSOR) {
@@ -283,6 +287,8 @@ static void optimizer_step(struct replay *r)
 		}
 	}
 	if (s->grads_kept) /* zero_grad(set_to_none=False): zeroed in place */
+		return;
+	if (r->last && r->peaks_only) /* frees after the last allocation: no peak changes */
 		return;
 	/* zero_grad(set_to_none=True) */
 	for (size_t i = 0; i < (size_t)s->layers * VF__MAX_TENSORS; i++)
@@ -398,6 +404,7 @@ static vf_status replay_begin(const struct vf__step *s, const struct vf_alloc_co
 	}
 	if (peaks_only)
 		vf_alloc_peaks_only(st->r.a);
+	st->r.peaks_only = peaks_only;
 	st->n = (size_t)(s->layers > 0 ? s->layers : 1) * VF__MAX_TENSORS;
 	st->all = malloc(6 * st->n * sizeof *st->all);
 	if (!st->all) {
@@ -436,6 +443,7 @@ static vf_status simulate(const struct vf__step *s, const struct vf_alloc_config
 	} else {
 		for (int step = 0; step < 2; step++) {
 			step_batches(&st->r, step);
+			st->r.last = step == 1;
 			optimizer_step(&st->r);
 		}
 	}
@@ -499,6 +507,7 @@ void vf__step_finish(struct vf__replay_state *st, const struct vf__step *s,
 	st->r.s = s;
 	optimizer_step(&st->r);
 	step_batches(&st->r, 1);
+	st->r.last = true;
 	optimizer_step(&st->r);
 	vf__replay_peaks_of(st->r.a, out);
 }

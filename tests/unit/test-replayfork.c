@@ -165,6 +165,42 @@ static void test_prefix_and_finish(void)
 	CHECK(ooms > 10); /* the capacities bite */
 }
 
+/* A peaks-only replay (which skips the frees after its last allocation)
+ * and a kept one (every call, segments recorded) give the same peaks, on
+ * random steps with random optimizers and capacities. */
+static void test_peaks_only(void)
+{
+	int compared = 0;
+	for (int round = 0; round < 300; round++) {
+		struct vf__step s;
+		random_step(&s);
+		random_optimizer(&s);
+		s.oib = round % 7 == 0;
+		struct vf_alloc_config cfg = {0};
+		struct vf__replay_peaks whole, peaks;
+		struct vf_error err = {0};
+		struct vf_alloc *a = NULL;
+		CHECK(vf__step_simulate(&s, &cfg, &a, &err) == VF_OK);
+		if (!a)
+			continue;
+		vf__replay_peaks_of(a, &whole);
+		if (round % 3 == 1) { /* a capacity below the peak: released and retried */
+			vf_alloc_free(a);
+			a = NULL;
+			cfg.capacity_bytes = whole.requested + (whole.reserved - whole.requested) / 3;
+			CHECK(vf__step_simulate(&s, &cfg, &a, &err) == VF_OK);
+			if (!a)
+				continue;
+			vf__replay_peaks_of(a, &whole);
+		}
+		CHECK(vf__step_simulate_peaks(&s, &cfg, &peaks, &err) == VF_OK);
+		CHECK(same_peaks(&whole, &peaks));
+		compared++;
+		vf_alloc_free(a);
+	}
+	CHECK(compared == 300);
+}
+
 /* The key keeps every field the prefix reads: steps that differ in one of
  * them have different keys. */
 static void test_key_fields(void)
@@ -447,6 +483,7 @@ int main(void)
 	}
 	snprintf(gt_dir, sizeof gt_dir, "%s/groundtruth", vf_test_env("VF_SHARED_DIR", "../shared"));
 	RUN(test_prefix_and_finish);
+	RUN(test_peaks_only);
 	RUN(test_key_fields);
 	RUN(test_unannounced);
 	RUN(test_threads);

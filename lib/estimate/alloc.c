@@ -21,7 +21,8 @@
  * sizes (tens of entries in every replay measured) when a new size
  * appears and of part of a bucket (15 blocks on average, 189 at most, in
  * the replays of a whole-catalog estimate) when a block enters or leaves
- * it between others. */
+ * it between others. vf_alloc_clone copies the used parts of every array
+ * (a replay forked part-way: steptrace.c). */
 #include "vramfit/estimate/alloc.h"
 
 #include <stdlib.h>

@@ -20,7 +20,15 @@
  * its peaks instead of running it too (an estimate's GPU rows on threads
  * ask for the same advice candidates at once); a pending entry is never
  * replaced. A thread that only warms the memo (vf__replay_memo_nowait)
- * leaves a pending replay to the thread running it instead of waiting. */
+ * leaves a pending replay to the thread running it instead of waiting.
+ * Forks: callers announce the replays they will ask for
+ * (vf__replay_memo_expect); a replay that shares its prefix
+ * (vf__step_prefix_key: all but the optimizer's fields) with announced
+ * ones not yet run keeps a copy of its allocator after the prefix
+ * (PREFIX_SLOTS of them), and those finish from a copy of it (the last
+ * from the kept one itself) instead of replaying from the start. Nothing
+ * announced, nothing kept. A prefix being replayed is claimed (pending);
+ * a warming thread asking for it leaves the replay to later, as above. */
 #include "steptrace.h"
 
 #include "vramfit/estimate/estimate.h"

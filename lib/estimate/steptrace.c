@@ -17,7 +17,14 @@
  *              gradients (set_to_none=False, torch 1.x: zeroed in place
  *              and kept, the next step's gradients added into them).
  * Inference: load, then one forward whose working tensors are freed as
- * the next ones are made, the KV cache kept, the logits last. */
+ * the next ones are made, the KV cache kept, the logits last.
+ * A training replay runs in two parts: the prefix (load and the first
+ * step's micro-batches, which read no optimizer field) and the finish (the
+ * optimizer steps and the second step), so that steps differing only in
+ * their optimizer share one prefix (vf__replay_state, replaymemo.c). A
+ * replay whose peaks alone are read makes no call after its last
+ * allocation (the last zero_grad's and foreach temporaries' frees: a free
+ * never raises a peak). */
 #include "steptrace.h"
 
 #include <math.h>

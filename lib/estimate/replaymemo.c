@@ -248,15 +248,18 @@ static bool same_prefix(const struct prefix_ent *p, uint64_t h, const struct vf_
  * (its slot freed). */
 static vf_status prefix_take(struct vf_replay_memo *m, uint64_t h, const struct vf__step *key,
 			     const struct vf_alloc_config *c, bool more,
-			     struct vf__replay_state **out, struct vf_error *err)
+			     struct vf__replay_state **out, bool *deferred, struct vf_error *err)
 {
 	*out = NULL;
 	for (int i = 0; i < PREFIX_SLOTS; i++) {
 		if (!same_prefix(&m->pre[i], h, key, c))
 			continue;
-		if (m->pre[i].pending) /* not there yet: a warming thread leaves it */
-			return nowait ? vf_error_set(err, VF_ERR, "allocator replay: run by another thread")
-				      : VF_OK;
+		if (m->pre[i].pending && nowait) { /* not there yet: a warming thread leaves it */
+			*deferred = true;
+			return vf_error_set(err, VF_ERR, "allocator replay: run by another thread");
+		}
+		if (m->pre[i].pending)
+			return VF_OK;
 		if (more)
 			return vf__replay_state_clone(m->pre[i].state, out, err);
 		*out = m->pre[i].state;
@@ -349,7 +352,7 @@ static int expect_run(struct vf_replay_memo *m, uint64_t h, uint64_t ph)
  * when replays announced (vf__replay_memo_expect) still want it. */
 static vf_status fork_peaks(struct vf_replay_memo *m, const struct vf__step *s,
 			    const struct vf_alloc_config *c, struct vf__replay_peaks *out,
-			    struct vf_error *err)
+			    bool *deferred, struct vf_error *err)
 {
 	struct vf__step key;
 	vf__step_prefix_key(s, &key);
@@ -358,9 +361,11 @@ static vf_status fork_peaks(struct vf_replay_memo *m, const struct vf__step *s,
 	int slot = -1;
 	pthread_mutex_lock(&m->lock);
 	int more = expect_run(m, step_hash(s, c), ph);
-	vf_status rc = prefix_take(m, ph, &key, c, more > 0, &st, err);
+	vf_status rc = prefix_take(m, ph, &key, c, more > 0, &st, deferred, err);
 	if (rc == VF_OK && st)
 		m->forks++;
+	if (*deferred) /* not run: not counted */
+		m->replays--;
 	else if (rc == VF_OK && more > 0)
 		slot = prefix_claim(m, ph, &key, c);
 	pthread_mutex_unlock(&m->lock);
@@ -397,7 +402,8 @@ vf_status vf__step_peaks(const struct vf__step *s, const struct vf_alloc_config 
 		return vf_error_set(err, VF_ERR, "allocator replay: run by another thread");
 	if (got == 1)
 		return VF_OK;
-	vf_status st = memo && vf__step_forks(s) ? fork_peaks(memo, s, &c, out, err)
+	bool deferred = false; /* left to the thread replaying its prefix */
+	vf_status st = memo && vf__step_forks(s) ? fork_peaks(memo, s, &c, out, &deferred, err)
 						 : vf__step_simulate_peaks(s, &c, out, err);
 	if (st != VF_OK) {
 		if (memo)

@@ -445,6 +445,19 @@ static void test_threads(void)
 			CHECK(vf_estimate_simulate(&m->arch, &s, g, NULL, &ref, NULL, &err) == VF_OK);
 			CHECK(same_estimate(&e, &ref));
 		}
+		/* each distinct step replayed once: a warming thread that left one
+		 * to the thread replaying its prefix did not count it */
+		struct vf_replay_memo *alone = vf_replay_memo_new();
+		for (int k = 0; k < 2 * (int)NOPT; k++) {
+			struct vf_setup s;
+			variant(&s, k);
+			struct vf_estimate e;
+			struct vf_error err = {0};
+			CHECK(vf_estimate_simulate_memo(&m->arch, &s, g, NULL, alone, &e, NULL, &err) ==
+			      VF_OK);
+		}
+		CHECK_INT(vf_replay_memo_replays(memo), vf_replay_memo_replays(alone));
+		vf_replay_memo_free(alone);
 		forks += vf_replay_memo_forks(memo);
 		pthread_barrier_destroy(&start);
 		vf_replay_memo_free(memo);

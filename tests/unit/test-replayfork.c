@@ -135,11 +135,13 @@ static void test_prefix_and_finish(void)
 		struct vf__replay_peaks whole_b, whole_c;
 		struct vf_error err = {0};
 		CHECK(vf__step_simulate_peaks(&b, &cfg, &whole_b, &err) == VF_OK);
-		switch (round % 4) { /* capacities around the step's peak */
-		case 1: cfg.capacity_bytes = whole_b.reserved - whole_b.reserved / 8; break;
-		case 2: cfg.capacity_bytes = whole_b.requested + (whole_b.reserved - whole_b.requested) / 2; break;
-		case 3: cfg.expandable = next() % 2, cfg.max_split_bytes = (next() % 2) * (8 << 20); break;
-		}
+		int64_t gap = whole_b.reserved - whole_b.requested;
+		if (round % 4 == 1) /* capacities around the step's peak */
+			cfg.capacity_bytes = whole_b.reserved - whole_b.reserved / 8;
+		else if (round % 4 == 2)
+			cfg.capacity_bytes = whole_b.requested + gap / 2;
+		else if (round % 4 == 3)
+			cfg.expandable = next() % 2, cfg.max_split_bytes = (next() % 2) * (8 << 20);
 		CHECK(vf__step_simulate_peaks(&b, &cfg, &whole_b, &err) == VF_OK);
 		CHECK(vf__step_simulate_peaks(&c, &cfg, &whole_c, &err) == VF_OK);
 		struct vf__replay_state *pre = NULL, *copy = NULL;
@@ -239,8 +241,9 @@ static const enum vf_optimizer optimizers[] = {VF_OPT_ADAMW, VF_OPT_ADAMW8BIT, V
 #define NOPT (sizeof optimizers / sizeof *optimizers)
 
 /* su with each optimizer (and paged states, and grad_ckpt flipped: a key
- * of its own; two micro-batches with two optimizers), announced to one memo and asked of it, against the
- * memo-less estimate. Returns the forks. */
+ * of its own; two micro-batches with two optimizers), announced to one
+ * memo and asked of it, against the memo-less estimate. Returns the
+ * forks. */
 static int64_t check_variants(const struct vf_arch *arch, const struct vf_setup *su,
 			      const struct vf_gpu_spec *g, const struct vf_alloc_config *cfg,
 			      int *checked)

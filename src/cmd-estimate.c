@@ -2826,7 +2826,8 @@ static void rows_search(struct rows_job *j, int i)
 	j->has_srch[i] = vf_advice_search(&tg->arch, rs, &r->spec, j->margin, &j->srch[i], &err) == VF_OK;
 	for (size_t k = 0; j->has_srch[i] && k < VF_ADVICE_MAX && k < j->srch[i].count; k++)
 		j->weight[(k + 1) * (size_t)j->nrows + (size_t)i] =
-			vf_estimate_replay_weight(&tg->arch, &j->srch[i].results[k].setup, &r->spec);
+			vf_estimate_expect_replay(&tg->arch, &j->srch[i].results[k].setup, &r->spec,
+						  &tg->alloc, tg->memo);
 }
 
 /* At most this many replays warmed ahead: half the memo's table

@@ -896,6 +896,8 @@ static int search_group(const struct fit_args *a, const struct vf_model *m, cons
 	ty->evaluated += s.evaluated;
 	ty->fitting += s.fitting;
 	ty->seconds += s.seconds;
+	for (size_t i = 0; i < s.count; i++) /* each is replayed below */
+		(void)vf_estimate_expect_replay(&m->arch, &s.results[i].setup, g, NULL, a->memo);
 	for (size_t i = 0; i < s.count; i++) {
 		/* the shown results are confirmed by the allocator
 		 * simulation (the search ranks on the fast path) */

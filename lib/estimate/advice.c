@@ -31,6 +31,10 @@ vf_status vf_advice_confirm(const struct vf_arch *arch, const struct vf_setup *s
 	memset(out, 0, sizeof *out);
 	out->evaluated = s->evaluated;
 	vf_status st = VF_OK;
+	/* the first VF_ADVICE_MAX are always replayed: announced, so that
+	 * those differing only in the optimizer replay their common part once */
+	for (size_t i = 0; i < s->count && i < VF_ADVICE_MAX; i++)
+		(void)vf_estimate_expect_replay(arch, &s->results[i].setup, gpu, cfg, memo);
 	for (size_t i = 0; i < s->count && out->n < VF_ADVICE_MAX; i++) {
 		const struct vf_search_result *r = &s->results[i];
 		struct vf_estimate e;

@@ -21,7 +21,8 @@
  * sizes (tens of entries in every replay measured) when a new size
  * appears and of part of a bucket (15 blocks on average, 189 at most, in
  * the replays of a whole-catalog estimate) when a block enters or leaves
- * it between others. */
+ * it between others. vf_alloc_clone copies the used parts of every array
+ * (a replay forked part-way: steptrace.c). */
 #include "vramfit/estimate/alloc.h"
 
 #include <stdlib.h>
@@ -177,6 +178,80 @@ void vf_alloc_free(struct vf_alloc *a)
 	free(a->snap);
 	free(a->out);
 	free(a);
+}
+
+/* *q: room for cap elements, the first n of them copied from p (NULL
+ * when cap is 0); false when memory runs out. */
+static bool dup_array(void **q, const void *p, int n, int cap, size_t elem)
+{
+	*q = NULL;
+	if (cap <= 0 || !p)
+		return true;
+	*q = malloc((size_t)cap * elem);
+	if (!*q)
+		return false;
+	if (n > 0)
+		memcpy(*q, p, (size_t)n * elem);
+	return true;
+}
+
+/* Bucket k's entries copied into c (a byte copy of k): its blocks only. */
+static bool bucket_clone(struct bucket *c, const struct bucket *k)
+{
+	c->e = NULL;
+	if (k->cap <= 0 || !k->e)
+		return true;
+	c->e = malloc((size_t)k->cap * sizeof *c->e);
+	if (!c->e)
+		return false;
+	if (k->n > 0)
+		memcpy(&c->e[k->lo], &k->e[k->lo], (size_t)k->n * sizeof *c->e);
+	return true;
+}
+
+/* Pool p's arrays copied into q (q a byte copy of p: its pointers are
+ * replaced; on failure the ones not copied are NULL, as vf_alloc_free
+ * expects). */
+static bool pool_clone(struct pool *q, const struct pool *p)
+{
+	q->bk = NULL, q->fs = NULL, q->sz = NULL, q->ht = NULL;
+	if (!dup_array((void **)&q->bk, p->bk, p->nbk, p->capbk, sizeof *p->bk)) {
+		q->nbk = 0;
+		return false;
+	}
+	q->nbk = p->nbk;
+	bool ok = true;
+	for (int i = 0; i < p->nbk; i++) /* each bucket its own entries */
+		if (!ok || !bucket_clone(&q->bk[i], &p->bk[i]))
+			q->bk[i].e = NULL, ok = false;
+	return ok && dup_array((void **)&q->fs, p->fs, p->nfs, p->capfs, sizeof *p->fs) &&
+	       dup_array((void **)&q->sz, p->sz, p->n, p->cap, sizeof *p->sz) &&
+	       dup_array((void **)&q->ht, p->ht, p->htcap, p->htcap, sizeof *p->ht);
+}
+
+vf_status vf_alloc_clone(const struct vf_alloc *a, struct vf_alloc **out, struct vf_error *err)
+{
+	struct vf_alloc *c = malloc(sizeof *c);
+	if (!c)
+		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
+	*c = *a;
+	c->b = NULL, c->s = NULL, c->dirty = NULL, c->snap = NULL, c->out = NULL, c->capout = 0;
+	c->pool[0].bk = c->pool[1].bk = NULL, c->pool[0].nbk = c->pool[1].nbk = 0;
+	c->pool[0].fs = c->pool[1].fs = NULL, c->pool[0].sz = c->pool[1].sz = NULL;
+	c->pool[0].ht = c->pool[1].ht = NULL;
+	/* the used parts: blocks [0, nb), segments [0, ns), the noted
+	 * segments, the snapshot's first nsnap */
+	bool ok = dup_array((void **)&c->b, a->b, a->nb, a->capb, sizeof *a->b) &&
+		  dup_array((void **)&c->s, a->s, a->ns, a->caps, sizeof *a->s) &&
+		  dup_array((void **)&c->dirty, a->dirty, a->ndirty, a->capdirty, sizeof *a->dirty) &&
+		  dup_array((void **)&c->snap, a->snap, a->nsnap, a->capsnap, sizeof *a->snap) &&
+		  pool_clone(&c->pool[0], &a->pool[0]) && pool_clone(&c->pool[1], &a->pool[1]);
+	if (!ok) {
+		vf_alloc_free(c);
+		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
+	}
+	*out = c;
+	return VF_OK;
 }
 
 /* Room for need elements in *p, doubling from first (or *cap). */

@@ -2913,6 +2913,24 @@ vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup
 	return vf_estimate_simulate_memo(arch, su, gpu, cfg, NULL, e, sim, err);
 }
 
+/* Why st (of setup su, estimated as e) is not replayed: the analytic
+ * reserve stands and the output says so; NULL when it is replayed. */
+static const char *replay_skipped(const struct vf__step *st, const struct vf_setup *su,
+				  const struct vf_estimate *e)
+{
+	if (st->layers > VF_ESTIMATE_SIM_MAX_LAYERS)
+		return "over 512 layers: the allocator is not replayed";
+	if (e->peak_allocated_bytes > VF_ALLOC_MAX_REQUEST)
+		return "over 1 PiB: the allocator is not replayed";
+	if (su->offload != VF_OFFLOAD_NONE && su->mode != VF_MODE_INFER)
+		return "CPU offload: the allocator is not replayed";
+	if (replay_lacks_peak(su, e))
+		return "the previous step held through the forward and the quantized lm_head "
+		       "(stack mechanisms graph_held, kbit_head) are not in the replay: the "
+		       "analytic reserve";
+	return NULL;
+}
+
 vf_status vf_estimate_simulate_memo(const struct vf_arch *arch, const struct vf_setup *su,
 				    const struct vf_gpu_spec *gpu,
 				    const struct vf_alloc_config *cfg,
@@ -2928,17 +2946,8 @@ vf_status vf_estimate_simulate_memo(const struct vf_arch *arch, const struct vf_
 	/* The replay's work grows with the layers (each is replayed); no public
 	 * model has over 126, so past 512 (and past 1 PiB, which no device
 	 * holds) the analytic reserve stands and the output says so. */
-	if (st->layers > VF_ESTIMATE_SIM_MAX_LAYERS || e->peak_allocated_bytes > VF_ALLOC_MAX_REQUEST ||
-	    (su->offload != VF_OFFLOAD_NONE && su->mode != VF_MODE_INFER) || replay_lacks_peak(su, e)) {
-		e->sim_skipped = st->layers > VF_ESTIMATE_SIM_MAX_LAYERS
-					 ? "over 512 layers: the allocator is not replayed"
-				 : e->peak_allocated_bytes > VF_ALLOC_MAX_REQUEST
-					 ? "over 1 PiB: the allocator is not replayed"
-				 : su->offload != VF_OFFLOAD_NONE && su->mode != VF_MODE_INFER
-					 ? "CPU offload: the allocator is not replayed"
-					 : "the previous step held through the forward and the quantized lm_head "
-					   "(stack mechanisms graph_held, kbit_head) are not in the replay: the "
-					   "analytic reserve";
+	e->sim_skipped = replay_skipped(st, su, e);
+	if (e->sim_skipped) {
 		free(st);
 		return VF_OK;
 	}
@@ -2981,6 +2990,28 @@ double vf_estimate_replay_weight(const struct vf_arch *arch, const struct vf_set
 	if (st && e) {
 		estimate_llm(NULL, arch, su, gpu, e, st, true);
 		w = vf__step_calls(st);
+	}
+	free(st);
+	free(e);
+	return w;
+}
+
+double vf_estimate_expect_replay(const struct vf_arch *arch, const struct vf_setup *su,
+				 const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+				 struct vf_replay_memo *memo)
+{
+	if (vf_split_active(su))
+		return 1;
+	struct vf__step *st = calloc(1, sizeof *st);
+	struct vf_estimate *e = malloc(sizeof *e);
+	double w = 1;
+	if (st && e) {
+		estimate_llm(NULL, arch, su, gpu, e, st, true);
+		w = vf__step_calls(st);
+		struct vf_alloc_config c = cfg ? *cfg : (struct vf_alloc_config){0};
+		c.capacity_bytes = 0; /* replayed without one first (replay_with_capacity) */
+		if (!replay_skipped(st, su, e))
+			vf__replay_memo_expect(memo, st, &c);
 	}
 	free(st);
 	free(e);

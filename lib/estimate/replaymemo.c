@@ -20,7 +20,15 @@
  * its peaks instead of running it too (an estimate's GPU rows on threads
  * ask for the same advice candidates at once); a pending entry is never
  * replaced. A thread that only warms the memo (vf__replay_memo_nowait)
- * leaves a pending replay to the thread running it instead of waiting. */
+ * leaves a pending replay to the thread running it instead of waiting.
+ * Forks: callers announce the replays they will ask for
+ * (vf__replay_memo_expect); a replay that shares its prefix
+ * (vf__step_prefix_key: all but the optimizer's fields) with announced
+ * ones not yet run keeps a copy of its allocator after the prefix
+ * (PREFIX_SLOTS of them), and those finish from a copy of it (the last
+ * from the kept one itself) instead of replaying from the start. Nothing
+ * announced, nothing kept. A prefix being replayed is claimed (pending);
+ * a warming thread asking for it leaves the replay to later, as above. */
 #include "steptrace.h"
 
 #include "vramfit/estimate/estimate.h"
@@ -30,6 +38,8 @@
 #include <string.h>
 
 #define MEMO_SLOTS 64
+#define PREFIX_SLOTS 4
+#define EXPECT_SLOTS 64
 
 /* this thread warms the memo: a pending replay is not waited for */
 static _Thread_local bool nowait;
@@ -49,8 +59,26 @@ struct memo_ent {
 	struct vf__replay_peaks peaks;
 };
 
+/* A replay stopped before its first optimizer step (vf__step_prefix),
+ * kept to be forked: key is its step's vf__step_prefix_key. */
+struct prefix_ent {
+	uint64_t hash;
+	struct vf__step key;
+	bool expandable;
+	int64_t max_split, capacity;
+	struct vf__replay_state *state; /* NULL: unused, or pending */
+	bool pending; /* its prefix being replayed by a thread */
+};
+
 struct vf_replay_memo {
 	struct memo_ent ent[MEMO_SLOTS];
+	struct prefix_ent pre[PREFIX_SLOTS];
+	int pre_next;
+	int64_t forks; /* replays finished from a kept prefix */
+	/* replays announced and not yet run (vf__replay_memo_expect): the
+	 * hash of each one's step and of its prefix key */
+	uint64_t exp_full[EXPECT_SLOTS], exp_pre[EXPECT_SLOTS];
+	int nexp;
 	int next;
 	int hi; /* entries [0, hi) have been used: the others are not read (nor
 		 * their pages touched) */
@@ -80,6 +108,8 @@ void vf_replay_memo_free(struct vf_replay_memo *m)
 {
 	if (!m)
 		return;
+	for (int i = 0; i < PREFIX_SLOTS; i++)
+		vf__replay_state_free(m->pre[i].state);
 	pthread_cond_destroy(&m->done);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
@@ -91,6 +121,16 @@ int64_t vf_replay_memo_replays(struct vf_replay_memo *m)
 		return 0;
 	pthread_mutex_lock(&m->lock);
 	int64_t n = m->replays;
+	pthread_mutex_unlock(&m->lock);
+	return n;
+}
+
+int64_t vf_replay_memo_forks(struct vf_replay_memo *m)
+{
+	if (!m)
+		return 0;
+	pthread_mutex_lock(&m->lock);
+	int64_t n = m->forks;
 	pthread_mutex_unlock(&m->lock);
 	return n;
 }
@@ -195,6 +235,161 @@ void vf__replay_peaks_of(const struct vf_alloc *a, struct vf__replay_peaks *out)
 	out->oom = vf_alloc_oom(a);
 }
 
+static bool same_prefix(const struct prefix_ent *p, uint64_t h, const struct vf__step *key,
+			const struct vf_alloc_config *c)
+{
+	return (p->state || p->pending) && p->hash == h && p->expandable == c->expandable &&
+	       p->max_split == c->max_split_bytes && p->capacity == c->capacity_bytes &&
+	       memcmp(&p->key, key, sizeof *key) == 0;
+}
+
+/* Under the lock: the kept prefix of key (cfg) in *out, NULL when none is
+ * kept; a copy when `more` replays still want it, else the kept one itself
+ * (its slot freed). */
+static vf_status prefix_take(struct vf_replay_memo *m, uint64_t h, const struct vf__step *key,
+			     const struct vf_alloc_config *c, bool more,
+			     struct vf__replay_state **out, bool *deferred, struct vf_error *err)
+{
+	*out = NULL;
+	for (int i = 0; i < PREFIX_SLOTS; i++) {
+		if (!same_prefix(&m->pre[i], h, key, c))
+			continue;
+		if (m->pre[i].pending && nowait) { /* not there yet: a warming thread leaves it */
+			*deferred = true;
+			return vf_error_set(err, VF_ERR, "allocator replay: run by another thread");
+		}
+		if (m->pre[i].pending)
+			return VF_OK;
+		if (more)
+			return vf__replay_state_clone(m->pre[i].state, out, err);
+		*out = m->pre[i].state;
+		m->pre[i].state = NULL;
+		return VF_OK;
+	}
+	return VF_OK;
+}
+
+/* Under the lock: a slot claimed for the prefix of key (cfg) that this
+ * thread replays, in place of the oldest one not pending (-1 when every
+ * slot is pending, or the prefix is kept or claimed already). */
+static int prefix_claim(struct vf_replay_memo *m, uint64_t h, const struct vf__step *key,
+			const struct vf_alloc_config *c)
+{
+	for (int i = 0; i < PREFIX_SLOTS; i++)
+		if (same_prefix(&m->pre[i], h, key, c))
+			return -1;
+	for (int k = 0; k < PREFIX_SLOTS; k++) {
+		int i = (m->pre_next + k) % PREFIX_SLOTS;
+		struct prefix_ent *p = &m->pre[i];
+		if (p->pending)
+			continue;
+		m->pre_next = (i + 1) % PREFIX_SLOTS;
+		vf__replay_state_free(p->state);
+		*p = (struct prefix_ent){.hash = h, .expandable = c->expandable,
+					 .max_split = c->max_split_bytes,
+					 .capacity = c->capacity_bytes, .pending = true};
+		memcpy(&p->key, key, sizeof *key);
+		return i;
+	}
+	return -1;
+}
+
+/* Under the lock: the claimed slot gets its prefix st (NULL: given up). */
+static void prefix_fill(struct vf_replay_memo *m, int slot, struct vf__replay_state *st)
+{
+	m->pre[slot].pending = false;
+	m->pre[slot].state = st;
+}
+
+/* Under the lock: whether the replay of hash h is announced (its
+ * position, -1 when not). */
+static int expect_find(const struct vf_replay_memo *m, uint64_t h)
+{
+	for (int i = 0; i < m->nexp; i++)
+		if (m->exp_full[i] == h)
+			return i;
+	return -1;
+}
+
+void vf__replay_memo_expect(struct vf_replay_memo *m, const struct vf__step *s,
+			    const struct vf_alloc_config *cfg)
+{
+	if (!m || !vf__step_forks(s))
+		return;
+	struct vf_alloc_config c = cfg ? *cfg : (struct vf_alloc_config){0};
+	struct vf__step key;
+	vf__step_prefix_key(s, &key);
+	uint64_t h = step_hash(s, &c), ph = step_hash(&key, &c);
+	pthread_mutex_lock(&m->lock);
+	bool known = expect_find(m, h) >= 0 || m->nexp == EXPECT_SLOTS;
+	for (int i = 0; i < m->hi && !known; i++) /* replayed, or running */
+		known = same(&m->ent[i], h, s, &c);
+	if (!known) {
+		m->exp_full[m->nexp] = h;
+		m->exp_pre[m->nexp++] = ph;
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* Under the lock: the replay of hash h runs (no longer announced); how
+ * many announced replays share its prefix (hash ph). */
+static int expect_run(struct vf_replay_memo *m, uint64_t h, uint64_t ph)
+{
+	int i = expect_find(m, h);
+	if (i >= 0) {
+		m->nexp--;
+		m->exp_full[i] = m->exp_full[m->nexp];
+		m->exp_pre[i] = m->exp_pre[m->nexp];
+	}
+	int n = 0;
+	for (int k = 0; k < m->nexp; k++)
+		n += m->exp_pre[k] == ph;
+	return n;
+}
+
+/* The peaks of s (vf__step_forks): finished from the prefix m keeps for
+ * its key when there is one, else replayed, and its prefix kept on the way
+ * when replays announced (vf__replay_memo_expect) still want it. */
+static vf_status fork_peaks(struct vf_replay_memo *m, const struct vf__step *s,
+			    const struct vf_alloc_config *c, struct vf__replay_peaks *out,
+			    bool *deferred, struct vf_error *err)
+{
+	struct vf__step key;
+	vf__step_prefix_key(s, &key);
+	uint64_t ph = step_hash(&key, c);
+	struct vf__replay_state *st = NULL;
+	int slot = -1;
+	pthread_mutex_lock(&m->lock);
+	int more = expect_run(m, step_hash(s, c), ph);
+	vf_status rc = prefix_take(m, ph, &key, c, more > 0, &st, deferred, err);
+	if (rc == VF_OK && st)
+		m->forks++;
+	if (*deferred) /* not run: not counted */
+		m->replays--;
+	else if (rc == VF_OK && more > 0)
+		slot = prefix_claim(m, ph, &key, c);
+	pthread_mutex_unlock(&m->lock);
+	if (rc != VF_OK)
+		return rc;
+	if (!st) {
+		rc = vf__step_prefix(s, c, &st, err);
+		struct vf__replay_state *kept = NULL;
+		struct vf_error ignored = {0}; /* not kept: a later replay runs whole */
+		if (rc == VF_OK && slot >= 0 && vf__replay_state_clone(st, &kept, &ignored) != VF_OK)
+			kept = NULL;
+		if (slot >= 0) {
+			pthread_mutex_lock(&m->lock);
+			prefix_fill(m, slot, kept);
+			pthread_mutex_unlock(&m->lock);
+		}
+		if (rc != VF_OK)
+			return rc;
+	}
+	vf__step_finish(st, s, out);
+	vf__replay_state_free(st);
+	return VF_OK;
+}
+
 vf_status vf__step_peaks(const struct vf__step *s, const struct vf_alloc_config *cfg,
 			 struct vf_replay_memo *memo, struct vf__replay_peaks *out,
 			 struct vf_error *err)
@@ -207,7 +402,9 @@ vf_status vf__step_peaks(const struct vf__step *s, const struct vf_alloc_config 
 		return vf_error_set(err, VF_ERR, "allocator replay: run by another thread");
 	if (got == 1)
 		return VF_OK;
-	vf_status st = vf__step_simulate_peaks(s, &c, out, err);
+	bool deferred = false; /* left to the thread replaying its prefix */
+	vf_status st = memo && vf__step_forks(s) ? fork_peaks(memo, s, &c, out, &deferred, err)
+						 : vf__step_simulate_peaks(s, &c, out, err);
 	if (st != VF_OK) {
 		if (memo)
 			memo_fill(memo, slot, NULL);

@@ -17,7 +17,14 @@
  *              gradients (set_to_none=False, torch 1.x: zeroed in place
  *              and kept, the next step's gradients added into them).
  * Inference: load, then one forward whose working tensors are freed as
- * the next ones are made, the KV cache kept, the logits last. */
+ * the next ones are made, the KV cache kept, the logits last.
+ * A training replay runs in two parts: the prefix (load and the first
+ * step's micro-batches, which read no optimizer field) and the finish (the
+ * optimizer steps and the second step), so that steps differing only in
+ * their optimizer share one prefix (vf__replay_state, replaymemo.c). A
+ * replay whose peaks alone are read makes no call after its last
+ * allocation (the last zero_grad's and foreach temporaries' frees: a free
+ * never raises a peak). */
 #include "steptrace.h"
 
 #include <math.h>
@@ -30,6 +37,8 @@ struct replay {
 	int *w, *g, *st, *ac, *act, *ck; /* handles */
 	int ow[VF__MAX_TENSORS], og[VF__MAX_TENSORS], ost[2 * VF__MAX_TENSORS];
 	bool states;
+	bool peaks_only; /* only the peaks are read (vf_alloc_peaks_only) */
+	bool last;       /* the last optimizer step: no allocation follows it */
 };
 
 static int al(struct replay *r, double bytes)
@@ -264,7 +273,9 @@ static void optimizer_step(struct replay *r)
 				t[k++] = al(r, s->layer_train.bytes[i] * s->ot_ratio);
 		for (int i = 0; i < s->other_train.n; i++)
 			t[k++] = al(r, s->other_train.bytes[i] * s->ot_ratio);
-		for (size_t i = 0; i < k; i++)
+		/* the last allocation of a replay whose peaks alone are read: what
+		 * is freed after it changes none of them */
+		for (size_t i = 0; i < k && !(r->last && r->peaks_only); i++)
 			vf_alloc_release(r->a, t[i]);
 		free(t);
 	} else if (s->ot == VF__OT_PER_TENSOR) {
@@ -283,6 +294,8 @@ static void optimizer_step(struct replay *r)
 		}
 	}
 	if (s->grads_kept) /* zero_grad(set_to_none=False): zeroed in place */
+		return;
+	if (r->last && r->peaks_only) /* frees after the last allocation: no peak changes */
 		return;
 	/* zero_grad(set_to_none=True) */
 	for (size_t i = 0; i < (size_t)s->layers * VF__MAX_TENSORS; i++)
@@ -355,44 +368,155 @@ double vf__step_calls(const struct vf__step *s)
 	return load + 2 * per_step + L * tr * s->nstates;
 }
 
+/* A replay in progress: its allocator and handles (fork: a copy of both
+ * goes on as the original would). */
+struct vf__replay_state {
+	struct replay r;
+	int *all; /* the handle arrays r.w ... r.ck point into */
+	size_t n; /* handles per array */
+};
+
+void vf__replay_state_free(struct vf__replay_state *st)
+{
+	if (!st)
+		return;
+	vf_alloc_free(st->r.a);
+	free(st->all);
+	free(st);
+}
+
+/* The handle arrays of st->r pointed into st->all. */
+static void bind_handles(struct vf__replay_state *st)
+{
+	size_t n = st->n;
+	int *all = st->all;
+	st->r.w = all, st->r.g = all + n, st->r.st = all + 2 * n, st->r.ac = all + 3 * n,
+	st->r.act = all + 4 * n, st->r.ck = all + 5 * n;
+}
+
+/* A new allocator configured by cfg with s's model loaded and the cuBLAS
+ * workspace made; peaks_only: vf_alloc_peaks_only. */
+static vf_status replay_begin(const struct vf__step *s, const struct vf_alloc_config *cfg,
+			      bool peaks_only, struct vf__replay_state **out,
+			      struct vf_error *err)
+{
+	struct vf__replay_state *st = calloc(1, sizeof *st);
+	if (!st)
+		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
+	st->r.s = s;
+	vf_status rc = vf_alloc_new(cfg, &st->r.a, err);
+	if (rc != VF_OK) {
+		free(st);
+		return rc;
+	}
+	if (peaks_only)
+		vf_alloc_peaks_only(st->r.a);
+	st->r.peaks_only = peaks_only;
+	st->n = (size_t)(s->layers > 0 ? s->layers : 1) * VF__MAX_TENSORS;
+	st->all = malloc(6 * st->n * sizeof *st->all);
+	if (!st->all) {
+		vf__replay_state_free(st);
+		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
+	}
+	for (size_t i = 0; i < 6 * st->n; i++)
+		st->all[i] = -1;
+	bind_handles(st);
+	for (int i = 0; i < VF__MAX_TENSORS; i++)
+		st->r.ow[i] = st->r.og[i] = -1;
+	load(&st->r);
+	al(&st->r, s->workspace);
+	*out = st;
+	return VF_OK;
+}
+
+/* The micro-batches of training step `step` (0 or 1). */
+static void step_batches(struct replay *r, int step)
+{
+	const struct vf__step *s = r->s;
+	for (int m = 0; m < s->micro; m++)
+		micro_batch(r, m == 0 && !(s->grads_kept && step > 0));
+}
+
 /* Replay s through a new allocator; peaks_only: vf_alloc_peaks_only. */
 static vf_status simulate(const struct vf__step *s, const struct vf_alloc_config *cfg,
 			  bool peaks_only, struct vf_alloc **out, struct vf_error *err)
 {
-	struct replay r;
-	memset(&r, 0, sizeof r);
-	r.s = s;
-	vf_status st = vf_alloc_new(cfg, &r.a, err);
-	if (st != VF_OK)
-		return st;
-	if (peaks_only)
-		vf_alloc_peaks_only(r.a);
-	size_t n = (size_t)(s->layers > 0 ? s->layers : 1) * VF__MAX_TENSORS;
-	int *all = malloc(6 * n * sizeof *all);
-	if (!all) {
-		vf_alloc_free(r.a);
-		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
-	}
-	for (size_t i = 0; i < 6 * n; i++)
-		all[i] = -1;
-	r.w = all, r.g = all + n, r.st = all + 2 * n, r.ac = all + 3 * n, r.act = all + 4 * n,
-	r.ck = all + 5 * n;
-	for (int i = 0; i < VF__MAX_TENSORS; i++)
-		r.ow[i] = r.og[i] = -1;
-	load(&r);
-	al(&r, s->workspace);
+	struct vf__replay_state *st = NULL;
+	vf_status rc = replay_begin(s, cfg, peaks_only, &st, err);
+	if (rc != VF_OK)
+		return rc;
 	if (!s->train) {
-		inference(&r);
+		inference(&st->r);
 	} else {
 		for (int step = 0; step < 2; step++) {
-			for (int m = 0; m < s->micro; m++)
-				micro_batch(&r, m == 0 && !(s->grads_kept && step > 0));
-			optimizer_step(&r);
+			step_batches(&st->r, step);
+			st->r.last = step == 1;
+			optimizer_step(&st->r);
 		}
 	}
-	free(all);
-	*out = r.a;
+	*out = st->r.a;
+	st->r.a = NULL;
+	vf__replay_state_free(st);
 	return VF_OK;
+}
+
+bool vf__step_forks(const struct vf__step *s)
+{
+	return s->train && !s->oib;
+}
+
+void vf__step_prefix_key(const struct vf__step *s, struct vf__step *key)
+{
+	memcpy(key, s, sizeof *key);
+	key->nstates = 0;
+	key->state_ratio = 0;
+	key->paged_min = 0;
+	key->ot = VF__OT_NONE;
+	key->ot_ratio = 0;
+	key->ot_count = 0;
+	key->ot_cap = 0;
+	key->grads_kept = false;
+}
+
+vf_status vf__step_prefix(const struct vf__step *s, const struct vf_alloc_config *cfg,
+			  struct vf__replay_state **out, struct vf_error *err)
+{
+	vf_status rc = replay_begin(s, cfg, true, out, err);
+	if (rc == VF_OK)
+		step_batches(&(*out)->r, 0);
+	return rc;
+}
+
+vf_status vf__replay_state_clone(const struct vf__replay_state *st,
+				 struct vf__replay_state **out, struct vf_error *err)
+{
+	struct vf__replay_state *c = malloc(sizeof *c);
+	if (!c)
+		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
+	*c = *st;
+	c->r.a = NULL;
+	c->all = malloc(6 * st->n * sizeof *c->all);
+	vf_status rc = c->all ? vf_alloc_clone(st->r.a, &c->r.a, err)
+			      : vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
+	if (rc != VF_OK) {
+		vf__replay_state_free(c);
+		return rc;
+	}
+	memcpy(c->all, st->all, 6 * st->n * sizeof *c->all);
+	bind_handles(c);
+	*out = c;
+	return VF_OK;
+}
+
+void vf__step_finish(struct vf__replay_state *st, const struct vf__step *s,
+		     struct vf__replay_peaks *out)
+{
+	st->r.s = s;
+	optimizer_step(&st->r);
+	step_batches(&st->r, 1);
+	st->r.last = true;
+	optimizer_step(&st->r);
+	vf__replay_peaks_of(st->r.a, out);
 }
 
 vf_status vf__step_simulate(const struct vf__step *s, const struct vf_alloc_config *cfg,

@@ -88,6 +88,36 @@ void vf__replay_peaks_of(const struct vf_alloc *a, struct vf__replay_peaks *out)
 vf_status vf__step_simulate_peaks(const struct vf__step *s, const struct vf_alloc_config *cfg,
 				  struct vf__replay_peaks *out, struct vf_error *err);
 
+/* A replay stopped part-way (its allocator and handles), to be forked:
+ * the training steps that differ only in their optimizer (its states,
+ * temporaries, and zero_grad) replay the same calls up to the first
+ * optimizer step, so one replay of that prefix serves each of them. */
+struct vf__replay_state;
+
+/* Whether s's replay may be forked after its first micro-batches:
+ * training, without the optimizer in the backward (whose hooks make the
+ * states and temporaries inside the backward). */
+bool vf__step_forks(const struct vf__step *s);
+/* The part of s that its replay reads before the first optimizer step:
+ * s with the optimizer's fields (nstates, state_ratio, paged_min, ot,
+ * ot_ratio, ot_count, ot_cap, grads_kept) zeroed. Two forkable steps with
+ * equal keys (byte for byte) make the same calls up to there. */
+void vf__step_prefix_key(const struct vf__step *s, struct vf__step *key);
+/* A peaks-only replay of s (vf__step_forks) through a new allocator
+ * configured by cfg, up to its first optimizer step. Caller owns *out
+ * (vf__replay_state_free). */
+vf_status vf__step_prefix(const struct vf__step *s, const struct vf_alloc_config *cfg,
+			  struct vf__replay_state **out, struct vf_error *err);
+/* A copy of st that goes on as st would. Caller owns *out. */
+vf_status vf__replay_state_clone(const struct vf__replay_state *st,
+				 struct vf__replay_state **out, struct vf_error *err);
+/* The rest of the replay of s from st, a prefix of a step whose key
+ * equals s's: the peaks, as vf__step_simulate_peaks(s) gives them. st is
+ * used up (free it after). */
+void vf__step_finish(struct vf__replay_state *st, const struct vf__step *s,
+		     struct vf__replay_peaks *out);
+void vf__replay_state_free(struct vf__replay_state *st);
+
 struct vf_replay_memo;
 
 /* The peaks of vf__step_simulate(s, cfg), remembered in memo (replaymemo.c;
@@ -96,6 +126,15 @@ struct vf_replay_memo;
 vf_status vf__step_peaks(const struct vf__step *s, const struct vf_alloc_config *cfg,
 			 struct vf_replay_memo *memo, struct vf__replay_peaks *out,
 			 struct vf_error *err);
+
+/* The replay of s with cfg will be asked of memo (m may be NULL): when
+ * others announced share its prefix (vf__step_prefix_key), the first of
+ * them to run keeps a copy of the prefix and the others finish from it.
+ * Costs nothing when wrong: an announced replay never asked leaves at
+ * most a copy kept until the memo is freed; one not announced is
+ * replayed whole. */
+void vf__replay_memo_expect(struct vf_replay_memo *m, const struct vf__step *s,
+			    const struct vf_alloc_config *cfg);
 
 /* About how many allocator calls a replay of s makes (what its cost
  * grows with), from its sizes, without replaying it: for ordering work,

@@ -56,6 +56,10 @@ struct vf_alloc;
 vf_status vf_alloc_new(const struct vf_alloc_config *cfg, struct vf_alloc **out,
 		       struct vf_error *err);
 void vf_alloc_free(struct vf_alloc *a);
+/* A copy of a in its state now (every block, segment, free list, counter
+ * and peak): the same calls on both give the same answers. Caller owns
+ * *out (vf_alloc_free). Fails only on out-of-memory of the host. */
+vf_status vf_alloc_clone(const struct vf_alloc *a, struct vf_alloc **out, struct vf_error *err);
 
 /* Parse PYTORCH_CUDA_ALLOC_CONF ("expandable_segments:True,max_split_size_mb:128";
  * unknown keys ignored) into cfg (fields not named are left as they are).

@@ -306,6 +306,11 @@ void vf_replay_memo_free(struct vf_replay_memo *memo);
  * asked for by one thread while another runs it is waited for, not run
  * twice. */
 int64_t vf_replay_memo_replays(struct vf_replay_memo *memo);
+/* How many of those replays were forked: training steps that differ only
+ * in their optimizer make the same allocator calls up to the first
+ * optimizer step, so memo keeps a few such prefixes and finishes a step
+ * from a copy of its prefix instead of replaying it from the start. */
+int64_t vf_replay_memo_forks(struct vf_replay_memo *memo);
 
 /* vf_estimate_simulate with the replays remembered in memo (may be NULL:
  * vf_estimate_simulate). A kept simulation (*sim) is always replayed. */
@@ -321,6 +326,15 @@ vf_status vf_estimate_simulate_memo(const struct vf_arch *arch, const struct vf_
  * answer depends on it. */
 double vf_estimate_replay_weight(const struct vf_arch *arch, const struct vf_setup *setup,
 				 const struct vf_gpu_spec *gpu);
+/* vf_estimate_replay_weight, and the replay that
+ * vf_estimate_simulate_memo(arch, su, gpu, cfg, memo) will run announced
+ * to memo (may be NULL): replays that differ only in their optimizer
+ * share the allocator calls before the first optimizer step, and when
+ * several are announced that part is replayed once for them all
+ * (vf_replay_memo_forks). The answers are the same either way. */
+double vf_estimate_expect_replay(const struct vf_arch *arch, const struct vf_setup *su,
+				 const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+				 struct vf_replay_memo *memo);
 
 /* Warms memo with the replays vf_estimate_simulate_memo(arch, setup, gpu,
  * cfg, memo) asks for, so that the same call later is answered from it;

@@ -48,8 +48,10 @@
  * Per generation the GEMM and bandwidth shares are a kernel-level
  * benchmark's (data/estimate/steptime.json says which) with the time per
  * FLOP and per byte hopper's fit leaves beyond hopper's benchmark added,
- * not scaled by the GPU, scaled by its host (model_share); attention's
- * share is the generation's own.
+ * not scaled by the GPU, scaled by its host (model_share); a part whose
+ * memory type differs from its generation's (Ampere's GDDR6 cards against
+ * its HBM2e) takes its own device-copy share (memory_type_shares);
+ * attention's share is the generation's own.
  * Steady state, no dataloader. */
 #include "steptime.h"
 
@@ -73,6 +75,11 @@ static struct {
 	double bw_eff[NGEN][2];
 	double bw_kernel[NGEN]; /* device-copy share of the datasheet bandwidth (serving decode) */
 	double gemm_k[NGEN][2], bw_k[NGEN][2]; /* kernel-level shares (benchmarks) */
+	struct {
+		char id[32];   /* catalog id */
+		double kernel; /* its memory type's device-copy share */
+	} bw_gpu[16];          /* parts whose memory differs from their generation's */
+	int n_bw_gpu;
 	double gemm_k_fp32[NGEN][2], gemm_k_emu[NGEN][2]; /* CUDA-core GEMMs: fp32, emulated bf16 */
 	double gemm_fixed_s;   /* s per GEMM FLOP in the model beyond the kernel's, on every GPU */
 	double bw_fixed_s;     /* s per memory-bound byte beyond the kernel's, on every GPU */
@@ -166,6 +173,42 @@ static void kernel_field(const cJSON *c, const char *key, const char *field, dou
 	}
 }
 
+/* The entries of bandwidth_efficiency that name catalog ids ("gpus") with
+ * a "kernel" share: parts whose memory type (GDDR6 against the
+ * generation's HBM2e) reaches another share of their datasheet. */
+static void memory_type_shares(const cJSON *c)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, "bandwidth_efficiency");
+	const cJSON *e;
+	K.n_bw_gpu = 0;
+	cJSON_ArrayForEach(e, t)
+	{
+		const cJSON *ids = cJSON_GetObjectItemCaseSensitive(e, "gpus");
+		double k = rate(e, "kernel", -1);
+		const cJSON *id;
+		if (!cJSON_IsArray(ids) || !(k > 0))
+			continue;
+		cJSON_ArrayForEach(id, ids)
+		{
+			if (!cJSON_IsString(id) || K.n_bw_gpu >= (int)(sizeof K.bw_gpu / sizeof K.bw_gpu[0]))
+				continue;
+			snprintf(K.bw_gpu[K.n_bw_gpu].id, sizeof K.bw_gpu[0].id, "%s", id->valuestring);
+			K.bw_gpu[K.n_bw_gpu++].kernel = k;
+		}
+	}
+}
+
+/* The GPU's own memory-bound kernel share (memory_type_shares), else -1. */
+static double gpu_bw_kernel(const struct vf_gpu_spec *gpu)
+{
+	if (!gpu || !gpu->id[0])
+		return -1;
+	for (int i = 0; i < K.n_bw_gpu; i++)
+		if (strcmp(K.bw_gpu[i].id, gpu->id) == 0)
+			return K.bw_gpu[i].kernel;
+	return -1;
+}
+
 /* A generation's share in the model: its kernel-level share with the
  * time hopper's fit left beyond hopper's kernel share (fixed_s per FLOP
  * or byte: launch gaps, host bubbles) added as time that does not scale
@@ -243,6 +286,7 @@ static void constants_load(void)
 	kernel_field(c, "gemm_efficiency", "cuda_core_kernel", K.gemm_k_fp32, K.gemm_k);
 	kernel_field(c, "gemm_efficiency", "bf16_emulated_kernel", K.gemm_k_emu, K.gemm_k);
 	kernel_shares(c, "bandwidth_efficiency", K.bw_k, K.bw_eff);
+	memory_type_shares(c);
 	K.gemm_fixed_s = num(c, "gemm_fixed_s_per_flop", 0);
 	K.bw_fixed_s = num(c, "bandwidth_fixed_s_per_byte", 0);
 	K.gemm_tile = num(c, "gemm_tile", 619000.0);
@@ -382,7 +426,8 @@ void vf__steptime_decode_rates(const struct vf_gpu_spec *gpu, double *stream_bps
 	int g = gen_index(gpu);
 	int gf = vf__steptime_geforce(gpu) ? 1 : 0;
 	double bw_raw = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
-	*stream_bps = bw_raw * K.bw_kernel[g];
+	double own = gpu_bw_kernel(gpu);
+	*stream_bps = bw_raw * (own > 0 ? own : K.bw_kernel[g]);
 	/* the dense tensor rate: bf16, else fp16 (Volta, Turing: no bf16) */
 	double tf = !gpu ? -1 : gpu->bf16_tflops > 0 ? gpu->bf16_tflops : gpu->fp16_tflops;
 	*gemm_flops = tf > 0 ? tf * 1e12 * K.gemm_eff[g][gf] : -1;
@@ -638,8 +683,11 @@ static bool hw_of_class(const struct vf__step_work *w, const struct vf_gpu_spec 
 {
 	load_constants();
 	double bw_raw = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
+	double own = g != 0 ? gpu_bw_kernel(gpu) : -1; /* hopper keeps its fitted share */
+	double bw_share = own > 0 ? 1 / (1 / own + bw_raw * K.bw_fixed_s * K.host[g][gf])
+				  : model_share(g, gf, K.bw_eff, K.bw_k, K.bw_fixed_s, bw_raw);
 	*h = (struct hw){.rate = w->rate_tflops * 1e12,
-			 .bw = bw_raw * model_share(g, gf, K.bw_eff, K.bw_k, K.bw_fixed_s, bw_raw),
+			 .bw = bw_raw * bw_share,
 			 .bw_raw = bw_raw,
 			 .eff = model_share(g, gf, K.gemm_eff,
 					    w->cuda_core == 1   ? K.gemm_k_fp32

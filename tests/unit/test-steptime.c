@@ -343,6 +343,55 @@ static void test_kernel_level_turing_bandwidth(void)
 	CHECK(fabs(k - 240.0 / 320) < 1e-3);
 }
 
+/* Ampere's memory-bound share by memory type: the GDDR6 parts (A10, A10G,
+ * A40, RTX A4000-A6000) at the A10's torch copy_ share, 469 of 600 GB/s
+ * (chsasank/device-benchmarks), in the step and in serving decode; the
+ * HBM2e A100 and the GDDR6X RTX 3090 keep ampere's 0.88. Recovered from
+ * one step's times as in test_kernel_level_turing_bandwidth. Was: 0.88
+ * on every Ampere part. */
+static void test_kernel_level_ampere_gddr6(void)
+{
+	const char *const gddr6[] = {"a10", "a10g", "a40", "rtx-a4000", "rtx-a5000", "rtx-a6000"};
+	const struct { const char *id; double want; } cases[] = {
+		{"a10", 469.0 / 600}, {"a10g", 469.0 / 600}, {"rtx-a6000", 469.0 / 600},
+		{"a100-80gb", 0.88}, {"a100-40gb", 0.88}, {"rtx-3090", 0.88}};
+	double bfix = constant("bandwidth_fixed_s_per_byte", NULL);
+	double host = constant("host_speed", "ampere");
+	CHECK(bfix > 0 && host > 0);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct vf_gpu_spec *g = gpu(cases[i].id);
+		CHECK(g != NULL);
+		if (!g)
+			continue;
+		struct vf_step_parts p;
+		one_gemm_step(g, 1024, 1e10, &p);
+		double raw = g->bandwidth_gbs * 1e9;
+		double share = 1e10 / (raw * p.memory_bound);
+		double hs = constant("host_speed", vf__steptime_geforce(g) ? "ampere-geforce" : "ampere");
+		double k = 1 / (1 / share - raw * bfix * (hs > 0 ? hs : host));
+		fprintf(stderr, "  %s memory-bound kernel share %.4f (want %.4f)\n", g->id, k, cases[i].want);
+		CHECK(fabs(k - cases[i].want) < 2e-3);
+		double stream, flops, launch;
+		vf__steptime_decode_rates(g, &stream, &flops, &launch);
+		CHECK(fabs(stream / raw - cases[i].want) < 2e-3);
+	}
+	/* the list names Ampere catalog parts only, each a GDDR6 part */
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(vf__steptime_data("constants"), "bandwidth_efficiency"),
+		"ampere-gddr6");
+	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(e, "gpus"), *id;
+	CHECK(cJSON_GetArraySize(ids) == (int)(sizeof gddr6 / sizeof gddr6[0]));
+	int n = 0;
+	cJSON_ArrayForEach(id, ids)
+	{
+		const struct vf_gpu_spec *g = cJSON_IsString(id) ? gpu(id->valuestring) : NULL;
+		CHECK(g && strcmp(g->generation, "ampere") == 0);
+		for (size_t i = 0; i < sizeof gddr6 / sizeof gddr6[0]; i++)
+			n += cJSON_IsString(id) && strcmp(id->valuestring, gddr6[i]) == 0;
+	}
+	CHECK(n == (int)(sizeof gddr6 / sizeof gddr6[0]));
+}
+
 /* Volta's CUDA-core GEMMs (fp32 without TF32, bf16 emulated) take the
  * shares torch measured on a V100-SXM2 (zzc0721/torch-performance-test-
  * data#140: fp32 14.4 and bf16 10.65 TFLOP/s of 15.7 at 8192^2), not the
@@ -1034,6 +1083,7 @@ int main(void)
 	RUN(test_kernel_level_ampere_ada);
 	RUN(test_kernel_level_blackwell_sources);
 	RUN(test_kernel_level_turing_bandwidth);
+	RUN(test_kernel_level_ampere_gddr6);
 	RUN(test_links_and_collectives);
 	RUN(test_scaling_per_link);
 	RUN(test_sharded_optimizer_step);

@@ -1176,6 +1176,38 @@ static vf_status check_layout(const char *what, struct vf_safetensors *st, struc
 	return rc;
 }
 
+/* A file whose first 8 bytes read as an impossible header length and
+ * whose byte 8 is not the '{' that opens every header is no safetensors
+ * file: say what it starts with (text, a known magic, else the bytes). */
+static vf_status not_safetensors(const unsigned char *b, size_t len, const char *what,
+				 struct vf_error *err)
+{
+	char text[17];
+	size_t n = len < 16 ? len : 16, i;
+	for (i = 0; i < n; i++) {
+		if (b[i] == '\n' || b[i] == '\r' || b[i] == '\t')
+			text[i] = ' ';
+		else if (b[i] >= 0x20 && b[i] < 0x7f)
+			text[i] = (char)b[i];
+		else
+			break;
+	}
+	text[i] = 0;
+	if (i == n)
+		return vf_error_set(err, VF_ERR,
+				    "%s: not a safetensors file: it starts with text \"%s\" where an 8-byte "
+				    "header length and a JSON header are expected",
+				    what, text);
+	const char *kind = memcmp(b, "GGUF", 4) == 0		? " (a GGUF file)"
+			   : memcmp(b, "PK\x03\x04", 4) == 0	? " (a zip archive, as torch.save writes)"
+			   : b[0] == 0x80 && b[1] >= 2 && b[1] <= 5 ? " (a Python pickle)"
+								 : "";
+	return vf_error_set(err, VF_ERR,
+			    "%s: not a safetensors file: it starts with bytes %02x %02x %02x %02x %02x %02x "
+			    "%02x %02x%s, a header length beyond the file and no JSON header after it",
+			    what, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], kind);
+}
+
 vf_status vf_safetensors_parse(const void *buf, size_t len, uint64_t file_bytes,
 			       const char *what, struct vf_safetensors *st, struct vf_error *err)
 {
@@ -1194,6 +1226,8 @@ vf_status vf_safetensors_parse(const void *buf, size_t len, uint64_t file_bytes,
 	for (int i = 7; i >= 0; i--)
 		n = (n << 8) | b[i];
 	st->header_len = n;
+	if ((n > VF_SAFETENSORS_MAX_HEADER || n > file_bytes - 8) && len > 8 && b[8] != '{')
+		return not_safetensors(b, len, what, err);
 	if (n > VF_SAFETENSORS_MAX_HEADER)
 		return vf_error_set(err, VF_ERR,
 				    "%s: header length %llu exceeds the limit of %u bytes", what,
@@ -1319,7 +1353,7 @@ vf_status vf_safetensors_read(const char *path, struct vf_safetensors *st,
 	for (int i = 7; i >= 0; i--)
 		n = (n << 8) | (unsigned char)buf[i];
 	if (n > VF_SAFETENSORS_MAX_HEADER || n > size - 8) {
-		rc = vf_safetensors_parse(buf, 8, size, path, st, err); /* the length error */
+		rc = vf_safetensors_parse(buf, first, size, path, st, err); /* the length error */
 		goto out;
 	}
 	if (8 + n > first) {

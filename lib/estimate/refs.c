@@ -43,23 +43,9 @@ static void str_to(char *dst, size_t n, const cJSON *o, const char *key)
 	snprintf(dst, n, "%s", s ? s : "");
 }
 
-static vf_status parse_ref(const cJSON *e, const char *what, size_t idx, struct vf_ref *r,
-			   struct vf_error *err)
+/* A ref's "model": its size and shape, the FLOPs coefficient. */
+static vf_status parse_ref_model(const cJSON *e, const char *what, struct vf_ref *r, struct vf_error *err)
 {
-	memset(r, 0, sizeof *r);
-	if (!cJSON_IsObject(e))
-		return vf_error_set(err, VF_ERR, "%s: refs[%zu]: expected an object", what, idx);
-	const char *id = vf_json_get_str(e, "id");
-	if (!id || !*id || strlen(id) >= sizeof r->id)
-		return vf_error_set(err, VF_ERR, "%s: refs[%zu].id: expected a string of 1-%zu chars",
-				    what, idx, sizeof r->id - 1);
-	snprintf(r->id, sizeof r->id, "%s", id);
-	str_to(r->title, sizeof r->title, e, "title");
-	str_to(r->kind, sizeof r->kind, e, "kind");
-	str_to(r->source, sizeof r->source, e, "source");
-	str_to(r->note, sizeof r->note, e, "note");
-	str_to(r->expected_source, sizeof r->expected_source, e, "expected_mfu_source");
-
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "model");
 	if (!cJSON_IsObject(m))
 		return vf_error_set(err, VF_ERR, "%s: %s.model: expected an object", what, r->id);
@@ -80,7 +66,12 @@ static vf_status parse_ref(const cJSON *e, const char *what, size_t idx, struct 
 				    what, r->id);
 	if (!(r->coeff > 0 && r->coeff <= 8))
 		return vf_error_set(err, VF_ERR, "%s: %s.model.coeff: expected 2, 4 or 6", what, r->id);
+	return VF_OK;
+}
 
+/* A ref's "work" (tokens, or samples x tokens per sample) and "hardware". */
+static vf_status parse_ref_work(const cJSON *e, const char *what, struct vf_ref *r, struct vf_error *err)
+{
 	const cJSON *w = cJSON_GetObjectItemCaseSensitive(e, "work");
 	r->tokens = num_or(w, "tokens", -1);
 	r->samples = num_or(w, "samples", -1);
@@ -102,6 +93,12 @@ static vf_status parse_ref(const cJSON *e, const char *what, size_t idx, struct 
 	if (h && vf_json_get_bool(h, "gpu_assumed", &ga))
 		r->gpu_assumed = ga;
 
+	return VF_OK;
+}
+
+/* A ref's "published" claim: time, GPU-hours, cost, throughput, MFU. */
+static vf_status parse_ref_published(const cJSON *e, const char *what, struct vf_ref *r, struct vf_error *err)
+{
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(e, "published");
 	if (p && !cJSON_IsObject(p))
 		return vf_error_set(err, VF_ERR, "%s: %s.published: expected an object", what, r->id);
@@ -121,7 +118,12 @@ static vf_status parse_ref(const cJSON *e, const char *what, size_t idx, struct 
 	if (r->mfu > 1)
 		return vf_error_set(err, VF_ERR, "%s: %s.published.mfu: expected a fraction (0-1)",
 				    what, r->id);
+	return VF_OK;
+}
 
+/* A ref's stack MFU range, alternative claim and assumptions. */
+static vf_status parse_ref_expected(const cJSON *e, const char *what, struct vf_ref *r, struct vf_error *err)
+{
 	r->expected_lo = r->expected_hi = -1;
 	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(e, "expected_mfu");
 	if (ex) {
@@ -146,6 +148,33 @@ static vf_status parse_ref(const cJSON *e, const char *what, size_t idx, struct 
 				 a->valuestring);
 	}
 	return VF_OK;
+}
+
+static vf_status parse_ref(const cJSON *e, const char *what, size_t idx, struct vf_ref *r,
+			   struct vf_error *err)
+{
+	memset(r, 0, sizeof *r);
+	if (!cJSON_IsObject(e))
+		return vf_error_set(err, VF_ERR, "%s: refs[%zu]: expected an object", what, idx);
+	const char *id = vf_json_get_str(e, "id");
+	if (!id || !*id || strlen(id) >= sizeof r->id)
+		return vf_error_set(err, VF_ERR, "%s: refs[%zu].id: expected a string of 1-%zu chars",
+				    what, idx, sizeof r->id - 1);
+	snprintf(r->id, sizeof r->id, "%s", id);
+	str_to(r->title, sizeof r->title, e, "title");
+	str_to(r->kind, sizeof r->kind, e, "kind");
+	str_to(r->source, sizeof r->source, e, "source");
+	str_to(r->note, sizeof r->note, e, "note");
+	str_to(r->expected_source, sizeof r->expected_source, e, "expected_mfu_source");
+
+	vf_status st = parse_ref_model(e, what, r, err);
+	if (st == VF_OK)
+		st = parse_ref_work(e, what, r, err);
+	if (st == VF_OK)
+		st = parse_ref_published(e, what, r, err);
+	if (st == VF_OK)
+		st = parse_ref_expected(e, what, r, err);
+	return st;
 }
 
 vf_status vf_refs_parse(const cJSON *root, const char *what, struct vf_refs *out,

@@ -171,12 +171,14 @@ static void test_malformed(void)
 	expect_bad(path, "not a safetensors file: it starts with text \"these are my tra");
 	snprintf(path, sizeof path, "%s/zip.safetensors", tmpdir);
 	f = fopen(path, "wb");
-	fwrite("PK\x03\x04\x14\x00\x00\x00\x08\x00 zip body of a torch.save file", 1, 44, f);
+	static const char zip[] = "PK\x03\x04\x14\x00\x00\x00\x08\x00 zip body of a torch.save file";
+	fwrite(zip, 1, sizeof zip - 1, f);
 	fclose(f);
 	expect_bad(path, "not a safetensors file: it starts with bytes 50 4b 03 04 14 00 00 00 (a zip archive");
 	snprintf(path, sizeof path, "%s/gguf.safetensors", tmpdir);
 	f = fopen(path, "wb");
-	fwrite("GGUF\x03\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00 and the rest", 1, 28, f);
+	static const char gguf[] = "GGUF\x03\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00 and the rest";
+	fwrite(gguf, 1, sizeof gguf - 1, f);
 	fclose(f);
 	expect_bad(path, "not a safetensors file: it starts with bytes 47 47 55 46 03 00 00 00 (a GGUF file");
 	/* header not JSON; JSON not an object; not UTF-8; junk after */

@@ -131,6 +131,36 @@ static vf_status parse_tier(const char *file, const cJSON *t, const char *field,
 	return st;
 }
 
+/* load_policy: the tiers, in increasing, non-overlapping order. */
+static vf_status parse_tiers(const char *file, const cJSON *root, struct policy *p, struct vf_error *err)
+{
+	const cJSON *tiers = cJSON_GetObjectItemCaseSensitive(root, "tiers"), *t;
+	if (!cJSON_IsArray(tiers) || cJSON_GetArraySize(tiers) < 1 ||
+	    cJSON_GetArraySize(tiers) > MAX_TIERS)
+		return vf_error_set(err, VF_ERR, "%s: field tiers: expected 1 to %d tiers", file, MAX_TIERS);
+	cJSON_ArrayForEach(t, tiers)
+	{
+		char field[32];
+		snprintf(field, sizeof field, "tiers[%d]", p->ntiers);
+		struct tier_def *d = &p->tiers[p->ntiers];
+		vf_status st = parse_tier(file, t, field, d, false, err);
+		if (st)
+			return st;
+		if (d->max_gb >= 0 && d->max_gb < d->min_gb)
+			return vf_error_set(err, VF_ERR, "%s: field %s.max_gb: below min_gb", file, field);
+		if (p->ntiers) {
+			const struct tier_def *prev = &p->tiers[p->ntiers - 1];
+			if (prev->max_gb < 0 || d->min_gb <= prev->max_gb)
+				return vf_error_set(err, VF_ERR,
+						    "%s: field %s.min_gb: tiers must be in increasing, "
+						    "non-overlapping order (only the last is open-ended)",
+						    file, field);
+		}
+		p->ntiers++;
+	}
+	return VF_OK;
+}
+
 static vf_status load_policy(const char *trainer, struct policy *p, struct vf_error *err)
 {
 	cJSON *root = NULL;
@@ -166,37 +196,8 @@ static vf_status load_policy(const char *trainer, struct policy *p, struct vf_er
 		}
 		snprintf(p->modes[p->nmodes++], sizeof p->modes[0], "%s", m->valuestring);
 	}
-	const cJSON *tiers = cJSON_GetObjectItemCaseSensitive(root, "tiers"), *t;
-	if (!cJSON_IsArray(tiers) || cJSON_GetArraySize(tiers) < 1 ||
-	    cJSON_GetArraySize(tiers) > MAX_TIERS) {
-		st = vf_error_set(err, VF_ERR, "%s: field tiers: expected 1 to %d tiers", file,
-				  MAX_TIERS);
+	if ((st = parse_tiers(file, root, p, err)))
 		goto out;
-	}
-	cJSON_ArrayForEach(t, tiers)
-	{
-		char field[32];
-		snprintf(field, sizeof field, "tiers[%d]", p->ntiers);
-		struct tier_def *d = &p->tiers[p->ntiers];
-		if ((st = parse_tier(file, t, field, d, false, err)))
-			goto out;
-		if (d->max_gb >= 0 && d->max_gb < d->min_gb) {
-			st = vf_error_set(err, VF_ERR, "%s: field %s.max_gb: below min_gb", file,
-					  field);
-			goto out;
-		}
-		if (p->ntiers) {
-			const struct tier_def *prev = &p->tiers[p->ntiers - 1];
-			if (prev->max_gb < 0 || d->min_gb <= prev->max_gb) {
-				st = vf_error_set(err, VF_ERR,
-						  "%s: field %s.min_gb: tiers must be in increasing, "
-						  "non-overlapping order (only the last is open-ended)",
-						  file, field);
-				goto out;
-			}
-		}
-		p->ntiers++;
-	}
 	const cJSON *gate = cJSON_GetObjectItemCaseSensitive(root, "gate");
 	if ((st = parse_tier(file, gate, "gate", &p->gate, true, err)) ||
 	    (st = str_field(file, gate, "flag", "gate.flag", p->gate_flag, sizeof p->gate_flag, err)) ||

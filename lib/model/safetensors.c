@@ -169,6 +169,31 @@ static int hex4(const char *p)
 	return v;
 }
 
+/* Code point cp as UTF-8 into tmp (4 bytes); returns its length. */
+static inline size_t utf8_encode(unsigned cp, char *tmp)
+{
+	if (cp < 0x80) {
+		tmp[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		tmp[0] = (char)(0xC0 | (cp >> 6));
+		tmp[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		tmp[0] = (char)(0xE0 | (cp >> 12));
+		tmp[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		tmp[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	tmp[0] = (char)(0xF0 | (cp >> 18));
+	tmp[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	tmp[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	tmp[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
 /* The text [a, p) of a string with escapes, decoded (and checked) into
  * out (when not NULL), NUL-terminated; *len: its decoded length. */
 static __attribute__((noinline)) bool string_decode(struct scanner *sc, char *out, const char *a,
@@ -228,26 +253,7 @@ static __attribute__((noinline)) bool string_decode(struct scanner *sc, char *ou
 			sc->p = at;
 			return syntax(sc, "bad escape in a string");
 		}
-		size_t k;
-		if (cp < 0x80) {
-			tmp[0] = (char)cp;
-			k = 1;
-		} else if (cp < 0x800) {
-			tmp[0] = (char)(0xC0 | (cp >> 6));
-			tmp[1] = (char)(0x80 | (cp & 0x3F));
-			k = 2;
-		} else if (cp < 0x10000) {
-			tmp[0] = (char)(0xE0 | (cp >> 12));
-			tmp[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-			tmp[2] = (char)(0x80 | (cp & 0x3F));
-			k = 3;
-		} else {
-			tmp[0] = (char)(0xF0 | (cp >> 18));
-			tmp[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-			tmp[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-			tmp[3] = (char)(0x80 | (cp & 0x3F));
-			k = 4;
-		}
+		size_t k = utf8_encode(cp, tmp);
 		if (out)
 			memcpy(out + n, tmp, k);
 		n += k;

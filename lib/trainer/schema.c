@@ -944,6 +944,48 @@ static const struct vf_pyvalidator *annotated_validator(struct vf_schema *s, con
 	return NULL;
 }
 
+/* annotated_meta: Field(...) - a discriminator and the bounds among its
+ * keyword arguments. */
+static void meta_field(struct vf_schema *s, struct vf_pytype *t, struct vf_pybounds *b, struct toks *ts)
+{
+	ts->i += 2;
+	while (peek(ts)->k != T_END && !is_op(peek(ts), ')')) {
+		const struct tok *a = peek(ts);
+		if (a->k == T_NAME && is_op(&ts->v[ts->i + 1], '=')) {
+			if (is_name(a, "discriminator") && ts->v[ts->i + 2].k == T_STR)
+				t->discriminator = str_value(s, &ts->v[ts->i + 2]);
+			else
+				bounds_kw(s, b, a, ts, ts->i + 2);
+			ts->i += 2;
+		}
+		skip_expr(ts);
+		if (!is_op(peek(ts), ','))
+			break; /* a ']' or '}' out of place: stop here */
+		ts->i++;
+	}
+	if (is_op(peek(ts), ')'))
+		ts->i++;
+}
+
+/* annotated_meta: Len(min, max) or Len(min_length=..., max_length=...). */
+static void meta_len(struct vf_schema *s, struct vf_pybounds *b, struct toks *ts)
+{
+	double lo = 0;
+	bool has = false;
+	ts->i += 2;
+	size_t at = ts->i;
+	call_kwargs(s, b, ts, &lo, &has);
+	if (has)
+		b->has_min_len = true, b->min_len = lo;
+	/* Len(a, b): the second positional is the maximum */
+	struct toks sub = *ts;
+	sub.i = at;
+	skip_expr(&sub);
+	double hi;
+	if (is_op(peek(&sub), ',') && parse_number(&sub, sub.i + 1, &hi))
+		b->has_max_len = true, b->max_len = hi;
+}
+
 /* Annotated's metadata: Field(discriminator=, constraints), Tag("x"),
  * annotated_types markers (Gt(0), Ge, Lt, Le, MultipleOf, MinLen, MaxLen,
  * Len(a, b), Interval(...)), pydantic's Strict() and AllowInfNan(False),
@@ -961,23 +1003,7 @@ static void annotated_meta(struct vf_schema *s, const struct pymod *m, struct vf
 		if (ts->v[ts->i + 2].k == T_STR)
 			t->tag = str_value(s, &ts->v[ts->i + 2]);
 	} else if (call && name_is(h, "Field")) {
-		ts->i += 2;
-		while (peek(ts)->k != T_END && !is_op(peek(ts), ')')) {
-			const struct tok *a = peek(ts);
-			if (a->k == T_NAME && is_op(&ts->v[ts->i + 1], '=')) {
-				if (is_name(a, "discriminator") && ts->v[ts->i + 2].k == T_STR)
-					t->discriminator = str_value(s, &ts->v[ts->i + 2]);
-				else
-					bounds_kw(s, b, a, ts, ts->i + 2);
-				ts->i += 2;
-			}
-			skip_expr(ts);
-			if (!is_op(peek(ts), ','))
-				break; /* a ']' or '}' out of place: stop here */
-			ts->i++;
-		}
-		if (is_op(peek(ts), ')'))
-			ts->i++;
+		meta_field(s, t, b, ts);
 		return;
 	} else if (call) {
 		static const char *const one[] = {"Gt", "gt", "Ge", "ge", "Lt", "lt", "Le", "le", "MultipleOf",
@@ -994,20 +1020,7 @@ static void annotated_meta(struct vf_schema *s, const struct pymod *m, struct vf
 				return;
 			}
 		if (name_is(h, "Len")) {
-			double lo = 0;
-			bool has = false;
-			ts->i += 2;
-			size_t at = ts->i;
-			call_kwargs(s, b, ts, &lo, &has);
-			if (has)
-				b->has_min_len = true, b->min_len = lo;
-			/* Len(a, b): the second positional is the maximum */
-			struct toks sub = *ts;
-			sub.i = at;
-			skip_expr(&sub);
-			double hi;
-			if (is_op(peek(&sub), ',') && parse_number(&sub, sub.i + 1, &hi))
-				b->has_max_len = true, b->max_len = hi;
+			meta_len(s, b, ts);
 			return;
 		}
 		if (name_is(h, "Interval") || name_is(h, "StringConstraints") || name_is(h, "Strict") ||

@@ -1612,6 +1612,41 @@ static bool in_listing(const struct listing *l, const char *name)
 	return l->n && bsearch(&name, l->names, l->n, sizeof *l->names, cmp_cstr) != NULL;
 }
 
+/* load_adapter: adapter_config.json's target_modules, a name or a list
+ * (kept sorted); null or absent: none named. */
+static vf_status adapter_targets(struct vf_model *m, const cJSON *cfg, const char *cfgp, struct vf_error *err)
+{
+	vf_status st = VF_OK;
+	const cJSON *tm = cJSON_GetObjectItemCaseSensitive(cfg, "target_modules");
+	if (cJSON_IsString(tm)) {
+		if (!add_target(&m->adapter, tm->valuestring, strlen(tm->valuestring)))
+			st = vf_error_set(err, VF_ENOMEM, "out of memory");
+	} else if (cJSON_IsArray(tm)) {
+		const cJSON *t;
+		cJSON_ArrayForEach(t, tm)
+		{
+			if (!cJSON_IsString(t)) {
+				st = vf_error_set(err, VF_ERR,
+						  "%s: field target_modules: expected strings",
+						  cfgp);
+				break;
+			}
+			if (!add_target(&m->adapter, t->valuestring, strlen(t->valuestring))) {
+				st = vf_error_set(err, VF_ENOMEM, "out of memory");
+				break;
+			}
+		}
+		if (m->adapter.ntargets > 1)
+			qsort(m->adapter.targets, m->adapter.ntargets, sizeof(char *),
+			      cmp_cstr);
+	} else if (tm && !cJSON_IsNull(tm)) {
+		st = vf_error_set(err, VF_ERR,
+				  "%s: field target_modules: expected a list or a string",
+				  cfgp);
+	}
+	return st;
+}
+
 static vf_status load_adapter(struct vf_model *m, const char *dir, struct vf_error *err)
 {
 	snprintf(m->format, sizeof m->format, "peft-adapter");
@@ -1639,33 +1674,8 @@ static vf_status load_adapter(struct vf_model *m, const char *dir, struct vf_err
 				st = vf_error_set(err, VF_ERR, "%s: field lora_alpha: expected a number",
 						  cfgp);
 		}
-		const cJSON *tm = cJSON_GetObjectItemCaseSensitive(cfg, "target_modules");
-		if (st == VF_OK && cJSON_IsString(tm)) {
-			if (!add_target(&m->adapter, tm->valuestring, strlen(tm->valuestring)))
-				st = vf_error_set(err, VF_ENOMEM, "out of memory");
-		} else if (st == VF_OK && cJSON_IsArray(tm)) {
-			const cJSON *t;
-			cJSON_ArrayForEach(t, tm)
-			{
-				if (!cJSON_IsString(t)) {
-					st = vf_error_set(err, VF_ERR,
-							  "%s: field target_modules: expected strings",
-							  cfgp);
-					break;
-				}
-				if (!add_target(&m->adapter, t->valuestring, strlen(t->valuestring))) {
-					st = vf_error_set(err, VF_ENOMEM, "out of memory");
-					break;
-				}
-			}
-			if (m->adapter.ntargets > 1)
-				qsort(m->adapter.targets, m->adapter.ntargets, sizeof(char *),
-				      cmp_cstr);
-		} else if (st == VF_OK && tm && !cJSON_IsNull(tm)) {
-			st = vf_error_set(err, VF_ERR,
-					  "%s: field target_modules: expected a list or a string",
-					  cfgp);
-		}
+		if (st == VF_OK)
+			st = adapter_targets(m, cfg, cfgp, err);
 	}
 	if (st == VF_OK) {
 		struct stat sb;

@@ -2104,6 +2104,44 @@ static void gguf_json(const struct vf_gguf *g, cJSON *o)
 	vf_json_add_i64_or_null(h, "vocab", g->vocab, g->vocab >= 0);
 }
 
+/* vf_model_to_json: the kind and "architecture" of a vision model, an
+ * LTX DiT (with its components) or a language model; null when none. */
+static void arch_json(const struct vf_model *m, cJSON *o)
+{
+	if (m->has_vision) {
+		cJSON_AddStringToObject(o, "kind", m->vision.kind);
+		cJSON *va = vf_vision_to_json(&m->vision);
+		if (va && m->vision.has_lm && m->vision.lm.experts > 0 &&
+		    vf_arch_active_params(&m->vision.lm) >= 0) /* MoE language model, per text token */
+			cJSON_AddNumberToObject(va, "active_params",
+						(double)vf_arch_active_params(&m->vision.lm));
+		cJSON_AddItemToObject(o, "architecture", va);
+	} else if (m->has_ltx) {
+		cJSON_AddStringToObject(o, "kind", "dit");
+		cJSON_AddItemToObject(o, "architecture", vf_ltx_to_json(&m->ltx));
+		if (m->files > 0)
+			cJSON_AddItemToObject(o, "components", vf_ltx_parts_to_json(&m->ltx_parts));
+	} else if (m->has_arch)
+		cJSON_AddItemToObject(o, "architecture", vf_arch_to_json(&m->arch));
+	else
+		cJSON_AddNullToObject(o, "architecture");
+}
+
+/* vf_model_to_json: a PEFT adapter's rank, alpha, targets and size. */
+static void adapter_json(const struct vf_model *m, cJSON *o)
+{
+	cJSON *a = cJSON_AddObjectToObject(o, "adapter");
+	vf_json_add_i64_or_null(a, "rank", m->adapter.rank, m->adapter.rank >= 0);
+	if (m->adapter.alpha >= 0)
+		cJSON_AddNumberToObject(a, "alpha", m->adapter.alpha);
+	else
+		cJSON_AddNullToObject(a, "alpha");
+	cJSON *t = cJSON_AddArrayToObject(a, "targets");
+	for (size_t i = 0; i < m->adapter.ntargets; i++)
+		cJSON_AddItemToArray(t, cJSON_CreateString(m->adapter.targets[i]));
+	cJSON_AddNumberToObject(a, "params", (double)m->adapter.params);
+}
+
 cJSON *vf_model_to_json(const struct vf_model *m)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -2149,23 +2187,7 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 	bool from_arch = m->files < 0 && !m->entry;
 	cJSON_AddBoolToObject(o, "params_approximate", from_arch && approx);
 	cJSON_AddBoolToObject(o, "approximate", approx);
-	if (m->has_vision) {
-		cJSON_AddStringToObject(o, "kind", m->vision.kind);
-		cJSON *va = vf_vision_to_json(&m->vision);
-		if (va && m->vision.has_lm && m->vision.lm.experts > 0 &&
-		    vf_arch_active_params(&m->vision.lm) >= 0) /* MoE language model, per text token */
-			cJSON_AddNumberToObject(va, "active_params",
-						(double)vf_arch_active_params(&m->vision.lm));
-		cJSON_AddItemToObject(o, "architecture", va);
-	} else if (m->has_ltx) {
-		cJSON_AddStringToObject(o, "kind", "dit");
-		cJSON_AddItemToObject(o, "architecture", vf_ltx_to_json(&m->ltx));
-		if (m->files > 0)
-			cJSON_AddItemToObject(o, "components", vf_ltx_parts_to_json(&m->ltx_parts));
-	} else if (m->has_arch)
-		cJSON_AddItemToObject(o, "architecture", vf_arch_to_json(&m->arch));
-	else
-		cJSON_AddNullToObject(o, "architecture");
+	arch_json(m, o);
 	if (m->has_groups) {
 		cJSON *g = groups_json(&m->groups);
 		cJSON_AddStringToObject(g, "source", m->groups_source);
@@ -2178,17 +2200,7 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 		for (size_t i = 0; i < m->ncomponents; i++)
 			cJSON_AddItemToArray(c, vf_model_to_json(m->components[i]));
 	}
-	if (m->has_adapter) {
-		cJSON *a = cJSON_AddObjectToObject(o, "adapter");
-		vf_json_add_i64_or_null(a, "rank", m->adapter.rank, m->adapter.rank >= 0);
-		if (m->adapter.alpha >= 0)
-			cJSON_AddNumberToObject(a, "alpha", m->adapter.alpha);
-		else
-			cJSON_AddNullToObject(a, "alpha");
-		cJSON *t = cJSON_AddArrayToObject(a, "targets");
-		for (size_t i = 0; i < m->adapter.ntargets; i++)
-			cJSON_AddItemToArray(t, cJSON_CreateString(m->adapter.targets[i]));
-		cJSON_AddNumberToObject(a, "params", (double)m->adapter.params);
-	}
+	if (m->has_adapter)
+		adapter_json(m, o);
 	return o;
 }

@@ -25,6 +25,7 @@
 #include "vramfit/model/models.h"
 #include "vramfit/estimate/search.h"
 #include "vramfit/estimate/split.h"
+#include "../tests/unit/catalog.h"
 
 static double now(void)
 {
@@ -127,10 +128,7 @@ int main(int argc, char **argv)
 	       evals / t / 1e6, t / evals * 1e9);
 
 	/* 3. end to end */
-	struct vf_setup st;
-	vf_setup_defaults(&st);
-	st.gpus = 4;
-	vf_setup_finish(&st, &err);
+	struct vf_setup st = finished_setup(VF_MODE_FULL, 4, 1, 2048);
 	struct vf_search_opts o;
 	vf_search_opts_defaults(&o);
 	o.max_gpus = 4;
@@ -149,13 +147,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)r.space, (unsigned long long)r.evaluated, t / reps * 1e3);
 	vf_search_release(&r);
 
-	struct vf_setup wide;
-	vf_setup_defaults(&wide);
-	wide.mode = VF_MODE_LORA;
-	wide.gpus = 8;
-	wide.batch = 8;
-	wide.grad_accum = 1;
-	vf_setup_finish(&wide, &err);
+	struct vf_setup wide = finished_setup(VF_MODE_LORA, 8, 8, 2048);
 	const struct vf_gpu_spec *h = vf_gpu_catalog_find("a100-80gb");
 	for (int ex = 0; ex < 2; ex++) {
 		o.knobs = VF_KNOBS_DEFAULT | VF_KNOB_BIT(VF_KNOB_LORA_RANK) |
@@ -233,12 +225,7 @@ int main(int argc, char **argv)
 			printf("vf_split_run (llama3.1-70b inference, %s): %.0fk splits/s (%.1f us each)\n",
 			       names[kind], reps / t / 1e3, t / reps * 1e6);
 		}
-		struct vf_setup inf;
-		vf_setup_defaults(&inf);
-		inf.mode = VF_MODE_INFER;
-		inf.gpus = 8;
-		inf.batch = 8;
-		vf_setup_finish(&inf, &err);
+		struct vf_setup inf = finished_setup(VF_MODE_INFER, 8, 8, 2048);
 		o.knobs = VF_KNOBS_DEFAULT;
 		o.max_gpus = 8;
 		o.exhaustive = false;

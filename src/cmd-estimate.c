@@ -1359,7 +1359,8 @@ static void print_gpus(FILE *o, const struct gpu_row *rows, int nrows, const cha
 	struct vf_table t;
 	fprintf(o, "\n%sGPUs%s (%s)\n", bold, off,
 		strcmp(gsource, "given") == 0 ? "as given" : strcmp(gsource, "probed") == 0 ? "this machine" : "common cards: none given or found");
-	const char *gh[] = {"GPU", "VRAM", "fits", "headroom", "max batch", "step", "tokens/s", "MFU"};
+	const char *gh[] = {"GPU", "VRAM", "fits", "headroom", nrows && rows[0].has_inf ? "max users" : "max batch",
+			    "step", "tokens/s", "MFU"};
 	vf_table_init(&t, 8, gh);
 	for (int c = 1; c < 8; c++)
 		vf_table_set_right(&t, c, true);
@@ -3158,6 +3159,9 @@ static int infer_rows(const struct est_args *a, struct result *r)
 			return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg)
 						     : vf_cli_fail_err(&err);
 		g->has_inf = true;
+		/* the row's batch is the engine's: sequences of --ctx tokens at
+		 * once, the inference table's max users (not a --seq forward's) */
+		g->max_batch = g->inf.max_users;
 		if (a->inf.engine == VF_ENGINE_VLLM) {
 			g->fits = g->inf.fits;
 			g->headroom = g->inf.kv_cache_bytes -
@@ -3170,7 +3174,6 @@ static int infer_rows(const struct est_args *a, struct result *r)
 					     : vf_estimate_gpu_bytes(&g->spec) - f->weights_bytes -
 						       f->compute_buffer_bytes - f->non_torch_bytes - f->kv_cache_bytes;
 			g->advice.n = 0;
-			g->max_batch = f->max_users;
 		}
 	}
 	const struct vf_infer *f = r->nrows ? &r->rows[0].inf : NULL;

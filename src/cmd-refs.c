@@ -19,8 +19,8 @@ static const char usage[] =
 	"and whether it is plausible (above ~70% or below ~5% is not a real dense run;\n"
 	"below half of the MFU the same software stack publishes is flagged too), with\n"
 	"what would make an implausible claim consistent. 'predicted' is the time for\n"
-	"the same work at the published MFU (else the stack's, else 40%) and its cost\n"
-	"at the catalog $/GPU-hour.\n";
+	"the same work at the published throughput (else MFU, else the stack's, else\n"
+	"40%) and its cost at the catalog $/GPU-hour.\n";
 
 struct refs_args {
 	const char *what_if, *gpu;
@@ -121,7 +121,7 @@ static void print_notes(const struct vf_table *t, const struct vf_refs *set_, co
 	}
 	printf("\nMFU = model FLOPs / (GPUs x dense bf16 peak x seconds); FLOPs = 6 (4 for a "
 	       "frozen model\nunder a trained adapter) x params x tokens + attention. "
-	       "Predicted: the same work at the\npublished MFU (else the stack's, else "
+	       "Predicted: the same work at the\npublished throughput (else its MFU, the stack's or "
 	       "%.0f%%); cost at the catalog $/GPU-hour%s.\nEstimator: vramfit's own step-time "
 	       "model for the catalog architecture at the largest\nmicro-batch that fits, "
 	       "with data-parallel communication (no published MFU used).\n",

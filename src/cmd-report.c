@@ -121,6 +121,19 @@ static void model_name(const char *model, const char *suffix, char *out, size_t 
 	snprintf(out, n, "%.*s%s.html", (int)(len - (size_t)(b - model)), b, suffix);
 }
 
+/* Whether dir holds what `vramfit plan` writes into a run workspace. */
+static bool is_workspace(const char *dir)
+{
+	static const char *const marks[] = {"config.yaml", "plan.md", "plan.json"};
+	char path[4096];
+	for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, marks[i]);
+		if (access(path, F_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* The report of a run directory or of the history. */
 static int stored_report(const char *run_dir, const char *db, const char *out, bool out_named, char *plan_page,
 			 size_t plan_n)
@@ -145,6 +158,10 @@ static int stored_report(const char *run_dir, const char *db, const char *out, b
 			return VF_EXIT_OK;
 		}
 		vf_buf_release(&b);
+		if (!is_workspace(run_dir))
+			return vf_cli_fail("%s: not a run workspace: expected config.yaml or plan.md (vramfit plan "
+					   "writes them) or trials recorded by vramfit tune",
+					   run_dir);
 	}
 	if (st)
 		return vf_cli_fail_err(&err);

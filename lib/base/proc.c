@@ -355,6 +355,140 @@ static bool group_alive(pid_t pgid)
 	return kill(-pgid, 0) == 0 || errno == EPERM;
 }
 
+/* vf_proc_run's loop state. */
+struct supervision {
+	bool child_done, ending, killed;
+	double start, last_output, term_at;
+};
+
+/* vf_proc_run at time t: end the group (SIGTERM) on an interrupt, the
+ * timeout, a stall or leftovers of a finished child; SIGKILL after the
+ * grace period. */
+static void supervise_ending(struct vf_proc *p, pid_t pid, struct supervision *u, double t, double grace)
+{
+	if (!u->ending) {
+		enum vf_proc_end why = VF_PROC_EXITED;
+		bool stop = false;
+		if (p->interrupt)
+			why = VF_PROC_INTERRUPTED, stop = true;
+		else if (p->timeout_s > 0 && t - u->start >= p->timeout_s)
+			why = VF_PROC_TIMEOUT, stop = true;
+		else if (p->stall_s > 0 && t - u->last_output >= p->stall_s && !u->child_done)
+			why = VF_PROC_STALLED, stop = true;
+		else if (u->child_done && group_alive(pid))
+			stop = true; /* leftovers of a finished child */
+		if (stop) {
+			if (!u->child_done)
+				p->end = why;
+			u->ending = true;
+			u->term_at = t;
+			p->killed_group = true;
+			kill(-pid, SIGTERM);
+		}
+	} else if (!u->killed && t - u->term_at >= grace) {
+		u->killed = true;
+		kill(-pid, SIGKILL);
+	}
+}
+
+/* vf_proc_run: read what the ready streams hold (a bounded amount per
+ * wake-up), feed it as lines, close a stream at its end. */
+static void read_ready(struct vf_proc *p, struct stream *s, const struct pollfd *pf, int nf, const int *map,
+		       char *chunk, size_t line_max, double *last_output)
+{
+	for (int k = 0; k < nf; k++) {
+		if (!(pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		struct stream *sp = &s[map[k]];
+		/* Read a bounded amount per wake-up so one chatty stream
+		 * cannot starve the timers. */
+		for (int rounds = 0; rounds < 16; rounds++) {
+			ssize_t r = read(sp->fd, chunk, 64u << 10);
+			if (r > 0) {
+				*last_output = now_s();
+				feed(p, sp, chunk, (size_t)r, line_max);
+				continue;
+			}
+			if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+				if (sp->len > 0 && !sp->dropping)
+					emit(p, sp, false);
+				close(sp->fd);
+				sp->fd = -1;
+			}
+			break;
+		}
+	}
+}
+
+/* vf_proc_run after the fork: whether the child's exec failed (its errno
+ * through the close-on-exec pipe), the child then reaped. */
+static vf_status exec_failed(const struct vf_proc *p, pid_t pid, int exec_fd, struct vf_error *err)
+{
+	int child_errno = 0;
+	ssize_t r;
+	do
+		r = read(exec_fd, &child_errno, sizeof child_errno);
+	while (r < 0 && errno == EINTR);
+	if (r == (ssize_t)sizeof child_errno) {
+		int ws;
+		while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+			;
+		return vf_error_set(err, VF_ERR, "cannot run '%s'%s%s: %s", p->argv[0], p->cwd ? " in " : "",
+				    p->cwd ? p->cwd : "", strerror(child_errno));
+	}
+	return VF_OK;
+}
+
+/* vf_proc_run: supervise the child until it and its group are gone and
+ * its pipes closed - end it on an interrupt, timeout or stall, read its
+ * lines, call on_tick. */
+static void supervise(struct vf_proc *p, pid_t pid, struct stream *s, char *chunk, size_t line_max,
+		      double grace, int tick, double start)
+{
+	struct supervision u = {.start = start, .last_output = start};
+	double last_tick = start, orphan_pipes_since = 0;
+	for (;;) {
+		double t = now_s();
+		supervise_ending(p, pid, &u, t, grace);
+		reap(p, &u.child_done);
+		bool pipes_open = s[0].fd >= 0 || s[1].fd >= 0;
+		if (u.child_done && !group_alive(pid)) {
+			if (!pipes_open)
+				break;
+			/* Someone outside the group (setsid) holds our pipes: give
+			 * them one second to let go, then stop reading. */
+			if (orphan_pipes_since == 0)
+				orphan_pipes_since = t;
+			else if (t - orphan_pipes_since > 1.0)
+				break;
+		}
+
+		struct pollfd pf[2];
+		int nf = 0, map[2];
+		for (int i = 0; i < 2; i++)
+			if (s[i].fd >= 0) {
+				pf[nf].fd = s[i].fd;
+				pf[nf].events = POLLIN;
+				map[nf++] = i;
+			}
+		int wait_ms = tick;
+		if (u.child_done && !pipes_open)
+			wait_ms = 10;
+		int pr = poll(pf, (nfds_t)nf, wait_ms);
+		if (pr < 0 && errno != EINTR) {
+			kill(-pid, SIGKILL);
+			u.killed = u.ending = true;
+		}
+		if (pr > 0)
+			read_ready(p, s, pf, nf, map, chunk, line_max, &u.last_output);
+		t = now_s();
+		if (p->on_tick && t - last_tick >= tick / 1000.0) {
+			last_tick = t;
+			p->on_tick(p->ctx, pid, t - start);
+		}
+	}
+}
+
 vf_status vf_proc_run(struct vf_proc *p, struct vf_error *err)
 {
 	if (!p->argv || !p->argv[0])
@@ -405,110 +539,15 @@ vf_status vf_proc_run(struct vf_proc *p, struct vf_error *err)
 	close(exec_p[1]);
 	out_p[1] = err_p[1] = exec_p[1] = -1;
 
-	int child_errno = 0;
-	ssize_t r;
-	do
-		r = read(exec_p[0], &child_errno, sizeof child_errno);
-	while (r < 0 && errno == EINTR);
-	if (r == (ssize_t)sizeof child_errno) {
-		int ws;
-		while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-			;
-		st = vf_error_set(err, VF_ERR, "cannot run '%s'%s%s: %s", p->argv[0],
-				  p->cwd ? " in " : "", p->cwd ? p->cwd : "", strerror(child_errno));
+	if ((st = exec_failed(p, pid, exec_p[0], err)))
 		goto out;
-	}
-
 	s[0].fd = out_p[0];
 	s[1].fd = err_p[0];
 	out_p[0] = err_p[0] = -1;
 	fcntl(s[0].fd, F_SETFL, O_NONBLOCK);
 	fcntl(s[1].fd, F_SETFL, O_NONBLOCK);
 
-	bool child_done = false, ending = false, killed = false;
-	double last_output = start, term_at = 0, last_tick = start, orphan_pipes_since = 0;
-	for (;;) {
-		double t = now_s();
-		if (!ending) {
-			enum vf_proc_end why = VF_PROC_EXITED;
-			bool stop = false;
-			if (p->interrupt)
-				why = VF_PROC_INTERRUPTED, stop = true;
-			else if (p->timeout_s > 0 && t - start >= p->timeout_s)
-				why = VF_PROC_TIMEOUT, stop = true;
-			else if (p->stall_s > 0 && t - last_output >= p->stall_s && !child_done)
-				why = VF_PROC_STALLED, stop = true;
-			else if (child_done && group_alive(pid))
-				stop = true; /* leftovers of a finished child */
-			if (stop) {
-				if (!child_done)
-					p->end = why;
-				ending = true;
-				term_at = t;
-				p->killed_group = true;
-				kill(-pid, SIGTERM);
-			}
-		} else if (!killed && t - term_at >= grace) {
-			killed = true;
-			kill(-pid, SIGKILL);
-		}
-		reap(p, &child_done);
-		bool pipes_open = s[0].fd >= 0 || s[1].fd >= 0;
-		if (child_done && !group_alive(pid)) {
-			if (!pipes_open)
-				break;
-			/* Someone outside the group (setsid) holds our pipes: give
-			 * them one second to let go, then stop reading. */
-			if (orphan_pipes_since == 0)
-				orphan_pipes_since = t;
-			else if (t - orphan_pipes_since > 1.0)
-				break;
-		}
-
-		struct pollfd pf[2];
-		int nf = 0, map[2];
-		for (int i = 0; i < 2; i++)
-			if (s[i].fd >= 0) {
-				pf[nf].fd = s[i].fd;
-				pf[nf].events = POLLIN;
-				map[nf++] = i;
-			}
-		int wait_ms = tick;
-		if (child_done && !pipes_open)
-			wait_ms = 10;
-		int pr = poll(pf, (nfds_t)nf, wait_ms);
-		if (pr < 0 && errno != EINTR) {
-			kill(-pid, SIGKILL);
-			killed = ending = true;
-		}
-		for (int k = 0; pr > 0 && k < nf; k++) {
-			if (!(pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			struct stream *sp = &s[map[k]];
-			/* Read a bounded amount per wake-up so one chatty stream
-			 * cannot starve the timers. */
-			for (int rounds = 0; rounds < 16; rounds++) {
-				r = read(sp->fd, chunk, 64u << 10);
-				if (r > 0) {
-					last_output = now_s();
-					feed(p, sp, chunk, (size_t)r, line_max);
-					continue;
-				}
-				if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
-					if (sp->len > 0 && !sp->dropping)
-						emit(p, sp, false);
-					close(sp->fd);
-					sp->fd = -1;
-				}
-				break;
-			}
-		}
-		t = now_s();
-		if (p->on_tick && t - last_tick >= tick / 1000.0) {
-			last_tick = t;
-			p->on_tick(p->ctx, pid, t - start);
-		}
-	}
+	supervise(p, pid, s, chunk, line_max, grace, tick, start);
 	for (int i = 0; i < 2; i++)
 		if (s[i].len > 0 && !s[i].dropping)
 			emit(p, &s[i], false);

@@ -1311,6 +1311,25 @@ static vf_status set_with(struct vf_yamldoc *doc, const char *path, struct walk 
 	return st;
 }
 
+/* vf_yamldoc_set: the value on its own (*value, *vl: its white space
+ * trimmed) - not empty, one line. */
+static vf_status value_line(const struct vf_yamldoc *doc, const char *path, const char **value, size_t *vl,
+			    struct vf_error *err)
+{
+	while (**value == ' ' || **value == '\t')
+		(*value)++;
+	size_t n = strlen(*value);
+	while (n && ((*value)[n - 1] == ' ' || (*value)[n - 1] == '\t'))
+		n--;
+	if (n == 0)
+		return vf_error_set(err, VF_EUSAGE, "%s: key %s: empty value (write null for none)",
+				    doc->name, path);
+	if (memchr(*value, '\n', n) || memchr(*value, '\r', n))
+		return vf_error_set(err, VF_EUSAGE, "%s: key %s: the value must be one line", doc->name, path);
+	*vl = n;
+	return VF_OK;
+}
+
 vf_status vf_yamldoc_set(struct vf_yamldoc *doc, const char *path, const char *value,
 			 struct vf_error *err)
 {
@@ -1318,21 +1337,15 @@ vf_status vf_yamldoc_set(struct vf_yamldoc *doc, const char *path, const char *v
 	if (!split_path(path, &w) || w.nseg == 0)
 		return vf_error_set(err, VF_EUSAGE, "%s: invalid key '%s' (expected a.b.c)", doc->name, path);
 	/* The value on its own: one line, a scalar or a flow collection. */
-	while (*value == ' ' || *value == '\t')
-		value++;
-	size_t vl = strlen(value);
-	while (vl && (value[vl - 1] == ' ' || value[vl - 1] == '\t'))
-		vl--;
-	if (vl == 0)
-		return vf_error_set(err, VF_EUSAGE, "%s: key %s: empty value (write null for none)",
-				    doc->name, path);
-	if (memchr(value, '\n', vl) || memchr(value, '\r', vl))
-		return vf_error_set(err, VF_EUSAGE, "%s: key %s: the value must be one line", doc->name, path);
+	size_t vl = 0;
+	vf_status st = value_line(doc, path, &value, &vl, err);
+	if (st)
+		return st;
 	char *v = strndup(value, vl);
 	if (!v)
 		return vf_error_set(err, VF_ENOMEM, "out of memory");
 	struct tree vt;
-	vf_status st = build(v, vl, "value", &vt, err);
+	st = build(v, vl, "value", &vt, err);
 	if (st != VF_OK) {
 		free(v);
 		return vf_error_prefix(err, doc->name);

@@ -803,10 +803,10 @@ int64_t vf_estimate_dit_max_batch(const struct vf_dit *d, const struct vf_setup 
 	return vf__estimate_max_batch_search(dit_peak, d, setup, gpu, vram_bytes, 64);
 }
 
-vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
-			     struct vf_error *err)
+/* vf_setup_from_ltx2: training mode, LoRA, optimizer, batch and
+ * accumulation, checkpointing. */
+static vf_status ltx2_training(const struct vf_ltx2_config *c, struct vf_setup *s, struct vf_error *err)
 {
-	vf_setup_defaults(s);
 	vf_status st;
 	const char *mode = c->training_mode ? c->training_mode : "lora";
 	if (strcmp(mode, "lora") != 0 && strcmp(mode, "full") != 0)
@@ -834,6 +834,12 @@ vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
 	s->grad_accum = c->grad_accum;
 	s->grad_ckpt = c->grad_ckpt;
 	s->given |= VF_SETUP_G_BATCH | VF_SETUP_G_GRAD_ACCUM | VF_SETUP_G_GRAD_CKPT;
+	return VF_OK;
+}
+
+/* vf_setup_from_ltx2: mixed precision and quantization. */
+static vf_status ltx2_precision(const struct vf_ltx2_config *c, struct vf_setup *s, struct vf_error *err)
+{
 	const char *mp = c->mixed_precision_mode ? c->mixed_precision_mode : "bf16";
 	if (strcmp(mp, "bf16") == 0)
 		/* the trainer holds the transformer in bf16 for LoRA, in fp32 for
@@ -856,6 +862,12 @@ vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
 				    "acceleration.quantization: expected null, int8-quanto, int4-quanto, "
 				    "int2-quanto, fp8-quanto or fp8uz-quanto, got '%s'", q);
 	s->given |= VF_SETUP_G_QUANT;
+	return VF_OK;
+}
+
+/* vf_setup_from_ltx2: the text encoder, validation and the video. */
+static vf_status ltx2_media(const struct vf_ltx2_config *c, struct vf_setup *s, struct vf_error *err)
+{
 	/* the ValidationRunner loads the text encoder only to embed the
 	 * validation prompts (validation_runner.py _cache_prompt_embeddings) */
 	s->text_encoder = c->no_validation_prompts ? VF_TE_NONE
@@ -898,6 +910,20 @@ vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
 	s->given |= VF_SETUP_G_VIDEO;
 	s->audio = !c->no_audio;
 	s->given |= VF_SETUP_G_AUDIO;
+	return VF_OK;
+}
+
+vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
+			     struct vf_error *err)
+{
+	vf_setup_defaults(s);
+	vf_status st = ltx2_training(c, s, err);
+	if (st == VF_OK)
+		st = ltx2_precision(c, s, err);
+	if (st == VF_OK)
+		st = ltx2_media(c, s, err);
+	if (st)
+		return st;
 	s->gpus = c->gpus > 0 ? c->gpus : 1;
 	if (s->gpus > 1) {
 		s->shard = s->mode == VF_MODE_FULL ? VF_SHARD_FSDP : VF_SHARD_DDP;

@@ -43,23 +43,9 @@ static void str_to(char *dst, size_t n, const cJSON *o, const char *key)
 	snprintf(dst, n, "%s", s ? s : "");
 }
 
-static vf_status parse_ref(const cJSON *e, const char *what, size_t idx, struct vf_ref *r,
-			   struct vf_error *err)
+/* A ref's "model": its size and shape, the FLOPs coefficient. */
+static vf_status parse_ref_model(const cJSON *e, const char *what, struct vf_ref *r, struct vf_error *err)
 {
-	memset(r, 0, sizeof *r);
-	if (!cJSON_IsObject(e))
-		return vf_error_set(err, VF_ERR, "%s: refs[%zu]: expected an object", what, idx);
-	const char *id = vf_json_get_str(e, "id");
-	if (!id || !*id || strlen(id) >= sizeof r->id)
-		return vf_error_set(err, VF_ERR, "%s: refs[%zu].id: expected a string of 1-%zu chars",
-				    what, idx, sizeof r->id - 1);
-	snprintf(r->id, sizeof r->id, "%s", id);
-	str_to(r->title, sizeof r->title, e, "title");
-	str_to(r->kind, sizeof r->kind, e, "kind");
-	str_to(r->source, sizeof r->source, e, "source");
-	str_to(r->note, sizeof r->note, e, "note");
-	str_to(r->expected_source, sizeof r->expected_source, e, "expected_mfu_source");
-
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "model");
 	if (!cJSON_IsObject(m))
 		return vf_error_set(err, VF_ERR, "%s: %s.model: expected an object", what, r->id);
@@ -80,7 +66,12 @@ static vf_status parse_ref(const cJSON *e, const char *what, size_t idx, struct 
 				    what, r->id);
 	if (!(r->coeff > 0 && r->coeff <= 8))
 		return vf_error_set(err, VF_ERR, "%s: %s.model.coeff: expected 2, 4 or 6", what, r->id);
+	return VF_OK;
+}
 
+/* A ref's "work" (tokens, or samples x tokens per sample) and "hardware". */
+static vf_status parse_ref_work(const cJSON *e, const char *what, struct vf_ref *r, struct vf_error *err)
+{
 	const cJSON *w = cJSON_GetObjectItemCaseSensitive(e, "work");
 	r->tokens = num_or(w, "tokens", -1);
 	r->samples = num_or(w, "samples", -1);
@@ -102,6 +93,12 @@ static vf_status parse_ref(const cJSON *e, const char *what, size_t idx, struct 
 	if (h && vf_json_get_bool(h, "gpu_assumed", &ga))
 		r->gpu_assumed = ga;
 
+	return VF_OK;
+}
+
+/* A ref's "published" claim: time, GPU-hours, cost, throughput, MFU. */
+static vf_status parse_ref_published(const cJSON *e, const char *what, struct vf_ref *r, struct vf_error *err)
+{
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(e, "published");
 	if (p && !cJSON_IsObject(p))
 		return vf_error_set(err, VF_ERR, "%s: %s.published: expected an object", what, r->id);
@@ -121,7 +118,12 @@ static vf_status parse_ref(const cJSON *e, const char *what, size_t idx, struct 
 	if (r->mfu > 1)
 		return vf_error_set(err, VF_ERR, "%s: %s.published.mfu: expected a fraction (0-1)",
 				    what, r->id);
+	return VF_OK;
+}
 
+/* A ref's stack MFU range, alternative claim and assumptions. */
+static vf_status parse_ref_expected(const cJSON *e, const char *what, struct vf_ref *r, struct vf_error *err)
+{
 	r->expected_lo = r->expected_hi = -1;
 	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(e, "expected_mfu");
 	if (ex) {
@@ -146,6 +148,33 @@ static vf_status parse_ref(const cJSON *e, const char *what, size_t idx, struct 
 				 a->valuestring);
 	}
 	return VF_OK;
+}
+
+static vf_status parse_ref(const cJSON *e, const char *what, size_t idx, struct vf_ref *r,
+			   struct vf_error *err)
+{
+	memset(r, 0, sizeof *r);
+	if (!cJSON_IsObject(e))
+		return vf_error_set(err, VF_ERR, "%s: refs[%zu]: expected an object", what, idx);
+	const char *id = vf_json_get_str(e, "id");
+	if (!id || !*id || strlen(id) >= sizeof r->id)
+		return vf_error_set(err, VF_ERR, "%s: refs[%zu].id: expected a string of 1-%zu chars",
+				    what, idx, sizeof r->id - 1);
+	snprintf(r->id, sizeof r->id, "%s", id);
+	str_to(r->title, sizeof r->title, e, "title");
+	str_to(r->kind, sizeof r->kind, e, "kind");
+	str_to(r->source, sizeof r->source, e, "source");
+	str_to(r->note, sizeof r->note, e, "note");
+	str_to(r->expected_source, sizeof r->expected_source, e, "expected_mfu_source");
+
+	vf_status st = parse_ref_model(e, what, r, err);
+	if (st == VF_OK)
+		st = parse_ref_work(e, what, r, err);
+	if (st == VF_OK)
+		st = parse_ref_published(e, what, r, err);
+	if (st == VF_OK)
+		st = parse_ref_expected(e, what, r, err);
+	return st;
 }
 
 vf_status vf_refs_parse(const cJSON *root, const char *what, struct vf_refs *out,
@@ -244,26 +273,9 @@ static double peak_of(const struct vf_gpu_spec *g)
 	return g->bf16_tflops > 0 ? g->bf16_tflops : g->fp16_tflops;
 }
 
-vf_status vf_ref_evaluate(const struct vf_refs *set, const struct vf_ref *r,
-			  const struct vf_gpu_spec *published, const struct vf_gpu_spec *target,
-			  int target_gpus, double price_usd_hour, struct vf_ref_eval *out,
-			  struct vf_error *err)
+/* The model FLOPs of the published work and the MFU its time implies. */
+static void ref_flops(const struct vf_ref *r, double ppeak, struct vf_ref_eval *out)
 {
-	memset(out, 0, sizeof *out);
-	const struct vf_mfu_policy *pol = &set->policy;
-	out->tokens = r->tokens;
-	out->flops_per_token = -1;
-	out->flops = -1;
-	out->seconds = r->hours > 0 ? r->hours * 3600.0 : -1;
-	out->implied_mfu = -1;
-	out->tokens_at_lo = out->tokens_at_hi = -1;
-	out->alt_mfu = out->alt_gpus = -1;
-	out->predicted_hours = out->predicted_cost_usd = -1;
-	out->price_usd_hour = -1;
-	out->mfu_used = -1;
-	out->mfu_basis = "none";
-
-	/* Model FLOPs of the published work. */
 	if (r->params > 0) {
 		out->flops_per_token =
 			vf_runcost_flops_per_token(r->params, r->coeff, r->layers, r->hidden, r->seq);
@@ -275,42 +287,48 @@ vf_status vf_ref_evaluate(const struct vf_refs *set, const struct vf_ref *r,
 	}
 	if (r->flops_per_sample > 0 && r->samples > 0)
 		out->flops = r->samples * r->flops_per_sample; /* FLOPs */
-	double ppeak = peak_of(published);
 	out->implied_mfu = vf_runcost_mfu(out->flops, r->gpus, ppeak, out->seconds);
-	out->verdict = vf_runcost_judge(out->implied_mfu, r->expected_lo, pol);
-	out->plausible = out->verdict == VF_VERDICT_PLAUSIBLE || out->verdict == VF_VERDICT_UNKNOWN;
+	/* A published MFU with its throughput names the authors' count of
+	 * FLOPs per token, which need not be vramfit's. */
+	if (r->mfu > 0 && r->tokens_per_s_per_gpu > 0 && ppeak > 0)
+		out->published_flops_per_token = r->mfu * ppeak * 1e12 / r->tokens_per_s_per_gpu;
+}
 
-	/* The reference MFU range: the stack's own, else the default. */
+/* The reference MFU range (the stack's own, else the default), the tokens
+ * it gives in the published time, and the alternative claim's MFU. */
+static void ref_range(const struct vf_ref *r, const struct vf_mfu_policy *pol, double ppeak,
+		      struct vf_ref_eval *out)
+{
 	out->mfu_lo = r->expected_lo > 0 ? r->expected_lo : pol->default_mfu;
 	out->mfu_hi = r->expected_hi > 0 ? r->expected_hi : pol->default_mfu;
-	if (out->flops_per_token > 0 && out->seconds > 0) {
-		/* Frozen-encoder FLOPs are per sample; spread them per token. */
-		double fpt = out->flops_per_token;
-		if (r->tokens_per_sample > 0 && r->extra_flops_per_sample > 0)
-			fpt += r->extra_flops_per_sample / r->tokens_per_sample;
-		out->tokens_at_lo = vf_runcost_tokens_at_mfu(out->mfu_lo, r->gpus, ppeak,
-							     out->seconds, fpt);
-		out->tokens_at_hi = vf_runcost_tokens_at_mfu(out->mfu_hi, r->gpus, ppeak,
-							     out->seconds, fpt);
-		if (r->alt_tokens > 0) {
-			double af = out->flops_per_token * r->alt_tokens;
-			out->alt_mfu = vf_runcost_mfu(af, r->gpus, ppeak, out->seconds);
-			double mid = 0.5 * (out->mfu_lo + out->mfu_hi);
-			if (ppeak > 0)
-				out->alt_gpus = af / (ppeak * 1e12 * mid * out->seconds);
-		}
+	if (!(out->flops_per_token > 0 && out->seconds > 0))
+		return;
+	/* Frozen-encoder FLOPs are per sample; spread them per token. */
+	double fpt = out->flops_per_token;
+	if (r->tokens_per_sample > 0 && r->extra_flops_per_sample > 0)
+		fpt += r->extra_flops_per_sample / r->tokens_per_sample;
+	out->tokens_at_lo = vf_runcost_tokens_at_mfu(out->mfu_lo, r->gpus, ppeak, out->seconds, fpt);
+	out->tokens_at_hi = vf_runcost_tokens_at_mfu(out->mfu_hi, r->gpus, ppeak, out->seconds, fpt);
+	if (r->alt_tokens > 0) {
+		double af = out->flops_per_token * r->alt_tokens;
+		out->alt_mfu = vf_runcost_mfu(af, r->gpus, ppeak, out->seconds);
+		double mid = 0.5 * (out->mfu_lo + out->mfu_hi);
+		if (ppeak > 0)
+			out->alt_gpus = af / (ppeak * 1e12 * mid * out->seconds);
 	}
+}
 
-	/* The prediction: on the target (what-if) or the published hardware. */
-	const struct vf_gpu_spec *tg = target ? target : published;
-	int tgpus = target ? (target_gpus > 0 ? target_gpus : (r->gpus > 0 ? r->gpus : 1)) : r->gpus;
-	if (target && !(peak_of(target) > 0))
-		return vf_error_set(err, VF_EUSAGE, "--gpu %s: the catalog has no bf16 rate for it",
-				    target->id);
-	snprintf(out->gpu, sizeof out->gpu, "%s", tg ? tg->id : r->gpu);
-	out->gpus = tgpus;
-	double tpeak = peak_of(tg);
-	if (r->mfu > 0) {
+/* The MFU the prediction runs at, on vramfit's count of FLOPs: a
+ * published throughput converted to it (a published MFU counted
+ * otherwise would predict a time the authors' own figures contradict),
+ * else the published MFU, the stack's, the default. */
+static void ref_mfu_used(const struct vf_ref *r, const struct vf_mfu_policy *pol, double ppeak,
+			 struct vf_ref_eval *out)
+{
+	if (r->mfu > 0 && r->tokens_per_s_per_gpu > 0 && out->flops_per_token > 0 && ppeak > 0) {
+		out->mfu_used = r->tokens_per_s_per_gpu * out->flops_per_token / (ppeak * 1e12);
+		out->mfu_basis = "published";
+	} else if (r->mfu > 0) {
 		out->mfu_used = r->mfu;
 		out->mfu_basis = "published";
 	} else if (r->expected_lo > 0) {
@@ -320,6 +338,24 @@ vf_status vf_ref_evaluate(const struct vf_refs *set, const struct vf_ref *r,
 		out->mfu_used = pol->default_mfu;
 		out->mfu_basis = "default";
 	}
+}
+
+/* The prediction: on the target (what-if) or the published hardware. */
+static vf_status ref_predict(const struct vf_ref *r, const struct vf_mfu_policy *pol,
+			     const struct vf_gpu_spec *published, const struct vf_gpu_spec *target,
+			     int target_gpus, double price_usd_hour, struct vf_ref_eval *out,
+			     struct vf_error *err)
+{
+	double ppeak = peak_of(published);
+	const struct vf_gpu_spec *tg = target ? target : published;
+	int tgpus = target ? (target_gpus > 0 ? target_gpus : (r->gpus > 0 ? r->gpus : 1)) : r->gpus;
+	if (target && !(peak_of(target) > 0))
+		return vf_error_set(err, VF_EUSAGE, "--gpu %s: the catalog has no bf16 rate for it",
+				    target->id);
+	snprintf(out->gpu, sizeof out->gpu, "%s", tg ? tg->id : r->gpu);
+	out->gpus = tgpus;
+	double tpeak = peak_of(tg);
+	ref_mfu_used(r, pol, ppeak, out);
 	double s = vf_runcost_seconds_at_mfu(out->flops, tgpus, tpeak, out->mfu_used);
 	if (s < 0 && out->seconds > 0 && ppeak > 0 && tpeak > 0 && r->gpus > 0 && tgpus > 0) {
 		/* No FLOPs: the published time, scaled by aggregate peak at equal MFU. */
@@ -332,8 +368,13 @@ vf_status vf_ref_evaluate(const struct vf_refs *set, const struct vf_ref *r,
 	out->price_usd_hour = price_usd_hour >= 0 ? price_usd_hour : (tg ? tg->price_usd_hour : -1);
 	if (out->predicted_hours > 0 && out->price_usd_hour >= 0)
 		out->predicted_cost_usd = out->predicted_hours * tgpus * out->price_usd_hour;
+	return VF_OK;
+}
 
-	/* The verdict in words. */
+/* The verdict in words. */
+static void ref_verdict_words(const struct vf_ref *r, const struct vf_mfu_policy *pol,
+			      const struct vf_gpu_spec *published, double ppeak, struct vf_ref_eval *out)
+{
 	char a[32], b[32], c[32];
 	int gp = r->gpus;
 	switch (out->verdict) {
@@ -399,8 +440,55 @@ vf_status vf_ref_evaluate(const struct vf_refs *set, const struct vf_ref *r,
 		}
 		break;
 	}
+}
+
+/* When the published MFU counts other FLOPs than vramfit: both counts and
+ * the MFU the prediction runs at, after the verdict. */
+static void ref_count_words(const struct vf_ref *r, struct vf_ref_eval *out)
+{
+	if (!(out->published_flops_per_token > 0) || !(out->flops_per_token > 0) ||
+	    fabs(out->mfu_used - r->mfu) < 0.005)
+		return;
+	size_t k = strlen(out->note);
+	snprintf(out->note + k, sizeof out->note - k,
+		 "; the published %.0f%% MFU at %.0f tokens/s per GPU counts %.2f GFLOP per token, "
+		 "vramfit %.2f: the prediction runs at that throughput, %.0f%% MFU on vramfit's count",
+		 100 * r->mfu, r->tokens_per_s_per_gpu, out->published_flops_per_token / 1e9,
+		 out->flops_per_token / 1e9, 100 * out->mfu_used);
+}
+
+vf_status vf_ref_evaluate(const struct vf_refs *set, const struct vf_ref *r,
+			  const struct vf_gpu_spec *published, const struct vf_gpu_spec *target,
+			  int target_gpus, double price_usd_hour, struct vf_ref_eval *out,
+			  struct vf_error *err)
+{
+	memset(out, 0, sizeof *out);
+	const struct vf_mfu_policy *pol = &set->policy;
+	out->tokens = r->tokens;
+	out->flops_per_token = -1;
+	out->published_flops_per_token = -1;
+	out->flops = -1;
+	out->seconds = r->hours > 0 ? r->hours * 3600.0 : -1;
+	out->implied_mfu = -1;
+	out->tokens_at_lo = out->tokens_at_hi = -1;
+	out->alt_mfu = out->alt_gpus = -1;
+	out->predicted_hours = out->predicted_cost_usd = -1;
+	out->price_usd_hour = -1;
+	out->mfu_used = -1;
+	out->mfu_basis = "none";
+	double ppeak = peak_of(published);
+	ref_flops(r, ppeak, out);
+	out->verdict = vf_runcost_judge(out->implied_mfu, r->expected_lo, pol);
+	out->plausible = out->verdict == VF_VERDICT_PLAUSIBLE || out->verdict == VF_VERDICT_UNKNOWN;
+	ref_range(r, pol, ppeak, out);
+	vf_status st = ref_predict(r, pol, published, target, target_gpus, price_usd_hour, out, err);
+	if (st)
+		return st;
+	ref_verdict_words(r, pol, published, ppeak, out);
+	ref_count_words(r, out);
 	return VF_OK;
 }
+
 
 void vf_ref_estimate(const struct vf_ref *r, const struct vf_gpu_spec *gpu,
 		     struct vf_ref_eval *e)

@@ -543,10 +543,180 @@ static void split_to_json(const struct vf_setup *s, cJSON *o)
 	}
 }
 
-vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, struct vf_error *err)
+/* vf_setup_set for the head, saved modules, validation and the training stack. */
+static vf_status mechanism_set(struct vf_setup *s, const char *name, const char *v, struct vf_error *err)
+{
+	vf_status st;
+	if (strcmp(name, "head") == 0) {
+		if (!vf__mech_head_parse(v, &s->head_labels))
+			return BAD_ENUM(name, v, "lm or classify:N (N 1..1000000)");
+	} else if (strcmp(name, "modules-to-save") == 0) {
+		if (!vf__mech_modules_to_save_parse(v, &s->modules_to_save))
+			return BAD_ENUM(name, v, "a list of lm_head and embed_tokens");
+	} else if (strcmp(name, "validation") == 0) {
+		if ((st = parse_validation(s, v, err)))
+			return st;
+		s->given |= VF_SETUP_G_VALIDATION;
+	} else if (strcmp(name, "stack") == 0 || strcmp(name, "loss") == 0 ||
+		   strcmp(name, "adapter-dtype") == 0 || strcmp(name, "compile") == 0 ||
+		   strcmp(name, "no-compile") == 0 || strcmp(name, "activation-offload") == 0 ||
+		   strcmp(name, "no-activation-offload") == 0 ||
+		   strcmp(name, "optimizer-in-backward") == 0 || strcmp(name, "peak-scope") == 0 ||
+		   strcmp(name, "float8") == 0 || strcmp(name, "no-float8") == 0) {
+		return vf_stack_set(s, name, v, err);
+	} else {
+		return split_set(s, name, v, err);
+	}
+	return VF_OK;
+}
+
+/* vf_setup_set for video, audio and the text encoder (LTX-2). */
+static vf_status media_set(struct vf_setup *s, const char *name, const char *v, struct vf_error *err)
+{
+	vf_status st;
+	if (strcmp(name, "video") == 0) {
+		int w = 0, h = 0, f = 0;
+		char tail = 0;
+		if (!v || sscanf(v, "%dx%dx%d%c", &w, &h, &f, &tail) != 3 || w < 32 || h < 32 ||
+		    f < 1 || w > 16384 || h > 16384 || f > 100000)
+			return vf_error_set(err, VF_EUSAGE,
+					    "--video: expected WIDTHxHEIGHTxFRAMES (e.g. 960x544x89), got '%s'",
+					    v ? v : "");
+		s->video_width = w;
+		s->video_height = h;
+		s->video_frames = f;
+		s->given |= VF_SETUP_G_VIDEO;
+	} else if (strcmp(name, "audio") == 0) {
+		if ((st = parse_bool(name, v, &s->audio, err)))
+			return st;
+		s->given |= VF_SETUP_G_AUDIO;
+	} else if (strcmp(name, "no-audio") == 0) {
+		s->audio = false;
+		s->given |= VF_SETUP_G_AUDIO;
+	} else if (strcmp(name, "text-encoder") == 0) {
+		if (!vf_text_encoder_parse(v, &s->text_encoder))
+			return BAD_ENUM(name, v, "none, bf16 or int8");
+		s->given |= VF_SETUP_G_TEXT_ENCODER;
+	} else {
+		return mechanism_set(s, name, v, err);
+	}
+	return VF_OK;
+}
+
+/* vf_setup_set for GPUs, sharding, attention kernel, CUDA context and offload. */
+static vf_status placement_set(struct vf_setup *s, const char *name, const char *v, struct vf_error *err)
 {
 	int64_t x = 0;
 	vf_status st;
+	if (strcmp(name, "gpus") == 0) {
+		if ((st = parse_i64(name, v, 1, 4096, &x, err)))
+			return st;
+		s->gpus = (int)x;
+		s->given |= VF_SETUP_G_GPUS;
+	} else if (strcmp(name, "shard") == 0) {
+		if (!vf_shard_parse(v, &s->shard))
+			return BAD_ENUM(name, v, "none, ddp, zero1, zero2, zero3 or fsdp");
+		s->given |= VF_SETUP_G_SHARD;
+	} else if (strcmp(name, "attention") == 0) {
+		if (!vf_attention_parse(v, &s->attention))
+			return BAD_ENUM(name, v, "sdpa, eager or flash");
+		s->given |= VF_SETUP_G_ATTENTION;
+	} else if (strcmp(name, "context-mib") == 0) {
+		if ((st = parse_i64(name, v, 0, 1 << 20, &x, err)))
+			return st;
+		s->context_bytes = x << 20;
+		s->given |= VF_SETUP_G_CONTEXT;
+	} else if (strcmp(name, "offload") == 0) {
+		if (!vf__mech_offload_parse(v, &s->offload))
+			return BAD_ENUM(name, v, "none, optimizer or params");
+	} else if (strcmp(name, "offload-optimizer") == 0) {
+		if ((st = parse_bool(name, v, &s->offload_optimizer, err)))
+			return st;
+		s->given |= VF_SETUP_G_OFFLOAD;
+	} else {
+		return media_set(s, name, v, err);
+	}
+	return VF_OK;
+}
+
+/* vf_setup_set for the adapter (LoRA) and the base weights' quantization. */
+static vf_status adapter_set(struct vf_setup *s, const char *name, const char *v, struct vf_error *err)
+{
+	int64_t x = 0;
+	vf_status st;
+	if (strcmp(name, "lora-rank") == 0) {
+		if ((st = parse_i64(name, v, 1, 65536, &x, err)))
+			return st;
+		s->lora_rank = (int)x;
+		s->given |= VF_SETUP_G_LORA_RANK;
+	} else if (strcmp(name, "lora-alpha") == 0) {
+		char *end = NULL;
+		double a = v ? strtod(v, &end) : 0;
+		if (!v || !*v || !end || *end || !(a > 0) || a > 1e6)
+			return vf_error_set(err, VF_EUSAGE, "--lora-alpha: expected a positive number, got '%s'",
+					    v ? v : "");
+		s->lora_alpha = a;
+		s->given |= VF_SETUP_G_LORA_ALPHA;
+	} else if (strcmp(name, "lora-targets") == 0) {
+		if ((st = vf_lora_targets_parse(v, &s->lora_targets, err)))
+			return st;
+		s->given |= VF_SETUP_G_LORA_TARGETS;
+	} else if (strcmp(name, "quant") == 0) {
+		if (!vf_quant_parse(v, &s->quant))
+			return BAD_ENUM(name, v, "none, int8, int4, nf4 or fp8");
+		s->quant_format = strcmp(v, "gptq") == 0  ? VF_QFMT_GPTQ
+				  : strcmp(v, "awq") == 0 ? VF_QFMT_AWQ
+							  : VF_QFMT_GENERIC;
+		s->given |= VF_SETUP_G_QUANT;
+	} else {
+		return placement_set(s, name, v, err);
+	}
+	return VF_OK;
+}
+
+/* vf_setup_set for batch, sequence, accumulation and checkpointing. */
+static vf_status shape_set(struct vf_setup *s, const char *name, const char *v, struct vf_error *err)
+{
+	vf_status st;
+	if (strcmp(name, "batch") == 0) {
+		if ((st = parse_i64(name, v, 1, 1 << 20, &s->batch, err)))
+			return st;
+		s->given |= VF_SETUP_G_BATCH;
+	} else if (strcmp(name, "seq") == 0) {
+		if ((st = parse_i64(name, v, 1, 1 << 24, &s->seq, err)))
+			return st;
+		s->given |= VF_SETUP_G_SEQ;
+	} else if (strcmp(name, "target-seq") == 0) {
+		if ((st = parse_i64(name, v, 1, 1 << 24, &s->target_seq, err)))
+			return st;
+		s->given |= VF_SETUP_G_TARGET_SEQ;
+	} else if (strcmp(name, "grad-accum") == 0) {
+		if ((st = parse_i64(name, v, 1, 1 << 20, &s->grad_accum, err)))
+			return st;
+		s->given |= VF_SETUP_G_GRAD_ACCUM;
+	} else if (strcmp(name, "grad-ckpt") == 0) {
+		s->ckpt_every = 0;
+		s->ckpt_selective_op = false;
+		if (v && (strncmp(v, "selective:", 10) == 0 || strncmp(v, "every:", 6) == 0)) {
+			if ((st = vf__mech_ckpt_parse(v, s, err)))
+				return st;
+		} else if ((st = parse_bool(name, v, &s->grad_ckpt, err))) {
+			return st;
+		}
+		s->given |= VF_SETUP_G_GRAD_CKPT;
+	} else if (strcmp(name, "no-grad-ckpt") == 0) {
+		s->grad_ckpt = false;
+		s->ckpt_every = 0;
+		s->ckpt_selective_op = false;
+		s->given |= VF_SETUP_G_GRAD_CKPT;
+	} else {
+		return adapter_set(s, name, v, err);
+	}
+	return VF_OK;
+}
+
+vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, struct vf_error *err)
+{
 	if (strcmp(name, "mode") == 0) {
 		if (!vf_mode_parse(v, &s->mode))
 			return BAD_ENUM(name, v, "full, lora or infer");
@@ -586,128 +756,8 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 			return BAD_ENUM(name, v, "none or zeros");
 		s->grads_zeroed = strcmp(v, "zeros") == 0;
 		s->given |= VF_SETUP_G_ZERO_GRAD;
-	} else if (strcmp(name, "batch") == 0) {
-		if ((st = parse_i64(name, v, 1, 1 << 20, &s->batch, err)))
-			return st;
-		s->given |= VF_SETUP_G_BATCH;
-	} else if (strcmp(name, "seq") == 0) {
-		if ((st = parse_i64(name, v, 1, 1 << 24, &s->seq, err)))
-			return st;
-		s->given |= VF_SETUP_G_SEQ;
-	} else if (strcmp(name, "target-seq") == 0) {
-		if ((st = parse_i64(name, v, 1, 1 << 24, &s->target_seq, err)))
-			return st;
-		s->given |= VF_SETUP_G_TARGET_SEQ;
-	} else if (strcmp(name, "grad-accum") == 0) {
-		if ((st = parse_i64(name, v, 1, 1 << 20, &s->grad_accum, err)))
-			return st;
-		s->given |= VF_SETUP_G_GRAD_ACCUM;
-	} else if (strcmp(name, "grad-ckpt") == 0) {
-		s->ckpt_every = 0;
-		s->ckpt_selective_op = false;
-		if (v && (strncmp(v, "selective:", 10) == 0 || strncmp(v, "every:", 6) == 0)) {
-			if ((st = vf__mech_ckpt_parse(v, s, err)))
-				return st;
-		} else if ((st = parse_bool(name, v, &s->grad_ckpt, err))) {
-			return st;
-		}
-		s->given |= VF_SETUP_G_GRAD_CKPT;
-	} else if (strcmp(name, "no-grad-ckpt") == 0) {
-		s->grad_ckpt = false;
-		s->ckpt_every = 0;
-		s->ckpt_selective_op = false;
-		s->given |= VF_SETUP_G_GRAD_CKPT;
-	} else if (strcmp(name, "lora-rank") == 0) {
-		if ((st = parse_i64(name, v, 1, 65536, &x, err)))
-			return st;
-		s->lora_rank = (int)x;
-		s->given |= VF_SETUP_G_LORA_RANK;
-	} else if (strcmp(name, "lora-alpha") == 0) {
-		char *end = NULL;
-		double a = v ? strtod(v, &end) : 0;
-		if (!v || !*v || !end || *end || !(a > 0) || a > 1e6)
-			return vf_error_set(err, VF_EUSAGE, "--lora-alpha: expected a positive number, got '%s'",
-					    v ? v : "");
-		s->lora_alpha = a;
-		s->given |= VF_SETUP_G_LORA_ALPHA;
-	} else if (strcmp(name, "lora-targets") == 0) {
-		if ((st = vf_lora_targets_parse(v, &s->lora_targets, err)))
-			return st;
-		s->given |= VF_SETUP_G_LORA_TARGETS;
-	} else if (strcmp(name, "quant") == 0) {
-		if (!vf_quant_parse(v, &s->quant))
-			return BAD_ENUM(name, v, "none, int8, int4, nf4 or fp8");
-		s->quant_format = strcmp(v, "gptq") == 0  ? VF_QFMT_GPTQ
-				  : strcmp(v, "awq") == 0 ? VF_QFMT_AWQ
-							  : VF_QFMT_GENERIC;
-		s->given |= VF_SETUP_G_QUANT;
-	} else if (strcmp(name, "gpus") == 0) {
-		if ((st = parse_i64(name, v, 1, 4096, &x, err)))
-			return st;
-		s->gpus = (int)x;
-		s->given |= VF_SETUP_G_GPUS;
-	} else if (strcmp(name, "shard") == 0) {
-		if (!vf_shard_parse(v, &s->shard))
-			return BAD_ENUM(name, v, "none, ddp, zero1, zero2, zero3 or fsdp");
-		s->given |= VF_SETUP_G_SHARD;
-	} else if (strcmp(name, "attention") == 0) {
-		if (!vf_attention_parse(v, &s->attention))
-			return BAD_ENUM(name, v, "sdpa, eager or flash");
-		s->given |= VF_SETUP_G_ATTENTION;
-	} else if (strcmp(name, "context-mib") == 0) {
-		if ((st = parse_i64(name, v, 0, 1 << 20, &x, err)))
-			return st;
-		s->context_bytes = x << 20;
-		s->given |= VF_SETUP_G_CONTEXT;
-	} else if (strcmp(name, "video") == 0) {
-		int w = 0, h = 0, f = 0;
-		char tail = 0;
-		if (!v || sscanf(v, "%dx%dx%d%c", &w, &h, &f, &tail) != 3 || w < 32 || h < 32 ||
-		    f < 1 || w > 16384 || h > 16384 || f > 100000)
-			return vf_error_set(err, VF_EUSAGE,
-					    "--video: expected WIDTHxHEIGHTxFRAMES (e.g. 960x544x89), got '%s'",
-					    v ? v : "");
-		s->video_width = w;
-		s->video_height = h;
-		s->video_frames = f;
-		s->given |= VF_SETUP_G_VIDEO;
-	} else if (strcmp(name, "audio") == 0) {
-		if ((st = parse_bool(name, v, &s->audio, err)))
-			return st;
-		s->given |= VF_SETUP_G_AUDIO;
-	} else if (strcmp(name, "no-audio") == 0) {
-		s->audio = false;
-		s->given |= VF_SETUP_G_AUDIO;
-	} else if (strcmp(name, "head") == 0) {
-		if (!vf__mech_head_parse(v, &s->head_labels))
-			return BAD_ENUM(name, v, "lm or classify:N (N 1..1000000)");
-	} else if (strcmp(name, "modules-to-save") == 0) {
-		if (!vf__mech_modules_to_save_parse(v, &s->modules_to_save))
-			return BAD_ENUM(name, v, "a list of lm_head and embed_tokens");
-	} else if (strcmp(name, "offload") == 0) {
-		if (!vf__mech_offload_parse(v, &s->offload))
-			return BAD_ENUM(name, v, "none, optimizer or params");
-	} else if (strcmp(name, "offload-optimizer") == 0) {
-		if ((st = parse_bool(name, v, &s->offload_optimizer, err)))
-			return st;
-		s->given |= VF_SETUP_G_OFFLOAD;
-	} else if (strcmp(name, "validation") == 0) {
-		if ((st = parse_validation(s, v, err)))
-			return st;
-		s->given |= VF_SETUP_G_VALIDATION;
-	} else if (strcmp(name, "stack") == 0 || strcmp(name, "loss") == 0 ||
-		   strcmp(name, "adapter-dtype") == 0 || strcmp(name, "compile") == 0 ||
-		   strcmp(name, "no-compile") == 0 || strcmp(name, "activation-offload") == 0 ||
-		   strcmp(name, "no-activation-offload") == 0 ||
-		   strcmp(name, "optimizer-in-backward") == 0 || strcmp(name, "peak-scope") == 0 ||
-		   strcmp(name, "float8") == 0 || strcmp(name, "no-float8") == 0) {
-		return vf_stack_set(s, name, v, err);
-	} else if (strcmp(name, "text-encoder") == 0) {
-		if (!vf_text_encoder_parse(v, &s->text_encoder))
-			return BAD_ENUM(name, v, "none, bf16 or int8");
-		s->given |= VF_SETUP_G_TEXT_ENCODER;
 	} else {
-		return split_set(s, name, v, err);
+		return shape_set(s, name, v, err);
 	}
 	return VF_OK;
 }

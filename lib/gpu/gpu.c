@@ -573,6 +573,63 @@ static bool parse_count(const char *p, size_t len, int64_t max, int64_t *out)
 	return true;
 }
 
+/* vf_gpu_set_add_spec: a card given as NAME=MiB (spec[0..body)). */
+static vf_status gpu_from_name_mib(const char *spec, size_t body, const char *eq, struct vf_gpu *g,
+				   struct vf_error *err)
+{
+	size_t nlen = (size_t)(eq - spec);
+	int64_t mib;
+	if (!nlen)
+		return vf_error_set(err, VF_EUSAGE, "--gpu %s: missing NAME before '='", spec);
+	if (nlen >= sizeof g->name)
+		return vf_error_set(err, VF_EUSAGE, "--gpu %s: NAME longer than %zu characters",
+				    spec, sizeof g->name - 1);
+	if (!parse_count(eq + 1, body - nlen - 1, INT64_C(1) << 24, &mib))
+		return vf_error_set(err, VF_EUSAGE,
+				    "--gpu %s: MiB after '=' must be a whole number of MiB "
+				    "from 1 to %" PRId64,
+				    spec, INT64_C(1) << 24);
+	memcpy(g->name, spec, nlen);
+	g->name[nlen] = '\0';
+	g->memory_total_mib = mib;
+	g->memory_free_mib = mib;
+	g->memory_used_mib = 0;
+	vf_gpu_identify(g);
+	const struct vf_gpu_spec *c = g->catalog_id[0] ? vf_gpu_catalog_find(g->catalog_id) : NULL;
+	if (c)
+		snprintf(g->cc, sizeof g->cc, "%s", c->cc);
+	return VF_OK;
+}
+
+/* vf_gpu_set_add_spec: a catalog card by id (spec[0..body)). */
+static vf_status gpu_from_catalog(const char *spec, size_t body, struct vf_gpu *g, struct vf_error *err)
+{
+	char id[64];
+	if (body >= sizeof id)
+		return vf_error_set(err, VF_EUSAGE, "--gpu %s: unknown GPU id", spec);
+	memcpy(id, spec, body);
+	id[body] = '\0';
+	struct vf_error lerr = {0};
+	if (!vf_gpu_catalog(NULL, &lerr))
+		return vf_error_set(err, lerr.code, "%s", lerr.msg);
+	char hint[200];
+	const struct vf_gpu_spec *c = vf_gpu_catalog_find_loose(id, hint, sizeof hint);
+	if (!c) {
+		return vf_error_set(err, VF_EUSAGE,
+				    "--gpu %s: unknown GPU id '%s'%s (`vramfit gpus` lists "
+				    "them; NAME=MiB gives any card)",
+				    spec, id, hint);
+	}
+	snprintf(g->name, sizeof g->name, "%s", c->name);
+	snprintf(g->catalog_id, sizeof g->catalog_id, "%s", c->id);
+	snprintf(g->cc, sizeof g->cc, "%s", c->cc);
+	g->memory_total_mib = c->memory_mib;
+	g->memory_free_mib = c->memory_mib;
+	g->memory_used_mib = 0;
+	g->nominal_gb = c->nominal_gb;
+	return VF_OK;
+}
+
 vf_status vf_gpu_set_add_spec(struct vf_gpu_set *s, const char *spec, struct vf_error *err)
 {
 	if (!spec || !*spec)
@@ -599,57 +656,13 @@ vf_status vf_gpu_set_add_spec(struct vf_gpu_set *s, const char *spec, struct vf_
 	struct vf_gpu g;
 	vf_gpu_init(&g);
 	const char *eq = memchr(spec, '=', body);
-	if (eq) {
-		size_t nlen = (size_t)(eq - spec);
-		int64_t mib;
-		if (!nlen)
-			return vf_error_set(err, VF_EUSAGE, "--gpu %s: missing NAME before '='", spec);
-		if (nlen >= sizeof g.name)
-			return vf_error_set(err, VF_EUSAGE, "--gpu %s: NAME longer than %zu characters",
-					    spec, sizeof g.name - 1);
-		if (!parse_count(eq + 1, body - nlen - 1, INT64_C(1) << 24, &mib))
-			return vf_error_set(err, VF_EUSAGE,
-					    "--gpu %s: MiB after '=' must be a whole number of MiB "
-					    "from 1 to %" PRId64,
-					    spec, INT64_C(1) << 24);
-		memcpy(g.name, spec, nlen);
-		g.name[nlen] = '\0';
-		g.memory_total_mib = mib;
-		g.memory_free_mib = mib;
-		g.memory_used_mib = 0;
-		vf_gpu_identify(&g);
-		const struct vf_gpu_spec *c = g.catalog_id[0] ? vf_gpu_catalog_find(g.catalog_id)
-							      : NULL;
-		if (c)
-			snprintf(g.cc, sizeof g.cc, "%s", c->cc);
-	} else {
-		char id[64];
-		if (body >= sizeof id)
-			return vf_error_set(err, VF_EUSAGE, "--gpu %s: unknown GPU id", spec);
-		memcpy(id, spec, body);
-		id[body] = '\0';
-		struct vf_error lerr = {0};
-		if (!vf_gpu_catalog(NULL, &lerr))
-			return vf_error_set(err, lerr.code, "%s", lerr.msg);
-		char hint[200];
-		const struct vf_gpu_spec *c = vf_gpu_catalog_find_loose(id, hint, sizeof hint);
-		if (!c) {
-			return vf_error_set(err, VF_EUSAGE,
-					    "--gpu %s: unknown GPU id '%s'%s (`vramfit gpus` lists "
-					    "them; NAME=MiB gives any card)",
-					    spec, id, hint);
-		}
-		snprintf(g.name, sizeof g.name, "%s", c->name);
-		snprintf(g.catalog_id, sizeof g.catalog_id, "%s", c->id);
-		snprintf(g.cc, sizeof g.cc, "%s", c->cc);
-		g.memory_total_mib = c->memory_mib;
-		g.memory_free_mib = c->memory_mib;
-		g.memory_used_mib = 0;
-		g.nominal_gb = c->nominal_gb;
-	}
+	vf_status st = eq ? gpu_from_name_mib(spec, body, eq, &g, err)
+			  : gpu_from_catalog(spec, body, &g, err);
+	if (st)
+		return st;
 	for (int64_t i = 0; i < count; i++) {
 		g.index = (int)s->count;
-		vf_status st = vf_gpu_set_add(s, &g, err);
+		st = vf_gpu_set_add(s, &g, err);
 		if (st)
 			return st;
 	}

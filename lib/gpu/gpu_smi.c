@@ -314,6 +314,91 @@ bool vf__gpu_smi_absent(const char *prog, const char *path)
 	}
 }
 
+/* run, in the child: its own process group, stdin from /dev/null,
+ * stdout and stderr into the pipe; an exec failure's errno to efd. */
+static __attribute__((noreturn)) void exec_child(const char *prog, int out_fd, int err_fd)
+{
+	setpgid(0, 0);
+	int devnull = open("/dev/null", O_RDONLY);
+	if (devnull >= 0)
+		dup2(devnull, 0);
+	dup2(out_fd, 1);
+	dup2(out_fd, 2);
+	signal(SIGPIPE, SIG_DFL);
+	char *argv[] = {(char *)prog, "--query-gpu=" QUERY,
+			"--format=csv,noheader,nounits", NULL};
+	execvp(prog, argv);
+	int e = errno;
+	ssize_t w = write(err_fd, &e, sizeof e);
+	(void)w;
+	_exit(127);
+}
+
+/* run: the child's output into out until it closes, the deadline
+ * passes (r->timeout) or it is too big (r->toobig). */
+static vf_status read_output(int fd, int64_t deadline, struct vf_buf *out, struct run_result *r,
+			     struct vf_error *err)
+{
+	char chunk[4096];
+	vf_status st = VF_OK;
+	for (;;) {
+		int64_t left = deadline - now_ms();
+		if (left <= 0) {
+			r->timeout = true;
+			break;
+		}
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int pr = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+		if (pr < 0) {
+			if (errno == EINTR)
+				continue;
+			st = vf_error_set(err, VF_ERR, "nvidia-smi: poll: %s", strerror(errno));
+			break;
+		}
+		if (pr == 0)
+			continue;
+		ssize_t n = read(fd, chunk, sizeof chunk);
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			st = vf_error_set(err, VF_ERR, "nvidia-smi: read: %s", strerror(errno));
+			break;
+		}
+		if (n == 0)
+			break;
+		if (out->len + (size_t)n > VF_SMI_MAX_OUTPUT) {
+			r->toobig = true;
+			break;
+		}
+		if ((st = vf_buf_append(out, chunk, (size_t)n, err)))
+			break;
+	}
+	return st;
+}
+
+/* run: the child's exit status once its output closed, within the
+ * deadline (else it is killed: r->timeout). */
+static void wait_exit(pid_t pid, int64_t deadline, struct run_result *r)
+{
+	for (;;) {
+		pid_t w = waitpid(pid, &r->status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			r->status = 0;
+			break;
+		}
+		if (now_ms() >= deadline) {
+			r->timeout = true;
+			kill_reap(pid);
+			return;
+		}
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	kill(-pid, SIGKILL); /* anything it left behind in its group */
+}
+
 static vf_status run(const char *prog, int64_t limit_ms, struct vf_buf *out,
 		     struct run_result *r, struct vf_error *err)
 {
@@ -336,22 +421,8 @@ static vf_status run(const char *prog, int64_t limit_ms, struct vf_buf *out,
 		close(pfd[0]), close(pfd[1]), close(efd[0]), close(efd[1]);
 		return vf_error_set(err, VF_ERR, "nvidia-smi: fork: %s", strerror(e));
 	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0)
-			dup2(devnull, 0);
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		signal(SIGPIPE, SIG_DFL);
-		char *argv[] = {(char *)prog, "--query-gpu=" QUERY,
-				"--format=csv,noheader,nounits", NULL};
-		execvp(prog, argv);
-		int e = errno;
-		ssize_t w = write(efd[1], &e, sizeof e);
-		(void)w;
-		_exit(127);
-	}
+	if (pid == 0)
+		exec_child(prog, pfd[1], efd[1]); /* does not return */
 	setpgid(pid, pid); /* also in the parent: no race with the kill below */
 	close(pfd[1]);
 	close(efd[1]);
@@ -368,63 +439,13 @@ static vf_status run(const char *prog, int64_t limit_ms, struct vf_buf *out,
 		return VF_OK;
 	}
 	int64_t deadline = now_ms() + limit_ms;
-	char chunk[4096];
-	vf_status st = VF_OK;
-	for (;;) {
-		int64_t left = deadline - now_ms();
-		if (left <= 0) {
-			r->timeout = true;
-			break;
-		}
-		struct pollfd p = {.fd = pfd[0], .events = POLLIN};
-		int pr = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
-		if (pr < 0) {
-			if (errno == EINTR)
-				continue;
-			st = vf_error_set(err, VF_ERR, "nvidia-smi: poll: %s", strerror(errno));
-			break;
-		}
-		if (pr == 0)
-			continue;
-		ssize_t n = read(pfd[0], chunk, sizeof chunk);
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			st = vf_error_set(err, VF_ERR, "nvidia-smi: read: %s", strerror(errno));
-			break;
-		}
-		if (n == 0)
-			break;
-		if (out->len + (size_t)n > VF_SMI_MAX_OUTPUT) {
-			r->toobig = true;
-			break;
-		}
-		if ((st = vf_buf_append(out, chunk, (size_t)n, err)))
-			break;
-	}
+	vf_status st = read_output(pfd[0], deadline, out, r, err);
 	close(pfd[0]);
 	if (st || r->timeout || r->toobig) {
 		kill_reap(pid);
 		return st;
 	}
-	/* Output closed; the child should exit now. Wait within the deadline. */
-	for (;;) {
-		pid_t w = waitpid(pid, &r->status, WNOHANG);
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR) {
-			r->status = 0;
-			break;
-		}
-		if (now_ms() >= deadline) {
-			r->timeout = true;
-			kill_reap(pid);
-			return VF_OK;
-		}
-		struct timespec ts = {0, 10 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
-	kill(-pid, SIGKILL); /* anything it left behind in its group */
+	wait_exit(pid, deadline, r);
 	return VF_OK;
 }
 

@@ -1384,6 +1384,97 @@ static vf_status load_files(struct vf_model *m, char *const *paths, size_t n,
 	return st;
 }
 
+/* load_index: the index's shard file names (each a plain name in its
+ * folder), sorted and unique, at least one and at most MAX_SHARDS. */
+static vf_status index_shards(const struct vf_safetensors_index *ix, const char *index, char **shards,
+			       size_t *nshards, struct vf_error *err)
+{
+	size_t n = 0;
+	const char *checked = NULL; /* the last file name found good */
+	for (size_t i = 0; i < ix->n; i++) {
+		const char *tensor = ix->tensors[i];
+		const char *f = ix->files[i];
+		/* a name repeated in a row is one string (vf_safetensors_index): checked once */
+		if (f != checked && (!*f || strchr(f, '/') || strcmp(f, "..") == 0 || strcmp(f, ".") == 0))
+			return vf_error_set(err, VF_ERR,
+					    "%s: weight_map['%.128s']: '%.128s' is not a file name in "
+					    "the index's folder",
+					    index, tensor, f);
+		checked = f;
+		/* maps list a shard's tensors together: skip repeats cheaply
+		 * (a file name repeated is one string: a pointer test first) */
+		if (n == 0 || (shards[n - 1] != f && strcmp(shards[n - 1], f) != 0))
+			shards[n++] = (char *)f;
+	}
+	qsort(shards, n, sizeof *shards, cmp_cstr);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (u == 0 || strcmp(shards[u - 1], shards[i]) != 0)
+			shards[u++] = shards[i];
+	*nshards = u;
+	if (u == 0)
+		return vf_error_set(err, VF_ERR, "%s: weight_map is empty", index);
+	if (u > MAX_SHARDS)
+		return vf_error_set(err, VF_ERR, "%s: %zu shards exceed the limit of %d", index, u, MAX_SHARDS);
+	return VF_OK;
+}
+
+/* load_index: each shard's path in dir, which must exist. */
+static vf_status shard_paths(const char *dir, const char *index, char **shards, size_t nshards, char **paths,
+			      struct vf_error *err)
+{
+	for (size_t i = 0; i < nshards; i++) {
+		paths[i] = path_join(dir, shards[i]);
+		if (!paths[i])
+			return vf_error_set(err, VF_ENOMEM, "%s: out of memory", index);
+		struct stat sb;
+		if (stat(paths[i], &sb) != 0) {
+			int en = errno;
+			if (en == ENOENT)
+				return vf_error_set(err, VF_ERR, "%s: names shard %s, which does not exist", index,
+						    shards[i]);
+			return stat_error(paths[i], en, err);
+		}
+	}
+	return VF_OK;
+}
+
+/* load_index after the shards were read: a tensor a shard holds that the
+ * map lists elsewhere or not at all (first in file order), or a mapped
+ * tensor no shard holds (first by name). */
+static vf_status index_mismatch(const struct vf_safetensors_index *ix, const char *index, char **shards,
+				 const struct headers *hp, const uint32_t *table, size_t tcap, const bool *seen,
+				 struct vf_error *err)
+{
+	size_t nmap = ix->n;
+	vf_status st = VF_OK;
+	for (size_t f = 0; f < hp->n; f++) {
+		if (hp->checked[f].what == SC_OK)
+			continue;
+		const char *name = hp->st[f].tensors[hp->checked[f].at].name;
+		if (hp->checked[f].what == SC_UNLISTED) {
+			st = vf_error_set(err, VF_ERR,
+					  "%s: shard %s holds tensor '%.128s', which the index does "
+					  "not list",
+					  index, shards[f], name);
+		} else {
+			size_t e = table[map_slot(table, tcap, ix->tensors, name)] - 1;
+			st = vf_error_set(err, VF_ERR, "%s: maps tensor '%.128s' to %s, but it is in %s",
+					  index, name, ix->files[e], shards[f]);
+		}
+		return st;
+	}
+	size_t unseen = nmap;
+	for (size_t i = 0; i < nmap; i++)
+		if (!seen[i] && (unseen == nmap || strcmp(ix->tensors[i], ix->tensors[unseen]) < 0))
+			unseen = i;
+	if (unseen < nmap)
+		st = vf_error_set(err, VF_ERR,
+				  "%s: maps tensor '%.128s' to %s, which has no such tensor", index,
+				  ix->tensors[unseen], ix->files[unseen]);
+	return st;
+}
+
 static vf_status load_index(struct vf_model *m, const char *index, const char *dir,
 			    const char *config, struct vf_error *err)
 {
@@ -1412,24 +1503,8 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 		st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", index);
 		goto out;
 	}
-	const char *checked = NULL; /* the last file name found good */
-	for (size_t i = 0; i < ix.n; i++) {
-		const char *tensor = ix.tensors[i];
-		const char *f = ix.files[i];
-		/* a name repeated in a row is one string (vf_safetensors_index): checked once */
-		if (f != checked && (!*f || strchr(f, '/') || strcmp(f, "..") == 0 || strcmp(f, ".") == 0)) {
-			st = vf_error_set(err, VF_ERR,
-					  "%s: weight_map['%.128s']: '%.128s' is not a file name in "
-					  "the index's folder",
-					  index, tensor, f);
-			goto out;
-		}
-		checked = f;
-		/* maps list a shard's tensors together: skip repeats cheaply
-		 * (a file name repeated is one string: a pointer test first) */
-		if (nshards == 0 || (shards[nshards - 1] != f && strcmp(shards[nshards - 1], f) != 0))
-			shards[nshards++] = (char *)f;
-	}
+	if ((st = index_shards(&ix, index, shards, &nshards, err)))
+		goto out;
 	/* the map by tensor name: a hash table of its indices + 1 (the
 	 * messages name the first tensor in name order, as a sorted scan did) */
 	tcap = 16;
@@ -1453,44 +1528,13 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 				  twice);
 		goto out;
 	}
-	qsort(shards, nshards, sizeof *shards, cmp_cstr);
-	size_t u = 0;
-	for (size_t i = 0; i < nshards; i++)
-		if (u == 0 || strcmp(shards[u - 1], shards[i]) != 0)
-			shards[u++] = shards[i];
-	nshards = u;
-	if (nshards == 0) {
-		st = vf_error_set(err, VF_ERR, "%s: weight_map is empty", index);
-		goto out;
-	}
-	if (nshards > MAX_SHARDS) {
-		st = vf_error_set(err, VF_ERR, "%s: %zu shards exceed the limit of %d", index,
-				  nshards, MAX_SHARDS);
-		goto out;
-	}
 	paths = calloc(nshards, sizeof *paths);
 	if (!paths) {
 		st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", index);
 		goto out;
 	}
-	for (size_t i = 0; i < nshards; i++) {
-		paths[i] = path_join(dir, shards[i]);
-		if (!paths[i]) {
-			st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", index);
-			goto out;
-		}
-		struct stat sb;
-		if (stat(paths[i], &sb) != 0) {
-			int en = errno;
-			if (en == ENOENT)
-				st = vf_error_set(err, VF_ERR,
-						  "%s: names shard %s, which does not exist", index,
-						  shards[i]);
-			else
-				st = stat_error(paths[i], en, err);
-			goto out;
-		}
-	}
+	if ((st = shard_paths(dir, index, shards, nshards, paths, err)))
+		goto out;
 	/* every tensor of every shard is in the map, pointing at that shard:
 	 * checked by each shard's reader, the first failure in file order
 	 * reported */
@@ -1498,30 +1542,7 @@ static vf_status load_index(struct vf_model *m, const char *index, const char *d
 	st = load_files(m, paths, nshards, config, &check, &h, err);
 	if (st != VF_OK)
 		goto out;
-	for (size_t f = 0; f < h.n; f++) {
-		if (h.checked[f].what == SC_OK)
-			continue;
-		const char *name = h.st[f].tensors[h.checked[f].at].name;
-		if (h.checked[f].what == SC_UNLISTED) {
-			st = vf_error_set(err, VF_ERR,
-					  "%s: shard %s holds tensor '%.128s', which the index does "
-					  "not list",
-					  index, shards[f], name);
-		} else {
-			size_t e = table[map_slot(table, tcap, ix.tensors, name)] - 1;
-			st = vf_error_set(err, VF_ERR, "%s: maps tensor '%.128s' to %s, but it is in %s",
-					  index, name, ix.files[e], shards[f]);
-		}
-		goto out;
-	}
-	size_t unseen = nmap;
-	for (size_t i = 0; i < nmap; i++)
-		if (!seen[i] && (unseen == nmap || strcmp(ix.tensors[i], ix.tensors[unseen]) < 0))
-			unseen = i;
-	if (unseen < nmap)
-		st = vf_error_set(err, VF_ERR,
-				  "%s: maps tensor '%.128s' to %s, which has no such tensor", index,
-				  ix.tensors[unseen], ix.files[unseen]);
+	st = index_mismatch(&ix, index, shards, &h, table, tcap, seen, err);
 out:
 	free(table);
 	headers_release(&h);
@@ -1612,6 +1633,41 @@ static bool in_listing(const struct listing *l, const char *name)
 	return l->n && bsearch(&name, l->names, l->n, sizeof *l->names, cmp_cstr) != NULL;
 }
 
+/* load_adapter: adapter_config.json's target_modules, a name or a list
+ * (kept sorted); null or absent: none named. */
+static vf_status adapter_targets(struct vf_model *m, const cJSON *cfg, const char *cfgp, struct vf_error *err)
+{
+	vf_status st = VF_OK;
+	const cJSON *tm = cJSON_GetObjectItemCaseSensitive(cfg, "target_modules");
+	if (cJSON_IsString(tm)) {
+		if (!add_target(&m->adapter, tm->valuestring, strlen(tm->valuestring)))
+			st = vf_error_set(err, VF_ENOMEM, "out of memory");
+	} else if (cJSON_IsArray(tm)) {
+		const cJSON *t;
+		cJSON_ArrayForEach(t, tm)
+		{
+			if (!cJSON_IsString(t)) {
+				st = vf_error_set(err, VF_ERR,
+						  "%s: field target_modules: expected strings",
+						  cfgp);
+				break;
+			}
+			if (!add_target(&m->adapter, t->valuestring, strlen(t->valuestring))) {
+				st = vf_error_set(err, VF_ENOMEM, "out of memory");
+				break;
+			}
+		}
+		if (m->adapter.ntargets > 1)
+			qsort(m->adapter.targets, m->adapter.ntargets, sizeof(char *),
+			      cmp_cstr);
+	} else if (tm && !cJSON_IsNull(tm)) {
+		st = vf_error_set(err, VF_ERR,
+				  "%s: field target_modules: expected a list or a string",
+				  cfgp);
+	}
+	return st;
+}
+
 static vf_status load_adapter(struct vf_model *m, const char *dir, struct vf_error *err)
 {
 	snprintf(m->format, sizeof m->format, "peft-adapter");
@@ -1639,33 +1695,8 @@ static vf_status load_adapter(struct vf_model *m, const char *dir, struct vf_err
 				st = vf_error_set(err, VF_ERR, "%s: field lora_alpha: expected a number",
 						  cfgp);
 		}
-		const cJSON *tm = cJSON_GetObjectItemCaseSensitive(cfg, "target_modules");
-		if (st == VF_OK && cJSON_IsString(tm)) {
-			if (!add_target(&m->adapter, tm->valuestring, strlen(tm->valuestring)))
-				st = vf_error_set(err, VF_ENOMEM, "out of memory");
-		} else if (st == VF_OK && cJSON_IsArray(tm)) {
-			const cJSON *t;
-			cJSON_ArrayForEach(t, tm)
-			{
-				if (!cJSON_IsString(t)) {
-					st = vf_error_set(err, VF_ERR,
-							  "%s: field target_modules: expected strings",
-							  cfgp);
-					break;
-				}
-				if (!add_target(&m->adapter, t->valuestring, strlen(t->valuestring))) {
-					st = vf_error_set(err, VF_ENOMEM, "out of memory");
-					break;
-				}
-			}
-			if (m->adapter.ntargets > 1)
-				qsort(m->adapter.targets, m->adapter.ntargets, sizeof(char *),
-				      cmp_cstr);
-		} else if (st == VF_OK && tm && !cJSON_IsNull(tm)) {
-			st = vf_error_set(err, VF_ERR,
-					  "%s: field target_modules: expected a list or a string",
-					  cfgp);
-		}
+		if (st == VF_OK)
+			st = adapter_targets(m, cfg, cfgp, err);
 	}
 	if (st == VF_OK) {
 		struct stat sb;
@@ -2094,6 +2125,44 @@ static void gguf_json(const struct vf_gguf *g, cJSON *o)
 	vf_json_add_i64_or_null(h, "vocab", g->vocab, g->vocab >= 0);
 }
 
+/* vf_model_to_json: the kind and "architecture" of a vision model, an
+ * LTX DiT (with its components) or a language model; null when none. */
+static void arch_json(const struct vf_model *m, cJSON *o)
+{
+	if (m->has_vision) {
+		cJSON_AddStringToObject(o, "kind", m->vision.kind);
+		cJSON *va = vf_vision_to_json(&m->vision);
+		if (va && m->vision.has_lm && m->vision.lm.experts > 0 &&
+		    vf_arch_active_params(&m->vision.lm) >= 0) /* MoE language model, per text token */
+			cJSON_AddNumberToObject(va, "active_params",
+						(double)vf_arch_active_params(&m->vision.lm));
+		cJSON_AddItemToObject(o, "architecture", va);
+	} else if (m->has_ltx) {
+		cJSON_AddStringToObject(o, "kind", "dit");
+		cJSON_AddItemToObject(o, "architecture", vf_ltx_to_json(&m->ltx));
+		if (m->files > 0)
+			cJSON_AddItemToObject(o, "components", vf_ltx_parts_to_json(&m->ltx_parts));
+	} else if (m->has_arch)
+		cJSON_AddItemToObject(o, "architecture", vf_arch_to_json(&m->arch));
+	else
+		cJSON_AddNullToObject(o, "architecture");
+}
+
+/* vf_model_to_json: a PEFT adapter's rank, alpha, targets and size. */
+static void adapter_json(const struct vf_model *m, cJSON *o)
+{
+	cJSON *a = cJSON_AddObjectToObject(o, "adapter");
+	vf_json_add_i64_or_null(a, "rank", m->adapter.rank, m->adapter.rank >= 0);
+	if (m->adapter.alpha >= 0)
+		cJSON_AddNumberToObject(a, "alpha", m->adapter.alpha);
+	else
+		cJSON_AddNullToObject(a, "alpha");
+	cJSON *t = cJSON_AddArrayToObject(a, "targets");
+	for (size_t i = 0; i < m->adapter.ntargets; i++)
+		cJSON_AddItemToArray(t, cJSON_CreateString(m->adapter.targets[i]));
+	cJSON_AddNumberToObject(a, "params", (double)m->adapter.params);
+}
+
 cJSON *vf_model_to_json(const struct vf_model *m)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -2139,23 +2208,7 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 	bool from_arch = m->files < 0 && !m->entry;
 	cJSON_AddBoolToObject(o, "params_approximate", from_arch && approx);
 	cJSON_AddBoolToObject(o, "approximate", approx);
-	if (m->has_vision) {
-		cJSON_AddStringToObject(o, "kind", m->vision.kind);
-		cJSON *va = vf_vision_to_json(&m->vision);
-		if (va && m->vision.has_lm && m->vision.lm.experts > 0 &&
-		    vf_arch_active_params(&m->vision.lm) >= 0) /* MoE language model, per text token */
-			cJSON_AddNumberToObject(va, "active_params",
-						(double)vf_arch_active_params(&m->vision.lm));
-		cJSON_AddItemToObject(o, "architecture", va);
-	} else if (m->has_ltx) {
-		cJSON_AddStringToObject(o, "kind", "dit");
-		cJSON_AddItemToObject(o, "architecture", vf_ltx_to_json(&m->ltx));
-		if (m->files > 0)
-			cJSON_AddItemToObject(o, "components", vf_ltx_parts_to_json(&m->ltx_parts));
-	} else if (m->has_arch)
-		cJSON_AddItemToObject(o, "architecture", vf_arch_to_json(&m->arch));
-	else
-		cJSON_AddNullToObject(o, "architecture");
+	arch_json(m, o);
 	if (m->has_groups) {
 		cJSON *g = groups_json(&m->groups);
 		cJSON_AddStringToObject(g, "source", m->groups_source);
@@ -2168,17 +2221,7 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 		for (size_t i = 0; i < m->ncomponents; i++)
 			cJSON_AddItemToArray(c, vf_model_to_json(m->components[i]));
 	}
-	if (m->has_adapter) {
-		cJSON *a = cJSON_AddObjectToObject(o, "adapter");
-		vf_json_add_i64_or_null(a, "rank", m->adapter.rank, m->adapter.rank >= 0);
-		if (m->adapter.alpha >= 0)
-			cJSON_AddNumberToObject(a, "alpha", m->adapter.alpha);
-		else
-			cJSON_AddNullToObject(a, "alpha");
-		cJSON *t = cJSON_AddArrayToObject(a, "targets");
-		for (size_t i = 0; i < m->adapter.ntargets; i++)
-			cJSON_AddItemToArray(t, cJSON_CreateString(m->adapter.targets[i]));
-		cJSON_AddNumberToObject(a, "params", (double)m->adapter.params);
-	}
+	if (m->has_adapter)
+		adapter_json(m, o);
 	return o;
 }

@@ -169,6 +169,31 @@ static int hex4(const char *p)
 	return v;
 }
 
+/* Code point cp as UTF-8 into tmp (4 bytes); returns its length. */
+static inline size_t utf8_encode(unsigned cp, char *tmp)
+{
+	if (cp < 0x80) {
+		tmp[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		tmp[0] = (char)(0xC0 | (cp >> 6));
+		tmp[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		tmp[0] = (char)(0xE0 | (cp >> 12));
+		tmp[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		tmp[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	tmp[0] = (char)(0xF0 | (cp >> 18));
+	tmp[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	tmp[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	tmp[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
 /* The text [a, p) of a string with escapes, decoded (and checked) into
  * out (when not NULL), NUL-terminated; *len: its decoded length. */
 static __attribute__((noinline)) bool string_decode(struct scanner *sc, char *out, const char *a,
@@ -228,26 +253,7 @@ static __attribute__((noinline)) bool string_decode(struct scanner *sc, char *ou
 			sc->p = at;
 			return syntax(sc, "bad escape in a string");
 		}
-		size_t k;
-		if (cp < 0x80) {
-			tmp[0] = (char)cp;
-			k = 1;
-		} else if (cp < 0x800) {
-			tmp[0] = (char)(0xC0 | (cp >> 6));
-			tmp[1] = (char)(0x80 | (cp & 0x3F));
-			k = 2;
-		} else if (cp < 0x10000) {
-			tmp[0] = (char)(0xE0 | (cp >> 12));
-			tmp[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-			tmp[2] = (char)(0x80 | (cp & 0x3F));
-			k = 3;
-		} else {
-			tmp[0] = (char)(0xF0 | (cp >> 18));
-			tmp[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-			tmp[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-			tmp[3] = (char)(0x80 | (cp & 0x3F));
-			k = 4;
-		}
+		size_t k = utf8_encode(cp, tmp);
 		if (out)
 			memcpy(out + n, tmp, k);
 		n += k;
@@ -1176,6 +1182,38 @@ static vf_status check_layout(const char *what, struct vf_safetensors *st, struc
 	return rc;
 }
 
+/* A file whose first 8 bytes read as an impossible header length and
+ * whose byte 8 is not the '{' that opens every header is no safetensors
+ * file: say what it starts with (text, a known magic, else the bytes). */
+static vf_status not_safetensors(const unsigned char *b, size_t len, const char *what,
+				 struct vf_error *err)
+{
+	char text[17];
+	size_t n = len < 16 ? len : 16, i;
+	for (i = 0; i < n; i++) {
+		if (b[i] == '\n' || b[i] == '\r' || b[i] == '\t')
+			text[i] = ' ';
+		else if (b[i] >= 0x20 && b[i] < 0x7f)
+			text[i] = (char)b[i];
+		else
+			break;
+	}
+	text[i] = 0;
+	if (i == n)
+		return vf_error_set(err, VF_ERR,
+				    "%s: not a safetensors file: it starts with text \"%s\" where an 8-byte "
+				    "header length and a JSON header are expected",
+				    what, text);
+	const char *kind = memcmp(b, "GGUF", 4) == 0		? " (a GGUF file)"
+			   : memcmp(b, "PK\x03\x04", 4) == 0	? " (a zip archive, as torch.save writes)"
+			   : b[0] == 0x80 && b[1] >= 2 && b[1] <= 5 ? " (a Python pickle)"
+								 : "";
+	return vf_error_set(err, VF_ERR,
+			    "%s: not a safetensors file: it starts with bytes %02x %02x %02x %02x %02x %02x "
+			    "%02x %02x%s, a header length beyond the file and no JSON header after it",
+			    what, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], kind);
+}
+
 vf_status vf_safetensors_parse(const void *buf, size_t len, uint64_t file_bytes,
 			       const char *what, struct vf_safetensors *st, struct vf_error *err)
 {
@@ -1194,6 +1232,8 @@ vf_status vf_safetensors_parse(const void *buf, size_t len, uint64_t file_bytes,
 	for (int i = 7; i >= 0; i--)
 		n = (n << 8) | b[i];
 	st->header_len = n;
+	if ((n > VF_SAFETENSORS_MAX_HEADER || n > file_bytes - 8) && len > 8 && b[8] != '{')
+		return not_safetensors(b, len, what, err);
 	if (n > VF_SAFETENSORS_MAX_HEADER)
 		return vf_error_set(err, VF_ERR,
 				    "%s: header length %llu exceeds the limit of %u bytes", what,
@@ -1319,7 +1359,7 @@ vf_status vf_safetensors_read(const char *path, struct vf_safetensors *st,
 	for (int i = 7; i >= 0; i--)
 		n = (n << 8) | (unsigned char)buf[i];
 	if (n > VF_SAFETENSORS_MAX_HEADER || n > size - 8) {
-		rc = vf_safetensors_parse(buf, 8, size, path, st, err); /* the length error */
+		rc = vf_safetensors_parse(buf, first, size, path, st, err); /* the length error */
 		goto out;
 	}
 	if (8 + n > first) {

@@ -280,6 +280,97 @@ static bool starts_block(const struct line *l)
 	       (l->n > l->lead && l->p[l->lead] == '>') || table_row(l);
 }
 
+/* vf_html_md: s (n bytes) as lines, each with its indent (a tab is 4)
+ * and the length of its leading white space; returns how many. */
+static size_t md_lines(char *s, size_t n, struct line *L, size_t nl)
+{
+	size_t m = 0;
+	for (char *p = s, *e = s + n; p <= e && m < nl;) {
+		char *q = memchr(p, '\n', (size_t)(e - p));
+		if (!q)
+			q = e;
+		struct line *l = &L[m++];
+		l->p = p, l->n = (size_t)(q - p);
+		if (l->n && p[l->n - 1] == '\r')
+			l->n--;
+		l->indent = 0, l->lead = 0;
+		while (l->lead < l->n && (p[l->lead] == ' ' || p[l->lead] == '\t'))
+			l->indent += p[l->lead++] == '\t' ? 4 : 1;
+		if (q == e)
+			break;
+		p = q + 1;
+	}
+	return m;
+}
+
+/* vf_html_md: a fenced code block from L[i] (its opening fence: ch,
+ * fl long) to the closing one; returns the line after it. */
+static size_t md_fence(struct vf_w *w, const struct line *L, size_t m, size_t i, char ch, size_t fl)
+{
+	vf_w_puts(w, "<pre><code>");
+	for (i++; i < m; i++) {
+		char c2;
+		size_t f2;
+		if (fence(&L[i], &c2, &f2) && c2 == ch && f2 >= fl && L[i].lead + f2 == L[i].n)
+			break;
+		esc_n(w, L[i].p, L[i].n);
+		vf_w_puts(w, "\n");
+	}
+	i++;
+	vf_w_puts(w, "</code></pre>\n");
+	return i;
+}
+
+/* vf_html_md: a list from L[i], nested by indent (up to MAX_DEPTH),
+ * its items' continuation lines and blank lines between items; returns
+ * the line after it. */
+static size_t md_list(struct vf_w *w, const struct line *L, size_t m, size_t i)
+{
+	bool ord;
+	int ind[MAX_DEPTH], d = 0;
+	bool kind[MAX_DEPTH];
+	while (i < m && !w->st) {
+		const struct line *x = &L[i];
+		size_t at;
+		if (blank(x)) { /* a blank line inside a list: it goes on if an item follows */
+			size_t k = i;
+			while (k < m && blank(&L[k]))
+				k++;
+			if (k < m && item(&L[k], &ord) && L[k].indent >= ind[0]) {
+				i = k;
+				continue;
+			}
+			break;
+		}
+		if ((at = item(x, &ord)) > 0) {
+			if (d == 0 || (x->indent >= ind[d - 1] + 2 && d < MAX_DEPTH)) {
+				vf_w_puts(w, ord ? "<ol>" : "<ul>");
+				ind[d] = x->indent, kind[d] = ord, d++;
+			} else {
+				while (d > 1 && x->indent < ind[d - 1]) {
+					d--;
+					vf_w_puts(w, kind[d] ? "</li></ol>" : "</li></ul>");
+				}
+				vf_w_puts(w, "</li>");
+			}
+			vf_w_puts(w, "<li>");
+			inline_md(w, x->p + at, x->n - at, 0);
+		} else if (!starts_block(x) || (x->indent >= 2 && !item(x, &ord))) {
+			vf_w_puts(w, "\n"); /* a continuation line of the item */
+			inline_md(w, x->p + x->lead, x->n - x->lead, 0);
+		} else {
+			break;
+		}
+		i++;
+	}
+	while (d > 0) {
+		d--;
+		vf_w_puts(w, kind[d] ? "</li></ol>" : "</li></ul>");
+	}
+	vf_w_puts(w, "\n");
+	return i;
+}
+
 void vf_html_md(struct vf_w *w, const char *md, size_t n)
 {
 	if (!md || w->st)
@@ -297,22 +388,7 @@ void vf_html_md(struct vf_w *w, const char *md, size_t n)
 	for (size_t i = 0; i < n; i++) /* a NUL byte is text, shown as U+FFFD */
 		s[i] = md[i] ? md[i] : '\x01';
 	s[n] = '\0';
-	size_t m = 0;
-	for (char *p = s, *e = s + n; p <= e && m < nl;) {
-		char *q = memchr(p, '\n', (size_t)(e - p));
-		if (!q)
-			q = e;
-		struct line *l = &L[m++];
-		l->p = p, l->n = (size_t)(q - p);
-		if (l->n && p[l->n - 1] == '\r')
-			l->n--;
-		l->indent = 0, l->lead = 0;
-		while (l->lead < l->n && (p[l->lead] == ' ' || p[l->lead] == '\t'))
-			l->indent += p[l->lead++] == '\t' ? 4 : 1;
-		if (q == e)
-			break;
-		p = q + 1;
-	}
+	size_t m = md_lines(s, n, L, nl);
 	vf_w_puts(w, "<div class=\"md\">");
 	for (size_t i = 0; i < m && !w->st;) {
 		struct line *l = &L[i];
@@ -323,17 +399,7 @@ void vf_html_md(struct vf_w *w, const char *md, size_t n)
 		if (blank(l)) {
 			i++;
 		} else if (fence(l, &ch, &fl)) {
-			vf_w_puts(w, "<pre><code>");
-			for (i++; i < m; i++) {
-				char c2;
-				size_t f2;
-				if (fence(&L[i], &c2, &f2) && c2 == ch && f2 >= fl && L[i].lead + f2 == L[i].n)
-					break;
-				esc_n(w, L[i].p, L[i].n);
-				vf_w_puts(w, "\n");
-			}
-			i++;
-			vf_w_puts(w, "</code></pre>\n");
+			i = md_fence(w, L, m, i, ch, fl);
 		} else if ((h = heading(l, &t, &tn)) > 0) {
 			int lv = h + 2 > 6 ? 6 : h + 2; /* below the page's h1 and h2 */
 			vf_w_printf(w, "<h%d>", lv);
@@ -363,47 +429,7 @@ void vf_html_md(struct vf_w *w, const char *md, size_t n)
 			}
 			vf_w_puts(w, "</p></blockquote>\n");
 		} else if (item(l, &ord)) {
-			int ind[MAX_DEPTH], d = 0;
-			bool kind[MAX_DEPTH];
-			while (i < m && !w->st) {
-				struct line *x = &L[i];
-				size_t at;
-				if (blank(x)) { /* a blank line inside a list: it goes on if an item follows */
-					size_t k = i;
-					while (k < m && blank(&L[k]))
-						k++;
-					if (k < m && item(&L[k], &ord) && L[k].indent >= ind[0]) {
-						i = k;
-						continue;
-					}
-					break;
-				}
-				if ((at = item(x, &ord)) > 0) {
-					if (d == 0 || (x->indent >= ind[d - 1] + 2 && d < MAX_DEPTH)) {
-						vf_w_puts(w, ord ? "<ol>" : "<ul>");
-						ind[d] = x->indent, kind[d] = ord, d++;
-					} else {
-						while (d > 1 && x->indent < ind[d - 1]) {
-							d--;
-							vf_w_puts(w, kind[d] ? "</li></ol>" : "</li></ul>");
-						}
-						vf_w_puts(w, "</li>");
-					}
-					vf_w_puts(w, "<li>");
-					inline_md(w, x->p + at, x->n - at, 0);
-				} else if (!starts_block(x) || (x->indent >= 2 && !item(x, &ord))) {
-					vf_w_puts(w, "\n"); /* a continuation line of the item */
-					inline_md(w, x->p + x->lead, x->n - x->lead, 0);
-				} else {
-					break;
-				}
-				i++;
-			}
-			while (d > 0) {
-				d--;
-				vf_w_puts(w, kind[d] ? "</li></ol>" : "</li></ul>");
-			}
-			vf_w_puts(w, "\n");
+			i = md_list(w, L, m, i);
 		} else {
 			vf_w_puts(w, "<p>");
 			for (bool first = true; i < m && !blank(&L[i]) && (first || !starts_block(&L[i]));

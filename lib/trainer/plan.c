@@ -1864,9 +1864,9 @@ static void json_estimate(cJSON *o, const struct vf_plan *p)
 	}
 }
 
-cJSON *vf_plan_to_json(const struct vf_plan *p)
+/* plan --json: the status, and a failed self-check's failures. */
+static void json_status(cJSON *o, const struct vf_plan *p)
 {
-	cJSON *o = cJSON_CreateObject();
 	static const char *const blocks[] = {"go", "gated", "exists"};
 	bool check_failed = p->block == VF_PLAN_GO && p->check.failures > 0;
 	/* A plan whose self-check fails is never go: the failures come first. */
@@ -1890,12 +1890,11 @@ cJSON *vf_plan_to_json(const struct vf_plan *p)
 			cJSON_AddItemToArray(f, x);
 		}
 	}
-	cJSON_AddStringToObject(o, "trainer", p->trainer);
-	cJSON_AddStringToObject(o, "mode", p->mode);
-	cJSON_AddStringToObject(o, "dataset", p->dataset);
-	cJSON_AddStringToObject(o, "run_name", p->run_name);
-	cJSON_AddStringToObject(o, "run_dir", p->run_dir);
-	cJSON_AddStringToObject(o, "workspace", p->workspace);
+}
+
+/* plan --json: the tier and the GPUs it was decided for. */
+static void json_tier_gpus(cJSON *o, const struct vf_plan *p)
+{
 	cJSON *t = cJSON_AddObjectToObject(o, "tier");
 	cJSON_AddStringToObject(t, "name", p->tier.name);
 	cJSON_AddBoolToObject(t, "gated", p->tier.gated);
@@ -1919,26 +1918,12 @@ cJSON *vf_plan_to_json(const struct vf_plan *p)
 	char hw[192];
 	snprintf(hw, sizeof hw, "%s x %d, %dGB", p->gpu_name, p->gpu_count, p->gpu_gb);
 	cJSON_AddStringToObject(g, "summary", hw);
-	if (p->block == VF_PLAN_GATED) { /* which gate: the tier's minimum, or the estimate */
-		cJSON_AddStringToObject(o, "gate", p->memory_gate ? "memory" : "tier");
-		if (p->memory_gate) /* the figures the gate read */
-			json_estimate(o, p);
-		return o;
-	}
-	cJSON_AddStringToObject(o, "trainer_dir", p->trainer_dir);
-	cJSON_AddStringToObject(o, "shipped_config", p->shipped_config);
-	cJSON_AddStringToObject(o, "model", p->model);
-	cJSON_AddStringToObject(o, "text_encoder", p->text_encoder);
-	if (p->exists) {
-		cJSON *ex = cJSON_AddArrayToObject(o, "existing");
-		for (int i = 0; i < p->nexisting; i++)
-			cJSON_AddItemToArray(ex, cJSON_CreateString(p->existing[i]));
-		cJSON *rs = cJSON_AddArrayToObject(o, "resume_candidates");
-		for (int i = 0; i < p->nresume; i++)
-			cJSON_AddItemToArray(rs, cJSON_CreateString(p->resume[i]));
-	}
-	if (p->block != VF_PLAN_GO)
-		return o;
+}
+
+/* plan --json of a go plan: its files, launch and preprocessing, the
+ * config's patches, warnings, assumptions, check, estimate and sweep. */
+static void json_go(cJSON *o, const struct vf_plan *p)
+{
 	cJSON_AddStringToObject(o, "config", p->config_path);
 	cJSON_AddStringToObject(o, "plan", p->plan_path);
 	cJSON_AddStringToObject(o, "training_mode", p->training_mode);
@@ -1972,5 +1957,39 @@ cJSON *vf_plan_to_json(const struct vf_plan *p)
 	vf__plan_json_trainer(o, p);
 	json_estimate(o, p);
 	cJSON_AddItemToObject(o, "predicted_sweep", vf__plan_json_sweep(p));
+}
+
+cJSON *vf_plan_to_json(const struct vf_plan *p)
+{
+	cJSON *o = cJSON_CreateObject();
+	json_status(o, p);
+	cJSON_AddStringToObject(o, "trainer", p->trainer);
+	cJSON_AddStringToObject(o, "mode", p->mode);
+	cJSON_AddStringToObject(o, "dataset", p->dataset);
+	cJSON_AddStringToObject(o, "run_name", p->run_name);
+	cJSON_AddStringToObject(o, "run_dir", p->run_dir);
+	cJSON_AddStringToObject(o, "workspace", p->workspace);
+	json_tier_gpus(o, p);
+	if (p->block == VF_PLAN_GATED) { /* which gate: the tier's minimum, or the estimate */
+		cJSON_AddStringToObject(o, "gate", p->memory_gate ? "memory" : "tier");
+		if (p->memory_gate) /* the figures the gate read */
+			json_estimate(o, p);
+		return o;
+	}
+	cJSON_AddStringToObject(o, "trainer_dir", p->trainer_dir);
+	cJSON_AddStringToObject(o, "shipped_config", p->shipped_config);
+	cJSON_AddStringToObject(o, "model", p->model);
+	cJSON_AddStringToObject(o, "text_encoder", p->text_encoder);
+	if (p->exists) {
+		cJSON *ex = cJSON_AddArrayToObject(o, "existing");
+		for (int i = 0; i < p->nexisting; i++)
+			cJSON_AddItemToArray(ex, cJSON_CreateString(p->existing[i]));
+		cJSON *rs = cJSON_AddArrayToObject(o, "resume_candidates");
+		for (int i = 0; i < p->nresume; i++)
+			cJSON_AddItemToArray(rs, cJSON_CreateString(p->resume[i]));
+	}
+	if (p->block != VF_PLAN_GO)
+		return o;
+	json_go(o, p);
 	return o;
 }

@@ -235,11 +235,69 @@ static bool syn_line(struct pysyn *p, size_t indent, size_t line, char *msg, siz
 	return true;
 }
 
+/* py_syntax: the string literal opening at t[*i] (quote c, triple or
+ * not), *i and *line moved past it; false with msg when unterminated. */
+static bool skip_string(const char *t, size_t len, char c, size_t *i, size_t *line, char *msg, size_t n)
+{
+	size_t k = *i, ln = *line;
+	bool triple = k + 2 < len && t[k + 1] == c && t[k + 2] == c;
+	k += triple ? 3 : 1;
+	for (;;) {
+		if (k >= len || (!triple && t[k] == '\n')) {
+			snprintf(msg, n, "%zu: unterminated %sstring literal", *line, triple ? "triple-quoted " : "");
+			return false;
+		}
+		if (t[k] == '\\' && k + 1 < len) {
+			ln += t[k + 1] == '\n';
+			k += 2;
+			continue;
+		}
+		if (t[k] == c && (!triple || (k + 2 < len && t[k + 1] == c && t[k + 2] == c))) {
+			k += triple ? 3 : 1;
+			break;
+		}
+		ln += t[k] == '\n';
+		k++;
+	}
+	*i = k;
+	*line = ln;
+	return true;
+}
+
+#define PY_MAX_NEST 256
+
+/* py_syntax: an opening bracket pushed (up to PY_MAX_NEST deep), a closing one
+ * matched against the last; false with msg when they do not pair. */
+static bool pair_bracket(char c, char *br, size_t *brline, size_t *depth, size_t line, char *msg, size_t n)
+{
+	if (c == '(' || c == '[' || c == '{') {
+		if (*depth == PY_MAX_NEST) {
+			snprintf(msg, n, "%zu: too many nested parentheses", line);
+			return false;
+		}
+		br[*depth] = c;
+		brline[(*depth)++] = line;
+	} else if (c == ')' || c == ']' || c == '}') {
+		char want = c == ')' ? '(' : c == ']' ? '[' : '{';
+		if (!*depth) {
+			snprintf(msg, n, "%zu: unmatched '%c'", line, c);
+			return false;
+		}
+		if (br[*depth - 1] != want) {
+			snprintf(msg, n, "%zu: closing parenthesis '%c' does not match opening parenthesis '%c'%s",
+				 line, c, br[*depth - 1], brline[*depth - 1] != line ? " on an earlier line" : "");
+			return false;
+		}
+		(*depth)--;
+	}
+	return true;
+}
+
 static bool py_syntax(const char *t, size_t len, char *msg, size_t n)
 {
 	struct pysyn p = {.nind = 1};
-	char br[256];
-	size_t brline[256], depth = 0, line = 1, i = 0;
+	char br[PY_MAX_NEST];
+	size_t brline[PY_MAX_NEST], depth = 0, line = 1, i = 0;
 	bool at_start = true; /* at the start of a logical line */
 	char last = 0;        /* last significant character of the logical line */
 	while (i < len) {
@@ -265,27 +323,8 @@ static bool py_syntax(const char *t, size_t len, char *msg, size_t n)
 			while (i < len && t[i] != '\n')
 				i++;
 		} else if (c == '"' || c == '\'') {
-			bool triple = i + 2 < len && t[i + 1] == c && t[i + 2] == c;
-			size_t start = line;
-			i += triple ? 3 : 1;
-			for (;;) {
-				if (i >= len || (!triple && t[i] == '\n')) {
-					snprintf(msg, n, "%zu: unterminated %sstring literal", start,
-						 triple ? "triple-quoted " : "");
-					return false;
-				}
-				if (t[i] == '\\' && i + 1 < len) {
-					line += t[i + 1] == '\n';
-					i += 2;
-					continue;
-				}
-				if (t[i] == c && (!triple || (i + 2 < len && t[i + 1] == c && t[i + 2] == c))) {
-					i += triple ? 3 : 1;
-					break;
-				}
-				line += t[i] == '\n';
-				i++;
-			}
+			if (!skip_string(t, len, c, &i, &line, msg, n))
+				return false;
 			last = c;
 		} else if (c == '\\' && i + 1 < len && t[i + 1] == '\n') {
 			i += 2;
@@ -302,26 +341,8 @@ static bool py_syntax(const char *t, size_t len, char *msg, size_t n)
 				/* a blank line: stays at the start */
 			}
 		} else {
-			if (c == '(' || c == '[' || c == '{') {
-				if (depth == sizeof br) {
-					snprintf(msg, n, "%zu: too many nested parentheses", line);
-					return false;
-				}
-				br[depth] = c;
-				brline[depth++] = line;
-			} else if (c == ')' || c == ']' || c == '}') {
-				char want = c == ')' ? '(' : c == ']' ? '[' : '{';
-				if (!depth) {
-					snprintf(msg, n, "%zu: unmatched '%c'", line, c);
-					return false;
-				}
-				if (br[depth - 1] != want) {
-					snprintf(msg, n, "%zu: closing parenthesis '%c' does not match opening parenthesis '%c'%s",
-						 line, c, br[depth - 1], brline[depth - 1] != line ? " on an earlier line" : "");
-					return false;
-				}
-				depth--;
-			}
+			if (!pair_bracket(c, br, brline, &depth, line, msg, n))
+				return false;
 			if (c != ' ' && c != '\t' && c != '\r' && c != '\f')
 				last = c;
 			i++;
@@ -944,6 +965,48 @@ static const struct vf_pyvalidator *annotated_validator(struct vf_schema *s, con
 	return NULL;
 }
 
+/* annotated_meta: Field(...) - a discriminator and the bounds among its
+ * keyword arguments. */
+static void meta_field(struct vf_schema *s, struct vf_pytype *t, struct vf_pybounds *b, struct toks *ts)
+{
+	ts->i += 2;
+	while (peek(ts)->k != T_END && !is_op(peek(ts), ')')) {
+		const struct tok *a = peek(ts);
+		if (a->k == T_NAME && is_op(&ts->v[ts->i + 1], '=')) {
+			if (is_name(a, "discriminator") && ts->v[ts->i + 2].k == T_STR)
+				t->discriminator = str_value(s, &ts->v[ts->i + 2]);
+			else
+				bounds_kw(s, b, a, ts, ts->i + 2);
+			ts->i += 2;
+		}
+		skip_expr(ts);
+		if (!is_op(peek(ts), ','))
+			break; /* a ']' or '}' out of place: stop here */
+		ts->i++;
+	}
+	if (is_op(peek(ts), ')'))
+		ts->i++;
+}
+
+/* annotated_meta: Len(min, max) or Len(min_length=..., max_length=...). */
+static void meta_len(struct vf_schema *s, struct vf_pybounds *b, struct toks *ts)
+{
+	double lo = 0;
+	bool has = false;
+	ts->i += 2;
+	size_t at = ts->i;
+	call_kwargs(s, b, ts, &lo, &has);
+	if (has)
+		b->has_min_len = true, b->min_len = lo;
+	/* Len(a, b): the second positional is the maximum */
+	struct toks sub = *ts;
+	sub.i = at;
+	skip_expr(&sub);
+	double hi;
+	if (is_op(peek(&sub), ',') && parse_number(&sub, sub.i + 1, &hi))
+		b->has_max_len = true, b->max_len = hi;
+}
+
 /* Annotated's metadata: Field(discriminator=, constraints), Tag("x"),
  * annotated_types markers (Gt(0), Ge, Lt, Le, MultipleOf, MinLen, MaxLen,
  * Len(a, b), Interval(...)), pydantic's Strict() and AllowInfNan(False),
@@ -961,23 +1024,7 @@ static void annotated_meta(struct vf_schema *s, const struct pymod *m, struct vf
 		if (ts->v[ts->i + 2].k == T_STR)
 			t->tag = str_value(s, &ts->v[ts->i + 2]);
 	} else if (call && name_is(h, "Field")) {
-		ts->i += 2;
-		while (peek(ts)->k != T_END && !is_op(peek(ts), ')')) {
-			const struct tok *a = peek(ts);
-			if (a->k == T_NAME && is_op(&ts->v[ts->i + 1], '=')) {
-				if (is_name(a, "discriminator") && ts->v[ts->i + 2].k == T_STR)
-					t->discriminator = str_value(s, &ts->v[ts->i + 2]);
-				else
-					bounds_kw(s, b, a, ts, ts->i + 2);
-				ts->i += 2;
-			}
-			skip_expr(ts);
-			if (!is_op(peek(ts), ','))
-				break; /* a ']' or '}' out of place: stop here */
-			ts->i++;
-		}
-		if (is_op(peek(ts), ')'))
-			ts->i++;
+		meta_field(s, t, b, ts);
 		return;
 	} else if (call) {
 		static const char *const one[] = {"Gt", "gt", "Ge", "ge", "Lt", "lt", "Le", "le", "MultipleOf",
@@ -994,20 +1041,7 @@ static void annotated_meta(struct vf_schema *s, const struct pymod *m, struct vf
 				return;
 			}
 		if (name_is(h, "Len")) {
-			double lo = 0;
-			bool has = false;
-			ts->i += 2;
-			size_t at = ts->i;
-			call_kwargs(s, b, ts, &lo, &has);
-			if (has)
-				b->has_min_len = true, b->min_len = lo;
-			/* Len(a, b): the second positional is the maximum */
-			struct toks sub = *ts;
-			sub.i = at;
-			skip_expr(&sub);
-			double hi;
-			if (is_op(peek(&sub), ',') && parse_number(&sub, sub.i + 1, &hi))
-				b->has_max_len = true, b->max_len = hi;
+			meta_len(s, b, ts);
 			return;
 		}
 		if (name_is(h, "Interval") || name_is(h, "StringConstraints") || name_is(h, "Strict") ||

@@ -131,6 +131,36 @@ static vf_status parse_tier(const char *file, const cJSON *t, const char *field,
 	return st;
 }
 
+/* load_policy: the tiers, in increasing, non-overlapping order. */
+static vf_status parse_tiers(const char *file, const cJSON *root, struct policy *p, struct vf_error *err)
+{
+	const cJSON *tiers = cJSON_GetObjectItemCaseSensitive(root, "tiers"), *t;
+	if (!cJSON_IsArray(tiers) || cJSON_GetArraySize(tiers) < 1 ||
+	    cJSON_GetArraySize(tiers) > MAX_TIERS)
+		return vf_error_set(err, VF_ERR, "%s: field tiers: expected 1 to %d tiers", file, MAX_TIERS);
+	cJSON_ArrayForEach(t, tiers)
+	{
+		char field[32];
+		snprintf(field, sizeof field, "tiers[%d]", p->ntiers);
+		struct tier_def *d = &p->tiers[p->ntiers];
+		vf_status st = parse_tier(file, t, field, d, false, err);
+		if (st)
+			return st;
+		if (d->max_gb >= 0 && d->max_gb < d->min_gb)
+			return vf_error_set(err, VF_ERR, "%s: field %s.max_gb: below min_gb", file, field);
+		if (p->ntiers) {
+			const struct tier_def *prev = &p->tiers[p->ntiers - 1];
+			if (prev->max_gb < 0 || d->min_gb <= prev->max_gb)
+				return vf_error_set(err, VF_ERR,
+						    "%s: field %s.min_gb: tiers must be in increasing, "
+						    "non-overlapping order (only the last is open-ended)",
+						    file, field);
+		}
+		p->ntiers++;
+	}
+	return VF_OK;
+}
+
 static vf_status load_policy(const char *trainer, struct policy *p, struct vf_error *err)
 {
 	cJSON *root = NULL;
@@ -166,37 +196,8 @@ static vf_status load_policy(const char *trainer, struct policy *p, struct vf_er
 		}
 		snprintf(p->modes[p->nmodes++], sizeof p->modes[0], "%s", m->valuestring);
 	}
-	const cJSON *tiers = cJSON_GetObjectItemCaseSensitive(root, "tiers"), *t;
-	if (!cJSON_IsArray(tiers) || cJSON_GetArraySize(tiers) < 1 ||
-	    cJSON_GetArraySize(tiers) > MAX_TIERS) {
-		st = vf_error_set(err, VF_ERR, "%s: field tiers: expected 1 to %d tiers", file,
-				  MAX_TIERS);
+	if ((st = parse_tiers(file, root, p, err)))
 		goto out;
-	}
-	cJSON_ArrayForEach(t, tiers)
-	{
-		char field[32];
-		snprintf(field, sizeof field, "tiers[%d]", p->ntiers);
-		struct tier_def *d = &p->tiers[p->ntiers];
-		if ((st = parse_tier(file, t, field, d, false, err)))
-			goto out;
-		if (d->max_gb >= 0 && d->max_gb < d->min_gb) {
-			st = vf_error_set(err, VF_ERR, "%s: field %s.max_gb: below min_gb", file,
-					  field);
-			goto out;
-		}
-		if (p->ntiers) {
-			const struct tier_def *prev = &p->tiers[p->ntiers - 1];
-			if (prev->max_gb < 0 || d->min_gb <= prev->max_gb) {
-				st = vf_error_set(err, VF_ERR,
-						  "%s: field %s.min_gb: tiers must be in increasing, "
-						  "non-overlapping order (only the last is open-ended)",
-						  file, field);
-				goto out;
-			}
-		}
-		p->ntiers++;
-	}
 	const cJSON *gate = cJSON_GetObjectItemCaseSensitive(root, "gate");
 	if ((st = parse_tier(file, gate, "gate", &p->gate, true, err)) ||
 	    (st = str_field(file, gate, "flag", "gate.flag", p->gate_flag, sizeof p->gate_flag, err)) ||
@@ -266,23 +267,11 @@ vf_status vf_tier_check(const char *trainer, const char *mode, struct vf_error *
 	return load_mode(trainer ? trainer : VF_PROFILE_DEFAULT, &mode, &p, err);
 }
 
-vf_status vf_tier_decide(const struct vf_gpu_set *gpus, const char *trainer, const char *mode,
-			 struct vf_tier *out, struct vf_error *err)
+/* vf_tier_decide: the smallest GPU of the set, which decides, and its
+ * memory class in GB. */
+static vf_status smallest_gpu(const struct vf_gpu_set *gpus, int *smallest_out, int *gb_out,
+			      struct vf_error *err)
 {
-	memset(out, 0, sizeof *out);
-	out->smallest = -1;
-	if (!trainer)
-		trainer = VF_PROFILE_DEFAULT;
-	if (!gpus || gpus->count == 0)
-		return vf_error_set(err, VF_ENOTFOUND, "no GPU to place in a tier");
-	struct policy p;
-	vf_status st = load_mode(trainer, &mode, &p, err);
-	if (st)
-		return st;
-	const char *file = p.file;
-	snprintf(out->mode, sizeof out->mode, "%s", mode);
-
-	/* The smallest GPU decides. */
 	int smallest = -1, gb = -1;
 	for (size_t i = 0; i < gpus->count; i++) {
 		int c = gpu_class(&gpus->gpus[i]);
@@ -296,41 +285,53 @@ vf_status vf_tier_decide(const struct vf_gpu_set *gpus, const char *trainer, con
 			gb = c;
 		}
 	}
-	const struct vf_gpu *g = &gpus->gpus[smallest];
-	out->smallest = smallest;
-	out->per_gpu_gb = gb;
-	out->gpu_count = (int)gpus->count;
+	*smallest_out = smallest;
+	*gb_out = gb;
+	return VF_OK;
+}
 
+/* vf_tier_decide: the gate, or the highest tier the GB reach (the
+ * lowest when between the gate and it), and the tier above. */
+static const struct tier_def *pick_tier(const struct policy *pp, int gb, struct vf_tier *out,
+					const struct tier_def **next_out)
+{
 	const struct tier_def *d = NULL, *next = NULL;
-	if (gb < p.gate_below_gb) {
-		d = &p.gate;
+	if (gb < pp->gate_below_gb) {
+		d = &pp->gate;
 		out->gated = true;
 	} else {
-		for (int i = 0; i < p.ntiers; i++)
-			if (gb >= p.tiers[i].min_gb) {
-				d = &p.tiers[i];
-				next = i + 1 < p.ntiers ? &p.tiers[i + 1] : NULL;
+		for (int i = 0; i < pp->ntiers; i++)
+			if (gb >= pp->tiers[i].min_gb) {
+				d = &pp->tiers[i];
+				next = i + 1 < pp->ntiers ? &pp->tiers[i + 1] : NULL;
 			}
 		if (!d) /* between the gate and the first tier: take the lowest tier */
-			d = &p.tiers[0], next = p.ntiers > 1 ? &p.tiers[1] : NULL;
+			d = &pp->tiers[0], next = pp->ntiers > 1 ? &pp->tiers[1] : NULL;
 		out->gap = d->max_gb >= 0 && gb > d->max_gb;
 	}
-	snprintf(out->name, sizeof out->name, "%s", d->name);
-	snprintf(out->range, sizeof out->range, "%s", d->range);
-	snprintf(out->gate_flag, sizeof out->gate_flag, "%s", p.gate_flag);
+	*next_out = next;
+	return d;
+}
 
+/* vf_tier_decide: the tier's config name, note, gap note and gate
+ * message from the profile's templates. */
+static vf_status tier_texts(const struct policy *pp, const struct tier_def *d, const struct tier_def *next,
+			    const char *mode, int gb, struct vf_tier *out, struct vf_error *err)
+{
+	const char *file = pp->file;
+	vf_status st;
 	char gbs[16];
 	snprintf(gbs, sizeof gbs, "%d", gb);
 	const struct var vars0[] = {{"mode", mode}, {NULL, NULL}};
 	if ((st = expand(file, d->config, vars0, out->config, sizeof out->config,
 			 out->gated ? "gate.config" : "tiers[].config", err)))
 		return st;
-	snprintf(out->config_path, sizeof out->config_path, "%s/%s", p.config_dir, out->config);
+	snprintf(out->config_path, sizeof out->config_path, "%s/%s", pp->config_dir, out->config);
 	const struct var vars[] = {
 		{"mode", mode},
 		{"gb", gbs},
 		{"config", out->config},
-		{"flag", p.gate_flag},
+		{"flag", pp->gate_flag},
 		{"tier", d->name},
 		{"range", d->range},
 		{"next_tier", next ? next->name : ""},
@@ -342,16 +343,23 @@ vf_status vf_tier_decide(const struct vf_gpu_set *gpus, const char *trainer, con
 		return st;
 	if (out->gap) {
 		char gap[512];
-		if ((st = expand(file, p.gap_note, vars, gap, sizeof gap, "gap_note", err)))
+		if ((st = expand(file, pp->gap_note, vars, gap, sizeof gap, "gap_note", err)))
 			return st;
 		size_t l = strlen(out->note);
 		snprintf(out->note + l, sizeof out->note - l, "; %s", gap);
 	}
 	if (out->gated &&
-	    (st = expand(file, p.gate_message, vars, out->gate_message, sizeof out->gate_message,
+	    (st = expand(file, pp->gate_message, vars, out->gate_message, sizeof out->gate_message,
 			 "gate.message", err)))
 		return st;
 
+	return VF_OK;
+}
+
+/* vf_tier_decide: the decision in one sentence. */
+static void tier_reason(const struct vf_gpu_set *gpus, const struct vf_gpu *g, const struct tier_def *d,
+			int gb, const char *gate_flag, struct vf_tier *out)
+{
 	char who[160];
 	if (gpus->count == 1)
 		snprintf(who, sizeof who, "the GPU, %s", g->name);
@@ -364,7 +372,7 @@ vf_status vf_tier_decide(const struct vf_gpu_set *gpus, const char *trainer, con
 		snprintf(out->reason, sizeof out->reason,
 			 "No tier: %s%s, counts as %d GB, %s (the trainer's minimum); "
 			 "stopping unless %s is given.",
-			 who, mib, gb, d->range, p.gate_flag);
+			 who, mib, gb, d->range, gate_flag);
 	else if (out->gap)
 		snprintf(out->reason, sizeof out->reason,
 			 "%s: %s%s, counts as %d GB, between tiers, so it takes the lower one "
@@ -374,5 +382,37 @@ vf_status vf_tier_decide(const struct vf_gpu_set *gpus, const char *trainer, con
 		snprintf(out->reason, sizeof out->reason,
 			 "%s: %s%s, counts as %d GB (%s); start from %s.", d->name, who, mib, gb,
 			 d->range, out->config);
+}
+
+vf_status vf_tier_decide(const struct vf_gpu_set *gpus, const char *trainer, const char *mode,
+			 struct vf_tier *out, struct vf_error *err)
+{
+	memset(out, 0, sizeof *out);
+	out->smallest = -1;
+	if (!trainer)
+		trainer = VF_PROFILE_DEFAULT;
+	if (!gpus || gpus->count == 0)
+		return vf_error_set(err, VF_ENOTFOUND, "no GPU to place in a tier");
+	struct policy p;
+	vf_status st = load_mode(trainer, &mode, &p, err);
+	if (st)
+		return st;
+	snprintf(out->mode, sizeof out->mode, "%s", mode);
+
+	int smallest = -1, gb = -1;
+	if ((st = smallest_gpu(gpus, &smallest, &gb, err)))
+		return st;
+	const struct vf_gpu *g = &gpus->gpus[smallest];
+	out->smallest = smallest;
+	out->per_gpu_gb = gb;
+	out->gpu_count = (int)gpus->count;
+
+	const struct tier_def *next = NULL, *d = pick_tier(&p, gb, out, &next);
+	snprintf(out->name, sizeof out->name, "%s", d->name);
+	snprintf(out->range, sizeof out->range, "%s", d->range);
+	snprintf(out->gate_flag, sizeof out->gate_flag, "%s", p.gate_flag);
+	if ((st = tier_texts(&p, d, next, mode, gb, out, err)))
+		return st;
+	tier_reason(gpus, g, d, gb, p.gate_flag, out);
 	return VF_OK;
 }

@@ -156,6 +156,133 @@ void vf_trial_patterns_free(struct vf_trial_patterns *p)
 	free(p);
 }
 
+/* logs.line: the rank prefix, location suffix and continuation lines. */
+static vf_status read_line(struct vf_trial_patterns *p, const cJSON *logs, const char *what,
+			   struct vf_error *err)
+{
+	vf_status st;
+	const cJSON *line = cJSON_GetObjectItemCaseSensitive(logs, "line");
+	if (line) {
+		if ((st = compile_field(&p->rank, line, "rank_prefix", what, "line.rank_prefix", false, err)) ||
+		    (st = compile_field(&p->location, line, "location_suffix", what,
+					"line.location_suffix", false, err)) ||
+		    (st = compile_field(&p->cont_not, line, "continuation_not", what,
+					"line.continuation_not", false, err)))
+			return st;
+		int64_t v;
+		if (vf_json_get_i64(line, "continuation_min_indent", &v)) {
+			if (v < 1 || v > 200)
+				return vf_error_set(err, VF_ERR,
+						    "%s: field line.continuation_min_indent: expected 1-200", what);
+			p->min_indent = (int)v;
+		}
+	}
+	return VF_OK;
+}
+
+/* logs.step and logs.progress: the step line and its groups. */
+static vf_status read_step(struct vf_trial_patterns *p, const cJSON *logs, const char *what,
+			   struct vf_error *err)
+{
+	vf_status st;
+	const cJSON *step = cJSON_GetObjectItemCaseSensitive(logs, "step");
+	if (!step)
+		return vf_error_set(err, VF_ERR, "%s: field step: expected an object", what);
+	const cJSON *g = cJSON_GetObjectItemCaseSensitive(step, "groups");
+	if ((st = compile_field(&p->step, step, "pattern", what, "step.pattern", true, err)) ||
+	    (st = get_group(g, "step", &p->g_step, what, "step", err)) ||
+	    (st = get_group(g, "total", &p->g_total, what, "step", err)) ||
+	    (st = get_group(g, "loss", &p->g_loss, what, "step", err)) ||
+	    (st = get_group(g, "step_seconds", &p->g_secs, what, "step", err)))
+		return st;
+	const cJSON *prog = cJSON_GetObjectItemCaseSensitive(logs, "progress");
+	if (prog) {
+		g = cJSON_GetObjectItemCaseSensitive(prog, "groups");
+		if ((st = compile_field(&p->progress, prog, "pattern", what, "progress.pattern", true, err)) ||
+		    (st = get_group(g, "loss", &p->p_loss, what, "progress", err)) ||
+		    (st = get_group(g, "step_seconds", &p->p_secs, what, "progress", err)))
+			return st;
+	}
+	return VF_OK;
+}
+
+/* logs.stats: the lines a run's peak memory and speed are read from. */
+static vf_status read_stats(struct vf_trial_patterns *p, const cJSON *logs, const char *what,
+			    struct vf_error *err)
+{
+	vf_status st;
+	const cJSON *stats = cJSON_GetObjectItemCaseSensitive(logs, "stats"), *it;
+	cJSON_ArrayForEach(it, stats)
+	{
+		const char *field = vf_json_get_str(it, "field");
+		if (p->nstats >= MAX_STATS || !field)
+			return vf_error_set(err, VF_ERR, "%s: field stats: expected at most %d objects with a field",
+					    what, MAX_STATS);
+		if (strcmp(field, "peak_gb") == 0)
+			p->stat_field[p->nstats] = STAT_PEAK_GB;
+		else if (strcmp(field, "steps_per_second") == 0)
+			p->stat_field[p->nstats] = STAT_STEPS_PER_SECOND;
+		else
+			return vf_error_set(err, VF_ERR,
+					    "%s: field stats.field: '%s' is not peak_gb or steps_per_second",
+					    what, field);
+		if ((st = compile_field(&p->stats[p->nstats], it, "pattern", what, "stats.pattern", true, err)))
+			return st;
+		p->nstats++;
+	}
+	return VF_OK;
+}
+
+/* logs.json_key and logs.step_time: the JSON line key, the reports skipped. */
+static vf_status read_step_time(struct vf_trial_patterns *p, const cJSON *logs, const char *what,
+				struct vf_error *err)
+{
+	const char *jk = vf_json_get_str(logs, "json_key");
+	if (jk)
+		snprintf(p->json_key, sizeof p->json_key, "%s", jk);
+	const cJSON *stt = cJSON_GetObjectItemCaseSensitive(logs, "step_time");
+	int64_t skip;
+	if (stt && vf_json_get_i64(stt, "skip_first_reports", &skip)) {
+		if (skip < 0 || skip > 1000)
+			return vf_error_set(err, VF_ERR, "%s: field step_time.skip_first_reports: expected 0-1000", what);
+		p->skip_reports = (int)skip;
+	}
+	return VF_OK;
+}
+
+/* logs.outcomes: the patterns of each failure class. */
+static vf_status read_outcomes(struct vf_trial_patterns *p, const cJSON *logs, const char *what,
+			       struct vf_error *err)
+{
+	vf_status st;
+	const cJSON *outs = cJSON_GetObjectItemCaseSensitive(logs, "outcomes"), *it;
+	if (!cJSON_IsArray(outs))
+		return vf_error_set(err, VF_ERR, "%s: field outcomes: expected an array", what);
+	cJSON_ArrayForEach(it, outs)
+	{
+		enum vf_outcome cls;
+		const char *name = vf_json_get_str(it, "class");
+		if (!name || !vf_outcome_parse(name, &cls) ||
+		    !(cls == VF_OUTCOME_OOM || cls == VF_OUTCOME_NAN || cls == VF_OUTCOME_CRASH ||
+		      cls == VF_OUTCOME_CONFIG_ERROR))
+			return vf_error_set(err, VF_ERR,
+					    "%s: field outcomes.class: '%s' is not one of oom, nan, crash, config-error",
+					    what, name ? name : "(missing)");
+		const cJSON *pats = cJSON_GetObjectItemCaseSensitive(it, "patterns"), *pt;
+		cJSON_ArrayForEach(pt, pats)
+		{
+			if (!cJSON_IsString(pt) || p->nout >= MAX_OUTCOME_PATS)
+				return vf_error_set(err, VF_ERR,
+						    "%s: field outcomes.patterns: expected at most %d strings",
+						    what, MAX_OUTCOME_PATS);
+			if ((st = compile(&p->out[p->nout].re, pt->valuestring, what, "outcomes.patterns", err)))
+				return st;
+			p->out[p->nout++].cls = cls;
+		}
+	}
+	return VF_OK;
+}
+
 vf_status vf_trial_patterns_from_json(const cJSON *logs, const char *what,
 				      struct vf_trial_patterns **out, struct vf_error *err)
 {
@@ -171,110 +298,10 @@ vf_status vf_trial_patterns_from_json(const cJSON *logs, const char *what,
 	p->skip_reports = 2;
 	snprintf(p->json_key, sizeof p->json_key, "vramfit");
 
-	const cJSON *line = cJSON_GetObjectItemCaseSensitive(logs, "line");
-	if (line) {
-		if ((st = compile_field(&p->rank, line, "rank_prefix", what, "line.rank_prefix", false, err)) ||
-		    (st = compile_field(&p->location, line, "location_suffix", what,
-					"line.location_suffix", false, err)) ||
-		    (st = compile_field(&p->cont_not, line, "continuation_not", what,
-					"line.continuation_not", false, err)))
-			goto fail;
-		int64_t v;
-		if (vf_json_get_i64(line, "continuation_min_indent", &v)) {
-			if (v < 1 || v > 200) {
-				st = vf_error_set(err, VF_ERR,
-						  "%s: field line.continuation_min_indent: expected 1-200", what);
-				goto fail;
-			}
-			p->min_indent = (int)v;
-		}
-	}
-	const cJSON *step = cJSON_GetObjectItemCaseSensitive(logs, "step");
-	if (!step) {
-		st = vf_error_set(err, VF_ERR, "%s: field step: expected an object", what);
+	if ((st = read_line(p, logs, what, err)) || (st = read_step(p, logs, what, err)) ||
+	    (st = read_stats(p, logs, what, err)) || (st = read_step_time(p, logs, what, err)) ||
+	    (st = read_outcomes(p, logs, what, err)))
 		goto fail;
-	}
-	const cJSON *g = cJSON_GetObjectItemCaseSensitive(step, "groups");
-	if ((st = compile_field(&p->step, step, "pattern", what, "step.pattern", true, err)) ||
-	    (st = get_group(g, "step", &p->g_step, what, "step", err)) ||
-	    (st = get_group(g, "total", &p->g_total, what, "step", err)) ||
-	    (st = get_group(g, "loss", &p->g_loss, what, "step", err)) ||
-	    (st = get_group(g, "step_seconds", &p->g_secs, what, "step", err)))
-		goto fail;
-	const cJSON *prog = cJSON_GetObjectItemCaseSensitive(logs, "progress");
-	if (prog) {
-		g = cJSON_GetObjectItemCaseSensitive(prog, "groups");
-		if ((st = compile_field(&p->progress, prog, "pattern", what, "progress.pattern", true, err)) ||
-		    (st = get_group(g, "loss", &p->p_loss, what, "progress", err)) ||
-		    (st = get_group(g, "step_seconds", &p->p_secs, what, "progress", err)))
-			goto fail;
-	}
-	const cJSON *stats = cJSON_GetObjectItemCaseSensitive(logs, "stats"), *it;
-	cJSON_ArrayForEach(it, stats)
-	{
-		const char *field = vf_json_get_str(it, "field");
-		if (p->nstats >= MAX_STATS || !field) {
-			st = vf_error_set(err, VF_ERR, "%s: field stats: expected at most %d objects with a field",
-					  what, MAX_STATS);
-			goto fail;
-		}
-		if (strcmp(field, "peak_gb") == 0)
-			p->stat_field[p->nstats] = STAT_PEAK_GB;
-		else if (strcmp(field, "steps_per_second") == 0)
-			p->stat_field[p->nstats] = STAT_STEPS_PER_SECOND;
-		else {
-			st = vf_error_set(err, VF_ERR,
-					  "%s: field stats.field: '%s' is not peak_gb or steps_per_second",
-					  what, field);
-			goto fail;
-		}
-		if ((st = compile_field(&p->stats[p->nstats], it, "pattern", what, "stats.pattern", true, err)))
-			goto fail;
-		p->nstats++;
-	}
-	const char *jk = vf_json_get_str(logs, "json_key");
-	if (jk)
-		snprintf(p->json_key, sizeof p->json_key, "%s", jk);
-	const cJSON *stt = cJSON_GetObjectItemCaseSensitive(logs, "step_time");
-	int64_t skip;
-	if (stt && vf_json_get_i64(stt, "skip_first_reports", &skip)) {
-		if (skip < 0 || skip > 1000) {
-			st = vf_error_set(err, VF_ERR, "%s: field step_time.skip_first_reports: expected 0-1000", what);
-			goto fail;
-		}
-		p->skip_reports = (int)skip;
-	}
-	const cJSON *outs = cJSON_GetObjectItemCaseSensitive(logs, "outcomes");
-	if (!cJSON_IsArray(outs)) {
-		st = vf_error_set(err, VF_ERR, "%s: field outcomes: expected an array", what);
-		goto fail;
-	}
-	cJSON_ArrayForEach(it, outs)
-	{
-		enum vf_outcome cls;
-		const char *name = vf_json_get_str(it, "class");
-		if (!name || !vf_outcome_parse(name, &cls) ||
-		    !(cls == VF_OUTCOME_OOM || cls == VF_OUTCOME_NAN || cls == VF_OUTCOME_CRASH ||
-		      cls == VF_OUTCOME_CONFIG_ERROR)) {
-			st = vf_error_set(err, VF_ERR,
-					  "%s: field outcomes.class: '%s' is not one of oom, nan, crash, config-error",
-					  what, name ? name : "(missing)");
-			goto fail;
-		}
-		const cJSON *pats = cJSON_GetObjectItemCaseSensitive(it, "patterns"), *pt;
-		cJSON_ArrayForEach(pt, pats)
-		{
-			if (!cJSON_IsString(pt) || p->nout >= MAX_OUTCOME_PATS) {
-				st = vf_error_set(err, VF_ERR,
-						  "%s: field outcomes.patterns: expected at most %d strings",
-						  what, MAX_OUTCOME_PATS);
-				goto fail;
-			}
-			if ((st = compile(&p->out[p->nout].re, pt->valuestring, what, "outcomes.patterns", err)))
-				goto fail;
-			p->out[p->nout++].cls = cls;
-		}
-	}
 	*out = p;
 	return VF_OK;
 fail:

@@ -690,6 +690,60 @@ static void trial_log_path(const struct sweep *s, int n, char *path, size_t len)
 	vf_buf_release(&b);
 }
 
+/* run_trial: the trainer's process - its command, GPUs, limits and
+ * the callbacks that read its lines. */
+static void trial_proc(struct sweep *s, const char **argv, struct running *r, struct vf_proc *p)
+{
+	p->argv = argv;
+	p->cwd = s->trainer_dir;
+	p->gpus = s->o->gpus;
+	p->timeout_s = s->o->timeout_s;
+	p->stall_s = s->o->stall_s;
+	double d;
+	if (p->stall_s <= 0 && vf_json_get_double(s->sweep, "stall_seconds", &d) && d > 0)
+		p->stall_s = d; /* the profile's default */
+	p->grace_s = s->o->grace_s;
+	p->mem_limit_bytes = s->o->mem_limit_bytes;
+	p->on_line = on_line;
+	p->on_tick = on_tick;
+	p->ctx = r;
+}
+
+/* run_trial, after the trainer ended: its end and peak memory in the
+ * log, the trial classified and recorded, the sweep's averages. */
+static void trial_record(struct sweep *s, struct vf_trial *trial, struct running *r, const struct vf_proc *p,
+			 const char *sample_prefix, time_t started)
+{
+	fprintf(r->logf, "[vramfit] trainer ended: %s, exit status %d, %.1f s%s\n", vf_proc_end_name(p->end),
+		p->status, p->wall_s, p->bytes_dropped ? " (over-long lines were cut)" : "");
+	char gb[3][32];
+	gib(gb[0], trial->peak_bytes);
+	gib(gb[1], trial->peak_trainer_bytes);
+	gib(gb[2], trial->peak_polled_bytes);
+	fprintf(r->logf, "[vramfit] peak memory: %s from %s (trainer's own: %s, polled: %s)\n", gb[0],
+		trial->peak_source[0] ? trial->peak_source : "nowhere", gb[1], gb[2]);
+	fclose(r->logf);
+
+	struct vf_trial_exit ex = {
+		.status = p->status,
+		.end = s->t->interrupted ? VF_PROC_INTERRUPTED : p->end,
+		.expect_steps = s->steps,
+		.sample = !sample_prefix ? -1 : sample_exists(sample_prefix, started - 1) ? 1 : 0,
+	};
+	struct vf_trial_verdict v;
+	vf_trial_classify(&r->log, &ex, &v);
+	trial->outcome = v.outcome;
+	snprintf(trial->evidence, sizeof trial->evidence, "%s", v.evidence);
+	trial->status = p->status;
+	trial->steps_done = r->log.last_step;
+	trial->step_seconds = vf_trial_log_step_seconds(&r->log);
+	trial->wall_seconds = p->wall_s;
+	vf_trial_log_release(&r->log);
+	s->nrun++;
+	s->avg_trial_s += (p->wall_s - s->avg_trial_s) / s->nrun;
+	s->gpu_s += p->wall_s * (s->o->num_gpus > 0 ? s->o->num_gpus : 1);
+}
+
 static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *config_path,
 			   const char *sample_prefix, int remaining, struct vf_error *err)
 {
@@ -728,19 +782,7 @@ static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *
 	}
 	struct vf_proc p;
 	vf_proc_init(&p);
-	p.argv = argv;
-	p.cwd = s->trainer_dir;
-	p.gpus = s->o->gpus;
-	p.timeout_s = s->o->timeout_s;
-	p.stall_s = s->o->stall_s;
-	double d;
-	if (p.stall_s <= 0 && vf_json_get_double(s->sweep, "stall_seconds", &d) && d > 0)
-		p.stall_s = d; /* the profile's default */
-	p.grace_s = s->o->grace_s;
-	p.mem_limit_bytes = s->o->mem_limit_bytes;
-	p.on_line = on_line;
-	p.on_tick = on_tick;
-	p.ctx = &r;
+	trial_proc(s, argv, &r, &p);
 	time_t started = time(NULL);
 	s->t->current = &p;
 	if (s->t->interrupted)
@@ -756,34 +798,7 @@ static vf_status run_trial(struct sweep *s, struct vf_trial *trial, const char *
 		vf_trial_log_release(&r.log);
 		return st;
 	}
-	fprintf(r.logf, "[vramfit] trainer ended: %s, exit status %d, %.1f s%s\n", vf_proc_end_name(p.end),
-		p.status, p.wall_s, p.bytes_dropped ? " (over-long lines were cut)" : "");
-	char gb[3][32];
-	gib(gb[0], trial->peak_bytes);
-	gib(gb[1], trial->peak_trainer_bytes);
-	gib(gb[2], trial->peak_polled_bytes);
-	fprintf(r.logf, "[vramfit] peak memory: %s from %s (trainer's own: %s, polled: %s)\n", gb[0],
-		trial->peak_source[0] ? trial->peak_source : "nowhere", gb[1], gb[2]);
-	fclose(r.logf);
-
-	struct vf_trial_exit ex = {
-		.status = p.status,
-		.end = s->t->interrupted ? VF_PROC_INTERRUPTED : p.end,
-		.expect_steps = s->steps,
-		.sample = !sample_prefix ? -1 : sample_exists(sample_prefix, started - 1) ? 1 : 0,
-	};
-	struct vf_trial_verdict v;
-	vf_trial_classify(&r.log, &ex, &v);
-	trial->outcome = v.outcome;
-	snprintf(trial->evidence, sizeof trial->evidence, "%s", v.evidence);
-	trial->status = p.status;
-	trial->steps_done = r.log.last_step;
-	trial->step_seconds = vf_trial_log_step_seconds(&r.log);
-	trial->wall_seconds = p.wall_s;
-	vf_trial_log_release(&r.log);
-	s->nrun++;
-	s->avg_trial_s += (p.wall_s - s->avg_trial_s) / s->nrun;
-	s->gpu_s += p.wall_s * (s->o->num_gpus > 0 ? s->o->num_gpus : 1);
+	trial_record(s, trial, &r, &p, sample_prefix, started);
 	return VF_OK;
 }
 

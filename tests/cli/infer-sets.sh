@@ -87,39 +87,38 @@ expect_rc 2
 expect_err 'at most 16 serve together'
 
 test_case "the probe's devices: one set for llama.cpp, with their free memory"
-# an RTX 3090 with 4 GiB held by another process (20480 MiB free) and an
-# idle RTX 4080: shares (20480 - 480) / (20000 + 15896) = 0.55716 -> GPU 0
-# while il / 33 < 0.55716 -> il 0-18 (19 layers)
-printf '%s\n' \
-  '0, GPU-00000000-0000-0000-0000-000000003090, NVIDIA GeForce RTX 3090, 24576, 4096, 20480, 8.6, 580.159.04' \
-  '1, GPU-00000001-0000-0000-0000-000000004080, NVIDIA GeForce RTX 4080, 16376, 0, 16376, 8.9, 580.159.04' \
-  >"$TMP/smi-mixed.txt"
-VRAMFIT_NVIDIA_SMI="$SMI" VF_FAKE_SMI="raw:$TMP/smi-mixed.txt" \
-  run estimate llama3.1-8b --mode infer --engine llamacpp --ctx 8192 --json
+# two_cards FILE USED FREE: nvidia-smi's listing of an RTX 3090 with USED of
+# its 24576 MiB held by another process (FREE free) and an idle RTX 4080
+two_cards() {
+  printf '%s\n' \
+    "0, GPU-00000000-0000-0000-0000-000000003090, NVIDIA GeForce RTX 3090, 24576, $2, $3, 8.6, 580.159.04" \
+    '1, GPU-00000001-0000-0000-0000-000000004080, NVIDIA GeForce RTX 4080, 16376, 0, 16376, 8.9, 580.159.04' \
+    >"$TMP/$1"
+}
+# probed FILE ARGS...: run vramfit ARGS on the machine nvidia-smi lists in FILE
+probed() { local f=$1; shift; VRAMFIT_NVIDIA_SMI="$SMI" VF_FAKE_SMI="raw:$TMP/$f" run "$@"; }
+# 4 GiB held on the 3090 (20480 MiB free): shares (20480 - 480) / (20000 +
+# 15896) = 0.55716 -> GPU 0 while il / 33 < 0.55716 -> il 0-18 (19 layers)
+two_cards smi-mixed.txt 4096 20480
+probed smi-mixed.txt estimate llama3.1-8b --mode infer --engine llamacpp --ctx 8192 --json
 expect_rc 0
 expect_json 'len(j["gpus"]) == 1 and j["gpus"][0]["id"] == "rtx-3090+rtx-4080"'
 expect_json 'j["gpus"][0]["set"][0]["probed_free_bytes"] == 20480 * 2**20'
 expect_json 'abs(j["inference"]["devices"][0]["split"] - 20000 / 35896) < 1e-9'
 expect_json '[d["layers"] for d in j["inference"]["devices"]] == [19, 13]'
-VRAMFIT_NVIDIA_SMI="$SMI" VF_FAKE_SMI="raw:$TMP/smi-mixed.txt" \
-  run estimate llama3.1-8b --mode infer --engine llamacpp --ctx 8192
+probed smi-mixed.txt estimate llama3.1-8b --mode infer --engine llamacpp --ctx 8192
 expect_rc 0
 expect_out 'GPUs (this machine)'
 expect_out "2 cards serving together (the probed devices); llama.cpp's layer shares 0.56/0.44, from each card's free memory as probed less the CUDA context"
 # 2048 MiB free on the 3090: (2048 - 480) / (1568 + 15896) = 0.08978 -> 3
 # layers, and GPU 0 holds no more than its free memory: the fullest
-printf '%s\n' \
-  '0, GPU-00000000-0000-0000-0000-000000003090, NVIDIA GeForce RTX 3090, 24576, 22528, 2048, 8.6, 580.159.04' \
-  '1, GPU-00000001-0000-0000-0000-000000004080, NVIDIA GeForce RTX 4080, 16376, 0, 16376, 8.9, 580.159.04' \
-  >"$TMP/smi-busy.txt"
-VRAMFIT_NVIDIA_SMI="$SMI" VF_FAKE_SMI="raw:$TMP/smi-busy.txt" \
-  run estimate llama3.1-8b --mode infer --engine llamacpp --ctx 8192 --json
+two_cards smi-busy.txt 22528 2048
+probed smi-busy.txt estimate llama3.1-8b --mode infer --engine llamacpp --ctx 8192 --json
 expect_rc 0
 expect_json '[d["layers"] for d in j["inference"]["devices"]] == [3, 29]'
 expect_json 'j["gpus"][0]["headroom_bytes"] < 2048 * 2**20 and j["gpus"][0]["fits"] is True'
 # vLLM: the probed kinds stay rows of their own
-VRAMFIT_NVIDIA_SMI="$SMI" VF_FAKE_SMI="raw:$TMP/smi-mixed.txt" \
-  run estimate llama3.1-8b --mode infer --engine vllm --ctx 8192 --json
+probed smi-mixed.txt estimate llama3.1-8b --mode infer --engine vllm --ctx 8192 --json
 expect_rc 0
 expect_json '[g["id"] for g in j["gpus"]] == ["rtx-3090", "rtx-4080"]'
 

@@ -26,6 +26,15 @@ expect_json 'j["inference"]["ttft_seconds"] > 0 and j["inference"]["decode_token
 expect_json 'abs(j["inference"]["decode_tokens_per_second_total"] - 4 * j["inference"]["decode_tokens_per_second_per_user"]) < 1e-6'
 expect_json 'j["gpus"][0]["inference"]["kv_blocks"] == 2961 and j["gpus"][0]["fits"] is True'
 
+test_case "one figure for the users at --ctx: the GPUs table says max users as the inference table, every engine"
+for eng in vllm transformers llamacpp; do
+  run estimate llama3.1-8b --mode infer --engine $eng --gpu rtx-4090 --ctx 8192 --users 2 --json
+  expect_json 'j["gpus"][0]["max_batch"] == j["gpus"][0]["inference"]["max_users"] == j["inference"]["max_users"]'
+done
+run estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090 --ctx 8192
+expect_out_re '^GPU +VRAM +fits +headroom +max users +step'
+expect_out_re '^rtx-4090 +23\.99 GiB +yes +[0-9.]+ GiB +5 '
+
 test_case "vllm: the decode step as GPU time + the engine's host time (async and sync scheduling)"
 run estimate llama3.1-8b --mode infer --engine vllm --gpu h200 --ctx 8192 --users 8 --json
 expect_rc 0

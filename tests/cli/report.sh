@@ -153,8 +153,13 @@ run report; expect_rc 2
 run report nowhere; expect_rc 2; expect_err "nowhere: not estimate, fit, history or a run directory"
 run report estimate --params 7B; expect_rc 2; expect_err "give MODEL first, or -o FILE"
 run report estimate nosuchmodel -o x.html; expect_rc 1; check '[ ! -e x.html ]'
+test_case "report DIR that is not a run workspace: one line naming the directory and what it expected"
 mkdir -p empty-run
-run report empty-run; expect_rc 1; expect_err "no trials recorded for this run"
+run report empty-run; expect_rc 1; expect_err_lines 1
+expect_err "vramfit: error: empty-run: not a run workspace: expected config.yaml or plan.md (vramfit plan writes them) or trials recorded by vramfit tune"
+test_case "report RUN_DIR of a workspace before plan.html and tune: no trials recorded"
+mkdir -p bare-run && echo 'steps: 1' >bare-run/config.yaml
+run report bare-run; expect_rc 1; expect_err "no trials recorded for this run"
 run report history -o h0.html; expect_rc 0
 check 'grep -q "0 trials recorded" h0.html'
 

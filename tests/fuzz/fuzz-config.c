@@ -10,14 +10,15 @@
 
 #include "vramfit/model/arch.h"
 #include "vramfit/base/json.h"
+#include "fuzz-input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	cJSON *cfg = NULL;
+	cJSON *cfg = fuzz_config_json(data, size);
 	struct vf_error err = {0};
-	if (vf_json_parse((const char *)data, size, "fuzz/config.json", &cfg, &err) != VF_OK)
+	if (!cfg)
 		return 0;
 	struct vf_arch a;
 	if (vf_arch_from_config(cfg, "fuzz/config.json", &a, &err) == VF_OK) {

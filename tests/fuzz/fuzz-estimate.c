@@ -15,6 +15,7 @@
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/model/arch.h"
+#include "fuzz-input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -44,9 +45,9 @@ static void one(const struct vf_arch *a, const struct vf_setup *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	cJSON *cfg = NULL;
+	cJSON *cfg = fuzz_config_json(data, size);
 	struct vf_error err = {0};
-	if (vf_json_parse((const char *)data, size, "fuzz/config.json", &cfg, &err) != VF_OK)
+	if (!cfg)
 		return 0;
 	struct vf_arch a;
 	if (vf_arch_from_config(cfg, "fuzz/config.json", &a, &err) == VF_OK) {

@@ -9,16 +9,14 @@
 #include <string.h>
 
 #include "vramfit/gpu/gpu-list.h"
+#include "fuzz-input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char buf[513];
-	if (size >= sizeof buf)
-		size = sizeof buf - 1;
-	memcpy(buf, data, size);
-	buf[size] = 0;
+	fuzz_text(data, size, buf, sizeof buf);
 	struct vf_gpu_set s;
 	struct vf_error err = {0};
 	vf_gpu_set_init(&s);

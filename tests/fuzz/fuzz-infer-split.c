@@ -14,16 +14,14 @@
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/estimate/infer.h"
 #include "vramfit/estimate/setup.h"
+#include "fuzz-input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char buf[512];
-	if (size >= sizeof buf)
-		size = sizeof buf - 1;
-	memcpy(buf, data, size);
-	buf[size] = 0;
+	fuzz_text(data, size, buf, sizeof buf);
 	char *word[4] = {0};
 	int nw = 0;
 	for (char *p = strtok(buf, " \t\n"); p && nw < 4; p = strtok(NULL, " \t\n"))
@@ -58,11 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	s.gpus = (int16_t)gpus;
 	struct vf_gpu_spec g;
-	memset(&g, 0, sizeof g);
-	g.memory_mib = 24576;
-	g.bf16_tflops = 71;
-	g.bandwidth_gbs = 936;
-	g.interconnect_gbs = 64;
+	fuzz_gpu_24gib(&g);
 	struct vf_infer r;
 	if (vf_infer_run(&a, &s, &g, &o, &r, &err) == VF_OK) {
 		int64_t layers = 0;

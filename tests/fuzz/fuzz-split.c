@@ -13,6 +13,7 @@
 
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/estimate/setup.h"
+#include "fuzz-input.h"
 #include "setup-words.h"
 #include "vramfit/estimate/split.h"
 
@@ -31,11 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct vf_arch a;
 	vf_estimate_generic_arch(7000000000LL, &a);
 	struct vf_gpu_spec g;
-	memset(&g, 0, sizeof g);
-	g.memory_mib = 24576;
-	g.bf16_tflops = 71;
-	g.bandwidth_gbs = 936;
-	g.interconnect_gbs = 64;
+	fuzz_gpu_24gib(&g);
 	vf_split_run(&a, &s, &g, &sp, &err);
 	vf_split_run(&a, &s, NULL, &sp, &err);
 	a.layer_norm = true;

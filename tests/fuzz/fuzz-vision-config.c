@@ -19,14 +19,15 @@
 #include "vramfit/model/ltx.h"
 #include "vramfit/model/towers.h"
 #include "vramfit/model/vision.h"
+#include "fuzz-input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	cJSON *cfg = NULL;
+	cJSON *cfg = fuzz_config_json(data, size);
 	struct vf_error err = {0};
-	if (vf_json_parse((const char *)data, size, "fuzz/config.json", &cfg, &err) != VF_OK)
+	if (!cfg)
 		return 0;
 	struct vf_vision v;
 	if (vf_vision_config_is(cfg) && vf_vision_from_config(cfg, "fuzz/config.json", &v, &err) == VF_OK) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "vramfit/estimate/setup.h"
+#include "fuzz-input.h"
 
 /* Fill *s from the input; false when a flag or the finished setup is
  * refused (the fuzz target then has nothing more to run). */
@@ -19,10 +20,7 @@ static inline bool fuzz_setup_from_words(const uint8_t *data, size_t size, struc
 	char buf[1024];
 	char *argv[64];
 	int argc = 0;
-	if (size >= sizeof buf)
-		size = sizeof buf - 1;
-	memcpy(buf, data, size);
-	buf[size] = 0;
+	fuzz_text(data, size, buf, sizeof buf);
 	for (char *p = strtok(buf, " \t\n"); p && argc < 64; p = strtok(NULL, " \t\n"))
 		argv[argc++] = p;
 	struct vf_error err = {0};

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "vf_test.h"
+#include "catalog.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/estimate/groundtruth.h"
@@ -19,12 +20,6 @@
 #define GIB 1073741824.0
 
 static char gt_path[4096];
-
-static const struct vf_arch *catalog_arch(const char *id)
-{
-	const struct vf_model_entry *m = vf_models_find(id);
-	return m && m->has_arch ? &m->arch : NULL;
-}
 
 static void test_groundtruth_bounds(void)
 {
@@ -181,13 +176,8 @@ static void test_lora_counts(void)
 static void test_mechanisms(void)
 {
 	const struct vf_arch *a = catalog_arch("gpt2");
-	CHECK(a != NULL);
-	if (!a)
-		return;
-	struct vf_setup s;
-	vf_setup_defaults(&s);
-	s.batch = 8;
-	s.seq = 1024;
+	REQUIRE(a != NULL);
+	struct vf_setup s = train_setup(VF_MODE_FULL, VF_PREC_AMP, 8, 1024);
 	struct vf_estimate sdpa, eager, ckpt;
 	vf_estimate_run(a, &s, NULL, &sdpa);
 	s.attention = VF_ATTN_EAGER;
@@ -307,9 +297,7 @@ static void test_seed_figures(void)
 	 * bytes/param (6 GB), Adafactor with fp32 weights slightly over
 	 * 4 bytes/param in all */
 	const struct vf_arch *a = catalog_arch("qwen2.5-3b");
-	CHECK(a != NULL);
-	if (!a)
-		return;
+	REQUIRE(a != NULL);
 	struct vf_setup s;
 	vf_setup_defaults(&s);
 	struct vf_estimate e;
@@ -331,9 +319,7 @@ static void test_seed_figures(void)
 	/* GPT-NeoX-20B: bf16 weights about 40 GB, inference about 45 GB
 	 * (ground truth 40.7 GiB allocated at batch 1 x 2048) */
 	a = catalog_arch("gpt-neox-20b");
-	CHECK(a != NULL);
-	if (!a)
-		return;
+	REQUIRE(a != NULL);
 	vf_setup_defaults(&s);
 	s.mode = VF_MODE_INFER;
 	s.precision = VF_PREC_BF16;
@@ -352,9 +338,7 @@ static void test_acceptance_fits(void)
 	/* llama2-7b LoRA r16 q,v, b4 x 2048, checkpointing, bf16: fits an RTX
 	 * 4090 and an A100 80GB */
 	const struct vf_arch *a = catalog_arch("llama2-7b");
-	CHECK(a != NULL);
-	if (!a)
-		return;
+	REQUIRE(a != NULL);
 	struct vf_setup s;
 	vf_setup_defaults(&s);
 	s.mode = VF_MODE_LORA;
@@ -457,10 +441,7 @@ static void test_generic_and_quant(void)
 {
 	struct vf_arch a;
 	vf_estimate_generic_arch(7000000000LL, &a);
-	struct vf_setup s;
-	vf_setup_defaults(&s);
-	s.mode = VF_MODE_LORA;
-	s.precision = VF_PREC_BF16;
+	struct vf_setup s = train_setup(VF_MODE_LORA, VF_PREC_BF16, 1, 2048);
 	struct vf_estimate bf, q4;
 	vf_estimate_run(&a, &s, NULL, &bf);
 	CHECK(bf.params > 6.0e9 && bf.params < 8.0e9);
@@ -536,9 +517,7 @@ static void test_ltx2(void)
 	const struct vf_gpu_spec *a6000 = vf_gpu_catalog_find("rtx-6000-ada");
 	const struct vf_gpu_spec *a100 = vf_gpu_catalog_find("a100-80gb");
 	const struct vf_gpu_spec *h100 = vf_gpu_catalog_find("h100-80gb");
-	CHECK(r5090 && a6000 && a100 && h100);
-	if (!r5090 || !a6000 || !a100 || !h100)
-		return;
+	REQUIRE(r5090 && a6000 && a100 && h100);
 	struct vf_estimate e;
 	struct vf_error err = {0};
 	/* the low-VRAM config fits a 32 GB card */
@@ -612,9 +591,7 @@ static void test_ltx2_trainer_rules(void)
 	const struct vf_gpu_spec *r5090 = vf_gpu_catalog_find("rtx-5090");
 	const struct vf_gpu_spec *h100 = vf_gpu_catalog_find("h100-80gb");
 	const struct vf_model_entry *m = vf_models_find("ltx-2-19b");
-	CHECK(r5090 && h100 && m);
-	if (!r5090 || !h100 || !m)
-		return;
+	REQUIRE(r5090 && h100 && m);
 	struct vf_dit d;
 	CHECK(vf_dit_from_json(m->raw, "ltx2", &d, &err) == VF_OK);
 	/* LTX-2: two connectors of 2 blocks of 30 x 128, no gate; the text
@@ -720,9 +697,7 @@ static void test_ltx2_trainer_rules(void)
 	l23.train_dims[1] = 544;
 	l23.train_dims[2] = 1;
 	const struct vf_model_entry *m23 = vf_models_find("ltx-2.3-22b");
-	CHECK(m23 != NULL);
-	if (!m23)
-		return;
+	REQUIRE(m23 != NULL);
 	struct vf_dit d23;
 	CHECK(vf_dit_from_json(m23->raw, "ltx2", &d23, &err) == VF_OK);
 	/* 8 gated blocks of 32 x 128 and of 32 x 64 (a gate: d x 32 + 32) */
@@ -808,9 +783,7 @@ static void test_simulated_verdict(void)
 {
 	const struct vf_arch *a = catalog_arch("llama2-7b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-4090");
-	CHECK(a && g);
-	if (!a || !g)
-		return;
+	REQUIRE(a && g);
 	struct vf_setup s;
 	struct vf_error err = {0};
 	vf_setup_defaults(&s);
@@ -868,9 +841,7 @@ static void test_memo_follows_contents(void)
 {
 	const struct vf_arch *base = catalog_arch("llama2-7b");
 	const struct vf_gpu_spec *l40s = vf_gpu_catalog_find("l40s");
-	CHECK(base && l40s && catalog_arch("gpt2"));
-	if (!base || !l40s || !catalog_arch("gpt2"))
-		return;
+	REQUIRE(base && l40s && catalog_arch("gpt2"));
 	struct vf_arch *a = malloc(sizeof *a);
 	struct vf_gpu_spec *g = malloc(sizeof *g);
 	struct vf_estimate *e = calloc(4, sizeof *e);
@@ -879,11 +850,7 @@ static void test_memo_follows_contents(void)
 		goto out;
 	*a = *base;
 	*g = *l40s;
-	struct vf_setup s;
-	vf_setup_defaults(&s);
-	s.mode = VF_MODE_LORA;
-	s.batch = 4;
-	s.seq = 2048;
+	struct vf_setup s = train_setup(VF_MODE_LORA, VF_PREC_AMP, 4, 2048);
 	s.gpus = 4;
 	s.shard = VF_SHARD_DDP; /* data-parallel: the link class is used */
 	vf_estimate_run(a, &s, g, &e[0]);

@@ -9,17 +9,12 @@
 #include <string.h>
 
 #include "vf_test.h"
+#include "catalog.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/estimate/infer.h"
 #include "vramfit/estimate/setup.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/model/models.h"
-
-static const struct vf_arch *catalog_arch(const char *id)
-{
-	const struct vf_model_entry *m = vf_models_find(id);
-	return m && m->has_arch ? &m->arch : NULL;
-}
 
 static struct vf_setup infer_setup(void)
 {

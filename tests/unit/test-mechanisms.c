@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "vf_test.h"
+#include "catalog.h"
 #include "estimate/mechanisms.h"
 #include "estimate/steptrace.h"
 #include "vramfit/base/json.h"
@@ -684,9 +685,7 @@ static void test_every_n_recompute_time(void)
 {
 	const struct vf_arch *a = arch("llama3-8b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-80gb");
-	CHECK(a && g);
-	if (!a || !g)
-		return;
+	REQUIRE(a && g);
 	const char *ck[] = {"false", "every:2", "every:3", "every:1", "true"};
 	struct vf_estimate e[5];
 	for (int i = 0; i < 5; i++) {
@@ -891,9 +890,7 @@ static void test_replay_names_litgpt_terms(void)
 	const char *q[] = {"mode", "lora", "quant", "nf4", "stack", "litgpt", "batch", "2", "seq", "512", NULL};
 	const struct vf_arch *a = arch("llama3-8b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a10g");
-	CHECK(a && g);
-	if (!a || !g)
-		return;
+	REQUIRE(a && g);
 	struct vf_setup s;
 	struct vf_estimate e;
 	struct vf_error err = {0};

@@ -375,7 +375,7 @@ static void test_index_errors(void)
 	write_text(tmp("many/s09.safetensors"), "not a header");
 	write_text(tmp("many/s05.safetensors"), "not a header either");
 	for (int r = 0; r < 20; r++) /* whichever thread gets there first */
-		load_bad(tmp("many"), "s05.safetensors: header length");
+		load_bad(tmp("many"), "s05.safetensors: not a safetensors file: it starts with text");
 	write_text(tmp("idx/model.safetensors.index.json"), "[1]");
 	load_bad(tmp("idx"), "field weight_map: expected an object");
 	write_text(tmp("idx/model.safetensors.index.json"),

@@ -15,6 +15,7 @@
  * replay, the same answers; the advice in two halves (search, confirm) is
  * vf_advice_run; the replay weight grows with the replay's work. */
 #include "vf_test.h"
+#include "catalog.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -104,9 +105,7 @@ static int check_file(const char *path)
 static void test_calibration_and_held_out(void)
 {
 	DIR *d = opendir(gt_dir);
-	CHECK(d != NULL);
-	if (!d)
-		return;
+	REQUIRE(d != NULL);
 	int files = 0, checked = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
@@ -129,9 +128,7 @@ static void test_order_independent(void)
 {
 	const struct vf_model_entry *m = vf_models_find("llama2-7b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-80gb");
-	CHECK(m != NULL && g != NULL);
-	if (!m || !g)
-		return;
+	REQUIRE(m != NULL && g != NULL);
 	struct vf_setup s;
 	vf_setup_defaults(&s);
 	s.seq = 512;
@@ -205,9 +202,7 @@ static void test_threads_share_a_memo(void)
 {
 	const struct vf_model_entry *m = vf_models_find("llama2-7b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-80gb");
-	CHECK(m != NULL && g != NULL);
-	if (!m || !g)
-		return;
+	REQUIRE(m != NULL && g != NULL);
 	struct vf_setup s;
 	vf_setup_defaults(&s);
 	s.seq = 1024;
@@ -290,9 +285,7 @@ static void test_prefetch_warms(void)
 {
 	const struct vf_model_entry *m = vf_models_find("llama2-7b");
 	const char *gpus[] = {"a100-80gb", "rtx-4090"}; /* rtx-4090: replayed again at its capacity */
-	CHECK(m != NULL);
-	if (!m)
-		return;
+	REQUIRE(m != NULL);
 	for (size_t gi = 0; gi < sizeof gpus / sizeof *gpus; gi++) {
 		const struct vf_gpu_spec *g = vf_gpu_catalog_find(gpus[gi]);
 		CHECK(g != NULL);
@@ -352,11 +345,7 @@ static void test_advice_halves(void)
 			CHECK(g != NULL);
 			if (!g)
 				continue;
-			struct vf_setup s;
-			vf_setup_defaults(&s);
-			s.mode = VF_MODE_FULL;
-			s.batch = 4;
-			s.seq = 2048;
+			struct vf_setup s = train_setup(VF_MODE_FULL, VF_PREC_AMP, 4, 2048);
 			struct vf_advice whole, halves;
 			struct vf_search srch;
 			struct vf_error err = {0};
@@ -387,14 +376,8 @@ static void test_replay_weight(void)
 	const struct vf_model_entry *m = vf_models_find("llama3-8b");
 	const struct vf_model_entry *small = vf_models_find("qwen2.5-0.5b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("h200");
-	CHECK(m != NULL && small != NULL && g != NULL);
-	if (!m || !small || !g)
-		return;
-	struct vf_setup s;
-	vf_setup_defaults(&s);
-	s.mode = VF_MODE_FULL;
-	s.batch = 4;
-	s.seq = 2048;
+	REQUIRE(m != NULL && small != NULL && g != NULL);
+	struct vf_setup s = train_setup(VF_MODE_FULL, VF_PREC_AMP, 4, 2048);
 	double base = vf_estimate_replay_weight(&m->arch, &s, g);
 	CHECK(base > 1000 && base < 100000);
 	CHECK(vf_estimate_replay_weight(&small->arch, &s, g) <
@@ -430,10 +413,7 @@ static void test_max_batch_simulated(void)
 				CHECK(g != NULL);
 				if (!g)
 					continue;
-				struct vf_setup s;
-				vf_setup_defaults(&s);
-				s.mode = mode ? VF_MODE_LORA : VF_MODE_FULL;
-				s.seq = 1024;
+				struct vf_setup s = train_setup(mode ? VF_MODE_LORA : VF_MODE_FULL, VF_PREC_AMP, 1, 1024);
 				int64_t fast = vf_estimate_max_batch(&m->arch, &s, g, 0);
 				struct vf_replay_memo *memo = vf_replay_memo_new();
 				int64_t b = vf_estimate_max_batch_simulated(&m->arch, &s, g, NULL, memo);

@@ -186,6 +186,20 @@ static void test_refs_tinyllama(void)
 		CHECK(e.plausible);
 		CHECK(e.implied_mfu > 0.5 && e.implied_mfu < 0.65);
 		CHECK(e.predicted_cost_usd > 0);
+		/* One count of FLOPs: the README's 56% MFU and 24k tokens/s/GPU
+		 * (whence its 32 h) imply 0.56 x 312e12 / 24000 = 7.28 GFLOP per
+		 * token, fewer than vramfit's 6 x 1.1B + 12 x 22 x 2048 x 2048 =
+		 * 7.71. The prediction runs at the published throughput on
+		 * vramfit's count (59%, the implied MFU to within a point), so
+		 * it is the README's 22e9 / (8 x 24000) s = 31.8 h, and the note
+		 * says why it is not 56%. */
+		CHECK(NEAR(e.published_flops_per_token, 0.56 * 312e12 / 24000, 1e-9));
+		CHECK(NEAR(e.mfu_used, 24000 * e.flops_per_token / 312e12, 1e-9));
+		CHECK(fabs(e.mfu_used - e.implied_mfu) < 0.01);
+		CHECK(NEAR(e.predicted_hours, 22e9 / (8 * 24000.0) / 3600, 1e-9));
+		CHECK_CONTAINS(e.note, "the published 56% MFU at 24000 tokens/s per GPU counts 7.28 GFLOP "
+				       "per token, vramfit 7.71: the prediction runs at that throughput, 59% MFU "
+				       "on vramfit's count");
 		/* The estimator's own prediction exists, at a sane MFU, and more
 		 * GPUs make it faster. */
 		vf_ref_estimate(r, vf_gpu_catalog_find(r->gpu), &e);

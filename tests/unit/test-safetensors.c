@@ -161,6 +161,26 @@ static void test_malformed(void)
 	/* 100 MB + 1 */
 	p = write_st("limit.safetensors", T1(""), 100000001, 8);
 	expect_bad(p, "exceeds the limit");
+	/* not a safetensors file at all: its first 8 bytes read as a length
+	 * beyond the limit or the file, and no '{' follows; the error says
+	 * what the file starts with instead of quoting the length */
+	snprintf(path, sizeof path, "%s/notes.safetensors", tmpdir);
+	f = fopen(path, "wb");
+	fputs("these are my training notes, not weights\n", f);
+	fclose(f);
+	expect_bad(path, "not a safetensors file: it starts with text \"these are my tra");
+	snprintf(path, sizeof path, "%s/zip.safetensors", tmpdir);
+	f = fopen(path, "wb");
+	static const char zip[] = "PK\x03\x04\x14\x00\x00\x00\x08\x00 zip body of a torch.save file";
+	fwrite(zip, 1, sizeof zip - 1, f);
+	fclose(f);
+	expect_bad(path, "not a safetensors file: it starts with bytes 50 4b 03 04 14 00 00 00 (a zip archive");
+	snprintf(path, sizeof path, "%s/gguf.safetensors", tmpdir);
+	f = fopen(path, "wb");
+	static const char gguf[] = "GGUF\x03\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00 and the rest";
+	fwrite(gguf, 1, sizeof gguf - 1, f);
+	fclose(f);
+	expect_bad(path, "not a safetensors file: it starts with bytes 47 47 55 46 03 00 00 00 (a GGUF file");
 	/* header not JSON; JSON not an object; not UTF-8; junk after */
 	p = write_st("notjson.safetensors", "{hello", UINT64_MAX, 0);
 	expect_bad(p, "header is not valid JSON");

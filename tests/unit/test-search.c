@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "vf_test.h"
+#include "catalog.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/model/models.h"
@@ -21,14 +22,10 @@ static const struct vf_arch *llama7b(void)
 	return e && e->has_arch ? &e->arch : NULL;
 }
 
+/* A full fine-tune over gpus GPUs, finished, every knob free to search. */
 static struct vf_setup full_setup(int gpus)
 {
-	struct vf_setup s;
-	struct vf_error err = {0};
-	vf_setup_defaults(&s);
-	s.gpus = gpus;
-	vf_setup_finish(&s, &err);
-	return s;
+	return finished_setup(VF_MODE_FULL, gpus, 1, 2048);
 }
 
 /* The premises of the pruning, checked over a grid of the other knobs:
@@ -38,9 +35,7 @@ static struct vf_setup full_setup(int gpus)
 static void test_floor_monotone_in_batch(void)
 {
 	const struct vf_arch *a = llama7b();
-	CHECK(a != NULL);
-	if (!a)
-		return;
+	REQUIRE(a != NULL);
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-80gb");
 	CHECK(g != NULL);
 	int checked = 0;
@@ -293,10 +288,8 @@ static void test_ctx_same_as_run(void)
 				const struct vf_gpu_spec *g = gpus[gi] ? vf_gpu_catalog_find(gpus[gi]) : NULL;
 				CHECK(!gpus[gi] || g);
 				for (int v = 0; v < 96; v++) {
-					struct vf_setup s;
-					vf_setup_defaults(&s);
-					s.mode = (enum vf_mode)(v % 3);
-					s.precision = (enum vf_precision)((v / 3) % 3);
+					struct vf_setup s = train_setup((enum vf_mode)(v % 3),
+									(enum vf_precision)((v / 3) % 3), 1, 2048);
 					s.quant = s.mode == VF_MODE_FULL ? VF_QUANT_NONE
 									 : (enum vf_quant)((v / 9) % VF_QUANT_COUNT);
 					s.batch = 1 + (v % 4) * (round + 1);
@@ -397,14 +390,8 @@ static void test_ctx_own_shape_other_frame(void)
 	struct vf_error err = {0};
 	CHECK(vf_models_load(&err) == VF_OK);
 	const struct vf_model_entry *me = vf_models_find("gpt2");
-	CHECK(me && me->has_arch);
-	if (!me || !me->has_arch)
-		return;
-	struct vf_setup s;
-	vf_setup_defaults(&s);
-	s.mode = VF_MODE_FULL;
-	s.batch = 2;
-	s.seq = 1024;
+	REQUIRE(me && me->has_arch);
+	struct vf_setup s = train_setup(VF_MODE_FULL, VF_PREC_AMP, 2, 1024);
 	vf_setup_finish(&s, &err);
 	s.gelu_native = true;
 	struct vf_estimate_ctx *cx = vf_estimate_ctx_new();

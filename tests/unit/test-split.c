@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "vf_test.h"
+#include "catalog.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/estimate/groundtruth.h"
 #include "vramfit/estimate/search.h"
@@ -21,12 +22,6 @@
 #define GIB 1073741824.0
 
 static struct vf_split sp; /* large: static */
-
-static const struct vf_arch *catalog_arch(const char *id)
-{
-	const struct vf_model_entry *m = vf_models_find(id);
-	return m && m->has_arch ? &m->arch : NULL;
-}
 
 static bool near(double a, double b, double tol)
 {
@@ -77,9 +72,7 @@ static void test_neox_layer_split(void)
 {
 	const struct vf_arch *a = catalog_arch("gpt-neox-20b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-3090");
-	CHECK(a && g);
-	if (!a || !g)
-		return;
+	REQUIRE(a && g);
 	struct vf_setup s;
 	const char *f[] = {"--mode", "infer", "--precision", "bf16", "--split", "layers", "--gpus", "2", NULL};
 	CHECK(setup_of(&s, f) == VF_OK);
@@ -137,9 +130,7 @@ static void test_llama70b_tp4_infer(void)
 {
 	const struct vf_arch *a = catalog_arch("llama3.1-70b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("h100-80gb");
-	CHECK(a && g);
-	if (!a || !g)
-		return;
+	REQUIRE(a && g);
 	struct vf_setup s;
 	const char *f[] = {"--mode", "infer", "--tp", "4", NULL};
 	CHECK(setup_of(&s, f) == VF_OK);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "vf_test.h"
+#include "catalog.h"
 #include "estimate/nccl.h"
 #include "estimate/steptime.h"
 #include "vramfit/base/data.h"
@@ -96,15 +97,8 @@ static void test_constants_cite_sources(void)
 static void test_generations_differ(void)
 {
 	const struct vf_arch *a = arch("llama2-7b");
-	CHECK(a != NULL);
-	if (!a)
-		return;
-	struct vf_setup s;
-	vf_setup_defaults(&s);
-	s.mode = VF_MODE_LORA;
-	s.precision = VF_PREC_BF16;
-	s.batch = 4;
-	s.seq = 2048;
+	REQUIRE(a != NULL);
+	struct vf_setup s = train_setup(VF_MODE_LORA, VF_PREC_BF16, 4, 2048);
 	s.grad_ckpt = true;
 	struct vf_estimate h200, h100, a100, v100, r4090;
 	vf_estimate_run(a, &s, gpu("h200"), &h200);
@@ -132,15 +126,8 @@ static void test_fixed_time_per_generation(void)
 {
 	const struct vf_arch *a = arch("llama2-7b");
 	const struct vf_gpu_spec *a100 = gpu("a100-80gb"), *h200 = gpu("h200");
-	CHECK(a && a100 && h200);
-	if (!a || !a100 || !h200)
-		return;
-	struct vf_setup s;
-	vf_setup_defaults(&s);
-	s.mode = VF_MODE_FULL;
-	s.precision = VF_PREC_BF16;
-	s.batch = 4;
-	s.seq = 2048;
+	REQUIRE(a && a100 && h200);
+	struct vf_setup s = train_setup(VF_MODE_FULL, VF_PREC_BF16, 4, 2048);
 	struct vf_gpu_spec fast = *a100, wide = *a100, hfast = *h200;
 	fast.bf16_tflops *= 2;
 	fast.fp16_tflops *= 2;
@@ -203,9 +190,7 @@ static void one_gemm_step(const struct vf_gpu_spec *g, double mnk, double elem, 
 static void test_kernel_level_volta_blackwell(void)
 {
 	const struct vf_gpu_spec *v = gpu("v100-32gb"), *b = gpu("b200"), *r = gpu("rtx-5090");
-	CHECK(v && b && r);
-	if (!v || !b || !r)
-		return;
+	REQUIRE(v && b && r);
 	double tile = constant("gemm_tile", NULL), kgpu = constant("kernel_gpu_s", NULL);
 	double gfix = constant("gemm_fixed_s_per_flop", NULL), bfix = constant("bandwidth_fixed_s_per_byte", NULL);
 	CHECK(tile > 0 && kgpu >= 0 && gfix > 0 && bfix > 0);
@@ -260,9 +245,7 @@ static double attention_share(const struct vf_gpu_spec *g, double flops)
 static void test_kernel_level_ampere_ada(void)
 {
 	const struct vf_gpu_spec *a = gpu("a100-80gb"), *d = gpu("rtx-4090"), *b = gpu("b200");
-	CHECK(a && d && b);
-	if (!a || !d || !b)
-		return;
+	REQUIRE(a && d && b);
 	double bfix = constant("bandwidth_fixed_s_per_byte", NULL);
 	CHECK(bfix > 0);
 	const struct { const struct vf_gpu_spec *g; const char *host; double lo, hi; } bw[] = {
@@ -400,9 +383,7 @@ static void test_kernel_level_ampere_gddr6(void)
 static void test_volta_cuda_core_gemms(void)
 {
 	const struct vf_gpu_spec *v = gpu("v100-16gb");
-	CHECK(v != NULL);
-	if (!v)
-		return;
+	REQUIRE(v != NULL);
 	double tile = constant("gemm_tile", NULL), kgpu = constant("kernel_gpu_s", NULL);
 	double gfix = constant("gemm_fixed_s_per_flop", NULL);
 	const double n = 16384;
@@ -447,10 +428,7 @@ static void test_volta_precisions(void)
 	const struct vf_gpu_spec *v = gpu("v100-32gb");
 	if (!a || !v)
 		return;
-	struct vf_setup s;
-	vf_setup_defaults(&s);
-	s.batch = 8;
-	s.seq = 1024;
+	struct vf_setup s = train_setup(VF_MODE_FULL, VF_PREC_AMP, 8, 1024);
 	struct vf_estimate amp, fp16, fp32;
 	vf_estimate_run(a, &s, v, &amp);
 	s.precision = VF_PREC_FP16;
@@ -511,13 +489,8 @@ static void test_links_and_collectives(void)
 static void test_scaling_per_link(void)
 {
 	const struct vf_arch *a = arch("tinyllama-1.1b");
-	CHECK(a != NULL);
-	if (!a)
-		return;
-	struct vf_setup s;
-	vf_setup_defaults(&s);
-	s.batch = 4;
-	s.seq = 1024;
+	REQUIRE(a != NULL);
+	struct vf_setup s = train_setup(VF_MODE_FULL, VF_PREC_AMP, 4, 1024);
 	s.grad_ckpt = true;
 	struct vf_estimate one, four, two;
 	vf_estimate_run(a, &s, gpu("rtx-4090"), &one);
@@ -624,9 +597,7 @@ static void test_sharded_optimizer_step(void)
 static void test_nccl_sm_interference(void)
 {
 	const struct vf_gpu_spec *a100 = gpu("a100-80gb");
-	CHECK(a100 != NULL);
-	if (!a100)
-		return;
+	REQUIRE(a100 != NULL);
 	double bucket = 25.0 * 1024 * 1024;
 	struct vf_comm_in in = {
 		.shard = VF_SHARD_DDP,
@@ -650,14 +621,8 @@ static void test_nccl_sm_interference(void)
 
 	/* in an estimate: its own part, in the step once, and nothing on one GPU */
 	const struct vf_arch *a = arch("llama2-7b");
-	CHECK(a != NULL);
-	if (!a)
-		return;
-	struct vf_setup s;
-	vf_setup_defaults(&s);
-	s.mode = VF_MODE_LORA;
-	s.precision = VF_PREC_BF16;
-	s.batch = 2;
+	REQUIRE(a != NULL);
+	struct vf_setup s = train_setup(VF_MODE_LORA, VF_PREC_BF16, 2, 2048);
 	s.grad_ckpt = true;
 	struct vf_estimate one, eight;
 	vf_estimate_run(a, &s, a100, &one);
@@ -695,13 +660,8 @@ static void test_mechanism_times(void)
 {
 	const struct vf_arch *a = arch("llama2-7b");
 	const struct vf_arch *tl = arch("tinyllama-1.1b");
-	CHECK(a && tl);
-	if (!a || !tl)
-		return;
-	struct vf_setup s;
-	vf_setup_defaults(&s);
-	s.mode = VF_MODE_LORA;
-	s.precision = VF_PREC_BF16;
+	REQUIRE(a && tl);
+	struct vf_setup s = train_setup(VF_MODE_LORA, VF_PREC_BF16, 1, 2048);
 	s.lora_targets = VF_LORA_ALL;
 	s.grad_ckpt = true;
 	s.batch = 1;
@@ -775,11 +735,7 @@ static void test_cpu_offload_time(void)
 	const struct vf_arch *a = arch("qwen2.5-0.5b");
 	if (!a)
 		return;
-	struct vf_setup s;
-	vf_setup_defaults(&s);
-	s.mode = VF_MODE_FULL;
-	s.batch = 4;
-	s.seq = 1024;
+	struct vf_setup s = train_setup(VF_MODE_FULL, VF_PREC_AMP, 4, 1024);
 	struct vf_estimate none, opt, par;
 	const struct vf_gpu_spec *g = gpu("rtx-4090");
 	vf_estimate_run(a, &s, g, &none);
@@ -853,11 +809,7 @@ static void test_moe_expert_weight_gradients(void)
 	const struct vf_arch *a = arch("mixtral-8x7b");
 	if (!a)
 		return;
-	struct vf_setup s;
-	vf_setup_defaults(&s);
-	s.batch = 1;
-	s.seq = 2048;
-	s.mode = VF_MODE_FULL;
+	struct vf_setup s = train_setup(VF_MODE_FULL, VF_PREC_AMP, 1, 2048);
 	struct vf_estimate full, lora;
 	vf_estimate_run(a, &s, gpu("h200"), &full);
 	s.mode = VF_MODE_LORA;
@@ -989,9 +941,7 @@ static double clip_step(const struct vf_gpu_spec *g, double tensors, double grad
 static void test_grad_clip_time(void)
 {
 	const struct vf_gpu_spec *v = gpu("v100-16gb");
-	CHECK(v != NULL);
-	if (!v)
-		return;
+	REQUIRE(v != NULL);
 	double launch = constant("launch_s", NULL) * constant("host_speed", "volta");
 	CHECK(launch > 0);
 	const double n = 400, small = 1e3;
@@ -1011,9 +961,7 @@ static void test_grad_clip_time(void)
 	CHECK(df - dn < 3 * big / (0.5 * v->bandwidth_gbs * 1e9));
 	/* the setup reaches the step: off by default, on when asked */
 	const struct vf_arch *a = arch("bert-large");
-	CHECK(a != NULL);
-	if (!a)
-		return;
+	REQUIRE(a != NULL);
 	struct vf_setup s;
 	vf_setup_defaults(&s);
 	CHECK(s.grad_clip == VF_CLIP_NONE);
@@ -1039,9 +987,7 @@ static void test_encoder_dropout(void)
 {
 	const struct vf_arch *b = arch("bert-large");
 	const struct vf_gpu_spec *v = gpu("v100-16gb");
-	CHECK(b && v);
-	if (!b || !v)
-		return;
+	REQUIRE(b && v);
 	struct vf_setup s;
 	vf_setup_defaults(&s);
 	s.precision = VF_PREC_FP16;

@@ -78,6 +78,8 @@ struct vf_ref_eval {
 	/* The published claim, checked. */
 	double tokens;           /* < 0 unknown */
 	double flops_per_token;  /* < 0 unknown */
+	double published_flops_per_token; /* the authors' count: published MFU x peak / their
+					   * tokens/s per GPU; < 0 unknown */
 	double flops;            /* the whole run's model FLOPs; < 0 unknown */
 	double seconds;          /* published wall time; < 0 unknown */
 	double implied_mfu;      /* < 0 unknown */

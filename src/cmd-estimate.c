@@ -3235,8 +3235,13 @@ static int estimate(const struct est_args *a, struct result *r, bool t5)
 	if (rc >= 0)
 		return rc;
 	bool split = vf_split_active(&r->s);
-	setup_assumptions(&r->s, r->tg.dit, r->tg.vision && strcmp(r->tg.vis.kind, "vlm") != 0, t5,
-			  multi || split, &r->as);
+	/* The trainer's model runs each GPU under its tier's config: the
+	 * flags' defaults (mode, optimizer, quantization, video, ...) are not
+	 * what it estimates, and the tier lines above say what is. */
+	bool tiered = r->nrows > 0 && r->rows[0].tier_what[0];
+	if (!tiered)
+		setup_assumptions(&r->s, r->tg.dit, r->tg.vision && strcmp(r->tg.vis.kind, "vlm") != 0, t5,
+				  multi || split, &r->as);
 	if (split)
 		split_assumptions(&r->s, &r->as);
 	estimate_assumptions(&r->e0, &r->s, r->nrows ? &r->rows[0].spec : NULL, &r->as);

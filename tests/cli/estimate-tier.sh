@@ -19,6 +19,15 @@ expect_out_re 'rtx-5090 +31.84 GiB +yes'
 expect_out "each GPU under its tier's config"
 expect_out "576x576x49"
 expect_out "rtx-5090 32GB tier: t2v_lora_low_vram.yaml (int8-quanto, adamw8bit, rank 16, 576x576x49"
+# one verdict: the flags' defaults (adamw, no quantization, 960x544x89) are
+# not what the tier config runs, so no assumption line claims them
+expect_no_out "optimizer adamw (--optimizer)"
+expect_no_out "base weights not quantized (--quant)"
+expect_no_out "(--video WxHxF)"
+expect_no_out "LoRA targets q_proj"
+run estimate ltx-2-19b --gpu l40s --json
+expect_rc 0
+expect_json 'not any("(--optimizer)" in a or "(--quant)" in a or "(--video" in a or "(--validation" in a for a in j["assumptions"])'
 
 test_case "estimate ltx-2-19b: knob flags describe the setup instead (no tier config)"
 run estimate ltx-2-19b --video 960x544x89 --lora-rank 32 --optimizer adamw --grad-ckpt --gpu rtx-5090 --json

@@ -19,9 +19,11 @@
  *  6. Step time: FLOPs / (dense bf16 rate x fitted utilisation) + the
  *     memory-bound optimizer step + per-layer launch overhead.
  *
- * vf_estimate_run allocates nothing. The fit search calls it millions of
- * times through a vf_estimate_ctx, which allocates its memo once and keeps
- * what the search's setups share (the search context, below). */
+ * vf_estimate_run allocates nothing: it runs through a context of its
+ * thread's own (run_ctx, in the thread's storage, its layer memo small and
+ * emptied when full). The fit search calls it millions of times through a
+ * vf_estimate_ctx, which allocates its memo once and keeps what the
+ * search's setups share (the search context, below). */
 #include "vramfit/estimate/estimate.h"
 
 #include "vramfit/base/json.h"

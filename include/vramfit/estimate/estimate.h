@@ -258,7 +258,10 @@ const char *vf_term_name(enum vf_term t);
 int64_t vf_estimate_term(const struct vf_estimate *e, enum vf_term t);
 
 /* Estimate one setup on one GPU (gpu may be NULL: memory only, H200
- * context). Fills *out completely. Never allocates. */
+ * context). Fills *out completely. Never allocates: it keeps a context per
+ * thread (as vf_estimate_ctx, in the thread's storage, with a smaller layer
+ * memo), keyed by the model's and the GPU's bytes, so the answer is the one
+ * computed afresh (vf_estimate_run_ctx with NULL), bit for bit. */
 void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *setup,
 		     const struct vf_gpu_spec *gpu, struct vf_estimate *out);
 
@@ -266,8 +269,8 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *setup,
  * it keeps the model's shape and the layers' step times of the setups
  * already met, so an estimate whose layer inputs (micro-batch, sequence,
  * dtypes, LoRA, quantization, attention, compile) were seen reuses them,
- * and the GPU's class, rates and NCCL link per GPU count (which
- * vf_estimate_run keeps per thread). A different model or GPU (by their
+ * and the GPU's class, rates and NCCL link per GPU count. A different
+ * model or GPU (by their
  * bytes) empties it. Not shared
  * between threads. Caller owns; vf_estimate_ctx_free(). NULL: out of
  * memory. */
@@ -275,8 +278,8 @@ struct vf_estimate_ctx;
 struct vf_estimate_ctx *vf_estimate_ctx_new(void);
 void vf_estimate_ctx_free(struct vf_estimate_ctx *ctx);
 
-/* vf_estimate_run with the context's memos (ctx NULL: vf_estimate_run):
- * the same estimate, bit for bit. Allocates the memo (about 1 MiB) at its
+/* vf_estimate_run with the context's memos (ctx NULL: computed afresh,
+ * with no context): the same estimate, bit for bit. Allocates the memo (about 1 MiB) at its
  * first use; without memory it runs as vf_estimate_run. */
 void vf_estimate_run_ctx(struct vf_estimate_ctx *ctx, const struct vf_arch *arch,
 			 const struct vf_setup *setup, const struct vf_gpu_spec *gpu,

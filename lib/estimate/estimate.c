@@ -2856,7 +2856,17 @@ void vf_estimate_run_ctx(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 			 const struct vf_setup *su, const struct vf_gpu_spec *gpu,
 			 struct vf_estimate *e)
 {
+	if (!cx) {
+		vf_estimate_run(arch, su, gpu, e);
+		return;
+	}
 	estimate_llm(cx, arch, su, gpu, e, NULL, true);
+}
+
+void vf__estimate_run_fresh(const struct vf_arch *arch, const struct vf_setup *su,
+			    const struct vf_gpu_spec *gpu, struct vf_estimate *e)
+{
+	estimate_llm(NULL, arch, su, gpu, e, NULL, true);
 }
 
 /* A split setup (--tp, --pp, --split layers): the split of the model, each

@@ -1,6 +1,6 @@
 /* test-runmemo.c - vf_estimate_run's per-thread context (estimate.c's
  * run_ctx): every plain estimate equals the one computed afresh
- * (vf_estimate_run_ctx with no context), byte for byte, when the layer memo
+ * (vf__estimate_run_fresh, no context at all), byte for byte, when the layer memo
  * overflows and is emptied, when the model or the GPU changes in place
  * (same pointer, other bytes), across models, GPUs and knobs interleaved,
  * and on several threads at once. */
@@ -10,6 +10,7 @@
 
 #include "vf_test.h"
 #include "vramfit/estimate/estimate.h"
+#include "estimate/estimate_internal.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/model/models.h"
 
@@ -19,7 +20,7 @@ static bool same_as_fresh(const struct vf_arch *a, const struct vf_setup *s,
 {
 	struct vf_estimate fresh;
 	vf_estimate_run(a, s, g, out);
-	vf_estimate_run_ctx(NULL, a, s, g, &fresh);
+	vf__estimate_run_fresh(a, s, g, &fresh);
 	if (memcmp(out, &fresh, sizeof fresh) == 0)
 		return true;
 	fprintf(stderr, "differs: batch %lld seq %lld mode %d: peak %lld / %lld, step %.9g / %.9g s\n",

@@ -261,7 +261,7 @@ int64_t vf_estimate_term(const struct vf_estimate *e, enum vf_term t);
  * context). Fills *out completely. Never allocates: it keeps a context per
  * thread (as vf_estimate_ctx, in the thread's storage, with a smaller layer
  * memo), keyed by the model's and the GPU's bytes, so the answer is the one
- * computed afresh (vf_estimate_run_ctx with NULL), bit for bit. */
+ * computed afresh, bit for bit. */
 void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *setup,
 		     const struct vf_gpu_spec *gpu, struct vf_estimate *out);
 
@@ -278,8 +278,8 @@ struct vf_estimate_ctx;
 struct vf_estimate_ctx *vf_estimate_ctx_new(void);
 void vf_estimate_ctx_free(struct vf_estimate_ctx *ctx);
 
-/* vf_estimate_run with the context's memos (ctx NULL: computed afresh,
- * with no context): the same estimate, bit for bit. Allocates the memo (about 1 MiB) at its
+/* vf_estimate_run with the context's memos (ctx NULL: vf_estimate_run):
+ * the same estimate, bit for bit. Allocates the memo (about 1 MiB) at its
  * first use; without memory it runs as vf_estimate_run. */
 void vf_estimate_run_ctx(struct vf_estimate_ctx *ctx, const struct vf_arch *arch,
 			 const struct vf_setup *setup, const struct vf_gpu_spec *gpu,

@@ -19,9 +19,11 @@
  *  6. Step time: FLOPs / (dense bf16 rate x fitted utilisation) + the
  *     memory-bound optimizer step + per-layer launch overhead.
  *
- * vf_estimate_run allocates nothing. The fit search calls it millions of
- * times through a vf_estimate_ctx, which allocates its memo once and keeps
- * what the search's setups share (the search context, below). */
+ * vf_estimate_run allocates nothing: it runs through a context of its
+ * thread's own (run_ctx, in the thread's storage, its layer memo small and
+ * emptied when full). The fit search calls it millions of times through a
+ * vf_estimate_ctx, which allocates its memo once and keeps what the
+ * search's setups share (the search context, below). */
 #include "vramfit/estimate/estimate.h"
 
 #include "vramfit/base/json.h"
@@ -1347,6 +1349,8 @@ struct vf_estimate_ctx {
 	const struct vf_arch *held_arch; /* vf__estimate_ctx_hold: these two, unchanged, */
 	const struct vf_gpu_spec *held_gpu; /* need no comparison of their bytes */
 	bool held;
+	bool fixed;           /* tab is not the context's (vf_estimate_run's, run_ctx):
+	                       * never grown nor freed; emptied when full */
 	bool no_phases;       /* held for a search: phase_bytes and phases left 0 */
 	bool has_arch;
 	struct vf_arch arch; /* the model the shape is of (its bytes) */
@@ -1486,6 +1490,8 @@ static size_t key_hash(const struct layer_key *k)
  * entries moved in; false without memory (the old table stays). */
 static bool memo_grow(struct vf_estimate_ctx *c)
 {
+	if (c->fixed)
+		return false;
 	size_t cap = c->cap ? c->cap * 4 : LAYER_MEMO_MIN;
 	struct layer_entry *tab = calloc(cap, sizeof *tab);
 	if (!tab)
@@ -1519,6 +1525,11 @@ static struct layer_entry *memo_slot(struct vf_estimate_ctx *c, const struct lay
 		if (x->gen != c->gen) {
 			if (c->used + 1 <= c->cap / 4 * 3)
 				return x;
+			if (c->fixed) { /* full: emptied (x, zeroed, is free) */
+				memset(c->tab, 0, c->cap * sizeof *c->tab);
+				c->used = 0;
+				return x;
+			}
 			if (c->cap >= LAYER_MEMO_MAX || !memo_grow(c))
 				return NULL;
 			return memo_slot(c, k, hit); /* in the larger table */
@@ -2811,17 +2822,51 @@ static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 		infer_estimate(&m, gpu, e, st, timed);
 }
 
+/* vf_estimate_run's context, one per thread, in the thread's own storage
+ * (vf_estimate_run allocates nothing): its layer memo is RUN_MEMO entries,
+ * emptied when full. Keyed as any context: the model's and the GPU's
+ * bytes, the setup's knobs (prefix_same, struct layer_key), so an estimate
+ * is the one computed afresh, bit for bit (vf_estimate_run_ctx). run_busy:
+ * an estimate made while this thread's is under way (none does today)
+ * runs without it, so the one under way keeps its shape and slots. */
+#define RUN_MEMO 128 /* a power of 2 */
+static _Thread_local struct vf_estimate_ctx run_ctx;
+static _Thread_local struct layer_entry run_tab[RUN_MEMO];
+static _Thread_local bool run_busy;
+
 void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		     const struct vf_gpu_spec *gpu, struct vf_estimate *e)
 {
-	estimate_llm(NULL, arch, su, gpu, e, NULL, true);
+	if (run_busy) {
+		estimate_llm(NULL, arch, su, gpu, e, NULL, true);
+		return;
+	}
+	if (!run_ctx.gen) { /* this thread's first estimate */
+		run_ctx.gen = 1;
+		run_ctx.tab = run_tab;
+		run_ctx.cap = RUN_MEMO;
+		run_ctx.fixed = true;
+	}
+	run_busy = true;
+	estimate_llm(&run_ctx, arch, su, gpu, e, NULL, true);
+	run_busy = false;
 }
 
 void vf_estimate_run_ctx(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 			 const struct vf_setup *su, const struct vf_gpu_spec *gpu,
 			 struct vf_estimate *e)
 {
+	if (!cx) {
+		vf_estimate_run(arch, su, gpu, e);
+		return;
+	}
 	estimate_llm(cx, arch, su, gpu, e, NULL, true);
+}
+
+void vf__estimate_run_fresh(const struct vf_arch *arch, const struct vf_setup *su,
+			    const struct vf_gpu_spec *gpu, struct vf_estimate *e)
+{
+	estimate_llm(NULL, arch, su, gpu, e, NULL, true);
 }
 
 /* A split setup (--tp, --pp, --split layers): the split of the model, each

@@ -37,6 +37,11 @@ struct live {
  * no_phases: the caller reads no phase of its training estimates
  * (vf_estimate.phases and phase_bytes are then left 0; every other field
  * is vf_estimate_run's). */
+/* vf_estimate_run computed afresh, without any context (not the thread's
+ * either): what the tests compare the memos with. */
+void vf__estimate_run_fresh(const struct vf_arch *arch, const struct vf_setup *setup,
+			    const struct vf_gpu_spec *gpu, struct vf_estimate *out);
+
 void vf__estimate_ctx_hold(struct vf_estimate_ctx *ctx, const struct vf_arch *arch,
 			   const struct vf_gpu_spec *gpu, bool no_phases);
 

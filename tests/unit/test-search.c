@@ -9,6 +9,7 @@
 #include "vf_test.h"
 #include "catalog.h"
 #include "vramfit/estimate/estimate.h"
+#include "estimate/estimate_internal.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/model/models.h"
 #include "vramfit/estimate/search.h"
@@ -319,7 +320,7 @@ static void test_ctx_same_as_run(void)
 							s.grad_ckpt = inner == 3 ? !s.grad_ckpt : s.grad_ckpt;
 						}
 						struct vf_estimate a, b;
-						vf_estimate_run(&me->arch, &s, g, &a);
+						vf__estimate_run_fresh(&me->arch, &s, g, &a); /* afresh */
 						vf_estimate_run_ctx(cx, &me->arch, &s, g, &b);
 						compared++;
 						if (memcmp(&a, &b, sizeof a) != 0) {
@@ -399,7 +400,7 @@ static void test_ctx_own_shape_other_frame(void)
 	struct vf_estimate a, b, c;
 	ctx_run_here(cx, &me->arch, &s, &c); /* keeps the setup's terms */
 	s.batch = 4;                          /* the same kept terms */
-	vf_estimate_run(&me->arch, &s, NULL, &a);
+	vf__estimate_run_fresh(&me->arch, &s, NULL, &a); /* afresh */
 	ctx_run_deeper(cx, &me->arch, &s, &b);
 	CHECK(a.peak_bytes == b.peak_bytes);
 	CHECK(memcmp(&a.step_seconds, &b.step_seconds, sizeof a.step_seconds) == 0);

@@ -258,7 +258,10 @@ const char *vf_term_name(enum vf_term t);
 int64_t vf_estimate_term(const struct vf_estimate *e, enum vf_term t);
 
 /* Estimate one setup on one GPU (gpu may be NULL: memory only, H200
- * context). Fills *out completely. Never allocates. */
+ * context). Fills *out completely. Never allocates: it keeps a context per
+ * thread (as vf_estimate_ctx, in the thread's storage, with a smaller layer
+ * memo), keyed by the model's and the GPU's bytes, so the answer is the one
+ * computed afresh, bit for bit. */
 void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *setup,
 		     const struct vf_gpu_spec *gpu, struct vf_estimate *out);
 
@@ -266,8 +269,8 @@ void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *setup,
  * it keeps the model's shape and the layers' step times of the setups
  * already met, so an estimate whose layer inputs (micro-batch, sequence,
  * dtypes, LoRA, quantization, attention, compile) were seen reuses them,
- * and the GPU's class, rates and NCCL link per GPU count (which
- * vf_estimate_run keeps per thread). A different model or GPU (by their
+ * and the GPU's class, rates and NCCL link per GPU count. A different
+ * model or GPU (by their
  * bytes) empties it. Not shared
  * between threads. Caller owns; vf_estimate_ctx_free(). NULL: out of
  * memory. */

@@ -475,3 +475,116 @@ void vf_json_doc_free(struct vf_json_doc *d)
 	cJSON_Delete(d->tree);
 	free(d);
 }
+
+/* --- a doc from a tree image (cmake/json-image.c writes them at build time
+ * for the embedded catalogs; issue 21: no text scanned, no string copied).
+ * The image, in the host's byte order:
+ *   u32 VF_JSON_IMAGE_MAGIC, u32 node count n, u32 pool length
+ *   n records of 24 bytes in preorder: u32 type (one cJSON type bit),
+ *     u32 key (pool offset + 1, 0 for none), u32 string (pool offset + 1,
+ *     0 for none), u32 children (those records follow), f64 number
+ *   the pool: NUL-terminated strings, its last byte a NUL.
+ * Strings point into the image (read-only, like every doc's tree). */
+#define IMG_HEAD 12u
+#define IMG_REC 24u
+
+struct img {
+	const unsigned char *rec, *pool;
+	uint32_t n, next, pool_len;
+	cJSON *nodes;
+};
+
+static uint32_t img_u32(const unsigned char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* the pool string at off - 1, NULL for 0, or (char *)1 when off is outside */
+static char *img_string(const struct img *m, uint32_t off)
+{
+	if (!off)
+		return NULL;
+	if (off > m->pool_len)
+		return (char *)1;
+	return (char *)(uintptr_t)(m->pool + off - 1);
+}
+
+static int img_scalar(cJSON *c, uint32_t type, char *str, double num, uint32_t kids)
+{
+	if (kids || (type == cJSON_String) != (str != NULL))
+		return -1;
+	c->valuestring = str;
+	if (type == cJSON_Number) {
+		if (!(num == num) || num - num != 0)
+			return -1;
+		c->valuedouble = num;
+		c->valueint = num >= INT_MAX ? INT_MAX : num <= (double)INT_MIN ? INT_MIN : (int)num;
+	}
+	return 0;
+}
+
+/* node m->next and its children; keyed: a member of an object */
+static cJSON *img_node(struct img *m, int depth, bool keyed)
+{
+	if (m->next >= m->n || depth > VF__JSON_FAST_DEPTH)
+		return NULL;
+	const unsigned char *r = m->rec + (size_t)m->next * IMG_REC;
+	cJSON *c = &m->nodes[m->next++];
+	uint32_t type = img_u32(r), kids = img_u32(r + 12);
+	char *key = img_string(m, img_u32(r + 4)), *str = img_string(m, img_u32(r + 8));
+	double num;
+	memcpy(&num, r + 16, 8);
+	if (key == (char *)1 || str == (char *)1 || (key != NULL) != keyed)
+		return NULL;
+	memset(c, 0, sizeof *c);
+	c->type = (int)type;
+	c->string = key;
+	if (type != cJSON_Array && type != cJSON_Object) {
+		bool ok = type == cJSON_False || type == cJSON_True || type == cJSON_NULL ||
+			  type == cJSON_Number || type == cJSON_String;
+		return ok && img_scalar(c, type, str, num, kids) == 0 ? c : NULL;
+	}
+	if (str || kids > m->n - m->next)
+		return NULL;
+	cJSON *tail = NULL;
+	for (uint32_t i = 0; i < kids; i++) {
+		cJSON *v = img_node(m, depth + 1, type == cJSON_Object);
+		if (!v)
+			return NULL;
+		append(c, &tail, v);
+	}
+	return c;
+}
+
+vf_status vf__json_doc_from_image(const unsigned char *image, size_t len, const char *what,
+				  struct vf_json_doc **out, struct vf_error *err)
+{
+	*out = NULL;
+	struct img m = {0};
+	if (len < IMG_HEAD || img_u32(image) != VF_JSON_IMAGE_MAGIC)
+		return vf_error_set(err, VF_ERR, "%s: not a tree image", what);
+	m.n = img_u32(image + 4);
+	m.pool_len = img_u32(image + 8);
+	if (m.n == 0 || m.n > (len - IMG_HEAD) / IMG_REC || m.pool_len == 0 ||
+	    m.pool_len != len - IMG_HEAD - (size_t)m.n * IMG_REC)
+		return vf_error_set(err, VF_ERR, "%s: tree image of a wrong size", what);
+	m.rec = image + IMG_HEAD;
+	m.pool = m.rec + (size_t)m.n * IMG_REC;
+	if (m.pool[m.pool_len - 1] != '\0')
+		return vf_error_set(err, VF_ERR, "%s: tree image pool not terminated", what);
+	struct vf_json_doc *d = calloc(1, sizeof *d);
+	if (!d || !(m.nodes = arena_alloc(d, (size_t)m.n * sizeof(cJSON)))) {
+		free(d);
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", what);
+	}
+	d->root = img_node(&m, 1, false);
+	if (!d->root || m.next != m.n) {
+		vf_json_doc_free(d);
+		return vf_error_set(err, VF_ERR, "%s: malformed tree image (node %u)", what,
+				    (unsigned)m.next);
+	}
+	*out = d;
+	return VF_OK;
+}

@@ -516,6 +516,8 @@ static int img_scalar(cJSON *c, uint32_t type, char *str, double num, uint32_t k
 	if (kids || (type == cJSON_String) != (str != NULL))
 		return -1;
 	c->valuestring = str;
+	if (type == cJSON_True)
+		c->valueint = 1; /* as cJSON sets it */
 	if (type == cJSON_Number) {
 		if (!(num == num) || num - num != 0)
 			return -1;

@@ -501,30 +501,43 @@ static uint32_t img_u32(const unsigned char *p)
 	return v;
 }
 
-/* the pool string at off - 1, NULL for 0, or (char *)1 when off is outside */
-static char *img_string(const struct img *m, uint32_t off)
+/* a record as the image holds it (IMG_REC bytes, no padding) */
+struct img_rec {
+	uint32_t type, key, str, kids;
+	double num;
+};
+_Static_assert(sizeof(struct img_rec) == IMG_REC, "a tree image record is 24 bytes");
+
+/* the pool string at off - 1 into *s (NULL for 0); false when off is outside */
+static inline bool img_string(const struct img *m, uint32_t off, char **s)
 {
-	if (!off)
-		return NULL;
-	if (off > m->pool_len)
-		return (char *)1;
-	return (char *)(uintptr_t)(m->pool + off - 1);
+	*s = off ? (char *)(uintptr_t)(m->pool + off - 1) : NULL;
+	return off <= m->pool_len;
 }
 
-static int img_scalar(cJSON *c, uint32_t type, char *str, double num, uint32_t kids)
+/* a scalar's fields as cJSON sets them; false when r is not a scalar */
+static bool img_scalar(cJSON *c, const struct img_rec *r)
 {
-	if (kids || (type == cJSON_String) != (str != NULL))
-		return -1;
-	c->valuestring = str;
-	if (type == cJSON_True)
+	switch (r->type) {
+	case cJSON_String:
+		return c->valuestring && !r->kids;
+	case cJSON_True:
 		c->valueint = 1; /* as cJSON sets it */
-	if (type == cJSON_Number) {
-		if (!(num == num) || num - num != 0)
-			return -1;
-		c->valuedouble = num;
-		c->valueint = num >= INT_MAX ? INT_MAX : num <= (double)INT_MIN ? INT_MIN : (int)num;
+		/* fall through */
+	case cJSON_False:
+	case cJSON_NULL:
+		return !c->valuestring && !r->kids;
+	case cJSON_Number:
+		if (c->valuestring || r->kids || !(r->num - r->num == 0)) /* NaN, inf */
+			return false;
+		c->valuedouble = r->num;
+		c->valueint = r->num >= INT_MAX	       ? INT_MAX
+			      : r->num <= (double)INT_MIN ? INT_MIN
+							  : (int)r->num;
+		return true;
+	default:
+		return false;
 	}
-	return 0;
 }
 
 /* node m->next and its children; keyed: a member of an object */
@@ -532,27 +545,20 @@ static cJSON *img_node(struct img *m, int depth, bool keyed)
 {
 	if (m->next >= m->n || depth > VF__JSON_FAST_DEPTH)
 		return NULL;
-	const unsigned char *r = m->rec + (size_t)m->next * IMG_REC;
+	struct img_rec r;
+	memcpy(&r, m->rec + (size_t)m->next * IMG_REC, IMG_REC);
 	cJSON *c = &m->nodes[m->next++];
-	uint32_t type = img_u32(r), kids = img_u32(r + 12);
-	char *key = img_string(m, img_u32(r + 4)), *str = img_string(m, img_u32(r + 8));
-	double num;
-	memcpy(&num, r + 16, 8);
-	if (key == (char *)1 || str == (char *)1 || (key != NULL) != keyed)
+	*c = (cJSON){.type = (int)r.type};
+	if (!img_string(m, r.key, &c->string) || !img_string(m, r.str, &c->valuestring) ||
+	    (c->string != NULL) != keyed)
 		return NULL;
-	memset(c, 0, sizeof *c);
-	c->type = (int)type;
-	c->string = key;
-	if (type != cJSON_Array && type != cJSON_Object) {
-		bool ok = type == cJSON_False || type == cJSON_True || type == cJSON_NULL ||
-			  type == cJSON_Number || type == cJSON_String;
-		return ok && img_scalar(c, type, str, num, kids) == 0 ? c : NULL;
-	}
-	if (str || kids > m->n - m->next)
+	if (r.type != cJSON_Array && r.type != cJSON_Object)
+		return img_scalar(c, &r) ? c : NULL;
+	if (c->valuestring || r.kids > m->n - m->next)
 		return NULL;
 	cJSON *tail = NULL;
-	for (uint32_t i = 0; i < kids; i++) {
-		cJSON *v = img_node(m, depth + 1, type == cJSON_Object);
+	for (uint32_t i = 0; i < r.kids; i++) {
+		cJSON *v = img_node(m, depth + 1, r.type == cJSON_Object);
 		if (!v)
 			return NULL;
 		append(c, &tail, v);

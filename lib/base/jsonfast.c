@@ -475,3 +475,124 @@ void vf_json_doc_free(struct vf_json_doc *d)
 	cJSON_Delete(d->tree);
 	free(d);
 }
+
+/* --- a doc from a tree image (cmake/json-image.c writes them at build time
+ * for the embedded catalogs; issue 21: no text scanned, no string copied).
+ * The image, in the host's byte order:
+ *   u32 VF_JSON_IMAGE_MAGIC, u32 node count n, u32 pool length
+ *   n records of 24 bytes in preorder: u32 type (one cJSON type bit),
+ *     u32 key (pool offset + 1, 0 for none), u32 string (pool offset + 1,
+ *     0 for none), u32 children (those records follow), f64 number
+ *   the pool: NUL-terminated strings, its last byte a NUL.
+ * Strings point into the image (read-only, like every doc's tree). */
+#define IMG_HEAD 12u
+#define IMG_REC 24u
+
+struct img {
+	const unsigned char *rec, *pool;
+	uint32_t n, next, pool_len;
+	cJSON *nodes;
+};
+
+static uint32_t img_u32(const unsigned char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* a record as the image holds it (IMG_REC bytes, no padding) */
+struct img_rec {
+	uint32_t type, key, str, kids;
+	double num;
+};
+_Static_assert(sizeof(struct img_rec) == IMG_REC, "a tree image record is 24 bytes");
+
+/* the pool string at off - 1 into *s (NULL for 0); false when off is outside */
+static inline bool img_string(const struct img *m, uint32_t off, char **s)
+{
+	*s = off ? (char *)(uintptr_t)(m->pool + off - 1) : NULL;
+	return off <= m->pool_len;
+}
+
+/* a scalar's fields as cJSON sets them; false when r is not a scalar */
+static bool img_scalar(cJSON *c, const struct img_rec *r)
+{
+	switch (r->type) {
+	case cJSON_String:
+		return c->valuestring && !r->kids;
+	case cJSON_True:
+		c->valueint = 1; /* as cJSON sets it */
+		/* fall through */
+	case cJSON_False:
+	case cJSON_NULL:
+		return !c->valuestring && !r->kids;
+	case cJSON_Number:
+		if (c->valuestring || r->kids || !(r->num - r->num == 0)) /* NaN, inf */
+			return false;
+		c->valuedouble = r->num;
+		c->valueint = r->num >= INT_MAX	       ? INT_MAX
+			      : r->num <= (double)INT_MIN ? INT_MIN
+							  : (int)r->num;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* node m->next and its children; keyed: a member of an object */
+static cJSON *img_node(struct img *m, int depth, bool keyed)
+{
+	if (m->next >= m->n || depth > VF__JSON_FAST_DEPTH)
+		return NULL;
+	struct img_rec r;
+	memcpy(&r, m->rec + (size_t)m->next * IMG_REC, IMG_REC);
+	cJSON *c = &m->nodes[m->next++];
+	*c = (cJSON){.type = (int)r.type};
+	if (!img_string(m, r.key, &c->string) || !img_string(m, r.str, &c->valuestring) ||
+	    (c->string != NULL) != keyed)
+		return NULL;
+	if (r.type != cJSON_Array && r.type != cJSON_Object)
+		return img_scalar(c, &r) ? c : NULL;
+	if (c->valuestring || r.kids > m->n - m->next)
+		return NULL;
+	cJSON *tail = NULL;
+	for (uint32_t i = 0; i < r.kids; i++) {
+		cJSON *v = img_node(m, depth + 1, r.type == cJSON_Object);
+		if (!v)
+			return NULL;
+		append(c, &tail, v);
+	}
+	return c;
+}
+
+vf_status vf__json_doc_from_image(const unsigned char *image, size_t len, const char *what,
+				  struct vf_json_doc **out, struct vf_error *err)
+{
+	*out = NULL;
+	struct img m = {0};
+	if (len < IMG_HEAD || img_u32(image) != VF_JSON_IMAGE_MAGIC)
+		return vf_error_set(err, VF_ERR, "%s: not a tree image", what);
+	m.n = img_u32(image + 4);
+	m.pool_len = img_u32(image + 8);
+	if (m.n == 0 || m.n > (len - IMG_HEAD) / IMG_REC || m.pool_len == 0 ||
+	    m.pool_len != len - IMG_HEAD - (size_t)m.n * IMG_REC)
+		return vf_error_set(err, VF_ERR, "%s: tree image of a wrong size", what);
+	m.rec = image + IMG_HEAD;
+	m.pool = m.rec + (size_t)m.n * IMG_REC;
+	if (m.pool[m.pool_len - 1] != '\0')
+		return vf_error_set(err, VF_ERR, "%s: tree image pool not terminated", what);
+	struct vf_json_doc *d = calloc(1, sizeof *d);
+	if (!d || !(m.nodes = arena_alloc(d, (size_t)m.n * sizeof(cJSON)))) {
+		free(d);
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", what);
+	}
+	d->root = img_node(&m, 1, false);
+	if (!d->root || m.next != m.n) {
+		vf_json_doc_free(d);
+		return vf_error_set(err, VF_ERR, "%s: malformed tree image (node %u)", what,
+				    (unsigned)m.next);
+	}
+	*out = d;
+	return VF_OK;
+}

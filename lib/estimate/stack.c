@@ -3,6 +3,7 @@
 #include "vramfit/estimate/stack.h"
 
 #include "vramfit/base/data.h"
+#include "vramfit/base/json.h"
 
 #include "mechanisms.h"
 
@@ -232,16 +233,16 @@ vf_status vf_stack_apply(struct vf_setup *s, struct vf_error *err)
 {
 	char name[64], src[256];
 	snprintf(name, sizeof name, "stacks/%s.json", s->stack);
-	cJSON *root = NULL;
-	vf_status st = vf_data_load_json(name, &root, src, sizeof src, err);
+	struct vf_json_doc *doc = NULL; /* the embedded profile from its tree image */
+	vf_status st = vf_data_load_doc(name, &doc, src, sizeof src, err);
 	if (st != VF_OK) {
 		if (st == VF_ENOTFOUND)
 			return vf_error_set(err, VF_EUSAGE, "--stack %s: no such stack (hf, torchtune, litgpt, torchtitan, ltx)",
 					    s->stack);
 		return st;
 	}
-	st = vf_stack_apply_json(s, root, src, err);
-	cJSON_Delete(root);
+	st = vf_stack_apply_json(s, vf_json_doc_root(doc), src, err);
+	vf_json_doc_free(doc);
 	return st;
 }
 

@@ -18,6 +18,10 @@
 const unsigned char *vf_data_embedded(const char *name, size_t *len);
 /* Iterate the embedded names: i = 0.. until NULL. */
 const char *vf_data_embedded_name(size_t i);
+/* The tree image (vf__json_doc_from_image) of the embedded data/<name>, a
+ * .json file, or NULL; vf_data_load_doc reads the embedded copy from it.
+ * Borrowed; static. For the tests and tests/fuzz. */
+const unsigned char *vf__data_embedded_image(const char *name, size_t *len);
 
 /* The override directories, in order: $VRAMFIT_DATA_DIR, then
  * $XDG_CONFIG_HOME/vramfit (default ~/.config/vramfit). Returns how many. */

@@ -40,6 +40,14 @@ vf_status vf_json_doc_parse(const char *text, size_t len, const char *what,
 			    struct vf_json_doc **out, struct vf_error *err);
 vf_status vf_json_doc_parse_file(const char *path, size_t cap, struct vf_json_doc **out,
 				 struct vf_error *err);
+/* A doc from a tree image (the format: lib/base/jsonfast.c), as
+ * cmake/json-image.c writes them for the embedded catalogs: the tree
+ * vf_json_doc_parse builds for the text it was made from, without parsing;
+ * the image must outlive the doc (its strings stay in it). A malformed
+ * image: VF_ERR naming what. */
+#define VF_JSON_IMAGE_MAGIC 0x314a4656u /* "VFJ1" read little-endian */
+vf_status vf__json_doc_from_image(const unsigned char *image, size_t len, const char *what,
+				  struct vf_json_doc **out, struct vf_error *err);
 /* Borrowed; valid until vf_json_doc_free(d). NULL for d == NULL. */
 const cJSON *vf_json_doc_root(const struct vf_json_doc *d);
 void vf_json_doc_free(struct vf_json_doc *d);

@@ -3024,8 +3024,11 @@ vf_status vf_estimate_simulate_memo(const struct vf_arch *arch, const struct vf_
 	return VF_OK;
 }
 
-double vf_estimate_replay_weight(const struct vf_arch *arch, const struct vf_setup *su,
-				 const struct vf_gpu_spec *gpu)
+/* The step's allocator calls (a replay's weight); with a memo, the replay
+ * announced to it as one a caller will ask for (its prefix kept). */
+static double replay_calls(const struct vf_arch *arch, const struct vf_setup *su,
+			   const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+			   struct vf_replay_memo *memo)
 {
 	if (vf_split_active(su))
 		return 1;
@@ -3035,32 +3038,29 @@ double vf_estimate_replay_weight(const struct vf_arch *arch, const struct vf_set
 	if (st && e) {
 		estimate_llm(NULL, arch, su, gpu, e, st, true);
 		w = vf__step_calls(st);
+		if (memo) {
+			struct vf_alloc_config c = cfg ? *cfg : (struct vf_alloc_config){0};
+			c.capacity_bytes = 0; /* replayed without one first (replay_with_capacity) */
+			if (!replay_skipped(st, su, e))
+				vf__replay_memo_expect(memo, st, &c);
+		}
 	}
 	free(st);
 	free(e);
 	return w;
 }
 
+double vf_estimate_replay_weight(const struct vf_arch *arch, const struct vf_setup *su,
+				 const struct vf_gpu_spec *gpu)
+{
+	return replay_calls(arch, su, gpu, NULL, NULL);
+}
+
 double vf_estimate_expect_replay(const struct vf_arch *arch, const struct vf_setup *su,
 				 const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
 				 struct vf_replay_memo *memo)
 {
-	if (vf_split_active(su))
-		return 1;
-	struct vf__step *st = calloc(1, sizeof *st);
-	struct vf_estimate *e = malloc(sizeof *e);
-	double w = 1;
-	if (st && e) {
-		estimate_llm(NULL, arch, su, gpu, e, st, true);
-		w = vf__step_calls(st);
-		struct vf_alloc_config c = cfg ? *cfg : (struct vf_alloc_config){0};
-		c.capacity_bytes = 0; /* replayed without one first (replay_with_capacity) */
-		if (!replay_skipped(st, su, e))
-			vf__replay_memo_expect(memo, st, &c);
-	}
-	free(st);
-	free(e);
-	return w;
+	return replay_calls(arch, su, gpu, cfg, memo);
 }
 
 void vf_estimate_prefetch_memo(const struct vf_arch *arch, const struct vf_setup *su,

@@ -49,8 +49,9 @@
  * benchmark's (data/estimate/steptime.json says which) with the time per
  * FLOP and per byte hopper's fit leaves beyond hopper's benchmark added,
  * not scaled by the GPU, scaled by its host (model_share); a part whose
- * memory type differs from its generation's (Ampere's GDDR6 cards against
- * its HBM2e) takes its own device-copy share (memory_type_shares);
+ * memory type differs from its generation's (Ampere's GDDR6 cards, the
+ * A100 80GB's faster HBM2e, against the A100 40GB's HBM2) takes its own
+ * device-copy share (memory_type_shares);
  * attention's share is the generation's own.
  * Steady state, no dataloader. */
 #include "steptime.h"

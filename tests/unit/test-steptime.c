@@ -234,8 +234,9 @@ static double attention_share(const struct vf_gpu_spec *g, double flops)
 }
 
 /* The cited kernel-level figures bound the shares: Ampere's and Ada's
- * memory-bound kernels run at the device-copy share of A100/RTX 3090
- * copy tests (0.846-0.895) and RTX 4090 copy tests (0.888-0.92); flash
+ * memory-bound kernels run at the device-copy share of A100 40GB/RTX 3090
+ * copy tests (0.846-0.895; the A100 80GB has its own,
+ * test_kernel_level_ampere_hbm2e_80gb) and RTX 4090 copy tests (0.888-0.92); flash
  * attention at FlashAttention-2's forward+backward share on an RTX A5000
  * (0.53-0.71), on an RTX 4090 at its FA2 forward share times the A5000's
  * forward+backward / forward (0.93-0.98) and, on a B200, between
@@ -244,12 +245,13 @@ static double attention_share(const struct vf_gpu_spec *g, double flops)
  * times as in test_kernel_level_volta_blackwell. */
 static void test_kernel_level_ampere_ada(void)
 {
-	const struct vf_gpu_spec *a = gpu("a100-80gb"), *d = gpu("rtx-4090"), *b = gpu("b200");
-	REQUIRE(a && d && b);
+	const struct vf_gpu_spec *a = gpu("a100-80gb"), *a40 = gpu("a100-40gb"), *d = gpu("rtx-4090"),
+				 *b = gpu("b200");
+	REQUIRE(a && a40 && d && b);
 	double bfix = constant("bandwidth_fixed_s_per_byte", NULL);
 	CHECK(bfix > 0);
 	const struct { const struct vf_gpu_spec *g; const char *host; double lo, hi; } bw[] = {
-		{a, "ampere", 1225.3 / 1448.4, 837.6 / 936.0}, {d, "ada-geforce", 895.0 / 1008.0, 926.8 / 1008.0}};
+		{a40, "ampere", 1225.3 / 1448.4, 837.6 / 936.0}, {d, "ada-geforce", 895.0 / 1008.0, 926.8 / 1008.0}};
 	for (int i = 0; i < 2; i++) {
 		struct vf_step_parts p;
 		one_gemm_step(bw[i].g, 1024, 1e10, &p);
@@ -329,7 +331,8 @@ static void test_kernel_level_turing_bandwidth(void)
 /* Ampere's memory-bound share by memory type: the GDDR6 parts (A10, A10G,
  * A40, RTX A4000-A6000) at the A10's torch copy_ share, 469 of 600 GB/s
  * (chsasank/device-benchmarks), in the step and in serving decode; the
- * HBM2e A100 and the GDDR6X RTX 3090 keep ampere's 0.88. Recovered from
+ * HBM2 A100 40GB and the GDDR6X RTX 3090 keep ampere's 0.88 (the A100
+ * 80GB's own share: test_kernel_level_ampere_hbm2e_80gb). Recovered from
  * one step's times as in test_kernel_level_turing_bandwidth. Was: 0.88
  * on every Ampere part. */
 static void test_kernel_level_ampere_gddr6(void)
@@ -337,7 +340,7 @@ static void test_kernel_level_ampere_gddr6(void)
 	const char *const gddr6[] = {"a10", "a10g", "a40", "rtx-a4000", "rtx-a5000", "rtx-a6000"};
 	const struct { const char *id; double want; } cases[] = {
 		{"a10", 469.0 / 600}, {"a10g", 469.0 / 600}, {"rtx-a6000", 469.0 / 600},
-		{"a100-80gb", 0.88}, {"a100-40gb", 0.88}, {"rtx-3090", 0.88}};
+		{"a100-80gb", 1490.0 / 2039}, {"a100-40gb", 0.88}, {"rtx-3090", 0.88}};
 	double bfix = constant("bandwidth_fixed_s_per_byte", NULL);
 	double host = constant("host_speed", "ampere");
 	CHECK(bfix > 0 && host > 0);
@@ -373,6 +376,49 @@ static void test_kernel_level_ampere_gddr6(void)
 			n += cJSON_IsString(id) && strcmp(id->valuestring, gddr6[i]) == 0;
 	}
 	CHECK(n == (int)(sizeof gddr6 / sizeof gddr6[0]));
+}
+
+/* The A100 80GB (SXM4 and PCIe) runs memory-bound kernels at its own
+ * measured copy share, torch copy_ 1490 of 2039 GB/s on an A100 80GB
+ * (chsasank/device-benchmarks; cub's babelstream mul on an A100-SXM4-80GB
+ * agrees, NVIDIA/cccl#7019), in the step and in serving decode; the A100
+ * 40GB (1555 GB/s HBM2, copies 0.846-0.871) and the A30 keep ampere's
+ * 0.88. Recovered from one step's times as in
+ * test_kernel_level_ampere_gddr6. Was: 0.88 on the 80GB parts. */
+static void test_kernel_level_ampere_hbm2e_80gb(void)
+{
+	const struct { const char *id; double want; } cases[] = {
+		{"a100-80gb", 1490.0 / 2039}, {"a100-pcie-80gb", 1490.0 / 2039},
+		{"a100-40gb", 0.88}, {"a100-pcie-40gb", 0.88}, {"a30", 0.88}};
+	double bfix = constant("bandwidth_fixed_s_per_byte", NULL);
+	double host = constant("host_speed", "ampere");
+	CHECK(bfix > 0 && host > 0);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct vf_gpu_spec *g = gpu(cases[i].id);
+		CHECK(g != NULL);
+		if (!g)
+			continue;
+		CHECK(strcmp(g->generation, "ampere") == 0);
+		struct vf_step_parts p;
+		one_gemm_step(g, 1024, 1e10, &p);
+		double raw = g->bandwidth_gbs * 1e9;
+		double k = 1 / (1 / (1e10 / (raw * p.memory_bound)) - raw * bfix * host);
+		fprintf(stderr, "  %s memory-bound kernel share %.4f (want %.4f)\n", g->id, k, cases[i].want);
+		CHECK(fabs(k - cases[i].want) < 2e-3);
+		double stream, flops, launch;
+		vf__steptime_decode_rates(g, &stream, &flops, &launch);
+		CHECK(fabs(stream / raw - cases[i].want) < 2e-3);
+	}
+	/* the entry names exactly the two 80GB parts */
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(vf__steptime_data("constants"), "bandwidth_efficiency"),
+		"ampere-hbm2e-80gb");
+	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(e, "gpus");
+	CHECK(cJSON_GetArraySize(ids) == 2);
+	CHECK(cJSON_IsString(cJSON_GetArrayItem(ids, 0)) &&
+	      strcmp(cJSON_GetArrayItem(ids, 0)->valuestring, "a100-80gb") == 0);
+	CHECK(cJSON_IsString(cJSON_GetArrayItem(ids, 1)) &&
+	      strcmp(cJSON_GetArrayItem(ids, 1)->valuestring, "a100-pcie-80gb") == 0);
 }
 
 /* Volta's CUDA-core GEMMs (fp32 without TF32, bf16 emulated) take the
@@ -1030,6 +1076,7 @@ int main(void)
 	RUN(test_kernel_level_blackwell_sources);
 	RUN(test_kernel_level_turing_bandwidth);
 	RUN(test_kernel_level_ampere_gddr6);
+	RUN(test_kernel_level_ampere_hbm2e_80gb);
 	RUN(test_links_and_collectives);
 	RUN(test_scaling_per_link);
 	RUN(test_sharded_optimizer_step);

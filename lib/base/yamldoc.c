@@ -518,21 +518,232 @@ static vf_status flatten_all(struct tree *t, const char *name, struct vf_error *
 	return VF_OK;
 }
 
+/* The state of one build: the tree, the open collections, the anchors. */
+struct builder {
+	struct tree *t;
+	const char *text, *name;
+	size_t base; /* bytes of a UTF-8 byte order mark */
+	struct cursor cur;
+	struct vf_yaml_node *stack[VF_YAMLDOC_MAX_DEPTH];
+	int sp;
+	struct anchor *anchors;
+	size_t nanchors, aanchors, naliases;
+	int ndocs;
+	struct vf_error *err;
+};
+
+static vf_status oom(const struct builder *b)
+{
+	return vf_error_set(b->err, VF_ENOMEM, "%s: out of memory", b->name);
+}
+
+/* A scalar event into n; *anchor its anchor, if any. */
+static vf_status build_scalar(struct builder *b, const yaml_event_t *e, struct vf_yaml_node *n,
+			      const char **anchor)
+{
+	const char *text = b->text;
+	n->type = N_SCALAR;
+	n->style = e->data.scalar.style;
+	n->vlen = e->data.scalar.length;
+	n->value = malloc(n->vlen + 1);
+	if (!n->value)
+		return oom(b);
+	memcpy(n->value, e->data.scalar.value, n->vlen);
+	n->value[n->vlen] = '\0';
+	bool str_tag = e->data.scalar.tag && strcmp((const char *)e->data.scalar.tag, YAML_STR_TAG) == 0;
+	/* A block scalar's end mark lies past its trailing line
+	 * breaks (on the next line): end it at its last content
+	 * byte so a splice keeps the following lines intact. */
+	if (n->style == YAML_LITERAL_SCALAR_STYLE || n->style == YAML_FOLDED_SCALAR_STYLE)
+		while (n->end > n->start && (text[n->end - 1] == '\n' || text[n->end - 1] == '\r' ||
+					     text[n->end - 1] == ' ' || text[n->end - 1] == '\t'))
+			n->end--;
+	n->kind = (n->style == YAML_PLAIN_SCALAR_STYLE && !str_tag) ? resolve_plain(n->value) : VF_YAML_STR;
+	*anchor = (const char *)e->data.scalar.anchor;
+	return VF_OK;
+}
+
+/* An alias event into n: its target, the latest anchor of its name. */
+static vf_status build_alias(struct builder *b, const yaml_event_t *e, struct vf_yaml_node *n)
+{
+	n->type = N_ALIAS;
+	if (++b->naliases > VF_YAMLDOC_MAX_ALIASES)
+		return vf_error_set(b->err, VF_ERR, "%s:%zu: more than %d YAML aliases (refusing a possible alias bomb)",
+				    b->name, n->line, VF_YAMLDOC_MAX_ALIASES);
+	const char *a = (const char *)e->data.alias.anchor;
+	for (size_t i = b->nanchors; i-- > 0;)
+		if (strcmp(b->anchors[i].name, a) == 0) {
+			n->target = b->anchors[i].node;
+			break;
+		}
+	if (!n->target)
+		return vf_error_set(b->err, VF_ERR, "%s:%zu: unknown alias *%s", b->name, n->line, a);
+	return VF_OK;
+}
+
+/* A sequence or mapping start event into n; *anchor its anchor, if any. */
+static void build_collection(const yaml_event_t *e, struct vf_yaml_node *n, const char **anchor)
+{
+	bool seq = e->type == YAML_SEQUENCE_START_EVENT;
+	n->type = seq ? N_SEQ : N_MAP;
+	n->kind = seq ? VF_YAML_SEQ : VF_YAML_MAP;
+	n->flow = seq ? e->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
+		      : e->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
+	*anchor = seq ? (const char *)e->data.sequence_start.anchor : (const char *)e->data.mapping_start.anchor;
+}
+
+/* Remember node n under anchor name. */
+static vf_status build_anchor(struct builder *b, const char *anchor, struct vf_yaml_node *n)
+{
+	n->anchored = true;
+	if (b->nanchors == b->aanchors) {
+		size_t na = b->aanchors ? b->aanchors * 2 : 8;
+		struct anchor *an = realloc(b->anchors, na * sizeof *an);
+		if (!an)
+			return oom(b);
+		b->anchors = an;
+		b->aanchors = na;
+	}
+	b->anchors[b->nanchors].name = strdup(anchor);
+	b->anchors[b->nanchors].node = n;
+	if (!b->anchors[b->nanchors].name)
+		return oom(b);
+	b->nanchors++;
+	return VF_OK;
+}
+
+/* Node n into the open collection (or as the root); a collection opens. */
+static vf_status build_attach(struct builder *b, struct vf_yaml_node *n)
+{
+	if (b->sp > 0) {
+		if (!node_push(b->stack[b->sp - 1], n))
+			return oom(b);
+	} else {
+		b->t->root = n;
+	}
+	if (n->type == N_SEQ || n->type == N_MAP) {
+		if (b->sp >= VF_YAMLDOC_MAX_DEPTH)
+			return vf_error_set(b->err, VF_ERR, "%s:%zu: nesting deeper than %d levels", b->name, n->line,
+					    VF_YAMLDOC_MAX_DEPTH);
+		b->stack[b->sp++] = n;
+	}
+	return VF_OK;
+}
+
+/* A node event (scalar, alias, sequence or mapping start). */
+static vf_status build_node(struct builder *b, const yaml_event_t *e)
+{
+	if (b->t->nnodes >= VF_YAMLDOC_MAX_NODES)
+		return vf_error_set(b->err, VF_ERR, "%s:%zu: more than %d YAML nodes", b->name,
+				    e->start_mark.line + 1, VF_YAMLDOC_MAX_NODES);
+	struct vf_yaml_node *n = tree_new(b->t);
+	if (!n)
+		return oom(b);
+	n->start = b->base + cursor_to(&b->cur, e->start_mark.index);
+	n->end = b->base + cursor_to(&b->cur, e->end_mark.index);
+	n->line = e->start_mark.line + 1;
+	n->col = e->start_mark.column;
+	const char *anchor = NULL;
+	vf_status st = VF_OK;
+	if (e->type == YAML_SCALAR_EVENT)
+		st = build_scalar(b, e, n, &anchor);
+	else if (e->type == YAML_ALIAS_EVENT)
+		st = build_alias(b, e, n);
+	else
+		build_collection(e, n, &anchor);
+	if (st == VF_OK && anchor)
+		st = build_anchor(b, anchor, n);
+	return st == VF_OK ? build_attach(b, n) : st;
+}
+
+/* A sequence or mapping end event: the collection's extent. */
+static void build_close(struct builder *b, const yaml_event_t *e)
+{
+	if (b->sp <= 0)
+		return;
+	struct vf_yaml_node *n = b->stack[--b->sp];
+	if (n->flow)
+		n->end = b->base + cursor_to(&b->cur, e->end_mark.index);
+	else
+		n->end = n->n ? node_end(n->items[n->n - 1]) : n->start;
+	if (!n->flow && n->type == N_MAP && n->n >= 1) {
+		n->start = n->start < n->items[0]->start ? n->start : n->items[0]->start;
+	}
+}
+
+/* One parser event; *done at the end of the stream. */
+static vf_status build_event(struct builder *b, const yaml_event_t *e, bool *done)
+{
+	switch (e->type) {
+	case YAML_STREAM_END_EVENT:
+		*done = true;
+		return VF_OK;
+	case YAML_DOCUMENT_START_EVENT:
+		if (++b->ndocs > 1)
+			return vf_error_set(b->err, VF_ERR, "%s:%zu: more than one YAML document (expected one)",
+					    b->name, e->start_mark.line + 1);
+		return VF_OK;
+	case YAML_SCALAR_EVENT:
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+	case YAML_ALIAS_EVENT:
+		return build_node(b, e);
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		build_close(b, e);
+		return VF_OK;
+	default:
+		return VF_OK;
+	}
+}
+
+/* Indentation step: the first block mapping nested in a block mapping
+ * (2 when there is none). */
+static int indent_step(const struct tree *t)
+{
+	for (size_t i = 0; i < t->nnodes; i++) {
+		const struct vf_yaml_node *m = t->nodes[i];
+		if (m->type != N_MAP || m->flow || m->n < 2)
+			continue;
+		for (size_t k = 1; k < m->n; k += 2) {
+			const struct vf_yaml_node *v = m->items[k];
+			if (v->type == N_MAP && !v->flow && v->n >= 2 && v->items[0]->col > m->items[0]->col) {
+				int step = (int)(v->items[0]->col - m->items[0]->col);
+				if (step)
+					return step;
+				break;
+			}
+		}
+	}
+	return 2;
+}
+
+/* The bytes of a UTF-8 byte order mark at the start of text into *base;
+ * a document over the size limit or in UTF-16 is an error. */
+static vf_status build_check(const char *text, size_t len, const char *name, size_t *base, struct vf_error *err)
+{
+	*base = 0;
+	if (len > VF_YAMLDOC_MAX_BYTES)
+		return vf_error_set(err, VF_ERR, "%s: document is %zu bytes, over the limit of %u bytes", name, len,
+				    VF_YAMLDOC_MAX_BYTES);
+	if (len >= 2 && (((unsigned char)text[0] == 0xFE && (unsigned char)text[1] == 0xFF) ||
+			 ((unsigned char)text[0] == 0xFF && (unsigned char)text[1] == 0xFE)))
+		return vf_error_set(err, VF_ERR, "%s: UTF-16 YAML is not supported (expected UTF-8)", name);
+	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+		*base = 3;
+	return VF_OK;
+}
+
 /* Build the tree of text. On failure t is released. */
 static vf_status build(const char *text, size_t len, const char *name, struct tree *t,
 		       struct vf_error *err)
 {
 	memset(t, 0, sizeof *t);
 	t->step = 0;
-	if (len > VF_YAMLDOC_MAX_BYTES)
-		return vf_error_set(err, VF_ERR, "%s: document is %zu bytes, over the limit of %u bytes",
-				    name, len, VF_YAMLDOC_MAX_BYTES);
-	size_t base = 0;
-	if (len >= 2 && (((unsigned char)text[0] == 0xFE && (unsigned char)text[1] == 0xFF) ||
-			 ((unsigned char)text[0] == 0xFF && (unsigned char)text[1] == 0xFE)))
-		return vf_error_set(err, VF_ERR, "%s: UTF-16 YAML is not supported (expected UTF-8)", name);
-	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
-		base = 3;
+	size_t base;
+	vf_status st = build_check(text, len, name, &base, err);
+	if (st != VF_OK)
+		return st;
 
 	yaml_parser_t p;
 	if (!yaml_parser_initialize(&p))
@@ -540,185 +751,29 @@ static vf_status build(const char *text, size_t len, const char *name, struct tr
 	yaml_parser_set_input_string(&p, (const unsigned char *)text + base, len - base);
 	yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING);
 
-	struct cursor cur = {(const unsigned char *)text + base, len - base, 0, 0};
-	struct vf_yaml_node *stack[VF_YAMLDOC_MAX_DEPTH];
-	int sp = 0;
-	struct anchor *anchors = NULL;
-	size_t nanchors = 0, aanchors = 0, naliases = 0;
-	int ndocs = 0;
-	vf_status st = VF_OK;
+	struct builder b = {.t = t, .text = text, .name = name, .base = base, .err = err};
+	b.cur = (struct cursor){(const unsigned char *)text + base, len - base, 0, 0};
 	bool done = false;
-
 	while (!done && st == VF_OK) {
 		yaml_event_t e;
 		if (!yaml_parser_parse(&p, &e)) {
 			st = parser_error(&p, name, err);
 			break;
 		}
-		struct vf_yaml_node *n = NULL;
-		const char *anchor = NULL;
-		switch (e.type) {
-		case YAML_STREAM_END_EVENT:
-			done = true;
-			break;
-		case YAML_DOCUMENT_START_EVENT:
-			if (++ndocs > 1)
-				st = vf_error_set(err, VF_ERR,
-						  "%s:%zu: more than one YAML document (expected one)", name,
-						  e.start_mark.line + 1);
-			break;
-		case YAML_SCALAR_EVENT:
-		case YAML_SEQUENCE_START_EVENT:
-		case YAML_MAPPING_START_EVENT:
-		case YAML_ALIAS_EVENT:
-			if (t->nnodes >= VF_YAMLDOC_MAX_NODES) {
-				st = vf_error_set(err, VF_ERR, "%s:%zu: more than %d YAML nodes", name,
-						  e.start_mark.line + 1, VF_YAMLDOC_MAX_NODES);
-				break;
-			}
-			n = tree_new(t);
-			if (!n) {
-				st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", name);
-				break;
-			}
-			n->start = base + cursor_to(&cur, e.start_mark.index);
-			n->end = base + cursor_to(&cur, e.end_mark.index);
-			n->line = e.start_mark.line + 1;
-			n->col = e.start_mark.column;
-			if (e.type == YAML_SCALAR_EVENT) {
-				n->type = N_SCALAR;
-				n->style = e.data.scalar.style;
-				n->vlen = e.data.scalar.length;
-				n->value = malloc(n->vlen + 1);
-				if (!n->value) {
-					st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", name);
-					break;
-				}
-				memcpy(n->value, e.data.scalar.value, n->vlen);
-				n->value[n->vlen] = '\0';
-				bool str_tag = e.data.scalar.tag &&
-					       strcmp((const char *)e.data.scalar.tag, YAML_STR_TAG) == 0;
-				/* A block scalar's end mark lies past its trailing line
-				 * breaks (on the next line): end it at its last content
-				 * byte so a splice keeps the following lines intact. */
-				if (n->style == YAML_LITERAL_SCALAR_STYLE || n->style == YAML_FOLDED_SCALAR_STYLE)
-					while (n->end > n->start && (text[n->end - 1] == '\n' || text[n->end - 1] == '\r' ||
-								     text[n->end - 1] == ' ' || text[n->end - 1] == '\t'))
-						n->end--;
-				n->kind = (n->style == YAML_PLAIN_SCALAR_STYLE && !str_tag)
-						  ? resolve_plain(n->value)
-						  : VF_YAML_STR;
-				anchor = (const char *)e.data.scalar.anchor;
-			} else if (e.type == YAML_ALIAS_EVENT) {
-				n->type = N_ALIAS;
-				if (++naliases > VF_YAMLDOC_MAX_ALIASES) {
-					st = vf_error_set(err, VF_ERR,
-							  "%s:%zu: more than %d YAML aliases (refusing a "
-							  "possible alias bomb)",
-							  name, n->line, VF_YAMLDOC_MAX_ALIASES);
-					break;
-				}
-				const char *a = (const char *)e.data.alias.anchor;
-				for (size_t i = nanchors; i-- > 0;)
-					if (strcmp(anchors[i].name, a) == 0) {
-						n->target = anchors[i].node;
-						break;
-					}
-				if (!n->target) {
-					st = vf_error_set(err, VF_ERR, "%s:%zu: unknown alias *%s", name,
-							  n->line, a);
-					break;
-				}
-			} else {
-				bool seq = e.type == YAML_SEQUENCE_START_EVENT;
-				n->type = seq ? N_SEQ : N_MAP;
-				n->kind = seq ? VF_YAML_SEQ : VF_YAML_MAP;
-				n->flow = seq ? e.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
-					      : e.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
-				anchor = seq ? (const char *)e.data.sequence_start.anchor
-					     : (const char *)e.data.mapping_start.anchor;
-			}
-			if (anchor) {
-				n->anchored = true;
-				if (nanchors == aanchors) {
-					size_t na = aanchors ? aanchors * 2 : 8;
-					struct anchor *an = realloc(anchors, na * sizeof *an);
-					if (!an) {
-						st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", name);
-						break;
-					}
-					anchors = an;
-					aanchors = na;
-				}
-				anchors[nanchors].name = strdup(anchor);
-				anchors[nanchors].node = n;
-				if (!anchors[nanchors].name) {
-					st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", name);
-					break;
-				}
-				nanchors++;
-			}
-			if (sp > 0) {
-				if (!node_push(stack[sp - 1], n)) {
-					st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", name);
-					break;
-				}
-			} else {
-				t->root = n;
-			}
-			if (n->type == N_SEQ || n->type == N_MAP) {
-				if (sp >= VF_YAMLDOC_MAX_DEPTH) {
-					st = vf_error_set(err, VF_ERR, "%s:%zu: nesting deeper than %d levels",
-							  name, n->line, VF_YAMLDOC_MAX_DEPTH);
-					break;
-				}
-				stack[sp++] = n;
-			}
-			break;
-		case YAML_SEQUENCE_END_EVENT:
-		case YAML_MAPPING_END_EVENT:
-			if (sp > 0) {
-				n = stack[--sp];
-				if (n->flow)
-					n->end = base + cursor_to(&cur, e.end_mark.index);
-				else
-					n->end = n->n ? node_end(n->items[n->n - 1]) : n->start;
-				if (!n->flow && n->type == N_MAP && n->n >= 1) {
-					n->start = n->start < n->items[0]->start ? n->start : n->items[0]->start;
-				}
-			}
-			break;
-		default:
-			break;
-		}
+		st = build_event(&b, &e, &done);
 		yaml_event_delete(&e);
 	}
 	yaml_parser_delete(&p);
-	for (size_t i = 0; i < nanchors; i++)
-		free(anchors[i].name);
-	free(anchors);
+	for (size_t i = 0; i < b.nanchors; i++)
+		free(b.anchors[i].name);
+	free(b.anchors);
 	if (st == VF_OK)
 		st = flatten_all(t, name, err);
 	if (st != VF_OK) {
 		tree_release(t);
 		return st;
 	}
-	/* Indentation step: the first block mapping nested in a block mapping. */
-	for (size_t i = 0; i < t->nnodes && !t->step; i++) {
-		const struct vf_yaml_node *m = t->nodes[i];
-		if (m->type != N_MAP || m->flow || m->n < 2)
-			continue;
-		for (size_t k = 1; k < m->n; k += 2) {
-			const struct vf_yaml_node *v = m->items[k];
-			if (v->type == N_MAP && !v->flow && v->n >= 2 &&
-			    v->items[0]->col > m->items[0]->col) {
-				t->step = (int)(v->items[0]->col - m->items[0]->col);
-				break;
-			}
-		}
-	}
-	if (!t->step)
-		t->step = 2;
+	t->step = indent_step(t);
 	return VF_OK;
 }
 

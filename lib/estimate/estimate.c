@@ -109,36 +109,39 @@ static double popcount(unsigned x)
 
 static double param_rounding(const struct shape *s);
 
-static void shape_from_arch(const struct vf_arch *a, struct shape *s)
+/* The family class of a family name (llama-like unless named). */
+static enum fam_class shape_family(const char *fam)
 {
-	memset(s, 0, sizeof *s);
-	const char *fam = a->family;
-	s->fc = FC_LLAMA;
 	switch (fam[0]) { /* first letter first: this runs millions of times */
 	case 'g':
 		if (fam_is(fam, "gpt2"))
-			s->fc = FC_GPT2;
-		else if (fam_is(fam, "gpt_neox"))
-			s->fc = FC_NEOX;
-		else if (strncmp(fam, "gemma", 5) == 0)
-			s->fc = FC_GEMMA;
+			return FC_GPT2;
+		if (fam_is(fam, "gpt_neox"))
+			return FC_NEOX;
+		if (strncmp(fam, "gemma", 5) == 0)
+			return FC_GEMMA;
 		break;
 	case 'f':
 		if (fam_is(fam, "falcon"))
-			s->fc = FC_FALCON;
+			return FC_FALCON;
 		break;
 	case 't':
 		if (fam_is(fam, "t5"))
-			s->fc = FC_T5;
+			return FC_T5;
 		break;
 	case 'p':
 		if (fam_is(fam, "phi3"))
-			s->fc = FC_PHI3;
+			return FC_PHI3;
 		break;
 	default:
 		break;
 	}
+	return FC_LLAMA;
+}
 
+/* Widths and counts of the architecture, with their defaults. */
+static void shape_dims(const struct vf_arch *a, struct shape *s)
+{
 	s->h = (double)(a->hidden > 0 ? a->hidden : 1);
 	s->heads = (double)(a->heads > 0 ? a->heads : 1);
 	double hd = a->head_dim > 0 ? (double)a->head_dim : s->h / s->heads;
@@ -152,6 +155,12 @@ static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 	s->Ld = a->decoder_layers > 0 ? (double)a->decoder_layers : 0;
 	s->experts = a->experts > 0 ? (double)a->experts : 0;
 	s->topk = a->experts_per_token > 0 ? (double)a->experts_per_token : (s->experts ? 2 : 0);
+}
+
+/* What the family's transformers implementation does: norms, fused
+ * projections, rotary, dropout, activation. */
+static void shape_flags(const struct vf_arch *a, const char *fam, struct shape *s)
+{
 	s->gated = a->gated_mlp;
 	s->tied = a->tied_embeddings;
 	s->layer_norm = a->layer_norm || s->fc == FC_GPT2 || s->fc == FC_NEOX || s->fc == FC_FALCON;
@@ -181,7 +190,11 @@ static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 		s->act = ACT_GELU_PY; /* phi: gelu_new */
 	else
 		s->act = ACT_NATIVE;
+}
 
+/* Parameter counts by group, active and largest linear weights. */
+static void shape_params(const struct vf_arch *a, struct shape *s)
+{
 	struct vf_param_groups g;
 	double mlp1 = (s->gated ? 3 : 2) * s->h * s->f;
 	double attn1 = 2 * s->h * s->hq + 2 * s->h * s->hkv;
@@ -224,6 +237,15 @@ static void shape_from_arch(const struct vf_arch *a, struct shape *s)
 	if (s->fused_qkv && s->h * 3 * s->hq > big)
 		big = 3 * s->h * s->hq;
 	s->largest = big;
+}
+
+static void shape_from_arch(const struct vf_arch *a, struct shape *s)
+{
+	memset(s, 0, sizeof *s);
+	s->fc = shape_family(a->family);
+	shape_dims(a, s);
+	shape_flags(a, a->family, s);
+	shape_params(a, s);
 	s->rounding = param_rounding(s);
 }
 

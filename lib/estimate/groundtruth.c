@@ -180,11 +180,181 @@ vf_status vf_groundtruth_check(const char *path, struct vf_gt_report *r, struct 
 	return st;
 }
 
+static bool line_blank(const char *line, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!isspace((unsigned char)line[i]))
+			return false;
+	return true;
+}
+
+/* A zeroed row at the end of r->rows (grown by doubling; *cap its room). */
+static vf_status gt_row_new(struct vf_gt_report *r, size_t *cap, const char *path,
+			    struct vf_gt_row **row, struct vf_error *err)
+{
+	if (r->n >= VF_GT_MAX_RECORDS)
+		return vf_error_set(err, VF_ERR, "%s: more than %d records", path, VF_GT_MAX_RECORDS);
+	if (r->n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 32;
+		struct vf_gt_row *nr = realloc(r->rows, nc * sizeof *nr);
+		if (!nr)
+			return vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
+		r->rows = nr;
+		*cap = nc;
+	}
+	*row = &r->rows[r->n];
+	memset(*row, 0, sizeof **row);
+	return VF_OK;
+}
+
+/* The estimate of one record on the H200: of the GPU that limits when the
+ * record splits over GPUs (*sp allocated on first use), else simulated. */
+static vf_status gt_predict(const struct vf_arch *arch, const struct vf_setup *su,
+			    const struct vf_gpu_spec *h200, const char *path, const char *what,
+			    struct vf_split **sp, struct vf_gt_row *row, struct vf_estimate *e,
+			    struct vf_error *err)
+{
+	vf_status st;
+	if (vf_split_active(su)) { /* the GPU of the split that limits */
+		if (!*sp && !(*sp = calloc(1, sizeof **sp)))
+			return vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
+		if ((st = vf_split_run(arch, su, h200, *sp, err))) {
+			vf_error_prefix(err, what);
+			return st;
+		}
+		*e = (*sp)->total;
+		row->pred_peak_fast = e->peak_bytes;
+		return VF_OK;
+	}
+	st = vf_estimate_simulate(arch, su, h200, NULL, e, NULL, err);
+	if (st == VF_OK)
+		row->pred_peak_fast = e->context_bytes + e->analytic_reserved_bytes;
+	return st;
+}
+
+/* Measured against predicted, into row. */
+static void gt_score(struct vf_gt_report *r, const struct vf_gpu_spec *h200, const struct vf_estimate *e,
+		     int64_t pa, int64_t pr, double step, struct vf_gt_row *row)
+{
+	row->scored = strcmp(row->status, "ok") == 0;
+	row->meas_alloc = pa;
+	row->pred_alloc = e->peak_allocated_bytes;
+	row->meas_peak = r->context_bytes + pr;
+	row->pred_peak = e->peak_bytes;
+	row->meas_step = step;
+	row->pred_step = e->step_seconds;
+	row->err_alloc = pa > 0 ? (double)e->peak_allocated_bytes / (double)pa - 1 : 0;
+	row->err_peak = (double)e->peak_bytes / (double)row->meas_peak - 1;
+	row->err_step = step > 0 && e->step_seconds > 0 ? e->step_seconds / step - 1 : NAN;
+	if (!row->scored) {
+		r->n_oom++;
+		if (!vf_estimate_fits(e, h200, NULL))
+			r->n_oom_predicted++;
+	}
+	row->phase = e->peak_phase;
+	row->dominant = e->dominant;
+}
+
+/* One record (rec, consumed) into a new row of r. */
+static vf_status gt_record_row(struct vf_gt_report *r, size_t *cap, cJSON *rec, const struct vf_gpu_spec *h200,
+			       const char *path, const char *what, struct vf_split **sp,
+			       struct vf_error *err)
+{
+	struct vf_gt_row *row = NULL;
+	struct vf_arch arch;
+	struct vf_setup su;
+	vf_status st = gt_row_new(r, cap, path, &row, err);
+	if (st == VF_OK)
+		st = vf_groundtruth_record(rec, what, &arch, &su, err);
+	if (st) {
+		cJSON_Delete(rec);
+		return st;
+	}
+	snprintf(row->id, sizeof row->id, "%s", vf_json_get_str(rec, "id") ? vf_json_get_str(rec, "id") : "?");
+	const char *status = vf_json_get_str(rec, "status");
+	snprintf(row->status, sizeof row->status, "%s", status ? status : "ok");
+	int64_t pa = 0, pr = 0;
+	double step = -1;
+	if (!vf_json_get_i64(rec, "peak_alloc", &pa) || !vf_json_get_i64(rec, "peak_reserved", &pr)) {
+		cJSON_Delete(rec);
+		return vf_error_set(err, VF_ERR, "%s: fields peak_alloc, peak_reserved: expected integers", what);
+	}
+	vf_json_get_double(rec, "step_median_s", &step);
+	cJSON_Delete(rec);
+	su.context_bytes = r->context_bytes;
+	struct vf_estimate e;
+	if ((st = gt_predict(&arch, &su, h200, path, what, sp, row, &e, err)))
+		return st;
+	gt_score(r, h200, &e, pa, pr, step, row);
+	r->n++;
+	return VF_OK;
+}
+
+/* One non-blank line: an env record (its context) or a measured run. */
+static vf_status gt_line(struct vf_gt_report *r, size_t *cap, const char *line, size_t len,
+			 const struct vf_gpu_spec *h200, const char *path, size_t lineno, struct vf_split **sp,
+			 struct vf_error *err)
+{
+	char what[300];
+	snprintf(what, sizeof what, "%s:%zu", path, lineno);
+	cJSON *rec = NULL;
+	vf_status st = vf_json_parse(line, len, what, &rec, err);
+	if (st)
+		return st;
+	const cJSON *env = cJSON_GetObjectItemCaseSensitive(rec, "env");
+	if (cJSON_IsObject(env)) {
+		int64_t c;
+		if (vf_json_get_i64(env, "context_used_bytes", &c) && c > 0)
+			r->context_bytes = c;
+		cJSON_Delete(rec);
+		return VF_OK;
+	}
+	return gt_record_row(r, cap, rec, h200, path, what, sp, err);
+}
+
+/* Largest and median of v[0..k) (v is sorted). */
+static void gt_stats(double *v, size_t k, double *max, double *med)
+{
+	*max = 0;
+	for (size_t i = 0; i < k; i++)
+		if (v[i] > *max)
+			*max = v[i];
+	*med = median(v, k);
+}
+
+/* The summary over the scored records. */
+static vf_status gt_summary(struct vf_gt_report *r, const char *path, struct vf_error *err)
+{
+	double *v = malloc((r->n ? r->n : 1) * sizeof *v);
+	if (!v) {
+		vf_gt_report_release(r);
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->rows[i].scored)
+			v[k++] = fabs(r->rows[i].err_alloc);
+	r->scored = k;
+	gt_stats(v, k, &r->max_alloc, &r->med_alloc);
+	k = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->rows[i].scored)
+			v[k++] = fabs(r->rows[i].err_peak);
+	gt_stats(v, k, &r->max_peak, &r->med_peak);
+	k = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->rows[i].scored && !isnan(r->rows[i].err_step))
+			v[k++] = fabs(r->rows[i].err_step);
+	r->n_step = k;
+	gt_stats(v, k, &r->max_step, &r->med_step);
+	free(v);
+	return VF_OK;
+}
+
 vf_status vf_groundtruth_check_text(const char *text, size_t textlen, const char *path,
 				    struct vf_gt_report *r, struct vf_error *err)
 {
 	memset(r, 0, sizeof *r);
-	vf_status st = VF_OK;
 	const struct vf_gpu_spec *h200 = vf_gpu_catalog_find("h200");
 	if (!h200)
 		return vf_error_set(err, VF_ERR, "GPU catalog: no entry h200 (needed for ground truth)");
@@ -199,150 +369,18 @@ vf_status vf_groundtruth_check_text(const char *text, size_t textlen, const char
 		const char *nl = memchr(line, '\n', (size_t)(end_all - line));
 		size_t len = nl ? (size_t)(nl - line) : (size_t)(end_all - line);
 		lineno++;
-		bool blank = true;
-		for (size_t i = 0; i < len; i++)
-			if (!isspace((unsigned char)line[i]))
-				blank = false;
-		if (!blank) {
-			char what[300];
-			snprintf(what, sizeof what, "%s:%zu", path, lineno);
-			cJSON *rec = NULL;
-			if ((st = vf_json_parse(line, len, what, &rec, err)))
-				goto fail;
-			const cJSON *env = cJSON_GetObjectItemCaseSensitive(rec, "env");
-			if (cJSON_IsObject(env)) {
-				int64_t c;
-				if (vf_json_get_i64(env, "context_used_bytes", &c) && c > 0)
-					r->context_bytes = c;
-				cJSON_Delete(rec);
-				goto next;
+		if (!line_blank(line, len)) {
+			vf_status st = gt_line(r, &cap, line, len, h200, path, lineno, &sp, err);
+			if (st) {
+				free(sp);
+				vf_gt_report_release(r);
+				return st;
 			}
-			if (r->n >= VF_GT_MAX_RECORDS) {
-				cJSON_Delete(rec);
-				st = vf_error_set(err, VF_ERR, "%s: more than %d records", path,
-						  VF_GT_MAX_RECORDS);
-				goto fail;
-			}
-			if (r->n == cap) {
-				size_t nc = cap ? cap * 2 : 32;
-				struct vf_gt_row *nr = realloc(r->rows, nc * sizeof *nr);
-				if (!nr) {
-					cJSON_Delete(rec);
-					st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
-					goto fail;
-				}
-				r->rows = nr;
-				cap = nc;
-			}
-			struct vf_gt_row *row = &r->rows[r->n];
-			memset(row, 0, sizeof *row);
-			struct vf_arch arch;
-			struct vf_setup su;
-			if ((st = vf_groundtruth_record(rec, what, &arch, &su, err))) {
-				cJSON_Delete(rec);
-				goto fail;
-			}
-			snprintf(row->id, sizeof row->id, "%s",
-				 vf_json_get_str(rec, "id") ? vf_json_get_str(rec, "id") : "?");
-			const char *status = vf_json_get_str(rec, "status");
-			snprintf(row->status, sizeof row->status, "%s", status ? status : "ok");
-			int64_t pa = 0, pr = 0;
-			double step = -1;
-			if (!vf_json_get_i64(rec, "peak_alloc", &pa) ||
-			    !vf_json_get_i64(rec, "peak_reserved", &pr)) {
-				cJSON_Delete(rec);
-				st = vf_error_set(err, VF_ERR,
-						  "%s: fields peak_alloc, peak_reserved: expected integers",
-						  what);
-				goto fail;
-			}
-			vf_json_get_double(rec, "step_median_s", &step);
-			cJSON_Delete(rec);
-			su.context_bytes = r->context_bytes;
-			struct vf_estimate e;
-			if (vf_split_active(&su)) { /* the GPU of the split that limits */
-				if (!sp && !(sp = calloc(1, sizeof *sp))) {
-					st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
-					goto fail;
-				}
-				if ((st = vf_split_run(&arch, &su, h200, sp, err))) {
-					vf_error_prefix(err, what);
-					goto fail;
-				}
-				e = sp->total;
-				row->pred_peak_fast = e.peak_bytes;
-			} else {
-				st = vf_estimate_simulate(&arch, &su, h200, NULL, &e, NULL, err);
-				if (st != VF_OK)
-					goto fail;
-				row->pred_peak_fast = e.context_bytes + e.analytic_reserved_bytes;
-			}
-			row->scored = strcmp(row->status, "ok") == 0;
-			row->meas_alloc = pa;
-			row->pred_alloc = e.peak_allocated_bytes;
-			row->meas_peak = r->context_bytes + pr;
-			row->pred_peak = e.peak_bytes;
-			row->meas_step = step;
-			row->pred_step = e.step_seconds;
-			row->err_alloc = pa > 0 ? (double)e.peak_allocated_bytes / (double)pa - 1 : 0;
-			row->err_peak = (double)e.peak_bytes / (double)row->meas_peak - 1;
-			row->err_step = step > 0 && e.step_seconds > 0 ? e.step_seconds / step - 1 : NAN;
-			if (!row->scored) {
-				r->n_oom++;
-				if (!vf_estimate_fits(&e, h200, NULL))
-					r->n_oom_predicted++;
-			}
-			row->phase = e.peak_phase;
-			row->dominant = e.dominant;
-			r->n++;
 		}
-	next:
 		line = nl ? nl + 1 : NULL;
 	}
-
-	/* summary over the scored records */
 	free(sp);
-	sp = NULL;
-	double *v = malloc((r->n ? r->n : 1) * sizeof *v);
-	if (!v) {
-		vf_gt_report_release(r);
-		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
-	}
-	size_t k = 0;
-	for (size_t i = 0; i < r->n; i++)
-		if (r->rows[i].scored)
-			v[k++] = fabs(r->rows[i].err_alloc);
-	r->scored = k;
-	r->max_alloc = 0;
-	for (size_t i = 0; i < k; i++)
-		if (v[i] > r->max_alloc)
-			r->max_alloc = v[i];
-	r->med_alloc = median(v, k);
-	k = 0;
-	for (size_t i = 0; i < r->n; i++)
-		if (r->rows[i].scored)
-			v[k++] = fabs(r->rows[i].err_peak);
-	r->max_peak = 0;
-	for (size_t i = 0; i < k; i++)
-		if (v[i] > r->max_peak)
-			r->max_peak = v[i];
-	r->med_peak = median(v, k);
-	k = 0;
-	for (size_t i = 0; i < r->n; i++)
-		if (r->rows[i].scored && !isnan(r->rows[i].err_step))
-			v[k++] = fabs(r->rows[i].err_step);
-	r->n_step = k;
-	r->max_step = 0;
-	for (size_t i = 0; i < k; i++)
-		if (v[i] > r->max_step)
-			r->max_step = v[i];
-	r->med_step = median(v, k);
-	free(v);
-	return VF_OK;
-fail:
-	free(sp);
-	vf_gt_report_release(r);
-	return st;
+	return gt_summary(r, path, err);
 }
 
 bool vf_gt_within_bounds(const struct vf_gt_report *r)

@@ -510,18 +510,13 @@ static void split_ratios(const struct vf_setup *s, const struct vf_gpu_spec *gpu
 		split[d] = sum > 0 ? split[d] / sum : 1.0 / ndev;
 }
 
-/* llama.cpp's memory on each device: its layers (and the output), their
- * KV cache, a compute buffer (the logits where the output layer runs),
- * the CUDA context; the users and context that fit the fullest. */
-static void llamacpp_memory(const struct vf_arch *a, const struct vf_setup *s, const struct vf_gpu_spec *gpu,
-			    const struct vf_infer_opts *o, enum vf_gguf_type t, int64_t ngl, int ndev,
-			    double *dev_w, double *host_w, double *all, struct vf_infer *r)
+/* llama.cpp's layers (il == layers: the output) onto the devices or the
+ * host: their weights into dev_w[], *host_w and *all, counts into r. */
+static void llamacpp_place_layers(const struct vf_arch *a, const struct vf_infer_opts *o, enum vf_gguf_type t,
+				  int64_t ngl, int ndev, double *dev_w, double *host_w, double *all,
+				  struct vf_infer *r)
 {
 	int64_t n = a->layers;
-	*host_w = *all = vf_gguf_embedding_bytes(a, t);
-	split_ratios(s, gpu, o, ndev, r->device_split);
-	for (int d = 0; d < ndev; d++)
-		r->device_first[d] = -1;
 	for (int64_t il = 0; il <= n; il++) {
 		double lb = il < n ? vf_gguf_layer_bytes(a, t, il) : vf_gguf_output_bytes(a, t);
 		*all += lb;
@@ -540,6 +535,35 @@ static void llamacpp_memory(const struct vf_arch *a, const struct vf_setup *s, c
 		}
 		place_weights(a, o, r->device_split, ndev, d, lb, dev_w);
 	}
+}
+
+/* Why llama.cpp's layers do not fit on the fullest device, into r->why. */
+static void llamacpp_why(int ndev, const double *dev_w, struct vf_infer *r)
+{
+	int f = r->fullest;
+	char where[48] = "";
+	if (ndev > 1)
+		snprintf(where, sizeof where, " on GPU %d of %d", f, ndev);
+	snprintf(r->why, sizeof r->why,
+		 "%lld layers%s (%.2f GiB)%s, the compute buffer and one %lld-token KV cache exceed "
+		 "the card: lower --n-gpu-layers%s",
+		 (long long)r->device_layers[f], r->device_output[f] ? " and the output" : "",
+		 dev_w[f] / GIB, where, (long long)r->ctx, ndev > 1 ? " or give more GPUs" : "");
+}
+
+/* llama.cpp's memory on each device: its layers (and the output), their
+ * KV cache, a compute buffer (the logits where the output layer runs),
+ * the CUDA context; the users and context that fit the fullest. */
+static void llamacpp_memory(const struct vf_arch *a, const struct vf_setup *s, const struct vf_gpu_spec *gpu,
+			    const struct vf_infer_opts *o, enum vf_gguf_type t, int64_t ngl, int ndev,
+			    double *dev_w, double *host_w, double *all, struct vf_infer *r)
+{
+	int64_t n = a->layers;
+	*host_w = *all = vf_gguf_embedding_bytes(a, t);
+	split_ratios(s, gpu, o, ndev, r->device_split);
+	for (int d = 0; d < ndev; d++)
+		r->device_first[d] = -1;
+	llamacpp_place_layers(a, o, t, ngl, ndev, dev_w, host_w, all, r);
 	/* compute buffer: one ubatch's layer activations on each device, its
 	 * f32 logits where the output runs (else on the last device) */
 	int64_t ub = o->n_ubatch > 0 ? o->n_ubatch : 512;
@@ -583,17 +607,8 @@ static void llamacpp_memory(const struct vf_arch *a, const struct vf_setup *s, c
 	r->fits = r->max_users >= 1;
 	double kv_host = r->kv_bytes_per_token_layer * (double)(n - r->gpu_layers) * (double)r->ctx;
 	r->host_bytes = (int64_t)(*host_w + kv_host * (double)r->users);
-	if (!r->fits) {
-		int f = r->fullest;
-		char where[48] = "";
-		if (ndev > 1)
-			snprintf(where, sizeof where, " on GPU %d of %d", f, ndev);
-		snprintf(r->why, sizeof r->why,
-			 "%lld layers%s (%.2f GiB)%s, the compute buffer and one %lld-token KV cache exceed "
-			 "the card: lower --n-gpu-layers%s",
-			 (long long)r->device_layers[f], r->device_output[f] ? " and the output" : "",
-			 dev_w[f] / GIB, where, (long long)r->ctx, ndev > 1 ? " or give more GPUs" : "");
-	}
+	if (!r->fits)
+		llamacpp_why(ndev, dev_w, r);
 }
 
 /* llama.cpp's speeds: the prompt's forward on the GPU (ggml copies the
@@ -1262,6 +1277,59 @@ cJSON *vf_infer_sweep_json(const struct vf_arch *arch, const struct vf_setup *se
 	return out;
 }
 
+/* llama.cpp's offload and its devices, into o. */
+static void infer_llamacpp_json(cJSON *o, const struct vf_infer *r)
+{
+	cJSON_AddNumberToObject(o, "gpu_layers", (double)r->gpu_layers);
+	cJSON_AddBoolToObject(o, "output_on_gpu", r->output_on_gpu);
+	cJSON_AddNumberToObject(o, "host_bytes", (double)r->host_bytes);
+	cJSON_AddNumberToObject(o, "compute_buffer_bytes", (double)r->compute_buffer_bytes);
+	cJSON_AddNumberToObject(o, "bits_per_weight", r->bits_per_weight);
+	cJSON_AddStringToObject(o, "split_mode", vf_llamacpp_split_name(r->devices > 1 ? r->split_mode
+										  : VF_LCPP_SPLIT_NONE));
+	cJSON *dv = cJSON_AddArrayToObject(o, "devices");
+	for (int d = 0; d < r->devices; d++) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "layers", (double)r->device_layers[d]);
+		if (r->device_first[d] >= 0)
+			cJSON_AddNumberToObject(e, "first_layer", (double)r->device_first[d]);
+		else
+			cJSON_AddNullToObject(e, "first_layer");
+		cJSON_AddBoolToObject(e, "output", r->device_output[d]);
+		cJSON_AddNumberToObject(e, "bytes", (double)r->device_bytes[d]);
+		cJSON_AddNumberToObject(e, "split", r->device_split[d]);
+		cJSON_AddItemToArray(dv, e);
+	}
+}
+
+/* Time to first token and decode speeds (null when not estimated). */
+static void infer_speed_json(cJSON *o, const struct vf_infer *r)
+{
+	if (r->ttft_seconds > 0)
+		cJSON_AddNumberToObject(o, "ttft_seconds", r->ttft_seconds);
+	else
+		cJSON_AddNullToObject(o, "ttft_seconds");
+	if (r->decode_step_seconds > 0) {
+		cJSON_AddNumberToObject(o, "decode_tokens_per_second_per_user",
+					r->decode_tokens_per_second_per_user);
+		cJSON_AddNumberToObject(o, "decode_tokens_per_second_total",
+					r->decode_tokens_per_second_total);
+		cJSON_AddStringToObject(o, "decode_bound", r->decode_bandwidth_bound ? "bandwidth" : "compute");
+		/* the decode step as its parts: the GPU's time and the engine's
+		 * exposed host time (vLLM), and the host work behind the latter */
+		cJSON_AddNumberToObject(o, "decode_step_seconds", r->decode_step_seconds);
+		cJSON_AddNumberToObject(o, "decode_device_seconds", r->decode_device_seconds);
+		cJSON_AddNumberToObject(o, "decode_host_seconds", r->decode_host_seconds);
+		if (r->engine == VF_ENGINE_VLLM) {
+			cJSON_AddNumberToObject(o, "decode_host_work_seconds", r->decode_host_work_seconds);
+			cJSON_AddStringToObject(o, "scheduling", r->async_scheduling ? "async" : "sync");
+		}
+	} else {
+		cJSON_AddNullToObject(o, "decode_tokens_per_second_per_user");
+		cJSON_AddNullToObject(o, "decode_tokens_per_second_total");
+	}
+}
+
 cJSON *vf_infer_to_json(const struct vf_infer *r)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -1291,28 +1359,8 @@ cJSON *vf_infer_to_json(const struct vf_infer *r)
 		cJSON_AddStringToObject(o, "kv_cache", r->kv_growth_bytes > 0 ? "dynamic" : "static");
 		cJSON_AddNumberToObject(o, "kv_growth_bytes", (double)r->kv_growth_bytes);
 	}
-	if (r->engine == VF_ENGINE_LLAMACPP) {
-		cJSON_AddNumberToObject(o, "gpu_layers", (double)r->gpu_layers);
-		cJSON_AddBoolToObject(o, "output_on_gpu", r->output_on_gpu);
-		cJSON_AddNumberToObject(o, "host_bytes", (double)r->host_bytes);
-		cJSON_AddNumberToObject(o, "compute_buffer_bytes", (double)r->compute_buffer_bytes);
-		cJSON_AddNumberToObject(o, "bits_per_weight", r->bits_per_weight);
-		cJSON_AddStringToObject(o, "split_mode", vf_llamacpp_split_name(r->devices > 1 ? r->split_mode
-											  : VF_LCPP_SPLIT_NONE));
-		cJSON *dv = cJSON_AddArrayToObject(o, "devices");
-		for (int d = 0; d < r->devices; d++) {
-			cJSON *e = cJSON_CreateObject();
-			cJSON_AddNumberToObject(e, "layers", (double)r->device_layers[d]);
-			if (r->device_first[d] >= 0)
-				cJSON_AddNumberToObject(e, "first_layer", (double)r->device_first[d]);
-			else
-				cJSON_AddNullToObject(e, "first_layer");
-			cJSON_AddBoolToObject(e, "output", r->device_output[d]);
-			cJSON_AddNumberToObject(e, "bytes", (double)r->device_bytes[d]);
-			cJSON_AddNumberToObject(e, "split", r->device_split[d]);
-			cJSON_AddItemToArray(dv, e);
-		}
-	}
+	if (r->engine == VF_ENGINE_LLAMACPP)
+		infer_llamacpp_json(o, r);
 	cJSON_AddNumberToObject(o, "weights_bytes", (double)r->weights_bytes);
 	cJSON_AddNumberToObject(o, "max_users", (double)r->max_users);
 	if (r->max_ctx >= 0)
@@ -1322,29 +1370,7 @@ cJSON *vf_infer_to_json(const struct vf_infer *r)
 	cJSON_AddBoolToObject(o, "fits", r->fits);
 	if (!r->fits)
 		cJSON_AddStringToObject(o, "refusal", r->why);
-	if (r->ttft_seconds > 0)
-		cJSON_AddNumberToObject(o, "ttft_seconds", r->ttft_seconds);
-	else
-		cJSON_AddNullToObject(o, "ttft_seconds");
-	if (r->decode_step_seconds > 0) {
-		cJSON_AddNumberToObject(o, "decode_tokens_per_second_per_user",
-					r->decode_tokens_per_second_per_user);
-		cJSON_AddNumberToObject(o, "decode_tokens_per_second_total",
-					r->decode_tokens_per_second_total);
-		cJSON_AddStringToObject(o, "decode_bound", r->decode_bandwidth_bound ? "bandwidth" : "compute");
-		/* the decode step as its parts: the GPU's time and the engine's
-		 * exposed host time (vLLM), and the host work behind the latter */
-		cJSON_AddNumberToObject(o, "decode_step_seconds", r->decode_step_seconds);
-		cJSON_AddNumberToObject(o, "decode_device_seconds", r->decode_device_seconds);
-		cJSON_AddNumberToObject(o, "decode_host_seconds", r->decode_host_seconds);
-		if (r->engine == VF_ENGINE_VLLM) {
-			cJSON_AddNumberToObject(o, "decode_host_work_seconds", r->decode_host_work_seconds);
-			cJSON_AddStringToObject(o, "scheduling", r->async_scheduling ? "async" : "sync");
-		}
-	} else {
-		cJSON_AddNullToObject(o, "decode_tokens_per_second_per_user");
-		cJSON_AddNullToObject(o, "decode_tokens_per_second_total");
-	}
+	infer_speed_json(o, r);
 	cJSON_AddBoolToObject(o, "approximate", r->approximate);
 	if (r->approximate)
 		cJSON_AddStringToObject(o, "not_modelled", r->not_modelled);

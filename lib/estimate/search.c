@@ -518,6 +518,155 @@ static void search_split(const struct vf_arch *arch, const struct vf_setup *st,
 	free(sp);
 }
 
+/* What one search holds for all its evaluations. */
+struct search_run {
+	struct vf_estimate_ctx *cx;
+	const struct vf_arch *arch;
+	const struct vf_setup *st; /* the start */
+	const struct vf_gpu_spec *gpu;
+	const struct vf_search_opts *opts;
+	double price;
+	struct vf_search *out;
+	size_t cap;
+	double *bucket;
+};
+
+/* The values each knob takes (the start's first). */
+struct knob_values {
+	int gpus[MAXV], ng;
+	int prec[MAXV], npr;
+	int opt[MAXV], no;
+	int quant[MAXV], nq;
+	int rank[MAXV], nr;
+	int ckpt[2], nc;
+};
+
+static void knob_values_fill(const struct vf_setup *st, unsigned k, int maxg, struct knob_values *v)
+{
+	memset(v, 0, sizeof *v);
+	if (k & VF_KNOB_BIT(VF_KNOB_GPUS)) {
+		for (int g = 1; g <= maxg && v->ng < MAXV; g *= 2)
+			v->ng = add_unique(v->gpus, v->ng, g);
+		v->ng = add_unique(v->gpus, v->ng, maxg);
+	} else {
+		v->ng = add_unique(v->gpus, v->ng, st->gpus);
+	}
+	v->npr = add_unique(v->prec, v->npr, st->precision);
+	if ((k & VF_KNOB_BIT(VF_KNOB_PRECISION)) && st->mode != VF_MODE_INFER) {
+		v->npr = add_unique(v->prec, v->npr, VF_PREC_AMP);
+		v->npr = add_unique(v->prec, v->npr, VF_PREC_BF16);
+	}
+	v->no = add_unique(v->opt, v->no, st->optimizer);
+	if ((k & VF_KNOB_BIT(VF_KNOB_OPTIMIZER)) && st->mode != VF_MODE_INFER) {
+		static const int cand[] = {VF_OPT_ADAMW, VF_OPT_ADAMW8BIT, VF_OPT_ADAFACTOR, VF_OPT_LION};
+		for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++)
+			v->no = add_unique(v->opt, v->no, cand[i]);
+	}
+	v->nq = add_unique(v->quant, v->nq, st->quant);
+	if ((k & VF_KNOB_BIT(VF_KNOB_QUANT)) && st->mode != VF_MODE_FULL)
+		for (int q = 0; q < VF_QUANT_COUNT; q++)
+			v->nq = add_unique(v->quant, v->nq, q);
+	v->nr = add_unique(v->rank, v->nr, st->lora_rank);
+	if ((k & VF_KNOB_BIT(VF_KNOB_LORA_RANK)) && st->mode == VF_MODE_LORA) {
+		static const int cand[] = {8, 16, 32, 64, 128};
+		for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++)
+			v->nr = add_unique(v->rank, v->nr, cand[i]);
+	}
+	v->ckpt[v->nc++] = st->grad_ckpt;
+	if ((k & VF_KNOB_BIT(VF_KNOB_GRAD_CKPT)) && st->mode != VF_MODE_INFER)
+		v->ckpt[v->nc++] = !st->grad_ckpt;
+}
+
+/* Micro-batches on g GPUs: divisors of the per-GPU samples, ascending. */
+static int micro_batches(const struct vf_setup *st, unsigned k, int64_t per_gpu, int64_t bs[64])
+{
+	int nb = 0;
+	if (k & VF_KNOB_BIT(VF_KNOB_BATCH)) {
+		for (int64_t b = 1; b <= per_gpu && nb < 64; b++)
+			if (per_gpu % b == 0)
+				bs[nb++] = b;
+	} else if (per_gpu % st->batch == 0) {
+		bs[nb++] = st->batch;
+	}
+	return nb;
+}
+
+/* The sharding strategies searched on g GPUs. */
+static int shard_values(const struct vf_setup *st, unsigned k, int g, int shard_v[MAXV])
+{
+	int ns = 0;
+	if (g == 1) {
+		shard_v[ns++] = VF_SHARD_NONE;
+	} else if (k & VF_KNOB_BIT(VF_KNOB_SHARD)) {
+		/* fsdp and zero3 are the same memory and traffic in the
+		 * model: search the one the start names (zero3 by default). */
+		for (int sh = VF_SHARD_DDP; sh <= VF_SHARD_ZERO2; sh++)
+			ns = add_unique(shard_v, ns, sh);
+		ns = add_unique(shard_v, ns, st->shard == VF_SHARD_FSDP ? VF_SHARD_FSDP : VF_SHARD_ZERO3);
+	} else {
+		shard_v[ns++] = st->shard != VF_SHARD_NONE ? (int)st->shard : VF_SHARD_DDP;
+	}
+	return ns;
+}
+
+/* Evaluates setup s at each micro-batch, ascending; stops at the first
+ * whose floor alone overflows unless the search is exhaustive. */
+static void search_batches(const struct search_run *sr, struct vf_setup *s, const int64_t *bs, int nb,
+			   int64_t per_gpu)
+{
+	struct vf_search *out = sr->out;
+	struct vf_search_result r;
+	out->space += (uint64_t)nb;
+	for (int bi = 0; bi < nb; bi++) {
+		s->batch = bs[bi];
+		s->grad_accum = per_gpu / bs[bi];
+		eval_ctx(sr->cx, sr->arch, s, sr->gpu, sr->opts->margin, sr->price, &r);
+		out->evaluated++;
+		if (!out->have_smallest || r.peak_bytes < out->smallest.peak_bytes) {
+			out->smallest = r;
+			out->have_smallest = true;
+		}
+		if (!r.fits) {
+			if (!sr->opts->exhaustive && r.floor_bytes > r.limit_bytes)
+				break; /* larger b: larger floor */
+			continue;
+		}
+		out->fitting++;
+		r.changes = count_changes(sr->st, s);
+		r.invasiveness = invasiveness(sr->st, s);
+		keep(out, sr->cap, sr->bucket, &r, sr->opts->sort);
+	}
+}
+
+/* Every optimizer, quantization, rank and checkpointing value of setup s
+ * (GPUs, sharding, precision set) at precision index pi. */
+static void search_optimizers(const struct search_run *sr, const struct knob_values *v, struct vf_setup *s,
+			      int pi, const int64_t *bs, int nb, int64_t per_gpu)
+{
+	const struct vf_setup *st = sr->st;
+	for (int oi = 0; oi < v->no; oi++) {
+		s->optimizer = (enum vf_optimizer)v->opt[oi];
+		for (int qi = 0; qi < v->nq; qi++) {
+			s->quant = (enum vf_quant)v->quant[qi];
+			/* a quantized base runs its other modules in bf16
+			 * unless a precision was given (vf_setup_finish) */
+			bool qbf16 = s->quant != VF_QUANT_NONE && !(st->given & VF_SETUP_G_PRECISION);
+			if (qbf16 && pi > 0)
+				continue; /* the same configuration again */
+			s->precision = qbf16 ? VF_PREC_BF16 : (enum vf_precision)v->prec[pi];
+			for (int ri = 0; ri < v->nr; ri++) {
+				s->lora_rank = v->rank[ri];
+				if (!(st->given & VF_SETUP_G_LORA_ALPHA))
+					s->lora_alpha = s->lora_rank;
+				for (int ci = 0; ci < v->nc; ci++) {
+					s->grad_ckpt = v->ckpt[ci];
+					search_batches(sr, s, bs, nb, per_gpu);
+				}
+			}
+		}
+	}
+}
+
 vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start,
 			const struct vf_gpu_spec *gpu, const struct vf_search_opts *opts,
 			struct vf_search *out, struct vf_error *err)
@@ -547,128 +696,28 @@ vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start
 	eval_ctx(cx, arch, st, gpu, opts->margin, price, &out->start);
 	out->evaluated++;
 
-	/* Value lists. */
-	int gpus_v[MAXV], ng = 0;
 	int maxg = opts->max_gpus > 0 ? opts->max_gpus : st->gpus;
-	if (k & VF_KNOB_BIT(VF_KNOB_GPUS)) {
-		for (int g = 1; g <= maxg && ng < MAXV; g *= 2)
-			ng = add_unique(gpus_v, ng, g);
-		ng = add_unique(gpus_v, ng, maxg);
-	} else {
-		ng = add_unique(gpus_v, ng, st->gpus);
-	}
-	int prec_v[MAXV], npr = 0;
-	npr = add_unique(prec_v, npr, st->precision);
-	if ((k & VF_KNOB_BIT(VF_KNOB_PRECISION)) && st->mode != VF_MODE_INFER) {
-		npr = add_unique(prec_v, npr, VF_PREC_AMP);
-		npr = add_unique(prec_v, npr, VF_PREC_BF16);
-	}
-	int opt_v[MAXV], no = 0;
-	no = add_unique(opt_v, no, st->optimizer);
-	if ((k & VF_KNOB_BIT(VF_KNOB_OPTIMIZER)) && st->mode != VF_MODE_INFER) {
-		static const int cand[] = {VF_OPT_ADAMW, VF_OPT_ADAMW8BIT, VF_OPT_ADAFACTOR, VF_OPT_LION};
-		for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++)
-			no = add_unique(opt_v, no, cand[i]);
-	}
-	int quant_v[MAXV], nq = 0;
-	nq = add_unique(quant_v, nq, st->quant);
-	if ((k & VF_KNOB_BIT(VF_KNOB_QUANT)) && st->mode != VF_MODE_FULL)
-		for (int q = 0; q < VF_QUANT_COUNT; q++)
-			nq = add_unique(quant_v, nq, q);
-	int rank_v[MAXV], nr = 0;
-	nr = add_unique(rank_v, nr, st->lora_rank);
-	if ((k & VF_KNOB_BIT(VF_KNOB_LORA_RANK)) && st->mode == VF_MODE_LORA) {
-		static const int cand[] = {8, 16, 32, 64, 128};
-		for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++)
-			nr = add_unique(rank_v, nr, cand[i]);
-	}
-	int ckpt_v[2], nc = 0;
-	ckpt_v[nc++] = st->grad_ckpt;
-	if ((k & VF_KNOB_BIT(VF_KNOB_GRAD_CKPT)) && st->mode != VF_MODE_INFER)
-		ckpt_v[nc++] = !st->grad_ckpt;
-
+	struct knob_values v;
+	knob_values_fill(st, k, maxg, &v);
+	const struct search_run sr = {cx, arch, st, gpu, opts, price, out, cap, bucket};
 	struct vf_setup s = *st;
-	struct vf_search_result r;
-	for (int gi = 0; gi < ng; gi++) {
-		int g = gpus_v[gi];
+	for (int gi = 0; gi < v.ng; gi++) {
+		int g = v.gpus[gi];
 		if (eff % g)
 			continue; /* the effective batch cannot be split over g GPUs */
 		int64_t per_gpu = eff / g;
-		/* Micro-batches: divisors of the per-GPU samples, ascending. */
 		int64_t bs[64];
-		int nb = 0;
-		if (k & VF_KNOB_BIT(VF_KNOB_BATCH)) {
-			for (int64_t b = 1; b <= per_gpu && nb < 64; b++)
-				if (per_gpu % b == 0)
-					bs[nb++] = b;
-		} else if (per_gpu % st->batch == 0) {
-			bs[nb++] = st->batch;
-		}
+		int nb = micro_batches(st, k, per_gpu, bs);
 		if (!nb)
 			continue;
-		int shard_v[MAXV], ns = 0;
-		if (g == 1) {
-			shard_v[ns++] = VF_SHARD_NONE;
-		} else if (k & VF_KNOB_BIT(VF_KNOB_SHARD)) {
-			/* fsdp and zero3 are the same memory and traffic in the
-			 * model: search the one the start names (zero3 by default). */
-			for (int sh = VF_SHARD_DDP; sh <= VF_SHARD_ZERO2; sh++)
-				ns = add_unique(shard_v, ns, sh);
-			ns = add_unique(shard_v, ns,
-					st->shard == VF_SHARD_FSDP ? VF_SHARD_FSDP : VF_SHARD_ZERO3);
-		} else {
-			shard_v[ns++] = st->shard != VF_SHARD_NONE ? (int)st->shard : VF_SHARD_DDP;
-		}
+		int shard_v[MAXV];
+		int ns = shard_values(st, k, g, shard_v);
 		s.gpus = g;
 		for (int si = 0; si < ns; si++) {
 			s.shard = (enum vf_shard)shard_v[si];
-			for (int pi = 0; pi < npr; pi++) {
-				s.precision = (enum vf_precision)prec_v[pi];
-				for (int oi = 0; oi < no; oi++) {
-					s.optimizer = (enum vf_optimizer)opt_v[oi];
-					for (int qi = 0; qi < nq; qi++) {
-						s.quant = (enum vf_quant)quant_v[qi];
-						/* a quantized base runs its other modules in bf16
-						 * unless a precision was given (vf_setup_finish) */
-						bool qbf16 = s.quant != VF_QUANT_NONE &&
-							     !(st->given & VF_SETUP_G_PRECISION);
-						if (qbf16 && pi > 0)
-							continue; /* the same configuration again */
-						s.precision = qbf16 ? VF_PREC_BF16
-								    : (enum vf_precision)prec_v[pi];
-						for (int ri = 0; ri < nr; ri++) {
-							s.lora_rank = rank_v[ri];
-							if (!(st->given & VF_SETUP_G_LORA_ALPHA))
-								s.lora_alpha = s.lora_rank;
-							for (int ci = 0; ci < nc; ci++) {
-								s.grad_ckpt = ckpt_v[ci];
-								out->space += (uint64_t)nb;
-								for (int bi = 0; bi < nb; bi++) {
-									s.batch = bs[bi];
-									s.grad_accum = per_gpu / bs[bi];
-									eval_ctx(cx, arch, &s, gpu, opts->margin,
-										 price, &r);
-									out->evaluated++;
-									if (!out->have_smallest ||
-									    r.peak_bytes < out->smallest.peak_bytes) {
-										out->smallest = r;
-										out->have_smallest = true;
-									}
-									if (!r.fits) {
-										if (!opts->exhaustive &&
-										    r.floor_bytes > r.limit_bytes)
-											break; /* larger b: larger floor */
-										continue;
-									}
-									out->fitting++;
-									r.changes = count_changes(st, &s);
-									r.invasiveness = invasiveness(st, &s);
-									keep(out, cap, bucket, &r, opts->sort);
-								}
-							}
-						}
-					}
-				}
+			for (int pi = 0; pi < v.npr; pi++) {
+				s.precision = (enum vf_precision)v.prec[pi];
+				search_optimizers(&sr, &v, &s, pi, bs, nb, per_gpu);
 			}
 		}
 	}

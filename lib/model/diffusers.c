@@ -940,39 +940,106 @@ static int64_t unet_up(struct vf_vision *v, const struct unet_cfg *u)
 	return P;
 }
 
+/* The block type names of a 2-D or a 3-D UNet and their default lists. */
+struct unet_names {
+	const char *down_cross, *down, *up_cross, *up;
+	const char *const *down_default, *const *up_default;
+};
+
+static const char *const unet2d_down[] = {"CrossAttnDownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D",
+					  "DownBlock2D", NULL};
+static const char *const unet2d_up[] = {"UpBlock2D", "CrossAttnUpBlock2D", "CrossAttnUpBlock2D",
+					"CrossAttnUpBlock2D", NULL};
+static const struct unet_names unet2d_names = {"CrossAttnDownBlock2D", "DownBlock2D", "CrossAttnUpBlock2D",
+					       "UpBlock2D", unet2d_down, unet2d_up};
+static const char *const unet3d_down[] = {"CrossAttnDownBlock3D", "CrossAttnDownBlock3D", "CrossAttnDownBlock3D",
+					  "DownBlock3D", NULL};
+static const char *const unet3d_up[] = {"UpBlock3D", "CrossAttnUpBlock3D", "CrossAttnUpBlock3D",
+					"CrossAttnUpBlock3D", NULL};
+static const struct unet_names unet3d_names = {"CrossAttnDownBlock3D", "DownBlock3D", "CrossAttnUpBlock3D",
+					       "UpBlock3D", unet3d_down, unet3d_up};
+
+/* The down and up block types and block_out_channels of a UNet into u;
+ * widths_listed: block_out_channels must be a list (2-D), not one width. */
+static void unet_blocks(struct dr *x, const cJSON *c, const struct unet_names *nm, bool widths_listed,
+			struct unet_cfg *u)
+{
+	u->n = block_types(x, c, "down_block_types", nm->down_cross, nm->down, u->down_cross, nm->down_default);
+	int nu = block_types(x, c, "up_block_types", nm->up_cross, nm->up, u->up_cross, nm->up_default);
+	if (!x->st && nu != u->n)
+		fail(x, "up_block_types", "as many up blocks as down blocks");
+	const cJSON *bo = cJSON_GetObjectItemCaseSensitive(c, "block_out_channels");
+	if (bo && !cJSON_IsNull(bo)) {
+		glist(x, c, "block_out_channels", u->n, u->C, 320, 1, CONV_MAX);
+		if (widths_listed && !cJSON_IsArray(bo))
+			fail(x, "block_out_channels", "a list with one width per block");
+	} else {
+		int64_t d[4] = {320, 640, 1280, 1280};
+		for (int i = 0; i < u->n; i++)
+			u->C[i] = d[i < 4 ? i : 3];
+	}
+}
+
+/* num_attention_heads: a name diffusers' UNets misuse; not modelled. */
+static void unet_heads_note(struct vf_vision *v, const cJSON *c)
+{
+	const cJSON *nh = cJSON_GetObjectItemCaseSensitive(c, "num_attention_heads");
+	if (nh && !cJSON_IsNull(nh))
+		note(v->unknown, sizeof v->unknown, "num_attention_heads");
+}
+
+/* A UNet's input and output channels and conv kernels. */
+struct unet_io {
+	int64_t in, out, kin, kout;
+};
+
+static void unet_io_read(struct dr *x, const cJSON *c, struct unet_io *io)
+{
+	io->in = gint_max(x, c, "in_channels", 4, CONV_MAX);
+	io->out = gint_max(x, c, "out_channels", 4, CONV_MAX);
+	io->kin = gint_max(x, c, "conv_in_kernel", 3, 15);
+	io->kout = gint_max(x, c, "conv_out_kernel", 3, 15);
+}
+
+/* The one trained part of a UNet (P parameters, Cl the deepest width)
+ * and the vision fields both kinds share. */
+static void unet_part(struct vf_vision *v, const char *family, int64_t P, int64_t Cl, int64_t heads, int64_t in,
+		      int64_t text_dim, int64_t frames)
+{
+	snprintf(v->family, sizeof v->family, "%s", family);
+	snprintf(v->kind, sizeof v->kind, "unet");
+	struct vf_vision_part *t = &v->parts[v->nparts++];
+	snprintf(t->name, sizeof t->name, "unet");
+	t->params = P;
+	int64_t blocks = 0;
+	for (int i = 0; i < v->nlevels; i++)
+		blocks += v->levels[i].attn_blocks;
+	t->layers = blocks;
+	t->hidden = Cl;
+	t->heads = heads;
+	t->ffn = 4 * Cl;
+	t->trained[0] = true;
+	v->stages = 1;
+	v->dit_layers = blocks;
+	v->in_channels = in;
+	v->text_dim = text_dim;
+	v->text_tokens = 77;
+	v->spatial_compression = 8;
+	v->temporal_compression = 1;
+	v->frames = frames;
+}
+
 static void read_unet2d(struct dr *x, const cJSON *c)
 {
 	struct vf_vision *v = x->v;
 	struct unet_cfg u;
 	memset(&u, 0, sizeof u);
-	static const char *const ddf[] = {"CrossAttnDownBlock2D", "CrossAttnDownBlock2D",
-					  "CrossAttnDownBlock2D", "DownBlock2D", NULL};
-	static const char *const udf[] = {"UpBlock2D", "CrossAttnUpBlock2D", "CrossAttnUpBlock2D",
-					  "CrossAttnUpBlock2D", NULL};
-	bool upc[MAX_BLOCKS];
-	u.n = block_types(x, c, "down_block_types", "CrossAttnDownBlock2D", "DownBlock2D", u.down_cross, ddf);
-	int nu = block_types(x, c, "up_block_types", "CrossAttnUpBlock2D", "UpBlock2D", upc, udf);
-	if (!x->st && nu != u.n)
-		fail(x, "up_block_types", "as many up blocks as down blocks");
-	memcpy(u.up_cross, upc, sizeof upc);
-	int64_t C[MAX_BLOCKS];
-	const cJSON *bo = cJSON_GetObjectItemCaseSensitive(c, "block_out_channels");
-	if (bo && !cJSON_IsNull(bo)) {
-		glist(x, c, "block_out_channels", u.n, C, 320, 1, CONV_MAX);
-		if (!cJSON_IsArray(bo))
-			fail(x, "block_out_channels", "a list with one width per block");
-	} else {
-		int64_t d[4] = {320, 640, 1280, 1280};
-		for (int i = 0; i < u.n; i++)
-			C[i] = d[i < 4 ? i : 3];
-	}
-	memcpy(u.C, C, sizeof C);
+	unet_blocks(x, c, &unet2d_names, true, &u);
+	const int64_t *C = u.C;
 	glist(x, c, "layers_per_block", u.n, u.lpb, 2, 1, REPEAT_MAX);
 	glist(x, c, "cross_attention_dim", u.n, u.cross, 1280, 1, CONV_MAX);
 	glist(x, c, "attention_head_dim", u.n, u.heads, 8, 1, CONV_MAX);
-	if (cJSON_GetObjectItemCaseSensitive(c, "num_attention_heads") &&
-	    !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(c, "num_attention_heads")))
-		note(v->unknown, sizeof v->unknown, "num_attention_heads");
+	unet_heads_note(v, c);
 	const cJSON *oc = cJSON_GetObjectItemCaseSensitive(c, "only_cross_attention");
 	for (int i = 0; i < u.n; i++)
 		u.only[i] = cJSON_IsTrue(oc) || (cJSON_IsArray(oc) && cJSON_IsTrue(cJSON_GetArrayItem(oc, i)));
@@ -992,8 +1059,8 @@ static void read_unet2d(struct dr *x, const cJSON *c)
 	const cJSON *ng = cJSON_GetObjectItemCaseSensitive(c, "norm_num_groups");
 	if (ng && cJSON_IsNull(ng))
 		note(v->unknown, sizeof v->unknown, "norm_num_groups");
-	int64_t in = gint_max(x, c, "in_channels", 4, CONV_MAX), out = gint_max(x, c, "out_channels", 4, CONV_MAX);
-	int64_t kin = gint_max(x, c, "conv_in_kernel", 3, 15), kout = gint_max(x, c, "conv_out_kernel", 3, 15);
+	struct unet_io io;
+	unet_io_read(x, c, &io);
 	if (x->st)
 		return;
 	int64_t emb = unet_embeddings(x, c, C[0], u.cross[0], &u.temb);
@@ -1009,32 +1076,12 @@ static void read_unet2d(struct dr *x, const cJSON *c)
 	} else if (*mid) {
 		note(v->unknown, sizeof v->unknown, "mid_block_type");
 	}
-	int64_t P = lin(in * kin * kin, C[0]) + emb + unet_down(v, &u, false);
+	int64_t P = lin(io.in * io.kin * io.kin, C[0]) + emb + unet_down(v, &u, false);
 	P += midp;
 	if (*mid)
 		level_add(v, u.n - 1, Cl, 2, midt, midp);
-	P += unet_up(v, &u) + 2 * C[0] + lin(C[0] * kout * kout, out); /* conv_norm_out, conv_out */
-	snprintf(v->family, sizeof v->family, "unet2d");
-	snprintf(v->kind, sizeof v->kind, "unet");
-	struct vf_vision_part *t = &v->parts[v->nparts++];
-	snprintf(t->name, sizeof t->name, "unet");
-	t->params = P;
-	int64_t blocks = 0;
-	for (int i = 0; i < v->nlevels; i++)
-		blocks += v->levels[i].attn_blocks;
-	t->layers = blocks;
-	t->hidden = Cl;
-	t->heads = u.heads[u.n - 1];
-	t->ffn = 4 * Cl;
-	t->trained[0] = true;
-	v->stages = 1;
-	v->dit_layers = blocks;
-	v->in_channels = in;
-	v->text_dim = u.cross[0];
-	v->text_tokens = 77;
-	v->spatial_compression = 8;
-	v->temporal_compression = 1;
-	v->frames = 1;
+	P += unet_up(v, &u) + 2 * C[0] + lin(C[0] * io.kout * io.kout, io.out); /* conv_norm_out, conv_out */
+	unet_part(v, "unet2d", P, Cl, u.heads[u.n - 1], io.in, u.cross[0], 1);
 	/* sample_size: an integer or [height, width]; only the default sample */
 	const cJSON *sj = cJSON_GetObjectItemCaseSensitive(c, "sample_size");
 	int64_t ss = 64;
@@ -1085,40 +1132,22 @@ static void read_unet3d(struct dr *x, const cJSON *c)
 	struct vf_vision *v = x->v;
 	struct unet_cfg u;
 	memset(&u, 0, sizeof u);
-	static const char *const ddf[] = {"CrossAttnDownBlock3D", "CrossAttnDownBlock3D", "CrossAttnDownBlock3D",
-					  "DownBlock3D", NULL};
-	static const char *const udf[] = {"UpBlock3D", "CrossAttnUpBlock3D", "CrossAttnUpBlock3D",
-					  "CrossAttnUpBlock3D", NULL};
-	bool upc[MAX_BLOCKS];
-	u.n = block_types(x, c, "down_block_types", "CrossAttnDownBlock3D", "DownBlock3D", u.down_cross, ddf);
-	int nu = block_types(x, c, "up_block_types", "CrossAttnUpBlock3D", "UpBlock3D", upc, udf);
-	if (!x->st && nu != u.n)
-		fail(x, "up_block_types", "as many up blocks as down blocks");
-	const cJSON *bo = cJSON_GetObjectItemCaseSensitive(c, "block_out_channels");
-	if (bo && !cJSON_IsNull(bo)) {
-		glist(x, c, "block_out_channels", u.n, u.C, 320, 1, CONV_MAX);
-	} else {
-		int64_t d[4] = {320, 640, 1280, 1280};
-		for (int i = 0; i < u.n; i++)
-			u.C[i] = d[i < 4 ? i : 3];
-	}
+	unet_blocks(x, c, &unet3d_names, false, &u);
 	int64_t lpb = gint_max(x, c, "layers_per_block", 2, REPEAT_MAX);
 	int64_t cross = gint_max(x, c, "cross_attention_dim", 1024, CONV_MAX);
 	glist(x, c, "attention_head_dim", u.n, u.heads, 64, 1, CONV_MAX);
 	const cJSON *ah = cJSON_GetObjectItemCaseSensitive(c, "attention_head_dim");
 	if (cJSON_IsArray(ah))
 		note(v->unknown, sizeof v->unknown, "attention_head_dim"); /* transformer_in takes one */
-	if (cJSON_GetObjectItemCaseSensitive(c, "num_attention_heads") &&
-	    !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(c, "num_attention_heads")))
-		note(v->unknown, sizeof v->unknown, "num_attention_heads");
-	int64_t in = gint_max(x, c, "in_channels", 4, CONV_MAX), out = gint_max(x, c, "out_channels", 4, CONV_MAX);
-	int64_t kin = gint_max(x, c, "conv_in_kernel", 3, 15), kout = gint_max(x, c, "conv_out_kernel", 3, 15);
+	unet_heads_note(v, c);
+	struct unet_io io;
+	unet_io_read(x, c, &io);
 	int64_t cond = gint_max(x, c, "time_cond_proj_dim", 0, CONV_MAX);
 	if (x->st)
 		return;
 	int n = u.n;
 	int64_t C0 = u.C[0], T = 4 * C0, Cl = u.C[n - 1];
-	int64_t P = lin(in * kin * kin, C0) + lin(C0, T) + lin(T, T) + cond * C0 + temporal_tr(C0, 8 * u.heads[0]);
+	int64_t P = lin(io.in * io.kin * io.kin, C0) + lin(C0, T) + lin(T, T) + cond * C0 + temporal_tr(C0, 8 * u.heads[0]);
 	level_add(v, 0, C0, 0, 1, temporal_tr(C0, 8 * u.heads[0]));
 	int64_t o = C0;
 	for (int i = 0; i < n; i++) {
@@ -1151,7 +1180,7 @@ static void read_unet3d(struct dr *x, const cJSON *c)
 		for (int j = 0; j < lpb + 1; j++) {
 			int64_t skip = j == lpb ? inc : o, rin = j == 0 ? prev : o;
 			b += resnet(rin + skip, o, T, 1) + temp_conv(o);
-			if (upc[i]) {
+			if (u.up_cross[i]) {
 				b += transformer2d(o, 1, cross, u.heads[r], false) + temporal_tr(o, D);
 				nt += 2;
 			}
@@ -1161,28 +1190,8 @@ static void read_unet3d(struct dr *x, const cJSON *c)
 		level_add(v, r, o, 2 * (lpb + 1), nt, b);
 		P += b;
 	}
-	P += 2 * C0 + lin(C0 * kout * kout, out);
-	snprintf(v->family, sizeof v->family, "unet3d");
-	snprintf(v->kind, sizeof v->kind, "unet");
-	struct vf_vision_part *t = &v->parts[v->nparts++];
-	snprintf(t->name, sizeof t->name, "unet");
-	t->params = P;
-	int64_t blocks = 0;
-	for (int i = 0; i < v->nlevels; i++)
-		blocks += v->levels[i].attn_blocks;
-	t->layers = blocks;
-	t->hidden = Cl;
-	t->heads = u.heads[n - 1];
-	t->ffn = 4 * Cl;
-	t->trained[0] = true;
-	v->stages = 1;
-	v->dit_layers = blocks;
-	v->in_channels = in;
-	v->text_dim = cross;
-	v->text_tokens = 77;
-	v->spatial_compression = 8;
-	v->temporal_compression = 1;
-	v->frames = 16;
+	P += 2 * C0 + lin(C0 * io.kout * io.kout, io.out);
+	unet_part(v, "unet3d", P, Cl, u.heads[n - 1], io.in, cross, 16);
 	v->image_size = 256;
 	note(v->assumed, sizeof v->assumed, "77 CLIP tokens, VAE 8x, every frame a latent frame");
 	check_keys(x, c, unet3d_keys);

@@ -103,6 +103,19 @@ for p in 125M 1B 7B 70B 400B; do
 	add estimate --params "$p" --gpu h100-80gb:8 --shard fsdp --mode lora --json
 done
 
+# inference engines: llama.cpp's layer placement over one card and a set
+# (-ngl, --tensor-split, a refusal naming the fullest card), vLLM, transformers
+for g in rtx-4090 rtx-3080:2 rtx-3090,rtx-4080 rtx-4090,rtx-3090:2,rtx-4080; do
+	add estimate llama3.1-8b --mode infer --engine llamacpp --gpu "$g" --ctx 131072 --users 4 --json
+	add estimate llama3-70b --mode infer --engine llamacpp --gpu "$g"
+	add estimate llama3-70b --mode infer --engine llamacpp --gpu "$g" --n-gpu-layers 30 --json
+done
+add estimate llama3.1-8b --mode infer --engine llamacpp --gpu rtx-3090,rtx-4080 --ctx 8192 --tensor-split 1,1 --json
+add estimate mixtral-8x7b --mode infer --engine llamacpp --gpu rtx-4090:2 --json
+add estimate llama3-70b --mode infer --engine vllm --gpu h100-80gb:4
+add estimate llama3.1-8b --mode infer --engine vllm --gpu a100-40gb --users 64 --json
+add estimate llama3.1-8b --mode infer --engine transformers --gpu a100-40gb --json
+
 # fits
 for m in llama3-8b gpt2 t5-base mixtral-8x7b qwen2.5-0.5b gemma2-9b; do
 	add fit "$m" --tokens 1e9 --json

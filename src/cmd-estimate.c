@@ -118,7 +118,8 @@ static void join_parts(char *o, size_t n, const char *const *part, int np)
 }
 
 /* What to try when no allowed change fits: for the dominant term, only
- * what the setup does not already have, then the split that fits
+ * what the setup does not already have and the advice search did not try
+ * on its own, then the split that fits
  * (split_hint, tried by split_fits), then a smaller model. */
 static const char *remedy(char *o, size_t n, enum vf_term t, const struct vf_setup *s,
 			  const char *split_hint)
@@ -129,9 +130,10 @@ static const char *remedy(char *o, size_t n, enum vf_term t, const struct vf_set
 	bool infer = s->mode == VF_MODE_INFER;
 	switch (t) {
 	case VF_TERM_ACTIVATIONS:
-		if (!s->grad_ckpt && !infer)
-			part[np++] = "--grad-ckpt";
-		part[np++] = "a smaller --batch or --seq";
+		/* the advice search tried checkpointing on already: only with a
+		 * smaller batch or sequence (which it does not change) is it new */
+		part[np++] = !s->grad_ckpt && !infer ? "a smaller --batch or --seq together with --grad-ckpt"
+						     : "a smaller --batch or --seq";
 		break;
 	case VF_TERM_OPTIMIZER:
 		if (s->optimizer != VF_OPT_ADAMW8BIT && s->optimizer != VF_OPT_SGD)

@@ -438,7 +438,13 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 				  "over PCIe hidden behind up to 70%% of the compute (not measured)");
 		mechanism_assumptions(e, s, a);
 	}
-	if (e->simulated)
+	if (e->simulated && e->sim_short)
+		assume(a, "device peak: the step's analytic allocated peak (%s) with no allocator reserve: "
+			  "PyTorch's caching allocator replayed over the model load and two steps allocates "
+			  "at most %s, so the replay misses tensors of this setup; the peak is approximate",
+		       vf_fmt_bytes((char[32]){0}, 32, (double)e->peak_allocated_bytes),
+		       vf_fmt_bytes((char[32]){0}, 32, (double)e->sim_allocated_bytes));
+	else if (e->simulated)
 		assume(a, "device peak: PyTorch's caching allocator (2.9-2.11 rules) simulated over the model "
 			  "load and two steps (optimizer states created in the first); --allocator, "
 			  "PYTORCH_CUDA_ALLOC_CONF");
@@ -951,6 +957,10 @@ static void print_segments(const struct vf_alloc *a, const struct vf_estimate *e
 	       vf_fmt_bytes(b2, sizeof b2, (double)(small_used + large_used)),
 	       vf_fmt_bytes(b3, sizeof b3, (double)(small + large - small_used - large_used)),
 	       vf_fmt_bytes((char[32]){0}, 32, (double)e->analytic_reserved_bytes));
+	if (e->sim_short)
+		printf("  below the step's analytic allocated peak (%s), which the estimate keeps: the "
+		       "replay misses tensors of this setup\n",
+		       vf_fmt_bytes(b1, sizeof b1, (double)e->peak_allocated_bytes));
 	printf("  small pool: %d segments of 2 MiB, %s used of %s\n", nsmall,
 	       vf_fmt_bytes(b1, sizeof b1, (double)small_used), vf_fmt_bytes(b2, sizeof b2, (double)small));
 	printf("  large pool: %d segments, %s used of %s; the largest:\n", total - nsmall,

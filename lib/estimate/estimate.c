@@ -3031,7 +3031,8 @@ vf_status vf_estimate_simulate_memo(const struct vf_arch *arch, const struct vf_
 	e->analytic_reserved_bytes = e->step_peak_reserved_bytes;
 	int64_t reserved = p.reserved;
 	e->sim_allocated_bytes = p.allocated;
-	if (reserved < e->step_peak_allocated_bytes)
+	e->sim_short = reserved < e->step_peak_allocated_bytes;
+	if (e->sim_short)
 		reserved = e->step_peak_allocated_bytes;
 	e->peak_allocated_bytes = e->step_peak_allocated_bytes;
 	e->peak_reserved_bytes = reserved;
@@ -3296,6 +3297,8 @@ cJSON *vf_estimate_memory_json(const struct vf_estimate *e)
 	}
 	if (e->sim_skipped) /* only then: every other estimate's JSON as it was */
 		cJSON_AddStringToObject(o, "allocator_not_simulated", e->sim_skipped);
+	if (e->simulated && e->sim_short) /* likewise: the replay fell short of the step */
+		cJSON_AddNumberToObject(o, "allocator_replay_allocated_bytes", (double)e->sim_allocated_bytes);
 	return o;
 }
 

@@ -24,4 +24,25 @@ expect_out 'a100-40gb: does not fit'
 expect_no_out '--grad-ckpt,'
 expect_no_out 'together with --grad-ckpt'
 
+test_case "estimate --shard fsdp: the device peak is not called simulated when the replay fell short"
+# the allocator replay of tinyllama under FSDP over 4 GPUs allocates less
+# than the step's analytic peak; that analytic peak stands (no reserve), and
+# the assumptions, --explain and the JSON say so instead of 'simulated'
+run estimate tinyllama-1.1b --batch 4 --seq 1024 --grad-ckpt --gpu rtx-4090:4 --shard fsdp --explain
+expect_rc 0
+expect_no_out "device peak: PyTorch's caching allocator (2.9-2.11 rules) simulated"
+expect_out "device peak: the step's analytic allocated peak (5.97 GiB) with no allocator reserve"
+expect_out 'the peak is approximate'
+expect_out "below the step's analytic allocated peak (5.97 GiB), which the estimate keeps"
+run estimate tinyllama-1.1b --batch 4 --seq 1024 --grad-ckpt --gpu rtx-4090:4 --shard fsdp --json
+expect_rc 0
+expect_json 'j["memory"]["allocator_replay_allocated_bytes"] < j["memory"]["peak_allocated_bytes"]'
+expect_json 'j["memory"]["allocator_bytes"] == 0'
+expect_json 'any("the peak is approximate" in a for a in j["assumptions"])'
+# one GPU: the replay covers the step, its reserve stands and nothing changes
+run estimate tinyllama-1.1b --batch 4 --seq 1024 --grad-ckpt --gpu rtx-4090 --json
+expect_rc 0
+expect_json '"allocator_replay_allocated_bytes" not in j["memory"] and j["memory"]["allocator_bytes"] > 0'
+expect_json 'any("simulated over the model load" in a for a in j["assumptions"])'
+
 finish

@@ -167,6 +167,9 @@ struct vf_estimate {
 	                            * analytic reserve stands), NULL otherwise */
 	int64_t analytic_reserved_bytes; /* the fast path's reserved peak */
 	int64_t sim_allocated_bytes;     /* the simulation's own allocated peak (blocks) */
+	bool sim_short;            /* the simulation's reserved peak fell below the step's
+	                            * analytic allocated peak (it misses tensors): that
+	                            * analytic peak stands, with no reserve; approximate */
 	int64_t evictable_bytes;   /* paged optimizer states (unified memory): counted in the
 	                            * peak, evicted to the host before an out-of-memory */
 	/* Which peak each tool sees (lib/estimate/mechanisms.c). peak_allocated_bytes,

@@ -213,7 +213,8 @@ static int run(int argc, char **argv)
 		if (kind[0] == '-')
 			return vf_cli_usage("report", "unknown option '%s'", kind);
 		if (stat(kind, &sb) != 0 || !S_ISDIR(sb.st_mode))
-			return vf_cli_usage("report", "%s: not estimate, fit, history or a run directory", kind);
+			return vf_cli_usage("report", "%s: %s (report takes estimate, fit, history or a run directory)",
+					    kind, stat(kind, &sb) != 0 ? "no such directory" : "not a directory");
 		if (!out)
 			snprintf(name, sizeof name, "%s/report.html", kind);
 		rc = stored_report(kind, db, out ? out : name, out != NULL, plan_page, sizeof plan_page);

@@ -45,4 +45,13 @@ expect_rc 0
 expect_json '"allocator_replay_allocated_bytes" not in j["memory"] and j["memory"]["allocator_bytes"] > 0'
 expect_json 'any("simulated over the model load" in a for a in j["assumptions"])'
 
+test_case "report: a path that is missing or not a directory is named as such"
+run report "$TMP/no-such-run"
+expect_rc 2
+expect_err "$TMP/no-such-run: no such directory (report takes estimate, fit, history or a run directory)"
+printf 'x\n' >"$TMP/a.txt"
+run report "$TMP/a.txt"
+expect_rc 2
+expect_err "$TMP/a.txt: not a directory (report takes estimate, fit, history or a run directory)"
+
 finish

@@ -150,7 +150,7 @@ cd "$TMP" || exit 1
 # --- usage and errors ------------------------------------------------------------
 test_case "report usage"
 run report; expect_rc 2
-run report nowhere; expect_rc 2; expect_err "nowhere: not estimate, fit, history or a run directory"
+run report nowhere; expect_rc 2; expect_err "nowhere: no such directory (report takes estimate, fit, history or a run directory)"
 run report estimate --params 7B; expect_rc 2; expect_err "give MODEL first, or -o FILE"
 run report estimate nosuchmodel -o x.html; expect_rc 1; check '[ ! -e x.html ]'
 test_case "report DIR that is not a run workspace: one line naming the directory and what it expected"

@@ -401,6 +401,29 @@ static void mechanism_assumptions(const struct vf_estimate *e, const struct vf_s
 					    : "every:N: one layer in N checkpointed");
 }
 
+/* Where the device peak comes from: the allocator's replay, the step's
+ * analytic allocated peak where the replay falls short of it, or the
+ * analytic reserve. */
+static void device_peak_assumption(const struct vf_estimate *e, struct assume *a)
+{
+	if (e->simulated && e->sim_short)
+		assume(a, "device peak: the step's analytic allocated peak (%s) with no allocator reserve: "
+			  "PyTorch's caching allocator replayed over the model load and two steps allocates "
+			  "at most %s, so the replay misses tensors of this setup; the peak is approximate",
+		       vf_fmt_bytes((char[32]){0}, 32, (double)e->peak_allocated_bytes),
+		       vf_fmt_bytes((char[32]){0}, 32, (double)e->sim_allocated_bytes));
+	else if (e->simulated)
+		assume(a, "device peak: PyTorch's caching allocator (2.9-2.11 rules) simulated over the model "
+			  "load and two steps (optimizer states created in the first); --allocator, "
+			  "PYTORCH_CUDA_ALLOC_CONF");
+	else if (e->sim_skipped)
+		assume(a, "device peak: analytic allocator reserve (%s); the peak is approximate",
+		       e->sim_skipped);
+	else
+		assume(a, "PyTorch caching allocator without expandable segments; peak = steady-state step "
+			  "(optimizer states held from the previous step)");
+}
+
 static void estimate_assumptions(const struct vf_estimate *e, const struct vf_setup *s,
 				 const struct vf_gpu_spec *gpu, struct assume *a)
 {
@@ -438,22 +461,7 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 				  "over PCIe hidden behind up to 70%% of the compute (not measured)");
 		mechanism_assumptions(e, s, a);
 	}
-	if (e->simulated && e->sim_short)
-		assume(a, "device peak: the step's analytic allocated peak (%s) with no allocator reserve: "
-			  "PyTorch's caching allocator replayed over the model load and two steps allocates "
-			  "at most %s, so the replay misses tensors of this setup; the peak is approximate",
-		       vf_fmt_bytes((char[32]){0}, 32, (double)e->peak_allocated_bytes),
-		       vf_fmt_bytes((char[32]){0}, 32, (double)e->sim_allocated_bytes));
-	else if (e->simulated)
-		assume(a, "device peak: PyTorch's caching allocator (2.9-2.11 rules) simulated over the model "
-			  "load and two steps (optimizer states created in the first); --allocator, "
-			  "PYTORCH_CUDA_ALLOC_CONF");
-	else if (e->sim_skipped)
-		assume(a, "device peak: analytic allocator reserve (%s); the peak is approximate",
-		       e->sim_skipped);
-	else
-		assume(a, "PyTorch caching allocator without expandable segments; peak = steady-state step "
-			  "(optimizer states held from the previous step)");
+	device_peak_assumption(e, a);
 	assume(a, "step time (an estimate): LLMs kernel by kernel, constants fitted on H200 measurements "
 		  "(data/estimate/steptime.json); video DiTs and vision models dense bf16 rate x fitted "
 		  "utilisation x the generation's GEMM efficiency relative to hopper's");

@@ -752,7 +752,7 @@ vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, stru
 			return BAD_ENUM(name, v, "none, foreach or for");
 		s->given |= VF_SETUP_G_GRAD_CLIP;
 	} else if (strcmp(name, "zero-grad") == 0) {
-		if (strcmp(v, "none") != 0 && strcmp(v, "zeros") != 0)
+		if (!v || (strcmp(v, "none") != 0 && strcmp(v, "zeros") != 0))
 			return BAD_ENUM(name, v, "none or zeros");
 		s->grads_zeroed = strcmp(v, "zeros") == 0;
 		s->given |= VF_SETUP_G_ZERO_GRAD;

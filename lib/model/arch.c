@@ -918,9 +918,9 @@ static bool groups_encoder(const struct vf_arch *a, struct vf_param_groups *g)
 	ADD(g->embedding, t);
 	P(t, 2, a->rel_positions, H);
 	ADD(g->other, t);
-	P(per, 2, (int64_t)4, H * H + H); /* H <= 2^40: H*H checked below */
-	if (H > ((int64_t)1 << 31))
+	if (H > ((int64_t)1 << 31)) /* H*H + H must fit 64 bits */
 		return false;
+	P(per, 2, (int64_t)4, H * H + H);
 	P(t, 2, per, L);
 	ADD(g->attention, t);
 	int64_t m;

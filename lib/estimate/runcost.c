@@ -398,6 +398,28 @@ void vf__estimate_add_comm(const struct vf_setup *su, const struct vf_gpu_spec *
 	vf__estimate_add_comm_link(su, gpu, NULL, layers, e);
 }
 
+/* The compute a step's data-parallel collectives can hide behind: its
+ * forward and backward passes (with their exposed activation-offload
+ * copies), every micro-step's. Not the optimizer step: the backward's
+ * last collective finishes before it (FSDP2's root post-backward callback
+ * makes the compute stream wait for the last reduce-scatter, FSDP1's
+ * waits for its post-backward stream, DDP's reducer waits for its
+ * all-reduces when the backward ends) and the next step's first gather
+ * waits for the parameters it updates; nor its paged states (migrated
+ * during the step), the per-step host overhead (zero_grad, the loss
+ * scalar, after the backward), CPU offload's host step or its exposed
+ * copies. */
+static double overlap_window(double step, const struct vf_step_parts *p)
+{
+	double w = step                /* one GPU's step, before communication */
+		   - p->optimizer      /* the optimizer step (+ GradScaler) */
+		   - p->paging         /* paged states, in the optimizer step */
+		   - p->fixed          /* per-step host overhead */
+		   - p->host_optimizer /* CPU offload: the host's step */
+		   - p->cpu_offload;   /* CPU offload: copies not hidden */
+	return w > 0 ? w : 0;  /* s */
+}
+
 void vf__estimate_add_comm_link(const struct vf_setup *su, const struct vf_gpu_spec *gpu,
 				const struct vf__link *link, double layers, struct vf_estimate *e)
 {
@@ -421,10 +443,7 @@ void vf__estimate_add_comm_link(const struct vf_setup *su, const struct vf_gpu_s
 		.grad_bytes = (double)e->trainable_params * gb,
 		.param_bytes = (double)e->params * pb,
 		.link_gbs = gpu ? gpu->interconnect_gbs : -1,
-		/* the GPU's passes and optimizer: CPU offload's host step and
-		 * exposed copies come after the gradients are reduced and hide
-		 * nothing */
-		.compute_seconds = t - p->host_optimizer - p->cpu_offload,
+		.compute_seconds = overlap_window(t, p),
 		.grad_ckpt = su->grad_ckpt,
 		.gpu = gpu,
 		.layers = layers,

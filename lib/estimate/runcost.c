@@ -380,8 +380,9 @@ static const char *const assumptions[] = {
 	"ZeRO-1/2: gradients reduce-scattered and updated parameters all-gathered once per step; "
 	"ZeRO-3/FSDP: each layer's parameters all-gathered for its forward and backward and its "
 	"gradients reduce-scattered every micro-step, in 16 bits under mixed precision, hidden behind "
-	"up to 80% of compute (the first gather exposed); without peer-to-peer (GeForce) a quarter of "
-	"that overlap",
+	"up to 80% of the forward and backward passes (the first gather exposed); without peer-to-peer "
+	"(GeForce) a quarter of that overlap; nothing hides behind the optimizer step, which waits for "
+	"the last reduce-scatter or all-reduce",
 	"overlapped collectives slow the compute: NCCL runs one CTA per channel, each holding an SM, "
 	"so hidden communication costs hidden x channels / SMs of compute (channels per link and SM "
 	"counts in data/estimate/steptime.json; memory-bandwidth contention not counted)",

@@ -33,13 +33,16 @@ static double buckets(double g, double *each)
 	return count;
 }
 
-static double pos(double x) { return x > 0 ? x : 0; }
 
 /* ZeRO-3 / FSDP on link l, per micro-step: each layer's parameters
  * gathered for its forward (prefetched behind the layer before; the first
  * one exposed) and for its backward, its gradients reduce-scattered,
- * both behind the backward. Returns the exposed seconds of one
- * optimizer step; *total its communication. */
+ * both behind the backward; the last reduce-scatter comes after the
+ * backward's last layer and is waited for before anything else runs
+ * (FSDP2's root post-backward callback makes the compute stream wait for
+ * its event; DeepSpeed ZeRO-3 synchronises its reduction stream at the
+ * end of the backward): exposed, as DDP's last bucket. Returns the
+ * exposed seconds of one optimizer step; *total its communication. */
 static double fsdp_nccl(const struct vf_comm_in *in, const struct vf__link *l, double *total)
 {
 	int n = in->gpus;
@@ -50,8 +53,9 @@ static double fsdp_nccl(const struct vf_comm_in *in, const struct vf__link *l, d
 	double ag = vf__nccl_seconds(l, VF__ALL_GATHER, n, in->param_bytes / layers, layers);
 	double rs = vf__nccl_seconds(l, VF__REDUCE_SCATTER, n, in->grad_bytes / layers, layers);
 	double first = vf__nccl_seconds(l, VF__ALL_GATHER, n, in->param_bytes / layers, 1);
+	double last = vf__nccl_seconds(l, VF__REDUCE_SCATTER, n, in->grad_bytes / layers, 1);
 	double exp_f = fmax(first, ag - ov * micro * (1 - bwd)); /* forward gathers */
-	double exp_b = pos(ag + rs - ov * micro * bwd);          /* backward gathers + reduce-scatter */
+	double exp_b = fmax(last, ag + rs - ov * micro * bwd);   /* backward gathers + reduce-scatters */
 	*total = accum * (2 * ag + rs);
 	return accum * (exp_f + exp_b);
 }
@@ -380,7 +384,8 @@ static const char *const assumptions[] = {
 	"ZeRO-1/2: gradients reduce-scattered and updated parameters all-gathered once per step; "
 	"ZeRO-3/FSDP: each layer's parameters all-gathered for its forward and backward and its "
 	"gradients reduce-scattered every micro-step, in 16 bits under mixed precision, hidden behind "
-	"up to 80% of the forward and backward passes (the first gather exposed); without peer-to-peer "
+	"up to 80% of the forward and backward passes (the first gather and the last reduce-scatter "
+	"exposed); without peer-to-peer "
 	"(GeForce) a quarter of that overlap; nothing hides behind the optimizer step, which waits for "
 	"the last reduce-scatter or all-reduce",
 	"overlapped collectives slow the compute: NCCL runs one CTA per channel, each holding an SM, "

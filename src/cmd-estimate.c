@@ -1033,6 +1033,20 @@ static void print_step_traffic(const struct gpu_row *r)
 
 /* --explain: each GPU's step time as its parts (lib/estimate/steptime.c,
  * nccl.c), so a slow card or link shows where its time goes. */
+/* Checkpointing's Python on the host (not a part of its own: it is in
+ * the passes' host time, hidden behind the GPU's kernels or inside the
+ * launches above). */
+static void print_ckpt_host(const struct vf_estimate *e)
+{
+	if (!(e->parts.ckpt_host >= 5e-5))
+		return;
+	printf("  %-30s %9.1f ms (%s)\n", "checkpoint hooks (host)", 1e3 * e->parts.ckpt_host,
+	       e->parts.launch >= 5e-5 ? "pack/unpack per saved tensor, RNG and autocast per block: "
+					 "in the launches above"
+				       : "pack/unpack per saved tensor, RNG and autocast per block: "
+					 "hidden behind the GPU's kernels");
+}
+
 static void print_step_parts(const struct target *tg, const struct gpu_row *rows, int nrows)
 {
 	static const char *const label[] = {
@@ -1079,6 +1093,7 @@ static void print_step_parts(const struct target *tg, const struct gpu_row *rows
 				continue;
 			printf("  %-30s %9.1f ms %5.1f%%\n", label[k], 1e3 * v[k], 100 * v[k] / e->step_seconds);
 		}
+		print_ckpt_host(e);
 		print_step_traffic(r);
 		print_step_mechanisms(tg, r);
 	}

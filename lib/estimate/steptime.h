@@ -54,6 +54,11 @@ struct vf__layer_work {
 	 * by dequantizing the layer's linears once, and their kernels */
 	double dequant_bytes;
 	double dequant_kernels;
+	/* tensors autograd saves for the backward per layer (each linear's
+	 * input and weight, norms, activations, attention, dropout masks):
+	 * under non-reentrant checkpointing each passes through the pack
+	 * hook in the forward, the recompute's pack hook and the unpack hook */
+	double saved_tensors;
 };
 
 struct vf__step_work {
@@ -159,6 +164,12 @@ struct vf__kind_dir {
 struct vf__kind_times {
 	struct vf__kind_dir f, b;
 	double flops_f, flops_b;
+	/* host seconds per layer when it is checkpointed (non-reentrant,
+	 * torch.utils.checkpoint; steptime.json "checkpoint"): the pack hooks
+	 * of the forward, the recompute's pack hooks and the region's own work
+	 * (frame, contexts, RNG state stash and restore, early stop), the
+	 * unpack hooks of the backward; 0 under torch.compile (traced) */
+	double ckpt_f, ckpt_r, ckpt_b;
 };
 
 /* vf__steptime for a caller that keeps the layer kinds' times (estimate.c's

@@ -1653,6 +1653,7 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 	memset(&w.head, 0, sizeof w - offsetof(struct vf__step_work, head));
 	w.train = d->train;
 	w.ckpt = su->grad_ckpt && d->train;
+	w.ckpt_reentrant = su->ckpt_reentrant;
 	if (w.ckpt && su->ckpt_every > 1 && s->L >= 1) { /* every:N: blocks N, 2N, ... (torchtitan apply_ac) */
 		w.recompute = floor(s->L / su->ckpt_every) / s->L;
 	} else if (w.ckpt && su->ckpt_selective_op && s->gated && !s->fused_qkv && !s->fused_gate_up &&

@@ -827,7 +827,13 @@ static void step_from(const struct hw *h, const struct vf__step_work *w,
 	 * the checkpointed layers (every:N: a share of them), the recompute's
 	 * hooks and regions with it (its pass covers that share) */
 	double hf = 0, hr = 0, hb = 0, share = w->recompute_op ? 1 : rc;
+	double rng = w->compile ? 0 : K.ckpt_rng_s * h->host;
 	for (int i = 0; rc > 0 && i < w->nkinds && i < 2; i++) {
+		if (w->ckpt_reentrant) { /* no hooks; its Function's and nested backward's own
+					  * Python not measured (not counted): the RNG's */
+			hr += w->kind[i].count * rng;
+			continue;
+		}
 		hf += share * w->kind[i].count * k[i].ckpt_f;
 		hr += w->kind[i].count * k[i].ckpt_r; /* all layers: the recompute's pass is scaled */
 		hb += share * w->kind[i].count * k[i].ckpt_b;

@@ -66,6 +66,7 @@ struct vf__step_work {
 	double recompute;      /* with ckpt: share of the layers' forward run again in the
 	                        * backward (every:N: floor(L / N) / L; 0 is read as all);
 	                        * recompute_op: share of the layers' GEMM time instead */
+	bool ckpt_reentrant;   /* the reentrant variant: no saved-tensor hooks, the region's work */
 	bool recompute_op;     /* op-level selective checkpointing: attention kept, the
 	                        * memory-bound ops all recomputed, GEMMs by `recompute` */
 	double micro;          /* micro-batches per optimizer step */

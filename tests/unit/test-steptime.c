@@ -1069,22 +1069,37 @@ static void test_encoder_dropout(void)
  * launches and `saved` saved tensors per layer, `elem` memory-bound
  * bytes per layer (0: host-bound), checkpointed when `ckpt` (every layer,
  * or the share `rc` as every:N), compiled when `compile`. */
+static void ckpt_work(bool ckpt, double rc, bool compile, double elem, struct vf__step_work *w)
+{
+	memset(w, 0, sizeof *w);
+	w->micro = 1;
+	w->train = true;
+	w->ckpt = ckpt;
+	w->recompute = rc;
+	w->compile = compile;
+	w->attn = VF__ATTN_FLASH;
+	w->nkinds = 1;
+	w->kind[0].count = 4;
+	w->kind[0].kernels = 10;
+	w->kind[0].saved_tensors = 20;
+	w->kind[0].elem_bytes = elem;
+	w->rate_tflops = gpu("h200")->bf16_tflops;
+}
+
 static void ckpt_step(bool ckpt, double rc, bool compile, double elem, struct vf_step_parts *p)
 {
 	struct vf__step_work w;
-	memset(&w, 0, sizeof w);
-	w.micro = 1;
-	w.train = true;
-	w.ckpt = ckpt;
-	w.recompute = rc;
-	w.compile = compile;
-	w.attn = VF__ATTN_FLASH;
-	w.nkinds = 1;
-	w.kind[0].count = 4;
-	w.kind[0].kernels = 10;
-	w.kind[0].saved_tensors = 20;
-	w.kind[0].elem_bytes = elem;
-	w.rate_tflops = gpu("h200")->bf16_tflops;
+	ckpt_work(ckpt, rc, compile, elem, &w);
+	struct vf__steptime_out o;
+	vf__steptime(&w, gpu("h200"), &o);
+	*p = o.parts;
+}
+
+static void ckpt_step_reentrant(struct vf_step_parts *p)
+{
+	struct vf__step_work w;
+	ckpt_work(true, 0, false, 0, &w);
+	w.ckpt_reentrant = true;
 	struct vf__steptime_out o;
 	vf__steptime(&w, gpu("h200"), &o);
 	*p = o.parts;
@@ -1124,6 +1139,12 @@ static void test_checkpoint_host(void)
 	CHECK(fabs(ck.ckpt_host - hooks) < 1e-12);
 	CHECK(fabs(ck.launch - tr.launch - by_hand) < 1e-12);
 	CHECK(tr.ckpt_host == 0);
+	/* the reentrant variant (--grad-ckpt=reentrant): no hooks, the RNG's
+	 * stash and restore per block */
+	struct vf_step_parts re;
+	ckpt_step_reentrant(&re);
+	CHECK(fabs(re.compute - tr.compute - (4 * 10 * launch + 4 * rng * host)) < 1e-12);
+	CHECK(fabs(re.ckpt_host - 4 * rng * host) < 1e-12);
 	ckpt_step(true, 0.5, false, 0, &half); /* every:2: half the layers */
 	CHECK(fabs(half.compute - tr.compute - by_hand / 2) < 1e-12);
 	CHECK(fabs(half.ckpt_host - hooks / 2) < 1e-12);

@@ -1812,6 +1812,8 @@ static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const 
 		cJSON *parts = vf_estimate_parts_json(&r->est);
 		if (parts)
 			cJSON_AddItemToObject(g, "step_parts", parts);
+		if (parts && r->est.parts.ckpt_host > 0) /* not a part: in the passes' host time */
+			cJSON_AddNumberToObject(g, "checkpoint_host_seconds", r->est.parts.ckpt_host);
 	} else {
 		cJSON_AddNullToObject(g, "step_seconds");
 		cJSON_AddNullToObject(g, "tokens_per_second");

@@ -1637,6 +1637,26 @@ static void step_timed(struct vf_estimate_ctx *cx, struct layer_entry *slot, boo
 	slot->attn_flops = w->kind[0].attn_flops;
 }
 
+/* The step's checkpointing: which layers' forward runs again (every:N:
+ * a share; op-level SAC: a share of the GEMMs) and which variant. */
+static void step_recompute(const struct shape *s, const struct vf_setup *su, const struct dt *d,
+			   struct vf__step_work *w)
+{
+	w->ckpt = su->grad_ckpt && d->train;
+	w->ckpt_reentrant = su->ckpt_reentrant;
+	if (w->ckpt && su->ckpt_every > 1 && s->L >= 1) { /* every:N: blocks N, 2N, ... (torchtitan apply_ac) */
+		w->recompute = floor(s->L / su->ckpt_every) / s->L;
+	} else if (w->ckpt && su->ckpt_selective_op && s->gated && !s->fused_qkv && !s->fused_gate_up &&
+		   s->experts == 0) {
+		/* op-level SAC (torchtitan _custom_policy): every second mm of a block
+		 * recomputed, in Llama's order wk, wo, w3 (mechanisms.c saves the
+		 * others); attention saved, the elementwise ops recomputed */
+		double all = 2 * s->h * s->hq + 2 * s->h * s->hkv + 3 * s->h * s->f;
+		w->recompute = (s->h * s->hkv + s->hq * s->h + s->h * s->f) / all;
+		w->recompute_op = true;
+	}
+}
+
 /* Step time: the step's work described kernel by kernel (steptime.c);
  * data-parallel communication is added by train_time (runcost.c, nccl.c).
  * With a context (cx, may be NULL) the layer kinds' times of equal inputs
@@ -1652,19 +1672,7 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 	memset(&w, 0, offsetof(struct vf__step_work, kind)); /* the layer kinds: step_layers */
 	memset(&w.head, 0, sizeof w - offsetof(struct vf__step_work, head));
 	w.train = d->train;
-	w.ckpt = su->grad_ckpt && d->train;
-	w.ckpt_reentrant = su->ckpt_reentrant;
-	if (w.ckpt && su->ckpt_every > 1 && s->L >= 1) { /* every:N: blocks N, 2N, ... (torchtitan apply_ac) */
-		w.recompute = floor(s->L / su->ckpt_every) / s->L;
-	} else if (w.ckpt && su->ckpt_selective_op && s->gated && !s->fused_qkv && !s->fused_gate_up &&
-		   s->experts == 0) {
-		/* op-level SAC (torchtitan _custom_policy): every second mm of a block
-		 * recomputed, in Llama's order wk, wo, w3 (mechanisms.c saves the
-		 * others); attention saved, the elementwise ops recomputed */
-		double all = 2 * s->h * s->hq + 2 * s->h * s->hkv + 3 * s->h * s->f;
-		w.recompute = (s->h * s->hkv + s->hq * s->h + s->h * s->f) / all;
-		w.recompute_op = true;
-	}
+	step_recompute(s, su, d, &w);
 	w.micro = (double)su->grad_accum;
 	w.attn = su->attention == VF_ATTN_EAGER || s->eager_attn ? VF__ATTN_EAGER : VF__ATTN_FLASH;
 	double rate = step_rate(su, gpu, e, &w.cuda_core);

@@ -263,8 +263,20 @@ static void train_loop_assumptions(const struct vf_setup *s, struct assume *a)
 		       s->grads_zeroed ? "zeros" : "none");
 }
 
+/* The estimate runs the model's attention eager whatever --attention says
+ * (estimate.c's eager_attn: T5, and arch families with only explicit
+ * scores); VF_ATTN_EAGER itself needs no such line. */
+static bool eager_family(const struct vf_setup *s, const struct vf_arch *arch)
+{
+	if (s->attention == VF_ATTN_EAGER)
+		return false;
+	return arch->eager_attention || strcmp(arch->family, "t5") == 0;
+}
+
+/* eager: a family the estimate always runs with explicit scores (T5,
+ * bloom, deberta: arch eager_attention), named by `family`. */
 static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, bool t5, bool multi,
-			      struct assume *a)
+			      bool eager, const char *family, struct assume *a)
 {
 	unsigned g = s->given;
 	char t[128];
@@ -304,7 +316,11 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 	}
 	if (!(g & VF_SETUP_G_QUANT) && s->mode != VF_MODE_FULL && s->quant == VF_QUANT_NONE)
 		assume(a, "base weights not quantized (--quant)");
-	if (!dit && !(g & VF_SETUP_G_ATTENTION))
+	if (!dit && eager) /* the estimate runs these families' explicit scores whatever --attention says */
+		assume(a, "attention eager: %s's modeling code computes the s x s score matrices explicitly "
+			  "(--attention %s not applied to this family)",
+		       family, vf_attention_name(s->attention));
+	else if (!dit && !(g & VF_SETUP_G_ATTENTION))
 		assume(a, "attention %s: no s x s score matrices (--attention)", vf_attention_name(s->attention));
 	if (!(g & VF_SETUP_G_GPUS) && !multi)
 		assume(a, "%d GPU per run (--gpus N --shard ...)", s->gpus);
@@ -1033,6 +1049,20 @@ static void print_step_traffic(const struct gpu_row *r)
 
 /* --explain: each GPU's step time as its parts (lib/estimate/steptime.c,
  * nccl.c), so a slow card or link shows where its time goes. */
+/* Checkpointing's Python on the host (not a part of its own: it is in
+ * the passes' host time, hidden behind the GPU's kernels or inside the
+ * launches above). */
+static void print_ckpt_host(const struct vf_estimate *e)
+{
+	if (!(e->parts.ckpt_host >= 5e-5))
+		return;
+	printf("  %-30s %9.1f ms (%s)\n", "checkpoint hooks (host)", 1e3 * e->parts.ckpt_host,
+	       e->parts.launch >= 5e-5 ? "pack/unpack per saved tensor, RNG and autocast per block: "
+					 "in the launches above"
+				       : "pack/unpack per saved tensor, RNG and autocast per block: "
+					 "hidden behind the GPU's kernels");
+}
+
 static void print_step_parts(const struct target *tg, const struct gpu_row *rows, int nrows)
 {
 	static const char *const label[] = {
@@ -1079,6 +1109,7 @@ static void print_step_parts(const struct target *tg, const struct gpu_row *rows
 				continue;
 			printf("  %-30s %9.1f ms %5.1f%%\n", label[k], 1e3 * v[k], 100 * v[k] / e->step_seconds);
 		}
+		print_ckpt_host(e);
 		print_step_traffic(r);
 		print_step_mechanisms(tg, r);
 	}
@@ -1781,6 +1812,8 @@ static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const 
 		cJSON *parts = vf_estimate_parts_json(&r->est);
 		if (parts)
 			cJSON_AddItemToObject(g, "step_parts", parts);
+		if (parts && r->est.parts.ckpt_host > 0) /* not a part: in the passes' host time */
+			cJSON_AddNumberToObject(g, "checkpoint_host_seconds", r->est.parts.ckpt_host);
 	} else {
 		cJSON_AddNullToObject(g, "step_seconds");
 		cJSON_AddNullToObject(g, "tokens_per_second");
@@ -3261,7 +3294,9 @@ static int estimate(const struct est_args *a, struct result *r, bool t5)
 	bool tiered = r->nrows > 0 && r->rows[0].tier_what[0];
 	if (!tiered)
 		setup_assumptions(&r->s, r->tg.dit, r->tg.vision && strcmp(r->tg.vis.kind, "vlm") != 0, t5,
-				  multi || split, &r->as);
+				  multi || split,
+				  !r->tg.dit && !r->tg.vision && eager_family(&r->s, &r->tg.arch),
+				  r->tg.arch.family, &r->as);
 	if (split)
 		split_assumptions(&r->s, &r->as);
 	estimate_assumptions(&r->e0, &r->s, r->nrows ? &r->rows[0].spec : NULL, &r->as);

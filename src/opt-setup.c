@@ -86,7 +86,8 @@ const struct vf_option vf_setup_options[] = {
 	SWITCH("grad-ckpt", "activation checkpointing (default off): every layer;\n"
 			    "=selective:op keeps the matmul and attention outputs\n"
 			    "of torchtitan's op policy; =every:N checkpoints one\n"
-			    "layer in N"),
+			    "layer in N; =reentrant: torch.utils.checkpoint's\n"
+			    "reentrant variant (torch 1.x; default: non-reentrant)"),
 	NEGATE("no-grad-ckpt", "no activation checkpointing"),
 	SET("lora-rank", "R", NULL, "LoRA rank (default 16)"),
 	SET("lora-alpha", "A", NULL, "LoRA alpha (default = rank)"),

@@ -1096,10 +1096,12 @@ static inline __attribute__((always_inline)) void linear_add(struct vf__layer_wo
 		l->gemm[base].qbase = d->qbase;
 	l->kernels += count * (d->autocast && d->P == 4 ? 2 : 1); /* + the weight's cast */
 	l->dequant_kernels += d->qbase ? count : 0; /* one dequant kernel per quantized linear */
+	l->saved_tensors += count * (d->full ? 2 : 1); /* mm: input for dW, weight for dX */
 	if (lora) {
 		gemm_add(l, m, in, d->rank, count, true, true);
 		gemm_add(l, m, d->rank, out, count, true, true);
 		l->kernels += count * 5;
+		l->saved_tensors += count * 4; /* lora_A's and lora_B's inputs and weights */
 	}
 }
 
@@ -1168,6 +1170,25 @@ static double mlp_work(const struct shape *s, const struct dt *d, double m, stru
 	return width;
 }
 
+/* The tensors autograd saves per layer beyond its linears' (linear_add)
+ * and its attention's (step_layers), by PyTorch's derivative formulas:
+ * native layer_norm its input, mean, rstd, weight and bias; a Python
+ * RMSNorm pow's input, rsqrt's output, the normalising product's two
+ * factors and the weight product's (one when the weight is frozen);
+ * rotary's cos and sin for q and k; silu's input and the gate product's
+ * two factors; a native GELU's or ReLU's one; the Python GELU's pow input,
+ * tanh output and last product's two factors; a dropout's mask. */
+static double layer_saved(const struct shape *s, const struct dt *d)
+{
+	double norm = s->layer_norm ? 5 : d->full ? 6 : 5;
+	double n = s->norms_per_layer * norm + (s->qk_norm ? 2 * norm : 0);
+	n += s->rotary ? 4 : 0;
+	n += (s->act == ACT_GELU_PY ? 4 : 1) + (s->gated ? 2 : 0);
+	if (s->dropout > 0 && d->train) /* the two residual dropouts, T5's FF dropout */
+		n += 2 + (s->fc == FC_T5 ? 1 : 0);
+	return n;
+}
+
 /* One decoder (or encoder) layer's forward work over m tokens. */
 static void layer_work(const struct shape *s, const struct dt *d, double m,
 		       struct vf__layer_work *l)
@@ -1177,7 +1198,7 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	memset(l, 0, offsetof(struct vf__layer_work, gemm)); /* gemm[] filled up to ngemm */
 	l->experts = l->expert_kernels = l->attn_flops = l->score_elems = l->score_passes = 0;
 	l->elem_bytes = l->kernels = l->dequant_bytes = l->dequant_kernels = l->expert_bwd_bytes = 0;
-	l->moe_share = l->expert_fp32 = 0;
+	l->moe_share = l->expert_fp32 = l->saved_tensors = 0;
 	if (s->fused_qkv) {
 		linear_add(l, d, m, h, s->hq + 2 * s->hkv, 1, t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V));
 	} else {
@@ -1204,6 +1225,7 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	l->kernels += s->norms_per_layer * (s->layer_norm ? 2 : 8) + (s->rotary ? 10 : 0) + 4 + 2 +
 		      (s->act == ACT_GELU_PY ? 10 : s->gated ? 2 : 1) + ((s->dropout > 0 && d->train) ? 4 : 0) +
 		      (s->qk_norm ? 16 : 0);
+	l->saved_tensors += layer_saved(s, d);
 	/* torch.compile's fusion of these chains: steptime.c (w.compile) */
 }
 
@@ -1262,6 +1284,11 @@ static void step_layers(const struct shape *s, const struct vf_setup *su, const 
 	}
 	enc->score_passes = 3 + (s->fc == FC_T5 ? 2 : 0) + ((s->dropout > 0 && d->train) ? 2 : 0);
 	enc->kernels += eager ? 3 + (s->fc == FC_T5 ? 1 : 0) + ((s->dropout > 0 && d->train) ? 2 : 0) : 0;
+	/* saved by attention: eager QK^T's and PV's operands, softmax's output
+	 * (+ the probabilities' dropout mask); SDPA q, k, v, its output, the
+	 * logsumexp and the dropout's seed and offset */
+	double attn_saved = eager ? 5 + ((s->dropout > 0 && d->train) ? 1 : 0) : 7;
+	enc->saved_tensors += attn_saved;
 	w->nkinds = 1;
 	if (s->fc == FC_T5) {
 		/* decoder: self-attention, cross-attention over the encoder
@@ -1277,6 +1304,9 @@ static void step_layers(const struct shape *s, const struct vf_setup *su, const 
 		dec->score_elems = b * s->heads * tq * (tq + sq);
 		dec->score_passes = enc->score_passes;
 		dec->kernels += 2 * (3 + 1 + ((s->dropout > 0 && d->train) ? 2 : 0));
+		/* self- and cross-attention, the cross block's norm and dropout */
+		dec->saved_tensors += 2 * attn_saved + (s->layer_norm ? 5 : d->full ? 6 : 5) +
+				      ((s->dropout > 0 && d->train) ? 1 : 0);
 		dec->elem_bytes *= 1.5;
 		dec->kernels *= 1.5;
 		w->nkinds = 2;
@@ -1607,6 +1637,26 @@ static void step_timed(struct vf_estimate_ctx *cx, struct layer_entry *slot, boo
 	slot->attn_flops = w->kind[0].attn_flops;
 }
 
+/* The step's checkpointing: which layers' forward runs again (every:N:
+ * a share; op-level SAC: a share of the GEMMs) and which variant. */
+static void step_recompute(const struct shape *s, const struct vf_setup *su, const struct dt *d,
+			   struct vf__step_work *w)
+{
+	w->ckpt = su->grad_ckpt && d->train;
+	w->ckpt_reentrant = su->ckpt_reentrant;
+	if (w->ckpt && su->ckpt_every > 1 && s->L >= 1) { /* every:N: blocks N, 2N, ... (torchtitan apply_ac) */
+		w->recompute = floor(s->L / su->ckpt_every) / s->L;
+	} else if (w->ckpt && su->ckpt_selective_op && s->gated && !s->fused_qkv && !s->fused_gate_up &&
+		   s->experts == 0) {
+		/* op-level SAC (torchtitan _custom_policy): every second mm of a block
+		 * recomputed, in Llama's order wk, wo, w3 (mechanisms.c saves the
+		 * others); attention saved, the elementwise ops recomputed */
+		double all = 2 * s->h * s->hq + 2 * s->h * s->hkv + 3 * s->h * s->f;
+		w->recompute = (s->h * s->hkv + s->hq * s->h + s->h * s->f) / all;
+		w->recompute_op = true;
+	}
+}
+
 /* Step time: the step's work described kernel by kernel (steptime.c);
  * data-parallel communication is added by train_time (runcost.c, nccl.c).
  * With a context (cx, may be NULL) the layer kinds' times of equal inputs
@@ -1622,18 +1672,7 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 	memset(&w, 0, offsetof(struct vf__step_work, kind)); /* the layer kinds: step_layers */
 	memset(&w.head, 0, sizeof w - offsetof(struct vf__step_work, head));
 	w.train = d->train;
-	w.ckpt = su->grad_ckpt && d->train;
-	if (w.ckpt && su->ckpt_every > 1 && s->L >= 1) { /* every:N: blocks N, 2N, ... (torchtitan apply_ac) */
-		w.recompute = floor(s->L / su->ckpt_every) / s->L;
-	} else if (w.ckpt && su->ckpt_selective_op && s->gated && !s->fused_qkv && !s->fused_gate_up &&
-		   s->experts == 0) {
-		/* op-level SAC (torchtitan _custom_policy): every second mm of a block
-		 * recomputed, in Llama's order wk, wo, w3 (mechanisms.c saves the
-		 * others); attention saved, the elementwise ops recomputed */
-		double all = 2 * s->h * s->hq + 2 * s->h * s->hkv + 3 * s->h * s->f;
-		w.recompute = (s->h * s->hkv + s->hq * s->h + s->h * s->f) / all;
-		w.recompute_op = true;
-	}
+	step_recompute(s, su, d, &w);
 	w.micro = (double)su->grad_accum;
 	w.attn = su->attention == VF_ATTN_EAGER || s->eager_attn ? VF__ATTN_EAGER : VF__ATTN_FLASH;
 	double rate = step_rate(su, gpu, e, &w.cuda_core);

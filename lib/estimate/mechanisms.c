@@ -60,6 +60,12 @@
 
 vf_status vf__mech_ckpt_parse(const char *v, struct vf_setup *s, struct vf_error *err)
 {
+	if (v && strcmp(v, "reentrant") == 0) { /* every layer, the reentrant variant */
+		s->grad_ckpt = s->ckpt_reentrant = true;
+		s->ckpt_selective_op = false;
+		s->ckpt_every = 0;
+		return VF_OK;
+	}
 	if (v && strcmp(v, "selective:op") == 0) {
 		s->grad_ckpt = true;
 		s->ckpt_selective_op = true;
@@ -77,7 +83,8 @@ vf_status vf__mech_ckpt_parse(const char *v, struct vf_setup *s, struct vf_error
 		}
 	}
 	return vf_error_set(err, VF_EUSAGE,
-			    "--grad-ckpt: expected true, false, selective:op or every:N (N 1..1024), got '%s'",
+			    "--grad-ckpt: expected true, false, reentrant, selective:op or every:N (N 1..1024), "
+			    "got '%s'",
 			    v ? v : "");
 }
 
@@ -89,6 +96,8 @@ const char *vf__mech_ckpt_name(const struct vf_setup *s, char *out, size_t n)
 		snprintf(out, n, "selective:op");
 	else if (s->ckpt_every > 1)
 		snprintf(out, n, "every:%d", s->ckpt_every);
+	else if (s->ckpt_reentrant)
+		snprintf(out, n, "reentrant");
 	else
 		snprintf(out, n, "layer");
 	return out;

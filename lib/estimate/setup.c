@@ -346,7 +346,7 @@ void vf_setup_defaults(struct vf_setup *s)
 	s->quant_load = VF_QLOAD_BITSANDBYTES;
 	s->quant_format = VF_QFMT_GENERIC;
 	s->ckpt_every = 0;
-	s->ckpt_selective_op = false;
+	s->ckpt_selective_op = s->ckpt_reentrant = false;
 	s->offload = VF_OFFLOAD_NONE;
 	s->float8 = s->gelu_native = false;
 	s->kbit_head = s->graph_held = s->loss_in_compute_dtype = s->lora_dropout = false;
@@ -696,8 +696,9 @@ static vf_status shape_set(struct vf_setup *s, const char *name, const char *v, 
 		s->given |= VF_SETUP_G_GRAD_ACCUM;
 	} else if (strcmp(name, "grad-ckpt") == 0) {
 		s->ckpt_every = 0;
-		s->ckpt_selective_op = false;
-		if (v && (strncmp(v, "selective:", 10) == 0 || strncmp(v, "every:", 6) == 0)) {
+		s->ckpt_selective_op = s->ckpt_reentrant = false;
+		if (v && (strncmp(v, "selective:", 10) == 0 || strncmp(v, "every:", 6) == 0 ||
+			  strcmp(v, "reentrant") == 0)) {
 			if ((st = vf__mech_ckpt_parse(v, s, err)))
 				return st;
 		} else if ((st = parse_bool(name, v, &s->grad_ckpt, err))) {
@@ -707,7 +708,7 @@ static vf_status shape_set(struct vf_setup *s, const char *name, const char *v, 
 	} else if (strcmp(name, "no-grad-ckpt") == 0) {
 		s->grad_ckpt = false;
 		s->ckpt_every = 0;
-		s->ckpt_selective_op = false;
+		s->ckpt_selective_op = s->ckpt_reentrant = false;
 		s->given |= VF_SETUP_G_GRAD_CKPT;
 	} else {
 		return adapter_set(s, name, v, err);
@@ -808,7 +809,7 @@ cJSON *vf_setup_to_json(const struct vf_setup *s)
 	cJSON_AddNumberToObject(o, "target_seq", (double)(s->target_seq ? s->target_seq : s->seq));
 	cJSON_AddNumberToObject(o, "grad_accum", (double)s->grad_accum);
 	cJSON_AddBoolToObject(o, "grad_ckpt", s->grad_ckpt);
-	if (s->grad_ckpt && (s->ckpt_every > 1 || s->ckpt_selective_op)) {
+	if (s->grad_ckpt && (s->ckpt_every > 1 || s->ckpt_selective_op || s->ckpt_reentrant)) {
 		char c[32];
 		cJSON_AddStringToObject(o, "grad_ckpt_policy", vf__mech_ckpt_name(s, c, sizeof c));
 	}

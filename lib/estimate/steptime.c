@@ -25,6 +25,12 @@
  *              backward the gathered tokens' gradient is a full-size
  *              zero-filled tensor per expert, summed by autograd;
  *   recompute  checkpointing runs each layer's forward again in backward;
+ *              non-reentrant checkpointing's Python machinery is host time
+ *              in the passes: per saved tensor the pack hook in the
+ *              forward, the recompute's pack hook (detach, dict store),
+ *              the unpack hook in the backward; per checkpointed layer the
+ *              region's work (frame, autocast and hook contexts, early
+ *              stop) and the RNG state stash and restore;
  *   optimizer  state traffic at bandwidth; per-tensor loops pay launches;
  *              bitsandbytes' 8-bit kernels at a share of it, a Python
  *              loop per tensor; fp16's GradScaler passes and sync;
@@ -104,6 +110,8 @@ static struct {
 	double moe_layer_syncs;  /* and per MoE layer */
 	double moe_amp_casts;    /* and kernels per expert when its weights are fp32 under autocast */
 	double bwd_kernels;    /* backward kernels per forward kernel */
+	double ckpt_pack_s, ckpt_recompute_s, ckpt_unpack_s; /* checkpoint: host s per saved tensor */
+	double ckpt_region_s, ckpt_rng_s; /* and per checkpointed layer */
 	double lcpp_kernels_q, lcpp_kernels_f16; /* llama.cpp decode: kernels per layer */
 	double lcpp_gap_graphs, lcpp_gap_eager;  /* llama.cpp decode: s per kernel */
 	double lcpp_sync_s;    /* llama.cpp over several GPUs: s per cross-device copy and wait */
@@ -323,6 +331,12 @@ static void constants_load(void)
 	K.step_s = num(c, "step_s", 1.5e-5);
 	K.sync_s = num(c, "sync_s", 2e-5);
 	K.bwd_kernels = rate(c, "backward_kernels", 2);
+	const cJSON *ck = cJSON_GetObjectItemCaseSensitive(c, "checkpoint");
+	K.ckpt_pack_s = num(ck, "pack_hook_s", 0);
+	K.ckpt_recompute_s = num(ck, "recompute_hook_s", 0);
+	K.ckpt_unpack_s = num(ck, "unpack_hook_s", 0);
+	K.ckpt_region_s = num(ck, "region_s", 0);
+	K.ckpt_rng_s = num(ck, "rng_state_s", 0);
 	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(c, "moe_loop");
 	K.moe_expert_syncs = num(ml, "syncs_per_expert", 1);
 	K.moe_layer_syncs = num(ml, "syncs_per_layer", 0);
@@ -527,6 +541,19 @@ static double attention_s(const struct hw *h, const struct vf__step_work *w,
 	return mult * l->attn_flops * h->inv_rate_eff;
 }
 
+/* Non-reentrant checkpointing's host work per layer (torch.utils.checkpoint,
+ * steptime.json "checkpoint"): each saved tensor's pack hook in the
+ * forward, its pack hook in the recompute and its unpack hook in the
+ * backward; the region's own work and the RNG state stash and restore
+ * (preserve_rng_state, the default) with the recompute. */
+static void ckpt_host(const struct hw *h, const struct vf__layer_work *l, struct vf__kind_times *k)
+{
+	double n = l->saved_tensors;
+	k->ckpt_f = n * K.ckpt_pack_s * h->host;
+	k->ckpt_r = (n * K.ckpt_recompute_s + K.ckpt_region_s + K.ckpt_rng_s) * h->host;
+	k->ckpt_b = n * K.ckpt_unpack_s * h->host;
+}
+
 /* One layer kind, forward and backward in one pass over its GEMMs. */
 static void kind_times(const struct hw *h, const struct vf__step_work *w,
 		       const struct vf__layer_work *l, struct vf__kind_times *k)
@@ -569,15 +596,18 @@ static void kind_times(const struct hw *h, const struct vf__step_work *w,
 				l->moe_share * K.moe_layer_syncs * h->sync_s;
 		k->b.moe_host = l->experts * (ek * K.bwd_kernels * h->launch_s + h->sync_s);
 	}
+	if (w->train && !w->compile) /* compiled: the checkpoint is traced, no Python hooks */
+		ckpt_host(h, l, k);
 }
 
 /* A pass over all layers: max(device, host), the MoE loop's synchronised
- * part added; its parts added to *p (times `times`). */
+ * part added; its parts added to *p (times `times`). `extra` is host time
+ * beyond the kernels' launches (checkpointing's hooks), in the host's sum. */
 static inline __attribute__((always_inline)) double pass_s(const struct vf__step_work *w,
 							  const struct vf__kind_times *k, bool bwd,
-							  double times, struct vf_step_parts *p)
+							  double times, struct vf_step_parts *p, double extra)
 {
-	double dev = 0, host = 0, moe = 0;
+	double dev = 0, host = extra, moe = 0;
 	for (int i = 0; i < w->nkinds; i++) {
 		double c = w->kind[i].count;
 		const struct vf__kind_dir *d = bwd ? &k[i].b : &k[i].f;
@@ -590,6 +620,7 @@ static inline __attribute__((always_inline)) double pass_s(const struct vf__step
 		p->dequant += times * c * d->dq;
 	}
 	p->moe += times * moe;
+	p->ckpt_host += times * extra;
 	if (host > dev)
 		p->launch += times * (host - dev);
 	return (dev > host ? dev : host) + moe;
@@ -601,9 +632,10 @@ static inline __attribute__((always_inline)) double pass_s(const struct vf__step
  * attention (its output is saved); host time in the same share as the
  * device's. Its parts added to *p (times `times`). */
 static double sac_op_s(const struct vf__step_work *w, const struct vf__kind_times *k, double g, double times,
-		       struct vf_step_parts *p)
+		       struct vf_step_parts *p, double extra)
 {
-	double dev = 0, host = 0;
+	double dev = 0, host = extra;
+	p->ckpt_host += times * extra;
 	for (int i = 0; i < w->nkinds && i < 2; i++) {
 		double c = w->kind[i].count;
 		const struct vf__kind_dir *d = &k[i].f;
@@ -791,18 +823,33 @@ static void step_from(const struct hw *h, const struct vf__step_work *w,
 		flops += w->kind[i].count * (k[i].flops_f * (1 + (w->ckpt ? rc : 0)) + k[i].flops_b);
 	}
 	struct vf_step_parts *p = &o->parts;
+	/* checkpointing's host work: the forward's and the backward's hooks on
+	 * the checkpointed layers (every:N: a share of them), the recompute's
+	 * hooks and regions with it (its pass covers that share) */
+	double hf = 0, hr = 0, hb = 0, share = w->recompute_op ? 1 : rc;
+	double rng = w->compile ? 0 : K.ckpt_rng_s * h->host;
+	for (int i = 0; rc > 0 && i < w->nkinds && i < 2; i++) {
+		if (w->ckpt_reentrant) { /* no hooks; its Function's and nested backward's own
+					  * Python not measured (not counted): the RNG's */
+			hr += w->kind[i].count * rng;
+			continue;
+		}
+		hf += share * w->kind[i].count * k[i].ckpt_f;
+		hr += w->kind[i].count * k[i].ckpt_r; /* all layers: the recompute's pass is scaled */
+		hb += share * w->kind[i].count * k[i].ckpt_b;
+	}
 	/* the recompute: a second forward of rc of the layers, or op-level SAC's part */
 	bool whole = rc >= 1 && !w->recompute_op;
-	double fwd_s = pass_s(w, k, false, (whole ? 2 : 1) * w->micro, p), bwd_s = 0, rec_s = 0;
+	double fwd_s = pass_s(w, k, false, w->micro, p, hf), bwd_s = 0, rec_s = 0;
 	if (whole)
-		rec_s = fwd_s;
+		rec_s = pass_s(w, k, false, w->micro, p, hr);
 	else if (rc > 0)
-		rec_s = w->recompute_op ? sac_op_s(w, k, rc, w->micro, p)
-					: rc * pass_s(w, k, false, rc * w->micro, p);
+		rec_s = w->recompute_op ? sac_op_s(w, k, rc, w->micro, p, hr)
+					: rc * pass_s(w, k, false, rc * w->micro, p, hr);
 	double t = fwd_s + rec_s;
 	double head = gemm_s(h, w->head.m, w->head.k, w->head.n, false, w->dequant, &flops);
 	if (w->train) {
-		bwd_s = pass_s(w, k, true, w->micro, p);                           /* backward */
+		bwd_s = pass_s(w, k, true, w->micro, p, hb);                       /* backward */
 		t += bwd_s;
 		bwd_s += rec_s; /* the recompute runs in the backward's window */
 		head += gemm_s(h, w->head.m, w->head.n, w->head.k, false, w->dequant, &flops);

@@ -54,6 +54,11 @@ struct vf__layer_work {
 	 * by dequantizing the layer's linears once, and their kernels */
 	double dequant_bytes;
 	double dequant_kernels;
+	/* tensors autograd saves for the backward per layer (each linear's
+	 * input and weight, norms, activations, attention, dropout masks):
+	 * under non-reentrant checkpointing each passes through the pack
+	 * hook in the forward, the recompute's pack hook and the unpack hook */
+	double saved_tensors;
 };
 
 struct vf__step_work {
@@ -61,6 +66,7 @@ struct vf__step_work {
 	double recompute;      /* with ckpt: share of the layers' forward run again in the
 	                        * backward (every:N: floor(L / N) / L; 0 is read as all);
 	                        * recompute_op: share of the layers' GEMM time instead */
+	bool ckpt_reentrant;   /* the reentrant variant: no saved-tensor hooks, the region's work */
 	bool recompute_op;     /* op-level selective checkpointing: attention kept, the
 	                        * memory-bound ops all recomputed, GEMMs by `recompute` */
 	double micro;          /* micro-batches per optimizer step */
@@ -159,6 +165,12 @@ struct vf__kind_dir {
 struct vf__kind_times {
 	struct vf__kind_dir f, b;
 	double flops_f, flops_b;
+	/* host seconds per layer when it is checkpointed (non-reentrant,
+	 * torch.utils.checkpoint; steptime.json "checkpoint"): the pack hooks
+	 * of the forward, the recompute's pack hooks and the region's own work
+	 * (frame, contexts, RNG state stash and restore, early stop), the
+	 * unpack hooks of the backward; 0 under torch.compile (traced) */
+	double ckpt_f, ckpt_r, ckpt_b;
 };
 
 /* vf__steptime for a caller that keeps the layer kinds' times (estimate.c's

@@ -30,6 +30,18 @@ expect_json 'j["setup"]["mode"] == "lora" and j["setup"]["lora_rank"] == 16 and 
 expect_json 'j["time"]["flops_per_step"] > 0 and j["time"]["step_seconds"] > 0 and 0 < j["time"]["mfu"] < 1'
 expect_json 'isinstance(j["assumptions"], list) and len(j["assumptions"]) > 3'
 
+test_case "T5's attention is eager whatever --attention says, and the Assumptions say so"
+run estimate t5-base --gpu h200
+expect_rc 0
+expect_out "  - attention eager: t5's modeling code computes the s x s score matrices explicitly (--attention sdpa not applied to this family)"
+expect_no_out "no s x s score matrices"
+run estimate t5-base --gpu h200 --attention sdpa --json
+expect_rc 0
+expect_json 'any(a.startswith("attention eager: t5") for a in j["assumptions"]) and not any("no s x s" in a for a in j["assumptions"])'
+run estimate llama2-7b --mode lora --gpu h200
+expect_out "  - attention sdpa: no s x s score matrices (--attention)"
+expect_no_out "attention eager"
+
 test_case "Assumptions name the loop's defaults around the optimizer step: no clipping, gradients freed"
 run estimate llama2-7b --mode lora --gpu h200
 expect_rc 0

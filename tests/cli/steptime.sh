@@ -134,4 +134,21 @@ expect_out_re "^  8-bit optimizer +[0-9.]+ ms in the optimizer step against [0-9
 against=$(printf '%s' "$out" | sed -n "s/^  8-bit optimizer .* against \([0-9.]*\) ms for torch's AdamW.*/\1/p")
 check "python3 -c 'import sys; sys.exit(0 if abs($against - $adamw_ms) < 0.06 else 1)'"
 
+test_case "--explain: checkpointing's hooks on the host, in the launches when host-bound, hidden when GPU-bound; JSON agrees"
+run estimate t5-base --batch 8 --seq 512 --target-seq 128 --grad-ckpt --gpu h200 --explain
+expect_rc 0
+expect_out_re '^  checkpoint hooks \(host\) +[0-9.]+ ms \(pack/unpack per saved tensor, RNG and autocast per block: in the launches above\)'
+text_ms=$(printf '%s' "$out" | sed -n 's/^  checkpoint hooks (host) *\([0-9.]*\) ms.*/\1/p')
+run estimate t5-base --batch 8 --seq 512 --target-seq 128 --grad-ckpt --gpu h200 --json
+json_ms=$(printf '%s' "$out" | python3 -c "import json,sys; print(1e3 * json.load(sys.stdin)['gpus'][0]['checkpoint_host_seconds'])")
+check "python3 -c 'import sys; sys.exit(0 if abs($text_ms - $json_ms) < 0.06 and $json_ms > 0 else 1)'"
+run estimate t5-base --batch 8 --seq 512 --target-seq 128 --gpu h200 --json
+expect_json '"checkpoint_host_seconds" not in j["gpus"][0]'
+run estimate llama2-7b --mode lora --batch 4 --seq 2048 --grad-ckpt --gpu h200 --explain
+expect_out_re '^  checkpoint hooks \(host\) +[0-9.]+ ms \(.*hidden behind the GPU.s kernels\)'
+run estimate t5-base --batch 8 --seq 512 --target-seq 128 --grad-ckpt --compile --gpu h200 --explain
+expect_no_out 'checkpoint hooks'
+run estimate t5-base --batch 8 --seq 512 --target-seq 128 --grad-ckpt=reentrant --gpu h200 --json
+expect_json 'j["setup"]["grad_ckpt_policy"] == "reentrant" and 0 < j["gpus"][0]["checkpoint_host_seconds"] < 0.002'
+
 finish

@@ -1174,6 +1174,142 @@ static void test_encoder_dropout(void)
 	CHECK(e.step_seconds == e0.step_seconds && e.parts.memory_bound == e0.parts.memory_bound);
 }
 
+/* A bare training step of 4 identical layers on an H200: `kernels`
+ * launches and `saved` saved tensors per layer, `elem` memory-bound
+ * bytes per layer (0: host-bound), checkpointed when `ckpt` (every layer,
+ * or the share `rc` as every:N), compiled when `compile`. */
+static void ckpt_work(bool ckpt, double rc, bool compile, double elem, struct vf__step_work *w)
+{
+	memset(w, 0, sizeof *w);
+	w->micro = 1;
+	w->train = true;
+	w->ckpt = ckpt;
+	w->recompute = rc;
+	w->compile = compile;
+	w->attn = VF__ATTN_FLASH;
+	w->nkinds = 1;
+	w->kind[0].count = 4;
+	w->kind[0].kernels = 10;
+	w->kind[0].saved_tensors = 20;
+	w->kind[0].elem_bytes = elem;
+	w->rate_tflops = gpu("h200")->bf16_tflops;
+}
+
+static void ckpt_step(bool ckpt, double rc, bool compile, double elem, struct vf_step_parts *p)
+{
+	struct vf__step_work w;
+	ckpt_work(ckpt, rc, compile, elem, &w);
+	struct vf__steptime_out o;
+	vf__steptime(&w, gpu("h200"), &o);
+	*p = o.parts;
+}
+
+static void ckpt_step_reentrant(struct vf_step_parts *p)
+{
+	struct vf__step_work w;
+	ckpt_work(true, 0, false, 0, &w);
+	w.ckpt_reentrant = true;
+	struct vf__steptime_out o;
+	vf__steptime(&w, gpu("h200"), &o);
+	*p = o.parts;
+}
+
+static double ckpt_constant(const char *key)
+{
+	const cJSON *ck = cJSON_GetObjectItemCaseSensitive(vf__steptime_data("constants"), "checkpoint");
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(ck, key);
+	CHECK(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "source")));
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "value");
+	return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+/* Non-reentrant checkpointing's host work, by hand: per layer 20 saved
+ * tensors x (pack + recompute's pack + unpack) and the block's region and
+ * RNG stash/restore, added to the passes' host time. Host-bound, the step
+ * grows by the recompute's launches and all of it; GPU-bound, the hooks
+ * hide behind the kernels; compiled, there are none; every:2 pays half. */
+static void test_checkpoint_host(void)
+{
+	double launch = constant("launch_s", NULL), host = constant("host_speed", "hopper");
+	double pk = ckpt_constant("pack_hook_s"), rk = ckpt_constant("recompute_hook_s"),
+	       uk = ckpt_constant("unpack_hook_s"), region = ckpt_constant("region_s"),
+	       rng = ckpt_constant("rng_state_s");
+	CHECK(launch > 0 && pk > 0 && rk > 0 && uk > 0 && region > 0 && rng > 0);
+	if (!(host > 0))
+		host = 1;
+	double hooks = 4 * (20 * (pk + rk + uk) + region + rng) * host;
+	struct vf_step_parts tr, ck, half, comp, comp0, dev, dev0;
+	ckpt_step(false, 0, false, 0, &tr);
+	ckpt_step(true, 0, false, 0, &ck);
+	double by_hand = 4 * 10 * launch + hooks; /* the recompute's launches + the hooks */
+	fprintf(stderr, "  checkpointed, host-bound: +%.3f ms (by hand %.3f), hooks %.3f ms (%.3f)\n",
+		1e3 * (ck.compute - tr.compute), 1e3 * by_hand, 1e3 * ck.ckpt_host, 1e3 * hooks);
+	CHECK(fabs(ck.compute - tr.compute - by_hand) < 1e-12);
+	CHECK(fabs(ck.ckpt_host - hooks) < 1e-12);
+	CHECK(fabs(ck.launch - tr.launch - by_hand) < 1e-12);
+	CHECK(tr.ckpt_host == 0);
+	/* the reentrant variant (--grad-ckpt=reentrant): no hooks, the RNG's
+	 * stash and restore per block */
+	struct vf_step_parts re;
+	ckpt_step_reentrant(&re);
+	CHECK(fabs(re.compute - tr.compute - (4 * 10 * launch + 4 * rng * host)) < 1e-12);
+	CHECK(fabs(re.ckpt_host - 4 * rng * host) < 1e-12);
+	ckpt_step(true, 0.5, false, 0, &half); /* every:2: half the layers */
+	CHECK(fabs(half.compute - tr.compute - by_hand / 2) < 1e-12);
+	CHECK(fabs(half.ckpt_host - hooks / 2) < 1e-12);
+	ckpt_step(true, 0, true, 0, &comp); /* compiled: the checkpoint is traced */
+	ckpt_step(false, 0, true, 0, &comp0);
+	CHECK(comp.ckpt_host == 0);
+	CHECK(fabs(comp.compute - comp0.compute - (comp.launch - comp0.launch)) < 1e-12);
+	/* GPU-bound: 2 GB per layer (~0.9 ms forward at the H200's modelled
+	 * bandwidth, over the recompute's 0.19 ms of launches + 0.38 ms of
+	 * hooks and region per layer): the recompute costs one forward's
+	 * device time, the hooks nothing */
+	ckpt_step(false, 0, false, 2e9, &dev0);
+	ckpt_step(true, 0, false, 2e9, &dev);
+	CHECK(dev.launch == 0 && dev0.launch == 0);
+	CHECK(fabs(dev.compute - dev0.compute - dev0.memory_bound / 3) < 1e-12);
+	CHECK(fabs(dev.ckpt_host - hooks) < 1e-12);
+}
+
+/* The saved tensors per layer come from the layer's own structure:
+ * tinyllama (llama: 7 linears, 2 Python RMSNorms, rotary, SiLU gate,
+ * SDPA) full in amp saves 7 x 2 (inputs, weights) + 2 x 6 + 4 + 3 + 7 = 40
+ * per layer; LoRA on q and v: 7 frozen weights + 2 x 4 adapter tensors,
+ * 2 x 5 (frozen norm weights) + 4 + 3 + 7 = 39. 22 layers. */
+static void test_checkpoint_saved_tensors(void)
+{
+	const struct vf_arch *a = arch("tinyllama-1.1b");
+	if (!a)
+		return;
+	double pk = ckpt_constant("pack_hook_s"), rk = ckpt_constant("recompute_hook_s"),
+	       uk = ckpt_constant("unpack_hook_s"), region = ckpt_constant("region_s"),
+	       rng = ckpt_constant("rng_state_s"), host = constant("host_speed", "hopper");
+	if (!(host > 0))
+		host = 1;
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.grad_ckpt = true;
+	s.precision = VF_PREC_AMP;
+	struct vf_estimate e;
+	vf_estimate_run(a, &s, gpu("h200"), &e);
+	double full = 22 * (40 * (pk + rk + uk) + region + rng) * host;
+	fprintf(stderr, "  tinyllama full amp, checkpointed: hooks %.3f ms (by hand %.3f)\n", 1e3 * e.parts.ckpt_host,
+		1e3 * full);
+	CHECK(fabs(e.parts.ckpt_host - full) < 1e-9);
+	CHECK(parts_add_up(&e));
+	s.mode = VF_MODE_LORA;
+	s.precision = VF_PREC_BF16;
+	vf_estimate_run(a, &s, gpu("h200"), &e);
+	double lora = 22 * (39 * (pk + rk + uk) + region + rng) * host;
+	fprintf(stderr, "  tinyllama LoRA q,v, checkpointed: hooks %.3f ms (by hand %.3f)\n", 1e3 * e.parts.ckpt_host,
+		1e3 * lora);
+	CHECK(fabs(e.parts.ckpt_host - lora) < 1e-9);
+	s.grad_ckpt = false;
+	vf_estimate_run(a, &s, gpu("h200"), &e);
+	CHECK(e.parts.ckpt_host == 0);
+}
+
 int main(void)
 {
 	RUN(test_constants_cite_sources);
@@ -1200,5 +1336,7 @@ int main(void)
 	RUN(test_grad_clip_time);
 	RUN(test_volta_cuda_core_gemms);
 	RUN(test_encoder_dropout);
+	RUN(test_checkpoint_host);
+	RUN(test_checkpoint_saved_tensors);
 	return vf_test_done();
 }

@@ -147,6 +147,9 @@ struct vf_estimate {
 		double comm_exposed;   /* the part not hidden behind compute */
 		double comm_interference; /* compute lost to NCCL's SMs while hidden */
 		double comm_bytes;     /* sent by each GPU per optimizer step */
+		double ckpt_host;      /* not a part: checkpointing's hooks and regions on the
+		                        * host, in the passes' host time (hidden behind the
+		                        * GPU's kernels, or inside launch) */
 		char link[24];         /* the link class communication ran on ("" none) */
 	} parts;
 

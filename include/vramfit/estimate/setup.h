@@ -9,7 +9,7 @@
  *   --optimizer adamw|adamw8bit|adafactor|sgd|lion
  *   --optimizer-impl foreach|fused|for
  *   --batch N --seq N --target-seq N --grad-accum N
- *   --grad-ckpt[=true|false|selective:op|every:N] / --no-grad-ckpt
+ *   --grad-ckpt[=true|false|reentrant|selective:op|every:N] / --no-grad-ckpt
  *   --peak-scope step|run (stack.c)  --offload none|optimizer|params
  *   --lora-rank R --lora-alpha A --lora-targets q_proj,v_proj|all-linear|LIST
  *   --quant none|int8|int4|nf4|fp8  --gpus N
@@ -256,6 +256,9 @@ struct vf_setup {
 	enum vf_quant_format quant_format; /* --quant gptq|awq: the checkpoint's layers (int4) */
 	int16_t ckpt_every;                /* --grad-ckpt every:N: 1 layer in N checkpointed (0: all) */
 	bool ckpt_selective_op;            /* --grad-ckpt selective:op: op-level policy (torchtitan) */
+	bool ckpt_reentrant;               /* --grad-ckpt reentrant: torch.utils.checkpoint's reentrant
+	                                    * variant (torch 1.x, HF before use_reentrant=False): no
+	                                    * saved-tensor hooks, the region's work only */
 	enum vf_offload offload;           /* --offload params|optimizer; default none */
 	enum vf_grad_clip grad_clip;       /* --grad-clip; default none */
 	bool grads_zeroed;                 /* --zero-grad zeros: zero_grad() keeps the gradients

@@ -937,6 +937,42 @@ int64_t vf_alloc_malloc_repeat(struct vf_alloc *a, int64_t bytes, int64_t n)
 	return done;
 }
 
+/* A request served by a cached block and freed at once leaves the
+ * allocator as it was: the block taken (the lowest of its size: first in
+ * its bucket), its remainder split off, then freed, merges with that
+ * remainder again (and with nothing else: a free block's neighbours are
+ * used, or it would have merged with them) and re-enters its bucket
+ * first; no segment is made, so the reserved peak stands. Only the
+ * allocated and requested peaks move, by the block used (the request,
+ * or the whole block when unsplit) and the request. What differs is
+ * invisible to every later call: block indices recycled in another
+ * order, the place of a segment on the list of empty ones (empty_cache
+ * releases them all), the empty bucket a remainder's size left behind,
+ * and a segment left unnoted for the snapshot (it did not change). */
+bool vf_alloc_malloc_free(struct vf_alloc *a, int64_t bytes)
+{
+	if (bytes <= 0)
+		bytes = 1;
+	if (bytes > VF_ALLOC_MAX_REQUEST)
+		bytes = VF_ALLOC_MAX_REQUEST;
+	int64_t size = (bytes + MIN_BLOCK - 1) & ~(int64_t)(MIN_BLOCK - 1);
+	bool small = size <= SMALL_SIZE;
+	int at;
+	int bi = best_fit(a, size, small, &at);
+	if (bi < 0) { /* a new segment or an expansion: made and freed */
+		int h = vf_alloc_malloc(a, bytes);
+		vf_alloc_release(a, h);
+		return h >= 0;
+	}
+	const struct blk *k = &a->b[bi];
+	int64_t used = should_split(a, k, size) ? size : k->size;
+	if (a->requested + size > a->peak_requested)
+		a->peak_requested = a->requested + size;
+	if (a->allocated + used > a->peak_alloc)
+		a->peak_alloc = a->allocated + used;
+	return true;
+}
+
 /* Merge block j (free, right after i, out of the buckets) into i. */
 static inline void merge_next(struct vf_alloc *a, int i)
 {

@@ -14,7 +14,9 @@
  * enters or leaves it with a move of at most half of it (none at its
  * ends, the usual case). Each segment knows its last block
  * (expandable segments grow there); segments that are one free block are
- * kept on a list (empty_cache releases exactly those), and segments
+ * kept on a list (empty_cache releases exactly those; kept when a
+ * capacity can make malloc release the cache, else made by the first
+ * empty_cache from the segments and kept from then on), and segments
  * changed since the last reserved peak on another (the snapshot at a new
  * peak copies only them; not at all when the caller reads the peaks
  * only). Every call is O(log n) amortised, plus a move of the array of
@@ -22,7 +24,9 @@
  * appears and of part of a bucket (15 blocks on average, 189 at most, in
  * the replays of a whole-catalog estimate) when a block enters or leaves
  * it between others. vf_alloc_clone copies the used parts of every array
- * (a replay forked part-way: steptrace.c). */
+ * (a replay forked part-way: steptrace.c). vf_alloc_malloc_free, a
+ * request freed at once, changes nothing when a cached block serves it:
+ * a best-fit search and the allocated and requested peaks. */
 #include "vramfit/estimate/alloc.h"
 
 #include <stdlib.h>
@@ -110,6 +114,8 @@ struct vf_alloc {
 	int ns, caps;
 	struct pool pool[2];     /* free blocks of the large [0] and small [1] pool */
 	int empty_head;          /* first segment on the empty list, -1 when none */
+	bool empty_kept;         /* the empty list is kept: a capacity (fresh_block releases
+				  * the cache), or since the first vf_alloc_empty_cache */
 	int *dirty;              /* segments changed since the last snapshot */
 	int ndirty, capdirty;
 	int64_t next_addr;
@@ -144,6 +150,7 @@ vf_status vf_alloc_new(const struct vf_alloc_config *cfg, struct vf_alloc **out,
 	a->free_slot = -1;
 	a->expand_seg[0] = a->expand_seg[1] = -1;
 	a->empty_head = -1;
+	a->empty_kept = a->cfg.capacity_bytes > 0;
 	a->next_addr = 1 << 21;
 	if (!ht_rebuild(&a->pool[0], 0) || !ht_rebuild(&a->pool[1], 0)) {
 		vf_alloc_free(a);
@@ -638,7 +645,7 @@ static void seg_touch_slow(struct vf_alloc *a, int si, bool empty)
 static inline void seg_touch(struct vf_alloc *a, int si)
 {
 	const struct seg *g = &a->s[si];
-	bool empty = g->live && g->nblocks == 1 && g->used == 0;
+	bool empty = a->empty_kept && g->live && g->nblocks == 1 && g->used == 0;
 	if (!(g->dirty | a->peaks_only) || empty != g->empty)
 		seg_touch_slow(a, si, empty);
 }
@@ -715,9 +722,22 @@ static int new_segment(struct vf_alloc *a, int64_t size, bool small)
 	return bi;
 }
 
+/* The empty list made from the segments and kept from now on. */
+static void empty_list_start(struct vf_alloc *a)
+{
+	for (int si = 0; si < a->ns; si++) {
+		const struct seg *g = &a->s[si];
+		if (g->live && g->nblocks == 1 && g->used == 0)
+			empty_link(a, si);
+	}
+	a->empty_kept = true;
+}
+
 /* Return every segment that is one free block (release_cached_blocks). */
 void vf_alloc_empty_cache(struct vf_alloc *a)
 {
+	if (!a->empty_kept)
+		empty_list_start(a);
 	while (a->empty_head >= 0) {
 		int si = a->empty_head;
 		struct seg *g = &a->s[si];
@@ -1010,7 +1030,8 @@ void vf_alloc_release(struct vf_alloc *a, int h)
 		a->oom = true; /* the host's memory, as new_block's */
 	int si = a->b[h].seg;
 	const struct seg *g = &a->s[si];
-	if (g->used == 0 && g->nblocks == 1) /* live: it held h; not empty before: h was used */
+	if (g->used == 0 && g->nblocks == 1 && a->empty_kept) /* live: it held h; not empty
+								  * before: h was used */
 		empty_link(a, si);
 	seg_note(a, si);
 }

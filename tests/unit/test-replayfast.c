@@ -197,8 +197,12 @@ static int setup_differs(const struct vf_arch *arch, const struct vf_setup *su,
 	int bad = (a != c) + (b != d);
 	if (a == VF_OK && c == VF_OK) {
 		bad += !same_estimate(&ef, &er);
-		if (sf && sr)
-			bad += segments_differ(sf, sr);
+		if (sf && sr) { /* the replay's own peaks too (the estimate keeps some) */
+			struct vf__replay_peaks a1, a2;
+			vf__replay_peaks_of(sf, &a1);
+			vf__replay_peaks_of(sr, &a2);
+			bad += peaks_differ(&a1, &a2) + segments_differ(sf, sr);
+		}
 		else
 			bad += (sf != NULL) != (sr != NULL);
 		simulated += ef.simulated;

@@ -10,11 +10,17 @@
  * (best fit: a binary search, then past the empty buckets to the first
  * non-empty one) and a hash table (a block's own size: no search), a
  * bucket that empties stays until the empty ones number over 8 and
- * outnumber the others. A block is found in its bucket in O(log n) and
+ * outnumber the others. The last block freed or split off in each pool
+ * waits outside the buckets (pending: the next request often takes it,
+ * or it merges, without entering them), and best fit compares it with
+ * the buckets' first candidate; it enters the buckets when the next
+ * one comes. A block is found in its bucket in O(log n) and
  * enters or leaves it with a move of at most half of it (none at its
  * ends, the usual case). Each segment knows its last block
  * (expandable segments grow there); segments that are one free block are
- * kept on a list (empty_cache releases exactly those), and segments
+ * kept on a list (empty_cache releases exactly those; kept when a
+ * capacity can make malloc release the cache, else made by the first
+ * empty_cache from the segments and kept from then on), and segments
  * changed since the last reserved peak on another (the snapshot at a new
  * peak copies only them; not at all when the caller reads the peaks
  * only). Every call is O(log n) amortised, plus a move of the array of
@@ -22,7 +28,9 @@
  * appears and of part of a bucket (15 blocks on average, 189 at most, in
  * the replays of a whole-catalog estimate) when a block enters or leaves
  * it between others. vf_alloc_clone copies the used parts of every array
- * (a replay forked part-way: steptrace.c). */
+ * (a replay forked part-way: steptrace.c). vf_alloc_malloc_free, a
+ * request freed at once, changes nothing when a cached block serves it:
+ * a best-fit search and the allocated and requested peaks. */
 #include "vramfit/estimate/alloc.h"
 
 #include <stdlib.h>
@@ -109,7 +117,11 @@ struct vf_alloc {
 	struct seg *s;
 	int ns, caps;
 	struct pool pool[2];     /* free blocks of the large [0] and small [1] pool */
+	int pend[2];             /* the last free block of each pool, outside its buckets
+				  * (the next request often takes it): -1 when none */
 	int empty_head;          /* first segment on the empty list, -1 when none */
+	bool empty_kept;         /* the empty list is kept: a capacity (fresh_block releases
+				  * the cache), or since the first vf_alloc_empty_cache */
 	int *dirty;              /* segments changed since the last snapshot */
 	int ndirty, capdirty;
 	int64_t next_addr;
@@ -144,6 +156,8 @@ vf_status vf_alloc_new(const struct vf_alloc_config *cfg, struct vf_alloc **out,
 	a->free_slot = -1;
 	a->expand_seg[0] = a->expand_seg[1] = -1;
 	a->empty_head = -1;
+	a->pend[0] = a->pend[1] = -1;
+	a->empty_kept = a->cfg.capacity_bytes > 0;
 	a->next_addr = 1 << 21;
 	if (!ht_rebuild(&a->pool[0], 0) || !ht_rebuild(&a->pool[1], 0)) {
 		vf_alloc_free(a);
@@ -306,7 +320,14 @@ static bool grow(void **p, int *cap, int need, size_t elem)
  * refill the same sizes over and over (a split's remainder, merged back
  * when the block is freed), so a new size is rare after the first layers;
  * the empty buckets are dropped when over 8 outnumber the others. Arrays,
- * not a tree of pointers: a treap here cost 1.6 times the time. */
+ * not a tree of pointers: a treap here cost 1.6 times the time. A block
+ * enters them one free block late (vf_alloc.pend): a split's remainder
+ * is most often the next request's block, and a freed block the next
+ * one's neighbour, so most never enter them (whole-catalog estimate:
+ * -5.4 % instructions; a size of their own made for each remainder was
+ * most of the new sizes). A bitmap of the non-empty positions with each
+ * bucket's position kept (no binary search for an emptied size of its
+ * own) cost more than the scan (+7 %): positions move on every new size. */
 
 /* Position of the first size >= size in pool p's sorted sizes (p->n when
  * none). */
@@ -521,10 +542,10 @@ static inline int bucket_of(struct pool *p, int64_t size)
 	return found >= 0 ? found : bucket_new_size(p, size);
 }
 
-/* Block i became free (or changed size while free): into its pool's
- * buckets. False when memory runs out (the block is then not found by
- * best fit: the caller reports out of memory, as for its other arrays). */
-static HOT bool free_add(struct vf_alloc *a, int i)
+/* Block i into its pool's buckets. False when memory runs out (the block
+ * is then not found by best fit: the caller reports out of memory, as for
+ * its other arrays). */
+static HOT bool bucket_add(struct vf_alloc *a, int i)
 {
 	struct pool *p = pool_of(a, i);
 	int sl = bucket_of(p, a->b[i].size);
@@ -540,10 +561,25 @@ static HOT bool free_add(struct vf_alloc *a, int i)
 	return true;
 }
 
-/* Free block i leaves its pool's buckets (before it is used or resized);
- * an emptied bucket stays in the sizes, marked empty. */
+/* Block i became free (or changed size while free): the pool's pending
+ * block, the one pending before it into the buckets. False as
+ * bucket_add's. */
+static HOT bool free_add(struct vf_alloc *a, int i)
+{
+	bool small = a->b[i].small;
+	int old = a->pend[small];
+	a->pend[small] = i;
+	return old < 0 || bucket_add(a, old);
+}
+
+/* Free block i leaves its pool's free blocks (before it is used or
+ * resized); an emptied bucket stays in the sizes, marked empty. */
 static HOT void free_remove(struct vf_alloc *a, int i)
 {
+	if (a->pend[a->b[i].small] == i) {
+		a->pend[a->b[i].small] = -1;
+		return;
+	}
 	struct pool *p = pool_of(a, i);
 	struct bucket *k = &p->bk[a->b[i].bslot];
 	bucket_erase(k, a->b[i].addr);
@@ -569,10 +605,14 @@ static HOT int lower_bound(struct vf_alloc *a, bool small, int64_t size, int *at
 	return p->bk[*at].e[p->bk[*at].lo].idx;
 }
 
-/* The block lower_bound found (in the bucket of slot at) leaves the pool's
- * buckets. */
+/* The block best_fit found (in the bucket of slot at; at < 0: the
+ * pending block) leaves the pool's free blocks. */
 static void free_take(struct vf_alloc *a, bool small, int at)
 {
+	if (at < 0) {
+		a->pend[small] = -1;
+		return;
+	}
 	struct pool *p = &a->pool[small];
 	struct bucket *k = &p->bk[at];
 	k->lo++;
@@ -638,7 +678,7 @@ static void seg_touch_slow(struct vf_alloc *a, int si, bool empty)
 static inline void seg_touch(struct vf_alloc *a, int si)
 {
 	const struct seg *g = &a->s[si];
-	bool empty = g->live && g->nblocks == 1 && g->used == 0;
+	bool empty = a->empty_kept && g->live && g->nblocks == 1 && g->used == 0;
 	if (!(g->dirty | a->peaks_only) || empty != g->empty)
 		seg_touch_slow(a, si, empty);
 }
@@ -715,9 +755,22 @@ static int new_segment(struct vf_alloc *a, int64_t size, bool small)
 	return bi;
 }
 
+/* The empty list made from the segments and kept from now on. */
+static void empty_list_start(struct vf_alloc *a)
+{
+	for (int si = 0; si < a->ns; si++) {
+		const struct seg *g = &a->s[si];
+		if (g->live && g->nblocks == 1 && g->used == 0)
+			empty_link(a, si);
+	}
+	a->empty_kept = true;
+}
+
 /* Return every segment that is one free block (release_cached_blocks). */
 void vf_alloc_empty_cache(struct vf_alloc *a)
 {
+	if (!a->empty_kept)
+		empty_list_start(a);
 	while (a->empty_head >= 0) {
 		int si = a->empty_head;
 		struct seg *g = &a->s[si];
@@ -735,11 +788,19 @@ void vf_alloc_empty_cache(struct vf_alloc *a)
 }
 
 /* Best fit in the pool: the smallest free block that may serve `size`
- * (still in the pool's buckets); -1 when none. *at as lower_bound's. */
+ * (still among the pool's free blocks); -1 when none. *at as
+ * lower_bound's, -1 for the pending block. */
 static HOT int best_fit(struct vf_alloc *a, int64_t size, bool small, int *at)
 {
 	int64_t msplit = a->msplit;
 	int k = lower_bound(a, small, size, at);
+	int q = a->pend[small]; /* the pending block, before k in (size, address)? */
+	if (q >= 0 && a->b[q].size >= size &&
+	    (k < 0 || a->b[q].size < a->b[k].size ||
+	     (a->b[q].size == a->b[k].size && a->b[q].addr < a->b[k].addr))) {
+		k = q;
+		*at = -1;
+	}
 	if (k < 0 || a->cfg.expandable)
 		return k;
 	/* oversize blocks (>= max_split) serve only large requests, and those
@@ -937,6 +998,42 @@ int64_t vf_alloc_malloc_repeat(struct vf_alloc *a, int64_t bytes, int64_t n)
 	return done;
 }
 
+/* A request served by a cached block and freed at once leaves the
+ * allocator as it was: the block taken (the lowest of its size: first in
+ * its bucket), its remainder split off, then freed, merges with that
+ * remainder again (and with nothing else: a free block's neighbours are
+ * used, or it would have merged with them) and re-enters its bucket
+ * first; no segment is made, so the reserved peak stands. Only the
+ * allocated and requested peaks move, by the block used (the request,
+ * or the whole block when unsplit) and the request. What differs is
+ * invisible to every later call: block indices recycled in another
+ * order, the place of a segment on the list of empty ones (empty_cache
+ * releases them all), the empty bucket a remainder's size left behind,
+ * and a segment left unnoted for the snapshot (it did not change). */
+bool vf_alloc_malloc_free(struct vf_alloc *a, int64_t bytes)
+{
+	if (bytes <= 0)
+		bytes = 1;
+	if (bytes > VF_ALLOC_MAX_REQUEST)
+		bytes = VF_ALLOC_MAX_REQUEST;
+	int64_t size = (bytes + MIN_BLOCK - 1) & ~(int64_t)(MIN_BLOCK - 1);
+	bool small = size <= SMALL_SIZE;
+	int at;
+	int bi = best_fit(a, size, small, &at);
+	if (bi < 0) { /* a new segment or an expansion: made and freed */
+		int h = vf_alloc_malloc(a, bytes);
+		vf_alloc_release(a, h);
+		return h >= 0;
+	}
+	const struct blk *k = &a->b[bi];
+	int64_t used = should_split(a, k, size) ? size : k->size;
+	if (a->requested + size > a->peak_requested)
+		a->peak_requested = a->requested + size;
+	if (a->allocated + used > a->peak_alloc)
+		a->peak_alloc = a->allocated + used;
+	return true;
+}
+
 /* Merge block j (free, right after i, out of the buckets) into i. */
 static inline void merge_next(struct vf_alloc *a, int i)
 {
@@ -974,7 +1071,8 @@ void vf_alloc_release(struct vf_alloc *a, int h)
 		a->oom = true; /* the host's memory, as new_block's */
 	int si = a->b[h].seg;
 	const struct seg *g = &a->s[si];
-	if (g->used == 0 && g->nblocks == 1) /* live: it held h; not empty before: h was used */
+	if (g->used == 0 && g->nblocks == 1 && a->empty_kept) /* live: it held h; not empty
+								  * before: h was used */
 		empty_link(a, si);
 	seg_note(a, si);
 }

@@ -24,7 +24,10 @@
  * their optimizer share one prefix (vf__replay_state, replaymemo.c). A
  * replay whose peaks alone are read makes no call after its last
  * allocation (the last zero_grad's and foreach temporaries' frees: a free
- * never raises a peak). */
+ * never raises a peak). A tensor freed before the next call (a transient
+ * no saved tensor follows, a gradient added into the held one, a
+ * per-tensor optimizer temporary, an inference layer's dequantized
+ * weights) is one call, vf_alloc_malloc_free. */
 #include "steptrace.h"
 
 #include <math.h>
@@ -54,6 +57,28 @@ static void fr(struct replay *r, int *h)
 {
 	vf_alloc_release(r->a, *h);
 	*h = -1;
+}
+
+/* This thread's replays make each allocation freed at once as the two
+ * calls (vf__replay_pairs_split). */
+static _Thread_local bool pairs_split;
+
+void vf__replay_pairs_split(bool on)
+{
+	pairs_split = on;
+}
+
+/* A tensor made and freed before anything else is: one call. */
+static void al_fr(struct replay *r, double bytes)
+{
+	if (!(bytes >= 1))
+		return;
+	if (bytes > (double)VF_ALLOC_MAX_REQUEST)
+		bytes = (double)VF_ALLOC_MAX_REQUEST;
+	if (pairs_split)
+		vf_alloc_release(r->a, vf_alloc_malloc(r->a, (int64_t)bytes));
+	else
+		vf_alloc_malloc_free(r->a, (int64_t)bytes);
 }
 
 #define LAYER(p, l, i) ((p)[(size_t)(l) * VF__MAX_TENSORS + (size_t)(i)])
@@ -86,9 +111,12 @@ static void make_saved(struct replay *r, int *h)
 	const struct vf__step *s = r->s;
 	int n = s->layer_act.n > s->layer_tmp.n ? s->layer_act.n : s->layer_tmp.n;
 	for (int i = 0; i < n; i++) {
+		if (i >= s->layer_act.n) { /* a transient and nothing saved */
+			al_fr(r, s->layer_tmp.bytes[i]);
+			continue;
+		}
 		int t = i < s->layer_tmp.n ? al(r, s->layer_tmp.bytes[i]) : -1;
-		if (i < s->layer_act.n)
-			h[i] = al(r, s->layer_act.bytes[i]);
+		h[i] = al(r, s->layer_act.bytes[i]);
 		fr(r, &t);
 	}
 }
@@ -123,12 +151,10 @@ static void forward_layer(struct replay *r, int l)
  * micro-batch; from the second on made, added into the held one, freed. */
 static void grad(struct replay *r, int *held, double bytes, bool first)
 {
-	if (first) {
+	if (first)
 		*held = al(r, bytes);
-	} else {
-		int n = al(r, bytes);
-		fr(r, &n);
-	}
+	else
+		al_fr(r, bytes);
 }
 
 /* Loss forward and backward; returns the hidden-state gradient. */
@@ -179,8 +205,8 @@ static void step_in_backward(struct replay *r, int *g, double bytes)
 	if (!r->states)
 		for (int k = 0; k < s->nstates; k++)
 			state_al(r, bytes);
-	int t = s->ot == VF__OT_NONE ? -1 : al(r, bytes * s->ot_ratio);
-	fr(r, &t);
+	if (s->ot != VF__OT_NONE)
+		al_fr(r, bytes * s->ot_ratio);
 	fr(r, g);
 }
 
@@ -286,6 +312,10 @@ static void optimizer_step(struct replay *r)
 			b *= s->ot_ratio;
 			if (s->ot_cap > 0 && b > s->ot_cap)
 				b = s->ot_cap;
+			if (s->ot_count == 1) {
+				al_fr(r, b);
+				continue;
+			}
 			int h[4] = {-1, -1, -1, -1};
 			for (int k = 0; k < s->ot_count && k < 4; k++)
 				h[k] = al(r, b);
@@ -336,8 +366,7 @@ static void inference(struct replay *r)
 		hid = al(r, s->inf_h);
 		fr(r, &dn);
 		fr(r, &h2);
-		int dq = al(r, s->dequant);
-		fr(r, &dq);
+		al_fr(r, s->dequant);
 	}
 	int n = al(r, s->inf_head_in);
 	fr(r, &hid);

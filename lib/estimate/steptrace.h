@@ -141,6 +141,12 @@ void vf__replay_memo_expect(struct vf_replay_memo *m, const struct vf__step *s,
  * never for an answer. */
 double vf__step_calls(const struct vf__step *s);
 
+/* This thread's replays make each tensor that is freed before any other
+ * call as two allocator calls (vf_alloc_malloc, vf_alloc_release: on)
+ * or as one (vf_alloc_malloc_free, the default: off). The answers are the
+ * same; the two calls are the reference tests compare with. Per thread. */
+void vf__replay_pairs_split(bool on);
+
 /* This thread only warms memos from now on (on) or no longer (off): a
  * replay another thread is running is left to it, and vf__step_peaks
  * fails at once (VF_ERR) instead of waiting for its peaks

@@ -291,6 +291,85 @@ static void test_differential(void)
 	}
 }
 
+/* vf_alloc_malloc_free against vf_alloc_malloc and vf_alloc_release of
+ * its handle, on two allocators fed the same random trace (a third of
+ * its calls such pairs, the rest allocations, frees and empty_cache, in
+ * every pool rule, with expandable segments, max_split_size and
+ * capacities that make the cache be released and requests fail): after
+ * every call the counters and peaks agree; at the end the segments at
+ * the peak, byte for byte. */
+static void malloc_free_run(bool expandable, int64_t max_split, int64_t capacity, bool peaks_only)
+{
+	struct vf_alloc *a = mk(expandable, max_split, capacity);
+	struct vf_alloc *b = mk(expandable, max_split, capacity);
+	CHECK(a != NULL && b != NULL);
+	if (peaks_only) {
+		vf_alloc_peaks_only(a);
+		vf_alloc_peaks_only(b);
+	}
+	enum { LIVE = 512 };
+	int ha[LIVE], hb[LIVE], n = 0, bad = 0, pairs = 0;
+	for (int op = 0; op < 6000 && !bad; op++) {
+		uint64_t k = rnd() % 100;
+		if (k < 33) {
+			int64_t sz = rnd_size();
+			bool x = vf_alloc_malloc_free(a, sz);
+			int h = vf_alloc_malloc(b, sz);
+			vf_alloc_release(b, h);
+			bad += x != (h >= 0);
+			pairs++;
+		} else if (k < 70 || n == 0) {
+			int64_t sz = rnd_size();
+			int x = vf_alloc_malloc(a, sz), y = vf_alloc_malloc(b, sz);
+			bad += (x < 0) != (y < 0);
+			if (x >= 0 && y >= 0 && n < LIVE)
+				ha[n] = x, hb[n] = y, n++;
+		} else if (k < 98) {
+			int i = (int)(rnd() % (uint64_t)n);
+			vf_alloc_release(a, ha[i]);
+			vf_alloc_release(b, hb[i]);
+			ha[i] = ha[n - 1], hb[i] = hb[n - 1], n--;
+		} else {
+			vf_alloc_empty_cache(a);
+			vf_alloc_empty_cache(b);
+		}
+		bad += vf_alloc_allocated(a) != vf_alloc_allocated(b);
+		bad += vf_alloc_reserved(a) != vf_alloc_reserved(b);
+		bad += vf_alloc_peak_reserved(a) != vf_alloc_peak_reserved(b);
+		bad += vf_alloc_peak_allocated(a) != vf_alloc_peak_allocated(b);
+		bad += vf_alloc_peak_requested(a) != vf_alloc_peak_requested(b);
+		bad += vf_alloc_oom(a) != vf_alloc_oom(b);
+	}
+	CHECK_INT(bad, 0);
+	CHECK(pairs > 1000);
+	int na = 0, ta = 0, nb = 0, tb = 0;
+	const struct vf_alloc_segment *sa = vf_alloc_peak_segments(a, &na, &ta);
+	const struct vf_alloc_segment *sb = vf_alloc_peak_segments(b, &nb, &tb);
+	CHECK_INT(ta, tb);
+	CHECK_INT(na, nb);
+	for (int i = 0; i < na && i < nb; i++) /* field by field: the struct has padding */
+		bad += sa[i].small != sb[i].small || sa[i].size != sb[i].size ||
+		       sa[i].used != sb[i].used || sa[i].blocks != sb[i].blocks;
+	CHECK_INT(bad, 0);
+	CHECK(peaks_only ? ta == 0 : ta > 0);
+	vf_alloc_free(a);
+	vf_alloc_free(b);
+}
+
+static void test_malloc_free(void)
+{
+	for (int round = 0; round < 4; round++) {
+		for (int po = 0; po < 2; po++) {
+			malloc_free_run(false, 0, 0, po);
+			malloc_free_run(false, 128 * MiB, 0, po);
+			malloc_free_run(true, 0, 0, po);
+			malloc_free_run(false, 0, 2048 * MiB, po);
+			malloc_free_run(false, 80 * MiB, 1536 * MiB, po);
+			malloc_free_run(true, 0, 2048 * MiB, po);
+		}
+	}
+}
+
 /* Many free blocks of a few sizes (the holes a model's layers leave):
  * the buckets grow past their first storage, blocks enter and leave them
  * between others (frees in random order, merges with either neighbour),
@@ -407,6 +486,7 @@ int main(void)
 	RUN(test_differential);
 	RUN(test_differential_ties);
 	RUN(test_repeat);
+	RUN(test_malloc_free);
 	RUN(test_config_parse);
 	return vf_test_done();
 }

@@ -80,6 +80,11 @@ int64_t vf_alloc_malloc_repeat(struct vf_alloc *a, int64_t bytes, int64_t n);
  * copied the segments changed since the last one), and
  * vf_alloc_peak_segments answers none. Every other answer is the same. */
 void vf_alloc_peaks_only(struct vf_alloc *a);
+/* vf_alloc_malloc(a, bytes) and at once vf_alloc_release of its handle,
+ * with the same effect on every later answer; a request a cached block
+ * serves costs a best-fit search and no change (alloc.c says why). False
+ * when the device is full (vf_alloc_malloc's -1). */
+bool vf_alloc_malloc_free(struct vf_alloc *a, int64_t bytes);
 /* Free a handle from vf_alloc_malloc (negative handles are ignored). */
 void vf_alloc_release(struct vf_alloc *a, int handle);
 /* torch.cuda.empty_cache(): return every free, unsplit segment. */

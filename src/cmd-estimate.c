@@ -1859,6 +1859,21 @@ static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const 
 	return g;
 }
 
+/* The memory object: an engine's own layout (the first GPU's, as the text
+ * table); transformers and training: the replay of the step. */
+static cJSON *memory_json(const struct target *tg, const struct gpu_row *rows, int nrows, const struct vf_estimate *e0)
+{
+	if (nrows && rows[0].has_inf && vf_est_engine_own(&rows[0].inf)) {
+		struct vf_est_engine_layout l;
+		engine_layout(&rows[0], &l);
+		return vf_est_engine_memory_json(&l, &rows[0].inf);
+	}
+	cJSON *mem = vf_estimate_memory_json(e0);
+	if (tg->dit)
+		dit_memory_json(mem, e0);
+	return mem;
+}
+
 static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
 		      int nrows, const struct vf_estimate *e0, const struct assume *a)
 {
@@ -1919,16 +1934,8 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 		cJSON_ReplaceItemInObjectCaseSensitive(sj, "lora_targets", cJSON_CreateString(t));
 	}
 	cJSON_AddItemToObject(o, "setup", sj);
-	/* an engine's estimate: its own layout and speeds (the first GPU's, as
-	 * the text tables); transformers: the replay of its forward */
 	bool engine = nrows && rows[0].has_inf && vf_est_engine_own(&rows[0].inf);
-	struct vf_est_engine_layout l;
-	if (engine)
-		engine_layout(&rows[0], &l);
-	cJSON *mem = engine ? vf_est_engine_memory_json(&l, &rows[0].inf) : vf_estimate_memory_json(e0);
-	if (tg->dit)
-		dit_memory_json(mem, e0);
-	cJSON_AddItemToObject(o, "memory", mem);
+	cJSON_AddItemToObject(o, "memory", memory_json(tg, rows, nrows, e0));
 	cJSON *gs = cJSON_AddArrayToObject(o, "gpus");
 	for (int i = 0; i < nrows; i++)
 		cJSON_AddItemToArray(gs, row_json(tg, s, &rows[i]));

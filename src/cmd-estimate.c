@@ -3337,6 +3337,10 @@ static int estimate(const struct est_args *a, struct result *r, bool t5)
 		return rc;
 	bool engine = r->s.mode == VF_MODE_INFER && a->inf.engine != VF_ENGINE_TRANSFORMERS && !r->tg.dit &&
 		      !r->tg.vision;
+	if (engine && (a->w.tokens > 0 || a->w.steps > 0)) /* the whole run is of training steps */
+		return vf_cli_usage("estimate", "--tokens/--steps: the whole run of a training step; --engine %s has "
+						"none (its decode tokens/s per user and in total are in the inference table)",
+				    vf_engine_name(a->inf.engine));
 	if (multi && !engine)
 		assume(&r->as, "GPUs of one kind given as ID:N run one data-parallel job over all N (--gpus, --shard)");
 	tier_assumptions(r->rows, r->nrows, &r->as);

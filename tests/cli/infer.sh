@@ -84,6 +84,14 @@ expect_json 'j["memory"]["device"] == 1 and j["memory"]["peak_bytes"] == j["gpus
 run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 8192 --json
 expect_json '"engine" not in j["memory"] and j["memory"]["peak_phase"] == "logits" and j["gpus"][0]["step_seconds"] > 0'
 
+test_case "an engine has no training step: --tokens/--steps (a whole training run) are refused, not priced"
+for eng in vllm llamacpp; do
+  run estimate llama3.1-8b --mode infer --engine $eng --gpu rtx-4090 --ctx 8192 --tokens 1e9
+  expect_rc 2
+  expect_err "--tokens/--steps: the whole run of a training step; --engine $eng has none"
+  expect_no_out 'Whole run'
+done
+
 test_case "--engine llama.cpp: the project's own spelling of llamacpp"
 run estimate llama3.1-8b --mode infer --engine llama.cpp --gpu rtx-4090 --ctx 8192 --json
 expect_rc 0

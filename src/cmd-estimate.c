@@ -1717,8 +1717,8 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 	print_gpus(o, rows, nrows, gsource);
 	print_inference(o, rows, nrows);
 	print_advice(o, rows, nrows, margin, tg->dit);
-	for (int i = 0; i < nrows; i++)
-		if (rows[i].split)
+	for (int i = 0; i < nrows; i++) /* an engine's split: its own table's (one GPU of it) */
+		if (rows[i].split && !(rows[i].has_inf && vf_est_engine_own(&rows[i].inf)))
 			print_split(o, &rows[i]);
 	fprintf(o, "\n%sAssumptions%s\n", bold, off);
 	for (int i = 0; i < a->n; i++)
@@ -1833,8 +1833,6 @@ static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const 
 		struct vf_est_engine_layout l;
 		engine_layout(r, &l);
 		cJSON_AddNumberToObject(g, "peak_bytes", (double)l.peak_bytes);
-		if (r->split)
-			cJSON_AddItemToObject(g, "split", vf_split_to_json(r->split));
 		cJSON_AddItemToObject(g, "inference", vf_infer_to_json(&r->inf));
 		vf_est_engine_row_json(g, &r->inf);
 		return g;

@@ -169,9 +169,8 @@ void vf_est_engine_setup_words(const struct vf_infer *f, const struct vf_infer_o
 {
 	size_t k = 0;
 	if (f->engine == VF_ENGINE_VLLM) {
-		k += (size_t)snprintf(out, n, "infer with vLLM: %s weights%s%s, KV cache %s", vf_precision_name(s->precision),
-				      s->quant != VF_QUANT_NONE ? " quantized " : "",
-				      s->quant != VF_QUANT_NONE ? vf_quant_name(s->quant) : "",
+		k += (size_t)snprintf(out, n, "infer with vLLM: %s weights, KV cache %s",
+				      s->quant != VF_QUANT_NONE ? vf_quant_name(s->quant) : vf_precision_name(s->precision),
 				      o->kv_fp8 ? "fp8" : "in the weights' dtype");
 		if (k < n && (f->tp > 1 || f->pp > 1))
 			k += (size_t)snprintf(out + k, n - k, ", tensor parallel %d, pipeline parallel %d", f->tp, f->pp);

@@ -80,6 +80,15 @@ expect_json 'j["gpus"][0]["fits"] is False and j["memory"]["peak_bytes"] == j["g
 # over two cards: each row's peak is its own fullest device's sum
 run estimate llama3.1-70b --mode infer --engine llamacpp --gpu rtx-3090:2 --ctx 4096 --json
 expect_json 'j["memory"]["device"] == 1 and j["memory"]["peak_bytes"] == j["gpus"][0]["peak_bytes"] == j["inference"]["devices"][1]["bytes"]'
+# vLLM over tensor parallel: its table is one GPU's; no training split's peaks or step beside it
+run estimate llama3.1-70b --mode infer --engine vllm --gpu rtx-3090:2 --tp 2 --quant int4 --kv-cache-dtype fp8 --ctx 5648
+expect_rc 0
+expect_out 'Setup  infer with vLLM: int4 weights, KV cache fp8, tensor parallel 2'
+expect_out 'one GPU of the split'
+expect_no_out 'Megatron-style'
+expect_no_out 'pipeline bubble'
+run estimate llama3.1-70b --mode infer --engine vllm --gpu rtx-3090:2 --tp 2 --quant int4 --kv-cache-dtype fp8 --ctx 5648 --json
+expect_json '"split" not in j["gpus"][0] and j["gpus"][0]["peak_bytes"] == j["memory"]["budget_bytes"]'
 # transformers keeps the replay of its forward
 run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 8192 --json
 expect_json '"engine" not in j["memory"] and j["memory"]["peak_phase"] == "logits" and j["gpus"][0]["step_seconds"] > 0'

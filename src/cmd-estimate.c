@@ -1566,10 +1566,14 @@ static void print_vllm_memory(FILE *o, const struct gpu_row *r)
 		vf_cli_sgr(o, "1"), vf_cli_sgr(o, "0"), r->spec.id, f->tp * f->pp > 1 ? ", one GPU of the split" : "",
 		100.0 * (double)f->budget_bytes / (double)l.card_bytes);
 	print_engine_terms(o, &l);
-	fprintf(o, "vLLM holds %s on the device (%s); not estimated: %s\n",
-		vf_fmt_bytes(b1, sizeof b1, (double)l.peak_bytes),
-		l.peak_bytes == f->budget_bytes ? "its budget" : "the weights, the profiled forward and the CUDA context",
-		l.not_counted);
+	if (l.peak_bytes > f->budget_bytes)
+		fprintf(o, "vLLM needs %s before any KV cache (the weights, the profiled forward and the CUDA "
+			   "context): more than its budget, %s\n",
+			vf_fmt_bytes(b1, sizeof b1, (double)l.peak_bytes),
+			vf_fmt_bytes((char[32]){0}, 32, (double)f->budget_bytes));
+	else
+		fprintf(o, "vLLM holds %s on the device (its budget); not estimated: %s\n",
+			vf_fmt_bytes(b1, sizeof b1, (double)l.peak_bytes), l.not_counted);
 }
 
 /* llama.cpp's memory on the first GPU and in host memory. */

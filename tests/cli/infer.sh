@@ -77,6 +77,8 @@ expect_json 'not any("use_cache" in a or "optimizer states created" in a or a.st
 # a refusal: the peak is what it needed before the KV cache, never below its budget
 run estimate llama3.1-70b --mode infer --engine vllm --gpu rtx-4090 --ctx 8192 --json
 expect_json 'j["gpus"][0]["fits"] is False and j["memory"]["peak_bytes"] == j["gpus"][0]["peak_bytes"] > j["memory"]["card_bytes"]'
+run estimate llama3.1-70b --mode infer --engine vllm --gpu rtx-4090 --ctx 8192
+expect_out_re '^vLLM needs [0-9.]+ GiB before any KV cache \(the weights, the profiled forward and the CUDA context\): more than its budget, 21\.59 GiB$'
 # over two cards: each row's peak is its own fullest device's sum
 run estimate llama3.1-70b --mode infer --engine llamacpp --gpu rtx-3090:2 --ctx 4096 --json
 expect_json 'j["memory"]["device"] == 1 and j["memory"]["peak_bytes"] == j["gpus"][0]["peak_bytes"] == j["inference"]["devices"][1]["bytes"]'

@@ -83,6 +83,7 @@ for f in infer.html infer-cpp.html; do
   check '! grep -qE "data-chart=\"(phases|batch|steptime|throughput)\"|micro-batch|logits phase|training step</|use_cache|optimizer states created" '"$f"
 done
 check 'grep -q "<h1 id=\"headline\">llama3.1-8b served by vLLM: fits RTX 4090, holding 21.6 GiB (its budget), 5 users at 8192 tokens; fits A100 SXM4 80GB" infer.html'
+check 'grep -q "<h2>KV cache of one sequence vs context (llama.cpp): " infer-cpp.html && grep -q "<h2>KV cache of one sequence vs context (vLLM): " infer.html'
 check 'grep -q "Not estimated: the CUDA graphs vLLM captures" infer.html && grep -q ">TTFT</th>" infer.html && grep -q ">decode tok/s</th>" infer.html'
 run report estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090 -o refused.html
 expect_rc 0

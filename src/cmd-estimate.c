@@ -3160,7 +3160,10 @@ struct result {
 static int output(const struct est_args *a, struct result *r)
 {
 	bool whole = a->w.tokens > 0 || a->w.steps > 0;
-	if (a->html && vf_split_active(&r->s))
+	/* an engine estimate has no training step nor allocator replay to explain,
+	 * and its page draws its own table (one GPU of a split), not the split */
+	bool engine = r->nrows && r->rows[0].has_inf && vf_est_engine_own(&r->rows[0].inf);
+	if (a->html && vf_split_active(&r->s) && !engine)
 		return vf_cli_usage("estimate", "--html does not draw a model split over GPUs yet (--split/--tp/--pp); use --json");
 	if (a->html) {
 		cJSON *o = to_json(&r->tg, &r->s, r->rows, r->nrows, &r->e0, &r->as);
@@ -3182,8 +3185,6 @@ static int output(const struct est_args *a, struct result *r)
 	print_human(&r->tg, &r->s, r->rows, r->nrows, r->gsource, &r->e0, &r->as, a->margin, &a->inf);
 	if (whole)
 		whole_run_print(&a->w, r->rows, r->nrows);
-	/* an engine's estimate has no training step nor allocator replay to explain */
-	bool engine = r->nrows && r->rows[0].has_inf && vf_est_engine_own(&r->rows[0].inf);
 	if (r->sim && !engine)
 		print_segments(r->sim, &r->e0, &r->tg.alloc);
 	if (a->explain && !engine)

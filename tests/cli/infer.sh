@@ -91,6 +91,14 @@ expect_no_out 'Megatron-style'
 expect_no_out 'pipeline bubble'
 run estimate llama3.1-70b --mode infer --engine vllm --gpu rtx-3090:2 --tp 2 --quant int4 --kv-cache-dtype fp8 --ctx 5648 --json
 expect_json '"split" not in j["gpus"][0] and j["gpus"][0]["peak_bytes"] == j["memory"]["budget_bytes"]'
+# its page: the engine's table, which a split does not stop
+run estimate llama3.1-70b --mode infer --engine vllm --gpu rtx-3090:2 --tp 2 --quant int4 --kv-cache-dtype fp8 --ctx 5648 --html "$TMP/tp.html"
+expect_rc 0
+check 'grep -q "served by vLLM: fits RTX 3090 x2, holding 21.6 GiB (its budget), 1 user at 5648 tokens" "$TMP/tp.html"'
+run estimate llama3.1-70b --mode infer --gpu rtx-3090:2 --tp 2 --html "$TMP/tp2.html"
+expect_rc 2
+expect_err 'does not draw a model split'
+check '[ ! -e "$TMP/tp2.html" ]'
 # transformers keeps the replay of its forward
 run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 8192 --json
 expect_json '"engine" not in j["memory"] and j["memory"]["peak_phase"] == "logits" and j["gpus"][0]["step_seconds"] > 0'

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "estimate-engine.h"
 #include "estimate-gguf.h"
 #include "opt-setup.h"
 #include "vramfit/estimate/advice.h"
@@ -440,8 +441,8 @@ static void device_peak_assumption(const struct vf_estimate *e, struct assume *a
 			  "(optimizer states held from the previous step)");
 }
 
-static void estimate_assumptions(const struct vf_estimate *e, const struct vf_setup *s,
-				 const struct vf_gpu_spec *gpu, struct assume *a)
+/* The CUDA context and what the GPU's rates rest on. */
+static void rate_assumptions(const struct vf_estimate *e, const struct vf_gpu_spec *gpu, struct assume *a)
 {
 	if (e->assumed & VF_ASSUME_CONTEXT_DEFAULT) {
 		char b[32];
@@ -459,6 +460,25 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 		assume(a, "%s has no bf16 tensor cores: bf16 matmuls run emulated on the CUDA cores "
 			  "(%.1f TFLOP/s); --precision fp16 uses its fp16 tensor cores",
 		       gpu ? gpu->id : "the GPU", gpu ? gpu->fp32_tflops : 0.0);
+}
+
+/* A GPU of a generation the step time was not fitted on: what `what`
+ * (the step time, the prompt's forward) rests on there. */
+static void generation_assumption(const struct vf_estimate *e, const struct vf_gpu_spec *gpu, const char *what,
+				  struct assume *a)
+{
+	if (gpu && e->parts.compute > 0 && strcmp(gpu->generation, "hopper") != 0)
+		assume(a, "%s on %s (%s): kernel-level benchmarks of the generation (cuBLAS GEMM, "
+			  "flash-attention, bandwidth; sources in data/estimate/steptime.json) plus the "
+			  "time per FLOP and per byte the H200 fit leaves beyond hopper's (host time: not "
+			  "scaled by the GPU), not fitted on measured steps; approximate",
+		       what, gpu->id, gpu->generation[0] ? gpu->generation : "unknown generation");
+}
+
+static void estimate_assumptions(const struct vf_estimate *e, const struct vf_setup *s,
+				 const struct vf_gpu_spec *gpu, struct assume *a)
+{
+	rate_assumptions(e, gpu, a);
 	if (s->quant != VF_QUANT_NONE)
 		assume(a, "quantized base: linear weights at %s with block scales, embeddings and norms in "
 			  "bf16; one linear dequantized at a time",
@@ -481,12 +501,7 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 	assume(a, "step time (an estimate): LLMs kernel by kernel, constants fitted on H200 measurements "
 		  "(data/estimate/steptime.json); video DiTs and vision models dense bf16 rate x fitted "
 		  "utilisation x the generation's GEMM efficiency relative to hopper's");
-	if (gpu && e->parts.compute > 0 && strcmp(gpu->generation, "hopper") != 0)
-		assume(a, "step time on %s (%s): kernel-level benchmarks of the generation (cuBLAS GEMM, "
-			  "flash-attention, bandwidth; sources in data/estimate/steptime.json) plus the "
-			  "time per FLOP and per byte the H200 fit leaves beyond hopper's (host time: not "
-			  "scaled by the GPU), not fitted on measured steps; approximate",
-		       gpu->id, gpu->generation[0] ? gpu->generation : "unknown generation");
+	generation_assumption(e, gpu, "step time", a);
 	if (strcmp(e->parts.link, "unknown") == 0)
 		assume(a, "no link bandwidth known for %s: data-parallel communication not counted, the "
 			  "step time is approximate",
@@ -505,6 +520,28 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 		       1e3 * e->parts.comm_interference,
 		       gpu && gpu->sms < 1 ? "; no SM count for this GPU in the catalog (gpus.json sms): "
 					     "that loss is not counted, approximate" : "");
+}
+
+/* --mode infer --engine vllm|llamacpp: only what holds for the engine
+ * (its own line, from infer_rows, says the KV cache and, for llama.cpp,
+ * the GGUF's quantization): the flags ignored, the prompt, vLLM's
+ * weights, the CUDA context and the time model of the prompt's forward
+ * (TTFT). No training step, batch, replay or data-parallel line. */
+static void engine_assumptions(const struct vf_estimate *e, const struct vf_setup *s, const struct vf_gpu_spec *gpu,
+			       const struct vf_infer_opts *o, struct assume *a)
+{
+	ignored_flags(s, a);
+	if (!(s->given & VF_SETUP_G_SEQ))
+		assume(a, "a prompt of %" PRId64 " tokens (--seq): the forward whose time is the TTFT", s->seq);
+	if (o->engine == VF_ENGINE_VLLM)
+		assume(a, "vllm: weights in %s%s%s (--precision, --quant), KV cache %s (--kv-cache-dtype)",
+		       vf_precision_name(s->precision), s->quant != VF_QUANT_NONE ? ", quantized " : ", not quantized",
+		       s->quant != VF_QUANT_NONE ? vf_quant_name(s->quant) : "",
+		       o->kv_fp8 ? "in fp8" : "in the weights' dtype");
+	rate_assumptions(e, gpu, a);
+	assume(a, "TTFT (an estimate): the prompt's forward kernel by kernel, constants fitted on H200 measurements "
+		  "(data/estimate/steptime.json)");
+	generation_assumption(e, gpu, "TTFT", a);
 }
 
 static cJSON *gt_json(const struct vf_gt_report *r)
@@ -1402,6 +1439,20 @@ static void set_vram(const struct gpu_row *r, char *o, size_t n)
 	}
 }
 
+/* An engine row's TTFT, prefill tokens/s and decode tokens/s (all users), "-" unknown. */
+static void engine_speeds(const struct vf_infer *f, char *ttft, size_t n1, char *pre, size_t n2, char *dec, size_t n3)
+{
+	snprintf(ttft, n1, "-");
+	snprintf(pre, n2, "-");
+	snprintf(dec, n3, "-");
+	if (f->ttft_seconds > 0) {
+		vf_fmt_seconds(ttft, n1, f->ttft_seconds);
+		snprintf(pre, n2, "%.0f", vf_est_engine_prefill_tps(f));
+	}
+	if (f->decode_step_seconds > 0)
+		snprintf(dec, n3, "%.0f", f->decode_tokens_per_second_total);
+}
+
 static void print_gpus(FILE *o, const struct gpu_row *rows, int nrows, const char *gsource)
 {
 	char b1[64], b2[64], b3[64];
@@ -1410,8 +1461,11 @@ static void print_gpus(FILE *o, const struct gpu_row *rows, int nrows, const cha
 	struct vf_table t;
 	fprintf(o, "\n%sGPUs%s (%s)\n", bold, off,
 		strcmp(gsource, "given") == 0 ? "as given" : strcmp(gsource, "probed") == 0 ? "this machine" : "common cards: none given or found");
+	/* an engine's row: the prompt's forward (TTFT, prefill) and its decode,
+	 * not a training step */
+	bool engine = nrows && rows[0].has_inf && vf_est_engine_own(&rows[0].inf);
 	const char *gh[] = {"GPU", "VRAM", "fits", "headroom", nrows && rows[0].has_inf ? "max users" : "max batch",
-			    "step", "tokens/s", "MFU"};
+			    engine ? "TTFT" : "step", engine ? "prefill tok/s" : "tokens/s", engine ? "decode tok/s" : "MFU"};
 	vf_table_init(&t, 8, gh);
 	for (int c = 1; c < 8; c++)
 		vf_table_set_right(&t, c, true);
@@ -1424,6 +1478,14 @@ static void print_gpus(FILE *o, const struct gpu_row *rows, int nrows, const cha
 			snprintf(id, sizeof id, "%s", r->spec.id);
 		set_vram(r, b1, sizeof b1);
 		snprintf(mb, sizeof mb, "%" PRId64, r->max_batch);
+		char fits[32];
+		snprintf(fits, sizeof fits, "%s%s%s", r->fits ? green : red, r->fits ? "yes" : "no", off);
+		if (engine) {
+			engine_speeds(&r->inf, b3, sizeof b3, tps, sizeof tps, mfu, sizeof mfu);
+			vf_table_addf(&t, id, b1, fits, vf_fmt_bytes(b2, sizeof b2, (double)r->headroom), mb, b3, tps,
+				      mfu);
+			continue;
+		}
 		if (r->est.step_seconds > 0) {
 			snprintf(tps, sizeof tps, "%.0f", r->est.tokens_per_second);
 			snprintf(mfu, sizeof mfu, "%.0f%%", 100 * r->est.mfu);
@@ -1431,8 +1493,6 @@ static void print_gpus(FILE *o, const struct gpu_row *rows, int nrows, const cha
 			snprintf(tps, sizeof tps, "-");
 			snprintf(mfu, sizeof mfu, "-");
 		}
-		char fits[32];
-		snprintf(fits, sizeof fits, "%s%s%s", r->fits ? green : red, r->fits ? "yes" : "no", off);
 		vf_table_addf(&t, id, b1, fits,
 			      vf_fmt_bytes(b2, sizeof b2, (double)r->headroom), mb,
 			      vf_fmt_seconds(b3, sizeof b3, r->est.step_seconds), tps, mfu);
@@ -1490,35 +1550,61 @@ static void print_advice(FILE *o, const struct gpu_row *rows, int nrows, double 
 
 static void print_dit_phases(FILE *o, const struct vf_estimate *e);
 
-/* vLLM's memory on the first GPU: what its budget holds, and the rest. */
-static void print_vllm_memory(FILE *o, const struct gpu_row *r)
+/* The device an engine row's layout describes: the card, or a set's
+ * fullest device (what it may use: the probe's free memory when another
+ * process holds some of the card). */
+static int64_t engine_card(const struct gpu_row *r)
 {
 	const struct vf_infer *f = &r->inf;
-	double card = (double)vf_estimate_gpu_bytes(&r->spec);
-	char b1[64], b2[64], name[96];
-	fprintf(o, "%sMemory as vLLM lays it out%s (on %s%s: %.0f%% of the card is its budget)\n",
-		vf_cli_sgr(o, "1"), vf_cli_sgr(o, "0"), r->spec.id, f->tp * f->pp > 1 ? ", one GPU of the split" : "",
-		100.0 * (double)f->budget_bytes / card);
+	if (f->engine == VF_ENGINE_LLAMACPP && r->set && f->fullest < r->ndev)
+		return f->device_memory_bytes[f->fullest];
+	return vf_estimate_gpu_bytes(&r->spec);
+}
+
+/* An engine row's layout (estimate-engine.h): the table, --json and the page read it. */
+static void engine_layout(const struct gpu_row *r, struct vf_est_engine_layout *l)
+{
+	vf_est_engine_layout(&r->inf, engine_card(r), l);
+}
+
+/* The layout's rows and its total as a table of size and share of the card. */
+static void print_engine_terms(FILE *o, const struct vf_est_engine_layout *l)
+{
+	char b1[64], b2[64];
+	double card = (double)l->card_bytes;
 	const char *hdr[] = {"term", "size", "% of card"};
 	struct vf_table t;
 	vf_table_init(&t, 3, hdr);
 	vf_table_set_right(&t, 1, true);
 	vf_table_set_right(&t, 2, true);
-	double kv = f->kv_blocks > 0 ? (double)f->kv_cache_bytes : 0;
-	double rest = (double)f->budget_bytes - (double)f->weights_bytes - (double)f->activation_bytes -
-		      (double)f->non_torch_bytes - kv;
-	snprintf(name, sizeof name, "KV cache (%" PRId64 " blocks of %d tokens)", f->kv_blocks > 0 ? f->kv_blocks : 0,
-		 f->block_size);
-	const char *label[] = {"weights", "profiled forward (activations, sampler)", "CUDA context",
-			       name, "budget less whole blocks", "outside the budget (CUDA graphs)"};
-	double v[] = {(double)f->weights_bytes, (double)f->activation_bytes, (double)f->non_torch_bytes,
-		      kv, rest > 0 ? rest : 0, card - (double)f->budget_bytes};
-	for (int i = 0; i < 6; i++)
-		vf_table_addf(&t, label[i], vf_fmt_bytes(b1, sizeof b1, v[i]),
-			      (snprintf(b2, sizeof b2, "%.1f%%", 100.0 * v[i] / card), b2));
-	vf_table_addf(&t, "card", vf_fmt_bytes(b1, sizeof b1, card), "100.0%");
+	for (int i = 0; i <= l->n; i++) {
+		double v = (double)(i < l->n ? l->t[i].bytes : l->total_bytes);
+		vf_table_addf(&t, i < l->n ? l->t[i].label : l->total_label, vf_fmt_bytes(b1, sizeof b1, v),
+			      (snprintf(b2, sizeof b2, "%.1f%%", 100.0 * v / card), b2));
+	}
 	vf_table_print(&t, o);
 	vf_table_release(&t);
+}
+
+/* vLLM's memory on the first GPU: what its budget holds, and the rest. */
+static void print_vllm_memory(FILE *o, const struct gpu_row *r)
+{
+	const struct vf_infer *f = &r->inf;
+	struct vf_est_engine_layout l;
+	engine_layout(r, &l);
+	char b1[64];
+	fprintf(o, "%sMemory as vLLM lays it out%s (on %s%s: %.0f%% of the card is its budget)\n",
+		vf_cli_sgr(o, "1"), vf_cli_sgr(o, "0"), r->spec.id, f->tp * f->pp > 1 ? ", one GPU of the split" : "",
+		100.0 * (double)f->budget_bytes / (double)l.card_bytes);
+	print_engine_terms(o, &l);
+	if (l.peak_bytes > f->budget_bytes)
+		fprintf(o, "vLLM needs %s before any KV cache (the weights, the profiled forward and the CUDA "
+			   "context): more than its budget, %s\n",
+			vf_fmt_bytes(b1, sizeof b1, (double)l.peak_bytes),
+			vf_fmt_bytes((char[32]){0}, 32, (double)f->budget_bytes));
+	else
+		fprintf(o, "vLLM holds %s on the device (its budget); not estimated: %s\n",
+			vf_fmt_bytes(b1, sizeof b1, (double)l.peak_bytes), l.not_counted);
 }
 
 /* llama.cpp's memory on the first GPU and in host memory. */
@@ -1526,10 +1612,9 @@ static void print_llamacpp_memory(FILE *o, const struct gpu_row *r)
 {
 	const struct vf_infer *f = &r->inf;
 	bool set = r->set && f->fullest < r->ndev;
-	/* a set's fullest device: what it may use (the probe's free memory
-	 * when another process holds some of the card) */
-	double card = set ? (double)f->device_memory_bytes[f->fullest] : (double)vf_estimate_gpu_bytes(&r->spec);
-	char b1[64], b2[64], name[96];
+	struct vf_est_engine_layout l;
+	engine_layout(r, &l);
+	char b1[64];
 	char which[96] = "", dev[48] = "";
 	if (set)
 		snprintf(dev, sizeof dev, " (%s)", r->dev[f->fullest].id);
@@ -1538,30 +1623,7 @@ static void print_llamacpp_memory(FILE *o, const struct gpu_row *r)
 			 vf_llamacpp_split_name(f->split_mode));
 	fprintf(o, "%sMemory as llama.cpp lays it out%s (on %s%s; %s in host memory)\n", vf_cli_sgr(o, "1"),
 		vf_cli_sgr(o, "0"), r->spec.id, which, vf_fmt_bytes(b1, sizeof b1, (double)f->host_bytes));
-	const char *hdr[] = {"term", "size", "% of card"};
-	struct vf_table t;
-	vf_table_init(&t, 3, hdr);
-	vf_table_set_right(&t, 1, true);
-	vf_table_set_right(&t, 2, true);
-	if (f->devices > 1)
-		snprintf(name, sizeof name, "weights (%" PRId64 " layers%s%s)", f->device_layers[f->fullest],
-			 f->device_output[f->fullest] ? " + output" : "",
-			 f->split_mode == VF_LCPP_SPLIT_ROW ? "; matrices split by row" : "");
-	else
-		snprintf(name, sizeof name, "weights (%" PRId64 " layers%s)", f->gpu_layers, f->output_on_gpu ? " + output" : "");
-	const char *label[] = {name, "KV cache", "compute buffer", "CUDA context"};
-	double v[] = {(double)f->weights_bytes, (double)f->kv_cache_bytes, (double)f->compute_buffer_bytes,
-		      (double)f->non_torch_bytes};
-	double sum = 0;
-	for (int i = 0; i < 4; i++) {
-		sum += v[i];
-		vf_table_addf(&t, label[i], vf_fmt_bytes(b1, sizeof b1, v[i]),
-			      (snprintf(b2, sizeof b2, "%.1f%%", 100.0 * v[i] / card), b2));
-	}
-	vf_table_addf(&t, "on device", vf_fmt_bytes(b1, sizeof b1, sum),
-		      (snprintf(b2, sizeof b2, "%.1f%%", 100.0 * sum / card), b2));
-	vf_table_print(&t, o);
-	vf_table_release(&t);
+	print_engine_terms(o, &l);
 	for (int d = 0; f->devices > 1 && d < f->devices; d++) {
 		dev[0] = '\0';
 		if (r->set && d < r->ndev)
@@ -1655,7 +1717,7 @@ static void print_inference_parts(const struct gpu_row *rows, int nrows)
 
 static void print_human(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
 			int nrows, const char *gsource, const struct vf_estimate *e0,
-			const struct assume *a, double margin)
+			const struct assume *a, double margin, const struct vf_infer_opts *inf)
 {
 	char b1[64], b2[64], setup[512];
 	FILE *o = stdout;
@@ -1672,7 +1734,10 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 		vf_fmt_params(b1, sizeof b1, e0->params), act,
 		vf_fmt_params(b2, sizeof b2, e0->trainable_params),
 		!tg->dit && tg->arch.approximate ? " (approximate: see Assumptions)" : "");
-	setup_words(tg, s, rows, nrows, setup, sizeof setup);
+	if (nrows && rows[0].has_inf && vf_est_engine_own(&rows[0].inf)) /* the engine's words, not a training step's */
+		vf_est_engine_setup_words(&rows[0].inf, inf, s, setup, sizeof setup);
+	else
+		setup_words(tg, s, rows, nrows, setup, sizeof setup);
 	fprintf(o, "%sSetup%s  %s\n\n", bold, off, setup);
 	if (nrows && rows[0].has_inf && rows[0].inf.engine == VF_ENGINE_VLLM)
 		print_vllm_memory(o, &rows[0]);
@@ -1687,8 +1752,8 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 	print_gpus(o, rows, nrows, gsource);
 	print_inference(o, rows, nrows);
 	print_advice(o, rows, nrows, margin, tg->dit);
-	for (int i = 0; i < nrows; i++)
-		if (rows[i].split)
+	for (int i = 0; i < nrows; i++) /* an engine's split: its own table's (one GPU of it) */
+		if (rows[i].split && !(rows[i].has_inf && vf_est_engine_own(&rows[i].inf)))
 			print_split(o, &rows[i]);
 	fprintf(o, "\n%sAssumptions%s\n", bold, off);
 	for (int i = 0; i < a->n; i++)
@@ -1799,6 +1864,14 @@ static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const 
 			cJSON_AddItemToArray(adv, it);
 		}
 	}
+	if (r->has_inf && vf_est_engine_own(&r->inf)) { /* what the engine holds, its speeds */
+		struct vf_est_engine_layout l;
+		engine_layout(r, &l);
+		cJSON_AddNumberToObject(g, "peak_bytes", (double)l.peak_bytes);
+		cJSON_AddItemToObject(g, "inference", vf_infer_to_json(&r->inf));
+		vf_est_engine_row_json(g, &r->inf);
+		return g;
+	}
 	cJSON_AddNumberToObject(g, "peak_bytes", (double)r->est.peak_bytes);
 	if (!r->fits)
 		cJSON_AddStringToObject(g, "breaking_term", vf_term_name(r->est.dominant));
@@ -1819,6 +1892,21 @@ static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const 
 		cJSON_AddNullToObject(g, "tokens_per_second");
 	}
 	return g;
+}
+
+/* The memory object: an engine's own layout (the first GPU's, as the text
+ * table); transformers and training: the replay of the step. */
+static cJSON *memory_json(const struct target *tg, const struct gpu_row *rows, int nrows, const struct vf_estimate *e0)
+{
+	if (nrows && rows[0].has_inf && vf_est_engine_own(&rows[0].inf)) {
+		struct vf_est_engine_layout l;
+		engine_layout(&rows[0], &l);
+		return vf_est_engine_memory_json(&l, &rows[0].inf);
+	}
+	cJSON *mem = vf_estimate_memory_json(e0);
+	if (tg->dit)
+		dit_memory_json(mem, e0);
+	return mem;
 }
 
 static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
@@ -1881,14 +1969,12 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 		cJSON_ReplaceItemInObjectCaseSensitive(sj, "lora_targets", cJSON_CreateString(t));
 	}
 	cJSON_AddItemToObject(o, "setup", sj);
-	cJSON *mem = vf_estimate_memory_json(e0);
-	if (tg->dit)
-		dit_memory_json(mem, e0);
-	cJSON_AddItemToObject(o, "memory", mem);
+	bool engine = nrows && rows[0].has_inf && vf_est_engine_own(&rows[0].inf);
+	cJSON_AddItemToObject(o, "memory", memory_json(tg, rows, nrows, e0));
 	cJSON *gs = cJSON_AddArrayToObject(o, "gpus");
 	for (int i = 0; i < nrows; i++)
 		cJSON_AddItemToArray(gs, row_json(tg, s, &rows[i]));
-	cJSON_AddItemToObject(o, "time", vf_estimate_time_json(e0));
+	cJSON_AddItemToObject(o, "time", engine ? vf_est_engine_time_json(&rows[0].inf) : vf_estimate_time_json(e0));
 	if (nrows && rows[0].has_inf) /* the first GPU's; each row has its own */
 		cJSON_AddItemToObject(o, "inference", vf_infer_to_json(&rows[0].inf));
 	cJSON *as = cJSON_AddArrayToObject(o, "assumptions");
@@ -2160,8 +2246,12 @@ static int write_html(const char *path, cJSON *o, const struct target *tg, const
 	for (int i = 0; i < nrows; i++)
 		cJSON_AddStringToObject(cJSON_GetArrayItem(gs, i), "name",
 					rows[i].spec.name[0] ? rows[i].spec.name : rows[i].spec.id);
-	cJSON_AddItemToObject(o, "phases", vf_report_phases_json(e0));
-	cJSON_AddItemToObject(o, "batch_sweep", batch_sweep(tg, s, rows, nrows));
+	/* an engine's page: its layout (the memory object) and the inference
+	 * sweep, no training-step phases nor transformers batch sweep */
+	if (!(nrows > 0 && rows[0].has_inf && vf_est_engine_own(&rows[0].inf))) {
+		cJSON_AddItemToObject(o, "phases", vf_report_phases_json(e0));
+		cJSON_AddItemToObject(o, "batch_sweep", batch_sweep(tg, s, rows, nrows));
+	}
 	if (nrows > 0 && rows[0].has_inf)
 		cJSON_AddItemToObject(o, "inference_sweep", inference_sweep(tg, rows, nrows, inf));
 	struct vf_error err = {0};
@@ -2241,7 +2331,7 @@ struct est_args {
 
 #define OPT_T struct est_args
 static const char *const allocators[] = {"default", "expandable", NULL};
-static const char *const engines[] = {"transformers", "vllm", "llamacpp", NULL};
+static const char *const engines[] = {"transformers", "vllm", "llamacpp", "llama.cpp", NULL};
 static const char *const kv_dtypes[] = {"auto", "fp8", NULL};
 static const char *const kv_caches[] = {"dynamic", "static", NULL};
 static const char *const split_modes[] = {"layer", "row", "none", NULL};
@@ -3103,7 +3193,10 @@ struct result {
 static int output(const struct est_args *a, struct result *r)
 {
 	bool whole = a->w.tokens > 0 || a->w.steps > 0;
-	if (a->html && vf_split_active(&r->s))
+	/* an engine estimate has no training step nor allocator replay to explain,
+	 * and its page draws its own table (one GPU of a split), not the split */
+	bool engine = r->nrows && r->rows[0].has_inf && vf_est_engine_own(&r->rows[0].inf);
+	if (a->html && vf_split_active(&r->s) && !engine)
 		return vf_cli_usage("estimate", "--html does not draw a model split over GPUs yet (--split/--tp/--pp); use --json");
 	if (a->html) {
 		cJSON *o = to_json(&r->tg, &r->s, r->rows, r->nrows, &r->e0, &r->as);
@@ -3122,12 +3215,12 @@ static int output(const struct est_args *a, struct result *r)
 		cJSON_Delete(o);
 		return VF_EXIT_OK;
 	}
-	print_human(&r->tg, &r->s, r->rows, r->nrows, r->gsource, &r->e0, &r->as, a->margin);
+	print_human(&r->tg, &r->s, r->rows, r->nrows, r->gsource, &r->e0, &r->as, a->margin, &a->inf);
 	if (whole)
 		whole_run_print(&a->w, r->rows, r->nrows);
-	if (r->sim)
+	if (r->sim && !engine)
 		print_segments(r->sim, &r->e0, &r->tg.alloc);
-	if (a->explain)
+	if (a->explain && !engine)
 		print_step_parts(&r->tg, r->rows, r->nrows);
 	if (a->explain)
 		print_inference_parts(r->rows, r->nrows);
@@ -3223,9 +3316,9 @@ static int infer_rows(const struct est_args *a, struct result *r)
 		} else if (a->inf.engine == VF_ENGINE_LLAMACPP) {
 			const struct vf_infer *f = &g->inf;
 			g->fits = f->fits;
-			g->headroom = g->set ? f->device_memory_bytes[f->fullest] - f->device_bytes[f->fullest]
-					     : vf_estimate_gpu_bytes(&g->spec) - f->weights_bytes -
-						       f->compute_buffer_bytes - f->non_torch_bytes - f->kv_cache_bytes;
+			struct vf_est_engine_layout l; /* the card less what the table sums on it */
+			engine_layout(g, &l);
+			g->headroom = l.card_bytes - l.peak_bytes;
 			g->advice.n = 0;
 		}
 	}
@@ -3278,7 +3371,13 @@ static int estimate(const struct est_args *a, struct result *r, bool t5)
 		rc = estimate_rows(&r->tg, &r->s, r->rows, r->nrows, a->margin, &multi);
 	if (rc >= 0)
 		return rc;
-	if (multi)
+	bool engine = r->s.mode == VF_MODE_INFER && a->inf.engine != VF_ENGINE_TRANSFORMERS && !r->tg.dit &&
+		      !r->tg.vision;
+	if (engine && (a->w.tokens > 0 || a->w.steps > 0)) /* the whole run is of training steps */
+		return vf_cli_usage("estimate", "--tokens/--steps: the whole run of a training step; --engine %s has "
+						"none (its decode tokens/s per user and in total are in the inference table)",
+				    vf_engine_name(a->inf.engine));
+	if (multi && !engine)
 		assume(&r->as, "GPUs of one kind given as ID:N run one data-parallel job over all N (--gpus, --shard)");
 	tier_assumptions(r->rows, r->nrows, &r->as);
 	rc = infer_rows(a, r);
@@ -3287,6 +3386,10 @@ static int estimate(const struct est_args *a, struct result *r, bool t5)
 	rc = first_estimate(a, &r->tg, &r->s, r->rows, r->nrows, &r->e0, &r->sim);
 	if (rc >= 0)
 		return rc;
+	if (engine && r->nrows && r->rows[0].has_inf) { /* the engine's own terms (estimate-engine.h) */
+		engine_assumptions(&r->e0, &r->s, &r->rows[0].spec, &a->inf, &r->as);
+		return output(a, r);
+	}
 	bool split = vf_split_active(&r->s);
 	/* The trainer's model runs each GPU under its tier's config: the
 	 * flags' defaults (mode, optimizer, quantization, video, ...) are not

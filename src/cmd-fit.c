@@ -105,7 +105,7 @@ static vf_status forbid_cb(const struct vf_option *o, const char *v, void *base,
 
 #define OPT_T struct fit_args
 static const char *const sorts[] = {"time", "cost", "vram", NULL};
-static const char *const serve_engines[] = {"vllm", "llamacpp", "any", "transformers", NULL};
+static const char *const serve_engines[] = {"vllm", "llamacpp", "llama.cpp", "any", "transformers", NULL};
 static const struct vf_option options[] = {
 	OPT_CALLBACK_F("tokens", "T", tokens, vf_opt_count, "train T tokens (1e9, 22B, 500M)"),
 	OPT_CALLBACK_F("steps", "S", steps, vf_opt_steps, "or S optimizer steps"),

@@ -66,7 +66,7 @@ bool vf_engine_parse(const char *s, enum vf_engine *out)
 {
 	if (s && strcmp(s, "vllm") == 0)
 		*out = VF_ENGINE_VLLM;
-	else if (s && strcmp(s, "llamacpp") == 0)
+	else if (s && (strcmp(s, "llamacpp") == 0 || strcmp(s, "llama.cpp") == 0)) /* the project's name */
 		*out = VF_ENGINE_LLAMACPP;
 	else if (s && strcmp(s, "transformers") == 0)
 		*out = VF_ENGINE_TRANSFORMERS;

@@ -42,6 +42,10 @@ void vf__report_training(struct vf_w *w, const cJSON *training);
 void vf__phase_figure(struct vf_w *w, const cJSON *phases, const cJSON *gpus, const char *title);
 /* --mode infer: KV cache and users against the context (report_infer.c). */
 void vf__infer_figures(struct vf_w *w, const cJSON *d);
+/* The estimate page of a serving engine, "vllm" or "llamacpp" (report_engine.c). */
+void vf__report_estimate_engine(struct vf_w *w, const cJSON *d, const char *engine);
+/* A JSON array of strings as a plain bulleted list, each escaped. */
+void vf__string_list(struct vf_w *w, const cJSON *arr);
 /* A short label for a memory term key ("optimizer_temp" -> "optimizer
  * temporaries") and its palette colour. */
 const char *vf__term_label(const char *key);

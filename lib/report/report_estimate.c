@@ -1,7 +1,8 @@
 /* report_estimate.c - the estimate report: the memory at each phase of a
  * step stacked by term with each GPU's capacity as a line, the peak against
  * the micro-batch per GPU, step time and tokens/s against the micro-batch,
- * the GPU table and every assumption.
+ * the GPU table and every assumption. A serving engine's estimate (its
+ * "memory" names an "engine") is report_engine.c's page.
  *
  * Reads an estimate --json object plus:
  *   "phases":      [{"phase", "peak", "terms": {term: bytes}, "total_bytes"}]
@@ -704,7 +705,7 @@ static void gpu_table(struct vf_w *w, const cJSON *d)
 }
 
 /* The list of strings d[key] as an escaped bulleted list. */
-static void string_list(struct vf_w *w, const cJSON *arr)
+void vf__string_list(struct vf_w *w, const cJSON *arr)
 {
 	vf_w_puts(w, "<ul class=\"plain\">");
 	const cJSON *it;
@@ -719,6 +720,11 @@ static void string_list(struct vf_w *w, const cJSON *arr)
 
 void vf__report_estimate(struct vf_w *w, const cJSON *d)
 {
+	const char *engine = vf__str(cJSON_GetObjectItemCaseSensitive(d, "memory"), "engine", NULL);
+	if (engine) { /* a serving engine's layout: no phases, no batch sweep */
+		vf__report_estimate_engine(w, d, engine);
+		return;
+	}
 	struct sweep *s = calloc(1, sizeof *s);
 	if (!s) {
 		w->st = vf_error_set(w->err, VF_ENOMEM, "report: out of memory");
@@ -751,7 +757,7 @@ void vf__report_estimate(struct vf_w *w, const cJSON *d)
 	vf__infer_figures(w, d);
 	gpu_table(w, d);
 	vf_html_section_begin(w, "assumptions", "Assumptions");
-	string_list(w, cJSON_GetObjectItemCaseSensitive(d, "assumptions"));
+	vf__string_list(w, cJSON_GetObjectItemCaseSensitive(d, "assumptions"));
 	vf_html_section_end(w);
 	vf_html_data(w, d);
 	vf_html_end(w);

@@ -127,7 +127,8 @@ static void kv_figure(struct vf_w *w, const struct isweep *s)
 			top = s->budget[i];
 	}
 	char title[512], a[32];
-	size_t o = (size_t)snprintf(title, sizeof title, "KV cache of one sequence vs context (%s)", s->engine);
+	const char *en = strcmp(s->engine, "vllm") == 0 ? "vLLM" : strcmp(s->engine, "llamacpp") == 0 ? "llama.cpp" : s->engine;
+	size_t o = (size_t)snprintf(title, sizeof title, "KV cache of one sequence vs context (%s)", en);
 	int at = 0;
 	for (int k = 0; k < s->nc; k++)
 		if (s->c[k] == s->ctx)

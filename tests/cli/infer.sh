@@ -32,8 +32,95 @@ for eng in vllm transformers llamacpp; do
   expect_json 'j["gpus"][0]["max_batch"] == j["gpus"][0]["inference"]["max_users"] == j["inference"]["max_users"]'
 done
 run estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090 --ctx 8192
-expect_out_re '^GPU +VRAM +fits +headroom +max users +step'
+expect_out_re '^GPU +VRAM +fits +headroom +max users +TTFT +prefill tok/s +decode tok/s'
 expect_out_re '^rtx-4090 +23\.99 GiB +yes +[0-9.]+ GiB +5 '
+
+test_case "one verdict for an engine: the JSON memory is the engine's layout, as the text table (llamacpp)"
+# text: the table's "on device" sum and the GPUs row; JSON: the same bytes
+run estimate llama3.1-8b --mode infer --engine llamacpp --gpu rtx-4090 --ctx 8192
+expect_rc 0
+ondev=$(printf '%s\n' "$out" | awk '/^on device /{print $3, $4}')
+expect_out_re '^GPU +VRAM +fits +headroom +max users +TTFT +prefill tok/s +decode tok/s$'
+expect_out_re '^rtx-4090 +23\.99 GiB +yes +17\.89 GiB +18 +255 ms +[0-9]+ +119$'
+expect_out 'Setup  infer with llama.cpp: q4_k_m GGUF, 32 layers and the output on the GPU'
+for training in 'use_cache' 'optimizer states created' 'precision bf16' 'base weights not quantized' 'micro-batch 1 per GPU' 'MFU' 'batch 1 x 2048'; do
+  expect_no_out "$training"
+done
+run estimate llama3.1-8b --mode infer --engine llamacpp --gpu rtx-4090 --ctx 8192 --json
+expect_rc 0
+expect_json 'j["memory"]["engine"] == "llamacpp" and j["memory"]["peak_bytes"] == j["gpus"][0]["peak_bytes"]'
+expect_json 'j["memory"]["peak_bytes"] == j["memory"]["weights_bytes"] + j["memory"]["kv_cache_bytes"] + j["memory"]["compute_buffer_bytes"] + j["memory"]["context_bytes"] == j["memory"]["total_bytes"]'
+expect_json 'j["memory"]["weights_bytes"] == j["inference"]["weights_bytes"] and j["memory"]["kv_cache_bytes"] == j["inference"]["kv_cache_bytes"] == 2**30'
+expect_json 'j["memory"]["host_bytes"] == j["inference"]["host_bytes"] and [t["bytes"] for t in j["memory"]["terms"]] == [j["memory"][t["term"] + "_bytes"] for t in j["memory"]["terms"]]'
+expect_json 'j["gpus"][0]["headroom_bytes"] == j["memory"]["card_bytes"] - j["memory"]["peak_bytes"] and j["memory"]["card_bytes"] == j["gpus"][0]["vram_bytes"]'
+expect_json '"%.2f GiB" % (j["memory"]["peak_bytes"] / 2**30) == "'"$ondev"'"'
+expect_json 'j["gpus"][0]["step_seconds"] is None and j["gpus"][0]["tokens_per_second"] is None and "step_parts" not in j["gpus"][0]'
+expect_json 'j["gpus"][0]["ttft_seconds"] == j["inference"]["ttft_seconds"] == j["time"]["ttft_seconds"] and j["gpus"][0]["decode_tokens_per_second"] == j["inference"]["decode_tokens_per_second_total"]'
+expect_json 'abs(j["gpus"][0]["prefill_tokens_per_second"] * j["gpus"][0]["ttft_seconds"] - j["inference"]["prompt_tokens"]) < 1e-6 and "mfu" not in j["time"]'
+expect_json 'not any("use_cache" in a or "optimizer states created" in a or a.startswith("precision ") or "base weights not quantized" in a or a.startswith("micro-batch") or "data-parallel" in a for a in j["assumptions"])'
+expect_json '"breaking_term" not in j["gpus"][0] and "peak_phase" not in j["memory"]'
+
+test_case "one verdict for an engine: vLLM's budget is what it holds; its layout in the JSON as in the table"
+run estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090 --ctx 8192
+expect_rc 0
+expect_out_re '^outside the budget \(CUDA graphs, free\) +2\.40 GiB +10\.0%'
+expect_out 'vLLM holds 21.59 GiB on the device (its budget); not estimated: the CUDA graphs'
+for training in 'use_cache' 'optimizer states created' 'precision bf16 (--precision)' 'base weights not quantized' 'micro-batch 1 per GPU' 'MFU'; do
+  expect_no_out "$training"
+done
+run estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090 --ctx 8192 --json
+expect_json 'j["memory"]["engine"] == "vllm" and j["memory"]["kv_cache_bytes"] == j["inference"]["kv_cache_bytes"] and j["memory"]["kv_blocks"] == 2961'
+expect_json 'j["memory"]["peak_bytes"] == j["gpus"][0]["peak_bytes"] == j["memory"]["budget_bytes"] == j["inference"]["budget_bytes"] and abs(j["memory"]["budget_bytes"] - 0.9 * j["memory"]["card_bytes"]) < 1'
+expect_json 'sum(t["bytes"] for t in j["memory"]["terms"]) == j["memory"]["card_bytes"] == j["memory"]["total_bytes"] and j["memory"]["approximate"] is True and "CUDA graphs" in j["memory"]["not_counted"]'
+expect_json 'j["gpus"][0]["step_seconds"] is None and j["gpus"][0]["decode_tokens_per_second"] == j["inference"]["decode_tokens_per_second_total"] == j["time"]["decode_tokens_per_second_total"]'
+expect_json 'not any("use_cache" in a or "optimizer states created" in a or a.startswith("precision ") or a.startswith("micro-batch") for a in j["assumptions"])'
+# a refusal: the peak is what it needed before the KV cache, never below its budget
+run estimate llama3.1-70b --mode infer --engine vllm --gpu rtx-4090 --ctx 8192 --json
+expect_json 'j["gpus"][0]["fits"] is False and j["memory"]["peak_bytes"] == j["gpus"][0]["peak_bytes"] > j["memory"]["card_bytes"]'
+run estimate llama3.1-70b --mode infer --engine vllm --gpu rtx-4090 --ctx 8192
+expect_out_re '^vLLM needs [0-9.]+ GiB before any KV cache \(the weights, the profiled forward and the CUDA context\): more than its budget, 21\.59 GiB$'
+# over two cards: each row's peak is its own fullest device's sum
+run estimate llama3.1-70b --mode infer --engine llamacpp --gpu rtx-3090:2 --ctx 4096 --json
+expect_json 'j["memory"]["device"] == 1 and j["memory"]["peak_bytes"] == j["gpus"][0]["peak_bytes"] == j["inference"]["devices"][1]["bytes"]'
+# vLLM over tensor parallel: its table is one GPU's; no training split's peaks or step beside it
+run estimate llama3.1-70b --mode infer --engine vllm --gpu rtx-3090:2 --tp 2 --quant int4 --kv-cache-dtype fp8 --ctx 5648
+expect_rc 0
+expect_out 'Setup  infer with vLLM: int4 weights, KV cache fp8, tensor parallel 2'
+expect_out 'one GPU of the split'
+expect_no_out 'Megatron-style'
+expect_no_out 'pipeline bubble'
+run estimate llama3.1-70b --mode infer --engine vllm --gpu rtx-3090:2 --tp 2 --quant int4 --kv-cache-dtype fp8 --ctx 5648 --json
+expect_json '"split" not in j["gpus"][0] and j["gpus"][0]["peak_bytes"] == j["memory"]["budget_bytes"]'
+# its page: the engine's table, which a split does not stop
+run estimate llama3.1-70b --mode infer --engine vllm --gpu rtx-3090:2 --tp 2 --quant int4 --kv-cache-dtype fp8 --ctx 5648 --html "$TMP/tp.html"
+expect_rc 0
+check 'grep -q "served by vLLM: fits RTX 3090 x2, holding 21.6 GiB (its budget), 1 user at 5648 tokens" "$TMP/tp.html"'
+run estimate llama3.1-70b --mode infer --gpu rtx-3090:2 --tp 2 --html "$TMP/tp2.html"
+expect_rc 2
+expect_err 'does not draw a model split'
+check '[ ! -e "$TMP/tp2.html" ]'
+# transformers keeps the replay of its forward
+run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 8192 --json
+expect_json '"engine" not in j["memory"] and j["memory"]["peak_phase"] == "logits" and j["gpus"][0]["step_seconds"] > 0'
+
+test_case "an engine has no training step: --tokens/--steps (a whole training run) are refused, not priced"
+for eng in vllm llamacpp; do
+  run estimate llama3.1-8b --mode infer --engine $eng --gpu rtx-4090 --ctx 8192 --tokens 1e9
+  expect_rc 2
+  expect_err "--tokens/--steps: the whole run of a training step; --engine $eng has none"
+  expect_no_out 'Whole run'
+done
+
+test_case "--engine llama.cpp: the project's own spelling of llamacpp"
+run estimate llama3.1-8b --mode infer --engine llama.cpp --gpu rtx-4090 --ctx 8192 --json
+expect_rc 0
+expect_json 'j["inference"]["engine"] == "llamacpp" and j["memory"]["engine"] == "llamacpp"'
+run estimate llama3.1-8b --mode infer --engine llama.cpp --gguf-type q8_0 --gpu rtx-4090
+expect_rc 0
+expect_out 'Memory as llama.cpp lays it out'
+run fit llama3.1-8b --mode infer --engine llama.cpp --gpu rtx-4090 --ctx 4096 --json
+expect_rc 0
+expect_json 'all(o["inference"]["engine"] == "llamacpp" for o in j["gpus"][0]["options"])'
 
 test_case "vllm: the decode step as GPU time + the engine's host time (async and sync scheduling)"
 run estimate llama3.1-8b --mode infer --engine vllm --gpu h200 --ctx 8192 --users 8 --json

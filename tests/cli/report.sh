@@ -72,6 +72,22 @@ check 'grep -q "<h2>Users that fit vs context: at 8192 tokens RTX 4090 5;" infer
 run report estimate llama3.1-70b --mode infer --engine llamacpp --gpu rtx-3090:2 --ctx 4096 -o infer-cpp.html
 expect_rc 0
 check 'page_json infer-cpp.html "j[\"inference_sweep\"][\"gpus\"][0][\"kv_budget_bytes\"] > 0"'
+test_case "report estimate --engine: one verdict, the engine's (headline, memory as it lays it out; no training phases, no batch sweep)"
+"$VRAMFIT" estimate llama3.1-70b --mode infer --engine llamacpp --gpu rtx-3090:2 --ctx 4096 --json > infer-cpp.json
+check 'page_json infer-cpp.html "j[\"memory\"] == json.load(open(\"infer-cpp.json\"))[\"memory\"] and j[\"memory\"][\"engine\"] == \"llamacpp\""'
+check 'page_json infer-cpp.html "\"phases\" not in j and \"batch_sweep\" not in j"'
+check 'grep -q "<h1 id=\"headline\">llama3.1-70b served by llama.cpp: fits RTX 3090 x2 with 3.1 GiB to spare (20.9 GiB on the device), 5 users at 4096 tokens</h1>" infer-cpp.html'
+check 'grep -q "<h2>Memory as llama.cpp lays it out on RTX 3090 x2 (GPU 1, the fullest): it holds 20.9 GiB of 24.0 GiB</h2>" infer-cpp.html'
+check 'grep -qE "<th scope=\"row\"[^>]*>on device</th><td class=\"nw\">20.9 GiB</td>" infer-cpp.html && grep -qE "<th scope=\"row\"[^>]*>weights \(39 layers \+ output\)</th>" infer-cpp.html'
+for f in infer.html infer-cpp.html; do
+  check '! grep -qE "data-chart=\"(phases|batch|steptime|throughput)\"|micro-batch|logits phase|training step</|use_cache|optimizer states created" '"$f"
+done
+check 'grep -q "<h1 id=\"headline\">llama3.1-8b served by vLLM: fits RTX 4090, holding 21.6 GiB (its budget), 5 users at 8192 tokens; fits A100 SXM4 80GB" infer.html'
+check 'grep -q "<h2>KV cache of one sequence vs context (llama.cpp): " infer-cpp.html && grep -q "<h2>KV cache of one sequence vs context (vLLM): " infer.html'
+check 'grep -q "Not estimated: the CUDA graphs vLLM captures" infer.html && grep -q ">TTFT</th>" infer.html && grep -q ">decode tok/s</th>" infer.html'
+run report estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090 -o refused.html
+expect_rc 0
+check 'grep -q "<h1 id=\"headline\">llama3.1-8b served by vLLM: does not fit RTX 4090: the model&#39;s max seq len (131072) is larger than the maximum number of tokens that can be stored in KV cache (47376); --ctx 47376 or less fits</h1>" refused.html'
 test_case "report estimate: GPUs of identical peaks: every line drawn (interleaved dashes, nested markers), one capacity line each for equal capacities, every legend entry a drawn series"
 run report estimate llama3-8b --mode lora --gpu a100-80gb --gpu h100-80gb -o same.html
 expect_rc 0
@@ -298,7 +314,7 @@ PEAK_GIB=$($PY -c 'import json,re,sys; h=open(sys.argv[1],encoding="utf-8").read
 check_page r.html estimate "does not fit RTX 4090" "memory per GPU (GiB)" "micro-batch (samples per GPU)" \
   ">weights</button>" ">RTX 4090</button>" ">A100 SXM4 80GB</button>" "Assumptions" "${PEAK_GIB:-no peak in the page data}"
 check_page infer.html estimate-infer "KV cache of one sequence vs context" "context per sequence (tokens)" \
-  "users (sequences at once)" "A100 SXM4 80GB KV memory"
+  "users (sequences at once)" "A100 SXM4 80GB KV memory" "Memory as vLLM lays it out on RTX 4090" "prefill tok/s"
 test_case "browser: the estimate page prints on A4 (@page size)"
 browse "$TMP/pdf.out" --no-pdf-header-footer --print-to-pdf="$TMP/r.pdf" "file://$TMP/r.html"
 check 'grep -a -q "MediaBox \[0 0 594.9" "$TMP/r.pdf" && ! grep -a "MediaBox" "$TMP/r.pdf" | grep -vq "594.9"'

@@ -534,6 +534,10 @@ static void test_training_refused(void)
 	enum vf_engine en;
 	CHECK(vf_engine_parse("vllm", &en) && en == VF_ENGINE_VLLM);
 	CHECK(!vf_engine_parse("tgi", &en));
+	/* the project's own name is a spelling of llamacpp; near misses are not */
+	CHECK(vf_engine_parse("llama.cpp", &en) && en == VF_ENGINE_LLAMACPP);
+	CHECK(vf_engine_parse("llamacpp", &en) && en == VF_ENGINE_LLAMACPP);
+	CHECK(!vf_engine_parse("llama", &en) && !vf_engine_parse("llama.cpp ", &en) && !vf_engine_parse(NULL, &en));
 }
 
 /* transformers' DynamicCache vs StaticCache, by hand for llama3.1-8b at

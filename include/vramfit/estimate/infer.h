@@ -182,7 +182,7 @@ bool vf_llamacpp_split_parse(const char *s, enum vf_llamacpp_split *out);
  * problem on a malformed list. */
 vf_status vf_llamacpp_tensor_split_parse(const char *s, double *out, int *n, struct vf_error *err);
 const char *vf_llamacpp_split_name(enum vf_llamacpp_split m);
-/* "transformers" | "vllm" -> *out; false when unknown. */
+/* "transformers" | "vllm" | "llamacpp" (or "llama.cpp") -> *out; false when unknown. */
 bool vf_engine_parse(const char *s, enum vf_engine *out);
 
 /* KV-cache bytes one token takes in one attention layer on one of tp

@@ -1607,6 +1607,85 @@ static void step_timed(struct vf_estimate_ctx *cx, struct layer_entry *slot, boo
 	slot->attn_flops = w->kind[0].attn_flops;
 }
 
+/* Checkpointing's recomputed share of the forward: every:N recomputes
+ * blocks N, 2N, ... (torchtitan apply_ac); op-level SAC every second mm. */
+static void step_recompute(const struct shape *s, const struct vf_setup *su, struct vf__step_work *w)
+{
+	if (w->ckpt && su->ckpt_every > 1 && s->L >= 1) { /* every:N: blocks N, 2N, ... (torchtitan apply_ac) */
+		w->recompute = floor(s->L / su->ckpt_every) / s->L;
+	} else if (w->ckpt && su->ckpt_selective_op && s->gated && !s->fused_qkv && !s->fused_gate_up &&
+		   s->experts == 0) {
+		/* op-level SAC (torchtitan _custom_policy): every second mm of a block
+		 * recomputed, in Llama's order wk, wo, w3 (mechanisms.c saves the
+		 * others); attention saved, the elementwise ops recomputed */
+		double all = 2 * s->h * s->hq + 2 * s->h * s->hkv + 3 * s->h * s->f;
+		w->recompute = (s->h * s->hkv + s->hq * s->h + s->h * s->f) / all;
+		w->recompute_op = true;
+	}
+}
+
+/* The layer kinds' work: from the context's memo (its slot, *hit), or
+ * described by step_layers (and the memo's slot keyed for it). */
+static struct layer_entry *step_kinds(struct vf_estimate_ctx *cx, const struct shape *s,
+				      const struct vf_setup *su, const struct dt *d, double b, double sq,
+				      double tq, struct vf__step_work *w, bool *hit)
+{
+	struct layer_entry *slot = NULL;
+	*hit = false;
+	if (cx) {
+		struct layer_key k;
+		memset(&k, 0, sizeof k);
+		k.b = b, k.sq = sq, k.tq = tq, k.rate = w->rate_tflops;
+		k.P = d->P, k.R = d->R, k.C = d->C, k.nlora = d->nlora, k.rank = d->rank;
+		k.lt = d->lt;
+		k.attention = (int)su->attention, k.quant = (int)su->quant, k.attn = (int)w->attn;
+		k.train = d->train, k.full = d->full, k.autocast = d->autocast;
+		k.compile = su->compile, k.qbase = d->qbase;
+		k.act = (int)s->act;
+		slot = memo_slot(cx, &k, hit);
+		if (slot && !*hit)
+			slot->key = k;
+	}
+	if (*hit) {
+		w->nkinds = slot->nkinds;
+		for (int i = 0; i < w->nkinds; i++)
+			w->kind[i].count = slot->count[i];
+		w->kind[0].attn_flops = slot->attn_flops;
+	} else {
+		step_layers(s, su, d, b, sq, tq, w);
+	}
+	return slot;
+}
+
+/* The work around the layers: the head and loss over Nout tokens, the
+ * optimizer step's traffic and tensors, and the step's extra transfers. */
+static void step_around(const struct shape *s, const struct vf_setup *su, const struct dt *d,
+			double Nout, double opt_traffic, const struct step_extra *x,
+			struct vf__step_work *w)
+{
+	w->head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true, false};
+	w->loss_bytes = d->train ? Nout * s->V * (3 * d->C + 36) : Nout * s->V * d->C;
+	w->opt_bytes = opt_traffic;
+	double per_layer = (s->fused_qkv ? 2 : 4) + (s->gated && !s->fused_gate_up ? 3 : 2) +
+			   s->norms_per_layer;
+	w->opt_tensors = su->mode == VF_MODE_LORA ? 2 * popcount(d->lt) * (s->L + s->Ld)
+						  : per_layer * (s->L + s->Ld) + 3;
+	w->opt_per_tensor = su->optimizer_impl == VF_OPTIMPL_FOR || su->optimizer == VF_OPT_ADAFACTOR ||
+			    su->optimizer == VF_OPT_LION;
+	w->opt_8bit = su->optimizer == VF_OPT_ADAMW8BIT;
+	w->grad_scaler = d->train && su->precision == VF_PREC_FP16;
+	w->grad_clip = d->train ? (int)su->grad_clip : VF_CLIP_NONE;
+	if (x) {
+		w->grad_bytes = x->grad_bytes;
+		w->offload_bytes = x->offload_bytes;
+		w->paged_bytes = x->paged_bytes;
+		w->cpu_fwd_bytes = x->cpu_fwd_bytes;
+		w->cpu_bwd_bytes = x->cpu_bwd_bytes;
+		w->cpu_after_bytes = x->cpu_after_bytes;
+		w->host_opt_bytes = x->host_opt_bytes;
+	}
+}
+
 /* Step time: the step's work described kernel by kernel (steptime.c);
  * data-parallel communication is added by train_time (runcost.c, nccl.c).
  * With a context (cx, may be NULL) the layer kinds' times of equal inputs
@@ -1623,17 +1702,7 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 	memset(&w.head, 0, sizeof w - offsetof(struct vf__step_work, head));
 	w.train = d->train;
 	w.ckpt = su->grad_ckpt && d->train;
-	if (w.ckpt && su->ckpt_every > 1 && s->L >= 1) { /* every:N: blocks N, 2N, ... (torchtitan apply_ac) */
-		w.recompute = floor(s->L / su->ckpt_every) / s->L;
-	} else if (w.ckpt && su->ckpt_selective_op && s->gated && !s->fused_qkv && !s->fused_gate_up &&
-		   s->experts == 0) {
-		/* op-level SAC (torchtitan _custom_policy): every second mm of a block
-		 * recomputed, in Llama's order wk, wo, w3 (mechanisms.c saves the
-		 * others); attention saved, the elementwise ops recomputed */
-		double all = 2 * s->h * s->hq + 2 * s->h * s->hkv + 3 * s->h * s->f;
-		w.recompute = (s->h * s->hkv + s->hq * s->h + s->h * s->f) / all;
-		w.recompute_op = true;
-	}
+	step_recompute(s, su, &w);
 	w.micro = (double)su->grad_accum;
 	w.attn = su->attention == VF_ATTN_EAGER || s->eager_attn ? VF__ATTN_EAGER : VF__ATTN_FLASH;
 	double rate = step_rate(su, gpu, e, &w.cuda_core);
@@ -1643,53 +1712,11 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 		[VF_QUANT_INT8] = VF__DQ_INT8, [VF_QUANT_FP8] = VF__DQ_FP8};
 	w.dequant = dq[su->quant];
 	w.compile = su->compile;
-	struct layer_entry *slot = NULL;
-	bool hit = false;
-	if (cx) {
-		struct layer_key k;
-		memset(&k, 0, sizeof k);
-		k.b = b, k.sq = sq, k.tq = tq, k.rate = rate;
-		k.P = d->P, k.R = d->R, k.C = d->C, k.nlora = d->nlora, k.rank = d->rank;
-		k.lt = d->lt;
-		k.attention = (int)su->attention, k.quant = (int)su->quant, k.attn = (int)w.attn;
-		k.train = d->train, k.full = d->full, k.autocast = d->autocast;
-		k.compile = su->compile, k.qbase = d->qbase;
-		k.act = (int)s->act;
-		slot = memo_slot(cx, &k, &hit);
-		if (slot && !hit)
-			slot->key = k;
-	}
-	if (hit) {
-		w.nkinds = slot->nkinds;
-		for (int i = 0; i < w.nkinds; i++)
-			w.kind[i].count = slot->count[i];
-		w.kind[0].attn_flops = slot->attn_flops;
-	} else {
-		step_layers(s, su, d, b, sq, tq, &w);
-	}
+	bool hit;
+	struct layer_entry *slot = step_kinds(cx, s, su, d, b, sq, tq, &w, &hit);
 	const struct vf__layer_work *enc = &w.kind[0];
 	double Nout = s->fc == FC_T5 ? b * tq : N;
-	w.head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true, false};
-	w.loss_bytes = d->train ? Nout * s->V * (3 * d->C + 36) : Nout * s->V * d->C;
-	w.opt_bytes = opt_traffic;
-	double per_layer = (s->fused_qkv ? 2 : 4) + (s->gated && !s->fused_gate_up ? 3 : 2) +
-			   s->norms_per_layer;
-	w.opt_tensors = su->mode == VF_MODE_LORA ? 2 * popcount(d->lt) * (s->L + s->Ld)
-						 : per_layer * (s->L + s->Ld) + 3;
-	w.opt_per_tensor = su->optimizer_impl == VF_OPTIMPL_FOR || su->optimizer == VF_OPT_ADAFACTOR ||
-			   su->optimizer == VF_OPT_LION;
-	w.opt_8bit = su->optimizer == VF_OPT_ADAMW8BIT;
-	w.grad_scaler = d->train && su->precision == VF_PREC_FP16;
-	w.grad_clip = d->train ? (int)su->grad_clip : VF_CLIP_NONE;
-	if (x) {
-		w.grad_bytes = x->grad_bytes;
-		w.offload_bytes = x->offload_bytes;
-		w.paged_bytes = x->paged_bytes;
-		w.cpu_fwd_bytes = x->cpu_fwd_bytes;
-		w.cpu_bwd_bytes = x->cpu_bwd_bytes;
-		w.cpu_after_bytes = x->cpu_after_bytes;
-		w.host_opt_bytes = x->host_opt_bytes;
-	}
+	step_around(s, su, d, Nout, opt_traffic, x, &w);
 	struct vf__steptime_out o;
 	step_timed(cx, slot, hit, &w, gpu, &o);
 	e->parts = o.parts;

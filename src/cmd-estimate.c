@@ -1032,9 +1032,11 @@ static void print_step_traffic(const struct gpu_row *r)
 }
 
 /* --explain: each GPU's step time as its parts (lib/estimate/steptime.c,
- * nccl.c), so a slow card or link shows where its time goes. */
-static void print_step_parts(const struct target *tg, const struct gpu_row *rows, int nrows)
+ * nccl.c), so a slow card or link shows where its time goes. Returns how
+ * many GPUs' steps it showed. */
+static int print_step_parts(const struct target *tg, const struct gpu_row *rows, int nrows)
 {
+	int shown = 0;
 	static const char *const label[] = {
 		"GEMMs", "attention", "memory-bound kernels", "launches (host-bound)", "MoE expert loop",
 		"base dequantization", "optimizer step", "activation offload (exposed)",
@@ -1055,10 +1057,12 @@ static void print_step_parts(const struct target *tg, const struct gpu_row *rows
 				printf("  %-30s %9.1f ms\n", "hand-overs between GPUs", 1e3 * sp->p2p_seconds);
 			if (sp->bubble_seconds > 0)
 				printf("  %-30s %9.1f ms\n", "pipeline bubble", 1e3 * sp->bubble_seconds);
+			shown++;
 			continue;
 		}
 		if (!(e->step_seconds > 0) || !(e->parts.compute > 0) || r->split)
 			continue;
+		shown++;
 		const char *names[16];
 		double v[16];
 		int n = vf_estimate_parts_list(e, names, v);
@@ -1082,6 +1086,26 @@ static void print_step_parts(const struct target *tg, const struct gpu_row *rows
 		print_step_traffic(r);
 		print_step_mechanisms(tg, r);
 	}
+	return shown;
+}
+
+/* --explain where it had nothing to show (no allocator simulation, no
+ * step parts): what it covers, and what this model's figures are. */
+static void print_explain_none(const struct target *tg)
+{
+	const char *kind = tg->vision ? tg->vis.kind : tg->d.nlevels > 0 ? "unet" : tg->dit ? "dit" : "llm";
+	static const struct {
+		const char *kind, *words;
+	} words[] = {{"dit", "DiT"}, {"unet", "UNet"}, {"vit", "vision encoder"}, {"clip", "vision encoder"}};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strcmp(kind, words[i].kind) == 0) {
+			printf("\n--explain: the allocator's segments and the step's parts are worked out for language "
+			       "models; for this %s its peak is the memory terms above with an estimated allocator "
+			       "reserve (not simulated), its step time one figure without parts\n",
+			       words[i].words);
+			return;
+		}
+	printf("\n--explain: nothing to break down: no allocator simulation ran and no GPU's step time is known\n");
 }
 
 /* --- one model across GPUs (--split layers, --tp, --pp; split.h) ---------- */
@@ -1603,11 +1627,12 @@ static void print_inference(FILE *o, const struct gpu_row *rows, int nrows)
 					    : "synchronous scheduling: all of it exposed");
 }
 
-/* --explain, --mode infer: each GPU's decode step as its parts. */
-static void print_inference_parts(const struct gpu_row *rows, int nrows)
+/* --explain, --mode infer: each GPU's decode step as its parts. Returns
+ * whether it showed them. */
+static bool print_inference_parts(const struct gpu_row *rows, int nrows)
 {
 	if (!nrows || !rows[0].has_inf)
-		return;
+		return false;
 	printf("\nDecode step (--explain): GPU time + the engine's exposed host time\n");
 	for (int i = 0; i < nrows; i++) {
 		const struct vf_infer *r = &rows[i].inf;
@@ -1620,6 +1645,7 @@ static void print_inference_parts(const struct gpu_row *rows, int nrows)
 			       r->async_scheduling ? "async" : "sync");
 		printf("\n");
 	}
+	return true;
 }
 
 static void print_human(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
@@ -3094,12 +3120,13 @@ static int output(const struct est_args *a, struct result *r)
 		whole_run_print(&a->w, r->rows, r->nrows);
 	if (r->sim)
 		print_segments(r->sim, &r->e0, &r->tg.alloc);
-	if (a->explain)
-		print_step_parts(&r->tg, r->rows, r->nrows);
-	if (a->explain)
-		print_inference_parts(r->rows, r->nrows);
-	else if (a->explain && r->tg.dit)
-		printf("\n--explain: the allocator simulation covers LLMs; video DiTs use the fast path\n");
+	if (a->explain) {
+		int shown = print_step_parts(&r->tg, r->rows, r->nrows);
+		if (print_inference_parts(r->rows, r->nrows))
+			shown++;
+		if (!r->sim && !shown)
+			print_explain_none(&r->tg);
+	}
 	return VF_EXIT_OK;
 }
 

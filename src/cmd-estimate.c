@@ -662,11 +662,27 @@ static void merge_gpus(const struct vf_gpu_set *set, size_t from, struct gpu_row
 	}
 }
 
+/* The row of one kind (not a set) that holds GPU i of set, or -1. */
+static int kind_row(const struct vf_gpu_set *set, size_t i, const struct gpu_row *rows, int nrows)
+{
+	if (i >= set->count)
+		return -1;
+	struct vf_gpu_spec spec;
+	gpu_spec_of(&set->gpus[i], &spec);
+	for (int k = 0; k < nrows; k++)
+		if (!rows[k].ndev && strcmp(rows[k].spec.id, spec.id) == 0 && rows[k].spec.memory_mib == spec.memory_mib)
+			return k;
+	return -1;
+}
+
 /* The --gpu values in order: a set (A,B) is a row of its own, the other
- * GPUs rows per kind; all of them count against one set's limit. */
+ * GPUs a row per value (ID:N: N of a kind); a kind given twice is refused
+ * (each value is a row to compare, never a sum). All of them count
+ * against one set's limit. */
 static vf_status given_gpus(char **specs, int nspecs, struct vf_gpu_set *set, struct gpu_row *rows,
 			    int *nrows, struct vf_error *err)
 {
+	const char *row_spec[MAX_GPUS]; /* the --gpu value each row of a kind came from */
 	for (int i = 0; i < nspecs; i++) {
 		size_t from = set->count;
 		vf_status st = vf_gpu_spec_is_list(specs[i]) ? vf_gpu_set_add_list(set, specs[i], err)
@@ -674,7 +690,16 @@ static vf_status given_gpus(char **specs, int nspecs, struct vf_gpu_set *set, st
 		if (st)
 			return st;
 		if (!vf_gpu_spec_is_list(specs[i])) {
+			int k = kind_row(set, from, rows, *nrows);
+			if (k >= 0)
+				return vf_error_set(err, VF_EUSAGE,
+						    "--gpu %s: the same GPU as --gpu %s; each --gpu is a row to compare: "
+						    "give a kind once, as ID:N for N cards of it",
+						    specs[i], row_spec[k]);
+			int before = *nrows;
 			merge_gpus(set, from, rows, nrows);
+			for (int r = before; r < *nrows; r++)
+				row_spec[r] = specs[i];
 			continue;
 		}
 		if (*nrows >= MAX_GPUS)
@@ -2244,7 +2269,8 @@ static const struct vf_option options[] = {
 	OPT_INCLUDE(vf_setup_options, setup),
 	OPT_GROUP("Other:"),
 	OPT_LIST("gpu", "SPEC", gpu,
-		 "ID | ID:N | NAME=MiB (repeatable; `vramfit gpus` lists the ids);\n"
+		 "ID | ID:N | NAME=MiB (repeatable, a row each: each kind once,\n"
+		 "ID:N for N of it; `vramfit gpus` lists the ids);\n"
 		 "A,B: one machine's cards serving together (--engine llamacpp)"),
 	OPT_STRING("params", "N", params, "a generic llama-like transformer of N parameters (7e9, 7B)"),
 	OPT_BOOL("json", json, "the JSON contract (README: vramfit estimate)"),

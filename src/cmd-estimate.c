@@ -715,11 +715,27 @@ static void merge_gpus(const struct vf_gpu_set *set, size_t from, struct gpu_row
 	}
 }
 
+/* The row of one kind (not a set) that holds GPU i of set, or -1. */
+static int kind_row(const struct vf_gpu_set *set, size_t i, const struct gpu_row *rows, int nrows)
+{
+	if (i >= set->count)
+		return -1;
+	struct vf_gpu_spec spec;
+	gpu_spec_of(&set->gpus[i], &spec);
+	for (int k = 0; k < nrows; k++)
+		if (!rows[k].ndev && strcmp(rows[k].spec.id, spec.id) == 0 && rows[k].spec.memory_mib == spec.memory_mib)
+			return k;
+	return -1;
+}
+
 /* The --gpu values in order: a set (A,B) is a row of its own, the other
- * GPUs rows per kind; all of them count against one set's limit. */
+ * GPUs a row per value (ID:N: N of a kind); a kind given twice is refused
+ * (each value is a row to compare, never a sum). All of them count
+ * against one set's limit. */
 static vf_status given_gpus(char **specs, int nspecs, struct vf_gpu_set *set, struct gpu_row *rows,
 			    int *nrows, struct vf_error *err)
 {
+	const char *row_spec[MAX_GPUS]; /* the --gpu value each row of a kind came from */
 	for (int i = 0; i < nspecs; i++) {
 		size_t from = set->count;
 		vf_status st = vf_gpu_spec_is_list(specs[i]) ? vf_gpu_set_add_list(set, specs[i], err)
@@ -727,7 +743,16 @@ static vf_status given_gpus(char **specs, int nspecs, struct vf_gpu_set *set, st
 		if (st)
 			return st;
 		if (!vf_gpu_spec_is_list(specs[i])) {
+			int k = kind_row(set, from, rows, *nrows);
+			if (k >= 0)
+				return vf_error_set(err, VF_EUSAGE,
+						    "--gpu %s: the same GPU as --gpu %s; each --gpu is a row to compare: "
+						    "give a kind once, as ID:N for N cards of it",
+						    specs[i], row_spec[k]);
+			int before = *nrows;
 			merge_gpus(set, from, rows, nrows);
+			for (int r = before; r < *nrows; r++)
+				row_spec[r] = specs[i];
 			continue;
 		}
 		if (*nrows >= MAX_GPUS)
@@ -1084,8 +1109,6 @@ static void print_step_traffic(const struct gpu_row *r)
 		       "paged states", vf_fmt_bytes(b, sizeof b, paged));
 }
 
-/* --explain: each GPU's step time as its parts (lib/estimate/steptime.c,
- * nccl.c), so a slow card or link shows where its time goes. */
 /* Checkpointing's Python on the host (not a part of its own: it is in
  * the passes' host time, hidden behind the GPU's kernels or inside the
  * launches above). */
@@ -1100,8 +1123,12 @@ static void print_ckpt_host(const struct vf_estimate *e)
 					 "hidden behind the GPU's kernels");
 }
 
-static void print_step_parts(const struct target *tg, const struct gpu_row *rows, int nrows)
+/* --explain: each GPU's step time as its parts (lib/estimate/steptime.c,
+ * nccl.c), so a slow card or link shows where its time goes. Returns how
+ * many GPUs' steps it showed. */
+static int print_step_parts(const struct target *tg, const struct gpu_row *rows, int nrows)
 {
+	int shown = 0;
 	static const char *const label[] = {
 		"GEMMs", "attention", "memory-bound kernels", "launches (host-bound)", "MoE expert loop",
 		"base dequantization", "optimizer step", "activation offload (exposed)",
@@ -1122,10 +1149,12 @@ static void print_step_parts(const struct target *tg, const struct gpu_row *rows
 				printf("  %-30s %9.1f ms\n", "hand-overs between GPUs", 1e3 * sp->p2p_seconds);
 			if (sp->bubble_seconds > 0)
 				printf("  %-30s %9.1f ms\n", "pipeline bubble", 1e3 * sp->bubble_seconds);
+			shown++;
 			continue;
 		}
 		if (!(e->step_seconds > 0) || !(e->parts.compute > 0) || r->split)
 			continue;
+		shown++;
 		const char *names[16];
 		double v[16];
 		int n = vf_estimate_parts_list(e, names, v);
@@ -1150,6 +1179,26 @@ static void print_step_parts(const struct target *tg, const struct gpu_row *rows
 		print_step_traffic(r);
 		print_step_mechanisms(tg, r);
 	}
+	return shown;
+}
+
+/* --explain where it had nothing to show (no allocator simulation, no
+ * step parts): what it covers, and what this model's figures are. */
+static void print_explain_none(const struct target *tg)
+{
+	const char *kind = tg->vision ? tg->vis.kind : tg->d.nlevels > 0 ? "unet" : tg->dit ? "dit" : "llm";
+	static const struct {
+		const char *kind, *words;
+	} words[] = {{"dit", "DiT"}, {"unet", "UNet"}, {"vit", "vision encoder"}, {"clip", "vision encoder"}};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strcmp(kind, words[i].kind) == 0) {
+			printf("\n--explain: the allocator's segments and the step's parts are worked out for language "
+			       "models; for this %s its peak is the memory terms above with an estimated allocator "
+			       "reserve (not simulated), its step time one figure without parts\n",
+			       words[i].words);
+			return;
+		}
+	printf("\n--explain: nothing to break down: no allocator simulation ran and no GPU's step time is known\n");
 }
 
 /* --- one model across GPUs (--split layers, --tp, --pp; split.h) ---------- */
@@ -1696,11 +1745,12 @@ static void print_inference(FILE *o, const struct gpu_row *rows, int nrows)
 					    : "synchronous scheduling: all of it exposed");
 }
 
-/* --explain, --mode infer: each GPU's decode step as its parts. */
-static void print_inference_parts(const struct gpu_row *rows, int nrows)
+/* --explain, --mode infer: each GPU's decode step as its parts. Returns
+ * whether it showed them. */
+static bool print_inference_parts(const struct gpu_row *rows, int nrows)
 {
 	if (!nrows || !rows[0].has_inf)
-		return;
+		return false;
 	printf("\nDecode step (--explain): GPU time + the engine's exposed host time\n");
 	for (int i = 0; i < nrows; i++) {
 		const struct vf_infer *r = &rows[i].inf;
@@ -1713,6 +1763,7 @@ static void print_inference_parts(const struct gpu_row *rows, int nrows)
 			       r->async_scheduling ? "async" : "sync");
 		printf("\n");
 	}
+	return true;
 }
 
 static void print_human(const struct target *tg, const struct vf_setup *s, const struct gpu_row *rows,
@@ -2341,7 +2392,8 @@ static const struct vf_option options[] = {
 	OPT_INCLUDE(vf_setup_options, setup),
 	OPT_GROUP("Other:"),
 	OPT_LIST("gpu", "SPEC", gpu,
-		 "ID | ID:N | NAME=MiB (repeatable; `vramfit gpus` lists the ids);\n"
+		 "ID | ID:N | NAME=MiB (repeatable, a row each: each kind once,\n"
+		 "ID:N for N of it; `vramfit gpus` lists the ids);\n"
 		 "A,B: one machine's cards serving together (--engine llamacpp)"),
 	OPT_STRING("params", "N", params, "a generic llama-like transformer of N parameters (7e9, 7B)"),
 	OPT_BOOL("json", json, "the JSON contract (README: vramfit estimate)"),
@@ -3220,12 +3272,13 @@ static int output(const struct est_args *a, struct result *r)
 		whole_run_print(&a->w, r->rows, r->nrows);
 	if (r->sim && !engine)
 		print_segments(r->sim, &r->e0, &r->tg.alloc);
-	if (a->explain && !engine)
-		print_step_parts(&r->tg, r->rows, r->nrows);
-	if (a->explain)
-		print_inference_parts(r->rows, r->nrows);
-	else if (a->explain && r->tg.dit)
-		printf("\n--explain: the allocator simulation covers LLMs; video DiTs use the fast path\n");
+	if (a->explain) {
+		int shown = engine ? 0 : print_step_parts(&r->tg, r->rows, r->nrows);
+		if (print_inference_parts(r->rows, r->nrows))
+			shown++;
+		if (!r->sim && !shown)
+			print_explain_none(&r->tg);
+	}
 	return VF_EXIT_OK;
 }
 

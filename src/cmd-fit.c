@@ -110,7 +110,8 @@ static const struct vf_option options[] = {
 	OPT_CALLBACK_F("tokens", "T", tokens, vf_opt_count, "train T tokens (1e9, 22B, 500M)"),
 	OPT_CALLBACK_F("steps", "S", steps, vf_opt_steps, "or S optimizer steps"),
 	OPT_LIST("gpu", "SPEC", gpu,
-		 "catalog id with an optional count: rtx-4090:4 (repeatable);\n"
+		 "catalog id with an optional count: rtx-4090:4 (repeatable,\n"
+		 "a row each: each kind once);\n"
 		 "--mode infer: A,B one machine's unequal cards (llama.cpp)"),
 	OPT_BOOL("search", search, "search the knob space on the given GPUs"),
 	OPT_CHOICE("sort", sort, sorts, "(default: cost; time with --search)"),
@@ -249,29 +250,39 @@ static int gpu_group_set(const char *spec, struct gpu_group *g)
 	return rc;
 }
 
+/* Group g (a --gpu value, spec) as a row of out: a kind given before is
+ * refused (each --gpu is a row to compare, never a sum of counts). */
+static int gpu_group_add(const struct gpu_group *g, const char *spec, struct gpu_group *out, const char **from,
+			 int max, int *n)
+{
+	for (int k = 0; !g->ndev && k < *n; k++)
+		if (!out[k].ndev && out[k].spec == g->spec)
+			return vf_cli_usage("fit", "--gpu %s: the same GPU as --gpu %s; each --gpu is a row to compare: "
+						   "give a kind once, as ID:N for N cards of it",
+					    spec, from[k]);
+	if (*n < max) {
+		from[*n] = spec;
+		out[(*n)++] = *g;
+	}
+	return -1;
+}
+
 static int gpu_groups_from_specs(const struct fit_args *a, struct gpu_group *out, int max,
 				 int *n)
 {
 	struct vf_error err = {0};
+	const char *from[64]; /* the --gpu value of each row */
 	*n = 0;
+	if (max > 64)
+		max = 64;
 	for (int i = 0; i < a->gpu.n; i++) {
+		struct gpu_group g;
 		if (vf_gpu_spec_is_list(a->gpu.v[i])) {
-			struct gpu_group g;
 			int rc = gpu_group_set(a->gpu.v[i], &g);
+			if (rc < 0) /* unequal: a row of its own; A,A is A:2 */
+				rc = gpu_group_add(&g, a->gpu.v[i], out, from, max, n);
 			if (rc >= 0)
 				return rc;
-			if (g.ndev && *n < max) { /* unequal: a row of its own */
-				out[(*n)++] = g;
-				continue;
-			}
-			int k;
-			for (k = 0; k < *n; k++)
-				if (!out[k].ndev && out[k].spec == g.spec)
-					break;
-			if (k < *n)
-				out[k].count += g.count;
-			else if (*n < max)
-				out[(*n)++] = g;
 			continue;
 		}
 		struct vf_gpu_set gs;
@@ -288,18 +299,12 @@ static int gpu_groups_from_specs(const struct fit_args *a, struct gpu_group *out
 			return vf_cli_usage("fit", "--gpu %s: not a catalog GPU (fit needs its rate "
 						   "and price; see vramfit gpus)",
 					    a->gpu.v[i]);
-		int k;
-		for (k = 0; k < *n; k++)
-			if (!out[k].ndev && out[k].spec == sp)
-				break;
-		if (k < *n) {
-			out[k].count += cnt;
-		} else if (*n < max) {
-			memset(&out[*n], 0, sizeof out[0]);
-			out[*n].spec = sp;
-			out[*n].count = cnt;
-			(*n)++;
-		}
+		memset(&g, 0, sizeof g);
+		g.spec = sp;
+		g.count = cnt;
+		int rc = gpu_group_add(&g, a->gpu.v[i], out, from, max, n);
+		if (rc >= 0)
+			return rc;
 	}
 	return -1;
 }

@@ -1657,6 +1657,68 @@ static void step_recompute(const struct shape *s, const struct vf_setup *su, con
 	}
 }
 
+/* The layer kinds' work: from the context's memo (its slot, *hit), or
+ * described by step_layers (and the memo's slot keyed for it). */
+static struct layer_entry *step_kinds(struct vf_estimate_ctx *cx, const struct shape *s,
+				      const struct vf_setup *su, const struct dt *d, double b, double sq,
+				      double tq, struct vf__step_work *w, bool *hit)
+{
+	struct layer_entry *slot = NULL;
+	*hit = false;
+	if (cx) {
+		struct layer_key k;
+		memset(&k, 0, sizeof k);
+		k.b = b, k.sq = sq, k.tq = tq, k.rate = w->rate_tflops;
+		k.P = d->P, k.R = d->R, k.C = d->C, k.nlora = d->nlora, k.rank = d->rank;
+		k.lt = d->lt;
+		k.attention = (int)su->attention, k.quant = (int)su->quant, k.attn = (int)w->attn;
+		k.train = d->train, k.full = d->full, k.autocast = d->autocast;
+		k.compile = su->compile, k.qbase = d->qbase;
+		k.act = (int)s->act;
+		slot = memo_slot(cx, &k, hit);
+		if (slot && !*hit)
+			slot->key = k;
+	}
+	if (*hit) {
+		w->nkinds = slot->nkinds;
+		for (int i = 0; i < w->nkinds; i++)
+			w->kind[i].count = slot->count[i];
+		w->kind[0].attn_flops = slot->attn_flops;
+	} else {
+		step_layers(s, su, d, b, sq, tq, w);
+	}
+	return slot;
+}
+
+/* The work around the layers: the head and loss over Nout tokens, the
+ * optimizer step's traffic and tensors, and the step's extra transfers. */
+static void step_around(const struct shape *s, const struct vf_setup *su, const struct dt *d,
+			double Nout, double opt_traffic, const struct step_extra *x,
+			struct vf__step_work *w)
+{
+	w->head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true, false};
+	w->loss_bytes = d->train ? Nout * s->V * (3 * d->C + 36) : Nout * s->V * d->C;
+	w->opt_bytes = opt_traffic;
+	double per_layer = (s->fused_qkv ? 2 : 4) + (s->gated && !s->fused_gate_up ? 3 : 2) +
+			   s->norms_per_layer;
+	w->opt_tensors = su->mode == VF_MODE_LORA ? 2 * popcount(d->lt) * (s->L + s->Ld)
+						  : per_layer * (s->L + s->Ld) + 3;
+	w->opt_per_tensor = su->optimizer_impl == VF_OPTIMPL_FOR || su->optimizer == VF_OPT_ADAFACTOR ||
+			    su->optimizer == VF_OPT_LION;
+	w->opt_8bit = su->optimizer == VF_OPT_ADAMW8BIT;
+	w->grad_scaler = d->train && su->precision == VF_PREC_FP16;
+	w->grad_clip = d->train ? (int)su->grad_clip : VF_CLIP_NONE;
+	if (x) {
+		w->grad_bytes = x->grad_bytes;
+		w->offload_bytes = x->offload_bytes;
+		w->paged_bytes = x->paged_bytes;
+		w->cpu_fwd_bytes = x->cpu_fwd_bytes;
+		w->cpu_bwd_bytes = x->cpu_bwd_bytes;
+		w->cpu_after_bytes = x->cpu_after_bytes;
+		w->host_opt_bytes = x->host_opt_bytes;
+	}
+}
+
 /* Step time: the step's work described kernel by kernel (steptime.c);
  * data-parallel communication is added by train_time (runcost.c, nccl.c).
  * With a context (cx, may be NULL) the layer kinds' times of equal inputs
@@ -1682,53 +1744,11 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 		[VF_QUANT_INT8] = VF__DQ_INT8, [VF_QUANT_FP8] = VF__DQ_FP8};
 	w.dequant = dq[su->quant];
 	w.compile = su->compile;
-	struct layer_entry *slot = NULL;
-	bool hit = false;
-	if (cx) {
-		struct layer_key k;
-		memset(&k, 0, sizeof k);
-		k.b = b, k.sq = sq, k.tq = tq, k.rate = rate;
-		k.P = d->P, k.R = d->R, k.C = d->C, k.nlora = d->nlora, k.rank = d->rank;
-		k.lt = d->lt;
-		k.attention = (int)su->attention, k.quant = (int)su->quant, k.attn = (int)w.attn;
-		k.train = d->train, k.full = d->full, k.autocast = d->autocast;
-		k.compile = su->compile, k.qbase = d->qbase;
-		k.act = (int)s->act;
-		slot = memo_slot(cx, &k, &hit);
-		if (slot && !hit)
-			slot->key = k;
-	}
-	if (hit) {
-		w.nkinds = slot->nkinds;
-		for (int i = 0; i < w.nkinds; i++)
-			w.kind[i].count = slot->count[i];
-		w.kind[0].attn_flops = slot->attn_flops;
-	} else {
-		step_layers(s, su, d, b, sq, tq, &w);
-	}
+	bool hit;
+	struct layer_entry *slot = step_kinds(cx, s, su, d, b, sq, tq, &w, &hit);
 	const struct vf__layer_work *enc = &w.kind[0];
 	double Nout = s->fc == FC_T5 ? b * tq : N;
-	w.head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true, false};
-	w.loss_bytes = d->train ? Nout * s->V * (3 * d->C + 36) : Nout * s->V * d->C;
-	w.opt_bytes = opt_traffic;
-	double per_layer = (s->fused_qkv ? 2 : 4) + (s->gated && !s->fused_gate_up ? 3 : 2) +
-			   s->norms_per_layer;
-	w.opt_tensors = su->mode == VF_MODE_LORA ? 2 * popcount(d->lt) * (s->L + s->Ld)
-						 : per_layer * (s->L + s->Ld) + 3;
-	w.opt_per_tensor = su->optimizer_impl == VF_OPTIMPL_FOR || su->optimizer == VF_OPT_ADAFACTOR ||
-			   su->optimizer == VF_OPT_LION;
-	w.opt_8bit = su->optimizer == VF_OPT_ADAMW8BIT;
-	w.grad_scaler = d->train && su->precision == VF_PREC_FP16;
-	w.grad_clip = d->train ? (int)su->grad_clip : VF_CLIP_NONE;
-	if (x) {
-		w.grad_bytes = x->grad_bytes;
-		w.offload_bytes = x->offload_bytes;
-		w.paged_bytes = x->paged_bytes;
-		w.cpu_fwd_bytes = x->cpu_fwd_bytes;
-		w.cpu_bwd_bytes = x->cpu_bwd_bytes;
-		w.cpu_after_bytes = x->cpu_after_bytes;
-		w.host_opt_bytes = x->host_opt_bytes;
-	}
+	step_around(s, su, d, Nout, opt_traffic, x, &w);
 	struct vf__steptime_out o;
 	step_timed(cx, slot, hit, &w, gpu, &o);
 	e->parts = o.parts;

@@ -327,15 +327,16 @@ static const char *const sd3_keys[] = {
 	"qk_norm", NULL,
 };
 
-/* A DiT block of the common shape a diffusers config reads: adds it as
- * the model's one part. */
-static void dit_model(struct vf_vision *v, const char *family, int64_t P, int64_t L, int64_t D,
-		      int64_t heads, int64_t ffn)
+/* The model's one trained part, named part (P parameters, L blocks of
+ * width D, heads, an FFN of ffn), trained in its one stage: what a DiT
+ * and a UNet (kind) set alike. */
+static void trained_part(struct vf_vision *v, const char *family, const char *kind, const char *part, int64_t P,
+			 int64_t L, int64_t D, int64_t heads, int64_t ffn)
 {
 	snprintf(v->family, sizeof v->family, "%s", family);
-	snprintf(v->kind, sizeof v->kind, "dit");
+	snprintf(v->kind, sizeof v->kind, "%s", kind);
 	struct vf_vision_part *t = &v->parts[v->nparts++];
-	snprintf(t->name, sizeof t->name, "transformer");
+	snprintf(t->name, sizeof t->name, "%s", part);
 	t->params = P;
 	t->layers = L;
 	t->hidden = D;
@@ -344,6 +345,14 @@ static void dit_model(struct vf_vision *v, const char *family, int64_t P, int64_
 	t->trained[0] = true;
 	v->stages = 1;
 	v->dit_layers = L;
+}
+
+/* A DiT block of the common shape a diffusers config reads: adds it as
+ * the model's one part. */
+static void dit_model(struct vf_vision *v, const char *family, int64_t P, int64_t L, int64_t D,
+		      int64_t heads, int64_t ffn)
+{
+	trained_part(v, family, "dit", "transformer", P, L, D, heads, ffn);
 }
 
 /* SD3Transformer2DModel: a patch conv with the persistent position table
@@ -1006,21 +1015,10 @@ static void unet_io_read(struct dr *x, const cJSON *c, struct unet_io *io)
 static void unet_part(struct vf_vision *v, const char *family, int64_t P, int64_t Cl, int64_t heads, int64_t in,
 		      int64_t text_dim, int64_t frames)
 {
-	snprintf(v->family, sizeof v->family, "%s", family);
-	snprintf(v->kind, sizeof v->kind, "unet");
-	struct vf_vision_part *t = &v->parts[v->nparts++];
-	snprintf(t->name, sizeof t->name, "unet");
-	t->params = P;
 	int64_t blocks = 0;
 	for (int i = 0; i < v->nlevels; i++)
 		blocks += v->levels[i].attn_blocks;
-	t->layers = blocks;
-	t->hidden = Cl;
-	t->heads = heads;
-	t->ffn = 4 * Cl;
-	t->trained[0] = true;
-	v->stages = 1;
-	v->dit_layers = blocks;
+	trained_part(v, family, "unet", "unet", P, blocks, Cl, heads, 4 * Cl);
 	v->in_channels = in;
 	v->text_dim = text_dim;
 	v->text_tokens = 77;

@@ -410,19 +410,53 @@ static void sweep_legend(struct vf_w *w, const char *id, const struct sweep *s, 
 	vf_plot_legend(w, id, k, n, col, da);
 }
 
+/* The batch figure's heading: the largest micro-batch each GPU fits. */
+static void batch_title(const struct sweep *s, char *title, size_t n)
+{
+	size_t o = (size_t)snprintf(title, n, "Peak memory vs micro-batch:");
+	for (int i = 0; i < s->ng && o < n; i++) {
+		if (s->maxb[i] > 0)
+			o += (size_t)snprintf(title + o, n - o, "%s %s fits up to batch %d", i ? ";" : "", s->name[i],
+					      s->maxb[i]);
+		else
+			o += (size_t)snprintf(title + o, n - o, "%s %s does not fit batch 1", i ? ";" : "", s->name[i]);
+	}
+}
+
+/* The batch figure's numbers: each GPU's peak at each micro-batch. */
+static void batch_table(struct vf_w *w, const struct sweep *s)
+{
+	const char *hdr[1 + MAXG];
+	hdr[0] = "batch";
+	char hn[MAXG][80];
+	for (int i = 0; i < s->ng; i++) {
+		snprintf(hn[i], sizeof hn[i], "%s peak (GiB)", s->name[i]);
+		hdr[1 + i] = hn[i];
+	}
+	vf_html_table_begin(w, "Predicted peak per GPU; * = over the GPU's memory", 1 + s->ng, hdr, false);
+	int L = longest(s);
+	for (int k = 0; k < s->np[L]; k++) {
+		char cells[1 + MAXG][32];
+		const char *row[1 + MAXG];
+		snprintf(cells[0], sizeof cells[0], "%.0f", s->b[L][k]);
+		row[0] = cells[0];
+		for (int i = 0; i < s->ng; i++) {
+			double v = sweep_peak(s, i, s->b[L][k]);
+			if (isfinite(v))
+				snprintf(cells[1 + i], sizeof cells[1 + i], "%.2f%s", v, v > s->vram[i] ? " *" : "");
+			else
+				snprintf(cells[1 + i], sizeof cells[1 + i], "-");
+			row[1 + i] = cells[1 + i];
+		}
+		vf_html_row(w, 1 + s->ng, row);
+	}
+	vf_html_table_end(w);
+}
+
 static void batch_figure(struct vf_w *w, const struct sweep *s)
 {
 	char title[512], gb[32];
-	size_t o;
-	o = (size_t)snprintf(title, sizeof title, "Peak memory vs micro-batch:");
-	for (int i = 0; i < s->ng && o < sizeof title; i++) {
-		if (s->maxb[i] > 0)
-			o += (size_t)snprintf(title + o, sizeof title - o, "%s %s fits up to batch %d", i ? ";" : "",
-					      s->name[i], s->maxb[i]);
-		else
-			o += (size_t)snprintf(title + o, sizeof title - o, "%s %s does not fit batch 1", i ? ";" : "",
-					      s->name[i]);
-	}
+	batch_title(s, title, sizeof title);
 	struct vf_chart c;
 	vf_chart_init(&c, "batch", "predicted peak memory per GPU against the micro-batch, with each GPU's capacity",
 		      "micro-batch (samples per GPU)", "peak memory per GPU (GiB)");
@@ -469,31 +503,7 @@ static void batch_figure(struct vf_w *w, const struct sweep *s)
 	vf_chart_end(&c, w);
 	sweep_legend(w, "batch", s, shown, dashed, cl, ncl);
 	vf_html_figure_table(w);
-	const char *hdr[1 + MAXG];
-	hdr[0] = "batch";
-	char hn[MAXG][80];
-	for (int i = 0; i < s->ng; i++) {
-		snprintf(hn[i], sizeof hn[i], "%s peak (GiB)", s->name[i]);
-		hdr[1 + i] = hn[i];
-	}
-	vf_html_table_begin(w, "Predicted peak per GPU; * = over the GPU's memory", 1 + s->ng, hdr, false);
-	int L = longest(s);
-	for (int k = 0; k < s->np[L]; k++) {
-		char cells[1 + MAXG][32];
-		const char *row[1 + MAXG];
-		snprintf(cells[0], sizeof cells[0], "%.0f", s->b[L][k]);
-		row[0] = cells[0];
-		for (int i = 0; i < s->ng; i++) {
-			double v = sweep_peak(s, i, s->b[L][k]);
-			if (isfinite(v))
-				snprintf(cells[1 + i], sizeof cells[1 + i], "%.2f%s", v, v > s->vram[i] ? " *" : "");
-			else
-				snprintf(cells[1 + i], sizeof cells[1 + i], "-");
-			row[1 + i] = cells[1 + i];
-		}
-		vf_html_row(w, 1 + s->ng, row);
-	}
-	vf_html_table_end(w);
+	batch_table(w, s);
 	vf_html_figure_end(w);
 }
 
@@ -533,13 +543,15 @@ static void time_table(struct vf_w *w, const struct sweep *s, double ys[][MAXP],
 	vf_html_table_end(w);
 }
 
-/* Step time (which == 0) or tokens/s (1) against the batch, fitting points only. */
-static void time_figure(struct vf_w *w, const struct sweep *s, int which)
+/* A time figure's values (ys: the fitting points, NaN elsewhere), their
+ * top and largest batch, and its heading (title, n bytes); returns the
+ * most fitting points of one GPU. */
+static int time_values(const struct sweep *s, int which, double ys[][MAXP], double *top, double *bmax, char *title,
+		       size_t n)
 {
-	double ys[MAXG][MAXP], top = 0, bmax = 1;
-	int npts = 0; /* the most fitting points of one GPU */
-	char title[512], v1[32], v2[32];
-	size_t o = (size_t)snprintf(title, sizeof title, "%s", which ? "Throughput vs micro-batch:" : "Step time vs micro-batch:");
+	int npts = 0;
+	char v1[32], v2[32];
+	size_t o = (size_t)snprintf(title, n, "%s", which ? "Throughput vs micro-batch:" : "Step time vs micro-batch:");
 	for (int i = 0, shown = 0; i < s->ng; i++) {
 		int last = -1;
 		for (int k = 0; k < s->np[i]; k++) {
@@ -548,25 +560,57 @@ static void time_figure(struct vf_w *w, const struct sweep *s, int which)
 			ys[i][k] = fits && isfinite(v) && v > 0 ? v : NAN;
 			if (isfinite(ys[i][k])) {
 				last = k;
-				top = ys[i][k] > top ? ys[i][k] : top;
-				bmax = s->b[i][k] > bmax ? s->b[i][k] : bmax;
+				*top = ys[i][k] > *top ? ys[i][k] : *top;
+				*bmax = s->b[i][k] > *bmax ? s->b[i][k] : *bmax;
 			}
 		}
 		npts = last + 1 > npts ? last + 1 : npts;
-		if (last >= 0 && o < sizeof title) {
+		if (last >= 0 && o < n) {
 			if (which)
-				o += (size_t)snprintf(title + o, sizeof title - o, "%s %s %s tokens/s at batch %.0f", shown++ ? ";" : "",
+				o += (size_t)snprintf(title + o, n - o, "%s %s %s tokens/s at batch %.0f", shown++ ? ";" : "",
 						      s->name[i], vf__count(v1, sizeof v1, ys[i][last]), s->b[i][last]);
 			else if (last == 0) /* one batch: one figure, said once */
-				o += (size_t)snprintf(title + o, sizeof title - o, "%s %s %s per step at batch %.0f",
+				o += (size_t)snprintf(title + o, n - o, "%s %s %s per step at batch %.0f",
 						      shown++ ? ";" : "", s->name[i], vf__secs(v1, sizeof v1, ys[i][0]),
 						      s->b[i][0]);
 			else
-				o += (size_t)snprintf(title + o, sizeof title - o, "%s %s %s per step at batch 1, %s at batch %.0f",
+				o += (size_t)snprintf(title + o, n - o, "%s %s %s per step at batch 1, %s at batch %.0f",
 						      shown++ ? ";" : "", s->name[i], vf__secs(v1, sizeof v1, ys[i][0]),
 						      vf__secs(v2, sizeof v2, ys[i][last]), s->b[i][last]);
 		}
 	}
+	return npts;
+}
+
+/* A time figure's legend: an entry for each GPU drawn; the ones with no
+ * batch that fits named in a note. */
+static void time_legend(struct vf_w *w, const char *id, const struct sweep *s, double ys[][MAXP],
+			const bool *dashed)
+{
+	bool shown[MAXG] = {false};
+	char none[400] = "";
+	size_t no = 0;
+	for (int i = 0; i < s->ng; i++) {
+		shown[i] = false;
+		for (int k = 0; k < s->np[i]; k++)
+			shown[i] = shown[i] || isfinite(ys[i][k]);
+		if (!shown[i] && no < sizeof none)
+			no += (size_t)snprintf(none + no, sizeof none - no, "%s%s", no ? ", " : "", s->name[i]);
+	}
+	sweep_legend(w, id, s, shown, dashed, NULL, 0);
+	if (no) {
+		char note[480];
+		snprintf(note, sizeof note, "Not drawn: %s (no micro-batch fits).", none);
+		vf_html_p(w, "note", note);
+	}
+}
+
+/* Step time (which == 0) or tokens/s (1) against the batch, fitting points only. */
+static void time_figure(struct vf_w *w, const struct sweep *s, int which)
+{
+	double ys[MAXG][MAXP], top = 0, bmax = 1;
+	char title[512], v1[32];
+	int npts = time_values(s, which, ys, &top, &bmax, title, sizeof title); /* the most fitting points of one GPU */
 	const char *id = which ? "throughput" : "steptime";
 	if (npts < 2) {
 		/* one value per GPU (or none): a figure in the text, not a plot */
@@ -618,23 +662,7 @@ static void time_figure(struct vf_w *w, const struct sweep *s, int which)
 			vf_chart_markers(&c, w, s->np[i], s->b[i], ys[i], gpu_colors[i], s->name[i], share_marker(sk[i], sm[i]), tp);
 		}
 	vf_chart_end(&c, w);
-	/* a legend entry for each GPU drawn; the ones with no batch that fits named */
-	bool shown[MAXG] = {false};
-	char none[400] = "";
-	size_t no = 0;
-	for (int i = 0; i < s->ng; i++) {
-		shown[i] = false;
-		for (int k = 0; k < s->np[i]; k++)
-			shown[i] = shown[i] || isfinite(ys[i][k]);
-		if (!shown[i] && no < sizeof none)
-			no += (size_t)snprintf(none + no, sizeof none - no, "%s%s", no ? ", " : "", s->name[i]);
-	}
-	sweep_legend(w, id, s, shown, dashed, NULL, 0);
-	if (no) {
-		char note[480];
-		snprintf(note, sizeof note, "Not drawn: %s (no micro-batch fits).", none);
-		vf_html_p(w, "note", note);
-	}
+	time_legend(w, id, s, ys, dashed);
 	vf_html_figure_table(w);
 	time_table(w, s, ys, which);
 	vf_html_figure_end(w);

@@ -264,6 +264,35 @@ static int cmp_time(const void *a, const void *b)
 	return (x->time > y->time) - (x->time < y->time);
 }
 
+/* The front figure's legend: an entry for each series drawn. */
+static void front_legend(struct vf_w *w, const struct fit *f, int nf)
+{
+	const char *ln[3] = {"configurations"};
+	int lc[3] = {7}, nl = 1;
+	if (nf > 1)
+		ln[nl] = "Pareto front", lc[nl++] = 0;
+	if (f->chosen >= 0 && isfinite(f->c[f->chosen].time) && isfinite(f->c[f->chosen].cost))
+		ln[nl] = "chosen", lc[nl++] = 5;
+	vf_plot_legend(w, "front", nl, ln, lc, NULL);
+}
+
+/* The front figure's numbers: the nf configurations on the front (fr). */
+static void front_table(struct vf_w *w, const struct fit *f, const struct cand *const *fr, int nf)
+{
+	char t1[32], t2[32];
+	const char *hdr[] = {"on the front", "settings", "time", "cost"};
+	vf_html_table_begin(w, "Configurations no other beats on both time and cost", 4, hdr, false);
+	for (int i = 0; i < nf; i++) {
+		char g[64];
+		snprintf(g, sizeof g, "%s x%d%s", fr[i]->gpu, fr[i]->n, fr[i]->chosen ? " (chosen)" : "");
+		fmt_time(f, fr[i]->time, t1, sizeof t1);
+		fmt_cost(f, fr[i]->cost, t2, sizeof t2);
+		const char *row[] = {g, vf__str(fr[i]->j, "settings", "as given"), t1, t2};
+		vf_html_row(w, 4, row);
+	}
+	vf_html_table_end(w);
+}
+
 static void front_figure(struct vf_w *w, const struct fit *f, const char *title)
 {
 	double xs[MAXC], ys[MAXC], fx[MAXC], fy[MAXC], xmax = 0, ymax = 0, xmin = INFINITY, ymin = INFINITY;
@@ -337,26 +366,9 @@ static void front_figure(struct vf_w *w, const struct fit *f, const char *title)
 		vf_chart_note_avoid(&c, w, fr[i]->time, fr[i]->cost, lab, n, xs, ys, nf, fx, fy, &taken, false);
 	}
 	vf_chart_end(&c, w);
-	/* an entry for each series drawn */
-	const char *ln[3] = {"configurations"};
-	int lc[3] = {7}, nl = 1;
-	if (nf > 1)
-		ln[nl] = "Pareto front", lc[nl++] = 0;
-	if (f->chosen >= 0 && isfinite(f->c[f->chosen].time) && isfinite(f->c[f->chosen].cost))
-		ln[nl] = "chosen", lc[nl++] = 5;
-	vf_plot_legend(w, "front", nl, ln, lc, NULL);
+	front_legend(w, f, nf);
 	vf_html_figure_table(w);
-	const char *hdr[] = {"on the front", "settings", "time", "cost"};
-	vf_html_table_begin(w, "Configurations no other beats on both time and cost", 4, hdr, false);
-	for (int i = 0; i < nf; i++) {
-		char g[64];
-		snprintf(g, sizeof g, "%s x%d%s", fr[i]->gpu, fr[i]->n, fr[i]->chosen ? " (chosen)" : "");
-		fmt_time(f, fr[i]->time, t1, sizeof t1);
-		fmt_cost(f, fr[i]->cost, t2, sizeof t2);
-		const char *row[] = {g, vf__str(fr[i]->j, "settings", "as given"), t1, t2};
-		vf_html_row(w, 4, row);
-	}
-	vf_html_table_end(w);
+	front_table(w, f, fr, nf);
 	vf_html_figure_end(w);
 }
 

@@ -111,6 +111,39 @@ static void legend(struct vf_w *w, const char *id, int n, char names[][64], cons
 	vf_plot_legend(w, id, n, nm, col, da);
 }
 
+/* The KV figure's heading: one sequence's cache at the context asked
+ * for, and each GPU's memory for the cache. */
+static void kv_title(const struct isweep *s, char *title, size_t n)
+{
+	char a[32];
+	const char *en = strcmp(s->engine, "vllm") == 0 ? "vLLM" : strcmp(s->engine, "llamacpp") == 0 ? "llama.cpp" : s->engine;
+	size_t o = (size_t)snprintf(title, n, "KV cache of one sequence vs context (%s)", en);
+	int at = 0;
+	for (int k = 0; k < s->nc; k++)
+		if (s->c[k] == s->ctx)
+			at = k;
+	o += (size_t)snprintf(title + o, o < n ? n - o : 0, ": %s at %.0f tokens", vf__gib(a, sizeof a, s->kv[0][at] * GIB),
+			      s->ctx);
+	for (int i = 0; i < s->ng && o < n; i++)
+		if (isfinite(s->budget[i]))
+			o += (size_t)snprintf(title + o, n - o, "; %s holds %s of cache", s->name[i],
+					      vf__gib(a, sizeof a, s->budget[i] * GIB));
+}
+
+/* The KV figure's numbers: one sequence's cache at each context. */
+static void kv_table(struct vf_w *w, const struct isweep *s)
+{
+	const char *hdr[2] = {"context (tokens)", "KV per sequence (GiB)"};
+	vf_html_table_begin(w, "KV cache of one sequence", 2, hdr, false);
+	for (int k = 0; k < s->nc; k++) {
+		char v[32];
+		const char *row[2] = {s->label[k], v};
+		snprintf(v, sizeof v, "%.3f", s->kv[0][k]);
+		vf_html_row(w, 2, row);
+	}
+	vf_html_table_end(w);
+}
+
 static void kv_figure(struct vf_w *w, const struct isweep *s)
 {
 	double top = 0, xs[MAXC];
@@ -127,18 +160,7 @@ static void kv_figure(struct vf_w *w, const struct isweep *s)
 			top = s->budget[i];
 	}
 	char title[512], a[32];
-	const char *en = strcmp(s->engine, "vllm") == 0 ? "vLLM" : strcmp(s->engine, "llamacpp") == 0 ? "llama.cpp" : s->engine;
-	size_t o = (size_t)snprintf(title, sizeof title, "KV cache of one sequence vs context (%s)", en);
-	int at = 0;
-	for (int k = 0; k < s->nc; k++)
-		if (s->c[k] == s->ctx)
-			at = k;
-	o += (size_t)snprintf(title + o, o < sizeof title ? sizeof title - o : 0, ": %s at %.0f tokens",
-			      vf__gib(a, sizeof a, s->kv[0][at] * GIB), s->ctx);
-	for (int i = 0; i < s->ng && o < sizeof title; i++)
-		if (isfinite(s->budget[i]))
-			o += (size_t)snprintf(title + o, sizeof title - o, "; %s holds %s of cache", s->name[i],
-					      vf__gib(a, sizeof a, s->budget[i] * GIB));
+	kv_title(s, title, sizeof title);
 	const char *bands[MAXC];
 	for (int k = 0; k < s->nc; k++)
 		bands[k] = s->label[k];
@@ -184,15 +206,7 @@ static void kv_figure(struct vf_w *w, const struct isweep *s)
 	vf_chart_end(&c, w);
 	legend(w, "infer-kv", nl, names, colors, dashed, NULL, 0);
 	vf_html_figure_table(w);
-	const char *hdr[2] = {"context (tokens)", "KV per sequence (GiB)"};
-	vf_html_table_begin(w, "KV cache of one sequence", 2, hdr, false);
-	for (int k = 0; k < s->nc; k++) {
-		char v[32];
-		const char *row[2] = {s->label[k], v};
-		snprintf(v, sizeof v, "%.3f", s->kv[0][k]);
-		vf_html_row(w, 2, row);
-	}
-	vf_html_table_end(w);
+	kv_table(w, s);
 	if (nb == 0)
 		vf_html_p(w, "note", "transformers generate(): no fixed KV memory; the users figure shows what fits.");
 	vf_html_figure_end(w);

@@ -182,6 +182,47 @@ static int samples_of(const cJSON *s)
 	return a < b ? a : b;
 }
 
+/* The memory figure's heading: the first trial that ran out of memory,
+ * else the polled peak (bmax bytes), with where the samples came from. */
+static void memory_title(const cJSON *trials, double bmax, char *title, size_t n)
+{
+	char a[32];
+	const cJSON *t;
+	const cJSON *src = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(trials, 0), "samples");
+	snprintf(title, n, "Memory over each trial (polled: %s); peak %s", vf__str(src, "source", "?"),
+		 vf__gib(a, sizeof a, bmax));
+	cJSON_ArrayForEach(t, trials) if (strcmp(vf__str(t, "outcome", ""), "oom") == 0)
+	{
+		snprintf(title, n, "Memory over each trial: trial %.0f (%s) ran out of memory at %s (polled: %s)",
+			 vf__num(t, "index"), vf__str(t, "change", "?"), vf__gib(a, sizeof a, vf__num(t, "peak_bytes")),
+			 vf__str(src, "source", "?"));
+		break;
+	}
+}
+
+/* The memory figure's numbers: each trial's samples, polled peak and duration. */
+static void memory_table(struct vf_w *w, const cJSON *trials)
+{
+	const cJSON *t;
+	const char *hdr[] = {"trial", "samples", "polled peak", "duration"};
+	vf_html_table_begin(w, "Memory samples (dashed lines: trials that did not end ok)", 4, hdr, false);
+	cJSON_ArrayForEach(t, trials)
+	{
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(t, "samples"), *v;
+		char a1[128], b1[16], p1[32], d1[32];
+		double pk = NAN, dur = NAN;
+		trial_name(t, a1, sizeof a1);
+		snprintf(b1, sizeof b1, "%.0f", cJSON_IsObject(s) ? vf__num(s, "count") : 0);
+		cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(s, "bytes")) pk = !(v->valuedouble <= pk) ? v->valuedouble : pk;
+		cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(s, "t")) dur = v->valuedouble;
+		vf__gib(p1, sizeof p1, pk);
+		vf__secs(d1, sizeof d1, dur);
+		const char *row[] = {a1, b1, p1, d1};
+		vf_html_row(w, 4, row);
+	}
+	vf_html_table_end(w);
+}
+
 static void memory_figure(struct vf_w *w, const cJSON *trials)
 {
 	double tmax = 1, bmax = 0;
@@ -215,18 +256,9 @@ static void memory_figure(struct vf_w *w, const cJSON *trials)
 	}
 	const char *un;
 	double u = unit_of(bmax, &un);
-	char ylabel[64], title[384], a[32];
-	const cJSON *src = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(trials, 0), "samples");
+	char ylabel[64], title[384];
 	snprintf(ylabel, sizeof ylabel, "memory in use (%s)", un);
-	snprintf(title, sizeof title, "Memory over each trial (polled: %s); peak %s",
-		 vf__str(src, "source", "?"), vf__gib(a, sizeof a, bmax));
-	cJSON_ArrayForEach(t, trials) if (strcmp(vf__str(t, "outcome", ""), "oom") == 0)
-	{
-		snprintf(title, sizeof title, "Memory over each trial: trial %.0f (%s) ran out of memory at %s (polled: %s)",
-			 vf__num(t, "index"), vf__str(t, "change", "?"), vf__gib(a, sizeof a, vf__num(t, "peak_bytes")),
-			 vf__str(src, "source", "?"));
-		break;
-	}
+	memory_title(trials, bmax, title, sizeof title);
 	struct vf_chart c;
 	vf_chart_init(&c, "memory", "memory in use by the trainer over time, per trial", "time since the trial started (s)", ylabel);
 	vf_chart_xdomain(&c, 0, tmax);
@@ -258,23 +290,7 @@ static void memory_figure(struct vf_w *w, const cJSON *trials)
 	vf_chart_end(&c, w);
 	vf_plot_legend(w, "memory", n, names, cols, NULL);
 	vf_html_figure_table(w);
-	const char *hdr[] = {"trial", "samples", "polled peak", "duration"};
-	vf_html_table_begin(w, "Memory samples (dashed lines: trials that did not end ok)", 4, hdr, false);
-	cJSON_ArrayForEach(t, trials)
-	{
-		const cJSON *s = cJSON_GetObjectItemCaseSensitive(t, "samples"), *v;
-		char a1[128], b1[16], p1[32], d1[32];
-		double pk = NAN, dur = NAN;
-		trial_name(t, a1, sizeof a1);
-		snprintf(b1, sizeof b1, "%.0f", cJSON_IsObject(s) ? vf__num(s, "count") : 0);
-		cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(s, "bytes")) pk = !(v->valuedouble <= pk) ? v->valuedouble : pk;
-		cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(s, "t")) dur = v->valuedouble;
-		vf__gib(p1, sizeof p1, pk);
-		vf__secs(d1, sizeof d1, dur);
-		const char *row[] = {a1, b1, p1, d1};
-		vf_html_row(w, 4, row);
-	}
-	vf_html_table_end(w);
+	memory_table(w, trials);
 	if (nempty)
 		vf_html_p(w, "note", empty);
 	vf_html_figure_end(w);

@@ -7,7 +7,9 @@
 . "$(dirname "$0")/lib.sh"
 
 cpus=$(nproc)
-gpus=(--gpu a100-40gb --gpu a100-80gb --gpu h100-80gb --gpu l4 --gpu rtx-4090 --gpu t4
+# twelve rows, one of them four GPUs (a kind is given once: a second
+# --gpu a100-40gb would be refused, not added to the a100-40gb:4 row)
+gpus=(--gpu a100-pcie-40gb --gpu a100-80gb --gpu h100-80gb --gpu l4 --gpu rtx-4090 --gpu t4
       --gpu a10g --gpu h200 --gpu l40s --gpu v100-16gb --gpu a100-40gb:4 --gpu rtx-3090)
 
 same_as_one_core() { # ARGS...: stdout, stderr and exit code equal on one core and on all

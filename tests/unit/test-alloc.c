@@ -5,6 +5,7 @@
 #include "vramfit/estimate/alloc.h"
 
 #include "alloc-ref.h"
+#include "replay-check.h"
 
 #define KiB ((int64_t)1 << 10)
 #define MiB ((int64_t)1 << 20)
@@ -186,10 +187,7 @@ static void test_empty_cache_and_capacity(void)
 static uint64_t rnd_state = 88172645463325252ull;
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return xorshift64(&rnd_state);
 }
 
 static int64_t rnd_size(void)

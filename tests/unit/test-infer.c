@@ -33,9 +33,7 @@ static struct vf_setup infer_setup(void)
 static void test_kv_bytes_per_token(void)
 {
 	const struct vf_arch *a = catalog_arch("llama3.1-8b");
-	CHECK(a != NULL);
-	if (!a)
-		return;
+	REQUIRE(a != NULL);
 	CHECK_INT(a->kv_heads, 8);
 	CHECK_INT(a->layers, 32);
 	CHECK(vf_infer_kv_bytes_per_token_layer(a, 1, 2) == 4096.0);
@@ -61,9 +59,7 @@ static void test_vllm_blocks_rtx4090_8k(void)
 {
 	const struct vf_arch *a = catalog_arch("llama3.1-8b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-4090");
-	CHECK(a && g);
-	if (!a || !g)
-		return;
+	REQUIRE(a && g);
 	CHECK_INT(g->memory_mib, 24564);
 	double avail = 0.9 * 24564.0 * 1048576.0 - 8030261248.0 * 2 - 2048.0 * (2 * 4096 + 3 * 14336) * 2 -
 		       256.0 * 128256 * 6 - 480.0 * 1048576;
@@ -133,8 +129,7 @@ static void test_vllm_tensor_parallel(void)
 {
 	const struct vf_arch *a = catalog_arch("llama3.1-8b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-4090");
-	if (!a || !g)
-		return;
+	REQUIRE(a && g);
 	struct vf_setup s = infer_setup();
 	s.tp = 2;
 	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .ctx = 8192};
@@ -167,8 +162,7 @@ static void test_decode_bandwidth_bound(void)
 {
 	const struct vf_arch *a = catalog_arch("llama3.1-8b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-4090");
-	if (!a || !g)
-		return;
+	REQUIRE(a && g);
 	CHECK(!a->tied_embeddings);
 	struct vf_setup s = infer_setup();
 	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .ctx = 8192, .users = 1};
@@ -267,8 +261,7 @@ static void test_llamacpp_q4_k_m(void)
 {
 	const struct vf_arch *a = catalog_arch("llama3.1-8b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-4090");
-	if (!a || !g)
-		return;
+	REQUIRE(a && g);
 	CHECK(vf_gguf_layer_bytes(a, VF_GGUF_Q4_K_M, 0) == 138936320.0);
 	CHECK(vf_gguf_layer_bytes(a, VF_GGUF_Q4_K_M, 4) == 122716160.0);
 	CHECK(vf_gguf_layer_bytes(a, VF_GGUF_Q4_K_M, 6) == 138936320.0);
@@ -328,10 +321,7 @@ static void test_moe_and_refused_speeds(void)
 {
 	const struct vf_arch *a = catalog_arch("mixtral-8x7b");
 	const struct vf_gpu_spec *h = vf_gpu_catalog_find("h100-80gb");
-	if (!a || !h) {
-		CHECK(a && h);
-		return;
-	}
+	REQUIRE(a && h);
 	struct vf_setup s = infer_setup();
 	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .ctx = 4096};
 	struct vf_infer r;
@@ -355,10 +345,7 @@ static void test_candidates(void)
 {
 	const struct vf_arch *a = catalog_arch("llama3.1-70b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-3090");
-	if (!a || !g) {
-		CHECK(a && g);
-		return;
-	}
+	REQUIRE(a && g);
 	struct vf_setup s = infer_setup();
 	struct vf_infer_opts o = {.engine = VF_ENGINE_TRANSFORMERS, .ctx = 4096, .users = 1};
 	struct vf_infer_candidate c[64];
@@ -402,10 +389,7 @@ static void test_candidates_max_model_len(void)
 {
 	const struct vf_arch *a = catalog_arch("llama3.1-70b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-3090");
-	if (!a || !g) {
-		CHECK(a && g);
-		return;
-	}
+	REQUIRE(a && g);
 	struct vf_setup s = infer_setup();
 	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .users = 1};
 	struct vf_infer_candidate c[64];
@@ -472,10 +456,7 @@ static void test_generate_candidates(void)
 {
 	const struct vf_arch *a = catalog_arch("llama3.1-8b"), *b = catalog_arch("llama3.1-70b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-4090");
-	if (!a || !b || !g) {
-		CHECK(a && b && g);
-		return;
-	}
+	REQUIRE(a && b && g);
 	struct vf_setup s = infer_setup();
 	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .ctx = 4096, .users = 1}; /* engine ignored */
 	struct vf_infer_candidate c[16];
@@ -523,8 +504,7 @@ static void test_generate_candidates(void)
 static void test_training_refused(void)
 {
 	const struct vf_arch *a = catalog_arch("llama3.1-8b");
-	if (!a)
-		return;
+	REQUIRE(a);
 	struct vf_setup s;
 	vf_setup_defaults(&s);
 	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM};
@@ -551,8 +531,7 @@ static void test_dynamic_cache(void)
 {
 	const struct vf_arch *a = catalog_arch("llama3.1-8b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-40gb");
-	if (!a || !g)
-		return;
+	REQUIRE(a && g);
 	struct vf_setup s = infer_setup();
 	struct vf_infer_opts o = {.engine = VF_ENGINE_TRANSFORMERS, .ctx = 8000, .users = 1};
 	struct vf_infer d, st;
@@ -643,8 +622,7 @@ static void test_llamacpp_split(void)
 
 	const struct vf_arch *a = catalog_arch("llama3.1-70b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-3090");
-	if (!a || !g)
-		return;
+	REQUIRE(a && g);
 	struct vf_setup s = infer_setup();
 	struct vf_infer_opts o = {.engine = VF_ENGINE_LLAMACPP, .ctx = 4096, .users = 1};
 	struct vf_infer one, two, row;
@@ -703,8 +681,7 @@ static void test_vllm_max_num_seqs(void)
 {
 	const struct vf_arch *a = catalog_arch("llama3.1-8b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-80gb");
-	if (!a || !g)
-		return;
+	REQUIRE(a && g);
 	struct vf_setup s = infer_setup();
 	s.seq = 256;
 	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .ctx = 512, .users = 1};
@@ -765,10 +742,7 @@ static void test_llamacpp_free_memory_split(void)
 {
 	const struct vf_arch *a = catalog_arch("llama3.1-8b");
 	const struct vf_gpu_spec *g0 = vf_gpu_catalog_find("rtx-3090"), *g1 = vf_gpu_catalog_find("rtx-4080");
-	if (!a || !g0 || !g1) {
-		CHECK(a && g0 && g1);
-		return;
-	}
+	REQUIRE(a && g0 && g1);
 	struct vf_setup s = infer_setup();
 	s.gpus = 2;
 	struct vf_error err = {0};
@@ -831,10 +805,7 @@ static void test_llamacpp_free_memory_cap(void)
 {
 	const struct vf_arch *a = catalog_arch("llama3.1-8b");
 	const struct vf_gpu_spec *g0 = vf_gpu_catalog_find("rtx-3090"), *g1 = vf_gpu_catalog_find("rtx-4080");
-	if (!a || !g0 || !g1) {
-		CHECK(a && g0 && g1);
-		return;
-	}
+	REQUIRE(a && g0 && g1);
 	struct vf_setup s = infer_setup();
 	s.gpus = 2;
 	struct vf_error err = {0};
@@ -875,10 +846,7 @@ static void test_vllm_host_step(void)
 {
 	const struct vf_arch *a = catalog_arch("llama3.1-8b");
 	const struct vf_gpu_spec *h = vf_gpu_catalog_find("h200"), *g = vf_gpu_catalog_find("rtx-4090");
-	if (!a || !h || !g) {
-		CHECK(a && h && g);
-		return;
-	}
+	REQUIRE(a && h && g);
 	struct vf_setup s = infer_setup();
 	struct vf_error err = {0};
 	struct vf_infer_opts o = {.engine = VF_ENGINE_VLLM, .ctx = 4096, .users = 8,

@@ -18,6 +18,20 @@
 
 #define BOUND 0.25
 
+/* The inference defaults finished as the CLI finishes them (--mode infer
+ * given), then a prompt of seq tokens. */
+static struct vf_setup infer_setup(int64_t seq)
+{
+	struct vf_setup s;
+	vf_setup_defaults(&s);
+	s.mode = VF_MODE_INFER;
+	s.given |= VF_SETUP_G_MODE;
+	struct vf_error err = {0};
+	CHECK(vf_setup_finish(&s, &err) == VF_OK);
+	s.seq = seq;
+	return s;
+}
+
 /* vramfit's decode tokens/s for one row: one sequence, the prompt of
  * `depth` tokens (at least 1), `tokens` generated. */
 static double predict(const cJSON *row)
@@ -28,14 +42,9 @@ static double predict(const cJSON *row)
 	CHECK(m && m->has_arch && g && vf_gguf_type_parse(str(row, "gguf"), &t));
 	if (!m || !m->has_arch || !g || !vf_gguf_type_parse(str(row, "gguf"), &t))
 		return -1;
-	struct vf_setup s;
-	vf_setup_defaults(&s);
-	s.mode = VF_MODE_INFER;
-	s.given |= VF_SETUP_G_MODE;
-	struct vf_error err = {0};
-	CHECK(vf_setup_finish(&s, &err) == VF_OK);
 	int64_t depth = (int64_t)num(row, "depth"), tokens = (int64_t)num(row, "tokens");
-	s.seq = depth > 0 ? depth : 1;
+	struct vf_setup s = infer_setup(depth > 0 ? depth : 1);
+	struct vf_error err = {0};
 	cJSON *graphs = cJSON_GetObjectItemCaseSensitive(row, "cuda_graphs");
 	struct vf_infer_opts o = {.engine = VF_ENGINE_LLAMACPP,
 				  .ctx = s.seq + tokens,
@@ -95,13 +104,8 @@ static void test_graphs_and_kernels(void)
 	CHECK(m && g);
 	if (!m || !g)
 		return;
-	struct vf_setup s;
-	vf_setup_defaults(&s);
-	s.mode = VF_MODE_INFER;
-	s.given |= VF_SETUP_G_MODE;
+	struct vf_setup s = infer_setup(1);
 	struct vf_error err = {0};
-	CHECK(vf_setup_finish(&s, &err) == VF_OK);
-	s.seq = 1;
 	struct vf_infer_opts o = {.engine = VF_ENGINE_LLAMACPP, .ctx = 2, .users = 1,
 				  .gguf_type = VF_GGUF_Q4_0, .gguf_given = true};
 	struct vf_infer a, b;
@@ -133,13 +137,8 @@ static void test_graph_rebuild(void)
 		CHECK(g != NULL);
 		if (!g)
 			continue;
-		struct vf_setup s;
-		vf_setup_defaults(&s);
-		s.mode = VF_MODE_INFER;
-		s.given |= VF_SETUP_G_MODE;
+		struct vf_setup s = infer_setup(1);
 		struct vf_error err = {0};
-		CHECK(vf_setup_finish(&s, &err) == VF_OK);
-		s.seq = 1;
 		struct vf_infer_opts o = {.engine = VF_ENGINE_LLAMACPP, .ctx = 129, .users = 1,
 					  .gguf_type = VF_GGUF_F16, .gguf_given = true, .no_cuda_graphs = true};
 		struct vf_infer a, b;
@@ -178,12 +177,7 @@ static void test_published_vllm(void)
 		CHECK(m && m->has_arch && g && str(row, "scheduling"));
 		if (!m || !m->has_arch || !g || !str(row, "scheduling"))
 			continue;
-		struct vf_setup s;
-		vf_setup_defaults(&s);
-		s.mode = VF_MODE_INFER;
-		s.given |= VF_SETUP_G_MODE;
-		CHECK(vf_setup_finish(&s, &err) == VF_OK);
-		s.seq = (int64_t)num(row, "prompt");
+		struct vf_setup s = infer_setup((int64_t)num(row, "prompt"));
 		s.tp = (int16_t)num(row, "tp");
 		s.gpus = (int16_t)num(row, "gpus");
 		int64_t tokens = (int64_t)num(row, "tokens");

@@ -10,9 +10,8 @@
  * and with threads warming one memo at once; the forks must happen
  * (vf_replay_memo_forks) for the comparisons to mean something. */
 #include "vf_test.h"
+#include "replay-check.h"
 
-#include <dirent.h>
-#include <pthread.h>
 
 #include "estimate/steptrace.h"
 #include "vramfit/estimate/estimate.h"
@@ -21,19 +20,7 @@
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/model/models.h"
 
-static char gt_dir[4096];
 static int simulated; /* estimates whose allocator was replayed */
-
-static bool same_estimate(const struct vf_estimate *a, const struct vf_estimate *b)
-{
-	return a->peak_bytes == b->peak_bytes && a->peak_reserved_bytes == b->peak_reserved_bytes &&
-	       a->peak_allocated_bytes == b->peak_allocated_bytes &&
-	       a->sim_allocated_bytes == b->sim_allocated_bytes &&
-	       a->allocator_bytes == b->allocator_bytes && a->sim_oom == b->sim_oom &&
-	       a->simulated == b->simulated &&
-	       a->analytic_reserved_bytes == b->analytic_reserved_bytes &&
-	       memcmp(a->phase_bytes, b->phase_bytes, sizeof a->phase_bytes) == 0;
-}
 
 static bool same_peaks(const struct vf__replay_peaks *a, const struct vf__replay_peaks *b)
 {
@@ -47,10 +34,7 @@ static uint64_t rng = 88172645463325252ull;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 /* A size between 1 KiB and about 96 MiB, some of them repeating. */
@@ -292,55 +276,34 @@ static int64_t check_variants(const struct vf_arch *arch, const struct vf_setup 
 	return forks;
 }
 
-static void check_file(const char *path, int *checked, int64_t *forks)
+struct record_checks {
+	int checked;
+	int64_t forks;
+};
+
+/* A training record's setup with each optimizer, forked against whole,
+ * without a GPU under three allocator configurations and on two GPUs. */
+static void check_record(const struct vf_arch *arch, const struct vf_setup *su, void *ctx)
 {
+	struct record_checks *r = ctx;
 	const char *gpus[] = {"a100-40gb", "rtx-4090"};
 	struct vf_alloc_config cfgs[] = {{0}, {.expandable = true}, {.max_split_bytes = 128 << 20}};
-	FILE *f = fopen(path, "r");
-	CHECK(f != NULL);
-	if (!f)
+	if (su->mode == VF_MODE_INFER)
 		return;
-	char *line = NULL;
-	size_t cap = 0;
-	while (getline(&line, &cap, f) > 0) {
-		cJSON *rec = cJSON_Parse(line);
-		struct vf_arch arch;
-		struct vf_setup su;
-		struct vf_error err = {0};
-		if (rec && !cJSON_GetObjectItem(rec, "env") &&
-		    vf_groundtruth_record(rec, path, &arch, &su, &err) == VF_OK &&
-		    !vf_split_active(&su) && su.mode != VF_MODE_INFER) {
-			for (size_t c = 0; c < sizeof cfgs / sizeof *cfgs; c++)
-				*forks += check_variants(&arch, &su, NULL, &cfgs[c], checked);
-			for (size_t g = 0; g < sizeof gpus / sizeof *gpus; g++)
-				*forks += check_variants(&arch, &su, vf_gpu_catalog_find(gpus[g]), NULL,
-							 checked);
-		}
-		cJSON_Delete(rec);
-	}
-	free(line);
-	fclose(f);
+	for (size_t c = 0; c < sizeof cfgs / sizeof *cfgs; c++)
+		r->forks += check_variants(arch, su, NULL, &cfgs[c], &r->checked);
+	for (size_t g = 0; g < sizeof gpus / sizeof *gpus; g++)
+		r->forks += check_variants(arch, su, vf_gpu_catalog_find(gpus[g]), NULL, &r->checked);
 }
 
 static void test_calibration_and_held_out(void)
 {
-	DIR *d = opendir(gt_dir);
-	CHECK(d != NULL);
-	if (!d)
-		return;
-	int checked = 0;
-	int64_t forks = 0;
+	struct record_checks r = {0};
 	simulated = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-		if (n < 6 || strcmp(de->d_name + n - 6, ".jsonl") != 0)
-			continue;
-		char path[8192];
-		snprintf(path, sizeof path, "%s/%s", gt_dir, de->d_name);
-		check_file(path, &checked, &forks);
-	}
-	closedir(d);
+	if (!each_groundtruth_setup(check_record, &r))
+		return;
+	int checked = r.checked;
+	int64_t forks = r.forks;
 	CHECK(checked >= 20 * 5 * 13);
 	CHECK(simulated >= checked * 3 / 4);
 	CHECK(forks >= checked / 4); /* most optimizer variants finish from a prefix */
@@ -382,15 +345,6 @@ static void test_catalog(void)
 
 /* ---- threads warming one memo at once ---- */
 
-#define THREADS 4
-struct warm {
-	const struct vf_arch *arch;
-	const struct vf_gpu_spec *g;
-	struct vf_replay_memo *memo;
-	pthread_barrier_t *start;
-	int first;
-};
-
 static void variant(struct vf_setup *s, int k)
 {
 	vf_setup_defaults(s);
@@ -399,18 +353,6 @@ static void variant(struct vf_setup *s, int k)
 	s->precision = VF_PREC_BF16;
 	s->optimizer = optimizers[k % NOPT];
 	s->grad_ckpt = k >= (int)NOPT;
-}
-
-static void *warm_worker(void *arg)
-{
-	struct warm *w = arg;
-	pthread_barrier_wait(w->start);
-	for (int k = 0; k < 2 * (int)NOPT; k++) {
-		struct vf_setup s;
-		variant(&s, (w->first + k) % (2 * (int)NOPT));
-		vf_estimate_prefetch_memo(w->arch, &s, w->g, NULL, w->memo);
-	}
-	return NULL;
 }
 
 static void test_threads(void)
@@ -429,16 +371,7 @@ static void test_threads(void)
 			variant(&s, k);
 			(void)vf_estimate_expect_replay(&m->arch, &s, g, NULL, memo);
 		}
-		pthread_barrier_t start;
-		pthread_barrier_init(&start, NULL, THREADS);
-		struct warm w[THREADS];
-		pthread_t th[THREADS];
-		for (int t = 0; t < THREADS; t++) {
-			w[t] = (struct warm){&m->arch, g, memo, &start, round ? 3 * t : 0};
-			CHECK(pthread_create(&th[t], NULL, warm_worker, &w[t]) == 0);
-		}
-		for (int t = 0; t < THREADS; t++)
-			pthread_join(th[t], NULL);
+		warm_threads(&m->arch, g, memo, variant, 2 * (int)NOPT, round ? 3 : 0);
 		for (int k = 0; k < 2 * (int)NOPT; k++) {
 			struct vf_setup s;
 			variant(&s, k);
@@ -462,7 +395,6 @@ static void test_threads(void)
 		CHECK_INT(vf_replay_memo_replays(memo), vf_replay_memo_replays(alone));
 		vf_replay_memo_free(alone);
 		forks += vf_replay_memo_forks(memo);
-		pthread_barrier_destroy(&start);
 		vf_replay_memo_free(memo);
 	}
 	CHECK(forks > 0);
@@ -497,7 +429,6 @@ int main(void)
 		fprintf(stderr, "models: %s\n", err.msg);
 		return 1;
 	}
-	snprintf(gt_dir, sizeof gt_dir, "%s/groundtruth", vf_test_env("VF_SHARED_DIR", "../shared"));
 	RUN(test_prefix_and_finish);
 	RUN(test_peaks_only);
 	RUN(test_key_fields);

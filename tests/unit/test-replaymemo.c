@@ -16,8 +16,8 @@
  * vf_advice_run; the replay weight grows with the replay's work. */
 #include "vf_test.h"
 #include "catalog.h"
+#include "replay-check.h"
 
-#include <dirent.h>
 #include <pthread.h>
 
 #include "estimate/steptrace.h"
@@ -29,18 +29,6 @@
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/model/models.h"
 
-static char gt_dir[4096];
-
-static bool same_estimate(const struct vf_estimate *a, const struct vf_estimate *b)
-{
-	return a->peak_bytes == b->peak_bytes && a->peak_reserved_bytes == b->peak_reserved_bytes &&
-	       a->peak_allocated_bytes == b->peak_allocated_bytes &&
-	       a->sim_allocated_bytes == b->sim_allocated_bytes &&
-	       a->allocator_bytes == b->allocator_bytes && a->sim_oom == b->sim_oom &&
-	       a->simulated == b->simulated &&
-	       a->analytic_reserved_bytes == b->analytic_reserved_bytes &&
-	       memcmp(a->phase_bytes, b->phase_bytes, sizeof a->phase_bytes) == 0;
-}
 
 /* One setup on one GPU and configuration: kept replay vs memo (twice). */
 static void check_setup(const struct vf_arch *arch, const struct vf_setup *su,
@@ -66,58 +54,26 @@ static void check_setup(const struct vf_arch *arch, const struct vf_setup *su,
 	(*checked)++;
 }
 
-/* Every record of one JSON-lines file (the env line and split setups,
- * which do not replay through vf_estimate_simulate, skipped). */
-static int check_file(const char *path)
+/* One record's setup through one memo on three GPUs under three
+ * allocator configurations, and without a GPU. */
+static void check_record(const struct vf_arch *arch, const struct vf_setup *su, void *ctx)
 {
+	int *checked = ctx;
 	const char *gpus[] = {"h200", "a100-40gb", "rtx-4090"};
 	struct vf_alloc_config cfgs[] = {{0}, {.expandable = true}, {.max_split_bytes = 128 << 20}};
-	FILE *f = fopen(path, "r");
-	CHECK(f != NULL);
-	if (!f)
-		return 0;
-	char *line = NULL;
-	size_t cap = 0;
-	int checked = 0;
-	while (getline(&line, &cap, f) > 0) {
-		cJSON *rec = cJSON_Parse(line);
-		struct vf_arch arch;
-		struct vf_setup su;
-		struct vf_error err = {0};
-		if (rec && !cJSON_GetObjectItem(rec, "env") &&
-		    vf_groundtruth_record(rec, path, &arch, &su, &err) == VF_OK && !vf_split_active(&su)) {
-			struct vf_replay_memo *memo = vf_replay_memo_new();
-			CHECK(memo != NULL);
-			for (size_t g = 0; g < sizeof gpus / sizeof *gpus; g++)
-				for (size_t c = 0; c < sizeof cfgs / sizeof *cfgs; c++)
-					check_setup(&arch, &su, vf_gpu_catalog_find(gpus[g]), &cfgs[c],
-						    memo, &checked);
-			check_setup(&arch, &su, NULL, NULL, memo, &checked);
-			vf_replay_memo_free(memo);
-		}
-		cJSON_Delete(rec);
-	}
-	free(line);
-	fclose(f);
-	return checked;
+	struct vf_replay_memo *memo = vf_replay_memo_new();
+	CHECK(memo != NULL);
+	for (size_t g = 0; g < sizeof gpus / sizeof *gpus; g++)
+		for (size_t c = 0; c < sizeof cfgs / sizeof *cfgs; c++)
+			check_setup(arch, su, vf_gpu_catalog_find(gpus[g]), &cfgs[c], memo, checked);
+	check_setup(arch, su, NULL, NULL, memo, checked);
+	vf_replay_memo_free(memo);
 }
 
 static void test_calibration_and_held_out(void)
 {
-	DIR *d = opendir(gt_dir);
-	REQUIRE(d != NULL);
-	int files = 0, checked = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-		if (n < 6 || strcmp(de->d_name + n - 6, ".jsonl") != 0)
-			continue;
-		char path[8192];
-		snprintf(path, sizeof path, "%s/%s", gt_dir, de->d_name);
-		checked += check_file(path);
-		files++;
-	}
-	closedir(d);
+	int checked = 0;
+	int files = each_groundtruth_setup(check_record, &checked);
 	CHECK(files >= 1);
 	CHECK(checked >= 20 * 10); /* the calibration file alone has 27 records */
 }
@@ -253,13 +209,6 @@ static void test_threads_share_a_memo(void)
  * another's replay); then every step asked through the memo is answered
  * from it (no replay more) with the memo-less answer. */
 #define WARM_STEPS 5
-struct warm_run {
-	const struct vf_arch *arch;
-	const struct vf_gpu_spec *g;
-	struct vf_replay_memo *memo;
-	pthread_barrier_t *start;
-	int first;
-};
 
 static void warm_setup(struct vf_setup *s, int k)
 {
@@ -267,18 +216,6 @@ static void warm_setup(struct vf_setup *s, int k)
 	s->seq = 1024;
 	s->batch = 1 + k % 3;
 	s->grad_accum = k >= 3 ? 2 : 1;
-}
-
-static void *warm_worker(void *arg)
-{
-	struct warm_run *r = arg;
-	pthread_barrier_wait(r->start);
-	for (int k = 0; k < WARM_STEPS; k++) {
-		struct vf_setup s;
-		warm_setup(&s, (r->first + k) % WARM_STEPS);
-		vf_estimate_prefetch_memo(r->arch, &s, r->g, NULL, r->memo);
-	}
-	return NULL;
 }
 
 static void test_prefetch_warms(void)
@@ -293,16 +230,7 @@ static void test_prefetch_warms(void)
 			continue;
 		struct vf_replay_memo *memo = vf_replay_memo_new(), *alone = vf_replay_memo_new();
 		CHECK(memo != NULL && alone != NULL);
-		pthread_barrier_t start;
-		pthread_barrier_init(&start, NULL, SHARED_THREADS);
-		struct warm_run run[SHARED_THREADS];
-		pthread_t th[SHARED_THREADS];
-		for (int t = 0; t < SHARED_THREADS; t++) {
-			run[t] = (struct warm_run){&m->arch, g, memo, &start, t};
-			CHECK(pthread_create(&th[t], NULL, warm_worker, &run[t]) == 0);
-		}
-		for (int t = 0; t < SHARED_THREADS; t++)
-			pthread_join(th[t], NULL);
+		warm_threads(&m->arch, g, memo, warm_setup, WARM_STEPS, 1);
 		int64_t warmed = vf_replay_memo_replays(memo);
 		CHECK(warmed >= WARM_STEPS);
 		for (int k = 0; k < WARM_STEPS; k++) {
@@ -323,7 +251,6 @@ static void test_prefetch_warms(void)
 		struct vf_setup s;
 		warm_setup(&s, 0);
 		vf_estimate_prefetch_memo(&m->arch, &s, g, NULL, NULL);
-		pthread_barrier_destroy(&start);
 		vf_replay_memo_free(memo);
 		vf_replay_memo_free(alone);
 	}
@@ -444,7 +371,6 @@ int main(void)
 		fprintf(stderr, "models: %s\n", err.msg);
 		return 1;
 	}
-	snprintf(gt_dir, sizeof gt_dir, "%s/groundtruth", vf_test_env("VF_SHARED_DIR", "../shared"));
 	RUN(test_calibration_and_held_out);
 	RUN(test_order_independent);
 	RUN(test_threads_share_a_memo);

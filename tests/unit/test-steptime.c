@@ -181,6 +181,21 @@ static void one_gemm_step(const struct vf_gpu_spec *g, double mnk, double elem, 
 	*p = o.parts;
 }
 
+/* g's memory-bound kernel share recovered from one step's times: a
+ * step of 1e10 bytes of elementwise traffic takes bytes / (raw x share)
+ * plus the fixed time per byte at the host speed of entry host. */
+static double memory_bound_share(const struct vf_gpu_spec *g, const char *host)
+{
+	double bfix = constant("bandwidth_fixed_s_per_byte", NULL);
+	double hs = constant("host_speed", host);
+	CHECK(bfix > 0 && hs > 0);
+	struct vf_step_parts p;
+	one_gemm_step(g, 1024, 1e10, &p);
+	double raw = g->bandwidth_gbs * 1e9;
+	double share = 1e10 / (raw * p.memory_bound);
+	return 1 / (1 / share - raw * bfix * hs);
+}
+
 /* The kernel-level shares of Volta's GEMMs and Blackwell's memory-bound
  * kernels are the cited benchmarks': the share the step's GEMM (or
  * memory-bound) time implies, less the fixed time per FLOP (per byte)
@@ -248,16 +263,10 @@ static void test_kernel_level_ampere_ada(void)
 	const struct vf_gpu_spec *a = gpu("a100-80gb"), *a40 = gpu("a100-40gb"), *d = gpu("rtx-4090"),
 				 *b = gpu("b200");
 	REQUIRE(a && a40 && d && b);
-	double bfix = constant("bandwidth_fixed_s_per_byte", NULL);
-	CHECK(bfix > 0);
 	const struct { const struct vf_gpu_spec *g; const char *host; double lo, hi; } bw[] = {
 		{a40, "ampere", 1225.3 / 1448.4, 837.6 / 936.0}, {d, "ada-geforce", 895.0 / 1008.0, 926.8 / 1008.0}};
 	for (int i = 0; i < 2; i++) {
-		struct vf_step_parts p;
-		one_gemm_step(bw[i].g, 1024, 1e10, &p);
-		double raw = bw[i].g->bandwidth_gbs * 1e9;
-		double share = 1e10 / (raw * p.memory_bound);
-		double k = 1 / (1 / share - raw * bfix * constant("host_speed", bw[i].host));
+		double k = memory_bound_share(bw[i].g, bw[i].host);
 		fprintf(stderr, "  %s memory-bound kernel share %.4f (cited %.3f-%.3f)\n", bw[i].g->id, k,
 			bw[i].lo, bw[i].hi);
 		CHECK(k >= bw[i].lo - 1e-3 && k <= bw[i].hi + 1e-3);
@@ -317,15 +326,36 @@ static void test_kernel_level_turing_bandwidth(void)
 	CHECK(t4);
 	if (!t4)
 		return;
-	double bfix = constant("bandwidth_fixed_s_per_byte", NULL);
-	struct vf_step_parts p;
-	one_gemm_step(t4, 1024, 1e10, &p);
-	double raw = t4->bandwidth_gbs * 1e9;
-	CHECK(fabs(raw - 320e9) < 1e6);
-	double share = 1e10 / (raw * p.memory_bound);
-	double k = 1 / (1 / share - raw * bfix * constant("host_speed", "turing"));
+	CHECK(fabs(t4->bandwidth_gbs * 1e9 - 320e9) < 1e6);
+	double k = memory_bound_share(t4, "turing");
 	fprintf(stderr, "  t4 memory-bound kernel share %.4f (cited 240/320 = 0.75)\n", k);
 	CHECK(fabs(k - 240.0 / 320) < 1e-3);
+}
+
+/* An Ampere part's memory-bound share is want, in the step (recovered
+ * from one step's times at its host speed: GeForce parts' own) and in
+ * serving decode's stream rate. */
+static void check_ampere_share(const char *id, double want)
+{
+	const struct vf_gpu_spec *g = gpu(id);
+	CHECK(g != NULL);
+	if (!g)
+		return;
+	CHECK(strcmp(g->generation, "ampere") == 0);
+	double k = memory_bound_share(g, vf__steptime_geforce(g) ? "ampere-geforce" : "ampere");
+	fprintf(stderr, "  %s memory-bound kernel share %.4f (want %.4f)\n", g->id, k, want);
+	CHECK(fabs(k - want) < 2e-3);
+	double stream, flops, launch;
+	vf__steptime_decode_rates(g, &stream, &flops, &launch);
+	CHECK(fabs(stream / (g->bandwidth_gbs * 1e9) - want) < 2e-3);
+}
+
+/* The catalog ids a bandwidth_efficiency entry of steptime.json lists. */
+static const cJSON *efficiency_gpus(const char *entry)
+{
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(vf__steptime_data("constants"), "bandwidth_efficiency"), entry);
+	return cJSON_GetObjectItemCaseSensitive(e, "gpus");
 }
 
 /* Ampere's memory-bound share by memory type: the GDDR6 parts (A10, A10G,
@@ -341,31 +371,10 @@ static void test_kernel_level_ampere_gddr6(void)
 	const struct { const char *id; double want; } cases[] = {
 		{"a10", 469.0 / 600}, {"a10g", 469.0 / 600}, {"rtx-a6000", 469.0 / 600},
 		{"a100-80gb", 1490.0 / 2039}, {"a100-40gb", 0.88}, {"rtx-3090", 0.88}};
-	double bfix = constant("bandwidth_fixed_s_per_byte", NULL);
-	double host = constant("host_speed", "ampere");
-	CHECK(bfix > 0 && host > 0);
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		const struct vf_gpu_spec *g = gpu(cases[i].id);
-		CHECK(g != NULL);
-		if (!g)
-			continue;
-		struct vf_step_parts p;
-		one_gemm_step(g, 1024, 1e10, &p);
-		double raw = g->bandwidth_gbs * 1e9;
-		double share = 1e10 / (raw * p.memory_bound);
-		double hs = constant("host_speed", vf__steptime_geforce(g) ? "ampere-geforce" : "ampere");
-		double k = 1 / (1 / share - raw * bfix * (hs > 0 ? hs : host));
-		fprintf(stderr, "  %s memory-bound kernel share %.4f (want %.4f)\n", g->id, k, cases[i].want);
-		CHECK(fabs(k - cases[i].want) < 2e-3);
-		double stream, flops, launch;
-		vf__steptime_decode_rates(g, &stream, &flops, &launch);
-		CHECK(fabs(stream / raw - cases[i].want) < 2e-3);
-	}
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		check_ampere_share(cases[i].id, cases[i].want);
 	/* the list names Ampere catalog parts only, each a GDDR6 part */
-	const cJSON *e = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(vf__steptime_data("constants"), "bandwidth_efficiency"),
-		"ampere-gddr6");
-	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(e, "gpus"), *id;
+	const cJSON *ids = efficiency_gpus("ampere-gddr6"), *id;
 	CHECK(cJSON_GetArraySize(ids) == (int)(sizeof gddr6 / sizeof gddr6[0]));
 	int n = 0;
 	cJSON_ArrayForEach(id, ids)
@@ -390,30 +399,10 @@ static void test_kernel_level_ampere_hbm2e_80gb(void)
 	const struct { const char *id; double want; } cases[] = {
 		{"a100-80gb", 1490.0 / 2039}, {"a100-pcie-80gb", 1490.0 / 2039},
 		{"a100-40gb", 0.88}, {"a100-pcie-40gb", 0.88}, {"a30", 0.88}};
-	double bfix = constant("bandwidth_fixed_s_per_byte", NULL);
-	double host = constant("host_speed", "ampere");
-	CHECK(bfix > 0 && host > 0);
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		const struct vf_gpu_spec *g = gpu(cases[i].id);
-		CHECK(g != NULL);
-		if (!g)
-			continue;
-		CHECK(strcmp(g->generation, "ampere") == 0);
-		struct vf_step_parts p;
-		one_gemm_step(g, 1024, 1e10, &p);
-		double raw = g->bandwidth_gbs * 1e9;
-		double k = 1 / (1 / (1e10 / (raw * p.memory_bound)) - raw * bfix * host);
-		fprintf(stderr, "  %s memory-bound kernel share %.4f (want %.4f)\n", g->id, k, cases[i].want);
-		CHECK(fabs(k - cases[i].want) < 2e-3);
-		double stream, flops, launch;
-		vf__steptime_decode_rates(g, &stream, &flops, &launch);
-		CHECK(fabs(stream / raw - cases[i].want) < 2e-3);
-	}
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		check_ampere_share(cases[i].id, cases[i].want);
 	/* the entry names exactly the two 80GB parts */
-	const cJSON *e = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(vf__steptime_data("constants"), "bandwidth_efficiency"),
-		"ampere-hbm2e-80gb");
-	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(e, "gpus");
+	const cJSON *ids = efficiency_gpus("ampere-hbm2e-80gb");
 	CHECK(cJSON_GetArraySize(ids) == 2);
 	CHECK(cJSON_IsString(cJSON_GetArrayItem(ids, 0)) &&
 	      strcmp(cJSON_GetArrayItem(ids, 0)->valuestring, "a100-80gb") == 0);

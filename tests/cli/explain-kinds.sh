@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# explain-kinds.sh - estimate --explain says what it shows for each kind of
+# model: a language model's allocator segments and step parts; for a model
+# with neither (a DiT, a vision encoder: their peak is the memory terms with
+# an estimated allocator reserve, their step time one figure) a line saying
+# so, never the same output as without --explain.
+. "$(dirname "$0")/lib.sh"
+export VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI="$TMP/no-such-smi"
+VC="$VF_SOURCE_DIR/tests/fixtures/vision"
+
+# explain_note MODEL KIND: --explain adds exactly the note naming KIND
+explain_note() {
+  run estimate "$1" --gpu h100-80gb
+  expect_rc 0
+  local plain=$out
+  run estimate "$1" --gpu h100-80gb --explain
+  expect_rc 0
+  expect_out "--explain: the allocator's segments and the step's parts are worked out for language models; for this $2"
+  expect_out "its peak is the memory terms above with an estimated allocator reserve (not simulated), its step time one figure without parts"
+  expect_no_out "Caching allocator at the reserved peak"
+  check '[ "$(printf "%s" "$out" | head -n -2)" = "$plain" ]'
+}
+
+test_case "--explain on the trainer's video DiT: a note, not the same page as without it"
+explain_note ltx-2-19b "DiT"
+
+test_case "--explain on a DiT from a config.json"
+explain_note "$VC/pixart.json" "DiT"
+
+test_case "--explain on a vision encoder"
+explain_note "$VC/clip-l14.json" "vision encoder"
+
+test_case "--explain on a language model: segments and step parts, no note"
+run estimate llama2-7b --mode lora --gpu h100-80gb --explain
+expect_rc 0
+expect_out "Caching allocator at the reserved peak"
+expect_out "Step time on NVIDIA H100 80GB HBM3"
+expect_no_out "worked out for language models"
+
+test_case "--explain on a VLM: its language model's step parts, no note"
+run estimate "$VC/llava15-7b.json" --gpu h100-80gb --explain
+expect_rc 0
+expect_out "Step time on NVIDIA H100 80GB HBM3"
+expect_no_out "worked out for language models"
+
+test_case "--explain --json: the JSON alone"
+run estimate ltx-2-19b --gpu h100-80gb --explain --json
+expect_rc 0
+expect_json 'j["model"]["kind"] == "dit"'
+finish

@@ -34,6 +34,12 @@ struct vf__layer_work {
 	int ngemm;
 	struct vf__gemm gemm[VF__MAX_GEMMS];
 	double attn_flops;     /* forward attention matmul FLOPs (causal halving applied) */
+	/* what flash / mem-efficient attention's share depends on
+	 * (steptime.json attention_efficiency by_length): the keys each query
+	 * attends over, the head dimension and the causal mask (0: unknown,
+	 * the generation's one share) */
+	double attn_seq, attn_head_dim;
+	bool attn_causal;
 	double score_elems;    /* eager/math: batch x heads x q x k score elements */
 	double score_passes;   /* fp32 passes over them: softmax 3, + position bias 2,
 	                        * + dropout on the probabilities 2 */

@@ -232,48 +232,60 @@ static void memory_type_shares(const cJSON *c)
 	}
 }
 
-/* One by_length curve (the idx-th of entry gen) of attention_efficiency: its
- * head dimension, mask and shares by sequence length; false (and why in
- * K.attn_why, the first only) when it is not one. */
-static bool attn_curve_read(const cJSON *o, const char *gen, int idx, struct attn_curve *c)
+/* One by_length curve of attention_efficiency: its head dimension, mask
+ * and shares by sequence length into *c; NULL, or what is wrong with it. */
+static const char *attn_curve_read(const cJSON *o, struct attn_curve *c)
 {
 	const cJSON *hd = cJSON_GetObjectItemCaseSensitive(o, "head_dim");
 	const cJSON *causal = cJSON_GetObjectItemCaseSensitive(o, "causal");
 	const cJSON *seq = cJSON_GetObjectItemCaseSensitive(o, "seq");
 	const cJSON *share = cJSON_GetObjectItemCaseSensitive(o, "share");
-	const char *bad = NULL;
 	int n = cJSON_GetArraySize(seq);
 	if (!cJSON_IsNumber(hd) || !(hd->valuedouble > 0) || !(hd->valuedouble <= 1024))
-		bad = "head_dim not a number in (0, 1024]";
-	else if (!cJSON_IsBool(causal))
-		bad = "causal not true or false";
-	else if (!cJSON_IsArray(seq) || !cJSON_IsArray(share) || n < 1 || n > ATTN_POINTS ||
-		 cJSON_GetArraySize(share) != n)
-		bad = "seq and share not arrays of the same length (1 to 12)";
-	for (int i = 0; !bad && i < n; i++) {
+		return "head_dim not a number in (0, 1024]";
+	if (!cJSON_IsBool(causal))
+		return "causal not true or false";
+	if (!cJSON_IsArray(seq) || !cJSON_IsArray(share) || n < 1 || n > ATTN_POINTS ||
+	    cJSON_GetArraySize(share) != n)
+		return "seq and share not arrays of the same length (1 to 12)";
+	for (int i = 0; i < n; i++) {
 		const cJSON *x = cJSON_GetArrayItem(seq, i), *y = cJSON_GetArrayItem(share, i);
 		if (!cJSON_IsNumber(x) || !(x->valuedouble >= 1) || !(x->valuedouble <= 1e7))
-			bad = "a seq not a number in [1, 1e7]";
-		else if (!cJSON_IsNumber(y) || !(y->valuedouble > 0) || !(y->valuedouble <= 2))
-			bad = "a share not a number in (0, 2]";
-		else if (i > 0 && !(log2(x->valuedouble) > c->lseq[i - 1]))
-			bad = "seq not increasing";
-		else {
-			c->lseq[i] = log2(x->valuedouble);
-			c->share[i] = y->valuedouble;
-		}
-	}
-	if (bad) {
-		if (!K.attn_why[0])
-			snprintf(K.attn_why, sizeof K.attn_why,
-				 "estimate/steptime.json: attention_efficiency.%s.by_length[%d]: %s "
-				 "(the curve not used)", gen, idx, bad);
-		return false;
+			return "a seq not a number in [1, 1e7]";
+		if (!cJSON_IsNumber(y) || !(y->valuedouble > 0) || !(y->valuedouble <= 2))
+			return "a share not a number in (0, 2]";
+		c->lseq[i] = log2(x->valuedouble);
+		c->share[i] = y->valuedouble;
+		if (i > 0 && !(c->lseq[i] > c->lseq[i - 1]))
+			return "seq not increasing";
 	}
 	c->head_dim = hd->valuedouble;
 	c->causal = cJSON_IsTrue(causal);
 	c->n = n;
-	return true;
+	return NULL;
+}
+
+/* An entry's by_length curves into a (its share kept); the first curve
+ * not used and why in why (`key` names the entry), else why unchanged. */
+static void attn_curves_read(const cJSON *e, const char *key, struct attn_gen *a, char *why,
+			     size_t size)
+{
+	int idx = 0;
+	const cJSON *o;
+	a->ncurves = 0;
+	cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(e, "by_length"))
+	{
+		_Static_assert(ATTN_CURVES == 6, "the message says 6");
+		const char *bad = a->ncurves >= ATTN_CURVES ? "more than 6 curves"
+							     : attn_curve_read(o, &a->c[a->ncurves]);
+		if (!bad)
+			a->ncurves++;
+		else if (!why[0])
+			snprintf(why, size,
+				 "estimate/steptime.json: attention_efficiency.%s.by_length[%d]: %s "
+				 "(the curve not used)", key, idx, bad);
+		idx++;
+	}
 }
 
 /* The entry of attention_efficiency for generation i (GeForce: gf), its
@@ -309,21 +321,7 @@ static void attention_load(const cJSON *c)
 			char name[40];
 			const cJSON *e = attn_entry(t, i, gf, name, sizeof name);
 			a->share = share[i][gf];
-			a->ncurves = 0;
-			int idx = 0;
-			const cJSON *o;
-			cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(e, "by_length"))
-			{
-				if (a->ncurves >= ATTN_CURVES) {
-					if (!K.attn_why[0])
-						snprintf(K.attn_why, sizeof K.attn_why,
-							 "estimate/steptime.json: attention_efficiency: more than %d "
-							 "by_length curves (the rest not used)", ATTN_CURVES);
-					break;
-				}
-				if (attn_curve_read(o, name, idx++, &a->c[a->ncurves]))
-					a->ncurves++;
-			}
+			attn_curves_read(e, name, a, K.attn_why, sizeof K.attn_why);
 		}
 }
 
@@ -368,6 +366,19 @@ static double attn_share(const struct attn_gen *a, const struct vf__layer_work *
 		return attn_curve_at(lo ? lo : hi, ls);
 	double t = (hd - lo->head_dim) / (hi->head_dim - lo->head_dim);
 	return attn_curve_at(lo, ls) + t * (attn_curve_at(hi, ls) - attn_curve_at(lo, ls));
+}
+
+double vf__steptime_attn_share(const cJSON *entry, double share, double seq, double head_dim,
+			       bool causal, char *why, size_t size)
+{
+	struct attn_gen a = {.share = share};
+	struct vf__layer_work l = {.attn_seq = seq, .attn_head_dim = head_dim, .attn_causal = causal};
+	char none[1];
+	if (!why || !size)
+		why = none, size = sizeof none;
+	why[0] = 0;
+	attn_curves_read(entry, "entry", &a, why, size);
+	return attn_share(&a, &l);
 }
 
 /* The GPU's own memory-bound kernel share (memory_type_shares), else -1. */

@@ -156,6 +156,15 @@ double vf__steptime_gemm_ratio(const struct vf_gpu_spec *gpu);
 void vf__steptime_decode_rates(const struct vf_gpu_spec *gpu, double *stream_bps,
 			       double *gemm_flops, double *launch_s);
 
+/* Flash attention's share at `seq` keys per query, head dimension
+ * `head_dim` and the mask, from one attention_efficiency entry of
+ * steptime.json (its by_length curves; `share` without them or without a
+ * length), as the step time reads the shipped file's; why (size bytes)
+ * says which curve was not used and why, else "". For the tests and the
+ * fuzz target. */
+double vf__steptime_attn_share(const cJSON *entry, double share, double seq, double head_dim,
+			       bool causal, char *why, size_t size);
+
 /* The GPU is a GeForce card (fp32-accumulate rates, no peer-to-peer). */
 bool vf__steptime_geforce(const struct vf_gpu_spec *gpu);
 

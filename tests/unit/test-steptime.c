@@ -415,6 +415,41 @@ static void test_attention_by_length_estimate(void)
 		}
 }
 
+/* A by_length curve that is not one is named (entry, index, what) and
+ * not used: the rest and the one share stand; the estimate is marked
+ * (vf_estimate_constants_fallback) when the shipped file has one. */
+static void test_attention_by_length_bad_curves(void)
+{
+	static const struct { const char *json, *why; } bad[] = {
+		{"{\"head_dim\": 0, \"causal\": true, \"seq\": [1024], \"share\": [0.5]}", "head_dim"},
+		{"{\"head_dim\": 64, \"causal\": 1, \"seq\": [1024], \"share\": [0.5]}", "causal"},
+		{"{\"head_dim\": 64, \"causal\": true, \"seq\": [1024, 2048], \"share\": [0.5]}", "same length"},
+		{"{\"head_dim\": 64, \"causal\": true, \"seq\": [0], \"share\": [0.5]}", "a seq"},
+		{"{\"head_dim\": 64, \"causal\": true, \"seq\": [1024], \"share\": [3]}", "a share"},
+		{"{\"head_dim\": 64, \"causal\": true, \"seq\": [2048, 1024], \"share\": [0.5, 0.6]}",
+		 "not increasing"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char text[512], why[200];
+		snprintf(text, sizeof text,
+			 "{\"by_length\": [{\"head_dim\": 128, \"causal\": true, \"seq\": [1024, 4096], "
+			 "\"share\": [0.2, 0.4]}, %s]}", bad[i].json);
+		cJSON *e = cJSON_Parse(text);
+		REQUIRE(e != NULL);
+		double s = vf__steptime_attn_share(e, 0.6, 2048, 64, true, why, sizeof why);
+		fprintf(stderr, "  %s\n", why);
+		CHECK(strstr(why, "by_length[1]") && strstr(why, bad[i].why) && strstr(why, "not used"));
+		CHECK(fabs(s - 0.3) < 1e-9); /* the good curve, halfway in log2 between 1k and 4k */
+		CHECK(fabs(vf__steptime_attn_share(e, 0.6, 0, 0, true, NULL, 0) - 0.6) < 1e-12);
+		cJSON_Delete(e);
+	}
+	char why[200];
+	cJSON *e = cJSON_Parse("{\"by_length\": 3}");
+	CHECK(fabs(vf__steptime_attn_share(e, 0.55, 2048, 64, true, why, sizeof why) - 0.55) < 1e-12 &&
+	      !why[0]);
+	cJSON_Delete(e);
+}
+
 /* A T4's memory-bound kernels run at torch's copy_ share on a T4 (240 of
  * 320 GB/s, read + write over a 0.38 GB tensor); was: 0.84 assumed.
  * Recovered from one step's times as in test_kernel_level_ampere_ada. */
@@ -1428,6 +1463,7 @@ int main(void)
 	RUN(test_kernel_level_blackwell_sources);
 	RUN(test_attention_by_length);
 	RUN(test_attention_by_length_estimate);
+	RUN(test_attention_by_length_bad_curves);
 	RUN(test_kernel_level_turing_bandwidth);
 	RUN(test_kernel_level_ampere_gddr6);
 	RUN(test_kernel_level_ampere_hbm2e_80gb);

@@ -103,7 +103,7 @@ struct attn_gen {
 static struct {
 	double gemm_eff[NGEN][2];
 	struct attn_gen attn[NGEN][2];
-	char attn_why[200]; /* the first by_length curve not used, and why ("" none) */
+	char attn_why[320]; /* the first by_length curve not used, and why ("" none) */
 	double bw_eff[NGEN][2];
 	double bw_kernel[NGEN]; /* device-copy share of the datasheet bandwidth (serving decode) */
 	double gemm_k[NGEN][2], bw_k[NGEN][2]; /* kernel-level shares (benchmarks) */
@@ -283,7 +283,8 @@ static void attn_curves_read(const cJSON *e, const char *key, struct attn_gen *a
 		else if (!why[0])
 			snprintf(why, size,
 				 "estimate/steptime.json: attention_efficiency.%s.by_length[%d]: %s "
-				 "(the curve not used)", key, idx, bad);
+				 "(the curve not used: the entry's other curves and its one share stand)",
+				 key, idx, bad);
 		idx++;
 	}
 }
@@ -412,9 +413,12 @@ static struct {
 	struct vf_json_doc *doc; /* kept for the process */
 	const cJSON *root;
 	const char *fallback; /* NULL, or why */
-	char why[320];
+	char why[512];
 } D;
 static pthread_once_t data_once = PTHREAD_ONCE_INIT;
+
+#define BUILTIN "the built-in H200-fitted values used instead (every generation and link as hopper's " \
+		"and the defaults')"
 
 static void data_load(void)
 {
@@ -422,8 +426,8 @@ static void data_load(void)
 	struct vf_error err = {0};
 	if (vf_data_load_doc("estimate/steptime.json", &D.doc, src, sizeof src, &err) != VF_OK) {
 		D.root = NULL;
-		snprintf(D.why, sizeof D.why, "%s",
-			 err.msg[0] ? err.msg : "estimate/steptime.json: unreadable");
+		snprintf(D.why, sizeof D.why, "%s; %s",
+			 err.msg[0] ? err.msg : "estimate/steptime.json: unreadable", BUILTIN);
 		D.fallback = D.why;
 		return;
 	}
@@ -431,7 +435,7 @@ static void data_load(void)
 	static const char *const sections[] = {"constants", "communication"};
 	for (int i = 0; i < 2; i++)
 		if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(D.root, sections[i]))) {
-			snprintf(D.why, sizeof D.why, "%s: no \"%s\" object", src, sections[i]);
+			snprintf(D.why, sizeof D.why, "%s: no \"%s\" object; %s", src, sections[i], BUILTIN);
 			D.fallback = D.why;
 		}
 }

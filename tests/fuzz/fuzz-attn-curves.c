@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++)
 		for (size_t j = 0; j < sizeof hd / sizeof hd[0]; j++)
 			for (int causal = 0; causal < 2; causal++) {
-				char why[200];
+				char why[320];
 				double s = vf__steptime_attn_share(e, 0.6, seq[i], hd[j], causal, why,
 								   sizeof why);
 				if (!(s > 0) || !(s <= 2) || !memchr(why, 0, sizeof why))

@@ -430,7 +430,7 @@ static void test_attention_by_length_bad_curves(void)
 		 "not increasing"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		char text[512], why[200];
+		char text[512], why[320];
 		snprintf(text, sizeof text,
 			 "{\"by_length\": [{\"head_dim\": 128, \"causal\": true, \"seq\": [1024, 4096], "
 			 "\"share\": [0.2, 0.4]}, %s]}", bad[i].json);
@@ -443,7 +443,7 @@ static void test_attention_by_length_bad_curves(void)
 		CHECK(fabs(vf__steptime_attn_share(e, 0.6, 0, 0, true, NULL, 0) - 0.6) < 1e-12);
 		cJSON_Delete(e);
 	}
-	char why[200];
+	char why[320];
 	cJSON *e = cJSON_Parse("{\"by_length\": 3}");
 	CHECK(fabs(vf__steptime_attn_share(e, 0.55, 2048, 64, true, why, sizeof why) - 0.55) < 1e-12 &&
 	      !why[0]);

@@ -62,7 +62,8 @@
  * memory type differs from its generation's (Ampere's GDDR6 cards, the
  * A100 80GB's faster HBM2e, against the A100 40GB's HBM2) takes its own
  * device-copy share (memory_type_shares);
- * attention's share is the generation's own.
+ * attention's share is the generation's own (by length where its
+ * benchmark gives one).
  * Steady state, no dataloader. */
 #include "steptime.h"
 

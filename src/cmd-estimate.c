@@ -453,9 +453,7 @@ static void rate_assumptions(const struct vf_estimate *e, const struct vf_gpu_sp
 	if (e->assumed & VF_ASSUME_GPU_RATE_UNKNOWN)
 		assume(a, "no dense tensor rate known for %s: no step time", gpu ? gpu->id : "the GPU");
 	if (e->assumed & VF_ASSUME_CONSTANTS_BUILTIN)
-		assume(a, "step-time constants: %s; the built-in H200-fitted values used instead (every "
-			  "generation and link as hopper's and the defaults'; approximate)",
-		       vf_estimate_constants_fallback());
+		assume(a, "step-time constants: %s; approximate", vf_estimate_constants_fallback());
 	if (e->assumed & VF_ASSUME_BF16_EMULATED)
 		assume(a, "%s has no bf16 tensor cores: bf16 matmuls run emulated on the CUDA cores "
 			  "(%.1f TFLOP/s); --precision fp16 uses its fp16 tensor cores",

@@ -1199,6 +1199,8 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	l->experts = l->expert_kernels = l->attn_flops = l->score_elems = l->score_passes = 0;
 	l->elem_bytes = l->kernels = l->dequant_bytes = l->dequant_kernels = l->expert_bwd_bytes = 0;
 	l->moe_share = l->expert_fp32 = l->saved_tensors = 0;
+	l->attn_seq = l->attn_head_dim = 0;
+	l->attn_causal = false;
 	if (s->fused_qkv) {
 		linear_add(l, d, m, h, s->hq + 2 * s->hkv, 1, t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V));
 	} else {
@@ -1278,6 +1280,9 @@ static void step_layers(const struct shape *s, const struct vf_setup *su, const 
 	enc->count = s->L;
 	enc->attn_flops = 4 * b * sq * sq * s->hq * (eager || s->fc == FC_T5 ? 1.0 : 0.5);
 	enc->score_elems = eager ? b * s->heads * sq * sq : 0;
+	enc->attn_seq = sq; /* the flash share's length, head dim and mask (steptime.c) */
+	enc->attn_head_dim = s->heads > 0 ? s->hq / s->heads : 0;
+	enc->attn_causal = !(eager || s->fc == FC_T5);
 	if (s->ssm.layers > 0) { /* scores on the attention layers only: the scan is linear */
 		enc->attn_flops *= s->ssm.attn_layers / s->ssm.L;
 		enc->score_elems *= s->ssm.attn_layers / s->ssm.L;
@@ -1302,6 +1307,8 @@ static void step_layers(const struct shape *s, const struct vf_setup *su, const 
 		dec->count = s->Ld;
 		dec->attn_flops = 4 * b * tq * (tq + sq) * s->hq;
 		dec->score_elems = b * s->heads * tq * (tq + sq);
+		dec->attn_seq = tq; /* self- and cross-attention's FLOPs counted unmasked */
+		dec->attn_head_dim = enc->attn_head_dim;
 		dec->score_passes = enc->score_passes;
 		dec->kernels += 2 * (3 + 1 + ((s->dropout > 0 && d->train) ? 2 : 0));
 		/* self- and cross-attention, the cross block's norm and dropout */

@@ -6,8 +6,12 @@
  *              products, MoE experts on a few tokens); an int8 base runs
  *              LLM.int8 at a share of the rate;
  *   attention  flash / mem-efficient SDPA: FLOPs / (rate x attn_eff_gen),
- *              backward 2.5x; eager and math: two batched GEMMs and the
- *              softmax (+ mask, dropout) over the scores at bandwidth;
+ *              backward 2.5x; the share by sequence length, head dimension
+ *              and mask where a kernel benchmark gives it (by_length:
+ *              interpolated in log2(seq) and in head dim, clamped at the
+ *              ends), else the generation's one share; eager and math: two
+ *              batched GEMMs and the softmax (+ mask, dropout) over the
+ *              scores at bandwidth;
  *   elementwise  norms, activations, rotary, residuals, casts: their bytes
  *              at bandwidth, backward twice the forward (compile: fused);
  *   dequant    a quantized base dequantized before its GEMMs in the
@@ -58,13 +62,15 @@
  * memory type differs from its generation's (Ampere's GDDR6 cards, the
  * A100 80GB's faster HBM2e, against the A100 40GB's HBM2) takes its own
  * device-copy share (memory_type_shares);
- * attention's share is the generation's own.
+ * attention's share is the generation's own (by length where its
+ * benchmark gives one).
  * Steady state, no dataloader. */
 #include "steptime.h"
 
 #include "vramfit/base/data.h"
 #include "vramfit/base/json.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -74,11 +80,31 @@
 static const char *const generations[NGEN + 1] = {"hopper", "blackwell", "ada",    "ampere",
 						  "turing", "volta",     "pascal", NULL};
 
+/* Flash / mem-efficient attention's share of the dense rate on one
+ * generation: one share, and where a kernel benchmark gives them its
+ * forward+backward shares by sequence length (attention_efficiency
+ * <gen> by_length), one curve per head dimension and mask. */
+#define ATTN_CURVES 6
+#define ATTN_POINTS 12
+struct attn_curve {
+	double head_dim;
+	bool causal;
+	int n;
+	double lseq[ATTN_POINTS];  /* log2 of the sequence lengths, increasing */
+	double share[ATTN_POINTS];
+};
+struct attn_gen {
+	double share; /* without a curve or a sequence length */
+	int ncurves;
+	struct attn_curve c[ATTN_CURVES];
+};
+
 /* The constants of data/estimate/steptime.json (loaded once). Per
  * generation: [gen][0] datacenter, [gen][1] GeForce. */
 static struct {
 	double gemm_eff[NGEN][2];
-	double attn_eff[NGEN][2];
+	struct attn_gen attn[NGEN][2];
+	char attn_why[320]; /* the first by_length curve not used, and why ("" none) */
 	double bw_eff[NGEN][2];
 	double bw_kernel[NGEN]; /* device-copy share of the datasheet bandwidth (serving decode) */
 	double gemm_k[NGEN][2], bw_k[NGEN][2]; /* kernel-level shares (benchmarks) */
@@ -207,6 +233,156 @@ static void memory_type_shares(const cJSON *c)
 	}
 }
 
+/* One by_length curve of attention_efficiency: its head dimension, mask
+ * and shares by sequence length into *c; NULL, or what is wrong with it. */
+static const char *attn_curve_read(const cJSON *o, struct attn_curve *c)
+{
+	const cJSON *hd = cJSON_GetObjectItemCaseSensitive(o, "head_dim");
+	const cJSON *causal = cJSON_GetObjectItemCaseSensitive(o, "causal");
+	const cJSON *seq = cJSON_GetObjectItemCaseSensitive(o, "seq");
+	const cJSON *share = cJSON_GetObjectItemCaseSensitive(o, "share");
+	int n = cJSON_GetArraySize(seq);
+	if (!cJSON_IsNumber(hd) || !(hd->valuedouble > 0) || !(hd->valuedouble <= 1024))
+		return "head_dim not a number in (0, 1024]";
+	if (!cJSON_IsBool(causal))
+		return "causal not true or false";
+	if (!cJSON_IsArray(seq) || !cJSON_IsArray(share) || n < 1 || n > ATTN_POINTS ||
+	    cJSON_GetArraySize(share) != n)
+		return "seq and share not arrays of the same length (1 to 12)";
+	for (int i = 0; i < n; i++) {
+		const cJSON *x = cJSON_GetArrayItem(seq, i), *y = cJSON_GetArrayItem(share, i);
+		if (!cJSON_IsNumber(x) || !(x->valuedouble >= 1) || !(x->valuedouble <= 1e7))
+			return "a seq not a number in [1, 1e7]";
+		if (!cJSON_IsNumber(y) || !(y->valuedouble > 0) || !(y->valuedouble <= 2))
+			return "a share not a number in (0, 2]";
+		c->lseq[i] = log2(x->valuedouble);
+		c->share[i] = y->valuedouble;
+		if (i > 0 && !(c->lseq[i] > c->lseq[i - 1]))
+			return "seq not increasing";
+	}
+	c->head_dim = hd->valuedouble;
+	c->causal = cJSON_IsTrue(causal);
+	c->n = n;
+	return NULL;
+}
+
+/* An entry's by_length curves into a (its share kept); the first curve
+ * not used and why in why (`key` names the entry), else why unchanged. */
+static void attn_curves_read(const cJSON *e, const char *key, struct attn_gen *a, char *why,
+			     size_t size)
+{
+	int idx = 0;
+	const cJSON *o;
+	a->ncurves = 0;
+	cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(e, "by_length"))
+	{
+		_Static_assert(ATTN_CURVES == 6, "the message says 6");
+		const char *bad = a->ncurves >= ATTN_CURVES ? "more than 6 curves"
+							     : attn_curve_read(o, &a->c[a->ncurves]);
+		if (!bad)
+			a->ncurves++;
+		else if (!why[0])
+			snprintf(why, size,
+				 "estimate/steptime.json: attention_efficiency.%s.by_length[%d]: %s "
+				 "(the curve not used: the entry's other curves and its one share stand)",
+				 key, idx, bad);
+		idx++;
+	}
+}
+
+/* The entry of attention_efficiency for generation i (GeForce: gf), its
+ * key in name: "<gen>-geforce", else "<gen>", else "hopper". */
+static const cJSON *attn_entry(const cJSON *t, int i, int gf, char *name, size_t size)
+{
+	snprintf(name, size, gf ? "%s-geforce" : "%s", generations[i]);
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(t, name);
+	if (!cJSON_IsObject(e) && gf) {
+		snprintf(name, size, "%s", generations[i]);
+		e = cJSON_GetObjectItemCaseSensitive(t, name);
+	}
+	if (!cJSON_IsObject(e)) {
+		snprintf(name, size, "hopper");
+		e = cJSON_GetObjectItemCaseSensitive(t, name);
+	}
+	return e;
+}
+
+/* attention_efficiency: each generation's share (per_generation's rules)
+ * and its by_length curves; a "-geforce" entry has its own (none without
+ * by_length), else the generation's; a generation without an entry
+ * takes hopper's. */
+static void attention_load(const cJSON *c)
+{
+	double share[NGEN][2];
+	per_generation(c, "attention_efficiency", share, 0.6);
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, "attention_efficiency");
+	K.attn_why[0] = 0;
+	for (int i = 0; i < NGEN; i++)
+		for (int gf = 0; gf < 2; gf++) {
+			struct attn_gen *a = &K.attn[i][gf];
+			char name[40];
+			const cJSON *e = attn_entry(t, i, gf, name, sizeof name);
+			a->share = share[i][gf];
+			attn_curves_read(e, name, a, K.attn_why, sizeof K.attn_why);
+		}
+}
+
+/* One curve's share at log2(seq): linear between its points, its first
+ * and last share beyond them. */
+static double attn_curve_at(const struct attn_curve *c, double lseq)
+{
+	if (lseq <= c->lseq[0])
+		return c->share[0];
+	for (int i = 1; i < c->n; i++)
+		if (lseq <= c->lseq[i]) {
+			double t = (lseq - c->lseq[i - 1]) / (c->lseq[i] - c->lseq[i - 1]);
+			return c->share[i - 1] + t * (c->share[i] - c->share[i - 1]);
+		}
+	return c->share[c->n - 1];
+}
+
+/* Flash / mem-efficient attention's share for a layer: its generation's
+ * curves of the layer's mask (else all of them) at its sequence length,
+ * linear in head dimension between the two nearest curves (the nearest
+ * beyond them); the one share without a curve or a length. */
+static double attn_share(const struct attn_gen *a, const struct vf__layer_work *l)
+{
+	if (a->ncurves == 0 || !(l->attn_seq > 0))
+		return a->share;
+	bool masked = false;
+	for (int i = 0; i < a->ncurves; i++)
+		masked |= a->c[i].causal == l->attn_causal;
+	const struct attn_curve *lo = NULL, *hi = NULL;
+	double hd = l->attn_head_dim;
+	for (int i = 0; i < a->ncurves; i++) {
+		const struct attn_curve *c = &a->c[i];
+		if (masked && c->causal != l->attn_causal)
+			continue;
+		if (c->head_dim <= hd && (!lo || c->head_dim > lo->head_dim))
+			lo = c;
+		if (c->head_dim >= hd && (!hi || c->head_dim < hi->head_dim))
+			hi = c;
+	}
+	double ls = log2(l->attn_seq);
+	if (!lo || !hi || hi->head_dim == lo->head_dim)
+		return attn_curve_at(lo ? lo : hi, ls);
+	double t = (hd - lo->head_dim) / (hi->head_dim - lo->head_dim);
+	return attn_curve_at(lo, ls) + t * (attn_curve_at(hi, ls) - attn_curve_at(lo, ls));
+}
+
+double vf__steptime_attn_share(const cJSON *entry, double share, double seq, double head_dim,
+			       bool causal, char *why, size_t size)
+{
+	struct attn_gen a = {.share = share};
+	struct vf__layer_work l = {.attn_seq = seq, .attn_head_dim = head_dim, .attn_causal = causal};
+	char none[1];
+	if (!why || !size)
+		why = none, size = sizeof none;
+	why[0] = 0;
+	attn_curves_read(entry, "entry", &a, why, size);
+	return attn_share(&a, &l);
+}
+
 /* The GPU's own memory-bound kernel share (memory_type_shares), else -1. */
 static double gpu_bw_kernel(const struct vf_gpu_spec *gpu)
 {
@@ -238,9 +414,12 @@ static struct {
 	struct vf_json_doc *doc; /* kept for the process */
 	const cJSON *root;
 	const char *fallback; /* NULL, or why */
-	char why[320];
+	char why[512];
 } D;
 static pthread_once_t data_once = PTHREAD_ONCE_INIT;
+
+#define BUILTIN "the built-in H200-fitted values used instead (every generation and link as hopper's " \
+		"and the defaults')"
 
 static void data_load(void)
 {
@@ -248,8 +427,8 @@ static void data_load(void)
 	struct vf_error err = {0};
 	if (vf_data_load_doc("estimate/steptime.json", &D.doc, src, sizeof src, &err) != VF_OK) {
 		D.root = NULL;
-		snprintf(D.why, sizeof D.why, "%s",
-			 err.msg[0] ? err.msg : "estimate/steptime.json: unreadable");
+		snprintf(D.why, sizeof D.why, "%s; %s",
+			 err.msg[0] ? err.msg : "estimate/steptime.json: unreadable", BUILTIN);
 		D.fallback = D.why;
 		return;
 	}
@@ -257,7 +436,7 @@ static void data_load(void)
 	static const char *const sections[] = {"constants", "communication"};
 	for (int i = 0; i < 2; i++)
 		if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(D.root, sections[i]))) {
-			snprintf(D.why, sizeof D.why, "%s: no \"%s\" object", src, sections[i]);
+			snprintf(D.why, sizeof D.why, "%s: no \"%s\" object; %s", src, sections[i], BUILTIN);
 			D.fallback = D.why;
 		}
 }
@@ -269,10 +448,15 @@ const cJSON *vf__steptime_data(const char *section)
 	return cJSON_IsObject(o) ? o : NULL;
 }
 
+static void load_constants(void);
+
 const char *vf_estimate_constants_fallback(void)
 {
 	pthread_once(&data_once, data_load);
-	return D.fallback;
+	if (D.fallback)
+		return D.fallback;
+	load_constants(); /* a by_length curve not used: the estimate says so */
+	return K.attn_why[0] ? K.attn_why : NULL;
 }
 
 static void constants_load(void)
@@ -281,7 +465,7 @@ static void constants_load(void)
 	 * value below, and vf_estimate_constants_fallback says so */
 	const cJSON *c = vf__steptime_data("constants");
 	per_generation(c, "gemm_efficiency", K.gemm_eff, 0.648);
-	per_generation(c, "attention_efficiency", K.attn_eff, 0.6);
+	attention_load(c);
 	per_generation(c, "bandwidth_efficiency", K.bw_eff, 0.4508);
 	const cJSON *bwt = cJSON_GetObjectItemCaseSensitive(c, "bandwidth_efficiency");
 	for (int i = 0; i < NGEN; i++) {
@@ -509,7 +693,7 @@ double vf__steptime_host_bps(const struct vf_gpu_spec *gpu)
 struct hw {
 	double rate, bw, bw_raw, eff;
 	double inv_rate_eff, inv_bw; /* 1 / (rate x eff), 1 / bandwidth */
-	double attn_eff;
+	const struct attn_gen *attn; /* the generation's attention shares */
 	double launch_s, sync_s, host; /* per launch, per sync, host time scale */
 };
 
@@ -534,7 +718,7 @@ static double attention_s(const struct hw *h, const struct vf__step_work *w,
 {
 	double mult = bwd ? 2.5 : 1;
 	if (w->attn == VF__ATTN_FLASH || w->attn == VF__ATTN_MEM_EFFICIENT)
-		return mult * l->attn_flops / (h->rate * h->attn_eff);
+		return mult * l->attn_flops / (h->rate * attn_share(h->attn, l));
 	/* eager / math: QK^T and PV as batched GEMMs at the GEMM efficiency,
 	 * softmax (+ position bias, dropout) reading and writing fp32 scores */
 	*elem += (bwd ? 2 : 1) * l->score_elems * 4 * l->score_passes;
@@ -727,7 +911,7 @@ static bool hw_of_class(const struct vf__step_work *w, const struct vf_gpu_spec 
 					    : w->cuda_core == 2 ? K.gemm_k_emu
 								: K.gemm_k,
 					    K.gemm_fixed_s, w->rate_tflops * 1e12),
-			 .attn_eff = K.attn_eff[g][gf],
+			 .attn = &K.attn[g][gf],
 			 .host = K.host[g][gf]};
 	h->launch_s = K.launch_s * h->host;
 	h->sync_s = K.sync_s * h->host;

@@ -34,6 +34,12 @@ struct vf__layer_work {
 	int ngemm;
 	struct vf__gemm gemm[VF__MAX_GEMMS];
 	double attn_flops;     /* forward attention matmul FLOPs (causal halving applied) */
+	/* what flash / mem-efficient attention's share depends on
+	 * (steptime.json attention_efficiency by_length): the keys each query
+	 * attends over, the head dimension and the causal mask (0: unknown,
+	 * the generation's one share) */
+	double attn_seq, attn_head_dim;
+	bool attn_causal;
 	double score_elems;    /* eager/math: batch x heads x q x k score elements */
 	double score_passes;   /* fp32 passes over them: softmax 3, + position bias 2,
 	                        * + dropout on the probabilities 2 */
@@ -149,6 +155,15 @@ double vf__steptime_gemm_ratio(const struct vf_gpu_spec *gpu);
  * kernel launch. */
 void vf__steptime_decode_rates(const struct vf_gpu_spec *gpu, double *stream_bps,
 			       double *gemm_flops, double *launch_s);
+
+/* Flash attention's share at `seq` keys per query, head dimension
+ * `head_dim` and the mask, from one attention_efficiency entry of
+ * steptime.json (its by_length curves; `share` without them or without a
+ * length), as the step time reads the shipped file's; why (size bytes)
+ * says which curve was not used and why, else "". For the tests and the
+ * fuzz target. */
+double vf__steptime_attn_share(const cJSON *entry, double share, double seq, double head_dim,
+			       bool causal, char *why, size_t size);
 
 /* The GPU is a GeForce card (fp32-accumulate rates, no peer-to-peer). */
 bool vf__steptime_geforce(const struct vf_gpu_spec *gpu);

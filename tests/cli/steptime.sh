@@ -92,6 +92,21 @@ expect_json 'any("no \"communication\" object" in a for a in j["assumptions"])'
 run estimate tinyllama-1.1b --gpu h200
 expect_no_out 'step-time constants'
 
+test_case "a by_length attention curve that is not one: named, the rest stands, the estimate approximate"
+python3 - "$VF_SOURCE_DIR/data/estimate/steptime.json" "$TMP/data/estimate/steptime.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["constants"]["attention_efficiency"]["hopper"]["by_length"][1]["seq"][0] = 1e9
+json.dump(d, open(sys.argv[2], "w"))
+PY
+VRAMFIT_DATA_DIR="$TMP/data" run estimate tinyllama-1.1b --gpu h200 --explain
+expect_rc 0
+expect_out 'step-time constants: estimate/steptime.json: attention_efficiency.hopper.by_length[1]: a seq not a number in [1, 1e7]'
+expect_out "the entry's other curves and its one share stand); approximate"
+expect_out_re '^  attention +[0-9.]+ ms'
+VRAMFIT_DATA_DIR="$TMP/data" run estimate tinyllama-1.1b --gpu h200 --json
+expect_json 'j["gpus"][0]["step_parts"]["attention"] > 0'
+
 test_case "a GPU without an SM count in the catalog: no compute lost to NCCL counted, and said"
 mkdir -p "$TMP/gpudata"
 python3 - "$VF_SOURCE_DIR/data/gpus.json" "$TMP/gpudata/gpus.json" <<'PY'

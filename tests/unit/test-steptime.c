@@ -317,6 +317,148 @@ static void test_kernel_level_blackwell_sources(void)
 	CHECK(fabs(sr - sb) > 0.05);
 }
 
+/* The flash attention share of one forward on `g` over `seq` keys per
+ * query at head dimension `hd` (causal or not), as test_kernel_level_*
+ * recover it from one step's times; seq 0: no length given. */
+static double attention_share_at(const struct vf_gpu_spec *g, double seq, double hd, bool causal)
+{
+	struct vf__step_work w;
+	memset(&w, 0, sizeof w);
+	w.micro = 1;
+	w.attn = VF__ATTN_FLASH;
+	w.nkinds = 1;
+	w.kind[0].count = 1;
+	w.kind[0].attn_flops = 1e15;
+	w.kind[0].attn_seq = seq;
+	w.kind[0].attn_head_dim = hd;
+	w.kind[0].attn_causal = causal;
+	w.rate_tflops = g->bf16_tflops > 0 ? g->bf16_tflops : g->fp16_tflops;
+	struct vf__steptime_out o;
+	vf__steptime(&w, g, &o);
+	return o.parts.attention > 0 ? 1e15 / (w.rate_tflops * 1e12 * o.parts.attention) : -1;
+}
+
+/* forward+backward TFLOP/s from a benchmark's forward and backward
+ * TFLOP/s, the backward 2.5x the forward's FLOPs */
+static double fwd_bwd(double fwd, double bwd)
+{
+	return 3.5 / (1 / fwd + 2.5 / bwd);
+}
+
+/* Flash attention's share depends on the sequence length (issue 31: one
+ * share per generation for every length, where cuDNN on a B200 ranges
+ * 0.18-0.53 from 2k to 32k): at each cited length the kernel benchmark's
+ * forward+backward share, between two lengths between their shares
+ * (log2 of the length), beyond the first and last the nearest point's;
+ * by head dimension where the source has two (A100: 64 and 128, linear
+ * between); the causal curve for causal layers; no length given: the
+ * generation's one share, as before. */
+static void test_attention_by_length(void)
+{
+	const struct vf_gpu_spec *h = gpu("h200"), *b = gpu("b200"), *a = gpu("a100-80gb"),
+				 *r = gpu("rtx-3090"), *d = gpu("rtx-4090"), *v = gpu("v100-16gb");
+	REQUIRE(h && b && a && r && d && v);
+	CHECK(vf_estimate_constants_fallback() == NULL); /* every shipped curve read */
+	/* H200, cuDNN (h200_919_only_cudnn llama3.1), causal head dim 128 */
+	double h2 = fwd_bwd(484, 370) / 989.5, h4 = fwd_bwd(591, 474) / 989.5,
+	       h8 = fwd_bwd(644, 541) / 989.5, h32 = fwd_bwd(688, 581) / 989.5;
+	double s2 = attention_share_at(h, 2048, 128, true), s4 = attention_share_at(h, 4096, 128, true);
+	double s3 = attention_share_at(h, 3072, 128, true), s8 = attention_share_at(h, 8192, 128, true);
+	fprintf(stderr, "  h200 causal hd128: 2k %.4f (cited %.4f), 3k %.4f, 4k %.4f (%.4f), 8k %.4f (%.4f)\n",
+		s2, h2, s3, s4, h4, s8, h8);
+	CHECK(fabs(s2 - h2) < 1e-3 && fabs(s4 - h4) < 1e-3 && fabs(s8 - h8) < 1e-3);
+	CHECK(s2 < s3 && s3 < s4 && s4 < s8);
+	CHECK(fabs(s3 - (s2 + (log2(3072) - 11) * (s4 - s2))) < 1e-6); /* linear in log2(seq) */
+	CHECK(fabs(attention_share_at(h, 512, 128, true) - s2) < 1e-9);     /* below 2k: the 2k point's */
+	CHECK(fabs(attention_share_at(h, 131072, 128, true) - h32) < 1e-3); /* beyond 32k: 32k's */
+	CHECK(fabs(attention_share_at(h, 2048, 128, false) - fwd_bwd(633, 504) / 989.5) < 1e-3);
+	CHECK(fabs(attention_share_at(h, 2048, 64, true) - s2) < 1e-9); /* one head dim: its curve */
+	CHECK(fabs(attention_share_at(h, 0, 0, false) - 0.6) < 1e-9);    /* no length: the one share */
+	/* B200, cuDNN: 0.18 at 2k to 0.53 at 32k; the one share is the 8k point */
+	double b2 = attention_share_at(b, 2048, 128, true), b32 = attention_share_at(b, 32768, 128, true);
+	CHECK(fabs(b2 - fwd_bwd(478.921, 371.486) / 2250) < 1e-3);
+	CHECK(fabs(b32 - fwd_bwd(1419.0, 1108.688) / 2250) < 1e-3);
+	CHECK(fabs(attention_share_at(b, 8192, 128, true) - attention_share_at(b, 0, 0, true)) < 1e-3);
+	/* A100, FlashAttention-2 (flash-attention README): causal 140 and 155
+	 * TFLOP/s at 2k for head dims 64 and 128, the middle between them at
+	 * 96; 99 at 512, head dim 128; no mask 187 at 2k, head dim 128 */
+	double a64 = attention_share_at(a, 2048, 64, true), a128 = attention_share_at(a, 2048, 128, true);
+	CHECK(fabs(a64 - 140.0 / 312) < 1e-3 && fabs(a128 - 155.0 / 312) < 1e-3);
+	CHECK(fabs(attention_share_at(a, 2048, 96, true) - (a64 + a128) / 2) < 1e-9);
+	CHECK(fabs(attention_share_at(a, 512, 128, true) - 99.0 / 312) < 1e-3);
+	CHECK(fabs(attention_share_at(a, 2048, 128, false) - 187.0 / 312) < 1e-3);
+	CHECK(fabs(attention_share_at(a, 0, 0, true) - 0.62) < 1e-9);
+	/* GeForce RTX 30: a GA102 card's own curve (RTX A5000, no mask, head
+	 * dim 64), not the A100's; the RTX 4090 from its forward times the
+	 * A5000's forward+backward / forward */
+	CHECK(fabs(attention_share_at(r, 1024, 64, false) - 66.90 / 111.1) < 1e-3);
+	CHECK(fabs(attention_share_at(r, 1024, 64, true) - 66.90 / 111.1) < 1e-3); /* no causal curve */
+	CHECK(fabs(attention_share_at(d, 512, 64, true) - 150.9 / 165.2 * 59.15 / 84.08) < 1e-3);
+	/* no length data on Volta: the one share at every length */
+	CHECK(fabs(attention_share_at(v, 512, 64, true) - attention_share_at(v, 16384, 128, true)) < 1e-12);
+}
+
+/* The estimate gives its layers' length, head dimension and mask to the
+ * attention share: Llama 2 7B (32 layers, 32 heads of 128, causal) LoRA
+ * without checkpointing on an H200 and an A100, attention's forward +
+ * backward FLOPs (3.5 x 32 x 4 b s^2 x 4096 / 2) over its time are the
+ * cited curves' shares at 1k, 4k and 8k. */
+static void test_attention_by_length_estimate(void)
+{
+	const struct vf_arch *a = arch("llama2-7b");
+	const struct vf_gpu_spec *g[2] = {gpu("h200"), gpu("a100-80gb")};
+	REQUIRE(a && g[0] && g[1]);
+	const double seq[3] = {1024, 4096, 8192};
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 3; j++) {
+			struct vf_setup s = train_setup(VF_MODE_LORA, VF_PREC_BF16, 1, (int64_t)seq[j]);
+			s.grad_ckpt = false;
+			struct vf_estimate e;
+			vf_estimate_run(a, &s, g[i], &e);
+			double flops = 3.5 * 32 * 4 * seq[j] * seq[j] * 4096 * 0.5;
+			double share = flops / (g[i]->bf16_tflops * 1e12 * e.parts.attention);
+			double want = attention_share_at(g[i], seq[j], 128, true);
+			fprintf(stderr, "  %s llama2-7b seq %.0f: attention share %.4f (curve %.4f)\n", g[i]->id,
+				seq[j], share, want);
+			CHECK(fabs(share - want) < 1e-6 * want);
+		}
+}
+
+/* A by_length curve that is not one is named (entry, index, what) and
+ * not used: the rest and the one share stand; the estimate is marked
+ * (vf_estimate_constants_fallback) when the shipped file has one. */
+static void test_attention_by_length_bad_curves(void)
+{
+	static const struct { const char *json, *why; } bad[] = {
+		{"{\"head_dim\": 0, \"causal\": true, \"seq\": [1024], \"share\": [0.5]}", "head_dim"},
+		{"{\"head_dim\": 64, \"causal\": 1, \"seq\": [1024], \"share\": [0.5]}", "causal"},
+		{"{\"head_dim\": 64, \"causal\": true, \"seq\": [1024, 2048], \"share\": [0.5]}", "same length"},
+		{"{\"head_dim\": 64, \"causal\": true, \"seq\": [0], \"share\": [0.5]}", "a seq"},
+		{"{\"head_dim\": 64, \"causal\": true, \"seq\": [1024], \"share\": [3]}", "a share"},
+		{"{\"head_dim\": 64, \"causal\": true, \"seq\": [2048, 1024], \"share\": [0.5, 0.6]}",
+		 "not increasing"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char text[512], why[320];
+		snprintf(text, sizeof text,
+			 "{\"by_length\": [{\"head_dim\": 128, \"causal\": true, \"seq\": [1024, 4096], "
+			 "\"share\": [0.2, 0.4]}, %s]}", bad[i].json);
+		cJSON *e = cJSON_Parse(text);
+		REQUIRE(e != NULL);
+		double s = vf__steptime_attn_share(e, 0.6, 2048, 64, true, why, sizeof why);
+		fprintf(stderr, "  %s\n", why);
+		CHECK(strstr(why, "by_length[1]") && strstr(why, bad[i].why) && strstr(why, "not used"));
+		CHECK(fabs(s - 0.3) < 1e-9); /* the good curve, halfway in log2 between 1k and 4k */
+		CHECK(fabs(vf__steptime_attn_share(e, 0.6, 0, 0, true, NULL, 0) - 0.6) < 1e-12);
+		cJSON_Delete(e);
+	}
+	char why[320];
+	cJSON *e = cJSON_Parse("{\"by_length\": 3}");
+	CHECK(fabs(vf__steptime_attn_share(e, 0.55, 2048, 64, true, why, sizeof why) - 0.55) < 1e-12 &&
+	      !why[0]);
+	cJSON_Delete(e);
+}
+
 /* A T4's memory-bound kernels run at torch's copy_ share on a T4 (240 of
  * 320 GB/s, read + write over a 0.38 GB tensor); was: 0.84 assumed.
  * Recovered from one step's times as in test_kernel_level_ampere_ada. */
@@ -1308,6 +1450,9 @@ int main(void)
 	RUN(test_kernel_level_volta_blackwell);
 	RUN(test_kernel_level_ampere_ada);
 	RUN(test_kernel_level_blackwell_sources);
+	RUN(test_attention_by_length);
+	RUN(test_attention_by_length_estimate);
+	RUN(test_attention_by_length_bad_curves);
 	RUN(test_kernel_level_turing_bandwidth);
 	RUN(test_kernel_level_ampere_gddr6);
 	RUN(test_kernel_level_ampere_hbm2e_80gb);

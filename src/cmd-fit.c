@@ -889,6 +889,7 @@ static int search_group(const struct fit_args *a, const struct vf_model *m, cons
 	o.top = a->top;
 	o.exhaustive = a->exhaustive;
 	o.price_usd_hour = a->price;
+	o.threads = 0; /* the CPUs online: the same results */
 	struct vf_search s;
 	if (vf_search_run(&m->arch, &st, g, &o, &s, &err) != VF_OK)
 		return vf_cli_fail_err(&err);

@@ -16,10 +16,16 @@
 #include "estimate_internal.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#define SEARCH_THREADS_MAX 4
+#define SEARCH_SPREAD_MAX ((size_t)1 << 20) /* tasks x top: results held at once */
 
 static const char *const knob_names[VF_KNOB_COUNT] = {
 	"batch", "grad-ckpt", "optimizer", "quant", "lora-rank", "precision", "shard", "gpus",
@@ -73,6 +79,7 @@ void vf_search_opts_defaults(struct vf_search_opts *o)
 	o->top = 10;
 	o->exhaustive = false;
 	o->price_usd_hour = -1;
+	o->threads = 1;
 }
 
 /* vf_search_eval with the search's estimate context (NULL: none). */
@@ -667,6 +674,150 @@ static void search_optimizers(const struct search_run *sr, const struct knob_val
 	}
 }
 
+/* --- the space spread over threads ---------------------------------------
+ * One task is a GPU count, a sharding and a precision: everything inside
+ * (optimizer, quantization, rank, checkpointing, micro-batch) runs in one
+ * piece, so the pruning of the micro-batch loop is the same. With threads
+ * each task fills a list of its own (counts, smallest, top-K) and the lists
+ * are merged in the loops' order: keep() over all results in that order
+ * is the first K of their stable sort, and a task's list already holds the
+ * first K of its part, after equals in their order; so the merge is the
+ * list one thread makes. Each thread has an estimate context of its own
+ * (the same doubles as any other context or none). */
+struct search_task {
+	int g, shard, pi, nb;
+	int64_t per_gpu;
+	int64_t bs[64];
+	struct vf_search part; /* with threads: this task's counts and top list */
+	double *bucket;        /* its keep() buckets (NULL: into the search's own) */
+};
+
+/* The tasks in the loops' order (GPU count, sharding, precision): their
+ * count (0: none), -1 without memory. Caller owns *out; free(). */
+static int search_tasks(const struct vf_setup *st, unsigned k, int64_t eff, const struct knob_values *v,
+			struct search_task **out)
+{
+	*out = NULL;
+	size_t n = 0, max = (size_t)v->ng * MAXV * (size_t)v->npr;
+	struct search_task *t = max ? calloc(max, sizeof *t) : NULL;
+	if (!t)
+		return max ? -1 : 0;
+	for (int gi = 0; gi < v->ng; gi++) {
+		int g = v->gpus[gi];
+		if (eff % g)
+			continue; /* the effective batch cannot be split over g GPUs */
+		int64_t per_gpu = eff / g, bs[64];
+		int nb = micro_batches(st, k, per_gpu, bs);
+		if (!nb)
+			continue;
+		int shard_v[MAXV];
+		int ns = shard_values(st, k, g, shard_v);
+		for (int si = 0; si < ns; si++)
+			for (int pi = 0; pi < v->npr; pi++, n++) {
+				t[n] = (struct search_task){.g = g, .shard = shard_v[si], .pi = pi, .nb = nb,
+							    .per_gpu = per_gpu};
+				memcpy(t[n].bs, bs, sizeof bs);
+			}
+	}
+	*out = t;
+	return (int)n;
+}
+
+/* One task, into sr->out (its own part when threads run). */
+static void search_task_run(const struct search_run *sr, const struct knob_values *v,
+			    const struct search_task *t)
+{
+	struct vf_setup s = *sr->st; /* every knob varied is set below or in the loops */
+	s.gpus = t->g;
+	s.shard = (enum vf_shard)t->shard;
+	s.precision = (enum vf_precision)v->prec[t->pi];
+	search_optimizers(sr, v, &s, t->pi, t->bs, t->nb, t->per_gpu);
+}
+
+/* Threads for ntask tasks: opts->threads, 0 the CPUs online, at most 4. */
+static int search_threads(const struct vf_search_opts *opts, int ntask)
+{
+	long n = opts->threads;
+	if (n <= 0) {
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+		n = n > SEARCH_THREADS_MAX ? SEARCH_THREADS_MAX : n;
+	}
+	if (n > ntask)
+		n = ntask;
+	return n > 1 ? (int)n : 1;
+}
+
+struct search_pool {
+	const struct search_run *sr; /* its cx, out and bucket replaced per task */
+	const struct knob_values *v;
+	struct search_task *task;
+	int ntask;
+	atomic_int next;
+};
+
+static void *search_worker(void *arg)
+{
+	struct search_pool *p = arg;
+	struct vf_estimate_ctx *cx = vf_estimate_ctx_new(); /* NULL: none (the same answers) */
+	vf__estimate_ctx_hold(cx, p->sr->arch, p->sr->gpu, true);
+	for (int i; (i = atomic_fetch_add(&p->next, 1)) < p->ntask;) {
+		struct search_run sr = *p->sr;
+		sr.cx = cx;
+		sr.out = &p->task[i].part;
+		sr.bucket = p->task[i].bucket;
+		search_task_run(&sr, p->v, &p->task[i]);
+	}
+	vf_estimate_ctx_free(cx);
+	return NULL;
+}
+
+/* The tasks' lists merged into sr->out in the loops' order. */
+static void search_merge(const struct search_run *sr, const struct search_task *task, int ntask)
+{
+	struct vf_search *out = sr->out;
+	for (int i = 0; i < ntask; i++) {
+		const struct vf_search *p = &task[i].part;
+		out->space += p->space;
+		out->evaluated += p->evaluated;
+		out->fitting += p->fitting;
+		if (p->have_smallest && (!out->have_smallest || p->smallest.peak_bytes < out->smallest.peak_bytes)) {
+			out->smallest = p->smallest;
+			out->have_smallest = true;
+		}
+		for (size_t j = 0; j < p->count; j++)
+			keep(out, sr->cap, sr->bucket, &p->results[j], sr->opts->sort);
+	}
+}
+
+/* The tasks run on nthreads threads (this one among them) and merged;
+ * false when they were not (one thread, no memory): the caller runs them. */
+static bool search_spread(const struct search_run *sr, const struct knob_values *v, struct search_task *task,
+			  int ntask, int nthreads)
+{
+	if (nthreads <= 1 || (size_t)ntask * sr->cap > SEARCH_SPREAD_MAX)
+		return false;
+	bool ok = true;
+	for (int i = 0; i < ntask; i++) {
+		task[i].bucket = top_new(&task[i].part, sr->cap);
+		ok = ok && task[i].bucket;
+	}
+	struct search_pool p = {sr, v, task, ntask, 0};
+	pthread_t th[SEARCH_THREADS_MAX];
+	int started = 0;
+	for (int i = 1; ok && i < nthreads; i++) /* this thread is the last worker */
+		if (pthread_create(&th[started], NULL, search_worker, &p) == 0)
+			started++;
+	if (ok)
+		search_worker(&p);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	if (ok)
+		search_merge(sr, task, ntask);
+	for (int i = 0; i < ntask; i++)
+		vf_search_release(&task[i].part);
+	return ok;
+}
+
 vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start,
 			const struct vf_gpu_spec *gpu, const struct vf_search_opts *opts,
 			struct vf_search *out, struct vf_error *err)
@@ -700,27 +851,17 @@ vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start
 	struct knob_values v;
 	knob_values_fill(st, k, maxg, &v);
 	const struct search_run sr = {cx, arch, st, gpu, opts, price, out, cap, bucket};
-	struct vf_setup s = *st;
-	for (int gi = 0; gi < v.ng; gi++) {
-		int g = v.gpus[gi];
-		if (eff % g)
-			continue; /* the effective batch cannot be split over g GPUs */
-		int64_t per_gpu = eff / g;
-		int64_t bs[64];
-		int nb = micro_batches(st, k, per_gpu, bs);
-		if (!nb)
-			continue;
-		int shard_v[MAXV];
-		int ns = shard_values(st, k, g, shard_v);
-		s.gpus = g;
-		for (int si = 0; si < ns; si++) {
-			s.shard = (enum vf_shard)shard_v[si];
-			for (int pi = 0; pi < v.npr; pi++) {
-				s.precision = (enum vf_precision)v.prec[pi];
-				search_optimizers(&sr, &v, &s, pi, bs, nb, per_gpu);
-			}
-		}
+	struct search_task *task = NULL;
+	int ntask = search_tasks(st, k, eff, &v, &task);
+	if (ntask < 0) {
+		vf_estimate_ctx_free(cx);
+		vf_search_release(out);
+		return vf_error_set(err, VF_ENOMEM, "search: out of memory");
 	}
+	if (ntask > 0 && !search_spread(&sr, &v, task, ntask, search_threads(opts, ntask)))
+		for (int i = 0; i < ntask; i++) /* this thread, in the loops' order */
+			search_task_run(&sr, &v, &task[i]);
+	free(task);
 	vf_estimate_ctx_free(cx);
 	search_split(arch, st, gpu, opts, maxg, out, cap, bucket);
 	out->start.changes = 0;

@@ -675,7 +675,8 @@ static void search_optimizers(const struct search_run *sr, const struct knob_val
 }
 
 /* --- the space spread over threads ---------------------------------------
- * One task is a GPU count, a sharding and a precision: everything inside
+ * One task is a GPU count, a sharding and a precision (the split layouts
+ * one more, the last, started first: the longest): everything inside
  * (optimizer, quantization, rank, checkpointing, micro-batch) runs in one
  * piece, so the pruning of the micro-batch loop is the same. With threads
  * each task fills a list of its own (counts, smallest, top-K) and the lists
@@ -685,6 +686,7 @@ static void search_optimizers(const struct search_run *sr, const struct knob_val
  * list one thread makes. Each thread has an estimate context of its own
  * (the same doubles as any other context or none). */
 struct search_task {
+	bool split; /* the split layouts (search_split) on up to g GPUs: the last task */
 	int g, shard, pi, nb;
 	int64_t per_gpu;
 	int64_t bs[64];
@@ -692,16 +694,16 @@ struct search_task {
 	double *bucket;        /* its keep() buckets (NULL: into the search's own) */
 };
 
-/* The tasks in the loops' order (GPU count, sharding, precision): their
- * count (0: none), -1 without memory. Caller owns *out; free(). */
-static int search_tasks(const struct vf_setup *st, unsigned k, int64_t eff, const struct knob_values *v,
-			struct search_task **out)
+/* The tasks in the loops' order (GPU count, sharding, precision), then
+ * the split layouts on up to maxg GPUs: their count, -1 without memory.
+ * Caller owns *out; free(). */
+static int search_tasks(const struct vf_setup *st, unsigned k, int64_t eff, int maxg,
+			const struct knob_values *v, struct search_task **out)
 {
-	*out = NULL;
-	size_t n = 0, max = (size_t)v->ng * MAXV * (size_t)v->npr;
-	struct search_task *t = max ? calloc(max, sizeof *t) : NULL;
+	size_t n = 0, max = (size_t)v->ng * MAXV * (size_t)v->npr + 1;
+	struct search_task *t = *out = calloc(max, sizeof *t);
 	if (!t)
-		return max ? -1 : 0;
+		return -1;
 	for (int gi = 0; gi < v->ng; gi++) {
 		int g = v->gpus[gi];
 		if (eff % g)
@@ -719,7 +721,7 @@ static int search_tasks(const struct vf_setup *st, unsigned k, int64_t eff, cons
 				memcpy(t[n].bs, bs, sizeof bs);
 			}
 	}
-	*out = t;
+	t[n++] = (struct search_task){.split = true, .g = maxg};
 	return (int)n;
 }
 
@@ -727,6 +729,10 @@ static int search_tasks(const struct vf_setup *st, unsigned k, int64_t eff, cons
 static void search_task_run(const struct search_run *sr, const struct knob_values *v,
 			    const struct search_task *t)
 {
+	if (t->split) {
+		search_split(sr->arch, sr->st, sr->gpu, sr->opts, t->g, sr->out, sr->cap, sr->bucket);
+		return;
+	}
 	struct vf_setup s = *sr->st; /* every knob varied is set below or in the loops */
 	s.gpus = t->g;
 	s.shard = (enum vf_shard)t->shard;
@@ -760,7 +766,8 @@ static void *search_worker(void *arg)
 	struct search_pool *p = arg;
 	struct vf_estimate_ctx *cx = vf_estimate_ctx_new(); /* NULL: none (the same answers) */
 	vf__estimate_ctx_hold(cx, p->sr->arch, p->sr->gpu, true);
-	for (int i; (i = atomic_fetch_add(&p->next, 1)) < p->ntask;) {
+	for (int n; (n = atomic_fetch_add(&p->next, 1)) < p->ntask;) {
+		int i = n ? n - 1 : p->ntask - 1; /* the split's, the longest, first */
 		struct search_run sr = *p->sr;
 		sr.cx = cx;
 		sr.out = &p->task[i].part;
@@ -852,18 +859,17 @@ vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start
 	knob_values_fill(st, k, maxg, &v);
 	const struct search_run sr = {cx, arch, st, gpu, opts, price, out, cap, bucket};
 	struct search_task *task = NULL;
-	int ntask = search_tasks(st, k, eff, &v, &task);
+	int ntask = search_tasks(st, k, eff, maxg, &v, &task);
 	if (ntask < 0) {
 		vf_estimate_ctx_free(cx);
 		vf_search_release(out);
 		return vf_error_set(err, VF_ENOMEM, "search: out of memory");
 	}
-	if (ntask > 0 && !search_spread(&sr, &v, task, ntask, search_threads(opts, ntask)))
+	if (!search_spread(&sr, &v, task, ntask, search_threads(opts, ntask)))
 		for (int i = 0; i < ntask; i++) /* this thread, in the loops' order */
 			search_task_run(&sr, &v, &task[i]);
 	free(task);
 	vf_estimate_ctx_free(cx);
-	search_split(arch, st, gpu, opts, maxg, out, cap, bucket);
 	out->start.changes = 0;
 	out->seconds = now_seconds() - t0;
 	return VF_OK;

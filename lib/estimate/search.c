@@ -348,14 +348,12 @@ static int compare(const struct vf_search_result *a, double ba, const struct vf_
 	return 0;
 }
 
-/* Insert into the sorted top-K list (stable: after equals). bucket[i]:
+/* Insert r, of time bucket br, into the sorted top-K list (stable: after equals). bucket[i]:
  * results[i]'s time bucket, kept beside the list so that each result's
  * logarithm is taken once, not in every comparison. */
-static void keep(struct vf_search *s, size_t cap, double *bucket, const struct vf_search_result *r,
-		 enum vf_search_sort sort)
+static void keep_bucket(struct vf_search *s, size_t cap, double *bucket, const struct vf_search_result *r,
+			double br, enum vf_search_sort sort)
 {
-	bool by_time = sort != VF_SORT_COST && sort != VF_SORT_VRAM && sort != VF_SORT_CHANGES;
-	double br = by_time ? vf_search_time_bucket(r->step_seconds) : 0;
 	size_t n = s->count;
 	if (n == cap && compare(r, br, &s->results[n - 1], bucket[n - 1], sort) >= 0)
 		return;
@@ -369,6 +367,14 @@ static void keep(struct vf_search *s, size_t cap, double *bucket, const struct v
 	s->results[pos] = *r;
 	bucket[pos] = br;
 	s->count = n + 1;
+}
+
+/* keep_bucket with r's bucket taken here */
+static void keep(struct vf_search *s, size_t cap, double *bucket, const struct vf_search_result *r,
+		 enum vf_search_sort sort)
+{
+	bool by_time = sort != VF_SORT_COST && sort != VF_SORT_VRAM && sort != VF_SORT_CHANGES;
+	keep_bucket(s, cap, bucket, r, by_time ? vf_search_time_bucket(r->step_seconds) : 0, sort);
 }
 
 /* The top list's results (out->results) and their time buckets (keep),
@@ -791,8 +797,8 @@ static void search_merge(const struct search_run *sr, const struct search_task *
 			out->smallest = p->smallest;
 			out->have_smallest = true;
 		}
-		for (size_t j = 0; j < p->count; j++)
-			keep(out, sr->cap, sr->bucket, &p->results[j], sr->opts->sort);
+		for (size_t j = 0; j < p->count; j++) /* with the bucket keep() took */
+			keep_bucket(out, sr->cap, sr->bucket, &p->results[j], task[i].bucket[j], sr->opts->sort);
 	}
 }
 

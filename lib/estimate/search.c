@@ -701,15 +701,12 @@ struct search_task {
 };
 
 /* The tasks in the loops' order (GPU count, sharding, precision), then
- * the split layouts on up to maxg GPUs: their count, -1 without memory.
- * Caller owns *out; free(). */
-static int search_tasks(const struct vf_setup *st, unsigned k, int64_t eff, int maxg,
-			const struct knob_values *v, struct search_task **out)
+ * the split layouts on up to maxg GPUs, into t (NULL: counted only);
+ * their count. */
+static size_t task_list(const struct vf_setup *st, unsigned k, int64_t eff, int maxg,
+			const struct knob_values *v, struct search_task *t)
 {
-	size_t n = 0, max = (size_t)v->ng * MAXV * (size_t)v->npr + 1;
-	struct search_task *t = *out = calloc(max, sizeof *t);
-	if (!t)
-		return -1;
+	size_t n = 0;
 	for (int gi = 0; gi < v->ng; gi++) {
 		int g = v->gpus[gi];
 		if (eff % g)
@@ -722,13 +719,28 @@ static int search_tasks(const struct vf_setup *st, unsigned k, int64_t eff, int 
 		int ns = shard_values(st, k, g, shard_v);
 		for (int si = 0; si < ns; si++)
 			for (int pi = 0; pi < v->npr; pi++, n++) {
+				if (!t)
+					continue;
 				t[n] = (struct search_task){.g = g, .shard = shard_v[si], .pi = pi, .nb = nb,
 							    .per_gpu = per_gpu};
 				memcpy(t[n].bs, bs, sizeof bs);
 			}
 	}
-	t[n++] = (struct search_task){.split = true, .g = maxg};
-	return (int)n;
+	if (t)
+		t[n] = (struct search_task){.split = true, .g = maxg};
+	return n + 1;
+}
+
+/* The tasks (task_list) in an array of their size: their count, -1
+ * without memory. Caller owns *out; free(). */
+static int search_tasks(const struct vf_setup *st, unsigned k, int64_t eff, int maxg,
+			const struct knob_values *v, struct search_task **out)
+{
+	size_t n = task_list(st, k, eff, maxg, v, NULL);
+	*out = calloc(n, sizeof **out);
+	if (!*out)
+		return -1;
+	return (int)task_list(st, k, eff, maxg, v, *out);
 }
 
 /* One task, into sr->out (its own part when threads run). */

@@ -10,7 +10,10 @@
  * batch (the allocator model's cached blocks), so it is not used to prune. Nothing is allocated per
  * configuration: the top-K list and the estimates' context (vf_estimate_ctx:
  * the model's shape, the terms and layer step times setups share) are
- * allocated once. */
+ * allocated once. With opts->threads other than 1 the space is spread over
+ * threads in tasks (below: "the space spread over threads"), each thread
+ * with a context and each task with a top-K list of its own, merged into
+ * the list one thread makes. */
 #include "vramfit/estimate/search.h"
 #include "vramfit/estimate/split.h"
 #include "estimate_internal.h"

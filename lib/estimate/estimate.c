@@ -39,6 +39,9 @@
 #include "mechanisms.h"
 
 #include <math.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -798,13 +801,22 @@ static double param_rounding(const struct shape *s)
 
 /* ---- the estimate -------------------------------------------------------- */
 
-static int64_t clamp64(double x)
+static inline int64_t clamp64(double x)
 {
+#ifdef __SSE2__
+	/* the same without branches (it runs some 60 times an estimate):
+	 * maxsd(x, 0) is 0 for NaN and x <= 0, minsd caps at 1e18, and
+	 * 1e18 + 0.5 rounds to 1e18 */
+	__m128d v = _mm_max_sd(_mm_set_sd(x), _mm_setzero_pd());
+	v = _mm_min_sd(v, _mm_set_sd(1.0e18));
+	return (int64_t)(_mm_cvtsd_f64(v) + 0.5);
+#else
 	if (!(x > 0))
 		return 0;
 	if (x > 1.0e18) /* an exabyte: terms can be summed without overflow */
 		return (int64_t)1.0e18;
 	return (int64_t)(x + 0.5);
+#endif
 }
 
 int64_t vf_estimate_default_context(const struct vf_gpu_spec *gpu)

@@ -208,7 +208,9 @@ double vf__nccl_seconds(const struct vf__link *l, enum vf__coll c, int n, double
 		/* NCCL's tree: log2(n) steps up and down, a little less bandwidth;
 		 * NCCL picks whichever is faster for the size (small messages,
 		 * many GPUs: the tree) */
-		double depth = ceil(log2((double)n));
+		/* ceil(log2(n)) = the bits of n - 1 (n >= 2; the same double,
+		 * without libm on every estimate) */
+		double depth = (double)(32 - __builtin_clz((unsigned)(n - 1)));
 		double tree = l->base_s + 2 * depth * l->step_s + bus / (l->busbw * C.tree_bw);
 		if (tree < ring)
 			ring = tree;
@@ -216,16 +218,30 @@ double vf__nccl_seconds(const struct vf__link *l, enum vf__coll c, int n, double
 	return count * ring;
 }
 
-double vf__nccl_overlap(const char *strategy)
+double vf__nccl_overlap_of(enum vf__ov strategy)
 {
 	load();
-	if (strcmp(strategy, "ddp") == 0)
+	switch (strategy) {
+	case VF__OV_DDP:
 		return C.ov_ddp;
-	if (strcmp(strategy, "fsdp") == 0)
+	case VF__OV_FSDP:
 		return C.ov_fsdp;
-	if (strcmp(strategy, "zero2") == 0)
+	case VF__OV_ZERO2:
 		return C.ov_zero2;
-	return C.ov_tp;
+	default:
+		return C.ov_tp;
+	}
+}
+
+double vf__nccl_overlap(const char *strategy)
+{
+	if (strcmp(strategy, "ddp") == 0)
+		return vf__nccl_overlap_of(VF__OV_DDP);
+	if (strcmp(strategy, "fsdp") == 0)
+		return vf__nccl_overlap_of(VF__OV_FSDP);
+	if (strcmp(strategy, "zero2") == 0)
+		return vf__nccl_overlap_of(VF__OV_ZERO2);
+	return vf__nccl_overlap_of(VF__OV_TP);
 }
 
 double vf__nccl_sm_share(const struct vf__link *l, const struct vf_gpu_spec *gpu)

@@ -37,6 +37,11 @@ double vf__nccl_seconds(const struct vf__link *l, enum vf__coll c, int n, double
 /* The share of its window a strategy hides communication behind:
  * "ddp", "fsdp", "zero2", "tp". */
 double vf__nccl_overlap(const char *strategy);
+/* The same by number, without comparing names (every estimate on several
+ * GPUs asks): VF__OV_DDP "ddp", VF__OV_FSDP "fsdp", VF__OV_ZERO2 "zero2",
+ * VF__OV_TP "tp". */
+enum vf__ov { VF__OV_DDP, VF__OV_FSDP, VF__OV_ZERO2, VF__OV_TP };
+double vf__nccl_overlap_of(enum vf__ov strategy);
 
 /* The share of the GPU's SMs NCCL's kernels hold on link l: channels /
  * SMs (one CTA per channel, each on its own SM for the collective's

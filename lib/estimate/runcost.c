@@ -49,7 +49,7 @@ static double fsdp_nccl(const struct vf_comm_in *in, const struct vf__link *l, d
 	double layers = in->layers >= 1 ? in->layers : 1;
 	double accum = in->grad_accum > 0 ? (double)in->grad_accum : 1;
 	double micro = in->compute_seconds / accum;
-	double bwd = backward_share(in->grad_ckpt), ov = vf__nccl_overlap("fsdp") * l->overlap;
+	double bwd = backward_share(in->grad_ckpt), ov = vf__nccl_overlap_of(VF__OV_FSDP) * l->overlap;
 	double ag = vf__nccl_seconds(l, VF__ALL_GATHER, n, in->param_bytes / layers, layers);
 	double rs = vf__nccl_seconds(l, VF__REDUCE_SCATTER, n, in->grad_bytes / layers, layers);
 	double first = vf__nccl_seconds(l, VF__ALL_GATHER, n, in->param_bytes / layers, 1);
@@ -73,7 +73,7 @@ static double dp_nccl(const struct vf_comm_in *in, const struct vf__link *l, dou
 	enum vf__coll c = zero ? VF__REDUCE_SCATTER : VF__ALL_REDUCE;
 	double red = vf__nccl_seconds(l, c, n, each, count);
 	double tail = vf__nccl_seconds(l, c, n, each, 1);
-	double ov = vf__nccl_overlap(zero ? "zero2" : "ddp") * l->overlap;
+	double ov = vf__nccl_overlap_of(zero ? VF__OV_ZERO2 : VF__OV_DDP) * l->overlap;
 	double gather = zero ? vf__nccl_seconds(l, VF__ALL_GATHER, n, in->param_bytes, 1) : 0;
 	*total = red + gather;
 	return fmax(tail, red - ov * window) + gather;

@@ -10,16 +10,25 @@
  * batch (the allocator model's cached blocks), so it is not used to prune. Nothing is allocated per
  * configuration: the top-K list and the estimates' context (vf_estimate_ctx:
  * the model's shape, the terms and layer step times setups share) are
- * allocated once. */
+ * allocated once. With opts->threads other than 1 the space is spread over
+ * threads in tasks (below: "the space spread over threads"), each thread
+ * with a context and each task with a top-K list of its own, merged into
+ * the list one thread makes. */
 #include "vramfit/estimate/search.h"
 #include "vramfit/estimate/split.h"
 #include "estimate_internal.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#define SEARCH_THREADS_MAX 4
+#define SEARCH_SPREAD_MAX ((size_t)1 << 20) /* tasks x top: results held at once */
 
 static const char *const knob_names[VF_KNOB_COUNT] = {
 	"batch", "grad-ckpt", "optimizer", "quant", "lora-rank", "precision", "shard", "gpus",
@@ -73,6 +82,7 @@ void vf_search_opts_defaults(struct vf_search_opts *o)
 	o->top = 10;
 	o->exhaustive = false;
 	o->price_usd_hour = -1;
+	o->threads = 1;
 }
 
 /* vf_search_eval with the search's estimate context (NULL: none). */
@@ -341,14 +351,12 @@ static int compare(const struct vf_search_result *a, double ba, const struct vf_
 	return 0;
 }
 
-/* Insert into the sorted top-K list (stable: after equals). bucket[i]:
+/* Insert r, of time bucket br, into the sorted top-K list (stable: after equals). bucket[i]:
  * results[i]'s time bucket, kept beside the list so that each result's
  * logarithm is taken once, not in every comparison. */
-static void keep(struct vf_search *s, size_t cap, double *bucket, const struct vf_search_result *r,
-		 enum vf_search_sort sort)
+static void keep_bucket(struct vf_search *s, size_t cap, double *bucket, const struct vf_search_result *r,
+			double br, enum vf_search_sort sort)
 {
-	bool by_time = sort != VF_SORT_COST && sort != VF_SORT_VRAM && sort != VF_SORT_CHANGES;
-	double br = by_time ? vf_search_time_bucket(r->step_seconds) : 0;
 	size_t n = s->count;
 	if (n == cap && compare(r, br, &s->results[n - 1], bucket[n - 1], sort) >= 0)
 		return;
@@ -362,6 +370,14 @@ static void keep(struct vf_search *s, size_t cap, double *bucket, const struct v
 	s->results[pos] = *r;
 	bucket[pos] = br;
 	s->count = n + 1;
+}
+
+/* keep_bucket with r's bucket taken here */
+static void keep(struct vf_search *s, size_t cap, double *bucket, const struct vf_search_result *r,
+		 enum vf_search_sort sort)
+{
+	bool by_time = sort != VF_SORT_COST && sort != VF_SORT_VRAM && sort != VF_SORT_CHANGES;
+	keep_bucket(s, cap, bucket, r, by_time ? vf_search_time_bucket(r->step_seconds) : 0, sort);
 }
 
 /* The top list's results (out->results) and their time buckets (keep),
@@ -667,6 +683,169 @@ static void search_optimizers(const struct search_run *sr, const struct knob_val
 	}
 }
 
+/* --- the space spread over threads ---------------------------------------
+ * One task is a GPU count, a sharding and a precision (the split layouts
+ * one more, the last, started first: the longest): everything inside
+ * (optimizer, quantization, rank, checkpointing, micro-batch) runs in one
+ * piece, so the pruning of the micro-batch loop is the same. With threads
+ * each task fills a list of its own (counts, smallest, top-K) and the lists
+ * are merged in the loops' order: keep() over all results in that order
+ * is the first K of their stable sort, and a task's list already holds the
+ * first K of its part, after equals in their order; so the merge is the
+ * list one thread makes. Each thread has an estimate context of its own
+ * (the same doubles as any other context or none). */
+struct search_task {
+	bool split; /* the split layouts (search_split) on up to g GPUs: the last task */
+	int g, shard, pi, nb;
+	int64_t per_gpu;
+	int64_t bs[64];
+	struct vf_search part; /* with threads: this task's counts and top list */
+	double *bucket;        /* its keep() buckets (NULL: into the search's own) */
+};
+
+/* The tasks in the loops' order (GPU count, sharding, precision), then
+ * the split layouts on up to maxg GPUs, into t (NULL: counted only);
+ * their count. */
+static size_t task_list(const struct vf_setup *st, unsigned k, int64_t eff, int maxg,
+			const struct knob_values *v, struct search_task *t)
+{
+	size_t n = 0;
+	for (int gi = 0; gi < v->ng; gi++) {
+		int g = v->gpus[gi];
+		if (eff % g)
+			continue; /* the effective batch cannot be split over g GPUs */
+		int64_t per_gpu = eff / g, bs[64];
+		int nb = micro_batches(st, k, per_gpu, bs);
+		if (!nb)
+			continue;
+		int shard_v[MAXV];
+		int ns = shard_values(st, k, g, shard_v);
+		for (int si = 0; si < ns; si++)
+			for (int pi = 0; pi < v->npr; pi++, n++) {
+				if (!t)
+					continue;
+				t[n] = (struct search_task){.g = g, .shard = shard_v[si], .pi = pi, .nb = nb,
+							    .per_gpu = per_gpu};
+				memcpy(t[n].bs, bs, sizeof bs);
+			}
+	}
+	if (t)
+		t[n] = (struct search_task){.split = true, .g = maxg};
+	return n + 1;
+}
+
+/* The tasks (task_list) in an array of their size: their count, -1
+ * without memory. Caller owns *out; free(). */
+static int search_tasks(const struct vf_setup *st, unsigned k, int64_t eff, int maxg,
+			const struct knob_values *v, struct search_task **out)
+{
+	size_t n = task_list(st, k, eff, maxg, v, NULL);
+	*out = calloc(n, sizeof **out);
+	if (!*out)
+		return -1;
+	return (int)task_list(st, k, eff, maxg, v, *out);
+}
+
+/* One task, into sr->out (its own part when threads run). */
+static void search_task_run(const struct search_run *sr, const struct knob_values *v,
+			    const struct search_task *t)
+{
+	if (t->split) {
+		search_split(sr->arch, sr->st, sr->gpu, sr->opts, t->g, sr->out, sr->cap, sr->bucket);
+		return;
+	}
+	struct vf_setup s = *sr->st; /* every knob varied is set below or in the loops */
+	s.gpus = t->g;
+	s.shard = (enum vf_shard)t->shard;
+	s.precision = (enum vf_precision)v->prec[t->pi];
+	search_optimizers(sr, v, &s, t->pi, t->bs, t->nb, t->per_gpu);
+}
+
+/* Threads for ntask tasks: opts->threads, 0 the CPUs online, at most 4. */
+static int search_threads(const struct vf_search_opts *opts, int ntask)
+{
+	long n = opts->threads;
+	if (n <= 0) {
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+		n = n > SEARCH_THREADS_MAX ? SEARCH_THREADS_MAX : n;
+	}
+	if (n > ntask)
+		n = ntask;
+	return n > 1 ? (int)n : 1;
+}
+
+struct search_pool {
+	const struct search_run *sr; /* its cx, out and bucket replaced per task */
+	const struct knob_values *v;
+	struct search_task *task;
+	int ntask;
+	atomic_int next;
+};
+
+static void *search_worker(void *arg)
+{
+	struct search_pool *p = arg;
+	struct vf_estimate_ctx *cx = vf_estimate_ctx_new(); /* NULL: none (the same answers) */
+	vf__estimate_ctx_hold(cx, p->sr->arch, p->sr->gpu, true);
+	for (int n; (n = atomic_fetch_add(&p->next, 1)) < p->ntask;) {
+		int i = n ? n - 1 : p->ntask - 1; /* the split's, the longest, first */
+		struct search_run sr = *p->sr;
+		sr.cx = cx;
+		sr.out = &p->task[i].part;
+		sr.bucket = p->task[i].bucket;
+		search_task_run(&sr, p->v, &p->task[i]);
+	}
+	vf_estimate_ctx_free(cx);
+	return NULL;
+}
+
+/* The tasks' lists merged into sr->out in the loops' order. */
+static void search_merge(const struct search_run *sr, const struct search_task *task, int ntask)
+{
+	struct vf_search *out = sr->out;
+	for (int i = 0; i < ntask; i++) {
+		const struct vf_search *p = &task[i].part;
+		out->space += p->space;
+		out->evaluated += p->evaluated;
+		out->fitting += p->fitting;
+		if (p->have_smallest && (!out->have_smallest || p->smallest.peak_bytes < out->smallest.peak_bytes)) {
+			out->smallest = p->smallest;
+			out->have_smallest = true;
+		}
+		for (size_t j = 0; j < p->count; j++) /* with the bucket keep() took */
+			keep_bucket(out, sr->cap, sr->bucket, &p->results[j], task[i].bucket[j], sr->opts->sort);
+	}
+}
+
+/* The tasks run on nthreads threads (this one among them) and merged;
+ * false when they were not (one thread, no memory): the caller runs them. */
+static bool search_spread(const struct search_run *sr, const struct knob_values *v, struct search_task *task,
+			  int ntask, int nthreads)
+{
+	if (nthreads <= 1 || (size_t)ntask * sr->cap > SEARCH_SPREAD_MAX)
+		return false;
+	bool ok = true;
+	for (int i = 0; i < ntask; i++) {
+		task[i].bucket = top_new(&task[i].part, sr->cap);
+		ok = ok && task[i].bucket;
+	}
+	struct search_pool p = {sr, v, task, ntask, 0};
+	pthread_t th[SEARCH_THREADS_MAX];
+	int started = 0;
+	for (int i = 1; ok && i < nthreads; i++) /* this thread is the last worker */
+		if (pthread_create(&th[started], NULL, search_worker, &p) == 0)
+			started++;
+	if (ok)
+		search_worker(&p);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	if (ok)
+		search_merge(sr, task, ntask);
+	for (int i = 0; i < ntask; i++)
+		vf_search_release(&task[i].part);
+	return ok;
+}
+
 vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start,
 			const struct vf_gpu_spec *gpu, const struct vf_search_opts *opts,
 			struct vf_search *out, struct vf_error *err)
@@ -700,29 +879,18 @@ vf_status vf_search_run(const struct vf_arch *arch, const struct vf_setup *start
 	struct knob_values v;
 	knob_values_fill(st, k, maxg, &v);
 	const struct search_run sr = {cx, arch, st, gpu, opts, price, out, cap, bucket};
-	struct vf_setup s = *st;
-	for (int gi = 0; gi < v.ng; gi++) {
-		int g = v.gpus[gi];
-		if (eff % g)
-			continue; /* the effective batch cannot be split over g GPUs */
-		int64_t per_gpu = eff / g;
-		int64_t bs[64];
-		int nb = micro_batches(st, k, per_gpu, bs);
-		if (!nb)
-			continue;
-		int shard_v[MAXV];
-		int ns = shard_values(st, k, g, shard_v);
-		s.gpus = g;
-		for (int si = 0; si < ns; si++) {
-			s.shard = (enum vf_shard)shard_v[si];
-			for (int pi = 0; pi < v.npr; pi++) {
-				s.precision = (enum vf_precision)v.prec[pi];
-				search_optimizers(&sr, &v, &s, pi, bs, nb, per_gpu);
-			}
-		}
+	struct search_task *task = NULL;
+	int ntask = search_tasks(st, k, eff, maxg, &v, &task);
+	if (ntask < 0) {
+		vf_estimate_ctx_free(cx);
+		vf_search_release(out);
+		return vf_error_set(err, VF_ENOMEM, "search: out of memory");
 	}
+	if (!search_spread(&sr, &v, task, ntask, search_threads(opts, ntask)))
+		for (int i = 0; i < ntask; i++) /* this thread, in the loops' order */
+			search_task_run(&sr, &v, &task[i]);
+	free(task);
 	vf_estimate_ctx_free(cx);
-	search_split(arch, st, gpu, opts, maxg, out, cap, bucket);
 	out->start.changes = 0;
 	out->seconds = now_seconds() - t0;
 	return VF_OK;

@@ -75,6 +75,92 @@ static bool same_result(const struct vf_search_result *x, const struct vf_search
 	       x->setup.quant == y->setup.quant && x->setup.lora_rank == y->setup.lora_rank;
 }
 
+/* Every field the search fills, setup knobs included (the structs have
+ * padding: no memcmp). */
+static bool same_every_field(const struct vf_search_result *x, const struct vf_search_result *y)
+{
+	return same_result(x, y) && x->fits == y->fits && x->floor_bytes == y->floor_bytes &&
+	       x->limit_bytes == y->limit_bytes && x->gpu_bytes == y->gpu_bytes &&
+	       x->dominant == y->dominant && x->compute_seconds == y->compute_seconds &&
+	       x->comm_seconds == y->comm_seconds && x->tokens_per_step == y->tokens_per_step &&
+	       x->tokens_per_second == y->tokens_per_second && x->cost_per_step == y->cost_per_step &&
+	       x->changes == y->changes && x->invasiveness == y->invasiveness &&
+	       x->setup.precision == y->setup.precision && x->setup.lora_alpha == y->setup.lora_alpha &&
+	       x->setup.mode == y->setup.mode && x->setup.seq == y->setup.seq;
+}
+
+/* One search on 1 thread and on others: the same list (ties in their
+ * order), counts and smallest. */
+static void check_threads_same(const struct vf_arch *a, const struct vf_setup *s,
+			       const struct vf_gpu_spec *g, struct vf_search_opts o)
+{
+	struct vf_error err = {0};
+	struct vf_search one, many;
+	o.threads = 1;
+	vf_status st = vf_search_run(a, s, g, &o, &one, &err); /* REQUIRE evaluates twice */
+	REQUIRE(st == VF_OK);
+	static const int threads[] = {2, 3, 4, 0};
+	for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+		o.threads = threads[t];
+		st = vf_search_run(a, s, g, &o, &many, &err);
+		REQUIRE(st == VF_OK);
+		CHECK(many.space == one.space && many.evaluated == one.evaluated);
+		CHECK(many.fitting == one.fitting && many.have_smallest == one.have_smallest);
+		CHECK(same_every_field(&many.smallest, &one.smallest));
+		CHECK(same_every_field(&many.start, &one.start));
+		CHECK_INT(many.count, one.count);
+		size_t diff = 0;
+		for (size_t i = 0; i < many.count && i < one.count; i++)
+			diff += !same_every_field(&many.results[i], &one.results[i]);
+		CHECK_INT(diff, 0);
+		vf_search_release(&many);
+	}
+	vf_search_release(&one);
+}
+
+/* The space spread over threads (o.threads) returns what one thread
+ * does: every sort (ties broken by the loops' order), top lists shorter
+ * and longer than a task's part, pruned and exhaustive, sharded. */
+static void test_threads_same_results(void)
+{
+	const struct vf_arch *a = llama7b();
+	REQUIRE(a != NULL);
+	struct vf_error err = {0};
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-80gb");
+	REQUIRE(g != NULL);
+	struct vf_setup s = finished_setup(VF_MODE_LORA, 8, 8, 2048);
+	s.mode = VF_MODE_LORA;
+	CHECK(vf_setup_finish(&s, &err) == VF_OK);
+	struct vf_search_opts o;
+	vf_search_opts_defaults(&o);
+	CHECK(o.threads == 1);
+	o.knobs = VF_KNOBS_DEFAULT | VF_KNOB_BIT(VF_KNOB_LORA_RANK) | VF_KNOB_BIT(VF_KNOB_PRECISION) |
+		  VF_KNOB_BIT(VF_KNOB_SHARD) | VF_KNOB_BIT(VF_KNOB_GPUS) | VF_KNOB_BIT(VF_KNOB_QUANT) |
+		  VF_KNOB_BIT(VF_KNOB_OPTIMIZER);
+	o.max_gpus = 8;
+	static const enum vf_search_sort sorts[] = {VF_SORT_TIME, VF_SORT_COST, VF_SORT_VRAM,
+						    VF_SORT_CHANGES};
+	static const size_t tops[] = {1, 7, 400};
+	for (size_t i = 0; i < sizeof sorts / sizeof sorts[0]; i++)
+		for (size_t j = 0; j < sizeof tops / sizeof tops[0]; j++) {
+			o.sort = sorts[i];
+			o.top = tops[j];
+			check_threads_same(a, &s, g, o);
+		}
+	/* full fine-tuning on 4x 24 GB: most of the space does not fit */
+	const struct vf_gpu_spec *h = vf_gpu_catalog_find("rtx-4090");
+	REQUIRE(h != NULL);
+	struct vf_setup f = full_setup(4);
+	f.grad_accum = 4;
+	CHECK(vf_setup_finish(&f, &err) == VF_OK);
+	o.max_gpus = 4;
+	o.sort = VF_SORT_CHANGES;
+	o.top = 50;
+	check_threads_same(a, &f, h, o);
+	o.exhaustive = true;
+	check_threads_same(a, &f, h, o);
+}
+
 static void test_pruned_equals_exhaustive(void)
 {
 	const struct vf_arch *a = llama7b();
@@ -414,6 +500,7 @@ int main(void)
 	RUN(test_ctx_own_shape_other_frame);
 	RUN(test_floor_monotone_in_batch);
 	RUN(test_pruned_equals_exhaustive);
+	RUN(test_threads_same_results);
 	RUN(test_search_rtx4090x4);
 	RUN(test_forbid_and_sort);
 	RUN(test_lora_rank_only_when_allowed);

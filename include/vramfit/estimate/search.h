@@ -72,6 +72,8 @@ struct vf_search_opts {
 	size_t top;              /* results kept, best first (>= 1) */
 	bool exhaustive;         /* evaluate every combination (no pruning) */
 	double price_usd_hour;   /* per GPU-hour; < 0: the GPU's catalog price */
+	int threads;             /* threads the space is spread over: 1 (the default) this
+				    one; 0 the CPUs online (at most 4); the same results */
 };
 
 void vf_search_opts_defaults(struct vf_search_opts *o);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimate/steptrace.h"
 #include "vf_test.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/estimate/groundtruth.h"
@@ -35,9 +36,27 @@ static inline bool same_estimate(const struct vf_estimate *a, const struct vf_es
 	       a->peak_allocated_bytes == b->peak_allocated_bytes &&
 	       a->sim_allocated_bytes == b->sim_allocated_bytes &&
 	       a->allocator_bytes == b->allocator_bytes && a->sim_oom == b->sim_oom &&
-	       a->simulated == b->simulated &&
+	       a->simulated == b->simulated && a->sim_short == b->sim_short &&
 	       a->analytic_reserved_bytes == b->analytic_reserved_bytes &&
 	       memcmp(a->phase_bytes, b->phase_bytes, sizeof a->phase_bytes) == 0;
+}
+
+/* A random tensor size for a replay test: one of common[0..ncommon) a
+ * third of the time, else 1 KiB to about 96 MiB. */
+static inline double replay_random_size(uint64_t *rng, const double *common, int ncommon)
+{
+	if (xorshift64(rng) % 3 == 0)
+		return common[xorshift64(rng) % (uint64_t)ncommon];
+	return (double)(1024 + xorshift64(rng) % (96u << 20));
+}
+
+/* 0 to max random tensors (replay_random_size) into t. */
+static inline void replay_random_tensors(uint64_t *rng, struct vf__tensors *t, int max, const double *common,
+					 int ncommon)
+{
+	t->n = (int)(xorshift64(rng) % (uint64_t)(max + 1));
+	for (int i = 0; i < t->n; i++)
+		t->bytes[i] = replay_random_size(rng, common, ncommon);
 }
 
 /* fn(arch, setup, ctx) for each record of the ground-truth file path whose

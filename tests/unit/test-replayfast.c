@@ -12,6 +12,7 @@
  * catalog (MoE, T5, LoRA, QLoRA, FSDP, ZeRO, accumulation, checkpointing,
  * inference), each without a GPU and on GPUs whose capacity the replay
  * reaches, with the allocator's three configurations. */
+#include "replay-check.h"
 #include "vf_test.h"
 
 #include "estimate/steptrace.h"
@@ -51,26 +52,20 @@ static uint64_t rng = 2463534242ull;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 /* 1 KiB to about 96 MiB, a third of them of a few sizes that repeat. */
+static const double common_sizes[] = {4 << 20, 16 << 20, 22 << 20, 1 << 19, 64 << 20, 3 << 20};
+
 static double size(void)
 {
-	static const double common[] = {4 << 20, 16 << 20, 22 << 20, 1 << 19, 64 << 20, 3 << 20};
-	if (next() % 3 == 0)
-		return common[next() % 6];
-	return (double)(1024 + next() % (96u << 20));
+	return replay_random_size(&rng, common_sizes, 6);
 }
 
 static void tensors(struct vf__tensors *t, int max)
 {
-	t->n = (int)(next() % (uint64_t)(max + 1));
-	for (int i = 0; i < t->n; i++)
-		t->bytes[i] = size();
+	replay_random_tensors(&rng, t, max, common_sizes, 6);
 }
 
 static void random_step(struct vf__step *s)
@@ -166,17 +161,6 @@ static void test_random_steps(void)
 
 /* ---- setups: estimates with split pairs and with single calls ---- */
 
-static bool same_estimate(const struct vf_estimate *a, const struct vf_estimate *b)
-{
-	return a->peak_bytes == b->peak_bytes && a->peak_reserved_bytes == b->peak_reserved_bytes &&
-	       a->peak_allocated_bytes == b->peak_allocated_bytes &&
-	       a->sim_allocated_bytes == b->sim_allocated_bytes &&
-	       a->allocator_bytes == b->allocator_bytes && a->sim_oom == b->sim_oom &&
-	       a->simulated == b->simulated && a->sim_short == b->sim_short &&
-	       a->analytic_reserved_bytes == b->analytic_reserved_bytes &&
-	       memcmp(a->phase_bytes, b->phase_bytes, sizeof a->phase_bytes) == 0;
-}
-
 static int simulated;
 
 /* su on g with cfg: the kept simulation (its segments) and the peaks-only
@@ -247,33 +231,27 @@ static int variants_differ(const struct vf_arch *arch, const struct vf_setup *su
 	return bad;
 }
 
+/* One calibration record's setup: its variants compared (calib_seen). */
+struct calib_seen {
+	int records, bad;
+};
+
+static void calib_record(const struct vf_arch *arch, const struct vf_setup *su, void *ctx)
+{
+	struct calib_seen *c = ctx;
+	c->records++;
+	c->bad += variants_differ(arch, su);
+}
+
 static void test_calibration(void)
 {
 	char path[4096];
 	snprintf(path, sizeof path, "%s/groundtruth/calibration.jsonl",
 		 vf_test_env("VF_SHARED_DIR", "../shared"));
-	FILE *f = fopen(path, "r");
-	CHECK(f != NULL);
-	if (!f)
-		return;
 	compared = simulated = with_segments = 0;
-	int records = 0, bad = 0;
-	char *line = NULL;
-	size_t cap = 0;
-	while (getline(&line, &cap, f) > 0) {
-		cJSON *rec = cJSON_Parse(line);
-		struct vf_arch arch;
-		struct vf_setup su;
-		struct vf_error err = {0};
-		if (rec && !cJSON_GetObjectItem(rec, "env") &&
-		    vf_groundtruth_record(rec, path, &arch, &su, &err) == VF_OK) {
-			records++;
-			bad += variants_differ(&arch, &su);
-		}
-		cJSON_Delete(rec);
-	}
-	free(line);
-	fclose(f);
+	struct calib_seen c = {0};
+	each_record_setup(path, calib_record, &c);
+	int records = c.records, bad = c.bad;
 	CHECK_INT(bad, 0);
 	CHECK(records >= 20);
 	CHECK(simulated >= compared / 2);

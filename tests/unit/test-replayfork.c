@@ -38,19 +38,16 @@ static uint64_t next(void)
 }
 
 /* A size between 1 KiB and about 96 MiB, some of them repeating. */
+static const double common_sizes[] = {4 << 20, 16 << 20, 22 << 20, 1 << 19, 64 << 20};
+
 static double size(void)
 {
-	static const double common[] = {4 << 20, 16 << 20, 22 << 20, 1 << 19, 64 << 20};
-	if (next() % 3 == 0)
-		return common[next() % 5];
-	return (double)(1024 + next() % (96u << 20));
+	return replay_random_size(&rng, common_sizes, 5);
 }
 
 static void tensors(struct vf__tensors *t, int max)
 {
-	t->n = (int)(next() % (uint64_t)(max + 1));
-	for (int i = 0; i < t->n; i++)
-		t->bytes[i] = size();
+	replay_random_tensors(&rng, t, max, common_sizes, 5);
 }
 
 /* A random training step: the fields before the optimizer's. */

@@ -974,6 +974,11 @@ static void make_estimate(struct ctx *c)
 	lc.load_text_encoder_in_8bit = vf_yamldoc_get_bool(d, key_of(c, "text_encoder_8bit",
 								     "acceleration.load_text_encoder_in_8bit"),
 							   &b, NULL) == VF_OK && b;
+	/* as plan.md's table shows it and the predicted sweep reads it */
+	lc.offload_optimizer_during_validation =
+		vf_yamldoc_get_bool(d, key_of(c, "offload_optimizer",
+					      "acceleration.offload_optimizer_during_validation"),
+				    &b, NULL) == VF_OK && b;
 	const struct vf_yaml_node *vd = vf_yamldoc_find(d, key_of(c, "video_dims", "validation.video_dims"));
 	for (int i = 0; i < 3; i++)
 		lc.video_dims[i] = vf_yaml_node_int(vf_yaml_node_child(vd, (size_t)i), &v) ? (int)v : 0;

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# audit-verdict.sh - one verdict across an output's parts (audit 8): plan.md's
+# predicted sweep and its estimate judge the same config at the same size,
+# fit's "no" rows and --search never print a peak that fits as the reason
+# nothing fits.
+. "$(dirname "$0")/lib.sh"
+export XDG_CONFIG_HOME="$TMP/config"
+unset VRAMFIT_DATA_DIR LTX_TRAININGS_DIR LTX_TRAINER_DIR LTX_MODELS_DIR || true
+export VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI="$TMP/no-such-smi"
+
+TD="$VF_SOURCE_DIR/tests/fixtures/ltx-trainer"
+export HOME="$TMP/home"
+mkdir -p "$HOME" "$TMP/models/gemma-3-12b-it" "$TMP/work"
+echo '{"model_type": "gemma3"}' >"$TMP/models/gemma-3-12b-it/config.json"
+cp "$VF_SHARED_DIR/fixtures/models/lora_weights_step_00050.safetensors" "$TMP/models/ltx-2-19b-dev.safetensors"
+M=(--trainer-dir "$TD" --model "$TMP/models/ltx-2-19b-dev.safetensors" --text-encoder "$TMP/models/gemma-3-12b-it")
+
+test_case "plan: the predicted sweep's trial 1 (this config) is the plan's estimate, at the training size"
+# the estimate trains at the resolution bucket (960x544x49 assumed); the
+# sweep judged trial 1 at validation.video_dims (960x544x89): 50.9 GiB and
+# 1.63 s beside the estimate's 47.4 GiB and 1.0 s for the same config
+(cd "$TMP/work" && run plan "${M[@]}" --gpu h100-80gb --run-name h100 --json && printf '%s' "$out" >"$TMP/h100.json")
+out=$(cat "$TMP/h100.json")
+expect_json '(lambda t, e: t["peak_bytes"] == e["peak_bytes"] and abs(t["step_seconds"] - e["step_seconds"]) < 1e-9)(j["predicted_sweep"]["trials"][0], j["estimate"])'
+P="$TMP/work/projects/h100"
+step=$(python3 -c 'import json,sys; print("%.2f" % json.load(open(sys.argv[1]))["estimate"]["step_seconds"])' "$TMP/h100.json")
+check "grep -qE '^\| 1 \| baseline \| fits \| [0-9.]+ GiB \| $step s \|$' '$P/plan.md'"
+check "grep -qE '^Expected winner: trial 1 \(baseline\), $step s per step' '$P/plan.md'"
+# a bucket given: the sweep trains at it too; the low-VRAM config's
+# acceleration.offload_optimizer_during_validation: true counts in both
+# (plan's own estimate ignored it: 28.88 GB against the sweep's 28.66 GB)
+(cd "$TMP/work" && "$VRAMFIT" plan "${M[@]}" --gpu rtx-5090 --run-name b5090 --resolution-buckets '768x448x25' --json >"$TMP/b5090.json" 2>/dev/null)
+out=$(cat "$TMP/b5090.json")
+expect_json '(lambda t, e: t["peak_bytes"] == e["peak_bytes"] and abs(t["step_seconds"] - e["step_seconds"]) < 1e-9)(j["predicted_sweep"]["trials"][0], j["estimate"])'
+
+finish

@@ -24,6 +24,7 @@
 #include "vramfit/base/md.h"
 #include "vramfit/trainer/profile.h"
 #include "plan_internal.h"
+#include "vramfit/trainer/sweepfit.h"
 #include "vramfit/model/safetensors.h"
 #include "vramfit/trainer/ckpt.h"
 #include "vramfit/trainer/schema.h"
@@ -952,42 +953,17 @@ static void make_estimate(struct ctx *c)
 {
 	struct vf_plan *p = c->p;
 	struct vf_ltx2_config lc;
-	memset(&lc, 0, sizeof lc);
-	const struct vf_yamldoc *d = p->config;
-	const char *s = NULL;
-	int64_t v;
-	bool b;
+	/* the config as the predicted sweep and tune read it (one reader:
+	 * acceleration.offload_optimizer_during_validation included), the
+	 * plan's own mode, batch and training size over it */
+	(void)vf_sweepfit_config(c->cfg, p->config, p->gpu_count, &lc, NULL);
 	lc.training_mode = p->training_mode;
-	lc.lora_rank = vf_yamldoc_get_int(d, key_of(c, "lora_rank", "lora.rank"), &v, NULL) == VF_OK ? (int)v : 0;
-	lc.optimizer_type = vf_yamldoc_get_str(d, key_of(c, "optimizer_type", "optimization.optimizer_type"),
-					       &s, NULL) == VF_OK ? s : "adamw";
 	lc.batch_size = (int)p->batch_size;
 	lc.grad_accum = (int)p->grad_accum;
-	lc.grad_ckpt = vf_yamldoc_get_bool(d, key_of(c, "gradient_checkpointing",
-						     "optimization.enable_gradient_checkpointing"),
-					   &b, NULL) == VF_OK ? b : true;
-	lc.mixed_precision_mode = vf_yamldoc_get_str(d, key_of(c, "mixed_precision",
-							       "acceleration.mixed_precision_mode"),
-						     &s, NULL) == VF_OK ? s : "bf16";
-	lc.quantization = vf_yamldoc_get_str(d, key_of(c, "quantization", "acceleration.quantization"),
-					     &s, NULL) == VF_OK ? s : NULL;
-	lc.load_text_encoder_in_8bit = vf_yamldoc_get_bool(d, key_of(c, "text_encoder_8bit",
-								     "acceleration.load_text_encoder_in_8bit"),
-							   &b, NULL) == VF_OK && b;
-	/* as plan.md's table shows it and the predicted sweep reads it */
-	lc.offload_optimizer_during_validation =
-		vf_yamldoc_get_bool(d, key_of(c, "offload_optimizer",
-					      "acceleration.offload_optimizer_during_validation"),
-				    &b, NULL) == VF_OK && b;
-	const struct vf_yaml_node *vd = vf_yamldoc_find(d, key_of(c, "video_dims", "validation.video_dims"));
-	for (int i = 0; i < 3; i++)
-		lc.video_dims[i] = vf_yaml_node_int(vf_yaml_node_child(vd, (size_t)i), &v) ? (int)v : 0;
 	for (int i = 0; i < 3; i++)
 		lc.train_dims[i] = p->train_dims[i];
-	vf_plan_ltx2_validation(d, &lc);
 	for (int i = 0; i < 3; i++)
 		p->val_dims[i] = lc.validation_disabled ? 0 : lc.video_dims[i];
-	lc.gpus = p->gpu_count > 0 ? p->gpu_count : 1;
 	struct vf_error err = {0};
 	/* the checkpoint's own transformer config and header when it is one;
 	 * else the catalog model its name matches */

@@ -444,6 +444,8 @@ struct row {
 	bool fits;
 	struct vf_search_result best;     /* when fits */
 	struct vf_search_result smallest; /* when not */
+	int sim_rejected;                 /* settings the fast path fits, the simulation not */
+	bool sim_oom;                     /* smallest's simulation ran out within its limit */
 	int64_t max_batch;
 	double cost_key;                  /* $ per token; inf unknown */
 	double time_key;                  /* s per token */
@@ -580,19 +582,26 @@ static int search_row(const struct fit_args *a, const struct vf_arch *arch, cons
 	r->cost_key = r->time_key = INFINITY;
 	/* the search ranks on the fast path; the allocator simulation
 	 * decides: the best result whose simulated peak fits */
-	size_t pick = s.count;
+	size_t pick = s.count, low = s.count;
 	for (size_t k = 0; k < s.count && k < 16 && pick == s.count; k++) {
 		struct vf_estimate e;
 		if (vf_estimate_simulate_memo(arch, &s.results[k].setup, g, NULL, a->memo, &e, NULL, &err)) {
 			vf_search_release(&s);
 			return vf_cli_fail_err(&err);
 		}
-		if (e.peak_bytes <= s.results[k].limit_bytes && !e.sim_oom) {
+		bool over = e.peak_bytes > s.results[k].limit_bytes;
+		if (!over && !e.sim_oom)
 			pick = k;
-			s.results[k].peak_bytes = e.peak_bytes;
-		}
+		else if (low == s.count || e.peak_bytes < s.results[low].peak_bytes)
+			low = k, r->sim_oom = !over;
+		s.results[k].peak_bytes = e.peak_bytes;
+		r->sim_rejected += pick == s.count;
 	}
 	r->fits = pick < s.count;
+	/* rejected by the simulation: its smallest peak is the reason, not
+	 * the fast path's (which fits) */
+	if (!r->fits && low < s.count)
+		r->smallest = s.results[low];
 	if (r->fits) {
 		r->best = s.results[pick];
 		r->max_batch = vf_estimate_max_batch(arch, &r->best.setup, g,
@@ -670,8 +679,17 @@ static void nofit_row(struct vf_table *t, cJSON *o, const struct row *r)
 	char why[256], lim[32];
 	vf_fmt_bytes(pk, sizeof pk, (double)r->smallest.peak_bytes);
 	vf_fmt_bytes(lim, sizeof lim, (double)r->smallest.limit_bytes);
-	snprintf(why, sizeof why, "smallest peak %s > %s usable (largest term: %s)", pk, lim,
-		 vf_term_name(r->smallest.dominant));
+	if (r->sim_oom)
+		snprintf(why, sizeof why, "smallest peak %s of %s usable, but out of memory in the "
+			 "allocator simulation (fragmentation) in all %d settings the fast estimate fits",
+			 pk, lim, r->sim_rejected);
+	else if (r->sim_rejected)
+		snprintf(why, sizeof why, "smallest peak %s > %s usable in the allocator simulation "
+			 "of the %d settings the fast estimate fits (largest term: %s)", pk, lim,
+			 r->sim_rejected, vf_term_name(r->smallest.dominant));
+	else
+		snprintf(why, sizeof why, "smallest peak %s > %s usable (largest term: %s)", pk, lim,
+			 vf_term_name(r->smallest.dominant));
 	cJSON_AddStringToObject(o, "gpu", r->gpu->id);
 	cJSON_AddNumberToObject(o, "gpus", r->gpus);
 	cJSON_AddBoolToObject(o, "fits", false);
@@ -680,6 +698,8 @@ static void nofit_row(struct vf_table *t, cJSON *o, const struct row *r)
 	cJSON_AddNumberToObject(o, "vram_bytes", (double)r->smallest.gpu_bytes);
 	cJSON_AddStringToObject(o, "dominant", vf_term_name(r->smallest.dominant));
 	cJSON_AddItemToObject(o, "smallest_setup", vf_setup_to_json(&r->smallest.setup));
+	if (r->sim_rejected)
+		cJSON_AddNumberToObject(o, "rejected_by_allocator_simulation", r->sim_rejected);
 	cJSON_AddStringToObject(o, "reason", why);
 	vf_table_addf(t, r->gpu->id, n, "no", why, "-", "-", "-", "-", "-", "-");
 }
@@ -859,9 +879,32 @@ static const char *setup_brief(char *o, size_t n, const struct vf_setup *s)
 	return o;
 }
 
+/* Every setting the fast path fits on grp, rejected by the allocator
+ * simulation: why nothing is shown for it (r: the smallest simulated). */
+static void nofit_simulated(cJSON *nofit, const struct gpu_group *grp,
+			    const struct vf_search_result *r, int64_t peak, size_t n)
+{
+	char pk[32], lim[32], why[320];
+	vf_fmt_bytes(pk, sizeof pk, (double)peak);
+	vf_fmt_bytes(lim, sizeof lim, (double)r->limit_bytes);
+	if (peak <= r->limit_bytes)
+		snprintf(why, sizeof why, "nothing fits %dx %s: out of memory in the allocator "
+			 "simulation (fragmentation) in all %zu settings the fast estimate fits "
+			 "(smallest peak %s of %s usable)", grp->count, grp->spec->id, n, pk, lim);
+	else
+		snprintf(why, sizeof why, "nothing fits %dx %s: smallest peak %s > %s usable in the "
+			 "allocator simulation of the %zu settings the fast estimate fits (largest "
+			 "term: %s)", grp->count, grp->spec->id, pk, lim, n, vf_term_name(r->dominant));
+	cJSON *x = cJSON_CreateObject();
+	cJSON_AddStringToObject(x, "gpu", grp->spec->id);
+	cJSON_AddStringToObject(x, "reason", why);
+	cJSON_AddItemToArray(nofit, x);
+}
+
 /* What the searches of all GPU kinds looked at. */
 struct tally {
 	uint64_t space, evaluated, fitting;
+	uint64_t rejected; /* fit on the fast path, not in the allocator simulation */
 	double seconds;
 };
 
@@ -898,6 +941,8 @@ static int search_group(const struct fit_args *a, const struct vf_model *m, cons
 	ty->seconds += s.seconds;
 	for (size_t i = 0; i < s.count; i++) /* each is replayed below */
 		(void)vf_estimate_expect_replay(&m->arch, &s.results[i].setup, g, NULL, a->memo);
+	size_t kept = 0, low = s.count;
+	int64_t low_peak = 0;
 	for (size_t i = 0; i < s.count; i++) {
 		/* the shown results are confirmed by the allocator
 		 * simulation (the search ranks on the fast path) */
@@ -907,11 +952,18 @@ static int search_group(const struct fit_args *a, const struct vf_model *m, cons
 			vf_search_release(&s);
 			return vf_cli_fail_err(&err);
 		}
-		if (e.sim_oom || e.peak_bytes > s.results[i].limit_bytes)
+		if (e.sim_oom || e.peak_bytes > s.results[i].limit_bytes) {
+			if (low == s.count || e.peak_bytes < low_peak)
+				low = i, low_peak = e.peak_bytes;
+			ty->rejected++;
 			continue;
+		}
 		s.results[i].peak_bytes = e.peak_bytes;
 		hits[(*nh)++] = (struct hit){s.results[i], g, st};
+		kept++;
 	}
+	if (s.count && !kept)
+		nofit_simulated(nofit, grp, &s.results[low], low_peak, s.count);
 	cJSON *so = cJSON_CreateObject();
 	result_fields(so, a, &s.start, g, &st);
 	cJSON_AddNumberToObject(so, "effective_batch", (double)s.effective_batch);
@@ -941,6 +993,7 @@ static void search_json(cJSON *root, const struct fit_args *a, enum vf_search_so
 	cJSON_AddNumberToObject(so, "seconds", ty->seconds);
 	cJSON_AddNumberToObject(so, "space", (double)ty->space);
 	cJSON_AddNumberToObject(so, "fitting", (double)ty->fitting);
+	cJSON_AddNumberToObject(so, "rejected_by_allocator_simulation", (double)ty->rejected);
 	cJSON_AddNumberToObject(so, "pruned", (double)(ty->space + (uint64_t)ngroups - ty->evaluated));
 	cJSON_AddNumberToObject(so, "margin", a->margin);
 	cJSON_AddStringToObject(so, "sort", sort == VF_SORT_TIME ? "time"
@@ -1004,10 +1057,14 @@ static void print_search(const struct fit_args *a, const cJSON *root, const stru
 			       cJSON_IsTrue(cJSON_GetObjectItem(sx, "fits")) ? "fits" : "does not fit");
 		}
 		printf("searched %llu configurations in %.2f ms (%llu pruned exactly, %llu estimates "
-		       "with the start); %zu shown of %llu that fit\n\n",
+		       "with the start); %zu shown of %llu that fit",
 		       (unsigned long long)ty->space, ty->seconds * 1e3,
 		       (unsigned long long)(ty->space + (uint64_t)ngroups - ty->evaluated),
 		       (unsigned long long)ty->evaluated, nh, (unsigned long long)ty->fitting);
+		if (ty->rejected)
+			printf(" (%llu of them over in the allocator simulation)",
+			       (unsigned long long)ty->rejected);
+		printf("\n\n");
 		if (nh)
 			vf_table_print(t, stdout);
 		const cJSON *x;
@@ -1024,7 +1081,7 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 	if (!hits)
 		return vf_cli_fail("out of memory");
 	size_t nh = 0;
-	struct tally ty = {0, 0, 0, 0};
+	struct tally ty = {0, 0, 0, 0, 0};
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(root, "model"), "id", a->model);
 	cJSON *starts = cJSON_AddArrayToObject(root, "start");

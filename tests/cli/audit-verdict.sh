@@ -33,4 +33,28 @@ check "grep -qE '^Expected winner: trial 1 \(baseline\), $step s per step' '$P/p
 out=$(cat "$TMP/b5090.json")
 expect_json '(lambda t, e: t["peak_bytes"] == e["peak_bytes"] and abs(t["step_seconds"] - e["step_seconds"]) < 1e-9)(j["predicted_sweep"]["trials"][0], j["estimate"])'
 
+test_case "fit: a row that fits at no setting never gives a peak within the usable memory as its reason"
+# llama3-8b full on one A100 80GB: the fast estimate fits adafactor at
+# 71.89 GiB of 72.00 GiB usable, the allocator simulation puts it over; the
+# row said "smallest peak 71.89 GiB > 72.00 GiB usable"
+run fit llama3-8b --mode full --gpu a100-80gb --tokens 1e9 --forbid split
+expect_rc 0
+expect_out_re '^a100-80gb +1 +no '
+expect_no_out '71.89 GiB > 72.00 GiB'
+expect_out 'in the allocator simulation'
+run fit llama3-8b --mode full --gpu a100-80gb --tokens 1e9 --forbid split --json
+expect_rc 0
+expect_json 'all(r["peak_bytes"] > r["limit_bytes"] for r in j["rows"] if not r["fits"] and not r.get("fits_memory"))'
+expect_json 'j["rows"][0]["rejected_by_allocator_simulation"] >= 1'
+
+test_case "fit --search: settings the fast estimate fits and the allocator simulation rejects are said, not '0 shown' alone"
+run fit llama3-8b --mode full --search --gpu a100-80gb --tokens 1e9 --allow optimizer,batch,grad-ckpt
+expect_rc 0
+expect_out 'nothing fits 1x a100-80gb:'
+expect_out_re '0 shown of [0-9]+ that fit \([0-9]+ of them over in the allocator simulation\)'
+expect_out 'in the allocator simulation'
+run fit llama3-8b --mode full --search --gpu a100-80gb --tokens 1e9 --allow optimizer,batch,grad-ckpt --json
+expect_rc 0
+expect_json 'j["results"] == [] and len(j["not_fitting"]) == 1 and j["search"]["rejected_by_allocator_simulation"] >= 1'
+
 finish

@@ -48,8 +48,9 @@ static const char usage[] =
 	"GPUs), evaluated with the estimator's full model plus data-parallel\n"
 	"communication; the configurations that fit, fastest first.\n"
 	"\n"
-	"A video DiT the trainer trains (ltx-2-19b, an LTX checkpoint, a diffusers DiT;\n"
-	"--mode lora by default, or full): one row per GPU kind with the trainer\n"
+	"A video DiT the trainer trains (ltx-2-19b, an LTX-2 checkpoint or a pipeline\n"
+	"whose transformer is one; --mode lora by default, or full; other diffusion\n"
+	"transformers are refused: vramfit estimate): one row per GPU kind with the trainer\n"
 	"profile's tier, its starting config (the checkout's shipped file with\n"
 	"--trainer-dir, else the profile's values for it), the predicted autotune sweep\n"
 	"(each trial of the profile's sweep in order: fits or out of memory, peak, step\n"
@@ -1159,17 +1160,30 @@ static int load_model(const char *path, const struct vf_setup *s, struct vf_mode
 }
 
 /* A video DiT the trainer profile trains: a catalog DiT, an LTX
- * transformer file, a diffusers DiT or a pipeline whose transformer is one. */
+ * transformer file or a pipeline whose transformer is one. */
 static bool is_dit(const struct vf_model *m)
 {
 	if (m->entry && strcmp(m->entry->kind, "dit") == 0)
 		return true;
-	if (m->has_ltx || (m->has_vision && strcmp(m->vision.kind, "dit") == 0))
+	if (m->has_ltx)
 		return true;
 	for (size_t i = 0; i < m->ncomponents; i++)
 		if (strcmp(m->components[i]->name, "transformer") == 0 && is_dit(m->components[i]))
 			return true;
 	return false;
+}
+
+/* Another diffusion transformer (Flux, PixArt, Latte, Wan, LTX-Video 0.9
+ * from its diffusers config), or a pipeline whose transformer is one:
+ * the trainer's tiers, configs and video size do not apply to it. */
+static const struct vf_vision *other_dit(const struct vf_model *m)
+{
+	if (m->has_vision && strcmp(m->vision.kind, "dit") == 0)
+		return &m->vision;
+	for (size_t i = 0; i < m->ncomponents; i++)
+		if (strcmp(m->components[i]->name, "transformer") == 0 && other_dit(m->components[i]))
+			return other_dit(m->components[i]);
+	return NULL;
 }
 
 static int fit_dit(const struct fit_args *a, const struct vf_model *m, const struct gpu_group *groups, int ng)
@@ -1218,13 +1232,19 @@ static int by_kind(const struct fit_args *a, const struct vf_model *m, const str
 {
 	if (!m->has_arch && is_dit(m))
 		return fit_dit(a, m, groups, ng);
+	const struct vf_vision *od = m->has_arch ? NULL : other_dit(m);
+	if (od)
+		return vf_cli_fail("%s: a %s diffusion transformer; fit plans the LTX-2 trainer's models "
+				   "(ltx-2-19b, ltx-2.3-22b, an LTX-2 checkpoint), whose tiers, configs and "
+				   "video size do not apply to it (vramfit estimate %s gives its memory and "
+				   "step time)", a->model, od->family, a->model);
 	if (!m->has_arch && m->has_vision)
 		return vf_cli_fail("%s: a vision model; fit searches transformer LLMs and the video DiTs the "
 				   "trainer trains (vramfit estimate %s gives its memory and step time)", a->model,
 				   a->model);
 	if (a->setup.video_width > 0 || a->trainer_dir || a->accept_risk)
-		return vf_cli_usage("fit", "%s: for a video DiT the trainer trains (ltx-2-19b, an LTX checkpoint, "
-					   "a diffusers DiT)", a->setup.video_width > 0 ? "--video"
+		return vf_cli_usage("fit", "%s: for a video DiT the trainer trains (ltx-2-19b, an LTX-2 checkpoint "
+					   "or a pipeline whose transformer is one)", a->setup.video_width > 0 ? "--video"
 					   : a->trainer_dir ? "--trainer-dir" : "--accept-risk");
 	if (!m->has_arch)
 		return vf_cli_fail("%s: no architecture to estimate from (need a config.json or a "

@@ -57,4 +57,21 @@ run fit llama3-8b --mode full --search --gpu a100-80gb --tokens 1e9 --allow opti
 expect_rc 0
 expect_json 'j["results"] == [] and len(j["not_fitting"]) == 1 and j["search"]["rejected_by_allocator_simulation"] >= 1'
 
+test_case "fit of a DiT the LTX-2 trainer does not train: a clear refusal, not the trainer's tiers at a video size"
+# Flux (an image DiT) got the LTX-2 trainer's tiers, t2v_lora.yaml and its
+# 960x544x89 validation video: 222.68 GiB, "no" on an H100 80GB, where
+# estimate gives 28 GiB for a Flux LoRA at 1024x1024
+VC="$VF_SOURCE_DIR/tests/fixtures/vision"
+for f in flux pixart latte; do
+	run fit "$VC/$f.json" --gpu h100-80gb
+	expect_rc 1
+	expect_err "vramfit: error: $VC/$f.json: a $f diffusion transformer"
+	expect_err "vramfit estimate $VC/$f.json"
+	expect_err_lines 1
+	expect_no_out 't2v_lora'
+done
+run fit ltx-2-19b --gpu h100-80gb
+expect_rc 0
+expect_out 't2v_lora.yaml'
+
 finish

@@ -546,7 +546,10 @@ static int split_rows(const struct fit_args *a, const struct vf_arch *arch,
 	vf_search_eval(arch, &one, g, a->margin, a->price, &x);
 	if (x.fits)
 		return 0;
-	int max = grp->count > 0 ? grp->count : g->nvlink ? VF_SPLIT_MAX_GPUS : 8;
+	/* a count given (--gpu ID:N or --gpus N) bounds the split */
+	int max = grp->count > 0                         ? grp->count
+		  : a->setup.given & VF_SETUP_G_GPUS ? a->setup.gpus
+		  : g->nvlink                        ? VF_SPLIT_MAX_GPUS : 8;
 	struct vf_setup s;
 	int n = 0;
 	if (vf_split_offer(arch, &a->setup, g, a->margin, max, &s, &sp)) {

@@ -74,4 +74,14 @@ run fit ltx-2-19b --gpu h100-80gb
 expect_rc 0
 expect_out 't2v_lora.yaml'
 
+test_case "fit --gpus N: the split rows keep to N GPUs, as --gpu ID:N does"
+# llama3-8b full with --gpus 3 listed tp 4, tp 8 and a layer split over 5
+run fit llama3-8b --gpus 3 --json
+expect_rc 0
+expect_json 'j["rows"] and all(r["gpus"] <= 3 for r in j["rows"])'
+expect_json 'all(r["gpus"] == 3 for r in j["rows"] if not r.get("split"))'
+run fit llama3-8b --gpus 3
+expect_no_out 'tp 4'
+expect_no_out 'tp 8'
+
 finish

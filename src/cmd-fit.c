@@ -708,6 +708,20 @@ static void nofit_row(struct vf_table *t, cJSON *o, const struct row *r)
 	vf_table_addf(t, r->gpu->id, n, "no", why, "-", "-", "-", "-", "-", "-");
 }
 
+/* The run asked for: "run": {tokens, steps}, null where not given. */
+static void run_request(cJSON *root, const struct fit_args *a)
+{
+	cJSON *rq = cJSON_AddObjectToObject(root, "run");
+	if (a->tokens > 0)
+		cJSON_AddNumberToObject(rq, "tokens", a->tokens);
+	else
+		cJSON_AddNullToObject(rq, "tokens");
+	if (a->steps > 0)
+		cJSON_AddNumberToObject(rq, "steps", (double)a->steps);
+	else
+		cJSON_AddNullToObject(rq, "steps");
+}
+
 /* The --json object's head: model, setup, run, sort, margin. */
 static cJSON *table_root(const struct fit_args *a, const struct vf_arch *arch)
 {
@@ -721,15 +735,7 @@ static cJSON *table_root(const struct fit_args *a, const struct vf_arch *arch)
 		cJSON_AddNumberToObject(mo, "trainable_params", (double)e.trainable_params);
 	}
 	cJSON_AddItemToObject(root, "setup", vf_setup_to_json(&a->setup));
-	cJSON *rq = cJSON_AddObjectToObject(root, "run");
-	if (a->tokens > 0)
-		cJSON_AddNumberToObject(rq, "tokens", a->tokens);
-	else
-		cJSON_AddNullToObject(rq, "tokens");
-	if (a->steps > 0)
-		cJSON_AddNumberToObject(rq, "steps", (double)a->steps);
-	else
-		cJSON_AddNullToObject(rq, "steps");
+	run_request(root, a);
 	cJSON_AddStringToObject(root, "sort", a->sort ? a->sort : "cost");
 	cJSON_AddNumberToObject(root, "margin", a->margin);
 	return root;
@@ -901,6 +907,7 @@ static void nofit_simulated(cJSON *nofit, const struct gpu_group *grp,
 			 "term: %s)", grp->count, grp->spec->id, pk, lim, n, vf_term_name(r->dominant));
 	cJSON *x = cJSON_CreateObject();
 	cJSON_AddStringToObject(x, "gpu", grp->spec->id);
+	cJSON_AddNumberToObject(x, "gpus", grp->count);
 	cJSON_AddStringToObject(x, "reason", why);
 	cJSON_AddItemToArray(nofit, x);
 }
@@ -981,6 +988,7 @@ static int search_group(const struct fit_args *a, const struct vf_model *m, cons
 			 "nothing fits %dx %s: smallest peak %s > %s usable (largest term: %s)",
 			 grp->count, g->id, pk, lim, vf_term_name(s.smallest.dominant));
 		cJSON_AddStringToObject(x, "gpu", g->id);
+		cJSON_AddNumberToObject(x, "gpus", grp->count);
 		cJSON_AddStringToObject(x, "reason", why);
 		cJSON_AddItemToArray(nofit, x);
 	}
@@ -1088,6 +1096,7 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 	struct tally ty = {0, 0, 0, 0, 0};
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(root, "model"), "id", a->model);
+	run_request(root, a);
 	cJSON *starts = cJSON_AddArrayToObject(root, "start");
 	cJSON *nofit = cJSON_CreateArray();
 	for (int gi = 0; gi < ngroups; gi++) {

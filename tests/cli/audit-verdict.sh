@@ -84,4 +84,32 @@ run fit llama3-8b --gpus 3
 expect_no_out 'tp 4'
 expect_no_out 'tp 8'
 
+# page_text FILE: the page's text as a reader sees it (scripts and styles out)
+page_text() {
+  python3 - "$1" <<'PY'
+import html, re, sys
+t = open(sys.argv[1], encoding="utf-8").read()
+t = re.sub(r"<(script|style).*?</\1>", "", t, flags=re.S)
+t = re.sub(r"<(br|/p|/tr|/h[1-6]|/li|/div|/figcaption)[^>]*>", "\n", t)
+t = re.sub(r"<t[dh][^>]*>", " | ", t)
+print(html.unescape(re.sub(r"<[^>]+>", "", t)))
+PY
+}
+
+test_case "report fit --search: the page says what the CLI says (shown of fitting, whole run, why nothing fits)"
+cd "$TMP" || exit 1
+run fit llama3-8b --mode lora --search --gpu rtx-4090:2 --tokens 1e8 --html s.html
+expect_rc 0
+shown=$(printf '%s' "$out" | sed -n 's/.*; \([0-9]*\) shown of \([0-9]*\) that fit.*/\1 shown of \2/p')
+check '[ -n "$shown" ] && page_text s.html | grep -qF "llama3-8b: $shown configurations that fit"'
+check '! page_text s.html | grep -qE "[0-9]+ of [0-9]+ GPU configurations fit"'
+# nothing shown: the page kept "give --tokens or --steps" although --tokens was given, and no reason
+run fit llama3-8b --mode full --search --gpu a100-80gb --tokens 1e9 --allow optimizer,batch,grad-ckpt --html s0.html
+expect_rc 0
+check 'page_text s0.html | grep -qF "Time and cost of the whole run (--tokens/--steps)."'
+check '! page_text s0.html | grep -qF "give --tokens or --steps"'
+check 'page_text s0.html | grep -qF "nothing fits 1x a100-80gb: smallest peak"'
+check '! page_text s0.html | grep -qF "none of the 0 "'
+cd - >/dev/null || exit 1
+
 finish

@@ -409,10 +409,21 @@ static void result_fields(cJSON *o, const struct fit_args *a, const struct vf_se
 	cJSON_AddItemToObject(o, "run", run_json(a, r, g));
 }
 
-static void add_assumptions(cJSON *root, const struct fit_args *a, bool search)
+static void add_assumptions(cJSON *root, const struct fit_args *a, const struct vf_arch *arch,
+			    bool search)
 {
+	/* what the model's config says that vramfit does not understand:
+	 * named, and every figure marked approximate (as estimate does) */
+	cJSON_AddBoolToObject(root, "approximate", arch->approximate);
+	if (arch->approximate)
+		cJSON_AddStringToObject(root, "not_understood", arch->not_understood);
 	cJSON *as = cJSON_AddArrayToObject(root, "assumptions");
-	char b[256];
+	char b[320];
+	if (arch->approximate) {
+		snprintf(b, sizeof b, "not understood: %s; every row's figures are approximate "
+			 "(vramfit inspect names them)", arch->not_understood);
+		cJSON_AddItemToArray(as, cJSON_CreateString(b));
+	}
 	snprintf(b, sizeof b, "fits = predicted peak (CUDA context + allocator reserve) <= %.0f%% of "
 		 "the GPU's memory (--margin %.2f)", 100 * (1 - a->margin), a->margin);
 	cJSON_AddItemToArray(as, cJSON_CreateString(b));
@@ -752,10 +763,12 @@ static void print_fit_table(const struct fit_args *a, const cJSON *root, const s
 			snprintf(su, sizeof su, ", %.3g tokens", a->tokens);
 		else if (a->steps > 0)
 			snprintf(su, sizeof su, ", %lld steps", (long long)a->steps);
-		printf("%s, %s %s, micro-batch %lld x %lld tokens, accumulation %lld%s\n\n", a->model,
+		printf("%s, %s %s, micro-batch %lld x %lld tokens, accumulation %lld%s%s\n\n", a->model,
 		       vf_mode_name(a->setup.mode), vf_precision_name(a->setup.precision),
 		       (long long)a->setup.batch, (long long)a->setup.seq,
-		       (long long)a->setup.grad_accum, su);
+		       (long long)a->setup.grad_accum, su,
+		       cJSON_IsTrue(cJSON_GetObjectItem(root, "approximate"))
+			       ? " (approximate: see Assumptions)" : "");
 		vf_table_print(t, stdout);
 		print_assumptions(root);
 	}
@@ -823,7 +836,7 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 			cJSON_AddNullToObject(o, "price_usd_hour");
 		cJSON_AddItemToArray(arr, o);
 	}
-	add_assumptions(root, a, false);
+	add_assumptions(root, a, arch, false);
 	int hrc = write_html(a, root, "table");
 	if (hrc) {
 		vf_table_release(t);
@@ -1059,6 +1072,8 @@ static void print_search(const struct fit_args *a, const cJSON *root, const stru
 	if (a->json) {
 		vf_cli_print_json(root);
 	} else {
+		if (cJSON_IsTrue(cJSON_GetObjectItem(root, "approximate")))
+			printf("%s (approximate: see Assumptions)\n", a->model);
 		for (int gi = 0; gi < ngroups; gi++) {
 			const cJSON *sx = cJSON_GetArrayItem(starts, gi);
 			char pk[32], lim[32];
@@ -1125,7 +1140,7 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 	for (size_t i = 0; i < nh; i++) {
 		hit_row(t, arr, a, m, &hits[i], i);
 	}
-	add_assumptions(root, a, true);
+	add_assumptions(root, a, &m->arch, true);
 	int hrc = write_html(a, root, "search");
 	if (hrc) {
 		vf_table_release(t);

@@ -112,4 +112,25 @@ check 'page_text s0.html | grep -qF "nothing fits 1x a100-80gb: smallest peak"'
 check '! page_text s0.html | grep -qF "none of the 0 "'
 cd - >/dev/null || exit 1
 
+test_case "fit of a config with keys not understood: named and marked approximate, as estimate does"
+# estimate says "approximate: see Assumptions" and names them; fit said nothing
+mkdir -p "$TMP/weird"
+cat >"$TMP/weird/config.json" <<'J'
+{"model_type": "weirdlm", "architectures": ["WeirdForCausalLM"], "hidden_size": 2048, "intermediate_size": 5632,
+ "num_hidden_layers": 22, "num_attention_heads": 32, "num_key_value_heads": 4, "vocab_size": 32000,
+ "max_position_embeddings": 2048, "fancy_extra_size": 123}
+J
+run estimate "$TMP/weird/config.json" --mode lora --gpu rtx-4090
+expect_out 'approximate: see Assumptions'
+for extra in "" "--search --gpu rtx-4090 --tokens 1e8"; do
+	run fit "$TMP/weird/config.json" --mode lora --gpu rtx-4090 $extra
+	expect_rc 0
+	expect_out 'approximate: see Assumptions'
+	expect_out_re 'not understood: .*fancy_extra_size.*approximate'
+	run fit "$TMP/weird/config.json" --mode lora --gpu rtx-4090 $extra --json
+	expect_json 'j["approximate"] is True and "fancy_extra_size" in j["not_understood"]'
+done
+run fit llama3-8b --mode lora --gpu rtx-4090 --json
+expect_json 'j["approximate"] is False and "not_understood" not in j'
+
 finish

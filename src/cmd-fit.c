@@ -1283,6 +1283,11 @@ static int by_kind(const struct fit_args *a, const struct vf_model *m, const str
 static int fit_serve(const struct fit_args *a, const struct vf_model *m, const struct gpu_group *groups,
 		     int ng)
 {
+	/* as estimate: the engines' models are for attention KV caches */
+	if (m->arch.ssm_layers > 0 || m->arch.heads <= 0)
+		return vf_cli_usage("fit", "--mode infer: the ways to serve model attention KV caches; a "
+					   "state-space model's inference is vramfit estimate %s --mode infer "
+					   "(its recurrent state)", a->model);
 	struct vf_serve_gpus g[64];
 	for (int i = 0; i < ng && i < 64; i++) {
 		memset(&g[i], 0, sizeof g[i]);

@@ -133,4 +133,25 @@ done
 run fit llama3-8b --mode lora --gpu rtx-4090 --json
 expect_json 'j["approximate"] is False and "not_understood" not in j'
 
+test_case "fit --mode infer of a state-space model: a usage error as estimate gives, not 'nothing serves it' at the model's -1 tokens"
+cat >"$TMP/mamba.json" <<'J'
+{"model_type":"mamba","hidden_size":768,"num_hidden_layers":24,"vocab_size":50280,"state_size":16,"expand":2,"conv_kernel":4,"time_step_rank":"auto"}
+J
+for eng in "" "--engine transformers"; do
+	run fit "$TMP/mamba.json" --mode infer --gpu rtx-4090 $eng
+	expect_rc 2
+	expect_no_out 'nothing serves it'
+	expect_err "a state-space model's inference is vramfit estimate $TMP/mamba.json --mode infer"
+done
+
+test_case "fit --mode infer of a config with keys not understood: named and marked approximate"
+run fit "$TMP/weird/config.json" --mode infer --gpu rtx-4090
+expect_rc 0
+expect_out 'approximate: see the note below'
+expect_out_re 'Not understood: .*fancy_extra_size.*approximate'
+run fit "$TMP/weird/config.json" --mode infer --gpu rtx-4090 --json
+expect_json 'j["approximate"] is True and "fancy_extra_size" in j["not_understood"]'
+run fit llama3.1-8b --mode infer --gpu rtx-4090 --json
+expect_json 'j["approximate"] is False'
+
 finish

@@ -1496,6 +1496,32 @@ static void describe_gpus(struct vf_plan *p, const struct vf_gpu_set *gpus)
 	p->gpu_spec = g->catalog_id[0] ? vf_gpu_catalog_find(g->catalog_id) : NULL;
 }
 
+/* Each --resolution-buckets bucket under the trainer's rule for video
+ * sizes (the profile's configs.json "video_dims": width and height
+ * multiples of 32, frames % 8 == 1), as plan.md states it and the
+ * trainer's preprocessing enforces it. */
+static vf_status buckets_follow_rule(const char *buckets, const cJSON *cfg, struct vf_error *err)
+{
+	const cJSON *vd = cJSON_GetObjectItemCaseSensitive(cfg, "video_dims");
+	int64_t mult = 32, mod = 8, rem = 1;
+	vf_json_get_i64(vd, "multiple", &mult);
+	vf_json_get_i64(vd, "frames_mod", &mod);
+	vf_json_get_i64(vd, "frames_rem", &rem);
+	for (const char *q = buckets; mult > 0 && mod > 0 && *q;) {
+		size_t n = strcspn(q, ";");
+		int w = 0, h = 0, f = 0;
+		if (sscanf(q, "%dx%dx%d", &w, &h, &f) == 3 && (w % mult || h % mult || f % mod != rem))
+			return vf_error_set(err, VF_EUSAGE, "--resolution-buckets: bucket '%.*s': %s %d not allowed "
+					    "(the trainer's rule: width and height multiples of "
+					    "%lld, frames %% %lld == %lld)", (int)n, q,
+					    w % mult ? "width" : h % mult ? "height" : "frames",
+					    w % mult ? w : h % mult ? h : f, (long long)mult, (long long)mod,
+					    (long long)rem);
+		q += n + (q[n] == ';');
+	}
+	return VF_OK;
+}
+
 static vf_status plan_names(struct ctx *c, const struct vf_gpu_set *gpus, struct vf_error *err)
 {
 	const struct vf_plan_opts *o = c->o;
@@ -1524,7 +1550,8 @@ static vf_status plan_names(struct ctx *c, const struct vf_gpu_set *gpus, struct
 	/* the training size: the largest resolution bucket the dataset is
 	 * preprocessed into; never the validation video_dims */
 	if (o->resolution_buckets) {
-		if ((st = vf_plan_largest_bucket(o->resolution_buckets, p->train_dims, err)))
+		if ((st = vf_plan_largest_bucket(o->resolution_buckets, p->train_dims, err)) ||
+		    (st = buckets_follow_rule(o->resolution_buckets, c->cfg, err)))
 			return st;
 	} else {
 		p->train_dims[0] = 960; /* the trainer's quick-start (docs/quick-start.md) */

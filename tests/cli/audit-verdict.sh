@@ -154,4 +154,21 @@ expect_json 'j["approximate"] is True and "fancy_extra_size" in j["not_understoo
 run fit llama3.1-8b --mode infer --gpu rtx-4090 --json
 expect_json 'j["approximate"] is False'
 
+test_case "plan --resolution-buckets: a bucket the trainer's rules refuse is a usage error, not a 'go' plan that preprocesses it"
+# plan.md itself says "width and height multiples of 32, frames % 8 == 1";
+# 961x544x50 was planned (status go) with a preprocess command at 961x544x50
+i=0
+for b in 961x544x49 960x540x49 '960x544x49;768x448x50'; do
+	i=$((i + 1))
+	(cd "$TMP/work" && run plan "${M[@]}" --gpu h100-80gb --run-name badb$i --resolution-buckets "$b" &&
+	 printf '%s\n%s\n' "$rc" "$err" >"$TMP/badb.txt")
+	rc=$(head -1 "$TMP/badb.txt"); err=$(tail -n +2 "$TMP/badb.txt"); out=""
+	expect_rc 2
+	expect_err "--resolution-buckets: bucket '"
+	expect_err "(the trainer's rule: width and height multiples of 32, frames % 8 == 1)"
+	check '[ ! -e "$TMP/work/projects/badb$i" ]'
+done
+(cd "$TMP/work" && "$VRAMFIT" plan "${M[@]}" --gpu h100-80gb --run-name goodb --resolution-buckets '960x544x49;768x448x25' >/dev/null 2>&1)
+check '[ -f "$TMP/work/projects/goodb/plan.md" ]'
+
 finish

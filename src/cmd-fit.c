@@ -155,7 +155,7 @@ static const char *serve_unused(const struct fit_args *a)
 	       : a->price >= 0 ? "--price" : a->margin != 0.10 ? "--margin"
 	       : a->knobs != VF_KNOBS_DEFAULT ? "--allow/--forbid" : a->exhaustive ? "--exhaustive"
 	       : a->trainer_dir ? "--trainer-dir" : a->accept_risk ? "--accept-risk"
-	       : a->html ? "--html" : NULL;
+	       : a->html ? "--html (report fit)" : NULL;
 }
 
 static int parse_args(int argc, char **argv, struct fit_args *a)
@@ -1242,7 +1242,7 @@ static int fit_dit(const struct fit_args *a, const struct vf_model *m, const str
 	if (a->tokens > 0)
 		return vf_cli_usage("fit", "--tokens: a video DiT's run is counted in --steps");
 	/* what the LLM table has and the trainer's sweep does not: refused, never ignored */
-	const char *unused = a->html ? "--html" : a->exhaustive ? "--exhaustive"
+	const char *unused = a->html ? "--html (report fit)" : a->exhaustive ? "--exhaustive"
 			     : a->sort && strcmp(a->sort, "vram") == 0 ? "--sort vram"
 			     : a->knobs != VF_KNOBS_DEFAULT ? "--allow/--forbid"
 			     : a->margin != 0.10 ? "--margin" : NULL;

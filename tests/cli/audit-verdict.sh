@@ -171,4 +171,14 @@ done
 (cd "$TMP/work" && "$VRAMFIT" plan "${M[@]}" --gpu h100-80gb --run-name goodb --resolution-buckets '960x544x49;768x448x25' >/dev/null 2>&1)
 check '[ -f "$TMP/work/projects/goodb/plan.md" ]'
 
+test_case "report fit of what has no fit page: the refusal names report fit, not only an --html the user never typed"
+cd "$TMP" || exit 1
+for m in "ltx-2-19b" "llama3.1-8b --mode infer"; do
+	run report fit $m -o nopage.html
+	expect_rc 2
+	expect_err '--html (report fit): not'
+	check '[ ! -e nopage.html ]'
+done
+cd - >/dev/null || exit 1
+
 finish

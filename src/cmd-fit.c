@@ -155,7 +155,7 @@ static const char *serve_unused(const struct fit_args *a)
 	       : a->price >= 0 ? "--price" : a->margin != 0.10 ? "--margin"
 	       : a->knobs != VF_KNOBS_DEFAULT ? "--allow/--forbid" : a->exhaustive ? "--exhaustive"
 	       : a->trainer_dir ? "--trainer-dir" : a->accept_risk ? "--accept-risk"
-	       : a->html ? "--html (report fit)" : NULL;
+	       : a->html ? "--html" : NULL;
 }
 
 static int parse_args(int argc, char **argv, struct fit_args *a)
@@ -189,9 +189,9 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 	a->generate = a->engine && strcmp(a->engine, "transformers") == 0;
 	const char *unused = a->engine ? serve_unused(a) : NULL;
 	if (unused)
-		return vf_cli_usage("fit", "%s: not for the ways to serve (--mode infer); use --search for "
+		return vf_cli_usage("fit", "%s: not for the ways to serve (--mode infer)%s; use --search for "
 					   "the training-style grid of an inference step",
-				    unused);
+				    unused, strcmp(unused, "--html") ? "" : ", so report fit has no page for them");
 	if (a->engine)
 		a->inf.engine = a->engine[0] == 'v' ? VF_ENGINE_VLLM
 				: a->engine[0] == 'l' ? VF_ENGINE_LLAMACPP : VF_ENGINE_TRANSFORMERS;
@@ -1242,14 +1242,14 @@ static int fit_dit(const struct fit_args *a, const struct vf_model *m, const str
 	if (a->tokens > 0)
 		return vf_cli_usage("fit", "--tokens: a video DiT's run is counted in --steps");
 	/* what the LLM table has and the trainer's sweep does not: refused, never ignored */
-	const char *unused = a->html ? "--html (report fit)" : a->exhaustive ? "--exhaustive"
+	const char *unused = a->html ? "--html" : a->exhaustive ? "--exhaustive"
 			     : a->sort && strcmp(a->sort, "vram") == 0 ? "--sort vram"
 			     : a->knobs != VF_KNOBS_DEFAULT ? "--allow/--forbid"
 			     : a->margin != 0.10 ? "--margin" : NULL;
 	if (unused)
 		return vf_cli_usage("fit", "%s: not used for a video DiT the trainer trains (its tiers, sweep and "
-					   "--search knobs come from the trainer profile); --json gives every figure",
-				    unused);
+					   "--search knobs come from the trainer profile%s); --json gives every figure",
+				    unused, strcmp(unused, "--html") ? "" : "; report fit has no page for it");
 	return vf_fit_dit(&d, m);
 }
 

@@ -437,8 +437,18 @@ static void add_assumptions(cJSON *root, const struct fit_args *a, const struct 
 			"and accumulation vary over its divisors"));
 	cJSON_AddItemToArray(as, cJSON_CreateString(
 		"prices: the catalog's indicative on-demand $/GPU-hour unless --price"));
+	/* --mode infer: a forward per step, none of training's collectives */
+	bool infer = a->setup.mode == VF_MODE_INFER;
+	if (infer)
+		cJSON_AddItemToArray(as, cJSON_CreateString(
+			"--mode infer: each step one forward of the batch (the prompt, no KV cache reuse); no "
+			"gradients, optimizer states or their collectives, so ddp, zero1 and zero2 hold the "
+			"same memory and time; zero3's per-layer parameter gathers are not counted (its step "
+			"time is approximate)"));
 	for (const char *const *p = vf_runcost_assumptions(); *p; p++)
-		cJSON_AddItemToArray(as, cJSON_CreateString(*p));
+		if (!infer || (strncmp(*p, "DDP:", 4) && strncmp(*p, "ZeRO-1/2:", 9) &&
+			       strncmp(*p, "overlapped collectives", 22)))
+			cJSON_AddItemToArray(as, cJSON_CreateString(*p));
 }
 
 static void print_assumptions(const cJSON *root)

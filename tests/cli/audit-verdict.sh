@@ -182,4 +182,14 @@ for m in "ltx-2-19b" "llama3.1-8b --mode infer"; do
 done
 cd - >/dev/null || exit 1
 
+test_case "fit --mode infer --search: no training lines (gradient all-reduce, ZeRO gradients) among the assumptions; what is not counted is named"
+run fit llama3-8b --mode infer --search --gpu rtx-4090:2
+expect_rc 0
+expect_no_out 'DDP: ring all-reduce of the gradients'
+expect_no_out 'ZeRO-1/2: gradients reduce-scattered'
+expect_out "--mode infer: each step one forward of the batch"
+expect_out "zero3's per-layer parameter gathers are not counted"
+run fit llama3-8b --mode lora --search --gpu rtx-4090:2 --tokens 1e8
+expect_out 'DDP: ring all-reduce of the gradients'
+
 finish

@@ -762,6 +762,22 @@ static cJSON *table_root(const struct fit_args *a, const struct vf_arch *arch)
 	return root;
 }
 
+/* Split rows hold one model over their GPUs: not the data-parallel
+ * "global batch x N" of the other rows (split.h). */
+static void split_assumption(cJSON *root, const struct row *rows, int nrows)
+{
+	int k = 0;
+	while (k < nrows && !rows[k].split)
+		k++;
+	if (k == nrows)
+		return;
+	cJSON_AddItemToArray(cJSON_GetObjectItem(root, "assumptions"), cJSON_CreateString(
+		"split rows (layer split, tp, tp x pp) hold one copy of the model over their N GPUs: "
+		"the global batch is the micro-batch x accumulation (x the pipeline's micro-batches), "
+		"not x N; a layer split runs one GPU at a time, tp all-reduces after each attention and "
+		"MLP block, pp runs the 1F1B schedule with its bubble"));
+}
+
 /* --json, or the table under a line saying what was fitted. */
 static void print_fit_table(const struct fit_args *a, const cJSON *root, const struct vf_table *t)
 {
@@ -847,6 +863,7 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 		cJSON_AddItemToArray(arr, o);
 	}
 	add_assumptions(root, a, arch, false);
+	split_assumption(root, rows, nrows);
 	int hrc = write_html(a, root, "table");
 	if (hrc) {
 		vf_table_release(t);

@@ -192,4 +192,14 @@ expect_out "zero3's per-layer parameter gathers are not counted"
 run fit llama3-8b --mode lora --search --gpu rtx-4090:2 --tokens 1e8
 expect_out 'DDP: ring all-reduce of the gradients'
 
+test_case "fit: split rows are explained, not covered by the data-parallel 'global batch x N' line"
+run fit llama3-8b --mode lora --gpu rtx-4090:2 --tokens 1e8
+expect_out_re '^rtx-4090 +2 +yes +layer split over 2 GPUs'
+expect_out "split rows (layer split, tp, tp x pp) hold one copy of the model over their N GPUs"
+run fit llama3-8b --mode lora --gpu rtx-4090:2 --tokens 1e8 --json
+expect_json 'any(r.get("split") for r in j["rows"]) and any(a.startswith("split rows") for a in j["assumptions"])'
+# no split row, no split line
+run fit llama3-8b --mode lora --gpu h100-80gb --tokens 1e8
+expect_no_out "split rows"
+
 finish

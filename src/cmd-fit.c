@@ -1300,6 +1300,10 @@ static int by_kind(const struct fit_args *a, const struct vf_model *m, const str
 		return vf_cli_usage("fit", "%s: for a video DiT the trainer trains (ltx-2-19b, an LTX-2 checkpoint "
 					   "or a pipeline whose transformer is one)", a->setup.video_width > 0 ? "--video"
 					   : a->trainer_dir ? "--trainer-dir" : "--accept-risk");
+	if (!m->has_arch && m->has_adapter) /* as estimate says it */
+		return vf_cli_fail("%s: a LoRA adapter without its base model's config: fit the base model "
+				   "(a catalog id or its config.json) with --mode lora --lora-rank R "
+				   "--lora-targets LIST", a->model);
 	if (!m->has_arch)
 		return vf_cli_fail("%s: no architecture to estimate from (need a config.json or a "
 				   "catalog LLM)", a->model);

@@ -174,9 +174,12 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 			snprintf(cw, sizeof cw, "%" PRId64, o->ctx);
 		else if (generate)
 			snprintf(cw, sizeof cw, "%" PRId64 " (the prompt, --seq)", setup->seq);
-		else
+		else if (arch->max_positions > 0)
 			snprintf(cw, sizeof cw, "each engine's default (vLLM the model's %" PRId64 "%s, llama.cpp 4096)",
 				 arch->max_positions, shorter > 0 ? " or the max_model_len marked" : "");
+		else
+			snprintf(cw, sizeof cw, "each engine's default (vLLM the model's max_model_len, not in its "
+				 "config; llama.cpp 4096)");
 		fprintf(f, "%sServing %s%s (--mode infer: %" PRId64 " user%s at %s tokens of context; "
 			   "fastest decode first)%s\n",
 			vf_cli_sgr(f, "1"), model_id, vf_cli_sgr(f, "0"), o->users > 0 ? o->users : 1,

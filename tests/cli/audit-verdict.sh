@@ -202,4 +202,16 @@ expect_json 'any(r.get("split") for r in j["rows"]) and any(a.startswith("split 
 run fit llama3-8b --mode lora --gpu h100-80gb --tokens 1e8
 expect_no_out "split rows"
 
+test_case "fit of a LoRA adapter directory without its base: estimate's clear message, not 'no architecture'"
+run fit "$VF_SHARED_DIR/fixtures/models/tiny-llama-lora-r8" --gpu rtx-4090
+expect_rc 1
+expect_err "a LoRA adapter without its base model's config: fit the base model"
+expect_err_lines 1
+
+test_case "fit --mode infer of a model without max_position_embeddings: no 'the model's -1' tokens"
+run fit "$VF_SHARED_DIR/fixtures/models/tiny-t5-fp32" --gpu rtx-4090 --mode infer
+expect_rc 0
+expect_no_out "the model's -1"
+expect_out "vLLM the model's max_model_len, not in its config"
+
 finish

@@ -435,8 +435,13 @@ static void add_assumptions(cJSON *root, const struct fit_args *a, const struct 
 		cJSON_AddItemToArray(as, cJSON_CreateString(
 			"the effective batch (micro-batch x accumulation x GPUs) is held; micro-batch "
 			"and accumulation vary over its divisors"));
-	cJSON_AddItemToArray(as, cJSON_CreateString(
-		"prices: the catalog's indicative on-demand $/GPU-hour unless --price"));
+	if (a->price >= 0) {
+		snprintf(b, sizeof b, "prices: $%.2f/GPU-hour for every GPU (--price)", a->price);
+		cJSON_AddItemToArray(as, cJSON_CreateString(b));
+	} else {
+		cJSON_AddItemToArray(as, cJSON_CreateString(
+			"prices: the catalog's indicative on-demand $/GPU-hour unless --price"));
+	}
 	/* --mode infer: a forward per step, none of training's collectives */
 	bool infer = a->setup.mode == VF_MODE_INFER;
 	if (infer)

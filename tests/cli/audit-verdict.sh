@@ -214,4 +214,11 @@ expect_rc 0
 expect_no_out "the model's -1"
 expect_out "vLLM the model's max_model_len, not in its config"
 
+test_case "fit --price: the assumption states the price used, not only the catalog's"
+run fit llama3-8b --mode lora --gpu h100-80gb --tokens 1e9 --price 2
+expect_out 'prices: $2.00/GPU-hour for every GPU (--price)'
+expect_no_out "prices: the catalog's indicative"
+run fit llama3-8b --mode lora --gpu h100-80gb --tokens 1e9
+expect_out "prices: the catalog's indicative on-demand \$/GPU-hour unless --price"
+
 finish

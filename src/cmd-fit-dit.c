@@ -51,7 +51,8 @@ struct dctx {
 };
 
 /* The DiT of the model: a catalog entry, an LTX transformer file, or a
- * diffusers DiT (its transformer component). */
+ * pipeline's transformer component that is one (cmd-fit.c refuses other
+ * diffusion transformers before this). */
 static vf_status dit_of(const struct vf_model *m, struct dctx *c, struct vf_error *err)
 {
 	if (m->entry && strcmp(m->entry->kind, "dit") == 0) {

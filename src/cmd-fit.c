@@ -51,8 +51,9 @@ static const char usage[] =
 	"GPUs), evaluated with the estimator's full model plus data-parallel\n"
 	"communication; the configurations that fit, fastest first.\n"
 	"\n"
-	"A video DiT the trainer trains (ltx-2-19b, an LTX checkpoint, a diffusers DiT;\n"
-	"--mode lora by default, or full): one row per GPU kind with the trainer\n"
+	"A video DiT the trainer trains (ltx-2-19b, an LTX-2 checkpoint or a pipeline\n"
+	"whose transformer is one; --mode lora by default, or full; other diffusion\n"
+	"transformers are refused: vramfit estimate): one row per GPU kind with the trainer\n"
 	"profile's tier, its starting config (the checkout's shipped file with\n"
 	"--trainer-dir, else the profile's values for it), the predicted autotune sweep\n"
 	"(each trial of the profile's sweep in order: fits or out of memory, peak, step\n"
@@ -192,9 +193,9 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 	a->generate = a->engine && strcmp(a->engine, "transformers") == 0;
 	const char *unused = a->engine ? serve_unused(a) : NULL;
 	if (unused)
-		return vf_cli_usage("fit", "%s: not for the ways to serve (--mode infer); use --search for "
+		return vf_cli_usage("fit", "%s: not for the ways to serve (--mode infer)%s; use --search for "
 					   "the training-style grid of an inference step",
-				    unused);
+				    unused, strcmp(unused, "--html") ? "" : ", so report fit has no page for them");
 	if (a->engine)
 		a->inf.engine = a->engine[0] == 'v' ? VF_ENGINE_VLLM
 				: a->engine[0] == 'l' ? VF_ENGINE_LLAMACPP : VF_ENGINE_TRANSFORMERS;
@@ -416,10 +417,21 @@ static void result_fields(cJSON *o, const struct fit_args *a, const struct vf_se
 	cJSON_AddItemToObject(o, "run", run_json(a, r, g));
 }
 
-static void add_assumptions(cJSON *root, const struct fit_args *a, bool search)
+static void add_assumptions(cJSON *root, const struct fit_args *a, const struct vf_arch *arch,
+			    bool search)
 {
+	/* what the model's config says that vramfit does not understand:
+	 * named, and every figure marked approximate (as estimate does) */
+	cJSON_AddBoolToObject(root, "approximate", arch->approximate);
+	if (arch->approximate)
+		cJSON_AddStringToObject(root, "not_understood", arch->not_understood);
 	cJSON *as = cJSON_AddArrayToObject(root, "assumptions");
-	char b[256];
+	char b[320];
+	if (arch->approximate) {
+		snprintf(b, sizeof b, "not understood: %s; every row's figures are approximate "
+			 "(vramfit inspect names them)", arch->not_understood);
+		cJSON_AddItemToArray(as, cJSON_CreateString(b));
+	}
 	snprintf(b, sizeof b, "fits = predicted peak (CUDA context + allocator reserve) <= %.0f%% of "
 		 "the GPU's memory (--margin %.2f)", 100 * (1 - a->margin), a->margin);
 	cJSON_AddItemToArray(as, cJSON_CreateString(b));
@@ -431,10 +443,25 @@ static void add_assumptions(cJSON *root, const struct fit_args *a, bool search)
 		cJSON_AddItemToArray(as, cJSON_CreateString(
 			"the effective batch (micro-batch x accumulation x GPUs) is held; micro-batch "
 			"and accumulation vary over its divisors"));
-	cJSON_AddItemToArray(as, cJSON_CreateString(
-		"prices: the catalog's indicative on-demand $/GPU-hour unless --price"));
+	if (a->price >= 0) {
+		snprintf(b, sizeof b, "prices: $%.2f/GPU-hour for every GPU (--price)", a->price);
+		cJSON_AddItemToArray(as, cJSON_CreateString(b));
+	} else {
+		cJSON_AddItemToArray(as, cJSON_CreateString(
+			"prices: the catalog's indicative on-demand $/GPU-hour unless --price"));
+	}
+	/* --mode infer: a forward per step, none of training's collectives */
+	bool infer = a->setup.mode == VF_MODE_INFER;
+	if (infer)
+		cJSON_AddItemToArray(as, cJSON_CreateString(
+			"--mode infer: each step one forward of the batch (the prompt, no KV cache reuse); no "
+			"gradients, optimizer states or their collectives, so ddp, zero1 and zero2 hold the "
+			"same memory and time; zero3's per-layer parameter gathers are not counted (its step "
+			"time is approximate)"));
 	for (const char *const *p = vf_runcost_assumptions(); *p; p++)
-		cJSON_AddItemToArray(as, cJSON_CreateString(*p));
+		if (!infer || (strncmp(*p, "DDP:", 4) && strncmp(*p, "ZeRO-1/2:", 9) &&
+			       strncmp(*p, "overlapped collectives", 22)))
+			cJSON_AddItemToArray(as, cJSON_CreateString(*p));
 }
 
 static void print_assumptions(const cJSON *root)
@@ -452,6 +479,8 @@ struct row {
 	bool fits;
 	struct vf_search_result best;     /* when fits */
 	struct vf_search_result smallest; /* when not */
+	int sim_rejected;                 /* settings the fast path fits, the simulation not */
+	bool sim_oom;                     /* smallest's simulation ran out within its limit */
 	int64_t max_batch;
 	double cost_key;                  /* $ per token; inf unknown */
 	double time_key;                  /* s per token */
@@ -551,7 +580,10 @@ static int split_rows(const struct fit_args *a, const struct vf_arch *arch,
 	vf_search_eval(arch, &one, g, a->margin, a->price, &x);
 	if (x.fits)
 		return 0;
-	int max = grp->count > 0 ? grp->count : g->nvlink ? VF_SPLIT_MAX_GPUS : 8;
+	/* a count given (--gpu ID:N or --gpus N) bounds the split */
+	int max = grp->count > 0                         ? grp->count
+		  : a->setup.given & VF_SETUP_G_GPUS ? a->setup.gpus
+		  : g->nvlink                        ? VF_SPLIT_MAX_GPUS : 8;
 	struct vf_setup s;
 	int n = 0;
 	if (vf_split_offer(arch, &a->setup, g, a->margin, max, &s, &sp)) {
@@ -588,19 +620,26 @@ static int search_row(const struct fit_args *a, const struct vf_arch *arch, cons
 	r->cost_key = r->time_key = INFINITY;
 	/* the search ranks on the fast path; the allocator simulation
 	 * decides: the best result whose simulated peak fits */
-	size_t pick = s.count;
+	size_t pick = s.count, low = s.count;
 	for (size_t k = 0; k < s.count && k < 16 && pick == s.count; k++) {
 		struct vf_estimate e;
 		if (vf_estimate_simulate_memo(arch, &s.results[k].setup, g, NULL, a->memo, &e, NULL, &err)) {
 			vf_search_release(&s);
 			return vf_cli_fail_err(&err);
 		}
-		if (e.peak_bytes <= s.results[k].limit_bytes && !e.sim_oom) {
+		bool over = e.peak_bytes > s.results[k].limit_bytes;
+		if (!over && !e.sim_oom)
 			pick = k;
-			s.results[k].peak_bytes = e.peak_bytes;
-		}
+		else if (low == s.count || e.peak_bytes < s.results[low].peak_bytes)
+			low = k, r->sim_oom = !over;
+		s.results[k].peak_bytes = e.peak_bytes;
+		r->sim_rejected += pick == s.count;
 	}
 	r->fits = pick < s.count;
+	/* rejected by the simulation: its smallest peak is the reason, not
+	 * the fast path's (which fits) */
+	if (!r->fits && low < s.count)
+		r->smallest = s.results[low];
 	if (r->fits) {
 		r->best = s.results[pick];
 		r->max_batch = vf_estimate_max_batch(arch, &r->best.setup, g,
@@ -678,8 +717,17 @@ static void nofit_row(struct vf_table *t, cJSON *o, const struct row *r)
 	char why[256], lim[32];
 	vf_fmt_bytes(pk, sizeof pk, (double)r->smallest.peak_bytes);
 	vf_fmt_bytes(lim, sizeof lim, (double)r->smallest.limit_bytes);
-	snprintf(why, sizeof why, "smallest peak %s > %s usable (largest term: %s)", pk, lim,
-		 vf_term_name(r->smallest.dominant));
+	if (r->sim_oom)
+		snprintf(why, sizeof why, "smallest peak %s of %s usable, but out of memory in the "
+			 "allocator simulation (fragmentation) in all %d settings the fast estimate fits",
+			 pk, lim, r->sim_rejected);
+	else if (r->sim_rejected)
+		snprintf(why, sizeof why, "smallest peak %s > %s usable in the allocator simulation "
+			 "of the %d settings the fast estimate fits (largest term: %s)", pk, lim,
+			 r->sim_rejected, vf_term_name(r->smallest.dominant));
+	else
+		snprintf(why, sizeof why, "smallest peak %s > %s usable (largest term: %s)", pk, lim,
+			 vf_term_name(r->smallest.dominant));
 	cJSON_AddStringToObject(o, "gpu", r->gpu->id);
 	cJSON_AddNumberToObject(o, "gpus", r->gpus);
 	cJSON_AddBoolToObject(o, "fits", false);
@@ -688,8 +736,24 @@ static void nofit_row(struct vf_table *t, cJSON *o, const struct row *r)
 	cJSON_AddNumberToObject(o, "vram_bytes", (double)r->smallest.gpu_bytes);
 	cJSON_AddStringToObject(o, "dominant", vf_term_name(r->smallest.dominant));
 	cJSON_AddItemToObject(o, "smallest_setup", vf_setup_to_json(&r->smallest.setup));
+	if (r->sim_rejected)
+		cJSON_AddNumberToObject(o, "rejected_by_allocator_simulation", r->sim_rejected);
 	cJSON_AddStringToObject(o, "reason", why);
 	vf_table_addf(t, r->gpu->id, n, "no", why, "-", "-", "-", "-", "-", "-");
+}
+
+/* The run asked for: "run": {tokens, steps}, null where not given. */
+static void run_request(cJSON *root, const struct fit_args *a)
+{
+	cJSON *rq = cJSON_AddObjectToObject(root, "run");
+	if (a->tokens > 0)
+		cJSON_AddNumberToObject(rq, "tokens", a->tokens);
+	else
+		cJSON_AddNullToObject(rq, "tokens");
+	if (a->steps > 0)
+		cJSON_AddNumberToObject(rq, "steps", (double)a->steps);
+	else
+		cJSON_AddNullToObject(rq, "steps");
 }
 
 /* The --json object's head: model, setup, run, sort, margin. */
@@ -705,18 +769,26 @@ static cJSON *table_root(const struct fit_args *a, const struct vf_arch *arch)
 		cJSON_AddNumberToObject(mo, "trainable_params", (double)e.trainable_params);
 	}
 	cJSON_AddItemToObject(root, "setup", vf_setup_to_json(&a->setup));
-	cJSON *rq = cJSON_AddObjectToObject(root, "run");
-	if (a->tokens > 0)
-		cJSON_AddNumberToObject(rq, "tokens", a->tokens);
-	else
-		cJSON_AddNullToObject(rq, "tokens");
-	if (a->steps > 0)
-		cJSON_AddNumberToObject(rq, "steps", (double)a->steps);
-	else
-		cJSON_AddNullToObject(rq, "steps");
+	run_request(root, a);
 	cJSON_AddStringToObject(root, "sort", a->sort ? a->sort : "cost");
 	cJSON_AddNumberToObject(root, "margin", a->margin);
 	return root;
+}
+
+/* Split rows hold one model over their GPUs: not the data-parallel
+ * "global batch x N" of the other rows (split.h). */
+static void split_assumption(cJSON *root, const struct row *rows, int nrows)
+{
+	int k = 0;
+	while (k < nrows && !rows[k].split)
+		k++;
+	if (k == nrows)
+		return;
+	cJSON_AddItemToArray(cJSON_GetObjectItem(root, "assumptions"), cJSON_CreateString(
+		"split rows (layer split, tp, tp x pp) hold one copy of the model over their N GPUs: "
+		"the global batch is the micro-batch x accumulation (x the pipeline's micro-batches), "
+		"not x N; a layer split runs one GPU at a time, tp all-reduces after each attention and "
+		"MLP block, pp runs the 1F1B schedule with its bubble"));
 }
 
 /* --json, or the table under a line saying what was fitted. */
@@ -730,10 +802,12 @@ static void print_fit_table(const struct fit_args *a, const cJSON *root, const s
 			snprintf(su, sizeof su, ", %.3g tokens", a->tokens);
 		else if (a->steps > 0)
 			snprintf(su, sizeof su, ", %lld steps", (long long)a->steps);
-		printf("%s, %s %s, micro-batch %lld x %lld tokens, accumulation %lld%s\n\n", a->model,
+		printf("%s, %s %s, micro-batch %lld x %lld tokens, accumulation %lld%s%s\n\n", a->model,
 		       vf_mode_name(a->setup.mode), vf_precision_name(a->setup.precision),
 		       (long long)a->setup.batch, (long long)a->setup.seq,
-		       (long long)a->setup.grad_accum, su);
+		       (long long)a->setup.grad_accum, su,
+		       cJSON_IsTrue(cJSON_GetObjectItem(root, "approximate"))
+			       ? " (approximate: see Assumptions)" : "");
 		vf_table_print(t, stdout);
 		print_assumptions(root);
 	}
@@ -801,7 +875,8 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 			cJSON_AddNullToObject(o, "price_usd_hour");
 		cJSON_AddItemToArray(arr, o);
 	}
-	add_assumptions(root, a, false);
+	add_assumptions(root, a, arch, false);
+	split_assumption(root, rows, nrows);
 	int hrc = write_html(a, root, "table");
 	if (hrc) {
 		vf_table_release(t);
@@ -867,9 +942,33 @@ static const char *setup_brief(char *o, size_t n, const struct vf_setup *s)
 	return o;
 }
 
+/* Every setting the fast path fits on grp, rejected by the allocator
+ * simulation: why nothing is shown for it (r: the smallest simulated). */
+static void nofit_simulated(cJSON *nofit, const struct gpu_group *grp,
+			    const struct vf_search_result *r, int64_t peak, size_t n)
+{
+	char pk[32], lim[32], why[320];
+	vf_fmt_bytes(pk, sizeof pk, (double)peak);
+	vf_fmt_bytes(lim, sizeof lim, (double)r->limit_bytes);
+	if (peak <= r->limit_bytes)
+		snprintf(why, sizeof why, "nothing fits %dx %s: out of memory in the allocator "
+			 "simulation (fragmentation) in all %zu settings the fast estimate fits "
+			 "(smallest peak %s of %s usable)", grp->count, grp->spec->id, n, pk, lim);
+	else
+		snprintf(why, sizeof why, "nothing fits %dx %s: smallest peak %s > %s usable in the "
+			 "allocator simulation of the %zu settings the fast estimate fits (largest "
+			 "term: %s)", grp->count, grp->spec->id, pk, lim, n, vf_term_name(r->dominant));
+	cJSON *x = cJSON_CreateObject();
+	cJSON_AddStringToObject(x, "gpu", grp->spec->id);
+	cJSON_AddNumberToObject(x, "gpus", grp->count);
+	cJSON_AddStringToObject(x, "reason", why);
+	cJSON_AddItemToArray(nofit, x);
+}
+
 /* What the searches of all GPU kinds looked at. */
 struct tally {
 	uint64_t space, evaluated, fitting;
+	uint64_t rejected; /* fit on the fast path, not in the allocator simulation */
 	double seconds;
 };
 
@@ -951,6 +1050,8 @@ static int search_group(const struct fit_args *a, const struct vf_model *m, cons
 	ty->fitting += s.fitting;
 	ty->seconds += s.seconds;
 	confirm_warm(&m->arch, &s, g, a->memo); /* each is replayed below */
+	size_t kept = 0, low = s.count;
+	int64_t low_peak = 0;
 	for (size_t i = 0; i < s.count; i++) {
 		/* the shown results are confirmed by the allocator
 		 * simulation (the search ranks on the fast path) */
@@ -960,11 +1061,18 @@ static int search_group(const struct fit_args *a, const struct vf_model *m, cons
 			vf_search_release(&s);
 			return vf_cli_fail_err(&err);
 		}
-		if (e.sim_oom || e.peak_bytes > s.results[i].limit_bytes)
+		if (e.sim_oom || e.peak_bytes > s.results[i].limit_bytes) {
+			if (low == s.count || e.peak_bytes < low_peak)
+				low = i, low_peak = e.peak_bytes;
+			ty->rejected++;
 			continue;
+		}
 		s.results[i].peak_bytes = e.peak_bytes;
 		hits[(*nh)++] = (struct hit){s.results[i], g, st};
+		kept++;
 	}
+	if (s.count && !kept)
+		nofit_simulated(nofit, grp, &s.results[low], low_peak, s.count);
 	cJSON *so = cJSON_CreateObject();
 	result_fields(so, a, &s.start, g, &st);
 	cJSON_AddNumberToObject(so, "effective_batch", (double)s.effective_batch);
@@ -978,6 +1086,7 @@ static int search_group(const struct fit_args *a, const struct vf_model *m, cons
 			 "nothing fits %dx %s: smallest peak %s > %s usable (largest term: %s)",
 			 grp->count, g->id, pk, lim, vf_term_name(s.smallest.dominant));
 		cJSON_AddStringToObject(x, "gpu", g->id);
+		cJSON_AddNumberToObject(x, "gpus", grp->count);
 		cJSON_AddStringToObject(x, "reason", why);
 		cJSON_AddItemToArray(nofit, x);
 	}
@@ -994,6 +1103,7 @@ static void search_json(cJSON *root, const struct fit_args *a, enum vf_search_so
 	cJSON_AddNumberToObject(so, "seconds", ty->seconds);
 	cJSON_AddNumberToObject(so, "space", (double)ty->space);
 	cJSON_AddNumberToObject(so, "fitting", (double)ty->fitting);
+	cJSON_AddNumberToObject(so, "rejected_by_allocator_simulation", (double)ty->rejected);
 	cJSON_AddNumberToObject(so, "pruned", (double)(ty->space + (uint64_t)ngroups - ty->evaluated));
 	cJSON_AddNumberToObject(so, "margin", a->margin);
 	cJSON_AddStringToObject(so, "sort", sort == VF_SORT_TIME ? "time"
@@ -1047,6 +1157,8 @@ static void print_search(const struct fit_args *a, const cJSON *root, const stru
 	if (a->json) {
 		vf_cli_print_json(root);
 	} else {
+		if (cJSON_IsTrue(cJSON_GetObjectItem(root, "approximate")))
+			printf("%s (approximate: see Assumptions)\n", a->model);
 		for (int gi = 0; gi < ngroups; gi++) {
 			const cJSON *sx = cJSON_GetArrayItem(starts, gi);
 			char pk[32], lim[32];
@@ -1057,10 +1169,14 @@ static void print_search(const struct fit_args *a, const cJSON *root, const stru
 			       cJSON_IsTrue(cJSON_GetObjectItem(sx, "fits")) ? "fits" : "does not fit");
 		}
 		printf("searched %llu configurations in %.2f ms (%llu pruned exactly, %llu estimates "
-		       "with the start); %zu shown of %llu that fit\n\n",
+		       "with the start); %zu shown of %llu that fit",
 		       (unsigned long long)ty->space, ty->seconds * 1e3,
 		       (unsigned long long)(ty->space + (uint64_t)ngroups - ty->evaluated),
 		       (unsigned long long)ty->evaluated, nh, (unsigned long long)ty->fitting);
+		if (ty->rejected)
+			printf(" (%llu of them over in the allocator simulation)",
+			       (unsigned long long)ty->rejected);
+		printf("\n\n");
 		if (nh)
 			vf_table_print(t, stdout);
 		const cJSON *x;
@@ -1077,9 +1193,10 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 	if (!hits)
 		return vf_cli_fail("out of memory");
 	size_t nh = 0;
-	struct tally ty = {0, 0, 0, 0};
+	struct tally ty = {0, 0, 0, 0, 0};
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(root, "model"), "id", a->model);
+	run_request(root, a);
 	cJSON *starts = cJSON_AddArrayToObject(root, "start");
 	cJSON *nofit = cJSON_CreateArray();
 	for (int gi = 0; gi < ngroups; gi++) {
@@ -1108,7 +1225,7 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 	for (size_t i = 0; i < nh; i++) {
 		hit_row(t, arr, a, m, &hits[i], i);
 	}
-	add_assumptions(root, a, true);
+	add_assumptions(root, a, &m->arch, true);
 	int hrc = write_html(a, root, "search");
 	if (hrc) {
 		vf_table_release(t);
@@ -1155,17 +1272,30 @@ static int load_model(const char *path, const struct vf_setup *s, struct vf_mode
 }
 
 /* A video DiT the trainer profile trains: a catalog DiT, an LTX
- * transformer file, a diffusers DiT or a pipeline whose transformer is one. */
+ * transformer file or a pipeline whose transformer is one. */
 static bool is_dit(const struct vf_model *m)
 {
 	if (m->entry && strcmp(m->entry->kind, "dit") == 0)
 		return true;
-	if (m->has_ltx || (m->has_vision && strcmp(m->vision.kind, "dit") == 0))
+	if (m->has_ltx)
 		return true;
 	for (size_t i = 0; i < m->ncomponents; i++)
 		if (strcmp(m->components[i]->name, "transformer") == 0 && is_dit(m->components[i]))
 			return true;
 	return false;
+}
+
+/* Another diffusion transformer (Flux, PixArt, Latte, Wan, LTX-Video 0.9
+ * from its diffusers config), or a pipeline whose transformer is one:
+ * the trainer's tiers, configs and video size do not apply to it. */
+static const struct vf_vision *other_dit(const struct vf_model *m)
+{
+	if (m->has_vision && strcmp(m->vision.kind, "dit") == 0)
+		return &m->vision;
+	for (size_t i = 0; i < m->ncomponents; i++)
+		if (strcmp(m->components[i]->name, "transformer") == 0 && other_dit(m->components[i]))
+			return other_dit(m->components[i]);
+	return NULL;
 }
 
 static int fit_dit(const struct fit_args *a, const struct vf_model *m, const struct gpu_group *groups, int ng)
@@ -1203,8 +1333,8 @@ static int fit_dit(const struct fit_args *a, const struct vf_model *m, const str
 			     : a->margin != 0.10 ? "--margin" : NULL;
 	if (unused)
 		return vf_cli_usage("fit", "%s: not used for a video DiT the trainer trains (its tiers, sweep and "
-					   "--search knobs come from the trainer profile); --json gives every figure",
-				    unused);
+					   "--search knobs come from the trainer profile%s); --json gives every figure",
+				    unused, strcmp(unused, "--html") ? "" : "; report fit has no page for it");
 	return vf_fit_dit(&d, m);
 }
 
@@ -1214,14 +1344,24 @@ static int by_kind(const struct fit_args *a, const struct vf_model *m, const str
 {
 	if (!m->has_arch && is_dit(m))
 		return fit_dit(a, m, groups, ng);
+	const struct vf_vision *od = m->has_arch ? NULL : other_dit(m);
+	if (od)
+		return vf_cli_fail("%s: a %s diffusion transformer; fit plans the LTX-2 trainer's models "
+				   "(ltx-2-19b, ltx-2.3-22b, an LTX-2 checkpoint), whose tiers, configs and "
+				   "video size do not apply to it (vramfit estimate %s gives its memory and "
+				   "step time)", a->model, od->family, a->model);
 	if (!m->has_arch && m->has_vision)
 		return vf_cli_fail("%s: a vision model; fit searches transformer LLMs and the video DiTs the "
 				   "trainer trains (vramfit estimate %s gives its memory and step time)", a->model,
 				   a->model);
 	if (a->setup.video_width > 0 || a->trainer_dir || a->accept_risk)
-		return vf_cli_usage("fit", "%s: for a video DiT the trainer trains (ltx-2-19b, an LTX checkpoint, "
-					   "a diffusers DiT)", a->setup.video_width > 0 ? "--video"
+		return vf_cli_usage("fit", "%s: for a video DiT the trainer trains (ltx-2-19b, an LTX-2 checkpoint "
+					   "or a pipeline whose transformer is one)", a->setup.video_width > 0 ? "--video"
 					   : a->trainer_dir ? "--trainer-dir" : "--accept-risk");
+	if (!m->has_arch && m->has_adapter) /* as estimate says it */
+		return vf_cli_fail("%s: a LoRA adapter without its base model's config: fit the base model "
+				   "(a catalog id or its config.json) with --mode lora --lora-rank R "
+				   "--lora-targets LIST", a->model);
 	if (!m->has_arch)
 		return vf_cli_fail("%s: no architecture to estimate from (need a config.json or a "
 				   "catalog LLM)", a->model);
@@ -1232,6 +1372,11 @@ static int by_kind(const struct fit_args *a, const struct vf_model *m, const str
 static int fit_serve(const struct fit_args *a, const struct vf_model *m, const struct gpu_group *groups,
 		     int ng)
 {
+	/* as estimate: the engines' models are for attention KV caches */
+	if (m->arch.ssm_layers > 0 || m->arch.heads <= 0)
+		return vf_cli_usage("fit", "--mode infer: the ways to serve model attention KV caches; a "
+					   "state-space model's inference is vramfit estimate %s --mode infer "
+					   "(its recurrent state)", a->model);
 	struct vf_serve_gpus g[64];
 	for (int i = 0; i < ng && i < 64; i++) {
 		memset(&g[i], 0, sizeof g[i]);

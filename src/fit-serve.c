@@ -130,6 +130,9 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 						: o->engine == VF_ENGINE_LLAMACPP ? "llamacpp"
 										  : "any");
 	cJSON_AddNumberToObject(root, "users", (double)(o->users > 0 ? o->users : 1));
+	cJSON_AddBoolToObject(root, "approximate", arch->approximate);
+	if (arch->approximate)
+		cJSON_AddStringToObject(root, "not_understood", arch->not_understood);
 	if (o->engine != VF_ENGINE_LLAMACPP && !generate)
 		cJSON_AddStringToObject(root, "scheduling", o->vllm_sync_scheduling ? "sync" : "async");
 	cJSON *arr = cJSON_AddArrayToObject(root, "gpus");
@@ -171,15 +174,21 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 			snprintf(cw, sizeof cw, "%" PRId64, o->ctx);
 		else if (generate)
 			snprintf(cw, sizeof cw, "%" PRId64 " (the prompt, --seq)", setup->seq);
-		else
+		else if (arch->max_positions > 0)
 			snprintf(cw, sizeof cw, "each engine's default (vLLM the model's %" PRId64 "%s, llama.cpp 4096)",
 				 arch->max_positions, shorter > 0 ? " or the max_model_len marked" : "");
+		else
+			snprintf(cw, sizeof cw, "each engine's default (vLLM the model's max_model_len, not in its "
+				 "config; llama.cpp 4096)");
 		fprintf(f, "%sServing %s%s (--mode infer: %" PRId64 " user%s at %s tokens of context; "
-			   "fastest decode first)\n",
+			   "fastest decode first)%s\n",
 			vf_cli_sgr(f, "1"), model_id, vf_cli_sgr(f, "0"), o->users > 0 ? o->users : 1,
-			o->users > 1 ? "s" : "", cw);
+			o->users > 1 ? "s" : "", cw, arch->approximate ? " (approximate: see the note below)" : "");
 		vf_table_print(&t, f);
 		print_footer(f, arch, o, generate, shorter, sets);
+		if (arch->approximate)
+			fprintf(f, "Not understood: %s; every option's figures are approximate (vramfit inspect "
+				   "names them)\n", arch->not_understood);
 	}
 	vf_table_release(&t);
 	cJSON_Delete(root);

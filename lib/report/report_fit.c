@@ -75,8 +75,18 @@ static void read_fit(const cJSON *d, struct fit *f)
 	f->chosen = -1;
 	const cJSON *j;
 	const char *mode = vf__str(d, "mode", "table");
-	cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(d, strcmp(mode, "search") == 0 ? "results" : "rows"))
+	bool search = strcmp(mode, "search") == 0;
+	cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(d, search ? "results" : "rows"))
 		candidate(f, j);
+	/* --search: the GPU kinds where nothing fits, with fit's reason */
+	if (search)
+		cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(d, "not_fitting"))
+			candidate(f, j);
+	/* the run asked for (--tokens/--steps), even when no candidate has one */
+	const cJSON *rq = cJSON_GetObjectItemCaseSensitive(d, "run");
+	if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(rq, "tokens")) ||
+	    cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(rq, "steps")))
+		f->whole = true;
 	for (int i = 0; i < f->nc; i++) {
 		struct cand *c = &f->c[i];
 		if (c->fits && f->chosen < 0)
@@ -410,6 +420,38 @@ static void assumptions(struct vf_w *w, const cJSON *d)
 	vf_html_section_end(w);
 }
 
+/* The page's title: fit's own count (--search: N shown of M that fit, K
+ * over in the allocator simulation; else N of M GPU configurations) and
+ * the chosen one. */
+static void fit_title(const cJSON *d, const struct fit *f, const char *model, int nfit, char *title,
+		      size_t tn)
+{
+	char t1[32], t2[32];
+	char head[160];
+	const cJSON *se = cJSON_GetObjectItemCaseSensitive(d, "search");
+	if (se) { /* fit's own words: N shown of M that fit (K over in the simulation) */
+		double rej = vf__num(se, "rejected_by_allocator_simulation");
+		int l = snprintf(head, sizeof head, "%s: %d shown of %.0f configurations that fit", model, nfit,
+				 vf__num(se, "fitting"));
+		if (rej > 0)
+			snprintf(head + l, sizeof head - (size_t)l, " (%.0f of them over in the allocator simulation)",
+				 rej);
+	} else {
+		snprintf(head, sizeof head, "%s: %d of %d GPU configurations fit", model, nfit, f->nc);
+	}
+	if (f->chosen >= 0) {
+		const struct cand *c = &f->c[f->chosen];
+		fmt_time(f, c->time, t1, sizeof t1);
+		fmt_cost(f, c->cost, t2, sizeof t2);
+		snprintf(title, tn, "%s; chosen %s x%d (%s): %s, %s", head, c->gpu, c->n,
+			 vf__str(c->j, "settings", "as given"), t1, t2);
+	} else if (se) {
+		snprintf(title, tn, "%s", head);
+	} else {
+		snprintf(title, tn, "%s: none of the %d GPU configurations fits", model, f->nc);
+	}
+}
+
 void vf__report_fit(struct vf_w *w, const cJSON *d)
 {
 	struct fit *f = calloc(1, sizeof *f);
@@ -419,19 +461,11 @@ void vf__report_fit(struct vf_w *w, const cJSON *d)
 	}
 	read_fit(d, f);
 	const char *model = vf__str(cJSON_GetObjectItemCaseSensitive(d, "model"), "id", "model");
-	char title[512], t1[32], t2[32];
+	char title[512];
 	int nfit = 0, nfront = 0;
 	for (int i = 0; i < f->nc; i++)
 		nfit += f->c[i].fits, nfront += f->c[i].front;
-	if (f->chosen >= 0) {
-		const struct cand *c = &f->c[f->chosen];
-		fmt_time(f, c->time, t1, sizeof t1);
-		fmt_cost(f, c->cost, t2, sizeof t2);
-		snprintf(title, sizeof title, "%s: %d of %d GPU configurations fit; chosen %s x%d (%s): %s, %s", model,
-			 nfit, f->nc, c->gpu, c->n, vf__str(c->j, "settings", "as given"), t1, t2);
-	} else {
-		snprintf(title, sizeof title, "%s: none of the %d GPU configurations fits", model, f->nc);
-	}
+	fit_title(d, f, model, nfit, title, sizeof title);
 	vf_html_begin(w, "fit", title, f->whole ? "Time and cost of the whole run (--tokens/--steps)."
 						: "Time and cost per million tokens (give --tokens or --steps for the whole run).");
 	/* the grid's own count: its cells (GPU x count), not the candidates

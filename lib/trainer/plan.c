@@ -24,6 +24,7 @@
 #include "vramfit/base/md.h"
 #include "vramfit/trainer/profile.h"
 #include "plan_internal.h"
+#include "vramfit/trainer/sweepfit.h"
 #include "vramfit/model/safetensors.h"
 #include "vramfit/trainer/ckpt.h"
 #include "vramfit/trainer/schema.h"
@@ -952,37 +953,17 @@ static void make_estimate(struct ctx *c)
 {
 	struct vf_plan *p = c->p;
 	struct vf_ltx2_config lc;
-	memset(&lc, 0, sizeof lc);
-	const struct vf_yamldoc *d = p->config;
-	const char *s = NULL;
-	int64_t v;
-	bool b;
+	/* the config as the predicted sweep and tune read it (one reader:
+	 * acceleration.offload_optimizer_during_validation included), the
+	 * plan's own mode, batch and training size over it */
+	(void)vf_sweepfit_config(c->cfg, p->config, p->gpu_count, &lc, NULL);
 	lc.training_mode = p->training_mode;
-	lc.lora_rank = vf_yamldoc_get_int(d, key_of(c, "lora_rank", "lora.rank"), &v, NULL) == VF_OK ? (int)v : 0;
-	lc.optimizer_type = vf_yamldoc_get_str(d, key_of(c, "optimizer_type", "optimization.optimizer_type"),
-					       &s, NULL) == VF_OK ? s : "adamw";
 	lc.batch_size = (int)p->batch_size;
 	lc.grad_accum = (int)p->grad_accum;
-	lc.grad_ckpt = vf_yamldoc_get_bool(d, key_of(c, "gradient_checkpointing",
-						     "optimization.enable_gradient_checkpointing"),
-					   &b, NULL) == VF_OK ? b : true;
-	lc.mixed_precision_mode = vf_yamldoc_get_str(d, key_of(c, "mixed_precision",
-							       "acceleration.mixed_precision_mode"),
-						     &s, NULL) == VF_OK ? s : "bf16";
-	lc.quantization = vf_yamldoc_get_str(d, key_of(c, "quantization", "acceleration.quantization"),
-					     &s, NULL) == VF_OK ? s : NULL;
-	lc.load_text_encoder_in_8bit = vf_yamldoc_get_bool(d, key_of(c, "text_encoder_8bit",
-								     "acceleration.load_text_encoder_in_8bit"),
-							   &b, NULL) == VF_OK && b;
-	const struct vf_yaml_node *vd = vf_yamldoc_find(d, key_of(c, "video_dims", "validation.video_dims"));
-	for (int i = 0; i < 3; i++)
-		lc.video_dims[i] = vf_yaml_node_int(vf_yaml_node_child(vd, (size_t)i), &v) ? (int)v : 0;
 	for (int i = 0; i < 3; i++)
 		lc.train_dims[i] = p->train_dims[i];
-	vf_plan_ltx2_validation(d, &lc);
 	for (int i = 0; i < 3; i++)
 		p->val_dims[i] = lc.validation_disabled ? 0 : lc.video_dims[i];
-	lc.gpus = p->gpu_count > 0 ? p->gpu_count : 1;
 	struct vf_error err = {0};
 	/* the checkpoint's own transformer config and header when it is one;
 	 * else the catalog model its name matches */
@@ -1515,6 +1496,32 @@ static void describe_gpus(struct vf_plan *p, const struct vf_gpu_set *gpus)
 	p->gpu_spec = g->catalog_id[0] ? vf_gpu_catalog_find(g->catalog_id) : NULL;
 }
 
+/* Each --resolution-buckets bucket under the trainer's rule for video
+ * sizes (the profile's configs.json "video_dims": width and height
+ * multiples of 32, frames % 8 == 1), as plan.md states it and the
+ * trainer's preprocessing enforces it. */
+static vf_status buckets_follow_rule(const char *buckets, const cJSON *cfg, struct vf_error *err)
+{
+	const cJSON *vd = cJSON_GetObjectItemCaseSensitive(cfg, "video_dims");
+	int64_t mult = 32, mod = 8, rem = 1;
+	vf_json_get_i64(vd, "multiple", &mult);
+	vf_json_get_i64(vd, "frames_mod", &mod);
+	vf_json_get_i64(vd, "frames_rem", &rem);
+	for (const char *q = buckets; mult > 0 && mod > 0 && *q;) {
+		size_t n = strcspn(q, ";");
+		int w = 0, h = 0, f = 0;
+		if (sscanf(q, "%dx%dx%d", &w, &h, &f) == 3 && (w % mult || h % mult || f % mod != rem))
+			return vf_error_set(err, VF_EUSAGE, "--resolution-buckets: bucket '%.*s': %s %d not allowed "
+					    "(the trainer's rule: width and height multiples of "
+					    "%lld, frames %% %lld == %lld)", (int)n, q,
+					    w % mult ? "width" : h % mult ? "height" : "frames",
+					    w % mult ? w : h % mult ? h : f, (long long)mult, (long long)mod,
+					    (long long)rem);
+		q += n + (q[n] == ';');
+	}
+	return VF_OK;
+}
+
 static vf_status plan_names(struct ctx *c, const struct vf_gpu_set *gpus, struct vf_error *err)
 {
 	const struct vf_plan_opts *o = c->o;
@@ -1543,7 +1550,8 @@ static vf_status plan_names(struct ctx *c, const struct vf_gpu_set *gpus, struct
 	/* the training size: the largest resolution bucket the dataset is
 	 * preprocessed into; never the validation video_dims */
 	if (o->resolution_buckets) {
-		if ((st = vf_plan_largest_bucket(o->resolution_buckets, p->train_dims, err)))
+		if ((st = vf_plan_largest_bucket(o->resolution_buckets, p->train_dims, err)) ||
+		    (st = buckets_follow_rule(o->resolution_buckets, c->cfg, err)))
 			return st;
 	} else {
 		p->train_dims[0] = 960; /* the trainer's quick-start (docs/quick-start.md) */

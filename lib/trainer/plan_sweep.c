@@ -2,8 +2,8 @@
  * config.yaml as trial 1, then the profile's sweep.json changes in order
  * with tune's rules (lib/trainer/sweepfit.c), each trial estimated the way
  * plan estimates the run (the checkpoint's own layout, else the catalog
- * model its name matches), on the run's GPU; plan.md's table and the --json
- * object. */
+ * model its name matches), on the run's GPU, at the plan's training size;
+ * plan.md's table and the --json object. */
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +26,11 @@ static vf_status plan_eval(void *ctx, const struct vf_yamldoc *doc, struct vf_sw
 	vf_status st = vf_sweepfit_config(x->cfg, doc, p->gpu_count, &lc, err);
 	if (st)
 		return st;
+	/* each trial trains at the plan's size (the resolution bucket), as
+	 * the plan's estimate and tune's predictions do, not at the
+	 * validation video_dims */
+	for (int i = 0; i < 3; i++)
+		lc.train_dims[i] = p->train_dims[i];
 	struct vf_estimate e;
 	struct vf_error e2 = {0};
 	if (vf_estimate_ltx2_file(p->model, &lc, p->gpu_spec, &e, &e2) != VF_OK &&

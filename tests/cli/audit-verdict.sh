@@ -93,7 +93,10 @@ t = open(sys.argv[1], encoding="utf-8").read()
 t = re.sub(r"<(script|style).*?</\1>", "", t, flags=re.S)
 t = re.sub(r"<(br|/p|/tr|/h[1-6]|/li|/div|/figcaption)[^>]*>", "\n", t)
 t = re.sub(r"<t[dh][^>]*>", " | ", t)
-print(html.unescape(re.sub(r"<[^>]+>", "", t)))
+try:
+    print(html.unescape(re.sub(r"<[^>]+>", "", t)))
+except BrokenPipeError:  # grep -q stops reading at its match
+    pass
 PY
 }
 
@@ -123,7 +126,7 @@ cat >"$TMP/weird/config.json" <<'J'
 J
 run estimate "$TMP/weird/config.json" --mode lora --gpu rtx-4090
 expect_out 'approximate: see Assumptions'
-for extra in "" "--search --gpu rtx-4090 --tokens 1e8"; do
+for extra in "" "--search --tokens 1e8"; do
 	run fit "$TMP/weird/config.json" --mode lora --gpu rtx-4090 $extra
 	expect_rc 0
 	expect_out 'approximate: see Assumptions'

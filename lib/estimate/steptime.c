@@ -327,6 +327,14 @@ static void attention_load(const cJSON *c)
 		}
 }
 
+/* a + t (b - a) for t in [0, 1], kept within [min(a, b), max(a, b)]: in
+ * doubles 2 + (1e-17 - 2) is 0, below both (a fuzz finding). */
+static double between(double a, double b, double t)
+{
+	double v = a + t * (b - a), lo = a < b ? a : b, hi = a < b ? b : a;
+	return t >= 1 ? b : v < lo ? lo : v > hi ? hi : v;
+}
+
 /* One curve's share at log2(seq): linear between its points, its first
  * and last share beyond them. */
 static double attn_curve_at(const struct attn_curve *c, double lseq)
@@ -336,7 +344,7 @@ static double attn_curve_at(const struct attn_curve *c, double lseq)
 	for (int i = 1; i < c->n; i++)
 		if (lseq <= c->lseq[i]) {
 			double t = (lseq - c->lseq[i - 1]) / (c->lseq[i] - c->lseq[i - 1]);
-			return c->share[i - 1] + t * (c->share[i] - c->share[i - 1]);
+			return between(c->share[i - 1], c->share[i], t);
 		}
 	return c->share[c->n - 1];
 }
@@ -367,7 +375,7 @@ static double attn_share(const struct attn_gen *a, const struct vf__layer_work *
 	if (!lo || !hi || hi->head_dim == lo->head_dim)
 		return attn_curve_at(lo ? lo : hi, ls);
 	double t = (hd - lo->head_dim) / (hi->head_dim - lo->head_dim);
-	return attn_curve_at(lo, ls) + t * (attn_curve_at(hi, ls) - attn_curve_at(lo, ls));
+	return between(attn_curve_at(lo, ls), attn_curve_at(hi, ls), t);
 }
 
 double vf__steptime_attn_share(const cJSON *entry, double share, double seq, double head_dim,

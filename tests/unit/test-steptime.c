@@ -459,6 +459,32 @@ static void test_attention_by_length_bad_curves(void)
 	cJSON_Delete(e);
 }
 
+/* Shares far apart (2 and 1e-17, both accepted) interpolated at a
+ * curve's point: a + t (b - a) gave 2 + (1e-17 - 2) = 0 in doubles (a
+ * fuzz-attn-curves finding); the share is the point's own, and never
+ * outside its neighbours' range, in length and in head dimension. */
+static void test_attention_by_length_extremes(void)
+{
+	cJSON *e = cJSON_Parse("{\"by_length\": [{\"head_dim\": 64, \"causal\": true, \"seq\": [512, 1024], "
+			       "\"share\": [2, 1e-17]}, {\"head_dim\": 128, \"causal\": true, \"seq\": [512], "
+			       "\"share\": [1e-17]}]}");
+	REQUIRE(e != NULL);
+	char why[320];
+	double at = vf__steptime_attn_share(e, 0.6, 1024, 64, true, why, sizeof why);
+	CHECK(!why[0]);
+	CHECK(at > 0 && at <= 2e-17);
+	double mid = vf__steptime_attn_share(e, 0.6, 724, 64, true, NULL, 0);
+	CHECK(mid > 0 && mid <= 2);
+	/* head dim 128's curve at 1e-17, 64's at 2 (seq 512): t = 1 at 128 */
+	double hd = vf__steptime_attn_share(e, 0.6, 512, 128, true, NULL, 0);
+	CHECK(hd > 0 && hd <= 2e-17);
+	for (double h = 64; h <= 128; h += 0.5) {
+		double s = vf__steptime_attn_share(e, 0.6, 512, h, true, NULL, 0);
+		CHECK(s > 0 && s <= 2);
+	}
+	cJSON_Delete(e);
+}
+
 /* A T4's memory-bound kernels run at torch's copy_ share on a T4 (240 of
  * 320 GB/s, read + write over a 0.38 GB tensor); was: 0.84 assumed.
  * Recovered from one step's times as in test_kernel_level_ampere_ada. */
@@ -1453,6 +1479,7 @@ int main(void)
 	RUN(test_attention_by_length);
 	RUN(test_attention_by_length_estimate);
 	RUN(test_attention_by_length_bad_curves);
+	RUN(test_attention_by_length_extremes);
 	RUN(test_kernel_level_turing_bandwidth);
 	RUN(test_kernel_level_ampere_gddr6);
 	RUN(test_kernel_level_ampere_hbm2e_80gb);

@@ -1268,12 +1268,12 @@ static double step_rate(const struct vf_setup *su, const struct vf_gpu_spec *gpu
 		e->assumed |= VF_ASSUME_BF16_EMULATED;
 	}
 	if (su->precision == VF_PREC_FP32) {
-		/* TF32 tensor cores from Ampere on; Volta and Turing: CUDA cores */
-		bool tf32 = !gpu || !(strcmp(gpu->generation, "volta") == 0 ||
-				      strcmp(gpu->generation, "turing") == 0 ||
-				      strcmp(gpu->generation, "pascal") == 0);
-		rate = gpu && gpu->fp32_tflops > 0 ? (tf32 ? 2 : 1) * gpu->fp32_tflops : 134;
-		*cuda_core = tf32 ? 0 : 1;
+		/* IEEE fp32 GEMMs on the CUDA cores on every generation: PyTorch's
+		 * default float32 matmul precision is "highest"
+		 * (torch.backends.cuda.matmul.allow_tf32 False since 1.12), so
+		 * cuBLAS runs SGEMM, not TF32 (steptime.json fp32_matmul) */
+		rate = gpu && gpu->fp32_tflops > 0 ? gpu->fp32_tflops : 66.9; /* H200 datasheet */
+		*cuda_core = 1;
 	}
 	return rate;
 }
@@ -1431,6 +1431,8 @@ struct vf_estimate_ctx {
 	struct vf__gpu_class cls; /* that GPU's class (steptime.c) */
 	unsigned hw_gen;      /* hw valid when the memo's generation */
 	double hw_rate;       /* the compute rate hw is for, TFLOP/s */
+	int hw_core;          /* and its GEMMs' cores (w->cuda_core: V100's fp32 and
+	                       * emulated bf16 share a rate, not a share) */
 	struct vf__steptime_hw hw; /* the GPU's rates at hw_rate (steptime.c) */
 	struct { /* the GPU's link for 1 to CTX_LINKS - 1 GPUs (nccl.c) */
 		unsigned gen; /* valid when the memo's generation */
@@ -1620,9 +1622,11 @@ _Static_assert(sizeof(struct layer_key) % 8 == 0, "layer_key hashed as 64-bit wo
 static const struct vf__steptime_hw *ctx_hw(struct vf_estimate_ctx *c, const struct vf__step_work *w,
 					    const struct vf_gpu_spec *gpu)
 {
-	if (!(c->hw_gen == c->gen && memcmp(&c->hw_rate, &w->rate_tflops, sizeof c->hw_rate) == 0)) {
+	if (!(c->hw_gen == c->gen && memcmp(&c->hw_rate, &w->rate_tflops, sizeof c->hw_rate) == 0 &&
+	      c->hw_core == w->cuda_core)) {
 		vf__steptime_hw(w, gpu, &c->cls, &c->hw);
 		c->hw_rate = w->rate_tflops;
+		c->hw_core = w->cuda_core;
 		c->hw_gen = c->gen;
 	}
 	return &c->hw;

@@ -215,7 +215,7 @@ void vf__steptime_class(const struct vf_gpu_spec *gpu, struct vf__gpu_class *c);
  * passes them to _kinds and _with, which then neither classify the GPU
  * nor derive its rates again. Its contents are steptime.c's. */
 struct vf__steptime_hw {
-	double v[10];
+	double v[12];
 };
 void vf__steptime_hw(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		     const struct vf__gpu_class *c, struct vf__steptime_hw *out);

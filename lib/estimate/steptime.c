@@ -120,7 +120,7 @@ static struct {
 	double bw_fixed_s;     /* s per memory-bound byte beyond the kernel's, on every GPU */
 	double host[NGEN][2];  /* host time per launch relative to the H200 hosts' */
 	double gemm_tile;      /* output elements (m x n) at which a GEMM reaches half its efficiency */
-	double gemm_tile_cc;   /* the same for CUDA-core (SIMT) GEMMs */
+	double gemm_tile_cc[NGEN][2]; /* the same for CUDA-core (SIMT) GEMMs, per generation */
 	double int8_rate;      /* LLM.int8 GEMM rate / bf16 rate */
 	double dq_eff[4];      /* by enum vf__dequant: the dequant kernel's bandwidth share */
 	double opt8_tensor_s;  /* bitsandbytes 8-bit: host s per tensor */
@@ -520,7 +520,10 @@ static void constants_load(void)
 	K.gemm_fixed_s = num(c, "gemm_fixed_s_per_flop", 0);
 	K.bw_fixed_s = num(c, "bandwidth_fixed_s_per_byte", 0);
 	K.gemm_tile = num(c, "gemm_tile", 619000.0);
-	K.gemm_tile_cc = num(cJSON_GetObjectItemCaseSensitive(c, "gemm_tile"), "cuda_core", K.gemm_tile);
+	double tiles[NGEN][2];
+	for (int i = 0; i < NGEN; i++)
+		tiles[i][0] = tiles[i][1] = K.gemm_tile;
+	kernel_field(c, "gemm_efficiency", "cuda_core_tile", K.gemm_tile_cc, tiles);
 	K.int8_rate = rate(cJSON_GetObjectItemCaseSensitive(c, "gemm_dtype_rate"), "int8", 0.5);
 	const cJSON *dq = cJSON_GetObjectItemCaseSensitive(c, "dequant_efficiency");
 	K.dq_eff[VF__DQ_NONE] = 1;
@@ -952,7 +955,7 @@ static bool hw_of_class(const struct vf__step_work *w, const struct vf_gpu_spec 
 					     : model_share(g, gf, K.gemm_eff, K.gemm_k, K.gemm_fixed_s,
 							   w->rate_tflops * 1e12),
 			 .attn_rate = attention_rate(w, gpu),
-			 .tile = w->cuda_core ? K.gemm_tile_cc : K.gemm_tile,
+			 .tile = w->cuda_core ? K.gemm_tile_cc[g][gf] : K.gemm_tile,
 			 .attn = &K.attn[g][gf],
 			 .host = K.host[g][gf]};
 	h->launch_s = K.launch_s * h->host;

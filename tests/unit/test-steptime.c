@@ -587,10 +587,11 @@ static void test_volta_cuda_core_gemms(void)
 {
 	const struct vf_gpu_spec *v = gpu("v100-16gb");
 	REQUIRE(v != NULL);
-	const cJSON *gt = cJSON_GetObjectItemCaseSensitive(vf__steptime_data("constants"), "gemm_tile");
-	const cJSON *cc_tile = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(gt, "cuda_core"), "value");
+	const cJSON *ge = cJSON_GetObjectItemCaseSensitive(vf__steptime_data("constants"), "gemm_efficiency");
+	const cJSON *cc_tile = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ge, "volta"),
+								"cuda_core_tile");
 	REQUIRE(cJSON_IsNumber(cc_tile));
-	double tile = cc_tile->valuedouble, kgpu = constant("kernel_gpu_s", NULL); /* SIMT tile */
+	double tile = cc_tile->valuedouble, kgpu = constant("kernel_gpu_s", NULL); /* V100 SGEMM tile */
 	double gfix = constant("gemm_fixed_s_per_flop", NULL);
 	const double n = 16384;
 	const double want[2] = {14.4 / 15.7, 10.65 / 15.7};

@@ -1233,9 +1233,21 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	 * once; transformers' Python GELU (gelu_new) runs nine kernels, under
 	 * autocast in fp32 (cast, pow, two scales, add, tanh, add one, half x,
 	 * product: ~70 bytes per element) and the down projection casts back */
-	e += s->act == ACT_GELU_PY ? (d->autocast ? 76 : 72) * act_width : (s->gated ? 5 : 2) * act_width * C;
+	double act = s->act == ACT_GELU_PY ? (d->autocast ? 76 : 72) * act_width : (s->gated ? 5 : 2) * act_width * C;
+	e += act;
 	e += (s->dropout > 0 && d->train) ? 2 * (2 * R + 1) * h : 0; /* residual dropouts (training) */
 	l->elem_bytes = m * e;
+	/* the backward twice the forward, but the Python GELU's by autograd's
+	 * formulas (derivatives.yaml), per element: the cast back's grad
+	 * (6), the last product's two grads (12 + 6 cast to bf16, 10), the
+	 * half's (4), tanh_backward (12), the scale's (8), the add's grad cast
+	 * to bf16 (6), the 0.044715 scale's (8), pow_backward's pow, scale and
+	 * product (28), the fp32 cast's grad cast back (6) and x's three
+	 * grads summed (12): 118 bytes under autocast; in fp32 no casts:
+	 * 12 + 12 + 8 + 12 + 8 + 8 + 28 + 24 = 112 */
+	l->elem_bwd_bytes = s->act == ACT_GELU_PY
+				    ? m * (2 * (e - act) + (d->autocast ? 118 : 112) * act_width)
+				    : 0;
 	l->kernels += s->norms_per_layer * (s->layer_norm ? 2 : 8) + (s->rotary ? 10 : 0) + 4 + 2 +
 		      (s->act == ACT_GELU_PY ? 10 : s->gated ? 2 : 1) + ((s->dropout > 0 && d->train) ? 4 : 0) +
 		      (s->qk_norm ? 16 : 0);
@@ -1327,6 +1339,7 @@ static void step_layers(const struct shape *s, const struct vf_setup *su, const 
 		dec->saved_tensors += 2 * attn_saved + (s->layer_norm ? 5 : d->full ? 6 : 5) +
 				      ((s->dropout > 0 && d->train) ? 1 : 0);
 		dec->elem_bytes *= 1.5;
+		dec->elem_bwd_bytes *= 1.5;
 		dec->kernels *= 1.5;
 		w->nkinds = 2;
 	}

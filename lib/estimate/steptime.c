@@ -801,7 +801,8 @@ static void kind_times(const struct hw *h, const struct vf__step_work *w,
 		*(expert ? &k->b.moe : &k->b.gemm) += tb * x->count;
 	}
 	double cel = w->compile ? K.compile_elem : 1, ck = w->compile ? K.compile_kernels : 1;
-	double ef = cel * l->elem_bytes, eb = 2 * cel * l->elem_bytes;
+	double ef = cel * l->elem_bytes;
+	double eb = cel * (l->elem_bwd_bytes > 0 ? l->elem_bwd_bytes : 2 * l->elem_bytes);
 	k->f.attn = attention_s(h, w, l, false, &ef);
 	k->b.attn = w->train ? attention_s(h, w, l, true, &eb) : 0;
 	k->f.elem = ef * h->inv_bw;

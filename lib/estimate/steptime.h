@@ -44,6 +44,7 @@ struct vf__layer_work {
 	double score_passes;   /* fp32 passes over them: softmax 3, + position bias 2,
 	                        * + dropout on the probabilities 2 */
 	double elem_bytes;     /* forward bytes read + written by memory-bound kernels */
+	double elem_bwd_bytes; /* the backward's (0: twice the forward's) */
 	double kernels;        /* forward kernel launches */
 	/* MoE expert loop (transformers eager): experts visited per layer,
 	 * each with its own small GEMMs (in gemm[], count = experts) and a

@@ -681,6 +681,36 @@ static void test_fp32_sgemm_default(void)
 	vf_estimate_ctx_free(cx);
 }
 
+/* transformers' Python GELU (gelu_new) against one native kernel, by
+ * hand: the native GELU reads and writes each of the f-wide elements
+ * once in bf16 (4 B forward, 8 backward); the Python chain moves 76 B
+ * forward under autocast and, by autograd's formulas, 118 B backward
+ * (not twice the forward's 152). gpt2 b8 s1024 (N 8192, 12 layers,
+ * f 3072) on an H200 at 4.8e12 x 0.4508 B/s: 8192 x 12 x 3072 x
+ * (76 + 118 - 4 - 8) B = 54.96 GB = 25.40 ms more memory-bound time
+ * (the old rule: 216 B, 30.15 ms). fp32: 72 + 112 - 8 - 16 = 160 B. */
+static void test_python_gelu_backward(void)
+{
+	const struct vf_arch *a = arch("gpt2");
+	const struct vf_gpu_spec *h = gpu("h200");
+	REQUIRE(a && h);
+	double bw = h->bandwidth_gbs * 1e9 * 0.4508, elems = 8192.0 * 12 * 3072;
+	const enum vf_precision prec[2] = {VF_PREC_AMP, VF_PREC_FP32};
+	const double bytes[2] = {76 + 118 - 4 - 8, 72 + 112 - 8 - 16};
+	for (int i = 0; i < 2; i++) {
+		struct vf_setup s = train_setup(VF_MODE_FULL, prec[i], 8, 1024);
+		struct vf_estimate py, native;
+		vf_estimate_run(a, &s, h, &py);
+		s.gelu_native = true;
+		vf_estimate_run(a, &s, h, &native);
+		double d = py.parts.memory_bound - native.parts.memory_bound, want = elems * bytes[i] / bw;
+		fprintf(stderr, "  gpt2 %s: Python GELU's memory-bound time beyond a native one %.3f ms "
+				"(by hand %.3f)\n", i ? "fp32" : "amp", d * 1e3, want * 1e3);
+		CHECK(fabs(d - want) < 1e-3 * want);
+		CHECK(parts_add_up(&py) && parts_add_up(&native));
+	}
+}
+
 static void check_link(const char *id, int n, const char *want)
 {
 	struct vf__link l;
@@ -1565,6 +1595,7 @@ int main(void)
 	RUN(test_grad_clip_time);
 	RUN(test_volta_cuda_core_gemms);
 	RUN(test_fp32_sgemm_default);
+	RUN(test_python_gelu_backward);
 	RUN(test_encoder_dropout);
 	RUN(test_checkpoint_host);
 	RUN(test_checkpoint_saved_tensors);

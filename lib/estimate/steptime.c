@@ -493,6 +493,23 @@ const char *vf_estimate_constants_fallback(void)
 	return K.attn_why[0] ? K.attn_why : NULL;
 }
 
+/* GEMMs on the CUDA cores: their kernel shares and tiles per generation
+ * (gemm_efficiency), fp32 attention's 3xTF32 (fp32_matmul); after the
+ * tensor-core shares (K.gemm_k), which they fall back to. */
+static void cuda_core_load(const cJSON *c)
+{
+	kernel_field(c, "gemm_efficiency", "cuda_core_kernel", K.gemm_k_fp32, K.gemm_k);
+	kernel_field(c, "gemm_efficiency", "bf16_emulated_kernel", K.gemm_k_emu, K.gemm_k);
+	K.gemm_tile = num(c, "gemm_tile", 619000.0);
+	double tiles[NGEN][2];
+	for (int i = 0; i < NGEN; i++)
+		tiles[i][0] = tiles[i][1] = K.gemm_tile;
+	kernel_field(c, "gemm_efficiency", "cuda_core_tile", K.gemm_tile_cc, tiles);
+	const cJSON *f32 = cJSON_GetObjectItemCaseSensitive(c, "fp32_matmul");
+	K.tf32_rate = rate(f32, "tf32_rate", 0.5);
+	K.fast_fp32_passes = rate(f32, "fast_fp32_passes", 3);
+}
+
 static void constants_load(void)
 {
 	/* without the file (or its section) each constant is its fitted H200
@@ -510,20 +527,11 @@ static void constants_load(void)
 	}
 	per_generation(c, "host_speed", K.host, 1.0);
 	kernel_shares(c, "gemm_efficiency", K.gemm_k, K.gemm_eff);
-	kernel_field(c, "gemm_efficiency", "cuda_core_kernel", K.gemm_k_fp32, K.gemm_k);
-	kernel_field(c, "gemm_efficiency", "bf16_emulated_kernel", K.gemm_k_emu, K.gemm_k);
-	const cJSON *f32 = cJSON_GetObjectItemCaseSensitive(c, "fp32_matmul");
-	K.tf32_rate = rate(f32, "tf32_rate", 0.5);
-	K.fast_fp32_passes = rate(f32, "fast_fp32_passes", 3);
+	cuda_core_load(c);
 	kernel_shares(c, "bandwidth_efficiency", K.bw_k, K.bw_eff);
 	memory_type_shares(c);
 	K.gemm_fixed_s = num(c, "gemm_fixed_s_per_flop", 0);
 	K.bw_fixed_s = num(c, "bandwidth_fixed_s_per_byte", 0);
-	K.gemm_tile = num(c, "gemm_tile", 619000.0);
-	double tiles[NGEN][2];
-	for (int i = 0; i < NGEN; i++)
-		tiles[i][0] = tiles[i][1] = K.gemm_tile;
-	kernel_field(c, "gemm_efficiency", "cuda_core_tile", K.gemm_tile_cc, tiles);
 	K.int8_rate = rate(cJSON_GetObjectItemCaseSensitive(c, "gemm_dtype_rate"), "int8", 0.5);
 	const cJSON *dq = cJSON_GetObjectItemCaseSensitive(c, "dequant_efficiency");
 	K.dq_eff[VF__DQ_NONE] = 1;

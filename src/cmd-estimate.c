@@ -287,6 +287,10 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 	if (!(g & VF_SETUP_G_PRECISION))
 		assume(a, "precision %s%s (--precision)", vf_precision_name(s->precision),
 		       s->precision == VF_PREC_AMP ? ": fp32 weights under bf16 autocast" : "");
+	if (s->precision == VF_PREC_FP32)
+		assume(a, "fp32 matmuls in IEEE fp32 on the CUDA cores, PyTorch's default (allow_tf32 off): "
+			  "a run with TF32 on (torch.backends.cuda.matmul.allow_tf32, HF tf32=True) is faster "
+			  "on Ampere and later");
 	if (s->mode != VF_MODE_INFER) {
 		if (!(g & VF_SETUP_G_OPTIMIZER))
 			assume(a, "optimizer %s (--optimizer)", vf_optimizer_name(s->optimizer));

@@ -1233,9 +1233,21 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	 * once; transformers' Python GELU (gelu_new) runs nine kernels, under
 	 * autocast in fp32 (cast, pow, two scales, add, tanh, add one, half x,
 	 * product: ~70 bytes per element) and the down projection casts back */
-	e += s->act == ACT_GELU_PY ? (d->autocast ? 76 : 72) * act_width : (s->gated ? 5 : 2) * act_width * C;
+	double act = s->act == ACT_GELU_PY ? (d->autocast ? 76 : 72) * act_width : (s->gated ? 5 : 2) * act_width * C;
+	e += act;
 	e += (s->dropout > 0 && d->train) ? 2 * (2 * R + 1) * h : 0; /* residual dropouts (training) */
 	l->elem_bytes = m * e;
+	/* the backward twice the forward, but the Python GELU's by autograd's
+	 * formulas (derivatives.yaml), per element: the cast back's grad
+	 * (6), the last product's two grads (12 + 6 cast to bf16, 10), the
+	 * half's (4), tanh_backward (12), the scale's (8), the add's grad cast
+	 * to bf16 (6), the 0.044715 scale's (8), pow_backward's pow, scale and
+	 * product (28), the fp32 cast's grad cast back (6) and x's three
+	 * grads summed (12): 118 bytes under autocast; in fp32 no casts:
+	 * 12 + 12 + 8 + 12 + 8 + 8 + 28 + 24 = 112 */
+	l->elem_bwd_bytes = s->act == ACT_GELU_PY
+				    ? m * (2 * (e - act) + (d->autocast ? 118 : 112) * act_width)
+				    : 0;
 	l->kernels += s->norms_per_layer * (s->layer_norm ? 2 : 8) + (s->rotary ? 10 : 0) + 4 + 2 +
 		      (s->act == ACT_GELU_PY ? 10 : s->gated ? 2 : 1) + ((s->dropout > 0 && d->train) ? 4 : 0) +
 		      (s->qk_norm ? 16 : 0);
@@ -1268,12 +1280,12 @@ static double step_rate(const struct vf_setup *su, const struct vf_gpu_spec *gpu
 		e->assumed |= VF_ASSUME_BF16_EMULATED;
 	}
 	if (su->precision == VF_PREC_FP32) {
-		/* TF32 tensor cores from Ampere on; Volta and Turing: CUDA cores */
-		bool tf32 = !gpu || !(strcmp(gpu->generation, "volta") == 0 ||
-				      strcmp(gpu->generation, "turing") == 0 ||
-				      strcmp(gpu->generation, "pascal") == 0);
-		rate = gpu && gpu->fp32_tflops > 0 ? (tf32 ? 2 : 1) * gpu->fp32_tflops : 134;
-		*cuda_core = tf32 ? 0 : 1;
+		/* IEEE fp32 GEMMs on the CUDA cores on every generation: PyTorch's
+		 * default float32 matmul precision is "highest"
+		 * (torch.backends.cuda.matmul.allow_tf32 False since 1.12), so
+		 * cuBLAS runs SGEMM, not TF32 (steptime.json fp32_matmul) */
+		rate = gpu && gpu->fp32_tflops > 0 ? gpu->fp32_tflops : 66.9; /* H200 datasheet */
+		*cuda_core = 1;
 	}
 	return rate;
 }
@@ -1327,6 +1339,7 @@ static void step_layers(const struct shape *s, const struct vf_setup *su, const 
 		dec->saved_tensors += 2 * attn_saved + (s->layer_norm ? 5 : d->full ? 6 : 5) +
 				      ((s->dropout > 0 && d->train) ? 1 : 0);
 		dec->elem_bytes *= 1.5;
+		dec->elem_bwd_bytes *= 1.5;
 		dec->kernels *= 1.5;
 		w->nkinds = 2;
 	}
@@ -1431,6 +1444,8 @@ struct vf_estimate_ctx {
 	struct vf__gpu_class cls; /* that GPU's class (steptime.c) */
 	unsigned hw_gen;      /* hw valid when the memo's generation */
 	double hw_rate;       /* the compute rate hw is for, TFLOP/s */
+	int hw_core;          /* and its GEMMs' cores (w->cuda_core: V100's fp32 and
+	                       * emulated bf16 share a rate, not a share) */
 	struct vf__steptime_hw hw; /* the GPU's rates at hw_rate (steptime.c) */
 	struct { /* the GPU's link for 1 to CTX_LINKS - 1 GPUs (nccl.c) */
 		unsigned gen; /* valid when the memo's generation */
@@ -1620,9 +1635,11 @@ _Static_assert(sizeof(struct layer_key) % 8 == 0, "layer_key hashed as 64-bit wo
 static const struct vf__steptime_hw *ctx_hw(struct vf_estimate_ctx *c, const struct vf__step_work *w,
 					    const struct vf_gpu_spec *gpu)
 {
-	if (!(c->hw_gen == c->gen && memcmp(&c->hw_rate, &w->rate_tflops, sizeof c->hw_rate) == 0)) {
+	if (!(c->hw_gen == c->gen && memcmp(&c->hw_rate, &w->rate_tflops, sizeof c->hw_rate) == 0 &&
+	      c->hw_core == w->cuda_core)) {
 		vf__steptime_hw(w, gpu, &c->cls, &c->hw);
 		c->hw_rate = w->rate_tflops;
+		c->hw_core = w->cuda_core;
 		c->hw_gen = c->gen;
 	}
 	return &c->hw;

@@ -114,10 +114,13 @@ static struct {
 	} bw_gpu[16];          /* parts whose memory differs from their generation's */
 	int n_bw_gpu;
 	double gemm_k_fp32[NGEN][2], gemm_k_emu[NGEN][2]; /* CUDA-core GEMMs: fp32, emulated bf16 */
+	double tf32_rate;      /* TF32 tensor rate / bf16 dense rate (fp32 attention) */
+	double fast_fp32_passes; /* TF32 products per fp32 product in 3xTF32 (fp32 attention) */
 	double gemm_fixed_s;   /* s per GEMM FLOP in the model beyond the kernel's, on every GPU */
 	double bw_fixed_s;     /* s per memory-bound byte beyond the kernel's, on every GPU */
 	double host[NGEN][2];  /* host time per launch relative to the H200 hosts' */
 	double gemm_tile;      /* output elements (m x n) at which a GEMM reaches half its efficiency */
+	double gemm_tile_cc[NGEN][2]; /* the same for CUDA-core (SIMT) GEMMs, per generation */
 	double int8_rate;      /* LLM.int8 GEMM rate / bf16 rate */
 	double dq_eff[4];      /* by enum vf__dequant: the dequant kernel's bandwidth share */
 	double opt8_tensor_s;  /* bitsandbytes 8-bit: host s per tensor */
@@ -415,6 +418,29 @@ static double model_share(int g, int gf, const double model[NGEN][2], const doub
 	return 1 / (1 / kernel[g][gf] + unit_rate * fixed_s * K.host[g][gf]);
 }
 
+/* GEMMs on the CUDA cores (fp32 without TF32, emulated bf16): their
+ * kernel-level share with the same fixed time per FLOP on every
+ * generation, hopper's too (its fitted value is a tensor-core share). */
+static double cuda_core_share(int g, int gf, const double kernel[NGEN][2], double unit_rate)
+{
+	if (!(K.gemm_fixed_s > 0) || !(unit_rate > 0))
+		return kernel[g][gf];
+	return 1 / (1 / kernel[g][gf] + unit_rate * K.gemm_fixed_s * K.host[g][gf]);
+}
+
+/* Attention's dense rate, FLOP/s: the GEMMs' but for fp32 (cuda_core 1),
+ * where SDPA runs the memory-efficient kernel (no flash for fp32), whose
+ * fp32 products are 3xTF32 on the tensor cores from Ampere on (a GPU
+ * with a bf16 rate) and plain FFMA before (steptime.json fp32_matmul). */
+static double attention_rate(const struct vf__step_work *w, const struct vf_gpu_spec *gpu)
+{
+	double bf16 = gpu ? gpu->bf16_tflops : 989.5; /* the H200 when no GPU */
+	if (w->cuda_core != 1 || !(bf16 > 0))
+		return w->rate_tflops * 1e12;
+	double tensor = bf16 * 1e12 * K.tf32_rate / K.fast_fp32_passes;
+	return tensor > w->rate_tflops * 1e12 ? tensor : w->rate_tflops * 1e12;
+}
+
 /* data/estimate/steptime.json, read once for steptime.c and nccl.c
  * (vf__steptime_data), and why its constants are not used when they are
  * not (vf_estimate_constants_fallback, for the estimate's assumptions). */
@@ -467,6 +493,23 @@ const char *vf_estimate_constants_fallback(void)
 	return K.attn_why[0] ? K.attn_why : NULL;
 }
 
+/* GEMMs on the CUDA cores: their kernel shares and tiles per generation
+ * (gemm_efficiency), fp32 attention's 3xTF32 (fp32_matmul); after the
+ * tensor-core shares (K.gemm_k), which they fall back to. */
+static void cuda_core_load(const cJSON *c)
+{
+	kernel_field(c, "gemm_efficiency", "cuda_core_kernel", K.gemm_k_fp32, K.gemm_k);
+	kernel_field(c, "gemm_efficiency", "bf16_emulated_kernel", K.gemm_k_emu, K.gemm_k);
+	K.gemm_tile = num(c, "gemm_tile", 619000.0);
+	double tiles[NGEN][2];
+	for (int i = 0; i < NGEN; i++)
+		tiles[i][0] = tiles[i][1] = K.gemm_tile;
+	kernel_field(c, "gemm_efficiency", "cuda_core_tile", K.gemm_tile_cc, tiles);
+	const cJSON *f32 = cJSON_GetObjectItemCaseSensitive(c, "fp32_matmul");
+	K.tf32_rate = rate(f32, "tf32_rate", 0.5);
+	K.fast_fp32_passes = rate(f32, "fast_fp32_passes", 3);
+}
+
 static void constants_load(void)
 {
 	/* without the file (or its section) each constant is its fitted H200
@@ -484,13 +527,11 @@ static void constants_load(void)
 	}
 	per_generation(c, "host_speed", K.host, 1.0);
 	kernel_shares(c, "gemm_efficiency", K.gemm_k, K.gemm_eff);
-	kernel_field(c, "gemm_efficiency", "cuda_core_kernel", K.gemm_k_fp32, K.gemm_k);
-	kernel_field(c, "gemm_efficiency", "bf16_emulated_kernel", K.gemm_k_emu, K.gemm_k);
+	cuda_core_load(c);
 	kernel_shares(c, "bandwidth_efficiency", K.bw_k, K.bw_eff);
 	memory_type_shares(c);
 	K.gemm_fixed_s = num(c, "gemm_fixed_s_per_flop", 0);
 	K.bw_fixed_s = num(c, "bandwidth_fixed_s_per_byte", 0);
-	K.gemm_tile = num(c, "gemm_tile", 619000.0);
 	K.int8_rate = rate(cJSON_GetObjectItemCaseSensitive(c, "gemm_dtype_rate"), "int8", 0.5);
 	const cJSON *dq = cJSON_GetObjectItemCaseSensitive(c, "dequant_efficiency");
 	K.dq_eff[VF__DQ_NONE] = 1;
@@ -700,6 +741,8 @@ double vf__steptime_host_bps(const struct vf_gpu_spec *gpu)
 
 struct hw {
 	double rate, bw, bw_raw, eff;
+	double attn_rate; /* attention's dense rate (fp32: 3xTF32 where the GPU has TF32) */
+	double tile;      /* the GEMMs' half-efficiency output size (tensor cores or CUDA cores) */
 	double inv_rate_eff, inv_bw; /* 1 / (rate x eff), 1 / bandwidth */
 	const struct attn_gen *attn; /* the generation's attention shares */
 	double launch_s, sync_s, host; /* per launch, per sync, host time scale */
@@ -713,7 +756,7 @@ static inline __attribute__((always_inline)) double gemm_s(const struct hw *h, d
 {
 	double mn = m * n;
 	double f = 2 * mn * k;
-	double t_c = 2 * k * (mn + K.gemm_tile) * h->inv_rate_eff; /* f / (rate eff mn/(mn+tile)) */
+	double t_c = 2 * k * (mn + h->tile) * h->inv_rate_eff; /* f / (rate eff mn/(mn+tile)) */
 	if (qbase && dq == VF__DQ_INT8)
 		t_c /= K.int8_rate; /* LLM.int8: quantised activations, outlier matmul */
 	double t_m = 2 * (m * k + k * n + mn) * h->inv_bw;
@@ -726,7 +769,7 @@ static double attention_s(const struct hw *h, const struct vf__step_work *w,
 {
 	double mult = bwd ? 2.5 : 1;
 	if (w->attn == VF__ATTN_FLASH || w->attn == VF__ATTN_MEM_EFFICIENT)
-		return mult * l->attn_flops / (h->rate * attn_share(h->attn, l));
+		return mult * l->attn_flops / (h->attn_rate * attn_share(h->attn, l));
 	/* eager / math: QK^T and PV as batched GEMMs at the GEMM efficiency,
 	 * softmax (+ position bias, dropout) reading and writing fp32 scores */
 	*elem += (bwd ? 2 : 1) * l->score_elems * 4 * l->score_passes;
@@ -766,7 +809,8 @@ static void kind_times(const struct hw *h, const struct vf__step_work *w,
 		*(expert ? &k->b.moe : &k->b.gemm) += tb * x->count;
 	}
 	double cel = w->compile ? K.compile_elem : 1, ck = w->compile ? K.compile_kernels : 1;
-	double ef = cel * l->elem_bytes, eb = 2 * cel * l->elem_bytes;
+	double ef = cel * l->elem_bytes;
+	double eb = cel * (l->elem_bwd_bytes > 0 ? l->elem_bwd_bytes : 2 * l->elem_bytes);
 	k->f.attn = attention_s(h, w, l, false, &ef);
 	k->b.attn = w->train ? attention_s(h, w, l, true, &eb) : 0;
 	k->f.elem = ef * h->inv_bw;
@@ -914,11 +958,13 @@ static bool hw_of_class(const struct vf__step_work *w, const struct vf_gpu_spec 
 	*h = (struct hw){.rate = w->rate_tflops * 1e12,
 			 .bw = bw_raw * bw_share,
 			 .bw_raw = bw_raw,
-			 .eff = model_share(g, gf, K.gemm_eff,
-					    w->cuda_core == 1   ? K.gemm_k_fp32
-					    : w->cuda_core == 2 ? K.gemm_k_emu
-								: K.gemm_k,
-					    K.gemm_fixed_s, w->rate_tflops * 1e12),
+			 .eff = w->cuda_core ? cuda_core_share(g, gf,
+							       w->cuda_core == 1 ? K.gemm_k_fp32 : K.gemm_k_emu,
+							       w->rate_tflops * 1e12)
+					     : model_share(g, gf, K.gemm_eff, K.gemm_k, K.gemm_fixed_s,
+							   w->rate_tflops * 1e12),
+			 .attn_rate = attention_rate(w, gpu),
+			 .tile = w->cuda_core ? K.gemm_tile_cc[g][gf] : K.gemm_tile,
 			 .attn = &K.attn[g][gf],
 			 .host = K.host[g][gf]};
 	h->launch_s = K.launch_s * h->host;

@@ -44,6 +44,7 @@ struct vf__layer_work {
 	double score_passes;   /* fp32 passes over them: softmax 3, + position bias 2,
 	                        * + dropout on the probabilities 2 */
 	double elem_bytes;     /* forward bytes read + written by memory-bound kernels */
+	double elem_bwd_bytes; /* the backward's (0: twice the forward's) */
 	double kernels;        /* forward kernel launches */
 	/* MoE expert loop (transformers eager): experts visited per layer,
 	 * each with its own small GEMMs (in gemm[], count = experts) and a
@@ -215,7 +216,7 @@ void vf__steptime_class(const struct vf_gpu_spec *gpu, struct vf__gpu_class *c);
  * passes them to _kinds and _with, which then neither classify the GPU
  * nor derive its rates again. Its contents are steptime.c's. */
 struct vf__steptime_hw {
-	double v[10];
+	double v[12];
 };
 void vf__steptime_hw(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		     const struct vf__gpu_class *c, struct vf__steptime_hw *out);

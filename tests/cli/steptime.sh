@@ -166,4 +166,17 @@ expect_no_out 'checkpoint hooks'
 run estimate t5-base --batch 8 --seq 512 --target-seq 128 --grad-ckpt=reentrant --gpu h200 --json
 expect_json 'j["setup"]["grad_ckpt_policy"] == "reentrant" and 0 < j["gpus"][0]["checkpoint_host_seconds"] < 0.002'
 
+test_case "fp32 on PyTorch's defaults: SGEMM on the CUDA cores, said in the assumptions"
+run estimate gpt2 --batch 8 --seq 1024 --precision fp32 --gpu h200 --explain
+expect_rc 0
+expect_out "fp32 matmuls in IEEE fp32 on the CUDA cores, PyTorch's default (allow_tf32 off)"
+run estimate gpt2 --batch 8 --seq 1024 --precision fp32 --gpu h200 --json
+fp32_gemm=$(printf '%s' "$out" | python3 -c "import json,sys; print(json.load(sys.stdin)['time']['parts']['gemm'])")
+run estimate gpt2 --batch 8 --seq 1024 --gpu h200 --explain
+expect_no_out 'fp32 matmuls in IEEE fp32'
+run estimate gpt2 --batch 8 --seq 1024 --gpu h200 --json
+amp_gemm=$(printf '%s' "$out" | python3 -c "import json,sys; print(json.load(sys.stdin)['time']['parts']['gemm'])")
+# 989.5 x 0.648 against 66.9 x 0.763 TFLOP/s: the fp32 GEMMs over 10x amp's (the old 2x fp32 rate: 7.1x)
+check "python3 -c 'import sys; sys.exit(0 if $fp32_gemm > 10 * $amp_gemm else 1)'"
+
 finish

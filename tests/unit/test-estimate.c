@@ -43,6 +43,9 @@ static void test_groundtruth_bounds(void)
 	CHECK(r.max_peak <= VF_GT_PEAK_MAX);
 	CHECK(r.med_step <= VF_GT_STEP_MEDIAN);
 	CHECK(r.max_step <= VF_GT_STEP_MAX);
+	/* tighter than the issue's 25 %: 18.4 % since fp32's SGEMM and the
+	 * Python GELU's backward bytes (gpt2fit31), a little room kept */
+	CHECK(r.max_step <= 0.20);
 	CHECK(vf_gt_within_bounds(&r));
 	CHECK_INT(r.n_step, 27);
 	for (size_t i = 0; i < r.n; i++)

@@ -587,7 +587,11 @@ static void test_volta_cuda_core_gemms(void)
 {
 	const struct vf_gpu_spec *v = gpu("v100-16gb");
 	REQUIRE(v != NULL);
-	double tile = constant("gemm_tile", NULL), kgpu = constant("kernel_gpu_s", NULL);
+	const cJSON *ge = cJSON_GetObjectItemCaseSensitive(vf__steptime_data("constants"), "gemm_efficiency");
+	const cJSON *cc_tile = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ge, "volta"),
+								"cuda_core_tile");
+	REQUIRE(cJSON_IsNumber(cc_tile));
+	double tile = cc_tile->valuedouble, kgpu = constant("kernel_gpu_s", NULL); /* V100 SGEMM tile */
 	double gfix = constant("gemm_fixed_s_per_flop", NULL);
 	const double n = 16384;
 	const double want[2] = {14.4 / 15.7, 10.65 / 15.7};
@@ -610,6 +614,100 @@ static void test_volta_cuda_core_gemms(void)
 		fprintf(stderr, "  v100 CUDA-core GEMM share (%s): %.4f (%.4f)\n", cc == 1 ? "fp32" : "bf16",
 			k, want[cc - 1]);
 		CHECK(fabs(k - want[cc - 1]) < 2e-3);
+	}
+}
+
+/* fp32 training on PyTorch's defaults (allow_tf32 False): SGEMM on the
+ * CUDA cores at the catalog fp32 rate on every generation. By hand, an
+ * H200 (66.9 TFLOP/s fp32): share 1 / (1/0.774 + 66.9e12 x 2.7545e-16)
+ * = 1 / (1.29199 + 0.01843) = 0.76312, tile 192k; one 16384^3 GEMM
+ * = 2 x 16384 x (16384^2 + 192000) / (66.9e12 x 0.76312) + 3 us =
+ * 172.418 ms, and the empty lm_head's 3 us. Attention (fp32 SDPA: memory-efficient, 3xTF32): 1e15
+ * FLOPs at 989.5e12 x 0.5 / 3 x 0.6 = 98.95 TFLOP/s = 10.106 s forward.
+ * The old model ran both at 2 x 66.9 x 0.648 / 0.6. */
+static void test_fp32_sgemm_default(void)
+{
+	const struct vf_gpu_spec *h = gpu("h200");
+	REQUIRE(h != NULL);
+	const double n = 16384;
+	struct vf__step_work w;
+	memset(&w, 0, sizeof w);
+	w.micro = 1;
+	w.attn = VF__ATTN_FLASH;
+	w.nkinds = 1;
+	w.kind[0].count = 1;
+	w.kind[0].ngemm = 1;
+	w.kind[0].gemm[0] = (struct vf__gemm){.m = n, .k = n, .n = n, .count = 1};
+	w.kind[0].attn_flops = 1e15;
+	w.rate_tflops = h->fp32_tflops;
+	w.cuda_core = 1;
+	struct vf__steptime_out o;
+	vf__steptime(&w, h, &o);
+	double share = 1 / (1 / 0.774 + 66.9e12 * 2.7545e-16);
+	double want = 2 * n * (n * n + 192000) / (66.9e12 * share) + 2 * 3e-6;
+	fprintf(stderr, "  h200 fp32: share %.5f, GEMM %.4f ms (%.4f), attention %.4f s (%.4f)\n", share,
+		o.parts.gemm * 1e3, want * 1e3, o.parts.attention, 1e15 / (989.5e12 * 0.5 / 3 * 0.6));
+	CHECK(fabs(share - 0.76312) < 1e-4);
+	CHECK(fabs(o.parts.gemm - want) < 1e-6 * want);
+	CHECK(fabs(o.parts.attention - 1e15 / (989.5e12 * 0.5 / 3 * 0.6)) < 1e-3);
+	/* through the estimate: the fp32 rate is the catalog's CUDA-core rate
+	 * (A100 19.5 against 312 bf16: GEMMs about 13x amp's; the old 2x
+	 * fp32 "TF32" rate gave 8x) */
+	const struct vf_arch *a = arch("gpt2");
+	const struct vf_gpu_spec *a100 = gpu("a100-80gb");
+	REQUIRE(a && a100);
+	struct vf_setup s = train_setup(VF_MODE_FULL, VF_PREC_AMP, 8, 1024);
+	struct vf_estimate amp, fp32, fp32c, ampc;
+	vf_estimate_run(a, &s, a100, &amp);
+	s.precision = VF_PREC_FP32;
+	vf_estimate_run(a, &s, a100, &fp32);
+	double r = fp32.parts.gemm / amp.parts.gemm;
+	fprintf(stderr, "  a100 gpt2 b8: fp32 GEMMs / amp GEMMs %.2f\n", r);
+	CHECK(r > 11 && r < 15);
+	CHECK(parts_add_up(&fp32));
+	/* a search context: V100's fp32 and emulated bf16 share a rate (15.7),
+	 * not a share; each is the same as without the context */
+	const struct vf_gpu_spec *v = gpu("v100-16gb");
+	struct vf_estimate_ctx *cx = vf_estimate_ctx_new();
+	REQUIRE(v && cx);
+	struct vf_estimate vamp, vfp32;
+	s.precision = VF_PREC_AMP;
+	vf_estimate_run(a, &s, v, &vamp);
+	vf_estimate_run_ctx(cx, a, &s, v, &ampc);
+	s.precision = VF_PREC_FP32;
+	vf_estimate_run(a, &s, v, &vfp32);
+	vf_estimate_run_ctx(cx, a, &s, v, &fp32c);
+	CHECK(fabs(ampc.parts.gemm - vamp.parts.gemm) < 1e-9 && fabs(fp32c.parts.gemm - vfp32.parts.gemm) < 1e-9);
+	vf_estimate_ctx_free(cx);
+}
+
+/* transformers' Python GELU (gelu_new) against one native kernel, by
+ * hand: the native GELU reads and writes each of the f-wide elements
+ * once in bf16 (4 B forward, 8 backward); the Python chain moves 76 B
+ * forward under autocast and, by autograd's formulas, 118 B backward
+ * (not twice the forward's 152). gpt2 b8 s1024 (N 8192, 12 layers,
+ * f 3072) on an H200 at 4.8e12 x 0.4508 B/s: 8192 x 12 x 3072 x
+ * (76 + 118 - 4 - 8) B = 54.96 GB = 25.40 ms more memory-bound time
+ * (the old rule: 216 B, 30.15 ms). fp32: 72 + 112 - 8 - 16 = 160 B. */
+static void test_python_gelu_backward(void)
+{
+	const struct vf_arch *a = arch("gpt2");
+	const struct vf_gpu_spec *h = gpu("h200");
+	REQUIRE(a && h);
+	double bw = h->bandwidth_gbs * 1e9 * 0.4508, elems = 8192.0 * 12 * 3072;
+	const enum vf_precision prec[2] = {VF_PREC_AMP, VF_PREC_FP32};
+	const double bytes[2] = {76 + 118 - 4 - 8, 72 + 112 - 8 - 16};
+	for (int i = 0; i < 2; i++) {
+		struct vf_setup s = train_setup(VF_MODE_FULL, prec[i], 8, 1024);
+		struct vf_estimate py, native;
+		vf_estimate_run(a, &s, h, &py);
+		s.gelu_native = true;
+		vf_estimate_run(a, &s, h, &native);
+		double d = py.parts.memory_bound - native.parts.memory_bound, want = elems * bytes[i] / bw;
+		fprintf(stderr, "  gpt2 %s: Python GELU's memory-bound time beyond a native one %.3f ms "
+				"(by hand %.3f)\n", i ? "fp32" : "amp", d * 1e3, want * 1e3);
+		CHECK(fabs(d - want) < 1e-3 * want);
+		CHECK(parts_add_up(&py) && parts_add_up(&native));
 	}
 }
 
@@ -1496,6 +1594,8 @@ int main(void)
 	RUN(test_fsdp_last_reduce_scatter_exposed);
 	RUN(test_grad_clip_time);
 	RUN(test_volta_cuda_core_gemms);
+	RUN(test_fp32_sgemm_default);
+	RUN(test_python_gelu_backward);
 	RUN(test_encoder_dropout);
 	RUN(test_checkpoint_host);
 	RUN(test_checkpoint_saved_tensors);

@@ -634,6 +634,8 @@ static void layer_tmp_tensors(const struct shape *s, const struct dt *d, double 
 struct step_in {
 	double W_other, qb, gb, T, lora, S, OT, AC, A_layer, scores, ckpt_in, emb_out,
 		final_norm, Nout, dequant, bwd_transient, ddp, bias, shard_w, shard_o, layers;
+	double fsdp_unit, fsdp_root, fsdp_grad; /* FSDP/ZeRO-3: one layer gathered, the root
+	                                         * gathered, a layer's unsharded gradient */
 };
 
 static void fill_params(const struct shape *s, const struct vf_setup *su, const struct dt *d,
@@ -652,15 +654,15 @@ static void fill_params(const struct shape *s, const struct vf_setup *su, const 
 			tl_add(&st->layer_train, lin.bytes[i] * in->gb / in->shard_w);
 	}
 	for (int k = 0; k < s->norms_per_layer; k++) {
-		tl_add(&st->layer_w, norms / s->norms_per_layer * d->P);
+		tl_add(&st->layer_w, norms / s->norms_per_layer * d->P / in->shard_w);
 		if (d->full)
-			tl_add(&st->layer_train, norms / s->norms_per_layer * in->gb);
+			tl_add(&st->layer_train, norms / s->norms_per_layer * in->gb / in->shard_w);
 	}
 	if (su->mode == VF_MODE_LORA) {
 		struct vf__tensors ad;
 		layer_lora_elems(s, d->lt, d->rank, in->lora, &ad);
 		for (int i = 0; i < ad.n; i++) {
-			tl_add(&st->layer_train, ad.bytes[i] * 4);
+			tl_add(&st->layer_train, ad.bytes[i] * 4 / in->shard_w);
 			if (d->autocast)
 				tl_add(&st->layer_ac, ad.bytes[i] * 2);
 		}
@@ -678,7 +680,9 @@ static void fill_params(const struct shape *s, const struct vf_setup *su, const 
 	st->head_ac = in->AC > 0 && d->P == 4 ? s->V * s->h * 2 : 0;
 	st->tied = s->tied;
 	st->nstates = su->optimizer == VF_OPT_ADAMW || su->optimizer == VF_OPT_ADAMW8BIT ? 2 : 1;
-	st->state_ratio = in->T > 0 ? in->S / (in->T * in->gb) / st->nstates : 0;
+	/* S is the rank's share (shard_o); the tensors above are already
+	 * their shard_w-th (ZeRO-3, FSDP) */
+	st->state_ratio = in->T > 0 ? in->S * in->shard_w / (in->T * in->gb) / st->nstates : 0;
 }
 
 static void fill_step(const struct shape *s, const struct vf_setup *su, const struct dt *d,
@@ -706,8 +710,8 @@ static void fill_step(const struct shape *s, const struct vf_setup *su, const st
 		st->ot_count = 3;
 		st->ot_ratio = 4 / in->gb;
 	}
-	if (in->shard_o > 1)
-		st->ot_ratio /= in->shard_o;
+	if (in->shard_o > in->shard_w) /* ZeRO-1/2: whole tensors, their states' share */
+		st->ot_ratio /= in->shard_o / in->shard_w;
 	layer_act_tensors(s, d, N, in->A_layer, in->scores, &st->layer_act);
 	layer_tmp_tensors(s, d, N, &st->layer_tmp);
 	st->ckpt_in = in->ckpt_in;
@@ -743,6 +747,9 @@ static void fill_step(const struct shape *s, const struct vf_setup *su, const st
 	st->bwd_transient = in->bwd_transient;
 	st->ddp_bucket = in->ddp;
 	st->bias = in->bias;
+	st->gather = in->fsdp_unit;
+	st->gather_root = in->fsdp_root;
+	st->unit_grad = in->fsdp_grad;
 }
 
 static void fill_infer(const struct shape *s, const struct vf_setup *su, const struct dt *d,
@@ -1369,6 +1376,10 @@ struct llm {
 	double W_whole;       /* weights before sharding */
 	double S_paged;       /* optimizer states in CUDA managed memory (mechanisms.h) */
 	bool fsdp_mp;         /* FSDP2 mixed precision: bf16 gathered over fp32 shards */
+	double fsdp_root;     /* FSDP: the root unit (embedding, final norm, head) gathered
+	                       * from the forward's start to the backward's end (fsdp_units) */
+	double fsdp_grad;     /* FSDP/ZeRO-3: one unit's unsharded gradient in the backward */
+	double fsdp_unit;     /* FSDP/ZeRO-3: one layer gathered (W counts two) */
 	double host, pcie;    /* CPU offload: host bytes, bytes over PCIe per step */
 	double pcie_fwd, pcie_bwd, pcie_after; /* of pcie: beside each micro-batch's forward,
 	                                        * its backward, after the host's step */
@@ -2386,6 +2397,41 @@ static void offload_terms(struct llm *m)
 	m->S = m->OT = 0;
 }
 
+/* FSDP and ZeRO-3 (the weights sharded over the GPUs), beside the two
+ * gathered layers sharding() counts (the unit computing and the next one,
+ * prefetched: FSDP1's limit_all_gathers lets two all-gathers be in flight,
+ * FSDP2 prefetches one unit ahead in the forward and in the backward):
+ *   the root unit: the parameters no layer owns (embedding, final norm,
+ *   untied head), gathered at the forward's start and kept to the
+ *   backward's end: FSDP does not reshard the root after the forward
+ *   (fully_shard's reshard_after_forward=None is False for the root;
+ *   FSDP1 keeps the root's flat parameter for FULL_SHARD). DeepSpeed's
+ *   ZeRO-3 gathers the embedding and the head as any module, when used,
+ *   and releases them after: no root held;
+ *   one layer's unsharded gradient in the backward: its parameters'
+ *   gradients made whole (FSDP2 mixed precision: in bf16) before the
+ *   reduce-scatter leaves the rank its shard (the gradients' G);
+ *   no layer gathered at the loss (the last layer resharded after its
+ *   forward, gathered again by its pre-backward) nor at the optimizer step.
+ * Under CPU offload the GPU's blocks are offload_terms' own. */
+static void fsdp_units(struct llm *m)
+{
+	const struct shape *s = m->s;
+	m->fsdp_root = m->fsdp_grad = m->fsdp_unit = 0;
+	if (m->shard_w <= 1 || m->su->offload != VF_OFFLOAD_NONE || !m->d.train)
+		return;
+	double gathered = m->fsdp_mp ? 2 : m->d.P; /* bytes per gathered element */
+	m->fsdp_unit = s->layer_linear * gathered;
+	double root = s->params - s->linear - (s->norm - s->h); /* embedding, final norm, head */
+	if (m->su->shard == VF_SHARD_FSDP && root > 0)
+		m->fsdp_root = root * gathered; /* beside its shard (in W) */
+	double layers = m->layers > 0 ? m->layers : 1;
+	if (m->d.full)
+		m->fsdp_grad = s->layer_linear * (m->fsdp_mp ? 2 : m->gb);
+	else
+		m->fsdp_grad = m->lora / layers * 4; /* the adapters' fp32 gradients */
+}
+
 /* What the host holds and the link carries (vf_estimate.offload_*). */
 static void offload_record(const struct llm *m, const struct vf_gpu_spec *gpu, struct vf_estimate *e)
 {
@@ -2644,7 +2690,7 @@ static void forward_phases(const struct llm *m, double held_acts, struct live ph
 	bool held = su->grad_accum > 1 || (su->grads_zeroed && !su->optimizer_in_backward);
 	double G_fwd = (held ? m->G : 0) + m->ddp_buckets;
 	struct live *lf = &ph[VF_PHASE_LOSS];
-	lf->w = m->W;
+	lf->w = m->W - 2 * m->fsdp_unit + m->fsdp_root;
 	lf->o = m->S;
 	lf->g = G_fwd;
 	lf->act = held_acts + m->emb_out + m->final_norm + m->dequant;
@@ -2656,7 +2702,7 @@ static void forward_phases(const struct llm *m, double held_acts, struct live ph
 		lf->lg = m->logits_bwd;
 	}
 	struct live *fw = &ph[VF_PHASE_FORWARD];
-	fw->w = m->W;
+	fw->w = m->W + m->fsdp_root;
 	fw->o = m->S;
 	fw->g = G_fwd;
 	fw->ac = AC_fwd;
@@ -2678,7 +2724,7 @@ static void backward_phase(const struct llm *m, struct live *bw)
 	bool full = m->d.full;
 	double layers = m->layers, AC = m->AC, G = m->G, gb = m->gb;
 	double A_layer = m->A_layer, ckpt_in = m->ckpt_in;
-	bw->w = m->W;
+	bw->w = m->W + m->fsdp_root;
 	bw->o = m->S;
 	if (su->grad_ckpt) {
 		double rec_ac = AC > 0 ? AC / (layers > 0 ? layers : 1) : 0;
@@ -2704,7 +2750,7 @@ static void backward_phase(const struct llm *m, struct live *bw)
 	}
 	if (su->grad_accum > 1 && bw->g < G)
 		bw->g = G; /* accumulated from the earlier micro-batches */
-	bw->g += m->ddp_buckets;
+	bw->g += m->ddp_buckets + m->fsdp_grad;
 }
 
 /* Training, optimizer step: weights, gradients, states and the step's
@@ -2712,7 +2758,7 @@ static void backward_phase(const struct llm *m, struct live *bw)
 static void optimizer_phase(const struct llm *m, struct live ph[VF_PHASE_COUNT])
 {
 	struct live *op = &ph[VF_PHASE_OPTIMIZER];
-	op->w = m->W;
+	op->w = m->W - 2 * m->fsdp_unit; /* no layer gathered (fsdp_units) */
 	op->g = m->G + m->ddp_buckets;
 	op->o = m->S;
 	op->ot = m->OT;
@@ -2732,7 +2778,9 @@ static void train_trace(const struct llm *m, struct vf__step *st)
 			     .emb_out = m->emb_out, .final_norm = m->final_norm, .Nout = m->Nout,
 			     .dequant = m->dequant, .bwd_transient = m->bwd_transient, .ddp = m->ddp_buckets,
 			     .bias = t5 ? 4 * s->heads * (sq * sq + tq * tq + tq * sq) : 0,
-			     .shard_w = m->shard_w, .shard_o = m->shard_o, .layers = layers};
+			     .shard_w = m->shard_w, .shard_o = m->shard_o, .layers = layers,
+			     .fsdp_root = m->fsdp_root, .fsdp_grad = m->fsdp_grad,
+			     .fsdp_unit = m->fsdp_unit};
 	if (t5)
 		in.A_layer -= in.bias / layers;
 	fill_step(s, m->su, &m->d, &in, st);
@@ -2913,6 +2961,7 @@ static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 	moe_expert_grad_transient(&m);
 	selective_checkpointing(&m);
 	offload_terms(&m);
+	fsdp_units(&m);
 	paged_states(&m);
 	logits_term(&m);
 	record_whole_terms(&m, gpu, e);

@@ -37,7 +37,8 @@
 struct replay {
 	struct vf_alloc *a;
 	const struct vf__step *s;
-	int *w, *g, *st, *ac, *act, *ck; /* handles */
+	int *w, *g, *st, *ac, *act, *ck, *gu; /* handles (gu: a layer's gathered unit) */
+	int root;                        /* the gathered root unit (FSDP) */
 	int ow[VF__MAX_TENSORS], og[VF__MAX_TENSORS], ost[2 * VF__MAX_TENSORS];
 	bool states;
 	bool peaks_only; /* only the peaks are read (vf_alloc_peaks_only) */
@@ -121,9 +122,23 @@ static void make_saved(struct replay *r, int *h)
 	}
 }
 
+/* FSDP/ZeRO-3: layer l gathered unless prefetched, then the next one in
+ * the pass's order (step -1 in the backward) prefetched. */
+static void gather(struct replay *r, int l, int step)
+{
+	const struct vf__step *s = r->s;
+	if (s->gather <= 0)
+		return;
+	if (LAYER(r->gu, l, 0) < 0)
+		LAYER(r->gu, l, 0) = al(r, s->gather);
+	if (l + step >= 0 && l + step < s->layers)
+		LAYER(r->gu, l + step, 0) = al(r, s->gather);
+}
+
 static void forward_layer(struct replay *r, int l)
 {
 	const struct vf__step *s = r->s;
+	gather(r, l, 1);
 	if (!s->ckpt || s->ac_cached)
 		for (int i = 0; i < s->layer_ac.n; i++)
 			LAYER(r->ac, l, i) = al(r, s->layer_ac.bytes[i]);
@@ -145,6 +160,7 @@ static void forward_layer(struct replay *r, int l)
 				fr(r, &LAYER(r->act, l - 2, i));
 	}
 	fr(r, &dq);
+	fr(r, &LAYER(r->gu, l, 0)); /* resharded after its forward */
 }
 
 /* A trainable tensor's gradient: kept by AccumulateGrad in the first
@@ -214,6 +230,7 @@ static void backward_layer(struct replay *r, int l, int *gh, bool first)
 {
 	const struct vf__step *s = r->s;
 	int tac[VF__MAX_TENSORS];
+	gather(r, l, -1);
 	int dq = al(r, s->bwd_transient > s->dequant ? s->bwd_transient : s->dequant);
 	if (s->ckpt) {
 		for (int i = 0; i < s->layer_ac.n; i++)
@@ -223,11 +240,15 @@ static void backward_layer(struct replay *r, int l, int *gh, bool first)
 		for (int i = 0; i < s->layer_act.n; i++)
 			LAYER(r->act, l, i) = al(r, s->layer_act.bytes[i]);
 	}
+	/* FSDP/ZeRO-3: the layer's gradients whole, then reduce-scattered into
+	 * the rank's shards (below, as the gradients); freed after */
+	int ug = al(r, s->unit_grad);
 	for (int i = 0; i < s->layer_train.n; i++) {
 		grad(r, &LAYER(r->g, l, i), s->layer_train.bytes[i], first);
 		if (s->oib) /* its optimizer hook: states on the first step, the update, freed */
 			step_in_backward(r, &LAYER(r->g, l, i), s->layer_train.bytes[i]);
 	}
+	fr(r, &ug);
 	int prev = -1;
 	for (int i = s->layer_act.n - 1; i >= 0; i--) {
 		int gi = al(r, s->layer_act.bytes[i]); /* the saved tensor's gradient */
@@ -243,11 +264,13 @@ static void backward_layer(struct replay *r, int l, int *gh, bool first)
 		fr(r, s->ckpt ? &tac[i] : &LAYER(r->ac, l, i));
 	fr(r, &LAYER(r->ck, l, 0));
 	fr(r, &dq);
+	fr(r, &LAYER(r->gu, l, 0)); /* resharded after its backward */
 }
 
 static void micro_batch(struct replay *r, bool first)
 {
 	const struct vf__step *s = r->s;
+	r->root = al(r, s->gather_root); /* the root's pre-forward */
 	int bias = al(r, s->bias);
 	int emb = al(r, s->emb_out);
 	for (int l = 0; l < s->layers; l++)
@@ -267,6 +290,7 @@ static void micro_batch(struct replay *r, bool first)
 	fr(r, &gh);
 	fr(r, &emb);
 	fr(r, &bias);
+	fr(r, &r->root); /* the root's post-backward: resharded */
 }
 
 static void optimizer_step(struct replay *r)
@@ -397,6 +421,8 @@ double vf__step_calls(const struct vf__step *s)
 	return load + 2 * per_step + L * tr * s->nstates;
 }
 
+#define NHANDLES 7 /* handle arrays: w, g, st, ac, act, ck, gu */
+
 /* A replay in progress: its allocator and handles (fork: a copy of both
  * goes on as the original would). */
 struct vf__replay_state {
@@ -420,7 +446,7 @@ static void bind_handles(struct vf__replay_state *st)
 	size_t n = st->n;
 	int *all = st->all;
 	st->r.w = all, st->r.g = all + n, st->r.st = all + 2 * n, st->r.ac = all + 3 * n,
-	st->r.act = all + 4 * n, st->r.ck = all + 5 * n;
+	st->r.act = all + 4 * n, st->r.ck = all + 5 * n, st->r.gu = all + 6 * n;
 }
 
 /* A new allocator configured by cfg with s's model loaded and the cuBLAS
@@ -442,16 +468,17 @@ static vf_status replay_begin(const struct vf__step *s, const struct vf_alloc_co
 		vf_alloc_peaks_only(st->r.a);
 	st->r.peaks_only = peaks_only;
 	st->n = (size_t)(s->layers > 0 ? s->layers : 1) * VF__MAX_TENSORS;
-	st->all = malloc(6 * st->n * sizeof *st->all);
+	st->all = malloc(NHANDLES * st->n * sizeof *st->all);
 	if (!st->all) {
 		vf__replay_state_free(st);
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
 	}
-	for (size_t i = 0; i < 6 * st->n; i++)
+	for (size_t i = 0; i < NHANDLES * st->n; i++)
 		st->all[i] = -1;
 	bind_handles(st);
 	for (int i = 0; i < VF__MAX_TENSORS; i++)
 		st->r.ow[i] = st->r.og[i] = -1;
+	st->r.root = -1;
 	load(&st->r);
 	al(&st->r, s->workspace);
 	*out = st;
@@ -524,14 +551,14 @@ vf_status vf__replay_state_clone(const struct vf__replay_state *st,
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
 	*c = *st;
 	c->r.a = NULL;
-	c->all = malloc(6 * st->n * sizeof *c->all);
+	c->all = malloc(NHANDLES * st->n * sizeof *c->all);
 	vf_status rc = c->all ? vf_alloc_clone(st->r.a, &c->r.a, err)
 			      : vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
 	if (rc != VF_OK) {
 		vf__replay_state_free(c);
 		return rc;
 	}
-	memcpy(c->all, st->all, 6 * st->n * sizeof *c->all);
+	memcpy(c->all, st->all, NHANDLES * st->n * sizeof *c->all);
 	bind_handles(c);
 	*out = c;
 	return VF_OK;

@@ -677,7 +677,7 @@ static void fill_params(const struct shape *s, const struct vf_setup *su, const 
 		if (d->full)
 			tl_add(&st->other_train, el[i] * in->gb / in->shard_w);
 	}
-	st->head_ac = in->AC > 0 && d->P == 4 ? s->V * s->h * 2 : 0;
+	st->head_ac = in->AC > 0 && d->P == 4 ? s->V * s->h * 2 / in->shard_w : 0;
 	st->tied = s->tied;
 	st->nstates = su->optimizer == VF_OPT_ADAMW || su->optimizer == VF_OPT_ADAMW8BIT ? 2 : 1;
 	/* S is the rank's share (shard_o); the tensors above are already
@@ -750,6 +750,8 @@ static void fill_step(const struct shape *s, const struct vf_setup *su, const st
 	st->gather = in->fsdp_unit;
 	st->gather_root = in->fsdp_root;
 	st->unit_grad = in->fsdp_grad;
+	st->unshard = in->fsdp_root > 0 && d->full ? in->shard_w : 0;
+	st->head_ac_replayed = in->fsdp_unit > 0;
 }
 
 static void fill_infer(const struct shape *s, const struct vf_setup *su, const struct dt *d,
@@ -1380,6 +1382,10 @@ struct llm {
 	                       * from the forward's start to the backward's end (fsdp_units) */
 	double fsdp_grad;     /* FSDP/ZeRO-3: one unit's unsharded gradient in the backward */
 	double fsdp_unit;     /* FSDP/ZeRO-3: one layer gathered (W counts two) */
+	double fsdp_head_grad, fsdp_root_grad; /* FSDP: the head's and the root's whole
+	                                        * gradients (full fine-tuning) */
+	double fsdp_unmade;   /* FSDP/ZeRO-3: shards of G not yet made at the first layer's
+	                       * backward (its own and the root's) */
 	double host, pcie;    /* CPU offload: host bytes, bytes over PCIe per step */
 	double pcie_fwd, pcie_bwd, pcie_after; /* of pcie: beside each micro-batch's forward,
 	                                        * its backward, after the host's step */
@@ -2411,25 +2417,40 @@ static void offload_terms(struct llm *m)
  *   one layer's unsharded gradient in the backward: its parameters'
  *   gradients made whole (FSDP2 mixed precision: in bf16) before the
  *   reduce-scatter leaves the rank its shard (the gradients' G);
+ *   the root's gradients whole until its post-backward at the backward's
+ *   end (full fine-tuning): the head's from the loss's backward on, the
+ *   embedding's made last;
  *   no layer gathered at the loss (the last layer resharded after its
  *   forward, gathered again by its pre-backward) nor at the optimizer step.
  * Under CPU offload the GPU's blocks are offload_terms' own. */
 static void fsdp_units(struct llm *m)
 {
 	const struct shape *s = m->s;
-	m->fsdp_root = m->fsdp_grad = m->fsdp_unit = 0;
+	m->fsdp_root = m->fsdp_grad = m->fsdp_unit = m->fsdp_head_grad = m->fsdp_root_grad = 0;
+	m->fsdp_unmade = 0;
 	if (m->shard_w <= 1 || m->su->offload != VF_OFFLOAD_NONE || !m->d.train)
 		return;
 	double gathered = m->fsdp_mp ? 2 : m->d.P; /* bytes per gathered element */
 	m->fsdp_unit = s->layer_linear * gathered;
 	double root = s->params - s->linear - (s->norm - s->h); /* embedding, final norm, head */
-	if (m->su->shard == VF_SHARD_FSDP && root > 0)
+	double gb = m->fsdp_mp ? 2 : m->gb; /* bytes per unsharded gradient element */
+	if (m->su->shard == VF_SHARD_FSDP && root > 0) {
 		m->fsdp_root = root * gathered; /* beside its shard (in W) */
+		if (m->d.full) {
+			m->fsdp_head_grad = s->V * s->h * gb; /* from the loss's backward on */
+			m->fsdp_root_grad = root * gb;        /* at the backward's end */
+		}
+	}
 	double layers = m->layers > 0 ? m->layers : 1;
-	if (m->d.full)
-		m->fsdp_grad = s->layer_linear * (m->fsdp_mp ? 2 : m->gb);
-	else
+	if (m->d.full) {
+		m->fsdp_grad = s->layer_linear * gb;
+		m->fsdp_unmade = (s->layer_linear + (m->fsdp_root_grad > 0 ? root : 0)) * m->gb / m->shard_g;
+	} else {
 		m->fsdp_grad = m->lora / layers * 4; /* the adapters' fp32 gradients */
+		m->fsdp_unmade = m->fsdp_grad / m->shard_g;
+	}
+	if (m->su->grad_accum > 1 || m->su->grads_zeroed) /* the shards held from before */
+		m->fsdp_unmade = 0;
 }
 
 /* What the host holds and the link carries (vf_estimate.offload_*). */
@@ -2710,6 +2731,25 @@ static void forward_phases(const struct llm *m, double held_acts, struct live ph
 	head_moments(m, held_acts, ph);
 }
 
+/* FSDP/ZeRO-3 (fsdp_units): the whole gradients above the shards in the
+ * backward bw (which counts G whole and two gathered layers):
+ *   at the start (start: the head's gradient already counted), the last
+ *   layer's;
+ *   through the layers, a layer's beside the head's; at the second layer
+ *   (the last with one prefetched), the first layer's shard and the
+ *   root's not yet made (the first micro-batch: fsdp_unmade);
+ *   at the end, the root's, the layers' tensors and gathered weights gone
+ *   by then (the hidden-state gradient and the embedding's output left). */
+static double fsdp_backward_grads(const struct llm *m, const struct live *bw, bool start)
+{
+	if (start)
+		return m->fsdp_grad;
+	double mid = m->fsdp_grad + m->fsdp_head_grad - m->fsdp_unmade;
+	double end = m->fsdp_root_grad - (bw->act + bw->ac) + m->N * m->s->h * 4 + m->emb_out -
+		     2 * m->fsdp_unit;
+	return mid > end ? mid : end;
+}
+
 /* Training, backward: with checkpointing the last layer is recomputed (its
  * activations and, under autocast, its weights' bf16 copies) while
  * gradients accumulate (the lm_head weight gradient first, in full
@@ -2750,7 +2790,7 @@ static void backward_phase(const struct llm *m, struct live *bw)
 	}
 	if (su->grad_accum > 1 && bw->g < G)
 		bw->g = G; /* accumulated from the earlier micro-batches */
-	bw->g += m->ddp_buckets + m->fsdp_grad;
+	bw->g += m->ddp_buckets + fsdp_backward_grads(m, bw, bw->g < G);
 }
 
 /* Training, optimizer step: weights, gradients, states and the step's

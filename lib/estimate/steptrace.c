@@ -33,12 +33,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 struct replay {
 	struct vf_alloc *a;
 	const struct vf__step *s;
 	int *w, *g, *st, *ac, *act, *ck, *gu; /* handles (gu: a layer's gathered unit) */
 	int root;                        /* the gathered root unit (FSDP) */
+	int rw[3];                       /* the root's whole gradients (FSDP) */
 	int ow[VF__MAX_TENSORS], og[VF__MAX_TENSORS], ost[2 * VF__MAX_TENSORS];
 	bool states;
 	bool peaks_only; /* only the peaks are read (vf_alloc_peaks_only) */
@@ -173,16 +175,47 @@ static void grad(struct replay *r, int *held, double bytes, bool first)
 		al_fr(r, bytes);
 }
 
+/* The gradient of the root's tensor i (embedding, final norm, head):
+ * under FSDP whole (the first contribution kept, a later one added and
+ * freed) until the root's post-backward; otherwise grad(). */
+static void root_grad(struct replay *r, int i, bool first)
+{
+	const struct vf__step *s = r->s;
+	if (i >= s->other_train.n)
+		return;
+	if (s->unshard <= 0)
+		grad(r, &r->og[i], s->other_train.bytes[i], first);
+	else if (r->rw[i] < 0)
+		r->rw[i] = al(r, s->other_train.bytes[i] * s->unshard);
+	else
+		al_fr(r, s->other_train.bytes[i] * s->unshard);
+}
+
+/* FSDP's root post-backward: its whole gradients reduce-scattered into
+ * the rank's shards (kept, or added into the held ones), then freed. */
+static void root_reduce(struct replay *r, bool first)
+{
+	const struct vf__step *s = r->s;
+	for (int i = 0; i < 3 && i < s->other_train.n; i++)
+		if (r->rw[i] >= 0) {
+			grad(r, &r->og[i], s->other_train.bytes[i], first);
+			fr(r, &r->rw[i]);
+		}
+}
+
 /* Loss forward and backward; returns the hidden-state gradient. */
 static int loss(struct replay *r, int *fnorm, bool first)
 {
 	const struct vf__step *s = r->s;
+	int hac = s->head_ac_replayed ? al(r, s->head_ac) : -1; /* the head's autocast copy */
 	int out = al(r, s->lm_out), up = al(r, s->lm_up), lsm = al(r, s->lm_lsm);
 	int extra = al(r, s->lm_extra);
-	if (s->ckpt && s->ac_cached) /* the forward leaves autocast: its cache goes */
+	if (s->ckpt && s->ac_cached) { /* the forward leaves autocast: its cache goes */
 		for (int l = 0; l < s->layers; l++)
 			for (int i = 0; i < s->layer_ac.n; i++)
 				fr(r, &LAYER(r->ac, l, i));
+		fr(r, &hac);
+	}
 	fr(r, &up);
 	fr(r, &out); /* the model's output logits: dropped after the forward */
 	int g1 = al(r, s->lm_grad), g2 = al(r, s->lm_grad);
@@ -193,10 +226,11 @@ static int loss(struct replay *r, int *fnorm, bool first)
 	fr(r, &extra);
 	int gh = al(r, s->grad_hidden);
 	if (s->full && s->tied) /* lm_head's contribution to the embedding gradient */
-		grad(r, &r->og[0], s->other_train.bytes[0], first);
+		root_grad(r, 0, first);
 	else if (s->full && s->other_train.n > 2) /* lm_head */
-		grad(r, &r->og[2], s->other_train.bytes[2], first);
+		root_grad(r, 2, first);
 	fr(r, &g3);
+	fr(r, &hac); /* saved for the head's backward, done */
 	fr(r, fnorm);
 	return gh;
 }
@@ -248,6 +282,7 @@ static void backward_layer(struct replay *r, int l, int *gh, bool first)
 		if (s->oib) /* its optimizer hook: states on the first step, the update, freed */
 			step_in_backward(r, &LAYER(r->g, l, i), s->layer_train.bytes[i]);
 	}
+	if (getenv("VF_DBG")) fprintf(stderr, "bwd l=%d first=%d at ug: alloc %.3f peak %.3f\n", l, first, vf_alloc_allocated(r->a)/1e9, vf_alloc_peak_allocated(r->a)/1e9);
 	fr(r, &ug);
 	int prev = -1;
 	for (int i = s->layer_act.n - 1; i >= 0; i--) {
@@ -276,20 +311,24 @@ static void micro_batch(struct replay *r, bool first)
 	for (int l = 0; l < s->layers; l++)
 		forward_layer(r, l);
 	int fnorm = al(r, s->final_norm);
+	if (getenv("VF_DBG")) fprintf(stderr, "fwd end: alloc %.3f peak %.3f\n", vf_alloc_allocated(r->a)/1e9, vf_alloc_peak_allocated(r->a)/1e9);
 	int gh = loss(r, &fnorm, first);
+	if (getenv("VF_DBG")) fprintf(stderr, "loss end: alloc %.3f peak %.3f\n", vf_alloc_allocated(r->a)/1e9, vf_alloc_peak_allocated(r->a)/1e9);
 	for (int l = s->layers - 1; l >= 0; l--)
 		backward_layer(r, l, &gh, first);
 	if (s->full) { /* final norm (order of autograd: before the layers in fact, small) and embedding */
-		if (s->other_train.n > 1)
-			grad(r, &r->og[1], s->other_train.bytes[1], first);
-		if (s->tied) /* the second contribution: made, added, freed */
+		root_grad(r, 1, first);
+		if (s->tied && s->unshard > 0) /* the second contribution, added into the whole one */
+			root_grad(r, 0, false);
+		else if (s->tied) /* the second contribution: made, added, freed */
 			grad(r, &(int){-1}, s->other_train.bytes[0], false);
-		else if (s->other_train.n > 0)
-			grad(r, &r->og[0], s->other_train.bytes[0], first);
+		else
+			root_grad(r, 0, first);
 	}
 	fr(r, &gh);
 	fr(r, &emb);
 	fr(r, &bias);
+	root_reduce(r, first);
 	fr(r, &r->root); /* the root's post-backward: resharded */
 }
 
@@ -478,7 +517,7 @@ static vf_status replay_begin(const struct vf__step *s, const struct vf_alloc_co
 	bind_handles(st);
 	for (int i = 0; i < VF__MAX_TENSORS; i++)
 		st->r.ow[i] = st->r.og[i] = -1;
-	st->r.root = -1;
+	st->r.root = st->r.rw[0] = st->r.rw[1] = st->r.rw[2] = -1;
 	load(&st->r);
 	al(&st->r, s->workspace);
 	*out = st;

@@ -2742,7 +2742,7 @@ static void forward_phases(const struct llm *m, double held_acts, struct live ph
  *   by then (the hidden-state gradient and the embedding's output left). */
 static double fsdp_backward_grads(const struct llm *m, const struct live *bw, bool start)
 {
-	if (start)
+	if (start || m->fsdp_unit <= 0) /* not sharded: fsdp_grad is 0 */
 		return m->fsdp_grad;
 	double mid = m->fsdp_grad + m->fsdp_head_grad - m->fsdp_unmade;
 	double end = m->fsdp_root_grad - (bw->act + bw->ac) + m->N * m->s->h * 4 + m->emb_out -

@@ -12,6 +12,12 @@
  *              of its trainable tensors (first micro-batch only), the
  *              gradient of each saved tensor as it is consumed, then the
  *              saved tensors and copies freed;
+ *   FSDP/ZeRO-3  each layer gathered whole before its forward and its
+ *              backward with the next one in the pass's order prefetched,
+ *              freed after (reshard_after_forward); a layer's gradient whole
+ *              before its reduce-scatter leaves the shards; FSDP's root
+ *              (embedding, final norm, head) gathered from the forward's
+ *              start to the backward's end, its gradients whole until then;
  *   optimizer  states created in the first step (per tensor, in order),
  *              the step's temporaries; zero_grad(set_to_none) frees the
  *              gradients (set_to_none=False, torch 1.x: zeroed in place
@@ -452,6 +458,10 @@ double vf__step_calls(const struct vf__step *s)
 		     (s->ckpt ? 2 + 2 * (s->ac_cached ? 0 : ac) + saved + act : saved);
 	double bwd = 6 + ac + 3 * act + 2 * tr + (s->ckpt ? ac + saved : 0) +
 		     (s->oib ? tr * (2 + s->nstates) : 0);
+	if (s->gather > 0) { /* the gathers and frees, the whole gradient */
+		fwd += 3;
+		bwd += 5;
+	}
 	double per_step = s->micro * (L * (fwd + bwd) + 20) + L * tr;
 	if (s->ot == VF__OT_FOREACH)
 		per_step += 2 * L * tr;

@@ -634,6 +634,8 @@ static void layer_tmp_tensors(const struct shape *s, const struct dt *d, double 
 struct step_in {
 	double W_other, qb, gb, T, lora, S, OT, AC, A_layer, scores, ckpt_in, emb_out,
 		final_norm, Nout, dequant, bwd_transient, ddp, bias, shard_w, shard_o, layers;
+	double fsdp_unit, fsdp_root, fsdp_grad; /* FSDP/ZeRO-3: one layer gathered, the root
+	                                         * gathered, a layer's unsharded gradient */
 };
 
 static void fill_params(const struct shape *s, const struct vf_setup *su, const struct dt *d,
@@ -652,15 +654,15 @@ static void fill_params(const struct shape *s, const struct vf_setup *su, const 
 			tl_add(&st->layer_train, lin.bytes[i] * in->gb / in->shard_w);
 	}
 	for (int k = 0; k < s->norms_per_layer; k++) {
-		tl_add(&st->layer_w, norms / s->norms_per_layer * d->P);
+		tl_add(&st->layer_w, norms / s->norms_per_layer * d->P / in->shard_w);
 		if (d->full)
-			tl_add(&st->layer_train, norms / s->norms_per_layer * in->gb);
+			tl_add(&st->layer_train, norms / s->norms_per_layer * in->gb / in->shard_w);
 	}
 	if (su->mode == VF_MODE_LORA) {
 		struct vf__tensors ad;
 		layer_lora_elems(s, d->lt, d->rank, in->lora, &ad);
 		for (int i = 0; i < ad.n; i++) {
-			tl_add(&st->layer_train, ad.bytes[i] * 4);
+			tl_add(&st->layer_train, ad.bytes[i] * 4 / in->shard_w);
 			if (d->autocast)
 				tl_add(&st->layer_ac, ad.bytes[i] * 2);
 		}
@@ -675,10 +677,12 @@ static void fill_params(const struct shape *s, const struct vf_setup *su, const 
 		if (d->full)
 			tl_add(&st->other_train, el[i] * in->gb / in->shard_w);
 	}
-	st->head_ac = in->AC > 0 && d->P == 4 ? s->V * s->h * 2 : 0;
+	st->head_ac = in->AC > 0 && d->P == 4 ? s->V * s->h * 2 / in->shard_w : 0;
 	st->tied = s->tied;
 	st->nstates = su->optimizer == VF_OPT_ADAMW || su->optimizer == VF_OPT_ADAMW8BIT ? 2 : 1;
-	st->state_ratio = in->T > 0 ? in->S / (in->T * in->gb) / st->nstates : 0;
+	/* S is the rank's share (shard_o); the tensors above are already
+	 * their shard_w-th (ZeRO-3, FSDP) */
+	st->state_ratio = in->T > 0 ? in->S * in->shard_w / (in->T * in->gb) / st->nstates : 0;
 }
 
 static void fill_step(const struct shape *s, const struct vf_setup *su, const struct dt *d,
@@ -706,8 +710,8 @@ static void fill_step(const struct shape *s, const struct vf_setup *su, const st
 		st->ot_count = 3;
 		st->ot_ratio = 4 / in->gb;
 	}
-	if (in->shard_o > 1)
-		st->ot_ratio /= in->shard_o;
+	if (in->shard_o > in->shard_w) /* ZeRO-1/2: whole tensors, their states' share */
+		st->ot_ratio /= in->shard_o / in->shard_w;
 	layer_act_tensors(s, d, N, in->A_layer, in->scores, &st->layer_act);
 	layer_tmp_tensors(s, d, N, &st->layer_tmp);
 	st->ckpt_in = in->ckpt_in;
@@ -743,6 +747,11 @@ static void fill_step(const struct shape *s, const struct vf_setup *su, const st
 	st->bwd_transient = in->bwd_transient;
 	st->ddp_bucket = in->ddp;
 	st->bias = in->bias;
+	st->gather = in->fsdp_unit;
+	st->gather_root = in->fsdp_root;
+	st->unit_grad = in->fsdp_grad;
+	st->unshard = in->fsdp_root > 0 && d->full ? in->shard_w : 0;
+	st->head_ac_replayed = in->fsdp_unit > 0;
 }
 
 static void fill_infer(const struct shape *s, const struct vf_setup *su, const struct dt *d,
@@ -1382,6 +1391,14 @@ struct llm {
 	double W_whole;       /* weights before sharding */
 	double S_paged;       /* optimizer states in CUDA managed memory (mechanisms.h) */
 	bool fsdp_mp;         /* FSDP2 mixed precision: bf16 gathered over fp32 shards */
+	double fsdp_root;     /* FSDP: the root unit (embedding, final norm, head) gathered
+	                       * from the forward's start to the backward's end (fsdp_units) */
+	double fsdp_grad;     /* FSDP/ZeRO-3: one unit's unsharded gradient in the backward */
+	double fsdp_unit;     /* FSDP/ZeRO-3: one layer gathered (W counts two) */
+	double fsdp_head_grad, fsdp_root_grad; /* FSDP: the head's and the root's whole
+	                                        * gradients (full fine-tuning) */
+	double fsdp_unmade;   /* FSDP/ZeRO-3: shards of G not yet made at the first layer's
+	                       * backward (its own and the root's) */
 	double host, pcie;    /* CPU offload: host bytes, bytes over PCIe per step */
 	double pcie_fwd, pcie_bwd, pcie_after; /* of pcie: beside each micro-batch's forward,
 	                                        * its backward, after the host's step */
@@ -2403,6 +2420,56 @@ static void offload_terms(struct llm *m)
 	m->S = m->OT = 0;
 }
 
+/* FSDP and ZeRO-3 (the weights sharded over the GPUs), beside the two
+ * gathered layers sharding() counts (the unit computing and the next one,
+ * prefetched: FSDP1's limit_all_gathers lets two all-gathers be in flight,
+ * FSDP2 prefetches one unit ahead in the forward and in the backward):
+ *   the root unit: the parameters no layer owns (embedding, final norm,
+ *   untied head), gathered at the forward's start and kept to the
+ *   backward's end: FSDP does not reshard the root after the forward
+ *   (fully_shard's reshard_after_forward=None is False for the root;
+ *   FSDP1 keeps the root's flat parameter for FULL_SHARD). DeepSpeed's
+ *   ZeRO-3 gathers the embedding and the head as any module, when used,
+ *   and releases them after: no root held;
+ *   one layer's unsharded gradient in the backward: its parameters'
+ *   gradients made whole (FSDP2 mixed precision: in bf16) before the
+ *   reduce-scatter leaves the rank its shard (the gradients' G);
+ *   the root's gradients whole until its post-backward at the backward's
+ *   end (full fine-tuning): the head's from the loss's backward on, the
+ *   embedding's made last;
+ *   no layer gathered at the loss (the last layer resharded after its
+ *   forward, gathered again by its pre-backward) nor at the optimizer step.
+ * Under CPU offload the GPU's blocks are offload_terms' own. */
+static void fsdp_units(struct llm *m)
+{
+	const struct shape *s = m->s;
+	m->fsdp_root = m->fsdp_grad = m->fsdp_unit = m->fsdp_head_grad = m->fsdp_root_grad = 0;
+	m->fsdp_unmade = 0;
+	if (m->shard_w <= 1 || m->su->offload != VF_OFFLOAD_NONE || !m->d.train)
+		return;
+	double gathered = m->fsdp_mp ? 2 : m->d.P; /* bytes per gathered element */
+	m->fsdp_unit = s->layer_linear * gathered;
+	double root = s->params - s->linear - (s->norm - s->h); /* embedding, final norm, head */
+	double gb = m->fsdp_mp ? 2 : m->gb; /* bytes per unsharded gradient element */
+	if (m->su->shard == VF_SHARD_FSDP && root > 0) {
+		m->fsdp_root = root * gathered; /* beside its shard (in W) */
+		if (m->d.full) {
+			m->fsdp_head_grad = s->V * s->h * gb; /* from the loss's backward on */
+			m->fsdp_root_grad = root * gb;        /* at the backward's end */
+		}
+	}
+	double layers = m->layers > 0 ? m->layers : 1;
+	if (m->d.full) {
+		m->fsdp_grad = s->layer_linear * gb;
+		m->fsdp_unmade = (s->layer_linear + (m->fsdp_root_grad > 0 ? root : 0)) * m->gb / m->shard_g;
+	} else {
+		m->fsdp_grad = m->lora / layers * 4; /* the adapters' fp32 gradients */
+		m->fsdp_unmade = m->fsdp_grad / m->shard_g;
+	}
+	if (m->su->grad_accum > 1 || m->su->grads_zeroed) /* the shards held from before */
+		m->fsdp_unmade = 0;
+}
+
 /* What the host holds and the link carries (vf_estimate.offload_*). */
 static void offload_record(const struct llm *m, const struct vf_gpu_spec *gpu, struct vf_estimate *e)
 {
@@ -2661,7 +2728,7 @@ static void forward_phases(const struct llm *m, double held_acts, struct live ph
 	bool held = su->grad_accum > 1 || (su->grads_zeroed && !su->optimizer_in_backward);
 	double G_fwd = (held ? m->G : 0) + m->ddp_buckets;
 	struct live *lf = &ph[VF_PHASE_LOSS];
-	lf->w = m->W;
+	lf->w = m->W - 2 * m->fsdp_unit + m->fsdp_root;
 	lf->o = m->S;
 	lf->g = G_fwd;
 	lf->act = held_acts + m->emb_out + m->final_norm + m->dequant;
@@ -2673,12 +2740,31 @@ static void forward_phases(const struct llm *m, double held_acts, struct live ph
 		lf->lg = m->logits_bwd;
 	}
 	struct live *fw = &ph[VF_PHASE_FORWARD];
-	fw->w = m->W;
+	fw->w = m->W + m->fsdp_root;
 	fw->o = m->S;
 	fw->g = G_fwd;
 	fw->ac = AC_fwd;
 	fw->act = held_acts + m->emb_out + (su->grad_ckpt ? m->A_layer : 0) + m->dequant;
 	head_moments(m, held_acts, ph);
+}
+
+/* FSDP/ZeRO-3 (fsdp_units): the whole gradients above the shards in the
+ * backward bw (which counts G whole and two gathered layers):
+ *   at the start (start: the head's gradient already counted), the last
+ *   layer's;
+ *   through the layers, a layer's beside the head's; at the second layer
+ *   (the last with one prefetched), the first layer's shard and the
+ *   root's not yet made (the first micro-batch: fsdp_unmade);
+ *   at the end, the root's, the layers' tensors and gathered weights gone
+ *   by then (the hidden-state gradient and the embedding's output left). */
+static double fsdp_backward_grads(const struct llm *m, const struct live *bw, bool start)
+{
+	if (start || m->fsdp_unit <= 0) /* not sharded: fsdp_grad is 0 */
+		return m->fsdp_grad;
+	double mid = m->fsdp_grad + m->fsdp_head_grad - m->fsdp_unmade;
+	double end = m->fsdp_root_grad - (bw->act + bw->ac) + m->N * m->s->h * 4 + m->emb_out -
+		     2 * m->fsdp_unit;
+	return mid > end ? mid : end;
 }
 
 /* Training, backward: with checkpointing the last layer is recomputed (its
@@ -2695,7 +2781,7 @@ static void backward_phase(const struct llm *m, struct live *bw)
 	bool full = m->d.full;
 	double layers = m->layers, AC = m->AC, G = m->G, gb = m->gb;
 	double A_layer = m->A_layer, ckpt_in = m->ckpt_in;
-	bw->w = m->W;
+	bw->w = m->W + m->fsdp_root;
 	bw->o = m->S;
 	if (su->grad_ckpt) {
 		double rec_ac = AC > 0 ? AC / (layers > 0 ? layers : 1) : 0;
@@ -2721,7 +2807,7 @@ static void backward_phase(const struct llm *m, struct live *bw)
 	}
 	if (su->grad_accum > 1 && bw->g < G)
 		bw->g = G; /* accumulated from the earlier micro-batches */
-	bw->g += m->ddp_buckets;
+	bw->g += m->ddp_buckets + fsdp_backward_grads(m, bw, bw->g < G);
 }
 
 /* Training, optimizer step: weights, gradients, states and the step's
@@ -2729,7 +2815,7 @@ static void backward_phase(const struct llm *m, struct live *bw)
 static void optimizer_phase(const struct llm *m, struct live ph[VF_PHASE_COUNT])
 {
 	struct live *op = &ph[VF_PHASE_OPTIMIZER];
-	op->w = m->W;
+	op->w = m->W - 2 * m->fsdp_unit; /* no layer gathered (fsdp_units) */
 	op->g = m->G + m->ddp_buckets;
 	op->o = m->S;
 	op->ot = m->OT;
@@ -2749,7 +2835,9 @@ static void train_trace(const struct llm *m, struct vf__step *st)
 			     .emb_out = m->emb_out, .final_norm = m->final_norm, .Nout = m->Nout,
 			     .dequant = m->dequant, .bwd_transient = m->bwd_transient, .ddp = m->ddp_buckets,
 			     .bias = t5 ? 4 * s->heads * (sq * sq + tq * tq + tq * sq) : 0,
-			     .shard_w = m->shard_w, .shard_o = m->shard_o, .layers = layers};
+			     .shard_w = m->shard_w, .shard_o = m->shard_o, .layers = layers,
+			     .fsdp_root = m->fsdp_root, .fsdp_grad = m->fsdp_grad,
+			     .fsdp_unit = m->fsdp_unit};
 	if (t5)
 		in.A_layer -= in.bias / layers;
 	fill_step(s, m->su, &m->d, &in, st);
@@ -2930,6 +3018,7 @@ static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 	moe_expert_grad_transient(&m);
 	selective_checkpointing(&m);
 	offload_terms(&m);
+	fsdp_units(&m);
 	paged_states(&m);
 	logits_term(&m);
 	record_whole_terms(&m, gpu, e);

@@ -12,6 +12,12 @@
  *              of its trainable tensors (first micro-batch only), the
  *              gradient of each saved tensor as it is consumed, then the
  *              saved tensors and copies freed;
+ *   FSDP/ZeRO-3  each layer gathered whole before its forward and its
+ *              backward with the next one in the pass's order prefetched,
+ *              freed after (reshard_after_forward); a layer's gradient whole
+ *              before its reduce-scatter leaves the shards; FSDP's root
+ *              (embedding, final norm, head) gathered from the forward's
+ *              start to the backward's end, its gradients whole until then;
  *   optimizer  states created in the first step (per tensor, in order),
  *              the step's temporaries; zero_grad(set_to_none) frees the
  *              gradients (set_to_none=False, torch 1.x: zeroed in place
@@ -33,11 +39,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 struct replay {
 	struct vf_alloc *a;
 	const struct vf__step *s;
-	int *w, *g, *st, *ac, *act, *ck; /* handles */
+	int *w, *g, *st, *ac, *act, *ck, *gu; /* handles (gu: a layer's gathered unit) */
+	int root;                        /* the gathered root unit (FSDP) */
+	int rw[3];                       /* the root's whole gradients (FSDP) */
 	int ow[VF__MAX_TENSORS], og[VF__MAX_TENSORS], ost[2 * VF__MAX_TENSORS];
 	bool states;
 	bool peaks_only; /* only the peaks are read (vf_alloc_peaks_only) */
@@ -121,9 +130,23 @@ static void make_saved(struct replay *r, int *h)
 	}
 }
 
+/* FSDP/ZeRO-3: layer l gathered unless prefetched, then the next one in
+ * the pass's order (step -1 in the backward) prefetched. */
+static void gather(struct replay *r, int l, int step)
+{
+	const struct vf__step *s = r->s;
+	if (s->gather <= 0)
+		return;
+	if (LAYER(r->gu, l, 0) < 0)
+		LAYER(r->gu, l, 0) = al(r, s->gather);
+	if (l + step >= 0 && l + step < s->layers)
+		LAYER(r->gu, l + step, 0) = al(r, s->gather);
+}
+
 static void forward_layer(struct replay *r, int l)
 {
 	const struct vf__step *s = r->s;
+	gather(r, l, 1);
 	if (!s->ckpt || s->ac_cached)
 		for (int i = 0; i < s->layer_ac.n; i++)
 			LAYER(r->ac, l, i) = al(r, s->layer_ac.bytes[i]);
@@ -145,6 +168,7 @@ static void forward_layer(struct replay *r, int l)
 				fr(r, &LAYER(r->act, l - 2, i));
 	}
 	fr(r, &dq);
+	fr(r, &LAYER(r->gu, l, 0)); /* resharded after its forward */
 }
 
 /* A trainable tensor's gradient: kept by AccumulateGrad in the first
@@ -157,16 +181,47 @@ static void grad(struct replay *r, int *held, double bytes, bool first)
 		al_fr(r, bytes);
 }
 
+/* The gradient of the root's tensor i (embedding, final norm, head):
+ * under FSDP whole (the first contribution kept, a later one added and
+ * freed) until the root's post-backward; otherwise grad(). */
+static void root_grad(struct replay *r, int i, bool first)
+{
+	const struct vf__step *s = r->s;
+	if (i >= s->other_train.n)
+		return;
+	if (s->unshard <= 0)
+		grad(r, &r->og[i], s->other_train.bytes[i], first);
+	else if (r->rw[i] < 0)
+		r->rw[i] = al(r, s->other_train.bytes[i] * s->unshard);
+	else
+		al_fr(r, s->other_train.bytes[i] * s->unshard);
+}
+
+/* FSDP's root post-backward: its whole gradients reduce-scattered into
+ * the rank's shards (kept, or added into the held ones), then freed. */
+static void root_reduce(struct replay *r, bool first)
+{
+	const struct vf__step *s = r->s;
+	for (int i = 0; i < 3 && i < s->other_train.n; i++)
+		if (r->rw[i] >= 0) {
+			grad(r, &r->og[i], s->other_train.bytes[i], first);
+			fr(r, &r->rw[i]);
+		}
+}
+
 /* Loss forward and backward; returns the hidden-state gradient. */
 static int loss(struct replay *r, int *fnorm, bool first)
 {
 	const struct vf__step *s = r->s;
+	int hac = s->head_ac_replayed ? al(r, s->head_ac) : -1; /* the head's autocast copy */
 	int out = al(r, s->lm_out), up = al(r, s->lm_up), lsm = al(r, s->lm_lsm);
 	int extra = al(r, s->lm_extra);
-	if (s->ckpt && s->ac_cached) /* the forward leaves autocast: its cache goes */
+	if (s->ckpt && s->ac_cached) { /* the forward leaves autocast: its cache goes */
 		for (int l = 0; l < s->layers; l++)
 			for (int i = 0; i < s->layer_ac.n; i++)
 				fr(r, &LAYER(r->ac, l, i));
+		fr(r, &hac);
+	}
 	fr(r, &up);
 	fr(r, &out); /* the model's output logits: dropped after the forward */
 	int g1 = al(r, s->lm_grad), g2 = al(r, s->lm_grad);
@@ -177,10 +232,11 @@ static int loss(struct replay *r, int *fnorm, bool first)
 	fr(r, &extra);
 	int gh = al(r, s->grad_hidden);
 	if (s->full && s->tied) /* lm_head's contribution to the embedding gradient */
-		grad(r, &r->og[0], s->other_train.bytes[0], first);
+		root_grad(r, 0, first);
 	else if (s->full && s->other_train.n > 2) /* lm_head */
-		grad(r, &r->og[2], s->other_train.bytes[2], first);
+		root_grad(r, 2, first);
 	fr(r, &g3);
+	fr(r, &hac); /* saved for the head's backward, done */
 	fr(r, fnorm);
 	return gh;
 }
@@ -214,6 +270,7 @@ static void backward_layer(struct replay *r, int l, int *gh, bool first)
 {
 	const struct vf__step *s = r->s;
 	int tac[VF__MAX_TENSORS];
+	gather(r, l, -1);
 	int dq = al(r, s->bwd_transient > s->dequant ? s->bwd_transient : s->dequant);
 	if (s->ckpt) {
 		for (int i = 0; i < s->layer_ac.n; i++)
@@ -223,11 +280,16 @@ static void backward_layer(struct replay *r, int l, int *gh, bool first)
 		for (int i = 0; i < s->layer_act.n; i++)
 			LAYER(r->act, l, i) = al(r, s->layer_act.bytes[i]);
 	}
+	/* FSDP/ZeRO-3: the layer's gradients whole, then reduce-scattered into
+	 * the rank's shards (below, as the gradients); freed after */
+	int ug = al(r, s->unit_grad);
 	for (int i = 0; i < s->layer_train.n; i++) {
 		grad(r, &LAYER(r->g, l, i), s->layer_train.bytes[i], first);
 		if (s->oib) /* its optimizer hook: states on the first step, the update, freed */
 			step_in_backward(r, &LAYER(r->g, l, i), s->layer_train.bytes[i]);
 	}
+	if (getenv("VF_DBG")) fprintf(stderr, "bwd l=%d first=%d at ug: alloc %.3f peak %.3f\n", l, first, vf_alloc_allocated(r->a)/1e9, vf_alloc_peak_allocated(r->a)/1e9);
+	fr(r, &ug);
 	int prev = -1;
 	for (int i = s->layer_act.n - 1; i >= 0; i--) {
 		int gi = al(r, s->layer_act.bytes[i]); /* the saved tensor's gradient */
@@ -243,30 +305,37 @@ static void backward_layer(struct replay *r, int l, int *gh, bool first)
 		fr(r, s->ckpt ? &tac[i] : &LAYER(r->ac, l, i));
 	fr(r, &LAYER(r->ck, l, 0));
 	fr(r, &dq);
+	fr(r, &LAYER(r->gu, l, 0)); /* resharded after its backward */
 }
 
 static void micro_batch(struct replay *r, bool first)
 {
 	const struct vf__step *s = r->s;
+	r->root = al(r, s->gather_root); /* the root's pre-forward */
 	int bias = al(r, s->bias);
 	int emb = al(r, s->emb_out);
 	for (int l = 0; l < s->layers; l++)
 		forward_layer(r, l);
 	int fnorm = al(r, s->final_norm);
+	if (getenv("VF_DBG")) fprintf(stderr, "fwd end: alloc %.3f peak %.3f\n", vf_alloc_allocated(r->a)/1e9, vf_alloc_peak_allocated(r->a)/1e9);
 	int gh = loss(r, &fnorm, first);
+	if (getenv("VF_DBG")) fprintf(stderr, "loss end: alloc %.3f peak %.3f\n", vf_alloc_allocated(r->a)/1e9, vf_alloc_peak_allocated(r->a)/1e9);
 	for (int l = s->layers - 1; l >= 0; l--)
 		backward_layer(r, l, &gh, first);
 	if (s->full) { /* final norm (order of autograd: before the layers in fact, small) and embedding */
-		if (s->other_train.n > 1)
-			grad(r, &r->og[1], s->other_train.bytes[1], first);
-		if (s->tied) /* the second contribution: made, added, freed */
+		root_grad(r, 1, first);
+		if (s->tied && s->unshard > 0) /* the second contribution, added into the whole one */
+			root_grad(r, 0, false);
+		else if (s->tied) /* the second contribution: made, added, freed */
 			grad(r, &(int){-1}, s->other_train.bytes[0], false);
-		else if (s->other_train.n > 0)
-			grad(r, &r->og[0], s->other_train.bytes[0], first);
+		else
+			root_grad(r, 0, first);
 	}
 	fr(r, &gh);
 	fr(r, &emb);
 	fr(r, &bias);
+	root_reduce(r, first);
+	fr(r, &r->root); /* the root's post-backward: resharded */
 }
 
 static void optimizer_step(struct replay *r)
@@ -389,6 +458,10 @@ double vf__step_calls(const struct vf__step *s)
 		     (s->ckpt ? 2 + 2 * (s->ac_cached ? 0 : ac) + saved + act : saved);
 	double bwd = 6 + ac + 3 * act + 2 * tr + (s->ckpt ? ac + saved : 0) +
 		     (s->oib ? tr * (2 + s->nstates) : 0);
+	if (s->gather > 0) { /* the gathers and frees, the whole gradient */
+		fwd += 3;
+		bwd += 5;
+	}
 	double per_step = s->micro * (L * (fwd + bwd) + 20) + L * tr;
 	if (s->ot == VF__OT_FOREACH)
 		per_step += 2 * L * tr;
@@ -396,6 +469,8 @@ double vf__step_calls(const struct vf__step *s)
 		per_step += 2 * L * tr * (s->ot_count < 4 ? s->ot_count : 4);
 	return load + 2 * per_step + L * tr * s->nstates;
 }
+
+#define NHANDLES 7 /* handle arrays: w, g, st, ac, act, ck, gu */
 
 /* A replay in progress: its allocator and handles (fork: a copy of both
  * goes on as the original would). */
@@ -420,7 +495,7 @@ static void bind_handles(struct vf__replay_state *st)
 	size_t n = st->n;
 	int *all = st->all;
 	st->r.w = all, st->r.g = all + n, st->r.st = all + 2 * n, st->r.ac = all + 3 * n,
-	st->r.act = all + 4 * n, st->r.ck = all + 5 * n;
+	st->r.act = all + 4 * n, st->r.ck = all + 5 * n, st->r.gu = all + 6 * n;
 }
 
 /* A new allocator configured by cfg with s's model loaded and the cuBLAS
@@ -442,16 +517,17 @@ static vf_status replay_begin(const struct vf__step *s, const struct vf_alloc_co
 		vf_alloc_peaks_only(st->r.a);
 	st->r.peaks_only = peaks_only;
 	st->n = (size_t)(s->layers > 0 ? s->layers : 1) * VF__MAX_TENSORS;
-	st->all = malloc(6 * st->n * sizeof *st->all);
+	st->all = malloc(NHANDLES * st->n * sizeof *st->all);
 	if (!st->all) {
 		vf__replay_state_free(st);
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
 	}
-	for (size_t i = 0; i < 6 * st->n; i++)
+	for (size_t i = 0; i < NHANDLES * st->n; i++)
 		st->all[i] = -1;
 	bind_handles(st);
 	for (int i = 0; i < VF__MAX_TENSORS; i++)
 		st->r.ow[i] = st->r.og[i] = -1;
+	st->r.root = st->r.rw[0] = st->r.rw[1] = st->r.rw[2] = -1;
 	load(&st->r);
 	al(&st->r, s->workspace);
 	*out = st;
@@ -524,14 +600,14 @@ vf_status vf__replay_state_clone(const struct vf__replay_state *st,
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
 	*c = *st;
 	c->r.a = NULL;
-	c->all = malloc(6 * st->n * sizeof *c->all);
+	c->all = malloc(NHANDLES * st->n * sizeof *c->all);
 	vf_status rc = c->all ? vf_alloc_clone(st->r.a, &c->r.a, err)
 			      : vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
 	if (rc != VF_OK) {
 		vf__replay_state_free(c);
 		return rc;
 	}
-	memcpy(c->all, st->all, 6 * st->n * sizeof *c->all);
+	memcpy(c->all, st->all, NHANDLES * st->n * sizeof *c->all);
 	bind_handles(c);
 	*out = c;
 	return VF_OK;

@@ -63,6 +63,13 @@ struct vf__step {
 	double bwd_transient;  /* in each layer's backward instead, when larger (AWQ, MoE) */
 	double ddp_bucket;     /* DDP gradient buckets, in all */
 	double bias;           /* T5: position bias and mask (per stack) */
+	double gather;         /* FSDP/ZeRO-3: one layer's parameters gathered (0: not sharded) */
+	double gather_root;    /* FSDP: the root unit gathered, forward to backward's end */
+	double unit_grad;      /* FSDP/ZeRO-3: one layer's unsharded gradient */
+	double unshard;        /* FSDP: the root's gradients are whole (this many times their
+	                        * shards) until its post-backward reduce-scatter; 0 otherwise */
+	bool head_ac_replayed; /* the lm_head's autocast copy (head_ac) is replayed: under
+	                        * FSDP/ZeRO-3 only (one GPU's replay never had it) */
 	/* inference */
 	double kv_layer;       /* K (and V) cache of one layer, each */
 	double inf_h, inf_q, inf_kv, inf_f, inf_scores; /* working tensors (bytes) */

@@ -634,6 +634,8 @@ static void layer_tmp_tensors(const struct shape *s, const struct dt *d, double 
 struct step_in {
 	double W_other, qb, gb, T, lora, S, OT, AC, A_layer, scores, ckpt_in, emb_out,
 		final_norm, Nout, dequant, bwd_transient, ddp, bias, shard_w, shard_o, layers;
+	double rest;      /* bytes per base parameter outside the linears (0: d->P) */
+	double head_copy; /* the fp32 lm_head's bf16 copy saved for its backward */
 };
 
 static void fill_params(const struct shape *s, const struct vf_setup *su, const struct dt *d,
@@ -651,8 +653,9 @@ static void fill_params(const struct shape *s, const struct vf_setup *su, const 
 		if (d->full)
 			tl_add(&st->layer_train, lin.bytes[i] * in->gb / in->shard_w);
 	}
+	double rest = in->rest > 0 ? in->rest : d->P; /* peft's k-bit preparation: fp32 */
 	for (int k = 0; k < s->norms_per_layer; k++) {
-		tl_add(&st->layer_w, norms / s->norms_per_layer * d->P);
+		tl_add(&st->layer_w, norms / s->norms_per_layer * rest);
 		if (d->full)
 			tl_add(&st->layer_train, norms / s->norms_per_layer * in->gb);
 	}
@@ -671,7 +674,7 @@ static void fill_params(const struct shape *s, const struct vf_setup *su, const 
 	st->other_w.n = st->other_train.n = 0;
 	double el[3] = {emb, s->h, head};
 	for (int i = 0; i < 3; i++) {
-		tl_add(&st->other_w, el[i] * d->P / in->shard_w);
+		tl_add(&st->other_w, el[i] * rest / in->shard_w);
 		if (d->full)
 			tl_add(&st->other_train, el[i] * in->gb / in->shard_w);
 	}
@@ -743,6 +746,7 @@ static void fill_step(const struct shape *s, const struct vf_setup *su, const st
 	st->bwd_transient = in->bwd_transient;
 	st->ddp_bucket = in->ddp;
 	st->bias = in->bias;
+	st->head_copy = in->head_copy;
 }
 
 static void fill_infer(const struct shape *s, const struct vf_setup *su, const struct dt *d,
@@ -1355,6 +1359,8 @@ struct llm {
 	double shard_w, shard_g, shard_o; /* ways the weights, gradients, states are split */
 	double ddp_buckets;   /* DDP's flat gradient buckets */
 	double AC;            /* autocast copies */
+	double head_copy;     /* of which the fp32 lm_head's, live from its call to its
+	                       * backward (kbit_head_copy), not per layer */
 	double A_layer;       /* one layer, all its saved tensors */
 	double A_all;         /* every layer's */
 	double scores;        /* eager attention's s^2 tensors per layer */
@@ -1902,6 +1908,15 @@ static double quantized_head(const struct llm *m)
 	return m->s->V * m->s->h;
 }
 
+/* Bytes per base parameter outside the linears: fp32 under a k-bit base
+ * where the stack prepares it (peft's prepare_model_for_kbit_training
+ * casts the norms, embeddings and lm_head to fp32), else as stored. */
+static double kbit_rest_bytes(const struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	return su->quant != VF_QUANT_NONE && su->kbit_fp32_rest ? 4 : m->d.P;
+}
+
 /* Weights: the linear matrices (quantized when asked), embeddings and
  * norms in their stored dtype (peft's prepare_model_for_kbit_training:
  * fp32), the adapters in theirs (peft: fp32; torchtune, litgpt: bf16). */
@@ -1912,7 +1927,7 @@ static void weights_term(struct llm *m)
 			? 0.5 + 4.0 / 64 /* bitsandbytes NF4: blocks of 64, fp32 absmax each */
 			: quant_bytes(su->quant, m->d.P);
 	m->ab = su->adapter_bf16 ? 2 : 4;
-	double rest = su->quant != VF_QUANT_NONE && su->kbit_fp32_rest ? 4 : m->d.P;
+	double rest = kbit_rest_bytes(m);
 	double head = quantized_head(m); /* litgpt: the lm_head packed with the layers */
 	m->W = (m->s->linear + head) * m->qb + (m->P - m->s->linear - head) * rest + m->lora * m->ab;
 }
@@ -2060,6 +2075,14 @@ static void sharding(struct llm *m)
 	m->ddp_buckets = (su->shard == VF_SHARD_DDP && ngpu > 1) ? m->G : 0;
 }
 
+/* The bf16 copy autocast makes of an fp32 lm_head (kbit_rest_bytes) for
+ * F.linear, kept by autograd for the input's gradient: made at the head's
+ * call, freed in its backward. */
+static double kbit_head_copy(const struct llm *m)
+{
+	return 2 * m->s->V * m->s->h;
+}
+
 /* Autocast cache: fp32 weights under autocast, each linear weight cast to
  * bf16 once per forward (cached for leaf tensors that need a gradient;
  * saved for the backward otherwise), and the lm_head's (tied: the
@@ -2069,13 +2092,13 @@ static void autocast_term(struct llm *m)
 	const struct vf_setup *su = m->su;
 	const struct dt *d = &m->d;
 	const struct shape *s = m->s;
-	m->AC = 0;
+	m->AC = m->head_copy = 0;
 	if (d->autocast && d->P == 4 && su->quant == VF_QUANT_NONE && !m->fsdp_mp)
 		m->AC = 2 * (s->linear + s->V * s->h) / m->shard_w; /* also under no_grad: the params need grads */
 	if (d->autocast && su->mode == VF_MODE_LORA && !su->adapter_bf16)
 		m->AC += 2 * m->lora; /* adapters' bf16 copies */
 	if (d->autocast && su->quant != VF_QUANT_NONE && su->kbit_fp32_rest)
-		m->AC += 2 * s->V * s->h; /* the fp32 lm_head's bf16 copy, saved for the backward */
+		m->AC += m->head_copy = kbit_head_copy(m); /* the fp32 lm_head's, saved for its backward */
 }
 
 /* One layer's saved bytes per token and its attention block's (training
@@ -2609,7 +2632,8 @@ static double held_activations(const struct llm *m)
  * last chunk, with the logits made so far, the head's dequantized weight
  * in place of a layer's, and the previous step's held tensors; the
  * backward's start runs the head's backward beside the loss's tensors,
- * its dequantized weight again. */
+ * its dequantized weight again (the loss phase holds no layer's: a
+ * layer's dequantized weight lives only while the layer runs). */
 static void head_moments(const struct llm *m, double held_acts, struct live ph[VF_PHASE_COUNT])
 {
 	if (m->head_dq <= 0 && m->held_prev <= 0)
@@ -2618,7 +2642,7 @@ static void head_moments(const struct llm *m, double held_acts, struct live ph[V
 	struct live *fw = &ph[VF_PHASE_FORWARD];
 	fw->act = held_acts + m->emb_out + m->final_norm + dq + m->held_prev;
 	fw->lg = m->Nout * m->s->V * m->d.C;
-	ph[VF_PHASE_LOSS].act += dq - m->dequant;
+	ph[VF_PHASE_LOSS].act += dq;
 }
 
 /* Training, forward and loss: optimizer states held from the previous
@@ -2629,17 +2653,19 @@ static void head_moments(const struct llm *m, double held_acts, struct live ph[V
  * plus the loss tensors; with checkpointing the autocast cache (leaf
  * weights, full fine-tuning) lives until the forward leaves autocast,
  * before the backward, and frozen weights' copies are then made per layer
- * only. The forward, checkpointed: one layer's activations live while it
+ * only, but for an fp32 lm_head's (head_copy), live from the head's call
+ * to its backward whatever the checkpointing. The forward, checkpointed: one layer's activations live while it
  * runs. */
 static void forward_phases(const struct llm *m, double held_acts, struct live ph[VF_PHASE_COUNT])
 {
 	const struct vf_setup *su = m->su;
 	double layers = m->layers;
+	double hc = m->head_copy; /* made at the head's call, freed in its backward */
 	double AC_fwd = m->AC, AC_bwd = m->AC;
 	if (su->grad_ckpt) {
-		AC_bwd = 0;
+		AC_bwd = hc;
 		if (!m->d.full)
-			AC_fwd = m->AC / (layers > 0 ? layers : 1);
+			AC_fwd = (m->AC - hc) / (layers > 0 ? layers : 1) + hc;
 	}
 	bool held = su->grad_accum > 1 || (su->grads_zeroed && !su->optimizer_in_backward);
 	double G_fwd = (held ? m->G : 0) + m->ddp_buckets;
@@ -2647,7 +2673,7 @@ static void forward_phases(const struct llm *m, double held_acts, struct live ph
 	lf->w = m->W;
 	lf->o = m->S;
 	lf->g = G_fwd;
-	lf->act = held_acts + m->emb_out + m->final_norm + m->dequant;
+	lf->act = held_acts + m->emb_out + m->final_norm; /* no layer runs: none dequantized */
 	if (AC_fwd + m->logits_fwd > AC_bwd + m->logits_bwd) {
 		lf->ac = AC_fwd;
 		lf->lg = m->logits_fwd;
@@ -2659,7 +2685,7 @@ static void forward_phases(const struct llm *m, double held_acts, struct live ph
 	fw->w = m->W;
 	fw->o = m->S;
 	fw->g = G_fwd;
-	fw->ac = AC_fwd;
+	fw->ac = AC_fwd - hc;
 	fw->act = held_acts + m->emb_out + (su->grad_ckpt ? m->A_layer : 0) + m->dequant;
 	head_moments(m, held_acts, ph);
 }
@@ -2676,7 +2702,7 @@ static void backward_phase(const struct llm *m, struct live *bw)
 	const struct vf_setup *su = m->su;
 	const struct shape *s = m->s;
 	bool full = m->d.full;
-	double layers = m->layers, AC = m->AC, G = m->G, gb = m->gb;
+	double layers = m->layers, AC = m->AC - m->head_copy, G = m->G, gb = m->gb;
 	double A_layer = m->A_layer, ckpt_in = m->ckpt_in;
 	bw->w = m->W;
 	bw->o = m->S;
@@ -2732,7 +2758,10 @@ static void train_trace(const struct llm *m, struct vf__step *st)
 			     .emb_out = m->emb_out, .final_norm = m->final_norm, .Nout = m->Nout,
 			     .dequant = m->dequant, .bwd_transient = m->bwd_transient, .ddp = m->ddp_buckets,
 			     .bias = t5 ? 4 * s->heads * (sq * sq + tq * tq + tq * sq) : 0,
-			     .shard_w = m->shard_w, .shard_o = m->shard_o, .layers = layers};
+			     .shard_w = m->shard_w, .shard_o = m->shard_o, .layers = layers,
+			     .rest = kbit_rest_bytes(m)};
+	if (m->d.autocast && m->su->quant != VF_QUANT_NONE && m->su->kbit_fp32_rest)
+		in.head_copy = kbit_head_copy(m);
 	if (t5)
 		in.A_layer -= in.bias / layers;
 	fill_step(s, m->su, &m->d, &in, st);

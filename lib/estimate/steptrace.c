@@ -161,6 +161,7 @@ static void grad(struct replay *r, int *held, double bytes, bool first)
 static int loss(struct replay *r, int *fnorm, bool first)
 {
 	const struct vf__step *s = r->s;
+	int hc = al(r, s->head_copy); /* kept by the head's F.linear for its backward */
 	int out = al(r, s->lm_out), up = al(r, s->lm_up), lsm = al(r, s->lm_lsm);
 	int extra = al(r, s->lm_extra);
 	if (s->ckpt && s->ac_cached) /* the forward leaves autocast: its cache goes */
@@ -175,7 +176,8 @@ static int loss(struct replay *r, int *fnorm, bool first)
 	int g3 = al(r, s->lm_out);
 	fr(r, &g2);
 	fr(r, &extra);
-	int gh = al(r, s->grad_hidden);
+	int gh = al(r, s->grad_hidden); /* the head's input gradient, from its copy */
+	fr(r, &hc);
 	if (s->full && s->tied) /* lm_head's contribution to the embedding gradient */
 		grad(r, &r->og[0], s->other_train.bytes[0], first);
 	else if (s->full && s->other_train.n > 2) /* lm_head */

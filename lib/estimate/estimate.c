@@ -635,7 +635,7 @@ struct step_in {
 	double W_other, qb, gb, T, lora, S, OT, AC, A_layer, scores, ckpt_in, emb_out,
 		final_norm, Nout, dequant, bwd_transient, ddp, bias, shard_w, shard_o, layers;
 	double rest;      /* bytes per base parameter outside the linears (0: d->P) */
-	double head_copy; /* the fp32 lm_head's bf16 copy saved for its backward */
+	double head_copy; /* a frozen fp32 lm_head's bf16 copy saved for its backward */
 };
 
 static void fill_params(const struct shape *s, const struct vf_setup *su, const struct dt *d,
@@ -2075,9 +2075,9 @@ static void sharding(struct llm *m)
 	m->ddp_buckets = (su->shard == VF_SHARD_DDP && ngpu > 1) ? m->G : 0;
 }
 
-/* The bf16 copy autocast makes of an fp32 lm_head (kbit_rest_bytes) for
- * F.linear, kept by autograd for the input's gradient: made at the head's
- * call, freed in its backward. */
+/* The bf16 copy autocast makes of a frozen fp32 lm_head (kbit_rest_bytes,
+ * or an fp32 base under LoRA) for F.linear, kept by autograd for the
+ * input's gradient: made at the head's call, freed in its backward. */
 static double kbit_head_copy(const struct llm *m)
 {
 	return 2 * m->s->V * m->s->h;
@@ -2095,6 +2095,8 @@ static void autocast_term(struct llm *m)
 	m->AC = m->head_copy = 0;
 	if (d->autocast && d->P == 4 && su->quant == VF_QUANT_NONE && !m->fsdp_mp)
 		m->AC = 2 * (s->linear + s->V * s->h) / m->shard_w; /* also under no_grad: the params need grads */
+	if (m->AC > 0 && !d->full && m->shard_w == 1) /* a frozen fp32 head: copy made per call */
+		m->head_copy = kbit_head_copy(m);
 	if (d->autocast && su->mode == VF_MODE_LORA && !su->adapter_bf16)
 		m->AC += 2 * m->lora; /* adapters' bf16 copies */
 	if (d->autocast && su->quant != VF_QUANT_NONE && su->kbit_fp32_rest)
@@ -2760,8 +2762,7 @@ static void train_trace(const struct llm *m, struct vf__step *st)
 			     .bias = t5 ? 4 * s->heads * (sq * sq + tq * tq + tq * sq) : 0,
 			     .shard_w = m->shard_w, .shard_o = m->shard_o, .layers = layers,
 			     .rest = kbit_rest_bytes(m)};
-	if (m->d.autocast && m->su->quant != VF_QUANT_NONE && m->su->kbit_fp32_rest)
-		in.head_copy = kbit_head_copy(m);
+	in.head_copy = m->head_copy;
 	if (t5)
 		in.A_layer -= in.bias / layers;
 	fill_step(s, m->su, &m->d, &in, st);

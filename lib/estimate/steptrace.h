@@ -63,8 +63,9 @@ struct vf__step {
 	double bwd_transient;  /* in each layer's backward instead, when larger (AWQ, MoE) */
 	double ddp_bucket;     /* DDP gradient buckets, in all */
 	double bias;           /* T5: position bias and mask (per stack) */
-	double head_copy;      /* k-bit base, fp32 lm_head: its bf16 autocast copy, made at
-	                        * the head's call and freed in its backward */
+	double head_copy;      /* a frozen fp32 lm_head (peft's k-bit preparation, an fp32
+	                        * base under LoRA): its bf16 autocast copy, made at the
+	                        * head's call and freed in its backward */
 	/* inference */
 	double kv_layer;       /* K (and V) cache of one layer, each */
 	double inf_h, inf_q, inf_kv, inf_f, inf_scores; /* working tensors (bytes) */

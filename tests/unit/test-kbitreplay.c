@@ -1,5 +1,6 @@
 /* test-kbitreplay.c - the allocator replay of k-bit LoRA (QLoRA: peft over
- * a bitsandbytes nf4 or int8 base, the hf stack) holds every tensor the
+ * a bitsandbytes nf4 or int8 base, the hf stack; and LoRA over an fp32
+ * base under amp, whose frozen head is copied alike) holds every tensor the
  * analytic step counts: its allocated peak reaches the step's analytic
  * allocated peak (no fallback to it), and the tensors peft's
  * prepare_model_for_kbit_training adds (the norms, embedding and lm_head
@@ -65,9 +66,19 @@ static void test_kbit_lora_replay_covers_peak(void)
 		{"qwen2.5-0.5b", VF_QUANT_NF4, 4, 512, false},
 		{"qwen2.5-0.5b", VF_QUANT_INT8, 2, 1024, true},
 		{"mistral-7b", VF_QUANT_NF4, 2, 1024, true},
+		/* no k-bit base: an fp32 base under amp LoRA, whose frozen fp32
+		 * head is copied to bf16 at its call the same way */
+		{"llama3-8b", VF_QUANT_NONE, 2, 1024, false},
+		{"gpt2", VF_QUANT_NONE, 4, 512, true},
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		struct vf_setup s = kbit_setup(c[i].q, c[i].batch, c[i].seq, c[i].ckpt);
+		if (c[i].q == VF_QUANT_NONE) {
+			struct vf_error err = {0};
+			s.precision = VF_PREC_AMP;
+			s.given |= VF_SETUP_G_PRECISION;
+			CHECK(vf_setup_finish(&s, &err) == VF_OK);
+		}
 		struct vf_estimate e;
 		if (!replay(c[i].model, &s, &e)) {
 			CHECK(0);
@@ -77,7 +88,7 @@ static void test_kbit_lora_replay_covers_peak(void)
 		bool ok = e.simulated && !e.sim_short && sim >= an && sim <= an * 1.02;
 		if (!ok)
 			fprintf(stderr, "  %s %s b%lld s%lld ckpt %d: replay %.0f, analytic %.0f (%+.3f%%)\n",
-				c[i].model, c[i].q == VF_QUANT_NF4 ? "nf4" : "int8", (long long)c[i].batch,
+				c[i].model, c[i].q == VF_QUANT_NF4 ? "nf4" : c[i].q ? "int8" : "amp", (long long)c[i].batch,
 				(long long)c[i].seq, c[i].ckpt, sim, an, 100 * (sim / an - 1));
 		CHECK(ok);
 	}

@@ -2644,7 +2644,8 @@ static void head_moments(const struct llm *m, double held_acts, struct live ph[V
 	struct live *fw = &ph[VF_PHASE_FORWARD];
 	fw->act = held_acts + m->emb_out + m->final_norm + dq + m->held_prev;
 	fw->lg = m->Nout * m->s->V * m->d.C;
-	ph[VF_PHASE_LOSS].act += dq;
+	if (m->head_dq > 0) /* the head's backward, at the loss */
+		ph[VF_PHASE_LOSS].act += dq;
 }
 
 /* Training, forward and loss: optimizer states held from the previous

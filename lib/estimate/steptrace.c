@@ -7,7 +7,9 @@
  *              tensors (checkpointing: only its input, the rest freed at
  *              the layer's end), a quantized base's dequantized weights;
  *   loss       logits, their fp32 upcast and log_softmax; the upcast and
- *              logits freed, then the loss backward's fp32 gradients;
+ *              logits freed, then the loss backward's fp32 gradients (a
+ *              frozen fp32 head's bf16 copy lives from its call to its
+ *              backward: peft's k-bit preparation, an fp32 base);
  *   backward   per layer in reverse: recompute (checkpointing), gradients
  *              of its trainable tensors (first micro-batch only), the
  *              gradient of each saved tensor as it is consumed, then the

@@ -636,6 +636,8 @@ struct step_in {
 		final_norm, Nout, dequant, bwd_transient, ddp, bias, shard_w, shard_o, layers;
 	double fsdp_unit, fsdp_root, fsdp_grad; /* FSDP/ZeRO-3: one layer gathered, the root
 	                                         * gathered, a layer's unsharded gradient */
+	double rest;      /* bytes per base parameter outside the linears (0: d->P) */
+	double head_copy; /* a frozen fp32 lm_head's bf16 copy saved for its backward */
 };
 
 static void fill_params(const struct shape *s, const struct vf_setup *su, const struct dt *d,
@@ -653,8 +655,9 @@ static void fill_params(const struct shape *s, const struct vf_setup *su, const 
 		if (d->full)
 			tl_add(&st->layer_train, lin.bytes[i] * in->gb / in->shard_w);
 	}
+	double rest = in->rest > 0 ? in->rest : d->P; /* peft's k-bit preparation: fp32 */
 	for (int k = 0; k < s->norms_per_layer; k++) {
-		tl_add(&st->layer_w, norms / s->norms_per_layer * d->P / in->shard_w);
+		tl_add(&st->layer_w, norms / s->norms_per_layer * rest / in->shard_w);
 		if (d->full)
 			tl_add(&st->layer_train, norms / s->norms_per_layer * in->gb / in->shard_w);
 	}
@@ -673,7 +676,7 @@ static void fill_params(const struct shape *s, const struct vf_setup *su, const 
 	st->other_w.n = st->other_train.n = 0;
 	double el[3] = {emb, s->h, head};
 	for (int i = 0; i < 3; i++) {
-		tl_add(&st->other_w, el[i] * d->P / in->shard_w);
+		tl_add(&st->other_w, el[i] * rest / in->shard_w);
 		if (d->full)
 			tl_add(&st->other_train, el[i] * in->gb / in->shard_w);
 	}
@@ -752,6 +755,7 @@ static void fill_step(const struct shape *s, const struct vf_setup *su, const st
 	st->unit_grad = in->fsdp_grad;
 	st->unshard = in->fsdp_root > 0 && d->full ? in->shard_w : 0;
 	st->head_ac_replayed = in->fsdp_unit > 0;
+	st->head_copy = in->head_copy;
 }
 
 static void fill_infer(const struct shape *s, const struct vf_setup *su, const struct dt *d,
@@ -1377,6 +1381,8 @@ struct llm {
 	double shard_w, shard_g, shard_o; /* ways the weights, gradients, states are split */
 	double ddp_buckets;   /* DDP's flat gradient buckets */
 	double AC;            /* autocast copies */
+	double head_copy;     /* of which the fp32 lm_head's, live from its call to its
+	                       * backward (kbit_head_copy), not per layer */
 	double A_layer;       /* one layer, all its saved tensors */
 	double A_all;         /* every layer's */
 	double scores;        /* eager attention's s^2 tensors per layer */
@@ -1936,6 +1942,15 @@ static double quantized_head(const struct llm *m)
 	return m->s->V * m->s->h;
 }
 
+/* Bytes per base parameter outside the linears: fp32 under a k-bit base
+ * where the stack prepares it (peft's prepare_model_for_kbit_training
+ * casts the norms, embeddings and lm_head to fp32), else as stored. */
+static double kbit_rest_bytes(const struct llm *m)
+{
+	const struct vf_setup *su = m->su;
+	return su->quant != VF_QUANT_NONE && su->kbit_fp32_rest ? 4 : m->d.P;
+}
+
 /* Weights: the linear matrices (quantized when asked), embeddings and
  * norms in their stored dtype (peft's prepare_model_for_kbit_training:
  * fp32), the adapters in theirs (peft: fp32; torchtune, litgpt: bf16). */
@@ -1946,7 +1961,7 @@ static void weights_term(struct llm *m)
 			? 0.5 + 4.0 / 64 /* bitsandbytes NF4: blocks of 64, fp32 absmax each */
 			: quant_bytes(su->quant, m->d.P);
 	m->ab = su->adapter_bf16 ? 2 : 4;
-	double rest = su->quant != VF_QUANT_NONE && su->kbit_fp32_rest ? 4 : m->d.P;
+	double rest = kbit_rest_bytes(m);
 	double head = quantized_head(m); /* litgpt: the lm_head packed with the layers */
 	m->W = (m->s->linear + head) * m->qb + (m->P - m->s->linear - head) * rest + m->lora * m->ab;
 }
@@ -2094,6 +2109,14 @@ static void sharding(struct llm *m)
 	m->ddp_buckets = (su->shard == VF_SHARD_DDP && ngpu > 1) ? m->G : 0;
 }
 
+/* The bf16 copy autocast makes of a frozen fp32 lm_head (kbit_rest_bytes,
+ * or an fp32 base under LoRA) for F.linear, kept by autograd for the
+ * input's gradient: made at the head's call, freed in its backward. */
+static double kbit_head_copy(const struct llm *m)
+{
+	return 2 * m->s->V * m->s->h;
+}
+
 /* Autocast cache: fp32 weights under autocast, each linear weight cast to
  * bf16 once per forward (cached for leaf tensors that need a gradient;
  * saved for the backward otherwise), and the lm_head's (tied: the
@@ -2103,13 +2126,15 @@ static void autocast_term(struct llm *m)
 	const struct vf_setup *su = m->su;
 	const struct dt *d = &m->d;
 	const struct shape *s = m->s;
-	m->AC = 0;
+	m->AC = m->head_copy = 0;
 	if (d->autocast && d->P == 4 && su->quant == VF_QUANT_NONE && !m->fsdp_mp)
 		m->AC = 2 * (s->linear + s->V * s->h) / m->shard_w; /* also under no_grad: the params need grads */
+	if (m->AC > 0 && !d->full && m->shard_w == 1) /* a frozen fp32 head: copy made per call */
+		m->head_copy = kbit_head_copy(m);
 	if (d->autocast && su->mode == VF_MODE_LORA && !su->adapter_bf16)
 		m->AC += 2 * m->lora; /* adapters' bf16 copies */
 	if (d->autocast && su->quant != VF_QUANT_NONE && su->kbit_fp32_rest)
-		m->AC += 2 * s->V * s->h; /* the fp32 lm_head's bf16 copy, saved for the backward */
+		m->AC += m->head_copy = kbit_head_copy(m); /* the fp32 lm_head's, saved for its backward */
 }
 
 /* One layer's saved bytes per token and its attention block's (training
@@ -2693,7 +2718,8 @@ static double held_activations(const struct llm *m)
  * last chunk, with the logits made so far, the head's dequantized weight
  * in place of a layer's, and the previous step's held tensors; the
  * backward's start runs the head's backward beside the loss's tensors,
- * its dequantized weight again. */
+ * its dequantized weight again (the loss phase holds no layer's: a
+ * layer's dequantized weight lives only while the layer runs). */
 static void head_moments(const struct llm *m, double held_acts, struct live ph[VF_PHASE_COUNT])
 {
 	if (m->head_dq <= 0 && m->held_prev <= 0)
@@ -2702,7 +2728,8 @@ static void head_moments(const struct llm *m, double held_acts, struct live ph[V
 	struct live *fw = &ph[VF_PHASE_FORWARD];
 	fw->act = held_acts + m->emb_out + m->final_norm + dq + m->held_prev;
 	fw->lg = m->Nout * m->s->V * m->d.C;
-	ph[VF_PHASE_LOSS].act += dq - m->dequant;
+	if (m->head_dq > 0) /* the head's backward, at the loss */
+		ph[VF_PHASE_LOSS].act += dq;
 }
 
 /* Training, forward and loss: optimizer states held from the previous
@@ -2713,17 +2740,19 @@ static void head_moments(const struct llm *m, double held_acts, struct live ph[V
  * plus the loss tensors; with checkpointing the autocast cache (leaf
  * weights, full fine-tuning) lives until the forward leaves autocast,
  * before the backward, and frozen weights' copies are then made per layer
- * only. The forward, checkpointed: one layer's activations live while it
+ * only, but for an fp32 lm_head's (head_copy), live from the head's call
+ * to its backward whatever the checkpointing. The forward, checkpointed: one layer's activations live while it
  * runs. */
 static void forward_phases(const struct llm *m, double held_acts, struct live ph[VF_PHASE_COUNT])
 {
 	const struct vf_setup *su = m->su;
 	double layers = m->layers;
+	double hc = m->head_copy; /* made at the head's call, freed in its backward */
 	double AC_fwd = m->AC, AC_bwd = m->AC;
 	if (su->grad_ckpt) {
-		AC_bwd = 0;
+		AC_bwd = hc;
 		if (!m->d.full)
-			AC_fwd = m->AC / (layers > 0 ? layers : 1);
+			AC_fwd = (m->AC - hc) / (layers > 0 ? layers : 1) + hc;
 	}
 	bool held = su->grad_accum > 1 || (su->grads_zeroed && !su->optimizer_in_backward);
 	double G_fwd = (held ? m->G : 0) + m->ddp_buckets;
@@ -2731,7 +2760,7 @@ static void forward_phases(const struct llm *m, double held_acts, struct live ph
 	lf->w = m->W - 2 * m->fsdp_unit + m->fsdp_root;
 	lf->o = m->S;
 	lf->g = G_fwd;
-	lf->act = held_acts + m->emb_out + m->final_norm + m->dequant;
+	lf->act = held_acts + m->emb_out + m->final_norm; /* no layer runs: none dequantized */
 	if (AC_fwd + m->logits_fwd > AC_bwd + m->logits_bwd) {
 		lf->ac = AC_fwd;
 		lf->lg = m->logits_fwd;
@@ -2743,7 +2772,7 @@ static void forward_phases(const struct llm *m, double held_acts, struct live ph
 	fw->w = m->W + m->fsdp_root;
 	fw->o = m->S;
 	fw->g = G_fwd;
-	fw->ac = AC_fwd;
+	fw->ac = AC_fwd - hc;
 	fw->act = held_acts + m->emb_out + (su->grad_ckpt ? m->A_layer : 0) + m->dequant;
 	head_moments(m, held_acts, ph);
 }
@@ -2779,7 +2808,7 @@ static void backward_phase(const struct llm *m, struct live *bw)
 	const struct vf_setup *su = m->su;
 	const struct shape *s = m->s;
 	bool full = m->d.full;
-	double layers = m->layers, AC = m->AC, G = m->G, gb = m->gb;
+	double layers = m->layers, AC = m->AC - m->head_copy, G = m->G, gb = m->gb;
 	double A_layer = m->A_layer, ckpt_in = m->ckpt_in;
 	bw->w = m->W + m->fsdp_root;
 	bw->o = m->S;
@@ -2837,7 +2866,8 @@ static void train_trace(const struct llm *m, struct vf__step *st)
 			     .bias = t5 ? 4 * s->heads * (sq * sq + tq * tq + tq * sq) : 0,
 			     .shard_w = m->shard_w, .shard_o = m->shard_o, .layers = layers,
 			     .fsdp_root = m->fsdp_root, .fsdp_grad = m->fsdp_grad,
-			     .fsdp_unit = m->fsdp_unit};
+			     .fsdp_unit = m->fsdp_unit, .rest = kbit_rest_bytes(m)};
+	in.head_copy = m->head_copy;
 	if (t5)
 		in.A_layer -= in.bias / layers;
 	fill_step(s, m->su, &m->d, &in, st);

@@ -7,7 +7,9 @@
  *              tensors (checkpointing: only its input, the rest freed at
  *              the layer's end), a quantized base's dequantized weights;
  *   loss       logits, their fp32 upcast and log_softmax; the upcast and
- *              logits freed, then the loss backward's fp32 gradients;
+ *              logits freed, then the loss backward's fp32 gradients (a
+ *              frozen fp32 head's bf16 copy lives from its call to its
+ *              backward: peft's k-bit preparation, an fp32 base);
  *   backward   per layer in reverse: recompute (checkpointing), gradients
  *              of its trainable tensors (first micro-batch only), the
  *              gradient of each saved tensor as it is consumed, then the
@@ -214,6 +216,7 @@ static int loss(struct replay *r, int *fnorm, bool first)
 {
 	const struct vf__step *s = r->s;
 	int hac = s->head_ac_replayed ? al(r, s->head_ac) : -1; /* the head's autocast copy */
+	int hc = al(r, s->head_copy); /* kept by the head's F.linear for its backward */
 	int out = al(r, s->lm_out), up = al(r, s->lm_up), lsm = al(r, s->lm_lsm);
 	int extra = al(r, s->lm_extra);
 	if (s->ckpt && s->ac_cached) { /* the forward leaves autocast: its cache goes */
@@ -230,7 +233,8 @@ static int loss(struct replay *r, int *fnorm, bool first)
 	int g3 = al(r, s->lm_out);
 	fr(r, &g2);
 	fr(r, &extra);
-	int gh = al(r, s->grad_hidden);
+	int gh = al(r, s->grad_hidden); /* the head's input gradient, from its copy */
+	fr(r, &hc);
 	if (s->full && s->tied) /* lm_head's contribution to the embedding gradient */
 		root_grad(r, 0, first);
 	else if (s->full && s->other_train.n > 2) /* lm_head */

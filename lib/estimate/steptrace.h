@@ -70,6 +70,9 @@ struct vf__step {
 	                        * shards) until its post-backward reduce-scatter; 0 otherwise */
 	bool head_ac_replayed; /* the lm_head's autocast copy (head_ac) is replayed: under
 	                        * FSDP/ZeRO-3 only (one GPU's replay never had it) */
+	double head_copy;      /* a frozen fp32 lm_head (peft's k-bit preparation, an fp32
+	                        * base under LoRA): its bf16 autocast copy, made at the
+	                        * head's call and freed in its backward */
 	/* inference */
 	double kv_layer;       /* K (and V) cache of one layer, each */
 	double inf_h, inf_q, inf_kv, inf_f, inf_scores; /* working tensors (bytes) */

@@ -69,7 +69,11 @@ struct bucket {
 	int64_t size;
 	struct entry *e;
 	int lo, n, cap;
+	int pos;                 /* its size's position in the pool's sorted sizes */
 };
+
+/* Entries of a pool's cache of lower bounds (a power of two). */
+#define LBC_N 64
 
 /* A size in a pool's sorted sizes and the slot of its bucket. */
 struct sized {
@@ -91,6 +95,14 @@ struct pool {
 	int nempty;              /* positions whose bucket is empty */
 	int *ht;                 /* size -> slot, open addressing (-1 free), of the n sizes */
 	int htcap;               /* a power of two, at least twice n */
+	unsigned epoch;          /* counts the compactions (lbc's entries of an older
+				  * one are stale: slots were dropped) */
+	struct lbc {             /* a request size and the slot of the first size in sz
+				  * not below it when it was found (-1: none) */
+		int64_t size;
+		int slot;
+		unsigned epoch;
+	} lbc[LBC_N];
 };
 
 struct seg {
@@ -495,6 +507,7 @@ static void compact(struct pool *p)
 	for (int i = 0; i < p->n; i++) {
 		int sl = p->sz[i].slot;
 		if (p->bk[sl].n > 0) {
+			p->bk[sl].pos = k;
 			p->sz[k++] = p->sz[i];
 		} else {
 			p->fs[p->nfs++] = sl; /* fs holds every slot: room is there */
@@ -502,6 +515,7 @@ static void compact(struct pool *p)
 	}
 	p->n = k;
 	p->nempty = 0;
+	p->epoch++;
 	ht_rebuild(p, p->n); /* no larger: cannot fail */
 }
 
@@ -530,7 +544,10 @@ static __attribute__((noinline)) int bucket_new_size(struct pool *p, int64_t siz
 	p->bk[sl].n = 0; /* a slot reused: lo is cap / 2 already */
 	memmove(&p->sz[pos + 1], &p->sz[pos], (size_t)(p->n - pos) * sizeof *p->sz);
 	p->sz[pos] = (struct sized){size, sl};
+	p->bk[sl].pos = pos;
 	p->n++;
+	for (int i = pos + 1; i < p->n; i++) /* the sizes above moved up */
+		p->bk[p->sz[i].slot].pos = i;
 	p->nempty++;
 	ht_put(p, sl);
 	return sl;
@@ -587,18 +604,41 @@ static HOT void free_remove(struct vf_alloc *a, int i)
 		p->nempty++;
 }
 
+/* Position of the first size >= size in pool p's sorted sizes, from the
+ * cache when it holds size: its slot then is still the first unless a
+ * size since inserted lies between (sizes only enter between compactions,
+ * so the first can only move down, and the size before tells). */
+static inline int lb_cached(struct pool *p, int64_t size)
+{
+	struct lbc *c = &p->lbc[((uint64_t)size * 0x9E3779B97F4A7C15ull) >> 58];
+	if (c->size == size && c->epoch == p->epoch) {
+		int pos = c->slot >= 0 ? p->bk[c->slot].pos : p->n;
+		if (pos == 0 || p->sz[pos - 1].size < size)
+			return pos;
+	}
+	int pos = pos_at(p, size);
+	*c = (struct lbc){size, pos < p->n ? p->sz[pos].slot : -1, p->epoch};
+	return pos;
+}
+
 /* The first free block of the pool not before (size, 0): the smallest
  * that holds size, the lowest address among equals; -1 when none. *at:
  * its bucket's slot (for free_take). */
 static HOT int lower_bound(struct vf_alloc *a, bool small, int64_t size, int *at)
 {
-	const struct pool *p = &a->pool[small];
+	struct pool *p = &a->pool[small];
 	int sl = find_slot(p, size); /* an exact fit: no search */
-	if (sl >= 0 && p->bk[sl].n > 0) {
-		*at = sl;
-		return p->bk[sl].e[p->bk[sl].lo].idx;
+	int pos;
+	if (sl >= 0) {
+		if (p->bk[sl].n > 0) {
+			*at = sl;
+			return p->bk[sl].e[p->bk[sl].lo].idx;
+		}
+		pos = p->bk[sl].pos + 1;
+	} else {
+		pos = lb_cached(p, size);
 	}
-	int pos = next_nonempty(p, pos_at(p, size));
+	pos = next_nonempty(p, pos);
 	if (pos >= p->n)
 		return -1;
 	*at = p->sz[pos].slot;

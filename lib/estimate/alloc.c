@@ -124,6 +124,8 @@ struct snapent {
 struct vf_alloc {
 	struct vf_alloc_config cfg;
 	int64_t msplit;          /* cfg.max_split_bytes, INT64_MAX when unlimited */
+	bool any_fit;            /* best fit's smallest candidate always serves: expandable,
+				  * or no max_split */
 	struct blk *b;
 	int nb, capb, free_slot; /* free_slot: a recycled block index chain via .next */
 	struct seg *s;
@@ -165,6 +167,7 @@ vf_status vf_alloc_new(const struct vf_alloc_config *cfg, struct vf_alloc **out,
 	if (cfg)
 		a->cfg = *cfg;
 	a->msplit = a->cfg.max_split_bytes > 0 ? a->cfg.max_split_bytes : INT64_MAX;
+	a->any_fit = a->cfg.expandable || a->msplit == INT64_MAX;
 	a->free_slot = -1;
 	a->expand_seg[0] = a->expand_seg[1] = -1;
 	a->empty_head = -1;
@@ -841,7 +844,7 @@ static HOT int best_fit(struct vf_alloc *a, int64_t size, bool small, int *at)
 		k = q;
 		*at = -1;
 	}
-	if (k < 0 || a->cfg.expandable)
+	if (k < 0 || a->any_fit)
 		return k;
 	/* oversize blocks (>= max_split) serve only large requests, and those
 	 * only within kLargeBuffer of the request: the smallest candidate is

@@ -545,12 +545,13 @@ static __attribute__((noinline)) int bucket_new_size(struct pool *p, int64_t siz
 	}
 	p->bk[sl].size = size;
 	p->bk[sl].n = 0; /* a slot reused: lo is cap / 2 already */
-	memmove(&p->sz[pos + 1], &p->sz[pos], (size_t)(p->n - pos) * sizeof *p->sz);
+	for (int i = p->n; i > pos; i--) { /* the sizes above move up one */
+		p->sz[i] = p->sz[i - 1];
+		p->bk[p->sz[i].slot].pos = i;
+	}
 	p->sz[pos] = (struct sized){size, sl};
 	p->bk[sl].pos = pos;
 	p->n++;
-	for (int i = pos + 1; i < p->n; i++) /* the sizes above moved up */
-		p->bk[p->sz[i].slot].pos = i;
 	p->nempty++;
 	ht_put(p, sl);
 	return sl;

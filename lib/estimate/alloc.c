@@ -696,7 +696,7 @@ static void empty_link(struct vf_alloc *a, int si)
 static inline void seg_note(struct vf_alloc *a, int si)
 {
 	struct seg *g = &a->s[si];
-	if (!(g->dirty | a->peaks_only) &&
+	if (!a->peaks_only && !g->dirty &&
 	    grow((void **)&a->dirty, &a->capdirty, a->ndirty + 1, sizeof *a->dirty)) {
 		g->dirty = true;
 		a->dirty[a->ndirty++] = si;

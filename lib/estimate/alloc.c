@@ -7,10 +7,11 @@
  * each pool are kept ordered by (size, address): here one bucket per size
  * (a replay's free blocks are many but of few sizes), each an array of
  * its blocks by address used from its middle; the sizes are a sorted array
- * (best fit: a binary search, then past the empty buckets to the first
- * non-empty one) and a hash table (a block's own size: no search), a
- * bucket that empties stays until the empty ones number over 8 and
- * outnumber the others. The last block freed or split off in each pool
+ * (best fit: the request's own size, else its first size not below from a
+ * cache of request sizes or a binary search, then past the empty buckets
+ * to the first non-empty one; each bucket knows its position) and a hash
+ * table (a block's own size: no search), a bucket that empties stays
+ * until the empty ones number over 8 and outnumber the others. The last block freed or split off in each pool
  * waits outside the buckets (pending: the next request often takes it,
  * or it merges, without entering them), and best fit compares it with
  * the buckets' first candidate; it enters the buckets when the next
@@ -320,10 +321,15 @@ static bool grow(void **p, int *cap, int need, size_t elem)
  * address, in the middle of an array with room at both ends. The first
  * free block not before (size, 0) - the smallest that holds size, the
  * lowest address among equals, the order PyTorch's BlockComparator keeps
- * - is the first of the first non-empty bucket of at least that size: a
- * binary search over the sorted sizes, then a step past the empty buckets
- * there (a few: see below; a bitmap of the non-empty ones cost more to
- * keep than it saved). The lowest block leaves, and a block above (a
+ * - is the first of the first non-empty bucket of at least that size:
+ * the bucket of the size itself when it has one (found by the hash; an
+ * empty one's position is kept in it), else the first size above from the
+ * pool's cache of request sizes (struct lbc: the slot found, valid while
+ * the size before that slot's position is still below the request, as
+ * sizes only enter between compactions), else a binary search over the
+ * sorted sizes; then a step past the empty buckets there (a few: see
+ * below; a bitmap of the non-empty ones cost more to keep than it saved,
+ * measured again with positions kept: +5.9 %). The lowest block leaves, and a block above (a
  * new one: segments are made at increasing addresses) or below all the
  * others enters, in O(1); one between others is found by a binary search
  * and the shorter side moves (a binary min-heap by address cost more:

@@ -73,8 +73,10 @@ struct bucket {
 	int pos;                 /* its size's position in the pool's sorted sizes */
 };
 
-/* Entries of a pool's cache of lower bounds (a power of two). */
-#define LBC_N 64
+/* Entries of a pool's cache of lower bounds: 1 << LBC_BITS (whole
+ * catalog: 16 entries +1.2 % instructions, 256 +0.4 %, against 64). */
+#define LBC_BITS 6
+#define LBC_N (1 << LBC_BITS)
 
 /* A size in a pool's sorted sizes and the slot of its bucket. */
 struct sized {
@@ -620,7 +622,7 @@ static HOT void free_remove(struct vf_alloc *a, int i)
  * so the first can only move down, and the size before tells). */
 static inline int lb_cached(struct pool *p, int64_t size)
 {
-	struct lbc *c = &p->lbc[((uint64_t)size * 0x9E3779B97F4A7C15ull) >> 58];
+	struct lbc *c = &p->lbc[((uint64_t)size * 0x9E3779B97F4A7C15ull) >> (64 - LBC_BITS)];
 	if (c->size == size && c->epoch == p->epoch) {
 		int pos = c->slot >= 0 ? p->bk[c->slot].pos : p->n;
 		if (pos == 0 || p->sz[pos - 1].size < size)

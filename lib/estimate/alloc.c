@@ -571,12 +571,11 @@ static inline int bucket_of(struct pool *p, int64_t size)
 	return found >= 0 ? found : bucket_new_size(p, size);
 }
 
-/* Block i into its pool's buckets. False when memory runs out (the block
+/* Block i into its pool p's buckets. False when memory runs out (the block
  * is then not found by best fit: the caller reports out of memory, as for
  * its other arrays). */
-static HOT bool bucket_add(struct vf_alloc *a, int i)
+static HOT bool bucket_add(struct vf_alloc *a, struct pool *p, int i)
 {
-	struct pool *p = pool_of(a, i);
 	int sl = bucket_of(p, a->b[i].size);
 	if (sl < 0)
 		return false;
@@ -598,7 +597,7 @@ static HOT bool free_add(struct vf_alloc *a, int i)
 	bool small = a->b[i].small;
 	int old = a->pend[small];
 	a->pend[small] = i;
-	return old < 0 || bucket_add(a, old);
+	return old < 0 || bucket_add(a, &a->pool[small], old); /* the pool of both */
 }
 
 /* Free block i leaves its pool's free blocks (before it is used or

@@ -1122,7 +1122,7 @@ void vf_alloc_release(struct vf_alloc *a, int h)
 		a->oom = true; /* the host's memory, as new_block's */
 	int si = a->b[h].seg;
 	const struct seg *g = &a->s[si];
-	if (g->used == 0 && g->nblocks == 1 && a->empty_kept) /* live: it held h; not empty
+	if (a->empty_kept && g->used == 0 && g->nblocks == 1) /* live: it held h; not empty
 								  * before: h was used */
 		empty_link(a, si);
 	seg_note(a, si);

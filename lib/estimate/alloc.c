@@ -11,8 +11,9 @@
  * cache of request sizes or a binary search, then past the empty buckets
  * to the first non-empty one; each bucket knows its position) and a hash
  * table (a block's own size: no search), a bucket that empties stays
- * until the empty ones number over 8 and outnumber the others. The last block freed or split off in each pool
- * waits outside the buckets (pending: the next request often takes it,
+ * until the empty ones number over 8 and outnumber the others. The last
+ * block freed or split off in each pool waits outside the buckets
+ * (pending: the next request often takes it,
  * or it merges, without entering them), and best fit compares it with
  * the buckets' first candidate; it enters the buckets when the next
  * one comes. A block is found in its bucket in O(log n) and
@@ -25,8 +26,8 @@
  * changed since the last reserved peak on another (the snapshot at a new
  * peak copies only them; not at all when the caller reads the peaks
  * only). Every call is O(log n) amortised, plus a move of the array of
- * sizes (tens of entries in every replay measured) when a new size
- * appears and of part of a bucket (15 blocks on average, 189 at most, in
+ * sizes (tens of entries in every replay measured; the buckets of those
+ * moved renumbered) when a new size appears and of part of a bucket (15 blocks on average, 189 at most, in
  * the replays of a whole-catalog estimate) when a block enters or leaves
  * it between others. vf_alloc_clone copies the used parts of every array
  * (a replay forked part-way: steptrace.c). vf_alloc_malloc_free, a
@@ -331,9 +332,9 @@ static bool grow(void **p, int *cap, int need, size_t elem)
  * sizes only enter between compactions), else a binary search over the
  * sorted sizes; then a step past the empty buckets there (a few: see
  * below; a bitmap of the non-empty ones cost more to keep than it saved,
- * measured again with positions kept: +5.9 %). The lowest block leaves, and a block above (a
- * new one: segments are made at increasing addresses) or below all the
- * others enters, in O(1); one between others is found by a binary search
+ * measured again with positions kept: +5.9 %). The lowest block leaves,
+ * and a block above (a new one: segments are made at increasing
+ * addresses) or below all the others enters, in O(1); one between others is found by a binary search
  * and the shorter side moves (a binary min-heap by address cost more:
  * a block freed and merged with its lower neighbour climbed it, and a
  * heap needs each block's place in it kept). Buckets sit in slots that
@@ -526,7 +527,8 @@ static void compact(struct pool *p)
 	}
 	p->n = k;
 	p->nempty = 0;
-	p->epoch++;
+	if (++p->epoch == 0) /* wrapped: no entry may match an old epoch */
+		memset(p->lbc, 0, sizeof p->lbc);
 	ht_rebuild(p, p->n); /* no larger: cannot fail */
 }
 

@@ -106,6 +106,33 @@ static void test_best_fit_and_merge(void)
 	vf_alloc_free(a);
 }
 
+/* Best fit after a size enters below the one a request found before: 51
+ * MiB takes a 60 MiB block (split; 51 MiB counted), so the first size
+ * not below 51 MiB is 60 MiB; then a freed 52 MiB block (its own segment,
+ * unsplit: 1 MiB over) enters the buckets below it, and the next 51 MiB
+ * request must take it whole (52 MiB counted), not split a 60 MiB one
+ * again (51 MiB): the pool's cache of request sizes sees the new size. */
+static void test_best_fit_new_size_below(void)
+{
+	struct vf_alloc *a = mk(false, 0, 0);
+	CHECK(a != NULL);
+	int d = vf_alloc_malloc(a, 51 * MiB);
+	int x = vf_alloc_malloc(a, 60 * MiB), y = vf_alloc_malloc(a, 60 * MiB);
+	int z = vf_alloc_malloc(a, 60 * MiB);
+	vf_alloc_release(a, x);
+	vf_alloc_release(a, y);
+	int e = vf_alloc_malloc(a, 51 * MiB);
+	CHECK_INT(vf_alloc_allocated(a), 52 * MiB + 60 * MiB + 51 * MiB);
+	vf_alloc_release(a, e);
+	vf_alloc_release(a, d);
+	vf_alloc_release(a, z); /* the 52 MiB block enters the buckets */
+	CHECK_INT(vf_alloc_allocated(a), 0);
+	vf_alloc_malloc(a, 51 * MiB);
+	CHECK_INT(vf_alloc_allocated(a), 52 * MiB);
+	CHECK_INT(vf_alloc_reserved(a), 52 * MiB + 3 * 60 * MiB);
+	vf_alloc_free(a);
+}
+
 /* max_split_size_mb:32: a cached 40 MiB block is oversize: a 5 MiB request
  * may not split it (new 20 MiB segment), a 35 MiB one takes it whole
  * (35 >= 32 and 40 < 35 + 20) and counts 40 MiB allocated; 36 MiB may
@@ -478,6 +505,7 @@ int main(void)
 	RUN(test_large_pool_no_small_split);
 	RUN(test_large_own_segment_and_reuse);
 	RUN(test_best_fit_and_merge);
+	RUN(test_best_fit_new_size_below);
 	RUN(test_max_split_size);
 	RUN(test_expandable);
 	RUN(test_empty_cache_and_capacity);

@@ -393,6 +393,10 @@ static void mechanism_assumptions(const struct vf_estimate *e, const struct vf_s
 		assume(a, "a dropout before each adapter keeps its mask (1 byte an input element)");
 	if (s->loss_in_compute_dtype && s->loss == VF_LOSS_CHUNKED && s->mode != VF_MODE_INFER)
 		assume(a, "the chunked loss on the compute-dtype logits, no fp32 upcast");
+	if (s->fsdp_no_sync && s->grad_accum > 1 && s->shard == VF_SHARD_FSDP && s->gpus > 1 &&
+	    s->mode != VF_MODE_INFER)
+		assume(a, "FSDP gradient accumulation under no_sync (the stack's loop): every unit's whole "
+			  "gradient kept from the first micro-batch's backward to the synced one");
 	if (s->graph_held && s->mode != VF_MODE_INFER)
 		assume(a, "the previous step's logits%s held through the next forward (the stack's "
 			  "loop keeps them)",

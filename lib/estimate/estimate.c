@@ -1405,6 +1405,8 @@ struct llm {
 	                                        * gradients (full fine-tuning) */
 	double fsdp_unmade;   /* FSDP/ZeRO-3: shards of G not yet made at the first layer's
 	                       * backward (its own and the root's) */
+	double fsdp_nosync;   /* FSDP under no_sync accumulation: every trainable unit's
+	                       * whole gradient, held in place of the shards (fsdp_no_sync) */
 	double host, pcie;    /* CPU offload: host bytes, bytes over PCIe per step */
 	double pcie_fwd, pcie_bwd, pcie_after; /* of pcie: beside each micro-batch's forward,
 	                                        * its backward, after the host's step */
@@ -2445,6 +2447,40 @@ static void offload_terms(struct llm *m)
 	m->S = m->OT = 0;
 }
 
+/* FSDP gradient accumulation under no_sync (stack mechanism fsdp_no_sync:
+ * litgpt's `with fabric.no_backward_sync(model, enabled=is_accumulating)`,
+ * Lightning's FSDP backward-sync control entering FSDP.no_sync()): an
+ * accumulating micro-batch's post-backward neither reduce-scatters nor
+ * frees a unit's gradient, so each unit keeps its whole (unsharded)
+ * gradient from the first micro-batch's backward to the synced one. The
+ * gradient is the unit's flat parameter's: Lightning wraps with
+ * use_orig_params=True, so frozen and trainable parameters share a flat
+ * parameter and a unit with any trainable parameter (every layer, under
+ * LoRA) has a whole gradient of the unit's size, in the flat parameter's
+ * dtype; a unit with none (the root under LoRA) has none. Each backward
+ * makes a unit's whole gradient before adding it to the held one
+ * (fsdp_grad). root: the root's parameters (fsdp_units). */
+static void fsdp_no_sync_grads(struct llm *m, double root)
+{
+	const struct vf_setup *su = m->su;
+	m->fsdp_nosync = 0;
+	if (!su->fsdp_no_sync || su->grad_accum <= 1 || su->shard != VF_SHARD_FSDP || m->fsdp_unit <= 0)
+		return;
+	const struct shape *s = m->s;
+	double root_elems = root > 0 ? root : 0;
+	double layer_elems = s->params - root_elems + m->lora; /* the layer units, adapters in them */
+	double layers = m->layers > 0 ? m->layers : 1;
+	if (m->d.full) {
+		double gb = m->fsdp_mp ? 2 : m->gb;
+		m->fsdp_nosync = (layer_elems + root_elems) * gb;
+		m->fsdp_root_grad = 0; /* held already: nothing above at the backward's end */
+		return;
+	}
+	double pb = m->fsdp_mp ? 2 : m->d.P; /* the flat parameter's dtype */
+	m->fsdp_nosync = layer_elems * pb;
+	m->fsdp_grad = layer_elems / layers * pb;
+}
+
 /* FSDP and ZeRO-3 (the weights sharded over the GPUs), beside the two
  * gathered layers sharding() counts (the unit computing and the next one,
  * prefetched: FSDP1's limit_all_gathers lets two all-gathers be in flight,
@@ -2469,7 +2505,7 @@ static void fsdp_units(struct llm *m)
 {
 	const struct shape *s = m->s;
 	m->fsdp_root = m->fsdp_grad = m->fsdp_unit = m->fsdp_head_grad = m->fsdp_root_grad = 0;
-	m->fsdp_unmade = 0;
+	m->fsdp_unmade = m->fsdp_nosync = 0;
 	if (m->shard_w <= 1 || m->su->offload != VF_OFFLOAD_NONE || !m->d.train)
 		return;
 	double gathered = m->fsdp_mp ? 2 : m->d.P; /* bytes per gathered element */
@@ -2493,6 +2529,7 @@ static void fsdp_units(struct llm *m)
 	}
 	if (m->su->grad_accum > 1 || m->su->grads_zeroed) /* the shards held from before */
 		m->fsdp_unmade = 0;
+	fsdp_no_sync_grads(m, root);
 }
 
 /* What the host holds and the link carries (vf_estimate.offload_*). */
@@ -2755,7 +2792,8 @@ static void forward_phases(const struct llm *m, double held_acts, struct live ph
 			AC_fwd = (m->AC - hc) / (layers > 0 ? layers : 1) + hc;
 	}
 	bool held = su->grad_accum > 1 || (su->grads_zeroed && !su->optimizer_in_backward);
-	double G_fwd = (held ? m->G : 0) + m->ddp_buckets;
+	double G_held = m->fsdp_nosync > 0 ? m->fsdp_nosync : m->G; /* no_sync: the whole ones */
+	double G_fwd = (held ? G_held : 0) + m->ddp_buckets;
 	struct live *lf = &ph[VF_PHASE_LOSS];
 	lf->w = m->W - 2 * m->fsdp_unit + m->fsdp_root;
 	lf->o = m->S;
@@ -2836,7 +2874,10 @@ static void backward_phase(const struct llm *m, struct live *bw)
 	}
 	if (su->grad_accum > 1 && bw->g < G)
 		bw->g = G; /* accumulated from the earlier micro-batches */
-	bw->g += m->ddp_buckets + fsdp_backward_grads(m, bw, bw->g < G);
+	bool start = bw->g < G;
+	if (m->fsdp_nosync > 0) /* no_sync: the whole ones in place of the shards */
+		bw->g += m->fsdp_nosync - G;
+	bw->g += m->ddp_buckets + fsdp_backward_grads(m, bw, start);
 }
 
 /* Training, optimizer step: weights, gradients, states and the step's
@@ -3187,6 +3228,14 @@ static bool replay_lacks_peak(const struct vf_setup *su, const struct vf_estimat
 	       (su->graph_held && e->peak_phase == VF_PHASE_FORWARD);
 }
 
+/* FSDP's whole gradients under no_sync accumulation (fsdp_no_sync_grads)
+ * are not in the replay either. */
+static bool replay_lacks_no_sync(const struct vf_setup *su)
+{
+	return su->fsdp_no_sync && su->grad_accum > 1 && su->shard == VF_SHARD_FSDP && su->gpus > 1 &&
+	       su->mode != VF_MODE_INFER && su->offload == VF_OFFLOAD_NONE;
+}
+
 vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup *su,
 			       const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
 			       struct vf_estimate *e, struct vf_alloc **sim, struct vf_error *err)
@@ -3209,6 +3258,9 @@ static const char *replay_skipped(const struct vf__step *st, const struct vf_set
 		return "the previous step held through the forward and the quantized lm_head "
 		       "(stack mechanisms graph_held, kbit_head) are not in the replay: the "
 		       "analytic reserve";
+	if (replay_lacks_no_sync(su))
+		return "FSDP's whole gradients kept under no_sync accumulation (stack mechanism "
+		       "fsdp_no_sync) are not in the replay: the analytic reserve";
 	return NULL;
 }
 

@@ -161,10 +161,77 @@ static void test_peak_grows_with_batch(void)
 	}
 }
 
+/* FSDP gradient accumulation under no_sync (stack mechanism fsdp_no_sync,
+ * litgpt's fabric.no_backward_sync): every unit's whole gradient is held
+ * through the accumulating micro-batches, in place of the shards, and a
+ * unit's whole gradient is made in the backward before it is added.
+ * bf16 over 4 GPUs, accumulation 4. Full fine-tuning: every parameter's
+ * gradient whole (bf16). LoRA (rank 8 on q, v; bf16 base): the layers'
+ * flat parameters (use_orig_params: the frozen weights and the adapters
+ * share one), not the root, which has nothing trainable; the adapters
+ * are 4 layers x 8 x (256 + 256) x 2 = 32,768 elements. The weights, the
+ * optimizer step, ZeRO-3 and a run without accumulation do not move. */
+static void test_no_sync_by_hand(void)
+{
+	struct vf_arch a;
+	if (!small_llama(&a))
+		return;
+	const char *full[] = {"mode", "full", "precision", "bf16", "gpus", "4", "shard", "fsdp",
+			      "batch", "1", "seq", "128", "grad-accum", "4", NULL};
+	const char *lora[] = {"mode", "lora", "precision", "bf16", "gpus", "4", "shard", "fsdp",
+			      "batch", "1", "seq", "128", "grad-accum", "4", "lora-rank", "8",
+			      "lora-targets", "q_proj,v_proj", NULL};
+	struct vf_setup s;
+	struct vf_estimate off, on;
+	double params = 4 * (UNIT + 2 * 256) + ROOT;
+	setup(full, &s);
+	vf_estimate_run(&a, &s, NULL, &off);
+	s.fsdp_no_sync = true;
+	vf_estimate_run(&a, &s, NULL, &on);
+	CHECK(fabs(ph(&off, VF_PHASE_FORWARD, VF_TERM_GRADIENTS) - params * 2 / 4) < 2);
+	CHECK(fabs(ph(&on, VF_PHASE_FORWARD, VF_TERM_GRADIENTS) - params * 2) < 2);
+	CHECK(fabs(ph(&on, VF_PHASE_LOSS, VF_TERM_GRADIENTS) - params * 2) < 2);
+	/* the backward: all whole, a layer's new whole gradient and the
+	 * head's (1000 h) beside them */
+	CHECK(fabs(ph(&on, VF_PHASE_BACKWARD, VF_TERM_GRADIENTS) - (params + UNIT + 256000) * 2) < 2);
+	for (int p = 0; p < VF_PHASE_COUNT; p++)
+		CHECK(ph(&on, p, VF_TERM_WEIGHTS) == ph(&off, p, VF_TERM_WEIGHTS));
+	CHECK(ph(&on, VF_PHASE_OPTIMIZER, VF_TERM_GRADIENTS) == ph(&off, VF_PHASE_OPTIMIZER, VF_TERM_GRADIENTS));
+	CHECK(on.peak_allocated_bytes > off.peak_allocated_bytes);
+
+	setup(lora, &s);
+	vf_estimate_run(&a, &s, NULL, &off);
+	s.fsdp_no_sync = true;
+	vf_estimate_run(&a, &s, NULL, &on);
+	double layer_units = 4 * (UNIT + 2 * 256) + 32768;
+	CHECK(fabs(ph(&on, VF_PHASE_FORWARD, VF_TERM_GRADIENTS) - layer_units * 2) < 2);
+	CHECK(fabs(ph(&on, VF_PHASE_BACKWARD, VF_TERM_GRADIENTS) - (layer_units + layer_units / 4) * 2) < 2);
+	for (int p = 0; p < VF_PHASE_COUNT; p++)
+		CHECK(ph(&on, p, VF_TERM_WEIGHTS) == ph(&off, p, VF_TERM_WEIGHTS));
+	CHECK(ph(&on, VF_PHASE_OPTIMIZER, VF_TERM_GRADIENTS) == ph(&off, VF_PHASE_OPTIMIZER, VF_TERM_GRADIENTS));
+
+	/* nothing held without accumulation, nor under ZeRO-3 */
+	const char *once[] = {"mode", "full", "precision", "bf16", "gpus", "4", "shard", "fsdp",
+			      "batch", "1", "seq", "128", NULL};
+	const char *zero3[] = {"mode", "full", "precision", "bf16", "gpus", "4", "shard", "zero3",
+			       "batch", "1", "seq", "128", "grad-accum", "4", NULL};
+	const char *const *cases[] = {once, zero3};
+	for (int i = 0; i < 2; i++) {
+		setup((const char **)cases[i], &s);
+		vf_estimate_run(&a, &s, NULL, &off);
+		s.fsdp_no_sync = true;
+		vf_estimate_run(&a, &s, NULL, &on);
+		CHECK(on.peak_allocated_bytes == off.peak_allocated_bytes);
+		for (int p = 0; p < VF_PHASE_COUNT; p++)
+			CHECK(ph(&on, p, VF_TERM_GRADIENTS) == ph(&off, p, VF_TERM_GRADIENTS));
+	}
+}
+
 int main(void)
 {
 	RUN(test_terms_by_hand);
 	RUN(test_replay_covers_step);
 	RUN(test_peak_grows_with_batch);
+	RUN(test_no_sync_by_hand);
 	return vf_test_done();
 }

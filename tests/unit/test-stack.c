@@ -31,7 +31,7 @@ static const char *const defaults_json =
 	" \"optimizer_impl\": \"foreach\", \"grad_ckpt_default\": \"none\", \"float8\": false,"
 	" \"grad_ckpt_fsdp\": false, \"quantize_on_load\": \"bitsandbytes\", \"gelu_native\": false,"
 	" \"kbit_head\": false, \"graph_held\": false, \"loss_in_compute_dtype\": false,"
-	" \"lora_dropout\": false}";
+	" \"lora_dropout\": false, \"fsdp_no_sync\": false}";
 
 static const cJSON *value_of(const cJSON *p, const char *key, const cJSON *defaults)
 {
@@ -98,6 +98,7 @@ static void test_each_profile_changes_what_it_names(void)
 			CHECK((a.gelu_native != b.gelu_native) == differs(hf, p, "gelu_native"));
 			CHECK((a.kbit_head != b.kbit_head) == differs(hf, p, "kbit_head"));
 			CHECK((a.graph_held != b.graph_held) == differs(hf, p, "graph_held"));
+			CHECK((a.fsdp_no_sync != b.fsdp_no_sync) == differs(hf, p, "fsdp_no_sync"));
 			CHECK((a.loss_in_compute_dtype != b.loss_in_compute_dtype) ==
 			      differs(hf, p, "loss_in_compute_dtype"));
 			CHECK((a.lora_dropout != b.lora_dropout) == differs(hf, p, "lora_dropout"));

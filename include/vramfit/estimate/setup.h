@@ -276,6 +276,10 @@ struct vf_setup {
 	                                    * fp32 upcast (litgpt's chunked_cross_entropy) */
 	bool graph_held;                   /* the previous step's autograd graph held through the
 	                                    * next forward (litgpt's fit loop keeps `logits`) */
+	bool fsdp_no_sync;                 /* FSDP with gradient accumulation: the accumulating
+	                                    * micro-batches run under no_sync, each unit's whole
+	                                    * (unsharded) gradient kept to the synced one (litgpt:
+	                                    * fabric.no_backward_sync) */
 	uint8_t modules_to_save;           /* VF_MTS_* (LoRA): full trainable copies */
 	int32_t head_labels;               /* --head classify:N: a task head of N labels in place of
 	                                    * the vocabulary head (0: the language-model head) */

@@ -32,6 +32,7 @@
 #include "vramfit/report/report.h"
 #include "vramfit/estimate/runcost.h"
 #include "vramfit/estimate/search.h"
+#include "vramfit/estimate/loratargets.h"
 #include "vramfit/estimate/setup.h"
 #include "vramfit/estimate/split.h"
 
@@ -2736,6 +2737,8 @@ static int model_kind_target(const struct vf_model *m, const char *model, const 
 				   "--lora-rank R --lora-targets LIST",
 				   model);
 	if (lm && (m->arch.known & VF_ARCH_F_LAYERS)) {
+		if (vf_lora_targets_resolve(&m->arch, s, &err)) /* the model's own modules */
+			return vf_cli_usage("estimate", "%s", err.msg);
 		arch_target(m, s, tg, as, t5);
 		return -1;
 	}

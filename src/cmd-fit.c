@@ -20,6 +20,7 @@
 #include "vramfit/model/model.h"
 #include "vramfit/estimate/runcost.h"
 #include "vramfit/estimate/search.h"
+#include "vramfit/estimate/loratargets.h"
 #include "vramfit/estimate/setup.h"
 #include "vramfit/estimate/split.h"
 #include "vramfit/report/report.h"
@@ -1453,6 +1454,11 @@ static int run(int argc, char **argv)
 	struct vf_model *m = NULL;
 	if ((rc = load_model(a.model, &a.setup, &m)) >= 0)
 		return rc;
+	if (m->has_arch && (m->arch.known & VF_ARCH_F_LAYERS) &&
+	    vf_lora_targets_resolve(&m->arch, &a.setup, &err)) { /* the model's own modules */
+		vf_model_free(m);
+		return vf_cli_usage("fit", "%s", err.msg);
+	}
 	if ((rc = by_kind(&a, m, groups, ng)) >= 0) {
 		vf_model_free(m);
 		return rc;

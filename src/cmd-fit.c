@@ -294,7 +294,7 @@ static int gpu_groups_from_specs(const struct fit_args *a, struct gpu_group *out
 		vf_gpu_set_init(&gs);
 		if (vf_gpu_set_add_spec(&gs, a->gpu.v[i], &err) != VF_OK) {
 			vf_gpu_set_release(&gs);
-			return vf_cli_fail_err(&err);
+			return err.code == VF_EUSAGE ? vf_cli_usage("fit", "%s", err.msg) : vf_cli_fail_err(&err);
 		}
 		const struct vf_gpu_spec *sp =
 			gs.count ? vf_gpu_catalog_find(gs.gpus[0].catalog_id) : NULL;

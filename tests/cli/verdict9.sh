@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# verdict9.sh - one verdict across text and JSON (verdict 9): fit --mode
+# infer says approximate, and why, in its text as its JSON does; usage
+# errors from --gpu read like every other usage error; fit's assumptions
+# name multi-GPU mechanisms only beside a multi-GPU row; tight rows say
+# the same in text and JSON; report's fit grid counts the cells it judged.
+. "$(dirname "$0")/lib.sh"
+export XDG_CONFIG_HOME="$TMP/config"
+export VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI="$TMP/no-such-smi"
+
+test_case "fit --mode infer: the options' not_modelled make the text approximate too, with the reasons"
+# the JSON options carried approximate + not_modelled; the text said only
+# "speeds are estimates"
+run fit llama3.1-8b --mode infer --gpu rtx-4090 --json
+expect_rc 0
+expect_json 'j["approximate"] is True and all(o["inference"]["approximate"] for g in j["gpus"] for o in g["options"])'
+expect_json 'j["not_modelled"][0].startswith("vLLM: vLLM'"'"'s host work per step") and j["not_modelled"][1].startswith("llama.cpp: ")'
+run fit llama3.1-8b --mode infer --gpu rtx-4090
+expect_rc 0
+expect_out_re '^Serving llama3.1-8b .*\(approximate: see the note below\)$'
+expect_out "Approximate: not modelled: vLLM: vLLM's host work per step from one host-bound measurement"
+expect_out "Approximate: not modelled: llama.cpp: llama.cpp's CUDA context taken as PyTorch's"
+run fit llama3.1-8b --mode infer --engine vllm --gpu h100-80gb:2 --json
+expect_json 'len(j["not_modelled"]) == 1 and "tensor-parallel workers" in j["not_modelled"][0]'
+run fit llama3.1-8b --mode infer --engine vllm --gpu h100-80gb:2
+expect_out "Approximate: not modelled: vLLM: "
+expect_no_out "llama.cpp: llama.cpp"
+
+test_case "--gpu parse errors: the usage style of every other usage error (exit 2, the Try line)"
+# they printed "vramfit: error: ..." with no Try line
+for verb in fit plan; do
+	for g in rtx-4090:0 nosuch; do
+		if [ $verb = fit ]; then run fit llama3-8b --gpu $g; else run plan --gpu $g; fi
+		expect_rc 2
+		expect_err "vramfit $verb: --gpu $g: "
+		expect_err "Try 'vramfit help $verb'."
+		expect_err_lines 2
+	done
+done
+run report fit llama3-8b --gpu nosuch
+expect_rc 2
+expect_err "Try 'vramfit help fit'."
+
+finish

@@ -418,8 +418,10 @@ static void result_fields(cJSON *o, const struct fit_args *a, const struct vf_se
 	cJSON_AddItemToObject(o, "run", run_json(a, r, g));
 }
 
+/* multi: a row or result shown runs on several GPUs; the collectives'
+ * lines (NCCL, DDP, ZeRO, overlap) only then. */
 static void add_assumptions(cJSON *root, const struct fit_args *a, const struct vf_arch *arch,
-			    bool search)
+			    bool search, bool multi)
 {
 	/* what the model's config says that vramfit does not understand:
 	 * named, and every figure marked approximate (as estimate does) */
@@ -427,7 +429,7 @@ static void add_assumptions(cJSON *root, const struct fit_args *a, const struct 
 	if (arch->approximate)
 		cJSON_AddStringToObject(root, "not_understood", arch->not_understood);
 	cJSON *as = cJSON_AddArrayToObject(root, "assumptions");
-	char b[320];
+	char b[512];
 	if (arch->approximate) {
 		snprintf(b, sizeof b, "not understood: %s; every row's figures are approximate "
 			 "(vramfit inspect names them)", arch->not_understood);
@@ -453,16 +455,20 @@ static void add_assumptions(cJSON *root, const struct fit_args *a, const struct 
 	}
 	/* --mode infer: a forward per step, none of training's collectives */
 	bool infer = a->setup.mode == VF_MODE_INFER;
-	if (infer)
-		cJSON_AddItemToArray(as, cJSON_CreateString(
-			"--mode infer: each step one forward of the batch (the prompt, no KV cache reuse); no "
-			"gradients, optimizer states or their collectives, so ddp, zero1 and zero2 hold the "
-			"same memory and time; zero3's per-layer parameter gathers are not counted (its step "
-			"time is approximate)"));
-	for (const char *const *p = vf_runcost_assumptions(); *p; p++)
-		if (!infer || (strncmp(*p, "DDP:", 4) && strncmp(*p, "ZeRO-1/2:", 9) &&
-			       strncmp(*p, "overlapped collectives", 22)))
+	if (infer) {
+		snprintf(b, sizeof b, "--mode infer: each step one forward of the batch (the prompt, no KV "
+			 "cache reuse); no gradients, optimizer states or their collectives, so ddp, zero1 and "
+			 "zero2 hold the same memory and time%s; zero3's per-layer parameter gathers are not "
+			 "counted (its step time is approximate)", search ? " (searched as ddp alone)" : "");
+		cJSON_AddItemToArray(as, cJSON_CreateString(b));
+	}
+	for (const char *const *p = vf_runcost_assumptions(); *p; p++) {
+		bool collective = strncmp(*p, "multi-GPU:", 10) == 0 || strncmp(*p, "DDP:", 4) == 0 ||
+				  strncmp(*p, "ZeRO-1/2:", 9) == 0 || strncmp(*p, "overlapped collectives", 22) == 0;
+		bool training_only = collective && strncmp(*p, "multi-GPU:", 10) != 0;
+		if ((!collective || multi) && !(infer && training_only))
 			cJSON_AddItemToArray(as, cJSON_CreateString(*p));
+	}
 }
 
 static void print_assumptions(const cJSON *root)
@@ -876,7 +882,10 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 			cJSON_AddNullToObject(o, "price_usd_hour");
 		cJSON_AddItemToArray(arr, o);
 	}
-	add_assumptions(root, a, arch, false);
+	bool multi = false;
+	for (int i = 0; i < nrows; i++)
+		multi |= rows[i].gpus > 1;
+	add_assumptions(root, a, arch, false, multi);
 	split_assumption(root, rows, nrows);
 	int hrc = write_html(a, root, "table");
 	if (hrc) {
@@ -1226,7 +1235,10 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 	for (size_t i = 0; i < nh; i++) {
 		hit_row(t, arr, a, m, &hits[i], i);
 	}
-	add_assumptions(root, a, &m->arch, true);
+	bool multi = false;
+	for (size_t i = 0; i < nh; i++)
+		multi |= hits[i].r.setup.gpus > 1;
+	add_assumptions(root, a, &m->arch, true, multi);
 	int hrc = write_html(a, root, "search");
 	if (hrc) {
 		vf_table_release(t);

@@ -41,4 +41,27 @@ run report fit llama3-8b --gpu nosuch
 expect_rc 2
 expect_err "Try 'vramfit help fit'."
 
+test_case "fit on single GPUs: no NCCL/DDP/ZeRO/overlap lines; with a multi-GPU row they are there"
+run fit llama3-8b --mode lora --gpu rtx-4090 --gpu h100-80gb --json
+expect_rc 0
+expect_json 'all(r["gpus"] == 1 for r in j["rows"]) and not any(x.startswith(("multi-GPU:", "DDP:", "ZeRO-1/2:", "overlapped collectives")) for x in j["assumptions"])'
+run fit llama3-8b --mode lora --gpu rtx-4090 --gpu h100-80gb
+expect_no_out "DDP: ring all-reduce"
+expect_no_out "multi-GPU: collectives"
+run fit llama3-8b --mode lora --gpu rtx-4090:2 --json
+expect_json 'any(r["gpus"] == 2 for r in j["rows"]) and sum(x.startswith(("multi-GPU:", "DDP:", "ZeRO-1/2:", "overlapped collectives")) for x in j["assumptions"]) == 4'
+run fit llama3-8b --mode lora --search --gpu rtx-4090 --tokens 1e8 --json
+expect_rc 0
+expect_json 'all(r["gpus"] == 1 for r in j["results"]) and not any(x.startswith(("multi-GPU:", "DDP:")) for x in j["assumptions"])'
+
+test_case "fit --mode infer --search: no zero1/zero2 rows (ZeRO shards nothing in inference)"
+run fit llama3-8b --mode infer --search --gpu h100-80gb:2 --tokens 1e8 --json
+expect_rc 0
+expect_json 'len(j["results"]) > 0 and not any(r["setup"]["shard"] in ("zero1", "zero2") for r in j["results"])'
+expect_json 'any(r["setup"]["shard"] == "zero3" for r in j["results"])'
+run fit llama3-8b --mode infer --search --gpu h100-80gb:2 --tokens 1e8
+expect_no_out "shard ddp -> zero1"
+expect_no_out "shard ddp -> zero2"
+expect_out "(searched as ddp alone)"
+
 finish

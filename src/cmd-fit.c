@@ -704,6 +704,10 @@ static void tight_row(struct vf_table *t, cJSON *o, const struct fit_args *a, co
 	result_fields(o, a, &r->best, r->gpu, &st);
 	vf_split_setup_words(&r->best.setup, set, sizeof set);
 	cJSON_AddStringToObject(o, "split", set);
+	/* as a split row that fits says it, and as the text: the rule refuses
+	 * the row, so no run time or cost (run null, the table's "-") */
+	cJSON_ReplaceItemInObjectCaseSensitive(o, "settings", cJSON_CreateString(set));
+	cJSON_ReplaceItemInObjectCaseSensitive(o, "run", cJSON_CreateNull());
 	vf_fmt_bytes(pk, sizeof pk, (double)r->best.peak_bytes);
 	vf_fmt_bytes(lim, sizeof lim, (double)r->best.limit_bytes);
 	snprintf(why, sizeof why, "%s: peak %s fits the cards, not %s usable (--margin)", set, pk,

@@ -64,4 +64,31 @@ expect_no_out "shard ddp -> zero1"
 expect_no_out "shard ddp -> zero2"
 expect_out "(searched as ddp alone)"
 
+test_case "fit: a tight row has no run time or cost in the JSON either, and its settings in a split row's words"
+# the text showed '-' for run time and cost while the JSON carried
+# run.hours and run.cost_usd; the settings read "shard ddp -> none, tp 8"
+# where a split row that fits reads "tp 8"
+run fit llama3-70b --mode lora --steps 1000 --json
+expect_rc 0
+printf '%s' "$out" >"$TMP/fit70.json"
+expect_json 'any(r.get("fits_memory") for r in j["rows"])'
+expect_json 'all(r["run"] is None for r in j["rows"] if r.get("fits_memory"))'
+expect_json 'all(r["settings"] == r["split"] for r in j["rows"] if r.get("split"))'
+expect_json 'all(r["run"]["hours"] > 0 for r in j["rows"] if r["fits"])'
+run fit llama3-70b --mode lora --steps 1000
+expect_out_re '^a100-40gb +8 +tight +tp 8: peak .* - +- *$'
+
+test_case "report fit: the grid counts the cells fit judged; GPU x count cells never evaluated are counted apart"
+# "26 of 56 cells fit": 21 of the 56 (e.g. h100 x5) were never evaluated
+run report fit llama3-70b --mode lora --steps 1000 -o "$TMP/fit70.html"
+expect_rc 0
+want=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["rows"]
+pairs = {(x["gpu"], x["gpus"]) for x in r}
+kinds, counts = {x["gpu"] for x in r}, {x["gpus"] for x in r}
+fit = {(x["gpu"], x["gpus"]) for x in r if x["fits"]}
+print("%d of %d cells fit (darker = larger micro-batch; ★ = chosen; %d blank: GPU x count not evaluated)" % (len(fit), len(pairs), len(kinds) * len(counts) - len(pairs)))' "$TMP/fit70.json")
+check 'grep -qF "Which GPUs fit, and how: $want" "$TMP/fit70.html"'
+
 finish

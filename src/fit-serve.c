@@ -158,6 +158,38 @@ static void print_footer(FILE *f, const struct vf_arch *arch, const struct vf_in
 			   "the fewest (not offered)\n");
 }
 
+/* The text: the header, the table, the footer and the notes (root: the
+ * JSON, whose approximate and not_modelled the notes say). */
+static void print_text(FILE *f, const char *model_id, const struct vf_arch *arch, const struct vf_setup *setup,
+		       const struct vf_infer_opts *o, bool generate, int64_t shorter, bool sets, const cJSON *root,
+		       struct vf_table *t)
+{
+	bool approximate = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "approximate"));
+	char cw[160];
+	if (o->ctx > 0)
+		snprintf(cw, sizeof cw, "%" PRId64, o->ctx);
+	else if (generate)
+		snprintf(cw, sizeof cw, "%" PRId64 " (the prompt, --seq)", setup->seq);
+	else if (arch->max_positions > 0)
+		snprintf(cw, sizeof cw, "each engine's default (vLLM the model's %" PRId64 "%s, llama.cpp 4096)",
+			 arch->max_positions, shorter > 0 ? " or the max_model_len marked" : "");
+	else
+		snprintf(cw, sizeof cw, "each engine's default (vLLM the model's max_model_len, not in its "
+			 "config; llama.cpp 4096)");
+	fprintf(f, "%sServing %s%s (--mode infer: %" PRId64 " user%s at %s tokens of context; "
+		   "fastest decode first)%s\n",
+		vf_cli_sgr(f, "1"), model_id, vf_cli_sgr(f, "0"), o->users > 0 ? o->users : 1,
+		o->users > 1 ? "s" : "", cw, approximate ? " (approximate: see the note below)" : "");
+	vf_table_print(t, f);
+	print_footer(f, arch, o, generate, shorter, sets);
+	if (arch->approximate)
+		fprintf(f, "Not understood: %s; every option's figures are approximate (vramfit inspect "
+			   "names them)\n", arch->not_understood);
+	const cJSON *it;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "not_modelled"))
+		fprintf(f, "Approximate: not modelled: %s\n", it->valuestring);
+}
+
 int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct vf_setup *setup,
 		 const struct vf_serve_gpus *gpus, int n, const struct vf_infer_opts *o, bool generate, int top,
 		 bool json)
@@ -176,12 +208,7 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 	cJSON_AddBoolToObject(root, "approximate", arch->approximate);
 	if (arch->approximate)
 		cJSON_AddStringToObject(root, "not_understood", arch->not_understood);
-	struct not_modelled *nm = calloc(1, sizeof *nm);
-	if (!nm) {
-		cJSON_Delete(root);
-		free(cand);
-		return vf_cli_fail("out of memory");
-	}
+	struct not_modelled nmv = {0}, *nm = &nmv;
 	if (o->engine != VF_ENGINE_LLAMACPP && !generate)
 		cJSON_AddStringToObject(root, "scheduling", o->vllm_sync_scheduling ? "sync" : "async");
 	cJSON *arr = cJSON_AddArrayToObject(root, "gpus");
@@ -220,39 +247,12 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 		cJSON_ReplaceItemInObjectCaseSensitive(root, "approximate", cJSON_CreateTrue());
 		not_modelled_json(nm, root);
 	}
-	bool approximate = arch->approximate || nm->any;
-	int rc = VF_EXIT_OK;
-	if (json) {
+	if (json)
 		vf_cli_print_json(root);
-	} else {
-		FILE *f = stdout;
-		char cw[160];
-		if (o->ctx > 0)
-			snprintf(cw, sizeof cw, "%" PRId64, o->ctx);
-		else if (generate)
-			snprintf(cw, sizeof cw, "%" PRId64 " (the prompt, --seq)", setup->seq);
-		else if (arch->max_positions > 0)
-			snprintf(cw, sizeof cw, "each engine's default (vLLM the model's %" PRId64 "%s, llama.cpp 4096)",
-				 arch->max_positions, shorter > 0 ? " or the max_model_len marked" : "");
-		else
-			snprintf(cw, sizeof cw, "each engine's default (vLLM the model's max_model_len, not in its "
-				 "config; llama.cpp 4096)");
-		fprintf(f, "%sServing %s%s (--mode infer: %" PRId64 " user%s at %s tokens of context; "
-			   "fastest decode first)%s\n",
-			vf_cli_sgr(f, "1"), model_id, vf_cli_sgr(f, "0"), o->users > 0 ? o->users : 1,
-			o->users > 1 ? "s" : "", cw, approximate ? " (approximate: see the note below)" : "");
-		vf_table_print(&t, f);
-		print_footer(f, arch, o, generate, shorter, sets);
-		if (arch->approximate)
-			fprintf(f, "Not understood: %s; every option's figures are approximate (vramfit inspect "
-				   "names them)\n", arch->not_understood);
-		const cJSON *it;
-		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "not_modelled"))
-			fprintf(f, "Approximate: not modelled: %s\n", it->valuestring);
-	}
-	free(nm);
+	else
+		print_text(stdout, model_id, arch, setup, o, generate, shorter, sets, root, &t);
 	vf_table_release(&t);
 	cJSON_Delete(root);
 	free(cand);
-	return rc;
+	return VF_EXIT_OK;
 }

@@ -93,7 +93,9 @@ const struct vf_option vf_setup_options[] = {
 	SET("lora-alpha", "A", NULL, "LoRA alpha (default = rank)"),
 	SET("lora-targets", "LIST", targets,
 	    "q_proj,v_proj | all-linear | LIST (default q_proj,v_proj);\n"
-	    "lm_head adds an adapter on the output layer"),
+	    "lm_head adds an adapter on the output layer; Mamba\n"
+	    "models: in_proj,x_proj,dt_proj,out_proj (no default:\n"
+	    "peft asks for target_modules)"),
 	SET("head", "lm|classify:N", NULL,
 	    "the output head: the vocabulary (default) or a task\n"
 	    "head of N labels (sequence/token classification)"),

@@ -91,4 +91,11 @@ fit = {(x["gpu"], x["gpus"]) for x in r if x["fits"]}
 print("%d of %d cells fit (darker = larger micro-batch; ★ = chosen; %d blank: GPU x count not evaluated)" % (len(fit), len(pairs), len(kinds) * len(counts) - len(pairs)))' "$TMP/fit70.json")
 check 'grep -qF "Which GPUs fit, and how: $want" "$TMP/fit70.html"'
 
+test_case "estimate --engine vllm: the CUDA graphs not estimated, and what later vLLM does with them, named"
+run estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090 --ctx 8192 --json
+expect_rc 0
+expect_json 'j["memory"]["approximate"] is True and "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS: fewer blocks than shown" in j["memory"]["not_counted"]'
+run estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090 --ctx 8192
+expect_out "not estimated: the CUDA graphs vLLM captures after the KV cache, outside its budget (vLLM since v0.21 profiles them first and takes them from the KV cache"
+
 finish

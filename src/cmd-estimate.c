@@ -311,7 +311,11 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 	if (s->mode == VF_MODE_LORA) {
 		if (!(g & VF_SETUP_G_LORA_RANK))
 			assume(a, "LoRA rank %d (--lora-rank)", s->lora_rank);
-		if (!(g & VF_SETUP_G_LORA_TARGETS))
+		if (!(g & VF_SETUP_G_LORA_TARGETS) && !dit && family && family[0])
+			assume(a, "LoRA targets: peft's default for model type %s, the roles %s under its "
+				  "module names (--lora-targets)",
+			       family, vf_lora_targets_format(s->lora_targets, t, sizeof t));
+		else if (!(g & VF_SETUP_G_LORA_TARGETS))
 			assume(a, "LoRA targets %s (--lora-targets)",
 			       vf_lora_targets_format(s->lora_targets, t, sizeof t));
 		assume(a, "LoRA adapters kept in fp32 (peft's default)");

@@ -105,9 +105,55 @@ static unsigned match_names(const char *names, const struct lmod *m, int nm, cha
 	return bits;
 }
 
-/* A model without Mamba layers: a mixer's module named is one it lacks. */
-static vf_status plain_model(const struct vf_arch *a, const struct vf_setup *s, struct vf_error *err)
+/* peft's default targets by model type (TRANSFORMERS_MODELS_TO_LORA_
+ * TARGET_MODULES_MAPPING, peft/utils/constants.py) as roles: q/v
+ * projections under each family's names (q, v; query, value;
+ * query_proj, value_proj); one fused q/k/v matrix (c_attn,
+ * query_key_value, Wqkv, qkv_proj, in_proj), which the estimate counts
+ * whole for any of Q, K, V; phi adds fc1 and fc2; btlm c_attn and c_proj
+ * (the attention's and the MLP's). */
+static const struct {
+	const char *type;
+	unsigned bits;
+} peft_defaults[] = {
+	{"t5", VF_LORA_Q | VF_LORA_V},          {"mt5", VF_LORA_Q | VF_LORA_V},
+	{"bart", VF_LORA_Q | VF_LORA_V},        {"gpt2", VF_LORA_Q | VF_LORA_V},
+	{"bloom", VF_LORA_Q | VF_LORA_V},       {"blip-2", VF_LORA_Q | VF_LORA_V},
+	{"opt", VF_LORA_Q | VF_LORA_V},         {"gptj", VF_LORA_Q | VF_LORA_V},
+	{"gpt_neox", VF_LORA_Q | VF_LORA_V},    {"gpt_neo", VF_LORA_Q | VF_LORA_V},
+	{"bert", VF_LORA_Q | VF_LORA_V},        {"roberta", VF_LORA_Q | VF_LORA_V},
+	{"xlm-roberta", VF_LORA_Q | VF_LORA_V}, {"electra", VF_LORA_Q | VF_LORA_V},
+	{"deberta-v2", VF_LORA_Q | VF_LORA_V},  {"deberta", VF_LORA_Q | VF_LORA_V},
+	{"layoutlm", VF_LORA_Q | VF_LORA_V},    {"llama", VF_LORA_Q | VF_LORA_V},
+	{"llama4", VF_LORA_Q | VF_LORA_V},      {"chatglm", VF_LORA_Q | VF_LORA_V},
+	{"gpt_bigcode", VF_LORA_Q | VF_LORA_V}, {"mpt", VF_LORA_Q | VF_LORA_V},
+	{"RefinedWebModel", VF_LORA_Q | VF_LORA_V}, {"RefinedWeb", VF_LORA_Q | VF_LORA_V},
+	{"falcon", VF_LORA_Q | VF_LORA_V},      {"btlm", VF_LORA_Q | VF_LORA_V | VF_LORA_O | VF_LORA_DOWN},
+	{"codegen", VF_LORA_Q | VF_LORA_V},     {"mistral", VF_LORA_Q | VF_LORA_V},
+	{"mixtral", VF_LORA_Q | VF_LORA_V},     {"stablelm", VF_LORA_Q | VF_LORA_V},
+	{"phi", VF_LORA_Q | VF_LORA_V | VF_LORA_UP | VF_LORA_DOWN},
+	{"gemma", VF_LORA_Q | VF_LORA_V},       {"gemma2", VF_LORA_Q | VF_LORA_V},
+	{"gemma3_text", VF_LORA_Q | VF_LORA_V}, {"qwen2", VF_LORA_Q | VF_LORA_V},
+	{"qwen3", VF_LORA_Q | VF_LORA_V},
+};
+
+/* A model without Mamba layers: no --lora-targets is peft's default for
+ * its model type, or an error where peft has none; a mixer's module
+ * named is one it lacks. */
+static vf_status plain_model(const struct vf_arch *a, struct vf_setup *s, struct vf_error *err)
 {
+	if (!(s->given & VF_SETUP_G_LORA_TARGETS)) {
+		for (size_t i = 0; i < sizeof peft_defaults / sizeof peft_defaults[0]; i++)
+			if (strcmp(a->family, peft_defaults[i].type) == 0) {
+				s->lora_targets = peft_defaults[i].bits;
+				return VF_OK;
+			}
+		return vf_error_set(err, VF_EUSAGE,
+				    "--lora-targets: peft has no default LoRA targets for model type %s "
+				    "(LoraConfig asks for target_modules): give them, e.g. --lora-targets "
+				    "q_proj,v_proj or all-linear",
+				    a->family[0] ? a->family : "(none in the config)");
+	}
 	unsigned mixer = s->lora_targets & (VF_LORA_SSM_IN | VF_LORA_SSM_X | VF_LORA_SSM_DT);
 	if (!mixer)
 		return VF_OK;

@@ -83,4 +83,26 @@ expect_err "llama has no in_proj"
 run estimate llama3-8b --mode lora --gpu h100-80gb --lora-targets q_proj,v_proj
 expect_rc 0
 
+test_case "no --lora-targets on a transformer: peft's default for its model type, or none where peft has none"
+# peft's TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING: llama q_proj,v_proj
+run estimate llama3-8b --mode lora --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["setup"]["lora_targets"] == "q_proj,v_proj" and j["model"]["trainable_params"] == 32 * 16 * ((4096 + 4096) + (4096 + 1024))'
+# phi: q_proj, v_proj, fc1, fc2 (it counted q_proj,v_proj alone)
+run estimate phi-2 --mode lora --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["model"]["trainable_params"] == 32 * 16 * (2 * (2560 + 2560) + 2 * (2560 + 10240))'
+# phi3, qwen3_moe, gemma3 (the multimodal type): none in peft's mapping; it
+# invented q_proj,v_proj adapters where peft asks for target_modules
+for m in phi3-mini:phi3 qwen3-30b-a3b:qwen3_moe gemma3-4b:gemma3; do
+	for verb in estimate fit; do
+		run $verb "${m%%:*}" --mode lora --gpu h100-80gb
+		expect_rc 2
+		expect_err "vramfit $verb: --lora-targets: peft has no default LoRA targets for model type ${m#*:} (LoraConfig asks for target_modules)"
+		expect_err_lines 2
+	done
+	run estimate "${m%%:*}" --mode lora --gpu h100-80gb --lora-targets q_proj,v_proj
+	expect_rc 0
+done
+
 finish

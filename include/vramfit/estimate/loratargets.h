@@ -15,9 +15,10 @@
 #include "vramfit/estimate/setup.h"
 #include "vramfit/model/arch.h"
 
-/* Resolve s->lora_targets for the model a (LoRA only; other modes and
- * models without Mamba layers are left as parsed, except that a Mamba
- * module named on a model without one fails). On a state-space model or
+/* Resolve s->lora_targets for the model a (LoRA only). Without Mamba
+ * layers: no --lora-targets is peft's default for a->family, or fails
+ * with VF_EUSAGE where peft has none; a list given is left as parsed,
+ * except that a Mamba module named fails. On a state-space model or
  * hybrid: the targets become its modules' roles (out_proj the mixer's,
  * o_proj the attention's); a name it does not have, or no
  * --lora-targets (peft has no default for these model types), fails

@@ -32,6 +32,7 @@
 #include "vramfit/report/report.h"
 #include "vramfit/estimate/runcost.h"
 #include "vramfit/estimate/search.h"
+#include "vramfit/estimate/loratargets.h"
 #include "vramfit/estimate/setup.h"
 #include "vramfit/estimate/split.h"
 
@@ -314,7 +315,11 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 	if (s->mode == VF_MODE_LORA) {
 		if (!(g & VF_SETUP_G_LORA_RANK))
 			assume(a, "LoRA rank %d (--lora-rank)", s->lora_rank);
-		if (!(g & VF_SETUP_G_LORA_TARGETS))
+		if (!(g & VF_SETUP_G_LORA_TARGETS) && !dit && family && family[0])
+			assume(a, "LoRA targets: peft's default for model type %s, the roles %s under its "
+				  "module names (--lora-targets)",
+			       family, vf_lora_targets_format(s->lora_targets, t, sizeof t));
+		else if (!(g & VF_SETUP_G_LORA_TARGETS))
 			assume(a, "LoRA targets %s (--lora-targets)",
 			       vf_lora_targets_format(s->lora_targets, t, sizeof t));
 		assume(a, "LoRA adapters kept in fp32 (peft's default)");
@@ -2744,6 +2749,8 @@ static int model_kind_target(const struct vf_model *m, const char *model, const 
 				   "--lora-rank R --lora-targets LIST",
 				   model);
 	if (lm && (m->arch.known & VF_ARCH_F_LAYERS)) {
+		if (vf_lora_targets_resolve(&m->arch, s, &err)) /* the model's own modules */
+			return vf_cli_usage("estimate", "%s", err.msg);
 		arch_target(m, s, tg, as, t5);
 		return -1;
 	}

@@ -301,6 +301,25 @@ static double lora_mlp(const void *ctx, double f)
 	return mlp;
 }
 
+/* LoRA on the Mamba mixers of the SSM layers, r x (in + out) per targeted
+ * linear (transformers' MambaMixer, Mamba2Mixer):
+ *   Mamba-1  in_proj h -> 2i, x_proj i -> dt_rank + 2n, dt_proj dt_rank -> i
+ *   Mamba-2  in_proj h -> i + conv channels + heads (x, z, B, C, dt)
+ *   both     out_proj i -> h */
+static double ssm_lora(const struct vf_ssm_terms *m, double h, unsigned t, double r)
+{
+	double i = m->inner, per = 0;
+	if (t & VF_LORA_SSM_IN)
+		per += r * (h + (m->heads > 0 ? i + m->conv_dim + m->heads : 2 * i));
+	if ((t & VF_LORA_SSM_X) && m->heads <= 0)
+		per += r * (i + m->dt_rank + 2 * m->state);
+	if ((t & VF_LORA_SSM_DT) && m->heads <= 0)
+		per += r * (m->dt_rank + i);
+	if (t & VF_LORA_SSM_OUT)
+		per += r * (i + h);
+	return m->layers * per;
+}
+
 /* LoRA adapter parameters: r x (in + out) per targeted matrix. */
 static double lora_params(const struct shape *s, unsigned t, double r)
 {
@@ -330,6 +349,9 @@ static double lora_params(const struct shape *s, unsigned t, double r)
 			per += r * (s->mt.heads * s->mt.v_dim + h);
 	}
 	struct lora_mlp_ctx c = {s, t, r};
+	if (s->ssm.layers > 0) /* attention on the attention layers; the mixers' own (ssm_lora) */
+		return s->ssm.attn_layers * per + ssm_lora(&s->ssm, h, t, r) +
+		       vf_moe_lora_mlp(&s->mt, lora_mlp, &c);
 	if (s->fc == FC_T5) {
 		/* encoder: self-attention; decoder: self + cross attention */
 		double attn = per, mlp = lora_mlp(&c, s->f);

@@ -136,7 +136,14 @@ enum {
 	VF_LORA_DOWN = 1u << 6,
 	VF_LORA_ALL = (1u << 7) - 1,  /* all-linear: the layers' linears (peft leaves the head out) */
 	VF_LORA_HEAD = 1u << 7,       /* lm_head / output (peft, torchtune apply_lora_to_output,
-	                               * litgpt lora_head) */
+	                               * litgpt lora_head) */	/* A Mamba mixer's linears (transformers' MambaMixer / Mamba2Mixer):
+	 * in_proj, x_proj and dt_proj (Mamba-1 only), out_proj; counted on
+	 * the SSM layers of a state-space model or hybrid (loratargets.c). */
+	VF_LORA_SSM_IN = 1u << 8,
+	VF_LORA_SSM_X = 1u << 9,
+	VF_LORA_SSM_DT = 1u << 10,
+	VF_LORA_SSM_OUT = 1u << 11,
+	VF_LORA_SSM_ALL = VF_LORA_SSM_IN | VF_LORA_SSM_X | VF_LORA_SSM_DT | VF_LORA_SSM_OUT,
 };
 
 /* --modules-to-save: peft's ModulesToSaveWrapper, a trainable full copy of
@@ -204,6 +211,9 @@ struct vf_setup {
 	int lora_rank;                     /* default 16 */
 	double lora_alpha;                 /* default = rank */
 	unsigned lora_targets;             /* VF_LORA_*; default Q|V */
+	char lora_target_names[96];        /* --lora-targets as given ("" when not):
+					      matched against the model's own modules
+					      (vf_lora_targets_resolve, loratargets.h) */
 	enum vf_quant quant;               /* default none */
 	int gpus;                          /* default 1 */
 	enum vf_shard shard;               /* default none (ddp when gpus > 1) */

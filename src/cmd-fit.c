@@ -813,8 +813,16 @@ static void print_fit_table(const struct fit_args *a, const cJSON *root, const s
 			snprintf(su, sizeof su, ", %.3g tokens", a->tokens);
 		else if (a->steps > 0)
 			snprintf(su, sizeof su, ", %lld steps", (long long)a->steps);
-		printf("%s, %s %s, micro-batch %lld x %lld tokens, accumulation %lld%s%s\n\n", a->model,
-		       vf_mode_name(a->setup.mode), vf_precision_name(a->setup.precision),
+		/* the base's quantization and the sharding given are part of what
+		 * was fitted (the rows' settings are changes from it) */
+		char qs[64] = "";
+		int n = 0;
+		if (a->setup.quant != VF_QUANT_NONE)
+			n = snprintf(qs, sizeof qs, ", %s base", vf_quant_name(a->setup.quant));
+		if (a->setup.shard != VF_SHARD_NONE && n >= 0 && (size_t)n < sizeof qs)
+			snprintf(qs + n, sizeof qs - (size_t)n, ", %s", vf_shard_name(a->setup.shard));
+		printf("%s, %s %s%s, micro-batch %lld x %lld tokens, accumulation %lld%s%s\n\n", a->model,
+		       vf_mode_name(a->setup.mode), vf_precision_name(a->setup.precision), qs,
 		       (long long)a->setup.batch, (long long)a->setup.seq,
 		       (long long)a->setup.grad_accum, su,
 		       cJSON_IsTrue(cJSON_GetObjectItem(root, "approximate"))

@@ -1307,9 +1307,11 @@ static double step_rate(const struct vf_setup *su, const struct vf_gpu_spec *gpu
 	*cuda_core = 0;
 	if (gpu && !(rate > 0) && su->precision == VF_PREC_FP16 && gpu->fp16_tflops > 0)
 		rate = gpu->fp16_tflops; /* fp16 autocast on fp16 tensor cores (V100, T4) */
-	else if (gpu && !(rate > 0) && gpu->fp32_tflops > 0 && gpu->fp16_tflops > 0) {
+	else if (gpu && !(rate > 0) && su->precision != VF_PREC_FP32 && gpu->fp32_tflops > 0 &&
+		 gpu->fp16_tflops > 0) {
 		/* bf16 without bf16 tensor cores (V100, T4): PyTorch emulates it,
-		 * cuBLAS runs bf16 GEMMs on the CUDA cores */
+		 * cuBLAS runs bf16 GEMMs on the CUDA cores (fp32 runs no bf16
+		 * matmul: nothing emulated, below) */
 		rate = gpu->fp32_tflops;
 		*cuda_core = 2;
 		e->assumed |= VF_ASSUME_BF16_EMULATED;

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# audit-today.sh - audit 9 of the day's merges (fp32's SGEMM, FSDP/ZeRO-3 in
+# the allocator replay, k-bit LoRA): what the output says about a setup is
+# true of that setup.
+. "$(dirname "$0")/lib.sh"
+export XDG_CONFIG_HOME="$TMP/config"
+unset VRAMFIT_DATA_DIR || true
+export VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI="$TMP/no-such-smi"
+
+test_case "estimate --precision fp32 on a V100: no bf16 matmul, so no line about bf16 emulated"
+# fp32 runs SGEMM on the CUDA cores (no bf16 anywhere); the line "v100-32gb
+# has no bf16 tensor cores: bf16 matmuls run emulated" was printed anyway
+run estimate gpt2 --gpu v100-32gb --precision fp32 --json
+expect_rc 0
+expect_json 'not any("bf16 tensor cores" in x for x in j["assumptions"])'
+expect_json 'any("IEEE fp32" in x for x in j["assumptions"])'
+run estimate gpt2 --gpu t4 --precision fp32
+expect_no_out "bf16 matmuls run emulated"
+# amp (bf16 autocast) on the same card keeps it
+run estimate gpt2 --gpu v100-32gb --json
+expect_json 'any("bf16 tensor cores" in x for x in j["assumptions"])'
+
+test_case "fit's header names the quantized base and the sharding it fitted"
+# the header said "llama3-8b, lora bf16, ..." for --quant nf4 and "full amp"
+# for --shard zero3: the rows' settings are changes from a setup it hid
+run fit llama3-8b --mode lora --quant nf4 --gpu rtx-4090
+expect_rc 0
+expect_out_re '^llama3-8b, lora bf16, nf4 base, micro-batch 1 x 2048 tokens'
+run fit llama3-8b --shard zero3 --gpu a100-40gb:4
+expect_out_re '^llama3-8b, full amp, zero3, micro-batch 1 x 2048 tokens'
+run fit llama3-8b --gpu a100-40gb
+expect_out_re '^llama3-8b, full amp, micro-batch 1 x 2048 tokens'
+
+finish

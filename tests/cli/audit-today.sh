@@ -31,4 +31,17 @@ expect_out_re '^llama3-8b, full amp, zero3, micro-batch 1 x 2048 tokens'
 run fit llama3-8b --gpu a100-40gb
 expect_out_re '^llama3-8b, full amp, micro-batch 1 x 2048 tokens'
 
+test_case "fit --search's start is the setup estimate gives: the same peak"
+# the start line ranked on the fast path: QLoRA llama3-8b batch 4 on an RTX
+# 4090 "peak 76.77 GiB" where estimate says 74.42 GiB; DDP on 4 A100s
+# 192.16 beside 195.85 GiB
+for s in "--mode lora --quant nf4 --gpu rtx-4090 --batch 4" "--gpu a100-40gb:4" \
+	 "--shard fsdp --gpu h100-80gb:8 --grad-ckpt"; do
+  run estimate llama3-8b $s --json
+  pk=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["gpus"][0]["peak_bytes"])')
+  run fit llama3-8b --search $s --top 1 --json
+  expect_json "j['start'][0]['peak_bytes'] == $pk"
+  expect_json "j['start'][0]['fits'] == (j['start'][0]['peak_bytes'] <= j['start'][0]['limit_bytes'])"
+done
+
 finish

@@ -604,6 +604,27 @@ static int split_rows(const struct fit_args *a, const struct vf_arch *arch,
 
 /* The row of n GPUs of kind g: the fewest changes that fit, checked by the
  * allocator simulation. Returns -1 or the exit code. */
+/* Nothing the fast path ranks fits: the configuration with its smallest
+ * peak may still fit by the allocator simulation, which decides (mixtral
+ * QLoRA on two RTX 4090s, ZeRO-3 and checkpointing: 21.90 GiB on the fast
+ * path, 21.06 GiB simulated, as vramfit estimate says, under 21.59 GiB
+ * usable; the row said no). 1 when it fits (its peak the simulated one),
+ * 0 when not, -1 on error. */
+static int smallest_fits(const struct fit_args *a, const struct vf_arch *arch, const struct vf_gpu_spec *g,
+			 struct vf_search *s, struct vf_error *err)
+{
+	if (!s->have_smallest)
+		return 0;
+	struct vf_estimate e;
+	if (vf_estimate_simulate_memo(arch, &s->smallest.setup, g, NULL, a->memo, &e, NULL, err))
+		return -1;
+	if (e.sim_oom || e.peak_bytes > s->smallest.limit_bytes)
+		return 0;
+	s->smallest.peak_bytes = e.peak_bytes;
+	s->smallest.fits = true;
+	return 1;
+}
+
 static int search_row(const struct fit_args *a, const struct vf_arch *arch, const struct vf_gpu_spec *g,
 		      int n, struct row *r)
 {
@@ -647,10 +668,20 @@ static int search_row(const struct fit_args *a, const struct vf_arch *arch, cons
 	 * the fast path's (which fits) */
 	if (!r->fits && low < s.count)
 		r->smallest = s.results[low];
+	int small = r->fits ? 0 : smallest_fits(a, arch, g, &s, &err);
+	if (small < 0) {
+		vf_search_release(&s);
+		return vf_cli_fail_err(&err);
+	}
+	r->fits = r->fits || small;
 	if (r->fits) {
-		r->best = s.results[pick];
+		r->best = small ? s.smallest : s.results[pick];
 		r->max_batch = vf_estimate_max_batch(arch, &r->best.setup, g,
 						     r->best.limit_bytes);
+		/* the fast path's largest batch may fall below the batch the
+		 * simulation fits (smallest_fits): the row's own batch fits */
+		if (r->max_batch < r->best.setup.batch)
+			r->max_batch = r->best.setup.batch;
 		sort_keys(a, g, n, r);
 	}
 	vf_search_release(&s);
@@ -813,13 +844,13 @@ static void print_fit_table(const struct fit_args *a, const cJSON *root, const s
 			snprintf(su, sizeof su, ", %.3g tokens", a->tokens);
 		else if (a->steps > 0)
 			snprintf(su, sizeof su, ", %lld steps", (long long)a->steps);
-		/* the base's quantization and the sharding given are part of what
-		 * was fitted (the rows' settings are changes from it) */
+		/* the base's quantization and the sharding given (--shard) are
+		 * part of what was fitted (the rows' settings are changes from it) */
 		char qs[64] = "";
 		int n = 0;
 		if (a->setup.quant != VF_QUANT_NONE)
 			n = snprintf(qs, sizeof qs, ", %s base", vf_quant_name(a->setup.quant));
-		if (a->setup.shard != VF_SHARD_NONE && n >= 0 && (size_t)n < sizeof qs)
+		if ((a->setup.given & VF_SETUP_G_SHARD) && n >= 0 && (size_t)n < sizeof qs)
 			snprintf(qs + n, sizeof qs - (size_t)n, ", %s", vf_shard_name(a->setup.shard));
 		printf("%s, %s %s%s, micro-batch %lld x %lld tokens, accumulation %lld%s%s\n\n", a->model,
 		       vf_mode_name(a->setup.mode), vf_precision_name(a->setup.precision), qs,

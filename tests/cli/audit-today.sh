@@ -44,4 +44,19 @@ for s in "--mode lora --quant nf4 --gpu rtx-4090 --batch 4" "--gpu a100-40gb:4" 
   expect_json "j['start'][0]['fits'] == (j['start'][0]['peak_bytes'] <= j['start'][0]['limit_bytes'])"
 done
 
+test_case "fit: a row whose simulated peak fits is not a no because the fast path's is over"
+# mixtral QLoRA on two RTX 4090s without changing the quantization: ZeRO-3
+# and checkpointing are 21.90 GiB on the search's fast path, 21.06 GiB by the
+# allocator simulation (vramfit estimate) under 21.59 GiB usable; the row
+# said "no: smallest peak 21.90 GiB > 21.59 GiB usable"
+run estimate mixtral-8x7b --mode lora --quant nf4 --gpu rtx-4090:2 --shard zero3 --grad-ckpt --json
+pk=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["gpus"][0]["peak_bytes"])')
+run fit mixtral-8x7b --mode lora --quant nf4 --gpu rtx-4090:2 --forbid quant --json
+expect_rc 0
+expect_json "(lambda r: r['fits'] and r['peak_bytes'] == $pk and r['peak_bytes'] <= r['limit_bytes'] and r['max_batch'] >= r['setup']['batch'] and r['setup']['shard'] == 'zero3')(j['rows'][0])"
+run fit mixtral-8x7b --mode lora --quant nf4 --gpu rtx-4090:2 --forbid quant
+expect_out_re '^rtx-4090 +2 +yes +grad-ckpt on, shard ddp -> zero3 +1 '
+# the header names a --shard given, not the one that follows the count
+expect_out_re '^mixtral-8x7b, lora bf16, nf4 base, micro-batch'
+
 finish

@@ -1352,7 +1352,8 @@ static void setup_words(const struct target *tg, const struct vf_setup *s, const
 	else if (s->mode == VF_MODE_LORA)
 		n += (size_t)snprintf(setup + n, size - n, " r%d alpha %g on %s", s->lora_rank,
 				      s->lora_alpha, vf_lora_targets_format(s->lora_targets, b3, sizeof b3));
-	n += (size_t)snprintf(setup + n, size - n, ", %s", vf_precision_name(s->precision));
+	n += (size_t)snprintf(setup + n, size - n, ", %s%s", vf_precision_name(s->precision),
+			      s->precision == VF_PREC_FP32 && s->tf32 ? " (TF32)" : "");
 	if (s->quant != VF_QUANT_NONE)
 		n += (size_t)snprintf(setup + n, size - n, ", %s base", vf_quant_name(s->quant));
 	if (s->mode != VF_MODE_INFER)

@@ -195,6 +195,8 @@ run estimate gpt2 --batch 8 --seq 1024 --precision fp32 --gpu h200 --stack litgp
 expect_json 'j["setup"]["tf32"] is False and j["setup"]["tf32_source"] == "option"'
 run estimate gpt2 --batch 8 --seq 1024 --precision fp32 --gpu h200 --json
 expect_json 'j["setup"]["tf32"] is False and j["setup"]["tf32_source"] == "pytorch-default"'
+run estimate gpt2 --batch 8 --seq 1024 --precision fp32 --gpu h200 --tf32
+expect_out "full, fp32 (TF32), adamw"
 run estimate gpt2 --batch 8 --seq 1024 --precision fp32 --gpu v100-16gb --tf32
 expect_rc 0
 expect_out "v100-16gb has no TF32 tensor cores: TF32 on changes nothing there"

@@ -309,7 +309,11 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 	if (!(g & VF_SETUP_G_PRECISION))
 		assume(a, "precision %s%s (--precision)", vf_precision_name(s->precision),
 		       s->precision == VF_PREC_AMP ? ": fp32 weights under bf16 autocast" : "");
-	if (s->precision == VF_PREC_FP32)
+	if (s->precision == VF_PREC_FP32 && (dit || images))
+		assume(a, "--precision fp32%s: the step time of video DiTs and vision models is the dense "
+			  "bf16 rate x fitted utilisation, fp32 and TF32 matmuls are not modelled there; "
+			  "approximate", s->tf32 ? " with TF32 on" : "");
+	else if (s->precision == VF_PREC_FP32)
 		tf32_assumption(s, a);
 	if (s->mode != VF_MODE_INFER) {
 		if (!(g & VF_SETUP_G_OPTIMIZER))

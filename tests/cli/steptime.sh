@@ -203,6 +203,10 @@ expect_out "v100-16gb has no TF32 tensor cores: TF32 on changes nothing there"
 expect_no_out "bf16 matmuls run emulated"
 run fit gpt2 --batch 8 --seq 1024 --precision fp32 --gpu h200 --tf32 --json
 expect_rc 0
+run estimate ltx2 --precision fp32 --gpu h200 --video 768x512x49 --tf32
+expect_rc 0
+expect_out "fp32 and TF32 matmuls are not modelled there; approximate"
+expect_no_out "fp32 matmuls on the tensor cores at the TF32 rate"
 run estimate gpt2 --precision fp32 --tf32=maybe
 expect_rc 2
 expect_err "--tf32"

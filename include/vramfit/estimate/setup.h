@@ -88,6 +88,14 @@ enum {
 	VF_STACK_G_PAGED = 1u << 5,
 	VF_STACK_G_PEAK_SCOPE = 1u << 6,
 	VF_STACK_G_FLOAT8 = 1u << 7,
+	VF_STACK_G_TF32 = 1u << 8,
+};
+
+/* Where the setup's TF32 setting came from (vf_setup.tf32_from). */
+enum vf_tf32_from {
+	VF_TF32_PYTORCH, /* PyTorch's default: off (allow_tf32 False since 1.12) */
+	VF_TF32_OPTION,  /* --tf32 / --no-tf32 */
+	VF_TF32_STACK,   /* the stack profile's mechanism "tf32" (the stack turns it on) */
 };
 
 /* Which peak a memory report reads (the stack's own report, or
@@ -275,6 +283,9 @@ struct vf_setup {
 	                                    * (zeroed in place, torch 1.x's set_to_none=False)
 	                                    * through the next forward; default none (freed) */
 	bool float8;                       /* --float8: torchao float8 training of the layers' linears */
+	bool tf32;                         /* fp32 matmuls on the TF32 tensor cores (allow_tf32 True,
+	                                    * float32_matmul_precision high/medium); default off */
+	uint8_t tf32_from;                 /* enum vf_tf32_from: who set tf32 */
 	bool gelu_native;                  /* the stack's model code runs a tanh GELU as one native
 	                                    * kernel (litgpt) instead of transformers' Python gelu_new */
 	bool kbit_head;                    /* the lm_head quantized with the layers, its weight
@@ -305,6 +316,8 @@ void vf_setup_defaults(struct vf_setup *s);
  * Return "?" for out-of-range values. */
 const char *vf_mode_name(enum vf_mode v);
 const char *vf_precision_name(enum vf_precision v);
+/* "pytorch-default", "option" or "stack" (JSON setup.tf32_source). */
+const char *vf_tf32_from_name(unsigned v);
 const char *vf_optimizer_name(enum vf_optimizer v);
 const char *vf_optimizer_impl_name(enum vf_optimizer_impl v);
 const char *vf_grad_clip_name(enum vf_grad_clip v);

@@ -350,7 +350,7 @@ void vf_setup_defaults(struct vf_setup *s)
 	s->offload = VF_OFFLOAD_NONE;
 	s->float8 = s->gelu_native = false;
 	s->kbit_head = s->graph_held = s->loss_in_compute_dtype = s->lora_dropout = false;
-	s->fsdp_no_sync = false;
+	s->fsdp_no_sync = s->fsdp_lora_flat = false;
 	s->modules_to_save = 0;
 	s->head_labels = 0;
 }

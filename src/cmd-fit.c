@@ -20,6 +20,7 @@
 #include "vramfit/model/model.h"
 #include "vramfit/estimate/runcost.h"
 #include "vramfit/estimate/search.h"
+#include "vramfit/estimate/loratargets.h"
 #include "vramfit/estimate/setup.h"
 #include "vramfit/estimate/split.h"
 #include "vramfit/report/report.h"
@@ -293,7 +294,7 @@ static int gpu_groups_from_specs(const struct fit_args *a, struct gpu_group *out
 		vf_gpu_set_init(&gs);
 		if (vf_gpu_set_add_spec(&gs, a->gpu.v[i], &err) != VF_OK) {
 			vf_gpu_set_release(&gs);
-			return vf_cli_fail_err(&err);
+			return err.code == VF_EUSAGE ? vf_cli_usage("fit", "%s", err.msg) : vf_cli_fail_err(&err);
 		}
 		const struct vf_gpu_spec *sp =
 			gs.count ? vf_gpu_catalog_find(gs.gpus[0].catalog_id) : NULL;
@@ -417,8 +418,10 @@ static void result_fields(cJSON *o, const struct fit_args *a, const struct vf_se
 	cJSON_AddItemToObject(o, "run", run_json(a, r, g));
 }
 
+/* multi: a row or result shown runs on several GPUs; the collectives'
+ * lines (NCCL, DDP, ZeRO, overlap) only then. */
 static void add_assumptions(cJSON *root, const struct fit_args *a, const struct vf_arch *arch,
-			    bool search)
+			    bool search, bool multi)
 {
 	/* what the model's config says that vramfit does not understand:
 	 * named, and every figure marked approximate (as estimate does) */
@@ -426,7 +429,7 @@ static void add_assumptions(cJSON *root, const struct fit_args *a, const struct 
 	if (arch->approximate)
 		cJSON_AddStringToObject(root, "not_understood", arch->not_understood);
 	cJSON *as = cJSON_AddArrayToObject(root, "assumptions");
-	char b[320];
+	char b[512];
 	if (arch->approximate) {
 		snprintf(b, sizeof b, "not understood: %s; every row's figures are approximate "
 			 "(vramfit inspect names them)", arch->not_understood);
@@ -452,16 +455,20 @@ static void add_assumptions(cJSON *root, const struct fit_args *a, const struct 
 	}
 	/* --mode infer: a forward per step, none of training's collectives */
 	bool infer = a->setup.mode == VF_MODE_INFER;
-	if (infer)
-		cJSON_AddItemToArray(as, cJSON_CreateString(
-			"--mode infer: each step one forward of the batch (the prompt, no KV cache reuse); no "
-			"gradients, optimizer states or their collectives, so ddp, zero1 and zero2 hold the "
-			"same memory and time; zero3's per-layer parameter gathers are not counted (its step "
-			"time is approximate)"));
-	for (const char *const *p = vf_runcost_assumptions(); *p; p++)
-		if (!infer || (strncmp(*p, "DDP:", 4) && strncmp(*p, "ZeRO-1/2:", 9) &&
-			       strncmp(*p, "overlapped collectives", 22)))
+	if (infer) {
+		snprintf(b, sizeof b, "--mode infer: each step one forward of the batch (the prompt, no KV "
+			 "cache reuse); no gradients, optimizer states or their collectives, so ddp, zero1 and "
+			 "zero2 hold the same memory and time%s; zero3's per-layer parameter gathers are not "
+			 "counted (its step time is approximate)", search ? " (searched as ddp alone)" : "");
+		cJSON_AddItemToArray(as, cJSON_CreateString(b));
+	}
+	for (const char *const *p = vf_runcost_assumptions(); *p; p++) {
+		bool collective = strncmp(*p, "multi-GPU:", 10) == 0 || strncmp(*p, "DDP:", 4) == 0 ||
+				  strncmp(*p, "ZeRO-1/2:", 9) == 0 || strncmp(*p, "overlapped collectives", 22) == 0;
+		bool training_only = collective && strncmp(*p, "multi-GPU:", 10) != 0;
+		if ((!collective || multi) && !(infer && training_only))
 			cJSON_AddItemToArray(as, cJSON_CreateString(*p));
+	}
 }
 
 static void print_assumptions(const cJSON *root)
@@ -697,6 +704,10 @@ static void tight_row(struct vf_table *t, cJSON *o, const struct fit_args *a, co
 	result_fields(o, a, &r->best, r->gpu, &st);
 	vf_split_setup_words(&r->best.setup, set, sizeof set);
 	cJSON_AddStringToObject(o, "split", set);
+	/* as a split row that fits says it, and as the text: the rule refuses
+	 * the row, so no run time or cost (run null, the table's "-") */
+	cJSON_ReplaceItemInObjectCaseSensitive(o, "settings", cJSON_CreateString(set));
+	cJSON_ReplaceItemInObjectCaseSensitive(o, "run", cJSON_CreateNull());
 	vf_fmt_bytes(pk, sizeof pk, (double)r->best.peak_bytes);
 	vf_fmt_bytes(lim, sizeof lim, (double)r->best.limit_bytes);
 	snprintf(why, sizeof why, "%s: peak %s fits the cards, not %s usable (--margin)", set, pk,
@@ -875,7 +886,10 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 			cJSON_AddNullToObject(o, "price_usd_hour");
 		cJSON_AddItemToArray(arr, o);
 	}
-	add_assumptions(root, a, arch, false);
+	bool multi = false;
+	for (int i = 0; i < nrows; i++)
+		multi |= rows[i].gpus > 1;
+	add_assumptions(root, a, arch, false, multi);
 	split_assumption(root, rows, nrows);
 	int hrc = write_html(a, root, "table");
 	if (hrc) {
@@ -1225,7 +1239,10 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 	for (size_t i = 0; i < nh; i++) {
 		hit_row(t, arr, a, m, &hits[i], i);
 	}
-	add_assumptions(root, a, &m->arch, true);
+	bool multi = false;
+	for (size_t i = 0; i < nh; i++)
+		multi |= hits[i].r.setup.gpus > 1;
+	add_assumptions(root, a, &m->arch, true, multi);
 	int hrc = write_html(a, root, "search");
 	if (hrc) {
 		vf_table_release(t);
@@ -1453,6 +1470,11 @@ static int run(int argc, char **argv)
 	struct vf_model *m = NULL;
 	if ((rc = load_model(a.model, &a.setup, &m)) >= 0)
 		return rc;
+	if (m->has_arch && (m->arch.known & VF_ARCH_F_LAYERS) &&
+	    vf_lora_targets_resolve(&m->arch, &a.setup, &err)) { /* the model's own modules */
+		vf_model_free(m);
+		return vf_cli_usage("fit", "%s", err.msg);
+	}
 	if ((rc = by_kind(&a, m, groups, ng)) >= 0) {
 		vf_model_free(m);
 		return rc;

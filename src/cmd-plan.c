@@ -333,7 +333,7 @@ static int run(int argc, char **argv)
 	o.simulated = nspecs > 0;
 	if (st != VF_OK) {
 		vf_gpu_set_release(&gpus);
-		return vf_cli_fail_err(&err);
+		return err.code == VF_EUSAGE ? vf_cli_usage("plan", "%s", err.msg) : vf_cli_fail_err(&err);
 	}
 
 	struct vf_plan p;

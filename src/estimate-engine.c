@@ -55,7 +55,14 @@ static void vllm_layout(const struct vf_infer *f, int64_t card, struct vf_est_en
 	/* a refusal: what it needed before the KV cache (weights, profile, context) */
 	int64_t before_kv = f->weights_bytes + f->activation_bytes + f->non_torch_bytes;
 	l->peak_bytes = f->fits || before_kv <= f->budget_bytes ? f->budget_bytes : before_kv;
-	l->not_counted = "the CUDA graphs vLLM captures after the KV cache, outside its budget";
+	/* vLLM's later workers profile the graphs before sizing the KV cache
+	 * (gpu_worker.py's log: "CUDA graph memory profiling is enabled
+	 * (default since v0.21.0)", VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS)
+	 * from graphs captured on the device: no size to compute here, so
+	 * named, with what it changes */
+	l->not_counted = "the CUDA graphs vLLM captures after the KV cache, outside its budget (vLLM since "
+			 "v0.21 profiles them first and takes them from the KV cache, "
+			 "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS: fewer blocks than shown)";
 }
 
 /* llama.cpp: the fullest device's weights, KV cache, compute buffer and

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "vramfit/estimate/estimate.h"
@@ -79,6 +80,48 @@ static cJSON *row_json(const struct vf_serve_gpus *g)
 	return o;
 }
 
+/* What the shown options do not model, per engine (each option's
+ * inference.not_modelled, its "; "-separated items once each). */
+struct not_modelled {
+	char text[3][1024]; /* transformers, vLLM, llama.cpp */
+	bool any;
+};
+
+static void note_not_modelled(struct not_modelled *nm, const struct vf_infer *r)
+{
+	if (!r->approximate)
+		return;
+	nm->any = true;
+	char *dst = nm->text[r->engine == VF_ENGINE_VLLM ? 1 : r->engine == VF_ENGINE_LLAMACPP ? 2 : 0];
+	const char *p = r->not_modelled;
+	while (*p) {
+		const char *e = strstr(p, "; ");
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char item[512];
+		snprintf(item, sizeof item, "%.*s", (int)n, p);
+		size_t len = strlen(dst);
+		if (n && !strstr(dst, item) && len < 1024)
+			snprintf(dst + len, 1024 - len, "%s%s", len ? "; " : "", item);
+		if (!e)
+			break;
+		p = e + 2;
+	}
+}
+
+/* The JSON's not_modelled: one "ENGINE: a; b" per engine. */
+static void not_modelled_json(const struct not_modelled *nm, cJSON *root)
+{
+	static const char *const name[] = {"transformers", "vLLM", "llama.cpp"};
+	cJSON *arr = cJSON_AddArrayToObject(root, "not_modelled");
+	for (int i = 0; i < 3; i++) {
+		if (!nm->text[i][0])
+			continue;
+		char one[1100];
+		snprintf(one, sizeof one, "%s: %s", name[i], nm->text[i]);
+		cJSON_AddItemToArray(arr, cJSON_CreateString(one));
+	}
+}
+
 /* The table's footer: what each engine's options assume. */
 static void print_footer(FILE *f, const struct vf_arch *arch, const struct vf_infer_opts *o, bool generate,
 			 int64_t shorter, bool sets)
@@ -115,6 +158,38 @@ static void print_footer(FILE *f, const struct vf_arch *arch, const struct vf_in
 			   "the fewest (not offered)\n");
 }
 
+/* The text: the header, the table, the footer and the notes (root: the
+ * JSON, whose approximate and not_modelled the notes say). */
+static void print_text(FILE *f, const char *model_id, const struct vf_arch *arch, const struct vf_setup *setup,
+		       const struct vf_infer_opts *o, bool generate, int64_t shorter, bool sets, const cJSON *root,
+		       struct vf_table *t)
+{
+	bool approximate = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "approximate"));
+	char cw[160];
+	if (o->ctx > 0)
+		snprintf(cw, sizeof cw, "%" PRId64, o->ctx);
+	else if (generate)
+		snprintf(cw, sizeof cw, "%" PRId64 " (the prompt, --seq)", setup->seq);
+	else if (arch->max_positions > 0)
+		snprintf(cw, sizeof cw, "each engine's default (vLLM the model's %" PRId64 "%s, llama.cpp 4096)",
+			 arch->max_positions, shorter > 0 ? " or the max_model_len marked" : "");
+	else
+		snprintf(cw, sizeof cw, "each engine's default (vLLM the model's max_model_len, not in its "
+			 "config; llama.cpp 4096)");
+	fprintf(f, "%sServing %s%s (--mode infer: %" PRId64 " user%s at %s tokens of context; "
+		   "fastest decode first)%s\n",
+		vf_cli_sgr(f, "1"), model_id, vf_cli_sgr(f, "0"), o->users > 0 ? o->users : 1,
+		o->users > 1 ? "s" : "", cw, approximate ? " (approximate: see the note below)" : "");
+	vf_table_print(t, f);
+	print_footer(f, arch, o, generate, shorter, sets);
+	if (arch->approximate)
+		fprintf(f, "Not understood: %s; every option's figures are approximate (vramfit inspect "
+			   "names them)\n", arch->not_understood);
+	const cJSON *it;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "not_modelled"))
+		fprintf(f, "Approximate: not modelled: %s\n", it->valuestring);
+}
+
 int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct vf_setup *setup,
 		 const struct vf_serve_gpus *gpus, int n, const struct vf_infer_opts *o, bool generate, int top,
 		 bool json)
@@ -133,6 +208,7 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 	cJSON_AddBoolToObject(root, "approximate", arch->approximate);
 	if (arch->approximate)
 		cJSON_AddStringToObject(root, "not_understood", arch->not_understood);
+	struct not_modelled nmv = {0}, *nm = &nmv;
 	if (o->engine != VF_ENGINE_LLAMACPP && !generate)
 		cJSON_AddStringToObject(root, "scheduling", o->vllm_sync_scheduling ? "sync" : "async");
 	cJSON *arr = cJSON_AddArrayToObject(root, "gpus");
@@ -157,6 +233,7 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 		cJSON *opts = cJSON_AddArrayToObject(g, "options");
 		for (int j = 0; j < k && j < top; j++) {
 			cJSON_AddItemToArray(opts, cand_json(&cand[j]));
+			note_not_modelled(nm, &cand[j].r);
 			shorter = cand[j].max_model_len > shorter ? cand[j].max_model_len : shorter;
 			cand_row(&t, j == 0 ? id : "", &gpus[i], &cand[j]);
 		}
@@ -164,34 +241,18 @@ int vf_fit_serve(const char *model_id, const struct vf_arch *arch, const struct 
 			vf_table_addf(&t, id, "nothing serves it", "-", "-", "0", "-", "-", "-", "-");
 		cJSON_AddItemToArray(arr, g);
 	}
-	int rc = VF_EXIT_OK;
-	if (json) {
-		vf_cli_print_json(root);
-	} else {
-		FILE *f = stdout;
-		char cw[160];
-		if (o->ctx > 0)
-			snprintf(cw, sizeof cw, "%" PRId64, o->ctx);
-		else if (generate)
-			snprintf(cw, sizeof cw, "%" PRId64 " (the prompt, --seq)", setup->seq);
-		else if (arch->max_positions > 0)
-			snprintf(cw, sizeof cw, "each engine's default (vLLM the model's %" PRId64 "%s, llama.cpp 4096)",
-				 arch->max_positions, shorter > 0 ? " or the max_model_len marked" : "");
-		else
-			snprintf(cw, sizeof cw, "each engine's default (vLLM the model's max_model_len, not in its "
-				 "config; llama.cpp 4096)");
-		fprintf(f, "%sServing %s%s (--mode infer: %" PRId64 " user%s at %s tokens of context; "
-			   "fastest decode first)%s\n",
-			vf_cli_sgr(f, "1"), model_id, vf_cli_sgr(f, "0"), o->users > 0 ? o->users : 1,
-			o->users > 1 ? "s" : "", cw, arch->approximate ? " (approximate: see the note below)" : "");
-		vf_table_print(&t, f);
-		print_footer(f, arch, o, generate, shorter, sets);
-		if (arch->approximate)
-			fprintf(f, "Not understood: %s; every option's figures are approximate (vramfit inspect "
-				   "names them)\n", arch->not_understood);
+	/* one verdict: the options' own approximate (inference.not_modelled)
+	 * marks the whole answer, in the JSON and the text alike */
+	if (nm->any) {
+		cJSON_ReplaceItemInObjectCaseSensitive(root, "approximate", cJSON_CreateTrue());
+		not_modelled_json(nm, root);
 	}
+	if (json)
+		vf_cli_print_json(root);
+	else
+		print_text(stdout, model_id, arch, setup, o, generate, shorter, sets, root, &t);
 	vf_table_release(&t);
 	cJSON_Delete(root);
 	free(cand);
-	return rc;
+	return VF_EXIT_OK;
 }

@@ -92,8 +92,11 @@ const struct vf_option vf_setup_options[] = {
 	SET("lora-rank", "R", NULL, "LoRA rank (default 16)"),
 	SET("lora-alpha", "A", NULL, "LoRA alpha (default = rank)"),
 	SET("lora-targets", "LIST", targets,
-	    "q_proj,v_proj | all-linear | LIST (default q_proj,v_proj);\n"
-	    "lm_head adds an adapter on the output layer"),
+	    "q_proj,v_proj | all-linear | LIST (default: peft's for\n"
+	    "the model type, q_proj,v_proj for llama; none, so\n"
+	    "required, where peft has none: phi3, qwen3_moe, Mamba);\n"
+	    "lm_head adds an adapter on the output layer; Mamba\n"
+	    "mixers: in_proj,x_proj,dt_proj,out_proj"),
 	SET("head", "lm|classify:N", NULL,
 	    "the output head: the vocabulary (default) or a task\n"
 	    "head of N labels (sequence/token classification)"),
@@ -146,6 +149,11 @@ const struct vf_option vf_setup_options[] = {
 	SWITCH("optimizer-in-backward", "the optimizer step inside the backward pass"),
 	SWITCH("float8", "torchao float8 training of the layers' linears"),
 	NEGATE("no-float8", "no float8 linears"),
+	SWITCH("tf32", "--precision fp32: matmuls on the TF32 tensor cores\n"
+		       "(allow_tf32 = True, float32_matmul_precision high,\n"
+		       "HF tf32=True; Ampere and later). Default: the stack's\n"
+		       "(litgpt on), else PyTorch's (off: IEEE fp32)"),
+	NEGATE("no-tf32", "--precision fp32: matmuls in IEEE fp32 (PyTorch's default)"),
 	SET("adapter-dtype", "fp32|bf16", dtypes, "the LoRA adapter's dtype"),
 	OPT_END(),
 };

@@ -301,6 +301,25 @@ static double lora_mlp(const void *ctx, double f)
 	return mlp;
 }
 
+/* LoRA on the Mamba mixers of the SSM layers, r x (in + out) per targeted
+ * linear (transformers' MambaMixer, Mamba2Mixer):
+ *   Mamba-1  in_proj h -> 2i, x_proj i -> dt_rank + 2n, dt_proj dt_rank -> i
+ *   Mamba-2  in_proj h -> i + conv channels + heads (x, z, B, C, dt)
+ *   both     out_proj i -> h */
+static double ssm_lora(const struct vf_ssm_terms *m, double h, unsigned t, double r)
+{
+	double i = m->inner, per = 0;
+	if (t & VF_LORA_SSM_IN)
+		per += r * (h + (m->heads > 0 ? i + m->conv_dim + m->heads : 2 * i));
+	if ((t & VF_LORA_SSM_X) && m->heads <= 0)
+		per += r * (i + m->dt_rank + 2 * m->state);
+	if ((t & VF_LORA_SSM_DT) && m->heads <= 0)
+		per += r * (m->dt_rank + i);
+	if (t & VF_LORA_SSM_OUT)
+		per += r * (i + h);
+	return m->layers * per;
+}
+
 /* LoRA adapter parameters: r x (in + out) per targeted matrix. */
 static double lora_params(const struct shape *s, unsigned t, double r)
 {
@@ -330,6 +349,9 @@ static double lora_params(const struct shape *s, unsigned t, double r)
 			per += r * (s->mt.heads * s->mt.v_dim + h);
 	}
 	struct lora_mlp_ctx c = {s, t, r};
+	if (s->ssm.layers > 0) /* attention on the attention layers; the mixers' own (ssm_lora) */
+		return s->ssm.attn_layers * per + ssm_lora(&s->ssm, h, t, r) +
+		       vf_moe_lora_mlp(&s->mt, lora_mlp, &c);
 	if (s->fc == FC_T5) {
 		/* encoder: self-attention; decoder: self + cross attention */
 		double attn = per, mlp = lora_mlp(&c, s->f);
@@ -1279,19 +1301,31 @@ struct step_extra {
 
 /* The dense rate of the step's compute dtype on the GPU, TFLOP/s. */
 static double step_rate(const struct vf_setup *su, const struct vf_gpu_spec *gpu,
-			struct vf_estimate *e, int *cuda_core)
+			struct vf_estimate *e, int *cuda_core, bool *tf32)
 {
+	*tf32 = false;
 	double rate = gpu ? gpu->bf16_tflops : 989.5; /* H200 datasheet when no GPU */
 	*cuda_core = 0;
 	if (gpu && !(rate > 0) && su->precision == VF_PREC_FP16 && gpu->fp16_tflops > 0)
 		rate = gpu->fp16_tflops; /* fp16 autocast on fp16 tensor cores (V100, T4) */
-	else if (gpu && !(rate > 0) && gpu->fp32_tflops > 0 && gpu->fp16_tflops > 0) {
+	else if (gpu && !(rate > 0) && su->precision != VF_PREC_FP32 && gpu->fp32_tflops > 0 &&
+		 gpu->fp16_tflops > 0) {
 		/* bf16 without bf16 tensor cores (V100, T4): PyTorch emulates it,
 		 * cuBLAS runs bf16 GEMMs on the CUDA cores */
 		rate = gpu->fp32_tflops;
 		*cuda_core = 2;
 		e->assumed |= VF_ASSUME_BF16_EMULATED;
 	}
+	if (su->precision == VF_PREC_FP32 && su->tf32 && (!gpu || gpu->bf16_tflops > 0)) {
+		/* TF32 on (--tf32, a stack that sets float32_matmul_precision
+		 * "high"): cuBLAS runs fp32 GEMMs on the tensor cores at the
+		 * TF32 rate, at the generation's tensor-core share; GPUs
+		 * without bf16 tensor cores (Volta, Turing) have no TF32 */
+		*tf32 = true;
+		return rate * vf__steptime_tf32_rate();
+	}
+	if (su->precision == VF_PREC_FP32 && su->tf32 && gpu)
+		e->assumed |= VF_ASSUME_NO_TF32; /* no bf16 tensor cores: no TF32 either */
 	if (su->precision == VF_PREC_FP32) {
 		/* IEEE fp32 GEMMs on the CUDA cores on every generation: PyTorch's
 		 * default float32 matmul precision is "highest"
@@ -1470,7 +1504,7 @@ struct vf_estimate_ctx {
 	unsigned hw_gen;      /* hw valid when the memo's generation */
 	double hw_rate;       /* the compute rate hw is for, TFLOP/s */
 	int hw_core;          /* and its GEMMs' cores (w->cuda_core: V100's fp32 and
-	                       * emulated bf16 share a rate, not a share) */
+	                       * emulated bf16 share a rate, not a share; + 4 with TF32) */
 	struct vf__steptime_hw hw; /* the GPU's rates at hw_rate (steptime.c) */
 	struct { /* the GPU's link for 1 to CTX_LINKS - 1 GPUs (nccl.c) */
 		unsigned gen; /* valid when the memo's generation */
@@ -1661,10 +1695,10 @@ static const struct vf__steptime_hw *ctx_hw(struct vf_estimate_ctx *c, const str
 					    const struct vf_gpu_spec *gpu)
 {
 	if (!(c->hw_gen == c->gen && memcmp(&c->hw_rate, &w->rate_tflops, sizeof c->hw_rate) == 0 &&
-	      c->hw_core == w->cuda_core)) {
+	      c->hw_core == w->cuda_core + (w->tf32 ? 4 : 0))) {
 		vf__steptime_hw(w, gpu, &c->cls, &c->hw);
 		c->hw_rate = w->rate_tflops;
-		c->hw_core = w->cuda_core;
+		c->hw_core = w->cuda_core + (w->tf32 ? 4 : 0);
 		c->hw_gen = c->gen;
 	}
 	return &c->hw;
@@ -1798,7 +1832,7 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 	step_recompute(s, su, d, &w);
 	w.micro = (double)su->grad_accum;
 	w.attn = su->attention == VF_ATTN_EAGER || s->eager_attn ? VF__ATTN_EAGER : VF__ATTN_FLASH;
-	double rate = step_rate(su, gpu, e, &w.cuda_core);
+	double rate = step_rate(su, gpu, e, &w.cuda_core, &w.tf32);
 	w.rate_tflops = rate;
 	static const enum vf__dequant dq[VF_QUANT_COUNT] = {
 		[VF_QUANT_NF4] = VF__DQ_NF4, [VF_QUANT_INT4] = VF__DQ_NF4,

@@ -615,8 +615,11 @@ static int shard_values(const struct vf_setup *st, unsigned k, int g, int shard_
 		shard_v[ns++] = VF_SHARD_NONE;
 	} else if (k & VF_KNOB_BIT(VF_KNOB_SHARD)) {
 		/* fsdp and zero3 are the same memory and traffic in the
-		 * model: search the one the start names (zero3 by default). */
-		for (int sh = VF_SHARD_DDP; sh <= VF_SHARD_ZERO2; sh++)
+		 * model: search the one the start names (zero3 by default).
+		 * Inference has no gradients or optimizer states: ZeRO-1/2
+		 * shard nothing there, the same rows as ddp. */
+		int last = st->mode == VF_MODE_INFER ? VF_SHARD_DDP : VF_SHARD_ZERO2;
+		for (int sh = VF_SHARD_DDP; sh <= last; sh++)
 			ns = add_unique(shard_v, ns, sh);
 		ns = add_unique(shard_v, ns, st->shard == VF_SHARD_FSDP ? VF_SHARD_FSDP : VF_SHARD_ZERO3);
 	} else {

@@ -25,6 +25,9 @@ static const char *const te_names[] = {"none", "bf16", "int8"};
 
 const char *vf_mode_name(enum vf_mode v) { return NAME(mode_names, v); }
 const char *vf_precision_name(enum vf_precision v) { return NAME(precision_names, v); }
+
+static const char *const tf32_from_names[] = {"pytorch-default", "option", "stack"};
+const char *vf_tf32_from_name(unsigned v) { return NAME(tf32_from_names, v); }
 const char *vf_optimizer_name(enum vf_optimizer v) { return NAME(optimizer_names, v); }
 const char *vf_optimizer_impl_name(enum vf_optimizer_impl v) { return NAME(impl_names, v); }
 const char *vf_grad_clip_name(enum vf_grad_clip v) { return NAME(clip_names, v); }
@@ -210,6 +213,9 @@ static const struct {
 	{"wi", VF_LORA_UP},          {"wo", VF_LORA_DOWN},      {"all-linear", VF_LORA_ALL},
 	{"all_linear", VF_LORA_ALL}, {"all", VF_LORA_ALL},         {"lm_head", VF_LORA_HEAD},
 	{"output", VF_LORA_HEAD},
+	/* a Mamba mixer's (out_proj is O here; vf_lora_targets_resolve
+	 * makes it the mixer's on a state-space model) */
+	{"in_proj", VF_LORA_SSM_IN}, {"x_proj", VF_LORA_SSM_X}, {"dt_proj", VF_LORA_SSM_DT},
 };
 
 vf_status vf_lora_targets_parse(const char *s, unsigned *out, struct vf_error *err)
@@ -241,7 +247,8 @@ vf_status vf_lora_targets_parse(const char *s, unsigned *out, struct vf_error *e
 				return vf_error_set(err, VF_EUSAGE,
 						    "--lora-targets: unknown module '%.*s' (expected "
 						    "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,"
-						    "down_proj, to_q/to_k/to_v/to_out.0, lm_head or all-linear)",
+						    "down_proj, to_q/to_k/to_v/to_out.0, Mamba's in_proj/x_proj/"
+						    "dt_proj/out_proj, lm_head or all-linear)",
 						    (int)n, p);
 		}
 		if (!e)
@@ -257,7 +264,8 @@ vf_status vf_lora_targets_parse(const char *s, unsigned *out, struct vf_error *e
 const char *vf_lora_targets_format(unsigned t, char *out, size_t n)
 {
 	static const char *const role[] = {"q_proj",    "k_proj",  "v_proj",   "o_proj",
-					   "gate_proj", "up_proj", "down_proj", "lm_head"};
+					   "gate_proj", "up_proj", "down_proj", "lm_head",
+					   "in_proj",   "x_proj",  "dt_proj",   "out_proj"};
 	if (!out || !n)
 		return "";
 	out[0] = 0;
@@ -266,7 +274,7 @@ const char *vf_lora_targets_format(unsigned t, char *out, size_t n)
 		return out;
 	}
 	size_t len = 0;
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 12; i++)
 		if (t & (1u << i)) {
 			int w = snprintf(out + len, n - len, "%s%s", len ? "," : "", role[i]);
 			if (w < 0 || (size_t)w >= n - len)
@@ -349,6 +357,8 @@ void vf_setup_defaults(struct vf_setup *s)
 	s->ckpt_selective_op = s->ckpt_reentrant = false;
 	s->offload = VF_OFFLOAD_NONE;
 	s->float8 = s->gelu_native = false;
+	s->tf32 = false; /* PyTorch's default: fp32 matmuls in IEEE fp32 */
+	s->tf32_from = VF_TF32_PYTORCH;
 	s->kbit_head = s->graph_held = s->loss_in_compute_dtype = s->lora_dropout = false;
 	s->fsdp_no_sync = s->fsdp_lora_flat = false;
 	s->modules_to_save = 0;
@@ -563,7 +573,8 @@ static vf_status mechanism_set(struct vf_setup *s, const char *name, const char 
 		   strcmp(name, "no-compile") == 0 || strcmp(name, "activation-offload") == 0 ||
 		   strcmp(name, "no-activation-offload") == 0 ||
 		   strcmp(name, "optimizer-in-backward") == 0 || strcmp(name, "peak-scope") == 0 ||
-		   strcmp(name, "float8") == 0 || strcmp(name, "no-float8") == 0) {
+		   strcmp(name, "float8") == 0 || strcmp(name, "no-float8") == 0 ||
+		   strcmp(name, "tf32") == 0 || strcmp(name, "no-tf32") == 0) {
 		return vf_stack_set(s, name, v, err);
 	} else {
 		return split_set(s, name, v, err);
@@ -661,6 +672,10 @@ static vf_status adapter_set(struct vf_setup *s, const char *name, const char *v
 	} else if (strcmp(name, "lora-targets") == 0) {
 		if ((st = vf_lora_targets_parse(v, &s->lora_targets, err)))
 			return st;
+		if (strlen(v) >= sizeof s->lora_target_names)
+			return vf_error_set(err, VF_EUSAGE, "--lora-targets: a list of %zu characters (at most %zu)",
+					    strlen(v), sizeof s->lora_target_names - 1);
+		snprintf(s->lora_target_names, sizeof s->lora_target_names, "%s", v);
 		s->given |= VF_SETUP_G_LORA_TARGETS;
 	} else if (strcmp(name, "quant") == 0) {
 		if (!vf_quant_parse(v, &s->quant))

@@ -468,18 +468,23 @@ void vf__report_fit(struct vf_w *w, const cJSON *d)
 	fit_title(d, f, model, nfit, title, sizeof title);
 	vf_html_begin(w, "fit", title, f->whole ? "Time and cost of the whole run (--tokens/--steps)."
 						: "Time and cost per million tokens (give --tokens or --steps for the whole run).");
-	/* the grid's own count: its cells (GPU x count), not the candidates
-	 * behind them (a cell may hold a split or tight row as well) */
-	int ncell = 0, ncell_fit = 0;
+	/* the grid's own count: its cells (GPU x count) that fit judged, not
+	 * the candidates behind them (a cell may hold a split or tight row as
+	 * well); a GPU x count fit did not evaluate is a blank cell, counted
+	 * apart, never as one that does not fit */
+	int ncell = 0, ncell_fit = 0, nblank = 0;
 	for (int g = 0; g < f->ng; g++)
 		for (int k = 0; k < f->nk; k++) {
 			const struct cand *c = cell(f, f->gpus[g], f->counts[k]);
-			ncell++;
+			ncell += c != NULL;
+			nblank += c == NULL;
 			ncell_fit += c && c->fits;
 		}
-	char gt[256];
-	snprintf(gt, sizeof gt, "Which GPUs fit, and how: %d of %d cells fit (darker = larger micro-batch; \xE2\x98\x85 = chosen)",
-		 ncell_fit, ncell);
+	char gt[320], blank[96] = "";
+	if (nblank)
+		snprintf(blank, sizeof blank, "; %d blank: GPU x count not evaluated", nblank);
+	snprintf(gt, sizeof gt, "Which GPUs fit, and how: %d of %d cells fit (darker = larger micro-batch; \xE2\x98\x85 = chosen%s)",
+		 ncell_fit, ncell, blank);
 	vf_html_section_begin(w, "grid", gt);
 	vf_w_puts(w, "<div class=\"plot\">");
 	grid(w, f);

@@ -88,6 +88,14 @@ enum {
 	VF_STACK_G_PAGED = 1u << 5,
 	VF_STACK_G_PEAK_SCOPE = 1u << 6,
 	VF_STACK_G_FLOAT8 = 1u << 7,
+	VF_STACK_G_TF32 = 1u << 8,
+};
+
+/* Where the setup's TF32 setting came from (vf_setup.tf32_from). */
+enum vf_tf32_from {
+	VF_TF32_PYTORCH, /* PyTorch's default: off (allow_tf32 False since 1.12) */
+	VF_TF32_OPTION,  /* --tf32 / --no-tf32 */
+	VF_TF32_STACK,   /* the stack profile's mechanism "tf32" (the stack turns it on) */
 };
 
 /* Which peak a memory report reads (the stack's own report, or
@@ -136,7 +144,14 @@ enum {
 	VF_LORA_DOWN = 1u << 6,
 	VF_LORA_ALL = (1u << 7) - 1,  /* all-linear: the layers' linears (peft leaves the head out) */
 	VF_LORA_HEAD = 1u << 7,       /* lm_head / output (peft, torchtune apply_lora_to_output,
-	                               * litgpt lora_head) */
+	                               * litgpt lora_head) */	/* A Mamba mixer's linears (transformers' MambaMixer / Mamba2Mixer):
+	 * in_proj, x_proj and dt_proj (Mamba-1 only), out_proj; counted on
+	 * the SSM layers of a state-space model or hybrid (loratargets.c). */
+	VF_LORA_SSM_IN = 1u << 8,
+	VF_LORA_SSM_X = 1u << 9,
+	VF_LORA_SSM_DT = 1u << 10,
+	VF_LORA_SSM_OUT = 1u << 11,
+	VF_LORA_SSM_ALL = VF_LORA_SSM_IN | VF_LORA_SSM_X | VF_LORA_SSM_DT | VF_LORA_SSM_OUT,
 };
 
 /* --modules-to-save: peft's ModulesToSaveWrapper, a trainable full copy of
@@ -204,6 +219,9 @@ struct vf_setup {
 	int lora_rank;                     /* default 16 */
 	double lora_alpha;                 /* default = rank */
 	unsigned lora_targets;             /* VF_LORA_*; default Q|V */
+	char lora_target_names[96];        /* --lora-targets as given ("" when not):
+					      matched against the model's own modules
+					      (vf_lora_targets_resolve, loratargets.h) */
 	enum vf_quant quant;               /* default none */
 	int gpus;                          /* default 1 */
 	enum vf_shard shard;               /* default none (ddp when gpus > 1) */
@@ -265,6 +283,9 @@ struct vf_setup {
 	                                    * (zeroed in place, torch 1.x's set_to_none=False)
 	                                    * through the next forward; default none (freed) */
 	bool float8;                       /* --float8: torchao float8 training of the layers' linears */
+	bool tf32;                         /* fp32 matmuls on the TF32 tensor cores (allow_tf32 True,
+	                                    * float32_matmul_precision high/medium); default off */
+	uint8_t tf32_from;                 /* enum vf_tf32_from: who set tf32 */
 	bool gelu_native;                  /* the stack's model code runs a tanh GELU as one native
 	                                    * kernel (litgpt) instead of transformers' Python gelu_new */
 	bool kbit_head;                    /* the lm_head quantized with the layers, its weight
@@ -301,6 +322,8 @@ void vf_setup_defaults(struct vf_setup *s);
  * Return "?" for out-of-range values. */
 const char *vf_mode_name(enum vf_mode v);
 const char *vf_precision_name(enum vf_precision v);
+/* "pytorch-default", "option" or "stack" (JSON setup.tf32_source). */
+const char *vf_tf32_from_name(unsigned v);
 const char *vf_optimizer_name(enum vf_optimizer v);
 const char *vf_optimizer_impl_name(enum vf_optimizer_impl v);
 const char *vf_grad_clip_name(enum vf_grad_clip v);

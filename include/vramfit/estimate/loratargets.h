@@ -1,0 +1,28 @@
+/* loratargets.h - LoRA targets matched against a model's own modules.
+ *
+ * vf_lora_targets_parse (setup.h) reads a list without the model; this
+ * checks it against the modules the model has, the way peft's LoraConfig
+ * does (a name the model lacks: "Target modules ... not found"; no
+ * target_modules on a model type without a default in peft's
+ * TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING: "Please specify
+ * target_modules"). State-space models and hybrids are matched here:
+ * their Mamba mixers have in_proj / x_proj / dt_proj / out_proj, not
+ * q_proj / v_proj. */
+#ifndef VRAMFIT_ESTIMATE_LORATARGETS_H
+#define VRAMFIT_ESTIMATE_LORATARGETS_H
+
+#include "vramfit/base/error.h"
+#include "vramfit/estimate/setup.h"
+#include "vramfit/model/arch.h"
+
+/* Resolve s->lora_targets for the model a (LoRA only). Without Mamba
+ * layers: no --lora-targets is peft's default for a->family, or fails
+ * with VF_EUSAGE where peft has none; a list given is left as parsed,
+ * except that a Mamba module named fails. On a state-space model or
+ * hybrid: the targets become its modules' roles (out_proj the mixer's,
+ * o_proj the attention's); a name it does not have, or no
+ * --lora-targets (peft has no default for these model types), fails
+ * with VF_EUSAGE naming the model type and the modules it has. */
+vf_status vf_lora_targets_resolve(const struct vf_arch *a, struct vf_setup *s, struct vf_error *err);
+
+#endif

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# lora-targets.sh - LoRA targets are the model's own modules (verdict 9):
+# a Mamba model has in_proj / x_proj / dt_proj / out_proj, not q_proj /
+# v_proj; peft has no default targets for state-space models and hybrids
+# (it asks for target_modules), so neither does vramfit; the trainable
+# count comes from the mixers' shapes; a hybrid's attention adapters sit
+# on its attention layers only.
+. "$(dirname "$0")/lib.sh"
+export XDG_CONFIG_HOME="$TMP/config"
+export VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI="$TMP/no-such-smi"
+
+cat >"$TMP/mamba.json" <<'J'
+{"model_type":"mamba","hidden_size":768,"num_hidden_layers":24,"vocab_size":50280,"state_size":16,"expand":2,"conv_kernel":4,"time_step_rank":"auto"}
+J
+cat >"$TMP/mamba2.json" <<'J'
+{"model_type":"mamba2","hidden_size":768,"num_hidden_layers":24,"vocab_size":50288,"state_size":128,"expand":2,"conv_kernel":4,"n_groups":1,"num_heads":24,"head_dim":64,"chunk_size":256}
+J
+cat >"$TMP/jamba.json" <<'J'
+{"model_type":"jamba","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":14336,"vocab_size":65536,"num_experts":16,"num_experts_per_tok":2,"attn_layer_period":8,"attn_layer_offset":4,"expert_layer_period":2,"expert_layer_offset":1,"mamba_d_state":16,"mamba_d_conv":4,"mamba_expand":2,"mamba_dt_rank":256}
+J
+
+for verb in estimate fit; do
+	test_case "$verb mamba --mode lora without --lora-targets: peft has no default, said in one line"
+	# it counted q_proj,v_proj adapters (1.2 M trainable) on mixers that have none
+	run $verb "$TMP/mamba.json" --mode lora --gpu rtx-4090
+	expect_rc 2
+	expect_err "vramfit $verb: --lora-targets: peft has no default LoRA targets for model type mamba"
+	expect_err "its linear modules: in_proj, x_proj, dt_proj, out_proj, lm_head"
+	expect_err "Try 'vramfit help $verb'"
+	expect_no_out "trainable"
+
+	test_case "$verb mamba --lora-targets q_proj,v_proj: names it lacks are an error naming them"
+	run $verb "$TMP/mamba.json" --mode lora --gpu rtx-4090 --lora-targets q_proj,v_proj
+	expect_rc 2
+	expect_err "mamba has no q_proj, v_proj (its linear modules: in_proj, x_proj, dt_proj, out_proj, lm_head"
+	expect_err_lines 2
+done
+
+test_case "estimate mamba --lora-targets in_proj,out_proj: accepted, counted from the mixers' shapes"
+# it was refused: unknown module 'in_proj'
+run estimate "$TMP/mamba.json" --mode lora --gpu rtx-4090 --lora-targets in_proj,out_proj --json
+expect_rc 0
+# r x (in + out) per layer: in_proj 768 -> 2 x 1536, out_proj 1536 -> 768
+expect_json 'j["model"]["trainable_params"] == 24 * 16 * ((768 + 3072) + (1536 + 768)) and j["setup"]["lora_targets"] == "in_proj,out_proj"'
+run estimate "$TMP/mamba.json" --mode lora --gpu rtx-4090 --lora-targets in_proj,out_proj
+expect_out "lora r16 alpha 16 on in_proj,out_proj"
+
+test_case "estimate mamba all-linear: the four mixer linears, not the head"
+run estimate "$TMP/mamba.json" --mode lora --gpu rtx-4090 --lora-targets all-linear --json
+expect_rc 0
+# dt_rank auto = ceil(768 / 16) = 48; x_proj 1536 -> 48 + 2 x 16; dt_proj 48 -> 1536
+expect_json 'j["model"]["trainable_params"] == 24 * 16 * ((768 + 3072) + (1536 + 80) + (48 + 1536) + (1536 + 768)) and j["setup"]["lora_targets"] == "in_proj,x_proj,dt_proj,out_proj"'
+
+test_case "fit mamba --lora-targets in_proj,out_proj: the same count"
+run fit "$TMP/mamba.json" --mode lora --gpu rtx-4090 --lora-targets in_proj,out_proj --json
+expect_rc 0
+expect_json 'j["model"]["trainable_params"] == 24 * 16 * ((768 + 3072) + (1536 + 768))'
+
+test_case "mamba2: no x_proj or dt_proj; in_proj holds x, z, B, C and dt"
+run estimate "$TMP/mamba2.json" --mode lora --gpu rtx-4090 --lora-targets x_proj
+expect_rc 2
+expect_err "mamba2 has no x_proj (its linear modules: in_proj, out_proj, lm_head"
+run estimate "$TMP/mamba2.json" --mode lora --gpu rtx-4090 --lora-targets all-linear --json
+expect_rc 0
+# in_proj 768 -> 2 x 1536 + 2 x 1 x 128 + 24; out_proj 1536 -> 768
+expect_json 'j["model"]["trainable_params"] == 24 * 16 * ((768 + 3072 + 256 + 24) + (1536 + 768))'
+
+test_case "jamba: attention adapters on its 4 attention layers, mixers on its 28 Mamba layers"
+run estimate "$TMP/jamba.json" --mode lora --gpu h100-80gb
+expect_rc 2
+expect_err "peft has no default LoRA targets for model type jamba"
+run estimate "$TMP/jamba.json" --mode lora --gpu h100-80gb --lora-targets q_proj,v_proj --json
+expect_rc 0
+# 6.8 M before: q_proj and v_proj counted on all 32 layers
+expect_json 'j["model"]["trainable_params"] == 4 * 16 * ((4096 + 4096) + (4096 + 1024))'
+run estimate "$TMP/jamba.json" --mode lora --gpu h100-80gb --lora-targets o_proj,out_proj --json
+expect_json 'j["model"]["trainable_params"] == 4 * 16 * (4096 + 4096) + 28 * 16 * (8192 + 4096)'
+
+test_case "a transformer: a Mamba module is one it lacks"
+run estimate llama3-8b --mode lora --gpu h100-80gb --lora-targets q_proj,in_proj
+expect_rc 2
+expect_err "llama has no in_proj"
+run estimate llama3-8b --mode lora --gpu h100-80gb --lora-targets q_proj,v_proj
+expect_rc 0
+
+test_case "no --lora-targets on a transformer: peft's default for its model type, or none where peft has none"
+# peft's TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING: llama q_proj,v_proj
+run estimate llama3-8b --mode lora --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["setup"]["lora_targets"] == "q_proj,v_proj" and j["model"]["trainable_params"] == 32 * 16 * ((4096 + 4096) + (4096 + 1024))'
+# phi: q_proj, v_proj, fc1, fc2 (it counted q_proj,v_proj alone)
+run estimate phi-2 --mode lora --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["model"]["trainable_params"] == 32 * 16 * (2 * (2560 + 2560) + 2 * (2560 + 10240))'
+# phi3, qwen3_moe, gemma3 (the multimodal type): none in peft's mapping; it
+# invented q_proj,v_proj adapters where peft asks for target_modules
+for m in phi3-mini:phi3 qwen3-30b-a3b:qwen3_moe gemma3-4b:gemma3; do
+	for verb in estimate fit; do
+		run $verb "${m%%:*}" --mode lora --gpu h100-80gb
+		expect_rc 2
+		expect_err "vramfit $verb: --lora-targets: peft has no default LoRA targets for model type ${m#*:} (LoraConfig asks for target_modules)"
+		expect_err_lines 2
+	done
+	run estimate "${m%%:*}" --mode lora --gpu h100-80gb --lora-targets q_proj,v_proj
+	expect_rc 0
+done
+
+finish

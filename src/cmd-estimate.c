@@ -431,8 +431,9 @@ static void mechanism_assumptions(const struct vf_estimate *e, const struct vf_s
 		assume(a, "the chunked loss on the compute-dtype logits, no fp32 upcast");
 	if (s->fsdp_no_sync && s->grad_accum > 1 && s->shard == VF_SHARD_FSDP && s->gpus > 1 &&
 	    s->mode != VF_MODE_INFER)
-		assume(a, "FSDP gradient accumulation under no_sync (the stack's loop): every unit's whole "
-			  "gradient kept from the first micro-batch's backward to the synced one");
+		assume(a, "FSDP gradient accumulation under no_sync (the stack's loop): every %s whole "
+			  "gradient kept from the first micro-batch's backward to the synced one",
+		       s->mode == VF_MODE_LORA && !s->fsdp_lora_flat ? "adapter's" : "unit's");
 	if (s->graph_held && s->mode != VF_MODE_INFER)
 		assume(a, "the previous step's logits%s held through the next forward (the stack's "
 			  "loop keeps them)",

@@ -2493,7 +2493,12 @@ static void offload_terms(struct llm *m)
  * LoRA) has a whole gradient of the unit's size, in the flat parameter's
  * dtype; a unit with none (the root under LoRA) has none. Each backward
  * makes a unit's whole gradient before adding it to the held one
- * (fsdp_grad). root: the root's parameters (fsdp_units). */
+ * (fsdp_grad). Where the adapters are units of their own or FSDP keeps
+ * gradients per parameter (fsdp_lora_flat false: peft's
+ * fsdp_auto_wrap_policy under accelerate's FSDP1, whose use_orig_params
+ * defaults to False; FSDP2's set_requires_gradient_sync(False)), only the
+ * trainable parameters' whole gradients are held, in their dtype.
+ * root: the root's parameters (fsdp_units). */
 static void fsdp_no_sync_grads(struct llm *m, double root)
 {
 	const struct vf_setup *su = m->su;
@@ -2508,6 +2513,10 @@ static void fsdp_no_sync_grads(struct llm *m, double root)
 		double gb = m->fsdp_mp ? 2 : m->gb;
 		m->fsdp_nosync = (layer_elems + root_elems) * gb;
 		m->fsdp_root_grad = 0; /* held already: nothing above at the backward's end */
+		return;
+	}
+	if (!su->fsdp_lora_flat) { /* the adapters' own whole gradients (fsdp_grad: one layer's) */
+		m->fsdp_nosync = m->T * m->gb;
 		return;
 	}
 	double pb = m->fsdp_mp ? 2 : m->d.P; /* the flat parameter's dtype */

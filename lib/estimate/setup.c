@@ -360,7 +360,7 @@ void vf_setup_defaults(struct vf_setup *s)
 	s->tf32 = false; /* PyTorch's default: fp32 matmuls in IEEE fp32 */
 	s->tf32_from = VF_TF32_PYTORCH;
 	s->kbit_head = s->graph_held = s->loss_in_compute_dtype = s->lora_dropout = false;
-	s->fsdp_no_sync = false;
+	s->fsdp_no_sync = s->fsdp_lora_flat = false;
 	s->modules_to_save = 0;
 	s->head_labels = 0;
 }

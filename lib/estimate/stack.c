@@ -121,7 +121,7 @@ static const char *const known[] = {"lora_precision", "full_precision", "adapter
 				    "peak_report", "grad_ckpt_default", "optimizer_impl", "float8",
 				    "grad_ckpt_fsdp", "quantize_on_load", "gelu_native",
 				    "kbit_head", "graph_held", "loss_in_compute_dtype",
-				    "lora_dropout", "fsdp_no_sync", "tf32"};
+				    "lora_dropout", "fsdp_no_sync", "tf32", "fsdp_lora_flat"};
 
 static vf_status check_keys(const cJSON *p, const char *what, struct vf_error *err)
 {
@@ -165,6 +165,7 @@ static vf_status apply_bools(struct vf_setup *s, const cJSON *p, const char *wha
 	    (st = get_bool(p, "loss_in_compute_dtype", what, false, &s->loss_in_compute_dtype, err)) ||
 	    (st = get_bool(p, "lora_dropout", what, false, &s->lora_dropout, err)) ||
 	    (st = get_bool(p, "fsdp_no_sync", what, false, &s->fsdp_no_sync, err)) ||
+	    (st = get_bool(p, "fsdp_lora_flat", what, false, &s->fsdp_lora_flat, err)) ||
 	    (st = get_bool(p, "tf32", what, s->stack_given & VF_STACK_G_TF32, &s->tf32, err)))
 		return st;
 	/* a stack that turns TF32 on says so; one that leaves it off leaves
@@ -285,6 +286,7 @@ void vf_stack_to_json(const struct vf_setup *s, cJSON *o)
 	cJSON_AddBoolToObject(o, "kbit_head", s->kbit_head);
 	cJSON_AddBoolToObject(o, "graph_held", s->graph_held);
 	cJSON_AddBoolToObject(o, "fsdp_no_sync", s->fsdp_no_sync);
+	cJSON_AddBoolToObject(o, "fsdp_lora_flat", s->fsdp_lora_flat);
 	cJSON_AddBoolToObject(o, "loss_in_compute_dtype", s->loss_in_compute_dtype);
 	cJSON_AddBoolToObject(o, "lora_dropout", s->lora_dropout);
 	cJSON_AddStringToObject(o, "quantize_on_load",

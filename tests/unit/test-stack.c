@@ -31,7 +31,8 @@ static const char *const defaults_json =
 	" \"optimizer_impl\": \"foreach\", \"grad_ckpt_default\": \"none\", \"float8\": false,"
 	" \"grad_ckpt_fsdp\": false, \"quantize_on_load\": \"bitsandbytes\", \"gelu_native\": false,"
 	" \"kbit_head\": false, \"graph_held\": false, \"loss_in_compute_dtype\": false,"
-	" \"lora_dropout\": false, \"fsdp_no_sync\": false, \"tf32\": false}";
+	" \"lora_dropout\": false, \"fsdp_no_sync\": false, \"tf32\": false,"
+	" \"fsdp_lora_flat\": false}";
 
 static const cJSON *value_of(const cJSON *p, const char *key, const cJSON *defaults)
 {
@@ -99,6 +100,7 @@ static void test_each_profile_changes_what_it_names(void)
 			CHECK((a.kbit_head != b.kbit_head) == differs(hf, p, "kbit_head"));
 			CHECK((a.graph_held != b.graph_held) == differs(hf, p, "graph_held"));
 			CHECK((a.fsdp_no_sync != b.fsdp_no_sync) == differs(hf, p, "fsdp_no_sync"));
+			CHECK((a.fsdp_lora_flat != b.fsdp_lora_flat) == differs(hf, p, "fsdp_lora_flat"));
 			CHECK((a.loss_in_compute_dtype != b.loss_in_compute_dtype) ==
 			      differs(hf, p, "loss_in_compute_dtype"));
 			CHECK((a.lora_dropout != b.lora_dropout) == differs(hf, p, "lora_dropout"));
@@ -271,6 +273,42 @@ static void test_mechanisms_move_the_estimate(void)
 	CHECK(b.activations_full < a.activations_full);
 }
 
+/* FSDP gradient accumulation by stack, as each stack's loop does it: hf
+ * (Trainer's accelerator.no_sync), the LTX-2 trainer (accelerator.accumulate)
+ * and litgpt (fabric.no_backward_sync) accumulate under no_sync; torchtune's
+ * and torchtitan's FSDP2 loops sync every micro-batch. hf's LoRA adapters are
+ * units of their own (peft's wrap policy): only their whole gradients are
+ * held; litgpt's and the LTX-2 trainer's share the layers' flat parameters. */
+static void test_fsdp_no_sync_by_stack(void)
+{
+	const char *stacks[] = {"hf", "torchtune", "litgpt", "ltx", "torchtitan"};
+	const bool no_sync[] = {true, false, true, true, false};
+	const bool flat[] = {false, false, true, true, false};
+	for (size_t i = 0; i < 5; i++) {
+		struct vf_setup s;
+		CHECK(setup_for(stacks[i], VF_MODE_LORA, &s));
+		CHECK(s.fsdp_no_sync == no_sync[i]);
+		CHECK(s.fsdp_lora_flat == flat[i]);
+	}
+	/* on 4 GPUs with accumulation 4, the gradients the forward holds: hf,
+	 * full fine-tuning: every parameter's whole gradient (fp32 under amp);
+	 * LoRA: the adapters' whole gradients (fp32); torchtune (bf16) and
+	 * torchtitan (fp32 shards): the shards; the optimizer step the shards */
+	struct vf_estimate e;
+	const char *stack_of[] = {"hf", "hf", "torchtune", "torchtitan"};
+	const char *mode_of[] = {"full", "lora", "full", "full"};
+	const double per[] = {4, 4, 2.0 / 4, 4.0 / 4};
+	for (int i = 0; i < 4; i++) {
+		const char *f[] = {"stack", stack_of[i], "mode", mode_of[i], "gpus", "4", "shard", "fsdp",
+				   "batch", "1", "seq", "512", "grad-accum", "4", NULL};
+		est("llama2-7b", f, &e);
+		double held = (double)e.trainable_params * per[i];
+		double fw = (double)e.phase_bytes[VF_PHASE_FORWARD][VF_TERM_GRADIENTS];
+		fprintf(stderr, "  %s %s: forward gradients %.0f, expected %.0f\n", stack_of[i], mode_of[i], fw, held);
+		CHECK(fabs(fw - held) < 1e3);
+	}
+}
+
 int main(void)
 {
 	RUN(test_hf_defaults);
@@ -279,5 +317,6 @@ int main(void)
 	RUN(test_tf32_defaults);
 	RUN(test_bad_profiles);
 	RUN(test_mechanisms_move_the_estimate);
+	RUN(test_fsdp_no_sync_by_stack);
 	return vf_test_done();
 }

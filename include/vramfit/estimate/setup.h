@@ -301,6 +301,12 @@ struct vf_setup {
 	                                    * micro-batches run under no_sync, each unit's whole
 	                                    * (unsharded) gradient kept to the synced one (litgpt:
 	                                    * fabric.no_backward_sync) */
+	bool fsdp_lora_flat;               /* FSDP1 use_orig_params=True wrapping whole layers: a
+	                                    * layer's frozen weights and its adapters share one flat
+	                                    * parameter, so under no_sync the layer's whole flat
+	                                    * gradient is held (litgpt, the LTX-2 trainer); false:
+	                                    * only the adapters' own gradients (peft's wrap policy,
+	                                    * FSDP2's per-parameter gradients) */
 	uint8_t modules_to_save;           /* VF_MTS_* (LoRA): full trainable copies */
 	int32_t head_labels;               /* --head classify:N: a task head of N labels in place of
 	                                    * the vocabulary head (0: the language-model head) */

@@ -331,7 +331,11 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 			assume(a, "optimizer implementation %s, PyTorch's default on CUDA (--optimizer-impl)",
 			       vf_optimizer_impl_name(s->optimizer_impl));
 		if (!(g & VF_SETUP_G_GRAD_CKPT))
-			assume(a, "gradient checkpointing %s (--grad-ckpt)", s->grad_ckpt ? "on" : "off");
+			assume(a, "gradient checkpointing %s (--grad-ckpt)%s", s->grad_ckpt ? "on" : "off",
+			       !s->grad_ckpt && s->quant != VF_QUANT_NONE && s->kbit_fp32_rest
+				       ? ": peft's prepare_model_for_kbit_training, whose fp32 rest is counted, turns "
+					 "it on unless use_gradient_checkpointing=False (such a run: --grad-ckpt)"
+				       : "");
 		if (!(g & VF_SETUP_G_GRAD_ACCUM))
 			assume(a, "gradient accumulation %" PRId64 " (--grad-accum)", s->grad_accum);
 		if (!dit)

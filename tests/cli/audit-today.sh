@@ -59,4 +59,16 @@ expect_out_re '^rtx-4090 +2 +yes +grad-ckpt on, shard ddp -> zero3 +1 '
 # the header names a --shard given, not the one that follows the count
 expect_out_re '^mixtral-8x7b, lora bf16, nf4 base, micro-batch'
 
+test_case "k-bit LoRA on the hf stack: the checkpointing line says peft's preparation turns it on"
+# the replay counts prepare_model_for_kbit_training's fp32 norms, embedding
+# and head; the same function enables gradient checkpointing by default, and
+# the line said only "gradient checkpointing off (--grad-ckpt)"
+run estimate llama3-8b --mode lora --quant nf4 --gpu rtx-4090 --json
+expect_json 'any(x.startswith("gradient checkpointing off (--grad-ckpt): peft\x27s prepare_model_for_kbit_training") for x in j["assumptions"])'
+# not where that function is not used: torchtune's QLoRA, a bf16 base, --grad-ckpt given
+for s in "--quant nf4 --stack torchtune" "" "--quant nf4 --grad-ckpt"; do
+  run estimate llama3-8b --mode lora $s --gpu rtx-4090 --json
+  expect_json 'not any("prepare_model_for_kbit_training" in x for x in j["assumptions"])'
+done
+
 finish

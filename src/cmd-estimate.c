@@ -275,13 +275,32 @@ static bool eager_family(const struct vf_setup *s, const struct vf_arch *arch)
 	return arch->eager_attention || strcmp(arch->family, "t5") == 0;
 }
 
+/* Where the LoRA rank and targets came from: --lora-targets, the stack's
+ * own default (its profile's lora_targets) or peft's mapping. */
+static void lora_assumptions(const struct vf_setup *s, bool dit, const char *family, struct assume *a)
+{
+	char t[128];
+	unsigned g = s->given;
+	if (!(g & VF_SETUP_G_LORA_RANK))
+		assume(a, "LoRA rank %d (--lora-rank)", s->lora_rank);
+	if (vf_lora_targets_stack_list(s) && !dit)
+		assume(a, "LoRA targets %s: stack %s's default, from %s (--lora-targets)",
+		       vf_lora_targets_format(s->lora_targets, t, sizeof t), s->stack, s->lora_targets_source);
+	else if (!(g & VF_SETUP_G_LORA_TARGETS) && !dit && family && family[0])
+		assume(a, "LoRA targets: peft's default for model type %s, the roles %s under its "
+			  "module names (--lora-targets)",
+		       family, vf_lora_targets_format(s->lora_targets, t, sizeof t));
+	else if (!(g & VF_SETUP_G_LORA_TARGETS))
+		assume(a, "LoRA targets %s (--lora-targets)", vf_lora_targets_format(s->lora_targets, t, sizeof t));
+	assume(a, "LoRA adapters kept in fp32 (peft's default)");
+}
+
 /* eager: a family the estimate always runs with explicit scores (T5,
  * bloom, deberta: arch eager_attention), named by `family`. */
 static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, bool t5, bool multi,
 			      bool eager, const char *family, struct assume *a)
 {
 	unsigned g = s->given;
-	char t[128];
 	ignored_flags(s, a);
 	if (!(g & VF_SETUP_G_MODE))
 		assume(a, "mode %s (--mode)", vf_mode_name(s->mode));
@@ -312,18 +331,8 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 		assume(a, "%" PRId64 " tokens per sample (--seq)", s->seq);
 	if (t5 && !(g & VF_SETUP_G_TARGET_SEQ))
 		assume(a, "decoder length %" PRId64 " (--target-seq)", s->target_seq ? s->target_seq : s->seq);
-	if (s->mode == VF_MODE_LORA) {
-		if (!(g & VF_SETUP_G_LORA_RANK))
-			assume(a, "LoRA rank %d (--lora-rank)", s->lora_rank);
-		if (!(g & VF_SETUP_G_LORA_TARGETS) && !dit && family && family[0])
-			assume(a, "LoRA targets: peft's default for model type %s, the roles %s under its "
-				  "module names (--lora-targets)",
-			       family, vf_lora_targets_format(s->lora_targets, t, sizeof t));
-		else if (!(g & VF_SETUP_G_LORA_TARGETS))
-			assume(a, "LoRA targets %s (--lora-targets)",
-			       vf_lora_targets_format(s->lora_targets, t, sizeof t));
-		assume(a, "LoRA adapters kept in fp32 (peft's default)");
-	}
+	if (s->mode == VF_MODE_LORA)
+		lora_assumptions(s, dit, family, a);
 	if (!(g & VF_SETUP_G_QUANT) && s->mode != VF_MODE_FULL && s->quant == VF_QUANT_NONE)
 		assume(a, "base weights not quantized (--quant)");
 	if (!dit && eager) /* the estimate runs these families' explicit scores whatever --attention says */

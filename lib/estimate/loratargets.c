@@ -13,6 +13,7 @@
  * LoraConfig without target_modules stops with "Please specify
  * target_modules". */
 #include "vramfit/estimate/loratargets.h"
+#include "vramfit/estimate/stack.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -142,6 +143,8 @@ static const struct {
  * named is one it lacks. */
 static vf_status plain_model(const struct vf_arch *a, struct vf_setup *s, struct vf_error *err)
 {
+	if (!(s->given & VF_SETUP_G_LORA_TARGETS) && vf_lora_targets_stack_list(s))
+		return VF_OK; /* the stack's own list, set by its profile */
 	if (!(s->given & VF_SETUP_G_LORA_TARGETS)) {
 		for (size_t i = 0; i < sizeof peft_defaults / sizeof peft_defaults[0]; i++)
 			if (strcmp(a->family, peft_defaults[i].type) == 0) {
@@ -164,10 +167,30 @@ static vf_status plain_model(const struct vf_arch *a, struct vf_setup *s, struct
 			    mixer & VF_LORA_SSM_IN ? "in_proj" : mixer & VF_LORA_SSM_X ? "x_proj" : "dt_proj");
 }
 
+bool vf_lora_targets_stack_list(const struct vf_setup *s)
+{
+	const char *t = s->lora_targets_stack;
+	return !(s->given & VF_SETUP_G_LORA_TARGETS) && t[0] && strcmp(t, "peft") != 0 && strcmp(t, "none") != 0;
+}
+
+/* A stack profile whose trainer has no LoRA recipe (lora_targets "none"). */
+static vf_status no_recipe(const struct vf_setup *s, struct vf_error *err)
+{
+	return vf_error_set(err, VF_EUSAGE,
+			    "--lora-targets: stack %s has no LoRA recipe (%s); give the targets, e.g. "
+			    "--lora-targets q_proj,v_proj, or choose another --stack",
+			    s->stack, s->lora_targets_source);
+}
+
 vf_status vf_lora_targets_resolve(const struct vf_arch *a, struct vf_setup *s, struct vf_error *err)
 {
 	if (s->mode != VF_MODE_LORA)
 		return VF_OK;
+	vf_status st = vf_stack_apply_lora_targets(s, err); /* the stack's own, unless given */
+	if (st != VF_OK)
+		return st;
+	if (!(s->given & VF_SETUP_G_LORA_TARGETS) && strcmp(s->lora_targets_stack, "none") == 0)
+		return no_recipe(s, err);
 	if (a->ssm_layers <= 0)
 		return plain_model(a, s, err);
 	struct lmod m[16];
@@ -175,14 +198,22 @@ vf_status vf_lora_targets_resolve(const struct vf_arch *a, struct vf_setup *s, s
 	char have[160];
 	module_list(m, nm, have, sizeof have);
 	const char *type = a->family[0] ? a->family : "this state-space model";
-	if (!(s->given & VF_SETUP_G_LORA_TARGETS) || !s->lora_target_names[0])
+	const char *names = s->lora_target_names;
+	if (vf_lora_targets_stack_list(s))
+		names = s->lora_targets_stack; /* the stack's own list, matched as if given */
+	else if (!(s->given & VF_SETUP_G_LORA_TARGETS) || !s->lora_target_names[0])
 		return vf_error_set(err, VF_EUSAGE,
 				    "--lora-targets: peft has no default LoRA targets for model type %s "
 				    "(LoraConfig asks for target_modules): give them, e.g. --lora-targets "
 				    "all-linear (its linear modules: %s)",
 				    type, have);
 	char missing[96] = "";
-	unsigned bits = match_names(s->lora_target_names, m, nm, missing, sizeof missing);
+	unsigned bits = match_names(names, m, nm, missing, sizeof missing);
+	if (missing[0] && names != s->lora_target_names)
+		return vf_error_set(err, VF_EUSAGE,
+				    "--lora-targets: stack %s's default targets %s are not modules of %s (its "
+				    "linear modules: %s): give them",
+				    s->stack, names, type, have);
 	if (missing[0])
 		return vf_error_set(err, VF_EUSAGE,
 				    "--lora-targets: %s has no %s (its linear modules: %s; peft would stop: "

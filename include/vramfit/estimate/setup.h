@@ -214,6 +214,11 @@ struct vf_setup {
 	char lora_target_names[96];        /* --lora-targets as given ("" when not):
 					      matched against the model's own modules
 					      (vf_lora_targets_resolve, loratargets.h) */
+	char lora_targets_stack[48];       /* the stack profile's lora_targets when
+					      --lora-targets is not given: "peft"
+					      (peft's mapping), "none" (no LoRA
+					      recipe) or a list ("" = no profile key) */
+	char lora_targets_source[200];     /* where the profile read it (its source) */
 	enum vf_quant quant;               /* default none */
 	int gpus;                          /* default 1 */
 	enum vf_shard shard;               /* default none (ddp when gpus > 1) */

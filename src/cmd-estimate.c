@@ -2759,7 +2759,7 @@ static int model_kind_target(const struct vf_model *m, const char *model, const 
 				   model);
 	if (lm && (m->arch.known & VF_ARCH_F_LAYERS)) {
 		if (vf_lora_targets_resolve(&m->arch, s, &err)) /* the model's own modules */
-			return vf_cli_usage("estimate", "%s", err.msg);
+			return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg) : vf_cli_fail_err(&err);
 		arch_target(m, s, tg, as, t5);
 		return -1;
 	}

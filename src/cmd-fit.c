@@ -1473,7 +1473,7 @@ static int run(int argc, char **argv)
 	if (m->has_arch && (m->arch.known & VF_ARCH_F_LAYERS) &&
 	    vf_lora_targets_resolve(&m->arch, &a.setup, &err)) { /* the model's own modules */
 		vf_model_free(m);
-		return vf_cli_usage("fit", "%s", err.msg);
+		return err.code == VF_EUSAGE ? vf_cli_usage("fit", "%s", err.msg) : vf_cli_fail_err(&err);
 	}
 	if ((rc = by_kind(&a, m, groups, ng)) >= 0) {
 		vf_model_free(m);

@@ -105,4 +105,68 @@ for m in phi3-mini:phi3 qwen3-30b-a3b:qwen3_moe gemma3-4b:gemma3; do
 	expect_rc 0
 done
 
+# --- the stack's own targets (its profile's lora_targets), not peft's, where
+# the stack does not use peft: litgpt's finetune/lora.py lora_query and
+# lora_value, torchtune's shipped configs' q_proj,v_proj; torchtitan has no
+# LoRA recipe; hf and no --stack keep peft's mapping
+test_case "--stack litgpt / torchtune: the recipe's q,v on a model peft has no default for"
+# it refused gemma3 under every stack: peft has no default for gemma3
+for st in litgpt torchtune; do
+	for verb in estimate fit; do
+		run $verb gemma3-4b --mode lora --stack $st --gpu rtx-4090 --json
+		expect_rc 0
+	done
+	run estimate gemma3-4b --mode lora --stack $st --gpu rtx-4090 --json
+	expect_json 'j["setup"]["lora_targets"] == "q_proj,v_proj"'
+	run estimate phi3-mini --mode lora --stack $st --gpu h100-80gb
+	expect_rc 0
+	expect_out "LoRA targets q_proj,v_proj: stack $st's default, from $st "
+	expect_no_out "peft's default for model type"
+done
+# litgpt on phi-2: q,v (peft's phi default adds fc1,fc2)
+run estimate phi-2 --mode lora --stack litgpt --gpu h100-80gb --json
+expect_json 'j["model"]["trainable_params"] == 32 * 16 * ((2560 + 2560) + (2560 + 2560))'
+run estimate phi-2 --mode lora --stack litgpt --gpu h100-80gb
+expect_out "lora_query=True, lora_value=True"
+
+test_case "--lora-targets wins over the stack's default"
+run estimate llama3-8b --mode lora --stack litgpt --gpu h100-80gb --lora-targets all-linear --json
+expect_json 'j["setup"]["lora_targets"] == "all-linear"'
+run estimate llama3-8b --mode lora --stack litgpt --gpu h100-80gb --lora-targets all-linear
+expect_no_out "stack litgpt's default"
+
+test_case "--stack hf and no --stack: peft's mapping"
+for st in "" "--stack hf"; do
+	run estimate gemma3-4b --mode lora $st --gpu rtx-4090
+	expect_rc 2
+	expect_err "peft has no default LoRA targets for model type gemma3"
+	run estimate llama3-8b --mode lora $st --gpu rtx-4090
+	expect_out "LoRA targets: peft's default for model type llama"
+done
+
+test_case "--stack torchtitan: no LoRA recipe, named in one line unless targets are given"
+for verb in estimate fit; do
+	run $verb llama3-8b --mode lora --stack torchtitan --gpu h100-80gb
+	expect_rc 2
+	expect_err "vramfit $verb: --lora-targets: stack torchtitan has no LoRA recipe (torchtitan at commit 000204a4"
+	expect_err_lines 2
+done
+run estimate llama3-8b --mode lora --stack torchtitan --gpu h100-80gb --lora-targets q_proj,v_proj
+expect_rc 0
+
+test_case "a stack's list on a state-space model: its names are not the model's"
+run estimate "$TMP/mamba.json" --mode lora --stack litgpt --gpu rtx-4090
+expect_rc 2
+expect_err "stack litgpt's default targets q_proj,v_proj are not modules of mamba (its linear modules: in_proj"
+run estimate "$TMP/jamba.json" --mode lora --stack torchtune --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["model"]["trainable_params"] == 4 * 16 * ((4096 + 4096) + (4096 + 1024))'
+
+test_case "a profile's lora_targets is checked (the file and field named)"
+mkdir -p "$TMP/prof/stacks"
+sed 's/"value": "q_proj,v_proj"/"value": "q_proj,bogus"/' "$VF_SOURCE_DIR/data/stacks/litgpt.json" >"$TMP/prof/stacks/litgpt.json"
+VRAMFIT_DATA_DIR="$TMP/prof" run estimate llama3-8b --mode lora --stack litgpt --gpu h100-80gb
+expect_rc 1
+expect_err "stacks/litgpt.json: mechanisms.lora_targets.value: expected peft, none or a module list"
+
 finish

@@ -2745,6 +2745,11 @@ static int model_kind_target(const struct vf_model *m, const char *model, const 
 		return vf_cli_fail("%s: a VAE (%s, %" PRId64 " parameters): estimate the pipeline folder that "
 				   "trains its denoiser",
 				   model, m->vision.family, m->params);
+	const struct vf_vision *tv = &dit_part(m)->vision;
+	if (dit_part(m)->has_vision && (strcmp(tv->kind, "vit") == 0 || strcmp(tv->kind, "clip") == 0 ||
+					 strcmp(tv->kind, "speech") == 0) &&
+	    vf_lora_targets_resolve_tower(tv->family, s, &err)) /* the tower's own modules */
+		return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg) : vf_cli_fail_err(&err);
 	if (dit_part(m)->has_vision || dit_part(m)->has_ltx) {
 		if (dit_part(m) != m)
 			assume(as, "the pipeline's transformer component (%s)", dit_part(m)->path);

@@ -224,3 +224,50 @@ vf_status vf_lora_targets_resolve(const struct vf_arch *a, struct vf_setup *s, s
 	s->lora_targets = bits;
 	return VF_OK;
 }
+
+/* The linear modules of the vision and speech towers, as transformers'
+ * modeling code names them (ViTSelfAttention and Dinov2SelfAttention:
+ * query, key, value, then attention.output.dense, intermediate.dense,
+ * output.dense; CLIP/SigLIP attention and MLP, Whisper and SpeechT5:
+ * q_proj, k_proj, v_proj, out_proj, fc1, fc2; Wav2Vec2/HuBERT/WavLM
+ * feed_forward.intermediate_dense and output_dense). None of these model
+ * types is in peft's TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING. */
+static const struct {
+	const char *family;
+	const char *modules;
+	const char *example;
+} tower_modules[] = {
+	{"vit", "query, key, value, dense", "query,value"},
+	{"dinov2", "query, key, value, dense, fc1, fc2", "query,value"},
+	{"clip", "q_proj, k_proj, v_proj, out_proj, fc1, fc2", "q_proj,v_proj"},
+	{"siglip", "q_proj, k_proj, v_proj, out_proj, fc1, fc2", "q_proj,v_proj"},
+	{"whisper", "q_proj, k_proj, v_proj, out_proj, fc1, fc2", "q_proj,v_proj"},
+	{"speecht5-tts", "q_proj, k_proj, v_proj, out_proj, intermediate_dense, output_dense", "q_proj,v_proj"},
+	{"wav2vec2", "q_proj, k_proj, v_proj, out_proj, intermediate_dense, output_dense", "q_proj,v_proj"},
+	{"hubert", "q_proj, k_proj, v_proj, out_proj, intermediate_dense, output_dense", "q_proj,v_proj"},
+	{"wavlm", "q_proj, k_proj, v_proj, out_proj, intermediate_dense, output_dense", "q_proj,v_proj"},
+};
+
+vf_status vf_lora_targets_resolve_tower(const char *family, struct vf_setup *s, struct vf_error *err)
+{
+	if (s->mode != VF_MODE_LORA)
+		return VF_OK;
+	vf_status st = vf_stack_apply_lora_targets(s, err); /* the stack's own, unless given */
+	if (st != VF_OK)
+		return st;
+	if (s->given & VF_SETUP_G_LORA_TARGETS || vf_lora_targets_stack_list(s))
+		return VF_OK;
+	if (strcmp(s->lora_targets_stack, "none") == 0)
+		return no_recipe(s, err);
+	const char *modules = NULL, *example = "q_proj,v_proj";
+	for (size_t i = 0; i < sizeof tower_modules / sizeof tower_modules[0]; i++)
+		if (strcmp(family, tower_modules[i].family) == 0) {
+			modules = tower_modules[i].modules;
+			example = tower_modules[i].example;
+		}
+	return vf_error_set(err, VF_EUSAGE,
+			    "--lora-targets: peft has no default LoRA targets for model type %s (LoraConfig asks "
+			    "for target_modules): give them, e.g. --lora-targets %s%s%s%s",
+			    family[0] ? family : "(none in the config)", example, modules ? " (its linear modules: " : "",
+			    modules ? modules : "", modules ? ")" : "");
+}

@@ -169,4 +169,30 @@ VRAMFIT_DATA_DIR="$TMP/prof" run estimate llama3-8b --mode lora --stack litgpt -
 expect_rc 1
 expect_err "stacks/litgpt.json: mechanisms.lora_targets.value: expected peft, none or a module list"
 
+# --- vision and speech towers: peft has no default for vit, dinov2, clip,
+# siglip, whisper or wav2vec2 (none is in its mapping); they assumed q_proj,v_proj
+test_case "a vision or speech tower without --lora-targets: refused, naming its modules"
+C="$VF_SOURCE_DIR/tests/fuzz/corpus/vision-config" F="$VF_SOURCE_DIR/tests/fixtures/vision"
+for m in "$C/gen-vit-cls.json:vit:query, key, value, dense" "$C/gen-dinov2.json:dinov2:query, key, value" \
+	"$F/siglip-so400m.json:siglip:q_proj, k_proj, v_proj, out_proj, fc1, fc2" \
+	"$F/clip-b32.json:clip:q_proj, k_proj, v_proj, out_proj" \
+	"$C/gen-whisper.json:whisper:q_proj, k_proj, v_proj, out_proj, fc1, fc2" \
+	"$C/gen-wav2vec2-ctc.json:wav2vec2:q_proj, k_proj, v_proj, out_proj, intermediate_dense, output_dense"; do
+	IFS=: read -r path type mods <<<"$m"
+	run estimate "$path" --mode lora --gpu rtx-4090
+	expect_rc 2
+	expect_err "vramfit estimate: --lora-targets: peft has no default LoRA targets for model type $type (LoraConfig asks for target_modules)"
+	expect_err "(its linear modules: $mods"
+	expect_err_lines 2
+	run estimate "$path" --mode lora --gpu rtx-4090 --stack hf
+	expect_rc 2
+	run estimate "$path" --mode lora --gpu rtx-4090 --lora-targets q_proj,v_proj
+	expect_rc 0
+	run estimate "$path" --mode lora --gpu rtx-4090 --stack litgpt
+	expect_rc 0
+	expect_out "LoRA targets q_proj,v_proj: stack litgpt's default"
+	run estimate "$path" --mode full --gpu rtx-4090
+	expect_rc 0
+done
+
 finish

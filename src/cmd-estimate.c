@@ -285,13 +285,13 @@ static void lora_assumptions(const struct vf_setup *s, bool dit, const char *fam
 		assume(a, "LoRA rank %d (--lora-rank)", s->lora_rank);
 	if (vf_lora_targets_stack_list(s) && !dit)
 		assume(a, "LoRA targets %s: stack %s's default, from %s (--lora-targets)",
-		       vf_lora_targets_format(s->lora_targets, t, sizeof t), s->stack, s->lora_targets_source);
+		       vf_setup_lora_targets_text(s, t, sizeof t), s->stack, s->lora_targets_source);
 	else if (!(g & VF_SETUP_G_LORA_TARGETS) && !dit && family && family[0])
 		assume(a, "LoRA targets: peft's default for model type %s, the roles %s under its "
 			  "module names (--lora-targets)",
-		       family, vf_lora_targets_format(s->lora_targets, t, sizeof t));
+		       family, vf_setup_lora_targets_text(s, t, sizeof t));
 	else if (!(g & VF_SETUP_G_LORA_TARGETS))
-		assume(a, "LoRA targets %s (--lora-targets)", vf_lora_targets_format(s->lora_targets, t, sizeof t));
+		assume(a, "LoRA targets %s (--lora-targets)", vf_setup_lora_targets_text(s, t, sizeof t));
 	assume(a, "LoRA adapters kept in fp32 (peft's default)");
 }
 
@@ -1345,7 +1345,7 @@ static void setup_words(const struct target *tg, const struct vf_setup *s, const
 				      s->lora_targets & VF_LORA_O ? "to_out.0" : "");
 	else if (s->mode == VF_MODE_LORA)
 		n += (size_t)snprintf(setup + n, size - n, " r%d alpha %g on %s", s->lora_rank,
-				      s->lora_alpha, vf_lora_targets_format(s->lora_targets, b3, sizeof b3));
+				      s->lora_alpha, vf_setup_lora_targets_text(s, b3, sizeof b3));
 	n += (size_t)snprintf(setup + n, size - n, ", %s", vf_precision_name(s->precision));
 	if (s->quant != VF_QUANT_NONE)
 		n += (size_t)snprintf(setup + n, size - n, ", %s base", vf_quant_name(s->quant));

@@ -195,4 +195,62 @@ for m in "$C/gen-vit-cls.json:vit:query, key, value, dense" "$C/gen-dinov2.json:
 	expect_rc 0
 done
 
+# --- a transformer family's own module names (transformers' modeling code):
+# t5 q,k,v,o,wi(_0/_1),wo; gpt2 c_attn,c_proj,c_fc; bloom/gpt_neox/falcon
+# query_key_value,dense,dense_h_to_4h,dense_4h_to_h; phi ...,dense,fc1,fc2
+test_case "a name the family lacks: an error naming it and listing the model's modules"
+# q_proj was taken as t5's q and gpt2's c_attn
+run estimate t5-base --mode lora --gpu h100-80gb --lora-targets q_proj
+expect_rc 2
+expect_err "vramfit estimate: --lora-targets: t5 has no q_proj (its linear modules: q, k, v, o, wi, wo, lm_head"
+expect_err_lines 2
+run estimate gpt2 --mode lora --gpu h100-80gb --lora-targets q_proj,v_proj
+expect_rc 2
+expect_err "gpt2 has no q_proj, v_proj (its linear modules: c_attn, c_proj, c_fc, lm_head"
+run estimate falcon-7b --mode lora --gpu h100-80gb --lora-targets q_proj
+expect_rc 2
+expect_err "falcon has no q_proj (its linear modules: query_key_value, dense, dense_h_to_4h, dense_4h_to_h"
+run estimate gpt-neox-20b --mode lora --gpu h100-80gb --lora-targets lm_head
+expect_rc 2
+expect_err "gpt_neox has no lm_head (its linear modules: query_key_value, dense, dense_h_to_4h, dense_4h_to_h, embed_out"
+run estimate llama3-8b --mode lora --gpu h100-80gb --lora-targets q,v
+expect_rc 2
+expect_err "llama has no q, v (its linear modules: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, lm_head"
+run estimate phi-2 --mode lora --gpu h100-80gb --lora-targets q_proj,o_proj
+expect_rc 2
+expect_err "phi has no o_proj (its linear modules: q_proj, k_proj, v_proj, dense, fc1, fc2, lm_head"
+fit_rc() { run fit "$@"; expect_rc 2; }
+fit_rc t5-base --mode lora --gpu h100-80gb --lora-targets q_proj
+expect_err "vramfit fit: --lora-targets: t5 has no q_proj"
+
+test_case "the targets shown under the model's own names, counted by role"
+# Setup and JSON said q_proj,v_proj for t5's q,v and gpt2's c_attn
+run estimate t5-base --mode lora --gpu h100-80gb --json
+expect_json 'j["setup"]["lora_targets"] == "q,v"'
+run estimate t5-base --mode lora --gpu h100-80gb
+expect_out "lora r16 alpha 16 on q,v,"
+run estimate t5-base --mode lora --gpu h100-80gb --lora-targets q,v --json
+expect_json 'j["setup"]["lora_targets"] == "q,v"'
+t5qv=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["model"]["trainable_params"])')
+run estimate t5-base --mode lora --gpu h100-80gb --lora-targets q_proj,v_proj --stack torchtune --json
+expect_rc 2
+run estimate t5-base --mode lora --gpu h100-80gb --stack torchtune --json
+expect_json "j['setup']['lora_targets'] == 'q,v' and j['model']['trainable_params'] == $t5qv"
+run estimate gpt2 --mode lora --gpu h100-80gb --json
+expect_json 'j["setup"]["lora_targets"] == "c_attn"'
+run estimate gpt2 --mode lora --gpu h100-80gb --lora-targets c_attn,c_proj,c_fc --json
+expect_json 'j["setup"]["lora_targets"] == "all-linear"'
+run estimate gpt2 --mode lora --gpu h100-80gb --lora-targets c_fc --json
+# gpt2: 12 layers, c_fc 768 -> 3072
+expect_json 'j["setup"]["lora_targets"] == "c_fc" and j["model"]["trainable_params"] == 12 * 16 * (768 + 3072)'
+run estimate phi-2 --mode lora --gpu h100-80gb --json
+expect_json 'j["setup"]["lora_targets"] == "q_proj,v_proj,fc1,fc2"'
+run estimate bloom-560m --mode lora --gpu h100-80gb --lora-targets query_key_value,dense_4h_to_h --json
+expect_rc 0
+expect_json 'j["setup"]["lora_targets"] == "query_key_value,dense_4h_to_h"'
+run estimate t5-base --mode lora --gpu h100-80gb --lora-targets all-linear --json
+expect_json 'j["setup"]["lora_targets"] == "all-linear"'
+run estimate llama3-8b --mode lora --gpu h100-80gb --lora-targets all-linear,lm_head --json
+expect_json 'j["setup"]["lora_targets"] == "all-linear,lm_head"'
+
 finish

@@ -253,4 +253,11 @@ expect_json 'j["setup"]["lora_targets"] == "all-linear"'
 run estimate llama3-8b --mode lora --gpu h100-80gb --lora-targets all-linear,lm_head --json
 expect_json 'j["setup"]["lora_targets"] == "all-linear,lm_head"'
 
+test_case "fit names where the targets came from"
+# fit's assumptions said nothing of the targets
+run fit gemma3-4b --mode lora --stack litgpt --gpu rtx-4090
+expect_out "LoRA targets q_proj,v_proj: stack litgpt's default, from litgpt litgpt/finetune/lora.py"
+run fit t5-base --mode lora --gpu rtx-4090 --json
+expect_json 'any(a.startswith("LoRA targets q,v: peft") and "model type t5 (--lora-targets)" in a for a in j["assumptions"])'
+
 finish

@@ -295,6 +295,43 @@ static void lora_assumptions(const struct vf_setup *s, bool dit, const char *fam
 	assume(a, "LoRA adapters kept in fp32 (peft's default)");
 }
 
+/* fp32 matmuls: TF32 on or off, and who said so (--tf32, the stack's
+ * profile, PyTorch's default). */
+static void tf32_assumption(const struct vf_setup *s, struct assume *a)
+{
+	if (!s->tf32) {
+		assume(a, "fp32 matmuls in IEEE fp32 on the CUDA cores: TF32 off, %s (allow_tf32 False, "
+			  "float32_matmul_precision \"highest\"); --tf32 for a run that turns it on "
+			  "(torch.backends.cuda.matmul.allow_tf32 = True, set_float32_matmul_precision "
+			  "\"high\", HF tf32=True)",
+		       s->tf32_from == VF_TF32_OPTION ? "--no-tf32" : "PyTorch's default");
+		return;
+	}
+	char from[64];
+	if (s->tf32_from == VF_TF32_STACK)
+		snprintf(from, sizeof from, "the %s stack's default, data/stacks/%s.json", s->stack, s->stack);
+	else
+		snprintf(from, sizeof from, "--tf32");
+	assume(a, "fp32 matmuls on the tensor cores at the TF32 rate on Ampere and later: TF32 on (%s; "
+		  "--no-tf32 for IEEE fp32); fp32 attention stays 3xTF32 (the memory-efficient kernel "
+		  "ignores allow_tf32)", from);
+}
+
+/* The precision and, for fp32, how its matmuls run (dense_only: a video
+ * DiT or vision model, whose step time is the dense bf16 rate). */
+static void precision_assumptions(const struct vf_setup *s, bool dense_only, struct assume *a)
+{
+	if (!(s->given & VF_SETUP_G_PRECISION))
+		assume(a, "precision %s%s (--precision)", vf_precision_name(s->precision),
+		       s->precision == VF_PREC_AMP ? ": fp32 weights under bf16 autocast" : "");
+	if (s->precision == VF_PREC_FP32 && dense_only)
+		assume(a, "--precision fp32%s: the step time of video DiTs and vision models is the dense "
+			  "bf16 rate x fitted utilisation, fp32 and TF32 matmuls are not modelled there; "
+			  "approximate", s->tf32 ? " with TF32 on" : "");
+	else if (s->precision == VF_PREC_FP32)
+		tf32_assumption(s, a);
+}
+
 /* eager: a family the estimate always runs with explicit scores (T5,
  * bloom, deberta: arch eager_attention), named by `family`. */
 static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, bool t5, bool multi,
@@ -304,13 +341,7 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 	ignored_flags(s, a);
 	if (!(g & VF_SETUP_G_MODE))
 		assume(a, "mode %s (--mode)", vf_mode_name(s->mode));
-	if (!(g & VF_SETUP_G_PRECISION))
-		assume(a, "precision %s%s (--precision)", vf_precision_name(s->precision),
-		       s->precision == VF_PREC_AMP ? ": fp32 weights under bf16 autocast" : "");
-	if (s->precision == VF_PREC_FP32)
-		assume(a, "fp32 matmuls in IEEE fp32 on the CUDA cores, PyTorch's default (allow_tf32 off): "
-			  "a run with TF32 on (torch.backends.cuda.matmul.allow_tf32, HF tf32=True) is faster "
-			  "on Ampere and later");
+	precision_assumptions(s, dit || images, a);
 	if (s->mode != VF_MODE_INFER) {
 		if (!(g & VF_SETUP_G_OPTIMIZER))
 			assume(a, "optimizer %s (--optimizer)", vf_optimizer_name(s->optimizer));
@@ -409,8 +440,9 @@ static void mechanism_assumptions(const struct vf_estimate *e, const struct vf_s
 		assume(a, "the chunked loss on the compute-dtype logits, no fp32 upcast");
 	if (s->fsdp_no_sync && s->grad_accum > 1 && s->shard == VF_SHARD_FSDP && s->gpus > 1 &&
 	    s->mode != VF_MODE_INFER)
-		assume(a, "FSDP gradient accumulation under no_sync (the stack's loop): every unit's whole "
-			  "gradient kept from the first micro-batch's backward to the synced one");
+		assume(a, "FSDP gradient accumulation under no_sync (the stack's loop): every %s whole "
+			  "gradient kept from the first micro-batch's backward to the synced one",
+		       s->mode == VF_MODE_LORA && !s->fsdp_lora_flat ? "adapter's" : "unit's");
 	if (s->graph_held && s->mode != VF_MODE_INFER)
 		assume(a, "the previous step's logits%s held through the next forward (the stack's "
 			  "loop keeps them)",
@@ -476,6 +508,10 @@ static void rate_assumptions(const struct vf_estimate *e, const struct vf_gpu_sp
 		assume(a, "no dense tensor rate known for %s: no step time", gpu ? gpu->id : "the GPU");
 	if (e->assumed & VF_ASSUME_CONSTANTS_BUILTIN)
 		assume(a, "step-time constants: %s; approximate", vf_estimate_constants_fallback());
+	if (e->assumed & VF_ASSUME_NO_TF32)
+		assume(a, "%s has no TF32 tensor cores: TF32 on changes nothing there, fp32 matmuls run "
+			  "IEEE fp32 on the CUDA cores (%.1f TFLOP/s)",
+		       gpu ? gpu->id : "the GPU", gpu ? gpu->fp32_tflops : 0.0);
 	if (e->assumed & VF_ASSUME_BF16_EMULATED)
 		assume(a, "%s has no bf16 tensor cores: bf16 matmuls run emulated on the CUDA cores "
 			  "(%.1f TFLOP/s); --precision fp16 uses its fp16 tensor cores",
@@ -1346,7 +1382,8 @@ static void setup_words(const struct target *tg, const struct vf_setup *s, const
 	else if (s->mode == VF_MODE_LORA)
 		n += (size_t)snprintf(setup + n, size - n, " r%d alpha %g on %s", s->lora_rank,
 				      s->lora_alpha, vf_setup_lora_targets_text(s, b3, sizeof b3));
-	n += (size_t)snprintf(setup + n, size - n, ", %s", vf_precision_name(s->precision));
+	n += (size_t)snprintf(setup + n, size - n, ", %s%s", vf_precision_name(s->precision),
+			      s->precision == VF_PREC_FP32 && s->tf32 ? " (TF32)" : "");
 	if (s->quant != VF_QUANT_NONE)
 		n += (size_t)snprintf(setup + n, size - n, ", %s base", vf_quant_name(s->quant));
 	if (s->mode != VF_MODE_INFER)

@@ -151,6 +151,11 @@ const struct vf_option vf_setup_options[] = {
 	SWITCH("optimizer-in-backward", "the optimizer step inside the backward pass"),
 	SWITCH("float8", "torchao float8 training of the layers' linears"),
 	NEGATE("no-float8", "no float8 linears"),
+	SWITCH("tf32", "--precision fp32: matmuls on the TF32 tensor cores\n"
+		       "(allow_tf32 = True, float32_matmul_precision high,\n"
+		       "HF tf32=True; Ampere and later). Default: the stack's\n"
+		       "(litgpt on), else PyTorch's (off: IEEE fp32)"),
+	NEGATE("no-tf32", "--precision fp32: matmuls in IEEE fp32 (PyTorch's default)"),
 	SET("adapter-dtype", "fp32|bf16", dtypes, "the LoRA adapter's dtype"),
 	OPT_END(),
 };

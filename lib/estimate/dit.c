@@ -428,6 +428,7 @@ struct ditm {
 	bool train, full, fsdp;
 	double linear, lora, T, gb;
 	double W, G, S, OT, AC, C, TP, dequant;
+	double G_nosync;     /* FSDP accumulation under no_sync: the whole gradients held (0: none) */
 	double R;            /* a pipeline's frozen encoders and VAE kept through the step */
 	double vae_enc;      /* the clip encoded to latents in the step (latents not precomputed) */
 	struct unet_step us; /* a UNet's levels (nlevels > 0) */
@@ -459,6 +460,18 @@ static void dit_states(struct ditm *m)
 		    su->optimizer_impl == VF_OPTIMPL_FOREACH)
 			m->OT = m->T * m->gb;                             /* foreach temporary */
 	}
+	/* FSDP gradient accumulation under no_sync (fsdp_no_sync: the LTX-2
+	 * trainer's and accelerate's accelerator.accumulate enter FSDP1's
+	 * no_sync on all but the synced micro-batch, sync_each_batch False by
+	 * default): every unit keeps its whole gradient from the first
+	 * micro-batch's backward to the synced one. Full fine-tune: every
+	 * parameter's; LoRA with the adapters in the blocks' flat parameters
+	 * (fsdp_lora_flat, configs/accelerate/fsdp.yaml use_orig_params): the
+	 * whole transformer's, in fp32 (cast to fp32 under FSDP, trainer.py);
+	 * adapters as units of their own: theirs only (data/stacks/ltx.json) */
+	m->G_nosync = 0;
+	if (m->train && su->fsdp_no_sync && m->ngpu > 1 && su->shard == VF_SHARD_FSDP && su->grad_accum > 1)
+		m->G_nosync = m->full || !su->fsdp_lora_flat ? m->G : (m->P + m->lora) * 4;
 	if (m->ngpu > 1 && m->fsdp) {
 		m->W /= m->ngpu;
 		m->G /= m->ngpu;
@@ -659,7 +672,7 @@ static void dit_step_phases(const struct ditm *m, struct live ph[VF_PHASE_COUNT]
 {
 	struct live *fw = &ph[VF_PHASE_FORWARD];
 	fw->w = m->W + m->C + m->R;
-	fw->g = m->CG;
+	fw->g = m->CG + m->G_nosync; /* under no_sync: held from the previous micro-batches */
 	fw->o = m->S;
 	fw->ac = m->AC;
 	fw->act = fmax(m->CA + m->held + (m->su->grad_ckpt ? m->A_block : 0) + m->dequant, m->vae_enc);
@@ -669,7 +682,7 @@ static void dit_step_phases(const struct ditm *m, struct live ph[VF_PHASE_COUNT]
 	struct live *bw = &ph[VF_PHASE_BACKWARD];
 	bw->w = m->W + m->C + m->R;
 	bw->o = m->S;
-	bw->g = m->G + m->CG;
+	bw->g = (m->G_nosync > 0 ? m->G_nosync : m->G) + m->CG;
 	bw->ac = m->AC;
 	bw->act = m->CA + m->held + (m->su->grad_ckpt ? m->A_block : 0) + m->grad_stream + m->dequant;
 	struct live *op = &ph[VF_PHASE_OPTIMIZER];
@@ -929,7 +942,11 @@ vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
 		s->shard = s->mode == VF_MODE_FULL ? VF_SHARD_FSDP : VF_SHARD_DDP;
 		s->given |= VF_SETUP_G_GPUS | VF_SETUP_G_SHARD;
 	}
-	return vf_setup_finish(s, err);
+	st = vf_setup_finish(s, err);
+	/* the trainer's loop: accelerator.accumulate under FSDP1 with
+	 * use_orig_params (data/stacks/ltx.json fsdp_no_sync, fsdp_lora_flat) */
+	s->fsdp_no_sync = s->fsdp_lora_flat = true;
+	return st;
 }
 
 vf_status vf_estimate_ltx2(const char *model_id, const struct vf_ltx2_config *c,

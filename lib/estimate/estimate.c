@@ -1301,19 +1301,31 @@ struct step_extra {
 
 /* The dense rate of the step's compute dtype on the GPU, TFLOP/s. */
 static double step_rate(const struct vf_setup *su, const struct vf_gpu_spec *gpu,
-			struct vf_estimate *e, int *cuda_core)
+			struct vf_estimate *e, int *cuda_core, bool *tf32)
 {
+	*tf32 = false;
 	double rate = gpu ? gpu->bf16_tflops : 989.5; /* H200 datasheet when no GPU */
 	*cuda_core = 0;
 	if (gpu && !(rate > 0) && su->precision == VF_PREC_FP16 && gpu->fp16_tflops > 0)
 		rate = gpu->fp16_tflops; /* fp16 autocast on fp16 tensor cores (V100, T4) */
-	else if (gpu && !(rate > 0) && gpu->fp32_tflops > 0 && gpu->fp16_tflops > 0) {
+	else if (gpu && !(rate > 0) && su->precision != VF_PREC_FP32 && gpu->fp32_tflops > 0 &&
+		 gpu->fp16_tflops > 0) {
 		/* bf16 without bf16 tensor cores (V100, T4): PyTorch emulates it,
 		 * cuBLAS runs bf16 GEMMs on the CUDA cores */
 		rate = gpu->fp32_tflops;
 		*cuda_core = 2;
 		e->assumed |= VF_ASSUME_BF16_EMULATED;
 	}
+	if (su->precision == VF_PREC_FP32 && su->tf32 && (!gpu || gpu->bf16_tflops > 0)) {
+		/* TF32 on (--tf32, a stack that sets float32_matmul_precision
+		 * "high"): cuBLAS runs fp32 GEMMs on the tensor cores at the
+		 * TF32 rate, at the generation's tensor-core share; GPUs
+		 * without bf16 tensor cores (Volta, Turing) have no TF32 */
+		*tf32 = true;
+		return rate * vf__steptime_tf32_rate();
+	}
+	if (su->precision == VF_PREC_FP32 && su->tf32 && gpu)
+		e->assumed |= VF_ASSUME_NO_TF32; /* no bf16 tensor cores: no TF32 either */
 	if (su->precision == VF_PREC_FP32) {
 		/* IEEE fp32 GEMMs on the CUDA cores on every generation: PyTorch's
 		 * default float32 matmul precision is "highest"
@@ -1492,7 +1504,7 @@ struct vf_estimate_ctx {
 	unsigned hw_gen;      /* hw valid when the memo's generation */
 	double hw_rate;       /* the compute rate hw is for, TFLOP/s */
 	int hw_core;          /* and its GEMMs' cores (w->cuda_core: V100's fp32 and
-	                       * emulated bf16 share a rate, not a share) */
+	                       * emulated bf16 share a rate, not a share; + 4 with TF32) */
 	struct vf__steptime_hw hw; /* the GPU's rates at hw_rate (steptime.c) */
 	struct { /* the GPU's link for 1 to CTX_LINKS - 1 GPUs (nccl.c) */
 		unsigned gen; /* valid when the memo's generation */
@@ -1683,10 +1695,10 @@ static const struct vf__steptime_hw *ctx_hw(struct vf_estimate_ctx *c, const str
 					    const struct vf_gpu_spec *gpu)
 {
 	if (!(c->hw_gen == c->gen && memcmp(&c->hw_rate, &w->rate_tflops, sizeof c->hw_rate) == 0 &&
-	      c->hw_core == w->cuda_core)) {
+	      c->hw_core == w->cuda_core + (w->tf32 ? 4 : 0))) {
 		vf__steptime_hw(w, gpu, &c->cls, &c->hw);
 		c->hw_rate = w->rate_tflops;
-		c->hw_core = w->cuda_core;
+		c->hw_core = w->cuda_core + (w->tf32 ? 4 : 0);
 		c->hw_gen = c->gen;
 	}
 	return &c->hw;
@@ -1820,7 +1832,7 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 	step_recompute(s, su, d, &w);
 	w.micro = (double)su->grad_accum;
 	w.attn = su->attention == VF_ATTN_EAGER || s->eager_attn ? VF__ATTN_EAGER : VF__ATTN_FLASH;
-	double rate = step_rate(su, gpu, e, &w.cuda_core);
+	double rate = step_rate(su, gpu, e, &w.cuda_core, &w.tf32);
 	w.rate_tflops = rate;
 	static const enum vf__dequant dq[VF_QUANT_COUNT] = {
 		[VF_QUANT_NF4] = VF__DQ_NF4, [VF_QUANT_INT4] = VF__DQ_NF4,
@@ -2481,7 +2493,12 @@ static void offload_terms(struct llm *m)
  * LoRA) has a whole gradient of the unit's size, in the flat parameter's
  * dtype; a unit with none (the root under LoRA) has none. Each backward
  * makes a unit's whole gradient before adding it to the held one
- * (fsdp_grad). root: the root's parameters (fsdp_units). */
+ * (fsdp_grad). Where the adapters are units of their own or FSDP keeps
+ * gradients per parameter (fsdp_lora_flat false: peft's
+ * fsdp_auto_wrap_policy under accelerate's FSDP1, whose use_orig_params
+ * defaults to False; FSDP2's set_requires_gradient_sync(False)), only the
+ * trainable parameters' whole gradients are held, in their dtype.
+ * root: the root's parameters (fsdp_units). */
 static void fsdp_no_sync_grads(struct llm *m, double root)
 {
 	const struct vf_setup *su = m->su;
@@ -2496,6 +2513,10 @@ static void fsdp_no_sync_grads(struct llm *m, double root)
 		double gb = m->fsdp_mp ? 2 : m->gb;
 		m->fsdp_nosync = (layer_elems + root_elems) * gb;
 		m->fsdp_root_grad = 0; /* held already: nothing above at the backward's end */
+		return;
+	}
+	if (!su->fsdp_lora_flat) { /* the adapters' own whole gradients (fsdp_grad: one layer's) */
+		m->fsdp_nosync = m->T * m->gb;
 		return;
 	}
 	double pb = m->fsdp_mp ? 2 : m->d.P; /* the flat parameter's dtype */

@@ -25,6 +25,9 @@ static const char *const te_names[] = {"none", "bf16", "int8"};
 
 const char *vf_mode_name(enum vf_mode v) { return NAME(mode_names, v); }
 const char *vf_precision_name(enum vf_precision v) { return NAME(precision_names, v); }
+
+static const char *const tf32_from_names[] = {"pytorch-default", "option", "stack"};
+const char *vf_tf32_from_name(unsigned v) { return NAME(tf32_from_names, v); }
 const char *vf_optimizer_name(enum vf_optimizer v) { return NAME(optimizer_names, v); }
 const char *vf_optimizer_impl_name(enum vf_optimizer_impl v) { return NAME(impl_names, v); }
 const char *vf_grad_clip_name(enum vf_grad_clip v) { return NAME(clip_names, v); }
@@ -367,8 +370,10 @@ void vf_setup_defaults(struct vf_setup *s)
 	s->ckpt_selective_op = s->ckpt_reentrant = false;
 	s->offload = VF_OFFLOAD_NONE;
 	s->float8 = s->gelu_native = false;
+	s->tf32 = false; /* PyTorch's default: fp32 matmuls in IEEE fp32 */
+	s->tf32_from = VF_TF32_PYTORCH;
 	s->kbit_head = s->graph_held = s->loss_in_compute_dtype = s->lora_dropout = false;
-	s->fsdp_no_sync = false;
+	s->fsdp_no_sync = s->fsdp_lora_flat = false;
 	s->modules_to_save = 0;
 	s->head_labels = 0;
 }
@@ -581,7 +586,8 @@ static vf_status mechanism_set(struct vf_setup *s, const char *name, const char 
 		   strcmp(name, "no-compile") == 0 || strcmp(name, "activation-offload") == 0 ||
 		   strcmp(name, "no-activation-offload") == 0 ||
 		   strcmp(name, "optimizer-in-backward") == 0 || strcmp(name, "peak-scope") == 0 ||
-		   strcmp(name, "float8") == 0 || strcmp(name, "no-float8") == 0) {
+		   strcmp(name, "float8") == 0 || strcmp(name, "no-float8") == 0 ||
+		   strcmp(name, "tf32") == 0 || strcmp(name, "no-tf32") == 0) {
 		return vf_stack_set(s, name, v, err);
 	} else {
 		return split_set(s, name, v, err);

@@ -72,6 +72,17 @@ vf_status vf_stack_set(struct vf_setup *s, const char *name, const char *v, stru
 	} else if (strcmp(name, "float8") == 0 || strcmp(name, "no-float8") == 0) {
 		s->float8 = name[0] == 'f';
 		s->stack_given |= VF_STACK_G_FLOAT8;
+	} else if (strcmp(name, "tf32") == 0 || strcmp(name, "no-tf32") == 0) {
+		if (name[0] == 'n')
+			s->tf32 = false;
+		else if (!v || strcmp(v, "true") == 0 || strcmp(v, "on") == 0)
+			s->tf32 = true;
+		else if (strcmp(v, "false") == 0 || strcmp(v, "off") == 0)
+			s->tf32 = false;
+		else
+			return bad(err, name, v, "true or false");
+		s->tf32_from = VF_TF32_OPTION;
+		s->stack_given |= VF_STACK_G_TF32;
 	} else if (strcmp(name, "peak-scope") == 0) {
 		if (!vf__mech_peak_scope_parse(v, &s->peak_scope))
 			return bad(err, name, v, "step or run");
@@ -110,7 +121,8 @@ static const char *const known[] = {"lora_precision", "full_precision", "adapter
 				    "peak_report", "grad_ckpt_default", "optimizer_impl", "float8",
 				    "grad_ckpt_fsdp", "quantize_on_load", "gelu_native",
 				    "kbit_head", "graph_held", "loss_in_compute_dtype",
-				    "lora_dropout", "fsdp_no_sync", "lora_targets"};
+				    "lora_dropout", "fsdp_no_sync", "tf32", "fsdp_lora_flat",
+				    "lora_targets"};
 
 static vf_status check_keys(const cJSON *p, const char *what, struct vf_error *err)
 {
@@ -153,8 +165,14 @@ static vf_status apply_bools(struct vf_setup *s, const cJSON *p, const char *wha
 	    (st = get_bool(p, "graph_held", what, false, &s->graph_held, err)) ||
 	    (st = get_bool(p, "loss_in_compute_dtype", what, false, &s->loss_in_compute_dtype, err)) ||
 	    (st = get_bool(p, "lora_dropout", what, false, &s->lora_dropout, err)) ||
-	    (st = get_bool(p, "fsdp_no_sync", what, false, &s->fsdp_no_sync, err)))
+	    (st = get_bool(p, "fsdp_no_sync", what, false, &s->fsdp_no_sync, err)) ||
+	    (st = get_bool(p, "fsdp_lora_flat", what, false, &s->fsdp_lora_flat, err)) ||
+	    (st = get_bool(p, "tf32", what, s->stack_given & VF_STACK_G_TF32, &s->tf32, err)))
 		return st;
+	/* a stack that turns TF32 on says so; one that leaves it off leaves
+	 * PyTorch's default */
+	if (!(s->stack_given & VF_STACK_G_TF32))
+		s->tf32_from = s->tf32 ? VF_TF32_STACK : VF_TF32_PYTORCH;
 	return VF_OK;
 }
 
@@ -315,10 +333,13 @@ void vf_stack_to_json(const struct vf_setup *s, cJSON *o)
 	cJSON_AddBoolToObject(o, "kbit_saves_input", s->kbit_saves_input);
 	cJSON_AddBoolToObject(o, "fsdp_mixed_precision", s->fsdp_mixed_precision);
 	cJSON_AddBoolToObject(o, "float8", s->float8);
+	cJSON_AddBoolToObject(o, "tf32", s->tf32);
+	cJSON_AddStringToObject(o, "tf32_source", vf_tf32_from_name(s->tf32_from));
 	cJSON_AddBoolToObject(o, "gelu_native", s->gelu_native);
 	cJSON_AddBoolToObject(o, "kbit_head", s->kbit_head);
 	cJSON_AddBoolToObject(o, "graph_held", s->graph_held);
 	cJSON_AddBoolToObject(o, "fsdp_no_sync", s->fsdp_no_sync);
+	cJSON_AddBoolToObject(o, "fsdp_lora_flat", s->fsdp_lora_flat);
 	cJSON_AddBoolToObject(o, "loss_in_compute_dtype", s->loss_in_compute_dtype);
 	cJSON_AddBoolToObject(o, "lora_dropout", s->lora_dropout);
 	cJSON_AddStringToObject(o, "quantize_on_load",

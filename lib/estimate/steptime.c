@@ -435,10 +435,14 @@ static double cuda_core_share(int g, int gf, const double kernel[NGEN][2], doubl
 static double attention_rate(const struct vf__step_work *w, const struct vf_gpu_spec *gpu)
 {
 	double bf16 = gpu ? gpu->bf16_tflops : 989.5; /* the H200 when no GPU */
-	if (w->cuda_core != 1 || !(bf16 > 0))
+	if ((w->cuda_core != 1 && !w->tf32) || !(bf16 > 0))
 		return w->rate_tflops * 1e12;
+	/* with TF32 on as well: the kernel's MMA operator is a compile-time
+	 * type (OpMultiplyAddFastF32), allow_tf32 is never read there */
+	double sgemm = !w->tf32 ? w->rate_tflops * 1e12
+		       : gpu && gpu->fp32_tflops > 0 ? gpu->fp32_tflops * 1e12 : 66.9e12;
 	double tensor = bf16 * 1e12 * K.tf32_rate / K.fast_fp32_passes;
-	return tensor > w->rate_tflops * 1e12 ? tensor : w->rate_tflops * 1e12;
+	return tensor > sgemm ? tensor : sgemm;
 }
 
 /* data/estimate/steptime.json, read once for steptime.c and nccl.c
@@ -716,6 +720,12 @@ double vf__steptime_llamacpp_sync_s(void)
 {
 	load_constants();
 	return K.lcpp_sync_s;
+}
+
+double vf__steptime_tf32_rate(void)
+{
+	load_constants();
+	return K.tf32_rate;
 }
 
 double vf__steptime_host_bps(const struct vf_gpu_spec *gpu)

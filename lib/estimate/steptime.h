@@ -87,6 +87,8 @@ struct vf__step_work {
 	bool opt_per_tensor;   /* for-loop / per-tensor optimizers (else foreach/fused) */
 	double rate_tflops;    /* dense rate for the compute dtype */
 	int cuda_core;         /* GEMMs on the CUDA cores: 1 fp32 without TF32, 2 emulated bf16 */
+	bool tf32;             /* fp32 GEMMs on the TF32 tensor cores (--tf32): rate_tflops is the
+				* TF32 rate; the attention stays 3xTF32 */
 	enum vf__dequant dequant; /* the base's quantisation (dequantized in forward and backward) */
 	bool opt_8bit;         /* bitsandbytes blockwise 8-bit states */
 	bool compile;          /* torch.compile: elementwise chains fused (factors in the data) */
@@ -144,6 +146,10 @@ double vf__steptime_vllm_host_s(const struct vf_gpu_spec *gpu, int64_t running);
 double vf__steptime_llamacpp_sync_s(void);
 
 double vf__steptime_host_bps(const struct vf_gpu_spec *gpu);
+
+/* Dense TF32 tensor rate / dense bf16 tensor rate (steptime.json
+ * fp32_matmul.tf32_rate). */
+double vf__steptime_tf32_rate(void);
 
 /* The GEMM efficiency of the GPU's generation relative to hopper's (the
  * fitted one): estimators fitted on the H200 scale their utilisation by it. */

@@ -41,6 +41,27 @@ expect_out 'no_sync'
 run estimate llama3-8b --mode lora --gpus 4 --shard fsdp --stack litgpt --peak-scope step --gpu h100-80gb --json
 expect_json 'j["memory"]["peak_phase"] != "load" and j["memory"]["peaks"]["scope"] == "step"'
 
+test_case "FSDP accumulation per stack: hf and ltx under no_sync, torchtune and torchtitan synced every micro-batch"
+run estimate llama2-7b --mode lora --gpus 4 --shard fsdp --stack hf --grad-accum 4 --gpu a100-40gb --json
+expect_rc 0
+expect_json 'j["setup"]["fsdp_no_sync"] is True and j["setup"]["fsdp_lora_flat"] is False'
+expect_json '"fsdp_no_sync" in j["memory"]["allocator_not_simulated"]'
+expect_json 'any("every adapter\x27s whole gradient" in x for x in j["assumptions"])'
+run estimate llama2-7b --mode full --gpus 4 --shard fsdp --grad-accum 4 --gpu a100-80gb
+expect_out "every unit's whole gradient"
+run estimate llama2-7b --mode full --gpus 4 --shard zero3 --grad-accum 4 --gpu a100-80gb --json
+expect_json 'not any("no_sync" in x for x in j["assumptions"])'
+run estimate llama2-7b --mode lora --gpus 4 --shard fsdp --stack ltx --grad-accum 4 --gpu a100-80gb --json
+expect_json 'j["setup"]["fsdp_no_sync"] is True and j["setup"]["fsdp_lora_flat"] is True'
+expect_json 'any("every unit\x27s whole gradient" in x for x in j["assumptions"])'
+for st in torchtune torchtitan; do
+  run estimate llama2-7b --mode full --gpus 4 --shard fsdp --stack $st --grad-accum 4 --gpu a100-80gb --json
+  expect_rc 0
+  expect_json 'j["setup"]["fsdp_no_sync"] is False'
+  expect_json 'not any("no_sync" in x for x in j["assumptions"])'
+  expect_json '"fsdp_no_sync" not in (j["memory"].get("allocator_not_simulated") or "")'
+done
+
 test_case "torchtitan: FSDP2 mixed precision, fused AdamW, every second block checkpointed"
 run estimate llama3-8b --mode full --gpus 8 --shard fsdp --stack torchtitan --gpu h100-80gb --json
 expect_rc 0

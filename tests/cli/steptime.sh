@@ -169,7 +169,8 @@ expect_json 'j["setup"]["grad_ckpt_policy"] == "reentrant" and 0 < j["gpus"][0][
 test_case "fp32 on PyTorch's defaults: SGEMM on the CUDA cores, said in the assumptions"
 run estimate gpt2 --batch 8 --seq 1024 --precision fp32 --gpu h200 --explain
 expect_rc 0
-expect_out "fp32 matmuls in IEEE fp32 on the CUDA cores, PyTorch's default (allow_tf32 off)"
+expect_out "fp32 matmuls in IEEE fp32 on the CUDA cores: TF32 off, PyTorch's default"
+expect_out "--tf32 for a run that turns it on"
 run estimate gpt2 --batch 8 --seq 1024 --precision fp32 --gpu h200 --json
 fp32_gemm=$(printf '%s' "$out" | python3 -c "import json,sys; print(json.load(sys.stdin)['time']['parts']['gemm'])")
 run estimate gpt2 --batch 8 --seq 1024 --gpu h200 --explain
@@ -178,5 +179,36 @@ run estimate gpt2 --batch 8 --seq 1024 --gpu h200 --json
 amp_gemm=$(printf '%s' "$out" | python3 -c "import json,sys; print(json.load(sys.stdin)['time']['parts']['gemm'])")
 # 989.5 x 0.648 against 66.9 x 0.763 TFLOP/s: the fp32 GEMMs over 10x amp's (the old 2x fp32 rate: 7.1x)
 check "python3 -c 'import sys; sys.exit(0 if $fp32_gemm > 10 * $amp_gemm else 1)'"
+
+test_case "--tf32: fp32 GEMMs at the TF32 tensor rate; the setup, the assumptions and the stack's default say so"
+run estimate gpt2 --batch 8 --seq 1024 --precision fp32 --gpu h200 --tf32 --json
+expect_rc 0
+expect_json 'j["setup"]["tf32"] is True and j["setup"]["tf32_source"] == "option"'
+tf32_gemm=$(printf '%s' "$out" | python3 -c "import json,sys; print(json.load(sys.stdin)['time']['parts']['gemm'])")
+# 494.75 x 0.648 against 66.9 x 0.763 TFLOP/s: IEEE fp32 GEMMs over 5x TF32's
+check "python3 -c 'import sys; sys.exit(0 if 5 * $tf32_gemm < $fp32_gemm < 6.3 * $tf32_gemm else 1)'"
+expect_json 'any("TF32 on (--tf32;" in a for a in j["assumptions"])'
+run estimate gpt2 --batch 8 --seq 1024 --precision fp32 --gpu h200 --stack litgpt --json
+expect_json 'j["setup"]["tf32"] is True and j["setup"]["tf32_source"] == "stack"'
+expect_json 'any("TF32 on (the litgpt stack" in a for a in j["assumptions"])'
+run estimate gpt2 --batch 8 --seq 1024 --precision fp32 --gpu h200 --stack litgpt --no-tf32 --json
+expect_json 'j["setup"]["tf32"] is False and j["setup"]["tf32_source"] == "option"'
+run estimate gpt2 --batch 8 --seq 1024 --precision fp32 --gpu h200 --json
+expect_json 'j["setup"]["tf32"] is False and j["setup"]["tf32_source"] == "pytorch-default"'
+run estimate gpt2 --batch 8 --seq 1024 --precision fp32 --gpu h200 --tf32
+expect_out "full, fp32 (TF32), adamw"
+run estimate gpt2 --batch 8 --seq 1024 --precision fp32 --gpu v100-16gb --tf32
+expect_rc 0
+expect_out "v100-16gb has no TF32 tensor cores: TF32 on changes nothing there"
+expect_no_out "bf16 matmuls run emulated"
+run fit gpt2 --batch 8 --seq 1024 --precision fp32 --gpu h200 --tf32 --json
+expect_rc 0
+run estimate ltx2 --precision fp32 --gpu h200 --video 768x512x49 --tf32
+expect_rc 0
+expect_out "fp32 and TF32 matmuls are not modelled there; approximate"
+expect_no_out "fp32 matmuls on the tensor cores at the TF32 rate"
+run estimate gpt2 --precision fp32 --tf32=maybe
+expect_rc 2
+expect_err "--tf32"
 
 finish

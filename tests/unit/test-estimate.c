@@ -687,6 +687,22 @@ static void test_ltx2_trainer_rules(void)
 	fprintf(stderr, "  ltx-2-19b full FT 4 x h100: %.2f GiB (%s), loading %.2f GiB\n", e.peak_bytes / GIB,
 		vf_phase_name(e.peak_phase), phase_sum(&e, VF_PHASE_LOAD) / GIB);
 	CHECK(!vf_estimate_fits(&e, h100, NULL));
+	/* with gradient accumulation the trainer's accelerator.accumulate runs
+	 * the accumulating micro-batches under FSDP's no_sync: every unit's
+	 * whole fp32 gradient is held in the forward and backward, not the
+	 * shard; the optimizer step holds the shards */
+	struct vf_estimate ga;
+	std.grad_accum = 4;
+	CHECK(vf_setup_from_ltx2(&std, &s, &err) == VF_OK);
+	vf_estimate_dit(&d, &s, h100, &ga);
+	CHECK(fabs((double)(ga.phase_bytes[VF_PHASE_BACKWARD][VF_TERM_GRADIENTS] -
+			    e.phase_bytes[VF_PHASE_BACKWARD][VF_TERM_GRADIENTS]) - P * 4 * 3 / 4) < 2);
+	CHECK(fabs((double)(ga.phase_bytes[VF_PHASE_FORWARD][VF_TERM_GRADIENTS] -
+			    e.phase_bytes[VF_PHASE_FORWARD][VF_TERM_GRADIENTS]) - P * 4) < 2);
+	CHECK(ga.phase_bytes[VF_PHASE_OPTIMIZER][VF_TERM_GRADIENTS] ==
+	      e.phase_bytes[VF_PHASE_OPTIMIZER][VF_TERM_GRADIENTS]);
+	CHECK(ga.peak_bytes > e.peak_bytes);
+	std.grad_accum = 1;
 
 	/* LTX-2.3, low-VRAM at rank 32, images only, no audio, no validation
 	 * on a 5090: reported at 31 GB "almost OOMing" (issue 30); vramfit

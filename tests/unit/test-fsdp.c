@@ -121,6 +121,10 @@ static void test_replay_covers_step(void)
 		struct vf_estimate e;
 		struct vf_error err = {0};
 		setup((const char **)cases[i], &s);
+		/* a loop that syncs every micro-batch (torchtune, torchtitan): the
+		 * whole gradients no_sync keeps (the default stack, hf) are not
+		 * replayed (replay_lacks_no_sync) */
+		s.fsdp_no_sync = false;
 		CHECK(vf_estimate_simulate(a, &s, g, NULL, &e, NULL, &err) == VF_OK);
 		CHECK(e.simulated);
 		CHECK(!e.sim_short);
@@ -169,7 +173,8 @@ static void test_peak_grows_with_batch(void)
  * gradient whole (bf16). LoRA (rank 8 on q, v; bf16 base): the layers'
  * flat parameters (use_orig_params: the frozen weights and the adapters
  * share one), not the root, which has nothing trainable; the adapters
- * are 4 layers x 8 x (256 + 256) x 2 = 32,768 elements. The weights, the
+ * are 4 layers x 8 x (256 + 256) x 2 = 32,768 elements; with the adapters
+ * as units of their own only those are held. The weights, the
  * optimizer step, ZeRO-3 and a run without accumulation do not move. */
 static void test_no_sync_by_hand(void)
 {
@@ -185,6 +190,7 @@ static void test_no_sync_by_hand(void)
 	struct vf_estimate off, on;
 	double params = 4 * (UNIT + 2 * 256) + ROOT;
 	setup(full, &s);
+	s.fsdp_no_sync = false; /* the default stack's (hf) is on */
 	vf_estimate_run(&a, &s, NULL, &off);
 	s.fsdp_no_sync = true;
 	vf_estimate_run(&a, &s, NULL, &on);
@@ -200,14 +206,25 @@ static void test_no_sync_by_hand(void)
 	CHECK(on.peak_allocated_bytes > off.peak_allocated_bytes);
 
 	setup(lora, &s);
+	s.fsdp_no_sync = false;
 	vf_estimate_run(&a, &s, NULL, &off);
-	s.fsdp_no_sync = true;
+	s.fsdp_no_sync = s.fsdp_lora_flat = true;
 	vf_estimate_run(&a, &s, NULL, &on);
 	double layer_units = 4 * (UNIT + 2 * 256) + 32768;
 	CHECK(fabs(ph(&on, VF_PHASE_FORWARD, VF_TERM_GRADIENTS) - layer_units * 2) < 2);
 	CHECK(fabs(ph(&on, VF_PHASE_BACKWARD, VF_TERM_GRADIENTS) - (layer_units + layer_units / 4) * 2) < 2);
 	for (int p = 0; p < VF_PHASE_COUNT; p++)
 		CHECK(ph(&on, p, VF_TERM_WEIGHTS) == ph(&off, p, VF_TERM_WEIGHTS));
+	CHECK(ph(&on, VF_PHASE_OPTIMIZER, VF_TERM_GRADIENTS) == ph(&off, VF_PHASE_OPTIMIZER, VF_TERM_GRADIENTS));
+
+	/* adapters as units of their own (fsdp_lora_flat false: peft's wrap
+	 * policy under FSDP1, FSDP2's per-parameter gradients): only the
+	 * adapters' whole gradients (fp32) are held, the frozen layers have none */
+	setup(lora, &s);
+	s.fsdp_no_sync = true;
+	vf_estimate_run(&a, &s, NULL, &on);
+	CHECK(fabs(ph(&off, VF_PHASE_FORWARD, VF_TERM_GRADIENTS) - 32768.0 * 4 / 4) < 2);
+	CHECK(fabs(ph(&on, VF_PHASE_FORWARD, VF_TERM_GRADIENTS) - 32768.0 * 4) < 2);
 	CHECK(ph(&on, VF_PHASE_OPTIMIZER, VF_TERM_GRADIENTS) == ph(&off, VF_PHASE_OPTIMIZER, VF_TERM_GRADIENTS));
 
 	/* nothing held without accumulation, nor under ZeRO-3 */
@@ -218,6 +235,7 @@ static void test_no_sync_by_hand(void)
 	const char *const *cases[] = {once, zero3};
 	for (int i = 0; i < 2; i++) {
 		setup((const char **)cases[i], &s);
+		s.fsdp_no_sync = false;
 		vf_estimate_run(&a, &s, NULL, &off);
 		s.fsdp_no_sync = true;
 		vf_estimate_run(&a, &s, NULL, &on);

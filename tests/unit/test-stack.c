@@ -31,7 +31,8 @@ static const char *const defaults_json =
 	" \"optimizer_impl\": \"foreach\", \"grad_ckpt_default\": \"none\", \"float8\": false,"
 	" \"grad_ckpt_fsdp\": false, \"quantize_on_load\": \"bitsandbytes\", \"gelu_native\": false,"
 	" \"kbit_head\": false, \"graph_held\": false, \"loss_in_compute_dtype\": false,"
-	" \"lora_dropout\": false, \"fsdp_no_sync\": false}";
+	" \"lora_dropout\": false, \"fsdp_no_sync\": false, \"tf32\": false,"
+	" \"fsdp_lora_flat\": false}";
 
 static const cJSON *value_of(const cJSON *p, const char *key, const cJSON *defaults)
 {
@@ -99,9 +100,11 @@ static void test_each_profile_changes_what_it_names(void)
 			CHECK((a.kbit_head != b.kbit_head) == differs(hf, p, "kbit_head"));
 			CHECK((a.graph_held != b.graph_held) == differs(hf, p, "graph_held"));
 			CHECK((a.fsdp_no_sync != b.fsdp_no_sync) == differs(hf, p, "fsdp_no_sync"));
+			CHECK((a.fsdp_lora_flat != b.fsdp_lora_flat) == differs(hf, p, "fsdp_lora_flat"));
 			CHECK((a.loss_in_compute_dtype != b.loss_in_compute_dtype) ==
 			      differs(hf, p, "loss_in_compute_dtype"));
 			CHECK((a.lora_dropout != b.lora_dropout) == differs(hf, p, "lora_dropout"));
+			CHECK((a.tf32 != b.tf32) == differs(hf, p, "tf32"));
 			CHECK((a.quant_load != b.quant_load) == differs(hf, p, "quantize_on_load"));
 			CHECK((a.grad_ckpt != b.grad_ckpt || a.ckpt_every != b.ckpt_every ||
 			       a.ckpt_selective_op != b.ckpt_selective_op) == differs(hf, p, "grad_ckpt_default"));
@@ -150,6 +153,45 @@ static void test_flags_override(void)
 	CHECK(vf_setup_set(&s, "optimizer-in-backward", NULL, &err) == VF_OK);
 	CHECK(vf_setup_set(&s, "grad-accum", "4", &err) == VF_OK);
 	CHECK(vf_setup_finish(&s, &err) == VF_EUSAGE);
+}
+
+/* TF32: litgpt's main() turns it on (the profile says so, the setup says
+ * where it came from); the other stacks leave PyTorch's default (off); a
+ * flag wins over the profile. */
+static void test_tf32_defaults(void)
+{
+	struct vf_setup s;
+	struct vf_error err = {0};
+	const char *off[] = {"hf", "torchtune", "torchtitan", "ltx"};
+	for (size_t i = 0; i < 4; i++) {
+		CHECK(setup_for(off[i], VF_MODE_FULL, &s));
+		CHECK(!s.tf32 && s.tf32_from == VF_TF32_PYTORCH);
+	}
+	CHECK(setup_for("litgpt", VF_MODE_FULL, &s));
+	CHECK(s.tf32 && s.tf32_from == VF_TF32_STACK);
+	CHECK_STR(vf_tf32_from_name(s.tf32_from), "stack");
+	const char *flags[][2] = {{"no-tf32", NULL}, {"tf32", "false"}, {"tf32", "off"}};
+	for (size_t i = 0; i < 3; i++) {
+		vf_setup_defaults(&s);
+		CHECK(vf_setup_set(&s, "stack", "litgpt", &err) == VF_OK);
+		CHECK(vf_setup_set(&s, flags[i][0], flags[i][1], &err) == VF_OK);
+		CHECK(vf_setup_finish(&s, &err) == VF_OK);
+		CHECK(!s.tf32 && s.tf32_from == VF_TF32_OPTION);
+	}
+	vf_setup_defaults(&s);
+	CHECK(vf_setup_set(&s, "tf32", NULL, &err) == VF_OK);
+	CHECK(vf_setup_finish(&s, &err) == VF_OK);
+	CHECK(s.tf32 && s.tf32_from == VF_TF32_OPTION);
+	CHECK_STR(vf_tf32_from_name(s.tf32_from), "option");
+	CHECK(vf_setup_set(&s, "tf32", "maybe", &err) == VF_EUSAGE);
+	CHECK_CONTAINS(err.msg, "--tf32");
+	/* a profile whose tf32 is not a boolean is named */
+	cJSON *p = cJSON_Parse("{\"mechanisms\": {\"tf32\": {\"value\": \"high\", \"source\": \"x\"}}}");
+	CHECK(p != NULL);
+	vf_setup_defaults(&s);
+	CHECK(vf_stack_apply_json(&s, p, "bad.json", &err) != VF_OK);
+	CHECK_CONTAINS(err.msg, "mechanisms.tf32.value");
+	cJSON_Delete(p);
 }
 
 static void test_bad_profiles(void)
@@ -231,12 +273,50 @@ static void test_mechanisms_move_the_estimate(void)
 	CHECK(b.activations_full < a.activations_full);
 }
 
+/* FSDP gradient accumulation by stack, as each stack's loop does it: hf
+ * (Trainer's accelerator.no_sync), the LTX-2 trainer (accelerator.accumulate)
+ * and litgpt (fabric.no_backward_sync) accumulate under no_sync; torchtune's
+ * and torchtitan's FSDP2 loops sync every micro-batch. hf's LoRA adapters are
+ * units of their own (peft's wrap policy): only their whole gradients are
+ * held; litgpt's and the LTX-2 trainer's share the layers' flat parameters. */
+static void test_fsdp_no_sync_by_stack(void)
+{
+	const char *stacks[] = {"hf", "torchtune", "litgpt", "ltx", "torchtitan"};
+	const bool no_sync[] = {true, false, true, true, false};
+	const bool flat[] = {false, false, true, true, false};
+	for (size_t i = 0; i < 5; i++) {
+		struct vf_setup s;
+		CHECK(setup_for(stacks[i], VF_MODE_LORA, &s));
+		CHECK(s.fsdp_no_sync == no_sync[i]);
+		CHECK(s.fsdp_lora_flat == flat[i]);
+	}
+	/* on 4 GPUs with accumulation 4, the gradients the forward holds: hf,
+	 * full fine-tuning: every parameter's whole gradient (fp32 under amp);
+	 * LoRA: the adapters' whole gradients (fp32); torchtune (bf16) and
+	 * torchtitan (fp32 shards): the shards; the optimizer step the shards */
+	struct vf_estimate e;
+	const char *stack_of[] = {"hf", "hf", "torchtune", "torchtitan"};
+	const char *mode_of[] = {"full", "lora", "full", "full"};
+	const double per[] = {4, 4, 2.0 / 4, 4.0 / 4};
+	for (int i = 0; i < 4; i++) {
+		const char *f[] = {"stack", stack_of[i], "mode", mode_of[i], "gpus", "4", "shard", "fsdp",
+				   "batch", "1", "seq", "512", "grad-accum", "4", NULL};
+		est("llama2-7b", f, &e);
+		double held = (double)e.trainable_params * per[i];
+		double fw = (double)e.phase_bytes[VF_PHASE_FORWARD][VF_TERM_GRADIENTS];
+		fprintf(stderr, "  %s %s: forward gradients %.0f, expected %.0f\n", stack_of[i], mode_of[i], fw, held);
+		CHECK(fabs(fw - held) < 1e3);
+	}
+}
+
 int main(void)
 {
 	RUN(test_hf_defaults);
 	RUN(test_each_profile_changes_what_it_names);
 	RUN(test_flags_override);
+	RUN(test_tf32_defaults);
 	RUN(test_bad_profiles);
 	RUN(test_mechanisms_move_the_estimate);
+	RUN(test_fsdp_no_sync_by_stack);
 	return vf_test_done();
 }

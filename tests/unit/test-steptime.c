@@ -681,6 +681,75 @@ static void test_fp32_sgemm_default(void)
 	vf_estimate_ctx_free(cx);
 }
 
+/* TF32 on (--tf32), by hand. One 16384^3 fp32 GEMM on an H200 runs on
+ * the tensor cores at the TF32 rate, 989.5 x 0.5 = 494.75 TFLOP/s, at
+ * hopper's tensor-core share 0.648 and tensor tile 619k:
+ * 2 x 16384 x (16384^2 + 619000) / (494.75e12 x 0.648) + 2 launches =
+ * 27.506 ms (IEEE SGEMM: 172.42 ms). fp32 attention stays 3xTF32
+ * (989.5e12 x 0.5 / 3 x 0.6: 10.106 s for 1e15 FLOPs): the
+ * memory-efficient kernel's MMA operator is fixed at compile time. A V100
+ * has no TF32: nothing moves, and the estimate says so (and not that bf16
+ * is emulated: the old code said that of every fp32 run on a V100). */
+static void test_tf32_on(void)
+{
+	const struct vf_gpu_spec *h = gpu("h200");
+	REQUIRE(h != NULL);
+	const double n = 16384;
+	struct vf__step_work w;
+	memset(&w, 0, sizeof w);
+	w.micro = 1;
+	w.attn = VF__ATTN_FLASH;
+	w.nkinds = 1;
+	w.kind[0].count = 1;
+	w.kind[0].ngemm = 1;
+	w.kind[0].gemm[0] = (struct vf__gemm){.m = n, .k = n, .n = n, .count = 1};
+	w.kind[0].attn_flops = 1e15;
+	w.rate_tflops = 989.5 * 0.5;
+	w.tf32 = true;
+	struct vf__steptime_out o;
+	vf__steptime(&w, h, &o);
+	double want = 2 * n * (n * n + 619000) / (494.75e12 * 0.648) + 2 * 3e-6;
+	fprintf(stderr, "  h200 fp32 TF32 on: GEMM %.4f ms (by hand %.4f), attention %.4f s (%.4f)\n",
+		o.parts.gemm * 1e3, want * 1e3, o.parts.attention, 1e15 / (989.5e12 * 0.5 / 3 * 0.6));
+	CHECK(fabs(want - 27.5058e-3) < 1e-7);
+	CHECK(fabs(o.parts.gemm - want) < 1e-6 * want);
+	CHECK(fabs(o.parts.attention - 1e15 / (989.5e12 * 0.5 / 3 * 0.6)) < 1e-3);
+	/* through the estimate: gpt2 b8 s1024 fp32 */
+	const struct vf_arch *a = arch("gpt2");
+	const struct vf_gpu_spec *v = gpu("v100-16gb");
+	REQUIRE(a && v);
+	struct vf_setup s = train_setup(VF_MODE_FULL, VF_PREC_FP32, 8, 1024);
+	struct vf_estimate off, on, voff, von;
+	vf_estimate_run(a, &s, h, &off);
+	vf_estimate_run(a, &s, v, &voff);
+	s.tf32 = true;
+	s.tf32_from = VF_TF32_OPTION;
+	vf_estimate_run(a, &s, h, &on);
+	vf_estimate_run(a, &s, v, &von);
+	double r = off.parts.gemm / on.parts.gemm;
+	fprintf(stderr, "  h200 gpt2 b8 fp32: GEMMs IEEE / TF32 %.2f (rates x shares: %.2f)\n", r,
+		494.75 * 0.648 / (66.9 * 0.76312));
+	CHECK(r > 5 && r < 6.3);
+	CHECK(fabs(on.parts.attention - off.parts.attention) < 1e-12);
+	CHECK(fabs(on.parts.memory_bound - off.parts.memory_bound) < 1e-12);
+	CHECK(parts_add_up(&on));
+	CHECK(!(off.assumed & VF_ASSUME_NO_TF32) && !(on.assumed & VF_ASSUME_NO_TF32));
+	CHECK(fabs(von.parts.gemm - voff.parts.gemm) < 1e-12 && fabs(von.step_seconds - voff.step_seconds) < 1e-12);
+	CHECK((von.assumed & VF_ASSUME_NO_TF32) && !(voff.assumed & VF_ASSUME_NO_TF32));
+	CHECK(!(von.assumed & VF_ASSUME_BF16_EMULATED) && !(voff.assumed & VF_ASSUME_BF16_EMULATED));
+	/* a search context gives the same as without one, TF32 on after off */
+	struct vf_estimate_ctx *cx = vf_estimate_ctx_new();
+	REQUIRE(cx != NULL);
+	struct vf_estimate c1, c2;
+	s.tf32 = false;
+	vf_estimate_run_ctx(cx, a, &s, h, &c1);
+	s.tf32 = true;
+	vf_estimate_run_ctx(cx, a, &s, h, &c2);
+	CHECK(fabs(c1.parts.gemm - off.parts.gemm) < 1e-12 && fabs(c2.parts.gemm - on.parts.gemm) < 1e-12);
+	CHECK(fabs(c2.parts.attention - on.parts.attention) < 1e-12);
+	vf_estimate_ctx_free(cx);
+}
+
 /* transformers' Python GELU (gelu_new) against one native kernel, by
  * hand: the native GELU reads and writes each of the f-wide elements
  * once in bf16 (4 B forward, 8 backward); the Python chain moves 76 B
@@ -1595,6 +1664,7 @@ int main(void)
 	RUN(test_grad_clip_time);
 	RUN(test_volta_cuda_core_gemms);
 	RUN(test_fp32_sgemm_default);
+	RUN(test_tf32_on);
 	RUN(test_python_gelu_backward);
 	RUN(test_encoder_dropout);
 	RUN(test_checkpoint_host);

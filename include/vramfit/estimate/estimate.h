@@ -72,6 +72,8 @@ enum {
 	VF_ASSUME_BF16_EMULATED = 1u << 4,    /* bf16 on a GPU without bf16 tensor cores */
 	VF_ASSUME_CONSTANTS_BUILTIN = 1u << 5, /* step time from built-in constants:
 	                                        * vf_estimate_constants_fallback() says why */
+	VF_ASSUME_NO_TF32 = 1u << 6,          /* TF32 on, but the GPU has none (Volta, Turing):
+	                                        * fp32 matmuls stay IEEE on the CUDA cores */
 };
 
 /* Why the step-time constants (data/estimate/steptime.json: kernel

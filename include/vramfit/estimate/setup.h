@@ -88,6 +88,14 @@ enum {
 	VF_STACK_G_PAGED = 1u << 5,
 	VF_STACK_G_PEAK_SCOPE = 1u << 6,
 	VF_STACK_G_FLOAT8 = 1u << 7,
+	VF_STACK_G_TF32 = 1u << 8,
+};
+
+/* Where the setup's TF32 setting came from (vf_setup.tf32_from). */
+enum vf_tf32_from {
+	VF_TF32_PYTORCH, /* PyTorch's default: off (allow_tf32 False since 1.12) */
+	VF_TF32_OPTION,  /* --tf32 / --no-tf32 */
+	VF_TF32_STACK,   /* the stack profile's mechanism "tf32" (the stack turns it on) */
 };
 
 /* Which peak a memory report reads (the stack's own report, or
@@ -282,6 +290,9 @@ struct vf_setup {
 	                                    * (zeroed in place, torch 1.x's set_to_none=False)
 	                                    * through the next forward; default none (freed) */
 	bool float8;                       /* --float8: torchao float8 training of the layers' linears */
+	bool tf32;                         /* fp32 matmuls on the TF32 tensor cores (allow_tf32 True,
+	                                    * float32_matmul_precision high/medium); default off */
+	uint8_t tf32_from;                 /* enum vf_tf32_from: who set tf32 */
 	bool gelu_native;                  /* the stack's model code runs a tanh GELU as one native
 	                                    * kernel (litgpt) instead of transformers' Python gelu_new */
 	bool kbit_head;                    /* the lm_head quantized with the layers, its weight
@@ -297,6 +308,12 @@ struct vf_setup {
 	                                    * micro-batches run under no_sync, each unit's whole
 	                                    * (unsharded) gradient kept to the synced one (litgpt:
 	                                    * fabric.no_backward_sync) */
+	bool fsdp_lora_flat;               /* FSDP1 use_orig_params=True wrapping whole layers: a
+	                                    * layer's frozen weights and its adapters share one flat
+	                                    * parameter, so under no_sync the layer's whole flat
+	                                    * gradient is held (litgpt, the LTX-2 trainer); false:
+	                                    * only the adapters' own gradients (peft's wrap policy,
+	                                    * FSDP2's per-parameter gradients) */
 	uint8_t modules_to_save;           /* VF_MTS_* (LoRA): full trainable copies */
 	int32_t head_labels;               /* --head classify:N: a task head of N labels in place of
 	                                    * the vocabulary head (0: the language-model head) */
@@ -312,6 +329,8 @@ void vf_setup_defaults(struct vf_setup *s);
  * Return "?" for out-of-range values. */
 const char *vf_mode_name(enum vf_mode v);
 const char *vf_precision_name(enum vf_precision v);
+/* "pytorch-default", "option" or "stack" (JSON setup.tf32_source). */
+const char *vf_tf32_from_name(unsigned v);
 const char *vf_optimizer_name(enum vf_optimizer v);
 const char *vf_optimizer_impl_name(enum vf_optimizer_impl v);
 const char *vf_grad_clip_name(enum vf_grad_clip v);

@@ -275,6 +275,26 @@ static bool eager_family(const struct vf_setup *s, const struct vf_arch *arch)
 	return arch->eager_attention || strcmp(arch->family, "t5") == 0;
 }
 
+/* Where the LoRA rank and targets came from: --lora-targets, the stack's
+ * own default (its profile's lora_targets) or peft's mapping. */
+static void lora_assumptions(const struct vf_setup *s, bool dit, const char *family, struct assume *a)
+{
+	char t[128];
+	unsigned g = s->given;
+	if (!(g & VF_SETUP_G_LORA_RANK))
+		assume(a, "LoRA rank %d (--lora-rank)", s->lora_rank);
+	if (vf_lora_targets_stack_list(s) && !dit)
+		assume(a, "LoRA targets %s: stack %s's default, from %s (--lora-targets)",
+		       vf_setup_lora_targets_text(s, t, sizeof t), s->stack, s->lora_targets_source);
+	else if (!(g & VF_SETUP_G_LORA_TARGETS) && !dit && family && family[0])
+		assume(a, "LoRA targets: peft's default for model type %s, the roles %s under its "
+			  "module names (--lora-targets)",
+		       family, vf_setup_lora_targets_text(s, t, sizeof t));
+	else if (!(g & VF_SETUP_G_LORA_TARGETS))
+		assume(a, "LoRA targets %s (--lora-targets)", vf_setup_lora_targets_text(s, t, sizeof t));
+	assume(a, "LoRA adapters kept in fp32 (peft's default)");
+}
+
 /* fp32 matmuls: TF32 on or off, and who said so (--tf32, the stack's
  * profile, PyTorch's default). */
 static void tf32_assumption(const struct vf_setup *s, struct assume *a)
@@ -318,7 +338,6 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 			      bool eager, const char *family, struct assume *a)
 {
 	unsigned g = s->given;
-	char t[128];
 	ignored_flags(s, a);
 	if (!(g & VF_SETUP_G_MODE))
 		assume(a, "mode %s (--mode)", vf_mode_name(s->mode));
@@ -347,18 +366,8 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 		assume(a, "%" PRId64 " tokens per sample (--seq)", s->seq);
 	if (t5 && !(g & VF_SETUP_G_TARGET_SEQ))
 		assume(a, "decoder length %" PRId64 " (--target-seq)", s->target_seq ? s->target_seq : s->seq);
-	if (s->mode == VF_MODE_LORA) {
-		if (!(g & VF_SETUP_G_LORA_RANK))
-			assume(a, "LoRA rank %d (--lora-rank)", s->lora_rank);
-		if (!(g & VF_SETUP_G_LORA_TARGETS) && !dit && family && family[0])
-			assume(a, "LoRA targets: peft's default for model type %s, the roles %s under its "
-				  "module names (--lora-targets)",
-			       family, vf_lora_targets_format(s->lora_targets, t, sizeof t));
-		else if (!(g & VF_SETUP_G_LORA_TARGETS))
-			assume(a, "LoRA targets %s (--lora-targets)",
-			       vf_lora_targets_format(s->lora_targets, t, sizeof t));
-		assume(a, "LoRA adapters kept in fp32 (peft's default)");
-	}
+	if (s->mode == VF_MODE_LORA)
+		lora_assumptions(s, dit, family, a);
 	if (!(g & VF_SETUP_G_QUANT) && s->mode != VF_MODE_FULL && s->quant == VF_QUANT_NONE)
 		assume(a, "base weights not quantized (--quant)");
 	if (!dit && eager) /* the estimate runs these families' explicit scores whatever --attention says */
@@ -1376,7 +1385,7 @@ static void setup_words(const struct target *tg, const struct vf_setup *s, const
 				      s->lora_targets & VF_LORA_O ? "to_out.0" : "");
 	else if (s->mode == VF_MODE_LORA)
 		n += (size_t)snprintf(setup + n, size - n, " r%d alpha %g on %s", s->lora_rank,
-				      s->lora_alpha, vf_lora_targets_format(s->lora_targets, b3, sizeof b3));
+				      s->lora_alpha, vf_setup_lora_targets_text(s, b3, sizeof b3));
 	n += (size_t)snprintf(setup + n, size - n, ", %s%s", vf_precision_name(s->precision),
 			      s->precision == VF_PREC_FP32 && s->tf32 ? " (TF32)" : "");
 	if (s->quant != VF_QUANT_NONE)
@@ -2777,6 +2786,11 @@ static int model_kind_target(const struct vf_model *m, const char *model, const 
 		return vf_cli_fail("%s: a VAE (%s, %" PRId64 " parameters): estimate the pipeline folder that "
 				   "trains its denoiser",
 				   model, m->vision.family, m->params);
+	const struct vf_vision *tv = &dit_part(m)->vision;
+	if (dit_part(m)->has_vision && (strcmp(tv->kind, "vit") == 0 || strcmp(tv->kind, "clip") == 0 ||
+					 strcmp(tv->kind, "speech") == 0) &&
+	    vf_lora_targets_resolve_tower(tv->family, s, &err)) /* the tower's own modules */
+		return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg) : vf_cli_fail_err(&err);
 	if (dit_part(m)->has_vision || dit_part(m)->has_ltx) {
 		if (dit_part(m) != m)
 			assume(as, "the pipeline's transformer component (%s)", dit_part(m)->path);
@@ -2791,7 +2805,7 @@ static int model_kind_target(const struct vf_model *m, const char *model, const 
 				   model);
 	if (lm && (m->arch.known & VF_ARCH_F_LAYERS)) {
 		if (vf_lora_targets_resolve(&m->arch, s, &err)) /* the model's own modules */
-			return vf_cli_usage("estimate", "%s", err.msg);
+			return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg) : vf_cli_fail_err(&err);
 		arch_target(m, s, tg, as, t5);
 		return -1;
 	}

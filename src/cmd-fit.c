@@ -418,6 +418,22 @@ static void result_fields(cJSON *o, const struct fit_args *a, const struct vf_se
 	cJSON_AddItemToObject(o, "run", run_json(a, r, g));
 }
 
+/* Where LoRA targets not given came from: the stack's recipe (its
+ * profile's lora_targets) or peft's mapping for the model type. */
+static void lora_assumption(cJSON *as, const struct vf_setup *s, const char *family)
+{
+	char b[512], t[128];
+	if (s->mode != VF_MODE_LORA || (s->given & VF_SETUP_G_LORA_TARGETS))
+		return;
+	if (vf_lora_targets_stack_list(s))
+		snprintf(b, sizeof b, "LoRA targets %s: stack %s's default, from %s (--lora-targets)",
+			 vf_setup_lora_targets_text(s, t, sizeof t), s->stack, s->lora_targets_source);
+	else
+		snprintf(b, sizeof b, "LoRA targets %s: peft's default for model type %s (--lora-targets)",
+			 vf_setup_lora_targets_text(s, t, sizeof t), family);
+	cJSON_AddItemToArray(as, cJSON_CreateString(b));
+}
+
 /* multi: a row or result shown runs on several GPUs; the collectives'
  * lines (NCCL, DDP, ZeRO, overlap) only then. */
 static void add_assumptions(cJSON *root, const struct fit_args *a, const struct vf_arch *arch,
@@ -453,6 +469,7 @@ static void add_assumptions(cJSON *root, const struct fit_args *a, const struct 
 		cJSON_AddItemToArray(as, cJSON_CreateString(
 			"prices: the catalog's indicative on-demand $/GPU-hour unless --price"));
 	}
+	lora_assumption(as, &a->setup, arch->family);
 	/* --mode infer: a forward per step, none of training's collectives */
 	bool infer = a->setup.mode == VF_MODE_INFER;
 	if (infer) {
@@ -1531,7 +1548,7 @@ static int run(int argc, char **argv)
 	if (m->has_arch && (m->arch.known & VF_ARCH_F_LAYERS) &&
 	    vf_lora_targets_resolve(&m->arch, &a.setup, &err)) { /* the model's own modules */
 		vf_model_free(m);
-		return vf_cli_usage("fit", "%s", err.msg);
+		return err.code == VF_EUSAGE ? vf_cli_usage("fit", "%s", err.msg) : vf_cli_fail_err(&err);
 	}
 	if ((rc = by_kind(&a, m, groups, ng)) >= 0) {
 		vf_model_free(m);

@@ -92,11 +92,13 @@ const struct vf_option vf_setup_options[] = {
 	SET("lora-rank", "R", NULL, "LoRA rank (default 16)"),
 	SET("lora-alpha", "A", NULL, "LoRA alpha (default = rank)"),
 	SET("lora-targets", "LIST", targets,
-	    "q_proj,v_proj | all-linear | LIST (default: peft's for\n"
+	    "q_proj,v_proj | all-linear | LIST, in the model's own\n"
+	    "names (t5 q,v; gpt2 c_attn; ...) (default: the stack's\n"
+	    "recipe, q,v under litgpt and torchtune; else peft's for\n"
 	    "the model type, q_proj,v_proj for llama; none, so\n"
-	    "required, where peft has none: phi3, qwen3_moe, Mamba);\n"
-	    "lm_head adds an adapter on the output layer; Mamba\n"
-	    "mixers: in_proj,x_proj,dt_proj,out_proj"),
+	    "required, where peft has none: phi3, qwen3_moe, Mamba,\n"
+	    "ViT, Whisper); lm_head adds an adapter on the output\n"
+	    "layer; Mamba mixers: in_proj,x_proj,dt_proj,out_proj"),
 	SET("head", "lm|classify:N", NULL,
 	    "the output head: the vocabulary (default) or a task\n"
 	    "head of N labels (sequence/token classification)"),

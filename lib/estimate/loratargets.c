@@ -13,6 +13,7 @@
  * LoraConfig without target_modules stops with "Please specify
  * target_modules". */
 #include "vramfit/estimate/loratargets.h"
+#include "vramfit/estimate/stack.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -137,16 +138,133 @@ static const struct {
 	{"qwen3", VF_LORA_Q | VF_LORA_V},
 };
 
+#define QKV (VF_LORA_Q | VF_LORA_K | VF_LORA_V)
+#define NAMES_MAX 12
+
+/* A transformer family's linear modules as transformers' modeling code
+ * names them, with the roles the estimate counts: t5 (T5Attention q, k,
+ * v, o; T5DenseActDense wi, wo, or T5DenseGatedActDense wi_0, wi_1, wo);
+ * gpt2 (Conv1D c_attn = q, k and v fused, c_proj in the attention and the
+ * MLP, c_fc); bloom, gpt_neox, falcon (query_key_value, dense,
+ * dense_h_to_4h, dense_4h_to_h; gpt_neox's head is embed_out); phi
+ * (q_proj, k_proj, v_proj, dense, fc1, fc2); bert, roberta (query, key,
+ * value, and dense in the attention output, the intermediate and the
+ * output); the Llama-style families (q_proj ... down_proj). peft matches a
+ * target by the module's name, so a name the model lacks stops it. */
+static int family_modules(const struct vf_arch *a, struct lmod *m)
+{
+	const char *f = a->family;
+	int n = 0;
+	if (!strcmp(f, "t5") || !strcmp(f, "mt5")) {
+		m[n++] = (struct lmod){"q", VF_LORA_Q};
+		m[n++] = (struct lmod){"k", VF_LORA_K};
+		m[n++] = (struct lmod){"v", VF_LORA_V};
+		m[n++] = (struct lmod){"o", VF_LORA_O};
+		if (a->gated_mlp) {
+			m[n++] = (struct lmod){"wi_0", VF_LORA_GATE};
+			m[n++] = (struct lmod){"wi_1", VF_LORA_UP};
+		} else {
+			m[n++] = (struct lmod){"wi", VF_LORA_UP};
+		}
+		m[n++] = (struct lmod){"wo", VF_LORA_DOWN};
+	} else if (!strcmp(f, "gpt2")) {
+		m[n++] = (struct lmod){"c_attn", QKV};
+		m[n++] = (struct lmod){"c_proj", VF_LORA_O | VF_LORA_DOWN};
+		m[n++] = (struct lmod){"c_fc", VF_LORA_UP};
+	} else if (!strcmp(f, "bloom") || !strcmp(f, "gpt_neox") || !strcmp(f, "falcon")) {
+		m[n++] = (struct lmod){"query_key_value", QKV};
+		m[n++] = (struct lmod){"dense", VF_LORA_O};
+		m[n++] = (struct lmod){"dense_h_to_4h", VF_LORA_UP};
+		m[n++] = (struct lmod){"dense_4h_to_h", VF_LORA_DOWN};
+	} else if (!strcmp(f, "phi")) {
+		m[n++] = (struct lmod){"q_proj", VF_LORA_Q};
+		m[n++] = (struct lmod){"k_proj", VF_LORA_K};
+		m[n++] = (struct lmod){"v_proj", VF_LORA_V};
+		m[n++] = (struct lmod){"dense", VF_LORA_O};
+		m[n++] = (struct lmod){"fc1", VF_LORA_UP};
+		m[n++] = (struct lmod){"fc2", VF_LORA_DOWN};
+	} else if (!strcmp(f, "bert") || !strcmp(f, "roberta")) {
+		m[n++] = (struct lmod){"query", VF_LORA_Q};
+		m[n++] = (struct lmod){"key", VF_LORA_K};
+		m[n++] = (struct lmod){"value", VF_LORA_V};
+		m[n++] = (struct lmod){"dense", VF_LORA_O | VF_LORA_UP | VF_LORA_DOWN};
+	} else if (!strcmp(f, "llama") || !strcmp(f, "mistral") || !strcmp(f, "qwen2") || !strcmp(f, "qwen3") ||
+		   !strcmp(f, "gemma") || !strcmp(f, "gemma2") || !strcmp(f, "gemma3") ||
+		   !strcmp(f, "gemma3_text") || !strcmp(f, "stablelm")) {
+		static const char *const nm[] = {"q_proj", "k_proj", "v_proj", "o_proj",
+						 "gate_proj", "up_proj", "down_proj"};
+		for (int i = 0; i < 7; i++)
+			m[n++] = (struct lmod){nm[i], 1u << i}; /* VF_LORA_Q ... VF_LORA_DOWN */
+	} else {
+		return 0; /* a family without a table: the list is left as parsed */
+	}
+	m[n++] = (struct lmod){strcmp(f, "gpt_neox") == 0 ? "embed_out" : "lm_head", VF_LORA_HEAD};
+	return n;
+}
+
+/* The roles bits under the model's own names ("q,v" for t5's Q and V). */
+static void shown_names(const struct lmod *m, int nm, unsigned bits, char *out, size_t size)
+{
+	size_t len = 0;
+	unsigned left = bits;
+	out[0] = 0;
+	if ((bits & VF_LORA_ALL) == VF_LORA_ALL) {
+		snprintf(out, size, "all-linear%s", bits & VF_LORA_HEAD ? "," : "");
+		len = strlen(out);
+		left &= ~(unsigned)VF_LORA_ALL;
+	}
+	for (int i = 0; i < nm && len < size; i++)
+		if (m[i].bit & left) {
+			int w = snprintf(out + len, size - len, "%s%s", len && out[len - 1] != ',' ? "," : "",
+					 m[i].name);
+			if (w < 0)
+				break;
+			len += (size_t)w;
+			left &= ~m[i].bit;
+		}
+}
+
+/* A transformer with a table of its modules: a --lora-targets name it
+ * lacks is an error naming it and listing the modules; the targets are
+ * shown under its own names. */
+static vf_status family_names(const struct vf_arch *a, struct vf_setup *s, struct vf_error *err)
+{
+	struct lmod m[NAMES_MAX];
+	int nm = family_modules(a, m);
+	if (!nm)
+		return VF_OK;
+	if ((s->given & VF_SETUP_G_LORA_TARGETS) && s->lora_target_names[0]) {
+		char have[200], missing[96] = "";
+		module_list(m, nm, have, sizeof have);
+		unsigned bits = match_names(s->lora_target_names, m, nm, missing, sizeof missing);
+		if (missing[0])
+			return vf_error_set(err, VF_EUSAGE,
+					    "--lora-targets: %s has no %s (its linear modules: %s; peft would "
+					    "stop: target modules not found)",
+					    a->family, missing, have);
+		if (!bits)
+			return vf_error_set(err, VF_EUSAGE, "--lora-targets: expected a module list");
+		unsigned every = 0; /* the layers' modules: all of them is all-linear */
+		for (int i = 0; i < nm; i++)
+			every |= m[i].bit & ~(unsigned)VF_LORA_HEAD;
+		s->lora_targets = (bits & every) == every ? bits | VF_LORA_ALL : bits;
+	}
+	shown_names(m, nm, s->lora_targets, s->lora_targets_shown, sizeof s->lora_targets_shown);
+	return VF_OK;
+}
+
 /* A model without Mamba layers: no --lora-targets is peft's default for
  * its model type, or an error where peft has none; a mixer's module
  * named is one it lacks. */
 static vf_status plain_model(const struct vf_arch *a, struct vf_setup *s, struct vf_error *err)
 {
+	if (!(s->given & VF_SETUP_G_LORA_TARGETS) && vf_lora_targets_stack_list(s))
+		return family_names(a, s, err); /* the stack's own list, set by its profile */
 	if (!(s->given & VF_SETUP_G_LORA_TARGETS)) {
 		for (size_t i = 0; i < sizeof peft_defaults / sizeof peft_defaults[0]; i++)
 			if (strcmp(a->family, peft_defaults[i].type) == 0) {
 				s->lora_targets = peft_defaults[i].bits;
-				return VF_OK;
+				return family_names(a, s, err);
 			}
 		return vf_error_set(err, VF_EUSAGE,
 				    "--lora-targets: peft has no default LoRA targets for model type %s "
@@ -156,7 +274,7 @@ static vf_status plain_model(const struct vf_arch *a, struct vf_setup *s, struct
 	}
 	unsigned mixer = s->lora_targets & (VF_LORA_SSM_IN | VF_LORA_SSM_X | VF_LORA_SSM_DT);
 	if (!mixer)
-		return VF_OK;
+		return family_names(a, s, err);
 	return vf_error_set(err, VF_EUSAGE,
 			    "--lora-targets: %s has no %s (a Mamba mixer's module; peft would stop: target "
 			    "modules not found)",
@@ -164,10 +282,30 @@ static vf_status plain_model(const struct vf_arch *a, struct vf_setup *s, struct
 			    mixer & VF_LORA_SSM_IN ? "in_proj" : mixer & VF_LORA_SSM_X ? "x_proj" : "dt_proj");
 }
 
+bool vf_lora_targets_stack_list(const struct vf_setup *s)
+{
+	const char *t = s->lora_targets_stack;
+	return !(s->given & VF_SETUP_G_LORA_TARGETS) && t[0] && strcmp(t, "peft") != 0 && strcmp(t, "none") != 0;
+}
+
+/* A stack profile whose trainer has no LoRA recipe (lora_targets "none"). */
+static vf_status no_recipe(const struct vf_setup *s, struct vf_error *err)
+{
+	return vf_error_set(err, VF_EUSAGE,
+			    "--lora-targets: stack %s has no LoRA recipe (%s); give the targets, e.g. "
+			    "--lora-targets q_proj,v_proj, or choose another --stack",
+			    s->stack, s->lora_targets_source);
+}
+
 vf_status vf_lora_targets_resolve(const struct vf_arch *a, struct vf_setup *s, struct vf_error *err)
 {
 	if (s->mode != VF_MODE_LORA)
 		return VF_OK;
+	vf_status st = vf_stack_apply_lora_targets(s, err); /* the stack's own, unless given */
+	if (st != VF_OK)
+		return st;
+	if (!(s->given & VF_SETUP_G_LORA_TARGETS) && strcmp(s->lora_targets_stack, "none") == 0)
+		return no_recipe(s, err);
 	if (a->ssm_layers <= 0)
 		return plain_model(a, s, err);
 	struct lmod m[16];
@@ -175,14 +313,22 @@ vf_status vf_lora_targets_resolve(const struct vf_arch *a, struct vf_setup *s, s
 	char have[160];
 	module_list(m, nm, have, sizeof have);
 	const char *type = a->family[0] ? a->family : "this state-space model";
-	if (!(s->given & VF_SETUP_G_LORA_TARGETS) || !s->lora_target_names[0])
+	const char *names = s->lora_target_names;
+	if (vf_lora_targets_stack_list(s))
+		names = s->lora_targets_stack; /* the stack's own list, matched as if given */
+	else if (!(s->given & VF_SETUP_G_LORA_TARGETS) || !s->lora_target_names[0])
 		return vf_error_set(err, VF_EUSAGE,
 				    "--lora-targets: peft has no default LoRA targets for model type %s "
 				    "(LoraConfig asks for target_modules): give them, e.g. --lora-targets "
 				    "all-linear (its linear modules: %s)",
 				    type, have);
 	char missing[96] = "";
-	unsigned bits = match_names(s->lora_target_names, m, nm, missing, sizeof missing);
+	unsigned bits = match_names(names, m, nm, missing, sizeof missing);
+	if (missing[0] && names != s->lora_target_names)
+		return vf_error_set(err, VF_EUSAGE,
+				    "--lora-targets: stack %s's default targets %s are not modules of %s (its "
+				    "linear modules: %s): give them",
+				    s->stack, names, type, have);
 	if (missing[0])
 		return vf_error_set(err, VF_EUSAGE,
 				    "--lora-targets: %s has no %s (its linear modules: %s; peft would stop: "
@@ -192,4 +338,51 @@ vf_status vf_lora_targets_resolve(const struct vf_arch *a, struct vf_setup *s, s
 		return vf_error_set(err, VF_EUSAGE, "--lora-targets: expected a module list");
 	s->lora_targets = bits;
 	return VF_OK;
+}
+
+/* The linear modules of the vision and speech towers, as transformers'
+ * modeling code names them (ViTSelfAttention and Dinov2SelfAttention:
+ * query, key, value, then attention.output.dense, intermediate.dense,
+ * output.dense; CLIP/SigLIP attention and MLP, Whisper and SpeechT5:
+ * q_proj, k_proj, v_proj, out_proj, fc1, fc2; Wav2Vec2/HuBERT/WavLM
+ * feed_forward.intermediate_dense and output_dense). None of these model
+ * types is in peft's TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING. */
+static const struct {
+	const char *family;
+	const char *modules;
+	const char *example;
+} tower_modules[] = {
+	{"vit", "query, key, value, dense", "query,value"},
+	{"dinov2", "query, key, value, dense, fc1, fc2", "query,value"},
+	{"clip", "q_proj, k_proj, v_proj, out_proj, fc1, fc2", "q_proj,v_proj"},
+	{"siglip", "q_proj, k_proj, v_proj, out_proj, fc1, fc2", "q_proj,v_proj"},
+	{"whisper", "q_proj, k_proj, v_proj, out_proj, fc1, fc2", "q_proj,v_proj"},
+	{"speecht5-tts", "q_proj, k_proj, v_proj, out_proj, intermediate_dense, output_dense", "q_proj,v_proj"},
+	{"wav2vec2", "q_proj, k_proj, v_proj, out_proj, intermediate_dense, output_dense", "q_proj,v_proj"},
+	{"hubert", "q_proj, k_proj, v_proj, out_proj, intermediate_dense, output_dense", "q_proj,v_proj"},
+	{"wavlm", "q_proj, k_proj, v_proj, out_proj, intermediate_dense, output_dense", "q_proj,v_proj"},
+};
+
+vf_status vf_lora_targets_resolve_tower(const char *family, struct vf_setup *s, struct vf_error *err)
+{
+	if (s->mode != VF_MODE_LORA)
+		return VF_OK;
+	vf_status st = vf_stack_apply_lora_targets(s, err); /* the stack's own, unless given */
+	if (st != VF_OK)
+		return st;
+	if (s->given & VF_SETUP_G_LORA_TARGETS || vf_lora_targets_stack_list(s))
+		return VF_OK;
+	if (strcmp(s->lora_targets_stack, "none") == 0)
+		return no_recipe(s, err);
+	const char *modules = NULL, *example = "q_proj,v_proj";
+	for (size_t i = 0; i < sizeof tower_modules / sizeof tower_modules[0]; i++)
+		if (strcmp(family, tower_modules[i].family) == 0) {
+			modules = tower_modules[i].modules;
+			example = tower_modules[i].example;
+		}
+	return vf_error_set(err, VF_EUSAGE,
+			    "--lora-targets: peft has no default LoRA targets for model type %s (LoraConfig asks "
+			    "for target_modules): give them, e.g. --lora-targets %s%s%s%s",
+			    family[0] ? family : "(none in the config)", example, modules ? " (its linear modules: " : "",
+			    modules ? modules : "", modules ? ")" : "");
 }

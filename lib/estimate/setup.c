@@ -212,7 +212,11 @@ static const struct {
 	{"dense_h_to_4h", VF_LORA_UP}, {"dense_4h_to_h", VF_LORA_DOWN},
 	{"wi", VF_LORA_UP},          {"wo", VF_LORA_DOWN},      {"all-linear", VF_LORA_ALL},
 	{"all_linear", VF_LORA_ALL}, {"all", VF_LORA_ALL},         {"lm_head", VF_LORA_HEAD},
-	{"output", VF_LORA_HEAD},
+	{"output", VF_LORA_HEAD},    {"embed_out", VF_LORA_HEAD},
+	/* t5's gated MLP, gpt2's c_proj (the attention's and the MLP's; the
+	 * model's table in loratargets.c says which it has) */
+	{"wi_0", VF_LORA_GATE},      {"wi_1", VF_LORA_UP},
+	{"c_proj", VF_LORA_O | VF_LORA_DOWN},
 	/* a Mamba mixer's (out_proj is O here; vf_lora_targets_resolve
 	 * makes it the mixer's on a state-space model) */
 	{"in_proj", VF_LORA_SSM_IN}, {"x_proj", VF_LORA_SSM_X}, {"dt_proj", VF_LORA_SSM_DT},
@@ -259,6 +263,15 @@ vf_status vf_lora_targets_parse(const char *s, unsigned *out, struct vf_error *e
 		return vf_error_set(err, VF_EUSAGE, "--lora-targets: expected a module list");
 	*out = bits;
 	return VF_OK;
+}
+
+const char *vf_setup_lora_targets_text(const struct vf_setup *s, char *out, size_t n)
+{
+	if (s->lora_targets_shown[0] && out && n) {
+		snprintf(out, n, "%s", s->lora_targets_shown);
+		return out;
+	}
+	return vf_lora_targets_format(s->lora_targets, out, n);
 }
 
 const char *vf_lora_targets_format(unsigned t, char *out, size_t n)
@@ -833,7 +846,7 @@ cJSON *vf_setup_to_json(const struct vf_setup *s)
 		cJSON_AddNumberToObject(o, "lora_rank", s->lora_rank);
 		cJSON_AddNumberToObject(o, "lora_alpha", s->lora_alpha);
 		cJSON_AddStringToObject(o, "lora_targets",
-					vf_lora_targets_format(s->lora_targets, targets, sizeof(targets)));
+					vf_setup_lora_targets_text(s, targets, sizeof(targets)));
 	} else {
 		cJSON_AddNullToObject(o, "lora_rank");
 		cJSON_AddNullToObject(o, "lora_alpha");

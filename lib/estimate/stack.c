@@ -121,7 +121,8 @@ static const char *const known[] = {"lora_precision", "full_precision", "adapter
 				    "peak_report", "grad_ckpt_default", "optimizer_impl", "float8",
 				    "grad_ckpt_fsdp", "quantize_on_load", "gelu_native",
 				    "kbit_head", "graph_held", "loss_in_compute_dtype",
-				    "lora_dropout", "fsdp_no_sync", "tf32", "fsdp_lora_flat"};
+				    "lora_dropout", "fsdp_no_sync", "tf32", "fsdp_lora_flat",
+				    "lora_targets"};
 
 static vf_status check_keys(const cJSON *p, const char *what, struct vf_error *err)
 {
@@ -175,6 +176,34 @@ static vf_status apply_bools(struct vf_setup *s, const cJSON *p, const char *wha
 	return VF_OK;
 }
 
+/* mechanisms.lora_targets: the recipe's own targets when --lora-targets
+ * is not given: "peft" (peft's mapping for the model type, resolved with
+ * the model), "none" (the stack has no LoRA recipe) or a module list. */
+static vf_status apply_lora_targets(struct vf_setup *s, const cJSON *p, const char *what,
+				    struct vf_error *err)
+{
+	const cJSON *v = mech(p, "lora_targets");
+	if (!v)
+		return VF_OK;
+	const char *t = cJSON_GetStringValue(v);
+	unsigned bits = 0;
+	struct vf_error e2 = {0};
+	if (!t || !*t || strlen(t) >= sizeof s->lora_targets_stack ||
+	    (strcmp(t, "peft") != 0 && strcmp(t, "none") != 0 && vf_lora_targets_parse(t, &bits, &e2) != VF_OK))
+		return vf_error_set(err, VF_ERR, "%s: mechanisms.lora_targets.value: expected peft, none or a "
+						 "module list (q_proj,v_proj)", what);
+	if (s->given & VF_SETUP_G_LORA_TARGETS)
+		return VF_OK;
+	snprintf(s->lora_targets_stack, sizeof s->lora_targets_stack, "%s", t);
+	const char *src = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p, "mechanisms"), "lora_targets"),
+		"source"));
+	snprintf(s->lora_targets_source, sizeof s->lora_targets_source, "%s", src ? src : "");
+	if (bits)
+		s->lora_targets = bits;
+	return VF_OK;
+}
+
 vf_status vf_stack_apply_json(struct vf_setup *s, const cJSON *p, const char *what,
 			      struct vf_error *err)
 {
@@ -197,7 +226,7 @@ vf_status vf_stack_apply_json(struct vf_setup *s, const cJSON *p, const char *wh
 	if (v && !(s->stack_given & VF_STACK_G_LOSS) &&
 	    !parse_loss(cJSON_GetStringValue(v), &s->loss, &s->loss_chunks))
 		return vf_error_set(err, VF_ERR, "%s: mechanisms.loss.value: expected full, chunked:N or fused-linear", what);
-	if ((st = apply_bools(s, p, what, err)) != VF_OK)
+	if ((st = apply_bools(s, p, what, err)) != VF_OK || (st = apply_lora_targets(s, p, what, err)) != VF_OK)
 		return st;
 	v = mech(p, "peak_scope");
 	if (v && !(s->stack_given & VF_STACK_G_PEAK_SCOPE) &&
@@ -245,6 +274,30 @@ vf_status vf_stack_apply_json(struct vf_setup *s, const cJSON *p, const char *wh
 		return vf_error_set(err, VF_EUSAGE,
 				    "--optimizer-in-backward: steps each parameter in its backward, so --grad-accum must be 1");
 	return VF_OK;
+}
+
+/* The profile of s->stack, loaded from the embedded data. */
+static vf_status load_profile(const struct vf_setup *s, struct vf_json_doc **doc, char *src, size_t size,
+			      struct vf_error *err)
+{
+	char name[64];
+	snprintf(name, sizeof name, "stacks/%s.json", s->stack);
+	vf_status st = vf_data_load_doc(name, doc, src, size, err);
+	if (st == VF_ENOTFOUND)
+		return vf_error_set(err, VF_EUSAGE, "--stack %s: no such stack (hf, torchtune, litgpt, torchtitan, ltx)",
+				    s->stack);
+	return st;
+}
+
+vf_status vf_stack_apply_lora_targets(struct vf_setup *s, struct vf_error *err)
+{
+	char src[256];
+	struct vf_json_doc *doc = NULL;
+	vf_status st = load_profile(s, &doc, src, sizeof src, err);
+	if (st == VF_OK)
+		st = apply_lora_targets(s, vf_json_doc_root(doc), src, err);
+	vf_json_doc_free(doc);
+	return st;
 }
 
 vf_status vf_stack_apply(struct vf_setup *s, struct vf_error *err)

@@ -105,4 +105,159 @@ for m in phi3-mini:phi3 qwen3-30b-a3b:qwen3_moe gemma3-4b:gemma3; do
 	expect_rc 0
 done
 
+# --- the stack's own targets (its profile's lora_targets), not peft's, where
+# the stack does not use peft: litgpt's finetune/lora.py lora_query and
+# lora_value, torchtune's shipped configs' q_proj,v_proj; torchtitan has no
+# LoRA recipe; hf and no --stack keep peft's mapping
+test_case "--stack litgpt / torchtune: the recipe's q,v on a model peft has no default for"
+# it refused gemma3 under every stack: peft has no default for gemma3
+for st in litgpt torchtune; do
+	for verb in estimate fit; do
+		run $verb gemma3-4b --mode lora --stack $st --gpu rtx-4090 --json
+		expect_rc 0
+	done
+	run estimate gemma3-4b --mode lora --stack $st --gpu rtx-4090 --json
+	expect_json 'j["setup"]["lora_targets"] == "q_proj,v_proj"'
+	run estimate phi3-mini --mode lora --stack $st --gpu h100-80gb
+	expect_rc 0
+	expect_out "LoRA targets q_proj,v_proj: stack $st's default, from $st "
+	expect_no_out "peft's default for model type"
+done
+# litgpt on phi-2: q,v (peft's phi default adds fc1,fc2)
+run estimate phi-2 --mode lora --stack litgpt --gpu h100-80gb --json
+expect_json 'j["model"]["trainable_params"] == 32 * 16 * ((2560 + 2560) + (2560 + 2560))'
+run estimate phi-2 --mode lora --stack litgpt --gpu h100-80gb
+expect_out "lora_query=True, lora_value=True"
+
+test_case "--lora-targets wins over the stack's default"
+run estimate llama3-8b --mode lora --stack litgpt --gpu h100-80gb --lora-targets all-linear --json
+expect_json 'j["setup"]["lora_targets"] == "all-linear"'
+run estimate llama3-8b --mode lora --stack litgpt --gpu h100-80gb --lora-targets all-linear
+expect_no_out "stack litgpt's default"
+
+test_case "--stack hf and no --stack: peft's mapping"
+for st in "" "--stack hf"; do
+	run estimate gemma3-4b --mode lora $st --gpu rtx-4090
+	expect_rc 2
+	expect_err "peft has no default LoRA targets for model type gemma3"
+	run estimate llama3-8b --mode lora $st --gpu rtx-4090
+	expect_out "LoRA targets: peft's default for model type llama"
+done
+
+test_case "--stack torchtitan: no LoRA recipe, named in one line unless targets are given"
+for verb in estimate fit; do
+	run $verb llama3-8b --mode lora --stack torchtitan --gpu h100-80gb
+	expect_rc 2
+	expect_err "vramfit $verb: --lora-targets: stack torchtitan has no LoRA recipe (torchtitan at commit 000204a4"
+	expect_err_lines 2
+done
+run estimate llama3-8b --mode lora --stack torchtitan --gpu h100-80gb --lora-targets q_proj,v_proj
+expect_rc 0
+
+test_case "a stack's list on a state-space model: its names are not the model's"
+run estimate "$TMP/mamba.json" --mode lora --stack litgpt --gpu rtx-4090
+expect_rc 2
+expect_err "stack litgpt's default targets q_proj,v_proj are not modules of mamba (its linear modules: in_proj"
+run estimate "$TMP/jamba.json" --mode lora --stack torchtune --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["model"]["trainable_params"] == 4 * 16 * ((4096 + 4096) + (4096 + 1024))'
+
+test_case "a profile's lora_targets is checked (the file and field named)"
+mkdir -p "$TMP/prof/stacks"
+sed 's/"value": "q_proj,v_proj"/"value": "q_proj,bogus"/' "$VF_SOURCE_DIR/data/stacks/litgpt.json" >"$TMP/prof/stacks/litgpt.json"
+VRAMFIT_DATA_DIR="$TMP/prof" run estimate llama3-8b --mode lora --stack litgpt --gpu h100-80gb
+expect_rc 1
+expect_err "stacks/litgpt.json: mechanisms.lora_targets.value: expected peft, none or a module list"
+
+# --- vision and speech towers: peft has no default for vit, dinov2, clip,
+# siglip, whisper or wav2vec2 (none is in its mapping); they assumed q_proj,v_proj
+test_case "a vision or speech tower without --lora-targets: refused, naming its modules"
+C="$VF_SOURCE_DIR/tests/fuzz/corpus/vision-config" F="$VF_SOURCE_DIR/tests/fixtures/vision"
+for m in "$C/gen-vit-cls.json:vit:query, key, value, dense" "$C/gen-dinov2.json:dinov2:query, key, value" \
+	"$F/siglip-so400m.json:siglip:q_proj, k_proj, v_proj, out_proj, fc1, fc2" \
+	"$F/clip-b32.json:clip:q_proj, k_proj, v_proj, out_proj" \
+	"$C/gen-whisper.json:whisper:q_proj, k_proj, v_proj, out_proj, fc1, fc2" \
+	"$C/gen-wav2vec2-ctc.json:wav2vec2:q_proj, k_proj, v_proj, out_proj, intermediate_dense, output_dense"; do
+	IFS=: read -r path type mods <<<"$m"
+	run estimate "$path" --mode lora --gpu rtx-4090
+	expect_rc 2
+	expect_err "vramfit estimate: --lora-targets: peft has no default LoRA targets for model type $type (LoraConfig asks for target_modules)"
+	expect_err "(its linear modules: $mods"
+	expect_err_lines 2
+	run estimate "$path" --mode lora --gpu rtx-4090 --stack hf
+	expect_rc 2
+	run estimate "$path" --mode lora --gpu rtx-4090 --lora-targets q_proj,v_proj
+	expect_rc 0
+	run estimate "$path" --mode lora --gpu rtx-4090 --stack litgpt
+	expect_rc 0
+	expect_out "LoRA targets q_proj,v_proj: stack litgpt's default"
+	run estimate "$path" --mode full --gpu rtx-4090
+	expect_rc 0
+done
+
+# --- a transformer family's own module names (transformers' modeling code):
+# t5 q,k,v,o,wi(_0/_1),wo; gpt2 c_attn,c_proj,c_fc; bloom/gpt_neox/falcon
+# query_key_value,dense,dense_h_to_4h,dense_4h_to_h; phi ...,dense,fc1,fc2
+test_case "a name the family lacks: an error naming it and listing the model's modules"
+# q_proj was taken as t5's q and gpt2's c_attn
+run estimate t5-base --mode lora --gpu h100-80gb --lora-targets q_proj
+expect_rc 2
+expect_err "vramfit estimate: --lora-targets: t5 has no q_proj (its linear modules: q, k, v, o, wi, wo, lm_head"
+expect_err_lines 2
+run estimate gpt2 --mode lora --gpu h100-80gb --lora-targets q_proj,v_proj
+expect_rc 2
+expect_err "gpt2 has no q_proj, v_proj (its linear modules: c_attn, c_proj, c_fc, lm_head"
+run estimate falcon-7b --mode lora --gpu h100-80gb --lora-targets q_proj
+expect_rc 2
+expect_err "falcon has no q_proj (its linear modules: query_key_value, dense, dense_h_to_4h, dense_4h_to_h"
+run estimate gpt-neox-20b --mode lora --gpu h100-80gb --lora-targets lm_head
+expect_rc 2
+expect_err "gpt_neox has no lm_head (its linear modules: query_key_value, dense, dense_h_to_4h, dense_4h_to_h, embed_out"
+run estimate llama3-8b --mode lora --gpu h100-80gb --lora-targets q,v
+expect_rc 2
+expect_err "llama has no q, v (its linear modules: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, lm_head"
+run estimate phi-2 --mode lora --gpu h100-80gb --lora-targets q_proj,o_proj
+expect_rc 2
+expect_err "phi has no o_proj (its linear modules: q_proj, k_proj, v_proj, dense, fc1, fc2, lm_head"
+fit_rc() { run fit "$@"; expect_rc 2; }
+fit_rc t5-base --mode lora --gpu h100-80gb --lora-targets q_proj
+expect_err "vramfit fit: --lora-targets: t5 has no q_proj"
+
+test_case "the targets shown under the model's own names, counted by role"
+# Setup and JSON said q_proj,v_proj for t5's q,v and gpt2's c_attn
+run estimate t5-base --mode lora --gpu h100-80gb --json
+expect_json 'j["setup"]["lora_targets"] == "q,v"'
+run estimate t5-base --mode lora --gpu h100-80gb
+expect_out "lora r16 alpha 16 on q,v,"
+run estimate t5-base --mode lora --gpu h100-80gb --lora-targets q,v --json
+expect_json 'j["setup"]["lora_targets"] == "q,v"'
+t5qv=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["model"]["trainable_params"])')
+run estimate t5-base --mode lora --gpu h100-80gb --lora-targets q_proj,v_proj --stack torchtune --json
+expect_rc 2
+run estimate t5-base --mode lora --gpu h100-80gb --stack torchtune --json
+expect_json "j['setup']['lora_targets'] == 'q,v' and j['model']['trainable_params'] == $t5qv"
+run estimate gpt2 --mode lora --gpu h100-80gb --json
+expect_json 'j["setup"]["lora_targets"] == "c_attn"'
+run estimate gpt2 --mode lora --gpu h100-80gb --lora-targets c_attn,c_proj,c_fc --json
+expect_json 'j["setup"]["lora_targets"] == "all-linear"'
+run estimate gpt2 --mode lora --gpu h100-80gb --lora-targets c_fc --json
+# gpt2: 12 layers, c_fc 768 -> 3072
+expect_json 'j["setup"]["lora_targets"] == "c_fc" and j["model"]["trainable_params"] == 12 * 16 * (768 + 3072)'
+run estimate phi-2 --mode lora --gpu h100-80gb --json
+expect_json 'j["setup"]["lora_targets"] == "q_proj,v_proj,fc1,fc2"'
+run estimate bloom-560m --mode lora --gpu h100-80gb --lora-targets query_key_value,dense_4h_to_h --json
+expect_rc 0
+expect_json 'j["setup"]["lora_targets"] == "query_key_value,dense_4h_to_h"'
+run estimate t5-base --mode lora --gpu h100-80gb --lora-targets all-linear --json
+expect_json 'j["setup"]["lora_targets"] == "all-linear"'
+run estimate llama3-8b --mode lora --gpu h100-80gb --lora-targets all-linear,lm_head --json
+expect_json 'j["setup"]["lora_targets"] == "all-linear,lm_head"'
+
+test_case "fit names where the targets came from"
+# fit's assumptions said nothing of the targets
+run fit gemma3-4b --mode lora --stack litgpt --gpu rtx-4090
+expect_out "LoRA targets q_proj,v_proj: stack litgpt's default, from litgpt litgpt/finetune/lora.py"
+run fit t5-base --mode lora --gpu rtx-4090 --json
+expect_json 'any(a.startswith("LoRA targets q,v: peft") and "model type t5 (--lora-targets)" in a for a in j["assumptions"])'
+
 finish

@@ -2,7 +2,8 @@
  * model's own modules (lib/estimate/loratargets.c): the input is a command
  * line of setup flags (words split on white space, as fuzz-split's) ->
  * vf_setup_set by name / vf_setup_finish -> vf_lora_targets_resolve on a
- * Mamba-1, a Mamba-2, a Jamba-like hybrid (configs generated here) and a
+ * Mamba-1, a Mamba-2, a Jamba-like hybrid, a gated t5 and a gpt2 (configs
+ * generated here: the families with a table of their module names) and a
  * generic transformer -> the estimate where the targets are accepted. A
  * refusal carries a message; the trainable count is never negative and,
  * on an accepted list, only modules the model has. Corpus:
@@ -31,9 +32,12 @@ static const char *const configs[] = {
 	"\"num_key_value_heads\":2,\"intermediate_size\":512,\"vocab_size\":1000,\"num_experts\":4,"
 	"\"num_experts_per_tok\":2,\"attn_layer_period\":4,\"attn_layer_offset\":2,\"expert_layer_period\":2,"
 	"\"expert_layer_offset\":1,\"mamba_d_state\":16,\"mamba_d_conv\":4,\"mamba_expand\":2,\"mamba_dt_rank\":16}",
+	"{\"model_type\":\"t5\",\"d_model\":256,\"d_kv\":32,\"d_ff\":512,\"num_layers\":2,\"num_heads\":8,"
+	"\"vocab_size\":1000,\"feed_forward_proj\":\"gated-gelu\"}",
+	"{\"model_type\":\"gpt2\",\"n_embd\":256,\"n_layer\":2,\"n_head\":4,\"vocab_size\":1000,\"n_positions\":512}",
 };
 
-static struct vf_arch archs[4];
+static struct vf_arch archs[6];
 static int narchs;
 
 static void load_archs(void)
@@ -68,6 +72,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (archs[i].ssm_layers > 0 && r.mode == VF_MODE_LORA &&
 		    archs[i].ssm_heads > 0 && (r.lora_targets & (VF_LORA_SSM_X | VF_LORA_SSM_DT)))
 			__builtin_trap(); /* Mamba-2 has no x_proj or dt_proj */
+		if (r.mode == VF_MODE_LORA && strlen(r.lora_targets_shown) >= sizeof r.lora_targets_shown)
+			__builtin_trap();
 		struct vf_estimate e;
 		vf_estimate_run(&archs[i], &r, NULL, &e);
 		if (e.trainable_params < 0 || e.peak_bytes < 0)

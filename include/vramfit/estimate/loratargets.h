@@ -25,4 +25,17 @@
  * with VF_EUSAGE naming the model type and the modules it has. */
 vf_status vf_lora_targets_resolve(const struct vf_arch *a, struct vf_setup *s, struct vf_error *err);
 
+/* Whether the targets are the stack profile's own list (mechanisms.
+ * lora_targets of data/stacks/<stack>.json: litgpt's q,v; torchtune's
+ * shipped configs'), not --lora-targets and not peft's mapping. A
+ * profile's "none" (no LoRA recipe) fails in the resolve without a
+ * --lora-targets; "peft" keeps peft's mapping. */
+bool vf_lora_targets_stack_list(const struct vf_setup *s);
+
+/* The same rule for a vision or speech tower (ViT, DINOv2, CLIP, SigLIP,
+ * Whisper, Wav2Vec2, ...; family as vf_vision names it): no
+ * --lora-targets is the stack's own list, or fails with VF_EUSAGE naming
+ * the modules the family has (peft has no default for these types). */
+vf_status vf_lora_targets_resolve_tower(const char *family, struct vf_setup *s, struct vf_error *err);
+
 #endif

@@ -222,6 +222,13 @@ struct vf_setup {
 	char lora_target_names[96];        /* --lora-targets as given ("" when not):
 					      matched against the model's own modules
 					      (vf_lora_targets_resolve, loratargets.h) */
+	char lora_targets_stack[48];       /* the stack profile's lora_targets when
+					      --lora-targets is not given: "peft"
+					      (peft's mapping), "none" (no LoRA
+					      recipe) or a list ("" = no profile key) */
+	char lora_targets_source[200];     /* where the profile read it (its source) */
+	char lora_targets_shown[96];       /* the targets under the model's own names
+					      ("q,v" on t5; "" = the role names) */
 	enum vf_quant quant;               /* default none */
 	int gpus;                          /* default 1 */
 	enum vf_shard shard;               /* default none (ddp when gpus > 1) */
@@ -353,6 +360,9 @@ bool vf_text_encoder_parse(const char *s, enum vf_text_encoder *out);
 vf_status vf_lora_targets_parse(const char *s, unsigned *out, struct vf_error *err);
 /* Write the roles as module names ("q_proj,v_proj", "all-linear"). */
 const char *vf_lora_targets_format(unsigned targets, char *out, size_t n);
+/* The setup's targets as shown: under the model's own names where the
+ * resolve found them (lora_targets_shown), else as vf_lora_targets_format. */
+const char *vf_setup_lora_targets_text(const struct vf_setup *s, char *out, size_t n);
 
 /* Set one field by flag name without the dashes ("batch", "lora-targets",
  * "grad-ckpt" with value NULL, "true" or "false"), marking it given. The

@@ -22,6 +22,11 @@
 vf_status vf_stack_set(struct vf_setup *s, const char *name, const char *value,
 		       struct vf_error *err);
 
+/* Only the profile's mechanisms.lora_targets (the recipe's own LoRA
+ * targets when --lora-targets is not given), for the resolve that runs
+ * before the rest of the profile (loratargets.h). */
+vf_status vf_stack_apply_lora_targets(struct vf_setup *s, struct vf_error *err);
+
 /* Apply data/stacks/<s->stack>.json to what no flag set (and precision
  * when --precision was not given). Fails naming the file and field. */
 vf_status vf_stack_apply(struct vf_setup *s, struct vf_error *err);

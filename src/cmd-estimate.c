@@ -292,7 +292,14 @@ static void lora_assumptions(const struct vf_setup *s, bool dit, const char *fam
 		       family, vf_setup_lora_targets_text(s, t, sizeof t));
 	else if (!(g & VF_SETUP_G_LORA_TARGETS))
 		assume(a, "LoRA targets %s (--lora-targets)", vf_setup_lora_targets_text(s, t, sizeof t));
-	assume(a, "LoRA adapters kept in fp32 (peft's default)");
+	if (s->adapter_bf16)
+		assume(a, "LoRA adapters in bf16 (%s)", (s->stack_given & VF_STACK_G_ADAPTER)
+								 ? "--adapter-dtype"
+								 : "the stack's default, --adapter-dtype");
+	else
+		assume(a, "LoRA adapters kept in fp32 (%s)", (s->stack_given & VF_STACK_G_ADAPTER)
+								     ? "--adapter-dtype"
+								     : "peft's default, --adapter-dtype");
 }
 
 /* fp32 matmuls: TF32 on or off, and who said so (--tf32, the stack's

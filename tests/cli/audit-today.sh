@@ -71,4 +71,15 @@ for s in "--quant nf4 --stack torchtune" "" "--quant nf4 --grad-ckpt"; do
   expect_json 'not any("prepare_model_for_kbit_training" in x for x in j["assumptions"])'
 done
 
+test_case "estimate: the adapters' dtype line follows the stack and --adapter-dtype"
+# litgpt and torchtune keep their adapters in bf16 (their profiles'
+# adapter_dtype); the line said "kept in fp32 (peft's default)" for every stack
+run estimate llama3-8b --mode lora --stack litgpt --gpu h100-80gb --json
+expect_json '"LoRA adapters in bf16 (the stack\x27s default, --adapter-dtype)" in j["assumptions"]'
+expect_json 'not any("kept in fp32" in x for x in j["assumptions"])'
+run estimate llama3-8b --mode lora --gpu h100-80gb --json
+expect_json '"LoRA adapters kept in fp32 (peft\x27s default, --adapter-dtype)" in j["assumptions"]'
+run estimate llama3-8b --mode lora --stack torchtune --adapter-dtype fp32 --gpu h100-80gb --json
+expect_json '"LoRA adapters kept in fp32 (--adapter-dtype)" in j["assumptions"]'
+
 finish

@@ -70,4 +70,18 @@ static inline struct vf_setup finished_setup(enum vf_mode mode, int gpus, int64_
 	return s;
 }
 
+#ifdef CHECK
+/* A setup from flag/value pairs (NULL-terminated), each as the command
+ * line sets it, then finished (the stack's defaults); every pair must be
+ * accepted. Only where vf_test.h is in (its CHECK). */
+static inline void flags_setup(const char *flags[], struct vf_setup *s)
+{
+	struct vf_error err = {0};
+	vf_setup_defaults(s);
+	for (int i = 0; flags[i]; i += 2)
+		CHECK(vf_setup_set(s, flags[i], flags[i + 1], &err) == VF_OK);
+	CHECK(vf_setup_finish(s, &err) == VF_OK);
+}
+#endif
+
 #endif

@@ -7,29 +7,13 @@
 #include <math.h>
 
 #include "vf_test.h"
+#include "catalog.h"
 #include "estimate/steptrace.h"
 #include "vramfit/base/json.h"
 #include "vramfit/estimate/estimate.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/model/arch.h"
 #include "vramfit/model/models.h"
-
-static const struct vf_arch *catalog_arch(const char *id)
-{
-	const struct vf_model_entry *m = vf_models_find(id);
-	CHECK(m && m->has_arch);
-	return m && m->has_arch ? &m->arch : NULL;
-}
-
-/* A setup from flag/value pairs (NULL-terminated), finished. */
-static void setup(const char *flags[], struct vf_setup *s)
-{
-	struct vf_error err = {0};
-	vf_setup_defaults(s);
-	for (int i = 0; flags[i]; i += 2)
-		CHECK(vf_setup_set(s, flags[i], flags[i + 1], &err) == VF_OK);
-	CHECK(vf_setup_finish(s, &err) == VF_OK);
-}
 
 /* A llama of 4 layers, h 256, f 512, 4 heads, vocabulary 1000, untied:
  * a layer's linears 4 h^2 + 3 h f = 655,360 elements, the root (embedding,
@@ -74,9 +58,9 @@ static void test_terms_by_hand(void)
 			       "batch", "1", "seq", "128", NULL};
 	struct vf_setup s;
 	struct vf_estimate f, z;
-	setup(fsdp, &s);
+	flags_setup(fsdp, &s);
 	vf_estimate_run(&a, &s, NULL, &f);
-	setup(zero3, &s);
+	flags_setup(zero3, &s);
 	vf_estimate_run(&a, &s, NULL, &z);
 	CHECK(f.params == (int64_t)(4 * (UNIT + 2 * 256) + ROOT));
 	double shards = (double)f.params * 2 / 4;
@@ -112,6 +96,7 @@ static void test_replay_covers_step(void)
 		{"mode", "lora", "gpus", "4", "shard", "zero3", "grad-ckpt", "true", NULL},
 	};
 	const struct vf_arch *a = catalog_arch("llama3-8b");
+	CHECK(a != NULL);
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("h100-80gb");
 	CHECK(g != NULL);
 	if (!a || !g)
@@ -120,7 +105,7 @@ static void test_replay_covers_step(void)
 		struct vf_setup s;
 		struct vf_estimate e;
 		struct vf_error err = {0};
-		setup((const char **)cases[i], &s);
+		flags_setup((const char **)cases[i], &s);
 		/* a loop that syncs every micro-batch (torchtune, torchtitan): the
 		 * whole gradients no_sync keeps (the default stack, hf) are not
 		 * replayed (replay_lacks_no_sync) */
@@ -142,6 +127,7 @@ static void test_replay_covers_step(void)
 static void test_peak_grows_with_batch(void)
 {
 	const struct vf_arch *a = catalog_arch("llama2-7b");
+	CHECK(a != NULL);
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-40gb");
 	if (!a || !g)
 		return;
@@ -154,7 +140,7 @@ static void test_peak_grows_with_batch(void)
 		struct vf_setup s;
 		struct vf_estimate e;
 		struct vf_error err = {0};
-		setup(f, &s);
+		flags_setup(f, &s);
 		CHECK(vf_estimate_simulate(a, &s, g, NULL, &e, NULL, &err) == VF_OK);
 		CHECK(e.simulated && !e.sim_short);
 		CHECK(e.step_peak_allocated_bytes > last_alloc);
@@ -189,7 +175,7 @@ static void test_no_sync_by_hand(void)
 	struct vf_setup s;
 	struct vf_estimate off, on;
 	double params = 4 * (UNIT + 2 * 256) + ROOT;
-	setup(full, &s);
+	flags_setup(full, &s);
 	s.fsdp_no_sync = false; /* the default stack's (hf) is on */
 	vf_estimate_run(&a, &s, NULL, &off);
 	s.fsdp_no_sync = true;
@@ -205,7 +191,7 @@ static void test_no_sync_by_hand(void)
 	CHECK(ph(&on, VF_PHASE_OPTIMIZER, VF_TERM_GRADIENTS) == ph(&off, VF_PHASE_OPTIMIZER, VF_TERM_GRADIENTS));
 	CHECK(on.peak_allocated_bytes > off.peak_allocated_bytes);
 
-	setup(lora, &s);
+	flags_setup(lora, &s);
 	s.fsdp_no_sync = false;
 	vf_estimate_run(&a, &s, NULL, &off);
 	s.fsdp_no_sync = s.fsdp_lora_flat = true;
@@ -220,7 +206,7 @@ static void test_no_sync_by_hand(void)
 	/* adapters as units of their own (fsdp_lora_flat false: peft's wrap
 	 * policy under FSDP1, FSDP2's per-parameter gradients): only the
 	 * adapters' whole gradients (fp32) are held, the frozen layers have none */
-	setup(lora, &s);
+	flags_setup(lora, &s);
 	s.fsdp_no_sync = true;
 	vf_estimate_run(&a, &s, NULL, &on);
 	CHECK(fabs(ph(&off, VF_PHASE_FORWARD, VF_TERM_GRADIENTS) - 32768.0 * 4 / 4) < 2);
@@ -234,7 +220,7 @@ static void test_no_sync_by_hand(void)
 			       "batch", "1", "seq", "128", "grad-accum", "4", NULL};
 	const char *const *cases[] = {once, zero3};
 	for (int i = 0; i < 2; i++) {
-		setup((const char **)cases[i], &s);
+		flags_setup((const char **)cases[i], &s);
 		s.fsdp_no_sync = false;
 		vf_estimate_run(&a, &s, NULL, &off);
 		s.fsdp_no_sync = true;

@@ -22,16 +22,6 @@ static const struct vf_arch *arch(const char *id)
 	return m && m->has_arch ? &m->arch : NULL;
 }
 
-/* A setup from flag/value pairs (NULL-terminated), finished. */
-static void setup(const char *flags[], struct vf_setup *s)
-{
-	struct vf_error err = {0};
-	vf_setup_defaults(s);
-	for (int i = 0; flags[i]; i += 2)
-		CHECK(vf_setup_set(s, flags[i], flags[i + 1], &err) == VF_OK);
-	CHECK(vf_setup_finish(s, &err) == VF_OK);
-}
-
 static void run(const char *model, const struct vf_setup *s, struct vf_estimate *e)
 {
 	const struct vf_arch *a = arch(model);
@@ -73,8 +63,8 @@ static void test_paged_outside_allocator(void)
 	const char *paged[] = {"mode", "full", "seq", "512", "optimizer", "paged-adamw", NULL};
 	struct vf_setup s0, s1;
 	struct vf_estimate a, b;
-	setup(plain, &s0);
-	setup(paged, &s1);
+	flags_setup(plain, &s0);
+	flags_setup(paged, &s1);
 	run("llama2-7b", &s0, &a);
 	run("llama2-7b", &s1, &b);
 	CHECK(same_except(&a, &b, ""));
@@ -100,15 +90,15 @@ static void test_paged_outside_allocator(void)
 	const char *l16[] = {"mode", "lora", "optimizer", "paged-adamw8bit", NULL};
 	const char *l64[] = {"mode", "lora", "optimizer", "paged-adamw8bit", "lora-rank", "64",
 			     "lora-targets", "all-linear", NULL};
-	setup(l16, &s1);
+	flags_setup(l16, &s1);
 	run("llama2-7b", &s1, &b);
 	CHECK(b.paged_bytes == 0);
-	setup(l64, &s1);
+	flags_setup(l64, &s1);
 	run("llama2-7b", &s1, &b);
 	CHECK(b.paged_bytes == b.optimizer_full);
 	/* the allocator replay makes none of the paged states */
-	setup(plain, &s0);
-	setup(paged, &s1);
+	flags_setup(plain, &s0);
+	flags_setup(paged, &s1);
 	struct vf_error err = {0};
 	const struct vf_arch *m = arch("llama2-7b");
 	if (m) {
@@ -130,8 +120,8 @@ static void test_peak_scope_and_load(void)
 				 "peak-scope", "step", NULL};
 	struct vf_setup s0, s1;
 	struct vf_estimate a, b;
-	setup(lg, &s1);
-	setup(lg_step, &s0);
+	flags_setup(lg, &s1);
+	flags_setup(lg_step, &s0);
 	CHECK(s1.peak_scope == VF_PEAK_RUN && !s1.load_full_per_rank && s0.peak_scope == VF_PEAK_STEP);
 	s1.load_full_per_rank = s0.load_full_per_rank = true;
 	/* litgpt checkpoints every block under FSDP (its FSDPStrategy), not on one GPU */
@@ -155,11 +145,11 @@ static void test_peak_scope_and_load(void)
 	CHECK(!vf_estimate_fits(&a, &g, NULL));
 	/* hf: no transient, run = step; one GPU: nothing to gather */
 	const char *hf_run[] = {"mode", "lora", "gpus", "4", "shard", "fsdp", "peak-scope", "run", NULL};
-	setup(hf_run, &s1);
+	flags_setup(hf_run, &s1);
 	run("llama3-8b", &s1, &b);
 	CHECK(b.load_peak_allocated_bytes == 0 && b.run_peak_bytes == b.step_peak_bytes);
 	const char *one[] = {"mode", "lora", "stack", "litgpt", NULL};
-	setup(one, &s1);
+	flags_setup(one, &s1);
 	run("llama3-8b", &s1, &b);
 	CHECK(b.load_peak_allocated_bytes == 0 && !b.peak_at_load);
 	CHECK(!s1.grad_ckpt);
@@ -178,8 +168,8 @@ static void test_compiled_chunked_loss(void)
 			      "compile", "", NULL};
 	struct vf_setup s0, s1;
 	struct vf_estimate a, b;
-	setup(eager, &s0);
-	setup(comp, &s1);
+	flags_setup(eager, &s0);
+	flags_setup(comp, &s1);
 	run("llama3-8b", &s0, &a);
 	run("llama3-8b", &s1, &b);
 	double NV = 2.0 * 4096 * 128256;
@@ -196,7 +186,7 @@ static void test_kbit_saved_inputs(void)
 	const char *q[] = {"mode", "lora", "quant", "nf4", "stack", "litgpt", NULL};
 	struct vf_setup s0, s1;
 	struct vf_estimate a, b;
-	setup(q, &s1);
+	flags_setup(q, &s1);
 	CHECK(s1.kbit_saves_input);
 	s1.kbit_head = s1.graph_held = false; /* their terms: test_kbit_head, test_graph_held */
 	s0 = s1;
@@ -209,7 +199,7 @@ static void test_kbit_saved_inputs(void)
 	/* LLM.int8: the input and its int8 transposed copy, 3 bytes an element */
 	const char *q8[] = {"mode", "lora", "quant", "int8", "stack", "litgpt", NULL};
 	struct vf_estimate c, d;
-	setup(q8, &s1);
+	flags_setup(q8, &s1);
 	s1.kbit_head = s1.graph_held = false;
 	s0 = s1;
 	s0.kbit_saves_input = false;
@@ -217,7 +207,7 @@ static void test_kbit_saved_inputs(void)
 	run("llama2-7b", &s1, &d);
 	CHECK_INT(d.activations_full - c.activations_full, llround(32 * N * per * 3 / 2));
 	const char *tt[] = {"mode", "lora", "quant", "nf4", "stack", "torchtune", NULL};
-	setup(tt, &s1);
+	flags_setup(tt, &s1);
 	CHECK(!s1.kbit_saves_input);
 	/* litgpt QLoRA against litgpt LoRA: 21-36 % measured above the model
 	 * without the saved inputs (issue 25); the inputs are that share of
@@ -236,17 +226,17 @@ static void test_selective_checkpointing(void)
 	const char *ev1[] = {"mode", "full", "batch", "2", "precision", "bf16", "grad-ckpt", "every:1", NULL};
 	struct vf_setup s;
 	struct vf_estimate n, l, o, e2, e1;
-	setup(none, &s);
+	flags_setup(none, &s);
 	run("llama3-8b", &s, &n);
-	setup(all, &s);
+	flags_setup(all, &s);
 	run("llama3-8b", &s, &l);
-	setup(op, &s);
+	flags_setup(op, &s);
 	CHECK(s.grad_ckpt && s.ckpt_selective_op);
 	run("llama3-8b", &s, &o);
-	setup(ev2, &s);
+	flags_setup(ev2, &s);
 	CHECK(s.grad_ckpt && s.ckpt_every == 2);
 	run("llama3-8b", &s, &e2);
-	setup(ev1, &s);
+	flags_setup(ev1, &s);
 	CHECK(s.grad_ckpt && s.ckpt_every == 0);
 	run("llama3-8b", &s, &e1);
 	CHECK(same_except(&l, &o, "activations") && same_except(&l, &e2, "activations"));
@@ -276,7 +266,7 @@ static void test_fsdp_mixed_precision(void)
 	const char *f[] = {"mode", "full", "gpus", "8", "shard", "fsdp", "precision", "amp", NULL};
 	struct vf_setup s0, s1;
 	struct vf_estimate a, b;
-	setup(f, &s0);
+	flags_setup(f, &s0);
 	s1 = s0;
 	s1.fsdp_mixed_precision = true;
 	run("llama3-8b", &s0, &a);
@@ -287,13 +277,13 @@ static void test_fsdp_mixed_precision(void)
 	CHECK(a.gradients_full == b.gradients_full && a.optimizer_full == b.optimizer_full);
 	/* torchtitan sets it, with fused AdamW and every second block checkpointed */
 	const char *tt[] = {"mode", "full", "gpus", "8", "shard", "fsdp", "stack", "torchtitan", NULL};
-	setup(tt, &s1);
+	flags_setup(tt, &s1);
 	CHECK(s1.fsdp_mixed_precision && s1.precision == VF_PREC_AMP && s1.optimizer_impl == VF_OPTIMPL_FUSED);
 	CHECK(s1.grad_ckpt && s1.ckpt_every == 2 && s1.peak_scope == VF_PEAK_STEP);
 	CHECK(s1.peak_report == VF_TOOL_RESERVED);
 	const char *tt_flags[] = {"mode", "full", "stack", "torchtitan", "no-grad-ckpt", "",
 				  "optimizer-impl", "foreach", NULL};
-	setup(tt_flags, &s1);
+	flags_setup(tt_flags, &s1);
 	CHECK(!s1.grad_ckpt && s1.optimizer_impl == VF_OPTIMPL_FOREACH);
 }
 
@@ -303,7 +293,7 @@ static void test_peaks_named_by_tool(void)
 	const char *p[] = {"mode", "full", "seq", "512", "optimizer", "paged-adamw", "stack", "litgpt", NULL};
 	struct vf_setup s;
 	struct vf_estimate e;
-	setup(p, &s);
+	flags_setup(p, &s);
 	run("llama2-7b", &s, &e);
 	cJSON *m = vf_estimate_memory_json(&e);
 	CHECK(m != NULL);
@@ -335,16 +325,16 @@ static void test_head_adapter_and_saved_modules(void)
 	const char *ms[] = {"mode", "lora", "modules-to-save", "lm_head", NULL};
 	struct vf_setup s;
 	struct vf_estimate a, b, c;
-	setup(l, &s);
+	flags_setup(l, &s);
 	run("llama2-7b", &s, &a);
-	setup(lh, &s);
+	flags_setup(lh, &s);
 	CHECK(s.lora_targets & VF_LORA_HEAD);
 	char f[128];
 	CHECK_STR(vf_lora_targets_format(s.lora_targets, f, sizeof f), "q_proj,v_proj,lm_head");
 	run("llama2-7b", &s, &b);
 	CHECK_INT(b.trainable_params - a.trainable_params, 16LL * (4096 + 32000));
 	CHECK_INT(b.gradients_full - a.gradients_full, 4LL * 16 * (4096 + 32000)); /* peft: fp32 */
-	setup(ms, &s);
+	flags_setup(ms, &s);
 	CHECK(s.modules_to_save == VF_MTS_HEAD);
 	run("llama2-7b", &s, &c);
 	double head = 32000.0 * 4096;
@@ -366,9 +356,9 @@ static void test_task_head(void)
 			     "classify:2", NULL};
 	struct vf_setup s;
 	struct vf_estimate a, b;
-	setup(lm, &s);
+	flags_setup(lm, &s);
 	run("llama2-7b", &s, &a);
-	setup(cls, &s);
+	flags_setup(cls, &s);
 	CHECK(s.head_labels == 2);
 	run("llama2-7b", &s, &b);
 	CHECK_INT(a.params - b.params, 4096LL * (32000 - 2));
@@ -391,9 +381,9 @@ static void test_float8_linears(void)
 	const char *f8[] = {"mode", "full", "batch", "2", "float8", "", NULL};
 	struct vf_setup s;
 	struct vf_estimate a, b;
-	setup(f, &s);
+	flags_setup(f, &s);
 	run("llama3-8b", &s, &a);
-	setup(f8, &s);
+	flags_setup(f8, &s);
 	CHECK(s.float8);
 	run("llama3-8b", &s, &b);
 	CHECK(same_except(&a, &b, "autocast_cache"));
@@ -419,7 +409,7 @@ static void test_quant_load_transient(void)
 			    "batch", "1", "seq", "256", NULL};
 	struct vf_setup s;
 	struct vf_estimate a, b, c;
-	setup(tt, &s);
+	flags_setup(tt, &s);
 	CHECK(s.quant_load == VF_QLOAD_TORCHAO);
 	run("llama2-7b", &s, &a);
 	s.quant_load = VF_QLOAD_BITSANDBYTES;
@@ -464,13 +454,13 @@ static void test_prequantized_bases(void)
 	const char *aw[] = {"mode", "lora", "quant", "awq", "batch", "2", "seq", "512", NULL};
 	struct vf_setup s;
 	struct vf_estimate a, b, c;
-	setup(g4, &s);
+	flags_setup(g4, &s);
 	CHECK(s.quant == VF_QUANT_INT4 && s.quant_format == VF_QFMT_GENERIC);
 	run("llama2-7b", &s, &a);
-	setup(gq, &s);
+	flags_setup(gq, &s);
 	CHECK(s.quant == VF_QUANT_INT4 && s.quant_format == VF_QFMT_GPTQ);
 	run("llama2-7b", &s, &b);
-	setup(aw, &s);
+	flags_setup(aw, &s);
 	CHECK(s.quant_format == VF_QFMT_AWQ);
 	run("llama2-7b", &s, &c);
 	double layer_linear = 4 * 4096.0 * 4096 + 3 * 4096.0 * 11008;
@@ -489,17 +479,17 @@ static void test_prequantized_bases(void)
 	/* under 128 tokens GPTQ's CUDA kernel runs: nothing kept */
 	const char *gs[] = {"mode", "lora", "quant", "gptq", "batch", "1", "seq", "64", NULL};
 	const char *g4s[] = {"mode", "lora", "quant", "int4", "batch", "1", "seq", "64", NULL};
-	setup(gs, &s);
+	flags_setup(gs, &s);
 	run("llama2-7b", &s, &b);
-	setup(g4s, &s);
+	flags_setup(g4s, &s);
 	run("llama2-7b", &s, &a);
 	CHECK(b.layer_activations == a.layer_activations);
 	/* inference: nothing saved */
 	const char *gi[] = {"mode", "infer", "quant", "gptq", NULL};
 	const char *g4i[] = {"mode", "infer", "quant", "int4", NULL};
-	setup(gi, &s);
+	flags_setup(gi, &s);
 	run("llama2-7b", &s, &b);
-	setup(g4i, &s);
+	flags_setup(g4i, &s);
 	run("llama2-7b", &s, &a);
 	CHECK(b.peak_allocated_bytes == a.peak_allocated_bytes);
 }
@@ -514,9 +504,9 @@ static void test_moe_expert_grad_transient(void)
 	const char *lora[] = {"mode", "lora", "batch", "1", "seq", "256", NULL};
 	struct vf_setup s;
 	struct vf_estimate a, b;
-	setup(full, &s);
+	flags_setup(full, &s);
 	run("mixtral-8x7b", &s, &a);
-	setup(lora, &s);
+	flags_setup(lora, &s);
 	run("mixtral-8x7b", &s, &b);
 	double all = 8 * 4096.0 * 14336 * 3 * 4;
 	int64_t bwa = a.phase_bytes[VF_PHASE_BACKWARD][VF_TERM_ACTIVATIONS];
@@ -535,12 +525,12 @@ static void test_cpu_offload(void)
 	const char *fp[] = {"mode", "full", "gpus", "8", "shard", "fsdp", "offload", "params", NULL};
 	struct vf_setup s;
 	struct vf_estimate a, b, c;
-	setup(f, &s);
+	flags_setup(f, &s);
 	run("llama3-8b", &s, &a);
-	setup(fo, &s);
+	flags_setup(fo, &s);
 	CHECK(s.offload == VF_OFFLOAD_OPTIMIZER);
 	run("llama3-8b", &s, &b);
-	setup(fp, &s);
+	flags_setup(fp, &s);
 	run("llama3-8b", &s, &c);
 	CHECK(a.offload_host_bytes == 0 && a.offload_pcie_bytes == 0);
 	CHECK(b.optimizer_full == 0 && b.optimizer_temp_full == 0);
@@ -558,7 +548,7 @@ static void test_cpu_offload(void)
 	CHECK(c.peak_allocated_bytes < a.peak_allocated_bytes);
 	struct vf_error err = {0};
 	const struct vf_arch *m = arch("llama3-8b");
-	setup(fp, &s);
+	flags_setup(fp, &s);
 	if (m) { /* not replayed: the analytic reserve, said so */
 		CHECK(vf_estimate_simulate(m, &s, NULL, NULL, &c, NULL, &err) == VF_OK);
 		CHECK(!c.simulated && c.sim_skipped && strstr(c.sim_skipped, "offload"));
@@ -574,7 +564,7 @@ static void test_split_simulated_per_gpu(void)
 {
 	const char *f[] = {"mode", "full", "gpus", "64", "shard", "fsdp", "tp", "8", NULL};
 	struct vf_setup s;
-	setup(f, &s);
+	flags_setup(f, &s);
 	const struct vf_arch *a = arch("llama3-70b");
 	if (!a)
 		return;
@@ -607,7 +597,7 @@ static void test_paged_per_pipeline_stage(void)
 {
 	const char *f[] = {"pp", "8", "optimizer", "paged-adamw", NULL};
 	struct vf_setup s;
-	setup(f, &s);
+	flags_setup(f, &s);
 	const struct vf_arch *a = arch("llama2-7b");
 	if (!a)
 		return;
@@ -660,9 +650,9 @@ static void test_native_gelu(void)
 	const char *hf[] = {"mode", "lora", "batch", "4", "seq", "512", NULL};
 	struct vf_setup s;
 	struct vf_estimate a, b;
-	setup(hf, &s);
+	flags_setup(hf, &s);
 	CHECK(!s.gelu_native);
-	setup(lg, &s);
+	flags_setup(lg, &s);
 	CHECK(s.gelu_native);
 	run("phi-2", &s, &a);
 	s.gelu_native = false;
@@ -695,7 +685,7 @@ static void test_every_n_recompute_time(void)
 		const char *f[] = {"mode", "full", "stack", "torchtitan", "batch", "1", "seq", "8192",
 				   "grad-ckpt", ck[i], NULL};
 		struct vf_setup s;
-		setup(f, &s);
+		flags_setup(f, &s);
 		vf_estimate_run(a, &s, g, &e[i]);
 		CHECK(e[i].flops_per_step > 0 && e[i].step_seconds > 0);
 	}
@@ -725,7 +715,7 @@ static void test_sac_op_recompute_time(void)
 		const char *f[] = {"mode", "full", "stack", "torchtitan", "batch", "1", "seq", "8192",
 				   "grad-ckpt", ck[i], NULL};
 		struct vf_setup s;
-		setup(f, &s);
+		flags_setup(f, &s);
 		const struct vf_arch *a = arch("llama3-8b");
 		if (a && g)
 			vf_estimate_run(a, &s, g, &e[i]);
@@ -759,7 +749,7 @@ static void test_kbit_head(void)
 	const char *q[] = {"mode", "lora", "quant", "nf4", "stack", "litgpt", "batch", "2", "seq", "512", NULL};
 	struct vf_setup s0, s1;
 	struct vf_estimate a, b;
-	setup(q, &s1);
+	flags_setup(q, &s1);
 	CHECK(s1.kbit_head && s1.kbit_saves_input);
 	s1.graph_held = false; /* its term: test_graph_held */
 	s0 = s1;
@@ -782,10 +772,10 @@ static void test_kbit_head(void)
 	CHECK(vf__mech_kbit_dequant_bytes(10, 2, true) == 20 && vf__mech_kbit_dequant_bytes(10, 2, false) == 40);
 	/* hf: the profile leaves the head out of the quantization */
 	const char *hq[] = {"mode", "lora", "quant", "nf4", "batch", "2", "seq", "512", NULL};
-	setup(hq, &s0);
+	flags_setup(hq, &s0);
 	CHECK(!s0.kbit_head && !s0.graph_held);
 	/* a tied head is the embedding, which stays bf16 */
-	setup(q, &s1);
+	flags_setup(q, &s1);
 	s1.graph_held = false;
 	s0 = s1;
 	s0.kbit_head = false;
@@ -795,7 +785,7 @@ static void test_kbit_head(void)
 	CHECK_INT(b.peak_allocated_bytes, a.peak_allocated_bytes);
 	/* a head kept as a trainable copy (modules_to_save) is not packed */
 	const char *mq[] = {"mode", "lora", "quant", "nf4", "stack", "litgpt", "modules-to-save", "lm_head", NULL};
-	setup(mq, &s1);
+	flags_setup(mq, &s1);
 	s1.graph_held = false;
 	s0 = s1;
 	s0.kbit_head = false;
@@ -816,7 +806,7 @@ static void test_graph_held(void)
 	const char *q[] = {"mode", "lora", "quant", "nf4", "stack", "litgpt", "batch", "2", "seq", "512", NULL};
 	struct vf_setup s0, s1;
 	struct vf_estimate a, b;
-	setup(q, &s1);
+	flags_setup(q, &s1);
 	CHECK(s1.graph_held);
 	s1.kbit_head = false; /* its term: test_kbit_head */
 	s0 = s1;
@@ -844,7 +834,7 @@ static void test_graph_held(void)
 	CHECK(b.peak_allocated_bytes > a.peak_allocated_bytes);
 	/* with no k-bit linears only the logits are held */
 	const char *l[] = {"mode", "lora", "stack", "litgpt", "batch", "2", "seq", "512", NULL};
-	setup(l, &s1);
+	flags_setup(l, &s1);
 	s0 = s1;
 	s0.graph_held = false;
 	run("llama2-7b", &s0, &a);
@@ -869,8 +859,8 @@ static void test_torchtune_fused_adamw(void)
 			    "4096", "grad-ckpt", "true", "optimizer-impl", "foreach", NULL};
 	struct vf_setup s0, s1;
 	struct vf_estimate a, b;
-	setup(f, &s1);
-	setup(fe, &s0);
+	flags_setup(f, &s1);
+	flags_setup(fe, &s0);
 	CHECK(s1.optimizer_impl == VF_OPTIMPL_FUSED);
 	CHECK(s0.optimizer_impl == VF_OPTIMPL_FOREACH);
 	run("llama3-8b", &s0, &a);
@@ -898,7 +888,7 @@ static void test_replay_names_litgpt_terms(void)
 	struct vf_setup s;
 	struct vf_estimate e;
 	struct vf_error err = {0};
-	setup(q, &s);
+	flags_setup(q, &s);
 	CHECK(vf_estimate_simulate(a, &s, g, NULL, &e, NULL, &err) == VF_OK);
 	CHECK(e.sim_skipped && strstr(e.sim_skipped, "graph_held") && !e.simulated);
 	CHECK(e.peak_reserved_bytes > e.peak_allocated_bytes);
@@ -918,7 +908,7 @@ static void test_loss_in_compute_dtype(void)
 	const char *q[] = {"mode", "lora", "stack", "litgpt", "batch", "2", "seq", "512", NULL};
 	struct vf_setup s0, s1;
 	struct vf_estimate a, b;
-	setup(q, &s1);
+	flags_setup(q, &s1);
 	CHECK(s1.loss_in_compute_dtype && s1.loss == VF_LOSS_CHUNKED && s1.loss_chunks == 16);
 	s0 = s1;
 	s0.loss_in_compute_dtype = false;
@@ -929,7 +919,7 @@ static void test_loss_in_compute_dtype(void)
 	CHECK_INT(b.logits_full, llround(NV * 4 + 4 * NV / 16));
 	CHECK_INT(a.logits_full, llround(NV * 6 + 8 * NV / 16));
 	const char *h[] = {"mode", "lora", "loss", "chunked:16", "batch", "2", "seq", "512", NULL};
-	setup(h, &s0);
+	flags_setup(h, &s0);
 	CHECK(!s0.loss_in_compute_dtype);
 }
 
@@ -948,7 +938,7 @@ static void test_lora_dropout(void)
 	struct vf_setup s0, s1;
 	struct vf_estimate a, b;
 	double N = 1024;
-	setup(q, &s1);
+	flags_setup(q, &s1);
 	CHECK(s1.lora_dropout);
 	s0 = s1;
 	s0.lora_dropout = false;
@@ -956,7 +946,7 @@ static void test_lora_dropout(void)
 	run("llama2-7b", &s1, &b);
 	CHECK(same_except(&a, &b, "activations"));
 	CHECK_INT(b.activations_full - a.activations_full, llround(32 * N * 4096));
-	setup(all, &s1);
+	flags_setup(all, &s1);
 	s0 = s1;
 	s0.lora_dropout = false;
 	run("llama2-7b", &s0, &a);
@@ -964,7 +954,7 @@ static void test_lora_dropout(void)
 	CHECK(same_except(&a, &b, "activations"));
 	CHECK_INT(b.activations_full - a.activations_full, llround(32 * N * (4096 * 4 + 11008.0)));
 	const char *h[] = {"mode", "lora", NULL};
-	setup(h, &s0);
+	flags_setup(h, &s0);
 	CHECK(!s0.lora_dropout);
 }
 
@@ -983,7 +973,7 @@ static void test_zero_grad_kept(void)
 	struct vf_setup s0, s1;
 	struct vf_estimate a, b;
 	struct vf_error err = {0};
-	setup(q, &s0);
+	flags_setup(q, &s0);
 	CHECK(!s0.grads_zeroed);
 	s1 = s0;
 	CHECK(vf_setup_set(&s1, "zero-grad", "zeros", &err) == VF_OK && s1.grads_zeroed);

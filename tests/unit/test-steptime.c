@@ -162,18 +162,25 @@ static double constant(const char *key, const char *gen)
 	return cJSON_IsNumber(o) ? o->valuedouble : -1;
 }
 
+/* A step of one n x n x n GEMM, one micro-batch, flash attention and
+ * nothing else: the single-kernel cases below set its rate and kind. */
+static void one_gemm_work(struct vf__step_work *w, double n)
+{
+	memset(w, 0, sizeof *w);
+	w->micro = 1;
+	w->attn = VF__ATTN_FLASH;
+	w->nkinds = 1;
+	w->kind[0].count = 1;
+	w->kind[0].ngemm = 1;
+	w->kind[0].gemm[0] = (struct vf__gemm){.m = n, .k = n, .n = n, .count = 1};
+}
+
 /* One forward of one square GEMM and `elem` bytes of memory-bound
  * traffic on `g` (no launches: kernels 0), its parts. */
 static void one_gemm_step(const struct vf_gpu_spec *g, double mnk, double elem, struct vf_step_parts *p)
 {
 	struct vf__step_work w;
-	memset(&w, 0, sizeof w);
-	w.micro = 1;
-	w.attn = VF__ATTN_FLASH;
-	w.nkinds = 1;
-	w.kind[0].count = 1;
-	w.kind[0].ngemm = 1;
-	w.kind[0].gemm[0] = (struct vf__gemm){.m = mnk, .k = mnk, .n = mnk, .count = 1};
+	one_gemm_work(&w, mnk);
 	w.kind[0].elem_bytes = elem;
 	w.rate_tflops = g->bf16_tflops > 0 ? g->bf16_tflops : g->fp16_tflops;
 	struct vf__steptime_out o;
@@ -597,13 +604,7 @@ static void test_volta_cuda_core_gemms(void)
 	const double want[2] = {14.4 / 15.7, 10.65 / 15.7};
 	for (int cc = 1; cc <= 2; cc++) {
 		struct vf__step_work w;
-		memset(&w, 0, sizeof w);
-		w.micro = 1;
-		w.attn = VF__ATTN_FLASH;
-		w.nkinds = 1;
-		w.kind[0].count = 1;
-		w.kind[0].ngemm = 1;
-		w.kind[0].gemm[0] = (struct vf__gemm){.m = n, .k = n, .n = n, .count = 1};
+		one_gemm_work(&w, n);
 		w.rate_tflops = v->fp32_tflops;
 		w.cuda_core = cc;
 		struct vf__steptime_out o;
@@ -631,13 +632,7 @@ static void test_fp32_sgemm_default(void)
 	REQUIRE(h != NULL);
 	const double n = 16384;
 	struct vf__step_work w;
-	memset(&w, 0, sizeof w);
-	w.micro = 1;
-	w.attn = VF__ATTN_FLASH;
-	w.nkinds = 1;
-	w.kind[0].count = 1;
-	w.kind[0].ngemm = 1;
-	w.kind[0].gemm[0] = (struct vf__gemm){.m = n, .k = n, .n = n, .count = 1};
+	one_gemm_work(&w, n);
 	w.kind[0].attn_flops = 1e15;
 	w.rate_tflops = h->fp32_tflops;
 	w.cuda_core = 1;
@@ -696,13 +691,7 @@ static void test_tf32_on(void)
 	REQUIRE(h != NULL);
 	const double n = 16384;
 	struct vf__step_work w;
-	memset(&w, 0, sizeof w);
-	w.micro = 1;
-	w.attn = VF__ATTN_FLASH;
-	w.nkinds = 1;
-	w.kind[0].count = 1;
-	w.kind[0].ngemm = 1;
-	w.kind[0].gemm[0] = (struct vf__gemm){.m = n, .k = n, .n = n, .count = 1};
+	one_gemm_work(&w, n);
 	w.kind[0].attn_flops = 1e15;
 	w.rate_tflops = 989.5 * 0.5;
 	w.tf32 = true;

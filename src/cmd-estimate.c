@@ -385,6 +385,9 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 		assume(a, "attention %s: no s x s score matrices (--attention)", vf_attention_name(s->attention));
 	if (!(g & VF_SETUP_G_GPUS) && !multi)
 		assume(a, "%d GPU per run (--gpus N --shard ...)", s->gpus);
+	if ((g & VF_SETUP_G_SHARD) && s->shard >= VF_SHARD_ZERO1 && !multi && s->gpus <= 1)
+		assume(a, "--shard %s on one GPU shards nothing: every figure is one GPU's whole model "
+			  "(--gpus N or --gpu ID:N to shard)", vf_shard_name(s->shard));
 	if (s->mode == VF_MODE_INFER && dit)
 		assume(a, "inference: one denoising forward under no_grad, one block's tensors live at a time "
 			  "(bounded by the training block's saved tensors); the sampling loop's guidance batch "

@@ -82,4 +82,15 @@ expect_json '"LoRA adapters kept in fp32 (peft\x27s default, --adapter-dtype)" i
 run estimate llama3-8b --mode lora --stack torchtune --adapter-dtype fp32 --gpu h100-80gb --json
 expect_json '"LoRA adapters kept in fp32 (--adapter-dtype)" in j["assumptions"]'
 
+test_case "estimate: --shard zero3/fsdp on one GPU says it shards nothing"
+# the estimate was one GPU's whole model with no word that the shard given
+# changed nothing
+run estimate llama3-8b --shard zero3 --gpu h100-80gb --json
+expect_rc 0
+expect_json 'any(x.startswith("--shard zero3 on one GPU shards nothing") for x in j["assumptions"])'
+for s in "--shard fsdp --gpu h100-80gb:2" "--shard fsdp --gpus 4 --gpu h100-80gb" "--shard ddp --gpu h100-80gb"; do
+  run estimate llama3-8b $s --json
+  expect_json 'not any("shards nothing" in x for x in j["assumptions"])'
+done
+
 finish

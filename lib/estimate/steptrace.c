@@ -41,7 +41,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 struct replay {
 	struct vf_alloc *a;
@@ -292,7 +291,6 @@ static void backward_layer(struct replay *r, int l, int *gh, bool first)
 		if (s->oib) /* its optimizer hook: states on the first step, the update, freed */
 			step_in_backward(r, &LAYER(r->g, l, i), s->layer_train.bytes[i]);
 	}
-	if (getenv("VF_DBG")) fprintf(stderr, "bwd l=%d first=%d at ug: alloc %.3f peak %.3f\n", l, first, vf_alloc_allocated(r->a)/1e9, vf_alloc_peak_allocated(r->a)/1e9);
 	fr(r, &ug);
 	int prev = -1;
 	for (int i = s->layer_act.n - 1; i >= 0; i--) {
@@ -321,9 +319,7 @@ static void micro_batch(struct replay *r, bool first)
 	for (int l = 0; l < s->layers; l++)
 		forward_layer(r, l);
 	int fnorm = al(r, s->final_norm);
-	if (getenv("VF_DBG")) fprintf(stderr, "fwd end: alloc %.3f peak %.3f\n", vf_alloc_allocated(r->a)/1e9, vf_alloc_peak_allocated(r->a)/1e9);
 	int gh = loss(r, &fnorm, first);
-	if (getenv("VF_DBG")) fprintf(stderr, "loss end: alloc %.3f peak %.3f\n", vf_alloc_allocated(r->a)/1e9, vf_alloc_peak_allocated(r->a)/1e9);
 	for (int l = s->layers - 1; l >= 0; l--)
 		backward_layer(r, l, &gh, first);
 	if (s->full) { /* final norm (order of autograd: before the layers in fact, small) and embedding */

@@ -2883,10 +2883,11 @@ static int load_target(const struct est_args *a, struct vf_setup *s, struct targ
 		return rc;
 	if (tg->dit || tg->vision)
 		dit_vision_defaults(tg, s, as);
-	else if (s->given & (VF_SETUP_G_VIDEO | VF_SETUP_G_TEXT_ENCODER | VF_SETUP_G_VALIDATION))
-		return vf_cli_usage("estimate", "--video, --resolution, --frames, --text-encoder and --validation apply to "
-						"video DiTs and other diffusion models (ltx-2-19b, a DiT or UNet config, a "
-						"pipeline folder)");
+	else if (s->given & (VF_SETUP_G_VIDEO | VF_SETUP_G_TEXT_ENCODER | VF_SETUP_G_VALIDATION |
+			     VF_SETUP_G_AUDIO | VF_SETUP_G_OFFLOAD))
+		return vf_cli_usage("estimate", "--video, --resolution, --frames, --audio, --no-audio, --text-encoder, "
+						"--offload-optimizer and --validation apply to video DiTs and other "
+						"diffusion models (ltx-2-19b, a DiT or UNet config, a pipeline folder)");
 	if (*t5 && !s->target_seq)
 		s->target_seq = s->seq;
 	return -1;

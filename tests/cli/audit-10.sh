@@ -27,4 +27,14 @@ expect_rc 0
 expect_json 'all(g["id"] not in ("a100-40gb", "a100-80gb", "rtx-3090") for g in j["gpus"]) and any(g["id"] == "h100-80gb" for g in j["gpus"])'
 expect_json 'any("left out: a100-40gb (8.0)" in x for x in j["assumptions"])'
 
+test_case "video DiT flags on a model that reads none of them are refused"
+# --video was refused on an LLM; --audio, --no-audio and --offload-optimizer
+# silently did nothing
+for f in --audio --no-audio --offload-optimizer; do
+  run estimate llama3-8b $f --gpu h100-80gb
+  expect_rc 2
+  expect_err "apply to video DiTs"
+  expect_err_lines 2
+done
+
 finish

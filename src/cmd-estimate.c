@@ -230,25 +230,38 @@ static void split_fits(const struct vf_arch *arch, const struct vf_setup *s,
 }
 
 /* Flags the setup's mode makes meaningless are named, never dropped
- * silently: LoRA's outside --mode lora, checkpointing under inference. */
-static void ignored_flags(const struct vf_setup *s, struct assume *a)
+ * silently: LoRA's outside --mode lora, checkpointing under inference,
+ * --tf32 where no matmul runs in fp32 (torch.backends.cuda.matmul.allow_tf32
+ * reaches fp32 matmuls only; autocast and 16-bit weights run them in bf16 or
+ * fp16), --target-seq on a model without T5's decoder (t5: the estimate
+ * reads it for FC_T5 only). */
+static void ignored_flags(const struct vf_setup *s, bool t5, struct assume *a)
 {
 	static const struct {
 		unsigned bit;
+		bool stack;
 		const char *flag;
-	} lora[] = {{VF_SETUP_G_LORA_RANK, "--lora-rank"},
-		    {VF_SETUP_G_LORA_ALPHA, "--lora-alpha"},
-		    {VF_SETUP_G_LORA_TARGETS, "--lora-targets"}};
-	char names[64] = "";
+	} lora[] = {{VF_SETUP_G_LORA_RANK, false, "--lora-rank"},
+		    {VF_SETUP_G_LORA_ALPHA, false, "--lora-alpha"},
+		    {VF_SETUP_G_LORA_TARGETS, false, "--lora-targets"},
+		    {VF_STACK_G_ADAPTER, true, "--adapter-dtype"}};
+	char names[80] = "";
 	if (s->mode != VF_MODE_LORA)
 		for (size_t i = 0; i < sizeof lora / sizeof lora[0]; i++)
-			if (s->given & lora[i].bit)
+			if ((lora[i].stack ? s->stack_given : s->given) & lora[i].bit)
 				snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
 					 names[0] ? ", " : "", lora[i].flag);
 	if (names[0])
 		assume(a, "%s ignored: mode %s trains no adapters (--mode lora)", names, vf_mode_name(s->mode));
 	if (s->mode == VF_MODE_INFER && (s->given & VF_SETUP_G_GRAD_CKPT))
 		assume(a, "--grad-ckpt ignored: inference has no backward pass to checkpoint");
+	if (s->tf32_from == VF_TF32_OPTION && s->precision != VF_PREC_FP32)
+		assume(a, "%s ignored: TF32 applies to fp32 matmuls, and --precision %s runs them in %s",
+		       s->tf32 ? "--tf32" : "--no-tf32", vf_precision_name((enum vf_precision)s->precision),
+		       s->precision == VF_PREC_FP16 ? "fp16" : "bf16");
+	if (!t5 && (s->given & VF_SETUP_G_TARGET_SEQ))
+		assume(a, "--target-seq ignored: only an encoder-decoder model (t5) has a decoder length of "
+			  "its own; --seq is this model's");
 }
 
 /* The training loop's steps around the optimizer that the LLM step models
@@ -345,7 +358,7 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 			      bool eager, const char *family, struct assume *a)
 {
 	unsigned g = s->given;
-	ignored_flags(s, a);
+	ignored_flags(s, t5, a);
 	if (!(g & VF_SETUP_G_MODE))
 		assume(a, "mode %s (--mode)", vf_mode_name(s->mode));
 	precision_assumptions(s, dit || images, a);
@@ -600,7 +613,7 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 static void engine_assumptions(const struct vf_estimate *e, const struct vf_setup *s, const struct vf_gpu_spec *gpu,
 			       const struct vf_infer_opts *o, struct assume *a)
 {
-	ignored_flags(s, a);
+	ignored_flags(s, false, a);
 	if (!(s->given & VF_SETUP_G_SEQ))
 		assume(a, "a prompt of %" PRId64 " tokens (--seq): the forward whose time is the TTFT", s->seq);
 	if (o->engine == VF_ENGINE_VLLM)

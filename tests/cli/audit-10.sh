@@ -37,4 +37,23 @@ for f in --audio --no-audio --offload-optimizer; do
   expect_err_lines 2
 done
 
+test_case "flags the setup does not read are named, never dropped silently"
+# --target-seq on a decoder-only model, --tf32 under bf16 autocast,
+# --adapter-dtype in a full fine-tune: no figure moved and no line said so
+run estimate llama3-8b --target-seq 512 --gpu h100-80gb --json
+expect_rc 0
+expect_json 'any(x.startswith("--target-seq ignored") for x in j["assumptions"])'
+run estimate t5-base --target-seq 128 --gpu h100-80gb --json
+expect_json 'j["setup"]["target_seq"] == 128 and not any("--target-seq ignored" in x for x in j["assumptions"])'
+run estimate llama3-8b --tf32 --gpu a100-80gb --json
+expect_json 'any(x.startswith("--tf32 ignored: TF32 applies to fp32 matmuls, and --precision amp runs them in bf16") for x in j["assumptions"])'
+run estimate llama3-8b --mode lora --precision fp16 --no-tf32 --gpu a100-80gb
+expect_out "--no-tf32 ignored: TF32 applies to fp32 matmuls, and --precision fp16 runs them in fp16"
+run estimate llama3-8b --precision fp32 --tf32 --gpu a100-80gb --json
+expect_json 'not any("tf32 ignored" in x for x in j["assumptions"])'
+run estimate llama3-8b --adapter-dtype bf16 --gpu h100-80gb
+expect_out "--adapter-dtype ignored: mode full trains no adapters"
+run estimate llama3-8b --mode full --lora-rank 8 --adapter-dtype bf16 --gpu h100-80gb
+expect_out "--lora-rank, --adapter-dtype ignored: mode full"
+
 finish

@@ -2996,8 +2996,16 @@ static int make_rows(const struct est_args *a, struct vf_setup *s, struct gpu_ro
 		for (int i = 0; i < *nrows; i++)
 			rows[i].count = counts[i];
 	}
+	bool gpus_given = s->given & VF_SETUP_G_GPUS;
 	if (vf_setup_finish(s, &err))
 		return vf_cli_usage("estimate", "%s", err.msg);
+	/* --tp/--pp without --gpus run one replica on tp x pp GPUs: a kind given
+	 * without a count (or shown by default) is that many of it, as --gpus N
+	 * makes it, so the row's count, its label and its GPU-hours agree */
+	if (!gpus_given && (int64_t)s->tp * s->pp > 1)
+		for (int i = 0; i < *nrows; i++)
+			if (rows[i].count == 1 && !rows[i].set)
+				rows[i].count = s->gpus;
 	return -1;
 }
 

@@ -56,4 +56,17 @@ expect_out "--adapter-dtype ignored: mode full trains no adapters"
 run estimate llama3-8b --mode full --lora-rank 8 --adapter-dtype bf16 --gpu h100-80gb
 expect_out "--lora-rank, --adapter-dtype ignored: mode full"
 
+test_case "--tp/--pp on a GPU given without a count: the row counts the replica's GPUs"
+# --tp 2 --gpu h100-80gb ran on 2 GPUs (setup.gpus 2, GPU-hours of 2) in a
+# row labelled one h100-80gb, JSON count 1
+run estimate llama3-8b --mode lora --tp 2 --gpu h100-80gb --tokens 1e9 --json
+expect_rc 0
+expect_json 'j["gpus"][0]["count"] == j["setup"]["gpus"] == 2'
+expect_json 'abs(j["gpus"][0]["run"]["gpu_hours"] - 2 * j["gpus"][0]["run"]["hours"]) < 1e-9'
+run estimate llama3-8b --mode lora --tp 2 --pp 2 --gpu h100-80gb
+expect_rc 0
+expect_out_re '^h100-80gb x4 '
+run estimate llama3-8b --mode infer --tp 2 --gpu h100-80gb --json
+expect_json 'j["gpus"][0]["count"] == 2'
+
 finish

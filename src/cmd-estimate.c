@@ -1658,6 +1658,12 @@ static void print_advice(FILE *o, const struct gpu_row *rows, int nrows, double 
 				r->spec.id, r->inf.why, ctx);
 			continue;
 		}
+		if (r->has_inf && r->inf.engine == VF_ENGINE_TRANSFORMERS && !r->inf.fits) {
+			fprintf(o, "%s: generate() does not fit: %s; try a smaller --ctx, --quant or a GPU with "
+				   "more memory\n",
+				r->spec.id, r->inf.why);
+			continue;
+		}
 		int64_t term = vf_estimate_term(&r->est, r->est.dominant);
 		fprintf(o, "%s: does not fit: needs %s of %s; %s (%s, %.0f%% of the peak, %s phase) dominates\n",
 			r->spec.id, vf_fmt_bytes(b1, sizeof b1, (double)r->est.peak_bytes),
@@ -3473,6 +3479,13 @@ static int infer_rows(const struct est_args *a, struct result *r)
 			engine_layout(g, &l);
 			g->headroom = l.card_bytes - l.peak_bytes;
 			g->advice.n = 0;
+		} else if (!g->inf.fits) {
+			/* transformers: the verdict is the run asked, one sequence of
+			 * --ctx tokens, not the --seq forward's the memory table shows */
+			g->fits = false;
+			g->advice.n = 0;
+			if (g->inf.one_peak_bytes > 0)
+				g->headroom = vf_estimate_gpu_bytes(&g->spec) - g->inf.one_peak_bytes;
 		}
 	}
 	const struct vf_infer *f = r->nrows ? &r->rows[0].inf : NULL;

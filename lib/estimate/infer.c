@@ -910,6 +910,14 @@ static void torch_memory(const struct vf_arch *arch, const struct vf_setup *setu
 							     r->ctx, r->users);
 	r->fits = r->max_users >= 1;
 	r->kv_cache_bytes = (int64_t)(r->kv_bytes_per_token * (double)r->ctx * (double)r->users);
+	if (!r->fits && gpu && !spread(setup)) { /* what the one sequence needs: the row's headroom */
+		struct vf_estimate e;
+		vf_estimate_run(arch, &cs, gpu, &e);
+		r->one_peak_bytes = e.peak_bytes;
+		if (o->engine == VF_ENGINE_TRANSFORMERS && !o->static_cache)
+			r->one_peak_bytes += (int64_t)dynamic_growth(r->kv_bytes_per_token_layer, r->attn_layers,
+								     r->ctx, 1);
+	}
 	if (!r->fits)
 		snprintf(r->why, sizeof r->why,
 			 "one sequence of %lld tokens does not fit: weights, its KV cache and the "

@@ -69,4 +69,19 @@ expect_out_re '^h100-80gb x4 '
 run estimate llama3-8b --mode infer --tp 2 --gpu h100-80gb --json
 expect_json 'j["gpus"][0]["count"] == 2'
 
+test_case "--mode infer: a context one sequence of which does not fit is not a yes"
+# transformers generate() of llama3-8b at --ctx 32768 on an RTX 4090: the
+# inference table said max users 0 (no sequence fits), the GPU row "fits
+# yes, headroom 7.49 GiB" (the --seq forward's), exit 0
+run estimate llama3-8b --mode infer --ctx 32768 --users 8 --gpu rtx-4090 --gpu h100-80gb --json
+expect_rc 0
+expect_json '(lambda g: not g["fits"] and g["max_batch"] == 0 and g["headroom_bytes"] < 0 and not g["inference"]["fits"])(j["gpus"][0])'
+expect_json '(lambda g: g["fits"] and g["max_batch"] >= 1)(j["gpus"][1])'
+run estimate llama3-8b --mode infer --ctx 32768 --gpu rtx-4090
+expect_out_re '^rtx-4090 +23.99 GiB +no +-'
+expect_out "rtx-4090: generate() does not fit: one sequence of 32768 tokens does not fit"
+# the same card at a context that fits stays a yes
+run estimate llama3-8b --mode infer --ctx 4096 --gpu rtx-4090 --json
+expect_json 'j["gpus"][0]["fits"] and j["gpus"][0]["max_batch"] >= 1'
+
 finish

@@ -149,7 +149,8 @@ const struct vf_option vf_setup_options[] = {
 	SWITCH("activation-offload", "saved activations on the CPU"),
 	NEGATE("no-activation-offload", "saved activations on the GPU"),
 	SWITCH("optimizer-in-backward", "the optimizer step inside the backward pass"),
-	SWITCH("float8", "torchao float8 training of the layers' linears"),
+	SWITCH("float8", "torchao float8 training of the layers' linears (compute\n"
+		         "capability 8.9 or later: Ada, Hopper, Blackwell)"),
 	NEGATE("no-float8", "no float8 linears"),
 	SWITCH("tf32", "--precision fp32: matmuls on the TF32 tensor cores\n"
 		       "(allow_tf32 = True, float32_matmul_precision high,\n"

@@ -98,6 +98,7 @@ struct gpu_row {
 	char tier_what[320];     /* the trainer's model: the tier config it runs (estimate-tier.h) */
 	struct vf_infer inf;     /* --mode infer of a language model: as the engine serves it */
 	bool has_inf;
+	bool ctx_refused;        /* transformers: the --seq forward fits, one sequence of --ctx not */
 	/* one machine's cards serving together (--gpu A,B, or the probed
 	 * devices for llama.cpp): spec is device 0's with the set's name */
 	bool set;
@@ -1658,7 +1659,7 @@ static void print_advice(FILE *o, const struct gpu_row *rows, int nrows, double 
 				r->spec.id, r->inf.why, ctx);
 			continue;
 		}
-		if (r->has_inf && r->inf.engine == VF_ENGINE_TRANSFORMERS && !r->inf.fits) {
+		if (r->ctx_refused) {
 			fprintf(o, "%s: generate() does not fit: %s; try a smaller --ctx, --quant or a GPU with "
 				   "more memory\n",
 				r->spec.id, r->inf.why);
@@ -3479,11 +3480,12 @@ static int infer_rows(const struct est_args *a, struct result *r)
 			engine_layout(g, &l);
 			g->headroom = l.card_bytes - l.peak_bytes;
 			g->advice.n = 0;
-		} else if (!g->inf.fits) {
+		} else if (g->fits && !g->inf.fits) {
 			/* transformers: the verdict is the run asked, one sequence of
-			 * --ctx tokens, not the --seq forward's the memory table shows */
+			 * --ctx tokens, not the --seq forward's the memory table shows
+			 * (a forward that does not fit keeps its own advice) */
 			g->fits = false;
-			g->advice.n = 0;
+			g->ctx_refused = true;
 			if (g->inf.one_peak_bytes > 0)
 				g->headroom = vf_estimate_gpu_bytes(&g->spec) - g->inf.one_peak_bytes;
 		}

@@ -3441,6 +3441,36 @@ static void set_assumptions(const struct gpu_row *rows, int nrows, bool given, s
 
 /* --mode infer of a language model: each row as the engine serves it;
  * vLLM's verdict is whether it starts (one --ctx sequence in the blocks). */
+/* A row's verdict from its engine: vLLM's and llama.cpp's own; transformers
+ * keeps the --seq forward's unless one sequence of --ctx does not fit. */
+static void engine_verdict(enum vf_engine engine, struct gpu_row *g)
+{
+	/* the row's batch is the engine's: sequences of --ctx tokens at
+	 * once, the inference table's max users (not a --seq forward's) */
+	g->max_batch = g->inf.max_users;
+	if (engine == VF_ENGINE_VLLM) {
+		g->fits = g->inf.fits;
+		g->headroom = g->inf.kv_cache_bytes -
+			      (int64_t)(g->inf.kv_bytes_per_token * (double)g->inf.ctx);
+		g->advice.n = 0;
+	} else if (engine == VF_ENGINE_LLAMACPP) {
+		const struct vf_infer *f = &g->inf;
+		g->fits = f->fits;
+		struct vf_est_engine_layout l; /* the card less what the table sums on it */
+		engine_layout(g, &l);
+		g->headroom = l.card_bytes - l.peak_bytes;
+		g->advice.n = 0;
+	} else if (g->fits && !g->inf.fits) {
+		/* transformers: the verdict is the run asked, one sequence of
+		 * --ctx tokens, not the --seq forward's the memory table shows
+		 * (a forward that does not fit keeps its own advice) */
+		g->fits = false;
+		g->ctx_refused = true;
+		if (g->inf.one_peak_bytes > 0)
+			g->headroom = vf_estimate_gpu_bytes(&g->spec) - g->inf.one_peak_bytes;
+	}
+}
+
 static int infer_rows(const struct est_args *a, struct result *r)
 {
 	if ((r->tg.dit || r->tg.vision) && a->infer_given)
@@ -3465,30 +3495,7 @@ static int infer_rows(const struct est_args *a, struct result *r)
 			return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg)
 						     : vf_cli_fail_err(&err);
 		g->has_inf = true;
-		/* the row's batch is the engine's: sequences of --ctx tokens at
-		 * once, the inference table's max users (not a --seq forward's) */
-		g->max_batch = g->inf.max_users;
-		if (a->inf.engine == VF_ENGINE_VLLM) {
-			g->fits = g->inf.fits;
-			g->headroom = g->inf.kv_cache_bytes -
-				      (int64_t)(g->inf.kv_bytes_per_token * (double)g->inf.ctx);
-			g->advice.n = 0;
-		} else if (a->inf.engine == VF_ENGINE_LLAMACPP) {
-			const struct vf_infer *f = &g->inf;
-			g->fits = f->fits;
-			struct vf_est_engine_layout l; /* the card less what the table sums on it */
-			engine_layout(g, &l);
-			g->headroom = l.card_bytes - l.peak_bytes;
-			g->advice.n = 0;
-		} else if (g->fits && !g->inf.fits) {
-			/* transformers: the verdict is the run asked, one sequence of
-			 * --ctx tokens, not the --seq forward's the memory table shows
-			 * (a forward that does not fit keeps its own advice) */
-			g->fits = false;
-			g->ctx_refused = true;
-			if (g->inf.one_peak_bytes > 0)
-				g->headroom = vf_estimate_gpu_bytes(&g->spec) - g->inf.one_peak_bytes;
-		}
+		engine_verdict(a->inf.engine, g);
 	}
 	const struct vf_infer *f = r->nrows ? &r->rows[0].inf : NULL;
 	if (!f)

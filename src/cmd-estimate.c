@@ -1327,7 +1327,15 @@ static vf_status split_row(const struct target *tg, const struct vf_setup *rs, s
 
 static void split_assumptions(const struct vf_setup *s, struct assume *a)
 {
-	if (s->split == VF_SPLIT_LAYERS) {
+	/* ZeRO/FSDP shard over the data-parallel ranks: a split that is one
+	 * replica has none (the rows' figures are unsharded) */
+	bool layers = s->split == VF_SPLIT_LAYERS;
+	if ((s->given & VF_SETUP_G_SHARD) && s->shard >= VF_SHARD_ZERO1 && (layers || s->gpus <= s->tp * s->pp))
+		assume(a, "--shard %s over one replica shards nothing: the %s holds one copy of the model over its "
+			  "GPUs, no data-parallel rank to shard it with; every figure is unsharded%s",
+		       vf_shard_name(s->shard), layers ? "layer split" : "tp x pp split",
+		       layers ? "" : " (--gpus a multiple of tp x pp to shard over the replicas)");
+	if (layers) {
 		assume(a, "layer split as accelerate's device_map=\"auto\" places modules: embeddings first, "
 			  "whole layers in order, each GPU but the last filled by weights up to the model's size "
 			  "over the GPUs plus 1.25 layers (get_balanced_memory), at most its memory less the CUDA "

@@ -84,4 +84,17 @@ expect_out "rtx-4090: generate() does not fit: one sequence of 32768 tokens does
 run estimate llama3-8b --mode infer --ctx 4096 --gpu rtx-4090 --json
 expect_json 'j["gpus"][0]["fits"] and j["gpus"][0]["max_batch"] >= 1'
 
+test_case "--shard over one replica of a model split is named: it shards nothing"
+# --split layers (or --tp 2 on 2 GPUs) with --shard zero3: JSON setup.shard
+# zero3, the figures those of no sharding (peak 15.68 GiB either way), no
+# line said so
+run estimate llama3-8b --mode lora --split layers --shard zero3 --gpu rtx-4090:2 --json
+expect_rc 0
+expect_json 'j["setup"]["shard"] == "zero3" and any(x.startswith("--shard zero3 over one replica shards nothing: the layer split") for x in j["assumptions"])'
+run estimate llama3-8b --mode lora --tp 2 --gpus 2 --shard fsdp --gpu h100-80gb:2
+expect_out "--shard fsdp over one replica shards nothing: the tp x pp split"
+# data parallel over replicas: sharded, no such line
+run estimate llama3-8b --mode lora --tp 2 --gpus 4 --shard zero3 --gpu h100-80gb:4 --json
+expect_json 'not any("shards nothing" in x for x in j["assumptions"])'
+
 finish

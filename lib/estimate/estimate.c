@@ -3340,6 +3340,7 @@ vf_status vf_estimate_simulate_memo(const struct vf_arch *arch, const struct vf_
 	e->analytic_reserved_bytes = e->step_peak_reserved_bytes;
 	int64_t reserved = p.reserved;
 	e->sim_allocated_bytes = p.allocated;
+	e->sim_retries = e->sim_oom ? 0 : p.retries; /* out of memory: the peaks without a capacity */
 	e->sim_short = reserved < e->step_peak_allocated_bytes;
 	if (e->sim_short)
 		reserved = e->step_peak_allocated_bytes;
@@ -3726,4 +3727,15 @@ int64_t vf__estimate_max_batch_search(int64_t (*peak)(const void *model, const s
 				      const struct vf_gpu_spec *gpu, int64_t vram_bytes, int64_t cap)
 {
 	return max_batch_search(peak, model, setup, gpu, vram_bytes, cap);
+}
+
+const char *vf_estimate_retries_note(int64_t retries, char *b, size_t n)
+{
+	if (retries <= 0)
+		return NULL;
+	snprintf(b, n, "device peak with the allocator at the card's limit: cache freed and the "
+		 "cudaMalloc retried %lld time%s (PyTorch's num_alloc_retries); a card with more "
+		 "memory keeps more cached and reads a higher peak",
+		 (long long)retries, retries == 1 ? "" : "s");
+	return b;
 }

@@ -50,4 +50,20 @@ expect_json "(lambda r: r['fits'] and r['allocator_retries'] >= 1 and 'at the ca
 run fit llama3-8b --shard fsdp --gpus 2 --grad-ckpt --gpu h100-80gb:2 --margin 0 --forbid batch,grad-ckpt,optimizer,quant,shard,gpus,split
 expect_out_re "^h100-80gb x2: device peak with the allocator at the card's limit"
 
+test_case "fit's max batch is the simulation's against the row's limit: it agrees with the per-batch rows"
+# llama3-8b full FSDP x 2 with checkpointing on h100-80gb, --margin 0: the
+# row at batch 1 said max batch 1 (the fast path's) while the rows at
+# batches 2 and 5 fit by the simulation that decides each row
+f="llama3-8b --shard fsdp --gpus 2 --grad-ckpt --gpu h100-80gb:2 --margin 0 --forbid batch,grad-ckpt,optimizer,quant,shard,gpus,split --json"
+run fit $f
+expect_rc 0
+mb=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rows"][0]["max_batch"])')
+check "[ $mb -ge 2 ]"
+for b in $(seq 2 "$mb"); do
+  run fit $f --batch "$b"
+  expect_json "j['rows'][0]['fits'] and j['rows'][0]['max_batch'] == $mb"
+done
+run fit $f --batch $((mb + 1))
+expect_json "not j['rows'][0]['fits']"
+
 finish

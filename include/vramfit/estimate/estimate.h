@@ -381,6 +381,14 @@ int64_t vf_estimate_max_batch_simulated(const struct vf_arch *arch, const struct
 					const struct vf_gpu_spec *gpu,
 					const struct vf_alloc_config *cfg,
 					struct vf_replay_memo *memo);
+/* The same against limit_bytes (<= 0: the card's memory, as above): the
+ * peak at most that, with no out of memory (fit's margin). Either checks
+ * the batch below its answer (the simulated peak is not monotone in the
+ * batch) and answers a batch whose predecessor fits too. */
+int64_t vf_estimate_max_batch_limit_simulated(const struct vf_arch *arch, const struct vf_setup *setup,
+					      const struct vf_gpu_spec *gpu,
+					      const struct vf_alloc_config *cfg,
+					      struct vf_replay_memo *memo, int64_t limit_bytes);
 
 /* The GPU's usable bytes (memory_mib x MiB) and whether e fits it; *headroom
  * (may be NULL) = vram - peak_bytes, negative when it does not fit. */

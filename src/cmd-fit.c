@@ -1295,7 +1295,9 @@ static void hit_row(struct vf_table *t, cJSON *arr, const struct fit_args *a, co
 		double price = a->price >= 0 ? a->price : g->price_usd_hour;
 		if (price >= 0)
 			cJSON_AddNumberToObject(o, "price_usd_hour", price);
-		cJSON_AddNumberToObject(o, "max_batch", (double)vf_estimate_max_batch(&m->arch, &r->setup, g, r->limit_bytes));
+		/* as fit's rows: the simulation's against the limit (-1: the host's memory) */
+		cJSON_AddNumberToObject(o, "max_batch", (double)vf_estimate_max_batch_limit_simulated(
+							&m->arch, &r->setup, g, NULL, a->memo, r->limit_bytes));
 	}
 	cJSON_AddItemToArray(arr, o);
 	char idx[8], su[160], pk[32], stp[32], tps[32], rt[32], cost[32], d[512];

@@ -1643,6 +1643,16 @@ static void print_gpus(FILE *o, const struct gpu_row *rows, int nrows, const cha
 	vf_table_release(&t);
 }
 
+/* Each row's vf_estimate_retries_note. */
+static void print_capacity_notes(FILE *o, const struct gpu_row *rows, int nrows)
+{
+	char b[320];
+	for (int i = 0; i < nrows; i++)
+		if (!(rows[i].has_inf && vf_est_engine_own(&rows[i].inf)) &&
+		    vf_estimate_retries_note(rows[i].est.sim_retries, b, sizeof b))
+			fprintf(o, "%s: %s\n", rows[i].spec.id, b);
+}
+
 /* Each GPU it does not fit: why, and the cheapest changes that fit. */
 static void print_advice(FILE *o, const struct gpu_row *rows, int nrows, double margin, bool dit)
 {
@@ -1900,6 +1910,7 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 	if (tg->pipeline)
 		print_pipeline(o, tg, e0);
 	print_gpus(o, rows, nrows, gsource);
+	print_capacity_notes(o, rows, nrows);
 	print_inference(o, rows, nrows);
 	print_advice(o, rows, nrows, margin, tg->dit);
 	for (int i = 0; i < nrows; i++) /* an engine's split: its own table's (one GPU of it) */
@@ -2023,6 +2034,11 @@ static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const 
 		return g;
 	}
 	cJSON_AddNumberToObject(g, "peak_bytes", (double)r->est.peak_bytes);
+	char cap[320];
+	if (vf_estimate_retries_note(r->est.sim_retries, cap, sizeof cap)) { /* as the text's line for the row */
+		cJSON_AddNumberToObject(g, "allocator_retries", (double)r->est.sim_retries);
+		cJSON_AddStringToObject(g, "device_peak_note", cap);
+	}
 	if (!r->fits)
 		cJSON_AddStringToObject(g, "breaking_term", vf_term_name(r->est.dominant));
 	if (r->split)

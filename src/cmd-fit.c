@@ -505,6 +505,8 @@ struct row {
 	struct vf_search_result smallest; /* when not */
 	int sim_rejected;                 /* settings the fast path fits, the simulation not */
 	bool sim_oom;                     /* smallest's simulation ran out within its limit */
+	int64_t retries;                  /* best's simulated allocator at the card's limit:
+					     vf_estimate.sim_retries */
 	int64_t max_batch;
 	double cost_key;                  /* $ per token; inf unknown */
 	double time_key;                  /* s per token */
@@ -628,7 +630,7 @@ static int split_rows(const struct fit_args *a, const struct vf_arch *arch,
  * usable; the row said no). 1 when it fits (its peak the simulated one),
  * 0 when not, -1 on error. */
 static int smallest_fits(const struct fit_args *a, const struct vf_arch *arch, const struct vf_gpu_spec *g,
-			 struct vf_search *s, struct vf_error *err)
+			 struct vf_search *s, int64_t *retries, struct vf_error *err)
 {
 	if (!s->have_smallest)
 		return 0;
@@ -639,6 +641,7 @@ static int smallest_fits(const struct fit_args *a, const struct vf_arch *arch, c
 		return 0;
 	s->smallest.peak_bytes = e.peak_bytes;
 	s->smallest.fits = true;
+	*retries = e.sim_retries;
 	return 1;
 }
 
@@ -654,8 +657,9 @@ static int search_row(const struct fit_args *a, const struct vf_arch *arch, cons
 	o.margin = a->margin;
 	o.max_gpus = n;
 	o.sort = VF_SORT_CHANGES;
-	o.top = 16; /* fallbacks for when the simulation rejects the first */
+	o.top = 32; /* fallbacks for when the simulation rejects the first */
 	o.price_usd_hour = a->price;
+	o.near = true; /* the simulation decides the near misses too (search.h) */
 	struct vf_search s;
 	if (vf_search_run(arch, &st, g, &o, &s, &err) != VF_OK)
 		return vf_cli_fail_err(&err);
@@ -666,7 +670,7 @@ static int search_row(const struct fit_args *a, const struct vf_arch *arch, cons
 	/* the search ranks on the fast path; the allocator simulation
 	 * decides: the best result whose simulated peak fits */
 	size_t pick = s.count, low = s.count;
-	for (size_t k = 0; k < s.count && k < 16 && pick == s.count; k++) {
+	for (size_t k = 0; k < s.count && pick == s.count; k++) {
 		struct vf_estimate e;
 		if (vf_estimate_simulate_memo(arch, &s.results[k].setup, g, NULL, a->memo, &e, NULL, &err)) {
 			vf_search_release(&s);
@@ -674,18 +678,21 @@ static int search_row(const struct fit_args *a, const struct vf_arch *arch, cons
 		}
 		bool over = e.peak_bytes > s.results[k].limit_bytes;
 		if (!over && !e.sim_oom)
-			pick = k;
-		else if (low == s.count || e.peak_bytes < s.results[low].peak_bytes)
+			pick = k, r->retries = e.sim_retries;
+		else if ((s.results[k].fits || !e.sim_oom) && /* a near miss: its peak, not an oom */
+			 (low == s.count || e.peak_bytes < s.results[low].peak_bytes))
 			low = k, r->sim_oom = !over;
 		s.results[k].peak_bytes = e.peak_bytes;
-		r->sim_rejected += pick == s.count;
+		r->sim_rejected += pick == s.count && s.results[k].fits;
 	}
 	r->fits = pick < s.count;
+	if (r->fits) /* a near miss's verdict is the simulation's too */
+		s.results[pick].fits = true;
 	/* rejected by the simulation: its smallest peak is the reason, not
 	 * the fast path's (which fits) */
 	if (!r->fits && low < s.count)
 		r->smallest = s.results[low];
-	int small = r->fits ? 0 : smallest_fits(a, arch, g, &s, &err);
+	int small = r->fits ? 0 : smallest_fits(a, arch, g, &s, &r->retries, &err);
 	if (small < 0) {
 		vf_search_release(&s);
 		return vf_cli_fail_err(&err);
@@ -693,16 +700,48 @@ static int search_row(const struct fit_args *a, const struct vf_arch *arch, cons
 	r->fits = r->fits || small;
 	if (r->fits) {
 		r->best = small ? s.smallest : s.results[pick];
-		r->max_batch = vf_estimate_max_batch(arch, &r->best.setup, g,
-						     r->best.limit_bytes);
-		/* the fast path's largest batch may fall below the batch the
-		 * simulation fits (smallest_fits): the row's own batch fits */
-		if (r->max_batch < r->best.setup.batch)
-			r->max_batch = r->best.setup.batch;
+		/* decided as the row is, by the simulation against its limit
+		 * (the fast path's said 1 where batches up to 5 fit: llama3-8b
+		 * FSDP x 2 on h100-80gb, --margin 0); -1: the host's memory */
+		r->max_batch = vf_estimate_max_batch_limit_simulated(arch, &r->best.setup, g, NULL, a->memo,
+								     r->best.limit_bytes);
+		if (r->max_batch < 0) {
+			vf_search_release(&s);
+			return vf_cli_fail("allocator simulation: out of memory");
+		}
 		sort_keys(a, g, n, r);
 	}
 	vf_search_release(&s);
 	return -1;
+}
+
+/* A row's device_peak_note and allocator_retries (vf_estimate_retries_note),
+ * when its simulated allocator met the card's limit. */
+static void retries_json(cJSON *o, int64_t retries)
+{
+	char note[320];
+	if (!vf_estimate_retries_note(retries, note, sizeof note))
+		return;
+	cJSON_AddNumberToObject(o, "allocator_retries", (double)retries);
+	cJSON_AddStringToObject(o, "device_peak_note", note);
+}
+
+/* The notes retries_json put in arr's rows, one line each (numbered: by
+ * the row's number, as --search's table numbers its results). */
+static void print_retries_notes(const cJSON *arr, bool numbered)
+{
+	const cJSON *x;
+	int i = 0;
+	cJSON_ArrayForEach(x, arr) {
+		const cJSON *note = cJSON_GetObjectItem(x, "device_peak_note");
+		i++;
+		if (!cJSON_IsString(note))
+			continue;
+		if (numbered)
+			printf("%d: ", i);
+		printf("%s x%d: %s\n", cJSON_GetObjectItem(x, "gpu")->valuestring,
+		       cJSON_GetObjectItem(x, "gpus")->valueint, note->valuestring);
+	}
 }
 
 /* A row that fits: the settings it needs, speed, time and cost. */
@@ -716,6 +755,7 @@ static void fits_row(struct vf_table *t, cJSON *o, const struct fit_args *a, con
 	result_fields(o, a, &r->best, r->gpu, &st);
 	cJSON_AddNumberToObject(o, "max_batch", (double)r->max_batch);
 	cJSON_AddNullToObject(o, "reason");
+	retries_json(o, r->retries); /* the text's line under the table (print_fit_table) */
 	vf_search_diff(&st, &r->best.setup, set, sizeof set);
 	snprintf(mb, sizeof mb, "%lld", (long long)r->max_batch);
 	vf_fmt_bytes(pk, sizeof pk, (double)r->best.peak_bytes);
@@ -876,6 +916,7 @@ static void print_fit_table(const struct fit_args *a, const cJSON *root, const s
 		       cJSON_IsTrue(cJSON_GetObjectItem(root, "approximate"))
 			       ? " (approximate: see Assumptions)" : "");
 		vf_table_print(t, stdout);
+		print_retries_notes(cJSON_GetObjectItem(root, "rows"), false);
 		print_assumptions(root);
 	}
 }
@@ -967,6 +1008,7 @@ struct hit {
 	struct vf_search_result r;
 	const struct vf_gpu_spec *gpu;
 	struct vf_setup start; /* the setup it is compared with */
+	int64_t retries;       /* its simulation's vf_estimate.sim_retries */
 };
 
 static enum vf_search_sort sort_of(const char *s)
@@ -1039,6 +1081,7 @@ static void nofit_simulated(cJSON *nofit, const struct gpu_group *grp,
 struct tally {
 	uint64_t space, evaluated, fitting;
 	uint64_t rejected; /* fit on the fast path, not in the allocator simulation */
+	uint64_t near_fit; /* over on the fast path, within its reserve, fit in the simulation */
 	double seconds;
 };
 
@@ -1062,12 +1105,24 @@ static void *confirm_worker(void *arg)
 	return NULL;
 }
 
+/* The results the confirming loop reads when the simulation fits every
+ * one the fast path fits: up to the top-th of those (the near misses
+ * before it among them). */
+static size_t confirm_span(const struct vf_search *s, size_t top)
+{
+	size_t i = 0, fits = 0;
+	while (i < s->count && fits < top)
+		fits += s->results[i++].fits;
+	return i;
+}
+
+/* The first n of a search's results replayed ahead (confirm_job). */
 static void confirm_warm(const struct vf_arch *arch, const struct vf_search *s, const struct vf_gpu_spec *g,
-			 struct vf_replay_memo *memo)
+			 struct vf_replay_memo *memo, size_t n)
 {
 	struct confirm_job j = {arch, s, g, memo, {0}, 0, 0};
 	double w[64];
-	for (size_t i = 0; i < s->count; i++) {
+	for (size_t i = 0; i < s->count && i < n; i++) {
 		double wi = vf_estimate_expect_replay(arch, &s->results[i].setup, g, NULL, memo);
 		if (i >= 64)
 			continue;
@@ -1102,6 +1157,45 @@ static int start_simulated(const struct fit_args *a, const struct vf_model *m, c
 	return 0;
 }
 
+/* A search's results confirmed by the allocator simulation (the search
+ * ranks on the fast path), in order, until a->top fit (of the first a->top
+ * the fast path fits and the near misses among them): those into hits.
+ * When none fits, why into nofit (of the *nfast the fast path fits; none:
+ * the caller says why). -1 on error. */
+static int confirm_hits(const struct fit_args *a, const struct vf_model *m, const struct gpu_group *grp,
+			const struct vf_setup *st, struct vf_search *s, struct hit *hits, size_t *nh,
+			struct tally *ty, cJSON *nofit, size_t *nfast, struct vf_error *err)
+{
+	const struct vf_gpu_spec *g = grp->spec;
+	size_t kept = 0, low = s->count;
+	int64_t low_peak = 0;
+	*nfast = 0;
+	size_t span = confirm_span(s, (size_t)a->top); /* the old list's fits, and near misses */
+	for (size_t i = 0; i < span && kept < (size_t)a->top; i++) {
+		struct vf_estimate e;
+		if (vf_estimate_simulate_memo(&m->arch, &s->results[i].setup, g, NULL, a->memo,
+					      &e, NULL, err))
+			return -1;
+		*nfast += s->results[i].fits;
+		if (e.sim_oom || e.peak_bytes > s->results[i].limit_bytes) {
+			if (s->results[i].fits && (low == s->count || e.peak_bytes < low_peak))
+				low = i, low_peak = e.peak_bytes;
+			ty->rejected += s->results[i].fits;
+			continue;
+		}
+		ty->near_fit += !s->results[i].fits; /* over on the fast path only */
+		s->results[i].fits = true; /* the simulation's verdict, with its peak */
+		s->results[i].peak_bytes = e.peak_bytes;
+		hits[(*nh)++] = (struct hit){s->results[i], g, *st, e.sim_retries};
+		kept++;
+	}
+	if (kept)
+		*nfast = kept; /* something fits: no reason to give */
+	else if (*nfast)
+		nofit_simulated(nofit, grp, &s->results[low], low_peak, *nfast);
+	return 0;
+}
+
 /* One GPU kind: its start, the configurations that fit (confirmed by the
  * allocator simulation) into hits, or why nothing does into nofit.
  * Returns -1 or the exit code. */
@@ -1123,7 +1217,8 @@ static int search_group(const struct fit_args *a, const struct vf_model *m, cons
 	o.margin = a->margin;
 	o.max_gpus = grp->count;
 	o.sort = sort;
-	o.top = a->top;
+	o.top = 2 * (size_t)a->top; /* room for the near misses, which the simulation decides */
+	o.near = true;
 	o.exhaustive = a->exhaustive;
 	o.price_usd_hour = a->price;
 	o.threads = 0; /* the CPUs online: the same results */
@@ -1134,30 +1229,12 @@ static int search_group(const struct fit_args *a, const struct vf_model *m, cons
 	ty->evaluated += s.evaluated;
 	ty->fitting += s.fitting;
 	ty->seconds += s.seconds;
-	confirm_warm(&m->arch, &s, g, a->memo); /* each is replayed below */
-	size_t kept = 0, low = s.count;
-	int64_t low_peak = 0;
-	for (size_t i = 0; i < s.count; i++) {
-		/* the shown results are confirmed by the allocator
-		 * simulation (the search ranks on the fast path) */
-		struct vf_estimate e;
-		if (vf_estimate_simulate_memo(&m->arch, &s.results[i].setup, g, NULL, a->memo,
-					      &e, NULL, &err)) {
-			vf_search_release(&s);
-			return vf_cli_fail_err(&err);
-		}
-		if (e.sim_oom || e.peak_bytes > s.results[i].limit_bytes) {
-			if (low == s.count || e.peak_bytes < low_peak)
-				low = i, low_peak = e.peak_bytes;
-			ty->rejected++;
-			continue;
-		}
-		s.results[i].peak_bytes = e.peak_bytes;
-		hits[(*nh)++] = (struct hit){s.results[i], g, st};
-		kept++;
+	confirm_warm(&m->arch, &s, g, a->memo, confirm_span(&s, (size_t)a->top)); /* replayed below */
+	size_t nfast = 0;
+	if (confirm_hits(a, m, grp, &st, &s, hits, nh, ty, nofit, &nfast, &err)) {
+		vf_search_release(&s);
+		return vf_cli_fail_err(&err);
 	}
-	if (s.count && !kept)
-		nofit_simulated(nofit, grp, &s.results[low], low_peak, s.count);
 	if (start_simulated(a, m, g, &s.start, &err)) {
 		vf_search_release(&s);
 		return vf_cli_fail_err(&err);
@@ -1166,7 +1243,7 @@ static int search_group(const struct fit_args *a, const struct vf_model *m, cons
 	result_fields(so, a, &s.start, g, &st);
 	cJSON_AddNumberToObject(so, "effective_batch", (double)s.effective_batch);
 	cJSON_AddItemToArray(starts, so);
-	if (!s.count && s.have_smallest) {
+	if (!nfast && s.have_smallest) { /* no near miss fit either (confirm_hits) */
 		cJSON *x = cJSON_CreateObject();
 		char pk[32], lim[32], why[256];
 		vf_fmt_bytes(pk, sizeof pk, (double)s.smallest.peak_bytes);
@@ -1191,8 +1268,9 @@ static void search_json(cJSON *root, const struct fit_args *a, enum vf_search_so
 	cJSON_AddNumberToObject(so, "evaluated", (double)ty->evaluated);
 	cJSON_AddNumberToObject(so, "seconds", ty->seconds);
 	cJSON_AddNumberToObject(so, "space", (double)ty->space);
-	cJSON_AddNumberToObject(so, "fitting", (double)ty->fitting);
+	cJSON_AddNumberToObject(so, "fitting", (double)(ty->fitting + ty->near_fit));
 	cJSON_AddNumberToObject(so, "rejected_by_allocator_simulation", (double)ty->rejected);
+	cJSON_AddNumberToObject(so, "near_misses_fit_by_allocator_simulation", (double)ty->near_fit);
 	cJSON_AddNumberToObject(so, "pruned", (double)(ty->space + (uint64_t)ngroups - ty->evaluated));
 	cJSON_AddNumberToObject(so, "margin", a->margin);
 	cJSON_AddStringToObject(so, "sort", sort == VF_SORT_TIME ? "time"
@@ -1212,11 +1290,14 @@ static void hit_row(struct vf_table *t, cJSON *arr, const struct fit_args *a, co
 	cJSON *o = cJSON_CreateObject();
 	const struct vf_setup *st = &h->start;
 	result_fields(o, a, r, g, st);
+	retries_json(o, h->retries); /* the text's line under the table (print_search) */
 	if (a->html) {
 		double price = a->price >= 0 ? a->price : g->price_usd_hour;
 		if (price >= 0)
 			cJSON_AddNumberToObject(o, "price_usd_hour", price);
-		cJSON_AddNumberToObject(o, "max_batch", (double)vf_estimate_max_batch(&m->arch, &r->setup, g, r->limit_bytes));
+		/* as fit's rows: the simulation's against the limit (-1: the host's memory) */
+		cJSON_AddNumberToObject(o, "max_batch", (double)vf_estimate_max_batch_limit_simulated(
+							&m->arch, &r->setup, g, NULL, a->memo, r->limit_bytes));
 	}
 	cJSON_AddItemToArray(arr, o);
 	char idx[8], su[160], pk[32], stp[32], tps[32], rt[32], cost[32], d[512];
@@ -1261,13 +1342,18 @@ static void print_search(const struct fit_args *a, const cJSON *root, const stru
 		       "with the start); %zu shown of %llu that fit",
 		       (unsigned long long)ty->space, ty->seconds * 1e3,
 		       (unsigned long long)(ty->space + (uint64_t)ngroups - ty->evaluated),
-		       (unsigned long long)ty->evaluated, nh, (unsigned long long)ty->fitting);
+		       (unsigned long long)ty->evaluated, nh,
+		       (unsigned long long)(ty->fitting + ty->near_fit));
+		if (ty->near_fit)
+			printf(" (%llu of them over on the fast estimate by less than its allocator "
+			       "reserve, under in the allocator simulation)", (unsigned long long)ty->near_fit);
 		if (ty->rejected)
 			printf(" (%llu of them over in the allocator simulation)",
 			       (unsigned long long)ty->rejected);
 		printf("\n\n");
 		if (nh)
 			vf_table_print(t, stdout);
+		print_retries_notes(cJSON_GetObjectItem(root, "results"), true);
 		const cJSON *x;
 		cJSON_ArrayForEach(x, nofit) printf("%s\n", cJSON_GetObjectItem(x, "reason")->valuestring);
 		print_assumptions(root);
@@ -1282,7 +1368,7 @@ static int fit_search(const struct fit_args *a, const struct vf_model *m,
 	if (!hits)
 		return vf_cli_fail("out of memory");
 	size_t nh = 0;
-	struct tally ty = {0, 0, 0, 0, 0};
+	struct tally ty = {0};
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(root, "model"), "id", a->model);
 	run_request(root, a);

@@ -20,6 +20,7 @@ vf_status vf_advice_search(const struct vf_arch *arch, const struct vf_setup *st
 	o.max_gpus = start->gpus;
 	o.sort = VF_SORT_CHANGES;
 	o.top = 64;
+	o.near = true; /* the simulation decides (vf_advice_confirm) */
 	return vf_search_run(arch, start, gpu, &o, s, err);
 }
 

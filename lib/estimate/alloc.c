@@ -147,6 +147,7 @@ struct vf_alloc {
 	int64_t requested, peak_requested; /* live requests (rounded), their peak */
 	int expand_seg[2];       /* expandable: the segment of the large [0] and small [1] pool */
 	bool oom;
+	int64_t retries;         /* the cache released at the capacity (fresh_block) */
 	bool peaks_only;         /* vf_alloc_peaks_only: no snapshot, no changes noted */
 	bool peak_pending;       /* the reserved peak grew: snapshot after this malloc */
 	struct snapent *snap;    /* per segment index, as at the last reserved peak */
@@ -918,6 +919,10 @@ static int fresh_block(struct vf_alloc *a, int64_t size, bool small)
 	int64_t seg = small ? SMALL_BUFFER
 		      : size < MIN_LARGE_ALLOC ? LARGE_BUFFER : round_up(size, ROUND_LARGE);
 	if (a->cfg.capacity_bytes > 0 && a->reserved + seg > a->cfg.capacity_bytes) {
+		/* c10/cuda/CUDACachingAllocator.cpp malloc(): the failed
+		 * cudaMalloc releases the cached blocks and alloc_block retries,
+		 * counted in stats.num_alloc_retries */
+		a->retries++;
 		vf_alloc_empty_cache(a);
 		if (a->reserved + seg > a->cfg.capacity_bytes)
 			return -1;
@@ -1136,6 +1141,7 @@ int64_t vf_alloc_peak_allocated(const struct vf_alloc *a) { return a->peak_alloc
 int64_t vf_alloc_peak_reserved(const struct vf_alloc *a) { return a->peak_reserved; }
 int64_t vf_alloc_peak_requested(const struct vf_alloc *a) { return a->peak_requested; }
 bool vf_alloc_oom(const struct vf_alloc *a) { return a->oom; }
+int64_t vf_alloc_retries(const struct vf_alloc *a) { return a->retries; }
 
 static int seg_cmp(const void *x, const void *y)
 {

@@ -3340,6 +3340,7 @@ vf_status vf_estimate_simulate_memo(const struct vf_arch *arch, const struct vf_
 	e->analytic_reserved_bytes = e->step_peak_reserved_bytes;
 	int64_t reserved = p.reserved;
 	e->sim_allocated_bytes = p.allocated;
+	e->sim_retries = e->sim_oom ? 0 : p.retries; /* out of memory: the peaks without a capacity */
 	e->sim_short = reserved < e->step_peak_allocated_bytes;
 	if (e->sim_short)
 		reserved = e->step_peak_allocated_bytes;
@@ -3459,10 +3460,11 @@ int64_t vf_estimate_max_batch(const struct vf_arch *arch, const struct vf_setup 
 	return max_batch_search(llm_peak, arch, setup, gpu, vram_bytes, 1 << 20);
 }
 
-/* 1 fits, 0 does not, -1 simulation failed. */
+/* 1 fits, 0 does not, -1 simulation failed. limit: the bytes the peak
+ * may reach (<= 0: the card's, vf_estimate_fits). */
 static int sim_fits(const struct vf_arch *arch, const struct vf_setup *su, int64_t batch,
 		    const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
-		    struct vf_replay_memo *memo)
+		    struct vf_replay_memo *memo, int64_t limit)
 {
 	struct vf_setup s = *su;
 	s.batch = batch;
@@ -3473,44 +3475,30 @@ static int sim_fits(const struct vf_arch *arch, const struct vf_setup *su, int64
 	 * (vf_estimate_simulate never reserves less than is allocated), and a
 	 * setup the simulation skips keeps this very estimate. */
 	estimate_llm(NULL, arch, &s, gpu, &e, NULL, false);
-	int64_t vram = vf_estimate_gpu_bytes(gpu);
+	int64_t vram = limit > 0 ? limit : vf_estimate_gpu_bytes(gpu);
 	if (vram > 0 && vram - (e.context_bytes + e.peak_allocated_bytes) + e.evictable_bytes < 0 &&
 	    e.peak_bytes >= e.context_bytes + e.peak_allocated_bytes)
 		return 0;
 	if (vf_estimate_simulate_memo(arch, &s, gpu, cfg, memo, &e, NULL, &err) != VF_OK)
 		return -1;
+	if (limit > 0)
+		return !e.sim_oom && e.peak_bytes <= limit;
 	return vf_estimate_fits(&e, gpu, NULL) ? 1 : 0;
 }
 
-int64_t vf_estimate_max_batch_simulated(const struct vf_arch *arch, const struct vf_setup *setup,
-					const struct vf_gpu_spec *gpu,
-					const struct vf_alloc_config *cfg,
-					struct vf_replay_memo *memo)
+/* The largest batch below hi (which the simulation refuses) that fits:
+ * step down from hi until one fits, then bisect; 0 when none, -1 when a
+ * simulation failed. */
+static int64_t fits_below(const struct vf_arch *arch, const struct vf_setup *setup,
+			  const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+			  struct vf_replay_memo *memo, int64_t limit, int64_t hi)
 {
-	int64_t b = vf_estimate_max_batch(arch, setup, gpu, 0);
-	if (vf_estimate_gpu_bytes(gpu) <= 0)
-		return b;
-	int f = b > 0 ? sim_fits(arch, setup, b, gpu, cfg, memo) : 1;
-	if (f < 0)
-		return -1;
-	if (f) { /* the simulation may allow a few more */
-		for (int i = 0; i < 8; i++) {
-			int g = sim_fits(arch, setup, b + 1, gpu, cfg, memo);
-			if (g < 0)
-				return -1;
-			if (!g)
-				break;
-			b++;
-		}
-		return b;
-	}
-	/* the simulation says no at b: step down until it fits, then bisect */
-	int64_t hi = b, lo = b, step = 1;
+	int64_t lo = hi, step = 1;
 	for (;;) {
 		lo = hi > step ? hi - step : 0;
 		if (lo == 0)
 			break;
-		int g = sim_fits(arch, setup, lo, gpu, cfg, memo);
+		int g = sim_fits(arch, setup, lo, gpu, cfg, memo, limit);
 		if (g < 0)
 			return -1;
 		if (g)
@@ -3520,7 +3508,7 @@ int64_t vf_estimate_max_batch_simulated(const struct vf_arch *arch, const struct
 	}
 	while (hi - lo > 1) {
 		int64_t mid = lo + (hi - lo) / 2;
-		int g = sim_fits(arch, setup, mid, gpu, cfg, memo);
+		int g = sim_fits(arch, setup, mid, gpu, cfg, memo, limit);
 		if (g < 0)
 			return -1;
 		if (g)
@@ -3529,6 +3517,52 @@ int64_t vf_estimate_max_batch_simulated(const struct vf_arch *arch, const struct
 			hi = mid;
 	}
 	return lo;
+}
+
+int64_t vf_estimate_max_batch_limit_simulated(const struct vf_arch *arch, const struct vf_setup *setup,
+					      const struct vf_gpu_spec *gpu,
+					      const struct vf_alloc_config *cfg,
+					      struct vf_replay_memo *memo, int64_t limit)
+{
+	if (vf_estimate_gpu_bytes(gpu) <= 0)
+		return vf_estimate_max_batch(arch, setup, gpu, limit);
+	int64_t b = vf_estimate_max_batch(arch, setup, gpu, limit);
+	int f = b > 0 ? sim_fits(arch, setup, b, gpu, cfg, memo, limit) : 1;
+	if (f < 0)
+		return -1;
+	if (f) { /* the simulation may allow a few more */
+		for (int i = 0; i < 8; i++) {
+			int g = sim_fits(arch, setup, b + 1, gpu, cfg, memo, limit);
+			if (g < 0)
+				return -1;
+			if (!g)
+				break;
+			b++;
+		}
+	} else {
+		b = fits_below(arch, setup, gpu, cfg, memo, limit, b);
+	}
+	/* The reserved peak is not monotone in the batch (the blocks cached
+	 * before the optimizer step differ: PyTorch's best fit over them), so
+	 * the search's premise is checked where it answers: the batch below
+	 * its answer fits too, or the answer is searched again below it. */
+	while (b > 1) {
+		int g = sim_fits(arch, setup, b - 1, gpu, cfg, memo, limit);
+		if (g < 0)
+			return -1;
+		if (g)
+			break;
+		b = fits_below(arch, setup, gpu, cfg, memo, limit, b - 1);
+	}
+	return b;
+}
+
+int64_t vf_estimate_max_batch_simulated(const struct vf_arch *arch, const struct vf_setup *setup,
+					const struct vf_gpu_spec *gpu,
+					const struct vf_alloc_config *cfg,
+					struct vf_replay_memo *memo)
+{
+	return vf_estimate_max_batch_limit_simulated(arch, setup, gpu, cfg, memo, 0);
 }
 
 int64_t vf_estimate_generic_arch(int64_t params, struct vf_arch *a)
@@ -3726,4 +3760,15 @@ int64_t vf__estimate_max_batch_search(int64_t (*peak)(const void *model, const s
 				      const struct vf_gpu_spec *gpu, int64_t vram_bytes, int64_t cap)
 {
 	return max_batch_search(peak, model, setup, gpu, vram_bytes, cap);
+}
+
+const char *vf_estimate_retries_note(int64_t retries, char *b, size_t n)
+{
+	if (retries <= 0)
+		return NULL;
+	snprintf(b, n, "device peak with the allocator at the card's limit: cache freed and the "
+		 "cudaMalloc retried %lld time%s (PyTorch's num_alloc_retries); a card with more "
+		 "memory keeps more cached and reads a higher peak",
+		 (long long)retries, retries == 1 ? "" : "s");
+	return b;
 }

@@ -233,6 +233,7 @@ void vf__replay_peaks_of(const struct vf_alloc *a, struct vf__replay_peaks *out)
 	out->allocated = vf_alloc_peak_allocated(a);
 	out->requested = vf_alloc_peak_requested(a);
 	out->oom = vf_alloc_oom(a);
+	out->retries = vf_alloc_retries(a);
 }
 
 static bool same_prefix(const struct prefix_ent *p, uint64_t h, const struct vf__step *key,

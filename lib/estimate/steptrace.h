@@ -88,6 +88,7 @@ vf_status vf__step_simulate(const struct vf__step *s, const struct vf_alloc_conf
 /* The peaks of a replay: what vf_estimate_simulate reads from it. */
 struct vf__replay_peaks {
 	int64_t reserved, allocated, requested;
+	int64_t retries; /* vf_alloc_retries */
 	bool oom;
 };
 

@@ -99,6 +99,9 @@ int64_t vf_alloc_peak_reserved(const struct vf_alloc *a);  /* max_memory_reserve
  * so a capacity below it runs out of memory. */
 int64_t vf_alloc_peak_requested(const struct vf_alloc *a);
 bool vf_alloc_oom(const struct vf_alloc *a);               /* a malloc returned -1 */
+/* Times a new segment over the capacity released the cache and retried
+ * (PyTorch's num_alloc_retries). */
+int64_t vf_alloc_retries(const struct vf_alloc *a);
 
 /* The segments held when the reserved peak was last reached, largest
  * first (at most VF_ALLOC_MAX_SNAPSHOT; *total = how many there were).

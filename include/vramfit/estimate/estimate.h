@@ -175,6 +175,11 @@ struct vf_estimate {
 	bool sim_short;            /* the simulation's reserved peak fell below the step's
 	                            * analytic allocated peak (it misses tensors): that
 	                            * analytic peak stands, with no reserve; approximate */
+	int64_t sim_retries;       /* times the simulated allocator, a cudaMalloc over the
+	                            * card's memory, released its cache and retried
+	                            * (torch.cuda.memory_stats()["num_alloc_retries"]):
+	                            * > 0, the device peak is the card's (a larger card
+	                            * reads a higher one) */
 	int64_t evictable_bytes;   /* paged optimizer states (unified memory): counted in the
 	                            * peak, evicted to the host before an out-of-memory */
 	/* Which peak each tool sees (lib/estimate/mechanisms.c). peak_allocated_bytes,
@@ -356,6 +361,12 @@ void vf_estimate_prefetch_memo(const struct vf_arch *arch, const struct vf_setup
 			       const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
 			       struct vf_replay_memo *memo);
 
+/* The line a row with vf_estimate.sim_retries > 0 carries in its text and
+ * JSON: its device peak is shaped by the card's memory (the simulated
+ * allocator released its cache and retried, as PyTorch's does when a
+ * cudaMalloc fails); into b, NULL when retries is 0. */
+const char *vf_estimate_retries_note(int64_t retries, char *b, size_t n);
+
 /* The largest micro-batch whose peak_bytes fits vram_bytes (vram_bytes
  * <= 0: the GPU's memory). 0 when batch 1 does not fit. */
 int64_t vf_estimate_max_batch(const struct vf_arch *arch, const struct vf_setup *setup,
@@ -370,6 +381,14 @@ int64_t vf_estimate_max_batch_simulated(const struct vf_arch *arch, const struct
 					const struct vf_gpu_spec *gpu,
 					const struct vf_alloc_config *cfg,
 					struct vf_replay_memo *memo);
+/* The same against limit_bytes (<= 0: the card's memory, as above): the
+ * peak at most that, with no out of memory (fit's margin). Either checks
+ * the batch below its answer (the simulated peak is not monotone in the
+ * batch) and answers a batch whose predecessor fits too. */
+int64_t vf_estimate_max_batch_limit_simulated(const struct vf_arch *arch, const struct vf_setup *setup,
+					      const struct vf_gpu_spec *gpu,
+					      const struct vf_alloc_config *cfg,
+					      struct vf_replay_memo *memo, int64_t limit_bytes);
 
 /* The GPU's usable bytes (memory_mib x MiB) and whether e fits it; *headroom
  * (may be NULL) = vram - peak_bytes, negative when it does not fit. */

@@ -74,6 +74,8 @@ struct vf_search_opts {
 	double price_usd_hour;   /* per GPU-hour; < 0: the GPU's catalog price */
 	int threads;             /* threads the space is spread over: 1 (the default) this
 				    one; 0 the CPUs online (at most 4); the same results */
+	bool near;               /* keep near misses too (vf_search.results), for a caller
+				    that confirms each result by the allocator simulation */
 };
 
 void vf_search_opts_defaults(struct vf_search_opts *o);
@@ -103,11 +105,16 @@ struct vf_search_result {
 };
 
 struct vf_search {
-	struct vf_search_result *results; /* owned; best first; only configurations that fit */
+	struct vf_search_result *results; /* owned; best first; configurations that fit, and
+					     with opts.near near misses (fits false): over the
+					     limit by no more than their allocator reserve
+					     (floor_bytes <= limit_bytes), which the simulation
+					     may fit, since its peak is never below the floor */
 	size_t count;
 	uint64_t space;          /* combinations in the space */
 	uint64_t evaluated;      /* vf_estimate_run calls */
 	uint64_t fitting;        /* combinations that fit (pruned ones counted as not) */
+	uint64_t near;           /* with opts.near: near misses seen (kept when in the top) */
 	double seconds;          /* wall time of the search */
 	bool have_smallest;
 	struct vf_search_result smallest; /* the smallest peak seen: why nothing fits */

@@ -83,6 +83,8 @@ struct shape {
 	double softcap_logits;    /* gemma2: tanh soft-capping of the logits */
 	double dropout;           /* hidden/attention dropout probability in training */
 	int norms_per_layer;
+	double layer_vectors;     /* 1-D parameter tensors per layer: norm weights (and
+				   * LayerNorm biases), linear biases */
 	/* parameters */
 	double params;            /* total (tied once) */
 	double emb;               /* embedding group (token + positions + untied head) */
@@ -176,6 +178,10 @@ static void shape_flags(const struct vf_arch *a, const char *fam, struct shape *
 	s->softcap_logits = fam_is(fam, "gemma2") ? 1 : 0;
 	s->parallel = a->parallel_attn;
 	s->norms_per_layer = a->norms_per_layer > 0 ? a->norms_per_layer : 2;
+	double qkv = s->fused_qkv ? 1 : 3, mlp = s->gated && !s->fused_gate_up ? 3 : 2;
+	s->layer_vectors = s->norms_per_layer * (s->layer_norm ? 2 : 1) +
+			   (a->qkv_bias || a->linear_bias ? qkv : 0) + (a->o_bias || a->linear_bias ? 1 : 0) +
+			   (a->mlp_bias || a->linear_bias ? mlp : 0);
 	/* Configuration defaults of transformers: GPT2Config resid/embd/attn
 	 * pdrop 0.1, T5Config dropout_rate 0.1; BertConfig (and RobertaConfig,
 	 * XLMRobertaConfig, DebertaV2Config) hidden_dropout_prob and
@@ -1297,6 +1303,7 @@ struct step_extra {
 	double paged_bytes;   /* paged optimizer: states beyond the card */
 	double cpu_fwd_bytes, cpu_bwd_bytes, cpu_after_bytes; /* CPU offload over PCIe */
 	double host_opt_bytes; /* CPU offload: the host optimizer step's memory traffic */
+	double opt_elems;     /* elements the GPU's optimizer step updates (0: it steps none) */
 };
 
 /* The dense rate of the step's compute dtype on the GPU, TFLOP/s. */
@@ -1794,13 +1801,15 @@ static void step_around(const struct shape *s, const struct vf_setup *su, const 
 	w->head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true, false};
 	w->loss_bytes = d->train ? Nout * s->V * (3 * d->C + 36) : Nout * s->V * d->C;
 	w->opt_bytes = opt_traffic;
-	double per_layer = (s->fused_qkv ? 2 : 4) + (s->gated && !s->fused_gate_up ? 3 : 2) +
-			   s->norms_per_layer;
+	/* full: each layer's matrices and 1-D tensors (norms, biases), the
+	 * embeddings, head and final norm (its bias under LayerNorm) */
+	double matrices = (s->fused_qkv ? 2 : 4) + (s->gated && !s->fused_gate_up ? 3 : 2);
+	double final_norm = s->layer_norm ? 2 : 1;
+	w->opt_vectors = su->mode == VF_MODE_LORA ? 0 : s->layer_vectors * (s->L + s->Ld) + final_norm;
 	w->opt_tensors = su->mode == VF_MODE_LORA ? 2 * popcount(d->lt) * (s->L + s->Ld)
-						  : per_layer * (s->L + s->Ld) + 3;
-	w->opt_per_tensor = su->optimizer_impl == VF_OPTIMPL_FOR || su->optimizer == VF_OPT_ADAFACTOR ||
-			    su->optimizer == VF_OPT_LION;
-	w->opt_8bit = su->optimizer == VF_OPT_ADAMW8BIT;
+						  : matrices * (s->L + s->Ld) + 2 + w->opt_vectors;
+	w->opt = d->train && x && x->opt_elems > 0 ? (int)su->optimizer : VF_OPT_NONE;
+	w->opt_impl = (int)su->optimizer_impl;
 	w->grad_scaler = d->train && su->precision == VF_PREC_FP16;
 	w->grad_clip = d->train ? (int)su->grad_clip : VF_CLIP_NONE;
 	if (x) {
@@ -1811,6 +1820,7 @@ static void step_around(const struct shape *s, const struct vf_setup *su, const 
 		w->cpu_bwd_bytes = x->cpu_bwd_bytes;
 		w->cpu_after_bytes = x->cpu_after_bytes;
 		w->host_opt_bytes = x->host_opt_bytes;
+		w->opt_elems = x->opt_elems;
 	}
 }
 
@@ -3002,22 +3012,17 @@ static void train_time(const struct llm *m, const struct vf_gpu_spec *gpu, struc
 {
 	const struct vf_setup *su = m->su;
 	double T = m->T, gb = m->gb;
-	double opt_traffic = 0;
-	switch (su->optimizer) {
-	case VF_OPT_ADAMW:
-		/* read param, grad, m, v; write param, m, v; the foreach
-		 * temporary written and read twice */
-		opt_traffic = T * gb * 11;
-		break;
-	case VF_OPT_ADAMW8BIT: opt_traffic = T * (3 * gb + 4); break;
-	case VF_OPT_SGD: opt_traffic = T * gb * 5; break;
-	case VF_OPT_LION: opt_traffic = T * gb * 6; break;
-	case VF_OPT_ADAFACTOR: opt_traffic = T * gb * 10; break;
-	default: break;
-	}
+	/* the step's element passes from the optimizer's code (optstep.c:
+	 * foreach AdamW 20, fused 7, SGD with momentum 8, Lion 19, Adafactor
+	 * 21 over its 2-D tensors, which hold nearly all the elements);
+	 * bitsandbytes 8-bit: read param and grad, two 1-byte states, write
+	 * param and the states */
+	struct vf__opt_kernels k;
+	vf__opt_kernels((int)su->optimizer, (int)su->optimizer_impl, &k);
+	double opt_traffic = su->optimizer == VF_OPT_ADAMW8BIT ? T * (3 * gb + 4) : T * gb * k.passes;
 	/* each rank clips and unscales the gradients it holds (ZeRO-2/3 and
 	 * FSDP: its shard) */
-	struct step_extra x = {.grad_bytes = T * gb / m->shard_g};
+	struct step_extra x = {.grad_bytes = T * gb / m->shard_g, .opt_elems = T / m->shard_o};
 	if (su->offload != VF_OFFLOAD_NONE) {
 		/* the step runs on the host over fp32 copies of the GPU's shard,
 		 * the GPU steps nothing. optimizer (DeepSpeed ZeRO-Offload):
@@ -3028,6 +3033,7 @@ static void train_time(const struct llm *m, const struct vf_gpu_spec *gpu, struc
 		bool fused = su->optimizer == VF_OPT_ADAMW && su->offload == VF_OFFLOAD_OPTIMIZER;
 		x.host_opt_bytes = (fused ? T * 7 * 4 : opt_traffic / (gb > 0 ? gb : 4) * 4) / m->shard_o;
 		opt_traffic = 0;
+		x.opt_elems = 0;
 		x.cpu_fwd_bytes = m->pcie_fwd;
 		x.cpu_bwd_bytes = m->pcie_bwd;
 		x.cpu_after_bytes = m->pcie_after;

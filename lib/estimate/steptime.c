@@ -35,7 +35,10 @@
  *              the unpack hook in the backward; per checkpointed layer the
  *              region's work (frame, autocast and hook contexts, early
  *              stop) and the RNG state stash and restore;
- *   optimizer  state traffic at bandwidth; per-tensor loops pay launches;
+ *   optimizer  max(the passes optstep.c counts from the optimizer's code
+ *              at optimizer_bandwidth, its kernels (foreach launches by
+ *              multi_tensor_apply's chunking, or a per-tensor loop's) x
+ *              optimizer_launch_s on the host);
  *              bitsandbytes' 8-bit kernels at a share of it, a Python
  *              loop per tensor; fp16's GradScaler passes and sync;
  *              clip_grad_norm_ (--grad-clip): three passes over the
@@ -125,6 +128,8 @@ static struct {
 	double dq_eff[4];      /* by enum vf__dequant: the dequant kernel's bandwidth share */
 	double opt8_tensor_s;  /* bitsandbytes 8-bit: host s per tensor */
 	double opt8_bw;        /* bitsandbytes 8-bit: bandwidth share relative to bw_eff */
+	double opt_bw;         /* hopper: datasheet bandwidth share of the optimizer's kernels */
+	double opt_launch_s;   /* host s per optimizer kernel (a bare op under no_grad) */
 	double scaler_passes, scaler_syncs;
 	double clip_passes, clip_tensor_launches, clip_fixed_launches, clip_foreach_launches;
 	double compile_elem, compile_kernels, compile_loss;
@@ -545,6 +550,8 @@ static void constants_load(void)
 	const cJSON *o8 = cJSON_GetObjectItemCaseSensitive(c, "optimizer_8bit");
 	K.opt8_tensor_s = num(o8, "per_tensor_s", 4e-5);
 	K.opt8_bw = rate(o8, "bandwidth_ratio", 0.35);
+	K.opt_bw = rate(cJSON_GetObjectItemCaseSensitive(c, "optimizer_bandwidth"), "hopper", 0.63);
+	K.opt_launch_s = num(c, "optimizer_launch_s", 8e-6);
 	const cJSON *gs = cJSON_GetObjectItemCaseSensitive(c, "grad_scaler");
 	K.scaler_passes = num(gs, "passes", 3);
 	K.scaler_syncs = num(gs, "syncs", 1);
@@ -754,6 +761,7 @@ struct hw {
 	double attn_rate; /* attention's dense rate (fp32: 3xTF32 where the GPU has TF32) */
 	double tile;      /* the GEMMs' half-efficiency output size (tensor cores or CUDA cores) */
 	double inv_rate_eff, inv_bw; /* 1 / (rate x eff), 1 / bandwidth */
+	double inv_bw_opt;     /* 1 / the optimizer kernels' bandwidth */
 	const struct attn_gen *attn; /* the generation's attention shares */
 	double launch_s, sync_s, host; /* per launch, per sync, host time scale */
 };
@@ -898,16 +906,32 @@ static double sac_op_s(const struct vf__step_work *w, const struct vf__kind_time
 	return dev > host ? dev : host;
 }
 
-/* The optimizer step: state traffic, per-tensor host loops, gradient
- * clipping (its passes and launches beside the step's), fp16 scaler. */
+/* Kernels the optimizer step launches (optstep.c's counts): foreach ops
+ * chunked by multi_tensor_apply, or a per-tensor Python loop's. */
+static double optimizer_launches(const struct vf__step_work *w, const struct vf__opt_kernels *k)
+{
+	double n = w->opt_tensors, vec = w->opt_vectors < n ? w->opt_vectors : n;
+	double launches = k->per_tensor * (n - vec) + k->per_vector * vec;
+	for (int d = 0; d < 5; d++)
+		launches += k->foreach[d] * vf__foreach_launches(d + 1, n, w->opt_elems);
+	return launches + k->step_adds * vf__foreach_launches(1, n, n);
+}
+
+/* The optimizer step: its kernels' state traffic at the optimizer
+ * kernels' bandwidth beside their launches on the host (optstep.c);
+ * gradient clipping (its passes and launches beside the step's), fp16
+ * scaler. */
 static double optimizer_s(const struct hw *h, const struct vf__step_work *w)
 {
-	double dev = w->opt_bytes * h->inv_bw;
-	double host = w->opt_per_tensor ? w->opt_tensors * 12 * h->launch_s
-					: 12 * (1 + w->opt_tensors / 512) * h->launch_s;
-	if (w->opt_8bit) { /* bitsandbytes: one blockwise kernel per tensor from a Python loop */
+	double dev = 0, host = 0;
+	if (w->opt == VF_OPT_ADAMW8BIT) { /* bitsandbytes: one blockwise kernel per tensor from a Python loop */
 		dev = w->opt_bytes * h->inv_bw / K.opt8_bw;
 		host = w->opt_tensors * K.opt8_tensor_s * h->host;
+	} else if (w->opt != VF_OPT_NONE) {
+		struct vf__opt_kernels k;
+		vf__opt_kernels(w->opt, w->opt_impl, &k);
+		dev = w->opt_bytes * h->inv_bw_opt;
+		host = optimizer_launches(w, &k) * K.opt_launch_s * h->host;
 	}
 	if (w->grad_clip != VF_CLIP_NONE) { /* the norm reads the gradients, mul_ rewrites them */
 		dev += K.clip_passes * w->grad_bytes * h->inv_bw;
@@ -983,6 +1007,11 @@ static bool hw_of_class(const struct vf__step_work *w, const struct vf_gpu_spec 
 		return false;
 	h->inv_rate_eff = 1 / (h->rate * h->eff);
 	h->inv_bw = 1 / h->bw;
+	/* the optimizer's kernels: hopper's fitted share, another GPU's
+	 * device-copy share scaled by hopper's share over its own */
+	double kern = own > 0 ? own : K.bw_k[g][gf];
+	double opt = g == 0 ? K.opt_bw : kern * K.opt_bw / K.bw_k[0][0];
+	h->inv_bw_opt = 1 / (bw_raw * (opt < 1 ? opt : 1));
 	return true;
 }
 

@@ -84,13 +84,15 @@ struct vf__step_work {
 	double loss_bytes;     /* logits traffic of the loss (forward + backward) */
 	double opt_bytes;      /* optimizer state traffic */
 	double opt_tensors;    /* trainable tensors */
-	bool opt_per_tensor;   /* for-loop / per-tensor optimizers (else foreach/fused) */
+	double opt_vectors;    /* of those, the 1-D ones (norms): Adafactor does not factor them */
+	double opt_elems;      /* elements of the tensors this rank steps (foreach chunks) */
+	int opt;               /* enum vf_optimizer of the GPU's step (VF_OPT_NONE: on the host) */
+	int opt_impl;          /* enum vf_optimizer_impl */
 	double rate_tflops;    /* dense rate for the compute dtype */
 	int cuda_core;         /* GEMMs on the CUDA cores: 1 fp32 without TF32, 2 emulated bf16 */
 	bool tf32;             /* fp32 GEMMs on the TF32 tensor cores (--tf32): rate_tflops is the
 				* TF32 rate; the attention stays 3xTF32 */
 	enum vf__dequant dequant; /* the base's quantisation (dequantized in forward and backward) */
-	bool opt_8bit;         /* bitsandbytes blockwise 8-bit states */
 	bool compile;          /* torch.compile: elementwise chains fused (factors in the data) */
 	bool grad_scaler;      /* fp16 autocast: GradScaler unscale + inf check + sync */
 	int grad_clip;         /* enum vf_grad_clip: clip_grad_norm_ before the step */
@@ -222,9 +224,21 @@ void vf__steptime_class(const struct vf_gpu_spec *gpu, struct vf__gpu_class *c);
  * passes them to _kinds and _with, which then neither classify the GPU
  * nor derive its rates again. Its contents are steptime.c's. */
 struct vf__steptime_hw {
-	double v[12];
+	double v[13];
 };
 void vf__steptime_hw(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		     const struct vf__gpu_class *c, struct vf__steptime_hw *out);
+
+/* The optimizer step's kernels (optstep.c), from the optimizers' code. */
+struct vf__opt_kernels {
+	double passes;         /* element passes (reads + writes) over the stepped tensors */
+	double vector_passes;  /* the same for 1-D tensors where a per-tensor loop differs */
+	int foreach[5];        /* foreach (multi_tensor_apply) ops, by depth (tensor lists) 1-5 */
+	int step_adds;         /* foreach ops over the GPU's one-element step counters (fused) */
+	double per_tensor;     /* kernels per 2-D tensor from a per-tensor Python loop */
+	double per_vector;     /* kernels per 1-D tensor from that loop */
+};
+void vf__opt_kernels(int optimizer, int impl, struct vf__opt_kernels *k);
+double vf__foreach_launches(int depth, double tensors, double elems);
 
 #endif

@@ -477,10 +477,11 @@ static void mechanism_assumptions(const struct vf_estimate *e, const struct vf_s
 		       s->kbit_saves_input && s->quant == VF_QUANT_NF4 && !s->grad_ckpt
 			       ? " and bitsandbytes' kept inputs"
 			       : "");
-	if (s->fsdp_mixed_precision && s->gpus > 1 &&
+	if (s->fsdp_mixed_precision && s->gpus > 1 && s->mode != VF_MODE_INFER &&
+	    (s->precision == VF_PREC_AMP || s->precision == VF_PREC_FP16) &&
 	    (s->shard == VF_SHARD_FSDP || s->shard == VF_SHARD_ZERO3))
-		assume(a, "FSDP2 mixed precision: blocks gathered in bf16 from fp32 shards, no autocast "
-			  "copies");
+		assume(a, "FSDP mixed precision (param_dtype 16-bit): blocks gathered in 16 bits from "
+			  "fp32 shards, no autocast copies");
 	if (s->float8)
 		assume(a, "--float8: torchao Float8Linear on the layers' linears (no autocast copies; "
 			  "float8 weight and input made per matmul), the lm_head in bf16 (not measured)");

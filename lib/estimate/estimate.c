@@ -664,6 +664,8 @@ struct step_in {
 		final_norm, Nout, dequant, bwd_transient, ddp, bias, shard_w, shard_o, layers;
 	double fsdp_unit, fsdp_root, fsdp_grad; /* FSDP/ZeRO-3: one layer gathered, the root
 	                                         * gathered, a layer's unsharded gradient */
+	double fsdp_gb;     /* FSDP: bytes per unsharded gradient element (0: gb) */
+	double fsdp_nosync; /* FSDP under no_sync: one layer unit's whole gradient kept */
 	double rest;      /* bytes per base parameter outside the linears (0: d->P) */
 	double head_copy; /* a frozen fp32 lm_head's bf16 copy saved for its backward */
 };
@@ -781,7 +783,11 @@ static void fill_step(const struct shape *s, const struct vf_setup *su, const st
 	st->gather = in->fsdp_unit;
 	st->gather_root = in->fsdp_root;
 	st->unit_grad = in->fsdp_grad;
-	st->unshard = in->fsdp_root > 0 && d->full ? in->shard_w : 0;
+	/* the root's whole gradients in the gathered dtype (fsdp_units) */
+	st->unshard = in->fsdp_root > 0 && d->full
+			      ? in->shard_w * (in->fsdp_gb > 0 ? in->fsdp_gb / in->gb : 1)
+			      : 0;
+	st->nosync_layer = in->fsdp_nosync;
 	st->head_ac_replayed = in->fsdp_unit > 0;
 	st->head_copy = in->head_copy;
 }
@@ -1448,6 +1454,7 @@ struct llm {
 	                       * backward (its own and the root's) */
 	double fsdp_nosync;   /* FSDP under no_sync accumulation: every trainable unit's
 	                       * whole gradient, held in place of the shards (fsdp_no_sync) */
+	double fsdp_nosync_layer; /* the part of it one layer unit holds */
 	double host, pcie;    /* CPU offload: host bytes, bytes over PCIe per step */
 	double pcie_fwd, pcie_bwd, pcie_after; /* of pcie: beside each micro-batch's forward,
 	                                        * its backward, after the host's step */
@@ -2522,16 +2529,21 @@ static void fsdp_no_sync_grads(struct llm *m, double root)
 	if (m->d.full) {
 		double gb = m->fsdp_mp ? 2 : m->gb;
 		m->fsdp_nosync = (layer_elems + root_elems) * gb;
-		m->fsdp_root_grad = 0; /* held already: nothing above at the backward's end */
+		m->fsdp_nosync_layer = layer_elems / layers * gb;
+		/* held already: nothing above at the backward's end, and the
+		 * head's contribution of a later micro-batch is added into the
+		 * held one and freed before the layers' backward */
+		m->fsdp_root_grad = m->fsdp_head_grad = 0;
 		return;
 	}
 	if (!su->fsdp_lora_flat) { /* the adapters' own whole gradients (fsdp_grad: one layer's) */
 		m->fsdp_nosync = m->T * m->gb;
+		m->fsdp_nosync_layer = m->fsdp_nosync / layers;
 		return;
 	}
 	double pb = m->fsdp_mp ? 2 : m->d.P; /* the flat parameter's dtype */
 	m->fsdp_nosync = layer_elems * pb;
-	m->fsdp_grad = layer_elems / layers * pb;
+	m->fsdp_grad = m->fsdp_nosync_layer = layer_elems / layers * pb;
 }
 
 /* FSDP and ZeRO-3 (the weights sharded over the GPUs), beside the two
@@ -2558,7 +2570,7 @@ static void fsdp_units(struct llm *m)
 {
 	const struct shape *s = m->s;
 	m->fsdp_root = m->fsdp_grad = m->fsdp_unit = m->fsdp_head_grad = m->fsdp_root_grad = 0;
-	m->fsdp_unmade = m->fsdp_nosync = 0;
+	m->fsdp_unmade = m->fsdp_nosync = m->fsdp_nosync_layer = 0;
 	if (m->shard_w <= 1 || m->su->offload != VF_OFFLOAD_NONE || !m->d.train)
 		return;
 	double gathered = m->fsdp_mp ? 2 : m->d.P; /* bytes per gathered element */
@@ -2962,6 +2974,8 @@ static void train_trace(const struct llm *m, struct vf__step *st)
 			     .fsdp_root = m->fsdp_root, .fsdp_grad = m->fsdp_grad,
 			     .fsdp_unit = m->fsdp_unit, .rest = kbit_rest_bytes(m)};
 	in.head_copy = m->head_copy;
+	in.fsdp_gb = m->fsdp_mp ? 2 : m->gb;
+	in.fsdp_nosync = m->fsdp_nosync_layer;
 	if (t5)
 		in.A_layer -= in.bias / layers;
 	fill_step(s, m->su, &m->d, &in, st);
@@ -3278,11 +3292,14 @@ static bool replay_lacks_peak(const struct vf_setup *su, const struct vf_estimat
 }
 
 /* FSDP's whole gradients under no_sync accumulation (fsdp_no_sync_grads)
- * are not in the replay either. */
+ * are replayed (steptrace.c layer_grads), but not with the optimizer
+ * stepped in the backward, whose hooks under no_sync the replay does not
+ * order. */
 static bool replay_lacks_no_sync(const struct vf_setup *su)
 {
 	return su->fsdp_no_sync && su->grad_accum > 1 && su->shard == VF_SHARD_FSDP && su->gpus > 1 &&
-	       su->mode != VF_MODE_INFER && su->offload == VF_OFFLOAD_NONE;
+	       su->mode != VF_MODE_INFER && su->offload == VF_OFFLOAD_NONE &&
+	       su->optimizer_in_backward;
 }
 
 vf_status vf_estimate_simulate(const struct vf_arch *arch, const struct vf_setup *su,
@@ -3309,7 +3326,8 @@ static const char *replay_skipped(const struct vf__step *st, const struct vf_set
 		       "analytic reserve";
 	if (replay_lacks_no_sync(su))
 		return "FSDP's whole gradients kept under no_sync accumulation (stack mechanism "
-		       "fsdp_no_sync) are not in the replay: the analytic reserve";
+		       "fsdp_no_sync) with the optimizer in the backward are not in the replay: "
+		       "the analytic reserve";
 	return NULL;
 }
 

@@ -436,9 +436,14 @@ void vf__estimate_add_comm_link(const struct vf_setup *su, const struct vf_gpu_s
 	if (!(t > 0) || su->mode == VF_MODE_INFER || su->gpus <= 1 || su->shard == VF_SHARD_NONE)
 		return;
 	double gb = vf_runcost_grad_elem_bytes(su), pb = vf_runcost_param_elem_bytes(su);
-	if (su->shard != VF_SHARD_DDP && su->precision != VF_PREC_FP32) {
-		/* sharded under mixed precision (FSDP MixedPrecision param_dtype,
-		 * DeepSpeed's bf16/fp16 params): gathers and reductions in 16 bits */
+	if (su->shard != VF_SHARD_DDP && su->precision != VF_PREC_FP32 &&
+	    (su->shard != VF_SHARD_FSDP || su->fsdp_mixed_precision)) {
+		/* sharded under mixed precision (FSDP MixedPrecision param_dtype
+		 * and reduce_dtype bf16: the stack mechanism fsdp_mixed_precision,
+		 * as the memory's gathered units and whole gradients, estimate.c
+		 * fsdp_units; DeepSpeed's bf16/fp16 params): gathers and reductions
+		 * in 16 bits. FSDP without it gathers and reduces the fp32 units
+		 * autocast computes from. */
 		pb = pb > 2 ? 2 : pb;
 		gb = su->mode == VF_MODE_FULL && gb > 2 ? 2 : gb;
 	}

@@ -20,6 +20,15 @@
  *              before its reduce-scatter leaves the shards; FSDP's root
  *              (embedding, final norm, head) gathered from the forward's
  *              start to the backward's end, its gradients whole until then;
+ *   no_sync    FSDP gradient accumulation under no_sync (nosync_layer): a
+ *              micro-batch before the synced one neither reduce-scatters
+ *              nor frees: each layer unit's whole gradient (and the root's)
+ *              is kept from the first micro-batch's backward, a later one's
+ *              made and added into it; the synced micro-batch reduce-
+ *              scatters them into the shards, then frees them (torch
+ *              FSDP1 _post_backward_hook returns before the reduce-scatter
+ *              when not _sync_gradients, leaving flat_param.grad unsharded;
+ *              FSDP2 set_requires_gradient_sync(False) likewise);
  *   optimizer  states created in the first step (per tensor, in order),
  *              the step's temporaries; zero_grad(set_to_none) frees the
  *              gradients (set_to_none=False, torch 1.x: zeroed in place
@@ -52,6 +61,7 @@ struct replay {
 	bool states;
 	bool peaks_only; /* only the peaks are read (vf_alloc_peaks_only) */
 	bool last;       /* the last optimizer step: no allocation follows it */
+	bool accum;      /* a micro-batch under no_sync: its gradients stay whole */
 };
 
 static int al(struct replay *r, double bytes)
@@ -269,6 +279,36 @@ static void step_in_backward(struct replay *r, int *g, double bytes)
 	fr(r, g);
 }
 
+/* A layer's gradients in its backward. FSDP/ZeRO-3: the layer's gradient
+ * whole (unit_grad), then reduce-scattered into the rank's shards (the
+ * gradients), freed after. Under no_sync (nosync_layer) the whole one is
+ * kept (LAYER(gu, l, 1)) from the first micro-batch, a later one's made
+ * and added into it; the synced micro-batch reduce-scatters and frees it. */
+static void layer_grads(struct replay *r, int l, bool first)
+{
+	const struct vf__step *s = r->s;
+	int ug;
+	if (s->nosync_layer > 0) {
+		int *held = &LAYER(r->gu, l, 1);
+		if (*held < 0)
+			*held = al(r, s->nosync_layer);
+		else
+			al_fr(r, s->unit_grad); /* made, added into the held one */
+		if (r->accum)
+			return;
+		ug = *held;
+		*held = -1;
+	} else {
+		ug = al(r, s->unit_grad);
+	}
+	for (int i = 0; i < s->layer_train.n; i++) {
+		grad(r, &LAYER(r->g, l, i), s->layer_train.bytes[i], first);
+		if (s->oib) /* its optimizer hook: states on the first step, the update, freed */
+			step_in_backward(r, &LAYER(r->g, l, i), s->layer_train.bytes[i]);
+	}
+	fr(r, &ug);
+}
+
 static void backward_layer(struct replay *r, int l, int *gh, bool first)
 {
 	const struct vf__step *s = r->s;
@@ -283,15 +323,7 @@ static void backward_layer(struct replay *r, int l, int *gh, bool first)
 		for (int i = 0; i < s->layer_act.n; i++)
 			LAYER(r->act, l, i) = al(r, s->layer_act.bytes[i]);
 	}
-	/* FSDP/ZeRO-3: the layer's gradients whole, then reduce-scattered into
-	 * the rank's shards (below, as the gradients); freed after */
-	int ug = al(r, s->unit_grad);
-	for (int i = 0; i < s->layer_train.n; i++) {
-		grad(r, &LAYER(r->g, l, i), s->layer_train.bytes[i], first);
-		if (s->oib) /* its optimizer hook: states on the first step, the update, freed */
-			step_in_backward(r, &LAYER(r->g, l, i), s->layer_train.bytes[i]);
-	}
-	fr(r, &ug);
+	layer_grads(r, l, first);
 	int prev = -1;
 	for (int i = s->layer_act.n - 1; i >= 0; i--) {
 		int gi = al(r, s->layer_act.bytes[i]); /* the saved tensor's gradient */
@@ -334,7 +366,8 @@ static void micro_batch(struct replay *r, bool first)
 	fr(r, &gh);
 	fr(r, &emb);
 	fr(r, &bias);
-	root_reduce(r, first);
+	if (!r->accum) /* under no_sync the root's whole gradients stay to the synced one */
+		root_reduce(r, first);
 	fr(r, &r->root); /* the root's post-backward: resharded */
 }
 
@@ -538,8 +571,13 @@ static vf_status replay_begin(const struct vf__step *s, const struct vf_alloc_co
 static void step_batches(struct replay *r, int step)
 {
 	const struct vf__step *s = r->s;
-	for (int m = 0; m < s->micro; m++)
-		micro_batch(r, m == 0 && !(s->grads_kept && step > 0));
+	/* under no_sync the shards are made by the synced (last) micro-batch */
+	int made = s->nosync_layer > 0 ? s->micro - 1 : 0;
+	for (int m = 0; m < s->micro; m++) {
+		r->accum = s->nosync_layer > 0 && m < s->micro - 1;
+		micro_batch(r, m == made && !(s->grads_kept && step > 0));
+	}
+	r->accum = false;
 }
 
 /* Replay s through a new allocator; peaks_only: vf_alloc_peaks_only. */

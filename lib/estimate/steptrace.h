@@ -68,6 +68,9 @@ struct vf__step {
 	double unit_grad;      /* FSDP/ZeRO-3: one layer's unsharded gradient */
 	double unshard;        /* FSDP: the root's gradients are whole (this many times their
 	                        * shards) until its post-backward reduce-scatter; 0 otherwise */
+	double nosync_layer;   /* FSDP under no_sync accumulation: one layer unit's whole
+	                        * gradient, kept from the first micro-batch's backward to the
+	                        * synced one's reduce-scatter (0: synced every micro-batch) */
 	bool head_ac_replayed; /* the lm_head's autocast copy (head_ac) is replayed: under
 	                        * FSDP/ZeRO-3 only (one GPU's replay never had it) */
 	double head_copy;      /* a frozen fp32 lm_head (peft's k-bit preparation, an fp32

@@ -30,11 +30,11 @@ expect_json 'j["memory"]["peak_phase"] != "load" and j["memory"]["peaks"]["peak_
 expect_json 'j["memory"]["peaks"]["stack_report"] == "torch.cuda.max_memory_allocated()"'
 expect_json 'j["memory"]["peaks"]["run"]["torch.cuda.max_memory_allocated()"] == j["memory"]["peaks"]["step"]["torch.cuda.max_memory_allocated()"]'
 
-test_case "litgpt FSDP accumulation: no_sync keeps every unit's whole gradient, named, not replayed"
+test_case "litgpt FSDP accumulation: no_sync keeps every unit's whole gradient, named, replayed"
 run estimate llama2-7b --mode lora --gpus 2 --shard fsdp --stack litgpt --grad-accum 4 --gpu a100-40gb --json
 expect_rc 0
 expect_json 'j["setup"]["fsdp_no_sync"] is True'
-expect_json '"fsdp_no_sync" in j["memory"]["allocator_not_simulated"]'
+expect_json '"allocator_not_simulated" not in j["memory"]'
 expect_json 'any("no_sync" in x for x in j["assumptions"])'
 run estimate llama2-7b --mode lora --gpus 2 --shard fsdp --stack litgpt --grad-accum 4 --gpu a100-40gb
 expect_out 'no_sync'
@@ -45,7 +45,7 @@ test_case "FSDP accumulation per stack: hf and ltx under no_sync, torchtune and 
 run estimate llama2-7b --mode lora --gpus 4 --shard fsdp --stack hf --grad-accum 4 --gpu a100-40gb --json
 expect_rc 0
 expect_json 'j["setup"]["fsdp_no_sync"] is True and j["setup"]["fsdp_lora_flat"] is False'
-expect_json '"fsdp_no_sync" in j["memory"]["allocator_not_simulated"]'
+expect_json '"allocator_not_simulated" not in j["memory"]'
 expect_json 'any("every adapter\x27s whole gradient" in x for x in j["assumptions"])'
 run estimate llama2-7b --mode full --gpus 4 --shard fsdp --grad-accum 4 --gpu a100-80gb
 expect_out "every unit's whole gradient"
@@ -61,6 +61,20 @@ for st in torchtune torchtitan; do
   expect_json 'not any("no_sync" in x for x in j["assumptions"])'
   expect_json '"fsdp_no_sync" not in (j["memory"].get("allocator_not_simulated") or "")'
 done
+
+test_case "hf FSDP accumulation replayed: no_sync's whole gradients in the allocator replay, not approximate"
+run estimate llama3-8b --mode full --gpus 4 --shard fsdp --grad-accum 4 --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["setup"]["fsdp_no_sync"] is True and j["setup"]["fsdp_mixed_precision"] is True'
+expect_json '"allocator_not_simulated" not in j["memory"]'
+expect_json 'any("no_sync" in x for x in j["assumptions"])'
+expect_json 'any("FSDP mixed precision" in x for x in j["assumptions"])'
+run estimate llama3-8b --mode full --gpus 4 --shard fsdp --grad-accum 4 --gpu h100-80gb
+expect_rc 0
+expect_out "caching allocator (2.9-2.11 rules) simulated"
+expect_no_out "analytic allocator reserve"
+run estimate llama3-8b --mode lora --gpus 4 --shard fsdp --grad-accum 4 --gpu h100-80gb --json
+expect_json 'not any("FSDP mixed precision" in x for x in j["assumptions"])'
 
 test_case "torchtitan: FSDP2 mixed precision, fused AdamW, every second block checkpointed"
 run estimate llama3-8b --mode full --gpus 8 --shard fsdp --stack torchtitan --gpu h100-80gb --json

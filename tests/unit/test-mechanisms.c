@@ -259,14 +259,18 @@ static void test_selective_checkpointing(void)
 	CHECK_CONTAINS(err.msg, "selective:op");
 }
 
-/* FSDP2 mixed precision: no autocast copies, blocks gathered in bf16;
- * fp32 shards, gradients and states as before. */
+/* FSDP mixed precision (FSDP2 MixedPrecisionPolicy, FSDP1 MixedPrecision:
+ * param_dtype bf16): no autocast copies, blocks gathered in bf16; fp32
+ * shards, gradients and states as before. hf's accelerate sets it under
+ * amp (data/stacks/hf.json); s0 turns it off. */
 static void test_fsdp_mixed_precision(void)
 {
 	const char *f[] = {"mode", "full", "gpus", "8", "shard", "fsdp", "precision", "amp", NULL};
 	struct vf_setup s0, s1;
 	struct vf_estimate a, b;
 	flags_setup(f, &s0);
+	CHECK(s0.fsdp_mixed_precision);
+	s0.fsdp_mixed_precision = false;
 	s1 = s0;
 	s1.fsdp_mixed_precision = true;
 	run("llama3-8b", &s0, &a);

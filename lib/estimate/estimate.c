@@ -3199,7 +3199,7 @@ static vf_status simulate_split(const struct vf_arch *arch, const struct vf_setu
 {
 	if (sim)
 		*sim = NULL;
-	struct vf_split *sp = calloc(1, sizeof *sp);
+	struct vf_split *sp = vf_split_new();
 	if (!sp)
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
 	vf_status rc = vf_split_run(arch, su, gpu, sp, err);

@@ -13,6 +13,10 @@
 # OLD_VRAMFIT (second argument, or $OLD_VRAMFIT): another build (say of the
 # main branch) timed in the same rounds, each command's row printed for both
 # and the paired ratio new / old: a before/after figure from one run.
+# Each row also gives the command's page faults: the median of the minor
+# faults of the process (its rusage from wait4, ru_minflt; no major ones
+# once the page cache is warm), since on a VM where a fault costs about
+# 10 us (issue 21) they, not instructions, set a short command's time.
 # The fit --search row also prints configurations/s: the size of its
 # searched space (from its --json) over the median wall time of the whole
 # process (start, catalogs, search, the allocator simulation confirming the
@@ -70,47 +74,58 @@ if lla_dir:
 else:
     note = "llm-analysis: skipped (set LLM_ANALYSIS_DIR to a checkout of llm-analysis to compare)"
 
+faults = {}
+
 def run(argv, where=None):
+    """Wall ms, exit status, stderr lines, and the child's minor page faults."""
     cwd, env = where if where else (None, None)
     t = time.perf_counter()
-    r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd, env=env)
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd, env=env)
+    err = p.stderr.read()
+    _, status, ru = os.wait4(p.pid, 0)
     dt = (time.perf_counter() - t) * 1e3
-    return dt, r.returncode, r.stderr.decode(errors="replace").strip().splitlines()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    p.stderr.close()
+    return dt, p.returncode, err.decode(errors="replace").strip().splitlines(), ru.ru_minflt
 
 # the first call of each warms the page cache and says how many rounds it
 # gets: all under 1 s, 3 under 10 s, else that first call is the figure
 # (paired with a yardstick run right after it)
 plan, times, ratios = [], {}, {}
 for name, argv, where in cmds:
-    dt, rc, err = run(argv, where)
+    dt, rc, err, nf = run(argv, where)
     if rc != 0:
         print(f"  {name}: failed (exit {rc}): {err[-1] if err else ''}")
         continue
     n = rounds if dt < 1000 else min(rounds, 3) if dt < 10000 else 0
     plan.append((name, argv, where, n))
-    times[name], ratios[name] = [], []
+    times[name], ratios[name], faults[name] = [], [], []
     if n == 0:
-        y, _, _ = run(yard)
+        y = run(yard)[0]
         times[name].append(dt)
         ratios[name].append(dt / y)
+        faults[name].append(nf)
 run(yard)
-yard_ms = []
+yard_ms, yard_faults = [], []
 for r in range(rounds):
-    y, _, _ = run(yard)
+    y, _, _, yf = run(yard)
     yard_ms.append(y)
+    yard_faults.append(yf)
     for name, argv, where, n in plan:
         if r >= n:
             continue
-        dt, _, _ = run(argv, where)
+        dt, _, _, nf = run(argv, where)
         times[name].append(dt)
         ratios[name].append(dt / y)
+        faults[name].append(nf)
 med = statistics.median
 print(f"yardstick `python3 -c pass`: median {med(yard_ms):.1f} ms over {rounds} rounds "
-      f"(min {min(yard_ms):.1f}, max {max(yard_ms):.1f})")
-print(f"  {'command':<60} {'x yardstick':>11} {'median ms':>10} {'min ms':>8} {'rounds':>6}")
+      f"(min {min(yard_ms):.1f}, max {max(yard_ms):.1f}), {med(yard_faults):.0f} page faults")
+print(f"  {'command':<60} {'x yardstick':>11} {'median ms':>10} {'min ms':>8} {'faults':>7} "
+      f"{'rounds':>6}")
 for name, argv, where, n in plan:
     print(f"  {name:<60} {med(ratios[name]):>11.3f} {med(times[name]):>10.1f} "
-          f"{min(times[name]):>8.1f} {len(times[name]):>6}")
+          f"{min(times[name]):>8.1f} {med(faults[name]):>7.0f} {len(times[name]):>6}")
 for name, argv, where, n in plan:
     if name.startswith("fit ") and argv[0] in space:
         print(f"  {name}: {space[argv[0]]} configurations, "
@@ -119,7 +134,8 @@ if old:
     for name, argv, where, n in plan:
         if name + " [old]" in times:
             pairs = [a / b for a, b in zip(times[name], times[name + " [old]"])]
-            print(f"  {name}: new / old {med(pairs):.3f} (paired, median)")
+            print(f"  {name}: new / old {med(pairs):.3f} (paired, median), page faults "
+                  f"{med(faults[name]):.0f} / {med(faults[name + ' [old]']):.0f}")
 vf = [p[0] for p in plan if not p[0].startswith("llm-analysis") and not p[0].endswith("[old]")]
 lla = [p[0] for p in plan if p[0].startswith("llm-analysis")]
 if lla and vf:

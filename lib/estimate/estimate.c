@@ -19,11 +19,12 @@
  *  6. Step time: FLOPs / (dense bf16 rate x fitted utilisation) + the
  *     memory-bound optimizer step + per-layer launch overhead.
  *
- * vf_estimate_run allocates nothing: it runs through a context of its
- * thread's own (run_ctx, in the thread's storage, its layer memo small and
- * emptied when full). The fit search calls it millions of times through a
- * vf_estimate_ctx, which allocates its memo once and keeps what the
- * search's setups share (the search context, below). */
+ * vf_estimate_run allocates once per thread: it runs through a context
+ * of its thread's own (run_ctx, made at the thread's first estimate, its
+ * layer memo small and emptied when full). The fit search calls it
+ * millions of times through a vf_estimate_ctx, which allocates its memo
+ * once and keeps what the search's setups share (the search context,
+ * below). */
 #include "vramfit/estimate/estimate.h"
 
 #include "vramfit/base/json.h"
@@ -39,6 +40,7 @@
 #include "mechanisms.h"
 
 #include <math.h>
+#include <pthread.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -46,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define MIB ((int64_t)1 << 20)
 #define GIB ((int64_t)1 << 30)
@@ -1480,15 +1483,27 @@ struct layer_key {
 };
 
 struct layer_entry {
-	unsigned gen; /* valid when the context's generation */
 	struct layer_key key;
 	int nkinds;
 	double count[2], attn_flops;
 	struct vf__kind_times k[2];
 };
 
-/* entries: the table starts small (a default search meets a few dozen
- * keys) and grows by 4 up to the most (a wide search meets about 800) */
+/* A slot of the memo's index: entry `at` of the dense table, valid when
+ * the context's generation. The entries themselves fill the table in the
+ * order they come, so the pages an estimate touches are those of the
+ * entries it makes, not of every slot its keys hash to (a table of the
+ * entries, 448 bytes each, in hashed slots: calloc zeroed its pages and
+ * each growth copied the entries across the new one's, 173 of a wide fit
+ * search's 601 page faults, issue 21). */
+struct memo_ix {
+	unsigned gen;
+	uint32_t at;
+};
+
+/* index slots: the index starts small (a default search meets a few dozen
+ * keys) and grows by 4 up to the most (a wide search meets about 800); the
+ * dense table has room for 3/4 of them (the most the index holds) */
 #define LAYER_MEMO_MIN 64
 #define LAYER_MEMO_MAX 4096
 
@@ -1506,7 +1521,7 @@ struct vf_estimate_ctx {
 	const struct vf_arch *held_arch; /* vf__estimate_ctx_hold: these two, unchanged, */
 	const struct vf_gpu_spec *held_gpu; /* need no comparison of their bytes */
 	bool held;
-	bool fixed;           /* tab is not the context's (vf_estimate_run's, run_ctx):
+	bool fixed;           /* ix, tab are not the context's own (vf_estimate_run's, run_ctx):
 	                       * never grown nor freed; emptied when full */
 	bool no_phases;       /* held for a search: phase_bytes and phases left 0 */
 	bool has_arch;
@@ -1525,8 +1540,10 @@ struct vf_estimate_ctx {
 		struct vf__link l;
 	} link[CTX_LINKS];
 	unsigned gen;         /* the layer memo's generation: a new model or GPU empties it */
-	size_t used, cap;        /* valid entries; slots (a power of 2; 0: no table yet) */
-	struct layer_entry *tab; /* allocated at the first use */
+	size_t used, cap;        /* valid entries; index slots (a power of 2; 0: none yet) */
+	struct memo_ix *ix;      /* the index, allocated at the first use */
+	struct layer_entry *tab; /* the entries, dense: tab[0 .. used) */
+	size_t pend;             /* the index slot of the entry memo_slot handed out */
 	/* recent setups' terms that do not depend on the micro-batch,
 	 * sequence, accumulation or checkpointing (estimate_llm's
 	 * count_parameters to layer_tokens), compared by prefix_same;
@@ -1579,6 +1596,7 @@ void vf_estimate_ctx_free(struct vf_estimate_ctx *c)
 {
 	if (!c)
 		return;
+	free(c->ix);
 	free(c->tab);
 	free(c);
 }
@@ -1613,8 +1631,8 @@ static const struct shape *ctx_bind(struct vf_estimate_ctx *c, const struct vf_a
 			c->hw_gen = 0;
 			for (int i = 0; i < CTX_LINKS; i++)
 				c->link[i].gen = 0;
-			if (c->tab)
-				memset(c->tab, 0, c->cap * sizeof *c->tab);
+			if (c->ix)
+				memset(c->ix, 0, c->cap * sizeof *c->ix);
 		}
 	}
 	return &c->s;
@@ -1645,60 +1663,72 @@ static size_t key_hash(const struct layer_key *k)
 	return (size_t)h;
 }
 
-/* A table 4 times larger (LAYER_MEMO_MIN at first) with the valid
- * entries moved in; false without memory (the old table stays). */
+/* An index 4 times larger (LAYER_MEMO_MIN at first) with the valid
+ * entries in it, and the dense table grown to match; false without memory
+ * (the old index stays). */
 static bool memo_grow(struct vf_estimate_ctx *c)
 {
 	if (c->fixed)
 		return false;
 	size_t cap = c->cap ? c->cap * 4 : LAYER_MEMO_MIN;
-	struct layer_entry *tab = calloc(cap, sizeof *tab);
+	struct layer_entry *tab = realloc(c->tab, cap / 4 * 3 * sizeof *tab);
 	if (!tab)
 		return false;
-	for (size_t i = 0; i < c->cap; i++) {
-		const struct layer_entry *x = &c->tab[i];
-		if (x->gen != c->gen)
-			continue;
-		size_t j = key_hash(&x->key) & (cap - 1);
-		while (tab[j].gen == c->gen)
-			j = (j + 1) & (cap - 1);
-		tab[j] = *x;
-	}
-	free(c->tab);
 	c->tab = tab;
+	struct memo_ix *ix = calloc(cap, sizeof *ix);
+	if (!ix)
+		return false;
+	for (size_t e = 0; e < c->used; e++) {
+		size_t j = key_hash(&tab[e].key) & (cap - 1);
+		while (ix[j].gen == c->gen)
+			j = (j + 1) & (cap - 1);
+		ix[j] = (struct memo_ix){c->gen, (uint32_t)e};
+	}
+	free(c->ix);
+	c->ix = ix;
 	c->cap = cap;
 	return true;
 }
 
-/* The entry of key k: found (*hit), or the free slot to fill (NULL when
- * the memo is full or cannot grow). Linear probing, at most 3/4 full. */
+/* The entry of key k: found (*hit), or the next free entry to fill (its
+ * index slot kept in c->pend; memo_commit adds it; NULL when the memo is
+ * full or cannot grow). Linear probing, at most 3/4 full. */
 static struct layer_entry *memo_slot(struct vf_estimate_ctx *c, const struct layer_key *k,
 				     bool *hit)
 {
 	*hit = false;
-	if (!c->tab && !memo_grow(c))
+	if (!c->ix && !memo_grow(c))
 		return NULL;
 	size_t mask = c->cap - 1;
 	for (size_t i = key_hash(k) & mask, n = 0; n < c->cap; i = (i + 1) & mask, n++) {
-		struct layer_entry *x = &c->tab[i];
+		const struct memo_ix *x = &c->ix[i];
 		if (x->gen != c->gen) {
+			c->pend = i;
 			if (c->used + 1 <= c->cap / 4 * 3)
-				return x;
-			if (c->fixed) { /* full: emptied (x, zeroed, is free) */
-				memset(c->tab, 0, c->cap * sizeof *c->tab);
+				return &c->tab[c->used];
+			if (c->fixed) { /* full: emptied (slot i, zeroed, is free) */
+				memset(c->ix, 0, c->cap * sizeof *c->ix);
 				c->used = 0;
-				return x;
+				return &c->tab[0];
 			}
 			if (c->cap >= LAYER_MEMO_MAX || !memo_grow(c))
 				return NULL;
-			return memo_slot(c, k, hit); /* in the larger table */
+			return memo_slot(c, k, hit); /* in the larger index */
 		}
-		if (memcmp(&x->key, k, sizeof *k) == 0) {
+		struct layer_entry *e = &c->tab[x->at];
+		if (memcmp(&e->key, k, sizeof *k) == 0) {
 			*hit = true;
-			return x;
+			return e;
 		}
 	}
 	return NULL;
+}
+
+/* The entry memo_slot handed out, filled: in the memo. */
+static void memo_commit(struct vf_estimate_ctx *c)
+{
+	c->ix[c->pend] = (struct memo_ix){c->gen, (uint32_t)c->used};
+	c->used++;
 }
 
 _Static_assert(sizeof(struct layer_key) % 8 == 0, "layer_key hashed as 64-bit words");
@@ -1738,8 +1768,7 @@ static void step_timed(struct vf_estimate_ctx *cx, struct layer_entry *slot, boo
 	vf__steptime_kinds(w, gpu, hw, slot ? slot->k : own, o);
 	if (!slot)
 		return;
-	slot->gen = cx->gen;
-	cx->used++;
+	memo_commit(cx);
 	slot->nkinds = w->nkinds;
 	for (int i = 0; i < w->nkinds; i++)
 		slot->count[i] = w->kind[i].count;
@@ -3162,33 +3191,78 @@ static void estimate_llm(struct vf_estimate_ctx *cx, const struct vf_arch *arch,
 		infer_estimate(&m, gpu, e, st, timed);
 }
 
-/* vf_estimate_run's context, one per thread, in the thread's own storage
- * (vf_estimate_run allocates nothing): its layer memo is RUN_MEMO entries,
- * emptied when full. Keyed as any context: the model's and the GPU's
- * bytes, the setup's knobs (prefix_same, struct layer_key), so an estimate
- * is the one computed afresh, bit for bit (vf_estimate_run_ctx). run_busy:
- * an estimate made while this thread's is under way (none does today)
- * runs without it, so the one under way keeps its shape and slots. */
+/* vf_estimate_run's context, one per thread, made at the thread's first
+ * estimate (freed when the thread ends: run_key's destructor): its layer
+ * memo is RUN_MEMO index slots (3/4 as many entries), emptied when full.
+ * Keyed as any context: the model's and the GPU's bytes, the setup's
+ * knobs (prefix_same, struct layer_key), so an estimate is the one
+ * computed afresh, bit for bit (vf_estimate_run_ctx). Fresh zero pages
+ * of its own mapping, faulted in only as the estimate touches them: in
+ * the thread's storage (it was, 78 KiB of .tbss) the loader and
+ * pthread_create zeroed all of it, 20 page faults in every process and
+ * thread, --version included, and calloc zeroes memory the heap reuses
+ * (13 faults of a one-GPU estimate; issue 21). run_busy: an estimate made while this thread's is under way
+ * (none does today) runs without it, so the one under way keeps its shape
+ * and slots. Without memory, an estimate runs without a context (the
+ * same figures). */
 #define RUN_MEMO 128 /* a power of 2 */
-static _Thread_local struct vf_estimate_ctx run_ctx;
-static _Thread_local struct layer_entry run_tab[RUN_MEMO];
+struct run_ctx {
+	struct vf_estimate_ctx cx;
+	struct memo_ix ix[RUN_MEMO];
+	struct layer_entry tab[RUN_MEMO / 4 * 3];
+};
+static _Thread_local struct run_ctx *run_ctx;
 static _Thread_local bool run_busy;
+static pthread_key_t run_key;
+static pthread_once_t run_once = PTHREAD_ONCE_INIT;
+static bool run_key_ok;
+
+static void run_ctx_unmap(void *r) /* at the thread's end, in that thread */
+{
+	run_ctx = NULL;
+	munmap(r, sizeof(struct run_ctx));
+}
+
+static void run_key_make(void)
+{
+	run_key_ok = pthread_key_create(&run_key, run_ctx_unmap) == 0;
+}
+
+/* This thread's context, made at its first call; NULL without memory. */
+static struct vf_estimate_ctx *run_ctx_get(void)
+{
+	if (run_ctx)
+		return &run_ctx->cx;
+	pthread_once(&run_once, run_key_make);
+	if (!run_key_ok)
+		return NULL;
+	struct run_ctx *r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r == MAP_FAILED)
+		return NULL;
+	if (pthread_setspecific(run_key, r) != 0) {
+		munmap(r, sizeof *r);
+		return NULL;
+	}
+	r->cx.gen = 1;
+	r->cx.ix = r->ix;
+	r->cx.tab = r->tab;
+	r->cx.cap = RUN_MEMO;
+	r->cx.fixed = true;
+	run_ctx = r;
+	return &r->cx;
+}
 
 void vf_estimate_run(const struct vf_arch *arch, const struct vf_setup *su,
 		     const struct vf_gpu_spec *gpu, struct vf_estimate *e)
 {
-	if (run_busy) {
+	struct vf_estimate_ctx *cx = run_busy ? NULL : run_ctx_get();
+	if (!cx) {
 		estimate_llm(NULL, arch, su, gpu, e, NULL, true);
 		return;
 	}
-	if (!run_ctx.gen) { /* this thread's first estimate */
-		run_ctx.gen = 1;
-		run_ctx.tab = run_tab;
-		run_ctx.cap = RUN_MEMO;
-		run_ctx.fixed = true;
-	}
 	run_busy = true;
-	estimate_llm(&run_ctx, arch, su, gpu, e, NULL, true);
+	estimate_llm(cx, arch, su, gpu, e, NULL, true);
 	run_busy = false;
 }
 
@@ -3219,7 +3293,7 @@ static vf_status simulate_split(const struct vf_arch *arch, const struct vf_setu
 {
 	if (sim)
 		*sim = NULL;
-	struct vf_split *sp = calloc(1, sizeof *sp);
+	struct vf_split *sp = vf_split_new();
 	if (!sp)
 		return vf_error_set(err, VF_ENOMEM, "allocator simulation: out of memory");
 	vf_status rc = vf_split_run(arch, su, gpu, sp, err);

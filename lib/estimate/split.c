@@ -50,6 +50,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* One direction per GPU between nodes: one 400 Gb/s InfiniBand NDR /
@@ -62,6 +63,14 @@
 bool vf_split_active(const struct vf_setup *s)
 {
 	return s->split == VF_SPLIT_LAYERS || s->tp > 1 || s->pp > 1;
+}
+
+struct vf_split *vf_split_new(void)
+{
+	struct vf_split *sp = malloc(sizeof *sp);
+	if (sp)
+		memset(&sp->cache, 0, sizeof sp->cache);
+	return sp;
 }
 
 /* Bytes per stored parameter outside the linear matrices (embeddings,

@@ -3,7 +3,8 @@
  * (vf__estimate_run_fresh, no context at all), byte for byte, when the layer memo
  * overflows and is emptied, when the model or the GPU changes in place
  * (same pointer, other bytes), across models, GPUs and knobs interleaved,
- * and on several threads at once. */
+ * and on several threads at once; and a context of its own
+ * (vf_estimate_ctx_new) as its memo grows. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,6 +65,44 @@ static void test_overflow(void)
 					n++;
 				}
 	CHECK_INT(n, 480);
+	CHECK_INT(differ, 0);
+}
+
+/* a context of its own (vf_estimate_ctx_new): its memo's index grows from
+ * 64 slots to 256, 1,024 and 4,096 (900 layer keys: 150 micro-batches x 3
+ * sequences x 2 modes), the dense entries put in each larger index
+ * (memo_grow); every estimate, made and then hit again in the second
+ * round, equals the fresh one */
+static void test_ctx_grows(void)
+{
+	const struct vf_model_entry *m = model("llama2-7b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("h100-80gb");
+	struct vf_estimate_ctx *cx = vf_estimate_ctx_new();
+	CHECK(m && g && cx);
+	if (!m || !g || !cx) {
+		vf_estimate_ctx_free(cx);
+		return;
+	}
+	long differ = 0, n = 0;
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 900; i++) {
+			int k = round ? 899 - i : i; /* the second round backwards */
+			struct vf_setup s;
+			vf_setup_defaults(&s);
+			s.batch = 1 + k / 6;
+			s.seq = (int64_t)512 << (k / 2 % 3);
+			s.mode = k % 2 ? VF_MODE_LORA : VF_MODE_FULL;
+			struct vf_estimate e, fresh;
+			vf_estimate_run_ctx(cx, &m->arch, &s, g, &e);
+			vf__estimate_run_fresh(&m->arch, &s, g, &fresh);
+			if (memcmp(&e, &fresh, sizeof e) != 0 && differ++ < 3)
+				fprintf(stderr, "differs: batch %lld seq %lld mode %d: step %.9g / %.9g s\n",
+					(long long)s.batch, (long long)s.seq, (int)s.mode,
+					e.step_seconds, fresh.step_seconds);
+			n++;
+		}
+	vf_estimate_ctx_free(cx);
+	CHECK_INT(n, 1800);
 	CHECK_INT(differ, 0);
 }
 
@@ -193,6 +232,7 @@ static void test_threads(void)
 int main(void)
 {
 	RUN(test_overflow);
+	RUN(test_ctx_grows);
 	RUN(test_changed_in_place);
 	RUN(test_interleaved);
 	RUN(test_threads);

@@ -12,9 +12,10 @@
  * dense bf16 rate times a utilisation fitted on measured steps, plus the
  * memory-bound optimizer step. lib/estimate/estimate.c documents every term.
  *
- * vf_estimate_run allocates nothing and takes about a microsecond; the fit
- * search calls vf_estimate_run_ctx millions of times, with a context that
- * keeps what its setups share. */
+ * vf_estimate_run allocates once per thread (its context, at the thread's
+ * first call) and takes about a microsecond; the fit search calls
+ * vf_estimate_run_ctx millions of times, with a context that keeps what
+ * its setups share. */
 #ifndef VRAMFIT_ESTIMATE_H
 #define VRAMFIT_ESTIMATE_H
 

@@ -75,8 +75,8 @@ struct vf_split {
 	struct vf_estimate total; /* the limiting GPU's memory with the whole step's time */
 	struct vf_split_gpu gpu[VF_SPLIT_MAX_GPUS];
 	/* A layer's weights, kept between calls for the same layer shape and
-	 * numerics (the search varies the batch): zero the struct once before
-	 * the first call (calloc, static). */
+	 * numerics (the search varies the batch): zero it once before
+	 * the first call (vf_split_new, static). */
 	struct {
 		int64_t key[12];
 		double layer_weights;
@@ -85,6 +85,12 @@ struct vf_split {
 
 /* Whether the setup splits the model (--split layers, --tp or --pp > 1). */
 bool vf_split_active(const struct vf_setup *s);
+
+/* A vf_split to pass to vf_split_run (free() it), its layer-weight cache
+ * zeroed and nothing else: vf_split_run writes the rest, of the GPUs it
+ * uses only. NULL without memory. (calloc zeroed all 64 GPUs' 76 KiB, 19
+ * pages faulted in by each split search or estimate, issue 21.) */
+struct vf_split *vf_split_new(void);
 
 /* Split the model of `arch` as `s` says over GPUs of kind `gpu` (may be
  * NULL: no time, memory only): with --split layers over s->gpus GPUs,

@@ -579,6 +579,48 @@ static void test_near_miss_kept(void)
 	}
 }
 
+/* 1 when the simulation fits s at batch b under limit (fit's rule). */
+static int sim_fits_at(const struct vf_arch *a, struct vf_setup s, int64_t b,
+		       const struct vf_gpu_spec *g, int64_t limit)
+{
+	struct vf_estimate e;
+	struct vf_error err = {0};
+	s.batch = b;
+	if (vf_estimate_simulate(a, &s, g, NULL, &e, NULL, &err) != VF_OK)
+		return -1;
+	return !e.sim_oom && e.peak_bytes <= limit;
+}
+
+/* fit's rows read the max batch of the simulation that decides them, under
+ * their limit: it fits, the batch below it fits, the one above does not
+ * (llama3-8b FSDP x 2 with checkpointing on an H100 80GB, no margin: the
+ * fast path's answer was 1 where the simulation fits 5). */
+static void test_max_batch_limit_simulated(void)
+{
+	struct vf_error err = {0};
+	REQUIRE(vf_models_load(&err) == VF_OK);
+	const struct vf_model_entry *m = vf_models_find("llama3-8b");
+	REQUIRE(m && m->has_arch);
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("h100-80gb");
+	REQUIRE(g != NULL);
+	int64_t limit = vf_estimate_gpu_bytes(g);
+	for (int ck = 0; ck < 2; ck++) {
+		struct vf_setup s = full_setup(2);
+		s.shard = VF_SHARD_FSDP;
+		s.grad_ckpt = ck;
+		int64_t mb = vf_estimate_max_batch_limit_simulated(&m->arch, &s, g, NULL, NULL, limit);
+		CHECK(mb >= 0);
+		if (mb <= 0)
+			continue;
+		CHECK(sim_fits_at(&m->arch, s, mb, g, limit) == 1);
+		if (mb > 1)
+			CHECK(sim_fits_at(&m->arch, s, mb - 1, g, limit) == 1);
+		CHECK(sim_fits_at(&m->arch, s, mb + 1, g, limit) == 0);
+		fprintf(stderr, "  ckpt %d: max batch %lld (fast path %lld)\n", ck, (long long)mb,
+			(long long)vf_estimate_max_batch(&m->arch, &s, g, limit));
+	}
+}
+
 int main(void)
 {
 	RUN(test_ctx_same_as_run);
@@ -592,6 +634,7 @@ int main(void)
 	RUN(test_diff);
 	RUN(test_near_miss_bound);
 	RUN(test_near_miss_kept);
+	RUN(test_max_batch_limit_simulated);
 	vf_models_release();
 	return vf_test_done();
 }

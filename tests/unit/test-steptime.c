@@ -854,6 +854,7 @@ static void test_scaling_per_link(void)
 	struct vf_estimate one, four, two;
 	vf_estimate_run(a, &s, gpu("rtx-4090"), &one);
 	s.shard = VF_SHARD_FSDP;
+	s.fsdp_mixed_precision = true; /* the default stack's (hf: accelerate gathers and reduces in bf16) */
 	s.gpus = 4;
 	vf_estimate_run(a, &s, gpu("rtx-4090"), &four);
 	s.gpus = 2;
@@ -1048,6 +1049,7 @@ static void test_overlap_window_passes_only(void)
 	s.grad_ckpt = true;
 	s.gpus = 2;
 	s.shard = VF_SHARD_FSDP;
+	s.fsdp_mixed_precision = true; /* the default stack's (hf: accelerate gathers and reduces in bf16) */
 	s.grad_accum = 2;
 	struct vf_estimate e, slow;
 	vf_estimate_run(a, &s, g, &e);
@@ -1105,6 +1107,7 @@ static void test_fsdp_last_reduce_scatter_exposed(void)
 	s.grad_ckpt = true;
 	s.gpus = 8;
 	s.shard = VF_SHARD_FSDP;
+	s.fsdp_mixed_precision = true; /* the default stack's (hf: accelerate gathers and reduces in bf16) */
 	s.grad_accum = 2;
 	struct vf_estimate e;
 	vf_estimate_run(a, &s, g, &e);

@@ -32,22 +32,22 @@ expect_out_re 'rtx-4090 2x zero3, b1x1, ckpt on, adamw, nf4 +21\.06 GiB'
 expect_out_re 'of them over on the fast estimate by less than its allocator reserve, under in the allocator simulation'
 
 test_case "estimate: a device peak the card's limit shaped says so, in the row's text and JSON"
-# llama3-8b full FSDP x 2 with checkpointing: unbounded, the replay reserves
+# llama3-8b full FSDP x 2 with checkpointing, batch 4 (hf: bf16 gathers): unbounded, the replay reserves
 # more than an H100 80GB holds; PyTorch's allocator frees its cache and
-# retries the cudaMalloc there, so the peak (75.77 GiB) is the card's
-run estimate llama3-8b --shard fsdp --gpus 2 --grad-ckpt --gpu h100-80gb --gpu h200 --json
+# retries the cudaMalloc there, so the peak (75.83 GiB) is the card's
+run estimate llama3-8b --shard fsdp --gpus 2 --grad-ckpt --batch 4 --gpu h100-80gb --gpu h200 --json
 expect_rc 0
 expect_json "(lambda g: g['allocator_retries'] >= 1 and 'at the card' in g['device_peak_note'])(j['gpus'][0])"
 expect_json "'allocator_retries' not in j['gpus'][1] and j['gpus'][1]['peak_bytes'] > j['gpus'][0]['peak_bytes']"
-run estimate llama3-8b --shard fsdp --gpus 2 --grad-ckpt --gpu h100-80gb --gpu h200
+run estimate llama3-8b --shard fsdp --gpus 2 --grad-ckpt --batch 4 --gpu h100-80gb --gpu h200
 expect_out_re "^h100-80gb: device peak with the allocator at the card's limit: cache freed and the cudaMalloc retried [0-9]+ times? "
 expect_no_out "h200: device peak with the allocator"
 
 test_case "fit: a row whose simulated peak met the card's limit says so"
-run fit llama3-8b --shard fsdp --gpus 2 --grad-ckpt --gpu h100-80gb:2 --margin 0 --forbid batch,grad-ckpt,optimizer,quant,shard,gpus,split --json
+run fit llama3-8b --shard fsdp --gpus 2 --grad-ckpt --batch 4 --gpu h100-80gb:2 --margin 0 --forbid batch,grad-ckpt,optimizer,quant,shard,gpus,split --json
 expect_rc 0
 expect_json "(lambda r: r['fits'] and r['allocator_retries'] >= 1 and 'at the card' in r['device_peak_note'])(j['rows'][0])"
-run fit llama3-8b --shard fsdp --gpus 2 --grad-ckpt --gpu h100-80gb:2 --margin 0 --forbid batch,grad-ckpt,optimizer,quant,shard,gpus,split
+run fit llama3-8b --shard fsdp --gpus 2 --grad-ckpt --batch 4 --gpu h100-80gb:2 --margin 0 --forbid batch,grad-ckpt,optimizer,quant,shard,gpus,split
 expect_out_re "^h100-80gb x2: device peak with the allocator at the card's limit"
 
 test_case "fit's max batch is the simulation's against the row's limit: it agrees with the per-batch rows"

@@ -3485,14 +3485,15 @@ static void engine_verdict(enum vf_engine engine, struct gpu_row *g)
 		engine_layout(g, &l);
 		g->headroom = l.card_bytes - l.peak_bytes;
 		g->advice.n = 0;
-	} else if (g->fits && !g->inf.fits) {
+	} else if (g->fits && !g->inf.fits && g->inf.one_peak_bytes > 0) {
 		/* transformers: the verdict is the run asked, one sequence of
 		 * --ctx tokens, not the --seq forward's the memory table shows
-		 * (a forward that does not fit keeps its own advice) */
+		 * (a forward that does not fit keeps its own advice; a row over
+		 * several GPUs by tp/pp, a layer split or sharding has no one-card
+		 * figure: infer.c does not model it, its table says so) */
 		g->fits = false;
 		g->ctx_refused = true;
-		if (g->inf.one_peak_bytes > 0)
-			g->headroom = vf_estimate_gpu_bytes(&g->spec) - g->inf.one_peak_bytes;
+		g->headroom = vf_estimate_gpu_bytes(&g->spec) - g->inf.one_peak_bytes;
 	}
 }
 

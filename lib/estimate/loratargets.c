@@ -15,8 +15,14 @@
 #include "vramfit/estimate/loratargets.h"
 #include "vramfit/estimate/stack.h"
 
+#include "vramfit/base/data.h"
+#include "vramfit/base/json.h"
+
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+
+#define PEFT_FILE "estimate/lora-targets.json"
 
 struct lmod {
 	const char *name;
@@ -106,39 +112,130 @@ static unsigned match_names(const char *names, const struct lmod *m, int nm, cha
 	return bits;
 }
 
-/* peft's default targets by model type (TRANSFORMERS_MODELS_TO_LORA_
- * TARGET_MODULES_MAPPING, peft/utils/constants.py) as roles: q/v
- * projections under each family's names (q, v; query, value;
- * query_proj, value_proj); one fused q/k/v matrix (c_attn,
- * query_key_value, Wqkv, qkv_proj, in_proj), which the estimate counts
- * whole for any of Q, K, V; phi adds fc1 and fc2; btlm c_attn and c_proj
- * (the attention's and the MLP's). */
+#define QKV (VF_LORA_Q | VF_LORA_K | VF_LORA_V)
+
+/* peft's module names in its default mapping as roles
+ * (data/estimate/lora-targets.json, whose "about" says the same): one
+ * fused q/k/v matrix counts whole for any of Q, K, V and is kept as Q|V;
+ * btlm's c_proj is the attention's and the MLP's output. */
 static const struct {
-	const char *type;
+	const char *name;
 	unsigned bits;
-} peft_defaults[] = {
-	{"t5", VF_LORA_Q | VF_LORA_V},          {"mt5", VF_LORA_Q | VF_LORA_V},
-	{"bart", VF_LORA_Q | VF_LORA_V},        {"gpt2", VF_LORA_Q | VF_LORA_V},
-	{"bloom", VF_LORA_Q | VF_LORA_V},       {"blip-2", VF_LORA_Q | VF_LORA_V},
-	{"opt", VF_LORA_Q | VF_LORA_V},         {"gptj", VF_LORA_Q | VF_LORA_V},
-	{"gpt_neox", VF_LORA_Q | VF_LORA_V},    {"gpt_neo", VF_LORA_Q | VF_LORA_V},
-	{"bert", VF_LORA_Q | VF_LORA_V},        {"roberta", VF_LORA_Q | VF_LORA_V},
-	{"xlm-roberta", VF_LORA_Q | VF_LORA_V}, {"electra", VF_LORA_Q | VF_LORA_V},
-	{"deberta-v2", VF_LORA_Q | VF_LORA_V},  {"deberta", VF_LORA_Q | VF_LORA_V},
-	{"layoutlm", VF_LORA_Q | VF_LORA_V},    {"llama", VF_LORA_Q | VF_LORA_V},
-	{"llama4", VF_LORA_Q | VF_LORA_V},      {"chatglm", VF_LORA_Q | VF_LORA_V},
-	{"gpt_bigcode", VF_LORA_Q | VF_LORA_V}, {"mpt", VF_LORA_Q | VF_LORA_V},
-	{"RefinedWebModel", VF_LORA_Q | VF_LORA_V}, {"RefinedWeb", VF_LORA_Q | VF_LORA_V},
-	{"falcon", VF_LORA_Q | VF_LORA_V},      {"btlm", VF_LORA_Q | VF_LORA_V | VF_LORA_O | VF_LORA_DOWN},
-	{"codegen", VF_LORA_Q | VF_LORA_V},     {"mistral", VF_LORA_Q | VF_LORA_V},
-	{"mixtral", VF_LORA_Q | VF_LORA_V},     {"stablelm", VF_LORA_Q | VF_LORA_V},
-	{"phi", VF_LORA_Q | VF_LORA_V | VF_LORA_UP | VF_LORA_DOWN},
-	{"gemma", VF_LORA_Q | VF_LORA_V},       {"gemma2", VF_LORA_Q | VF_LORA_V},
-	{"gemma3_text", VF_LORA_Q | VF_LORA_V}, {"qwen2", VF_LORA_Q | VF_LORA_V},
-	{"qwen3", VF_LORA_Q | VF_LORA_V},
+} peft_names[] = {
+	{"q", VF_LORA_Q},          {"q_proj", VF_LORA_Q},           {"query", VF_LORA_Q},
+	{"query_proj", VF_LORA_Q}, {"k", VF_LORA_K},                {"k_proj", VF_LORA_K},
+	{"key", VF_LORA_K},        {"v", VF_LORA_V},                {"v_proj", VF_LORA_V},
+	{"value", VF_LORA_V},      {"value_proj", VF_LORA_V},       {"o_proj", VF_LORA_O},
+	{"c_attn", VF_LORA_Q | VF_LORA_V}, {"query_key_value", VF_LORA_Q | VF_LORA_V},
+	{"Wqkv", VF_LORA_Q | VF_LORA_V},   {"qkv_proj", VF_LORA_Q | VF_LORA_V},
+	{"in_proj", VF_LORA_Q | VF_LORA_V}, {"fc1", VF_LORA_UP},     {"fc2", VF_LORA_DOWN},
+	{"c_proj", VF_LORA_O | VF_LORA_DOWN},
 };
 
-#define QKV (VF_LORA_Q | VF_LORA_K | VF_LORA_V)
+/* A name safe to quote in a one-line message. */
+static bool plain_name(const char *p)
+{
+	return p[0] && strlen(p) < 48 &&
+	       strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == strlen(p);
+}
+
+/* One entry of "mapping": its module names as roles into *bits. */
+static vf_status peft_entry(const cJSON *it, const char *what, unsigned *bits, struct vf_error *err)
+{
+	const char *type = it->string;
+	if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) < 1)
+		return vf_error_set(err, VF_ERR, "%s: mapping.%s: expected a list of module names", what, type);
+	const cJSON *m;
+	*bits = 0;
+	cJSON_ArrayForEach(m, it)
+	{
+		const char *name = cJSON_GetStringValue(m);
+		unsigned b = 0;
+		for (size_t k = 0; name && k < sizeof peft_names / sizeof peft_names[0]; k++)
+			if (strcmp(name, peft_names[k].name) == 0)
+				b = peft_names[k].bits;
+		if (!b && name && plain_name(name))
+			return vf_error_set(err, VF_ERR, "%s: mapping.%s: module '%s' is not one vramfit counts",
+					    what, type, name);
+		if (!b)
+			return vf_error_set(err, VF_ERR, "%s: mapping.%s: expected module names (strings)", what,
+					    type);
+		*bits |= b;
+	}
+	return VF_OK;
+}
+
+vf_status vf_lora_targets_peft_read(const cJSON *root, const char *what, struct vf_lora_peft *out,
+				    struct vf_error *err)
+{
+	static const char *const cite[] = {"repo", "file", "constant", "commit"};
+	const cJSON *src = cJSON_GetObjectItemCaseSensitive(root, "source");
+	const cJSON *map = cJSON_GetObjectItemCaseSensitive(root, "mapping");
+	out->n = 0;
+	if (!cJSON_IsObject(root))
+		return vf_error_set(err, VF_ERR, "%s: expected a JSON object", what);
+	for (int i = 0; i < 4; i++)
+		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(src, cite[i])))
+			return vf_error_set(err, VF_ERR, "%s: source.%s: expected the peft %s it was read from",
+					    what, cite[i], cite[i]);
+	if (!cJSON_IsObject(map) || !map->child)
+		return vf_error_set(err, VF_ERR, "%s: mapping: expected an object of model types", what);
+	const cJSON *it;
+	cJSON_ArrayForEach(it, map)
+	{
+		if (!plain_name(it->string) || strlen(it->string) >= sizeof out->e[0].type)
+			return vf_error_set(err, VF_ERR, "%s: mapping: a model type that is not a plain name", what);
+		for (int i = 0; i < out->n; i++)
+			if (strcmp(out->e[i].type, it->string) == 0)
+				return vf_error_set(err, VF_ERR, "%s: mapping.%s: given twice", what, it->string);
+		if (out->n == VF_LORA_PEFT_MAX)
+			return vf_error_set(err, VF_ERR, "%s: mapping: more than %d model types", what,
+					    VF_LORA_PEFT_MAX);
+		vf_status st = peft_entry(it, what, &out->e[out->n].bits, err);
+		if (st != VF_OK)
+			return st;
+		snprintf(out->e[out->n].type, sizeof out->e[0].type, "%s", it->string);
+		out->n++;
+	}
+	return VF_OK;
+}
+
+/* data/estimate/lora-targets.json read once for the process; a file
+ * refused is the error of every LoRA estimate that needs a default. */
+static struct {
+	struct vf_lora_peft t;
+	struct vf_error err;
+	bool bad;
+} P;
+static pthread_once_t peft_once = PTHREAD_ONCE_INIT;
+
+static void peft_load(void)
+{
+	char src[256];
+	struct vf_json_doc *doc = NULL;
+	if (vf_data_load_doc(PEFT_FILE, &doc, src, sizeof src, &P.err) != VF_OK ||
+	    vf_lora_targets_peft_read(vf_json_doc_root(doc), src, &P.t, &P.err) != VF_OK)
+		P.bad = true;
+	vf_json_doc_free(doc);
+}
+
+/* peft's default roles for model type `type` into *bits: 1 found, 0
+ * none, -1 the file refused (err set). */
+static int peft_default(const char *type, unsigned *bits, struct vf_error *err)
+{
+	pthread_once(&peft_once, peft_load);
+	if (P.bad) {
+		*err = P.err;
+		return -1;
+	}
+	for (int i = 0; i < P.t.n; i++)
+		if (strcmp(type, P.t.e[i].type) == 0) {
+			*bits = P.t.e[i].bits;
+			return 1;
+		}
+	return 0;
+}
+
 #define NAMES_MAX 12
 
 /* A transformer family's linear modules as transformers' modeling code
@@ -261,11 +358,11 @@ static vf_status plain_model(const struct vf_arch *a, struct vf_setup *s, struct
 	if (!(s->given & VF_SETUP_G_LORA_TARGETS) && vf_lora_targets_stack_list(s))
 		return family_names(a, s, err); /* the stack's own list, set by its profile */
 	if (!(s->given & VF_SETUP_G_LORA_TARGETS)) {
-		for (size_t i = 0; i < sizeof peft_defaults / sizeof peft_defaults[0]; i++)
-			if (strcmp(a->family, peft_defaults[i].type) == 0) {
-				s->lora_targets = peft_defaults[i].bits;
-				return family_names(a, s, err);
-			}
+		int found = peft_default(a->family, &s->lora_targets, err);
+		if (found < 0)
+			return VF_ERR;
+		if (found)
+			return family_names(a, s, err);
 		return vf_error_set(err, VF_EUSAGE,
 				    "--lora-targets: peft has no default LoRA targets for model type %s "
 				    "(LoraConfig asks for target_modules): give them, e.g. --lora-targets "

@@ -260,4 +260,47 @@ expect_out "LoRA targets q_proj,v_proj: stack litgpt's default, from litgpt litg
 run fit t5-base --mode lora --gpu rtx-4090 --json
 expect_json 'any(a.startswith("LoRA targets q,v: peft") and "model type t5 (--lora-targets)" in a for a in j["assumptions"])'
 
+test_case "peft's mapping is data: an override file is read, a malformed one refused in one line"
+# the mapping was a C table: no file to read, none to refuse
+mkdir -p "$TMP/peftdata/estimate"
+python3 - "$TMP/peftdata/estimate/lora-targets.json" "$VF_SOURCE_DIR/data/estimate/lora-targets.json" <<'P'
+import json, sys
+d = json.load(open(sys.argv[2]))
+d["mapping"]["llama"] = ["q_proj", "k_proj", "v_proj"]
+json.dump(d, open(sys.argv[1], "w"))
+P
+VRAMFIT_DATA_DIR="$TMP/peftdata" run estimate llama3-8b --mode lora --gpu h100-80gb --json
+expect_rc 0
+# llama3-8b: 32 layers, h 4096, k/v 8 x 128 = 1024 wide
+expect_json 'j["setup"]["lora_targets"] == "q_proj,k_proj,v_proj" and j["model"]["trainable_params"] == 32 * 16 * ((4096 + 4096) + 2 * (4096 + 1024))'
+python3 - "$TMP/peftdata/estimate/lora-targets.json" "$VF_SOURCE_DIR/data/estimate/lora-targets.json" <<'P'
+import json, sys
+d = json.load(open(sys.argv[2]))
+d["mapping"]["llama"] = ["q_proj", "lora_magic"]
+json.dump(d, open(sys.argv[1], "w"))
+P
+VRAMFIT_DATA_DIR="$TMP/peftdata" run estimate llama3-8b --mode lora --gpu h100-80gb
+expect_rc 1
+expect_err "peftdata/estimate/lora-targets.json: mapping.llama: module 'lora_magic' is not one vramfit counts"
+expect_err_lines 1
+expect_no_out "trainable"
+python3 - "$TMP/peftdata/estimate/lora-targets.json" "$VF_SOURCE_DIR/data/estimate/lora-targets.json" <<'P'
+import json, sys
+d = json.load(open(sys.argv[2]))
+del d["source"]["commit"]
+json.dump(d, open(sys.argv[1], "w"))
+P
+VRAMFIT_DATA_DIR="$TMP/peftdata" run estimate llama3-8b --mode lora --gpu h100-80gb
+expect_rc 1
+expect_err "lora-targets.json: source.commit: expected the peft commit it was read from"
+expect_err_lines 1
+printf '{"source": {"repo": "x",' >"$TMP/peftdata/estimate/lora-targets.json"
+VRAMFIT_DATA_DIR="$TMP/peftdata" run estimate llama3-8b --mode lora --gpu h100-80gb
+expect_rc 1
+expect_err "peftdata/estimate/lora-targets.json"
+expect_err_lines 1
+# a full fine-tune does not read it
+VRAMFIT_DATA_DIR="$TMP/peftdata" run estimate llama3-8b --mode full --gpu h100-80gb
+expect_rc 0
+
 finish

@@ -152,6 +152,18 @@ enum {
 	VF_LORA_SSM_DT = 1u << 10,
 	VF_LORA_SSM_OUT = 1u << 11,
 	VF_LORA_SSM_ALL = VF_LORA_SSM_IN | VF_LORA_SSM_X | VF_LORA_SSM_DT | VF_LORA_SSM_OUT,
+	/* an MoE router that is an nn.Linear (hidden -> experts: mixtral's
+	 * and qwen3_moe's `gate`), on the MoE layers */
+	VF_LORA_ROUTER = 1u << 12,
+	/* latent attention's projections (deepseek_v3's DeepseekV3Attention):
+	 * q_a_proj hidden -> q rank, q_b_proj q rank -> heads x qk dim,
+	 * kv_a_proj_with_mqa hidden -> kv rank + rope dim, kv_b_proj kv rank
+	 * -> heads x (nope dim + v dim) */
+	VF_LORA_MLA_QA = 1u << 13,
+	VF_LORA_MLA_QB = 1u << 14,
+	VF_LORA_MLA_KVA = 1u << 15,
+	VF_LORA_MLA_KVB = 1u << 16,
+	VF_LORA_MLA_ALL = VF_LORA_MLA_QA | VF_LORA_MLA_QB | VF_LORA_MLA_KVA | VF_LORA_MLA_KVB,
 };
 
 /* --modules-to-save: peft's ModulesToSaveWrapper, a trainable full copy of

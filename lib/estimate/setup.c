@@ -1,6 +1,7 @@
 /* setup.c - the setup of a run (setup.h): defaults, the name tables of each
  * enum, the flag parser shared by estimate/fit/plan, and the JSON form. */
 #include "vramfit/estimate/setup.h"
+#include "vramfit/estimate/loratargets.h"
 #include "vramfit/estimate/stack.h"
 
 #include "mechanisms.h"
@@ -855,6 +856,8 @@ cJSON *vf_setup_to_json(const struct vf_setup *s)
 		cJSON_AddNumberToObject(o, "lora_alpha", s->lora_alpha);
 		cJSON_AddStringToObject(o, "lora_targets",
 					vf_setup_lora_targets_text(s, targets, sizeof(targets)));
+		if (vf_lora_targets_stack_list(s)) /* the stack's own list: its source whole */
+			cJSON_AddStringToObject(o, "lora_targets_source", s->lora_targets_source);
 	} else {
 		cJSON_AddNullToObject(o, "lora_rank");
 		cJSON_AddNullToObject(o, "lora_alpha");

@@ -130,7 +130,7 @@ done
 run estimate phi-2 --mode lora --stack litgpt --gpu h100-80gb --json
 expect_json 'j["model"]["trainable_params"] == 32 * 16 * ((2560 + 2560) + (2560 + 2560))'
 run estimate phi-2 --mode lora --stack litgpt --gpu h100-80gb
-expect_out "lora_query=True, lora_value=True"
+expect_out "LoRA targets q_proj,v_proj: stack litgpt's default, from litgpt litgpt/finetune/lora.py at commit 01fe959c (--lora-targets)"
 
 test_case "--lora-targets wins over the stack's default"
 run estimate llama3-8b --mode lora --stack litgpt --gpu h100-80gb --lora-targets all-linear --json
@@ -362,5 +362,32 @@ expect_rc 0
 # one attention layer: q, o 1024 -> 1024; k, v 1024 -> 256
 expect_json 'j["setup"]["lora_targets"] == "q_proj,k_proj,v_proj,o_proj" and j["model"]["trainable_params"] == 16 * ((1024 + 1024) + 2 * (1024 + 256) + (1024 + 1024))'
 expect_json "any(\"peft's default for model type nemotron_h\" in a for a in j['assumptions'])"
+
+test_case "the stack's targets cite its file and commit; the JSON keeps the whole source"
+# the line quoted the whole source (torchtune's, 460 characters, cut at 200)
+run estimate llama3-8b --mode lora --stack torchtune --gpu h100-80gb
+expect_rc 0
+expect_out "LoRA targets q_proj,v_proj: stack torchtune's default, from torchtune recipes/configs/*/*lora*.yaml at commit 03317787 (--lora-targets)"
+expect_no_out "apply_lora_to_mlp"
+run estimate llama3-8b --mode lora --stack torchtune --gpu h100-80gb --json
+expect_json 'j["setup"]["lora_targets_source"].startswith("torchtune recipes/configs/*/*lora*.yaml (commit 03317787") and j["setup"]["lora_targets_source"].endswith("give --lora-targets to match one of those)")'
+expect_json 'any(a.endswith("from torchtune recipes/configs/*/*lora*.yaml at commit 03317787 (--lora-targets)") for a in j["assumptions"])'
+run fit llama3-8b --mode lora --stack torchtune --gpu h100-80gb
+expect_out "LoRA targets q_proj,v_proj: stack torchtune's default, from torchtune recipes/configs/*/*lora*.yaml at commit 03317787 (--lora-targets)"
+# peft's mapping (no --stack): no stack source in the setup
+run estimate llama3-8b --mode lora --gpu h100-80gb --json
+expect_json '"lora_targets_source" not in j["setup"]'
+# a profile whose commit is not a string: one line naming the file
+mkdir -p "$TMP/stackdata/stacks"
+python3 - "$TMP/stackdata/stacks/torchtune.json" "$VF_SOURCE_DIR/data/stacks/torchtune.json" <<'P'
+import json, sys
+d = json.load(open(sys.argv[2]))
+d["mechanisms"]["lora_targets"]["commit"] = 3317787
+json.dump(d, open(sys.argv[1], "w"))
+P
+VRAMFIT_DATA_DIR="$TMP/stackdata" run estimate llama3-8b --mode lora --stack torchtune --gpu h100-80gb
+expect_rc 1
+expect_err "stackdata/stacks/torchtune.json: mechanisms.lora_targets: expected \"file\" (and \"commit\") as strings"
+expect_err_lines 1
 
 finish

@@ -238,7 +238,11 @@ struct vf_setup {
 					      --lora-targets is not given: "peft"
 					      (peft's mapping), "none" (no LoRA
 					      recipe) or a list ("" = no profile key) */
-	char lora_targets_source[200];     /* where the profile read it (its source) */
+	char lora_targets_source[512];     /* where the profile read it (its source, whole:
+					      the setup's JSON) */
+	char lora_targets_cite[128];       /* the same as its file and commit (the
+					      profile's "file", "commit"), for the
+					      assumption line; the source without them */
 	char lora_targets_shown[96];       /* the targets under the model's own names
 					      ("q,v" on t5; "" = the role names) */
 	enum vf_quant quant;               /* default none */

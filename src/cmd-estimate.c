@@ -299,7 +299,7 @@ static void lora_assumptions(const struct vf_setup *s, bool dit, const char *fam
 		assume(a, "LoRA rank %d (--lora-rank)", s->lora_rank);
 	if (vf_lora_targets_stack_list(s) && !dit)
 		assume(a, "LoRA targets %s: stack %s's default, from %s (--lora-targets)",
-		       vf_setup_lora_targets_text(s, t, sizeof t), s->stack, s->lora_targets_source);
+		       vf_setup_lora_targets_text(s, t, sizeof t), s->stack, s->lora_targets_cite);
 	else if (!(g & VF_SETUP_G_LORA_TARGETS) && !dit && family && family[0])
 		assume(a, "LoRA targets: peft's default for model type %s, the roles %s under its "
 			  "module names (--lora-targets)",

@@ -427,7 +427,7 @@ static void lora_assumption(cJSON *as, const struct vf_setup *s, const char *fam
 		return;
 	if (vf_lora_targets_stack_list(s))
 		snprintf(b, sizeof b, "LoRA targets %s: stack %s's default, from %s (--lora-targets)",
-			 vf_setup_lora_targets_text(s, t, sizeof t), s->stack, s->lora_targets_source);
+			 vf_setup_lora_targets_text(s, t, sizeof t), s->stack, s->lora_targets_cite);
 	else
 		snprintf(b, sizeof b, "LoRA targets %s: peft's default for model type %s (--lora-targets)",
 			 vf_setup_lora_targets_text(s, t, sizeof t), family);

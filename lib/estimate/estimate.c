@@ -297,7 +297,10 @@ static double lora_mlp(const void *ctx, double f)
 	const struct lora_mlp_ctx *c = ctx;
 	double h = c->s->h, r = c->r, mlp = 0;
 	unsigned t = c->t;
-	if (c->s->gated) {
+	if (c->s->gated && c->s->fused_gate_up) {
+		if (t & (VF_LORA_GATE | VF_LORA_UP))
+			mlp += r * (h + 2 * f); /* phi3's gate_up_proj: one matrix h -> 2f */
+	} else if (c->s->gated) {
 		if (t & VF_LORA_GATE)
 			mlp += r * (h + f);
 		if (t & VF_LORA_UP)
@@ -329,6 +332,29 @@ static double ssm_lora(const struct vf_ssm_terms *m, double h, unsigned t, doubl
 	return m->layers * per;
 }
 
+/* LoRA on one latent attention (deepseek_v3): no k_proj / v_proj; q_proj
+ * only without a q rank, q_a_proj (h -> q rank) and q_b_proj (q rank ->
+ * heads x qk dim) with one; kv_a_proj_with_mqa (h -> kv rank + rope dim),
+ * kv_b_proj (kv rank -> heads x (nope dim + v dim)); o_proj reads heads x
+ * v dim. */
+static double mla_lora(const struct vf_moe_terms *m, double h, double hq, unsigned t, double r)
+{
+	double rope = m->latent_kv_width - m->kv_rank, per = 0;
+	if ((t & VF_LORA_Q) && m->q_rank <= 0)
+		per += r * (h + hq);
+	if ((t & VF_LORA_MLA_QA) && m->q_rank > 0)
+		per += r * (h + m->q_rank);
+	if ((t & VF_LORA_MLA_QB) && m->q_rank > 0)
+		per += r * (m->q_rank + m->heads * m->qk_dim);
+	if (t & VF_LORA_MLA_KVA)
+		per += r * (h + m->latent_kv_width);
+	if (t & VF_LORA_MLA_KVB)
+		per += r * (m->kv_rank + m->heads * (m->qk_dim - rope + m->v_dim));
+	if (t & VF_LORA_O)
+		per += r * (m->heads * m->v_dim + h);
+	return per;
+}
+
 /* LoRA adapter parameters: r x (in + out) per targeted matrix. */
 static double lora_params(const struct shape *s, unsigned t, double r)
 {
@@ -348,15 +374,8 @@ static double lora_params(const struct shape *s, unsigned t, double r)
 	}
 	if (t & VF_LORA_O)
 		per += r * (s->hq + h);
-	if (s->mt.mla) {
-		/* MLA has no k_proj / v_proj; q_proj only without a q rank
-		 * (q_a_proj / q_b_proj otherwise); o_proj reads heads x v */
-		per = 0;
-		if ((t & VF_LORA_Q) && s->mt.q_rank <= 0)
-			per += r * (h + s->hq);
-		if (t & VF_LORA_O)
-			per += r * (s->mt.heads * s->mt.v_dim + h);
-	}
+	if (s->mt.mla)
+		per = mla_lora(&s->mt, h, s->hq, t, r);
 	struct lora_mlp_ctx c = {s, t, r};
 	if (s->ssm.layers > 0) /* attention on the attention layers; the mixers' own (ssm_lora) */
 		return s->ssm.attn_layers * per + ssm_lora(&s->ssm, h, t, r) +
@@ -366,8 +385,10 @@ static double lora_params(const struct shape *s, unsigned t, double r)
 		double attn = per, mlp = lora_mlp(&c, s->f);
 		return s->L * (attn + mlp) + s->Ld * (2 * attn + mlp);
 	}
-	/* dense layers, each routed expert and the shared experts (moe.c) */
-	return s->L * per + vf_moe_lora_mlp(&s->mt, lora_mlp, &c);
+	/* dense layers, each routed expert and the shared experts (moe.c);
+	 * a router that is an nn.Linear, hidden -> experts, per MoE layer */
+	double router = (t & VF_LORA_ROUTER) && s->mt.experts > 0 ? s->mt.moe_layers * r * (h + s->mt.experts) : 0;
+	return s->L * per + vf_moe_lora_mlp(&s->mt, lora_mlp, &c) + router;
 }
 
 /* ---- the setup resolved to dtypes -------------------------------------- */
@@ -479,13 +500,23 @@ static double layer_bytes(const struct shape *s, const struct dt *d, bool eager,
 	double nl_qkv = s->fused_qkv ? ((t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V)) ? 1 : 0)
 				     : popcount(t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V));
 	double nl_o = (t & VF_LORA_O) ? 1 : 0;
-	double nl_in = s->gated ? popcount(t & (VF_LORA_GATE | VF_LORA_UP))
-				: ((t & (VF_LORA_GATE | VF_LORA_UP)) ? 1 : 0);
+	double nl_in = s->gated && !s->fused_gate_up ? popcount(t & (VF_LORA_GATE | VF_LORA_UP))
+						     : ((t & (VF_LORA_GATE | VF_LORA_UP)) ? 1 : 0);
 	double nl_down = (t & VF_LORA_DOWN) ? 1 : 0;
+	double mla_in = 0; /* latent attention: its adapters' inputs other than the layer's */
+	if (s->mt.mla && (t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V | VF_LORA_MLA_ALL))) {
+		const struct vf_moe_terms *mt = &s->mt;
+		nl_qkv = ((t & VF_LORA_Q) && mt->q_rank <= 0) + ((t & VF_LORA_MLA_QA) && mt->q_rank > 0) +
+			 ((t & VF_LORA_MLA_KVA) ? 1 : 0); /* q_proj or q_a_proj, kv_a_proj_with_mqa */
+		if ((t & VF_LORA_MLA_QB) && mt->q_rank > 0)
+			mla_in += lin_in(d, mt->q_rank, C, 0, 1); /* q_b_proj reads the normed q latent */
+		if (t & VF_LORA_MLA_KVB)
+			mla_in += lin_in(d, mt->kv_rank, C, 0, 1); /* kv_b_proj the normed kv latent */
+	}
 
 	/* attention block */
 	total += norm_bytes(s, d, &xb);                          /* input norm */
-	total += lin_in(d, h, xb, s->fused_qkv ? 1 : 3, nl_qkv); /* q, k, v inputs */
+	total += lin_in(d, h, xb, s->fused_qkv ? 1 : 3, nl_qkv) + mla_in; /* q, k, v inputs */
 	if (s->fused_qkv && !s->rotary)
 		total += C * (hq + 2 * hkv);                     /* fused qkv output (viewed by sdpa) */
 	else if (s->fused_qkv)
@@ -514,6 +545,8 @@ static double layer_bytes(const struct shape *s, const struct dt *d, bool eager,
 	}
 	struct mlp_ctx mc = {s, d, xb, nl_in, nl_down};
 	total += vf_moe_saved_per_token(&s->mt, mlp_bytes, &mc, h, C); /* MLP or experts */
+	if ((t & VF_LORA_ROUTER) && s->mt.experts > 0) /* the router's lora_A input, MoE layers */
+		total += lin_in(d, h, xb, 0, 1) * s->mt.moe_layers / s->mt.layers;
 	total += vf_moe_mla_extra_saved(&s->mt, C);                      /* latent attention */
 	return total;
 }
@@ -1190,7 +1223,7 @@ static double mlp_work(const struct shape *s, const struct dt *d, double m, stru
 		{m, mt->shared_ffn, moe},                                 /* shared experts */
 	};
 	if (moe > 0) { /* the expert loop: tokens routed to each expert */
-		linear_add(l, d, m, h, s->experts, moe, false);          /* router */
+		linear_add(l, d, m, h, s->experts, moe, t & VF_LORA_ROUTER); /* router */
 		l->experts = s->experts * moe;
 		l->moe_share = moe; /* the loop's per-layer sync on this share of the layers */
 		l->expert_fp32 = d->autocast && d->P == 4 ? 1 : 0; /* slices autocast cannot cache */

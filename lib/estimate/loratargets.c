@@ -15,8 +15,14 @@
 #include "vramfit/estimate/loratargets.h"
 #include "vramfit/estimate/stack.h"
 
+#include "vramfit/base/data.h"
+#include "vramfit/base/json.h"
+
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+
+#define PEFT_FILE "estimate/lora-targets.json"
 
 struct lmod {
 	const char *name;
@@ -106,56 +112,191 @@ static unsigned match_names(const char *names, const struct lmod *m, int nm, cha
 	return bits;
 }
 
-/* peft's default targets by model type (TRANSFORMERS_MODELS_TO_LORA_
- * TARGET_MODULES_MAPPING, peft/utils/constants.py) as roles: q/v
- * projections under each family's names (q, v; query, value;
- * query_proj, value_proj); one fused q/k/v matrix (c_attn,
- * query_key_value, Wqkv, qkv_proj, in_proj), which the estimate counts
- * whole for any of Q, K, V; phi adds fc1 and fc2; btlm c_attn and c_proj
- * (the attention's and the MLP's). */
+#define QKV (VF_LORA_Q | VF_LORA_K | VF_LORA_V)
+
+/* peft's module names in its default mapping as roles
+ * (data/estimate/lora-targets.json, whose "about" says the same): one
+ * fused q/k/v matrix counts whole for any of Q, K, V and is kept as Q|V;
+ * btlm's c_proj is the attention's and the MLP's output. */
 static const struct {
-	const char *type;
+	const char *name;
 	unsigned bits;
-} peft_defaults[] = {
-	{"t5", VF_LORA_Q | VF_LORA_V},          {"mt5", VF_LORA_Q | VF_LORA_V},
-	{"bart", VF_LORA_Q | VF_LORA_V},        {"gpt2", VF_LORA_Q | VF_LORA_V},
-	{"bloom", VF_LORA_Q | VF_LORA_V},       {"blip-2", VF_LORA_Q | VF_LORA_V},
-	{"opt", VF_LORA_Q | VF_LORA_V},         {"gptj", VF_LORA_Q | VF_LORA_V},
-	{"gpt_neox", VF_LORA_Q | VF_LORA_V},    {"gpt_neo", VF_LORA_Q | VF_LORA_V},
-	{"bert", VF_LORA_Q | VF_LORA_V},        {"roberta", VF_LORA_Q | VF_LORA_V},
-	{"xlm-roberta", VF_LORA_Q | VF_LORA_V}, {"electra", VF_LORA_Q | VF_LORA_V},
-	{"deberta-v2", VF_LORA_Q | VF_LORA_V},  {"deberta", VF_LORA_Q | VF_LORA_V},
-	{"layoutlm", VF_LORA_Q | VF_LORA_V},    {"llama", VF_LORA_Q | VF_LORA_V},
-	{"llama4", VF_LORA_Q | VF_LORA_V},      {"chatglm", VF_LORA_Q | VF_LORA_V},
-	{"gpt_bigcode", VF_LORA_Q | VF_LORA_V}, {"mpt", VF_LORA_Q | VF_LORA_V},
-	{"RefinedWebModel", VF_LORA_Q | VF_LORA_V}, {"RefinedWeb", VF_LORA_Q | VF_LORA_V},
-	{"falcon", VF_LORA_Q | VF_LORA_V},      {"btlm", VF_LORA_Q | VF_LORA_V | VF_LORA_O | VF_LORA_DOWN},
-	{"codegen", VF_LORA_Q | VF_LORA_V},     {"mistral", VF_LORA_Q | VF_LORA_V},
-	{"mixtral", VF_LORA_Q | VF_LORA_V},     {"stablelm", VF_LORA_Q | VF_LORA_V},
-	{"phi", VF_LORA_Q | VF_LORA_V | VF_LORA_UP | VF_LORA_DOWN},
-	{"gemma", VF_LORA_Q | VF_LORA_V},       {"gemma2", VF_LORA_Q | VF_LORA_V},
-	{"gemma3_text", VF_LORA_Q | VF_LORA_V}, {"qwen2", VF_LORA_Q | VF_LORA_V},
-	{"qwen3", VF_LORA_Q | VF_LORA_V},
+} peft_names[] = {
+	{"q", VF_LORA_Q},          {"q_proj", VF_LORA_Q},           {"query", VF_LORA_Q},
+	{"query_proj", VF_LORA_Q}, {"k", VF_LORA_K},                {"k_proj", VF_LORA_K},
+	{"key", VF_LORA_K},        {"v", VF_LORA_V},                {"v_proj", VF_LORA_V},
+	{"value", VF_LORA_V},      {"value_proj", VF_LORA_V},       {"o_proj", VF_LORA_O},
+	{"c_attn", VF_LORA_Q | VF_LORA_V}, {"query_key_value", VF_LORA_Q | VF_LORA_V},
+	{"Wqkv", VF_LORA_Q | VF_LORA_V},   {"qkv_proj", VF_LORA_Q | VF_LORA_V},
+	{"in_proj", VF_LORA_Q | VF_LORA_V}, {"fc1", VF_LORA_UP},     {"fc2", VF_LORA_DOWN},
+	{"c_proj", VF_LORA_O | VF_LORA_DOWN},
 };
 
-#define QKV (VF_LORA_Q | VF_LORA_K | VF_LORA_V)
-#define NAMES_MAX 12
+/* A name safe to quote in a one-line message. */
+static bool plain_name(const char *p)
+{
+	return p[0] && strlen(p) < 48 &&
+	       strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == strlen(p);
+}
 
-/* A transformer family's linear modules as transformers' modeling code
- * names them, with the roles the estimate counts: t5 (T5Attention q, k,
- * v, o; T5DenseActDense wi, wo, or T5DenseGatedActDense wi_0, wi_1, wo);
- * gpt2 (Conv1D c_attn = q, k and v fused, c_proj in the attention and the
- * MLP, c_fc); bloom, gpt_neox, falcon (query_key_value, dense,
- * dense_h_to_4h, dense_4h_to_h; gpt_neox's head is embed_out); phi
+/* One entry of "mapping": its module names as roles into *bits. */
+static vf_status peft_entry(const cJSON *it, const char *what, unsigned *bits, struct vf_error *err)
+{
+	const char *type = it->string;
+	if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) < 1)
+		return vf_error_set(err, VF_ERR, "%s: mapping.%s: expected a list of module names", what, type);
+	const cJSON *m;
+	*bits = 0;
+	cJSON_ArrayForEach(m, it)
+	{
+		const char *name = cJSON_GetStringValue(m);
+		unsigned b = 0;
+		for (size_t k = 0; name && k < sizeof peft_names / sizeof peft_names[0]; k++)
+			if (strcmp(name, peft_names[k].name) == 0)
+				b = peft_names[k].bits;
+		if (!b && name && plain_name(name))
+			return vf_error_set(err, VF_ERR, "%s: mapping.%s: module '%s' is not one vramfit counts",
+					    what, type, name);
+		if (!b)
+			return vf_error_set(err, VF_ERR, "%s: mapping.%s: expected module names (strings)", what,
+					    type);
+		*bits |= b;
+	}
+	return VF_OK;
+}
+
+vf_status vf_lora_targets_peft_read(const cJSON *root, const char *what, struct vf_lora_peft *out,
+				    struct vf_error *err)
+{
+	static const char *const cite[] = {"repo", "file", "constant", "commit"};
+	const cJSON *src = cJSON_GetObjectItemCaseSensitive(root, "source");
+	const cJSON *map = cJSON_GetObjectItemCaseSensitive(root, "mapping");
+	out->n = 0;
+	if (!cJSON_IsObject(root))
+		return vf_error_set(err, VF_ERR, "%s: expected a JSON object", what);
+	for (int i = 0; i < 4; i++)
+		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(src, cite[i])))
+			return vf_error_set(err, VF_ERR, "%s: source.%s: expected the peft %s it was read from",
+					    what, cite[i], cite[i]);
+	if (!cJSON_IsObject(map) || !map->child)
+		return vf_error_set(err, VF_ERR, "%s: mapping: expected an object of model types", what);
+	const cJSON *it;
+	cJSON_ArrayForEach(it, map)
+	{
+		if (!plain_name(it->string) || strlen(it->string) >= sizeof out->e[0].type)
+			return vf_error_set(err, VF_ERR, "%s: mapping: a model type that is not a plain name", what);
+		for (int i = 0; i < out->n; i++)
+			if (strcmp(out->e[i].type, it->string) == 0)
+				return vf_error_set(err, VF_ERR, "%s: mapping.%s: given twice", what, it->string);
+		if (out->n == VF_LORA_PEFT_MAX)
+			return vf_error_set(err, VF_ERR, "%s: mapping: more than %d model types", what,
+					    VF_LORA_PEFT_MAX);
+		vf_status st = peft_entry(it, what, &out->e[out->n].bits, err);
+		if (st != VF_OK)
+			return st;
+		snprintf(out->e[out->n].type, sizeof out->e[0].type, "%s", it->string);
+		out->n++;
+	}
+	return VF_OK;
+}
+
+/* data/estimate/lora-targets.json read once for the process; a file
+ * refused is the error of every LoRA estimate that needs a default. */
+static struct {
+	struct vf_lora_peft t;
+	struct vf_error err;
+	bool bad;
+} P;
+static pthread_once_t peft_once = PTHREAD_ONCE_INIT;
+
+static void peft_load(void)
+{
+	char src[256];
+	struct vf_json_doc *doc = NULL;
+	if (vf_data_load_doc(PEFT_FILE, &doc, src, sizeof src, &P.err) != VF_OK ||
+	    vf_lora_targets_peft_read(vf_json_doc_root(doc), src, &P.t, &P.err) != VF_OK)
+		P.bad = true;
+	vf_json_doc_free(doc);
+}
+
+/* peft's default roles for model type `type` into *bits: 1 found, 0
+ * none, -1 the file refused (err set). */
+static int peft_default(const char *type, unsigned *bits, struct vf_error *err)
+{
+	pthread_once(&peft_once, peft_load);
+	if (P.bad) {
+		*err = P.err;
+		return -1;
+	}
+	for (int i = 0; i < P.t.n; i++)
+		if (strcmp(type, P.t.e[i].type) == 0) {
+			*bits = P.t.e[i].bits;
+			return 1;
+		}
+	return 0;
+}
+
+#define NAMES_MAX 12
+#define GATE_UP (VF_LORA_GATE | VF_LORA_UP)
+#define LLAMA_NAMES                                                                        \
+	{"q_proj", VF_LORA_Q}, {"k_proj", VF_LORA_K}, {"v_proj", VF_LORA_V}, {"o_proj", VF_LORA_O}, \
+		{"gate_proj", VF_LORA_GATE}, {"up_proj", VF_LORA_UP}, {"down_proj", VF_LORA_DOWN}
+
+/* A transformer family's linear modules (nn.Linear, or gpt2's Conv1D) as
+ * transformers' modeling code names them, with the roles the estimate
+ * counts (the head, lm_head, is added after): gpt2 (c_attn = q, k and v
+ * fused, c_proj in the attention and the MLP, c_fc); bloom, gpt_neox,
+ * falcon (query_key_value, dense, dense_h_to_4h, dense_4h_to_h); phi
  * (q_proj, k_proj, v_proj, dense, fc1, fc2); bert, roberta (query, key,
  * value, and dense in the attention output, the intermediate and the
- * output); the Llama-style families (q_proj ... down_proj). peft matches a
- * target by the module's name, so a name the model lacks stops it. */
-static int family_modules(const struct vf_arch *a, struct lmod *m)
+ * output); the Llama-style families (q_proj ... down_proj). MoE and fused
+ * families, read from src/transformers/models/<family>/modeling_<family>.py
+ * (huggingface/transformers at commit 00d4b3d2): mixtral
+ * (MixtralBlockSparseTop2MLP w1, w3 hidden -> ffn, w2 back, per expert;
+ * MixtralSparseMoeBlock's router gate, nn.Linear hidden -> experts);
+ * qwen3_moe (Qwen3MoeMLP gate_proj, up_proj, down_proj per expert at
+ * moe_intermediate_size; Qwen3MoeSparseMoeBlock's gate, nn.Linear hidden
+ * -> experts); gpt_oss (GptOssAttention q/k/v/o_proj only: GptOssExperts
+ * holds gate_up_proj and down_proj as nn.Parameter and GptOssTopKRouter
+ * its weight, none a module peft's target_modules can name); phi3
+ * (Phi3Attention qkv_proj hidden -> (heads + 2 kv heads) x head dim,
+ * o_proj; Phi3MLP gate_up_proj hidden -> 2 x ffn, down_proj). peft
+ * matches a target by the module's name, so a name the model lacks stops
+ * it. */
+static const struct {
+	const char *families; /* " a b c " */
+	struct lmod m[NAMES_MAX - 1];
+} tables[] = {
+	{" gpt2 ", {{"c_attn", QKV}, {"c_proj", VF_LORA_O | VF_LORA_DOWN}, {"c_fc", VF_LORA_UP}}},
+	{" bloom gpt_neox falcon ",
+	 {{"query_key_value", QKV}, {"dense", VF_LORA_O}, {"dense_h_to_4h", VF_LORA_UP},
+	  {"dense_4h_to_h", VF_LORA_DOWN}}},
+	{" phi ",
+	 {{"q_proj", VF_LORA_Q}, {"k_proj", VF_LORA_K}, {"v_proj", VF_LORA_V}, {"dense", VF_LORA_O},
+	  {"fc1", VF_LORA_UP}, {"fc2", VF_LORA_DOWN}}},
+	{" bert roberta ",
+	 {{"query", VF_LORA_Q}, {"key", VF_LORA_K}, {"value", VF_LORA_V},
+	  {"dense", VF_LORA_O | VF_LORA_UP | VF_LORA_DOWN}}},
+	{" llama mistral qwen2 qwen3 gemma gemma2 gemma3 gemma3_text stablelm ", {LLAMA_NAMES}},
+	{" mixtral ",
+	 {{"q_proj", VF_LORA_Q}, {"k_proj", VF_LORA_K}, {"v_proj", VF_LORA_V}, {"o_proj", VF_LORA_O},
+	  {"w1", VF_LORA_GATE}, {"w3", VF_LORA_UP}, {"w2", VF_LORA_DOWN}, {"gate", VF_LORA_ROUTER}}},
+	{" qwen3_moe ", {LLAMA_NAMES, {"gate", VF_LORA_ROUTER}}},
+	{" gpt_oss ", {{"q_proj", VF_LORA_Q}, {"k_proj", VF_LORA_K}, {"v_proj", VF_LORA_V}, {"o_proj", VF_LORA_O}}},
+	{" phi3 ", {{"qkv_proj", QKV}, {"o_proj", VF_LORA_O}, {"gate_up_proj", GATE_UP}, {"down_proj", VF_LORA_DOWN}}},
+};
+
+/* t5 (T5Attention q, k, v, o; T5DenseActDense wi, wo, or
+ * T5DenseGatedActDense wi_0, wi_1, wo) and deepseek_v3
+ * (DeepseekV3Attention: q_proj without a q rank, else q_a_proj and
+ * q_b_proj; kv_a_proj_with_mqa, kv_b_proj, o_proj; DeepseekV3MLP
+ * gate_proj, up_proj, down_proj in the dense layers, each routed expert
+ * and the shared experts; its router, DeepseekV3TopkRouter, holds an
+ * nn.Parameter, not a Linear). Returns the count, 0 for another family. */
+static int layout_modules(const struct vf_arch *a, struct lmod *m)
 {
-	const char *f = a->family;
 	int n = 0;
-	if (!strcmp(f, "t5") || !strcmp(f, "mt5")) {
+	if (!strcmp(a->family, "t5") || !strcmp(a->family, "mt5")) {
 		m[n++] = (struct lmod){"q", VF_LORA_Q};
 		m[n++] = (struct lmod){"k", VF_LORA_K};
 		m[n++] = (struct lmod){"v", VF_LORA_V};
@@ -167,51 +308,61 @@ static int family_modules(const struct vf_arch *a, struct lmod *m)
 			m[n++] = (struct lmod){"wi", VF_LORA_UP};
 		}
 		m[n++] = (struct lmod){"wo", VF_LORA_DOWN};
-	} else if (!strcmp(f, "gpt2")) {
-		m[n++] = (struct lmod){"c_attn", QKV};
-		m[n++] = (struct lmod){"c_proj", VF_LORA_O | VF_LORA_DOWN};
-		m[n++] = (struct lmod){"c_fc", VF_LORA_UP};
-	} else if (!strcmp(f, "bloom") || !strcmp(f, "gpt_neox") || !strcmp(f, "falcon")) {
-		m[n++] = (struct lmod){"query_key_value", QKV};
-		m[n++] = (struct lmod){"dense", VF_LORA_O};
-		m[n++] = (struct lmod){"dense_h_to_4h", VF_LORA_UP};
-		m[n++] = (struct lmod){"dense_4h_to_h", VF_LORA_DOWN};
-	} else if (!strcmp(f, "phi")) {
-		m[n++] = (struct lmod){"q_proj", VF_LORA_Q};
-		m[n++] = (struct lmod){"k_proj", VF_LORA_K};
-		m[n++] = (struct lmod){"v_proj", VF_LORA_V};
-		m[n++] = (struct lmod){"dense", VF_LORA_O};
-		m[n++] = (struct lmod){"fc1", VF_LORA_UP};
-		m[n++] = (struct lmod){"fc2", VF_LORA_DOWN};
-	} else if (!strcmp(f, "bert") || !strcmp(f, "roberta")) {
-		m[n++] = (struct lmod){"query", VF_LORA_Q};
-		m[n++] = (struct lmod){"key", VF_LORA_K};
-		m[n++] = (struct lmod){"value", VF_LORA_V};
-		m[n++] = (struct lmod){"dense", VF_LORA_O | VF_LORA_UP | VF_LORA_DOWN};
-	} else if (!strcmp(f, "llama") || !strcmp(f, "mistral") || !strcmp(f, "qwen2") || !strcmp(f, "qwen3") ||
-		   !strcmp(f, "gemma") || !strcmp(f, "gemma2") || !strcmp(f, "gemma3") ||
-		   !strcmp(f, "gemma3_text") || !strcmp(f, "stablelm")) {
-		static const char *const nm[] = {"q_proj", "k_proj", "v_proj", "o_proj",
-						 "gate_proj", "up_proj", "down_proj"};
-		for (int i = 0; i < 7; i++)
-			m[n++] = (struct lmod){nm[i], 1u << i}; /* VF_LORA_Q ... VF_LORA_DOWN */
-	} else {
-		return 0; /* a family without a table: the list is left as parsed */
+	} else if (!strcmp(a->family, "deepseek_v3")) {
+		if (a->q_lora_rank > 0) {
+			m[n++] = (struct lmod){"q_a_proj", VF_LORA_MLA_QA};
+			m[n++] = (struct lmod){"q_b_proj", VF_LORA_MLA_QB};
+		} else {
+			m[n++] = (struct lmod){"q_proj", VF_LORA_Q};
+		}
+		m[n++] = (struct lmod){"kv_a_proj_with_mqa", VF_LORA_MLA_KVA};
+		m[n++] = (struct lmod){"kv_b_proj", VF_LORA_MLA_KVB};
+		m[n++] = (struct lmod){"o_proj", VF_LORA_O};
+		m[n++] = (struct lmod){"gate_proj", VF_LORA_GATE};
+		m[n++] = (struct lmod){"up_proj", VF_LORA_UP};
+		m[n++] = (struct lmod){"down_proj", VF_LORA_DOWN};
 	}
+	return n;
+}
+
+/* The family's modules into m (the head last: gpt_neox's embed_out,
+ * lm_head otherwise); 0 for a family without a table, whose list is left
+ * as parsed. */
+static int family_modules(const struct vf_arch *a, struct lmod *m)
+{
+	const char *f = a->family;
+	int n = layout_modules(a, m);
+	char key[64];
+	snprintf(key, sizeof key, " %s ", f);
+	for (size_t i = 0; !n && f[0] && i < sizeof tables / sizeof tables[0]; i++)
+		if (strstr(tables[i].families, key))
+			for (int k = 0; k < NAMES_MAX - 1 && tables[i].m[k].name; k++)
+				m[n++] = tables[i].m[k];
+	if (!n)
+		return 0;
 	m[n++] = (struct lmod){strcmp(f, "gpt_neox") == 0 ? "embed_out" : "lm_head", VF_LORA_HEAD};
 	return n;
+}
+
+/* The roles of the layers' modules (all-linear: peft leaves the head out). */
+static unsigned every_role(const struct lmod *m, int nm)
+{
+	unsigned every = 0;
+	for (int i = 0; i < nm; i++)
+		every |= m[i].bit & ~(unsigned)VF_LORA_HEAD;
+	return every;
 }
 
 /* The roles bits under the model's own names ("q,v" for t5's Q and V). */
 static void shown_names(const struct lmod *m, int nm, unsigned bits, char *out, size_t size)
 {
 	size_t len = 0;
-	unsigned left = bits;
+	unsigned left = bits, every = every_role(m, nm);
 	out[0] = 0;
-	if ((bits & VF_LORA_ALL) == VF_LORA_ALL) {
+	if (every && (bits & every) == every) {
 		snprintf(out, size, "all-linear%s", bits & VF_LORA_HEAD ? "," : "");
 		len = strlen(out);
-		left &= ~(unsigned)VF_LORA_ALL;
+		left &= ~(every | VF_LORA_ALL);
 	}
 	for (int i = 0; i < nm && len < size; i++)
 		if (m[i].bit & left) {
@@ -244,10 +395,12 @@ static vf_status family_names(const struct vf_arch *a, struct vf_setup *s, struc
 					    a->family, missing, have);
 		if (!bits)
 			return vf_error_set(err, VF_EUSAGE, "--lora-targets: expected a module list");
-		unsigned every = 0; /* the layers' modules: all of them is all-linear */
-		for (int i = 0; i < nm; i++)
-			every |= m[i].bit & ~(unsigned)VF_LORA_HEAD;
-		s->lora_targets = (bits & every) == every ? bits | VF_LORA_ALL : bits;
+		/* the layers' modules, all of them: all-linear (the roles a
+		 * family lacks do not count; one without an MLP module, gpt_oss,
+		 * keeps its own) */
+		unsigned every = every_role(m, nm);
+		bool mlp = every & (VF_LORA_GATE | VF_LORA_UP | VF_LORA_DOWN);
+		s->lora_targets = (bits & every) == every && mlp ? bits | VF_LORA_ALL : bits;
 	}
 	shown_names(m, nm, s->lora_targets, s->lora_targets_shown, sizeof s->lora_targets_shown);
 	return VF_OK;
@@ -261,11 +414,11 @@ static vf_status plain_model(const struct vf_arch *a, struct vf_setup *s, struct
 	if (!(s->given & VF_SETUP_G_LORA_TARGETS) && vf_lora_targets_stack_list(s))
 		return family_names(a, s, err); /* the stack's own list, set by its profile */
 	if (!(s->given & VF_SETUP_G_LORA_TARGETS)) {
-		for (size_t i = 0; i < sizeof peft_defaults / sizeof peft_defaults[0]; i++)
-			if (strcmp(a->family, peft_defaults[i].type) == 0) {
-				s->lora_targets = peft_defaults[i].bits;
-				return family_names(a, s, err);
-			}
+		int found = peft_default(a->family, &s->lora_targets, err);
+		if (found < 0)
+			return VF_ERR;
+		if (found)
+			return family_names(a, s, err);
 		return vf_error_set(err, VF_EUSAGE,
 				    "--lora-targets: peft has no default LoRA targets for model type %s "
 				    "(LoraConfig asks for target_modules): give them, e.g. --lora-targets "
@@ -316,12 +469,21 @@ vf_status vf_lora_targets_resolve(const struct vf_arch *a, struct vf_setup *s, s
 	const char *names = s->lora_target_names;
 	if (vf_lora_targets_stack_list(s))
 		names = s->lora_targets_stack; /* the stack's own list, matched as if given */
-	else if (!(s->given & VF_SETUP_G_LORA_TARGETS) || !s->lora_target_names[0])
+	else if (!(s->given & VF_SETUP_G_LORA_TARGETS) || !s->lora_target_names[0]) {
+		unsigned bits = 0; /* peft's default: nemotron_h's attention projections */
+		int found = peft_default(a->family, &bits, err);
+		if (found < 0)
+			return VF_ERR;
+		if (found && !(bits & ~every_role(m, nm))) {
+			s->lora_targets = bits;
+			return VF_OK;
+		}
 		return vf_error_set(err, VF_EUSAGE,
 				    "--lora-targets: peft has no default LoRA targets for model type %s "
 				    "(LoraConfig asks for target_modules): give them, e.g. --lora-targets "
 				    "all-linear (its linear modules: %s)",
 				    type, have);
+	}
 	char missing[96] = "";
 	unsigned bits = match_names(names, m, nm, missing, sizeof missing);
 	if (missing[0] && names != s->lora_target_names)

@@ -1,6 +1,7 @@
 /* setup.c - the setup of a run (setup.h): defaults, the name tables of each
  * enum, the flag parser shared by estimate/fit/plan, and the JSON form. */
 #include "vramfit/estimate/setup.h"
+#include "vramfit/estimate/loratargets.h"
 #include "vramfit/estimate/stack.h"
 
 #include "mechanisms.h"
@@ -220,6 +221,12 @@ static const struct {
 	/* a Mamba mixer's (out_proj is O here; vf_lora_targets_resolve
 	 * makes it the mixer's on a state-space model) */
 	{"in_proj", VF_LORA_SSM_IN}, {"x_proj", VF_LORA_SSM_X}, {"dt_proj", VF_LORA_SSM_DT},
+	/* phi3's fused projections; deepseek_v3's latent attention (the
+	 * model's table in loratargets.c checks it has them; mixtral's and
+	 * qwen3_moe's `gate` is their router there) */
+	{"qkv_proj", VF_LORA_Q | VF_LORA_K | VF_LORA_V}, {"gate_up_proj", VF_LORA_GATE | VF_LORA_UP},
+	{"q_a_proj", VF_LORA_MLA_QA}, {"q_b_proj", VF_LORA_MLA_QB},
+	{"kv_a_proj_with_mqa", VF_LORA_MLA_KVA}, {"kv_b_proj", VF_LORA_MLA_KVB},
 };
 
 vf_status vf_lora_targets_parse(const char *s, unsigned *out, struct vf_error *err)
@@ -276,9 +283,11 @@ const char *vf_setup_lora_targets_text(const struct vf_setup *s, char *out, size
 
 const char *vf_lora_targets_format(unsigned t, char *out, size_t n)
 {
-	static const char *const role[] = {"q_proj",    "k_proj",  "v_proj",   "o_proj",
-					   "gate_proj", "up_proj", "down_proj", "lm_head",
-					   "in_proj",   "x_proj",  "dt_proj",   "out_proj"};
+	static const char *const role[] = {"q_proj",    "k_proj",   "v_proj",   "o_proj",
+					   "gate_proj", "up_proj",  "down_proj", "lm_head",
+					   "in_proj",   "x_proj",   "dt_proj",   "out_proj",
+					   "gate",      "q_a_proj", "q_b_proj",  "kv_a_proj_with_mqa",
+					   "kv_b_proj"};
 	if (!out || !n)
 		return "";
 	out[0] = 0;
@@ -287,7 +296,7 @@ const char *vf_lora_targets_format(unsigned t, char *out, size_t n)
 		return out;
 	}
 	size_t len = 0;
-	for (int i = 0; i < 12; i++)
+	for (int i = 0; i < (int)(sizeof role / sizeof role[0]); i++)
 		if (t & (1u << i)) {
 			int w = snprintf(out + len, n - len, "%s%s", len ? "," : "", role[i]);
 			if (w < 0 || (size_t)w >= n - len)
@@ -847,6 +856,8 @@ cJSON *vf_setup_to_json(const struct vf_setup *s)
 		cJSON_AddNumberToObject(o, "lora_alpha", s->lora_alpha);
 		cJSON_AddStringToObject(o, "lora_targets",
 					vf_setup_lora_targets_text(s, targets, sizeof(targets)));
+		if (vf_lora_targets_stack_list(s)) /* the stack's own list: its source whole */
+			cJSON_AddStringToObject(o, "lora_targets_source", s->lora_targets_source);
 	} else {
 		cJSON_AddNullToObject(o, "lora_rank");
 		cJSON_AddNullToObject(o, "lora_alpha");

@@ -176,6 +176,27 @@ static vf_status apply_bools(struct vf_setup *s, const cJSON *p, const char *wha
 	return VF_OK;
 }
 
+/* mechanisms.lora_targets' "file" and "commit" (optional strings): the
+ * short citation of its source, "FILE at commit COMMIT" (the source
+ * whole without a file). */
+static vf_status lora_targets_cite(struct vf_setup *s, const cJSON *m, const char *what,
+				   struct vf_error *err)
+{
+	const cJSON *file = cJSON_GetObjectItemCaseSensitive(m, "file");
+	const cJSON *commit = cJSON_GetObjectItemCaseSensitive(m, "commit");
+	if ((file && !cJSON_IsString(file)) || (commit && !cJSON_IsString(commit)) || (commit && !file))
+		return vf_error_set(err, VF_ERR, "%s: mechanisms.lora_targets: expected \"file\" (and "
+						 "\"commit\") as strings, the source's file and commit", what);
+	if (!file)
+		snprintf(s->lora_targets_cite, sizeof s->lora_targets_cite, "%s", s->lora_targets_source);
+	else if (!commit)
+		snprintf(s->lora_targets_cite, sizeof s->lora_targets_cite, "%s", file->valuestring);
+	else
+		snprintf(s->lora_targets_cite, sizeof s->lora_targets_cite, "%.80s at commit %.40s",
+			 file->valuestring, commit->valuestring);
+	return VF_OK;
+}
+
 /* mechanisms.lora_targets: the recipe's own targets when --lora-targets
  * is not given: "peft" (peft's mapping for the model type, resolved with
  * the model), "none" (the stack has no LoRA recipe) or a module list. */
@@ -195,10 +216,13 @@ static vf_status apply_lora_targets(struct vf_setup *s, const cJSON *p, const ch
 	if (s->given & VF_SETUP_G_LORA_TARGETS)
 		return VF_OK;
 	snprintf(s->lora_targets_stack, sizeof s->lora_targets_stack, "%s", t);
-	const char *src = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p, "mechanisms"), "lora_targets"),
-		"source"));
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p, "mechanisms"),
+							  "lora_targets");
+	const char *src = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "source"));
 	snprintf(s->lora_targets_source, sizeof s->lora_targets_source, "%s", src ? src : "");
+	vf_status st = lora_targets_cite(s, m, what, err);
+	if (st != VF_OK)
+		return st;
 	if (bits)
 		s->lora_targets = bits;
 	return VF_OK;

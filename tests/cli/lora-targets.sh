@@ -94,14 +94,16 @@ expect_rc 0
 expect_json 'j["model"]["trainable_params"] == 32 * 16 * (2 * (2560 + 2560) + 2 * (2560 + 10240))'
 # phi3, qwen3_moe, gemma3 (the multimodal type): none in peft's mapping; it
 # invented q_proj,v_proj adapters where peft asks for target_modules
-for m in phi3-mini:phi3 qwen3-30b-a3b:qwen3_moe gemma3-4b:gemma3; do
+# (phi3's attention is one qkv_proj: q_proj,v_proj are not its modules)
+for m in phi3-mini:phi3:qkv_proj qwen3-30b-a3b:qwen3_moe:q_proj,v_proj gemma3-4b:gemma3:q_proj,v_proj; do
+	model=${m%%:*} rest=${m#*:}
 	for verb in estimate fit; do
-		run $verb "${m%%:*}" --mode lora --gpu h100-80gb
+		run $verb "$model" --mode lora --gpu h100-80gb
 		expect_rc 2
-		expect_err "vramfit $verb: --lora-targets: peft has no default LoRA targets for model type ${m#*:} (LoraConfig asks for target_modules)"
+		expect_err "vramfit $verb: --lora-targets: peft has no default LoRA targets for model type ${rest%%:*} (LoraConfig asks for target_modules)"
 		expect_err_lines 2
 	done
-	run estimate "${m%%:*}" --mode lora --gpu h100-80gb --lora-targets q_proj,v_proj
+	run estimate "$model" --mode lora --gpu h100-80gb --lora-targets "${rest#*:}"
 	expect_rc 0
 done
 
@@ -120,14 +122,15 @@ for st in litgpt torchtune; do
 	expect_json 'j["setup"]["lora_targets"] == "q_proj,v_proj"'
 	run estimate phi3-mini --mode lora --stack $st --gpu h100-80gb
 	expect_rc 0
-	expect_out "LoRA targets q_proj,v_proj: stack $st's default, from $st "
+	# the recipe's q and v, on phi3's fused qkv_proj
+	expect_out "LoRA targets qkv_proj: stack $st's default, from $st "
 	expect_no_out "peft's default for model type"
 done
 # litgpt on phi-2: q,v (peft's phi default adds fc1,fc2)
 run estimate phi-2 --mode lora --stack litgpt --gpu h100-80gb --json
 expect_json 'j["model"]["trainable_params"] == 32 * 16 * ((2560 + 2560) + (2560 + 2560))'
 run estimate phi-2 --mode lora --stack litgpt --gpu h100-80gb
-expect_out "lora_query=True, lora_value=True"
+expect_out "LoRA targets q_proj,v_proj: stack litgpt's default, from litgpt litgpt/finetune/lora.py at commit 01fe959c (--lora-targets)"
 
 test_case "--lora-targets wins over the stack's default"
 run estimate llama3-8b --mode lora --stack litgpt --gpu h100-80gb --lora-targets all-linear --json
@@ -259,5 +262,132 @@ run fit gemma3-4b --mode lora --stack litgpt --gpu rtx-4090
 expect_out "LoRA targets q_proj,v_proj: stack litgpt's default, from litgpt litgpt/finetune/lora.py"
 run fit t5-base --mode lora --gpu rtx-4090 --json
 expect_json 'any(a.startswith("LoRA targets q,v: peft") and "model type t5 (--lora-targets)" in a for a in j["assumptions"])'
+
+test_case "peft's mapping is data: an override file is read, a malformed one refused in one line"
+# the mapping was a C table: no file to read, none to refuse
+mkdir -p "$TMP/peftdata/estimate"
+python3 - "$TMP/peftdata/estimate/lora-targets.json" "$VF_SOURCE_DIR/data/estimate/lora-targets.json" <<'P'
+import json, sys
+d = json.load(open(sys.argv[2]))
+d["mapping"]["llama"] = ["q_proj", "k_proj", "v_proj"]
+json.dump(d, open(sys.argv[1], "w"))
+P
+VRAMFIT_DATA_DIR="$TMP/peftdata" run estimate llama3-8b --mode lora --gpu h100-80gb --json
+expect_rc 0
+# llama3-8b: 32 layers, h 4096, k/v 8 x 128 = 1024 wide
+expect_json 'j["setup"]["lora_targets"] == "q_proj,k_proj,v_proj" and j["model"]["trainable_params"] == 32 * 16 * ((4096 + 4096) + 2 * (4096 + 1024))'
+python3 - "$TMP/peftdata/estimate/lora-targets.json" "$VF_SOURCE_DIR/data/estimate/lora-targets.json" <<'P'
+import json, sys
+d = json.load(open(sys.argv[2]))
+d["mapping"]["llama"] = ["q_proj", "lora_magic"]
+json.dump(d, open(sys.argv[1], "w"))
+P
+VRAMFIT_DATA_DIR="$TMP/peftdata" run estimate llama3-8b --mode lora --gpu h100-80gb
+expect_rc 1
+expect_err "peftdata/estimate/lora-targets.json: mapping.llama: module 'lora_magic' is not one vramfit counts"
+expect_err_lines 1
+expect_no_out "trainable"
+python3 - "$TMP/peftdata/estimate/lora-targets.json" "$VF_SOURCE_DIR/data/estimate/lora-targets.json" <<'P'
+import json, sys
+d = json.load(open(sys.argv[2]))
+del d["source"]["commit"]
+json.dump(d, open(sys.argv[1], "w"))
+P
+VRAMFIT_DATA_DIR="$TMP/peftdata" run estimate llama3-8b --mode lora --gpu h100-80gb
+expect_rc 1
+expect_err "lora-targets.json: source.commit: expected the peft commit it was read from"
+expect_err_lines 1
+printf '{"source": {"repo": "x",' >"$TMP/peftdata/estimate/lora-targets.json"
+VRAMFIT_DATA_DIR="$TMP/peftdata" run estimate llama3-8b --mode lora --gpu h100-80gb
+expect_rc 1
+expect_err "peftdata/estimate/lora-targets.json"
+expect_err_lines 1
+# a full fine-tune does not read it
+VRAMFIT_DATA_DIR="$TMP/peftdata" run estimate llama3-8b --mode full --gpu h100-80gb
+expect_rc 0
+
+test_case "MoE and fused families: their own module names, counted from the real shapes"
+# these names were refused (unknown module) or counted as other modules:
+# mixtral's w1/w2/w3 and its router gate, phi3's fused qkv_proj and
+# gate_up_proj (gate and up counted as two h -> f matrices), qwen3_moe's
+# router, deepseek_v3's latent attention; gpt_oss's experts and router
+# are nn.Parameter, not modules (all-linear is its attention)
+RC=$VF_SHARED_DIR/realconfigs
+lt() { run estimate "$RC/$1/config.json" --mode lora --gpu h200 --lora-targets "$2" --json; expect_rc 0; }
+# mixtral-8x7b: 32 layers, h 4096, 8 experts of ffn 14336, k/v 1024 wide
+lt mixtral-8x7b-v0.1 w1,w2,w3
+expect_json 'j["setup"]["lora_targets"] == "w1,w3,w2" and j["model"]["trainable_params"] == 32 * 8 * 16 * 3 * (4096 + 14336)'
+lt mixtral-8x7b-v0.1 gate
+expect_json 'j["setup"]["lora_targets"] == "gate" and j["model"]["trainable_params"] == 32 * 16 * (4096 + 8)'
+lt mixtral-8x7b-v0.1 all-linear
+expect_json 'j["setup"]["lora_targets"] == "all-linear" and j["model"]["trainable_params"] == 32 * 16 * ((4096 + 4096) + 2 * (4096 + 1024) + (4096 + 4096) + 8 * 3 * (4096 + 14336) + (4096 + 8))'
+# phi-3-mini: 32 layers, h 3072, qkv 3 x 3072, ffn 8192 (gate_up 2 x 8192)
+lt phi-3-mini-128k-instruct qkv_proj
+expect_json 'j["setup"]["lora_targets"] == "qkv_proj" and j["model"]["trainable_params"] == 32 * 16 * (3072 + 3 * 3072)'
+lt phi-3-mini-128k-instruct gate_up_proj
+expect_json 'j["setup"]["lora_targets"] == "gate_up_proj" and j["model"]["trainable_params"] == 32 * 16 * (3072 + 2 * 8192)'
+lt phi-3-mini-128k-instruct all-linear
+expect_json 'j["model"]["trainable_params"] == 32 * 16 * ((3072 + 9216) + (3072 + 3072) + (3072 + 16384) + (8192 + 3072))'
+run estimate "$RC/phi-3-mini-128k-instruct/config.json" --mode lora --gpu h200 --lora-targets q_proj,v_proj
+expect_rc 2
+expect_err "phi3 has no q_proj, v_proj (its linear modules: qkv_proj, o_proj, gate_up_proj, down_proj, lm_head"
+# qwen3-30b-a3b: 48 MoE layers, h 2048, 128 experts of 768, router 2048 -> 128
+lt qwen3-30b-a3b gate
+expect_json 'j["model"]["trainable_params"] == 48 * 16 * (2048 + 128)'
+lt qwen3-30b-a3b gate_proj,up_proj,down_proj
+expect_json 'j["model"]["trainable_params"] == 48 * 128 * 16 * 3 * (2048 + 768)'
+# deepseek-v3: 61 layers, h 7168, 128 heads, q rank 1536, kv rank 512,
+# nope 128 + rope 64, v 128
+lt deepseek-v3 q_a_proj,q_b_proj
+expect_json 'j["model"]["trainable_params"] == 61 * 16 * ((7168 + 1536) + (1536 + 128 * 192))'
+lt deepseek-v3 kv_a_proj_with_mqa,kv_b_proj
+expect_json 'j["model"]["trainable_params"] == 61 * 16 * ((7168 + 512 + 64) + (512 + 128 * (128 + 128)))'
+run estimate "$RC/deepseek-v3/config.json" --mode lora --gpu h200 --lora-targets gate
+expect_rc 2
+expect_err "deepseek_v3 has no gate (its linear modules: q_a_proj, q_b_proj, kv_a_proj_with_mqa, kv_b_proj, o_proj, gate_proj, up_proj, down_proj, lm_head"
+# gpt-oss-20b: 24 layers, h 2880, 64 heads x 64, 8 kv heads
+lt gpt-oss-20b all-linear
+expect_json 'j["model"]["trainable_params"] == 24 * 16 * ((2880 + 4096) + 2 * (2880 + 512) + (4096 + 2880))'
+run estimate "$RC/gpt-oss-20b/config.json" --mode lora --gpu h200 --lora-targets gate_up_proj
+expect_rc 2
+expect_err "gpt_oss has no gate_up_proj (its linear modules: q_proj, k_proj, v_proj, o_proj, lm_head"
+
+test_case "nemotron_h: peft's default, the attention layers' q/k/v/o_proj"
+# it said peft had no default for nemotron_h (peft's mapping has one)
+cat >"$TMP/nh.json" <<'J'
+{"model_type":"nemotron_h","hidden_size":1024,"num_attention_heads":8,"num_key_value_heads":2,"head_dim":128,"intermediate_size":4096,"vocab_size":32000,"hybrid_override_pattern":"M-M*-M-","num_hidden_layers":7,"mamba_num_heads":32,"mamba_head_dim":64,"n_groups":4,"ssm_state_size":64,"conv_kernel":4,"chunk_size":128,"use_bias":false,"use_conv_bias":true,"attention_bias":false,"mlp_bias":false,"tie_word_embeddings":false,"mlp_hidden_act":"relu2"}
+J
+run estimate "$TMP/nh.json" --mode lora --gpu h100-80gb --json
+expect_rc 0
+# one attention layer: q, o 1024 -> 1024; k, v 1024 -> 256
+expect_json 'j["setup"]["lora_targets"] == "q_proj,k_proj,v_proj,o_proj" and j["model"]["trainable_params"] == 16 * ((1024 + 1024) + 2 * (1024 + 256) + (1024 + 1024))'
+expect_json "any(\"peft's default for model type nemotron_h\" in a for a in j['assumptions'])"
+
+test_case "the stack's targets cite its file and commit; the JSON keeps the whole source"
+# the line quoted the whole source (torchtune's, 460 characters, cut at 200)
+run estimate llama3-8b --mode lora --stack torchtune --gpu h100-80gb
+expect_rc 0
+expect_out "LoRA targets q_proj,v_proj: stack torchtune's default, from torchtune recipes/configs/*/*lora*.yaml at commit 03317787 (--lora-targets)"
+expect_no_out "apply_lora_to_mlp"
+run estimate llama3-8b --mode lora --stack torchtune --gpu h100-80gb --json
+expect_json 'j["setup"]["lora_targets_source"].startswith("torchtune recipes/configs/*/*lora*.yaml (commit 03317787") and j["setup"]["lora_targets_source"].endswith("give --lora-targets to match one of those)")'
+expect_json 'any(a.endswith("from torchtune recipes/configs/*/*lora*.yaml at commit 03317787 (--lora-targets)") for a in j["assumptions"])'
+run fit llama3-8b --mode lora --stack torchtune --gpu h100-80gb
+expect_out "LoRA targets q_proj,v_proj: stack torchtune's default, from torchtune recipes/configs/*/*lora*.yaml at commit 03317787 (--lora-targets)"
+# peft's mapping (no --stack): no stack source in the setup
+run estimate llama3-8b --mode lora --gpu h100-80gb --json
+expect_json '"lora_targets_source" not in j["setup"]'
+# a profile whose commit is not a string: one line naming the file
+mkdir -p "$TMP/stackdata/stacks"
+python3 - "$TMP/stackdata/stacks/torchtune.json" "$VF_SOURCE_DIR/data/stacks/torchtune.json" <<'P'
+import json, sys
+d = json.load(open(sys.argv[2]))
+d["mechanisms"]["lora_targets"]["commit"] = 3317787
+json.dump(d, open(sys.argv[1], "w"))
+P
+VRAMFIT_DATA_DIR="$TMP/stackdata" run estimate llama3-8b --mode lora --stack torchtune --gpu h100-80gb
+expect_rc 1
+expect_err "stackdata/stacks/torchtune.json: mechanisms.lora_targets: expected \"file\" (and \"commit\") as strings"
+expect_err_lines 1
 
 finish

@@ -12,6 +12,7 @@
 #define VRAMFIT_ESTIMATE_LORATARGETS_H
 
 #include "vramfit/base/error.h"
+#include "vramfit/base/json.h"
 #include "vramfit/estimate/setup.h"
 #include "vramfit/model/arch.h"
 
@@ -37,5 +38,24 @@ bool vf_lora_targets_stack_list(const struct vf_setup *s);
  * --lora-targets is the stack's own list, or fails with VF_EUSAGE naming
  * the modules the family has (peft has no default for these types). */
 vf_status vf_lora_targets_resolve_tower(const char *family, struct vf_setup *s, struct vf_error *err);
+
+/* peft's default targets by model type (data/estimate/lora-targets.json:
+ * peft's TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING with the
+ * file, constant and commit it was read from) as roles. */
+#define VF_LORA_PEFT_MAX 64
+struct vf_lora_peft {
+	int n;
+	struct {
+		char type[32];
+		unsigned bits;
+	} e[VF_LORA_PEFT_MAX];
+};
+
+/* Read the file's tree root (what names it in errors): "source" with
+ * repo, file, constant and commit; "mapping" of model types (plain
+ * names, each once) to non-empty lists of module names peft uses. A
+ * problem fails with VF_ERR and one line naming what and the entry. */
+vf_status vf_lora_targets_peft_read(const cJSON *root, const char *what, struct vf_lora_peft *out,
+				    struct vf_error *err);
 
 #endif

@@ -152,6 +152,18 @@ enum {
 	VF_LORA_SSM_DT = 1u << 10,
 	VF_LORA_SSM_OUT = 1u << 11,
 	VF_LORA_SSM_ALL = VF_LORA_SSM_IN | VF_LORA_SSM_X | VF_LORA_SSM_DT | VF_LORA_SSM_OUT,
+	/* an MoE router that is an nn.Linear (hidden -> experts: mixtral's
+	 * and qwen3_moe's `gate`), on the MoE layers */
+	VF_LORA_ROUTER = 1u << 12,
+	/* latent attention's projections (deepseek_v3's DeepseekV3Attention):
+	 * q_a_proj hidden -> q rank, q_b_proj q rank -> heads x qk dim,
+	 * kv_a_proj_with_mqa hidden -> kv rank + rope dim, kv_b_proj kv rank
+	 * -> heads x (nope dim + v dim) */
+	VF_LORA_MLA_QA = 1u << 13,
+	VF_LORA_MLA_QB = 1u << 14,
+	VF_LORA_MLA_KVA = 1u << 15,
+	VF_LORA_MLA_KVB = 1u << 16,
+	VF_LORA_MLA_ALL = VF_LORA_MLA_QA | VF_LORA_MLA_QB | VF_LORA_MLA_KVA | VF_LORA_MLA_KVB,
 };
 
 /* --modules-to-save: peft's ModulesToSaveWrapper, a trainable full copy of
@@ -226,7 +238,11 @@ struct vf_setup {
 					      --lora-targets is not given: "peft"
 					      (peft's mapping), "none" (no LoRA
 					      recipe) or a list ("" = no profile key) */
-	char lora_targets_source[200];     /* where the profile read it (its source) */
+	char lora_targets_source[512];     /* where the profile read it (its source, whole:
+					      the setup's JSON) */
+	char lora_targets_cite[128];       /* the same as its file and commit (the
+					      profile's "file", "commit"), for the
+					      assumption line; the source without them */
 	char lora_targets_shown[96];       /* the targets under the model's own names
 					      ("q,v" on t5; "" = the role names) */
 	enum vf_quant quant;               /* default none */

@@ -31,12 +31,17 @@ static inline const struct vf_gpu_spec *catalog_gpu(const char *id)
 	return g;
 }
 
-/* A failed CHECK that also ends the test (what it needs is missing). */
-#define REQUIRE(cond)              \
-	do {                       \
-		CHECK(cond);       \
-		if (!(cond))       \
-			return;    \
+/* A failed CHECK that also ends the test (what it needs is missing).
+ * cond is evaluated once: REQUIRE(vf_search_run(...) == VF_OK) ran the
+ * search twice and leaked the first result. */
+#define REQUIRE(cond)                                                                   \
+	do {                                                                            \
+		if (!(cond)) {                                                          \
+			fprintf(stderr, "  FAIL %s (%s:%d): %s\n", vf_t_name, __FILE__, \
+				__LINE__, #cond);                                       \
+			vf_t_cur_failed++;                                              \
+			return;                                                         \
+		}                                                                       \
 	} while (0)
 
 /* The defaults with mode, precision, micro-batch and sequence length set

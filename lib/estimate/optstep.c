@@ -65,52 +65,35 @@
  *     19 passes in 8 kernels.
  *   bitsandbytes 8-bit AdamW: one blockwise kernel per tensor
  *     (estimate.c counts its bytes, steptime.c its loop). */
+#define ANY_IMPL (-1)
+
+/* One row per optimizer and implementation, from the sources above; the
+ * first row whose optimizer matches and whose impl matches (or is
+ * ANY_IMPL) counts. vector_passes 0: the same as passes. */
+static const struct opt_row {
+	int optimizer, impl;
+	struct vf__opt_kernels k;
+} opt_rows[] = {
+	{VF_OPT_ADAMW, VF_OPTIMPL_FUSED, {.passes = 7, .foreach = {[3] = 1}, .step_adds = 1}},
+	{VF_OPT_ADAMW, VF_OPTIMPL_FOR, {.passes = 20, .per_tensor = 8, .per_vector = 8}},
+	{VF_OPT_ADAMW, ANY_IMPL, {.passes = 20, .foreach = {4, 2, 2}}},
+	{VF_OPT_SGD, VF_OPTIMPL_FUSED, {.passes = 5, .foreach = {[2] = 1}}},
+	{VF_OPT_SGD, VF_OPTIMPL_FOR, {.passes = 8, .per_tensor = 3, .per_vector = 3}},
+	{VF_OPT_SGD, ANY_IMPL, {.passes = 8, .foreach = {1, 2}}},
+	{VF_OPT_ADAFACTOR, ANY_IMPL, {.passes = 21, .vector_passes = 25, .per_tensor = 24, .per_vector = 16}},
+	{VF_OPT_LION, ANY_IMPL, {.passes = 19, .per_tensor = 8, .per_vector = 8}},
+};
+
+/* bitsandbytes 8-bit and none: no row (all zero). */
 void vf__opt_kernels(int optimizer, int impl, struct vf__opt_kernels *k)
 {
 	memset(k, 0, sizeof *k);
-	switch (optimizer) {
-	case VF_OPT_ADAMW:
-		if (impl == VF_OPTIMPL_FUSED) {
-			k->passes = 7;
-			k->foreach[3] = 1;
-			k->step_adds = 1;
-		} else {
-			k->passes = 20;
-			if (impl == VF_OPTIMPL_FOR) {
-				k->per_tensor = k->per_vector = 8;
-			} else {
-				k->foreach[0] = 4;
-				k->foreach[1] = 2;
-				k->foreach[2] = 2;
-			}
+	for (size_t i = 0; i < sizeof opt_rows / sizeof opt_rows[0]; i++) {
+		const struct opt_row *r = &opt_rows[i];
+		if (r->optimizer == optimizer && (r->impl == impl || r->impl == ANY_IMPL)) {
+			*k = r->k;
+			break;
 		}
-		break;
-	case VF_OPT_SGD:
-		if (impl == VF_OPTIMPL_FUSED) {
-			k->passes = 5;
-			k->foreach[2] = 1;
-		} else {
-			k->passes = 8;
-			if (impl == VF_OPTIMPL_FOR) {
-				k->per_tensor = k->per_vector = 3;
-			} else {
-				k->foreach[0] = 1;
-				k->foreach[1] = 2;
-			}
-		}
-		break;
-	case VF_OPT_ADAFACTOR:
-		k->passes = 21;
-		k->vector_passes = 25;
-		k->per_tensor = 24;
-		k->per_vector = 16;
-		break;
-	case VF_OPT_LION:
-		k->passes = 19;
-		k->per_tensor = k->per_vector = 8;
-		break;
-	default: /* bitsandbytes 8-bit and none: not counted here */
-		break;
 	}
 	if (!(k->vector_passes > 0))
 		k->vector_passes = k->passes;

@@ -12,14 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz-input.h"
 #include "vramfit/base/json.h"
 #include "../../lib/estimate/steptime.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct vf_error err = {0};
-	cJSON *e = NULL;
-	if (vf_json_parse((const char *)data, size, "steptime.json", &e, &err) != VF_OK)
+	cJSON *e = fuzz_json(data, size, "steptime.json");
+	if (!e)
 		return 0;
 	static const double seq[] = {0, 1, 300, 512, 3000, 8192, 1e5, 1e9};
 	static const double hd[] = {0, 32, 64, 80, 96, 128, 256, 2048};

@@ -1,7 +1,7 @@
 /* fuzz-input.h - the preambles the fuzz targets share: the input as a C
  * string cut to a buffer (the command-line and --gpu targets), the input
- * as a config.json's JSON (the config, estimate and vision-config
- * targets), and the catalog-less 24 GiB card the split and inference
+ * as JSON (the config, estimate, vision-config and data-file targets), a
+ * refusal's one-line message, and the catalog-less 24 GiB card the split and inference
  * targets run on. */
 #ifndef VF_FUZZ_INPUT_H
 #define VF_FUZZ_INPUT_H
@@ -23,15 +23,28 @@ static inline char *fuzz_text(const uint8_t *data, size_t size, char *buf, size_
 	return buf;
 }
 
-/* The input as JSON read under the name a config.json's errors carry;
- * NULL when it is not JSON. Caller owns; cJSON_Delete(). */
+/* The input as JSON read under name (what its errors carry); NULL when
+ * it is not JSON. Caller owns; cJSON_Delete(). */
+static inline cJSON *fuzz_json(const uint8_t *data, size_t size, const char *name)
+{
+	cJSON *root = NULL;
+	struct vf_error err = {0};
+	if (vf_json_parse((const char *)data, size, name, &root, &err) != VF_OK)
+		return NULL;
+	return root;
+}
+
+/* The input as a config.json's JSON (fuzz_json). */
 static inline cJSON *fuzz_config_json(const uint8_t *data, size_t size)
 {
-	cJSON *cfg = NULL;
-	struct vf_error err = {0};
-	if (vf_json_parse((const char *)data, size, "fuzz/config.json", &cfg, &err) != VF_OK)
-		return NULL;
-	return cfg;
+	return fuzz_json(data, size, "fuzz/config.json");
+}
+
+/* A refusal's message is one line, never empty: traps otherwise. */
+static inline void fuzz_check_refusal(const struct vf_error *err)
+{
+	if (!err->msg[0] || strchr(err->msg, '\n'))
+		__builtin_trap();
 }
 
 /* A 24 GiB card with no catalog entry (an RTX 4090's rates, PCIe). */

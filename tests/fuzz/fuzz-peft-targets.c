@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fuzz-input.h"
 #include "vramfit/base/json.h"
 #include "vramfit/estimate/loratargets.h"
 
@@ -15,14 +16,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	cJSON *root = NULL;
-	struct vf_error err = {0};
-	if (vf_json_parse((const char *)data, size, "fuzz/lora-targets.json", &root, &err) != VF_OK)
+	cJSON *root = fuzz_json(data, size, "fuzz/lora-targets.json");
+	if (!root)
 		return 0;
+	struct vf_error err = {0};
 	static struct vf_lora_peft t;
 	if (vf_lora_targets_peft_read(root, "fuzz/lora-targets.json", &t, &err) != VF_OK) {
-		if (!err.msg[0] || strchr(err.msg, '\n'))
-			__builtin_trap();
+		fuzz_check_refusal(&err);
 	} else {
 		if (t.n < 1 || t.n > VF_LORA_PEFT_MAX)
 			__builtin_trap();

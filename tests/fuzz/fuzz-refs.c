@@ -5,15 +5,16 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fuzz-input.h"
 #include "vramfit/base/json.h"
 #include "vramfit/estimate/refs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct vf_error err = {0};
-	cJSON *root = NULL;
-	if (vf_json_parse((const char *)data, size, "refs.json", &root, &err) != VF_OK)
+	cJSON *root = fuzz_json(data, size, "refs.json");
+	if (!root)
 		return 0;
+	struct vf_error err = {0};
 	struct vf_refs set;
 	if (vf_refs_parse(root, "refs.json", &set, &err) == VF_OK) {
 		struct vf_gpu_spec g;

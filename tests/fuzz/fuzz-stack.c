@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fuzz-input.h"
 #include "vramfit/base/json.h"
 #include "vramfit/estimate/stack.h"
 
@@ -12,10 +13,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	cJSON *p = NULL;
-	struct vf_error err = {0};
-	if (vf_json_parse((const char *)data, size, "fuzz/stack.json", &p, &err) != VF_OK)
+	cJSON *p = fuzz_json(data, size, "fuzz/stack.json");
+	if (!p)
 		return 0;
+	struct vf_error err = {0};
 	for (int mode = 0; mode < 2; mode++) {
 		struct vf_setup s;
 		vf_setup_defaults(&s);

@@ -1,9 +1,8 @@
 /* catalog.h - the set-up the estimator's tests repeat: a catalog model's
- * architecture and a catalog GPU by id, a test that cannot go on without
- * them (REQUIRE), a training setup with the four knobs most tests name
- * set directly (no vf_setup_finish: the stack's defaults stay out), and
- * a finished one as a search starts from. Shared by tests/unit and
- * bench/ (REQUIRE needs vf_test.h). */
+ * architecture and a catalog GPU by id, a training setup with the four
+ * knobs most tests name set directly (no vf_setup_finish: the stack's
+ * defaults stay out), and a finished one as a search starts from. Shared by tests/unit and
+ * bench/; REQUIRE is vf_test.h's. */
 #ifndef VF_TEST_CATALOG_H
 #define VF_TEST_CATALOG_H
 
@@ -30,19 +29,6 @@ static inline const struct vf_gpu_spec *catalog_gpu(const char *id)
 		fprintf(stderr, "  no catalog GPU %s\n", id);
 	return g;
 }
-
-/* A failed CHECK that also ends the test (what it needs is missing).
- * cond is evaluated once: REQUIRE(vf_search_run(...) == VF_OK) ran the
- * search twice and leaked the first result. */
-#define REQUIRE(cond)                                                                   \
-	do {                                                                            \
-		if (!(cond)) {                                                          \
-			fprintf(stderr, "  FAIL %s (%s:%d): %s\n", vf_t_name, __FILE__, \
-				__LINE__, #cond);                                       \
-			vf_t_cur_failed++;                                              \
-			return;                                                         \
-		}                                                                       \
-	} while (0)
 
 /* The defaults with mode, precision, micro-batch and sequence length set
  * as a test names them, nothing derived (no vf_setup_finish). */

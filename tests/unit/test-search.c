@@ -16,11 +16,7 @@
 
 static const struct vf_arch *llama7b(void)
 {
-	struct vf_error err = {0};
-	if (vf_models_load(&err) != VF_OK)
-		return NULL;
-	const struct vf_model_entry *e = vf_models_find("llama2-7b");
-	return e && e->has_arch ? &e->arch : NULL;
+	return catalog_arch("llama2-7b");
 }
 
 /* A full fine-tune over gpus GPUs, finished, every knob free to search. */
@@ -503,9 +499,8 @@ static void test_ctx_own_shape_other_frame(void)
 static void test_near_miss_bound(void)
 {
 	const struct vf_arch *a = llama7b();
-	REQUIRE(a != NULL);
-	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-40gb");
-	REQUIRE(g != NULL);
+	const struct vf_gpu_spec *g = catalog_gpu("a100-40gb");
+	REQUIRE(a && g);
 	int checked = 0;
 	for (int mode = 0; mode < 2; mode++)
 		for (int ck = 0; ck < 2; ck++)
@@ -543,11 +538,9 @@ static void test_near_miss_bound(void)
 static void test_near_miss_kept(void)
 {
 	struct vf_error err = {0};
-	REQUIRE(vf_models_load(&err) == VF_OK);
-	const struct vf_model_entry *m = vf_models_find("mixtral-8x7b");
-	REQUIRE(m && m->has_arch);
-	const struct vf_gpu_spec *g = vf_gpu_catalog_find("rtx-4090");
-	REQUIRE(g != NULL);
+	const struct vf_arch *a = catalog_arch("mixtral-8x7b");
+	const struct vf_gpu_spec *g = catalog_gpu("rtx-4090");
+	REQUIRE(a && g);
 	struct vf_setup st = finished_setup(VF_MODE_LORA, 2, 1, 2048);
 	st.quant = VF_QUANT_NF4;
 	st.precision = VF_PREC_BF16;
@@ -561,7 +554,7 @@ static void test_near_miss_kept(void)
 	for (int near = 0; near < 2; near++) {
 		o.near = near;
 		struct vf_search s;
-		REQUIRE(vf_search_run(&m->arch, &st, g, &o, &s, &err) == VF_OK);
+		REQUIRE(vf_search_run(a, &st, g, &o, &s, &err) == VF_OK);
 		int found = 0;
 		for (size_t i = 0; i < s.count; i++) {
 			const struct vf_search_result *r = &s.results[i];
@@ -570,7 +563,7 @@ static void test_near_miss_kept(void)
 			found++;
 			CHECK(!r->fits && r->peak_bytes > r->limit_bytes && r->floor_bytes <= r->limit_bytes);
 			struct vf_estimate e;
-			CHECK(vf_estimate_simulate(&m->arch, &r->setup, g, NULL, &e, NULL, &err) == VF_OK);
+			CHECK(vf_estimate_simulate(a, &r->setup, g, NULL, &e, NULL, &err) == VF_OK);
 			CHECK(!e.sim_oom && e.peak_bytes <= r->limit_bytes);
 		}
 		CHECK(found == near);
@@ -597,27 +590,24 @@ static int sim_fits_at(const struct vf_arch *a, struct vf_setup s, int64_t b,
  * fast path's answer was 1 where the simulation fits 5). */
 static void test_max_batch_limit_simulated(void)
 {
-	struct vf_error err = {0};
-	REQUIRE(vf_models_load(&err) == VF_OK);
-	const struct vf_model_entry *m = vf_models_find("llama3-8b");
-	REQUIRE(m && m->has_arch);
-	const struct vf_gpu_spec *g = vf_gpu_catalog_find("h100-80gb");
-	REQUIRE(g != NULL);
+	const struct vf_arch *a = catalog_arch("llama3-8b");
+	const struct vf_gpu_spec *g = catalog_gpu("h100-80gb");
+	REQUIRE(a && g);
 	int64_t limit = vf_estimate_gpu_bytes(g);
 	for (int ck = 0; ck < 2; ck++) {
 		struct vf_setup s = full_setup(2);
 		s.shard = VF_SHARD_FSDP;
 		s.grad_ckpt = ck;
-		int64_t mb = vf_estimate_max_batch_limit_simulated(&m->arch, &s, g, NULL, NULL, limit);
+		int64_t mb = vf_estimate_max_batch_limit_simulated(a, &s, g, NULL, NULL, limit);
 		CHECK(mb >= 0);
 		if (mb <= 0)
 			continue;
-		CHECK(sim_fits_at(&m->arch, s, mb, g, limit) == 1);
+		CHECK(sim_fits_at(a, s, mb, g, limit) == 1);
 		if (mb > 1)
-			CHECK(sim_fits_at(&m->arch, s, mb - 1, g, limit) == 1);
-		CHECK(sim_fits_at(&m->arch, s, mb + 1, g, limit) == 0);
+			CHECK(sim_fits_at(a, s, mb - 1, g, limit) == 1);
+		CHECK(sim_fits_at(a, s, mb + 1, g, limit) == 0);
 		fprintf(stderr, "  ckpt %d: max batch %lld (fast path %lld)\n", ck, (long long)mb,
-			(long long)vf_estimate_max_batch(&m->arch, &s, g, limit));
+			(long long)vf_estimate_max_batch(a, &s, g, limit));
 	}
 }
 

@@ -16,13 +16,24 @@
 static int vf_t_passed, vf_t_failed, vf_t_cur_failed;
 static const char *vf_t_name;
 
-#define CHECK(cond)                                                                     \
-	do {                                                                            \
-		if (!(cond)) {                                                          \
-			fprintf(stderr, "  FAIL %s (%s:%d): %s\n", vf_t_name, __FILE__, \
-				__LINE__, #cond);                                       \
-			vf_t_cur_failed++;                                              \
-		}                                                                       \
+/* Reports a failed condition of the current test; returns ok. The one
+ * place CHECK and REQUIRE say "FAIL"; each evaluates its condition once. */
+static inline int vf_t_check(int ok, const char *file, int line, const char *expr)
+{
+	if (!ok) {
+		fprintf(stderr, "  FAIL %s (%s:%d): %s\n", vf_t_name, file, line, expr);
+		vf_t_cur_failed++;
+	}
+	return ok;
+}
+
+#define CHECK(cond) ((void)vf_t_check(!!(cond), __FILE__, __LINE__, #cond))
+
+/* A failed CHECK that also ends the test (what it needs is missing). */
+#define REQUIRE(cond)                                                  \
+	do {                                                           \
+		if (!vf_t_check(!!(cond), __FILE__, __LINE__, #cond)) \
+			return;                                        \
 	} while (0)
 
 #define CHECK_INT(a, b)                                                                     \

@@ -4,8 +4,9 @@
 #               (vramfit help --man into docs/vramfit.1) and the report
 #               screenshots in docs/ (tests/cli/report.sh in headless Chromium)
 #   make test   install what is missing, build, run the whole suite
-#               (unit + CLI tests, both again under ASan+UBSan,
-#                then every fuzz target for a bounded time; fails when a
+#               (unit + CLI tests, both again under ASan+UBSan without
+#                the example trainer's and the browser's cases, then every
+#                fuzz target for a bounded time, JOBS at once; fails when a
 #                test changed or left a file in the checkout)
 #   make bench  every bench/bench-*.c and bench/*.sh; the figures come as
 #               ratios to `python3 -c pass` timed in the same run (and to
@@ -53,12 +54,12 @@ test: shared-check test-deps build build-asan build-fuzz
 	@echo "== unit and end-to-end tests under ASan+UBSan"
 	@ctest --test-dir build-asan --output-on-failure -j$(JOBS)
 	@echo "== fuzz targets ($(FUZZ_SECS) s each)"
-	@scripts/run-fuzz.sh build-fuzz $(FUZZ_SECS)
+	@JOBS=$(JOBS) scripts/run-fuzz.sh build-fuzz $(FUZZ_SECS)
 	@echo "== the checkout after the suite"
 	@scripts/checkout-state.sh check build/checkout-state.before
 
 fuzz: build-fuzz
-	@scripts/run-fuzz.sh build-fuzz $(FUZZ_SECS)
+	@JOBS=$(JOBS) scripts/run-fuzz.sh build-fuzz $(FUZZ_SECS)
 
 demo: build
 	@scripts/demo.sh build/vramfit

@@ -45,8 +45,7 @@ expect_out_re 'stage +preprocess \(not started\)'
 check '[ ! -e "$TMP/notplan/run.json" ]'
 rm -rf "$TMP/notplan"
 
-if ! $PY -c 'import torch, yaml' 2>/dev/null; then
-  echo "note: /usr/bin/python3 has no torch (make test installs python3-torch); the run flow cases not run" >&2
+if ! have_torch "the run flow cases"; then
   finish; exit $?
 fi
 

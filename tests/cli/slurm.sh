@@ -196,8 +196,7 @@ check 'queue_empty'
 
 # --- the example trainer: local sweep vs --slurm with 2 slots -------------------
 PY=/usr/bin/python3
-if ! $PY -c 'import torch, yaml' 2>/dev/null; then
-  echo "note: /usr/bin/python3 has no torch (make test installs python3-torch); example-trainer cases not run" >&2
+if ! have_torch "the example trainer's cases"; then
   finish; exit $?
 fi
 TRAINER=$VF_SOURCE_DIR/examples/ltx-mini-trainer

@@ -131,8 +131,7 @@ expect_json '[t["outcome"] for t in j["trials"]] == ["ok", "oom"]'
 expect_json 'j["winner"]["trial"] == 1 and j["patched"] is False'
 check 'cmp -s "$TMP/fake-qoom.orig.yaml" "$R/config.yaml"'
 
-if ! $PY -c 'import torch, yaml' 2>/dev/null; then
-  echo "note: /usr/bin/python3 has no torch (make test installs python3-torch); example-trainer cases not run" >&2
+if ! have_torch "the example trainer's cases"; then
   finish; exit $?
 fi
 

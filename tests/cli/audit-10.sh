@@ -97,4 +97,16 @@ expect_out "--shard fsdp over one replica shards nothing: the tp x pp split"
 run estimate llama3-8b --mode lora --tp 2 --gpus 4 --shard zero3 --gpu h100-80gb:4 --json
 expect_json 'not any("shards nothing" in x for x in j["assumptions"])'
 
+test_case "fit's max batch is the largest batch whose own estimate fits"
+# t5-base LoRA at seq 256 on an h100-80gb: the simulated search stepped at
+# most 8 above the fast path's answer and said 166 where 167-169 fit (the
+# estimate at --batch 167 said yes); estimate's own column said 166 too
+run fit t5-base --mode lora --seq 256 --gpu h100-80gb:1 --margin 0 --json
+expect_rc 0
+mb=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rows"][0]["max_batch"])')
+run estimate t5-base --mode lora --seq 256 --gpu h100-80gb --batch "$mb" --json
+expect_json "j['gpus'][0]['fits'] and j['gpus'][0]['max_batch'] == $mb"
+run estimate t5-base --mode lora --seq 256 --gpu h100-80gb --batch "$((mb + 1))" --json
+expect_json "not j['gpus'][0]['fits']"
+
 finish

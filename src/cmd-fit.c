@@ -85,6 +85,7 @@ struct fit_args {
 	bool generate;              /* --engine transformers: generate()'s ways to serve */
 	struct vf_infer_opts inf;
 	struct vf_replay_memo *memo; /* this run's allocator replays remembered (owned by run) */
+	char float8_dropped[256];   /* --float8: common cards left out, named ("" none) */
 };
 
 /* --allow K,.. and --forbid K,..: knobs that may change, in order given. */
@@ -446,6 +447,11 @@ static void add_assumptions(cJSON *root, const struct fit_args *a, const struct 
 		cJSON_AddStringToObject(root, "not_understood", arch->not_understood);
 	cJSON *as = cJSON_AddArrayToObject(root, "assumptions");
 	char b[512];
+	if (a->float8_dropped[0]) {
+		snprintf(b, sizeof b, "--float8: common cards without float8 tensor cores left out: %s (torchao's "
+			 "float8 matmul, torch._scaled_mm, needs compute capability 8.9 or later)", a->float8_dropped);
+		cJSON_AddItemToArray(as, cJSON_CreateString(b));
+	}
 	if (arch->approximate) {
 		snprintf(b, sizeof b, "not understood: %s; every row's figures are approximate "
 			 "(vramfit inspect names them)", arch->not_understood);
@@ -1595,6 +1601,54 @@ static int check_sets(const struct fit_args *a, const struct gpu_group *groups, 
 	return -1;
 }
 
+/* --float8 on cards below compute capability 8.9, as estimate decides
+ * (vf_cli_float8_lacks): a card given or probed is refused, the common
+ * cards shown by default lose those rows, named in the assumptions.
+ * Returns -1 or the exit code. */
+static int float8_groups(struct fit_args *a, struct gpu_group *groups, int *ng, bool common)
+{
+	int k = 0;
+	for (int i = 0; i < *ng; i++) {
+		if (!vf_cli_float8_lacks(&a->setup, groups[i].spec)) {
+			groups[k++] = groups[i];
+			continue;
+		}
+		if (!common)
+			return vf_cli_float8_refuse("fit", groups[i].spec);
+		size_t n = strlen(a->float8_dropped);
+		snprintf(a->float8_dropped + n, sizeof a->float8_dropped - n, "%s%s (%s)", n ? ", " : "",
+			 groups[i].spec->id, groups[i].spec->cc);
+	}
+	if (k == 0 && *ng > 0)
+		return vf_cli_usage("fit", "--float8: none of the common cards has float8 tensor cores "
+					   "(compute capability 8.9 or later): give --gpu");
+	*ng = k;
+	return -1;
+}
+
+/* The GPUs without --gpu: the probed ones for --search, else the common
+ * (or every) catalog card; then --float8's check. Returns -1 or the exit
+ * code. */
+static int other_groups(struct fit_args *a, const struct vf_gpu_spec *cat, size_t ncat,
+			struct gpu_group *groups, int *ng)
+{
+	if (a->gpu.n) {
+		/* the groups are made by run */
+	} else if (a->search) {
+		int rc = gpu_groups_probed(groups, 64, ng);
+		if (rc >= 0)
+			return rc;
+		if (!*ng)
+			return vf_cli_usage("fit", "--search: no GPU found on this machine; give --gpu "
+						   "SPEC (e.g. --gpu rtx-4090:4)");
+	} else {
+		for (size_t i = 0; i < ncat && *ng < 64; i++)
+			if ((a->all_gpus || cat[i].common) && cat[i].bf16_tflops > 0)
+				groups[(*ng)++] = (struct gpu_group){.spec = &cat[i], .count = 0};
+	}
+	return float8_groups(a, groups, ng, !a->gpu.n && !a->search);
+}
+
 static int run(int argc, char **argv)
 {
 	struct fit_args a;
@@ -1646,23 +1700,9 @@ static int run(int argc, char **argv)
 		vf_model_free(m);
 		return vf_cli_fail_err(&err);
 	}
-	if (a.gpu.n) {
-		/* the groups are made above */
-	} else if (a.search) {
-		rc = gpu_groups_probed(groups, 64, &ng);
-		if (rc >= 0) {
-			vf_model_free(m);
-			return rc;
-		}
-		if (!ng) {
-			vf_model_free(m);
-			return vf_cli_usage("fit", "--search: no GPU found on this machine; give --gpu "
-						   "SPEC (e.g. --gpu rtx-4090:4)");
-		}
-	} else {
-		for (size_t i = 0; i < ncat && ng < 64; i++)
-			if ((a.all_gpus || cat[i].common) && cat[i].bf16_tflops > 0)
-				groups[ng++] = (struct gpu_group){.spec = &cat[i], .count = 0};
+	if ((rc = other_groups(&a, cat, ncat, groups, &ng)) >= 0) {
+		vf_model_free(m);
+		return rc;
 	}
 	a.memo = vf_replay_memo_new(); /* NULL: every replay runs */
 	if (a.engine)

@@ -109,4 +109,19 @@ expect_json "j['gpus'][0]['fits'] and j['gpus'][0]['max_batch'] == $mb"
 run estimate t5-base --mode lora --seq 256 --gpu h100-80gb --batch "$((mb + 1))" --json
 expect_json "not j['gpus'][0]['fits']"
 
+test_case "fit --float8: a card without float8 tensor cores is refused or left out, as estimate does"
+# fit llama3-8b --float8 --gpu a100-80gb ran and showed the A100 rows
+# (with the float8 saving) that estimate refuses
+run fit llama3-8b --float8 --gpu a100-80gb
+expect_rc 2
+expect_err "a100-80gb (compute capability 8.0) has no float8 tensor cores"
+expect_err_lines 2
+run fit llama3-8b --float8 --stack torchtitan --gpu h100-80gb:8 --json
+expect_rc 0
+expect_json 'all(r["gpu"] == "h100-80gb" for r in j["rows"]) and j["rows"][0]["fits"]'
+run fit llama3-8b --float8 --json
+expect_rc 0
+expect_json 'all(r["gpu"] not in ("a100-40gb", "a100-80gb", "rtx-3090") for r in j["rows"]) and any(r["gpu"] == "h100-80gb" for r in j["rows"])'
+expect_json 'any("left out: a100-40gb (8.0)" in x for x in j["assumptions"])'
+
 finish

@@ -220,6 +220,7 @@ static struct vf_setup start_on(const struct vf_setup *user, int n)
 struct gpu_group {
 	const struct vf_gpu_spec *spec;
 	int count;
+	bool counted; /* the --gpu value gave the count (ID:N): fit's table shows N only */
 	int ndev;
 	const struct vf_gpu_spec *dev[VF_INFER_MAX_DEVICES];
 	char label[32];
@@ -308,6 +309,7 @@ static int gpu_groups_from_specs(const struct fit_args *a, struct gpu_group *out
 		memset(&g, 0, sizeof g);
 		g.spec = sp;
 		g.count = cnt;
+		g.counted = strchr(a->gpu.v[i], ':') != NULL;
 		int rc = gpu_group_add(&g, a->gpu.v[i], out, from, max, n);
 		if (rc >= 0)
 			return rc;
@@ -613,7 +615,7 @@ static int split_rows(const struct fit_args *a, const struct vf_arch *arch,
 	if (x.fits)
 		return 0;
 	/* a count given (--gpu ID:N or --gpus N) bounds the split */
-	int max = grp->count > 0                         ? grp->count
+	int max = grp->count > 0 && (grp->counted || grp->ndev) ? grp->count
 		  : a->setup.given & VF_SETUP_G_GPUS ? a->setup.gpus
 		  : g->nvlink                        ? VF_SPLIT_MAX_GPUS : 8;
 	struct vf_setup s;
@@ -927,25 +929,35 @@ static void print_fit_table(const struct fit_args *a, const cJSON *root, const s
 	}
 }
 
+/* The GPU counts of a group's rows: --gpu ID without a count gets the 1,
+ * 2, 4, 8 rows, as without --gpu (the help's promise); ID:N or --gpus N
+ * that count only. Returns how many. */
+static int group_counts(const struct fit_args *a, const struct gpu_group *grp, int counts[4])
+{
+	static const int counts_default[] = {1, 2, 4, 8};
+	if (grp->count > 0 && (grp->counted || grp->ndev || (a->setup.given & VF_SETUP_G_GPUS))) {
+		counts[0] = grp->count;
+		return 1;
+	}
+	if (a->setup.given & VF_SETUP_G_GPUS) {
+		counts[0] = a->setup.gpus;
+		return 1;
+	}
+	memcpy(counts, counts_default, sizeof counts_default);
+	return 4;
+}
+
 static int fit_table(const struct fit_args *a, const struct vf_model *m,
 		     const struct gpu_group *groups, int ngroups)
 {
 	const struct vf_arch *arch = &m->arch;
-	int counts_default[] = {1, 2, 4, 8};
 	struct row *rows = calloc((size_t)(ngroups > 0 ? ngroups : 1) * 6, sizeof *rows);
 	if (!rows)
 		return vf_cli_fail("out of memory");
 	int nrows = 0;
 	for (int gi = 0; gi < ngroups; gi++) {
 		const struct vf_gpu_spec *g = groups[gi].spec;
-		int counts[4], nc = 0;
-		if (groups[gi].count > 0)
-			counts[nc++] = groups[gi].count;
-		else if (a->setup.given & VF_SETUP_G_GPUS)
-			counts[nc++] = a->setup.gpus;
-		else
-			for (int i = 0; i < 4; i++)
-				counts[nc++] = counts_default[i];
+		int counts[4], nc = group_counts(a, &groups[gi], counts);
 		for (int ci = 0; ci < nc; ci++) {
 			int rc = search_row(a, arch, g, counts[ci], &rows[nrows++]);
 			if (rc >= 0) {

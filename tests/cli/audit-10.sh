@@ -124,4 +124,15 @@ expect_rc 0
 expect_json 'all(r["gpu"] not in ("a100-40gb", "a100-80gb", "rtx-3090") for r in j["rows"]) and any(r["gpu"] == "h100-80gb" for r in j["rows"])'
 expect_json 'any("left out: a100-40gb (8.0)" in x for x in j["assumptions"])'
 
+test_case "fit --gpu ID without a count: the 1, 2, 4, 8 rows the help promises"
+# vramfit help fit: "one row per GPU ... and GPU count (1, 2, 4, 8 unless
+# --gpus or a --gpu count fixes it)"; --gpu h100-80gb listed the 1-GPU row only
+run fit llama3-8b --gpu h100-80gb --json
+expect_rc 0
+expect_json '{1, 2, 4, 8} <= {r["gpus"] for r in j["rows"] if not r.get("split")} and all(r["gpu"] == "h100-80gb" for r in j["rows"])'
+run fit llama3-8b --gpu h100-80gb:2 --json
+expect_json 'all(r["gpus"] == 2 for r in j["rows"])'
+run fit llama3-8b --gpu h100-80gb --gpus 4 --json
+expect_json 'all(r["gpus"] == 4 for r in j["rows"])'
+
 finish

@@ -353,3 +353,19 @@ int vf_cli_float8_refuse(const char *cmd, const struct vf_gpu_spec *g)
 				 "--no-float8 or another --gpu",
 			    g->id, g->cc);
 }
+
+char *vf_cli_precision_words(const struct vf_setup *s, char *o, size_t n)
+{
+	snprintf(o, n, "%s%s", vf_precision_name(s->precision),
+		 s->precision == VF_PREC_FP32 && s->tf32 ? " (TF32)" : "");
+	return o;
+}
+
+char *vf_cli_stack_words(const struct vf_setup *s, char *o, size_t n)
+{
+	snprintf(o, n, "training stack %s (data/stacks/%s.json: adapters %s, loss %s%s; --stack and its override "
+		       "flags)",
+		 s->stack, s->stack, s->adapter_bf16 ? "bf16" : "fp32", vf_loss_name(s->loss),
+		 s->loss == VF_LOSS_CHUNKED ? " in chunks" : "");
+	return o;
+}

@@ -569,10 +569,8 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 			  "bf16; one linear dequantized at a time",
 		       vf_quant_name(s->quant));
 	if (s->mode != VF_MODE_INFER) {
-		assume(a, "training stack %s (data/stacks/%s.json: adapters %s, loss %s%s; --stack and "
-			  "its override flags)",
-		       s->stack, s->stack, s->adapter_bf16 ? "bf16" : "fp32", vf_loss_name(s->loss),
-		       s->loss == VF_LOSS_CHUNKED ? " in chunks" : "");
+		char st[256];
+		assume(a, "%s", vf_cli_stack_words(s, st, sizeof st));
 		if (s->compile)
 			assume(a, "--compile: elementwise traffic, launches and the loss's logits passes "
 				  "fused (shares in data/estimate/steptime.json), cheap fp32 intermediates "
@@ -1419,8 +1417,8 @@ static void setup_words(const struct target *tg, const struct vf_setup *s, const
 	else if (s->mode == VF_MODE_LORA)
 		n += (size_t)snprintf(setup + n, size - n, " r%d alpha %g on %s", s->lora_rank,
 				      s->lora_alpha, vf_setup_lora_targets_text(s, b3, sizeof b3));
-	n += (size_t)snprintf(setup + n, size - n, ", %s%s", vf_precision_name(s->precision),
-			      s->precision == VF_PREC_FP32 && s->tf32 ? " (TF32)" : "");
+	char pw[32];
+	n += (size_t)snprintf(setup + n, size - n, ", %s", vf_cli_precision_words(s, pw, sizeof pw));
 	if (s->quant != VF_QUANT_NONE)
 		n += (size_t)snprintf(setup + n, size - n, ", %s base", vf_quant_name(s->quant));
 	if (s->mode != VF_MODE_INFER)

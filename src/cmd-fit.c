@@ -454,6 +454,8 @@ static void add_assumptions(cJSON *root, const struct fit_args *a, const struct 
 			 "float8 matmul, torch._scaled_mm, needs compute capability 8.9 or later)", a->float8_dropped);
 		cJSON_AddItemToArray(as, cJSON_CreateString(b));
 	}
+	if (a->setup.mode != VF_MODE_INFER) /* as estimate names it */
+		cJSON_AddItemToArray(as, cJSON_CreateString(vf_cli_stack_words(&a->setup, b, sizeof b)));
 	if (arch->approximate) {
 		snprintf(b, sizeof b, "not understood: %s; every row's figures are approximate "
 			 "(vramfit inspect names them)", arch->not_understood);
@@ -911,14 +913,18 @@ static void print_fit_table(const struct fit_args *a, const cJSON *root, const s
 			snprintf(su, sizeof su, ", %lld steps", (long long)a->steps);
 		/* the base's quantization and the sharding given (--shard) are
 		 * part of what was fitted (the rows' settings are changes from it) */
-		char qs[64] = "";
+		char qs[128] = "";
 		int n = 0;
 		if (a->setup.quant != VF_QUANT_NONE)
 			n = snprintf(qs, sizeof qs, ", %s base", vf_quant_name(a->setup.quant));
 		if ((a->setup.given & VF_SETUP_G_SHARD) && n >= 0 && (size_t)n < sizeof qs)
-			snprintf(qs + n, sizeof qs - (size_t)n, ", %s", vf_shard_name(a->setup.shard));
+			n += snprintf(qs + n, sizeof qs - (size_t)n, ", %s", vf_shard_name(a->setup.shard));
+		/* as estimate's Setup line: TF32 named, and a stack other than hf's */
+		char pw[32];
+		if (strcmp(a->setup.stack, "hf") != 0 && n >= 0 && (size_t)n < sizeof qs)
+			n += snprintf(qs + n, sizeof qs - (size_t)n, ", stack %s", a->setup.stack);
 		printf("%s, %s %s%s, micro-batch %lld x %lld tokens, accumulation %lld%s%s\n\n", a->model,
-		       vf_mode_name(a->setup.mode), vf_precision_name(a->setup.precision), qs,
+		       vf_mode_name(a->setup.mode), vf_cli_precision_words(&a->setup, pw, sizeof pw), qs,
 		       (long long)a->setup.batch, (long long)a->setup.seq,
 		       (long long)a->setup.grad_accum, su,
 		       cJSON_IsTrue(cJSON_GetObjectItem(root, "approximate"))

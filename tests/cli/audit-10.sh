@@ -135,4 +135,21 @@ expect_json 'all(r["gpus"] == 2 for r in j["rows"])'
 run fit llama3-8b --gpu h100-80gb --gpus 4 --json
 expect_json 'all(r["gpus"] == 4 for r in j["rows"])'
 
+test_case "fit's header names TF32 and the training stack, as estimate's does"
+# fit said "llama3-8b, full fp32, micro-batch ..." for --precision fp32 --tf32
+# --stack torchtitan; estimate's Setup line says "fp32 (TF32)" and its
+# assumptions the training stack
+run fit llama3-8b --precision fp32 --tf32 --stack torchtitan --gpu h100-80gb:8
+expect_rc 0
+expect_out_re '^llama3-8b, full fp32 \(TF32\), stack torchtitan, micro-batch 1 x 2048 tokens'
+expect_out "training stack torchtitan (data/stacks/torchtitan.json"
+run estimate llama3-8b --precision fp32 --tf32 --stack torchtitan --gpu h100-80gb:8
+expect_out_re '^Setup  full, fp32 \(TF32\), '
+expect_out "training stack torchtitan (data/stacks/torchtitan.json"
+# IEEE fp32 says no TF32; the default stack is named in the assumptions
+run fit llama3-8b --precision fp32 --gpu h100-80gb:8 --json
+expect_json 'any(x.startswith("training stack hf (data/stacks/hf.json") for x in j["assumptions"])'
+run fit llama3-8b --precision fp32 --gpu h100-80gb:8
+expect_out_re '^llama3-8b, full fp32, micro-batch'
+
 finish

@@ -152,4 +152,14 @@ expect_json 'any(x.startswith("training stack hf (data/stacks/hf.json") for x in
 run fit llama3-8b --precision fp32 --gpu h100-80gb:8
 expect_out_re '^llama3-8b, full fp32, micro-batch'
 
+test_case "--mode infer --tp 2: max users of the split, as its verdict"
+# llama2-13b over two rtx-4090 (tp 2): the row fits (9.79 GiB to spare on
+# each) and said max users 0, one card's figure for the whole model
+run estimate llama2-13b --mode infer --tp 2 --gpu rtx-4090 --json
+expect_rc 0
+expect_json '(lambda g: g["fits"] and g["max_batch"] >= 1 and g["inference"]["fits"] and g["inference"]["max_users"] == g["max_batch"])(j["gpus"][0])'
+# one card that does not hold it stays a no
+run estimate llama2-13b --mode infer --gpu rtx-4090 --json
+expect_json '(lambda g: not g["fits"] and g["max_batch"] == 0)(j["gpus"][0])'
+
 finish

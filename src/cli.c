@@ -11,6 +11,7 @@
 #include "parse-options.h"
 #include "vramfit/base/json.h"
 #include "vramfit/estimate/setup.h"
+#include "vramfit/gpu/gpu.h"
 #include "vramfit/base/term.h"
 
 /* "<prefix><message>\n" on stderr, the message through the terminal filter
@@ -328,4 +329,43 @@ void vf_cli_print_help(FILE *f, const struct vf_cli_command *c)
 		fputc('\n', f);
 		fputs(c->tail, f);
 	}
+}
+
+/* The compute capability "8.9" as 89; 0 when the catalog has none. */
+static int cc_of(const struct vf_gpu_spec *g)
+{
+	int major = 0, minor = 0;
+	return sscanf(g->cc, "%d.%d", &major, &minor) == 2 ? 10 * major + minor : 0;
+}
+
+bool vf_cli_float8_lacks(const struct vf_setup *s, const struct vf_gpu_spec *g)
+{
+	if (!s->float8 || s->mode == VF_MODE_INFER)
+		return false;
+	int cc = cc_of(g);
+	return cc != 0 && cc < 89;
+}
+
+int vf_cli_float8_refuse(const char *cmd, const struct vf_gpu_spec *g)
+{
+	return vf_cli_usage(cmd, "--float8: %s (compute capability %s) has no float8 tensor cores: torchao's "
+				 "float8 matmul (torch._scaled_mm) needs 8.9 or later (Ada, Hopper, Blackwell); "
+				 "--no-float8 or another --gpu",
+			    g->id, g->cc);
+}
+
+char *vf_cli_precision_words(const struct vf_setup *s, char *o, size_t n)
+{
+	snprintf(o, n, "%s%s", vf_precision_name(s->precision),
+		 s->precision == VF_PREC_FP32 && s->tf32 ? " (TF32)" : "");
+	return o;
+}
+
+char *vf_cli_stack_words(const struct vf_setup *s, char *o, size_t n)
+{
+	snprintf(o, n, "training stack %s (data/stacks/%s.json: adapters %s, loss %s%s; --stack and its override "
+		       "flags)",
+		 s->stack, s->stack, s->adapter_bf16 ? "bf16" : "fp32", vf_loss_name(s->loss),
+		 s->loss == VF_LOSS_CHUNKED ? " in chunks" : "");
+	return o;
 }

@@ -98,4 +98,24 @@ struct vf_setup;
 int vf_cli_gpu_counts(const char *cmd, const char *const *ids, int *counts, int n,
 		      struct vf_setup *s);
 
+/* --float8 (the flag or the stack's) trains the linears through torchao's
+ * Float8Linear, whose matmul is torch._scaled_mm: CUDA runs it on compute
+ * capability 8.9 or later only (PyTorch aten/src/ATen/native/cuda/Blas.cpp,
+ * _scaled_mm_out_cuda's capability check), and torchtitan refuses the swap
+ * below it (torchtitan/components/quantization/float8.py, Float8LinearConverter:
+ * "float8 is only supported on SM89 or later" unless float8.emulate).
+ * vf_cli_float8_lacks: the setup trains float8 linears and card g cannot
+ * (a card without a compute capability in the catalog is not judged);
+ * vf_cli_float8_refuse: the usage error for a card given or probed,
+ * printed, its exit code. Every verb that trains decides with these. */
+struct vf_gpu_spec;
+/* The setup facts every verb's header shows alike: the precision with
+ * "(TF32)" where fp32 matmuls run on the TF32 cores ("fp32 (TF32)"), and
+ * the training stack with what its profile sets ("training stack hf
+ * (data/stacks/hf.json: adapters fp32, loss full; ...)"). Return o. */
+char *vf_cli_precision_words(const struct vf_setup *s, char *o, size_t n);
+char *vf_cli_stack_words(const struct vf_setup *s, char *o, size_t n);
+bool vf_cli_float8_lacks(const struct vf_setup *s, const struct vf_gpu_spec *g);
+int vf_cli_float8_refuse(const char *cmd, const struct vf_gpu_spec *g);
+
 #endif

@@ -569,10 +569,8 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 			  "bf16; one linear dequantized at a time",
 		       vf_quant_name(s->quant));
 	if (s->mode != VF_MODE_INFER) {
-		assume(a, "training stack %s (data/stacks/%s.json: adapters %s, loss %s%s; --stack and "
-			  "its override flags)",
-		       s->stack, s->stack, s->adapter_bf16 ? "bf16" : "fp32", vf_loss_name(s->loss),
-		       s->loss == VF_LOSS_CHUNKED ? " in chunks" : "");
+		char st[256];
+		assume(a, "%s", vf_cli_stack_words(s, st, sizeof st));
 		if (s->compile)
 			assume(a, "--compile: elementwise traffic, launches and the loss's logits passes "
 				  "fused (shares in data/estimate/steptime.json), cheap fp32 intermediates "
@@ -1419,8 +1417,8 @@ static void setup_words(const struct target *tg, const struct vf_setup *s, const
 	else if (s->mode == VF_MODE_LORA)
 		n += (size_t)snprintf(setup + n, size - n, " r%d alpha %g on %s", s->lora_rank,
 				      s->lora_alpha, vf_setup_lora_targets_text(s, b3, sizeof b3));
-	n += (size_t)snprintf(setup + n, size - n, ", %s%s", vf_precision_name(s->precision),
-			      s->precision == VF_PREC_FP32 && s->tf32 ? " (TF32)" : "");
+	char pw[32];
+	n += (size_t)snprintf(setup + n, size - n, ", %s", vf_cli_precision_words(s, pw, sizeof pw));
 	if (s->quant != VF_QUANT_NONE)
 		n += (size_t)snprintf(setup + n, size - n, ", %s base", vf_quant_name(s->quant));
 	if (s->mode != VF_MODE_INFER)
@@ -3563,47 +3561,28 @@ static int infer_rows(const struct est_args *a, struct result *r)
 	return -1;
 }
 
-/* The compute capability "8.9" as 89; 0 when the catalog has none. */
-static int cc_of(const struct vf_gpu_spec *g)
-{
-	int major = 0, minor = 0;
-	return sscanf(g->cc, "%d.%d", &major, &minor) == 2 ? 10 * major + minor : 0;
-}
-
-/* --float8 (or the stack's float8) trains the linears through torchao's
- * Float8Linear, whose matmul is torch._scaled_mm: CUDA runs it on compute
- * capability 8.9 or later only (PyTorch aten/src/ATen/native/cuda/Blas.cpp,
- * _scaled_mm_out_cuda's capability check), and torchtitan refuses the swap
- * below it (torchtitan/components/quantization/float8.py, Float8LinearConverter:
- * "float8 is only supported on SM89 or later" unless float8.emulate).
- * A card below 8.9 cannot run the setup: a card given or probed is an
- * error, the common cards shown by default lose those rows, named. Returns
- * -1 or the exit code. */
+/* --float8 on cards below compute capability 8.9 (vf_cli_float8_lacks):
+ * a card given or probed is an error, the common cards shown by default
+ * lose those rows, named. Returns -1 or the exit code. */
 static int float8_rows(const struct vf_setup *s, struct gpu_row *rows, int *nrows, const char *gsource,
 		       struct assume *as)
 {
-	if (!s->float8 || s->mode == VF_MODE_INFER)
-		return -1;
 	char dropped[256] = "";
 	int k = 0;
 	for (int i = 0; i < *nrows; i++) {
-		int cc = cc_of(&rows[i].spec);
-		if (cc == 0 || cc >= 89) {
+		if (!vf_cli_float8_lacks(s, &rows[i].spec)) {
 			if (k != i)
 				rows[k] = rows[i];
 			k++;
 			continue;
 		}
 		if (strcmp(gsource, "common") != 0)
-			return vf_cli_usage("estimate", "--float8: %s (compute capability %s) has no float8 tensor "
-							"cores: torchao's float8 matmul (torch._scaled_mm) needs 8.9 or later "
-							"(Ada, Hopper, Blackwell); --no-float8 or another --gpu",
-					    rows[i].spec.id, rows[i].spec.cc);
+			return vf_cli_float8_refuse("estimate", &rows[i].spec);
 		size_t n = strlen(dropped);
 		snprintf(dropped + n, sizeof dropped - n, "%s%s (%s)", n ? ", " : "", rows[i].spec.id,
 			 rows[i].spec.cc);
 	}
-	if (k == 0)
+	if (k == 0 && *nrows > 0)
 		return vf_cli_usage("estimate", "--float8: none of the common cards has float8 tensor cores "
 						"(compute capability 8.9 or later): give --gpu");
 	*nrows = k;

@@ -85,6 +85,7 @@ struct fit_args {
 	bool generate;              /* --engine transformers: generate()'s ways to serve */
 	struct vf_infer_opts inf;
 	struct vf_replay_memo *memo; /* this run's allocator replays remembered (owned by run) */
+	char float8_dropped[256];   /* --float8: common cards left out, named ("" none) */
 };
 
 /* --allow K,.. and --forbid K,..: knobs that may change, in order given. */
@@ -219,6 +220,7 @@ static struct vf_setup start_on(const struct vf_setup *user, int n)
 struct gpu_group {
 	const struct vf_gpu_spec *spec;
 	int count;
+	bool counted; /* the --gpu value gave the count (ID:N): fit's table shows N only */
 	int ndev;
 	const struct vf_gpu_spec *dev[VF_INFER_MAX_DEVICES];
 	char label[32];
@@ -307,6 +309,7 @@ static int gpu_groups_from_specs(const struct fit_args *a, struct gpu_group *out
 		memset(&g, 0, sizeof g);
 		g.spec = sp;
 		g.count = cnt;
+		g.counted = strchr(a->gpu.v[i], ':') != NULL;
 		int rc = gpu_group_add(&g, a->gpu.v[i], out, from, max, n);
 		if (rc >= 0)
 			return rc;
@@ -446,6 +449,13 @@ static void add_assumptions(cJSON *root, const struct fit_args *a, const struct 
 		cJSON_AddStringToObject(root, "not_understood", arch->not_understood);
 	cJSON *as = cJSON_AddArrayToObject(root, "assumptions");
 	char b[512];
+	if (a->float8_dropped[0]) {
+		snprintf(b, sizeof b, "--float8: common cards without float8 tensor cores left out: %s (torchao's "
+			 "float8 matmul, torch._scaled_mm, needs compute capability 8.9 or later)", a->float8_dropped);
+		cJSON_AddItemToArray(as, cJSON_CreateString(b));
+	}
+	if (a->setup.mode != VF_MODE_INFER) /* as estimate names it */
+		cJSON_AddItemToArray(as, cJSON_CreateString(vf_cli_stack_words(&a->setup, b, sizeof b)));
 	if (arch->approximate) {
 		snprintf(b, sizeof b, "not understood: %s; every row's figures are approximate "
 			 "(vramfit inspect names them)", arch->not_understood);
@@ -607,7 +617,7 @@ static int split_rows(const struct fit_args *a, const struct vf_arch *arch,
 	if (x.fits)
 		return 0;
 	/* a count given (--gpu ID:N or --gpus N) bounds the split */
-	int max = grp->count > 0                         ? grp->count
+	int max = grp->count > 0 && (grp->counted || grp->ndev) ? grp->count
 		  : a->setup.given & VF_SETUP_G_GPUS ? a->setup.gpus
 		  : g->nvlink                        ? VF_SPLIT_MAX_GPUS : 8;
 	struct vf_setup s;
@@ -903,14 +913,18 @@ static void print_fit_table(const struct fit_args *a, const cJSON *root, const s
 			snprintf(su, sizeof su, ", %lld steps", (long long)a->steps);
 		/* the base's quantization and the sharding given (--shard) are
 		 * part of what was fitted (the rows' settings are changes from it) */
-		char qs[64] = "";
+		char qs[128] = "";
 		int n = 0;
 		if (a->setup.quant != VF_QUANT_NONE)
 			n = snprintf(qs, sizeof qs, ", %s base", vf_quant_name(a->setup.quant));
 		if ((a->setup.given & VF_SETUP_G_SHARD) && n >= 0 && (size_t)n < sizeof qs)
-			snprintf(qs + n, sizeof qs - (size_t)n, ", %s", vf_shard_name(a->setup.shard));
+			n += snprintf(qs + n, sizeof qs - (size_t)n, ", %s", vf_shard_name(a->setup.shard));
+		/* as estimate's Setup line: TF32 named, and a stack other than hf's */
+		char pw[32];
+		if (strcmp(a->setup.stack, "hf") != 0 && n >= 0 && (size_t)n < sizeof qs)
+			n += snprintf(qs + n, sizeof qs - (size_t)n, ", stack %s", a->setup.stack);
 		printf("%s, %s %s%s, micro-batch %lld x %lld tokens, accumulation %lld%s%s\n\n", a->model,
-		       vf_mode_name(a->setup.mode), vf_precision_name(a->setup.precision), qs,
+		       vf_mode_name(a->setup.mode), vf_cli_precision_words(&a->setup, pw, sizeof pw), qs,
 		       (long long)a->setup.batch, (long long)a->setup.seq,
 		       (long long)a->setup.grad_accum, su,
 		       cJSON_IsTrue(cJSON_GetObjectItem(root, "approximate"))
@@ -921,25 +935,35 @@ static void print_fit_table(const struct fit_args *a, const cJSON *root, const s
 	}
 }
 
+/* The GPU counts of a group's rows: --gpu ID without a count gets the 1,
+ * 2, 4, 8 rows, as without --gpu (the help's promise); ID:N or --gpus N
+ * that count only. Returns how many. */
+static int group_counts(const struct fit_args *a, const struct gpu_group *grp, int counts[4])
+{
+	static const int counts_default[] = {1, 2, 4, 8};
+	if (grp->count > 0 && (grp->counted || grp->ndev || (a->setup.given & VF_SETUP_G_GPUS))) {
+		counts[0] = grp->count;
+		return 1;
+	}
+	if (a->setup.given & VF_SETUP_G_GPUS) {
+		counts[0] = a->setup.gpus;
+		return 1;
+	}
+	memcpy(counts, counts_default, sizeof counts_default);
+	return 4;
+}
+
 static int fit_table(const struct fit_args *a, const struct vf_model *m,
 		     const struct gpu_group *groups, int ngroups)
 {
 	const struct vf_arch *arch = &m->arch;
-	int counts_default[] = {1, 2, 4, 8};
 	struct row *rows = calloc((size_t)(ngroups > 0 ? ngroups : 1) * 6, sizeof *rows);
 	if (!rows)
 		return vf_cli_fail("out of memory");
 	int nrows = 0;
 	for (int gi = 0; gi < ngroups; gi++) {
 		const struct vf_gpu_spec *g = groups[gi].spec;
-		int counts[4], nc = 0;
-		if (groups[gi].count > 0)
-			counts[nc++] = groups[gi].count;
-		else if (a->setup.given & VF_SETUP_G_GPUS)
-			counts[nc++] = a->setup.gpus;
-		else
-			for (int i = 0; i < 4; i++)
-				counts[nc++] = counts_default[i];
+		int counts[4], nc = group_counts(a, &groups[gi], counts);
 		for (int ci = 0; ci < nc; ci++) {
 			int rc = search_row(a, arch, g, counts[ci], &rows[nrows++]);
 			if (rc >= 0) {
@@ -1595,6 +1619,54 @@ static int check_sets(const struct fit_args *a, const struct gpu_group *groups, 
 	return -1;
 }
 
+/* --float8 on cards below compute capability 8.9, as estimate decides
+ * (vf_cli_float8_lacks): a card given or probed is refused, the common
+ * cards shown by default lose those rows, named in the assumptions.
+ * Returns -1 or the exit code. */
+static int float8_groups(struct fit_args *a, struct gpu_group *groups, int *ng, bool common)
+{
+	int k = 0;
+	for (int i = 0; i < *ng; i++) {
+		if (!vf_cli_float8_lacks(&a->setup, groups[i].spec)) {
+			groups[k++] = groups[i];
+			continue;
+		}
+		if (!common)
+			return vf_cli_float8_refuse("fit", groups[i].spec);
+		size_t n = strlen(a->float8_dropped);
+		snprintf(a->float8_dropped + n, sizeof a->float8_dropped - n, "%s%s (%s)", n ? ", " : "",
+			 groups[i].spec->id, groups[i].spec->cc);
+	}
+	if (k == 0 && *ng > 0)
+		return vf_cli_usage("fit", "--float8: none of the common cards has float8 tensor cores "
+					   "(compute capability 8.9 or later): give --gpu");
+	*ng = k;
+	return -1;
+}
+
+/* The GPUs without --gpu: the probed ones for --search, else the common
+ * (or every) catalog card; then --float8's check. Returns -1 or the exit
+ * code. */
+static int other_groups(struct fit_args *a, const struct vf_gpu_spec *cat, size_t ncat,
+			struct gpu_group *groups, int *ng)
+{
+	if (a->gpu.n) {
+		/* the groups are made by run */
+	} else if (a->search) {
+		int rc = gpu_groups_probed(groups, 64, ng);
+		if (rc >= 0)
+			return rc;
+		if (!*ng)
+			return vf_cli_usage("fit", "--search: no GPU found on this machine; give --gpu "
+						   "SPEC (e.g. --gpu rtx-4090:4)");
+	} else {
+		for (size_t i = 0; i < ncat && *ng < 64; i++)
+			if ((a->all_gpus || cat[i].common) && cat[i].bf16_tflops > 0)
+				groups[(*ng)++] = (struct gpu_group){.spec = &cat[i], .count = 0};
+	}
+	return float8_groups(a, groups, ng, !a->gpu.n && !a->search);
+}
+
 static int run(int argc, char **argv)
 {
 	struct fit_args a;
@@ -1646,23 +1718,9 @@ static int run(int argc, char **argv)
 		vf_model_free(m);
 		return vf_cli_fail_err(&err);
 	}
-	if (a.gpu.n) {
-		/* the groups are made above */
-	} else if (a.search) {
-		rc = gpu_groups_probed(groups, 64, &ng);
-		if (rc >= 0) {
-			vf_model_free(m);
-			return rc;
-		}
-		if (!ng) {
-			vf_model_free(m);
-			return vf_cli_usage("fit", "--search: no GPU found on this machine; give --gpu "
-						   "SPEC (e.g. --gpu rtx-4090:4)");
-		}
-	} else {
-		for (size_t i = 0; i < ncat && ng < 64; i++)
-			if ((a.all_gpus || cat[i].common) && cat[i].bf16_tflops > 0)
-				groups[ng++] = (struct gpu_group){.spec = &cat[i], .count = 0};
+	if ((rc = other_groups(&a, cat, ncat, groups, &ng)) >= 0) {
+		vf_model_free(m);
+		return rc;
 	}
 	a.memo = vf_replay_memo_new(); /* NULL: every replay runs */
 	if (a.engine)

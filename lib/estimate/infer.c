@@ -859,6 +859,20 @@ static int64_t spread_users(const struct vf_arch *arch, const struct vf_setup *s
 					       : vf_estimate_max_batch(arch, &ss, gpu, 0);
 }
 
+/* Users at --ctx over a tp x pp split: the split's largest batch of one
+ * --ctx forward with its KV cache, each GPU holding its shard (the row's
+ * verdict is the split's); one card's figure said 0 where the split fits
+ * (llama2-13b --tp 2 on two rtx-4090). */
+static int64_t split_users(const struct vf_arch *arch, const struct vf_setup *setup,
+			   const struct vf_gpu_spec *gpu, int64_t ctx)
+{
+	struct vf_setup ss = *setup;
+	ss.batch = 1;
+	ss.seq = ctx;
+	ss.target_seq = 0;
+	return vf_split_max_batch(arch, &ss, gpu, 0);
+}
+
 /* The request as the engine resolves it: the context (vLLM the model's
  * max positions, llama.cpp's n_ctx 4096, transformers the prompt), the
  * prompt within it, vLLM's batch limits; and the KV cache per token. */
@@ -905,6 +919,8 @@ static void torch_memory(const struct vf_arch *arch, const struct vf_setup *setu
 		r->max_users = dynamic_cache_users(arch, &cs, gpu, r);
 	if (gpu && spread(setup))
 		r->max_users = spread_users(arch, setup, gpu, r, r->max_users);
+	else if (gpu && (setup->tp > 1 || setup->pp > 1))
+		r->max_users = split_users(arch, setup, gpu, r->ctx);
 	if (o->engine == VF_ENGINE_TRANSFORMERS && !o->static_cache)
 		r->kv_growth_bytes = (int64_t)dynamic_growth(r->kv_bytes_per_token_layer, r->attn_layers,
 							     r->ctx, r->users);

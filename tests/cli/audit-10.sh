@@ -97,4 +97,69 @@ expect_out "--shard fsdp over one replica shards nothing: the tp x pp split"
 run estimate llama3-8b --mode lora --tp 2 --gpus 4 --shard zero3 --gpu h100-80gb:4 --json
 expect_json 'not any("shards nothing" in x for x in j["assumptions"])'
 
+test_case "fit's max batch is the largest batch whose own estimate fits"
+# t5-base LoRA at seq 256 on an h100-80gb: the simulated search stepped at
+# most 8 above the fast path's answer and said 166 where 167-169 fit (the
+# estimate at --batch 167 said yes); estimate's own column said 166 too
+run fit t5-base --mode lora --seq 256 --gpu h100-80gb:1 --margin 0 --json
+expect_rc 0
+mb=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rows"][0]["max_batch"])')
+run estimate t5-base --mode lora --seq 256 --gpu h100-80gb --batch "$mb" --json
+expect_json "j['gpus'][0]['fits'] and j['gpus'][0]['max_batch'] == $mb"
+run estimate t5-base --mode lora --seq 256 --gpu h100-80gb --batch "$((mb + 1))" --json
+expect_json "not j['gpus'][0]['fits']"
+
+test_case "fit --float8: a card without float8 tensor cores is refused or left out, as estimate does"
+# fit llama3-8b --float8 --gpu a100-80gb ran and showed the A100 rows
+# (with the float8 saving) that estimate refuses
+run fit llama3-8b --float8 --gpu a100-80gb
+expect_rc 2
+expect_err "a100-80gb (compute capability 8.0) has no float8 tensor cores"
+expect_err_lines 2
+run fit llama3-8b --float8 --stack torchtitan --gpu h100-80gb:8 --json
+expect_rc 0
+expect_json 'all(r["gpu"] == "h100-80gb" for r in j["rows"]) and j["rows"][0]["fits"]'
+run fit llama3-8b --float8 --json
+expect_rc 0
+expect_json 'all(r["gpu"] not in ("a100-40gb", "a100-80gb", "rtx-3090") for r in j["rows"]) and any(r["gpu"] == "h100-80gb" for r in j["rows"])'
+expect_json 'any("left out: a100-40gb (8.0)" in x for x in j["assumptions"])'
+
+test_case "fit --gpu ID without a count: the 1, 2, 4, 8 rows the help promises"
+# vramfit help fit: "one row per GPU ... and GPU count (1, 2, 4, 8 unless
+# --gpus or a --gpu count fixes it)"; --gpu h100-80gb listed the 1-GPU row only
+run fit llama3-8b --gpu h100-80gb --json
+expect_rc 0
+expect_json '{1, 2, 4, 8} <= {r["gpus"] for r in j["rows"] if not r.get("split")} and all(r["gpu"] == "h100-80gb" for r in j["rows"])'
+run fit llama3-8b --gpu h100-80gb:2 --json
+expect_json 'all(r["gpus"] == 2 for r in j["rows"])'
+run fit llama3-8b --gpu h100-80gb --gpus 4 --json
+expect_json 'all(r["gpus"] == 4 for r in j["rows"])'
+
+test_case "fit's header names TF32 and the training stack, as estimate's does"
+# fit said "llama3-8b, full fp32, micro-batch ..." for --precision fp32 --tf32
+# --stack torchtitan; estimate's Setup line says "fp32 (TF32)" and its
+# assumptions the training stack
+run fit llama3-8b --precision fp32 --tf32 --stack torchtitan --gpu h100-80gb:8
+expect_rc 0
+expect_out_re '^llama3-8b, full fp32 \(TF32\), stack torchtitan, micro-batch 1 x 2048 tokens'
+expect_out "training stack torchtitan (data/stacks/torchtitan.json"
+run estimate llama3-8b --precision fp32 --tf32 --stack torchtitan --gpu h100-80gb:8
+expect_out_re '^Setup  full, fp32 \(TF32\), '
+expect_out "training stack torchtitan (data/stacks/torchtitan.json"
+# IEEE fp32 says no TF32; the default stack is named in the assumptions
+run fit llama3-8b --precision fp32 --gpu h100-80gb:8 --json
+expect_json 'any(x.startswith("training stack hf (data/stacks/hf.json") for x in j["assumptions"])'
+run fit llama3-8b --precision fp32 --gpu h100-80gb:8
+expect_out_re '^llama3-8b, full fp32, micro-batch'
+
+test_case "--mode infer --tp 2: max users of the split, as its verdict"
+# llama2-13b over two rtx-4090 (tp 2): the row fits (9.79 GiB to spare on
+# each) and said max users 0, one card's figure for the whole model
+run estimate llama2-13b --mode infer --tp 2 --gpu rtx-4090 --json
+expect_rc 0
+expect_json '(lambda g: g["fits"] and g["max_batch"] >= 1 and g["inference"]["fits"] and g["inference"]["max_users"] == g["max_batch"])(j["gpus"][0])'
+# one card that does not hold it stays a no
+run estimate llama2-13b --mode infer --gpu rtx-4090 --json
+expect_json '(lambda g: not g["fits"] and g["max_batch"] == 0)(j["gpus"][0])'
+
 finish

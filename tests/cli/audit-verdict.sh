@@ -37,12 +37,12 @@ test_case "fit: a row that fits at no setting never gives a peak within the usab
 # llama3-8b full on one A100 80GB: the fast estimate fits adafactor at
 # 71.89 GiB of 72.00 GiB usable, the allocator simulation puts it over; the
 # row said "smallest peak 71.89 GiB > 72.00 GiB usable"
-run fit llama3-8b --mode full --gpu a100-80gb --tokens 1e9 --forbid split
+run fit llama3-8b --mode full --gpu a100-80gb:1 --tokens 1e9 --forbid split
 expect_rc 0
 expect_out_re '^a100-80gb +1 +no '
 expect_no_out '71.89 GiB > 72.00 GiB'
 expect_out 'in the allocator simulation'
-run fit llama3-8b --mode full --gpu a100-80gb --tokens 1e9 --forbid split --json
+run fit llama3-8b --mode full --gpu a100-80gb:1 --tokens 1e9 --forbid split --json
 expect_rc 0
 expect_json 'all(r["peak_bytes"] > r["limit_bytes"] for r in j["rows"] if not r["fits"] and not r.get("fits_memory"))'
 expect_json 'j["rows"][0]["rejected_by_allocator_simulation"] >= 1'
@@ -63,7 +63,7 @@ test_case "fit of a DiT the LTX-2 trainer does not train: a clear refusal, not t
 # estimate gives 28 GiB for a Flux LoRA at 1024x1024
 VC="$VF_SOURCE_DIR/tests/fixtures/vision"
 for f in flux pixart latte; do
-	run fit "$VC/$f.json" --gpu h100-80gb
+	run fit "$VC/$f.json" --gpu h100-80gb:1
 	expect_rc 1
 	expect_err "vramfit: error: $VC/$f.json: a $f diffusion transformer"
 	expect_err "vramfit estimate $VC/$f.json"
@@ -129,14 +129,14 @@ LT="--lora-targets q_proj,v_proj"
 run estimate "$TMP/weird/config.json" --mode lora $LT --gpu rtx-4090
 expect_out 'approximate: see Assumptions'
 for extra in "" "--search --tokens 1e8"; do
-	run fit "$TMP/weird/config.json" --mode lora $LT --gpu rtx-4090 $extra
+	run fit "$TMP/weird/config.json" --mode lora $LT --gpu rtx-4090:1 $extra
 	expect_rc 0
 	expect_out 'approximate: see Assumptions'
 	expect_out_re 'not understood: .*fancy_extra_size.*approximate'
-	run fit "$TMP/weird/config.json" --mode lora $LT --gpu rtx-4090 $extra --json
+	run fit "$TMP/weird/config.json" --mode lora $LT --gpu rtx-4090:1 $extra --json
 	expect_json 'j["approximate"] is True and "fancy_extra_size" in j["not_understood"]'
 done
-run fit llama3-8b --mode lora --gpu rtx-4090 --json
+run fit llama3-8b --mode lora --gpu rtx-4090:1 --json
 expect_json 'j["approximate"] is False and "not_understood" not in j'
 
 test_case "fit --mode infer of a state-space model: a usage error as estimate gives, not 'nothing serves it' at the model's -1 tokens"
@@ -206,11 +206,11 @@ expect_out "split rows (layer split, tp, tp x pp) hold one copy of the model ove
 run fit llama3-8b --mode lora --gpu rtx-4090:2 --tokens 1e8 --json
 expect_json 'any(r.get("split") for r in j["rows"]) and any(a.startswith("split rows") for a in j["assumptions"])'
 # no split row, no split line
-run fit llama3-8b --mode lora --gpu h100-80gb --tokens 1e8
+run fit llama3-8b --mode lora --gpu h100-80gb:1 --tokens 1e8
 expect_no_out "split rows"
 
 test_case "fit of a LoRA adapter directory without its base: estimate's clear message, not 'no architecture'"
-run fit "$VF_SHARED_DIR/fixtures/models/tiny-llama-lora-r8" --gpu rtx-4090
+run fit "$VF_SHARED_DIR/fixtures/models/tiny-llama-lora-r8" --gpu rtx-4090:1
 expect_rc 1
 expect_err "a LoRA adapter without its base model's config: fit the base model"
 expect_err_lines 1
@@ -222,10 +222,10 @@ expect_no_out "the model's -1"
 expect_out "vLLM the model's max_model_len, not in its config"
 
 test_case "fit --price: the assumption states the price used, not only the catalog's"
-run fit llama3-8b --mode lora --gpu h100-80gb --tokens 1e9 --price 2
+run fit llama3-8b --mode lora --gpu h100-80gb:1 --tokens 1e9 --price 2
 expect_out 'prices: $2.00/GPU-hour for every GPU (--price)'
 expect_no_out "prices: the catalog's indicative"
-run fit llama3-8b --mode lora --gpu h100-80gb --tokens 1e9
+run fit llama3-8b --mode lora --gpu h100-80gb:1 --tokens 1e9
 expect_out "prices: the catalog's indicative on-demand \$/GPU-hour unless --price"
 
 finish

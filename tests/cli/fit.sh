@@ -19,18 +19,18 @@ expect_out_re '\$[0-9]+'
 expect_out_re '[0-9.]+ (h|days)'
 
 test_case "fit full 7B: one 80 GB card needs a lighter optimizer (+ checkpointing at micro-batch 4), or sharding"
-run fit llama2-7b --mode full --batch 4 --forbid batch --tokens 1e9 --gpu h100-80gb --json
+run fit llama2-7b --mode full --batch 4 --forbid batch --tokens 1e9 --gpu h100-80gb:1 --json
 expect_rc 0
 # (the allocator simulation decides: adamw8bit's reserve leaves it over the
 # 90 % limit at micro-batch 4, Adafactor's factored states fit)
 expect_json '(lambda r: r["fits"] and (lambda c: c["grad_ckpt"] == "true" and c["optimizer"] in ("adamw8bit", "adafactor"))({c["knob"]: c["to"] for c in r["changes"]}) and r["run"]["cost_usd"] > 0)(j["rows"][0])'
-run fit llama2-7b --mode full --tokens 1e9 --gpu h100-80gb --gpu a100-80gb:2 --json
+run fit llama2-7b --mode full --tokens 1e9 --gpu h100-80gb:1 --gpu a100-80gb:2 --json
 expect_rc 0
 expect_json 'any(r["gpu"] == "h100-80gb" and r["gpus"] == 1 and r["fits"] and r["setup"]["optimizer"] in ("adamw8bit", "adafactor") for r in j["rows"])'
 expect_json 'any(r["gpu"] == "a100-80gb" and r["gpus"] == 2 and r["fits"] and r["setup"]["shard"] in ("zero1", "zero2", "zero3", "fsdp") and r["setup"]["optimizer"] == "adamw" for r in j["rows"])'
 expect_json 'all(r["run"]["cost_usd"] > 0 for r in j["rows"] if r["fits"])'
 # AdamW itself never fits one 80 GB card: forbidding the optimizer leaves no setting
-run fit llama2-7b --mode full --forbid optimizer --gpu h100-80gb --json
+run fit llama2-7b --mode full --forbid optimizer --gpu h100-80gb:1 --json
 expect_rc 0
 expect_json 'j["rows"][0]["fits"] is False and "optimizer" in j["rows"][0]["reason"]'
 run fit llama2-7b --mode full --batch 4 --tokens 1e9
@@ -70,7 +70,7 @@ expect_rc 0
 expect_json 'len(set(r["setup"]["lora_rank"] for r in j["results"])) > 1'
 
 test_case "fit: --steps and --price"
-run fit llama2-7b --mode lora --precision bf16 --steps 1000 --gpu a100-80gb --price 2 --json
+run fit llama2-7b --mode lora --precision bf16 --steps 1000 --gpu a100-80gb:1 --price 2 --json
 expect_rc 0
 expect_json 'j["rows"][0]["run"]["steps"] == 1000 and abs(j["rows"][0]["run"]["cost_usd"] - 2 * j["rows"][0]["run"]["gpu_hours"]) < 1e-6'
 

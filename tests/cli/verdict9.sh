@@ -42,10 +42,10 @@ expect_rc 2
 expect_err "Try 'vramfit help fit'."
 
 test_case "fit on single GPUs: no NCCL/DDP/ZeRO/overlap lines; with a multi-GPU row they are there"
-run fit llama3-8b --mode lora --gpu rtx-4090 --gpu h100-80gb --json
+run fit llama3-8b --mode lora --gpu rtx-4090:1 --gpu h100-80gb:1 --json
 expect_rc 0
 expect_json 'all(r["gpus"] == 1 for r in j["rows"]) and not any(x.startswith(("multi-GPU:", "DDP:", "ZeRO-1/2:", "overlapped collectives")) for x in j["assumptions"])'
-run fit llama3-8b --mode lora --gpu rtx-4090 --gpu h100-80gb
+run fit llama3-8b --mode lora --gpu rtx-4090:1 --gpu h100-80gb:1
 expect_no_out "DDP: ring all-reduce"
 expect_no_out "multi-GPU: collectives"
 run fit llama3-8b --mode lora --gpu rtx-4090:2 --json

@@ -3617,6 +3617,26 @@ static int sim_fits(const struct vf_arch *arch, const struct vf_setup *su, int64
 	return vf_estimate_fits(&e, gpu, NULL) ? 1 : 0;
 }
 
+/* The largest batch in [lo, hi) that fits, lo fitting and hi not (the
+ * simulation's answer taken as monotone between them); -1 when a
+ * simulation failed. */
+static int64_t bisect_fits(const struct vf_arch *arch, const struct vf_setup *setup,
+			   const struct vf_gpu_spec *gpu, const struct vf_alloc_config *cfg,
+			   struct vf_replay_memo *memo, int64_t limit, int64_t lo, int64_t hi)
+{
+	while (hi - lo > 1) {
+		int64_t mid = lo + (hi - lo) / 2;
+		int g = sim_fits(arch, setup, mid, gpu, cfg, memo, limit);
+		if (g < 0)
+			return -1;
+		if (g)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The largest batch below hi (which the simulation refuses) that fits:
  * step down from hi until one fits, then bisect; 0 when none, -1 when a
  * simulation failed. */
@@ -3637,17 +3657,7 @@ static int64_t fits_below(const struct vf_arch *arch, const struct vf_setup *set
 		hi = lo;
 		step *= 2;
 	}
-	while (hi - lo > 1) {
-		int64_t mid = lo + (hi - lo) / 2;
-		int g = sim_fits(arch, setup, mid, gpu, cfg, memo, limit);
-		if (g < 0)
-			return -1;
-		if (g)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	return bisect_fits(arch, setup, gpu, cfg, memo, limit, lo, hi);
 }
 
 /* The largest batch from lo (which the simulation fits) up whose next
@@ -3671,17 +3681,7 @@ static int64_t fits_above(const struct vf_arch *arch, const struct vf_setup *set
 		lo = hi;
 		step *= 2;
 	}
-	while (hi - lo > 1) {
-		int64_t mid = lo + (hi - lo) / 2;
-		int g = sim_fits(arch, setup, mid, gpu, cfg, memo, limit);
-		if (g < 0)
-			return -1;
-		if (g)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	return bisect_fits(arch, setup, gpu, cfg, memo, limit, lo, hi);
 }
 
 int64_t vf_estimate_max_batch_limit_simulated(const struct vf_arch *arch, const struct vf_setup *setup,

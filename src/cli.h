@@ -109,13 +109,14 @@ int vf_cli_gpu_counts(const char *cmd, const char *const *ids, int *counts, int 
  * vf_cli_float8_refuse: the usage error for a card given or probed,
  * printed, its exit code. Every verb that trains decides with these. */
 struct vf_gpu_spec;
+bool vf_cli_float8_lacks(const struct vf_setup *s, const struct vf_gpu_spec *g);
+int vf_cli_float8_refuse(const char *cmd, const struct vf_gpu_spec *g);
+
 /* The setup facts every verb's header shows alike: the precision with
  * "(TF32)" where fp32 matmuls run on the TF32 cores ("fp32 (TF32)"), and
  * the training stack with what its profile sets ("training stack hf
  * (data/stacks/hf.json: adapters fp32, loss full; ...)"). Return o. */
 char *vf_cli_precision_words(const struct vf_setup *s, char *o, size_t n);
 char *vf_cli_stack_words(const struct vf_setup *s, char *o, size_t n);
-bool vf_cli_float8_lacks(const struct vf_setup *s, const struct vf_gpu_spec *g);
-int vf_cli_float8_refuse(const char *cmd, const struct vf_gpu_spec *g);
 
 #endif

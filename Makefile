@@ -5,7 +5,8 @@
 #               screenshots in docs/ (tests/cli/report.sh in headless Chromium)
 #   make test   install what is missing, build, run the whole suite
 #               (unit + CLI tests, both again under ASan+UBSan without
-#                the example trainer's and the browser's cases, then every
+#                the example trainer's, the browser's and gpu-proof's
+#                cases, then every
 #                fuzz target for a bounded time, JOBS at once; fails when a
 #                test changed or left a file in the checkout)
 #   make bench  every bench/bench-*.c and bench/*.sh; the figures come as

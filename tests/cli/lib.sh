@@ -32,8 +32,8 @@ unset py
 # case that drives vramfit and leaves out the cases whose time is another
 # program's, the same in both passes, which the release pass ran: the example
 # trainer's (real PyTorch on the CPU; the stand-in trainer's cases drive the
-# same supervisor code) and the browser's checks of the pages (Chromium
-# reads the same bytes). sanitized_skip WHAT WHOSE: true, with a note, there.
+# same supervisor code), the browser's checks of the pages (Chromium
+# reads the same bytes) and scripts/gpu-proof.sh's (its own sweep). sanitized_skip WHAT WHOSE: true, with a note, there.
 sanitized_skip() {
   [ "${VF_SANITIZED_PASS:-0}" = 1 ] || return 1
   echo "note: $1 not rerun in the ASan+UBSan pass: their time is $2's, and the release pass ran them" >&2

@@ -6,9 +6,9 @@
 #   make test   install what is missing, build, run the whole suite
 #               (unit + CLI tests, both again under ASan+UBSan without
 #                the example trainer's, the browser's and gpu-proof's
-#                cases, then every
-#                fuzz target for a bounded time, JOBS at once; fails when a
-#                test changed or left a file in the checkout)
+#                cases, then every fuzz target for a bounded time, JOBS
+#                at once; fails when a test changed or left a file in the
+#                checkout)
 #   make bench  every bench/bench-*.c and bench/*.sh; the figures come as
 #               ratios to `python3 -c pass` timed in the same run (and to
 #               llm-analysis's CLI with LLM_ANALYSIS_DIR=checkout), and in ms

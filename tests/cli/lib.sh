@@ -18,10 +18,11 @@ T_PASS=0 T_FAIL=0 T_NAME=""
 TMP=$(mktemp -d /tmp/vf-cli.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 # python3 the interpreter it names, not a version manager's shim: pyenv's
-# shim is a shell script that runs pyenv on every call (0.7-0.9 s a call on
-# the 2-core VM, /usr/bin/python3 0.09 s), and the cases call python3
-# hundreds of times. The same interpreter, linked first on this test's PATH
-# (its children's too); nothing changes where python3 is no shim.
+# shim is a shell script that runs pyenv on every call (on the 2-core VM
+# 0.27 s a call idle, 0.7-0.9 s under the suite's load; the interpreter it
+# names 0.06 s), and the cases call python3 hundreds of times. The same
+# interpreter, linked first on this test's PATH (its children's too);
+# nothing changes where python3 is no shim.
 if py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && [ -x "$py" ] &&
    [ "$(command -v python3)" != "$py" ]; then
   mkdir -p "$TMP/python-bin" && ln -s "$py" "$TMP/python-bin/python3" && PATH="$TMP/python-bin:$PATH"

@@ -25,6 +25,11 @@ struct vf_cli_command {
 	int (*run)(int argc, char **argv); /* argv[0] = the command name */
 };
 
+/* Before a command allocates: the heap's first megabytes on transparent
+ * huge pages where the kernel allows it (src/heap.c; VRAMFIT_HEAP=plain:
+ * glibc's defaults). */
+void vf_cli_heap_setup(void);
+
 /* `vramfit help <name>`: usage, the option list from the table, tail. */
 void vf_cli_print_help(FILE *f, const struct vf_cli_command *c);
 

@@ -116,6 +116,7 @@ static int dispatch(int argc, char **argv)
 		vf_cli_print_help(stdout, c);
 		return VF_EXIT_OK;
 	}
+	vf_cli_heap_setup();
 	return c->run(argc - 1, argv + 1);
 }
 

@@ -1265,9 +1265,9 @@ static int print_step_parts(const struct target *tg, const struct gpu_row *rows,
 	return shown;
 }
 
-/* --explain where it had nothing to show (no allocator simulation, no
- * step parts): what it covers, and what this model's figures are. */
-static void print_explain_none(const struct target *tg)
+/* --explain without an allocator simulation: what it covers, and what
+ * this model's figures are (parts_shown: the step's parts were shown). */
+static void print_explain_none(const struct target *tg, bool parts_shown)
 {
 	const char *kind = tg->vision ? tg->vis.kind : tg->d.nlevels > 0 ? "unet" : tg->dit ? "dit" : "llm";
 	static const struct {
@@ -1275,13 +1275,22 @@ static void print_explain_none(const struct target *tg)
 	} words[] = {{"dit", "DiT"}, {"unet", "UNet"}, {"vit", "vision encoder"}, {"clip", "vision encoder"}};
 	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
 		if (strcmp(kind, words[i].kind) == 0) {
-			printf("\n--explain: the allocator's segments and the step's parts are worked out for language "
-			       "models; for this %s its peak is the memory terms above with an estimated allocator "
-			       "reserve (not simulated), its step time one figure without parts\n",
-			       words[i].words);
+			if (parts_shown) /* a DiT's step in parts (dit.c) */
+				printf("\n--explain: the allocator's segments are worked out for language models; "
+				       "for this %s its peak is the memory terms above with an estimated allocator "
+				       "reserve (not simulated), its step time the parts above\n",
+				       words[i].words);
+			else
+				printf("\n--explain: the allocator's segments and the step's parts are worked out "
+				       "for language models; for this %s its peak is the memory terms above with "
+				       "an estimated allocator reserve (not simulated), its step time one figure "
+				       "without parts\n",
+				       words[i].words);
 			return;
 		}
-	printf("\n--explain: nothing to break down: no allocator simulation ran and no GPU's step time is known\n");
+	if (!parts_shown)
+		printf("\n--explain: nothing to break down: no allocator simulation ran and no GPU's step time "
+		       "is known\n");
 }
 
 /* --- one model across GPUs (--split layers, --tp, --pp; split.h) ---------- */
@@ -3406,8 +3415,8 @@ static int output(const struct est_args *a, struct result *r)
 		int shown = engine ? 0 : print_step_parts(&r->tg, r->rows, r->nrows);
 		if (print_inference_parts(r->rows, r->nrows))
 			shown++;
-		if (!r->sim && !shown)
-			print_explain_none(&r->tg);
+		if (!r->sim)
+			print_explain_none(&r->tg, shown > 0);
 	}
 	return VF_EXIT_OK;
 }

@@ -8,6 +8,7 @@
 #include "vramfit/model/models.h"
 
 #include "estimate_internal.h"
+#include "nccl.h"
 #include "steptime.h"
 
 #include <math.h>
@@ -426,7 +427,9 @@ struct ditm {
 	const struct vf_setup *su;
 	double b, Nv, Na, hv, ha, L, P, pb, ngpu;
 	bool train, full, fsdp;
+	bool fsdp_mp;        /* FSDP MixedPrecision: units gathered, gradients computed in bf16 */
 	double linear, lora, T, gb;
+	double ub;           /* bytes per element of a gathered FSDP unit and its whole gradient */
 	double W, G, S, OT, AC, C, TP, dequant;
 	double G_nosync;     /* FSDP accumulation under no_sync: the whole gradients held (0: none) */
 	double R;            /* a pipeline's frozen encoders and VAE kept through the step */
@@ -449,8 +452,20 @@ static void dit_states(struct ditm *m)
 	m->linear = 0.98 * m->P;
 	m->lora = su->mode == VF_MODE_LORA ? su->lora_rank * dit_lora_per_rank(dt, su->lora_targets) : 0;
 	m->T = m->full ? m->P : m->lora;
-	double qb = vf__estimate_quant_bytes(su->quant, m->pb);
-	m->W = m->linear * qb + (m->P - m->linear) * m->pb + m->lora * 4;
+	/* under FSDP the trainer casts the transformer to fp32 before
+	 * accelerator.prepare (LoRA too: FSDP wants one dtype per flat
+	 * parameter), so the shards are fp32 (dit_load_phase) */
+	bool sharded = m->train && m->ngpu > 1 && m->fsdp;
+	double sb = sharded && su->quant == VF_QUANT_NONE ? 4 : m->pb;
+	/* FSDP MixedPrecision (the stack mechanism fsdp_mixed_precision:
+	 * accelerate's bf16 maps to FSDP1 param_dtype and reduce_dtype
+	 * bf16): each unit gathered in bf16 from the fp32 shards, its
+	 * gradient computed and reduce-scattered in bf16, and autocast has
+	 * nothing left to cast */
+	m->fsdp_mp = sharded && su->fsdp_mixed_precision && su->precision != VF_PREC_FP32 && sb == 4;
+	m->ub = m->fsdp_mp ? 2 : sb;
+	double qb = vf__estimate_quant_bytes(su->quant, sb);
+	m->W = m->linear * qb + (m->P - m->linear) * sb + m->lora * 4;
 	m->gb = m->full ? m->pb : 4;
 	m->G = m->train ? m->T * m->gb : 0;                               /* gradients */
 	if (m->train) {
@@ -471,13 +486,13 @@ static void dit_states(struct ditm *m)
 	 * adapters as units of their own: theirs only (data/stacks/ltx.json) */
 	m->G_nosync = 0;
 	if (m->train && su->fsdp_no_sync && m->ngpu > 1 && su->shard == VF_SHARD_FSDP && su->grad_accum > 1)
-		m->G_nosync = m->full || !su->fsdp_lora_flat ? m->G : (m->P + m->lora) * 4;
+		m->G_nosync = m->full ? m->T * m->ub : !su->fsdp_lora_flat ? m->G : (m->P + m->lora) * m->ub;
 	if (m->ngpu > 1 && m->fsdp) {
 		m->W /= m->ngpu;
 		m->G /= m->ngpu;
 		m->S /= m->ngpu;
 		m->OT /= m->ngpu;
-		m->W += 2 * (m->linear / m->L) * m->pb;                  /* gathered block */
+		m->W += 2 * (m->linear / m->L) * m->ub;                  /* gathered block, prefetched next */
 	}
 	/* the embedding connectors: loaded on the GPU in bf16 by the trainer's
 	 * _load_models (trainer.py, load_embeddings_processor at
@@ -499,7 +514,8 @@ static void dit_states(struct ditm *m)
 	}
 	/* quanto dequantizes one linear at a time to bf16 */
 	m->dequant = su->quant != VF_QUANT_NONE ? 2 * m->hv * (double)dt->video_ffn : 0;
-	m->AC = m->train ? 2 * m->lora : 0;                               /* adapters' bf16 copies */
+	/* adapters' bf16 copies (none when FSDP gathers them in bf16) */
+	m->AC = m->train && !m->fsdp_mp ? 2 * m->lora : 0;
 	m->R = resident_bytes(dt, su);                                    /* frozen encoders, VAE */
 }
 
@@ -683,6 +699,10 @@ static void dit_step_phases(const struct ditm *m, struct live ph[VF_PHASE_COUNT]
 	bw->w = m->W + m->C + m->R;
 	bw->o = m->S;
 	bw->g = (m->G_nosync > 0 ? m->G_nosync : m->G) + m->CG;
+	/* FSDP: a unit's whole gradient, computed before its reduce-scatter
+	 * (a flat unit's covers its frozen weights too) */
+	if (m->ngpu > 1 && m->fsdp && m->G_nosync == 0 && (m->full || m->su->fsdp_lora_flat))
+		bw->g += (m->linear + (m->full ? 0 : m->lora)) / m->L * m->ub;
 	bw->ac = m->AC;
 	bw->act = m->CA + m->held + (m->su->grad_ckpt ? m->A_block : 0) + m->grad_stream + m->dequant;
 	struct live *op = &ph[VF_PHASE_OPTIMIZER];
@@ -739,14 +759,32 @@ static void dit_time(const struct ditm *m, const struct vf_gpu_spec *gpu, struct
 	if (vf_estimate_constants_fallback())
 		e->assumed |= VF_ASSUME_CONSTANTS_BUILTIN;
 	double bw_bytes = gpu && gpu->bandwidth_gbs > 0 ? gpu->bandwidth_gbs * 1e9 : 4.8e12;
-	double T = m->T, gb = m->gb;
-	double t = flops / (rate * 1e12 * u) + (double)su->grad_accum * ACT_PASSES * L * m->A_block / bw_bytes +
-		   T * gb * 11 / (0.8 * bw_bytes) + T_STEP + L * (T_LAYER + (su->grad_ckpt ? T_LAYER_CKPT : 0));
+	/* the optimizer steps the states this GPU holds (its shard under FSDP) */
+	double T = m->ngpu > 1 && m->fsdp ? m->T / m->ngpu : m->T, gb = m->gb;
+	/* the step as its parts (--explain): the GEMMs and attention share
+	 * the fitted utilisation in proportion to their FLOPs */
+	struct vf_step_parts *p = &e->parts;
+	double dense = flops / (rate * 1e12 * u);
+	p->gemm = fwd > 0 ? dense * (lin_f / fwd) : 0;
+	p->attention = dense - p->gemm;
+	p->memory_bound = (double)su->grad_accum * ACT_PASSES * L * m->A_block / bw_bytes;
+	p->optimizer = m->train ? T * gb * 11 / (0.8 * bw_bytes) : 0;
+	p->launch = L * (T_LAYER + (su->grad_ckpt ? T_LAYER_CKPT : 0));
+	p->fixed = T_STEP;
+	p->compute = p->gemm + p->attention + p->memory_bound + p->optimizer + p->launch + p->fixed;
+	double t = p->compute;
 	e->utilisation = u;
-	e->optimizer_seconds = T * gb * 11 / (0.8 * bw_bytes);
+	e->optimizer_seconds = p->optimizer;
 	e->step_seconds = t;
 	e->tokens_per_second = (Nv + Na) * (double)su->grad_accum * m->ngpu / t;
 	e->mfu = model_flops / (t * rate * 1e12);
+	/* data-parallel communication on several GPUs, as the LLM step has
+	 * it (nccl.c: the link, the collectives, the overlap of each
+	 * strategy): FSDP gathers every block for the forward and again for
+	 * the backward and reduce-scatters its gradient, in bf16 under
+	 * fsdp_mixed_precision; DDP all-reduces the trainable gradients */
+	if (m->train && m->ngpu > 1)
+		vf__estimate_add_comm(su, gpu, L, e);
 }
 
 void vf_estimate_dit(const struct vf_dit *dt, const struct vf_setup *su,

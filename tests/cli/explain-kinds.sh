@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # explain-kinds.sh - estimate --explain says what it shows for each kind of
-# model: a language model's allocator segments and step parts; for a model
-# with neither (a DiT, a vision encoder: their peak is the memory terms with
-# an estimated allocator reserve, their step time one figure) a line saying
-# so, never the same output as without --explain.
+# model: a language model's allocator segments and step parts; a DiT's step
+# parts (dit.c) and a line saying its peak is the memory terms with an
+# estimated allocator reserve; for a vision encoder (neither) a line saying
+# so; never the same output as without --explain.
 . "$(dirname "$0")/lib.sh"
 export VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI="$TMP/no-such-smi"
 VC="$VF_SOURCE_DIR/tests/fixtures/vision"
@@ -21,11 +21,29 @@ explain_note() {
   check '[ "$(printf "%s" "$out" | head -n -2)" = "$plain" ]'
 }
 
-test_case "--explain on the trainer's video DiT: a note, not the same page as without it"
-explain_note ltx-2-19b "DiT"
+# dit_parts MODEL: --explain adds the step's parts and the allocator note
+dit_parts() {
+  run estimate "$1" --gpu h100-80gb
+  expect_rc 0
+  local plain=$out
+  run estimate "$1" --gpu h100-80gb --explain
+  expect_rc 0
+  expect_out "Step time on NVIDIA H100 80GB HBM3: "
+  expect_out "  GEMMs  "
+  expect_out "  attention  "
+  expect_out "  optimizer step  "
+  expect_out "--explain: the allocator's segments are worked out for language models; for this DiT its peak is the memory terms above with an estimated allocator reserve (not simulated), its step time the parts above"
+  expect_no_out "Caching allocator at the reserved peak"
+  expect_no_out "one figure without parts"
+  # the page without --explain, then the parts and the note
+  check '[ "$(printf "%s" "$out" | head -n "$(printf "%s\n" "$plain" | wc -l)")" = "$plain" ]'
+}
 
-test_case "--explain on a DiT from a config.json"
-explain_note "$VC/pixart.json" "DiT"
+test_case "--explain on the trainer's video DiT: its step's parts and a note"
+dit_parts ltx-2-19b
+
+test_case "--explain on a DiT from a config.json: its step's parts and a note"
+dit_parts "$VC/pixart.json"
 
 test_case "--explain on a vision encoder"
 explain_note "$VC/clip-l14.json" "vision encoder"

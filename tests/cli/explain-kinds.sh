@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # explain-kinds.sh - estimate --explain says what it shows for each kind of
-# model: a language model's allocator segments and step parts; a DiT's step
-# parts (dit.c) and a line saying its peak is the memory terms with an
+# model: a language model's allocator segments and step parts; a DiT's or a
+# UNet's step parts (dit.c) and a line saying its peak is the memory terms with an
 # estimated allocator reserve; for a vision encoder (neither) a line saying
 # so; never the same output as without --explain.
 . "$(dirname "$0")/lib.sh"
@@ -21,7 +21,7 @@ explain_note() {
   check '[ "$(printf "%s" "$out" | head -n -2)" = "$plain" ]'
 }
 
-# dit_parts MODEL: --explain adds the step's parts and the allocator note
+# dit_parts MODEL [KIND]: --explain adds the step's parts and the allocator note
 dit_parts() {
   run estimate "$1" --gpu h100-80gb
   expect_rc 0
@@ -32,7 +32,7 @@ dit_parts() {
   expect_out "  GEMMs  "
   expect_out "  attention  "
   expect_out "  optimizer step  "
-  expect_out "--explain: the allocator's segments are worked out for language models; for this DiT its peak is the memory terms above with an estimated allocator reserve (not simulated), its step time the parts above"
+  expect_out "--explain: the allocator's segments are worked out for language models; for this ${2:-DiT} its peak is the memory terms above with an estimated allocator reserve (not simulated), its step time the parts above"
   expect_no_out "Caching allocator at the reserved peak"
   expect_no_out "one figure without parts"
   # the page without --explain, then the parts and the note
@@ -44,6 +44,9 @@ dit_parts ltx-2-19b
 
 test_case "--explain on a DiT from a config.json: its step's parts and a note"
 dit_parts "$VC/pixart.json"
+
+test_case "--explain on a UNet from a config.json: its step's parts and a note"
+dit_parts "$VF_SOURCE_DIR/tests/fixtures/diffusers/sdxl-unet.json" UNet
 
 test_case "--explain on a vision encoder"
 explain_note "$VC/clip-l14.json" "vision encoder"

@@ -3644,7 +3644,9 @@ static int estimate(const struct est_args *a, struct result *r, bool t5)
 				  r->tg.arch.family, &r->as);
 	if (split)
 		split_assumptions(&r->s, &r->as);
-	estimate_assumptions(&r->e0, &r->s, r->nrows ? &r->rows[0].spec : NULL, &r->as);
+	/* the tier's setup (its stack: the trainer's, data/stacks/ltx.json) */
+	estimate_assumptions(&r->e0, tiered ? &r->rows[0].setup : &r->s, r->nrows ? &r->rows[0].spec : NULL,
+			     &r->as);
 	return output(a, r);
 }
 

@@ -980,11 +980,12 @@ vf_status vf_setup_from_ltx2(const struct vf_ltx2_config *c, struct vf_setup *s,
 		s->shard = s->mode == VF_MODE_FULL ? VF_SHARD_FSDP : VF_SHARD_DDP;
 		s->given |= VF_SETUP_G_GPUS | VF_SETUP_G_SHARD;
 	}
-	st = vf_setup_finish(s, err);
-	/* the trainer's loop: accelerator.accumulate under FSDP1 with
-	 * use_orig_params (data/stacks/ltx.json fsdp_no_sync, fsdp_lora_flat) */
-	s->fsdp_no_sync = s->fsdp_lora_flat = true;
-	return st;
+	/* the trainer's own stack (data/stacks/ltx.json): accelerator.accumulate
+	 * under FSDP1's no_sync, use_orig_params flat units, MixedPrecision
+	 * bf16, adapters in fp32 */
+	if ((st = vf_setup_set(s, "stack", "ltx", err)))
+		return st;
+	return vf_setup_finish(s, err);
 }
 
 vf_status vf_estimate_ltx2(const char *model_id, const struct vf_ltx2_config *c,

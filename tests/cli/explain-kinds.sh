@@ -8,32 +8,33 @@
 export VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI="$TMP/no-such-smi"
 VC="$VF_SOURCE_DIR/tests/fixtures/vision"
 
-# explain_note MODEL KIND: --explain adds exactly the note naming KIND
-explain_note() {
+# explain_page MODEL: the page without --explain (in $plain), then with it
+# (in $out); no allocator segments either way
+explain_page() {
   run estimate "$1" --gpu h100-80gb
   expect_rc 0
-  local plain=$out
+  plain=$out
   run estimate "$1" --gpu h100-80gb --explain
   expect_rc 0
+  expect_no_out "Caching allocator at the reserved peak"
+}
+
+# explain_note MODEL KIND: --explain adds exactly the note naming KIND
+explain_note() {
+  explain_page "$1"
   expect_out "--explain: the allocator's segments and the step's parts are worked out for language models; for this $2"
   expect_out "its peak is the memory terms above with an estimated allocator reserve (not simulated), its step time one figure without parts"
-  expect_no_out "Caching allocator at the reserved peak"
   check '[ "$(printf "%s" "$out" | head -n -2)" = "$plain" ]'
 }
 
 # dit_parts MODEL [KIND]: --explain adds the step's parts and the allocator note
 dit_parts() {
-  run estimate "$1" --gpu h100-80gb
-  expect_rc 0
-  local plain=$out
-  run estimate "$1" --gpu h100-80gb --explain
-  expect_rc 0
+  explain_page "$1"
   expect_out "Step time on NVIDIA H100 80GB HBM3: "
   expect_out "  GEMMs  "
   expect_out "  attention  "
   expect_out "  optimizer step  "
   expect_out "--explain: the allocator's segments are worked out for language models; for this ${2:-DiT} its peak is the memory terms above with an estimated allocator reserve (not simulated), its step time the parts above"
-  expect_no_out "Caching allocator at the reserved peak"
   expect_no_out "one figure without parts"
   # the page without --explain, then the parts and the note
   check '[ "$(printf "%s" "$out" | head -n "$(printf "%s\n" "$plain" | wc -l)")" = "$plain" ]'

@@ -37,7 +37,10 @@ bool vf_est_tier_wanted(const struct vf_setup *user)
 			       VF_SETUP_G_BATCH | VF_SETUP_G_GRAD_ACCUM | VF_SETUP_G_GRAD_CKPT |
 			       VF_SETUP_G_LORA_RANK | VF_SETUP_G_LORA_ALPHA | VF_SETUP_G_LORA_TARGETS |
 			       VF_SETUP_G_QUANT | VF_SETUP_G_VIDEO | VF_SETUP_G_TEXT_ENCODER | VF_SETUP_G_OFFLOAD;
-	if (user->given & knobs)
+	/* another stack named, or one of its mechanisms set: the user's own
+	 * setup (the tier's runs under the trainer's stack, data/stacks/ltx.json) */
+	if ((user->given & knobs) || user->stack_given ||
+	    ((user->given & VF_SETUP_G_STACK) && strcmp(user->stack, "ltx") != 0))
 		return false;
 	return !(user->given & VF_SETUP_G_MODE) || user->mode == VF_MODE_LORA || user->mode == VF_MODE_FULL;
 }

@@ -452,11 +452,13 @@ static void dit_states(struct ditm *m)
 	m->linear = 0.98 * m->P;
 	m->lora = su->mode == VF_MODE_LORA ? su->lora_rank * dit_lora_per_rank(dt, su->lora_targets) : 0;
 	m->T = m->full ? m->P : m->lora;
-	/* under FSDP the trainer casts the transformer to fp32 before
-	 * accelerator.prepare (LoRA too: FSDP wants one dtype per flat
-	 * parameter), so the shards are fp32 (dit_load_phase) */
+	/* LoRA under FSDP with the adapters in the blocks' flat parameters
+	 * (fsdp_lora_flat): FSDP1 wants one dtype per flat parameter, so the
+	 * LTX-2 trainer casts the transformer to fp32 before
+	 * accelerator.prepare and the shards are fp32 (dit_load_phase); a
+	 * full fine-tune's are its precision's */
 	bool sharded = m->train && m->ngpu > 1 && m->fsdp;
-	double sb = sharded && su->quant == VF_QUANT_NONE ? 4 : m->pb;
+	double sb = sharded && !m->full && su->fsdp_lora_flat && su->quant == VF_QUANT_NONE ? 4 : m->pb;
 	/* FSDP MixedPrecision (the stack mechanism fsdp_mixed_precision:
 	 * accelerate's bf16 maps to FSDP1 param_dtype and reduce_dtype
 	 * bf16): each unit gathered in bf16 from the fp32 shards, its

@@ -50,6 +50,7 @@ vf_status vf_stack_set(struct vf_setup *s, const char *name, const char *v, stru
 		if (!v || !*v || strlen(v) >= sizeof s->stack || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(v))
 			return bad(err, name, v, "hf, torchtune, litgpt, torchtitan or ltx");
 		snprintf(s->stack, sizeof s->stack, "%s", v);
+		s->given |= VF_SETUP_G_STACK;
 	} else if (strcmp(name, "loss") == 0) {
 		if (!parse_loss(v, &s->loss, &s->loss_chunks))
 			return bad(err, name, v, "full, chunked:N or fused-linear");

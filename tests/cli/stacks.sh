@@ -114,4 +114,19 @@ run estimate llama2-7b --stack nosuch
 expect_rc 2
 expect_err 'torchtitan'
 
+test_case "the LTX-2 trainer's model: its tier config under the trainer's stack; another stack named estimates the user's own setup"
+run estimate ltx-2-19b --gpu a100-80gb:4 --json
+expect_rc 0
+expect_json 'j["gpus"][0]["setup"]["stack"] == "ltx" and j["gpus"][0]["setup"]["fsdp_lora_flat"] is True'
+expect_json 'any(x.startswith("training stack ltx") for x in j["assumptions"])'
+expect_json 'any("tier\x27s starting config" in x for x in j["assumptions"])'
+run estimate ltx-2-19b --gpu a100-80gb:4 --stack ltx --json
+expect_json 'any("tier\x27s starting config" in x for x in j["assumptions"])'
+for fl in "--stack hf" "--stack torchtune" "--compile"; do
+  run estimate ltx-2-19b --gpu a100-80gb:4 $fl --json
+  expect_rc 0
+  expect_json 'not any("tier\x27s starting config" in x for x in j["assumptions"])'
+  expect_json 'not any(x.startswith("training stack ltx") for x in j["assumptions"])'
+done
+
 finish

@@ -216,6 +216,7 @@ enum {
 	VF_SETUP_G_VALIDATION = 1u << 21,
 	VF_SETUP_G_GRAD_CLIP = 1u << 22,
 	VF_SETUP_G_ZERO_GRAD = 1u << 23,
+	VF_SETUP_G_STACK = 1u << 24,
 };
 
 struct vf_setup {

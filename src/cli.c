@@ -338,7 +338,9 @@ static int cc_of(const struct vf_gpu_spec *g)
 	return sscanf(g->cc, "%d.%d", &major, &minor) == 2 ? 10 * major + minor : 0;
 }
 
-bool vf_cli_float8_lacks(const struct vf_setup *s, const struct vf_gpu_spec *g)
+/* The setup trains float8 linears and card g cannot (a card without a
+ * compute capability in the catalog is not judged). */
+static bool float8_lacks(const struct vf_setup *s, const struct vf_gpu_spec *g)
 {
 	if (!s->float8 || s->mode == VF_MODE_INFER)
 		return false;
@@ -346,12 +348,36 @@ bool vf_cli_float8_lacks(const struct vf_setup *s, const struct vf_gpu_spec *g)
 	return cc != 0 && cc < 89;
 }
 
-int vf_cli_float8_refuse(const char *cmd, const struct vf_gpu_spec *g)
+bool vf_cli_float8_keep(struct vf_cli_float8 *f, const struct vf_setup *s, const struct vf_gpu_spec *g)
 {
-	return vf_cli_usage(cmd, "--float8: %s (compute capability %s) has no float8 tensor cores: torchao's "
-				 "float8 matmul (torch._scaled_mm) needs 8.9 or later (Ada, Hopper, Blackwell); "
-				 "--no-float8 or another --gpu",
-			    g->id, g->cc);
+	if (!float8_lacks(s, g))
+		return true;
+	if (!f->common) {
+		f->rc = vf_cli_usage(f->cmd, "--float8: %s (compute capability %s) has no float8 tensor cores: "
+					     VF_CLI_FLOAT8_WHY "; --no-float8 or another --gpu",
+				     g->id, g->cc);
+		return false;
+	}
+	size_t n = strlen(f->dropped);
+	snprintf(f->dropped + n, sizeof f->dropped - n, "%s%s (%s)", n ? ", " : "", g->id, g->cc);
+	return false;
+}
+
+int vf_cli_float8_done(struct vf_cli_float8 *f, int kept, int total)
+{
+	if (f->rc >= 0)
+		return f->rc;
+	if (kept == 0 && total > 0)
+		return vf_cli_usage(f->cmd, "--float8: none of the common cards has float8 tensor cores "
+					    "(compute capability 8.9 or later): give --gpu");
+	return -1;
+}
+
+char *vf_cli_float8_words(const struct vf_cli_float8 *f, char *o, size_t n)
+{
+	snprintf(o, n, "--float8: common cards without float8 tensor cores left out: %s; " VF_CLI_FLOAT8_WHY,
+		 f->dropped);
+	return o;
 }
 
 char *vf_cli_precision_words(const struct vf_setup *s, char *o, size_t n)

@@ -109,13 +109,24 @@ int vf_cli_gpu_counts(const char *cmd, const char *const *ids, int *counts, int 
  * _scaled_mm_out_cuda's capability check), and torchtitan refuses the swap
  * below it (torchtitan/components/quantization/float8.py, Float8LinearConverter:
  * "float8 is only supported on SM89 or later" unless float8.emulate).
- * vf_cli_float8_lacks: the setup trains float8 linears and card g cannot
- * (a card without a compute capability in the catalog is not judged);
- * vf_cli_float8_refuse: the usage error for a card given or probed,
- * printed, its exit code. Every verb that trains decides with these. */
+ * Every verb that trains decides with these, card by card:
+ * vf_cli_float8_keep is true for a card that can run the setup; a card
+ * given or probed (common false) that cannot sets rc to the usage error,
+ * printed; one of the common cards shown by default is left out and named
+ * in `dropped`. vf_cli_float8_done: rc, or the error when none was kept,
+ * or -1. vf_cli_float8_words: the assumption naming the cards left out. */
+#define VF_CLI_FLOAT8_WHY "torchao's float8 matmul (torch._scaled_mm) needs compute capability 8.9 or later " \
+			  "(Ada, Hopper, Blackwell)"
 struct vf_gpu_spec;
-bool vf_cli_float8_lacks(const struct vf_setup *s, const struct vf_gpu_spec *g);
-int vf_cli_float8_refuse(const char *cmd, const struct vf_gpu_spec *g);
+struct vf_cli_float8 {
+	const char *cmd;
+	bool common;        /* the common cards shown by default, not cards given */
+	int rc;             /* -1, or the exit code of a refusal */
+	char dropped[256];  /* the common cards left out, named ("" none) */
+};
+bool vf_cli_float8_keep(struct vf_cli_float8 *f, const struct vf_setup *s, const struct vf_gpu_spec *g);
+int vf_cli_float8_done(struct vf_cli_float8 *f, int kept, int total);
+char *vf_cli_float8_words(const struct vf_cli_float8 *f, char *o, size_t n);
 
 /* The setup facts every verb's header shows alike: the precision with
  * "(TF32)" where fp32 matmuls run on the TF32 cores ("fp32 (TF32)"), and

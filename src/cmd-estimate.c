@@ -3570,35 +3570,27 @@ static int infer_rows(const struct est_args *a, struct result *r)
 	return -1;
 }
 
-/* --float8 on cards below compute capability 8.9 (vf_cli_float8_lacks):
+/* --float8 on cards below compute capability 8.9 (vf_cli_float8_keep):
  * a card given or probed is an error, the common cards shown by default
  * lose those rows, named. Returns -1 or the exit code. */
 static int float8_rows(const struct vf_setup *s, struct gpu_row *rows, int *nrows, const char *gsource,
 		       struct assume *as)
 {
-	char dropped[256] = "";
+	struct vf_cli_float8 f = {.cmd = "estimate", .common = strcmp(gsource, "common") == 0, .rc = -1};
 	int k = 0;
-	for (int i = 0; i < *nrows; i++) {
-		if (!vf_cli_float8_lacks(s, &rows[i].spec)) {
+	for (int i = 0; i < *nrows && f.rc < 0; i++)
+		if (vf_cli_float8_keep(&f, s, &rows[i].spec)) {
 			if (k != i)
 				rows[k] = rows[i];
 			k++;
-			continue;
 		}
-		if (strcmp(gsource, "common") != 0)
-			return vf_cli_float8_refuse("estimate", &rows[i].spec);
-		size_t n = strlen(dropped);
-		snprintf(dropped + n, sizeof dropped - n, "%s%s (%s)", n ? ", " : "", rows[i].spec.id,
-			 rows[i].spec.cc);
-	}
-	if (k == 0 && *nrows > 0)
-		return vf_cli_usage("estimate", "--float8: none of the common cards has float8 tensor cores "
-						"(compute capability 8.9 or later): give --gpu");
+	int rc = vf_cli_float8_done(&f, k, *nrows);
+	if (rc >= 0)
+		return rc;
 	*nrows = k;
-	if (dropped[0])
-		assume(as, "--float8: common cards without float8 tensor cores left out: %s (torchao's float8 "
-			   "matmul, torch._scaled_mm, needs compute capability 8.9 or later)",
-		       dropped);
+	char b[512];
+	if (f.dropped[0])
+		assume(as, "%s", vf_cli_float8_words(&f, b, sizeof b));
 	return -1;
 }
 

@@ -85,7 +85,7 @@ struct fit_args {
 	bool generate;              /* --engine transformers: generate()'s ways to serve */
 	struct vf_infer_opts inf;
 	struct vf_replay_memo *memo; /* this run's allocator replays remembered (owned by run) */
-	char float8_dropped[256];   /* --float8: common cards left out, named ("" none) */
+	struct vf_cli_float8 float8; /* --float8: the common cards left out */
 };
 
 /* --allow K,.. and --forbid K,..: knobs that may change, in order given. */
@@ -449,11 +449,8 @@ static void add_assumptions(cJSON *root, const struct fit_args *a, const struct 
 		cJSON_AddStringToObject(root, "not_understood", arch->not_understood);
 	cJSON *as = cJSON_AddArrayToObject(root, "assumptions");
 	char b[512];
-	if (a->float8_dropped[0]) {
-		snprintf(b, sizeof b, "--float8: common cards without float8 tensor cores left out: %s (torchao's "
-			 "float8 matmul, torch._scaled_mm, needs compute capability 8.9 or later)", a->float8_dropped);
-		cJSON_AddItemToArray(as, cJSON_CreateString(b));
-	}
+	if (a->float8.dropped[0])
+		cJSON_AddItemToArray(as, cJSON_CreateString(vf_cli_float8_words(&a->float8, b, sizeof b)));
 	if (a->setup.mode != VF_MODE_INFER) /* as estimate names it */
 		cJSON_AddItemToArray(as, cJSON_CreateString(vf_cli_stack_words(&a->setup, b, sizeof b)));
 	if (arch->approximate) {
@@ -1620,26 +1617,19 @@ static int check_sets(const struct fit_args *a, const struct gpu_group *groups, 
 }
 
 /* --float8 on cards below compute capability 8.9, as estimate decides
- * (vf_cli_float8_lacks): a card given or probed is refused, the common
+ * (vf_cli_float8_keep): a card given or probed is refused, the common
  * cards shown by default lose those rows, named in the assumptions.
  * Returns -1 or the exit code. */
 static int float8_groups(struct fit_args *a, struct gpu_group *groups, int *ng, bool common)
 {
+	a->float8 = (struct vf_cli_float8){.cmd = "fit", .common = common, .rc = -1};
 	int k = 0;
-	for (int i = 0; i < *ng; i++) {
-		if (!vf_cli_float8_lacks(&a->setup, groups[i].spec)) {
+	for (int i = 0; i < *ng && a->float8.rc < 0; i++)
+		if (vf_cli_float8_keep(&a->float8, &a->setup, groups[i].spec))
 			groups[k++] = groups[i];
-			continue;
-		}
-		if (!common)
-			return vf_cli_float8_refuse("fit", groups[i].spec);
-		size_t n = strlen(a->float8_dropped);
-		snprintf(a->float8_dropped + n, sizeof a->float8_dropped - n, "%s%s (%s)", n ? ", " : "",
-			 groups[i].spec->id, groups[i].spec->cc);
-	}
-	if (k == 0 && *ng > 0)
-		return vf_cli_usage("fit", "--float8: none of the common cards has float8 tensor cores "
-					   "(compute capability 8.9 or later): give --gpu");
+	int rc = vf_cli_float8_done(&a->float8, k, *ng);
+	if (rc >= 0)
+		return rc;
 	*ng = k;
 	return -1;
 }

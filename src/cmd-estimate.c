@@ -2127,16 +2127,19 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 			cJSON_AddItemToArray(pc, c);
 		}
 	}
-	cJSON *sj = vf_setup_to_json(s);
+	/* the trainer's model: the setup the figures beside it are of (the first
+	 * row's tier config), not the flags' defaults */
+	const struct vf_setup *ts = nrows && rows[0].tier_what[0] ? &rows[0].setup : s;
+	cJSON *sj = vf_setup_to_json(ts);
 	cJSON_ReplaceItemInObjectCaseSensitive(sj, "context_mib",
 					       cJSON_CreateNumber((double)(e0->context_bytes >> 20)));
-	if (tg->dit && s->mode == VF_MODE_LORA) {
+	if (tg->dit && ts->mode == VF_MODE_LORA) {
 		/* the diffusers module names of the DiT's attention projections */
 		char t[64] = "";
 		static const char *const names[] = {"to_q", "to_k", "to_v", "to_out.0"};
 		static const unsigned bits[] = {VF_LORA_Q, VF_LORA_K, VF_LORA_V, VF_LORA_O};
 		for (int i = 0; i < 4; i++)
-			if (s->lora_targets & bits[i]) {
+			if (ts->lora_targets & bits[i]) {
 				size_t n = strlen(t);
 				snprintf(t + n, sizeof t - n, "%s%s", n ? "," : "", names[i]);
 			}

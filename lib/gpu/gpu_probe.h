@@ -21,6 +21,15 @@
 #define VF_SMI_MAX_LINE 1024          /* one CSV line per GPU is ~150 bytes */
 
 vf_status vf__gpu_nvml_probe(struct vf_gpu_set *s, struct vf_error *err);
+
+/* Whether the kernel side of an NVIDIA driver is there: any of `markers`
+ * (NULL-terminated paths) exists, or cannot be shown absent (a lookup
+ * failing otherwise than ENOENT). vf__gpu_driver_markers: the module's
+ * /proc/driver/nvidia, the control device /dev/nvidiactl, and WSL2's
+ * /dev/dxg (its NVML talks to the Windows driver through it). NVML is not
+ * looked for without one of them. */
+extern const char *const vf__gpu_driver_markers[];
+bool vf__gpu_driver_present(const char *const *markers);
 vf_status vf__gpu_smi_probe(struct vf_gpu_set *s, struct vf_error *err);
 
 /* True only when execvp(prog) would fail with ENOENT without running

@@ -399,6 +399,52 @@ static void test_smi_absent(void)
 	rmdir(dir);
 }
 
+/* NVML is looked for only where a driver's kernel side is: any marker
+ * there (a file, a directory, a device), or one whose absence cannot be
+ * shown, is a driver; all of them ENOENT is none. */
+static void test_driver_present(void)
+{
+	char dir[] = "/tmp/vf-test-driver.XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char a[1200], b[1200], f[1200];
+	snprintf(a, sizeof a, "%s/proc-driver-nvidia", dir);
+	snprintf(b, sizeof b, "%s/nvidiactl", dir);
+	snprintf(f, sizeof f, "%s/file", dir);
+	const char *none[] = {a, b, NULL};
+	CHECK(!vf__gpu_driver_present(none));
+	const char *empty[] = {NULL};
+	CHECK(!vf__gpu_driver_present(empty));
+	CHECK_INT(mkdir(a, 0755), 0); /* the module's /proc directory */
+	CHECK(vf__gpu_driver_present(none));
+	rmdir(a);
+	FILE *fp = fopen(b, "w"); /* a device node stands as a file here */
+	CHECK(fp != NULL);
+	if (fp)
+		fclose(fp);
+	const char *last[] = {a, f, b, NULL};
+	CHECK(vf__gpu_driver_present(last));
+	unlink(b);
+	CHECK(!vf__gpu_driver_present(last));
+	/* a path through a file: ENOTDIR, not shown absent */
+	snprintf(b, sizeof b, "%s/file/x", dir);
+	fp = fopen(f, "w");
+	CHECK(fp != NULL);
+	if (fp)
+		fclose(fp);
+	const char *through[] = {a, b, NULL};
+	CHECK(vf__gpu_driver_present(through));
+	unlink(f);
+	CHECK(!vf__gpu_driver_present(through));
+	/* the probe's own markers: whichever this machine has, no crash, and
+	 * the list names the module, the control device and WSL2's device */
+	int n = 0;
+	for (const char *const *m = vf__gpu_driver_markers; *m; m++)
+		n++;
+	CHECK_INT(n, 3);
+	(void)vf__gpu_driver_present(vf__gpu_driver_markers);
+	rmdir(dir);
+}
+
 static void test_probe_smi_hangs(void)
 {
 	struct vf_gpu_set s;
@@ -589,6 +635,7 @@ int main(void)
 	RUN(test_cuda_visible_devices);
 	RUN(test_probe_smi);
 	RUN(test_smi_absent);
+	RUN(test_driver_present);
 	RUN(test_probe_smi_hangs);
 	RUN(test_probe_cvd);
 	RUN(test_probe_nvml);

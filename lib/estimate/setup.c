@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const mode_names[] = {"full", "lora", "infer"};
 static const char *const precision_names[] = {"amp", "bf16", "fp16", "fp32"};
@@ -757,8 +758,14 @@ static vf_status shape_set(struct vf_setup *s, const char *name, const char *v, 
 vf_status vf_setup_set(struct vf_setup *s, const char *name, const char *v, struct vf_error *err)
 {
 	if (strcmp(name, "mode") == 0) {
-		if (!vf_mode_parse(v, &s->mode))
+		if (!vf_mode_parse(v, &s->mode)) {
+			if (v && (strcasecmp(v, "qlora") == 0 || strcasecmp(v, "q-lora") == 0))
+				return vf_error_set(err, VF_EUSAGE,
+						    "--mode: expected full, lora or infer, got '%s' (QLoRA is "
+						    "--mode lora --quant nf4: LoRA over a 4-bit NF4 base)",
+						    v);
 			return BAD_ENUM(name, v, "full, lora or infer");
+		}
 		s->given |= VF_SETUP_G_MODE;
 	} else if (strcmp(name, "precision") == 0) {
 		if (!vf_precision_parse(v, &s->precision))

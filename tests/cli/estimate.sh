@@ -159,6 +159,13 @@ expect_err 'expected a MODEL'
 run estimate llama2-7b --batch 0
 expect_rc 2
 expect_err '--batch'
+run estimate llama2-7b --mode qlora --gpu rtx-4090
+expect_rc 2
+expect_err "got 'qlora' (QLoRA is --mode lora --quant nf4"
+expect_err_lines 2
+run fit llama2-7b --mode QLoRA --gpu rtx-4090
+expect_rc 2
+expect_err "got 'QLoRA' (QLoRA is --mode lora --quant nf4"
 run estimate llama2-7b --frobnicate
 expect_rc 2
 expect_err "unknown option '--frobnicate'"

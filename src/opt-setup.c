@@ -61,7 +61,9 @@ static const char *const targets[] = {"q_proj,v_proj", "all-linear", NULL};
 
 const struct vf_option vf_setup_options[] = {
 	OPT_GROUP("Setup:"),
-	SET("mode", "full|lora|infer", modes, "what runs (default full)"),
+	SET("mode", "full|lora|infer", modes,
+	    "what runs (default full); QLoRA is --mode lora\n"
+	    "--quant nf4"),
 	SET("precision", "amp|bf16|fp16|fp32", precisions,
 	    "amp = fp32 weights under bf16 autocast (default of\n"
 	    "full); bf16 = weights stored in bf16 (default of lora,\n"

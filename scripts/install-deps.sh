@@ -35,10 +35,11 @@ missing "${1:-}"
 
 # apt-get's own lock waits (DPkg::Lock::Timeout) cover dpkg's lock but not
 # the package lists' (apt-get update fails at once while another holds it),
-# so the runs of this script take turns here. The lock file is in /tmp for
-# any user; where it cannot be opened (another user's, a read-only /tmp)
-# the run goes on without it, as before.
-lock="${TMPDIR:-/tmp}/vramfit-install-deps.lock"
+# so the runs of this script take turns here. apt's locks are the
+# machine's, so this one is too: a fixed path in /tmp (not $TMPDIR, which
+# two suites may set apart); where it cannot be opened (another user's, a
+# read-only /tmp) the run goes on without it, as before.
+lock=/tmp/vramfit-install-deps.lock
 if command -v flock >/dev/null && { exec 9>>"$lock"; } 2>/dev/null; then
   flock -w 1800 9 || { echo "install-deps: waited 30 min for $lock (another install-deps); going on" >&2; }
   missing "${1:-}"

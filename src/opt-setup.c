@@ -160,5 +160,9 @@ const struct vf_option vf_setup_options[] = {
 		       "(litgpt on), else PyTorch's (off: IEEE fp32)"),
 	NEGATE("no-tf32", "--precision fp32: matmuls in IEEE fp32 (PyTorch's default)"),
 	SET("adapter-dtype", "fp32|bf16", dtypes, "the LoRA adapter's dtype"),
+	SWITCH("lora-dropout", "a dropout before each LoRA adapter (peft's LoraConfig\n"
+			       "lora_dropout > 0): its mask, and its time. Default:\n"
+			       "the stack's (litgpt on, the others off)"),
+	NEGATE("no-lora-dropout", "no dropout before the adapters (lora_dropout 0)"),
 	OPT_END(),
 };

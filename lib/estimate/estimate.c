@@ -405,6 +405,8 @@ struct dt {
 	double rank;
 	bool compile;     /* torch.compile: inductor recomputes cheap elementwise ops */
 	bool qbase;       /* the frozen base linears are quantized */
+	bool lora_fp32;   /* LoRA adapters kept in fp32 (peft), the input cast to them */
+	bool lora_drop;   /* a dropout (p > 0) before each adapter */
 };
 
 /* Bytes saved for backward at one linear-layer input of n features per
@@ -1179,8 +1181,47 @@ static inline __attribute__((always_inline)) void gemm_add(struct vf__layer_work
 		l->gemm[l->ngemm++] = (struct vf__gemm){m, k, n, count, wgrad, igrad, false};
 }
 
+/* The memory-bound bytes a LoRA adapter moves per element of its linear's
+ * input and output besides its two rank-r products (gemm_add reads and
+ * writes their operands at 2 bytes), as peft's lora.Linear.forward runs it
+ * (peft src/peft/tuners/lora/layer.py: result = base_layer(x); x cast to
+ * the adapter weight's dtype; result = result + lora_B(lora_A(dropout(x)))
+ * * scaling; result cast back to the base output's dtype) and torchtune's
+ * and litgpt's LoRA linears (bf16 adapters, no cast). Forward: x, X bytes
+ * wide (the residual stream's dtype), is cast to the adapter's A bytes
+ * (peft: fp32, a copy per adapter); a dropout reads and writes it and
+ * keeps a one-byte mask; under autocast lora_A casts the fp32 copy to bf16
+ * (read 4, write 2), without it the fp32 operand is read at 4 bytes.
+ * lora_B's output, Bo bytes (bf16 under autocast, else the adapter's), is
+ * scaled (read, write) and added to the base output (Y bytes: promoted to
+ * the wider Z), cast back to Y. Backward, by autograd's formulas: each
+ * cast's grad cast back, the dropout's grad times its mask, the scale's
+ * grad, the promoted add's grad cast to each input, and the adapter's dx
+ * added into the base path's (read 2, write 1). Under autocast with fp32
+ * adapters and no dropout: forward 12 bytes per input and 10 per output
+ * element, backward 18 and 4. */
+struct lora_bytes {
+	double in, out, in_bwd, out_bwd;
+};
+
+static inline struct lora_bytes lora_bytes(const struct dt *d)
+{
+	double X = d->R, A = d->lora_fp32 ? 4 : 2;
+	double Y = d->C, Bo = d->autocast ? 2 : A;
+	double Z = Bo > Y ? Bo : Y;
+	double cast_in = X != A ? X + A : 0, drop = d->lora_drop ? 2 * A + 1 : 0;
+	double ac = d->autocast && A > 2 ? 6 : 0; /* autocast's cast of the fp32 copy */
+	struct lora_bytes b;
+	b.in = cast_in + drop + (d->autocast ? ac : A - 2);
+	b.out = (Bo - 2) + 2 * Bo + (Y + Bo + Z) + (Z != Y ? Z + Y : 0);
+	b.in_bwd = cast_in + ac + drop + 3 * X;
+	b.out_bwd = 2 * Bo + (Z != Y ? Z + Y : 0) + (Z != Bo ? Z + Bo : 0);
+	return b;
+}
+
 /* A linear of in -> out features over m tokens; a LoRA adapter on it adds
- * its two rank-r products and three small kernels (dropout, scale, add). */
+ * its two rank-r products, three small kernels (dropout, scale, add) and
+ * their memory-bound bytes (lora_bytes). */
 static inline __attribute__((always_inline)) void linear_add(struct vf__layer_work *l, const struct dt *d,
 							    double m, double in, double out, double count,
 							    bool lora)
@@ -1197,6 +1238,9 @@ static inline __attribute__((always_inline)) void linear_add(struct vf__layer_wo
 		gemm_add(l, m, d->rank, out, count, true, true);
 		l->kernels += count * 5;
 		l->saved_tensors += count * 4; /* lora_A's and lora_B's inputs and weights */
+		struct lora_bytes lb = lora_bytes(d);
+		l->elem_bytes += count * m * (in * lb.in + out * lb.out);
+		l->elem_bwd_bytes += count * m * (in * lb.in_bwd + out * lb.out_bwd);
 	}
 }
 
@@ -1292,7 +1336,8 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	double h = s->h, C = d->C, R = d->R;
 	memset(l, 0, offsetof(struct vf__layer_work, gemm)); /* gemm[] filled up to ngemm */
 	l->experts = l->expert_kernels = l->attn_flops = l->score_elems = l->score_passes = 0;
-	l->elem_bytes = l->kernels = l->dequant_bytes = l->dequant_kernels = l->expert_bwd_bytes = 0;
+	l->elem_bytes = l->elem_bwd_bytes = l->kernels = l->dequant_bytes = l->dequant_kernels = 0;
+	l->expert_bwd_bytes = 0;
 	l->moe_share = l->expert_fp32 = l->saved_tensors = 0;
 	l->attn_seq = l->attn_head_dim = 0;
 	l->attn_causal = false;
@@ -1305,21 +1350,39 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	}
 	linear_add(l, d, m, s->hq, h, 1, t & VF_LORA_O);
 	double act_width = mlp_work(s, d, m, l); /* MLP, or router + experts (+ shared, dense) */
+	/* bitsandbytes' Linear4bit / Linear8bitLt on peft's fp32 residual
+	 * stream (kbit_fp32_rest): each casts its input to the compute dtype
+	 * and its output back to the input's dtype (bitsandbytes
+	 * bitsandbytes/nn/modules.py Linear4bit.forward: x.to(compute_dtype),
+	 * out.to(inp_dtype)); fms-acceleration's bnb plugin drops the fp32
+	 * upcast because "the activations will then be constantly downcasted,
+	 * resulting in greatly reduced throughput". q, k, v, gate and up each
+	 * cast the fp32 normed input and return fp32; the activation and its
+	 * product run on fp32 tensors, the down projection casts them and
+	 * returns fp32; rotary runs on fp32 q and k, cast back for attention;
+	 * o_proj takes and returns the attention's compute dtype. */
+	double Cq = C, kcast = 0;
+	if (d->qbase && R > C) {
+		double qkv = s->fused_qkv ? h + s->hq + 2 * s->hkv : 3 * h + s->hq + 2 * s->hkv;
+		double mlp = s->gated ? 3 * h + 3 * act_width : 2 * h + 2 * act_width;
+		Cq = R;
+		kcast = (R + C) * (qkv + mlp + s->hq + 2 * s->hkv);
+	}
 	/* memory-bound kernels, bytes read + written per token */
 	double norm = s->layer_norm ? (R + 4) * h * 2 : 24 * h;  /* LayerNorm fused; RMSNorm in Python */
-	double e = s->norms_per_layer * norm;
+	double e = s->norms_per_layer * norm + kcast;
 	e += 6 * h * R;                                           /* two residual adds */
 	if (s->rotary)
-		e += 8 * (s->hq + s->hkv) * C;                    /* rotate_half, cat, mul, add */
+		e += 8 * (s->hq + s->hkv) * Cq;                   /* rotate_half, cat, mul, add */
 	e += 4 * s->hq * C;                                       /* transposes made contiguous */
 	/* the activation: native kernels read and write the f-wide tensors
 	 * once; transformers' Python GELU (gelu_new) runs nine kernels, under
 	 * autocast in fp32 (cast, pow, two scales, add, tanh, add one, half x,
 	 * product: ~70 bytes per element) and the down projection casts back */
-	double act = s->act == ACT_GELU_PY ? (d->autocast ? 76 : 72) * act_width : (s->gated ? 5 : 2) * act_width * C;
+	double act = s->act == ACT_GELU_PY ? (d->autocast ? 76 : 72) * act_width : (s->gated ? 5 : 2) * act_width * Cq;
 	e += act;
 	e += (s->dropout > 0 && d->train) ? 2 * (2 * R + 1) * h : 0; /* residual dropouts (training) */
-	l->elem_bytes = m * e;
+	l->elem_bytes += m * e; /* after the LoRA adapters' (linear_add) */
 	/* the backward twice the forward, but the Python GELU's by autograd's
 	 * formulas (derivatives.yaml), per element: the cast back's grad
 	 * (6), the last product's two grads (12 + 6 cast to bf16, 10), the
@@ -1328,9 +1391,8 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	 * product (28), the fp32 cast's grad cast back (6) and x's three
 	 * grads summed (12): 118 bytes under autocast; in fp32 no casts:
 	 * 12 + 12 + 8 + 12 + 8 + 8 + 28 + 24 = 112 */
-	l->elem_bwd_bytes = s->act == ACT_GELU_PY
-				    ? m * (2 * (e - act) + (d->autocast ? 118 : 112) * act_width)
-				    : 0;
+	l->elem_bwd_bytes += s->act == ACT_GELU_PY ? m * (2 * (e - act) + (d->autocast ? 118 : 112) * act_width)
+						    : 2 * m * e;
 	l->kernels += s->norms_per_layer * (s->layer_norm ? 2 : 8) + (s->rotary ? 10 : 0) + 4 + 2 +
 		      (s->act == ACT_GELU_PY ? 10 : s->gated ? 2 : 1) + ((s->dropout > 0 && d->train) ? 4 : 0) +
 		      (s->qk_norm ? 16 : 0);
@@ -1512,7 +1574,7 @@ struct layer_key {
 	double P, R, C, nlora, rank;
 	unsigned lt;
 	int attention, quant, attn, act;
-	bool train, full, autocast, compile, qbase, pad[7];
+	bool train, full, autocast, compile, qbase, lora_fp32, lora_drop, pad[5];
 };
 
 struct layer_entry {
@@ -1845,6 +1907,7 @@ static struct layer_entry *step_kinds(struct vf_estimate_ctx *cx, const struct s
 		k.attention = (int)su->attention, k.quant = (int)su->quant, k.attn = (int)w->attn;
 		k.train = d->train, k.full = d->full, k.autocast = d->autocast;
 		k.compile = su->compile, k.qbase = d->qbase;
+		k.lora_fp32 = d->lora_fp32, k.lora_drop = d->lora_drop;
 		k.act = (int)s->act;
 		slot = memo_slot(cx, &k, hit);
 		if (slot && !*hit)
@@ -2005,6 +2068,18 @@ static void llm_tokens(struct llm *m)
 	m->Nout = m->s->fc == FC_T5 ? m->b * m->tq : m->N;
 }
 
+/* peft's prepare_model_for_kbit_training on a k-bit base (the stack's
+ * kbit_fp32_rest), except on a base sharded over FSDP or ZeRO-3: TRL's
+ * SFTTrainer calls it only when the 4-bit weights did not load on the CPU
+ * or meta device (is_sharded_qlora: "one should never call ...
+ * prepare_model_for_kbit_training when doing QLoRA + FSDP / DS-Zero3",
+ * trl/trainer/sft_trainer.py), so a sharded rest keeps its load dtype. */
+static bool kbit_prep(const struct vf_setup *su)
+{
+	bool sharded = su->gpus > 1 && (su->shard == VF_SHARD_FSDP || su->shard == VF_SHARD_ZERO3);
+	return su->quant != VF_QUANT_NONE && su->kbit_fp32_rest && !sharded;
+}
+
 /* The setup's dtypes, micro-batch and token counts, on shape s. */
 static void llm_setup(struct vf_estimate_ctx *cx, const struct vf_setup *su, const struct shape *s,
 		      struct llm *m)
@@ -2019,11 +2094,17 @@ static void llm_setup(struct vf_estimate_ctx *cx, const struct vf_setup *su, con
 	d->autocast = su->precision != VF_PREC_FP32;
 	d->P = su->precision == VF_PREC_BF16 ? 2 : 4; /* amp/fp16: fp32 weights under autocast */
 	d->R = d->P;
+	/* peft's prepare_model_for_kbit_training casts the embeddings to
+	 * fp32 (kbit_rest_bytes): the residual stream they start is fp32 */
+	if (kbit_prep(su) && d->train)
+		d->R = 4;
 	d->C = d->autocast ? 2 : 4;
 	d->lt = su->mode == VF_MODE_LORA ? su->lora_targets : 0;
 	d->rank = su->lora_rank;
 	d->compile = su->compile;
 	d->qbase = su->quant != VF_QUANT_NONE;
+	d->lora_fp32 = su->mode == VF_MODE_LORA && !su->adapter_bf16;
+	d->lora_drop = su->mode == VF_MODE_LORA && su->lora_dropout && d->train;
 	llm_tokens(m);
 	m->ngpu = su->gpus > 0 ? su->gpus : 1;
 }
@@ -2063,7 +2144,7 @@ static double quantized_head(const struct llm *m)
 static double kbit_rest_bytes(const struct llm *m)
 {
 	const struct vf_setup *su = m->su;
-	return su->quant != VF_QUANT_NONE && su->kbit_fp32_rest ? 4 : m->d.P;
+	return kbit_prep(su) ? 4 : m->d.P;
 }
 
 /* Weights: the linear matrices (quantized when asked), embeddings and
@@ -2248,7 +2329,7 @@ static void autocast_term(struct llm *m)
 		m->head_copy = kbit_head_copy(m);
 	if (d->autocast && su->mode == VF_MODE_LORA && !su->adapter_bf16)
 		m->AC += 2 * m->lora; /* adapters' bf16 copies */
-	if (d->autocast && su->quant != VF_QUANT_NONE && su->kbit_fp32_rest)
+	if (d->autocast && kbit_prep(su))
 		m->AC += m->head_copy = kbit_head_copy(m); /* the fp32 lm_head's, saved for its backward */
 }
 
@@ -2386,9 +2467,13 @@ static void litgpt_head_and_graph(struct llm *m)
  * LoRALinear and LoRAQKVLinear run self.lora_dropout(x) before lora_A, the
  * config_hub yamls set lora_dropout 0.05): native_dropout keeps its bool
  * mask, 1 byte per input element, once per adapted linear (q, k and v
- * share the fused qkv's); the dropped copy takes the input's place among
- * lora_A's saved tensors (lin_in counts one per adapter). MoE experts'
- * adapters are not counted. */
+ * share the fused qkv's); peft's LoRA layers (fp32 adapters) each hold a
+ * dropout module of their own (peft src/peft/tuners/lora/layer.py
+ * update_layer: lora_dropout[adapter] = nn.Dropout(p) when p > 0, else
+ * nn.Identity), so q, k and v keep a mask each (--lora-dropout turns it on
+ * for any stack); the dropped copy takes the input's place among lora_A's
+ * saved tensors (lin_in counts one per adapter). MoE experts' adapters
+ * are not counted. */
 static void lora_dropout_masks(struct llm *m)
 {
 	const struct vf_setup *su = m->su;
@@ -2397,7 +2482,9 @@ static void lora_dropout_masks(struct llm *m)
 	const struct shape *s = m->s;
 	unsigned t = su->lora_targets;
 	double per = 0;
-	if (t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V))
+	if (!su->adapter_bf16) /* peft: a dropout module per adapted linear */
+		per += s->h * popcount(t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V));
+	else if (t & (VF_LORA_Q | VF_LORA_K | VF_LORA_V))
 		per += s->h;
 	if (t & VF_LORA_O)
 		per += s->hq;

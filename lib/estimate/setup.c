@@ -597,7 +597,8 @@ static vf_status mechanism_set(struct vf_setup *s, const char *name, const char 
 		   strcmp(name, "no-activation-offload") == 0 ||
 		   strcmp(name, "optimizer-in-backward") == 0 || strcmp(name, "peak-scope") == 0 ||
 		   strcmp(name, "float8") == 0 || strcmp(name, "no-float8") == 0 ||
-		   strcmp(name, "tf32") == 0 || strcmp(name, "no-tf32") == 0) {
+		   strcmp(name, "tf32") == 0 || strcmp(name, "no-tf32") == 0 ||
+		   strcmp(name, "lora-dropout") == 0 || strcmp(name, "no-lora-dropout") == 0) {
 		return vf_stack_set(s, name, v, err);
 	} else {
 		return split_set(s, name, v, err);

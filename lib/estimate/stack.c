@@ -63,6 +63,9 @@ vf_status vf_stack_set(struct vf_setup *s, const char *name, const char *v, stru
 	} else if (strcmp(name, "compile") == 0 || strcmp(name, "no-compile") == 0) {
 		s->compile = name[0] == 'c';
 		s->stack_given |= VF_STACK_G_COMPILE;
+	} else if (strcmp(name, "lora-dropout") == 0 || strcmp(name, "no-lora-dropout") == 0) {
+		s->lora_dropout = name[0] == 'l';
+		s->stack_given |= VF_STACK_G_LORA_DROPOUT;
 	} else if (strcmp(name, "activation-offload") == 0 ||
 		   strcmp(name, "no-activation-offload") == 0) {
 		s->activation_offload = name[0] == 'a';
@@ -165,7 +168,8 @@ static vf_status apply_bools(struct vf_setup *s, const cJSON *p, const char *wha
 	    (st = get_bool(p, "kbit_head", what, false, &s->kbit_head, err)) ||
 	    (st = get_bool(p, "graph_held", what, false, &s->graph_held, err)) ||
 	    (st = get_bool(p, "loss_in_compute_dtype", what, false, &s->loss_in_compute_dtype, err)) ||
-	    (st = get_bool(p, "lora_dropout", what, false, &s->lora_dropout, err)) ||
+	    (st = get_bool(p, "lora_dropout", what, s->stack_given & VF_STACK_G_LORA_DROPOUT,
+			   &s->lora_dropout, err)) ||
 	    (st = get_bool(p, "fsdp_no_sync", what, false, &s->fsdp_no_sync, err)) ||
 	    (st = get_bool(p, "fsdp_lora_flat", what, false, &s->fsdp_lora_flat, err)) ||
 	    (st = get_bool(p, "tf32", what, s->stack_given & VF_STACK_G_TF32, &s->tf32, err)))

@@ -526,7 +526,7 @@ static void constants_load(void)
 	const cJSON *c = vf__steptime_data("constants");
 	per_generation(c, "gemm_efficiency", K.gemm_eff, 0.648);
 	attention_load(c);
-	per_generation(c, "bandwidth_efficiency", K.bw_eff, 0.4508);
+	per_generation(c, "bandwidth_efficiency", K.bw_eff, 0.5);
 	const cJSON *bwt = cJSON_GetObjectItemCaseSensitive(c, "bandwidth_efficiency");
 	for (int i = 0; i < NGEN; i++) {
 		const cJSON *g = cJSON_GetObjectItemCaseSensitive(bwt, generations[i]);

@@ -46,7 +46,7 @@ done
 
 test_case "fit: a row whose simulated peak fits is not a no because the fast path's is over"
 # mixtral QLoRA on two RTX 4090s without changing the quantization: ZeRO-3
-# and checkpointing are 21.90 GiB on the search's fast path, 21.06 GiB by the
+# and checkpointing are 21.90 GiB on the search's fast path, 21.52 GiB by the
 # allocator simulation (vramfit estimate) under 21.59 GiB usable; the row
 # said "no: smallest peak 21.90 GiB > 21.59 GiB usable"
 run estimate mixtral-8x7b --mode lora --quant nf4 --gpu rtx-4090:2 --shard zero3 --grad-ckpt --json

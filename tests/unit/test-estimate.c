@@ -44,8 +44,11 @@ static void test_groundtruth_bounds(void)
 	CHECK(r.med_step <= VF_GT_STEP_MEDIAN);
 	CHECK(r.max_step <= VF_GT_STEP_MAX);
 	/* tighter than the issue's 25 %: 18.4 % since fp32's SGEMM and the
-	 * Python GELU's backward bytes (gpt2fit31), a little room kept */
-	CHECK(r.max_step <= 0.20);
+	 * Python GELU's backward bytes (gpt2fit31); 21.5 % since the LoRA
+	 * adapters' own memory-bound bytes (estimate.c lora_bytes) and the
+	 * elementwise share refitted with them (0.4508 -> 0.5): their worst,
+	 * gemma2b-lora16all-b4s2048-gc, is over by 21.5 %; a little room kept */
+	CHECK(r.max_step <= 0.22);
 	CHECK(vf_gt_within_bounds(&r));
 	CHECK_INT(r.n_step, 27);
 	for (size_t i = 0; i < r.n; i++)

@@ -13,7 +13,9 @@
  * names each under memory.peaks) and the tokens/s (per GPU or all GPUs, as
  * the row says). It prints the table the README shows: each row, then per
  * stack and per GPU generation the median and largest |error| and the sign
- * of the bias.
+ * of the bias. fms-acceleration's published A100 80GB benchmark table
+ * (Mistral-7B, Mixtral-8x7B, Llama-2-70B; full, LoRA, QLoRA on 1 and 2
+ * GPUs; stack "fms": HF Trainer + TRL + peft) is the group "fms".
  *
  * The bounds asserted are loose regression guards set above today's
  * errors (memory median 5.6 %, max 21.7 %, litgpt's rows at most 8.2 %; throughput median 5.0 %, max
@@ -273,7 +275,7 @@ static void test_published_train(void)
 		cJSON_Delete(e);
 	}
 	printf("\n| group | measure | rows | median abs error | max abs error | sign |\n|---|---|---|---|---|---|\n");
-	const char *stacks[] = {"torchtune", "litgpt", "torchtitan", "hf"};
+	const char *stacks[] = {"torchtune", "litgpt", "torchtitan", "hf", "fms"};
 	for (size_t i = 0; i < sizeof stacks / sizeof stacks[0]; i++)
 		print_group(r, n, stacks[i], NULL);
 	const char *gens[] = {"volta", "turing", "ampere", "ada", "hopper", "blackwell"};
@@ -296,6 +298,15 @@ static void test_published_train(void)
 	CHECK(xmax <= TITAN_TPS_MAX_BOUND);
 	CHECK(summarise(r, n, "litgpt", NULL, true, &xmed, &xmax, &o, &u) >= 10);
 	CHECK(xmax <= LITGPT_MEM_MAX_BOUND);
+	/* fms-acceleration's A100 runs (issue 31): tokens/s median 14.4 %
+	 * (LoRA +14 ... +28 %, QLoRA +9 ... +34 %, all over) before the LoRA
+	 * adapters' bytes, the k-bit fp32 stream's casts and --lora-dropout;
+	 * 4.4 % after. Memory: QLoRA on one GPU -20 ... -26 % before the fp32
+	 * stream's checkpoints (kbit_prep), +1.1 ... -3.4 % after */
+	CHECK(summarise(r, n, "fms", NULL, false, &xmed, &xmax, &o, &u) >= 15);
+	CHECK(xmed <= 0.08);
+	CHECK(summarise(r, n, "fms", NULL, true, &xmed, &xmax, &o, &u) >= 15);
+	CHECK(xmed <= 0.08);
 	for (size_t i = 0; i < sizeof gens / sizeof gens[0]; i++) { /* no one-signed generation */
 		int k;
 		double b = signed_median(r, n, gens[i], &k);

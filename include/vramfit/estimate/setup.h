@@ -89,6 +89,7 @@ enum {
 	VF_STACK_G_PEAK_SCOPE = 1u << 6,
 	VF_STACK_G_FLOAT8 = 1u << 7,
 	VF_STACK_G_TF32 = 1u << 8,
+	VF_STACK_G_LORA_DROPOUT = 1u << 9,
 };
 
 /* Where the setup's TF32 setting came from (vf_setup.tf32_from). */

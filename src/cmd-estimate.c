@@ -372,7 +372,7 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 			       vf_optimizer_impl_name(s->optimizer_impl));
 		if (!(g & VF_SETUP_G_GRAD_CKPT))
 			assume(a, "gradient checkpointing %s (--grad-ckpt)%s", s->grad_ckpt ? "on" : "off",
-			       !s->grad_ckpt && s->quant != VF_QUANT_NONE && s->kbit_fp32_rest
+			       !s->grad_ckpt && vf_setup_kbit_prep(s)
 				       ? ": peft's prepare_model_for_kbit_training, whose fp32 rest is counted, turns "
 					 "it on unless use_gradient_checkpointing=False (such a run: --grad-ckpt)"
 				       : "");
@@ -566,8 +566,13 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 	rate_assumptions(e, gpu, a);
 	if (s->quant != VF_QUANT_NONE)
 		assume(a, "quantized base: linear weights at %s with block scales, embeddings and norms in "
-			  "bf16; one linear dequantized at a time",
-		       vf_quant_name(s->quant));
+			  "%s; one linear dequantized at a time",
+		       vf_quant_name(s->quant),
+		       vf_setup_kbit_prep(s) ? "fp32 (peft's prepare_model_for_kbit_training: the residual "
+					      "stream fp32, each k-bit linear casting its input and output)"
+		       : s->kbit_fp32_rest ? "their load dtype (a base sharded over FSDP/ZeRO-3 is not "
+					    "prepared: TRL's is_sharded_qlora)"
+					  : "their load dtype");
 	if (s->mode != VF_MODE_INFER) {
 		char st[256];
 		assume(a, "%s", vf_cli_stack_words(s, st, sizeof st));

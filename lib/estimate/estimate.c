@@ -2068,17 +2068,6 @@ static void llm_tokens(struct llm *m)
 	m->Nout = m->s->fc == FC_T5 ? m->b * m->tq : m->N;
 }
 
-/* peft's prepare_model_for_kbit_training on a k-bit base (the stack's
- * kbit_fp32_rest), except on a base sharded over FSDP or ZeRO-3: TRL's
- * SFTTrainer calls it only when the 4-bit weights did not load on the CPU
- * or meta device (is_sharded_qlora: "one should never call ...
- * prepare_model_for_kbit_training when doing QLoRA + FSDP / DS-Zero3",
- * trl/trainer/sft_trainer.py), so a sharded rest keeps its load dtype. */
-static bool kbit_prep(const struct vf_setup *su)
-{
-	bool sharded = su->gpus > 1 && (su->shard == VF_SHARD_FSDP || su->shard == VF_SHARD_ZERO3);
-	return su->quant != VF_QUANT_NONE && su->kbit_fp32_rest && !sharded;
-}
 
 /* The setup's dtypes, micro-batch and token counts, on shape s. */
 static void llm_setup(struct vf_estimate_ctx *cx, const struct vf_setup *su, const struct shape *s,
@@ -2096,7 +2085,7 @@ static void llm_setup(struct vf_estimate_ctx *cx, const struct vf_setup *su, con
 	d->R = d->P;
 	/* peft's prepare_model_for_kbit_training casts the embeddings to
 	 * fp32 (kbit_rest_bytes): the residual stream they start is fp32 */
-	if (kbit_prep(su) && d->train)
+	if (vf_setup_kbit_prep(su) && d->train)
 		d->R = 4;
 	d->C = d->autocast ? 2 : 4;
 	d->lt = su->mode == VF_MODE_LORA ? su->lora_targets : 0;
@@ -2144,7 +2133,7 @@ static double quantized_head(const struct llm *m)
 static double kbit_rest_bytes(const struct llm *m)
 {
 	const struct vf_setup *su = m->su;
-	return kbit_prep(su) ? 4 : m->d.P;
+	return vf_setup_kbit_prep(su) ? 4 : m->d.P;
 }
 
 /* Weights: the linear matrices (quantized when asked), embeddings and
@@ -2329,7 +2318,7 @@ static void autocast_term(struct llm *m)
 		m->head_copy = kbit_head_copy(m);
 	if (d->autocast && su->mode == VF_MODE_LORA && !su->adapter_bf16)
 		m->AC += 2 * m->lora; /* adapters' bf16 copies */
-	if (d->autocast && kbit_prep(su))
+	if (d->autocast && vf_setup_kbit_prep(su))
 		m->AC += m->head_copy = kbit_head_copy(m); /* the fp32 lm_head's, saved for its backward */
 }
 

@@ -840,6 +840,12 @@ vf_status vf_setup_finish(struct vf_setup *s, struct vf_error *err)
 	return split_finish(s, err);
 }
 
+bool vf_setup_kbit_prep(const struct vf_setup *s)
+{
+	bool sharded = s->gpus > 1 && (s->shard == VF_SHARD_FSDP || s->shard == VF_SHARD_ZERO3);
+	return s->quant != VF_QUANT_NONE && s->kbit_fp32_rest && !sharded;
+}
+
 cJSON *vf_setup_to_json(const struct vf_setup *s)
 {
 	char targets[128];

@@ -363,6 +363,12 @@ const char *vf_loss_name(enum vf_loss v);
 /* Parse one value by name (case-sensitive flag spelling; a few aliases such
  * as "adamw-fused", "fp16amp", "bnb8bit", "int8-quanto" are accepted).
  * Return false when the name is unknown. */
+/* peft's prepare_model_for_kbit_training applies (the stack's
+ * kbit_fp32_rest on a k-bit base), except on a base sharded over FSDP or
+ * ZeRO-3: TRL's SFTTrainer calls it only when the 4-bit weights did not
+ * load on the CPU or meta device (is_sharded_qlora), so a sharded rest
+ * keeps its load dtype. */
+bool vf_setup_kbit_prep(const struct vf_setup *s);
 bool vf_mode_parse(const char *s, enum vf_mode *out);
 bool vf_precision_parse(const char *s, enum vf_precision *out);
 bool vf_optimizer_parse(const char *s, enum vf_optimizer *out, enum vf_optimizer_impl *impl);

@@ -329,6 +329,11 @@ static void task_end(struct follow *f, size_t i, const struct vf_slurm_job *j, b
 	snprintf(t->where, sizeof t->where, "slurm job %ld_%zu on %s", f->job, i, j->nodes[0] ? j->nodes : "?");
 	if (strcmp(j->state, "OUT_OF_MEMORY") == 0)
 		snprintf(t->note, sizeof t->note, "Slurm: OUT_OF_MEMORY (the job's host memory limit)");
+	else if (t->status < 0 && strcmp(j->state, "FAILED") == 0 && !t->note[0])
+		snprintf(t->note, sizeof t->note,
+			 "Slurm: the job script left no exit status (it did not run to its end); Slurm's own "
+			 "output: logs/slurm-%ld_%zu.out in the run directory",
+			 f->job, i);
 	fp = fopen(t->log, "a");
 	if (fp) {
 		fprintf(fp, "[vramfit] slurm: job %ld_%zu on %s: %s, exit status %d%s%s\n", f->job, i,

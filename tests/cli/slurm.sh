@@ -102,6 +102,14 @@ expect_json 'j["trials"][0]["outcome"] == "ok" and j["trials"][2]["outcome"] == 
 check 'grep -q "TIMEOUT" "$R/logs/trial-2.log"'
 check 'queue_empty'
 
+test_case "--slurm: a job script that dies before its exit status is a failed trial that names Slurm's output"
+R=$(fake_run killjob)
+VRAMFIT_FAKE_KILLJOB=quant tune_fake "$R" --slurm --max-parallel 2
+expect_rc 0
+expect_json 'j["trials"][1]["outcome"] != "ok" and "left no exit status" in j["trials"][1]["evidence"]'
+check 'f=$(printf "%s" "$out" | python3 -c "import json,re,sys; print(re.search(r\"logs/slurm-[0-9_]+[.]out\", json.load(sys.stdin)[\"trials\"][1][\"evidence\"]).group(0))") && [ -f "$R/$f" ]'
+check 'queue_empty'
+
 test_case "--slurm: SIGINT cancels the array (no job left in squeue), config untouched; the re-run resumes"
 R=$(fake_run interrupt)
 cp "$R/config.yaml" "$TMP/int.orig.yaml"
@@ -241,8 +249,13 @@ check 'grep -qF "load_checkpoint: \"$RQ/outputs/checkpoints\"" "$RQ/config.yaml"
 job=$(squeue -h -n vramfit-tune -t RUNNING -o %i | head -1)
 if [ $held = 1 ]; then
   check '[ -n "$job" ] && scontrol requeue "$job"'
-  # a requeued job waits for its begin time (about 2 minutes): now instead
-  scontrol update JobId="$job" StartTime=now >/dev/null 2>&1 || true
+  # A requeued job waits for its begin time (about 2 minutes): one second
+  # from now instead. Not "now": the requeue's kill revokes the job's
+  # launch credentials issued up to that second (slurmd compares whole
+  # seconds), so a rerun dispatched within the same second is refused
+  # ("already killed, do not launch batch job") and ends FAILED, as it did
+  # on a loaded machine.
+  scontrol update JobId="$job" StartTime=now+1 >/dev/null 2>&1 || true
 else
   kill -INT $pid
 fi
@@ -252,7 +265,8 @@ if [ $rc != 0 ]; then # what the run said, what the job wrote, what Slurm record
   { echo "--- run --slurm's stderr"; cat "$TMP/rq.err"; echo "--- logs/train-2.log, last lines"
     tail -n 15 "$RQ/logs/train-2.log"; echo "--- the job-completion records"
     sed -E 's/.*(JobId=[0-9]+).*(JobState=[A-Z_]+).*(StartTime=[^ ]+ EndTime=[^ ]+).*(ExitCode=[^ ]+).*/\1 \2 \3 \4/' \
-      "$CL/log/jobcomp.txt"; } >&2
+      "$CL/log/jobcomp.txt"; echo "--- slurmd's errors"; grep "error" "$CL/log/slurmd.log" | grep -v "pmix\|MPI"
+    for f in "$RQ"/logs/slurm-*.out; do echo "--- $f"; tail -n 5 "$f"; done; } >&2
 fi
 check 'grep -q "Resuming from checkpoint lora_weights_step_00060.safetensors at step 60" "$RQ/logs/train-2.log"'
 check 'python3 -c "import json,sys; j=json.load(open(\"$RQ/run.json\")); a=j[\"attempts\"]; sys.exit(0 if [x[\"outcome\"] for x in a] == [\"oom\", \"ok\"] and a[1][\"resumed_from\"].endswith(\"lora_weights_step_00020.safetensors\") and j[\"stage\"] == \"done\" else 1)"'

@@ -13,7 +13,9 @@
 # 1000 MiB; the worker lives until the fake NVML has read FILE 8 more
 # times (FILE.seen: at least two polling ticks saw it; bounded at 60 s)
 # ("FILE MiB foreign": listed under a PID that is not the worker's); VRAMFIT_FAKE_PEAK_GB=G prints the
-# trainer's own "Peak GPU memory: G GB".
+# trainer's own "Peak GPU memory: G GB"; VRAMFIT_FAKE_KILLJOB=<kind> kills
+# its parent (the Slurm job script) with SIGKILL, as when the script dies
+# before it writes the exit status.
 cfg=$1
 val() { grep -E "^[[:space:]]*$1:" "$cfg" | head -1 | sed -e "s/^[^:]*:[[:space:]]*//" -e 's/[[:space:]]*#.*//' -e 's/"//g' -e "s/'//g"; }
 q=$(val quantization); opt=$(val optimizer_type); bs=$(val batch_size); steps=$(val steps)
@@ -32,6 +34,10 @@ echo "[11/29/26 21:00:01] INFO     Loading model...                             
 if [ "$VRAMFIT_FAKE_OOM" = "$kind" ]; then
   echo "Traceback (most recent call last):" >&2
   echo "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB." >&2
+  exit 1
+fi
+if [ "$VRAMFIT_FAKE_KILLJOB" = "$kind" ]; then
+  kill -KILL "$PPID"
   exit 1
 fi
 if [ "$VRAMFIT_FAKE_HANG" = "$kind" ]; then

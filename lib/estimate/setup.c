@@ -369,7 +369,7 @@ void vf_setup_defaults(struct vf_setup *s)
 	s->loss = VF_LOSS_FULL;
 	s->loss_chunks = 8;
 	s->compile = s->activation_offload = s->optimizer_in_backward = false;
-	s->paged_optimizer = s->kbit_fp32_rest = s->nf4_double_quant = false;
+	s->paged_optimizer = s->kbit_fp32_rest = s->kbit_prep_unsharded = s->nf4_double_quant = false;
 	s->stack_given = 0;
 	s->peak_scope = VF_PEAK_STEP;
 	s->peak_report = VF_TOOL_UNKNOWN;
@@ -843,7 +843,7 @@ vf_status vf_setup_finish(struct vf_setup *s, struct vf_error *err)
 bool vf_setup_kbit_prep(const struct vf_setup *s)
 {
 	bool sharded = s->gpus > 1 && (s->shard == VF_SHARD_FSDP || s->shard == VF_SHARD_ZERO3);
-	return s->quant != VF_QUANT_NONE && s->kbit_fp32_rest && !sharded;
+	return s->quant != VF_QUANT_NONE && s->kbit_fp32_rest && !(sharded && s->kbit_prep_unsharded);
 }
 
 cJSON *vf_setup_to_json(const struct vf_setup *s)

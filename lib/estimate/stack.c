@@ -119,7 +119,7 @@ static vf_status get_bool(const cJSON *p, const char *key, const char *what, boo
 
 static const char *const known[] = {"lora_precision", "full_precision", "adapter_dtype", "loss",
 				    "compile", "checkpointing", "optimizer_in_backward",
-				    "activation_offload", "kbit_fp32_rest", "nf4_double_quant",
+				    "activation_offload", "kbit_fp32_rest", "kbit_prep_unsharded", "nf4_double_quant",
 				    "paged_optimizer", "empty_cache", "base_quant", "optimizer",
 				    "peak_scope", "load", "kbit_saves_input", "fsdp_mixed_precision",
 				    "peak_report", "grad_ckpt_default", "optimizer_impl", "float8",
@@ -160,6 +160,7 @@ static vf_status apply_bools(struct vf_setup *s, const cJSON *p, const char *wha
 	    (st = get_bool(p, "paged_optimizer", what, s->stack_given & VF_STACK_G_PAGED,
 			   &s->paged_optimizer, err)) ||
 	    (st = get_bool(p, "kbit_fp32_rest", what, false, &s->kbit_fp32_rest, err)) ||
+	    (st = get_bool(p, "kbit_prep_unsharded", what, false, &s->kbit_prep_unsharded, err)) ||
 	    (st = get_bool(p, "nf4_double_quant", what, false, &s->nf4_double_quant, err)) ||
 	    (st = get_bool(p, "kbit_saves_input", what, false, &s->kbit_saves_input, err)) ||
 	    (st = get_bool(p, "fsdp_mixed_precision", what, false, &s->fsdp_mixed_precision, err)) ||
@@ -360,6 +361,7 @@ void vf_stack_to_json(const struct vf_setup *s, cJSON *o)
 	cJSON_AddStringToObject(o, "peak_scope", vf__mech_peak_scope_name(s->peak_scope));
 	cJSON_AddStringToObject(o, "load", s->load_full_per_rank ? "full-per-rank" : "sharded");
 	cJSON_AddBoolToObject(o, "kbit_saves_input", s->kbit_saves_input);
+	cJSON_AddBoolToObject(o, "kbit_prep_unsharded", s->kbit_prep_unsharded);
 	cJSON_AddBoolToObject(o, "fsdp_mixed_precision", s->fsdp_mixed_precision);
 	cJSON_AddBoolToObject(o, "float8", s->float8);
 	cJSON_AddBoolToObject(o, "tf32", s->tf32);

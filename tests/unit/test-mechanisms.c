@@ -962,6 +962,37 @@ static void test_lora_dropout(void)
 	CHECK(!s0.lora_dropout);
 }
 
+/* hf prepares a k-bit base (fp32 rest, fp32 residual stream) only where
+ * it is not sharded over FSDP or ZeRO-3 (kbit_prep_unsharded, TRL's
+ * is_sharded_qlora); the preparation's checkpoints are fp32, so the
+ * prepared sharded setup holds more activations than the unprepared. */
+static void test_kbit_prep_unsharded(void)
+{
+	const char *one[] = {"mode", "lora", "quant", "nf4", NULL};
+	const char *fsdp[] = {"mode", "lora", "quant", "nf4", "gpus", "2", "shard", "fsdp", NULL};
+	const char *z3[] = {"mode", "lora", "quant", "nf4", "gpus", "2", "shard", "zero3", NULL};
+	const char *z2[] = {"mode", "lora", "quant", "nf4", "gpus", "2", "shard", "zero2", NULL};
+	const char *tt[] = {"mode", "lora", "quant", "nf4", "stack", "torchtune", NULL};
+	struct vf_setup s;
+	flags_setup(one, &s);
+	CHECK(s.kbit_fp32_rest && s.kbit_prep_unsharded && vf_setup_kbit_prep(&s));
+	flags_setup(z2, &s);
+	CHECK(vf_setup_kbit_prep(&s));
+	flags_setup(z3, &s);
+	CHECK(!vf_setup_kbit_prep(&s));
+	flags_setup(fsdp, &s);
+	CHECK(!vf_setup_kbit_prep(&s));
+	struct vf_setup p = s;
+	p.kbit_prep_unsharded = false; /* a stack that prepares a sharded base too */
+	CHECK(vf_setup_kbit_prep(&p));
+	struct vf_estimate a, b;
+	run("llama2-7b", &s, &a);
+	run("llama2-7b", &p, &b);
+	CHECK(b.activations_full > a.activations_full);
+	flags_setup(tt, &s);
+	CHECK(!s.kbit_fp32_rest && !vf_setup_kbit_prep(&s));
+}
+
 /* torch 1.x's zero_grad() defaulted to set_to_none=False until torch 2.0
  * (pytorch/pytorch#92731), and the HF Trainer called model.zero_grad()
  * without arguments until huggingface/transformers#22136 (March 2023):
@@ -1068,6 +1099,7 @@ int main(void)
 	RUN(test_replay_names_litgpt_terms);
 	RUN(test_loss_in_compute_dtype);
 	RUN(test_lora_dropout);
+	RUN(test_kbit_prep_unsharded);
 	RUN(test_zero_grad_kept);
 	RUN(test_zero_grad_replay);
 	return vf_test_done();

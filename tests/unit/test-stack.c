@@ -26,6 +26,7 @@ static const char *const defaults_json =
 	"{\"lora_precision\": \"amp\", \"full_precision\": \"amp\", \"adapter_dtype\": \"fp32\","
 	" \"loss\": \"full\", \"compile\": false, \"optimizer_in_backward\": false,"
 	" \"activation_offload\": false, \"kbit_fp32_rest\": false, \"nf4_double_quant\": false,"
+	" \"kbit_prep_unsharded\": false,"
 	" \"paged_optimizer\": false, \"peak_scope\": \"step\", \"peak_report\": null,"
 	" \"load\": \"sharded\", \"kbit_saves_input\": false, \"fsdp_mixed_precision\": false,"
 	" \"optimizer_impl\": \"foreach\", \"grad_ckpt_default\": \"none\", \"float8\": false,"
@@ -87,6 +88,8 @@ static void test_each_profile_changes_what_it_names(void)
 			CHECK((a.optimizer_in_backward != b.optimizer_in_backward) ==
 			      differs(hf, p, "optimizer_in_backward"));
 			CHECK((a.kbit_fp32_rest != b.kbit_fp32_rest) == differs(hf, p, "kbit_fp32_rest"));
+			CHECK((a.kbit_prep_unsharded != b.kbit_prep_unsharded) ==
+			      differs(hf, p, "kbit_prep_unsharded"));
 			CHECK((a.paged_optimizer != b.paged_optimizer) == differs(hf, p, "paged_optimizer"));
 			CHECK((a.peak_scope != b.peak_scope) == differs(hf, p, "peak_scope"));
 			CHECK((a.peak_report != b.peak_report) == differs(hf, p, "peak_report"));

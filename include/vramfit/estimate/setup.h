@@ -287,6 +287,7 @@ struct vf_setup {
 	bool optimizer_in_backward;        /* each parameter stepped as its gradient lands */
 	bool paged_optimizer;              /* bitsandbytes paged states (unified memory) */
 	bool kbit_fp32_rest;               /* quantized base: norms, embeddings, head upcast to fp32 */
+	bool kbit_prep_unsharded;          /* ... only where the base is not sharded (FSDP, ZeRO-3) */
 	bool nf4_double_quant;             /* NF4 absmax double-quantized */
 	unsigned stack_given;              /* VF_STACK_G_* */
 	/* Mechanisms of other stacks' recipes (lib/estimate/mechanisms.c). */
@@ -363,11 +364,10 @@ const char *vf_loss_name(enum vf_loss v);
 /* Parse one value by name (case-sensitive flag spelling; a few aliases such
  * as "adamw-fused", "fp16amp", "bnb8bit", "int8-quanto" are accepted).
  * Return false when the name is unknown. */
-/* peft's prepare_model_for_kbit_training applies (the stack's
- * kbit_fp32_rest on a k-bit base), except on a base sharded over FSDP or
- * ZeRO-3: TRL's SFTTrainer calls it only when the 4-bit weights did not
- * load on the CPU or meta device (is_sharded_qlora), so a sharded rest
- * keeps its load dtype. */
+/* The stack prepares a k-bit base (peft's prepare_model_for_kbit_training:
+ * its kbit_fp32_rest on a quantized base), unless the base is sharded over
+ * FSDP or ZeRO-3 and the stack prepares only an unsharded one
+ * (kbit_prep_unsharded: TRL's is_sharded_qlora). */
 bool vf_setup_kbit_prep(const struct vf_setup *s);
 bool vf_mode_parse(const char *s, enum vf_mode *out);
 bool vf_precision_parse(const char *s, enum vf_precision *out);

@@ -1239,8 +1239,8 @@ static inline __attribute__((always_inline)) void linear_add(struct vf__layer_wo
 		l->kernels += count * 5;
 		l->saved_tensors += count * 4; /* lora_A's and lora_B's inputs and weights */
 		struct lora_bytes lb = lora_bytes(d);
-		l->elem_bytes += count * m * (in * lb.in + out * lb.out);
-		l->elem_bwd_bytes += count * m * (in * lb.in_bwd + out * lb.out_bwd);
+		l->stream_bytes += count * m * (in * lb.in + out * lb.out);
+		l->stream_bwd_bytes += count * m * (in * lb.in_bwd + out * lb.out_bwd);
 	}
 }
 
@@ -1337,6 +1337,7 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	memset(l, 0, offsetof(struct vf__layer_work, gemm)); /* gemm[] filled up to ngemm */
 	l->experts = l->expert_kernels = l->attn_flops = l->score_elems = l->score_passes = 0;
 	l->elem_bytes = l->elem_bwd_bytes = l->kernels = l->dequant_bytes = l->dequant_kernels = 0;
+	l->stream_bytes = l->stream_bwd_bytes = 0;
 	l->expert_bwd_bytes = 0;
 	l->moe_share = l->expert_fp32 = l->saved_tensors = 0;
 	l->attn_seq = l->attn_head_dim = 0;
@@ -1370,7 +1371,9 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	}
 	/* memory-bound kernels, bytes read + written per token */
 	double norm = s->layer_norm ? (R + 4) * h * 2 : 24 * h;  /* LayerNorm fused; RMSNorm in Python */
-	double e = s->norms_per_layer * norm + kcast;
+	double e = s->norms_per_layer * norm;
+	l->stream_bytes += m * kcast; /* casts: streaming kernels; a cast's backward casts its grad back */
+	l->stream_bwd_bytes += m * kcast;
 	e += 6 * h * R;                                           /* two residual adds */
 	if (s->rotary)
 		e += 8 * (s->hq + s->hkv) * Cq;                   /* rotate_half, cat, mul, add */
@@ -1498,6 +1501,8 @@ static void step_layers(const struct shape *s, const struct vf_setup *su, const 
 				      ((s->dropout > 0 && d->train) ? 1 : 0);
 		dec->elem_bytes *= 1.5;
 		dec->elem_bwd_bytes *= 1.5;
+		dec->stream_bytes *= 1.5;
+		dec->stream_bwd_bytes *= 1.5;
 		dec->kernels *= 1.5;
 		w->nkinds = 2;
 	}

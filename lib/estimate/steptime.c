@@ -526,7 +526,7 @@ static void constants_load(void)
 	const cJSON *c = vf__steptime_data("constants");
 	per_generation(c, "gemm_efficiency", K.gemm_eff, 0.648);
 	attention_load(c);
-	per_generation(c, "bandwidth_efficiency", K.bw_eff, 0.5);
+	per_generation(c, "bandwidth_efficiency", K.bw_eff, 0.462);
 	const cJSON *bwt = cJSON_GetObjectItemCaseSensitive(c, "bandwidth_efficiency");
 	for (int i = 0; i < NGEN; i++) {
 		const cJSON *g = cJSON_GetObjectItemCaseSensitive(bwt, generations[i]);
@@ -762,6 +762,7 @@ struct hw {
 	double tile;      /* the GEMMs' half-efficiency output size (tensor cores or CUDA cores) */
 	double inv_rate_eff, inv_bw; /* 1 / (rate x eff), 1 / bandwidth */
 	double inv_bw_opt;     /* 1 / the optimizer kernels' bandwidth */
+	double inv_bw_stream;  /* 1 / the device-copy bandwidth (streaming kernels counted op by op) */
 	const struct attn_gen *attn; /* the generation's attention shares */
 	double launch_s, sync_s, host; /* per launch, per sync, host time scale */
 };
@@ -831,8 +832,8 @@ static void kind_times(const struct hw *h, const struct vf__step_work *w,
 	double eb = cel * (l->elem_bwd_bytes > 0 ? l->elem_bwd_bytes : 2 * l->elem_bytes);
 	k->f.attn = attention_s(h, w, l, false, &ef);
 	k->b.attn = w->train ? attention_s(h, w, l, true, &eb) : 0;
-	k->f.elem = ef * h->inv_bw;
-	k->b.elem = w->train ? eb * h->inv_bw : 0;
+	k->f.elem = ef * h->inv_bw + cel * l->stream_bytes * h->inv_bw_stream;
+	k->b.elem = w->train ? eb * h->inv_bw + cel * l->stream_bwd_bytes * h->inv_bw_stream : 0;
 	if (w->dequant != VF__DQ_NONE && l->dequant_bytes > 0) {
 		double t = l->dequant_bytes / (h->bw_raw * K.dq_eff[w->dequant]);
 		k->f.dq = t;
@@ -1012,6 +1013,7 @@ static bool hw_of_class(const struct vf__step_work *w, const struct vf_gpu_spec 
 	double kern = own > 0 ? own : K.bw_k[g][gf];
 	double opt = g == 0 ? K.opt_bw : kern * K.opt_bw / K.bw_k[0][0];
 	h->inv_bw_opt = 1 / (bw_raw * (opt < 1 ? opt : 1));
+	h->inv_bw_stream = 1 / (bw_raw * (kern < 1 ? kern : 1));
 	return true;
 }
 

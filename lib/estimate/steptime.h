@@ -45,6 +45,11 @@ struct vf__layer_work {
 	                        * + dropout on the probabilities 2 */
 	double elem_bytes;     /* forward bytes read + written by memory-bound kernels */
 	double elem_bwd_bytes; /* the backward's (0: twice the forward's) */
+	/* bytes of the streaming kernels counted op by op from the code that
+	 * runs them (peft's adapter casts, scale and add; bitsandbytes' casts
+	 * on the fp32 stream): each one read and one write, at the device-copy
+	 * share of the bandwidth, not the share fitted over elem_bytes */
+	double stream_bytes, stream_bwd_bytes;
 	double kernels;        /* forward kernel launches */
 	/* MoE expert loop (transformers eager): experts visited per layer,
 	 * each with its own small GEMMs (in gemm[], count = experts) and a
@@ -224,7 +229,7 @@ void vf__steptime_class(const struct vf_gpu_spec *gpu, struct vf__gpu_class *c);
  * passes them to _kinds and _with, which then neither classify the GPU
  * nor derive its rates again. Its contents are steptime.c's. */
 struct vf__steptime_hw {
-	double v[13];
+	double v[14];
 };
 void vf__steptime_hw(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		     const struct vf__gpu_class *c, struct vf__steptime_hw *out);

@@ -41,7 +41,7 @@ run estimate llama3.1-8b --mode infer --engine llamacpp --gpu rtx-4090 --ctx 819
 expect_rc 0
 ondev=$(printf '%s\n' "$out" | awk '/^on device /{print $3, $4}')
 expect_out_re '^GPU +VRAM +fits +headroom +max users +TTFT +prefill tok/s +decode tok/s$'
-expect_out_re '^rtx-4090 +23\.99 GiB +yes +17\.89 GiB +18 +253 ms +[0-9]+ +119$'
+expect_out_re '^rtx-4090 +23\.99 GiB +yes +17\.89 GiB +18 +254 ms +[0-9]+ +119$'
 expect_out 'Setup  infer with llama.cpp: q4_k_m GGUF, 32 layers and the output on the GPU'
 for training in 'use_cache' 'optimizer states created' 'precision bf16' 'base weights not quantized' 'micro-batch 1 per GPU' 'MFU' 'batch 1 x 2048'; do
   expect_no_out "$training"

@@ -203,6 +203,41 @@ static double memory_bound_share(const struct vf_gpu_spec *g, const char *host)
 	return 1 / (1 / share - raw * bfix * hs);
 }
 
+/* The entry's device-copy share (bandwidth_efficiency GEN kernel). */
+static double copy_share(const char *gen)
+{
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(vf__steptime_data("constants"), "bandwidth_efficiency");
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(b, gen), "kernel");
+	return cJSON_IsNumber(k) ? k->valuedouble : -1;
+}
+
+/* Streaming kernels counted op by op (stream_bytes: peft's adapter casts,
+ * scale and add; bitsandbytes' casts) run at the generation's
+ * device-copy share: 1e10 bytes take 1e10 / (datasheet x kernel), with no
+ * fixed time per byte, on an H200 and an A100 80GB alike; the same bytes
+ * as elem_bytes take the fitted share's longer time. */
+static void test_streaming_bytes_at_copy_share(void)
+{
+	const char *ids[] = {"h200", "a100-80gb"}, *gens[] = {"hopper", "ampere-hbm2e-80gb"};
+	for (int i = 0; i < 2; i++) {
+		const struct vf_gpu_spec *g = gpu(ids[i]);
+		CHECK(g != NULL);
+		struct vf__step_work w;
+		one_gemm_work(&w, 1024);
+		w.rate_tflops = g->bf16_tflops;
+		w.kind[0].stream_bytes = 1e10;
+		struct vf__steptime_out o;
+		vf__steptime(&w, g, &o);
+		double want = 1e10 / (g->bandwidth_gbs * 1e9 * copy_share(gens[i]));
+		fprintf(stderr, "  %s: 1e10 streaming bytes %.3f ms (copy share %.3f: %.3f ms)\n", ids[i],
+			1e3 * o.parts.memory_bound, copy_share(gens[i]), 1e3 * want);
+		CHECK(copy_share(gens[i]) > 0.5 && fabs(o.parts.memory_bound - want) < 1e-9);
+		struct vf_step_parts p;
+		one_gemm_step(g, 1024, 1e10, &p);
+		CHECK(p.memory_bound > 1.3 * o.parts.memory_bound);
+	}
+}
+
 /* The kernel-level shares of Volta's GEMMs and Blackwell's memory-bound
  * kernels are the cited benchmarks': the share the step's GEMM (or
  * memory-bound) time implies, less the fixed time per FLOP (per byte)
@@ -744,15 +779,15 @@ static void test_tf32_on(void)
  * once in bf16 (4 B forward, 8 backward); the Python chain moves 76 B
  * forward under autocast and, by autograd's formulas, 118 B backward
  * (not twice the forward's 152). gpt2 b8 s1024 (N 8192, 12 layers,
- * f 3072) on an H200 at 4.8e12 x 0.5 B/s: 8192 x 12 x 3072 x
- * (76 + 118 - 4 - 8) B = 54.96 GB = 22.90 ms more memory-bound time
- * (the old rule: 216 B, 27.18 ms). fp32: 72 + 112 - 8 - 16 = 160 B. */
+ * f 3072) on an H200 at 4.8e12 x 0.462 B/s (hopper's fitted share):
+ * 8192 x 12 x 3072 x (76 + 118 - 4 - 8) B = 54.96 GB = 24.78 ms more
+ * memory-bound time (the old rule: 216 B). fp32: 72 + 112 - 8 - 16 = 160 B. */
 static void test_python_gelu_backward(void)
 {
 	const struct vf_arch *a = arch("gpt2");
 	const struct vf_gpu_spec *h = gpu("h200");
 	REQUIRE(a && h);
-	double bw = h->bandwidth_gbs * 1e9 * 0.5, elems = 8192.0 * 12 * 3072;
+	double bw = h->bandwidth_gbs * 1e9 * constant("bandwidth_efficiency", "hopper"), elems = 8192.0 * 12 * 3072;
 	const enum vf_precision prec[2] = {VF_PREC_AMP, VF_PREC_FP32};
 	const double bytes[2] = {76 + 118 - 4 - 8, 72 + 112 - 8 - 16};
 	for (int i = 0; i < 2; i++) {
@@ -1691,6 +1726,7 @@ static void test_optimizer_step_kernels(void)
 
 int main(void)
 {
+	RUN(test_streaming_bytes_at_copy_share);
 	RUN(test_constants_cite_sources);
 	RUN(test_generations_differ);
 	RUN(test_fixed_time_per_generation);

@@ -570,8 +570,8 @@ static void estimate_assumptions(const struct vf_estimate *e, const struct vf_se
 		       vf_quant_name(s->quant),
 		       vf_setup_kbit_prep(s) ? "fp32 (peft's prepare_model_for_kbit_training: the residual "
 					      "stream fp32, each k-bit linear casting its input and output)"
-		       : s->kbit_fp32_rest ? "their load dtype (a base sharded over FSDP/ZeRO-3 is not "
-					    "prepared: TRL's is_sharded_qlora)"
+		       : s->kbit_fp32_rest ? "their load dtype (the stack does not prepare a base sharded "
+					    "over FSDP/ZeRO-3: kbit_prep_unsharded)"
 					  : "their load dtype");
 	if (s->mode != VF_MODE_INFER) {
 		char st[256];

@@ -361,14 +361,15 @@ const char *vf_text_encoder_name(enum vf_text_encoder v);
 const char *vf_split_kind_name(enum vf_split_kind v);
 const char *vf_loss_name(enum vf_loss v);
 
-/* Parse one value by name (case-sensitive flag spelling; a few aliases such
- * as "adamw-fused", "fp16amp", "bnb8bit", "int8-quanto" are accepted).
- * Return false when the name is unknown. */
 /* The stack prepares a k-bit base (peft's prepare_model_for_kbit_training:
  * its kbit_fp32_rest on a quantized base), unless the base is sharded over
  * FSDP or ZeRO-3 and the stack prepares only an unsharded one
  * (kbit_prep_unsharded: TRL's is_sharded_qlora). */
 bool vf_setup_kbit_prep(const struct vf_setup *s);
+
+/* Parse one value by name (case-sensitive flag spelling; a few aliases such
+ * as "adamw-fused", "fp16amp", "bnb8bit", "int8-quanto" are accepted).
+ * Return false when the name is unknown. */
 bool vf_mode_parse(const char *s, enum vf_mode *out);
 bool vf_precision_parse(const char *s, enum vf_precision *out);
 bool vf_optimizer_parse(const char *s, enum vf_optimizer *out, enum vf_optimizer_impl *impl);

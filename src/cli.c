@@ -383,7 +383,8 @@ char *vf_cli_float8_words(const struct vf_cli_float8 *f, char *o, size_t n)
 char *vf_cli_precision_words(const struct vf_setup *s, char *o, size_t n)
 {
 	snprintf(o, n, "%s%s", vf_precision_name(s->precision),
-		 s->precision == VF_PREC_FP32 && s->tf32 ? " (TF32)" : "");
+		 s->precision == VF_PREC_FP32 && s->tf32 ? " (TF32)"
+		 : s->precision == VF_PREC_BF16 && !s->autocast ? " (pure, no autocast)" : "");
 	return o;
 }
 

@@ -256,7 +256,9 @@ static void ignored_flags(const struct vf_setup *s, bool t5, struct assume *a)
 		assume(a, "%s ignored: mode %s trains no adapters (--mode lora)", names, vf_mode_name(s->mode));
 	if (s->mode == VF_MODE_INFER && (s->given & VF_SETUP_G_GRAD_CKPT))
 		assume(a, "--grad-ckpt ignored: inference has no backward pass to checkpoint");
-	if (s->tf32_from == VF_TF32_OPTION && s->precision != VF_PREC_FP32)
+	bool fp32_adapters = s->precision == VF_PREC_BF16 && !s->autocast && s->mode == VF_MODE_LORA &&
+			     !s->adapter_bf16; /* GEMMs in fp32 (tf32 applies) */
+	if (s->tf32_from == VF_TF32_OPTION && s->precision != VF_PREC_FP32 && !fp32_adapters)
 		assume(a, "%s ignored: TF32 applies to fp32 matmuls, and --precision %s runs them in %s",
 		       s->tf32 ? "--tf32" : "--no-tf32", vf_precision_name((enum vf_precision)s->precision),
 		       s->precision == VF_PREC_FP16 ? "fp16" : "bf16");
@@ -338,6 +340,32 @@ static void tf32_assumption(const struct vf_setup *s, struct assume *a)
 		  "ignores allow_tf32)", from);
 }
 
+/* Autocast off (--no-autocast, a stack's profile): pure bf16, what it
+ * changes, or why it changes nothing. */
+static void autocast_assumption(const struct vf_setup *s, bool dense_only, struct assume *a)
+{
+	char from[64];
+	if (s->stack_given & VF_STACK_G_AUTOCAST)
+		snprintf(from, sizeof from, "--no-autocast");
+	else
+		snprintf(from, sizeof from, "the %s stack's default, data/stacks/%s.json", s->stack, s->stack);
+	if (s->precision != VF_PREC_BF16)
+		assume(a, "no autocast (%s) ignored: --precision %s keeps fp32 weights under autocast; "
+			  "fp32 weights without it are --precision fp32, bf16 ones --precision bf16",
+		       from, vf_precision_name((enum vf_precision)s->precision));
+	else if (dense_only)
+		assume(a, "no autocast (%s): video DiTs and vision models are estimated at the dense bf16 "
+			  "rate either way; approximate", from);
+	else if (s->mode == VF_MODE_LORA && !s->adapter_bf16)
+		assume(a, "pure bf16, no autocast (%s): every op in its inputs' dtype; peft casts each "
+			  "adapter's input to its fp32 weights (a copy per adapter, saved for the backward) "
+			  "and runs the adapters' GEMMs in fp32 (%s)",
+		       from, s->tf32 ? "TF32 on the tensor cores" : "IEEE on the CUDA cores, TF32 off; --tf32");
+	else
+		assume(a, "pure bf16, no autocast (%s): every op in its inputs' dtype, norms and "
+			  "activations in bf16 unless the model's code upcasts them", from);
+}
+
 /* The precision and, for fp32, how its matmuls run (dense_only: a video
  * DiT or vision model, whose step time is the dense bf16 rate). */
 static void precision_assumptions(const struct vf_setup *s, bool dense_only, struct assume *a)
@@ -351,6 +379,8 @@ static void precision_assumptions(const struct vf_setup *s, bool dense_only, str
 			  "approximate", s->tf32 ? " with TF32 on" : "");
 	else if (s->precision == VF_PREC_FP32)
 		tf32_assumption(s, a);
+	if (!s->autocast)
+		autocast_assumption(s, dense_only, a);
 }
 
 /* eager: a family the estimate always runs with explicit scores (T5,

@@ -159,6 +159,13 @@ const struct vf_option vf_setup_options[] = {
 		       "HF tf32=True; Ampere and later). Default: the stack's\n"
 		       "(litgpt on), else PyTorch's (off: IEEE fp32)"),
 	NEGATE("no-tf32", "--precision fp32: matmuls in IEEE fp32 (PyTorch's default)"),
+	SWITCH("autocast", "--precision bf16: the forward under torch.autocast\n"
+			   "(HF Trainer bf16=True, accelerate mixed_precision\n"
+			   "bf16). Default: the stack's (torchtune and litgpt\n"
+			   "off, else on)"),
+	NEGATE("no-autocast", "--precision bf16: pure bf16, no autocast (a bf16 model\n"
+			      "trained without the bf16 flag): every op in its\n"
+			      "inputs' dtype, peft's fp32 adapters' GEMMs in fp32"),
 	SET("adapter-dtype", "fp32|bf16", dtypes, "the LoRA adapter's dtype"),
 	SWITCH("lora-dropout", "a dropout before each LoRA adapter (peft's LoraConfig\n"
 			       "lora_dropout > 0): its mask, and its time. Default:\n"

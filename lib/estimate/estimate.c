@@ -424,6 +424,12 @@ static double lin_in(const struct dt *d, double n, double x_bytes, double consum
 			base = x_bytes > 2 ? 2 * n * consumers : 2 * n;
 		return base + 2 * n * lora;
 	}
+	/* without autocast a linear saves its input as it is; an adapter saves
+	 * a copy of its own where peft casts the input to its fp32 weights or
+	 * a dropout runs before it (the dropped copy) */
+	double A = d->lora_fp32 ? 4 : x_bytes;
+	if (lora > 0 && (A != x_bytes || d->lora_drop))
+		return (d->full ? x_bytes * n : 0) + A * n * lora;
 	return (d->full || lora > 0) ? x_bytes * n : 0;
 }
 
@@ -436,7 +442,7 @@ static double norm_bytes(const struct shape *s, const struct dt *d, double *out_
 	if (s->layer_norm) {
 		/* layer_norm runs in fp32 under autocast and saves its input */
 		*out_bytes = d->autocast ? 4 : d->R;
-		return 4 * h;
+		return (d->autocast ? 4 : d->R) * h;
 	}
 	/* RMSNorm: x.to(fp32) saved by pow and rsqrt-mul; weight * x saves x
 	 * (llama: x cast back to the input dtype; gemma: kept in fp32) */
@@ -478,8 +484,8 @@ static double mlp_bytes(const void *ctx, double f)
 		if (d->autocast)
 			total += d->compile ? 2 * f : (4 + 4 + 2 + 4) * f; /* compiled: its input only */
 		else
-			total += 16 * f;
-		ab = 4;
+			total += 4 * C * f; /* the same four in the compute dtype */
+		ab = d->autocast ? 4 : C;
 		break;
 	}
 	if (s->gated)
@@ -518,7 +524,10 @@ static double layer_bytes(const struct shape *s, const struct dt *d, bool eager,
 
 	/* attention block */
 	total += norm_bytes(s, d, &xb);                          /* input norm */
-	total += lin_in(d, h, xb, s->fused_qkv ? 1 : 3, nl_qkv) + mla_in; /* q, k, v inputs */
+	/* without autocast, bf16 adapters' dropped copies: one for q, k and v,
+	 * as lora_dropout_masks counts their masks (litgpt's fused qkv) */
+	double nl_qkv_in = !d->autocast && !d->lora_fp32 && nl_qkv > 1 ? 1 : nl_qkv;
+	total += lin_in(d, h, xb, s->fused_qkv ? 1 : 3, nl_qkv_in) + mla_in; /* q, k, v inputs */
 	if (s->fused_qkv && !s->rotary)
 		total += C * (hq + 2 * hkv);                     /* fused qkv output (viewed by sdpa) */
 	else if (s->fused_qkv)
@@ -1178,7 +1187,7 @@ static inline __attribute__((always_inline)) void gemm_add(struct vf__layer_work
 							  double n, double count, bool wgrad, bool igrad)
 {
 	if (l->ngemm < VF__MAX_GEMMS && m > 0 && k > 0 && n > 0 && count > 0)
-		l->gemm[l->ngemm++] = (struct vf__gemm){m, k, n, count, wgrad, igrad, false};
+		l->gemm[l->ngemm++] = (struct vf__gemm){m, k, n, count, wgrad, igrad, false, false};
 }
 
 /* The memory-bound bytes a LoRA adapter moves per element of its linear's
@@ -1191,7 +1200,8 @@ static inline __attribute__((always_inline)) void gemm_add(struct vf__layer_work
  * wide (the residual stream's dtype), is cast to the adapter's A bytes
  * (peft: fp32, a copy per adapter); a dropout reads and writes it and
  * keeps a one-byte mask; under autocast lora_A casts the fp32 copy to bf16
- * (read 4, write 2), without it the fp32 operand is read at 4 bytes.
+ * (read 4, write 2), without it the fp32 operand is read at 4 bytes (by
+ * the fp32 GEMM itself in a bf16 step: lora_gemm32).
  * lora_B's output, Bo bytes (bf16 under autocast, else the adapter's), is
  * scaled (read, write) and added to the base output (Y bytes: promoted to
  * the wider Z), cast back to Y. Backward, by autograd's formulas: each
@@ -1204,6 +1214,13 @@ struct lora_bytes {
 	double in, out, in_bwd, out_bwd;
 };
 
+/* peft's fp32 adapters in a bf16 step without autocast: their GEMMs run
+ * in fp32 on fp32 operands (vf__gemm.fp32, read at 4 bytes there). */
+static inline bool lora_gemm32(const struct dt *d)
+{
+	return d->lora_fp32 && !d->autocast && d->P == 2;
+}
+
 static inline struct lora_bytes lora_bytes(const struct dt *d)
 {
 	double X = d->R, A = d->lora_fp32 ? 4 : 2;
@@ -1212,7 +1229,7 @@ static inline struct lora_bytes lora_bytes(const struct dt *d)
 	double cast_in = X != A ? X + A : 0, drop = d->lora_drop ? 2 * A + 1 : 0;
 	double ac = d->autocast && A > 2 ? 6 : 0; /* autocast's cast of the fp32 copy */
 	struct lora_bytes b;
-	b.in = cast_in + drop + (d->autocast ? ac : A - 2);
+	b.in = cast_in + drop + (d->autocast || lora_gemm32(d) ? ac : A - 2);
 	b.out = (Bo - 2) + 2 * Bo + (Y + Bo + Z) + (Z != Y ? Z + Y : 0);
 	b.in_bwd = cast_in + ac + drop + 3 * X;
 	b.out_bwd = 2 * Bo + (Z != Y ? Z + Y : 0) + (Z != Bo ? Z + Bo : 0);
@@ -1234,8 +1251,11 @@ static inline __attribute__((always_inline)) void linear_add(struct vf__layer_wo
 	l->dequant_kernels += d->qbase ? count : 0; /* one dequant kernel per quantized linear */
 	l->saved_tensors += count * (d->full ? 2 : 1); /* mm: input for dW, weight for dX */
 	if (lora) {
+		int first = l->ngemm;
 		gemm_add(l, m, in, d->rank, count, true, true);
 		gemm_add(l, m, d->rank, out, count, true, true);
+		for (int i = first; i < l->ngemm && lora_gemm32(d); i++)
+			l->gemm[i].fp32 = true;
 		l->kernels += count * 5;
 		l->saved_tensors += count * 4; /* lora_A's and lora_B's inputs and weights */
 		struct lora_bytes lb = lora_bytes(d);
@@ -1382,7 +1402,7 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	 * once; transformers' Python GELU (gelu_new) runs nine kernels, under
 	 * autocast in fp32 (cast, pow, two scales, add, tanh, add one, half x,
 	 * product: ~70 bytes per element) and the down projection casts back */
-	double act = s->act == ACT_GELU_PY ? (d->autocast ? 76 : 72) * act_width : (s->gated ? 5 : 2) * act_width * Cq;
+	double act = s->act == ACT_GELU_PY ? (d->autocast ? 76 : 18 * C) * act_width : (s->gated ? 5 : 2) * act_width * Cq;
 	e += act;
 	e += (s->dropout > 0 && d->train) ? 2 * (2 * R + 1) * h : 0; /* residual dropouts (training) */
 	l->elem_bytes += m * e; /* after the LoRA adapters' (linear_add) */
@@ -1394,7 +1414,7 @@ static void layer_work(const struct shape *s, const struct dt *d, double m,
 	 * product (28), the fp32 cast's grad cast back (6) and x's three
 	 * grads summed (12): 118 bytes under autocast; in fp32 no casts:
 	 * 12 + 12 + 8 + 12 + 8 + 8 + 28 + 24 = 112 */
-	l->elem_bwd_bytes += s->act == ACT_GELU_PY ? m * (2 * (e - act) + (d->autocast ? 118 : 112) * act_width)
+	l->elem_bwd_bytes += s->act == ACT_GELU_PY ? m * (2 * (e - act) + (d->autocast ? 118 : 28 * C) * act_width)
 						    : 2 * m * e;
 	l->kernels += s->norms_per_layer * (s->layer_norm ? 2 : 8) + (s->rotary ? 10 : 0) + 4 + 2 +
 		      (s->act == ACT_GELU_PY ? 10 : s->gated ? 2 : 1) + ((s->dropout > 0 && d->train) ? 4 : 0) +
@@ -1579,7 +1599,7 @@ struct layer_key {
 	double P, R, C, nlora, rank;
 	unsigned lt;
 	int attention, quant, attn, act;
-	bool train, full, autocast, compile, qbase, lora_fp32, lora_drop, pad[5];
+	bool train, full, autocast, compile, qbase, lora_fp32, lora_drop, tf32_fp32, pad[4];
 };
 
 struct layer_entry {
@@ -1839,10 +1859,10 @@ static const struct vf__steptime_hw *ctx_hw(struct vf_estimate_ctx *c, const str
 					    const struct vf_gpu_spec *gpu)
 {
 	if (!(c->hw_gen == c->gen && memcmp(&c->hw_rate, &w->rate_tflops, sizeof c->hw_rate) == 0 &&
-	      c->hw_core == w->cuda_core + (w->tf32 ? 4 : 0))) {
+	      c->hw_core == w->cuda_core + (w->tf32 ? 4 : 0) + (w->tf32_fp32 ? 8 : 0))) {
 		vf__steptime_hw(w, gpu, &c->cls, &c->hw);
 		c->hw_rate = w->rate_tflops;
-		c->hw_core = w->cuda_core + (w->tf32 ? 4 : 0);
+		c->hw_core = w->cuda_core + (w->tf32 ? 4 : 0) + (w->tf32_fp32 ? 8 : 0);
 		c->hw_gen = c->gen;
 	}
 	return &c->hw;
@@ -1912,7 +1932,7 @@ static struct layer_entry *step_kinds(struct vf_estimate_ctx *cx, const struct s
 		k.attention = (int)su->attention, k.quant = (int)su->quant, k.attn = (int)w->attn;
 		k.train = d->train, k.full = d->full, k.autocast = d->autocast;
 		k.compile = su->compile, k.qbase = d->qbase;
-		k.lora_fp32 = d->lora_fp32, k.lora_drop = d->lora_drop;
+		k.lora_fp32 = d->lora_fp32, k.lora_drop = d->lora_drop, k.tf32_fp32 = w->tf32_fp32;
 		k.act = (int)s->act;
 		slot = memo_slot(cx, &k, hit);
 		if (slot && !*hit)
@@ -1935,7 +1955,7 @@ static void step_around(const struct shape *s, const struct vf_setup *su, const 
 			double Nout, double opt_traffic, const struct step_extra *x,
 			struct vf__step_work *w)
 {
-	w->head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true, false};
+	w->head = (struct vf__gemm){Nout, s->h, s->V, 1, d->full, true, false, false};
 	w->loss_bytes = d->train ? Nout * s->V * (3 * d->C + 36) : Nout * s->V * d->C;
 	w->opt_bytes = opt_traffic;
 	/* full: each layer's matrices and 1-D tensors (norms, biases), the
@@ -1981,6 +2001,7 @@ static void step_time(struct vf_estimate_ctx *cx, const struct shape *s, const s
 	w.attn = su->attention == VF_ATTN_EAGER || s->eager_attn ? VF__ATTN_EAGER : VF__ATTN_FLASH;
 	double rate = step_rate(su, gpu, e, &w.cuda_core, &w.tf32);
 	w.rate_tflops = rate;
+	w.tf32_fp32 = su->tf32; /* a 16-bit step's fp32 GEMMs (peft's adapters without autocast) */
 	static const enum vf__dequant dq[VF_QUANT_COUNT] = {
 		[VF_QUANT_NF4] = VF__DQ_NF4, [VF_QUANT_INT4] = VF__DQ_NF4,
 		[VF_QUANT_INT8] = VF__DQ_INT8, [VF_QUANT_FP8] = VF__DQ_FP8};
@@ -2085,14 +2106,16 @@ static void llm_setup(struct vf_estimate_ctx *cx, const struct vf_setup *su, con
 	struct dt *d = &m->d;
 	d->train = su->mode != VF_MODE_INFER;
 	d->full = su->mode == VF_MODE_FULL;
-	d->autocast = su->precision != VF_PREC_FP32;
+	/* bf16 weights with or without autocast (pure bf16: su->autocast off);
+	 * amp and fp16 are fp32 weights under autocast */
+	d->autocast = su->precision != VF_PREC_FP32 && (su->precision != VF_PREC_BF16 || su->autocast);
 	d->P = su->precision == VF_PREC_BF16 ? 2 : 4; /* amp/fp16: fp32 weights under autocast */
 	d->R = d->P;
 	/* peft's prepare_model_for_kbit_training casts the embeddings to
 	 * fp32 (kbit_rest_bytes): the residual stream they start is fp32 */
 	if (vf_setup_kbit_prep(su) && d->train)
 		d->R = 4;
-	d->C = d->autocast ? 2 : 4;
+	d->C = d->autocast ? 2 : d->P; /* matmul outputs: autocast's bf16, else the weights' dtype */
 	d->lt = su->mode == VF_MODE_LORA ? su->lora_targets : 0;
 	d->rank = su->lora_rank;
 	d->compile = su->compile;

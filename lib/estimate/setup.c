@@ -382,6 +382,7 @@ void vf_setup_defaults(struct vf_setup *s)
 	s->float8 = s->gelu_native = false;
 	s->tf32 = false; /* PyTorch's default: fp32 matmuls in IEEE fp32 */
 	s->tf32_from = VF_TF32_PYTORCH;
+	s->autocast = true; /* --precision bf16 under torch.autocast (HF bf16=True) */
 	s->kbit_head = s->graph_held = s->loss_in_compute_dtype = s->lora_dropout = false;
 	s->fsdp_no_sync = s->fsdp_lora_flat = false;
 	s->modules_to_save = 0;
@@ -598,6 +599,7 @@ static vf_status mechanism_set(struct vf_setup *s, const char *name, const char 
 		   strcmp(name, "optimizer-in-backward") == 0 || strcmp(name, "peak-scope") == 0 ||
 		   strcmp(name, "float8") == 0 || strcmp(name, "no-float8") == 0 ||
 		   strcmp(name, "tf32") == 0 || strcmp(name, "no-tf32") == 0 ||
+		   strcmp(name, "autocast") == 0 || strcmp(name, "no-autocast") == 0 ||
 		   strcmp(name, "lora-dropout") == 0 || strcmp(name, "no-lora-dropout") == 0) {
 		return vf_stack_set(s, name, v, err);
 	} else {

@@ -44,6 +44,21 @@ static bool parse_loss(const char *v, enum vf_loss *loss, int *chunks)
 	return true;
 }
 
+/* A switch: --no-NAME off, --NAME on, --NAME=true|on|false|off; false
+ * for any other value. */
+static bool parse_switch(const char *name, const char *v, bool *out)
+{
+	if (name[0] == 'n')
+		*out = false;
+	else if (!v || strcmp(v, "true") == 0 || strcmp(v, "on") == 0)
+		*out = true;
+	else if (strcmp(v, "false") == 0 || strcmp(v, "off") == 0)
+		*out = false;
+	else
+		return false;
+	return true;
+}
+
 vf_status vf_stack_set(struct vf_setup *s, const char *name, const char *v, struct vf_error *err)
 {
 	if (strcmp(name, "stack") == 0) {
@@ -77,16 +92,14 @@ vf_status vf_stack_set(struct vf_setup *s, const char *name, const char *v, stru
 		s->float8 = name[0] == 'f';
 		s->stack_given |= VF_STACK_G_FLOAT8;
 	} else if (strcmp(name, "tf32") == 0 || strcmp(name, "no-tf32") == 0) {
-		if (name[0] == 'n')
-			s->tf32 = false;
-		else if (!v || strcmp(v, "true") == 0 || strcmp(v, "on") == 0)
-			s->tf32 = true;
-		else if (strcmp(v, "false") == 0 || strcmp(v, "off") == 0)
-			s->tf32 = false;
-		else
+		if (!parse_switch(name, v, &s->tf32))
 			return bad(err, name, v, "true or false");
 		s->tf32_from = VF_TF32_OPTION;
 		s->stack_given |= VF_STACK_G_TF32;
+	} else if (strcmp(name, "autocast") == 0 || strcmp(name, "no-autocast") == 0) {
+		if (!parse_switch(name, v, &s->autocast))
+			return bad(err, name, v, "true or false");
+		s->stack_given |= VF_STACK_G_AUTOCAST;
 	} else if (strcmp(name, "peak-scope") == 0) {
 		if (!vf__mech_peak_scope_parse(v, &s->peak_scope))
 			return bad(err, name, v, "step or run");
@@ -125,7 +138,7 @@ static const char *const known[] = {"lora_precision", "full_precision", "adapter
 				    "peak_report", "grad_ckpt_default", "optimizer_impl", "float8",
 				    "grad_ckpt_fsdp", "quantize_on_load", "gelu_native",
 				    "kbit_head", "graph_held", "loss_in_compute_dtype",
-				    "lora_dropout", "fsdp_no_sync", "tf32", "fsdp_lora_flat",
+				    "lora_dropout", "fsdp_no_sync", "tf32", "autocast", "fsdp_lora_flat",
 				    "lora_targets"};
 
 static vf_status check_keys(const cJSON *p, const char *what, struct vf_error *err)
@@ -173,6 +186,7 @@ static vf_status apply_bools(struct vf_setup *s, const cJSON *p, const char *wha
 			   &s->lora_dropout, err)) ||
 	    (st = get_bool(p, "fsdp_no_sync", what, false, &s->fsdp_no_sync, err)) ||
 	    (st = get_bool(p, "fsdp_lora_flat", what, false, &s->fsdp_lora_flat, err)) ||
+	    (st = get_bool(p, "autocast", what, s->stack_given & VF_STACK_G_AUTOCAST, &s->autocast, err)) ||
 	    (st = get_bool(p, "tf32", what, s->stack_given & VF_STACK_G_TF32, &s->tf32, err)))
 		return st;
 	/* a stack that turns TF32 on says so; one that leaves it off leaves
@@ -366,6 +380,7 @@ void vf_stack_to_json(const struct vf_setup *s, cJSON *o)
 	cJSON_AddBoolToObject(o, "float8", s->float8);
 	cJSON_AddBoolToObject(o, "tf32", s->tf32);
 	cJSON_AddStringToObject(o, "tf32_source", vf_tf32_from_name(s->tf32_from));
+	cJSON_AddBoolToObject(o, "autocast", s->autocast);
 	cJSON_AddBoolToObject(o, "gelu_native", s->gelu_native);
 	cJSON_AddBoolToObject(o, "kbit_head", s->kbit_head);
 	cJSON_AddBoolToObject(o, "graph_held", s->graph_held);

@@ -761,24 +761,30 @@ struct hw {
 	double attn_rate; /* attention's dense rate (fp32: 3xTF32 where the GPU has TF32) */
 	double tile;      /* the GEMMs' half-efficiency output size (tensor cores or CUDA cores) */
 	double inv_rate_eff, inv_bw; /* 1 / (rate x eff), 1 / bandwidth */
+	double inv_rate_eff32; /* 1 / (rate x eff) of fp32 GEMMs in a 16-bit step (vf__gemm.fp32) */
 	double inv_bw_opt;     /* 1 / the optimizer kernels' bandwidth */
 	double inv_bw_stream;  /* 1 / the device-copy bandwidth (streaming kernels counted op by op) */
 	const struct attn_gen *attn; /* the generation's attention shares */
 	double launch_s, sync_s, host; /* per launch, per sync, host time scale */
 };
 
-/* One GEMM of m x k by k x n (2-byte operands), device seconds. Inlined
- * into its callers: the call cost about half of its work (3 per GEMM per
- * layer kind). */
+/* One GEMM of m x k by k x n, device seconds: 2-byte operands at the
+ * step's rate, or (fp32: an adapter's rank-r product in a 16-bit step)
+ * 4-byte ones at the GPU's fp32 rate with no half-efficiency output size:
+ * one of its dimensions is the rank, and cuBLAS splits such a product's
+ * long inner dimension over the SMs (split-K) rather than leave them idle
+ * for want of output tiles. Inlined into its callers: the call cost about
+ * half of its work (3 per GEMM per layer kind). */
 static inline __attribute__((always_inline)) double gemm_s(const struct hw *h, double m, double k, double n, bool qbase,
-		     enum vf__dequant dq, double *flops)
+		     bool fp32, enum vf__dequant dq, double *flops)
 {
 	double mn = m * n;
 	double f = 2 * mn * k;
-	double t_c = 2 * k * (mn + h->tile) * h->inv_rate_eff; /* f / (rate eff mn/(mn+tile)) */
+	double t_c = fp32 ? f * h->inv_rate_eff32
+			  : 2 * k * (mn + h->tile) * h->inv_rate_eff; /* f / (rate eff mn/(mn+tile)) */
 	if (qbase && dq == VF__DQ_INT8)
 		t_c /= K.int8_rate; /* LLM.int8: quantised activations, outlier matmul */
-	double t_m = 2 * (m * k + k * n + mn) * h->inv_bw;
+	double t_m = (fp32 ? 4 : 2) * (m * k + k * n + mn) * h->inv_bw;
 	*flops += f;
 	return (t_c > t_m ? t_c : t_m) + K.kernel_gpu_s;
 }
@@ -815,13 +821,13 @@ static void kind_times(const struct hw *h, const struct vf__step_work *w,
 	memset(k, 0, sizeof *k);
 	for (int i = 0; i < l->ngemm; i++) {
 		const struct vf__gemm *x = &l->gemm[i];
-		double tf = gemm_s(h, x->m, x->k, x->n, x->qbase, w->dequant, &k->flops_f);
+		double tf = gemm_s(h, x->m, x->k, x->n, x->qbase, x->fp32, w->dequant, &k->flops_f);
 		double tb = 0;
 		if (w->train) {
 			if (x->input_grad) /* dX = dY W^T */
-				tb += gemm_s(h, x->m, x->n, x->k, x->qbase, w->dequant, &k->flops_b);
+				tb += gemm_s(h, x->m, x->n, x->k, x->qbase, x->fp32, w->dequant, &k->flops_b);
 			if (x->weight_grad) /* dW = X^T dY */
-				tb += gemm_s(h, x->k, x->m, x->n, false, w->dequant, &k->flops_b);
+				tb += gemm_s(h, x->k, x->m, x->n, false, x->fp32, w->dequant, &k->flops_b);
 		}
 		bool expert = l->experts > 0 && x->count >= l->experts;
 		*(expert ? &k->f.moe : &k->f.gemm) += tf * x->count;
@@ -980,6 +986,27 @@ static void cpu_offload(const struct vf__step_work *w, const struct vf_gpu_spec 
 	p->host_optimizer = w->host_opt_bytes / (K.host_mem_gbs * 1e9);
 }
 
+/* The rate of a 16-bit step's fp32 GEMMs (vf__gemm.fp32: peft's fp32
+ * adapters without autocast, whose inputs are cast to fp32): IEEE SGEMM on
+ * the CUDA cores at the fp32 GEMMs' kernel share (steptime.json
+ * gemm_efficiency cuda_core_kernel), or with TF32 allowed (w->tf32_fp32)
+ * the TF32 tensor rate at the tensor cores' share; a GPU without bf16
+ * tensor cores has no TF32. */
+static void fp32_gemms(const struct vf__step_work *w, const struct vf_gpu_spec *gpu, int g, int gf,
+		       struct hw *h)
+{
+	double bf16 = gpu ? gpu->bf16_tflops * 1e12 : 989.5e12; /* the H200 when no GPU */
+	double r32, eff;
+	if (w->tf32_fp32 && bf16 > 0) {
+		r32 = bf16 * K.tf32_rate;
+		eff = model_share(g, gf, K.gemm_eff, K.gemm_k, K.gemm_fixed_s, r32);
+	} else {
+		r32 = gpu && gpu->fp32_tflops > 0 ? gpu->fp32_tflops * 1e12 : 66.9e12; /* H200 datasheet */
+		eff = cuda_core_share(g, gf, K.gemm_k_fp32, r32);
+	}
+	h->inv_rate_eff32 = 1 / (r32 * eff);
+}
+
 /* The GPU's rates for the step's compute dtype (w->rate_tflops); false
  * when it has no rate. */
 static bool hw_of_class(const struct vf__step_work *w, const struct vf_gpu_spec *gpu, int g, int gf,
@@ -1008,6 +1035,7 @@ static bool hw_of_class(const struct vf__step_work *w, const struct vf_gpu_spec 
 		return false;
 	h->inv_rate_eff = 1 / (h->rate * h->eff);
 	h->inv_bw = 1 / h->bw;
+	fp32_gemms(w, gpu, g, gf, h);
 	/* the optimizer's kernels: hopper's fitted share, another GPU's
 	 * device-copy share scaled by hopper's share over its own */
 	double kern = own > 0 ? own : K.bw_k[g][gf];
@@ -1126,14 +1154,14 @@ static void step_from(const struct hw *h, const struct vf__step_work *w,
 		rec_s = w->recompute_op ? sac_op_s(w, k, rc, w->micro, p, hr)
 					: rc * pass_s(w, k, false, rc * w->micro, p, hr);
 	double t = fwd_s + rec_s;
-	double head = gemm_s(h, w->head.m, w->head.k, w->head.n, false, w->dequant, &flops);
+	double head = gemm_s(h, w->head.m, w->head.k, w->head.n, false, false, w->dequant, &flops);
 	if (w->train) {
 		bwd_s = pass_s(w, k, true, w->micro, p, hb);                       /* backward */
 		t += bwd_s;
 		bwd_s += rec_s; /* the recompute runs in the backward's window */
-		head += gemm_s(h, w->head.m, w->head.n, w->head.k, false, w->dequant, &flops);
+		head += gemm_s(h, w->head.m, w->head.n, w->head.k, false, false, w->dequant, &flops);
 		if (w->head.weight_grad)
-			head += gemm_s(h, w->head.k, w->head.m, w->head.n, false, w->dequant, &flops);
+			head += gemm_s(h, w->head.k, w->head.m, w->head.n, false, false, w->dequant, &flops);
 	}
 	double loss = w->loss_bytes * (w->compile ? K.compile_loss : 1) * h->inv_bw;
 	p->gemm += head * w->micro;

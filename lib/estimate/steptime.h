@@ -26,6 +26,8 @@ struct vf__gemm {
 	bool weight_grad;      /* backward also computes the weight's gradient */
 	bool input_grad;       /* backward computes the input's gradient */
 	bool qbase;            /* a quantized frozen base weight (int8: LLM.int8 rate) */
+	bool fp32;             /* an fp32 GEMM in a 16-bit step (peft's fp32 adapters without
+				* autocast): the GPU's fp32 rate (struct vf__step_work.tf32_fp32) */
 };
 
 /* One kind of layer (decoder layer; T5 has encoder and decoder kinds). */
@@ -97,6 +99,8 @@ struct vf__step_work {
 	int cuda_core;         /* GEMMs on the CUDA cores: 1 fp32 without TF32, 2 emulated bf16 */
 	bool tf32;             /* fp32 GEMMs on the TF32 tensor cores (--tf32): rate_tflops is the
 				* TF32 rate; the attention stays 3xTF32 */
+	bool tf32_fp32;        /* the fp32 GEMMs of a 16-bit step (vf__gemm.fp32) on the TF32
+				* tensor cores (--tf32); else IEEE SGEMM on the CUDA cores */
 	enum vf__dequant dequant; /* the base's quantisation (dequantized in forward and backward) */
 	bool compile;          /* torch.compile: elementwise chains fused (factors in the data) */
 	bool grad_scaler;      /* fp16 autocast: GradScaler unscale + inf check + sync */
@@ -229,7 +233,7 @@ void vf__steptime_class(const struct vf_gpu_spec *gpu, struct vf__gpu_class *c);
  * passes them to _kinds and _with, which then neither classify the GPU
  * nor derive its rates again. Its contents are steptime.c's. */
 struct vf__steptime_hw {
-	double v[14];
+	double v[16];
 };
 void vf__steptime_hw(const struct vf__step_work *w, const struct vf_gpu_spec *gpu,
 		     const struct vf__gpu_class *c, struct vf__steptime_hw *out);

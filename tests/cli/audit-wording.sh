@@ -34,9 +34,9 @@ short=(qwen2.5-0.5b --stack torchtune --mode lora --lora-targets q_proj,v_proj -
 run estimate "${short[@]}" --explain
 expect_rc 0
 expect_no_out "device peak: PyTorch's caching allocator (2.9-2.11 rules) simulated"
-expect_out "device peak: the step's analytic allocated peak (16.71 GiB) with no allocator reserve"
+expect_out "device peak: the step's analytic allocated peak (16.39 GiB) with no allocator reserve"
 expect_out 'the peak is approximate'
-expect_out "below the step's analytic allocated peak (16.71 GiB), which the estimate keeps"
+expect_out "below the step's analytic allocated peak (16.39 GiB), which the estimate keeps"
 run estimate "${short[@]}" --json
 expect_rc 0
 expect_json 'j["memory"]["allocator_replay_allocated_bytes"] < j["memory"]["peak_allocated_bytes"]'

@@ -211,4 +211,36 @@ run estimate gpt2 --precision fp32 --tf32=maybe
 expect_rc 2
 expect_err "--tf32"
 
+test_case "--no-autocast: pure bf16; peft's fp32 adapters run fp32 GEMMs; the setup, the assumptions and torchtune's profile say so"
+lora="--mode lora --lora-rank 16 --lora-targets q_proj,k_proj,v_proj,o_proj --precision bf16 --batch 4 --seq 4096 --grad-ckpt --gpu a100-80gb"
+run estimate mistral-7b $lora --json
+expect_rc 0
+expect_json 'j["setup"]["autocast"] is True'
+expect_json 'not any("no autocast" in a for a in j["assumptions"])'
+ac_step=$(printf '%s' "$out" | python3 -c "import json,sys; print(json.load(sys.stdin)['gpus'][0]['step_seconds'])")
+run estimate mistral-7b $lora --no-autocast --json
+expect_rc 0
+expect_json 'j["setup"]["autocast"] is False'
+expect_json 'any("pure bf16, no autocast (--no-autocast)" in a and "GEMMs in fp32" in a for a in j["assumptions"])'
+pure_step=$(printf '%s' "$out" | python3 -c "import json,sys; print(json.load(sys.stdin)['gpus'][0]['step_seconds'])")
+# rank-16 fp32 products: a few percent of the step, never free
+check "python3 -c 'import sys; sys.exit(0 if $ac_step < $pure_step < 1.2 * $ac_step else 1)'"
+run estimate mistral-7b $lora --no-autocast
+expect_out "bf16 (pure, no autocast)"
+run estimate mistral-7b $lora --no-autocast --tf32 --json
+expect_json 'not any("--tf32 ignored" in a for a in j["assumptions"])'
+run estimate mistral-7b $lora --tf32 --json
+expect_json 'any("--tf32 ignored" in a for a in j["assumptions"])'
+run estimate mistral-7b $lora --stack torchtune --json
+expect_json 'j["setup"]["autocast"] is False'
+expect_json 'any("pure bf16, no autocast (the torchtune stack" in a for a in j["assumptions"])'
+run estimate mistral-7b $lora --stack torchtune --autocast --json
+expect_json 'j["setup"]["autocast"] is True'
+run estimate mistral-7b --mode lora --precision amp --no-autocast --gpu a100-80gb --json
+expect_rc 0
+expect_json 'any("no autocast (--no-autocast) ignored: --precision amp" in a for a in j["assumptions"])'
+run estimate mistral-7b --precision bf16 --autocast=maybe
+expect_rc 2
+expect_err "--autocast"
+
 finish

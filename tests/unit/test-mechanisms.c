@@ -643,11 +643,11 @@ static void test_bad_mechanism_values(void)
  * torch.nn.functional.gelu(x, approximate="tanh"), one native kernel that
  * saves only its input (stack profile gelu_native); transformers' gelu_new
  * (NewGELUActivation) runs in Python and saves pow's input, tanh's output
- * and the product's two factors (estimate.c: pow's fp32 input, tanh's
- * fp32 output, the half-x and the fp32 1 + tanh, 14 bytes an element).
- * Phi-2 under litgpt (bf16 weights): only the activations move, by
- * 14 - 2 = 12 bytes per MLP element (f = 10240) of each of the 32 layers'
- * 4 x 512 tokens. */
+ * and the product's two factors (estimate.c: under autocast pow's fp32
+ * input, tanh's fp32 output, the half-x and the fp32 1 + tanh, 14 bytes
+ * an element; without it the four in bf16, 8 bytes). Phi-2 under litgpt
+ * (pure bf16): only the activations move, by 8 - 2 = 6 bytes per MLP
+ * element (f = 10240) of each of the 32 layers' 4 x 512 tokens. */
 static void test_native_gelu(void)
 {
 	const char *lg[] = {"mode", "lora", "stack", "litgpt", "batch", "4", "seq", "512", NULL};
@@ -662,7 +662,8 @@ static void test_native_gelu(void)
 	s.gelu_native = false;
 	run("phi-2", &s, &b);
 	CHECK(same_except(&a, &b, "activations"));
-	CHECK_INT(b.activations_full - a.activations_full, 12LL * 10240 * 4 * 512 * 32);
+	CHECK(!s.autocast);
+	CHECK_INT(b.activations_full - a.activations_full, 6LL * 10240 * 4 * 512 * 32);
 	/* a model whose activation is already native (SiLU) does not move */
 	s.gelu_native = true;
 	run("llama2-7b", &s, &a);
@@ -929,10 +930,12 @@ static void test_loss_in_compute_dtype(void)
 
 /* litgpt's LoRA dropout (lora_dropout): one bool mask per adapted linear,
  * 1 byte per input element, q/k/v sharing the fused qkv's. Llama 2 7B at
- * 2 x 512 tokens: q,v adds 32 x N x h bytes of activations; all-linear
- * adds qkv (h), o (hq), gate (h), up (h) and down (f) (the dropped copies
- * take the place of the adapters' input copies lin_in counts); nothing
- * else moves;
+ * 2 x 512 tokens: q,v adds 32 x N x h bytes of activations (the dropped
+ * copy takes the place of the input lora_A kept: litgpt runs pure bf16,
+ * and its bf16 adapters share their input without a dropout); all-linear
+ * adds the masks of qkv (h), o (hq), gate (h), up (h) and down (f), and
+ * one more bf16 copy of the MLP's input (gate and up each keep their own
+ * dropped copy of the input they shared); nothing else moves;
  * hf (peft's lora_dropout 0.0 by default) does not set it. */
 static void test_lora_dropout(void)
 {
@@ -956,7 +959,7 @@ static void test_lora_dropout(void)
 	run("llama2-7b", &s0, &a);
 	run("llama2-7b", &s1, &b);
 	CHECK(same_except(&a, &b, "activations"));
-	CHECK_INT(b.activations_full - a.activations_full, llround(32 * N * (4096 * 4 + 11008.0)));
+	CHECK_INT(b.activations_full - a.activations_full, llround(32 * N * (4096 * 4 + 11008.0 + 2 * 4096)));
 	const char *h[] = {"mode", "lora", NULL};
 	flags_setup(h, &s0);
 	CHECK(!s0.lora_dropout);
@@ -991,6 +994,60 @@ static void test_kbit_prep_unsharded(void)
 	CHECK(b.activations_full > a.activations_full);
 	flags_setup(tt, &s);
 	CHECK(!s.kbit_fp32_rest && !vf_setup_kbit_prep(&s));
+}
+
+/* Pure bf16 (--no-autocast): peft's fp32 adapters take an fp32 copy of
+ * their input each and run their GEMMs in fp32 (IEEE on the CUDA cores,
+ * or TF32 with --tf32), so the step is slower than under autocast, and
+ * TF32 no slower than IEEE; bf16 adapters have no fp32 GEMM and their step is
+ * autocast's. GPT-2's LayerNorm and Python GELU, which autocast runs in
+ * fp32, save bf16 tensors without it. */
+static void test_no_autocast(void)
+{
+	const struct vf_arch *a = arch("mistral-7b");
+	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-80gb");
+	REQUIRE(a && g);
+	const char *extra[][5] = {{NULL}, {"no-autocast", NULL}, {"no-autocast", "tf32", NULL},
+				  {"adapter-dtype", "bf16", NULL}, {"adapter-dtype", "bf16", "no-autocast", NULL}};
+	struct vf_estimate e[5];
+	for (int i = 0; i < 5; i++) {
+		const char *f[16] = {"mode", "lora", "precision", "bf16", "batch", "4", "seq", "4096",
+				     "grad-ckpt", "true", "lora-targets", "q_proj,k_proj,v_proj,o_proj"};
+		int n = 12;
+		for (int k = 0; k < 4 && extra[i][k]; k++) {
+			f[n++] = extra[i][k];
+			if (strcmp(extra[i][k], "adapter-dtype") == 0)
+				f[n++] = extra[i][++k];
+		}
+		f[n] = NULL;
+		struct vf_setup s;
+		flags_setup(f, &s);
+		vf_estimate_run(a, &s, g, &e[i]);
+		fprintf(stderr, "  %d: step %.4f s, activations %lld\n", i, e[i].step_seconds,
+			(long long)e[i].activations_full);
+	}
+	/* rank-16 products at 4 bytes an operand are memory-bound: TF32 does
+	 * not make them faster than IEEE fp32 here */
+	CHECK(e[0].step_seconds > 0 && e[0].step_seconds < e[2].step_seconds &&
+	      e[2].step_seconds <= e[1].step_seconds);
+	CHECK(e[1].step_seconds < 1.2 * e[0].step_seconds); /* a few percent: adapters are rank 16 */
+	CHECK(e[4].step_seconds == e[3].step_seconds);
+	CHECK(e[1].activations_full >= e[0].activations_full);
+	CHECK(e[4].activations_full <= e[3].activations_full);
+	const struct vf_arch *g2 = arch("gpt2");
+	REQUIRE(g2);
+	const char *full[] = {"mode", "full", "precision", "bf16", "batch", "8", "seq", "1024", NULL};
+	const char *pure[] = {"mode", "full", "precision", "bf16", "batch", "8", "seq", "1024", "no-autocast", NULL};
+	struct vf_setup s0, s1;
+	struct vf_estimate f0, f1;
+	flags_setup(full, &s0);
+	flags_setup(pure, &s1);
+	vf_estimate_run(g2, &s0, g, &f0);
+	vf_estimate_run(g2, &s1, g, &f1);
+	fprintf(stderr, "  gpt2: activations %lld -> %lld, step %.4f -> %.4f\n", (long long)f0.activations_full,
+		(long long)f1.activations_full, f0.step_seconds, f1.step_seconds);
+	CHECK(f1.activations_full < f0.activations_full && f1.step_seconds < f0.step_seconds);
+	CHECK(f1.weights_full == f0.weights_full && f1.optimizer_full == f0.optimizer_full);
 }
 
 /* torch 1.x's zero_grad() defaulted to set_to_none=False until torch 2.0
@@ -1088,6 +1145,7 @@ int main(void)
 	RUN(test_moe_expert_grad_transient);
 	RUN(test_cpu_offload);
 	RUN(test_split_simulated_per_gpu);
+	RUN(test_no_autocast);
 	RUN(test_paged_per_pipeline_stage);
 	RUN(test_bad_mechanism_values);
 	RUN(test_native_gelu);

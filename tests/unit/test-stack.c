@@ -32,7 +32,7 @@ static const char *const defaults_json =
 	" \"optimizer_impl\": \"foreach\", \"grad_ckpt_default\": \"none\", \"float8\": false,"
 	" \"grad_ckpt_fsdp\": false, \"quantize_on_load\": \"bitsandbytes\", \"gelu_native\": false,"
 	" \"kbit_head\": false, \"graph_held\": false, \"loss_in_compute_dtype\": false,"
-	" \"lora_dropout\": false, \"fsdp_no_sync\": false, \"tf32\": false,"
+	" \"lora_dropout\": false, \"fsdp_no_sync\": false, \"tf32\": false, \"autocast\": true,"
 	" \"fsdp_lora_flat\": false}";
 
 static const cJSON *value_of(const cJSON *p, const char *key, const cJSON *defaults)
@@ -108,6 +108,7 @@ static void test_each_profile_changes_what_it_names(void)
 			      differs(hf, p, "loss_in_compute_dtype"));
 			CHECK((a.lora_dropout != b.lora_dropout) == differs(hf, p, "lora_dropout"));
 			CHECK((a.tf32 != b.tf32) == differs(hf, p, "tf32"));
+			CHECK((a.autocast != b.autocast) == differs(hf, p, "autocast"));
 			CHECK((a.quant_load != b.quant_load) == differs(hf, p, "quantize_on_load"));
 			CHECK((a.grad_ckpt != b.grad_ckpt || a.ckpt_every != b.ckpt_every ||
 			       a.ckpt_selective_op != b.ckpt_selective_op) == differs(hf, p, "grad_ckpt_default"));
@@ -161,6 +162,41 @@ static void test_flags_override(void)
 /* TF32: litgpt's main() turns it on (the profile says so, the setup says
  * where it came from); the other stacks leave PyTorch's default (off); a
  * flag wins over the profile. */
+/* Autocast: on by default (HF bf16=True), off in torchtune's profile, a
+ * flag overrides either; a profile value that is not a boolean is named. */
+static void test_autocast_defaults(void)
+{
+	struct vf_setup s;
+	struct vf_error err = {0};
+	vf_setup_defaults(&s);
+	CHECK(s.autocast);
+	CHECK(vf_stack_apply(&s, &err) == VF_OK);
+	CHECK(s.autocast);
+	vf_setup_defaults(&s);
+	CHECK(vf_setup_set(&s, "stack", "torchtune", &err) == VF_OK);
+	CHECK(vf_stack_apply(&s, &err) == VF_OK);
+	CHECK(!s.autocast);
+	vf_setup_defaults(&s);
+	CHECK(vf_setup_set(&s, "stack", "torchtune", &err) == VF_OK);
+	CHECK(vf_setup_set(&s, "autocast", NULL, &err) == VF_OK);
+	CHECK(vf_stack_apply(&s, &err) == VF_OK);
+	CHECK(s.autocast); /* the flag wins */
+	const char *off[][2] = {{"no-autocast", NULL}, {"autocast", "false"}, {"autocast", "off"}};
+	for (size_t i = 0; i < sizeof off / sizeof off[0]; i++) {
+		vf_setup_defaults(&s);
+		CHECK(vf_setup_set(&s, off[i][0], off[i][1], &err) == VF_OK);
+		CHECK(vf_stack_apply(&s, &err) == VF_OK);
+		CHECK(!s.autocast && (s.stack_given & VF_STACK_G_AUTOCAST));
+	}
+	CHECK(vf_setup_set(&s, "autocast", "maybe", &err) == VF_EUSAGE);
+	CHECK_CONTAINS(err.msg, "--autocast");
+	cJSON *p = cJSON_Parse("{\"mechanisms\": {\"autocast\": {\"value\": \"bf16\", \"source\": \"x\"}}}");
+	vf_setup_defaults(&s);
+	CHECK(vf_stack_apply_json(&s, p, "bad.json", &err) != VF_OK);
+	CHECK_CONTAINS(err.msg, "mechanisms.autocast.value");
+	cJSON_Delete(p);
+}
+
 static void test_tf32_defaults(void)
 {
 	struct vf_setup s;
@@ -319,6 +355,7 @@ int main(void)
 	RUN(test_each_profile_changes_what_it_names);
 	RUN(test_flags_override);
 	RUN(test_tf32_defaults);
+	RUN(test_autocast_defaults);
 	RUN(test_bad_profiles);
 	RUN(test_mechanisms_move_the_estimate);
 	RUN(test_fsdp_no_sync_by_stack);

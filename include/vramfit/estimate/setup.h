@@ -90,6 +90,7 @@ enum {
 	VF_STACK_G_FLOAT8 = 1u << 7,
 	VF_STACK_G_TF32 = 1u << 8,
 	VF_STACK_G_LORA_DROPOUT = 1u << 9,
+	VF_STACK_G_AUTOCAST = 1u << 10,
 };
 
 /* Where the setup's TF32 setting came from (vf_setup.tf32_from). */
@@ -312,6 +313,12 @@ struct vf_setup {
 	bool tf32;                         /* fp32 matmuls on the TF32 tensor cores (allow_tf32 True,
 	                                    * float32_matmul_precision high/medium); default off */
 	uint8_t tf32_from;                 /* enum vf_tf32_from: who set tf32 */
+	bool autocast;                     /* --precision bf16: the forward under torch.autocast
+	                                    * (HF Trainer bf16=True, accelerate mixed_precision bf16;
+	                                    * default on); off: pure bf16 (a bf16 model trained
+	                                    * without autocast: torchtune, litgpt's bf16-true, an HF
+	                                    * Trainer without the bf16 flag), every op in its inputs'
+	                                    * dtype, peft's fp32 adapters' GEMMs in fp32 */
 	bool gelu_native;                  /* the stack's model code runs a tanh GELU as one native
 	                                    * kernel (litgpt) instead of transformers' Python gelu_new */
 	bool kbit_head;                    /* the lm_head quantized with the layers, its weight

@@ -1007,18 +1007,19 @@ static void test_no_autocast(void)
 	const struct vf_arch *a = arch("mistral-7b");
 	const struct vf_gpu_spec *g = vf_gpu_catalog_find("a100-80gb");
 	REQUIRE(a && g);
-	const char *extra[][5] = {{NULL}, {"no-autocast", NULL}, {"no-autocast", "tf32", NULL},
-				  {"adapter-dtype", "bf16", NULL}, {"adapter-dtype", "bf16", "no-autocast", NULL}};
+	/* flag/value pairs after the common ones */
+	const char *extra[][5] = {{NULL},
+				  {"autocast", "false", NULL},
+				  {"autocast", "false", "tf32", "true", NULL},
+				  {"adapter-dtype", "bf16", NULL},
+				  {"adapter-dtype", "bf16", "autocast", "false", NULL}};
 	struct vf_estimate e[5];
 	for (int i = 0; i < 5; i++) {
-		const char *f[16] = {"mode", "lora", "precision", "bf16", "batch", "4", "seq", "4096",
+		const char *f[18] = {"mode", "lora", "precision", "bf16", "batch", "4", "seq", "4096",
 				     "grad-ckpt", "true", "lora-targets", "q_proj,k_proj,v_proj,o_proj"};
 		int n = 12;
-		for (int k = 0; k < 4 && extra[i][k]; k++) {
+		for (int k = 0; k < 4 && extra[i][k]; k++)
 			f[n++] = extra[i][k];
-			if (strcmp(extra[i][k], "adapter-dtype") == 0)
-				f[n++] = extra[i][++k];
-		}
 		f[n] = NULL;
 		struct vf_setup s;
 		flags_setup(f, &s);
@@ -1037,7 +1038,7 @@ static void test_no_autocast(void)
 	const struct vf_arch *g2 = arch("gpt2");
 	REQUIRE(g2);
 	const char *full[] = {"mode", "full", "precision", "bf16", "batch", "8", "seq", "1024", NULL};
-	const char *pure[] = {"mode", "full", "precision", "bf16", "batch", "8", "seq", "1024", "no-autocast", NULL};
+	const char *pure[] = {"mode", "full", "precision", "bf16", "batch", "8", "seq", "1024", "autocast", "false", NULL};
 	struct vf_setup s0, s1;
 	struct vf_estimate f0, f1;
 	flags_setup(full, &s0);

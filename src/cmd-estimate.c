@@ -256,9 +256,7 @@ static void ignored_flags(const struct vf_setup *s, bool t5, struct assume *a)
 		assume(a, "%s ignored: mode %s trains no adapters (--mode lora)", names, vf_mode_name(s->mode));
 	if (s->mode == VF_MODE_INFER && (s->given & VF_SETUP_G_GRAD_CKPT))
 		assume(a, "--grad-ckpt ignored: inference has no backward pass to checkpoint");
-	bool fp32_adapters = s->precision == VF_PREC_BF16 && !s->autocast && s->mode == VF_MODE_LORA &&
-			     !s->adapter_bf16; /* GEMMs in fp32 (tf32 applies) */
-	if (s->tf32_from == VF_TF32_OPTION && s->precision != VF_PREC_FP32 && !fp32_adapters)
+	if (s->tf32_from == VF_TF32_OPTION && s->precision != VF_PREC_FP32 && !vf_setup_fp32_adapter_gemms(s))
 		assume(a, "%s ignored: TF32 applies to fp32 matmuls, and --precision %s runs them in %s",
 		       s->tf32 ? "--tf32" : "--no-tf32", vf_precision_name((enum vf_precision)s->precision),
 		       s->precision == VF_PREC_FP16 ? "fp16" : "bf16");
@@ -354,9 +352,9 @@ static void autocast_assumption(const struct vf_setup *s, bool dense_only, struc
 			  "fp32 weights without it are --precision fp32, bf16 ones --precision bf16",
 		       from, vf_precision_name((enum vf_precision)s->precision));
 	else if (dense_only)
-		assume(a, "no autocast (%s): video DiTs and vision models are estimated at the dense bf16 "
-			  "rate either way; approximate", from);
-	else if (s->mode == VF_MODE_LORA && !s->adapter_bf16)
+		assume(a, "no autocast (%s) not modelled for video DiTs and vision models: their memory "
+			  "and step time are estimated as under autocast; approximate", from);
+	else if (vf_setup_fp32_adapter_gemms(s))
 		assume(a, "pure bf16, no autocast (%s): every op in its inputs' dtype; peft casts each "
 			  "adapter's input to its fp32 weights (a copy per adapter, saved for the backward) "
 			  "and runs the adapters' GEMMs in fp32 (%s)",

@@ -406,6 +406,8 @@ struct dt {
 	bool compile;     /* torch.compile: inductor recomputes cheap elementwise ops */
 	bool qbase;       /* the frozen base linears are quantized */
 	bool lora_fp32;   /* LoRA adapters kept in fp32 (peft), the input cast to them */
+	bool lora_gemm32; /* ... and without autocast in a bf16 step: their GEMMs in fp32
+			   * (vf_setup_fp32_adapter_gemms; vf__gemm.fp32, 4-byte operands) */
 	bool lora_drop;   /* a dropout (p > 0) before each adapter */
 };
 
@@ -1201,7 +1203,7 @@ static inline __attribute__((always_inline)) void gemm_add(struct vf__layer_work
  * (peft: fp32, a copy per adapter); a dropout reads and writes it and
  * keeps a one-byte mask; under autocast lora_A casts the fp32 copy to bf16
  * (read 4, write 2), without it the fp32 operand is read at 4 bytes (by
- * the fp32 GEMM itself in a bf16 step: lora_gemm32).
+ * the fp32 GEMM itself in a bf16 step: dt.lora_gemm32).
  * lora_B's output, Bo bytes (bf16 under autocast, else the adapter's), is
  * scaled (read, write) and added to the base output (Y bytes: promoted to
  * the wider Z), cast back to Y. Backward, by autograd's formulas: each
@@ -1214,13 +1216,6 @@ struct lora_bytes {
 	double in, out, in_bwd, out_bwd;
 };
 
-/* peft's fp32 adapters in a bf16 step without autocast: their GEMMs run
- * in fp32 on fp32 operands (vf__gemm.fp32, read at 4 bytes there). */
-static inline bool lora_gemm32(const struct dt *d)
-{
-	return d->lora_fp32 && !d->autocast && d->P == 2;
-}
-
 static inline struct lora_bytes lora_bytes(const struct dt *d)
 {
 	double X = d->R, A = d->lora_fp32 ? 4 : 2;
@@ -1229,7 +1224,7 @@ static inline struct lora_bytes lora_bytes(const struct dt *d)
 	double cast_in = X != A ? X + A : 0, drop = d->lora_drop ? 2 * A + 1 : 0;
 	double ac = d->autocast && A > 2 ? 6 : 0; /* autocast's cast of the fp32 copy */
 	struct lora_bytes b;
-	b.in = cast_in + drop + (d->autocast || lora_gemm32(d) ? ac : A - 2);
+	b.in = cast_in + drop + (d->autocast || d->lora_gemm32 ? ac : A - 2);
 	b.out = (Bo - 2) + 2 * Bo + (Y + Bo + Z) + (Z != Y ? Z + Y : 0);
 	b.in_bwd = cast_in + ac + drop + 3 * X;
 	b.out_bwd = 2 * Bo + (Z != Y ? Z + Y : 0) + (Z != Bo ? Z + Bo : 0);
@@ -1254,7 +1249,7 @@ static inline __attribute__((always_inline)) void linear_add(struct vf__layer_wo
 		int first = l->ngemm;
 		gemm_add(l, m, in, d->rank, count, true, true);
 		gemm_add(l, m, d->rank, out, count, true, true);
-		for (int i = first; i < l->ngemm && lora_gemm32(d); i++)
+		for (int i = first; i < l->ngemm && d->lora_gemm32; i++)
 			l->gemm[i].fp32 = true;
 		l->kernels += count * 5;
 		l->saved_tensors += count * 4; /* lora_A's and lora_B's inputs and weights */
@@ -2106,9 +2101,7 @@ static void llm_setup(struct vf_estimate_ctx *cx, const struct vf_setup *su, con
 	struct dt *d = &m->d;
 	d->train = su->mode != VF_MODE_INFER;
 	d->full = su->mode == VF_MODE_FULL;
-	/* bf16 weights with or without autocast (pure bf16: su->autocast off);
-	 * amp and fp16 are fp32 weights under autocast */
-	d->autocast = su->precision != VF_PREC_FP32 && (su->precision != VF_PREC_BF16 || su->autocast);
+	d->autocast = vf_setup_autocast(su); /* bf16 with or without; amp and fp16 with */
 	d->P = su->precision == VF_PREC_BF16 ? 2 : 4; /* amp/fp16: fp32 weights under autocast */
 	d->R = d->P;
 	/* peft's prepare_model_for_kbit_training casts the embeddings to
@@ -2121,6 +2114,7 @@ static void llm_setup(struct vf_estimate_ctx *cx, const struct vf_setup *su, con
 	d->compile = su->compile;
 	d->qbase = su->quant != VF_QUANT_NONE;
 	d->lora_fp32 = su->mode == VF_MODE_LORA && !su->adapter_bf16;
+	d->lora_gemm32 = vf_setup_fp32_adapter_gemms(su);
 	d->lora_drop = su->mode == VF_MODE_LORA && su->lora_dropout && d->train;
 	llm_tokens(m);
 	m->ngpu = su->gpus > 0 ? su->gpus : 1;

@@ -848,6 +848,16 @@ bool vf_setup_kbit_prep(const struct vf_setup *s)
 	return s->quant != VF_QUANT_NONE && s->kbit_fp32_rest && !(sharded && s->kbit_prep_unsharded);
 }
 
+bool vf_setup_autocast(const struct vf_setup *s)
+{
+	return s->precision != VF_PREC_FP32 && (s->precision != VF_PREC_BF16 || s->autocast);
+}
+
+bool vf_setup_fp32_adapter_gemms(const struct vf_setup *s)
+{
+	return s->mode == VF_MODE_LORA && !s->adapter_bf16 && s->precision == VF_PREC_BF16 && !s->autocast;
+}
+
 cJSON *vf_setup_to_json(const struct vf_setup *s)
 {
 	char targets[128];

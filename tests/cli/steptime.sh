@@ -239,6 +239,9 @@ expect_json 'j["setup"]["autocast"] is True'
 run estimate mistral-7b --mode lora --precision amp --no-autocast --gpu a100-80gb --json
 expect_rc 0
 expect_json 'any("no autocast (--no-autocast) ignored: --precision amp" in a for a in j["assumptions"])'
+run estimate ltx2 --precision bf16 --no-autocast --gpu h200 --video 768x512x49 --json
+expect_rc 0
+expect_json 'any("not modelled for video DiTs" in a and "approximate" in a for a in j["assumptions"])'
 run estimate mistral-7b --precision bf16 --autocast=maybe
 expect_rc 2
 expect_err "--autocast"

@@ -374,6 +374,14 @@ const char *vf_loss_name(enum vf_loss v);
  * (kbit_prep_unsharded: TRL's is_sharded_qlora). */
 bool vf_setup_kbit_prep(const struct vf_setup *s);
 
+/* The forward runs under torch.autocast: amp and fp16 always, bf16 unless
+ * the setup's autocast is off (pure bf16), fp32 never. */
+bool vf_setup_autocast(const struct vf_setup *s);
+
+/* peft's fp32 adapters in a pure bf16 step (LoRA, adapters fp32, autocast
+ * off): their inputs cast to fp32 and their GEMMs run in fp32. */
+bool vf_setup_fp32_adapter_gemms(const struct vf_setup *s);
+
 /* Parse one value by name (case-sensitive flag spelling; a few aliases such
  * as "adamw-fused", "fp16amp", "bnb8bit", "int8-quanto" are accepted).
  * Return false when the name is unknown. */

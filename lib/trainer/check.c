@@ -89,6 +89,31 @@ static const char *key_of(const cJSON *configs, const char *role, const char *fa
 
 /* ---- paths -------------------------------------------------------------- */
 
+/* Where the trainer finds path p: the trainer runs in its checkout (plan's
+ * and tune's commands cd there first), so a relative path is read from the
+ * trainer directory, not from where vramfit runs; without a checkout found,
+ * from the working directory. *rel: p was relative and resolved there. */
+static const char *trainer_path(const struct vf_check *c, const char *p, char *buf, size_t n,
+				bool *rel)
+{
+	*rel = p[0] != '/' && c->trainer_dir[0];
+	if (!*rel)
+		return p;
+	if ((size_t)snprintf(buf, n, "%s/%s", c->trainer_dir, p) >= n)
+		return p;
+	return buf;
+}
+
+/* " (relative: read from the trainer directory DIR, where the trainer runs)" */
+static const char *rel_note(const struct vf_check *c, bool rel, char *buf, size_t n)
+{
+	if (!rel)
+		return "";
+	snprintf(buf, n, " (a relative path: the trainer reads it from its directory %s, where it runs)",
+		 c->trainer_dir);
+	return buf;
+}
+
 static void check_path(const struct vf_yamldoc *doc, const char *key, bool want_dir, bool pending_ok,
 		       struct vf_check *c)
 {
@@ -109,18 +134,22 @@ static void check_path(const struct vf_yamldoc *doc, const char *key, bool want_
 		return;
 	}
 	struct stat st;
-	if (stat(p, &st) != 0) {
+	char buf[PATH_MAX], note[PATH_MAX + 96];
+	bool rel;
+	const char *at = trainer_path(c, p, buf, sizeof buf, &rel);
+	const char *why = rel_note(c, rel, note, sizeof note);
+	if (stat(at, &st) != 0) {
 		if (pending_ok)
 			add(c, VF_CHECK_PENDING, key, n,
-			    "%s does not exist yet (pending preprocessing of the dataset)", p);
+			    "%s does not exist yet (pending preprocessing of the dataset)%s", p, why);
 		else
-			add(c, VF_CHECK_FAIL, key, n, "%s does not exist", p);
+			add(c, VF_CHECK_FAIL, key, n, "%s does not exist%s", p, why);
 		return;
 	}
 	if (want_dir && !S_ISDIR(st.st_mode))
-		add(c, VF_CHECK_FAIL, key, n, "%s is not a directory", p);
+		add(c, VF_CHECK_FAIL, key, n, "%s is not a directory%s", p, why);
 	else if (!want_dir && !S_ISREG(st.st_mode))
-		add(c, VF_CHECK_FAIL, key, n, "%s is not a regular file", p);
+		add(c, VF_CHECK_FAIL, key, n, "%s is not a regular file%s", p, why);
 }
 
 /* ---- workflow rules ------------------------------------------------------ */
@@ -292,13 +321,17 @@ static void check_data_dirs(const struct vf_yamldoc *doc, const cJSON *configs, 
 		return;
 	struct vf_found_value d[16];
 	size_t n = vf_checkout_data_dirs(doc, configs, d, 16);
+	char buf[PATH_MAX];
+	bool rel;
+	const char *at = trainer_path(c, root, buf, sizeof buf, &rel);
 	for (size_t i = 0; i < n; i++) {
-		char path[1400];
+		char path[1400], full[PATH_MAX + 256], note[PATH_MAX + 96];
 		snprintf(path, sizeof path, "%s/%s", root, d[i].value);
-		if (!is_dir(path))
+		snprintf(full, sizeof full, "%s/%s", at, d[i].value);
+		if (!is_dir(full))
 			add(c, VF_CHECK_PENDING, d[i].node ? d[i].key : kroot, d[i].node,
 			    "%s does not exist yet: the training strategy reads it (pending preprocessing of the "
-			    "dataset)", path);
+			    "dataset)%s", path, rel_note(c, rel, note, sizeof note));
 	}
 }
 
@@ -310,11 +343,14 @@ static void check_validation_media(const struct vf_yamldoc *doc, const cJSON *co
 	{
 		struct vf_found_value f[16];
 		size_t n = cJSON_IsString(e) ? vf_checkout_collect(doc, e->valuestring, f, 16) : 0;
-		for (size_t i = 0; i < n; i++)
-			if (access(f[i].value, F_OK) != 0)
+		for (size_t i = 0; i < n; i++) {
+			char buf[PATH_MAX];
+			bool rel;
+			if (access(trainer_path(c, f[i].value, buf, sizeof buf, &rel), F_OK) != 0)
 				add(c, VF_CHECK_PENDING, f[i].key, f[i].node,
 				    "%s does not exist yet: validation reads it (put your own media there before "
 				    "launch)", f[i].value);
+		}
 	}
 }
 
@@ -323,8 +359,10 @@ static void check_model_paths(const struct vf_yamldoc *doc, const cJSON *configs
 	check_path(doc, key_of(configs, "model_path", "model.model_path"), false, false, c);
 	const char *kte = key_of(configs, "text_encoder_path", "model.text_encoder_path");
 	const char *te = NULL;
-	bool packed = vf_yamldoc_get_str(doc, kte, &te, NULL) == VF_OK && te && !is_dir(te) &&
-		      strstr(te, ".safetensors");
+	char buf[PATH_MAX];
+	bool rel;
+	bool packed = vf_yamldoc_get_str(doc, kte, &te, NULL) == VF_OK && te &&
+		      !is_dir(trainer_path(c, te, buf, sizeof buf, &rel)) && strstr(te, ".safetensors");
 	check_path(doc, kte, !packed, false, c);
 	const char *comps[] = {"video_vae_path", "audio_vae_path", NULL};
 	for (int i = 0; comps[i]; i++) {

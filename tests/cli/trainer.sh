@@ -242,4 +242,24 @@ printf 'model:\n  model_path: /nonexistent/m.safetensors\n' >"$TMP/nomode.yaml"
 run check --config "$TMP/nomode.yaml"; expect_rc 1
 expect_out 'model.training_mode is not set (the trainer'"'"'s default: "lora") but the lora block'
 expect_no_out 'model.training_mode is "lora"'
+test_case "check: relative model paths are read from the trainer directory, where the trainer runs, not from the caller's"
+trainer_copy "$TMP/trel"
+mkdir -p "$TMP/trel/models/gemma" "$TMP/cwdrel/models/gemma"
+echo '{}' >"$TMP/trel/models/gemma/config.json"; echo '{}' >"$TMP/cwdrel/models/gemma/config.json"
+cp "$TMP/uni/ltx-2-19b-dev.safetensors" "$TMP/trel/models/m.safetensors"
+cp "$TMP/uni/ltx-2-19b-dev.safetensors" "$TMP/cwdrel/models/m.safetensors"
+sed -e 's|^  model_path: .*|  model_path: "models/m.safetensors"|' -e 's|^  text_encoder_path: .*|  text_encoder_path: "models/gemma"|' \
+  "$TD/configs/t2v_lora.yaml" >"$TMP/rel.yaml"
+check "grep -q '^  model_path: \"models/m.safetensors\"' '$TMP/rel.yaml'"
+# the same verdict from any directory: found under the trainer directory
+for d in "$TMP/cwdrel" /; do
+  (cd "$d" && "$VRAMFIT" check --config "$TMP/rel.yaml" --trainer-dir "$TMP/trel" --json >"$TMP/out" 2>"$TMP/err"); rc=$?
+  out=$(cat "$TMP/out"); err=$(cat "$TMP/err")
+  expect_json 'not any(i["key"] in ("model.model_path", "model.text_encoder_path") and i["level"] == "fail" for i in j["items"])'
+done
+# only beside the caller (the trainer would not find them): failed, saying where they are read
+(cd "$TMP/cwdrel" && "$VRAMFIT" check --config "$TMP/rel.yaml" --trainer-dir "$TD" >"$TMP/out" 2>"$TMP/err"); rc=$?
+out=$(cat "$TMP/out"); err=$(cat "$TMP/err")
+expect_rc 1
+expect_out "model.model_path: models/m.safetensors does not exist (a relative path: the trainer reads it from its directory $TD, where it runs)"
 finish

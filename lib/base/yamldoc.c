@@ -195,36 +195,46 @@ static bool drop_underscores(const char *s, char *buf, size_t size)
 
 /* The value of a resolved int, as PyYAML's constructor computes it:
  * underscores dropped, then 0b binary, 0x hex, a leading 0 octal, colons
- * base 60. False when it does not fit in 64 bits (or, like `0b_`, has no
- * digits: PyYAML itself fails on those). */
-static bool int_value(const char *s, int64_t *out)
+ * base 60. False when, like `0b_`, it has no digits (PyYAML itself fails
+ * on those). *wide: its value as a double (rounded past 2^53, and past 64
+ * bits too: Python's ints have no limit); *fits: it fits in 64 bits, and
+ * then *out is its exact value. */
+static bool int_parse(const char *s, int64_t *out, double *wide, bool *fits)
 {
-	char buf[96];
-	if (!drop_underscores(s, buf, sizeof buf))
-		return false;
-	const char *p = buf;
+	const char *p = s;
+	while (*p == '_')
+		p++;
 	int sign = 1;
 	if (*p == '-' || *p == '+')
 		sign = *p++ == '-' ? -1 : 1;
+	while (*p == '_')
+		p++;
 	int base = 10;
 	if (p[0] == '0' && (p[1] == 'b' || p[1] == 'x'))
 		base = p[1] == 'b' ? 2 : 16, p += 2;
 	else if (p[0] == '0' && p[1])
 		base = 8, p++;
-	if (!*p)
-		return false;
 	uint64_t v = 0;
+	long double w = 0; /* 64-bit mantissa on x86-64: exact to 2^64 */
+	bool ok = true, digits = false;
 	for (; *p; p++) {
 		uint64_t d;
+		if (*p == '_')
+			continue;
 		if (*p == ':') {
 			/* base 60: every colon-separated part is one digit */
 			uint64_t part = 0;
+			long double wpart = 0;
 			const char *q = p + 1;
-			for (; *q >= '0' && *q <= '9'; q++)
-				part = part * 10 + (uint64_t)(*q - '0');
-			if (v > (UINT64_MAX - part) / 60)
-				return false;
+			for (; (*q >= '0' && *q <= '9') || *q == '_'; q++)
+				if (*q != '_') {
+					ok = ok && part <= (UINT64_MAX - 9) / 10;
+					part = part * 10 + (uint64_t)(*q - '0');
+					wpart = wpart * 10 + (*q - '0');
+				}
+			ok = ok && v <= (UINT64_MAX - part) / 60;
 			v = v * 60 + part;
+			w = w * 60 + wpart;
 			p = q - 1;
 			continue;
 		}
@@ -236,14 +246,28 @@ static bool int_value(const char *s, int64_t *out)
 			d = (uint64_t)(*p - 'A' + 10);
 		else
 			return false;
-		if (d >= (uint64_t)base || v > (UINT64_MAX - d) / (uint64_t)base)
+		if (d >= (uint64_t)base)
 			return false;
+		digits = true;
+		ok = ok && v <= (UINT64_MAX - d) / (uint64_t)base;
 		v = v * (uint64_t)base + d;
+		w = w * base + (long double)d;
 	}
-	if (v > (uint64_t)INT64_MAX + (sign < 0))
+	if (!digits && base != 8)
 		return false;
-	*out = sign < 0 ? (int64_t)(0 - v) : (int64_t)v;
+	*wide = (double)(sign * w);
+	*fits = ok && v <= (uint64_t)INT64_MAX + (sign < 0);
+	if (*fits)
+		*out = sign < 0 ? (int64_t)(0 - v) : (int64_t)v;
 	return true;
+}
+
+/* The exact value of a resolved int; false when it does not fit in 64 bits. */
+static bool int_value(const char *s, int64_t *out)
+{
+	double w;
+	bool fits;
+	return int_parse(s, out, &w, &fits) && fits;
 }
 
 /* The value of a resolved float: underscores dropped, .inf/.nan, base 60
@@ -1019,8 +1043,10 @@ bool vf_yaml_node_double(const struct vf_yaml_node *n, double *out)
 	if (!n)
 		return false;
 	int64_t i;
-	if (n->kind == VF_YAML_INT && int_value(n->value, &i))
-		return *out = (double)i, true;
+	double w;
+	bool fits;
+	if (n->kind == VF_YAML_INT && int_parse(n->value, &i, &w, &fits))
+		return *out = fits ? (double)i : w, true;
 	return n->kind == VF_YAML_FLOAT && float_value(n->value, out);
 }
 

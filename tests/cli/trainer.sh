@@ -262,4 +262,12 @@ done
 out=$(cat "$TMP/out"); err=$(cat "$TMP/err")
 expect_rc 1
 expect_out "model.model_path: models/m.safetensors does not exist (a relative path: the trainer reads it from its directory $TD, where it runs)"
+
+test_case "check (static): ints past 64 bits compare by their value (PyYAML and pydantic have no 64-bit limit)"
+sed -e 's|^  dropout: .*|  dropout: -99999999999999999999|' -e 's|^  rank: .*|  rank: 9223372036854775808|' \
+  "$TD/configs/t2v_lora.yaml" >"$TMP/wide.yaml"
+check "grep -q '^  dropout: -99999999999999999999' '$TMP/wide.yaml' && grep -q '^  rank: 9223372036854775808' '$TMP/wide.yaml'"
+VRAMFIT_NO_PYTHON=1 run check --config "$TMP/wide.yaml" --trainer-dir "$TD"
+expect_out "lora.dropout: -99999999999999999999 is below the minimum: must be >= 0"
+expect_no_out "lora.rank: 9223372036854775808"
 finish

@@ -1,6 +1,7 @@
 /* test-yamldoc.c - unit tests for the YAML document module: lookup, typed
  * getters, byte-exact patching (quoting, CRLF, comments, flow and block
  * sequences, inserts of missing keys and parents) and the limits. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -712,6 +713,43 @@ static void test_pyyaml_scalars(void)
 	}
 }
 
+/* Ints past 64 bits stay ints (Python's have no limit): no exact int64,
+ * but their value as a double, so a bound compares right (a check of
+ * ge=0 must fail -99999999999999999999 and pass 2^63). */
+static void test_wide_ints(void)
+{
+	static const struct {
+		const char *text;
+		double value;
+		bool fits;
+	} cases[] = {
+		{"9223372036854775807", 9223372036854775807.0, true},
+		{"-9223372036854775808", -9223372036854775808.0, true},
+		{"9223372036854775808", 9223372036854775808.0, false},
+		{"-99999999999999999999", -1e20, false},
+		{"0x1_0000_0000_0000_0000", 18446744073709551616.0, false},
+		{"1_000_000_000_000_000_000_000", 1e21, false},
+		{"1000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+		 1e99, false},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char text[160];
+		snprintf(text, sizeof text, "v: %s\n", cases[i].text);
+		struct vf_yamldoc *d = load(text);
+		CHECK(d != NULL);
+		if (!d)
+			continue;
+		const struct vf_yaml_node *n = vf_yamldoc_find(d, "v");
+		CHECK_INT(vf_yaml_node_kind(n), VF_YAML_INT);
+		double v = 0;
+		int64_t iv = 0;
+		CHECK(vf_yaml_node_double(n, &v));
+		CHECK(fabs(v - cases[i].value) <= 1e-15 * fabs(cases[i].value));
+		CHECK(vf_yaml_node_int(n, &iv) == cases[i].fits);
+		vf_yamldoc_free(d);
+	}
+}
+
 /* Merge keys (<<) as PyYAML merges them: explicit keys win, the first of a
  * merged list wins, nested merges flatten; a set through a merged key is
  * refused rather than editing the shared anchor. */
@@ -786,6 +824,7 @@ static void test_set_all(void)
 int main(void)
 {
 	RUN(test_pyyaml_scalars);
+	RUN(test_wide_ints);
 	RUN(test_merge_keys);
 	RUN(test_lookup);
 	RUN(test_set_quoted_keeps_style);

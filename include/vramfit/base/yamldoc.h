@@ -70,7 +70,7 @@ const char *vf_yaml_kind_name(enum vf_yaml_kind k); /* "null", "bool", ... */
 const char *vf_yaml_node_str(const struct vf_yaml_node *n);
 bool vf_yaml_node_bool(const struct vf_yaml_node *n, bool *out);
 bool vf_yaml_node_int(const struct vf_yaml_node *n, int64_t *out);
-bool vf_yaml_node_double(const struct vf_yaml_node *n, double *out); /* ints too */
+bool vf_yaml_node_double(const struct vf_yaml_node *n, double *out); /* ints too (past 64 bits: rounded) */
 /* Sequence elements or mapping entries. */
 size_t vf_yaml_node_count(const struct vf_yaml_node *n);
 /* Mapping: the i-th key's string (Borrowed) and value; sequence: NULL key. */

@@ -204,6 +204,35 @@ static vf_status write_all(int fd, const void *data, size_t len)
 	return fsync(fd) == 0 ? VF_OK : VF_ERR;
 }
 
+/* Whether leaf (in dir) may be replaced by a rename: absent, or a regular
+ * file (*mode: its permission bits then); never a link. */
+static vf_status replaceable(int dir, const char *leaf, const char *shown, mode_t *mode, struct vf_error *err)
+{
+	struct stat sb;
+	if (fstatat(dir, leaf, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+		return VF_OK;
+	if (S_ISLNK(sb.st_mode))
+		return link_error(err, shown, dir, leaf);
+	if (!S_ISREG(sb.st_mode))
+		return vf_error_set(err, VF_ERR, "%s: not a regular file", shown);
+	*mode = sb.st_mode & 07777;
+	return VF_OK;
+}
+
+vf_status vf_rundir_check_replace(const struct vf_rundir *rd, const char *name, struct vf_error *err)
+{
+	const char *leaf;
+	int dir = walk(rd, name, &leaf, false, err);
+	if (dir < 0) /* a folder on the way not made yet: write_atomic makes it */
+		return err && err->code == VF_ENOTFOUND ? (vf_error_clear(err), VF_OK) : (err ? err->code : VF_ERR);
+	char shown[PATH_MAX + 8];
+	snprintf(shown, sizeof shown, "%s/%s", rd->path, name);
+	mode_t mode = 0;
+	vf_status st = replaceable(dir, leaf, shown, &mode, err);
+	done_with(rd, dir);
+	return st;
+}
+
 vf_status vf_rundir_write_atomic(const struct vf_rundir *rd, const char *name, const void *data, size_t len,
 				 mode_t mode, struct vf_error *err)
 {
@@ -213,16 +242,7 @@ vf_status vf_rundir_write_atomic(const struct vf_rundir *rd, const char *name, c
 		return err ? err->code : VF_ERR;
 	char shown[PATH_MAX + 8];
 	snprintf(shown, sizeof shown, "%s/%s", rd->path, name);
-	vf_status st = VF_OK;
-	struct stat sb;
-	if (fstatat(dir, leaf, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (S_ISLNK(sb.st_mode))
-			st = link_error(err, shown, dir, leaf);
-		else if (!S_ISREG(sb.st_mode))
-			st = vf_error_set(err, VF_ERR, "%s: not a regular file", shown);
-		else
-			mode = sb.st_mode & 07777;
-	}
+	vf_status st = replaceable(dir, leaf, shown, &mode, err);
 	char tmp[NAME_MAX + 40];
 	snprintf(tmp, sizeof tmp, ".%.200s.tmp.%ld", leaf, (long)getpid());
 	int fd = st ? -1 : openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

@@ -1819,6 +1819,11 @@ vf_status vf_plan_write(const struct vf_plan *p, struct vf_error *err)
 	 * every file in it opened relative to it (lib/base/rundir.c) */
 	struct vf_rundir rd;
 	st = vf_rundir_open(&rd, p->run_dir, VF_RUNDIR_CREATE | (p->exists ? VF_RUNDIR_EXIST_OK : 0), err);
+	/* every output checked before any is written: a refusal (one of them
+	 * a link) leaves the run as it was, not half rewritten */
+	const char *outs[] = {strrchr(p->config_path, '/') + 1, strrchr(p->plan_path, '/') + 1, "plan.json"};
+	for (size_t i = 0; i < sizeof outs / sizeof outs[0] && st == VF_OK; i++)
+		st = vf_rundir_check_replace(&rd, outs[i], err);
 	for (int i = 0; i < p->ndirs && st == VF_OK; i++)
 		st = vf_rundir_mkdir(&rd, p->dirs[i], err);
 	size_t len;

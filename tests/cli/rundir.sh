@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # rundir.sh - nothing outside the run directory, and commands that paste
 # as they are (issue 19, items 2 and 3):
-#   - plan --reuse into a run directory whose config.yaml, plan.md or logs/
+#   - plan --reuse into a run directory whose config.yaml, plan.md, plan.json or logs/
 #     is a symbolic link: refused with a line naming the link, the targets
 #     untouched; a run directory that is itself a link (or a dangling one):
 #     refused, nothing created at its target; tune on a linked RUN refused;
@@ -58,6 +58,20 @@ run plan "${M[@]}" --gpu h100-80gb --dataset cats --run-name r1 --reuse
 expect_rc 1
 expect_err "projects/r1/logs: is a symbolic link"
 check '[ -z "$(ls -A "$E/logs-target")" ]'
+
+test_case "plan --reuse: a symlinked plan.json (written last) is refused before config.yaml or plan.md is touched"
+run plan "${M[@]}" --gpu h100-80gb --dataset cats --run-name r2
+expect_rc 0
+echo my-notes >projects/r2/plan.md
+cp projects/r2/config.yaml "$TMP/r2-config-before"
+rm projects/r2/plan.json
+ln -s "$E/json-target" projects/r2/plan.json
+run plan "${M[@]}" --gpu h100-80gb --dataset cats --run-name r2 --reuse --steps 10
+expect_rc 1
+expect_err "projects/r2/plan.json: is a symbolic link to $E/json-target"
+check 'cmp -s projects/r2/config.yaml "$TMP/r2-config-before"'
+check '[ "$(cat projects/r2/plan.md)" = my-notes ]'
+check '[ ! -e "$E/json-target" ]'
 
 test_case "a run directory that is a symbolic link: refused, nothing created at its target"
 mkdir "$E/run-target"

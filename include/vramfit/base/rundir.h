@@ -54,6 +54,12 @@ FILE *vf_rundir_fopen(const struct vf_rundir *rd, const char *name, const char *
 vf_status vf_rundir_write_atomic(const struct vf_rundir *rd, const char *name, const void *data, size_t len,
 				 mode_t mode, struct vf_error *err);
 
+/* Whether vf_rundir_write_atomic(rd, name, ...) would be refused for what
+ * is there now (name a link or not a regular file, a folder on the way a
+ * link or a file): check every output first, so a refusal comes before
+ * any of them is written. Creates nothing. */
+vf_status vf_rundir_check_replace(const struct vf_rundir *rd, const char *name, struct vf_error *err);
+
 /* One-shot: open the run directory run_dir and fopen path in it (path is
  * run_dir/NAME, as the backends carry it; anything else is refused). */
 FILE *vf_rundir_fopen_path(const char *run_dir, const char *path, const char *mode, struct vf_error *err);

@@ -276,7 +276,7 @@ static struct vf_schema *load_schema(const char *given, const cJSON *configs, st
 	if (vf_schema_load(out->trainer_dir, file, cls, &s, &e) != VF_OK) {
 		snprintf(out->schema_note, sizeof out->schema_note, "%s", e.msg);
 		/* the trainer cannot import its own config module: it will fail */
-		if (strstr(e.msg, VF_SCHEMA_SYNTAX_MARK))
+		if (vf_schema_cannot_import(e.msg))
 			add(out, VF_CHECK_FAIL, "(schema)", NULL, "the trainer's %s: the trainer cannot start", e.msg);
 		return NULL;
 	}
@@ -396,14 +396,14 @@ vf_status vf_check_config(const struct vf_yamldoc *doc, const char *trainer, con
 		size_t from = out->n;
 		if (schema) {
 			vf__check_schema(root, schema, out);
-		} else if (!strstr(out->schema_note, VF_SCHEMA_SYNTAX_MARK)) {
+		} else if (!vf_schema_cannot_import(out->schema_note)) {
 			add(out, VF_CHECK_UNCHECKED, "(schema)", NULL,
 			    "not checked: keys and values against the trainer's schema: %s", out->schema_note);
 		}
 		size_t to = out->n;
 		if (schema)
 			check_profile_keys(configs, schema, out);
-		if (!strstr(out->schema_note, VF_SCHEMA_SYNTAX_MARK))
+		if (!vf_schema_cannot_import(out->schema_note))
 			vf__check_python(doc, configs, trainer, from, to, out);
 		else
 			snprintf(out->checked_by, sizeof out->checked_by, "checked statically (%s)",

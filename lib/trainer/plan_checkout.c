@@ -114,7 +114,7 @@ vf_status vf__plan_know_trainer(const struct vf_plan *p, const cJSON *cfg, struc
 		return VF_OK; /* configs only: the check says what was not checked */
 	}
 	if (st != VF_OK) {
-		if (strstr(e.msg, VF_SCHEMA_SYNTAX_MARK) || st == VF_ENOMEM)
+		if (vf_schema_cannot_import(e.msg) || st == VF_ENOMEM)
 			return VF_OK; /* the self-check fails it, naming file and line */
 		return vf_error_set(err, VF_ERR, "%s: not the trainer this profile knows: %s (found %s)",
 				    p->trainer_dir, e.msg, found);

@@ -631,12 +631,54 @@ out:
 	free(ts.v);
 }
 
+/* Whether the module `name` of the checkout is there: name.py, or a
+ * folder (a package, or a namespace package without __init__.py). */
+static bool module_there(const struct vf_schema *s, const char *name)
+{
+	char rel[600], path[1700];
+	snprintf(rel, sizeof rel, "%s%s", s->pkg_root, name);
+	for (char *p = rel + strlen(s->pkg_root); *p; p++)
+		if (*p == '.')
+			*p = '/';
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s.py", s->dir, rel);
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		return true;
+	snprintf(path, sizeof path, "%s/%s", s->dir, rel);
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A top-level `from PKG.X import ...` of m's own package whose module is
+ * not in the checkout: importing m stops there (ModuleNotFoundError), as
+ * a syntax error does; recorded like one (s->syntax, the first only). */
+static void check_own_import(struct vf_schema *s, const struct pymod *m, const struct import *im, size_t line)
+{
+	const char *dot = strchr(m->name, '.');
+	size_t pl = dot ? (size_t)(dot - m->name) : strlen(m->name);
+	if (s->syntax[0] || !s->dir[0] || strncmp(im->module, m->name, pl) != 0 || im->module[pl] != '.' ||
+	    module_there(s, im->module))
+		return;
+	char rel[600];
+	snprintf(rel, sizeof rel, "%s%s", s->pkg_root, im->module);
+	for (char *p = rel + strlen(s->pkg_root); *p; p++)
+		if (*p == '.')
+			*p = '/';
+	snprintf(s->syntax, sizeof s->syntax,
+		 "%s:%zu: imports %s, which is not in the checkout (no %s.py): Python stops importing there "
+		 "(" VF_SCHEMA_IMPORT_MARK ")",
+		 m->file ? m->file : "?", line, im->module, rel);
+}
+
 static void index_imports(struct vf_schema *s, struct pymod *m)
 {
 	size_t alloc = 0;
 	for (size_t i = 0; i < m->nlines; i++)
-		if (m->lines[i].indent == 0 && strncmp(m->lines[i].text, "from ", 5) == 0)
+		if (m->lines[i].indent == 0 && strncmp(m->lines[i].text, "from ", 5) == 0) {
+			size_t from = m->nimports;
 			add_imports(s, m, m->lines[i].text, &alloc);
+			if (m->nimports > from)
+				check_own_import(s, m, &m->imports[from], m->lines[i].line);
+		}
 }
 
 /* The module named `name`, loaded on first use; NULL past the limit or

@@ -270,4 +270,18 @@ check "grep -q '^  dropout: -99999999999999999999' '$TMP/wide.yaml' && grep -q '
 VRAMFIT_NO_PYTHON=1 run check --config "$TMP/wide.yaml" --trainer-dir "$TD"
 expect_out "lora.dropout: -99999999999999999999 is below the minimum: must be >= 0"
 expect_no_out "lora.rank: 9223372036854775808"
+
+test_case "check: a module of the trainer's package that config.py imports is missing: the trainer cannot start (failed, with and without python3)"
+trainer_copy "$TMP/tnomod"
+rm "$TMP/tnomod/src/ltx_trainer/strategies.py"
+for np in 1 0; do
+  VRAMFIT_NO_PYTHON=$np run check --config "$TD/configs/t2v_lora.yaml" --trainer-dir "$TMP/tnomod"
+  expect_rc 1
+  expect_out "imports ltx_trainer.strategies, which is not in the checkout (no src/ltx_trainer/strategies.py): Python stops importing there (ModuleNotFoundError): the trainer cannot start"
+done
+# a package folder in its place (even without __init__.py: a namespace package) imports
+mkdir "$TMP/tnomod/src/ltx_trainer/strategies"
+cp "$TD/src/ltx_trainer/strategies.py" "$TMP/tnomod/src/ltx_trainer/strategies/__init__.py"
+VRAMFIT_NO_PYTHON=1 run check --config "$TD/configs/t2v_lora.yaml" --trainer-dir "$TMP/tnomod"
+expect_no_out "ModuleNotFoundError"
 finish

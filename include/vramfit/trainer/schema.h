@@ -27,6 +27,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "vramfit/base/error.h"
 
@@ -35,6 +36,17 @@
 #define VF_SCHEMA_MAX_DEPTH 32
 /* In an error's message: a file the schema reads is not valid Python. */
 #define VF_SCHEMA_SYNTAX_MARK "not valid Python"
+/* In an error's message: a module of the trainer's own package that a file
+ * the schema reads imports at its top is not in the checkout. */
+#define VF_SCHEMA_IMPORT_MARK "ModuleNotFoundError"
+
+/* Whether a vf_schema_load error says Python itself would stop importing
+ * the config module (a syntax error, a missing module of its package): the
+ * trainer cannot start, whatever the config says. */
+static inline bool vf_schema_cannot_import(const char *msg)
+{
+	return strstr(msg, VF_SCHEMA_SYNTAX_MARK) || strstr(msg, VF_SCHEMA_IMPORT_MARK);
+}
 
 enum vf_pytype_kind {
 	VF_PY_ANY,

@@ -99,6 +99,9 @@ struct gpu_row {
 	struct vf_infer inf;     /* --mode infer of a language model: as the engine serves it */
 	bool has_inf;
 	bool ctx_refused;        /* transformers: the --seq forward fits, one sequence of --ctx not */
+	bool ctx_verdict;        /* transformers: fits and headroom are one sequence of --ctx's
+				  * (inf.one_peak_bytes), longer than the --seq forward the memory
+				  * table shows */
 	/* one machine's cards serving together (--gpu A,B, or the probed
 	 * devices for llama.cpp): spec is device 0's with the set's name */
 	bool set;
@@ -1719,9 +1722,11 @@ static void print_advice(FILE *o, const struct gpu_row *rows, int nrows, double 
 			continue;
 		}
 		if (r->ctx_refused) {
-			fprintf(o, "%s: generate() does not fit: %s; try a smaller --ctx, --quant or a GPU with "
+			fprintf(o, "%s: generate() does not fit: %s (needs %s of %s; the memory table is the "
+				   "%" PRId64 "-token prompt's forward); try a smaller --ctx, --quant or a GPU with "
 				   "more memory\n",
-				r->spec.id, r->inf.why);
+				r->spec.id, r->inf.why, vf_fmt_bytes(b1, sizeof b1, (double)r->inf.one_peak_bytes),
+				vf_fmt_bytes(b2, sizeof b2, (double)vf_estimate_gpu_bytes(&r->spec)), r->inf.prompt);
 			continue;
 		}
 		int64_t term = vf_estimate_term(&r->est, r->est.dominant);
@@ -1883,6 +1888,12 @@ static void print_inference(FILE *o, const struct gpu_row *rows, int nrows)
 	}
 	vf_table_print(&t, o);
 	vf_table_release(&t);
+	for (int i = 0; i < nrows; i++)
+		if (rows[i].ctx_verdict && rows[i].fits)
+			fprintf(o, "(%s: fits and headroom are one sequence of %" PRId64 " tokens (--ctx), peak %s "
+				   "with its KV cache; the memory table is the %" PRId64 "-token prompt's forward)\n",
+				rows[i].spec.id, rows[i].inf.ctx,
+				vf_fmt_bytes(b[7], sizeof b[7], (double)rows[i].inf.one_peak_bytes), rows[i].inf.prompt);
 	if (f->users > f->max_users && f->max_users > 0)
 		fprintf(o, "(%" PRId64 " users do not all fit at %" PRId64 " tokens of context: %" PRId64
 			   " decode at once, the engine queues the rest)\n", f->users, f->ctx, f->running);
@@ -2075,6 +2086,8 @@ static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const 
 		return g;
 	}
 	cJSON_AddNumberToObject(g, "peak_bytes", (double)r->est.peak_bytes);
+	if (r->ctx_verdict) /* what fits and headroom judge: one sequence of --ctx, not peak_bytes */
+		cJSON_AddNumberToObject(g, "ctx_peak_bytes", (double)r->inf.one_peak_bytes);
 	char cap[320];
 	if (vf_estimate_retries_note(r->est.sim_retries, cap, sizeof cap)) { /* as the text's line for the row */
 		cJSON_AddNumberToObject(g, "allocator_retries", (double)r->est.sim_retries);
@@ -3535,7 +3548,11 @@ static void engine_verdict(enum vf_engine engine, struct gpu_row *g)
 		 * several GPUs by tp/pp, a layer split or sharding has no one-card
 		 * figure: infer.c does not model it, its table says so) */
 		g->fits = false;
-		g->ctx_refused = true;
+		g->ctx_refused = g->ctx_verdict = true;
+		g->headroom = vf_estimate_gpu_bytes(&g->spec) - g->inf.one_peak_bytes;
+	} else if (g->fits && g->inf.one_peak_bytes > 0 && g->inf.ctx > g->inf.prompt) {
+		/* it fits: the margin is the longer run's, one sequence of --ctx */
+		g->ctx_verdict = true;
 		g->headroom = vf_estimate_gpu_bytes(&g->spec) - g->inf.one_peak_bytes;
 	}
 }

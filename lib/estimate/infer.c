@@ -926,8 +926,10 @@ static void torch_memory(const struct vf_arch *arch, const struct vf_setup *setu
 							     r->ctx, r->users);
 	r->fits = r->max_users >= 1;
 	r->kv_cache_bytes = (int64_t)(r->kv_bytes_per_token * (double)r->ctx * (double)r->users);
-	if (!r->fits && gpu && !spread(setup) && setup->tp <= 1 && setup->pp <= 1) {
-		/* one sequence on one card (the row's headroom); tp/pp: not modelled */
+	if ((!r->fits || r->ctx > r->prompt) && gpu && !spread(setup) && setup->tp <= 1 && setup->pp <= 1) {
+		/* one sequence on one card (the row's verdict and headroom when it
+		 * does not fit or is longer than the prompt's forward the memory
+		 * table shows); tp/pp: not modelled */
 		struct vf_estimate e;
 		vf_estimate_run(arch, &cs, gpu, &e);
 		r->one_peak_bytes = e.peak_bytes;

@@ -318,4 +318,19 @@ run estimate llama3.1-8b --mode infer --engine vllm --ctx 1024 --seq 2048 --gpu 
 expect_rc 2
 expect_err 'longer than --ctx'
 
+test_case "transformers, --ctx longer than the prompt: fits and headroom are one sequence of --ctx's, the peak they judge is given (vram - headroom)"
+for c in 8192 16384; do
+  run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx $c --json
+  expect_rc 0 # an answer either way: does not fit is not a failure of the command
+  expect_json '[g["vram_bytes"] - g["headroom_bytes"] == g["ctx_peak_bytes"] > g["peak_bytes"] for g in j["gpus"]] == [True]'
+  expect_json '[g["fits"] == (g["headroom_bytes"] >= 0) == (g["max_batch"] >= 1) for g in j["gpus"]] == [True]'
+done
+run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 8192
+expect_out_re 'rtx-4090: fits and headroom are one sequence of 8192 tokens \(--ctx\), peak [0-9.]+ GiB with its KV cache; the memory table is the 2048-token prompt'
+run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 16384
+expect_out_re 'generate\(\) does not fit: .* \(needs [0-9.]+ GiB of 23.99 GiB; the memory table is the 2048-token prompt'
+# --ctx equal to the prompt: the memory table's forward is the verdict
+run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 2048 --json
+expect_json '"ctx_peak_bytes" not in j["gpus"][0]'
+
 finish

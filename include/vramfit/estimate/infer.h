@@ -118,7 +118,8 @@ struct vf_infer {
 					block_size, its estimate_max_model_len); -1 unknown */
 	bool fits;                   /* one sequence of ctx fits (vLLM starts) */
 	int64_t one_peak_bytes;      /* transformers on one GPU: one sequence of ctx, the forward's
-					peak and the DynamicCache's growth; 0 not computed */
+					peak and the DynamicCache's growth, when it does not fit or
+					ctx is longer than the prompt; 0 not computed */
 	char why[200];               /* when not: the engine's refusal in words */
 	double ttft_seconds;         /* prefill of the prompt; < 0 unknown */
 	double decode_step_seconds;  /* one decode step of `users` sequences; < 0 unknown */

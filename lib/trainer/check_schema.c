@@ -179,6 +179,17 @@ static bool lax_bool_str(const char *s, bool *out)
 	return false;
 }
 
+/* Whether s reads as a number to C's strtod (1e3, 0x10, inf) though YAML
+ * resolved it as a string: the hint about YAML's float syntax applies. */
+static bool looks_numeric(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	char *end;
+	(void)strtod(s, &end);
+	return end != s && *end == '\0';
+}
+
 /* Whether a YAML scalar validates as want; *num its number after coercion
  * (int, float, bool). */
 static bool scalar_value(enum vf_pytype_kind want, bool strict, const struct vf_yaml_node *n, double *num)
@@ -472,6 +483,8 @@ static bool fits_kind(const struct vf_pytype *a, enum vf_yaml_kind k)
 		return a->kind == VF_PY_MODEL || a->kind == VF_PY_DICT;
 	if (k == VF_YAML_SEQ)
 		return a->kind == VF_PY_LIST || a->kind == VF_PY_TUPLE;
+	if (a->kind == VF_PY_NONE) /* None takes null alone */
+		return k == VF_YAML_NULL;
 	return a->kind != VF_PY_MODEL && a->kind != VF_PY_DICT && a->kind != VF_PY_LIST && a->kind != VF_PY_TUPLE;
 }
 
@@ -643,7 +656,9 @@ static void walk_value(struct walk *w, const struct vf_yaml_node *n, const char 
 				emit(w, VF_CHECK_FAIL, path, n, "expected %s%s, found the string '%s' (%s)", tt,
 				     strict ? " (strict)" : "", vf_yaml_node_str(n),
 				     strict ? "strict mode converts nothing"
-					    : "pydantic cannot read it as one; YAML reads 1e3 without a dot as a string");
+				     : looks_numeric(vf_yaml_node_str(n))
+					     ? "pydantic cannot read it as one; YAML reads 1e3 without a dot as a string"
+					     : "pydantic cannot read it as one");
 			else
 				emit(w, VF_CHECK_FAIL, path, n, "expected %s%s, found %s", tt, strict ? " (strict)" : "",
 				     vf_yaml_kind_name(k));

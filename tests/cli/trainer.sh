@@ -284,4 +284,14 @@ mkdir "$TMP/tnomod/src/ltx_trainer/strategies"
 cp "$TD/src/ltx_trainer/strategies.py" "$TMP/tnomod/src/ltx_trainer/strategies/__init__.py"
 VRAMFIT_NO_PYTHON=1 run check --config "$TD/configs/t2v_lora.yaml" --trainer-dir "$TMP/tnomod"
 expect_no_out "ModuleNotFoundError"
+
+test_case "check (static): an int | None field with gt=0 names its bound; the YAML-float hint only for strings that look like numbers"
+cp "$TD/configs/t2v_lora.yaml" "$TMP/msg.yaml"
+run config set "$TMP/msg.yaml" validation.interval=0 hub.push_to_hub=maybe lora.rank=1e3
+expect_rc 0
+VRAMFIT_NO_PYTHON=1 run check --config "$TMP/msg.yaml" --trainer-dir "$TD"
+expect_out "validation.interval: 0 is below the minimum: must be > 0"
+expect_out "hub.push_to_hub: expected bool, found the string 'maybe' (pydantic cannot read it as one)"
+expect_no_out "'maybe' (pydantic cannot read it as one; YAML reads"
+expect_out "lora.rank: expected int, found the string '1e3' (pydantic cannot read it as one; YAML reads 1e3 without a dot as a string)"
 finish

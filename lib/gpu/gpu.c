@@ -441,7 +441,7 @@ const struct vf_gpu_spec *vf_gpu_catalog_match(const char *name, int64_t memory_
 		if (!score)
 			continue;
 		int64_t diff = 0;
-		if (memory_mib > 0) {
+		if (memory_mib >= 0) { /* any reading, a broken 0 too, must agree with the card's */
 			diff = memory_mib - s[i].memory_mib;
 			if (diff < 0)
 				diff = -diff;

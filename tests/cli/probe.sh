@@ -277,4 +277,11 @@ expect_out "mode x2v not checked here"
 run probe --gpu h200 --json; expect_rc 0
 expect_json '"not checked" not in j["tier"]["note"]'
 
+test_case "an nvidia-smi row reading 0 MiB of memory is not the catalog's 141 GB card: no tier, said so"
+sed 's/143771 MiB, 0 MiB, 143156 MiB/0 MiB, 0 MiB, 0 MiB/' "$VF_SHARED_DIR/fixtures/nvidia-smi/h200-02.txt" >"$TMP/smi-zero.txt"
+VRAMFIT_NVML_LIB=off VF_FAKE_SMI="csv:$TMP/smi-zero.txt" run probe
+expect_rc 1
+expect_err "GPU 0 (NVIDIA H200): memory size unknown, so no tier can be decided"
+expect_no_out "141 GB"
+
 finish

@@ -954,14 +954,18 @@ struct target {
 	bool trainer_model;     /* a model the trainer profile trains: each GPU under its tier's config */
 };
 
-/* Fill what a partial architecture (inferred from tensors) lacks with
- * llama-like defaults, each listed as an assumption. */
+/* Fill what a partial architecture (inferred from tensors, or a config of
+ * a family without a config class default) lacks with llama-like rules,
+ * each listed as an assumption and named in not_understood: the count and
+ * the estimate are approximate. */
 static void complete_arch(struct vf_arch *a, struct assume *as)
 {
 	if (!(a->known & VF_ARCH_F_HEADS) || a->heads <= 0) {
 		a->heads = a->hidden >= 128 ? a->hidden / 128 : 1;
 		a->known |= VF_ARCH_F_HEADS;
-		assume(as, "%" PRId64 " attention heads (not in the model files)", a->heads);
+		assume(as, "%" PRId64 " attention heads (not in the model files: hidden / 128 assumed)",
+		       a->heads);
+		vf_arch_not_understood(a, "attention heads (absent: hidden / 128 assumed)");
 	}
 	if (!(a->known & VF_ARCH_F_KV_HEADS) || a->kv_heads <= 0) {
 		a->kv_heads = a->heads;
@@ -974,12 +978,18 @@ static void complete_arch(struct vf_arch *a, struct assume *as)
 	if (!(a->known & VF_ARCH_F_FFN) || a->ffn < 0) {
 		a->ffn = a->gated_mlp ? (a->hidden * 8 / 3) : 4 * a->hidden;
 		a->known |= VF_ARCH_F_FFN;
-		assume(as, "MLP width %" PRId64 " (not in the model files)", a->ffn);
+		assume(as, "MLP width %" PRId64 " (intermediate_size not in the model files and no "
+			   "config class default known: %s x hidden assumed)",
+		       a->ffn, a->gated_mlp ? "8/3" : "4");
+		vf_arch_not_understood(a, a->gated_mlp
+					  ? "intermediate_size (absent: 8/3 x hidden assumed)"
+					  : "intermediate_size (absent: 4 x hidden assumed)");
 	}
 	if (!(a->known & VF_ARCH_F_VOCAB) || a->vocab < 0) {
 		a->vocab = 32000;
 		a->known |= VF_ARCH_F_VOCAB;
-		assume(as, "vocabulary 32000 (not in the model files)");
+		assume(as, "vocabulary 32000 (vocab_size not in the model files: Llama 2's assumed)");
+		vf_arch_not_understood(a, "vocab_size (absent: 32000 assumed)");
 	}
 	if (!(a->known & VF_ARCH_F_TIED)) {
 		a->tied_embeddings = false;

@@ -311,25 +311,27 @@ static const struct llama_like {
 	int qk_norm;        /* 0 none, 1 one head_dim weight each, 2 full width (heads*hd) */
 	bool parallel;      /* attention and MLP read the same normed input (cohere) */
 	bool moe;           /* num_local_experts / num_experts_per_tok (mixtral) */
+	const char *cls;    /* the transformers config class (NULL: none known) */
+	int64_t ffn;        /* its default intermediate_size (0: none) */
 } llama_likes[] = {
-	/* name         hd   vocab   tied   qkvb   forced ob     n  aff qk par    moe */
-	{"llama",       0,   32000,  false, false, false, true,  2, 1, 0, false, false},
-	{"mistral",     0,   32000,  false, false, false, true,  2, 1, 0, false, false},
-	{"mixtral",     0,   32000,  false, false, false, true,  2, 1, 0, false, true},
-	{"qwen2",       0,   151936, false, true,  true,  false, 2, 1, 0, false, false},
-	{"qwen3",       128, 151936, false, false, false, true,  2, 1, 1, false, false},
-	{"gemma",       256, 256000, true,  false, false, true,  2, 1, 0, false, false},
-	{"gemma2",      256, 256000, true,  false, false, true,  4, 1, 0, false, false},
-	{"gemma3",      256, 262208, true,  false, false, true,  4, 1, 1, false, false},
-	{"gemma3_text", 256, 262208, true,  false, false, true,  4, 1, 1, false, false},
-	{"phi3",        0,   32064,  false, false, false, true,  2, 1, 0, false, false},
-	{"granite",     0,   32000,  false, false, false, true,  2, 1, 0, false, false},
-	{"olmo",        0,   50304,  false, false, false, true,  2, 0, 0, false, false},
-	{"olmo2",       0,   50304,  false, false, false, true,  2, 1, 2, false, false},
-	{"cohere",      0,   256000, true,  false, false, true,  1, 1, 0, true,  false},
-	{"glm",         128, 151552, false, true,  false, false, 2, 1, 0, false, false},
-	{"glm4",        128, 151552, false, true,  false, false, 4, 1, 0, false, false},
-	{"",            0,   0,      false, false, false, true,  2, 1, 0, false, false},
+	/* name         hd   vocab   tied   qkvb   forced ob     n  aff qk par    moe     class              ffn */
+	{"llama",       0,   32000,  false, false, false, true,  2, 1, 0, false, false, "LlamaConfig",      11008},
+	{"mistral",     0,   32000,  false, false, false, true,  2, 1, 0, false, false, "MistralConfig",    14336},
+	{"mixtral",     0,   32000,  false, false, false, true,  2, 1, 0, false, true, "MixtralConfig",    14336},
+	{"qwen2",       0,   151936, false, true,  true,  false, 2, 1, 0, false, false, "Qwen2Config",      22016},
+	{"qwen3",       128, 151936, false, false, false, true,  2, 1, 1, false, false, "Qwen3Config",      22016},
+	{"gemma",       256, 256000, true,  false, false, true,  2, 1, 0, false, false, "GemmaConfig",      24576},
+	{"gemma2",      256, 256000, true,  false, false, true,  4, 1, 0, false, false, "Gemma2Config",     24576},
+	{"gemma3",      256, 262208, true,  false, false, true,  4, 1, 1, false, false, "Gemma3TextConfig", 9216},
+	{"gemma3_text", 256, 262208, true,  false, false, true,  4, 1, 1, false, false, "Gemma3TextConfig", 9216},
+	{"phi3",        0,   32064,  false, false, false, true,  2, 1, 0, false, false, "Phi3Config",       8192},
+	{"granite",     0,   32000,  false, false, false, true,  2, 1, 0, false, false, "GraniteConfig",    11008},
+	{"olmo",        0,   50304,  false, false, false, true,  2, 0, 0, false, false, "OlmoConfig",       11008},
+	{"olmo2",       0,   50304,  false, false, false, true,  2, 1, 2, false, false, "Olmo2Config",      11008},
+	{"cohere",      0,   256000, true,  false, false, true,  1, 1, 0, true,  false, "CohereConfig",     22528},
+	{"glm",         128, 151552, false, true,  false, false, 2, 1, 0, false, false, "GlmConfig",        13696},
+	{"glm4",        128, 151552, false, true,  false, false, 4, 1, 0, false, false, "Glm4Config",       13696},
+	{"",            0,   0,      false, false, false, true,  2, 1, 0, false, false, NULL,               0},
 };
 
 static const struct llama_like *llama_like_of(const char *family)
@@ -405,6 +407,17 @@ vf_status vf__arch_read_llama_like(const cJSON *cfg, const char *family, const c
 	const struct llama_like *ll = llama_like_of(family);
 	bool f;
 	TRY(read_common_sizes(cfg, what, a, err));
+	if (!(a->known & VF_ARCH_F_FFN) && ll->ffn > 0) {
+		/* No intermediate_size: transformers builds the class default
+		 * whatever the hidden size, which a real checkpoint of this
+		 * width seldom has; used, named and the count approximate. */
+		char note[96];
+		snprintf(note, sizeof note, "intermediate_size (absent: %s's default %lld assumed)",
+			 ll->cls, (long long)ll->ffn);
+		a->ffn = ll->ffn;
+		a->known |= VF_ARCH_F_FFN;
+		vf_arch_not_understood(a, note);
+	}
 	if (!(a->known & VF_ARCH_F_HEAD_DIM)) {
 		if (ll->head_dim)
 			a->head_dim = ll->head_dim;

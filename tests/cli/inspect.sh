@@ -184,6 +184,42 @@ run estimate "$FX/tiny-llama-bf16" --gpu h100-80gb --json
 expect_rc 0
 expect_json "j['model']['params'] == $p1"
 
+test_case "no intermediate_size: inspect and estimate name the class default, approximate"
+T=$(mktemp -d)
+python3 -c "
+import json, sys
+d = json.load(open('$RC/llama-3.1-8b/config.json'))
+del d['intermediate_size']
+json.dump(d, open('$T/config.json', 'w'))"
+run inspect "$T/config.json" --json
+expect_rc 0
+expect_json 'j["architecture"]["ffn"] == 11008 and j["approximate"] is True and j["params"] == 6721638400'
+expect_json 'j["architecture"]["not_understood"] == ["intermediate_size (absent: LlamaConfig'"'"'s default 11008 assumed)"]'
+run inspect "$T/config.json"
+expect_out "ffn 11008"
+expect_out "not understood: intermediate_size (absent: LlamaConfig's default 11008 assumed)"
+run estimate "$T/config.json" --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["model"]["params"] == 6721638400 and j["model"]["approximate"] is True'
+expect_json 'any("intermediate_size" in x and "11008" in x for x in j["model"]["not_understood"])'
+run estimate "$T/config.json" --gpu h100-80gb
+expect_out "(approximate: see Assumptions)"
+expect_out "intermediate_size (absent: LlamaConfig's default 11008 assumed)"
+# a family with no config class default: inspect counts nothing, estimate names its rule
+python3 -c "
+import json
+d = json.load(open('$T/config.json'))
+d['model_type'] = 'foollm'; d['architectures'] = ['FooForCausalLM']
+json.dump(d, open('$T/config.json', 'w'))"
+run inspect "$T/config.json" --json
+expect_json 'j["params"] is None and j["architecture"]["ffn"] is None and j["approximate"] is True'
+run estimate "$T/config.json" --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["model"]["approximate"] is True and "intermediate_size (absent: 8/3 x hidden assumed)" in j["model"]["not_understood"]'
+run estimate "$T/config.json" --gpu h100-80gb
+expect_out "MLP width 10922 (intermediate_size not in the model files and no config class default known: 8/3 x hidden assumed)"
+rm -rf "$T"
+
 test_case "models"
 run models --json
 expect_rc 0

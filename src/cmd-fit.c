@@ -45,7 +45,9 @@ static const char usage[] =
 	"fit at no setting come last with the reason. A GPU kind one card of which\n"
 	"does not hold the model also gets the cheapest split that fits (a layer split\n"
 	"on cards without NVLink, tp in a node, tp x pp across nodes), and one on fewer\n"
-	"GPUs marked tight when it fits only inside the margin.\n"
+	"GPUs marked tight when it fits only inside the margin. --allow/--forbid hold\n"
+	"here too: --forbid split leaves out the split rows, --forbid gpus keeps the\n"
+	"GPU count given.\n"
 	"\n"
 	"With --search: for the --gpu GPUs (else the probed ones), every combination of\n"
 	"the allowed knobs at the same effective batch (micro-batch x accumulation x\n"
@@ -598,7 +600,8 @@ static void split_fill(const struct fit_args *a, const struct vf_arch *arch, con
 	sort_keys(a, g, r->gpus, r);
 }
 
-/* A kind of GPU that one card does not hold with the given setup: the
+/* A kind of GPU that one card does not hold with the given setup (and
+ * split not forbidden: the caller's test): the
  * cheapest split of the model over several that fits under the margin
  * (split.h), as a row of its own; and when fewer GPUs hold it only inside
  * the margin, that split too, marked "tight" (not fitting by the rule).
@@ -617,6 +620,11 @@ static int split_rows(const struct fit_args *a, const struct vf_arch *arch,
 	int max = grp->count > 0 && (grp->counted || grp->ndev) ? grp->count
 		  : a->setup.given & VF_SETUP_G_GPUS ? a->setup.gpus
 		  : g->nvlink                        ? VF_SPLIT_MAX_GPUS : 8;
+	/* --forbid gpus: no more GPUs than the setup's count (as --search) */
+	if (!(a->knobs & VF_KNOB_BIT(VF_KNOB_GPUS)) && !(grp->count > 0 && (grp->counted || grp->ndev)))
+		max = a->setup.gpus;
+	if (max < 2)
+		return 0;
 	struct vf_setup s;
 	int n = 0;
 	if (vf_split_offer(arch, &a->setup, g, a->margin, max, &s, &sp)) {
@@ -934,15 +942,17 @@ static void print_fit_table(const struct fit_args *a, const cJSON *root, const s
 
 /* The GPU counts of a group's rows: --gpu ID without a count gets the 1,
  * 2, 4, 8 rows, as without --gpu (the help's promise); ID:N or --gpus N
- * that count only. Returns how many. */
+ * that count only; --forbid gpus the setup's count (1 unless --gpus).
+ * Returns how many. */
 static int group_counts(const struct fit_args *a, const struct gpu_group *grp, int counts[4])
 {
 	static const int counts_default[] = {1, 2, 4, 8};
+	bool gpus_fixed = !(a->knobs & VF_KNOB_BIT(VF_KNOB_GPUS)); /* --forbid gpus */
 	if (grp->count > 0 && (grp->counted || grp->ndev || (a->setup.given & VF_SETUP_G_GPUS))) {
 		counts[0] = grp->count;
 		return 1;
 	}
-	if (a->setup.given & VF_SETUP_G_GPUS) {
+	if ((a->setup.given & VF_SETUP_G_GPUS) || gpus_fixed) {
 		counts[0] = a->setup.gpus;
 		return 1;
 	}
@@ -968,7 +978,8 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 				return rc;
 			}
 		}
-		nrows += split_rows(a, arch, &groups[gi], &rows[nrows]);
+		if (a->knobs & VF_KNOB_BIT(VF_KNOB_SPLIT)) /* not under --forbid split */
+			nrows += split_rows(a, arch, &groups[gi], &rows[nrows]);
 	}
 	row_cmp_sort = !a->sort || strcmp(a->sort, "cost") == 0 ? VF_SORT_COST
 		       : strcmp(a->sort, "time") == 0            ? VF_SORT_TIME

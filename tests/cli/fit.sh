@@ -69,6 +69,31 @@ run fit llama2-7b --mode lora --search --gpu rtx-4090 --allow lora-rank --top 50
 expect_rc 0
 expect_json 'len(set(r["setup"]["lora_rank"] for r in j["results"])) > 1'
 
+test_case "fit without --search: --forbid split leaves no split row, --forbid gpus keeps the count"
+run fit llama2-7b --mode lora --gpu rtx-4090:2 --forbid split
+expect_rc 0
+expect_out_re '^rtx-4090 +2 +yes '
+expect_no_out 'layer split'
+run fit llama2-7b --mode lora --gpu rtx-4090:2 --forbid split --json
+expect_rc 0
+expect_json 'len(j["rows"]) >= 1 and all(not r.get("split") for r in j["rows"])'
+expect_json 'all(c["knob"] != "split" for r in j["rows"] for c in r.get("changes", []))'
+# the split is offered when allowed (the check above can fail)
+run fit llama2-7b --mode lora --gpu rtx-4090:2 --json
+expect_json 'any(r.get("split") for r in j["rows"])'
+run fit llama2-7b --mode lora --gpu rtx-4090 --forbid gpus --json
+expect_rc 0
+expect_json 'len(j["rows"]) >= 1 and all(r["gpus"] == 1 for r in j["rows"])'
+run fit llama2-7b --mode lora --gpu rtx-4090 --gpus 2 --forbid gpus --json
+expect_json 'len(j["rows"]) >= 1 and all(r["gpus"] == 2 for r in j["rows"])'
+# every other knob: no row changes it
+for k in batch grad-ckpt optimizer quant shard; do
+  run fit llama2-7b --mode full --batch 4 --forbid "$k,split" --json
+  expect_rc 0
+  kk=$(printf '%s' "$k" | tr - _)
+  expect_json "all(c['knob'] != '$kk' and (c['knob'] != 'grad_accum' or '$kk' != 'batch') for r in j['rows'] for c in r.get('changes', []))"
+done
+
 test_case "fit: --steps and --price"
 run fit llama2-7b --mode lora --precision bf16 --steps 1000 --gpu a100-80gb:1 --price 2 --json
 expect_rc 0

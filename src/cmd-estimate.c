@@ -2687,9 +2687,14 @@ static int infer_args(struct est_args *a)
 		vf_ggml_cache_parse(a->cache_k, &a->inf.cache_k);
 	if (a->cache_v)
 		vf_ggml_cache_parse(a->cache_v, &a->inf.cache_v);
-	if (a->inf.ctx && (a->setup.given & VF_SETUP_G_SEQ) && a->setup.seq > a->inf.ctx)
-		return vf_cli_usage("estimate", "--seq %" PRId64 " (the prompt) is longer than --ctx %" PRId64,
-				    a->setup.seq, a->inf.ctx);
+	/* the prompt is part of the context, given or defaulted: a shorter
+	 * --ctx would have the inference table shorten the prompt while the
+	 * Setup line and the step kept the --seq one */
+	if (a->inf.ctx && a->setup.seq > a->inf.ctx)
+		return vf_cli_usage("estimate", "--seq %" PRId64 " (the prompt%s) is longer than --ctx %" PRId64
+				    ": give --seq %" PRId64 " or less, or a longer --ctx",
+				    a->setup.seq, (a->setup.given & VF_SETUP_G_SEQ) ? "" : ", by default",
+				    a->inf.ctx, a->inf.ctx);
 	return -1;
 }
 

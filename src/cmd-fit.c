@@ -3,6 +3,7 @@
  * count); with --search, the fastest configurations that fit the given GPUs
  * over the whole knob space (lib/estimate/search.c), each with its predicted peak,
  * step time and the diff against the starting setup. */
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -188,6 +189,12 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 	    (a->setup.mode != VF_MODE_INFER || a->search))
 		return vf_cli_usage("fit", "--engine, --ctx, --users and --no-async-scheduling: with --mode infer "
 					   "and without --search");
+	/* the prompt is part of the context (as vramfit estimate) */
+	if (a->inf.ctx && a->setup.seq > a->inf.ctx)
+		return vf_cli_usage("fit", "--seq %" PRId64 " (the prompt%s) is longer than --ctx %" PRId64
+				    ": give --seq %" PRId64 " or less, or a longer --ctx",
+				    a->setup.seq, (a->setup.given & VF_SETUP_G_SEQ) ? "" : ", by default",
+				    a->inf.ctx, a->inf.ctx);
 	if (a->setup.mode == VF_MODE_INFER && !a->search && !a->engine)
 		a->engine = "any"; /* the question --mode infer asks: the ways to serve it */
 	if (a->inf.vllm_sync_scheduling && a->engine && strcmp(a->engine, "vllm") != 0 && strcmp(a->engine, "any") != 0)

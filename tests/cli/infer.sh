@@ -333,4 +333,23 @@ expect_out_re 'generate\(\) does not fit: .* \(needs [0-9.]+ GiB of 23.99 GiB; t
 run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 2048 --json
 expect_json '"ctx_peak_bytes" not in j["gpus"][0]'
 
+test_case "--ctx shorter than the default prompt: refused, not a prompt shortened in one table only"
+run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 512
+expect_rc 2
+expect_err '--seq 2048 (the prompt, by default) is longer than --ctx 512: give --seq 512 or less'
+expect_no_out 'Setup'
+run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 512 --json
+expect_rc 2
+run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 512 --seq 512 --json
+expect_rc 0
+expect_json 'j["inference"]["ctx"] == 512 and j["setup"]["seq"] == 512'
+run fit llama3.1-8b --mode infer --gpu rtx-4090 --ctx 512
+expect_rc 2
+expect_err '--seq 2048 (the prompt, by default) is longer than --ctx 512'
+run fit llama3.1-8b --mode infer --gpu rtx-4090 --ctx 1024 --seq 2048
+expect_rc 2
+expect_err '--seq 2048 (the prompt) is longer than --ctx 1024'
+run fit llama3.1-8b --mode infer --gpu rtx-4090 --ctx 512 --seq 512
+expect_rc 0
+
 finish

@@ -807,9 +807,12 @@ static void fits_row(struct vf_table *t, cJSON *o, const struct fit_args *a, con
 static void tight_row(struct vf_table *t, cJSON *o, const struct fit_args *a, const struct row *r,
 		      const struct vf_setup *st_)
 {
-	char n[16], pk[32], stp[32], tps[32], set[512];
+	char n[16], mb[24], pk[32], stp[32], tps[32], set[512];
 	const struct vf_setup st = *st_;
 	snprintf(n, sizeof n, "%d", r->gpus);
+	/* the largest micro-batch whose split stays under the margin (the
+	 * row's own is over it): the text's column as the JSON's max_batch */
+	snprintf(mb, sizeof mb, "%lld", (long long)r->max_batch);
 	char why[256], lim[32];
 	result_fields(o, a, &r->best, r->gpu, &st);
 	vf_split_setup_words(&r->best.setup, set, sizeof set);
@@ -827,7 +830,7 @@ static void tight_row(struct vf_table *t, cJSON *o, const struct fit_args *a, co
 	cJSON_AddBoolToObject(o, "fits_memory", true);
 	vf_fmt_seconds(stp, sizeof stp, r->best.step_seconds);
 	fmt_rate(tps, sizeof tps, r->best.tokens_per_second);
-	vf_table_addf(t, r->gpu->id, n, "tight", why, "-", pk, stp, tps, "-", "-");
+	vf_table_addf(t, r->gpu->id, n, "tight", why, mb, pk, stp, tps, "-", "-");
 }
 
 /* A row that fits at no setting: why. */

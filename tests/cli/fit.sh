@@ -94,6 +94,18 @@ for k in batch grad-ckpt optimizer quant shard; do
   expect_json "all(c['knob'] != '$kk' and (c['knob'] != 'grad_accum' or '$kk' != 'batch') for r in j['rows'] for c in r.get('changes', []))"
 done
 
+test_case "fit: a tight row's max batch is the same in the text and the JSON"
+run fit llama2-7b --mode full --batch 4 --tokens 1e9 --json
+expect_rc 0
+expect_json 'any(r.get("fits_memory") for r in j["rows"])'
+expect_json 'all(0 <= r["max_batch"] < r["setup"]["batch"] for r in j["rows"] if r.get("fits_memory"))'
+tight_json=$(printf '%s' "$out" | python3 -c 'import json,sys; print(" ".join("%s:%d:%d" % (r["gpu"], r["gpus"], r["max_batch"]) for r in json.load(sys.stdin)["rows"] if r.get("fits_memory")))')
+run fit llama2-7b --mode full --batch 4 --tokens 1e9
+expect_rc 0
+# from the end: cost, run time, tokens/s, step (2), peak (2), max batch
+tight_text=$(printf '%s\n' "$out" | awk '$3 == "tight" {printf "%s%s:%s:%s", sep, $1, $2, $(NF-7); sep=" "}')
+check '[ -n "$tight_text" ] && [ "$tight_text" = "$tight_json" ]'
+
 test_case "fit: --steps and --price"
 run fit llama2-7b --mode lora --precision bf16 --steps 1000 --gpu a100-80gb:1 --price 2 --json
 expect_rc 0

@@ -1048,6 +1048,27 @@ static const struct {
 	{VF_ARCH_F_MAX_POSITIONS, "max_positions"},
 };
 
+int64_t vf_arch_position_limit(const struct vf_arch *a, bool *hard, const char **kind)
+{
+	*hard = false;
+	*kind = "";
+	if (!(a->known & VF_ARCH_F_MAX_POSITIONS) || a->max_positions <= 0)
+		return 0;
+	int64_t n = a->max_positions;
+	if (a->learned_positions) {
+		*hard = true;
+		*kind = "learned absolute";
+		/* RobertaEmbeddings number positions from padding_idx + 1 = 2 */
+		if ((strcmp(a->family, "roberta") == 0 || strcmp(a->family, "xlm-roberta") == 0) && n > 2)
+			n -= 2;
+	} else if (a->rel_attn_buckets > 0 || a->rel_positions > 0) {
+		*kind = "relative";
+	} else if (a->rotary_pct > 0) {
+		*kind = "rotary";
+	}
+	return n;
+}
+
 void vf_arch_not_understood(struct vf_arch *a, const char *what)
 {
 	size_t n = strlen(a->not_understood), cap = sizeof a->not_understood;

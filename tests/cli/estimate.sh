@@ -193,4 +193,33 @@ run estimate llama2-7b --gpu h100-80gb --mode infer --grad-ckpt; expect_rc 0
 expect_out "--grad-ckpt ignored: inference has no backward pass to checkpoint"
 run estimate llama2-7b --gpu h100-80gb --mode lora --lora-rank 64; expect_rc 0
 expect_no_out "ignored"
+
+test_case "--seq against the model's positions: learned ones refuse, rotary/relative ones are approximate"
+run estimate gpt2 --seq 8192 --gpu h100-80gb
+expect_rc 2
+expect_err '--seq 8192: gpt2 has learned absolute positions for 1024 tokens (max_positions) and cannot run longer; give --seq 1024 or less'
+run estimate gpt2 --seq 1024 --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["model"]["approximate"] is False and j["setup"]["seq"] == 1024'
+run estimate gpt2 --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["setup"]["seq"] == 1024 and any("the default 2048 shortened to the model'"'"'s 1024 learned absolute positions" in x for x in j["assumptions"])'
+run estimate gpt2 --mode infer --ctx 2048 --seq 512 --gpu h100-80gb
+expect_rc 2
+expect_err 'give --ctx 1024 or less'
+run estimate llama2-7b --seq 100000 --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["model"]["approximate"] is True and "--seq 100000 beyond max_positions 4096" in j["model"]["not_understood"]'
+run estimate llama2-7b --seq 100000 --gpu h100-80gb
+expect_out '(approximate: see Assumptions)'
+expect_out '--seq 100000 tokens beyond the 4096 positions the model was trained on (max_positions; rotary positions'
+run estimate t5-small --seq 100000 --gpu h100-80gb
+expect_rc 0
+expect_out 'relative positions: it runs, but past its trained context'
+run estimate llama2-7b --seq 4096 --gpu h100-80gb --json
+expect_json 'j["model"]["approximate"] is False'
+run estimate llama2-7b --mode infer --ctx 100000 --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["model"]["approximate"] is True and "--ctx 100000 beyond max_positions 4096" in j["model"]["not_understood"]'
+
 finish

@@ -106,6 +106,22 @@ expect_rc 0
 tight_text=$(printf '%s\n' "$out" | awk '$3 == "tight" {printf "%s%s:%s:%s", sep, $1, $2, $(NF-7); sep=" "}')
 check '[ -n "$tight_text" ] && [ "$tight_text" = "$tight_json" ]'
 
+test_case "fit: --seq against the model's positions, as estimate"
+run fit gpt2 --seq 8192 --gpu h100-80gb
+expect_rc 2
+expect_err 'gpt2 has learned absolute positions for 1024 tokens'
+run fit gpt2 --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["setup"]["seq"] == 1024 and j["approximate"] is False'
+run fit llama2-7b --seq 100000 --gpu h100-80gb --json
+expect_rc 0
+expect_json 'j["approximate"] is True and any("--seq 100000 tokens beyond the 4096 positions" in x for x in j["assumptions"])'
+run fit llama2-7b --seq 100000 --gpu h100-80gb --search --json
+expect_json 'j["approximate"] is True'
+run fit llama2-7b --mode infer --ctx 100000 --gpu h100-80gb
+expect_rc 0
+expect_out 'Not understood: --ctx 100000 beyond max_positions 4096'
+
 test_case "fit: --steps and --price"
 run fit llama2-7b --mode lora --precision bf16 --steps 1000 --gpu a100-80gb:1 --price 2 --json
 expect_rc 0

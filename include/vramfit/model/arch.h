@@ -165,6 +165,14 @@ int64_t vf_arch_active_params(const struct vf_arch *a);
  * own embedding, head and norm); 0 when none. */
 int64_t vf_arch_mtp_params(const struct vf_arch *a);
 
+/* The longest sequence the model's positions cover: max_positions (less
+ * RoBERTa's padding offset of 2), or 0 when the config gives none. *hard:
+ * a learned absolute position table, which has no row past it (the model
+ * cannot run longer); else rotary, relative or ALiBi positions, which run
+ * past it, beyond the trained context. *kind names them ("learned
+ * absolute", "rotary", "relative", "" when not known). */
+int64_t vf_arch_position_limit(const struct vf_arch *a, bool *hard, const char **kind);
+
 /* Mark the architecture approximate, naming what was not understood
  * (appended to not_understood, comma-separated, truncated with "..."). */
 void vf_arch_not_understood(struct vf_arch *a, const char *what);

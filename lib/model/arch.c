@@ -321,7 +321,7 @@ static const struct llama_like {
 	{"qwen2",       0,   151936, false, true,  true,  false, 2, 1, 0, false, false, "Qwen2Config",      22016},
 	{"qwen3",       128, 151936, false, false, false, true,  2, 1, 1, false, false, "Qwen3Config",      22016},
 	{"gemma",       256, 256000, true,  false, false, true,  2, 1, 0, false, false, "GemmaConfig",      24576},
-	{"gemma2",      256, 256000, true,  false, false, true,  4, 1, 0, false, false, "Gemma2Config",     24576},
+	{"gemma2",      256, 256000, true,  false, false, true,  4, 1, 0, false, false, "Gemma2Config",     9216},
 	{"gemma3",      256, 262208, true,  false, false, true,  4, 1, 1, false, false, "Gemma3TextConfig", 9216},
 	{"gemma3_text", 256, 262208, true,  false, false, true,  4, 1, 1, false, false, "Gemma3TextConfig", 9216},
 	{"phi3",        0,   32064,  false, false, false, true,  2, 1, 0, false, false, "Phi3Config",       8192},

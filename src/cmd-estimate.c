@@ -2977,6 +2977,10 @@ static int load_target(const struct est_args *a, struct vf_setup *s, struct targ
 		struct vf_error err = {0};
 		if (vf_model_load(a->model, &m, &err))
 			return vf_cli_fail_err(&err);
+		if (vf_model_need_whole(m, &err) != VF_OK) {
+			vf_model_free(m);
+			return vf_cli_fail_err(&err);
+		}
 		if (m->gguf) { /* llama.cpp: its own estimate, printed here */
 			struct gguf_args ga = {.gpus = a->gpu.v,
 					       .ngpus = (int)a->gpu.n, .ctx = a->inf.ctx,

@@ -1487,6 +1487,11 @@ static int load_model(const char *path, const struct vf_setup *s, struct vf_mode
 	struct vf_error err = {0};
 	if (vf_model_load(path, out, &err) != VF_OK)
 		return vf_cli_fail_err(&err);
+	if (vf_model_need_whole(*out, &err) != VF_OK) {
+		vf_model_free(*out);
+		*out = NULL;
+		return vf_cli_fail_err(&err);
+	}
 	int rc = stored_as(*out, s, path);
 	if (rc >= 0) {
 		vf_model_free(*out);

@@ -442,7 +442,12 @@ static void print_model(const struct vf_model *m, int indent)
 	row(&t, "format", m->format);
 	row_hub(&t, m);
 	if (m->files >= 0) {
-		snprintf(line, sizeof line, "%" PRId64, m->files);
+		if (m->shard_count > 1)
+			snprintf(line, sizeof line, "%" PRId64 " (shard %d of %d: this file's tensors only; its folder "
+						 "or index inspects the whole model)",
+				 m->files, m->shard_index, m->shard_count);
+		else
+			snprintf(line, sizeof line, "%" PRId64, m->files);
 		row(&t, "files", line);
 	}
 	if (m->tensors >= 0) {

@@ -2067,6 +2067,8 @@ vf_status vf_model_load(const char *id_or_path, struct vf_model **out, struct vf
 		char *p = m->path;
 		st = load_files(m, &p, 1, NULL, NULL, &h, err);
 		headers_release(&h);
+		if (!vf_model_shard_name(id_or_path, &m->shard_index, &m->shard_count))
+			m->shard_index = m->shard_count = 0;
 	}
 	if (st != VF_OK) {
 		vf_model_free(m);
@@ -2163,6 +2165,50 @@ static void adapter_json(const struct vf_model *m, cJSON *o)
 	cJSON_AddNumberToObject(a, "params", (double)m->adapter.params);
 }
 
+bool vf_model_shard_name(const char *path, int *k, int *n)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *of = NULL;
+	for (const char *p = strstr(base, "-of-"); p; p = strstr(p + 1, "-of-"))
+		of = p; /* the last one */
+	if (!of || !ends_with(base, ".safetensors"))
+		return false;
+	const char *d = of; /* the digits before "-of-", after a '-' */
+	while (d > base && d[-1] >= '0' && d[-1] <= '9')
+		d--;
+	if (d == of || d == base || d[-1] != '-')
+		return false;
+	long a = 0, b = 0;
+	const char *e = of + 4, *q = e;
+	for (const char *p = d; p < of && a < 1000000; p++)
+		a = a * 10 + (*p - '0');
+	while (*q >= '0' && *q <= '9' && b < 1000000)
+		b = b * 10 + (*q++ - '0');
+	if (q == e || strcmp(q, ".safetensors") != 0 || b < 2 || a < 1 || a > b)
+		return false;
+	*k = (int)a;
+	*n = (int)b;
+	return true;
+}
+
+vf_status vf_model_need_whole(const struct vf_model *m, struct vf_error *err)
+{
+	if (m->shard_count < 2)
+		return VF_OK;
+	char *dir = strdup(m->path);
+	char *slash = dir ? strrchr(dir, '/') : NULL;
+	if (slash)
+		*slash = '\0';
+	vf_status st = vf_error_set(err, VF_ERR,
+				    "%s: shard %d of %d of a sharded checkpoint, not the whole model: give its "
+				    "folder (%s) or its *.safetensors.index.json",
+				    m->path, m->shard_index, m->shard_count,
+				    slash ? (dir[0] ? dir : "/") : ".");
+	free(dir);
+	return st;
+}
+
 cJSON *vf_model_to_json(const struct vf_model *m)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -2175,6 +2221,11 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 	if (m->hub_source[0])
 		hub_json(m, o);
 	vf_json_add_i64_or_null(o, "files", m->files, m->files >= 0);
+	if (m->shard_count > 1) {
+		cJSON *sh = cJSON_AddObjectToObject(o, "shard");
+		cJSON_AddNumberToObject(sh, "index", m->shard_index);
+		cJSON_AddNumberToObject(sh, "of", m->shard_count);
+	}
 	vf_json_add_i64_or_null(o, "tensors", m->tensors, m->tensors >= 0);
 	vf_json_add_i64_or_null(o, "params", m->params, m->params >= 0);
 	vf_json_add_i64_or_null(o, "bytes", m->bytes, m->bytes >= 0);

@@ -234,4 +234,22 @@ expect_out "6738415616"
 run models --bogus
 expect_rc 2
 
+test_case "one shard of a sharded checkpoint: inspect says it is shard 2 of 4; estimate and fit refuse it (not the whole model), naming the folder"
+SH="$VF_SHARED_DIR/fixtures/models/small-llama-bf16-sharded"
+run inspect "$SH/model-00002-of-00004.safetensors"
+expect_rc 0
+expect_out "1 (shard 2 of 4: this file's tensors only; its folder or index inspects the whole model)"
+run inspect "$SH/model-00002-of-00004.safetensors" --json
+expect_json 'j["shard"] == {"index": 2, "of": 4}'
+run inspect "$SH" --json
+expect_json '"shard" not in j'
+for c in estimate fit; do
+  run $c "$SH/model-00002-of-00004.safetensors" --gpu h100-80gb
+  expect_rc 1
+  expect_err "model-00002-of-00004.safetensors: shard 2 of 4 of a sharded checkpoint, not the whole model: give its folder ($SH) or its *.safetensors.index.json"
+  expect_err_lines 1
+done
+run estimate "$SH" --gpu h100-80gb
+expect_rc 0
+
 finish

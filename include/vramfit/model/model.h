@@ -39,6 +39,8 @@ struct vf_model {
 	char name[96];          /* component name (diffusers), catalog id, or "" */
 	const struct vf_model_entry *entry; /* catalog entry or NULL (borrowed) */
 	int64_t files;          /* safetensors files read; -1 for catalog/config */
+	int shard_index, shard_count; /* one file named NAME-00002-of-00004.safetensors given
+				       * alone: shard 2 of 4 (its tensors only); 0 otherwise */
 	int64_t tensors;        /* -1 unknown */
 	int64_t params;         /* total parameters; -1 unknown */
 	int64_t bytes;          /* tensor data bytes; -1 unknown */
@@ -88,6 +90,13 @@ void vf_model_free(struct vf_model *m);
 
 /* The inspect --json object (README: vramfit inspect). Caller owns;
  * cJSON_Delete(). */
+/* Whether path's file name is a shard of a sharded checkpoint,
+ * "...-00002-of-00004.safetensors" with more than one shard: *k of *n. */
+bool vf_model_shard_name(const char *path, int *k, int *n);
+/* When m is one shard given alone (m->shard_count > 1): err says so and
+ * what to give for the whole model (its folder or index), VF_ERR; else VF_OK. */
+vf_status vf_model_need_whole(const struct vf_model *m, struct vf_error *err);
+
 cJSON *vf_model_to_json(const struct vf_model *m);
 
 /* Parameter group of one tensor name ("embedding", "attention", "mlp",

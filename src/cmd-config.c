@@ -22,7 +22,12 @@ static const char usage[] =
 	"CRLF/LF stay as they were; a quoted value keeps its quotes. A missing key\n"
 	"is added at the end of its mapping with the file's indentation (missing\n"
 	"parent mappings too). All changes are applied, then the file is replaced\n"
-	"atomically; on any error nothing is written.\n";
+	"atomically; on any error nothing is written.\n"
+	"\n"
+	"A key set twice in its mapping is refused by get and set (PyYAML, and so\n"
+	"the trainer, keeps the last; remove one). set refuses a key reached\n"
+	"through an alias (*a) or a merge key (<<: *a), and a value carrying an\n"
+	"anchor (&a): the edit would change the other keys sharing it.\n";
 
 struct config_args {
 	bool json, dry;
@@ -48,6 +53,12 @@ static int do_get(int argc, char **argv, bool json)
 	struct vf_yamldoc *d = NULL;
 	if (vf_yamldoc_load_file(argv[0], &d, &err) != VF_OK)
 		return vf_cli_fail_err(&err);
+	/* a key set twice: the trainer reads the last copy; say so rather
+	 * than let the user act on either */
+	if (vf_yamldoc_check_path(d, argv[1], &err) != VF_OK) {
+		vf_yamldoc_free(d);
+		return vf_cli_fail_err(&err);
+	}
 	const struct vf_yaml_node *n = vf_yamldoc_find(d, argv[1]);
 	if (!n) {
 		vf_yamldoc_free(d);

@@ -25,6 +25,7 @@ struct vf_yaml_node {
 	int style;                   /* scalars: yaml_scalar_style_t */
 	bool flow;                   /* collections: flow style */
 	bool anchored;
+	char *anchor;                /* its anchor's name, or NULL */
 	size_t start, end;           /* byte span in the source */
 	size_t line;                 /* 1-based */
 	size_t col;                  /* 0-based character column of start */
@@ -313,6 +314,7 @@ static void tree_release(struct tree *t)
 {
 	for (size_t i = 0; i < t->nnodes; i++) {
 		free(t->nodes[i]->value);
+		free(t->nodes[i]->anchor);
 		free(t->nodes[i]->items);
 		free(t->nodes[i]->eff);
 		free(t->nodes[i]);
@@ -427,11 +429,60 @@ static bool is_merge_key(const struct vf_yaml_node *k)
 	return k->type == N_SCALAR && k->style == YAML_PLAIN_SCALAR_STYLE && strcmp(k->value, "<<") == 0;
 }
 
-static bool same_key(const struct vf_yaml_node *a, const struct vf_yaml_node *b)
+/* A key node compared as PyYAML's constructor would tell keys apart: a
+ * scalar by its text, any other node by identity (aliases followed). */
+struct keyref {
+	const struct vf_yaml_node *k;
+	size_t i;
+};
+
+static const struct vf_yaml_node *key_of(const struct vf_yaml_node *k)
 {
-	a = a->type == N_ALIAS ? a->target : a;
-	b = b->type == N_ALIAS ? b->target : b;
-	return a == b || (a->type == N_SCALAR && b->type == N_SCALAR && strcmp(a->value, b->value) == 0);
+	return k->type == N_ALIAS ? k->target : k;
+}
+
+static int key_cmp(const struct vf_yaml_node *p, const struct vf_yaml_node *q)
+{
+	bool ps = p->type == N_SCALAR, qs = q->type == N_SCALAR;
+	if (ps != qs)
+		return ps ? -1 : 1;
+	if (ps)
+		return strcmp(p->value, q->value);
+	return p == q ? 0 : (uintptr_t)p < (uintptr_t)q ? -1 : 1;
+}
+
+static int keyref_cmp(const void *a, const void *b)
+{
+	const struct keyref *x = a, *y = b;
+	int c = key_cmp(key_of(x->k), key_of(y->k));
+	return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Sorted references to the keys of the pairs in v[0..n) (key, value,
+ * key, value...). Caller frees; NULL when out of memory. */
+static struct keyref *sorted_keys(struct vf_yaml_node *const *v, size_t n)
+{
+	struct keyref *r = malloc((n / 2 + 1) * sizeof *r);
+	if (!r)
+		return NULL;
+	for (size_t i = 0; i + 1 < n; i += 2)
+		r[i / 2] = (struct keyref){v[i], i / 2};
+	qsort(r, n / 2, sizeof *r, keyref_cmp);
+	return r;
+}
+
+/* True when mapping m names a key (other than <<) twice among its own
+ * entries; *oom when that could not be told. */
+static bool has_dup_keys(const struct vf_yaml_node *m, bool *oom)
+{
+	struct keyref *r = sorted_keys(m->items, m->n);
+	if (!r)
+		return *oom = true, false;
+	bool dup = false;
+	for (size_t i = 1; i < m->n / 2 && !dup; i++)
+		dup = key_cmp(key_of(r[i - 1].k), key_of(r[i].k)) == 0 && !is_merge_key(r[i].k);
+	free(r);
+	return dup;
 }
 
 struct pairs {
@@ -487,9 +538,14 @@ static vf_status flatten(struct vf_yaml_node *m, const char *name, size_t *budge
 		return VF_OK;
 	if (m->merge_state == 1 || depth > VF_YAMLDOC_MAX_DEPTH)
 		return vf_error_set(err, VF_ERR, "%s:%zu: a merge key (<<) includes its own mapping", name, m->line);
-	bool any = false;
+	/* a merge key, or a key set twice (PyYAML keeps its last value) */
+	bool any = false, nomem = false;
 	for (size_t i = 0; i + 1 < m->n && !any; i += 2)
 		any = is_merge_key(m->items[i]);
+	if (!any)
+		any = has_dup_keys(m, &nomem);
+	if (nomem)
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", name);
 	if (!any) {
 		m->merge_state = 2;
 		return VF_OK;
@@ -514,17 +570,22 @@ static vf_status flatten(struct vf_yaml_node *m, const char *name, size_t *budge
 		free(p.v);
 		return st;
 	}
-	/* keep each key's last occurrence only */
+	/* keep each key's last occurrence only (sorted: n log n, not n^2) */
+	struct keyref *r = sorted_keys(p.v, p.n);
+	if (!r) {
+		free(p.v);
+		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", name);
+	}
+	for (size_t i = 0; i + 1 < p.n / 2; i++)
+		if (key_cmp(key_of(r[i].k), key_of(r[i + 1].k)) == 0)
+			p.v[2 * r[i].i] = NULL; /* a later entry has this key */
+	free(r);
 	size_t o = 0;
-	for (size_t i = 0; i + 1 < p.n; i += 2) {
-		bool later = false;
-		for (size_t j = i + 2; j + 1 < p.n && !later; j += 2)
-			later = same_key(p.v[i], p.v[j]);
-		if (!later) {
+	for (size_t i = 0; i + 1 < p.n; i += 2)
+		if (p.v[i]) {
 			p.v[o++] = p.v[i];
 			p.v[o++] = p.v[i + 1];
 		}
-	}
 	m->eff = p.v;
 	m->neff = o;
 	m->merge_state = 2;
@@ -620,6 +681,10 @@ static void build_collection(const yaml_event_t *e, struct vf_yaml_node *n, cons
 static vf_status build_anchor(struct builder *b, const char *anchor, struct vf_yaml_node *n)
 {
 	n->anchored = true;
+	free(n->anchor);
+	n->anchor = strdup(anchor);
+	if (!n->anchor)
+		return oom(b);
 	if (b->nanchors == b->aanchors) {
 		size_t na = b->aanchors ? b->aanchors * 2 : 8;
 		struct anchor *an = realloc(b->anchors, na * sizeof *an);
@@ -927,6 +992,12 @@ struct walk {
 	struct vf_yaml_node *parent; /* mapping holding slot (resolved), or NULL for the root */
 	size_t found;                /* segments found */
 	bool merged;                 /* a segment was found through a merge key */
+	size_t dup_seg;              /* first segment whose key its mapping sets twice, or SIZE_MAX */
+	size_t dup_count;            /* how many times */
+	size_t dup_lines[4];         /* the first lines of them; dup_last the last */
+	size_t dup_last;
+	size_t alias_seg;            /* first segment whose value is an alias walked into, or SIZE_MAX */
+	struct vf_yaml_node *alias;  /* that alias */
 	size_t nseg;
 	const char *seg[64];
 	size_t seglen[64];
@@ -952,19 +1023,50 @@ static bool split_path(const char *path, struct walk *w)
 	}
 }
 
+/* Segment i was found in mapping m: note it when m's own entries set that
+ * key more than once. */
+static void note_dup(struct walk *w, size_t i, const struct vf_yaml_node *m)
+{
+	if (w->dup_seg != SIZE_MAX || m->type != N_MAP)
+		return;
+	size_t count = 0, last = 0;
+	for (size_t k = 0; k + 1 < m->n; k += 2) {
+		const struct vf_yaml_node *key = deref(m->items[k]);
+		if (key->type != N_SCALAR || key->vlen != w->seglen[i] || memcmp(key->value, w->seg[i], key->vlen))
+			continue;
+		if (count < 4)
+			w->dup_lines[count] = m->items[k]->line;
+		count++;
+		last = m->items[k]->line;
+	}
+	if (count > 1) {
+		w->dup_seg = i;
+		w->dup_count = count;
+		w->dup_last = last;
+	}
+}
+
 static void walk_tree(const struct tree *t, struct walk *w)
 {
 	w->slot = t->root;
 	w->parent = NULL;
 	w->found = 0;
 	w->merged = false;
+	w->dup_seg = w->alias_seg = SIZE_MAX;
+	w->dup_count = 0;
+	w->alias = NULL;
 	if (!t->root)
 		return;
 	for (size_t i = 0; i < w->nseg; i++) {
+		if (i > 0 && w->slot->type == N_ALIAS && w->alias_seg == SIZE_MAX) {
+			w->alias_seg = i - 1; /* descending into (or adding to) an alias */
+			w->alias = w->slot;
+		}
 		struct vf_yaml_node *c = child_slot(w->slot, w->seg[i], w->seglen[i]);
 		if (!c)
 			return;
 		w->parent = (struct vf_yaml_node *)deref(w->slot);
+		note_dup(w, i, w->parent);
 		bool own = false;
 		for (size_t k = 1; k < w->parent->n && !own && w->parent->eff; k += 2)
 			own = w->parent->items[k] == c;
@@ -1311,6 +1413,177 @@ static vf_status flow_insert_text(struct vf_buf *b, const struct walk *w, size_t
 	return st;
 }
 
+/* ---- keys that share a value -------------------------------------------- */
+
+/* Append to b the dotted path from `from` down to target over the nodes'
+ * own entries (aliases not followed); when target is merged by a merge key
+ * (<<: *a, <<: [*a, ...]) the path ends at the mapping that merges it. */
+static bool path_to(const struct vf_yaml_node *from, const struct vf_yaml_node *target, struct vf_buf *b,
+		    int depth)
+{
+	if (from == target)
+		return true;
+	if (!from || depth > VF_YAMLDOC_MAX_DEPTH || (from->type != N_MAP && from->type != N_SEQ))
+		return false;
+	size_t mark = b->len;
+	bool map = from->type == N_MAP;
+	for (size_t i = map ? 1 : 0; i < from->n; i += map ? 2 : 1) {
+		const struct vf_yaml_node *v = from->items[i];
+		if (map && is_merge_key(from->items[i - 1])) {
+			bool in = v == target;
+			for (size_t j = 0; v->type == N_SEQ && j < v->n && !in; j++)
+				in = v->items[j] == target;
+			if (in)
+				return true;
+			continue;
+		}
+		const char *k = map ? vf_yaml_node_str(from->items[i - 1]) : NULL;
+		vf_status st = mark ? vf_buf_puts(b, ".", NULL) : VF_OK;
+		if (st == VF_OK)
+			st = map ? vf_buf_puts(b, k ? k : "?", NULL) : vf_buf_printf(b, NULL, "%zu", i);
+		if (st == VF_OK && path_to(v, target, b, depth + 1))
+			return true;
+		b->len = mark;
+		if (b->data)
+			b->data[mark] = '\0';
+	}
+	return false;
+}
+
+/* Segments [from, to) of the walk's path, dotted, after a dot when b is
+ * not empty. */
+static void put_segs(struct vf_buf *b, const struct walk *w, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++) {
+		if (b->len)
+			vf_buf_puts(b, ".", NULL);
+		vf_buf_append(b, w->seg[i], w->seglen[i], NULL);
+	}
+}
+
+/* Into out, comma-separated: the keys other than the walk's own that reach
+ * the anchored node a - its own place and each alias of it - followed by the
+ * walk's segments after segment `after`, where that key reads the same node
+ * `changed` the walk's found segments read (at most 6). */
+static void anchor_users(const struct tree *t, const struct vf_yaml_node *a, const struct walk *w,
+			 size_t after, const struct vf_yaml_node *changed, struct vf_buf *out)
+{
+	struct vf_buf own, p, shown;
+	vf_buf_init(&own, 0);
+	vf_buf_init(&p, 0);
+	vf_buf_init(&shown, 0);
+	put_segs(&own, w, 0, w->nseg);
+	size_t n = 0;
+	for (size_t i = 0; i <= t->nnodes && n < 6; i++) {
+		/* the anchor's own place first, then its aliases in order */
+		const struct vf_yaml_node *c = i == 0 ? a : t->nodes[i - 1];
+		if (i > 0 && (c->type != N_ALIAS || c->target != a))
+			continue;
+		vf_buf_reset(&p);
+		if (!path_to(t->root, c, &p, 0))
+			continue;
+		put_segs(&p, w, after, w->found);
+		if (find_in(t, p.data ? p.data : "") != changed)
+			continue;
+		put_segs(&p, w, w->found, w->nseg);
+		const char *ps = p.data ? p.data : "";
+		if (strcmp(ps, own.data ? own.data : "") == 0)
+			continue;
+		/* already listed? (out as ", a, b, " holds ", ps, ") */
+		vf_buf_reset(&shown);
+		vf_buf_printf(&shown, NULL, ", %s, ", out->data ? out->data : "");
+		size_t pl = strlen(ps);
+		bool listed = false;
+		for (const char *q = shown.data; q && !listed && (q = strstr(q, ps)); q++)
+			listed = q >= shown.data + 2 && q[-2] == ',' && q[-1] == ' ' && strncmp(q + pl, ", ", 2) == 0;
+		if (listed)
+			continue;
+		vf_buf_printf(out, NULL, "%s%s", out->len ? ", " : "", ps);
+		n++;
+	}
+	vf_buf_release(&own);
+	vf_buf_release(&p);
+	vf_buf_release(&shown);
+}
+
+/* A key on the walk's path is set twice in its mapping. */
+static vf_status dup_error(const char *name, const struct walk *w, struct vf_error *err)
+{
+	struct vf_buf k, lines;
+	vf_buf_init(&k, 0);
+	vf_buf_init(&lines, 0);
+	put_segs(&k, w, 0, w->dup_seg + 1);
+	size_t shown = w->dup_count < 4 ? w->dup_count : 3;
+	for (size_t i = 0; i + 1 < shown; i++)
+		vf_buf_printf(&lines, NULL, "%s%zu", i ? ", " : "", w->dup_lines[i]);
+	vf_buf_printf(&lines, NULL, "%s%s%zu", w->dup_count > shown + 1 ? ", ..." : "", " and ", w->dup_last);
+	char times[32];
+	if (w->dup_count == 2)
+		snprintf(times, sizeof times, "twice");
+	else
+		snprintf(times, sizeof times, "%zu times", w->dup_count);
+	vf_status st = vf_error_set(err, VF_ERR, "%s:%zu: %s is set %s (lines %s); PyYAML keeps the last; remove one",
+				    name, w->dup_last, k.data ? k.data : "", times, lines.data ? lines.data : "");
+	vf_buf_release(&k);
+	vf_buf_release(&lines);
+	return st;
+}
+
+vf_status vf_yamldoc_check_path(const struct vf_yamldoc *doc, const char *path, struct vf_error *err)
+{
+	struct walk w;
+	if (!split_path(path, &w))
+		return VF_OK;
+	walk_tree(&doc->t, &w);
+	return w.dup_seg != SIZE_MAX ? dup_error(doc->name, &w, err) : VF_OK;
+}
+
+/* The walk goes through an alias: a set there would edit the anchored node
+ * every other alias of it reads too. */
+static vf_status alias_error(const struct vf_yamldoc *doc, const char *path, const struct walk *w,
+			     struct vf_error *err)
+{
+	const struct vf_yaml_node *a = w->alias->target;
+	struct vf_buf users;
+	vf_buf_init(&users, 0);
+	anchor_users(&doc->t, a, w, w->alias_seg + 1, deref(w->slot), &users);
+	vf_status st;
+	if (users.len)
+		st = vf_error_set(err, VF_ERR,
+				  "%s:%zu: key %s goes through the alias *%s: setting it would also change %s "
+				  "(anchor &%s, line %zu); edit it by hand",
+				  doc->name, w->alias->line, path, a->anchor ? a->anchor : "?", users.data,
+				  a->anchor ? a->anchor : "?", a->line);
+	else
+		st = vf_error_set(err, VF_ERR,
+				  "%s:%zu: key %s goes through the alias *%s: setting it would edit the node "
+				  "anchored &%s at line %zu; edit it by hand",
+				  doc->name, w->alias->line, path, a->anchor ? a->anchor : "?",
+				  a->anchor ? a->anchor : "?", a->line);
+	vf_buf_release(&users);
+	return st;
+}
+
+/* The value itself carries an anchor: other keys may read it. */
+static vf_status anchored_error(const struct vf_yamldoc *doc, const char *path, const struct walk *w,
+				struct vf_error *err)
+{
+	const struct vf_yaml_node *a = w->slot;
+	struct vf_buf users;
+	vf_buf_init(&users, 0);
+	anchor_users(&doc->t, a, w, w->nseg, a, &users);
+	vf_status st;
+	if (users.len)
+		st = vf_error_set(err, VF_ERR, "%s:%zu: key %s carries an anchor (&%s) that %s also read%s; edit it by hand",
+				  doc->name, a->line, path, a->anchor ? a->anchor : "?", users.data,
+				  strchr(users.data, ',') ? "" : "s");
+	else
+		st = vf_error_set(err, VF_ERR, "%s:%zu: key %s carries an anchor (&%s); edit it by hand", doc->name,
+				  a->line, path, a->anchor ? a->anchor : "?");
+	vf_buf_release(&users);
+	return st;
+}
+
 /* Try one rendering v of the value at the place the walk found. */
 static vf_status set_with(struct vf_yamldoc *doc, const char *path, struct walk *w, const char *v,
 			  const cJSON *expect, struct vf_error *err)
@@ -1321,6 +1594,14 @@ static vf_status set_with(struct vf_yamldoc *doc, const char *path, struct walk 
 	const char *eol = doc->crlf ? "\r\n" : "\n";
 	size_t start, end;
 
+	if (doc->t.root && w->dup_seg != SIZE_MAX) {
+		vf_buf_release(&b);
+		return dup_error(doc->name, w, err);
+	}
+	if (doc->t.root && w->alias) {
+		vf_buf_release(&b);
+		return alias_error(doc, path, w, err);
+	}
 	if (doc->t.root && w->merged) {
 		vf_buf_release(&b);
 		return vf_error_set(err, VF_ERR,
@@ -1331,9 +1612,7 @@ static vf_status set_with(struct vf_yamldoc *doc, const char *path, struct walk 
 		struct vf_yaml_node *slot = w->slot;
 		if (slot->anchored) {
 			vf_buf_release(&b);
-			return vf_error_set(err, VF_ERR,
-					    "%s:%zu: key %s carries an anchor (&); edit it by hand",
-					    doc->name, slot->line, path);
+			return anchored_error(doc, path, w, err);
 		}
 		start = slot->start;
 		end = slot->end;

@@ -52,6 +52,43 @@ run config set "$TMP/c.yaml" seed.child=1
 expect_rc 1
 expect_err "not a mapping"
 
+test_case "a key set twice: get and set refuse it (PyYAML keeps the last), naming file, line and key"
+printf 'optimization:\n  steps: 2000\n  steps: 0\n  lr: 1\n' >"$TMP/dup.yaml"
+cp "$TMP/dup.yaml" "$TMP/dup.before"
+run config get "$TMP/dup.yaml" optimization.steps; expect_rc 1
+expect_err "dup.yaml:3: optimization.steps is set twice (lines 2 and 3); PyYAML keeps the last; remove one"
+expect_err_lines 1
+check '[ -z "$out" ]'
+run config set "$TMP/dup.yaml" optimization.steps=100; expect_rc 1
+expect_err "dup.yaml:3: optimization.steps is set twice"
+check 'cmp -s "$TMP/dup.yaml" "$TMP/dup.before"'
+# the mapping as the trainer reads it, and its other keys, stay usable
+run config get "$TMP/dup.yaml" optimization; expect_rc 0; expect_out '{"steps":0,"lr":1}'
+run config set "$TMP/dup.yaml" optimization.lr=2; expect_rc 0
+run config get "$TMP/dup.yaml" optimization.lr; expect_out 2
+printf 'a: {x: 1}\nb: 2\na: {x: 3}\n' >"$TMP/dup2.yaml"
+run config set "$TMP/dup2.yaml" a.y=1; expect_rc 1
+expect_err "dup2.yaml:3: a is set twice (lines 1 and 3)"
+
+test_case "set through an alias is refused, naming the anchor and the keys that would change"
+printf 'defaults: &d\n  steps: 100\ntrain:\n  <<: *d\nval: *d\n' >"$TMP/alias.yaml"
+cp "$TMP/alias.yaml" "$TMP/alias.before"
+run config set "$TMP/alias.yaml" val.steps=5; expect_rc 1
+expect_err "alias.yaml:5: key val.steps goes through the alias *d: setting it would also change defaults.steps, train.steps (anchor &d, line 1)"
+expect_err_lines 1
+run config set "$TMP/alias.yaml" val.extra=5; expect_rc 1
+expect_err "goes through the alias *d"
+run config set "$TMP/alias.yaml" train.steps=7; expect_rc 1
+expect_err "comes from a merge key"
+check 'cmp -s "$TMP/alias.yaml" "$TMP/alias.before"'
+run config get "$TMP/alias.yaml" defaults.steps; expect_out 100
+printf 'x: &x 1\ny: *x\nz: [*x]\n' >"$TMP/anch.yaml"
+run config set "$TMP/anch.yaml" x=2; expect_rc 1
+expect_err "anch.yaml:1: key x carries an anchor (&x) that y, z.0 also read"
+# replacing the alias itself changes that key only
+run config set "$TMP/alias.yaml" val=5; expect_rc 0
+run config get "$TMP/alias.yaml" defaults.steps; expect_out 100
+
 test_case "alias bomb and 100 MB scalar are refused"
 python3 -c "
 import sys

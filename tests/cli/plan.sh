@@ -347,4 +347,17 @@ check "grep -qF 'Train on one GPU:' '$rd/plan.md'"
 check "grep -qF 'uv run python scripts/process_dataset.py ' '$rd/plan.md'"
 rm -rf "$TMP/hand"
 
+test_case "a config key set twice is refused, not patched where the trainer ignores it"
+rm -rf "$TMP/td-dup" "$TMP/dupwork"; cp -r "$TD" "$TMP/td-dup"; mkdir -p "$TMP/dupwork"
+printf 'output_dir: second\n' >>"$TMP/td-dup/configs/t2v_lora.yaml"
+n=$(wc -l <"$TMP/td-dup/configs/t2v_lora.yaml")
+first=$(grep -n '^output_dir:' "$TMP/td-dup/configs/t2v_lora.yaml" | head -1 | cut -d: -f1)
+(cd "$TMP/dupwork" && "$VRAMFIT" plan --trainer-dir "$TMP/td-dup" --model "$TMP/models/ltx-2-19b-dev.safetensors" \
+  --text-encoder "$TMP/models/gemma-3-12b-it" --gpu h100-80gb --dataset cats >"$TMP/out" 2>"$TMP/err"); rc=$?
+out=$(cat "$TMP/out"); err=$(cat "$TMP/err")
+expect_rc 1
+expect_err "t2v_lora.yaml:$n: output_dir is set twice (lines $first and $n); PyYAML keeps the last; remove one"
+check '[ ! -e "$TMP/dupwork/projects" ]'
+rm -rf "$TMP/td-dup" "$TMP/dupwork"
+
 finish

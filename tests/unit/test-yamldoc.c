@@ -410,6 +410,28 @@ static void test_limits(void)
 		CHECK_STR(text_of(d), "a: &x 1\nb: 3\n");
 		vf_yamldoc_free(d);
 	}
+	/* a key set twice reads as its last copy (PyYAML's); set and
+	 * check_path refuse it, naming both lines */
+	CHECK_INT(vf_yamldoc_load_mem("o:\n  s: 2000\n  s: 0\n", 20, "dup.yaml", &d, &err), VF_OK);
+	if (d) {
+		int64_t v = -1;
+		CHECK_INT(vf_yamldoc_get_int(d, "o.s", &v, &err), VF_OK);
+		CHECK_INT(v, 0);
+		CHECK_INT(vf_yamldoc_check_path(d, "o.s", &err), VF_ERR);
+		CHECK_CONTAINS(err.msg, "dup.yaml:3: o.s is set twice (lines 2 and 3)");
+		CHECK_INT(vf_yamldoc_set(d, "o.s", "5", &err), VF_ERR);
+		CHECK_CONTAINS(err.msg, "set twice");
+		CHECK_INT(vf_yamldoc_check_path(d, "o", &err), VF_OK);
+		vf_yamldoc_free(d);
+	}
+	/* through an alias: refused, naming the anchor's other keys */
+	CHECK_INT(vf_yamldoc_load_mem("d: &d {s: 1}\nv: *d\n", 19, "al.yaml", &d, &err), VF_OK);
+	if (d) {
+		CHECK_INT(vf_yamldoc_set(d, "v.s", "2", &err), VF_ERR);
+		CHECK_CONTAINS(err.msg, "would also change d.s (anchor &d, line 1)");
+		CHECK_STR(text_of(d), "d: &d {s: 1}\nv: *d\n");
+		vf_yamldoc_free(d);
+	}
 }
 
 static void test_file_roundtrip(void)

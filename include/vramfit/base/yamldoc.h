@@ -64,6 +64,15 @@ bool vf_yamldoc_crlf(const struct vf_yamldoc *doc);
 const struct vf_yaml_node *vf_yamldoc_find(const struct vf_yamldoc *doc, const char *path);
 const struct vf_yaml_node *vf_yamldoc_root(const struct vf_yamldoc *doc);
 
+/* A mapping that sets a key twice keeps the last value, as PyYAML does (and
+ * so the trainer): find, the getters and to_json read that one. This says
+ * VF_ERR ("FILE:LINE: a.b is set twice (lines 2 and 3); PyYAML keeps the
+ * last; remove one") when a key on path is set more than once in its
+ * mapping, for a reader that must not let a user edit or read the wrong
+ * copy; a set refuses such a path the same way. VF_OK otherwise (also for a
+ * path that is absent). */
+vf_status vf_yamldoc_check_path(const struct vf_yamldoc *doc, const char *path, struct vf_error *err);
+
 enum vf_yaml_kind vf_yaml_node_kind(const struct vf_yaml_node *n);
 const char *vf_yaml_kind_name(enum vf_yaml_kind k); /* "null", "bool", ... */
 /* Scalar value as written after unquoting (NULL for collections). Borrowed. */
@@ -95,6 +104,10 @@ vf_status vf_yamldoc_get_bool(const struct vf_yamldoc *doc, const char *path, bo
 
 /* Set path to the YAML value text `value` (a scalar or a flow collection).
  * A quoted original keeps its quote style when the new value is a string.
+ * Refused (VF_ERR, nothing changed) when a key on path is set twice in its
+ * mapping (see vf_yamldoc_check_path), when the path goes through an alias
+ * or a merge key, or when the value carries an anchor: the edit would change
+ * other keys too (the message names them).
  * The document is re-parsed and the new value read back; on any failure the
  * document is unchanged. */
 vf_status vf_yamldoc_set(struct vf_yamldoc *doc, const char *path, const char *value,

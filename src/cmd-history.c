@@ -240,22 +240,22 @@ static int run(int argc, char **argv)
 			return vf_cli_fail("%s: no such run directory", run_dir);
 		run_dir = abs_run;
 	}
-	/* a --db that names no file is a typo, not an empty history: reading
-	 * must not create it */
-	if (db && access(db, F_OK) != 0)
-		return vf_cli_fail("%s: no such history database (vramfit tune writes it)", db);
+	/* a reader never creates the history: a --db or $VRAMFIT_HISTORY that
+	 * names no file is a typo, not an empty history; a default location
+	 * with none yet is one */
 	char path[1024];
 	if (!db && !(db = vf_store_default_path(path, sizeof path)))
 		return vf_cli_fail("history: no location for history.db (set XDG_DATA_HOME or HOME)");
 	struct vf_error err = {0};
 	struct vf_store *s = NULL;
-	if (vf_store_open(db, &s, &err))
+	vf_status ost = vf_store_open_existing(a.db, &s, &err);
+	if (ost != VF_OK && ost != VF_ENOTFOUND)
 		return vf_cli_fail_err(&err);
 	struct vf_store_row *rows = NULL;
 	struct vf_store_recovery_row *rec = NULL;
 	size_t n = 0, nrec = 0;
-	if (vf_store_list(s, run_dir, &rows, &n, &err) ||
-	    vf_store_list_recoveries(s, run_dir, &rec, &nrec, &err)) {
+	if (s && (vf_store_list(s, run_dir, &rows, &n, &err) ||
+		  vf_store_list_recoveries(s, run_dir, &rec, &nrec, &err))) {
 		free(rows);
 		vf_store_close(s);
 		return vf_cli_fail_err(&err);

@@ -153,21 +153,19 @@ void vf_store_close(struct vf_store *s)
 	free(s);
 }
 
-vf_status vf_store_open(const char *path, struct vf_store **out, struct vf_error *err)
+/* Open path; create (with its directory) only when `create`. */
+static vf_status open_at(const char *path, bool create, struct vf_store **out, struct vf_error *err)
 {
 	*out = NULL;
-	char def[1024];
-	if (!path && !(path = vf_store_default_path(def, sizeof def)))
-		return vf_error_set(err, VF_ERR,
-				    "history: no location for history.db (set XDG_DATA_HOME or HOME)");
-	vf_status st = mkdirs_for(path, err);
+	vf_status st = create ? mkdirs_for(path, err) : VF_OK;
 	if (st)
 		return st;
 	struct vf_store *s = calloc(1, sizeof *s);
 	if (!s)
 		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
 	snprintf(s->path, sizeof s->path, "%s", path);
-	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
 		st = db_fail(s, "cannot open", err);
 		goto fail;
 	}
@@ -204,6 +202,38 @@ vf_status vf_store_open(const char *path, struct vf_store **out, struct vf_error
 fail:
 	vf_store_close(s);
 	return st;
+}
+
+vf_status vf_store_open(const char *path, struct vf_store **out, struct vf_error *err)
+{
+	*out = NULL;
+	char def[1024];
+	if (!path && !(path = vf_store_default_path(def, sizeof def)))
+		return vf_error_set(err, VF_ERR,
+				    "history: no location for history.db (set XDG_DATA_HOME or HOME)");
+	return open_at(path, true, out, err);
+}
+
+vf_status vf_store_open_existing(const char *path, struct vf_store **out, struct vf_error *err)
+{
+	*out = NULL;
+	const char *env = getenv("VRAMFIT_HISTORY");
+	bool named = path || (env && *env); /* a name given is a typo when it names nothing */
+	char def[1024];
+	if (!path && !(path = vf_store_default_path(def, sizeof def)))
+		return vf_error_set(err, VF_ERR,
+				    "history: no location for history.db (set XDG_DATA_HOME or HOME)");
+	struct stat sb;
+	if (stat(path, &sb) != 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			return vf_error_set(err, VF_ERR, "%s: cannot read the history database: %s", path,
+					    strerror(errno));
+		if (named)
+			return vf_error_set(err, VF_ERR, "%s: no such history database (vramfit tune writes it)",
+					    path);
+		return vf_error_set(err, VF_ENOTFOUND, "%s: no trials recorded yet", path);
+	}
+	return open_at(path, false, out, err);
 }
 
 void vf_store_hash(const void *config, size_t len, const char *trainer_cmd, char *out)
@@ -439,7 +469,13 @@ vf_status vf_store_list_at(const char *path, const char *run_dir, struct vf_stor
 			   struct vf_error *err)
 {
 	struct vf_store *st = NULL;
-	vf_status s = vf_store_open(path, &st, err);
+	*rows = NULL;
+	*n = 0;
+	vf_status s = vf_store_open_existing(path, &st, err);
+	if (s == VF_ENOTFOUND) { /* the default location holds none yet */
+		vf_error_clear(err);
+		return VF_OK;
+	}
 	if (s)
 		return s;
 	s = vf_store_list(st, run_dir, rows, n, err);

@@ -11,7 +11,9 @@ unset VRAMFIT_HISTORY || true
 DB=$TMP/history.db
 
 test_case "an empty history: no trials, no recoveries"
-# the default location ($VRAMFIT_HISTORY here) is made on first use
+# a reader never creates the database; an existing empty file ($VRAMFIT_HISTORY
+# here) gets the schema on first use
+: >"$DB"
 VRAMFIT_HISTORY="$DB" run history; expect_rc 0
 expect_out "no trials recorded yet in $DB"
 expect_no_out "recoveries"
@@ -90,4 +92,26 @@ check '[ ! -e "$TMP/no-such-dir" ]'
 run report history --history "$TMP/no-such-dir/history.db" -o "$TMP/h.html"; expect_rc 1
 expect_err "$TMP/no-such-dir/history.db: no such history database"
 check '[ ! -e "$TMP/no-such-dir" ] && [ ! -e "$TMP/h.html" ]'
+test_case "\$VRAMFIT_HISTORY naming no file: the same error as --db, nothing created"
+run_env() { rc=0; env "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?; out=$(cat "$TMP/out"); err=$(cat "$TMP/err"); }
+run_env VRAMFIT_HISTORY="$TMP/typo/histroy.db" "$VRAMFIT" history; expect_rc 1
+expect_err "$TMP/typo/histroy.db: no such history database"
+expect_err_lines 1
+check '[ ! -e "$TMP/typo" ]'
+run_env VRAMFIT_HISTORY="$TMP/typo/histroy.db" "$VRAMFIT" report history -o "$TMP/h.html"; expect_rc 1
+expect_err "$TMP/typo/histroy.db: no such history database"
+check '[ ! -e "$TMP/typo" ] && [ ! -e "$TMP/h.html" ]'
+
+test_case "a fresh HOME: history and report history read no trials and create nothing"
+mkdir -p "$TMP/fresh"
+run_env -u VRAMFIT_HISTORY -u XDG_DATA_HOME HOME="$TMP/fresh" "$VRAMFIT" history; expect_rc 0
+expect_out "no trials recorded yet in $TMP/fresh/.local/share/vramfit/history.db"
+run_env -u VRAMFIT_HISTORY -u XDG_DATA_HOME HOME="$TMP/fresh" "$VRAMFIT" history --json; expect_rc 0
+expect_json 'j["trials"] == [] and j["recoveries"] == []'
+run_env -u VRAMFIT_HISTORY -u XDG_DATA_HOME HOME="$TMP/fresh" "$VRAMFIT" report history -o "$TMP/fresh-h.html"; expect_rc 0
+check '[ -f "$TMP/fresh-h.html" ]'
+run_env -u VRAMFIT_HISTORY XDG_DATA_HOME="$TMP/fresh/xdg" HOME="$TMP/fresh" "$VRAMFIT" history; expect_rc 0
+expect_out "no trials recorded yet in $TMP/fresh/xdg/vramfit/history.db"
+check '[ -z "$(ls -A "$TMP/fresh")" ]'
+rm -f "$TMP/fresh-h.html"
 finish

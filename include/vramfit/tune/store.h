@@ -30,6 +30,14 @@ const char *vf_store_default_path(char *out, size_t n);
 vf_status vf_store_open(const char *path, struct vf_store **out, struct vf_error *err);
 void vf_store_close(struct vf_store *s);
 
+/* Open for a reader: never creates a file or a directory. path NULL = the
+ * default. VF_ENOTFOUND (*out NULL) when neither path nor $VRAMFIT_HISTORY
+ * is given and the default location holds no database yet (no trials
+ * recorded); VF_ERR "PATH: no such history database (vramfit tune writes
+ * it)" when path or $VRAMFIT_HISTORY names no file (a typo, not an empty
+ * history). Caller owns *out; vf_store_close(). */
+vf_status vf_store_open_existing(const char *path, struct vf_store **out, struct vf_error *err);
+
 /* The hash that keys a trial: FNV-1a 64 over the config's bytes, a NUL and
  * the trainer command; 16 hex digits. out >= 17 bytes. */
 void vf_store_hash(const void *config, size_t len, const char *trainer_cmd, char *out);
@@ -66,8 +74,9 @@ struct vf_store_row {
 vf_status vf_store_list(struct vf_store *s, const char *run_dir, struct vf_store_row **rows,
 			size_t *n, struct vf_error *err);
 
-/* The same from the database at path (NULL = the default): opened, listed,
- * closed. Caller owns *rows; free(). */
+/* The same from the database at path (NULL = the default): opened as a
+ * reader (vf_store_open_existing: nothing created; no rows when the default
+ * holds none yet), listed, closed. Caller owns *rows; free(). */
 vf_status vf_store_list_at(const char *path, const char *run_dir, struct vf_store_row **rows, size_t *n,
 			   struct vf_error *err);
 

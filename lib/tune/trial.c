@@ -474,6 +474,32 @@ static void set_evidence(char *dst, const char *line)
 	vf_term_safe(dst, VF_TRIAL_EVIDENCE_MAX, line); /* cut at a character, never inside one */
 }
 
+/* Evidence for a pattern that matched s at [so, eo): the whole line when
+ * it fits, else an excerpt around the match ("... match ..."), so the text
+ * that proves the class is what is shown, wherever it lies in a long line. */
+static void set_evidence_at(char *dst, const char *s, regoff_t so, regoff_t eo)
+{
+	while (*s == ' ' || *s == '\t')
+		s++, so--, eo--;
+	size_t len = strlen(s);
+	if (len < VF_TRIAL_EVIDENCE_MAX || so < 0 || eo < so || (size_t)eo > len) {
+		set_evidence(dst, s);
+		return;
+	}
+	/* about a quarter of the room before the match, the rest from it on */
+	enum { ROOM = VF_TRIAL_EVIDENCE_MAX - 16, BEFORE = ROOM / 4 };
+	size_t start = (size_t)so > BEFORE ? (size_t)so - BEFORE : 0;
+	while (start > 0 && ((unsigned char)s[start] & 0xc0) == 0x80)
+		start--; /* not inside a character */
+	size_t end = start + ROOM < len ? start + ROOM : len;
+	while (end < len && end > start && ((unsigned char)s[end] & 0xc0) == 0x80)
+		end--;
+	char buf[VF_TRIAL_EVIDENCE_MAX + 16];
+	snprintf(buf, sizeof buf, "%s%.*s%s", start ? "... " : "", (int)(end - start), s + start,
+		 end < len ? " ..." : "");
+	set_evidence(dst, buf);
+}
+
 static void add_report(struct vf_trial_log *log, double secs)
 {
 	if (!(secs >= 0) || !isfinite(secs) || log->nreports >= VF_TRIAL_REPORTS_MAX)
@@ -568,6 +594,37 @@ static void parse_json_line(struct vf_trial_log *log, const char *s)
 	cJSON_Delete(root);
 }
 
+/* The outcome patterns (oom, config error, nan, crash) over s: the first
+ * evidence of each class, the last of a crash. */
+static void scan_outcomes(struct vf_trial_log *log, const char *s)
+{
+	const struct vf_trial_patterns *p = log->pat;
+	for (int i = 0; p && i < p->nout; i++) {
+		regmatch_t m[1];
+		if (regexec(&p->out[i].re.re, s, 1, m, 0) != 0)
+			continue;
+		if (log->scan_limit && (size_t)m[0].rm_so >= log->scan_limit)
+			continue; /* the next window holds it whole */
+		char *dst = NULL;
+		switch (p->out[i].cls) {
+		case VF_OUTCOME_OOM:
+			dst = log->oom_line[0] ? NULL : log->oom_line;
+			break;
+		case VF_OUTCOME_CONFIG_ERROR:
+			dst = log->config_line[0] ? NULL : log->config_line;
+			break;
+		case VF_OUTCOME_NAN:
+			dst = log->nan_line[0] ? NULL : log->nan_line;
+			break;
+		default:
+			dst = log->crash_line;
+			break;
+		}
+		if (dst)
+			set_evidence_at(dst, s, m[0].rm_so, m[0].rm_eo);
+	}
+}
+
 static void process(struct vf_trial_log *log, const char *s)
 {
 	const struct vf_trial_patterns *p = log->pat;
@@ -613,33 +670,52 @@ static void process(struct vf_trial_log *log, const char *s)
 		else
 			log->steps_per_second = v;
 	}
-	for (int i = 0; i < p->nout; i++) {
-		if (regexec(&p->out[i].re.re, s, 0, NULL, 0) != 0)
-			continue;
-		switch (p->out[i].cls) {
-		case VF_OUTCOME_OOM:
-			if (!log->oom_line[0])
-				set_evidence(log->oom_line, s);
-			break;
-		case VF_OUTCOME_CONFIG_ERROR:
-			if (!log->config_line[0])
-				set_evidence(log->config_line, s);
-			break;
-		case VF_OUTCOME_NAN:
-			if (!log->nan_line[0])
-				set_evidence(log->nan_line, s);
-			break;
-		default:
-			set_evidence(log->crash_line, s);
-			break;
-		}
+	scan_outcomes(log, s);
+}
+
+/* A line longer than VF_TRIAL_LINE_MAX is read whole in bounded memory: its
+ * first VF_TRIAL_LINE_MAX bytes as a line, then windows of the rest that
+ * overlap by LINE_OVERLAP bytes (a match up to that long across a window's
+ * edge is still seen), each scanned for the outcome patterns only. */
+#define LINE_OVERLAP (4u << 10)
+
+static void line_one(struct vf_trial_log *log, const char *line, size_t len);
+
+/* One window past the first of a long line: the line so far is complete
+ * as far as joining goes, then the window is classified. */
+static void scan_window(struct vf_trial_log *log, const char *w, size_t len, bool more)
+{
+	if (log->pending.len > 0) { /* the line's first window, its end read again in w */
+		log->scan_limit = log->pending.len > LINE_OVERLAP ? log->pending.len - LINE_OVERLAP : 0;
+		process(log, log->pending.data);
 	}
+	vf_buf_reset(&log->pending);
+	struct vf_buf clean;
+	vf_buf_init(&clean, 0);
+	if (vf_term_sanitize_buf(&clean, w, len, NULL) == VF_OK && clean.data) {
+		log->scan_limit = more && clean.len > LINE_OVERLAP ? clean.len - LINE_OVERLAP : 0;
+		scan_outcomes(log, clean.data);
+	}
+	log->scan_limit = 0;
+	vf_buf_release(&clean);
 }
 
 void vf_trial_log_line(struct vf_trial_log *log, const char *line, size_t len)
 {
-	if (len > VF_TRIAL_LINE_MAX)
-		len = VF_TRIAL_LINE_MAX;
+	if (len <= VF_TRIAL_LINE_MAX) {
+		line_one(log, line, len);
+		return;
+	}
+	line_one(log, line, VF_TRIAL_LINE_MAX);
+	for (size_t off = VF_TRIAL_LINE_MAX - LINE_OVERLAP; off + LINE_OVERLAP < len;
+	     off += VF_TRIAL_LINE_MAX - LINE_OVERLAP) {
+		size_t n = len - off < VF_TRIAL_LINE_MAX ? len - off : VF_TRIAL_LINE_MAX;
+		scan_window(log, line + off, n, off + n < len);
+	}
+}
+
+static void line_one(struct vf_trial_log *log, const char *line, size_t len)
+{
 	/* The one terminal filter (term.h): what is matched, and so every
 	 * evidence line shown or logged, holds no escape sequence or control. */
 	struct vf_buf clean;
@@ -701,7 +777,7 @@ vf_status vf_trial_log_file(struct vf_trial_log *log, const char *path, struct v
 		return vf_error_set(err, VF_ERR, "%s: %s", path, strerror(errno));
 	size_t cap = VF_TRIAL_LINE_MAX, len = 0;
 	char *line = malloc(cap + 1), *chunk = malloc(64u << 10);
-	bool dropping = false;
+	bool overflow = false; /* past the line's first VF_TRIAL_LINE_MAX bytes */
 	vf_status st = VF_OK;
 	if (!line || !chunk) {
 		st = vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
@@ -712,24 +788,32 @@ vf_status vf_trial_log_file(struct vf_trial_log *log, const char *path, struct v
 		for (size_t i = 0; i < n; i++) {
 			char c = chunk[i];
 			if (c == '\n' || c == '\r') {
-				if (len > 0)
-					vf_trial_log_line(log, line, len);
+				if (overflow && len > LINE_OVERLAP)
+					scan_window(log, line, len, false);
+				else if (!overflow && len > 0)
+					line_one(log, line, len);
 				len = 0;
-				dropping = false;
-			} else if (!dropping) {
+				overflow = false;
+			} else {
 				line[len++] = c;
-				if (len == cap) {
-					vf_trial_log_line(log, line, len);
-					len = 0;
-					dropping = true;
+				if (len == cap) { /* a long line: on in windows, keeping an overlap */
+					if (overflow)
+						scan_window(log, line, len, true);
+					else
+						line_one(log, line, len);
+					overflow = true;
+					memmove(line, line + len - LINE_OVERLAP, LINE_OVERLAP);
+					len = LINE_OVERLAP;
 				}
 			}
 		}
 	}
 	if (ferror(f))
 		st = vf_error_set(err, VF_ERR, "%s: read error: %s", path, strerror(errno));
-	else if (len > 0)
-		vf_trial_log_line(log, line, len);
+	else if (overflow && len > LINE_OVERLAP)
+		scan_window(log, line, len, false);
+	else if (!overflow && len > 0)
+		line_one(log, line, len);
 	vf_trial_log_finish(log);
 out:
 	free(line);

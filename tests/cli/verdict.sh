@@ -133,6 +133,22 @@ ok = m and int(m.group(1)) == fit and int(m.group(2)) == cells - blank
 sys.exit(not (ok and (int(b.group(1)) == blank if b else blank == 0)))
 PY'
 
+test_case "triage: an OOM past 64 KiB on one line is found, the evidence shows it"
+python3 -c "import sys; sys.stdout.write('x' * 65536 + ' torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB\n')" >"$TMP/long.log"
+run triage "$TMP/long.log" --exit 1 --json; expect_rc 0
+expect_json 'j["outcome"] == "oom" and "CUDA out of memory. Tried to allocate 2 GiB" in j["evidence"] and len(j["evidence"]) < 512'
+# the match straddles the first 64 KiB's end; read from standard input too
+python3 -c "import sys; sys.stdout.write('y' * 65500 + ' torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB\nlast\n')" >"$TMP/edge.log"
+rc=0; "$VRAMFIT" triage - --exit 1 --json <"$TMP/edge.log" >"$TMP/out" 2>"$TMP/err" || rc=$?; out=$(cat "$TMP/out")
+expect_rc 0
+expect_json 'j["outcome"] == "oom" and j["evidence"].endswith("Tried to allocate 2 GiB")'
+# several windows in: 300 KB before the match, 200 KB after it, on one line
+python3 -c "import sys; sys.stdout.write('y' * 300000 + ' CUDA out of memory. Tried to allocate 3 GiB ' + 'z' * 200000 + '\n')" >"$TMP/far.log"
+run triage "$TMP/far.log" --exit 1 --json; expect_rc 0
+expect_json 'j["outcome"] == "oom" and "Tried to allocate 3 GiB" in j["evidence"] and j["evidence"].startswith("... ")'
+run triage "$TMP/far.log" --exit 1; expect_out "Tried to allocate 3 GiB"
+rm -f "$TMP/long.log" "$TMP/edge.log" "$TMP/far.log"
+
 test_case "triage: remedies never suggest what the config already has"
 F=$VF_SHARED_DIR/fixtures/failures
 cat >"$TMP/set.yaml" <<'YAML'

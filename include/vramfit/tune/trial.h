@@ -98,6 +98,9 @@ struct vf_trial_log {
 	double steps_per_second; /* `Training speed`; < 0 unknown */
 	int64_t peak_bytes;      /* largest JSON-lines peak_bytes; < 0 unknown */
 	size_t nlines;           /* logical lines seen */
+	size_t scan_limit;       /* internal: in a window of a long line, outcome
+				    matches from this offset on are left to the
+				    next window, which holds them whole (0 = none) */
 
 	/* First evidence line per pattern class, cut to VF_TRIAL_EVIDENCE_MAX. */
 	char oom_line[VF_TRIAL_EVIDENCE_MAX];
@@ -109,13 +112,19 @@ struct vf_trial_log {
 
 void vf_trial_log_init(struct vf_trial_log *log, const struct vf_trial_patterns *pat);
 void vf_trial_log_release(struct vf_trial_log *log);
-/* One physical line (no newline; need not be NUL-terminated). */
+/* One physical line (no newline; need not be NUL-terminated). A line
+ * longer than VF_TRIAL_LINE_MAX is classified whole: its first
+ * VF_TRIAL_LINE_MAX bytes as a line, the rest in overlapping windows for
+ * the outcome patterns (memory stays bounded). An outcome's evidence is the
+ * line, or an excerpt around the match when the line is longer than
+ * VF_TRIAL_EVIDENCE_MAX. */
 void vf_trial_log_line(struct vf_trial_log *log, const char *line, size_t len);
-/* A whole text: split on '\n' and '\r', lines cut to VF_TRIAL_LINE_MAX. */
+/* A whole text: split on '\n' and '\r', each line to vf_trial_log_line. */
 void vf_trial_log_text(struct vf_trial_log *log, const char *text, size_t len);
 /* Stream a log file ("-" = standard input) through vf_trial_log_line in
- * 64 KiB chunks; memory stays bounded (lines cut to VF_TRIAL_LINE_MAX)
- * whatever the file's size. Calls vf_trial_log_finish(). */
+ * 64 KiB chunks; memory stays bounded whatever the file's size or its
+ * lines' length (a long line is read in windows, as vf_trial_log_line
+ * reads one). Calls vf_trial_log_finish(). */
 vf_status vf_trial_log_file(struct vf_trial_log *log, const char *path, struct vf_error *err);
 /* Process the last pending line; call once after the last line. */
 void vf_trial_log_finish(struct vf_trial_log *log);

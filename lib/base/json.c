@@ -10,9 +10,24 @@
 
 #include "vramfit/base/buf.h"
 
+vf_status vf__json_check_nul(const char *text, size_t len, const char *what, struct vf_error *err)
+{
+	/* JSON has no raw NUL (a string writes \u0000), and cJSON would read one
+	 * as white space: '{"a":1' NUL '}' would pass as '{"a":1}' */
+	const char *nul = len ? memchr(text, '\0', len) : NULL;
+	if (nul)
+		return vf_error_set(err, VF_ERR, "%s: invalid JSON: a NUL byte at byte %zu", what,
+				    (size_t)(nul - text));
+	return VF_OK;
+}
+
 vf_status vf_json_parse(const char *text, size_t len, const char *what, cJSON **out,
 			struct vf_error *err)
 {
+	*out = NULL;
+	vf_status st = vf__json_check_nul(text, len, what, err);
+	if (st != VF_OK)
+		return st;
 	*out = vf__json_parse_fast(text, len);
 	if (*out)
 		return VF_OK;
@@ -30,6 +45,14 @@ vf_status vf__json_parse_cjson(const char *text, size_t len, const char *what, c
 		if (off > len)
 			off = len;
 		return vf_error_set(err, VF_ERR, "%s: invalid JSON near byte %zu", what, off);
+	}
+	/* one value: only white space after it (cJSON stops at its end) */
+	size_t at = end && end >= text && (size_t)(end - text) <= len ? (size_t)(end - text) : len;
+	while (at < len && (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' || text[at] == '\r'))
+		at++;
+	if (at < len) {
+		cJSON_Delete(root);
+		return vf_error_set(err, VF_ERR, "%s: invalid JSON: data after the top value at byte %zu", what, at);
 	}
 	*out = root;
 	return VF_OK;

@@ -409,7 +409,10 @@ static cJSON *parse(const char *text, size_t len, struct vf_json_doc *doc)
 	cJSON *root = value(&j);
 	if (!root)
 		return NULL;
-	ws(&j);
+	/* after the value JSON's white space only (cJSON's skip takes any
+	 * control byte): anything else is declined, and cJSON's path says so */
+	while (j.p < j.end && (*j.p == ' ' || *j.p == '\t' || *j.p == '\n' || *j.p == '\r'))
+		j.p++;
 	if (j.p != j.end) {
 		if (!doc)
 			cJSON_Delete(root);
@@ -436,6 +439,9 @@ vf_status vf_json_doc_parse(const char *text, size_t len, const char *what,
 			    struct vf_json_doc **out, struct vf_error *err)
 {
 	*out = NULL;
+	vf_status nst = vf__json_check_nul(text, len, what, err);
+	if (nst != VF_OK)
+		return nst;
 	struct vf_json_doc *d = calloc(1, sizeof *d);
 	if (!d)
 		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", what);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "vramfit/base/buf.h"
+#include "vramfit/base/json.h"
 #include "vramfit/base/shquote.h"
 #include "vramfit/run/run.h"
 
@@ -99,7 +100,9 @@ static vf_status check_object(const char *file, const char *base, int row, const
 static vf_status check_json(const char *file, const char *text, size_t len, const char *base, int *rows,
 			    struct vf_error *err)
 {
-	cJSON *j = cJSON_ParseWithLength(text, len);
+	cJSON *j = NULL;
+	if (vf_json_parse(text, len, file, &j, err) != VF_OK) /* names a NUL or trailing data */
+		return VF_ERR;
 	if (!cJSON_IsArray(j)) {
 		cJSON_Delete(j);
 		return vf_error_set(err, VF_ERR, "%s: expected a JSON list of objects (caption, media_path or video)",
@@ -124,9 +127,13 @@ static vf_status check_jsonl(const char *file, const char *text, size_t len, con
 		while (k < l && (text[at + k] == ' ' || text[at + k] == '\t' || text[at + k] == '\r'))
 			k++;
 		if (k < l) {
-			cJSON *o = cJSON_ParseWithLength(text + at, l);
-			vf_status st = o ? check_object(file, base, ++*rows, o, err)
-					 : vf_error_set(err, VF_ERR, "%s: line %zu: not valid JSON", file, line);
+			cJSON *o = NULL;
+			struct vf_error je = {0};
+			vf_status st = vf_json_parse(text + at, l, file, &o, &je) == VF_OK
+					       ? check_object(file, base, ++*rows, o, err)
+					       : vf_error_set(err, VF_ERR, "%s: line %zu: not valid JSON (%s)", file, line,
+							      je.msg + (strncmp(je.msg, file, strlen(file)) == 0 &&
+									je.msg[strlen(file)] == ':' ? strlen(file) + 2 : 0));
 			cJSON_Delete(o);
 			if (st)
 				return st;

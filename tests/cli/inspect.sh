@@ -112,6 +112,20 @@ mk dtype.safetensors '{"a":{"dtype":"Q4","shape":[2],"data_offsets":[0,8]}}' 8; 
 mk dup.safetensors "{$T,$T}" 8;               bad dup.safetensors "appears twice"
 mk tail.safetensors "{$T}" 12;                bad tail.safetensors "need exactly"
 
+test_case "config.json with a NUL byte or data after the top value is refused, naming file and byte"
+mkdir -p "$TMP/nul" "$TMP/trail"
+printf '{"model_type":"llama"\0}' >"$TMP/nul/config.json"
+run inspect "$TMP/nul/config.json"; expect_rc 1; expect_err_lines 1
+expect_err "$TMP/nul/config.json: invalid JSON: a NUL byte at byte 21"
+run inspect "$TMP/nul"; expect_rc 1
+expect_err "invalid JSON: a NUL byte at byte 21"
+printf '{"model_type":"llama"} {"x":1}' >"$TMP/trail/config.json"
+run inspect "$TMP/trail/config.json"; expect_rc 1; expect_err_lines 1
+expect_err "$TMP/trail/config.json: invalid JSON: data after the top value at byte 23"
+printf '{"model_type":"llama"}  \n\t\r\n' >"$TMP/trail/ws.json"
+run inspect "$TMP/trail/ws.json"; check '! printf "%s" "$err" | grep -q "invalid JSON"'
+rm -rf "$TMP/nul" "$TMP/trail"
+
 test_case "index naming a missing shard"
 mkdir -p "$TMP/shards"
 cp "$FX/small-llama-bf16-sharded/"* "$TMP/shards/"

@@ -140,6 +140,10 @@ static void test_dataset(void)
 		{"d.json", "[]", "d.json: no rows"},
 		{"d.jsonl", "{\"caption\": \"a\", \"media_path\": \"a\"}\n{oops\n", "d.jsonl: line 2: not valid JSON"},
 		{"d.txt", "x", "d.txt: expected a .csv, .json or .jsonl file"},
+		{"d.json", "[{\"caption\": \"a\", \"video\": \"a\"}] [1]",
+		 "d.json: invalid JSON: data after the top value at byte 33"},
+		{"d.jsonl", "{\"caption\": \"a\", \"media_path\": \"a\"} {\"x\": 1}\n",
+		 "d.jsonl: line 1: not valid JSON (invalid JSON: data after the top value at byte 36)"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		CHECK(vf_run_dataset_check(bad[i][0], bad[i][1], strlen(bad[i][1]), NULL, &rows, &err) != VF_OK);

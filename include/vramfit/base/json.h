@@ -15,6 +15,9 @@
 #define VF_JSON_MAX_FILE (64u << 20) /* 64 MiB: any JSON file vramfit reads */
 
 /* Parse text (not necessarily NUL-terminated). what names it in errors.
+ * Stricter than cJSON: a NUL byte anywhere ("WHAT: invalid JSON: a NUL
+ * byte at byte N") and anything but white space after the top value
+ * ("WHAT: invalid JSON: data after the top value at byte N") are errors.
  * Caller owns *out; cJSON_Delete(). */
 vf_status vf_json_parse(const char *text, size_t len, const char *what, cJSON **out,
 			struct vf_error *err);
@@ -26,9 +29,12 @@ vf_status vf_json_parse(const char *text, size_t len, const char *what, cJSON **
 cJSON *vf__json_parse_fast(const char *text, size_t len);
 /* Read and parse a file of at most cap bytes (0 = VF_JSON_MAX_FILE). */
 vf_status vf_json_parse_file(const char *path, size_t cap, cJSON **out, struct vf_error *err);
-/* vf_json_parse without the fast path: cJSON's tree or its error. */
+/* vf_json_parse without the fast path and its NUL check: cJSON's tree or
+ * its error; data after the top value is an error. */
 vf_status vf__json_parse_cjson(const char *text, size_t len, const char *what, cJSON **out,
 			       struct vf_error *err);
+/* VF_ERR naming what and the offset when text holds a NUL byte. */
+vf_status vf__json_check_nul(const char *text, size_t len, const char *what, struct vf_error *err);
 
 /* A parsed text kept as a read-only tree (jsonfast.c): the tree and the
  * errors of vf_json_parse, the nodes held in a few large blocks freed

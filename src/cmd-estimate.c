@@ -3714,42 +3714,21 @@ static int estimate(const struct est_args *a, struct result *r, bool t5)
 	return output(a, r);
 }
 
-/* The tokens a sequence holds against the model's positions: --seq, or
- * in inference a longer --ctx. Learned absolute positions have no row past
- * their table: a usage error (the default --seq is shortened to the table,
- * and said); rotary or relative ones run past the trained context: said,
- * and the result approximate. Returns -1 or the exit code. */
+/* The sequence against the model's positions (vf_opt_position_check):
+ * shortened and said, refused, or past the trained context, said and the
+ * result approximate. Returns -1 or the exit code. */
 static int position_check(const struct est_args *a, struct vf_setup *s, struct target *tg,
 			  struct assume *as)
 {
 	if (a->params || tg->dit || tg->vision || tg->pipeline)
 		return -1;
-	bool hard;
-	const char *kind;
-	int64_t limit = vf_arch_position_limit(&tg->arch, &hard, &kind);
-	bool by_ctx = s->mode == VF_MODE_INFER && a->inf.ctx > s->seq;
-	int64_t n = by_ctx ? a->inf.ctx : s->seq;
-	const char *flag = by_ctx ? "--ctx" : (s->given & VF_SETUP_G_SEQ) ? "--seq" : "--seq (default)";
-	if (limit <= 0 || n <= limit)
-		return -1;
-	if (hard && !by_ctx && !(s->given & VF_SETUP_G_SEQ)) {
-		/* the default length is no request: the longest the table holds */
-		assume(as, "--seq %" PRId64 ": the default %" PRId64 " shortened to the model's %" PRId64
-			   " %s positions (max_positions)", limit, s->seq, limit, kind);
-		s->seq = limit;
-		return -1;
+	char note[384], what[160];
+	switch (vf_opt_position_check(&tg->arch, tg->id, s, a->inf.ctx, note, sizeof note, what, sizeof what)) {
+	case VF_POS_REFUSED: return vf_cli_usage("estimate", "%s", note);
+	case VF_POS_BEYOND: vf_arch_not_understood(&tg->arch, what); /* fall through */
+	case VF_POS_SHORTENED: assume(as, "%s", note); /* fall through */
+	case VF_POS_OK: break;
 	}
-	if (hard)
-		return vf_cli_usage("estimate", "%s %" PRId64 ": %s has %s positions for %" PRId64
-				    " tokens (max_positions) and cannot run longer; give %s %" PRId64 " or less",
-				    flag, n, tg->id, kind, limit, by_ctx ? "--ctx" : "--seq", limit);
-	char note[160];
-	snprintf(note, sizeof note, "%s %" PRId64 " beyond max_positions %" PRId64, flag, n, limit);
-	vf_arch_not_understood(&tg->arch, note);
-	assume(as, "%s %" PRId64 " tokens beyond the %" PRId64 " positions the model was trained on "
-		   "(max_positions; %s%s positions: it runs, but past its trained context): "
-		   "memory and time as computed, the result approximate",
-	       flag, n, limit, kind, kind[0] ? "" : "not learned");
 	return -1;
 }
 

@@ -89,7 +89,7 @@ struct fit_args {
 	struct vf_infer_opts inf;
 	struct vf_replay_memo *memo; /* this run's allocator replays remembered (owned by run) */
 	struct vf_cli_float8 float8; /* --float8: the common cards left out */
-	char seq_note[256];         /* the sequence against the model's positions (position_check) */
+	char seq_note[384];         /* the sequence against the model's positions (position_check) */
 	bool seq_approx;            /* ... beyond the trained context: every figure approximate */
 };
 
@@ -1687,45 +1687,25 @@ static int other_groups(struct fit_args *a, const struct vf_gpu_spec *cat, size_
 	return float8_groups(a, groups, ng, !a->gpu.n && !a->search);
 }
 
-/* The tokens a sequence holds against the model's positions (as vramfit
- * estimate): --seq, or in inference a longer --ctx. Learned absolute
- * positions: a usage error, the default --seq shortened to the table and
- * said; rotary or relative ones run past the trained context: said, and
- * every figure approximate. Returns -1 or the exit code. */
+/* The sequence against the model's positions (vf_opt_position_check, as
+ * vramfit estimate): shortened and said, refused, or past the trained
+ * context, said and every figure approximate. Returns -1 or the exit code. */
 static int position_check(struct fit_args *a, struct vf_model *m)
 {
 	if (!m->has_arch || is_dit(m))
 		return -1;
-	bool hard;
-	const char *kind;
-	int64_t limit = vf_arch_position_limit(&m->arch, &hard, &kind);
-	struct vf_setup *s = &a->setup;
-	bool by_ctx = s->mode == VF_MODE_INFER && a->inf.ctx > s->seq;
-	int64_t n = by_ctx ? a->inf.ctx : s->seq;
-	const char *flag = by_ctx ? "--ctx" : (s->given & VF_SETUP_G_SEQ) ? "--seq" : "--seq (default)";
-	if (limit <= 0 || n <= limit)
-		return -1;
-	if (hard && !by_ctx && !(s->given & VF_SETUP_G_SEQ)) {
-		snprintf(a->seq_note, sizeof a->seq_note, "--seq %" PRId64 ": the default %" PRId64
-			 " shortened to the model's %" PRId64 " %s positions (max_positions)",
-			 limit, s->seq, limit, kind);
-		s->seq = limit;
-		return -1;
+	char what[160];
+	switch (vf_opt_position_check(&m->arch, a->model, &a->setup, a->inf.ctx, a->seq_note, sizeof a->seq_note,
+				      what, sizeof what)) {
+	case VF_POS_REFUSED: return vf_cli_usage("fit", "%s", a->seq_note);
+	case VF_POS_BEYOND:
+		a->seq_approx = true;
+		if (a->engine) /* the ways to serve say the model's not-understood line */
+			vf_arch_not_understood(&m->arch, what);
+		break;
+	case VF_POS_SHORTENED:
+	case VF_POS_OK: break;
 	}
-	if (hard)
-		return vf_cli_usage("fit", "%s %" PRId64 ": %s has %s positions for %" PRId64
-				    " tokens (max_positions) and cannot run longer; give %s %" PRId64 " or less",
-				    flag, n, a->model, kind, limit, by_ctx ? "--ctx" : "--seq", limit);
-	a->seq_approx = true;
-	if (a->engine) { /* the ways to serve say the model's not-understood line */
-		char note[160];
-		snprintf(note, sizeof note, "%s %" PRId64 " beyond max_positions %" PRId64, flag, n, limit);
-		vf_arch_not_understood(&m->arch, note);
-	}
-	snprintf(a->seq_note, sizeof a->seq_note, "%s %" PRId64 " tokens beyond the %" PRId64
-		 " positions the model was trained on (max_positions; %s%s positions: it runs, but "
-		 "past its trained context): memory and time as computed, the result approximate",
-		 flag, n, limit, kind, kind[0] ? "" : "not learned");
 	return -1;
 }
 

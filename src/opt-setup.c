@@ -6,6 +6,10 @@
 
 #include "vramfit/estimate/runcost.h"
 #include "vramfit/estimate/setup.h"
+#include "vramfit/model/arch.h"
+
+#include <inttypes.h>
+#include <stdio.h>
 
 vf_status vf_opt_count(const struct vf_option *o, const char *v, void *base, struct vf_error *err)
 {
@@ -173,3 +177,36 @@ const struct vf_option vf_setup_options[] = {
 	NEGATE("no-lora-dropout", "no dropout before the adapters (lora_dropout 0)"),
 	OPT_END(),
 };
+
+enum vf_pos_verdict vf_opt_position_check(const struct vf_arch *arch, const char *model, struct vf_setup *s,
+					  int64_t ctx, char *note, size_t nn, char *what, size_t nw)
+{
+	note[0] = what[0] = '\0';
+	bool hard;
+	const char *kind;
+	int64_t limit = vf_arch_position_limit(arch, &hard, &kind);
+	bool by_ctx = s->mode == VF_MODE_INFER && ctx > s->seq;
+	int64_t n = by_ctx ? ctx : s->seq;
+	const char *flag = by_ctx ? "--ctx" : (s->given & VF_SETUP_G_SEQ) ? "--seq" : "--seq (default)";
+	if (limit <= 0 || n <= limit)
+		return VF_POS_OK;
+	if (hard && !by_ctx && !(s->given & VF_SETUP_G_SEQ)) {
+		/* the default length is no request: the longest the table holds */
+		snprintf(note, nn, "--seq %" PRId64 ": the default %" PRId64 " shortened to the model's %" PRId64
+			 " %s positions (max_positions)", limit, s->seq, limit, kind);
+		s->seq = limit;
+		return VF_POS_SHORTENED;
+	}
+	if (hard) {
+		snprintf(note, nn, "%s %" PRId64 ": %s has %s positions for %" PRId64 " tokens (max_positions) "
+			 "and cannot run longer; give %s %" PRId64 " or less",
+			 flag, n, model, kind, limit, by_ctx ? "--ctx" : "--seq", limit);
+		return VF_POS_REFUSED;
+	}
+	snprintf(what, nw, "%s %" PRId64 " beyond max_positions %" PRId64, flag, n, limit);
+	snprintf(note, nn, "%s %" PRId64 " tokens beyond the %" PRId64 " positions the model was trained on "
+		 "(max_positions; %s%s positions: it runs, but past its trained context): memory and time as "
+		 "computed, the result approximate",
+		 flag, n, limit, kind, kind[0] ? "" : "not learned");
+	return VF_POS_BEYOND;
+}

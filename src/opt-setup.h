@@ -15,4 +15,21 @@ extern const struct vf_option vf_setup_options[];
 vf_status vf_opt_count(const struct vf_option *o, const char *v, void *base, struct vf_error *err);
 vf_status vf_opt_steps(const struct vf_option *o, const char *v, void *base, struct vf_error *err);
 
+/* The tokens a sequence holds against the model's positions (estimate and
+ * fit alike): --seq, or in inference a --ctx longer than it.
+ *   VF_POS_OK         within max_positions, or the config gives none;
+ *   VF_POS_SHORTENED  learned absolute positions and the default --seq past
+ *                     them: s->seq set to the table's length, note says so;
+ *   VF_POS_REFUSED    learned absolute positions and a --seq/--ctx asked past
+ *                     them (the model cannot run longer): note is the usage
+ *                     message;
+ *   VF_POS_BEYOND     rotary or relative positions: it runs, past its trained
+ *                     context; note is the assumption line, what the short
+ *                     not-understood entry (every figure approximate). */
+enum vf_pos_verdict { VF_POS_OK, VF_POS_SHORTENED, VF_POS_REFUSED, VF_POS_BEYOND };
+struct vf_arch;
+struct vf_setup;
+enum vf_pos_verdict vf_opt_position_check(const struct vf_arch *arch, const char *model, struct vf_setup *s,
+					  int64_t ctx, char *note, size_t nn, char *what, size_t nw);
+
 #endif

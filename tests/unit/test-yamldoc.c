@@ -684,6 +684,17 @@ static void test_insert_everywhere(void)
 }
 
 
+/* "v: SCALAR" loaded, *n its value (NULL doc: the CHECK failed). */
+static struct vf_yamldoc *load_value(const char *scalar, const struct vf_yaml_node **n)
+{
+	char text[160];
+	snprintf(text, sizeof text, "v: %s\n", scalar);
+	struct vf_yamldoc *d = load(text);
+	CHECK(d != NULL);
+	*n = d ? vf_yamldoc_find(d, "v") : NULL;
+	return d;
+}
+
 /* Plain scalars as PyYAML 6.0's safe_load resolves them (each expectation
  * was read from yaml.safe_load("v: <text>") on PyYAML 6.0.3). */
 static void test_pyyaml_scalars(void)
@@ -710,13 +721,10 @@ static void test_pyyaml_scalars(void)
 		{"Null", VF_YAML_NULL, 0},    {"0b", VF_YAML_STR, 0},       {"08", VF_YAML_STR, 0},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char text[64];
-		snprintf(text, sizeof text, "v: %s\n", cases[i].text);
-		struct vf_yamldoc *d = load(text);
-		CHECK(d != NULL);
+		const struct vf_yaml_node *n;
+		struct vf_yamldoc *d = load_value(cases[i].text, &n);
 		if (!d)
 			continue;
-		const struct vf_yaml_node *n = vf_yamldoc_find(d, "v");
 		if (vf_yaml_node_kind(n) != cases[i].kind)
 			fprintf(stderr, "  %s: kind %s, PyYAML says %s\n", cases[i].text,
 				vf_yaml_kind_name(vf_yaml_node_kind(n)), vf_yaml_kind_name(cases[i].kind));
@@ -755,13 +763,10 @@ static void test_wide_ints(void)
 		 1e99, false},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char text[160];
-		snprintf(text, sizeof text, "v: %s\n", cases[i].text);
-		struct vf_yamldoc *d = load(text);
-		CHECK(d != NULL);
+		const struct vf_yaml_node *n;
+		struct vf_yamldoc *d = load_value(cases[i].text, &n);
 		if (!d)
 			continue;
-		const struct vf_yaml_node *n = vf_yamldoc_find(d, "v");
 		CHECK_INT(vf_yaml_node_kind(n), VF_YAML_INT);
 		double v = 0;
 		int64_t iv = 0;

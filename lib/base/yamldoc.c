@@ -1585,35 +1585,40 @@ static vf_status anchored_error(const struct vf_yamldoc *doc, const char *path, 
 }
 
 /* Try one rendering v of the value at the place the walk found. */
-static vf_status set_with(struct vf_yamldoc *doc, const char *path, struct walk *w, const char *v,
-			  const cJSON *expect, struct vf_error *err)
+/* Why a set along w may not edit the text: the key is set twice (the
+ * trainer reads the other copy), the path goes through an alias or a merge
+ * key, or the value is anchored (each would change other keys too). */
+static vf_status set_refused(const struct vf_yamldoc *doc, const char *path, const struct walk *w,
+			     struct vf_error *err)
 {
-	struct vf_buf b;
-	vf_buf_init(&b, VF_YAMLDOC_MAX_BYTES);
-	vf_status st = VF_OK;
-	const char *eol = doc->crlf ? "\r\n" : "\n";
-	size_t start, end;
-
-	if (doc->t.root && w->dup_seg != SIZE_MAX) {
-		vf_buf_release(&b);
+	if (!doc->t.root)
+		return VF_OK;
+	if (w->dup_seg != SIZE_MAX)
 		return dup_error(doc->name, w, err);
-	}
-	if (doc->t.root && w->alias) {
-		vf_buf_release(&b);
+	if (w->alias)
 		return alias_error(doc, path, w, err);
-	}
-	if (doc->t.root && w->merged) {
-		vf_buf_release(&b);
+	if (w->merged)
 		return vf_error_set(err, VF_ERR,
 				    "%s: key %s comes from a merge key (<<: *anchor); set it in its own mapping by hand",
 				    doc->name, path);
-	}
+	if (w->found == w->nseg && w->slot->anchored)
+		return anchored_error(doc, path, w, err);
+	return VF_OK;
+}
+
+static vf_status set_with(struct vf_yamldoc *doc, const char *path, struct walk *w, const char *v,
+			  const cJSON *expect, struct vf_error *err)
+{
+	vf_status st = set_refused(doc, path, w, err);
+	if (st != VF_OK)
+		return st;
+	struct vf_buf b;
+	vf_buf_init(&b, VF_YAMLDOC_MAX_BYTES);
+	const char *eol = doc->crlf ? "\r\n" : "\n";
+	size_t start, end;
+
 	if (doc->t.root && w->found == w->nseg) {
 		struct vf_yaml_node *slot = w->slot;
-		if (slot->anchored) {
-			vf_buf_release(&b);
-			return anchored_error(doc, path, w, err);
-		}
 		start = slot->start;
 		end = slot->end;
 		if (start == end && start > 0 && doc->text[start - 1] != ' ' && doc->text[start - 1] != '\t')

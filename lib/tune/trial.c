@@ -567,10 +567,59 @@ static void note_loss(struct vf_trial_log *log, double loss, const char *line)
 	}
 }
 
+/* Python's json.dumps writes a non-finite float as NaN, Infinity or
+ * -Infinity, which JSON does not have: s with each such token outside a
+ * string made JSON (NaN -> null, read as a non-finite loss; Infinity ->
+ * 1e999, which strtod reads as infinity). NULL when s has none (or out of
+ * memory). Caller frees. */
+static char *python_nonfinite(const char *s)
+{
+	size_t n = strlen(s);
+	if (!strstr(s, "NaN") && !strstr(s, "Infinity"))
+		return NULL;
+	char *out = malloc(n + n / 3 + 2); /* NaN (3) -> null (4): at most 4/3 as long */
+	if (!out)
+		return NULL;
+	size_t j = 0;
+	bool in_str = false, changed = false;
+	for (size_t i = 0; i < n;) {
+		char c = s[i];
+		bool word_start = i == 0 || !(isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_');
+		if (in_str) {
+			out[j++] = c;
+			if (c == '\\' && i + 1 < n)
+				out[j++] = s[++i];
+			else if (c == '"')
+				in_str = false;
+			i++;
+		} else if (c == '"') {
+			in_str = true;
+			out[j++] = s[i++];
+		} else if (word_start && strncmp(s + i, "NaN", 3) == 0 && !isalnum((unsigned char)s[i + 3])) {
+			memcpy(out + j, "null", 4), j += 4, i += 3, changed = true;
+		} else if (word_start && strncmp(s + i, "Infinity", 8) == 0 && !isalnum((unsigned char)s[i + 8])) {
+			memcpy(out + j, "1e999", 5), j += 5, i += 8, changed = true;
+		} else {
+			out[j++] = s[i++];
+		}
+	}
+	out[j] = '\0';
+	if (!changed) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 static void parse_json_line(struct vf_trial_log *log, const char *s)
 {
 	const struct vf_trial_patterns *p = log->pat;
 	cJSON *root = cJSON_ParseWithLength(s, strlen(s));
+	char *fixed = root ? NULL : python_nonfinite(s);
+	if (fixed) {
+		root = cJSON_ParseWithLength(fixed, strlen(fixed));
+		free(fixed);
+	}
 	if (!root)
 		return;
 	const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, p->json_key);

@@ -192,4 +192,16 @@ expect_json 'j["baseline_failed"] and j["trials"][0]["outcome"] == "oom"'
 expect_json 'not any(w in r for r in j["remedies"] for w in ["checkpointing", "adamw8bit", "int8-quanto", "batch_size: 1"])'
 expect_json 'any("LoRA rank 16 -> 8 " in r for r in j["remedies"])'
 
+test_case "triage: Python's json.dumps spellings of a non-finite loss (NaN, Infinity, -Infinity) are a nan outcome, not a dropped line"
+for v in NaN Infinity -Infinity; do
+  python3 -c "
+import sys
+for i in range(1, 11):
+    loss = '$v' if i >= 3 else '0.5'
+    print('{\"vramfit\": {\"step\": %d, \"total_steps\": 10, \"loss\": %s, \"step_seconds\": 0.5, \"note\": \"NaN in a string stays\"}}' % (i, loss))
+" >"$TMP/nonfinite.log"
+  run triage "$TMP/nonfinite.log" --exit 0 --json
+  expect_json 'j["outcome"] == "nan" and j["last_step"] == 10'
+done
+
 finish

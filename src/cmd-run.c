@@ -127,7 +127,7 @@ static void on_signal(int sig)
 
 static void signals(bool on)
 {
-	static struct sigaction old_int, old_term;
+	static struct sigaction old_int, old_term, old_hup;
 	if (on) {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof sa);
@@ -135,9 +135,11 @@ static void signals(bool on)
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGINT, &sa, &old_int);
 		sigaction(SIGTERM, &sa, &old_term);
+		sigaction(SIGHUP, &sa, &old_hup); /* the terminal or ssh session gone: as SIGTERM */
 	} else {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
 	}
 }
 

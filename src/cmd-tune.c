@@ -672,17 +672,19 @@ static int sweep(struct vf_tune_opts *o, struct ui *u, struct vf_trial_patterns 
 	}
 	g_tune = t;
 	g_interrupted = 0;
-	struct sigaction sa, old_int, old_term;
+	struct sigaction sa, old_int, old_term, old_hup;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup); /* the terminal or ssh session gone: as SIGTERM */
 
 	vf_status st = vf_tune_run(t, o, res, &err);
 
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
 	g_tune = NULL;
 	clear_line(u);
 	int rc;

@@ -57,6 +57,7 @@ static void child_run(const struct vf_tune_launch *l, const struct vf_tune_task 
 	sa.sa_handler = child_on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	struct result res = {.status = -1, .end = VF_PROC_EXITED};
 	FILE *f = vf_rundir_fopen_path(l->run_dir, task->log, "w", NULL); /* never through a link */
 	char *store = NULL, ngpus[16];

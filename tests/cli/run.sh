@@ -5,7 +5,7 @@
 # step 70 while the optimizer is adamw (VRAMFIT_EXAMPLE_OOM_AT) -> recovery
 # (adamw8bit, the cheapest remedy not set that the estimate says fits the
 # plan's H100) -> resume from the step-60 checkpoint, not step 0 -> finish ->
-# report. Then an interruption during training (SIGINT once the trainer
+# report. Then an interruption during training (SIGHUP, as SIGINT, once the trainer
 # waits at step 60: VRAMFIT_EXAMPLE_HOLD_AT; the test waits on states, never
 # on sleeps), a crash that stops with the triage and changes nothing, the
 # resume, and bad input. The trainer directory is the test trainer checkout
@@ -193,12 +193,12 @@ expect_rc 1
 check 'grep -q "interrupted during tune (no process left); run again to resume the sweep" "$TMP/bg.err"'
 check 'state "j[\"stage\"] == \"tune\" and j[\"status\"] == \"stopped\""'
 check '! pgrep -f "$R/" >/dev/null'
-test_case "Ctrl-C while the trainer waits at step 60: stopped, no process left"
+test_case "a hang-up (SIGHUP: the ssh session gone) while the trainer waits at step 60: as Ctrl-C, stopped, no process left"
 VRAMFIT_EXAMPLE_HOLD_AT=60 "$VRAMFIT" run "$R" --steps 100 --trial-steps 20 --quiet >"$TMP/bg.out" 2>"$TMP/bg.err" &
 pid=$!
 check 'wait_for 120 "grep -q \"holding at step 60\" \"$R/logs/train-1.log\" 2>/dev/null"'
 check 'state "j[\"stage\"] == \"train\" and j[\"status\"] == \"running\""'
-kill -INT $pid
+kill -HUP $pid
 rc=0; wait $pid || rc=$?
 expect_rc 1
 check 'grep -q "interrupted at step 60 (no process left); run again to resume" "$TMP/bg.err"'

@@ -1090,6 +1090,8 @@ static int run(int argc, char **argv)
 	r->pc.configs = r->configs;
 	if (rc < 0 && r->a.status)
 		rc = print_status(r);
+	if (rc < 0 && vf_rundir_lock(r->dir, "vramfit run", &err) != VF_OK) /* one command per run at a time */
+		rc = vf_cli_fail_err(&err);
 	if (rc < 0)
 		rc = use_gpu(r);
 	if (rc < 0)

@@ -729,6 +729,8 @@ static int run(int argc, char **argv)
 		return vf_cli_fail_err(&rerr);
 	if (!realpath(o.run_dir, abs_run))
 		return vf_cli_fail("%s: no such run directory", o.run_dir);
+	if (vf_rundir_lock(abs_run, "vramfit tune", &rerr) != VF_OK) /* one command per run at a time */
+		return vf_cli_fail_err(&rerr);
 	o.run_dir = abs_run;
 	o.tier = tier ? tier : find_tier(abs_run, o.trainer, tierbuf, sizeof tierbuf);
 

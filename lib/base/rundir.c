@@ -7,6 +7,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -285,4 +287,53 @@ FILE *vf_rundir_fopen_path(const char *run_dir, const char *path, const char *mo
 		f = vf_rundir_fopen(&rd, path + n + 1, mode, err);
 	vf_rundir_close(&rd);
 	return f;
+}
+
+/* The run directory this process holds (vf_rundir_lock): its real path and
+ * the lock file's descriptor, open to the end. One at a time is all a
+ * command needs; the mutex keeps threads from racing on it. */
+static pthread_mutex_t lock_mu = PTHREAD_MUTEX_INITIALIZER;
+static char lock_held[PATH_MAX];
+
+vf_status vf_rundir_lock(const char *run_dir, const char *who, struct vf_error *err)
+{
+	char real[PATH_MAX];
+	if (!realpath(run_dir, real))
+		return vf_error_set(err, VF_ERR, "%s: %s", run_dir, strerror(errno));
+	pthread_mutex_lock(&lock_mu);
+	bool mine = strcmp(lock_held, real) == 0;
+	pthread_mutex_unlock(&lock_mu);
+	if (mine)
+		return VF_OK;
+	struct vf_rundir rd;
+	vf_status st = vf_rundir_open(&rd, run_dir, 0, err);
+	if (st != VF_OK)
+		return st;
+	int fd = vf_rundir_openat(&rd, ".vramfit.lock", O_RDWR | O_CREAT, 0644, err);
+	vf_rundir_close(&rd);
+	if (fd < 0)
+		return err ? err->code : VF_ERR;
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		int e = errno;
+		char holder[96] = "";
+		ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
+		holder[n > 0 ? n : 0] = '\0';
+		holder[strcspn(holder, "\n")] = '\0';
+		close(fd);
+		if (e != EWOULDBLOCK)
+			return vf_error_set(err, VF_ERR, "%s/.vramfit.lock: %s", run_dir, strerror(e));
+		return vf_error_set(err, VF_ERR,
+				    "%s: another vramfit (%s) is working in this run directory; wait for it to "
+				    "end, or end it, then run again",
+				    run_dir, holder[0] ? holder : "pid unknown");
+	}
+	char line[96];
+	int len = snprintf(line, sizeof line, "pid %ld, %s\n", (long)getpid(), who);
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, line, (size_t)len, 0) != len) {
+		/* the lock holds all the same; the note for the other is lost */
+	}
+	pthread_mutex_lock(&lock_mu);
+	snprintf(lock_held, sizeof lock_held, "%s", real);
+	pthread_mutex_unlock(&lock_mu);
+	return VF_OK; /* fd stays open (close-on-exec): released when the process ends */
 }

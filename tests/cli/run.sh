@@ -198,6 +198,12 @@ VRAMFIT_EXAMPLE_HOLD_AT=60 "$VRAMFIT" run "$R" --steps 100 --trial-steps 20 --qu
 pid=$!
 check 'wait_for 120 "grep -q \"holding at step 60\" \"$R/logs/train-1.log\" 2>/dev/null"'
 check 'state "j[\"stage\"] == \"train\" and j[\"status\"] == \"running\""'
+# meanwhile a second run or tune of the same run directory is refused (its lock), --status still reads
+run run "$R" --quiet; expect_rc 1
+expect_err "another vramfit (pid $pid, vramfit run) is working in this run directory"
+run tune "$R" --quiet; expect_rc 1
+expect_err "another vramfit (pid $pid, vramfit run) is working in this run directory"
+run run --status "$R"; expect_rc 0
 kill -HUP $pid
 rc=0; wait $pid || rc=$?
 expect_rc 1

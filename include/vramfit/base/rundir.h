@@ -60,6 +60,14 @@ vf_status vf_rundir_write_atomic(const struct vf_rundir *rd, const char *name, c
  * any of them is written. Creates nothing. */
 vf_status vf_rundir_check_replace(const struct vf_rundir *rd, const char *name, struct vf_error *err);
 
+/* Hold run_dir for this process (tune, run): an exclusive flock on
+ * RUN/.vramfit.lock (opened without following a link), kept until the
+ * process ends, with "PID WHO" written in it. Another process holding it:
+ * fails naming its pid and command, so two commands never drive one run's
+ * trainer, logs and state at once. Held already by this process (run calls
+ * tune): VF_OK. */
+vf_status vf_rundir_lock(const char *run_dir, const char *who, struct vf_error *err);
+
 /* One-shot: open the run directory run_dir and fopen path in it (path is
  * run_dir/NAME, as the backends carry it; anything else is refused). */
 FILE *vf_rundir_fopen_path(const char *run_dir, const char *path, const char *mode, struct vf_error *err);

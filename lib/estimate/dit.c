@@ -734,7 +734,9 @@ static void dit_time(const struct ditm *m, const struct vf_gpu_spec *gpu, struct
 	 * audio stream: every linear serves video tokens; a UNet: its levels) */
 	double per_v = (m->d->audio_hidden > 0 ? 0.75 : 1.0) * m->linear, per_a = 0.25 * m->linear;
 	double lin_f = 2 * (Nv * per_v + Na * per_a);
-	double attn_f = 4 * L * (Nv * Nv * hv + Na * Na * ha + 2 * Nv * Na * (hv < ha ? hv : ha));
+	/* each sample attends over its own tokens: b x (n_v^2 h_v + ...) with
+	 * N = b x n, so the squares over N divide by b once */
+	double attn_f = 4 * L * (Nv * Nv * hv + Na * Na * ha + 2 * Nv * Na * (hv < ha ? hv : ha)) / m->b;
 	if (m->d->nlevels > 0) {
 		lin_f = m->us.lin_f;
 		attn_f = m->us.attn_f;

@@ -147,7 +147,7 @@ run fit ltx-2-19b --trainer-dir /nonexistent-dir-xyz
 check '[ "$rc" -ne 0 ]'
 expect_err_lines 1
 
-test_case "a DiT's attention scales with the batch, not its square: each sample attends over its own tokens"
+test_case "a DiT's attention scales with the batch, not its square: FLOPs 4x at batch 4, time at most 4x (the utilisation rises with the tokens)"
 for b in 1 4; do
   run estimate ltx-2-19b --gpu h200 --batch $b --json
   expect_rc 0
@@ -158,6 +158,6 @@ import json
 a = json.load(open(\"$TMP/dit-b1.json\")); b = json.load(open(\"$TMP/dit-b4.json\"))
 ra = b[\"gpus\"][0][\"step_parts\"][\"attention\"] / a[\"gpus\"][0][\"step_parts\"][\"attention\"]
 rf = b[\"time\"][\"flops_per_step\"] / a[\"time\"][\"flops_per_step\"]
-raise SystemExit(0 if abs(ra - 4) < 0.05 and abs(rf - 4) < 0.05 else 1)"'
+raise SystemExit(0 if 3 < ra <= 4.05 and abs(rf - 4) < 0.05 else 1)"'
 
 finish

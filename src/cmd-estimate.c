@@ -3720,6 +3720,12 @@ static int estimate(const struct est_args *a, struct result *r, bool t5)
 static int position_check(const struct est_args *a, struct vf_setup *s, struct target *tg,
 			  struct assume *as)
 {
+	if (tg->dit && (s->shard == VF_SHARD_ZERO1 || s->shard == VF_SHARD_ZERO2))
+		/* the DiT estimate shards nothing under them: a usage error, not a
+		 * figure that looks sharded */
+		return vf_cli_usage("estimate", "--shard %s: not modelled for video DiTs (their optimizer states "
+				    "and gradients would be counted whole); give --shard fsdp (the LTX-2 "
+				    "trainer's sharding), ddp or none", vf_shard_name(s->shard));
 	if (a->params || tg->dit || tg->vision || tg->pipeline)
 		return -1;
 	char note[384], what[160];

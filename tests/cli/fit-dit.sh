@@ -160,4 +160,15 @@ ra = b[\"gpus\"][0][\"step_parts\"][\"attention\"] / a[\"gpus\"][0][\"step_parts
 rf = b[\"time\"][\"flops_per_step\"] / a[\"time\"][\"flops_per_step\"]
 raise SystemExit(0 if 3 < ra <= 4.05 and abs(rf - 4) < 0.05 else 1)"'
 
+test_case "ZeRO-1/2 on a video DiT: refused (not modelled), not a peak counted whole under a sharded label"
+for c in estimate fit; do
+  for z in zero1 zero2; do
+    run $c ltx-2-19b --mode full --gpu h100-80gb:8 --gpus 8 --shard $z
+    expect_rc 2
+    expect_err "--shard $z: not modelled for video DiTs"
+  done
+done
+run estimate ltx-2-19b --mode full --gpu h100-80gb:8 --gpus 8 --shard fsdp
+expect_rc 0
+
 finish

@@ -1464,12 +1464,14 @@ static void setup_words(const struct target *tg, const struct vf_setup *s, const
 				      rows[0].spec.id);
 	}
 	n += (size_t)snprintf(setup + n, size - n, "%s", vf_mode_name(s->mode));
-	if (s->mode == VF_MODE_LORA && tg->dit)
-		n += (size_t)snprintf(setup + n, size - n, " r%d alpha %g on %s%s%s%s", s->lora_rank,
-				      s->lora_alpha, s->lora_targets & VF_LORA_Q ? "to_q " : "",
-				      s->lora_targets & VF_LORA_K ? "to_k " : "", s->lora_targets & VF_LORA_V ? "to_v " : "",
-				      s->lora_targets & VF_LORA_O ? "to_out.0" : "");
-	else if (s->mode == VF_MODE_LORA)
+	if (s->mode == VF_MODE_LORA && tg->dit) {
+		static const struct { unsigned bit; const char *name; } dt[] = {
+			{VF_LORA_Q, "to_q"}, {VF_LORA_K, "to_k"}, {VF_LORA_V, "to_v"}, {VF_LORA_O, "to_out.0"}};
+		n += (size_t)snprintf(setup + n, size - n, " r%d alpha %g on", s->lora_rank, s->lora_alpha);
+		for (size_t i = 0; i < sizeof dt / sizeof dt[0] && n < size; i++)
+			if (s->lora_targets & dt[i].bit)
+				n += (size_t)snprintf(setup + n, size - n, " %s", dt[i].name);
+	} else if (s->mode == VF_MODE_LORA)
 		n += (size_t)snprintf(setup + n, size - n, " r%d alpha %g on %s", s->lora_rank,
 				      s->lora_alpha, vf_setup_lora_targets_text(s, b3, sizeof b3));
 	char pw[32];
@@ -3714,25 +3716,22 @@ static int estimate(const struct est_args *a, struct result *r, bool t5)
 	return output(a, r);
 }
 
-/* The sequence against the model's positions (vf_opt_position_check):
- * shortened and said, refused, or past the trained context, said and the
- * result approximate. Returns -1 or the exit code. */
-static int position_check(const struct est_args *a, struct vf_setup *s, struct target *tg,
-			  struct assume *as)
+/* What the setup asks that the model cannot run or the estimate cannot
+ * model: a video DiT's LoRA targets beyond attention or ZeRO-1/2
+ * (vf_opt_dit_setup_ok), the sequence against the model's positions
+ * (vf_opt_position_check: shortened and said, refused, or past the trained
+ * context, said and the result approximate). Returns -1 or the exit code. */
+static int setup_check(const struct est_args *a, struct vf_setup *s, struct target *tg, struct assume *as)
 {
-	if (tg->dit && (s->shard == VF_SHARD_ZERO1 || s->shard == VF_SHARD_ZERO2))
-		/* the DiT estimate shards nothing under them: a usage error, not a
-		 * figure that looks sharded */
-		return vf_cli_usage("estimate", "--shard %s: not modelled for video DiTs (their optimizer states "
-				    "and gradients would be counted whole); give --shard fsdp (the LTX-2 "
-				    "trainer's sharding), ddp or none", vf_shard_name(s->shard));
+	char msg[384], what[160];
+	if (tg->dit && !vf_opt_dit_setup_ok(s, msg, sizeof msg))
+		return vf_cli_usage("estimate", "%s", msg);
 	if (a->params || tg->dit || tg->vision || tg->pipeline)
 		return -1;
-	char note[384], what[160];
-	switch (vf_opt_position_check(&tg->arch, tg->id, s, a->inf.ctx, note, sizeof note, what, sizeof what)) {
-	case VF_POS_REFUSED: return vf_cli_usage("estimate", "%s", note);
+	switch (vf_opt_position_check(&tg->arch, tg->id, s, a->inf.ctx, msg, sizeof msg, what, sizeof what)) {
+	case VF_POS_REFUSED: return vf_cli_usage("estimate", "%s", msg);
 	case VF_POS_BEYOND: vf_arch_not_understood(&tg->arch, what); /* fall through */
-	case VF_POS_SHORTENED: assume(as, "%s", note); /* fall through */
+	case VF_POS_SHORTENED: assume(as, "%s", msg); /* fall through */
 	case VF_POS_OK: break;
 	}
 	return -1;
@@ -3752,7 +3751,7 @@ static int run(int argc, char **argv)
 	if (rc < 0)
 		rc = load_target(&a, &r->s, &r->tg, &r->as, &t5);
 	if (rc < 0)
-		rc = position_check(&a, &r->s, &r->tg, &r->as);
+		rc = setup_check(&a, &r->s, &r->tg, &r->as);
 	if (rc < 0 && !(r->rows = calloc(MAX_GPUS, sizeof *r->rows)))
 		rc = vf_cli_fail("out of memory");
 	if (rc < 0)

@@ -1571,10 +1571,9 @@ static int fit_dit(const struct fit_args *a, const struct vf_model *m, const str
  * fit; the rest are refused. -1: an LLM, go on. */
 static int by_kind(const struct fit_args *a, const struct vf_model *m, const struct gpu_group *groups, int ng)
 {
-	if (!m->has_arch && is_dit(m) && (a->setup.shard == VF_SHARD_ZERO1 || a->setup.shard == VF_SHARD_ZERO2))
-		return vf_cli_usage("fit", "--shard %s: not modelled for video DiTs (their optimizer states and "
-				    "gradients would be counted whole); give --shard fsdp (the LTX-2 trainer's "
-				    "sharding), ddp or none", vf_shard_name(a->setup.shard));
+	char msg[384];
+	if (!m->has_arch && is_dit(m) && !vf_opt_dit_setup_ok(&a->setup, msg, sizeof msg))
+		return vf_cli_usage("fit", "%s", msg);
 	if (!m->has_arch && is_dit(m))
 		return fit_dit(a, m, groups, ng);
 	const struct vf_vision *od = m->has_arch ? NULL : other_dit(m);

@@ -210,3 +210,27 @@ enum vf_pos_verdict vf_opt_position_check(const struct vf_arch *arch, const char
 		 flag, n, limit, kind, kind[0] ? "" : "not learned");
 	return VF_POS_BEYOND;
 }
+
+bool vf_opt_dit_setup_ok(const struct vf_setup *s, char *msg, size_t n)
+{
+	const unsigned attn = VF_LORA_Q | VF_LORA_K | VF_LORA_V | VF_LORA_O;
+	bool lora = s->mode == VF_MODE_LORA || !(s->given & VF_SETUP_G_MODE); /* fit's DiT default: LoRA */
+	if (lora && (s->given & VF_SETUP_G_LORA_TARGETS) &&
+	    (!(s->lora_targets & attn) || (s->lora_targets & ~attn))) {
+		char t[96];
+		snprintf(msg, n, "--lora-targets %s: the video DiT estimate models adapters on the attention "
+			 "projections only (to_q, to_k, to_v, to_out.0: the LTX-2 trainer's target_modules); the "
+			 "feed-forward and other linears are not modelled",
+			 vf_lora_targets_format(s->lora_targets, t, sizeof t));
+		return false;
+	}
+	if (s->shard == VF_SHARD_ZERO1 || s->shard == VF_SHARD_ZERO2) {
+		/* the DiT estimate shards nothing under them: a usage error, not a
+		 * figure that looks sharded */
+		snprintf(msg, n, "--shard %s: not modelled for video DiTs (their optimizer states and gradients "
+			 "would be counted whole); give --shard fsdp (the LTX-2 trainer's sharding), ddp or none",
+			 vf_shard_name(s->shard));
+		return false;
+	}
+	return true;
+}

@@ -15,6 +15,9 @@ extern const struct vf_option vf_setup_options[];
 vf_status vf_opt_count(const struct vf_option *o, const char *v, void *base, struct vf_error *err);
 vf_status vf_opt_steps(const struct vf_option *o, const char *v, void *base, struct vf_error *err);
 
+struct vf_arch;
+struct vf_setup;
+
 /* The tokens a sequence holds against the model's positions (estimate and
  * fit alike): --seq, or in inference a --ctx longer than it.
  *   VF_POS_OK         within max_positions, or the config gives none;
@@ -27,8 +30,10 @@ vf_status vf_opt_steps(const struct vf_option *o, const char *v, void *base, str
  *                     context; note is the assumption line, what the short
  *                     not-understood entry (every figure approximate). */
 enum vf_pos_verdict { VF_POS_OK, VF_POS_SHORTENED, VF_POS_REFUSED, VF_POS_BEYOND };
-struct vf_arch;
-struct vf_setup;
+
+/* What a video DiT's estimate cannot model in s (LoRA targets beyond the
+ * attention projections, ZeRO-1/2): false with msg the usage message. */
+bool vf_opt_dit_setup_ok(const struct vf_setup *s, char *msg, size_t n);
 enum vf_pos_verdict vf_opt_position_check(const struct vf_arch *arch, const char *model, struct vf_setup *s,
 					  int64_t ctx, char *note, size_t nn, char *what, size_t nw);
 

@@ -171,4 +171,16 @@ done
 run estimate ltx-2-19b --mode full --gpu h100-80gb:8 --gpus 8 --shard fsdp
 expect_rc 0
 
+test_case "LoRA targets on a video DiT beyond its attention projections: refused, not an empty or silently narrowed target list"
+for t in gate_proj,up_proj all-linear to_q,down_proj; do
+  for c in estimate fit; do
+    run $c ltx-2-19b --gpu h100-80gb --lora-targets $t
+    expect_rc 2
+    expect_err "the video DiT estimate models adapters on the attention projections only (to_q, to_k, to_v, to_out.0"
+  done
+done
+run estimate ltx-2-19b --gpu h100-80gb --lora-targets to_q,to_v
+expect_rc 0
+expect_out "lora r16 alpha 16 on to_q to_v, bf16"
+
 finish

@@ -1061,6 +1061,11 @@ static void start_from(struct run *r)
 static int stages_run(struct run *r)
 {
 	int rc = 0;
+	if (vf_run_state_stage(r->state) == VF_RUN_DONE &&
+	    (r->a.steps > 0 || r->a.trial_steps > 0 || r->a.max_recoveries >= 0))
+		/* the options of stages that will not run: said, not silently dropped */
+		vf_cli_warn("--steps, --trial-steps and --max-recoveries not applied: the run is done (its "
+			    "state in %s/run.json); plan a new run to train again", r->dir);
 	for (enum vf_run_stage s; rc == 0 && (s = vf_run_state_stage(r->state)) != VF_RUN_DONE;) {
 		if (!r->a.quiet)
 			vf_cli_note("run: stage %s", vf_run_stage_name(s));

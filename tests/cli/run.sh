@@ -167,6 +167,9 @@ run run --json "$R"; expect_rc 2; expect_err "--json goes with --status"
 test_case "run again: nothing left to do, nothing run"
 run run "$R" --quiet; expect_rc 0
 check '[ ! -e "$R/logs/train-3.log" ]'
+run run "$R" --quiet --steps 300; expect_rc 0
+expect_err "--steps, --trial-steps and --max-recoveries not applied: the run is done"
+check '[ ! -e "$R/logs/train-3.log" ]'
 
 # --- interrupted during training, a crash, then resumed ----------------------------
 test_case "Ctrl-C during preprocessing: stopped, no process left, run again continues"

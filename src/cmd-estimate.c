@@ -1379,7 +1379,7 @@ static vf_status split_row(const struct target *tg, const struct vf_setup *rs, s
 	return VF_OK;
 }
 
-static void split_assumptions(const struct vf_setup *s, struct assume *a)
+static void split_assumptions(const struct vf_setup *s, const struct vf_arch *arch, struct assume *a)
 {
 	/* ZeRO/FSDP shard over the data-parallel ranks: a split that is one
 	 * replica has none (the rows' figures are unsharded) */
@@ -1408,6 +1408,11 @@ static void split_assumptions(const struct vf_setup *s, struct assume *a)
 			  "bubble = (stages - 1) micro-batch slots; stages of 8 GPUs per node, 50 GB/s "
 			  "between nodes",
 		       s->pp, (int)s->micro_batches);
+	if (s->pp > 1 && arch->tied_embeddings && arch->vocab > 0 && arch->hidden > 0)
+		assume(a, "tied embeddings held twice: the last stage keeps a copy of the %lld x %lld token table "
+			  "as its head (Megatron; its gradient all-reduced with stage 0's), so the stages' weights "
+			  "sum to the model's plus that table",
+		       (long long)arch->vocab, (long long)arch->hidden);
 }
 
 static void print_split(FILE *o, const struct gpu_row *r)
@@ -3709,7 +3714,7 @@ static int estimate(const struct est_args *a, struct result *r, bool t5)
 				  !r->tg.dit && !r->tg.vision && eager_family(&r->s, &r->tg.arch),
 				  r->tg.arch.family, &r->as);
 	if (split)
-		split_assumptions(&r->s, &r->as);
+		split_assumptions(&r->s, &r->tg.arch, &r->as);
 	/* the tier's setup (its stack: the trainer's, data/stacks/ltx.json) */
 	estimate_assumptions(&r->e0, tiered ? &r->rows[0].setup : &r->s, r->nrows ? &r->rows[0].spec : NULL,
 			     &r->as);

@@ -18,8 +18,11 @@
  *  - a stage (pipeline stage, or the layers one GPU of a layer split holds)
  *    is the model with its layers; without the embedding (a vocabulary of
  *    one: nothing) unless it is the first, without the head unless it is
- *    the last. A tied lm_head is counted on the last stage too (Megatron
- *    keeps a copy there; its gradient is all-reduced with the first's).
+ *    the last. A tied lm_head is counted on the last stage of a pipeline
+ *    too (Megatron keeps a copy there; its gradient is all-reduced with the
+ *    first's); a layer split holds it once, with the embedding on the first
+ *    GPU (accelerate's infer_auto_device_map puts tied modules on one
+ *    device: the weight is one tensor).
  *    Stage 0 holds the activations of min(pp, M) micro-batches on 1F1B,
  *    stage i min(pp - i, M) (Narayanan et al. 2021, "Efficient Large-Scale
  *    Language Model Training on GPU Clusters Using Megatron-LM", sec. 2.2).
@@ -86,6 +89,52 @@ static double hidden_bytes(const struct vf_setup *s)
 	return s->precision == VF_PREC_FP32 ? 4 : 2;
 }
 
+/* n of a layer count (ssm_layers, attn_layers, ...) of the whole model
+ * on a slice of f of its layers, rounded; negative (unknown, "all") kept. */
+static int64_t layer_share(int64_t n, double f)
+{
+	return n > 0 ? (int64_t)llround((double)n * f) : n;
+}
+
+/* A family that counts its own layout (lib/model/ssm.c: Mamba, the
+ * hybrids, ChatGLM, InternLM2): the slice's groups from the whole's. The
+ * embedding group (token table and an untied head) with the vocabulary
+ * only, by the slice's rows; every other group (the layers' and the final
+ * norm) by the slice's share of the layers, so that the slices of a split
+ * sum to the whole; attention, MLP and experts 1/tp. The layer counts
+ * follow. */
+static void slice_layout(const struct vf_arch *a, int tp, bool vocab, struct vf_arch *o)
+{
+	double f = a->layers > 0 ? (double)o->layers / (double)a->layers : 1;
+	double t = tp > 1 ? tp : 1;
+	o->layout[0] = vocab && a->vocab > 0
+			       ? (int64_t)llround((double)a->layout[0] * (double)o->vocab / (double)a->vocab)
+			       : 0;
+	for (int i = 1; i < 6; i++) {
+		bool split = i == 1 || i == 2 || i == 4; /* attention, mlp, experts */
+		o->layout[i] = (int64_t)llround((double)a->layout[i] * f / (split ? t : 1));
+	}
+	o->ssm_layers = layer_share(a->ssm_layers, f);
+	o->attn_layers = layer_share(a->attn_layers, f);
+	o->ffn_layers = layer_share(a->ffn_layers, f);
+	o->moe_layers = layer_share(a->moe_layers, f);
+	o->sliding_layers = layer_share(a->sliding_layers, f);
+}
+
+/* The safetensors header count of a slice (estimate.c takes the header's
+ * count as the count, what the layout does not explain as linear
+ * weights): the slice's own count plus its share (of the layers, 1/tp) of
+ * what the whole's layout does not explain; -1 (the layout's count) when
+ * either is not counted. */
+static int64_t exact_share(const struct vf_arch *a, const struct vf_arch *o, int tp)
+{
+	struct vf_param_groups ga, go;
+	if (!vf_arch_param_groups(a, &ga) || !vf_arch_param_groups(o, &go) || a->layers <= 0)
+		return -1;
+	double f = (double)o->layers / (double)a->layers / (tp > 1 ? tp : 1);
+	return (int64_t)llround((double)go.total + (double)(a->params_exact - ga.total) * f);
+}
+
 /* The part of the model one GPU runs: 1/tp of each layer, `layers`
  * layers, with the vocabulary (embedding and head) or without (1 row). */
 static void slice_arch(const struct vf_arch *a, int tp, int layers, bool vocab, struct vf_arch *o)
@@ -105,6 +154,10 @@ static void slice_arch(const struct vf_arch *a, int tp, int layers, bool vocab, 
 		o->learned_positions = false;
 		o->tied_embeddings = true;
 	}
+	if (a->layout_counted)
+		slice_layout(a, tp, vocab, o);
+	if (a->params_exact > 0)
+		o->params_exact = exact_share(a, o, tp);
 }
 
 /* Token embedding (and learned positions) elements on one TP rank. */
@@ -174,7 +227,7 @@ static void resum(struct vf_estimate *e, const struct vf_setup *su)
  * layers at 1/tp, with or without the embedding and the head. su is the
  * per-replica setup (gpus = dp). */
 static void stage_base(const struct vf_arch *a, const struct vf_setup *su, const struct vf_gpu_spec *gpu,
-		       const struct vf_split_gpu *g, int dp, struct vf_estimate *e)
+		       const struct vf_split_gpu *g, int dp, bool layer_split, struct vf_estimate *e)
 {
 	struct vf_arch sl;
 	int layers = g->last_layer - g->first_layer + 1;
@@ -183,7 +236,7 @@ static void stage_base(const struct vf_arch *a, const struct vf_setup *su, const
 	double emb = embedding_elems(a, g->tp);
 	if (g->embedding && !g->head)
 		adjust_embedding(e, su, emb, +1, dp);
-	else if (!g->embedding && g->head && !a->tied_embeddings)
+	else if (!g->embedding && g->head && (!a->tied_embeddings || layer_split))
 		adjust_embedding(e, su, emb, -1, dp);
 	if (su->sequence_parallel && g->tp > 1) {
 		/* every activation 1/tp: the whole stage's, split */
@@ -513,7 +566,7 @@ vf_status vf__split_run(const struct vf_arch *arch, const struct vf_setup *s,
 			continue;
 		}
 		if (k != base_layers || g->embedding != base_emb || g->head != base_head) {
-			stage_base(arch, &su, gpu, g, sp->dp, &base);
+			stage_base(arch, &su, gpu, g, sp->dp, layers, &base);
 			base_layers = k;
 			base_emb = g->embedding;
 			base_head = g->head;

@@ -27,6 +27,24 @@ expect_json 'j["memory"]["kv_cache_bytes"] == 8 * 24 * (1536 * 4 + 1536 * 16) * 
 run estimate "$TMP/mamba.json" --mode infer --seq 4096 --batch 8 --gpu h100-80gb
 expect_out "recurrent state (conv window + scan state per SSM layer"
 
+test_case "mamba split by layers: each GPU its layers' weights and state, summing to the whole (GPU 0 held the whole layout plus the embedding)"
+run estimate "$TMP/mamba.json" --mode infer --precision bf16 --gpu h100-80gb --json
+expect_rc 0
+whole_w=$(printf '%s' "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["memory"]["weights_bytes"])')
+whole_kv=$(printf '%s' "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["memory"]["kv_cache_bytes"])')
+run estimate "$TMP/mamba.json" --mode infer --precision bf16 --split layers --gpu rtx-3090:2 --json
+expect_rc 0
+# accelerate keeps the tied head with the embedding (one tensor): the GPUs' weights are the model's
+expect_json 'sum(g["memory"]["weights_bytes"] for g in j["gpus"][0]["split"]["gpus"]) == '"$whole_w"
+expect_json 'all(g["memory"]["weights_bytes"] < 0.7 * '"$whole_w"' for g in j["gpus"][0]["split"]["gpus"])'
+expect_json 'sum(g["memory"]["kv_cache_bytes"] for g in j["gpus"][0]["split"]["gpus"]) == '"$whole_kv"
+run estimate "$TMP/mamba.json" --mode infer --precision bf16 --pp 2 --gpu rtx-3090:2 --json
+expect_rc 0
+# a pipeline's last stage keeps a copy of the tied table (50280 x 768 bf16) as its head, said
+expect_json 'sum(g["memory"]["weights_bytes"] for g in j["gpus"][0]["split"]["gpus"]) == '"$whole_w"' + 50280 * 768 * 2'
+expect_json 'sum(g["memory"]["kv_cache_bytes"] for g in j["gpus"][0]["split"]["gpus"]) == '"$whole_kv"
+expect_json 'any(x.startswith("tied embeddings held twice") and "50280 x 768" in x for x in j["assumptions"])'
+
 cat > "$TMP/jamba.json" <<'J'
 {"model_type":"jamba","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":14336,"vocab_size":65536,"num_experts":16,"num_experts_per_tok":2,"attn_layer_period":8,"attn_layer_offset":4,"expert_layer_period":2,"expert_layer_offset":1,"mamba_d_state":16,"mamba_d_conv":4,"mamba_expand":2,"mamba_dt_rank":256}
 J
@@ -41,6 +59,13 @@ expect_rc 0
 expect_out "51.57 B parameters, 12.11 B active per token"
 run estimate "$TMP/jamba.json" --gpu h100-80gb --mode infer --json
 expect_json 'j["model"]["active_params"] == 12110311296'
+
+test_case "jamba (a hybrid) split in a pipeline: the stages' weights sum to the model's"
+run estimate "$TMP/jamba.json" --mode infer --gpu h100-80gb --json
+jamba_w=$(printf '%s' "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["memory"]["weights_bytes"])')
+run estimate "$TMP/jamba.json" --mode infer --pp 2 --gpu h100-80gb:2 --json
+expect_rc 0
+expect_json 'sum(g["memory"]["weights_bytes"] for g in j["gpus"][0]["split"]["gpus"]) == '"$jamba_w"
 
 test_case "an architecture not understood: said, exit 0, no count"
 printf '{"model_type":"speecht5","d_model":64,"encoder_layers":2}\n' > "$TMP/odd.json"

@@ -101,8 +101,8 @@ static int64_t layer_share(int64_t n, double f)
  * embedding group (token table and an untied head) with the vocabulary
  * only, by the slice's rows; every other group (the layers' and the final
  * norm) by the slice's share of the layers, so that the slices of a split
- * sum to the whole; attention, MLP and experts 1/tp. The layer counts
- * follow. */
+ * sum to the whole; attention, MLP and experts 1/tp (split.c never runs
+ * an SSM mixer at tp > 1: split_check). The layer counts follow. */
 static void slice_layout(const struct vf_arch *a, int tp, bool vocab, struct vf_arch *o)
 {
 	double f = a->layers > 0 ? (double)o->layers / (double)a->layers : 1;
@@ -427,6 +427,12 @@ static vf_status split_check(const struct vf_arch *a, const struct vf_setup *s, 
 				    "splits decoder-only models", a->family);
 	if (a->layers < 1 || a->heads < 1)
 		return vf_error_set(err, VF_EUSAGE, "--split/--tp/--pp: the model's layers and heads are unknown");
+	if (s->tp > 1 && a->ssm_layers > 0)
+		return vf_error_set(err, VF_EUSAGE, "--tp %d: %s has state-space (Mamba) mixers on %lld of its "
+				    "%lld layers; vramfit's tensor parallelism splits attention heads and MLP "
+				    "widths, not a Mamba mixer's channels: split it by layers (--pp, --split layers)",
+				    s->tp, a->family[0] ? a->family : "the model", (long long)a->ssm_layers,
+				    (long long)a->layers);
 	if (s->tp > 1 && a->heads % s->tp)
 		return vf_error_set(err, VF_EUSAGE, "--tp %d: %lld attention heads do not split %d ways",
 				    s->tp, (long long)a->heads, s->tp);
@@ -875,12 +881,13 @@ bool vf_split_offer(const struct vf_arch *arch, const struct vf_setup *user,
 		}
 		return false;
 	}
-	for (s.tp = 2; s.tp <= 8 && s.tp <= max_gpus; s.tp *= 2)
+	int tp_max = arch->ssm_layers > 0 ? 1 : 8; /* no tensor parallelism over a Mamba mixer */
+	for (s.tp = 2; s.tp <= tp_max && s.tp <= max_gpus; s.tp *= 2)
 		if (arch->heads % s.tp == 0 && mp_under(arch, &s, gpu, limit, sp)) {
 			*out = s;
 			return true;
 		}
-	for (s.tp = 8; s.tp > 1 && arch->heads % s.tp; s.tp /= 2)
+	for (s.tp = tp_max; s.tp > 1 && arch->heads % s.tp; s.tp /= 2)
 		;
 	int64_t ga = user->grad_accum;
 	for (s.pp = 2; s.tp * s.pp <= max_gpus && s.pp <= arch->layers; s.pp *= 2) {

@@ -45,6 +45,13 @@ expect_json 'sum(g["memory"]["weights_bytes"] for g in j["gpus"][0]["split"]["gp
 expect_json 'sum(g["memory"]["kv_cache_bytes"] for g in j["gpus"][0]["split"]["gpus"]) == '"$whole_kv"
 expect_json 'any(x.startswith("tied embeddings held twice") and "50280 x 768" in x for x in j["assumptions"])'
 
+test_case "--tp on a state-space model: refused naming the Mamba mixers, not attention heads"
+run estimate "$TMP/mamba.json" --mode infer --tp 2 --gpu h100-80gb:2
+expect_rc 2
+expect_err 'mamba has state-space (Mamba) mixers on 24 of its 24 layers'
+expect_err 'split it by layers (--pp, --split layers)'
+if printf '%s' "$err" | grep -q 'attention heads do not split'; then _bad "stderr speaks of attention heads"; else _ok; fi
+
 cat > "$TMP/jamba.json" <<'J'
 {"model_type":"jamba","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":14336,"vocab_size":65536,"num_experts":16,"num_experts_per_tok":2,"attn_layer_period":8,"attn_layer_offset":4,"expert_layer_period":2,"expert_layer_offset":1,"mamba_d_state":16,"mamba_d_conv":4,"mamba_expand":2,"mamba_dt_rank":256}
 J
@@ -60,12 +67,15 @@ expect_out "51.57 B parameters, 12.11 B active per token"
 run estimate "$TMP/jamba.json" --gpu h100-80gb --mode infer --json
 expect_json 'j["model"]["active_params"] == 12110311296'
 
-test_case "jamba (a hybrid) split in a pipeline: the stages' weights sum to the model's"
+test_case "jamba (a hybrid) split in a pipeline: the stages' weights sum to the model's; --tp refused (each rank held all 96 GiB)"
 run estimate "$TMP/jamba.json" --mode infer --gpu h100-80gb --json
 jamba_w=$(printf '%s' "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["memory"]["weights_bytes"])')
 run estimate "$TMP/jamba.json" --mode infer --pp 2 --gpu h100-80gb:2 --json
 expect_rc 0
 expect_json 'sum(g["memory"]["weights_bytes"] for g in j["gpus"][0]["split"]["gpus"]) == '"$jamba_w"
+run estimate "$TMP/jamba.json" --mode infer --tp 2 --gpu h100-80gb:2
+expect_rc 2
+expect_err 'jamba has state-space (Mamba) mixers on 28 of its 32 layers'
 
 test_case "an architecture not understood: said, exit 0, no count"
 printf '{"model_type":"speecht5","d_model":64,"encoder_layers":2}\n' > "$TMP/odd.json"

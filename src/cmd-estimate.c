@@ -1375,7 +1375,10 @@ static vf_status split_row(const struct target *tg, const struct vf_setup *rs, s
 	r->est = r->split->total;
 	r->fits = r->split->fits;
 	r->headroom = r->split->gpu[r->split->limiting].headroom;
-	r->max_batch = vf_split_max_batch(&tg->arch, rs, &r->spec, 0);
+	/* the largest batch the same rule says fits: each GPU's slice replayed */
+	r->max_batch = vf_estimate_max_batch_simulated(&tg->arch, rs, &r->spec, &tg->alloc, tg->memo);
+	if (r->max_batch < 0)
+		r->max_batch = 0;
 	return VF_OK;
 }
 

@@ -3703,11 +3703,13 @@ static int sim_fits(const struct vf_arch *arch, const struct vf_setup *su, int64
 	 * simulated peak is at least the context plus the allocated peak
 	 * (vf_estimate_simulate never reserves less than is allocated), and a
 	 * setup the simulation skips keeps this very estimate. */
-	estimate_llm(NULL, arch, &s, gpu, &e, NULL, false);
 	int64_t vram = limit > 0 ? limit : vf_estimate_gpu_bytes(gpu);
-	if (vram > 0 && vram - (e.context_bytes + e.peak_allocated_bytes) + e.evictable_bytes < 0 &&
-	    e.peak_bytes >= e.context_bytes + e.peak_allocated_bytes)
-		return 0;
+	if (!vf_split_active(&s)) { /* a split's: each GPU's slice, replayed below */
+		estimate_llm(NULL, arch, &s, gpu, &e, NULL, false);
+		if (vram > 0 && vram - (e.context_bytes + e.peak_allocated_bytes) + e.evictable_bytes < 0 &&
+		    e.peak_bytes >= e.context_bytes + e.peak_allocated_bytes)
+			return 0;
+	}
 	if (vf_estimate_simulate_memo(arch, &s, gpu, cfg, memo, &e, NULL, &err) != VF_OK)
 		return -1;
 	if (limit > 0)
@@ -3782,14 +3784,27 @@ static int64_t fits_above(const struct vf_arch *arch, const struct vf_setup *set
 	return bisect_fits(arch, setup, gpu, cfg, memo, limit, lo, hi);
 }
 
+/* The fast path's largest batch: the whole model's, or a split's (every
+ * GPU of it under the limit: split.h). */
+static int64_t analytic_max_batch(const struct vf_arch *arch, const struct vf_setup *setup,
+				  const struct vf_gpu_spec *gpu, int64_t limit)
+{
+	if (vf_split_active(setup))
+		return vf_split_max_batch(arch, setup, gpu, limit);
+	return vf_estimate_max_batch(arch, setup, gpu, limit);
+}
+
+/* A split setup (--tp, --pp, --split layers) is searched by the rule its
+ * verdict is given by: each GPU's slice replayed (vf_estimate_simulate_memo:
+ * simulate_split), the fast path's answer only where the search starts. */
 int64_t vf_estimate_max_batch_limit_simulated(const struct vf_arch *arch, const struct vf_setup *setup,
 					      const struct vf_gpu_spec *gpu,
 					      const struct vf_alloc_config *cfg,
 					      struct vf_replay_memo *memo, int64_t limit)
 {
+	int64_t b = analytic_max_batch(arch, setup, gpu, limit);
 	if (vf_estimate_gpu_bytes(gpu) <= 0)
-		return vf_estimate_max_batch(arch, setup, gpu, limit);
-	int64_t b = vf_estimate_max_batch(arch, setup, gpu, limit);
+		return b;
 	int f = b > 0 ? sim_fits(arch, setup, b, gpu, cfg, memo, limit) : 1;
 	if (f < 0)
 		return -1;

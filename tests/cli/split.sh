@@ -63,6 +63,17 @@ run estimate llama2-7b --mode full --pp 4 --micro-batches 4 --gpu a100-80gb:4
 expect_out 'stage 0: layers 0-7, embeddings, 4 micro-batches in flight'
 expect_out 'pipeline bubble'
 
+test_case "one verdict: the max batch of a pipeline is a batch the same command says fits (qwen2.5-3b, 4 stages on 40 GB cards: max batch 5, batch 5 did not fit)"
+run estimate qwen2.5-3b --mode full --pp 4 --grad-ckpt --gpu a100-40gb:4 --json
+expect_rc 0
+mb=$(printf '%s' "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["gpus"][0]["max_batch"])')
+check '[ "$mb" -ge 1 ]'
+run estimate qwen2.5-3b --mode full --pp 4 --grad-ckpt --batch "$mb" --gpu a100-40gb:4 --json
+expect_rc 0
+expect_json 'j["gpus"][0]["fits"] and j["gpus"][0]["split"]["fits"] and j["gpus"][0]["max_batch"] == '"$mb"
+run estimate qwen2.5-3b --mode full --pp 4 --grad-ckpt --batch "$mb" --gpu a100-40gb:4
+expect_out_re '^a100-40gb x4 .* yes '
+
 test_case "bad splits are usage errors"
 run estimate llama3.1-70b --mode infer --tp 3 --gpu h100-80gb:3
 expect_rc 2

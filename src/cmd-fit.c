@@ -595,18 +595,25 @@ static void sort_keys(const struct fit_args *a, const struct vf_gpu_spec *g, int
 	}
 }
 
-/* The row of a split (split.h) of the model over GPUs of grp's kind. */
+/* The row of a split (split.h) of the model over GPUs of grp's kind: its
+ * figures as vramfit estimate gives them for the same setup, each GPU's
+ * slice replayed through the allocator (the offer is the fast path's);
+ * the largest batch by the same rule. */
 static void split_fill(const struct fit_args *a, const struct vf_arch *arch, const struct vf_gpu_spec *g,
-		       const struct vf_split *sp, const struct vf_setup *s, struct row *r)
+		       struct vf_split *sp, const struct vf_setup *s, struct row *r)
 {
 	memset(r, 0, sizeof *r);
 	r->gpu = g;
 	r->split = true;
+	struct vf_error err = {0};
+	vf_split_simulate(arch, s, g, NULL, a->memo, sp, &err); /* failing, the fast path's stand */
 	vf_split_search_result(sp, s, g, a->margin, a->price, &r->best);
 	r->fits = r->best.fits;
 	r->smallest = r->best;
 	r->gpus = r->best.setup.gpus;
-	r->max_batch = vf_split_max_batch(arch, s, g, r->best.limit_bytes);
+	r->max_batch = vf_estimate_max_batch_limit_simulated(arch, s, g, NULL, a->memo, r->best.limit_bytes);
+	if (r->max_batch < 0)
+		r->max_batch = 0;
 	r->cost_key = r->time_key = INFINITY;
 	sort_keys(a, g, r->gpus, r);
 }

@@ -74,6 +74,15 @@ expect_json 'j["gpus"][0]["fits"] and j["gpus"][0]["split"]["fits"] and j["gpus"
 run estimate qwen2.5-3b --mode full --pp 4 --grad-ckpt --batch "$mb" --gpu a100-40gb:4
 expect_out_re '^a100-40gb x4 .* yes '
 
+test_case "fit's split row is estimate's for the same setup (llama3.1-70b tp 8 x pp 4 on 32 H100s: fit 77.64 GiB from the fast path, estimate 77.79 GiB replayed)"
+run fit llama3.1-70b --mode full --forbid grad-ckpt,shard --gpu h100-80gb:32 --json
+expect_rc 0
+expect_json '[r["split"] for r in j["rows"] if r.get("split")] == ["tp 8 x pp 4, 4 micro-batches"]'
+fit_peak=$(printf '%s' "$out" | python3 -c 'import json, sys; print([r["peak_bytes"] for r in json.load(sys.stdin)["rows"] if r.get("split")][0])')
+run estimate llama3.1-70b --mode full --tp 8 --pp 4 --grad-accum 4 --micro-batches 4 --gpu h100-80gb:32 --json
+expect_rc 0
+expect_json 'j["gpus"][0]["peak_bytes"] == '"$fit_peak"
+
 test_case "bad splits are usage errors"
 run estimate llama3.1-70b --mode infer --tp 3 --gpu h100-80gb:3
 expect_rc 2

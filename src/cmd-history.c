@@ -240,9 +240,10 @@ static int run(int argc, char **argv)
 			return vf_cli_fail("%s: no such run directory", run_dir);
 		run_dir = abs_run;
 	}
-	/* a reader never creates the history: a --db or $VRAMFIT_HISTORY that
-	 * names no file is a typo, not an empty history; a default location
-	 * with none yet is one */
+	/* a reader never creates the history nor writes to it (read-only): a
+	 * --db or $VRAMFIT_HISTORY that names no file is a typo, not an empty
+	 * history; a default location with none yet is one; another program's
+	 * database is refused */
 	char path[1024];
 	if (!db && !(db = vf_store_default_path(path, sizeof path)))
 		return vf_cli_fail("history: no location for history.db (set XDG_DATA_HOME or HOME)");
@@ -301,8 +302,10 @@ const struct vf_cli_command vf_cmd_history = {
 		 "$XDG_DATA_HOME/vramfit/history.db, default ~/.local/share/vramfit/, or\n"
 		 "$VRAMFIT_HISTORY), with the estimate's predicted peak beside the measured\n"
 		 "peak, and the estimator's error over all of them; then each recovery vramfit\n"
-		 "run applied after a failed training launch (cause, change, step, time), per run.\n",
+		 "run applied after a failed training launch (cause, change, step, time), per run.\n"
+		 "The database is opened read-only: nothing is written to it. One that holds\n"
+		 "tables but no vramfit schema (another program's) is refused, left as it was.\n",
 	.options = options,
-	.tail = "Exit status: 0 ok, 1 the database cannot be read, 2 usage error.\n",
+	.tail = "Exit status: 0 ok, 1 the database cannot be read or is not a vramfit history, 2 usage error.\n",
 	.run = run,
 };

@@ -1101,6 +1101,10 @@ static int run(int argc, char **argv)
 		rc = use_gpu(r);
 	if (rc < 0)
 		rc = dataset_arg(r);
+	/* a history tune and the recoveries could not write (another
+	 * program's database): refused now, not after the preprocessing */
+	if (rc < 0 && vf_run_state_stage(r->state) != VF_RUN_DONE && vf_store_check(r->a.history, &err))
+		rc = vf_cli_fail_err(&err);
 	if (rc < 0) {
 		const char *term = getenv("TERM");
 		r->tty = isatty(2) && !(term && strcmp(term, "dumb") == 0);

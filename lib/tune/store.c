@@ -9,7 +9,9 @@
  * step, cause, evidence, change, settings as JSON, predicted_peak_bytes,
  * recorded_at), a table of its own: a training launch is not a trial and
  * its config is no key a sweep resumes by. Older histories are migrated in
- * place, their rows kept.
+ * place, their rows kept, by a writer; a reader (read-only) reads an
+ * older schema as it is. A database that holds tables but no vramfit
+ * schema is another program's: refused before a byte is written.
  * Unknown numbers are stored as NULL, never as 0. */
 #include "vramfit/tune/store.h"
 
@@ -24,6 +26,7 @@
 
 struct vf_store {
 	sqlite3 *db;
+	int version; /* the schema's: a reader's may be older (0: no tables yet) */
 	char path[1024];
 };
 
@@ -138,6 +141,8 @@ static vf_status migrate(struct vf_store *s, const char *sql, int to, struct vf_
 	vf_status st = exec(s, "BEGIN IMMEDIATE", err);
 	if (st)
 		return st;
+	if (user_version(s) >= to) /* another writer got there first */
+		return exec(s, "COMMIT", err);
 	if ((st = exec(s, sql, err)) || (st = exec(s, ver, err))) {
 		exec(s, "ROLLBACK", NULL);
 		return st;
@@ -153,7 +158,106 @@ void vf_store_close(struct vf_store *s)
 	free(s);
 }
 
-/* Open path; create (with its directory) only when `create`. */
+/* The names of the tables and views in s (SQLite's own left out), for
+ * the refusal of a foreign database: at most 6, each at most 40 bytes,
+ * control bytes as '?', ", "-separated, "... (N tables)" beyond; *count
+ * all of them, *trials whether one is named trials. -1 when the schema
+ * cannot be read. */
+static int schema_names(struct vf_store *s, char *out, size_t n, bool *trials)
+{
+	static const char sql[] = "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"
+				  " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name";
+	sqlite3_stmt *st;
+	int count = 0, rc;
+	out[0] = '\0';
+	*trials = false;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		name = name ? name : "";
+		*trials = *trials || strcmp(name, "trials") == 0;
+		size_t l = strlen(out);
+		if (count++ < 6) {
+			snprintf(out + l, n - l, "%s%.40s", l ? ", " : "", name);
+			for (char *c = out + l; *c; c++)
+				if ((unsigned char)*c < 0x20 || *c == 0x7f)
+					*c = '?';
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return -1;
+	if (count > 6) {
+		size_t l = strlen(out);
+		snprintf(out + l, n - l, ", ... (%d tables)", count);
+	}
+	return count;
+}
+
+/* Whether trials is vramfit's: its key columns are there. */
+static bool vramfit_trials(struct vf_store *s)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "SELECT config_hash, run_dir, trial_index, outcome FROM trials LIMIT 0", -1,
+			       &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_finalize(st);
+	return true;
+}
+
+/* What s holds, read before anything is written: *version 0 for a new or
+ * empty database (no tables, user_version 0), else the vramfit schema
+ * version of a history (a vramfit trials table and user_version 1..).
+ * Anything else is another program's database, refused: vramfit adds no
+ * table to it. A schema newer than this build's is refused too. */
+static vf_status check_schema(struct vf_store *s, int *version, struct vf_error *err)
+{
+	char names[400];
+	bool trials;
+	int v = user_version(s);
+	int count = v < 0 ? -1 : schema_names(s, names, sizeof names, &trials);
+	if (v < 0 || count < 0)
+		return db_fail(s, "not a history database", err);
+	*version = v;
+	if (count == 0 && v == 0)
+		return VF_OK;
+	if (trials && v >= 1 && vramfit_trials(s)) {
+		if (v > VF_STORE_SCHEMA_VERSION)
+			return vf_error_set(err, VF_ERR, "%s: schema version %d is newer than this vramfit's (%d)",
+					    s->path, v, VF_STORE_SCHEMA_VERSION);
+		return VF_OK;
+	}
+	if (count == 0)
+		return vf_error_set(err, VF_ERR,
+				    "%s: not a vramfit history (it has no tables but user_version %d);"
+				    " name another history database",
+				    s->path, v);
+	return vf_error_set(err, VF_ERR, "%s: not a vramfit history (it has %s %s and no vramfit %s);"
+			    " name another history database", s->path, count == 1 ? "table" : "tables", names,
+			    trials ? "schema" : "tables");
+}
+
+/* Bring a writer's history to this build's schema: the tables of a new
+ * one, the migrations of an older one, each step one transaction. */
+static vf_status upgrade(struct vf_store *s, struct vf_error *err)
+{
+	vf_status st;
+	if (s->version < 1 && (st = migrate(s, schema_v1, 1, err)))
+		return st;
+	if (s->version < 2 && (st = migrate(s, schema_v2, 2, err))) /* the estimate's step time (issue 29) */
+		return st;
+	if (s->version < 3 && (st = migrate(s, schema_v3, 3, err))) /* vramfit run's recoveries (issue 26) */
+		return st;
+	s->version = VF_STORE_SCHEMA_VERSION;
+	return VF_OK;
+}
+
+/* Open path. A writer (`create`) creates the file (with its directory)
+ * when missing, turns WAL on and brings the schema up to date; a reader
+ * opens it read-only and writes nothing (an older schema is read as it
+ * is). Either refuses a database that is not a vramfit history before it
+ * writes a byte. */
 static vf_status open_at(const char *path, bool create, struct vf_store **out, struct vf_error *err)
 {
 	*out = NULL;
@@ -164,38 +268,16 @@ static vf_status open_at(const char *path, bool create, struct vf_store **out, s
 	if (!s)
 		return vf_error_set(err, VF_ENOMEM, "%s: out of memory", path);
 	snprintf(s->path, sizeof s->path, "%s", path);
-	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
 		st = db_fail(s, "cannot open", err);
 		goto fail;
 	}
 	sqlite3_busy_timeout(s->db, 5000);
-	if ((st = exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err)))
+	if ((st = check_schema(s, &s->version, err)))
 		goto fail;
-	int v = user_version(s);
-	if (v < 0) {
-		st = db_fail(s, "not a history database", err);
-		goto fail;
-	}
-	if (v > VF_STORE_SCHEMA_VERSION) {
-		st = vf_error_set(err, VF_ERR, "%s: schema version %d is newer than this vramfit's (%d)", path,
-				  v, VF_STORE_SCHEMA_VERSION);
-		goto fail;
-	}
-	if (v < 1) {
-		if ((st = exec(s, "BEGIN IMMEDIATE", err)))
-			goto fail;
-		if ((st = exec(s, schema_v1, err)) || (st = exec(s, "PRAGMA user_version = 1", err))) {
-			exec(s, "ROLLBACK", NULL);
-			goto fail;
-		}
-		if ((st = exec(s, "COMMIT", err)))
-			goto fail;
-		v = 1;
-	}
-	if (v < 2 && (st = migrate(s, schema_v2, 2, err))) /* the estimate's step time (issue 29) */
-		goto fail;
-	if (v < 3 && (st = migrate(s, schema_v3, 3, err))) /* vramfit run's recoveries (issue 26) */
+	if (create && ((st = exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err)) ||
+		       (st = upgrade(s, err))))
 		goto fail;
 	*out = s;
 	return VF_OK;
@@ -234,6 +316,21 @@ vf_status vf_store_open_existing(const char *path, struct vf_store **out, struct
 		return vf_error_set(err, VF_ENOTFOUND, "%s: no trials recorded yet", path);
 	}
 	return open_at(path, false, out, err);
+}
+
+vf_status vf_store_check(const char *path, struct vf_error *err)
+{
+	char def[1024];
+	if (!path && !(path = vf_store_default_path(def, sizeof def)))
+		return vf_error_set(err, VF_ERR,
+				    "history: no location for history.db (set XDG_DATA_HOME or HOME)");
+	struct stat sb;
+	if (stat(path, &sb) != 0) /* a writer creates it */
+		return VF_OK;
+	struct vf_store *s;
+	vf_status st = open_at(path, false, &s, err);
+	vf_store_close(s);
+	return st;
 }
 
 void vf_store_hash(const void *config, size_t len, const char *trainer_cmd, char *out)
@@ -336,12 +433,20 @@ static int64_t col_i64(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
 }
 
-#define ROW_COLS                                                                                  \
+#define ROW_COLS_V1                                                                               \
 	"config_hash, run_dir, trainer, gpu, tier, trial_index, change, deltas, outcome, evidence," \
 	" exit_status, steps_done, step_seconds, peak_bytes, predicted_peak_bytes, wall_seconds,"    \
-	" recorded_at, predicted_step_seconds"
+	" recorded_at, "
+#define ROW_COLS ROW_COLS_V1 "predicted_step_seconds"
 #define RECOVERY_COLS \
 	"run_dir, attempt, step, cause, evidence, change, settings, predicted_peak_bytes, recorded_at"
+
+/* The SELECT of ROW_COLS from trials, then `rest`: a reader's schema-1
+ * history has no predicted step time yet (NULL in its place). */
+static void trials_select(const struct vf_store *s, const char *rest, char *sql, size_t n)
+{
+	snprintf(sql, n, "SELECT %s FROM trials %s", s->version < 2 ? ROW_COLS_V1 "NULL" : ROW_COLS, rest);
+}
 
 /* One trials row (ROW_COLS) into a struct vf_store_row. */
 static void read_row(sqlite3_stmt *st, void *row)
@@ -431,10 +536,13 @@ static vf_status select_rows(struct vf_store *s, const char *sql, const char *ar
 vf_status vf_store_find(struct vf_store *s, const char *config_hash, struct vf_trial *out,
 			bool *found, struct vf_error *err)
 {
-	void *rows;
-	size_t n;
-	vf_status st = select_rows(s, "SELECT " ROW_COLS " FROM trials WHERE config_hash = ?", config_hash,
-				   sizeof(struct vf_store_row), read_row, &rows, &n, err);
+	void *rows = NULL;
+	size_t n = 0;
+	char sql[512];
+	trials_select(s, "WHERE config_hash = ?", sql, sizeof sql);
+	vf_status st = s->version < 1 ? VF_OK /* a reader's empty database */
+				      : select_rows(s, sql, config_hash, sizeof(struct vf_store_row), read_row,
+						    &rows, &n, err);
 	*found = st == VF_OK && n > 0;
 	if (*found)
 		*out = ((struct vf_store_row *)rows)[0].t;
@@ -456,9 +564,14 @@ vf_status vf_store_forget_run(struct vf_store *s, const char *run_dir, struct vf
 vf_status vf_store_list(struct vf_store *s, const char *run_dir, struct vf_store_row **rows,
 			size_t *n, struct vf_error *err)
 {
-	const char *sql = run_dir ? "SELECT " ROW_COLS " FROM trials WHERE run_dir = ?"
-				    " ORDER BY recorded_at, run_dir, trial_index"
-				  : "SELECT " ROW_COLS " FROM trials ORDER BY recorded_at, run_dir, trial_index";
+	char sql[512];
+	trials_select(s, run_dir ? "WHERE run_dir = ? ORDER BY recorded_at, run_dir, trial_index"
+				 : "ORDER BY recorded_at, run_dir, trial_index",
+		      sql, sizeof sql);
+	*rows = NULL;
+	*n = 0;
+	if (s->version < 1) /* a reader's empty database: no trials */
+		return VF_OK;
 	void *v;
 	vf_status st = select_rows(s, sql, run_dir, sizeof **rows, read_row, &v, n, err);
 	*rows = v;
@@ -512,6 +625,10 @@ vf_status vf_store_list_recoveries(struct vf_store *s, const char *run_dir, stru
 {
 	const char *sql = run_dir ? "SELECT " RECOVERY_COLS " FROM recoveries WHERE run_dir = ? ORDER BY attempt"
 				  : "SELECT " RECOVERY_COLS " FROM recoveries ORDER BY run_dir, attempt";
+	*rows = NULL;
+	*n = 0;
+	if (s->version < 3) /* a reader's history from before vramfit run: none */
+		return VF_OK;
 	void *v;
 	vf_status st = select_rows(s, sql, run_dir, sizeof **rows, read_recovery, &v, n, err);
 	*rows = v;

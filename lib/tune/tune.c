@@ -1166,8 +1166,10 @@ static vf_status sweep_open(struct sweep *s, struct vf_error *err)
 		return vf_error_set(err, VF_ERR, "%s: no such run directory", o->run_dir);
 	if ((st = vf_rundir_open(&s->rd, s->run, 0, err)))
 		return st;
+	/* the history before the run's directories: one that is refused (not
+	 * a vramfit history) leaves the run as it was */
 	if ((st = sweep_load(s, err)) || (st = check_flags(s, err)) || (st = read_base(s, err)) ||
-	    (st = prepare_dirs(s, err)) || (st = vf_store_open(o->store_path, &s->store, err)))
+	    (st = vf_store_open(o->store_path, &s->store, err)) || (st = prepare_dirs(s, err)))
 		return st;
 	s->sctx.run_dir = s->run;
 	s->sctx.trainer = o->trainer ? o->trainer : VF_PROFILE_DEFAULT;

@@ -1,24 +1,35 @@
 #!/usr/bin/env bash
-# history.sh - vramfit history on a history database made here: vramfit
-# makes the schema (an empty history), then python3's sqlite3 adds trials
-# and the recoveries that vramfit run writes (schema 3's own table; the
-# run flow that writes them for real is tests/cli/run.sh). history prints
-# the trials, then each recovery per run (cause, change, step, time), in
-# text and --json; --run keeps one run's; a history without recoveries
-# prints no recoveries section.
+# history.sh - vramfit history on a history database made here: vramfit's
+# writer makes the schema (new_history: a one-trial tune, its trial
+# deleted), then python3's sqlite3 adds trials and the recoveries that
+# vramfit run writes (schema 3's own table; the run flow that writes them
+# for real is tests/cli/run.sh). history prints the trials, then each
+# recovery per run (cause, change, step, time), in text and --json; --run
+# keeps one run's; a history without recoveries prints no recoveries
+# section. Readers (history, report history) open the database read-only:
+# an empty file stays empty, an older schema is read as it is, and the
+# file's bytes do not change. Another program's database (tables, no
+# vramfit schema) is refused by readers and writers (tune, run) alike,
+# with one line naming it, and left byte for byte as it was.
 . "$(dirname "$0")/lib.sh"
 unset VRAMFIT_HISTORY || true
 DB=$TMP/history.db
 
-test_case "an empty history: no trials, no recoveries"
-# a reader never creates the database; an existing empty file ($VRAMFIT_HISTORY
-# here) gets the schema on first use
+test_case "an empty file: no trials, no recoveries, and the reader leaves it empty"
+# a reader never creates the database nor writes to it: an existing empty
+# file ($VRAMFIT_HISTORY here) is read as an empty history and stays 0 bytes
 : >"$DB"
 VRAMFIT_HISTORY="$DB" run history; expect_rc 0
 expect_out "no trials recorded yet in $DB"
 expect_no_out "recoveries"
 run history --db "$DB" --json; expect_rc 0
 expect_json 'j["trials"] == [] and j["recoveries"] == []'
+run report history --history "$DB" -o "$TMP/h0.html"; expect_rc 0
+check '[ -f "$DB" ] && [ ! -s "$DB" ]'
+rm -f "$TMP/h0.html"
+
+test_case "a writer takes an empty file as a new history (vramfit's schema, version 3)"
+check 'new_history "$DB"'
 
 python3 - "$DB" <<'PY'
 import sqlite3, sys
@@ -114,4 +125,108 @@ run_env -u VRAMFIT_HISTORY XDG_DATA_HOME="$TMP/fresh/xdg" HOME="$TMP/fresh" "$VR
 expect_out "no trials recorded yet in $TMP/fresh/xdg/vramfit/history.db"
 check '[ -z "$(ls -A "$TMP/fresh")" ]'
 rm -f "$TMP/fresh-h.html"
+
+test_case "a genuine history reads read-only: the same trials, its bytes unchanged"
+cp "$DB" "$TMP/history.orig"
+run history --db "$DB" --json; expect_rc 0
+expect_json 'len(j["trials"]) == 2 and len(j["recoveries"]) == 3'
+run report history --history "$DB" -o "$TMP/h1.html"; expect_rc 0
+check '[ -s "$TMP/h1.html" ]'
+check 'cmp -s "$DB" "$TMP/history.orig"'
+
+test_case "a schema-1 history (an older vramfit's) reads as it is, unchanged; a writer migrates it"
+V1=$TMP/v1.db
+python3 - "$V1" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.executescript("""
+CREATE TABLE trials (config_hash TEXT PRIMARY KEY, run_dir TEXT NOT NULL, trainer TEXT, gpu TEXT, tier TEXT,
+ trial_index INTEGER NOT NULL, change TEXT NOT NULL, deltas TEXT NOT NULL, outcome TEXT NOT NULL, evidence TEXT,
+ exit_status INTEGER, steps_done INTEGER, step_seconds REAL, peak_bytes INTEGER, predicted_peak_bytes INTEGER,
+ wall_seconds REAL, recorded_at TEXT NOT NULL);
+CREATE INDEX trials_run ON trials(run_dir, trial_index);
+INSERT INTO trials VALUES ('old', '/runs/v1', 'ltx2', 'cpu', NULL, 1, 'baseline', '{}', 'ok', '', 0, 20, 1.5,
+ 42949672960, 45097156608, 30, '2026-01-01T00:00:00Z');
+PRAGMA user_version = 1;
+""")
+c.commit()
+PY
+cp "$V1" "$TMP/v1.orig"
+run history --db "$V1" --json; expect_rc 0
+expect_json '[(t["run_dir"], t["change"]) for t in j["trials"]] == [("/runs/v1", "baseline")] and j["recoveries"] == []'
+run history --db "$V1"; expect_rc 0
+expect_out "estimator error on your runs: 1 trial"
+run report history --history "$V1" -o "$TMP/v1.html"; expect_rc 0
+check 'cmp -s "$V1" "$TMP/v1.orig"'
+scratch_run "$TMP/runs/v1-run"
+tune_fake1 "$TMP/runs/v1-run" "$V1"; expect_rc 0
+check '[ "$(python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute(\"pragma user_version\").fetchone()[0], c.execute(\"select count(*) from trials\").fetchone()[0])" "$V1")" = "3 2" ]'
+rm -f "$TMP/v1.html"
+
+# foreign DB: another program's database at $F (its copy at $F.orig)
+foreign() {
+  rm -f "$F" && python3 - "$F" "$1" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
+c.execute("CREATE TABLE %s (id INTEGER PRIMARY KEY, what TEXT, qty REAL)" % sys.argv[2])
+c.execute("INSERT INTO users (name) VALUES ('ada')")
+c.execute("INSERT INTO %s (what, qty) VALUES ('ACME', 12.5)" % sys.argv[2])
+c.commit()
+PY
+  cp "$F" "$F.orig"
+}
+F=$TMP/trades.db
+test_case "another program's database: history and report history refuse it, one line naming it, its bytes unchanged"
+foreign trades
+msg="$F: not a vramfit history (it has tables trades, users and no vramfit tables); name another history database"
+run history --db "$F"; expect_rc 1
+expect_err "vramfit: error: $msg"; expect_err_lines 1
+run history --db "$F" --json; expect_rc 1
+expect_err "$msg"; expect_err_lines 1
+run_env VRAMFIT_HISTORY="$F" "$VRAMFIT" history; expect_rc 1
+expect_err "$msg"; expect_err_lines 1
+run report history --history "$F" -o "$TMP/f.html"; expect_rc 1
+expect_err "$msg"; expect_err_lines 1
+check '[ ! -e "$TMP/f.html" ]'
+check 'cmp -s "$F" "$F.orig" && [ ! -e "$F-wal" ] && [ ! -e "$F-journal" ]'
+
+test_case "another program's database: the writers (tune, run) refuse it before writing a byte"
+scratch_run "$TMP/runs/foreign-run"
+lsrun() { (cd "$TMP/runs/foreign-run" && find . ! -name .vramfit.lock | LC_ALL=C sort); } # the lock: every tune's
+before=$(lsrun)
+tune_fake1 "$TMP/runs/foreign-run" "$F"; expect_rc 1
+expect_err "vramfit: error: $msg"; expect_err_lines 1
+check 'cmp -s "$F" "$F.orig"'
+# nothing of the sweep is made in the run either (no logs/, no trial configs)
+check '[ "$(lsrun)" = "$before" ] && [ ! -e "$TMP/runs/foreign-run/logs" ]'
+run_env VRAMFIT_HISTORY="$F" VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI=/nonexistent/nvidia-smi "$VRAMFIT" tune \
+  "$TMP/runs/foreign-run" --no-check --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" \
+  --steps 2 --max-trials 1 --quiet; expect_rc 1
+expect_err "$msg"
+check 'cmp -s "$F" "$F.orig"'
+# vramfit run: refused at the start, before the preprocessing (its tune and
+# recoveries would write there), no run.json
+mkdir -p "$TMP/models/gemma-3-12b-it" "$TMP/plans"
+echo '{"model_type": "gemma3"}' >"$TMP/models/gemma-3-12b-it/config.json"
+cp "$VF_SHARED_DIR/fixtures/models/lora_weights_step_00050.safetensors" "$TMP/models/ltx-2-19b-dev.safetensors"
+(cd "$TMP/plans" && HOME=$TMP/home "$VRAMFIT" plan --trainer-dir "$VF_SOURCE_DIR/tests/fixtures/ltx-trainer" \
+  --model "$TMP/models/ltx-2-19b-dev.safetensors" --text-encoder "$TMP/models/gemma-3-12b-it" --gpu h100-80gb \
+  --dataset cats --run-name r1 >/dev/null)
+P=$TMP/plans/projects/r1
+check '[ -f "$P/plan.json" ]'
+run_env HOME="$TMP/home" VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI=/nonexistent/nvidia-smi "$VRAMFIT" run "$P" \
+  --history "$F"; expect_rc 1
+expect_err "vramfit: error: $msg"; expect_err_lines 1
+check 'cmp -s "$F" "$F.orig" && [ ! -e "$P/run.json" ]'
+
+test_case "another program's table named trials is not vramfit's: refused, unchanged"
+foreign trials
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('pragma user_version = 2'); c.commit()" "$F"
+cp "$F" "$F.orig"
+run history --db "$F"; expect_rc 1
+expect_err "$F: not a vramfit history (it has tables trials, users and no vramfit schema)"; expect_err_lines 1
+tune_fake1 "$TMP/runs/foreign-run" "$F"; expect_rc 1
+expect_err "$F: not a vramfit history"
+check 'cmp -s "$F" "$F.orig"'
 finish

@@ -80,6 +80,33 @@ expect_json() {
 }
 check() { if eval "$1"; then _ok; else _bad "check failed: $1"; fi; }
 
+# scratch_run DIR: a run directory tune takes (the example trainer's
+# low-VRAM config on its mini model, one trial sample); prints nothing
+scratch_run() {
+  local r=$1 ex=$VF_SOURCE_DIR/examples/ltx-mini-trainer
+  rm -rf "$r" && mkdir -p "$r/overfit/.precomputed" "$r/dataset" "$r/outputs"
+  cp "$ex/data/text.txt" "$r/overfit/.precomputed/sample.txt"
+  cp "$ex/configs/t2v_lora_low_vram.yaml" "$r/config.yaml"
+  "$VRAMFIT" config set "$r/config.yaml" "model.model_path=\"$ex/models/mini.json\"" \
+    "model.text_encoder_path=\"$ex/models\"" >/dev/null
+}
+# tune_fake1 RUN DB: one trial of the stand-in trainer tests/unit/fake-trainer.sh
+# on RUN, recorded in the history DB (vramfit's writer); sets $out, $err, $rc
+tune_fake1() {
+  VRAMFIT_NVML_LIB=off VRAMFIT_NVIDIA_SMI=/nonexistent/nvidia-smi run tune "$1" --no-check \
+    --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" --steps 2 \
+    --max-trials 1 --history "$2" --quiet
+}
+# new_history DB: a history at DB whose schema vramfit's writer made
+# (tune_fake1 on a scratch run), its trial deleted: the trials and
+# recoveries a case wants are inserted with sqlite3. (A reader, history or
+# report history, writes nothing, not even the schema of an empty file.)
+new_history() {
+  scratch_run "$TMP/new-history-run" && tune_fake1 "$TMP/new-history-run" "$1" && [ "$rc" -eq 0 ] &&
+  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('delete from trials'); c.commit()" "$1" &&
+  rm -rf "$TMP/new-history-run"
+}
+
 finish() {
   echo "$T_PASS passed, $T_FAIL failed"
   [ "$T_FAIL" -eq 0 ]

@@ -238,7 +238,7 @@ fi
 # runs inserted with sqlite3; peak errors +5, -3, +10 and +2, -1, -8 percent)
 test_case "report history: predicted vs measured, error by run and by change"
 H=$TMP/hist.db
-: >"$H"; VRAMFIT_HISTORY="$H" "$VRAMFIT" history --json >/dev/null # an existing empty file gets the schema
+new_history "$H" # the schema by vramfit's writer (a reader writes none)
 ins() { # run index change measured_GiB predicted_GiB step_s
   sqlite3 "$H" "INSERT INTO trials (config_hash, run_dir, trainer, gpu, tier, trial_index, change, deltas,
     outcome, evidence, exit_status, steps_done, step_seconds, peak_bytes, predicted_peak_bytes, wall_seconds,

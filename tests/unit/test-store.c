@@ -1,5 +1,7 @@
 /* test-store.c - the SQLite trial history: schema, put/find/replace, NULLs
- * for unknowns, listing, forgetting a run, a newer schema refused. */
+ * for unknowns, listing, forgetting a run, a newer schema refused; a
+ * reader that writes nothing (an older schema read as it is, an empty
+ * file left empty); another program's database refused, its bytes kept. */
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -259,6 +261,137 @@ static void test_not_a_database(void)
 	vf_store_close(s);
 }
 
+/* The bytes of path into buf (at most n); their count, -1 unreadable. */
+static long file_bytes(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	long got = (long)fread(buf, 1, n, f);
+	fclose(f);
+	return got;
+}
+
+static void exec_sql(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static char before[1 << 16], after[1 << 16];
+
+/* A reader opens a schema-1 history read-only: its trial read (no
+ * predicted step time, no recoveries), nothing migrated, not a byte
+ * written. */
+static void test_reader_v1(void)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/reader-v1.db", dir);
+	exec_sql(path, "CREATE TABLE trials (config_hash TEXT PRIMARY KEY, run_dir TEXT NOT NULL, trainer TEXT,"
+		       " gpu TEXT, tier TEXT, trial_index INTEGER NOT NULL, change TEXT NOT NULL, deltas TEXT NOT NULL,"
+		       " outcome TEXT NOT NULL, evidence TEXT, exit_status INTEGER, steps_done INTEGER, step_seconds REAL,"
+		       " peak_bytes INTEGER, predicted_peak_bytes INTEGER, wall_seconds REAL, recorded_at TEXT NOT NULL);"
+		       "INSERT INTO trials VALUES ('old', '/runs/v1', 'ltx2', 'gpu', NULL, 1, 'baseline', '{}', 'ok', '',"
+		       " 0, 50, 1.5, 1000, 2000, 80.0, '2026-01-01T00:00:00Z');"
+		       "PRAGMA user_version = 1;");
+	long nb = file_bytes(path, before, sizeof before);
+	CHECK(nb > 0);
+	struct vf_error err = {0};
+	struct vf_store *s = NULL;
+	CHECK(vf_store_open_existing(path, &s, &err) == VF_OK);
+	struct vf_store_row *rows = NULL;
+	size_t n = 0;
+	CHECK(s && vf_store_list(s, NULL, &rows, &n, &err) == VF_OK);
+	CHECK_INT(n, 1);
+	if (n == 1)
+		CHECK(rows[0].t.predicted_peak_bytes == 2000 && rows[0].t.predicted_step_seconds < 0);
+	free(rows);
+	struct vf_store_recovery_row *rr = NULL;
+	CHECK(s && vf_store_list_recoveries(s, NULL, &rr, &n, &err) == VF_OK);
+	CHECK_INT(n, 0);
+	free(rr);
+	vf_store_close(s);
+	CHECK(file_bytes(path, after, sizeof after) == nb && memcmp(before, after, (size_t)nb) == 0);
+	CHECK(vf_store_check(path, &err) == VF_OK);
+}
+
+/* An empty file: a reader reads no trials and leaves it empty; a writer
+ * makes it a history. */
+static void test_reader_empty_file(void)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/empty.db", dir);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	struct vf_error err = {0};
+	struct vf_store *s = NULL;
+	CHECK(vf_store_open_existing(path, &s, &err) == VF_OK);
+	struct vf_store_row *rows = NULL;
+	size_t n = 1;
+	CHECK(s && vf_store_list(s, NULL, &rows, &n, &err) == VF_OK && n == 0 && rows == NULL);
+	struct vf_trial t;
+	bool found = true;
+	CHECK(s && vf_store_find(s, "x", &t, &found, &err) == VF_OK && !found);
+	vf_store_close(s);
+	CHECK(file_bytes(path, after, sizeof after) == 0);
+	CHECK(vf_store_check(path, &err) == VF_OK);
+	CHECK(vf_store_open(path, &s, &err) == VF_OK);
+	vf_store_close(s);
+	CHECK(file_bytes(path, after, sizeof after) > 0);
+}
+
+/* expect_refused(path, what): every open of path refused with what, the
+ * file's bytes as they were */
+static void expect_refused(const char *path, const char *what)
+{
+	long nb = file_bytes(path, before, sizeof before);
+	struct vf_error err = {0};
+	struct vf_store *s = NULL;
+	CHECK(vf_store_open(path, &s, &err) == VF_ERR && s == NULL);
+	CHECK_CONTAINS(err.msg, what);
+	CHECK(strchr(err.msg, '\n') == NULL);
+	vf_error_clear(&err);
+	CHECK(vf_store_open_existing(path, &s, &err) == VF_ERR && s == NULL);
+	CHECK_CONTAINS(err.msg, what);
+	vf_error_clear(&err);
+	CHECK(vf_store_check(path, &err) == VF_ERR);
+	CHECK_CONTAINS(err.msg, what);
+	struct vf_store_row *rows = NULL;
+	size_t n = 0;
+	CHECK(vf_store_list_at(path, NULL, &rows, &n, &err) == VF_ERR && rows == NULL);
+	CHECK(file_bytes(path, after, sizeof after) == nb && memcmp(before, after, (size_t)nb) == 0);
+}
+
+/* Another program's database (tables, no vramfit schema) is refused by
+ * writers and readers alike, before a byte is written. */
+static void test_foreign(void)
+{
+	char path[128], msg[256];
+	snprintf(path, sizeof path, "%s/foreign.db", dir);
+	exec_sql(path, "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);"
+		       "CREATE TABLE trades (id INTEGER, what TEXT); INSERT INTO users VALUES (1, 'ada');");
+	snprintf(msg, sizeof msg,
+		 "%s: not a vramfit history (it has tables trades, users and no vramfit tables); name another "
+		 "history database",
+		 path);
+	expect_refused(path, msg);
+	/* a table of its own named trials, however the user_version reads */
+	exec_sql(path, "CREATE TABLE trials (id INTEGER, arm TEXT); PRAGMA user_version = 2;");
+	expect_refused(path, "(it has tables trades, trials, users and no vramfit schema)");
+	/* many tables: six named, then the count; a control byte in a name is no line break */
+	exec_sql(path, "CREATE TABLE a1 (x); CREATE TABLE a2 (x); CREATE TABLE a3 (x); CREATE VIEW \"a\nb\" AS "
+		       "SELECT 1;");
+	expect_refused(path, "(it has tables a?b, a1, a2, a3, trades, trials, ... (7 tables) and no vramfit schema)");
+	/* no tables, but another program's user_version */
+	snprintf(path, sizeof path, "%s/versioned.db", dir);
+	exec_sql(path, "PRAGMA user_version = 7;");
+	expect_refused(path, "not a vramfit history (it has no tables but user_version 7)");
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/vf-test-store-XXXXXX");
@@ -270,6 +403,9 @@ int main(void)
 	RUN(test_not_a_database);
 	RUN(test_migrate_v1);
 	RUN(test_migrate_v2_recoveries);
+	RUN(test_reader_v1);
+	RUN(test_reader_empty_file);
+	RUN(test_foreign);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)

@@ -5,7 +5,10 @@
  * nothing. Trials are keyed by the hash of their config (and trainer
  * command): a re-run finds the result it already has and resumes.
  * The estimate's predicted peak and the measured peak are stored side by
- * side; vramfit history reports the estimator's error from them. */
+ * side; vramfit history reports the estimator's error from them. Readers
+ * open it read-only and write nothing; another program's database (tables
+ * but no vramfit schema) is refused by readers and writers alike, never
+ * written to. */
 #ifndef VRAMFIT_STORE_H
 #define VRAMFIT_STORE_H
 
@@ -24,19 +27,32 @@ struct vf_store; /* opaque */
  * location is known (no HOME). */
 const char *vf_store_default_path(char *out, size_t n);
 
-/* Open (creating the directory and the schema when missing). path NULL =
- * the default. Fails on a database whose schema is newer than this build.
- * Caller owns *out; vf_store_close(). */
+/* Open for a writer (creating the directory, the file and the schema when
+ * missing; an older schema migrated in place). path NULL = the default.
+ * Fails on a database whose schema is newer than this build, and, before
+ * writing a byte, on one that is not a vramfit history: tables but no
+ * vramfit schema ("PATH: not a vramfit history (it has tables a, b and no
+ * vramfit tables); name another history database"); an empty file is a
+ * new history. Caller owns *out; vf_store_close(). */
 vf_status vf_store_open(const char *path, struct vf_store **out, struct vf_error *err);
 void vf_store_close(struct vf_store *s);
 
-/* Open for a reader: never creates a file or a directory. path NULL = the
+/* Open for a reader: read-only (SQLITE_OPEN_READONLY), never creates a
+ * file or a directory nor writes to one: an older schema is read as it is
+ * (no predicted step time before 2, no recoveries before 3), an empty file
+ * as no trials; refused as vf_store_open refuses. path NULL = the
  * default. VF_ENOTFOUND (*out NULL) when neither path nor $VRAMFIT_HISTORY
  * is given and the default location holds no database yet (no trials
  * recorded); VF_ERR "PATH: no such history database (vramfit tune writes
  * it)" when path or $VRAMFIT_HISTORY names no file (a typo, not an empty
  * history). Caller owns *out; vf_store_close(). */
 vf_status vf_store_open_existing(const char *path, struct vf_store **out, struct vf_error *err);
+
+/* Whether a writer may use path (NULL = the default), found out before a
+ * long command starts and writing nothing: VF_OK when it names no file
+ * yet, an empty one or a vramfit history this build opens; else
+ * vf_store_open's refusal. */
+vf_status vf_store_check(const char *path, struct vf_error *err);
 
 /* The hash that keys a trial: FNV-1a 64 over the config's bytes, a NUL and
  * the trainer command; 16 hex digits. out >= 17 bytes. */

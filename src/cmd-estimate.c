@@ -55,10 +55,10 @@ static const char usage[] =
 	"MODEL is a catalog id (llama2-7b, ltx-2-19b, ...), a config.json, a model or\n"
 	"adapter directory or a .safetensors file, a Hub id (org/name[@revision]);\n"
 	"--params N alone estimates a generic llama-like transformer of N parameters.\n"
-	"A quantized checkpoint loads its base as stored (--quant from its\n"
-	"quantization_config; LoRA unless --mode). A .gguf file (or org/name:TAG) is\n"
-	"estimated as llama.cpp runs it: weights as stored, KV cache at --ctx,\n"
-	"--n-gpu-layers offload.\n"
+	"A quantized checkpoint, or a config.json with a quantization_config, loads\n"
+	"its base as stored (--quant from it; LoRA unless --mode). A .gguf file (or\n"
+	"org/name:TAG) is estimated as llama.cpp runs it: weights as stored, KV cache\n"
+	"at --ctx, --n-gpu-layers offload.\n"
 	"\n"
 	"GPUs: --gpu ID | ID:N | NAME=MiB (repeatable; `vramfit gpus` lists the ids);\n"
 	"--gpu A,B (e.g. rtx-3090,rtx-4080): one machine's cards serving together\n"
@@ -2813,8 +2813,10 @@ static void arch_target(const struct vf_model *m, struct vf_setup *s, struct tar
 		       m->arch.family);
 	if (m->arch.approximate)
 		assume(as, "not understood: %s; %s", m->arch.not_understood,
-		       m->files >= 0 ? "parameters from the files, memory terms approximate"
-				     : "count is approximate");
+		       m->files >= 0	? "parameters from the files, memory terms approximate"
+		       : m->count_exact ? "the count is the config's, the weights' bytes as stored "
+					  "unknown: memory terms approximate"
+					: "count is approximate");
 	if (m->arch.ssm_layers > 0)
 		assume(as, "%s: %" PRId64 " %s layers of %" PRId64 " (%" PRId64 " with attention): "
 			   "training saves each mixer's projections, conv output, dt and the scan's "
@@ -2940,8 +2942,14 @@ static int model_kind_target(const struct vf_model *m, const char *model, const 
 				   "--lora-rank R --lora-targets LIST",
 				   model);
 	if (lm && (m->arch.known & VF_ARCH_F_LAYERS)) {
-		if (vf_lora_targets_resolve(&m->arch, s, &err)) /* the model's own modules */
-			return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg) : vf_cli_fail_err(&err);
+		if (vf_lora_targets_resolve(&m->arch, s, &err)) { /* the model's own modules */
+			bool q = m->has_quant && s->mode == VF_MODE_LORA && !(s->given & VF_SETUP_G_MODE);
+			if (err.code != VF_EUSAGE)
+				return vf_cli_fail_err(&err);
+			return vf_cli_usage("estimate", "%s%s%s%s", err.msg,
+					    q ? " (LoRA because its quantization_config stores the base as " : "",
+					    q ? m->quant.base_quant : "", q ? ": --mode full or infer otherwise)" : "");
+		}
 		arch_target(m, s, tg, as, t5);
 		return -1;
 	}
@@ -2961,7 +2969,11 @@ static void quantized_defaults(const struct vf_model *m, struct vf_setup *s, str
 	const struct vf_qconfig *q = &m->quant;
 	if (!m->has_quant || !q->understood || !q->base_quant[0])
 		return;
-	if (!(s->given & VF_SETUP_G_QUANT) && vf_quant_parse(q->base_quant, &s->quant))
+	bool set = !(s->given & VF_SETUP_G_QUANT) && vf_quant_parse(q->base_quant, &s->quant);
+	if (set && q->params < 0) /* a config without weights: nothing counted */
+		assume(as, "quant %s: the config's quantization_config (%s %d-bit) (--quant)",
+		       q->base_quant, q->method, q->bits);
+	else if (set)
 		assume(as, "quant %s: the checkpoint's quantization_config (%s %d-bit, %.3f bytes a "
 			   "weight as stored) (--quant)",
 		       q->base_quant, q->method, q->bits, q->bytes_per_weight);

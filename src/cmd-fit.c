@@ -1482,9 +1482,11 @@ static int stored_as(const struct vf_model *m, const struct vf_setup *s, const c
 				   model, model);
 	if (m->has_quant && m->quant.understood && m->quant.base_quant[0] &&
 	    !(s->given & VF_SETUP_G_QUANT))
-		return vf_cli_usage("fit", "%s: a %s %d-bit checkpoint: give --quant %s and --mode lora "
+		return vf_cli_usage("fit", "%s: a %s %d-bit %s: give --quant %s and --mode lora "
 					   "or infer to fit it as stored",
-				    model, m->quant.method, m->quant.bits, m->quant.base_quant);
+				    model, m->quant.method, m->quant.bits,
+				    m->files < 0 ? "model (its config's quantization_config)" : "checkpoint",
+				    m->quant.base_quant);
 	return -1;
 }
 

@@ -375,7 +375,11 @@ static void row_types(struct vf_table *t, const struct vf_model *m)
 static void row_quant(struct vf_table *t, const struct vf_qconfig *q)
 {
 	char a[128], line[512];
-	if (q->understood)
+	if (q->understood && q->params < 0) /* a config without weights: nothing counted */
+		snprintf(line, sizeof line, "%s %d-bit%s%s (config.json; no weights to count); loads as %s",
+			 q->method, q->bits, q->format[0] ? " " : "", q->format,
+			 q->base_quant[0] ? q->base_quant : "stored");
+	else if (q->understood)
 		snprintf(line, sizeof line,
 			 "%s %d-bit%s%s: %s parameters held quantized, %.3f bytes each as stored "
 			 "(scales and zeros included); loads as %s",
@@ -383,7 +387,9 @@ static void row_quant(struct vf_table *t, const struct vf_qconfig *q)
 			 fmt_count(a, sizeof a, q->quantized), q->bytes_per_weight,
 			 q->base_quant[0] ? q->base_quant : "stored");
 	else
-		snprintf(line, sizeof line, "%s: not understood; the count is the headers' elements",
+		snprintf(line, sizeof line, q->params < 0 && !q->quantized
+			 ? "%s: not understood; the weights' bytes as stored are not known (approximate)"
+			 : "%s: not understood; the count is the headers' elements",
 			 q->method);
 	row(t, "quantization", line);
 }
@@ -416,6 +422,7 @@ static void row_notes(struct vf_table *t, const struct vf_model *m)
 		snprintf(line, sizeof line, "not understood: %s; %s", m->arch.not_understood,
 			 m->files >= 0 || m->entry ? "the count is the files', the architecture approximate"
 			 : m->params < 0		   ? "no count"
+			 : m->count_exact ? "the count is the config's, the weights' bytes as stored unknown"
 						   : "count is approximate");
 		row(t, "approximate", line);
 	}

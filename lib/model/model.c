@@ -87,6 +87,17 @@ static void set_groups_from_arch(struct vf_model *m)
 	}
 }
 
+/* A quantization_config vramfit does not read (quant_method unknown, or
+ * its bits): named, and the result approximate (the weights' bytes as
+ * stored are not known). */
+static void quant_not_understood(struct vf_model *m)
+{
+	char note[96];
+	snprintf(note, sizeof note, "quantization_config (quant_method %s)", m->quant.method);
+	m->count_exact = m->files < 0 && !m->arch.approximate;
+	vf_arch_not_understood(&m->arch, note);
+}
+
 /* ---- catalog ids and config.json --------------------------------------- */
 
 static vf_status load_catalog(const struct vf_model_entry *e, struct vf_model *m)
@@ -108,9 +119,11 @@ static vf_status load_catalog(const struct vf_model_entry *e, struct vf_model *m
 }
 
 /* A config.json: a vision or diffusion transformer's (vision.h) into
- * m->vision, else a language model's into *a. */
+ * m->vision, else a language model's into *a; quant: its
+ * quantization_config into m->quant too (a config without weights: a
+ * checkpoint's is read with its tensors, unpack_quantized). */
 static vf_status read_config(const char *path, struct vf_model *m, struct vf_arch *a,
-			     struct vf_error *err)
+			     bool quant, struct vf_error *err)
 {
 	cJSON *cfg = NULL;
 	vf_status st = vf_json_parse_file(path, MAX_CONFIG, &cfg, err);
@@ -122,6 +135,8 @@ static vf_status read_config(const char *path, struct vf_model *m, struct vf_arc
 		m->has_vision = st == VF_OK;
 	} else if (st == VF_OK) {
 		st = vf_arch_from_config(cfg, path, a, err);
+		if (quant)
+			m->has_quant = vf_qconfig_read(cfg, &m->quant);
 		/* a timm config names its model in "architecture": said when
 		 * not understood (load_config_file) */
 		const char *timm = vf_json_get_str(cfg, "architecture");
@@ -137,7 +152,7 @@ static vf_status read_config(const char *path, struct vf_model *m, struct vf_arc
 static vf_status load_config_file(const char *path, struct vf_model *m, struct vf_error *err)
 {
 	snprintf(m->format, sizeof m->format, "config");
-	vf_status st = read_config(path, m, &m->arch, err);
+	vf_status st = read_config(path, m, &m->arch, true, err);
 	if (st == VF_ENOTFOUND && (m->arch.known & VF_ARCH_F_FAMILY)) {
 		/* a valid config of an architecture not understood (no hidden
 		 * size or layer count where its family is read): said, not
@@ -162,6 +177,8 @@ static vf_status load_config_file(const char *path, struct vf_model *m, struct v
 	set_groups_from_arch(m);
 	if (m->has_groups)
 		m->params = m->groups.total;
+	if (m->has_quant && !m->quant.understood)
+		quant_not_understood(m);
 	return VF_OK;
 }
 
@@ -1317,7 +1334,7 @@ static vf_status settle_arch(struct vf_model *m, const char *config, struct head
 	if (config) {
 		/* a config.json that is not a transformer's (a VAE's, a
 		 * scheduler's) leaves the architecture to the tensors */
-		vf_status st = read_config(config, m, &m->arch, err);
+		vf_status st = read_config(config, m, &m->arch, false, err);
 		if (st == VF_OK && m->has_vision && strcmp(m->vision.kind, "unknown") != 0)
 			return VF_OK;
 		if (st == VF_OK && m->has_vision) {
@@ -1374,11 +1391,8 @@ static vf_status load_files(struct vf_model *m, char *const *paths, size_t n,
 		unpack_quantized(m, config, h);
 	if (st == VF_OK)
 		st = settle_arch(m, config, h, err);
-	if (st == VF_OK && m->has_quant && !m->quant.understood && m->has_arch) {
-		char note[96];
-		snprintf(note, sizeof note, "quantization_config (quant_method %s)", m->quant.method);
-		vf_arch_not_understood(&m->arch, note);
-	}
+	if (st == VF_OK && m->has_quant && !m->quant.understood && m->has_arch)
+		quant_not_understood(m);
 	if (st == VF_OK && !m->has_adapter)
 		st = adapter_from_tensors(m, h, true, err);
 	return st;

@@ -55,4 +55,46 @@ expect_json 'j["approximate"] is True and any("quant_method hqq" in x for x in j
 run inspect "$TMP/hqq"
 expect_out "hqq: not understood"
 
+# A config.json without weights reads its quantization_config as a
+# checkpoint's does (it was estimated as unquantized fp32 weights, full
+# fine-tuning, and not marked approximate: a silent wrong answer).
+qcfg() { # DIR QUANTIZATION_CONFIG_JSON: the fixture's config with it
+  mkdir -p "$1"
+  python3 - "$FX/config.json" "$1/config.json" "$2" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["quantization_config"] = json.loads(sys.argv[3])
+json.dump(c, open(sys.argv[2], "w"))
+PY
+}
+test_case "a bare config.json with a quantization_config: loads as it says"
+qcfg "$TMP/cfg-gptq" '{"quant_method": "gptq", "bits": 4, "group_size": 128}'
+run estimate "$TMP/cfg-gptq/config.json" --gpu rtx4090 --json
+expect_rc 0
+expect_json 'j["setup"]["quant"] == "int4" and j["setup"]["mode"] == "lora" and j["model"]["params"] == 1840256'
+run estimate "$TMP/cfg-gptq/config.json" --gpu rtx4090
+expect_out "quant int4: the config's quantization_config (gptq 4-bit) (--quant)"
+expect_no_out "0.000 bytes"
+run inspect "$TMP/cfg-gptq/config.json"
+expect_out "gptq 4-bit (config.json; no weights to count); loads as int4"
+run inspect "$TMP/cfg-gptq/config.json" --json
+expect_json 'j["quantization"]["loads_as"] == "int4" and j["approximate"] is False'
+run fit "$TMP/cfg-gptq/config.json" --gpu rtx4090
+expect_rc 2
+expect_err "a gptq 4-bit model (its config's quantization_config): give --quant int4"
+qcfg "$TMP/cfg-bnb" '{"quant_method": "bitsandbytes", "load_in_4bit": true, "bnb_4bit_quant_type": "nf4"}'
+run estimate "$TMP/cfg-bnb/config.json" --gpu rtx4090 --mode infer --json
+expect_json 'j["setup"]["quant"] == "nf4" and j["setup"]["mode"] == "infer"'
+
+test_case "a bare config.json with an unknown quant_method: approximate, the count the config's"
+qcfg "$TMP/cfg-hqq" '{"quant_method": "hqq", "nbits": 4}'
+run estimate "$TMP/cfg-hqq/config.json" --gpu rtx4090 --json
+expect_rc 0
+expect_json 'j["model"]["approximate"] is True and j["model"]["params"] == 1840256'
+run estimate "$TMP/cfg-hqq/config.json" --gpu rtx4090
+expect_out "quantization_config (quant_method hqq); the count is the config's, the weights' bytes as stored unknown: memory terms approximate"
+run inspect "$TMP/cfg-hqq/config.json"
+expect_out "hqq: not understood; the weights' bytes as stored are not known (approximate)"
+expect_out "the count is the config's, the weights' bytes as stored unknown"
+expect_no_out "count is approximate"
+
 finish

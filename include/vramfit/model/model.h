@@ -67,6 +67,9 @@ struct vf_model {
 	bool has_quant;         /* config.json has a quantization_config (qconfig.h): params
 				   unpacked, bytes as stored */
 	struct vf_qconfig quant;
+	bool count_exact;       /* arch.approximate for its quantization_config alone (a
+				   config without weights, quant_method not understood): the
+				   count is the config's, the weights' bytes as stored unknown */
 	struct vf_gguf *gguf;   /* a GGUF file's header (owned), or NULL; bytes are then
 				   as stored (quantized), dtype_params empty */
 	/* a Hub id ("org/name[@revision]", hub.h): where its files came from */

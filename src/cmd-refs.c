@@ -35,7 +35,8 @@ static const struct vf_option options[] = {
 	OPT_DOUBLE_X("price", "USD", price, 0, 1e6, "dollars per GPU-hour", "$/GPU-hour instead of the catalog's"),
 	OPT_BOOL("json", json,
 		 "{\"refs\": [{\"id\", \"published\": {...}, \"predicted\": {...},\n"
-		 "\"implied_mfu\", \"plausible\", \"note\", ...}]}"),
+		 "\"implied_mfu\", \"plausible\" (null when the verdict is unknown),\n"
+		 "\"verdict\", \"note\", ...}]}"),
 	OPT_END(),
 };
 #undef OPT_T

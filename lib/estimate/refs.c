@@ -572,7 +572,10 @@ cJSON *vf_ref_to_json(const struct vf_ref *r, const struct vf_ref_eval *e)
 	add_num(o, "tokens", e->tokens);
 	add_num(o, "flops", e->flops);
 	add_num(o, "implied_mfu", e->implied_mfu);
-	cJSON_AddBoolToObject(o, "plausible", e->plausible);
+	if (e->verdict == VF_VERDICT_UNKNOWN) /* nothing implied to judge: neither */
+		cJSON_AddNullToObject(o, "plausible");
+	else
+		cJSON_AddBoolToObject(o, "plausible", e->plausible);
 	cJSON_AddStringToObject(o, "verdict", vf_verdict_name(e->verdict));
 	cJSON *pr = cJSON_AddObjectToObject(o, "predicted");
 	cJSON_AddStringToObject(pr, "gpu", e->gpu);

@@ -180,6 +180,8 @@ expect_json '(lambda r: r["published"]["hours"] == 32 and abs(r["predicted"]["ho
 test_case "refs: the 1.3B-on-1B-tokens claim is flagged, consistent with ~26B tokens"
 expect_json '(lambda r: r["plausible"] is False and r["implied_mfu"] < 0.2 and "26B tokens" in r["note"] and r["consistent_with"]["alt_tokens"] == 26e9)([x for x in j["refs"] if x["id"] == "mosaic-1.3b-1b-tokens"][0])'
 expect_json 'len(j["refs"]) >= 13 and all(k in x for x in j["refs"] for k in ("id", "published", "predicted", "implied_mfu", "plausible", "note"))'
+# one verdict: a run with no implied MFU is neither plausible nor implausible
+expect_json 'any(x["verdict"] == "unknown" for x in j["refs"]) and all((x["plausible"] is None) == (x["verdict"] == "unknown") for x in j["refs"]) and all(x["plausible"] is (x["verdict"] == "plausible") for x in j["refs"] if x["verdict"] != "unknown")'
 run refs
 expect_rc 0
 expect_out "tinyllama-1.1b"

@@ -1023,11 +1023,17 @@ static vf_status ltx_target(const struct vf_model *m, struct target *tg, struct 
 	       tg->d.connectors_from_file ? "from the header" : "from the layout: not in this file");
 	if (m->ltx.assumed[0])
 		assume(as, "not in the file: %s", m->ltx.assumed);
-	if (m->ltx.unknown[0])
+	if (m->ltx.unknown[0]) {
 		assume(as, "not understood: %s; the layout (activations, LoRA) is approximate", m->ltx.unknown);
-	if (vf_ltx_params(&m->ltx) != tr)
+		snprintf(tg->unknown, sizeof tg->unknown, "%s", m->ltx.unknown);
+	}
+	if (vf_ltx_params(&m->ltx) != tr) {
 		assume(as, "the layout counts %" PRId64 " parameters, the header %" PRId64
 			   ": activations and LoRA are approximate", vf_ltx_params(&m->ltx), tr);
+		size_t k = strlen(tg->unknown); /* named in the JSON's not_understood too */
+		snprintf(tg->unknown + k, sizeof tg->unknown - k, "%sthe layout's parameter count (%" PRId64
+			 " against the header's %" PRId64 ")", k ? ", " : "", vf_ltx_params(&m->ltx), tr);
+	}
 	const cJSON *list = def ? cJSON_GetObjectItemCaseSensitive(def->raw, "assumptions") : NULL;
 	const cJSON *it;
 	int i = 0;
@@ -1965,7 +1971,7 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 	fprintf(o, "%sModel%s  %s: %s parameters%s, %s trainable%s\n", bold, off, tg->id,
 		vf_fmt_params(b1, sizeof b1, e0->params), act,
 		vf_fmt_params(b2, sizeof b2, e0->trainable_params),
-		!tg->dit && tg->arch.approximate ? " (approximate: see Assumptions)" : "");
+		(!tg->dit && tg->arch.approximate) || (tg->dit && tg->unknown[0]) ? " (approximate: see Assumptions)" : "");
 	if (nrows && rows[0].has_inf && vf_est_engine_own(&rows[0].inf)) /* the engine's words, not a training step's */
 		vf_est_engine_setup_words(&rows[0].inf, inf, s, setup, sizeof setup);
 	else
@@ -2166,7 +2172,7 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 	const struct vf_arch *ma = tg->vision ? (tg->vis.has_lm ? &tg->vis.lm : NULL) : tg->dit ? NULL : &tg->arch;
 	if (ma && ma->experts > 0 && vf_arch_active_params(ma) > 0) /* MoE: per token (the LM's for a VLM) */
 		cJSON_AddNumberToObject(m, "active_params", (double)vf_arch_active_params(ma));
-	const char *unk = tg->vision ? tg->vis.unknown : tg->pipeline ? tg->unknown : tg->dit ? "" : tg->arch.not_understood;
+	const char *unk = tg->vision ? tg->vis.unknown : tg->pipeline || tg->dit ? tg->unknown : tg->arch.not_understood;
 	cJSON_AddBoolToObject(m, "approximate", unk[0] || (!tg->vision && !tg->dit && tg->arch.approximate));
 	vf_json_add_list(m, "not_understood", unk);
 	if (tg->dit) {

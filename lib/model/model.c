@@ -2261,7 +2261,11 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 	}
 	/* the count is exact from files (or a catalog entry); from a config it
 	 * is as exact as the architecture was understood */
+	int64_t ltx_tr = m->ltx_parts.transformer > 0 ? m->ltx_parts.transformer : m->params;
 	bool approx = (m->has_vision && m->vision.unknown[0]) || (m->has_ltx && m->ltx.unknown[0]) ||
+		      /* an LTX file whose layout counts other than its tensors (inspect's
+		       * "approximate layout") */
+		      (m->has_ltx && m->files > 0 && vf_ltx_params(&m->ltx) != ltx_tr) ||
 		      (!m->has_vision && !m->has_ltx && m->has_arch && m->arch.approximate);
 	/* a pipeline: as approximate as its least understood component */
 	for (size_t i = 0; i < m->ncomponents; i++) {

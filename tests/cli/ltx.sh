@@ -132,6 +132,36 @@ expect_json '"share_ff" in j["architecture"]["not_understood"] and "moe_experts"
 run estimate "$TMP/u.safetensors"
 expect_rc 0
 expect_out "not understood: share_ff, moe_experts"
+expect_out "trainable (approximate: see Assumptions)"
+# one verdict: the JSON says approximate where the text does (it said false)
+run estimate "$TMP/u.safetensors" --json
+expect_json 'j["model"]["approximate"] is True and "share_ff" in j["model"]["not_understood"]'
+
+test_case "metadata that differs from the tensors: approximate in the text and the JSON alike"
+python3 "$GEN" "$TMP/mm.safetensors" '{"num_layers": 2}' --prefix=
+python3 - "$TMP/mm.safetensors" <<'PY'
+import json, struct, sys
+b = open(sys.argv[1], "rb").read()
+n = struct.unpack("<Q", b[:8])[0]
+h = json.loads(b[8:8 + n])
+h["__metadata__"]["config"] = json.dumps({"transformer": {"num_layers": 3, "_class_name": "AVTransformer3DModel"}})
+t = json.dumps(h).encode()
+t += b" " * (-len(t) % 8)
+open(sys.argv[1], "wb").write(struct.pack("<Q", len(t)) + t + b[8 + n:])
+PY
+run inspect "$TMP/mm.safetensors"
+expect_rc 0
+expect_out "differs from the tensors: approximate layout"
+run inspect "$TMP/mm.safetensors" --json
+expect_json 'j["approximate"] is True and j["params_approximate"] is False and j["architecture"]["params_from_layout"] != j["params"]'
+run estimate "$TMP/mm.safetensors"
+expect_out "activations and LoRA are approximate"
+expect_out "trainable (approximate: see Assumptions)"
+run estimate "$TMP/mm.safetensors" --json
+expect_json 'j["model"]["approximate"] is True and any("parameter count" in x for x in j["model"]["not_understood"])'
+python3 "$GEN" "$TMP/ok.safetensors" '{"num_layers": 2}' --prefix=
+run estimate "$TMP/ok.safetensors" --json
+expect_json 'j["model"]["approximate"] is False and j["model"]["not_understood"] == []'
 
 test_case "plan: an LTX checkpoint under any name is estimated from its own header"
 TD="$VF_SOURCE_DIR/tests/fixtures/ltx-trainer"

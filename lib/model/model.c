@@ -2274,7 +2274,9 @@ cJSON *vf_model_to_json(const struct vf_model *m)
 			 m->components[i]->params < 0;
 		cJSON_Delete(cj);
 	}
-	bool from_arch = m->files < 0 && !m->entry;
+	/* a config whose quantization_config alone is not understood: the
+	 * count is the config's (exact), only the weights' bytes unknown */
+	bool from_arch = m->files < 0 && !m->entry && !m->count_exact;
 	cJSON_AddBoolToObject(o, "params_approximate", from_arch && approx);
 	cJSON_AddBoolToObject(o, "approximate", approx);
 	arch_json(m, o);

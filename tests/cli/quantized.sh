@@ -96,5 +96,19 @@ run inspect "$TMP/cfg-hqq/config.json"
 expect_out "hqq: not understood; the weights' bytes as stored are not known (approximate)"
 expect_out "the count is the config's, the weights' bytes as stored unknown"
 expect_no_out "count is approximate"
+run inspect "$TMP/cfg-hqq/config.json" --json
+expect_json 'j["approximate"] is True and j["params_approximate"] is False and j["params"] == 1840256 and j["quantization"]["understood"] is False'
+
+test_case "real configs' quantization_config: deepseek-v3 fp8 exact, gpt-oss-20b mxfp4 approximate bytes, exact count"
+RC=$VF_SHARED_DIR/realconfigs
+run inspect "$RC/deepseek-v3/config.json" --json
+expect_rc 0
+expect_json 'j["params"] == 671026419200 and j["approximate"] is False and j["params_approximate"] is False and j["quantization"]["loads_as"] == "fp8"'
+run inspect "$RC/gpt-oss-20b/config.json" --json
+expect_rc 0
+expect_json 'j["params"] == 20914757184 and j["approximate"] is True and j["params_approximate"] is False and j["quantization"]["method"] == "mxfp4"'
+run estimate "$RC/gpt-oss-20b/config.json" --gpu h200 --mode infer --json
+expect_rc 0
+expect_json 'j["model"]["approximate"] is True and j["model"]["not_understood"] == ["quantization_config (quant_method mxfp4)"]'
 
 finish

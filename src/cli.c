@@ -294,6 +294,20 @@ bool vf_cli_wants_help(int argc, char **argv)
 	return false;
 }
 
+void vf_cli_gpu_twice(char *msg, size_t n, const char *a, const char *b)
+{
+	const char *ca = strchr(a, ':'), *cb = strchr(b, ':');
+	long na = ca ? strtol(ca + 1, NULL, 10) : 1, nb = cb ? strtol(cb + 1, NULL, 10) : 1;
+	int len = ca ? (int)(ca - a) : (int)strlen(a);
+	int k = snprintf(msg, n, "--gpu %s: the same GPU as --gpu %s; each --gpu is a row to compare: "
+				 "give a kind once, as ID:N for N cards of it",
+			 b, a);
+	if (k < 0 || (size_t)k >= n || strchr(a, '=') || strchr(a, ',') || na < 1 || nb < 1 ||
+	    na + nb > 4096)
+		return;
+	snprintf(msg + k, n - (size_t)k, " (here --gpu %.*s:%ld)", len, a, na + nb);
+}
+
 int vf_cli_gpu_counts(const char *cmd, const char *const *ids, int *counts, int n,
 		      struct vf_setup *s)
 {

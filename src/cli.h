@@ -100,6 +100,11 @@ bool vf_cli_tune_interrupted(void);
  * vf_setup_finish(). Returns -1, else the exit code of the usage error
  * printed. */
 struct vf_setup;
+/* The usage error of a GPU kind given twice (--gpu a, then --gpu b of the
+ * same kind), in the words of every verb, into msg (n bytes): each --gpu
+ * is a row, so the cards of one kind are written once with their count,
+ * named concretely (rtx-4090 twice: rtx-4090:2). */
+void vf_cli_gpu_twice(char *msg, size_t n, const char *a, const char *b);
 int vf_cli_gpu_counts(const char *cmd, const char *const *ids, int *counts, int n,
 		      struct vf_setup *s);
 

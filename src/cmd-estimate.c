@@ -863,11 +863,11 @@ static vf_status given_gpus(char **specs, int nspecs, struct vf_gpu_set *set, st
 			return st;
 		if (!vf_gpu_spec_is_list(specs[i])) {
 			int k = kind_row(set, from, rows, *nrows);
-			if (k >= 0)
-				return vf_error_set(err, VF_EUSAGE,
-						    "--gpu %s: the same GPU as --gpu %s; each --gpu is a row to compare: "
-						    "give a kind once, as ID:N for N cards of it",
-						    specs[i], row_spec[k]);
+			if (k >= 0) {
+				char msg[512];
+				vf_cli_gpu_twice(msg, sizeof msg, row_spec[k], specs[i]);
+				return vf_error_set(err, VF_EUSAGE, "%s", msg);
+			}
 			int before = *nrows;
 			merge_gpus(set, from, rows, nrows);
 			for (int r = before; r < *nrows; r++)

@@ -273,11 +273,13 @@ static int gpu_group_set(const char *spec, struct gpu_group *g)
 static int gpu_group_add(const struct gpu_group *g, const char *spec, struct gpu_group *out, const char **from,
 			 int max, int *n)
 {
-	for (int k = 0; !g->ndev && k < *n; k++)
-		if (!out[k].ndev && out[k].spec == g->spec)
-			return vf_cli_usage("fit", "--gpu %s: the same GPU as --gpu %s; each --gpu is a row to compare: "
-						   "give a kind once, as ID:N for N cards of it",
-					    spec, from[k]);
+	for (int k = 0; !g->ndev && k < *n; k++) {
+		if (!out[k].ndev && out[k].spec == g->spec) {
+			char msg[512];
+			vf_cli_gpu_twice(msg, sizeof msg, from[k], spec);
+			return vf_cli_usage("fit", "%s", msg);
+		}
+	}
 	if (*n < max) {
 		from[*n] = spec;
 		out[(*n)++] = *g;

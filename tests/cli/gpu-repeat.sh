@@ -10,7 +10,7 @@ test_case "estimate --gpu K --gpu K: a usage error, not two GPUs"
 run estimate llama3-8b --mode lora --gpu rtx-4090 --gpu rtx-4090
 expect_rc 2
 expect_no_out "rtx-4090 x2"
-expect_err "vramfit estimate: --gpu rtx-4090: the same GPU as --gpu rtx-4090; each --gpu is a row to compare: give a kind once, as ID:N for N cards of it"
+expect_err "vramfit estimate: --gpu rtx-4090: the same GPU as --gpu rtx-4090; each --gpu is a row to compare: give a kind once, as ID:N for N cards of it (here --gpu rtx-4090:2)"
 expect_err_lines 2
 
 test_case "estimate --gpu K:4 --gpu K: a usage error, not five GPUs"
@@ -18,6 +18,7 @@ run estimate llama3-8b --mode lora --gpu rtx-4090:4 --gpu rtx-4090 --json
 expect_rc 2
 check '[ -z "$out" ]'
 expect_err "--gpu rtx-4090: the same GPU as --gpu rtx-4090:4"
+expect_err "(here --gpu rtx-4090:5)"
 
 test_case "estimate: the kind again after another kind, and in a report"
 run estimate llama3-8b --mode lora --gpu rtx-4090 --gpu a100-80gb --gpu rtx-4090:2
@@ -41,7 +42,7 @@ expect_json 'len(j["gpus"]) == 2 and all(g["count"] == 1 for g in j["gpus"])'
 test_case "fit --gpu K --gpu K: the same usage error, not n 2"
 run fit llama3-8b --mode lora --gpu rtx-4090 --gpu rtx-4090
 expect_rc 2
-expect_err "vramfit fit: --gpu rtx-4090: the same GPU as --gpu rtx-4090; each --gpu is a row to compare: give a kind once, as ID:N for N cards of it"
+expect_err "vramfit fit: --gpu rtx-4090: the same GPU as --gpu rtx-4090; each --gpu is a row to compare: give a kind once, as ID:N for N cards of it (here --gpu rtx-4090:2)"
 run fit llama3-8b --mode lora --gpu rtx-4090:2 --gpu a100-80gb --json
 expect_rc 0
 finish

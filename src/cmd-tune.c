@@ -209,6 +209,26 @@ static cJSON *pvm_json(const struct vf_tune_result *r, const struct pvm *p)
 
 /* The run's tier: --tier, else the first tier name of the profile that
  * plan.md mentions. NULL when unknown. */
+/* The training size the run's plan estimated at (plan.json's
+ * preprocess.resolution_buckets, its largest bucket) into dims, as vramfit
+ * run reads it: tune's predictions are then the plan's predicted sweep.
+ * Left as it is (0: the trial config's validation video_dims) when the run
+ * has no readable plan.json. */
+static void plan_buckets(const char *run, int dims[3])
+{
+	char path[PATH_MAX];
+	cJSON *plan = NULL;
+	if (snprintf(path, sizeof path, "%s/plan.json", run) >= (int)sizeof path ||
+	    vf_json_parse_file(path, (size_t)4 << 20, &plan, NULL) != VF_OK)
+		return;
+	const char *b = vf_json_get_str(cJSON_GetObjectItemCaseSensitive(plan, "preprocess"),
+					"resolution_buckets");
+	int d[3] = {0, 0, 0};
+	if (b && vf_plan_largest_bucket(b, d, NULL) == VF_OK)
+		memcpy(dims, d, sizeof d);
+	cJSON_Delete(plan);
+}
+
 static const char *find_tier(const char *run, const char *trainer, char *out, size_t n)
 {
 	cJSON *tiers = NULL;
@@ -484,8 +504,9 @@ static const struct vf_option options[] = {
 		 "the effective batch); deferred by default"),
 	OPT_BOOL("try-no-ckpt", o.try_no_ckpt, "also try gradient checkpointing off (80GB+ tier only)"),
 	OPT_TEXT("resolution-buckets", "WxHxF[;...]", buckets,
-		 "the training size of the predicted peaks (the plan's;\n"
-		 "default: the trial config's validation video_dims)"),
+		 "the training size of the predicted peaks (default: the\n"
+		 "plan's, RUN_DIR/plan.json; without one the trial config's\n"
+		 "validation video_dims)"),
 	OPT_TEXT("tier", "NAME", tier,
 		 "the run's tier (default: read from RUN_DIR/plan.md, else\n"
 		 "decided from the GPUs)"),
@@ -741,6 +762,8 @@ static int run(int argc, char **argv)
 		struct vf_error berr = {0};
 		if (vf_plan_largest_bucket(ta.buckets, pc.train_dims, &berr))
 			return vf_cli_usage("tune", "%s", berr.msg);
+	} else {
+		plan_buckets(abs_run, pc.train_dims);
 	}
 	int grc = use_gpus(&o, &pc, gpu_spec, label, sizeof label, tierbuf, sizeof tierbuf, &probed);
 	if (grc >= 0)

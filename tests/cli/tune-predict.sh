@@ -43,6 +43,26 @@ expect_out "predicted against measured"
 expect_out_re '^1 +baseline +fits +ok +[0-9.]+ GiB'
 expect_out_re '^2 +quantization off +fits +ok +[0-9.]+ GiB'
 
+test_case "tune predicts the baseline as the plan did: the plan's training size (plan.json), not the validation dims"
+# plan.md's predicted sweep said 47.4 GiB / 1.00 s for the baseline on an H100 and tune 50.93 GiB /
+# 1.63 s for the same trial: tune sized the sample at the config's validation video_dims
+mkdir -p "$TMP/pl/models/gemma-3-12b-it" "$TMP/pl/work"
+echo '{"model_type": "gemma3"}' >"$TMP/pl/models/gemma-3-12b-it/config.json"
+cp "$VF_SHARED_DIR/fixtures/models/lora_weights_step_00050.safetensors" "$TMP/pl/models/ltx-2-19b-dev.safetensors"
+(cd "$TMP/pl/work" && HOME="$TMP/pl" "$VRAMFIT" plan --trainer-dir "$VF_SOURCE_DIR/tests/fixtures/ltx-trainer" \
+  --model "$TMP/pl/models/ltx-2-19b-dev.safetensors" --text-encoder "$TMP/pl/models/gemma-3-12b-it" \
+  --gpu h100-80gb --dataset cats --run-name p >/dev/null 2>&1)
+RP=$TMP/pl/work/projects/p
+check "[ -f '$RP/plan.json' ]"
+mkdir -p "$RP/overfit/.precomputed" && echo x >"$RP/overfit/.precomputed/sample.txt"
+run tune "$RP" --gpu h100-80gb --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "$FAKE" --steps 5 --no-check --json --quiet
+expect_rc 0
+P="$RP/plan.json" expect_json '(lambda e, p: p["peak_bytes"] == e["peak_bytes"] and abs(p["step_seconds"] - e["step_seconds"]) < 1e-9)(__import__("json").load(open(__import__("os").environ["P"]))["estimate"], j["predicted"][0])'
+# --resolution-buckets still chooses
+run tune "$RP" --gpu h100-80gb --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "$FAKE" --steps 5 --no-check --json --quiet --resolution-buckets 1920x1088x121
+expect_rc 0
+P="$RP/plan.json" expect_json 'j["predicted"][0]["peak_bytes"] > __import__("json").load(open(__import__("os").environ["P"]))["estimate"]["peak_bytes"]'
+
 test_case "tune with the example trainer's own model: no estimate, said per trial"
 R2=$(make_run mini "$TRAINER/models/mini.json")
 run tune "$R2" --gpu h100-80gb --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "$FAKE" --steps 10 --json --quiet

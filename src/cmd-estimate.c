@@ -1431,24 +1431,31 @@ static void print_split(FILE *o, const struct gpu_row *r)
 	fprintf(o, "\n%s%s x%d%s: %s\n", vf_cli_sgr(o, "1"), r->spec.id, sp->ngpus, vf_cli_sgr(o, "0"),
 		sp->kind == VF_SPLIT_LAYERS ? "layer split (accelerate device_map=\"auto\"), one GPU at a time"
 					    : "tensor x pipeline parallel replica (Megatron-style)");
+	/* inference holds no gradients nor optimizer states: no column for them */
+	bool train = r->setup.mode != VF_MODE_INFER;
 	const char *hdr[] = {"GPU", "holds", "weights", "grads + states", "KV cache", "activations",
 			     "peak", "fits"};
+	const char *hdr_inf[] = {"GPU", "holds", "weights", "KV cache", "activations", "peak", "fits"};
 	struct vf_table t;
-	vf_table_init(&t, 8, hdr);
-	for (int c = 2; c < 8; c++)
+	int nc = train ? 8 : 7;
+	vf_table_init(&t, nc, train ? hdr : hdr_inf);
+	for (int c = 2; c < nc; c++)
 		vf_table_set_right(&t, c, true);
 	for (int i = 0; i < sp->ngpus; i++) {
 		const struct vf_split_gpu *g = &sp->gpu[i];
-		char id[16];
+		char id[16], st[32] = "-";
 		snprintf(id, sizeof id, "%d%s", i, i == sp->limiting ? " *" : "");
-		char st[32] = "-";
 		if (g->est.gradients_full + g->est.optimizer_full > 0)
 			vf_fmt_bytes(st, sizeof st, (double)(g->est.gradients_full + g->est.optimizer_full));
-		vf_table_addf(&t, id, vf_split_describe(sp, g, d, sizeof d),
-			      vf_fmt_bytes(b1, sizeof b1, (double)g->est.weights_full), st,
-			      vf_fmt_bytes(b2, sizeof b2, (double)g->est.kv_cache_full),
-			      vf_fmt_bytes(b3, sizeof b3, (double)g->est.activations_bytes),
-			      vf_fmt_bytes(b4, sizeof b4, (double)g->est.peak_bytes), g->fits ? "yes" : "no");
+		vf_fmt_bytes(b1, sizeof b1, (double)g->est.weights_full);
+		vf_fmt_bytes(b2, sizeof b2, (double)g->est.kv_cache_full);
+		vf_fmt_bytes(b3, sizeof b3, (double)g->est.activations_bytes);
+		vf_fmt_bytes(b4, sizeof b4, (double)g->est.peak_bytes);
+		vf_split_describe(sp, g, d, sizeof d);
+		if (train)
+			vf_table_addf(&t, id, d, b1, st, b2, b3, b4, g->fits ? "yes" : "no");
+		else
+			vf_table_addf(&t, id, d, b1, b2, b3, b4, g->fits ? "yes" : "no");
 	}
 	vf_table_print(&t, o);
 	vf_table_release(&t);

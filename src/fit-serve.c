@@ -149,8 +149,10 @@ static void print_footer(FILE *f, const struct vf_arch *arch, const struct vf_in
 			   "these cards (its KV cache cannot hold one such sequence; vLLM says to raise "
 			   "gpu_memory_utilization or lower max_model_len): the options marked max_model_len N "
 			   "start with vllm serve --max-model-len N (vramfit estimate --ctx N), the longest "
-			   "whose blocks hold %" PRId64 " user%s; --ctx asks for a length\n",
-			arch->max_positions, o->users > 0 ? o->users : 1, o->users > 1 ? "s" : "");
+			   "whose blocks hold %" PRId64 " user%s (the longest here: vllm serve --max-model-len "
+			   "%" PRId64 ", vramfit estimate --ctx %" PRId64 "); --ctx asks for a length\n",
+			arch->max_positions, o->users > 0 ? o->users : 1, o->users > 1 ? "s" : "", shorter,
+			shorter);
 	if (sets)
 		fprintf(f, "A set of unequal cards (--gpu A,B): llama.cpp alone, its layers split by each "
 			   "card's free memory (one GPU: the set's first, llama.cpp's main GPU); vLLM would cut "

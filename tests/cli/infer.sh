@@ -233,6 +233,7 @@ expect_out_re '^ +vllm tp 2, int4 weights, max_model_len 2816 +2 '
 expect_out_re 'llamacpp q4_k_m, layer split over 2 GPUs +2 '
 expect_out "Settings needed: vLLM refuses the model's max_model_len of 131072 tokens"
 expect_out 'vllm serve --max-model-len N (vramfit estimate --ctx N)'
+expect_out '(the longest here: vllm serve --max-model-len 5648, vramfit estimate --ctx 5648)'
 expect_out 'or the max_model_len marked'
 run fit llama3.1-70b --mode infer --gpu rtx-3090:2 --json
 expect_rc 0

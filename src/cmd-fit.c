@@ -836,14 +836,25 @@ static void tight_row(struct vf_table *t, cJSON *o, const struct fit_args *a, co
 	cJSON_ReplaceItemInObjectCaseSensitive(o, "run", cJSON_CreateNull());
 	vf_fmt_bytes(pk, sizeof pk, (double)r->best.peak_bytes);
 	vf_fmt_bytes(lim, sizeof lim, (double)r->best.limit_bytes);
-	snprintf(why, sizeof why, "%s: peak %s fits the cards, not %s usable (--margin)", set, pk,
-		 lim);
-	cJSON_AddNumberToObject(o, "max_batch", (double)r->max_batch);
+	/* the split's peak as estimate replays it: over the card, it does not
+	 * hold the model (no tight row over a failure) */
+	int64_t card = vf_estimate_gpu_bytes(r->gpu);
+	bool holds = card <= 0 || r->best.peak_bytes <= card;
+	if (holds) {
+		snprintf(why, sizeof why, "%s: peak %s fits the cards, not %s usable (--margin)", set, pk, lim);
+	} else {
+		char cb[32];
+		snprintf(why, sizeof why, "%s: peak %s > %s per card (the allocator simulation)", set, pk,
+			 vf_fmt_bytes(cb, sizeof cb, (double)card));
+		snprintf(mb, sizeof mb, "-");
+		cJSON_ReplaceItemInObjectCaseSensitive(o, "fits", cJSON_CreateFalse());
+	}
+	cJSON_AddNumberToObject(o, "max_batch", holds ? (double)r->max_batch : 0);
 	cJSON_AddStringToObject(o, "reason", why);
-	cJSON_AddBoolToObject(o, "fits_memory", true);
+	cJSON_AddBoolToObject(o, "fits_memory", holds);
 	vf_fmt_seconds(stp, sizeof stp, r->best.step_seconds);
 	fmt_rate(tps, sizeof tps, r->best.tokens_per_second);
-	vf_table_addf(t, r->gpu->id, n, "tight", why, mb, pk, stp, tps, "-", "-");
+	vf_table_addf(t, r->gpu->id, n, holds ? "tight" : "no", why, mb, pk, stp, tps, "-", "-");
 }
 
 /* A row that fits at no setting: why. */

@@ -290,10 +290,11 @@ cJSON *vf_search_diff_json(const struct vf_setup *a, const struct vf_setup *b)
 	}
 	if (a->shard != b->shard)
 		diff_item(arr, "shard", vf_shard_name(a->shard), vf_shard_name(b->shard));
-	if (split_changed(a, b)) {
-		vf_split_setup_words(a, x, sizeof x);
-		vf_split_setup_words(b, y, sizeof y);
-		diff_item(arr, "split", x[0] ? x : "none", y[0] ? y : "none");
+	if (split_changed(a, b)) { /* a layer split's --max-memory per GPU: longer than x */
+		char sx[512], sy[512];
+		vf_split_setup_words(a, sx, sizeof sx);
+		vf_split_setup_words(b, sy, sizeof sy);
+		diff_item(arr, "split", sx[0] ? sx : "none", sy[0] ? sy : "none");
 	}
 	return arr;
 }

@@ -106,6 +106,24 @@ expect_rc 0
 tight_text=$(printf '%s\n' "$out" | awk '$3 == "tight" {printf "%s%s:%s:%s", sep, $1, $2, $(NF-7); sep=" "}')
 check '[ -n "$tight_text" ] && [ "$tight_text" = "$tight_json" ]'
 
+test_case "fit: a split row whose replayed peak is over the card is not tight (one verdict with estimate)"
+# falcon-7b pp 2 on two H100s: 79.99 GiB per card of 79.65 GiB; fit called it "tight: fits the
+# cards" (fits_memory true) while estimate of the same setup says does not fit
+run fit falcon-7b --gpu h100-80gb --json
+expect_rc 0
+expect_json 'all(r["peak_bytes"] <= r["vram_bytes"] for r in j["rows"] if r.get("fits_memory"))'
+expect_json 'any(r.get("split") and r.get("fits_memory") is False and r["peak_bytes"] > r["vram_bytes"] and r["max_batch"] == 0 for r in j["rows"])'
+run fit falcon-7b --gpu h100-80gb
+expect_out_re '^h100-80gb +2 +no +pp 2, 2 micro-batches: peak [0-9.]+ GiB > 79.65 GiB per card'
+run estimate falcon-7b --grad-accum 2 --pp 2 --micro-batches 2 --gpu h100-80gb:2 --json
+expect_json 'j["gpus"][0]["fits"] is False'
+
+test_case "fit --json: a layer split's change is written whole (its --max-memory per GPU)"
+run fit llama2-7b --gpu rtx-4090 --json
+expect_rc 0
+expect_json 'any(c["knob"] == "split" for r in j["rows"] for c in r.get("changes") or [])'
+expect_json 'all(c["to"] == r["split"] for r in j["rows"] for c in r.get("changes") or [] if c["knob"] == "split")'
+
 test_case "fit: --seq against the model's positions, as estimate"
 run fit gpt2 --seq 8192 --gpu h100-80gb
 expect_rc 2

@@ -90,7 +90,7 @@ static void print_json_rows(const char *db, const struct vf_store_row *rows, siz
 			cJSON_AddNumberToObject(t, "step_seconds", r->t.step_seconds);
 		else
 			cJSON_AddNullToObject(t, "step_seconds");
-		vf_json_add_i64_or_null(t, "peak_bytes", r->t.peak_bytes, r->t.peak_bytes >= 0);
+		vf_json_add_i64_or_null(t, "peak_bytes", r->t.peak_bytes, r->t.peak_bytes > 0);
 		vf_json_add_i64_or_null(t, "predicted_peak_bytes", r->t.predicted_peak_bytes,
 					r->t.predicted_peak_bytes >= 0);
 		if (r->t.predicted_step_seconds > 0)
@@ -147,7 +147,7 @@ static void print_table(const struct vf_store_row *rows, size_t n, const struct 
 		const char *base = strrchr(r->run_dir, '/');
 		snprintf(idx, sizeof idx, "%d", r->t.index);
 		vf_fmt_seconds(st, sizeof st, r->t.step_seconds);
-		if (r->t.peak_bytes >= 0)
+		if (r->t.peak_bytes > 0)
 			vf_fmt_bytes(pk, sizeof pk, (double)r->t.peak_bytes);
 		else
 			snprintf(pk, sizeof pk, "-");

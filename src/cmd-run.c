@@ -241,7 +241,7 @@ static void train_event(void *ctx, const struct vf_tune_event *ev)
 	struct run *r = ctx;
 	if (ev->kind != VF_TUNE_PROGRESS)
 		return;
-	if (ev->mem_bytes > r->peak_seen)
+	if (ev->mem_bytes > 0 && ev->mem_bytes > r->peak_seen) /* 0 or -1: no sample */
 		r->peak_seen = ev->mem_bytes;
 	if (ev->elapsed_s - r->last_count >= 1) {
 		r->last_count = ev->elapsed_s;
@@ -556,9 +556,9 @@ static void record_attempt(struct run *r, int attempt, const char *log, const st
 	cJSON_AddNumberToObject(o, "total_steps", total);
 	cJSON_AddNumberToObject(o, "step_seconds", t->step_seconds);
 	cJSON_AddNumberToObject(o, "predicted_step_seconds", r->pred_step_s);
-	cJSON_AddNumberToObject(o, "peak_bytes", (double)t->peak_bytes);
-	cJSON_AddStringToObject(o, "peak_source", t->peak_source);
-	cJSON_AddNumberToObject(o, "predicted_peak_bytes", (double)r->pred_peak);
+	vf_json_add_i64_or_null(o, "peak_bytes", t->peak_bytes, t->peak_bytes > 0); /* unknown: null, never 0 or -1 */
+	cJSON_AddStringToObject(o, "peak_source", t->peak_bytes > 0 ? t->peak_source : "");
+	vf_json_add_i64_or_null(o, "predicted_peak_bytes", r->pred_peak, r->pred_peak >= 0);
 	cJSON_AddNumberToObject(o, "wall_seconds", t->wall_seconds);
 	if (from[0])
 		cJSON_AddStringToObject(o, "resumed_from", from);
@@ -631,7 +631,7 @@ static int train_once_slurm(struct run *r, int attempt, int total, const char *l
 	t->status = task.status;
 	t->steps_done = tl.last_step;
 	t->step_seconds = vf_trial_log_step_seconds(&tl);
-	t->peak_bytes = t->peak_trainer_bytes = tl.peak_bytes;
+	t->peak_bytes = t->peak_trainer_bytes = tl.peak_bytes > 0 ? tl.peak_bytes : -1;
 	t->wall_seconds = task.wall_s;
 	vf_trial_log_release(&tl);
 	vf_tune_backend_free(be);

@@ -162,7 +162,7 @@ static void pvm_print(const struct vf_tune_result *r, const struct pvm *p)
 		snprintf(idx, sizeof idx, "%d", t->index);
 		if (p->have[i])
 			vf_fmt_bytes(pp, sizeof pp, (double)p->peak[i]);
-		if (t->peak_bytes >= 0)
+		if (t->peak_bytes > 0)
 			vf_fmt_bytes(pm, sizeof pm, (double)t->peak_bytes);
 		pct(pe, sizeof pe, p->have[i] ? (double)p->peak[i] : -1, (double)t->peak_bytes);
 		if (p->have[i] && p->step[i] > 0)
@@ -187,7 +187,7 @@ static cJSON *pvm_json(const struct vf_tune_result *r, const struct pvm *p)
 		if (p->have[i]) {
 			cJSON_AddBoolToObject(o, "fits", p->fits[i]);
 			cJSON_AddNumberToObject(o, "peak_bytes", (double)p->peak[i]);
-			vf_json_add_i64_or_null(o, "measured_peak_bytes", r->trials[i].peak_bytes, r->trials[i].peak_bytes >= 0);
+			vf_json_add_i64_or_null(o, "measured_peak_bytes", r->trials[i].peak_bytes, r->trials[i].peak_bytes > 0);
 			if (p->step[i] > 0)
 				cJSON_AddNumberToObject(o, "step_seconds", p->step[i]);
 			else
@@ -271,14 +271,14 @@ static cJSON *trial_json(const struct vf_trial *t)
 		cJSON_AddNumberToObject(o, "step_seconds", t->step_seconds);
 	else
 		cJSON_AddNullToObject(o, "step_seconds");
-	vf_json_add_i64_or_null(o, "peak_bytes", t->peak_bytes, t->peak_bytes >= 0);
+	vf_json_add_i64_or_null(o, "peak_bytes", t->peak_bytes, t->peak_bytes > 0);
 	if (t->peak_source[0])
 		cJSON_AddStringToObject(o, "peak_source", t->peak_source);
 	else
 		cJSON_AddNullToObject(o, "peak_source");
 	vf_json_add_i64_or_null(o, "peak_trainer_bytes", t->peak_trainer_bytes,
-				t->peak_trainer_bytes >= 0);
-	vf_json_add_i64_or_null(o, "peak_polled_bytes", t->peak_polled_bytes, t->peak_polled_bytes >= 0);
+				t->peak_trainer_bytes > 0);
+	vf_json_add_i64_or_null(o, "peak_polled_bytes", t->peak_polled_bytes, t->peak_polled_bytes > 0);
 	vf_json_add_i64_or_null(o, "predicted_peak_bytes", t->predicted_peak_bytes,
 				t->predicted_peak_bytes >= 0);
 	/* both figures are nvidia-smi's memory.used (CUDA context, PyTorch's
@@ -353,7 +353,7 @@ static void print_trials(const struct vf_tune_result *r)
 		char idx[16], st[32], pk[32], pr[32], wl[32], ev[72];
 		snprintf(idx, sizeof idx, "%d%s", t->index, i == r->winner ? "*" : "");
 		vf_fmt_seconds(st, sizeof st, t->step_seconds);
-		if (t->peak_bytes >= 0)
+		if (t->peak_bytes > 0)
 			vf_fmt_bytes(pk, sizeof pk, (double)t->peak_bytes);
 		else
 			snprintf(pk, sizeof pk, "-");

@@ -53,7 +53,7 @@ vf_status vf_report_history_data(const char *store_path, cJSON **out, struct vf_
 			cJSON_AddNumberToObject(x, "step_seconds", t->step_seconds);
 		else
 			cJSON_AddNullToObject(x, "step_seconds");
-		vf_json_add_i64_or_null(x, "peak_bytes", t->peak_bytes, t->peak_bytes >= 0);
+		vf_json_add_i64_or_null(x, "peak_bytes", t->peak_bytes, t->peak_bytes > 0);
 		vf_json_add_i64_or_null(x, "predicted_peak_bytes", t->predicted_peak_bytes, t->predicted_peak_bytes >= 0);
 		double e = pct_err(t);
 		if (isfinite(e))

@@ -138,7 +138,7 @@ static cJSON *trial_json(const struct vf_store_row *r, const char *run, const st
 	cJSON_AddStringToObject(o, "deltas", t->deltas);
 	cJSON_AddNumberToObject(o, "steps_done", t->steps_done);
 	add_num_or_null(o, "step_seconds", t->step_seconds, t->step_seconds > 0);
-	add_num_or_null(o, "peak_bytes", (double)t->peak_bytes, t->peak_bytes >= 0);
+	add_num_or_null(o, "peak_bytes", (double)t->peak_bytes, t->peak_bytes > 0);
 	cJSON_AddStringToObject(o, "peak_source", t->peak_source);
 	add_num_or_null(o, "predicted_peak_bytes", (double)t->predicted_peak_bytes, t->predicted_peak_bytes >= 0);
 	add_num_or_null(o, "wall_seconds", t->wall_seconds, t->wall_seconds >= 0 && t->status != -1);

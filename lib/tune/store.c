@@ -401,7 +401,7 @@ vf_status vf_store_put(struct vf_store *s, const struct vf_store_ctx *ctx, const
 		sqlite3_bind_null(st, 11);
 	sqlite3_bind_int(st, 12, t->steps_done);
 	bind_real_or_null(st, 13, t->step_seconds);
-	bind_i64_or_null(st, 14, t->peak_bytes);
+	bind_i64_or_null(st, 14, t->peak_bytes > 0 ? t->peak_bytes : -1); /* 0 is no sample */
 	bind_i64_or_null(st, 15, t->predicted_peak_bytes);
 	bind_real_or_null(st, 16, t->wall_seconds);
 	bind_real_or_null(st, 17, t->predicted_step_seconds);

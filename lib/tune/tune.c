@@ -235,7 +235,8 @@ static void on_line(void *ctx, enum vf_proc_stream stream, const char *line, siz
 	vf_trial_log_line(&r->log, line, len);
 }
 
-/* Resident memory of every process in group pgid (bytes), from /proc. */
+/* Resident memory of every live process in group pgid (bytes), from
+ * /proc; -1 when none is left (all gone or zombies: no sample, not 0). */
 static int64_t group_rss(pid_t pgid)
 {
 	DIR *d = opendir("/proc");
@@ -266,11 +267,11 @@ static int64_t group_rss(pid_t pgid)
 		for (char *tok = strtok(rp + 2, " "); tok && k < 24; tok = strtok(NULL, " "))
 			f[k++] = atoll(tok);
 		/* after ") ": [0]=state [1]=ppid [2]=pgrp ... [21]=rss */
-		if (k >= 22 && f[2] == pgid)
+		if (k >= 22 && f[2] == pgid && rp[2] != 'Z' && f[21] > 0)
 			total += (int64_t)f[21] * page;
 	}
 	closedir(d);
-	return total;
+	return total > 0 ? total : -1;
 }
 
 static void emit(const struct running *r, enum vf_tune_event_kind kind, bool resumed)
@@ -320,7 +321,7 @@ static void on_tick(void *ctx, pid_t pgid, double elapsed)
 		if (r->mem_now > r->peak_host)
 			r->peak_host = r->mem_now;
 	}
-	if (fresh && r->samplesf && r->mem_now > 0) /* 0: the tree is exiting */
+	if (fresh && r->samplesf && r->mem_now > 0) /* 0 or -1: no sample (the tree is exiting) */
 		fprintf(r->samplesf, "%.3f %lld\n", vf__now_s() - r->start, (long long)r->mem_now);
 	emit(r, VF_TUNE_PROGRESS, false);
 }
@@ -357,22 +358,31 @@ static void gib(char out[32], int64_t bytes)
 		snprintf(out, 32, "%.3f GiB", (double)bytes / (1u << 30));
 }
 
+/* The trainer's own peak figure (its `Peak GPU memory` line or JSON-lines
+ * peak_bytes, the larger); -1 when it gave none or said 0 (no measurement). */
+static int64_t trainer_peak(const struct vf_trial_log *log)
+{
+	int64_t trainer = log->peak_bytes;
+	if (log->peak_gb >= 0 && (int64_t)(log->peak_gb * (1u << 30)) > trainer)
+		trainer = (int64_t)(log->peak_gb * (1u << 30));
+	return trainer > 0 ? trainer : -1;
+}
+
 /* The trial's peak: the larger of the trainer's own figure and the polled
- * one, and which it was. */
+ * one, and which it was. No sample (a trainer that ended within the first
+ * poll interval) leaves it unknown (-1), never 0. */
 static void poll_finish(struct running *r, struct vf_trial *t)
 {
-	int64_t trainer = r->log.peak_bytes;
-	if (r->log.peak_gb >= 0 && (int64_t)(r->log.peak_gb * (1u << 30)) > trainer)
-		trainer = (int64_t)(r->log.peak_gb * (1u << 30));
+	int64_t trainer = trainer_peak(&r->log);
 	int64_t polled = -1;
 	const char *src = "";
-	if (r->peak_proc >= 0)
+	if (r->peak_proc > 0)
 		polled = r->peak_proc, src = "nvml-process";
-	else if (r->peak_dev >= 0)
+	else if (r->peak_dev > 0)
 		polled = r->peak_dev, src = r->sampler ? "nvml-device" : "smi-device";
-	else if (r->peak_host >= 0)
+	else if (r->peak_host > 0)
 		polled = r->peak_host, src = "host-rss";
-	t->peak_trainer_bytes = trainer >= 0 ? trainer : -1;
+	t->peak_trainer_bytes = trainer;
 	t->peak_polled_bytes = polled;
 	t->peak_bytes = polled > trainer ? polled : trainer;
 	snprintf(t->peak_source, sizeof t->peak_source, "%s",
@@ -562,9 +572,9 @@ void vf__autotune_log(struct sweep *s, const struct vf_trial *t, bool resumed)
 		snprintf(step, sizeof step, "%.3f s", t->step_seconds);
 	else
 		snprintf(step, sizeof step, "-");
-	if (t->peak_bytes >= 0 && t->peak_source[0])
+	if (t->peak_bytes > 0 && t->peak_source[0])
 		snprintf(peak, sizeof peak, "%.2f GiB (%s)", (double)t->peak_bytes / (1u << 30), t->peak_source);
-	else if (t->peak_bytes >= 0)
+	else if (t->peak_bytes > 0)
 		snprintf(peak, sizeof peak, "%.2f GiB", (double)t->peak_bytes / (1u << 30));
 	else
 		snprintf(peak, sizeof peak, "-");
@@ -960,10 +970,8 @@ void vf__trial_finish(struct sweep *s, struct vf_trial *t, const struct vf__tria
 	t->steps_done = log.last_step;
 	t->step_seconds = vf_trial_log_step_seconds(&log);
 	t->wall_seconds = task->wall_s;
-	int64_t trainer = log.peak_bytes;
-	if (log.peak_gb >= 0 && (int64_t)(log.peak_gb * (1u << 30)) > trainer)
-		trainer = (int64_t)(log.peak_gb * (1u << 30));
-	t->peak_trainer_bytes = t->peak_bytes = trainer >= 0 ? trainer : -1;
+	int64_t trainer = trainer_peak(&log);
+	t->peak_trainer_bytes = t->peak_bytes = trainer;
 	snprintf(t->peak_source, sizeof t->peak_source, "%s", trainer >= 0 ? "trainer" : "");
 	vf_trial_log_release(&log);
 	if (task->end != VF_PROC_INTERRUPTED) {

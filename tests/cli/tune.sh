@@ -131,6 +131,29 @@ expect_json '[t["outcome"] for t in j["trials"]] == ["ok", "oom"]'
 expect_json 'j["winner"]["trial"] == 1 and j["patched"] is False'
 check 'cmp -s "$TMP/fake-qoom.orig.yaml" "$R/config.yaml"'
 
+# a stand-in trainer that ends at once: it reports step 10 and writes the
+# sample; a setsid'd sleep holds its output pipes, so vramfit keeps polling
+# (up to 1 s) a process group that has nothing left in it
+cat > "$TMP/quick.sh" <<'SH'
+echo '{"vramfit": {"step": 10, "total_steps": 10, "loss": 0.5, "step_seconds": 0.1}}'
+out=$(sed -n 's/^[[:space:]]*output_dir:[[:space:]]*"\{0,1\}\([^"]*\)"\{0,1\}.*/\1/p' "$1" | head -1)
+mkdir -p "$out/samples" && echo sample > "$out/samples/step_000010_0.txt"
+setsid sleep 3 &
+exit 0
+SH
+test_case "no memory sample (the trainer ended before the first poll): peak unknown, not 0"
+R=$(make_run fake-quick mini)
+run tune "$R" --max-trials 1 --trainer-dir "$TMP" --trainer-cmd "sh quick.sh {config}" --steps 10 --json --quiet
+expect_rc 0
+expect_json 'j["trials"][0]["outcome"] == "ok" and j["trials"][0]["peak_bytes"] is None and j["trials"][0]["peak_source"] is None'
+expect_json 'j["trials"][0]["peak_polled_bytes"] is None and j["trials"][0]["peak_trainer_bytes"] is None'
+check 'grep -q "trial 1  change: baseline  outcome: ok  step time: 0.100 s  peak: -  " "$R/autotune.log"'
+run history --run "$R" --json
+expect_json 'j["trials"][0]["peak_bytes"] is None and j["trials"][0]["error_pct"] is None'
+run tune "$R" --fresh --max-trials 1 --trainer-dir "$TMP" --trainer-cmd "sh quick.sh {config}" --steps 10 --quiet
+expect_out_re '^1\* +baseline +ok +100 ms +- +- '
+expect_no_out "0 MiB"
+
 if ! have_torch "the example trainer's cases"; then
   finish; exit $?
 fi

@@ -975,8 +975,9 @@ void vf_trial_classify(const struct vf_trial_log *log, const struct vf_trial_exi
 			log->last_step);
 		return;
 	}
-	if (!reached && log->last_step == 0) {
-		verdict(v, VF_OUTCOME_INCOMPLETE, "no training step was reported; last line: %s", last);
+	if (log->last_step == 0) { /* a sample alone does not prove a step was trained */
+		verdict(v, VF_OUTCOME_INCOMPLETE, "no training step was reported%s; last line: %s",
+			ex->sample == 1 ? " (it exited 0 and wrote the validation sample)" : "", last);
 		return;
 	}
 	if (!reached && expect > 0) {

@@ -154,6 +154,29 @@ run tune "$R" --fresh --max-trials 1 --trainer-dir "$TMP" --trainer-cmd "sh quic
 expect_out_re '^1\* +baseline +ok +100 ms +- +- '
 expect_no_out "0 MiB"
 
+# a stand-in trainer that writes the sample and exits 0 but never reports a step
+cat > "$TMP/nostep.sh" <<'SH'
+echo "loading the model"
+out=$(sed -n 's/^[[:space:]]*output_dir:[[:space:]]*"\{0,1\}\([^"]*\)"\{0,1\}.*/\1/p' "$1" | head -1)
+mkdir -p "$out/samples" && echo sample > "$out/samples/step_000010_0.txt"
+echo "done"
+exit 0
+SH
+test_case "no step reported, exit 0, sample written: incomplete, not ok"
+R=$(make_run fake-nostep mini)
+run tune "$R" --max-trials 1 --trainer-dir "$TMP" --trainer-cmd "sh nostep.sh {config}" --steps 10 --json --quiet
+expect_rc 1
+expect_json 'j["baseline_failed"] and j["trials"][0]["outcome"] == "incomplete" and j["trials"][0]["exit"] == 0'
+expect_json '"no training step was reported" in j["trials"][0]["evidence"] and j["winner"] is None and j["patched"] is False'
+check 'grep -q "trial 1  change: baseline  outcome: incomplete  .*no training step was reported" "$R/autotune.log"'
+run tune "$R" --fresh --max-trials 1 --trainer-dir "$TMP" --trainer-cmd "sh nostep.sh {config}" --steps 10
+expect_rc 1
+expect_out "The baseline failed (incomplete): no training step was reported"
+expect_no_out "completed 10 steps"
+expect_err "trial 1/1 (baseline): incomplete"
+run history --run "$R" --json
+expect_json '[t["outcome"] for t in j["trials"]] == ["incomplete"]'
+
 if ! have_torch "the example trainer's cases"; then
   finish; exit $?
 fi

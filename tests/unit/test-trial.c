@@ -163,6 +163,24 @@ static void test_step_time_few_reports(void)
 	vf_trial_log_release(&log);
 }
 
+/* exit 0 and the sample written, but no step reported at all: a sample
+ * alone does not prove a step was trained */
+static void test_no_step_with_sample(void)
+{
+	struct vf_trial_log log;
+	vf_trial_log_init(&log, pat);
+	const char *t = "loading the model\ndone\n";
+	vf_trial_log_text(&log, t, strlen(t));
+	vf_trial_log_finish(&log);
+	struct vf_trial_exit ex = {.status = 0, .end = VF_PROC_EXITED, .expect_steps = 10, .sample = 1};
+	struct vf_trial_verdict v;
+	vf_trial_classify(&log, &ex, &v);
+	CHECK_STR(vf_outcome_name(v.outcome), "incomplete");
+	CHECK_CONTAINS(v.evidence, "no training step was reported");
+	CHECK_CONTAINS(v.evidence, "last line: done");
+	vf_trial_log_release(&log);
+}
+
 static void test_classes(void)
 {
 	struct {
@@ -274,6 +292,7 @@ int main(void)
 	RUN(test_fixture_sigkill);
 	RUN(test_rich_log_and_json_lines);
 	RUN(test_step_time_few_reports);
+	RUN(test_no_step_with_sample);
 	RUN(test_classes);
 	RUN(test_remedies_and_names);
 	RUN(test_bad_patterns);

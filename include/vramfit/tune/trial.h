@@ -148,7 +148,8 @@ struct vf_trial_verdict {
 /* Classify. Order: ended by vramfit (interrupted, timeout, stalled) → an
  * OOM pattern in a failed or unfinished run → a config error → a non-finite
  * loss → a non-zero exit (crash; 137 = SIGKILL) → exited 0 short of the last
- * step or without the sample (incomplete) → ok. */
+ * step, without the sample or without any step reported (incomplete: the
+ * sample alone does not make a run that never reported a step ok) → ok. */
 void vf_trial_classify(const struct vf_trial_log *log, const struct vf_trial_exit *ex,
 		       struct vf_trial_verdict *v);
 

@@ -3,7 +3,8 @@
  * lines split with a bounded buffer; timers on CLOCK_MONOTONIC; the end is
  * always the same: SIGTERM to the group, SIGKILL after the grace period,
  * reap everything of the group (we are a child subreaper, so orphaned
- * grandchildren come back to us), then return. */
+ * grandchildren come back to us), then end and reap the orphans that had
+ * left the group (setsid), then return. */
 #include "vramfit/base/proc.h"
 
 #include <dirent.h>
@@ -64,6 +65,7 @@ static double now_s(void)
 
 struct pinfo {
 	pid_t pid, ppid, pgrp;
+	char state; /* 'Z': a zombie */
 	bool in;
 };
 
@@ -86,14 +88,15 @@ static bool read_stat(const char *name, struct pinfo *pi)
 	int pid, ppid, pgrp;
 	if (!rp || sscanf(buf, "%d", &pid) != 1 || sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) != 3)
 		return false;
-	pi->pid = pid, pi->ppid = ppid, pi->pgrp = pgrp, pi->in = false;
+	pi->pid = pid, pi->ppid = ppid, pi->pgrp = pgrp, pi->state = state, pi->in = false;
 	return true;
 }
 
-size_t vf_proc_pids(pid_t pgid, pid_t *pids, size_t max)
+/* Every process of the machine, from /proc (at most VF_PROC_SCAN_MAX).
+ * Caller frees *out (NULL when /proc cannot be read); returns how many. */
+static size_t scan_all(struct pinfo **out)
 {
-	if (pgid <= 0 || max == 0)
-		return 0;
+	*out = NULL;
 	DIR *d = opendir("/proc");
 	if (!d)
 		return 0;
@@ -113,6 +116,35 @@ size_t vf_proc_pids(pid_t pgid, pid_t *pids, size_t max)
 			n++;
 	}
 	closedir(d);
+	*out = all;
+	return all ? n : 0;
+}
+
+/* Add to pids (out of max, *out used) every process of all whose parent
+ * is already in pids, until nothing is added. */
+static void add_descendants(struct pinfo *all, size_t n, pid_t *pids, size_t *out, size_t max)
+{
+	for (bool added = true; added && *out < max;) {
+		added = false;
+		for (size_t i = 0; i < n && *out < max; i++) {
+			if (all[i].in)
+				continue;
+			for (size_t k = 0; k < *out; k++)
+				if (pids[k] == all[i].ppid) {
+					all[i].in = added = true;
+					pids[(*out)++] = all[i].pid;
+					break;
+				}
+		}
+	}
+}
+
+size_t vf_proc_pids(pid_t pgid, pid_t *pids, size_t max)
+{
+	if (pgid <= 0 || max == 0)
+		return 0;
+	struct pinfo *all;
+	size_t n = scan_all(&all);
 	if (!all)
 		return 0;
 	/* The tree: the group, then descendants until nothing is added. It is
@@ -125,21 +157,89 @@ size_t vf_proc_pids(pid_t pgid, pid_t *pids, size_t max)
 	for (size_t i = 0; i < n && out < max; i++)
 		if (all[i].pgrp == pgid && !all[i].in)
 			all[i].in = true, pids[out++] = all[i].pid;
-	for (bool added = true; added && out < max;) {
-		added = false;
-		for (size_t i = 0; i < n && out < max; i++) {
-			if (all[i].in)
-				continue;
-			for (size_t k = 0; k < out; k++)
-				if (pids[k] == all[i].ppid) {
-					all[i].in = added = true;
-					pids[out++] = all[i].pid;
-					break;
-				}
-		}
-	}
+	add_descendants(all, n, pids, &out, max);
 	free(all);
 	return out;
+}
+
+/* --- orphans: what left the trainer's group and outlived it --------------- */
+
+#define ORPHANS_MAX 256
+
+static bool listed(const pid_t *v, size_t n, pid_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == pid)
+			return true;
+	return false;
+}
+
+/* This process's children (pids, at most max); before the trainer starts
+ * they are someone else's business, never the trainer's orphans. */
+static size_t own_children(pid_t *pids, size_t max)
+{
+	struct pinfo *all;
+	size_t n = scan_all(&all), out = 0;
+	pid_t self = getpid();
+	for (size_t i = 0; i < n && out < max; i++)
+		if (all[i].ppid == self)
+			pids[out++] = all[i].pid;
+	free(all);
+	return out;
+}
+
+/* The trainer's orphans now: this process's children not in keep (as the
+ * child subreaper it inherits whatever a setsid'd or double-forked
+ * grandchild of the trainer leaves behind) and their descendants. Writes
+ * *direct (true: a child of ours, to reap) beside each pid. */
+static size_t orphan_tree(const pid_t *keep, size_t nkeep, pid_t *pids, bool *direct, size_t max)
+{
+	struct pinfo *all;
+	size_t n = scan_all(&all), out = 0;
+	pid_t self = getpid();
+	for (size_t i = 0; i < n && out < max; i++)
+		if (all[i].ppid == self && !listed(keep, nkeep, all[i].pid))
+			all[i].in = true, pids[out++] = all[i].pid;
+	size_t nchildren = out;
+	add_descendants(all, n, pids, &out, max);
+	for (size_t k = 0; k < out; k++)
+		direct[k] = k < nchildren;
+	free(all);
+	return out;
+}
+
+/* After the trainer and its group are gone (or were ended): end what left
+ * the group and outlived it - SIGTERM, SIGKILL once grace has passed -
+ * reaping our children among them; again and again, as ending one can
+ * orphan more (its children come to us). Bounded: grace + 10 s at most
+ * (a process stuck in the kernel is left). */
+static void end_orphans(const pid_t *keep, size_t nkeep, double grace)
+{
+	pid_t pids[ORPHANS_MAX], termed[ORPHANS_MAX];
+	bool direct[ORPHANS_MAX];
+	size_t ntermed = 0;
+	double start = now_s();
+	for (;;) {
+		size_t n = orphan_tree(keep, nkeep, pids, direct, ORPHANS_MAX);
+		double t = now_s();
+		if (n == 0 || t - start > grace + 10)
+			break;
+		bool hard = t - start >= grace;
+		for (size_t i = 0; i < n; i++) {
+			if (hard)
+				kill(pids[i], SIGKILL);
+			else if (!listed(termed, ntermed, pids[i])) {
+				kill(pids[i], SIGTERM);
+				if (ntermed < ORPHANS_MAX)
+					termed[ntermed++] = pids[i];
+			}
+		}
+		for (size_t i = 0; i < n; i++)
+			if (direct[i])
+				while (waitpid(pids[i], NULL, WNOHANG) < 0 && errno == EINTR)
+					;
+		poll(NULL, 0, 10);
+	}
 }
 
 /* --- environment ---------------------------------------------------------- */
@@ -441,7 +541,7 @@ static vf_status exec_failed(const struct vf_proc *p, pid_t pid, int exec_fd, st
 
 /* vf_proc_run: supervise the child until it and its group are gone and
  * its pipes closed - end it on an interrupt, timeout or stall, read its
- * lines, call on_tick. */
+ * lines (the last one too), call on_tick. */
 static void supervise(struct vf_proc *p, pid_t pid, struct stream *s, char *chunk, size_t line_max,
 		      double grace, int tick, double start)
 {
@@ -487,6 +587,9 @@ static void supervise(struct vf_proc *p, pid_t pid, struct stream *s, char *chun
 			p->on_tick(p->ctx, pid, t - start);
 		}
 	}
+	for (int i = 0; i < 2; i++) /* a last line without its newline */
+		if (s[i].len > 0 && !s[i].dropping)
+			emit(p, &s[i], false);
 }
 
 vf_status vf_proc_run(struct vf_proc *p, struct vf_error *err)
@@ -522,6 +625,8 @@ vf_status vf_proc_run(struct vf_proc *p, struct vf_error *err)
 		goto out;
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	pid_t keep[ORPHANS_MAX];
+	size_t nkeep = own_children(keep, ORPHANS_MAX);
 
 	double start = now_s();
 	pid_t parent = getpid();
@@ -548,10 +653,8 @@ vf_status vf_proc_run(struct vf_proc *p, struct vf_error *err)
 	fcntl(s[1].fd, F_SETFL, O_NONBLOCK);
 
 	supervise(p, pid, s, chunk, line_max, grace, tick, start);
-	for (int i = 0; i < 2; i++)
-		if (s[i].len > 0 && !s[i].dropping)
-			emit(p, &s[i], false);
 	p->wall_s = now_s() - start;
+	end_orphans(keep, nkeep, grace);
 	if (p->status < 0)
 		p->status = 128 + SIGKILL;
 	st = VF_OK;

@@ -177,6 +177,29 @@ expect_err "trial 1/1 (baseline): incomplete"
 run history --run "$R" --json
 expect_json '[t["outcome"] for t in j["trials"]] == ["incomplete"]'
 
+# a stand-in trainer that leaves a grandchild in a session of its own
+# (setsid: ending the trainer's process group does not reach it), which
+# ignores SIGTERM, then reports its steps, writes the sample and exits 0
+cat > "$TMP/setsid.sh" <<'SH'
+setsid sh -c 'trap "" TERM; echo $$ > "$VRAMFIT_PIDFILE.tmp"; mv "$VRAMFIT_PIDFILE.tmp" "$VRAMFIT_PIDFILE"; exec sleep 1000' \
+  </dev/null >/dev/null 2>&1 &
+n=0; while [ ! -s "$VRAMFIT_PIDFILE" ] && [ $n -lt 100000 ]; do n=$((n + 1)); done
+echo '{"vramfit": {"step": 10, "total_steps": 10, "loss": 0.5, "step_seconds": 0.1}}'
+out=$(sed -n 's/^[[:space:]]*output_dir:[[:space:]]*"\{0,1\}\([^"]*\)"\{0,1\}.*/\1/p' "$1" | head -1)
+mkdir -p "$out/samples" && echo sample > "$out/samples/step_000010_0.txt"
+exit 0
+SH
+test_case "a grandchild that called setsid() does not outlive tune"
+R=$(make_run fake-setsid mini)
+export VRAMFIT_PIDFILE=$TMP/setsid.pid
+rm -f "$VRAMFIT_PIDFILE"
+run tune "$R" --max-trials 1 --grace 1 --trainer-dir "$TMP" --trainer-cmd "sh setsid.sh {config}" --steps 10 --json --quiet
+expect_rc 0
+expect_json 'j["trials"][0]["outcome"] == "ok"'
+gp=$(cat "$VRAMFIT_PIDFILE" 2>/dev/null)
+check '[ -n "$gp" ] && wait_for 30 "! kill -0 $gp 2>/dev/null"'
+[ -n "$gp" ] && kill -KILL "$gp" 2>/dev/null # an old build leaves it: do not leak it
+
 if ! have_torch "the example trainer's cases"; then
   finish; exit $?
 fi

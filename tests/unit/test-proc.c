@@ -235,6 +235,42 @@ static void test_leftover_grandchild(void)
 	vf_buf_release(&c.out);
 }
 
+/* The child exits 0 and leaves a grandchild that called setsid() (a new
+ * session and process group: ending the child's group does not reach it),
+ * ignores SIGTERM and has a child of its own; neither holds the pipes.
+ * Both are ended (SIGKILL after the grace period) and reaped before
+ * vf_proc_run returns. */
+static void test_setsid_grandchild(void)
+{
+	char f[] = "/tmp/vf-proc-setsid.XXXXXX";
+	int fd = mkstemp(f);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	char script[512];
+	snprintf(script, sizeof script,
+		 "setsid sh -c 'trap \"\" TERM; sleep 1000 & echo $$ $! > %s.tmp; mv %s.tmp %s; exec sleep 1000' "
+		 "</dev/null >/dev/null 2>&1 & while [ ! -s %s ]; do :; done; cat %s; exit 0",
+		 f, f, f, f, f);
+	struct vf_proc p;
+	struct cap c;
+	vf_proc_init(&p);
+	cap_init(&c);
+	p.grace_s = 0.3;
+	CHECK(run_sh(&p, &c, script) == VF_OK);
+	CHECK_INT(p.status, 0);
+	CHECK_INT(p.end, VF_PROC_EXITED);
+	int a = 0, b = 0;
+	CHECK(c.out.data && sscanf(c.out.data, "1:%d %d", &a, &b) == 2);
+	CHECK(a > 0 && b > 0);
+	CHECK(!pid_alive(a));
+	CHECK(!pid_alive(b));
+	CHECK(p.wall_s < 60.0);
+	unlink(f);
+	vf_buf_release(&c.out);
+}
+
 static void test_interrupt(void)
 {
 	struct vf_proc p;
@@ -396,6 +432,7 @@ int main(void)
 	RUN(test_stall);
 	RUN(test_grandchild_ignoring_term);
 	RUN(test_leftover_grandchild);
+	RUN(test_setsid_grandchild);
 	RUN(test_interrupt);
 	RUN(test_clean_environment);
 	RUN(test_cannot_run);

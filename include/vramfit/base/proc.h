@@ -3,7 +3,8 @@
  * and stderr read line by line with a bounded line length, a wall-clock
  * timeout, a stall timeout (no output for N s), a memory limit applied to
  * the child, and an ending that takes the whole process tree with it
- * (SIGTERM to the group, SIGKILL after a grace period).
+ * (SIGTERM to the group, SIGKILL after a grace period; then the same for
+ * what left the group and was orphaned to us, the child subreaper).
  *
  * The environment the child sees is built from scratch:
  *   passed through when set: PATH HOME USER LOGNAME SHELL LANG LC_ALL TZ
@@ -86,7 +87,10 @@ void vf_proc_init(struct vf_proc *p);
  * ("cannot run 'uv': No such file or directory"). Makes the calling process
  * a child subreaper (PR_SET_CHILD_SUBREAPER) so orphaned grandchildren are
  * reparented to it and reaped here. Never leaves a process of the child's
- * group running on return. */
+ * group running on return, nor one that left it (setsid, a new group) and
+ * was orphaned to this process: once the child is gone, this process's
+ * children that were not there before the start, and their descendants,
+ * get SIGTERM, SIGKILL after the grace period, and are reaped. */
 vf_status vf_proc_run(struct vf_proc *p, struct vf_error *err);
 
 /* Ask the running vf_proc_run() to end the child tree (TERM, then KILL after

@@ -105,6 +105,7 @@ static void on_event(void *ctx, const struct vf_tune_event *ev)
 /* Predicted against measured, per trial: the estimate of each trial's
  * config (RUN/<sweep.json trial_config dir>/<name>), beside what ran. */
 struct pvm {
+	bool host;                 /* no GPU visible: the measured peaks are host memory, not compared */
 	bool have[VF_TUNE_MAX_TRIALS];
 	bool fits[VF_TUNE_MAX_TRIALS];
 	int64_t peak[VF_TUNE_MAX_TRIALS];
@@ -162,9 +163,9 @@ static void pvm_print(const struct vf_tune_result *r, const struct pvm *p)
 		snprintf(idx, sizeof idx, "%d", t->index);
 		if (p->have[i])
 			vf_fmt_bytes(pp, sizeof pp, (double)p->peak[i]);
-		if (t->peak_bytes > 0)
+		if (t->peak_bytes > 0 && !p->host)
 			vf_fmt_bytes(pm, sizeof pm, (double)t->peak_bytes);
-		pct(pe, sizeof pe, p->have[i] ? (double)p->peak[i] : -1, (double)t->peak_bytes);
+		pct(pe, sizeof pe, p->have[i] ? (double)p->peak[i] : -1, p->host ? -1 : (double)t->peak_bytes);
 		if (p->have[i] && p->step[i] > 0)
 			vf_fmt_seconds(sp, sizeof sp, p->step[i]);
 		if (t->step_seconds > 0)
@@ -176,6 +177,11 @@ static void pvm_print(const struct vf_tune_result *r, const struct pvm *p)
 	printf("\npredicted against measured (vramfit's estimate of each trial config; - where it has none):\n");
 	vf_table_print(&tb, stdout);
 	vf_table_release(&tb);
+	bool any = false;
+	for (int i = 0; i < r->ntrials; i++)
+		any = any || p->have[i];
+	if (p->host && any)
+		printf("no GPU visible: measured host memory, not compared with the GPU prediction\n");
 }
 
 static cJSON *pvm_json(const struct vf_tune_result *r, const struct pvm *p)
@@ -187,7 +193,12 @@ static cJSON *pvm_json(const struct vf_tune_result *r, const struct pvm *p)
 		if (p->have[i]) {
 			cJSON_AddBoolToObject(o, "fits", p->fits[i]);
 			cJSON_AddNumberToObject(o, "peak_bytes", (double)p->peak[i]);
-			vf_json_add_i64_or_null(o, "measured_peak_bytes", r->trials[i].peak_bytes, r->trials[i].peak_bytes > 0);
+			int64_t m = p->host ? -1 : r->trials[i].peak_bytes; /* host memory: not compared */
+			vf_json_add_i64_or_null(o, "measured_peak_bytes", m, m > 0);
+			if (m > 0 && p->peak[i] > 0)
+				cJSON_AddNumberToObject(o, "peak_error_pct", ((double)p->peak[i] - (double)m) / (double)m * 100);
+			else
+				cJSON_AddNullToObject(o, "peak_error_pct");
 			if (p->step[i] > 0)
 				cJSON_AddNumberToObject(o, "step_seconds", p->step[i]);
 			else
@@ -195,6 +206,8 @@ static cJSON *pvm_json(const struct vf_tune_result *r, const struct pvm *p)
 		} else {
 			cJSON_AddNullToObject(o, "fits");
 			cJSON_AddNullToObject(o, "peak_bytes");
+			cJSON_AddNullToObject(o, "measured_peak_bytes");
+			cJSON_AddNullToObject(o, "peak_error_pct");
 			cJSON_AddNullToObject(o, "step_seconds");
 		}
 		if (r->trials[i].step_seconds > 0)
@@ -256,7 +269,7 @@ static const char *find_tier(const char *run, const char *trainer, char *out, si
 	return found;
 }
 
-static cJSON *trial_json(const struct vf_trial *t)
+static cJSON *trial_json(const struct vf_trial *t, bool host)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "trial", t->index);
@@ -286,7 +299,7 @@ static cJSON *trial_json(const struct vf_trial *t)
 	 * memory.used / 1024 sampled at start, end and every 200 steps, so it
 	 * can miss the validation and loading peaks the prediction includes */
 	cJSON_AddStringToObject(o, "predicted_peak_measure", "nvidia-smi memory.used");
-	if (t->peak_trainer_bytes > 0 && t->predicted_peak_bytes > 0)
+	if (t->peak_trainer_bytes > 0 && t->predicted_peak_bytes > 0 && !host) /* no GPU visible: not compared */
 		cJSON_AddNumberToObject(o, "trainer_peak_vs_predicted",
 					(double)t->peak_trainer_bytes / (double)t->predicted_peak_bytes);
 	else
@@ -309,7 +322,8 @@ static void print_results_json(const struct vf_tune_result *r, const char *run, 
 	cJSON_AddStringToObject(o, "run_dir", run);
 	cJSON *arr = cJSON_AddArrayToObject(o, "trials");
 	for (int i = 0; i < r->ntrials; i++)
-		cJSON_AddItemToArray(arr, trial_json(&r->trials[i]));
+		cJSON_AddItemToArray(arr, trial_json(&r->trials[i], pv->host));
+	cJSON_AddBoolToObject(o, "host_memory", pv->host);
 	cJSON_AddItemToObject(o, "predicted", pvm_json(r, pv));
 	cJSON_AddBoolToObject(o, "baseline_failed", r->baseline_failed);
 	if (win) {
@@ -513,7 +527,9 @@ static const struct vf_option options[] = {
 	OPT_TEXT("gpus", "LIST", o.gpus, "CUDA_VISIBLE_DEVICES for the trainer"),
 	OPT_TEXT("gpu", "SPEC", gpu,
 		 "the GPU to predict for (e.g. h100-80gb, h200:2), instead of\n"
-		 "probing: sets the card size of the predicted-OOM skip"),
+		 "probing: sets the card size of the predicted-OOM skip; with\n"
+		 "no GPU visible the memory measured is the host's, not\n"
+		 "compared with the prediction, recorded as cpu"),
 	OPT_BOOL("no-skip", o.no_skip, "run trials predicted to run out of memory anyway"),
 	OPT_INT("parallel", "K", parallel, 1, 16,
 		"the parallel strategy on K local GPU sets (the GPUs, --gpus\n"
@@ -621,9 +637,23 @@ static int local_sets(struct vf_tune_opts *o, int k, size_t probed, char sets[][
 	return 0;
 }
 
+/* Whether a GPU is visible here (NVML or nvidia-smi reads one): with
+ * --gpu SPEC the trainer's memory can only be measured on one. */
+static bool gpu_visible(void)
+{
+	struct vf_gpu_set vis;
+	vf_gpu_set_init(&vis);
+	bool seen = vf_gpu_probe(&vis, NULL) == VF_OK && vis.count > 0 &&
+		    (vis.source == VF_GPU_NVML || vis.source == VF_GPU_SMI);
+	vf_gpu_set_release(&vis);
+	return seen;
+}
+
 /* The GPUs: --gpu SPEC (simulated), else probed. They give the card
  * size for the predicted-OOM skip, the label in the history and, when
- * plan.md does not say, the tier. Returns -1 or the exit code. */
+ * plan.md does not say, the tier. With --gpu SPEC and no GPU visible the
+ * memory measured is the host's: the history is told "cpu", not the SPEC's
+ * GPU (o->host_memory). Returns -1 or the exit code. */
 static int use_gpus(struct vf_tune_opts *o, struct predict_ctx *pc, const char *gpu_spec, char *label,
 		    size_t nlabel, char *tierbuf, size_t ntier, size_t *probed)
 {
@@ -645,12 +675,15 @@ static int use_gpus(struct vf_tune_opts *o, struct predict_ctx *pc, const char *
 		if (small->memory_total_mib > 0)
 			o->card_bytes = small->memory_total_mib * 1024 * 1024;
 		snprintf(label, nlabel, "%s x %zu", small->name, gs.count);
-		o->poll_gpu = gs.source == VF_GPU_NVML || gs.source == VF_GPU_SMI;
+		o->poll_gpu = gpu_spec ? gpu_visible() : gs.source == VF_GPU_NVML || gs.source == VF_GPU_SMI;
+		if (gpu_spec && !o->poll_gpu)
+			snprintf(label, nlabel, "cpu (no GPU visible; --gpu %s)", gpu_spec);
 		if (!o->tier && vf_tier_decide(&gs, o->trainer, NULL, &tr, NULL) == VF_OK && !tr.gated) {
 			snprintf(tierbuf, ntier, "%s", tr.name);
 			o->tier = tierbuf;
 		}
 	}
+	o->host_memory = !o->poll_gpu;
 	*probed = gs.count;
 	vf_gpu_set_release(&gs);
 	return -1;
@@ -672,6 +705,7 @@ static struct vf_tune_backend *slurm_backend(struct vf_tune_opts *o, struct slur
 	if (!slurm)
 		return NULL;
 	o->backend = slurm;
+	o->host_memory = false; /* the trials run on the cluster's GPUs: their peaks are the trainer's */
 	snprintf(label + strlen(label), nlabel - strlen(label), " (slurm%s%s)",
 		 sc->so.partition || getenv("SBATCH_PARTITION") ? ": " : "",
 		 sc->so.partition ? sc->so.partition : getenv("SBATCH_PARTITION") ? getenv("SBATCH_PARTITION") : "");
@@ -717,6 +751,7 @@ static int sweep(struct vf_tune_opts *o, struct ui *u, struct vf_trial_patterns 
 	} else {
 		struct pvm pv;
 		pvm_make(res, abs_run, o->predict_ctx, o->card_bytes, o->trainer, &pv);
+		pv.host = o->host_memory;
 		print_summary(res, json, abs_run, pat, &pv);
 		write_report(abs_run, o->store_path, res);
 		rc = res->baseline_failed ? VF_EXIT_FAIL : VF_EXIT_OK;

@@ -827,7 +827,10 @@ void vf__end_event(struct sweep *s, struct vf_trial *t, bool resumed)
 vf_status vf__record(struct sweep *s, struct vf_trial *t, bool resumed, struct vf_error *err)
 {
 	if (!resumed) {
-		vf_status st = vf_store_put(s->store, &s->sctx, t, err);
+		struct vf_trial rec = *t;
+		if (s->o->host_memory && rec.outcome != VF_OUTCOME_SKIPPED)
+			rec.predicted_peak_bytes = -1; /* a GPU's prediction, a host measurement */
+		vf_status st = vf_store_put(s->store, &s->sctx, &rec, err);
 		if (st)
 			return st;
 	}

@@ -331,9 +331,28 @@ expect_json 'j["trials"][0]["outcome"] == "ok" and j["trials"][0]["predicted_pea
 expect_json 'j["trials"][1]["outcome"] == "skipped" and j["trials"][1]["evidence"].startswith("predicted OOM: ")'
 expect_json 'len(j["trials"]) == 2 and j["patched"] is False'
 # issue 30: the prediction is nvidia-smi's memory.used, the figure the trainer's "Peak GPU memory" line shows
-VRAMFIT_FAKE_PEAK_GB=25.5 run tune "$R4" --fresh --max-trials 1 --gpu rtx-5090 --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" --json --quiet
+# (a GPU visible: the fake NVML's)
+VRAMFIT_NVML_LIB=$VF_BUILD_DIR/helpers/libfakenvml.so VF_FAKE_NVML="dev=NVIDIA GeForce RTX 5090:32607" \
+  VRAMFIT_FAKE_PEAK_GB=25.5 run tune "$R4" --fresh --max-trials 1 --gpu rtx-5090 --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" --json --quiet
 expect_json 'j["trials"][0]["predicted_peak_measure"] == "nvidia-smi memory.used" and j["trials"][0]["peak_trainer_bytes"] == int(25.5 * 2**30)'
 expect_json 'abs(j["trials"][0]["trainer_peak_vs_predicted"] - 25.5 * 2**30 / j["trials"][0]["predicted_peak_bytes"]) < 1e-9'
+expect_json 'j["host_memory"] is False and j["predicted"][0]["measured_peak_bytes"] == int(25.5 * 2**30)'
+expect_json 'abs(j["predicted"][0]["peak_error_pct"] - (j["predicted"][0]["peak_bytes"] / (25.5 * 2**30) - 1) * 100) < 1e-6'
+run history --run "$R4" --json
+expect_json 'j["trials"][0]["gpu"] == "NVIDIA GeForce RTX 5090 x 1" and j["trials"][0]["error_pct"] is not None'
+
+test_case "--gpu SPEC with no GPU visible: host memory measured, not compared with the GPU prediction, not recorded as that GPU"
+run tune "$R4" --fresh --max-trials 1 --gpu rtx-5090 --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" --json --quiet
+expect_rc 0
+expect_json 'j["host_memory"] is True and j["trials"][0]["predicted_peak_bytes"] > 20 * 2**30 and j["trials"][0]["trainer_peak_vs_predicted"] is None'
+expect_json '(lambda p: p["peak_bytes"] > 20 * 2**30 and p["measured_peak_bytes"] is None and p["peak_error_pct"] is None)(j["predicted"][0])'
+run history --run "$R4" --json
+expect_json 'j["trials"][0]["gpu"] == "cpu (no GPU visible; --gpu rtx-5090)" and j["trials"][0]["predicted_peak_bytes"] is None'
+expect_json 'j["trials"][0]["error_pct"] is None and j["estimator"]["trials_compared"] == 0'
+run tune "$R4" --fresh --max-trials 1 --gpu rtx-5090 --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" --quiet
+expect_rc 0
+expect_out "no GPU visible: measured host memory, not compared with the GPU prediction"
+expect_out_re '^1 +baseline +fits +ok +[0-9.]+ GiB +- +- '
 run tune "$R4" --fresh --no-skip --gpu rtx-5090 --trainer-dir "$VF_SOURCE_DIR" --trainer-cmd "sh tests/unit/fake-trainer.sh {config}" --json --quiet
 expect_json 'j["trials"][1]["outcome"] == "ok" and j["trials"][1]["predicted_peak_bytes"] > 32 * 2**30'
 

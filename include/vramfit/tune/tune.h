@@ -99,6 +99,11 @@ struct vf_tune_opts {
 				     the tree's per-process memory (largest GPU), else the
 				     device used minus the idle baseline before the trial;
 				     with nvidia-smi only, the latter about once a second */
+	bool host_memory;         /* no GPU visible (no NVML or nvidia-smi reading): the
+				     measured peaks are host memory, not a GPU's, and are never
+				     compared with the GPU prediction; a trial that ran is
+				     recorded in the history without its predicted peak
+				     (a skipped one keeps it: nothing was measured) */
 	const char *store_path;   /* NULL = the default history database */
 	/* The parallel strategy (round 1: baseline + every single change at
 	 * once; round 2: the combination of the changes that improved), on

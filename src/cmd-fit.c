@@ -857,8 +857,11 @@ static void tight_row(struct vf_table *t, cJSON *o, const struct fit_args *a, co
 	vf_table_addf(t, r->gpu->id, n, holds ? "tight" : "no", why, mb, pk, stp, tps, "-", "-");
 }
 
-/* A row that fits at no setting: why. */
-static void nofit_row(struct vf_table *t, cJSON *o, const struct row *r)
+/* A row that fits at no setting: why; knobs: those searched (the
+ * precision knob is off by default, while estimate's advice tries amp and
+ * bf16: a row refused without it says so, so the two never disagree
+ * unsaid). */
+static void nofit_row(struct vf_table *t, cJSON *o, const struct row *r, unsigned knobs)
 {
 	char n[16], pk[32];
 	snprintf(n, sizeof n, "%d", r->gpus);
@@ -886,6 +889,15 @@ static void nofit_row(struct vf_table *t, cJSON *o, const struct row *r)
 	cJSON_AddItemToObject(o, "smallest_setup", vf_setup_to_json(&r->smallest.setup));
 	if (r->sim_rejected)
 		cJSON_AddNumberToObject(o, "rejected_by_allocator_simulation", r->sim_rejected);
+	const struct vf_setup *ss = &r->smallest.setup;
+	bool prec = !(knobs & VF_KNOB_BIT(VF_KNOB_PRECISION)) && ss->mode != VF_MODE_INFER &&
+		    (ss->precision == VF_PREC_AMP || ss->precision == VF_PREC_FP32);
+	size_t k = strlen(why);
+	if (prec && k < sizeof why)
+		snprintf(why + k, sizeof why - k, "; precision not tried (--allow precision)");
+	cJSON *nt = cJSON_AddArrayToObject(o, "not_tried");
+	if (prec)
+		cJSON_AddItemToArray(nt, cJSON_CreateString("precision"));
 	cJSON_AddStringToObject(o, "reason", why);
 	vf_table_addf(t, r->gpu->id, n, "no", why, "-", "-", "-", "-", "-", "-");
 }
@@ -1042,7 +1054,7 @@ static int fit_table(const struct fit_args *a, const struct vf_model *m,
 		else if (r->split)
 			tight_row(t, o, a, r, &st);
 		else
-			nofit_row(t, o, r);
+			nofit_row(t, o, r, a->knobs);
 		if (price >= 0)
 			cJSON_AddNumberToObject(o, "price_usd_hour", price);
 		else

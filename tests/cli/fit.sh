@@ -118,6 +118,17 @@ expect_out_re '^h100-80gb +2 +no +pp 2, 2 micro-batches: peak [0-9.]+ GiB > 79.6
 run estimate falcon-7b --grad-accum 2 --pp 2 --micro-batches 2 --gpu h100-80gb:2 --json
 expect_json 'j["gpus"][0]["fits"] is False'
 
+test_case "fit: a row refused without the precision knob says so (estimate's advice tries it)"
+# llama2-7b on an A100 40GB: fit said "no" at any setting while estimate advised adafactor + bf16
+run fit llama2-7b --gpu a100-40gb
+expect_out_re '^a100-40gb +1 +no +smallest peak .*; precision not tried \(--allow precision\)'
+run fit llama2-7b --gpu a100-40gb --json
+expect_json 'any(r["gpus"] == 1 and not r["fits"] and r["not_tried"] == ["precision"] for r in j["rows"])'
+run fit llama2-7b --gpu a100-40gb --allow batch,grad-ckpt,optimizer,quant,shard,gpus,split,precision --json
+expect_json 'any(r["gpus"] == 1 and r["fits"] for r in j["rows"])'
+run estimate llama2-7b --gpu a100-40gb
+expect_out "precision amp -> bf16"
+
 test_case "fit --json: a layer split's change is written whole (its --max-memory per GPU)"
 run fit llama2-7b --gpu rtx-4090 --json
 expect_rc 0

@@ -1939,6 +1939,21 @@ static void print_inference(FILE *o, const struct gpu_row *rows, int nrows)
 					    : "synchronous scheduling: all of it exposed");
 }
 
+/* What of the target was not understood (comma-separated; "" none): a
+ * vision model's, a pipeline's or a DiT file's own list, else the
+ * language model's architecture's. */
+static const char *target_unknown(const struct target *tg)
+{
+	return tg->vision ? tg->vis.unknown : tg->pipeline || tg->dit ? tg->unknown : tg->arch.not_understood;
+}
+
+/* Whether the result is approximate: one rule for the text's Model line
+ * and the JSON's model.approximate. */
+static bool target_approximate(const struct target *tg)
+{
+	return target_unknown(tg)[0] || (!tg->vision && !tg->dit && tg->arch.approximate);
+}
+
 /* --explain, --mode infer: each GPU's decode step as its parts. Returns
  * whether it showed them. */
 static bool print_inference_parts(const struct gpu_row *rows, int nrows)
@@ -1978,7 +1993,7 @@ static void print_human(const struct target *tg, const struct vf_setup *s, const
 	fprintf(o, "%sModel%s  %s: %s parameters%s, %s trainable%s\n", bold, off, tg->id,
 		vf_fmt_params(b1, sizeof b1, e0->params), act,
 		vf_fmt_params(b2, sizeof b2, e0->trainable_params),
-		(!tg->dit && tg->arch.approximate) || (tg->dit && tg->unknown[0]) ? " (approximate: see Assumptions)" : "");
+		target_approximate(tg) ? " (approximate: see Assumptions)" : "");
 	if (nrows && rows[0].has_inf && vf_est_engine_own(&rows[0].inf)) /* the engine's words, not a training step's */
 		vf_est_engine_setup_words(&rows[0].inf, inf, s, setup, sizeof setup);
 	else
@@ -2179,9 +2194,8 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 	const struct vf_arch *ma = tg->vision ? (tg->vis.has_lm ? &tg->vis.lm : NULL) : tg->dit ? NULL : &tg->arch;
 	if (ma && ma->experts > 0 && vf_arch_active_params(ma) > 0) /* MoE: per token (the LM's for a VLM) */
 		cJSON_AddNumberToObject(m, "active_params", (double)vf_arch_active_params(ma));
-	const char *unk = tg->vision ? tg->vis.unknown : tg->pipeline || tg->dit ? tg->unknown : tg->arch.not_understood;
-	cJSON_AddBoolToObject(m, "approximate", unk[0] || (!tg->vision && !tg->dit && tg->arch.approximate));
-	vf_json_add_list(m, "not_understood", unk);
+	cJSON_AddBoolToObject(m, "approximate", target_approximate(tg));
+	vf_json_add_list(m, "not_understood", target_unknown(tg));
 	if (tg->dit) {
 		/* per sample: latent tokens of the video and audio streams */
 		cJSON_AddStringToObject(m, "source", tg->d.from_file ? "file" : "catalog");

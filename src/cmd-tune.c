@@ -220,8 +220,6 @@ static cJSON *pvm_json(const struct vf_tune_result *r, const struct pvm *p)
 	return a;
 }
 
-/* The run's tier: --tier, else the first tier name of the profile that
- * plan.md mentions. NULL when unknown. */
 /* The training size the run's plan estimated at (plan.json's
  * preprocess.resolution_buckets, its largest bucket) into dims, as vramfit
  * run reads it: tune's predictions are then the plan's predicted sweep.
@@ -242,6 +240,8 @@ static void plan_buckets(const char *run, int dims[3])
 	cJSON_Delete(plan);
 }
 
+/* The run's tier: --tier, else the first tier name of the profile that
+ * plan.md mentions. NULL when unknown. */
 static const char *find_tier(const char *run, const char *trainer, char *out, size_t n)
 {
 	cJSON *tiers = NULL;

@@ -95,7 +95,8 @@ struct gpu_row {
 	int64_t max_batch;
 	struct vf_split *split;  /* --split/--tp/--pp: what each GPU holds (owned) */
 	char split_hint[192];    /* inference too big for one: the split that fits */
-	char tier_what[320];     /* the trainer's model: the tier config it runs (estimate-tier.h) */
+	char tier_what[512];     /* the trainer's model: the tier config it runs (estimate-tier.h) */
+	char tier_flags[200];    /* the flags laid over it ("--quant, --video"; "" none) */
 	struct vf_infer inf;     /* --mode infer of a language model: as the engine serves it */
 	bool has_inf;
 	bool ctx_refused;        /* transformers: the --seq forward fits, one sequence of --ctx not */
@@ -1481,8 +1482,8 @@ static void setup_words(const struct target *tg, const struct vf_setup *s, const
 	bool tiered = nrows > 0 && rows[0].tier_what[0];
 	if (tiered) {
 		s = &rows[0].setup;
-		n += (size_t)snprintf(setup + n, size - n, "each GPU under its tier's config (Assumptions); %s: ",
-				      rows[0].spec.id);
+		n += (size_t)snprintf(setup + n, size - n, "each GPU under its tier's config%s%s (Assumptions); %s: ",
+				      rows[0].tier_flags[0] ? " with your " : "", rows[0].tier_flags, rows[0].spec.id);
 	}
 	n += (size_t)snprintf(setup + n, size - n, "%s", vf_mode_name(s->mode));
 	if (s->mode == VF_MODE_LORA && tg->dit) {
@@ -2109,6 +2110,16 @@ static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const 
 	cJSON_AddNumberToObject(g, "max_batch", (double)r->max_batch);
 	if (r->tier_what[0]) {
 		cJSON_AddStringToObject(g, "tier_config", r->tier_what);
+		/* the flags laid over the tier's config, one item each */
+		cJSON *fl = cJSON_AddArrayToObject(g, "tier_flags");
+		for (const char *p = r->tier_flags; fl && *p;) {
+			size_t n = strcspn(p, ",");
+			char one[32];
+			snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one ? n : sizeof one - 1), p);
+			cJSON_AddItemToArray(fl, cJSON_CreateString(one));
+			p += n;
+			p += strspn(p, ", ");
+		}
 		cJSON_AddItemToObject(g, "setup", vf_setup_to_json(&r->setup));
 	}
 	if (!r->fits) {
@@ -3055,7 +3066,7 @@ static int load_target(const struct est_args *a, struct vf_setup *s, struct targ
 	else if (s->given & (VF_SETUP_G_VIDEO | VF_SETUP_G_TEXT_ENCODER | VF_SETUP_G_VALIDATION |
 			     VF_SETUP_G_AUDIO | VF_SETUP_G_OFFLOAD))
 		return vf_cli_usage("estimate", "--video, --resolution, --frames, --audio, --no-audio, --text-encoder, "
-						"--offload-optimizer and --validation apply to video DiTs and other "
+						"--(no-)offload-optimizer and --validation apply to video DiTs and other "
 						"diffusion models (ltx-2-19b, a DiT or UNet config, a pipeline folder)");
 	if (*t5 && !s->target_seq)
 		s->target_seq = s->seq;
@@ -3456,7 +3467,8 @@ static int estimate_rows(const struct target *tg, const struct vf_setup *s, stru
 		}
 		struct vf_setup rs = row_setup(s, r);
 		if (tg->trainer_model && vf_est_tier_wanted(s) &&
-		    vf_est_tier_setup(s, &r->spec, r->count, &rs, r->tier_what, sizeof r->tier_what, &err))
+		    vf_est_tier_setup(s, &r->spec, r->count, &rs, r->tier_what, sizeof r->tier_what, r->tier_flags,
+				      sizeof r->tier_flags, &err))
 			return vf_cli_fail_err(&err);
 		if (r->count > 1 && !(s->given & VF_SETUP_G_GPUS))
 			*multi = true;
@@ -3544,8 +3556,9 @@ static void tier_assumptions(const struct gpu_row *rows, int nrows, struct assum
 	if (nrows < 1 || !rows[0].tier_what[0])
 		return;
 	assume(as, "the trainer's model: each GPU under its tier's starting config, as vramfit plan picks it "
-		   "(data/profiles/ltx2 tiers.json and fit.json), not the flags' defaults; any knob flag "
-		   "(--quant, --optimizer, --video, --lora-rank, ...) estimates your own setup instead");
+		   "(data/profiles/ltx2 tiers.json and fit.json), not the flags' defaults; a knob flag "
+		   "(--quant, --optimizer, --video, --lora-rank, ...) changes that knob of the config alone; "
+		   "--stack other than ltx, or a stack mechanism flag, estimates your own setup instead");
 	for (int i = 0; i < nrows; i++)
 		if (rows[i].tier_what[0])
 			assume(as, "%s", rows[i].tier_what);

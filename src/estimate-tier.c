@@ -33,20 +33,99 @@ bool vf_est_tier_model(const char *id)
 
 bool vf_est_tier_wanted(const struct vf_setup *user)
 {
-	const unsigned knobs = VF_SETUP_G_PRECISION | VF_SETUP_G_OPTIMIZER | VF_SETUP_G_OPTIMIZER_IMPL |
-			       VF_SETUP_G_BATCH | VF_SETUP_G_GRAD_ACCUM | VF_SETUP_G_GRAD_CKPT |
-			       VF_SETUP_G_LORA_RANK | VF_SETUP_G_LORA_ALPHA | VF_SETUP_G_LORA_TARGETS |
-			       VF_SETUP_G_QUANT | VF_SETUP_G_VIDEO | VF_SETUP_G_TEXT_ENCODER | VF_SETUP_G_OFFLOAD;
 	/* another stack named, or one of its mechanisms set: the user's own
 	 * setup (the tier's runs under the trainer's stack, data/stacks/ltx.json) */
-	if ((user->given & knobs) || user->stack_given ||
-	    ((user->given & VF_SETUP_G_STACK) && strcmp(user->stack, "ltx") != 0))
+	if (user->stack_given || ((user->given & VF_SETUP_G_STACK) && strcmp(user->stack, "ltx") != 0))
 		return false;
 	return !(user->given & VF_SETUP_G_MODE) || user->mode == VF_MODE_LORA || user->mode == VF_MODE_FULL;
 }
 
+/* The knobs a flag sets over the tier's config, each with its flag. */
+static const struct {
+	unsigned bit;
+	const char *flag;
+} over_flags[] = {
+	{VF_SETUP_G_PRECISION, "--precision"},
+	{VF_SETUP_G_OPTIMIZER, "--optimizer"},
+	{VF_SETUP_G_OPTIMIZER_IMPL, "--optimizer-impl"},
+	{VF_SETUP_G_BATCH, "--batch"},
+	{VF_SETUP_G_GRAD_ACCUM, "--grad-accum"},
+	{VF_SETUP_G_GRAD_CKPT, "--grad-ckpt"},
+	{VF_SETUP_G_LORA_RANK, "--lora-rank"},
+	{VF_SETUP_G_LORA_ALPHA, "--lora-alpha"},
+	{VF_SETUP_G_LORA_TARGETS, "--lora-targets"},
+	{VF_SETUP_G_QUANT, "--quant"},
+	{VF_SETUP_G_VIDEO, "--video"},
+	{VF_SETUP_G_TEXT_ENCODER, "--text-encoder"},
+	{VF_SETUP_G_OFFLOAD, "--offload-optimizer"},
+	{VF_SETUP_G_VALIDATION, "--validation"},
+	{VF_SETUP_G_GRAD_CLIP, "--grad-clip"},
+	{VF_SETUP_G_ZERO_GRAD, "--zero-grad"},
+};
+
+/* The knobs the user's flags set, laid over the tier's config in *out;
+ * *flags: those flags in words (", " between), "" when none. */
+static void overlay(const struct vf_setup *u, struct vf_setup *out, char *flags, size_t fl)
+{
+	unsigned g = u->given;
+	if (g & VF_SETUP_G_PRECISION)
+		out->precision = u->precision;
+	if (g & VF_SETUP_G_OPTIMIZER)
+		out->optimizer = u->optimizer;
+	if (g & VF_SETUP_G_OPTIMIZER_IMPL)
+		out->optimizer_impl = u->optimizer_impl;
+	if (g & VF_SETUP_G_BATCH)
+		out->batch = u->batch;
+	if (g & VF_SETUP_G_GRAD_ACCUM)
+		out->grad_accum = u->grad_accum;
+	if (g & VF_SETUP_G_GRAD_CKPT) {
+		out->grad_ckpt = u->grad_ckpt;
+		out->ckpt_every = u->ckpt_every;
+		out->ckpt_selective_op = u->ckpt_selective_op;
+		out->ckpt_reentrant = u->ckpt_reentrant;
+	}
+	if (g & VF_SETUP_G_LORA_RANK)
+		out->lora_rank = u->lora_rank;
+	if (g & VF_SETUP_G_LORA_ALPHA)
+		out->lora_alpha = u->lora_alpha;
+	if (g & VF_SETUP_G_LORA_TARGETS) {
+		out->lora_targets = u->lora_targets;
+		memcpy(out->lora_target_names, u->lora_target_names, sizeof out->lora_target_names);
+	}
+	if (g & VF_SETUP_G_QUANT) {
+		out->quant = u->quant;
+		out->quant_format = u->quant_format;
+	}
+	if (g & VF_SETUP_G_VIDEO) {
+		out->video_width = u->video_width;
+		out->video_height = u->video_height;
+		out->video_frames = u->video_frames;
+	}
+	if (g & VF_SETUP_G_TEXT_ENCODER)
+		out->text_encoder = u->text_encoder;
+	if (g & VF_SETUP_G_OFFLOAD)
+		out->offload_optimizer = u->offload_optimizer;
+	if (g & VF_SETUP_G_VALIDATION) {
+		out->validation_off = u->validation_off;
+		out->val_width = u->val_width, out->val_height = u->val_height, out->val_frames = u->val_frames;
+		out->val_steps = u->val_steps, out->val_passes = u->val_passes;
+	}
+	if (g & VF_SETUP_G_GRAD_CLIP)
+		out->grad_clip = u->grad_clip;
+	if (g & VF_SETUP_G_ZERO_GRAD)
+		out->grads_zeroed = u->grads_zeroed;
+	size_t n = 0;
+	flags[0] = 0;
+	for (size_t i = 0; i < sizeof over_flags / sizeof over_flags[0]; i++)
+		if ((g & over_flags[i].bit) && n < fl) {
+			n += (size_t)snprintf(flags + n, fl - n, "%s%s", n ? ", " : "", over_flags[i].flag);
+			out->given |= over_flags[i].bit;
+		}
+}
+
 vf_status vf_est_tier_setup(const struct vf_setup *user, const struct vf_gpu_spec *gpu, int count,
-			    struct vf_setup *out, char *what, size_t wl, struct vf_error *err)
+			    struct vf_setup *out, char *what, size_t wl, char *flags, size_t fl,
+			    struct vf_error *err)
 {
 	struct vf_gpu_set gs;
 	struct vf_tier tier;
@@ -72,13 +151,18 @@ vf_status vf_est_tier_setup(const struct vf_setup *user, const struct vf_gpu_spe
 	int gpus = (user->given & VF_SETUP_G_GPUS) ? user->gpus : count > 0 ? count : 1;
 	if ((st = vf_sweepfit_config(cfg, doc, gpus, &lc, err)) == VF_OK)
 		st = vf_setup_from_ltx2(&lc, out, err);
+	flags[0] = 0;
+	if (st == VF_OK)
+		overlay(user, out, flags, fl);
 	if (st == VF_OK)
 		snprintf(what, wl, "%s %s: %s%s (%s, %s, rank %d, %dx%dx%d, text encoder %s, optimizer %s during "
-			 "validation)", gpu->id, tier.name, tier.config, full ? " with the full fine-tune's settings" : "",
+			 "validation)%s%s", gpu->id, tier.name, tier.config,
+			 full ? " with the full fine-tune's settings" : "",
 			 lc.quantization ? lc.quantization : "no quantization", lc.optimizer_type, lc.lora_rank,
 			 lc.video_dims[0], lc.video_dims[1], lc.video_dims[2],
 			 lc.load_text_encoder_in_8bit ? "in 8-bit" : "in bf16",
-			 lc.offload_optimizer_during_validation ? "offloaded" : "kept");
+			 lc.offload_optimizer_during_validation ? "offloaded" : "kept",
+			 flags[0] ? "; with your " : "", flags[0] ? flags : "");
 	vf_yamldoc_free(doc);
 	cJSON_Delete(cfg);
 	if (st)

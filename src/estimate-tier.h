@@ -1,7 +1,7 @@
 /* estimate-tier.h - `vramfit estimate` of the trainer's own model (issue 29
  * item 2): on each GPU the setup of that GPU's tier config, as plan picks
- * it (tier.c, the profile's starting configs: sweepfit.h), unless the
- * flags describe a setup of their own (estimate-tier.c). */
+ * it (tier.c, the profile's starting configs: sweepfit.h), with the knobs
+ * the flags set laid over it (estimate-tier.c). */
 #ifndef VF_ESTIMATE_TIER_H
 #define VF_ESTIMATE_TIER_H
 
@@ -17,14 +17,19 @@
 bool vf_est_tier_model(const char *id);
 
 /* Whether the flags leave the setup to the tier: training (lora or full,
- * or no --mode) and none of the flags that set a knob of the config. */
+ * or no --mode) under the trainer's stack (no other --stack, no stack
+ * mechanism flag). */
 bool vf_est_tier_wanted(const struct vf_setup *user);
 
-/* The setup of gpu x count under its tier's config, with the user's
- * --mode full, --gpus/--shard, --context-mib, --attention and --audio on
- * top. *what: "32GB tier: t2v_lora_low_vram.yaml (int8-quanto, adamw8bit,
- * rank 16, 576x576x49)". */
+/* The setup of gpu x count under its tier's config, with the knobs the
+ * user's flags set laid over it (--quant, --video, --optimizer, ...: the
+ * tier's config changed in those alone) and the user's --mode full,
+ * --gpus/--shard, --context-mib, --attention and --audio on top. *what:
+ * "32GB tier: t2v_lora_low_vram.yaml (int8-quanto, adamw8bit, rank 16,
+ * 576x576x49, ...)", then "; with your --quant" when flags set knobs;
+ * *flags: those flags ("--quant, --video"), "" when none. */
 vf_status vf_est_tier_setup(const struct vf_setup *user, const struct vf_gpu_spec *gpu, int count,
-			    struct vf_setup *out, char *what, size_t wl, struct vf_error *err);
+			    struct vf_setup *out, char *what, size_t wl, char *flags, size_t fl,
+			    struct vf_error *err);
 
 #endif

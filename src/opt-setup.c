@@ -125,6 +125,7 @@ const struct vf_option vf_setup_options[] = {
 	NEGATE("no-audio", "video DiTs: no audio stream"),
 	SET("text-encoder", "none|bf16|int8", encoders, "video DiTs: text encoder for the validation prompts"),
 	SWITCH("offload-optimizer", "video DiTs: optimizer states on the CPU during validation"),
+	NEGATE("no-offload-optimizer", "video DiTs: optimizer states kept on the GPU during validation"),
 	SET("offload", "none|optimizer|params", offloads,
 	    "CPU offload: optimizer = states and step on the host\n"
 	    "(DeepSpeed offload_optimizer); params = parameters,\n"

@@ -671,6 +671,9 @@ static vf_status placement_set(struct vf_setup *s, const char *name, const char 
 		if ((st = parse_bool(name, v, &s->offload_optimizer, err)))
 			return st;
 		s->given |= VF_SETUP_G_OFFLOAD;
+	} else if (strcmp(name, "no-offload-optimizer") == 0) {
+		s->offload_optimizer = false;
+		s->given |= VF_SETUP_G_OFFLOAD;
 	} else {
 		return media_set(s, name, v, err);
 	}

@@ -1,6 +1,6 @@
 # estimate-tier.sh - vramfit estimate of the trainer's own model (issue 29
 # items 2 and 3): each GPU under its tier's starting config unless knob
-# flags describe another setup, said in the assumptions; the advice of a
+# flags set (those knobs of the config alone), said in the assumptions; the advice of a
 # DiT searches the trainer's knobs and never suggests one it tried.
 . "$(dirname "$0")/lib.sh"
 
@@ -29,17 +29,38 @@ run estimate ltx-2-19b --gpu l40s --json
 expect_rc 0
 expect_json 'not any("(--optimizer)" in a or "(--quant)" in a or "(--video" in a or "(--validation" in a for a in j["assumptions"])'
 
-test_case "estimate ltx-2-19b: knob flags describe the setup instead (no tier config)"
+test_case "estimate ltx-2-19b: a knob flag changes that knob of the tier config alone"
 run estimate ltx-2-19b --video 960x544x89 --lora-rank 32 --optimizer adamw --grad-ckpt --gpu rtx-5090 --json
 expect_rc 0
-expect_json '"tier_config" not in j["gpus"][0] and j["gpus"][0]["fits"] is False'
-expect_json 'not any("starting config" in a for a in j["assumptions"])'
+expect_json '(lambda g: "32GB tier: t2v_lora_low_vram.yaml" in g["tier_config"] and g["tier_flags"] == ["--optimizer", "--grad-ckpt", "--lora-rank", "--video"])(j["gpus"][0])'
+# the flags' knobs are the user's, the others the tier config's (int8, optimizer offloaded)
+expect_json '(lambda s: s["lora_rank"] == 32 and s["optimizer"] == "adamw" and s["video"] == "960x544x89" and s["quant"] == "int8" and s["offload_optimizer"] is True)(j["gpus"][0]["setup"])'
+expect_json 'j["setup"]["quant"] == "int8" and j["setup"]["lora_rank"] == 32'
+expect_json 'any("starting config" in a and "changes that knob of the config alone" in a for a in j["assumptions"])'
+run estimate ltx-2-19b --video 960x544x89 --gpu rtx-5090
+expect_rc 0
+expect_out "each GPU under its tier's config with your --video (Assumptions); rtx-5090: lora r16"
+expect_out "int8 base, adamw8bit"
+expect_out "; with your --video"
+# the advice's change, given as its flag, is the estimate the advice showed
+run estimate ltx-2-19b --gpu rtx-4090 --json
+expect_rc 0
+adv=$(printf '%s' "$out" | python3 -c 'import json,sys; a=json.load(sys.stdin)["gpus"][0]["advice"][0]; print(a["settings"], a["peak_bytes"])')
+check '[ "${adv% *}" = "quant int8 -> int4" ]'
+run estimate ltx-2-19b --gpu rtx-4090 --quant int4 --json
+expect_rc 0
+expect_json 'j["gpus"][0]["fits"] is True and j["gpus"][0]["peak_bytes"] == '"${adv##* }"
+expect_json 'j["gpus"][0]["tier_flags"] == ["--quant"] and j["gpus"][0]["setup"]["optimizer"] == "adamw8bit"'
+# --validation off is honoured under the tier config, not dropped
+run estimate ltx-2-19b --gpu rtx-5090 --validation off --json
+expect_rc 0
+expect_json '"validation" not in [p["phase"] for p in j["memory"]["phases"]] and j["gpus"][0]["setup"]["validation"] == "off"'
 run estimate ltx-2-19b --mode infer --gpu rtx-5090 --json
 expect_rc 0
 expect_json '"tier_config" not in j["gpus"][0]'
 
 test_case "DiT advice: the trainer's knobs searched, never a change it says it tried"
-run estimate ltx-2-19b --video 960x544x89 --lora-rank 32 --optimizer adamw --grad-ckpt --gpu rtx-5090
+run estimate ltx-2-19b --video 960x544x89 --lora-rank 32 --optimizer adamw --grad-ckpt --quant none --gpu rtx-5090
 expect_rc 0
 expect_no_out "try --quant"
 expect_out "the cheapest change that fits: quant none -> "

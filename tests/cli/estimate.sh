@@ -145,7 +145,7 @@ test_case "LTX-2: the low-VRAM config fits a 32 GB card, the standard one needs 
 run estimate ltx-2-19b --video 576x576x49 --lora-rank 16 --optimizer adamw8bit --quant int8 --text-encoder int8 --offload-optimizer --grad-ckpt --gpu rtx-5090 --json
 expect_rc 0
 expect_json 'j["model"]["kind"] == "dit" and j["gpus"][0]["fits"] is True'
-run estimate ltx-2-19b --video 960x544x89 --lora-rank 32 --optimizer adamw --grad-ckpt --gpu rtx-5090 --gpu rtx-6000-ada --gpu a100-80gb --json
+run estimate ltx-2-19b --video 960x544x89 --lora-rank 32 --optimizer adamw --grad-ckpt --quant none --text-encoder bf16 --no-offload-optimizer --gpu rtx-5090 --gpu rtx-6000-ada --gpu a100-80gb --json
 expect_rc 0
 expect_json '[g["fits"] for g in j["gpus"]] == [False, False, True]'
 run estimate ltx-2-19b --video 960x544x89 --gpu a100-80gb

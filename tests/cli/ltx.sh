@@ -91,7 +91,7 @@ expect_rc 0
 expect_json 'j["model"]["params"] == '"$TRX"' and j["model"]["source"] == "catalog" and j["memory"]["connector_bytes"] == 2 * '"($VC + $AC)"
 
 test_case "issue 30: validation as its own phase at its own size; --validation off"
-run estimate ltx-2-19b --gpu rtx-5090 --video 960x544x49 --validation 576x576x49:30:4 --json
+run estimate ltx-2-19b --gpu rtx-5090 --video 960x544x49 --validation 576x576x49:30:4 --text-encoder bf16 --json
 expect_rc 0
 expect_json 'j["setup"]["video"] == "960x544x49" and j["setup"]["validation"] == "576x576x49" and j["setup"]["validation_passes"] == 4'
 expect_json '[p["phase"] for p in j["memory"]["phases"]] == ["forward", "backward", "optimizer", "validation", "text-encoder", "loading"]'

@@ -117,6 +117,8 @@ double vf_infer_decode_step(const struct vf_gpu_spec *gpu, double weights_bytes,
 {
 	double bps, flops_rate, launch;
 	vf__steptime_decode_rates(gpu, &bps, &flops_rate, &launch);
+	if (bandwidth_bound)
+		*bandwidth_bound = true;
 	if (!(bps > 0) || !(flops_rate > 0) || users < 1)
 		return -1;
 	double u = (double)users;
@@ -634,7 +636,7 @@ static void llamacpp_speed(const struct vf_arch *a, const struct vf_gpu_spec *gp
 	double attn = 4.0 * (double)a->heads * (double)head_dim(a);
 	double layer_s = vf__steptime_llamacpp_layer_s(default_type(t) != T_F16, !o->no_cuda_graphs);
 	double sync_s = vf__steptime_llamacpp_sync_s();
-	bool bw = true, b;
+	bool bw = true, b = true;
 	double tg = 0;
 	if (o->split_mode == VF_LCPP_SPLIT_ROW && ndev > 1) {
 		/* every device its share at once: the slowest decides */

@@ -149,8 +149,13 @@ vf_status vf_est_tier_setup(const struct vf_setup *user, const struct vf_gpu_spe
 	}
 	struct vf_ltx2_config lc;
 	int gpus = (user->given & VF_SETUP_G_GPUS) ? user->gpus : count > 0 ? count : 1;
-	if ((st = vf_sweepfit_config(cfg, doc, gpus, &lc, err)) == VF_OK)
+	if ((st = vf_sweepfit_config(cfg, doc, gpus, &lc, err)) == VF_OK) {
+		/* the shipped configs' validation.samples carry prompts (the
+		 * profile's values leave that text out): the text encoder is
+		 * loaded to embed them, in 8-bit or bf16 as the config says */
+		lc.no_validation_prompts = false;
 		st = vf_setup_from_ltx2(&lc, out, err);
+	}
 	flags[0] = 0;
 	if (st == VF_OK)
 		overlay(user, out, flags, fl);

@@ -27,6 +27,14 @@ expect_no_out "(--video WxHxF)"
 expect_no_out "LoRA targets q_proj"
 run estimate ltx-2-19b --gpu l40s --json
 expect_rc 0
+# the tier config's text encoder ("text encoder in 8-bit") embeds the
+# shipped config's validation prompts: loaded, a phase of its own
+expect_json '"text encoder in 8-bit" in j["gpus"][0]["tier_config"] and j["gpus"][0]["setup"]["text_encoder"] == "int8" and "text-encoder" in [p["phase"] for p in j["memory"]["phases"]]'
+run estimate ltx-2-19b --gpu h100-80gb --json
+expect_rc 0
+expect_json '"text encoder in bf16" in j["gpus"][0]["tier_config"] and j["gpus"][0]["setup"]["text_encoder"] == "bf16"'
+run estimate ltx-2-19b --gpu l40s --json
+expect_rc 0
 expect_json 'not any("(--optimizer)" in a or "(--quant)" in a or "(--video" in a or "(--validation" in a for a in j["assumptions"])'
 
 test_case "estimate ltx-2-19b: a knob flag changes that knob of the tier config alone"

@@ -100,6 +100,10 @@ struct gpu_row {
 	struct vf_infer inf;     /* --mode infer of a language model: as the engine serves it */
 	bool has_inf;
 	bool ctx_refused;        /* transformers: the --seq forward fits, one sequence of --ctx not */
+	bool users_refused;      /* transformers: one sequence of --ctx fits, --users of them at once
+				  * not (inf.users_peak_bytes) */
+	bool users_verdict;      /* transformers: fits and headroom are --users sequences of --ctx
+				  * at once (inf.users_peak_bytes) */
 	bool ctx_verdict;        /* transformers: fits and headroom are one sequence of --ctx's
 				  * (inf.one_peak_bytes), longer than the --seq forward the memory
 				  * table shows */
@@ -1755,6 +1759,14 @@ static void print_advice(FILE *o, const struct gpu_row *rows, int nrows, double 
 				r->spec.id, r->inf.why, ctx);
 			continue;
 		}
+		if (r->users_refused) {
+			fprintf(o, "%s: generate() does not fit: %s (needs %s of %s); try --users %" PRId64
+				   " and the rest in turns, a smaller --ctx, --quant, or a serving engine that "
+				   "queues them (--engine vllm)\n",
+				r->spec.id, r->inf.why, vf_fmt_bytes(b1, sizeof b1, (double)r->inf.users_peak_bytes),
+				vf_fmt_bytes(b2, sizeof b2, (double)vf_estimate_gpu_bytes(&r->spec)), r->inf.max_users);
+			continue;
+		}
 		if (r->ctx_refused) {
 			fprintf(o, "%s: generate() does not fit: %s (needs %s of %s; the memory table is the "
 				   "%" PRId64 "-token prompt's forward); try a smaller --ctx, --quant or a GPU with "
@@ -1923,12 +1935,23 @@ static void print_inference(FILE *o, const struct gpu_row *rows, int nrows)
 	vf_table_print(&t, o);
 	vf_table_release(&t);
 	for (int i = 0; i < nrows; i++)
+		if (rows[i].users_verdict)
+			fprintf(o, "(%s: fits and headroom are %" PRId64 " sequences of %" PRId64 " tokens at once "
+				   "(--users, --ctx), peak %s with their KV cache; the memory table is the %" PRId64
+				   "-token prompt's forward)\n",
+				rows[i].spec.id, rows[i].inf.users, rows[i].inf.ctx,
+				vf_fmt_bytes(b[7], sizeof b[7], (double)rows[i].inf.users_peak_bytes), rows[i].inf.prompt);
+	for (int i = 0; i < nrows; i++)
 		if (rows[i].ctx_verdict && rows[i].fits)
 			fprintf(o, "(%s: fits and headroom are one sequence of %" PRId64 " tokens (--ctx), peak %s "
 				   "with its KV cache; the memory table is the %" PRId64 "-token prompt's forward)\n",
 				rows[i].spec.id, rows[i].inf.ctx,
 				vf_fmt_bytes(b[7], sizeof b[7], (double)rows[i].inf.one_peak_bytes), rows[i].inf.prompt);
-	if (f->users > f->max_users && f->max_users > 0)
+	if (f->users > f->max_users && f->max_users > 0 && f->engine == VF_ENGINE_TRANSFORMERS)
+		fprintf(o, "(%" PRId64 " users do not all fit at %" PRId64 " tokens of context: generate() "
+			   "decodes its batch together, so the speeds are of %" PRId64 " at once, the rest in turns)\n",
+			f->users, f->ctx, f->running);
+	else if (f->users > f->max_users && f->max_users > 0)
 		fprintf(o, "(%" PRId64 " users do not all fit at %" PRId64 " tokens of context: %" PRId64
 			   " decode at once, the engine queues the rest)\n", f->users, f->ctx, f->running);
 	if (f->engine == VF_ENGINE_VLLM && f->decode_step_seconds > 0)
@@ -2147,6 +2170,8 @@ static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const 
 	cJSON_AddNumberToObject(g, "peak_bytes", (double)r->est.peak_bytes);
 	if (r->ctx_verdict) /* what fits and headroom judge: one sequence of --ctx, not peak_bytes */
 		cJSON_AddNumberToObject(g, "ctx_peak_bytes", (double)r->inf.one_peak_bytes);
+	if (r->users_refused || r->users_verdict) /* what fits and headroom judge: --users sequences of --ctx */
+		cJSON_AddNumberToObject(g, "users_peak_bytes", (double)r->inf.users_peak_bytes);
 	char cap[320];
 	if (vf_estimate_retries_note(r->est.sim_retries, cap, sizeof cap)) { /* as the text's line for the row */
 		cJSON_AddNumberToObject(g, "allocator_retries", (double)r->est.sim_retries);
@@ -3631,6 +3656,16 @@ static void engine_verdict(enum vf_engine engine, struct gpu_row *g)
 		g->fits = false;
 		g->ctx_refused = g->ctx_verdict = true;
 		g->headroom = vf_estimate_gpu_bytes(&g->spec) - g->inf.one_peak_bytes;
+	} else if (g->fits && g->inf.users_peak_bytes > 0) {
+		/* transformers: the verdict is --users sequences of --ctx at once
+		 * (generate() decodes its batch together; nothing queues them) */
+		g->headroom = vf_estimate_gpu_bytes(&g->spec) - g->inf.users_peak_bytes;
+		if (g->inf.users > g->inf.max_users) {
+			g->fits = false;
+			g->users_refused = true;
+		} else {
+			g->users_verdict = true;
+		}
 	} else if (g->fits && g->inf.one_peak_bytes > 0 && g->inf.ctx > g->inf.prompt) {
 		/* it fits: the margin is the longer run's, one sequence of --ctx */
 		g->ctx_verdict = true;

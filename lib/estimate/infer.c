@@ -944,6 +944,25 @@ static void torch_memory(const struct vf_arch *arch, const struct vf_setup *setu
 			 "one sequence of %lld tokens does not fit: weights, its KV cache and the "
 			 "forward's working set exceed the card",
 			 (long long)r->ctx);
+	if (o->engine == VF_ENGINE_TRANSFORMERS && r->fits && r->users > 1 && gpu && !spread(setup) &&
+	    setup->tp <= 1 && setup->pp <= 1) {
+		/* generate() decodes its batch together: the users' sequences
+		 * of ctx at once, each with its KV cache (no engine queues them);
+		 * more than max_users do not fit */
+		struct vf_setup us = one_gpu(setup, r->users, r->ctx);
+		struct vf_estimate e;
+		vf_estimate_run(arch, &us, gpu, &e);
+		r->users_peak_bytes = e.peak_bytes;
+		if (!o->static_cache)
+			r->users_peak_bytes += (int64_t)dynamic_growth(r->kv_bytes_per_token_layer, r->attn_layers,
+								       r->ctx, r->users);
+		if (r->users > r->max_users)
+			snprintf(r->why, sizeof r->why,
+			 "%lld sequences of %lld tokens at once do not fit: weights, their KV cache and the "
+			 "forward's working set exceed the card (generate() decodes its batch together); "
+			 "at most %lld do",
+			 (long long)r->users, (long long)r->ctx, (long long)r->max_users);
+	}
 }
 
 /* The speeds once the step is known: none when nothing runs. */
@@ -1397,7 +1416,9 @@ cJSON *vf_infer_to_json(const struct vf_infer *r)
 	else
 		cJSON_AddNullToObject(o, "max_ctx");
 	cJSON_AddBoolToObject(o, "fits", r->fits);
-	if (!r->fits)
+	if (r->users_peak_bytes > 0) /* --users sequences of ctx at once (transformers, one GPU) */
+		cJSON_AddNumberToObject(o, "users_peak_bytes", (double)r->users_peak_bytes);
+	if (!r->fits || (r->users_peak_bytes > 0 && r->users > r->max_users))
 		cJSON_AddStringToObject(o, "refusal", r->why);
 	infer_speed_json(o, r);
 	cJSON_AddBoolToObject(o, "approximate", r->approximate);

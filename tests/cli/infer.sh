@@ -353,4 +353,30 @@ expect_err '--seq 2048 (the prompt) is longer than --ctx 1024'
 run fit llama3.1-8b --mode infer --gpu rtx-4090 --ctx 512 --seq 512
 expect_rc 0
 
+test_case "transformers: --users N sequences decode together (no queue): the row's verdict and headroom are theirs"
+# llama3-8b on an RTX 4090 at --ctx 8192: max users 1; 64 users said "fits
+# yes, headroom 686 MiB" beside "64 users do not all fit ... the engine
+# queues the rest", though generate() holds every sequence's KV cache
+run estimate llama3-8b --mode infer --users 64 --ctx 8192 --gpu rtx-4090 --json
+expect_rc 0
+expect_json '(lambda g: not g["fits"] and g["headroom_bytes"] < 0 and g["users_peak_bytes"] > g["vram_bytes"] and g["inference"]["fits"] and "at most 1 do" in g["inference"]["refusal"])(j["gpus"][0])'
+run estimate llama3-8b --mode infer --users 64 --ctx 8192 --gpu rtx-4090
+expect_out_re '^rtx-4090 +23.99 GiB +no +-'
+expect_out "rtx-4090: generate() does not fit: 64 sequences of 8192 tokens at once do not fit"
+expect_out "try --users 1 and the rest in turns"
+expect_no_out "the engine queues the rest"
+# at the max users they fit, the headroom theirs (not one sequence's)
+mu=$("$VRAMFIT" estimate llama3-8b --mode infer --users 2 --ctx 4096 --gpu a100-80gb --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["gpus"][0]["max_batch"])')
+run estimate llama3-8b --mode infer --users "$mu" --ctx 4096 --gpu a100-80gb --json
+expect_json '(lambda g: g["fits"] and g["headroom_bytes"] == g["vram_bytes"] - g["users_peak_bytes"] and g["headroom_bytes"] >= 0 and g["inference"]["users"] == '"$mu"')(j["gpus"][0])'
+run estimate llama3-8b --mode infer --users "$mu" --ctx 4096 --gpu a100-80gb
+expect_out "fits and headroom are $mu sequences of 4096 tokens at once (--users, --ctx)"
+run estimate llama3-8b --mode infer --users $((mu + 1)) --ctx 4096 --gpu a100-80gb --json
+expect_json '(lambda g: not g["fits"] and g["headroom_bytes"] < 0)(j["gpus"][0])'
+# vLLM queues what its blocks do not hold: still a yes, and says so
+run estimate llama3-8b --mode infer --engine vllm --users 512 --ctx 8192 --gpu a100-80gb
+expect_rc 0
+expect_out "the engine queues the rest"
+expect_out_re '^a100-80gb +80.00 GiB +yes'
+
 finish

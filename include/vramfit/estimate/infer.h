@@ -120,6 +120,10 @@ struct vf_infer {
 	int64_t one_peak_bytes;      /* transformers on one GPU: one sequence of ctx, the forward's
 					peak and the DynamicCache's growth, when it does not fit or
 					ctx is longer than the prompt; 0 not computed */
+	int64_t users_peak_bytes;    /* transformers on one GPU, users > 1: the users' sequences
+					of ctx at once (generate() decodes its batch together,
+					nothing queues them), as one_peak_bytes; over the card when
+					users > max_users; 0 not computed */
 	char why[200];               /* when not: the engine's refusal in words */
 	double ttft_seconds;         /* prefill of the prompt; < 0 unknown */
 	double decode_step_seconds;  /* one decode step of `users` sequences; < 0 unknown */

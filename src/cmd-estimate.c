@@ -2151,7 +2151,7 @@ static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const 
 			cJSON *it = cJSON_CreateObject();
 			cJSON_AddItemToObject(it, "changes",
 					      vf_search_diff_json(tg->dit ? &r->setup : s, &r->advice.item[k].setup));
-			if (tg->dit) /* the DiT knobs the LLM diff does not name (text encoder, offload) */
+			if (tg->dit) /* the same changes in the text's words */
 				cJSON_AddStringToObject(it, "settings", r->advice.item[k].changes);
 			cJSON_AddNumberToObject(it, "peak_bytes", (double)r->advice.item[k].peak_bytes);
 			cJSON_AddNumberToObject(it, "headroom_bytes",

@@ -100,6 +100,9 @@ static void overlay(const struct vf_setup *u, struct vf_setup *out, char *flags,
 		out->video_width = u->video_width;
 		out->video_height = u->video_height;
 		out->video_frames = u->video_frames;
+		/* validation at the training size unless --validation says
+		 * (estimate's default; fit sets validation.video_dims to --video) */
+		out->val_width = out->val_height = out->val_frames = 0;
 	}
 	if (g & VF_SETUP_G_TEXT_ENCODER)
 		out->text_encoder = u->text_encoder;
@@ -149,13 +152,8 @@ vf_status vf_est_tier_setup(const struct vf_setup *user, const struct vf_gpu_spe
 	}
 	struct vf_ltx2_config lc;
 	int gpus = (user->given & VF_SETUP_G_GPUS) ? user->gpus : count > 0 ? count : 1;
-	if ((st = vf_sweepfit_config(cfg, doc, gpus, &lc, err)) == VF_OK) {
-		/* the shipped configs' validation.samples carry prompts (the
-		 * profile's values leave that text out): the text encoder is
-		 * loaded to embed them, in 8-bit or bf16 as the config says */
-		lc.no_validation_prompts = false;
+	if ((st = vf_sweepfit_config(cfg, doc, gpus, &lc, err)) == VF_OK)
 		st = vf_setup_from_ltx2(&lc, out, err);
-	}
 	flags[0] = 0;
 	if (st == VF_OK)
 		overlay(user, out, flags, fl);

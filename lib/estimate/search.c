@@ -290,6 +290,12 @@ cJSON *vf_search_diff_json(const struct vf_setup *a, const struct vf_setup *b)
 	}
 	if (a->shard != b->shard)
 		diff_item(arr, "shard", vf_shard_name(a->shard), vf_shard_name(b->shard));
+	if (a->text_encoder != b->text_encoder) /* video DiTs (the DiT advice's knobs) */
+		diff_item(arr, "text_encoder", vf_text_encoder_name(a->text_encoder),
+			  vf_text_encoder_name(b->text_encoder));
+	if (a->offload_optimizer != b->offload_optimizer)
+		diff_item(arr, "offload_optimizer", a->offload_optimizer ? "true" : "false",
+			  b->offload_optimizer ? "true" : "false");
 	if (split_changed(a, b)) { /* a layer split's --max-memory per GPU: longer than x */
 		char sx[512], sy[512];
 		vf_split_setup_words(a, sx, sizeof sx);

@@ -86,4 +86,27 @@ run estimate ltx-2-19b --mode lora --gpu rtx-4090
 expect_out "the cheapest change that fits: quant int8 -> int4"
 expect_no_out "try --quant"
 
+test_case "LTX advice: its JSON changes name every knob its settings do; fit and estimate judge a change alike"
+# the JSON's changes left the text encoder and the optimizer offload out:
+# following them kept a bf16 text encoder (27.9 GB, out of memory)
+run estimate ltx-2-19b --gpu rtx-4090 --text-encoder bf16 --json
+expect_rc 0
+expect_json 'all(("text-encoder" in a["settings"]) == any(c["knob"] == "text_encoder" for c in a["changes"]) and ("offload-optimizer" in a["settings"]) == any(c["knob"] == "offload_optimizer" for c in a["changes"]) for a in j["gpus"][0]["advice"])'
+expect_json '{"knob": "text_encoder", "from": "bf16", "to": "int8"} in j["gpus"][0]["advice"][0]["changes"]'
+p0=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["gpus"][0]["advice"][0]["peak_bytes"])')
+run estimate ltx-2-19b --gpu rtx-4090 --text-encoder int8 --quant int4 --json
+expect_json 'j["gpus"][0]["fits"] and j["gpus"][0]["peak_bytes"] == '"$p0"
+run estimate ltx-2-19b --gpu rtx-4090 --no-offload-optimizer --json
+expect_json 'any(c["knob"] == "offload_optimizer" and c["to"] == "true" for a in j["gpus"][0]["advice"] for c in a["changes"])'
+# fit --search counted no text encoder: int4 with a bf16 text encoder
+# "fit" at int4's own peak; estimate says 25.96 GiB of 23.99
+run fit ltx-2-19b --accept-risk --search --gpu rtx-4090 --json
+expect_rc 0
+expect_json 'not any(r["changes"].get("acceleration.load_text_encoder_in_8bit") == "false" for r in j["rows"][0]["search"])'
+# --video: validation at the training size unless --validation (fit's video_dims)
+run fit ltx-2.3-22b --video 512x512x49 --accept-risk --search --gpu rtx-5090 --json
+pf=$(printf '%s' "$out" | python3 -c 'import json,sys; print([r["peak_bytes"] for r in json.load(sys.stdin)["rows"][0]["search"] if r["changes"] == {"acceleration.offload_optimizer_during_validation": "false"}][0])')
+run estimate ltx-2.3-22b --video 512x512x49 --no-offload-optimizer --gpu rtx-5090 --json
+expect_json 'j["gpus"][0]["peak_bytes"] == '"$pf"' and j["gpus"][0]["setup"]["validation"] == "512x512x49"'
+
 finish

@@ -3693,6 +3693,9 @@ static int infer_rows(const struct est_args *a, struct result *r)
 		struct vf_error err = {0};
 		struct vf_infer_opts o = a->inf;
 		set_devices(g, &o);
+		o.replay = true; /* users at --ctx judged as the row's own estimate is */
+		o.alloc = &r->tg.alloc;
+		o.memo = r->tg.memo;
 		if (vf_infer_run(&r->tg.arch, &g->setup, &g->spec, &o, &g->inf, &err))
 			return err.code == VF_EUSAGE ? vf_cli_usage("estimate", "%s", err.msg)
 						     : vf_cli_fail_err(&err);
@@ -3721,7 +3724,9 @@ static int infer_rows(const struct est_args *a, struct result *r)
 		       a->cache_k ? a->cache_k : "f16", a->cache_v ? a->cache_v : "f16", f->ctx);
 	else
 		assume(&r->as, "transformers generate(): max users = the largest batch whose forward over %" PRId64
-			       " tokens with the KV cache fits (--ctx, default --seq)%s", f->ctx,
+			       " tokens with the KV cache fits (--ctx, default --seq), its device peak by the "
+			       "caching allocator's replay, as the memory table's%s; --users N of them decode "
+			       "together (nothing queues them): the row fits when all N do", f->ctx,
 		       a->inf.static_cache ? "; StaticCache: the cache allocated for --ctx up front (--kv-cache)"
 					   : "; DynamicCache: torch.cat's copy of one layer's K or V and the "
 					     "allocator's 2 MiB rounding on top (--kv-cache static: none)");

@@ -1652,7 +1652,10 @@ static int fit_serve(const struct fit_args *a, const struct vf_model *m, const s
 		memcpy(g[i].dev, groups[i].dev, sizeof g[i].dev);
 		snprintf(g[i].label, sizeof g[i].label, "%s", groups[i].label);
 	}
-	return vf_fit_serve(m->entry ? m->entry->id : a->model, &m->arch, &a->setup, g, ng, &a->inf, a->generate,
+	struct vf_infer_opts io = a->inf;
+	io.replay = true; /* transformers' users at --ctx judged by the allocator's replay, as estimate */
+	io.memo = a->memo;
+	return vf_fit_serve(m->entry ? m->entry->id : a->model, &m->arch, &a->setup, g, ng, &io, a->generate,
 			    (int)a->top, a->json);
 }
 

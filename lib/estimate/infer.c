@@ -172,19 +172,40 @@ static double dynamic_growth(double kv_token_layer, int64_t layers, int64_t ctx,
 	return padded + 2.0 * (double)layers * (padded - one); /* the transient, the rounding */
 }
 
+/* The device peak of s on gpu: by the allocator's replay when o asks
+ * (the row's own estimate replays it: its reserve, not the analytic
+ * one), else the analytic estimate's. */
+static int64_t seq_peak(const struct vf_arch *a, const struct vf_setup *s, const struct vf_gpu_spec *gpu,
+			const struct vf_infer_opts *o)
+{
+	struct vf_estimate e;
+	struct vf_error err = {0};
+	if (o->replay && vf_estimate_simulate_memo(a, s, gpu, o->alloc, o->memo, &e, NULL, &err) == VF_OK)
+		return e.peak_bytes;
+	vf_estimate_run(a, s, gpu, &e);
+	return e.peak_bytes;
+}
+
+/* The largest batch of cs whose peak fits gpu, judged as seq_peak. */
+static int64_t seq_max_batch(const struct vf_arch *a, const struct vf_setup *cs, const struct vf_gpu_spec *gpu,
+			     const struct vf_infer_opts *o)
+{
+	int64_t b = o->replay ? vf_estimate_max_batch_simulated(a, cs, gpu, o->alloc, o->memo) : -1;
+	return b >= 0 ? b : vf_estimate_max_batch(a, cs, gpu, 0);
+}
+
 /* The users whose estimate at ctx plus the DynamicCache's growth fits. */
 static int64_t dynamic_cache_users(const struct vf_arch *a, const struct vf_setup *cs,
-				   const struct vf_gpu_spec *gpu, const struct vf_infer *r)
+				   const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o,
+				   const struct vf_infer *r)
 {
-	int64_t b = vf_estimate_max_batch(a, cs, gpu, 0);
+	int64_t b = seq_max_batch(a, cs, gpu, o);
 	double vram = (double)vf_estimate_gpu_bytes(gpu);
 	for (; b >= 1; b--) {
 		struct vf_setup s = *cs;
 		s.batch = b;
-		struct vf_estimate e;
-		vf_estimate_run(a, &s, gpu, &e);
-		if ((double)e.peak_bytes + dynamic_growth(r->kv_bytes_per_token_layer, r->attn_layers,
-							  r->ctx, b) <= vram)
+		if ((double)seq_peak(a, &s, gpu, o) + dynamic_growth(r->kv_bytes_per_token_layer, r->attn_layers,
+								       r->ctx, b) <= vram)
 			break;
 	}
 	return b;
@@ -916,9 +937,9 @@ static void torch_memory(const struct vf_arch *arch, const struct vf_setup *setu
 			 const struct vf_gpu_spec *gpu, const struct vf_infer_opts *o, struct vf_infer *r)
 {
 	struct vf_setup cs = one_gpu(setup, 1, r->ctx);
-	r->max_users = gpu ? vf_estimate_max_batch(arch, &cs, gpu, 0) : 0;
+	r->max_users = gpu ? seq_max_batch(arch, &cs, gpu, o) : 0;
 	if (o->engine == VF_ENGINE_TRANSFORMERS && !o->static_cache && gpu)
-		r->max_users = dynamic_cache_users(arch, &cs, gpu, r);
+		r->max_users = dynamic_cache_users(arch, &cs, gpu, o, r);
 	if (gpu && spread(setup))
 		r->max_users = spread_users(arch, setup, gpu, r, r->max_users);
 	else if (gpu && (setup->tp > 1 || setup->pp > 1))
@@ -932,9 +953,7 @@ static void torch_memory(const struct vf_arch *arch, const struct vf_setup *setu
 		/* one sequence on one card (the row's verdict and headroom when it
 		 * does not fit or is longer than the prompt's forward the memory
 		 * table shows); tp/pp: not modelled */
-		struct vf_estimate e;
-		vf_estimate_run(arch, &cs, gpu, &e);
-		r->one_peak_bytes = e.peak_bytes;
+		r->one_peak_bytes = seq_peak(arch, &cs, gpu, o);
 		if (o->engine == VF_ENGINE_TRANSFORMERS && !o->static_cache)
 			r->one_peak_bytes += (int64_t)dynamic_growth(r->kv_bytes_per_token_layer, r->attn_layers,
 								     r->ctx, 1);
@@ -950,9 +969,7 @@ static void torch_memory(const struct vf_arch *arch, const struct vf_setup *setu
 		 * of ctx at once, each with its KV cache (no engine queues them);
 		 * more than max_users do not fit */
 		struct vf_setup us = one_gpu(setup, r->users, r->ctx);
-		struct vf_estimate e;
-		vf_estimate_run(arch, &us, gpu, &e);
-		r->users_peak_bytes = e.peak_bytes;
+		r->users_peak_bytes = seq_peak(arch, &us, gpu, o);
 		if (!o->static_cache)
 			r->users_peak_bytes += (int64_t)dynamic_growth(r->kv_bytes_per_token_layer, r->attn_layers,
 								       r->ctx, r->users);

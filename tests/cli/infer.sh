@@ -320,7 +320,7 @@ expect_rc 2
 expect_err 'longer than --ctx'
 
 test_case "transformers, --ctx longer than the prompt: fits and headroom are one sequence of --ctx's, the peak they judge is given (vram - headroom)"
-for c in 8192 16384; do
+for c in 8192 32768; do
   run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx $c --json
   expect_rc 0 # an answer either way: does not fit is not a failure of the command
   expect_json '[g["vram_bytes"] - g["headroom_bytes"] == g["ctx_peak_bytes"] > g["peak_bytes"] for g in j["gpus"]] == [True]'
@@ -328,7 +328,7 @@ for c in 8192 16384; do
 done
 run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 8192
 expect_out_re 'rtx-4090: fits and headroom are one sequence of 8192 tokens \(--ctx\), peak [0-9.]+ GiB with its KV cache; the memory table is the 2048-token prompt'
-run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 16384
+run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 32768
 expect_out_re 'generate\(\) does not fit: .* \(needs [0-9.]+ GiB of 23.99 GiB; the memory table is the 2048-token prompt'
 # --ctx equal to the prompt: the memory table's forward is the verdict
 run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 2048 --json
@@ -359,11 +359,12 @@ test_case "transformers: --users N sequences decode together (no queue): the row
 # queues the rest", though generate() holds every sequence's KV cache
 run estimate llama3-8b --mode infer --users 64 --ctx 8192 --gpu rtx-4090 --json
 expect_rc 0
-expect_json '(lambda g: not g["fits"] and g["headroom_bytes"] < 0 and g["users_peak_bytes"] > g["vram_bytes"] and g["inference"]["fits"] and "at most 1 do" in g["inference"]["refusal"])(j["gpus"][0])'
+expect_json '(lambda g: not g["fits"] and g["headroom_bytes"] < 0 and g["users_peak_bytes"] > g["vram_bytes"] and g["inference"]["fits"] and 1 <= g["max_batch"] < 64 and ("at most %d do" % g["max_batch"]) in g["inference"]["refusal"])(j["gpus"][0])'
+mu4=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["gpus"][0]["max_batch"])')
 run estimate llama3-8b --mode infer --users 64 --ctx 8192 --gpu rtx-4090
 expect_out_re '^rtx-4090 +23.99 GiB +no +-'
 expect_out "rtx-4090: generate() does not fit: 64 sequences of 8192 tokens at once do not fit"
-expect_out "try --users 1 and the rest in turns"
+expect_out "try --users $mu4 and the rest in turns"
 expect_no_out "the engine queues the rest"
 # at the max users they fit, the headroom theirs (not one sequence's)
 mu=$("$VRAMFIT" estimate llama3-8b --mode infer --users 2 --ctx 4096 --gpu a100-80gb --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["gpus"][0]["max_batch"])')
@@ -378,5 +379,20 @@ run estimate llama3-8b --mode infer --engine vllm --users 512 --ctx 8192 --gpu a
 expect_rc 0
 expect_out "the engine queues the rest"
 expect_out_re '^a100-80gb +80.00 GiB +yes'
+
+test_case "transformers: the users at --ctx judged by the allocator replay the row's own peak runs"
+# gemma3-12b at 8192 tokens on an L4: the row (replayed: 18.86 GiB with
+# nf4) fit while one sequence of --ctx was judged analytically (27.36
+# GiB): the advice "quant int8 -> nf4 (peak 18.86 GiB)", followed, said no
+run estimate gemma3-12b --mode infer --seq 8192 --quant int8 --gpu l4 --json
+expect_rc 0
+adv=$(printf '%s' "$out" | python3 -c 'import json,sys; a=json.load(sys.stdin)["gpus"][0]["advice"][0]; print(a["changes"][0]["knob"], a["changes"][0]["to"], a["peak_bytes"])')
+check '[ "${adv% *}" = "quant nf4" ]'
+run estimate gemma3-12b --mode infer --seq 8192 --quant nf4 --gpu l4 --json
+expect_json '(lambda g: g["fits"] and g["peak_bytes"] == '"${adv##* }"' and g["max_batch"] >= 1)(j["gpus"][0])'
+# the same figure where --ctx is longer than the prompt: one sequence of it
+# is the row's replayed forward at --ctx with the cache's growth
+run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 16384 --json
+expect_json '(lambda g: g["fits"] == (g["max_batch"] >= 1) == (g["headroom_bytes"] >= 0))(j["gpus"][0])'
 
 finish

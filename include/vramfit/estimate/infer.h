@@ -37,6 +37,9 @@
 #include "vramfit/model/arch.h"
 #include "vramfit/estimate/setup.h"
 
+struct vf_alloc_config;
+struct vf_replay_memo;
+
 enum vf_engine { VF_ENGINE_TRANSFORMERS, VF_ENGINE_VLLM, VF_ENGINE_LLAMACPP };
 
 /* llama.cpp's GGUF file types (llama-quantize's names) and KV cache types. */
@@ -73,6 +76,13 @@ struct vf_infer_opts {
 	int64_t n_ubatch;            /* physical batch; 0: 512 */
 	bool static_cache;           /* transformers: StaticCache (max_cache_len allocated up front);
 					else DynamicCache, grown by torch.cat */
+	/* transformers: the users at ctx judged by the caching allocator's
+	 * replay (vf_estimate_simulate_memo with alloc, NULL the default
+	 * allocator, and memo, may be NULL), as the row's own estimate is;
+	 * false: the analytic peak */
+	bool replay;
+	const struct vf_alloc_config *alloc;
+	struct vf_replay_memo *memo;
 	enum vf_llamacpp_split split_mode; /* over the setup's GPUs (default layer) */
 	double tensor_split[VF_INFER_MAX_DEVICES]; /* --tensor-split ratios; all 0: llama.cpp's
 						      default, each device's free memory */

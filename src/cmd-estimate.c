@@ -435,6 +435,10 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 		assume(a, "attention %s: no s x s score matrices (--attention)", vf_attention_name(s->attention));
 	if (!(g & VF_SETUP_G_GPUS) && !multi)
 		assume(a, "%d GPU per run (--gpus N --shard ...)", s->gpus);
+	if (s->shard_none_ddp || ((g & VF_SETUP_G_SHARD) && s->mode != VF_MODE_INFER && !vf_split_active(s) &&
+				  multi && s->shard == VF_SHARD_NONE))
+		assume(a, "--shard none over several GPUs: data-parallel replicas all-reduce their gradients "
+			  "in DDP's buckets, so it is estimated as ddp (as fit reads it)");
 	if ((g & VF_SETUP_G_SHARD) && s->shard >= VF_SHARD_ZERO1 && !multi && s->gpus <= 1)
 		assume(a, "--shard %s on one GPU shards nothing: every figure is one GPU's whole model "
 			  "(--gpus N or --gpu ID:N to shard)", vf_shard_name(s->shard));
@@ -2427,7 +2431,9 @@ static struct vf_setup row_setup(const struct vf_setup *s, const struct gpu_row 
 	struct vf_setup rs = *s;
 	if (r->count > 1 && !(s->given & VF_SETUP_G_GPUS)) {
 		rs.gpus = r->count;
-		if (!(s->given & VF_SETUP_G_SHARD))
+		/* an explicit none over training replicas is DDP (setup.c) */
+		if (!(s->given & VF_SETUP_G_SHARD) ||
+		    (rs.shard == VF_SHARD_NONE && rs.mode != VF_MODE_INFER && !vf_split_active(&rs)))
 			rs.shard = VF_SHARD_DDP;
 	}
 	return rs;

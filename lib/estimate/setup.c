@@ -827,8 +827,15 @@ vf_status vf_setup_finish(struct vf_setup *s, struct vf_error *err)
 	} else if (s->optimizer == VF_OPT_NONE) {
 		return vf_error_set(err, VF_EUSAGE, "--optimizer: training needs an optimizer");
 	}
-	if (s->gpus > 1 && s->shard == VF_SHARD_NONE && !(s->given & VF_SETUP_G_SHARD))
+	/* data parallel over several GPUs: an explicit none is DDP too when
+	 * training (the replicas all-reduce their gradients in its buckets),
+	 * as fit reads it; a model split's GPUs are not replicas */
+	if (s->gpus > 1 && s->shard == VF_SHARD_NONE &&
+	    (!(s->given & VF_SETUP_G_SHARD) ||
+	     (s->mode != VF_MODE_INFER && s->split == VF_SPLIT_NONE && s->tp <= 1 && s->pp <= 1))) {
+		s->shard_none_ddp = s->given & VF_SETUP_G_SHARD;
 		s->shard = VF_SHARD_DDP;
+	}
 	if (!(s->given & VF_SETUP_G_LORA_ALPHA))
 		s->lora_alpha = s->lora_rank;
 	if (s->quant != VF_QUANT_NONE && s->mode == VF_MODE_FULL)

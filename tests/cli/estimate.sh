@@ -222,4 +222,18 @@ run estimate llama2-7b --mode infer --ctx 100000 --gpu h100-80gb --json
 expect_rc 0
 expect_json 'j["model"]["approximate"] is True and "--ctx 100000 beyond max_positions 4096" in j["model"]["not_understood"]'
 
+test_case "--shard none over data-parallel GPUs is DDP, as fit reads it, and says so"
+# estimate kept 'none' (no gradient buckets) where fit's start read ddp:
+# phi-2 full on 8 H100s, 65176141824 B against fit's 76741935104 B
+run estimate phi-2 --mode full --shard none --gpu h100-80gb:8 --json
+expect_rc 0
+expect_json 'j["setup"]["shard"] == "ddp" and any("--shard none over several GPUs" in a for a in j["assumptions"])'
+pe=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["gpus"][0]["peak_bytes"])')
+run fit phi-2 --mode full --shard none --search --gpu h100-80gb:8 --json
+expect_json 'j["start"][0]["setup"]["shard"] == "ddp" and j["start"][0]["peak_bytes"] == '"$pe"
+# a model split's GPUs are not replicas: none stays none there
+run estimate llama2-13b --mode infer --shard none --tp 2 --gpu rtx-4090:2 --json
+expect_rc 0
+expect_json 'not any("--shard none over several GPUs" in a for a in j["assumptions"])'
+
 finish

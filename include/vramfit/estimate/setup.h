@@ -251,6 +251,7 @@ struct vf_setup {
 	enum vf_quant quant;               /* default none */
 	int gpus;                          /* default 1 */
 	enum vf_shard shard;               /* default none (ddp when gpus > 1) */
+	bool shard_none_ddp;               /* --shard none given over data-parallel GPUs: read as ddp */
 	enum vf_attention attention;       /* default sdpa */
 	int64_t context_bytes;             /* CUDA context; -1 = by GPU generation */
 	/* Video DiTs (kind "dit"): latent tokens come from these. */

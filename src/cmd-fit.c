@@ -662,8 +662,9 @@ static int split_rows(const struct fit_args *a, const struct vf_arch *arch,
  * peak may still fit by the allocator simulation, which decides (mixtral
  * QLoRA on two RTX 4090s, ZeRO-3 and checkpointing: 21.90 GiB on the fast
  * path, 21.06 GiB simulated, as vramfit estimate says, under 21.59 GiB
- * usable; the row said no). 1 when it fits (its peak the simulated one),
- * 0 when not, -1 on error. */
+ * usable; the row said no). Its peak becomes the simulated one either
+ * way (the row's "smallest peak" is estimate's figure for that setup).
+ * 1 when it fits, 0 when not, -1 on error. */
 static int smallest_fits(const struct fit_args *a, const struct vf_arch *arch, const struct vf_gpu_spec *g,
 			 struct vf_search *s, int64_t *retries, struct vf_error *err)
 {
@@ -672,9 +673,9 @@ static int smallest_fits(const struct fit_args *a, const struct vf_arch *arch, c
 	struct vf_estimate e;
 	if (vf_estimate_simulate_memo(arch, &s->smallest.setup, g, NULL, a->memo, &e, NULL, err))
 		return -1;
+	s->smallest.peak_bytes = e.peak_bytes; /* the simulated peak, as vramfit estimate gives it */
 	if (e.sim_oom || e.peak_bytes > s->smallest.limit_bytes)
 		return 0;
-	s->smallest.peak_bytes = e.peak_bytes;
 	s->smallest.fits = true;
 	*retries = e.sim_retries;
 	return 1;
@@ -732,6 +733,8 @@ static int search_row(const struct fit_args *a, const struct vf_arch *arch, cons
 		vf_search_release(&s);
 		return vf_cli_fail_err(&err);
 	}
+	if (!r->fits && low == s.count && s.have_smallest) /* its simulated peak, as estimate's */
+		r->smallest = s.smallest;
 	r->fits = r->fits || small;
 	if (r->fits) {
 		r->best = small ? s.smallest : s.results[pick];

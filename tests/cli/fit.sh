@@ -229,4 +229,14 @@ expect_rc 2
 run refs --what-if tinyllama-1.1b --gpu h100-80gb --price -3
 expect_rc 2
 
+test_case "a row that fits at no setting: its smallest peak is estimate's figure for that setup"
+# fit said 'smallest peak 101.95 GiB' (the fast path's) for adafactor;
+# vramfit estimate of that setup says 126.56 GiB (the simulated peak)
+run fit llama2-13b --mode full --gpu rtx-3090:1 --json
+expect_rc 0
+expect_json 'not j["rows"][0]["fits"] and j["rows"][0]["smallest_setup"]["optimizer"] == "adafactor"'
+pf=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rows"][0]["peak_bytes"])')
+run estimate llama2-13b --mode full --optimizer adafactor --gpu rtx-3090 --json
+expect_json 'j["gpus"][0]["peak_bytes"] == '"$pf"
+
 finish

@@ -97,6 +97,7 @@ struct gpu_row {
 	char split_hint[192];    /* inference too big for one: the split that fits */
 	char tier_what[512];     /* the trainer's model: the tier config it runs (estimate-tier.h) */
 	char tier_flags[200];    /* the flags laid over it ("--quant, --video"; "" none) */
+	char users_hint[200];    /* transformers: no advice holds --users at --ctx: what does */
 	struct vf_infer inf;     /* --mode infer of a language model: as the engine serves it */
 	bool has_inf;
 	bool ctx_refused;        /* transformers: the --seq forward fits, one sequence of --ctx not */
@@ -435,7 +436,7 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 		assume(a, "attention %s: no s x s score matrices (--attention)", vf_attention_name(s->attention));
 	if (!(g & VF_SETUP_G_GPUS) && !multi)
 		assume(a, "%d GPU per run (--gpus N --shard ...)", s->gpus);
-	if (s->shard_none_ddp || ((g & VF_SETUP_G_SHARD) && s->mode != VF_MODE_INFER && !vf_split_active(s) &&
+	if (s->shard_none_ddp || ((g & VF_SETUP_G_SHARD) && s->mode != VF_MODE_INFER && s->split != VF_SPLIT_LAYERS &&
 				  multi && s->shard == VF_SHARD_NONE))
 		assume(a, "--shard none over several GPUs: data-parallel replicas all-reduce their gradients "
 			  "in DDP's buckets, so it is estimated as ddp (as fit reads it)");
@@ -1789,6 +1790,8 @@ static void print_advice(FILE *o, const struct gpu_row *rows, int nrows, double 
 			fprintf(o, "  no change of quantization (int8, fp8, int4), optimizer, text encoder, optimizer "
 				   "offload, checkpointing, batch split or LoRA rank fits it: a lower resolution or fewer "
 				   "frames (--video), or a GPU with more memory\n");
+		else if (r->advice.n == 0 && r->users_hint[0])
+			fprintf(o, "  %s\n", r->users_hint);
 		else if (r->advice.n == 0)
 			fprintf(o, "  no change of batch split, checkpointing, optimizer, quantization or "
 				   "precision fits it: try %s\n",
@@ -2149,6 +2152,8 @@ static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const 
 		}
 		cJSON_AddItemToObject(g, "setup", vf_setup_to_json(&r->setup));
 	}
+	if (!r->fits && r->users_hint[0]) /* transformers: no change holds --users at --ctx */
+		cJSON_AddStringToObject(g, "advice_note", r->users_hint);
 	if (!r->fits) {
 		cJSON *adv = cJSON_AddArrayToObject(g, "advice");
 		for (int k = 0; adv && k < r->advice.n; k++) {
@@ -2432,8 +2437,9 @@ static struct vf_setup row_setup(const struct vf_setup *s, const struct gpu_row 
 	if (r->count > 1 && !(s->given & VF_SETUP_G_GPUS)) {
 		rs.gpus = r->count;
 		/* an explicit none over training replicas is DDP (setup.c) */
+		int per = rs.split == VF_SPLIT_LAYERS ? rs.gpus : rs.tp * rs.pp > 0 ? rs.tp * rs.pp : 1;
 		if (!(s->given & VF_SETUP_G_SHARD) ||
-		    (rs.shard == VF_SHARD_NONE && rs.mode != VF_MODE_INFER && !vf_split_active(&rs)))
+		    (rs.shard == VF_SHARD_NONE && rs.mode != VF_MODE_INFER && rs.gpus / per > 1))
 			rs.shard = VF_SHARD_DDP;
 	}
 	return rs;
@@ -3217,8 +3223,9 @@ static int split_one(const struct target *tg, const struct vf_setup *s, struct g
 	if (r->count > 1 && !(s->given & VF_SETUP_G_GPUS) &&
 	    (s->split == VF_SPLIT_LAYERS || r->count % mp == 0)) {
 		rs.gpus = r->count;
-		if (s->split != VF_SPLIT_LAYERS && rs.gpus > mp && !(s->given & VF_SETUP_G_SHARD))
-			rs.shard = VF_SHARD_DDP;
+		if (s->split != VF_SPLIT_LAYERS && rs.gpus > mp &&
+		    (!(s->given & VF_SETUP_G_SHARD) || (rs.shard == VF_SHARD_NONE && rs.mode != VF_MODE_INFER)))
+			rs.shard = VF_SHARD_DDP; /* replicas: an explicit none too (setup.c) */
 	}
 	r->setup = rs;
 	if (split_row(tg, &rs, r, &err))
@@ -3632,6 +3639,51 @@ static void set_assumptions(const struct gpu_row *rows, int nrows, bool given, s
 	}
 }
 
+/* transformers: the advice of a row that does not fit judged as the row
+ * is, --users sequences of --ctx at once (one when --users is 1 and --ctx
+ * longer than the prompt): a change whose prompt forward fits but whose
+ * users do not is dropped, and each kept one shows the users' peak. */
+static void infer_advice(const struct vf_arch *arch, struct gpu_row *g, const struct vf_infer_opts *o,
+			 double margin)
+{
+	const struct vf_infer *f = &g->inf;
+	if (g->fits || f->engine != VF_ENGINE_TRANSFORMERS || g->advice.n == 0 ||
+	    (f->users <= 1 && f->ctx <= f->prompt))
+		return;
+	int64_t vram = vf_estimate_gpu_bytes(&g->spec);
+	int kept = 0, most = -1;
+	int64_t most_users = 0;
+	for (int k = 0; k < g->advice.n; k++) {
+		struct vf_advice_item *it = &g->advice.item[k];
+		struct vf_infer t;
+		struct vf_error err = {0};
+		if (vf_infer_run(arch, &it->setup, &g->spec, o, &t, &err))
+			continue;
+		int64_t peak = t.users_peak_bytes > 0 ? t.users_peak_bytes
+			       : t.one_peak_bytes > 0 ? t.one_peak_bytes : it->peak_bytes;
+		if (!t.fits || t.max_users < t.users || (double)peak > (1 - margin) * (double)vram) {
+			if (t.fits && t.max_users > most_users)
+				most = k, most_users = t.max_users;
+			continue;
+		}
+		if (peak > it->peak_bytes) {
+			it->peak_bytes = peak;
+			it->headroom_bytes = vram - peak;
+		}
+		g->advice.item[kept++] = *it;
+	}
+	if (kept == 0 && most >= 0)
+		snprintf(g->users_hint, sizeof g->users_hint,
+			 "no change fits %" PRId64 " sequences of %" PRId64 " tokens at once: with %s at most %" PRId64
+			 " do (--users %" PRId64 ", the rest in turns); or a serving engine that queues them "
+			 "(--engine vllm)", f->users, f->ctx, g->advice.item[most].changes, most_users, most_users);
+	else if (kept == 0)
+		snprintf(g->users_hint, sizeof g->users_hint,
+			 "no change fits %" PRId64 " sequences of %" PRId64 " tokens at once: a smaller --ctx, fewer "
+			 "--users, or a serving engine that queues them (--engine vllm)", f->users, f->ctx);
+	g->advice.n = kept;
+}
+
 /* --mode infer of a language model: each row as the engine serves it;
  * vLLM's verdict is whether it starts (one --ctx sequence in the blocks). */
 /* A row's verdict from its engine: vLLM's and llama.cpp's own; transformers
@@ -3707,6 +3759,7 @@ static int infer_rows(const struct est_args *a, struct result *r)
 						     : vf_cli_fail_err(&err);
 		g->has_inf = true;
 		engine_verdict(a->inf.engine, g);
+		infer_advice(&r->tg.arch, g, &o, a->margin);
 	}
 	const struct vf_infer *f = r->nrows ? &r->rows[0].inf : NULL;
 	if (!f)

@@ -828,11 +828,12 @@ vf_status vf_setup_finish(struct vf_setup *s, struct vf_error *err)
 		return vf_error_set(err, VF_EUSAGE, "--optimizer: training needs an optimizer");
 	}
 	/* data parallel over several GPUs: an explicit none is DDP too when
-	 * training (the replicas all-reduce their gradients in its buckets),
-	 * as fit reads it; a model split's GPUs are not replicas */
+	 * training over replicas (they all-reduce their gradients in its
+	 * buckets), as fit reads it; the GPUs of one replica (a layer split,
+	 * tp x pp alone) are not replicas */
+	int replicas = s->split == VF_SPLIT_LAYERS ? 1 : s->gpus / (s->tp * s->pp > 0 ? s->tp * s->pp : 1);
 	if (s->gpus > 1 && s->shard == VF_SHARD_NONE &&
-	    (!(s->given & VF_SETUP_G_SHARD) ||
-	     (s->mode != VF_MODE_INFER && s->split == VF_SPLIT_NONE && s->tp <= 1 && s->pp <= 1))) {
+	    (!(s->given & VF_SETUP_G_SHARD) || (s->mode != VF_MODE_INFER && replicas > 1))) {
 		s->shard_none_ddp = s->given & VF_SETUP_G_SHARD;
 		s->shard = VF_SHARD_DDP;
 	}

@@ -231,7 +231,13 @@ expect_json 'j["setup"]["shard"] == "ddp" and any("--shard none over several GPU
 pe=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["gpus"][0]["peak_bytes"])')
 run fit phi-2 --mode full --shard none --search --gpu h100-80gb:8 --json
 expect_json 'j["start"][0]["setup"]["shard"] == "ddp" and j["start"][0]["peak_bytes"] == '"$pe"
-# a model split's GPUs are not replicas: none stays none there
+# with a tp/pp split over replicas too: ddp, as fit's results and the advice read it
+run estimate mistral-7b --mode full --batch 1 --grad-accum 16 --seq 1024 --grad-ckpt --optimizer adamw --precision bf16 --shard none --pp 2 --micro-batches 16 --gpu h100-80gb:8 --json
+expect_json 'j["setup"]["shard"] == "ddp"'
+pn=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["gpus"][0]["peak_bytes"])')
+run estimate mistral-7b --mode full --batch 1 --grad-accum 16 --seq 1024 --grad-ckpt --optimizer adamw --precision bf16 --shard ddp --pp 2 --micro-batches 16 --gpu h100-80gb:8 --json
+expect_json 'j["gpus"][0]["peak_bytes"] == '"$pn"
+# a model split's GPUs alone are not replicas: none stays none there
 run estimate llama2-13b --mode infer --shard none --tp 2 --gpu rtx-4090:2 --json
 expect_rc 0
 expect_json 'not any("--shard none over several GPUs" in a for a in j["assumptions"])'

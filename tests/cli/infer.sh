@@ -395,4 +395,32 @@ expect_json '(lambda g: g["fits"] and g["peak_bytes"] == '"${adv##* }"' and g["m
 run estimate llama3.1-8b --mode infer --gpu rtx-4090 --ctx 16384 --json
 expect_json '(lambda g: g["fits"] == (g["max_batch"] >= 1) == (g["headroom_bytes"] >= 0))(j["gpus"][0])'
 
+test_case "transformers: the advice of a row judged as the row is, --users sequences of --ctx at once"
+# llama2-13b, 4 users at 4096 tokens on an RTX 3090: the advice offered
+# --quant int8 / nf4, whose prompt forward fits; followed, at most 2 / 3
+# users fit, a no
+run estimate llama2-13b --mode infer --seq 4096 --users 4 --gpu rtx-3090 --json
+expect_rc 0
+expect_json '(lambda g: not g["fits"] and g["advice"] == [] and "at most 3 do (--users 3" in g["advice_note"])(j["gpus"][0])'
+run estimate llama2-13b --mode infer --seq 4096 --users 4 --gpu rtx-3090
+expect_out "no change fits 4 sequences of 4096 tokens at once: with quant none -> nf4 at most 3 do (--users 3, the rest in turns)"
+expect_no_out "try --quant int8 or nf4"
+run estimate llama2-13b --mode infer --seq 4096 --users 3 --quant nf4 --gpu rtx-3090 --json
+expect_json 'j["gpus"][0]["fits"] and j["gpus"][0]["max_batch"] == 3'
+# an advice kept is the users' figure: followed, it fits at that peak
+run estimate llama2-13b --mode infer --users 2 --ctx 4096 --gpu rtx-3090 --json
+expect_rc 0
+expect_json 'len(j["gpus"][0]["advice"]) >= 1'
+printf '%s' "$out" | python3 -c '
+import json, sys
+g = json.load(sys.stdin)["gpus"][0]
+for a in g.get("advice", []):
+    print(" ".join("--%s %s" % (c["knob"].replace("_", "-"), c["to"]) for c in a["changes"]), a["peak_bytes"])
+' > "$TMP/adv.txt"
+while read -r line; do
+  flags=${line% *}; peak=${line##* }
+  run estimate llama2-13b --mode infer --users 2 --ctx 4096 --gpu rtx-3090 $flags --json
+  expect_json 'j["gpus"][0]["fits"] and j["gpus"][0].get("users_peak_bytes", j["gpus"][0]["peak_bytes"]) == '"$peak"
+done < "$TMP/adv.txt"
+
 finish

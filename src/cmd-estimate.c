@@ -2108,7 +2108,26 @@ static void print_dit_phases(FILE *o, const struct vf_estimate *e)
 	vf_table_release(&t);
 }
 
-/* One GPU row of the --json contract. */
+/* A setup's JSON with the CUDA context the estimate used and, for a DiT,
+ * the diffusers module names of its attention projections. */
+static cJSON *setup_json(const struct target *tg, const struct vf_setup *ts, int64_t context_bytes)
+{
+	cJSON *sj = vf_setup_to_json(ts);
+	cJSON_ReplaceItemInObjectCaseSensitive(sj, "context_mib", cJSON_CreateNumber((double)(context_bytes >> 20)));
+	if (tg->dit && ts->mode == VF_MODE_LORA) {
+		char t[64] = "";
+		static const char *const names[] = {"to_q", "to_k", "to_v", "to_out.0"};
+		static const unsigned bits[] = {VF_LORA_Q, VF_LORA_K, VF_LORA_V, VF_LORA_O};
+		for (int i = 0; i < 4; i++)
+			if (ts->lora_targets & bits[i]) {
+				size_t n = strlen(t);
+				snprintf(t + n, sizeof t - n, "%s%s", n ? "," : "", names[i]);
+			}
+		cJSON_ReplaceItemInObjectCaseSensitive(sj, "lora_targets", cJSON_CreateString(t));
+	}
+	return sj;
+}
+
 /* A set's devices: each card, its memory and the probe's free memory
  * (null when not probed). */
 static cJSON *set_json(const struct gpu_row *r)
@@ -2127,6 +2146,7 @@ static cJSON *set_json(const struct gpu_row *r)
 	return a;
 }
 
+/* One GPU row of the --json contract. */
 static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const struct gpu_row *r)
 {
 	cJSON *g = cJSON_CreateObject();
@@ -2150,7 +2170,7 @@ static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const 
 			p += n;
 			p += strspn(p, ", ");
 		}
-		cJSON_AddItemToObject(g, "setup", vf_setup_to_json(&r->setup));
+		cJSON_AddItemToObject(g, "setup", setup_json(tg, &r->setup, r->est.context_bytes));
 	}
 	if (!r->fits && r->users_hint[0]) /* transformers: no change holds --users at --ctx */
 		cJSON_AddStringToObject(g, "advice_note", r->users_hint);
@@ -2268,22 +2288,7 @@ static cJSON *to_json(const struct target *tg, const struct vf_setup *s, const s
 	/* the trainer's model: the setup the figures beside it are of (the first
 	 * row's tier config), not the flags' defaults */
 	const struct vf_setup *ts = nrows && rows[0].tier_what[0] ? &rows[0].setup : s;
-	cJSON *sj = vf_setup_to_json(ts);
-	cJSON_ReplaceItemInObjectCaseSensitive(sj, "context_mib",
-					       cJSON_CreateNumber((double)(e0->context_bytes >> 20)));
-	if (tg->dit && ts->mode == VF_MODE_LORA) {
-		/* the diffusers module names of the DiT's attention projections */
-		char t[64] = "";
-		static const char *const names[] = {"to_q", "to_k", "to_v", "to_out.0"};
-		static const unsigned bits[] = {VF_LORA_Q, VF_LORA_K, VF_LORA_V, VF_LORA_O};
-		for (int i = 0; i < 4; i++)
-			if (ts->lora_targets & bits[i]) {
-				size_t n = strlen(t);
-				snprintf(t + n, sizeof t - n, "%s%s", n ? "," : "", names[i]);
-			}
-		cJSON_ReplaceItemInObjectCaseSensitive(sj, "lora_targets", cJSON_CreateString(t));
-	}
-	cJSON_AddItemToObject(o, "setup", sj);
+	cJSON_AddItemToObject(o, "setup", setup_json(tg, ts, e0->context_bytes));
 	bool engine = nrows && rows[0].has_inf && vf_est_engine_own(&rows[0].inf);
 	cJSON_AddItemToObject(o, "memory", memory_json(tg, rows, nrows, e0));
 	cJSON *gs = cJSON_AddArrayToObject(o, "gpus");

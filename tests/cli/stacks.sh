@@ -120,6 +120,8 @@ expect_rc 0
 expect_json 'j["gpus"][0]["setup"]["stack"] == "ltx" and j["gpus"][0]["setup"]["fsdp_lora_flat"] is True'
 # the top-level setup is the one its memory figures are of: the tier's
 expect_json 'all(j["setup"][k] == j["gpus"][0]["setup"][k] for k in ("stack", "mode", "lora_rank", "optimizer", "batch"))'
+# the row's setup names what the top level does (the DiT's modules, the context used)
+expect_json 'j["setup"] == j["gpus"][0]["setup"]'
 expect_json 'any(x.startswith("training stack ltx") for x in j["assumptions"])'
 expect_json 'any("tier\x27s starting config" in x for x in j["assumptions"])'
 run estimate ltx-2-19b --gpu a100-80gb:4 --stack ltx --json

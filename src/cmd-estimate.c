@@ -2691,7 +2691,7 @@ static const struct vf_option options[] = {
 	OPT_INT("ctx", "N", inf.ctx, 1, 1 << 24,
 		"context per sequence, prompt + output (vLLM max_model_len;\n"
 		"default: vllm the model's max positions, else --seq)"),
-	OPT_INT("users", "N", inf.users, 1, 1 << 20, "sequences decoding at once (default 1)"),
+	OPT_INT("users", "N", inf.users, 1, 1 << 20, "sequences decoding at once (default 1; transformers: one\nbatch, the row fits when all of them do)"),
 	OPT_DOUBLE_X("gpu-memory-utilization", "F", inf.gpu_memory_utilization, 0.01, 1,
 		     "a fraction from 0.01 to 1", "vllm: fraction of the card it may use (default 0.9)"),
 	OPT_INT("max-num-batched-tokens", "N", inf.max_num_batched_tokens, 1, 1 << 24,

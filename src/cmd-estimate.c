@@ -96,7 +96,7 @@ struct gpu_row {
 	struct vf_split *split;  /* --split/--tp/--pp: what each GPU holds (owned) */
 	char split_hint[192];    /* inference too big for one: the split that fits */
 	char tier_what[512];     /* the trainer's model: the tier config it runs (estimate-tier.h) */
-	char tier_flags[200];    /* the flags laid over it ("--quant, --video"; "" none) */
+	unsigned tier_over;      /* the knobs flags laid over it (VF_SETUP_G_*; vf_setup_flag) */
 	char users_hint[200];    /* transformers: no advice holds --users at --ctx: what does */
 	struct vf_infer inf;     /* --mode infer of a language model: as the engine serves it */
 	bool has_inf;
@@ -436,8 +436,8 @@ static void setup_assumptions(const struct vf_setup *s, bool dit, bool images, b
 		assume(a, "attention %s: no s x s score matrices (--attention)", vf_attention_name(s->attention));
 	if (!(g & VF_SETUP_G_GPUS) && !multi)
 		assume(a, "%d GPU per run (--gpus N --shard ...)", s->gpus);
-	if (s->shard_none_ddp || ((g & VF_SETUP_G_SHARD) && s->mode != VF_MODE_INFER && s->split != VF_SPLIT_LAYERS &&
-				  multi && s->shard == VF_SHARD_NONE))
+	if (s->shard_none_ddp || ((g & VF_SETUP_G_SHARD) && multi && s->shard == VF_SHARD_NONE &&
+				  s->mode != VF_MODE_INFER && s->split != VF_SPLIT_LAYERS))
 		assume(a, "--shard none over several GPUs: data-parallel replicas all-reduce their gradients "
 			  "in DDP's buckets, so it is estimated as ddp (as fit reads it)");
 	if ((g & VF_SETUP_G_SHARD) && s->shard >= VF_SHARD_ZERO1 && !multi && s->gpus <= 1)
@@ -1491,8 +1491,10 @@ static void setup_words(const struct target *tg, const struct vf_setup *s, const
 	bool tiered = nrows > 0 && rows[0].tier_what[0];
 	if (tiered) {
 		s = &rows[0].setup;
+		char fl[200];
+		vf_setup_flags_words(rows[0].tier_over, fl, sizeof fl);
 		n += (size_t)snprintf(setup + n, size - n, "each GPU under its tier's config%s%s (Assumptions); %s: ",
-				      rows[0].tier_flags[0] ? " with your " : "", rows[0].tier_flags, rows[0].spec.id);
+				      fl[0] ? " with your " : "", fl, rows[0].spec.id);
 	}
 	n += (size_t)snprintf(setup + n, size - n, "%s", vf_mode_name(s->mode));
 	if (s->mode == VF_MODE_LORA && tg->dit) {
@@ -2162,14 +2164,9 @@ static cJSON *row_json(const struct target *tg, const struct vf_setup *s, const 
 		cJSON_AddStringToObject(g, "tier_config", r->tier_what);
 		/* the flags laid over the tier's config, one item each */
 		cJSON *fl = cJSON_AddArrayToObject(g, "tier_flags");
-		for (const char *p = r->tier_flags; fl && *p;) {
-			size_t n = strcspn(p, ",");
-			char one[32];
-			snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one ? n : sizeof one - 1), p);
-			cJSON_AddItemToArray(fl, cJSON_CreateString(one));
-			p += n;
-			p += strspn(p, ", ");
-		}
+		for (unsigned bit = 1; fl && bit && bit <= r->tier_over; bit <<= 1)
+			if ((r->tier_over & bit) && vf_setup_flag(bit))
+				cJSON_AddItemToArray(fl, cJSON_CreateString(vf_setup_flag(bit)));
 		cJSON_AddItemToObject(g, "setup", setup_json(tg, &r->setup, r->est.context_bytes));
 	}
 	if (!r->fits && r->users_hint[0]) /* transformers: no change holds --users at --ctx */
@@ -2441,10 +2438,7 @@ static struct vf_setup row_setup(const struct vf_setup *s, const struct gpu_row 
 	struct vf_setup rs = *s;
 	if (r->count > 1 && !(s->given & VF_SETUP_G_GPUS)) {
 		rs.gpus = r->count;
-		/* an explicit none over training replicas is DDP (setup.c) */
-		int per = rs.split == VF_SPLIT_LAYERS ? rs.gpus : rs.tp * rs.pp > 0 ? rs.tp * rs.pp : 1;
-		if (!(s->given & VF_SETUP_G_SHARD) ||
-		    (rs.shard == VF_SHARD_NONE && rs.mode != VF_MODE_INFER && rs.gpus / per > 1))
+		if (!(s->given & VF_SETUP_G_SHARD) || vf_setup_none_means_ddp(&rs))
 			rs.shard = VF_SHARD_DDP;
 	}
 	return rs;
@@ -3228,9 +3222,9 @@ static int split_one(const struct target *tg, const struct vf_setup *s, struct g
 	if (r->count > 1 && !(s->given & VF_SETUP_G_GPUS) &&
 	    (s->split == VF_SPLIT_LAYERS || r->count % mp == 0)) {
 		rs.gpus = r->count;
-		if (s->split != VF_SPLIT_LAYERS && rs.gpus > mp &&
-		    (!(s->given & VF_SETUP_G_SHARD) || (rs.shard == VF_SHARD_NONE && rs.mode != VF_MODE_INFER)))
-			rs.shard = VF_SHARD_DDP; /* replicas: an explicit none too (setup.c) */
+		if ((s->split != VF_SPLIT_LAYERS && rs.gpus > mp && !(s->given & VF_SETUP_G_SHARD)) ||
+		    vf_setup_none_means_ddp(&rs))
+			rs.shard = VF_SHARD_DDP;
 	}
 	r->setup = rs;
 	if (split_row(tg, &rs, r, &err))
@@ -3510,8 +3504,8 @@ static int estimate_rows(const struct target *tg, const struct vf_setup *s, stru
 		}
 		struct vf_setup rs = row_setup(s, r);
 		if (tg->trainer_model && vf_est_tier_wanted(s) &&
-		    vf_est_tier_setup(s, &r->spec, r->count, &rs, r->tier_what, sizeof r->tier_what, r->tier_flags,
-				      sizeof r->tier_flags, &err))
+		    vf_est_tier_setup(s, &r->spec, r->count, &rs, r->tier_what, sizeof r->tier_what, &r->tier_over,
+				      &err))
 			return vf_cli_fail_err(&err);
 		if (r->count > 1 && !(s->given & VF_SETUP_G_GPUS))
 			*multi = true;

@@ -517,22 +517,15 @@ static void print_text(const struct dctx *c, int64_t steps)
 	cJSON_Delete(as);
 }
 
-/* Flags that set a knob the tier's config decides. */
+/* Flags that set a knob the tier's config decides: the first given. */
 static const char *fixed_flag(const struct vf_setup *s)
 {
-	static const struct {
-		unsigned bit;
-		const char *flag;
-	} f[] = {
-		{VF_SETUP_G_QUANT, "--quant"},         {VF_SETUP_G_OPTIMIZER, "--optimizer"},
-		{VF_SETUP_G_BATCH, "--batch"},         {VF_SETUP_G_GRAD_ACCUM, "--grad-accum"},
-		{VF_SETUP_G_GRAD_CKPT, "--grad-ckpt"}, {VF_SETUP_G_LORA_RANK, "--lora-rank"},
-		{VF_SETUP_G_TEXT_ENCODER, "--text-encoder"}, {VF_SETUP_G_OFFLOAD, "--offload-optimizer"},
-		{VF_SETUP_G_PRECISION, "--precision"}, {VF_SETUP_G_SHARD, "--shard"},
-	};
-	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-		if (s->given & f[i].bit)
-			return f[i].flag;
+	const unsigned fixed = VF_SETUP_G_QUANT | VF_SETUP_G_OPTIMIZER | VF_SETUP_G_BATCH | VF_SETUP_G_GRAD_ACCUM |
+			       VF_SETUP_G_GRAD_CKPT | VF_SETUP_G_LORA_RANK | VF_SETUP_G_TEXT_ENCODER |
+			       VF_SETUP_G_OFFLOAD | VF_SETUP_G_PRECISION | VF_SETUP_G_SHARD;
+	for (unsigned bit = 1; bit; bit <<= 1)
+		if (s->given & fixed & bit)
+			return vf_setup_flag(bit);
 	return NULL;
 }
 

@@ -40,34 +40,18 @@ bool vf_est_tier_wanted(const struct vf_setup *user)
 	return !(user->given & VF_SETUP_G_MODE) || user->mode == VF_MODE_LORA || user->mode == VF_MODE_FULL;
 }
 
-/* The knobs a flag sets over the tier's config, each with its flag. */
-static const struct {
-	unsigned bit;
-	const char *flag;
-} over_flags[] = {
-	{VF_SETUP_G_PRECISION, "--precision"},
-	{VF_SETUP_G_OPTIMIZER, "--optimizer"},
-	{VF_SETUP_G_OPTIMIZER_IMPL, "--optimizer-impl"},
-	{VF_SETUP_G_BATCH, "--batch"},
-	{VF_SETUP_G_GRAD_ACCUM, "--grad-accum"},
-	{VF_SETUP_G_GRAD_CKPT, "--grad-ckpt"},
-	{VF_SETUP_G_LORA_RANK, "--lora-rank"},
-	{VF_SETUP_G_LORA_ALPHA, "--lora-alpha"},
-	{VF_SETUP_G_LORA_TARGETS, "--lora-targets"},
-	{VF_SETUP_G_QUANT, "--quant"},
-	{VF_SETUP_G_VIDEO, "--video"},
-	{VF_SETUP_G_TEXT_ENCODER, "--text-encoder"},
-	{VF_SETUP_G_OFFLOAD, "--offload-optimizer"},
-	{VF_SETUP_G_VALIDATION, "--validation"},
-	{VF_SETUP_G_GRAD_CLIP, "--grad-clip"},
-	{VF_SETUP_G_ZERO_GRAD, "--zero-grad"},
-};
+/* The knobs a flag can set over the tier's config. */
+#define OVER_KNOBS                                                                                        \
+	(VF_SETUP_G_PRECISION | VF_SETUP_G_OPTIMIZER | VF_SETUP_G_OPTIMIZER_IMPL | VF_SETUP_G_BATCH |     \
+	 VF_SETUP_G_GRAD_ACCUM | VF_SETUP_G_GRAD_CKPT | VF_SETUP_G_LORA_RANK | VF_SETUP_G_LORA_ALPHA |    \
+	 VF_SETUP_G_LORA_TARGETS | VF_SETUP_G_QUANT | VF_SETUP_G_VIDEO | VF_SETUP_G_TEXT_ENCODER |        \
+	 VF_SETUP_G_OFFLOAD | VF_SETUP_G_VALIDATION | VF_SETUP_G_GRAD_CLIP | VF_SETUP_G_ZERO_GRAD)
 
 /* The knobs the user's flags set, laid over the tier's config in *out;
- * *flags: those flags in words (", " between), "" when none. */
-static void overlay(const struct vf_setup *u, struct vf_setup *out, char *flags, size_t fl)
+ * returns their VF_SETUP_G_* bits. */
+static unsigned overlay(const struct vf_setup *u, struct vf_setup *out)
 {
-	unsigned g = u->given;
+	unsigned g = u->given & OVER_KNOBS;
 	if (g & VF_SETUP_G_PRECISION)
 		out->precision = u->precision;
 	if (g & VF_SETUP_G_OPTIMIZER)
@@ -117,17 +101,12 @@ static void overlay(const struct vf_setup *u, struct vf_setup *out, char *flags,
 		out->grad_clip = u->grad_clip;
 	if (g & VF_SETUP_G_ZERO_GRAD)
 		out->grads_zeroed = u->grads_zeroed;
-	size_t n = 0;
-	flags[0] = 0;
-	for (size_t i = 0; i < sizeof over_flags / sizeof over_flags[0]; i++)
-		if ((g & over_flags[i].bit) && n < fl) {
-			n += (size_t)snprintf(flags + n, fl - n, "%s%s", n ? ", " : "", over_flags[i].flag);
-			out->given |= over_flags[i].bit;
-		}
+	out->given |= g;
+	return g;
 }
 
 vf_status vf_est_tier_setup(const struct vf_setup *user, const struct vf_gpu_spec *gpu, int count,
-			    struct vf_setup *out, char *what, size_t wl, char *flags, size_t fl,
+			    struct vf_setup *out, char *what, size_t wl, unsigned *over,
 			    struct vf_error *err)
 {
 	struct vf_gpu_set gs;
@@ -154,9 +133,9 @@ vf_status vf_est_tier_setup(const struct vf_setup *user, const struct vf_gpu_spe
 	int gpus = (user->given & VF_SETUP_G_GPUS) ? user->gpus : count > 0 ? count : 1;
 	if ((st = vf_sweepfit_config(cfg, doc, gpus, &lc, err)) == VF_OK)
 		st = vf_setup_from_ltx2(&lc, out, err);
-	flags[0] = 0;
-	if (st == VF_OK)
-		overlay(user, out, flags, fl);
+	*over = st == VF_OK ? overlay(user, out) : 0;
+	char flags[200];
+	vf_setup_flags_words(*over, flags, sizeof flags);
 	if (st == VF_OK)
 		snprintf(what, wl, "%s %s: %s%s (%s, %s, rank %d, %dx%dx%d, text encoder %s, optimizer %s during "
 			 "validation)%s%s", gpu->id, tier.name, tier.config,

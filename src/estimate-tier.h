@@ -27,9 +27,9 @@ bool vf_est_tier_wanted(const struct vf_setup *user);
  * --gpus/--shard, --context-mib, --attention and --audio on top. *what:
  * "32GB tier: t2v_lora_low_vram.yaml (int8-quanto, adamw8bit, rank 16,
  * 576x576x49, ...)", then "; with your --quant" when flags set knobs;
- * *flags: those flags ("--quant, --video"), "" when none. */
+ * *over: those knobs' VF_SETUP_G_* bits (vf_setup_flag names them). */
 vf_status vf_est_tier_setup(const struct vf_setup *user, const struct vf_gpu_spec *gpu, int count,
-			    struct vf_setup *out, char *what, size_t wl, char *flags, size_t fl,
+			    struct vf_setup *out, char *what, size_t wl, unsigned *over,
 			    struct vf_error *err);
 
 #endif

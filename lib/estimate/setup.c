@@ -719,6 +719,51 @@ static vf_status adapter_set(struct vf_setup *s, const char *name, const char *v
 	return VF_OK;
 }
 
+/* Each VF_SETUP_G_* bit's flag, in the order the setup's words name them. */
+static const struct {
+	unsigned bit;
+	const char *flag;
+} setup_flags[] = {
+	{VF_SETUP_G_MODE, "--mode"},           {VF_SETUP_G_PRECISION, "--precision"},
+	{VF_SETUP_G_OPTIMIZER, "--optimizer"}, {VF_SETUP_G_OPTIMIZER_IMPL, "--optimizer-impl"},
+	{VF_SETUP_G_BATCH, "--batch"},         {VF_SETUP_G_SEQ, "--seq"},
+	{VF_SETUP_G_TARGET_SEQ, "--target-seq"}, {VF_SETUP_G_GRAD_ACCUM, "--grad-accum"},
+	{VF_SETUP_G_GRAD_CKPT, "--grad-ckpt"}, {VF_SETUP_G_LORA_RANK, "--lora-rank"},
+	{VF_SETUP_G_LORA_ALPHA, "--lora-alpha"}, {VF_SETUP_G_LORA_TARGETS, "--lora-targets"},
+	{VF_SETUP_G_QUANT, "--quant"},         {VF_SETUP_G_GPUS, "--gpus"},
+	{VF_SETUP_G_SHARD, "--shard"},         {VF_SETUP_G_ATTENTION, "--attention"},
+	{VF_SETUP_G_CONTEXT, "--context-mib"}, {VF_SETUP_G_VIDEO, "--video"},
+	{VF_SETUP_G_AUDIO, "--audio"},         {VF_SETUP_G_TEXT_ENCODER, "--text-encoder"},
+	{VF_SETUP_G_OFFLOAD, "--offload-optimizer"}, {VF_SETUP_G_VALIDATION, "--validation"},
+	{VF_SETUP_G_GRAD_CLIP, "--grad-clip"}, {VF_SETUP_G_ZERO_GRAD, "--zero-grad"},
+	{VF_SETUP_G_STACK, "--stack"},
+};
+
+const char *vf_setup_flag(unsigned bit)
+{
+	for (size_t i = 0; i < sizeof setup_flags / sizeof setup_flags[0]; i++)
+		if (setup_flags[i].bit == bit)
+			return setup_flags[i].flag;
+	return NULL;
+}
+
+void vf_setup_flags_words(unsigned given, char *out, size_t n)
+{
+	size_t k = 0;
+	if (n)
+		out[0] = 0;
+	for (size_t i = 0; i < sizeof setup_flags / sizeof setup_flags[0] && k < n; i++)
+		if (given & setup_flags[i].bit)
+			k += (size_t)snprintf(out + k, n - k, "%s%s", k ? ", " : "", setup_flags[i].flag);
+}
+
+bool vf_setup_none_means_ddp(const struct vf_setup *s)
+{
+	int per = s->tp * s->pp > 0 ? s->tp * s->pp : 1;
+	return s->gpus > 1 && s->shard == VF_SHARD_NONE && s->mode != VF_MODE_INFER &&
+	       s->split != VF_SPLIT_LAYERS && s->gpus / per > 1;
+}
+
 /* vf_setup_set for batch, sequence, accumulation and checkpointing. */
 static vf_status shape_set(struct vf_setup *s, const char *name, const char *v, struct vf_error *err)
 {
@@ -827,14 +872,10 @@ vf_status vf_setup_finish(struct vf_setup *s, struct vf_error *err)
 	} else if (s->optimizer == VF_OPT_NONE) {
 		return vf_error_set(err, VF_EUSAGE, "--optimizer: training needs an optimizer");
 	}
-	/* data parallel over several GPUs: an explicit none is DDP too when
-	 * training over replicas (they all-reduce their gradients in its
-	 * buckets), as fit reads it; the GPUs of one replica (a layer split,
-	 * tp x pp alone) are not replicas */
-	int replicas = s->split == VF_SPLIT_LAYERS ? 1 : s->gpus / (s->tp * s->pp > 0 ? s->tp * s->pp : 1);
-	if (s->gpus > 1 && s->shard == VF_SHARD_NONE &&
-	    (!(s->given & VF_SETUP_G_SHARD) || (s->mode != VF_MODE_INFER && replicas > 1))) {
-		s->shard_none_ddp = s->given & VF_SETUP_G_SHARD;
+	if (s->gpus > 1 && s->shard == VF_SHARD_NONE && !(s->given & VF_SETUP_G_SHARD)) {
+		s->shard = VF_SHARD_DDP;
+	} else if ((s->given & VF_SETUP_G_SHARD) && vf_setup_none_means_ddp(s)) {
+		s->shard_none_ddp = true;
 		s->shard = VF_SHARD_DDP;
 	}
 	if (!(s->given & VF_SETUP_G_LORA_ALPHA))

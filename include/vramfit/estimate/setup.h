@@ -373,6 +373,16 @@ const char *vf_loss_name(enum vf_loss v);
  * its kbit_fp32_rest on a quantized base), unless the base is sharded over
  * FSDP or ZeRO-3 and the stack prepares only an unsharded one
  * (kbit_prep_unsharded: TRL's is_sharded_qlora). */
+/* The flag that sets the VF_SETUP_G_* field bit ("--quant"); NULL for a
+ * bit with none. */
+const char *vf_setup_flag(unsigned bit);
+/* The flags of the bits in `given`, ", " between, into out (n bytes);
+ * "" when none. */
+void vf_setup_flags_words(unsigned given, char *out, size_t n);
+/* Whether an explicit --shard none is read as ddp: training over several
+ * data-parallel replicas (gpus / (tp x pp) > 1, not a layer split), whose
+ * gradients all-reduce in DDP's buckets, as fit reads it. */
+bool vf_setup_none_means_ddp(const struct vf_setup *s);
 bool vf_setup_kbit_prep(const struct vf_setup *s);
 
 /* The forward runs under torch.autocast: amp and fp16 always, bf16 unless

@@ -125,13 +125,6 @@ static vf_status start_from_profile(const cJSON *fit, const char *trainer, const
 		}
 		tree_add(tree, kv->string, kv->valuestring);
 	}
-	/* the shipped configs' validation.samples carry prompts, whose text
-	 * the profile leaves out: one empty sample stands for them, so the
-	 * estimator loads the text encoder to embed them (in 8-bit or bf16
-	 * as the config says), as the trainer does */
-	if (!cJSON_GetObjectItemCaseSensitive(vals, "validation.samples") &&
-	    !cJSON_GetObjectItemCaseSensitive(vals, "validation.prompts"))
-		tree_add(tree, "validation.samples", "[{}]");
 	char text[8192];
 	size_t len = 0;
 	text[0] = 0;

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -392,6 +393,17 @@ char *vf_cli_float8_words(const struct vf_cli_float8 *f, char *o, size_t n)
 	snprintf(o, n, "--float8: common cards without float8 tensor cores left out: %s; " VF_CLI_FLOAT8_WHY,
 		 f->dropped);
 	return o;
+}
+
+int vf_cli_infer_users(const char *cmd, const struct vf_setup *s, int64_t *users)
+{
+	if (s->mode != VF_MODE_INFER || !(s->given & VF_SETUP_G_BATCH))
+		return -1;
+	if (*users > 0 && *users != s->batch)
+		return vf_cli_usage(cmd, "--mode infer: --batch %" PRId64 " and --users %" PRId64 " both name the "
+					 "sequences decoding at once; give one", s->batch, *users);
+	*users = s->batch;
+	return -1;
 }
 
 char *vf_cli_precision_words(const struct vf_setup *s, char *o, size_t n)

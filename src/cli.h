@@ -133,6 +133,12 @@ bool vf_cli_float8_keep(struct vf_cli_float8 *f, const struct vf_setup *s, const
 int vf_cli_float8_done(struct vf_cli_float8 *f, int kept, int total);
 char *vf_cli_float8_words(const struct vf_cli_float8 *f, char *o, size_t n);
 
+/* --mode infer: the sequences decoding at once are one number, named by
+ * --users N or by --batch N (the prompts of one forward): --batch given
+ * alone sets *users; both given must agree (else a usage error of cmd).
+ * Returns -1 or the exit code. */
+int vf_cli_infer_users(const char *cmd, const struct vf_setup *s, int64_t *users);
+
 /* The setup facts every verb's header shows alike: the precision with
  * "(TF32)" where fp32 matmuls run on the TF32 cores ("fp32 (TF32)"), and
  * the training stack with what its profile sets ("training stack hf

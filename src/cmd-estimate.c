@@ -117,6 +117,13 @@ struct gpu_row {
 	int64_t dev_free_mib[VF_INFER_MAX_DEVICES]; /* the probe's free memory; 0 unknown */
 };
 
+/* The flag that named the sequences decoding at once (vf_cli_infer_users):
+ * a hint to change their number names the flag the user gave. */
+static const char *users_flag(const struct vf_setup *s)
+{
+	return s->mode == VF_MODE_INFER && (s->given & VF_SETUP_G_BATCH) ? "--batch" : "--users";
+}
+
 static void set_devices(const struct gpu_row *g, struct vf_infer_opts *o);
 
 /* "a, b or c": the remedy's parts joined into o (n bytes). */
@@ -1767,11 +1774,12 @@ static void print_advice(FILE *o, const struct gpu_row *rows, int nrows, double 
 			continue;
 		}
 		if (r->users_refused) {
-			fprintf(o, "%s: generate() does not fit: %s (needs %s of %s); try --users %" PRId64
+			fprintf(o, "%s: generate() does not fit: %s (needs %s of %s); try %s %" PRId64
 				   " and the rest in turns, a smaller --ctx, --quant, or a serving engine that "
 				   "queues them (--engine vllm)\n",
 				r->spec.id, r->inf.why, vf_fmt_bytes(b1, sizeof b1, (double)r->inf.users_peak_bytes),
-				vf_fmt_bytes(b2, sizeof b2, (double)vf_estimate_gpu_bytes(&r->spec)), r->inf.max_users);
+				vf_fmt_bytes(b2, sizeof b2, (double)vf_estimate_gpu_bytes(&r->spec)),
+				users_flag(&r->setup), r->inf.max_users);
 			continue;
 		}
 		if (r->ctx_refused) {
@@ -1946,9 +1954,9 @@ static void print_inference(FILE *o, const struct gpu_row *rows, int nrows)
 	for (int i = 0; i < nrows; i++)
 		if (rows[i].users_verdict)
 			fprintf(o, "(%s: fits and headroom are %" PRId64 " sequences of %" PRId64 " tokens at once "
-				   "(--users, --ctx), peak %s with their KV cache; the memory table is the %" PRId64
+				   "(%s, --ctx), peak %s with their KV cache; the memory table is the %" PRId64
 				   "-token prompt's forward)\n",
-				rows[i].spec.id, rows[i].inf.users, rows[i].inf.ctx,
+				rows[i].spec.id, rows[i].inf.users, rows[i].inf.ctx, users_flag(&rows[i].setup),
 				vf_fmt_bytes(b[7], sizeof b[7], (double)rows[i].inf.users_peak_bytes), rows[i].inf.prompt);
 	for (int i = 0; i < nrows; i++)
 		if (rows[i].ctx_verdict && rows[i].fits)
@@ -2685,7 +2693,7 @@ static const struct vf_option options[] = {
 	OPT_INT("ctx", "N", inf.ctx, 1, 1 << 24,
 		"context per sequence, prompt + output (vLLM max_model_len;\n"
 		"default: vllm the model's max positions, else --seq)"),
-	OPT_INT("users", "N", inf.users, 1, 1 << 20, "sequences decoding at once (default 1; transformers: one\nbatch, the row fits when all of them do)"),
+	OPT_INT("users", "N", inf.users, 1, 1 << 20, "sequences decoding at once (default 1, or --batch N;\ntransformers: one batch, the row fits when all of them do)"),
 	OPT_DOUBLE_X("gpu-memory-utilization", "F", inf.gpu_memory_utilization, 0.01, 1,
 		     "a fraction from 0.01 to 1", "vllm: fraction of the card it may use (default 0.9)"),
 	OPT_INT("max-num-batched-tokens", "N", inf.max_num_batched_tokens, 1, 1 << 24,
@@ -2735,6 +2743,9 @@ static int infer_args(struct est_args *a)
 			a->split_mode || a->tensor_split;
 	bool any = a->engine || a->inf.ctx || a->inf.users || vllm_only || cpp_only;
 	a->infer_given = any;
+	int rc = vf_cli_infer_users("estimate", &a->setup, &a->inf.users);
+	if (rc >= 0)
+		return rc;
 	/* a GGUF file is llama.cpp inference whatever the flags: --ctx and
 	 * --n-gpu-layers are its own; for other models the check waits for the
 	 * model (infer_err) */
@@ -3674,12 +3685,14 @@ static void infer_advice(const struct vf_arch *arch, struct gpu_row *g, const st
 	if (kept == 0 && most >= 0)
 		snprintf(g->users_hint, sizeof g->users_hint,
 			 "no change fits %" PRId64 " sequences of %" PRId64 " tokens at once: with %s at most %" PRId64
-			 " do (--users %" PRId64 ", the rest in turns); or a serving engine that queues them "
-			 "(--engine vllm)", f->users, f->ctx, g->advice.item[most].changes, most_users, most_users);
+			 " do (%s %" PRId64 ", the rest in turns); or a serving engine that queues them "
+			 "(--engine vllm)", f->users, f->ctx, g->advice.item[most].changes, most_users,
+			 users_flag(&g->setup), most_users);
 	else if (kept == 0)
 		snprintf(g->users_hint, sizeof g->users_hint,
-			 "no change fits %" PRId64 " sequences of %" PRId64 " tokens at once: a smaller --ctx, fewer "
-			 "--users, or a serving engine that queues them (--engine vllm)", f->users, f->ctx);
+			 "no change fits %" PRId64 " sequences of %" PRId64 " tokens at once: a smaller --ctx, a smaller "
+			 "%s, or a serving engine that queues them (--engine vllm)", f->users, f->ctx,
+			 users_flag(&g->setup));
 	g->advice.n = kept;
 }
 

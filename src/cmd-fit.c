@@ -149,7 +149,7 @@ static const struct vf_option options[] = {
 	OPT_CHOICE("engine", engine, serve_engines,
 		   "--mode infer: the ways to serve the model with vLLM,\nllama.cpp or any (default), per GPU kind; transformers:\ngenerate() on one card, bitsandbytes int8/nf4, or\naccelerate's layer split where one card is short"),
 	OPT_INT("ctx", "N", inf.ctx, 1, 1 << 24, "--mode infer: context per user (default: each engine's)"),
-	OPT_INT("users", "N", inf.users, 1, 1 << 20, "--mode infer: users served at once (default 1)"),
+	OPT_INT("users", "N", inf.users, 1, 1 << 20, "--mode infer: users served at once (default 1, or --batch N)"),
 	OPT_BOOL("no-async-scheduling", inf.vllm_sync_scheduling,
 		 "--mode infer, vllm or any: synchronous scheduling (vLLM\n"
 		 "before early 2026): each step's host work adds to the GPU's"),
@@ -204,6 +204,11 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 	/* transformers generate(): its own ways to serve (one card, bitsandbytes
 	 * loads, accelerate's layer split), never the training grid */
 	a->generate = a->engine && strcmp(a->engine, "transformers") == 0;
+	if (a->engine) { /* the ways to serve: --batch is the users at once */
+		int rc = vf_cli_infer_users("fit", &a->setup, &a->inf.users);
+		if (rc >= 0)
+			return rc;
+	}
 	const char *unused = a->engine ? serve_unused(a) : NULL;
 	if (unused)
 		return vf_cli_usage("fit", "%s: not for the ways to serve (--mode infer)%s; use --search for "

@@ -423,4 +423,33 @@ while read -r line; do
   expect_json 'j["gpus"][0]["fits"] and j["gpus"][0].get("users_peak_bytes", j["gpus"][0]["peak_bytes"]) == '"$peak"
 done < "$TMP/adv.txt"
 
+test_case "--mode infer: --batch N is N sequences decoding at once, as --users N (it showed 1 user decoding)"
+# llama3-8b at 4096 tokens on an RTX 4090: --batch 8 was judged as one
+# user while the memory table was 8 prompts; vLLM dropped it unsaid
+run estimate llama3-8b --mode infer --batch 8 --ctx 4096 --gpu rtx-4090 --json
+expect_rc 0
+expect_json 'j["inference"]["users"] == 8 and not j["gpus"][0]["fits"]'
+batch_json=$out
+run estimate llama3-8b --mode infer --users 8 --ctx 4096 --gpu rtx-4090 --json
+check '[ "$(printf "%s" "$batch_json" | python3 -c "import json,sys; g=json.load(sys.stdin)[\"gpus\"][0]; print(g[\"users_peak_bytes\"], g[\"fits\"])")" = "$(printf "%s" "$out" | python3 -c "import json,sys; g=json.load(sys.stdin)[\"gpus\"][0]; print(g[\"users_peak_bytes\"], g[\"fits\"])")" ]'
+# the hint names the flag given, so following it is not a conflict
+run estimate llama3-8b --mode infer --batch 8 --ctx 4096 --gpu rtx-4090
+expect_out "8 users decoding"
+expect_out "try --batch 5 and the rest in turns"
+run estimate llama3-8b --mode infer --batch 5 --ctx 4096 --gpu rtx-4090 --json
+expect_json 'j["gpus"][0]["fits"]'
+run estimate llama3.1-8b --mode infer --engine vllm --batch 4 --ctx 8192 --gpu rtx-4090 --json
+expect_json 'j["inference"]["users"] == 4'
+# both given: one number, so they must agree
+run estimate llama3-8b --mode infer --batch 8 --users 4 --gpu a100-80gb
+expect_rc 2
+expect_err "--batch 8 and --users 4 both name the sequences decoding at once"
+run estimate llama3-8b --mode infer --batch 4 --users 4 --gpu a100-80gb --json
+expect_rc 0
+run fit llama3.1-8b --mode infer --batch 4 --ctx 8192 --gpu rtx-4090 --json
+expect_rc 0
+expect_json 'j["users"] == 4'
+run fit llama3.1-8b --mode infer --batch 4 --users 2 --ctx 8192 --gpu rtx-4090
+expect_rc 2
+
 finish

@@ -2652,6 +2652,7 @@ struct est_args {
 	bool infer_given;
 	char infer_err[192]; /* a flag misplaced for a model that is not a GGUF file */
 	struct vf_infer_opts inf;
+	struct vf_opt_seen seen; /* the options given (a GGUF file takes few of them) */
 };
 
 #define OPT_T struct est_args
@@ -2765,7 +2766,8 @@ static int infer_args(struct est_args *a)
 	a->inf.static_cache = a->kv_cache && strcmp(a->kv_cache, "static") == 0;
 	if (cpp_only && a->inf.engine != VF_ENGINE_LLAMACPP && !a->infer_err[0])
 		snprintf(a->infer_err, sizeof a->infer_err, "--gguf-type, --n-gpu-layers, --host-bandwidth, "
-			 "--cache-type-k/v, --split-mode and --tensor-split apply to --engine llamacpp (or a GGUF file)");
+			 "--cache-type-k/v, --split-mode and --tensor-split apply to --engine llamacpp (a GGUF "
+			 "file takes --n-gpu-layers and --cache-type-k/v)");
 	if (a->inf.engine == VF_ENGINE_LLAMACPP && (a->setup.given & VF_SETUP_G_QUANT))
 		return vf_cli_usage("estimate", "--engine llamacpp: give the GGUF type as --gguf-type (q4_k_m, q8_0, ...), "
 						"not --quant");
@@ -2826,7 +2828,7 @@ static int parse(int argc, char **argv, struct est_args *a, struct target *tg)
 	const char *conf = getenv("PYTORCH_CUDA_ALLOC_CONF");
 	if (conf && vf_alloc_config_parse(conf, &tg->alloc, &err))
 		return vf_cli_usage("estimate", "%s", err.msg);
-	int n, rc = vf_opt_parse("estimate", options, a, argc, argv, 0, &n);
+	int n, rc = vf_opt_parse_seen("estimate", options, a, argc, argv, 0, &n, &a->seen);
 	if (rc >= 0)
 		return rc;
 	if (n > 1)
@@ -3068,6 +3070,25 @@ static void quantized_defaults(const struct vf_model *m, struct vf_setup *s, str
 	}
 }
 
+/* A GGUF file is estimated as llama.cpp loads it (estimate-gguf.c): an
+ * option it takes no account of is refused, never ignored. Returns -1 or
+ * the exit code. */
+static int gguf_flags(const struct est_args *a, const char *path)
+{
+	static const char *const takes[] = {"gpu", "ctx", "n-gpu-layers", "cache-type-k", "cache-type-v",
+					    "context-mib", "mode", "engine", "json", NULL};
+	const char *other = vf_opt_seen_other(&a->seen, takes);
+	if (other)
+		return vf_cli_usage("estimate", "--%s: not for a GGUF file (%s): llama.cpp's memory of the file "
+						"as stored takes --gpu, --ctx, --n-gpu-layers, --cache-type-k/v, --context-mib "
+						"and --json",
+				    other, vf_cli_safe(path));
+	if (a->engine && a->inf.engine != VF_ENGINE_LLAMACPP)
+		return vf_cli_usage("estimate", "--engine %s: a GGUF file (%s) runs in llama.cpp", a->engine,
+				    vf_cli_safe(path));
+	return -1;
+}
+
 /* MODEL or --params N as what the estimator runs on, with the video and
  * encoder-decoder defaults. Returns -1 or an exit code. */
 static int load_target(const struct est_args *a, struct vf_setup *s, struct target *tg,
@@ -3089,9 +3110,15 @@ static int load_target(const struct est_args *a, struct vf_setup *s, struct targ
 			return vf_cli_fail_err(&err);
 		}
 		if (m->gguf) { /* llama.cpp: its own estimate, printed here */
+			rc = gguf_flags(a, m->path);
+			if (rc >= 0) {
+				vf_model_free(m);
+				return rc;
+			}
 			struct gguf_args ga = {.gpus = a->gpu.v,
 					       .ngpus = (int)a->gpu.n, .ctx = a->inf.ctx,
 					       .n_gpu_layers = a->inf.ngl_given ? a->inf.n_gpu_layers : -1,
+					       .cache_k = a->cache_k, .cache_v = a->cache_v,
 					       .json = a->json};
 			rc = vf_cli_estimate_gguf(m, s, &ga);
 			vf_model_free(m);

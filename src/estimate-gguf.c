@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "vramfit/estimate/estimate.h"
+#include "vramfit/estimate/infer.h"
 #include "vramfit/estimate/llamacpp.h"
 #include "vramfit/gpu/gpu.h"
 #include "vramfit/gpu/gpu-list.h"
@@ -50,7 +51,8 @@ static int64_t context_of(const struct vf_gpu *g, const struct vf_setup *s)
 }
 
 static cJSON *to_json(const struct vf_model *m, const struct vf_llamacpp_estimate *e,
-		      const struct vf_gpu_set *gs, const struct vf_setup *s, int64_t ctx)
+		      const struct vf_gpu_set *gs, const struct vf_setup *s, int64_t ctx,
+		      const struct gguf_args *a)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "model", m->path);
@@ -59,6 +61,8 @@ static cJSON *to_json(const struct vf_model *m, const struct vf_llamacpp_estimat
 	cJSON_AddNumberToObject(o, "params", (double)m->params);
 	cJSON_AddNumberToObject(o, "ctx", (double)ctx);
 	cJSON_AddNumberToObject(o, "kv_cells", (double)e->kv_cells);
+	cJSON_AddStringToObject(o, "cache_type_k", a->cache_k ? a->cache_k : "f16");
+	cJSON_AddStringToObject(o, "cache_type_v", a->cache_v ? a->cache_v : "f16");
 	cJSON_AddNumberToObject(o, "layers", (double)e->layers);
 	cJSON_AddNumberToObject(o, "gpu_layers", (double)e->gpu_layers);
 	cJSON_AddBoolToObject(o, "output_on_gpu", e->output_on_gpu);
@@ -89,6 +93,17 @@ static cJSON *to_json(const struct vf_model *m, const struct vf_llamacpp_estimat
 	return o;
 }
 
+/* "f16", or "K q8_0, V f16" where the two differ. */
+static const char *kv_types(const struct gguf_args *a, char *o, size_t n)
+{
+	const char *k = a->cache_k ? a->cache_k : "f16", *v = a->cache_v ? a->cache_v : "f16";
+	if (strcmp(k, v) == 0)
+		snprintf(o, n, "%s", k);
+	else
+		snprintf(o, n, "K %s, V %s", k, v);
+	return o;
+}
+
 static void print_text(const struct vf_model *m, const struct vf_llamacpp_estimate *e,
 		       const struct vf_gpu_set *gs, const struct vf_setup *s, int64_t ctx,
 		       const struct gguf_args *a)
@@ -105,7 +120,9 @@ static void print_text(const struct vf_model *m, const struct vf_llamacpp_estima
 	vf_table_init(&t, 2, hdr);
 	vf_table_set_right(&t, 1, true);
 	vf_table_addf(&t, "weights (as stored)", vf_fmt_bytes(b1, sizeof b1, (double)e->weights_gpu));
-	vf_table_addf(&t, "KV cache (f16)", vf_fmt_bytes(b1, sizeof b1, (double)e->kv_gpu));
+	char kv[48];
+	snprintf(kv, sizeof kv, "KV cache (%s)", kv_types(a, b3, sizeof b3));
+	vf_table_addf(&t, kv, vf_fmt_bytes(b1, sizeof b1, (double)e->kv_gpu));
 	vf_table_addf(&t, "compute buffer (approx.)", vf_fmt_bytes(b1, sizeof b1, (double)e->compute_gpu));
 	vf_table_addf(&t, "total without the CUDA context", vf_fmt_bytes(b1, sizeof b1, (double)e->total_gpu));
 	vf_table_print(&t, stdout);
@@ -132,8 +149,10 @@ static void print_text(const struct vf_model *m, const struct vf_llamacpp_estima
 	printf("  - llama.cpp: weights as stored; the token embedding stays in host memory\n");
 	printf("  - --n-gpu-layers %s: the last layers and then the output layer on the GPU\n",
 	       a->n_gpu_layers < 0 ? "all (default)" : "as given");
-	printf("  - KV cache f16 for %" PRId64 " cells (--ctx %" PRId64 "%s, padded to %d)\n",
-	       e->kv_cells, ctx, a->ctx ? "" : ", the default", VF_LLAMACPP_CTX_PAD);
+	printf("  - KV cache %s for %" PRId64 " cells (--ctx %" PRId64 "%s, padded to %d; "
+	       "--cache-type-k/v)\n",
+	       kv_types(a, b3, sizeof b3), e->kv_cells, ctx, a->ctx ? "" : ", the default",
+	       VF_LLAMACPP_CTX_PAD);
 	printf("  - compute buffer: logits or MLP of a %d-token ubatch with flash attention "
 	       "(approximate)\n",
 	       VF_LLAMACPP_UBATCH);
@@ -154,8 +173,14 @@ int vf_cli_estimate_gguf(const struct vf_model *m, const struct vf_setup *s,
 		return vf_cli_fail("%s: no architecture in the GGUF metadata (general.architecture "
 				   "and its keys)",
 				   m->path);
+	enum vf_ggml_cache ck = VF_CACHE_F16, cv = VF_CACHE_F16;
+	if ((a->cache_k && !vf_ggml_cache_parse(a->cache_k, &ck)) ||
+	    (a->cache_v && !vf_ggml_cache_parse(a->cache_v, &cv)))
+		return vf_cli_usage("estimate", "--cache-type-k/v: expected f16, q8_0 or q4_0");
 	struct vf_llamacpp_setup ls = {.ctx = a->ctx ? a->ctx : DEFAULT_CTX,
-				       .n_gpu_layers = a->n_gpu_layers};
+				       .n_gpu_layers = a->n_gpu_layers,
+				       .k_bytes = vf_ggml_cache_bytes(ck),
+				       .v_bytes = vf_ggml_cache_bytes(cv)};
 	struct vf_llamacpp_estimate e;
 	struct vf_error err = {0};
 	if (vf_llamacpp_estimate(m->gguf, &m->arch, &ls, &e, &err) != VF_OK)
@@ -167,7 +192,7 @@ int vf_cli_estimate_gguf(const struct vf_model *m, const struct vf_setup *s,
 		return rc;
 	}
 	if (a->json) {
-		cJSON *o = to_json(m, &e, &gs, s, ls.ctx);
+		cJSON *o = to_json(m, &e, &gs, s, ls.ctx, a);
 		vf_cli_print_json(o);
 		cJSON_Delete(o);
 	} else {

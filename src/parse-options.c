@@ -234,9 +234,10 @@ static bool takes_value(const struct vf_option *o)
 	return o->type == VF_OPT_CALLBACK ? o->argh != NULL : o->type != VF_OPT_BOOL;
 }
 
-/* One option at argv[*i] (long or short); advances *i past its value. */
+/* One option at argv[*i] (long or short); advances *i past its value and
+ * records it in seen (when not NULL). */
 static int one_option(const char *cmd, const struct vf_option *opts, void *base, int argc,
-		      char **argv, int *i, bool *unknown_out)
+		      char **argv, int *i, bool *unknown_out, struct vf_opt_seen *seen)
 {
 	const char *a = argv[*i], *v = NULL;
 	struct found f;
@@ -263,11 +264,34 @@ static int one_option(const char *cmd, const struct vf_option *opts, void *base,
 		   !(f.o->flags & VF_OPTF_OPTARG)) {
 		return vf_cli_usage(cmd, "--%s takes no value", f.o->name);
 	}
+	int k = 0;
+	while (seen && k < seen->n && seen->o[k] != f.o)
+		k++;
+	if (seen && k == seen->n && seen->n < VF_OPT_SEEN_MAX)
+		seen->o[seen->n++] = f.o;
 	return set(cmd, &f, v, base);
 }
 
 int vf_opt_parse(const char *cmd, const struct vf_option *opts, void *base, int argc,
 		 char **argv, unsigned flags, int *nargs)
+{
+	return vf_opt_parse_seen(cmd, opts, base, argc, argv, flags, nargs, NULL);
+}
+
+const char *vf_opt_seen_other(const struct vf_opt_seen *seen, const char *const *allowed)
+{
+	for (int i = 0; seen && i < seen->n; i++) {
+		const char *const *p = allowed;
+		while (*p && strcmp(*p, seen->o[i]->name) != 0)
+			p++;
+		if (!*p)
+			return seen->o[i]->name;
+	}
+	return NULL;
+}
+
+int vf_opt_parse_seen(const char *cmd, const struct vf_option *opts, void *base, int argc,
+		      char **argv, unsigned flags, int *nargs, struct vf_opt_seen *seen)
 {
 	int n = 0;
 	bool only_args = false;
@@ -283,7 +307,7 @@ int vf_opt_parse(const char *cmd, const struct vf_option *opts, void *base, int 
 			continue;
 		}
 		bool unk = false;
-		int rc = one_option(cmd, opts, base, argc, argv, &i, &unk);
+		int rc = one_option(cmd, opts, base, argc, argv, &i, &unk, seen);
 		if (rc >= 0)
 			return rc;
 		if (unk && (flags & VF_PARSE_KEEP_UNKNOWN))

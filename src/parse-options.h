@@ -118,6 +118,21 @@ enum {
 int vf_opt_parse(const char *cmd, const struct vf_option *opts, void *base, int argc,
 		 char **argv, unsigned flags, int *nargs);
 
+/* The options a parse read, each once, in the order first given (a verb's
+ * table has fewer than VF_OPT_SEEN_MAX): what a verb checks when one kind
+ * of input takes only some of its options, so that none is ignored unsaid. */
+#define VF_OPT_SEEN_MAX 256
+struct vf_opt_seen {
+	const struct vf_option *o[VF_OPT_SEEN_MAX];
+	int n;
+};
+/* vf_opt_parse that also records the options read into seen. */
+int vf_opt_parse_seen(const char *cmd, const struct vf_option *opts, void *base, int argc,
+		      char **argv, unsigned flags, int *nargs, struct vf_opt_seen *seen);
+/* The long name of the first option in seen not among allowed (long
+ * names, NULL-terminated), or NULL. */
+const char *vf_opt_seen_other(const struct vf_opt_seen *seen, const char *const *allowed);
+
 /* Edit distance (insertions, deletions, substitutions, transpositions). */
 int vf_opt_distance(const char *a, const char *b);
 /* The one or two names of names[0..n) nearest to word, as

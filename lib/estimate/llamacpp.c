@@ -50,9 +50,9 @@ vf_status vf_llamacpp_estimate(const struct vf_gguf *g, const struct vf_arch *a,
 	int64_t hd = a->head_dim > 0 ? a->head_dim : a->hidden / a->heads;
 	int64_t kv_heads = a->kv_heads > 0 ? a->kv_heads : a->heads;
 	e->kv_cells = (s->ctx + VF_LLAMACPP_CTX_PAD - 1) / VF_LLAMACPP_CTX_PAD * VF_LLAMACPP_CTX_PAD;
-	uint64_t kv_layer = (uint64_t)e->kv_cells * (uint64_t)(kv_heads * hd) /* cells x width */
-			    * 2   /* K and V */
-			    * 2;  /* f16 bytes */
+	double kb = s->k_bytes > 0 ? s->k_bytes : 2, vb = s->v_bytes > 0 ? s->v_bytes : 2; /* f16 */
+	uint64_t kv_layer = (uint64_t)((double)e->kv_cells * (double)(kv_heads * hd) /* cells x width */
+				       * (kb + vb));
 	e->kv_gpu = kv_layer * (uint64_t)e->gpu_layers;
 	e->kv_cpu = kv_layer * (uint64_t)(n - e->gpu_layers);
 	int64_t vocab = a->vocab > 0 ? a->vocab : 0;

@@ -114,4 +114,26 @@ run estimate llama3.1-8b --ctx 4096
 expect_rc 2
 expect_err "--engine, --ctx, --users and the vllm flags apply to --mode infer (or a GGUF file)"
 
+test_case "estimate a GGUF: an option its llama.cpp estimate takes no account of is refused, never ignored"
+# --users 8, --batch 8, --seq, --optimizer, --gpus 2, --steps and --html
+# printed the same page as without them, exit 0
+for flag in "--users 8" "--batch 8" "--seq 512" "--optimizer sgd" "--gpus 2" "--steps 10" "--html $TMP/g.html" "--gguf-type q8_0"; do
+  # shellcheck disable=SC2086
+  run estimate "$T/l8b.gguf" --gpu rtx-4090 $flag
+  expect_rc 2
+  expect_err "${flag%% *}: not for a GGUF file"
+done
+check '[ ! -e "$TMP/g.html" ]'
+run estimate "$T/l8b.gguf" --gpu rtx-4090 --engine vllm
+expect_rc 2
+expect_err "--engine vllm: a GGUF file"
+run estimate "$T/l8b.gguf" --gpu rtx-4090 --engine llama.cpp --mode infer --ctx 8192 --n-gpu-layers 20 --context-mib 500 --json
+expect_rc 0
+# the KV cache's types count (they were dropped: f16 whatever was given)
+run estimate "$T/l8b.gguf" --gpu rtx-4090 --ctx 8192 --cache-type-k q8_0 --cache-type-v q4_0 --json
+expect_rc 0
+expect_json 'j["gpu_bytes"]["kv_cache"] == 8192 * 8 * 128 * 32 * (34 + 18) // 32 and j["cache_type_k"] == "q8_0" and j["cache_type_v"] == "q4_0"'
+run estimate "$T/l8b.gguf" --gpu rtx-4090 --ctx 8192 --cache-type-k q8_0 --cache-type-v q8_0
+expect_out "KV cache (q8_0)"
+
 finish

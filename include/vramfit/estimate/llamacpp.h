@@ -21,6 +21,7 @@
 struct vf_llamacpp_setup {
 	int64_t ctx;          /* tokens of context (-c) */
 	int64_t n_gpu_layers; /* -ngl; < 0 or > n_layer: everything but the input layer */
+	double k_bytes, v_bytes; /* bytes per K and V element (--cache-type-k/v); 0: f16 */
 };
 
 struct vf_llamacpp_estimate {
@@ -30,7 +31,7 @@ struct vf_llamacpp_estimate {
 	int64_t kv_cells;       /* ctx padded */
 	uint64_t weights_gpu;   /* bytes as stored */
 	uint64_t weights_cpu;
-	uint64_t kv_gpu;        /* K and V, f16 */
+	uint64_t kv_gpu;        /* K and V at their cache types */
 	uint64_t kv_cpu;
 	uint64_t compute_gpu;   /* approximate */
 	uint64_t total_gpu;     /* weights + KV + compute (no CUDA context) */

@@ -3915,14 +3915,18 @@ static int estimate(const struct est_args *a, struct result *r, bool t5)
 }
 
 /* What the setup asks that the model cannot run or the estimate cannot
- * model: a video DiT's LoRA targets beyond attention or ZeRO-1/2
- * (vf_opt_dit_setup_ok), the sequence against the model's positions
+ * model: a DiT's or a vision encoder's flags beyond its estimator
+ * (vf_opt_dit_setup_ok, vf_opt_vision_setup_ok), the sequence against the model's positions
  * (vf_opt_position_check: shortened and said, refused, or past the trained
  * context, said and the result approximate). Returns -1 or the exit code. */
 static int setup_check(const struct est_args *a, struct vf_setup *s, struct target *tg, struct assume *as)
 {
 	char msg[384], what[160];
 	if (tg->dit && !vf_opt_dit_setup_ok(s, msg, sizeof msg))
+		return vf_cli_usage("estimate", "%s", msg);
+	if (tg->dit && s->audio && tg->d.audio_hidden <= 0)
+		return vf_cli_usage("estimate", "--audio: %s has no audio stream", tg->id);
+	if (tg->vision && !vf_opt_vision_setup_ok(s, strcmp(tg->vis.kind, "vlm") == 0, msg, sizeof msg))
 		return vf_cli_usage("estimate", "%s", msg);
 	if (a->params || tg->dit || tg->vision || tg->pipeline)
 		return -1;

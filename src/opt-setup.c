@@ -212,6 +212,93 @@ enum vf_pos_verdict vf_opt_position_check(const struct vf_arch *arch, const char
 	return VF_POS_BEYOND;
 }
 
+/* The flag of a language model's or a training stack's mechanism given in
+ * s that the estimators of other model kinds (dit.c, vit.c) do not model:
+ * NULL when none. lm: the tokens are the sample's (a DiT, a vision
+ * encoder), so --seq and the vocabulary head's options are not theirs. */
+static const char *unmodelled_flag(const struct vf_setup *s, bool lm, bool *lm_option)
+{
+	static const struct {
+		unsigned bit;
+		const char *flag;
+	} stack[] = {
+		{VF_STACK_G_LOSS, "--loss"},
+		{VF_STACK_G_COMPILE, "--compile"},
+		{VF_STACK_G_OFFLOAD, "--activation-offload"},
+		{VF_STACK_G_OIB, "--optimizer-in-backward"},
+		{VF_STACK_G_PAGED, "--optimizer paged-*"},
+		{VF_STACK_G_FLOAT8, "--float8"},
+		{VF_STACK_G_LORA_DROPOUT, "--lora-dropout"},
+		{VF_STACK_G_ADAPTER, "--adapter-dtype"},
+	};
+	*lm_option = lm;
+	if (lm && (s->given & VF_SETUP_G_SEQ))
+		return "--seq";
+	if (lm && (s->given & VF_SETUP_G_TARGET_SEQ))
+		return "--target-seq";
+	if (lm && s->head_labels > 0)
+		return "--head";
+	if (lm && s->modules_to_save)
+		return "--modules-to-save";
+	*lm_option = false;
+	if (s->given & VF_SETUP_G_ATTENTION)
+		return "--attention";
+	for (size_t i = 0; i < sizeof stack / sizeof stack[0]; i++)
+		if (s->stack_given & stack[i].bit)
+			return stack[i].flag;
+	if (s->offload != VF_OFFLOAD_NONE)
+		return "--offload";
+	if ((s->given & VF_SETUP_G_GRAD_CKPT) && (s->ckpt_every > 0 || s->ckpt_selective_op || s->ckpt_reentrant))
+		return "--grad-ckpt";
+	if ((s->given & VF_SETUP_G_GRAD_CLIP) && s->grad_clip != VF_CLIP_NONE)
+		return "--grad-clip";
+	if ((s->given & VF_SETUP_G_ZERO_GRAD) && s->grads_zeroed)
+		return "--zero-grad";
+	return NULL;
+}
+
+/* kind_models: false with msg naming the flag when s asks what the
+ * estimator of `what` (plural: "DiTs") does not model. */
+static bool kind_models(const struct vf_setup *s, const char *what, bool lm, char *msg, size_t n)
+{
+	bool lm_option;
+	const char *flag = unmodelled_flag(s, lm, &lm_option);
+	if (!flag)
+		return true;
+	if (lm_option)
+		snprintf(msg, n, "%s: a language model's option, not modelled for %s: their tokens are the "
+			 "sample's (its resolution and frames, or its audio) and they have no vocabulary head",
+			 flag, what);
+	else
+		snprintf(msg, n, "%s: not modelled for %s: their estimate would be the same without it; leave "
+			 "it out", flag, what);
+	return false;
+}
+
+bool vf_opt_vision_setup_ok(const struct vf_setup *s, bool vlm, char *msg, size_t n)
+{
+	if (s->given & (VF_SETUP_G_AUDIO | VF_SETUP_G_TEXT_ENCODER | VF_SETUP_G_VALIDATION | VF_SETUP_G_OFFLOAD)) {
+		snprintf(msg, n, "--audio, --text-encoder, --validation and --(no-)offload-optimizer apply to "
+			 "video DiTs and other diffusion models, not to vision, speech or multimodal encoders");
+		return false;
+	}
+	/* a VLM's language model runs the LLM estimator with every flag */
+	if (vlm)
+		return true;
+	if (!kind_models(s, "vision and speech encoders", true, msg, n))
+		return false;
+	const char *flag = (s->given & VF_SETUP_G_QUANT) && s->quant != VF_QUANT_NONE ? "--quant"
+			   : s->shard == VF_SHARD_ZERO1 || s->shard == VF_SHARD_ZERO2   ? "--shard"
+										       : NULL;
+	if (flag) {
+		snprintf(msg, n, "%s: not modelled for vision and speech encoders (their estimate counts the weights in "
+			 "the precision's dtype, and shards weights, gradients and states under fsdp or zero3 "
+			 "only); leave it out", flag);
+		return false;
+	}
+	return true;
+}
+
 bool vf_opt_dit_setup_ok(const struct vf_setup *s, char *msg, size_t n)
 {
 	const unsigned attn = VF_LORA_Q | VF_LORA_K | VF_LORA_V | VF_LORA_O;
@@ -225,6 +312,8 @@ bool vf_opt_dit_setup_ok(const struct vf_setup *s, char *msg, size_t n)
 			 vf_lora_targets_format(s->lora_targets, t, sizeof t));
 		return false;
 	}
+	if (!kind_models(s, "DiTs", true, msg, n))
+		return false;
 	if (s->shard == VF_SHARD_ZERO1 || s->shard == VF_SHARD_ZERO2) {
 		/* the DiT estimate shards nothing under them: a usage error, not a
 		 * figure that looks sharded */

@@ -32,8 +32,16 @@ struct vf_setup;
 enum vf_pos_verdict { VF_POS_OK, VF_POS_SHORTENED, VF_POS_REFUSED, VF_POS_BEYOND };
 
 /* What a video DiT's estimate cannot model in s (LoRA targets beyond the
- * attention projections, ZeRO-1/2): false with msg the usage message. */
+ * attention projections, ZeRO-1/2, a language model's options, a stack
+ * mechanism, CPU offload, checkpointing variants, gradient clipping,
+ * zeroed gradients): false with msg the usage message. */
 bool vf_opt_dit_setup_ok(const struct vf_setup *s, char *msg, size_t n);
+/* What a vision encoder's estimate (vit.c) does not model in s: a
+ * language model's options, a stack mechanism, CPU offload, checkpointing
+ * variants, gradient clipping, zeroed gradients, a quantized base,
+ * ZeRO-1/2 (a VLM takes them all: its language
+ * model is the LLM's estimate): false with msg the usage message. */
+bool vf_opt_vision_setup_ok(const struct vf_setup *s, bool vlm, char *msg, size_t n);
 enum vf_pos_verdict vf_opt_position_check(const struct vf_arch *arch, const char *model, struct vf_setup *s,
 					  int64_t ctx, char *note, size_t nn, char *what, size_t nw);
 

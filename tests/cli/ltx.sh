@@ -189,4 +189,31 @@ expect_json 'not any("use_cache" in x for x in j["assumptions"])'
 run estimate llama2-7b --mode infer --gpu h100-80gb
 expect_out "use_cache=True"
 
+test_case "a DiT: a language model's option or a mechanism its estimator does not model is refused, never ignored"
+# ltx-2-19b printed the page of no flag for --seq, --attention eager,
+# --head, --target-seq, --modules-to-save and --offload optimizer; the
+# tier said "with your --grad-clip" (or --zero-grad, --grad-ckpt=every:2)
+# over unchanged figures; --compile, --loss and --lora-dropout left the
+# tier for figures without them
+for flag in "--seq 512" "--attention eager" "--head classify:2" "--target-seq 100" "--modules-to-save lm_head" \
+            "--offload optimizer" "--grad-clip for" "--zero-grad zeros" "--grad-ckpt=every:2" "--compile" \
+            "--loss chunked" "--lora-dropout" "--float8" "--optimizer paged-adamw8bit"; do
+  # shellcheck disable=SC2086
+  run estimate ltx-2-19b --gpu h100-80gb $flag
+  expect_rc 2
+  # shellcheck disable=SC2086
+  run fit ltx-2-19b --gpu h100-80gb $flag
+  expect_rc 2
+done
+run estimate ltx-2-19b --gpu h100-80gb --grad-clip for
+expect_err "--grad-clip: not modelled for DiTs: their estimate would be the same without it"
+run estimate ltx-2-19b --gpu h100-80gb --seq 512
+expect_err "--seq: a language model's option, not modelled for DiTs"
+# an image DiT has no audio stream to generate
+run estimate "$VF_SOURCE_DIR/tests/fixtures/vision/pixart.json" --gpu h100-80gb --audio
+expect_rc 2
+expect_err "has no audio stream"
+run estimate ltx-2-19b --gpu h100-80gb --optimizer adamw8bit --grad-clip none --zero-grad none --json
+expect_rc 0
+
 finish

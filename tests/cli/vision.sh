@@ -117,4 +117,23 @@ expect_rc 1
 expect_err "bad.json: field vision_config.hidden_size"
 expect_err_lines 1
 
+test_case "a vision encoder: a flag its estimator does not model is refused, never ignored"
+# clip-l14 printed the page of no flag for --seq, --head classify:2, --audio,
+# --text-encoder and --validation, and a Setup line naming zero2 or every:2
+# over figures that were ddp's and whole checkpointing's
+for flag in "--seq 512" "--head classify:2" "--audio" "--text-encoder int8" "--validation off" \
+            "--shard zero2 --gpus 2" "--grad-ckpt=every:2" "--compile" "--optimizer paged-adamw" "--attention eager"; do
+  # shellcheck disable=SC2086
+  run estimate "$VC/clip-l14.json" --gpu h100-80gb $flag
+  expect_rc 2
+  expect_err_lines 2
+done
+run estimate "$VC/clip-l14.json" --gpu h100-80gb --seq 512
+expect_err "--seq: a language model's option, not modelled for vision and speech encoders"
+run estimate "$VC/clip-l14.json" --gpu h100-80gb --shard zero2 --gpus 2
+expect_err "--shard: not modelled for vision and speech encoders"
+# what it models still runs
+run estimate "$VC/clip-l14.json" --gpu h100-80gb --optimizer adamw8bit --grad-ckpt --batch 4 --grad-accum 2 --shard fsdp --gpus 2 --json
+expect_rc 0
+
 finish

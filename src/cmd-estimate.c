@@ -252,6 +252,37 @@ static void split_fits(const struct vf_arch *arch, const struct vf_setup *s,
  * reaches fp32 matmuls only; autocast and 16-bit weights run them in bf16 or
  * fp16), --target-seq on a model without T5's decoder (t5: the estimate
  * reads it for FC_T5 only). */
+/* The training flags given to an inference estimate, which it has no use
+ * for (its forward takes none of them), as "--loss, --float8" into o. */
+static void infer_ignored(const struct vf_setup *s, char *o, size_t n)
+{
+	const char *f[8];
+	int k = 0;
+	if (s->given & VF_SETUP_G_OPTIMIZER_IMPL)
+		f[k++] = "--optimizer-impl";
+	if ((s->given & VF_SETUP_G_GRAD_CLIP) && s->grad_clip != VF_CLIP_NONE)
+		f[k++] = "--grad-clip";
+	if ((s->given & VF_SETUP_G_ZERO_GRAD) && s->grads_zeroed)
+		f[k++] = "--zero-grad";
+	if (s->stack_given & VF_STACK_G_LOSS)
+		f[k++] = "--loss";
+	if ((s->stack_given & VF_STACK_G_LORA_DROPOUT) && s->lora_dropout)
+		f[k++] = "--lora-dropout";
+	if (s->offload != VF_OFFLOAD_NONE)
+		f[k++] = "--offload";
+	if ((s->stack_given & VF_STACK_G_OFFLOAD) && s->activation_offload)
+		f[k++] = "--activation-offload";
+	if ((s->stack_given & VF_STACK_G_OIB) && s->optimizer_in_backward)
+		f[k++] = "--optimizer-in-backward";
+	o[0] = 0;
+	for (int i = 0; i < k; i++)
+		snprintf(o + strlen(o), n - strlen(o), "%s%s", i ? ", " : "", f[i]);
+	if (s->modules_to_save)
+		snprintf(o + strlen(o), n - strlen(o), "%s--modules-to-save", o[0] ? ", " : "");
+	if ((s->stack_given & VF_STACK_G_FLOAT8) && s->float8)
+		snprintf(o + strlen(o), n - strlen(o), "%s--float8", o[0] ? ", " : "");
+}
+
 static void ignored_flags(const struct vf_setup *s, bool t5, struct assume *a)
 {
 	static const struct {
@@ -272,6 +303,13 @@ static void ignored_flags(const struct vf_setup *s, bool t5, struct assume *a)
 		assume(a, "%s ignored: mode %s trains no adapters (--mode lora)", names, vf_mode_name(s->mode));
 	if (s->mode == VF_MODE_INFER && (s->given & VF_SETUP_G_GRAD_CKPT))
 		assume(a, "--grad-ckpt ignored: inference has no backward pass to checkpoint");
+	if (s->mode == VF_MODE_INFER) {
+		char tr[160];
+		infer_ignored(s, tr, sizeof tr);
+		if (tr[0])
+			assume(a, "%s ignored: inference runs no loss, backward, optimizer step or adapters' "
+				  "dropout", tr);
+	}
 	if (s->tf32_from == VF_TF32_OPTION && s->precision != VF_PREC_FP32 && !vf_setup_fp32_adapter_gemms(s))
 		assume(a, "%s ignored: TF32 applies to fp32 matmuls, and --precision %s runs them in %s",
 		       s->tf32 ? "--tf32" : "--no-tf32", vf_precision_name((enum vf_precision)s->precision),

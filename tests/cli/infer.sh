@@ -452,4 +452,11 @@ expect_json 'j["users"] == 4'
 run fit llama3.1-8b --mode infer --batch 4 --users 2 --ctx 8192 --gpu rtx-4090
 expect_rc 2
 
+test_case "--mode infer: training flags it has no use for are named ignored (they were dropped unsaid)"
+run estimate llama3-8b --mode infer --gpu a100-80gb --loss chunked --offload optimizer --grad-clip foreach --modules-to-save lm_head --json
+expect_rc 0
+expect_json 'any(a.startswith("--grad-clip, --loss, --offload, --modules-to-save ignored: inference runs no loss") for a in j["assumptions"])'
+run estimate llama3-8b --mode infer --gpu a100-80gb --json
+expect_json 'not any("ignored: inference runs no loss" in a for a in j["assumptions"])'
+
 finish

@@ -208,6 +208,14 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 		int rc = vf_cli_infer_users("fit", &a->setup, &a->inf.users);
 		if (rc >= 0)
 			return rc;
+		/* each way sets its engine's precision, quantization and kernels */
+		const char *f = vf_opt_setup_flag_given(&a->setup, VF_SETUP_G_MODE | VF_SETUP_G_SEQ | VF_SETUP_G_BATCH |
+									   VF_SETUP_G_GPUS | VF_SETUP_G_CONTEXT);
+		if (f)
+			return vf_cli_usage("fit", "%s: not for the ways to serve (--mode infer): each sets its engine's "
+						   "precision, quantization and kernels; they take --seq (the prompt), "
+						   "--ctx, --users, --gpu and --context-mib (vramfit estimate --mode infer "
+						   "takes the setup flags)", f);
 	}
 	const char *unused = a->engine ? serve_unused(a) : NULL;
 	if (unused)

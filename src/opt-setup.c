@@ -216,21 +216,56 @@ enum vf_pos_verdict vf_opt_position_check(const struct vf_arch *arch, const char
  * s that the estimators of other model kinds (dit.c, vit.c) do not model:
  * NULL when none. lm: the tokens are the sample's (a DiT, a vision
  * encoder), so --seq and the vocabulary head's options are not theirs. */
+static const struct {
+	unsigned bit;
+	const char *flag;
+} stack_flags[] = {
+	{VF_STACK_G_LOSS, "--loss"},
+	{VF_STACK_G_COMPILE, "--compile"},
+	{VF_STACK_G_OFFLOAD, "--activation-offload"},
+	{VF_STACK_G_OIB, "--optimizer-in-backward"},
+	{VF_STACK_G_PAGED, "--optimizer paged-*"},
+	{VF_STACK_G_FLOAT8, "--float8"},
+	{VF_STACK_G_LORA_DROPOUT, "--lora-dropout"},
+	{VF_STACK_G_ADAPTER, "--adapter-dtype"},
+	{VF_STACK_G_TF32, "--tf32"},
+	{VF_STACK_G_AUTOCAST, "--autocast"},
+	{VF_STACK_G_PEAK_SCOPE, "--peak-scope"},
+};
+
+/* The rows of stack_flags above --tf32: mechanisms with memory or time of
+ * their own (tf32, autocast and the peak's scope are said where ignored). */
+#define MECHANISM_FLAGS 8
+
+/* The first of the mechanisms in bits (VF_STACK_G_*) among the first `of`
+ * rows of stack_flags, or NULL. */
+static const char *stack_flag(unsigned bits, size_t of)
+{
+	for (size_t i = 0; i < of && i < sizeof stack_flags / sizeof stack_flags[0]; i++)
+		if (bits & stack_flags[i].bit)
+			return stack_flags[i].flag;
+	return NULL;
+}
+
+const char *vf_opt_setup_flag_given(const struct vf_setup *s, unsigned allowed)
+{
+	for (unsigned bit = 1; bit; bit <<= 1)
+		if ((s->given & bit & ~allowed) && vf_setup_flag(bit))
+			return vf_setup_flag(bit);
+	const char *f = stack_flag(s->stack_given, sizeof stack_flags / sizeof stack_flags[0]);
+	if (f)
+		return f;
+	if (s->offload != VF_OFFLOAD_NONE)
+		return "--offload";
+	if (s->head_labels > 0)
+		return "--head";
+	if (s->modules_to_save)
+		return "--modules-to-save";
+	return NULL;
+}
+
 static const char *unmodelled_flag(const struct vf_setup *s, bool lm, bool *lm_option)
 {
-	static const struct {
-		unsigned bit;
-		const char *flag;
-	} stack[] = {
-		{VF_STACK_G_LOSS, "--loss"},
-		{VF_STACK_G_COMPILE, "--compile"},
-		{VF_STACK_G_OFFLOAD, "--activation-offload"},
-		{VF_STACK_G_OIB, "--optimizer-in-backward"},
-		{VF_STACK_G_PAGED, "--optimizer paged-*"},
-		{VF_STACK_G_FLOAT8, "--float8"},
-		{VF_STACK_G_LORA_DROPOUT, "--lora-dropout"},
-		{VF_STACK_G_ADAPTER, "--adapter-dtype"},
-	};
 	*lm_option = lm;
 	if (lm && (s->given & VF_SETUP_G_SEQ))
 		return "--seq";
@@ -243,9 +278,9 @@ static const char *unmodelled_flag(const struct vf_setup *s, bool lm, bool *lm_o
 	*lm_option = false;
 	if (s->given & VF_SETUP_G_ATTENTION)
 		return "--attention";
-	for (size_t i = 0; i < sizeof stack / sizeof stack[0]; i++)
-		if (s->stack_given & stack[i].bit)
-			return stack[i].flag;
+	const char *f = stack_flag(s->stack_given, MECHANISM_FLAGS);
+	if (f)
+		return f;
 	if (s->offload != VF_OFFLOAD_NONE)
 		return "--offload";
 	if ((s->given & VF_SETUP_G_GRAD_CKPT) && (s->ckpt_every > 0 || s->ckpt_selective_op || s->ckpt_reentrant))

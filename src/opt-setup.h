@@ -42,6 +42,10 @@ bool vf_opt_dit_setup_ok(const struct vf_setup *s, char *msg, size_t n);
  * ZeRO-1/2 (a VLM takes them all: its language
  * model is the LLM's estimate): false with msg the usage message. */
 bool vf_opt_vision_setup_ok(const struct vf_setup *s, bool vlm, char *msg, size_t n);
+/* The flag of the first setup knob given in s (VF_SETUP_G_* outside
+ * allowed, a stack mechanism, --offload, --head, --modules-to-save), for
+ * a verb that takes only some of them: NULL when none. */
+const char *vf_opt_setup_flag_given(const struct vf_setup *s, unsigned allowed);
 enum vf_pos_verdict vf_opt_position_check(const struct vf_arch *arch, const char *model, struct vf_setup *s,
 					  int64_t ctx, char *note, size_t nn, char *what, size_t nw);
 

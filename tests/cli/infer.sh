@@ -459,4 +459,14 @@ expect_json 'any(a.startswith("--grad-clip, --loss, --offload, --modules-to-save
 run estimate llama3-8b --mode infer --gpu a100-80gb --json
 expect_json 'not any("ignored: inference runs no loss" in a for a in j["assumptions"])'
 
+test_case "fit --mode infer: a setup flag the ways to serve do not take is refused (--grad-ckpt, --lora-rank, --loss were dropped; --quant nf4 and --precision fp16 moved llama.cpp's TTFT alone)"
+for flag in "--grad-ckpt" "--lora-rank 64" "--grad-accum 4" "--precision fp16" "--shard zero3" "--quant nf4" "--loss chunked" "--stack litgpt" "--head classify:2"; do
+  # shellcheck disable=SC2086
+  run fit llama3.1-8b --mode infer --gpu rtx-4090 $flag
+  expect_rc 2
+  expect_err "${flag%% *}: not for the ways to serve (--mode infer)"
+done
+run fit llama3.1-8b --mode infer --gpu rtx-4090 --seq 1024 --context-mib 900 --batch 2 --json
+expect_rc 0
+
 finish

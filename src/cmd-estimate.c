@@ -3904,6 +3904,27 @@ static int float8_rows(const struct vf_setup *s, struct gpu_row *rows, int *nrow
 	return -1;
 }
 
+/* vLLM and llama.cpp run their own kernels: of the setup flags they take
+ * the prompt (--seq), the users (--batch), the GPUs and the CUDA context,
+ * and vLLM the weights' dtype (--precision, --quant); another, or a price
+ * for a run they have none of, is refused, never ignored. Returns -1 or
+ * the exit code. */
+static int engine_flags(const struct est_args *a)
+{
+	unsigned takes = VF_SETUP_G_MODE | VF_SETUP_G_SEQ | VF_SETUP_G_BATCH | VF_SETUP_G_GPUS | VF_SETUP_G_CONTEXT;
+	if (a->inf.engine == VF_ENGINE_VLLM)
+		takes |= VF_SETUP_G_PRECISION | VF_SETUP_G_QUANT;
+	const char *f = vf_opt_setup_flag_given(&a->setup, takes);
+	if (!f && a->w.price >= 0)
+		f = "--price";
+	if (f)
+		return vf_cli_usage("estimate", "%s: not for --engine %s, which runs its own kernels (it takes --seq, "
+						"the prompt, --batch or --users, --ctx, --gpu, --context-mib%s)",
+				    f, vf_engine_name(a->inf.engine),
+				    a->inf.engine == VF_ENGINE_VLLM ? ", --precision and --quant" : " and --gguf-type");
+	return -1;
+}
+
 /* The target's estimate on every row, then the output. */
 static int estimate(const struct est_args *a, struct result *r, bool t5)
 {
@@ -3921,6 +3942,11 @@ static int estimate(const struct est_args *a, struct result *r, bool t5)
 		return vf_cli_usage("estimate", "--tokens/--steps: the whole run of a training step; --engine %s has "
 						"none (its decode tokens/s per user and in total are in the inference table)",
 				    vf_engine_name(a->inf.engine));
+	if (engine) {
+		rc = engine_flags(a);
+		if (rc >= 0)
+			return rc;
+	}
 	if (multi && !engine)
 		assume(&r->as, "GPUs of one kind given as ID:N run one data-parallel job over all N (--gpus, --shard)");
 	tier_assumptions(r->rows, r->nrows, &r->as);

@@ -221,15 +221,15 @@ static const struct {
 	const char *flag;
 } stack_flags[] = {
 	{VF_STACK_G_LOSS, "--loss"},
-	{VF_STACK_G_COMPILE, "--compile"},
-	{VF_STACK_G_OFFLOAD, "--activation-offload"},
+	{VF_STACK_G_COMPILE, "--(no-)compile"},
+	{VF_STACK_G_OFFLOAD, "--(no-)activation-offload"},
 	{VF_STACK_G_OIB, "--optimizer-in-backward"},
 	{VF_STACK_G_PAGED, "--optimizer paged-*"},
-	{VF_STACK_G_FLOAT8, "--float8"},
-	{VF_STACK_G_LORA_DROPOUT, "--lora-dropout"},
+	{VF_STACK_G_FLOAT8, "--(no-)float8"},
+	{VF_STACK_G_LORA_DROPOUT, "--(no-)lora-dropout"},
 	{VF_STACK_G_ADAPTER, "--adapter-dtype"},
-	{VF_STACK_G_TF32, "--tf32"},
-	{VF_STACK_G_AUTOCAST, "--autocast"},
+	{VF_STACK_G_TF32, "--(no-)tf32"},
+	{VF_STACK_G_AUTOCAST, "--(no-)autocast"},
 	{VF_STACK_G_PEAK_SCOPE, "--peak-scope"},
 };
 

@@ -469,4 +469,23 @@ done
 run fit llama3.1-8b --mode infer --gpu rtx-4090 --seq 1024 --context-mib 900 --batch 2 --json
 expect_rc 0
 
+test_case "estimate --engine vllm|llamacpp: a setup flag the engine's own kernels do not take is refused (--compile, --stack, --shard, --price were dropped; --precision fp16, --attention eager and --compile moved llama.cpp's TTFT)"
+for eng in vllm llamacpp; do
+  for flag in "--attention eager" "--compile" "--grad-accum 4" "--stack litgpt" "--shard zero3" "--no-autocast" "--price 3" "--head classify:2"; do
+    # shellcheck disable=SC2086
+    run estimate llama3.1-8b --mode infer --engine $eng --gpu rtx-4090 $flag
+    expect_rc 2
+    expect_err "not for --engine $eng, which runs its own kernels"
+  done
+  run estimate llama3.1-8b --mode infer --engine $eng --gpu rtx-4090 --seq 1024 --batch 2 --context-mib 900 --json
+  expect_rc 0
+done
+run estimate llama3.1-8b --mode infer --engine llamacpp --gpu rtx-4090 --precision fp16
+expect_rc 2
+expect_err "--precision: not for --engine llamacpp"
+run estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090 --precision fp16 --quant int4 --json
+expect_rc 0
+run estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090 --no-autocast
+expect_err "--(no-)autocast: not for --engine vllm"
+
 finish

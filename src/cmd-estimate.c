@@ -3771,8 +3771,11 @@ static void engine_verdict(enum vf_engine engine, struct gpu_row *g)
 	 * once, the inference table's max users (not a --seq forward's) */
 	g->max_batch = g->inf.max_users;
 	if (engine == VF_ENGINE_VLLM) {
+		/* the cache's room beyond one sequence of --ctx: the blocks',
+		 * or, where none fit, the budget's shortfall (was the blocks'
+		 * 0, so minus one sequence on every card) */
 		g->fits = g->inf.fits;
-		g->headroom = g->inf.kv_cache_bytes -
+		g->headroom = (g->inf.kv_blocks > 0 ? g->inf.kv_cache_bytes : g->inf.kv_room_bytes) -
 			      (int64_t)(g->inf.kv_bytes_per_token * (double)g->inf.ctx);
 		g->advice.n = 0;
 	} else if (engine == VF_ENGINE_LLAMACPP) {

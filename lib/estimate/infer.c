@@ -230,6 +230,7 @@ static void vllm_memory(const struct vf_arch *a, const struct vf_setup *s,
 	r->non_torch_bytes = s->context_bytes >= 0 ? s->context_bytes : vf_estimate_default_context(gpu);
 	r->budget_bytes = (int64_t)(total * util);
 	double avail = total * util - (double)r->weights_bytes - act - (double)r->non_torch_bytes;
+	r->kv_room_bytes = (int64_t)avail;
 	r->block_size = VF_VLLM_BLOCK_SIZE;
 	r->kv_blocks = vf_infer_vllm_blocks(avail, r->kv_bytes_per_token_layer, r->attn_layers,
 					    r->block_size);
@@ -1413,6 +1414,7 @@ cJSON *vf_infer_to_json(const struct vf_infer *r)
 		cJSON_AddNumberToObject(o, "block_size", r->block_size);
 		cJSON_AddNumberToObject(o, "max_concurrency", r->max_concurrency);
 		cJSON_AddNumberToObject(o, "budget_bytes", (double)r->budget_bytes);
+		cJSON_AddNumberToObject(o, "kv_room_bytes", (double)r->kv_room_bytes);
 		cJSON_AddNumberToObject(o, "profile_activation_bytes", (double)r->activation_bytes);
 		cJSON_AddNumberToObject(o, "non_torch_bytes", (double)r->non_torch_bytes);
 		cJSON_AddNumberToObject(o, "max_num_batched_tokens", (double)r->max_num_batched_tokens);

@@ -488,4 +488,11 @@ expect_rc 0
 run estimate llama3.1-8b --mode infer --engine vllm --gpu rtx-4090 --no-autocast
 expect_err "--(no-)autocast: not for --engine vllm"
 
+test_case "vLLM that cannot start: the headroom is the budget's shortfall, not minus one sequence's cache on every card"
+# llama2-70b, 16 users at 4096 tokens: -1.25 GiB on a T4 and on an H100 alike
+run estimate llama2-70b --mode infer --engine vllm --users 16 --ctx 4096 --gpu t4 --gpu h100-80gb --json
+expect_rc 0
+expect_json 'all(not g["fits"] and g["headroom_bytes"] == g["inference"]["kv_room_bytes"] - g["inference"]["kv_bytes_per_token"] * 4096 for g in j["gpus"])'
+expect_json 'j["gpus"][0]["headroom_bytes"] < j["gpus"][1]["headroom_bytes"] < -60 * 2**30'
+
 finish

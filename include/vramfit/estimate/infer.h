@@ -116,6 +116,9 @@ struct vf_infer {
 	int64_t activation_bytes;    /* vLLM: the profiled forward's peak (+ sampler logits) */
 	int64_t non_torch_bytes;     /* vLLM: CUDA context outside the caching allocator */
 	int64_t budget_bytes;        /* vLLM: gpu_memory_utilization x the card */
+	int64_t kv_room_bytes;       /* vLLM: the budget less the weights, the profiled forward
+					and the context (negative: over it; kv_cache_bytes is
+					then 0) */
 	int64_t kv_blocks;           /* vLLM: blocks of block_size tokens; -1 otherwise */
 	int64_t kv_growth_bytes;     /* transformers DynamicCache: the torch.cat transient (one
 					layer's K or V, old and new live at once) and the caching

@@ -9,7 +9,9 @@
  * dropouts, token ids, routing policy); `understood` is, per family, the
  * size-bearing keys its reader reads. A key of a new release (or of a
  * family read as llama-like) that matches a pattern and is in neither
- * list is named. */
+ * list is named; so is a key that matches no pattern and is not on the
+ * `generic` list of keys known to change nothing counted, and a value of
+ * the activation, the rope type or the dtype that is not a known one. */
 #include <stdio.h>
 #include <string.h>
 
@@ -54,6 +56,45 @@ static const char *const not_size[] = {
 	"output_hidden_states", "output_attentions", "position_embedding_type",
 	"scale_decoder_outputs",
 };
+
+/* Keys that match no size pattern and are known to change nothing the
+ * estimate counts: PretrainedConfig's own attributes and generation
+ * defaults, the config file's bookkeeping, and the families' numerics
+ * (rope bases and scalings, initialisers, routing scores). A key that
+ * matches no pattern and is not here is named: not understood. */
+static const char *const generic[] = {
+	"model_type", "transformers_version", "_name_or_path", "auto_map", "initializer_range",
+	"initializer_factor", "init_std", "use_cache", "torch_dtype", "dtype", "rope_theta",
+	"rope_scaling", "rope_parameters", "pretraining_tp", "use_mrope", "task_specific_params",
+	"masked_softmax_fusion", "slow_but_exact", "max_sequence_length", "output_past",
+	"routed_scaling_factor", "scoring_func", "topk_method", "initial_context_length",
+	"swiglu_limit", "return_dict", "output_hidden_states", "output_attentions", "torchscript",
+	"use_bfloat16", "tf_legacy_loss", "is_encoder_decoder", "is_decoder", "add_cross_attention",
+	"tie_encoder_decoder", "max_length", "min_length", "do_sample", "early_stopping",
+	"num_beams", "temperature", "top_k", "top_p", "typical_p", "repetition_penalty",
+	"length_penalty", "no_repeat_ngram_size", "bad_words_ids", "output_scores",
+	"return_dict_in_generate", "remove_invalid_values", "suppress_tokens", "finetuning_task",
+	"tokenizer_class", "prefix", "problem_type", "_attn_implementation",
+	"attn_implementation", "use_return_dict", "keys_to_ignore_at_inference", "bf16", "fp16",
+	"use_flash_attn", "flash_attn", "use_flash_attention_2", "fp32_residual_connection",
+	"z_loss_coef", "aux_loss_coef", "router_aux_loss_coef", "logit_scale", "rope_interleaved",
+	"rotary_emb_interleaved", "emb_pdrop", "license", "model_name", "seq_length", "dropout_rate",
+	"classifier_dropout", "time_step_min", "time_step_max", "time_step_floor", "time_step_limit",
+	"logits_soft_cap", "w_init_variance_scale", "final_w_init_variance_scale", "ignore_index",
+	"ctc_loss_reduction", "ctc_zero_infinity",
+};
+
+/* Values of the keys the estimate reads that it knows (transformers'
+ * ACT2FN, ROPE_INIT_FUNCTIONS' rope types, torch dtypes); another value
+ * is named: transformers would refuse it or the estimate not count it. */
+static const char *const known_acts =
+	"gelu gelu_new gelu_fast gelu_pytorch_tanh gelu_python gelu_accurate gelu_10 quick_gelu "
+	"relu relu2 relu6 leaky_relu silu swish mish tanh sigmoid linear laplace prelu xielu "
+	"geglu swiglu gelu_python_tanh";
+static const char *const known_ropes = "default linear dynamic yarn longrope llama3 su mrope "
+				       "proportional";
+static const char *const known_dtypes = "float32 float16 bfloat16 float64 auto float bfloat half "
+					"float8_e4m3fn";
 
 /* Per family: the size-bearing keys its reader reads. */
 #define LL "hidden_size num_hidden_layers num_attention_heads num_key_value_heads head_dim " \
@@ -155,25 +196,72 @@ static bool word_in(const char *list, const char *word)
 	return false;
 }
 
-static bool bears_on_size(const char *key)
+/* What a key is to the estimate: one that may bear on a size, one known
+ * to change nothing it counts, or one it does not know. */
+enum key_kind { KEY_SIZE, KEY_HARMLESS, KEY_UNKNOWN };
+
+static bool in_list(const char *const *l, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(l[i], key) == 0)
+			return true;
+	return false;
+}
+
+static bool not_size_key(const char *key);
+
+static enum key_kind key_kind(const char *key)
 {
 	bool match = false;
 	for (size_t i = 0; i < sizeof size_patterns / sizeof size_patterns[0] && !match; i++)
 		match = strstr(key, size_patterns[i]) != NULL;
 	if (!match)
-		return false;
+		return in_list(generic, sizeof generic / sizeof generic[0], key) || not_size_key(key)
+			       ? KEY_HARMLESS
+			       : KEY_UNKNOWN;
+	return not_size_key(key) ? KEY_HARMLESS : KEY_SIZE;
+}
+
+/* The not_size list: exact names and suffixes ('*'). */
+static bool not_size_key(const char *key)
+{
 	size_t n = strlen(key);
 	for (size_t i = 0; i < sizeof not_size / sizeof not_size[0]; i++) {
 		const char *e = not_size[i];
 		if (e[0] == '*') {
 			size_t k = strlen(e + 1);
 			if (n >= k && strcmp(key + n - k, e + 1) == 0)
-				return false;
+				return true;
 		} else if (strcmp(key, e) == 0) {
-			return false;
+			return true;
 		}
 	}
-	return true;
+	return false;
+}
+
+/* A value of a key the estimate reads (the activation, the rope type,
+ * the dtype) that it does not know: named as "key value". */
+static void check_value(const cJSON *cfg, const char *key, const char *known, const char *prefix,
+			struct vf_arch *a)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(cfg, key);
+	const char *val = cJSON_IsString(v) ? v->valuestring : NULL;
+	char path[160];
+	if (!val && cJSON_IsObject(v) && strcmp(key, "rope_scaling") == 0) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(v, "rope_type");
+		if (!cJSON_IsString(t))
+			t = cJSON_GetObjectItemCaseSensitive(v, "type");
+		val = cJSON_IsString(t) ? t->valuestring : NULL;
+		snprintf(path, sizeof path, "%s%s.rope_type", prefix, key);
+	} else {
+		snprintf(path, sizeof path, "%s%s", prefix, key);
+	}
+	if (!val || !val[0] || strlen(val) > 40 || word_in(known, val) ||
+	    (strncmp(val, "torch.", 6) == 0 && word_in(known, val + 6)))
+		return;
+	char name[224];
+	snprintf(name, sizeof name, "%s %s", path, val);
+	vf_arch_not_understood(a, name);
 }
 
 /* null, false, 0, "", [] and {} add nothing whatever the key means. */
@@ -202,11 +290,17 @@ void vf_arch_check_keys(const cJSON *cfg, const char *family, const char *prefix
 	const cJSON *v;
 	cJSON_ArrayForEach(v, cfg)
 	{
-		if (!v->string || is_empty(v) || !bears_on_size(v->string) ||
+		if (!v->string || is_empty(v) || key_kind(v->string) == KEY_HARMLESS ||
 		    word_in(keys, v->string))
 			continue;
 		char name[128];
 		snprintf(name, sizeof name, "%s%s", prefix, v->string);
 		vf_arch_not_understood(a, name);
 	}
+	check_value(cfg, "hidden_act", known_acts, prefix, a);
+	check_value(cfg, "hidden_activation", known_acts, prefix, a);
+	check_value(cfg, "activation_function", known_acts, prefix, a);
+	check_value(cfg, "rope_scaling", known_ropes, prefix, a);
+	check_value(cfg, "torch_dtype", known_dtypes, prefix, a);
+	check_value(cfg, "dtype", known_dtypes, prefix, a);
 }

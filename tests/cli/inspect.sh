@@ -266,4 +266,24 @@ done
 run estimate "$SH" --gpu h100-80gb
 expect_rc 0
 
+test_case "a config key the reader does not know, or a value it does not, is named and the count approximate (it was silent unless its name looked like a size)"
+for kv in '"zz_frobnicate_factor": 3|zz_frobnicate_factor' '"d_frob": 7|d_frob' '"multiple_of": 256|multiple_of' \
+          '"hidden_act": "zzact"|hidden_act zzact' '"torch_dtype": "zzfloat"|torch_dtype zzfloat' \
+          '"rope_scaling": {"rope_type": "zzrope", "factor": 8.0}|rope_scaling.rope_type zzrope'; do
+  python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); j.update(json.loads("{" + sys.argv[2] + "}")); json.dump(j, open(sys.argv[3], "w"))' \
+    "$VF_SHARED_DIR/realconfigs/llama-3.1-8b/config.json" "${kv%%|*}" "$TMP/mut.json"
+  run inspect "$TMP/mut.json" --json
+  expect_rc 0
+  expect_json 'j["approximate"] is True'
+  run inspect "$TMP/mut.json"
+  expect_out "not understood: ${kv##*|}"
+  run estimate "$TMP/mut.json" --gpu h100-80gb --json
+  expect_json 'j["model"]["approximate"] is True and "'"${kv##*|}"'" in j["model"]["not_understood"]'
+done
+# the keys of real configs that change nothing counted stay quiet
+for d in llama-3.1-8b t5-small qwen3-8b mixtral-8x7b-v0.1 deepseek-v3; do
+  run inspect "$VF_SHARED_DIR/realconfigs/$d/config.json" --json
+  expect_json 'j["approximate"] is False'
+done
+
 finish

@@ -2591,6 +2591,12 @@ static cJSON *inference_sweep(const struct target *tg, const struct gpu_row *row
 			continue;
 		struct vf_infer_opts ro = *inf;
 		set_devices(&rows[i], &ro); /* a set: its own cards and free memory */
+		/* users at each context by the allocator's replay, as the row's
+		 * max users (infer_rows): the analytic reserve's said 2 at 2048
+		 * tokens beside a row's 6 */
+		ro.replay = true;
+		ro.alloc = &tg->alloc;
+		ro.memo = tg->memo;
 		cJSON *g = vf_infer_sweep_json(&tg->arch, &rows[i].setup, &rows[i].spec, &ro, rows[i].inf.ctx, limit);
 		cJSON_AddStringToObject(g, "gpu", rows[i].spec.id);
 		cJSON_AddStringToObject(g, "name", rows[i].spec.name[0] ? rows[i].spec.name : rows[i].spec.id);

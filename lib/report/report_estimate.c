@@ -692,6 +692,17 @@ static void headline(const cJSON *d, const struct sweep *s, char *t, size_t n)
 					      vf__gib(b, sizeof b, vf__num(g, "vram_bytes")));
 			continue;
 		}
+		const cJSON *inf = cJSON_GetObjectItemCaseSensitive(g, "inference");
+		if (cJSON_IsObject(inf)) {
+			/* inference: the row is its users at --ctx, not the prompt
+			 * forward's batches the sweep holds */
+			double users = vf__num(inf, "users");
+			o += (size_t)snprintf(t + o, n - o, "%s fits %s with %s to spare, %.0f user%s at %.0f tokens of "
+					      "context (up to %.0f)", sep, gn,
+					      vf__gib(a, sizeof a, vf__num(g, "headroom_bytes")), users,
+					      users == 1 ? "" : "s", vf__num(inf, "ctx"), mb);
+			continue;
+		}
 		o += (size_t)snprintf(t + o, n - o, "%s fits %s with %s to spare at batch %.0f", sep, gn,
 				      vf__gib(a, sizeof a, vf__num(g, "headroom_bytes")), batch);
 		double next = sweep_peak(s, i - 1, mb + 1) * GIB;
@@ -702,7 +713,11 @@ static void headline(const cJSON *d, const struct sweep *s, char *t, size_t n)
 					      mb + 1, vf__gib(b, sizeof b, next));
 	}
 	if (i == 0 && o < n)
-		snprintf(t + o, n - o, " peak %s", vf__gib(a, sizeof a, vf__num(cJSON_GetObjectItemCaseSensitive(d, "memory"), "peak_bytes")));
+		o += (size_t)snprintf(t + o, n - o, " peak %s",
+				      vf__gib(a, sizeof a, vf__num(cJSON_GetObjectItemCaseSensitive(d, "memory"), "peak_bytes")));
+	/* as the text's Model line: what was not understood makes every figure approximate */
+	if (o < n && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "approximate")))
+		snprintf(t + o, n - o, " (approximate: see Assumptions)");
 }
 
 static void gpu_table(struct vf_w *w, const cJSON *d)

@@ -372,4 +372,16 @@ layout fit-skew.html fit-skewed-costs
 [ -n "${P:-}" ] && layout "$P/plan.html" plan
 [ -n "${R:-}" ] && layout "$R/report.html" run && layout run2.html run-plan
 layout hist-fix.html history
+test_case "report estimate --mode infer (transformers): the users-vs-context table and the headline are the row's (replayed) max users at --ctx, not the analytic reserve's or the prompt batch's"
+# gemma3-4b on a V100 16GB at 2048 tokens: the table said 2 beside the row's
+# 6; phi3-mini, 8 users at 8192 tokens: "up to batch 15 (batch 16 needs 27.9 GiB)"
+"$VRAMFIT" estimate gemma3-4b --mode infer --gpu v100-16gb --json > g3.json
+run report estimate gemma3-4b --mode infer --gpu v100-16gb -o g3.html
+expect_rc 0
+check 'page_json g3.html "(lambda s, r: s[\"max_users\"][s[\"contexts\"].index(2048)] == r)(j[\"inference_sweep\"][\"gpus\"][0], json.load(open(\"g3.json\"))[\"gpus\"][0][\"max_batch\"])"'
+run report estimate phi3-mini --mode infer --users 8 --ctx 8192 --gpu a100-pcie-80gb -o p3.html
+expect_rc 0
+check 'grep -q "<h1 id=\"headline\">phi3-mini infer: fits A100 PCIe 80GB with [0-9.]* GiB to spare, 8 users at 8192 tokens of context (up to 15) (approximate: see Assumptions)</h1>" p3.html'
+check '! grep -q "needs 27.9 GiB" p3.html'
+
 finish

@@ -473,6 +473,12 @@ static void add_assumptions(cJSON *root, const struct fit_args *a, const struct 
 	cJSON_AddBoolToObject(root, "approximate", arch->approximate || a->seq_approx);
 	if (arch->approximate)
 		cJSON_AddStringToObject(root, "not_understood", arch->not_understood);
+	/* and where estimate's JSON has them: model.approximate, model.not_understood (a list) */
+	cJSON *mo = cJSON_GetObjectItemCaseSensitive(root, "model");
+	if (cJSON_IsObject(mo)) {
+		cJSON_AddBoolToObject(mo, "approximate", arch->approximate || a->seq_approx);
+		vf_json_add_list(mo, "not_understood", arch->approximate ? arch->not_understood : "");
+	}
 	cJSON *as = cJSON_AddArrayToObject(root, "assumptions");
 	char b[512];
 	if (a->float8.dropped[0])

@@ -450,6 +450,10 @@ static void fit_title(const cJSON *d, const struct fit *f, const char *model, in
 	} else {
 		snprintf(title, tn, "%s: none of the %d GPU configurations fits", model, f->nc);
 	}
+	/* as the text: what was not understood makes every figure approximate */
+	size_t l = strlen(title);
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "approximate")) && l < tn)
+		snprintf(title + l, tn - l, " (approximate: see Assumptions)");
 }
 
 void vf__report_fit(struct vf_w *w, const cJSON *d)

@@ -280,6 +280,13 @@ for kv in '"zz_frobnicate_factor": 3|zz_frobnicate_factor' '"d_frob": 7|d_frob' 
   run estimate "$TMP/mut.json" --gpu h100-80gb --json
   expect_json 'j["model"]["approximate"] is True and "'"${kv##*|}"'" in j["model"]["not_understood"]'
 done
+# fit's JSON says it where estimate's does, and its page's headline too
+run fit "$TMP/mut.json" --gpu h100-80gb --tokens 1e9 --json --html "$TMP/mut-fit.html"
+expect_json 'j["approximate"] is True and j["model"]["approximate"] is True and j["model"]["not_understood"] == ["rope_scaling.rope_type zzrope"]'
+check 'grep -q "(approximate: see Assumptions)</h1>" "$TMP/mut-fit.html"'
+run fit llama3-8b --gpu h100-80gb --tokens 1e9 --json
+expect_json 'j["model"]["approximate"] is False and j["model"]["not_understood"] == []'
+
 # the keys of real configs that change nothing counted stay quiet
 for d in llama-3.1-8b t5-small qwen3-8b mixtral-8x7b-v0.1 deepseek-v3; do
   run inspect "$VF_SHARED_DIR/realconfigs/$d/config.json" --json

@@ -2161,7 +2161,7 @@ static void print_dit_phases(FILE *o, const struct vf_estimate *e)
 static cJSON *setup_json(const struct target *tg, const struct vf_setup *ts, int64_t context_bytes)
 {
 	cJSON *sj = vf_setup_to_json(ts);
-	cJSON_ReplaceItemInObjectCaseSensitive(sj, "context_mib", cJSON_CreateNumber((double)(context_bytes >> 20)));
+	cJSON_ReplaceItemInObjectCaseSensitive(sj, "context_mib", cJSON_CreateNumber((double)((context_bytes + (1 << 19)) >> 20)));
 	if (tg->dit && ts->mode == VF_MODE_LORA) {
 		char t[64] = "";
 		static const char *const names[] = {"to_q", "to_k", "to_v", "to_out.0"};

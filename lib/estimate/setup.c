@@ -947,7 +947,7 @@ cJSON *vf_setup_to_json(const struct vf_setup *s)
 	cJSON_AddNumberToObject(o, "gpus", s->gpus);
 	cJSON_AddStringToObject(o, "shard", vf_shard_name(s->shard));
 	cJSON_AddStringToObject(o, "attention", vf_attention_name(s->attention));
-	cJSON_AddNumberToObject(o, "context_mib", (double)(s->context_bytes >> 20));
+	cJSON_AddNumberToObject(o, "context_mib", s->context_bytes < 0 ? -1.0 : (double)((s->context_bytes + (1 << 19)) >> 20));
 	if (s->video_width > 0) {
 		char v[64];
 		snprintf(v, sizeof(v), "%dx%dx%d", s->video_width, s->video_height, s->video_frames);

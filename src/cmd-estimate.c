@@ -3951,6 +3951,13 @@ static int estimate(const struct est_args *a, struct result *r, bool t5)
 		return vf_cli_usage("estimate", "--tokens/--steps: the whole run of a training step; --engine %s has "
 						"none (its decode tokens/s per user and in total are in the inference table)",
 				    vf_engine_name(a->inf.engine));
+	/* generate() too: its steps would be prompt forwards priced as the
+	 * tokens generated (llama2-7b, 1e9 tokens on an H100: 9.5 h at the
+	 * prompt's 29k tokens/s, where decode gives 40 tokens/s), as fit refuses */
+	if (r->s.mode == VF_MODE_INFER && !r->tg.dit && !r->tg.vision && (a->w.tokens > 0 || a->w.steps > 0))
+		return vf_cli_usage("estimate", "--tokens/--steps: the whole run of a training step; --mode infer has "
+						"none (its step is one prompt forward; decode tokens/s per user and in "
+						"total are in the inference table)");
 	if (engine) {
 		rc = engine_flags(a);
 		if (rc >= 0)

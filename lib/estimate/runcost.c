@@ -60,6 +60,13 @@ static double fsdp_nccl(const struct vf_comm_in *in, const struct vf__link *l, d
 	return accum * (exp_f + exp_b);
 }
 
+/* The bytes ZeRO-1/2 all-gather after the optimizer step: the updated
+ * parameters, which LoRA's frozen base is not. */
+static double updated(const struct vf_comm_in *in)
+{
+	return in->updated_bytes > 0 ? in->updated_bytes : in->param_bytes;
+}
+
 /* DDP and ZeRO-1/2 on link l, once per optimizer step: gradients reduced
  * bucket by bucket behind the last micro-step's backward (the last
  * bucket after it); ZeRO-1/2 then all-gather the updated parameters. */
@@ -74,7 +81,7 @@ static double dp_nccl(const struct vf_comm_in *in, const struct vf__link *l, dou
 	double red = vf__nccl_seconds(l, c, n, each, count);
 	double tail = vf__nccl_seconds(l, c, n, each, 1);
 	double ov = vf__nccl_overlap_of(zero ? VF__OV_ZERO2 : VF__OV_DDP) * l->overlap;
-	double gather = zero ? vf__nccl_seconds(l, VF__ALL_GATHER, n, in->param_bytes, 1) : 0;
+	double gather = zero ? vf__nccl_seconds(l, VF__ALL_GATHER, n, updated(in), 1) : 0;
 	*total = red + gather;
 	return fmax(tail, red - ov * window) + gather;
 }
@@ -100,7 +107,7 @@ static void comm_nccl(const struct vf_comm_in *in, const struct vf__link *link, 
 	} else {
 		exposed = dp_nccl(in, &l, &total);
 		bool zero = in->shard == VF_SHARD_ZERO1 || in->shard == VF_SHARD_ZERO2;
-		out->bytes_per_gpu = zero ? r * (in->grad_bytes + in->param_bytes) : 2 * r * in->grad_bytes;
+		out->bytes_per_gpu = zero ? r * (in->grad_bytes + updated(in)) : 2 * r * in->grad_bytes;
 	}
 	if (exposed > total)
 		exposed = total;
@@ -164,9 +171,9 @@ static void comm_link(const struct vf_comm_in *in, const struct vf__link *link, 
 		 * last micro-step's backward, updated parameters all-gathered after
 		 * the optimizer step (not hidden). */
 		out->bytes_per_gpu = r * in->grad_bytes   /* reduce-scatter */
-				     + r * in->param_bytes; /* all-gather of updated shards */
+				     + r * updated(in);   /* all-gather of updated shards */
 		window = micro * backward_share(in->grad_ckpt);
-		tail = r * in->param_bytes / bus;
+		tail = r * updated(in) / bus;
 		break;
 	default: /* DDP: all-reduce once per optimizer step (no_sync before) */
 		out->bytes_per_gpu = 2.0 * r * in->grad_bytes; /* ring all-reduce */
@@ -241,6 +248,9 @@ double vf_runcost_step_seconds(const struct vf_estimate *e, const struct vf_setu
 		.grad_accum = s->grad_accum,
 		.grad_bytes = (double)e->trainable_params * vf_runcost_grad_elem_bytes(s),
 		.param_bytes = (double)e->params * vf_runcost_param_elem_bytes(s),
+		.updated_bytes = (double)e->trainable_params * (s->mode == VF_MODE_FULL
+									? vf_runcost_param_elem_bytes(s)
+									: vf_runcost_grad_elem_bytes(s)),
 		.link_gbs = gpu ? gpu->interconnect_gbs : -1,
 		.compute_seconds = e->step_seconds,
 		.grad_ckpt = s->grad_ckpt,
@@ -453,6 +463,7 @@ void vf__estimate_add_comm_link(const struct vf_setup *su, const struct vf_gpu_s
 		.grad_accum = su->grad_accum,
 		.grad_bytes = (double)e->trainable_params * gb,
 		.param_bytes = (double)e->params * pb,
+		.updated_bytes = (double)e->trainable_params * (su->mode == VF_MODE_FULL ? pb : gb),
 		.link_gbs = gpu ? gpu->interconnect_gbs : -1,
 		.compute_seconds = overlap_window(t, p),
 		.grad_ckpt = su->grad_ckpt,

@@ -81,7 +81,8 @@ static const char *const generic[] = {
 	"rotary_emb_interleaved", "emb_pdrop", "license", "model_name", "seq_length", "dropout_rate",
 	"classifier_dropout", "time_step_min", "time_step_max", "time_step_floor", "time_step_limit",
 	"logits_soft_cap", "w_init_variance_scale", "final_w_init_variance_scale", "ignore_index",
-	"ctc_loss_reduction", "ctc_zero_infinity",
+	"ctc_loss_reduction", "ctc_zero_infinity", "apply_spec_augment", "contrastive_logits_temperature",
+	"diversity_loss_weight",
 };
 
 /* Values of the keys the estimate reads that it knows (transformers'

@@ -495,4 +495,11 @@ expect_rc 0
 expect_json 'all(not g["fits"] and g["headroom_bytes"] == g["inference"]["kv_room_bytes"] - g["inference"]["kv_bytes_per_token"] * 4096 for g in j["gpus"])'
 expect_json 'j["gpus"][0]["headroom_bytes"] < j["gpus"][1]["headroom_bytes"] < -60 * 2**30'
 
+test_case "estimate --mode infer --tokens: refused as fit refuses it (the whole run was prompt forwards priced as the tokens generated: 9.5 h for 1e9 tokens at 29k tokens/s beside decode's 40)"
+run estimate llama2-7b --mode infer --gpu h100-80gb --tokens 1e9
+expect_rc 2
+expect_err "--tokens/--steps: the whole run of a training step; --mode infer has none"
+run estimate llama2-7b --mode infer --gpu h100-80gb --steps 100
+expect_rc 2
+
 finish

@@ -46,7 +46,10 @@ struct vf_comm_in {
 	int gpus;
 	int64_t grad_accum;     /* micro-steps per optimizer step */
 	double grad_bytes;      /* gradients reduced: trainable params x grad dtype bytes */
-	double param_bytes;     /* all parameters in their stored dtype (ZeRO gathers) */
+	double param_bytes;     /* all parameters in their stored dtype (FSDP/ZeRO-3 gathers) */
+	double updated_bytes;   /* ZeRO-1/2's all-gather after the step: the parameters the
+				   optimizer updates (LoRA: the adapters alone, not the frozen
+				   base); <= 0: param_bytes */
 	double link_gbs;        /* per-GPU interconnect GB/s (catalog); <= 0 unknown */
 	double compute_seconds; /* compute of one optimizer step (all micro-steps) */
 	bool grad_ckpt;         /* backward includes a recompute forward */

@@ -317,6 +317,10 @@ int vf_cli_gpu_counts(const char *cmd, const char *const *ids, int *counts, int 
 			if (counts[i] > 1 && counts[i] < s->gpus)
 				return vf_cli_usage(cmd, "--gpus %d: only %d %s given", s->gpus, counts[i],
 						    ids[i]);
+			/* more given than the run's: two counts, one of them dropped unsaid */
+			if (counts[i] > s->gpus)
+				return vf_cli_usage(cmd, "--gpus %d and --gpu %s:%d give two GPU counts; give one",
+						    s->gpus, ids[i], counts[i]);
 			if (counts[i] > 0)
 				counts[i] = s->gpus;
 		}

@@ -239,4 +239,13 @@ pf=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin
 run estimate llama2-13b --mode full --optimizer adafactor --gpu rtx-3090 --json
 expect_json 'j["gpus"][0]["peak_bytes"] == '"$pf"
 
+test_case "--gpus N beside --gpu ID:M with M > N: two counts, refused (it ran N unsaid)"
+run estimate llama2-7b --gpus 4 --gpu a100-40gb:8
+expect_rc 2
+expect_err "--gpus 4 and --gpu a100-40gb:8 give two GPU counts; give one"
+run fit llama2-7b --gpus 4 --gpu a100-40gb:8 --tokens 1e9
+expect_rc 2
+run estimate llama2-7b --gpus 4 --gpu a100-40gb:4 --json
+expect_rc 0
+
 finish

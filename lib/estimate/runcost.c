@@ -423,8 +423,8 @@ void vf__estimate_add_comm(const struct vf_setup *su, const struct vf_gpu_spec *
  * all-reduces when the backward ends) and the next step's first gather
  * waits for the parameters it updates; nor its paged states (migrated
  * during the step), the per-step host overhead (zero_grad, the loss
- * scalar, after the backward), CPU offload's host step or its exposed
- * copies. */
+ * scalar, after the backward), CPU offload's host step or its copies,
+ * exposed or hidden behind the passes. */
 static double overlap_window(double step, const struct vf_step_parts *p)
 {
 	double w = step                /* one GPU's step, before communication */
@@ -432,7 +432,11 @@ static double overlap_window(double step, const struct vf_step_parts *p)
 		   - p->paging         /* paged states, in the optimizer step */
 		   - p->fixed          /* per-step host overhead */
 		   - p->host_optimizer /* CPU offload: the host's step */
-		   - p->cpu_offload;   /* CPU offload: copies not hidden */
+		   - p->cpu_offload    /* CPU offload: copies not hidden */
+		   - p->cpu_offload_hidden; /* and those hidden: each shard's copy up
+					     * precedes its all-gather, one chain in the
+					     * same window (it hid both, so batch 4 gave
+					     * a shorter step than batch 1) */
 	return w > 0 ? w : 0;  /* s */
 }
 

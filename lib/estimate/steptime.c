@@ -983,6 +983,9 @@ static void cpu_offload(const struct vf__step_work *w, const struct vf_gpu_spec 
 	double f = w->cpu_fwd_bytes / host - K.cpu_offload_overlap * fwd_s;  /* s per micro-batch */
 	double b = w->cpu_bwd_bytes / host - K.cpu_offload_overlap * bwd_s;
 	p->cpu_offload = ((f > 0 ? f : 0) + (b > 0 ? b : 0)) * w->micro + w->cpu_after_bytes / host;
+	/* the copies' hidden part: the window the collectives cannot use too */
+	p->cpu_offload_hidden = ((w->cpu_fwd_bytes + w->cpu_bwd_bytes) / host) * w->micro -
+				(p->cpu_offload - w->cpu_after_bytes / host);
 	p->host_optimizer = w->host_opt_bytes / (K.host_mem_gbs * 1e9);
 }
 

@@ -259,4 +259,13 @@ done
 run estimate llama3-8b --mode full --batch 1 --seq 512 --gpus 8 --shard zero2 --gpu h100-80gb --explain
 expect_out "26.18 GiB sent by each GPU per step"
 
+test_case "CPU offload (--offload params) beside FSDP's collectives: the copies hidden behind the passes leave that window to neither, so a bigger batch never gives a shorter step (batch 4: 1.36 s beside batch 1's 1.49 s)"
+prev=0
+for b in 1 2 4 8; do
+  run estimate llama3-8b --mode lora --lora-targets all-linear --offload params --shard fsdp --gpus 4 --seq 512 --batch $b --gpu l40s --json
+  expect_rc 0
+  expect_json 'j["gpus"][0]["step_seconds"] >= '"$prev"
+  prev=$(printf '%s' "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["gpus"][0]["step_seconds"])')
+done
+
 finish

@@ -153,6 +153,9 @@ struct vf_estimate {
 		double ckpt_host;      /* not a part: checkpointing's hooks and regions on the
 		                        * host, in the passes' host time (hidden behind the
 		                        * GPU's kernels, or inside launch) */
+		double cpu_offload_hidden; /* not a part: CPU offload's copies hidden behind the
+		                        * passes, in the window the collectives would use (each
+		                        * shard copied up before its all-gather) */
 		char link[24];         /* the link class communication ran on ("" none) */
 	} parts;
 

@@ -212,10 +212,7 @@ enum vf_pos_verdict vf_opt_position_check(const struct vf_arch *arch, const char
 	return VF_POS_BEYOND;
 }
 
-/* The flag of a language model's or a training stack's mechanism given in
- * s that the estimators of other model kinds (dit.c, vit.c) do not model:
- * NULL when none. lm: the tokens are the sample's (a DiT, a vision
- * encoder), so --seq and the vocabulary head's options are not theirs. */
+/* Each training-stack mechanism's flag (VF_STACK_G_* given). */
 static const struct {
 	unsigned bit;
 	const char *flag;
@@ -264,6 +261,11 @@ const char *vf_opt_setup_flag_given(const struct vf_setup *s, unsigned allowed)
 	return NULL;
 }
 
+/* The flag of a language model's option or a training stack's mechanism
+ * given in s that the estimators of other model kinds (dit.c, vit.c) do
+ * not model: NULL when none; *lm_option when it is a language model's
+ * option. lm: the tokens are the sample's (a DiT, a vision encoder), so
+ * --seq and the vocabulary head's options are not theirs. */
 static const char *unmodelled_flag(const struct vf_setup *s, bool lm, bool *lm_option)
 {
 	*lm_option = lm;

@@ -642,8 +642,11 @@ static void generation_assumption(const struct vf_estimate *e, const struct vf_g
 		assume(a, "%s on %s (%s): kernel-level benchmarks of the generation (cuBLAS GEMM, "
 			  "flash-attention, bandwidth; sources in data/estimate/steptime.json) plus the "
 			  "time per FLOP and per byte the H200 fit leaves beyond hopper's (host time: not "
-			  "scaled by the GPU), not fitted on measured steps; approximate",
-		       what, gpu->id, gpu->generation[0] ? gpu->generation : "unknown generation");
+			  "scaled by the GPU), not fitted on measured steps; host time (launches, "
+			  "synchronisations) at %.2fx the H200 server's, the typical host of such a card "
+			  "(steptime.json host_speed); approximate",
+		       what, gpu->id, gpu->generation[0] ? gpu->generation : "unknown generation",
+		       vf_estimate_host_speed(gpu));
 }
 
 static void estimate_assumptions(const struct vf_estimate *e, const struct vf_setup *s,

@@ -735,6 +735,16 @@ double vf__steptime_tf32_rate(void)
 	return K.tf32_rate;
 }
 
+double vf_estimate_host_speed(const struct vf_gpu_spec *gpu)
+{
+	load_constants();
+	if (!gpu)
+		return 1;
+	struct vf__gpu_class c;
+	vf__steptime_class(gpu, &c);
+	return K.host[c.gen][c.gf];
+}
+
 double vf__steptime_host_bps(const struct vf_gpu_spec *gpu)
 {
 	load_constants();

@@ -268,4 +268,10 @@ for b in 1 2 4 8; do
   prev=$(printf '%s' "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["gpus"][0]["step_seconds"])')
 done
 
+test_case "off Hopper, the step's host time is said to be the typical host's (a GeForce card's desktop CPU: 0.75x the H200 server's), so a small model's step on an H100 above an RTX 4090's has its reason in the Assumptions"
+run estimate qwen2.5-0.5b --mode lora --batch 1 --seq 512 --gpu rtx-4090
+expect_out "host time (launches, synchronisations) at 0.75x the H200 server's, the typical host of such a card (steptime.json host_speed)"
+run estimate qwen2.5-0.5b --mode lora --batch 1 --seq 512 --gpu v100-16gb
+expect_out "host time (launches, synchronisations) at 1.50x the H200 server's"
+
 finish

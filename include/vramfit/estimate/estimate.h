@@ -83,6 +83,13 @@ enum {
  * from the file. Borrowed; valid for the process. */
 const char *vf_estimate_constants_fallback(void);
 
+struct vf_gpu_spec;
+/* The host time per kernel launch, synchronisation and step of the GPU's
+ * typical host against the H200 calibration server's (steptime.json
+ * host_speed: 0.75 for a GeForce card's desktop CPU, 1.5 for a V100's
+ * Broadwell server); 1 without a GPU. */
+double vf_estimate_host_speed(const struct vf_gpu_spec *gpu);
+
 /* Every byte figure is per GPU. The terms are what is live at the peak
  * (they add up to peak_allocated_bytes; context and allocator add up to
  * peak_bytes); the *_full fields are each term's full size whenever it is

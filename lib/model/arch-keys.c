@@ -191,6 +191,8 @@ static const struct {
 static bool word_in(const char *list, const char *word)
 {
 	size_t n = strlen(word);
+	if (n == 0) /* strstr finds "" everywhere: no progress */
+		return false;
 	for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
 		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0))
 			return true;
@@ -295,7 +297,7 @@ void vf_arch_check_keys(const cJSON *cfg, const char *family, const char *prefix
 		    word_in(keys, v->string))
 			continue;
 		char name[128];
-		snprintf(name, sizeof name, "%s%s", prefix, v->string);
+		snprintf(name, sizeof name, "%s%s", prefix, v->string[0] ? v->string : "\"\"");
 		vf_arch_not_understood(a, name);
 	}
 	check_value(cfg, "hidden_act", known_acts, prefix, a);

@@ -293,4 +293,10 @@ for d in llama-3.1-8b t5-small qwen3-8b mixtral-8x7b-v0.1 deepseek-v3; do
   expect_json 'j["approximate"] is False'
 done
 
+test_case "a config with an empty key: named, no hang (the key check looped on strstr's empty match)"
+printf '{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":128,"vocab_size":100,"":1}' > "$TMP/empty-key.json"
+run inspect "$TMP/empty-key.json"
+expect_rc 0
+expect_out 'not understood: ""'
+
 finish
